@@ -1,0 +1,315 @@
+/**
+ * An exact in-memory {@link ObjectStore} with fault injection, for core tests.
+ *
+ * @module
+ */
+import {
+  AbortedError,
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+  UnreachableError,
+} from "../../sync/errors.ts";
+import type {
+  CallOptions,
+  Clock,
+  DeleteOptions,
+  GetResult,
+  ListOptions,
+  ObjectInfo,
+  ObjectStore,
+  PutMode,
+  PutOptions,
+} from "../../sync/ports.ts";
+import { systemClock } from "../../sync/clock.ts";
+
+/** The store operations, as counted in the request log. */
+export type StoreOp = "get" | "head" | "put" | "delete" | "list";
+
+/**
+ * How the store treats conditional writes:
+ * - `honour`: exact (the default);
+ * - `ignore`: silently ignores preconditions and writes anyway (as s3rver does);
+ * - `refuse`: answers `NotImplementedError` to any conditional write.
+ */
+export type ConditionalMode = "honour" | "ignore" | "refuse";
+
+/** One logged request. */
+export interface RequestRecord {
+  readonly op: StoreOp;
+  readonly key: string;
+  readonly mode?: PutMode["kind"];
+  readonly outcome: "ok" | "error";
+}
+
+interface Entry {
+  body: Uint8Array;
+  version: string;
+  lastModified: number;
+  metadata: Record<string, string>;
+}
+
+interface ScheduledFault {
+  remaining: number;
+  error: () => Error;
+  afterEffect: boolean;
+  match?: (key: string) => boolean;
+}
+
+/** Options of {@link InMemoryStore}. */
+export interface InMemoryStoreOptions {
+  /** Clock for last-modified times and latency; default the system clock. */
+  readonly clock?: Clock;
+  /** Name shown in messages; default `memory://<n>`. */
+  readonly endpoint?: string;
+  /** Page size of `list`; default 1000. */
+  readonly pageSize?: number;
+}
+
+let storeCounter = 0;
+
+/**
+ * An in-memory bucket. Exact in every put mode, with fault injection:
+ * unreachable on/off, "fail the next N calls of an operation", latency,
+ * ignored or refused preconditions, and a request log.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStore } from "./in_memory_store.ts";
+ * import { PutModes } from "../../sync/ports.ts";
+ * const store = new InMemoryStore();
+ * await store.put("k", new Uint8Array([1]), PutModes.create);
+ * store.failNext("put", 1, () => new Error("boom"));
+ * ```
+ */
+export class InMemoryStore implements ObjectStore {
+  readonly endpoint: string;
+  /** Every request, in order. */
+  readonly log: RequestRecord[] = [];
+  /** How conditional writes behave; see {@link ConditionalMode}. */
+  conditionalMode: ConditionalMode = "honour";
+  /** While true every call fails with `UnreachableError`. */
+  unreachable = false;
+  /** Added latency per call, waited on the store's clock. */
+  latencyMs = 0;
+
+  readonly #clock: Clock;
+  readonly #pageSize: number;
+  readonly #objects = new Map<string, Entry>();
+  readonly #faults = new Map<StoreOp, ScheduledFault[]>();
+  #versionSeq = 0;
+
+  constructor(options: InMemoryStoreOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.endpoint = options.endpoint ?? `memory://${++storeCounter}`;
+    this.#pageSize = options.pageSize ?? 1000;
+  }
+
+  /**
+   * Makes the next `count` calls of `op` (optionally only for keys matching
+   * `match`) fail with `error()`. With `afterEffect`, the call takes effect
+   * first and then fails (a lost response).
+   */
+  failNext(
+    op: StoreOp,
+    count: number,
+    error: () => Error = () => new UnreachableError("injected failure"),
+    options: { afterEffect?: boolean; match?: (key: string) => boolean } = {},
+  ): void {
+    const list = this.#faults.get(op) ?? [];
+    list.push({ remaining: count, error, afterEffect: options.afterEffect ?? false, match: options.match });
+    this.#faults.set(op, list);
+  }
+
+  /** Removes every scheduled fault and heals the store. */
+  heal(): void {
+    this.#faults.clear();
+    this.unreachable = false;
+    this.latencyMs = 0;
+  }
+
+  /** Number of logged requests, optionally of one operation. */
+  count(op?: StoreOp): number {
+    return op ? this.log.filter((r) => r.op === op).length : this.log.length;
+  }
+
+  /** Clears the request log. */
+  resetLog(): void {
+    this.log.length = 0;
+  }
+
+  /** Direct read for assertions (no log, no faults). */
+  peek(key: string): Uint8Array | undefined {
+    return this.#objects.get(key)?.body.slice();
+  }
+
+  /** Direct read as text for assertions. */
+  peekText(key: string): string | undefined {
+    const b = this.#objects.get(key)?.body;
+    return b ? new TextDecoder().decode(b) : undefined;
+  }
+
+  /** All keys, sorted (no log, no faults). */
+  keys(prefix = ""): string[] {
+    return [...this.#objects.keys()].filter((k) => k.startsWith(prefix)).sort();
+  }
+
+  /** Sets an object directly, bypassing modes (for arranging a test). */
+  seed(key: string, body: Uint8Array | string, metadata: Record<string, string> = {}): ObjectInfo {
+    const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body.slice();
+    const e = this.#write(key, bytes, metadata);
+    return this.#info(key, e);
+  }
+
+  /** Sets an object's last-modified time directly (for staleness tests). */
+  touch(key: string, lastModified: number): void {
+    const e = this.#objects.get(key);
+    if (e) e.lastModified = lastModified;
+  }
+
+  async get(key: string, options: CallOptions = {}): Promise<GetResult> {
+    return await this.#call("get", key, undefined, options.signal, () => {
+      const e = this.#objects.get(key);
+      if (!e) throw new NotFoundError(key);
+      return { ...this.#info(key, e), body: e.body.slice() };
+    });
+  }
+
+  async head(key: string, options: CallOptions = {}): Promise<ObjectInfo | null> {
+    return await this.#call("head", key, undefined, options.signal, () => {
+      const e = this.#objects.get(key);
+      return e ? this.#info(key, e) : null;
+    });
+  }
+
+  async put(
+    key: string,
+    body: Uint8Array,
+    mode: PutMode,
+    options: PutOptions = {},
+  ): Promise<ObjectInfo> {
+    const bytes = body.slice();
+    return await this.#call("put", key, mode.kind, options.signal, () => {
+      const cur = this.#objects.get(key);
+      if (mode.kind !== "overwrite") {
+        if (this.conditionalMode === "refuse") {
+          throw new NotImplementedError(key, "injected: conditional writes refused");
+        }
+        if (this.conditionalMode === "honour") {
+          if (mode.kind === "create" && cur) throw new AlreadyExistsError(key, cur.version);
+          if (mode.kind === "update" && (!cur || cur.version !== mode.version)) {
+            throw new PreconditionFailedError(
+              key,
+              cur ? `version ${cur.version}, expected ${mode.version}` : "it does not exist",
+            );
+          }
+        }
+      }
+      return this.#info(key, this.#write(key, bytes, { ...(options.metadata ?? {}) }));
+    });
+  }
+
+  async delete(key: string, options: DeleteOptions = {}): Promise<void> {
+    return await this.#call("delete", key, undefined, options.signal, () => {
+      const cur = this.#objects.get(key);
+      if (options.ifVersion !== undefined) {
+        if (this.conditionalMode === "refuse") {
+          throw new NotImplementedError(key, "injected: conditional deletes refused");
+        }
+        if (this.conditionalMode === "honour" && (!cur || cur.version !== options.ifVersion)) {
+          throw new PreconditionFailedError(
+            key,
+            cur ? `version ${cur.version}, expected ${options.ifVersion}` : "it does not exist",
+          );
+        }
+      }
+      this.#objects.delete(key);
+    });
+  }
+
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<readonly ObjectInfo[]> {
+    const size = Math.max(1, options.pageSize ?? this.#pageSize);
+    let after = "";
+    for (;;) {
+      const page = await this.#call("list", prefix, undefined, options.signal, () => {
+        const keys = [...this.#objects.keys()]
+          .filter((k) => k.startsWith(prefix) && k > after)
+          .sort()
+          .slice(0, size);
+        return keys.map((k) => this.#info(k, this.#objects.get(k)!));
+      });
+      if (page.length === 0) return;
+      yield page;
+      if (page.length < size) return;
+      after = page[page.length - 1].key;
+    }
+  }
+
+  #write(key: string, body: Uint8Array, metadata: Record<string, string>): Entry {
+    const e: Entry = {
+      body,
+      version: `v${++this.#versionSeq}`,
+      lastModified: this.#clock.now(),
+      metadata,
+    };
+    this.#objects.set(key, e);
+    return e;
+  }
+
+  #info(key: string, e: Entry): ObjectInfo {
+    return {
+      key,
+      version: e.version,
+      size: e.body.length,
+      lastModified: e.lastModified,
+      metadata: { ...e.metadata },
+    };
+  }
+
+  async #call<T>(
+    op: StoreOp,
+    key: string,
+    mode: PutMode["kind"] | undefined,
+    signal: AbortSignal | undefined,
+    effect: () => T,
+  ): Promise<T> {
+    const record = (outcome: "ok" | "error") => this.log.push({ op, key, mode, outcome });
+    if (signal?.aborted) {
+      record("error");
+      throw new AbortedError(`The ${op} of ${key}`);
+    }
+    if (this.latencyMs > 0) await this.#clock.sleep(this.latencyMs, signal);
+    if (this.unreachable) {
+      record("error");
+      throw new UnreachableError(`${this.endpoint} is unreachable (injected)`);
+    }
+    const fault = this.#takeFault(op, key);
+    if (fault && !fault.afterEffect) {
+      record("error");
+      throw fault.error();
+    }
+    let result: T;
+    try {
+      result = effect();
+    } catch (e) {
+      record("error");
+      throw e;
+    }
+    if (fault) {
+      record("error");
+      throw fault.error();
+    }
+    record("ok");
+    return result;
+  }
+
+  #takeFault(op: StoreOp, key: string): ScheduledFault | undefined {
+    const list = this.#faults.get(op);
+    if (!list) return undefined;
+    const f = list.find((x) => x.remaining > 0 && (!x.match || x.match(key)));
+    if (!f) return undefined;
+    f.remaining--;
+    return f;
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * Test support for Sluice users: the in-memory store with fault injection,
+ * the fake clock, `waitFor`, and the conformance suites that every store and
+ * every lock backend must pass.
+ *
+ * @module
+ */
+export * from "./in_memory_store.ts";
+export * from "./fake_clock.ts";
+export * from "./wait_for.ts";

@@ -1,0 +1,305 @@
+/**
+ * Typed errors. Every error Sluice throws carries a stable `code` and a
+ * process `exitCode`, and its message says what happened, what was kept or
+ * discarded, and what to run next.
+ *
+ * @module
+ */
+
+/** Stable error codes. Scripts may match on these; they never change meaning. */
+export type ErrorCode =
+  | "already_exists"
+  | "precondition_failed"
+  | "not_found"
+  | "not_implemented"
+  | "unreachable"
+  | "aborted"
+  | "model_lock_lost"
+  | "version_exists"
+  | "lock_timeout"
+  | "lock_read_failed"
+  | "conditional_writes_unsupported"
+  | "unsafe_path"
+  | "invalid_config"
+  | "lockfile_conflict"
+  | "lockfile_publish_failed"
+  | "corrupt_download"
+  | "push_failed"
+  | "pull_failed"
+  | "erasure_refused"
+  | "internal";
+
+/** Exit codes by error code (sysexits-style where one fits). */
+export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
+  already_exists: 1,
+  precondition_failed: 1,
+  not_found: 1,
+  not_implemented: 69,
+  unreachable: 69,
+  aborted: 130,
+  model_lock_lost: 1,
+  version_exists: 1,
+  lock_timeout: 75,
+  lock_read_failed: 75,
+  conditional_writes_unsupported: 69,
+  unsafe_path: 65,
+  invalid_config: 78,
+  lockfile_conflict: 75,
+  lockfile_publish_failed: 75,
+  corrupt_download: 74,
+  push_failed: 75,
+  pull_failed: 75,
+  erasure_refused: 1,
+  internal: 70,
+};
+
+/**
+ * Base class of every Sluice error.
+ *
+ * @example
+ * ```ts
+ * import { SluiceError } from "./errors.ts";
+ * try {
+ *   throw new SluiceError("internal", "something broke");
+ * } catch (e) {
+ *   if (e instanceof SluiceError) console.log(e.code, e.exitCode);
+ * }
+ * ```
+ */
+export class SluiceError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: ErrorCode;
+  /** Process exit code a command line should use for this error. */
+  readonly exitCode: number;
+  /** True when the same operation may succeed if simply run again later. */
+  readonly retryable: boolean;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean; exitCode?: number } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.exitCode = options.exitCode ?? EXIT_CODES[code];
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** A create-only write found the key already present. */
+export class AlreadyExistsError extends SluiceError {
+  /** The key that exists. */
+  readonly key: string;
+  /** The existing object's version, when the store reported it. */
+  readonly existingVersion?: string;
+  constructor(key: string, existingVersion?: string, options: { cause?: unknown } = {}) {
+    super(
+      "already_exists",
+      `Object ${key} already exists; the create-only write was refused and the existing object was kept.`,
+      options,
+    );
+    this.key = key;
+    this.existingVersion = existingVersion;
+  }
+}
+
+/** A compare-and-swap (update or conditional delete) found another version. */
+export class PreconditionFailedError extends SluiceError {
+  /** The key whose version did not match. */
+  readonly key: string;
+  constructor(key: string, detail = "", options: { cause?: unknown } = {}) {
+    super(
+      "precondition_failed",
+      `Object ${key} changed since it was read${
+        detail ? ` (${detail})` : ""
+      }; the conditional write was refused and the remote object was kept.`,
+      options,
+    );
+    this.key = key;
+  }
+}
+
+/** The key does not exist. */
+export class NotFoundError extends SluiceError {
+  /** The missing key. */
+  readonly key: string;
+  constructor(key: string, options: { cause?: unknown } = {}) {
+    super("not_found", `Object ${key} does not exist.`, options);
+    this.key = key;
+  }
+}
+
+/** The endpoint refuses conditional writes (If-None-Match / If-Match / generation preconditions). */
+export class NotImplementedError extends SluiceError {
+  /** The key of the refused request. */
+  readonly key: string;
+  constructor(key: string, detail = "", options: { cause?: unknown } = {}) {
+    super(
+      "not_implemented",
+      `The endpoint refused a conditional write of ${key}${
+        detail ? ` (${detail})` : ""
+      }: it does not support conditional writes. Nothing was written.`,
+      options,
+    );
+    this.key = key;
+  }
+}
+
+/** The store could not be reached: transport error, timeout, or server errors after retries. */
+export class UnreachableError extends SluiceError {
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super(
+      "unreachable",
+      `The datastore could not be reached: ${detail}. Nothing was lost: local changes stay in the cache and dirty; run the sync again once the datastore is reachable.`,
+      { ...options, retryable: true },
+    );
+  }
+}
+
+/** The operation was cancelled through its AbortSignal. */
+export class AbortedError extends SluiceError {
+  constructor(what: string, options: { cause?: unknown } = {}) {
+    super(
+      "aborted",
+      `${what} was cancelled. Files not yet pushed stay dirty and are pushed by the next sync.`,
+      { ...options, retryable: true },
+    );
+  }
+}
+
+/** A configuration value is missing or has the wrong type. */
+export class ConfigError extends SluiceError {
+  /** Dotted path of the offending field. */
+  readonly field: string;
+  constructor(field: string, expected: string, options: { cause?: unknown } = {}) {
+    super(
+      "invalid_config",
+      `Invalid configuration at "${field}": ${expected}. Nothing was changed; fix the datastore configuration and run the command again.`,
+      options,
+    );
+    this.field = field;
+  }
+}
+
+/** A path or remote key would resolve outside the cache, or is otherwise unsafe. */
+export class UnsafePathError extends SluiceError {
+  /** The rejected path (escaped for display). */
+  readonly path: string;
+  constructor(path: string, reason: string) {
+    super(
+      "unsafe_path",
+      `Refused the path ${JSON.stringify(preview(path, 120))}: ${reason}. Nothing was written for it.`,
+    );
+    this.path = path;
+  }
+}
+
+/** True when `e` is a SluiceError with the given code. */
+export function hasCode(e: unknown, code: ErrorCode): boolean {
+  return e instanceof SluiceError && e.code === code;
+}
+
+/** True when `e` is worth retrying (transport trouble, not a decision). */
+export function isRetryable(e: unknown): boolean {
+  return e instanceof SluiceError && e.retryable;
+}
+
+/** A short, single-line preview of a string for error messages. */
+export function preview(s: string, max = 80): string {
+  const flat = s.replace(/\s+/g, " ");
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** `acquire` gave up waiting for a lock another process holds. */
+export class LockTimeoutError extends SluiceError {
+  /** The lock key. */
+  readonly key: string;
+  constructor(key: string, waitedMs: number, holder?: string) {
+    super(
+      "lock_timeout",
+      `Timed out after ${waitedMs} ms waiting for lock ${key}${
+        holder ? `, held by ${holder}` : ""
+      }. Nothing was changed. Run the command again later; if the holder is gone for good, break the lock with \`sluice lock release --force\`.`,
+      { retryable: true },
+    );
+    this.key = key;
+  }
+}
+
+/** A lock object could not be read (transport, timeout, malformed body). Never means "released". */
+export class LockReadError extends SluiceError {
+  /** The lock key. */
+  readonly key: string;
+  constructor(key: string, detail: string, options: { cause?: unknown } = {}) {
+    super(
+      "lock_read_failed",
+      `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released; nothing was pushed. Run the command again once the datastore is reachable.`,
+      { ...options, retryable: true },
+    );
+    this.key = key;
+  }
+}
+
+/** One lock a run lost before it could push. */
+export interface LostLock {
+  /** The lock key. */
+  readonly key: string;
+  /** Who holds it now, when known (`null`: released). */
+  readonly newHolder: string | null;
+}
+
+/**
+ * A run's model lock was force-released or taken over before its push.
+ * Nothing was pushed and the run's own data versions were discarded.
+ */
+export class ModelLockLostError extends SluiceError {
+  /** The locks that no longer name this run. */
+  readonly lost: readonly LostLock[];
+  /** Data version directories this run wrote and that were discarded (set by the eraser). */
+  discarded: readonly string[] = [];
+  constructor(lost: readonly LostLock[], message?: string) {
+    const names = lost.map((l) =>
+      `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
+    ).join(", ");
+    super(
+      "model_lock_lost",
+      message ??
+        `This run lost its lock on ${names} before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed; this run's data was discarded, and the model's data is refreshed from the datastore when it can be reached. Run the method or workflow again.`,
+    );
+    this.lost = lost;
+  }
+}
+
+/** Another writer published a data version first and its bytes differ from ours. */
+export class VersionConflictError extends SluiceError {
+  /** The conflicting version keys. */
+  readonly keys: readonly string[];
+  /** Where the local copies were set aside, relative to the cache. */
+  readonly setAsideTo: readonly string[];
+  constructor(keys: readonly string[], setAsideTo: readonly string[] = []) {
+    super(
+      "version_exists",
+      `Data version ${keys.join(", ")} already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${
+        setAsideTo.length ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)` : ""
+      }. Pull to get the other writer's version, then run the method or workflow again to write a new version.`,
+    );
+    this.keys = keys;
+    this.setAsideTo = setAsideTo;
+  }
+}
+
+/** The configuration demands conditional writes and the endpoint does not honour them. */
+export class ConditionalWritesUnsupportedError extends SluiceError {
+  /** The endpoint. */
+  readonly endpoint: string;
+  constructor(endpoint: string, how: "refused" | "ignored") {
+    super(
+      "conditional_writes_unsupported",
+      `The endpoint ${endpoint} ${
+        how === "refused" ? "refuses" : "silently ignores"
+      } conditional writes, and conditionalWrites is "required". Nothing was pushed; local changes stay dirty. Use an endpoint that supports If-None-Match/If-Match (or generation preconditions), or set conditionalWrites to "auto" to accept a check-then-write fallback.`,
+    );
+    this.endpoint = endpoint;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Cache-relative paths and store keys: validation and joining.
+ *
+ * @module
+ */
+import { UnsafePathError } from "./errors.ts";
+
+/** Longest cache-relative path accepted, in UTF-16 code units. */
+export const MAX_PATH_LENGTH = 1024;
+
+/**
+ * Throws {@link UnsafePathError} unless `p` is a safe cache-relative path:
+ * non-empty, `/`-separated, not absolute, no `..` or `.` segments, no empty
+ * segments, no backslash or NUL or control characters, not too long.
+ *
+ * @example
+ * ```ts
+ * import { assertSafeRelPath } from "./paths.ts";
+ * assertSafeRelPath("data/t/m/d/1/raw"); // ok
+ * ```
+ */
+export function assertSafeRelPath(p: string): void {
+  if (typeof p !== "string" || p.length === 0) throw new UnsafePathError(String(p), "it is empty");
+  if (p.length > MAX_PATH_LENGTH) {
+    throw new UnsafePathError(p, `it is longer than ${MAX_PATH_LENGTH} characters`);
+  }
+  if (p.includes("\0")) throw new UnsafePathError(p, "it contains a NUL character");
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(p)) throw new UnsafePathError(p, "it contains a control character");
+  if (p.includes("\\")) throw new UnsafePathError(p, "it contains a backslash");
+  if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) throw new UnsafePathError(p, "it is absolute");
+  for (const seg of p.split("/")) {
+    if (seg === "") throw new UnsafePathError(p, "it has an empty segment");
+    if (seg === "." || seg === "..") throw new UnsafePathError(p, "it has a '.' or '..' segment");
+    if (new TextEncoder().encode(seg).length > 255) {
+      throw new UnsafePathError(p, "a segment is longer than 255 bytes");
+    }
+  }
+}
+
+/** True when {@link assertSafeRelPath} would accept `p`. */
+export function isSafeRelPath(p: string): boolean {
+  try {
+    assertSafeRelPath(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Joins key parts with single `/`, dropping empty parts and edge slashes. */
+export function joinKey(...parts: string[]): string {
+  return parts.map((s) => s.replace(/^\/+|\/+$/g, "")).filter((s) => s.length > 0).join("/");
+}
+
+/** The parent of a `/`-separated path ("" for a top-level name). */
+export function parentOf(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i < 0 ? "" : p.slice(0, i);
+}

@@ -1,0 +1,211 @@
+/**
+ * The two ports every backend plugs in behind: {@link ObjectStore} and
+ * {@link LockBackend} / {@link DistributedLock}, plus the injected
+ * {@link Clock} and {@link Identity}. This file is the contract: gates and the
+ * sync service see only these types, never a backend.
+ *
+ * @module
+ */
+
+/**
+ * How a `put` treats an existing object.
+ *
+ * - `overwrite`: last writer wins.
+ * - `create`: fails with `AlreadyExistsError` if the key exists
+ *   (S3 `If-None-Match: *`, GCS `ifGenerationMatch=0`, local hard link).
+ * - `update`: fails with `PreconditionFailedError` unless the current version
+ *   equals `version` (S3 `If-Match`, GCS `ifGenerationMatch=<gen>`); a missing
+ *   key also fails with `PreconditionFailedError`.
+ */
+export type PutMode =
+  | { readonly kind: "overwrite" }
+  | { readonly kind: "create" }
+  | { readonly kind: "update"; readonly version: string };
+
+/** Shorthands for {@link PutMode} values. */
+export const PutModes = {
+  overwrite: { kind: "overwrite" } as PutMode,
+  create: { kind: "create" } as PutMode,
+  update: (version: string): PutMode => ({ kind: "update", version }),
+} as const;
+
+/** What a store knows about one object. */
+export interface ObjectInfo {
+  /** Store-relative key. */
+  readonly key: string;
+  /** Normalised version: S3 ETag without quotes, GCS generation, or a local version id. */
+  readonly version: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Last-modified time, milliseconds since the epoch, by the store's clock. */
+  readonly lastModified: number;
+  /** User metadata stored with the object (lower-case keys). */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** An object's bytes with its info. */
+export interface GetResult extends ObjectInfo {
+  /** The whole body. */
+  readonly body: Uint8Array;
+}
+
+/** Options common to every store call. */
+export interface CallOptions {
+  /** Cancels the call; the store throws `AbortedError`. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of `put`. */
+export interface PutOptions extends CallOptions {
+  /** User metadata to store with the object (keys lower-case, ASCII). */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** Options of `delete`. */
+export interface DeleteOptions extends CallOptions {
+  /** Delete only while the object still has this version; else `PreconditionFailedError`. */
+  readonly ifVersion?: string;
+}
+
+/** Options of `list`. */
+export interface ListOptions extends CallOptions {
+  /** Page size hint (stores may return fewer). */
+  readonly pageSize?: number;
+}
+
+/**
+ * A bucket prefix seen as a flat key space. Keys are relative to the store's
+ * own root (a bucket prefix is part of the store's configuration), use `/`
+ * separators and never start with `/`.
+ *
+ * Errors are typed: `NotFoundError`, `AlreadyExistsError`,
+ * `PreconditionFailedError`, `NotImplementedError` (the endpoint refuses a
+ * conditional write), `UnreachableError` (transport, timeout, 5xx after
+ * retries) and `AbortedError`.
+ *
+ * @example
+ * ```ts
+ * import { type ObjectStore, PutModes } from "./ports.ts";
+ * async function publish(store: ObjectStore) {
+ *   const info = await store.put("a.txt", new TextEncoder().encode("hi"), PutModes.create);
+ *   await store.put("a.txt", new TextEncoder().encode("ho"), PutModes.update(info.version));
+ * }
+ * ```
+ */
+export interface ObjectStore {
+  /** A short human name of the endpoint, e.g. `s3://bucket/prefix`, used in messages and probe caches. */
+  readonly endpoint: string;
+  /** Reads an object; `NotFoundError` when absent. */
+  get(key: string, options?: CallOptions): Promise<GetResult>;
+  /** Reads an object's info; `null` when absent (a failed read throws). */
+  head(key: string, options?: CallOptions): Promise<ObjectInfo | null>;
+  /** Writes an object under `mode`; returns the new object's info. */
+  put(key: string, body: Uint8Array, mode: PutMode, options?: PutOptions): Promise<ObjectInfo>;
+  /** Deletes an object. Deleting an absent key without `ifVersion` succeeds. */
+  delete(key: string, options?: DeleteOptions): Promise<void>;
+  /** Lists objects whose key starts with `prefix`, page by page, in key order. */
+  list(prefix: string, options?: ListOptions): AsyncIterable<readonly ObjectInfo[]>;
+}
+
+/** An opaque timer handle returned by {@link Clock.setTimeout}. */
+export type TimerHandle = unknown;
+
+/** Injected time. Tests pass a `FakeClock`; production uses {@link systemClock}. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`; rejects with `AbortedError` when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Schedules `fn` after `ms`; returns a handle for {@link Clock.clearTimeout}. */
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  /** Cancels a timer. */
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** Who is writing: injected so that two clones in one process differ. */
+export interface Identity {
+  /** `user@host`. */
+  readonly holder: string;
+  /** Host name. */
+  readonly hostname: string;
+  /** Process id (or any per-process number in tests). */
+  readonly pid: number;
+}
+
+/** The body of a lock object. */
+export interface LockInfo {
+  /** `user@host` of the holder. */
+  readonly holder: string;
+  /** Host name of the holder. */
+  readonly hostname: string;
+  /** Process id of the holder. */
+  readonly pid: number;
+  /** ISO time of acquisition. */
+  readonly acquiredAt: string;
+  /** Time to live in milliseconds; stale once the object's last-modified time plus this has passed. */
+  readonly ttlMs: number;
+  /** Random per-acquisition token. */
+  readonly nonce: string;
+}
+
+/** Why a held lock is considered lost. */
+export interface LockLoss {
+  /** `absent`: the lock object is gone; `taken`: it carries another nonce. */
+  readonly kind: "absent" | "taken";
+  /** The new holder when known. */
+  readonly newHolder?: LockInfo;
+  /** When the loss was detected (clock ms). */
+  readonly detectedAt: number;
+}
+
+/** Options for creating a lock. */
+export interface LockOptions {
+  /** Time to live; default 30 000 ms. */
+  readonly ttlMs?: number;
+  /** Heartbeat interval; default ttlMs / 3. */
+  readonly heartbeatMs?: number;
+  /** How long `acquire` waits for a held lock; default 60 000 ms. */
+  readonly maxWaitMs?: number;
+  /** Delay between acquire attempts; default 500 ms (jittered). */
+  readonly retryDelayMs?: number;
+}
+
+/**
+ * A lock over a shared store, the shape datastore extensions implement.
+ *
+ * `inspect()` returns `null` only when the lock object is absent; a failed
+ * read throws. Locks made by Sluice's engine also expose `nonce`, `lost` and
+ * `loss`, so the lock fence can refuse without another read; third-party
+ * locks may leave them undefined.
+ */
+export interface DistributedLock {
+  /** Store key of the lock object. */
+  readonly key: string;
+  /** Waits until the lock is ours; throws `LockTimeoutError` after `maxWaitMs`. */
+  acquire(options?: CallOptions): Promise<void>;
+  /** Releases the lock if still ours; safe to call twice. */
+  release(): Promise<void>;
+  /** Runs `fn` under the lock and always releases, also on throw. */
+  withLock<T>(fn: () => Promise<T>, options?: CallOptions): Promise<T>;
+  /** The lock object's body, or `null` when absent. A failed read throws. */
+  inspect(options?: CallOptions): Promise<LockInfo | null>;
+  /** Breakglass: deletes the lock if it carries `nonce`; true only if it did. */
+  forceRelease(nonce: string): Promise<boolean>;
+  /** This acquisition's nonce while held (engine locks). */
+  readonly nonce?: string;
+  /** True once a heartbeat found the lock gone or taken (engine locks). */
+  readonly lost?: boolean;
+  /** Details of the loss (engine locks). */
+  readonly loss?: LockLoss;
+}
+
+/**
+ * A lock plugin: creates locks for keys. S3, GCS, the local directory and the
+ * in-memory store each provide one; third parties register their own by name.
+ */
+export interface LockBackend {
+  /** Registry name, chosen in the datastore setup config (`lock.backend`). */
+  readonly name: string;
+  /** Creates (does not acquire) the lock at `key` for `identity`. */
+  createLock(key: string, identity: Identity, options?: LockOptions): DistributedLock;
+}
