@@ -8,3 +8,5 @@
 export * from "./in_memory_store.ts";
 export * from "./fake_clock.ts";
 export * from "./wait_for.ts";
+export * from "./store_contract.ts";
+export * from "./mock_context.ts";

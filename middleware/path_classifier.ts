@@ -1,0 +1,117 @@
+/**
+ * path-classifier: gives every path in a push plan exactly one class
+ * (data version, latest marker, index, managed lockfile, config, internal,
+ * other), from configurable rules tried before the defaults. Internal paths
+ * are left out of the push; latest markers and indexes are written in the
+ * commit step, after every upload.
+ *
+ * @module
+ */
+import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
+import type { Middleware } from "../sync/pipeline.ts";
+
+/** The gate's registered name. */
+export const PATH_CLASSIFIER = "path-classifier";
+
+/** Path of the managed extension lockfile (cache-relative, before any namespace). */
+export const MANAGED_LOCKFILE = "config/upstream_extensions.json";
+
+const INDEX_ROOT_FILES = new Set([".datastore-index.json", ".catalog-export.json"]);
+
+function isInternal(segs: readonly string[]): boolean {
+  const base = segs[segs.length - 1];
+  return segs[0] === ".sluice" || segs[0] === ".locks" || base.endsWith(".tmp") ||
+    base.endsWith(".lock") || base === ".namespace.json" || base.startsWith("_catalog.db");
+}
+
+function defaultClass(segs: readonly string[]): PathClass {
+  if (isInternal(segs)) return "internal";
+  const n = segs.length;
+  const base = segs[n - 1];
+  if (segs[0] === "data") {
+    // data/<type…>/<modelId>/<dataName>/<N>/(raw|metadata.yaml): type has at least one segment.
+    if (n >= 6 && /^\d+$/.test(segs[n - 2]) && (base === "raw" || base === "metadata.yaml")) {
+      return "data-version";
+    }
+    if (n >= 5 && base === "latest") return "latest-marker";
+  }
+  if ((n === 1 && INDEX_ROOT_FILES.has(base)) || segs[0] === "_index" || base === "_meta.json") {
+    return "index";
+  }
+  if (segs.join("/") === MANAGED_LOCKFILE) return "managed-lockfile";
+  if (segs[0] === "config" && n >= 2) return "config";
+  return "other";
+}
+
+/** Compiles a rule pattern: `*` matches one segment's characters, `**` any number of segments. */
+export function globToRegExp(pattern: string): RegExp {
+  let re = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "*" && pattern[i + 1] === "*") {
+      re += pattern[i + 2] === "/" ? "(?:.*/)?" : ".*";
+      i += pattern[i + 2] === "/" ? 2 : 1;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * The class of a cache-relative path. Extra rules are tried first (against
+ * the path as given); then the defaults, first on the whole path, then with a
+ * leading namespace segment (`<ns>/…`) stripped.
+ *
+ * @example
+ * ```ts
+ * import { classifyPath } from "./path_classifier.ts";
+ * classifyPath("data/aws/ec2/m1/state/3/raw"); // "data-version"
+ * classifyPath("prod/config/upstream_extensions.json"); // "managed-lockfile"
+ * ```
+ */
+export function classifyPath(path: string, rules: readonly ClassifierRule[] = []): PathClass {
+  for (const r of rules) if (globToRegExp(r.pattern).test(path)) return r.class;
+  const segs = path.split("/");
+  const whole = defaultClass(segs);
+  if (whole !== "other" || segs.length < 2) return whole;
+  return defaultClass(segs.slice(1));
+}
+
+/** The namespace prefix of a path (`""` when the path is not namespaced). */
+export function namespaceOf(path: string, rules: readonly ClassifierRule[] = []): string {
+  const segs = path.split("/");
+  if (defaultClass(segs) !== "other" || segs.length < 2) return "";
+  return defaultClass(segs.slice(1)) !== "other" || rules.length > 0 ? segs[0] : "";
+}
+
+/**
+ * The gate. Classifies every plan entry; internal paths are skipped (and
+ * cleaned from the dirty set), markers and indexes move to the commit step.
+ *
+ * @example
+ * ```ts
+ * import { pathClassifier } from "./path_classifier.ts";
+ * const gate = pathClassifier();
+ * ```
+ */
+export function pathClassifier(): Middleware<PushContext> {
+  return async function pathClassifierGate(ctx, next) {
+    const rules = ctx.config.classifierRules;
+    const counts = new Map<PathClass, number>();
+    for (const entry of ctx.plan) {
+      const cls = classifyPath(entry.path, rules);
+      entry.class = cls;
+      if (cls === "internal") {
+        entry.action = "skip";
+        entry.reason = "internal file: never synced";
+      } else if (cls === "latest-marker" || cls === "index") {
+        entry.commit = true;
+      }
+      entry.handledBy.push(PATH_CLASSIFIER);
+      counts.set(cls, (counts.get(cls) ?? 0) + 1);
+    }
+    ctx.note(PATH_CLASSIFIER, [...counts].map(([c, n]) => `${n} ${c}`).join(", "));
+    await next();
+  };
+}

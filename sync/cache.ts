@@ -1,0 +1,225 @@
+/**
+ * The local cache directory: atomic file writes, walks, removal, the
+ * internal state directory (`.sluice/`) and the set-aside area.
+ *
+ * @module
+ */
+import { SluiceError, UnsafePathError } from "./errors.ts";
+import { randomId } from "./hash.ts";
+import { assertSafeRelPath } from "./paths.ts";
+import type { CacheAccess } from "./context.ts";
+
+/** Name of the internal state directory inside the cache (never synced). */
+export const STATE_DIR = ".sluice";
+
+/** Joins an absolute directory and a validated relative path. */
+function abs(dir: string, rel: string): string {
+  return `${dir.replace(/\/+$/, "")}/${rel}`;
+}
+
+function isNotFound(e: unknown): boolean {
+  return e instanceof Deno.errors.NotFound;
+}
+
+/**
+ * Writes `body` to `file` atomically: a temp file in the same directory,
+ * fsync, rename, then fsync of the directory when `durable`.
+ */
+export async function atomicWrite(file: string, body: Uint8Array, durable = true): Promise<void> {
+  const dir = file.slice(0, file.lastIndexOf("/")) || "/";
+  await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${file}.${randomId(6)}.tmp`;
+  const f = await Deno.open(tmp, { write: true, createNew: true });
+  try {
+    let off = 0;
+    while (off < body.length) off += await f.write(body.subarray(off));
+    if (durable) await f.sync();
+  } finally {
+    f.close();
+  }
+  try {
+    await Deno.rename(tmp, file);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  if (durable) await fsyncDir(dir);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const d = await Deno.open(dir, { read: true });
+    try {
+      await d.sync();
+    } finally {
+      d.close();
+    }
+  } catch { /* some filesystems refuse fsync on directories */ }
+}
+
+/** A file found by {@link walkFiles}. */
+export interface WalkedFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/**
+ * Walks `root/dir` recursively, yielding regular files (cache-relative),
+ * skipping the internal state dir. Symlinks are not followed: a symlink is
+ * reported through `onSkip` and never read.
+ */
+export async function* walkFiles(
+  root: string,
+  dir = "",
+  onSkip?: (path: string, reason: string) => void,
+): AsyncGenerator<WalkedFile> {
+  const base = dir ? abs(root, dir) : root;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [];
+    for await (const e of Deno.readDir(base)) entries.push(e);
+  } catch (e) {
+    if (isNotFound(e)) return;
+    throw e;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const rel = dir ? `${dir}/${e.name}` : e.name;
+    if (!dir && e.name === STATE_DIR) continue;
+    if (e.isSymlink) {
+      onSkip?.(rel, "it is a symbolic link; Sluice never follows links out of the cache");
+      continue;
+    }
+    if (e.isDirectory) {
+      yield* walkFiles(root, rel, onSkip);
+    } else if (e.isFile) {
+      const st = await Deno.lstat(abs(root, rel));
+      yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+    }
+  }
+}
+
+/**
+ * The cache directory seen through {@link CacheAccess}.
+ *
+ * @example
+ * ```ts
+ * import { LocalCache } from "./cache.ts";
+ * const cache = new LocalCache(await Deno.makeTempDir());
+ * await cache.write("a/b.txt", new TextEncoder().encode("x"));
+ * ```
+ */
+export class LocalCache implements CacheAccess {
+  readonly dir: string;
+  readonly #clockNow: () => number;
+
+  constructor(dir: string, now: () => number = Date.now) {
+    this.dir = dir.replace(/\/+$/, "");
+    this.#clockNow = now;
+  }
+
+  /** Absolute path of a cache-relative path, refusing unsafe paths and symlinks on the way. */
+  async resolve(path: string): Promise<string> {
+    assertSafeRelPath(path);
+    const parts = path.split("/");
+    let cur = this.dir;
+    for (let i = 0; i < parts.length - 1; i++) {
+      cur = `${cur}/${parts[i]}`;
+      try {
+        const st = await Deno.lstat(cur);
+        if (st.isSymlink) {
+          throw new UnsafePathError(path, `${parts.slice(0, i + 1).join("/")} is a symbolic link`);
+        }
+      } catch (e) {
+        if (isNotFound(e)) break;
+        throw e;
+      }
+    }
+    return abs(this.dir, path);
+  }
+
+  async read(path: string): Promise<Uint8Array | null> {
+    const file = await this.resolve(path);
+    try {
+      const st = await Deno.lstat(file);
+      if (st.isSymlink) throw new UnsafePathError(path, "it is a symbolic link");
+      if (!st.isFile) return null;
+      return await Deno.readFile(file);
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
+    try {
+      const st = await Deno.lstat(await this.resolve(path));
+      return st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null;
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async write(path: string, body: Uint8Array): Promise<void> {
+    await atomicWrite(await this.resolve(path), body, false);
+  }
+
+  async remove(path: string): Promise<void> {
+    try {
+      await Deno.remove(await this.resolve(path.replace(/\/+$/, "")), { recursive: true });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  async listFiles(dir: string): Promise<string[]> {
+    const clean = dir.replace(/\/+$/, "");
+    if (clean) await this.resolve(clean);
+    const out: string[] = [];
+    for await (const f of walkFiles(this.dir, clean)) out.push(f.path);
+    return out;
+  }
+
+  async setAside(path: string, reason: string): Promise<string> {
+    const stamp = new Date(this.#clockNow()).toISOString().replace(/[:.]/g, "-");
+    const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
+    const from = await this.resolve(path);
+    const to = abs(this.dir, target);
+    await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+    await Deno.rename(from, to);
+    await atomicWrite(
+      abs(this.dir, `${target.slice(0, target.length - path.length)}REASON.json`),
+      new TextEncoder().encode(JSON.stringify({ path, reason, at: this.#clockNow() }, null, 2)),
+    );
+    return target;
+  }
+
+  async readState<T>(name: string): Promise<T | null> {
+    const file = abs(this.dir, `${STATE_DIR}/${name}`);
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (e) {
+      throw new SluiceError(
+        "internal",
+        `The sync state file ${file} is corrupted (${(e as Error).message}).`,
+        { cause: e },
+      );
+    }
+  }
+
+  async writeState(name: string, value: unknown): Promise<void> {
+    await atomicWrite(
+      abs(this.dir, `${STATE_DIR}/${name}`),
+      new TextEncoder().encode(JSON.stringify(value)),
+    );
+  }
+}

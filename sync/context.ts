@@ -1,0 +1,180 @@
+/**
+ * The contexts gates see. A push-level gate gets a {@link PushContext}; a
+ * per-write gate gets a {@link WriteContext}. Shared state passes only
+ * through the fields declared here.
+ *
+ * @module
+ */
+import type { SluiceEmitter } from "./events.ts";
+import type { Pipeline } from "./pipeline.ts";
+import type { Clock, DistributedLock, Identity, ObjectInfo, ObjectStore, PutMode } from "./ports.ts";
+import type { RetryPolicy } from "./retry.ts";
+
+/** The class of a cache path (see the table in the design brief). */
+export type PathClass =
+  | "data-version"
+  | "latest-marker"
+  | "index"
+  | "managed-lockfile"
+  | "config"
+  | "internal"
+  | "other";
+
+/** The phases of the push pipeline, in order. */
+export const PUSH_PHASES = ["initialize", "classify", "guard", "erase", "fence", "finalize"] as const;
+
+/** The phases of the per-write pipeline, in order. */
+export const WRITE_PHASES = ["prepare", "mode", "conditional", "finalize"] as const;
+
+/** `conditionalWrites` config values. */
+export type ConditionalWritesSetting = "auto" | "required" | "off";
+
+/** An extra classifier rule: a glob-like pattern (`*` one segment, `**` any) and its class. */
+export interface ClassifierRule {
+  readonly pattern: string;
+  readonly class: PathClass;
+}
+
+/** Resolved sync configuration. */
+export interface SyncConfig {
+  /** Parallel transfers; default 8. */
+  readonly concurrency: number;
+  /** Retries of transient errors. */
+  readonly retry: RetryPolicy;
+  /** See the endpoint-fallback-warner gate; default `auto`. */
+  readonly conditionalWrites: ConditionalWritesSetting;
+  /** Extra classifier rules, tried before the defaults. */
+  readonly classifierRules: readonly ClassifierRule[];
+  /** How long a cached endpoint probe stays fresh; default 24 h. */
+  readonly probeTtlMs: number;
+}
+
+/** One path in a push plan. */
+export interface PlanEntry {
+  /** Cache-relative path (also the store key). */
+  readonly path: string;
+  /** `put` uploads, `delete` removes the remote object, `skip` leaves it out. */
+  action: "put" | "delete" | "skip";
+  /** Set by the path classifier. */
+  class?: PathClass;
+  /** Write mode; default overwrite. Gates may set create or update. */
+  mode?: PutMode;
+  /** Written in the commit step, after all uploads and the pre-commit fence. */
+  commit?: boolean;
+  /** With `skip`: keep the path dirty for a later push (default: clean it). */
+  keepDirty?: boolean;
+  /** Why it was skipped or changed. */
+  reason?: string;
+  /** Gates that acted on this entry, in order. */
+  readonly handledBy: string[];
+  /** Content hash of the local file (hex SHA-256), when read. */
+  hash?: string;
+  /** Size of the local file. */
+  size?: number;
+  /** Version of the remote object as of this cache's last sync, if any. */
+  readonly syncedVersion?: string;
+  /** Content hash as of this cache's last sync, if any. */
+  readonly syncedHash?: string;
+}
+
+/** A write that landed during this push. */
+export interface UploadRecord {
+  readonly path: string;
+  readonly info: ObjectInfo;
+  /** True when this push created the object (it did not exist before). */
+  readonly created: boolean;
+}
+
+/** Cache operations gates may use. Paths are cache-relative. */
+export interface CacheAccess {
+  /** Absolute cache directory. */
+  readonly dir: string;
+  /** Reads a cache file; null when absent. */
+  read(path: string): Promise<Uint8Array | null>;
+  /** Writes a cache file atomically. */
+  write(path: string, body: Uint8Array): Promise<void>;
+  /** Removes a file or directory tree; no error when absent. */
+  remove(path: string): Promise<void>;
+  /** Lists files under a directory, recursively, cache-relative; [] when absent. */
+  listFiles(dir: string): Promise<string[]>;
+  /** Moves a path into the set-aside area; returns where it went (cache-relative). */
+  setAside(path: string, reason: string): Promise<string>;
+  /** Reads a JSON file from the internal state dir; null when absent. */
+  readState<T>(name: string): Promise<T | null>;
+  /** Writes a JSON file into the internal state dir atomically and durably. */
+  writeState(name: string, value: unknown): Promise<void>;
+}
+
+/** Dirty-set and manifest operations gates may use. */
+export interface StateAccess {
+  /** Paths currently dirty. */
+  dirtyPaths(): string[];
+  /** True when a bulk (walk) mark is pending. */
+  bulkPending(): boolean;
+  /** Marks a path dirty, durably. */
+  markDirty(path: string): Promise<void>;
+  /** Removes paths (and everything under a path ending in `/`) from the dirty set, durably. */
+  clean(paths: readonly string[]): Promise<void>;
+  /** The synced manifest entry of a path. */
+  synced(path: string): { hash: string; version: string; size: number } | undefined;
+  /** Forgets manifest entries (e.g. for erased files), durably. */
+  forget(paths: readonly string[]): Promise<void>;
+  /** Records a path as synced at a remote version. */
+  recordSynced(path: string, entry: { hash: string; version: string; size: number }): Promise<void>;
+}
+
+/** Everything a push-level gate may use. */
+export interface PushContext {
+  /** Unique id of this push. */
+  readonly id: string;
+  /** `walk` after a bulk markDirty; `paths` for explicit dirty paths. */
+  readonly kind: "walk" | "paths";
+  /** When true nothing is written: the plan is only computed (for `status`). */
+  readonly dryRun: boolean;
+  readonly store: ObjectStore;
+  readonly cache: CacheAccess;
+  readonly state: StateAccess;
+  /** The plan; gates classify, skip or re-mode entries. */
+  readonly plan: PlanEntry[];
+  /** Model locks this push is made under; empty for a plain sync (not fenced). */
+  readonly locks: readonly DistributedLock[];
+  /** Data version directories (`data/…/<N>`) the run wrote. */
+  readonly written: readonly string[];
+  /** Version directories that existed in the cache before the run started. */
+  readonly preexisting: ReadonlySet<string>;
+  /** Models (`type…/modelId`) this push is made for, when under model locks. */
+  readonly models: readonly string[];
+  readonly identity: Identity;
+  readonly clock: Clock;
+  readonly events: SluiceEmitter;
+  readonly signal: AbortSignal;
+  readonly config: SyncConfig;
+  /** Hooks run right before the commit writes (markers, indexes); the fence registers here. */
+  readonly beforeCommit: Array<() => Promise<void>>;
+  /** Objects this push wrote so far. */
+  readonly uploaded: UploadRecord[];
+  /** Best-effort scoped pull of the given cache-relative prefixes. */
+  refresh(prefixes: readonly string[]): Promise<void>;
+  /** Notes what a gate did: adds to the entry's handledBy and emits a `gate` event. */
+  note(gate: string, message: string, entry?: PlanEntry): void;
+  /** The per-write pipeline (read-only use: gates may inspect it). */
+  readonly writePipeline: Pipeline<WriteContext>;
+}
+
+/** Everything a per-write gate may use. */
+export interface WriteContext {
+  readonly push: PushContext;
+  readonly entry: PlanEntry;
+  /** Store key (the cache-relative path). */
+  readonly key: string;
+  /** The bytes to write. */
+  body: Uint8Array;
+  /** The mode the terminal put uses. */
+  mode: PutMode;
+  /** Metadata stored with the object. */
+  metadata: Record<string, string>;
+  /** Set by the terminal put (or a gate that resolved the write itself). */
+  result?: ObjectInfo;
+  /** `written`: a new object; `identical`: the remote already held these bytes. */
+  outcome?: "written" | "identical";
+}

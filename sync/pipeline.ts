@@ -1,0 +1,214 @@
+/**
+ * The middleware pipeline: onion-style `(ctx, next) => Promise<void>`
+ * functions, each registered under a name in a phase, optionally placed
+ * before or after another named entry. Plugins add, override or remove
+ * entries by name; {@link Pipeline.describe} lists the resulting order.
+ *
+ * @module
+ */
+import { SluiceError } from "./errors.ts";
+
+/** Calls the rest of the pipeline. Calling it twice throws. */
+export type Next = () => Promise<void>;
+
+/**
+ * A gate. Do work before and/or after `await next()`; skip `next()` to stop
+ * the pipeline; throw to fail it.
+ */
+export type Middleware<C> = (ctx: C, next: Next) => Promise<void>;
+
+/** How an entry is placed. */
+export interface Placement {
+  /** The phase (one of the pipeline's phases). */
+  readonly phase: string;
+  /** Place right before the named entry (wins over `phase` order). */
+  readonly before?: string;
+  /** Place right after the named entry (wins over `phase` order). */
+  readonly after?: string;
+}
+
+/** A named middleware with its placement. */
+export interface MiddlewareEntry<C> extends Placement {
+  /** Unique name, e.g. `lock-fence`. */
+  readonly name: string;
+  /** The gate. */
+  readonly middleware: Middleware<C>;
+  /** One line on what the gate guarantees, shown by `describe()`. */
+  readonly description?: string;
+}
+
+/**
+ * Composes middlewares into one function (koa-compose semantics): each gets a
+ * `next` that runs the rest, and `next()` called twice rejects.
+ *
+ * @example
+ * ```ts
+ * import { compose } from "./pipeline.ts";
+ * const seen: string[] = [];
+ * const run = compose<string[]>([
+ *   async (ctx, next) => { ctx.push("a"); await next(); ctx.push("a'"); },
+ *   async (ctx, next) => { ctx.push("b"); await next(); },
+ * ]);
+ * await run(seen); // a, b, a'
+ * ```
+ */
+export function compose<C>(
+  middlewares: readonly Middleware<C>[],
+  names: readonly string[] = [],
+): (ctx: C, terminal?: (ctx: C) => Promise<void>) => Promise<void> {
+  return (ctx, terminal) => {
+    let index = -1;
+    const dispatch = async (i: number): Promise<void> => {
+      if (i <= index) {
+        throw new SluiceError(
+          "internal",
+          `Middleware ${names[i - 1] ?? `#${i - 1}`} called next() more than once.`,
+        );
+      }
+      index = i;
+      if (i === middlewares.length) {
+        if (terminal) await terminal(ctx);
+        return;
+      }
+      await middlewares[i](ctx, () => dispatch(i + 1));
+    };
+    return dispatch(0);
+  };
+}
+
+/**
+ * An ordered, named list of middlewares.
+ *
+ * @example
+ * ```ts
+ * import { Pipeline } from "./pipeline.ts";
+ * const p = new Pipeline<{ log: string[] }>(["classify", "fence"]);
+ * p.add({ name: "fence", phase: "fence", middleware: async (c, next) => { c.log.push("fence"); await next(); } });
+ * p.add({ name: "classify", phase: "classify", middleware: async (c, next) => { c.log.push("classify"); await next(); } });
+ * console.log(p.describe()); // ["classify: classify", "fence: fence"]
+ * ```
+ */
+export class Pipeline<C> {
+  /** The phases, in order. */
+  readonly phases: readonly string[];
+  #entries: MiddlewareEntry<C>[] = [];
+
+  constructor(phases: readonly string[]) {
+    this.phases = phases;
+  }
+
+  /** Adds an entry; throws if the name is taken or the phase unknown. */
+  add(entry: MiddlewareEntry<C>): this {
+    if (this.has(entry.name)) {
+      throw new SluiceError(
+        "invalid_config",
+        `A middleware named "${entry.name}" is already registered; use override() to replace it.`,
+      );
+    }
+    this.#checkPhase(entry.phase, entry.name);
+    this.#entries.push(entry);
+    return this;
+  }
+
+  /** Replaces the middleware of an existing entry, keeping its placement unless given. */
+  override(
+    name: string,
+    middleware: Middleware<C>,
+    placement: Partial<Placement> & { description?: string } = {},
+  ): this {
+    const i = this.#entries.findIndex((e) => e.name === name);
+    if (i < 0) {
+      throw new SluiceError(
+        "invalid_config",
+        `No middleware named "${name}" to override; known: ${this.names().join(", ")}.`,
+      );
+    }
+    const old = this.#entries[i];
+    const next = { ...old, ...placement, name, middleware };
+    this.#checkPhase(next.phase, name);
+    this.#entries[i] = next;
+    return this;
+  }
+
+  /** Removes an entry by name; returns whether it existed. */
+  remove(name: string): boolean {
+    const before = this.#entries.length;
+    this.#entries = this.#entries.filter((e) => e.name !== name);
+    return this.#entries.length !== before;
+  }
+
+  /** True when an entry with this name exists. */
+  has(name: string): boolean {
+    return this.#entries.some((e) => e.name === name);
+  }
+
+  /** Names in execution order. */
+  names(): string[] {
+    return this.ordered().map((e) => e.name);
+  }
+
+  /** Entries in execution order: by phase, then insertion, then before/after placement. */
+  ordered(): MiddlewareEntry<C>[] {
+    const rank = (e: MiddlewareEntry<C>) => this.phases.indexOf(e.phase);
+    const base = this.#entries
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i)
+      .map((x) => x.e);
+    const placed = base.filter((e) => !e.before && !e.after);
+    let pending = base.filter((e) => e.before || e.after);
+    // Place relative entries whose anchor is already placed; repeat until stable.
+    while (pending.length > 0) {
+      const rest: MiddlewareEntry<C>[] = [];
+      for (const e of pending) {
+        const anchor = (e.before ?? e.after)!;
+        const at = placed.findIndex((p) => p.name === anchor);
+        if (at < 0) {
+          rest.push(e);
+          continue;
+        }
+        placed.splice(e.before ? at : at + 1, 0, e);
+      }
+      if (rest.length === pending.length) {
+        throw new SluiceError(
+          "invalid_config",
+          `Cannot place middleware ${
+            rest.map((e) => `"${e.name}" (${e.before ? "before" : "after"} "${e.before ?? e.after}")`)
+              .join(", ")
+          }: the anchor is not registered.`,
+        );
+      }
+      pending = rest;
+    }
+    return placed;
+  }
+
+  /** Lines `phase: name — description`, in execution order. */
+  describe(): string[] {
+    return this.ordered().map((e) =>
+      `${e.phase}: ${e.name}${e.description ? ` — ${e.description}` : ""}`
+    );
+  }
+
+  /** Composes the current entries with `terminal` as the innermost handler. */
+  build(terminal: (ctx: C) => Promise<void>): (ctx: C) => Promise<void> {
+    const entries = this.ordered();
+    const run = compose(entries.map((e) => e.middleware), entries.map((e) => e.name));
+    return (ctx) => run(ctx, terminal);
+  }
+
+  /** A copy with the same entries (plugins may then change the copy). */
+  clone(): Pipeline<C> {
+    const p = new Pipeline<C>(this.phases);
+    p.#entries = [...this.#entries];
+    return p;
+  }
+
+  #checkPhase(phase: string, name: string): void {
+    if (!this.phases.includes(phase)) {
+      throw new SluiceError(
+        "invalid_config",
+        `Middleware "${name}" names unknown phase "${phase}"; phases are ${this.phases.join(", ")}.`,
+      );
+    }
+  }
+}

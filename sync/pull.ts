@@ -1,0 +1,137 @@
+/**
+ * The pull: fetches what changed remotely (by version), verifies each
+ * download against the index hash, writes atomically, never overwrites a
+ * locally dirty file, and refuses unsafe remote keys before writing anything.
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { NotFoundError, SluiceError, UnsafePathError } from "./errors.ts";
+import { sha256Hex } from "./hash.ts";
+import { isSafeRelPath } from "./paths.ts";
+import type { ObjectStore } from "./ports.ts";
+import { withRetry } from "./retry.ts";
+import type { LocalCache } from "./cache.ts";
+import type { SyncConfig } from "./context.ts";
+import type { SluiceEmitter } from "./events.ts";
+import { INDEX_KEY, type IndexEntry, readIndex } from "./remote_index.ts";
+import type { SyncState } from "./state.ts";
+
+/** What a pull did. */
+export interface PullResult {
+  /** Paths fetched into the cache. */
+  readonly fetched: string[];
+  /** Paths removed locally because a peer deleted them. */
+  readonly removed: string[];
+  /** Paths changed remotely that are dirty locally: not overwritten. */
+  readonly conflicts: string[];
+  /** True when the remote had not changed since the last pull. */
+  unchanged: boolean;
+  /** Bytes fetched. */
+  bytes: number;
+}
+
+/** Dependencies of a pull. */
+export interface PullDeps {
+  readonly store: ObjectStore;
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly config: SyncConfig;
+  readonly events: SluiceEmitter;
+  readonly signal: AbortSignal;
+  /** Internal paths are never pulled. */
+  readonly isInternal: (path: string) => boolean;
+}
+
+function under(path: string, prefixes: readonly string[] | undefined): boolean {
+  return !prefixes || prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
+}
+
+/** Pulls everything (or only `prefixes`). */
+export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
+  const { store, cache, state, config, events, signal } = deps;
+  const result: PullResult = { fetched: [], removed: [], conflicts: [], unchanged: false, bytes: 0 };
+  const head = await withRetry(() => store.head(INDEX_KEY, { signal }), config.retry, signal);
+  if (!prefixes && head && head.version === state.indexVersion) {
+    result.unchanged = true;
+    return result;
+  }
+  if (!head && !prefixes && state.syncedPaths().length === 0) {
+    result.unchanged = true;
+    return result;
+  }
+  const index = head ? await readIndex(store, config.retry, signal) : null;
+  const entries: Record<string, IndexEntry> = index?.entries ?? {};
+  const unsafe = Object.keys(entries).filter((p) => !isSafeRelPath(p));
+  if (unsafe.length > 0) {
+    throw new UnsafePathError(
+      unsafe[0],
+      `the remote index lists ${unsafe.length} key(s) that would resolve outside the cache; the pull was refused and nothing was written. Remove the offending keys from the bucket`,
+    );
+  }
+  const dirty = new Set(state.dirtyPaths());
+  const todo: [string, IndexEntry][] = [];
+  for (const [path, e] of Object.entries(entries)) {
+    if (!under(path, prefixes) || deps.isInternal(path)) continue;
+    const synced = state.synced(path);
+    if (synced?.version === e.v) continue;
+    if (dirty.has(path)) {
+      const local = await cache.read(path);
+      if (local && (await sha256Hex(local)) === e.h) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        continue;
+      }
+      result.conflicts.push(path);
+      events.emit("warning", {
+        code: "pull_conflict",
+        message: `${path} changed remotely and is also changed locally; the local copy was kept and not overwritten. Push it (a config file is checked against the remote first) or discard the local change and pull again.`,
+        path,
+      });
+      continue;
+    }
+    todo.push([path, e]);
+  }
+  const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
+  let done = 0;
+  await pMap(todo, async ([path, e]) => {
+    let got;
+    try {
+      got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
+    } catch (err) {
+      if (err instanceof NotFoundError) return; // deleted since the index was written
+      throw err;
+    }
+    const hash = await sha256Hex(got.body);
+    if (got.body.length !== e.s || (got.version === e.v && hash !== e.h)) {
+      throw new SluiceError(
+        "corrupt_download",
+        `The download of ${path} does not match the remote index (size ${got.body.length}, expected ${e.s}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
+        { retryable: true },
+      );
+    }
+    await cache.write(path, got.body);
+    const st = await cache.stat(path);
+    state.setSynced(path, { hash, version: got.version, size: got.body.length, mtimeMs: st?.mtimeMs });
+    result.fetched.push(path);
+    result.bytes += got.body.length;
+    done++;
+    events.emit("progress", {
+      op: "pull",
+      filesDone: done,
+      filesTotal: todo.length,
+      bytesDone: result.bytes,
+      bytesTotal,
+    });
+  }, { concurrency: config.concurrency, signal });
+  if (index) {
+    for (const path of state.syncedPaths()) {
+      if (!under(path, prefixes) || path in entries || dirty.has(path)) continue;
+      await cache.remove(path);
+      state.setSynced(path, undefined);
+      result.removed.push(path);
+    }
+  }
+  if (!prefixes) state.indexVersion = index?.version;
+  await state.saveManifest();
+  return result;
+}

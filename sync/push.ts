@@ -1,0 +1,260 @@
+/**
+ * The push: building the plan from the dirty set (or a walk), and the
+ * terminal handler that performs the writes through the per-write pipeline,
+ * fences before the commit writes, updates the remote index, and commits the
+ * dirty set and the synced manifest.
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { NotFoundError, PreconditionFailedError, SluiceError, VersionConflictError } from "./errors.ts";
+import { sha256Hex } from "./hash.ts";
+import { isSafeRelPath } from "./paths.ts";
+import { PutModes } from "./ports.ts";
+import { withRetry } from "./retry.ts";
+import { type LocalCache, walkFiles } from "./cache.ts";
+import { type IndexEntry, updateIndex } from "./remote_index.ts";
+import type { SyncState } from "./state.ts";
+import type { PlanEntry, PushContext, WriteContext } from "./context.ts";
+
+/** What a push did. */
+export interface PushResult {
+  /** Paths written to the store. */
+  readonly uploaded: string[];
+  /** Paths whose remote already held identical bytes. */
+  readonly identical: string[];
+  /** Paths deleted remotely. */
+  readonly deleted: string[];
+  /** Paths left out, with the reason (kept dirty when `keepDirty`). */
+  readonly skipped: { path: string; reason: string; keepDirty: boolean }[];
+  /** Bytes uploaded. */
+  bytes: number;
+}
+
+/** An empty result. */
+export function emptyPushResult(): PushResult {
+  return { uploaded: [], identical: [], deleted: [], skipped: [], bytes: 0 };
+}
+
+/** Builds plan entries from the dirty set and, after a bulk mark, a walk of the cache. */
+export async function buildPlan(
+  cache: LocalCache,
+  state: SyncState,
+  dirty: readonly string[],
+  walk: boolean,
+  onSkip: (path: string, reason: string) => void,
+): Promise<PlanEntry[]> {
+  const plan = new Map<string, PlanEntry>();
+  const add = (path: string, action: PlanEntry["action"], hash?: string, size?: number) => {
+    const s = state.synced(path);
+    plan.set(path, {
+      path,
+      action,
+      handledBy: [],
+      hash,
+      size,
+      syncedVersion: s?.version,
+      syncedHash: s?.hash,
+    });
+  };
+  for (const path of dirty) {
+    if (!isSafeRelPath(path)) {
+      onSkip(path, "unsafe path");
+      continue;
+    }
+    const st = await cache.stat(path).catch(() => null);
+    add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
+  }
+  if (walk) {
+    for await (const f of walkFiles(cache.dir, "", onSkip)) {
+      if (plan.has(f.path)) continue;
+      const s = state.synced(f.path);
+      if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+      const bytes = await cache.read(f.path);
+      if (!bytes) continue;
+      const hash = await sha256Hex(bytes);
+      if (s && s.hash === hash) {
+        state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+        continue;
+      }
+      add(f.path, "put", hash, bytes.length);
+    }
+  }
+  return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Dependencies of the terminal handler. */
+export interface TerminalDeps {
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly result: PushResult;
+  readonly runWrite: (ctx: WriteContext) => Promise<void>;
+  /** Set by the terminal once the index has been committed. */
+  readonly committed: { done: boolean };
+}
+
+/** The innermost handler of the per-write pipeline: the put itself, with retries. */
+export function terminalWrite(ctx: WriteContext): Promise<void> {
+  const push = ctx.push;
+  return withRetry(
+    async () => {
+      ctx.result = await push.store.put(ctx.key, ctx.body, ctx.mode, {
+        signal: push.signal,
+        metadata: ctx.metadata,
+      });
+      ctx.outcome = "written";
+    },
+    push.config.retry,
+    push.signal,
+    (error, attempt) => push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
+  );
+}
+
+/** The innermost handler of the push pipeline. */
+export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
+  return async (ctx) => {
+    if (ctx.dryRun) return;
+    const { cache, state, result } = deps;
+    const active = ctx.plan.filter((e) => e.action !== "skip");
+    const uploads = active.filter((e) => e.action === "put" && !e.commit);
+    const commits = active.filter((e) => e.action === "put" && e.commit);
+    const deletes = active.filter((e) => e.action === "delete");
+    const failures: { entry: PlanEntry; error: unknown }[] = [];
+    const indexSet: Record<string, IndexEntry> = {};
+    const indexRemove: string[] = [];
+    const handled: string[] = [];
+    const filesTotal = active.length;
+    let filesDone = 0;
+    const bytesTotal = active.reduce((n, e) => n + (e.size ?? 0), 0);
+    const progress = () =>
+      ctx.events.emit("progress", {
+        op: "push",
+        filesDone,
+        filesTotal,
+        bytesDone: result.bytes,
+        bytesTotal,
+      });
+
+    const writeOne = async (entry: PlanEntry) => {
+      try {
+        const st = await cache.stat(entry.path);
+        const body = await cache.read(entry.path);
+        if (!body || !st) {
+          entry.action = "skip";
+          entry.keepDirty = true;
+          entry.reason = "the file vanished during the push";
+          return;
+        }
+        const wctx: WriteContext = {
+          push: ctx,
+          entry,
+          key: entry.path,
+          body,
+          mode: entry.mode ?? PutModes.overwrite,
+          metadata: {},
+        };
+        await deps.runWrite(wctx);
+        if (entry.action === "skip") return; // a write gate decided to leave it out
+        const info = wctx.result;
+        if (!info) throw new SluiceError("internal", `No result for the write of ${entry.path}.`);
+        const hash = await sha256Hex(body);
+        ctx.uploaded.push({
+          path: entry.path,
+          info,
+          created: wctx.outcome === "written" && wctx.mode.kind === "create",
+        });
+        state.setSynced(entry.path, { hash, version: info.version, size: body.length, mtimeMs: st.mtimeMs });
+        indexSet[entry.path] = { v: info.version, h: hash, s: body.length };
+        handled.push(entry.path);
+        if (wctx.outcome === "identical") result.identical.push(entry.path);
+        else {
+          result.uploaded.push(entry.path);
+          result.bytes += body.length;
+        }
+      } catch (error) {
+        failures.push({ entry, error });
+      } finally {
+        filesDone++;
+        progress();
+      }
+    };
+
+    await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+    if (failures.length === 0) {
+      for (const hook of ctx.beforeCommit) await hook();
+      await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      for (const entry of deletes) {
+        try {
+          await withRetry(
+            () => ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
+            ctx.config.retry,
+            ctx.signal,
+          );
+          result.deleted.push(entry.path);
+        } catch (e) {
+          if (!(e instanceof PreconditionFailedError || e instanceof NotFoundError)) {
+            failures.push({ entry, error: e });
+            continue;
+          }
+          ctx.events.emit("warning", {
+            code: "delete_skipped",
+            message: `Did not delete ${entry.path} remotely: a peer changed it since this cache last synced it. The peer's copy was kept.`,
+            path: entry.path,
+          });
+        }
+        state.setSynced(entry.path, undefined);
+        indexRemove.push(entry.path);
+        handled.push(entry.path);
+        filesDone++;
+        progress();
+      }
+    }
+    for (const e of ctx.plan) {
+      if (e.action === "skip") {
+        result.skipped.push({ path: e.path, reason: e.reason ?? "skipped", keepDirty: !!e.keepDirty });
+        if (!e.keepDirty) handled.push(e.path);
+      }
+    }
+    const version = await updateIndex(
+      ctx.store,
+      { set: indexSet, remove: indexRemove },
+      ctx.config.retry,
+      ctx.signal,
+    );
+    if (version) state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
+    deps.committed.done = true;
+    await state.commit(handled, snapshotOf(ctx), ctx.kind === "walk" && failures.length === 0);
+    if (failures.length > 0) throw aggregate(failures, commits.length);
+  };
+}
+
+const snapshots = new WeakMap<PushContext, ReturnType<SyncState["snapshot"]>>();
+
+/** Associates the dirty-set snapshot taken when the push started. */
+export function rememberSnapshot(ctx: PushContext, snap: ReturnType<SyncState["snapshot"]>): void {
+  snapshots.set(ctx, snap);
+}
+
+function snapshotOf(ctx: PushContext): ReturnType<SyncState["snapshot"]> {
+  return snapshots.get(ctx) ?? { paths: new Map(), bulkSeq: -1 };
+}
+
+function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {
+  const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
+  if (conflicts.length > 0) {
+    const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
+    const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
+    return new VersionConflictError(keys, aside);
+  }
+  if (failures.length === 1 && failures[0].error instanceof SluiceError) return failures[0].error;
+  const first = failures[0].error;
+  return new SluiceError(
+    "push_failed",
+    `${failures.length} file(s) could not be pushed (first: ${failures[0].entry.path}: ${
+      first instanceof Error ? first.message : String(first)
+    }).${
+      heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
+    } Every file that failed stays dirty in the cache; run the push again.`,
+    { cause: first, retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable) },
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * The remote index: one small object per bucket prefix listing every synced
+ * path with its version, hash and size. A push updates it last (with a
+ * compare-and-swap), so a pull that finds its version unchanged costs one
+ * request, and files a push uploaded but never committed stay invisible to
+ * peers until that push is completed.
+ *
+ * @module
+ */
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+  SluiceError,
+} from "./errors.ts";
+import { type ObjectStore, PutModes } from "./ports.ts";
+import { withRetry, type RetryPolicy } from "./retry.ts";
+
+/** Store key of the index (internal: never a cache file). */
+export const INDEX_KEY = ".sluice/index.json";
+
+/** One indexed path. */
+export interface IndexEntry {
+  /** Remote version. */
+  readonly v: string;
+  /** Hex SHA-256. */
+  readonly h: string;
+  /** Size. */
+  readonly s: number;
+}
+
+/** A parsed index with its object version. */
+export interface RemoteIndex {
+  readonly version: string;
+  readonly entries: Record<string, IndexEntry>;
+}
+
+function parse(body: Uint8Array, version: string): RemoteIndex {
+  try {
+    const j = JSON.parse(new TextDecoder().decode(body));
+    if (j?.format !== 1 || typeof j.entries !== "object" || j.entries === null) {
+      throw new Error("unknown format");
+    }
+    return { version, entries: j.entries as Record<string, IndexEntry> };
+  } catch (e) {
+    throw new SluiceError(
+      "corrupt_download",
+      `The remote index ${INDEX_KEY} is unreadable (${(e as Error).message}). Nothing was changed locally. Check the bucket for a foreign writer; a push from a healthy clone rewrites the index.`,
+      { cause: e },
+    );
+  }
+}
+
+/** Reads the index; null when the store has none yet. */
+export async function readIndex(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<RemoteIndex | null> {
+  try {
+    const r = await withRetry(() => store.get(INDEX_KEY, { signal }), retry, signal);
+    return parse(r.body, r.version);
+  } catch (e) {
+    if (e instanceof NotFoundError) return null;
+    throw e;
+  }
+}
+
+/**
+ * Applies `set` and `remove` to the remote index with a compare-and-swap,
+ * re-reading and re-applying on a conflict (bounded). On an endpoint that
+ * refuses conditional writes it falls back to compare-then-write.
+ */
+export async function updateIndex(
+  store: ObjectStore,
+  change: { set: Record<string, IndexEntry>; remove: readonly string[] },
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<string> {
+  if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
+  let conditional = true;
+  for (let attempt = 0; attempt < 25; attempt++) {
+    const cur = await readIndex(store, retry, signal);
+    const entries = { ...(cur?.entries ?? {}) };
+    for (const p of change.remove) delete entries[p];
+    Object.assign(entries, change.set);
+    const body = new TextEncoder().encode(JSON.stringify({ format: 1, entries }));
+    try {
+      const mode = !conditional
+        ? PutModes.overwrite
+        : cur
+        ? PutModes.update(cur.version)
+        : PutModes.create;
+      if (!conditional && cur) {
+        const head = await store.head(INDEX_KEY, { signal });
+        if (head && head.version !== cur.version) continue;
+      }
+      const info = await withRetry(() => store.put(INDEX_KEY, body, mode, { signal }), retry, signal);
+      return info.version;
+    } catch (e) {
+      if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) continue;
+      if (e instanceof NotImplementedError) {
+        conditional = false;
+        continue;
+      }
+      throw e;
+    }
+  }
+  throw new SluiceError(
+    "push_failed",
+    `Could not update the remote index ${INDEX_KEY}: it kept changing under concurrent pushes. The uploaded files are kept remotely and stay dirty locally; run the push again.`,
+    { retryable: true },
+  );
+}

@@ -1,0 +1,285 @@
+/**
+ * The sync service: the datastore sync contract (`pullChanged`,
+ * `pushChanged`, `markDirty`, `capabilities`) over a cache directory and an
+ * {@link ObjectStore}, with every push run through the gate pipeline.
+ *
+ * The service knows no gate: the composition root (`mod.ts`) passes the
+ * default pipeline, and plugins add, override or remove gates by name.
+ *
+ * @module
+ */
+import { AbortedError, SluiceError } from "./errors.ts";
+import { randomId } from "./hash.ts";
+import { assertSafeRelPath } from "./paths.ts";
+import { systemClock, processIdentity } from "./clock.ts";
+import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "./ports.ts";
+import { DEFAULT_RETRY } from "./retry.ts";
+import { LocalCache, STATE_DIR } from "./cache.ts";
+import { createEmitter, type SluiceEmitter } from "./events.ts";
+import { Pipeline } from "./pipeline.ts";
+import {
+  type PlanEntry,
+  PUSH_PHASES,
+  type PushContext,
+  type SyncConfig,
+  WRITE_PHASES,
+  type WriteContext,
+} from "./context.ts";
+import { SyncState } from "./state.ts";
+import {
+  buildPlan,
+  emptyPushResult,
+  pushTerminal,
+  type PushResult,
+  rememberSnapshot,
+  terminalWrite,
+} from "./push.ts";
+import { pull, type PullResult } from "./pull.ts";
+
+/** A plugin changes the pipelines by name (add, override, remove gates). */
+export interface SluicePlugin {
+  /** Plugin name, for messages. */
+  readonly name: string;
+  /** Called once when the service is created. */
+  setup(pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> }): void;
+}
+
+/** Options of {@link createSyncService}. */
+export interface SyncServiceOptions {
+  /** The cache directory (created if missing). */
+  readonly cacheDir: string;
+  /** The store the cache mirrors. */
+  readonly store: ObjectStore;
+  /** Creates model and datastore locks; optional for services that never lock. */
+  readonly lockBackend?: LockBackend;
+  /** Who is writing; default this process. */
+  readonly identity?: Identity;
+  /** Time; default the system clock. */
+  readonly clock?: Clock;
+  /** Shared event emitter; default a new one. */
+  readonly events?: SluiceEmitter;
+  /** Configuration overrides. */
+  readonly config?: Partial<SyncConfig>;
+  /** The push-level pipeline (default: empty, i.e. no gates). */
+  readonly push?: Pipeline<PushContext>;
+  /** The per-write pipeline (default: empty). */
+  readonly write?: Pipeline<WriteContext>;
+  /** Plugins applied after the pipelines are set. */
+  readonly plugins?: readonly SluicePlugin[];
+}
+
+/** Options of a push. */
+export interface PushOptions {
+  readonly signal?: AbortSignal;
+  /** Model locks the push is made under (empty: a plain sync, not fenced). */
+  readonly locks?: readonly DistributedLock[];
+  /** Data version directories the run wrote (`data/…/<N>`). */
+  readonly written?: readonly string[];
+  /** Version directories that existed before the run. */
+  readonly preexisting?: ReadonlySet<string>;
+  /** Models (`type…/modelId`) the push is made for. */
+  readonly models?: readonly string[];
+  /** Compute the plan only; write nothing. */
+  readonly dryRun?: boolean;
+}
+
+/** A dirty path as `status` reports it. */
+export interface StatusEntry {
+  readonly path: string;
+  readonly action: PlanEntry["action"];
+  readonly class?: string;
+  readonly handledBy: readonly string[];
+  readonly reason?: string;
+}
+
+/** The default configuration. */
+export const DEFAULT_CONFIG: SyncConfig = {
+  concurrency: 8,
+  retry: DEFAULT_RETRY,
+  conditionalWrites: "auto",
+  classifierRules: [],
+  probeTtlMs: 24 * 3600_000,
+};
+
+/**
+ * A sync service over one cache directory.
+ *
+ * @example
+ * ```ts
+ * import { createSyncService } from "./service.ts";
+ * import { InMemoryStore } from "../packages/testing/mod.ts";
+ * const svc = await createSyncService({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * await Deno.writeTextFile(`${svc.cacheDir}/a.txt`, "hi");
+ * await svc.markDirty({ relPath: "a.txt" });
+ * await svc.pushChanged();
+ * ```
+ */
+export class SyncService {
+  readonly cacheDir: string;
+  readonly store: ObjectStore;
+  readonly identity: Identity;
+  readonly clock: Clock;
+  readonly events: SluiceEmitter;
+  readonly config: SyncConfig;
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly lockBackend?: LockBackend;
+  readonly pushPipeline: Pipeline<PushContext>;
+  readonly writePipeline: Pipeline<WriteContext>;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: SyncServiceOptions, state: SyncState) {
+    this.cacheDir = options.cacheDir.replace(/\/+$/, "");
+    this.store = options.store;
+    this.identity = options.identity ?? processIdentity();
+    this.clock = options.clock ?? systemClock;
+    this.events = options.events ?? createEmitter();
+    this.config = { ...DEFAULT_CONFIG, ...(options.config ?? {}) };
+    this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
+    this.state = state;
+    this.lockBackend = options.lockBackend;
+    this.pushPipeline = options.push?.clone() ?? new Pipeline<PushContext>(PUSH_PHASES);
+    this.writePipeline = options.write?.clone() ?? new Pipeline<WriteContext>(WRITE_PHASES);
+    for (const p of options.plugins ?? []) {
+      p.setup({ push: this.pushPipeline, write: this.writePipeline });
+    }
+    for (const w of state.loadWarnings) {
+      this.events.emit("warning", { code: "state_unreadable", message: w });
+    }
+  }
+
+  /** The gate order of both pipelines. */
+  describe(): { push: string[]; write: string[] } {
+    return { push: this.pushPipeline.describe(), write: this.writePipeline.describe() };
+  }
+
+  /** What this service can do. */
+  capabilities(): { push: boolean; pull: boolean; locks: boolean; gates: string[]; endpoint: string } {
+    return {
+      push: true,
+      pull: true,
+      locks: this.lockBackend !== undefined,
+      gates: [...this.pushPipeline.names(), ...this.writePipeline.names()],
+      endpoint: this.store.endpoint,
+    };
+  }
+
+  /**
+   * Marks one path dirty, or (without `relPath`) everything: the next push
+   * walks the cache and uploads only files whose content changed. Durable on
+   * return.
+   */
+  async markDirty(options: { relPath?: string; signal?: AbortSignal } = {}): Promise<void> {
+    if (options.signal?.aborted) throw new AbortedError("markDirty");
+    if (options.relPath !== undefined) assertSafeRelPath(options.relPath);
+    await this.state.markDirty(options.relPath);
+  }
+
+  /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */
+  pushChanged(options: PushOptions = {}): Promise<PushResult> {
+    return this.#serial(() => this.#push(options));
+  }
+
+  /** Pulls what changed remotely (or only under `prefixes`). */
+  pullChanged(options: { signal?: AbortSignal; prefixes?: readonly string[] } = {}): Promise<PullResult> {
+    return this.#serial(() => this.#pull(options.signal, options.prefixes));
+  }
+
+  /** The dirty paths with their class and the gates that will handle each (nothing is written). */
+  async status(): Promise<StatusEntry[]> {
+    const ctxRef: { plan?: PlanEntry[] } = {};
+    await this.#push({ dryRun: true }, ctxRef);
+    return (ctxRef.plan ?? []).map((e) => ({
+      path: e.path,
+      action: e.action,
+      class: e.class,
+      handledBy: [...e.handledBy],
+      reason: e.reason,
+    }));
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #pull(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
+    return await pull({
+      store: this.store,
+      cache: this.cache,
+      state: this.state,
+      config: this.config,
+      events: this.events,
+      signal: signal ?? new AbortController().signal,
+      isInternal: (p) => p.startsWith(`${STATE_DIR}/`),
+    }, prefixes);
+  }
+
+  async #push(options: PushOptions, out?: { plan?: PlanEntry[] }): Promise<PushResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    if (signal.aborted) throw new AbortedError("The push");
+    const result = emptyPushResult();
+    const snapshot = this.state.snapshot();
+    const walk = this.state.bulkPending();
+    const plan = await buildPlan(this.cache, this.state, [...snapshot.paths.keys()], walk, (path, reason) =>
+      this.events.emit("warning", { code: "path_skipped", message: `Skipped ${path}: ${reason}.`, path }));
+    if (out) out.plan = plan;
+    if (plan.length === 0) {
+      if (walk && !options.dryRun) await this.state.commit([], snapshot, true);
+      return result;
+    }
+    const writeRun = this.writePipeline.build(terminalWrite);
+    const committed = { done: false };
+    const ctx: PushContext = {
+      id: randomId(8),
+      kind: walk ? "walk" : "paths",
+      dryRun: options.dryRun ?? false,
+      store: this.store,
+      cache: this.cache,
+      state: this.state,
+      plan,
+      locks: options.locks ?? [],
+      written: options.written ?? [],
+      preexisting: options.preexisting ?? new Set(),
+      models: options.models ?? [],
+      identity: this.identity,
+      clock: this.clock,
+      events: this.events,
+      signal,
+      config: this.config,
+      beforeCommit: [],
+      uploaded: [],
+      refresh: async (prefixes) => {
+        await this.#pull(signal, prefixes);
+      },
+      note: (gate, message, entry) => {
+        if (entry && !entry.handledBy.includes(gate)) entry.handledBy.push(gate);
+        if (!options.dryRun) this.events.emit("gate", { gate, message, path: entry?.path });
+      },
+      writePipeline: this.writePipeline,
+    };
+    rememberSnapshot(ctx, snapshot);
+    const run = this.pushPipeline.build(
+      pushTerminal({ cache: this.cache, state: this.state, result, runWrite: writeRun, committed }),
+    );
+    try {
+      await run(ctx);
+    } catch (e) {
+      if (e instanceof SluiceError) throw e;
+      throw new SluiceError(
+        "push_failed",
+        `The push failed: ${(e as Error)?.message ?? String(e)}. Files not pushed stay dirty; run the push again.`,
+        { cause: e },
+      );
+    }
+    return result;
+  }
+}
+
+/** Opens the cache's state and creates a {@link SyncService}. */
+export async function createSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  await Deno.mkdir(options.cacheDir, { recursive: true });
+  const state = await SyncState.open(options.cacheDir);
+  return new SyncService(options, state);
+}

@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { createSyncService, type SyncServiceOptions } from "./service.ts";
+import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { UnsafePathError } from "./errors.ts";
+import { INDEX_KEY } from "./remote_index.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+async function clone(store: InMemoryStore, name: string, extra: Partial<SyncServiceOptions> = {}) {
+  const cacheDir = await Deno.makeTempDir({ prefix: `sluice-${name}-` });
+  return await createSyncService({
+    cacheDir,
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+    ...extra,
+  });
+}
+
+async function write(dir: string, path: string, text: string) {
+  const file = `${dir}/${path}`;
+  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(file, text);
+}
+
+Deno.test("push then pull carries a file from one clone to another", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "outputs/o.txt", "hello");
+  await a.markDirty({ relPath: "outputs/o.txt" });
+  const pushed = await a.pushChanged();
+  assert.deepEqual(pushed.uploaded, ["outputs/o.txt"]);
+  assert.equal(store.peekText("outputs/o.txt"), "hello");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.fetched, ["outputs/o.txt"]);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/outputs/o.txt`), "hello");
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
+
+Deno.test("zero-diff push costs no request and zero-diff pull one", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "x.txt", "x");
+  await a.markDirty({ relPath: "x.txt" });
+  await a.pushChanged();
+  await a.pullChanged();
+  store.resetLog();
+  await a.pushChanged();
+  assert.equal(store.count(), 0);
+  await a.pullChanged();
+  assert.equal(store.count(), 1);
+});
+
+Deno.test("a bulk markDirty walks and uploads only changed files", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  for (let i = 0; i < 5; i++) await write(a.cacheDir, `f/${i}.txt`, `v${i}`);
+  await a.markDirty();
+  assert.equal((await a.pushChanged()).uploaded.length, 5);
+  await write(a.cacheDir, "f/2.txt", "changed");
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["f/2.txt"]);
+  assert.equal(a.state.bulkPending(), false);
+});
+
+Deno.test("a dirty mark survives a crash between write and push", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "outputs/o.txt", "v1");
+  await a.markDirty({ relPath: "outputs/o.txt" });
+  // The process dies here: the service object is dropped without pushing.
+  const again = await createSyncService({ cacheDir: a.cacheDir, store, config: quick, clock: new FakeClock() });
+  assert.deepEqual(again.state.dirtyPaths(), ["outputs/o.txt"]);
+  await again.pushChanged();
+  assert.equal(store.peekText("outputs/o.txt"), "v1");
+});
+
+Deno.test("a failed push keeps the write dirty and a later push uploads it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "o.txt", "v1");
+  await a.markDirty({ relPath: "o.txt" });
+  store.unreachable = true;
+  await assert.rejects(a.pushChanged(), (e: Error & { code?: string }) => e.code === "unreachable");
+  assert.deepEqual(a.state.dirtyPaths(), ["o.txt"]);
+  store.heal();
+  await a.pushChanged();
+  assert.equal(store.peekText("o.txt"), "v1");
+});
+
+Deno.test("an unreadable dirty set means walk everything, never clean", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "o.txt", "v1");
+  await Deno.mkdir(`${a.cacheDir}/.sluice`, { recursive: true });
+  await Deno.writeTextFile(`${a.cacheDir}/.sluice/dirty.log`, "{not json\n");
+  const again = await createSyncService({ cacheDir: a.cacheDir, store, config: quick, clock: new FakeClock() });
+  assert.equal(again.state.bulkPending(), true);
+  await again.pushChanged();
+  assert.equal(store.peekText("o.txt"), "v1");
+});
+
+Deno.test("a deleted dirty path becomes a remote delete and peers drop it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "o.txt", "v1");
+  await a.markDirty({ relPath: "o.txt" });
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/o.txt`);
+  await a.markDirty({ relPath: "o.txt" });
+  assert.deepEqual((await a.pushChanged()).deleted, ["o.txt"]);
+  assert.equal(store.peek("o.txt"), undefined);
+  assert.deepEqual((await b.pullChanged()).removed, ["o.txt"]);
+});
+
+Deno.test("pull never overwrites a locally dirty file", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "o.txt", "from a");
+  await a.markDirty({ relPath: "o.txt" });
+  await a.pushChanged();
+  await write(b.cacheDir, "o.txt", "from b");
+  await b.markDirty({ relPath: "o.txt" });
+  const r = await b.pullChanged();
+  assert.deepEqual(r.conflicts, ["o.txt"]);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/o.txt`), "from b");
+});
+
+Deno.test("pull refuses unsafe remote keys and writes nothing", async () => {
+  const store = new InMemoryStore();
+  const b = await clone(store, "b");
+  store.seed("ok.txt", "fine");
+  store.seed(INDEX_KEY, JSON.stringify({
+    format: 1,
+    entries: { "../escape": { v: "v1", h: "x", s: 1 }, "ok.txt": { v: "v1", h: "x", s: 4 } },
+  }));
+  await assert.rejects(b.pullChanged(), UnsafePathError);
+  await assert.rejects(Deno.stat(`${b.cacheDir}/ok.txt`));
+});
+
+Deno.test("markDirty rejects unsafe paths", async () => {
+  const a = await clone(new InMemoryStore(), "a");
+  for (const p of ["../x", "/etc/passwd", "a\\b", "a\0b", "a//b"]) {
+    await assert.rejects(a.markDirty({ relPath: p }), UnsafePathError, p);
+  }
+});
+
+Deno.test("a corrupted download is refused and nothing is written", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "o.txt", "12345");
+  await a.markDirty({ relPath: "o.txt" });
+  await a.pushChanged();
+  store.seed("o.txt", "123"); // truncated behind the index's back
+  await assert.rejects(b.pullChanged(), (e: Error & { code?: string }) => e.code === "corrupt_download");
+  await assert.rejects(Deno.stat(`${b.cacheDir}/o.txt`));
+});
+
+Deno.test("progress events report files and bytes", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const seen: number[] = [];
+  a.events.on("progress", (p) => seen.push(p.filesDone));
+  for (let i = 0; i < 3; i++) {
+    await write(a.cacheDir, `f${i}`, "x");
+    await a.markDirty({ relPath: `f${i}` });
+  }
+  await a.pushChanged();
+  assert.deepEqual(seen, [1, 2, 3]);
+});
