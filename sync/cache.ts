@@ -74,11 +74,12 @@ export async function* walkFiles(
   dir = "",
   onSkip?: (path: string, reason: string) => void,
 ): AsyncGenerator<WalkedFile> {
+  // Synchronous directory reads and lstat calls: a walk of 100 000 files is
+  // dominated by per-call overhead, and the sync calls are several times cheaper.
   const base = dir ? abs(root, dir) : root;
   let entries: Deno.DirEntry[];
   try {
-    entries = [];
-    for await (const e of Deno.readDir(base)) entries.push(e);
+    entries = [...Deno.readDirSync(base)];
   } catch (e) {
     if (isNotFound(e)) return;
     throw e;
@@ -94,7 +95,7 @@ export async function* walkFiles(
     if (e.isDirectory) {
       yield* walkFiles(root, rel, onSkip);
     } else if (e.isFile) {
-      const st = await Deno.lstat(abs(root, rel));
+      const st = Deno.lstatSync(abs(root, rel));
       yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
     }
   }
@@ -113,30 +114,38 @@ export async function* walkFiles(
 export class LocalCache implements CacheAccess {
   readonly dir: string;
   readonly #clockNow: () => number;
+  readonly #checked = new Set<string>();
 
   constructor(dir: string, now: () => number = Date.now) {
     this.dir = dir.replace(/\/+$/, "");
     this.#clockNow = now;
   }
 
+  /** Forgets which directories were checked (call when the cache may have changed underneath). */
+  resetChecks(): void {
+    this.#checked.clear();
+  }
+
   /** Absolute path of a cache-relative path, refusing unsafe paths and symlinks on the way. */
-  async resolve(path: string): Promise<string> {
+  resolve(path: string): Promise<string> {
     assertSafeRelPath(path);
     const parts = path.split("/");
-    let cur = this.dir;
+    let rel = "";
     for (let i = 0; i < parts.length - 1; i++) {
-      cur = `${cur}/${parts[i]}`;
+      rel = rel ? `${rel}/${parts[i]}` : parts[i];
+      if (this.#checked.has(rel)) continue;
       try {
-        const st = await Deno.lstat(cur);
+        const st = Deno.lstatSync(abs(this.dir, rel));
         if (st.isSymlink) {
-          throw new UnsafePathError(path, `${parts.slice(0, i + 1).join("/")} is a symbolic link`);
+          return Promise.reject(new UnsafePathError(path, `${rel} is a symbolic link`));
         }
+        this.#checked.add(rel);
       } catch (e) {
         if (isNotFound(e)) break;
-        throw e;
+        return Promise.reject(e);
       }
     }
-    return abs(this.dir, path);
+    return Promise.resolve(abs(this.dir, path));
   }
 
   async read(path: string): Promise<Uint8Array | null> {

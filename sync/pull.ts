@@ -44,13 +44,20 @@ export interface PullDeps {
 }
 
 function under(path: string, prefixes: readonly string[] | undefined): boolean {
-  return !prefixes || prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
+  return !prefixes ||
+    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
 }
 
 /** Pulls everything (or only `prefixes`). */
 export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
   const { store, cache, state, config, events, signal } = deps;
-  const result: PullResult = { fetched: [], removed: [], conflicts: [], unchanged: false, bytes: 0 };
+  const result: PullResult = {
+    fetched: [],
+    removed: [],
+    conflicts: [],
+    unchanged: false,
+    bytes: 0,
+  };
   const head = await withRetry(() => store.head(INDEX_KEY, { signal }), config.retry, signal);
   if (!prefixes && head && head.version === state.indexVersion) {
     result.unchanged = true;
@@ -84,7 +91,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       result.conflicts.push(path);
       events.emit("warning", {
         code: "pull_conflict",
-        message: `${path} changed remotely and is also changed locally; the local copy was kept and not overwritten. Push it (a config file is checked against the remote first) or discard the local change and pull again.`,
+        message:
+          `${path} changed remotely and is also changed locally; the local copy was kept and not overwritten. Push it (a config file is checked against the remote first) or discard the local change and pull again.`,
         path,
       });
       continue;
@@ -111,7 +119,12 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
     await cache.write(path, got.body);
     const st = await cache.stat(path);
-    state.setSynced(path, { hash, version: got.version, size: got.body.length, mtimeMs: st?.mtimeMs });
+    state.setSynced(path, {
+      hash,
+      version: got.version,
+      size: got.body.length,
+      mtimeMs: st?.mtimeMs,
+    });
     result.fetched.push(path);
     result.bytes += got.body.length;
     done++;

@@ -7,7 +7,12 @@
  * @module
  */
 import pMap from "p-map";
-import { NotFoundError, PreconditionFailedError, SluiceError, VersionConflictError } from "./errors.ts";
+import {
+  NotFoundError,
+  PreconditionFailedError,
+  SluiceError,
+  VersionConflictError,
+} from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { isSafeRelPath } from "./paths.ts";
 import { PutModes } from "./ports.ts";
@@ -163,7 +168,12 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           info,
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
         });
-        state.setSynced(entry.path, { hash, version: info.version, size: body.length, mtimeMs: st.mtimeMs });
+        state.setSynced(entry.path, {
+          hash,
+          version: info.version,
+          size: body.length,
+          mtimeMs: st.mtimeMs,
+        });
         indexSet[entry.path] = { v: info.version, h: hash, s: body.length };
         handled.push(entry.path);
         if (wctx.outcome === "identical") result.identical.push(entry.path);
@@ -186,7 +196,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       for (const entry of deletes) {
         try {
           await withRetry(
-            () => ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
+            () =>
+              ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
             ctx.config.retry,
             ctx.signal,
           );
@@ -198,7 +209,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           }
           ctx.events.emit("warning", {
             code: "delete_skipped",
-            message: `Did not delete ${entry.path} remotely: a peer changed it since this cache last synced it. The peer's copy was kept.`,
+            message:
+              `Did not delete ${entry.path} remotely: a peer changed it since this cache last synced it. The peer's copy was kept.`,
             path: entry.path,
           });
         }
@@ -211,7 +223,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     }
     for (const e of ctx.plan) {
       if (e.action === "skip") {
-        result.skipped.push({ path: e.path, reason: e.reason ?? "skipped", keepDirty: !!e.keepDirty });
+        result.skipped.push({
+          path: e.path,
+          reason: e.reason ?? "skipped",
+          keepDirty: !!e.keepDirty,
+        });
         if (!e.keepDirty) handled.push(e.path);
       }
     }
@@ -255,6 +271,9 @@ function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: n
     }).${
       heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
     } Every file that failed stays dirty in the cache; run the push again.`,
-    { cause: first, retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable) },
+    {
+      cause: first,
+      retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),
+    },
   );
 }

@@ -11,7 +11,7 @@
 import { AbortedError, SluiceError } from "./errors.ts";
 import { randomId } from "./hash.ts";
 import { assertSafeRelPath } from "./paths.ts";
-import { systemClock, processIdentity } from "./clock.ts";
+import { processIdentity, systemClock } from "./clock.ts";
 import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "./ports.ts";
 import { DEFAULT_RETRY } from "./retry.ts";
 import { LocalCache, STATE_DIR } from "./cache.ts";
@@ -29,8 +29,8 @@ import { SyncState } from "./state.ts";
 import {
   buildPlan,
   emptyPushResult,
-  pushTerminal,
   type PushResult,
+  pushTerminal,
   rememberSnapshot,
   terminalWrite,
 } from "./push.ts";
@@ -154,7 +154,13 @@ export class SyncService {
   }
 
   /** What this service can do. */
-  capabilities(): { push: boolean; pull: boolean; locks: boolean; gates: string[]; endpoint: string } {
+  capabilities(): {
+    push: boolean;
+    pull: boolean;
+    locks: boolean;
+    gates: string[];
+    endpoint: string;
+  } {
     return {
       push: true,
       pull: true,
@@ -165,12 +171,19 @@ export class SyncService {
   }
 
   /**
-   * Marks one path dirty, or (without `relPath`) everything: the next push
+   * Marks one path (`relPath`) or several (`relPaths`, one durable append) dirty, or (with neither) everything: the next push
    * walks the cache and uploads only files whose content changed. Durable on
    * return.
    */
-  async markDirty(options: { relPath?: string; signal?: AbortSignal } = {}): Promise<void> {
+  async markDirty(
+    options: { relPath?: string; relPaths?: readonly string[]; signal?: AbortSignal } = {},
+  ): Promise<void> {
     if (options.signal?.aborted) throw new AbortedError("markDirty");
+    if (options.relPaths !== undefined) {
+      for (const p of options.relPaths) assertSafeRelPath(p);
+      await this.state.markDirtyMany(options.relPaths);
+      if (options.relPath === undefined) return;
+    }
     if (options.relPath !== undefined) assertSafeRelPath(options.relPath);
     await this.state.markDirty(options.relPath);
   }
@@ -181,7 +194,9 @@ export class SyncService {
   }
 
   /** Pulls what changed remotely (or only under `prefixes`). */
-  pullChanged(options: { signal?: AbortSignal; prefixes?: readonly string[] } = {}): Promise<PullResult> {
+  pullChanged(
+    options: { signal?: AbortSignal; prefixes?: readonly string[] } = {},
+  ): Promise<PullResult> {
     return this.#serial(() => this.#pull(options.signal, options.prefixes));
   }
 
@@ -220,10 +235,21 @@ export class SyncService {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new AbortedError("The push");
     const result = emptyPushResult();
+    this.cache.resetChecks();
     const snapshot = this.state.snapshot();
     const walk = this.state.bulkPending();
-    const plan = await buildPlan(this.cache, this.state, [...snapshot.paths.keys()], walk, (path, reason) =>
-      this.events.emit("warning", { code: "path_skipped", message: `Skipped ${path}: ${reason}.`, path }));
+    const plan = await buildPlan(
+      this.cache,
+      this.state,
+      [...snapshot.paths.keys()],
+      walk,
+      (path, reason) =>
+        this.events.emit("warning", {
+          code: "path_skipped",
+          message: `Skipped ${path}: ${reason}.`,
+          path,
+        }),
+    );
     if (out) out.plan = plan;
     if (plan.length === 0) {
       if (walk && !options.dryRun) await this.state.commit([], snapshot, true);
@@ -269,7 +295,9 @@ export class SyncService {
       if (e instanceof SluiceError) throw e;
       throw new SluiceError(
         "push_failed",
-        `The push failed: ${(e as Error)?.message ?? String(e)}. Files not pushed stay dirty; run the push again.`,
+        `The push failed: ${
+          (e as Error)?.message ?? String(e)
+        }. Files not pushed stay dirty; run the push again.`,
         { cause: e },
       );
     }

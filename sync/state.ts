@@ -90,6 +90,13 @@ export class SyncState implements StateAccess {
     }
   }
 
+  /** Marks many paths dirty with one durable append. */
+  async markDirtyMany(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await this.#append(paths.map((p) => `${JSON.stringify(p)}\n`).join(""));
+    for (const p of paths) this.#dirty.set(p, ++this.#seq);
+  }
+
   async clean(paths: readonly string[]): Promise<void> {
     for (const p of paths) {
       if (p.endsWith("/")) {
@@ -158,7 +165,10 @@ export class SyncState implements StateAccess {
     for (const [p, e] of this.#manifest) {
       file.entries[p] = { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs };
     }
-    await atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(JSON.stringify(file)));
+    await atomicWrite(
+      `${this.#dir}/${MANIFEST_FILE}`,
+      new TextEncoder().encode(JSON.stringify(file)),
+    );
   }
 
   async #append(text: string): Promise<void> {
@@ -177,7 +187,10 @@ export class SyncState implements StateAccess {
   }
 
   async #compact(): Promise<void> {
-    const lines = [...(this.#bulk ? [BULK] : []), ...[...this.#dirty.keys()].map((p) => JSON.stringify(p))];
+    const lines = [
+      ...(this.#bulk ? [BULK] : []),
+      ...[...this.#dirty.keys()].map((p) => JSON.stringify(p)),
+    ];
     await atomicWrite(
       `${this.#dir}/${DIRTY_FILE}`,
       new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")),
@@ -191,7 +204,9 @@ export class SyncState implements StateAccess {
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) {
         this.#bulk = true;
-        this.loadWarnings.push(`dirty set unreadable (${(e as Error).message}): walking everything`);
+        this.loadWarnings.push(
+          `dirty set unreadable (${(e as Error).message}): walking everything`,
+        );
       }
     }
     if (text !== null) {
@@ -230,7 +245,9 @@ export class SyncState implements StateAccess {
       this.#manifest.clear();
       this.indexVersion = undefined;
       this.#bulk = true;
-      this.loadWarnings.push(`synced manifest unreadable (${(e as Error).message}): walking everything`);
+      this.loadWarnings.push(
+        `synced manifest unreadable (${(e as Error).message}): walking everything`,
+      );
     }
   }
 }

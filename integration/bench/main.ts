@@ -1,0 +1,171 @@
+/**
+ * `deno task bench`: prints JSON figures. Speed and memory goals are checked
+ * here, never by timed assertions in tests.
+ *
+ *   deno task bench [--files 10000] [--walk 100000] [--only core|walk]
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { createSluice } from "../../sluice.ts";
+import { FsStore } from "../../packages/fs/mod.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { type ObjectStore, PutModes } from "../../sync/ports.ts";
+
+const args = new Map<string, string>();
+for (let i = 0; i < Deno.args.length; i += 2) {
+  args.set(Deno.args[i].replace(/^--/, ""), Deno.args[i + 1]);
+}
+const FILES = Number(args.get("files") ?? 10_000);
+const WALK = Number(args.get("walk") ?? 100_000);
+const ONLY = args.get("only");
+const CONCURRENCY = 8;
+const identity = { holder: "bench@host", hostname: "host", pid: 1 };
+
+function countingStore<T extends ObjectStore>(
+  store: T,
+): { store: T; counts: Record<string, number> } {
+  const counts: Record<string, number> = { get: 0, head: 0, put: 0, delete: 0, list: 0 };
+  const wrapped = new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v === "function" && prop in counts) {
+        return (...a: unknown[]) => {
+          counts[prop as string]++;
+          return v.apply(target, a);
+        };
+      }
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { store: wrapped, counts };
+}
+
+function total(c: Record<string, number>): number {
+  return Object.values(c).reduce((a, b) => a + b, 0);
+}
+
+function reset(c: Record<string, number>) {
+  for (const k of Object.keys(c)) c[k] = 0;
+}
+
+async function writeFiles(dir: string, n: number, size: number, prefix = "outputs") {
+  const body = new Uint8Array(size).fill(97);
+  for (let i = 0; i < n; i++) {
+    const d = `${dir}/${prefix}/${Math.floor(i / 1000)}`;
+    if (i % 1000 === 0) await Deno.mkdir(d, { recursive: true });
+    body[0] = i % 256;
+    await Deno.writeFile(`${d}/f${i}.bin`, body);
+  }
+}
+
+async function median(runs: number, fn: () => Promise<number>): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) xs.push(await fn());
+  xs.sort((a, b) => a - b);
+  return xs[Math.floor(xs.length / 2)];
+}
+
+async function corePush(kind: "memory" | "fs") {
+  const makeStore = async (): Promise<ObjectStore> =>
+    kind === "memory" ? new InMemoryStore() : new FsStore({ root: await Deno.makeTempDir() });
+  const src = await Deno.makeTempDir({ prefix: "sluice-bench-" });
+  await writeFiles(src, FILES, 1024);
+  const paths: string[] = [];
+  for (let i = 0; i < FILES; i++) paths.push(`outputs/${Math.floor(i / 1000)}/f${i}.bin`);
+  let requestsPerPush = 0;
+  const pipelineMs = await median(3, async () => {
+    const { store, counts } = countingStore(await makeStore());
+    const svc = await createSluice({
+      cacheDir: await copyDir(src),
+      store,
+      identity,
+      config: { concurrency: CONCURRENCY },
+    });
+    await svc.markDirty({ relPaths: paths });
+    const t = performance.now();
+    await svc.pushChanged();
+    const ms = performance.now() - t;
+    requestsPerPush = total(counts);
+    return ms;
+  });
+  const bareMs = await median(3, async () => {
+    const store = await makeStore();
+    const t = performance.now();
+    await pMap(paths, async (p) => {
+      const body = await Deno.readFile(`${src}/${p}`);
+      await store.put(p, body, PutModes.overwrite);
+    }, { concurrency: CONCURRENCY });
+    return performance.now() - t;
+  });
+  // Zero-diff push and pull on a synced clone.
+  const { store, counts } = countingStore(await makeStore());
+  const svc = await createSluice({ cacheDir: await copyDir(src), store, identity });
+  await svc.markDirty();
+  await svc.pushChanged();
+  await svc.pullChanged();
+  reset(counts);
+  await svc.pushChanged();
+  const zeroPush = total(counts);
+  reset(counts);
+  await svc.pullChanged();
+  const zeroPull = total(counts);
+  return {
+    store: kind,
+    files: FILES,
+    fileBytes: 1024,
+    concurrency: CONCURRENCY,
+    pipelineMs: Math.round(pipelineMs),
+    bareLoopMs: Math.round(bareMs),
+    ratio: Number((pipelineMs / bareMs).toFixed(3)),
+    requestsPerPush,
+    zeroDiffPushRequests: zeroPush,
+    zeroDiffPullRequests: zeroPull,
+  };
+}
+
+async function copyDir(src: string): Promise<string> {
+  const dst = await Deno.makeTempDir({ prefix: "sluice-bench-clone-" });
+  const cmd = new Deno.Command("cp", { args: ["-a", `${src}/.`, dst] });
+  const { success } = await cmd.output();
+  if (!success) throw new Error("cp failed");
+  return dst;
+}
+
+async function walk() {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-bench-walk-" });
+  await writeFiles(dir, WALK, 64);
+  const store = new InMemoryStore();
+  const svc = await createSluice({ cacheDir: dir, store, identity, config: { concurrency: 16 } });
+  await svc.markDirty();
+  await svc.pushChanged();
+  let peak = Deno.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 20);
+  store.resetLog();
+  await svc.markDirty();
+  const t = performance.now();
+  const r = await svc.pushChanged();
+  const ms = performance.now() - t;
+  clearInterval(timer);
+  peak = Math.max(peak, Deno.memoryUsage().rss);
+  return {
+    files: WALK,
+    walkMs: Math.round(ms),
+    peakRssMB: Math.round(peak / 1e6),
+    uploads: r.uploaded.length,
+    requests: store.count(),
+  };
+}
+
+const out: Record<string, unknown> = {};
+if (!ONLY || ONLY === "core") {
+  out.pushMemory = await corePush("memory");
+  out.pushFs = await corePush("fs");
+}
+if (!ONLY || ONLY === "walk") out.bulkWalk = await walk();
+out.goals = {
+  pipelineVsBareLoop: "ratio <= 1.05",
+  zeroDiff: "<= 1 request each",
+  walk: "<= 3000 ms and <= 300 MB, 0 uploads",
+};
+console.log(JSON.stringify(out, null, 2));

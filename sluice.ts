@@ -1,0 +1,76 @@
+/**
+ * The composition root: assembles the default gate pipelines and creates a
+ * sync service with them. `sync/` knows no gate; this file is the one place
+ * that knows them all (as the AWS SDK's client adds its middlewares to a
+ * stack that knows none of them).
+ *
+ * @module
+ */
+import { Pipeline } from "./sync/pipeline.ts";
+import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
+import { createSyncService, type SyncService, type SyncServiceOptions } from "./sync/service.ts";
+import { PATH_CLASSIFIER, pathClassifier } from "./middleware/path_classifier.ts";
+
+/** The default gates, by name, in pipeline order. */
+export const DEFAULT_GATES = {
+  push: [PATH_CLASSIFIER],
+  write: [] as string[],
+} as const;
+
+/** Options of {@link defaultPipelines}. */
+export interface DefaultPipelineOptions {
+  /** Gate names to leave out (for replays with a gate off; never in production). */
+  readonly disable?: readonly string[];
+}
+
+/**
+ * The default push and per-write pipelines.
+ *
+ * @example
+ * ```ts
+ * import { defaultPipelines } from "./sluice.ts";
+ * const { push, write } = defaultPipelines();
+ * console.log(push.describe(), write.describe());
+ * ```
+ */
+export function defaultPipelines(
+  options: DefaultPipelineOptions = {},
+): { push: Pipeline<PushContext>; write: Pipeline<WriteContext> } {
+  const off = new Set(options.disable ?? []);
+  const push = new Pipeline<PushContext>(PUSH_PHASES);
+  const write = new Pipeline<WriteContext>(WRITE_PHASES);
+  const addPush = (name: string, phase: string, description: string, mw: PushMiddleware) => {
+    if (!off.has(name)) push.add({ name, phase, description, middleware: mw });
+  };
+  addPush(
+    PATH_CLASSIFIER,
+    "classify",
+    "every path gets exactly one class",
+    pathClassifier(),
+  );
+  return { push, write };
+}
+
+type PushMiddleware = Parameters<Pipeline<PushContext>["add"]>[0]["middleware"];
+
+/** Options of {@link createSluice}: the sync service options plus gate selection. */
+export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"> {
+  /** Gate names to leave out (replays only). */
+  readonly disable?: readonly string[];
+}
+
+/**
+ * A sync service with the default gates.
+ *
+ * @example
+ * ```ts
+ * import { createSluice } from "./sluice.ts";
+ * import { InMemoryStore } from "./packages/testing/mod.ts";
+ * const svc = await createSluice({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * console.log(svc.describe());
+ * ```
+ */
+export async function createSluice(options: SluiceOptions): Promise<SyncService> {
+  const { push, write } = defaultPipelines({ disable: options.disable });
+  return await createSyncService({ ...options, push, write });
+}
