@@ -83,7 +83,7 @@ export function decodeLockInfo(key: string, body: Uint8Array): LockInfo {
  * @example
  * ```ts
  * import { describeHolder } from "./lock_body.ts";
- * describeHolder({ holder: "a@h", hostname: "h", pid: 1, acquiredAt: "", ttlMs: 1, nonce: "n" });
+ * describeHolder({ holder: "a@h", pid: 1 }); // "a@h (pid 1)"
  * ```
  */
 export function describeHolder(info: Pick<LockInfo, "holder" | "pid">): string {

@@ -135,8 +135,11 @@ export class LockBackendRegistry {
 }
 
 /** The `store` factory: the lock engine over the datastore's own store, timings from config. */
-export const storeLockFactory: LockBackendFactory = ({ store, clock, config, events }) =>
-  storeLockBackend(store, { clock, events, defaults: lockTimingsFromConfig(config) });
+export function storeLockFactory(
+  { store, clock, config, events }: LockBackendContext,
+): LockBackend {
+  return storeLockBackend(store, { clock, events, defaults: lockTimingsFromConfig(config) });
+}
 
 /** The process-wide registry, pre-populated with `store`. Tests make their own instead. */
 export const defaultLockRegistry: LockBackendRegistry = new LockBackendRegistry().register(

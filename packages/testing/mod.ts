@@ -10,3 +10,4 @@ export * from "./fake_clock.ts";
 export * from "./wait_for.ts";
 export * from "./store_contract.ts";
 export * from "./mock_context.ts";
+export * from "./lock_conformance.ts";

@@ -1,0 +1,34 @@
+import { StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
+import { FakeClock } from "./fake_clock.ts";
+import { InMemoryStore } from "./in_memory_store.ts";
+import { lockConformance } from "./lock_conformance.ts";
+
+lockConformance("InMemoryStore engine lock", () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  return Promise.resolve({
+    backend: storeLockBackend(store, { clock }),
+    clock,
+    fake: true,
+    store,
+    breakReads: () => void (store.unreachable = true),
+    healReads: () => void (store.unreachable = false),
+  });
+});
+
+lockConformance("InMemoryStore engine lock, 30 s TTL", () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  return Promise.resolve({
+    backend: storeLockBackend(store, { clock, random: () => 0.999 }),
+    clock,
+    fake: true,
+    store,
+    crash: (lock) => {
+      if (!(lock instanceof StoreLock)) throw new Error("expected an engine lock");
+      lock.abandon();
+    },
+    breakReads: () => store.failNext("get", 1),
+    healReads: () => store.heal(),
+  });
+}, { ttlMs: 30_000 });
