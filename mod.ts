@@ -1,0 +1,28 @@
+/**
+ * Sluice: safe many-writer sync of a local cache to S3, GCS or a local
+ * directory. This module only re-exports.
+ *
+ * @example
+ * ```ts
+ * import { createSluice } from "./mod.ts";
+ * import { InMemoryStore } from "./packages/testing/mod.ts";
+ * const svc = await createSluice({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * console.log(svc.describe().push);
+ * ```
+ *
+ * @module
+ */
+export * from "./sluice.ts";
+export * from "./sync/ports.ts";
+export * from "./sync/errors.ts";
+export * from "./sync/context.ts";
+export * from "./sync/events.ts";
+export * from "./sync/pipeline.ts";
+export * from "./sync/service.ts";
+export * from "./sync/model_locks.ts";
+export * from "./sync/lock_engine.ts";
+export * from "./sync/lock_registry.ts";
+export { systemClock, processIdentity } from "./sync/clock.ts";
+export type { PushResult } from "./sync/push.ts";
+export type { PullResult } from "./sync/pull.ts";
+export * from "./middleware/path_classifier.ts";
