@@ -23,7 +23,10 @@ Deno.test("next() called twice rejects naming the middleware", async () => {
     await next();
     await next();
   }], ["twice"]);
-  await assert.rejects(run({ log: [] }), (e) => e instanceof SluiceError && /twice/.test(e.message));
+  await assert.rejects(
+    run({ log: [] }),
+    (e) => e instanceof SluiceError && /twice/.test(e.message),
+  );
 });
 
 Deno.test("entries order by phase, then insertion, then before/after", () => {
@@ -40,7 +43,10 @@ Deno.test("entries order by phase, then insertion, then before/after", () => {
 Deno.test("override replaces by name; add refuses duplicates; unknown phase and anchor fail", async () => {
   const p = new Pipeline<Ctx>(["one"]);
   p.add({ name: "a", phase: "one", middleware: mw("a") });
-  assert.throws(() => p.add({ name: "a", phase: "one", middleware: mw("a") }), /already registered/);
+  assert.throws(
+    () => p.add({ name: "a", phase: "one", middleware: mw("a") }),
+    /already registered/,
+  );
   p.override("a", mw("A"));
   const ctx: Ctx = { log: [] };
   await p.build(() => Promise.resolve())(ctx);
@@ -54,7 +60,14 @@ Deno.test("override replaces by name; add refuses duplicates; unknown phase and 
 
 Deno.test("a middleware that skips next() stops the pipeline", async () => {
   const p = new Pipeline<Ctx>(["one"]);
-  p.add({ name: "stop", phase: "one", middleware: async (c) => void c.log.push("stop") });
+  p.add({
+    name: "stop",
+    phase: "one",
+    middleware: (c) => {
+      c.log.push("stop");
+      return Promise.resolve();
+    },
+  });
   p.add({ name: "never", phase: "one", middleware: mw("never") });
   const ctx: Ctx = { log: [] };
   await p.build(() => Promise.reject(new Error("terminal ran")))(ctx);

@@ -4,7 +4,6 @@ import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
 import { UnsafePathError } from "./errors.ts";
 import { INDEX_KEY } from "./remote_index.ts";
 
-const enc = (s: string) => new TextEncoder().encode(s);
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
 async function clone(store: InMemoryStore, name: string, extra: Partial<SyncServiceOptions> = {}) {
@@ -73,7 +72,12 @@ Deno.test("a dirty mark survives a crash between write and push", async () => {
   await write(a.cacheDir, "outputs/o.txt", "v1");
   await a.markDirty({ relPath: "outputs/o.txt" });
   // The process dies here: the service object is dropped without pushing.
-  const again = await createSyncService({ cacheDir: a.cacheDir, store, config: quick, clock: new FakeClock() });
+  const again = await createSyncService({
+    cacheDir: a.cacheDir,
+    store,
+    config: quick,
+    clock: new FakeClock(),
+  });
   assert.deepEqual(again.state.dirtyPaths(), ["outputs/o.txt"]);
   await again.pushChanged();
   assert.equal(store.peekText("outputs/o.txt"), "v1");
@@ -98,7 +102,12 @@ Deno.test("an unreadable dirty set means walk everything, never clean", async ()
   await write(a.cacheDir, "o.txt", "v1");
   await Deno.mkdir(`${a.cacheDir}/.sluice`, { recursive: true });
   await Deno.writeTextFile(`${a.cacheDir}/.sluice/dirty.log`, "{not json\n");
-  const again = await createSyncService({ cacheDir: a.cacheDir, store, config: quick, clock: new FakeClock() });
+  const again = await createSyncService({
+    cacheDir: a.cacheDir,
+    store,
+    config: quick,
+    clock: new FakeClock(),
+  });
   assert.equal(again.state.bulkPending(), true);
   await again.pushChanged();
   assert.equal(store.peekText("o.txt"), "v1");
@@ -137,10 +146,13 @@ Deno.test("pull refuses unsafe remote keys and writes nothing", async () => {
   const store = new InMemoryStore();
   const b = await clone(store, "b");
   store.seed("ok.txt", "fine");
-  store.seed(INDEX_KEY, JSON.stringify({
-    format: 1,
-    entries: { "../escape": { v: "v1", h: "x", s: 1 }, "ok.txt": { v: "v1", h: "x", s: 4 } },
-  }));
+  store.seed(
+    INDEX_KEY,
+    JSON.stringify({
+      format: 1,
+      entries: { "../escape": { v: "v1", h: "x", s: 1 }, "ok.txt": { v: "v1", h: "x", s: 4 } },
+    }),
+  );
   await assert.rejects(b.pullChanged(), UnsafePathError);
   await assert.rejects(Deno.stat(`${b.cacheDir}/ok.txt`));
 });
@@ -160,7 +172,10 @@ Deno.test("a corrupted download is refused and nothing is written", async () => 
   await a.markDirty({ relPath: "o.txt" });
   await a.pushChanged();
   store.seed("o.txt", "123"); // truncated behind the index's back
-  await assert.rejects(b.pullChanged(), (e: Error & { code?: string }) => e.code === "corrupt_download");
+  await assert.rejects(
+    b.pullChanged(),
+    (e: Error & { code?: string }) => e.code === "corrupt_download",
+  );
   await assert.rejects(Deno.stat(`${b.cacheDir}/o.txt`));
 });
 

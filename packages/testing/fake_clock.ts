@@ -36,7 +36,7 @@ export class FakeClock implements Clock {
   #timers = new Map<number, Timer>();
 
   /** Starts at `start` ms since the epoch (default 2026-01-01T00:00:00Z). */
-  constructor(start = Date.UTC(2026, 0, 1)) {
+  constructor(start: number = Date.UTC(2026, 0, 1)) {
     this.#now = start;
   }
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { FakeClock, flushMicrotasks } from "./fake_clock.ts";
+import { type FakeClock, flushMicrotasks } from "./fake_clock.ts";
 
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {

@@ -1,0 +1,484 @@
+/**
+ * How answers of S3 and S3-compatible endpoints map to Sluice's typed errors.
+ *
+ * The functions here are pure: they look at an error thrown by
+ * `@aws-sdk/client-s3` (or by the transport below it) and decide what it
+ * means, so that they can be tested without a server. {@link S3Store} uses
+ * {@link classifyS3Error} after every attempt and {@link toSluiceError} once
+ * it stops retrying.
+ *
+ * @module
+ */
+import {
+  AbortedError,
+  AlreadyExistsError,
+  ConfigError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+  preview,
+  SluiceError,
+  UnreachableError,
+} from "../../sync/errors.ts";
+
+/** The store operation that failed, as named in messages. */
+export type S3Operation = "get" | "head" | "put" | "delete" | "list";
+
+/** What the failed request asked for; decides how a status is read. */
+export interface S3RequestContext {
+  /** The operation. */
+  readonly op: S3Operation;
+  /** Store-relative key (or list prefix). */
+  readonly key: string;
+  /**
+   * The condition the request carried: `create` (`If-None-Match: *`),
+   * `update` (`If-Match` on a put) or `delete` (`If-Match` on a delete).
+   */
+  readonly condition?: "create" | "update" | "delete";
+  /** The bucket, for messages about a missing bucket. */
+  readonly bucket?: string;
+}
+
+/**
+ * The meaning of one failed attempt.
+ *
+ * - `already_exists`: a create found the key (412 or 304).
+ * - `precondition_failed`: an update or conditional delete found another
+ *   version, or no object (412, 304, 404 on `If-Match`).
+ * - `not_found`: the key (or for `head`, the object) is absent.
+ * - `not_implemented`: the endpoint refuses the conditional header (501, or a
+ *   400 that names it).
+ * - `transient`: worth another attempt: transport errors, timeouts, 5xx, 429,
+ *   `SlowDown`, `RequestTimeout`, 409 `ConditionalRequestConflict`.
+ * - `aborted`: the caller cancelled.
+ * - `bucket_missing`, `access_denied`: configuration problems, never retried.
+ * - `failed`: anything else, never retried.
+ */
+export type S3FailureKind =
+  | "already_exists"
+  | "precondition_failed"
+  | "not_found"
+  | "not_implemented"
+  | "transient"
+  | "aborted"
+  | "bucket_missing"
+  | "access_denied"
+  | "failed";
+
+/** A classified failure with the facts needed for a safe message. */
+export interface S3Failure {
+  /** What it means; see {@link S3FailureKind}. */
+  readonly kind: S3FailureKind;
+  /** HTTP status, when there was a response. */
+  readonly status?: number;
+  /** The S3 error code (`PreconditionFailed`, `NoSuchKey`, …) or transport code (`ECONNRESET`). */
+  readonly code?: string;
+  /** The request id the endpoint gave (`x-amz-request-id` or the body's `RequestId`). */
+  readonly requestId?: string;
+  /**
+   * True when the request may have taken effect although it failed (the
+   * response was lost: transport error after sending, timeout, 5xx).
+   */
+  readonly ambiguous: boolean;
+  /** One line for messages: status, code, request id and a short body preview, redacted. */
+  readonly detail: string;
+}
+
+/** Transport error codes (Node and Deno) that mean "try again". */
+const TRANSIENT_NET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ESOCKETTIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  "EADDRNOTAVAIL",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_HTTP2_STREAM_ERROR",
+]);
+
+/** Transport error codes that are certain the request never reached the server. */
+const NOT_SENT_NET_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH"]);
+
+/** S3 error codes that mean "try again" whatever the status. */
+const TRANSIENT_S3_CODES = new Set([
+  "SlowDown",
+  "RequestTimeout",
+  "RequestTimeTooSkewed",
+  "InternalError",
+  "ServiceUnavailable",
+  "ConditionalRequestConflict",
+  "OperationAborted",
+  "XMinioServerNotInitialized",
+  "XMinioStorageFull",
+]);
+
+/** Error-body fields that may carry signatures or canonical requests: never shown. */
+const SECRET_FIELDS = new Set([
+  "StringToSign",
+  "StringToSignBytes",
+  "CanonicalRequest",
+  "CanonicalRequestBytes",
+  "SignatureProvided",
+  "AWSAccessKeyId",
+  "Authorization",
+]);
+
+/** Error-body fields worth a place in the preview, in this order. */
+const PREVIEW_FIELDS = [
+  "Condition",
+  "Header",
+  "ArgumentName",
+  "ArgumentValue",
+  "Key",
+  "BucketName",
+  "Resource",
+  "body",
+] as const;
+
+/** Thrown by the store's own per-attempt timer; recognised by {@link classifyS3Error}. */
+export class S3AttemptTimeout extends Error {
+  /** The per-attempt limit that passed. */
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = "S3AttemptTimeout";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * An S3 request failed in a way that is neither a failed condition, a missing
+ * object, a refusal of conditional writes nor an outage (for example a 400
+ * the store did not expect). Never retried.
+ */
+export class S3RequestError extends SluiceError {
+  /** The classified failure. */
+  readonly failure: S3Failure;
+  constructor(ctx: S3RequestContext, failure: S3Failure, options: { cause?: unknown } = {}) {
+    super(
+      "internal",
+      `The ${ctx.op} of ${ctx.key} was refused by the S3 endpoint (${failure.detail}). Nothing was changed by this request; check the endpoint's documentation for the error code, then run the command again.`,
+      options,
+    );
+    this.failure = failure;
+  }
+}
+
+/**
+ * Strips the quotes (and a weak `W/` prefix) from an ETag.
+ *
+ * @example
+ * ```ts
+ * import { normaliseEtag } from "./errors.ts";
+ * normaliseEtag('"9b2cf535f27731c974343645a3985328"'); // "9b2cf535f27731c974343645a3985328"
+ * ```
+ */
+export function normaliseEtag(etag: string | undefined): string {
+  if (!etag) return "";
+  let e = etag.trim();
+  if (e.startsWith("W/")) e = e.slice(2);
+  if (e.length >= 2 && e.startsWith('"') && e.endsWith('"')) e = e.slice(1, -1);
+  return e;
+}
+
+/**
+ * Removes anything that could be a credential or a signed URL from a string:
+ * query strings of URLs, `X-Amz-Signature`/`X-Amz-Credential`/security-token
+ * parameters, `Authorization` values, and the given literal secrets.
+ *
+ * @example
+ * ```ts
+ * import { redact } from "./errors.ts";
+ * redact("GET http://h/b/k?X-Amz-Signature=abc", ["AKIA1"]); // "GET http://h/b/k?…"
+ * ```
+ */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  let s = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) s = s.split(secret).join("‹redacted›");
+  }
+  s = s.replace(/(https?:\/\/[^\s?"'<>]*)\?[^\s"'<>]*/gi, "$1?…");
+  s = s.replace(
+    /(X-Amz-(?:Signature|Credential|Security-Token)|Signature|AWSAccessKeyId|x-amz-security-token)\s*[=:]\s*[^\s&"'<>,]+/gi,
+    "$1=‹redacted›",
+  );
+  s = s.replace(/(Authorization)\s*[:=]\s*[^\n]*/gi, "$1: ‹redacted›");
+  s = s.replace(/AWS4-HMAC-SHA256[^\n]*/g, "AWS4-HMAC-SHA256 ‹redacted›");
+  return s;
+}
+
+type Bag = Record<string, unknown>;
+
+function asBag(e: unknown): Bag {
+  return typeof e === "object" && e !== null ? e as Bag : {};
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v.length > 0 ? v : undefined;
+}
+
+function statusOf(e: Bag): number | undefined {
+  const meta = asBag(e.$metadata);
+  if (typeof meta.httpStatusCode === "number") return meta.httpStatusCode;
+  const resp = asBag(e.$response);
+  return typeof resp.statusCode === "number" ? resp.statusCode : undefined;
+}
+
+function requestIdOf(e: Bag): string | undefined {
+  const meta = asBag(e.$metadata);
+  return str(meta.requestId) ?? str(e.RequestId) ??
+    str(asBag(asBag(e.$response).headers)["x-amz-request-id"]);
+}
+
+function hostIdOf(e: Bag): string | undefined {
+  const meta = asBag(e.$metadata);
+  return str(meta.extendedRequestId) ?? str(e.HostId);
+}
+
+/** The S3 code of an SDK error, ignoring the SDK's placeholders for empty bodies. */
+function s3CodeOf(e: Bag): string | undefined {
+  const code = str(e.Code) ?? str(e.name);
+  if (!code || code === "Unknown" || code === "UnknownError" || code === "Error") return undefined;
+  return code;
+}
+
+/** A transport code found on the error or its causes. */
+function netCodeOf(e: unknown, depth = 0): string | undefined {
+  if (depth > 4) return undefined;
+  const b = asBag(e);
+  const code = str(b.code);
+  if (code && (TRANSIENT_NET_CODES.has(code) || code.startsWith("E") || code.startsWith("UND_"))) {
+    return code;
+  }
+  const msg = str(b.message) ?? "";
+  if (/socket hang up/i.test(msg)) return "ECONNRESET";
+  if (/connection (reset|refused|closed)|broken pipe|network|ECONN|EPIPE/i.test(msg)) {
+    const m = /\b(E[A-Z_]{3,})\b/.exec(msg);
+    return m ? m[1] : "ECONNRESET";
+  }
+  return b.cause !== undefined ? netCodeOf(b.cause, depth + 1) : undefined;
+}
+
+function mentionsConditionalHeader(e: Bag): boolean {
+  const hay = [e.Header, e.ArgumentName, e.ArgumentValue, e.message, e.Message, e.Code, e.body]
+    .map((v) => typeof v === "string" ? v.toLowerCase() : "")
+    .join(" ");
+  return hay.includes("if-none-match") || hay.includes("if-match") ||
+    hay.includes("ifnonematch") || hay.includes("ifmatch") || hay.includes("conditional");
+}
+
+/**
+ * One safe line describing an SDK or transport error: HTTP status, code,
+ * message, request and host ids, and a short preview of the response body
+ * fields. Signed URLs, signatures, canonical requests and the given secrets
+ * are removed.
+ *
+ * @example
+ * ```ts
+ * import { describeS3Error } from "./errors.ts";
+ * const e = Object.assign(new Error("At least one of the pre-conditions you specified did not hold"), {
+ *   name: "PreconditionFailed",
+ *   $metadata: { httpStatusCode: 412, requestId: "R1" },
+ * });
+ * describeS3Error(e); // "HTTP 412 PreconditionFailed: At least one of … (request id R1)"
+ * ```
+ */
+export function describeS3Error(err: unknown, secrets: readonly string[] = []): string {
+  if (err instanceof S3AttemptTimeout) return `timed out: ${err.message}`;
+  const e = asBag(err);
+  const parts: string[] = [];
+  const status = statusOf(e);
+  const code = s3CodeOf(e);
+  const net = status === undefined ? netCodeOf(err) : undefined;
+  if (status !== undefined) parts.push(`HTTP ${status}`);
+  if (code && code !== net) parts.push(code);
+  else if (net) parts.push(net);
+  let head = parts.join(" ");
+  const message = str(e.message) ?? str(e.Message);
+  if (message && message !== "UnknownError" && message !== code) {
+    head += `${head ? ": " : ""}${preview(message, 160)}`;
+  }
+  const extras: string[] = [];
+  for (const field of PREVIEW_FIELDS) {
+    const v = str(e[field]);
+    if (v) {
+      extras.push(
+        field === "body" ? `body ${JSON.stringify(preview(v, 120))}` : `${field} ${preview(v, 60)}`,
+      );
+    }
+  }
+  for (const [k, v] of Object.entries(e)) {
+    if (SECRET_FIELDS.has(k)) continue;
+    if (
+      /^[A-Z]/.test(k) && !["Code", "Message", "RequestId", "HostId"].includes(k) &&
+      !(PREVIEW_FIELDS as readonly string[]).includes(k) && typeof v === "string" &&
+      extras.length < 6
+    ) {
+      extras.push(`${k} ${preview(v, 60)}`);
+    }
+  }
+  const ids: string[] = [];
+  const rid = requestIdOf(e);
+  if (rid) ids.push(`request id ${rid}`);
+  const hid = hostIdOf(e);
+  if (hid) ids.push(`host id ${preview(hid, 40)}`);
+  let line = head || (err instanceof Error ? err.name : "unknown error");
+  if (extras.length) line += `; ${extras.join(", ")}`;
+  if (ids.length) line += ` (${ids.join(", ")})`;
+  return redact(line, secrets);
+}
+
+/**
+ * Decides what one failed attempt means. Pure: looks only at the error and
+ * at what the request asked for.
+ *
+ * @param err what `S3Client.send` (or the store's timer) threw
+ * @param ctx the request: operation, key and condition
+ * @param callerSignal the caller's signal; when it is aborted the failure is `aborted`
+ * @param secrets literal strings to remove from the detail (static credentials)
+ *
+ * @example
+ * ```ts
+ * import { classifyS3Error } from "./errors.ts";
+ * const e = Object.assign(new Error("UnknownError"), { name: "Unknown", $metadata: { httpStatusCode: 304 } });
+ * classifyS3Error(e, { op: "put", key: "k", condition: "create" }).kind; // "already_exists"
+ * ```
+ */
+export function classifyS3Error(
+  err: unknown,
+  ctx: S3RequestContext,
+  callerSignal?: AbortSignal,
+  secrets: readonly string[] = [],
+): S3Failure {
+  const e = asBag(err);
+  const status = statusOf(e);
+  const code = s3CodeOf(e) ?? (status === undefined ? netCodeOf(err) : undefined);
+  const requestId = requestIdOf(e);
+  const detail = describeS3Error(err, secrets);
+  const make = (kind: S3FailureKind, ambiguous = false): S3Failure => ({
+    kind,
+    status,
+    code,
+    requestId,
+    ambiguous,
+    detail,
+  });
+
+  if (callerSignal?.aborted) return make("aborted", true);
+  if (err instanceof S3AttemptTimeout) return make("transient", true);
+  if (err instanceof SluiceError) {
+    // Already mapped (for example by an injected client); keep its meaning.
+    return make(err.code === "unreachable" ? "transient" : "failed", err.code === "unreachable");
+  }
+
+  if (status === undefined) {
+    const name = str(e.name);
+    if (name === "AbortError" || name === "TimeoutError") return make("transient", true);
+    const net = netCodeOf(err);
+    if (net) return make("transient", !NOT_SENT_NET_CODES.has(net));
+    return make("failed");
+  }
+
+  const conditional = ctx.condition !== undefined;
+  if (conditional) {
+    if (status === 412 || status === 304 || code === "PreconditionFailed") {
+      return make(ctx.condition === "create" ? "already_exists" : "precondition_failed");
+    }
+    if (status === 409 && (code === undefined || code === "ConditionalRequestConflict")) {
+      return make("transient", false);
+    }
+    if (status === 501 || code === "NotImplemented") return make("not_implemented");
+    if (status === 400 && mentionsConditionalHeader(e)) return make("not_implemented");
+    if (
+      status === 404 && code !== "NoSuchBucket" &&
+      (ctx.condition === "update" || ctx.condition === "delete")
+    ) {
+      return make("precondition_failed");
+    }
+  }
+
+  if (code === "NoSuchBucket") return make("bucket_missing");
+  if (status === 404 || code === "NoSuchKey" || code === "NotFound") return make("not_found");
+  if (
+    status === 403 &&
+    (code === undefined || code === "AccessDenied" || code === "InvalidAccessKeyId" ||
+      code === "SignatureDoesNotMatch" || code === "InvalidToken" || code === "ExpiredToken")
+  ) {
+    return make("access_denied");
+  }
+  if (status === 501 || code === "NotImplemented") return make("failed");
+  if (code !== undefined && TRANSIENT_S3_CODES.has(code)) return make("transient", status >= 500);
+  if (status >= 500 || status === 429 || status === 408) return make("transient", status >= 500);
+  return make("failed");
+}
+
+/**
+ * Turns a classified failure into the typed error the store throws.
+ *
+ * @param attempts how many attempts were made (shown for outages)
+ *
+ * @example
+ * ```ts
+ * import { classifyS3Error, toSluiceError } from "./errors.ts";
+ * const err = Object.assign(new Error("x"), { name: "PreconditionFailed", $metadata: { httpStatusCode: 412 } });
+ * const ctx = { op: "put", key: "k", condition: "update" } as const;
+ * toSluiceError(classifyS3Error(err, ctx), ctx, err, 1); // PreconditionFailedError
+ * ```
+ */
+export function toSluiceError(
+  failure: S3Failure,
+  ctx: S3RequestContext,
+  cause: unknown,
+  attempts: number,
+): SluiceError {
+  const opts = { cause };
+  switch (failure.kind) {
+    case "already_exists":
+      return new AlreadyExistsError(ctx.key, undefined, opts);
+    case "precondition_failed": {
+      const missing = failure.status === 404;
+      return new PreconditionFailedError(
+        ctx.key,
+        missing ? `it does not exist; ${failure.detail}` : failure.detail,
+        opts,
+      );
+    }
+    case "not_found":
+      return new NotFoundError(ctx.key, opts);
+    case "not_implemented":
+      return new NotImplementedError(ctx.key, failure.detail, opts);
+    case "aborted":
+      return new AbortedError(`The ${ctx.op} of ${ctx.key}`, opts);
+    case "transient":
+      return new UnreachableError(
+        `the ${ctx.op} of ${ctx.key} failed after ${attempts} attempt${
+          attempts === 1 ? "" : "s"
+        }, last: ${failure.detail}`,
+        opts,
+      );
+    case "bucket_missing":
+      return new ConfigError(
+        "bucket",
+        `the bucket ${
+          ctx.bucket ?? "(unknown)"
+        } does not exist at the endpoint (${failure.detail}); create it or correct the name`,
+        opts,
+      );
+    case "access_denied":
+      return new ConfigError(
+        "credentials",
+        `the endpoint refused the ${ctx.op} of ${ctx.key} (${failure.detail}); check the credentials and their permissions on the bucket`,
+        opts,
+      );
+    case "failed":
+      return new S3RequestError(ctx, failure, opts);
+  }
+}

@@ -1,0 +1,604 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import { S3Client } from "@aws-sdk/client-s3";
+import {
+  AbortedError,
+  AlreadyExistsError,
+  ConfigError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+  UnreachableError,
+} from "../../sync/errors.ts";
+import { PutModes } from "../../sync/ports.ts";
+import { FakeClock, waitFor } from "../testing/mod.ts";
+import {
+  classifyS3Error,
+  describeS3Error,
+  normaliseEtag,
+  redact,
+  S3AttemptTimeout,
+  type S3RequestContext,
+  S3RequestError,
+  toSluiceError,
+} from "./errors.ts";
+import { type S3RetryEvent, S3Store } from "./store.ts";
+
+// ---------------------------------------------------------------------------
+// Synthetic SDK errors, shaped as @aws-sdk/client-s3 3.x throws them.
+
+function sdkError(
+  status: number,
+  code: string | undefined,
+  fields: Record<string, string> = {},
+  message = "UnknownError",
+): Error {
+  const e = new Error(message);
+  e.name = code ?? "Unknown";
+  return Object.assign(e, {
+    $fault: status >= 500 ? "server" : "client",
+    $metadata: { httpStatusCode: status, requestId: "REQ-123", extendedRequestId: "HOST-9" },
+    ...(code ? { Code: code } : {}),
+    ...fields,
+  });
+}
+
+function netError(code: string): Error {
+  return Object.assign(new Error(`connect ${code} 127.0.0.1:9`), {
+    code,
+    $metadata: { attempts: 1 },
+  });
+}
+
+const CREATE: S3RequestContext = { op: "put", key: "data/m/1/raw", condition: "create" };
+const UPDATE: S3RequestContext = { op: "put", key: "data/m/latest", condition: "update" };
+const DELETE_IF: S3RequestContext = { op: "delete", key: ".lock", condition: "delete" };
+const GET: S3RequestContext = { op: "get", key: "a" };
+const HEAD: S3RequestContext = { op: "head", key: "a" };
+const PLAIN_PUT: S3RequestContext = { op: "put", key: "a", bucket: "bkt" };
+
+function mapped(err: unknown, ctx: S3RequestContext, signal?: AbortSignal) {
+  return toSluiceError(classifyS3Error(err, ctx, signal), ctx, err, 4);
+}
+
+Deno.test("errors: 412 maps to AlreadyExists for create and PreconditionFailed for update", () => {
+  const e412 = sdkError(412, "PreconditionFailed", { Condition: "If-None-Match" });
+  assert.ok(mapped(e412, CREATE) instanceof AlreadyExistsError);
+  assert.ok(mapped(e412, UPDATE) instanceof PreconditionFailedError);
+  assert.ok(mapped(e412, DELETE_IF) instanceof PreconditionFailedError);
+});
+
+Deno.test("errors: 304 (older MinIO) maps to the failed-condition errors", () => {
+  const e304 = sdkError(304, undefined);
+  assert.ok(mapped(e304, CREATE) instanceof AlreadyExistsError);
+  assert.ok(mapped(e304, UPDATE) instanceof PreconditionFailedError);
+});
+
+Deno.test("errors: 409 ConditionalRequestConflict is transient, other 409s are not", () => {
+  const f = classifyS3Error(sdkError(409, "ConditionalRequestConflict"), CREATE);
+  assert.equal(f.kind, "transient");
+  assert.equal(f.ambiguous, false);
+  assert.equal(
+    classifyS3Error(sdkError(409, "ConditionalRequestConflict"), PLAIN_PUT).kind,
+    "transient",
+  );
+  assert.equal(classifyS3Error(sdkError(409, "BucketNotEmpty"), PLAIN_PUT).kind, "failed");
+});
+
+Deno.test("errors: 404 on If-Match maps to PreconditionFailed, elsewhere to NotFound", () => {
+  const e404 = sdkError(404, "NoSuchKey", {}, "The specified key does not exist.");
+  const upd = mapped(e404, UPDATE);
+  assert.ok(upd instanceof PreconditionFailedError);
+  assert.match(upd.message, /does not exist/);
+  assert.ok(mapped(e404, DELETE_IF) instanceof PreconditionFailedError);
+  assert.ok(mapped(e404, GET) instanceof NotFoundError);
+  assert.equal(classifyS3Error(sdkError(404, "NotFound"), HEAD).kind, "not_found");
+  assert.equal(classifyS3Error(sdkError(404, undefined), HEAD).kind, "not_found");
+});
+
+Deno.test("errors: 501, or a 400 naming the conditional header, maps to NotImplemented", () => {
+  const e501 = sdkError(501, "NotImplemented", { Header: "If-None-Match" });
+  assert.ok(mapped(e501, CREATE) instanceof NotImplementedError);
+  const e400 = sdkError(400, "InvalidArgument", { ArgumentName: "If-Match" }, "Unsupported header");
+  assert.ok(mapped(e400, UPDATE) instanceof NotImplementedError);
+  const e400msg = sdkError(
+    400,
+    "InvalidRequest",
+    {},
+    "Unsupported header 'If-None-Match' received for this API call.",
+  );
+  assert.ok(mapped(e400msg, CREATE) instanceof NotImplementedError);
+  // A 400 that names nothing conditional is a plain refusal, never retried.
+  const other = mapped(sdkError(400, "InvalidArgument", {}, "Bad part"), CREATE);
+  assert.ok(other instanceof S3RequestError);
+  // Without a condition on the request a 501 is not about conditional writes.
+  assert.ok(mapped(sdkError(501, "NotImplemented"), PLAIN_PUT) instanceof S3RequestError);
+});
+
+Deno.test("errors: transport errors, timeouts, 5xx, 429 and SlowDown are transient, then Unreachable", () => {
+  for (
+    const e of [
+      netError("ECONNRESET"),
+      netError("ECONNREFUSED"),
+      netError("EPIPE"),
+      Object.assign(new Error("socket hang up"), { $metadata: {} }),
+      Object.assign(new Error("Request aborted"), { name: "AbortError", $metadata: {} }),
+      new S3AttemptTimeout(50),
+      sdkError(500, "InternalError"),
+      sdkError(502, undefined),
+      sdkError(503, "SlowDown"),
+      sdkError(429, undefined),
+      sdkError(400, "RequestTimeout"),
+    ]
+  ) {
+    const f = classifyS3Error(e, PLAIN_PUT);
+    assert.equal(f.kind, "transient", describeS3Error(e));
+    const err = toSluiceError(f, PLAIN_PUT, e, 4);
+    assert.ok(err instanceof UnreachableError);
+    assert.match(err.message, /after 4 attempts/);
+  }
+  assert.equal(classifyS3Error(netError("ECONNREFUSED"), PLAIN_PUT).ambiguous, false);
+  assert.equal(classifyS3Error(netError("ECONNRESET"), PLAIN_PUT).ambiguous, true);
+});
+
+Deno.test("errors: a cancelled caller maps to Aborted whatever the transport said", () => {
+  const c = new AbortController();
+  c.abort();
+  const e = Object.assign(new Error("Request aborted"), { name: "AbortError" });
+  assert.ok(mapped(e, CREATE, c.signal) instanceof AbortedError);
+});
+
+Deno.test("errors: a missing bucket and refused credentials are configuration errors", () => {
+  const nb = mapped(sdkError(404, "NoSuchBucket", { BucketName: "bkt" }), PLAIN_PUT);
+  assert.ok(nb instanceof ConfigError);
+  assert.equal(nb.field, "bucket");
+  assert.match(nb.message, /bkt/);
+  const ad = mapped(sdkError(403, "AccessDenied"), PLAIN_PUT);
+  assert.ok(ad instanceof ConfigError);
+  assert.equal(ad.field, "credentials");
+  assert.ok(mapped(sdkError(403, undefined), HEAD) instanceof ConfigError);
+});
+
+Deno.test("errors: details carry the request id and a body preview, never secrets or signatures", () => {
+  const e = sdkError(403, "SignatureDoesNotMatch", {
+    StringToSign: "AWS4-HMAC-SHA256\n20260101T000000Z\nscope\nhash",
+    CanonicalRequest: "PUT /b/k\nX-Amz-Credential=AKIASECRETID%2F2026",
+    SignatureProvided: "deadbeef",
+    AWSAccessKeyId: "AKIASECRETID",
+  }, "The request signature we calculated does not match the signature you provided.");
+  const detail = describeS3Error(e, ["topsecretkey", "AKIASECRETID"]);
+  assert.match(detail, /HTTP 403 SignatureDoesNotMatch/);
+  assert.match(detail, /request id REQ-123/);
+  for (const bad of ["AKIASECRETID", "deadbeef", "AWS4-HMAC", "X-Amz-Credential"]) {
+    assert.ok(!detail.includes(bad), `${bad} leaked into: ${detail}`);
+  }
+
+  const html = sdkError(500, undefined, { body: "<html>oops: topsecretkey</html>" });
+  const d2 = describeS3Error(html, ["topsecretkey"]);
+  assert.match(d2, /body "<html>oops: ‹redacted›<\/html>"/);
+
+  const signedUrl = Object.assign(
+    new Error(
+      "request to http://127.0.0.1:9000/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abcd failed",
+    ),
+    { code: "ECONNRESET" },
+  );
+  const d3 = describeS3Error(signedUrl);
+  assert.ok(!d3.includes("abcd"), d3);
+  assert.match(d3, /http:\/\/127\.0\.0\.1:9000\/b\/k\?…/);
+  assert.equal(
+    redact("Authorization: AWS4-HMAC-SHA256 Credential=AK/x, Signature=ff"),
+    "Authorization: ‹redacted›",
+  );
+});
+
+Deno.test("errors: ETags are normalised", () => {
+  assert.equal(normaliseEtag('"abc"'), "abc");
+  assert.equal(normaliseEtag('W/"abc"'), "abc");
+  assert.equal(normaliseEtag("abc-2"), "abc-2");
+  assert.equal(normaliseEtag(undefined), "");
+});
+
+// ---------------------------------------------------------------------------
+// The store over an in-process fake HTTP handler (no sockets, no server).
+
+interface FakeRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, string | string[] | null>;
+  readonly headers: Record<string, string>;
+  readonly body?: unknown;
+}
+
+interface FakeAnswer {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Uint8Array;
+}
+
+/** What to do with the next request: answer, throw, hang until aborted, or apply then throw. */
+type Script = (req: FakeRequest) => FakeAnswer | Error | "hang" | "apply-then-reset" | undefined;
+
+interface FakeObject {
+  body: Uint8Array;
+  etag: string;
+  meta: Record<string, string>;
+}
+
+const DATE = "Thu, 01 Jan 2026 00:00:10 GMT";
+
+/** A tiny S3 endpoint living in the request handler, honouring conditional headers. */
+class FakeS3 {
+  readonly objects = new Map<string, FakeObject>();
+  readonly requests: FakeRequest[] = [];
+  readonly scripts: Script[] = [];
+
+  readonly handler = {
+    metadata: { handlerProtocol: "http/1.1" },
+    handle: (req: FakeRequest, opts: { abortSignal?: AbortSignal } = {}) =>
+      this.#handle(req, opts.abortSignal),
+    updateHttpClientConfig: () => {},
+    httpHandlerConfigs: () => ({}),
+    destroy: () => {},
+  };
+
+  async #handle(req: FakeRequest, signal?: AbortSignal) {
+    this.requests.push(req);
+    const script = this.scripts.shift();
+    const scripted = script?.(req);
+    if (scripted === "hang") {
+      await new Promise((_, reject) => {
+        const fail = () =>
+          reject(Object.assign(new Error("Request aborted"), { name: "AbortError" }));
+        if (signal?.aborted) fail();
+        signal?.addEventListener("abort", fail, { once: true });
+      });
+    }
+    if (scripted instanceof Error) throw scripted;
+    const answer = typeof scripted === "object" ? scripted : this.serve(req);
+    if (scripted === "apply-then-reset") throw netError("ECONNRESET");
+    const body = typeof answer.body === "string"
+      ? new TextEncoder().encode(answer.body)
+      : answer.body ?? new Uint8Array();
+    return {
+      response: {
+        statusCode: answer.status,
+        headers: { date: DATE, "x-amz-request-id": "FAKE-REQ", ...answer.headers },
+        body: Readable.from([body]),
+      },
+    };
+  }
+
+  serve(req: FakeRequest): FakeAnswer {
+    const path = decodeURIComponent(req.path.replace(/^\/bkt\/?/, ""));
+    const h = req.headers;
+    const cur = this.objects.get(path);
+    const err = (status: number, code: string) => ({
+      status,
+      body:
+        `<Error><Code>${code}</Code><Message>${code}</Message><RequestId>BODY-REQ</RequestId></Error>`,
+    });
+    const meta = (o: FakeObject) =>
+      Object.fromEntries(Object.entries(o.meta).map(([k, v]) => [`x-amz-meta-${k}`, v]));
+    switch (req.method) {
+      case "PUT": {
+        if (h["if-none-match"] === "*" && cur) return err(412, "PreconditionFailed");
+        if (h["if-match"] !== undefined) {
+          if (!cur) return err(404, "NoSuchKey");
+          if (`"${cur.etag}"` !== h["if-match"]) return err(412, "PreconditionFailed");
+        }
+        const body = req.body as Uint8Array;
+        const etag = createHash("md5").update(body).digest("hex");
+        const m: Record<string, string> = {};
+        for (const [k, v] of Object.entries(h)) if (k.startsWith("x-amz-meta-")) m[k.slice(11)] = v;
+        this.objects.set(path, { body, etag, meta: m });
+        return { status: 200, headers: { etag: `"${etag}"` } };
+      }
+      case "GET":
+      case "HEAD": {
+        if (req.query["list-type"] !== undefined) return this.#list(req);
+        if (!cur) return req.method === "HEAD" ? { status: 404 } : err(404, "NoSuchKey");
+        return {
+          status: 200,
+          headers: {
+            etag: `"${cur.etag}"`,
+            "content-length": String(cur.body.length),
+            "last-modified": DATE,
+            ...meta(cur),
+          },
+          body: req.method === "GET" ? cur.body : undefined,
+        };
+      }
+      case "DELETE": {
+        if (h["if-match"] !== undefined) {
+          if (!cur) return err(404, "NoSuchKey");
+          if (`"${cur.etag}"` !== h["if-match"]) return err(412, "PreconditionFailed");
+        }
+        this.objects.delete(path);
+        return { status: 204 };
+      }
+    }
+    return err(400, "BadRequest");
+  }
+
+  #list(req: FakeRequest): FakeAnswer {
+    const prefix = String(req.query.prefix ?? "");
+    const max = Number(req.query["max-keys"] ?? 1000);
+    const after = String(req.query["continuation-token"] ?? "");
+    const keys = [...this.objects.keys()].filter((k) => k.startsWith(prefix) && k > after).sort();
+    const page = keys.slice(0, max);
+    const truncated = keys.length > page.length;
+    const contents = page.map((k) =>
+      `<Contents><Key>${k}</Key><ETag>"${this.objects.get(k)!.etag}"</ETag><Size>${
+        this.objects.get(k)!.body.length
+      }</Size><LastModified>2026-01-01T00:00:10.000Z</LastModified></Contents>`
+    ).join("");
+    return {
+      status: 200,
+      body: `<ListBucketResult><IsTruncated>${truncated}</IsTruncated>${contents}${
+        truncated ? `<NextContinuationToken>${page[page.length - 1]}</NextContinuationToken>` : ""
+      }</ListBucketResult>`,
+    };
+  }
+}
+
+function setup(
+  options: { retries?: number; conditionalDelete?: "native" | "verify" | "emulate" } = {},
+) {
+  const fake = new FakeS3();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const client = new S3Client({
+    region: "us-east-1",
+    endpoint: "http://fake.invalid",
+    forcePathStyle: true,
+    credentials: { accessKeyId: "AKIAFAKE", secretAccessKey: "fake-secret-key" },
+    maxAttempts: 1,
+    requestHandler: fake.handler,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+  const retries: S3RetryEvent[] = [];
+  const store = new S3Store({
+    bucket: "bkt",
+    prefix: "/pre/",
+    endpoint: "http://fake.invalid",
+    client,
+    clock,
+    random: () => 0.5,
+    requestTimeoutMs: 1_000,
+    retries: options.retries ?? 3,
+    conditionalDelete: options.conditionalDelete,
+    credentials: { accessKeyId: "AKIAFAKE", secretAccessKey: "fake-secret-key" },
+    onRetry: (e) => retries.push(e),
+  });
+  return { fake, clock, store, retries, client };
+}
+
+/** Runs `p` while advancing the fake clock until it settles. */
+async function settle<T>(clock: FakeClock, p: Promise<T>): Promise<T> {
+  let done = false;
+  const tracked = p.finally(() => (done = true));
+  tracked.catch(() => {});
+  await waitFor(() => done, { clock, stepMs: 100, timeoutMs: 120_000 });
+  return await tracked;
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+Deno.test("store: put modes send the conditional headers under the prefix; versions are bare ETags", async () => {
+  const { fake, store } = setup();
+  const a = await store.put("m/1/raw", bytes("one"), PutModes.create, { metadata: { sha: "x1" } });
+  const put1 = fake.requests.at(-1)!;
+  assert.equal(put1.path, "/bkt/pre/m/1/raw");
+  assert.equal(put1.headers["if-none-match"], "*");
+  assert.equal(put1.headers["x-amz-meta-sha"], "x1");
+  assert.equal(a.version, createHash("md5").update("one").digest("hex"));
+  assert.equal(a.lastModified, Date.parse(DATE));
+  assert.deepEqual(a.metadata, { sha: "x1" });
+
+  await assert.rejects(store.put("m/1/raw", bytes("two"), PutModes.create), AlreadyExistsError);
+  const b = await store.put("m/1/raw", bytes("two"), PutModes.update(a.version));
+  assert.equal(fake.requests.at(-1)!.headers["if-match"], `"${a.version}"`);
+  await assert.rejects(
+    store.put("m/1/raw", bytes("3"), PutModes.update(a.version)),
+    PreconditionFailedError,
+  );
+  await assert.rejects(
+    store.put("missing", bytes("3"), PutModes.update(b.version)),
+    PreconditionFailedError,
+  );
+  await store.put("m/1/raw", bytes("three"), PutModes.overwrite);
+  const last = fake.requests.at(-1)!;
+  assert.equal(last.headers["if-match"], undefined);
+  assert.equal(last.headers["if-none-match"], undefined);
+
+  const got = await store.get("m/1/raw");
+  assert.equal(new TextDecoder().decode(got.body), "three");
+  assert.equal(got.key, "m/1/raw");
+  assert.deepEqual(got.metadata, {});
+  assert.equal(await store.head("nope"), null);
+  await assert.rejects(store.get("nope"), NotFoundError);
+  assert.equal(store.endpoint, "s3://bkt/pre at http://fake.invalid");
+});
+
+Deno.test("store: list strips the prefix and follows continuation tokens", async () => {
+  const { fake, store } = setup();
+  for (const k of ["a/1", "a/2", "a/3", "b/1"]) await store.put(k, bytes(k), PutModes.overwrite);
+  fake.objects.set("other/a/9", { body: bytes("x"), etag: "e", meta: {} });
+  const pages: string[][] = [];
+  for await (const page of store.list("a/", { pageSize: 2 })) pages.push(page.map((o) => o.key));
+  assert.deepEqual(pages, [["a/1", "a/2"], ["a/3"]]);
+});
+
+Deno.test("store: transient failures are retried with backoff, then succeed", async () => {
+  const { fake, store, clock, retries } = setup();
+  fake.scripts.push(
+    () => ({ status: 503, body: "<Error><Code>SlowDown</Code><Message>slow</Message></Error>" }),
+    () => netError("ECONNREFUSED"),
+  );
+  const info = await settle(clock, store.put("k", bytes("v"), PutModes.create));
+  assert.equal(info.key, "k");
+  assert.deepEqual(retries.map((r) => [r.attempt, r.delayMs]), [[1, 200], [2, 400]]);
+  assert.match(retries[0].detail, /HTTP 503 SlowDown/);
+});
+
+Deno.test("store: 409 ConditionalRequestConflict is retried and the condition then decides", async () => {
+  const { fake, store, clock, retries } = setup();
+  await store.put("k", bytes("v"), PutModes.create);
+  fake.scripts.push(() => ({
+    status: 409,
+    body: "<Error><Code>ConditionalRequestConflict</Code><Message>try again</Message></Error>",
+  }));
+  await assert.rejects(
+    settle(clock, store.put("k", bytes("w"), PutModes.create)),
+    AlreadyExistsError,
+  );
+  assert.equal(retries.length, 1);
+});
+
+Deno.test("store: outages surface as Unreachable after the retries, with a safe message", async () => {
+  const { fake, store, clock } = setup({ retries: 2 });
+  for (let i = 0; i < 3; i++) {
+    fake.scripts.push(() => ({ status: 500, body: "<html>down fake-secret-key</html>" }));
+  }
+  const err = await settle(clock, store.put("k", bytes("v"), PutModes.overwrite)).catch((e) => e);
+  assert.ok(err instanceof UnreachableError, String(err));
+  assert.match(err.message, /after 3 attempts/);
+  assert.match(err.message, /request id FAKE-REQ/);
+  assert.ok(!err.message.includes("fake-secret-key"), err.message);
+  assert.ok(!err.message.includes("Signature="), err.message);
+});
+
+Deno.test("store: an attempt with no answer times out and is retried", async () => {
+  const { fake, store, clock, retries } = setup({ retries: 1 });
+  fake.scripts.push(() => "hang");
+  const info = await settle(clock, store.put("k", bytes("v"), PutModes.overwrite));
+  assert.equal(info.key, "k");
+  assert.match(retries[0].detail, /timed out: no answer within 1000 ms/);
+
+  fake.scripts.push(() => "hang", () => "hang");
+  const err = await settle(clock, store.get("k")).catch((e) => e);
+  assert.ok(err instanceof UnreachableError);
+  assert.match(err.message, /timed out/);
+});
+
+Deno.test("store: the caller's signal cancels without retrying", async () => {
+  const { fake, store, retries } = setup();
+  fake.scripts.push(() => "hang");
+  const c = new AbortController();
+  const p = store.put("k", bytes("v"), PutModes.overwrite, { signal: c.signal });
+  await waitFor(() => fake.requests.length === 1);
+  c.abort();
+  await assert.rejects(p, AbortedError);
+  assert.equal(retries.length, 0);
+  await assert.rejects(store.head("k", { signal: c.signal }), AbortedError);
+});
+
+Deno.test("store: a conditional put whose answer was lost is recognised as ours", async () => {
+  const { fake, store, clock } = setup();
+  fake.scripts.push(() => "apply-then-reset");
+  const info = await settle(clock, store.put("v/1/raw", bytes("mine"), PutModes.create));
+  assert.equal(info.version, createHash("md5").update("mine").digest("hex"));
+  assert.deepEqual(fake.requests.map((r) => r.method), ["PUT", "PUT", "HEAD"]);
+  assert.deepEqual(info.metadata, {}, "the write id is not user metadata");
+  assert.deepEqual((await store.get("v/1/raw")).metadata, {});
+
+  // Someone else's bytes still fail the condition.
+  fake.objects.set("pre/v/2/raw", { body: bytes("theirs"), etag: "other", meta: {} });
+  fake.scripts.push(() => netError("ECONNRESET"));
+  await assert.rejects(
+    settle(clock, store.put("v/2/raw", bytes("mine"), PutModes.create)),
+    AlreadyExistsError,
+  );
+});
+
+Deno.test("store: a request resent below the SDK that meets its own write counts as done", async () => {
+  const { fake, store } = setup();
+  const a = await store.put("lock", bytes("a"), PutModes.create);
+  // The HTTP stack resent the update on its own: the first copy landed, the second got 412.
+  fake.scripts.push((req) => {
+    fake.serve(req);
+    return {
+      status: 412,
+      body: "<Error><Code>PreconditionFailed</Code><Message>x</Message></Error>",
+    };
+  });
+  const b = await store.put("lock", bytes("b"), PutModes.update(a.version));
+  assert.equal(b.version, createHash("md5").update("b").digest("hex"));
+  const put = fake.requests.at(-2)!;
+  assert.match(put.headers["x-amz-meta-sluice-write-id"], /^[0-9a-f]{24}$/);
+  // A genuine conflict still fails, after one HEAD.
+  fake.requests.length = 0;
+  await assert.rejects(
+    store.put("lock", bytes("c"), PutModes.update(a.version)),
+    PreconditionFailedError,
+  );
+  assert.deepEqual(fake.requests.map((r) => r.method), ["PUT", "HEAD"]);
+  // Overwrites carry no write id.
+  await store.put("plain", bytes("p"), PutModes.overwrite);
+  assert.equal(fake.requests.at(-1)!.headers["x-amz-meta-sluice-write-id"], undefined);
+});
+
+Deno.test("store: conditional delete checks the version (verify) and sends If-Match", async () => {
+  const { fake, store } = setup();
+  const a = await store.put("lock", bytes("a"), PutModes.overwrite);
+  await assert.rejects(store.delete("lock", { ifVersion: "wrong" }), PreconditionFailedError);
+  assert.ok(fake.objects.has("pre/lock"));
+  assert.ok(!fake.requests.some((r) => r.method === "DELETE"));
+  await store.delete("lock", { ifVersion: a.version });
+  const del = fake.requests.at(-1)!;
+  assert.equal(del.method, "DELETE");
+  assert.equal(del.headers["if-match"], `"${a.version}"`);
+  assert.ok(!fake.objects.has("pre/lock"));
+  await assert.rejects(store.delete("lock", { ifVersion: a.version }), PreconditionFailedError);
+  await store.delete("lock"); // absent without ifVersion: fine
+});
+
+Deno.test("store: conditional delete falls back to check-then-delete when If-Match is refused", async () => {
+  const { fake, store } = setup();
+  const a = await store.put("lock", bytes("a"), PutModes.overwrite);
+  fake.scripts.push(
+    () => undefined, // the head
+    () => ({
+      status: 501,
+      body:
+        "<Error><Code>NotImplemented</Code><Message>no</Message><Header>If-Match</Header></Error>",
+    }),
+  );
+  await store.delete("lock", { ifVersion: a.version });
+  assert.ok(!fake.objects.has("pre/lock"));
+  assert.deepEqual(fake.requests.slice(-3).map((r) => [r.method, r.headers["if-match"] ?? ""]), [
+    ["HEAD", ""],
+    ["DELETE", `"${a.version}"`],
+    ["DELETE", ""],
+  ]);
+});
+
+Deno.test("store: native conditional delete sends one request; emulate sends no If-Match", async () => {
+  const native = setup({ conditionalDelete: "native" });
+  const a = await native.store.put("lock", bytes("a"), PutModes.overwrite);
+  native.fake.requests.length = 0;
+  await assert.rejects(
+    native.store.delete("lock", { ifVersion: "wrong" }),
+    PreconditionFailedError,
+  );
+  await native.store.delete("lock", { ifVersion: a.version });
+  assert.deepEqual(native.fake.requests.map((r) => r.method), ["DELETE", "DELETE"]);
+
+  const emu = setup({ conditionalDelete: "emulate" });
+  const b = await emu.store.put("lock", bytes("b"), PutModes.overwrite);
+  await emu.store.delete("lock", { ifVersion: b.version });
+  assert.equal(emu.fake.requests.at(-1)!.headers["if-match"], undefined);
+});
+
+Deno.test("store: unsafe keys and metadata are refused before any request", async () => {
+  const { fake, store } = setup();
+  await assert.rejects(store.put("/abs", bytes("x"), PutModes.overwrite), /Refused the path/);
+  await assert.rejects(store.get(""), /Refused the path/);
+  await assert.rejects(
+    store.put("k", bytes("x"), PutModes.overwrite, { metadata: { "Bad Name": "v" } }),
+    /metadata/,
+  );
+  assert.equal(fake.requests.length, 0);
+});
