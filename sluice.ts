@@ -10,17 +10,32 @@ import { Pipeline } from "./sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
 import { createSyncService, type SyncService, type SyncServiceOptions } from "./sync/service.ts";
 import { PATH_CLASSIFIER, pathClassifier } from "./middleware/path_classifier.ts";
+import { CREATE_ONLY_WRITER, createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
+import {
+  ENDPOINT_FALLBACK_WARNER,
+  endpointFallbackWarnerEntry,
+} from "./middleware/endpoint_fallback_warner.ts";
+import {
+  ConditionalWrites,
+  defaultConditionalWrites,
+  withConditionalFallback,
+} from "./sync/conditional.ts";
+import { storeLockBackend } from "./sync/lock_engine.ts";
+import { createEmitter } from "./sync/events.ts";
+import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** The default gates, by name, in pipeline order. */
 export const DEFAULT_GATES = {
   push: [PATH_CLASSIFIER],
-  write: [] as string[],
+  write: [CREATE_ONLY_WRITER, ENDPOINT_FALLBACK_WARNER],
 } as const;
 
 /** Options of {@link defaultPipelines}. */
 export interface DefaultPipelineOptions {
   /** Gate names to leave out (for replays with a gate off; never in production). */
   readonly disable?: readonly string[];
+  /** Probe results and the once-per-endpoint warning; default the process-wide registry. */
+  readonly conditional?: ConditionalWrites;
 }
 
 /**
@@ -48,6 +63,11 @@ export function defaultPipelines(
     "every path gets exactly one class",
     pathClassifier(),
   );
+  const addWrite = (entry: MiddlewareEntry<WriteContext>) => {
+    if (!off.has(entry.name)) write.add(entry);
+  };
+  addWrite(createOnlyWriterEntry());
+  addWrite(endpointFallbackWarnerEntry({ registry: options.conditional ?? defaultConditionalWrites }));
   return { push, write };
 }
 
@@ -57,10 +77,14 @@ type PushMiddleware = Parameters<Pipeline<PushContext>["add"]>[0]["middleware"];
 export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"> {
   /** Gate names to leave out (replays only). */
   readonly disable?: readonly string[];
+  /** Probe results and warnings shared by the gates and the lock engine; default process-wide. */
+  readonly conditional?: ConditionalWrites;
 }
 
 /**
- * A sync service with the default gates.
+ * A sync service with the default gates. Without a `lockBackend`, locks are
+ * the engine's, over the same store behind the same conditional-write
+ * fallback as the push.
  *
  * @example
  * ```ts
@@ -71,6 +95,16 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
  * ```
  */
 export async function createSluice(options: SluiceOptions): Promise<SyncService> {
-  const { push, write } = defaultPipelines({ disable: options.disable });
-  return await createSyncService({ ...options, push, write });
+  const conditional = options.conditional ?? defaultConditionalWrites;
+  const { push, write } = defaultPipelines({ disable: options.disable, conditional });
+  const events = options.events ?? createEmitter();
+  const lockBackend = options.lockBackend ?? storeLockBackend(
+    withConditionalFallback(options.store, {
+      registry: conditional,
+      setting: options.config?.conditionalWrites,
+      events,
+    }),
+    { clock: options.clock, events },
+  );
+  return await createSyncService({ ...options, events, lockBackend, push, write });
 }

@@ -10,7 +10,6 @@ import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import type { SyncService } from "../sync/service.ts";
 import type { ObjectStore } from "../sync/ports.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
 import { replays } from "./incidents.ts";
 
 const say = (s = "") => console.log(s);
@@ -25,7 +24,6 @@ export async function makeClone(
     cacheDir: await Deno.makeTempDir({ prefix: `sluice-demo-${name}-` }),
     store,
     identity: { holder: `${name}@demo`, hostname: `${name}-host`, pid: name.charCodeAt(0) },
-    lockBackend: storeLockBackend(store, {}),
     disable,
     config: { retry: { retries: 1, minTimeoutMs: 10, maxTimeoutMs: 50 } },
   });

@@ -7,7 +7,6 @@
 import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
 import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
 import { updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
@@ -36,7 +35,6 @@ async function clone(store: ObjectStore, name: string, disable: readonly string[
     cacheDir: await Deno.makeTempDir({ prefix: `sluice-demo-${name}-` }),
     store,
     identity: { holder: `${name}@demo`, hostname: `${name}-host`, pid: name.charCodeAt(0) },
-    lockBackend: storeLockBackend(store, {}),
     disable,
     config: fast,
   });

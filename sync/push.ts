@@ -262,7 +262,10 @@ function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: n
     const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
     return new VersionConflictError(keys, aside);
   }
-  if (failures.length === 1 && failures[0].error instanceof SluiceError) return failures[0].error;
+  const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
+  if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
+    return failures[0].error; // one kind of failure: keep its code and exit code
+  }
   const first = failures[0].error;
   return new SluiceError(
     "push_failed",

@@ -1,0 +1,170 @@
+/**
+ * create-only-writer: a data version file is never overwritten. Each entry of
+ * class `data-version` is written with mode `create`; latest markers, indexes
+ * and other mutable files keep their own rule.
+ *
+ * When the key already exists:
+ * - the remote carries this write's id (a retried create whose first attempt
+ *   landed but whose response was lost): success;
+ * - the remote holds the same bytes (compared by content hash, read from the
+ *   object's metadata when tagged, else by reading the object): success, so
+ *   re-publishing is idempotent;
+ * - else another writer published the version first: the local version
+ *   directory is set aside (kept under `.sluice/set-aside/`, out of the dirty
+ *   set, so it is not retried forever) and `VersionConflictError`
+ *   (`version_exists`) names the key.
+ *
+ * @module
+ */
+import type { PushContext, WriteContext } from "../sync/context.ts";
+import { AlreadyExistsError, VersionConflictError } from "../sync/errors.ts";
+import { randomId, sha256Hex } from "../sync/hash.ts";
+import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import { type ObjectInfo, PutModes } from "../sync/ports.ts";
+import { withRetry } from "../sync/retry.ts";
+
+/** The gate's registered name. */
+export const CREATE_ONLY_WRITER = "create-only-writer";
+
+/** Metadata key: a random id per write, the same across retries of that write. */
+export const WRITE_ID_METADATA = "sluice-write-id";
+
+/** Metadata key: hex SHA-256 of the object's bytes. */
+export const CONTENT_HASH_METADATA = "sluice-sha256";
+
+/** Per push: version directory → where its files were set aside (one set-aside per directory). */
+const setAsides = new WeakMap<PushContext, Map<string, Promise<string[]>>>();
+
+/** The version directory (`data/…/<N>`) of a version file key. */
+function versionDir(key: string): string {
+  return key.slice(0, key.lastIndexOf("/"));
+}
+
+/**
+ * Moves every file of the version directory aside and out of the dirty set,
+ * once per directory per push. Only the first caller gets the targets (the
+ * push aggregates conflicts, so siblings report none to avoid duplicates).
+ */
+async function setAsideVersion(push: PushContext, dir: string, key: string): Promise<string[]> {
+  let byDir = setAsides.get(push);
+  if (!byDir) setAsides.set(push, byDir = new Map());
+  const earlier = byDir.get(dir);
+  if (earlier) return await earlier.then(() => []);
+  const done = (async () => {
+    const files = await push.cache.listFiles(dir);
+    const reason =
+      `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
+    const targets: string[] = [];
+    for (const f of files) targets.push(await push.cache.setAside(f, reason));
+    await push.state.clean([...files, `${dir}/`]);
+    return targets;
+  })();
+  byDir.set(dir, done);
+  return await done;
+}
+
+/** The remote's content hash: from our metadata tag when present, else by reading the object. */
+async function remoteHash(
+  ctx: WriteContext,
+  head: ObjectInfo,
+): Promise<{ hash: string; info: ObjectInfo }> {
+  const tagged = head.metadata?.[CONTENT_HASH_METADATA];
+  if (tagged) return { hash: tagged, info: head };
+  const push = ctx.push;
+  const got = await withRetry(
+    () => push.store.get(ctx.key, { signal: push.signal }),
+    push.config.retry,
+    push.signal,
+  );
+  const { body, ...info } = got;
+  return { hash: await sha256Hex(body), info };
+}
+
+/**
+ * The gate (write phase `mode`).
+ *
+ * @example
+ * ```ts
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { WRITE_PHASES, type WriteContext } from "../sync/context.ts";
+ * import { CREATE_ONLY_WRITER, createOnlyWriter } from "./create_only_writer.ts";
+ * const write = new Pipeline<WriteContext>(WRITE_PHASES);
+ * write.add({ name: CREATE_ONLY_WRITER, phase: "mode", middleware: createOnlyWriter() });
+ * ```
+ */
+export function createOnlyWriter(): Middleware<WriteContext> {
+  return async function createOnlyWriterGate(ctx, next) {
+    if (ctx.entry.class !== "data-version") return await next();
+    const push = ctx.push;
+    const dir = versionDir(ctx.key);
+    const earlier = setAsides.get(push)?.get(dir);
+    if (earlier) {
+      // A sibling file of this version already lost the race: write nothing more of it.
+      await earlier;
+      throw new VersionConflictError([ctx.key]);
+    }
+    const hash = await sha256Hex(ctx.body);
+    const writeId = randomId();
+    ctx.mode = PutModes.create;
+    ctx.metadata[WRITE_ID_METADATA] = writeId;
+    ctx.metadata[CONTENT_HASH_METADATA] = hash;
+    let exists: AlreadyExistsError;
+    try {
+      return await next();
+    } catch (e) {
+      if (!(e instanceof AlreadyExistsError)) throw e;
+      exists = e;
+    }
+    const head = await withRetry(
+      () => push.store.head(ctx.key, { signal: push.signal }),
+      push.config.retry,
+      push.signal,
+    );
+    if (!head) throw exists; // it vanished meanwhile: the next push tries again
+    if (head.metadata?.[WRITE_ID_METADATA] === writeId) {
+      ctx.result = head;
+      ctx.outcome = "written";
+      push.note(
+        CREATE_ONLY_WRITER,
+        `${ctx.key}: an earlier attempt of this write landed`,
+        ctx.entry,
+      );
+      return;
+    }
+    const remote = await remoteHash(ctx, head);
+    if (remote.hash === hash) {
+      ctx.result = remote.info;
+      ctx.outcome = "identical";
+      push.note(CREATE_ONLY_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
+      return;
+    }
+    const aside = await setAsideVersion(push, dir, ctx.key);
+    push.note(
+      CREATE_ONLY_WRITER,
+      `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
+      ctx.entry,
+    );
+    throw new VersionConflictError([ctx.key], aside);
+  };
+}
+
+/**
+ * The default registration of the gate.
+ *
+ * @example
+ * ```ts
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { WRITE_PHASES, type WriteContext } from "../sync/context.ts";
+ * import { createOnlyWriterEntry } from "./create_only_writer.ts";
+ * new Pipeline<WriteContext>(WRITE_PHASES).add(createOnlyWriterEntry());
+ * ```
+ */
+export function createOnlyWriterEntry(): MiddlewareEntry<WriteContext> {
+  return {
+    name: CREATE_ONLY_WRITER,
+    phase: "mode",
+    middleware: createOnlyWriter(),
+    description:
+      "data version files are written create-only; equal bytes succeed, different bytes fail with version_exists",
+  };
+}

@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import {
+  type ConditionalMode,
+  FakeClock,
+  InMemoryStore,
+  mockPushContext,
+  mockWriteContext,
+  planEntry,
+  spyNext,
+} from "../packages/testing/mod.ts";
+import { ConditionalWrites } from "../sync/conditional.ts";
+import {
+  PUSH_PHASES,
+  type PushContext,
+  type SyncConfig,
+  WRITE_PHASES,
+  type WriteContext,
+} from "../sync/context.ts";
+import { UnreachableError, VersionConflictError } from "../sync/errors.ts";
+import type { WarningEvent } from "../sync/events.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { Pipeline } from "../sync/pipeline.ts";
+import { PutModes } from "../sync/ports.ts";
+import { terminalWrite } from "../sync/push.ts";
+import { createSyncService } from "../sync/service.ts";
+import {
+  CONTENT_HASH_METADATA,
+  CREATE_ONLY_WRITER,
+  createOnlyWriter,
+  createOnlyWriterEntry,
+  WRITE_ID_METADATA,
+} from "./create_only_writer.ts";
+import { endpointFallbackWarnerEntry } from "./endpoint_fallback_warner.ts";
+import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
+
+const RAW = "data/t/m/d/2/raw";
+const META = "data/t/m/d/2/metadata.yaml";
+const MODES: ConditionalMode[] = ["honour", "ignore", "refuse"];
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+// ---- the gate alone -------------------------------------------------------
+
+async function unit(body = "local") {
+  const m = await mockPushContext();
+  const store = m.store as InMemoryStore;
+  const ctx = mockWriteContext(m.ctx, RAW, body, {
+    entry: planEntry(RAW, { class: "data-version" }),
+  });
+  const next = spyNext(() => terminalWrite(ctx));
+  return { m, store, ctx, next };
+}
+
+Deno.test("mutable classes keep their mode and get no tags", async () => {
+  const m = await mockPushContext();
+  for (
+    const [path, cls, mode] of [
+      ["data/t/m/d/latest", "latest-marker", PutModes.overwrite],
+      ["_index/a.json", "index", PutModes.update("v9")],
+      ["outputs/o.txt", "other", PutModes.overwrite],
+    ] as const
+  ) {
+    const ctx = mockWriteContext(m.ctx, path, "x", {
+      entry: planEntry(path, { class: cls }),
+      mode,
+    });
+    const next = spyNext();
+    await createOnlyWriter()(ctx, next);
+    assert.equal(next.calls, 1);
+    assert.deepEqual(ctx.mode, mode, path);
+    assert.deepEqual(ctx.metadata, {});
+  }
+});
+
+Deno.test("a data version file is written create-only, tagged with a write id and its hash", async () => {
+  const { store, ctx, next } = await unit();
+  await createOnlyWriter()(ctx, next);
+  assert.equal(next.calls, 1);
+  assert.deepEqual(store.log.map((r) => [r.op, r.mode]), [["put", "create"]]);
+  const info = await store.head(RAW);
+  assert.equal(info?.metadata?.[CONTENT_HASH_METADATA], await sha256Hex(ctx.body));
+  assert.match(info?.metadata?.[WRITE_ID_METADATA] ?? "", /^[0-9a-f]{32}$/);
+  assert.equal(ctx.outcome, "written");
+});
+
+Deno.test("equal bytes already published: success from the hash tag, without reading the object", async () => {
+  const { store, ctx, next } = await unit("same");
+  store.seed(RAW, "same", { [CONTENT_HASH_METADATA]: await sha256Hex(ctx.body) });
+  store.resetLog();
+  await createOnlyWriter()(ctx, next);
+  assert.equal(ctx.outcome, "identical");
+  assert.equal(ctx.result?.key, RAW);
+  assert.deepEqual(store.log.map((r) => r.op), ["put", "head"]);
+});
+
+Deno.test("equal bytes written by a foreign tool (no tag): compared by reading the object", async () => {
+  const { store, ctx, next } = await unit("same");
+  const seeded = store.seed(RAW, "same");
+  store.resetLog();
+  await createOnlyWriter()(ctx, next);
+  assert.equal(ctx.outcome, "identical");
+  assert.equal(ctx.result?.version, seeded.version);
+  assert.deepEqual(store.log.map((r) => r.op), ["put", "head", "get"]);
+});
+
+Deno.test("different bytes: version_exists naming the key, local version dir set aside and clean", async () => {
+  const { m, store, ctx, next } = await unit("mine");
+  await m.cache.write(RAW, new TextEncoder().encode("mine"));
+  await m.cache.write(META, new TextEncoder().encode("meta"));
+  await m.state.markDirty(RAW);
+  await m.state.markDirty(META);
+  store.seed(RAW, "theirs", { [CONTENT_HASH_METADATA]: "0".repeat(64) });
+  const err = await createOnlyWriter()(ctx, next).catch((e) => e);
+  assert.ok(err instanceof VersionConflictError);
+  assert.equal(err.code, "version_exists");
+  assert.equal(err.exitCode, 1);
+  assert.deepEqual(err.keys, [RAW]);
+  assert.match(err.message, /another writer published that version first/);
+  assert.equal(err.setAsideTo.length, 2);
+  for (const p of err.setAsideTo) assert.match(p, /^\.sluice\/set-aside\//);
+  assert.equal(await m.cache.read(RAW), null);
+  assert.equal(await m.cache.read(META), null);
+  assert.equal(new TextDecoder().decode((await m.cache.read(err.setAsideTo[1]))!), "mine");
+  assert.deepEqual(m.state.dirtyPaths(), []);
+  assert.equal(store.peekText(RAW), "theirs");
+  assert.ok(m.gates.some((g) => g.gate === CREATE_ONLY_WRITER && g.path === RAW));
+
+  // The sibling file of the same version is not written at all.
+  const sibling = mockWriteContext(m.ctx, META, "meta", {
+    entry: planEntry(META, { class: "data-version" }),
+  });
+  const siblingNext = spyNext(() => terminalWrite(sibling));
+  await assert.rejects(createOnlyWriter()(sibling, siblingNext), VersionConflictError);
+  assert.equal(siblingNext.calls, 0);
+  assert.equal(store.peek(META), undefined);
+});
+
+// ---- whole pushes over the in-memory store ------------------------------
+
+interface CloneOptions {
+  readonly createOnly?: boolean;
+  readonly warner?: boolean;
+  readonly registry?: ConditionalWrites;
+  readonly config?: Partial<SyncConfig>;
+  readonly extraWrite?: (write: Pipeline<WriteContext>) => void;
+}
+
+async function clone(store: InMemoryStore, name: string, o: CloneOptions = {}) {
+  const push = new Pipeline<PushContext>(PUSH_PHASES);
+  push.add({ name: PATH_CLASSIFIER, phase: "classify", middleware: pathClassifier() });
+  const write = new Pipeline<WriteContext>(WRITE_PHASES);
+  if (o.createOnly ?? true) write.add(createOnlyWriterEntry());
+  if (o.warner ?? true) {
+    write.add(endpointFallbackWarnerEntry({ registry: o.registry ?? new ConditionalWrites() }));
+  }
+  o.extraWrite?.(write);
+  const svc = await createSyncService({
+    cacheDir: await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: { ...quick, ...o.config },
+    push,
+    write,
+  });
+  const warnings: WarningEvent[] = [];
+  svc.events.on("warning", (w) => warnings.push(w));
+  const put = async (path: string, text: string) => {
+    const file = `${svc.cacheDir}/${path}`;
+    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(file, text);
+    await svc.markDirty({ relPath: path });
+  };
+  return { svc, warnings, put };
+}
+
+function storeIn(mode: ConditionalMode): InMemoryStore {
+  const store = new InMemoryStore();
+  store.conditionalMode = mode;
+  store.seed("data/t/m/d/1/raw", "version 1"); // both clones allocate N+1 = 2
+  return store;
+}
+
+async function setAsideFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (d: string) => {
+    for await (const e of Deno.readDir(d)) {
+      if (e.isDirectory) await walk(`${d}/${e.name}`);
+      else out.push(`${d}/${e.name}`.slice(dir.length + 1));
+    }
+  };
+  await walk(`${dir}/.sluice/set-aside`).catch(() => {});
+  return out;
+}
+
+for (const mode of MODES) {
+  Deno.test(`${mode}: without the gate the second writer of version N+1 overwrites the first`, async () => {
+    const store = storeIn(mode);
+    const a = await clone(store, "a", { createOnly: false });
+    const b = await clone(store, "b", { createOnly: false });
+    await a.put(RAW, "from a");
+    await b.put(RAW, "from b");
+    await a.svc.pushChanged();
+    await b.svc.pushChanged();
+    assert.equal(store.peekText(RAW), "from b", "the loss: a's acknowledged write is gone");
+  });
+
+  Deno.test(`${mode}: with the gate the first writer of version N+1 wins and the second fails`, async () => {
+    const store = storeIn(mode);
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    for (const c of [a, b]) {
+      await c.put(RAW, `from ${c === a ? "a" : "b"}`);
+      await c.put(META, `meta ${c === a ? "a" : "b"}`);
+    }
+    await a.svc.pushChanged();
+    const err = await b.svc.pushChanged().catch((e) => e);
+    assert.ok(err instanceof VersionConflictError, String(err));
+    assert.equal(err.code, "version_exists");
+    assert.deepEqual([...err.keys].sort(), [META, RAW]);
+    assert.equal(store.peekText(RAW), "from a");
+    assert.equal(store.peekText(META), "meta a");
+    const aside = await setAsideFiles(b.svc.cacheDir);
+    assert.ok(aside.some((p) => p.endsWith(RAW)), aside.join());
+    assert.ok(aside.some((p) => p.endsWith(META)), aside.join());
+    assert.deepEqual(b.svc.state.dirtyPaths(), []);
+    await b.svc.pushChanged(); // not a loop of failing pushes
+    assert.equal(store.peekText(RAW), "from a");
+  });
+
+  Deno.test(`${mode}: re-publishing equal bytes succeeds without rewriting the object`, async () => {
+    const store = storeIn(mode);
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await a.put(RAW, "same");
+    await b.put(RAW, "same");
+    await a.svc.pushChanged();
+    const before = (await store.head(RAW))!.version;
+    const r = await b.svc.pushChanged();
+    assert.deepEqual(r.identical, [RAW]);
+    assert.equal((await store.head(RAW))!.version, before);
+    assert.deepEqual(b.svc.state.dirtyPaths(), []);
+
+    const bare = await clone(store, "c", { createOnly: false });
+    await bare.put(RAW, "same");
+    await bare.svc.pushChanged();
+    assert.notEqual((await store.head(RAW))!.version, before, "without the gate it is rewritten");
+  });
+
+  Deno.test(`${mode}: a retry after a lost response whose first attempt landed succeeds`, async () => {
+    const retrying = { retry: { retries: 2, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+    const lose = (store: InMemoryStore) =>
+      store.failNext("put", 1, () => new UnreachableError("response lost"), {
+        afterEffect: true,
+        match: (k) => k === RAW,
+      });
+    const store = storeIn(mode);
+    const a = await clone(store, "a", { config: retrying });
+    await a.put(RAW, "payload");
+    lose(store);
+    const r = await a.svc.pushChanged();
+    assert.deepEqual(r.uploaded, [RAW]);
+    assert.equal(store.peekText(RAW), "payload");
+    assert.equal(store.log.filter((x) => x.key === RAW && x.op === "get").length, 0);
+
+    if (mode !== "honour") return;
+    // A naive create-only gate, without the write id and hash resolution, fails here.
+    const naive = await clone(new InMemoryStore(), "n", {
+      createOnly: false,
+      config: retrying,
+      extraWrite: (w) =>
+        w.add({
+          name: "naive-create",
+          phase: "mode",
+          middleware: async (ctx, next) => {
+            if (ctx.entry.class === "data-version") ctx.mode = PutModes.create;
+            await next();
+          },
+        }),
+    });
+    await naive.put(RAW, "payload");
+    lose(naive.svc.store as InMemoryStore);
+    const err = await naive.svc.pushChanged().catch((e) => e);
+    assert.equal(err?.code, "already_exists");
+  });
+
+  Deno.test(`${mode}: latest markers and index files still overwrite`, async () => {
+    const store = storeIn(mode);
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await a.put("data/t/m/d/latest", "2");
+    await a.put("_index/models.json", '{"a":1}');
+    await a.svc.pushChanged();
+    await b.put("data/t/m/d/latest", "3");
+    await b.put("_index/models.json", '{"b":1}');
+    store.resetLog();
+    await b.svc.pushChanged();
+    assert.equal(store.peekText("data/t/m/d/latest"), "3");
+    assert.equal(store.peekText("_index/models.json"), '{"b":1}');
+    const mutable = store.log.filter((r) =>
+      r.key === "data/t/m/d/latest" || r.key === "_index/models.json"
+    );
+    assert.deepEqual(mutable.map((r) => [r.op, r.mode]), [["put", "overwrite"], [
+      "put",
+      "overwrite",
+    ]]);
+  });
+}
