@@ -21,13 +21,15 @@ import {
   withConditionalFallback,
 } from "./sync/conditional.ts";
 import { storeLockBackend } from "./sync/lock_engine.ts";
+import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
+import { configCasWriterEntry } from "./middleware/config_cas_writer.ts";
 import { createEmitter } from "./sync/events.ts";
 import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** The default gates, by name, in pipeline order. */
 export const DEFAULT_GATES = {
-  push: [PATH_CLASSIFIER],
-  write: [CREATE_ONLY_WRITER, ENDPOINT_FALLBACK_WARNER],
+  push: [PATH_CLASSIFIER, "lockfile-guard", "refused-run-eraser", "lock-fence"],
+  write: [CREATE_ONLY_WRITER, "config-cas-writer", ENDPOINT_FALLBACK_WARNER],
 } as const;
 
 /** Options of {@link defaultPipelines}. */
@@ -63,10 +65,14 @@ export function defaultPipelines(
     "every path gets exactly one class",
     pathClassifier(),
   );
+  for (const entry of [lockfileGuardEntry()]) {
+    if (!off.has(entry.name)) push.add(entry);
+  }
   const addWrite = (entry: MiddlewareEntry<WriteContext>) => {
     if (!off.has(entry.name)) write.add(entry);
   };
   addWrite(createOnlyWriterEntry());
+  addWrite(configCasWriterEntry());
   addWrite(endpointFallbackWarnerEntry({ registry: options.conditional ?? defaultConditionalWrites }));
   return { push, write };
 }

@@ -8,7 +8,7 @@ import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
-import { updateManagedLockfile } from "../sync/lockfile_txn.ts";
+import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { DistributedLock, ObjectStore } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service.ts";
@@ -172,24 +172,31 @@ const doubleWrite: Replay = {
   },
 };
 
-/** 004: a bulk push re-uploads a stale lockfile and erases a peer's entry. */
+/** 004: a failed lockfile publish leaves a stale local copy; a bulk push re-uploads it. */
 const staleLockfile: Replay = {
-  title: "Incident 004: a stale extension lockfile erases a peer's entries",
+  title: "Incident 004: a stale extension lockfile erases a peer's entries (in-memory store, outage injected)",
   gates: ["lockfile-guard"],
   async run(on) {
-    const store = await fsStore();
+    const store = new InMemoryStore();
     const a = await clone(store, "alice", on ? [] : this.gates);
     const c = await clone(store, "carol", on ? [] : this.gates);
-    await updateManagedLockfile(a, { set: { "@acme/1password": { version: "1.0.0" } } });
     await updateManagedLockfile(c, { set: { "@acme/ssh": { version: "2.0.0" } } });
-    say("alice added @acme/1password, carol added @acme/ssh");
+    await a.pullChanged();
+    store.unreachable = true;
+    await updateManagedLockfile(a, { set: { "@acme/1password": { version: "1.0.0" } } })
+      .catch((e) => say(`alice's lockfile publish fails (${codeOf(e)}): kept as a pending delta`));
+    store.heal();
+    await updateManagedLockfile(c, { set: { "@acme/k8s": { version: "3.0.0" } } });
+    say("carol adds @acme/k8s");
     await a.markDirty();
     await a.pushChanged().catch((e) => say(`push failed: ${codeOf(e)}`));
-    say("alice ran a command that marks everything dirty and pushes");
-    const remote = JSON.parse((await readRemote(store, "config/upstream_extensions.json")) ?? "{}");
-    return "@acme/ssh" in remote
-      ? { lost: false, summary: `the lockfile lists ${Object.keys(remote).join(", ")}` }
-      : { lost: true, summary: "carol's @acme/ssh entry was erased" };
+    say("alice runs a command that marks everything dirty and pushes");
+    await retryPendingLockfile(a).catch((e) => say(`retry failed: ${codeOf(e)}`));
+    const remote = JSON.parse(store.peekText("config/upstream_extensions.json") ?? "{}");
+    say(`alice retries her change; the lockfile lists ${Object.keys(remote).join(", ")}`);
+    return "@acme/k8s" in remote && "@acme/1password" in remote
+      ? { lost: false, summary: "every checkout's entries survive" }
+      : { lost: true, summary: "carol's @acme/k8s entry was erased by alice's stale copy" };
   },
 };
 

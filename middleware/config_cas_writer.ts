@@ -1,0 +1,110 @@
+/**
+ * config-cas-writer: the per-write half of the lockfile-guard. The guard gives
+ * a config file (class `config`) a compare-and-swap mode: `update` on the
+ * version this cache last synced, or `create` when it never synced one. When
+ * that write is refused because a peer changed (or created, or deleted) the
+ * file remotely, this gate turns the refusal into a skip instead of a failed
+ * push: the local copy is kept and stays dirty, nothing is overwritten, and a
+ * `config_changed_remotely` warning names the file. The next pull brings the
+ * peer's version, or reports a conflict when this copy changed too.
+ *
+ * When the remote already holds the same bytes, the write counts as done
+ * (`identical`), so a cache that lost its sync state does not report
+ * conflicts for files that agree.
+ *
+ * @module
+ */
+import type { WriteContext } from "../sync/context.ts";
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../sync/errors.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import type { GetResult } from "../sync/ports.ts";
+import { withRetry } from "../sync/retry.ts";
+
+/** The gate's registered name. */
+export const CONFIG_CAS_WRITER = "config-cas-writer";
+
+/** Warning code emitted when a config file was not pushed because a peer changed it. */
+export const CONFIG_CHANGED_REMOTELY = "config_changed_remotely";
+
+async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
+  const push = ctx.push;
+  try {
+    return await withRetry(
+      () => push.store.get(ctx.key, { signal: push.signal }),
+      push.config.retry,
+      push.signal,
+    );
+  } catch (e) {
+    if (e instanceof NotFoundError) return null;
+    throw e;
+  }
+}
+
+/**
+ * The gate. Acts only on config files written with a conditional mode; every
+ * other write passes through untouched.
+ *
+ * @example
+ * ```ts
+ * import { configCasWriter } from "./config_cas_writer.ts";
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { WRITE_PHASES, type WriteContext } from "../sync/context.ts";
+ * const write = new Pipeline<WriteContext>(WRITE_PHASES);
+ * write.add({ name: "config-cas-writer", phase: "mode", middleware: configCasWriter() });
+ * ```
+ */
+export function configCasWriter(): Middleware<WriteContext> {
+  return async function configCasWriterGate(ctx, next) {
+    if (ctx.entry.class !== "config" || ctx.mode.kind === "overwrite") return await next();
+    try {
+      await next();
+      return;
+    } catch (e) {
+      if (!(e instanceof PreconditionFailedError || e instanceof AlreadyExistsError)) throw e;
+    }
+    const push = ctx.push;
+    const remote = await fetchRemote(ctx);
+    if (remote && (await sha256Hex(remote.body)) === (await sha256Hex(ctx.body))) {
+      const { body: _body, ...info } = remote;
+      ctx.result = info;
+      ctx.outcome = "identical";
+      push.note(CONFIG_CAS_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
+      return;
+    }
+    ctx.entry.action = "skip";
+    ctx.entry.keepDirty = true;
+    ctx.entry.reason = "changed remotely since this cache last synced it";
+    // A file found by a walk is not in the dirty set: mark it so it stays dirty after this push.
+    if (!push.dryRun) await push.state.markDirty(ctx.key);
+    push.note(CONFIG_CAS_WRITER, `${ctx.key}: skipped, changed remotely`, ctx.entry);
+    push.events.emit("warning", {
+      code: CONFIG_CHANGED_REMOTELY,
+      message: `${ctx.key} was not pushed: another checkout ${
+        remote ? "changed" : "deleted"
+      } it on the datastore since this cache last synced it, so the local copy would have overwritten that change. The local copy was kept and stays dirty. Pull next: it brings the other checkout's version, and where this copy changed too it reports a conflict instead of overwriting either side; resolve it, then push again.`,
+      path: ctx.key,
+    });
+  };
+}
+
+/**
+ * The gate's default registration: write phase `mode`.
+ *
+ * @example
+ * ```ts
+ * import { configCasWriterEntry } from "./config_cas_writer.ts";
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { WRITE_PHASES, type WriteContext } from "../sync/context.ts";
+ * new Pipeline<WriteContext>(WRITE_PHASES).add(configCasWriterEntry());
+ * ```
+ */
+export function configCasWriterEntry(): MiddlewareEntry<WriteContext> {
+  return {
+    name: CONFIG_CAS_WRITER,
+    phase: "mode",
+    middleware: configCasWriter(),
+    description:
+      "a config file a peer changed since the last sync is skipped and kept dirty, never overwritten",
+  };
+}

@@ -1,0 +1,246 @@
+import assert from "node:assert/strict";
+import { CONFIG_CAS_WRITER, configCasWriter, configCasWriterEntry } from "./config_cas_writer.ts";
+import { lockfileGuardEntry } from "./lockfile_guard.ts";
+import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
+import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
+import {
+  AlreadyExistsError,
+  PreconditionFailedError,
+  SluiceError,
+  UnreachableError,
+} from "../sync/errors.ts";
+import type { WarningEvent } from "../sync/events.ts";
+import { Pipeline } from "../sync/pipeline.ts";
+import { PutModes } from "../sync/ports.ts";
+import { createSyncService, type SyncService } from "../sync/service.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  mockPushContext,
+  mockWriteContext,
+  planEntry,
+  spyNext,
+} from "../packages/testing/mod.ts";
+
+const FILE = "config/vaults/v1.yaml";
+
+// --- the gate alone ---------------------------------------------------------
+
+Deno.test("writes other than conditional config writes pass through untouched", async () => {
+  const m = await mockPushContext();
+  const gate = configCasWriter();
+  const plain = mockWriteContext(m.ctx, "outputs/o.txt", "x", {
+    entry: planEntry("outputs/o.txt", { class: "other" }),
+    mode: PutModes.create,
+  });
+  const failing = spyNext(() => {
+    throw new PreconditionFailedError("outputs/o.txt");
+  });
+  await assert.rejects(gate(plain, failing), PreconditionFailedError);
+  const overwrite = mockWriteContext(m.ctx, FILE, "x", {
+    entry: planEntry(FILE, { class: "config" }),
+  });
+  await assert.rejects(
+    gate(
+      overwrite,
+      spyNext(() => {
+        throw new PreconditionFailedError(FILE);
+      }),
+    ),
+    PreconditionFailedError,
+  );
+});
+
+Deno.test("a refused swap on a config file a peer changed becomes a dirty skip with a warning", async () => {
+  const m = await mockPushContext();
+  (m.store as InMemoryStore).seed(FILE, "peer");
+  const ctx = mockWriteContext(m.ctx, FILE, "mine", {
+    entry: planEntry(FILE, { class: "config", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  const next = spyNext(() => {
+    throw new PreconditionFailedError(FILE);
+  });
+  await configCasWriter()(ctx, next);
+  assert.equal(next.calls, 1);
+  assert.equal(ctx.entry.action, "skip");
+  assert.equal(ctx.entry.keepDirty, true);
+  assert.ok(ctx.entry.handledBy.includes(CONFIG_CAS_WRITER));
+  assert.equal(ctx.result, undefined);
+  assert.deepEqual(m.state.dirtyPaths(), [FILE], "kept dirty even when a walk found it");
+  assert.equal(m.warnings.length, 1);
+  assert.equal(m.warnings[0].code, "config_changed_remotely");
+  assert.equal(m.warnings[0].path, FILE);
+  assert.match(m.warnings[0].message, /changed it on the datastore/);
+  assert.match(m.warnings[0].message, /conflict/);
+});
+
+Deno.test("a refused create over identical bytes counts as done", async () => {
+  const m = await mockPushContext();
+  const info = (m.store as InMemoryStore).seed(FILE, "same");
+  const ctx = mockWriteContext(m.ctx, FILE, "same", {
+    entry: planEntry(FILE, { class: "config" }),
+    mode: PutModes.create,
+  });
+  await configCasWriter()(
+    ctx,
+    spyNext(() => {
+      throw new AlreadyExistsError(FILE, info.version);
+    }),
+  );
+  assert.equal(ctx.entry.action, "put");
+  assert.equal(ctx.outcome, "identical");
+  assert.equal(ctx.result?.version, info.version);
+  assert.deepEqual(m.warnings, []);
+});
+
+Deno.test("a config file deleted remotely is skipped; transport errors still fail the write", async () => {
+  const m = await mockPushContext();
+  const ctx = mockWriteContext(m.ctx, FILE, "mine", {
+    entry: planEntry(FILE, { class: "config", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  await configCasWriter()(
+    ctx,
+    spyNext(() => {
+      throw new PreconditionFailedError(FILE, "it does not exist");
+    }),
+  );
+  assert.equal(ctx.entry.action, "skip");
+  assert.match(m.warnings[0].message, /deleted it/);
+  const other = mockWriteContext(m.ctx, FILE, "mine", {
+    entry: planEntry(FILE, { class: "config" }),
+    mode: PutModes.create,
+  });
+  await assert.rejects(
+    configCasWriter()(
+      other,
+      spyNext(() => {
+        throw new UnreachableError("down");
+      }),
+    ),
+    UnreachableError,
+  );
+});
+
+Deno.test("the default entry registers in the write mode phase", () => {
+  const e = configCasWriterEntry();
+  assert.equal(e.name, CONFIG_CAS_WRITER);
+  assert.equal(e.phase, "mode");
+});
+
+// --- incident 004: a peer's config change and a walk push -------------------
+
+interface Clone {
+  readonly svc: SyncService;
+  readonly warnings: WarningEvent[];
+}
+
+async function clone(
+  store: InMemoryStore,
+  clock: FakeClock,
+  name: string,
+  gates: { guard: boolean; writer: boolean },
+  cacheDir?: string,
+): Promise<Clone> {
+  const push = new Pipeline<PushContext>(PUSH_PHASES);
+  push.add({ name: PATH_CLASSIFIER, phase: "classify", middleware: pathClassifier() });
+  if (gates.guard) push.add(lockfileGuardEntry());
+  const write = new Pipeline<WriteContext>(WRITE_PHASES);
+  if (gates.writer) write.add(configCasWriterEntry());
+  const svc = await createSyncService({
+    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-004c-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock,
+    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+    push,
+    write,
+  });
+  const warnings: WarningEvent[] = [];
+  svc.events.on("warning", (w) => warnings.push(w));
+  return { svc, warnings };
+}
+
+async function writeFile(svc: SyncService, path: string, text: string) {
+  const file = `${svc.cacheDir}/${path}`;
+  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(file, text);
+}
+
+/** A publishes v1; C pulls it, changes it and pushes; A changes its own stale copy too. */
+async function bothChanged(gates: { guard: boolean; writer: boolean }) {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const a = await clone(store, clock, "a", gates);
+  const c = await clone(store, clock, "c", gates);
+  await writeFile(a.svc, FILE, "vault: a0\n");
+  await a.svc.markDirty({ relPath: FILE });
+  await a.svc.pushChanged();
+  await c.svc.pullChanged();
+  await writeFile(c.svc, FILE, "vault: c1\n");
+  await c.svc.markDirty({ relPath: FILE });
+  await c.svc.pushChanged();
+  await writeFile(a.svc, FILE, "vault: a1\n");
+  await a.svc.markDirty(); // a walk push, as every config-tier command does
+  return { store, a, c };
+}
+
+for (const on of [true, false]) {
+  Deno.test(`004 a walk push never overwrites a config file a peer changed (gate ${on ? "on" : "off"})`, async () => {
+    const { store, a } = await bothChanged({ guard: on, writer: on });
+    const r = await a.svc.pushChanged();
+    if (!on) {
+      assert.equal(store.peekText(FILE), "vault: a1\n", "the loss: C's change was overwritten");
+      assert.ok(!a.warnings.some((w) => w.code === "config_changed_remotely"));
+      return;
+    }
+    assert.equal(store.peekText(FILE), "vault: c1\n", "C's change survives");
+    assert.deepEqual(r.uploaded, []);
+    assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [[FILE, true]]);
+    const w = a.warnings.find((x) => x.code === "config_changed_remotely");
+    assert.equal(w?.path, FILE);
+    assert.match(w?.message ?? "", /config\/vaults\/v1\.yaml/);
+    assert.deepEqual(a.svc.state.dirtyPaths(), [FILE], "A's copy stays dirty");
+    assert.equal(a.svc.state.bulkPending(), false);
+    // The next pull reports the conflict and overwrites neither side.
+    const pulled = await a.svc.pullChanged();
+    assert.deepEqual(pulled.conflicts, [FILE]);
+    assert.ok(a.warnings.some((x) => x.code === "pull_conflict" && x.path === FILE));
+    assert.equal(await Deno.readTextFile(`${a.svc.cacheDir}/${FILE}`), "vault: a1\n");
+    assert.equal(store.peekText(FILE), "vault: c1\n");
+  });
+}
+
+Deno.test("004 without the write gate the guard still refuses the overwrite, as a failed push", async () => {
+  const { store, a } = await bothChanged({ guard: true, writer: false });
+  const err = await a.svc.pushChanged().catch((e) => e);
+  assert.ok(err instanceof SluiceError);
+  assert.equal(err.code, "precondition_failed");
+  assert.equal(store.peekText(FILE), "vault: c1\n");
+});
+
+Deno.test("004 after a sync state reset, agreeing config files count as synced and changed ones stay dirty", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const gates = { guard: true, writer: true };
+  let a = await clone(store, clock, "a", gates);
+  const c = await clone(store, clock, "c", gates);
+  await writeFile(a.svc, FILE, "vault: a0\n");
+  await writeFile(a.svc, "config/same.yaml", "same\n");
+  await a.svc.markDirty();
+  await a.svc.pushChanged();
+  await c.svc.pullChanged();
+  await writeFile(c.svc, FILE, "vault: c1\n");
+  await c.svc.markDirty({ relPath: FILE });
+  await c.svc.pushChanged();
+  await Deno.remove(`${a.svc.cacheDir}/.sluice/manifest.json`);
+  a = await clone(store, clock, "a", gates, a.svc.cacheDir);
+  await a.svc.markDirty();
+  const r = await a.svc.pushChanged();
+  assert.deepEqual(r.identical, ["config/same.yaml"]);
+  assert.deepEqual(r.uploaded, []);
+  assert.equal(store.peekText(FILE), "vault: c1\n");
+  assert.deepEqual(a.svc.state.dirtyPaths(), [FILE]);
+  assert.ok(a.svc.state.synced("config/same.yaml"));
+});

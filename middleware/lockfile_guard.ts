@@ -1,0 +1,162 @@
+/**
+ * lockfile-guard: no push ever rolls back the managed lockfile or a config
+ * file a peer changed.
+ *
+ * - The managed lockfile (`config/upstream_extensions.json`, also under a
+ *   namespace) is left out of every push, walk or not: it is published only
+ *   by the lockfile transaction (`updateManagedLockfile` in
+ *   `sync/lockfile_txn.ts`), which applies this checkout's own change to a
+ *   fresh remote copy under the global lock. A local copy that differs from
+ *   the synced one may be stale: uploading it would erase the entries other
+ *   checkouts added, and turning it into a delta would re-add entries peers
+ *   removed, so the guard does neither. Its dirty mark is cleared (a kept
+ *   mark would only stop the next pull from refreshing the copy) and a
+ *   `lockfile_guarded` warning points to the transaction; a change whose
+ *   publish failed is already kept as a pending delta by the transaction.
+ * - A config file (class `config`) is uploaded only with a compare-and-swap
+ *   on the version this cache last synced (create-only when it never synced
+ *   one). The config-cas-writer write gate turns a failed swap into a skip
+ *   that stays dirty, with a `config_changed_remotely` warning.
+ *
+ * @module
+ */
+import type { PlanEntry, PushContext } from "../sync/context.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import {
+  describeLockfileChange,
+  isManagedLockfilePath,
+  type LockfileChange,
+  readPendingLockfileDeltas,
+} from "../sync/lockfile_txn.ts";
+import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import { PutModes } from "../sync/ports.ts";
+
+/** The gate's registered name. */
+export const LOCKFILE_GUARD = "lockfile-guard";
+
+/** Warning code emitted when a changed local lockfile was left out of a push. */
+export const LOCKFILE_GUARDED = "lockfile_guarded";
+
+/** True when the entry is the managed lockfile (by class, or by path when unclassified). */
+function isLockfile(entry: PlanEntry): boolean {
+  return entry.class === "managed-lockfile" ||
+    (entry.class === undefined && isManagedLockfilePath(entry.path));
+}
+
+/** Whether the local copy differs from the one this cache last synced. */
+async function changedLocally(ctx: PushContext, entry: PlanEntry): Promise<boolean> {
+  if (entry.action === "delete") return true;
+  if (entry.action !== "put") return false;
+  let hash = entry.hash;
+  if (hash === undefined) {
+    const body = await ctx.cache.read(entry.path).catch(() => null);
+    if (!body) return false;
+    hash = await sha256Hex(body);
+  }
+  return hash !== entry.syncedHash;
+}
+
+async function pendingDeltas(ctx: PushContext): Promise<Record<string, LockfileChange>> {
+  try {
+    return await readPendingLockfileDeltas(ctx.cache);
+  } catch {
+    return {}; // an unreadable pending file must not fail the push; the transaction reports it
+  }
+}
+
+function guardedMessage(
+  entry: PlanEntry,
+  deleted: boolean,
+  pending: LockfileChange | undefined,
+): string {
+  const what = deleted ? "The local deletion of" : "The local copy of";
+  const next = pending
+    ? ` This checkout has a pending lockfile change (${
+      describeLockfileChange(pending)
+    }) that was not published yet: run \`sluice lockfile retry\` to replay it on the current remote copy.`
+    : " To add or remove extensions, use the lockfile transaction (updateManagedLockfile), which applies only the named entries to the current remote copy.";
+  return `${what} ${entry.path} was not pushed: the managed lockfile is published only by its transaction, because this copy may be stale and uploading it would erase entries other checkouts added. Nothing was uploaded; the local file was left as is and its dirty mark cleared.${next}`;
+}
+
+/**
+ * The gate. Leaves the managed lockfile out of the push (never uploaded,
+ * dirty mark cleared, a warning when the local copy changed) and gives config
+ * files a compare-and-swap write mode.
+ *
+ * @example
+ * ```ts
+ * import { lockfileGuard } from "./lockfile_guard.ts";
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
+ * const push = new Pipeline<PushContext>(PUSH_PHASES);
+ * push.add({ name: "lockfile-guard", phase: "guard", middleware: lockfileGuard() });
+ * ```
+ */
+export function lockfileGuard(): Middleware<PushContext> {
+  return async function lockfileGuardGate(ctx, next) {
+    let pending: Record<string, LockfileChange> | undefined;
+    let guarded = 0;
+    let swapped = 0;
+    for (const entry of ctx.plan) {
+      if (isLockfile(entry)) {
+        const changed = await changedLocally(ctx, entry);
+        const deleted = entry.action === "delete";
+        entry.action = "skip";
+        entry.keepDirty = false;
+        entry.mode = undefined;
+        entry.commit = undefined;
+        entry.reason = "managed lockfile: published only by the lockfile transaction";
+        guarded++;
+        ctx.note(LOCKFILE_GUARD, `left ${entry.path} out of the push`, entry);
+        if (changed && !ctx.dryRun) {
+          pending ??= await pendingDeltas(ctx);
+          ctx.events.emit("warning", {
+            code: LOCKFILE_GUARDED,
+            message: guardedMessage(entry, deleted, pending[entry.path]),
+            path: entry.path,
+          });
+        }
+      } else if (entry.class === "config" && entry.action === "put") {
+        entry.mode = entry.syncedVersion !== undefined
+          ? PutModes.update(entry.syncedVersion)
+          : PutModes.create;
+        swapped++;
+        ctx.note(
+          LOCKFILE_GUARD,
+          entry.syncedVersion !== undefined
+            ? `${entry.path}: upload only over remote version ${entry.syncedVersion}`
+            : `${entry.path}: upload only if absent remotely`,
+          entry,
+        );
+      }
+    }
+    if (guarded + swapped > 0) {
+      ctx.note(
+        LOCKFILE_GUARD,
+        `${guarded} managed lockfile(s) left out, ${swapped} config file(s) compare-and-swap`,
+      );
+    }
+    await next();
+  };
+}
+
+/**
+ * The gate's default registration: push phase `guard`.
+ *
+ * @example
+ * ```ts
+ * import { lockfileGuardEntry } from "./lockfile_guard.ts";
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
+ * new Pipeline<PushContext>(PUSH_PHASES).add(lockfileGuardEntry());
+ * ```
+ */
+export function lockfileGuardEntry(): MiddlewareEntry<PushContext> {
+  return {
+    name: LOCKFILE_GUARD,
+    phase: "guard",
+    middleware: lockfileGuard(),
+    description:
+      "the managed lockfile is published only by its transaction; config files upload only over the version last synced",
+  };
+}
