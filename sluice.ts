@@ -21,15 +21,17 @@ import {
   withConditionalFallback,
 } from "./sync/conditional.ts";
 import { storeLockBackend } from "./sync/lock_engine.ts";
-import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
-import { configCasWriterEntry } from "./middleware/config_cas_writer.ts";
+import { LOCKFILE_GUARD, lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
+import { LOCK_FENCE, lockFenceEntry } from "./middleware/lock_fence.ts";
+import { REFUSED_RUN_ERASER, refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
+import { CONFIG_CAS_WRITER, configCasWriterEntry } from "./middleware/config_cas_writer.ts";
 import { createEmitter } from "./sync/events.ts";
 import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** The default gates, by name, in pipeline order. */
 export const DEFAULT_GATES = {
-  push: [PATH_CLASSIFIER, "lockfile-guard", "refused-run-eraser", "lock-fence"],
-  write: [CREATE_ONLY_WRITER, "config-cas-writer", ENDPOINT_FALLBACK_WARNER],
+  push: [PATH_CLASSIFIER, LOCKFILE_GUARD, REFUSED_RUN_ERASER, LOCK_FENCE],
+  write: [CREATE_ONLY_WRITER, CONFIG_CAS_WRITER, ENDPOINT_FALLBACK_WARNER],
 } as const;
 
 /** Options of {@link defaultPipelines}. */
@@ -65,7 +67,7 @@ export function defaultPipelines(
     "every path gets exactly one class",
     pathClassifier(),
   );
-  for (const entry of [lockfileGuardEntry()]) {
+  for (const entry of [lockfileGuardEntry(), refusedRunEraserEntry(), lockFenceEntry()]) {
     if (!off.has(entry.name)) push.add(entry);
   }
   const addWrite = (entry: MiddlewareEntry<WriteContext>) => {

@@ -31,13 +31,15 @@ const say = (s: string) => console.log(`    ${s}`);
 const fast = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
 async function clone(store: ObjectStore, name: string, disable: readonly string[]) {
-  return await createSluice({
+  const svc = await createSluice({
     cacheDir: await Deno.makeTempDir({ prefix: `sluice-demo-${name}-` }),
     store,
     identity: { holder: `${name}@demo`, hostname: `${name}-host`, pid: name.charCodeAt(0) },
     disable,
     config: fast,
   });
+  svc.events.on("warning", (w) => say(`[${name}] warning ${w.code}: ${w.message.split(". ")[0]}.`));
+  return svc;
 }
 
 async function write(svc: SyncService, path: string, text: string) {

@@ -7,7 +7,14 @@
  */
 import type { SluiceEmitter } from "./events.ts";
 import type { Pipeline } from "./pipeline.ts";
-import type { Clock, DistributedLock, Identity, ObjectInfo, ObjectStore, PutMode } from "./ports.ts";
+import type {
+  Clock,
+  DistributedLock,
+  Identity,
+  ObjectInfo,
+  ObjectStore,
+  PutMode,
+} from "./ports.ts";
 import type { RetryPolicy } from "./retry.ts";
 
 /** The class of a cache path (see the table in the design brief). */
@@ -21,7 +28,14 @@ export type PathClass =
   | "other";
 
 /** The phases of the push pipeline, in order. */
-export const PUSH_PHASES = ["initialize", "classify", "guard", "erase", "fence", "finalize"] as const;
+export const PUSH_PHASES = [
+  "initialize",
+  "classify",
+  "guard",
+  "erase",
+  "fence",
+  "finalize",
+] as const;
 
 /** The phases of the per-write pipeline, in order. */
 export const WRITE_PHASES = ["prepare", "mode", "conditional", "finalize"] as const;
@@ -83,6 +97,8 @@ export interface UploadRecord {
   readonly info: ObjectInfo;
   /** True when this push created the object (it did not exist before). */
   readonly created: boolean;
+  /** `identical`: the object was already there with these bytes (written by someone else or earlier). */
+  readonly outcome: "written" | "identical";
 }
 
 /** Cache operations gates may use. Paths are cache-relative. */

@@ -167,6 +167,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           path: entry.path,
           info,
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
+          outcome: wctx.outcome ?? "written",
         });
         state.setSynced(entry.path, {
           hash,

@@ -1,0 +1,199 @@
+/**
+ * refused-run-eraser: a run refused for losing its model lock never surfaces
+ * later. Wrapping the lock fence, on `ModelLockLostError` it journals the
+ * run's `written` versions durably, checks each is provably this run's,
+ * deletes what the push already uploaded under them (only while still its
+ * own), erases them from the cache, the dirty set and the manifest,
+ * recomputes their `latest` markers, tries a best-effort refresh and
+ * rethrows. A version it cannot attribute is never deleted (`erasure_refused`)
+ * and is held out of every push. Each push first completes an erasure a crash
+ * interrupted.
+ *
+ * @module
+ */
+import { ModelLockLostError } from "../sync/errors.ts";
+import {
+  completeErasure,
+  type ErasureJournal,
+  ErasureRefusedError,
+  findUnattributable,
+  isUnder,
+  journalPending,
+  markerNamesHeld,
+  modelPrefixes,
+  readErasureJournal,
+  refusedUploads,
+  type UploadRef,
+  writeErasureJournal,
+} from "../sync/erasure.ts";
+import type { PlanEntry, PushContext } from "../sync/context.ts";
+import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+
+/** The gate's registered name. */
+export const REFUSED_RUN_ERASER = "refused-run-eraser";
+
+const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
+const HELD = "written by a run refused for losing its model lock: held out of pushes";
+
+function skip(ctx: PushContext, entry: PlanEntry, reason: string, keepDirty: boolean): void {
+  entry.action = "skip";
+  entry.keepDirty = keepDirty;
+  entry.reason = reason;
+  ctx.note(REFUSED_RUN_ERASER, reason, entry);
+}
+
+/** Best-effort refresh: a failure is a warning and never replaces the refusal. */
+async function refresh(ctx: PushContext, prefixes: readonly string[]): Promise<void> {
+  if (prefixes.length === 0) return;
+  try {
+    await ctx.refresh(prefixes);
+  } catch (e) {
+    ctx.events.emit("warning", {
+      code: "refresh_failed",
+      message: `Could not refresh ${prefixes.join(", ")} from the datastore (${
+        e instanceof Error ? e.message : String(e)
+      }). The refused run's data was already discarded from this cache; the next pull brings the datastore's copy.`,
+    });
+  }
+}
+
+function warnPending(ctx: PushContext, pending: readonly UploadRef[]): void {
+  if (pending.length === 0) return;
+  const paths = pending.map((u) => u.path).join(", ");
+  const message =
+    `Could not yet delete ${paths} from the datastore, uploaded by a push refused for losing its model lock. No clone pulls them (they were never committed); the next push deletes them while they are still that push's objects.`;
+  ctx.events.emit("warning", { code: "erasure_pending", message });
+}
+
+/** Completes an erasure a crash interrupted, and leaves those entries out of this push. */
+async function resume(ctx: PushContext, journal: ErasureJournal): Promise<void> {
+  const prefixes = [...journal.prefixes];
+  const outcome = await completeErasure(ctx, journal);
+  const stillDirty = new Set(outcome.markers.filter((m) => m.dirty).map((m) => m.path));
+  const markers = new Set(outcome.markers.map((m) => m.path));
+  for (const entry of ctx.plan) {
+    if (outcome.erased.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, false);
+    else if (markers.has(entry.path) && !stillDirty.has(entry.path)) {
+      skip(ctx, entry, "latest marker recomputed after erasing a refused run", false);
+    }
+  }
+  const done = outcome.erased.join(", ");
+  if (done) ctx.note(REFUSED_RUN_ERASER, `completed the interrupted erasure of ${done}`);
+  warnPending(ctx, outcome.pending);
+  await refresh(ctx, prefixes);
+}
+
+/** Leaves held runs' versions (and markers naming them) and pending erasures out of this push. */
+async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
+  const held = journal.held.flatMap((r) => r.dirs);
+  const pending = ctx.dryRun ? journal.erase : [];
+  if (held.length + pending.length === 0) return;
+  for (const entry of ctx.plan) {
+    if (pending.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, true);
+    else if (held.some((d) => isUnder(entry.path, d))) skip(ctx, entry, HELD, true);
+    else if (entry.action === "put" && await markerNamesHeld(ctx.cache, entry.path, held)) {
+      skip(ctx, entry, `${HELD} (the marker names a held version)`, true);
+    }
+  }
+  if (held.length === 0 || ctx.dryRun) return;
+  const message = `${
+    held.join(", ")
+  } were written by a run refused for losing its model lock and could not be erased safely; they stay in the cache and are held out of every push until resolved (resolveHeldVersions).`;
+  ctx.events.emit("warning", { code: "erasure_held", message });
+}
+
+/** The refusal: journal, attribute, erase, recompute markers, refresh, rethrow. */
+async function refuse(
+  ctx: PushContext,
+  err: ModelLockLostError,
+  journal: ErasureJournal,
+): Promise<never> {
+  const dirs = [...new Set(ctx.written.map((d) => d.replace(/\/+$/, "")))];
+  const byPath = new Map(ctx.plan.map((e) => [e.path, e]));
+  // Synced before this push: the plan recorded it, or it is not in the plan at all.
+  const syncedBefore = (p: string) => {
+    const entry = byPath.get(p);
+    return entry ? entry.syncedVersion !== undefined : ctx.state.synced(p) !== undefined;
+  };
+  const problems = await findUnattributable(ctx.cache, dirs, ctx.preexisting, syncedBefore);
+  // An object this push only found in place with equal bytes is someone else's: never delete it.
+  const uploads = refusedUploads(ctx.uploaded, dirs, (u) => u.outcome === "identical");
+  const prefixes = modelPrefixes(err.lost, dirs);
+  if (problems.length > 0) {
+    journal.held.push({ dirs, problems, uploads, at: ctx.clock.now() });
+    await writeErasureJournal(ctx.cache, journal);
+    await refresh(ctx, prefixes);
+    throw new ErasureRefusedError(err.lost, dirs, problems, { cause: err });
+  }
+  journal.erase = [...new Set([...journal.erase, ...dirs])];
+  journal.uploads = [...journal.uploads, ...uploads];
+  journal.prefixes = [...new Set([...journal.prefixes, ...prefixes])];
+  await writeErasureJournal(ctx.cache, journal);
+  err.discarded = dirs;
+  let outcome;
+  try {
+    outcome = await completeErasure(ctx, journal);
+  } catch (e) {
+    ctx.events.emit("warning", {
+      code: "erasure_incomplete",
+      message: `Could not finish discarding ${dirs.join(", ")} (${
+        e instanceof Error ? e.message : String(e)
+      }). The erasure is journaled: the next push completes it before uploading anything, so none of this run's data is pushed.`,
+    });
+    throw err;
+  }
+  ctx.note(
+    REFUSED_RUN_ERASER,
+    `discarded ${dirs.length ? dirs.join(", ") : "nothing (no data version written)"}${
+      outcome.deleted.length ? `; deleted ${outcome.deleted.join(", ")} from the datastore` : ""
+    }`,
+  );
+  warnPending(ctx, outcome.pending);
+  await refresh(ctx, prefixes);
+  throw err;
+}
+
+/**
+ * The gate: completes interrupted erasures, holds unresolved runs, and erases
+ * a refused run's data before its `ModelLockLostError` leaves the push.
+ *
+ * @example
+ * ```ts
+ * import { refusedRunEraser } from "./refused_run_eraser.ts";
+ * const gate = refusedRunEraser();
+ * ```
+ */
+export function refusedRunEraser(): Middleware<PushContext> {
+  return async function refusedRunEraserGate(ctx, next) {
+    const journal = await readErasureJournal(ctx.cache);
+    if (!ctx.dryRun && journalPending(journal)) await resume(ctx, journal);
+    await hold(ctx, journal);
+    try {
+      await next();
+    } catch (e) {
+      if (!(e instanceof ModelLockLostError) || ctx.dryRun) throw e;
+      await refuse(ctx, e, journal);
+    }
+  };
+}
+
+/**
+ * The gate's default registration (phase `erase`, so it wraps the fence).
+ *
+ * @example
+ * ```ts
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
+ * import { refusedRunEraserEntry } from "./refused_run_eraser.ts";
+ * new Pipeline<PushContext>(PUSH_PHASES).add(refusedRunEraserEntry());
+ * ```
+ */
+export function refusedRunEraserEntry(): MiddlewareEntry<PushContext> {
+  return {
+    name: REFUSED_RUN_ERASER,
+    phase: "erase",
+    middleware: refusedRunEraser(),
+    description:
+      "a run refused for a lost lock leaves its data on no clone (erased before the error)",
+  };
+}

@@ -1,0 +1,601 @@
+import assert from "node:assert/strict";
+import {
+  REFUSED_RUN_ERASER,
+  refusedRunEraser,
+  refusedRunEraserEntry,
+} from "./refused_run_eraser.ts";
+import { lockFenceEntry } from "./lock_fence.ts";
+import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
+import { createOnlyWriterEntry } from "./create_only_writer.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  mockPushContext,
+  planEntry,
+  spyNext,
+} from "../packages/testing/mod.ts";
+import { LockReadError, ModelLockLostError, SluiceError } from "../sync/errors.ts";
+import {
+  ERASURE_JOURNAL,
+  ErasureRefusedError,
+  journalPending,
+  readErasureJournal,
+  resolveHeldVersions,
+  writeErasureJournal,
+} from "../sync/erasure.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { encodeLockInfo } from "../sync/lock_body.ts";
+import { storeLockBackend } from "../sync/lock_engine.ts";
+import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
+import { Pipeline } from "../sync/pipeline.ts";
+import { type DistributedLock, type Identity, type LockInfo, PutModes } from "../sync/ports.ts";
+import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
+import { createSyncService, type SyncService } from "../sync/service.ts";
+import { walkFiles } from "../sync/cache.ts";
+import { INDEX_KEY } from "../sync/remote_index.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const KEY = "data/t/m/.lock";
+const DATA = "data/t/m/d";
+const V1 = `${DATA}/1`;
+const V2 = `${DATA}/2`;
+const MARKER = `${DATA}/latest`;
+const lost = () => new ModelLockLostError([{ key: KEY, newHolder: "b@host (pid 2)" }]);
+
+// --- the gate alone, on a mock context ---
+
+/** A cache holding synced version 1 and marker "1", and a run that wrote version 2. */
+async function arranged(options: { written?: string[]; preexisting?: Set<string> } = {}) {
+  const m = await mockPushContext({
+    written: options.written ?? [V2],
+    preexisting: options.preexisting ?? new Set([V1]),
+  });
+  const synced = async (path: string, text: string) => {
+    await m.cache.write(path, enc(text));
+    await m.state.recordSynced(path, { hash: await sha256Hex(enc(text)), version: "r1", size: 1 });
+  };
+  await synced(`${V1}/raw`, "first");
+  await synced(MARKER, "1");
+  await m.cache.write(`${V2}/raw`, enc("A's data"));
+  await m.cache.write(MARKER, enc("2"));
+  await m.state.markDirty(`${V2}/raw`);
+  await m.state.markDirty(MARKER);
+  m.ctx.plan.push(
+    planEntry(`${V2}/raw`, { class: "data-version" }),
+    planEntry(MARKER, { class: "latest-marker", commit: true, syncedVersion: "r1" }),
+  );
+  return m;
+}
+
+const run = (m: { ctx: PushContext }, impl: () => void = () => {}) =>
+  refusedRunEraser()(m.ctx, spyNext(impl)).then(() => undefined, (e) => e);
+
+Deno.test("a push that is not refused passes through untouched", async () => {
+  const m = await arranged();
+  assert.equal(await run(m), undefined);
+  const err = await run(m, () => {
+    throw new LockReadError(KEY, "timeout");
+  });
+  assert.ok(err instanceof LockReadError);
+  assert.equal(await m.cache.read(`${V2}/raw`) !== null, true);
+  assert.deepEqual(m.state.dirtyPaths(), [`${V2}/raw`, MARKER]);
+});
+
+Deno.test("a refusal erases exactly the run's versions, recomputes the marker and refreshes", async () => {
+  const m = await arranged();
+  const err = await run(m, () => {
+    throw lost();
+  });
+  assert.ok(err instanceof ModelLockLostError);
+  assert.deepEqual(err.discarded, [V2]);
+  assert.equal(await m.cache.read(`${V2}/raw`), null);
+  assert.equal(new TextDecoder().decode((await m.cache.read(`${V1}/raw`))!), "first");
+  assert.equal(new TextDecoder().decode((await m.cache.read(MARKER))!), "1");
+  assert.deepEqual(m.state.dirtyPaths(), []); // the marker equals its synced copy again
+  assert.equal(m.state.synced(`${V2}/raw`), undefined);
+  assert.deepEqual(m.refreshed, [["data/t/m"]]);
+  assert.equal(journalPending(await readErasureJournal(m.cache)), false);
+  assert.ok(m.gates.some((g) => g.gate === REFUSED_RUN_ERASER && g.message.includes(V2)));
+});
+
+Deno.test("a marker with no version left is removed; one naming an unpushed version stays dirty", async () => {
+  const m = await mockPushContext({ written: [V1] });
+  await m.cache.write(`${V1}/raw`, enc("x"));
+  await m.cache.write(MARKER, enc("1"));
+  await m.state.markDirty(`${V1}/raw`);
+  await m.state.markDirty(MARKER);
+  assert.ok(
+    await run(m, () => {
+      throw lost();
+    }) instanceof ModelLockLostError,
+  );
+  assert.equal(await m.cache.read(MARKER), null);
+  assert.deepEqual(m.state.dirtyPaths(), []);
+
+  const n = await arranged({ written: [`${DATA}/3`], preexisting: new Set([V1, V2]) });
+  await n.cache.write(`${DATA}/3/raw`, enc("run 3"));
+  await n.cache.write(MARKER, enc("3"));
+  assert.ok(
+    await run(n, () => {
+      throw lost();
+    }) instanceof ModelLockLostError,
+  );
+  assert.equal(new TextDecoder().decode((await n.cache.read(MARKER))!), "2");
+  assert.deepEqual(n.state.dirtyPaths(), [`${V2}/raw`, MARKER]); // the earlier run still pushes
+});
+
+Deno.test("a failed refresh is a warning and never replaces the refusal", async () => {
+  const m = await mockPushContext({
+    written: [V2],
+    refresh: () => Promise.reject(new Error("datastore unreachable")),
+  });
+  await m.cache.write(`${V2}/raw`, enc("A"));
+  await m.state.markDirty(`${V2}/raw`);
+  const err = await run(m, () => {
+    throw lost();
+  });
+  assert.ok(err instanceof ModelLockLostError);
+  assert.equal(m.warnings.length, 1);
+  assert.equal(m.warnings[0].code, "refresh_failed");
+  assert.match(m.warnings[0].message, /datastore unreachable/);
+  assert.equal(await m.cache.read(`${V2}/raw`), null);
+});
+
+Deno.test("a version that cannot be attributed is never deleted: erasure_refused, then held", async () => {
+  const cases: { written: string[]; preexisting: Set<string>; why: RegExp }[] = [
+    { written: [V2], preexisting: new Set([V1, `${V2}/`]), why: /existed in the cache before/ },
+    { written: [V1, V2], preexisting: new Set(), why: /already synced with the datastore/ },
+    { written: ["data/t/m", V2], preexisting: new Set(), why: /not a data version directory/ },
+  ];
+  for (const c of cases) {
+    const m = await arranged(c);
+    const err = await run(m, () => {
+      throw lost();
+    });
+    assert.ok(err instanceof ErasureRefusedError, c.why.source);
+    assert.equal(err.code, "erasure_refused");
+    assert.equal(err.exitCode, 1);
+    assert.match(err.message, c.why);
+    assert.match(err.message, /nothing was deleted/);
+    assert.ok(err.cause instanceof ModelLockLostError);
+    assert.equal(new TextDecoder().decode((await m.cache.read(`${V2}/raw`))!), "A's data");
+    assert.deepEqual(m.state.dirtyPaths(), [`${V2}/raw`, MARKER]);
+    // The next push (a plain sync) holds them back, and the marker naming them.
+    m.ctx.plan.forEach((e) => (e.action = "put"));
+    assert.equal(await run(m), undefined);
+    assert.ok(m.ctx.plan.every((e) => e.action === "skip" && e.keepDirty));
+    assert.ok(m.warnings.some((w) => w.code === "erasure_held"));
+  }
+});
+
+Deno.test("objects the push uploaded are deleted while still its own; a peer's are kept", async () => {
+  const m = await arranged();
+  const store = m.store as InMemoryStore;
+  const ours = await store.put(`${V2}/raw`, enc("A's data"), PutModes.overwrite);
+  const meta = await store.put(`${V2}/metadata.yaml`, enc("a"), PutModes.overwrite);
+  store.seed(`${V2}/metadata.yaml`, "peer"); // a peer rewrote it since
+  const identical = store.seed(`${V2}/extra`, "same bytes");
+  m.ctx.plan.push(planEntry(`${V2}/extra`, { mode: PutModes.create }));
+  m.ctx.uploaded.push(
+    { path: `${V2}/raw`, info: ours, created: false, outcome: "written" },
+    { path: `${V2}/metadata.yaml`, info: meta, created: true, outcome: "written" },
+    { path: `${V2}/extra`, info: identical, created: false, outcome: "identical" }, // found equal bytes
+  );
+  assert.ok(
+    await run(m, () => {
+      throw lost();
+    }) instanceof ModelLockLostError,
+  );
+  assert.equal(store.peek(`${V2}/raw`), undefined);
+  assert.equal(store.peekText(`${V2}/metadata.yaml`), "peer");
+  assert.equal(store.peekText(`${V2}/extra`), "same bytes");
+});
+
+Deno.test("a remote deletion that fails stays journaled and the next push completes it", async () => {
+  const m = await arranged();
+  const store = m.store as InMemoryStore;
+  const ours = await store.put(`${V2}/raw`, enc("A's data"), PutModes.overwrite);
+  m.ctx.uploaded.push({ path: `${V2}/raw`, info: ours, created: true, outcome: "written" });
+  store.unreachable = true;
+  assert.ok(
+    await run(m, () => {
+      throw lost();
+    }) instanceof ModelLockLostError,
+  );
+  assert.ok(m.warnings.some((w) => w.code === "erasure_pending"));
+  assert.equal(await m.cache.read(`${V2}/raw`), null);
+  assert.equal((await readErasureJournal(m.cache)).uploads.length, 1);
+  store.heal();
+  m.ctx.uploaded.length = 0;
+  assert.equal(await run(m), undefined);
+  assert.equal(store.peek(`${V2}/raw`), undefined);
+  assert.equal(journalPending(await readErasureJournal(m.cache)), false);
+});
+
+Deno.test("a journaled erasure interrupted by a crash is completed before the next push", async () => {
+  const m = await arranged();
+  await writeErasureJournal(m.cache, {
+    format: 1,
+    erase: [V2],
+    uploads: [],
+    prefixes: ["data/t/m"],
+    held: [],
+  });
+  const next = spyNext();
+  await refusedRunEraser()(m.ctx, next);
+  assert.equal(next.calls, 1);
+  assert.ok(m.ctx.plan.every((e) => e.action === "skip" && !e.keepDirty));
+  assert.equal(await m.cache.read(`${V2}/raw`), null);
+  assert.deepEqual(m.state.dirtyPaths(), []);
+  assert.deepEqual(m.refreshed, [["data/t/m"]]);
+  assert.equal(journalPending(await readErasureJournal(m.cache)), false);
+});
+
+Deno.test("a dry run erases nothing and shows journaled entries as left out", async () => {
+  const m = await arranged();
+  const ctx: PushContext = { ...m.ctx, dryRun: true };
+  const refused = await refusedRunEraser()(
+    ctx,
+    spyNext(() => {
+      throw lost();
+    }),
+  ).then(() => undefined, (e) => e);
+  assert.ok(refused instanceof ModelLockLostError);
+  assert.notEqual(await m.cache.read(`${V2}/raw`), null);
+  await writeErasureJournal(m.cache, {
+    format: 1,
+    erase: [V2],
+    uploads: [],
+    prefixes: [],
+    held: [],
+  });
+  await refusedRunEraser()(ctx, spyNext());
+  assert.equal(m.ctx.plan[0].action, "skip");
+  assert.notEqual(await m.cache.read(`${V2}/raw`), null);
+});
+
+Deno.test("a malformed journal fails the push closed", async () => {
+  const m = await arranged();
+  await m.cache.writeState(ERASURE_JOURNAL, { format: 2 });
+  const next = spyNext();
+  await assert.rejects(() => refusedRunEraser()(m.ctx, next), SluiceError);
+  assert.equal(next.calls, 0);
+});
+
+Deno.test("the entry helper registers the eraser before the fence", () => {
+  const p = new Pipeline<PushContext>(PUSH_PHASES).add(lockFenceEntry()).add(
+    refusedRunEraserEntry(),
+  );
+  assert.deepEqual(p.names(), [REFUSED_RUN_ERASER, "lock-fence"]);
+});
+
+// --- incident 002 (and 001 with the eraser) end to end: two clones sharing one store ---
+
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+interface Gates {
+  readonly fence: boolean;
+  readonly eraser: boolean;
+}
+
+/** A third-party lock that, like some registry locks, reports any read failure as "absent". */
+class NullOnErrorLock implements DistributedLock {
+  readonly key = KEY;
+  readonly #store: InMemoryStore;
+  readonly #info: LockInfo;
+  constructor(store: InMemoryStore, who: Identity) {
+    this.#store = store;
+    this.#info = { ...who, acquiredAt: "2026-01-01T00:00:00Z", ttlMs: 30_000, nonce: "tp" };
+  }
+  async acquire(): Promise<void> {
+    await this.#store.put(this.key, encodeLockInfo(this.#info), PutModes.create);
+  }
+  async release(): Promise<void> {
+    await this.#store.delete(this.key).catch(() => {});
+  }
+  withLock<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+  async inspect(): Promise<LockInfo | null> {
+    try {
+      const got = await this.#store.get(this.key);
+      return JSON.parse(new TextDecoder().decode(got.body)) as LockInfo;
+    } catch {
+      return null; // the flaw: an unreachable store looks like a released lock
+    }
+  }
+  forceRelease(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+}
+
+interface WorldOptions {
+  /** Runs after each write of A's or B's push. */
+  readonly onWrite?: (ctx: WriteContext) => Promise<void>;
+  /** Adds the create-only writer to the write pipeline. */
+  readonly createOnly?: boolean;
+}
+
+function pipelines(gates: Gates, { onWrite, createOnly }: WorldOptions) {
+  const push = new Pipeline<PushContext>(PUSH_PHASES);
+  push.add({ name: PATH_CLASSIFIER, phase: "classify", middleware: pathClassifier() });
+  if (gates.eraser) push.add(refusedRunEraserEntry());
+  if (gates.fence) push.add(lockFenceEntry());
+  const write = new Pipeline<WriteContext>(WRITE_PHASES);
+  if (createOnly) write.add(createOnlyWriterEntry());
+  if (onWrite) {
+    write.add({
+      name: "spy",
+      phase: "prepare",
+      middleware: async (ctx, next) => {
+        await next();
+        await onWrite(ctx);
+      },
+    });
+  }
+  return { push, write };
+}
+
+async function world(gates: Gates, options: WorldOptions = {}) {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const lockBackend = storeLockBackend(store, { clock });
+  const warnings: string[] = [];
+  const clone = async (name: string, pid: number, cacheDir?: string, g = gates) => {
+    const svc = await createSyncService({
+      cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-eraser-${name}-` }),
+      store,
+      lockBackend,
+      identity: { holder: `${name}@host`, hostname: "host", pid },
+      clock,
+      config: quick,
+      ...pipelines(g, options),
+    });
+    svc.events.on("warning", (w) => warnings.push(`${name}:${w.code}`));
+    return svc;
+  };
+  const a = await clone("a", 1);
+  const b = await clone("b", 2);
+  await writeVersion(a, 1, "first");
+  await a.pushChanged();
+  await b.pullChanged();
+  return { clock, store, a, b, warnings, clone };
+}
+
+async function writeVersion(svc: SyncService, n: number, text: string): Promise<string> {
+  const dir = `${DATA}/${n}`;
+  await Deno.mkdir(`${svc.cacheDir}/${dir}`, { recursive: true });
+  await Deno.writeTextFile(`${svc.cacheDir}/${dir}/raw`, text);
+  await Deno.writeTextFile(`${svc.cacheDir}/${dir}/metadata.yaml`, `version: ${n}\n`);
+  await Deno.writeTextFile(`${svc.cacheDir}/${MARKER}`, `${n}`);
+  await svc.markDirty({ relPaths: [`${dir}/raw`, `${dir}/metadata.yaml`, MARKER] });
+  return dir;
+}
+
+/** Cache files (internal state left out), path → text. */
+async function cacheFiles(svc: SyncService): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for await (const f of walkFiles(svc.cacheDir)) {
+    out[f.path] = await Deno.readTextFile(`${svc.cacheDir}/${f.path}`);
+  }
+  return out;
+}
+
+/** Store objects other than the index and locks, key → text. */
+function storeFiles(store: InMemoryStore): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of store.keys()) {
+    if (!k.startsWith(".sluice/") && !k.endsWith(".lock")) out[k] = store.peekText(k)!;
+  }
+  return out;
+}
+
+const storeHasA = (store: InMemoryStore) =>
+  store.keys().some((k) => (store.peekText(k) ?? "").includes("A's data"));
+
+/** A holds the lock, a breakglass frees it, B takes it and pushes version 2, then A pushes 2. */
+async function breakglass(gates: Gates, beforeA?: (w: Awaited<ReturnType<typeof world>>) => void) {
+  const w = await world(gates);
+  const setA = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "A's data");
+  await releaseLock(w.b, { model: "t/m", force: true });
+  const setB = await acquireModelLocks(w.b, ["t/m"]);
+  await setB.push([await writeVersion(w.b, 2, "B's data")]);
+  beforeA?.(w);
+  const error = await setA.push([dirA]).then(() => undefined, (e) => e);
+  await setB.release();
+  await setA.release();
+  return { ...w, error, dirA };
+}
+
+/** A's model lock is a third-party lock; the store goes down before A pushes. */
+async function lostWhileUnreachable(gates: Gates) {
+  const w = await world(gates);
+  const lock = new NullOnErrorLock(w.store, w.a.identity);
+  await lock.acquire();
+  const dirA = await writeVersion(w.a, 2, "A's data");
+  w.store.unreachable = true;
+  const error = await w.a.pushChanged({
+    locks: [lock],
+    written: [dirA],
+    preexisting: new Set([V1]),
+    models: ["t/m"],
+  }).then(() => undefined, (e) => e);
+  w.store.heal();
+  await lock.release();
+  return { ...w, error, dirA };
+}
+
+Deno.test("incident 002, eraser off: a refused run's version is pushed by a later sync", async () => {
+  const r = await lostWhileUnreachable({ fence: true, eraser: false });
+  assert.equal(r.error?.code, "model_lock_lost");
+  await r.a.pushChanged(); // the store is back: a plain sync
+  assert.equal(r.store.peekText(`${V2}/raw`), "A's data");
+  await r.b.pullChanged();
+  assert.equal(await Deno.readTextFile(`${r.b.cacheDir}/${V2}/raw`), "A's data");
+});
+
+Deno.test("incident 002, eraser on: lock lost while unreachable leaves the run's data nowhere", async () => {
+  const r = await lostWhileUnreachable({ fence: true, eraser: true });
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.deepEqual(r.error.discarded, [V2]);
+  assert.ok(r.warnings.includes("a:refresh_failed"));
+  assert.equal((await cacheFiles(r.a))[`${V2}/raw`], undefined);
+  assert.deepEqual(r.a.state.dirtyPaths(), []);
+  assert.equal((await cacheFiles(r.a))[MARKER], "1");
+  const later = await r.a.pushChanged();
+  assert.deepEqual(later.uploaded, []);
+  assert.equal(storeHasA(r.store), false);
+  assert.equal(r.store.peekText(MARKER), "1");
+  await r.b.pullChanged();
+  assert.equal((await cacheFiles(r.b))[`${V2}/raw`], undefined);
+});
+
+/** The refresh pull fails (its first request, the index head, is refused). */
+const failRefresh = (w: { store: InMemoryStore }) =>
+  w.store.failNext("head", 1, undefined, { match: (k) => k === INDEX_KEY });
+
+Deno.test("breakglass with a failed refresh, eraser off: a later sync overwrites B's version", async () => {
+  const r = await breakglass({ fence: true, eraser: false }, failRefresh);
+  assert.equal(r.error?.code, "model_lock_lost");
+  assert.equal(r.store.peekText(`${V2}/raw`), "B's data");
+  await r.a.pushChanged();
+  assert.equal(r.store.peekText(`${V2}/raw`), "A's data"); // B's acknowledged write is lost
+});
+
+Deno.test("breakglass with a failed refresh, eraser on: B's version survives a later sync", async () => {
+  const r = await breakglass({ fence: true, eraser: true }, failRefresh);
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.ok(r.warnings.includes("a:refresh_failed"));
+  assert.deepEqual((await r.a.pushChanged()).uploaded, []);
+  assert.equal(r.store.peekText(`${V2}/raw`), "B's data");
+  assert.equal(r.store.peekText(MARKER), "2");
+  assert.equal(storeHasA(r.store), false);
+  await r.a.pullChanged();
+  assert.deepEqual(await cacheFiles(r.a), storeFiles(r.store));
+});
+
+Deno.test("breakglass, eraser on: a refusal whose refresh succeeds leaves A's cache equal to the store", async () => {
+  const r = await breakglass({ fence: true, eraser: true });
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.ok(!r.warnings.includes("a:refresh_failed"));
+  const files = await cacheFiles(r.a);
+  assert.equal(files[`${V2}/raw`], "B's data");
+  assert.deepEqual(files, storeFiles(r.store));
+  assert.deepEqual(r.a.state.dirtyPaths(), []);
+});
+
+/** The lock is force-released while A's first version file is being uploaded. */
+async function lostDuringUpload(gates: Gates) {
+  const other: { b?: SyncService } = {};
+  let broken = false;
+  const w = await world(gates, {
+    onWrite: async (ctx) => {
+      if (broken || !other.b || !ctx.key.startsWith(`${V2}/`)) return;
+      broken = true;
+      await releaseLock(other.b, { model: "t/m", force: true });
+    },
+  });
+  other.b = w.b;
+  const setA = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "A's data");
+  const error = await setA.push([dirA]).then(() => undefined, (e) => e);
+  await setA.release();
+  return { ...w, error, broken };
+}
+
+Deno.test("pre-commit fence, eraser off: A's uploaded version files stay on the store", async () => {
+  const r = await lostDuringUpload({ fence: true, eraser: false });
+  assert.ok(r.broken);
+  assert.equal(r.error?.code, "model_lock_lost");
+  assert.equal(r.store.peekText(`${V2}/raw`), "A's data");
+});
+
+Deno.test("pre-commit fence, eraser on: the objects A already uploaded are deleted", async () => {
+  const r = await lostDuringUpload({ fence: true, eraser: true });
+  assert.ok(r.broken);
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.deepEqual(r.store.keys(`${V2}/`), []);
+  assert.equal(r.store.peekText(MARKER), "1"); // the marker was never committed
+  assert.deepEqual((await r.a.pushChanged()).uploaded, []);
+  assert.equal(storeHasA(r.store), false);
+});
+
+Deno.test("pre-commit refusal under the create-only writer: a peer's equal object is kept", async () => {
+  const other: { b?: SyncService } = {};
+  const w = await world({ fence: true, eraser: true }, {
+    createOnly: true,
+    onWrite: async (ctx) => {
+      if (!other.b || !ctx.key.startsWith(`${V2}/`)) return;
+      await releaseLock(other.b, { model: "t/m", force: true });
+      other.b = undefined;
+    },
+  });
+  const setA = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "A's data");
+  w.store.seed(`${V2}/raw`, "A's data"); // a peer published equal bytes first
+  other.b = w.b;
+  const error = await setA.push([dirA]).then(() => undefined, (e) => e);
+  await setA.release();
+  assert.ok(error instanceof ModelLockLostError);
+  assert.equal(w.store.peekText(`${V2}/raw`), "A's data"); // the peer's object, not deleted
+  assert.equal(w.store.peek(`${V2}/metadata.yaml`), undefined); // A's own upload, deleted
+});
+
+/** Breakglass where A's process dies right after the erasure journal is written. */
+async function crashAfterJournal(gates: Gates, restartGates: Gates) {
+  let crashed = false;
+  const r = await breakglass(gates, (w) => {
+    const remove = w.a.cache.remove.bind(w.a.cache);
+    w.a.cache.remove = (path: string) => {
+      if (crashed) return remove(path);
+      crashed = true;
+      return Promise.reject(new Error("the process died"));
+    };
+  });
+  const restarted = await r.clone("a", 1, r.a.cacheDir, restartGates);
+  return { ...r, crashed, restarted };
+}
+
+Deno.test("crash after the refusal, restarted without the eraser: the refused run is pushed", async () => {
+  const r = await crashAfterJournal({ fence: true, eraser: true }, { fence: true, eraser: false });
+  assert.ok(r.crashed);
+  await r.restarted.pushChanged();
+  assert.equal(r.store.peekText(`${V2}/raw`), "A's data");
+});
+
+Deno.test("crash after the refusal: a restarted clone pushes nothing of the refused run", async () => {
+  const r = await crashAfterJournal({ fence: true, eraser: true }, { fence: true, eraser: true });
+  assert.ok(r.crashed);
+  assert.equal(r.error?.code, "model_lock_lost"); // the refusal still surfaces, not the I/O error
+  assert.ok(r.warnings.includes("a:erasure_incomplete"));
+  assert.ok((await r.restarted.cache.readState(ERASURE_JOURNAL)) !== null);
+  const result = await r.restarted.pushChanged();
+  assert.deepEqual(result.uploaded, []);
+  assert.equal(r.store.peekText(`${V2}/raw`), "B's data");
+  assert.equal(storeHasA(r.store), false);
+  assert.deepEqual(await cacheFiles(r.restarted), storeFiles(r.store)); // refreshed
+  assert.deepEqual(r.restarted.state.dirtyPaths(), []);
+});
+
+Deno.test("a version directory that existed before the run is kept, held, and released on request", async () => {
+  const w = await world({ fence: true, eraser: true });
+  const earlier = await writeVersion(w.a, 2, "A's earlier, unpushed data");
+  const setA = await acquireModelLocks(w.a, ["t/m"]);
+  assert.ok(setA.preexisting.has(earlier));
+  await Deno.writeTextFile(`${w.a.cacheDir}/${earlier}/raw`, "A's data"); // the run writes into it
+  await releaseLock(w.b, { model: "t/m", force: true });
+  const error = await setA.push([earlier]).then(() => undefined, (e) => e);
+  await setA.release();
+  assert.ok(error instanceof ErasureRefusedError);
+  assert.match(error.message, /data\/t\/m\/d\/2: it existed in the cache before the run started/);
+  assert.equal((await cacheFiles(w.a))[`${V2}/raw`], "A's data");
+  assert.deepEqual((await w.a.pushChanged()).uploaded, []); // held out of a plain sync
+  assert.equal(storeHasA(w.store), false);
+  assert.ok(w.warnings.includes("a:erasure_held"));
+  await resolveHeldVersions(w.a, [earlier], "discard");
+  assert.equal((await cacheFiles(w.a))[`${V2}/raw`], undefined);
+  assert.deepEqual(w.a.state.dirtyPaths(), []);
+  await w.a.pushChanged();
+  assert.equal(storeHasA(w.store), false);
+});

@@ -1,0 +1,443 @@
+/**
+ * The durable erasure of a refused run's data versions: a journal in the
+ * cache's state directory, the attribution check (is a version directory
+ * provably this run's own?), the erasure itself (remote objects the push
+ * already uploaded, the cache, the dirty set, the synced manifest) and the
+ * recomputation of each affected `latest` marker.
+ *
+ * The refused-run-eraser gate drives these steps; a push that finds a
+ * non-empty journal (the process died mid-erasure) completes it before
+ * anything is uploaded.
+ *
+ * @module
+ */
+import {
+  type LostLock,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+  preview,
+  SluiceError,
+} from "./errors.ts";
+import { sha256Hex } from "./hash.ts";
+import { isSafeRelPath, parentOf } from "./paths.ts";
+import type { ObjectStore } from "./ports.ts";
+import type { CacheAccess, StateAccess, UploadRecord } from "./context.ts";
+
+/** File name of the journal inside the cache's state directory. */
+export const ERASURE_JOURNAL = "erasure.json";
+
+/** A remote object a refused push wrote, to be deleted while it still has `version`. */
+export interface UploadRef {
+  readonly path: string;
+  readonly version: string;
+}
+
+/** A version directory that could not be attributed to the refused run, and why. */
+export interface Unattributable {
+  readonly dir: string;
+  readonly reason: string;
+}
+
+/** A refused run whose data could not be erased safely: held out of every push. */
+export interface HeldRun {
+  /** Every version directory the run wrote (all held, none deleted). */
+  readonly dirs: readonly string[];
+  /** Why erasing was refused. */
+  readonly problems: readonly Unattributable[];
+  /** Objects the refused push had already uploaded (left in place). */
+  readonly uploads: readonly UploadRef[];
+  /** When the run was refused (clock ms). */
+  readonly at: number;
+}
+
+/** The journal: pending erasure work and held runs. Written before anything is touched. */
+export interface ErasureJournal {
+  readonly format: 1;
+  /** Version directories still to erase from the cache, the dirty set and the manifest. */
+  erase: string[];
+  /** Remote objects still to delete. */
+  uploads: UploadRef[];
+  /** Cache prefixes to refresh once the erasure is done. */
+  prefixes: string[];
+  /** Runs held out of pushes because their versions could not be attributed. */
+  held: HeldRun[];
+}
+
+/** What happened to one `latest` marker. */
+export interface MarkerOutcome {
+  readonly path: string;
+  /** The version the marker names now; null when removed. */
+  readonly version: number | null;
+  /** True when the marker stays dirty (it names an unpushed earlier version). */
+  readonly dirty: boolean;
+}
+
+/** What {@link completeErasure} did. */
+export interface ErasureOutcome {
+  /** Directories removed from the cache, the dirty set and the manifest. */
+  readonly erased: readonly string[];
+  /** Remote objects deleted. */
+  readonly deleted: readonly string[];
+  /** Remote objects left because they no longer carry the refused push's version. */
+  readonly kept: readonly string[];
+  /** Remote deletions that failed (still in the journal, retried by the next push). */
+  readonly pending: readonly UploadRef[];
+  /** The recomputed markers. */
+  readonly markers: readonly MarkerOutcome[];
+}
+
+/** Collaborators of an erasure. */
+export interface ErasureDeps {
+  readonly cache: CacheAccess;
+  readonly state: StateAccess;
+  readonly store: ObjectStore;
+  readonly signal?: AbortSignal;
+}
+
+/** A new, empty journal. */
+export function emptyJournal(): ErasureJournal {
+  return { format: 1, erase: [], uploads: [], prefixes: [], held: [] };
+}
+
+/** True when the journal has erasure work left (a crash happened mid-erasure). */
+export function journalPending(j: ErasureJournal): boolean {
+  return j.erase.length > 0 || j.uploads.length > 0;
+}
+
+const strings = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((s) => typeof s === "string");
+const refs = (v: unknown): v is UploadRef[] =>
+  Array.isArray(v) &&
+  v.every((u) => typeof u?.path === "string" && typeof u?.version === "string");
+
+/**
+ * Reads the journal; an absent file is an empty journal. A malformed file
+ * throws: the push fails closed rather than forget a pending erasure.
+ */
+export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJournal> {
+  const raw = await cache.readState<Partial<ErasureJournal>>(ERASURE_JOURNAL);
+  if (raw === null) return emptyJournal();
+  if (
+    raw.format !== 1 || !strings(raw.erase) || !refs(raw.uploads) || !strings(raw.prefixes) ||
+    !Array.isArray(raw.held)
+  ) {
+    throw new SluiceError(
+      "internal",
+      `The erasure journal ${cache.dir}/.sluice/${ERASURE_JOURNAL} is malformed. Nothing was pushed, so that no refused run's data can leave this cache. Restore the file or remove the refused run's version directories and the file by hand, then run the sync again.`,
+    );
+  }
+  return {
+    format: 1,
+    erase: raw.erase,
+    uploads: raw.uploads,
+    prefixes: raw.prefixes,
+    held: raw.held,
+  };
+}
+
+/** Writes the journal atomically and durably. */
+export async function writeErasureJournal(cache: CacheAccess, j: ErasureJournal): Promise<void> {
+  await cache.writeState(ERASURE_JOURNAL, j);
+}
+
+/** True when `path` is `dir` or lies under it. */
+export function isUnder(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
+/**
+ * The version directory `[<ns>/]data/<type…>/<modelId>/<dataName>/<N>` with
+ * trailing slashes removed, or null when `dir` does not have that shape.
+ *
+ * @example
+ * ```ts
+ * import { versionDir } from "./erasure.ts";
+ * versionDir("data/aws/ec2/m1/state/4/"); // "data/aws/ec2/m1/state/4"
+ * versionDir("data/aws/ec2/m1"); // null
+ * ```
+ */
+export function versionDir(dir: string): string | null {
+  const d = dir.replace(/\/+$/, "");
+  if (!isSafeRelPath(d)) return null;
+  const segs = d.split("/");
+  const at = segs[0] === "data" ? 0 : segs[1] === "data" ? 1 : -1;
+  if (at < 0 || segs.length - at < 5 || !/^\d+$/.test(segs[segs.length - 1])) return null;
+  return d;
+}
+
+/** The `latest` marker of a version directory. */
+export function markerOf(dir: string): string {
+  return `${parentOf(dir)}/latest`;
+}
+
+/**
+ * The objects a refused push uploaded under `dirs`, as references to delete,
+ * leaving out those `foundEqual` says the push only found in place (a
+ * create-only write that met equal bytes: another writer's object).
+ */
+export function refusedUploads(
+  uploaded: readonly UploadRecord[],
+  dirs: readonly string[],
+  foundEqual: (u: UploadRecord) => boolean,
+): UploadRef[] {
+  return uploaded
+    .filter((u) => dirs.some((d) => isUnder(u.path, d)) && !foundEqual(u))
+    .map((u) => ({ path: u.path, version: u.info.version }));
+}
+
+/** True when `marker` is the `latest` marker of a `held` directory and names that version. */
+export async function markerNamesHeld(
+  cache: CacheAccess,
+  marker: string,
+  held: readonly string[],
+): Promise<boolean> {
+  if (!held.some((d) => markerOf(d) === marker)) return false;
+  const named = new TextDecoder().decode((await cache.read(marker)) ?? new Uint8Array()).trim();
+  return held.includes(`${parentOf(marker)}/${named}`);
+}
+
+/**
+ * Cache prefixes of the models behind lost lock keys (`…/<model>/.lock`) and
+ * version directories (`…/<model>/<dataName>/<N>`), de-duplicated.
+ */
+export function modelPrefixes(lost: readonly LostLock[], dirs: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const l of lost) if (l.key.endsWith("/.lock")) out.add(parentOf(l.key));
+  for (const d of dirs) out.add(parentOf(parentOf(d)));
+  return [...out].filter((p) => p !== "").sort();
+}
+
+/**
+ * The written directories that cannot be told apart from another run's data:
+ * not a version directory, present before the run, or holding a file that
+ * was already synced with the datastore before this push (`syncedBefore`).
+ */
+export async function findUnattributable(
+  cache: CacheAccess,
+  written: readonly string[],
+  preexisting: ReadonlySet<string>,
+  syncedBefore: (path: string) => boolean,
+): Promise<Unattributable[]> {
+  const before = new Set([...preexisting].map((p) => p.replace(/\/+$/, "")));
+  const out: Unattributable[] = [];
+  for (const w of written) {
+    const dir = versionDir(w);
+    if (!dir) {
+      out.push({
+        dir: w,
+        reason: "it is not a data version directory (data/<type…>/<model>/<data>/<N>)",
+      });
+    } else if (before.has(dir)) {
+      out.push({ dir, reason: "it existed in the cache before the run started" });
+    } else {
+      const synced = (await cache.listFiles(dir)).find(syncedBefore);
+      if (synced) {
+        out.push({
+          dir,
+          reason: `it holds ${synced}, already synced with the datastore before this run`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/**
+ * Recomputes a `latest` marker from the version directories left in the
+ * cache. No version left: the marker is removed, cleaned and forgotten (the
+ * next pull brings the datastore's). The highest version still unpushed:
+ * the marker names it and stays dirty. Otherwise it names the highest
+ * version, is clean, and is forgotten unless it matches the synced copy, so
+ * that the next pull refreshes it; it never pushes a refused version number.
+ */
+export async function recomputeLatest(
+  cache: CacheAccess,
+  state: StateAccess,
+  marker: string,
+): Promise<MarkerOutcome> {
+  const parent = parentOf(marker);
+  let max = -1;
+  for (const f of await cache.listFiles(parent)) {
+    const segs = f.slice(parent.length + 1).split("/");
+    if (segs.length >= 2 && /^\d+$/.test(segs[0])) max = Math.max(max, Number(segs[0]));
+  }
+  const synced = state.synced(marker);
+  if (max < 0) {
+    await cache.remove(marker);
+    await state.clean([marker]);
+    if (synced) await state.forget([marker]);
+    return { path: marker, version: null, dirty: false };
+  }
+  const maxDir = `${parent}/${max}`;
+  if (state.dirtyPaths().some((p) => isUnder(p, maxDir))) {
+    await cache.write(marker, enc(`${max}`));
+    await state.markDirty(marker);
+    return { path: marker, version: max, dirty: true };
+  }
+  for (const text of [`${max}`, `${max}\n`]) {
+    if (synced && synced.hash === (await sha256Hex(enc(text)))) {
+      await cache.write(marker, enc(text));
+      await state.clean([marker]);
+      return { path: marker, version: max, dirty: false };
+    }
+  }
+  await cache.write(marker, enc(`${max}`));
+  await state.clean([marker]);
+  if (synced) await state.forget([marker]);
+  return { path: marker, version: max, dirty: false };
+}
+
+/**
+ * Deletes each object while it still carries the refused push's version, so a
+ * peer's object is never deleted. Failures (store unreachable) are returned
+ * as pending.
+ */
+export async function deleteUploads(
+  store: ObjectStore,
+  uploads: readonly UploadRef[],
+  signal?: AbortSignal,
+): Promise<{ deleted: string[]; kept: string[]; pending: UploadRef[] }> {
+  const deleted: string[] = [];
+  const kept: string[] = [];
+  const pending: UploadRef[] = [];
+  for (const u of uploads) {
+    try {
+      try {
+        await store.delete(u.path, { ifVersion: u.version, signal });
+      } catch (e) {
+        if (!(e instanceof NotImplementedError)) throw e;
+        // The endpoint refuses conditional deletes: compare, then delete.
+        const head = await store.head(u.path, { signal });
+        if (head?.version !== u.version) throw new PreconditionFailedError(u.path);
+        await store.delete(u.path, { signal });
+      }
+      deleted.push(u.path);
+    } catch (e) {
+      if (e instanceof PreconditionFailedError || e instanceof NotFoundError) kept.push(u.path);
+      else pending.push(u);
+    }
+  }
+  return { deleted, kept, pending };
+}
+
+/**
+ * Completes the erasure the journal describes: deletes the journaled remote
+ * objects, removes the directories from the cache, the dirty set and the
+ * manifest, recomputes their markers, then rewrites the journal with only
+ * the remote deletions that failed. Idempotent: safe to run again after a
+ * crash at any point.
+ */
+export async function completeErasure(
+  deps: ErasureDeps,
+  journal: ErasureJournal,
+): Promise<ErasureOutcome> {
+  const { cache, state } = deps;
+  const dirs = [...journal.erase];
+  const remote = await deleteUploads(deps.store, journal.uploads, deps.signal);
+  for (const dir of dirs) {
+    await cache.remove(dir);
+    await state.clean([`${dir}/`]);
+    await state.forget([`${dir}/`]);
+  }
+  const markers: MarkerOutcome[] = [];
+  for (const marker of new Set(dirs.map(markerOf))) {
+    markers.push(await recomputeLatest(cache, state, marker));
+  }
+  journal.erase = [];
+  journal.uploads = remote.pending;
+  if (remote.pending.length === 0) journal.prefixes = [];
+  await writeErasureJournal(cache, journal);
+  return { erased: dirs, ...remote, markers };
+}
+
+/**
+ * Resolves held runs by directory: `discard` erases them (and deletes the
+ * objects their push uploaded, when still theirs); `keep` releases the hold,
+ * so the next push uploads them (a create-only write still refuses to
+ * overwrite another writer's version). Returns the directories resolved.
+ *
+ * @example
+ * ```ts
+ * import { resolveHeldVersions, type ErasureDeps } from "./erasure.ts";
+ * async function discard(deps: ErasureDeps) {
+ *   await resolveHeldVersions(deps, ["data/t/m/d/4"], "discard");
+ * }
+ * ```
+ */
+export async function resolveHeldVersions(
+  deps: ErasureDeps,
+  dirs: readonly string[],
+  decision: "discard" | "keep",
+): Promise<string[]> {
+  const journal = await readErasureJournal(deps.cache);
+  const wanted = new Set(dirs.map((d) => d.replace(/\/+$/, "")));
+  const resolved: string[] = [];
+  const held: HeldRun[] = [];
+  for (const run of journal.held) {
+    const hit = run.dirs.filter((d) => wanted.has(d));
+    if (hit.length === 0) {
+      held.push(run);
+      continue;
+    }
+    resolved.push(...hit);
+    const rest = run.dirs.filter((d) => !wanted.has(d));
+    const uploads = run.uploads.filter((u) => hit.some((d) => isUnder(u.path, d)));
+    if (decision === "discard") {
+      journal.erase.push(...hit.filter((d) => versionDir(d) !== null));
+      journal.uploads.push(...uploads);
+    }
+    if (rest.length > 0) {
+      held.push({
+        ...run,
+        dirs: rest,
+        problems: run.problems.filter((p) => rest.includes(p.dir)),
+        uploads: run.uploads.filter((u) => !uploads.includes(u)),
+      });
+    }
+  }
+  journal.held = held;
+  await writeErasureJournal(deps.cache, journal);
+  if (decision === "discard") await completeErasure(deps, journal);
+  return resolved;
+}
+
+/**
+ * The run was refused and its data could not be erased safely: nothing was
+ * deleted, and the run's version directories are held out of every push.
+ */
+export class ErasureRefusedError extends SluiceError {
+  /** The locks the run lost. */
+  readonly lost: readonly LostLock[];
+  /** Every version directory the run wrote (all held). */
+  readonly held: readonly string[];
+  /** The directories that could not be attributed, and why. */
+  readonly problems: readonly Unattributable[];
+  constructor(
+    lost: readonly LostLock[],
+    held: readonly string[],
+    problems: readonly Unattributable[],
+    options: { cause?: unknown } = {},
+  ) {
+    const locks = lost.map((l) =>
+      `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
+    );
+    const why = problems.map((p) => `${p.dir}: ${p.reason}`).join("; ");
+    super(
+      "erasure_refused",
+      `This run lost its lock on ${
+        locks.join(", ")
+      } before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed. This run's data could not be erased safely, because it cannot be told apart from another run's data (${
+        preview(why, 600)
+      }), so nothing was deleted: ${
+        held.join(", ")
+      } stay in the cache and are held out of every push. Check those directories, then either discard them (resolveHeldVersions with "discard") or release them for the next push ("keep"), and run the method or workflow again.`,
+      options,
+    );
+    this.lost = lost;
+    this.held = held;
+    this.problems = problems;
+  }
+}

@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import {
+  completeErasure,
+  deleteUploads,
+  emptyJournal,
+  findUnattributable,
+  markerOf,
+  modelPrefixes,
+  readErasureJournal,
+  recomputeLatest,
+  resolveHeldVersions,
+  versionDir,
+  writeErasureJournal,
+} from "./erasure.ts";
+import { LocalCache } from "./cache.ts";
+import { sha256Hex } from "./hash.ts";
+import { PutModes } from "./ports.ts";
+import { SyncState } from "./state.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
+const D = "data/t/m/d";
+
+async function fresh() {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-erasure-" });
+  const cache = new LocalCache(dir);
+  const state = await SyncState.open(dir);
+  const store = new InMemoryStore();
+  const synced = async (path: string, body: string) => {
+    await cache.write(path, enc(body));
+    await state.recordSynced(path, { hash: await sha256Hex(enc(body)), version: "r", size: 1 });
+  };
+  const dirty = async (path: string, body: string) => {
+    await cache.write(path, enc(body));
+    await state.markDirty(path);
+  };
+  return { dir, cache, state, store, synced, dirty };
+}
+
+Deno.test("versionDir accepts only data version directories, namespaced or not", () => {
+  assert.equal(versionDir(`${D}/4/`), `${D}/4`);
+  assert.equal(versionDir(`prod/${D}/4`), `prod/${D}/4`);
+  assert.equal(versionDir("data/a/b/t/m/d/12"), "data/a/b/t/m/d/12");
+  for (const bad of ["data/t/m", `${D}/x`, "data/m/d/4", "outputs/a/b/c/4", `${D}/../4`]) {
+    assert.equal(versionDir(bad), null, bad);
+  }
+  assert.equal(markerOf(`${D}/4`), `${D}/latest`);
+});
+
+Deno.test("modelPrefixes come from lost lock keys and version directories", () => {
+  assert.deepEqual(
+    modelPrefixes(
+      [{ key: "data/t/m/.lock", newHolder: null }, { key: "custom", newHolder: null }],
+      [
+        `${D}/4`,
+        "data/t/x/e/1",
+      ],
+    ),
+    ["data/t/m", "data/t/x"],
+  );
+});
+
+Deno.test("findUnattributable names preexisting, synced and malformed directories", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/1/raw`, "a");
+  await f.dirty(`${D}/2/raw`, "b");
+  await f.dirty(`${D}/3/raw`, "c");
+  const problems = await findUnattributable(
+    f.cache,
+    [`${D}/1`, `${D}/2`, `${D}/3`, "data/t/m"],
+    new Set([`${D}/2/`]),
+    (p) => f.state.synced(p) !== undefined,
+  );
+  assert.deepEqual(problems.map((p) => p.dir), [`${D}/1`, `${D}/2`, "data/t/m"]);
+});
+
+Deno.test("recomputeLatest matches the synced copy byte for byte, or forgets it", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/1/raw`, "a");
+  await f.synced(`${D}/latest`, "1\n");
+  await f.dirty(`${D}/latest`, "2");
+  const kept = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: false });
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1\n");
+  assert.deepEqual(f.state.dirtyPaths(), []);
+
+  await f.synced(`${D}/latest`, "7"); // the synced marker names something no longer local
+  await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
+  assert.equal(f.state.synced(`${D}/latest`), undefined); // the next pull refreshes it
+  assert.deepEqual(f.state.dirtyPaths(), []);
+});
+
+Deno.test("deleteUploads falls back to compare-then-delete where conditional deletes are refused", async () => {
+  const store = new InMemoryStore();
+  const a = await store.put("k1", enc("a"), PutModes.overwrite);
+  const b = await store.put("k2", enc("b"), PutModes.overwrite);
+  await store.put("k2", enc("peer"), PutModes.overwrite);
+  store.conditionalMode = "refuse";
+  const r = await deleteUploads(store, [
+    { path: "k1", version: a.version },
+    { path: "k2", version: b.version },
+  ]);
+  assert.deepEqual(r, { deleted: ["k1"], kept: ["k2"], pending: [] });
+  assert.equal(store.peekText("k2"), "peer");
+});
+
+Deno.test("completeErasure is idempotent", async () => {
+  const f = await fresh();
+  await f.dirty(`${D}/1/raw`, "a");
+  await f.dirty(`${D}/latest`, "1");
+  const j = { ...emptyJournal(), erase: [`${D}/1`], prefixes: ["data/t/m"] };
+  await writeErasureJournal(f.cache, j);
+  const first = await completeErasure(f, j);
+  assert.deepEqual(first.erased, [`${D}/1`]);
+  assert.deepEqual(first.markers, [{ path: `${D}/latest`, version: null, dirty: false }]);
+  const again = await completeErasure(f, { ...emptyJournal(), erase: [`${D}/1`] });
+  assert.deepEqual(again.erased, [`${D}/1`]);
+  assert.deepEqual(f.state.dirtyPaths(), []);
+  assert.deepEqual(await readErasureJournal(f.cache), emptyJournal());
+});
+
+Deno.test("resolveHeldVersions keep releases the hold and leaves the files dirty", async () => {
+  const f = await fresh();
+  await f.dirty(`${D}/2/raw`, "b");
+  await writeErasureJournal(f.cache, {
+    ...emptyJournal(),
+    held: [{
+      dirs: [`${D}/2`, `${D}/3`],
+      problems: [{ dir: `${D}/2`, reason: "it existed in the cache before the run started" }],
+      uploads: [],
+      at: 0,
+    }],
+  });
+  assert.deepEqual(await resolveHeldVersions(f, [`${D}/2/`], "keep"), [`${D}/2`]);
+  const j = await readErasureJournal(f.cache);
+  assert.deepEqual(j.held.map((h) => h.dirs), [[`${D}/3`]]);
+  assert.deepEqual(j.held[0].problems, []);
+  assert.deepEqual(f.state.dirtyPaths(), [`${D}/2/raw`]);
+});
