@@ -27,7 +27,7 @@ import { withRetry } from "../sync/retry.ts";
 export const CREATE_ONLY_WRITER = "create-only-writer";
 
 /** Metadata key: a random id per write, the same across retries of that write. */
-export const WRITE_ID_METADATA = "sluice-write-id";
+export const WRITE_ID_METADATA = "sluice-push-id";
 
 /** Metadata key: hex SHA-256 of the object's bytes. */
 export const CONTENT_HASH_METADATA = "sluice-sha256";

@@ -1,0 +1,96 @@
+/**
+ * The GCS datastore provider: {@link createGcsProvider} validates the JSON a
+ * datastore setup passes and returns a provider (locks, a health check, sync
+ * services) over a {@link GcsStore}.
+ *
+ * Config keys (all but `bucket` optional):
+ *
+ * | key | meaning |
+ * |---|---|
+ * | `bucket` | GCS bucket name (3–222 characters: lower-case letters, digits, `.`, `-`, `_`) |
+ * | `prefix` | object-name prefix inside the bucket |
+ * | `projectId` | Google Cloud project id (Application Default Credentials may supply it) |
+ * | `apiEndpoint` | `http(s)://` URL of an emulator such as fake-gcs-server |
+ * | `conditionalWrites` | `auto` (default), `required` or `off` |
+ * | `concurrency` | parallel transfers; default 8 |
+ * | `requestTimeoutMs` | per-request timeout; default 30 000 |
+ * | `retry` | `{retries, minTimeoutMs, maxTimeoutMs}` for transient errors |
+ * | `probeTtlMs` | expiry of the cached conditional-write probe |
+ * | `lock` | `{backend: "store", ttlMs, heartbeatMs, maxWaitMs, retryDelayMs, …}` |
+ * | `classifierRules` | extra `[{pattern, class}]` rules |
+ *
+ * Credentials never come from the config: Application Default Credentials
+ * supply them (none are sent to an `apiEndpoint` emulator).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { createSluice } from "../../sluice.ts";
+import {
+  commonProviderShape,
+  parseProviderConfig,
+  type ProviderDeps,
+  StoreProvider,
+} from "../../sync/provider.ts";
+import { DEFAULT_RETRY } from "../../sync/retry.ts";
+import { GcsStore } from "./store.ts";
+
+/** The validated GCS provider config. */
+export const gcsProviderConfigSchema = z.strictObject({
+  bucket: z.string({ error: "a GCS bucket name" }).regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, {
+    error:
+      'a GCS bucket name of 3 to 222 characters: lower-case letters, digits, ".", "-" and "_", starting and ending with a letter or digit',
+  }),
+  projectId: z.string({ error: "a Google Cloud project id" })
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+      error: 'a Google Cloud project id (lower-case letters, digits and "-")',
+    })
+    .optional(),
+  apiEndpoint: z.url({
+    protocol: /^https?$/,
+    error: 'an http(s) URL of a GCS endpoint, e.g. "http://127.0.0.1:4443"',
+  }).optional(),
+  ...commonProviderShape,
+});
+
+/** The parsed GCS provider config. */
+export type GcsProviderConfig = z.output<typeof gcsProviderConfigSchema>;
+
+/** Injected collaborators of {@link createGcsProvider}. */
+export type GcsProviderDeps = ProviderDeps;
+
+/**
+ * Validates `config` and creates the GCS provider. Bad config throws
+ * `ConfigError` naming the field, e.g. `apiEndpoint` or `lock.backend`.
+ *
+ * @example
+ * ```ts
+ * import { createGcsProvider } from "./provider.ts";
+ * const provider = createGcsProvider({ bucket: "my-bucket", prefix: "datastore" });
+ * console.log(provider.resolveDatastorePath("/repo")); // gs://my-bucket/datastore
+ * console.log(provider.resolveCachePath("/repo")); // /repo/.sluice-cache/gs/my-bucket/datastore
+ * ```
+ */
+export function createGcsProvider(config: unknown, deps: GcsProviderDeps = {}): StoreProvider {
+  const c = parseProviderConfig(gcsProviderConfigSchema, config);
+  const retry = { ...DEFAULT_RETRY, ...c.retry };
+  const store = new GcsStore({
+    bucket: c.bucket,
+    prefix: c.prefix,
+    ...(c.projectId === undefined ? {} : { projectId: c.projectId }),
+    ...(c.apiEndpoint === undefined ? {} : { apiEndpoint: c.apiEndpoint }),
+    requestTimeoutMs: c.requestTimeoutMs,
+    retries: retry.retries,
+    retryBaseDelayMs: retry.minTimeoutMs,
+    retryMaxDelayMs: retry.maxTimeoutMs,
+    ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+  });
+  return new StoreProvider({
+    scheme: "gs",
+    bucket: c.bucket,
+    config: c,
+    store,
+    createService: createSluice,
+    deps,
+  });
+}
