@@ -1,0 +1,715 @@
+/**
+ * An {@link ObjectStore} on Google Cloud Storage through
+ * `@google-cloud/storage`, also usable against GCS emulators
+ * (fake-gcs-server) through `apiEndpoint`.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { CRC32C, type FileMetadata, Storage } from "@google-cloud/storage";
+import {
+  AbortedError,
+  PreconditionFailedError,
+  SluiceError,
+  UnsafePathError,
+} from "../../sync/errors.ts";
+import { systemClock } from "../../sync/clock.ts";
+import { randomId } from "../../sync/hash.ts";
+import type {
+  CallOptions,
+  Clock,
+  DeleteOptions,
+  GetResult,
+  ListOptions,
+  ObjectInfo,
+  ObjectStore,
+  PutMode,
+  PutOptions,
+} from "../../sync/ports.ts";
+import {
+  classifyGcsError,
+  type GcsFailure,
+  type GcsRequestContext,
+  GcsRequestTimeout,
+  toSluiceError,
+} from "./errors.ts";
+
+/**
+ * The custom-metadata key under which every put records a random write id.
+ * After an attempt whose answer was lost, a retry that fails its
+ * precondition reads the object back: if it carries our write id, the lost
+ * attempt succeeded and the put reports success instead of a conflict.
+ * Reads never return this key.
+ */
+export const GCS_WRITE_ID_KEY = "sluice-write-id";
+
+/** How the SDK client is made when the store makes it. */
+export interface GcsClientOptions {
+  /** Google Cloud project id; optional for object operations (ADC may supply it). */
+  readonly projectId?: string;
+  /**
+   * A custom API endpoint, e.g. `http://127.0.0.1:4443` for fake-gcs-server.
+   * Unset: the public GCS endpoint.
+   */
+  readonly apiEndpoint?: string;
+  /**
+   * Send requests without credentials. Default: true when `apiEndpoint` is
+   * set (emulators), false otherwise (Application Default Credentials).
+   */
+  readonly anonymous?: boolean;
+  /** A service account key file instead of Application Default Credentials. */
+  readonly keyFilename?: string;
+  /** Per-request timeout handed to the SDK as well; default 30 000 ms. */
+  readonly requestTimeoutMs?: number;
+}
+
+/**
+ * Makes a `Storage` client the way {@link GcsStore} does: the SDK's own
+ * retries off (the store retries transient failures itself), credentials
+ * from Application Default Credentials, or none for an emulator endpoint.
+ *
+ * @example
+ * ```ts
+ * import { createGcsStorage } from "./store.ts";
+ * const storage = createGcsStorage({ apiEndpoint: "http://127.0.0.1:4443", projectId: "test" });
+ * ```
+ */
+export function createGcsStorage(options: GcsClientOptions = {}): Storage {
+  const anonymous = options.anonymous ?? options.apiEndpoint !== undefined;
+  return new Storage({
+    ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
+    ...(options.apiEndpoint !== undefined ? { apiEndpoint: options.apiEndpoint } : {}),
+    ...(options.keyFilename !== undefined ? { keyFilename: options.keyFilename } : {}),
+    // With a custom endpoint the SDK sends no credentials unless asked to.
+    useAuthWithCustomEndpoint: !anonymous,
+    timeout: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+    retryOptions: { autoRetry: false, maxRetries: 0 },
+  });
+}
+
+/** What the store reports before sleeping for a retry. */
+export interface GcsRetryEvent {
+  /** The operation. */
+  readonly op: GcsRequestContext["op"];
+  /** Store-relative key or list prefix. */
+  readonly key: string;
+  /** The attempt that failed (1-based). */
+  readonly attempt: number;
+  /** The backoff before the next attempt. */
+  readonly delayMs: number;
+  /** Why it failed (redacted). */
+  readonly detail: string;
+}
+
+/** Options of {@link GcsStore}. */
+export interface GcsStoreOptions extends GcsClientOptions {
+  /** The bucket. */
+  readonly bucket: string;
+  /** Object-name prefix inside the bucket (store keys are relative to it); a trailing `/` is added. */
+  readonly prefix?: string;
+  /** Per-attempt deadline in ms, combined with the caller's signal; default 30 000. */
+  readonly requestTimeoutMs?: number;
+  /** Extra attempts after a transient failure; default 3. */
+  readonly retries?: number;
+  /** First backoff in ms (doubled each retry, jittered ±50%); default 200. */
+  readonly retryBaseDelayMs?: number;
+  /** Largest backoff in ms; default 5 000. */
+  readonly retryMaxDelayMs?: number;
+  /**
+   * Also name the generation (`generation=<v>`) in a conditional delete,
+   * besides `ifGenerationMatch=<v>`. Default true. GCS decides by the
+   * precondition either way (and removes the live generation permanently,
+   * also in a versioned bucket); emulators that ignore `ifGenerationMatch` on
+   * deletes, such as fake-gcs-server, still refuse to delete another
+   * generation (404, reported as `PreconditionFailedError`).
+   */
+  readonly pinDeleteGeneration?: boolean;
+  /** Time for backoff sleeps and attempt deadlines; default the system clock. */
+  readonly clock?: Clock;
+  /** Random source in [0, 1) for jitter; default `Math.random`. */
+  readonly random?: () => number;
+  /**
+   * An existing client (its own configuration wins; it should have
+   * `retryOptions.autoRetry` false, see {@link createGcsStorage}).
+   */
+  readonly storage?: Storage;
+  /** Called before each retry sleep (the library never logs). */
+  readonly onRetry?: (event: GcsRetryEvent) => void;
+}
+
+const DEFAULTS = {
+  requestTimeoutMs: 30_000,
+  retries: 3,
+  retryBaseDelayMs: 200,
+  retryMaxDelayMs: 5_000,
+} as const;
+
+/** How many times `get` re-reads when the object is replaced between its two requests. */
+const GET_ROUNDS = 5;
+
+/** A generation is a decimal int64; anything else cannot match an object. */
+const GENERATION = /^[0-9]{1,19}$/;
+
+type Recovery<T> = { readonly value: T } | undefined;
+
+/**
+ * An {@link ObjectStore} on Google Cloud Storage.
+ *
+ * - keys are relative to `prefix`; versions are generations, as decimal strings;
+ * - `put` uploads in one multipart request (`resumable: false`), with
+ *   `ifGenerationMatch=0` for `create` and `ifGenerationMatch=<generation>`
+ *   for `update`; the body's MD5 travels with it, so the server rejects a
+ *   corrupted upload;
+ * - `delete` with `ifVersion` sends `ifGenerationMatch` (and, by default, the
+ *   generation itself, see {@link GcsStoreOptions.pinDeleteGeneration}); when
+ *   the condition fails and the object turns out to be absent, the delete
+ *   succeeds: the HTTP client may have replayed our own DELETE after losing
+ *   its answer, so an absent object cannot be told from our own success;
+ * - `get` reads the object's metadata with the SDK, then downloads exactly
+ *   that generation (`alt=media&generation=<g>`, with the client's endpoint
+ *   and credentials, checked against the object's MD5 or CRC32C), so body,
+ *   version and metadata always belong together;
+ * - user metadata travels as custom metadata;
+ * - 412 is `AlreadyExistsError` (create) or `PreconditionFailedError`
+ *   (update, conditional delete); 404 is `NotFoundError` on `get` and `null`
+ *   on `head`; any other failed read throws; 501, or a 400 naming the
+ *   precondition, is `NotImplementedError`;
+ * - transient failures (transport, the per-attempt deadline, 408, 429, 5xx)
+ *   are retried `retries` times, then surface as `UnreachableError`; a
+ *   conditional put or delete that fails its condition after an attempt with
+ *   a lost answer is checked against the object, so our own earlier success
+ *   is not reported as a conflict;
+ * - messages carry request ids and a short redacted body preview, never
+ *   credentials or signed URLs.
+ *
+ * @example
+ * ```ts
+ * import { GcsStore } from "./store.ts";
+ * import { PutModes } from "../../sync/ports.ts";
+ * const store = new GcsStore({
+ *   bucket: "my-bucket",
+ *   prefix: "datastore",
+ *   apiEndpoint: "http://127.0.0.1:4443",
+ *   projectId: "test",
+ * });
+ * const info = await store.put("a.txt", new TextEncoder().encode("hi"), PutModes.create);
+ * await store.put("a.txt", new TextEncoder().encode("ho"), PutModes.update(info.version));
+ * ```
+ */
+export class GcsStore implements ObjectStore {
+  readonly endpoint: string;
+  /** The bucket. */
+  readonly bucket: string;
+  /** The normalised object-name prefix (`""` or ending in `/`). */
+  readonly prefix: string;
+  /** The SDK client (shared with the caller when injected). */
+  readonly storage: Storage;
+
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #pinDeleteGeneration: boolean;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #onRetry?: (event: GcsRetryEvent) => void;
+
+  constructor(options: GcsStoreOptions) {
+    if (!options.bucket) throw new UnsafePathError("", "a GCS store needs a bucket name");
+    this.bucket = options.bucket;
+    this.prefix = normalisePrefix(options.prefix ?? "");
+    this.storage = options.storage ?? createGcsStorage(options);
+    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+    this.#retries = Math.max(0, options.retries ?? DEFAULTS.retries);
+    this.#baseDelayMs = options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
+    this.#maxDelayMs = options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs;
+    this.#pinDeleteGeneration = options.pinDeleteGeneration ?? true;
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    this.#onRetry = options.onRetry;
+    this.endpoint = describeEndpoint(this.bucket, this.prefix, options.apiEndpoint);
+  }
+
+  async get(key: string, options: CallOptions = {}): Promise<GetResult> {
+    const full = this.#full(key);
+    const ctx: GcsRequestContext = { op: "get", key, bucket: this.bucket };
+    const bucket = this.storage.bucket(this.bucket);
+    for (let round = 1;; round++) {
+      const [meta] = await this.#run(ctx, options.signal, () => bucket.file(full).getMetadata());
+      const info = this.#info(key, meta);
+      const body = await this.#run<Uint8Array | null>(
+        ctx,
+        options.signal,
+        (signal) => downloadMedia(this.storage, this.bucket, full, info, signal),
+        // 404 here: the generation was replaced or deleted since the metadata read.
+        (failure) => Promise.resolve(failure.kind === "not_found" ? { value: null } : undefined),
+      );
+      if (body !== null) return { ...info, body };
+      if (round >= GET_ROUNDS) {
+        throw new SluiceError(
+          "unreachable",
+          `${key} at ${this.endpoint} was replaced ${round} times while being read. Nothing was read or written; run the sync again.`,
+          { retryable: true },
+        );
+      }
+    }
+  }
+
+  async head(key: string, options: CallOptions = {}): Promise<ObjectInfo | null> {
+    const found = await this.#headRaw(key, options.signal);
+    return found?.info ?? null;
+  }
+
+  async put(
+    key: string,
+    body: Uint8Array,
+    mode: PutMode,
+    options: PutOptions = {},
+  ): Promise<ObjectInfo> {
+    const full = this.#full(key);
+    const condition = mode.kind === "overwrite" ? undefined : mode.kind;
+    const ctx: GcsRequestContext = { op: "put", key, condition, bucket: this.bucket };
+    let ifGenerationMatch: number | string | undefined;
+    if (mode.kind === "create") ifGenerationMatch = 0;
+    if (mode.kind === "update") {
+      if (!GENERATION.test(mode.version)) {
+        throw toSluiceError(
+          {
+            kind: "precondition_failed",
+            ambiguous: false,
+            detail: `version ${JSON.stringify(mode.version)} is not a GCS generation`,
+          },
+          ctx,
+          this.endpoint,
+        );
+      }
+      ifGenerationMatch = mode.version;
+    }
+    const writeId = randomId(8);
+    const custom: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.metadata ?? {})) {
+      if (k.toLowerCase() !== GCS_WRITE_ID_KEY) custom[k] = v;
+    }
+    custom[GCS_WRITE_ID_KEY] = writeId;
+    const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const md5Hash = createHash("md5").update(data).digest("base64");
+    const bucket = this.storage.bucket(this.bucket);
+    return await this.#run(
+      ctx,
+      options.signal,
+      async () => {
+        const file = bucket.file(full);
+        await file.save(data, {
+          // One multipart request: fake-gcs-server (v1.55.1+) and GCS both
+          // honour ifGenerationMatch on it. No resumable session to clean up.
+          resumable: false,
+          // The server checks md5Hash; the SDK's own check would delete a
+          // mismatched object unconditionally, so it stays off.
+          validation: false,
+          metadata: {
+            contentType: "application/octet-stream",
+            md5Hash,
+            metadata: custom,
+          },
+          ...(ifGenerationMatch !== undefined ? { preconditionOpts: { ifGenerationMatch } } : {}),
+        });
+        return this.#info(key, file.metadata);
+      },
+      async (failure, ambiguousBefore) => {
+        if (!ambiguousBefore) return undefined;
+        if (failure.kind !== "already_exists" && failure.kind !== "precondition_failed") {
+          return undefined;
+        }
+        // An earlier attempt's answer was lost: was it ours that landed?
+        const current = await this.#headRaw(key, options.signal);
+        if (current && current.writeId === writeId) return { value: current.info };
+        if (current && failure.kind === "precondition_failed") {
+          throw new PreconditionFailedError(
+            key,
+            `an earlier attempt's answer was lost and the object now holds another writer's generation ${current.info.version}; the lost attempt may have landed before it`,
+          );
+        }
+        return undefined;
+      },
+    );
+  }
+
+  async delete(key: string, options: DeleteOptions = {}): Promise<void> {
+    const full = this.#full(key);
+    const bucket = this.storage.bucket(this.bucket);
+    const ifVersion = options.ifVersion;
+    if (ifVersion === undefined) {
+      const ctx: GcsRequestContext = { op: "delete", key, bucket: this.bucket };
+      await this.#run(
+        ctx,
+        options.signal,
+        async () => {
+          await bucket.file(full).delete();
+        },
+        // Deleting an absent key succeeds.
+        (failure) =>
+          Promise.resolve(failure.kind === "not_found" ? { value: undefined } : undefined),
+      );
+      return;
+    }
+    const ctx: GcsRequestContext = { op: "delete", key, condition: "delete", bucket: this.bucket };
+    if (!GENERATION.test(ifVersion)) {
+      throw toSluiceError(
+        {
+          kind: "precondition_failed",
+          ambiguous: false,
+          detail: `version ${JSON.stringify(ifVersion)} is not a GCS generation`,
+        },
+        ctx,
+        this.endpoint,
+      );
+    }
+    const file = this.#pinDeleteGeneration
+      ? bucket.file(full, { generation: generationParam(ifVersion) })
+      : bucket.file(full);
+    await this.#run(
+      ctx,
+      options.signal,
+      async () => {
+        await file.delete({ ifGenerationMatch: ifVersion });
+      },
+      async (failure) => {
+        if (failure.kind !== "precondition_failed") return undefined;
+        // The object may be gone because of our own request: an answer lost
+        // in our retries, or one the HTTP client replayed by itself (it
+        // replays an idempotent DELETE on a fresh connection when a pooled
+        // one closes first). An absent object cannot be told from that, and
+        // it is what the caller wanted: success.
+        const current = await this.#headRaw(key, options.signal);
+        return current === null ? { value: undefined } : undefined;
+      },
+    );
+  }
+
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<readonly ObjectInfo[]> {
+    const ctx: GcsRequestContext = { op: "list", key: prefix, bucket: this.bucket };
+    const bucket = this.storage.bucket(this.bucket);
+    const maxResults = Math.max(1, Math.min(1000, options.pageSize ?? 1000));
+    let pageToken: string | undefined;
+    do {
+      const token = pageToken;
+      const [files, next] = await this.#run(ctx, options.signal, () =>
+        bucket.getFiles({
+          prefix: this.prefix + prefix,
+          maxResults,
+          autoPaginate: false,
+          ...(token !== undefined ? { pageToken: token } : {}),
+        }));
+      const page: ObjectInfo[] = [];
+      for (const f of files) {
+        if (!f.name.startsWith(this.prefix + prefix)) continue;
+        page.push(this.#info(f.name.slice(this.prefix.length), f.metadata));
+      }
+      page.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      if (page.length > 0) yield page;
+      const nextToken = (next as { pageToken?: unknown } | null | undefined)?.pageToken;
+      pageToken = typeof nextToken === "string" && nextToken.length > 0 ? nextToken : undefined;
+    } while (pageToken !== undefined);
+  }
+
+  /** Reads an object's metadata with its write id; `null` on 404. */
+  async #headRaw(
+    key: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ info: ObjectInfo; writeId?: string } | null> {
+    const full = this.#full(key);
+    const ctx: GcsRequestContext = { op: "head", key, bucket: this.bucket };
+    const file = this.storage.bucket(this.bucket).file(full);
+    return await this.#run<{ info: ObjectInfo; writeId?: string } | null>(
+      ctx,
+      signal,
+      async () => {
+        const [meta] = await file.getMetadata();
+        const writeId = meta.metadata?.[GCS_WRITE_ID_KEY];
+        return {
+          info: this.#info(key, meta),
+          writeId: typeof writeId === "string" ? writeId : undefined,
+        };
+      },
+      (failure) => Promise.resolve(failure.kind === "not_found" ? { value: null } : undefined),
+    );
+  }
+
+  /**
+   * Runs `fn` with the per-attempt deadline and the caller's signal, retrying
+   * transient failures with backoff. A non-transient failure is offered to
+   * `recover` (told whether an earlier attempt may have taken effect) before
+   * it is mapped to a typed error.
+   */
+  async #run<T>(
+    ctx: GcsRequestContext,
+    signal: AbortSignal | undefined,
+    fn: (signal: AbortSignal) => Promise<T>,
+    recover?: (failure: GcsFailure, ambiguousBefore: boolean) => Promise<Recovery<T>>,
+  ): Promise<T> {
+    let ambiguousBefore = false;
+    for (let attempt = 1;; attempt++) {
+      if (signal?.aborted) throw new AbortedError(`The ${ctx.op} of ${ctx.key}`);
+      let error: unknown;
+      try {
+        return await this.#attempt(ctx, signal, fn);
+      } catch (e) {
+        error = e;
+      }
+      if (error instanceof AbortedError) throw error;
+      const failure = classifyGcsError(error, ctx);
+      if (failure.kind === "transient" && attempt <= this.#retries) {
+        ambiguousBefore ||= failure.ambiguous;
+        const delayMs = this.#backoff(attempt);
+        this.#onRetry?.({ op: ctx.op, key: ctx.key, attempt, delayMs, detail: failure.detail });
+        try {
+          await this.#clock.sleep(delayMs, signal);
+        } catch (e) {
+          throw new AbortedError(`The ${ctx.op} of ${ctx.key}`, { cause: e });
+        }
+        continue;
+      }
+      if (failure.kind !== "transient" && recover) {
+        const recovered = await recover(failure, ambiguousBefore);
+        if (recovered) return recovered.value;
+      }
+      throw toSluiceError(failure, ctx, this.endpoint, error, attempt);
+    }
+  }
+
+  /**
+   * One attempt, bounded by the deadline and the caller's signal. `fn` gets a
+   * signal that aborts when either ends the attempt (SDK calls cannot take
+   * it and are abandoned instead; the media download is cancelled).
+   */
+  #attempt<T>(
+    ctx: GcsRequestContext,
+    signal: AbortSignal | undefined,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const controller = new AbortController();
+      let settled = false;
+      const finish = () => {
+        settled = true;
+        this.#clock.clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const onAbort = () => {
+        if (settled) return;
+        finish();
+        const error = new AbortedError(`The ${ctx.op} of ${ctx.key}`);
+        controller.abort(error);
+        reject(error);
+      };
+      const timer = this.#clock.setTimeout(() => {
+        if (settled) return;
+        finish();
+        const error = new GcsRequestTimeout(this.#timeoutMs);
+        controller.abort(error);
+        reject(error);
+      }, this.#timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      let started: Promise<T>;
+      try {
+        started = fn(controller.signal);
+      } catch (e) {
+        started = Promise.reject(e);
+      }
+      started.then(
+        (value) => {
+          if (settled) return;
+          finish();
+          resolve(value);
+        },
+        (e) => {
+          if (settled) return;
+          finish();
+          reject(e);
+        },
+      );
+    });
+  }
+
+  #info(key: string, meta: FileMetadata): ObjectInfo {
+    const generation = meta.generation;
+    if (generation === undefined || generation === null || `${generation}` === "") {
+      throw new SluiceError(
+        "internal",
+        `GCS returned no generation for ${key} at ${this.endpoint}; the endpoint does not behave like GCS. Nothing was changed.`,
+      );
+    }
+    const stamp = meta.updated ?? meta.timeCreated;
+    const lastModified = stamp ? Date.parse(stamp) : Number.NaN;
+    const metadata: Record<string, string> = {};
+    for (const [k, v] of Object.entries(meta.metadata ?? {})) {
+      const name = k.toLowerCase();
+      if (name === GCS_WRITE_ID_KEY || v === null || v === undefined) continue;
+      metadata[name] = String(v);
+    }
+    return {
+      key,
+      version: String(generation),
+      size: Number(meta.size ?? 0),
+      lastModified: Number.isFinite(lastModified) ? lastModified : 0,
+      metadata,
+    };
+  }
+
+  #backoff(attempt: number): number {
+    const base = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(base * (0.5 + this.#random()));
+  }
+
+  #full(key: string): string {
+    if (!key || key.startsWith("/") || key.includes("\0")) {
+      throw new UnsafePathError(key, "store keys must be non-empty, relative, and free of NUL");
+    }
+    return this.prefix + key;
+  }
+}
+
+/** An HTTP error answer of the media download, shaped like the SDK's `ApiError`. */
+class MediaHttpError extends Error {
+  readonly code: number;
+  readonly errors: readonly { reason?: string; message?: string }[];
+  readonly response: { statusCode: number; headers: Record<string, string>; body: string };
+  constructor(status: number, headers: Headers, body: string) {
+    let message = body;
+    let errors: { reason?: string; message?: string }[] = [];
+    try {
+      const parsed = JSON.parse(body) as {
+        error?: { message?: string; errors?: { reason?: string; message?: string }[] };
+      };
+      message = parsed.error?.message ?? body;
+      errors = parsed.error?.errors ?? [];
+    } catch {
+      // not JSON: keep the text
+    }
+    super(message);
+    this.name = "MediaHttpError";
+    this.code = status;
+    this.errors = errors;
+    this.response = { statusCode: status, headers: Object.fromEntries(headers), body };
+  }
+}
+
+/** A transport failure of the media download, with a Node-style code for the classifier. */
+class MediaTransportError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.name = "MediaTransportError";
+    this.code = code;
+  }
+}
+
+/** A download whose bytes do not match the object's hash. */
+class MediaMismatchError extends Error {
+  readonly code = "CONTENT_DOWNLOAD_MISMATCH";
+  constructor(message: string) {
+    super(message);
+    this.name = "MediaMismatchError";
+  }
+}
+
+function transportCode(message: string): string {
+  if (/refused/i.test(message)) return "ECONNREFUSED";
+  if (/timed? ?out/i.test(message)) return "ETIMEDOUT";
+  if (/dns|lookup|resolve|name or service/i.test(message)) return "EAI_AGAIN";
+  return "ECONNRESET";
+}
+
+/**
+ * Downloads exactly one generation of an object (`alt=media`) with `fetch`,
+ * using the client's endpoint and, unless it is anonymous, its credentials.
+ * The SDK's own download stream is not used: under Deno it prints
+ * MaxListenersExceededWarning on every download, and it cannot be cancelled.
+ * The bytes are checked against the object's size and MD5 (or CRC32C, from
+ * `x-goog-hash`) when the object is stored without content encoding.
+ */
+async function downloadMedia(
+  storage: Storage,
+  bucket: string,
+  name: string,
+  expected: ObjectInfo,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  const generation = expected.version;
+  const base = storage.apiEndpoint.replace(/\/+$/, "");
+  const url = `${base}/storage/v1/b/${encodeURIComponent(bucket)}/o/${
+    encodeURIComponent(name)
+  }?alt=media&generation=${encodeURIComponent(generation)}`;
+  const headers = new Headers({ "accept-encoding": "identity" });
+  if (!(storage.customEndpoint && !storage.useAuthWithCustomEndpoint)) {
+    const auth = await storage.authClient.getRequestHeaders(url);
+    auth.forEach((value, key) => headers.set(key, value));
+  }
+  let res: Response;
+  let body: Uint8Array;
+  try {
+    res = await fetch(url, { headers, signal });
+    if (!res.ok) throw new MediaHttpError(res.status, res.headers, await res.text());
+    body = new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    if (e instanceof MediaHttpError) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    throw new MediaTransportError(message, transportCode(message));
+  }
+  const stored = res.headers.get("x-goog-stored-content-encoding");
+  if (stored === null || stored === "identity") {
+    if (body.byteLength !== expected.size) {
+      throw new MediaMismatchError(
+        `${body.byteLength} bytes arrived where generation ${generation} has ${expected.size}`,
+      );
+    }
+    const hashes = new Map<string, string>();
+    for (const part of (res.headers.get("x-goog-hash") ?? "").split(",")) {
+      const at = part.indexOf("=");
+      if (at > 0) hashes.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+    }
+    const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const md5 = hashes.get("md5");
+    const crc = hashes.get("crc32c");
+    if (md5 !== undefined) {
+      if (createHash("md5").update(data).digest("base64") !== md5) {
+        throw new MediaMismatchError(`MD5 of ${body.byteLength} bytes differs from ${md5}`);
+      }
+    } else if (crc !== undefined) {
+      const c = new CRC32C();
+      c.update(data);
+      if (!c.validate(crc)) {
+        throw new MediaMismatchError(`CRC32C of ${body.byteLength} bytes differs from ${crc}`);
+      }
+    }
+  }
+  return body;
+}
+
+/**
+ * A generation for the SDK's `generation` option (typed as a number): a
+ * number while exact, else the decimal string itself, which the SDK passes
+ * through to the query string unchanged.
+ */
+function generationParam(version: string): number {
+  const n = Number(version);
+  return Number.isSafeInteger(n) ? n : (version as unknown as number);
+}
+
+function normalisePrefix(prefix: string): string {
+  const p = prefix.replace(/^\/+/, "").replace(/\/+$/, "");
+  return p ? `${p}/` : "";
+}
+
+function describeEndpoint(bucket: string, prefix: string, apiEndpoint?: string): string {
+  const base = `gs://${bucket}/${prefix.replace(/\/$/, "")}`;
+  if (!apiEndpoint) return base;
+  try {
+    const u = new URL(apiEndpoint);
+    return `${base} at ${u.protocol}//${u.host}${u.pathname === "/" ? "" : u.pathname}`;
+  } catch {
+    return `${base} at a custom endpoint`;
+  }
+}

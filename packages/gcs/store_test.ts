@@ -1,0 +1,548 @@
+import assert from "node:assert/strict";
+import type { Storage } from "@google-cloud/storage";
+import {
+  AbortedError,
+  AlreadyExistsError,
+  hasCode,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+  SluiceError,
+  UnreachableError,
+} from "../../sync/errors.ts";
+import { PutModes } from "../../sync/ports.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { waitFor } from "../testing/wait_for.ts";
+import {
+  classifyGcsError,
+  type GcsRequestContext,
+  GcsRequestTimeout,
+  redactSecrets,
+  toSluiceError,
+} from "./errors.ts";
+import { GCS_WRITE_ID_KEY, GcsStore, type GcsStoreOptions } from "./store.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/** An error shaped like the SDK's ApiError. */
+function apiError(
+  status: number,
+  reason = "",
+  message = "",
+  headers: Record<string, string> = {},
+): Error & Record<string, unknown> {
+  const e = new Error(message || reason || `HTTP ${status}`) as Error & Record<string, unknown>;
+  e.name = "ApiError";
+  e.code = status;
+  e.errors = reason ? [{ domain: "global", reason, message: message || reason }] : [];
+  e.response = {
+    statusCode: status,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ error: { code: status, message } }),
+    request: { headers: { Authorization: "Bearer ya29.SECRET-TOKEN" } },
+  };
+  return e;
+}
+
+/** An error shaped like node-fetch's FetchError. */
+function fetchError(code: string, message: string): Error & Record<string, unknown> {
+  const e = new Error(message) as Error & Record<string, unknown>;
+  e.name = "FetchError";
+  e.code = code;
+  e.errno = code;
+  e.type = "system";
+  return e;
+}
+
+const put = (condition?: GcsRequestContext["condition"]): GcsRequestContext => ({
+  op: "put",
+  key: "data/m/1/raw",
+  condition,
+  bucket: "b",
+});
+
+// ---------------------------------------------------------------- mapping
+
+Deno.test("412 maps to AlreadyExists on create and PreconditionFailed on update and delete", () => {
+  const e412 = apiError(412, "conditionNotMet", "Precondition failed");
+  const create = toSluiceError(classifyGcsError(e412, put("create")), put("create"), "gs://b");
+  assert.ok(create instanceof AlreadyExistsError);
+  const update = toSluiceError(classifyGcsError(e412, put("update")), put("update"), "gs://b");
+  assert.ok(update instanceof PreconditionFailedError);
+  assert.match(update.message, /HTTP 412, conditionNotMet/);
+  const delCtx: GcsRequestContext = { op: "delete", key: "k", condition: "delete" };
+  assert.ok(
+    toSluiceError(classifyGcsError(e412, delCtx), delCtx, "gs://b") instanceof
+      PreconditionFailedError,
+  );
+  // A 412 on a request without a precondition is not a conflict.
+  assert.equal(classifyGcsError(e412, put()).kind, "failed");
+});
+
+Deno.test("404 is NotFound on reads, PreconditionFailed on a conditional delete, a bucket problem on writes", () => {
+  const e404 = apiError(404, "notFound", "No such object: b/k");
+  const get: GcsRequestContext = { op: "get", key: "k" };
+  assert.ok(toSluiceError(classifyGcsError(e404, get), get, "gs://b") instanceof NotFoundError);
+  const del: GcsRequestContext = { op: "delete", key: "k", condition: "delete" };
+  assert.equal(classifyGcsError(e404, del).kind, "precondition_failed");
+  const write = toSluiceError(classifyGcsError(e404, put("create")), put("create"), "gs://b");
+  assert.ok(!(write instanceof NotFoundError));
+  assert.equal(write.code, "not_found");
+  assert.match(write.message, /bucket b probably does not exist/);
+});
+
+Deno.test("501, or a 400 naming the precondition, is NotImplemented on conditional requests only", () => {
+  const e501 = apiError(501, "notImplemented", "Not implemented");
+  const f = classifyGcsError(e501, put("create"));
+  assert.equal(f.kind, "not_implemented");
+  assert.ok(toSluiceError(f, put("create"), "gs://b") instanceof NotImplementedError);
+  const e400 = apiError(400, "invalid", "Invalid argument: ifGenerationMatch is not supported");
+  assert.equal(classifyGcsError(e400, put("update")).kind, "not_implemented");
+  assert.equal(classifyGcsError(e400, put()).kind, "failed");
+  const other400 = apiError(400, "invalid", "Invalid object name");
+  assert.equal(classifyGcsError(other400, put("create")).kind, "failed");
+});
+
+Deno.test("408, 429 and 5xx are transient and ambiguous; after retries they are Unreachable", () => {
+  for (const status of [408, 429, 500, 502, 503, 504]) {
+    const f = classifyGcsError(apiError(status, "backendError"), put("update"));
+    assert.equal(f.kind, "transient", `status ${status}`);
+    assert.equal(f.ambiguous, true);
+  }
+  const f = classifyGcsError(apiError(503, "backendError", "Service unavailable"), put("update"));
+  const e = toSluiceError(f, put("update"), "gs://b/p", undefined, 4);
+  assert.ok(e instanceof UnreachableError);
+  assert.equal(e.retryable, true);
+  assert.match(e.message, /put of data\/m\/1\/raw at gs:\/\/b\/p failed after 4 attempt\(s\)/);
+  assert.match(e.message, /HTTP 503, backendError/);
+});
+
+Deno.test("transport errors are transient; a refused connection is not ambiguous", () => {
+  const refused = classifyGcsError(
+    fetchError(
+      "ECONNREFUSED",
+      "request to http://127.0.0.1:1/x failed, reason: connect ECONNREFUSED",
+    ),
+    put("create"),
+  );
+  assert.equal(refused.kind, "transient");
+  assert.equal(refused.ambiguous, false);
+  const reset = classifyGcsError(fetchError("ECONNRESET", "socket hang up"), put("create"));
+  assert.equal(reset.kind, "transient");
+  assert.equal(reset.ambiguous, true);
+  const hangUp = classifyGcsError(new Error("socket hang up"), put("create"));
+  assert.equal(hangUp.kind, "transient");
+  const timeout = Object.assign(new Error("network timeout at: http://h/o"), {
+    name: "AbortError",
+    type: "request-timeout",
+  });
+  assert.equal(classifyGcsError(timeout, put()).kind, "transient");
+  const own = classifyGcsError(new GcsRequestTimeout(800), put());
+  assert.equal(own.kind, "transient");
+  assert.equal(own.ambiguous, true);
+  assert.match(own.detail, /no answer within 800 ms/);
+  const nested = Object.assign(new Error("fetch failed"), {
+    cause: { code: "UND_ERR_SOCKET" },
+  });
+  assert.equal(classifyGcsError(nested, put()).kind, "transient");
+});
+
+Deno.test("401 and 403 are access problems, never retried, with a hint about credentials", () => {
+  const f = classifyGcsError(apiError(403, "forbidden", "Permission denied"), put("create"));
+  assert.equal(f.kind, "access_denied");
+  const e = toSluiceError(f, put("create"), "gs://b");
+  assert.equal(e.retryable, false);
+  assert.match(e.message, /Application Default Credentials/);
+  assert.equal(classifyGcsError(apiError(401), { op: "head", key: "k" }).kind, "access_denied");
+});
+
+Deno.test("a checksum mismatch is retried, then reported as a corrupt download", () => {
+  const mismatch = Object.assign(new Error("The downloaded data did not match"), {
+    code: "CONTENT_DOWNLOAD_MISMATCH",
+  });
+  const ctx: GcsRequestContext = { op: "get", key: "k" };
+  const f = classifyGcsError(mismatch, ctx);
+  assert.equal(f.kind, "transient");
+  assert.equal(f.ambiguous, false);
+  assert.equal(toSluiceError(f, ctx, "gs://b", mismatch, 3).code, "corrupt_download");
+});
+
+Deno.test("unknown errors are failures, not retried and not reported as absent", () => {
+  const f = classifyGcsError(new TypeError("x is not a function"), { op: "head", key: "k" });
+  assert.equal(f.kind, "failed");
+  const e = toSluiceError(f, { op: "head", key: "k" }, "gs://b");
+  assert.equal(e.code, "internal");
+  assert.match(e.message, /TypeError: x is not a function/);
+  assert.equal(
+    classifyGcsError(new AbortedError("The get"), { op: "get", key: "k" }).kind,
+    "aborted",
+  );
+});
+
+Deno.test("messages carry the request id and a short body preview, never credentials", () => {
+  const err = apiError(
+    503,
+    "backendError",
+    `Backend failed for https://storage.googleapis.com/b/o?X-Goog-Signature=abcdef&X-Goog-Credential=svc "access_token": "ya29.zzz" Authorization: Bearer ya29.SECRET ${
+      "x".repeat(500)
+    }`,
+    { "x-guploader-uploadid": "ADPycdt-UPLOAD-ID" },
+  );
+  const f = classifyGcsError(err, put("update"));
+  assert.equal(f.requestId, "ADPycdt-UPLOAD-ID");
+  const e = toSluiceError(f, put("update"), "gs://b", err, 4);
+  for (const text of [e.message, String(e.cause), JSON.stringify(e)]) {
+    assert.doesNotMatch(text, /SECRET|ya29|abcdef|X-Goog-Credential/);
+  }
+  assert.match(e.message, /request id ADPycdt-UPLOAD-ID/);
+  assert.ok(e.message.length < 800, `message is ${e.message.length} characters`);
+  // The raw SDK error (with its request and headers) is not kept as the cause.
+  assert.ok(e.cause instanceof Error);
+  assert.equal((e.cause as unknown as Record<string, unknown>).response, undefined);
+});
+
+Deno.test("redactSecrets removes tokens, keys, URL passwords and query strings", () => {
+  assert.equal(redactSecrets("GET https://h/o?sig=1 failed"), "GET https://h/o?… failed");
+  assert.equal(redactSecrets("Authorization: Bearer abc.def"), "Authorization: …");
+  assert.equal(redactSecrets("token Bearer abc.def here"), "token Bearer … here");
+  assert.equal(redactSecrets('{"access_token":"ya29.x","n":1}'), '{"access_token":…,"n":1}');
+  assert.equal(redactSecrets("http://user:pw@host/p"), "http://…@host/p");
+  assert.equal(
+    redactSecrets("key -----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY----- end"),
+    "key … end",
+  );
+});
+
+// ---------------------------------------------------------------- store logic over a fake SDK
+
+interface FakeObject {
+  data: Uint8Array;
+  generation: number;
+  metadata: Record<string, string>;
+  updated: string;
+}
+
+type FakeOp = "save" | "getMetadata" | "delete" | "getFiles";
+
+interface Fault {
+  readonly op: FakeOp;
+  /** Error to throw; or "hang" for a request that never answers. */
+  readonly error: Error | "hang";
+  /** Apply the request first, then fail (a lost answer). */
+  readonly afterEffect?: boolean;
+}
+
+/** A tiny stand-in for the parts of `Storage` the store uses (not `get`, which uses fetch). */
+class FakeGcs {
+  readonly objects = new Map<string, FakeObject>();
+  readonly faults: Fault[] = [];
+  readonly calls: string[] = [];
+  #gen = 1000;
+
+  asStorage(): Storage {
+    return this as unknown as Storage;
+  }
+
+  bucket(_name: string) {
+    // deno-lint-ignore no-this-alias
+    const gcs = this;
+    return {
+      file(name: string, options: { generation?: number } = {}) {
+        return gcs.#file(name, options.generation);
+      },
+      getFiles(
+        q: { prefix?: string; maxResults?: number; pageToken?: string },
+      ): Promise<[unknown[], { pageToken: string } | null, unknown]> {
+        return gcs.#call("getFiles", () => {
+          const names = [...gcs.objects.keys()]
+            .filter((n) => n.startsWith(q.prefix ?? "") && (!q.pageToken || n >= q.pageToken))
+            .sort();
+          const max = q.maxResults ?? 1000;
+          const page = names.slice(0, max).map((n) => ({ name: n, metadata: gcs.#meta(n) }));
+          const next = names.length > max ? { pageToken: names[max] } : null;
+          return [page, next, {}];
+        });
+      },
+    };
+  }
+
+  #file(name: string, pinned?: number) {
+    // deno-lint-ignore no-this-alias
+    const gcs = this;
+    const file = {
+      name,
+      metadata: {} as Record<string, unknown>,
+      save(
+        data: Uint8Array,
+        opts: {
+          metadata?: { metadata?: Record<string, string> };
+          preconditionOpts?: { ifGenerationMatch?: number | string };
+        },
+      ): Promise<void> {
+        return gcs.#call("save", () => {
+          const cur = gcs.objects.get(name);
+          const want = opts.preconditionOpts?.ifGenerationMatch;
+          if (want !== undefined && Number(want) !== (cur?.generation ?? 0)) {
+            throw apiError(412, "conditionNotMet", "Precondition failed");
+          }
+          gcs.objects.set(name, {
+            data: data.slice(),
+            generation: ++gcs.#gen,
+            metadata: { ...(opts.metadata?.metadata ?? {}) },
+            updated: new Date(Date.UTC(2026, 0, 1, 0, 0, gcs.#gen % 60)).toISOString(),
+          });
+          file.metadata = gcs.#meta(name);
+        });
+      },
+      getMetadata(): Promise<[Record<string, unknown>]> {
+        return gcs.#call("getMetadata", () => {
+          if (!gcs.objects.has(name)) throw apiError(404, "notFound", "Not Found");
+          return [gcs.#meta(name)];
+        });
+      },
+      delete(opts: { ifGenerationMatch?: number | string } = {}): Promise<void> {
+        return gcs.#call("delete", () => {
+          const cur = gcs.objects.get(name);
+          if (!cur || (pinned !== undefined && cur.generation !== pinned)) {
+            throw apiError(404, "notFound", "Not Found");
+          }
+          const want = opts.ifGenerationMatch;
+          if (want !== undefined && Number(want) !== cur.generation) {
+            throw apiError(412, "conditionNotMet", "Precondition failed");
+          }
+          gcs.objects.delete(name);
+        });
+      },
+    };
+    return file;
+  }
+
+  #meta(name: string): Record<string, unknown> {
+    const o = this.objects.get(name)!;
+    return {
+      name,
+      generation: String(o.generation),
+      size: String(o.data.length),
+      updated: o.updated,
+      metadata: { ...o.metadata },
+    };
+  }
+
+  #call<T>(op: FakeOp, effect: () => T): Promise<T> {
+    this.calls.push(op);
+    const i = this.faults.findIndex((f) => f.op === op);
+    const fault = i >= 0 ? this.faults.splice(i, 1)[0] : undefined;
+    if (fault?.error === "hang") return new Promise<T>(() => {});
+    if (fault && !fault.afterEffect) return Promise.reject(fault.error);
+    try {
+      const value = effect();
+      return fault ? Promise.reject(fault.error) : Promise.resolve(value);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+}
+
+function setup(options: Partial<GcsStoreOptions> = {}) {
+  const gcs = new FakeGcs();
+  const clock = new FakeClock();
+  const retries: string[] = [];
+  const store = new GcsStore({
+    bucket: "b",
+    prefix: "/root/",
+    storage: gcs.asStorage(),
+    clock,
+    random: () => 0.5,
+    requestTimeoutMs: 1_000,
+    retries: 3,
+    retryBaseDelayMs: 100,
+    onRetry: (e) => retries.push(`${e.op} ${e.attempt} ${e.delayMs} ${e.detail}`),
+    ...options,
+  });
+  return { gcs, clock, store, retries };
+}
+
+/** Runs `p` to completion while advancing the fake clock; returns its value or error. */
+async function settle<T>(clock: FakeClock, p: Promise<T>): Promise<T | Error> {
+  let done = false;
+  let result: T | Error = new Error("unsettled");
+  p.then((v) => (result = v), (e) => (result = e)).finally(() => (done = true));
+  await waitFor(() => done, { clock, timeoutMs: 60_000, stepMs: 50 });
+  return result;
+}
+
+Deno.test("GcsStore: endpoint, prefix and keys relative to the prefix", async () => {
+  const { gcs, clock, store } = setup();
+  assert.equal(store.endpoint, "gs://b/root");
+  assert.equal(store.prefix, "root/");
+  const info = await settle(
+    clock,
+    store.put("a/b", enc("x"), PutModes.create, {
+      metadata: { owner: "me" },
+    }),
+  );
+  assert.ok(!(info instanceof Error));
+  assert.equal(info.key, "a/b");
+  assert.equal(info.size, 1);
+  assert.match(info.version, /^\d+$/);
+  assert.deepEqual(info.metadata, { owner: "me" });
+  assert.ok(gcs.objects.has("root/a/b"));
+  // The write id is stored but never returned.
+  assert.ok(gcs.objects.get("root/a/b")!.metadata[GCS_WRITE_ID_KEY]);
+  const head = await settle(clock, store.head("a/b"));
+  assert.ok(head && !(head instanceof Error));
+  assert.deepEqual(head.metadata, { owner: "me" });
+  assert.equal(head.lastModified, Date.parse(gcs.objects.get("root/a/b")!.updated));
+  await assert.rejects(store.put("/abs", enc("x"), PutModes.create), /relative/);
+});
+
+Deno.test("GcsStore: a transient failure is retried with backoff on the injected clock", async () => {
+  const { gcs, clock, store, retries } = setup();
+  gcs.faults.push({ op: "save", error: apiError(503, "backendError", "try later") });
+  gcs.faults.push({ op: "save", error: fetchError("ECONNREFUSED", "connect ECONNREFUSED") });
+  const info = await settle(clock, store.put("k", enc("x"), PutModes.create));
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(retries.length, 2);
+  assert.match(retries[0], /^put 1 100 HTTP 503, backendError/);
+  assert.match(retries[1], /^put 2 200 ECONNREFUSED/);
+  assert.deepEqual(gcs.calls, ["save", "save", "save"]);
+});
+
+Deno.test("GcsStore: transient failures past the retries are Unreachable", async () => {
+  const { gcs, clock, store } = setup({ retries: 2 });
+  for (let i = 0; i < 3; i++) gcs.faults.push({ op: "getMetadata", error: apiError(500) });
+  const err = await settle(clock, store.head("k"));
+  assert.ok(err instanceof UnreachableError, String(err));
+  assert.match(err.message, /head of k at gs:\/\/b\/root failed after 3 attempt\(s\)/);
+  assert.equal(gcs.calls.length, 3);
+});
+
+Deno.test("GcsStore: head is null only on 404; other failed reads throw", async () => {
+  const { gcs, clock, store } = setup({ retries: 0 });
+  assert.equal(await settle(clock, store.head("missing")), null);
+  gcs.faults.push({ op: "getMetadata", error: apiError(403, "forbidden", "denied") });
+  const denied = await settle(clock, store.head("k"));
+  assert.ok(denied instanceof SluiceError && denied.code === "unreachable", String(denied));
+  gcs.faults.push({ op: "getMetadata", error: new TypeError("boom") });
+  const odd = await settle(clock, store.head("k"));
+  assert.ok(hasCode(odd, "internal"), String(odd));
+});
+
+Deno.test("GcsStore: a request that never answers ends at the per-attempt deadline", async () => {
+  const { gcs, clock, store, retries } = setup({ retries: 1 });
+  gcs.faults.push({ op: "getMetadata", error: "hang" }, { op: "getMetadata", error: "hang" });
+  const err = await settle(clock, store.head("k"));
+  assert.ok(err instanceof UnreachableError, String(err));
+  assert.match(err.message, /no answer within 1000 ms/);
+  assert.match(retries[0], /SLUICE_REQUEST_TIMEOUT/);
+});
+
+Deno.test("GcsStore: the caller's signal cancels a hung request and a backoff", async () => {
+  const { gcs, clock, store } = setup();
+  gcs.faults.push({ op: "save", error: "hang" });
+  const controller = new AbortController();
+  const p = store.put("k", enc("x"), PutModes.create, { signal: controller.signal });
+  await clock.advance(10);
+  controller.abort();
+  assert.ok((await settle(clock, p)) instanceof AbortedError);
+
+  gcs.faults.push({ op: "save", error: apiError(503) });
+  const c2 = new AbortController();
+  const p2 = store.put("k2", enc("x"), PutModes.create, { signal: c2.signal });
+  await waitFor(() => gcs.calls.length === 2, { clock });
+  c2.abort();
+  assert.ok((await settle(clock, p2)) instanceof AbortedError);
+  assert.equal(gcs.objects.has("root/k2"), false);
+});
+
+Deno.test("GcsStore: a create whose answer was lost is our success, not AlreadyExists", async () => {
+  const { gcs, clock, store } = setup();
+  gcs.faults.push({
+    op: "save",
+    error: fetchError("ECONNRESET", "socket hang up"),
+    afterEffect: true,
+  });
+  const info = await settle(clock, store.put("v/1/raw", enc("mine"), PutModes.create));
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(info.version, String(gcs.objects.get("root/v/1/raw")!.generation));
+  assert.deepEqual(gcs.calls, ["save", "save", "getMetadata"]);
+});
+
+Deno.test("GcsStore: an update whose answer was lost is our success; another writer's is a conflict", async () => {
+  const { gcs, clock, store } = setup();
+  const v1 = await settle(clock, store.put("latest", enc("1"), PutModes.create));
+  assert.ok(!(v1 instanceof Error));
+  gcs.faults.push({ op: "save", error: apiError(503), afterEffect: true });
+  const v2 = await settle(clock, store.put("latest", enc("2"), PutModes.update(v1.version)));
+  assert.ok(!(v2 instanceof Error), String(v2));
+  assert.notEqual(v2.version, v1.version);
+
+  // A lost answer, then another writer got in first: the retry's 412 is real.
+  const staleBase = v2.version;
+  gcs.faults.push({ op: "save", error: fetchError("ECONNRESET", "socket hang up") });
+  const p = store.put("latest", enc("3"), PutModes.update(staleBase));
+  await waitFor(() => gcs.calls.filter((c) => c === "save").length >= 4, { clock });
+  gcs.objects.get("root/latest")!.generation += 1;
+  gcs.objects.get("root/latest")!.metadata[GCS_WRITE_ID_KEY] = "someone-else";
+  const err = await settle(clock, p);
+  assert.ok(err instanceof PreconditionFailedError, String(err));
+  assert.match(err.message, /answer was lost .* may have landed before it/);
+});
+
+Deno.test("GcsStore: without a lost answer a 412 is reported at once", async () => {
+  const { gcs, clock, store } = setup();
+  await settle(clock, store.put("k", enc("a"), PutModes.create));
+  gcs.calls.length = 0;
+  const err = await settle(clock, store.put("k", enc("b"), PutModes.create));
+  assert.ok(err instanceof AlreadyExistsError, String(err));
+  assert.deepEqual(gcs.calls, ["save"]);
+});
+
+Deno.test("GcsStore: an update naming a non-generation version fails without a request", async () => {
+  const { gcs, clock, store } = setup();
+  const err = await settle(clock, store.put("k", enc("b"), PutModes.update("etag-abc")));
+  assert.ok(err instanceof PreconditionFailedError, String(err));
+  assert.match(err.message, /not a GCS generation/);
+  const del = await settle(clock, store.delete("k", { ifVersion: "v1" }));
+  assert.ok(del instanceof PreconditionFailedError, String(del));
+  assert.deepEqual(gcs.calls, []);
+});
+
+Deno.test("GcsStore: deletes: absent is fine, a stale generation is refused, gone after a conflict is done", async () => {
+  const { gcs, clock, store } = setup();
+  assert.equal(await settle(clock, store.delete("never")), undefined);
+  const v1 = await settle(clock, store.put("k", enc("a"), PutModes.create));
+  assert.ok(!(v1 instanceof Error));
+  const v2 = await settle(clock, store.put("k", enc("b"), PutModes.update(v1.version)));
+  assert.ok(!(v2 instanceof Error));
+  const stale = await settle(clock, store.delete("k", { ifVersion: v1.version }));
+  assert.ok(stale instanceof PreconditionFailedError, String(stale));
+  assert.ok(gcs.objects.has("root/k"));
+  // The delete lands but its answer is lost; the transport's replay meets 404.
+  gcs.faults.push({
+    op: "delete",
+    error: fetchError("ECONNRESET", "socket hang up"),
+    afterEffect: true,
+  });
+  assert.equal(await settle(clock, store.delete("k", { ifVersion: v2.version })), undefined);
+  assert.equal(gcs.objects.has("root/k"), false);
+});
+
+Deno.test("GcsStore: list pages in key order with keys relative to the prefix", async () => {
+  const { gcs, clock, store } = setup();
+  for (const k of ["d/3", "d/1", "d/2", "e/1"]) {
+    await settle(clock, store.put(k, enc(k), PutModes.overwrite));
+  }
+  gcs.objects.set("elsewhere/d/9", {
+    data: enc("x"),
+    generation: 1,
+    metadata: {},
+    updated: new Date(0).toISOString(),
+  });
+  const pages: string[][] = [];
+  const it = (async () => {
+    for await (const page of store.list("d/", { pageSize: 2 })) pages.push(page.map((i) => i.key));
+  })();
+  await settle(clock, it);
+  assert.deepEqual(pages, [["d/1", "d/2"], ["d/3"]]);
+});
