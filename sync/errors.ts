@@ -189,7 +189,9 @@ export class UnsafePathError extends SluiceError {
   constructor(path: string, reason: string) {
     super(
       "unsafe_path",
-      `Refused the path ${JSON.stringify(preview(path, 120))}: ${reason}. Nothing was written for it.`,
+      `Refused the path ${
+        JSON.stringify(preview(path, 120))
+      }: ${reason}. Nothing was written for it.`,
     );
     this.path = path;
   }
@@ -280,8 +282,12 @@ export class VersionConflictError extends SluiceError {
   constructor(keys: readonly string[], setAsideTo: readonly string[] = []) {
     super(
       "version_exists",
-      `Data version ${keys.join(", ")} already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${
-        setAsideTo.length ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)` : ""
+      `Data version ${
+        keys.join(", ")
+      } already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${
+        setAsideTo.length
+          ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)`
+          : ""
       }. Pull to get the other writer's version, then run the method or workflow again to write a new version.`,
     );
     this.keys = keys;

@@ -116,7 +116,9 @@ export async function acquireModelLocks(
   options: ModelLockSetOptions = {},
 ): Promise<ModelLockSet> {
   const backend = service.lockBackend;
-  if (!backend) throw new ConfigError("lock.backend", "a lock backend is needed to take model locks");
+  if (!backend) {
+    throw new ConfigError("lock.backend", "a lock backend is needed to take model locks");
+  }
   const ns = options.namespace ?? "";
   const sorted = [...new Set(models)].sort();
   for (const m of sorted) assertSafeRelPath(joinKey("data", m));

@@ -172,7 +172,9 @@ export class Pipeline<C> {
         throw new SluiceError(
           "invalid_config",
           `Cannot place middleware ${
-            rest.map((e) => `"${e.name}" (${e.before ? "before" : "after"} "${e.before ?? e.after}")`)
+            rest.map((e) =>
+              `"${e.name}" (${e.before ? "before" : "after"} "${e.before ?? e.after}")`
+            )
               .join(", ")
           }: the anchor is not registered.`,
         );
@@ -207,7 +209,9 @@ export class Pipeline<C> {
     if (!this.phases.includes(phase)) {
       throw new SluiceError(
         "invalid_config",
-        `Middleware "${name}" names unknown phase "${phase}"; phases are ${this.phases.join(", ")}.`,
+        `Middleware "${name}" names unknown phase "${phase}"; phases are ${
+          this.phases.join(", ")
+        }.`,
       );
     }
   }

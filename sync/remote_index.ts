@@ -15,7 +15,7 @@ import {
   SluiceError,
 } from "./errors.ts";
 import { type ObjectStore, PutModes } from "./ports.ts";
-import { withRetry, type RetryPolicy } from "./retry.ts";
+import { type RetryPolicy, withRetry } from "./retry.ts";
 
 /** Store key of the index (internal: never a cache file). */
 export const INDEX_KEY = ".sluice/index.json";
@@ -46,7 +46,9 @@ function parse(body: Uint8Array, version: string): RemoteIndex {
   } catch (e) {
     throw new SluiceError(
       "corrupt_download",
-      `The remote index ${INDEX_KEY} is unreadable (${(e as Error).message}). Nothing was changed locally. Check the bucket for a foreign writer; a push from a healthy clone rewrites the index.`,
+      `The remote index ${INDEX_KEY} is unreadable (${
+        (e as Error).message
+      }). Nothing was changed locally. Check the bucket for a foreign writer; a push from a healthy clone rewrites the index.`,
       { cause: e },
     );
   }
@@ -96,7 +98,11 @@ export async function updateIndex(
         const head = await store.head(INDEX_KEY, { signal });
         if (head && head.version !== cur.version) continue;
       }
-      const info = await withRetry(() => store.put(INDEX_KEY, body, mode, { signal }), retry, signal);
+      const info = await withRetry(
+        () => store.put(INDEX_KEY, body, mode, { signal }),
+        retry,
+        signal,
+      );
       return info.version;
     } catch (e) {
       if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) continue;

@@ -50,7 +50,9 @@ export async function withRetry<T>(
       },
     });
   } catch (e) {
-    if (signal?.aborted && !(e instanceof SluiceError)) throw new AbortedError("The operation", { cause: e });
+    if (signal?.aborted && !(e instanceof SluiceError)) {
+      throw new AbortedError("The operation", { cause: e });
+    }
     if (e instanceof TypeError && !(e instanceof SluiceError)) {
       throw new UnreachableError(e.message, { cause: e });
     }
