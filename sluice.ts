@@ -26,6 +26,7 @@ import { LOCK_FENCE, lockFenceEntry } from "./middleware/lock_fence.ts";
 import { REFUSED_RUN_ERASER, refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
 import { CONFIG_CAS_WRITER, configCasWriterEntry } from "./middleware/config_cas_writer.ts";
 import { createEmitter } from "./sync/events.ts";
+import { LocalCache } from "./sync/cache.ts";
 import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** The default gates, by name, in pipeline order. */
@@ -75,7 +76,9 @@ export function defaultPipelines(
   };
   addWrite(createOnlyWriterEntry());
   addWrite(configCasWriterEntry());
-  addWrite(endpointFallbackWarnerEntry({ registry: options.conditional ?? defaultConditionalWrites }));
+  addWrite(
+    endpointFallbackWarnerEntry({ registry: options.conditional ?? defaultConditionalWrites }),
+  );
   return { push, write };
 }
 
@@ -111,6 +114,7 @@ export async function createSluice(options: SluiceOptions): Promise<SyncService>
       registry: conditional,
       setting: options.config?.conditionalWrites,
       events,
+      cache: new LocalCache(options.cacheDir),
     }),
     { clock: options.clock, events },
   );

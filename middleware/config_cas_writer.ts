@@ -14,10 +14,10 @@
  *
  * @module
  */
-import type { WriteContext } from "../sync/context.ts";
+import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import type { Middleware } from "../sync/pipeline.ts";
 import type { GetResult } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 
@@ -99,8 +99,9 @@ export function configCasWriter(): Middleware<WriteContext> {
  * new Pipeline<WriteContext>(WRITE_PHASES).add(configCasWriterEntry());
  * ```
  */
-export function configCasWriterEntry(): MiddlewareEntry<WriteContext> {
+export function configCasWriterEntry(): WriteGateEntry {
   return {
+    appliesTo: (entry) => entry.class === "config",
     name: CONFIG_CAS_WRITER,
     phase: "mode",
     middleware: configCasWriter(),

@@ -16,10 +16,10 @@
  *
  * @module
  */
-import type { PushContext, WriteContext } from "../sync/context.ts";
+import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { AlreadyExistsError, VersionConflictError } from "../sync/errors.ts";
 import { randomId, sha256Hex } from "../sync/hash.ts";
-import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 
@@ -159,8 +159,9 @@ export function createOnlyWriter(): Middleware<WriteContext> {
  * new Pipeline<WriteContext>(WRITE_PHASES).add(createOnlyWriterEntry());
  * ```
  */
-export function createOnlyWriterEntry(): MiddlewareEntry<WriteContext> {
+export function createOnlyWriterEntry(): WriteGateEntry {
   return {
+    appliesTo: (entry) => entry.class === "data-version",
     name: CREATE_ONLY_WRITER,
     phase: "mode",
     middleware: createOnlyWriter(),

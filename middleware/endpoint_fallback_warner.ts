@@ -27,9 +27,9 @@ import {
   type ConditionalWrites,
   defaultConditionalWrites,
 } from "../sync/conditional.ts";
-import type { PushContext, WriteContext } from "../sync/context.ts";
+import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { NotImplementedError } from "../sync/errors.ts";
-import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import type { Middleware } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 
@@ -124,8 +124,9 @@ export function endpointFallbackWarner(
  */
 export function endpointFallbackWarnerEntry(
   options: EndpointFallbackWarnerOptions = {},
-): MiddlewareEntry<WriteContext> {
+): WriteGateEntry {
   return {
+    appliesTo: (entry) => entry.class === "data-version" || entry.class === "config",
     name: ENDPOINT_FALLBACK_WARNER,
     phase: "conditional",
     middleware: endpointFallbackWarner(options),

@@ -6,7 +6,7 @@
  * @module
  */
 import type { SluiceEmitter } from "./events.ts";
-import type { Pipeline } from "./pipeline.ts";
+import type { MiddlewareEntry, Pipeline } from "./pipeline.ts";
 import type {
   Clock,
   DistributedLock,
@@ -193,4 +193,13 @@ export interface WriteContext {
   result?: ObjectInfo;
   /** `written`: a new object; `identical`: the remote already held these bytes. */
   outcome?: "written" | "identical";
+}
+
+/**
+ * A per-write gate's registration. `appliesTo` tells `status` (which writes
+ * nothing) which plan entries the gate will act on.
+ */
+export interface WriteGateEntry extends MiddlewareEntry<WriteContext> {
+  /** True when the gate acts on writes of this entry. */
+  readonly appliesTo?: (entry: PlanEntry) => boolean;
 }

@@ -24,6 +24,7 @@ import {
   type SyncConfig,
   WRITE_PHASES,
   type WriteContext,
+  type WriteGateEntry,
 } from "./context.ts";
 import { SyncState } from "./state.ts";
 import {
@@ -200,15 +201,27 @@ export class SyncService {
     return this.#serial(() => this.#pull(options.signal, options.prefixes));
   }
 
-  /** The dirty paths with their class and the gates that will handle each (nothing is written). */
-  async status(): Promise<StatusEntry[]> {
+  /**
+   * The dirty paths with their class and the gates that will handle each.
+   * Nothing is written, locally or remotely. With `walk`, files changed but
+   * not yet marked dirty are listed too (as the next bulk push would find them).
+   */
+  async status(options: { walk?: boolean } = {}): Promise<StatusEntry[]> {
     const ctxRef: { plan?: PlanEntry[] } = {};
-    await this.#push({ dryRun: true }, ctxRef);
+    await this.#push({ dryRun: true, walk: options.walk }, ctxRef);
+    const writeGates = this.writePipeline.ordered() as WriteGateEntry[];
     return (ctxRef.plan ?? []).map((e) => ({
       path: e.path,
       action: e.action,
       class: e.class,
-      handledBy: [...e.handledBy],
+      handledBy: [
+        ...e.handledBy,
+        ...(e.action === "put"
+          ? writeGates.filter((g) => g.appliesTo?.(e) && !e.handledBy.includes(g.name)).map((g) =>
+            g.name
+          )
+          : []),
+      ],
       reason: e.reason,
     }));
   }
@@ -231,13 +244,16 @@ export class SyncService {
     }, prefixes);
   }
 
-  async #push(options: PushOptions, out?: { plan?: PlanEntry[] }): Promise<PushResult> {
+  async #push(
+    options: PushOptions & { walk?: boolean },
+    out?: { plan?: PlanEntry[] },
+  ): Promise<PushResult> {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new AbortedError("The push");
     const result = emptyPushResult();
     this.cache.resetChecks();
     const snapshot = this.state.snapshot();
-    const walk = this.state.bulkPending();
+    const walk = this.state.bulkPending() || (options.dryRun === true && options.walk === true);
     const plan = await buildPlan(
       this.cache,
       this.state,

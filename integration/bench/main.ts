@@ -2,7 +2,7 @@
  * `deno task bench`: prints JSON figures. Speed and memory goals are checked
  * here, never by timed assertions in tests.
  *
- *   deno task bench [--files 10000] [--walk 100000] [--only core|walk]
+ *   deno task bench [--files 10000] [--walk 100000] [--only core|walk|budget|minio]
  *
  * @module
  */
@@ -11,6 +11,9 @@ import { createSluice } from "../../sluice.ts";
 import { FsStore } from "../../packages/fs/mod.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { ConditionalWrites } from "../../sync/conditional.ts";
+import { S3Store } from "../../packages/s3/store.ts";
+import { minioBinary, startMinio } from "../servers/minio.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i += 2) {
@@ -157,12 +160,148 @@ async function walk() {
   };
 }
 
+/** Incident 000's budget: one write per new version, and the probe at most once per endpoint. */
+async function createOnlyBudget() {
+  const conditional = new ConditionalWrites();
+  const store = new InMemoryStore();
+  const svc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-bench-budget-" }),
+    store,
+    identity,
+    conditional,
+  });
+  const requestsPerVersion: number[] = [];
+  for (let n = 1; n <= 5; n++) {
+    const path = `data/t/m/d/${n}/raw`;
+    await Deno.mkdir(`${svc.cacheDir}/data/t/m/d/${n}`, { recursive: true });
+    await Deno.writeTextFile(`${svc.cacheDir}/${path}`, `v${n}`);
+    await svc.markDirty({ relPath: path });
+    store.resetLog();
+    await svc.pushChanged();
+    requestsPerVersion.push(store.log.filter((r) => r.key === path).length);
+  }
+  const probesFirstProcess = conditional.stats.probeRuns;
+  // A second "process" (a new registry) on the same cache dir: the cached probe result is fresh.
+  const second = new ConditionalWrites();
+  const svc2 = await createSluice({ cacheDir: svc.cacheDir, store, identity, conditional: second });
+  await Deno.mkdir(`${svc2.cacheDir}/data/t/m/d/6`, { recursive: true });
+  await Deno.writeTextFile(`${svc2.cacheDir}/data/t/m/d/6/raw`, "v6");
+  await svc2.markDirty({ relPath: "data/t/m/d/6/raw" });
+  await svc2.pushChanged();
+  return {
+    requestsPerNewVersion: requestsPerVersion,
+    probeRunsFirstProcess: probesFirstProcess,
+    probeRunsSecondProcessWithFreshCache: second.stats.probeRuns,
+    goal:
+      "1 request per new version; probe <= 1 per endpoint per process, 0 with a fresh cached result",
+  };
+}
+
+/** The common datastore benchmark shape, against MinIO on loopback. */
+async function minioSection() {
+  if (!minioBinary.path) return { skipped: "no MinIO binary: run .ci/install_minio.sh" };
+  const server = await startMinio();
+  try {
+    const files: string[] = [];
+    for (let m = 0; m < 50; m++) {
+      for (let j = 0; j < 20; j++) files.push(`data/bench/m${m}/out${j}/1/raw`);
+    }
+    const body = new Uint8Array(5 * 1024).fill(120);
+    const src = await Deno.makeTempDir({ prefix: "sluice-bench-minio-" });
+    for (const f of files) {
+      await Deno.mkdir(`${src}/${f.slice(0, f.lastIndexOf("/"))}`, { recursive: true });
+      await Deno.writeFile(`${src}/${f}`, body);
+    }
+    const makeStore = async () => {
+      const bucket = await server.createBucket();
+      return new S3Store({ ...server.clientOptions, bucket, prefix: "ds" });
+    };
+    const result: Record<string, unknown> = {};
+    const measure = async (
+      name: string,
+      prepare: () => Promise<{ run: () => Promise<unknown>; counts: Record<string, number> }>,
+    ) => {
+      const times: number[] = [];
+      let requests: Record<string, number> = {};
+      for (let i = 0; i < 3; i++) {
+        const { run, counts } = await prepare();
+        reset(counts);
+        const t = performance.now();
+        await run();
+        times.push(performance.now() - t);
+        requests = { ...counts };
+      }
+      times.sort((a, b) => a - b);
+      result[name] = { medianMs: Math.round(times[1]), requests };
+    };
+    const synced = async () => {
+      const { store, counts } = countingStore(await makeStore());
+      const svc = await createSluice({ cacheDir: await copyDir(src), store, identity });
+      await svc.markDirty({ relPaths: files });
+      return { svc, store, counts };
+    };
+    await measure("coldPush", async () => {
+      const { svc, counts } = await synced();
+      return { run: () => svc.pushChanged(), counts };
+    });
+    await measure("pushOneChangedOf1000", async () => {
+      const { svc, counts } = await synced();
+      await svc.pushChanged();
+      const changed = "data/bench/m0/latest";
+      await Deno.writeTextFile(`${svc.cacheDir}/${changed}`, "1");
+      await svc.markDirty({ relPath: changed });
+      return { run: () => svc.pushChanged(), counts };
+    });
+    await measure("zeroDiffPush", async () => {
+      const { svc, counts } = await synced();
+      await svc.pushChanged();
+      return { run: () => svc.pushChanged(), counts };
+    });
+    await measure("zeroDiffPull", async () => {
+      const { svc, counts } = await synced();
+      await svc.pushChanged();
+      await svc.pullChanged();
+      return { run: () => svc.pullChanged(), counts };
+    });
+    await measure("coldPull", async () => {
+      const { svc, store } = await synced();
+      await svc.pushChanged();
+      const { store: s2, counts } = countingStore(store);
+      const fresh = await createSluice({
+        cacheDir: await Deno.makeTempDir({ prefix: "sluice-bench-cold-" }),
+        store: s2,
+        identity,
+      });
+      return { run: () => fresh.pullChanged(), counts };
+    });
+    const bare = await median(3, async () => {
+      const store = await makeStore();
+      const t = performance.now();
+      await pMap(files, (f) => store.put(f, body, PutModes.overwrite), {
+        concurrency: CONCURRENCY,
+      });
+      return performance.now() - t;
+    });
+    result.bareLoopOfPutsMs = Math.round(bare);
+    const cold = result.coldPush as { medianMs: number };
+    result.coldPushVsBareLoop = Number((cold.medianMs / bare).toFixed(3));
+    result.files = files.length;
+    result.fileBytes = body.length;
+    result.models = 50;
+    return result;
+  } finally {
+    await server.stop();
+  }
+}
+
 const out: Record<string, unknown> = {};
 if (!ONLY || ONLY === "core") {
   out.pushMemory = await corePush("memory");
   out.pushFs = await corePush("fs");
 }
 if (!ONLY || ONLY === "walk") out.bulkWalk = await walk();
+if (!ONLY || ONLY === "budget") out.createOnlyBudget = await createOnlyBudget();
+if (!ONLY || ONLY === "minio") out.minio = await minioSection();
 out.goals = {
   pipelineVsBareLoop: "ratio <= 1.05",
   zeroDiff: "<= 1 request each",

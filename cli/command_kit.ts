@@ -1,0 +1,89 @@
+/**
+ * Shared wiring of the commands: the common options, and the action wrapper
+ * that turns a command's outcome into output and an exit code.
+ *
+ * @module
+ */
+import { type Command, Option } from "commander";
+import { errorReport, Output, UsageError } from "./output.ts";
+import type { CliIo } from "./output.ts";
+import { type CommonOptions, DEFAULT_CACHE_DIR, openSession, type Session } from "./session.ts";
+
+/** The exit code of the command that ran (set by {@link action}). */
+export interface RunState {
+  /** The exit code. */
+  code: number;
+}
+
+/** Adds `--json` and `--verbose`. */
+export function withOutputOptions(cmd: Command): Command {
+  return cmd
+    .option("--json", "print one JSON document on stdout, for scripts")
+    .option("-v, --verbose", "show every gate note, routine classification included");
+}
+
+/** Adds the options of every command that opens the cache and the store. */
+export function withCommonOptions(cmd: Command): Command {
+  return withOutputOptions(
+    cmd
+      .option("--cache <dir>", "the cache directory", DEFAULT_CACHE_DIR)
+      .option(
+        "--store <url>",
+        "the datastore: file:///dir, s3://bucket/prefix?endpoint=…&region=…, gs://bucket/prefix?endpoint=… (default: $SLUICE_STORE, else the store this cache was last used with)",
+      )
+      .option("--holder <user@host>", "who this process acts as (default: $USER@hostname)")
+      .option("--hostname <name>", "host name recorded in locks (default: this host)")
+      .option("--pid <n>", "process id recorded in locks (default: this process)")
+      .option("--namespace <ns>", "datastore namespace (one path segment)")
+      .addOption(
+        new Option("--conditional-writes <mode>", "on endpoints without conditional writes")
+          .choices(["auto", "required", "off"])
+          .default("auto"),
+      ),
+  );
+}
+
+/**
+ * Wraps a command's body: builds its {@link Output}, runs it, and on a throw
+ * prints `error[<code>]: …` and records the error's exit code.
+ */
+export function action<A extends unknown[]>(
+  io: CliIo,
+  state: RunState,
+  name: string,
+  body: (out: Output, cmd: Command, ...args: A) => Promise<number | void>,
+): (...raw: unknown[]) => Promise<void> {
+  return async (...raw: unknown[]) => {
+    const cmd = raw[raw.length - 1] as Command;
+    const opts = cmd.opts<{ json?: boolean; verbose?: boolean }>();
+    const out = new Output(io, { json: opts.json, verbose: opts.verbose });
+    // Commander passes the declared arguments, then the options, then the command.
+    const args = raw.slice(0, raw.length - 2) as A;
+    try {
+      state.code = (await body(out, cmd, ...args)) ?? 0;
+    } catch (e) {
+      state.code = out.fail(name, errorReport(e));
+    }
+  };
+}
+
+/** Runs `fn` with a session opened from the command's options, always closing it. */
+export async function withSession<T>(
+  cmd: Command,
+  io: CliIo,
+  out: Output,
+  fn: (s: Session, opts: CommonOptions) => Promise<T>,
+): Promise<T> {
+  const opts = cmd.opts<CommonOptions>();
+  const session = await openSession(opts, io, out);
+  try {
+    return await fn(session, opts);
+  } finally {
+    session.close();
+  }
+}
+
+/** Throws a {@link UsageError} unless `flag` is set. */
+export function requireFlag(flag: boolean | undefined, message: string): void {
+  if (!flag) throw new UsageError(message);
+}

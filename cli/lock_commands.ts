@@ -1,0 +1,225 @@
+/**
+ * `sluice lock list | inspect | release --force` and
+ * `sluice lockfile add | remove | retry`.
+ *
+ * @module
+ */
+import { Command } from "commander";
+import { ConfigError } from "../sync/errors.ts";
+import { describeHolder } from "../sync/lock_body.ts";
+import {
+  describeLockfileChange,
+  type LockfileChange,
+  type LockfileTxnResult,
+  retryPendingLockfile,
+  updateManagedLockfile,
+} from "../sync/lockfile_txn.ts";
+import { releaseLock } from "../sync/model_locks.ts";
+import {
+  action,
+  requireFlag,
+  type RunState,
+  withCommonOptions,
+  withSession,
+} from "./command_kit.ts";
+import { describeLock, inspectLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
+import { type CliIo, type Output, plural } from "./output.ts";
+import type { Session } from "./session.ts";
+
+function lockBackend(s: Session) {
+  const backend = s.service.lockBackend;
+  if (!backend) throw new ConfigError("lock.backend", "a lock backend");
+  return backend;
+}
+
+/** Registers `lock` and its subcommands. */
+export function lockCommand(io: CliIo, state: RunState): Command {
+  const lock = new Command("lock").description("list, inspect and break datastore locks");
+
+  lock.addCommand(
+    withCommonOptions(
+      new Command("list").description(
+        "list lock objects (data/**/.lock, .datastore.lock, .locks/*) with their holders",
+      ),
+    ).action(action(io, state, "lock list", async (out: Output, cmd) => {
+      await withSession(cmd, io, out, async (s) => {
+        const locks = await listLocks(s.store, lockBackend(s), s.identity, {
+          namespace: s.namespace,
+          signal: io.signal,
+        });
+        out.result("lock list", { endpoint: s.store.endpoint, locks });
+        if (locks.length === 0) out.say(`No locks are held in ${s.store.endpoint}.`);
+        else {
+          out.say(`${plural(locks.length, "lock")} in ${s.store.endpoint}:`);
+          for (const l of locks) out.say(`  ${describeLock(l)}`);
+          if (locks.some((l) => l.stale)) {
+            out.say("A stale lock is taken over by the next process that asks for it.");
+          }
+          out.say(
+            "To break a lock whose holder is gone: `sluice lock release --force [--model type/id]`.",
+          );
+        }
+      });
+    })),
+  );
+
+  lock.addCommand(
+    withCommonOptions(
+      new Command("inspect")
+        .description("show one lock: a model's (--model) or the global datastore lock")
+        .option("--model <type/id>", "the model whose lock to show"),
+    ).action(action(io, state, "lock inspect", async (out: Output, cmd) => {
+      const { model } = cmd.opts<{ model?: string }>();
+      await withSession(cmd, io, out, async (s) => {
+        const key = lockKeyFor(model, s.namespace);
+        const entry = await inspectLock(s.store, lockBackend(s), s.identity, key, {
+          namespace: s.namespace,
+          signal: io.signal,
+        });
+        out.result("lock inspect", { endpoint: s.store.endpoint, key, held: !!entry, lock: entry });
+        out.say(entry ? describeLock(entry) : `No lock at ${key}: it is free.`);
+      });
+    })),
+  );
+
+  lock.addCommand(
+    withCommonOptions(
+      new Command("release")
+        .description(
+          "breakglass: delete a model's lock (--model) or the global lock, whoever holds it",
+        )
+        .option("--model <type/id>", "the model whose lock to break (default: the global lock)")
+        .option("--force", "confirm breaking a lock another process may still hold")
+        .addHelpText(
+          "after",
+          "\nIf the holder is still running, its push is refused (model_lock_lost) and the data versions it wrote are discarded.\n\nExample:\n  sluice lock release --force --model aws/ec2/web-1",
+        ),
+    ).action(action(io, state, "lock release", async (out: Output, cmd) => {
+      const { model, force } = cmd.opts<{ model?: string; force?: boolean }>();
+      const m = model === undefined ? undefined : parseModel(model);
+      requireFlag(
+        force,
+        `lock release breaks a lock another process may still hold; nothing was changed. Check the holder with \`sluice lock inspect${
+          m ? ` --model ${m}` : ""
+        }\`, then add --force to confirm.`,
+      );
+      await withSession(cmd, io, out, async (s) => {
+        const r = await releaseLock(s.service, {
+          force: true,
+          ...(m ? { model: m } : {}),
+          ...(s.namespace ? { namespace: s.namespace } : {}),
+        });
+        out.result("lock release", { endpoint: s.store.endpoint, ...r });
+        if (!r.broken) out.say(`No lock at ${r.key}; nothing was released.`);
+        else if (r.released) {
+          out.say(
+            `Broke the lock ${r.key} held by ${
+              describeHolder(r.broken)
+            } since ${r.broken.acquiredAt}. If that process is still running, its push will be refused (model_lock_lost) and its new data discarded.`,
+          );
+        } else {
+          out.say(
+            `The lock ${r.key} changed while it was being broken (renewed or taken by another process); nothing was deleted. Run \`sluice lock inspect\` and try again.`,
+          );
+        }
+      });
+    })),
+  );
+  return lock;
+}
+
+function parseEntry(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigError(
+      "entry",
+      `a JSON value, e.g. '{"version":"1.2.0"}' (quote it for the shell), got ${
+        JSON.stringify(text)
+      }`,
+    );
+  }
+}
+
+function checkName(name: string): string {
+  if (name.trim() === "") throw new ConfigError("name", "a non-empty extension name");
+  return name;
+}
+
+function reportTxn(out: Output, command: string, r: LockfileTxnResult, change?: LockfileChange) {
+  out.result(command, { ...r });
+  const what = change ? ` (${describeLockfileChange(change)})` : "";
+  if (r.published) {
+    out.say(
+      `Published ${r.path}${what} at version ${r.version}${
+        r.attempts > 1 ? ` after ${r.attempts} attempts` : ""
+      }; it now has ${plural(Object.keys(r.entries).length, "entry", "entries")}.`,
+    );
+  } else out.say(`${r.path} already had this change${what}; nothing was written.`);
+}
+
+/** Registers `lockfile` and its subcommands. */
+export function lockfileCommand(io: CliIo, state: RunState): Command {
+  const lockfile = new Command("lockfile").description(
+    "change the managed lockfile (config/upstream_extensions.json) through its transaction",
+  );
+  const txn = (cmd: Command, out: Output, command: string, change: LockfileChange) =>
+    withSession(cmd, io, out, async (s) => {
+      const r = await updateManagedLockfile(s.service, change, {
+        signal: io.signal,
+        ...(s.namespace ? { namespace: s.namespace } : {}),
+      });
+      reportTxn(out, command, r, change);
+    });
+
+  lockfile.addCommand(
+    withCommonOptions(
+      new Command("add")
+        .description("add or replace one entry")
+        .argument("<name>", "the extension name")
+        .argument("<entry>", "the entry as JSON")
+        .addHelpText("after", `\nExample:\n  sluice lockfile add @acme/ssh '{"version":"1.2.0"}'`),
+    ).action(
+      action(
+        io,
+        state,
+        "lockfile add",
+        (out: Output, cmd, name: string, entry: string) =>
+          txn(cmd, out, "lockfile add", { set: { [checkName(name)]: parseEntry(entry) } }),
+      ),
+    ),
+  );
+
+  lockfile.addCommand(
+    withCommonOptions(
+      new Command("remove")
+        .description("remove entries")
+        .argument("<names...>", "the extension names"),
+    ).action(
+      action(
+        io,
+        state,
+        "lockfile remove",
+        (out: Output, cmd, names: string[]) =>
+          txn(cmd, out, "lockfile remove", { remove: names.map(checkName) }),
+      ),
+    ),
+  );
+
+  lockfile.addCommand(
+    withCommonOptions(
+      new Command("retry").description("publish this cache's pending lockfile change"),
+    ).action(action(io, state, "lockfile retry", async (out: Output, cmd) => {
+      await withSession(cmd, io, out, async (s) => {
+        const r = await retryPendingLockfile(s.service, {
+          signal: io.signal,
+          ...(s.namespace ? { namespace: s.namespace } : {}),
+        });
+        if (r) return reportTxn(out, "lockfile retry", r);
+        out.result("lockfile retry", { pending: false });
+        out.say("No pending lockfile change in this cache; nothing to publish.");
+      });
+    })),
+  );
+  return lockfile;
+}

@@ -1,0 +1,41 @@
+/**
+ * The `sluice` entry point: `deno run -A cli/main.ts <command> …` (or
+ * `deno task sluice <command> …`). It only wires the process (arguments,
+ * standard streams, environment, Ctrl-C, exit code) to {@link run}.
+ *
+ * @module
+ */
+import { run } from "./commands.ts";
+
+export { run } from "./commands.ts";
+export type { CliIo } from "./commands.ts";
+
+function writer(stream: { writeSync(p: Uint8Array): number }): (s: string) => void {
+  const enc = new TextEncoder();
+  return (s: string) => {
+    const bytes = enc.encode(s);
+    let off = 0;
+    while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
+  };
+}
+
+if (import.meta.main) {
+  const abort = new AbortController();
+  // The first Ctrl-C cancels the command cleanly; a second one exits at once.
+  const onInterrupt = () => abort.signal.aborted ? Deno.exit(130) : abort.abort();
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  let env: Record<string, string> = {};
+  try {
+    env = Deno.env.toObject();
+  } catch { /* without --allow-env: no environment */ }
+  const code = await run(Deno.args, {
+    stdout: writer(Deno.stdout),
+    stderr: writer(Deno.stderr),
+    env,
+    isTTY: Deno.stdout.isTerminal(),
+    columns: Deno.stdout.isTerminal() ? Deno.consoleSize().columns : undefined,
+    signal: abort.signal,
+  });
+  Deno.removeSignalListener("SIGINT", onInterrupt);
+  Deno.exit(code);
+}

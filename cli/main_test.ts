@@ -1,0 +1,435 @@
+import assert from "node:assert/strict";
+import { run } from "./main.ts";
+import { FsStore } from "../packages/fs/mod.ts";
+import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { LocalCache } from "../sync/cache.ts";
+import { storeLockBackend } from "../sync/lock_engine.ts";
+import { updateManagedLockfile } from "../sync/lockfile_txn.ts";
+import { createSyncService } from "../sync/service.ts";
+import { CLI_STORE_STATE } from "./session.ts";
+
+interface Ran {
+  code: number;
+  out: string;
+  err: string;
+  json(): Record<string, unknown>;
+}
+
+async function sluice(
+  args: string[],
+  opts: { env?: Record<string, string>; isTTY?: boolean; cwd?: string } = {},
+): Promise<Ran> {
+  let out = "";
+  let err = "";
+  const code = await run(args, {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    env: opts.env ?? {},
+    isTTY: opts.isTTY,
+    cwd: opts.cwd,
+  });
+  return { code, out, err, json: () => JSON.parse(out) };
+}
+
+interface World {
+  root: string;
+  url: string;
+  cache(name: string): string;
+  write(cache: string, path: string, text: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+async function world(): Promise<World> {
+  const base = await Deno.makeTempDir({ prefix: "sluice-cli-" });
+  const root = `${base}/store`;
+  return {
+    root,
+    url: `file://${root}`,
+    cache: (name) => `${base}/${name}`,
+    async write(cache, path, text) {
+      const file = `${cache}/${path}`;
+      await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(file, text);
+    },
+    cleanup: () => Deno.remove(base, { recursive: true }),
+  };
+}
+
+const me = { holder: "other@elsewhere", hostname: "elsewhere", pid: 4242 };
+
+Deno.test("--help works on the program and on every command", async () => {
+  const top = await sluice(["--help"]);
+  assert.equal(top.code, 0);
+  for (const c of ["probe", "push", "pull", "status", "lock", "lockfile"]) {
+    assert.match(top.out, new RegExp(`\\n  ${c} `));
+  }
+  const commands = [
+    ["probe"],
+    ["push"],
+    ["pull"],
+    ["status"],
+    ["lock", "list"],
+    ["lock", "inspect"],
+    ["lock", "release"],
+    ["lockfile", "add"],
+    ["lockfile", "remove"],
+    ["lockfile", "retry"],
+  ];
+  for (const c of commands) {
+    const r = await sluice([...c, "--help"]);
+    assert.equal(r.code, 0, c.join(" "));
+    assert.match(r.out, new RegExp(`Usage: sluice ${c.join(" ")}`));
+  }
+  const version = await sluice(["--version"]);
+  assert.equal(version.code, 0);
+  assert.match(version.out, /^\d+\.\d+\.\d+/);
+});
+
+Deno.test("usage errors print error[usage] and exit 64", async () => {
+  const unknown = await sluice(["bogus"]);
+  assert.equal(unknown.code, 64);
+  assert.match(unknown.err, /^error\[usage\]: unknown command 'bogus'/);
+  const option = await sluice(["push", "--frobnicate"]);
+  assert.equal(option.code, 64);
+  assert.match(option.err, /error\[usage\]: unknown option '--frobnicate'/);
+  const choice = await sluice(["push", "--conditional-writes", "maybe"]);
+  assert.equal(choice.code, 64);
+  const json = await sluice(["pull", "--json", "--nope"]);
+  assert.equal(json.code, 64);
+  assert.deepEqual(json.json().error, {
+    code: "usage",
+    message: "unknown option '--nope'",
+    exitCode: 64,
+  });
+  const missing = await sluice(["lockfile", "add", "only-a-name"]);
+  assert.equal(missing.code, 64);
+  assert.match(missing.err, /missing required argument 'entry'/);
+});
+
+Deno.test("push then pull carries files between two caches over a file:// store", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "data/aws/ec2/web-1/state/1/raw", "v1");
+  await w.write(a, "data/aws/ec2/web-1/state/latest", "1");
+  await w.write(a, "logs/run.log", "ok\n");
+  const pushed = await sluice(["push", "--cache", a, "--store", w.url]);
+  assert.equal(pushed.code, 0, pushed.err);
+  assert.match(pushed.out, /^Pushed 3 files \(6 B\) to file:\/\//);
+
+  const again = await sluice(["push", "--cache", a, "--json"]);
+  assert.equal(again.code, 0, again.err);
+  const doc = again.json();
+  assert.equal(doc.ok, true);
+  assert.equal(doc.command, "push");
+  assert.deepEqual(doc.uploaded, []);
+
+  const b = w.cache("b");
+  const pulled = await sluice(["pull", "--cache", b, "--store", w.url, "--json"]);
+  assert.equal(pulled.code, 0, pulled.err);
+  assert.deepEqual((pulled.json().fetched as string[]).sort(), [
+    "data/aws/ec2/web-1/state/1/raw",
+    "data/aws/ec2/web-1/state/latest",
+    "logs/run.log",
+  ]);
+  assert.equal(await Deno.readTextFile(`${b}/data/aws/ec2/web-1/state/1/raw`), "v1");
+  const unchanged = await sluice(["pull", "--cache", b]);
+  assert.equal(unchanged.code, 0);
+  assert.match(unchanged.out, /^Already up to date with file:\/\//);
+  await w.cleanup();
+});
+
+Deno.test("push of named paths pushes only those; directories expand to their files", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "outputs/x/1.txt", "1");
+  await w.write(a, "outputs/x/2.txt", "2");
+  await w.write(a, "logs/skip.log", "no");
+  const r = await sluice([
+    "push",
+    "outputs/x",
+    "--no-walk",
+    "--cache",
+    a,
+    "--store",
+    w.url,
+    "--json",
+  ]);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual((r.json().uploaded as string[]).sort(), ["outputs/x/1.txt", "outputs/x/2.txt"]);
+  const store = new FsStore({ root: w.root });
+  assert.equal(await store.head("logs/skip.log"), null);
+
+  const outside = await sluice(["push", "../escape", "--cache", a]);
+  assert.equal(outside.code, 65);
+  assert.match(outside.err, /^error\[unsafe_path\]: /);
+  await w.cleanup();
+});
+
+Deno.test("status lists dirty paths with class and gates, set-aside copies and pending lockfile changes", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "data/aws/ec2/web-1/state/2/raw", "v2");
+  await w.write(a, "logs/run.log", "ok\n");
+  await w.write(a, "data/aws/ec2/web-1/state/1/raw", "mine");
+  await new LocalCache(a).setAside(
+    "data/aws/ec2/web-1/state/1/raw",
+    "another writer published it first",
+  );
+  // A lockfile change that could not be published stays pending in the cache.
+  const down = new InMemoryStore();
+  down.unreachable = true;
+  const svc = await createSyncService({
+    cacheDir: a,
+    store: down,
+    identity: me,
+    lockBackend: storeLockBackend(down, { clock: new FakeClock() }),
+    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+  });
+  await assert.rejects(updateManagedLockfile(svc, { set: { "@acme/ssh": { v: "1" } } }));
+
+  const r = await sluice(["status", "--cache", a, "--store", w.url, "--json"]);
+  assert.equal(r.code, 0, r.err);
+  const doc = r.json();
+  const dirty = doc.dirty as { path: string; class: string; handledBy: string[] }[];
+  const byPath = new Map(dirty.map((e) => [e.path, e]));
+  assert.equal(byPath.get("data/aws/ec2/web-1/state/2/raw")?.class, "data-version");
+  assert.equal(byPath.get("logs/run.log")?.class, "other");
+  assert.ok(byPath.get("logs/run.log")?.handledBy.includes("path-classifier"));
+  assert.ok(!byPath.has("data/aws/ec2/web-1/state/1/raw"), "set-aside copies are not pushed");
+  const aside = doc.setAside as { path: string; location: string; reason: string }[];
+  assert.equal(aside.length, 1);
+  assert.equal(aside[0].path, "data/aws/ec2/web-1/state/1/raw");
+  assert.match(
+    aside[0].location,
+    /^\.sluice\/set-aside\/.+\/data\/aws\/ec2\/web-1\/state\/1\/raw$/,
+  );
+  assert.equal(aside[0].reason, "another writer published it first");
+  const pending = doc.pendingLockfile as { path: string; set: string[] }[];
+  assert.deepEqual(pending.map((p) => [p.path, p.set]), [
+    ["config/upstream_extensions.json", ["@acme/ssh"]],
+  ]);
+
+  const human = await sluice(["status", "--cache", a]);
+  assert.equal(human.code, 0, human.err);
+  assert.match(human.out, /data\/aws\/ec2\/web-1\/state\/2\/raw\s+data-version\s+path-classifier/);
+  assert.match(human.out, /Set aside after version conflicts \(1\)/);
+  assert.match(human.out, /Run `sluice lockfile retry`/);
+
+  const retried = await sluice(["lockfile", "retry", "--cache", a, "--json"]);
+  assert.equal(retried.code, 0, retried.err);
+  assert.deepEqual(retried.json().entries, { "@acme/ssh": { v: "1" } });
+  const after = await sluice(["status", "--cache", a, "--json"]);
+  assert.deepEqual(after.json().pendingLockfile, []);
+  await w.cleanup();
+});
+
+Deno.test("the store comes from --store, SLUICE_STORE or the cache's record; another store is refused", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const none = await sluice(["status", "--cache", a]);
+  assert.equal(none.code, 78);
+  assert.match(none.err, /^error\[invalid_config\]: .*--store.*SLUICE_STORE/);
+
+  const viaEnv = await sluice(["status", "--cache", a, "--json"], { env: { SLUICE_STORE: w.url } });
+  assert.equal(viaEnv.code, 0, viaEnv.err);
+  assert.equal(viaEnv.json().endpoint, w.url);
+  assert.ok(await new LocalCache(a).readState(CLI_STORE_STATE));
+
+  const recorded = await sluice(["status", "--cache", a, "--json"]);
+  assert.equal(recorded.code, 0, recorded.err);
+  assert.equal(recorded.json().endpoint, w.url);
+
+  const other = await sluice(["push", "--cache", a, "--store", `${w.url}-other`]);
+  assert.equal(other.code, 78);
+  assert.match(other.err, /mirrors file:\/\/.*store, not file:\/\/.*store-other/);
+
+  const bad = await sluice(["status", "--cache", w.cache("c"), "--store", "s3://Bad_Bucket"]);
+  assert.equal(bad.code, 78);
+  assert.match(bad.err, /^error\[invalid_config\]: Invalid configuration at "store\.bucket"/);
+
+  const json = await sluice(["status", "--cache", w.cache("d"), "--store", "ftp://x", "--json"]);
+  assert.equal(json.code, 78);
+  const doc = json.json();
+  assert.equal(doc.ok, false);
+  assert.deepEqual((doc.error as { code: string; exitCode: number }).code, "invalid_config");
+
+  const pid = await sluice(["status", "--cache", a, "--pid", "abc"]);
+  assert.equal(pid.code, 78);
+  assert.match(pid.err, /"--pid"/);
+  await w.cleanup();
+});
+
+Deno.test("lock list and inspect show holders and staleness; release needs --force", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const clock = new FakeClock(Date.now());
+  // A live model lock, and a global lock written long ago (stale).
+  const live = storeLockBackend(new FsStore({ root: w.root }), { clock })
+    .createLock("data/aws/ec2/web-1/.lock", me);
+  await live.acquire();
+  const old = storeLockBackend(new FsStore({ root: w.root, clock: new FakeClock(0) }), { clock })
+    .createLock(".datastore.lock", { ...me, pid: 7 });
+  await old.acquire();
+
+  const list = await sluice(["lock", "list", "--cache", a, "--store", w.url, "--json"]);
+  assert.equal(list.code, 0, list.err);
+  const locks = list.json().locks as {
+    key: string;
+    scope: string;
+    model?: string;
+    stale: boolean;
+    info: { holder: string; pid: number };
+  }[];
+  assert.deepEqual(locks.map((l) => [l.key, l.scope, l.model, l.stale, l.info.pid]), [
+    [".datastore.lock", "global", undefined, true, 7],
+    ["data/aws/ec2/web-1/.lock", "model", "aws/ec2/web-1", false, 4242],
+  ]);
+  const human = await sluice(["lock", "list", "--cache", a]);
+  assert.match(
+    human.out,
+    /data\/aws\/ec2\/web-1\/\.lock {2}\(model aws\/ec2\/web-1\) {2}held by other@elsewhere \(pid 4242\)/,
+  );
+  assert.match(human.out, /\.datastore\.lock {2}\(global datastore lock\) .*STALE/);
+
+  const inspect = await sluice([
+    "lock",
+    "inspect",
+    "--model",
+    "aws/ec2/web-1",
+    "--cache",
+    a,
+    "--json",
+  ]);
+  assert.equal(inspect.code, 0, inspect.err);
+  assert.equal(inspect.json().held, true);
+  const free = await sluice(["lock", "inspect", "--model", "aws/ec2/web-2", "--cache", a]);
+  assert.match(free.out, /^No lock at data\/aws\/ec2\/web-2\/\.lock: it is free\./);
+
+  const refused = await sluice(["lock", "release", "--model", "aws/ec2/web-1", "--cache", a]);
+  assert.equal(refused.code, 64);
+  assert.match(refused.err, /^error\[usage\]: .*--force/);
+  assert.ok(await live.inspect(), "the lock is still there");
+
+  const broke = await sluice([
+    "lock",
+    "release",
+    "--force",
+    "--model",
+    "aws/ec2/web-1",
+    "--cache",
+    a,
+  ]);
+  assert.equal(broke.code, 0, broke.err);
+  assert.match(
+    broke.out,
+    /^Broke the lock data\/aws\/ec2\/web-1\/\.lock held by other@elsewhere \(pid 4242\)/,
+  );
+  assert.equal(await live.inspect(), null);
+  const global = await sluice(["lock", "release", "--force", "--cache", a, "--json"]);
+  assert.equal(global.code, 0, global.err);
+  assert.equal(global.json().released, true);
+  const empty = await sluice(["lock", "list", "--cache", a]);
+  assert.match(empty.out, /^No locks are held/);
+  const bad = await sluice(["lock", "inspect", "--model", "justone", "--cache", a]);
+  assert.equal(bad.code, 78);
+  live.abandon();
+  old.abandon();
+  await w.cleanup();
+});
+
+Deno.test("lockfile add and remove go through the transaction", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const added = await sluice([
+    "lockfile",
+    "add",
+    "@acme/ssh",
+    '{"version":"1.2.0"}',
+    "--cache",
+    a,
+    "--store",
+    w.url,
+    "--holder",
+    "ci@runner",
+  ]);
+  assert.equal(added.code, 0, added.err);
+  assert.match(added.out, /^Published config\/upstream_extensions\.json \(set @acme\/ssh\)/);
+  const store = new FsStore({ root: w.root });
+  const remote = async () =>
+    JSON.parse(new TextDecoder().decode((await store.get("config/upstream_extensions.json")).body));
+  assert.deepEqual(await remote(), { "@acme/ssh": { version: "1.2.0" } });
+  assert.equal(await store.head(".datastore.lock"), null, "the global lock was released");
+
+  const same = await sluice(["lockfile", "add", "@acme/ssh", '{"version":"1.2.0"}', "--cache", a]);
+  assert.equal(same.code, 0, same.err);
+  assert.match(same.out, /already had this change \(set @acme\/ssh\); nothing was written/);
+
+  const badJson = await sluice(["lockfile", "add", "@acme/x", "1.2.0.", "--cache", a]);
+  assert.equal(badJson.code, 78);
+  assert.match(badJson.err, /a JSON value/);
+
+  const removed = await sluice(["lockfile", "remove", "@acme/ssh", "--cache", a, "--json"]);
+  assert.equal(removed.code, 0, removed.err);
+  assert.deepEqual(removed.json().entries, {});
+  assert.deepEqual(await remote(), {});
+  const nothing = await sluice(["lockfile", "retry", "--cache", a]);
+  assert.match(nothing.out, /^No pending lockfile change/);
+  await w.cleanup();
+});
+
+Deno.test("probe reports honoured conditional writes with latency and cleans up", async () => {
+  const w = await world();
+  const human = await sluice(["probe", w.url]);
+  assert.equal(human.code, 0, human.err);
+  assert.match(human.out, /create-only writes .*: honoured/);
+  assert.match(human.out, /compare-and-swap writes .*: honoured/);
+  assert.match(human.out, /median [\d.]+ ms/);
+
+  const json = await sluice(["probe", "--json", "--require"], { env: { SLUICE_STORE: w.url } });
+  assert.equal(json.code, 0, json.err);
+  const doc = json.json();
+  assert.equal(doc.create, "honoured");
+  assert.equal(doc.update, "honoured");
+  assert.ok((doc.requests as unknown[]).length >= 4);
+  assert.equal(typeof doc.totalMs, "number");
+  const left: string[] = [];
+  for await (const page of new FsStore({ root: w.root }).list("")) {
+    for (const o of page) left.push(o.key);
+  }
+  assert.deepEqual(left, [], "the probe key was deleted");
+
+  const none = await sluice(["probe"]);
+  assert.equal(none.code, 78);
+  await w.cleanup();
+});
+
+Deno.test("progress bars only on a terminal and never with --json", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  for (let i = 0; i < 5; i++) await w.write(a, `outputs/${i}.txt`, `v${i}`);
+  const tty = await sluice(["push", "--cache", a, "--store", w.url], { isTTY: true });
+  assert.equal(tty.code, 0, tty.err);
+  assert.match(tty.out, /push \[.*\] \d+% \| \d+\/5 files/);
+  assert.match(tty.out, /Pushed 5 files/);
+
+  for (let i = 0; i < 5; i++) await w.write(a, `outputs/${i}.txt`, `w${i}`);
+  const json = await sluice(["push", "--cache", a, "--json"], { isTTY: true });
+  assert.equal(json.code, 0, json.err);
+  assert.equal((json.json().uploaded as string[]).length, 5);
+
+  for (let i = 0; i < 5; i++) await w.write(a, `outputs/${i}.txt`, `x${i}`);
+  const pipe = await sluice(["push", "--cache", a]);
+  assert.doesNotMatch(pipe.out, /\[/);
+  await w.cleanup();
+});
+
+Deno.test("relative --cache and file://./ stores resolve against the given cwd", async () => {
+  const w = await world();
+  const cwd = w.cache("");
+  await w.write(`${cwd}/.sluice-cache`, "outputs/o.txt", "o");
+  const r = await sluice(["push", "--store", "file://./store", "--json"], { cwd });
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.json().cacheDir, `${cwd.replace(/\/$/, "")}/.sluice-cache`);
+  assert.equal(r.json().endpoint, w.url);
+  await w.cleanup();
+});

@@ -1,0 +1,155 @@
+/**
+ * What the command line prints: results for people (stdout), warnings and
+ * errors (stderr, `warning[<code>]: …`, `error[<code>]: …`), and one JSON
+ * document per command on stdout with `--json`.
+ *
+ * @module
+ */
+import { SluiceError } from "../sync/errors.ts";
+import type { GateEvent, WarningEvent } from "../sync/events.ts";
+
+/** The command line's window on the world, injected so tests run it in-process. */
+export interface CliIo {
+  /** Writes to standard output (no newline is added). */
+  stdout(s: string): void;
+  /** Writes to standard error (no newline is added). */
+  stderr(s: string): void;
+  /** Environment (`SLUICE_STORE`, `USER`, `AWS_*`); default none. */
+  env?: Readonly<Record<string, string>>;
+  /** True when stdout is a terminal: progress bars are drawn only then (and never with `--json`). */
+  isTTY?: boolean;
+  /** Terminal width for progress bars. */
+  columns?: number;
+  /** Directory relative paths resolve against; default the process's cwd. */
+  cwd?: string;
+  /** Cancels the running command (Ctrl-C); it then exits with the `aborted` code. */
+  signal?: AbortSignal;
+}
+
+/** A failure as printed and as returned in `--json` output. */
+export interface ErrorReport {
+  /** The error code (`usage` for usage errors). */
+  readonly code: string;
+  /** What happened and what to run next. */
+  readonly message: string;
+  /** The process exit code. */
+  readonly exitCode: number;
+}
+
+/** Exit code of command-line usage errors (sysexits EX_USAGE). */
+export const USAGE_EXIT_CODE = 64;
+
+/**
+ * A command line used wrongly (a missing confirmation flag, a bad argument):
+ * printed as `error[usage]` with exit code {@link USAGE_EXIT_CODE}.
+ */
+export class UsageError extends Error {
+  /** A usage error with its message. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * The report of any thrown value: a `SluiceError` keeps its code and exit
+ * code; a {@link UsageError} is `usage` (exit 64); anything else is
+ * `internal` (exit 70).
+ *
+ * @example
+ * ```ts
+ * import { errorReport } from "./output.ts";
+ * import { ConfigError } from "../sync/errors.ts";
+ * errorReport(new ConfigError("store", "a URL")).exitCode; // 78
+ * ```
+ */
+export function errorReport(e: unknown): ErrorReport {
+  if (e instanceof UsageError) {
+    return { code: "usage", message: e.message, exitCode: USAGE_EXIT_CODE };
+  }
+  if (e instanceof SluiceError) return { code: e.code, message: e.message, exitCode: e.exitCode };
+  const detail = e instanceof Error ? e.message : String(e);
+  return {
+    code: "internal",
+    message:
+      `Unexpected failure: ${detail}. Nothing more was done; local changes stay in the cache. Run the command again; if it keeps failing, report this message.`,
+    exitCode: 70,
+  };
+}
+
+/** `1.5 KiB` style sizes. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/** `1 file` / `2 files`. */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+/**
+ * Output of one command run: human lines or one JSON document, warnings and
+ * gate notes collected as they are emitted.
+ */
+export class Output {
+  /** `--json` was given. */
+  readonly json: boolean;
+  /** `--verbose` was given: every gate note is shown. */
+  readonly verbose: boolean;
+  /** Warnings emitted during the command. */
+  readonly warnings: WarningEvent[] = [];
+  /** Gate notes emitted during the command. */
+  readonly gates: GateEvent[] = [];
+  readonly #io: CliIo;
+
+  /** Output to `io`, as JSON with `json`. */
+  constructor(io: CliIo, options: { json?: boolean; verbose?: boolean } = {}) {
+    this.#io = io;
+    this.json = options.json ?? false;
+    this.verbose = options.verbose ?? false;
+  }
+
+  /** A line for people (nothing with `--json`). */
+  say(line = ""): void {
+    if (!this.json) this.#io.stdout(`${line}\n`);
+  }
+
+  /** A warning: always on stderr, and collected for `--json`. */
+  warn(w: WarningEvent): void {
+    this.warnings.push(w);
+    this.#io.stderr(`warning[${w.code}]: ${w.message}\n`);
+  }
+
+  /** What a gate did: shown unless it is routine classification (shown with `--verbose`). */
+  gate(g: GateEvent): void {
+    this.gates.push(g);
+    if (this.verbose || g.gate !== "path-classifier") {
+      this.say(`  ${g.gate}: ${g.message}`);
+    }
+  }
+
+  /** The command's JSON document (only with `--json`). */
+  result(command: string, data: Record<string, unknown>): void {
+    if (!this.json) return;
+    const doc = { ok: true, command, ...data, warnings: this.warnings, gates: this.gates };
+    this.#io.stdout(`${JSON.stringify(doc, null, 2)}\n`);
+  }
+
+  /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */
+  fail(command: string, report: ErrorReport): number {
+    this.#io.stderr(`error[${report.code}]: ${report.message}\n`);
+    if (this.json) {
+      const doc = { ok: false, command, error: report, warnings: this.warnings };
+      this.#io.stdout(`${JSON.stringify(doc, null, 2)}\n`);
+    }
+    return report.exitCode;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Progress bars for long pushes and pulls, drawn with `cli-progress` on
+ * stdout only when stdout is a terminal and `--json` is off.
+ *
+ * @module
+ */
+// @ts-types="./cli_progress.d.ts"
+import cliProgress, { type SingleBar } from "cli-progress";
+import type { ProgressEvent } from "../sync/events.ts";
+import { type CliIo, formatBytes } from "./output.ts";
+
+/** Receives progress events and draws a bar; `stop` must be called once the operation ends. */
+export interface ProgressReporter {
+  /** Feeds one progress event. */
+  update(p: ProgressEvent): void;
+  /** Removes the bar (safe to call twice, and when no bar was drawn). */
+  stop(): void;
+  /** True once a bar was drawn. */
+  readonly drawn: boolean;
+}
+
+const NONE: ProgressReporter = { update: () => {}, stop: () => {}, drawn: false };
+
+/**
+ * A progress bar on `io.stdout` when `io.isTTY` and not `json`, else a
+ * reporter that draws nothing.
+ *
+ * @example
+ * ```ts
+ * import { progressReporter } from "./progress.ts";
+ * const bar = progressReporter({ stdout: (s) => console.log(s), stderr: () => {} }, false);
+ * bar.update({ op: "push", filesDone: 1, filesTotal: 2, bytesDone: 10, bytesTotal: 20 });
+ * bar.stop();
+ * ```
+ */
+export function progressReporter(io: CliIo, json: boolean): ProgressReporter {
+  if (json || !io.isTTY) return NONE;
+  let bar: SingleBar | undefined;
+  const stream = {
+    isTTY: true,
+    columns: io.columns ?? 80,
+    write(chunk: string, callback?: () => void): boolean {
+      io.stdout(chunk);
+      callback?.();
+      return true;
+    },
+  };
+  const payload = (p: ProgressEvent) => ({
+    op: p.op,
+    bytes: `${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}`,
+  });
+  const reporter = {
+    drawn: false,
+    update(p: ProgressEvent) {
+      if (!bar) {
+        if (p.filesTotal <= 0) return;
+        bar = new cliProgress.SingleBar({
+          stream,
+          format: "{op} [{bar}] {percentage}% | {value}/{total} files | {bytes}",
+          barsize: 30,
+          hideCursor: false,
+          clearOnComplete: true,
+          gracefulExit: false,
+        }, cliProgress.Presets.shades_classic);
+        bar.start(p.filesTotal, p.filesDone, payload(p));
+        reporter.drawn = true;
+        return;
+      }
+      bar.setTotal(p.filesTotal);
+      bar.update(p.filesDone, payload(p));
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+  return reporter;
+}

@@ -1,0 +1,240 @@
+/**
+ * Opening what a command needs from its common options: the cache
+ * directory, the store (from `--store`, `SLUICE_STORE`, or the store this
+ * cache was last used with), the identity, and a sync service with the
+ * default gates and a lock backend.
+ *
+ * A cache mirrors one datastore: the first command that names a store
+ * records it in the cache's internal state, later commands default to it,
+ * and a command naming another datastore for the same cache is refused
+ * (its synced manifest would make a push skip files the other store lacks).
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { createSluice } from "../sluice.ts";
+import { LocalCache } from "../sync/cache.ts";
+import { processIdentity } from "../sync/clock.ts";
+import { ConditionalWrites } from "../sync/conditional.ts";
+import type { ConditionalWritesSetting } from "../sync/context.ts";
+import { ConfigError, SluiceError } from "../sync/errors.ts";
+import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
+import type { Identity, ObjectStore } from "../sync/ports.ts";
+import type { SyncService } from "../sync/service.ts";
+import type { CliIo, Output } from "./output.ts";
+import { openStore, parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
+
+/** Default cache directory, relative to the working directory. */
+export const DEFAULT_CACHE_DIR = "./.sluice-cache";
+
+/** Environment variable naming the default store URL. */
+export const STORE_ENV = "SLUICE_STORE";
+
+/** State file (in the cache's `.sluice/`) recording the store the cache mirrors. */
+export const CLI_STORE_STATE = "cli-store.json";
+
+/** Options every store-using command accepts. */
+export interface CommonOptions {
+  /** `--cache <dir>`. */
+  readonly cache?: string;
+  /** `--store <url>`. */
+  readonly store?: string;
+  /** `--holder <user@host>`. */
+  readonly holder?: string;
+  /** `--hostname <name>`. */
+  readonly hostname?: string;
+  /** `--pid <n>`. */
+  readonly pid?: string;
+  /** `--namespace <ns>`. */
+  readonly namespace?: string;
+  /** `--conditional-writes <auto|required|off>`. */
+  readonly conditionalWrites?: string;
+  /** `--json`. */
+  readonly json?: boolean;
+  /** `--verbose`. */
+  readonly verbose?: boolean;
+}
+
+/** Everything a command works with; `close` releases the store's client. */
+export interface Session {
+  /** The sync service over the cache, with the default gates and a lock backend. */
+  readonly service: SyncService;
+  /** The store the cache mirrors. */
+  readonly store: ObjectStore;
+  /** What the store was made from. */
+  readonly spec: StoreSpec;
+  /** Where warnings, gate notes and progress are emitted. */
+  readonly events: SluiceEmitter;
+  /** Who this process acts as. */
+  readonly identity: Identity;
+  /** The datastore namespace (`""` for none). */
+  readonly namespace: string;
+  /** Absolute cache directory. */
+  readonly cacheDir: string;
+  /** Releases the store's client. */
+  close(): void;
+}
+
+interface StoreRecord {
+  format: 1;
+  url: string;
+  identity: string;
+}
+
+const SETTINGS: readonly ConditionalWritesSetting[] = ["auto", "required", "off"];
+
+/**
+ * Who this process writes as: `--holder`, `--hostname` and `--pid` override
+ * the process's own (user from `USER`/`USERNAME` in the given environment).
+ *
+ * @example
+ * ```ts
+ * import { resolveIdentity } from "./session.ts";
+ * resolveIdentity({ holder: "ci@runner", pid: "7" }, { USER: "me" }).holder; // "ci@runner"
+ * ```
+ */
+export function resolveIdentity(
+  options: Pick<CommonOptions, "holder" | "hostname" | "pid">,
+  env: Readonly<Record<string, string>> = {},
+): Identity {
+  const base = processIdentity();
+  const hostname = options.hostname ?? base.hostname;
+  if (hostname === "" || /[\s@]/.test(hostname)) {
+    throw new ConfigError(
+      "--hostname",
+      `a host name without spaces or '@', got ${JSON.stringify(hostname)}`,
+    );
+  }
+  const user = env.USER ?? env.USERNAME ?? base.holder.split("@")[0];
+  const holder = options.holder ?? `${user}@${hostname}`;
+  if (holder.trim() === "" || /\s/.test(holder)) {
+    throw new ConfigError(
+      "--holder",
+      `a holder such as user@host, without spaces, got ${JSON.stringify(holder)}`,
+    );
+  }
+  let pid = base.pid;
+  if (options.pid !== undefined) {
+    if (!/^[0-9]{1,10}$/.test(options.pid) || Number(options.pid) <= 0) {
+      throw new ConfigError("--pid", `a positive whole number, got ${JSON.stringify(options.pid)}`);
+    }
+    pid = Number(options.pid);
+  }
+  return { holder, hostname, pid };
+}
+
+/** Validates `--namespace` (one path segment, or empty). */
+export function resolveNamespace(ns: string | undefined): string {
+  const v = (ns ?? "").replace(/^\/+|\/+$/g, "");
+  if (v !== "" && !/^[A-Za-z0-9._-]+$/.test(v) || v === "." || v === "..") {
+    throw new ConfigError(
+      "--namespace",
+      `one path segment of letters, digits, '.', '_' or '-', got ${JSON.stringify(ns)}`,
+    );
+  }
+  return v;
+}
+
+/** Resolves `--cache` against the working directory. */
+export function resolveCacheDir(options: Pick<CommonOptions, "cache">, io: CliIo): string {
+  const dir = options.cache ?? DEFAULT_CACHE_DIR;
+  if (dir.trim() === "") throw new ConfigError("--cache", "a directory");
+  return resolve(io.cwd ?? Deno.cwd(), dir);
+}
+
+/**
+ * The store URL to use: `--store`, else `SLUICE_STORE`, else the store the
+ * cache recorded; refuses a store other than the recorded one.
+ */
+async function chooseStore(
+  options: CommonOptions,
+  io: CliIo,
+  cache: LocalCache,
+): Promise<{ spec: StoreSpec; url: string; record: boolean }> {
+  const recorded = await cache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null);
+  const given = options.store ?? io.env?.[STORE_ENV];
+  if (given === undefined) {
+    if (recorded?.format === 1 && typeof recorded.url === "string") {
+      return {
+        spec: parseStoreUrl(recorded.url, { cwd: io.cwd }),
+        url: recorded.url,
+        record: false,
+      };
+    }
+    throw new ConfigError(
+      "--store",
+      `a store URL: pass --store (e.g. --store file:///srv/datastore or --store s3://bucket/prefix), or set ${STORE_ENV}; the cache ${cache.dir} has no recorded store yet`,
+    );
+  }
+  const spec = parseStoreUrl(given, { cwd: io.cwd });
+  const id = storeIdentity(spec);
+  if (recorded?.format === 1 && recorded.identity !== id) {
+    throw new SluiceError(
+      "invalid_config",
+      `The cache ${cache.dir} mirrors ${recorded.identity}, not ${id}: its sync records belong to the other store, so a push could skip files ${id} lacks. Nothing was changed. Use another --cache directory for ${id}, or drop --store (and ${STORE_ENV}) to use ${recorded.identity}.`,
+    );
+  }
+  return { spec, url: given, record: recorded?.url !== given };
+}
+
+/**
+ * Opens the cache, the store and a sync service with the default gates.
+ * Warnings and gate notes go to `out`.
+ */
+export async function openSession(
+  options: CommonOptions,
+  io: CliIo,
+  out: Output,
+): Promise<Session> {
+  const cacheDir = resolveCacheDir(options, io);
+  const namespace = resolveNamespace(options.namespace);
+  const identity = resolveIdentity(options, io.env);
+  const setting = (options.conditionalWrites ?? "auto") as ConditionalWritesSetting;
+  if (!SETTINGS.includes(setting)) {
+    throw new ConfigError(
+      "--conditional-writes",
+      `auto, required or off, got ${JSON.stringify(setting)}`,
+    );
+  }
+  const probeCache = new LocalCache(cacheDir);
+  const chosen = await chooseStore(options, io, probeCache);
+  const opened = openStore(chosen.spec, { env: io.env });
+  try {
+    const events = createEmitter();
+    events.on("warning", (w) => out.warn(w));
+    events.on("gate", (g) => out.gate(g));
+    // The default lock backend shares the push's conditional-write detection:
+    // on an endpoint that refuses or ignores them, locks get check-then-write too.
+    const service = await createSluice({
+      cacheDir,
+      store: opened.store,
+      conditional: new ConditionalWrites(),
+      identity,
+      events,
+      config: { conditionalWrites: setting },
+    });
+    if (chosen.record) {
+      await service.cache.writeState(
+        CLI_STORE_STATE,
+        {
+          format: 1,
+          url: chosen.url,
+          identity: storeIdentity(chosen.spec),
+        } satisfies StoreRecord,
+      );
+    }
+    return {
+      service,
+      store: opened.store,
+      spec: chosen.spec,
+      events,
+      identity,
+      namespace,
+      cacheDir,
+      close: opened.close,
+    };
+  } catch (e) {
+    opened.close();
+    throw e;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The parts of `sluice status` beyond the dirty plan: local copies set aside
+ * after version conflicts, and pending (unpublished) managed-lockfile
+ * changes.
+ *
+ * @module
+ */
+import { STATE_DIR } from "../sync/cache.ts";
+import type { CacheAccess } from "../sync/context.ts";
+import {
+  describeLockfileChange,
+  type LockfileChange,
+  readPendingLockfileDeltas,
+} from "../sync/lockfile_txn.ts";
+
+/** A local copy moved aside because another writer published the same data version first. */
+export interface SetAsideEntry {
+  /** The cache path the copy came from. */
+  readonly path: string;
+  /** Where it is now, cache-relative (under `.sluice/set-aside/`). */
+  readonly location: string;
+  /** Why it was set aside. */
+  readonly reason: string;
+  /** When (ISO time), when recorded. */
+  readonly at?: string;
+}
+
+/** A managed-lockfile change recorded in this cache but not yet published. */
+export interface PendingLockfileEntry {
+  /** The lockfile path (`[<ns>/]config/upstream_extensions.json`). */
+  readonly path: string;
+  /** Entry names set by the pending change. */
+  readonly set: readonly string[];
+  /** Entry names removed by the pending change. */
+  readonly remove: readonly string[];
+  /** One-line description. */
+  readonly summary: string;
+}
+
+/** Directory of set-aside copies, cache-relative. */
+export const SET_ASIDE_DIR = `${STATE_DIR}/set-aside`;
+
+async function filesUnder(dir: string, rel = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(rel ? `${dir}/${rel}` : dir)) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory) out.push(...await filesUnder(dir, p));
+    else if (e.isFile) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Every set-aside copy in the cache at `cacheDir`, oldest first.
+ *
+ * @example
+ * ```ts
+ * import { listSetAside } from "./status.ts";
+ * console.log(await listSetAside(await Deno.makeTempDir())); // []
+ * ```
+ */
+export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
+  const root = `${cacheDir}/${SET_ASIDE_DIR}`;
+  const dirs: string[] = [];
+  try {
+    for await (const e of Deno.readDir(root)) if (e.isDirectory) dirs.push(e.name);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return [];
+    throw e;
+  }
+  const out: SetAsideEntry[] = [];
+  for (const d of dirs.sort()) {
+    let reason: { path?: unknown; reason?: unknown; at?: unknown } = {};
+    try {
+      reason = JSON.parse(await Deno.readTextFile(`${root}/${d}/REASON.json`));
+    } catch { /* missing or unreadable: list the files with an unknown reason */ }
+    const files = (await filesUnder(`${root}/${d}`)).filter((f) => f !== "REASON.json");
+    for (const f of files) {
+      out.push({
+        path: f,
+        location: `${SET_ASIDE_DIR}/${d}/${f}`,
+        reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
+        ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** Pending managed-lockfile changes of a cache, by lockfile path. */
+export async function listPendingLockfile(
+  cache: Pick<CacheAccess, "readState">,
+): Promise<PendingLockfileEntry[]> {
+  const deltas: Record<string, LockfileChange> = await readPendingLockfileDeltas(cache);
+  return Object.keys(deltas).sort().map((path) => {
+    const d = deltas[path];
+    return {
+      path,
+      set: Object.keys(d.set ?? {}).sort(),
+      remove: [...(d.remove ?? [])].sort(),
+      summary: describeLockfileChange(d),
+    };
+  }).filter((e) => e.set.length + e.remove.length > 0);
+}

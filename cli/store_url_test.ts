@@ -1,0 +1,158 @@
+import assert from "node:assert/strict";
+import { ConfigError } from "../sync/errors.ts";
+import { FsStore } from "../packages/fs/mod.ts";
+import { S3Store } from "../packages/s3/store.ts";
+import { GcsStore } from "../packages/gcs/store.ts";
+import { openStore, parseStoreUrl, storeIdentity } from "./store_url.ts";
+
+function refused(url: string, field: string, mentions?: RegExp) {
+  assert.throws(() => parseStoreUrl(url, { cwd: "/work" }), (e: unknown) => {
+    assert.ok(e instanceof ConfigError, `expected ConfigError for ${url}, got ${e}`);
+    assert.equal(e.field, field, `field of the error for ${url}`);
+    assert.equal(e.exitCode, 78);
+    if (mentions) assert.match(e.message, mentions);
+    return true;
+  });
+}
+
+Deno.test("file:// URLs: absolute, localhost, relative to the given cwd, percent-decoded", () => {
+  assert.deepEqual(parseStoreUrl("file:///srv/ds"), { kind: "file", root: "/srv/ds" });
+  assert.deepEqual(parseStoreUrl("file://localhost/srv/ds/"), { kind: "file", root: "/srv/ds" });
+  assert.deepEqual(parseStoreUrl("file://./store", { cwd: "/work" }), {
+    kind: "file",
+    root: "/work/store",
+  });
+  assert.deepEqual(parseStoreUrl("file://../up", { cwd: "/work/a" }), {
+    kind: "file",
+    root: "/work/up",
+  });
+  assert.deepEqual(parseStoreUrl("FILE:///a%20b"), { kind: "file", root: "/a b" });
+});
+
+Deno.test("bad file:// URLs are refused with a ConfigError naming the store", () => {
+  refused("file://server/share", "store", /file:\/\/\/abs\/dir/);
+  refused("file:///srv/ds?x=1", "store", /query/);
+  refused("file:relative", "store");
+  refused("file://", "store");
+});
+
+Deno.test("s3:// URLs carry bucket, prefix, endpoint, region and options", () => {
+  assert.deepEqual(
+    parseStoreUrl("s3://my-bucket/team/ds/?endpoint=http://127.0.0.1:9000&region=eu-west-1"),
+    {
+      kind: "s3",
+      bucket: "my-bucket",
+      prefix: "team/ds",
+      endpoint: "http://127.0.0.1:9000",
+      region: "eu-west-1",
+      forcePathStyle: true,
+    },
+  );
+  assert.deepEqual(parseStoreUrl("s3://bucket.with.dots"), {
+    kind: "s3",
+    bucket: "bucket.with.dots",
+    prefix: "",
+  });
+  assert.deepEqual(
+    parseStoreUrl(
+      "s3://b-1/p?endpoint=https://s3.example.com&path-style=false&checksums=when_required&conditional-delete=emulate",
+    ),
+    {
+      kind: "s3",
+      bucket: "b-1",
+      prefix: "p",
+      endpoint: "https://s3.example.com",
+      forcePathStyle: false,
+      checksums: "when_required",
+      conditionalDelete: "emulate",
+    },
+  );
+});
+
+Deno.test("gs:// URLs carry bucket, prefix, endpoint, project and anonymity", () => {
+  assert.deepEqual(
+    parseStoreUrl("gs://my-bucket/ds?endpoint=http://127.0.0.1:4443&project=test&anonymous=true"),
+    {
+      kind: "gcs",
+      bucket: "my-bucket",
+      prefix: "ds",
+      endpoint: "http://127.0.0.1:4443",
+      projectId: "test",
+      anonymous: true,
+    },
+  );
+  assert.deepEqual(parseStoreUrl("gcs://bkt"), { kind: "gcs", bucket: "bkt", prefix: "" });
+});
+
+Deno.test("bad bucket URLs are refused, naming the offending part", () => {
+  refused("s3://Upper/p", "store.bucket", /lower-case/);
+  refused("s3://ab", "store.bucket");
+  refused("s3://bucket:9000/p", "store.bucket", /endpoint/);
+  refused("s3://bucket/a/../b", "store.prefix");
+  refused("s3://bucket/p?endpont=http://x", "store.endpont", /endpoint, region/);
+  refused("s3://bucket/p?endpoint=ftp://x", "store.endpoint", /http/);
+  refused("s3://bucket/p?endpoint=not a url", "store.endpoint");
+  refused("s3://bucket/p?path-style=maybe", "store.path-style", /true or false/);
+  refused("s3://bucket/p?checksums=always", "store.checksums");
+  refused("s3://bucket/p?conditional-delete=yolo", "store.conditional-delete");
+  refused("s3://bucket/p?region=EU%20WEST", "store.region");
+  refused("s3://bucket/p?region=a&region=b", "store.region", /once/);
+  refused("gs://bucket/p?region=x", "store.region", /endpoint, project, anonymous/);
+  refused("gs://bucket/p?anonymous=sure", "store.anonymous");
+});
+
+Deno.test("credentials in a URL are refused without being echoed", () => {
+  for (const url of ["s3://AKIAXYZ:topsecret@bucket/p", "gs://user:pw@bucket"]) {
+    assert.throws(() => parseStoreUrl(url), (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.doesNotMatch(e.message, /topsecret|AKIAXYZ|:pw/);
+      assert.match(e.message, /environment/);
+      return true;
+    });
+  }
+  refused("s3://bucket/p?endpoint=http://u:secret@127.0.0.1:9000", "store.endpoint");
+});
+
+Deno.test("unknown schemes and bare paths are refused with the accepted forms", () => {
+  refused("http://bucket/p", "store", /file:\/\/, s3:\/\/ or gs:\/\//);
+  refused("/srv/ds", "store", /file:\/\/\/srv\/ds/);
+  refused("store", "store", /file:\/\/\.\/store/);
+  refused("", "store");
+});
+
+Deno.test("storeIdentity names the datastore whatever endpoint reaches it", () => {
+  assert.equal(
+    storeIdentity(parseStoreUrl("s3://b-1/p/?endpoint=http://127.0.0.1:9000")),
+    storeIdentity(parseStoreUrl("s3://b-1/p?endpoint=http://localhost:9001&region=x")),
+  );
+  assert.equal(storeIdentity(parseStoreUrl("gs://b-1/p")), "gs://b-1/p");
+  assert.equal(storeIdentity(parseStoreUrl("file:///srv/ds/")), "file:///srv/ds");
+  assert.notEqual(
+    storeIdentity(parseStoreUrl("s3://b-1/p")),
+    storeIdentity(parseStoreUrl("gs://b-1/p")),
+  );
+});
+
+Deno.test("openStore makes the store a spec describes, without a request", async () => {
+  const root = await Deno.makeTempDir();
+  const file = openStore(parseStoreUrl(`file://${root}`));
+  assert.ok(file.store instanceof FsStore);
+  assert.equal(file.store.endpoint, `file://${root}`);
+  file.close();
+
+  const s3 = openStore(parseStoreUrl("s3://bkt/pre?endpoint=http://127.0.0.1:9"), {
+    env: { AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "secret" },
+  });
+  assert.ok(s3.store instanceof S3Store);
+  assert.equal(s3.store.bucket, "bkt");
+  assert.equal(s3.store.prefix, "pre/");
+  assert.match(s3.store.endpoint, /^s3:\/\/bkt\/pre at http:\/\/127\.0\.0\.1:9/);
+  s3.close();
+  s3.close();
+
+  const gcs = openStore(parseStoreUrl("gs://bkt/pre?endpoint=http://127.0.0.1:9&project=p"));
+  assert.ok(gcs.store instanceof GcsStore);
+  assert.match(gcs.store.endpoint, /^gs:\/\/bkt\/pre/);
+  gcs.close();
+  await Deno.remove(root, { recursive: true });
+});

@@ -1,0 +1,261 @@
+/**
+ * `sluice probe`, `push`, `pull` and `status`.
+ *
+ * @module
+ */
+import { isAbsolute, relative } from "node:path";
+import { Command } from "commander";
+import { ConditionalWritesUnsupportedError, ConfigError, UnsafePathError } from "../sync/errors.ts";
+import { assertSafeRelPath } from "../sync/paths.ts";
+import type { PullResult } from "../sync/pull.ts";
+import type { PushResult } from "../sync/push.ts";
+import type { SyncService } from "../sync/service.ts";
+import {
+  action,
+  type RunState,
+  withCommonOptions,
+  withOutputOptions,
+  withSession,
+} from "./command_kit.ts";
+import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
+import { describeProbe, probeWithLatency } from "./probe.ts";
+import { progressReporter } from "./progress.ts";
+import { STORE_ENV } from "./session.ts";
+import { listPendingLockfile, listSetAside } from "./status.ts";
+import { openStore, parseStoreUrl } from "./store_url.ts";
+
+/** Cache-relative paths from command-line paths (cache-relative, or absolute inside the cache); directories expand to their files. */
+export async function cachePaths(
+  service: SyncService,
+  paths: readonly string[],
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    let rel = p;
+    if (isAbsolute(p)) {
+      rel = relative(service.cacheDir, p);
+      if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+        throw new UnsafePathError(p, `it is not inside the cache ${service.cacheDir}`);
+      }
+    }
+    rel = rel.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+    assertSafeRelPath(rel);
+    if (await service.cache.stat(rel)) {
+      out.push(rel);
+      continue;
+    }
+    const files = await service.cache.listFiles(rel);
+    // A path that no longer exists stays as given: the push deletes it remotely.
+    out.push(...(files.length ? files : [rel]));
+  }
+  return [...new Set(out)];
+}
+
+function describePush(r: PushResult, endpoint: string): string[] {
+  const lines: string[] = [];
+  const done = r.uploaded.length + r.identical.length + r.deleted.length;
+  if (done === 0 && r.skipped.length === 0) {
+    return [`Nothing to push: no file changed since the last sync with ${endpoint}.`];
+  }
+  const extra = [
+    ...(r.identical.length ? [`${r.identical.length} already identical remotely`] : []),
+    ...(r.deleted.length ? [`${plural(r.deleted.length, "file")} deleted remotely`] : []),
+  ];
+  lines.push(
+    `Pushed ${plural(r.uploaded.length, "file")} (${formatBytes(r.bytes)}) to ${endpoint}${
+      extra.length ? `; ${extra.join(", ")}` : ""
+    }.`,
+  );
+  const kept = r.skipped.filter((s) => s.keepDirty);
+  const dropped = r.skipped.filter((s) => !s.keepDirty);
+  if (dropped.length) {
+    lines.push(`Left out ${plural(dropped.length, "file")} (not synced by a push):`);
+    for (const s of dropped) lines.push(`  ${s.path}: ${s.reason}`);
+  }
+  if (kept.length) {
+    lines.push(`Kept ${plural(kept.length, "file")} dirty for a later push:`);
+    for (const s of kept) lines.push(`  ${s.path}: ${s.reason}`);
+    lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
+  }
+  return lines;
+}
+
+function describePull(r: PullResult, endpoint: string): string[] {
+  if (r.unchanged) return [`Already up to date with ${endpoint}.`];
+  const lines = [
+    `Pulled ${plural(r.fetched.length, "file")} (${formatBytes(r.bytes)}) from ${endpoint}${
+      r.removed.length ? `; removed ${plural(r.removed.length, "file")} deleted remotely` : ""
+    }.`,
+  ];
+  if (r.conflicts.length) {
+    lines.push(
+      `Kept ${
+        plural(r.conflicts.length, "local change")
+      } that also changed remotely (the local copy was not overwritten):`,
+    );
+    for (const p of r.conflicts) lines.push(`  ${p}`);
+    lines.push(
+      "Run `sluice status` to see how a push would handle each; `sluice push` publishes them where their class allows.",
+    );
+  }
+  return lines;
+}
+
+/** Registers `probe`. */
+export function probeCommand(io: CliIo, state: RunState): Command {
+  return withOutputOptions(
+    new Command("probe")
+      .description(
+        "check whether a store honours, refuses or silently ignores create-only and compare-and-swap writes, with latency",
+      )
+      .argument("[store-url]", `the store to probe (default: --store, else $${STORE_ENV})`)
+      .option("--store <url>", "the store to probe")
+      .option(
+        "--require",
+        "exit with conditional_writes_unsupported (69) unless both forms are honoured",
+      )
+      .addHelpText(
+        "after",
+        "\nThe probe writes a random key under .sluice/probe/ twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe s3://bucket/prefix?endpoint=http://127.0.0.1:9000\n  sluice probe --json gs://bucket?endpoint=http://127.0.0.1:4443",
+      ),
+  ).action(action(io, state, "probe", async (out: Output, cmd, url?: string) => {
+    const opts = cmd.opts<{ store?: string; require?: boolean }>();
+    const given = url ?? opts.store ?? io.env?.[STORE_ENV];
+    if (!given) {
+      throw new ConfigError("store", `a store URL to probe, as an argument or in $${STORE_ENV}`);
+    }
+    const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
+    try {
+      const report = await probeWithLatency(opened.store, { signal: io.signal });
+      out.result("probe", { ...report });
+      for (const line of describeProbe(report)) out.say(line);
+      if (opts.require && (report.create !== "honoured" || report.update !== "honoured")) {
+        const how = report.create === "refused" || report.update === "refused"
+          ? "refused"
+          : "ignored";
+        return new ConditionalWritesUnsupportedError(report.endpoint, how).exitCode;
+      }
+    } finally {
+      opened.close();
+    }
+  }));
+}
+
+/** Registers `push`. */
+export function pushCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("push")
+      .description("push the cache's changes to the store through the gate pipeline")
+      .argument(
+        "[paths...]",
+        "only these cache paths (files or directories); default: every changed file",
+      )
+      .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
+      .addHelpText(
+        "after",
+        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json",
+      ),
+  ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
+    const walk = cmd.opts<{ walk: boolean }>().walk;
+    await withSession(cmd, io, out, async (s) => {
+      if (paths.length) await s.service.markDirty({ relPaths: await cachePaths(s.service, paths) });
+      else if (walk) await s.service.markDirty();
+      const bar = progressReporter(io, out.json);
+      s.events.on("progress", (p) => bar.update(p));
+      let result: PushResult;
+      try {
+        result = await s.service.pushChanged({ signal: io.signal });
+      } finally {
+        bar.stop();
+      }
+      out.result("push", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...result });
+      for (const line of describePush(result, s.store.endpoint)) out.say(line);
+    });
+  }));
+}
+
+/** Registers `pull`. */
+export function pullCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("pull")
+      .description(
+        "pull what changed in the store into the cache (never overwrites a local change)",
+      )
+      .argument("[prefixes...]", "only paths under these cache prefixes")
+      .addHelpText("after", "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json"),
+  ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
+    await withSession(cmd, io, out, async (s) => {
+      const clean = prefixes.map((p) => {
+        const rel = p.replace(/^(\.\/)+/, "");
+        assertSafeRelPath(rel.replace(/\/+$/, ""));
+        return rel;
+      });
+      const bar = progressReporter(io, out.json);
+      s.events.on("progress", (p) => bar.update(p));
+      let result: PullResult;
+      try {
+        result = await s.service.pullChanged({
+          signal: io.signal,
+          ...(clean.length ? { prefixes: clean } : {}),
+        });
+      } finally {
+        bar.stop();
+      }
+      out.result("pull", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...result });
+      for (const line of describePull(result, s.store.endpoint)) out.say(line);
+    });
+  }));
+}
+
+/** Registers `status`. */
+export function statusCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("status")
+      .description(
+        "show dirty paths with their class and the gates that will handle each, set-aside version conflicts, and pending lockfile changes",
+      )
+      .option("--no-walk", "show only paths already marked dirty (skip the walk of the cache)"),
+  ).action(action(io, state, "status", async (out: Output, cmd) => {
+    const walk = cmd.opts<{ walk: boolean }>().walk;
+    await withSession(cmd, io, out, async (s) => {
+      // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
+      const dirty = await s.service.status({ walk });
+      const setAside = await listSetAside(s.cacheDir);
+      const pendingLockfile = await listPendingLockfile(s.service.cache);
+      out.result("status", {
+        endpoint: s.store.endpoint,
+        cacheDir: s.cacheDir,
+        dirty,
+        setAside,
+        pendingLockfile,
+      });
+      out.say(`Cache ${s.cacheDir} mirrors ${s.store.endpoint}.`);
+      if (dirty.length === 0) out.say("Nothing to push.");
+      else {
+        out.say(`To push (${dirty.length}):`);
+        const w = Math.max(...dirty.map((e) => e.path.length));
+        for (const e of dirty) {
+          const gates = e.handledBy.length ? e.handledBy.join(", ") : "-";
+          out.say(
+            `  ${e.action.padEnd(6)} ${e.path.padEnd(w)}  ${(e.class ?? "?").padEnd(16)} ${gates}${
+              e.reason ? `  (${e.reason})` : ""
+            }`,
+          );
+        }
+        out.say("Run `sluice push` to publish them.");
+      }
+      if (setAside.length) {
+        out.say(`Set aside after version conflicts (${setAside.length}):`);
+        for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);
+        out.say(
+          "Another writer published those versions first. Run `sluice pull` to get theirs, run the method or workflow again to write a new version, then delete the set-aside copies.",
+        );
+      }
+      if (pendingLockfile.length) {
+        out.say(`Pending lockfile changes, not yet published (${pendingLockfile.length}):`);
+        for (const e of pendingLockfile) out.say(`  ${e.path}: ${e.summary}`);
+        out.say("Run `sluice lockfile retry` to publish them.");
+      }
+    });
+  }));
+}

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { createSluice, DEFAULT_GATES, defaultPipelines } from "./sluice.ts";
+import { FakeClock, InMemoryStore } from "./packages/testing/mod.ts";
+
+Deno.test("the default pipeline order is pinned", () => {
+  const { push, write } = defaultPipelines();
+  assert.deepEqual(push.names(), [
+    "path-classifier",
+    "lockfile-guard",
+    "refused-run-eraser",
+    "lock-fence",
+  ]);
+  assert.deepEqual(write.names(), [
+    "create-only-writer",
+    "config-cas-writer",
+    "endpoint-fallback-warner",
+  ]);
+  assert.deepEqual(push.names(), [...DEFAULT_GATES.push]);
+  assert.deepEqual(write.names(), [...DEFAULT_GATES.write]);
+  assert.ok(push.describe().every((line) => / — /.test(line)), "every gate describes itself");
+});
+
+Deno.test("disable leaves a gate out (replays only)", () => {
+  const { push, write } = defaultPipelines({ disable: ["lock-fence", "create-only-writer"] });
+  assert.ok(!push.has("lock-fence"));
+  assert.ok(!write.has("create-only-writer"));
+});
+
+Deno.test("status lists each dirty path with its class and every gate that will handle it, writing nothing", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const svc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-status-" }),
+    store,
+    clock,
+    identity: { holder: "a@h", hostname: "h", pid: 1 },
+  });
+  const files: Record<string, string> = {
+    "data/t/m/d/1/raw": "v1",
+    "config/vault.yaml": "x: 1",
+    "config/upstream_extensions.json": "{}",
+    "logs/a.log": "ok",
+  };
+  for (const [p, text] of Object.entries(files)) {
+    await Deno.mkdir(`${svc.cacheDir}/${p.slice(0, p.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeTextFile(`${svc.cacheDir}/${p}`, text);
+  }
+  await svc.markDirty({ relPath: "data/t/m/d/1/raw" });
+  const marked = await svc.status();
+  assert.deepEqual(marked.map((e) => e.path), ["data/t/m/d/1/raw"]);
+  assert.deepEqual(marked[0].handledBy, [
+    "path-classifier",
+    "create-only-writer",
+    "endpoint-fallback-warner",
+  ]);
+  const walked = await svc.status({ walk: true });
+  const by = new Map(walked.map((e) => [e.path, e]));
+  assert.equal(by.get("config/vault.yaml")?.class, "config");
+  assert.ok(by.get("config/vault.yaml")?.handledBy.includes("config-cas-writer"));
+  assert.equal(by.get("config/upstream_extensions.json")?.action, "skip");
+  assert.ok(by.get("config/upstream_extensions.json")?.handledBy.includes("lockfile-guard"));
+  assert.equal(by.get("logs/a.log")?.class, "other");
+  assert.equal(store.count(), 0, "status makes no request");
+  assert.equal(svc.state.bulkPending(), false, "the walk is not recorded");
+  assert.deepEqual(svc.state.dirtyPaths(), ["data/t/m/d/1/raw"]);
+});
