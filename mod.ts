@@ -22,7 +22,7 @@ export * from "./sync/service.ts";
 export * from "./sync/model_locks.ts";
 export * from "./sync/lock_engine.ts";
 export * from "./sync/lock_registry.ts";
-export { systemClock, processIdentity } from "./sync/clock.ts";
+export { processIdentity, systemClock } from "./sync/clock.ts";
 export type { PushResult } from "./sync/push.ts";
 export type { PullResult } from "./sync/pull.ts";
 export * from "./middleware/path_classifier.ts";

@@ -16,7 +16,7 @@ import {
   endpointFallbackWarnerEntry,
 } from "./middleware/endpoint_fallback_warner.ts";
 import {
-  ConditionalWrites,
+  type ConditionalWrites,
   defaultConditionalWrites,
   withConditionalFallback,
 } from "./sync/conditional.ts";

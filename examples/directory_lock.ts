@@ -59,7 +59,8 @@ const isExists = (e: unknown) => e instanceof Deno.errors.AlreadyExists;
 export function directoryLockBackend(options: DirectoryLockOptions): LockBackend {
   return {
     name: "directory",
-    createLock: (key, identity, lockOptions = {}) => new DirectoryLock(options, key, identity, lockOptions),
+    createLock: (key, identity, lockOptions = {}) =>
+      new DirectoryLock(options, key, identity, lockOptions),
   };
 }
 
@@ -185,10 +186,14 @@ class DirectoryLock implements DistributedLock {
     const text = await this.#read(this.#file);
     try {
       const b = JSON.parse(text) as Body;
-      if (typeof b.nonce !== "string" || typeof b.renewedAt !== "number") throw new Error("fields missing");
+      if (typeof b.nonce !== "string" || typeof b.renewedAt !== "number") {
+        throw new Error("fields missing");
+      }
       return b;
     } catch (e) {
-      throw new LockReadError(this.key, `malformed lock file: ${(e as Error).message}`, { cause: e });
+      throw new LockReadError(this.key, `malformed lock file: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
   }
 
@@ -224,7 +229,9 @@ class DirectoryLock implements DistributedLock {
     if (!nonce) return;
     try {
       await this.#guarded(async () => {
-        const current = await this.#readBody().catch((e) => (isNotFound(e.cause ?? e) ? null : Promise.reject(e)));
+        const current = await this.#readBody().catch((
+          e,
+        ) => (isNotFound(e.cause ?? e) ? null : Promise.reject(e)));
         if (!current || current.nonce !== nonce) {
           this.#loss = {
             kind: current ? "taken" : "absent",

@@ -12,7 +12,8 @@ lockConformance("directory lock (third-party example)", async () => {
   const backend = directoryLockBackend({
     dir,
     clock,
-    readFile: (p) => broken ? Promise.reject(new Error("injected read failure")) : Deno.readTextFile(p),
+    readFile: (p) =>
+      broken ? Promise.reject(new Error("injected read failure")) : Deno.readTextFile(p),
   });
   return {
     backend,

@@ -53,7 +53,9 @@ if (import.meta.main) {
       console.log(`  ${line}`);
     }
     const health = await ds.provider.createVerifier().verify();
-    console.log(`health: ${health.ok ? "ok" : "NOT ok"} (${health.latencyMs} ms): ${health.message}`);
+    console.log(
+      `health: ${health.ok ? "ok" : "NOT ok"} (${health.latencyMs} ms): ${health.message}`,
+    );
   } catch (e) {
     if (e instanceof SluiceError) {
       console.error(`error[${e.code}]: ${e.message}`);

@@ -19,7 +19,16 @@ Deno.test("a datastore setup JSON builds the default gate pipeline", async () =>
   assert.equal(ds.datastorePath, "s3://team-bucket/swamp");
   assert.ok(ds.cachePath.startsWith(repo));
   const names = ds.service.capabilities().gates;
-  for (const gate of ["path-classifier", "lockfile-guard", "refused-run-eraser", "lock-fence", "create-only-writer", "endpoint-fallback-warner"]) {
+  for (
+    const gate of [
+      "path-classifier",
+      "lockfile-guard",
+      "refused-run-eraser",
+      "lock-fence",
+      "create-only-writer",
+      "endpoint-fallback-warner",
+    ]
+  ) {
     assert.ok(names.includes(gate), gate);
   }
   assert.equal(ds.service.config.conditionalWrites, "required");
@@ -29,7 +38,8 @@ Deno.test("bad datastore config names the field and what is expected", async () 
   const repo = await Deno.makeTempDir({ prefix: "sluice-ext-" });
   await assert.rejects(
     configureDatastore(repo, { bucket: "team-bucket", concurrency: "eight" }),
-    (e: unknown) => e instanceof ConfigError && e.field === "concurrency" && /number/.test(e.message),
+    (e: unknown) =>
+      e instanceof ConfigError && e.field === "concurrency" && /number/.test(e.message),
   );
   await assert.rejects(
     configureDatastore(repo, { bucket: "team-bucket", conditionalWrites: "sometimes" }),

@@ -119,7 +119,8 @@ function absentOnError(lock: DistributedLock): DistributedLock {
 
 /** 002: the lock looks lost while the datastore is unreachable; a later sync pushes the refused run. */
 const refusedRun: Replay = {
-  title: "Incident 002: a refused run's data pushed later anyway (in-memory store, outage injected)",
+  title:
+    "Incident 002: a refused run's data pushed later anyway (in-memory store, outage injected)",
   gates: ["refused-run-eraser"],
   async run(on) {
     const store = new InMemoryStore();
@@ -176,7 +177,8 @@ const doubleWrite: Replay = {
 
 /** 004: a failed lockfile publish leaves a stale local copy; a bulk push re-uploads it. */
 const staleLockfile: Replay = {
-  title: "Incident 004: a stale extension lockfile erases a peer's entries (in-memory store, outage injected)",
+  title:
+    "Incident 004: a stale extension lockfile erases a peer's entries (in-memory store, outage injected)",
   gates: ["lockfile-guard"],
   async run(on) {
     const store = new InMemoryStore();

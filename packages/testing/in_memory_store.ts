@@ -118,7 +118,12 @@ export class InMemoryStore implements ObjectStore {
     options: { afterEffect?: boolean; match?: (key: string) => boolean } = {},
   ): void {
     const list = this.#faults.get(op) ?? [];
-    list.push({ remaining: count, error, afterEffect: options.afterEffect ?? false, match: options.match });
+    list.push({
+      remaining: count,
+      error,
+      afterEffect: options.afterEffect ?? false,
+      match: options.match,
+    });
     this.#faults.set(op, list);
   }
 

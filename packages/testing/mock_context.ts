@@ -9,7 +9,12 @@ import type { PlanEntry, PushContext, SyncConfig, WriteContext } from "../../syn
 import { PUSH_PHASES, WRITE_PHASES } from "../../sync/context.ts";
 import { createEmitter, type GateEvent, type WarningEvent } from "../../sync/events.ts";
 import { Pipeline } from "../../sync/pipeline.ts";
-import { type DistributedLock, type Identity, type ObjectStore, PutModes } from "../../sync/ports.ts";
+import {
+  type DistributedLock,
+  type Identity,
+  type ObjectStore,
+  PutModes,
+} from "../../sync/ports.ts";
 import { DEFAULT_CONFIG } from "../../sync/service.ts";
 import { SyncState } from "../../sync/state.ts";
 import { FakeClock } from "./fake_clock.ts";
@@ -116,7 +121,11 @@ export async function mockPushContext(options: MockPushOptions = {}): Promise<Mo
     clock,
     events,
     signal: new AbortController().signal,
-    config: { ...DEFAULT_CONFIG, retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 }, ...options.config },
+    config: {
+      ...DEFAULT_CONFIG,
+      retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 },
+      ...options.config,
+    },
     beforeCommit: [],
     uploaded: [],
     refresh: async (prefixes) => {

@@ -43,7 +43,9 @@ export async function waitFor(
     if (await predicate()) return;
     const elapsed = (clock ? clock.now() : Date.now()) - start;
     if (elapsed >= timeoutMs) {
-      throw new Error(`waitFor timed out after ${timeoutMs} ms${options.message ? `: ${options.message}` : ""}`);
+      throw new Error(
+        `waitFor timed out after ${timeoutMs} ms${options.message ? `: ${options.message}` : ""}`,
+      );
     }
     if (clock) {
       await clock.advance(stepMs);
