@@ -56,6 +56,13 @@ import {
   type TimerHandle,
 } from "./ports.ts";
 
+/**
+ * Slack added to the stale check: S3 reports last-modified times rounded down
+ * to the second, so a lock renewed a moment ago can read as almost a second
+ * old. A lock is stale only once its TTL plus this slack has passed.
+ */
+export const TIMESTAMP_SLACK_MS = 1_000;
+
 /** Defaults of {@link LockOptions} (heartbeat: a third of the TTL). */
 export const LOCK_DEFAULTS = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 500 } as const;
 
@@ -210,7 +217,7 @@ export class StoreLock implements DistributedLock {
         const found = parseLockBody(current.body);
         holder = typeof found === "string" ? `an unreadable lock: ${found}` : describeHolder(found);
         const ttl = typeof found === "string" ? this.ttlMs : found.ttlMs;
-        if (current.lastModified + ttl < this.#clock.now()) {
+        if (current.lastModified + ttl + TIMESTAMP_SLACK_MS < this.#clock.now()) {
           await this.#steal(current, holder, ttl, signal);
           await this.#wait(
             Math.min(this.retryDelayMs * this.#random(), deadline - this.#clock.now()),

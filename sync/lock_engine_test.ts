@@ -166,8 +166,8 @@ Deno.test("a malformed lock is neither force-released nor stolen before the wait
   const err = await t.settle(t.lock(ALICE, { maxWaitMs: 2_000 }).acquire()).catch((e) => e);
   assert.ok(err instanceof LockTimeoutError);
   assert.match(err.message, /an unreadable lock: malformed lock body "garbage"/);
-  const a = t.lock(ALICE, { maxWaitMs: 2_000 });
-  await t.settle(a.acquire()); // 3 s after the write: stale by the waiter's own TTL
+  const a = t.lock(ALICE, { maxWaitMs: 3_000 });
+  await t.settle(a.acquire()); // past the waiter's own TTL plus the timestamp slack: stale
   assert.ok(a.held);
 });
 

@@ -51,6 +51,8 @@ export interface LockConformanceOptions {
   readonly ttlMs?: number;
   /** Prefix of the lock keys (each case uses its own random key); default `conformance/`. */
   readonly keyPrefix?: string;
+  /** Registers the cases as ignored (e.g. when a server binary is missing). */
+  readonly ignore?: boolean;
 }
 
 /** The two identities the cases use. */
@@ -390,6 +392,7 @@ export function lockConformance(
     const slug = title.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
     Deno.test({
       name: `${name}: ${title}`,
+      ignore: options.ignore ?? false,
       sanitizeOps: sanitize,
       sanitizeResources: sanitize,
       fn: async () => {
