@@ -8,7 +8,12 @@
  */
 import { Pipeline } from "./sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
-import { createSyncService, type SyncService, type SyncServiceOptions } from "./sync/service.ts";
+import {
+  createSyncService,
+  type SyncService,
+  type SyncServiceOptions,
+  validateSyncServiceOptions,
+} from "./sync/service.ts";
 import { PATH_CLASSIFIER, pathClassifier } from "./middleware/path_classifier.ts";
 import { CREATE_ONLY_WRITER, createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
 import {
@@ -106,6 +111,7 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
  * ```
  */
 export async function createSluice(options: SluiceOptions): Promise<SyncService> {
+  validateSyncServiceOptions(options); // before anything is built from the options
   const conditional = options.conditional ?? defaultConditionalWrites;
   const { push, write } = defaultPipelines({ disable: options.disable, conditional });
   const events = options.events ?? createEmitter();

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { SluiceError, UnsafePathError } from "./errors.ts";
 import { randomId } from "./hash.ts";
 import { assertSafeRelPath } from "./paths.ts";
@@ -28,7 +29,11 @@ function isNotFound(e: unknown): boolean {
 export async function atomicWrite(file: string, body: Uint8Array, durable = true): Promise<void> {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
   await Deno.mkdir(dir, { recursive: true });
-  const tmp = `${file}.${randomId(6)}.tmp`;
+  // The temp name must fit the 255-byte limit of one name even when the
+  // file's own name nearly fills it (a long name then gets a short temp name).
+  const name = file.slice(dir.length + 1);
+  const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
+  const tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
   const f = await Deno.open(tmp, { write: true, createNew: true });
   try {
     let off = 0;
@@ -55,6 +60,24 @@ async function fsyncDir(dir: string): Promise<void> {
       d.close();
     }
   } catch { /* some filesystems refuse fsync on directories */ }
+}
+
+/** Why a link is refused: said once, for reads, writes and walks alike. */
+export const LINK_REFUSED =
+  "Sluice never follows links out of the cache: replace the link with a real file or directory, then run the sync again";
+
+/** Why a walk skips a name that is not valid UTF-8. */
+const NOT_UTF8 =
+  "its name is not valid UTF-8, so it cannot be a store key and stays local only: rename it to sync it";
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
 }
 
 /** A file found by {@link walkFiles}. */
@@ -88,14 +111,27 @@ export async function* walkFiles(
   for (const e of entries) {
     const rel = dir ? `${dir}/${e.name}` : e.name;
     if (!dir && e.name === STATE_DIR) continue;
+    // A name that is not valid UTF-8 arrives with U+FFFD in place of the bad
+    // bytes and then names no file: report it rather than fail the walk (or,
+    // for a directory, silently never sync what it holds).
+    if (e.name.includes("\uFFFD") && !exists(abs(root, rel))) {
+      onSkip?.(rel, NOT_UTF8);
+      continue;
+    }
     if (e.isSymlink) {
-      onSkip?.(rel, "it is a symbolic link; Sluice never follows links out of the cache");
+      onSkip?.(rel, `it is a symbolic link; ${LINK_REFUSED}`);
       continue;
     }
     if (e.isDirectory) {
       yield* walkFiles(root, rel, onSkip);
     } else if (e.isFile) {
-      const st = Deno.lstatSync(abs(root, rel));
+      let st: Deno.FileInfo;
+      try {
+        st = Deno.lstatSync(abs(root, rel));
+      } catch (err) {
+        if (isNotFound(err)) continue; // removed during the walk
+        throw err;
+      }
       yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
     }
   }
@@ -137,7 +173,9 @@ export class LocalCache implements CacheAccess {
       try {
         const st = Deno.lstatSync(abs(this.dir, rel));
         if (st.isSymlink) {
-          return Promise.reject(new UnsafePathError(path, `${rel} is a symbolic link`));
+          return Promise.reject(
+            new UnsafePathError(path, `${rel} is a symbolic link; ${LINK_REFUSED}`),
+          );
         }
         this.#checked.add(rel);
       } catch (e) {
@@ -152,7 +190,7 @@ export class LocalCache implements CacheAccess {
     const file = await this.resolve(path);
     try {
       const st = await Deno.lstat(file);
-      if (st.isSymlink) throw new UnsafePathError(path, "it is a symbolic link");
+      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       if (!st.isFile) return null;
       return await Deno.readFile(file);
     } catch (e) {
@@ -161,9 +199,48 @@ export class LocalCache implements CacheAccess {
     }
   }
 
+  /**
+   * Hex SHA-256 and size of a cache file, read in 1 MiB chunks so the file is
+   * never held whole in memory (the walk hashes every changed file); null
+   * when absent or not a regular file. Refuses symlinks like {@link read}.
+   */
+  async hashFile(path: string): Promise<{ hash: string; size: number } | null> {
+    const file = await this.resolve(path);
+    let f: Deno.FsFile;
+    try {
+      const st = await Deno.lstat(file);
+      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
+      if (!st.isFile) return null;
+      f = await Deno.open(file, { read: true });
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+    try {
+      const h = createHash("sha256");
+      const buf = new Uint8Array(1 << 20);
+      let size = 0;
+      for (;;) {
+        const n = await f.read(buf);
+        if (n === null) break;
+        h.update(buf.subarray(0, n));
+        size += n;
+      }
+      return { hash: h.digest("hex"), size };
+    } finally {
+      f.close();
+    }
+  }
+
+  /**
+   * Size and mtime of a regular file; null when absent or not a file. A
+   * symlink (or a path under one) throws `UnsafePathError`: it is not an
+   * absent file, so a push must not take it for a deletion.
+   */
   async stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
     try {
       const st = await Deno.lstat(await this.resolve(path));
+      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       return st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null;
     } catch (e) {
       if (isNotFound(e)) return null;
@@ -219,7 +296,9 @@ export class LocalCache implements CacheAccess {
     } catch (e) {
       throw new SluiceError(
         "internal",
-        `The sync state file ${file} is corrupted (${(e as Error).message}).`,
+        `The sync state file ${file} is corrupted (${
+          (e as Error).message
+        }). Nothing was changed. Restore the file from a backup, or check what it recorded and remove it by hand, then run the command again.`,
         { cause: e },
       );
     }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 
 /**
  * Hex SHA-256 of `bytes`.
@@ -14,9 +15,11 @@
  * const h = await sha256Hex(new TextEncoder().encode("x"));
  * ```
  */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+export function sha256Hex(bytes: Uint8Array): Promise<string> {
+  // node:crypto hashes the caller's bytes in place. WebCrypto's digest() first
+  // copies its input (as the spec requires), which doubled the peak memory of
+  // hashing a large file (measured: +200 MB for a 200 MB body).
+  return Promise.resolve(createHash("sha256").update(bytes).digest("hex"));
 }
 
 /** A random id (hex) for nonces, write tags and probe keys. */

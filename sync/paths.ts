@@ -11,7 +11,8 @@ export const MAX_PATH_LENGTH = 1024;
 /**
  * Throws {@link UnsafePathError} unless `p` is a safe cache-relative path:
  * non-empty, `/`-separated, not absolute, no `..` or `.` segments, no empty
- * segments, no backslash or NUL or control characters, not too long.
+ * segments, no backslash or NUL or control characters, no lone surrogates
+ * (invalid Unicode), not too long.
  *
  * @example
  * ```ts
@@ -28,6 +29,9 @@ export function assertSafeRelPath(p: string): void {
   // deno-lint-ignore no-control-regex
   if (/[\x00-\x1f\x7f]/.test(p)) throw new UnsafePathError(p, "it contains a control character");
   if (p.includes("\\")) throw new UnsafePathError(p, "it contains a backslash");
+  // A lone surrogate has no UTF-8 form: the file would be written under
+  // another name (U+FFFD) than the one recorded for it.
+  if (!p.isWellFormed()) throw new UnsafePathError(p, "it is not valid Unicode (a lone surrogate)");
   if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) throw new UnsafePathError(p, "it is absolute");
   for (const seg of p.split("/")) {
     if (seg === "") throw new UnsafePathError(p, "it has an empty segment");

@@ -73,16 +73,32 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   if (unsafe.length > 0) {
     throw new UnsafePathError(
       unsafe[0],
-      `the remote index lists ${unsafe.length} key(s) that would resolve outside the cache; the pull was refused and nothing was written. Remove the offending keys from the bucket`,
+      `the remote index (${INDEX_KEY}) lists ${unsafe.length} key(s) that are not safe cache paths (they would resolve outside the cache, or hold a backslash, NUL, control character or invalid Unicode, or are too long); the pull was refused and nothing was written. Sluice never writes such keys, so check the bucket for a foreign writer. Remove those entries from ${INDEX_KEY} (and their objects), then run the pull again`,
     );
   }
   const dirty = new Set(state.dirtyPaths());
+  // While a bulk mark is pending (also after an unreadable dirty set turned
+  // into one) a file may hold an unpushed change whose own mark is gone: one
+  // that differs from what this cache last synced counts as dirty, so the
+  // pull neither overwrites nor removes it. A file without a manifest entry
+  // (never synced, or the manifest was lost) cannot be told from a stale
+  // copy, so for it the remote copy wins, as before.
+  const bulk = state.bulkPending();
+  const changedLocally = async (path: string): Promise<boolean> => {
+    if (dirty.has(path)) return true;
+    const s = bulk ? state.synced(path) : undefined;
+    if (!s) return false;
+    const st = await cache.stat(path).catch(() => null);
+    if (!st || (s.size === st.size && s.mtimeMs === st.mtimeMs)) return false;
+    const local = await cache.hashFile(path).catch(() => null);
+    return local !== null && local.hash !== s.hash;
+  };
   const todo: [string, IndexEntry][] = [];
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
     const synced = state.synced(path);
     if (synced?.version === e.v) continue;
-    if (dirty.has(path)) {
+    if (await changedLocally(path)) {
       const local = await cache.read(path);
       if (local && (await sha256Hex(local)) === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
@@ -110,10 +126,14 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       throw err;
     }
     const hash = await sha256Hex(got.body);
-    if (got.body.length !== e.s || (got.version === e.v && hash !== e.h)) {
+    const badSize = got.body.length !== e.s;
+    if (badSize || (got.version === e.v && hash !== e.h)) {
+      const what = badSize
+        ? `size ${got.body.length}, expected ${e.s}`
+        : `SHA-256 ${hash.slice(0, 12)}…, expected ${e.h.slice(0, 12)}…`;
       throw new SluiceError(
         "corrupt_download",
-        `The download of ${path} does not match the remote index (size ${got.body.length}, expected ${e.s}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
+        `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
         { retryable: true },
       );
     }
@@ -138,7 +158,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   }, { concurrency: config.concurrency, signal });
   if (index) {
     for (const path of state.syncedPaths()) {
-      if (!under(path, prefixes) || path in entries || dirty.has(path)) continue;
+      // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
+      if (!under(path, prefixes) || Object.hasOwn(entries, path) || (await changedLocally(path))) {
+        continue;
+      }
       await cache.remove(path);
       state.setSynced(path, undefined);
       result.removed.push(path);

@@ -11,13 +11,14 @@ import {
   NotFoundError,
   PreconditionFailedError,
   SluiceError,
+  UnsafePathError,
   VersionConflictError,
 } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { isSafeRelPath } from "./paths.ts";
 import { PutModes } from "./ports.ts";
 import { withRetry } from "./retry.ts";
-import { type LocalCache, walkFiles } from "./cache.ts";
+import { LINK_REFUSED, type LocalCache, walkFiles } from "./cache.ts";
 import { type IndexEntry, updateIndex } from "./remote_index.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "./context.ts";
@@ -67,22 +68,46 @@ export async function buildPlan(
       onSkip(path, "unsafe path");
       continue;
     }
-    const st = await cache.stat(path).catch(() => null);
+    let st: { size: number; mtimeMs: number } | null = null;
+    try {
+      st = await cache.stat(path);
+    } catch (e) {
+      if (e instanceof UnsafePathError) {
+        // A symlink, or a path under one, is not a deletion: the remote copy
+        // is left alone and the path stays dirty until the link is replaced.
+        const reason =
+          `it is a symbolic link or lies under one; its remote copy was left as it is and it stays dirty. ${LINK_REFUSED}`;
+        onSkip(path, reason);
+        add(path, "skip");
+        Object.assign(plan.get(path)!, { keepDirty: true, reason });
+        continue;
+      }
+      // Any other failure keeps the earlier meaning: the file is not there.
+    }
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
   }
   if (walk) {
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
       if (plan.has(f.path)) continue;
+      if (!isSafeRelPath(f.path)) {
+        // A local name no store key may carry (a control character, a
+        // backslash, too long) must not fail the whole walk: skip it.
+        onSkip(
+          f.path,
+          "its name has a character Sluice refuses in a store key (a control character or a backslash) or is too long, so it stays local only: rename it to sync it",
+        );
+        continue;
+      }
       const s = state.synced(f.path);
       if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
-      const bytes = await cache.read(f.path);
-      if (!bytes) continue;
-      const hash = await sha256Hex(bytes);
-      if (s && s.hash === hash) {
+      // Hashed in chunks: a walk never holds a whole (possibly large) file.
+      const local = await cache.hashFile(f.path);
+      if (!local) continue;
+      if (s && s.hash === local.hash) {
         state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
         continue;
       }
-      add(f.path, "put", hash, bytes.length);
+      add(f.path, "put", local.hash, local.size);
     }
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

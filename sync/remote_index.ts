@@ -12,6 +12,7 @@ import {
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
+  preview,
   SluiceError,
 } from "./errors.ts";
 import { type ObjectStore, PutModes } from "./ports.ts";
@@ -42,13 +43,26 @@ function parse(body: Uint8Array, version: string): RemoteIndex {
     if (j?.format !== 1 || typeof j.entries !== "object" || j.entries === null) {
       throw new Error("unknown format");
     }
+    // Every entry is checked here, so a damaged one fails as a damaged index
+    // rather than as an odd size or hash mismatch later.
+    for (const [path, e] of Object.entries(j.entries as Record<string, unknown>)) {
+      const x = e as Partial<IndexEntry> | null;
+      if (
+        typeof x !== "object" || x === null || typeof x.v !== "string" ||
+        typeof x.h !== "string" || !Number.isSafeInteger(x.s) || (x.s as number) < 0
+      ) {
+        throw new Error(`the entry of ${JSON.stringify(preview(path, 80))} is malformed`);
+      }
+    }
     return { version, entries: j.entries as Record<string, IndexEntry> };
   } catch (e) {
+    // No push can repair it: every push reads the index first, and rewriting
+    // it from one clone's view would drop its peers' entries.
     throw new SluiceError(
       "corrupt_download",
       `The remote index ${INDEX_KEY} is unreadable (${
         (e as Error).message
-      }). Nothing was changed locally. Check the bucket for a foreign writer; a push from a healthy clone rewrites the index.`,
+      }). Nothing was changed locally, and pushes stay refused until it is readable (local changes stay dirty). Sluice never writes such an index: check the bucket for a foreign writer, restore ${INDEX_KEY} from a backup or an earlier object version, then run the command again.`,
       { cause: e },
     );
   }

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { AbortedError, SluiceError } from "./errors.ts";
+import { z } from "zod";
+import { AbortedError, ConfigError, SluiceError } from "./errors.ts";
 import { randomId } from "./hash.ts";
 import { assertSafeRelPath } from "./paths.ts";
 import { processIdentity, systemClock } from "./clock.ts";
@@ -18,6 +19,7 @@ import { LocalCache, STATE_DIR } from "./cache.ts";
 import { createEmitter, type SluiceEmitter } from "./events.ts";
 import { Pipeline } from "./pipeline.ts";
 import {
+  type PathClass,
   type PlanEntry,
   PUSH_PHASES,
   type PushContext,
@@ -102,6 +104,108 @@ export const DEFAULT_CONFIG: SyncConfig = {
   probeTtlMs: 24 * 3600_000,
 };
 
+const PATH_CLASSES = [
+  "data-version",
+  "latest-marker",
+  "index",
+  "managed-lockfile",
+  "config",
+  "internal",
+  "other",
+] as const satisfies readonly PathClass[];
+
+const wholeMs = (what: string) =>
+  z.number({ error: `${what}: a number of milliseconds` })
+    .int({ error: `${what}: a whole number of milliseconds` })
+    .min(0, { error: `${what}: 0 ms or more` });
+
+/** The shape of `config` (every key optional: defaults fill the rest). */
+const syncConfigSchema = z.object({
+  concurrency: z.number({ error: "a number of parallel transfers" })
+    .int({ error: "a whole number of parallel transfers" })
+    .min(1, { error: "at least 1 parallel transfer" })
+    .max(256, { error: "at most 256 parallel transfers" })
+    .optional(),
+  retry: z.object({
+    retries: z.number({ error: "a number of retries" })
+      .int({ error: "a whole number of retries" })
+      .min(0, { error: "0 or more retries" })
+      .optional(),
+    minTimeoutMs: wholeMs("the first backoff").optional(),
+    maxTimeoutMs: wholeMs("the largest backoff").optional(),
+  }, { error: "an object {retries, minTimeoutMs, maxTimeoutMs}" }).optional(),
+  conditionalWrites: z.enum(["auto", "required", "off"], {
+    error: 'one of "auto", "required", "off"',
+  }).optional(),
+  classifierRules: z.array(
+    z.object({
+      pattern: z.string({ error: "a path pattern" }).min(1, { error: "a non-empty path pattern" }),
+      class: z.enum(PATH_CLASSES, {
+        error: `one of ${PATH_CLASSES.map((c) => `"${c}"`).join(", ")}`,
+      }),
+    }, { error: "a {pattern, class} rule" }),
+    { error: "a list of {pattern, class} rules" },
+  ).optional(),
+  probeTtlMs: wholeMs("the probe cache expiry").optional(),
+});
+
+const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
+
+/**
+ * Checks the options a service is created from: `cacheDir`, `store`,
+ * `identity` and the types of `config`. Throws `ConfigError` naming the first
+ * offending field (e.g. `config.concurrency`, `identity.pid`) with what is
+ * expected and what was given, before anything is created.
+ *
+ * @example
+ * ```ts
+ * import { validateSyncServiceOptions } from "./service.ts";
+ * import { InMemoryStore } from "../packages/testing/mod.ts";
+ * validateSyncServiceOptions({ cacheDir: "/tmp/c", store: new InMemoryStore(), config: { concurrency: 4 } });
+ * ```
+ */
+export function validateSyncServiceOptions(options: SyncServiceOptions): void {
+  const o = options as unknown as Record<string, unknown>;
+  if (typeof o.cacheDir !== "string" || o.cacheDir === "") {
+    throw new ConfigError("cacheDir", `a directory path, got ${shown(o.cacheDir)}`);
+  }
+  const store = o.store as Record<string, unknown> | undefined;
+  if (
+    typeof store !== "object" || store === null ||
+    !["get", "head", "put", "delete", "list"].every((m) => typeof store[m] === "function")
+  ) {
+    throw new ConfigError("store", "an ObjectStore (get, head, put, delete, list)");
+  }
+  if (o.identity !== undefined) {
+    const id = (o.identity ?? {}) as Record<string, unknown>;
+    if (typeof id.holder !== "string" || id.holder === "") {
+      throw new ConfigError("identity.holder", `a non-empty "user@host", got ${shown(id.holder)}`);
+    }
+    if (typeof id.hostname !== "string") {
+      throw new ConfigError("identity.hostname", `a host name, got ${shown(id.hostname)}`);
+    }
+    if (typeof id.pid !== "number" || !Number.isSafeInteger(id.pid)) {
+      throw new ConfigError("identity.pid", `a process id (a whole number), got ${shown(id.pid)}`);
+    }
+  }
+  if (o.config === undefined) return;
+  if (typeof o.config !== "object" || o.config === null || Array.isArray(o.config)) {
+    throw new ConfigError("config", `an object of settings, got ${shown(o.config)}`);
+  }
+  const r = syncConfigSchema.safeParse(o.config);
+  if (r.success) return;
+  const issue = r.error.issues[0];
+  let field = "config";
+  let value: unknown = o.config;
+  for (const p of issue.path) {
+    field += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
+    value = typeof value === "object" && value !== null
+      ? (value as Record<PropertyKey, unknown>)[p]
+      : undefined;
+  }
+  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, { cause: r.error });
+}
+
 /**
  * A sync service over one cache directory.
  *
@@ -130,12 +234,18 @@ export class SyncService {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: SyncServiceOptions, state: SyncState) {
+    validateSyncServiceOptions(options);
     this.cacheDir = options.cacheDir.replace(/\/+$/, "");
     this.store = options.store;
     this.identity = options.identity ?? processIdentity();
     this.clock = options.clock ?? systemClock;
     this.events = options.events ?? createEmitter();
-    this.config = { ...DEFAULT_CONFIG, ...(options.config ?? {}) };
+    // A partial retry policy is completed from the defaults (never left with holes).
+    this.config = {
+      ...DEFAULT_CONFIG,
+      ...(options.config ?? {}),
+      retry: { ...DEFAULT_RETRY, ...(options.config?.retry ?? {}) },
+    };
     this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
     this.state = state;
     this.lockBackend = options.lockBackend;
@@ -321,8 +431,9 @@ export class SyncService {
   }
 }
 
-/** Opens the cache's state and creates a {@link SyncService}. */
+/** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
 export async function createSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  validateSyncServiceOptions(options);
   await Deno.mkdir(options.cacheDir, { recursive: true });
   const state = await SyncState.open(options.cacheDir);
   return new SyncService(options, state);

@@ -7,6 +7,7 @@
  * @module
  */
 import { atomicWrite, STATE_DIR } from "./cache.ts";
+import { SluiceError, UnsafePathError } from "./errors.ts";
 import type { StateAccess } from "./context.ts";
 
 /** A manifest entry. */
@@ -57,9 +58,20 @@ export class SyncState implements StateAccess {
     this.#dir = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}`;
   }
 
-  /** Loads the state of the cache at `cacheDir` (creating nothing until the first write). */
+  /**
+   * Loads the state of the cache at `cacheDir` (creating nothing until the
+   * first write). A state directory that is a symlink is refused with
+   * `UnsafePathError`: the state would be written outside the cache.
+   */
   static async open(cacheDir: string): Promise<SyncState> {
     const s = new SyncState(cacheDir);
+    const st = await Deno.lstat(s.#dir).catch(() => null);
+    if (st?.isSymlink) {
+      throw new UnsafePathError(
+        STATE_DIR,
+        "the cache's state directory is a symbolic link, and Sluice never writes its state outside the cache: move the directory it points to into the cache in its place, then run the command again",
+      );
+    }
     await s.#load();
     return s;
   }
@@ -165,25 +177,49 @@ export class SyncState implements StateAccess {
     for (const [p, e] of this.#manifest) {
       file.entries[p] = { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs };
     }
-    await atomicWrite(
-      `${this.#dir}/${MANIFEST_FILE}`,
-      new TextEncoder().encode(JSON.stringify(file)),
-    );
+    await this.#writing(MANIFEST_FILE, () =>
+      atomicWrite(
+        `${this.#dir}/${MANIFEST_FILE}`,
+        new TextEncoder().encode(JSON.stringify(file)),
+      ));
+  }
+
+  /**
+   * Runs a write of a state file; a failure (the file turned into a
+   * directory, a read-only disk…) becomes a coded error that says what to do
+   * instead of a bare OS error.
+   */
+  async #writing(name: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (e) {
+      if (e instanceof SluiceError) throw e;
+      const file = `${this.#dir}/${name}`;
+      throw new SluiceError(
+        "internal",
+        `Could not write the sync state file ${file} (${
+          e instanceof Error ? e.message : String(e)
+        }). No file in the cache was lost, but this cache's record of what is dirty or synced may be out of date. Make ${file} a writable regular file again (move a directory or a damaged file out of the way), then mark everything dirty (markDirty with no path) and push: the walk uploads only files that changed.`,
+        { cause: e },
+      );
+    }
   }
 
   async #append(text: string): Promise<void> {
-    await Deno.mkdir(this.#dir, { recursive: true });
-    const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
-      append: true,
-      create: true,
-      write: true,
+    await this.#writing(DIRTY_FILE, async () => {
+      await Deno.mkdir(this.#dir, { recursive: true });
+      const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
+        append: true,
+        create: true,
+        write: true,
+      });
+      try {
+        await f.write(new TextEncoder().encode(text));
+        await f.sync();
+      } finally {
+        f.close();
+      }
     });
-    try {
-      await f.write(new TextEncoder().encode(text));
-      await f.sync();
-    } finally {
-      f.close();
-    }
   }
 
   async #compact(): Promise<void> {
@@ -191,10 +227,11 @@ export class SyncState implements StateAccess {
       ...(this.#bulk ? [BULK] : []),
       ...[...this.#dirty.keys()].map((p) => JSON.stringify(p)),
     ];
-    await atomicWrite(
-      `${this.#dir}/${DIRTY_FILE}`,
-      new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")),
-    );
+    await this.#writing(DIRTY_FILE, () =>
+      atomicWrite(
+        `${this.#dir}/${DIRTY_FILE}`,
+        new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")),
+      ));
   }
 
   async #load(): Promise<void> {
