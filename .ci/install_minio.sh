@@ -11,29 +11,9 @@
 # proxy (minio has no semver tags), so we pin the pseudo-version of a later commit that
 # the proxy does serve. Builds from October 2025 on refuse If-Match on a missing key.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-MINIO_MODULE="github.com/minio/minio"
 MINIO_VERSION="${SLUICE_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
-CACHE="${SLUICE_CACHE:-$HOME/.cache/sluice}"
-BIN_DIR="$CACHE/bin"
-STAMP="$BIN_DIR/minio.version"
 
-mkdir -p "$BIN_DIR"
-if [[ -x "$BIN_DIR/minio" && -f "$STAMP" && "$(cat "$STAMP")" == "$MINIO_VERSION" ]]; then
-  echo "minio $MINIO_VERSION already built" >&2
-  echo "$BIN_DIR/minio"
-  exit 0
-fi
-
-if ! command -v go >/dev/null 2>&1; then
-  echo "install_minio: the go toolchain is not on PATH; install Go 1.24 or later and rerun" >&2
-  exit 1
-fi
-
-echo "building minio $MINIO_VERSION (this takes several minutes)..." >&2
-start=$(date +%s)
-rm -f "$STAMP"
-GOBIN="$BIN_DIR" CGO_ENABLED=0 go install -trimpath "$MINIO_MODULE@$MINIO_VERSION"
-echo "$MINIO_VERSION" >"$STAMP"
-echo "built minio in $(($(date +%s) - start)) s" >&2
-echo "$BIN_DIR/minio"
+CGO_ENABLED=0 install_go_binary minio github.com/minio/minio "$MINIO_VERSION" \
+  "install Go 1.24 or later and rerun"

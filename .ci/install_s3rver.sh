@@ -5,27 +5,16 @@
 #   ${SLUICE_CACHE:-$HOME/.cache/sluice}/bin/s3rver  (launcher, printed on the last line)
 # A second run with the same version does nothing.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 S3RVER_VERSION="${SLUICE_S3RVER_VERSION:-3.7.1}"
-CACHE="${SLUICE_CACHE:-$HOME/.cache/sluice}"
-PKG_DIR="$CACHE/s3rver"
-BIN_DIR="$CACHE/bin"
+PKG_DIR="$SLUICE_CACHE_ROOT/s3rver"
 STAMP="$PKG_DIR/version"
-LAUNCHER="$BIN_DIR/s3rver"
+LAUNCHER="$SLUICE_BIN_DIR/s3rver"
 
-mkdir -p "$BIN_DIR" "$PKG_DIR"
-if [[ -x "$LAUNCHER" && -f "$STAMP" && "$(cat "$STAMP")" == "$S3RVER_VERSION" ]]; then
-  echo "s3rver $S3RVER_VERSION already installed" >&2
-  echo "$LAUNCHER"
-  exit 0
-fi
-
-for tool in node npm; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "install_s3rver: $tool is not on PATH; install Node.js 18 or later and rerun" >&2
-    exit 1
-  fi
-done
+mkdir -p "$SLUICE_BIN_DIR" "$PKG_DIR"
+reuse_cached s3rver "$S3RVER_VERSION" "$LAUNCHER" "$STAMP"
+require_tools install_s3rver "install Node.js 18 or later and rerun" node npm
 
 rm -f "$STAMP"
 npm install --prefix "$PKG_DIR" --no-audit --no-fund --loglevel=error "s3rver@$S3RVER_VERSION" >&2
@@ -34,5 +23,4 @@ cat >"$LAUNCHER" <<LAUNCH
 exec node "$PKG_DIR/node_modules/s3rver/bin/s3rver.js" "\$@"
 LAUNCH
 chmod +x "$LAUNCHER"
-echo "$S3RVER_VERSION" >"$STAMP"
-echo "$LAUNCHER"
+mark_installed s3rver "$S3RVER_VERSION" "$LAUNCHER" "$STAMP"

@@ -5,33 +5,35 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import {
-  AlreadyExistsError,
-  hasCode,
-  PreconditionFailedError,
-  UnreachableError,
-} from "../sync/errors.ts";
+import { AlreadyExistsError, hasCode, PreconditionFailedError } from "../sync/errors.ts";
 import { PutModes } from "../sync/ports.ts";
 import { storeContract } from "../packages/testing/store_contract.ts";
 import { createGcsStorage, GCS_WRITE_ID_KEY, GcsStore } from "../packages/gcs/store.ts";
 import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
-import { startFaultProxy } from "./proxy.ts";
-
-const enc = (s: string) => new TextEncoder().encode(s);
-const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+import { sharedServer, stopSharedServers } from "./servers/common.ts";
+import { dec, enc, faultProxyTests, realClient, type StoreThrough } from "./contract_helpers.ts";
 
 // One server for this file, started on first use and stopped by the last test
 // (and killed on unload if a filter skipped that test).
-let fakeGcs: Promise<FakeGcsServer> | undefined;
-const sharedFakeGcs = () => (fakeGcs ??= startFakeGcs());
+const fakeGcs = sharedServer(startFakeGcs);
 
-// The SDK keeps sockets and timers alive between calls.
-const realClient = { sanitizeResources: false, sanitizeOps: false } as const;
+/** Stores on fresh buckets of `server` whose client talks to another endpoint (the fault proxy). */
+function storesThrough(server: FakeGcsServer): StoreThrough {
+  return async (apiEndpoint, timing) => ({
+    store: new GcsStore({
+      bucket: await server.createBucket(),
+      prefix: "outage",
+      apiEndpoint,
+      projectId: server.projectId,
+      ...timing,
+    }),
+  });
+}
 
 storeContract(
   "GcsStore on fake-gcs-server",
   async () => {
-    const server = await sharedFakeGcs();
+    const server = await fakeGcs.get();
     return { store: await server.createStore({ prefix: "sluice-test" }) };
   },
   { ignore: ignoreFakeGcs, ...realClient },
@@ -42,7 +44,7 @@ Deno.test({
   ignore: ignoreFakeGcs,
   ...realClient,
   fn: async () => {
-    const server = await sharedFakeGcs();
+    const server = await fakeGcs.get();
     const bucketName = await server.createBucket();
     const storage = createGcsStorage({
       apiEndpoint: server.apiEndpoint,
@@ -82,7 +84,7 @@ Deno.test({
   ignore: ignoreFakeGcs,
   ...realClient,
   fn: async () => {
-    const store = await (await sharedFakeGcs()).createStore();
+    const store = await (await fakeGcs.get()).createStore();
     const v1 = await store.put("v/1/raw", enc("one"), PutModes.create);
     const created = await store.put("v/1/raw", enc("two"), PutModes.create).catch((e) => e);
     assert.ok(created instanceof AlreadyExistsError, String(created));
@@ -105,7 +107,7 @@ Deno.test({
   ignore: ignoreFakeGcs,
   ...realClient,
   fn: async () => {
-    const server = await sharedFakeGcs();
+    const server = await fakeGcs.get();
     // The emulator's own behaviour: without the pinned generation a stale
     // conditional delete goes through. If an upgrade fixes this, this
     // assertion fails and pinDeleteGeneration may be reconsidered.
@@ -135,7 +137,7 @@ Deno.test({
   ignore: ignoreFakeGcs,
   ...realClient,
   fn: async () => {
-    const server = await sharedFakeGcs();
+    const server = await fakeGcs.get();
     const store = await server.createStore({ bucket: "no-such-bucket-sluice" });
     const err = await store.put("k", enc("x"), PutModes.create).catch((e) => e);
     assert.ok(hasCode(err, "not_found"), String(err));
@@ -143,126 +145,19 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name:
-    "fake-gcs-server through the fault proxy: an outage is Unreachable within the timeout, and heal restores",
+faultProxyTests("fake-gcs-server", {
   ignore: ignoreFakeGcs,
-  ...realClient,
-  fn: async () => {
-    const server = await sharedFakeGcs();
-    const target = new URL(server.apiEndpoint);
-    const proxy = await startFaultProxy(target.hostname, Number(target.port));
-    const requestTimeoutMs = 800;
-    const retries = 1;
-    const store = new GcsStore({
-      bucket: await server.createBucket(),
-      prefix: "outage",
-      apiEndpoint: proxy.url,
-      projectId: server.projectId,
-      requestTimeoutMs,
-      retries,
-      retryBaseDelayMs: 50,
-      retryMaxDelayMs: 100,
-    });
-    // Longest a failing call may take: every attempt times out, plus backoff, plus slack.
-    const budgetMs = (retries + 1) * requestTimeoutMs + 200 + 1_500;
-    const timed = async (p: Promise<unknown>) => {
-      const t0 = performance.now();
-      const err = await p.then(() => null, (e) => e);
-      return { err, ms: performance.now() - t0 };
-    };
-    try {
-      const v1 = await store.put("lock", enc("one"), PutModes.create);
-
-      // Connections closed.
-      await proxy.cut();
-      let r = await timed(store.put("lock", enc("two"), PutModes.update(v1.version)));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-      assert.ok(r.ms < budgetMs, `took ${r.ms.toFixed(0)} ms`);
-      assert.match(r.err.message, /after 2 attempt/);
-      r = await timed(store.head("lock"));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-
-      // Connections refused.
-      await proxy.cut("refuse");
-      r = await timed(store.get("lock"));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-      assert.match(r.err.message, /ECONNREFUSED/);
-
-      // A server that stops answering: the per-attempt deadline ends it.
-      await proxy.heal();
-      proxy.delay(5_000);
-      r = await timed(store.head("lock"));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-      assert.match(r.err.message, /no answer within 800 ms/);
-      assert.ok(r.ms < budgetMs, `took ${r.ms.toFixed(0)} ms`);
-
-      // Healed: service is back and nothing was changed by the failed calls.
-      await proxy.heal();
-      const got = await store.get("lock");
-      assert.equal(dec(got.body), "one");
-      const v2 = await store.put("lock", enc("two"), PutModes.update(v1.version));
-      assert.notEqual(v2.version, v1.version);
-    } finally {
-      await proxy.close();
-    }
+  server: async () => {
+    const server = await fakeGcs.get();
+    return { endpoint: server.apiEndpoint, storeThrough: storesThrough(server) };
+  },
+  messages: { refused: /ECONNREFUSED/, timedOut: /no answer within 800 ms/ },
+  lostAnswerTiming: {
+    // An upload whose pooled connection is closed under it is only ended by this deadline.
+    requestTimeoutMs: 1_500,
+    retries: 2,
+    retryBaseDelayMs: 20,
   },
 });
 
-Deno.test({
-  name:
-    "fake-gcs-server through the fault proxy: a conditional write whose answer was lost is not reported as a conflict",
-  ignore: ignoreFakeGcs,
-  ...realClient,
-  fn: async () => {
-    const server = await sharedFakeGcs();
-    const target = new URL(server.apiEndpoint);
-    const proxy = await startFaultProxy(target.hostname, Number(target.port));
-    const store = new GcsStore({
-      bucket: await server.createBucket(),
-      apiEndpoint: proxy.url,
-      projectId: server.projectId,
-      // An upload whose pooled connection is closed under it is only ended by this deadline.
-      requestTimeoutMs: 1_500,
-      retries: 2,
-      retryBaseDelayMs: 20,
-    });
-    try {
-      // The server applies the create, the client never hears; the retry meets 412.
-      proxy.resetMidRequest({ times: 1 });
-      const info = await store.put("v/1/raw", enc("mine"), PutModes.create);
-      assert.equal(proxy.stats.resets, 1);
-      assert.equal(dec((await store.get("v/1/raw")).body), "mine");
-      assert.equal((await store.head("v/1/raw"))?.version, info.version);
-
-      // Same for a compare-and-swap update (a lock heartbeat, say).
-      proxy.resetMidRequest({ times: 1 });
-      const next = await store.put("v/1/raw", enc("mine, again"), PutModes.update(info.version));
-      assert.equal(proxy.stats.resets, 2);
-      assert.equal((await store.head("v/1/raw"))?.version, next.version);
-
-      // A conditional delete whose answer was lost: the object is gone, so it is done.
-      proxy.resetMidRequest({ times: 1 });
-      await store.delete("v/1/raw", { ifVersion: next.version });
-      assert.equal(proxy.stats.resets, 3);
-      assert.equal(await store.head("v/1/raw"), null);
-
-      // Another writer's object still fails the condition.
-      await store.put("v/2/raw", enc("theirs"), PutModes.create);
-      proxy.resetMidRequest({ times: 1 });
-      await assert.rejects(store.put("v/2/raw", enc("other"), PutModes.create), AlreadyExistsError);
-      assert.equal(dec((await store.get("v/2/raw")).body), "theirs");
-    } finally {
-      await proxy.close();
-    }
-  },
-});
-
-Deno.test({
-  name: "stop the shared fake-gcs-server",
-  ...realClient,
-  fn: async () => {
-    const running = await Promise.allSettled(fakeGcs ? [fakeGcs] : []);
-    for (const r of running) if (r.status === "fulfilled") await r.value.stop();
-  },
-});
+stopSharedServers("stop the shared fake-gcs-server", fakeGcs);

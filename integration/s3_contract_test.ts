@@ -4,32 +4,23 @@
  * silent ignore of conditional headers.
  */
 import assert from "node:assert/strict";
-import {
-  AlreadyExistsError,
-  ConfigError,
-  PreconditionFailedError,
-  UnreachableError,
-} from "../sync/errors.ts";
+import { ConfigError, PreconditionFailedError } from "../sync/errors.ts";
 import { PutModes } from "../sync/ports.ts";
 import { storeContract } from "../packages/testing/store_contract.ts";
 import { S3Store, type S3StoreOptions } from "../packages/s3/store.ts";
-import { ignoreMinio, type MinioServer, startMinio } from "./servers/minio.ts";
-import { ignoreS3rver, type S3rverServer, startS3rver } from "./servers/s3rver.ts";
-import { startFaultProxy } from "./proxy.ts";
-
-const enc = (s: string) => new TextEncoder().encode(s);
-const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+import { ignoreMinio, startMinio } from "./servers/minio.ts";
+import { ignoreS3rver, startS3rver } from "./servers/s3rver.ts";
+import { type S3TestServer, sharedServer, stopSharedServers } from "./servers/common.ts";
+import { dec, enc, faultProxyTests, realClient, type StoreThrough } from "./contract_helpers.ts";
 
 // One server per kind for this file, started on first use and stopped by the
 // last test (and killed on unload if a filter skipped that test).
-let minio: Promise<MinioServer> | undefined;
-let s3rver: Promise<S3rverServer> | undefined;
-const sharedMinio = () => (minio ??= startMinio());
-const sharedS3rver = () => (s3rver ??= startS3rver());
+const minio = sharedServer(startMinio);
+const s3rver = sharedServer(startS3rver);
 
 /** A store on a fresh bucket of `server`, with overrides. */
 async function storeOn(
-  server: MinioServer | S3rverServer,
+  server: S3TestServer,
   overrides: Partial<S3StoreOptions> = {},
 ): Promise<S3Store> {
   const bucket = await server.createBucket();
@@ -44,12 +35,18 @@ async function storeOn(
   });
 }
 
-const realClient = { sanitizeResources: false, sanitizeOps: false } as const;
+/** Stores on fresh buckets of `server` whose client talks to another endpoint (the fault proxy). */
+function storesThrough(server: S3TestServer): StoreThrough {
+  return async (endpoint, timing) => {
+    const store = await storeOn(server, { prefix: "outage", endpoint, ...timing });
+    return { store, cleanup: () => Promise.resolve(store.close()) };
+  };
+}
 
 storeContract(
   "S3Store on MinIO",
   async () => {
-    const store = await storeOn(await sharedMinio());
+    const store = await storeOn(await minio.get());
     return { store, cleanup: () => Promise.resolve(store.close()) };
   },
   { ignore: ignoreMinio, ...realClient },
@@ -60,7 +57,7 @@ Deno.test({
   ignore: ignoreMinio,
   ...realClient,
   fn: async () => {
-    const store = await storeOn(await sharedMinio());
+    const store = await storeOn(await minio.get());
     try {
       const err = await store.put("never", enc("x"), PutModes.update("0".repeat(32))).catch((e) =>
         e
@@ -81,7 +78,7 @@ Deno.test({
   ignore: ignoreMinio,
   ...realClient,
   fn: async () => {
-    const server = await sharedMinio();
+    const server = await minio.get();
     const native = await storeOn(server, { conditionalDelete: "native" });
     const verify = await storeOn(server);
     try {
@@ -112,7 +109,7 @@ Deno.test({
   ignore: ignoreMinio,
   ...realClient,
   fn: async () => {
-    const server = await sharedMinio();
+    const server = await minio.get();
     const store = new S3Store({
       bucket: "no-such-bucket-here",
       ...server.clientOptions,
@@ -131,114 +128,14 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name:
-    "MinIO through the fault proxy: an outage is Unreachable within the timeout, and heal restores",
+faultProxyTests("MinIO", {
   ignore: ignoreMinio,
-  ...realClient,
-  fn: async () => {
-    const server = await sharedMinio();
-    const target = new URL(server.endpoint);
-    const proxy = await startFaultProxy(target.hostname, Number(target.port));
-    const requestTimeoutMs = 800;
-    const retries = 1;
-    const bucket = await server.createBucket();
-    const store = new S3Store({
-      bucket,
-      prefix: "outage",
-      ...server.clientOptions,
-      endpoint: proxy.url,
-      requestTimeoutMs,
-      retries,
-      retryBaseDelayMs: 50,
-      retryMaxDelayMs: 100,
-    });
-    // Longest a failing call may take: every attempt times out, plus backoff, plus slack.
-    const budgetMs = (retries + 1) * requestTimeoutMs + 200 + 1_500;
-    const timed = async (p: Promise<unknown>) => {
-      const t0 = performance.now();
-      const err = await p.then(() => null, (e) => e);
-      return { err, ms: performance.now() - t0 };
-    };
-    try {
-      const v1 = await store.put("lock", enc("one"), PutModes.create);
-
-      // Connections closed.
-      await proxy.cut();
-      let r = await timed(store.put("lock", enc("two"), PutModes.update(v1.version)));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-      assert.ok(r.ms < budgetMs, `took ${r.ms.toFixed(0)} ms`);
-      assert.match(r.err.message, /after 2 attempts/);
-      r = await timed(store.head("lock"));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-
-      // Connections refused.
-      await proxy.cut("refuse");
-      r = await timed(store.get("lock"));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-      assert.match(r.err.message, /ECONNREFUSED|refused/i);
-
-      // A server that stops answering: the per-attempt timeout ends it.
-      await proxy.heal();
-      proxy.delay(5_000);
-      r = await timed(store.head("lock"));
-      assert.ok(r.err instanceof UnreachableError, String(r.err));
-      assert.match(r.err.message, /timed out/);
-      assert.ok(r.ms < budgetMs, `took ${r.ms.toFixed(0)} ms`);
-
-      // Healed: service is back and nothing was changed by the failed calls.
-      await proxy.heal();
-      const got = await store.get("lock");
-      assert.equal(dec(got.body), "one");
-      const v2 = await store.put("lock", enc("two"), PutModes.update(v1.version));
-      assert.notEqual(v2.version, v1.version);
-    } finally {
-      store.close();
-      await proxy.close();
-    }
+  server: async () => {
+    const server = await minio.get();
+    return { endpoint: server.endpoint, storeThrough: storesThrough(server) };
   },
-});
-
-Deno.test({
-  name:
-    "MinIO through the fault proxy: a conditional write whose answer was lost is not reported as a conflict",
-  ignore: ignoreMinio,
-  ...realClient,
-  fn: async () => {
-    const server = await sharedMinio();
-    const target = new URL(server.endpoint);
-    const proxy = await startFaultProxy(target.hostname, Number(target.port));
-    const bucket = await server.createBucket();
-    const store = new S3Store({
-      bucket,
-      ...server.clientOptions,
-      endpoint: proxy.url,
-      requestTimeoutMs: 5_000,
-      retries: 2,
-      retryBaseDelayMs: 20,
-    });
-    try {
-      // The server applies the create, the client never hears; the retry meets 412.
-      proxy.resetMidRequest({ times: 1 });
-      const info = await store.put("v/1/raw", enc("mine"), PutModes.create);
-      assert.equal(proxy.stats.resets, 1);
-      assert.equal(dec((await store.get("v/1/raw")).body), "mine");
-      assert.equal((await store.head("v/1/raw"))?.version, info.version);
-
-      // Same for a compare-and-swap update (a lock heartbeat, say).
-      proxy.resetMidRequest({ times: 1 });
-      const next = await store.put("v/1/raw", enc("mine, again"), PutModes.update(info.version));
-      assert.equal(proxy.stats.resets, 2);
-      assert.equal((await store.head("v/1/raw"))?.version, next.version);
-
-      // Another writer's bytes still fail the condition.
-      proxy.resetMidRequest({ times: 1 });
-      await assert.rejects(store.put("v/1/raw", enc("other"), PutModes.create), AlreadyExistsError);
-    } finally {
-      store.close();
-      await proxy.close();
-    }
-  },
+  messages: { refused: /ECONNREFUSED|refused/i, timedOut: /timed out/ },
+  lostAnswerTiming: { requestTimeoutMs: 5_000, retries: 2, retryBaseDelayMs: 20 },
 });
 
 Deno.test({
@@ -246,7 +143,7 @@ Deno.test({
   ignore: ignoreS3rver,
   ...realClient,
   fn: async () => {
-    const store = await storeOn(await sharedS3rver());
+    const store = await storeOn(await s3rver.get());
     try {
       const first = await store.put("v/1/raw", enc("first"), PutModes.create);
       // A second create "succeeds" and overwrites: the header was ignored.
@@ -271,11 +168,4 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "stop the shared test servers",
-  ...realClient,
-  fn: async () => {
-    const running = await Promise.allSettled([minio, s3rver].filter((p) => p !== undefined));
-    for (const r of running) if (r.status === "fulfilled") await r.value.stop();
-  },
-});
+stopSharedServers("stop the shared test servers", minio, s3rver);

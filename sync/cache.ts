@@ -187,12 +187,24 @@ export class LocalCache implements CacheAccess {
   }
 
   async read(path: string): Promise<Uint8Array | null> {
+    return (await this.readWithStat(path))?.body ?? null;
+  }
+
+  /**
+   * A cache file's bytes with the size and mtime seen just before reading
+   * (one lstat, one read); null when absent or not a regular file.
+   */
+  async readWithStat(
+    path: string,
+  ): Promise<{ body: Uint8Array; size: number; mtimeMs: number } | null> {
     const file = await this.resolve(path);
     try {
-      const st = await Deno.lstat(file);
+      // Synchronous lstat: a push of many small files is dominated by per-call overhead.
+      const st = Deno.lstatSync(file);
       if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       if (!st.isFile) return null;
-      return await Deno.readFile(file);
+      const body = await Deno.readFile(file);
+      return { body, size: body.length, mtimeMs: st.mtime?.getTime() ?? 0 };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -239,7 +251,7 @@ export class LocalCache implements CacheAccess {
    */
   async stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
     try {
-      const st = await Deno.lstat(await this.resolve(path));
+      const st = Deno.lstatSync(await this.resolve(path));
       if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       return st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null;
     } catch (e) {

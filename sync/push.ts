@@ -167,9 +167,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
 
     const writeOne = async (entry: PlanEntry) => {
       try {
-        const st = await cache.stat(entry.path);
-        const body = await cache.read(entry.path);
-        if (!body || !st) {
+        const read = await cache.readWithStat(entry.path);
+        const body = read?.body;
+        if (!read || !body) {
           entry.action = "skip";
           entry.keepDirty = true;
           entry.reason = "the file vanished during the push";
@@ -198,7 +198,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           hash,
           version: info.version,
           size: body.length,
-          mtimeMs: st.mtimeMs,
+          mtimeMs: read.mtimeMs,
         });
         indexSet[entry.path] = { v: info.version, h: hash, s: body.length };
         handled.push(entry.path);

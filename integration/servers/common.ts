@@ -1,7 +1,9 @@
 /**
  * Shared plumbing for the test servers the integration tests start on
  * loopback: free ports, temporary directories, locating cached binaries,
- * spawning and stopping processes, and waiting for readiness.
+ * spawning and stopping processes, waiting for readiness, starting a server
+ * with retries, sharing one server between a file's tests, and the handle of
+ * an S3-compatible server (MinIO, s3rver).
  *
  * Binaries are built or installed by `.ci/install_*.sh` into
  * `${SLUICE_CACHE:-$HOME/.cache/sluice}/bin`. When one is missing, tests that
@@ -10,6 +12,8 @@
  *
  * @module
  */
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
+import { createS3Client, type S3ClientOptions } from "../../packages/s3/store.ts";
 
 /** The cache folder outside the repository where test servers are installed. */
 export function cacheDir(): string {
@@ -293,4 +297,211 @@ export async function waitForHttp(url: string, options: WaitForHttpOptions = {})
 export function randomName(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
   return `${prefix}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** What one try of {@link startServer} runs: the arguments and environment of the binary. */
+export interface ServerCommand {
+  /** Command-line arguments. */
+  readonly args: readonly string[];
+  /** Environment variables. */
+  readonly env?: Record<string, string>;
+}
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /** The binary to run; a missing one throws {@link missingBinaryError}. */
+  readonly binary: ServerBinary;
+  /**
+   * The command of one try: `port` is a free loopback port, `dir` a fresh
+   * temporary directory (removed when the server stops or the try fails).
+   */
+  readonly command: (place: { readonly port: number; readonly dir: string }) => ServerCommand;
+  /** Resolves once the server at `endpoint` is ready; throws when it is not. */
+  readonly waitUntilReady: (endpoint: string, process: ServerProcess) => Promise<void>;
+  /** How many tries, each on a new port and directory; default 3. */
+  readonly tries?: number;
+}
+
+/** A server process started by {@link startServer}, ready for requests. */
+export interface StartedServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly endpoint: string;
+  /** The process. */
+  readonly process: ServerProcess;
+  /** Stops the process and removes its temporary directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server binary on a free loopback port with a temporary directory
+ * and waits until it is ready. A try that does not get ready (another
+ * process took the port, say) is stopped and cleaned up, and the next one
+ * runs on new ones.
+ *
+ * @example
+ * ```ts
+ * import { locateBinary, startServer, waitForHttp } from "./common.ts";
+ * const binary = locateBinary("s3rver", "SLUICE_S3RVER_BIN", "s3rver", "bash .ci/install_s3rver.sh");
+ * const server = await startServer({
+ *   binary,
+ *   command: ({ port, dir }) => ({ args: ["--directory", dir, "--port", String(port)] }),
+ *   waitUntilReady: (endpoint, process) => waitForHttp(endpoint, { process, ready: (s) => s < 500 }),
+ * });
+ * await server.stop();
+ * ```
+ */
+export async function startServer(options: StartServerOptions): Promise<StartedServer> {
+  const bin = options.binary.path;
+  if (!bin) throw missingBinaryError(options.binary);
+  const tries = options.tries ?? 3;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < tries; attempt++) {
+    const dir = await makeTempDir(options.binary.name);
+    const port = freePort();
+    const { args, env } = options.command({ port, dir });
+    const process = spawnServer(bin, args, env);
+    const endpoint = `http://127.0.0.1:${port}`;
+    const stop = async (graceMs?: number) => {
+      await process.stop(graceMs);
+      await removeTempDir(dir);
+    };
+    try {
+      await options.waitUntilReady(endpoint, process);
+    } catch (e) {
+      lastError = e;
+      await stop(1_000);
+      continue;
+    }
+    return { endpoint, process, stop: () => stop() };
+  }
+  throw new Error(
+    `${options.binary.name} did not start after ${tries} attempts: ${String(lastError)}`,
+  );
+}
+
+/** A server a test file starts on first use and shares between its tests; see {@link sharedServer}. */
+export interface SharedServer<T> {
+  /** The server; the first call starts it. */
+  get(): Promise<T>;
+  /** Stops the server if it was started (and did start); the next {@link get} starts a new one. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One server for a test file, started by the first test that needs it. Stop
+ * it from the file's last test ({@link stopSharedServers}); a server left
+ * running because a filter skipped that test is killed on unload.
+ *
+ * @example
+ * ```ts
+ * import { sharedServer, stopSharedServers } from "./common.ts";
+ * import { startMinio } from "./minio.ts";
+ * const minio = sharedServer(startMinio);
+ * Deno.test("uses minio", async () => console.log((await minio.get()).endpoint));
+ * stopSharedServers("stop the shared MinIO", minio);
+ * ```
+ */
+export function sharedServer<T extends { stop(): Promise<void> }>(
+  start: () => Promise<T>,
+): SharedServer<T> {
+  let started: Promise<T> | undefined;
+  return {
+    get: () => (started ??= start()),
+    async stop() {
+      const running = started;
+      started = undefined;
+      const result = await running?.then((server) => server, () => undefined);
+      await result?.stop();
+    },
+  };
+}
+
+/**
+ * Registers a test that stops `servers`: call it last in the file, so that
+ * the test runs after every test that uses them.
+ */
+export function stopSharedServers(
+  name: string,
+  ...servers: readonly SharedServer<unknown>[]
+): void {
+  Deno.test({
+    name,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      for (const server of servers) await server.stop();
+    },
+  });
+}
+
+/** A running S3-compatible server (MinIO, s3rver) and how to reach it. */
+export interface S3TestServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly endpoint: string;
+  /** Access key the server accepts. */
+  readonly accessKey: string;
+  /** Secret key the server accepts. */
+  readonly secretKey: string;
+  /** Region to sign for. */
+  readonly region: string;
+  /** Client options for {@link createS3Client} / `S3Store` (path style, static credentials). */
+  readonly clientOptions: S3ClientOptions;
+  /** Creates a fresh bucket (random name unless given) and returns its name. */
+  createBucket(name?: string): Promise<string>;
+  /** Stops the server and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** The credentials and region an S3-compatible test server was started with. */
+export interface S3TestCredentials {
+  /** Access key. */
+  readonly accessKey: string;
+  /** Secret key. */
+  readonly secretKey: string;
+  /** Region to sign for. */
+  readonly region: string;
+}
+
+/**
+ * The handle of a started S3-compatible server: client options for its
+ * endpoint with path-style addressing and static credentials, and bucket
+ * creation through the SDK.
+ *
+ * @example
+ * ```ts
+ * import { s3TestServer, type StartedServer } from "./common.ts";
+ * declare const started: StartedServer;
+ * const s3 = s3TestServer(started, { accessKey: "S3RVER", secretKey: "S3RVER", region: "us-east-1" });
+ * console.log(await s3.createBucket());
+ * ```
+ */
+export function s3TestServer(
+  started: StartedServer,
+  credentials: S3TestCredentials,
+): S3TestServer {
+  const clientOptions: S3ClientOptions = {
+    endpoint: started.endpoint,
+    region: credentials.region,
+    forcePathStyle: true,
+    credentials: {
+      accessKeyId: credentials.accessKey,
+      secretAccessKey: credentials.secretKey,
+    },
+  };
+  return {
+    ...credentials,
+    endpoint: started.endpoint,
+    clientOptions,
+    async createBucket(name?: string): Promise<string> {
+      const bucket = name ?? randomName("sluice");
+      const client = createS3Client(clientOptions);
+      try {
+        await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      } finally {
+        client.destroy();
+      }
+      return bucket;
+    },
+    stop: () => started.stop(),
+  };
 }

@@ -7,13 +7,11 @@
  */
 import { GcsStore, type GcsStoreOptions } from "../../packages/gcs/store.ts";
 import {
-  freePort,
   ignoreWithout,
   locateBinary,
-  missingBinaryError,
   randomName,
   type ServerBinary,
-  spawnServer,
+  startServer,
   waitForHttp,
 } from "./common.ts";
 
@@ -66,73 +64,64 @@ export interface StartFakeGcsOptions {
  * ```
  */
 export async function startFakeGcs(options: StartFakeGcsOptions = {}): Promise<FakeGcsServer> {
-  const bin = fakeGcsBinary.path;
-  if (!bin) throw missingBinaryError(fakeGcsBinary);
   const projectId = "sluice-test";
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = freePort();
-    const proc = spawnServer(bin, [
-      "-scheme",
-      "http",
-      "-backend",
-      "memory",
-      "-host",
-      "127.0.0.1",
-      "-port",
-      String(port),
-      "-public-host",
-      `127.0.0.1:${port}`,
-      "-log-level",
-      "warn",
-    ]);
-    const apiEndpoint = `http://127.0.0.1:${port}`;
-    try {
-      await waitForHttp(`${apiEndpoint}/storage/v1/b?project=${projectId}`, {
-        process: proc,
+  const started = await startServer({
+    binary: fakeGcsBinary,
+    command: ({ port }) => ({
+      args: [
+        "-scheme",
+        "http",
+        "-backend",
+        "memory",
+        "-host",
+        "127.0.0.1",
+        "-port",
+        String(port),
+        "-public-host",
+        `127.0.0.1:${port}`,
+        "-log-level",
+        "warn",
+      ],
+    }),
+    waitUntilReady: (endpoint, process) =>
+      waitForHttp(`${endpoint}/storage/v1/b?project=${projectId}`, {
+        process,
         timeoutMs: options.readyTimeoutMs ?? 30_000,
-      });
-    } catch (e) {
-      lastError = e;
-      await proc.stop(1_000);
-      continue;
+      }),
+  });
+  const apiEndpoint = started.endpoint;
+  const createBucket = async (name?: string): Promise<string> => {
+    const bucket = name ?? randomName("sluice");
+    const res = await fetch(`${apiEndpoint}/storage/v1/b?project=${projectId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: bucket }),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      throw new Error(
+        `fake-gcs-server refused to create bucket ${bucket}: HTTP ${res.status} ${text}`,
+      );
     }
-    const createBucket = async (name?: string): Promise<string> => {
-      const bucket = name ?? randomName("sluice");
-      const res = await fetch(`${apiEndpoint}/storage/v1/b?project=${projectId}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: bucket }),
+    return bucket;
+  };
+  return {
+    apiEndpoint,
+    projectId,
+    createBucket,
+    async createStore(overrides: Partial<GcsStoreOptions> = {}): Promise<GcsStore> {
+      const bucket = overrides.bucket ?? await createBucket();
+      return new GcsStore({
+        apiEndpoint,
+        projectId,
+        requestTimeoutMs: 10_000,
+        retries: 2,
+        retryBaseDelayMs: 20,
+        retryMaxDelayMs: 200,
+        ...overrides,
+        bucket,
       });
-      const text = await res.text();
-      if (!res.ok) {
-        throw new Error(
-          `fake-gcs-server refused to create bucket ${bucket}: HTTP ${res.status} ${text}`,
-        );
-      }
-      return bucket;
-    };
-    return {
-      apiEndpoint,
-      projectId,
-      createBucket,
-      async createStore(overrides: Partial<GcsStoreOptions> = {}): Promise<GcsStore> {
-        const bucket = overrides.bucket ?? await createBucket();
-        return new GcsStore({
-          apiEndpoint,
-          projectId,
-          requestTimeoutMs: 10_000,
-          retries: 2,
-          retryBaseDelayMs: 20,
-          retryMaxDelayMs: 200,
-          ...overrides,
-          bucket,
-        });
-      },
-      async stop(): Promise<void> {
-        await proc.stop();
-      },
-    };
-  }
-  throw new Error(`fake-gcs-server did not start after 3 attempts: ${String(lastError)}`);
+    },
+    stop: () => started.stop(),
+  };
 }

@@ -4,18 +4,15 @@
  *
  * @module
  */
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, type S3ClientOptions } from "../../packages/s3/store.ts";
 import {
   freePort,
   ignoreWithout,
   locateBinary,
-  makeTempDir,
-  missingBinaryError,
   randomName,
-  removeTempDir,
+  type S3TestServer,
+  s3TestServer,
   type ServerBinary,
-  spawnServer,
+  startServer,
   waitForHttp,
 } from "./common.ts";
 
@@ -30,23 +27,8 @@ export const minioBinary: ServerBinary = locateBinary(
 /** True when MinIO tests should be ignored (binary missing and servers not required). */
 export const ignoreMinio: boolean = ignoreWithout(minioBinary);
 
-/** A running MinIO server. */
-export interface MinioServer {
-  /** `http://127.0.0.1:<port>`. */
-  readonly endpoint: string;
-  /** Root user. */
-  readonly accessKey: string;
-  /** Root password. */
-  readonly secretKey: string;
-  /** Region to sign for. */
-  readonly region: string;
-  /** Client options for {@link createS3Client} / `S3Store` (path style, static credentials). */
-  readonly clientOptions: S3ClientOptions;
-  /** Creates a fresh bucket (random name unless given) and returns its name. */
-  createBucket(name?: string): Promise<string>;
-  /** Stops the server and removes its data directory. */
-  stop(): Promise<void>;
-}
+/** A running MinIO server; its access and secret keys are the root user and password. */
+export type MinioServer = S3TestServer;
 
 /** Options of {@link startMinio}. */
 export interface StartMinioOptions {
@@ -68,73 +50,38 @@ export interface StartMinioOptions {
  * ```
  */
 export async function startMinio(options: StartMinioOptions = {}): Promise<MinioServer> {
-  const bin = minioBinary.path;
-  if (!bin) throw missingBinaryError(minioBinary);
   const accessKey = "sluiceadmin";
   const secretKey = `sluice-${randomName("secret")}`;
   const region = "us-east-1";
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const dataDir = await makeTempDir("minio");
-    const port = freePort();
-    const consolePort = freePort();
-    const proc = spawnServer(bin, [
-      "server",
-      dataDir,
-      "--address",
-      `127.0.0.1:${port}`,
-      "--console-address",
-      `127.0.0.1:${consolePort}`,
-      "--quiet",
-    ], {
-      MINIO_ROOT_USER: accessKey,
-      MINIO_ROOT_PASSWORD: secretKey,
-      MINIO_REGION: region,
-      MINIO_BROWSER: "off",
-      MINIO_UPDATE: "off",
-      MINIO_CI_CD: "1",
-    });
-    const endpoint = `http://127.0.0.1:${port}`;
-    try {
+  const started = await startServer({
+    binary: minioBinary,
+    command: ({ port, dir }) => ({
+      args: [
+        "server",
+        dir,
+        "--address",
+        `127.0.0.1:${port}`,
+        "--console-address",
+        `127.0.0.1:${freePort()}`,
+        "--quiet",
+      ],
+      env: {
+        MINIO_ROOT_USER: accessKey,
+        MINIO_ROOT_PASSWORD: secretKey,
+        MINIO_REGION: region,
+        MINIO_BROWSER: "off",
+        MINIO_UPDATE: "off",
+        MINIO_CI_CD: "1",
+      },
+    }),
+    waitUntilReady: async (endpoint, process) => {
       await waitForHttp(`${endpoint}/minio/health/live`, {
-        process: proc,
+        process,
         timeoutMs: options.readyTimeoutMs ?? 60_000,
       });
       // Ready for S3 requests, not only alive.
-      await waitForHttp(`${endpoint}/minio/health/ready`, { process: proc, timeoutMs: 30_000 });
-    } catch (e) {
-      lastError = e;
-      await proc.stop(1_000);
-      await removeTempDir(dataDir);
-      continue;
-    }
-    const clientOptions: S3ClientOptions = {
-      endpoint,
-      region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: accessKey, secretAccessKey: secretKey },
-    };
-    return {
-      endpoint,
-      accessKey,
-      secretKey,
-      region,
-      clientOptions,
-      async createBucket(name?: string): Promise<string> {
-        const bucket = name ?? randomName("sluice");
-        const client = createS3Client(clientOptions);
-        try {
-          await client.send(new CreateBucketCommand({ Bucket: bucket }));
-        } finally {
-          client.destroy();
-        }
-        return bucket;
-      },
-      async stop(): Promise<void> {
-        await proc.stop();
-        await removeTempDir(dataDir);
-      },
-    };
-  }
-  throw new Error(`MinIO did not start after 3 attempts: ${String(lastError)}`);
+      await waitForHttp(`${endpoint}/minio/health/ready`, { process, timeoutMs: 30_000 });
+    },
+  });
+  return s3TestServer(started, { accessKey, secretKey, region });
 }

@@ -7,18 +7,13 @@
  *
  * @module
  */
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, type S3ClientOptions } from "../../packages/s3/store.ts";
 import {
-  freePort,
   ignoreWithout,
   locateBinary,
-  makeTempDir,
-  missingBinaryError,
-  randomName,
-  removeTempDir,
+  type S3TestServer,
+  s3TestServer,
   type ServerBinary,
-  spawnServer,
+  startServer,
   waitForHttp,
 } from "./common.ts";
 
@@ -33,23 +28,8 @@ export const s3rverBinary: ServerBinary = locateBinary(
 /** True when s3rver tests should be ignored (launcher missing and servers not required). */
 export const ignoreS3rver: boolean = ignoreWithout(s3rverBinary);
 
-/** A running s3rver. */
-export interface S3rverServer {
-  /** `http://127.0.0.1:<port>`. */
-  readonly endpoint: string;
-  /** Access key s3rver accepts (`S3RVER`). */
-  readonly accessKey: string;
-  /** Secret key s3rver accepts (`S3RVER`). */
-  readonly secretKey: string;
-  /** Region to sign for. */
-  readonly region: string;
-  /** Client options for {@link createS3Client} / `S3Store`. */
-  readonly clientOptions: S3ClientOptions;
-  /** Creates a fresh bucket (random name unless given) and returns its name. */
-  createBucket(name?: string): Promise<string>;
-  /** Stops the server and removes its directory. */
-  stop(): Promise<void>;
-}
+/** A running s3rver; it accepts the access and secret key `S3RVER`. */
+export type S3rverServer = S3TestServer;
 
 /**
  * Starts s3rver on a free loopback port and waits until it answers HTTP.
@@ -64,63 +44,23 @@ export interface S3rverServer {
  * ```
  */
 export async function startS3rver(): Promise<S3rverServer> {
-  const bin = s3rverBinary.path;
-  if (!bin) throw missingBinaryError(s3rverBinary);
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const dir = await makeTempDir("s3rver");
-    const port = freePort();
-    const proc = spawnServer(bin, [
-      "--directory",
-      dir,
-      "--address",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--silent",
-      "--no-vhost-buckets",
-    ]);
-    const endpoint = `http://127.0.0.1:${port}`;
-    try {
-      // Any answer (s3rver refuses the anonymous request) means it listens.
-      await waitForHttp(`${endpoint}/`, {
-        process: proc,
-        ready: (s) => s < 500,
-        timeoutMs: 30_000,
-      });
-    } catch (e) {
-      lastError = e;
-      await proc.stop(1_000);
-      await removeTempDir(dir);
-      continue;
-    }
-    const clientOptions: S3ClientOptions = {
-      endpoint,
-      region: "us-east-1",
-      forcePathStyle: true,
-      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    };
-    return {
-      endpoint,
-      accessKey: "S3RVER",
-      secretKey: "S3RVER",
-      region: "us-east-1",
-      clientOptions,
-      async createBucket(name?: string): Promise<string> {
-        const bucket = name ?? randomName("sluice");
-        const client = createS3Client(clientOptions);
-        try {
-          await client.send(new CreateBucketCommand({ Bucket: bucket }));
-        } finally {
-          client.destroy();
-        }
-        return bucket;
-      },
-      async stop(): Promise<void> {
-        await proc.stop();
-        await removeTempDir(dir);
-      },
-    };
-  }
-  throw new Error(`s3rver did not start after 3 attempts: ${String(lastError)}`);
+  const started = await startServer({
+    binary: s3rverBinary,
+    command: ({ port, dir }) => ({
+      args: [
+        "--directory",
+        dir,
+        "--address",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--silent",
+        "--no-vhost-buckets",
+      ],
+    }),
+    // Any answer (s3rver refuses the anonymous request) means it listens.
+    waitUntilReady: (endpoint, process) =>
+      waitForHttp(`${endpoint}/`, { process, ready: (s) => s < 500, timeoutMs: 30_000 }),
+  });
+  return s3TestServer(started, { accessKey: "S3RVER", secretKey: "S3RVER", region: "us-east-1" });
 }

@@ -11,38 +11,40 @@
  *
  * @module
  */
+import { AbortedError, ConfigError, preview, SluiceError } from "../../sync/errors.ts";
 import {
-  AbortedError,
-  AlreadyExistsError,
-  NotFoundError,
-  NotImplementedError,
-  PreconditionFailedError,
-  preview,
-  SluiceError,
-  UnreachableError,
-} from "../../sync/errors.ts";
+  conditionFailureKind,
+  describeRequest,
+  type ErrorFields,
+  fieldsOf,
+  isTransientStatus,
+  NOT_SENT_NET_CODES,
+  redactCredentials,
+  STORE_TIMEOUT_CODE,
+  StoreAttemptTimeout,
+  type StoreFailure,
+  type StoreFailureKind,
+  storeFailureToError,
+  type StoreOperation,
+  type StoreRequestContext,
+  textField,
+  TRANSIENT_NET_CODES,
+} from "../../sync/store_failure.ts";
 
 /** The store operation that failed, as named in messages. */
-export type GcsOperation = "get" | "head" | "put" | "delete" | "list";
-
-/** What the failed request asked for; decides how a status is read. */
-export interface GcsRequestContext {
-  /** The operation. */
-  readonly op: GcsOperation;
-  /** Store-relative key (or list prefix). */
-  readonly key: string;
-  /**
-   * The precondition the request carried: `create` (`ifGenerationMatch=0`),
-   * `update` (`ifGenerationMatch=<generation>` on an upload) or `delete`
-   * (`ifGenerationMatch=<generation>` on a delete).
-   */
-  readonly condition?: "create" | "update" | "delete";
-  /** The bucket, for messages about a missing bucket. */
-  readonly bucket?: string;
-}
+export type GcsOperation = StoreOperation;
 
 /**
- * The meaning of one failed attempt.
+ * What the failed request asked for; decides how a status is read. Its
+ * `condition` is `create` (`ifGenerationMatch=0`), `update`
+ * (`ifGenerationMatch=<generation>` on an upload) or `delete`
+ * (`ifGenerationMatch=<generation>` on a delete).
+ */
+export type GcsRequestContext = StoreRequestContext;
+
+/**
+ * The meaning of one failed attempt; GCS never answers `bucket_missing` (a
+ * missing bucket is a `not_found` on a write).
  *
  * - `already_exists`: a create found the key (412).
  * - `precondition_failed`: an update or conditional delete found another
@@ -56,37 +58,17 @@ export interface GcsRequestContext {
  * - `access_denied`: 401 or 403, a credentials or permissions problem; never retried.
  * - `failed`: anything else, never retried.
  */
-export type GcsFailureKind =
-  | "already_exists"
-  | "precondition_failed"
-  | "not_found"
-  | "not_implemented"
-  | "transient"
-  | "aborted"
-  | "access_denied"
-  | "failed";
+export type GcsFailureKind = Exclude<StoreFailureKind, "bucket_missing">;
 
-/** A classified failure with the facts needed for a safe message. */
-export interface GcsFailure {
-  /** What it means; see {@link GcsFailureKind}. */
-  readonly kind: GcsFailureKind;
-  /** HTTP status, when there was a response. */
-  readonly status?: number;
-  /** The GCS error reason (`conditionNotMet`, `notFound`, …) or transport code (`ECONNRESET`). */
-  readonly code?: string;
-  /** A request id the endpoint gave (`x-guploader-uploadid`, `x-goog-request-id`), if any. */
-  readonly requestId?: string;
-  /**
-   * True when the request may have taken effect although it failed (the
-   * response was lost: transport error after sending, timeout, 5xx).
-   */
-  readonly ambiguous: boolean;
-  /** One line for messages: status, reason, request id and a short body preview, redacted. */
-  readonly detail: string;
-}
+/**
+ * A classified failure with the facts needed for a safe message; its `code`
+ * is the GCS error reason (`conditionNotMet`, `notFound`, …) or a transport
+ * code, its `requestId` from `x-guploader-uploadid` or `x-goog-request-id`.
+ */
+export type GcsFailure = StoreFailure<GcsFailureKind>;
 
 /** Code of the store's own per-attempt deadline error, see {@link GcsRequestTimeout}. */
-export const GCS_TIMEOUT_CODE = "SLUICE_REQUEST_TIMEOUT";
+export const GCS_TIMEOUT_CODE = STORE_TIMEOUT_CODE;
 
 /**
  * The error an attempt fails with when it did not settle within the store's
@@ -99,49 +81,10 @@ export const GCS_TIMEOUT_CODE = "SLUICE_REQUEST_TIMEOUT";
  * console.log(f.kind); // "transient"
  * ```
  */
-export class GcsRequestTimeout extends Error {
-  /** Always {@link GCS_TIMEOUT_CODE}. */
-  readonly code: string = GCS_TIMEOUT_CODE;
-  /** The deadline that passed. */
-  readonly timeoutMs: number;
-  constructor(timeoutMs: number) {
-    super(`no answer within ${timeoutMs} ms`);
-    this.name = "GcsRequestTimeout";
-    this.timeoutMs = timeoutMs;
-  }
-}
-
-/** Transport error codes (Node, Deno, node-fetch) that mean "try again". */
-const TRANSIENT_NET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "ESOCKETTIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EAI_AGAIN",
-  "ENOTFOUND",
-  "EADDRNOTAVAIL",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ERR_STREAM_PREMATURE_CLOSE",
-  "ERR_HTTP2_STREAM_ERROR",
-  GCS_TIMEOUT_CODE,
-]);
-
-/** Transport error codes that are certain the request never reached the server. */
-const NOT_SENT_NET_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH"]);
+export class GcsRequestTimeout extends StoreAttemptTimeout {}
 
 /** The SDK's code for a download whose CRC32C / MD5 did not match the server's hash. */
 const DOWNLOAD_MISMATCH_CODE = "CONTENT_DOWNLOAD_MISMATCH";
-
-/** HTTP statuses worth another attempt. */
-function isTransientStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status !== 501);
-}
 
 /** Headers that carry a request id on GCS answers. */
 const REQUEST_ID_HEADERS = ["x-goog-request-id", "x-guploader-uploadid", "x-request-id"];
@@ -150,9 +93,9 @@ const REQUEST_ID_HEADERS = ["x-goog-request-id", "x-guploader-uploadid", "x-requ
 const PRECONDITION_WORDS = /ifGenerationMatch|if-generation-match|precondition|generation/i;
 
 /**
- * Removes what must never reach a message: bearer tokens, OAuth tokens and
- * keys in JSON, passwords in URLs, and whole query strings of URLs (signed
- * URLs carry their signature there).
+ * Removes what must never reach a message (bearer tokens, OAuth tokens and
+ * keys in JSON, passwords in URLs, whole query strings of URLs: signed URLs
+ * carry their signature there), leaving `…` in their place.
  *
  * @example
  * ```ts
@@ -161,36 +104,14 @@ const PRECONDITION_WORDS = /ifGenerationMatch|if-generation-match|precondition|g
  * ```
  */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(/\b(https?:\/\/)[^/\s:@]+:[^/\s@]+@/gi, "$1…@")
-    .replace(/\b(https?:\/\/[^\s?#"']*)\?[^\s"']*/gi, "$1?…")
-    .replace(/("?authorization"?\s*[:=]\s*)("[^"]*"|[^\r\n,}]+)/gi, "$1…")
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 …")
-    .replace(
-      /("?(?:access_token|refresh_token|id_token|private_key|client_secret)"?\s*[:=]\s*)("[^"]*"|[^\s,}&]+)/gi,
-      "$1…",
-    )
-    .replace(
-      /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-      "…",
-    );
-}
-
-type Bag = Record<string, unknown>;
-
-function asBag(x: unknown): Bag | undefined {
-  return typeof x === "object" && x !== null ? (x as Bag) : undefined;
-}
-
-function str(x: unknown): string | undefined {
-  return typeof x === "string" && x.length > 0 ? x : undefined;
+  return redactCredentials(text, { mask: "…" });
 }
 
 /** The HTTP status of an SDK error, if the server answered. */
-function statusOf(err: Bag): number | undefined {
+function statusOf(err: ErrorFields): number | undefined {
   if (typeof err.code === "number" && err.code >= 100 && err.code < 600) return err.code;
-  const response = asBag(err.response);
-  const fromResponse = response?.statusCode ?? response?.status;
+  const response = fieldsOf(err.response);
+  const fromResponse = response.statusCode ?? response.status;
   if (typeof fromResponse === "number" && fromResponse >= 100 && fromResponse < 600) {
     return fromResponse;
   }
@@ -202,18 +123,16 @@ function statusOf(err: Bag): number | undefined {
 function header(headers: unknown, name: string): string | undefined {
   if (headers && typeof (headers as { get?: unknown }).get === "function") {
     const v = (headers as { get(n: string): unknown }).get(name);
-    return str(v);
+    return textField(v);
   }
-  const bag = asBag(headers);
-  if (!bag) return undefined;
-  for (const [k, v] of Object.entries(bag)) {
-    if (k.toLowerCase() === name) return Array.isArray(v) ? str(v[0]) : str(v);
+  for (const [k, v] of Object.entries(fieldsOf(headers))) {
+    if (k.toLowerCase() === name) return Array.isArray(v) ? textField(v[0]) : textField(v);
   }
   return undefined;
 }
 
-function requestIdOf(err: Bag): string | undefined {
-  const headers = asBag(err.response)?.headers;
+function requestIdOf(err: ErrorFields): string | undefined {
+  const headers = fieldsOf(err.response).headers;
   for (const name of REQUEST_ID_HEADERS) {
     const v = header(headers, name);
     if (v) return preview(v, 120);
@@ -222,10 +141,10 @@ function requestIdOf(err: Bag): string | undefined {
 }
 
 /** The GCS error reason (`conditionNotMet`, …) from an ApiError's `errors`. */
-function reasonOf(err: Bag): string | undefined {
+function reasonOf(err: ErrorFields): string | undefined {
   if (Array.isArray(err.errors)) {
     for (const e of err.errors) {
-      const reason = str(asBag(e)?.reason);
+      const reason = textField(fieldsOf(e).reason);
       if (reason) return reason;
     }
   }
@@ -233,18 +152,18 @@ function reasonOf(err: Bag): string | undefined {
 }
 
 /** The most useful text an error carries: inner messages, the body, or the message. */
-function textOf(err: Bag): string {
+function textOf(err: ErrorFields): string {
   const parts: string[] = [];
   if (Array.isArray(err.errors)) {
     for (const e of err.errors) {
-      const m = str(asBag(e)?.message);
+      const m = textField(fieldsOf(e).message);
       if (m && !parts.includes(m)) parts.push(m);
     }
   }
-  const message = str(err.message);
+  const message = textField(err.message);
   if (message && !parts.includes(message.trim())) parts.push(message.trim());
   if (parts.length === 0) {
-    const body = asBag(err.response)?.body;
+    const body = fieldsOf(err.response).body;
     if (typeof body === "string") parts.push(body);
     else if (body instanceof Uint8Array) parts.push(new TextDecoder().decode(body));
   }
@@ -252,16 +171,16 @@ function textOf(err: Bag): string {
 }
 
 /** A transport code (`ECONNRESET`, …) from the error or its cause chain. */
-function netCodeOf(err: Bag): string | undefined {
-  let cur: Bag | undefined = err;
+function netCodeOf(err: ErrorFields): string | undefined {
+  let cur: ErrorFields | undefined = err;
   for (let depth = 0; cur && depth < 4; depth++) {
-    const code = str(cur.code) ?? str(cur.errno);
+    const code = textField(cur.code) ?? textField(cur.errno);
     if (code && (TRANSIENT_NET_CODES.has(code) || code === DOWNLOAD_MISMATCH_CODE)) return code;
     if (cur.type === "request-timeout") return "ETIMEDOUT";
-    cur = asBag(cur.cause);
+    cur = cur.cause === undefined ? undefined : fieldsOf(cur.cause);
   }
-  const name = str(err.name) ?? "";
-  const message = str(err.message) ?? "";
+  const name = textField(err.name) ?? "";
+  const message = textField(err.message) ?? "";
   if (name === "AbortError" && /timeout/i.test(message)) return "ETIMEDOUT";
   if (/socket hang up|network timeout|premature close|other side closed/i.test(message)) {
     return "ECONNRESET";
@@ -299,7 +218,7 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
   if (err instanceof AbortedError) {
     return { kind: "aborted", ambiguous: true, detail: "cancelled" };
   }
-  const bag = asBag(err) ?? { message: String(err) };
+  const bag = typeof err === "object" && err !== null ? fieldsOf(err) : { message: String(err) };
   const status = statusOf(bag);
   const requestId = requestIdOf(bag);
   const text = textOf(bag);
@@ -308,11 +227,9 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
     const detail = detailOf({ status, code, requestId, text });
     const base = { status, code, requestId, detail };
     if (status === 412 || (status === 304 && ctx.condition !== undefined)) {
-      if (ctx.condition === "create") return { ...base, kind: "already_exists", ambiguous: false };
-      if (ctx.condition !== undefined) {
-        return { ...base, kind: "precondition_failed", ambiguous: false };
-      }
-      return { ...base, kind: "failed", ambiguous: false };
+      // A 412 on a request without a precondition is not a conflict.
+      const kind = ctx.condition === undefined ? "failed" : conditionFailureKind(ctx.condition);
+      return { ...base, kind, ambiguous: false };
     }
     if (status === 404) {
       if (ctx.condition === "delete") {
@@ -344,7 +261,7 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
       detail,
     };
   }
-  const name = str(bag.name);
+  const name = textField(bag.name);
   return {
     kind: "failed",
     ambiguous: false,
@@ -363,16 +280,19 @@ export function isTransient(failure: GcsFailure): boolean {
  * token travels with a Sluice error.
  */
 function safeCause(err: unknown): Error {
-  const bag = asBag(err);
-  const name = str(bag?.name) ?? "Error";
-  const e = new Error(preview(redactSecrets(str(bag?.message) ?? String(err)), 300));
-  e.name = name;
+  const fields = fieldsOf(err);
+  const e = new Error(preview(redactSecrets(textField(fields.message) ?? String(err)), 300));
+  e.name = textField(fields.name) ?? "Error";
   return e;
 }
 
 /**
  * Turns a classified failure into the typed error the store throws, with the
- * request id and a short redacted body preview in its message.
+ * request id and a short redacted body preview in its message. GCS's own
+ * cases come first (a 404 on a write means the bucket is missing; a download
+ * that kept failing its checksum is corrupt; refused credentials are an
+ * outage not worth retrying); every other kind maps as on every backend, see
+ * {@link storeFailureToError}.
  *
  * @example
  * ```ts
@@ -390,54 +310,32 @@ export function toSluiceError(
   attempts = 1,
 ): SluiceError {
   const options = cause === undefined ? {} : { cause: safeCause(cause) };
-  const where = `${ctx.op} of ${ctx.key} at ${endpoint}`;
-  switch (failure.kind) {
-    case "already_exists":
-      return new AlreadyExistsError(ctx.key, undefined, options);
-    case "precondition_failed":
-      return new PreconditionFailedError(
-        ctx.key,
-        failure.status === 404
-          ? "it does not exist, or no longer has that generation"
-          : `generation precondition not met; ${failure.detail}`,
-        options,
-      );
-    case "not_found":
-      if (ctx.op === "get" || ctx.op === "head") return new NotFoundError(ctx.key, options);
-      return new SluiceError(
-        "not_found",
-        `GCS answered "not found" to the ${where} (${failure.detail}): the bucket ${
-          ctx.bucket ?? ""
-        } probably does not exist. Nothing was written; check the bucket name in the datastore configuration.`,
-        options,
-      );
-    case "not_implemented":
-      return new NotImplementedError(ctx.key, `${endpoint}: ${failure.detail}`, options);
-    case "transient":
-      if (failure.code === DOWNLOAD_MISMATCH_CODE) {
-        return new SluiceError(
-          "corrupt_download",
-          `The download of ${ctx.key} from ${endpoint} did not match its checksum after ${attempts} attempt(s) (${failure.detail}). Nothing was written locally; run the sync again.`,
-          { ...options, retryable: true },
-        );
-      }
-      return new UnreachableError(
-        `the ${where} failed after ${attempts} attempt(s) (${failure.detail})`,
-        options,
-      );
-    case "aborted":
-      return new AbortedError(`The ${where}`, options);
-    case "access_denied":
-      return new SluiceError(
-        "unreachable",
-        `GCS refused the ${where} (${failure.detail}). Nothing was changed. Check the credentials (Application Default Credentials: \`gcloud auth application-default login\` or GOOGLE_APPLICATION_CREDENTIALS) and the bucket's IAM permissions, then run the command again.`,
-        { ...options, retryable: false },
-      );
-    case "failed":
-      return new SluiceError(
-        "internal",
-        `GCS rejected the ${where} (${failure.detail}). Nothing was changed by Sluice; the request may need a different configuration.`,
-        options,
-      );
+  const where = describeRequest(ctx, endpoint);
+  if (failure.kind === "not_found" && ctx.op !== "get" && ctx.op !== "head") {
+    return new SluiceError(
+      "not_found",
+      `GCS answered "not found" to the ${where} (${failure.detail}): the bucket ${
+        ctx.bucket ?? ""
+      } probably does not exist. Nothing was written; check the bucket name in the datastore configuration.`,
+      options,
+    );
   }
+  if (failure.kind === "transient" && failure.code === DOWNLOAD_MISMATCH_CODE) {
+    return new SluiceError(
+      "corrupt_download",
+      `The download of ${ctx.key} from ${endpoint} did not match its checksum after ${attempts} attempt${
+        attempts === 1 ? "" : "s"
+      } (${failure.detail}). Nothing was written locally; run the sync again.`,
+      { ...options, retryable: true },
+    );
+  }
+  if (failure.kind === "access_denied") {
+    // As on S3: refused credentials are a configuration problem, never retried.
+    return new ConfigError(
+      "credentials",
+      `GCS refused the ${where} (${failure.detail}); valid Application Default Credentials (\`gcloud auth application-default login\` or GOOGLE_APPLICATION_CREDENTIALS) with access to the bucket`,
+      options,
+    );
+  }
+  return storeFailureToError(failure, ctx, { ...options, endpoint, attempts, service: "GCS" });
 }

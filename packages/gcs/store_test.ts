@@ -113,7 +113,7 @@ Deno.test("408, 429 and 5xx are transient and ambiguous; after retries they are 
   const e = toSluiceError(f, put("update"), "gs://b/p", undefined, 4);
   assert.ok(e instanceof UnreachableError);
   assert.equal(e.retryable, true);
-  assert.match(e.message, /put of data\/m\/1\/raw at gs:\/\/b\/p failed after 4 attempt\(s\)/);
+  assert.match(e.message, /put of data\/m\/1\/raw at gs:\/\/b\/p failed after 4 attempts/);
   assert.match(e.message, /HTTP 503, backendError/);
 });
 
@@ -413,7 +413,7 @@ Deno.test("GcsStore: transient failures past the retries are Unreachable", async
   for (let i = 0; i < 3; i++) gcs.faults.push({ op: "getMetadata", error: apiError(500) });
   const err = await settle(clock, store.head("k"));
   assert.ok(err instanceof UnreachableError, String(err));
-  assert.match(err.message, /head of k at gs:\/\/b\/root failed after 3 attempt\(s\)/);
+  assert.match(err.message, /head of k at gs:\/\/b\/root failed after 3 attempts/);
   assert.equal(gcs.calls.length, 3);
 });
 
@@ -422,7 +422,7 @@ Deno.test("GcsStore: head is null only on 404; other failed reads throw", async 
   assert.equal(await settle(clock, store.head("missing")), null);
   gcs.faults.push({ op: "getMetadata", error: apiError(403, "forbidden", "denied") });
   const denied = await settle(clock, store.head("k"));
-  assert.ok(denied instanceof SluiceError && denied.code === "unreachable", String(denied));
+  assert.ok(denied instanceof SluiceError && denied.code === "invalid_config", String(denied));
   gcs.faults.push({ op: "getMetadata", error: new TypeError("boom") });
   const odd = await settle(clock, store.head("k"));
   assert.ok(hasCode(odd, "internal"), String(odd));

@@ -9,35 +9,34 @@
  *
  * @module
  */
+import { preview, SluiceError } from "../../sync/errors.ts";
 import {
-  AbortedError,
-  AlreadyExistsError,
-  ConfigError,
-  NotFoundError,
-  NotImplementedError,
-  PreconditionFailedError,
-  preview,
-  SluiceError,
-  UnreachableError,
-} from "../../sync/errors.ts";
+  conditionFailureKind,
+  type ErrorFields,
+  fieldsOf,
+  isTransientStatus,
+  NOT_SENT_NET_CODES,
+  redactCredentials,
+  StoreAttemptTimeout,
+  type StoreFailure,
+  type StoreFailureKind,
+  storeFailureToError,
+  type StoreOperation,
+  type StoreRequestContext,
+  StoreRequestError,
+  textField,
+  TRANSIENT_NET_CODES,
+} from "../../sync/store_failure.ts";
 
 /** The store operation that failed, as named in messages. */
-export type S3Operation = "get" | "head" | "put" | "delete" | "list";
+export type S3Operation = StoreOperation;
 
-/** What the failed request asked for; decides how a status is read. */
-export interface S3RequestContext {
-  /** The operation. */
-  readonly op: S3Operation;
-  /** Store-relative key (or list prefix). */
-  readonly key: string;
-  /**
-   * The condition the request carried: `create` (`If-None-Match: *`),
-   * `update` (`If-Match` on a put) or `delete` (`If-Match` on a delete).
-   */
-  readonly condition?: "create" | "update" | "delete";
-  /** The bucket, for messages about a missing bucket. */
-  readonly bucket?: string;
-}
+/**
+ * What the failed request asked for; decides how a status is read. Its
+ * `condition` is `create` (`If-None-Match: *`), `update` (`If-Match` on a
+ * put) or `delete` (`If-Match` on a delete).
+ */
+export type S3RequestContext = StoreRequestContext;
 
 /**
  * The meaning of one failed attempt.
@@ -54,58 +53,14 @@ export interface S3RequestContext {
  * - `bucket_missing`, `access_denied`: configuration problems, never retried.
  * - `failed`: anything else, never retried.
  */
-export type S3FailureKind =
-  | "already_exists"
-  | "precondition_failed"
-  | "not_found"
-  | "not_implemented"
-  | "transient"
-  | "aborted"
-  | "bucket_missing"
-  | "access_denied"
-  | "failed";
+export type S3FailureKind = StoreFailureKind;
 
-/** A classified failure with the facts needed for a safe message. */
-export interface S3Failure {
-  /** What it means; see {@link S3FailureKind}. */
-  readonly kind: S3FailureKind;
-  /** HTTP status, when there was a response. */
-  readonly status?: number;
-  /** The S3 error code (`PreconditionFailed`, `NoSuchKey`, …) or transport code (`ECONNRESET`). */
-  readonly code?: string;
-  /** The request id the endpoint gave (`x-amz-request-id` or the body's `RequestId`). */
-  readonly requestId?: string;
-  /**
-   * True when the request may have taken effect although it failed (the
-   * response was lost: transport error after sending, timeout, 5xx).
-   */
-  readonly ambiguous: boolean;
-  /** One line for messages: status, code, request id and a short body preview, redacted. */
-  readonly detail: string;
-}
-
-/** Transport error codes (Node and Deno) that mean "try again". */
-const TRANSIENT_NET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "ESOCKETTIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EAI_AGAIN",
-  "ENOTFOUND",
-  "EADDRNOTAVAIL",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ERR_STREAM_PREMATURE_CLOSE",
-  "ERR_HTTP2_STREAM_ERROR",
-]);
-
-/** Transport error codes that are certain the request never reached the server. */
-const NOT_SENT_NET_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH"]);
+/**
+ * A classified failure with the facts needed for a safe message; its `code`
+ * is the S3 error code (`PreconditionFailed`, `NoSuchKey`, …) or a transport
+ * code, its `requestId` from `x-amz-request-id` or the body's `RequestId`.
+ */
+export type S3Failure = StoreFailure<S3FailureKind>;
 
 /** S3 error codes that mean "try again" whatever the status. */
 const TRANSIENT_S3_CODES = new Set([
@@ -144,31 +99,16 @@ const PREVIEW_FIELDS = [
 ] as const;
 
 /** Thrown by the store's own per-attempt timer; recognised by {@link classifyS3Error}. */
-export class S3AttemptTimeout extends Error {
-  /** The per-attempt limit that passed. */
-  readonly timeoutMs: number;
-  constructor(timeoutMs: number) {
-    super(`no answer within ${timeoutMs} ms`);
-    this.name = "S3AttemptTimeout";
-    this.timeoutMs = timeoutMs;
-  }
-}
+export class S3AttemptTimeout extends StoreAttemptTimeout {}
 
 /**
  * An S3 request failed in a way that is neither a failed condition, a missing
  * object, a refusal of conditional writes nor an outage (for example a 400
  * the store did not expect). Never retried.
  */
-export class S3RequestError extends SluiceError {
-  /** The classified failure. */
-  readonly failure: S3Failure;
+export class S3RequestError extends StoreRequestError {
   constructor(ctx: S3RequestContext, failure: S3Failure, options: { cause?: unknown } = {}) {
-    super(
-      "internal",
-      `The ${ctx.op} of ${ctx.key} was refused by the S3 endpoint (${failure.detail}). Nothing was changed by this request; check the endpoint's documentation for the error code, then run the command again.`,
-      options,
-    );
-    this.failure = failure;
+    super(ctx, failure, { ...options, service: "the S3 endpoint" });
   }
 }
 
@@ -190,9 +130,10 @@ export function normaliseEtag(etag: string | undefined): string {
 }
 
 /**
- * Removes anything that could be a credential or a signed URL from a string:
- * query strings of URLs, `X-Amz-Signature`/`X-Amz-Credential`/security-token
- * parameters, `Authorization` values, and the given literal secrets.
+ * Removes anything that could be a credential or a signed URL from a string
+ * (query strings of URLs, `X-Amz-Signature`/`X-Amz-Credential`/security-token
+ * parameters, `Authorization` values, the given literal secrets, and the rest
+ * {@link redactCredentials} knows), leaving `‹redacted›` in their place.
  *
  * @example
  * ```ts
@@ -201,51 +142,30 @@ export function normaliseEtag(etag: string | undefined): string {
  * ```
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
-  let s = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) s = s.split(secret).join("‹redacted›");
-  }
-  s = s.replace(/(https?:\/\/[^\s?"'<>]*)\?[^\s"'<>]*/gi, "$1?…");
-  s = s.replace(
-    /(X-Amz-(?:Signature|Credential|Security-Token)|Signature|AWSAccessKeyId|x-amz-security-token)\s*[=:]\s*[^\s&"'<>,]+/gi,
-    "$1=‹redacted›",
-  );
-  s = s.replace(/(Authorization)\s*[:=]\s*[^\n]*/gi, "$1: ‹redacted›");
-  s = s.replace(/AWS4-HMAC-SHA256[^\n]*/g, "AWS4-HMAC-SHA256 ‹redacted›");
-  return s;
+  return redactCredentials(text, { secrets });
 }
 
-type Bag = Record<string, unknown>;
-
-function asBag(e: unknown): Bag {
-  return typeof e === "object" && e !== null ? e as Bag : {};
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v.length > 0 ? v : undefined;
-}
-
-function statusOf(e: Bag): number | undefined {
-  const meta = asBag(e.$metadata);
+function statusOf(e: ErrorFields): number | undefined {
+  const meta = fieldsOf(e.$metadata);
   if (typeof meta.httpStatusCode === "number") return meta.httpStatusCode;
-  const resp = asBag(e.$response);
+  const resp = fieldsOf(e.$response);
   return typeof resp.statusCode === "number" ? resp.statusCode : undefined;
 }
 
-function requestIdOf(e: Bag): string | undefined {
-  const meta = asBag(e.$metadata);
-  return str(meta.requestId) ?? str(e.RequestId) ??
-    str(asBag(asBag(e.$response).headers)["x-amz-request-id"]);
+function requestIdOf(e: ErrorFields): string | undefined {
+  const meta = fieldsOf(e.$metadata);
+  return textField(meta.requestId) ?? textField(e.RequestId) ??
+    textField(fieldsOf(fieldsOf(e.$response).headers)["x-amz-request-id"]);
 }
 
-function hostIdOf(e: Bag): string | undefined {
-  const meta = asBag(e.$metadata);
-  return str(meta.extendedRequestId) ?? str(e.HostId);
+function hostIdOf(e: ErrorFields): string | undefined {
+  const meta = fieldsOf(e.$metadata);
+  return textField(meta.extendedRequestId) ?? textField(e.HostId);
 }
 
 /** The S3 code of an SDK error, ignoring the SDK's placeholders for empty bodies. */
-function s3CodeOf(e: Bag): string | undefined {
-  const code = str(e.Code) ?? str(e.name);
+function s3CodeOf(e: ErrorFields): string | undefined {
+  const code = textField(e.Code) ?? textField(e.name);
   if (!code || code === "Unknown" || code === "UnknownError" || code === "Error") return undefined;
   return code;
 }
@@ -253,12 +173,12 @@ function s3CodeOf(e: Bag): string | undefined {
 /** A transport code found on the error or its causes. */
 function netCodeOf(e: unknown, depth = 0): string | undefined {
   if (depth > 4) return undefined;
-  const b = asBag(e);
-  const code = str(b.code);
+  const b = fieldsOf(e);
+  const code = textField(b.code);
   if (code && (TRANSIENT_NET_CODES.has(code) || code.startsWith("E") || code.startsWith("UND_"))) {
     return code;
   }
-  const msg = str(b.message) ?? "";
+  const msg = textField(b.message) ?? "";
   if (/socket hang up/i.test(msg)) return "ECONNRESET";
   if (/connection (reset|refused|closed)|broken pipe|network|ECONN|EPIPE/i.test(msg)) {
     const m = /\b(E[A-Z_]{3,})\b/.exec(msg);
@@ -267,7 +187,7 @@ function netCodeOf(e: unknown, depth = 0): string | undefined {
   return b.cause !== undefined ? netCodeOf(b.cause, depth + 1) : undefined;
 }
 
-function mentionsConditionalHeader(e: Bag): boolean {
+function mentionsConditionalHeader(e: ErrorFields): boolean {
   const hay = [e.Header, e.ArgumentName, e.ArgumentValue, e.message, e.Message, e.Code, e.body]
     .map((v) => typeof v === "string" ? v.toLowerCase() : "")
     .join(" ");
@@ -293,7 +213,7 @@ function mentionsConditionalHeader(e: Bag): boolean {
  */
 export function describeS3Error(err: unknown, secrets: readonly string[] = []): string {
   if (err instanceof S3AttemptTimeout) return `timed out: ${err.message}`;
-  const e = asBag(err);
+  const e = fieldsOf(err);
   const parts: string[] = [];
   const status = statusOf(e);
   const code = s3CodeOf(e);
@@ -302,13 +222,13 @@ export function describeS3Error(err: unknown, secrets: readonly string[] = []): 
   if (code && code !== net) parts.push(code);
   else if (net) parts.push(net);
   let head = parts.join(" ");
-  const message = str(e.message) ?? str(e.Message);
+  const message = textField(e.message) ?? textField(e.Message);
   if (message && message !== "UnknownError" && message !== code) {
     head += `${head ? ": " : ""}${preview(message, 160)}`;
   }
   const extras: string[] = [];
   for (const field of PREVIEW_FIELDS) {
-    const v = str(e[field]);
+    const v = textField(e[field]);
     if (v) {
       extras.push(
         field === "body" ? `body ${JSON.stringify(preview(v, 120))}` : `${field} ${preview(v, 60)}`,
@@ -358,7 +278,7 @@ export function classifyS3Error(
   callerSignal?: AbortSignal,
   secrets: readonly string[] = [],
 ): S3Failure {
-  const e = asBag(err);
+  const e = fieldsOf(err);
   const status = statusOf(e);
   const code = s3CodeOf(e) ?? (status === undefined ? netCodeOf(err) : undefined);
   const requestId = requestIdOf(e);
@@ -380,7 +300,7 @@ export function classifyS3Error(
   }
 
   if (status === undefined) {
-    const name = str(e.name);
+    const name = textField(e.name);
     if (name === "AbortError" || name === "TimeoutError") return make("transient", true);
     const net = netCodeOf(err);
     if (net) return make("transient", !NOT_SENT_NET_CODES.has(net));
@@ -390,7 +310,7 @@ export function classifyS3Error(
   const conditional = ctx.condition !== undefined;
   if (conditional) {
     if (status === 412 || status === 304 || code === "PreconditionFailed") {
-      return make(ctx.condition === "create" ? "already_exists" : "precondition_failed");
+      return make(conditionFailureKind(ctx.condition));
     }
     if (status === 409 && (code === undefined || code === "ConditionalRequestConflict")) {
       return make("transient", false);
@@ -416,12 +336,14 @@ export function classifyS3Error(
   }
   if (status === 501 || code === "NotImplemented") return make("failed");
   if (code !== undefined && TRANSIENT_S3_CODES.has(code)) return make("transient", status >= 500);
-  if (status >= 500 || status === 429 || status === 408) return make("transient", status >= 500);
+  if (isTransientStatus(status)) return make("transient", status >= 500);
   return make("failed");
 }
 
 /**
- * Turns a classified failure into the typed error the store throws.
+ * Turns a classified failure into the typed error the store throws: a
+ * refusal S3 gave no other meaning is an {@link S3RequestError}; every other
+ * kind maps as on every backend, see {@link storeFailureToError}.
  *
  * @param attempts how many attempts were made (shown for outages)
  *
@@ -439,46 +361,6 @@ export function toSluiceError(
   cause: unknown,
   attempts: number,
 ): SluiceError {
-  const opts = { cause };
-  switch (failure.kind) {
-    case "already_exists":
-      return new AlreadyExistsError(ctx.key, undefined, opts);
-    case "precondition_failed": {
-      const missing = failure.status === 404;
-      return new PreconditionFailedError(
-        ctx.key,
-        missing ? `it does not exist; ${failure.detail}` : failure.detail,
-        opts,
-      );
-    }
-    case "not_found":
-      return new NotFoundError(ctx.key, opts);
-    case "not_implemented":
-      return new NotImplementedError(ctx.key, failure.detail, opts);
-    case "aborted":
-      return new AbortedError(`The ${ctx.op} of ${ctx.key}`, opts);
-    case "transient":
-      return new UnreachableError(
-        `the ${ctx.op} of ${ctx.key} failed after ${attempts} attempt${
-          attempts === 1 ? "" : "s"
-        }, last: ${failure.detail}`,
-        opts,
-      );
-    case "bucket_missing":
-      return new ConfigError(
-        "bucket",
-        `the bucket ${
-          ctx.bucket ?? "(unknown)"
-        } does not exist at the endpoint (${failure.detail}); create it or correct the name`,
-        opts,
-      );
-    case "access_denied":
-      return new ConfigError(
-        "credentials",
-        `the endpoint refused the ${ctx.op} of ${ctx.key} (${failure.detail}); check the credentials and their permissions on the bucket`,
-        opts,
-      );
-    case "failed":
-      return new S3RequestError(ctx, failure, opts);
-  }
+  if (failure.kind === "failed") return new S3RequestError(ctx, failure, { cause });
+  return storeFailureToError(failure, ctx, { cause, attempts });
 }
