@@ -27,6 +27,7 @@ import {
 } from "./sync/conditional.ts";
 import { storeLockBackend } from "./sync/lock_engine.ts";
 import { LOCKFILE_GUARD, lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
+import { UNSYNCED_WALK_GUARD, unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
 import { LOCK_FENCE, lockFenceEntry } from "./middleware/lock_fence.ts";
 import { REFUSED_RUN_ERASER, refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
 import { CONFIG_CAS_WRITER, configCasWriterEntry } from "./middleware/config_cas_writer.ts";
@@ -36,7 +37,7 @@ import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** The default gates, by name, in pipeline order. */
 export const DEFAULT_GATES = {
-  push: [PATH_CLASSIFIER, LOCKFILE_GUARD, REFUSED_RUN_ERASER, LOCK_FENCE],
+  push: [PATH_CLASSIFIER, LOCKFILE_GUARD, UNSYNCED_WALK_GUARD, REFUSED_RUN_ERASER, LOCK_FENCE],
   write: [CREATE_ONLY_WRITER, CONFIG_CAS_WRITER, ENDPOINT_FALLBACK_WARNER],
 } as const;
 
@@ -73,7 +74,14 @@ export function defaultPipelines(
     "every path gets exactly one class",
     pathClassifier(),
   );
-  for (const entry of [lockfileGuardEntry(), refusedRunEraserEntry(), lockFenceEntry()]) {
+  for (
+    const entry of [
+      lockfileGuardEntry(),
+      unsyncedWalkGuardEntry(),
+      refusedRunEraserEntry(),
+      lockFenceEntry(),
+    ]
+  ) {
     if (!off.has(entry.name)) push.add(entry);
   }
   const addWrite = (entry: MiddlewareEntry<WriteContext>) => {

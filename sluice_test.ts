@@ -7,6 +7,7 @@ Deno.test("the default pipeline order is pinned", () => {
   assert.deepEqual(push.names(), [
     "path-classifier",
     "lockfile-guard",
+    "unsynced-walk-guard",
     "refused-run-eraser",
     "lock-fence",
   ]);

@@ -990,9 +990,12 @@ Deno.test("state: a corrupted manifest turns into a walk; no local change is los
     assert.match(w.list[0].message, /synced manifest unreadable .*walking everything/, what);
     const pulled = await a2.pullChanged();
     assert.deepEqual(pulled.conflicts, ["p.txt"], `${what}: the dirty edit is kept`);
-    // Without a manifest entry an unchanged file cannot be told from a stale one: the
-    // remote copy wins, so the stale q.txt is refreshed and never pushed back over the peer's.
-    assert.deepEqual(pulled.fetched.sort(), ["o.txt", "q.txt"], what);
+    // Without a manifest entry an unchanged file cannot be told from a stale one: an
+    // identical o.txt is recorded as synced; the stale q.txt is set aside (kept, never
+    // pushed back over the peer's) and the peer's copy is fetched.
+    assert.deepEqual(pulled.fetched.sort(), ["q.txt"], what);
+    assert.equal(pulled.setAside.length, 1, what);
+    assert.equal(await read(sb.cacheDir, pulled.setAside[0]), "q", what);
     assert.equal(await read(sb.cacheDir, "p.txt"), "p edited", what);
     assert.equal(await read(sb.cacheDir, "q.txt"), "peer's q", what);
     const pushed = await a2.pushChanged();

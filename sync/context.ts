@@ -89,6 +89,8 @@ export interface PlanEntry {
   readonly syncedVersion?: string;
   /** Content hash as of this cache's last sync, if any. */
   readonly syncedHash?: string;
+  /** `dirty`: marked by path; `walk`: found changed by a walk after a bulk markDirty. */
+  readonly source?: "dirty" | "walk";
 }
 
 /** A write that landed during this push. */
@@ -137,6 +139,8 @@ export interface StateAccess {
   forget(paths: readonly string[]): Promise<void>;
   /** Records a path as synced at a remote version. */
   recordSynced(path: string, entry: { hash: string; version: string; size: number }): Promise<void>;
+  /** Records a path as synced without persisting (the push's commit persists the manifest). */
+  setSynced(path: string, entry: { hash: string; version: string; size: number } | undefined): void;
 }
 
 /** Everything a push-level gate may use. */

@@ -25,6 +25,8 @@ export interface PullResult {
   readonly removed: string[];
   /** Paths changed remotely that are dirty locally: not overwritten. */
   readonly conflicts: string[];
+  /** Where unsynced local copies that differed from the datastore's were set aside. */
+  readonly setAside: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */
@@ -55,6 +57,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     fetched: [],
     removed: [],
     conflicts: [],
+    setAside: [],
     unchanged: false,
     bytes: 0,
   };
@@ -112,6 +115,28 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         path,
       });
       continue;
+    }
+    if (!synced) {
+      // A local file this cache never synced (copied in, or its sync state was
+      // lost): never overwrite it silently.
+      const local = await cache.hashFile(path).catch(() => null);
+      if (local && local.hash === e.h) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        continue;
+      }
+      if (local) {
+        const aside = await cache.setAside(
+          path,
+          "the pull found a local copy this cache never synced, differing from the datastore's",
+        );
+        result.setAside.push(aside);
+        events.emit("warning", {
+          code: "local_set_aside",
+          message:
+            `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${aside} (see \`sluice status\`) and the datastore's copy was pulled. Compare them and re-apply any change you want to keep.`,
+          path,
+        });
+      }
     }
     todo.push([path, e]);
   }

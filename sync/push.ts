@@ -51,11 +51,18 @@ export async function buildPlan(
   onSkip: (path: string, reason: string) => void,
 ): Promise<PlanEntry[]> {
   const plan = new Map<string, PlanEntry>();
-  const add = (path: string, action: PlanEntry["action"], hash?: string, size?: number) => {
+  const add = (
+    path: string,
+    action: PlanEntry["action"],
+    hash?: string,
+    size?: number,
+    source: "dirty" | "walk" = "dirty",
+  ) => {
     const s = state.synced(path);
     plan.set(path, {
       path,
       action,
+      source,
       handledBy: [],
       hash,
       size,
@@ -107,7 +114,7 @@ export async function buildPlan(
         state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
         continue;
       }
-      add(f.path, "put", local.hash, local.size);
+      add(f.path, "put", local.hash, local.size, "walk");
     }
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -1,0 +1,98 @@
+/**
+ * unsynced-walk-guard: a walk push (after a bulk markDirty) never overwrites
+ * a remote copy this cache never synced.
+ *
+ * A walk finds every file whose content differs from the synced manifest. A
+ * file with no manifest entry at all is ambiguous: a new local file, a file
+ * copied in by hand, or, after the sync state was lost, a stale copy of a
+ * file peers have since changed. Uploading it in overwrite mode could roll a
+ * peer's newer copy back. So, for the overwrite classes (markers, indexes,
+ * other state), the gate reads the remote index once: a path absent remotely
+ * is pushed as usual; a path the remote holds with the same bytes is recorded
+ * as synced and left out; a path the remote holds with other bytes is left
+ * out with a warning, and the next pull sets the local copy aside and takes
+ * the datastore's. Paths marked dirty by name keep their own rule (the caller
+ * said it wrote them); data versions and config files have their own gates.
+ *
+ * @module
+ */
+import type { PathClass, PlanEntry, PushContext } from "../sync/context.ts";
+import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import { readIndex } from "../sync/remote_index.ts";
+
+/** The gate's registered name. */
+export const UNSYNCED_WALK_GUARD = "unsynced-walk-guard";
+
+/** Warning code for a walk-found file left out because the remote holds other bytes. */
+export const UNSYNCED_DIFFERS = "unsynced_differs";
+
+const OVERWRITE_CLASSES: ReadonlySet<PathClass | undefined> = new Set([
+  "latest-marker",
+  "index",
+  "other",
+]);
+
+function guarded(e: PlanEntry): boolean {
+  return e.source === "walk" && e.action === "put" && e.syncedVersion === undefined &&
+    OVERWRITE_CLASSES.has(e.class);
+}
+
+/**
+ * The gate (push phase `guard`).
+ *
+ * @example
+ * ```ts
+ * import { unsyncedWalkGuard } from "./unsynced_walk_guard.ts";
+ * const gate = unsyncedWalkGuard();
+ * ```
+ */
+export function unsyncedWalkGuard(): Middleware<PushContext> {
+  return async function unsyncedWalkGuardGate(ctx, next) {
+    const candidates = ctx.dryRun ? [] : ctx.plan.filter(guarded);
+    if (candidates.length > 0) {
+      const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal);
+      for (const e of candidates) {
+        const remote = index?.entries[e.path];
+        if (!remote) continue; // new here and absent remotely: push it
+        e.action = "skip";
+        e.keepDirty = false;
+        if (remote.h === e.hash) {
+          e.reason = "the datastore already holds these bytes";
+          ctx.state.setSynced(e.path, { hash: remote.h, version: remote.v, size: remote.s });
+          ctx.note(UNSYNCED_WALK_GUARD, `${e.path}: already on the datastore`, e);
+          continue;
+        }
+        e.reason = "never synced by this cache, and the datastore holds other bytes";
+        ctx.note(UNSYNCED_WALK_GUARD, `${e.path}: left out, the datastore holds other bytes`, e);
+        ctx.events.emit("warning", {
+          code: UNSYNCED_DIFFERS,
+          message:
+            `${e.path} was left out of the push: this cache never synced it, and the datastore holds a different copy that may be newer (a peer's). The datastore's copy was kept. The next pull sets your copy aside and takes the datastore's; to publish your copy anyway, mark it dirty by path (markDirty({relPath})) and push.`,
+          path: e.path,
+        });
+      }
+    }
+    await next();
+  };
+}
+
+/**
+ * The gate's default registration (phase `guard`).
+ *
+ * @example
+ * ```ts
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
+ * import { unsyncedWalkGuardEntry } from "./unsynced_walk_guard.ts";
+ * new Pipeline<PushContext>(PUSH_PHASES).add(unsyncedWalkGuardEntry());
+ * ```
+ */
+export function unsyncedWalkGuardEntry(): MiddlewareEntry<PushContext> {
+  return {
+    name: UNSYNCED_WALK_GUARD,
+    phase: "guard",
+    middleware: unsyncedWalkGuard(),
+    description:
+      "a walk push never overwrites a remote copy this cache never synced (e.g. after its sync state was lost)",
+  };
+}
