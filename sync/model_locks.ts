@@ -10,6 +10,7 @@ import { ConfigError, LockTimeoutError } from "./errors.ts";
 import { assertSafeRelPath, joinKey } from "./paths.ts";
 import type { DistributedLock, LockInfo, LockOptions } from "./ports.ts";
 import type { PushResult } from "./push.ts";
+import { TIMESTAMP_SLACK_MS } from "./lock_engine.ts";
 import type { SyncService } from "./service.ts";
 
 /** Key of a model's lock: `[<ns>/]data/<type…>/<modelId>/.lock`. */
@@ -155,6 +156,9 @@ async function waitForGlobal(service: SyncService, ns: string, options: ModelLoc
   for (;;) {
     const info = await global.inspect({ signal: options.signal });
     if (!info) return;
+    // A global lock nobody renews (its holder died, or could not delete it) holds no one off.
+    const head = await service.store.head(global.key, { signal: options.signal });
+    if (!head || head.lastModified + info.ttlMs + TIMESTAMP_SLACK_MS < service.clock.now()) return;
     if (service.clock.now() - start >= waitMs) {
       throw new LockTimeoutError(global.key, waitMs, `${info.holder} (pid ${info.pid})`);
     }

@@ -27,6 +27,8 @@ export interface PullResult {
   readonly conflicts: string[];
   /** Where unsynced local copies that differed from the datastore's were set aside. */
   readonly setAside: string[];
+  /** Paths skipped because the object was replaced but its writer has not committed it. */
+  readonly uncommitted: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */
@@ -58,6 +60,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     removed: [],
     conflicts: [],
     setAside: [],
+    uncommitted: [],
     unchanged: false,
     bytes: 0,
   };
@@ -150,9 +153,22 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       if (err instanceof NotFoundError) return; // deleted since the index was written
       throw err;
     }
+    if (got.version !== e.v) {
+      // The object was replaced after the index was written: a writer's push
+      // is in flight, or stopped between its uploads and its index commit
+      // (possibly a refused run). Its bytes are not committed: never pull them.
+      result.uncommitted.push(path);
+      events.emit("warning", {
+        code: "pull_skipped_uncommitted",
+        message:
+          `${path} was skipped: the datastore's object (version ${got.version}) is not the one its index lists (${e.v}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
+        path,
+      });
+      return;
+    }
     const hash = await sha256Hex(got.body);
     const badSize = got.body.length !== e.s;
-    if (badSize || (got.version === e.v && hash !== e.h)) {
+    if (badSize || hash !== e.h) {
       const what = badSize
         ? `size ${got.body.length}, expected ${e.s}`
         : `SHA-256 ${hash.slice(0, 12)}…, expected ${e.h.slice(0, 12)}…`;

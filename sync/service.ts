@@ -377,10 +377,9 @@ export class SyncService {
         }),
     );
     if (out) out.plan = plan;
-    if (plan.length === 0) {
-      if (walk && !options.dryRun) await this.state.commit([], snapshot, true);
-      return result;
-    }
+    // An empty plan still runs the pipeline: a gate may have durable work left
+    // (the refused-run eraser completes a journaled erasure before anything else).
+    if (plan.length === 0 && options.dryRun) return result;
     const writeRun = this.writePipeline.build(terminalWrite);
     const committed = { done: false };
     const ctx: PushContext = {

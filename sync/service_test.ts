@@ -3,6 +3,7 @@ import { createSyncService, type SyncServiceOptions } from "./service.ts";
 import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
 import { UnsafePathError } from "./errors.ts";
 import { INDEX_KEY } from "./remote_index.ts";
+import type { CallOptions, ObjectStore } from "./ports.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
@@ -167,15 +168,42 @@ Deno.test("markDirty rejects unsafe paths", async () => {
 Deno.test("a corrupted download is refused and nothing is written", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
-  const b = await clone(store, "b");
   await write(a.cacheDir, "o.txt", "12345");
   await a.markDirty({ relPath: "o.txt" });
   await a.pushChanged();
-  store.seed("o.txt", "123"); // truncated behind the index's back
+  // The same object version comes back truncated (a broken transfer).
+  const truncating: ObjectStore = {
+    endpoint: store.endpoint,
+    get: async (key: string, o?: CallOptions) => {
+      const r = await store.get(key, o);
+      return key === "o.txt" ? { ...r, body: r.body.slice(0, 3) } : r;
+    },
+    head: (key, o) => store.head(key, o),
+    put: (key, body, mode, o) => store.put(key, body, mode, o),
+    delete: (key, o) => store.delete(key, o),
+    list: (prefix, o) => store.list(prefix, o),
+  };
+  const b = await clone(store, "b", { store: truncating });
   await assert.rejects(
     b.pullChanged(),
     (e: Error & { code?: string }) => e.code === "corrupt_download",
   );
+  await assert.rejects(Deno.stat(`${b.cacheDir}/o.txt`));
+});
+
+Deno.test("an object replaced behind the index (an uncommitted push) is never pulled", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "o.txt", "committed");
+  await a.markDirty({ relPath: "o.txt" });
+  await a.pushChanged();
+  store.seed("o.txt", "uncommitted"); // uploaded, but its writer never committed the index
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => warnings.push(w.code));
+  const r = await b.pullChanged();
+  assert.deepEqual(r.uncommitted, ["o.txt"]);
+  assert.deepEqual(warnings, ["pull_skipped_uncommitted"]);
   await assert.rejects(Deno.stat(`${b.cacheDir}/o.txt`));
 });
 

@@ -1,0 +1,304 @@
+/**
+ * Chaos histories: a seed, a number of clones and a list of operations. A
+ * history is generated from its seed alone and replayed exactly: every
+ * scheduling choice is part of it (the `tick` operations), so a shrunk
+ * history printed by a failing run reproduces without the generator.
+ *
+ * @module
+ */
+import { Rng } from "./prng.ts";
+
+/** The models the workload runs (model locks are per model). */
+export const MODELS: readonly string[] = ["shell/cmd/m0", "shell/cmd/m1"];
+
+/** The data names each model writes versions of. */
+export const DATA_NAMES: readonly string[] = ["out", "log"];
+
+/** Store calls a `flaky` operation can make fail. */
+export type FlakyCall = "get" | "head" | "put" | "delete";
+
+/** One operation of a history. `id` is stable under shrinking (it names data and entries). */
+export type Op =
+  /** A model method run on a clone: take the model lock, write version N+1, push under the lock, release. */
+  | {
+    readonly id: number;
+    readonly kind: "run";
+    readonly clone: number;
+    readonly model: number;
+    readonly data: number;
+    /** Fake milliseconds the method body takes between writing and pushing. */
+    readonly workMs: number;
+  }
+  /** A periodic sync: pull, then push. */
+  | { readonly id: number; readonly kind: "sync"; readonly clone: number }
+  /** A command that writes a state file and calls `markDirty()` with no path, then pushes (a walk). */
+  | { readonly id: number; readonly kind: "bulk"; readonly clone: number }
+  /** A config edit: writes `config/settings-<file>.yaml`, marks it dirty, pushes. */
+  | { readonly id: number; readonly kind: "config"; readonly clone: number; readonly file: number }
+  /** A managed lockfile transaction: set an entry, remove one, or (neither) retry the pending delta. */
+  | {
+    readonly id: number;
+    readonly kind: "lockfile";
+    readonly clone: number;
+    readonly set?: string;
+    readonly remove?: string;
+  }
+  /** The breakglass: force-release a model's lock (or, with `model: null`, the global lock). */
+  | { readonly id: number; readonly kind: "breakglass"; readonly model: number | null }
+  /** The store becomes unreachable (`on`) or reachable again. */
+  | { readonly id: number; readonly kind: "outage"; readonly on: boolean }
+  /** Every store call of a command takes `ms` more (0 removes the latency). */
+  | { readonly id: number; readonly kind: "latency"; readonly ms: number }
+  /** The next `count` calls of one kind fail as unreachable; with `afterEffect`, after taking effect. */
+  | {
+    readonly id: number;
+    readonly kind: "flaky";
+    readonly call: FlakyCall;
+    readonly count: number;
+    readonly afterEffect: boolean;
+  }
+  /** The clone's process dies at its current await point and restarts from its cache dir. */
+  | { readonly id: number; readonly kind: "crash"; readonly clone: number }
+  /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
+  | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
+  /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
+  | { readonly id: number; readonly kind: "wait"; readonly ms: number };
+
+/** The kinds of {@link Op}. */
+export type OpKind = Op["kind"];
+
+/** A reproducible chaos history. */
+export interface History {
+  /** The seed it was generated from (also seeds lock jitter and names the run bytes). */
+  readonly seed: number;
+  /** Number of clones (2 to 5). */
+  readonly clones: number;
+  /**
+   * When true, the clones' locks behave like a third-party lock that reports
+   * any failed read as "absent" and exposes no nonce or loss flag.
+   */
+  readonly absentOnError?: boolean;
+  /** The operations, in order. */
+  readonly ops: readonly Op[];
+}
+
+/** Options of {@link generateHistory}. */
+export interface GenerateOptions {
+  /** Fewest operations; default 15. */
+  readonly minOps?: number;
+  /** Most operations; default 45. */
+  readonly maxOps?: number;
+  /** Fewest clones; default 2. */
+  readonly minClones?: number;
+  /** Most clones; default 5. */
+  readonly maxClones?: number;
+}
+
+const WEIGHTS: Readonly<Record<OpKind, number>> = {
+  run: 22,
+  tick: 34,
+  wait: 5,
+  breakglass: 6,
+  outage: 4,
+  latency: 2,
+  flaky: 4,
+  crash: 5,
+  lockfile: 7,
+  bulk: 3,
+  config: 3,
+  sync: 5,
+};
+
+/**
+ * Generates the history of `seed`: 2 to 5 clones and a mix of model runs,
+ * syncs, bulk pushes, config edits, lockfile transactions, breakglasses,
+ * outages, latency, flaky calls, crashes, waits and scheduling ticks.
+ *
+ * @example
+ * ```ts
+ * import { generateHistory, formatHistory } from "./history.ts";
+ * console.log(formatHistory(generateHistory(7)));
+ * ```
+ */
+export function generateHistory(seed: number, options: GenerateOptions = {}): History {
+  const rng = new Rng(seed);
+  const clones = rng.range(options.minClones ?? 2, options.maxClones ?? 5);
+  const length = rng.range(options.minOps ?? 15, options.maxOps ?? 45);
+  const absentOnError = rng.chance(0.3);
+  const ops: Op[] = [];
+  const entries: string[] = [];
+  let outage = false;
+  let lastModel = 0;
+  // Follow-ups planned by earlier operations: [due at ops.length, kind].
+  const planned: { due: number; kind: "outage-off" | "breakglass"; model: number }[] = [];
+  for (let id = 0; ops.length < length; id++) {
+    const due = planned.findIndex((p) => p.due <= ops.length);
+    if (due >= 0) {
+      const [p] = planned.splice(due, 1);
+      if (p.kind === "breakglass") ops.push({ id, kind: "breakglass", model: p.model });
+      else if (outage) {
+        outage = false;
+        ops.push({ id, kind: "outage", on: false });
+      }
+      continue;
+    }
+    const kind = rng.weighted(WEIGHTS);
+    const clone = rng.int(clones);
+    switch (kind) {
+      case "run":
+        lastModel = rng.chance(0.7) ? lastModel : rng.int(MODELS.length);
+        ops.push({
+          id,
+          kind,
+          clone,
+          model: lastModel,
+          data: rng.int(DATA_NAMES.length),
+          workMs: rng.pick([0, 1_000, 5_000, 15_000, 15_000, 45_000]),
+        });
+        if (rng.chance(0.3)) {
+          planned.push({ due: ops.length + rng.range(1, 4), kind: "breakglass", model: lastModel });
+        }
+        break;
+      case "tick":
+        ops.push({ id, kind, n: rng.range(1, 40), pick: rng.int(2 ** 31) });
+        break;
+      case "wait":
+        ops.push({ id, kind, ms: rng.pick([1_000, 5_000, 11_000, 31_000, 65_000]) });
+        break;
+      case "breakglass":
+        ops.push({
+          id,
+          kind,
+          model: rng.chance(0.1) ? null : rng.chance(0.8) ? lastModel : rng.int(MODELS.length),
+        });
+        break;
+      case "outage":
+        outage = !outage;
+        ops.push({ id, kind, on: outage });
+        if (outage && rng.chance(0.7)) {
+          planned.push({ due: ops.length + rng.range(1, 5), kind: "outage-off", model: 0 });
+        }
+        break;
+      case "latency":
+        ops.push({ id, kind, ms: rng.pick([0, 0, 500, 3_000]) });
+        break;
+      case "flaky":
+        ops.push({
+          id,
+          kind,
+          call: rng.pick(["get", "head", "put", "put", "delete"] as const),
+          count: rng.range(1, 3),
+          afterEffect: rng.chance(0.5),
+        });
+        break;
+      case "crash":
+        ops.push({ id, kind, clone });
+        break;
+      case "lockfile": {
+        const r = rng.next();
+        if (r < 0.65 || entries.length === 0) {
+          const name = `@chaos/ext-${id}`;
+          entries.push(name);
+          ops.push({ id, kind, clone, set: name });
+        } else if (r < 0.9) {
+          ops.push({ id, kind, clone, remove: rng.pick(entries) });
+        } else {
+          ops.push({ id, kind, clone });
+        }
+        break;
+      }
+      case "bulk":
+        ops.push({ id, kind, clone });
+        break;
+      case "config":
+        ops.push({ id, kind, clone, file: rng.int(3) });
+        break;
+      case "sync":
+        ops.push({ id, kind, clone });
+        break;
+    }
+  }
+  return absentOnError ? { seed, clones, absentOnError, ops } : { seed, clones, ops };
+}
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+/**
+ * One operation as a short line, e.g. `#4 run c1 shell/cmd/m0/out work=15s`.
+ *
+ * @example
+ * ```ts
+ * import { formatOp } from "./history.ts";
+ * formatOp({ id: 3, kind: "crash", clone: 1 }); // "#3 crash c1"
+ * ```
+ */
+export function formatOp(op: Op): string {
+  const head = `#${op.id} ${op.kind}`;
+  switch (op.kind) {
+    case "run":
+      return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]} work=${
+        seconds(op.workMs)
+      }`;
+    case "sync":
+    case "bulk":
+    case "crash":
+      return `${head} c${op.clone}`;
+    case "config":
+      return `${head} c${op.clone} config/settings-${op.file}.yaml`;
+    case "lockfile":
+      return `${head} c${op.clone} ${
+        op.set ? `set ${op.set}` : op.remove ? `remove ${op.remove}` : "retry"
+      }`;
+    case "breakglass":
+      return `${head} ${op.model === null ? "global lock" : MODELS[op.model]}`;
+    case "outage":
+      return `${head} ${op.on ? "on" : "off"}`;
+    case "latency":
+      return `${head} ${seconds(op.ms)}`;
+    case "flaky":
+      return `${head} ${op.count}x ${op.call}${op.afterEffect ? " (after effect)" : ""}`;
+    case "tick":
+      return `${head} ${op.n} @${op.pick}`;
+    case "wait":
+      return `${head} ${seconds(op.ms)}`;
+  }
+}
+
+/**
+ * The history as text: a header line, then one operation per line.
+ *
+ * @example
+ * ```ts
+ * import { formatHistory, generateHistory } from "./history.ts";
+ * console.log(formatHistory(generateHistory(1)));
+ * ```
+ */
+export function formatHistory(h: History): string {
+  const locks = h.absentOnError ? ", third-party locks (a failed read looks absent)" : "";
+  return [
+    `seed ${h.seed}, ${h.clones} clones${locks}, ${h.ops.length} ops:`,
+    ...h.ops.map(formatOp),
+  ]
+    .join("\n");
+}
+
+/** Parses a history printed as JSON (`--replay`); throws a plain Error naming what is wrong. */
+export function parseHistory(text: string): History {
+  const j = JSON.parse(text);
+  if (
+    typeof j?.seed !== "number" || typeof j?.clones !== "number" || !Array.isArray(j?.ops) ||
+    j.clones < 1 || j.clones > 9
+  ) {
+    throw new Error("a history is a JSON object {seed, clones, ops: [...]}");
+  }
+  const kinds = new Set(Object.keys(WEIGHTS));
+  for (const op of j.ops) {
+    if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
+      throw new Error(`not an operation: ${JSON.stringify(op)}`);
+    }
+    if ("clone" in op && (op.clone < 0 || op.clone >= j.clones)) {
+      throw new Error(`operation #${op.id} names clone ${op.clone} of ${j.clones}`);
+    }
+  }
+  return j as History;
+}

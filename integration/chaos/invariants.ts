@@ -1,0 +1,326 @@
+/**
+ * Ground truth of a chaos history and the invariants checked against it:
+ *
+ * - I1: every run that reported success has its version on the store with
+ *   its bytes, and on every clone after the final sync;
+ * - I2: no byte of a run that failed with `model_lock_lost` is on the store
+ *   or on any clone, checked after every scheduling decision as well as at
+ *   the end (during the history a refused upload may sit on the store while
+ *   its deletion waits for the store to come back, but never committed to
+ *   the remote index, so no clone can pull it; at the end it must be gone);
+ * - I3: every lockfile entry an acknowledged transaction added is present,
+ *   unless a transaction that removes it was issued;
+ * - I4: no hang (recorded by the workload: a command past its fake-time
+ *   budget, a unit stuck in real time, a livelock);
+ * - I5: nothing is written outside the cache directories.
+ *
+ * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
+ * timeout, a crash) are neither acknowledged nor refused: their data may or
+ * may not land later, and no invariant speaks about them.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util";
+import { sha256Hex } from "../../sync/hash.ts";
+import { INDEX_KEY } from "../../sync/remote_index.ts";
+import { MANAGED_LOCKFILE_PATH } from "../../sync/lockfile_txn.ts";
+
+/** The invariants. */
+export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5";
+
+/** A broken invariant. */
+export interface Violation {
+  readonly invariant: Invariant;
+  readonly message: string;
+  /** The history operation after which it was seen (-1: at the end). */
+  readonly afterOp: number;
+}
+
+/** One file a run wrote. */
+export interface RunFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/** What happened to a model run. */
+export interface RunRecord {
+  /** History operation id. */
+  readonly op: number;
+  readonly clone: number;
+  readonly model: string;
+  /** Unique text inside every file the run wrote. */
+  readonly token: string;
+  /** The version files, once written. */
+  files: RunFile[];
+  /** `pending`, `success`, `crashed`, `hung`, or the error code it failed with. */
+  outcome: string;
+}
+
+/** What happened to a lockfile transaction. */
+export interface TxnRecord {
+  readonly op: number;
+  readonly clone: number;
+  /** The change it publishes: its own merged with the clone's pending delta. */
+  readonly set: Readonly<Record<string, unknown>>;
+  readonly remove: readonly string[];
+  /** `pending`, `acked`, `crashed`, `hung`, or an error code. */
+  outcome: string;
+}
+
+/** Reads the store directly, without faults or scheduling. */
+export interface StoreInspector {
+  /** Every key. */
+  keys(): Promise<string[]>;
+  /** An object's bytes, or undefined when absent. */
+  read(key: string): Promise<Uint8Array | undefined>;
+}
+
+const dec = new TextDecoder();
+
+/** True when two byte arrays are equal. */
+export function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function readCacheFile(dir: string, path: string): Promise<Uint8Array | undefined> {
+  try {
+    return await Deno.readFile(`${dir}/${path}`);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+async function* walk(dir: string, rel = ""): AsyncGenerator<string> {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(rel ? `${dir}/${rel}` : dir)];
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  for (const e of entries) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory) yield* walk(dir, p);
+    else yield p;
+  }
+}
+
+/**
+ * The ground truth of one history and its violations (each reported once).
+ *
+ * @example
+ * ```ts
+ * import { GroundTruth } from "./invariants.ts";
+ * const truth = new GroundTruth();
+ * truth.violate({ invariant: "I4", message: "hung", afterOp: 3 });
+ * console.log(truth.violations.length); // 1
+ * ```
+ */
+export class GroundTruth {
+  /** Model runs, in start order. */
+  readonly runs: RunRecord[] = [];
+  /** Lockfile transactions, in start order. */
+  readonly txns: TxnRecord[] = [];
+  /** Entry names some issued transaction removes (acknowledged or not). */
+  readonly removals = new Set<string>();
+  /** Violations found so far. */
+  readonly violations: Violation[] = [];
+  readonly #seen = new Set<string>();
+  readonly #hashes = new WeakMap<RunFile, string>();
+
+  /** Records a violation unless the same (invariant, key) was recorded before. */
+  violate(v: Violation, key = v.message): void {
+    const k = `${v.invariant} ${key}`;
+    if (this.#seen.has(k)) return;
+    this.#seen.add(k);
+    this.violations.push(v);
+  }
+
+  async #hash(f: RunFile): Promise<string> {
+    let h = this.#hashes.get(f);
+    if (!h) this.#hashes.set(f, h = await sha256Hex(f.bytes));
+    return h;
+  }
+
+  /**
+   * I2 during the history: no clone holds a refused run's file, and the store
+   * holds one only uncommitted (absent from the remote index).
+   */
+  async checkRefusedNow(
+    store: StoreInspector,
+    cacheDirs: readonly string[],
+    afterOp: number,
+  ): Promise<void> {
+    const lost = this.runs.filter((r) => r.outcome === "model_lock_lost" && r.files.length > 0);
+    if (lost.length === 0) return;
+    let index: Record<string, { h?: string }> | undefined;
+    for (const r of lost) {
+      for (const f of r.files) {
+        if (sameBytes(await store.read(f.path), f.bytes)) {
+          index ??= await readIndexEntries(store);
+          if (index[f.path]?.h === await this.#hash(f)) {
+            this.violate({
+              invariant: "I2",
+              message:
+                `${f.path} of run #${r.op} (c${r.clone}, refused with model_lock_lost) is committed to the remote index, so clones pull it`,
+              afterOp,
+            }, `${r.op} index ${f.path}`);
+          }
+        }
+        for (const [i, dir] of cacheDirs.entries()) {
+          if (sameBytes(await readCacheFile(dir, f.path), f.bytes)) {
+            this.violate({
+              invariant: "I2",
+              message:
+                `clone c${i} holds ${f.path} of run #${r.op} (c${r.clone}), which was refused with model_lock_lost`,
+              afterOp,
+            }, `${r.op} c${i} ${f.path}`);
+          }
+        }
+      }
+    }
+  }
+
+  /** I1, the final I2 scan, and I3, after the final sync. */
+  async checkFinal(store: StoreInspector, cacheDirs: readonly string[]): Promise<void> {
+    const afterOp = -1;
+    for (const r of this.runs.filter((r) => r.outcome === "success")) {
+      for (const f of r.files) {
+        const missing: string[] = [];
+        if (!sameBytes(await store.read(f.path), f.bytes)) missing.push("the store");
+        for (const [i, dir] of cacheDirs.entries()) {
+          if (!sameBytes(await readCacheFile(dir, f.path), f.bytes)) missing.push(`clone c${i}`);
+        }
+        if (missing.length > 0) {
+          this.violate({
+            invariant: "I1",
+            message: `run #${r.op} (c${r.clone}) reported success, but after the final sync ${
+              missing.join(", ")
+            } ${missing.length > 1 ? "do" : "does"} not hold its ${f.path}`,
+            afterOp,
+          });
+        }
+      }
+    }
+    const lost = this.runs.filter((r) => r.outcome === "model_lock_lost" && r.files.length > 0);
+    if (lost.length > 0) {
+      const find = (text: string) => lost.find((r) => text.includes(r.token));
+      for (const key of await store.keys()) {
+        const r = find(dec.decode((await store.read(key)) ?? new Uint8Array()));
+        if (r) {
+          this.violate({
+            invariant: "I2",
+            message:
+              `the store holds ${key} with bytes of run #${r.op} (c${r.clone}), which was refused with model_lock_lost`,
+            afterOp,
+          });
+        }
+      }
+      for (const [i, dir] of cacheDirs.entries()) {
+        for await (const p of walk(dir)) {
+          const r = find(dec.decode((await readCacheFile(dir, p)) ?? new Uint8Array()));
+          if (r) {
+            this.violate({
+              invariant: "I2",
+              message:
+                `clone c${i} holds ${p} with bytes of run #${r.op} (c${r.clone}), which was refused with model_lock_lost`,
+              afterOp,
+            });
+          }
+        }
+      }
+    }
+    const body = await store.read(MANAGED_LOCKFILE_PATH);
+    let entries: Record<string, unknown> = {};
+    try {
+      entries = body ? JSON.parse(dec.decode(body)) : {};
+    } catch (e) {
+      this.violate({
+        invariant: "I3",
+        message: `the managed lockfile on the store is not JSON (${(e as Error).message})`,
+        afterOp,
+      });
+    }
+    for (const t of this.txns.filter((t) => t.outcome === "acked")) {
+      for (const [name, value] of Object.entries(t.set)) {
+        if (this.removals.has(name)) continue;
+        if (!(name in entries)) {
+          this.violate({
+            invariant: "I3",
+            message:
+              `lockfile entry ${name}, added by acknowledged transaction #${t.op} (c${t.clone}), is missing from the store and no transaction removed it`,
+            afterOp,
+          }, `missing ${name}`);
+        } else if (!isDeepStrictEqual(entries[name], value)) {
+          this.violate({
+            invariant: "I3",
+            message: `lockfile entry ${name} holds ${JSON.stringify(entries[name])}, not ${
+              JSON.stringify(value)
+            } as transaction #${t.op} published`,
+            afterOp,
+          }, `changed ${name}`);
+        }
+      }
+    }
+  }
+}
+
+async function readIndexEntries(store: StoreInspector): Promise<Record<string, { h?: string }>> {
+  const body = await store.read(INDEX_KEY);
+  if (!body) return {};
+  try {
+    return JSON.parse(dec.decode(body)).entries ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** The sentinel file planted beside the cache dirs. */
+export const SENTINEL = { dir: "outside", file: "sentinel.txt", text: "nothing may write here\n" };
+
+/** Plants the I5 sentinel in `root`. */
+export async function plantSentinel(root: string): Promise<void> {
+  await Deno.mkdir(`${root}/${SENTINEL.dir}`);
+  await Deno.writeTextFile(`${root}/${SENTINEL.dir}/${SENTINEL.file}`, SENTINEL.text);
+}
+
+/**
+ * I5: `root` holds exactly the cache dirs `allowed` and the sentinel dir,
+ * which still holds exactly the sentinel file, unchanged.
+ */
+export async function checkOutside(
+  root: string,
+  allowed: readonly string[],
+): Promise<Violation[]> {
+  const out: Violation[] = [];
+  const expected = new Set([...allowed, SENTINEL.dir]);
+  for (const e of Deno.readDirSync(root)) {
+    if (!expected.has(e.name) || !e.isDirectory) {
+      out.push({
+        invariant: "I5",
+        message: `${root}/${e.name} was written outside every cache dir`,
+        afterOp: -1,
+      });
+    }
+  }
+  const inside: string[] = [];
+  for await (const p of walk(`${root}/${SENTINEL.dir}`)) inside.push(p);
+  if (inside.length !== 1 || inside[0] !== SENTINEL.file) {
+    out.push({
+      invariant: "I5",
+      message: `the sentinel dir holds ${JSON.stringify(inside)}`,
+      afterOp: -1,
+    });
+  } else {
+    const text = await Deno.readTextFile(`${root}/${SENTINEL.dir}/${SENTINEL.file}`);
+    if (text !== SENTINEL.text) {
+      out.push({ invariant: "I5", message: "the sentinel file was changed", afterOp: -1 });
+    }
+  }
+  return out;
+}

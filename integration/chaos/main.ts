@@ -1,0 +1,336 @@
+/**
+ * `deno task chaos`: runs seeded chaos histories and checks the invariants.
+ *
+ *   deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J]
+ *                   [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file]
+ *                   [--trace] [--report K] [--no-shrink] [--json]
+ *
+ * `--seed S` runs the one history of seed S; `--replay` runs a printed
+ * history; `--trace` prints every operation, command end and fault; `--report
+ * K` shrinks and prints the first K failing seeds (default 3).
+ *
+ * `--jobs` histories run concurrently in each of `--workers` threads (each
+ * history has its own scheduler, so concurrency never changes an outcome).
+ *
+ * Prints a summary (histories, operations, breakglasses, outages, crashes,
+ * lockfile transactions, violations, elapsed time) and exits 1 when any
+ * invariant was broken. A failing seed is shrunk to a short history, printed
+ * with its seed and a JSON line that `--replay` runs again.
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { formatHistory, generateHistory, type History, parseHistory } from "./history.ts";
+import { shrinkHistory } from "./shrink.ts";
+import { chaosTarget, ServerMissingError, type ServerTarget } from "./servers.ts";
+import {
+  addStats,
+  type ChaosStats,
+  emptyStats,
+  type HistoryResult,
+  runHistory,
+  type WorkloadOptions,
+} from "./workload.ts";
+import type { WorkerMessage, WorkerRequest } from "./worker.ts";
+
+/** Parsed command line. */
+export interface ChaosArgs {
+  readonly seeds: number;
+  readonly from: number;
+  readonly store: string;
+  readonly jobs: number;
+  /** Worker threads (0: as many as useful for the seed count). */
+  readonly workers: number;
+  /** Parent dir of the histories' temp dirs; default a tmpfs (`/dev/shm`) when present. */
+  readonly tmp?: string;
+  readonly disable: readonly string[];
+  readonly replay?: string;
+  readonly shrink: boolean;
+  readonly json: boolean;
+  /** Print every command's end and every fault (only with one history). */
+  readonly trace: boolean;
+  /** Failing seeds to shrink and print in full. */
+  readonly report: number;
+}
+
+const USAGE =
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json]";
+
+/** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
+export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
+  const out = {
+    seeds: 100,
+    from: 1,
+    store: "memory",
+    jobs: 6,
+    workers: 0,
+    tmp: undefined as string | undefined,
+    disable: [] as string[],
+    replay: undefined as string | undefined,
+    shrink: true,
+    json: false,
+    trace: false,
+    report: 3,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [flag, inline] = a.includes("=")
+      ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]
+      : [a, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
+      return v;
+    };
+    const count = (min: number) => {
+      const v = value();
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) {
+        throw new Error(`${flag} takes an integer >= ${min}, got ${v}\n${USAGE}`);
+      }
+      return n;
+    };
+    switch (flag) {
+      case "--seeds":
+        out.seeds = count(1);
+        break;
+      case "--from":
+      case "--seed":
+        out.from = count(0);
+        if (flag === "--seed" && !argv.includes("--seeds")) out.seeds = 1;
+        break;
+      case "--store":
+        out.store = value();
+        break;
+      case "--jobs":
+        out.jobs = count(1);
+        break;
+      case "--workers":
+        out.workers = count(1);
+        break;
+      case "--tmp":
+        out.tmp = value();
+        break;
+      case "--disable":
+        out.disable = value().split(",").map((s) => s.trim()).filter(Boolean);
+        break;
+      case "--replay":
+        out.replay = value();
+        break;
+      case "--report":
+        out.report = count(0);
+        break;
+      case "--no-shrink":
+        out.shrink = false;
+        break;
+      case "--json":
+        out.json = true;
+        break;
+      case "--trace":
+        out.trace = true;
+        break;
+      case "--help":
+      case "-h":
+        throw new Error(USAGE);
+      default:
+        throw new Error(`unknown argument ${a}\n${USAGE}`);
+    }
+  }
+  return out;
+}
+
+/** The summary lines of a run. */
+export function formatSummary(stats: ChaosStats, store: string, elapsedMs: number): string {
+  const s = stats;
+  const secs = (elapsedMs / 1000).toFixed(1);
+  const codes = (r: Record<string, number>) =>
+    Object.entries(r).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+  return [
+    `chaos over ${store}: ${s.histories} histories in ${secs} s (${
+      (s.histories / Math.max(elapsedMs / 1000, 0.001)).toFixed(1)
+    }/s)`,
+    `  operations ${s.operations}, commands ${s.commands}, store calls ${s.storeCalls}, scheduling decisions ${s.decisions} (${s.chaosDecisions} before healing)`,
+    `  model runs ${s.runs}: acknowledged ${s.acknowledged}, refused (model_lock_lost) ${s.refused}, frozen by a crash ${s.crashedRuns}`,
+    `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, crashes ${s.crashes}`,
+    `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
+    `  command outcomes: ${codes(s.outcomes)}`,
+    `  library warnings: ${codes(s.warnings)}`,
+    `  out-of-turn store calls: ${s.strays}`,
+    `  violations ${s.violations}`,
+  ].join("\n");
+}
+
+/** A failing history and what it broke. */
+type Failure = Pick<HistoryResult, "history" | "violations">;
+
+async function runInWorkers(
+  seeds: readonly number[],
+  count: number,
+  args: ChaosArgs,
+  options: WorkloadOptions,
+  total: ChaosStats,
+  failures: Failure[],
+  progress: (done: number) => void,
+): Promise<void> {
+  let done = 0;
+  const runs = Array.from({ length: count }, (_, w) => {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
+    return new Promise<void>((resolve, reject) => {
+      worker.onerror = (e) => {
+        e.preventDefault();
+        worker.terminate();
+        reject(new Error(`chaos worker ${w} failed: ${e.message}`));
+      };
+      worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
+        if (e.data.kind === "progress") {
+          if (e.data.failed) failures.push(e.data.failed);
+          progress(++done);
+        } else {
+          addStats(total, e.data.stats);
+          resolve();
+        }
+      };
+      const request: WorkerRequest = {
+        seeds: seeds.filter((_, i) => i % count === w),
+        jobs: args.jobs,
+        disable: options.disable ?? [],
+        tempDir: options.tempDir,
+      };
+      worker.postMessage(request);
+    });
+  });
+  await Promise.all(runs);
+}
+
+/** `/dev/shm` when it is a writable directory (fsync is free there), else the system temp dir. */
+function defaultTempDir(): string | undefined {
+  try {
+    const probe = Deno.makeTempDirSync({ dir: "/dev/shm", prefix: "sluice-chaos-probe-" });
+    Deno.removeSync(probe);
+    return "/dev/shm";
+  } catch {
+    return undefined;
+  }
+}
+
+async function readReplay(arg: string): Promise<History> {
+  const text = arg.startsWith("@") ? await Deno.readTextFile(arg.slice(1)) : arg;
+  return parseHistory(text);
+}
+
+async function explain(result: Failure, options: WorkloadOptions, shrink: boolean) {
+  const first = result.violations[0];
+  console.log(`\nVIOLATION in seed ${result.history.seed}:`);
+  for (const v of result.violations) {
+    console.log(
+      `  ${v.invariant}${v.afterOp >= 0 ? ` (after op #${v.afterOp})` : ""}: ${v.message}`,
+    );
+  }
+  let history = result.history;
+  if (shrink) {
+    const shrunk = await shrinkHistory(
+      history,
+      first.invariant,
+      async (h) => (await runHistory(h, options)).violations.map((v) => v.invariant),
+    );
+    history = shrunk.history;
+    const again = await runHistory(history, options);
+    console.log(
+      `shrunk from ${result.history.ops.length} to ${history.ops.length} operations in ${shrunk.runs} runs; it reports:`,
+    );
+    for (const v of again.violations) {
+      console.log(
+        `  ${v.invariant}${v.afterOp >= 0 ? ` (after op #${v.afterOp})` : ""}: ${v.message}`,
+      );
+    }
+  }
+  console.log(formatHistory(history));
+  console.log(
+    `replay: deno task chaos --replay '${JSON.stringify(history)}'${
+      options.disable?.length ? ` --disable ${options.disable.join(",")}` : ""
+    }`,
+  );
+}
+
+/** Runs the command line; returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let args: ChaosArgs;
+  let options: WorkloadOptions;
+  let target: ServerTarget;
+  try {
+    args = parseChaosArgs(argv);
+    target = chaosTarget(args.store);
+    options = {
+      target: target.factory,
+      disable: args.disable,
+      tempDir: args.tmp ?? defaultTempDir(),
+      trace: args.trace ? (line) => console.log(line) : undefined,
+    };
+  } catch (e) {
+    console.error((e as Error).message);
+    return e instanceof ServerMissingError ? 69 : 64;
+  }
+  try {
+    return await run(args, options, target);
+  } finally {
+    await target.stop();
+  }
+}
+
+async function run(
+  args: ChaosArgs,
+  options: WorkloadOptions,
+  target: ServerTarget,
+): Promise<number> {
+  const started = performance.now();
+  const total = emptyStats();
+  const failures: Failure[] = [];
+  if (args.replay) {
+    const r = await runHistory(await readReplay(args.replay), options);
+    addStats(total, r.stats);
+    if (r.violations.length > 0) failures.push(r);
+  } else {
+    const seeds = Array.from({ length: args.seeds }, (_, i) => args.from + i);
+    // One server per process: real-server runs stay in this thread.
+    const workers = target.kind !== "memory"
+      ? 1
+      : args.workers || (seeds.length >= 200 ? Math.min(navigator.hardwareConcurrency, 4) : 1);
+    const progress = (done: number) => {
+      if (!args.json && done % 500 === 0) {
+        console.error(`… ${done}/${seeds.length} histories, ${failures.length} failing`);
+      }
+    };
+    if (workers <= 1) {
+      let done = 0;
+      await pMap(seeds, async (seed) => {
+        const r = await runHistory(generateHistory(seed), options);
+        addStats(total, r.stats);
+        if (r.violations.length > 0) failures.push(r);
+        progress(++done);
+      }, { concurrency: args.jobs });
+    } else {
+      await runInWorkers(seeds, workers, args, options, total, failures, progress);
+    }
+  }
+  const elapsed = performance.now() - started;
+  if (args.json) {
+    console.log(JSON.stringify({
+      store: args.store,
+      elapsedMs: Math.round(elapsed),
+      ...total,
+      failingSeeds: failures.map((f) => f.history.seed),
+    }));
+  } else {
+    console.log(formatSummary(total, args.store, elapsed));
+  }
+  failures.sort((a, b) => a.history.seed - b.history.seed);
+  if (failures.length > 0) {
+    console.log(`failing seeds: ${failures.map((f) => f.history.seed).join(", ")}`);
+    for (const f of failures.slice(0, args.report)) {
+      await explain(f, options, args.shrink && !args.replay);
+    }
+  }
+  return failures.length > 0 ? 1 : 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

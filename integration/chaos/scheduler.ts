@@ -1,0 +1,439 @@
+/**
+ * A deterministic scheduler for chaos histories over an in-memory store.
+ *
+ * Commands (a model run, a sync, a lockfile transaction, a breakglass) run as
+ * *units*, one at a time: a unit runs (real file I/O included) until it
+ * *parks* at a store call or a clock wait, or ends. Only then does the
+ * scheduler take the next decision: release one parked store call (chosen by
+ * the history's tick), or let fake time pass to the next timer. Every store
+ * call of a command therefore happens at a point the history chose, and the
+ * same history gives the same interleaving however fast the disk is.
+ *
+ * Timer callbacks (lock heartbeats) run atomically in a background window:
+ * their store calls pass straight through, and the window stays open until
+ * none of them is in flight (heartbeats do no file I/O).
+ *
+ * A crash freezes every unit of a clone incarnation where it is parked and
+ * drops its timers (heartbeats included), so nothing of the dead process runs
+ * again: the frozen promises are simply never resumed.
+ *
+ * Why not `FakeClock.advance`: it fires due timers with only a macrotask turn
+ * between them, so code resumed by one timer would do its file I/O while the
+ * next timers fire, and outcomes would depend on disk speed.
+ *
+ * Limitations: a unit must be single-threaded between park points (the
+ * workload uses one model per run and push concurrency 1), and crashes happen
+ * only at store calls and clock waits, not between two file writes.
+ *
+ * @module
+ */
+import { AbortedError } from "../../sync/errors.ts";
+import type {
+  CallOptions,
+  Clock,
+  DeleteOptions,
+  GetResult,
+  ListOptions,
+  ObjectInfo,
+  ObjectStore,
+  PutMode,
+  PutOptions,
+  TimerHandle,
+} from "../../sync/ports.ts";
+
+/** Where a unit is. */
+export type UnitState = "ready" | "running" | "parked" | "done" | "frozen";
+
+/** A command run by the scheduler. */
+export interface Unit {
+  /** Sequence number. */
+  readonly id: number;
+  /** What it runs, for messages. */
+  readonly label: string;
+  /** The process it belongs to (a clone incarnation, or the operator); crashes freeze by owner. */
+  readonly owner: string;
+  /** Fake time it was spawned. */
+  readonly startedAt: number;
+  /** Where it is. */
+  state: UnitState;
+  /** The store call or wait it is parked on. */
+  parkedOn: string;
+}
+
+/** A unit did not reach a store call, a clock wait or its end within the real-time budget. */
+export class StuckError extends Error {
+  /** The unit. */
+  readonly unit: Unit;
+  constructor(unit: Unit, ms: number) {
+    super(
+      `${unit.label} neither reached a store call, a clock wait nor its end within ${ms} ms of real time (last parked on ${
+        unit.parkedOn || "nothing"
+      })`,
+    );
+    this.unit = unit;
+  }
+}
+
+/** Counters of a scheduler. */
+export interface SchedulerStats {
+  /** Scheduling decisions taken. */
+  decisions: number;
+  /** Store calls made through the wrapped store (commands and heartbeats). */
+  calls: number;
+  /** Calls that arrived when no unit was running (a broken determinism assumption; should be 0). */
+  strays: number;
+  /** Timers fired. */
+  timersFired: number;
+}
+
+/** Options of {@link SimScheduler}. */
+export interface SimSchedulerOptions {
+  /** Fake start time; default 2026-01-01T00:00:00Z. */
+  readonly start?: number;
+  /** Real-time budget for a unit to park again; default 20 000 ms. */
+  readonly realTimeoutMs?: number;
+  /** Probability that a decision lets time pass although store calls are parked; default 0.1. */
+  readonly advanceProbability?: number;
+  /** Called when a unit ends (the workload starts the clone's next command here). */
+  readonly onSettle?: (unit: Unit) => void;
+}
+
+interface PendingCall {
+  readonly unit: Unit;
+  readonly what: string;
+  readonly release: () => void;
+}
+
+interface Timer {
+  readonly id: number;
+  readonly at: number;
+  readonly owner: string;
+  /** Set for a clock wait of a command: firing resumes that unit. */
+  readonly unit?: Unit;
+  readonly fn: () => void;
+}
+
+interface Runnable {
+  readonly unit: Unit;
+  readonly kick: () => void;
+}
+
+const BACKGROUND = Symbol("background");
+type Current = Unit | { readonly [BACKGROUND]: true; readonly owner: string } | undefined;
+
+/**
+ * The scheduler, its fake {@link Clock}, and a store wrapper that parks
+ * command calls.
+ *
+ * @example
+ * ```ts
+ * import { SimScheduler } from "./scheduler.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const sched = new SimScheduler();
+ * const store = sched.wrap(new InMemoryStore({ clock: sched.clock }));
+ * sched.spawn("read", "c0.0", async () => {
+ *   await store.head("k");
+ * });
+ * await sched.startReady();
+ * while (await sched.step(Math.random(), Math.random()));
+ * ```
+ */
+export class SimScheduler {
+  /** The fake clock every clone, lock and the store share. */
+  readonly clock: Clock;
+  /** Counters. */
+  readonly stats: SchedulerStats = { decisions: 0, calls: 0, strays: 0, timersFired: 0 };
+  /** Fake milliseconds each released command call takes (time passes first); 0 for none. */
+  latencyMs = 0;
+
+  #now: number;
+  #timerSeq = 0;
+  #unitSeq = 0;
+  readonly #timers = new Map<number, Timer>();
+  #pending: PendingCall[] = [];
+  #ready: Runnable[] = [];
+  readonly #units = new Set<Unit>();
+  #current: Current;
+  #backgroundCalls = 0;
+  #waiter?: { unit: Unit; resolve: () => void };
+  readonly #realTimeoutMs: number;
+  readonly #advanceProbability: number;
+  readonly #onSettle?: (unit: Unit) => void;
+
+  /** A scheduler at fake time `start`. */
+  constructor(options: SimSchedulerOptions = {}) {
+    this.#now = options.start ?? Date.UTC(2026, 0, 1);
+    this.#realTimeoutMs = options.realTimeoutMs ?? 20_000;
+    this.#advanceProbability = options.advanceProbability ?? 0.1;
+    this.#onSettle = options.onSettle;
+    this.clock = {
+      now: () => this.#now,
+      sleep: (ms, signal) => this.#sleep(ms, signal),
+      setTimeout: (fn, ms): TimerHandle => this.#addTimer(ms, this.#owner(), undefined, fn),
+      clearTimeout: (h) => void this.#timers.delete(h as number),
+    };
+  }
+
+  /** Current fake time. */
+  now(): number {
+    return this.#now;
+  }
+
+  /** Units not yet ended (ready, running or parked). */
+  active(): Unit[] {
+    return [...this.#units];
+  }
+
+  /** Store calls parked now. */
+  get pendingCalls(): number {
+    return this.#pending.length;
+  }
+
+  /** Timers waiting to fire. */
+  get pendingTimers(): number {
+    return this.#timers.size;
+  }
+
+  /** Queues a unit; it starts at the next {@link SimScheduler.startReady} (or decision). */
+  spawn(label: string, owner: string, fn: () => Promise<void>): Unit {
+    const unit: Unit = {
+      id: ++this.#unitSeq,
+      label,
+      owner,
+      startedAt: this.#now,
+      state: "ready",
+      parkedOn: "",
+    };
+    this.#units.add(unit);
+    const end = () => {
+      if (unit.state === "frozen") return;
+      unit.state = "done";
+      this.#units.delete(unit);
+      this.#onSettle?.(unit);
+      this.#wake(unit);
+    };
+    this.#ready.push({ unit, kick: () => void fn().then(end, end) });
+    return unit;
+  }
+
+  /** Runs every queued unit, in order, until each parks or ends. */
+  async startReady(): Promise<void> {
+    while (this.#ready.length > 0) {
+      const r = this.#ready.shift()!;
+      if (r.unit.state === "ready") await this.#run(r.unit, r.kick);
+    }
+  }
+
+  /**
+   * One decision: with probability 1 - advanceProbability (`r1`) release a
+   * parked store call (the one `r2` picks), else let time pass to the next
+   * timer. False when there was nothing to do.
+   */
+  async step(r1: number, r2: number): Promise<boolean> {
+    this.stats.decisions++;
+    const next = this.#earliest();
+    if (this.#pending.length > 0 && (!next || r1 >= this.#advanceProbability)) {
+      const [p] = this.#pending.splice(Math.floor(r2 * this.#pending.length), 1);
+      await this.#release(p);
+      return true;
+    }
+    if (next) {
+      await this.advanceTo(next.at);
+      return true;
+    }
+    return false;
+  }
+
+  /** One decision in arrival order (for draining at the end): the oldest call, else the next timer. */
+  async stepInOrder(): Promise<boolean> {
+    this.stats.decisions++;
+    if (this.#pending.length > 0) {
+      await this.#release(this.#pending.shift()!);
+      return true;
+    }
+    const next = this.#earliest();
+    if (!next) return false;
+    await this.advanceTo(next.at);
+    return true;
+  }
+
+  /** Lets fake time pass by `ms`, firing due timers one at a time. */
+  async advanceBy(ms: number): Promise<void> {
+    await this.advanceTo(this.#now + ms);
+  }
+
+  /** Lets fake time pass until `t`, firing due timers one at a time. */
+  async advanceTo(t: number): Promise<void> {
+    for (;;) {
+      const next = this.#earliest();
+      if (!next || next.at > t) break;
+      this.#timers.delete(next.id);
+      this.#now = Math.max(this.#now, next.at);
+      this.stats.timersFired++;
+      if (next.unit) {
+        if (next.unit.state === "parked") await this.#run(next.unit, next.fn);
+      } else {
+        await this.#background(next);
+      }
+    }
+    this.#now = Math.max(this.#now, t);
+  }
+
+  /** A crash: freezes every unit of `owner` where it is parked and drops its timers. */
+  freeze(owner: string): Unit[] {
+    const frozen = [...this.#units].filter((u) => u.owner === owner);
+    for (const u of frozen) this.freezeUnit(u);
+    for (const [id, t] of this.#timers) if (t.owner === owner) this.#timers.delete(id);
+    return frozen;
+  }
+
+  /** Freezes one unit: it is never resumed. */
+  freezeUnit(unit: Unit): void {
+    unit.state = "frozen";
+    this.#units.delete(unit);
+    this.#pending = this.#pending.filter((p) => p.unit !== unit);
+    this.#ready = this.#ready.filter((r) => r.unit !== unit);
+    for (const [id, t] of this.#timers) if (t.unit === unit) this.#timers.delete(id);
+  }
+
+  /** `store` as commands see it: each call of a running unit parks until the scheduler releases it. */
+  wrap(store: ObjectStore): ObjectStore {
+    const gate = <T>(what: string, call: () => Promise<T>) => this.#gate(what, call);
+    return {
+      endpoint: store.endpoint,
+      get: (key: string, o?: CallOptions): Promise<GetResult> =>
+        gate(`get ${key}`, () => store.get(key, o)),
+      head: (key: string, o?: CallOptions): Promise<ObjectInfo | null> =>
+        gate(`head ${key}`, () => store.head(key, o)),
+      put: (key: string, body: Uint8Array, mode: PutMode, o?: PutOptions): Promise<ObjectInfo> =>
+        gate(`put ${key} (${mode.kind})`, () => store.put(key, body, mode, o)),
+      delete: (key: string, o?: DeleteOptions): Promise<void> =>
+        gate(`delete ${key}`, () => store.delete(key, o)),
+      list: (prefix: string, o?: ListOptions) => this.#list(store, prefix, o),
+    };
+  }
+
+  async *#list(
+    store: ObjectStore,
+    prefix: string,
+    o?: ListOptions,
+  ): AsyncGenerator<readonly ObjectInfo[]> {
+    const it = store.list(prefix, o)[Symbol.asyncIterator]();
+    for (;;) {
+      const r = await this.#gate(`list ${prefix}`, () => it.next());
+      if (r.done) return;
+      yield r.value;
+    }
+  }
+
+  #owner(): string {
+    return this.#current?.owner ?? "harness";
+  }
+
+  #gate<T>(what: string, call: () => Promise<T>): Promise<T> {
+    this.stats.calls++;
+    const u = this.#current;
+    const invoke = () => {
+      try {
+        return call();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
+    if (u !== undefined && !("state" in u)) {
+      // Background (heartbeat) calls pass through; the window stays open until they settle.
+      this.#backgroundCalls++;
+      return invoke().finally(() => this.#backgroundCalls--);
+    }
+    if (u === undefined || u.state !== "running") {
+      // A unit running outside its turn: pass through, and count it.
+      this.stats.strays++;
+      return invoke();
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ unit: u, what, release: () => void invoke().then(resolve, reject) });
+      this.#park(u, what);
+    });
+  }
+
+  #sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new AbortedError("The wait"));
+      const cur = this.#current;
+      const unit = cur && "state" in cur && cur.state === "running" ? cur : undefined;
+      const onAbort = () => {
+        this.#timers.delete(id);
+        reject(new AbortedError("The wait"));
+      };
+      const id = this.#addTimer(ms, this.#owner(), unit, () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (unit) this.#park(unit, `sleep ${ms} ms`);
+    });
+  }
+
+  #addTimer(ms: number, owner: string, unit: Unit | undefined, fn: () => void): number {
+    const id = ++this.#timerSeq;
+    this.#timers.set(id, { id, at: this.#now + Math.max(0, ms), owner, unit, fn });
+    return id;
+  }
+
+  #earliest(): Timer | undefined {
+    let best: Timer | undefined;
+    for (const t of this.#timers.values()) {
+      if (!best || t.at < best.at || (t.at === best.at && t.id < best.id)) best = t;
+    }
+    return best;
+  }
+
+  #park(unit: Unit, what: string): void {
+    unit.state = "parked";
+    unit.parkedOn = what;
+    this.#wake(unit);
+  }
+
+  #wake(unit: Unit): void {
+    if (this.#waiter?.unit === unit) this.#waiter.resolve();
+  }
+
+  async #release(p: PendingCall): Promise<void> {
+    if (this.latencyMs > 0) await this.advanceTo(this.#now + this.latencyMs);
+    if (p.unit.state !== "parked") return;
+    await this.#run(p.unit, p.release);
+  }
+
+  /** Resumes `unit` and waits (in real time) until it parks again or ends. */
+  async #run(unit: Unit, kick: () => void): Promise<void> {
+    const parked = new Promise<void>((resolve) => (this.#waiter = { unit, resolve }));
+    this.#current = unit;
+    unit.state = "running";
+    unit.parkedOn = "";
+    kick();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"stuck">((r) => {
+      timer = setTimeout(() => r("stuck"), this.#realTimeoutMs);
+    });
+    const r = await Promise.race([parked, timeout]);
+    clearTimeout(timer);
+    this.#current = undefined;
+    this.#waiter = undefined;
+    if (r === "stuck") throw new StuckError(unit, this.#realTimeoutMs);
+    await this.startReady();
+  }
+
+  async #background(t: Timer): Promise<void> {
+    this.#current = { [BACKGROUND]: true, owner: t.owner };
+    try {
+      t.fn();
+    } finally {
+      // Timer tasks, not a message port: Deno may deliver port messages from a microtask.
+      // Over a real server the heartbeat's calls take real time: wait until none is in flight.
+      do {
+        await new Promise<void>((r) => setTimeout(r, 0));
+      } while (this.#backgroundCalls > 0);
+      this.#current = undefined;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * A worker thread of `deno task chaos`: runs the seeds it is sent over the
+ * in-memory store and posts back the summed counters and every failing
+ * history. Lets a long run use more than one core.
+ *
+ * @module
+ */
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+import pMap from "p-map";
+import { generateHistory } from "./history.ts";
+import { memoryTarget } from "./target.ts";
+import { addStats, emptyStats, type HistoryResult, runHistory } from "./workload.ts";
+
+/** What the main thread sends. */
+export interface WorkerRequest {
+  readonly seeds: readonly number[];
+  readonly jobs: number;
+  readonly disable: readonly string[];
+  readonly tempDir?: string;
+}
+
+/** What a worker posts: progress after each history, then the end. */
+export type WorkerMessage =
+  | { readonly kind: "progress"; readonly failed?: Omit<HistoryResult, "stats" | "fingerprint"> }
+  | { readonly kind: "done"; readonly stats: ReturnType<typeof emptyStats> };
+
+self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
+  const req = e.data;
+  const options = { target: memoryTarget, disable: req.disable, tempDir: req.tempDir };
+  const total = emptyStats();
+  await pMap(req.seeds, async (seed) => {
+    const r = await runHistory(generateHistory(seed), options);
+    addStats(total, r.stats);
+    const failed = r.violations.length > 0
+      ? { history: r.history, violations: r.violations, elapsedMs: r.elapsedMs }
+      : undefined;
+    self.postMessage({ kind: "progress", failed } satisfies WorkerMessage);
+  }, { concurrency: req.jobs });
+  self.postMessage({ kind: "done", stats: total } satisfies WorkerMessage);
+  self.close();
+};
