@@ -164,6 +164,15 @@ export class LocalCache implements CacheAccess {
 
   /** Absolute path of a cache-relative path, refusing unsafe paths and symlinks on the way. */
   resolve(path: string): Promise<string> {
+    try {
+      return Promise.resolve(this.resolveSync(path));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** {@link resolve}, synchronously (throws instead of rejecting). */
+  resolveSync(path: string): string {
     assertSafeRelPath(path);
     const parts = path.split("/");
     let rel = "";
@@ -173,17 +182,15 @@ export class LocalCache implements CacheAccess {
       try {
         const st = Deno.lstatSync(abs(this.dir, rel));
         if (st.isSymlink) {
-          return Promise.reject(
-            new UnsafePathError(path, `${rel} is a symbolic link; ${LINK_REFUSED}`),
-          );
+          throw new UnsafePathError(path, `${rel} is a symbolic link; ${LINK_REFUSED}`);
         }
         this.#checked.add(rel);
       } catch (e) {
         if (isNotFound(e)) break;
-        return Promise.reject(e);
+        throw e;
       }
     }
-    return Promise.resolve(abs(this.dir, path));
+    return abs(this.dir, path);
   }
 
   async read(path: string): Promise<Uint8Array | null> {
@@ -197,7 +204,7 @@ export class LocalCache implements CacheAccess {
   async readWithStat(
     path: string,
   ): Promise<{ body: Uint8Array; size: number; mtimeMs: number } | null> {
-    const file = await this.resolve(path);
+    const file = this.resolveSync(path);
     try {
       // Synchronous lstat: a push of many small files is dominated by per-call overhead.
       const st = Deno.lstatSync(file);
@@ -251,7 +258,7 @@ export class LocalCache implements CacheAccess {
    */
   async stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
     try {
-      const st = Deno.lstatSync(await this.resolve(path));
+      const st = Deno.lstatSync(this.resolveSync(path));
       if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       return st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null;
     } catch (e) {

@@ -36,7 +36,8 @@ export function assertSafeRelPath(p: string): void {
   for (const seg of p.split("/")) {
     if (seg === "") throw new UnsafePathError(p, "it has an empty segment");
     if (seg === "." || seg === "..") throw new UnsafePathError(p, "it has a '.' or '..' segment");
-    if (new TextEncoder().encode(seg).length > 255) {
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: only long segments need encoding.
+    if (seg.length > 85 && new TextEncoder().encode(seg).length > 255) {
       throw new UnsafePathError(p, "a segment is longer than 255 bytes");
     }
   }

@@ -37,25 +37,54 @@ export async function withRetry<T>(
   signal?: AbortSignal,
   onRetry?: (error: unknown, attempt: number) => void,
 ): Promise<T> {
+  // Fast path: most calls succeed at once, and p-retry's set-up costs more
+  // than an in-memory put. Only a failure worth retrying enters p-retry.
+  if (!signal?.aborted) {
+    try {
+      return await fn(1);
+    } catch (e) {
+      if (!isRetryable(e) || e instanceof AbortedError || policy.retries <= 0) {
+        throw normalise(e, signal);
+      }
+      onRetry?.(e, 1);
+      if (policy.minTimeoutMs > 0) await backoff(policy.minTimeoutMs * (1 + Math.random()), signal);
+    }
+  }
   try {
-    return await pRetry((attempt) => fn(attempt), {
-      retries: policy.retries,
+    return await pRetry((attempt) => fn(attempt + 1), {
+      retries: Math.max(0, policy.retries - 1),
       minTimeout: policy.minTimeoutMs,
       maxTimeout: policy.maxTimeoutMs,
       randomize: policy.minTimeoutMs > 0,
       signal,
       shouldRetry: ({ error }) => isRetryable(error) && !(error instanceof AbortedError),
       onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-        if (retriesLeft > 0 && isRetryable(error)) onRetry?.(error, attemptNumber);
+        if (retriesLeft > 0 && isRetryable(error)) onRetry?.(error, attemptNumber + 1);
       },
     });
   } catch (e) {
-    if (signal?.aborted && !(e instanceof SluiceError)) {
-      throw new AbortedError("The operation", { cause: e });
-    }
-    if (e instanceof TypeError && !(e instanceof SluiceError)) {
-      throw new UnreachableError(e.message, { cause: e });
-    }
-    throw e;
+    throw normalise(e, signal);
   }
+}
+
+function backoff(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+function normalise(e: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted && !(e instanceof SluiceError)) {
+    return new AbortedError("The operation", { cause: e });
+  }
+  if (e instanceof TypeError && !(e instanceof SluiceError)) {
+    return new UnreachableError(e.message, { cause: e });
+  }
+  return e;
 }
