@@ -256,14 +256,15 @@ export class LocalCache implements CacheAccess {
    * symlink (or a path under one) throws `UnsafePathError`: it is not an
    * absent file, so a push must not take it for a deletion.
    */
-  async stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
+  stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
     try {
       const st = Deno.lstatSync(this.resolveSync(path));
       if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
-      return st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null;
+      return Promise.resolve(
+        st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null,
+      );
     } catch (e) {
-      if (isNotFound(e)) return null;
-      throw e;
+      return isNotFound(e) ? Promise.resolve(null) : Promise.reject(e);
     }
   }
 
