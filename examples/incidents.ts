@@ -6,7 +6,7 @@
  */
 import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
-import { InMemoryStore } from "../packages/testing/mod.ts";
+import { absentOnError, InMemoryStore } from "../packages/testing/mod.ts";
 import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
 import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
@@ -98,24 +98,6 @@ const breakglass: Replay = {
       : { lost: true, summary: `bob exited 0 but the store holds "${remote}"` };
   },
 };
-
-/** A lock that reports any read failure as "absent", as some third-party locks do. */
-function absentOnError(lock: DistributedLock): DistributedLock {
-  return {
-    key: lock.key,
-    acquire: (o) => lock.acquire(o),
-    release: () => lock.release(),
-    withLock: (fn, o) => lock.withLock(fn, o),
-    inspect: async (o) => {
-      try {
-        return await lock.inspect(o);
-      } catch {
-        return null;
-      }
-    },
-    forceRelease: (n) => lock.forceRelease(n),
-  };
-}
 
 /** 002: the lock looks lost while the datastore is unreachable; a later sync pushes the refused run. */
 const refusedRun: Replay = {

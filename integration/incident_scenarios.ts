@@ -41,6 +41,7 @@ import { LOCK_FENCE } from "../middleware/lock_fence.ts";
 import { LOCKFILE_GUARD } from "../middleware/lockfile_guard.ts";
 import { REFUSED_RUN_ERASER } from "../middleware/refused_run_eraser.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
+import { absentOnError } from "../packages/testing/absent_on_error.ts";
 
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -235,28 +236,6 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
 function assertCode(e: unknown, code: string): void {
   assert.ok(e instanceof SluiceError, `expected a SluiceError ${code}, got ${String(e)}`);
   assert.equal(e.code, code, e.message);
-}
-
-/**
- * A lock that reports any failed read as "absent", as some third-party locks
- * do (and, like them, knows no loss flag or nonce): while the store is
- * unreachable the holder's own lock looks gone.
- */
-export function absentOnError(lock: DistributedLock): DistributedLock {
-  return {
-    key: lock.key,
-    acquire: (o) => lock.acquire(o),
-    release: () => lock.release(),
-    withLock: (fn, o) => lock.withLock(fn, o),
-    inspect: async (o) => {
-      try {
-        return await lock.inspect(o);
-      } catch {
-        return null;
-      }
-    },
-    forceRelease: (n) => lock.forceRelease(n),
-  };
 }
 
 const MODEL = "t/m";

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
 import { waitFor } from "../packages/testing/mod.ts";
+
+/** Latency the proxy injects (fault injection, not a wait). */
+const INJECTED_LATENCY_MS = 150;
+const NO_LATENCY_MS = 0;
 import { startFaultProxy } from "./proxy.ts";
 
 /** A tiny HTTP server on loopback that counts the requests it saw. */
@@ -99,12 +103,12 @@ Deno.test("proxy: delay slows every exchange and can be removed", async () => {
   const backend = startBackend();
   const proxy = await startFaultProxy("127.0.0.1", backend.port);
   try {
-    proxy.delay(150);
+    proxy.delay(INJECTED_LATENCY_MS);
     const t0 = performance.now();
     assert.equal((await httpGet(proxy.port, "/slow")).body, "hello /slow");
     const slow = performance.now() - t0;
     assert.ok(slow >= 290, `a delayed exchange took only ${slow.toFixed(0)} ms`);
-    proxy.delay(0);
+    proxy.delay(NO_LATENCY_MS);
     const t1 = performance.now();
     await httpGet(proxy.port, "/fast");
     assert.ok(performance.now() - t1 < slow, "removing the delay did not speed things up");

@@ -41,6 +41,7 @@ import {
 import { mixSeed, mulberry32 } from "./prng.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
 import { type ChaosTarget, memoryTarget, type TargetFactory } from "./target.ts";
+import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 
 /** Lock timings of the workload (fake time). */
 export const CHAOS_LOCK: LockOptions = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 2_000 };
@@ -188,28 +189,6 @@ async function highestVersion(cacheDir: string, base: string): Promise<number> {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
   return max;
-}
-
-/**
- * A lock as some third-party backends behave: any failed read is reported as
- * "absent", and no nonce or loss flag is exposed, so the lock fence must
- * decide from `inspect()` alone.
- */
-function absentOnError(lock: DistributedLock): DistributedLock {
-  return {
-    key: lock.key,
-    acquire: (o) => lock.acquire(o),
-    release: () => lock.release(),
-    withLock: (fn, o) => lock.withLock(fn, o),
-    inspect: async (o) => {
-      try {
-        return await lock.inspect(o);
-      } catch {
-        return null;
-      }
-    },
-    forceRelease: (nonce) => lock.forceRelease(nonce),
-  };
 }
 
 interface Busy {

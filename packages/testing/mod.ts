@@ -11,3 +11,4 @@ export * from "./wait_for.ts";
 export * from "./store_contract.ts";
 export * from "./mock_context.ts";
 export * from "./lock_conformance.ts";
+export * from "./absent_on_error.ts";
