@@ -35,6 +35,7 @@ import { withRetry } from "./retry.ts";
 import { updateIndex } from "./remote_index.ts";
 import type { CacheAccess } from "./context.ts";
 import type { SyncService } from "./service.ts";
+import { globalLockKey } from "./model_locks.ts";
 
 /** Cache-relative path of the managed lockfile, before any namespace. */
 export const MANAGED_LOCKFILE_PATH = "config/upstream_extensions.json";
@@ -107,11 +108,6 @@ export function managedLockfilePath(namespace?: string): string {
   assertSafeRelPath(namespace);
   if (namespace.includes("/")) throw new ConfigError("namespace", "a single path segment");
   return `${namespace}/${MANAGED_LOCKFILE_PATH}`;
-}
-
-/** The datastore's global lock key: `.datastore.lock`, or `.locks/<ns>.lock` when namespaced. */
-export function globalLockKey(namespace?: string): string {
-  return namespace ? `.locks/${namespace}.lock` : ".datastore.lock";
 }
 
 /** True for `config/upstream_extensions.json` and `<ns>/config/upstream_extensions.json`. */

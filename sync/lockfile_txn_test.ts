@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   applyLockfileChange,
-  globalLockKey,
   isManagedLockfilePath,
   MANAGED_LOCKFILE_PATH,
   managedLockfilePath,
@@ -13,6 +12,7 @@ import {
 import { createSyncService, type SyncService, type SyncServiceOptions } from "./service.ts";
 import { storeLockBackend } from "./lock_engine.ts";
 import { INDEX_KEY } from "./remote_index.ts";
+import { globalLockKey } from "./model_locks.ts";
 import { PreconditionFailedError, SluiceError } from "./errors.ts";
 import type { DistributedLock, LockBackend, PutMode, PutOptions } from "./ports.ts";
 import type { WarningEvent } from "./events.ts";
