@@ -10,7 +10,7 @@ import { absentOnError, InMemoryStore } from "../packages/testing/mod.ts";
 import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
 import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
-import type { DistributedLock, ObjectStore } from "../sync/ports.ts";
+import type { ObjectStore } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service.ts";
 
 /** What a replay found. */

@@ -32,7 +32,7 @@ import { SluiceError } from "../sync/errors.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { acquireModelLocks, type ModelLockSetOptions, releaseLock } from "../sync/model_locks.ts";
-import type { DistributedLock, Identity, ObjectStore } from "../sync/ports.ts";
+import type { Identity, ObjectStore } from "../sync/ports.ts";
 import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../sync/provider.ts";
 import type { SyncService } from "../sync/service.ts";
 import { createSluice } from "../sluice.ts";

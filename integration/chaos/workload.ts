@@ -27,7 +27,7 @@ import {
   updateManagedLockfile,
 } from "../../sync/lockfile_txn.ts";
 import { acquireModelLocks, type ModelLockSet, releaseLock } from "../../sync/model_locks.ts";
-import type { DistributedLock, LockBackend, LockOptions, ObjectStore } from "../../sync/ports.ts";
+import type { LockBackend, LockOptions, ObjectStore } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service.ts";
 import { DATA_NAMES, formatOp, type History, MODELS, type Op } from "./history.ts";
 import {
