@@ -17,7 +17,7 @@
  * @module
  */
 import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
-import { AlreadyExistsError, VersionConflictError } from "../sync/errors.ts";
+import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { randomId, sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
@@ -120,7 +120,15 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       push.config.retry,
       push.signal,
     );
-    if (!head) throw exists; // it vanished meanwhile: the next push tries again
+    if (!head) {
+      // It vanished between the refused create and this read (a refused run's
+      // upload being erased, say): nothing to compare with; try again later.
+      throw new SluiceError(
+        "push_failed",
+        `${ctx.key} was reported present, then was gone when read back. Nothing was overwritten; the local copy stays dirty. Run the push again.`,
+        { cause: exists, retryable: true },
+      );
+    }
     if (head.metadata?.[WRITE_ID_METADATA] === writeId) {
       ctx.result = head;
       ctx.outcome = "written";

@@ -16,7 +16,12 @@ import {
   WRITE_PHASES,
   type WriteContext,
 } from "../sync/context.ts";
-import { UnreachableError, VersionConflictError } from "../sync/errors.ts";
+import {
+  AlreadyExistsError,
+  SluiceError,
+  UnreachableError,
+  VersionConflictError,
+} from "../sync/errors.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { Pipeline } from "../sync/pipeline.ts";
@@ -69,6 +74,17 @@ Deno.test("mutable classes keep their mode and get no tags", async () => {
     assert.deepEqual(ctx.mode, mode, path);
     assert.deepEqual(ctx.metadata, {});
   }
+});
+
+Deno.test("a create refused for an object that is gone when read back is a retryable push error", async () => {
+  const { store, ctx, next } = await unit();
+  store.failNext("put", 1, () => new AlreadyExistsError(RAW));
+  const err = await createOnlyWriter()(ctx, next).catch((e) => e);
+  assert.ok(err instanceof SluiceError, String(err));
+  assert.equal(err.code, "push_failed");
+  assert.equal(err.retryable, true);
+  assert.match(err.message, /Nothing was overwritten/);
+  assert.equal(store.peek(RAW), undefined);
 });
 
 Deno.test("a data version file is written create-only, tagged with a write id and its hash", async () => {
