@@ -26,7 +26,16 @@ import {
 } from "./conditional.ts";
 import { defaultLockRegistry, type LockBackendRegistry } from "./lock_registry.ts";
 import { globalLockKey } from "./model_locks.ts";
-import type { ClassifierRule, PathClass, SyncConfig } from "./context.ts";
+import type { ClassifierRule, SyncConfig } from "./context.ts";
+import {
+  classifierRuleSchema,
+  concurrencySchema,
+  conditionalWritesSchema,
+  PATH_CLASSES,
+  probeTtlSchema,
+  retryConfigSchema,
+  wholeMs,
+} from "./config_schema.ts";
 import type {
   CallOptions,
   Clock,
@@ -135,51 +144,17 @@ export interface DatastoreProvider {
 // Shared config pieces
 // ---------------------------------------------------------------------------
 
-/** Every {@link PathClass}, for validating classifier rules. */
-export const PATH_CLASSES = [
-  "data-version",
-  "latest-marker",
-  "index",
-  "managed-lockfile",
-  "config",
-  "internal",
-  "other",
-] as const satisfies readonly PathClass[];
-
-type MissingClass = Exclude<PathClass, (typeof PATH_CLASSES)[number]>;
-const _allClasses: MissingClass extends never ? true : never = true;
-void _allClasses;
-
-const ms = (what: string) =>
-  z.number({ error: `${what}: a number of milliseconds` }).int({
-    error: `${what}: a whole number of milliseconds`,
-  });
-
 /** The `lock` section: a backend by name, the engine's timings, backend-specific keys kept. */
 export const lockConfigSchema = z.looseObject({
   backend: z.string({ error: 'a lock backend name, e.g. "store"' })
     .min(1, { error: "a non-empty lock backend name" })
     .default("store"),
-  ttlMs: ms("the lock time to live").min(1_000, { error: "a TTL of at least 1000 ms" }).optional(),
-  heartbeatMs: ms("the heartbeat interval").min(1, { error: "a positive interval" }).optional(),
-  maxWaitMs: ms("the acquire wait").min(0, { error: "a wait of 0 ms or more" }).optional(),
-  retryDelayMs: ms("the acquire retry delay").min(1, { error: "a positive delay" }).optional(),
-});
-
-/** One extra classifier rule. */
-export const classifierRuleSchema = z.strictObject({
-  pattern: z.string({ error: "a path pattern (`*` one segment, `**` any)" })
-    .min(1, { error: "a non-empty path pattern" }),
-  class: z.enum(PATH_CLASSES, { error: `one of ${PATH_CLASSES.map((c) => `"${c}"`).join(", ")}` }),
-});
-
-/** Retries of transient errors, by the store and the sync service. */
-export const retryConfigSchema = z.strictObject({
-  retries: z.number({ error: "a number of retries" }).int({ error: "a whole number of retries" })
-    .min(0, { error: "0 or more retries" }).max(20, { error: "at most 20 retries" }).optional(),
-  minTimeoutMs: ms("the first backoff").min(0, { error: "a backoff of 0 ms or more" }).optional(),
-  maxTimeoutMs: ms("the largest backoff").min(0, { error: "a backoff of 0 ms or more" })
+  ttlMs: wholeMs("the lock time to live").min(1_000, { error: "a TTL of at least 1000 ms" })
     .optional(),
+  heartbeatMs: wholeMs("the heartbeat interval").min(1, { error: "a positive interval" })
+    .optional(),
+  maxWaitMs: wholeMs("the acquire wait").min(0, { error: "a wait of 0 ms or more" }).optional(),
+  retryDelayMs: wholeMs("the acquire retry delay").min(1, { error: "a positive delay" }).optional(),
 });
 
 /** The key prefix inside the bucket: relative, `/`-separated, no `..`; a trailing `/` is dropped. */
@@ -193,17 +168,11 @@ export const prefixSchema = z.string({ error: 'a key prefix string, e.g. "team/d
 /** Config keys every store provider accepts (spread into each backend's strict object). */
 export const commonProviderShape = {
   prefix: prefixSchema,
-  conditionalWrites: z.enum(["auto", "required", "off"], {
-    error: 'one of "auto", "required", "off"',
-  }).default("auto"),
-  concurrency: z.number({ error: "a number of parallel transfers" })
-    .int({ error: "a whole number of parallel transfers" })
-    .min(1, { error: "at least 1 parallel transfer" })
-    .max(256, { error: "at most 256 parallel transfers" })
-    .default(8),
-  requestTimeoutMs: ms("the per-request timeout").min(1, { error: "a positive timeout" })
+  conditionalWrites: conditionalWritesSchema.default("auto"),
+  concurrency: concurrencySchema.default(8),
+  requestTimeoutMs: wholeMs("the per-request timeout").min(1, { error: "a positive timeout" })
     .default(30_000),
-  probeTtlMs: ms("the probe cache expiry").min(0, { error: "0 ms or more" }).optional(),
+  probeTtlMs: probeTtlSchema.optional(),
   retry: retryConfigSchema.default({}),
   lock: lockConfigSchema.default({ backend: "store" }),
   classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
@@ -566,3 +535,5 @@ export async function verifyStore(
       : `${endpoint} answered in ${latencyMs} ms; ${found}, but the config requires conditional writes: pushes will be refused. Use an endpoint that honours them, or set conditionalWrites to "auto".`,
   };
 }
+
+export { classifierRuleSchema, PATH_CLASSES, retryConfigSchema };

@@ -15,11 +15,17 @@ import { assertSafeRelPath } from "./paths.ts";
 import { processIdentity, systemClock } from "./clock.ts";
 import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "./ports.ts";
 import { DEFAULT_RETRY } from "./retry.ts";
+import {
+  classifierRuleSchema,
+  concurrencySchema,
+  conditionalWritesSchema,
+  probeTtlSchema,
+  retryConfigSchema,
+} from "./config_schema.ts";
 import { LocalCache, STATE_DIR } from "./cache.ts";
 import { createEmitter, type SluiceEmitter } from "./events.ts";
 import { Pipeline } from "./pipeline.ts";
 import {
-  type PathClass,
   type PlanEntry,
   PUSH_PHASES,
   type PushContext,
@@ -104,49 +110,14 @@ export const DEFAULT_CONFIG: SyncConfig = {
   probeTtlMs: 24 * 3600_000,
 };
 
-const PATH_CLASSES = [
-  "data-version",
-  "latest-marker",
-  "index",
-  "managed-lockfile",
-  "config",
-  "internal",
-  "other",
-] as const satisfies readonly PathClass[];
-
-const wholeMs = (what: string) =>
-  z.number({ error: `${what}: a number of milliseconds` })
-    .int({ error: `${what}: a whole number of milliseconds` })
-    .min(0, { error: `${what}: 0 ms or more` });
-
 /** The shape of `config` (every key optional: defaults fill the rest). */
 const syncConfigSchema = z.object({
-  concurrency: z.number({ error: "a number of parallel transfers" })
-    .int({ error: "a whole number of parallel transfers" })
-    .min(1, { error: "at least 1 parallel transfer" })
-    .max(256, { error: "at most 256 parallel transfers" })
+  concurrency: concurrencySchema.optional(),
+  retry: retryConfigSchema.optional(),
+  conditionalWrites: conditionalWritesSchema.optional(),
+  classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
     .optional(),
-  retry: z.object({
-    retries: z.number({ error: "a number of retries" })
-      .int({ error: "a whole number of retries" })
-      .min(0, { error: "0 or more retries" })
-      .optional(),
-    minTimeoutMs: wholeMs("the first backoff").optional(),
-    maxTimeoutMs: wholeMs("the largest backoff").optional(),
-  }, { error: "an object {retries, minTimeoutMs, maxTimeoutMs}" }).optional(),
-  conditionalWrites: z.enum(["auto", "required", "off"], {
-    error: 'one of "auto", "required", "off"',
-  }).optional(),
-  classifierRules: z.array(
-    z.object({
-      pattern: z.string({ error: "a path pattern" }).min(1, { error: "a non-empty path pattern" }),
-      class: z.enum(PATH_CLASSES, {
-        error: `one of ${PATH_CLASSES.map((c) => `"${c}"`).join(", ")}`,
-      }),
-    }, { error: "a {pattern, class} rule" }),
-    { error: "a list of {pattern, class} rules" },
-  ).optional(),
-  probeTtlMs: wholeMs("the probe cache expiry").optional(),
+  probeTtlMs: probeTtlSchema.optional(),
 });
 
 const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);

@@ -1,0 +1,71 @@
+/**
+ * The zod pieces shared by the sync service's `config` validation and the
+ * store providers' setup JSON: one definition of each setting's type, range
+ * and error text.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { PathClass } from "./context.ts";
+
+/** Every {@link PathClass}, for validating classifier rules. */
+export const PATH_CLASSES = [
+  "data-version",
+  "latest-marker",
+  "index",
+  "managed-lockfile",
+  "config",
+  "internal",
+  "other",
+] as const satisfies readonly PathClass[];
+
+type MissingClass = Exclude<PathClass, (typeof PATH_CLASSES)[number]>;
+const _allClasses: MissingClass extends never ? true : never = true;
+void _allClasses;
+
+/**
+ * A whole number of milliseconds, described as `what` in errors.
+ *
+ * @example
+ * ```ts
+ * import { wholeMs } from "./config_schema.ts";
+ * wholeMs("the probe cache expiry").min(0).parse(1000);
+ * ```
+ */
+export function wholeMs(what: string): z.ZodNumber {
+  return z.number({ error: `${what}: a number of milliseconds` })
+    .int({ error: `${what}: a whole number of milliseconds` });
+}
+
+/** Parallel transfers: 1 to 256. */
+export const concurrencySchema: z.ZodNumber = z.number({ error: "a number of parallel transfers" })
+  .int({ error: "a whole number of parallel transfers" })
+  .min(1, { error: "at least 1 parallel transfer" })
+  .max(256, { error: "at most 256 parallel transfers" });
+
+/** `auto`, `required` or `off`. */
+export const conditionalWritesSchema = z.enum(["auto", "required", "off"], {
+  error: 'one of "auto", "required", "off"',
+});
+
+/** One extra classifier rule. */
+export const classifierRuleSchema = z.strictObject({
+  pattern: z.string({ error: "a path pattern (`*` one segment, `**` any)" })
+    .min(1, { error: "a non-empty path pattern" }),
+  class: z.enum(PATH_CLASSES, { error: `one of ${PATH_CLASSES.map((c) => `"${c}"`).join(", ")}` }),
+}, { error: "a {pattern, class} rule" });
+
+/** Retries of transient errors, by the store and the sync service. */
+export const retryConfigSchema = z.strictObject({
+  retries: z.number({ error: "a number of retries" }).int({ error: "a whole number of retries" })
+    .min(0, { error: "0 or more retries" }).max(20, { error: "at most 20 retries" }).optional(),
+  minTimeoutMs: wholeMs("the first backoff").min(0, { error: "a backoff of 0 ms or more" })
+    .optional(),
+  maxTimeoutMs: wholeMs("the largest backoff").min(0, { error: "a backoff of 0 ms or more" })
+    .optional(),
+}, { error: "an object {retries, minTimeoutMs, maxTimeoutMs}" });
+
+/** The probe cache expiry. */
+export const probeTtlSchema: z.ZodNumber = wholeMs("the probe cache expiry").min(0, {
+  error: "0 ms or more",
+});
