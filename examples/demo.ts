@@ -8,6 +8,7 @@
  */
 import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
+import { writeAndMark } from "../packages/testing/mod.ts";
 import type { SyncService } from "../sync/service.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { replays } from "./incidents.ts";
@@ -35,12 +36,7 @@ export async function makeClone(
 }
 
 /** Writes a cache file and marks it dirty. */
-export async function put(svc: SyncService, path: string, text: string): Promise<void> {
-  const file = `${svc.cacheDir}/${path}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
-  await svc.markDirty({ relPath: path });
-}
+export const put: (svc: SyncService, path: string, text: string) => Promise<void> = writeAndMark;
 
 async function tour() {
   const root = await Deno.makeTempDir({ prefix: "sluice-demo-store-" });

@@ -6,12 +6,11 @@
  */
 import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
-import { absentOnError, InMemoryStore } from "../packages/testing/mod.ts";
+import { absentOnError, InMemoryStore, writeAndMark } from "../packages/testing/mod.ts";
 import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
 import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
-import type { SyncService } from "../sync/service.ts";
 
 /** What a replay found. */
 export interface Outcome {
@@ -42,12 +41,7 @@ async function clone(store: ObjectStore, name: string, disable: readonly string[
   return svc;
 }
 
-async function write(svc: SyncService, path: string, text: string) {
-  const file = `${svc.cacheDir}/${path}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
-  await svc.markDirty({ relPath: path });
-}
+const write = writeAndMark;
 
 async function fsStore(): Promise<FsStore> {
   return new FsStore({ root: await Deno.makeTempDir({ prefix: "sluice-demo-store-" }) });

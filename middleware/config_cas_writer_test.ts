@@ -20,6 +20,7 @@ import {
   mockWriteContext,
   planEntry,
   spyNext,
+  writeCacheFile,
 } from "../packages/testing/mod.ts";
 
 const FILE = "config/vaults/v1.yaml";
@@ -162,10 +163,8 @@ async function clone(
   return { svc, warnings };
 }
 
-async function writeFile(svc: SyncService, path: string, text: string) {
-  const file = `${svc.cacheDir}/${path}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
+function writeFile(svc: SyncService, path: string, text: string) {
+  return writeCacheFile(svc.cacheDir, path, text);
 }
 
 /** A publishes v1; C pulls it, changes it and pushes; A changes its own stale copy too. */

@@ -7,6 +7,7 @@ import {
   mockWriteContext,
   planEntry,
   spyNext,
+  writeAndMark,
 } from "../packages/testing/mod.ts";
 import { ConditionalWrites, FALLBACK_WARNING, PROBE_PREFIX } from "../sync/conditional.ts";
 import {
@@ -159,12 +160,7 @@ async function clone(
   });
   const warnings: WarningEvent[] = [];
   svc.events.on("warning", (w) => warnings.push(w));
-  const put = async (path: string, text: string) => {
-    const file = `${svc.cacheDir}/${path}`;
-    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(file, text);
-    await svc.markDirty({ relPath: path });
-  };
+  const put = (path: string, text: string) => writeAndMark(svc, path, text);
   return { svc, warnings, put };
 }
 

@@ -20,16 +20,13 @@ import {
   mockPushContext,
   planEntry,
   spyNext,
+  writeCacheFile,
 } from "../packages/testing/mod.ts";
 
 const LOCKFILE = MANAGED_LOCKFILE_PATH;
 const enc = (s: string) => new TextEncoder().encode(s);
 
-async function writeFile(dir: string, path: string, text: string) {
-  const file = `${dir}/${path}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
-}
+const writeFile = writeCacheFile;
 
 // --- the gate alone ---------------------------------------------------------
 

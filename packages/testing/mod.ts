@@ -12,3 +12,4 @@ export * from "./store_contract.ts";
 export * from "./mock_context.ts";
 export * from "./lock_conformance.ts";
 export * from "./absent_on_error.ts";
+export * from "./cache_files.ts";
