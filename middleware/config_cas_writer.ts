@@ -65,7 +65,7 @@ export function configCasWriter(): Middleware<WriteContext> {
     }
     const push = ctx.push;
     const remote = await fetchRemote(ctx);
-    if (remote && (await sha256Hex(remote.body)) === (await sha256Hex(ctx.body))) {
+    if (remote && (await sha256Hex(remote.body)) === ctx.hash) {
       const { body: _body, ...info } = remote;
       ctx.result = info;
       ctx.outcome = "identical";

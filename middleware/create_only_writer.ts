@@ -103,7 +103,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       await earlier;
       throw new VersionConflictError([ctx.key]);
     }
-    const hash = await sha256Hex(ctx.body);
+    const hash = ctx.hash;
     const writeId = randomId();
     ctx.mode = PutModes.create;
     ctx.metadata[WRITE_ID_METADATA] = writeId;

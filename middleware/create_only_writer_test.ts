@@ -24,7 +24,6 @@ import {
   VersionConflictError,
 } from "../sync/errors.ts";
 import type { WarningEvent } from "../sync/events.ts";
-import { sha256Hex } from "../sync/hash.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
 import { terminalWrite } from "../sync/push.ts";
@@ -94,14 +93,14 @@ Deno.test("a data version file is written create-only, tagged with a write id an
   assert.equal(next.calls, 1);
   assert.deepEqual(store.log.map((r) => [r.op, r.mode]), [["put", "create"]]);
   const info = await store.head(RAW);
-  assert.equal(info?.metadata?.[CONTENT_HASH_METADATA], await sha256Hex(ctx.body));
+  assert.equal(info?.metadata?.[CONTENT_HASH_METADATA], ctx.hash);
   assert.match(info?.metadata?.[WRITE_ID_METADATA] ?? "", /^[0-9a-f]{32}$/);
   assert.equal(ctx.outcome, "written");
 });
 
 Deno.test("equal bytes already published: success from the hash tag, without reading the object", async () => {
   const { store, ctx, next } = await unit("same");
-  store.seed(RAW, "same", { [CONTENT_HASH_METADATA]: await sha256Hex(ctx.body) });
+  store.seed(RAW, "same", { [CONTENT_HASH_METADATA]: ctx.hash });
   store.resetLog();
   await createOnlyWriter()(ctx, next);
   assert.equal(ctx.outcome, "identical");

@@ -5,8 +5,10 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { SluiceError, UnsafePathError } from "./errors.ts";
-import { randomId } from "./hash.ts";
+import { SluiceError, UnreachableError, UnsafePathError } from "./errors.ts";
+import { randomId, sha256HexSync } from "./hash.ts";
+import { CHUNK_BYTES, fileSource } from "./body.ts";
+import type { PutBody } from "./ports.ts";
 import { assertSafeRelPath } from "./paths.ts";
 import type { CacheAccess } from "./context.ts";
 
@@ -60,6 +62,21 @@ async function fsyncDir(dir: string): Promise<void> {
       d.close();
     }
   } catch { /* some filesystems refuse fsync on directories */ }
+}
+
+/** Files up to this size are read synchronously by a push (one call instead of an async op). */
+const SYNC_READ_MAX = 64 * 1024;
+
+/** What {@link LocalCache.readForPush} returns. */
+export interface PushRead {
+  /** The bytes, or a source streaming them. */
+  readonly body: PutBody;
+  /** Hex SHA-256 of the bytes. */
+  readonly hash: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Modification time seen before reading. */
+  readonly mtimeMs: number;
 }
 
 /** Why a link is refused: said once, for reads, writes and walks alike. */
@@ -219,6 +236,37 @@ export class LocalCache implements CacheAccess {
   }
 
   /**
+   * A cache file ready to push: its bytes (read whole when at most
+   * `streamThreshold` bytes) or a {@link BodySource} that streams it in
+   * chunks and fails if the file changes under the upload, with its hex
+   * SHA-256, size, and the mtime seen before reading. Null when absent or not
+   * a regular file; a symlink throws `UnsafePathError`.
+   */
+  async readForPush(path: string, streamThreshold: number): Promise<PushRead | null> {
+    const file = this.resolveSync(path);
+    let st: Deno.FileInfo;
+    try {
+      // Synchronous lstat and, for small files, a synchronous read: a push of
+      // many small files is dominated by per-call overhead, not by I/O.
+      st = Deno.lstatSync(file);
+      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
+      if (!st.isFile) return null;
+      const mtimeMs = st.mtime?.getTime() ?? 0;
+      if (st.size <= streamThreshold) {
+        const body = st.size <= SYNC_READ_MAX ? Deno.readFileSync(file) : await Deno.readFile(file);
+        return { body, hash: sha256HexSync(body), size: body.length, mtimeMs };
+      }
+      const hashed = await this.hashFile(path);
+      if (!hashed) return null;
+      const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path });
+      return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  /**
    * Hex SHA-256 and size of a cache file, read in 1 MiB chunks so the file is
    * never held whole in memory (the walk hashes every changed file); null
    * when absent or not a regular file. Refuses symlinks like {@link read}.
@@ -237,7 +285,7 @@ export class LocalCache implements CacheAccess {
     }
     try {
       const h = createHash("sha256");
-      const buf = new Uint8Array(1 << 20);
+      const buf = new Uint8Array(CHUNK_BYTES);
       let size = 0;
       for (;;) {
         const n = await f.read(buf);
@@ -270,6 +318,73 @@ export class LocalCache implements CacheAccess {
 
   async write(path: string, body: Uint8Array): Promise<void> {
     await atomicWrite(await this.resolve(path), body, false);
+  }
+
+  /**
+   * Writes a stream to a cache file atomically (a temp file beside it, then
+   * a rename), hashing as it goes, never holding the whole body. When the
+   * bytes are not `expect.size` long or do not hash to `expect.sha256`, the
+   * temp file is removed, the cached copy is left as it was, and
+   * `corrupt_download` is thrown. A stream that breaks off throws a
+   * retryable `unreachable` error, with the same clean-up.
+   */
+  async writeStream(
+    path: string,
+    stream: ReadableStream<Uint8Array>,
+    expect: { size: number; sha256: string },
+  ): Promise<void> {
+    const file = await this.resolve(path);
+    const dir = file.slice(0, file.lastIndexOf("/")) || "/";
+    await Deno.mkdir(dir, { recursive: true });
+    const name = file.slice(dir.length + 1);
+    const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
+    const tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
+    const reader = stream.getReader();
+    const hash = createHash("sha256");
+    let size = 0;
+    let placed = false;
+    try {
+      {
+        using out = await Deno.open(tmp, { write: true, createNew: true });
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (e) {
+            if (e instanceof SluiceError) throw e;
+            throw new UnreachableError(
+              `the download of ${path} broke off after ${size} bytes (${
+                e instanceof Error ? e.message : String(e)
+              }); nothing was written for it and the cached copy was kept`,
+              { cause: e },
+            );
+          }
+          if (chunk.done) break;
+          size += chunk.value.length;
+          if (size > expect.size) break;
+          hash.update(chunk.value);
+          for (let off = 0; off < chunk.value.length;) {
+            off += await out.write(chunk.value.subarray(off));
+          }
+        }
+      }
+      const got = size === expect.size ? hash.digest("hex") : null;
+      if (got !== expect.sha256) {
+        const what = got === null
+          ? `${size > expect.size ? "more than" : size} bytes, expected ${expect.size}`
+          : `SHA-256 ${got.slice(0, 12)}…, expected ${expect.sha256.slice(0, 12)}…`;
+        throw new SluiceError(
+          "corrupt_download",
+          `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
+          { retryable: true },
+        );
+      }
+      await Deno.rename(tmp, file);
+      placed = true;
+    } finally {
+      await reader.cancel().catch(() => {});
+      if (!placed) await Deno.remove(tmp).catch(() => {});
+    }
   }
 
   async remove(path: string): Promise<void> {

@@ -39,6 +39,7 @@ import {
   type ListOptions,
   type ObjectInfo,
   type ObjectStore,
+  type PutBody,
   type PutMode,
   PutModes,
   type PutOptions,
@@ -196,7 +197,7 @@ export async function checkCondition(
 export async function checkThenPut(
   store: ObjectStore,
   key: string,
-  body: Uint8Array,
+  body: PutBody,
   mode: PutMode,
   options: PutOptions = {},
 ): Promise<ObjectInfo> {
@@ -409,9 +410,12 @@ export function withConditionalFallback(
   return {
     endpoint: store.endpoint,
     get: (key: string, o?: CallOptions): Promise<GetResult> => store.get(key, o),
+    ...(store.getStream
+      ? { getStream: (key: string, o?: CallOptions) => store.getStream!(key, o) }
+      : {}),
     head: (key: string, o?: CallOptions) => store.head(key, o),
     list: (prefix: string, o?: ListOptions) => store.list(prefix, o),
-    async put(key: string, body: Uint8Array, mode: PutMode, o: PutOptions = {}) {
+    async put(key: string, body: PutBody, mode: PutMode, o: PutOptions = {}) {
       if (mode.kind === "overwrite") return await store.put(key, body, mode, o);
       if (await registry.decide(store, mode.kind, setting, env(o.signal)) === "native") {
         try {

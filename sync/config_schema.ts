@@ -69,3 +69,8 @@ export const retryConfigSchema = z.strictObject({
 export const probeTtlSchema: z.ZodNumber = wholeMs("the probe cache expiry").min(0, {
   error: "0 ms or more",
 });
+
+/** `streamThresholdBytes`: files larger than this are streamed, not read whole. */
+export const streamThresholdSchema: z.ZodNumber = z.number({ error: "a number of bytes" }).int({
+  error: "a whole number of bytes",
+}).min(0, { error: "0 or more bytes" });

@@ -13,6 +13,7 @@ import type {
   Identity,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
 } from "./ports.ts";
 import type { RetryPolicy } from "./retry.ts";
@@ -61,6 +62,8 @@ export interface SyncConfig {
   readonly classifierRules: readonly ClassifierRule[];
   /** How long a cached endpoint probe stays fresh; default 24 h. */
   readonly probeTtlMs: number;
+  /** Files larger than this many bytes are streamed in chunks, never held whole; default 8 MiB. */
+  readonly streamThresholdBytes: number;
 }
 
 /** One path in a push plan. */
@@ -187,8 +190,16 @@ export interface WriteContext {
   readonly entry: PlanEntry;
   /** Store key (the cache-relative path). */
   readonly key: string;
-  /** The bytes to write. */
-  body: Uint8Array;
+  /**
+   * What to write: the bytes, or (for a file above the streaming threshold)
+   * a {@link BodySource} that reads the file in chunks and fails the write if
+   * the file changes under it.
+   */
+  readonly body: PutBody;
+  /** Hex SHA-256 of the body's bytes, computed before any gate runs. */
+  readonly hash: string;
+  /** Length of the body in bytes. */
+  readonly size: number;
   /** The mode the terminal put uses. */
   mode: PutMode;
   /** Metadata stored with the object. */

@@ -24,6 +24,7 @@ export type ErrorCode =
   | "lockfile_conflict"
   | "lockfile_publish_failed"
   | "corrupt_download"
+  | "file_changed"
   | "push_failed"
   | "pull_failed"
   | "erasure_refused"
@@ -47,6 +48,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   lockfile_conflict: 75,
   lockfile_publish_failed: 75,
   corrupt_download: 74,
+  file_changed: 75,
   push_failed: 75,
   pull_failed: 75,
   erasure_refused: 1,

@@ -22,6 +22,11 @@ export function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Promise.resolve(createHash("sha256").update(bytes).digest("hex"));
 }
 
+/** {@link sha256Hex}, synchronously. */
+export function sha256HexSync(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
 /** A random id (hex) for nonces, write tags and probe keys. */
 export function randomId(bytes = 16): string {
   const b = crypto.getRandomValues(new Uint8Array(bytes));

@@ -43,6 +43,29 @@ export interface ObjectInfo {
   readonly metadata?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A body read on demand, for files too large to hold whole. Each call of
+ * `stream()` opens a fresh stream of exactly `size` bytes (a retry calls it
+ * again). The stream errors, before its last bytes, when what it reads is not
+ * what was announced (a file changed while it was being uploaded), so a store
+ * never completes a write of torn bytes.
+ */
+export interface BodySource {
+  /** Exact length in bytes. */
+  readonly size: number;
+  /** A fresh stream of the bytes. */
+  stream(): ReadableStream<Uint8Array>;
+}
+
+/** What `put` writes: whole bytes, or a {@link BodySource} the store streams. */
+export type PutBody = Uint8Array | BodySource;
+
+/** An object's info with its bytes as a stream (see {@link ObjectStore.getStream}). */
+export interface GetStreamResult extends ObjectInfo {
+  /** The body; read it to the end or cancel it. */
+  readonly body: ReadableStream<Uint8Array>;
+}
+
 /** An object's bytes with its info. */
 export interface GetResult extends ObjectInfo {
   /** The whole body. */
@@ -99,8 +122,19 @@ export interface ObjectStore {
   get(key: string, options?: CallOptions): Promise<GetResult>;
   /** Reads an object's info; `null` when absent (a failed read throws). */
   head(key: string, options?: CallOptions): Promise<ObjectInfo | null>;
-  /** Writes an object under `mode`; returns the new object's info. */
-  put(key: string, body: Uint8Array, mode: PutMode, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Writes an object under `mode`; returns the new object's info. A
+   * {@link BodySource} body is streamed: the store never holds it whole, and
+   * calls `stream()` again for each attempt. A stream that ends early or
+   * errors leaves no object (and the old one, if any, untouched).
+   */
+  put(key: string, body: PutBody, mode: PutMode, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Reads an object as a stream, so that a large download is never held
+   * whole; `NotFoundError` when absent. Optional: callers fall back to
+   * {@link ObjectStore.get} (see `openObject` in `sync/body.ts`).
+   */
+  getStream?(key: string, options?: CallOptions): Promise<GetStreamResult>;
   /** Deletes an object. Deleting an absent key without `ifVersion` succeeds. */
   delete(key: string, options?: DeleteOptions): Promise<void>;
   /** Lists objects whose key starts with `prefix`, page by page, in key order. */

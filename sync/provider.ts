@@ -34,6 +34,7 @@ import {
   PATH_CLASSES,
   probeTtlSchema,
   retryConfigSchema,
+  streamThresholdSchema,
   wholeMs,
 } from "./config_schema.ts";
 import type {
@@ -173,6 +174,7 @@ export const commonProviderShape = {
   requestTimeoutMs: wholeMs("the per-request timeout").min(1, { error: "a positive timeout" })
     .default(30_000),
   probeTtlMs: probeTtlSchema.optional(),
+  streamThresholdBytes: streamThresholdSchema.optional(),
   retry: retryConfigSchema.default({}),
   lock: lockConfigSchema.default({ backend: "store" }),
   classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
@@ -186,6 +188,7 @@ export interface CommonProviderConfig {
   readonly concurrency: number;
   readonly requestTimeoutMs: number;
   readonly probeTtlMs?: number;
+  readonly streamThresholdBytes?: number;
   readonly retry: { retries?: number; minTimeoutMs?: number; maxTimeoutMs?: number };
   readonly lock: { backend: string; [key: string]: unknown };
   readonly classifierRules: readonly ClassifierRule[];
@@ -268,6 +271,9 @@ export function toSyncConfig(config: CommonProviderConfig): Partial<SyncConfig> 
     classifierRules: config.classifierRules,
     retry: { ...DEFAULT_RETRY, ...config.retry },
     ...(config.probeTtlMs === undefined ? {} : { probeTtlMs: config.probeTtlMs }),
+    ...(config.streamThresholdBytes === undefined
+      ? {}
+      : { streamThresholdBytes: config.streamThresholdBytes }),
   };
 }
 

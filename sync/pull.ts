@@ -6,11 +6,12 @@
  * @module
  */
 import pMap from "p-map";
-import { NotFoundError, SluiceError, UnsafePathError } from "./errors.ts";
+import { hasCode, NotFoundError, SluiceError, UnsafePathError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { isSafeRelPath } from "./paths.ts";
 import type { ObjectStore } from "./ports.ts";
 import { withRetry } from "./retry.ts";
+import { openObject } from "./body.ts";
 import type { LocalCache } from "./cache.ts";
 import type { SyncConfig } from "./context.ts";
 import type { SluiceEmitter } from "./events.ts";
@@ -105,8 +106,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     const synced = state.synced(path);
     if (synced?.version === e.v) continue;
     if (await changedLocally(path)) {
-      const local = await cache.read(path);
-      if (local && (await sha256Hex(local)) === e.h) {
+      const local = await cache.hashFile(path).catch(() => null);
+      if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         continue;
       }
@@ -145,27 +146,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   }
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
   let done = 0;
-  await pMap(todo, async ([path, e]) => {
-    let got;
-    try {
-      got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
-    } catch (err) {
-      if (err instanceof NotFoundError) return; // deleted since the index was written
-      throw err;
-    }
-    if (got.version !== e.v) {
-      // The object was replaced after the index was written: a writer's push
-      // is in flight, or stopped between its uploads and its index commit
-      // (possibly a refused run). Its bytes are not committed: never pull them.
-      result.uncommitted.push(path);
-      events.emit("warning", {
-        code: "pull_skipped_uncommitted",
-        message:
-          `${path} was skipped: the datastore's object (version ${got.version}) is not the one its index lists (${e.v}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
-        path,
-      });
-      return;
-    }
+  /** Reads the object whole and writes it; returns the version read (nothing written if not `e.v`). */
+  const fetchWhole = async (path: string, e: IndexEntry): Promise<string> => {
+    const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
+    if (got.version !== e.v) return got.version;
     const hash = await sha256Hex(got.body);
     const badSize = got.body.length !== e.s;
     if (badSize || hash !== e.h) {
@@ -179,15 +163,63 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       );
     }
     await cache.write(path, got.body);
-    const st = await cache.stat(path);
-    state.setSynced(path, {
-      hash,
-      version: got.version,
-      size: got.body.length,
-      mtimeMs: st?.mtimeMs,
+    return got.version;
+  };
+  /**
+   * Streams a large object into the cache in chunks (never held whole); a
+   * transfer that breaks off is retried from the start.
+   */
+  const fetchStreamed = async (path: string, e: IndexEntry): Promise<string> => {
+    let corrupt: unknown;
+    const version = await withRetry(
+      async () => {
+        const got = await openObject(store, path, { signal });
+        if (got.version !== e.v) {
+          await got.body.cancel().catch(() => {});
+          return got.version;
+        }
+        try {
+          await cache.writeStream(path, got.body, { size: e.s, sha256: e.h });
+        } catch (err) {
+          // Reported like a corrupt whole read: not retried here.
+          if (!hasCode(err, "corrupt_download")) throw err;
+          corrupt = err;
+        }
+        return got.version;
+      },
+      config.retry,
+      signal,
+    );
+    if (corrupt) throw corrupt;
+    return version;
+  };
+  const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
+    // The object was replaced after the index was written: a writer's push
+    // is in flight, or stopped between its uploads and its index commit
+    // (possibly a refused run). Its bytes are not committed: never pull them.
+    result.uncommitted.push(path);
+    events.emit("warning", {
+      code: "pull_skipped_uncommitted",
+      message:
+        `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${e.v}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
+      path,
     });
+  };
+  await pMap(todo, async ([path, e]) => {
+    let version: string;
+    try {
+      version = e.s > config.streamThresholdBytes
+        ? await fetchStreamed(path, e)
+        : await fetchWhole(path, e);
+    } catch (err) {
+      if (err instanceof NotFoundError) return; // deleted since the index was written
+      throw err;
+    }
+    if (version !== e.v) return skipUncommitted(path, version, e);
+    const st = await cache.stat(path);
+    state.setSynced(path, { hash: e.h, version, size: e.s, mtimeMs: st?.mtimeMs });
     result.fetched.push(path);
-    result.bytes += got.body.length;
+    result.bytes += e.s;
     done++;
     events.emit("progress", {
       op: "pull",

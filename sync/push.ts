@@ -14,7 +14,6 @@ import {
   UnsafePathError,
   VersionConflictError,
 } from "./errors.ts";
-import { sha256Hex } from "./hash.ts";
 import { isSafeRelPath } from "./paths.ts";
 import { PutModes } from "./ports.ts";
 import { withRetry } from "./retry.ts";
@@ -174,19 +173,21 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
 
     const writeOne = async (entry: PlanEntry) => {
       try {
-        const read = await cache.readWithStat(entry.path);
-        const body = read?.body;
-        if (!read || !body) {
+        const read = await cache.readForPush(entry.path, ctx.config.streamThresholdBytes);
+        if (!read) {
           entry.action = "skip";
           entry.keepDirty = true;
           entry.reason = "the file vanished during the push";
           return;
         }
+        const { hash, size } = read;
         const wctx: WriteContext = {
           push: ctx,
           entry,
           key: entry.path,
-          body,
+          body: read.body,
+          hash,
+          size,
           mode: entry.mode ?? PutModes.overwrite,
           metadata: {},
         };
@@ -194,25 +195,19 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (entry.action === "skip") return; // a write gate decided to leave it out
         const info = wctx.result;
         if (!info) throw new SluiceError("internal", `No result for the write of ${entry.path}.`);
-        const hash = await sha256Hex(body);
         ctx.uploaded.push({
           path: entry.path,
           info,
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        state.setSynced(entry.path, {
-          hash,
-          version: info.version,
-          size: body.length,
-          mtimeMs: read.mtimeMs,
-        });
-        indexSet[entry.path] = { v: info.version, h: hash, s: body.length };
+        state.setSynced(entry.path, { hash, version: info.version, size, mtimeMs: read.mtimeMs });
+        indexSet[entry.path] = { v: info.version, h: hash, s: size };
         handled.push(entry.path);
         if (wctx.outcome === "identical") result.identical.push(entry.path);
         else {
           result.uploaded.push(entry.path);
-          result.bytes += body.length;
+          result.bytes += size;
         }
       } catch (error) {
         failures.push({ entry, error });

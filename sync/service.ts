@@ -21,7 +21,9 @@ import {
   conditionalWritesSchema,
   probeTtlSchema,
   retryConfigSchema,
+  streamThresholdSchema,
 } from "./config_schema.ts";
+import { DEFAULT_STREAM_THRESHOLD } from "./body.ts";
 import { LocalCache, STATE_DIR } from "./cache.ts";
 import { createEmitter, type SluiceEmitter } from "./events.ts";
 import { Pipeline } from "./pipeline.ts";
@@ -108,6 +110,7 @@ export const DEFAULT_CONFIG: SyncConfig = {
   conditionalWrites: "auto",
   classifierRules: [],
   probeTtlMs: 24 * 3600_000,
+  streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
 };
 
 /** The shape of `config` (every key optional: defaults fill the rest). */
@@ -118,6 +121,7 @@ const syncConfigSchema = z.object({
   classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
     .optional(),
   probeTtlMs: probeTtlSchema.optional(),
+  streamThresholdBytes: streamThresholdSchema.optional(),
 });
 
 const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);

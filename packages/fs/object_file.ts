@@ -49,6 +49,20 @@ export class CorruptObjectError extends SluiceError {
   }
 }
 
+/** The header line of an object file (magic, JSON, newline). */
+export function encodeHeader(header: ObjectHeader): Uint8Array {
+  return new TextEncoder().encode(
+    `${MAGIC}${
+      JSON.stringify({
+        version: header.version,
+        size: header.size,
+        lastModified: header.lastModified,
+        metadata: header.metadata,
+      })
+    }\n`,
+  );
+}
+
 /**
  * Encodes an object file: header line plus body.
  *
@@ -63,16 +77,7 @@ export class CorruptObjectError extends SluiceError {
  * ```
  */
 export function encodeObject(header: ObjectHeader, body: Uint8Array): Uint8Array {
-  const line = new TextEncoder().encode(
-    `${MAGIC}${
-      JSON.stringify({
-        version: header.version,
-        size: header.size,
-        lastModified: header.lastModified,
-        metadata: header.metadata,
-      })
-    }\n`,
-  );
+  const line = encodeHeader(header);
   const out = new Uint8Array(line.length + body.length);
   out.set(line, 0);
   out.set(body, line.length);
@@ -99,6 +104,17 @@ export function decodeObject(
  */
 export async function readObjectHeader(path: string): Promise<ObjectHeader> {
   using file = await Deno.open(path, { read: true });
+  return (await readHeaderOf(path, file)).header;
+}
+
+/**
+ * Reads the header from an open object file; `bodyOffset` is where the body
+ * starts. The file's size is checked against the header.
+ */
+export async function readHeaderOf(
+  path: string,
+  file: Deno.FsFile,
+): Promise<{ header: ObjectHeader; bodyOffset: number }> {
   let buf = new Uint8Array(0);
   const chunk = new Uint8Array(4096);
   for (;;) {
@@ -112,7 +128,7 @@ export async function readObjectHeader(path: string): Promise<ObjectHeader> {
           `file is ${size} bytes, header says ${at + 1} + ${header.size}`,
         );
       }
-      return header;
+      return { header, bodyOffset: at + 1 };
     }
     if (buf.length > MAX_HEADER_BYTES) throw new CorruptObjectError(path, "header too long");
     const n = await file.read(chunk);

@@ -25,6 +25,7 @@ import {
   AlreadyExistsError,
   NotFoundError,
   PreconditionFailedError,
+  SluiceError,
   UnreachableError,
   UnsafePathError,
 } from "../../sync/errors.ts";
@@ -33,16 +34,27 @@ import type {
   Clock,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
+import { bodySize, CHUNK_BYTES, isBodySource } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 import { assertSafeRelPath, parentOf } from "../../sync/paths.ts";
 import { randomId, sha256Hex } from "../../sync/hash.ts";
-import { decodeObject, encodeObject, infoOf, readObjectHeader } from "./object_file.ts";
+import {
+  CorruptObjectError,
+  decodeObject,
+  encodeHeader,
+  encodeObject,
+  infoOf,
+  readHeaderOf,
+  readObjectHeader,
+} from "./object_file.ts";
 import { FileLocks } from "./file_lock.ts";
 import { ioError, isAbsent, syncDir, walkKeys } from "./fs_helpers.ts";
 
@@ -119,6 +131,58 @@ export class FsStore implements ObjectStore {
     return { ...infoOf(key, header), body: body.slice() };
   }
 
+  /**
+   * Streams the object's body in chunks from an open file (a concurrent
+   * replace does not change what an open stream reads).
+   */
+  async getStream(key: string, options: CallOptions = {}): Promise<GetStreamResult> {
+    this.#begin("get", key, options.signal);
+    const path = this.objectPath(key);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path, { read: true });
+    } catch (e) {
+      if (isAbsent(e)) throw new NotFoundError(key);
+      throw ioError("reading", path, e);
+    }
+    let header, bodyOffset;
+    try {
+      ({ header, bodyOffset } = await readHeaderOf(path, file));
+      await file.seek(bodyOffset, Deno.SeekMode.Start);
+    } catch (e) {
+      file.close();
+      throw e;
+    }
+    let left = header.size;
+    const signal = options.signal;
+    const close = () => {
+      try {
+        file.close();
+      } catch { /* already closed */ }
+    };
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          if (signal?.aborted) throw new AbortedError(`The read of ${key}`);
+          if (left === 0) {
+            close();
+            return controller.close();
+          }
+          const buf = new Uint8Array(Math.min(CHUNK_BYTES, left));
+          const n = await file.read(buf);
+          if (n === null) throw new CorruptObjectError(path, "body ended early");
+          left -= n;
+          controller.enqueue(buf.subarray(0, n));
+        } catch (e) {
+          close();
+          controller.error(e);
+        }
+      },
+      cancel: close,
+    });
+    return { ...infoOf(key, header), body };
+  }
+
   /** The object's info from its header; `null` when absent. */
   async head(key: string, options: CallOptions = {}): Promise<ObjectInfo | null> {
     this.#begin("head", key, options.signal);
@@ -128,18 +192,20 @@ export class FsStore implements ObjectStore {
   /** Writes the object under `mode` (create: hard link; update/overwrite: locked rename). */
   async put(
     key: string,
-    body: Uint8Array,
+    body: PutBody,
     mode: PutMode,
     options: PutOptions = {},
   ): Promise<ObjectInfo> {
     this.#begin("put", key, options.signal);
     const header = {
       version: randomId(12),
-      size: body.length,
+      size: bodySize(body),
       lastModified: this.#clock.now(),
       metadata: { ...(options.metadata ?? {}) },
     };
-    const temp = await this.#writeTemp(encodeObject(header, body));
+    const temp = isBodySource(body)
+      ? await this.#writeTempStream(key, encodeHeader(header), body.size, body.stream())
+      : await this.#writeTemp(encodeObject(header, body));
     try {
       if (mode.kind === "create") {
         await this.#place(key, temp, "link");
@@ -242,6 +308,67 @@ export class FsStore implements ObjectStore {
       });
     } finally {
       await lock.release();
+    }
+  }
+
+  /**
+   * Writes a header and a streamed body to a temp file. The source's own
+   * error propagates unchanged; a body of the wrong length is refused. Either
+   * way the temp file is removed and nothing is placed.
+   */
+  async #writeTempStream(
+    key: string,
+    header: Uint8Array,
+    size: number,
+    stream: ReadableStream<Uint8Array>,
+  ): Promise<string> {
+    const dir = `${this.root}/tmp`;
+    const path = `${dir}/${randomId(10)}.tmp`;
+    const reader = stream.getReader();
+    let file: Deno.FsFile | undefined;
+    try {
+      try {
+        await Deno.mkdir(dir, { recursive: true });
+        file = await Deno.open(path, { write: true, createNew: true });
+        for (let off = 0; off < header.length;) off += await file.write(header.subarray(off));
+      } catch (e) {
+        throw ioError("writing", path, e);
+      }
+      let written = 0;
+      for (;;) {
+        const { done, value } = await reader.read(); // a source error propagates as is
+        if (done) break;
+        written += value.length;
+        if (written > size) break;
+        try {
+          for (let off = 0; off < value.length;) off += await file.write(value.subarray(off));
+        } catch (e) {
+          throw ioError("writing", path, e);
+        }
+      }
+      if (written !== size) {
+        throw new SluiceError(
+          "file_changed",
+          `The body of ${key} did not have the ${size} bytes it announced (got ${
+            written > size ? "more" : written
+          }). Nothing was written; the store kept its previous copy. Run the push again.`,
+        );
+      }
+      try {
+        await file.sync();
+      } catch (e) {
+        throw ioError("writing", path, e);
+      }
+      return path;
+    } catch (e) {
+      await reader.cancel().catch(() => {});
+      file?.close();
+      file = undefined;
+      await Deno.remove(path).catch(() => {});
+      throw e;
+    } finally {
+      file?.close();
+      reader.releaseLock();
     }
   }
 

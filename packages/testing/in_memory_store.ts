@@ -16,12 +16,15 @@ import type {
   Clock,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
+import { bodyBytes, CHUNK_BYTES, isBodySource } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 
 /** The store operations, as counted in the request log. */
@@ -93,6 +96,10 @@ export class InMemoryStore implements ObjectStore {
   unreachable = false;
   /** Added latency per call, waited on the store's clock. */
   latencyMs = 0;
+  /** How many puts received a streamed body (a `BodySource`) rather than bytes. */
+  streamedPuts = 0;
+  /** How many reads went through {@link InMemoryStore.getStream}. */
+  streamedGets = 0;
 
   readonly #clock: Clock;
   readonly #pageSize: number;
@@ -188,13 +195,36 @@ export class InMemoryStore implements ObjectStore {
     });
   }
 
+  /** Streams the object (chunks of up to 1 MiB, copied). */
+  async getStream(key: string, options: CallOptions = {}): Promise<GetStreamResult> {
+    this.streamedGets++;
+    return await this.#call("get", key, undefined, options.signal, () => {
+      const e = this.#objects.get(key);
+      if (!e) throw new NotFoundError(key);
+      const body = e.body;
+      let off = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (off >= body.length) return controller.close();
+          const n = Math.min(CHUNK_BYTES, body.length - off);
+          controller.enqueue(body.slice(off, off + n));
+          off += n;
+        },
+      });
+      return { ...this.#info(key, e), body: stream };
+    });
+  }
+
   async put(
     key: string,
-    body: Uint8Array,
+    body: PutBody,
     mode: PutMode,
     options: PutOptions = {},
   ): Promise<ObjectInfo> {
-    const bytes = body.slice();
+    // A source is read whole here (this store keeps bytes in memory anyway);
+    // its own error propagates unchanged and nothing is written.
+    if (isBodySource(body)) this.streamedPuts++;
+    const bytes = isBodySource(body) ? await bodyBytes(body, key) : body.slice();
     return await this.#call("put", key, mode.kind, options.signal, () => {
       const cur = this.#objects.get(key);
       if (mode.kind !== "overwrite") {

@@ -17,6 +17,7 @@ import {
 } from "../../sync/ports.ts";
 import { DEFAULT_CONFIG } from "../../sync/service.ts";
 import { SyncState } from "../../sync/state.ts";
+import { sha256HexSync } from "../../sync/hash.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { InMemoryStore } from "./in_memory_store.ts";
 
@@ -154,6 +155,8 @@ export function mockWriteContext(
     entry: planEntry(path),
     key: path,
     body: bytes,
+    hash: sha256HexSync(bytes),
+    size: bytes.length,
     mode: PutModes.overwrite,
     metadata: {},
     ...fields,

@@ -1,0 +1,153 @@
+/**
+ * Bodies that are not held whole: a {@link BodySource} over a cache file for
+ * uploads, and {@link openObject} for downloads. A file above the streaming
+ * threshold moves through Sluice in chunks of {@link CHUNK_BYTES}.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { SluiceError } from "./errors.ts";
+import type { BodySource, CallOptions, GetStreamResult, ObjectStore, PutBody } from "./ports.ts";
+
+/** Bytes read from a file per chunk when streaming. */
+export const CHUNK_BYTES = 1 << 20;
+
+/** Files larger than this are streamed, not read whole (the default of `streamThresholdBytes`). */
+export const DEFAULT_STREAM_THRESHOLD = 8 << 20;
+
+/** True when `body` is a {@link BodySource} rather than bytes. */
+export function isBodySource(body: PutBody): body is BodySource {
+  return !(body instanceof Uint8Array);
+}
+
+/** The length of a body in bytes. */
+export function bodySize(body: PutBody): number {
+  return isBodySource(body) ? body.size : body.length;
+}
+
+/** A stream of `bytes` (one chunk). */
+export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      if (bytes.length > 0) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}
+
+/**
+ * Reads a body whole. For stores that cannot stream (an in-memory store);
+ * checks that a source yields exactly the size it announced.
+ */
+export async function bodyBytes(body: PutBody, key = "the body"): Promise<Uint8Array> {
+  if (!isBodySource(body)) return body;
+  const out = new Uint8Array(body.size);
+  let n = 0;
+  for await (const chunk of body.stream()) {
+    if (n + chunk.length > out.length) throw sizeMismatch(key, body.size, n + chunk.length);
+    out.set(chunk, n);
+    n += chunk.length;
+  }
+  if (n !== body.size) throw sizeMismatch(key, body.size, n);
+  return out;
+}
+
+function sizeMismatch(key: string, expected: number, got: number): SluiceError {
+  return new SluiceError(
+    "file_changed",
+    `${key} yielded ${got} bytes where ${expected} were announced. Nothing was written; the local file stays dirty. Run the push again once the file is no longer being written.`,
+  );
+}
+
+/**
+ * A {@link BodySource} over a local file, read in chunks. When `sha256` is
+ * given, the stream checks the bytes against it; when they differ from the
+ * announced size or hash (the file changed since it was hashed), it errors
+ * instead of delivering its last chunk, so no store completes the write.
+ */
+export function fileSource(
+  file: string,
+  size: number,
+  options: { sha256?: string; label?: string; chunkBytes?: number } = {},
+): BodySource {
+  const label = options.label ?? file;
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  return {
+    size,
+    stream(): ReadableStream<Uint8Array> {
+      let handle: Deno.FsFile | undefined;
+      let held: Uint8Array | null = null;
+      let read = 0;
+      const hash = createHash("sha256");
+      const close = () => {
+        try {
+          handle?.close();
+        } catch { /* already closed */ }
+        handle = undefined;
+      };
+      return new ReadableStream<Uint8Array>({
+        async start() {
+          handle = await Deno.open(file, { read: true });
+        },
+        async pull(controller) {
+          try {
+            for (;;) {
+              const buf = new Uint8Array(chunkBytes);
+              const n = await handle!.read(buf);
+              if (n === null) {
+                close();
+                const changed = read !== size
+                  ? `it now has ${read} bytes, not ${size}`
+                  : options.sha256 && hash.digest("hex") !== options.sha256
+                  ? "its bytes differ from those hashed before the upload"
+                  : null;
+                if (changed) {
+                  controller.error(
+                    new SluiceError(
+                      "file_changed",
+                      `${label} changed while it was being uploaded (${changed}). The upload was abandoned before its last bytes, so the store kept its previous copy; the local file stays dirty. Run the push again once the file is no longer being written.`,
+                    ),
+                  );
+                  return;
+                }
+                if (held) controller.enqueue(held);
+                controller.close();
+                return;
+              }
+              const chunk = buf.subarray(0, n);
+              read += n;
+              hash.update(chunk);
+              // The last chunk is held back until the end is checked.
+              const out = held;
+              held = chunk;
+              if (out) {
+                controller.enqueue(out);
+                return;
+              }
+            }
+          } catch (e) {
+            close();
+            controller.error(e);
+          }
+        },
+        cancel() {
+          close();
+        },
+      });
+    },
+  };
+}
+
+/**
+ * Opens an object for reading as a stream: `store.getStream` when the store
+ * has it, else a whole `get` presented as a one-chunk stream.
+ */
+export async function openObject(
+  store: ObjectStore,
+  key: string,
+  options: CallOptions = {},
+): Promise<GetStreamResult> {
+  if (store.getStream) return await store.getStream(key, options);
+  const { body, ...info } = await store.get(key, options);
+  return { ...info, body: bytesStream(body) };
+}
