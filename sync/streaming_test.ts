@@ -125,14 +125,14 @@ Deno.test("a file above the threshold is pushed as a stream in bounded chunks an
 
 Deno.test("a file that changes while it is streamed is not written, stays dirty, and goes up next time", async () => {
   const mem = new InMemoryStore();
-  let a: Awaited<ReturnType<typeof clone>> | undefined;
-  const file = () => `${a!.cacheDir}/outputs/big.bin`;
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-stream-torn-" });
+  const file = () => `${cacheDir}/outputs/big.bin`;
   let tamper = true;
   const store = new Recording(mem, async (_key, index) => {
     // After the first chunk went out, another process appends to the file.
     if (tamper && index === 1) await Deno.writeFile(file(), pattern(10, 1), { append: true });
   });
-  a = await clone(store, "a");
+  const a = await clone(store, "a", { cacheDir });
   await Deno.mkdir(`${a.cacheDir}/outputs`);
   const first = pattern(2 * CHUNK_BYTES + 5, 3);
   await Deno.writeFile(file(), first);
