@@ -2,7 +2,8 @@
  * `deno task bench`: prints JSON figures. Speed and memory goals are checked
  * here, never by timed assertions in tests.
  *
- *   deno task bench [--files 10000] [--walk 100000] [--only core|walk|budget|minio]
+ *   deno task bench [--files 10000] [--walk 100000] [--large-mb 200]
+ *                   [--only core|walk|large|budget|minio]
  *
  * @module
  */
@@ -22,6 +23,7 @@ for (let i = 0; i < Deno.args.length; i += 2) {
 const FILES = Number(args.get("files") ?? 10_000);
 const WALK = Number(args.get("walk") ?? 100_000);
 const ONLY = args.get("only");
+const LARGE_MB = Number(args.get("large-mb") ?? 200);
 const CONCURRENCY = 8;
 const identity = { holder: "bench@host", hostname: "host", pid: 1 };
 
@@ -182,6 +184,76 @@ async function walkChild(dir: string, root: string) {
   }));
 }
 
+/**
+ * A large file pushed to, then pulled from, an FsStore, each in a fresh
+ * process so that the peak RSS is the transfer's own. A file above the
+ * streaming threshold moves in 1 MiB chunks, so the growth over the
+ * process's baseline should stay a few MiB whatever the file's size.
+ */
+async function largeFile() {
+  const mb = LARGE_MB;
+  const src = await Deno.makeTempDir({ prefix: "sluice-bench-large-" });
+  const root = await Deno.makeTempDir({ prefix: "sluice-bench-large-store-" });
+  const dst = await Deno.makeTempDir({ prefix: "sluice-bench-large-peer-" });
+  {
+    using f = await Deno.open(`${src}/big.bin`, { write: true, create: true });
+    const chunk = new Uint8Array(1 << 20);
+    for (let i = 0; i < mb; i++) {
+      chunk.fill(i & 255);
+      chunk[0] = i >> 8;
+      for (let off = 0; off < chunk.length;) off += await f.write(chunk.subarray(off));
+    }
+  }
+  const run = async (op: "push" | "pull", dir: string) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL(import.meta.url).pathname,
+        "--large-child",
+        `${op}|${dir}|${root}`,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    });
+    const { stdout, success } = await child.output();
+    if (!success) throw new Error(`the large-file ${op} child failed`);
+    return JSON.parse(new TextDecoder().decode(stdout));
+  };
+  const push = await run("push", src);
+  const pull = await run("pull", dst);
+  const same = (await Deno.stat(`${dst}/big.bin`)).size === mb * (1 << 20);
+  await Deno.remove(src, { recursive: true });
+  await Deno.remove(root, { recursive: true });
+  await Deno.remove(dst, { recursive: true });
+  return { fileMB: mb, store: "fs", push, pull, pulledSizeMatches: same };
+}
+
+/** The measured part of {@link largeFile}, in its own process. */
+async function largeChild(op: string, dir: string, root: string) {
+  const store = new FsStore({ root });
+  const svc = await createSluice({ cacheDir: dir, store, identity });
+  const base = Deno.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 10);
+  const t = performance.now();
+  if (op === "push") {
+    await svc.markDirty({ relPath: "big.bin" });
+    await svc.pushChanged();
+  } else {
+    await svc.pullChanged();
+  }
+  const ms = performance.now() - t;
+  clearInterval(timer);
+  peak = Math.max(peak, Deno.memoryUsage().rss);
+  console.log(JSON.stringify({
+    ms: Math.round(ms),
+    baselineRssMB: Math.round(base / 1e6),
+    peakRssMB: Math.round(peak / 1e6),
+    growthMB: Math.round((peak - base) / 1e6),
+  }));
+}
+
 /** Incident 000's budget: one write per new version, and the probe at most once per endpoint. */
 async function createOnlyBudget() {
   const conditional = new ConditionalWrites();
@@ -318,6 +390,12 @@ async function minioSection() {
 
 const out: Record<string, unknown> = {};
 const walkChildArgs = args.get("walk-child");
+const largeChildArgs = args.get("large-child");
+if (largeChildArgs) {
+  const [op, dir, root] = largeChildArgs.split("|");
+  await largeChild(op, dir, root);
+  Deno.exit(0);
+}
 if (walkChildArgs) {
   const [dir, root] = walkChildArgs.split("|");
   await walkChild(dir, root);
@@ -328,11 +406,13 @@ if (!ONLY || ONLY === "core") {
   out.pushFs = await corePush("fs");
 }
 if (!ONLY || ONLY === "walk") out.bulkWalk = await walk();
+if (!ONLY || ONLY === "large") out.largeFile = await largeFile();
 if (!ONLY || ONLY === "budget") out.createOnlyBudget = await createOnlyBudget();
 if (!ONLY || ONLY === "minio") out.minio = await minioSection();
 out.goals = {
   pipelineVsBareLoop: "ratio <= 1.05",
   zeroDiff: "<= 1 request each",
   walk: "<= 3000 ms and <= 300 MB, 0 uploads",
+  largeFile: "RSS growth independent of the file's size (1 MiB chunks)",
 };
 console.log(JSON.stringify(out, null, 2));
