@@ -25,6 +25,13 @@
  *   ({@link WRITE_ID}); on a failed condition the store reads the object
  *   back and counts the put as done when the id is its own.
  *
+ * A {@link BodySource} body is streamed: each attempt opens `source.stream()`
+ * afresh and hands the SDK a Node `Readable` over it with `Content-Length:
+ * source.size`. The last chunk is held back until the source has ended with
+ * exactly `size` bytes, so a source that fails, runs short or runs long never
+ * delivers a complete body: the request is aborted and the endpoint keeps
+ * what it had. `getStream` hands back the response body as a web stream.
+ *
  * @module
  */
 import {
@@ -36,24 +43,31 @@ import {
   S3Client,
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
+import { Readable } from "node:stream";
+import { isBodySource } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 import { randomId } from "../../sync/hash.ts";
 import {
   AbortedError,
   NotImplementedError,
   PreconditionFailedError,
+  SluiceError,
   UnsafePathError,
 } from "../../sync/errors.ts";
 import type {
+  BodySource,
   CallOptions,
   Clock,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
   PutOptions,
+  TimerHandle,
 } from "../../sync/ports.ts";
 import {
   classifyS3Error,
@@ -88,15 +102,26 @@ export interface S3ClientOptions {
    * Flexible checksums: `when_supported` (the SDK's default, CRC32 on every
    * put) or `when_required`. Default: `when_required` when `endpoint` is set
    * (many S3-compatibles reject the newer checksum headers), else
-   * `when_supported`.
+   * `when_supported`. With `when_supported` a streamed put is sent
+   * `aws-chunked` with a trailing checksum.
    */
   readonly checksums?: "when_supported" | "when_required";
 }
 
+/** A logger that drops everything (the SDK's no-op logger still warns on the console). */
+const SILENT_LOGGER: NonNullable<S3ClientConfig["logger"]> = {
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
+
 /**
  * Creates an `S3Client` configured the way Sluice needs it: SDK retries off
  * (`maxAttempts: 1`, the store retries), custom endpoint and path-style
- * addressing when given, credentials from the default chain unless given.
+ * addressing when given, credentials from the default chain unless given, and
+ * a silent logger (the SDK would otherwise warn on the console).
  *
  * @example
  * ```ts
@@ -113,6 +138,9 @@ export function createS3Client(options: S3ClientOptions = {}): S3Client {
     maxAttempts: 1,
     requestChecksumCalculation: mode,
     responseChecksumValidation: mode,
+    // The SDK writes some warnings (a failed streamed request, busy sockets)
+    // to the console unless it has a logger of its own; the library never logs.
+    logger: SILENT_LOGGER,
   };
   if (options.endpoint !== undefined) config.endpoint = options.endpoint;
   if (options.forcePathStyle !== undefined) config.forcePathStyle = options.forcePathStyle;
@@ -165,7 +193,12 @@ export interface S3StoreOptions extends S3ClientOptions {
   readonly bucket: string;
   /** Key prefix inside the bucket (store keys are relative to it); a trailing `/` is added. */
   readonly prefix?: string;
-  /** Per-attempt timeout in ms, combined with the caller's signal; default 30 000. */
+  /**
+   * Per-attempt timeout in ms, combined with the caller's signal; default
+   * 30 000. While a streamed body moves (a put's source or `getStream`'s
+   * body), it is the longest wait without progress instead, so that a large
+   * transfer is not cut off for taking long.
+   */
   readonly requestTimeoutMs?: number;
   /** Extra attempts after a transient failure; default 3. */
   readonly retries?: number;
@@ -179,7 +212,11 @@ export interface S3StoreOptions extends S3ClientOptions {
   readonly clock?: Clock;
   /** Random source in [0, 1) for jitter; default `Math.random`. */
   readonly random?: () => number;
-  /** An existing client (its own config wins; it should have `maxAttempts: 1`). */
+  /**
+   * An existing client (its own config wins; it should have `maxAttempts: 1`,
+   * and a `logger`, else the SDK warns on the console when a streamed put
+   * fails).
+   */
   readonly client?: S3Client;
   /**
    * When a conditional put fails its condition, read the object back and
@@ -312,7 +349,7 @@ export class S3Store implements ObjectStore {
 
   async put(
     key: string,
-    body: Uint8Array,
+    body: PutBody,
     mode: PutMode,
     options: PutOptions = {},
   ): Promise<ObjectInfo> {
@@ -320,6 +357,8 @@ export class S3Store implements ObjectStore {
     const metadata = checkMetadata(key, options.metadata);
     const condition = mode.kind === "overwrite" ? undefined : mode.kind;
     const ctx: S3RequestContext = { op: "put", key, condition, bucket: this.bucket };
+    const source = isBodySource(body) ? body : undefined;
+    const size = source ? source.size : (body as Uint8Array).length;
     // A conditional put carries a random write id, so that a failed condition
     // can be told apart from our own earlier attempt that landed (an answer
     // lost to a reset, or a request the HTTP stack resent on its own).
@@ -328,26 +367,39 @@ export class S3Store implements ObjectStore {
     const info = await this.#run(
       ctx,
       options.signal,
-      async (signal): Promise<ObjectInfo> => {
-        const command = new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: full,
-          Body: body,
-          ContentLength: body.length,
-          ContentType: "application/octet-stream",
-          ...(sentMetadata ? { Metadata: sentMetadata } : {}),
-          ...(mode.kind === "create" ? { IfNoneMatch: "*" } : {}),
-          ...(mode.kind === "update" ? { IfMatch: quoteEtag(mode.version) } : {}),
-        });
-        const serverDate = captureDate(command);
-        const out = await this.client.send(command, { abortSignal: signal });
-        return {
-          key,
-          version: normaliseEtag(out.ETag),
-          size: body.length,
-          lastModified: serverDate() ?? this.#clock.now(),
-          metadata: metadata ?? {},
-        };
+      async (signal, progress): Promise<ObjectInfo> => {
+        // Each attempt streams the source afresh.
+        const upload = source ? openUpload(source, key, signal, progress) : undefined;
+        try {
+          const command = new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: full,
+            Body: upload ? upload.readable : body as Uint8Array,
+            ContentLength: size,
+            ContentType: "application/octet-stream",
+            ...(sentMetadata ? { Metadata: sentMetadata } : {}),
+            ...(mode.kind === "create" ? { IfNoneMatch: "*" } : {}),
+            ...(mode.kind === "update" ? { IfMatch: quoteEtag(mode.version) } : {}),
+          });
+          const serverDate = captureDate(command);
+          const out = await this.client.send(command, {
+            abortSignal: upload ? upload.signal : signal,
+          });
+          if (upload?.failed) throw new SourceFailure(upload.failure);
+          return {
+            key,
+            version: normaliseEtag(out.ETag),
+            size,
+            lastModified: serverDate() ?? this.#clock.now(),
+            metadata: metadata ?? {},
+          };
+        } catch (e) {
+          // Whatever the SDK made of it, a failed source is the source's own error.
+          if (upload?.failed) throw new SourceFailure(upload.failure);
+          throw e;
+        } finally {
+          upload?.close();
+        }
       },
       async (failure) => {
         if (!writeId) return null;
@@ -362,6 +414,36 @@ export class S3Store implements ObjectStore {
     // Some S3-compatibles omit the ETag on put; read it back.
     const read = await this.head(key, options);
     return read ?? info;
+  }
+
+  /**
+   * Reads an object as a stream. Failures before the body starts map as in
+   * {@link S3Store.get} (and are retried the same way); once the body flows,
+   * the caller's signal cancels it with `AbortedError`, a transport failure
+   * errors it with the mapped error (`UnreachableError` for an outage), and
+   * a body that makes no progress for `requestTimeoutMs` errors it likewise.
+   */
+  async getStream(key: string, options: CallOptions = {}): Promise<GetStreamResult> {
+    const full = this.#full(key);
+    const ctx: S3RequestContext = { op: "get", key, bucket: this.bucket };
+    const { info, body } = await this.#run(ctx, options.signal, async (signal) => {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: full }),
+        { abortSignal: signal },
+      );
+      const info: ObjectInfo = {
+        key,
+        version: normaliseEtag(out.ETag),
+        size: out.ContentLength ?? 0,
+        lastModified: out.LastModified?.getTime() ?? 0,
+        metadata: splitMetadata(out.Metadata).metadata,
+      };
+      return { info, body: webBody(out.Body) };
+    });
+    return {
+      ...info,
+      body: this.#guardBody(body, ctx, options.signal),
+    };
   }
 
   async delete(key: string, options: DeleteOptions = {}): Promise<void> {
@@ -495,12 +577,15 @@ export class S3Store implements ObjectStore {
   /**
    * Runs one request with the per-attempt timeout and Sluice's retries.
    * `resolveFailure` may turn a final failure into a success; it is told
-   * whether an earlier attempt of this call lost its answer.
+   * whether an earlier attempt of this call lost its answer. An attempt that
+   * streams a body calls `progress` as it moves, which restarts the timeout;
+   * a {@link SourceFailure} it throws ends the call with the source's error,
+   * unmapped and not retried.
    */
   async #run<T>(
     ctx: S3RequestContext,
     callerSignal: AbortSignal | undefined,
-    attemptFn: (signal: AbortSignal) => Promise<T>,
+    attemptFn: (signal: AbortSignal, progress: () => void) => Promise<T>,
     resolveFailure?: (failure: S3Failure, lostAnswerBefore: boolean) => Promise<T | null>,
   ): Promise<T> {
     let ambiguousBefore = false;
@@ -512,12 +597,19 @@ export class S3Store implements ObjectStore {
       const onAbort = () => controller.abort(callerSignal?.reason);
       callerSignal?.addEventListener("abort", onAbort, { once: true });
       const timeout = new S3AttemptTimeout(this.#timeoutMs);
-      const timer = this.#clock.setTimeout(() => controller.abort(timeout), this.#timeoutMs);
+      const expire = () => controller.abort(timeout);
+      let timer = this.#clock.setTimeout(expire, this.#timeoutMs);
+      const progress = () => {
+        if (controller.signal.aborted) return;
+        this.#clock.clearTimeout(timer);
+        timer = this.#clock.setTimeout(expire, this.#timeoutMs);
+      };
       let failure: S3Failure;
       let cause: unknown;
       try {
-        return await attemptFn(controller.signal);
+        return await attemptFn(controller.signal, progress);
       } catch (e) {
+        if (e instanceof SourceFailure) throw e.error;
         const timedOut = controller.signal.reason === timeout && !callerSignal?.aborted;
         cause = timedOut ? timeout : e;
         failure = classifyS3Error(cause, ctx, callerSignal, this.#secrets);
@@ -543,6 +635,72 @@ export class S3Store implements ObjectStore {
     }
   }
 
+  /**
+   * Wraps a response body: the caller's signal cancels it, a read that makes
+   * no progress for the attempt timeout fails it, and transport errors are
+   * mapped as for a failed request.
+   */
+  #guardBody(
+    body: ReadableStream<Uint8Array>,
+    ctx: S3RequestContext,
+    callerSignal: AbortSignal | undefined,
+  ): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    const clock = this.#clock;
+    const timeoutMs = this.#timeoutMs;
+    const secrets = this.#secrets;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let timer: TimerHandle | undefined;
+    let done = false;
+    const finish = () => {
+      done = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+      callerSignal?.removeEventListener("abort", onAbort);
+    };
+    const fail = (cause: unknown) => {
+      if (done) return;
+      finish();
+      const failure = classifyS3Error(cause, ctx, callerSignal, secrets);
+      const error = toSluiceError(failure, ctx, cause, 1);
+      controller.error(error);
+      reader.cancel(error).catch(() => {});
+    };
+    const onAbort = () => fail(callerSignal?.reason);
+    return new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+        if (callerSignal?.aborted) onAbort();
+        else callerSignal?.addEventListener("abort", onAbort, { once: true });
+      },
+      async pull(c) {
+        if (done) return;
+        timer = clock.setTimeout(() => fail(new S3AttemptTimeout(timeoutMs)), timeoutMs);
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch (e) {
+          fail(e);
+          return;
+        } finally {
+          if (timer !== undefined) clock.clearTimeout(timer);
+          timer = undefined;
+        }
+        if (done) return;
+        if (next.done) {
+          finish();
+          c.close();
+        } else {
+          c.enqueue(next.value);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    });
+  }
+
   #backoff(attempt: number): number {
     const base = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
     return Math.round(base * (0.5 + this.#random()));
@@ -554,6 +712,176 @@ export class S3Store implements ObjectStore {
     }
     return this.prefix + key;
   }
+}
+
+/** Carries the error of a put's own body source through {@link S3Store}'s retry loop. */
+class SourceFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * Smallest chunk a streamed put hands the SDK (except the last): a source's
+ * smaller chunks are joined up to it. `aws-chunked` bodies (streamed puts
+ * with a checksum) need at least 8 KiB; 64 KiB is what the SDK recommends.
+ * (The SDK's own `requestStreamBufferSize` regrouping ignores backpressure
+ * and would read the whole source into memory.)
+ */
+const MIN_CHUNK_BYTES = 64 * 1024;
+
+/** One attempt's upload of a {@link BodySource}. */
+interface Upload {
+  /** The body handed to the SDK. */
+  readonly readable: Readable;
+  /** The attempt's signal, also aborted when the source fails (which ends the request). */
+  readonly signal: AbortSignal;
+  /** True once the source failed (errored, or yielded the wrong number of bytes). */
+  readonly failed: boolean;
+  /** The source's error, when `failed`. */
+  readonly failure: unknown;
+  /** Stops reading the source (cancels it when it was not read to the end). */
+  close(): void;
+}
+
+/**
+ * Opens `source.stream()` as a Node `Readable` for the SDK. The last chunk
+ * is held back until the source has ended with exactly `source.size` bytes;
+ * a source that errors, runs short or runs long aborts the request instead,
+ * so the endpoint never receives a complete body.
+ */
+function openUpload(
+  source: BodySource,
+  key: string,
+  attemptSignal: AbortSignal,
+  progress: () => void,
+): Upload {
+  const controller = new AbortController();
+  const follow = () => controller.abort(attemptSignal.reason);
+  if (attemptSignal.aborted) follow();
+  else attemptSignal.addEventListener("abort", follow, { once: true });
+  let failed = false;
+  let failure: unknown;
+  let finished = false;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let total = 0;
+  // Small chunks wait in `pending` until they make MIN_CHUNK_BYTES; the last
+  // full unit waits in `held` until the end of the source is checked.
+  let held: Uint8Array | undefined;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const takePending = (): Uint8Array => {
+    const unit = pending.length === 1 ? pending[0] : concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    return unit;
+  };
+
+  const release = () => {
+    finished = true;
+    attemptSignal.removeEventListener("abort", follow);
+    reader?.cancel().catch(() => {});
+  };
+  const fail = (e: unknown) => {
+    if (finished) return;
+    failed = true;
+    failure = e;
+    release();
+    controller.abort(e);
+    readable.destroy();
+  };
+  const pump = async () => {
+    try {
+      reader ??= source.stream().getReader();
+      for (;;) {
+        const next = await reader.read();
+        if (finished) return;
+        progress();
+        if (next.done) {
+          if (total !== source.size) {
+            fail(sizeMismatch(key, source.size, `${total} bytes`));
+            return;
+          }
+          finished = true;
+          attemptSignal.removeEventListener("abort", follow);
+          if (held) readable.push(held);
+          if (pendingBytes > 0) readable.push(takePending());
+          readable.push(null);
+          return;
+        }
+        const chunk = next.value;
+        if (!(chunk instanceof Uint8Array)) {
+          fail(new TypeError(`the body source of ${key} yielded a chunk that is not a Uint8Array`));
+          return;
+        }
+        if (chunk.length === 0) continue;
+        total += chunk.length;
+        if (total > source.size) {
+          fail(sizeMismatch(key, source.size, `more than ${source.size} bytes`));
+          return;
+        }
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes < MIN_CHUNK_BYTES) continue;
+        const out = held;
+        held = takePending();
+        if (out) {
+          readable.push(out);
+          return;
+        }
+      }
+    } catch (e) {
+      fail(e);
+    }
+  };
+  const readable: Readable = new Readable({
+    read() {
+      void pump();
+    },
+  });
+  // Never destroyed with an error (the source's error travels on `failure`),
+  // but a listener keeps a stray one from becoming uncaught.
+  readable.on("error", () => {});
+  return {
+    readable,
+    signal: controller.signal,
+    get failed() {
+      return failed;
+    },
+    get failure() {
+      return failure;
+    },
+    close() {
+      if (finished) return;
+      release();
+      readable.destroy();
+    },
+  };
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+function sizeMismatch(key: string, size: number, got: string): SluiceError {
+  return new SluiceError(
+    "file_changed",
+    `The body of ${key} yielded ${got} where ${size} were announced, so the upload was abandoned before its end; the store kept its previous copy, if any, and the local file stays dirty. Run the push again once the file is no longer being written.`,
+  );
+}
+
+/** The SDK's response body as a web stream (an empty one when absent). */
+function webBody(body: unknown): ReadableStream<Uint8Array> {
+  if (body === undefined || body === null) return new ReadableStream({ start: (c) => c.close() });
+  if (body instanceof ReadableStream) return body as ReadableStream<Uint8Array>;
+  const mixin = body as { transformToWebStream?: () => ReadableStream<Uint8Array> };
+  if (typeof mixin.transformToWebStream === "function") return mixin.transformToWebStream();
+  if (body instanceof Readable) return Readable.toWeb(body) as ReadableStream<Uint8Array>;
+  throw new TypeError("the S3 client returned a response body that is not a stream");
 }
 
 /** The part of a command's middleware stack that {@link captureDate} uses. */

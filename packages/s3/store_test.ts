@@ -9,10 +9,11 @@ import {
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
+  SluiceError,
   UnreachableError,
 } from "../../sync/errors.ts";
-import { PutModes } from "../../sync/ports.ts";
-import { FakeClock, waitFor } from "../testing/mod.ts";
+import { type BodySource, PutModes } from "../../sync/ports.ts";
+import { FakeClock, generatedBytes, generatedSource, waitFor } from "../testing/mod.ts";
 import {
   classifyS3Error,
   describeS3Error,
@@ -214,11 +215,14 @@ interface FakeRequest {
 interface FakeAnswer {
   readonly status: number;
   readonly headers?: Record<string, string>;
-  readonly body?: string | Uint8Array;
+  readonly body?: string | Uint8Array | Readable;
 }
 
 /** What to do with the next request: answer, throw, hang until aborted, or apply then throw. */
-type Script = (req: FakeRequest) => FakeAnswer | Error | "hang" | "apply-then-reset" | undefined;
+type Script = (
+  req: FakeRequest,
+) => ScriptResult | Promise<ScriptResult>;
+type ScriptResult = FakeAnswer | Error | "hang" | "apply-then-reset" | undefined;
 
 interface FakeObject {
   body: Uint8Array;
@@ -233,6 +237,8 @@ class FakeS3 {
   readonly objects = new Map<string, FakeObject>();
   readonly requests: FakeRequest[] = [];
   readonly scripts: Script[] = [];
+  /** Sizes of the chunks of every streamed request body received in full. */
+  readonly streamedChunks: number[][] = [];
 
   readonly handler = {
     metadata: { handlerProtocol: "http/1.1" },
@@ -246,7 +252,7 @@ class FakeS3 {
   async #handle(req: FakeRequest, signal?: AbortSignal) {
     this.requests.push(req);
     const script = this.scripts.shift();
-    const scripted = script?.(req);
+    const scripted = await script?.(req);
     if (scripted === "hang") {
       await new Promise((_, reject) => {
         const fail = () =>
@@ -256,18 +262,65 @@ class FakeS3 {
       });
     }
     if (scripted instanceof Error) throw scripted;
-    const answer = typeof scripted === "object" ? scripted : this.serve(req);
+    // A scripted answer comes before the body is read, as a server's early answer does.
+    const answer = typeof scripted === "object"
+      ? scripted
+      : this.serve({ ...req, body: await this.#receive(req, signal) });
     if (scripted === "apply-then-reset") throw netError("ECONNRESET");
-    const body = typeof answer.body === "string"
-      ? new TextEncoder().encode(answer.body)
-      : answer.body ?? new Uint8Array();
+    const body = answer.body instanceof Readable ? answer.body : Readable.from([
+      typeof answer.body === "string"
+        ? new TextEncoder().encode(answer.body)
+        : answer.body ?? new Uint8Array(),
+    ]);
     return {
       response: {
         statusCode: answer.status,
         headers: { date: DATE, "x-amz-request-id": "FAKE-REQ", ...answer.headers },
-        body: Readable.from([body]),
+        body,
       },
     };
+  }
+
+  /**
+   * Reads a streamed request body as a server would: complete once
+   * `content-length` bytes (or the end) arrived; an abort before fails it.
+   */
+  #receive(req: FakeRequest, signal?: AbortSignal): Promise<unknown> {
+    const body = req.body;
+    if (!(body instanceof Readable)) return Promise.resolve(body);
+    const length = Number(req.headers["content-length"] ?? Infinity);
+    return new Promise((resolve, reject) => {
+      const chunks: Uint8Array[] = [];
+      let received = 0;
+      let done = false;
+      const abort = () => {
+        if (!done) reject(Object.assign(new Error("Request aborted"), { name: "AbortError" }));
+        done = true;
+      };
+      const complete = () => {
+        if (done) return;
+        done = true;
+        signal?.removeEventListener("abort", abort);
+        this.streamedChunks.push(chunks.map((c) => c.length));
+        const out = new Uint8Array(received);
+        let off = 0;
+        for (const c of chunks) {
+          out.set(c, off);
+          off += c.length;
+        }
+        resolve(out);
+      };
+      if (signal?.aborted) return abort();
+      signal?.addEventListener("abort", abort, { once: true });
+      body.on("data", (c: Uint8Array) => {
+        if (done) return;
+        chunks.push(c);
+        received += c.length;
+        if (received >= length) complete();
+      });
+      body.on("error", reject);
+      body.on("end", complete);
+    });
   }
 
   serve(req: FakeRequest): FakeAnswer {
@@ -357,6 +410,7 @@ function setup(
     requestHandler: fake.handler,
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {} },
   });
   const retries: S3RetryEvent[] = [];
   const store = new S3Store({
@@ -601,4 +655,248 @@ Deno.test("store: unsafe keys and metadata are refused before any request", asyn
     /metadata/,
   );
   assert.equal(fake.requests.length, 0);
+});
+
+// ---------------------------------------------------------------------------
+// Streamed bodies.
+
+/** Reads a web stream to its end. */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of stream) chunks.push(c);
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+/** A response body that yields `first` and then nothing until destroyed. */
+function stalledBody(first: Uint8Array): Readable {
+  let sent = false;
+  return new Readable({
+    read() {
+      if (!sent) this.push(first);
+      sent = true;
+    },
+  });
+}
+
+Deno.test("store: a streamed put sends the source with its length, in every mode", async () => {
+  const { fake, store } = setup();
+  const size = 200_000;
+  // Small chunks are joined up to 64 KiB before they reach the SDK.
+  const source = generatedSource(size, { seed: 2, chunkBytes: 1000 });
+  const a = await store.put("big", source, PutModes.create, { metadata: { kind: "big" } });
+  const put = fake.requests.at(-1)!;
+  assert.equal(put.headers["content-length"], String(size));
+  assert.equal(put.headers["if-none-match"], "*");
+  assert.equal(source.stats.streams, 1);
+  assert.deepEqual(fake.objects.get("pre/big")!.body, generatedBytes(size, 2));
+  assert.deepEqual(fake.streamedChunks.at(-1), [66_000, 66_000, 66_000, 2_000]);
+  assert.equal(a.size, size);
+  assert.equal(a.version, createHash("md5").update(generatedBytes(size, 2)).digest("hex"));
+  assert.deepEqual(a.metadata, { kind: "big" });
+
+  await assert.rejects(store.put("big", generatedSource(10), PutModes.create), AlreadyExistsError);
+  const b = await store.put(
+    "big",
+    generatedSource(70_000, { seed: 3 }),
+    PutModes.update(a.version),
+  );
+  assert.deepEqual(fake.objects.get("pre/big")!.body, generatedBytes(70_000, 3));
+  await assert.rejects(
+    store.put("big", generatedSource(10), PutModes.update(a.version)),
+    PreconditionFailedError,
+  );
+  assert.equal(fake.objects.get("pre/big")!.etag, b.version);
+  const empty = await store.put("empty", generatedSource(0), PutModes.overwrite);
+  assert.equal(empty.size, 0);
+  assert.equal(fake.objects.get("pre/empty")!.body.length, 0);
+});
+
+Deno.test("store: each attempt of a streamed put streams its source afresh", async () => {
+  const { fake, store, clock, retries } = setup();
+  // Both failed attempts receive part of the body first (the source opens lazily).
+  const reading = (answer: FakeAnswer | Error) => async (req: FakeRequest) => {
+    await new Promise((resolve) => (req.body as Readable).once("data", resolve));
+    return answer;
+  };
+  fake.scripts.push(
+    reading({ status: 503, body: "<Error><Code>SlowDown</Code><Message>slow</Message></Error>" }),
+    reading(netError("ECONNRESET")),
+  );
+  const source = generatedSource(150_000, { seed: 4 });
+  const info = await settle(clock, store.put("k", source, PutModes.create));
+  assert.equal(info.size, 150_000);
+  assert.equal(retries.length, 2);
+  assert.equal(source.stats.streams, 3);
+  assert.deepEqual(fake.objects.get("pre/k")!.body, generatedBytes(150_000, 4));
+
+  // A streamed create whose answer was lost is still recognised as ours.
+  fake.scripts.push(() => "apply-then-reset");
+  const again = generatedSource(100_000, { seed: 5 });
+  const mine = await settle(clock, store.put("v/1/raw", again, PutModes.create));
+  assert.equal(mine.version, createHash("md5").update(generatedBytes(100_000, 5)).digest("hex"));
+  assert.equal(again.stats.streams, 2);
+  assert.deepEqual(fake.requests.slice(-3).map((r) => r.method), ["PUT", "PUT", "HEAD"]);
+});
+
+Deno.test("store: a source that fails rejects with its own error, unretried, and writes nothing", async () => {
+  const { fake, store, retries } = setup();
+  await store.put("k", bytes("old"), PutModes.overwrite);
+  const error = new Error("the disk went away");
+  for (const mode of [PutModes.overwrite, PutModes.create]) {
+    const key = mode.kind === "create" ? "fresh" : "k";
+    const source = generatedSource(500_000, { failAfter: 200_000, error });
+    fake.requests.length = 0;
+    const err = await store.put(key, source, mode).catch((e) => e);
+    assert.equal(err, error);
+    assert.equal(source.stats.streams, 1);
+    assert.deepEqual(fake.requests.map((r) => r.method), ["PUT"], "no retry, no read-back");
+  }
+  assert.equal(retries.length, 0);
+  assert.equal(new TextDecoder().decode(fake.objects.get("pre/k")!.body), "old");
+  assert.ok(!fake.objects.has("pre/fresh"));
+
+  // A source that cannot even open fails the same way.
+  const broken: BodySource = {
+    size: 10,
+    stream() {
+      throw error;
+    },
+  };
+  assert.equal(await store.put("k", broken, PutModes.overwrite).catch((e) => e), error);
+  assert.equal(retries.length, 0);
+});
+
+Deno.test("store: a source that runs short or long writes nothing", async () => {
+  const { fake, store, retries } = setup();
+  const short = await store.put("s", generatedSource(300_000, { shortBy: 1 }), PutModes.overwrite)
+    .catch((e) => e);
+  assert.ok(short instanceof SluiceError && short.code === "file_changed", String(short));
+  assert.match(short.message, /299999 bytes where 300000 were announced/);
+  const inner = generatedSource(300_000);
+  const long: BodySource = { size: 299_999, stream: () => inner.stream() };
+  const err = await store.put("l", long, PutModes.overwrite).catch((e) => e);
+  assert.ok(err instanceof SluiceError && err.code === "file_changed", String(err));
+  assert.match(err.message, /more than 299999 bytes/);
+  // All the announced bytes, then one chunk more: the last full chunk is held
+  // back until the end is seen, so the endpoint never has the whole body.
+  const exact = generatedBytes(200_000);
+  const extra: BodySource = {
+    size: 200_000,
+    stream: () =>
+      new ReadableStream({
+        start(c) {
+          c.enqueue(exact.subarray(0, 100_000));
+          c.enqueue(exact.subarray(100_000));
+          c.enqueue(bytes("!"));
+          c.close();
+        },
+      }),
+  };
+  const over = await store.put("x", extra, PutModes.overwrite).catch((e) => e);
+  assert.ok(over instanceof SluiceError && over.code === "file_changed", String(over));
+  assert.equal(fake.objects.size, 0);
+  assert.equal(retries.length, 0);
+});
+
+Deno.test("store: a streamed put that stalls times out and is retried; one that moves is not cut off", async () => {
+  const { fake, store, clock, retries } = setup({ retries: 1 });
+  // The first stream stalls after one chunk; the second flows.
+  const good = generatedSource(200_000, { seed: 6 });
+  let opened = 0;
+  const stalling: BodySource = {
+    size: 200_000,
+    stream() {
+      if (++opened > 1) return good.stream();
+      let sent = false;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (!sent) c.enqueue(generatedBytes(70_000, 6));
+          sent = true;
+          return new Promise(() => {});
+        },
+      });
+    },
+  };
+  await settle(clock, store.put("stall", stalling, PutModes.overwrite));
+  assert.equal(opened, 2);
+  assert.match(retries[0].detail, /timed out/);
+  assert.deepEqual(fake.objects.get("pre/stall")!.body, generatedBytes(200_000, 6));
+
+  // Five chunks 400 ms apart: 2 s in all, twice the attempt timeout, but never idle for it.
+  retries.length = 0;
+  const slow: BodySource = {
+    size: 5 * 65_536,
+    stream() {
+      let n = 0;
+      return new ReadableStream<Uint8Array>({
+        async pull(c) {
+          if (n === 5) return c.close();
+          await clock.sleep(400);
+          c.enqueue(generatedBytes(65_536, n++));
+        },
+      });
+    },
+  };
+  const started = clock.now();
+  const info = await settle(clock, store.put("slow", slow, PutModes.overwrite));
+  assert.equal(info.size, 5 * 65_536);
+  assert.ok(clock.now() - started >= 2_000);
+  assert.equal(retries.length, 0);
+});
+
+Deno.test("store: getStream returns the info and streams the body; failures before it map as get", async () => {
+  const { fake, store, clock, retries } = setup({ retries: 1 });
+  const body = generatedBytes(300_000, 7);
+  const put = await store.put("o", body, PutModes.overwrite, { metadata: { sha: "s1" } });
+  const got = await store.getStream("o");
+  assert.equal(got.key, "o");
+  assert.equal(got.version, put.version);
+  assert.equal(got.size, 300_000);
+  assert.equal(got.lastModified, Date.parse(DATE));
+  assert.deepEqual(got.metadata, { sha: "s1" });
+  assert.deepEqual(await readAll(got.body), body);
+
+  await assert.rejects(store.getStream("absent"), NotFoundError);
+  fake.scripts.push(() => ({ status: 503 }));
+  assert.deepEqual(await readAll((await settle(clock, store.getStream("o"))).body), body);
+  assert.equal(retries.length, 1);
+  fake.scripts.push(() => ({ status: 500 }), () => ({ status: 500 }));
+  await assert.rejects(settle(clock, store.getStream("o")), UnreachableError);
+  const c = new AbortController();
+  c.abort();
+  const before = fake.requests.length;
+  await assert.rejects(store.getStream("o", { signal: c.signal }), AbortedError);
+  assert.equal(fake.requests.length, before);
+});
+
+Deno.test("store: getStream's body honours the signal and fails when it stops moving", async () => {
+  const { fake, store, clock } = setup();
+  const stalled = () => ({
+    status: 200,
+    headers: { etag: '"e1"', "content-length": "10", "last-modified": DATE },
+    body: stalledBody(bytes("hello")),
+  });
+
+  fake.scripts.push(stalled);
+  const c = new AbortController();
+  const got = await store.getStream("k", { signal: c.signal });
+  assert.equal(got.version, "e1");
+  const reader = got.body.getReader();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), "hello");
+  const next = reader.read();
+  c.abort();
+  await assert.rejects(next, AbortedError);
+
+  fake.scripts.push(stalled);
+  const idle = (await store.getStream("k")).body.getReader();
+  await idle.read();
+  const err = await settle(clock, idle.read()).catch((e) => e);
+  assert.ok(err instanceof UnreachableError, String(err));
+  assert.match(err.message, /timed out/);
 });
