@@ -14,16 +14,20 @@ import {
   SluiceError,
   UnsafePathError,
 } from "../../sync/errors.ts";
+import { isBodySource } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 import { randomId } from "../../sync/hash.ts";
 import type {
+  BodySource,
   CallOptions,
   Clock,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
@@ -108,7 +112,11 @@ export interface GcsStoreOptions extends GcsClientOptions {
   readonly bucket: string;
   /** Object-name prefix inside the bucket (store keys are relative to it); a trailing `/` is added. */
   readonly prefix?: string;
-  /** Per-attempt deadline in ms, combined with the caller's signal; default 30 000. */
+  /**
+   * Per-attempt deadline in ms, combined with the caller's signal; default
+   * 30 000. A streamed upload counts it from the last bytes sent, and a
+   * streamed download's body from when its reader asked for more.
+   */
   readonly requestTimeoutMs?: number;
   /** Extra attempts after a transient failure; default 3. */
   readonly retries?: number;
@@ -136,6 +144,11 @@ export interface GcsStoreOptions extends GcsClientOptions {
   readonly storage?: Storage;
   /** Called before each retry sleep (the library never logs). */
   readonly onRetry?: (event: GcsRetryEvent) => void;
+  /**
+   * The `fetch` used for media downloads (`get`, `getStream`) and streamed
+   * uploads; default the global `fetch`. Tests pass a fake.
+   */
+  readonly fetch?: typeof fetch;
 }
 
 const DEFAULTS = {
@@ -154,6 +167,27 @@ const GENERATION = /^[0-9]{1,19}$/;
 type Recovery<T> = { readonly value: T } | undefined;
 
 /**
+ * One attempt's work: gets a signal that aborts when the attempt is abandoned,
+ * and `progress`, which a transfer calls whenever bytes move so that the
+ * per-attempt deadline measures idle time rather than the whole transfer.
+ */
+type AttemptFn<T> = (signal: AbortSignal, progress: () => void) => Promise<T>;
+
+/**
+ * Carries an error raised by a put's own {@link BodySource} (or the store's
+ * finding that the source yielded another length than it announced) through
+ * the retry loop, which rethrows the original unchanged and never retries it.
+ */
+class SourceFailure extends Error {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    super("the body source failed");
+    this.name = "SourceFailure";
+    this.error = error;
+  }
+}
+
+/**
  * An {@link ObjectStore} on Google Cloud Storage.
  *
  * - keys are relative to `prefix`; versions are generations, as decimal strings;
@@ -161,6 +195,16 @@ type Recovery<T> = { readonly value: T } | undefined;
  *   `ifGenerationMatch=0` for `create` and `ifGenerationMatch=<generation>`
  *   for `update`; the body's MD5 travels with it, so the server rejects a
  *   corrupted upload;
+ * - a {@link BodySource} body is streamed in the same multipart request
+ *   (sent with `fetch`, the client's endpoint and credentials, and the same
+ *   preconditions and metadata), never held whole; each attempt calls
+ *   `stream()` afresh. The closing multipart boundary is sent only after the
+ *   source ended with exactly `size` bytes: a source that errors or yields
+ *   another length aborts the request, so no object is written, and the put
+ *   rejects with the source's own error (a length mismatch: `file_changed`),
+ *   never retried. Its MD5 is not known before the bytes are sent, so the
+ *   server cannot check it; the per-attempt deadline counts time without
+ *   progress, so a large upload is not cut off while bytes still move;
  * - `delete` with `ifVersion` sends `ifGenerationMatch` (and, by default, the
  *   generation itself, see {@link GcsStoreOptions.pinDeleteGeneration}); when
  *   the condition fails and the object turns out to be absent, the delete
@@ -170,6 +214,11 @@ type Recovery<T> = { readonly value: T } | undefined;
  *   that generation (`alt=media&generation=<g>`, with the client's endpoint
  *   and credentials, checked against the object's MD5 or CRC32C), so body,
  *   version and metadata always belong together;
+ * - `getStream` does the same, but hands the body over as a stream as it
+ *   arrives: the size and hash are checked as it flows, and a mismatch, a
+ *   transport failure, the caller's signal or `requestTimeoutMs` without a
+ *   byte while the reader waits errors the stream (`corrupt_download`,
+ *   `UnreachableError`, `AbortedError`) instead of ending it;
  * - user metadata travels as custom metadata;
  * - 412 is `AlreadyExistsError` (create) or `PreconditionFailedError`
  *   (update, conditional delete); 404 is `NotFoundError` on `get` and `null`
@@ -214,6 +263,7 @@ export class GcsStore implements ObjectStore {
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #onRetry?: (event: GcsRetryEvent) => void;
+  readonly #fetch: typeof fetch;
 
   constructor(options: GcsStoreOptions) {
     if (!options.bucket) throw new UnsafePathError("", "a GCS store needs a bucket name");
@@ -228,6 +278,8 @@ export class GcsStore implements ObjectStore {
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#onRetry = options.onRetry;
+    const fetchFn = options.fetch ?? globalThis.fetch;
+    this.#fetch = (input, init) => fetchFn(input, init);
     this.endpoint = describeEndpoint(this.bucket, this.prefix, options.apiEndpoint);
   }
 
@@ -241,11 +293,43 @@ export class GcsStore implements ObjectStore {
       const body = await this.#run<Uint8Array | null>(
         ctx,
         options.signal,
-        (signal) => downloadMedia(this.storage, this.bucket, full, info, signal),
+        (signal) => downloadMedia(this.#fetch, this.storage, this.bucket, full, info, signal),
         // 404 here: the generation was replaced or deleted since the metadata read.
         (failure) => Promise.resolve(failure.kind === "not_found" ? { value: null } : undefined),
       );
       if (body !== null) return { ...info, body };
+      if (round >= GET_ROUNDS) {
+        throw new SluiceError(
+          "unreachable",
+          `${key} at ${this.endpoint} was replaced ${round} times while being read. Nothing was read or written; run the sync again.`,
+          { retryable: true },
+        );
+      }
+    }
+  }
+
+  /**
+   * Reads an object as a stream: its metadata first, then exactly that
+   * generation's bytes, so that the info returned belongs to the bytes
+   * streamed. Failures before the body starts are retried and mapped as in
+   * {@link GcsStore.get} (`NotFoundError` when absent); later ones error the
+   * stream.
+   */
+  async getStream(key: string, options: CallOptions = {}): Promise<GetStreamResult> {
+    const full = this.#full(key);
+    const ctx: GcsRequestContext = { op: "get", key, bucket: this.bucket };
+    const bucket = this.storage.bucket(this.bucket);
+    for (let round = 1;; round++) {
+      const [meta] = await this.#run(ctx, options.signal, () => bucket.file(full).getMetadata());
+      const info = this.#info(key, meta);
+      const res = await this.#run<Response | null>(
+        ctx,
+        options.signal,
+        (signal) => openMedia(this.#fetch, this.storage, this.bucket, full, info.version, signal),
+        // 404 here: the generation was replaced or deleted since the metadata read.
+        (failure) => Promise.resolve(failure.kind === "not_found" ? { value: null } : undefined),
+      );
+      if (res !== null) return { ...info, body: this.#mediaStream(ctx, info, res, options.signal) };
       if (round >= GET_ROUNDS) {
         throw new SluiceError(
           "unreachable",
@@ -263,7 +347,7 @@ export class GcsStore implements ObjectStore {
 
   async put(
     key: string,
-    body: Uint8Array,
+    body: PutBody,
     mode: PutMode,
     options: PutOptions = {},
   ): Promise<ObjectInfo> {
@@ -292,6 +376,35 @@ export class GcsStore implements ObjectStore {
       if (k.toLowerCase() !== GCS_WRITE_ID_KEY) custom[k] = v;
     }
     custom[GCS_WRITE_ID_KEY] = writeId;
+    const recover = async (
+      failure: GcsFailure,
+      ambiguousBefore: boolean,
+    ): Promise<Recovery<ObjectInfo>> => {
+      if (!ambiguousBefore) return undefined;
+      if (failure.kind !== "already_exists" && failure.kind !== "precondition_failed") {
+        return undefined;
+      }
+      // An earlier attempt's answer was lost: was it ours that landed?
+      const current = await this.#headRaw(key, options.signal);
+      if (current && current.writeId === writeId) return { value: current.info };
+      if (current && failure.kind === "precondition_failed") {
+        throw new PreconditionFailedError(
+          key,
+          `an earlier attempt's answer was lost and the object now holds another writer's generation ${current.info.version}; the lost attempt may have landed before it`,
+        );
+      }
+      return undefined;
+    };
+    if (isBodySource(body)) {
+      const source = body;
+      return await this.#run(
+        ctx,
+        options.signal,
+        (signal, progress) =>
+          this.#uploadStream(key, full, source, custom, ifGenerationMatch, signal, progress),
+        recover,
+      );
+    }
     const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     const md5Hash = createHash("md5").update(data).digest("base64");
     const bucket = this.storage.bucket(this.bucket);
@@ -316,23 +429,58 @@ export class GcsStore implements ObjectStore {
         });
         return this.#info(key, file.metadata);
       },
-      async (failure, ambiguousBefore) => {
-        if (!ambiguousBefore) return undefined;
-        if (failure.kind !== "already_exists" && failure.kind !== "precondition_failed") {
-          return undefined;
-        }
-        // An earlier attempt's answer was lost: was it ours that landed?
-        const current = await this.#headRaw(key, options.signal);
-        if (current && current.writeId === writeId) return { value: current.info };
-        if (current && failure.kind === "precondition_failed") {
-          throw new PreconditionFailedError(
-            key,
-            `an earlier attempt's answer was lost and the object now holds another writer's generation ${current.info.version}; the lost attempt may have landed before it`,
-          );
-        }
-        return undefined;
-      },
+      recover,
     );
+  }
+
+  /**
+   * One attempt of a streamed put: a multipart upload (`uploadType=multipart`,
+   * the same request `file.save` makes with `resumable: false`) whose body
+   * streams `source`. The SDK's write stream is not used: when its input
+   * fails it leaves its HTTP request open (one connection per failed upload,
+   * with `resumable` true or false), and it cannot be cancelled.
+   */
+  async #uploadStream(
+    key: string,
+    full: string,
+    source: BodySource,
+    custom: Record<string, string>,
+    ifGenerationMatch: number | string | undefined,
+    signal: AbortSignal,
+    progress: () => void,
+  ): Promise<ObjectInfo> {
+    const base = this.storage.apiEndpoint.replace(/\/+$/, "");
+    const query = new URLSearchParams({ uploadType: "multipart", name: full });
+    if (ifGenerationMatch !== undefined) query.set("ifGenerationMatch", String(ifGenerationMatch));
+    const url = `${base}/upload/storage/v1/b/${encodeURIComponent(this.bucket)}/o?${query}`;
+    const boundary = `sluice-${randomId(16)}`;
+    const headers = await requestHeaders(this.storage, url);
+    headers.set("content-type", `multipart/related; boundary=${boundary}`);
+    const metadata = { name: full, contentType: "application/octet-stream", metadata: custom };
+    const body = new MultipartBody(key, source, boundary, JSON.stringify(metadata), progress);
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.#fetch(url, { method: "POST", headers, body: body.stream, signal });
+      text = await res.text();
+    } catch (e) {
+      if (body.failure) throw new SourceFailure(body.failure.error);
+      if (signal.aborted) throw signal.reason;
+      throw transportError(e);
+    }
+    // Unreachable with a sane transport: a body that failed was never completed.
+    if (body.failure) throw new SourceFailure(body.failure.error);
+    if (!res.ok) throw new MediaHttpError(res.status, res.headers, text);
+    let meta: FileMetadata;
+    try {
+      meta = JSON.parse(text) as FileMetadata;
+    } catch {
+      throw new SluiceError(
+        "internal",
+        `GCS answered the streamed upload of ${key} at ${this.endpoint} with HTTP ${res.status} but no object resource; the endpoint does not behave like GCS. Run \`head\` on the key to see what was stored.`,
+      );
+    }
+    return this.#info(key, meta);
   }
 
   async delete(key: string, options: DeleteOptions = {}): Promise<void> {
@@ -445,7 +593,7 @@ export class GcsStore implements ObjectStore {
   async #run<T>(
     ctx: GcsRequestContext,
     signal: AbortSignal | undefined,
-    fn: (signal: AbortSignal) => Promise<T>,
+    fn: AttemptFn<T>,
     recover?: (failure: GcsFailure, ambiguousBefore: boolean) => Promise<Recovery<T>>,
   ): Promise<T> {
     let ambiguousBefore = false;
@@ -458,6 +606,8 @@ export class GcsStore implements ObjectStore {
         error = e;
       }
       if (error instanceof AbortedError) throw error;
+      // The caller's own body source failed: its error, untouched, never retried.
+      if (error instanceof SourceFailure) throw error.error;
       const failure = classifyGcsError(error, ctx);
       if (failure.kind === "transient" && attempt <= this.#retries) {
         ambiguousBefore ||= failure.ambiguous;
@@ -481,16 +631,22 @@ export class GcsStore implements ObjectStore {
   /**
    * One attempt, bounded by the deadline and the caller's signal. `fn` gets a
    * signal that aborts when either ends the attempt (SDK calls cannot take
-   * it and are abandoned instead; the media download is cancelled).
+   * it and are abandoned instead; media downloads and streamed uploads are
+   * cancelled), and a `progress` callback: the deadline counts from the
+   * attempt's start or its last progress, whichever is later.
    */
   #attempt<T>(
     ctx: GcsRequestContext,
     signal: AbortSignal | undefined,
-    fn: (signal: AbortSignal) => Promise<T>,
+    fn: AttemptFn<T>,
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const controller = new AbortController();
       let settled = false;
+      let lastProgress = this.#clock.now();
+      const progress = () => {
+        lastProgress = this.#clock.now();
+      };
       const finish = () => {
         settled = true;
         this.#clock.clearTimeout(timer);
@@ -503,17 +659,23 @@ export class GcsStore implements ObjectStore {
         controller.abort(error);
         reject(error);
       };
-      const timer = this.#clock.setTimeout(() => {
+      const onDeadline = () => {
         if (settled) return;
+        const idle = this.#clock.now() - lastProgress;
+        if (idle < this.#timeoutMs) {
+          timer = this.#clock.setTimeout(onDeadline, this.#timeoutMs - idle);
+          return;
+        }
         finish();
         const error = new GcsRequestTimeout(this.#timeoutMs);
         controller.abort(error);
         reject(error);
-      }, this.#timeoutMs);
+      };
+      let timer = this.#clock.setTimeout(onDeadline, this.#timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       let started: Promise<T>;
       try {
-        started = fn(controller.signal);
+        started = fn(controller.signal, progress);
       } catch (e) {
         started = Promise.reject(e);
       }
@@ -530,6 +692,92 @@ export class GcsStore implements ObjectStore {
         },
       );
     });
+  }
+
+  /**
+   * The body of an opened media download as a stream that checks size and
+   * hash as bytes flow, ends only when they match, and errors (mapped like
+   * `get`) on a transport failure, the caller's signal, or `requestTimeoutMs`
+   * spent waiting for a byte the reader asked for.
+   */
+  #mediaStream(
+    ctx: GcsRequestContext,
+    info: ObjectInfo,
+    res: Response,
+    signal: AbortSignal | undefined,
+  ): ReadableStream<Uint8Array> {
+    const reader = (res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }))
+      .getReader();
+    const check = new MediaCheck(res.headers, info);
+    let stopped: unknown;
+    let closed = false;
+    let timer: unknown;
+    const close = () => {
+      closed = true;
+      this.#clock.clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    // Stops the download; a pending read then ends and reports `stopped`.
+    const stop = (reason: unknown) => {
+      if (closed || stopped !== undefined) return;
+      stopped = reason;
+      reader.cancel().catch(() => {});
+    };
+    const onAbort = () => stop(new AbortedError(`The get of ${ctx.key}`));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const fail = (controller: ReadableStreamDefaultController<Uint8Array>, e: unknown) => {
+      close();
+      reader.cancel().catch(() => {});
+      controller.error(this.#bodyError(ctx, e));
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (signal?.aborted) stop(new AbortedError(`The get of ${ctx.key}`));
+        for (;;) {
+          if (stopped !== undefined) return fail(controller, stopped);
+          timer = this.#clock.setTimeout(
+            () => stop(new GcsRequestTimeout(this.#timeoutMs)),
+            this.#timeoutMs,
+          );
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (e) {
+            return fail(controller, stopped ?? e);
+          } finally {
+            this.#clock.clearTimeout(timer);
+          }
+          if (stopped !== undefined) return fail(controller, stopped);
+          if (chunk.done) {
+            try {
+              check.finish();
+            } catch (e) {
+              return fail(controller, e);
+            }
+            close();
+            controller.close();
+            return;
+          }
+          if (chunk.value.byteLength === 0) continue;
+          check.update(chunk.value);
+          controller.enqueue(chunk.value);
+          return;
+        }
+      },
+      cancel: async (reason) => {
+        close();
+        await reader.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  /** Maps a failure of a body already handed over, as `get` maps it. */
+  #bodyError(ctx: GcsRequestContext, e: unknown): unknown {
+    if (e instanceof AbortedError) return e;
+    const known = e instanceof MediaMismatchError || e instanceof GcsRequestTimeout ||
+      e instanceof MediaTransportError;
+    const err = known ? e : transportError(e);
+    return toSluiceError(classifyGcsError(err, ctx), ctx, this.endpoint, err);
   }
 
   #info(key: string, meta: FileMetadata): ObjectInfo {
@@ -570,7 +818,10 @@ export class GcsStore implements ObjectStore {
   }
 }
 
-/** An HTTP error answer of the media download, shaped like the SDK's `ApiError`. */
+/**
+ * An HTTP error answer of a request the store sends itself (a media download
+ * or a streamed upload), shaped like the SDK's `ApiError`.
+ */
 class MediaHttpError extends Error {
   readonly code: number;
   readonly errors: readonly { reason?: string; message?: string }[];
@@ -595,7 +846,7 @@ class MediaHttpError extends Error {
   }
 }
 
-/** A transport failure of the media download, with a Node-style code for the classifier. */
+/** A transport failure of a request the store sends itself, with a Node-style code for the classifier. */
 class MediaTransportError extends Error {
   readonly code: string;
   constructor(message: string, code: string) {
@@ -621,71 +872,218 @@ function transportCode(message: string): string {
   return "ECONNRESET";
 }
 
+/** A transport failure of `fetch` as a {@link MediaTransportError} the classifier reads. */
+function transportError(e: unknown): MediaTransportError {
+  const message = e instanceof Error
+    ? [e.message, e.cause instanceof Error ? e.cause.message : undefined].filter((m) => m)
+      .join(": ")
+    : String(e);
+  return new MediaTransportError(message, transportCode(message));
+}
+
+/** Headers for a direct request: the client's credentials, unless it is anonymous. */
+async function requestHeaders(storage: Storage, url: string): Promise<Headers> {
+  const headers = new Headers();
+  if (!(storage.customEndpoint && !storage.useAuthWithCustomEndpoint)) {
+    const auth = await storage.authClient.getRequestHeaders(url);
+    auth.forEach((value, key) => headers.set(key, value));
+  }
+  return headers;
+}
+
 /**
- * Downloads exactly one generation of an object (`alt=media`) with `fetch`,
- * using the client's endpoint and, unless it is anonymous, its credentials.
- * The SDK's own download stream is not used: under Deno it prints
+ * Opens a download of exactly one generation of an object (`alt=media`) with
+ * `fetch`, using the client's endpoint and, unless it is anonymous, its
+ * credentials; resolves once a 2xx answer's headers arrived. The SDK's own
+ * download stream is not used: under Deno it prints
  * MaxListenersExceededWarning on every download, and it cannot be cancelled.
- * The bytes are checked against the object's size and MD5 (or CRC32C, from
- * `x-goog-hash`) when the object is stored without content encoding.
+ */
+async function openMedia(
+  fetchFn: typeof fetch,
+  storage: Storage,
+  bucket: string,
+  name: string,
+  generation: string,
+  signal: AbortSignal,
+): Promise<Response> {
+  const base = storage.apiEndpoint.replace(/\/+$/, "");
+  const url = `${base}/storage/v1/b/${encodeURIComponent(bucket)}/o/${
+    encodeURIComponent(name)
+  }?alt=media&generation=${encodeURIComponent(generation)}`;
+  const headers = await requestHeaders(storage, url);
+  headers.set("accept-encoding", "identity");
+  try {
+    const res = await fetchFn(url, { headers, signal });
+    if (!res.ok) throw new MediaHttpError(res.status, res.headers, await res.text());
+    return res;
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    if (e instanceof MediaHttpError) throw e;
+    throw transportError(e);
+  }
+}
+
+/**
+ * Checks downloaded bytes, chunk by chunk, against the object's size and
+ * MD5 (or CRC32C, from `x-goog-hash`) when it is stored without content
+ * encoding.
+ */
+class MediaCheck {
+  readonly #expected: ObjectInfo;
+  readonly #active: boolean;
+  readonly #md5?: string;
+  readonly #crc?: string;
+  readonly #md5Hash = createHash("md5");
+  readonly #crc32c = new CRC32C();
+  #bytes = 0;
+
+  constructor(headers: Headers, expected: ObjectInfo) {
+    this.#expected = expected;
+    const stored = headers.get("x-goog-stored-content-encoding");
+    this.#active = stored === null || stored === "identity";
+    const hashes = new Map<string, string>();
+    for (const part of (headers.get("x-goog-hash") ?? "").split(",")) {
+      const at = part.indexOf("=");
+      if (at > 0) hashes.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+    }
+    this.#md5 = hashes.get("md5");
+    this.#crc = this.#md5 === undefined ? hashes.get("crc32c") : undefined;
+  }
+
+  update(chunk: Uint8Array): void {
+    this.#bytes += chunk.byteLength;
+    if (!this.#active) return;
+    if (this.#md5 !== undefined) this.#md5Hash.update(chunk);
+    else if (this.#crc !== undefined) {
+      this.#crc32c.update(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    }
+  }
+
+  /** Throws {@link MediaMismatchError} unless the bytes seen match. */
+  finish(): void {
+    if (!this.#active) return;
+    const generation = this.#expected.version;
+    if (this.#bytes !== this.#expected.size) {
+      throw new MediaMismatchError(
+        `${this.#bytes} bytes arrived where generation ${generation} has ${this.#expected.size}`,
+      );
+    }
+    if (this.#md5 !== undefined) {
+      if (this.#md5Hash.digest("base64") !== this.#md5) {
+        throw new MediaMismatchError(`MD5 of ${this.#bytes} bytes differs from ${this.#md5}`);
+      }
+    } else if (this.#crc !== undefined && !this.#crc32c.validate(this.#crc)) {
+      throw new MediaMismatchError(`CRC32C of ${this.#bytes} bytes differs from ${this.#crc}`);
+    }
+  }
+}
+
+/**
+ * Downloads exactly one generation of an object whole (see {@link openMedia})
+ * and checks it (see {@link MediaCheck}).
  */
 async function downloadMedia(
+  fetchFn: typeof fetch,
   storage: Storage,
   bucket: string,
   name: string,
   expected: ObjectInfo,
   signal: AbortSignal,
 ): Promise<Uint8Array> {
-  const generation = expected.version;
-  const base = storage.apiEndpoint.replace(/\/+$/, "");
-  const url = `${base}/storage/v1/b/${encodeURIComponent(bucket)}/o/${
-    encodeURIComponent(name)
-  }?alt=media&generation=${encodeURIComponent(generation)}`;
-  const headers = new Headers({ "accept-encoding": "identity" });
-  if (!(storage.customEndpoint && !storage.useAuthWithCustomEndpoint)) {
-    const auth = await storage.authClient.getRequestHeaders(url);
-    auth.forEach((value, key) => headers.set(key, value));
-  }
-  let res: Response;
+  const res = await openMedia(fetchFn, storage, bucket, name, expected.version, signal);
   let body: Uint8Array;
   try {
-    res = await fetch(url, { headers, signal });
-    if (!res.ok) throw new MediaHttpError(res.status, res.headers, await res.text());
     body = new Uint8Array(await res.arrayBuffer());
   } catch (e) {
     if (signal.aborted) throw signal.reason;
-    if (e instanceof MediaHttpError) throw e;
-    const message = e instanceof Error ? e.message : String(e);
-    throw new MediaTransportError(message, transportCode(message));
+    throw transportError(e);
   }
-  const stored = res.headers.get("x-goog-stored-content-encoding");
-  if (stored === null || stored === "identity") {
-    if (body.byteLength !== expected.size) {
-      throw new MediaMismatchError(
-        `${body.byteLength} bytes arrived where generation ${generation} has ${expected.size}`,
-      );
-    }
-    const hashes = new Map<string, string>();
-    for (const part of (res.headers.get("x-goog-hash") ?? "").split(",")) {
-      const at = part.indexOf("=");
-      if (at > 0) hashes.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
-    }
-    const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const md5 = hashes.get("md5");
-    const crc = hashes.get("crc32c");
-    if (md5 !== undefined) {
-      if (createHash("md5").update(data).digest("base64") !== md5) {
-        throw new MediaMismatchError(`MD5 of ${body.byteLength} bytes differs from ${md5}`);
-      }
-    } else if (crc !== undefined) {
-      const c = new CRC32C();
-      c.update(data);
-      if (!c.validate(crc)) {
-        throw new MediaMismatchError(`CRC32C of ${body.byteLength} bytes differs from ${crc}`);
-      }
-    }
-  }
+  const check = new MediaCheck(res.headers, expected);
+  check.update(body);
+  check.finish();
   return body;
+}
+
+/**
+ * The body of a streamed multipart upload: the JSON metadata part, then the
+ * source's bytes as they are read, then the closing boundary, which is sent
+ * only once the source ended with exactly its announced size. A source that
+ * errors, or yields another length, errors this stream instead (recorded in
+ * `failure`), so the request is aborted and never completes an object.
+ */
+class MultipartBody {
+  readonly stream: ReadableStream<Uint8Array>;
+  /** Set when the source failed (its own error, or a length mismatch). */
+  failure?: { readonly error: unknown };
+
+  constructor(
+    key: string,
+    source: BodySource,
+    boundary: string,
+    metadataJson: string,
+    progress: () => void,
+  ) {
+    const enc = new TextEncoder();
+    const head = enc.encode(
+      `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${metadataJson}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
+    const tail = enc.encode(`\r\n--${boundary}--\r\n`);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let sent = 0;
+    let started = false;
+    const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+      this.failure ??= { error };
+      controller.error(error);
+    };
+    const mismatch = (got: string) =>
+      new SluiceError(
+        "file_changed",
+        `The body of ${key} yielded ${got} bytes where ${source.size} were announced. The upload was abandoned before its end: nothing was written, and an object already under the key, if any, is unchanged. Run the push again once the file is no longer being written.`,
+      );
+    this.stream = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (!started) {
+          started = true;
+          try {
+            reader = source.stream().getReader();
+          } catch (e) {
+            return fail(controller, e);
+          }
+          progress();
+          controller.enqueue(head);
+          return;
+        }
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader!.read();
+          } catch (e) {
+            return fail(controller, e);
+          }
+          if (chunk.done) {
+            if (sent !== source.size) return fail(controller, mismatch(String(sent)));
+            progress();
+            controller.enqueue(tail);
+            controller.close();
+            return;
+          }
+          const bytes = chunk.value;
+          if (bytes.byteLength === 0) continue;
+          sent += bytes.byteLength;
+          if (sent > source.size) {
+            reader!.cancel().catch(() => {});
+            return fail(controller, mismatch(`at least ${sent}`));
+          }
+          progress();
+          controller.enqueue(bytes);
+          return;
+        }
+      },
+      cancel: async (reason) => {
+        await reader?.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+  }
 }
 
 /**

@@ -10,9 +10,11 @@ import {
   SluiceError,
   UnreachableError,
 } from "../../sync/errors.ts";
-import { PutModes } from "../../sync/ports.ts";
+import { type BodySource, PutModes } from "../../sync/ports.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { generatedBytes, generatedSource } from "../testing/store_contract.ts";
 import { waitFor } from "../testing/wait_for.ts";
+import { createHash } from "node:crypto";
 import {
   classifyGcsError,
   type GcsRequestContext,
@@ -222,22 +224,102 @@ interface FakeObject {
   updated: string;
 }
 
-type FakeOp = "save" | "getMetadata" | "delete" | "getFiles";
+/** SDK calls, and the two requests the store sends with `fetch`: a streamed upload and a media download. */
+type FakeOp = "save" | "getMetadata" | "delete" | "getFiles" | "upload" | "media";
 
 interface Fault {
   readonly op: FakeOp;
-  /** Error to throw; or "hang" for a request that never answers. */
+  /**
+   * Error to throw; or "hang" for a request that never answers. On `upload`
+   * and `media`, an error with an HTTP status (see `apiError`) is answered
+   * as that status, any other error is a transport failure.
+   */
   readonly error: Error | "hang";
   /** Apply the request first, then fail (a lost answer). */
   readonly afterEffect?: boolean;
 }
 
-/** A tiny stand-in for the parts of `Storage` the store uses (not `get`, which uses fetch). */
+const latin = (bytes: Uint8Array) => String.fromCharCode(...bytes);
+
+/** The position of `needle` in `hay` at or after `from`, or -1. */
+function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from = 0): number {
+  outer: for (let i = from; i <= hay.length - needle.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** Reads a request body whole, as a server would; rejects with the abort reason when cancelled. */
+async function readRequestBody(body: ReadableStream<Uint8Array>, signal?: AbortSignal) {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  const aborted = new Promise<never>((_, reject) => {
+    const onAbort = () => {
+      reader.cancel(signal?.reason).catch(() => {});
+      reject(signal?.reason);
+    };
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => {});
+  for (;;) {
+    const r = await Promise.race([reader.read(), aborted]);
+    if (r.done) break;
+    chunks.push(r.value);
+  }
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return { bytes: out, chunks: chunks.length };
+}
+
+/** A transport failure as `fetch` reports one. */
+const fetchFailed = (cause: unknown) => new TypeError("fetch failed", { cause });
+
+/** A JSON error answer shaped like GCS's. */
+function errorResponse(status: number, reason: string, message: string): Response {
+  return new Response(
+    JSON.stringify({ error: { code: status, message, errors: [{ reason, message }] } }),
+    { status, headers: { "content-type": "application/json" } },
+  );
+}
+
+/**
+ * A tiny stand-in for the parts of `Storage` the store uses, and for the
+ * JSON API requests it sends with `fetch` (streamed uploads, media downloads).
+ */
 class FakeGcs {
   readonly objects = new Map<string, FakeObject>();
   readonly faults: Fault[] = [];
   readonly calls: string[] = [];
+  /** Query strings of the streamed uploads received. */
+  readonly uploads: URLSearchParams[] = [];
+  /** How many chunks each streamed upload's body arrived in. */
+  readonly uploadChunks: number[] = [];
+  /** Media bodies are served in chunks of this size. */
+  mediaChunkBytes = 64 * 1024;
+  /** Flip a byte of every media body (the hash header stays right). */
+  corruptMedia = false;
+  /** Stop sending a media body after this many bytes, without ending it. */
+  stallMediaAfter: number | undefined;
+  /** Media bodies cancelled by the reader. */
+  mediaCancelled = 0;
+  readonly apiEndpoint = "http://fake-gcs.test";
+  readonly customEndpoint = true;
+  readonly useAuthWithCustomEndpoint = false;
   #gen = 1000;
+
+  /** The `fetch` the store is given. */
+  readonly fetch: typeof fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.pathname.startsWith("/upload/storage/v1/b/")) return this.#upload(url, init ?? {});
+    if (url.searchParams.get("alt") === "media") return this.#media(url, init ?? {});
+    return Promise.resolve(errorResponse(400, "invalid", `unexpected request ${url.pathname}`));
+  };
 
   asStorage(): Storage {
     return this as unknown as Storage;
@@ -317,6 +399,112 @@ class FakeGcs {
     return file;
   }
 
+  /** A fault for `op`, if one is queued, removed from the queue. */
+  #take(op: FakeOp): Fault | undefined {
+    this.calls.push(op);
+    const i = this.faults.findIndex((f) => f.op === op);
+    return i >= 0 ? this.faults.splice(i, 1)[0] : undefined;
+  }
+
+  /** Answers a fault as `fetch` would: an HTTP status as a response, else a transport failure. */
+  #fetchFault(error: Error): Promise<Response> {
+    const status = (error as { code?: unknown }).code;
+    if (typeof status === "number") {
+      return Promise.resolve(errorResponse(status, "x", error.message));
+    }
+    return Promise.reject(fetchFailed(error));
+  }
+
+  #hang(signal?: AbortSignal | null): Promise<never> {
+    return new Promise((_, reject) => {
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+  }
+
+  async #upload(url: URL, init: RequestInit): Promise<Response> {
+    const fault = this.#take("upload");
+    this.uploads.push(url.searchParams);
+    let raw: Uint8Array;
+    try {
+      const read = await readRequestBody(
+        init.body as ReadableStream<Uint8Array>,
+        init.signal ?? undefined,
+      );
+      raw = read.bytes;
+      this.uploadChunks.push(read.chunks);
+    } catch (e) {
+      if (init.signal?.aborted) throw e;
+      throw fetchFailed(e);
+    }
+    if (fault?.error === "hang") return await this.#hang(init.signal);
+    if (fault && !fault.afterEffect) return await this.#fetchFault(fault.error);
+    const type = new Headers(init.headers).get("content-type") ?? "";
+    const boundary = /boundary=(.+)$/.exec(type)?.[1] ?? "";
+    const enc = new TextEncoder();
+    const blank = enc.encode("\r\n\r\n");
+    const jsonStart = indexOfBytes(raw, blank) + 4;
+    const between = indexOfBytes(raw, enc.encode(`\r\n--${boundary}\r\n`), jsonStart);
+    const dataStart = indexOfBytes(raw, blank, between) + 4;
+    const closing = enc.encode(`\r\n--${boundary}--\r\n`);
+    const dataEnd = raw.length - closing.length;
+    if (
+      !boundary || jsonStart < 4 || between < 0 || dataStart < 4 ||
+      latin(raw.subarray(dataEnd)) !== latin(closing)
+    ) {
+      return errorResponse(400, "invalid", "malformed multipart body");
+    }
+    const resource = JSON.parse(new TextDecoder().decode(raw.subarray(jsonStart, between))) as {
+      name: string;
+      metadata?: Record<string, string>;
+    };
+    const name = url.searchParams.get("name")!;
+    assert.equal(resource.name, name);
+    const cur = this.objects.get(name);
+    const want = url.searchParams.get("ifGenerationMatch");
+    if (want !== null && Number(want) !== (cur?.generation ?? 0)) {
+      return errorResponse(412, "conditionNotMet", "Precondition failed");
+    }
+    this.objects.set(name, {
+      data: raw.slice(dataStart, dataEnd),
+      generation: ++this.#gen,
+      metadata: { ...(resource.metadata ?? {}) },
+      updated: new Date(Date.UTC(2026, 0, 1, 0, 0, this.#gen % 60)).toISOString(),
+    });
+    if (fault) return await this.#fetchFault(fault.error as Error);
+    return new Response(JSON.stringify(this.#meta(name)), {
+      headers: { "content-type": "application/json" },
+    });
+  }
+
+  async #media(url: URL, init: RequestInit): Promise<Response> {
+    const fault = this.#take("media");
+    if (fault?.error === "hang") return await this.#hang(init.signal);
+    if (fault) return await this.#fetchFault(fault.error);
+    const name = decodeURIComponent(url.pathname.split("/o/")[1]);
+    const o = this.objects.get(name);
+    if (!o || String(o.generation) !== url.searchParams.get("generation")) {
+      return errorResponse(404, "notFound", "No such object");
+    }
+    const md5 = createHash("md5").update(o.data).digest("base64");
+    const data = o.data.slice();
+    if (this.corruptMedia && data.length > 0) data[data.length - 1] ^= 1;
+    let at = 0;
+    const stallAt = this.stallMediaAfter;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (stallAt !== undefined && at >= stallAt) return new Promise<void>(() => {});
+        if (at >= data.length) return controller.close();
+        const end = Math.min(data.length, at + this.mediaChunkBytes);
+        controller.enqueue(data.slice(at, end));
+        at = end;
+      },
+      cancel: () => {
+        this.mediaCancelled++;
+      },
+    });
+    return new Response(body, { headers: { "x-goog-hash": `md5=${md5}` } });
+  }
+
   #meta(name: string): Record<string, unknown> {
     const o = this.objects.get(name)!;
     return {
@@ -351,6 +539,7 @@ function setup(options: Partial<GcsStoreOptions> = {}) {
     bucket: "b",
     prefix: "/root/",
     storage: gcs.asStorage(),
+    fetch: gcs.fetch,
     clock,
     random: () => 0.5,
     requestTimeoutMs: 1_000,
@@ -545,4 +734,274 @@ Deno.test("GcsStore: list pages in key order with keys relative to the prefix", 
   })();
   await settle(clock, it);
   assert.deepEqual(pages, [["d/1", "d/2"], ["d/3"]]);
+});
+
+// ---------------------------------------------------------------- streamed bodies
+
+/** A source that yields `chunks` chunks of `chunkBytes`, sleeping `delayMs` on `clock` before each. */
+function slowSource(
+  clock: FakeClock,
+  chunks: number,
+  chunkBytes: number,
+  delayMs: (i: number) => number,
+): BodySource & { cancelled: boolean } {
+  const source = {
+    size: chunks * chunkBytes,
+    cancelled: false,
+    stream(): ReadableStream<Uint8Array> {
+      let i = 0;
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (i >= chunks) return controller.close();
+          await clock.sleep(delayMs(i));
+          controller.enqueue(new Uint8Array(chunkBytes).fill(i++));
+        },
+        cancel() {
+          source.cancelled = true;
+        },
+      }, { highWaterMark: 0 });
+    },
+  };
+  return source;
+}
+
+/** Reads a stream whole. */
+async function drain(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of stream) chunks.push(c);
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+Deno.test("GcsStore: a streamed put sends the source in chunks with the same preconditions and metadata", async () => {
+  const { gcs, clock, store } = setup();
+  const size = 300 * 1024 + 7;
+  const source = generatedSource(size, { seed: 2, chunkBytes: 32 * 1024 });
+  const info = await settle(
+    clock,
+    store.put("v/1/raw", source, PutModes.create, { metadata: { owner: "me" } }),
+  );
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(info.size, size);
+  assert.deepEqual(info.metadata, { owner: "me" });
+  const stored = gcs.objects.get("root/v/1/raw")!;
+  assert.deepEqual(stored.data, generatedBytes(size, 2));
+  assert.equal(info.version, String(stored.generation));
+  assert.ok(stored.metadata[GCS_WRITE_ID_KEY]);
+  assert.equal(source.stats.streams, 1);
+  assert.deepEqual(gcs.calls, ["upload"]);
+  assert.equal(gcs.uploads[0].get("ifGenerationMatch"), "0");
+  assert.equal(gcs.uploads[0].get("uploadType"), "multipart");
+  // The body arrived as it was read, not as one concatenated buffer.
+  assert.ok(gcs.uploadChunks[0] > 5, `${gcs.uploadChunks[0]} chunks`);
+
+  const again = await settle(clock, store.put("v/1/raw", generatedSource(10), PutModes.create));
+  assert.ok(again instanceof AlreadyExistsError, String(again));
+  const stale = await settle(
+    clock,
+    store.put("v/1/raw", generatedSource(10), PutModes.update(String(stored.generation - 1))),
+  );
+  assert.ok(stale instanceof PreconditionFailedError, String(stale));
+  assert.match(stale.message, /HTTP 412, conditionNotMet/);
+  const updated = await settle(
+    clock,
+    store.put("v/1/raw", generatedSource(10, { seed: 5 }), PutModes.update(info.version)),
+  );
+  assert.ok(!(updated instanceof Error), String(updated));
+  assert.equal(gcs.uploads[3].get("ifGenerationMatch"), info.version);
+  assert.deepEqual(gcs.objects.get("root/v/1/raw")!.data, generatedBytes(10, 5));
+  // Overwrite sends no precondition.
+  await settle(clock, store.put("other", generatedSource(3), PutModes.overwrite));
+  assert.equal(gcs.uploads[4].get("ifGenerationMatch"), null);
+});
+
+Deno.test("GcsStore: a source that fails rejects with its own error, unretried, and writes nothing", async () => {
+  const { gcs, clock, store, retries } = setup();
+  await settle(clock, store.put("k", enc("old"), PutModes.overwrite));
+  const error = new Error("the disk went away");
+  const source = generatedSource(512 * 1024, { failAfter: 128 * 1024, error });
+  const got = await settle(clock, store.put("k", source, PutModes.overwrite));
+  assert.equal(got, error);
+  assert.equal(source.stats.streams, 1);
+  assert.deepEqual(retries, []);
+  assert.equal(new TextDecoder().decode(gcs.objects.get("root/k")!.data), "old");
+
+  // A source whose stream() itself throws, on a create.
+  const thrown = new RangeError("cannot open");
+  const broken: BodySource = {
+    size: 10,
+    stream() {
+      throw thrown;
+    },
+  };
+  assert.equal(await settle(clock, store.put("fresh", broken, PutModes.create)), thrown);
+  assert.equal(gcs.objects.has("root/fresh"), false);
+  assert.deepEqual(retries, []);
+});
+
+Deno.test("GcsStore: a source of another length than announced writes nothing and is not retried", async () => {
+  const { gcs, clock, store } = setup();
+  const short = generatedSource(200 * 1024, { shortBy: 1 });
+  const e1 = await settle(clock, store.put("short", short, PutModes.overwrite));
+  assert.ok(hasCode(e1, "file_changed"), String(e1));
+  assert.match((e1 as Error).message, /yielded 204799 bytes where 204800 were announced/);
+  assert.equal(short.stats.streams, 1);
+  const inner = generatedSource(200 * 1024);
+  const long: BodySource = { size: 100 * 1024, stream: () => inner.stream() };
+  const e2 = await settle(clock, store.put("long", long, PutModes.create));
+  assert.ok(hasCode(e2, "file_changed"), String(e2));
+  assert.equal(gcs.objects.size, 0);
+});
+
+Deno.test("GcsStore: a transient failure of a streamed put is retried with a fresh stream", async () => {
+  const { gcs, clock, store, retries } = setup();
+  gcs.faults.push({ op: "upload", error: apiError(503, "backendError", "try later") });
+  const source = generatedSource(100 * 1024, { seed: 7 });
+  const info = await settle(clock, store.put("k", source, PutModes.create));
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(source.stats.streams, 2);
+  assert.match(retries[0], /^put 1 100 HTTP 503/);
+  assert.deepEqual(gcs.objects.get("root/k")!.data, generatedBytes(100 * 1024, 7));
+});
+
+Deno.test("GcsStore: a streamed create whose answer was lost is our success", async () => {
+  const { gcs, clock, store } = setup();
+  gcs.faults.push({
+    op: "upload",
+    error: fetchError("ECONNRESET", "socket hang up"),
+    afterEffect: true,
+  });
+  const source = generatedSource(1000);
+  const info = await settle(clock, store.put("v/2/raw", source, PutModes.create));
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(info.version, String(gcs.objects.get("root/v/2/raw")!.generation));
+  assert.equal(source.stats.streams, 2);
+  assert.deepEqual(gcs.calls, ["upload", "upload", "getMetadata"]);
+});
+
+Deno.test("GcsStore: a streamed put's deadline counts time without progress, not the whole upload", async () => {
+  const { gcs, clock, store } = setup({ retries: 0 });
+  // Five chunks 600 ms apart: 3 s in all, never 1 s without a byte.
+  const steady = slowSource(clock, 5, 1024, () => 600);
+  const info = await settle(clock, store.put("slow", steady, PutModes.overwrite));
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(gcs.objects.get("root/slow")!.data.length, 5 * 1024);
+  // A source that stalls for longer than the deadline ends the attempt.
+  const stalled = slowSource(clock, 3, 1024, (i) => (i === 1 ? 5_000 : 10));
+  const err = await settle(clock, store.put("stalled", stalled, PutModes.overwrite));
+  assert.ok(err instanceof UnreachableError, String(err));
+  assert.match(err.message, /no answer within 1000 ms/);
+  assert.equal(gcs.objects.has("root/stalled"), false);
+});
+
+Deno.test("GcsStore: the caller's signal cancels a streamed put mid-stream", async () => {
+  const { gcs, clock, store } = setup();
+  const source = slowSource(clock, 10, 1024, () => 100);
+  const controller = new AbortController();
+  const p = store.put("k", source, PutModes.create, { signal: controller.signal });
+  await waitFor(() => gcs.calls.includes("upload"), { clock });
+  await clock.advance(250);
+  controller.abort();
+  const err = await settle(clock, p);
+  assert.ok(err instanceof AbortedError, String(err));
+  await waitFor(() => source.cancelled, { clock });
+  assert.equal(gcs.objects.has("root/k"), false);
+});
+
+Deno.test("GcsStore: getStream streams the generation whose info it returns", async () => {
+  const { gcs, clock, store } = setup();
+  gcs.mediaChunkBytes = 10_000;
+  const bytes = generatedBytes(123_456, 4);
+  const put = await settle(
+    clock,
+    store.put("big", bytes, PutModes.create, { metadata: { a: "b" } }),
+  );
+  assert.ok(!(put instanceof Error));
+  gcs.calls.length = 0;
+  const got = await settle(clock, store.getStream("big"));
+  assert.ok(!(got instanceof Error), String(got));
+  assert.equal(got.version, put.version);
+  assert.equal(got.size, bytes.length);
+  assert.deepEqual(got.metadata, { a: "b" });
+  const chunks: number[] = [];
+  const all: Uint8Array[] = [];
+  for await (const c of got.body) {
+    chunks.push(c.length);
+    all.push(c);
+  }
+  assert.equal(chunks.length, 13);
+  assert.deepEqual(await drain(ReadableStream.from(all)), bytes);
+  assert.deepEqual(gcs.calls, ["getMetadata", "media"]);
+
+  const absent = await settle(clock, store.getStream("absent"));
+  assert.ok(absent instanceof NotFoundError, String(absent));
+  // The object was replaced between the metadata read and the download: read again.
+  gcs.faults.push({ op: "media", error: apiError(404, "notFound", "No such object") });
+  gcs.calls.length = 0;
+  const again = await settle(clock, store.getStream("big"));
+  assert.ok(!(again instanceof Error), String(again));
+  assert.deepEqual(gcs.calls, ["getMetadata", "media", "getMetadata", "media"]);
+  assert.deepEqual(await drain(again.body), bytes);
+});
+
+Deno.test("GcsStore: failures before a streamed body starts map like get", async () => {
+  const { gcs, clock, store, retries } = setup({ retries: 1 });
+  await settle(clock, store.put("k", enc("x"), PutModes.create));
+  gcs.faults.push({ op: "media", error: apiError(403, "forbidden", "denied") });
+  const denied = await settle(clock, store.getStream("k"));
+  assert.ok(hasCode(denied, "invalid_config"), String(denied));
+  gcs.faults.push(
+    { op: "media", error: fetchError("ECONNRESET", "socket hang up") },
+    { op: "media", error: "hang" },
+  );
+  const down = await settle(clock, store.getStream("k"));
+  assert.ok(down instanceof UnreachableError, String(down));
+  assert.match(down.message, /get of k at gs:\/\/b\/root failed after 2 attempts/);
+  assert.equal(retries.length, 1);
+});
+
+Deno.test("GcsStore: a corrupt download errors the stream instead of ending it, and fails get", async () => {
+  const { gcs, clock, store } = setup({ retries: 1 });
+  await settle(clock, store.put("k", generatedBytes(50_000), PutModes.create));
+  gcs.corruptMedia = true;
+  const got = await settle(clock, store.getStream("k"));
+  assert.ok(!(got instanceof Error), String(got));
+  const err = await settle(clock, drain(got.body));
+  assert.ok(hasCode(err, "corrupt_download"), String(err));
+  assert.match((err as Error).message, /MD5 of 50000 bytes differs/);
+  const whole = await settle(clock, store.get("k"));
+  assert.ok(hasCode(whole, "corrupt_download"), String(whole));
+});
+
+Deno.test("GcsStore: a stalled streamed body ends at the deadline; the caller's signal ends it too", async () => {
+  const { gcs, clock, store } = setup();
+  await settle(clock, store.put("k", generatedBytes(300_000), PutModes.create));
+  gcs.stallMediaAfter = 2 * 64 * 1024;
+  const got = await settle(clock, store.getStream("k"));
+  assert.ok(!(got instanceof Error), String(got));
+  const reader = got.body.getReader();
+  assert.equal((await reader.read()).value?.length, 64 * 1024);
+  assert.equal((await reader.read()).value?.length, 64 * 1024);
+  // A consumer that takes its time is not timed out: the clock runs only while it waits.
+  await clock.advance(5_000);
+  const stalled = await settle(clock, reader.read());
+  assert.ok(stalled instanceof UnreachableError, String(stalled));
+  assert.match(stalled.message, /no answer within 1000 ms/);
+  assert.equal(gcs.mediaCancelled, 1);
+
+  const controller = new AbortController();
+  const second = await settle(clock, store.getStream("k", { signal: controller.signal }));
+  assert.ok(!(second instanceof Error), String(second));
+  const r2 = second.body.getReader();
+  await r2.read();
+  const pending = r2.read().then(() => r2.read());
+  controller.abort();
+  const aborted = await settle(clock, pending);
+  assert.ok(aborted instanceof AbortedError, String(aborted));
+  assert.equal(gcs.mediaCancelled, 2);
 });
