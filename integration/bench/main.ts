@@ -13,8 +13,10 @@ import { FsStore } from "../../packages/fs/mod.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { ConditionalWrites } from "../../sync/conditional.ts";
-import { S3Store } from "../../packages/s3/store.ts";
+import { S3Store, type S3StoreOptions } from "../../packages/s3/store.ts";
+import { GcsStore } from "../../packages/gcs/store.ts";
 import { minioBinary, startMinio } from "../servers/minio.ts";
+import { fakeGcsBinary, startFakeGcs } from "../servers/fake_gcs.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i += 2) {
@@ -184,17 +186,33 @@ async function walkChild(dir: string, root: string) {
   }));
 }
 
+/** Where the large-file children find their store (passed as JSON). */
+type LargeStoreSpec =
+  | { kind: "fs"; root: string }
+  | { kind: "minio"; bucket: string; clientOptions: S3StoreOptions }
+  | { kind: "gcs"; bucket: string; apiEndpoint: string; projectId: string };
+
+function openLargeStore(spec: LargeStoreSpec): ObjectStore {
+  if (spec.kind === "fs") return new FsStore({ root: spec.root });
+  if (spec.kind === "minio") return new S3Store({ ...spec.clientOptions, bucket: spec.bucket });
+  return new GcsStore({
+    apiEndpoint: spec.apiEndpoint,
+    projectId: spec.projectId,
+    bucket: spec.bucket,
+    requestTimeoutMs: 60_000,
+  });
+}
+
 /**
- * A large file pushed to, then pulled from, an FsStore, each in a fresh
- * process so that the peak RSS is the transfer's own. A file above the
- * streaming threshold moves in 1 MiB chunks, so the growth over the
- * process's baseline should stay a few MiB whatever the file's size.
+ * A large file pushed to, then pulled from, each store (FsStore, and MinIO
+ * and fake-gcs-server when their binaries are installed), each transfer in a
+ * fresh process so that the peak RSS is its own. A file above the streaming
+ * threshold moves in 1 MiB chunks, so the growth over the process's baseline
+ * does not depend on the file's size.
  */
 async function largeFile() {
   const mb = LARGE_MB;
   const src = await Deno.makeTempDir({ prefix: "sluice-bench-large-" });
-  const root = await Deno.makeTempDir({ prefix: "sluice-bench-large-store-" });
-  const dst = await Deno.makeTempDir({ prefix: "sluice-bench-large-peer-" });
   {
     using f = await Deno.open(`${src}/big.bin`, { write: true, create: true });
     const chunk = new Uint8Array(1 << 20);
@@ -204,34 +222,67 @@ async function largeFile() {
       for (let off = 0; off < chunk.length;) off += await f.write(chunk.subarray(off));
     }
   }
-  const run = async (op: "push" | "pull", dir: string) => {
+  const run = async (op: "push" | "pull", dir: string, spec: LargeStoreSpec) => {
+    const arg = JSON.stringify({ op, dir, spec });
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        new URL(import.meta.url).pathname,
-        "--large-child",
-        `${op}|${dir}|${root}`,
-      ],
+      args: ["run", "-A", new URL(import.meta.url).pathname, "--large-child", arg],
       stdout: "piped",
       stderr: "inherit",
     });
     const { stdout, success } = await child.output();
-    if (!success) throw new Error(`the large-file ${op} child failed`);
+    if (!success) throw new Error(`the large-file ${op} child failed (${spec.kind})`);
     return JSON.parse(new TextDecoder().decode(stdout));
   };
-  const push = await run("push", src);
-  const pull = await run("pull", dst);
-  const same = (await Deno.stat(`${dst}/big.bin`)).size === mb * (1 << 20);
-  await Deno.remove(src, { recursive: true });
+  const measure = async (spec: LargeStoreSpec) => {
+    // Each store gets a fresh copy of the cache (a pushed cache records its store).
+    const cache = await copyDir(src);
+    const peer = await Deno.makeTempDir({ prefix: "sluice-bench-large-peer-" });
+    try {
+      const push = await run("push", cache, spec);
+      const pull = await run("pull", peer, spec);
+      const pulledSizeMatches = (await Deno.stat(`${peer}/big.bin`)).size === mb * (1 << 20);
+      return { push, pull, pulledSizeMatches };
+    } finally {
+      await Deno.remove(cache, { recursive: true });
+      await Deno.remove(peer, { recursive: true });
+    }
+  };
+  const out: Record<string, unknown> = { fileMB: mb };
+  const root = await Deno.makeTempDir({ prefix: "sluice-bench-large-store-" });
+  out.fs = await measure({ kind: "fs", root });
   await Deno.remove(root, { recursive: true });
-  await Deno.remove(dst, { recursive: true });
-  return { fileMB: mb, store: "fs", push, pull, pulledSizeMatches: same };
+  if (minioBinary.path) {
+    const server = await startMinio();
+    try {
+      out.minio = await measure({
+        kind: "minio",
+        bucket: await server.createBucket(),
+        clientOptions: { ...server.clientOptions, bucket: "" },
+      });
+    } finally {
+      await server.stop();
+    }
+  } else out.minio = { skipped: "no MinIO binary: run .ci/install_minio.sh" };
+  if (fakeGcsBinary.path) {
+    const server = await startFakeGcs();
+    try {
+      out.gcs = await measure({
+        kind: "gcs",
+        bucket: await server.createBucket(),
+        apiEndpoint: server.apiEndpoint,
+        projectId: server.projectId,
+      });
+    } finally {
+      await server.stop();
+    }
+  } else out.gcs = { skipped: "no fake-gcs-server binary: run .ci/install_fake_gcs.sh" };
+  await Deno.remove(src, { recursive: true });
+  return out;
 }
 
 /** The measured part of {@link largeFile}, in its own process. */
-async function largeChild(op: string, dir: string, root: string) {
-  const store = new FsStore({ root });
+async function largeChild(op: string, dir: string, spec: LargeStoreSpec) {
+  const store = openLargeStore(spec);
   const svc = await createSluice({ cacheDir: dir, store, identity });
   const base = Deno.memoryUsage().rss;
   let peak = base;
@@ -252,6 +303,7 @@ async function largeChild(op: string, dir: string, root: string) {
     peakRssMB: Math.round(peak / 1e6),
     growthMB: Math.round((peak - base) / 1e6),
   }));
+  (store as { close?: () => void }).close?.();
 }
 
 /** Incident 000's budget: one write per new version, and the probe at most once per endpoint. */
@@ -392,8 +444,8 @@ const out: Record<string, unknown> = {};
 const walkChildArgs = args.get("walk-child");
 const largeChildArgs = args.get("large-child");
 if (largeChildArgs) {
-  const [op, dir, root] = largeChildArgs.split("|");
-  await largeChild(op, dir, root);
+  const { op, dir, spec } = JSON.parse(largeChildArgs);
+  await largeChild(op, dir, spec);
   Deno.exit(0);
 }
 if (walkChildArgs) {
