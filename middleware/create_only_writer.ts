@@ -18,7 +18,9 @@
  */
 import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
-import { randomId, sha256Hex } from "../sync/hash.ts";
+import { createHash } from "node:crypto";
+import { openObject } from "../sync/body.ts";
+import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
@@ -71,13 +73,17 @@ async function remoteHash(
   const tagged = head.metadata?.[CONTENT_HASH_METADATA];
   if (tagged) return { hash: tagged, info: head };
   const push = ctx.push;
-  const got = await withRetry(
-    () => push.store.get(ctx.key, { signal: push.signal }),
+  // Streamed and hashed in chunks: the remote may be a large file.
+  return await withRetry(
+    async () => {
+      const { body, ...info } = await openObject(push.store, ctx.key, { signal: push.signal });
+      const h = createHash("sha256");
+      for await (const chunk of body) h.update(chunk);
+      return { hash: h.digest("hex"), info };
+    },
     push.config.retry,
     push.signal,
   );
-  const { body, ...info } = got;
-  return { hash: await sha256Hex(body), info };
 }
 
 /**
