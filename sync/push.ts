@@ -162,8 +162,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const filesTotal = active.length;
     let filesDone = 0;
     const bytesTotal = active.reduce((n, e) => n + (e.size ?? 0), 0);
+    // Nobody listening (a library caller without a progress bar): skip building the event.
     const progress = () =>
-      ctx.events.emit("progress", {
+      ctx.events.listenerCount("progress") > 0 && ctx.events.emit("progress", {
         op: "push",
         filesDone,
         filesTotal,
