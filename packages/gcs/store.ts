@@ -284,28 +284,13 @@ export class GcsStore implements ObjectStore {
   }
 
   async get(key: string, options: CallOptions = {}): Promise<GetResult> {
-    const full = this.#full(key);
-    const ctx: GcsRequestContext = { op: "get", key, bucket: this.bucket };
-    const bucket = this.storage.bucket(this.bucket);
-    for (let round = 1;; round++) {
-      const [meta] = await this.#run(ctx, options.signal, () => bucket.file(full).getMetadata());
-      const info = this.#info(key, meta);
-      const body = await this.#run<Uint8Array | null>(
-        ctx,
-        options.signal,
-        (signal) => downloadMedia(this.#fetch, this.storage, this.bucket, full, info, signal),
-        // 404 here: the generation was replaced or deleted since the metadata read.
-        (failure) => Promise.resolve(failure.kind === "not_found" ? { value: null } : undefined),
-      );
-      if (body !== null) return { ...info, body };
-      if (round >= GET_ROUNDS) {
-        throw new SluiceError(
-          "unreachable",
-          `${key} at ${this.endpoint} was replaced ${round} times while being read. Nothing was read or written; run the sync again.`,
-          { retryable: true },
-        );
-      }
-    }
+    const { info, value } = await this.#readPinned(
+      key,
+      options.signal,
+      (full, info, signal) =>
+        downloadMedia(this.#fetch, this.storage, this.bucket, full, info, signal),
+    );
+    return { ...info, body: value };
   }
 
   /**
@@ -316,20 +301,40 @@ export class GcsStore implements ObjectStore {
    * stream.
    */
   async getStream(key: string, options: CallOptions = {}): Promise<GetStreamResult> {
+    const ctx: GcsRequestContext = { op: "get", key, bucket: this.bucket };
+    const { info, value } = await this.#readPinned(
+      key,
+      options.signal,
+      (full, info, signal) =>
+        openMedia(this.#fetch, this.storage, this.bucket, full, info.version, signal),
+    );
+    return { ...info, body: this.#mediaStream(ctx, info, value, options.signal) };
+  }
+
+  /**
+   * Reads the object's metadata, then opens exactly that generation's media
+   * with `open`; when the generation was replaced in between (a 404 on the
+   * media), starts again, up to {@link GET_ROUNDS} times.
+   */
+  async #readPinned<T>(
+    key: string,
+    callerSignal: AbortSignal | undefined,
+    open: (full: string, info: ObjectInfo, signal: AbortSignal) => Promise<T>,
+  ): Promise<{ info: ObjectInfo; value: T }> {
     const full = this.#full(key);
     const ctx: GcsRequestContext = { op: "get", key, bucket: this.bucket };
     const bucket = this.storage.bucket(this.bucket);
     for (let round = 1;; round++) {
-      const [meta] = await this.#run(ctx, options.signal, () => bucket.file(full).getMetadata());
+      const [meta] = await this.#run(ctx, callerSignal, () => bucket.file(full).getMetadata());
       const info = this.#info(key, meta);
-      const res = await this.#run<Response | null>(
+      const opened = await this.#run<{ value: T } | null>(
         ctx,
-        options.signal,
-        (signal) => openMedia(this.#fetch, this.storage, this.bucket, full, info.version, signal),
+        callerSignal,
+        async (signal) => ({ value: await open(full, info, signal) }),
         // 404 here: the generation was replaced or deleted since the metadata read.
         (failure) => Promise.resolve(failure.kind === "not_found" ? { value: null } : undefined),
       );
-      if (res !== null) return { ...info, body: this.#mediaStream(ctx, info, res, options.signal) };
+      if (opened !== null) return { info, value: opened.value };
       if (round >= GET_ROUNDS) {
         throw new SluiceError(
           "unreachable",
