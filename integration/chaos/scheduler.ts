@@ -33,9 +33,11 @@ import type {
   Clock,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
   PutOptions,
   TimerHandle,
@@ -305,7 +307,13 @@ export class SimScheduler {
         gate(`get ${key}`, () => store.get(key, o)),
       head: (key: string, o?: CallOptions): Promise<ObjectInfo | null> =>
         gate(`head ${key}`, () => store.head(key, o)),
-      put: (key: string, body: Uint8Array, mode: PutMode, o?: PutOptions): Promise<ObjectInfo> =>
+      ...(store.getStream
+        ? {
+          getStream: (key: string, o?: CallOptions): Promise<GetStreamResult> =>
+            gate(`get ${key} (stream)`, () => store.getStream!(key, o)),
+        }
+        : {}),
+      put: (key: string, body: PutBody, mode: PutMode, o?: PutOptions): Promise<ObjectInfo> =>
         gate(`put ${key} (${mode.kind})`, () => store.put(key, body, mode, o)),
       delete: (key: string, o?: DeleteOptions): Promise<void> =>
         gate(`delete ${key}`, () => store.delete(key, o)),

@@ -46,10 +46,16 @@ import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 /** Lock timings of the workload (fake time). */
 export const CHAOS_LOCK: LockOptions = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 2_000 };
 
-/** Sync config of every clone: one transfer at a time (units must be single-threaded). */
+/**
+ * Sync config of every clone: one transfer at a time (units must be
+ * single-threaded), and a streaming threshold low enough for data to stream.
+ */
 export const CHAOS_CONFIG = {
   concurrency: 1,
   retry: { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 },
+  // Raw outputs (about 40 bytes) are above this, markers and lockfiles are
+  // not: histories exercise the streamed path and the whole-body path alike.
+  streamThresholdBytes: 24,
 } as const;
 
 /** Options of {@link runHistory}. */
