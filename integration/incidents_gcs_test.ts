@@ -4,26 +4,14 @@
  * each with its own GCS client, sharing one fresh bucket per scenario;
  * outages through the fault proxy.
  */
-import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { incidentScenarios } from "./incident_scenarios.ts";
-import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
+import { fakeGcsScenarioBackend } from "./scenario_backends.ts";
+import { type FakeGcsServer, startFakeGcs } from "./servers/fake_gcs.ts";
 
 let fakeGcs: Promise<FakeGcsServer> | undefined;
 const sharedFakeGcs = () => (fakeGcs ??= startFakeGcs());
 
-incidentScenarios({
-  label: "fake-gcs-server",
-  ignore: ignoreFakeGcs,
-  async bucket() {
-    const server = await sharedFakeGcs();
-    const bucket = await server.createBucket();
-    return {
-      endpoint: server.apiEndpoint,
-      provider: (apiEndpoint, settings, deps) =>
-        createGcsProvider({ bucket, projectId: server.projectId, apiEndpoint, ...settings }, deps),
-    };
-  },
-});
+incidentScenarios(fakeGcsScenarioBackend(sharedFakeGcs));
 
 Deno.test({
   name: "stop the shared fake-gcs-server (incidents)",

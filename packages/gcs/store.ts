@@ -1036,7 +1036,11 @@ class MultipartBody {
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let sent = 0;
     let started = false;
+    // Set when the transport cancels the body (a dropped connection): a read
+    // pending at that moment then ends early, which is not the source's fault.
+    let cancelled = false;
     const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+      if (cancelled) return;
       this.failure ??= { error };
       controller.error(error);
     };
@@ -1065,6 +1069,7 @@ class MultipartBody {
           } catch (e) {
             return fail(controller, e);
           }
+          if (cancelled) return;
           if (chunk.done) {
             if (sent !== source.size) return fail(controller, mismatch(String(sent)));
             progress();
@@ -1085,6 +1090,7 @@ class MultipartBody {
         }
       },
       cancel: async (reason) => {
+        cancelled = true;
         await reader?.cancel(reason).catch(() => {});
       },
     }, { highWaterMark: 0 });
