@@ -27,7 +27,7 @@ import { ConditionalWrites, PROBE_STATE_FILE } from "../sync/conditional.ts";
 import { ConfigError, type ErrorCode, EXIT_CODES, SluiceError } from "../sync/errors.ts";
 import { createEmitter, type SluiceEmitter, type WarningEvent } from "../sync/events.ts";
 import { ERASURE_JOURNAL } from "../sync/erasure.ts";
-import { isBodySource } from "../sync/body.ts";
+import { bodyBytes, isBodySource } from "../sync/body.ts";
 import { randomId } from "../sync/hash.ts";
 import { PENDING_LOCKFILE_STATE } from "../sync/lockfile_txn.ts";
 import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
@@ -35,6 +35,7 @@ import type {
   CallOptions,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
@@ -128,6 +129,8 @@ async function sandbox(): Promise<Sandbox> {
 
 interface CloneOptions {
   readonly name?: string;
+  /** Overrides the streaming threshold (default 8 MiB). */
+  readonly streamThresholdBytes?: number;
   readonly clock?: FakeClock;
   readonly events?: SluiceEmitter;
 }
@@ -145,7 +148,9 @@ async function clone(
     identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
     clock: options.clock ?? new FakeClock(),
     events: options.events,
-    config: quick,
+    config: options.streamThresholdBytes === undefined
+      ? quick
+      : { ...quick, streamThresholdBytes: options.streamThresholdBytes },
     conditional: new ConditionalWrites(),
   });
 }
@@ -569,6 +574,23 @@ class TamperingStore implements ObjectStore {
     const r = await this.inner.get(key, options);
     return this.tamper && key !== INDEX_KEY ? { ...r, body: this.tamper(r.body) } : r;
   }
+  /** The inner store's stream, tampered with while `tamper` is set, re-sent in chunks of 4 bytes. */
+  async getStream(key: string, options?: CallOptions): Promise<GetStreamResult> {
+    const { body: stream, ...info } = await this.inner.getStream(key, options);
+    if (!this.tamper || key === INDEX_KEY) return { ...info, body: stream };
+    const body = this.tamper(await bodyBytes({ size: info.size, stream: () => stream }));
+    let off = 0;
+    return {
+      ...info,
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (off >= body.length) return controller.close();
+          controller.enqueue(body.slice(off, off + 4));
+          off += 4;
+        },
+      }),
+    };
+  }
   head(key: string, options?: CallOptions): Promise<ObjectInfo | null> {
     return this.inner.head(key, options);
   }
@@ -583,44 +605,53 @@ class TamperingStore implements ObjectStore {
   }
 }
 
-Deno.test("downloads: truncated, padded or corrupted bodies are corrupt_download; the cached copy and its manifest entry are kept", async () => {
-  const sb = await sandbox();
-  const inner = new InMemoryStore();
-  const wire = new TamperingStore(inner);
-  const a = await clone(inner, `${sb.root}/peer`);
-  const b = await clone(wire, sb.cacheDir, { name: "b" });
-  await put(a.cacheDir, "outputs/o.txt", "version one of the file");
-  await pushPaths(a, "outputs/o.txt");
-  await b.pullChanged();
-  const v1 = b.state.synced("outputs/o.txt");
-  await put(a.cacheDir, "outputs/o.txt", "version two of the file");
-  await pushPaths(a, "outputs/o.txt");
+for (const mode of ["whole", "streamed"] as const) {
+  Deno.test(`downloads (${mode}): truncated, padded or corrupted bodies are corrupt_download; the cached copy and its manifest entry are kept`, async () => {
+    // "streamed": every object is above the threshold, so the pull reads it through getStream.
+    const streamThresholdBytes = mode === "streamed" ? 1 : undefined;
+    const sb = await sandbox();
+    const inner = new InMemoryStore();
+    const wire = new TamperingStore(inner);
+    const a = await clone(inner, `${sb.root}/peer`);
+    const b = await clone(wire, sb.cacheDir, { name: "b", streamThresholdBytes });
+    await put(a.cacheDir, "outputs/o.txt", "version one of the file");
+    await pushPaths(a, "outputs/o.txt");
+    await b.pullChanged();
+    const v1 = b.state.synced("outputs/o.txt");
+    await put(a.cacheDir, "outputs/o.txt", "version two of the file");
+    await pushPaths(a, "outputs/o.txt");
 
-  const tampers: [string, (b: Uint8Array) => Uint8Array, RegExp][] = [
-    ["truncated", (x) => x.subarray(0, x.length - 5), /size 18, expected 23/],
-    ["padded", (x) => Uint8Array.from([...x, 0, 0]), /size 25, expected 23/],
-    ["empty", () => new Uint8Array(0), /size 0, expected 23/],
-    ["one byte flipped", (x) => x.map((c, i) => (i === 3 ? c ^ 1 : c)), /SHA-256 [0-9a-f]+…/],
-  ];
-  for (const [what, tamper, detail] of tampers) {
-    wire.tamper = tamper;
-    const err = await refused(
-      b.pullChanged(),
-      "corrupt_download",
-      /The download of outputs\/o\.txt does not match the remote index/,
-      /the cached copy was kept\. Run the pull again/,
+    const tampers: [string, (b: Uint8Array) => Uint8Array, RegExp][] = [
+      ["truncated", (x) => x.subarray(0, x.length - 5), /size 18, expected 23/],
+      ["padded", (x) => Uint8Array.from([...x, 0, 0]), /size (25|more than 23), expected 23/],
+      ["empty", () => new Uint8Array(0), /size 0, expected 23/],
+      ["one byte flipped", (x) => x.map((c, i) => (i === 3 ? c ^ 1 : c)), /SHA-256 [0-9a-f]+…/],
+    ];
+    for (const [what, tamper, detail] of tampers) {
+      wire.tamper = tamper;
+      const err = await refused(
+        b.pullChanged(),
+        "corrupt_download",
+        /The download of outputs\/o\.txt does not match the remote index/,
+        /the cached copy was kept\. Run the pull again/,
+      );
+      assert.match(err.message, detail, what);
+      assert.equal(err.retryable, true);
+      assert.equal(await read(sb.cacheDir, "outputs/o.txt"), "version one of the file", what);
+      assert.deepEqual(b.state.synced("outputs/o.txt"), v1, `${what}: manifest unchanged`);
+      assert.deepEqual(b.state.dirtyPaths(), []);
+    }
+    wire.tamper = null;
+    assert.deepEqual((await b.pullChanged()).fetched, ["outputs/o.txt"]);
+    assert.equal(await read(sb.cacheDir, "outputs/o.txt"), "version two of the file");
+    assert.equal(
+      inner.streamedGets > 0,
+      mode === "streamed",
+      "the read path was not the one meant",
     );
-    assert.match(err.message, detail, what);
-    assert.equal(err.retryable, true);
-    assert.equal(await read(sb.cacheDir, "outputs/o.txt"), "version one of the file", what);
-    assert.deepEqual(b.state.synced("outputs/o.txt"), v1, `${what}: manifest unchanged`);
-    assert.deepEqual(b.state.dirtyPaths(), []);
-  }
-  wire.tamper = null;
-  assert.deepEqual((await b.pullChanged()).fetched, ["outputs/o.txt"]);
-  assert.equal(await read(sb.cacheDir, "outputs/o.txt"), "version two of the file");
-  await sb.unchanged();
-});
+    await sb.unchanged();
+  });
+}
 
 Deno.test("downloads: a corrupted remote index is corrupt_download for pull and push; nothing is lost and the index is not overwritten", async () => {
   const badIndexes: [string, Uint8Array][] = [

@@ -371,7 +371,9 @@ export class LocalCache implements CacheAccess {
       const got = size === expect.size ? hash.digest("hex") : null;
       if (got !== expect.sha256) {
         const what = got === null
-          ? `${size > expect.size ? "more than" : size} bytes, expected ${expect.size}`
+          ? `size ${
+            size > expect.size ? `more than ${expect.size}` : size
+          }, expected ${expect.size}`
           : `SHA-256 ${got.slice(0, 12)}…, expected ${expect.sha256.slice(0, 12)}…`;
         throw new SluiceError(
           "corrupt_download",
