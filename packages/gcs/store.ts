@@ -964,10 +964,20 @@ class MediaCheck {
     }
   }
 
-  /** Throws {@link MediaMismatchError} unless the bytes seen match. */
+  /**
+   * Throws unless the bytes seen match: a body that ended short is a
+   * transfer that broke off ({@link MediaTransportError}, retried like an
+   * outage); more bytes or another hash is {@link MediaMismatchError}.
+   */
   finish(): void {
     if (!this.#active) return;
     const generation = this.#expected.version;
+    if (this.#bytes < this.#expected.size) {
+      throw new MediaTransportError(
+        `the body of generation ${generation} ended after ${this.#bytes} of ${this.#expected.size} bytes`,
+        "ECONNRESET",
+      );
+    }
     if (this.#bytes !== this.#expected.size) {
       throw new MediaMismatchError(
         `${this.#bytes} bytes arrived where generation ${generation} has ${this.#expected.size}`,

@@ -306,6 +306,8 @@ class FakeGcs {
   corruptMedia = false;
   /** Stop sending a media body after this many bytes, without ending it. */
   stallMediaAfter: number | undefined;
+  /** End a media body after this many bytes, as a dropped connection may. */
+  endMediaAfter: number | undefined;
   /** Media bodies cancelled by the reader. */
   mediaCancelled = 0;
   readonly apiEndpoint = "http://fake-gcs.test";
@@ -486,7 +488,7 @@ class FakeGcs {
       return errorResponse(404, "notFound", "No such object");
     }
     const md5 = createHash("md5").update(o.data).digest("base64");
-    const data = o.data.slice();
+    const data = o.data.slice(0, this.endMediaAfter ?? o.data.length);
     if (this.corruptMedia && data.length > 0) data[data.length - 1] ^= 1;
     let at = 0;
     const stallAt = this.stallMediaAfter;
@@ -976,6 +978,23 @@ Deno.test("GcsStore: a corrupt download errors the stream instead of ending it, 
   assert.match((err as Error).message, /MD5 of 50000 bytes differs/);
   const whole = await settle(clock, store.get("k"));
   assert.ok(hasCode(whole, "corrupt_download"), String(whole));
+});
+
+Deno.test("GcsStore: a body that ends short is a broken transfer (retried, then Unreachable), not a corrupt one", async () => {
+  const { gcs, clock, store } = setup({ retries: 1 });
+  await settle(clock, store.put("k", generatedBytes(50_000), PutModes.create));
+  gcs.endMediaAfter = 20_000;
+  const got = await settle(clock, store.getStream("k"));
+  assert.ok(!(got instanceof Error), String(got));
+  const err = await settle(clock, drain(got.body));
+  assert.ok(err instanceof UnreachableError, String(err));
+  assert.match(err.message, /ended after 20000 of 50000 bytes/);
+  const whole = await settle(clock, store.get("k"));
+  assert.ok(whole instanceof UnreachableError, String(whole));
+  gcs.endMediaAfter = undefined;
+  const healed = await settle(clock, store.get("k"));
+  assert.ok(!(healed instanceof Error), String(healed));
+  assert.deepEqual(healed.body, generatedBytes(50_000));
 });
 
 Deno.test("GcsStore: a stalled streamed body ends at the deadline; the caller's signal ends it too", async () => {
