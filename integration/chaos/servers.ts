@@ -20,9 +20,11 @@ import type {
   Clock,
   DeleteOptions,
   GetResult,
+  GetStreamResult,
   ListOptions,
   ObjectInfo,
   ObjectStore,
+  PutBody,
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
@@ -68,11 +70,17 @@ export function fakeTimeStore(
   return {
     endpoint: store.endpoint,
     get: async (key: string, o?: CallOptions): Promise<GetResult> => stamp(await store.get(key, o)),
+    ...(store.getStream
+      ? {
+        getStream: async (key: string, o?: CallOptions): Promise<GetStreamResult> =>
+          stamp(await store.getStream!(key, o)),
+      }
+      : {}),
     head: async (key: string, o?: CallOptions) => {
       const info = await store.head(key, o);
       return info && stamp(info);
     },
-    put: async (key: string, body: Uint8Array, mode: PutMode, o?: PutOptions) => {
+    put: async (key: string, body: PutBody, mode: PutMode, o?: PutOptions) => {
       let info: ObjectInfo;
       try {
         info = await store.put(key, body, mode, o);

@@ -44,7 +44,7 @@ import {
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { Readable } from "node:stream";
-import { isBodySource } from "../../sync/body.ts";
+import { bodyBytes, isBodySource } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 import { randomId } from "../../sync/hash.ts";
 import {
@@ -224,6 +224,14 @@ export interface S3StoreOptions extends S3ClientOptions {
    * attempt landed). Costs one HeadObject per failed condition; default true.
    */
   readonly checkOwnWrites?: boolean;
+  /**
+   * A streamed body (a `BodySource`) up to this many bytes is read whole and
+   * sent as bytes; default 1 MiB. Sent as bytes, a request whose connection
+   * drops before its body went out fails at once; with a piped body the HTTP
+   * stack may wait for an answer that never comes, until the attempt times
+   * out.
+   */
+  readonly wholeBodyBelowBytes?: number;
   /** Called before each retry sleep (the library never logs). */
   readonly onRetry?: (event: S3RetryEvent) => void;
 }
@@ -297,6 +305,7 @@ export class S3Store implements ObjectStore {
   readonly #secrets: readonly string[];
   readonly #onRetry?: (event: S3RetryEvent) => void;
   readonly #checkOwnWrites: boolean;
+  readonly #wholeBelow: number;
 
   constructor(options: S3StoreOptions) {
     if (!options.bucket) throw new UnsafePathError("", "an S3 store needs a bucket name");
@@ -313,6 +322,7 @@ export class S3Store implements ObjectStore {
     this.#random = options.random ?? Math.random;
     this.#onRetry = options.onRetry;
     this.#checkOwnWrites = options.checkOwnWrites ?? true;
+    this.#wholeBelow = options.wholeBodyBelowBytes ?? 1024 * 1024;
     const c = options.credentials;
     this.#secrets = c ? [c.secretAccessKey, c.sessionToken ?? "", c.accessKeyId] : [];
     this.endpoint = describeEndpoint(this.bucket, this.prefix, options.endpoint);
@@ -357,6 +367,10 @@ export class S3Store implements ObjectStore {
     const metadata = checkMetadata(key, options.metadata);
     const condition = mode.kind === "overwrite" ? undefined : mode.kind;
     const ctx: S3RequestContext = { op: "put", key, condition, bucket: this.bucket };
+    // A small source is read whole and sent as bytes: one write, and the HTTP
+    // stack notices a connection dropped before the body went out (with a
+    // piped body it may wait for an answer that never comes).
+    if (isBodySource(body) && body.size <= this.#wholeBelow) body = await bodyBytes(body, key);
     const source = isBodySource(body) ? body : undefined;
     const size = source ? source.size : (body as Uint8Array).length;
     // A conditional put carries a random write id, so that a failed condition
@@ -382,9 +396,12 @@ export class S3Store implements ObjectStore {
             ...(mode.kind === "update" ? { IfMatch: quoteEtag(mode.version) } : {}),
           });
           const serverDate = captureDate(command);
-          const out = await this.client.send(command, {
+          const sent = this.client.send(command, {
             abortSignal: upload ? upload.signal : signal,
           });
+          // A streamed request whose connection dropped may ignore its abort
+          // signal: the attempt ends at the signal whatever the SDK does.
+          const out = upload ? await settleOnAbort(sent, upload.signal) : await sent;
           if (upload?.failed) throw new SourceFailure(upload.failure);
           return {
             key,
@@ -727,6 +744,20 @@ class SourceFailure {
  * and would read the whole source into memory.)
  */
 const MIN_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as `signal`
+ * aborts (the abandoned promise's own outcome is then ignored).
+ */
+function settleOnAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  promise.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
 
 /** One attempt's upload of a {@link BodySource}. */
 interface Upload {

@@ -222,7 +222,7 @@ interface FakeAnswer {
 type Script = (
   req: FakeRequest,
 ) => ScriptResult | Promise<ScriptResult>;
-type ScriptResult = FakeAnswer | Error | "hang" | "apply-then-reset" | undefined;
+type ScriptResult = FakeAnswer | Error | "hang" | "deaf" | "apply-then-reset" | undefined;
 
 interface FakeObject {
   body: Uint8Array;
@@ -253,6 +253,8 @@ class FakeS3 {
     this.requests.push(req);
     const script = this.scripts.shift();
     const scripted = await script?.(req);
+    // A request the HTTP stack lost track of: it never settles, abort or not.
+    if (scripted === "deaf") await new Promise(() => {});
     if (scripted === "hang") {
       await new Promise((_, reject) => {
         const fail = () =>
@@ -397,7 +399,11 @@ class FakeS3 {
 }
 
 function setup(
-  options: { retries?: number; conditionalDelete?: "native" | "verify" | "emulate" } = {},
+  options: {
+    retries?: number;
+    conditionalDelete?: "native" | "verify" | "emulate";
+    wholeBodyBelowBytes?: number;
+  } = {},
 ) {
   const fake = new FakeS3();
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
@@ -423,6 +429,8 @@ function setup(
     requestTimeoutMs: 1_000,
     retries: options.retries ?? 3,
     conditionalDelete: options.conditionalDelete,
+    // The streaming tests use small sources: stream them all unless a test says otherwise.
+    wholeBodyBelowBytes: options.wholeBodyBelowBytes ?? 0,
     credentials: { accessKeyId: "AKIAFAKE", secretAccessKey: "fake-secret-key" },
     onRetry: (e) => retries.push(e),
   });
@@ -684,6 +692,21 @@ function stalledBody(first: Uint8Array): Readable {
   });
 }
 
+Deno.test("store: a small streamed body is read whole and sent as bytes; the source's own error still wins", async () => {
+  const { fake, store } = setup({ wholeBodyBelowBytes: 1024 });
+  const small = generatedSource(1000, { seed: 5, chunkBytes: 100 });
+  await store.put("small", small, PutModes.create);
+  assert.equal(small.stats.streams, 1);
+  assert.deepEqual(fake.objects.get("pre/small")!.body, generatedBytes(1000, 5));
+  assert.equal(fake.streamedChunks.length, 0, "sent as a stream");
+  const error = new Error("broken source");
+  await assert.rejects(
+    store.put("bad", generatedSource(1000, { failAfter: 500, error }), PutModes.create),
+    (e) => e === error,
+  );
+  assert.equal(fake.objects.has("pre/bad"), false);
+});
+
 Deno.test("store: a streamed put sends the source with its length, in every mode", async () => {
   const { fake, store } = setup();
   const size = 200_000;
@@ -802,6 +825,19 @@ Deno.test("store: a source that runs short or long writes nothing", async () => 
   assert.ok(over instanceof SluiceError && over.code === "file_changed", String(over));
   assert.equal(fake.objects.size, 0);
   assert.equal(retries.length, 0);
+});
+
+Deno.test("store: a streamed put whose request ignores its abort still ends at the attempt timeout", async () => {
+  const { fake, store, clock, retries } = setup({ retries: 1 });
+  fake.scripts.push(() => "deaf");
+  const source = generatedSource(200_000, { seed: 8 });
+  const r = await settle(clock, store.put("deaf", source, PutModes.overwrite));
+  assert.ok(!(r instanceof Error), String(r));
+  assert.equal(retries.length, 1);
+  assert.match(retries[0].detail, /timed out/);
+  // The lost request never read its body, so only the retry opened the source.
+  assert.equal(source.stats.streams, 1);
+  assert.deepEqual(fake.objects.get("pre/deaf")!.body, generatedBytes(200_000, 8));
 });
 
 Deno.test("store: a streamed put that stalls times out and is retried; one that moves is not cut off", async () => {
