@@ -14,6 +14,16 @@
  */
 export * from "./sluice.ts";
 export * from "./sync/ports.ts";
+export {
+  bodyBytes,
+  bodySize,
+  bytesStream,
+  CHUNK_BYTES,
+  DEFAULT_STREAM_THRESHOLD,
+  fileSource,
+  isBodySource,
+  openObject,
+} from "./sync/body.ts";
 export * from "./sync/errors.ts";
 export * from "./sync/context.ts";
 export * from "./sync/events.ts";
