@@ -68,7 +68,13 @@ function sizeMismatch(key: string, expected: number, got: number): SluiceError {
 export function fileSource(
   file: string,
   size: number,
-  options: { sha256?: string; label?: string; chunkBytes?: number } = {},
+  options: {
+    sha256?: string;
+    label?: string;
+    chunkBytes?: number;
+    /** Told the bytes this stream has delivered so far, after each chunk (restarts at 0 per stream). */
+    onBytes?: (delivered: number) => void;
+  } = {},
 ): BodySource {
   const label = options.label ?? file;
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
@@ -78,6 +84,15 @@ export function fileSource(
       let handle: Deno.FsFile | undefined;
       let held: Uint8Array | null = null;
       let read = 0;
+      let delivered = 0;
+      const deliver = (
+        controller: ReadableStreamDefaultController<Uint8Array>,
+        chunk: Uint8Array,
+      ) => {
+        controller.enqueue(chunk);
+        delivered += chunk.length;
+        options.onBytes?.(delivered);
+      };
       const hash = createHash("sha256");
       const close = () => {
         try {
@@ -110,7 +125,7 @@ export function fileSource(
                   );
                   return;
                 }
-                if (held) controller.enqueue(held);
+                if (held) deliver(controller, held);
                 controller.close();
                 return;
               }
@@ -121,7 +136,7 @@ export function fileSource(
               const out = held;
               held = chunk;
               if (out) {
-                controller.enqueue(out);
+                deliver(controller, out);
                 return;
               }
             }

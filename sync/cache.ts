@@ -242,7 +242,11 @@ export class LocalCache implements CacheAccess {
    * SHA-256, size, and the mtime seen before reading. Null when absent or not
    * a regular file; a symlink throws `UnsafePathError`.
    */
-  async readForPush(path: string, streamThreshold: number): Promise<PushRead | null> {
+  async readForPush(
+    path: string,
+    streamThreshold: number,
+    onBytes?: (delivered: number) => void,
+  ): Promise<PushRead | null> {
     const file = this.resolveSync(path);
     let st: Deno.FileInfo;
     try {
@@ -258,7 +262,7 @@ export class LocalCache implements CacheAccess {
       }
       const hashed = await this.hashFile(path);
       if (!hashed) return null;
-      const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path });
+      const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path, onBytes });
       return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
     } catch (e) {
       if (isNotFound(e)) return null;
@@ -332,6 +336,7 @@ export class LocalCache implements CacheAccess {
     path: string,
     stream: ReadableStream<Uint8Array>,
     expect: { size: number; sha256: string },
+    onBytes?: (written: number) => void,
   ): Promise<void> {
     const file = await this.resolve(path);
     const dir = file.slice(0, file.lastIndexOf("/")) || "/";
@@ -366,6 +371,7 @@ export class LocalCache implements CacheAccess {
           for (let off = 0; off < chunk.value.length;) {
             off += await out.write(chunk.value.subarray(off));
           }
+          onBytes?.(size);
         }
       }
       const got = size === expect.size ? hash.digest("hex") : null;

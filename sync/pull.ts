@@ -146,6 +146,19 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   }
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
   let done = 0;
+  // Bytes of large objects on their way down, by path (a retry starts its object again).
+  const moving = new Map<string, number>();
+  const progress = () => {
+    let inFlight = 0;
+    for (const b of moving.values()) inFlight += b;
+    events.emit("progress", {
+      op: "pull",
+      filesDone: done,
+      filesTotal: todo.length,
+      bytesDone: result.bytes + inFlight,
+      bytesTotal,
+    });
+  };
   /** Reads the object whole and writes it; returns the version read (nothing written if not `e.v`). */
   const fetchWhole = async (path: string, e: IndexEntry): Promise<string> => {
     const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
@@ -179,7 +192,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
           return got.version;
         }
         try {
-          await cache.writeStream(path, got.body, { size: e.s, sha256: e.h });
+          await cache.writeStream(path, got.body, { size: e.s, sha256: e.h }, (written) => {
+            moving.set(path, written);
+            progress();
+          });
         } catch (err) {
           // Reported like a corrupt whole read: not retried here.
           if (!hasCode(err, "corrupt_download")) throw err;
@@ -214,6 +230,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     } catch (err) {
       if (err instanceof NotFoundError) return; // deleted since the index was written
       throw err;
+    } finally {
+      moving.delete(path);
     }
     if (version !== e.v) return skipUncommitted(path, version, e);
     const st = await cache.stat(path);
@@ -221,13 +239,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     result.fetched.push(path);
     result.bytes += e.s;
     done++;
-    events.emit("progress", {
-      op: "pull",
-      filesDone: done,
-      filesTotal: todo.length,
-      bytesDone: result.bytes,
-      bytesTotal,
-    });
+    progress();
   }, { concurrency: config.concurrency, signal });
   if (index) {
     for (const path of state.syncedPaths()) {

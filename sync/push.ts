@@ -162,19 +162,33 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const filesTotal = active.length;
     let filesDone = 0;
     const bytesTotal = active.reduce((n, e) => n + (e.size ?? 0), 0);
+    // Bytes of large files on their way up, by path (a retry starts its file again).
+    const moving = new Map<string, number>();
+    const bytesMoving = () => {
+      let n = 0;
+      for (const b of moving.values()) n += b;
+      return n;
+    };
     // Nobody listening (a library caller without a progress bar): skip building the event.
     const progress = () =>
       ctx.events.listenerCount("progress") > 0 && ctx.events.emit("progress", {
         op: "push",
         filesDone,
         filesTotal,
-        bytesDone: result.bytes,
+        bytesDone: result.bytes + bytesMoving(),
         bytesTotal,
       });
 
     const writeOne = async (entry: PlanEntry) => {
       try {
-        const read = await cache.readForPush(entry.path, ctx.config.streamThresholdBytes);
+        const read = await cache.readForPush(
+          entry.path,
+          ctx.config.streamThresholdBytes,
+          (delivered) => {
+            moving.set(entry.path, delivered);
+            progress();
+          },
+        );
         if (!read) {
           entry.action = "skip";
           entry.keepDirty = true;
@@ -213,6 +227,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       } catch (error) {
         failures.push({ entry, error });
       } finally {
+        moving.delete(entry.path);
         filesDone++;
         progress();
       }

@@ -123,6 +123,30 @@ Deno.test("a file above the threshold is pushed as a stream in bounded chunks an
   assert.deepEqual(await leftovers(`${b.cacheDir}/outputs`), []);
 });
 
+Deno.test("progress events report bytes while a large file moves, not only when it is done", async () => {
+  const mem = new InMemoryStore();
+  const a = await clone(mem, "a");
+  const b = await clone(mem, "b");
+  const size = 4 * CHUNK_BYTES + 10;
+  await Deno.writeFile(`${a.cacheDir}/big.bin`, pattern(size, 5));
+  await a.markDirty({ relPath: "big.bin" });
+  const up: number[] = [];
+  a.events.on("progress", (p) => {
+    assert.equal(p.bytesTotal, size);
+    up.push(p.bytesDone);
+  });
+  await a.pushChanged();
+  const down: number[] = [];
+  b.events.on("progress", (p) => down.push(p.bytesDone));
+  await b.pullChanged();
+  for (const [what, seen] of [["push", up], ["pull", down]] as const) {
+    const partial = seen.filter((n) => n > 0 && n < size);
+    assert.ok(partial.length >= 3, `${what}: only ${seen.join(", ")}`);
+    assert.deepEqual(seen, [...seen].sort((x, y) => x - y), `${what}: bytes went backwards`);
+    assert.equal(seen.at(-1), size);
+  }
+});
+
 Deno.test("a file that changes while it is streamed is not written, stays dirty, and goes up next time", async () => {
   const mem = new InMemoryStore();
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-stream-torn-" });
