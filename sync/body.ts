@@ -60,6 +60,24 @@ function sizeMismatch(key: string, expected: number, got: number): SluiceError {
 }
 
 /**
+ * A file read by a {@link fileSource} was gone when the upload opened it (it
+ * was deleted after the push hashed it). The push leaves it out and keeps it
+ * dirty, as for any file that vanishes during a push.
+ */
+export class SourceVanishedError extends SluiceError {
+  /** The cache path. */
+  readonly path: string;
+  constructor(path: string, cause?: unknown) {
+    super(
+      "file_changed",
+      `${path} vanished while it was being uploaded. Nothing was written for it; it stays dirty, and the next push treats it as deleted if it is still gone.`,
+      { cause },
+    );
+    this.path = path;
+  }
+}
+
+/**
  * A {@link BodySource} over a local file, read in chunks. When `sha256` is
  * given, the stream checks the bytes against it; when they differ from the
  * announced size or hash (the file changed since it was hashed), it errors
@@ -100,15 +118,30 @@ export function fileSource(
         } catch { /* already closed */ }
         handle = undefined;
       };
+      // Opened on the first pull; a cancel that comes while the open is
+      // pending closes the handle as soon as it arrives.
+      let cancelled = false;
+      let opening: Promise<Deno.FsFile> | undefined;
+      const open = () =>
+        opening ??= Deno.open(file, { read: true }).then(
+          (h) => {
+            if (cancelled) {
+              h.close();
+              throw new SluiceError("aborted", `The upload of ${label} was cancelled`);
+            }
+            return (handle = h);
+          },
+          (e) => {
+            throw e instanceof Deno.errors.NotFound ? new SourceVanishedError(label, e) : e;
+          },
+        );
       return new ReadableStream<Uint8Array>({
-        async start() {
-          handle = await Deno.open(file, { read: true });
-        },
         async pull(controller) {
           try {
+            const h = handle ?? await open();
             for (;;) {
               const buf = new Uint8Array(chunkBytes);
-              const n = await handle!.read(buf);
+              const n = await h.read(buf);
               if (n === null) {
                 close();
                 const changed = read !== size
@@ -142,11 +175,14 @@ export function fileSource(
             }
           } catch (e) {
             close();
-            controller.error(e);
+            if (!cancelled) controller.error(e);
           }
         },
-        cancel() {
+        async cancel() {
+          cancelled = true;
           close();
+          // An open still on its way closes its handle as it lands.
+          await opening?.catch(() => {});
         },
       });
     },

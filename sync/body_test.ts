@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { bodyBytes, bodySize, bytesStream, fileSource, isBodySource, openObject } from "./body.ts";
+import {
+  bodyBytes,
+  bodySize,
+  bytesStream,
+  fileSource,
+  isBodySource,
+  openObject,
+  SourceVanishedError,
+} from "./body.ts";
 import { hasCode } from "./errors.ts";
 import { sha256HexSync } from "./hash.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
@@ -88,4 +96,26 @@ Deno.test("openObject uses getStream when the store has it, else a whole get", a
   assert.equal(whole.size, 3000);
   assert.deepEqual(await bodyBytes({ size: 3000, stream: () => whole.body }), pattern(3000));
   assert.equal(mem.streamedGets, 1);
+});
+
+Deno.test("fileSource: a stream cancelled before or during its first read leaves no handle open", async () => {
+  const file = await tempFile(pattern(100_000));
+  const source = fileSource(file, 100_000, { chunkBytes: 4096 });
+  // Cancelled at once (its open may still be on its way).
+  await source.stream().cancel();
+  // Cancelled while the first read waits.
+  const reader = source.stream().getReader();
+  const first = reader.read();
+  await reader.cancel();
+  await first.catch(() => {});
+  // The test's resource sanitizer fails it if a file handle is still open.
+});
+
+Deno.test("fileSource: a file deleted before the upload opens it is SourceVanishedError", async () => {
+  const file = await tempFile(pattern(10));
+  const source = fileSource(file, 10, { label: "outputs/gone" });
+  await Deno.remove(file);
+  const { error } = await drain(source.stream());
+  assert.ok(error instanceof SourceVanishedError, String(error));
+  assert.equal(error.path, "outputs/gone");
 });

@@ -338,17 +338,20 @@ export class LocalCache implements CacheAccess {
     expect: { size: number; sha256: string },
     onBytes?: (written: number) => void,
   ): Promise<void> {
-    const file = await this.resolve(path);
-    const dir = file.slice(0, file.lastIndexOf("/")) || "/";
-    await Deno.mkdir(dir, { recursive: true });
-    const name = file.slice(dir.length + 1);
-    const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
-    const tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
+    // The stream is taken at once, so that every failure below, also one
+    // before the first read, cancels it (a store's file or connection).
     const reader = stream.getReader();
     const hash = createHash("sha256");
     let size = 0;
+    let tmp: string | undefined;
     let placed = false;
     try {
+      const file = await this.resolve(path);
+      const dir = file.slice(0, file.lastIndexOf("/")) || "/";
+      await Deno.mkdir(dir, { recursive: true });
+      const name = file.slice(dir.length + 1);
+      const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
+      tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
       {
         using out = await Deno.open(tmp, { write: true, createNew: true });
         for (;;) {
@@ -391,7 +394,7 @@ export class LocalCache implements CacheAccess {
       placed = true;
     } finally {
       await reader.cancel().catch(() => {});
-      if (!placed) await Deno.remove(tmp).catch(() => {});
+      if (!placed && tmp) await Deno.remove(tmp).catch(() => {});
     }
   }
 

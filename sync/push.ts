@@ -18,6 +18,7 @@ import { isSafeRelPath } from "./paths.ts";
 import { PutModes } from "./ports.ts";
 import { withRetry } from "./retry.ts";
 import { LINK_REFUSED, type LocalCache, walkFiles } from "./cache.ts";
+import { SourceVanishedError } from "./body.ts";
 import { type IndexEntry, updateIndex } from "./remote_index.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "./context.ts";
@@ -180,11 +181,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       });
 
     const writeOne = async (entry: PlanEntry) => {
+      let finished = false;
       try {
         const read = await cache.readForPush(
           entry.path,
           ctx.config.streamThresholdBytes,
           (delivered) => {
+            // An abandoned attempt may still be read after this write ended.
+            if (finished) return;
             moving.set(entry.path, delivered);
             progress();
           },
@@ -225,8 +229,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           result.bytes += size;
         }
       } catch (error) {
-        failures.push({ entry, error });
+        if (error instanceof SourceVanishedError) {
+          entry.action = "skip";
+          entry.keepDirty = true;
+          entry.reason = "the file vanished during the push";
+        } else failures.push({ entry, error });
       } finally {
+        finished = true;
         moving.delete(entry.path);
         filesDone++;
         progress();

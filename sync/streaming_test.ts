@@ -226,3 +226,67 @@ Deno.test("streamThresholdBytes of the wrong type is refused by name", async () 
       e.code === "invalid_config" && e.message.includes("streamThresholdBytes"),
   );
 });
+
+Deno.test("a large file deleted after it was hashed is left out of the push and stays dirty", async () => {
+  const mem = new InMemoryStore();
+  let cacheDir = "";
+  const store = new Recording(mem);
+  const put = store.put.bind(store);
+  store.put = async (key, body, mode, o) => {
+    // Between the push's hashing and the upload, another process deletes the file.
+    if (key === "outputs/big.bin") await Deno.remove(`${cacheDir}/outputs/big.bin`);
+    return await put(key, body, mode, o);
+  };
+  const a = await clone(store, "a");
+  cacheDir = a.cacheDir;
+  await Deno.mkdir(`${a.cacheDir}/outputs`);
+  await Deno.writeFile(`${a.cacheDir}/outputs/big.bin`, pattern(2 * CHUNK_BYTES, 4));
+  await a.markDirty({ relPath: "outputs/big.bin" });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, []);
+  assert.deepEqual(r.skipped, [
+    { path: "outputs/big.bin", reason: "the file vanished during the push", keepDirty: true },
+  ]);
+  assert.equal(mem.peek("outputs/big.bin"), undefined);
+  assert.deepEqual(a.state.dirtyPaths(), ["outputs/big.bin"]);
+});
+
+Deno.test("a streamed download that cannot be written locally still releases the store's stream", async () => {
+  const mem = new InMemoryStore();
+  const a = await clone(mem, "a");
+  await Deno.mkdir(`${a.cacheDir}/d`);
+  await Deno.writeFile(`${a.cacheDir}/d/big.bin`, pattern(2 * CHUNK_BYTES, 2));
+  await a.markDirty({ relPath: "d/big.bin" });
+  await a.pushChanged();
+  let cancelled = 0;
+  const watching: ObjectStore = {
+    endpoint: mem.endpoint,
+    get: (k, o) => mem.get(k, o),
+    head: (k, o) => mem.head(k, o),
+    put: (k, body, m, o) => mem.put(k, body, m, o),
+    delete: (k, o) => mem.delete(k, o),
+    list: (p, o) => mem.list(p, o),
+    getStream: async (k, o) => {
+      const got = await mem.getStream(k, o);
+      const reader = got.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+        },
+        cancel(reason) {
+          cancelled++;
+          return reader.cancel(reason);
+        },
+      });
+      return { ...got, body };
+    },
+  };
+  const b = await clone(watching, "b");
+  // A plain file where the pull needs a directory.
+  await Deno.writeTextFile(`${b.cacheDir}/d`, "in the way");
+  await assert.rejects(b.pullChanged());
+  assert.equal(cancelled, 1, "the store's stream was left open");
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/d`), "in the way");
+});

@@ -204,10 +204,20 @@ export class FsStore implements ObjectStore {
       metadata: { ...(options.metadata ?? {}) },
     };
     const temp = isBodySource(body)
-      ? await this.#writeTempStream(key, encodeHeader(header), body.size, body.stream())
+      ? await this.#writeTempStream(
+        key,
+        encodeHeader(header),
+        body.size,
+        body.stream(),
+        options.signal,
+      )
       : await this.#writeTemp(encodeObject(header, body));
     try {
       if (mode.kind === "create") {
+        // A streamed body takes a while: the caller may have given up meanwhile.
+        if (options.signal?.aborted) {
+          throw new AbortedError(`The put of ${key}`, { cause: options.signal.reason });
+        }
         await this.#place(key, temp, "link");
       } else {
         await this.#withKeyLock(key, options.signal, async (fence) => {
@@ -321,6 +331,7 @@ export class FsStore implements ObjectStore {
     header: Uint8Array,
     size: number,
     stream: ReadableStream<Uint8Array>,
+    signal: AbortSignal | undefined,
   ): Promise<string> {
     const dir = `${this.root}/tmp`;
     const path = `${dir}/${randomId(10)}.tmp`;
@@ -337,6 +348,7 @@ export class FsStore implements ObjectStore {
       let written = 0;
       for (;;) {
         const { done, value } = await reader.read(); // a source error propagates as is
+        if (signal?.aborted) throw new AbortedError(`The put of ${key}`, { cause: signal.reason });
         if (done) break;
         written += value.length;
         if (written > size) break;

@@ -233,3 +233,30 @@ Deno.test("FsStore: a fresh lock is waited for; the wait times out or aborts and
     assert.ok((await Deno.readTextFile(lock)).includes("peer.example"));
     assert.deepEqual(await entries(`${root}/tmp`), []);
   }));
+
+Deno.test("FsStore: a streamed put aborted while its body streams writes nothing, in every mode", async () => {
+  const store = new FsStore({ root: await Deno.makeTempDir({ prefix: "sluice-fs-abort-" }) });
+  for (const mode of [PutModes.create, PutModes.overwrite]) {
+    const controller = new AbortController();
+    // A source that aborts the put after its first chunk, then goes on.
+    const source = {
+      size: 3 * 1024,
+      stream: () => {
+        let sent = 0;
+        return new ReadableStream<Uint8Array>({
+          pull(c) {
+            if (sent === 1024) controller.abort();
+            if (sent >= 3 * 1024) return c.close();
+            c.enqueue(new Uint8Array(1024).fill(sent / 1024));
+            sent += 1024;
+          },
+        });
+      },
+    };
+    const key = `aborted-${mode.kind}`;
+    await assert.rejects(store.put(key, source, mode, { signal: controller.signal }), AbortedError);
+    assert.equal(await store.head(key), null);
+  }
+  const left = [...Deno.readDirSync(`${store.root}/tmp`)].map((e) => e.name);
+  assert.deepEqual(left, [], "temp files left behind");
+});

@@ -158,8 +158,13 @@ const DEFAULTS = {
   retryMaxDelayMs: 5_000,
 } as const;
 
-/** How many times `get` re-reads when the object is replaced between its two requests. */
-const GET_ROUNDS = 5;
+/**
+ * How many times `get` re-reads when the object is replaced between its two
+ * requests. A key under a compare-and-swap race (a lock, the remote index)
+ * can be replaced several times in a row: 5 rounds were seen to run out in
+ * the contract's 5-writer race.
+ */
+const GET_ROUNDS = 25;
 
 /** A generation is a decimal int64; anything else cannot match an object. */
 const GENERATION = /^[0-9]{1,19}$/;
@@ -472,6 +477,8 @@ export class GcsStore implements ObjectStore {
       if (body.failure) throw new SourceFailure(body.failure.error);
       if (signal.aborted) throw signal.reason;
       throw transportError(e);
+    } finally {
+      body.close();
     }
     // Unreachable with a sane transport: a body that failed was never completed.
     if (body.failure) throw new SourceFailure(body.failure.error);
@@ -1028,6 +1035,8 @@ async function downloadMedia(
  */
 class MultipartBody {
   readonly stream: ReadableStream<Uint8Array>;
+  /** Stops the body for good once the request settled (idempotent). */
+  readonly close: () => void;
   /** Set when the source failed (its own error, or a length mismatch). */
   failure?: { readonly error: unknown };
 
@@ -1046,9 +1055,20 @@ class MultipartBody {
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let sent = 0;
     let started = false;
-    // Set when the transport cancels the body (a dropped connection): a read
-    // pending at that moment then ends early, which is not the source's fault.
+    // Set when the transport cancels the body (a dropped connection) or the
+    // put settled: a read pending then ends early, which is not the source's fault.
     let cancelled = false;
+    let body: ReadableStreamDefaultController<Uint8Array> | undefined;
+    this.close = () => {
+      // Once the put settled: stop reading the source (an HTTP stack may go
+      // on pulling a request body after the answer came back).
+      if (cancelled) return;
+      cancelled = true;
+      reader?.cancel().catch(() => {});
+      try {
+        body?.error(new Error("the upload ended"));
+      } catch { /* already closed */ }
+    };
     const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
       if (cancelled) return;
       this.failure ??= { error };
@@ -1060,7 +1080,11 @@ class MultipartBody {
         `The body of ${key} yielded ${got} bytes where ${source.size} were announced. The upload was abandoned before its end: nothing was written, and an object already under the key, if any, is unchanged. Run the push again once the file is no longer being written.`,
       );
     this.stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        body = controller;
+      },
       pull: async (controller) => {
+        if (cancelled) return;
         if (!started) {
           started = true;
           try {

@@ -310,6 +310,8 @@ class FakeGcs {
   endMediaAfter: number | undefined;
   /** Media bodies cancelled by the reader. */
   mediaCancelled = 0;
+  /** Answer uploads with 412 without reading their body. */
+  answerUploadsEarly = false;
   readonly apiEndpoint = "http://fake-gcs.test";
   readonly customEndpoint = true;
   readonly useAuthWithCustomEndpoint = false;
@@ -426,6 +428,15 @@ class FakeGcs {
   async #upload(url: URL, init: RequestInit): Promise<Response> {
     const fault = this.#take("upload");
     this.uploads.push(url.searchParams);
+    if (this.answerUploadsEarly) {
+      // Answer after the first bytes of the body (as a server refusing a
+      // precondition may), leaving the rest to the client's HTTP stack.
+      const reader = (init.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      await reader.read();
+      reader.releaseLock();
+      return errorResponse(412, "conditionNotMet", "At least one of the pre-conditions failed");
+    }
     let raw: Uint8Array;
     try {
       const read = await readRequestBody(
@@ -820,6 +831,32 @@ Deno.test("GcsStore: a streamed put sends the source in chunks with the same pre
   // Overwrite sends no precondition.
   await settle(clock, store.put("other", generatedSource(3), PutModes.overwrite));
   assert.equal(gcs.uploads[4].get("ifGenerationMatch"), null);
+});
+
+Deno.test("GcsStore: once a streamed put has its answer, its source is no longer read", async () => {
+  const { gcs, clock, store } = setup();
+  gcs.answerUploadsEarly = true;
+  let cancelled = 0;
+  const source: BodySource = {
+    size: 4 * 1024 * 1024,
+    stream() {
+      const inner = generatedSource(4 * 1024 * 1024).stream().getReader();
+      return new ReadableStream<Uint8Array>({
+        async pull(c) {
+          const { done, value } = await inner.read();
+          if (done) c.close();
+          else c.enqueue(value);
+        },
+        cancel(reason) {
+          cancelled++;
+          return inner.cancel(reason);
+        },
+      });
+    },
+  };
+  const got = await settle(clock, store.put("k", source, PutModes.create));
+  assert.ok(got instanceof AlreadyExistsError, String(got));
+  assert.equal(cancelled, 1, "the source was left open after the answer");
 });
 
 Deno.test("GcsStore: a source that fails rejects with its own error, unretried, and writes nothing", async () => {

@@ -202,15 +202,21 @@ export class InMemoryStore implements ObjectStore {
       const e = this.#objects.get(key);
       if (!e) throw new NotFoundError(key);
       const body = e.body;
+      const signal = options.signal;
       let off = 0;
       const stream = new ReadableStream<Uint8Array>({
         pull(controller) {
+          if (signal?.aborted) {
+            return controller.error(
+              new AbortedError(`The get of ${key}`, { cause: signal.reason }),
+            );
+          }
           if (off >= body.length) return controller.close();
           const n = Math.min(CHUNK_BYTES, body.length - off);
           controller.enqueue(body.slice(off, off + n));
           off += n;
         },
-      });
+      }, { highWaterMark: 0 }); // a chunk is read when asked for, after any abort
       return { ...this.#info(key, e), body: stream };
     });
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  AbortedError,
   AlreadyExistsError,
   NotImplementedError,
   PreconditionFailedError,
@@ -139,4 +140,15 @@ Deno.test("InMemoryStore: latency waits on the injected clock, last-modified com
   store.touch("k", 5);
   store.latencyMs = 0;
   assert.equal((await store.head("k"))?.lastModified, 5);
+});
+
+Deno.test("getStream's body errors with AbortedError once the caller's signal aborts", async () => {
+  const store = new InMemoryStore();
+  await store.put("k", new Uint8Array(3 * 1024 * 1024), PutModes.overwrite);
+  const controller = new AbortController();
+  const got = await store.getStream("k", { signal: controller.signal });
+  const reader = got.body.getReader();
+  await reader.read();
+  controller.abort();
+  await assert.rejects(reader.read(), AbortedError);
 });
