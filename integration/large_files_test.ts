@@ -40,7 +40,6 @@ import type {
 import { type StoreProvider, toSyncConfig } from "../sync/provider.ts";
 import type { SyncService } from "../sync/service.ts";
 import { createSluice } from "../sluice.ts";
-import { waitFor } from "../packages/testing/wait_for.ts";
 import { SCENARIO_SETTINGS, type ScenarioBackend } from "./incident_scenarios.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
 import { realClient } from "./contract_helpers.ts";
@@ -54,7 +53,7 @@ const MiB = 1 << 20;
 const LARGE = 12 * MiB;
 /** The file whose upload is cut. */
 const HUGE = 24 * MiB;
-/** The cut happens once this much went up through the proxy. */
+/** The upload is held, and the connection cut, once this much of the file went out. */
 const CUT_AFTER = 6 * MiB;
 /** Data version files: the create-only writer applies. */
 const versionFile = (n: number) => `data/t/m/d/${n}/raw`;
@@ -125,6 +124,33 @@ interface Call {
  * (streamed when the body is a `BodySource`), whole reads and streamed reads,
  * and how often each streamed put's `stream()` was opened (once per attempt).
  */
+/** A paused upload: see {@link CountingStore.holdAfter}. */
+interface Hold {
+  readonly after: number;
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly gate: PromiseWithResolvers<void>;
+}
+
+/** `stream`, paused at the first chunk boundary past `hold.after` bytes until the hold is released. */
+function held(stream: ReadableStream<Uint8Array>, hold: Hold): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent >= hold.after) {
+        hold.resolve();
+        await hold.gate.promise;
+      }
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      sent += value.length;
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
 class CountingStore implements ObjectStore {
   readonly puts: Call[] = [];
   readonly reads: Call[] = [];
@@ -164,10 +190,24 @@ class CountingStore implements ObjectStore {
       size: body.size,
       stream: () => {
         this.opened.set(key, (this.opened.get(key) ?? 0) + 1);
-        return body.stream();
+        const hold = this.#holds.get(key);
+        this.#holds.delete(key);
+        return hold ? held(body.stream(), hold) : body.stream();
       },
     };
     return this.#inner.put(key, counted, mode, options);
+  }
+
+  readonly #holds = new Map<string, Hold>();
+
+  /**
+   * Makes the next upload of `key` stop once `after` bytes went out:
+   * `reached` resolves then, and the rest follows on `release()`.
+   */
+  holdAfter(key: string, after: number): { reached: Promise<void>; release: () => void } {
+    const hold: Hold = { after, ...Promise.withResolvers<void>(), gate: Promise.withResolvers() };
+    this.#holds.set(key, hold);
+    return { reached: hold.promise, release: () => hold.gate.resolve() };
   }
 
   delete(key: string, options?: DeleteOptions): Promise<void> {
@@ -373,16 +413,13 @@ const cutMidUpload: Scenario = async (w) => {
   const d = await w.clone("d", { throughProxy: true });
   const hashD = await d.writeLarge(key, HUGE, 3);
 
-  // Slow every forwarded chunk a little, so the cut lands mid-transfer.
-  w.proxy.delay(2);
+  // The upload stops once CUT_AFTER bytes went out; the cut lands there.
+  const hold = d.store.holdAfter(key, CUT_AFTER);
   const startUp = w.proxy.stats.bytesUp;
   const push = outcome(d.service.pushChanged());
-  await waitFor(() => w.proxy.stats.bytesUp - startUp > CUT_AFTER, {
-    timeoutMs: 20_000,
-    stepMs: 5,
-    message: `D's upload never passed ${CUT_AFTER} bytes`,
-  });
+  await hold.reached;
   await w.proxy.cut();
+  hold.release();
   const sentBeforeCut = w.proxy.stats.bytesUp - startUp;
   assert.ok(sentBeforeCut < HUGE, `the whole file (${sentBeforeCut} bytes) went up before the cut`);
 
