@@ -44,18 +44,24 @@ export async function bodyBytes(body: PutBody, key = "the body"): Promise<Uint8A
   const out = new Uint8Array(body.size);
   let n = 0;
   for await (const chunk of body.stream()) {
-    if (n + chunk.length > out.length) throw sizeMismatch(key, body.size, n + chunk.length);
+    if (n + chunk.length > out.length) throw sourceSizeError(key, body.size, n + chunk.length);
     out.set(chunk, n);
     n += chunk.length;
   }
-  if (n !== body.size) throw sizeMismatch(key, body.size, n);
+  if (n !== body.size) throw sourceSizeError(key, body.size, n);
   return out;
 }
 
-function sizeMismatch(key: string, expected: number, got: number): SluiceError {
+/**
+ * The error of a body source that yielded another length than it announced
+ * (`got` above `announced` reads "more than"): the one every store throws.
+ */
+export function sourceSizeError(key: string, announced: number, got: number): SluiceError {
   return new SluiceError(
     "file_changed",
-    `${key} yielded ${got} bytes where ${expected} were announced. Nothing was written; the local file stays dirty. Run the push again once the file is no longer being written.`,
+    `The body of ${key} yielded ${
+      got > announced ? `more than ${announced}` : got
+    } bytes where ${announced} were announced, so the write was abandoned before its end: nothing was written, and the store kept its previous copy, if any. The local file stays dirty; run the push again once it is no longer being written.`,
   );
 }
 

@@ -64,6 +64,34 @@ async function fsyncDir(dir: string): Promise<void> {
   } catch { /* some filesystems refuse fsync on directories */ }
 }
 
+/**
+ * Hex SHA-256 and size of a file already checked to be a regular file,
+ * read in chunks; null when it vanished meanwhile.
+ */
+async function hashChecked(file: string): Promise<{ hash: string; size: number } | null> {
+  let f: Deno.FsFile;
+  try {
+    f = await Deno.open(file, { read: true });
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
+  }
+  try {
+    const h = createHash("sha256");
+    const buf = new Uint8Array(CHUNK_BYTES);
+    let size = 0;
+    for (;;) {
+      const n = await f.read(buf);
+      if (n === null) break;
+      h.update(buf.subarray(0, n));
+      size += n;
+    }
+    return { hash: h.digest("hex"), size };
+  } finally {
+    f.close();
+  }
+}
+
 /** Files up to this size are read synchronously by a push (one call instead of an async op). */
 const SYNC_READ_MAX = 64 * 1024;
 
@@ -260,7 +288,8 @@ export class LocalCache implements CacheAccess {
         const body = st.size <= SYNC_READ_MAX ? Deno.readFileSync(file) : await Deno.readFile(file);
         return { body, hash: sha256HexSync(body), size: body.length, mtimeMs };
       }
-      const hashed = await this.hashFile(path);
+      // Already resolved and checked above: hash it as it is.
+      const hashed = await hashChecked(file);
       if (!hashed) return null;
       const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path, onBytes });
       return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
@@ -277,30 +306,15 @@ export class LocalCache implements CacheAccess {
    */
   async hashFile(path: string): Promise<{ hash: string; size: number } | null> {
     const file = await this.resolve(path);
-    let f: Deno.FsFile;
     try {
       const st = await Deno.lstat(file);
       if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       if (!st.isFile) return null;
-      f = await Deno.open(file, { read: true });
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
     }
-    try {
-      const h = createHash("sha256");
-      const buf = new Uint8Array(CHUNK_BYTES);
-      let size = 0;
-      for (;;) {
-        const n = await f.read(buf);
-        if (n === null) break;
-        h.update(buf.subarray(0, n));
-        size += n;
-      }
-      return { hash: h.digest("hex"), size };
-    } finally {
-      f.close();
-    }
+    return await hashChecked(file);
   }
 
   /**

@@ -93,6 +93,21 @@ export interface StoreFailure<K extends StoreFailureKind = StoreFailureKind> {
   readonly detail: string;
 }
 
+/**
+ * Carries the error of a put's own body source (or a length it got wrong,
+ * see `sourceSizeError`) through a store's retry loop, which rethrows the
+ * original unchanged and never retries it.
+ */
+export class SourceFailure extends Error {
+  /** The source's own error. */
+  readonly error: unknown;
+  constructor(error: unknown) {
+    super("the body source failed");
+    this.name = "SourceFailure";
+    this.error = error;
+  }
+}
+
 /** Code of a store's own per-attempt deadline error, see {@link StoreAttemptTimeout}. */
 export const STORE_TIMEOUT_CODE = "SLUICE_REQUEST_TIMEOUT";
 

@@ -45,6 +45,25 @@ async function leftovers(dir: string): Promise<string[]> {
   return out;
 }
 
+/** `mem`, with the body of every streamed read passed through `wrap`. */
+function withStreamedReads(
+  mem: InMemoryStore,
+  wrap: (body: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
+): ObjectStore {
+  return {
+    endpoint: mem.endpoint,
+    get: (k, o) => mem.get(k, o),
+    head: (k, o) => mem.head(k, o),
+    put: (k, body, m, o) => mem.put(k, body, m, o),
+    delete: (k, o) => mem.delete(k, o),
+    list: (p, o) => mem.list(p, o),
+    getStream: async (k, o) => {
+      const got = await mem.getStream(k, o);
+      return { ...got, body: wrap(got.body) };
+    },
+  };
+}
+
 /** Passes everything to `inner`, recording what each put received and the largest chunk read. */
 class Recording implements ObjectStore {
   readonly endpoint: string;
@@ -181,30 +200,20 @@ Deno.test("a streamed download that is cut short or corrupted writes nothing and
   await a.markDirty({ relPath: "d/big.bin" });
   await a.pushChanged();
   for (const damage of ["truncate", "flip"] as const) {
-    const tampering: ObjectStore = {
-      endpoint: mem.endpoint,
-      get: (k, o) => mem.get(k, o),
-      head: (k, o) => mem.head(k, o),
-      put: (k, body, m, o) => mem.put(k, body, m, o),
-      delete: (k, o) => mem.delete(k, o),
-      list: (p, o) => mem.list(p, o),
-      getStream: async (k, o) => {
-        const got = await mem.getStream(k, o);
-        const reader = got.body.getReader();
-        let n = 0;
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            const { done, value } = await reader.read();
-            if (done) return controller.close();
-            n++;
-            if (damage === "truncate" && n === 2) return controller.close();
-            if (damage === "flip" && n === 2) value[17] ^= 0xff;
-            controller.enqueue(value);
-          },
-        });
-        return { ...got, body };
-      },
-    };
+    const tampering = withStreamedReads(mem, (source) => {
+      const reader = source.getReader();
+      let n = 0;
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          n++;
+          if (damage === "truncate" && n === 2) return controller.close();
+          if (damage === "flip" && n === 2) value[17] ^= 0xff;
+          controller.enqueue(value);
+        },
+      });
+    });
     const b = await clone(tampering, `b-${damage}`);
     await Deno.mkdir(`${b.cacheDir}/d`);
     await assert.rejects(b.pullChanged(), (e) => hasCode(e, "corrupt_download"));
@@ -259,30 +268,20 @@ Deno.test("a streamed download that cannot be written locally still releases the
   await a.markDirty({ relPath: "d/big.bin" });
   await a.pushChanged();
   let cancelled = 0;
-  const watching: ObjectStore = {
-    endpoint: mem.endpoint,
-    get: (k, o) => mem.get(k, o),
-    head: (k, o) => mem.head(k, o),
-    put: (k, body, m, o) => mem.put(k, body, m, o),
-    delete: (k, o) => mem.delete(k, o),
-    list: (p, o) => mem.list(p, o),
-    getStream: async (k, o) => {
-      const got = await mem.getStream(k, o);
-      const reader = got.body.getReader();
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          const { done, value } = await reader.read();
-          if (done) return controller.close();
-          controller.enqueue(value);
-        },
-        cancel(reason) {
-          cancelled++;
-          return reader.cancel(reason);
-        },
-      });
-      return { ...got, body };
-    },
-  };
+  const watching = withStreamedReads(mem, (source) => {
+    const reader = source.getReader();
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        cancelled++;
+        return reader.cancel(reason);
+      },
+    });
+  });
   const b = await clone(watching, "b");
   // A plain file where the pull needs a directory.
   await Deno.writeTextFile(`${b.cacheDir}/d`, "in the way");

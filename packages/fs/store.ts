@@ -25,7 +25,6 @@ import {
   AlreadyExistsError,
   NotFoundError,
   PreconditionFailedError,
-  SluiceError,
   UnreachableError,
   UnsafePathError,
 } from "../../sync/errors.ts";
@@ -42,7 +41,7 @@ import type {
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
-import { bodySize, CHUNK_BYTES, isBodySource } from "../../sync/body.ts";
+import { bodySize, CHUNK_BYTES, isBodySource, sourceSizeError } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 import { assertSafeRelPath, parentOf } from "../../sync/paths.ts";
 import { randomId, sha256Hex } from "../../sync/hash.ts";
@@ -358,14 +357,7 @@ export class FsStore implements ObjectStore {
           throw ioError("writing", path, e);
         }
       }
-      if (written !== size) {
-        throw new SluiceError(
-          "file_changed",
-          `The body of ${key} did not have the ${size} bytes it announced (got ${
-            written > size ? "more" : written
-          }). Nothing was written; the store kept its previous copy. Run the push again.`,
-        );
-      }
+      if (written !== size) throw sourceSizeError(key, size, written);
       try {
         await file.sync();
       } catch (e) {

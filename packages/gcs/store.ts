@@ -14,8 +14,9 @@ import {
   SluiceError,
   UnsafePathError,
 } from "../../sync/errors.ts";
-import { isBodySource } from "../../sync/body.ts";
+import { isBodySource, sourceSizeError } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
+import { SourceFailure } from "../../sync/store_failure.ts";
 import { randomId } from "../../sync/hash.ts";
 import type {
   BodySource,
@@ -177,20 +178,6 @@ type Recovery<T> = { readonly value: T } | undefined;
  * per-attempt deadline measures idle time rather than the whole transfer.
  */
 type AttemptFn<T> = (signal: AbortSignal, progress: () => void) => Promise<T>;
-
-/**
- * Carries an error raised by a put's own {@link BodySource} (or the store's
- * finding that the source yielded another length than it announced) through
- * the retry loop, which rethrows the original unchanged and never retries it.
- */
-class SourceFailure extends Error {
-  readonly error: unknown;
-  constructor(error: unknown) {
-    super("the body source failed");
-    this.name = "SourceFailure";
-    this.error = error;
-  }
-}
 
 /**
  * An {@link ObjectStore} on Google Cloud Storage.
@@ -1074,11 +1061,6 @@ class MultipartBody {
       this.failure ??= { error };
       controller.error(error);
     };
-    const mismatch = (got: string) =>
-      new SluiceError(
-        "file_changed",
-        `The body of ${key} yielded ${got} bytes where ${source.size} were announced. The upload was abandoned before its end: nothing was written, and an object already under the key, if any, is unchanged. Run the push again once the file is no longer being written.`,
-      );
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         body = controller;
@@ -1105,7 +1087,9 @@ class MultipartBody {
           }
           if (cancelled) return;
           if (chunk.done) {
-            if (sent !== source.size) return fail(controller, mismatch(String(sent)));
+            if (sent !== source.size) {
+              return fail(controller, sourceSizeError(key, source.size, sent));
+            }
             progress();
             controller.enqueue(tail);
             controller.close();
@@ -1116,7 +1100,7 @@ class MultipartBody {
           sent += bytes.byteLength;
           if (sent > source.size) {
             reader!.cancel().catch(() => {});
-            return fail(controller, mismatch(`at least ${sent}`));
+            return fail(controller, sourceSizeError(key, source.size, sent));
           }
           progress();
           controller.enqueue(bytes);

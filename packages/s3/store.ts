@@ -44,14 +44,14 @@ import {
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { Readable } from "node:stream";
-import { bodyBytes, isBodySource } from "../../sync/body.ts";
+import { bodyBytes, isBodySource, sourceSizeError } from "../../sync/body.ts";
 import { systemClock } from "../../sync/clock.ts";
+import { SourceFailure } from "../../sync/store_failure.ts";
 import { randomId } from "../../sync/hash.ts";
 import {
   AbortedError,
   NotImplementedError,
   PreconditionFailedError,
-  SluiceError,
   UnsafePathError,
 } from "../../sync/errors.ts";
 import type {
@@ -731,11 +731,6 @@ export class S3Store implements ObjectStore {
   }
 }
 
-/** Carries the error of a put's own body source through {@link S3Store}'s retry loop. */
-class SourceFailure {
-  constructor(readonly error: unknown) {}
-}
-
 /**
  * Smallest chunk a streamed put hands the SDK (except the last): a source's
  * smaller chunks are joined up to it. `aws-chunked` bodies (streamed puts
@@ -828,7 +823,7 @@ function openUpload(
         progress();
         if (next.done) {
           if (total !== source.size) {
-            fail(sizeMismatch(key, source.size, `${total} bytes`));
+            fail(sourceSizeError(key, source.size, total));
             return;
           }
           finished = true;
@@ -846,7 +841,7 @@ function openUpload(
         if (chunk.length === 0) continue;
         total += chunk.length;
         if (total > source.size) {
-          fail(sizeMismatch(key, source.size, `more than ${source.size} bytes`));
+          fail(sourceSizeError(key, source.size, total));
           return;
         }
         pending.push(chunk);
@@ -896,13 +891,6 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
     off += c.length;
   }
   return out;
-}
-
-function sizeMismatch(key: string, size: number, got: string): SluiceError {
-  return new SluiceError(
-    "file_changed",
-    `The body of ${key} yielded ${got} where ${size} were announced, so the upload was abandoned before its end; the store kept its previous copy, if any, and the local file stays dirty. Run the push again once the file is no longer being written.`,
-  );
 }
 
 /** The SDK's response body as a web stream (an empty one when absent). */
