@@ -66,9 +66,14 @@ async function fsyncDir(dir: string): Promise<void> {
 
 /**
  * Hex SHA-256 and size of a file already checked to be a regular file,
- * read in chunks; null when it vanished meanwhile.
+ * read in chunks; null when it vanished meanwhile. `sizeHint` (the size seen
+ * by lstat) sizes the read buffer: a walk hashes many small files, and a
+ * zeroed 1 MiB buffer for each cost more than the file's whole read.
  */
-async function hashChecked(file: string): Promise<{ hash: string; size: number } | null> {
+async function hashChecked(
+  file: string,
+  sizeHint: number,
+): Promise<{ hash: string; size: number } | null> {
   let f: Deno.FsFile;
   try {
     f = await Deno.open(file, { read: true });
@@ -78,7 +83,8 @@ async function hashChecked(file: string): Promise<{ hash: string; size: number }
   }
   try {
     const h = createHash("sha256");
-    const buf = new Uint8Array(CHUNK_BYTES);
+    // One byte over the hint, so that a file of the size seen ends in one read.
+    const buf = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(sizeHint + 1, 16 * 1024)));
     let size = 0;
     for (;;) {
       const n = await f.read(buf);
@@ -289,7 +295,7 @@ export class LocalCache implements CacheAccess {
         return { body, hash: sha256HexSync(body), size: body.length, mtimeMs };
       }
       // Already resolved and checked above: hash it as it is.
-      const hashed = await hashChecked(file);
+      const hashed = await hashChecked(file, st.size);
       if (!hashed) return null;
       const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path, onBytes });
       return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
@@ -305,16 +311,22 @@ export class LocalCache implements CacheAccess {
    * when absent or not a regular file. Refuses symlinks like {@link read}.
    */
   async hashFile(path: string): Promise<{ hash: string; size: number } | null> {
-    const file = await this.resolve(path);
+    const file = this.resolveSync(path);
+    let st: Deno.FileInfo;
     try {
-      const st = await Deno.lstat(file);
+      // Synchronous, as in readForPush: a first walk hashes every file.
+      st = Deno.lstatSync(file);
       if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
       if (!st.isFile) return null;
+      if (st.size <= SYNC_READ_MAX) {
+        const body = Deno.readFileSync(file);
+        return { hash: sha256HexSync(body), size: body.length };
+      }
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
     }
-    return await hashChecked(file);
+    return await hashChecked(file, st.size);
   }
 
   /**

@@ -219,3 +219,79 @@ Deno.test("progress events report files and bytes", async () => {
   await a.pushChanged();
   assert.deepEqual(seen, [1, 2, 3]);
 });
+
+async function inode(file: string): Promise<number | null> {
+  return (await Deno.stat(file)).ino;
+}
+
+Deno.test("a push or pull with nothing to do rewrites no state file", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "x.txt", "x");
+  await a.markDirty({ relPath: "x.txt" });
+  await a.pushChanged();
+  await a.pullChanged();
+  const manifest = `${a.cacheDir}/.sluice/manifest.json`;
+  const journal = `${a.cacheDir}/.sluice/dirty.log`;
+  const before = [await inode(manifest), await inode(journal)];
+  await a.pushChanged();
+  await a.pullChanged();
+  // Each state file is replaced by a rename when written: the same inode means untouched.
+  assert.deepEqual([await inode(manifest), await inode(journal)], before);
+  await write(a.cacheDir, "x.txt", "y");
+  await a.markDirty({ relPath: "x.txt" });
+  await a.pushChanged();
+  assert.notEqual(await inode(manifest), before[0]);
+  assert.notEqual(await inode(journal), before[1]);
+  const again = await createSyncService({
+    cacheDir: a.cacheDir,
+    store,
+    config: quick,
+    clock: new FakeClock(),
+  });
+  assert.equal(again.state.synced("x.txt")?.size, 1);
+  assert.deepEqual(again.state.dirtyPaths(), []);
+});
+
+Deno.test("a damaged manifest is replaced even by a push with nothing to upload", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await Deno.mkdir(`${a.cacheDir}/.sluice`, { recursive: true });
+  await Deno.writeTextFile(`${a.cacheDir}/.sluice/manifest.json`, "{damaged");
+  const reopened = () =>
+    createSyncService({ cacheDir: a.cacheDir, store, config: quick, clock: new FakeClock() });
+  const b = await reopened();
+  assert.equal(b.state.loadWarnings.length, 1);
+  assert.equal((await b.pushChanged()).uploaded.length, 0);
+  const c = await reopened();
+  assert.deepEqual(c.state.loadWarnings, []);
+  assert.equal(c.state.bulkPending(), false);
+});
+
+Deno.test("a walk hashes small, medium and chunked files alike", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  // Under the synchronous-read size, over it, and over one read chunk (1 MiB).
+  const sizes = { "s.bin": 10, "m.bin": 100 * 1024, "l.bin": (1 << 20) + 3 };
+  const bodies: Record<string, Uint8Array<ArrayBuffer>> = {};
+  for (const [name, size] of Object.entries(sizes)) {
+    bodies[name] = new Uint8Array(size).map((_, i) => (i * 7 + size) % 251);
+    await Deno.writeFile(`${a.cacheDir}/${name}`, bodies[name]);
+  }
+  await a.markDirty();
+  assert.deepEqual((await a.pushChanged()).uploaded.sort(), ["l.bin", "m.bin", "s.bin"]);
+  for (const [name, body] of Object.entries(bodies)) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
+    const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    assert.equal(a.state.synced(name)?.hash, hex, name);
+    assert.equal(a.state.synced(name)?.size, body.length, name);
+  }
+  // A one-byte change at the end of each is found by the next walk, and only those.
+  for (const name of ["m.bin", "l.bin"]) {
+    bodies[name][bodies[name].length - 1] ^= 1;
+    await Deno.writeFile(`${a.cacheDir}/${name}`, bodies[name]);
+  }
+  await a.markDirty();
+  assert.deepEqual((await a.pushChanged()).uploaded.sort(), ["l.bin", "m.bin"]);
+  assert.deepEqual(store.peek("l.bin"), bodies["l.bin"]);
+});

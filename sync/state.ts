@@ -49,6 +49,14 @@ export class SyncState implements StateAccess {
   #bulkSeq = 0;
   #seq = 0;
   #manifest = new Map<string, SyncedEntry>();
+  /**
+   * Whether the files on disk may differ from memory: a push or pull with
+   * nothing to do then writes no state file (each is rewritten whole, which
+   * costs about 0.1 s per push in a cache of 100 000 files).
+   */
+  #manifestStale = false;
+  #savedIndexVersion: string | undefined;
+  #journalStale = false;
   /** Remote index version as of the last sync. */
   indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
@@ -93,6 +101,7 @@ export class SyncState implements StateAccess {
   async markDirty(path?: string): Promise<void> {
     const line = path === undefined ? BULK : JSON.stringify(path);
     await this.#append(`${line}\n`);
+    this.#journalStale = true;
     const seq = ++this.#seq;
     if (path === undefined) {
       this.#bulk = true;
@@ -106,6 +115,7 @@ export class SyncState implements StateAccess {
   async markDirtyMany(paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
     await this.#append(paths.map((p) => `${JSON.stringify(p)}\n`).join(""));
+    this.#journalStale = true;
     for (const p of paths) this.#dirty.set(p, ++this.#seq);
   }
 
@@ -117,6 +127,7 @@ export class SyncState implements StateAccess {
         this.#dirty.delete(p);
       }
     }
+    this.#journalStale = true;
     await this.#compact();
   }
 
@@ -133,9 +144,15 @@ export class SyncState implements StateAccess {
     for (const p of handled) {
       const seen = snapshot.paths.get(p);
       const now = this.#dirty.get(p);
-      if (now !== undefined && (seen === undefined || now <= seen)) this.#dirty.delete(p);
+      if (now !== undefined && (seen === undefined || now <= seen)) {
+        this.#dirty.delete(p);
+        this.#journalStale = true;
+      }
     }
-    if (walkDone && this.#bulk && this.#bulkSeq <= snapshot.bulkSeq) this.#bulk = false;
+    if (walkDone && this.#bulk && this.#bulkSeq <= snapshot.bulkSeq) {
+      this.#bulk = false;
+      this.#journalStale = true;
+    }
     await this.saveManifest();
     await this.#compact();
   }
@@ -152,16 +169,20 @@ export class SyncState implements StateAccess {
   async forget(paths: readonly string[]): Promise<void> {
     for (const p of paths) {
       if (p.endsWith("/")) {
-        for (const k of [...this.#manifest.keys()]) if (k.startsWith(p)) this.#manifest.delete(k);
+        for (const k of [...this.#manifest.keys()]) {
+          if (k.startsWith(p)) this.#manifest.delete(k);
+        }
       } else {
         this.#manifest.delete(p);
       }
     }
+    this.#manifestStale = true;
     await this.saveManifest();
   }
 
   async recordSynced(path: string, entry: SyncedEntry): Promise<void> {
     this.#manifest.set(path, entry);
+    this.#manifestStale = true;
     await this.saveManifest();
   }
 
@@ -169,11 +190,14 @@ export class SyncState implements StateAccess {
   setSynced(path: string, entry: SyncedEntry | undefined): void {
     if (entry) this.#manifest.set(path, entry);
     else this.#manifest.delete(path);
+    this.#manifestStale = true;
   }
 
-  /** Persists the manifest atomically and durably. */
+  /** Persists the manifest atomically and durably (nothing to do when unchanged since the last save). */
   async saveManifest(): Promise<void> {
-    const file: ManifestFile = { format: 1, indexVersion: this.indexVersion, entries: {} };
+    if (!this.#manifestStale && this.indexVersion === this.#savedIndexVersion) return;
+    const indexVersion = this.indexVersion;
+    const file: ManifestFile = { format: 1, indexVersion, entries: {} };
     for (const [p, e] of this.#manifest) {
       file.entries[p] = { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs };
     }
@@ -182,6 +206,8 @@ export class SyncState implements StateAccess {
         `${this.#dir}/${MANIFEST_FILE}`,
         new TextEncoder().encode(JSON.stringify(file)),
       ));
+    this.#manifestStale = false;
+    this.#savedIndexVersion = indexVersion;
   }
 
   /**
@@ -223,6 +249,7 @@ export class SyncState implements StateAccess {
   }
 
   async #compact(): Promise<void> {
+    if (!this.#journalStale) return;
     const lines = [
       ...(this.#bulk ? [BULK] : []),
       ...[...this.#dirty.keys()].map((p) => JSON.stringify(p)),
@@ -232,6 +259,7 @@ export class SyncState implements StateAccess {
         `${this.#dir}/${DIRTY_FILE}`,
         new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")),
       ));
+    this.#journalStale = false;
   }
 
   async #load(): Promise<void> {
@@ -246,6 +274,8 @@ export class SyncState implements StateAccess {
         );
       }
     }
+    // Whatever the journal holds (repeats, a torn line) is rewritten at the next commit.
+    if (text) this.#journalStale = true;
     if (text !== null) {
       for (const line of text.split("\n")) {
         if (line === "") continue;
@@ -277,10 +307,13 @@ export class SyncState implements StateAccess {
         if (typeof e?.h !== "string" || typeof e?.v !== "string") throw new Error(`bad entry ${p}`);
         this.#manifest.set(p, { hash: e.h, version: e.v, size: e.s, mtimeMs: e.m });
       }
+      this.#savedIndexVersion = this.indexVersion;
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return;
       this.#manifest.clear();
       this.indexVersion = undefined;
+      // The damaged file is replaced at the next save, even by an empty manifest.
+      this.#manifestStale = true;
       this.#bulk = true;
       this.loadWarnings.push(
         `synced manifest unreadable (${(e as Error).message}): walking everything`,

@@ -161,8 +161,10 @@ async function copyDir(src: string): Promise<string> {
 
 /**
  * A bulk markDirty walk over WALK unchanged files. The cache is synced to an
- * FsStore here; the walk itself runs in a fresh process so that its peak RSS
- * is the walk's own, not this process's setup.
+ * FsStore here (that first walk push, which hashes and uploads every file, is
+ * timed too); the walk itself runs in a fresh process so that its peak RSS
+ * is the walk's own, not this process's setup. The child then times a push
+ * of one changed file and a push with nothing to do in that large cache.
  */
 async function walk() {
   const dir = await Deno.makeTempDir({ prefix: "sluice-bench-walk-" });
@@ -175,7 +177,9 @@ async function walk() {
     config: { concurrency: 16 },
   });
   await svc.markDirty();
+  const first = performance.now();
   await svc.pushChanged();
+  const firstPushMs = Math.round(performance.now() - first);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(import.meta.url).pathname, "--walk-child", `${dir}|${root}`],
     stdout: "piped",
@@ -183,7 +187,11 @@ async function walk() {
   });
   const { stdout, success } = await child.output();
   if (!success) throw new Error("the walk child failed");
-  return { files: WALK, ...JSON.parse(new TextDecoder().decode(stdout)) };
+  return {
+    files: WALK,
+    firstPushToFsStoreMs: firstPushMs,
+    ...JSON.parse(new TextDecoder().decode(stdout)),
+  };
 }
 
 /** The measured part of {@link walk}, in its own process. */
@@ -198,11 +206,25 @@ async function walkChild(dir: string, root: string) {
   const ms = performance.now() - t;
   clearInterval(timer);
   peak = Math.max(peak, Deno.memoryUsage().rss);
+  const requests = total(counts);
+  // One changed file in this large cache: the cost is the remote index and
+  // the manifest, both rewritten whole.
+  await Deno.writeTextFile(`${dir}/outputs/0/f1.bin`, "changed");
+  let t1 = performance.now();
+  await svc.markDirty({ relPath: "outputs/0/f1.bin" });
+  const one = await svc.pushChanged();
+  const oneFilePushMs = performance.now() - t1;
+  t1 = performance.now();
+  await svc.pushChanged();
+  const zeroDiffPushMs = performance.now() - t1;
   console.log(JSON.stringify({
     walkMs: Math.round(ms),
     peakRssMB: Math.round(peak / 1e6),
     uploads: r.uploaded.length,
-    requests: total(counts),
+    requests,
+    oneFilePushMs: Math.round(oneFilePushMs),
+    oneFilePushUploads: one.uploaded.length,
+    zeroDiffPushMs: Math.round(zeroDiffPushMs),
   }));
 }
 
