@@ -15,7 +15,7 @@ import { openObject } from "./body.ts";
 import type { LocalCache } from "./cache.ts";
 import type { SyncConfig } from "./context.ts";
 import type { SluiceEmitter } from "./events.ts";
-import { INDEX_KEY, type IndexEntry, readIndex } from "./remote_index.ts";
+import { INDEX_KEY, type IndexEntry, type IndexMemo, readIndex } from "./remote_index.ts";
 import type { SyncState } from "./state.ts";
 
 /** What a pull did. */
@@ -46,6 +46,8 @@ export interface PullDeps {
   readonly signal: AbortSignal;
   /** Internal paths are never pulled. */
   readonly isInternal: (path: string) => boolean;
+  /** Where the index read is kept for the next push. */
+  readonly indexMemo?: IndexMemo;
 }
 
 function under(path: string, prefixes: readonly string[] | undefined): boolean {
@@ -253,6 +255,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
   }
   if (!prefixes) state.indexVersion = index?.version;
+  deps.indexMemo?.remember(index);
   await state.saveManifest();
   return result;
 }

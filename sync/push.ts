@@ -19,7 +19,7 @@ import { PutModes } from "./ports.ts";
 import { withRetry } from "./retry.ts";
 import { LINK_REFUSED, type LocalCache, walkFiles } from "./cache.ts";
 import { SourceVanishedError } from "./body.ts";
-import { type IndexEntry, updateIndex } from "./remote_index.ts";
+import { type IndexEntry, type IndexMemo, updateIndex } from "./remote_index.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "./context.ts";
 
@@ -128,6 +128,8 @@ export interface TerminalDeps {
   readonly runWrite: (ctx: WriteContext) => Promise<void>;
   /** Set by the terminal once the index has been committed. */
   readonly committed: { done: boolean };
+  /** The service's last known index. */
+  readonly indexMemo?: IndexMemo;
 }
 
 /** The innermost handler of the per-write pipeline: the put itself, with retries. */
@@ -289,6 +291,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       { set: indexSet, remove: indexRemove },
       ctx.config.retry,
       ctx.signal,
+      deps.indexMemo,
     );
     if (version) state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
     deps.committed.done = true;

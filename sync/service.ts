@@ -46,6 +46,7 @@ import {
   terminalWrite,
 } from "./push.ts";
 import { pull, type PullResult } from "./pull.ts";
+import { IndexMemo } from "./remote_index.ts";
 
 /** A plugin changes the pipelines by name (add, override, remove gates). */
 export interface SluicePlugin {
@@ -207,6 +208,8 @@ export class SyncService {
   readonly pushPipeline: Pipeline<PushContext>;
   readonly writePipeline: Pipeline<WriteContext>;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The last index read or written (pushes and pulls are serialised, so one at a time uses it). */
+  readonly #indexMemo = new IndexMemo();
 
   constructor(options: SyncServiceOptions, state: SyncState) {
     validateSyncServiceOptions(options);
@@ -326,6 +329,7 @@ export class SyncService {
       events: this.events,
       signal: signal ?? new AbortController().signal,
       isInternal: (p) => p.startsWith(`${STATE_DIR}/`),
+      indexMemo: this.#indexMemo,
     }, prefixes);
   }
 
@@ -387,7 +391,14 @@ export class SyncService {
     };
     rememberSnapshot(ctx, snapshot);
     const run = this.pushPipeline.build(
-      pushTerminal({ cache: this.cache, state: this.state, result, runWrite: writeRun, committed }),
+      pushTerminal({
+        cache: this.cache,
+        state: this.state,
+        result,
+        runWrite: writeRun,
+        committed,
+        indexMemo: this.#indexMemo,
+      }),
     );
     try {
       await run(ctx);

@@ -295,3 +295,36 @@ Deno.test("a walk hashes small, medium and chunked files alike", async () => {
   assert.deepEqual((await a.pushChanged()).uploaded.sort(), ["l.bin", "m.bin"]);
   assert.deepEqual(store.peek("l.bin"), bodies["l.bin"]);
 });
+
+Deno.test("a push reuses the index it last wrote only while the remote one is unchanged", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const indexed = () => Object.keys(JSON.parse(store.peekText(INDEX_KEY)!).entries).sort();
+  const push = async (svc: typeof a, path: string) => {
+    await write(svc.cacheDir, path, path);
+    await svc.markDirty({ relPath: path });
+    await svc.pushChanged();
+  };
+  await push(a, "x.txt");
+  await push(b, "y.txt");
+  // An endpoint that ignores preconditions would not catch a stale index:
+  // only the HEAD before reusing the held copy keeps B's entry.
+  store.conditionalMode = "ignore";
+  await push(a, "z.txt");
+  assert.deepEqual(indexed(), ["x.txt", "y.txt", "z.txt"]);
+  store.conditionalMode = "honour";
+  store.resetLog();
+  await push(a, "w.txt");
+  const indexGets = store.log.filter((r) => r.op === "get" && r.key === INDEX_KEY);
+  assert.equal(indexGets.length, 0, "the unchanged index is not downloaded again");
+  assert.deepEqual(indexed(), ["w.txt", "x.txt", "y.txt", "z.txt"]);
+  // A failed index write leaves nothing stale: the next push reads it again.
+  store.failNext("put", 1, undefined, { match: (k) => k === INDEX_KEY });
+  await write(a.cacheDir, "v.txt", "v");
+  await a.markDirty({ relPath: "v.txt" });
+  await assert.rejects(a.pushChanged());
+  await push(b, "u.txt");
+  await a.pushChanged();
+  assert.deepEqual(indexed(), ["u.txt", "v.txt", "w.txt", "x.txt", "y.txt", "z.txt"]);
+});
