@@ -412,6 +412,7 @@ Deno.test("remote keys: sync state paths listed by the index are never pulled ov
         "ok.txt": v("ok.txt", ok),
         ".sluice/manifest.json": v(".sluice/manifest.json", junk),
         ".sluice/dirty.log": v(".sluice/dirty.log", junk),
+        ".sluice/manifest.log": v(".sluice/manifest.log", junk),
       },
     }),
   );
@@ -1006,16 +1007,25 @@ Deno.test("state: a dirty set torn mid-append turns into a walk that pushes the 
 });
 
 Deno.test("state: a corrupted manifest turns into a walk; no local change is lost", async () => {
-  const manifests: [string, string][] = [
-    ["garbage", "{ not json"],
-    ["an unknown format", JSON.stringify({ format: 9, entries: {} })],
-    ["entries null", JSON.stringify({ format: 1, entries: null })],
+  const manifests: [string, string, string][] = [
+    ["garbage", "manifest.json", "{ not json"],
+    ["an unknown format", "manifest.json", JSON.stringify({ format: 9, entries: {} })],
+    ["entries null", "manifest.json", JSON.stringify({ format: 1, entries: null })],
     [
       "an entry with a numeric hash",
+      "manifest.json",
       JSON.stringify({ format: 1, entries: { "o.txt": { h: 1, v: "v" } } }),
     ],
+    // The log of changes since the base: a damaged line that is not the last.
+    ["a garbage log line", "manifest.log", 'garbage\n{"g":0,"p":"o.txt"}\n'],
+    ["a log line newer than its base", "manifest.log", '{"g":7,"p":"o.txt"}\n'],
+    [
+      "a log entry with a numeric hash",
+      "manifest.log",
+      '{"g":0,"p":"o.txt","e":{"h":1,"v":"v"}}\n',
+    ],
   ];
-  for (const [what, text] of manifests) {
+  for (const [what, file, text] of manifests) {
     const sb = await sandbox();
     const store = new InMemoryStore();
     const a = await clone(store, sb.cacheDir);
@@ -1031,7 +1041,7 @@ Deno.test("state: a corrupted manifest turns into a walk; no local change is los
     await put(peer.cacheDir, "p.txt", "peer's p");
     await put(peer.cacheDir, "q.txt", "peer's q");
     await pushPaths(peer, "p.txt", "q.txt");
-    await Deno.writeTextFile(`${sb.cacheDir}/.sluice/manifest.json`, text);
+    await Deno.writeTextFile(`${sb.cacheDir}/.sluice/${file}`, text);
 
     const w = warnings();
     const a2 = await clone(store, sb.cacheDir, { events: w.events });

@@ -53,7 +53,8 @@ export async function atomicWrite(file: string, body: Uint8Array, durable = true
   if (durable) await fsyncDir(dir);
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+/** Fsyncs a directory (its entries); filesystems that refuse it are skipped. */
+export async function fsyncDir(dir: string): Promise<void> {
   try {
     const d = await Deno.open(dir, { read: true });
     try {

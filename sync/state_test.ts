@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { SyncState } from "./state.ts";
+
+const entry = (n: number) => ({ hash: `h${n}`, version: `v${n}`, size: n, mtimeMs: 1000 + n });
+
+async function fresh() {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-state-" });
+  const files = {
+    base: `${dir}/.sluice/manifest.json`,
+    log: `${dir}/.sluice/manifest.log`,
+  };
+  return { dir, files, open: () => SyncState.open(dir) };
+}
+
+function entries(s: SyncState) {
+  return Object.fromEntries(s.syncedPaths().sort().map((p) => [p, s.synced(p)]));
+}
+
+async function lines(file: string): Promise<string[]> {
+  return (await Deno.readTextFile(file).catch(() => "")).split("\n").filter((l) => l !== "");
+}
+
+Deno.test("a save appends the changed entries to the log and leaves the base alone", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  for (let i = 0; i < 3; i++) s.setSynced(`f${i}`, entry(i));
+  s.indexVersion = "idx1";
+  await s.saveManifest();
+  const base = (await Deno.stat(files.base)).ino;
+  s.setSynced("f1", entry(11));
+  s.setSynced("f2", undefined);
+  s.indexVersion = "idx2";
+  await s.saveManifest();
+  assert.equal((await Deno.stat(files.base)).ino, base);
+  assert.equal((await lines(files.log)).length, 3);
+  const again = await open();
+  assert.deepEqual(entries(again), entries(s));
+  assert.equal(again.indexVersion, "idx2");
+  assert.deepEqual(again.loadWarnings, []);
+});
+
+Deno.test("the log is folded into a new base once it outgrows the manifest", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  for (let i = 0; i < 200; i++) s.setSynced(`f${i}`, entry(i));
+  await s.saveManifest();
+  const base = (await Deno.stat(files.base)).ino;
+  let round = 0;
+  while ((await Deno.stat(files.base)).ino === base) {
+    round++;
+    for (let i = 0; i < 200; i++) s.setSynced(`f${i}`, entry(i + 1000 * round));
+    await s.saveManifest();
+    assert.ok(round < 10, "the base was never rewritten");
+  }
+  // 1 024 lines is the smallest log that is folded: the sixth round of 200.
+  assert.equal(round, 6);
+  assert.deepEqual(await lines(files.log), []);
+  assert.deepEqual(entries(await open()), entries(s));
+});
+
+Deno.test("a crash between a new base and emptying the log loses nothing", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  for (let i = 0; i < 200; i++) s.setSynced(`f${i}`, entry(i));
+  await s.saveManifest();
+  let oldLog = "";
+  for (let round = 1; round <= 6; round++) {
+    oldLog = (await Deno.readTextFile(files.log).catch(() => "")) || oldLog;
+    for (let i = 0; i < 200; i++) s.setSynced(`f${i}`, entry(i + 1000 * round));
+    await s.saveManifest();
+  }
+  assert.deepEqual(await lines(files.log), []);
+  // The process died after renaming the new base into place, before the log was emptied.
+  await Deno.writeTextFile(files.log, oldLog);
+  const again = await open();
+  assert.deepEqual(entries(again), entries(s));
+  assert.equal(again.synced("f7")?.version, "v6007");
+});
+
+Deno.test("a last log line cut short is dropped and the next save writes a new base", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  s.setSynced("a", entry(1));
+  await s.saveManifest();
+  s.setSynced("a", entry(2));
+  await s.saveManifest();
+  // A crash in the middle of an append that was never acknowledged.
+  await Deno.writeTextFile(files.log, '{"g":0,"p":"a","e":{"h":"h3"', { append: true });
+  const again = await open();
+  assert.deepEqual(again.loadWarnings, []);
+  assert.equal(again.synced("a")?.version, "v2");
+  const base = (await Deno.stat(files.base)).ino;
+  again.setSynced("b", entry(4));
+  await again.saveManifest();
+  assert.notEqual((await Deno.stat(files.base)).ino, base, "nothing is appended after a torn line");
+  const third = await open();
+  assert.deepEqual(third.loadWarnings, []);
+  assert.deepEqual(entries(third), { a: entry(2), b: entry(4) });
+});
+
+Deno.test("an unreadable log line before the last means walk everything", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  s.setSynced("a", entry(1));
+  await s.saveManifest();
+  s.setSynced("a", entry(2));
+  await s.saveManifest();
+  await Deno.writeTextFile(files.log, `garbage\n${await Deno.readTextFile(files.log)}`);
+  const again = await open();
+  assert.equal(again.bulkPending(), true);
+  assert.deepEqual(again.syncedPaths(), []);
+  assert.match(again.loadWarnings.join(), /manifest log's line 1 is unreadable/);
+});
+
+Deno.test("a base without a generation (an older cache) is read and then appended to", async () => {
+  const { dir, files, open } = await fresh();
+  await Deno.mkdir(`${dir}/.sluice`);
+  await Deno.writeTextFile(
+    files.base,
+    JSON.stringify({ format: 1, indexVersion: "i", entries: { a: { h: "h", v: "v", s: 1 } } }),
+  );
+  const s = await open();
+  assert.equal(s.synced("a")?.version, "v");
+  s.setSynced("b", entry(2));
+  await s.saveManifest();
+  assert.equal((await lines(files.log)).length, 1);
+  assert.deepEqual(entries(await open()), entries(s));
+});
+
+Deno.test("a lost base voids the log, even if a crash keeps the log beside the next base", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  s.setSynced("a", entry(1));
+  await s.saveManifest();
+  s.setSynced("a", entry(2));
+  await s.saveManifest();
+  const staleLog = await Deno.readTextFile(files.log);
+  await Deno.remove(files.base); // the manifest is lost: the next push walks
+  const again = await open();
+  assert.deepEqual(again.syncedPaths(), []);
+  again.setSynced("b", entry(3));
+  await again.saveManifest();
+  // The process died after the new base, before the old log was emptied.
+  await Deno.writeTextFile(files.log, staleLog);
+  assert.deepEqual(entries(await open()), { b: entry(3) });
+});
