@@ -276,8 +276,9 @@ export class SyncState implements StateAccess {
     this.#hasBase = true;
     this.#logLines = 0;
     this.#rewrite = false;
-    // Housekeeping only: lines of an older generation are ignored when loading.
-    await Deno.truncate(`${this.#dir}/${MANIFEST_LOG}`, 0).catch(() => {});
+    // Lines of an older generation are ignored when loading, so this may fail
+    // harmlessly. Replaced, not truncated: a link in its place is never followed.
+    await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
   }
 
   async #appendLog(
@@ -447,9 +448,14 @@ export class SyncState implements StateAccess {
    * unreadable line before the last makes the whole manifest unreadable.
    */
   async #replayLog(): Promise<void> {
+    const file = `${this.#dir}/${MANIFEST_LOG}`;
     let text: string;
     try {
-      text = await Deno.readTextFile(`${this.#dir}/${MANIFEST_LOG}`);
+      if ((await Deno.lstat(file)).isSymlink) {
+        // Never read or appended through: the next save replaces it.
+        throw new Error("the manifest log is a symbolic link");
+      }
+      text = await Deno.readTextFile(file);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return;
       throw e;

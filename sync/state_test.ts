@@ -144,3 +144,23 @@ Deno.test("a lost base voids the log, even if a crash keeps the log beside the n
   await Deno.writeTextFile(files.log, staleLog);
   assert.deepEqual(entries(await open()), { b: entry(3) });
 });
+
+Deno.test("a manifest log that is a link is never followed: a walk, then a real file", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  s.setSynced("a", entry(1));
+  await s.saveManifest();
+  const outside = `${await Deno.makeTempDir()}/elsewhere.txt`;
+  await Deno.writeTextFile(outside, ""); // empty: read through the link, it would look fine
+  await Deno.remove(files.log).catch(() => {});
+  await Deno.symlink(outside, files.log);
+  const again = await open();
+  assert.equal(again.bulkPending(), true);
+  again.setSynced("b", entry(2));
+  await again.saveManifest();
+  again.setSynced("c", entry(3));
+  await again.saveManifest();
+  assert.equal(await Deno.readTextFile(outside), "");
+  assert.equal((await Deno.lstat(files.log)).isSymlink, false);
+  assert.deepEqual(entries(await open()), { b: entry(2), c: entry(3) });
+});
