@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createSyncService, type SyncServiceOptions } from "./service.ts";
-import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { FakeClock, InMemoryStore, writeAndMark } from "../packages/testing/mod.ts";
 import { UnsafePathError } from "./errors.ts";
 import { INDEX_KEY } from "./remote_index.ts";
 import type { CallOptions, ObjectStore } from "./ports.ts";
@@ -227,8 +227,7 @@ async function inode(file: string): Promise<number | null> {
 Deno.test("a push or pull with nothing to do rewrites no state file", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
-  await write(a.cacheDir, "x.txt", "x");
-  await a.markDirty({ relPath: "x.txt" });
+  await writeAndMark(a, "x.txt", "x");
   await a.pushChanged();
   await a.pullChanged();
   const manifest = `${a.cacheDir}/.sluice/manifest.json`;
@@ -241,8 +240,7 @@ Deno.test("a push or pull with nothing to do rewrites no state file", async () =
   const log = `${a.cacheDir}/.sluice/manifest.log`;
   const logBytes = async () => (await Deno.stat(log).catch(() => ({ size: 0 }))).size;
   const logBefore = await logBytes();
-  await write(a.cacheDir, "x.txt", "y");
-  await a.markDirty({ relPath: "x.txt" });
+  await writeAndMark(a, "x.txt", "y");
   await a.pushChanged();
   // The change is appended to the manifest log; the journal of dirty marks is compacted.
   assert.ok(await logBytes() > logBefore);
@@ -306,8 +304,7 @@ Deno.test("a push reuses the index it last wrote only while the remote one is un
   const b = await clone(store, "b");
   const indexed = () => Object.keys(JSON.parse(store.peekText(INDEX_KEY)!).entries).sort();
   const push = async (svc: typeof a, path: string) => {
-    await write(svc.cacheDir, path, path);
-    await svc.markDirty({ relPath: path });
+    await writeAndMark(svc, path, path);
     await svc.pushChanged();
   };
   await push(a, "x.txt");
@@ -325,8 +322,7 @@ Deno.test("a push reuses the index it last wrote only while the remote one is un
   assert.deepEqual(indexed(), ["w.txt", "x.txt", "y.txt", "z.txt"]);
   // A failed index write leaves nothing stale: the next push reads it again.
   store.failNext("put", 1, undefined, { match: (k) => k === INDEX_KEY });
-  await write(a.cacheDir, "v.txt", "v");
-  await a.markDirty({ relPath: "v.txt" });
+  await writeAndMark(a, "v.txt", "v");
   await assert.rejects(a.pushChanged());
   await push(b, "u.txt");
   await a.pushChanged();

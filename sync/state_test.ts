@@ -12,6 +12,17 @@ async function fresh() {
   return { dir, files, open: () => SyncState.open(dir) };
 }
 
+/** A base holding `a` (version v1), then one log line moving it to v2. */
+async function savedTwice() {
+  const f = await fresh();
+  const s = await f.open();
+  s.setSynced("a", entry(1));
+  await s.saveManifest();
+  s.setSynced("a", entry(2));
+  await s.saveManifest();
+  return f;
+}
+
 function entries(s: SyncState) {
   return Object.fromEntries(s.syncedPaths().sort().map((p) => [p, s.synced(p)]));
 }
@@ -78,12 +89,7 @@ Deno.test("a crash between a new base and emptying the log loses nothing", async
 });
 
 Deno.test("a last log line cut short is dropped and the next save writes a new base", async () => {
-  const { files, open } = await fresh();
-  const s = await open();
-  s.setSynced("a", entry(1));
-  await s.saveManifest();
-  s.setSynced("a", entry(2));
-  await s.saveManifest();
+  const { files, open } = await savedTwice();
   // A crash in the middle of an append that was never acknowledged.
   await Deno.writeTextFile(files.log, '{"g":0,"p":"a","e":{"h":"h3"', { append: true });
   const again = await open();
@@ -99,12 +105,7 @@ Deno.test("a last log line cut short is dropped and the next save writes a new b
 });
 
 Deno.test("an unreadable log line before the last means walk everything", async () => {
-  const { files, open } = await fresh();
-  const s = await open();
-  s.setSynced("a", entry(1));
-  await s.saveManifest();
-  s.setSynced("a", entry(2));
-  await s.saveManifest();
+  const { files, open } = await savedTwice();
   await Deno.writeTextFile(files.log, `garbage\n${await Deno.readTextFile(files.log)}`);
   const again = await open();
   assert.equal(again.bulkPending(), true);
@@ -128,12 +129,7 @@ Deno.test("a base without a generation (an older cache) is read and then appende
 });
 
 Deno.test("a lost base voids the log, even if a crash keeps the log beside the next base", async () => {
-  const { files, open } = await fresh();
-  const s = await open();
-  s.setSynced("a", entry(1));
-  await s.saveManifest();
-  s.setSynced("a", entry(2));
-  await s.saveManifest();
+  const { files, open } = await savedTwice();
   const staleLog = await Deno.readTextFile(files.log);
   await Deno.remove(files.base); // the manifest is lost: the next push walks
   const again = await open();
