@@ -178,6 +178,34 @@ function identityOf(name: string): Identity {
   };
 }
 
+/**
+ * What `provider.createSyncService` builds, from the same parts of the
+ * provider, with its store replaced (a counting wrapper) or some gates left
+ * out.
+ */
+export function serviceFromParts(
+  provider: StoreProvider,
+  cachePath: string,
+  parts: {
+    identity: Identity;
+    conditional: ConditionalWrites;
+    store?: ObjectStore;
+    disable?: readonly string[];
+  },
+): Promise<SyncService> {
+  return createSluice({
+    cacheDir: cachePath,
+    store: parts.store ?? provider.store,
+    lockBackend: provider.lockBackend,
+    identity: parts.identity,
+    clock: provider.clock,
+    events: provider.events,
+    config: toSyncConfig(provider.config),
+    conditional: parts.conditional,
+    disable: parts.disable,
+  });
+}
+
 async function makeClone(
   bucket: ScenarioBucket,
   endpoint: string,
@@ -195,17 +223,7 @@ async function makeClone(
   // Gates on: the provider's own service. Gates off: the same parts with some gates left out.
   const service = disable.length === 0
     ? await provider.createSyncService(repoDir, cachePath)
-    : await createSluice({
-      cacheDir: cachePath,
-      store: provider.store,
-      lockBackend: provider.lockBackend,
-      identity,
-      clock: provider.clock,
-      events: provider.events,
-      config: toSyncConfig(provider.config),
-      conditional,
-      disable,
-    });
+    : await serviceFromParts(provider, cachePath, { identity, conditional, disable });
   return {
     name,
     identity,

@@ -37,10 +37,9 @@ import type {
   PutMode,
   PutOptions,
 } from "../sync/ports.ts";
-import { type StoreProvider, toSyncConfig } from "../sync/provider.ts";
+import type { StoreProvider } from "../sync/provider.ts";
 import type { SyncService } from "../sync/service.ts";
-import { createSluice } from "../sluice.ts";
-import { SCENARIO_SETTINGS, type ScenarioBackend } from "./incident_scenarios.ts";
+import { SCENARIO_SETTINGS, type ScenarioBackend, serviceFromParts } from "./incident_scenarios.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
 import { realClient } from "./contract_helpers.ts";
 import { sharedServer, stopSharedServers } from "./servers/common.ts";
@@ -291,15 +290,10 @@ async function openLargeWorld(backend: ScenarioBackend): Promise<LargeWorld> {
       dirs.push(repoDir);
       const store = new CountingStore(provider.store);
       // What provider.createSyncService does, over the counting wrapper.
-      const service = await createSluice({
-        cacheDir: provider.resolveCachePath(repoDir),
-        store,
-        lockBackend: provider.lockBackend,
+      const service = await serviceFromParts(provider, provider.resolveCachePath(repoDir), {
         identity,
-        clock: provider.clock,
-        events: provider.events,
-        config: toSyncConfig(provider.config),
         conditional,
+        store,
       });
       assert.equal(provider.config.streamThresholdBytes, undefined, "not the default threshold");
       assert.equal(service.config.streamThresholdBytes, 8 * MiB);

@@ -250,20 +250,36 @@ export class LocalCache implements CacheAccess {
   }
 
   /**
+   * The absolute file of `path` and its lstat when it is a regular file;
+   * null when absent or not a file; `UnsafePathError` for a symlink (or a
+   * path under one). Synchronous: a push or walk of many small files is
+   * dominated by per-call overhead, not by I/O.
+   */
+  #regularFile(path: string): { file: string; st: Deno.FileInfo } | null {
+    const file = this.resolveSync(path);
+    let st: Deno.FileInfo;
+    try {
+      st = Deno.lstatSync(file);
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+    if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
+    return st.isFile ? { file, st } : null;
+  }
+
+  /**
    * A cache file's bytes with the size and mtime seen just before reading
    * (one lstat, one read); null when absent or not a regular file.
    */
   async readWithStat(
     path: string,
   ): Promise<{ body: Uint8Array; size: number; mtimeMs: number } | null> {
-    const file = this.resolveSync(path);
+    const found = this.#regularFile(path);
+    if (!found) return null;
     try {
-      // Synchronous lstat: a push of many small files is dominated by per-call overhead.
-      const st = Deno.lstatSync(file);
-      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
-      if (!st.isFile) return null;
-      const body = await Deno.readFile(file);
-      return { body, size: body.length, mtimeMs: st.mtime?.getTime() ?? 0 };
+      const body = await Deno.readFile(found.file);
+      return { body, size: body.length, mtimeMs: found.st.mtime?.getTime() ?? 0 };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -282,14 +298,10 @@ export class LocalCache implements CacheAccess {
     streamThreshold: number,
     onBytes?: (delivered: number) => void,
   ): Promise<PushRead | null> {
-    const file = this.resolveSync(path);
-    let st: Deno.FileInfo;
+    const found = this.#regularFile(path);
+    if (!found) return null;
+    const { file, st } = found;
     try {
-      // Synchronous lstat and, for small files, a synchronous read: a push of
-      // many small files is dominated by per-call overhead, not by I/O.
-      st = Deno.lstatSync(file);
-      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
-      if (!st.isFile) return null;
       const mtimeMs = st.mtime?.getTime() ?? 0;
       if (st.size <= streamThreshold) {
         const body = st.size <= SYNC_READ_MAX ? Deno.readFileSync(file) : await Deno.readFile(file);
@@ -312,13 +324,10 @@ export class LocalCache implements CacheAccess {
    * when absent or not a regular file. Refuses symlinks like {@link read}.
    */
   async hashFile(path: string): Promise<{ hash: string; size: number } | null> {
-    const file = this.resolveSync(path);
-    let st: Deno.FileInfo;
+    const found = this.#regularFile(path);
+    if (!found) return null;
+    const { file, st } = found;
     try {
-      // Synchronous, as in readForPush: a first walk hashes every file.
-      st = Deno.lstatSync(file);
-      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
-      if (!st.isFile) return null;
       if (st.size <= SYNC_READ_MAX) {
         const body = Deno.readFileSync(file);
         return { hash: sha256HexSync(body), size: body.length };
@@ -337,13 +346,12 @@ export class LocalCache implements CacheAccess {
    */
   stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
     try {
-      const st = Deno.lstatSync(this.resolveSync(path));
-      if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
+      const found = this.#regularFile(path);
       return Promise.resolve(
-        st.isFile ? { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 } : null,
+        found ? { size: found.st.size, mtimeMs: found.st.mtime?.getTime() ?? 0 } : null,
       );
     } catch (e) {
-      return isNotFound(e) ? Promise.resolve(null) : Promise.reject(e);
+      return Promise.reject(e);
     }
   }
 
