@@ -171,7 +171,7 @@ export async function probeConditionalWrites(
       : await attempt(4, PutModes.update(stale), PreconditionFailedError);
     return { create, update, checkedAt: (options.now ?? Date.now)() };
   } finally {
-    await store.delete(key, { signal: options.signal }).catch(() => {});
+    await store.delete(key, { signal: options.signal, noRetry: true }).catch(() => {});
   }
 }
 
@@ -409,6 +409,7 @@ export function withConditionalFallback(
   });
   return {
     endpoint: store.endpoint,
+    ...(store.retriesInternally ? { retriesInternally: true } : {}),
     get: (key: string, o?: CallOptions): Promise<GetResult> => store.get(key, o),
     ...(store.getStream
       ? { getStream: (key: string, o?: CallOptions) => store.getStream!(key, o) }

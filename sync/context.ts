@@ -54,7 +54,11 @@ export interface ClassifierRule {
 export interface SyncConfig {
   /** Parallel transfers; default 8. */
   readonly concurrency: number;
-  /** Retries of transient errors. */
+  /**
+   * The service's retries of transient errors. Over a store that retries
+   * itself (`ObjectStore.retriesInternally`) the service sets `retries` to 0,
+   * so that every call is retried in exactly one layer.
+   */
   readonly retry: RetryPolicy;
   /** See the endpoint-fallback-warner gate; default `auto`. */
   readonly conditionalWrites: ConditionalWritesSetting;

@@ -76,6 +76,11 @@ export interface GetResult extends ObjectInfo {
 export interface CallOptions {
   /** Cancels the call; the store throws `AbortedError`. */
   readonly signal?: AbortSignal;
+  /**
+   * One attempt only, even on a store that retries transient failures itself
+   * (a best-effort clean-up whose failure changes nothing).
+   */
+  readonly noRetry?: boolean;
 }
 
 /** Options of `put`. */
@@ -118,6 +123,14 @@ export interface ListOptions extends CallOptions {
 export interface ObjectStore {
   /** A short human name of the endpoint, e.g. `s3://bucket/prefix`, used in messages and probe caches. */
   readonly endpoint: string;
+  /**
+   * True when the store retries transient failures itself (the network
+   * stores do: only they can tell a lost answer from a conflict). The sync
+   * service then makes each call once, so retries live in one layer and a
+   * dead endpoint costs `retries + 1` attempts. Stores that leave it unset
+   * make one attempt per call and the service retries them.
+   */
+  readonly retriesInternally?: boolean;
   /** Reads an object; `NotFoundError` when absent. */
   get(key: string, options?: CallOptions): Promise<GetResult>;
   /** Reads an object's info; `null` when absent (a failed read throws). */

@@ -219,10 +219,13 @@ export class SyncService {
     this.clock = options.clock ?? systemClock;
     this.events = options.events ?? createEmitter();
     // A partial retry policy is completed from the defaults (never left with holes).
+    const retry = { ...DEFAULT_RETRY, ...(options.config?.retry ?? {}) };
     this.config = {
       ...DEFAULT_CONFIG,
       ...(options.config ?? {}),
-      retry: { ...DEFAULT_RETRY, ...(options.config?.retry ?? {}) },
+      // Retries live in one layer: a store that retries itself is called once
+      // per operation here, so a dead endpoint costs `retries + 1` attempts.
+      retry: options.store.retriesInternally ? { ...retry, retries: 0 } : retry,
     };
     this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
     this.state = state;

@@ -43,6 +43,8 @@ export interface StoreRequestContext {
   readonly condition?: StoreCondition;
   /** The bucket, for messages about a missing bucket. */
   readonly bucket?: string;
+  /** One attempt only (the caller's `noRetry`): a transient failure is not retried. */
+  readonly noRetry?: boolean;
 }
 
 /**

@@ -240,6 +240,8 @@ type AttemptFn<T> = (signal: AbortSignal, progress: () => void) => Promise<T>;
  */
 export class GcsStore implements ObjectStore {
   readonly endpoint: string;
+  /** This store retries transient failures itself; the sync service does not retry it again. */
+  readonly retriesInternally = true;
   /** The bucket. */
   readonly bucket: string;
   /** The normalised object-name prefix (`""` or ending in `/`). */
@@ -487,7 +489,12 @@ export class GcsStore implements ObjectStore {
     const bucket = this.storage.bucket(this.bucket);
     const ifVersion = options.ifVersion;
     if (ifVersion === undefined) {
-      const ctx: GcsRequestContext = { op: "delete", key, bucket: this.bucket };
+      const ctx: GcsRequestContext = {
+        op: "delete",
+        key,
+        bucket: this.bucket,
+        noRetry: options.noRetry,
+      };
       await this.#run(
         ctx,
         options.signal,
@@ -608,7 +615,7 @@ export class GcsStore implements ObjectStore {
       // The caller's own body source failed: its error, untouched, never retried.
       if (error instanceof SourceFailure) throw error.error;
       const failure = classifyGcsError(error, ctx);
-      if (failure.kind === "transient" && attempt <= this.#retries) {
+      if (failure.kind === "transient" && attempt <= (ctx.noRetry ? 0 : this.#retries)) {
         ambiguousBefore ||= failure.ambiguous;
         const delayMs = this.#backoff(attempt);
         this.#onRetry?.({ op: ctx.op, key: ctx.key, attempt, delayMs, detail: failure.detail });

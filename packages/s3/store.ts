@@ -287,6 +287,8 @@ const DATE_MIDDLEWARE = "sluiceResponseDate";
  */
 export class S3Store implements ObjectStore {
   readonly endpoint: string;
+  /** This store retries transient failures itself; the sync service does not retry it again. */
+  readonly retriesInternally = true;
   /** The bucket. */
   readonly bucket: string;
   /** The normalised key prefix (`""` or ending in `/`). */
@@ -480,7 +482,7 @@ export class S3Store implements ObjectStore {
         return true;
       });
     if (ifVersion === undefined) {
-      await plainDelete({ op: "delete", key, bucket: this.bucket });
+      await plainDelete({ op: "delete", key, bucket: this.bucket, noRetry: options.noRetry });
       return;
     }
 
@@ -638,7 +640,7 @@ export class S3Store implements ObjectStore {
         const resolved = await resolveFailure(failure, ambiguousBefore);
         if (resolved !== null) return resolved;
       }
-      if (failure.kind !== "transient" || attempt > this.#retries) {
+      if (failure.kind !== "transient" || attempt > (ctx.noRetry ? 0 : this.#retries)) {
         throw toSluiceError(failure, ctx, cause, attempt);
       }
       ambiguousBefore ||= failure.ambiguous;
