@@ -28,6 +28,8 @@ export type ErrorCode =
   | "push_failed"
   | "pull_failed"
   | "erasure_refused"
+  | "cache_not_found"
+  | "store_not_found"
   | "internal";
 
 /** Exit codes by error code (sysexits-style where one fits). */
@@ -52,6 +54,8 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   push_failed: 75,
   pull_failed: 75,
   erasure_refused: 1,
+  cache_not_found: 66,
+  store_not_found: 66,
   internal: 70,
 };
 
