@@ -268,6 +268,33 @@ export class LocalCache implements CacheAccess {
     return st.isFile ? { file, st } : null;
   }
 
+  /** True when `path` is a directory in the cache (not a link to one); false when absent. */
+  isDirectory(path: string): boolean {
+    const file = this.resolveSync(path);
+    try {
+      const st = Deno.lstatSync(file);
+      return st.isDirectory && !st.isSymlink;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * True when anything is at `path`: a file, a directory, or a link (a path
+   * under a link counts as present, so it is never taken for a deletion).
+   */
+  exists(path: string): boolean {
+    let file: string;
+    try {
+      file = this.resolveSync(path);
+    } catch (e) {
+      if (e instanceof UnsafePathError) return true;
+      throw e;
+    }
+    return exists(file);
+  }
+
   /**
    * A cache file's bytes with the size and mtime seen just before reading
    * (one lstat, one read); null when absent or not a regular file.

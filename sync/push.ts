@@ -42,13 +42,19 @@ export function emptyPushResult(): PushResult {
   return { uploaded: [], identical: [], deleted: [], skipped: [], bytes: 0 };
 }
 
-/** Builds plan entries from the dirty set and, after a bulk mark, a walk of the cache. */
+/**
+ * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
+ * cache. A dirty path that is a directory (or a removed one) stands for every
+ * path under it; such paths are added to `expandedDirs`, so that the commit
+ * cleans them once everything under them is handled.
+ */
 export async function buildPlan(
   cache: LocalCache,
   state: SyncState,
   dirty: readonly string[],
   walk: boolean,
   onSkip: (path: string, reason: string) => void,
+  expandedDirs: string[] = [],
 ): Promise<PlanEntry[]> {
   const plan = new Map<string, PlanEntry>();
   const add = (
@@ -91,6 +97,36 @@ export async function buildPlan(
       }
       // Any other failure keeps the earlier meaning: the file is not there.
     }
+    if (!st && cache.isDirectory(path)) {
+      // A marked directory: every file under it that changed is put, and
+      // every synced path under it that is gone is deleted.
+      expandedDirs.push(path);
+      for await (const f of walkFiles(cache.dir, path, onSkip)) {
+        if (plan.has(f.path) || !isSafeRelPath(f.path)) continue;
+        const s = state.synced(f.path);
+        if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+        const local = await cache.hashFile(f.path);
+        if (!local || (s && s.hash === local.hash)) continue;
+        add(f.path, "put", local.hash, local.size);
+      }
+      for (const synced of state.syncedPaths()) {
+        if (synced.startsWith(`${path}/`) && !plan.has(synced) && !cache.exists(synced)) {
+          add(synced, "delete");
+        }
+      }
+      continue;
+    }
+    if (!st) {
+      // A removed directory: its synced paths are deleted too.
+      const under = state.syncedPaths().filter((p) =>
+        p.startsWith(`${path}/`) && !plan.has(p) && !cache.exists(p)
+      );
+      if (under.length > 0) {
+        expandedDirs.push(path);
+        for (const p of under) add(p, "delete");
+        if (!state.synced(path)) continue;
+      }
+    }
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
   }
   if (walk) {
@@ -130,6 +166,53 @@ export interface TerminalDeps {
   readonly committed: { done: boolean };
   /** The service's last known index. */
   readonly indexMemo?: IndexMemo;
+  /** Marked directories the plan expanded; cleaned once everything under them is handled. */
+  readonly expandedDirs?: readonly string[];
+  /**
+   * Two-phase push: when set, the terminal uploads and deletes but leaves the
+   * remote index and the local state alone, and stores what the commit needs
+   * here (see {@link commitPrepared}).
+   */
+  readonly prepare?: { pending?: PendingCommit };
+}
+
+/** What a prepared push leaves for its commit: the index change and the local state to commit. */
+export interface PendingCommit {
+  /** Index entries to set. */
+  readonly set: Record<string, IndexEntry>;
+  /** Index entries to remove. */
+  readonly remove: readonly string[];
+  /** Dirty paths the commit cleans. */
+  readonly handled: readonly string[];
+  /** The dirty-set snapshot taken when the push started. */
+  readonly snapshot: ReturnType<SyncState["snapshot"]>;
+  /** True when a walk push completed without failures (the bulk mark is then cleared). */
+  readonly walkDone: boolean;
+}
+
+/**
+ * The commit of a push: merges its index change into the remote index
+ * (compare-and-swap) and commits the dirty set and the synced manifest.
+ */
+export async function commitPrepared(
+  pending: PendingCommit,
+  deps: {
+    readonly store: PushContext["store"];
+    readonly state: SyncState;
+    readonly retry: PushContext["config"]["retry"];
+    readonly signal?: AbortSignal;
+    readonly indexMemo?: IndexMemo;
+  },
+): Promise<void> {
+  const version = await updateIndex(
+    deps.store,
+    { set: pending.set, remove: pending.remove },
+    deps.retry,
+    deps.signal,
+    deps.indexMemo,
+  );
+  if (version) deps.state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
+  await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
 }
 
 /** The innermost handler of the per-write pipeline: the put itself, with retries. */
@@ -262,12 +345,23 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             failures.push({ entry, error: e });
             continue;
           }
+          // A delete is conditional on the version this cache last saw: the
+          // peer's newer copy keeps both its object and its index entry. The
+          // manifest forgets the old version, so the next pull brings the
+          // peer's copy back.
+          const reason =
+            "a peer changed it since this cache last synced it; its object and index entry were kept, and the next pull brings the peer's copy back";
           ctx.events.emit("warning", {
             code: "delete_skipped",
-            message:
-              `Did not delete ${entry.path} remotely: a peer changed it since this cache last synced it. The peer's copy was kept.`,
+            message: `Did not delete ${entry.path} remotely: ${reason}.`,
             path: entry.path,
           });
+          state.setSynced(entry.path, undefined);
+          entry.action = "skip";
+          entry.reason = reason;
+          filesDone++;
+          progress();
+          continue;
         }
         state.setSynced(entry.path, undefined);
         indexRemove.push(entry.path);
@@ -286,16 +380,31 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (!e.keepDirty) handled.push(e.path);
       }
     }
-    const version = await updateIndex(
-      ctx.store,
-      { set: indexSet, remove: indexRemove },
-      ctx.config.retry,
-      ctx.signal,
-      deps.indexMemo,
-    );
-    if (version) state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
-    deps.committed.done = true;
-    await state.commit(handled, snapshotOf(ctx), ctx.kind === "walk" && failures.length === 0);
+    // A marked directory is clean once nothing under it failed or stays dirty.
+    for (const dir of deps.expandedDirs ?? []) {
+      const under = (p: string) => p.startsWith(`${dir}/`);
+      const open = failures.some((f) => under(f.entry.path)) ||
+        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && under(e.path));
+      if (!open) handled.push(dir);
+    }
+    const pending: PendingCommit = {
+      set: indexSet,
+      remove: indexRemove,
+      handled,
+      snapshot: snapshotOf(ctx),
+      walkDone: ctx.kind === "walk" && failures.length === 0,
+    };
+    if (deps.prepare) deps.prepare.pending = pending;
+    else {
+      await commitPrepared(pending, {
+        store: ctx.store,
+        state,
+        retry: ctx.config.retry,
+        signal: ctx.signal,
+        indexMemo: deps.indexMemo,
+      });
+      deps.committed.done = true;
+    }
     if (failures.length > 0) throw aggregate(failures, commits.length);
   };
 }

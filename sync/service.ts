@@ -39,7 +39,9 @@ import {
 import { SyncState } from "./state.ts";
 import {
   buildPlan,
+  commitPrepared,
   emptyPushResult,
+  type PendingCommit,
   type PushResult,
   pushTerminal,
   rememberSnapshot,
@@ -93,6 +95,14 @@ export interface PushOptions {
   readonly models?: readonly string[];
   /** Compute the plan only; write nothing. */
   readonly dryRun?: boolean;
+}
+
+/** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */
+export interface PreparedPush {
+  /** What the push wrote and skipped. */
+  readonly result: PushResult;
+  /** The index change and local commit; absent when there was nothing to push. */
+  readonly pending?: PendingCommit;
 }
 
 /** A dirty path as `status` reports it. */
@@ -285,6 +295,40 @@ export class SyncService {
     return this.#serial(() => this.#push(options));
   }
 
+  /**
+   * The first half of a two-phase push: runs the gates and writes the
+   * objects, but leaves the remote index and the dirty set alone. Peers see
+   * nothing of it until {@link SyncService.commitPush}; the paths stay dirty
+   * until then (a crash in between loses nothing: the next push redoes it).
+   */
+  preparePush(options: PushOptions = {}): Promise<PreparedPush> {
+    return this.#serial(async () => {
+      const prepare: { pending?: PendingCommit } = {};
+      const result = await this.#push(options, { prepare });
+      return { result, pending: prepare.pending };
+    });
+  }
+
+  /**
+   * The second half: merges a prepared push into the remote index
+   * (compare-and-swap against the index as it is now) and commits the local
+   * state. Returns the prepared push's result.
+   */
+  commitPush(prepared: PreparedPush, options: { signal?: AbortSignal } = {}): Promise<PushResult> {
+    return this.#serial(async () => {
+      if (prepared.pending) {
+        await commitPrepared(prepared.pending, {
+          store: this.store,
+          state: this.state,
+          retry: this.config.retry,
+          signal: options.signal,
+          indexMemo: this.#indexMemo,
+        });
+      }
+      return prepared.result;
+    });
+  }
+
   /** Pulls what changed remotely (or only under `prefixes`). */
   pullChanged(
     options: { signal?: AbortSignal; prefixes?: readonly string[] } = {},
@@ -338,7 +382,7 @@ export class SyncService {
 
   async #push(
     options: PushOptions & { walk?: boolean },
-    out?: { plan?: PlanEntry[] },
+    out?: { plan?: PlanEntry[]; prepare?: { pending?: PendingCommit } },
   ): Promise<PushResult> {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new AbortedError("The push");
@@ -346,6 +390,7 @@ export class SyncService {
     this.cache.resetChecks();
     const snapshot = this.state.snapshot();
     const walk = this.state.bulkPending() || (options.dryRun === true && options.walk === true);
+    const expandedDirs: string[] = [];
     const plan = await buildPlan(
       this.cache,
       this.state,
@@ -357,6 +402,7 @@ export class SyncService {
           message: `Skipped ${path}: ${reason}.`,
           path,
         }),
+      expandedDirs,
     );
     if (out) out.plan = plan;
     // An empty plan still runs the pipeline: a gate may have durable work left
@@ -401,6 +447,8 @@ export class SyncService {
         runWrite: writeRun,
         committed,
         indexMemo: this.#indexMemo,
+        expandedDirs,
+        prepare: out?.prepare,
       }),
     );
     try {
