@@ -35,6 +35,10 @@ export function withCommonOptions(cmd: Command): Command {
       .option("--hostname <name>", "host name recorded in locks (default: this host)")
       .option("--pid <n>", "process id recorded in locks (default: this process)")
       .option("--namespace <ns>", "datastore namespace (one path segment)")
+      .option(
+        "--init",
+        "create the cache directory, or a file:// store's directory, when it does not exist yet (without it a missing one is refused)",
+      )
       .addOption(
         new Option("--conditional-writes <mode>", "on endpoints without conditional writes")
           .choices(["auto", "required", "off"])
@@ -67,6 +71,13 @@ export function action<A extends unknown[]>(
   };
 }
 
+/** The command's name as typed after `sluice` (e.g. `lock list`). */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
 /** Runs `fn` with a session opened from the command's options, always closing it. */
 export async function withSession<T>(
   cmd: Command,
@@ -75,7 +86,7 @@ export async function withSession<T>(
   fn: (s: Session, opts: CommonOptions) => Promise<T>,
 ): Promise<T> {
   const opts = cmd.opts<CommonOptions>();
-  const session = await openSession(opts, io, out);
+  const session = await openSession(opts, io, out, commandPath(cmd));
   try {
     return await fn(session, opts);
   } finally {

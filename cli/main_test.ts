@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { run } from "./main.ts";
+import { sluice, world } from "./cli_test_kit.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
 import { LocalCache } from "../sync/cache.ts";
@@ -7,53 +7,6 @@ import { storeLockBackend } from "../sync/lock_engine.ts";
 import { updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { createSyncService } from "../sync/service.ts";
 import { CLI_STORE_STATE } from "./session.ts";
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-  json(): Record<string, unknown>;
-}
-
-async function sluice(
-  args: string[],
-  opts: { env?: Record<string, string>; isTTY?: boolean; cwd?: string } = {},
-): Promise<Ran> {
-  let out = "";
-  let err = "";
-  const code = await run(args, {
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    env: opts.env ?? {},
-    isTTY: opts.isTTY,
-    cwd: opts.cwd,
-  });
-  return { code, out, err, json: () => JSON.parse(out) };
-}
-
-interface World {
-  root: string;
-  url: string;
-  cache(name: string): string;
-  write(cache: string, path: string, text: string): Promise<void>;
-  cleanup(): Promise<void>;
-}
-
-async function world(): Promise<World> {
-  const base = await Deno.makeTempDir({ prefix: "sluice-cli-" });
-  const root = `${base}/store`;
-  return {
-    root,
-    url: `file://${root}`,
-    cache: (name) => `${base}/${name}`,
-    async write(cache, path, text) {
-      const file = `${cache}/${path}`;
-      await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-      await Deno.writeTextFile(file, text);
-    },
-    cleanup: () => Deno.remove(base, { recursive: true }),
-  };
-}
 
 const me = { holder: "other@elsewhere", hostname: "elsewhere", pid: 4242 };
 

@@ -53,6 +53,8 @@ export interface CommonOptions {
   readonly json?: boolean;
   /** `--verbose`. */
   readonly verbose?: boolean;
+  /** `--init`: create a missing cache directory or `file://` store directory. */
+  readonly init?: boolean;
 }
 
 /** Everything a command works with; `close` releases the store's client. */
@@ -177,16 +179,85 @@ async function chooseStore(
   return { spec, url: given, record: recorded?.url !== given };
 }
 
+/** What a path is: a directory, something else, or nothing. */
+async function pathKind(path: string, flag: string): Promise<"dir" | "other" | "missing"> {
+  try {
+    return (await Deno.stat(path)).isDirectory ? "dir" : "other";
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return "missing";
+    throw new SluiceError(
+      "invalid_config",
+      `${flag} names ${path}, which cannot be used as a directory (${
+        e instanceof Error ? e.message : String(e)
+      }). Nothing was changed. Pass ${flag} a directory.`,
+      { cause: e },
+    );
+  }
+}
+
+/**
+ * Refuses a cache directory that does not exist (it has never been synced:
+ * most likely a mistyped `--cache`) unless `--init` asks for a new one, and
+ * a cache path that is not a directory.
+ */
+export async function checkCacheDir(dir: string, init: boolean, command: string): Promise<void> {
+  const kind = await pathKind(dir, "--cache");
+  if (kind === "other") {
+    throw new SluiceError(
+      "invalid_config",
+      `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
+    );
+  }
+  if (kind === "missing" && !init) {
+    throw new SluiceError(
+      "cache_not_found",
+      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; to start a new cache there, run the command again with --init: \`sluice ${command} --init --cache ${dir}\`.`,
+    );
+  }
+}
+
+/**
+ * Refuses a `file://` store whose directory does not exist (nothing was ever
+ * pushed there: most likely a mistyped `--store`) unless `--init` asks for a
+ * new one, which is then created; and a store path that is not a directory.
+ */
+export async function checkFileStore(
+  spec: StoreSpec,
+  init: boolean,
+  command: string,
+): Promise<void> {
+  if (spec.kind !== "file") return;
+  const url = storeIdentity(spec);
+  const kind = await pathKind(spec.root, "--store");
+  if (kind === "other") {
+    throw new SluiceError(
+      "invalid_config",
+      `The store ${url} names ${spec.root}, which is a file, not a directory. Nothing was changed. Pass --store the datastore's directory, as file:///abs/dir.`,
+    );
+  }
+  if (kind === "dir") return;
+  if (!init) {
+    throw new SluiceError(
+      "store_not_found",
+      `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; to start a new datastore there, run the command again with --init: \`sluice ${command} --init --store ${url}\`.`,
+    );
+  }
+  await Deno.mkdir(spec.root, { recursive: true });
+}
+
 /**
  * Opens the cache, the store and a sync service with the default gates.
- * Warnings and gate notes go to `out`.
+ * Warnings and gate notes go to `out`. `command` (e.g. `push`, `lock list`)
+ * is named in the messages that say what to run next.
  */
 export async function openSession(
   options: CommonOptions,
   io: CliIo,
   out: Output,
+  command = "push",
 ): Promise<Session> {
   const cacheDir = resolveCacheDir(options, io);
+  await checkCacheDir(cacheDir, options.init ?? false, command);
   const namespace = resolveNamespace(options.namespace);
   const identity = resolveIdentity(options, io.env);
   const setting = (options.conditionalWrites ?? "auto") as ConditionalWritesSetting;
@@ -198,6 +269,7 @@ export async function openSession(
   }
   const probeCache = new LocalCache(cacheDir);
   const chosen = await chooseStore(options, io, probeCache);
+  await checkFileStore(chosen.spec, options.init ?? false, command);
   const opened = openStore(chosen.spec, { env: io.env });
   try {
     const events = createEmitter();

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { LocalCache } from "../sync/cache.ts";
+import { sluice, world } from "./cli_test_kit.ts";
+import { CLI_STORE_STATE } from "./session.ts";
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("a missing cache directory is refused (cache_not_found, 66) unless --init", async () => {
+  const w = await world();
+  const typo = `${w.base}/typo-cache`;
+  const push = await sluice(["push", "--cache", typo, "--store", w.url]);
+  assert.equal(push.code, 66, push.err);
+  assert.match(
+    push.err,
+    /^error\[cache_not_found\]: The cache directory .*typo-cache does not exist/,
+  );
+  assert.match(push.err, /`sluice push --init --cache .*typo-cache`/);
+  assert.equal(push.out, "");
+  assert.equal(await exists(typo), false, "nothing was created");
+
+  const nested = await sluice(["lock", "list", "--cache", typo, "--store", w.url, "--json"]);
+  assert.equal(nested.code, 66);
+  assert.equal((nested.json().error as { code: string }).code, "cache_not_found");
+  assert.match(nested.err, /`sluice lock list --init --cache /);
+
+  await w.write(w.cache("a"), "logs/run.log", "ok\n");
+  assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
+  const cloned = await sluice(["pull", "--init", "--cache", typo, "--store", w.url, "--json"]);
+  assert.equal(cloned.code, 0, cloned.err);
+  assert.deepEqual(cloned.json().fetched, ["logs/run.log"]);
+  await w.cleanup();
+});
+
+Deno.test("a missing file:// store directory is refused (store_not_found, 66) and the cache is not tied to it", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const typo = `file://${w.base}/typo-store`;
+  const pull = await sluice(["pull", "--cache", a, "--store", typo]);
+  assert.equal(pull.code, 66, pull.err);
+  assert.match(
+    pull.err,
+    /^error\[store_not_found\]: The store directory .*typo-store does not exist/,
+  );
+  assert.match(pull.err, /the cache was not tied to that store/);
+  assert.match(pull.err, /`sluice pull --init --store file:\/\/.*typo-store`/);
+  assert.doesNotMatch(pull.out, /up to date/);
+  assert.equal(await new LocalCache(a).readState(CLI_STORE_STATE), null);
+  assert.equal(await exists(`${w.base}/typo-store`), false);
+
+  await w.write(a, "logs/run.log", "ok\n");
+  const push = await sluice(["push", "--cache", a, "--store", typo]);
+  assert.equal(push.code, 66);
+  const created = await sluice(["push", "--init", "--cache", a, "--store", typo]);
+  assert.equal(created.code, 0, created.err);
+  assert.match(created.out, /^Pushed 1 file/);
+  const again = await sluice(["pull", "--cache", a]);
+  assert.equal(again.code, 0, again.err);
+  await w.cleanup();
+});
+
+Deno.test("a --cache or file:// store that is a file is a configuration error naming the path", async () => {
+  const w = await world();
+  const file = `${w.base}/plain.txt`;
+  await Deno.writeTextFile(file, "not a directory");
+  const cache = await sluice(["push", "--cache", file, "--store", w.url]);
+  assert.equal(cache.code, 78, cache.err);
+  assert.match(cache.err, /^error\[invalid_config\]: --cache names .*plain\.txt, which is a file/);
+  const inside = await sluice(["push", "--init", "--cache", `${file}/sub`, "--store", w.url]);
+  assert.equal(inside.code, 78, inside.err);
+  assert.match(inside.err, /^error\[invalid_config\]: --cache names .*plain\.txt\/sub/);
+  const store = await sluice(["push", "--cache", w.cache("a"), "--store", `file://${file}`]);
+  assert.equal(store.code, 78, store.err);
+  assert.match(store.err, /^error\[invalid_config\]: The store file:\/\/.*plain\.txt names/);
+  await w.cleanup();
+});
