@@ -5,7 +5,7 @@
  * @module
  */
 import { Command } from "commander";
-import { ConfigError } from "../sync/errors.ts";
+import { ConfigError, preview, SluiceError } from "../sync/errors.ts";
 import { describeHolder } from "../sync/lock_body.ts";
 import {
   describeLockfileChange,
@@ -128,17 +128,38 @@ export function lockCommand(io: CliIo, state: RunState): Command {
   return lock;
 }
 
-function parseEntry(text: string): unknown {
+/** An example entry, shown in messages and help. */
+const EXAMPLE_ENTRY = '{"version":"1.2.0"}';
+
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "string" ? "a string" : `a ${typeof v}`;
+}
+
+/**
+ * Parses the `<entry>` argument of `lockfile add`: a JSON object (an
+ * extension entry, e.g. `{"version":"1.2.0"}`); anything else is refused
+ * with `invalid_config` before any lock is taken or anything is written.
+ */
+export function parseEntry(name: string, text: string): Record<string, unknown> {
+  let value: unknown;
+  let problem: string;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
+    problem = kindOf(value);
   } catch {
-    throw new ConfigError(
-      "entry",
-      `a JSON value, e.g. '{"version":"1.2.0"}' (quote it for the shell), got ${
-        JSON.stringify(text)
-      }`,
-    );
+    problem = "not valid JSON";
   }
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    return value as Record<string, unknown>;
+  }
+  throw new SluiceError(
+    "invalid_config",
+    `The entry for ${name} must be a JSON object describing the extension, such as ${EXAMPLE_ENTRY}; got ${
+      JSON.stringify(preview(text, 60))
+    } (${problem}). Nothing was changed. Run \`sluice lockfile add ${name} '${EXAMPLE_ENTRY}'\` with the entry you mean (quote it for the shell).`,
+  );
 }
 
 function checkName(name: string): string {
@@ -177,15 +198,15 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
       new Command("add")
         .description("add or replace one entry")
         .argument("<name>", "the extension name")
-        .argument("<entry>", "the entry as JSON")
-        .addHelpText("after", `\nExample:\n  sluice lockfile add @acme/ssh '{"version":"1.2.0"}'`),
+        .argument("<entry>", `the entry: a JSON object, e.g. '${EXAMPLE_ENTRY}'`)
+        .addHelpText("after", `\nExample:\n  sluice lockfile add @acme/ssh '${EXAMPLE_ENTRY}'`),
     ).action(
       action(
         io,
         state,
         "lockfile add",
         (out: Output, cmd, name: string, entry: string) =>
-          txn(cmd, out, "lockfile add", { set: { [checkName(name)]: parseEntry(entry) } }),
+          txn(cmd, out, "lockfile add", { set: { [checkName(name)]: parseEntry(name, entry) } }),
       ),
     ),
   );

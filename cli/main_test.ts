@@ -319,7 +319,7 @@ Deno.test("lockfile add and remove go through the transaction", async () => {
 
   const badJson = await sluice(["lockfile", "add", "@acme/x", "1.2.0.", "--cache", a]);
   assert.equal(badJson.code, 78);
-  assert.match(badJson.err, /a JSON value/);
+  assert.match(badJson.err, /must be a JSON object/);
 
   const removed = await sluice(["lockfile", "remove", "@acme/ssh", "--cache", a, "--json"]);
   assert.equal(removed.code, 0, removed.err);

@@ -74,7 +74,7 @@ function guardedMessage(
     ? ` This checkout has a pending lockfile change (${
       describeLockfileChange(pending)
     }) that was not published yet: run \`sluice lockfile retry\` to replay it on the current remote copy.`
-    : " To add or remove extensions, use the lockfile transaction (updateManagedLockfile), which applies only the named entries to the current remote copy.";
+    : " To add or remove extensions, use the lockfile transaction, which applies only the named entries to the current remote copy: on the command line \`sluice lockfile add <name> '<entry JSON>'\` or \`sluice lockfile remove <name>\`; from code updateManagedLockfile.";
   return `${what} ${entry.path} was not pushed: the managed lockfile is published only by its transaction, because this copy may be stale and uploading it would erase entries other checkouts added. Nothing was uploaded; the local file was left as is and its dirty mark cleared.${next}`;
 }
 

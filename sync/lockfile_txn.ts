@@ -83,6 +83,9 @@ export interface LockfileTxnResult {
   readonly attempts: number;
 }
 
+/** Warning code emitted when a malformed local copy of the lockfile is set aside. */
+export const LOCKFILE_LOCAL_MALFORMED = "lockfile_local_malformed";
+
 /** The parts of a {@link SyncService} the transaction uses. */
 export type LockfileService = Pick<
   SyncService,
@@ -262,6 +265,7 @@ export async function updateManagedLockfile(
     );
   }
   return await serialised(service, async () => {
+    await setAsideMalformedLocal(service, path);
     const pending = (await readPendingLockfileDeltas(service.cache))[path] ?? {};
     const delta = mergeLockfileChanges(pending, change);
     await writePending(service.cache, path, delta);
@@ -307,6 +311,32 @@ export async function retryPendingLockfile(
   const pending = await pendingLockfileDelta(service, options);
   if (!pending || isEmptyLockfileChange(pending)) return null;
   return await updateManagedLockfile(service, {}, options);
+}
+
+/**
+ * A local copy that is not a JSON object was never publishable (the
+ * lockfile-guard gate leaves it out of pushes) and would be replaced by the
+ * transaction: it is moved to the set-aside area first, with a warning
+ * naming where, so that nothing in it is lost without a word.
+ */
+async function setAsideMalformedLocal(service: LockfileService, path: string): Promise<void> {
+  const local = await service.cache.read(path).catch(() => null);
+  if (!local) return;
+  let problem: string;
+  try {
+    parseLockfile(local);
+    return;
+  } catch (e) {
+    problem = e instanceof Error ? e.message : String(e);
+  }
+  const reason = `the local copy of the managed lockfile was malformed (${problem})`;
+  const where = await service.cache.setAside(path, reason);
+  service.events.emit("warning", {
+    code: LOCKFILE_LOCAL_MALFORMED,
+    message:
+      `The local copy of the managed lockfile ${path} is not a JSON object (${problem}), so it was never published. It was moved to ${service.cache.dir}/${where}, and this transaction writes the datastore's copy with this change in its place. If the bad copy held entries you need, add each with \`sluice lockfile add <name> '{"version":"1.2.0"}'\`; then delete the moved copy.`,
+    path,
+  });
 }
 
 /** After a failure: the cache copy shows the pending change on the best known base (never synced). */
