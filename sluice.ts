@@ -28,6 +28,10 @@ import {
 import { storeLockBackend } from "./sync/lock_engine.ts";
 import { LOCKFILE_GUARD, lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { UNSYNCED_WALK_GUARD, unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
+import {
+  REQUIRED_CONDITIONAL_CHECK,
+  requiredConditionalCheckEntry,
+} from "./middleware/required_conditional_check.ts";
 import { LOCK_FENCE, lockFenceEntry } from "./middleware/lock_fence.ts";
 import { REFUSED_RUN_ERASER, refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
 import { CONFIG_CAS_WRITER, configCasWriterEntry } from "./middleware/config_cas_writer.ts";
@@ -37,7 +41,14 @@ import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** The default gates, by name, in pipeline order. */
 export const DEFAULT_GATES = {
-  push: [PATH_CLASSIFIER, LOCKFILE_GUARD, UNSYNCED_WALK_GUARD, REFUSED_RUN_ERASER, LOCK_FENCE],
+  push: [
+    REQUIRED_CONDITIONAL_CHECK,
+    PATH_CLASSIFIER,
+    LOCKFILE_GUARD,
+    UNSYNCED_WALK_GUARD,
+    REFUSED_RUN_ERASER,
+    LOCK_FENCE,
+  ],
   write: [CREATE_ONLY_WRITER, CONFIG_CAS_WRITER, ENDPOINT_FALLBACK_WARNER],
 } as const;
 
@@ -68,6 +79,10 @@ export function defaultPipelines(
   const addPush = (name: string, phase: string, description: string, mw: PushMiddleware) => {
     if (!off.has(name)) push.add({ name, phase, description, middleware: mw });
   };
+  const required = requiredConditionalCheckEntry({
+    registry: options.conditional ?? defaultConditionalWrites,
+  });
+  if (!off.has(required.name)) push.add(required);
   addPush(
     PATH_CLASSIFIER,
     "classify",

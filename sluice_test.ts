@@ -5,6 +5,7 @@ import { FakeClock, InMemoryStore } from "./packages/testing/mod.ts";
 Deno.test("the default pipeline order is pinned", () => {
   const { push, write } = defaultPipelines();
   assert.deepEqual(push.names(), [
+    "required-conditional-check",
     "path-classifier",
     "lockfile-guard",
     "unsynced-walk-guard",
