@@ -26,6 +26,32 @@ export interface FileLocksOptions {
   readonly waitMs?: number;
   /** Base delay between attempts (jittered up to twice); default 5 ms. */
   readonly retryDelayMs?: number;
+  /**
+   * Whether a process of this host with that pid is running; default
+   * {@link procAlive} (asks `/proc`, and answers false where it cannot).
+   * Tests inject their own.
+   */
+  readonly processAlive?: (pid: number) => Promise<boolean>;
+}
+
+/**
+ * Whether a process with `pid` runs on this host, asked of `/proc` (which
+ * Deno lets only `--allow-all` programs read); false when it cannot tell,
+ * so the lock's age decides.
+ *
+ * @example
+ * ```ts
+ * import { procAlive } from "./file_lock.ts";
+ * console.log(await procAlive(Deno.pid));
+ * ```
+ */
+export async function procAlive(pid: number): Promise<boolean> {
+  try {
+    await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false; // no such process, or no /proc to ask: rely on the age
+  }
 }
 
 /** A lock file this process holds. */
@@ -76,12 +102,14 @@ export class FileLocks {
   readonly #staleMs: number;
   readonly #waitMs: number;
   readonly #retryDelayMs: number;
+  readonly #processAlive: (pid: number) => Promise<boolean>;
 
   constructor(dir: string, options: FileLocksOptions = {}) {
     this.dir = dir;
     this.#staleMs = options.staleMs ?? 10_000;
     this.#waitMs = options.waitMs ?? 30_000;
     this.#retryDelayMs = options.retryDelayMs ?? 5;
+    this.#processAlive = options.processAlive ?? procAlive;
   }
 
   /** Path of the lock file for `name` (a plain file name, no separators). */
@@ -199,7 +227,9 @@ export class FileLocks {
       });
     }
     const age = Date.now() - (info.mtime?.getTime() ?? 0);
-    return age >= this.#staleMs && !(await writerAlive(text)) ? "stale" : "live";
+    return age >= this.#staleMs && !(await writerAlive(text, this.#processAlive))
+      ? "stale"
+      : "live";
   }
 
   #handle(path: string, nonce: string, text: string): HeldFileLock {
@@ -219,7 +249,10 @@ export class FileLocks {
   }
 }
 
-async function writerAlive(text: string): Promise<boolean> {
+async function writerAlive(
+  text: string,
+  processAlive: (pid: number) => Promise<boolean>,
+): Promise<boolean> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -233,12 +266,7 @@ async function writerAlive(text: string): Promise<boolean> {
   }
   if (holder.pid === Deno.pid) return heldHere.has(String(holder.nonce));
   if (thisHost() === "") return false; // cannot tell hosts apart: rely on the age
-  try {
-    await Deno.stat(`/proc/${holder.pid}`);
-    return true;
-  } catch {
-    return false; // no such process, or no /proc to ask: rely on the age
-  }
+  return await processAlive(holder.pid);
 }
 
 async function readQuiet(path: string): Promise<string> {

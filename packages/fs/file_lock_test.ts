@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AbortedError, UnreachableError } from "../../sync/errors.ts";
-import { FileLocks } from "./file_lock.ts";
+import { FileLocks, procAlive } from "./file_lock.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "sluice-lock-" });
@@ -15,15 +15,6 @@ async function plant(path: string, body: string, ageMs: number): Promise<void> {
   await Deno.writeTextFile(path, body);
   const t = new Date(Date.now() - ageMs);
   await Deno.utime(path, t, t);
-}
-
-/** True when this process may look at other processes in /proc (Deno asks for --allow-all). */
-function procReadable(): boolean {
-  try {
-    return Deno.statSync("/proc/1").isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 function hostname(): string {
@@ -95,16 +86,48 @@ Deno.test("FileLocks: an old lock of this process that it no longer holds is bro
     await lock.release();
   }));
 
+/** A liveness check that knows only the given pids, recording what it was asked. */
+function fakeProcesses(...alive: number[]) {
+  const asked: number[] = [];
+  return {
+    asked,
+    processAlive: (pid: number) => {
+      asked.push(pid);
+      return Promise.resolve(alive.includes(pid));
+    },
+  };
+}
+
 Deno.test("FileLocks: an old lock of a live process on this host is kept", {
-  ignore: !procReadable() || hostname() === "",
+  ignore: hostname() === "",
 }, () =>
   withDir(async (dir) => {
-    const locks = new FileLocks(dir, { staleMs: 500, waitMs: 30 });
-    const body = JSON.stringify({ pid: 1, hostname: hostname(), nonce: "init" });
+    const procs = fakeProcesses(4_000_001);
+    const locks = new FileLocks(dir, { staleMs: 500, waitMs: 30, ...procs });
+    const body = JSON.stringify({ pid: 4_000_001, hostname: hostname(), nonce: "init" });
     await plant(locks.pathOf("k"), body, 60_000);
     await assert.rejects(locks.acquire("k"), UnreachableError);
     assert.equal(await Deno.readTextFile(locks.pathOf("k")), body);
+    assert.ok(procs.asked.includes(4_000_001));
   }));
+
+Deno.test("FileLocks: an old lock of a process of this host that is gone is broken", {
+  ignore: hostname() === "",
+}, () =>
+  withDir(async (dir) => {
+    const procs = fakeProcesses();
+    const locks = new FileLocks(dir, { staleMs: 500, waitMs: 5_000, ...procs });
+    const body = JSON.stringify({ pid: 4_000_002, hostname: hostname(), nonce: "gone" });
+    await plant(locks.pathOf("k"), body, 60_000);
+    const lock = await locks.acquire("k");
+    assert.ok(await lock.stillHeld());
+    await lock.release();
+    assert.ok(procs.asked.includes(4_000_002));
+  }));
+
+Deno.test("procAlive answers false for a pid no process has", async () => {
+  assert.equal(await procAlive(4_000_003), false);
+});
 
 Deno.test("FileLocks: a lock broken by someone else is no longer held and is not removed", () =>
   withDir(async (dir) => {
