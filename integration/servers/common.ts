@@ -14,90 +14,19 @@
  */
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { createS3Client, type S3ClientOptions } from "../../packages/s3/store.ts";
+import { missingBinaryError, type ServerBinary } from "./binaries.ts";
 
-/** The cache folder outside the repository where test servers are installed. */
-export function cacheDir(): string {
-  const explicit = Deno.env.get("SLUICE_CACHE");
-  if (explicit) return explicit;
-  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE") ?? "/tmp";
-  return `${home}/.cache/sluice`;
-}
-
-/** True when `SLUICE_REQUIRE_SERVERS=1`: a missing server fails the tests instead of skipping them. */
-export function requireServers(): boolean {
-  return Deno.env.get("SLUICE_REQUIRE_SERVERS") === "1";
-}
-
-/** Where a server binary is, or why it is not there. */
-export interface ServerBinary {
-  /** Short name, e.g. `minio`. */
-  readonly name: string;
-  /** Absolute path of the executable, or `null` when not found. */
-  readonly path: string | null;
-  /** What to run to get it. */
-  readonly installHint: string;
-}
-
-/**
- * Finds a server binary: the environment variable `envVar` when set, else
- * `<cache>/bin/<fileName>`. Synchronous, so that `Deno.test({ ignore })` can
- * use it at registration time.
- *
- * @example
- * ```ts
- * import { locateBinary } from "./common.ts";
- * const minio = locateBinary("minio", "SLUICE_MINIO_BIN", "minio", "bash .ci/install_minio.sh");
- * console.log(minio.path ?? "not installed");
- * ```
- */
-export function locateBinary(
-  name: string,
-  envVar: string,
-  fileName: string,
-  installHint: string,
-): ServerBinary {
-  const candidate = Deno.env.get(envVar) || `${cacheDir()}/bin/${fileName}`;
-  try {
-    const st = Deno.statSync(candidate);
-    if (st.isFile) return { name, path: candidate, installHint };
-  } catch {
-    // not there
-  }
-  return { name, path: null, installHint };
-}
-
-const announced = new Set<string>();
-
-/**
- * Whether tests needing `binary` should be ignored. Prints one line the first
- * time a missing binary causes a skip. With `SLUICE_REQUIRE_SERVERS=1` it
- * never ignores: the tests then fail in their setup with the install hint.
- *
- * @example
- * ```ts
- * import { ignoreWithout, locateBinary } from "./common.ts";
- * const minio = locateBinary("minio", "SLUICE_MINIO_BIN", "minio", "bash .ci/install_minio.sh");
- * Deno.test({ name: "needs minio", ignore: ignoreWithout(minio), fn: () => {} });
- * ```
- */
-export function ignoreWithout(binary: ServerBinary): boolean {
-  if (binary.path) return false;
-  if (requireServers()) return false;
-  if (!announced.has(binary.name)) {
-    announced.add(binary.name);
-    console.warn(
-      `[integration] ${binary.name} is not installed: its tests are ignored. Run \`${binary.installHint}\` (or set SLUICE_REQUIRE_SERVERS=1 to make this a failure).`,
-    );
-  }
-  return true;
-}
-
-/** Throws the "missing server" error used when servers are required. */
-export function missingBinaryError(binary: ServerBinary): Error {
-  return new Error(
-    `${binary.name} is required (SLUICE_REQUIRE_SERVERS=1) but was not found; run \`${binary.installHint}\` first.`,
-  );
-}
+export {
+  announceOnce,
+  type AnnounceOptions,
+  cacheDir,
+  ignoreWithout,
+  locateBinary,
+  missingBinaryError,
+  missingBinaryNotice,
+  requireServers,
+  type ServerBinary,
+} from "./binaries.ts";
 
 /**
  * A free TCP port on 127.0.0.1 (bound and released; a tiny race remains, so

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { announceOnce, type ServerBinary } from "./binaries.ts";
+
+function missing(): ServerBinary {
+  return {
+    name: `no-such-server-${crypto.randomUUID()}`,
+    path: null,
+    installHint: "bash .ci/install_no_such_server.sh",
+  };
+}
+
+async function captureWarnings(fn: () => Promise<void>): Promise<string[]> {
+  const warned: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => warned.push(args.join(" "));
+  try {
+    await fn();
+  } finally {
+    console.warn = original;
+  }
+  return warned;
+}
+
+Deno.test("a missing server is announced once per run, not once per test file", {
+  ignore: Deno.env.get("SLUICE_REQUIRE_SERVERS") === "1",
+}, async () => {
+  const binary = missing();
+  // Each test file loads its own copy of the module; a query string does the same here.
+  const warned = await captureWarnings(async () => {
+    for (const file of ["a", "b", "c"]) {
+      const common = await import(`./common.ts?file=${file}`);
+      assert.equal(common.ignoreWithout(binary), true);
+      const binaries = await import(`./binaries.ts?file=${file}`);
+      assert.equal(binaries.ignoreWithout(binary), true);
+    }
+  });
+  assert.equal(warned.length, 1, warned.join("\n"));
+  assert.match(warned[0], /no-such-server-.* is not installed: the tests that need it are ignored/);
+  assert.match(warned[0], /`bash \.ci\/install_no_such_server\.sh`/);
+  assert.match(warned[0], /SLUICE_REQUIRE_SERVERS=1/);
+});
+
+Deno.test("announceOnce: one line per run and key; old runs' markers are removed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-notice-test-" });
+  try {
+    const lines: string[] = [];
+    const print = (l: string) => lines.push(l);
+    const old = `${dir}/sluice-notice-1-old-key`;
+    await Deno.writeTextFile(old, "x");
+    const dayAgo = new Date(Date.now() - 25 * 3600_000);
+    await Deno.utime(old, dayAgo, dayAgo);
+
+    assert.equal(announceOnce("k", "first", { dir, runId: "r1", print }), true);
+    assert.equal(announceOnce("k", "again", { dir, runId: "r1", print }), false);
+    assert.equal(announceOnce("k2", "other key", { dir, runId: "r1", print }), true);
+    assert.equal(announceOnce("k", "next run", { dir, runId: "r2", print }), true);
+    assert.deepEqual(lines, ["first", "other key", "next run"]);
+    await assert.rejects(Deno.stat(old), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
