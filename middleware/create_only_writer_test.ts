@@ -299,16 +299,16 @@ for (const mode of MODES) {
     const a = await clone(store, "a");
     const b = await clone(store, "b");
     await a.put("data/t/m/d/latest", "2");
-    await a.put("_index/models.json", '{"a":1}');
+    await a.put(".catalog-export.json", '{"a":1}');
     await a.svc.pushChanged();
     await b.put("data/t/m/d/latest", "3");
-    await b.put("_index/models.json", '{"b":1}');
+    await b.put(".catalog-export.json", '{"b":1}');
     store.resetLog();
     await b.svc.pushChanged();
     assert.equal(store.peekText("data/t/m/d/latest"), "3");
-    assert.equal(store.peekText("_index/models.json"), '{"b":1}');
+    assert.equal(store.peekText(".catalog-export.json"), '{"b":1}');
     const mutable = store.log.filter((r) =>
-      r.key === "data/t/m/d/latest" || r.key === "_index/models.json"
+      r.key === "data/t/m/d/latest" || r.key === ".catalog-export.json"
     );
     assert.deepEqual(mutable.map((r) => [r.op, r.mode]), [["put", "overwrite"], [
       "put",

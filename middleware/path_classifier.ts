@@ -9,6 +9,7 @@
  */
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware } from "../sync/pipeline.ts";
+import { isLayoutInternal } from "../sync/bucket_layout.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";
@@ -25,7 +26,9 @@ function isInternal(segs: readonly string[]): boolean {
 }
 
 function defaultClass(segs: readonly string[]): PathClass {
-  if (isInternal(segs)) return "internal";
+  // The bucket layout's own objects (the index, its shards, locks, sidecars)
+  // are never pushed as files: a stale local copy must not replace them.
+  if (isInternal(segs) || isLayoutInternal(segs.join("/"))) return "internal";
   const n = segs.length;
   const base = segs[n - 1];
   if (segs[0] === "data") {

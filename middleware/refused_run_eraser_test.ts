@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { isLayoutInternal } from "../sync/bucket_layout.ts";
 import {
   REFUSED_RUN_ERASER,
   refusedRunEraser,
@@ -385,7 +386,7 @@ async function cacheFiles(svc: SyncService): Promise<Record<string, string>> {
 function storeFiles(store: InMemoryStore): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of store.keys()) {
-    if (!k.startsWith(".sluice/") && !k.endsWith(".lock")) out[k] = store.peekText(k)!;
+    if (!isLayoutInternal(k) && !k.endsWith(".lock")) out[k] = store.peekText(k)!;
   }
   return out;
 }

@@ -9,6 +9,7 @@ import {
   spyNext,
 } from "../packages/testing/mod.ts";
 import { INDEX_KEY } from "../sync/remote_index.ts";
+import { monolithBody } from "../sync/bucket_layout.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
 import { createSyncService } from "../sync/service.ts";
@@ -23,7 +24,7 @@ async function seedIndex(store: InMemoryStore, files: Record<string, string>) {
     const info = store.seed(p, text);
     entries[p] = { v: info.version, h: await sha256Hex(enc(text)), s: text.length };
   }
-  store.seed(INDEX_KEY, JSON.stringify({ format: 1, entries }));
+  store.seed(INDEX_KEY, new TextDecoder().decode(monolithBody(entries, new Date(0).toISOString())));
 }
 
 Deno.test("walk-found files never synced: same bytes are recorded, other bytes left out, new ones pushed", async () => {

@@ -109,7 +109,7 @@ Deno.test("a first transaction creates the lockfile, indexes it and syncs the ca
   assert.ok(store.log.some((l) => l.op === "put" && l.key === LOCKFILE && l.mode === "create"));
   assert.equal(await Deno.readTextFile(`${a.cacheDir}/${LOCKFILE}`), store.peekText(LOCKFILE));
   assert.equal(a.state.synced(LOCKFILE)?.version, r.version);
-  assert.equal(JSON.parse(store.peekText(INDEX_KEY)!).entries[LOCKFILE].v, r.version);
+  assert.equal(JSON.parse(store.peekText(INDEX_KEY)!).entries[LOCKFILE].sluice.v, r.version);
   assert.equal(await pendingLockfileDelta(a), null);
   assert.equal(store.peek(".datastore.lock"), undefined, "the global lock is released");
   // A peer's pull now brings it.

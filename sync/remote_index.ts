@@ -1,79 +1,158 @@
 /**
- * The remote index: one small object per bucket prefix listing every synced
- * path with its version, hash and size. A push updates it last (with a
- * compare-and-swap), so a pull that finds its version unchanged costs one
- * request, and files a push uploaded but never committed stay invisible to
- * peers until that push is completed.
+ * The remote index, in the shared bucket layout (`bucket_layout.ts`): the
+ * v1 index object, or v2 shards under a meta whose `commitSeq` every commit
+ * bumps. A push updates it last, with compare-and-swap writes, so a pull that
+ * finds it unchanged costs one or two requests, and files a push uploaded but
+ * never committed stay invisible to peers until that push is completed.
+ *
+ * An index token (`v1:<version of the index object>` or `v2:<version of the
+ * meta>`) names what a reader saw; it changes with every commit of any
+ * client of the layout.
  *
  * @module
  */
+import pMap from "p-map";
 import {
   AlreadyExistsError,
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
-  preview,
   SluiceError,
 } from "./errors.ts";
-import { type ObjectStore, PutModes } from "./ports.ts";
+import { type GetResult, type ObjectStore, PutModes } from "./ports.ts";
 import { type RetryPolicy, withRetry } from "./retry.ts";
+import {
+  type IndexEntry,
+  type Meta,
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+  monolithBody,
+  parseMeta,
+  parseMonolith,
+  parseShard,
+  shardBody,
+  shardKey,
+  shardOf,
+  UNPARTITIONED,
+} from "./bucket_layout.ts";
 
-/** Store key of the index (internal: never a cache file). */
-export const INDEX_KEY = ".sluice/index.json";
+export type { IndexEntry } from "./bucket_layout.ts";
 
-/** One indexed path. */
-export interface IndexEntry {
-  /** Remote version. */
-  readonly v: string;
-  /** Hex SHA-256. */
-  readonly h: string;
-  /** Size. */
-  readonly s: number;
-}
+/** The index object of the v1 layout (named in messages). */
+export const INDEX_KEY = MONOLITH_KEY;
 
-/** A parsed index with its object version. */
+/** A parsed index with its token. */
 export interface RemoteIndex {
+  /** `v1:<version>` or `v2:<meta version>`. */
   readonly version: string;
   readonly entries: Record<string, IndexEntry>;
 }
 
-function parse(body: Uint8Array, version: string): RemoteIndex {
+type Call = { retry: RetryPolicy; signal?: AbortSignal };
+
+async function getOrNull(store: ObjectStore, key: string, c: Call): Promise<GetResult | null> {
   try {
-    const j = JSON.parse(new TextDecoder().decode(body));
-    if (j?.format !== 1 || typeof j.entries !== "object" || j.entries === null) {
-      throw new Error("unknown format");
-    }
-    // Every entry is checked here, so a damaged one fails as a damaged index
-    // rather than as an odd size or hash mismatch later.
-    for (const [path, e] of Object.entries(j.entries as Record<string, unknown>)) {
-      const x = e as Partial<IndexEntry> | null;
-      if (
-        typeof x !== "object" || x === null || typeof x.v !== "string" ||
-        typeof x.h !== "string" || !Number.isSafeInteger(x.s) || (x.s as number) < 0
-      ) {
-        throw new Error(`the entry of ${JSON.stringify(preview(path, 80))} is malformed`);
-      }
-    }
-    return { version, entries: j.entries as Record<string, IndexEntry> };
+    return await withRetry(() => store.get(key, { signal: c.signal }), c.retry, c.signal);
   } catch (e) {
-    // No push can repair it: every push reads the index first, and rewriting
-    // it from one clone's view would drop its peers' entries.
-    throw new SluiceError(
-      "corrupt_download",
-      `The remote index ${INDEX_KEY} is unreadable (${
-        (e as Error).message
-      }). Nothing was changed locally, and pushes stay refused until it is readable (local changes stay dirty). Sluice never writes such an index: check the bucket for a foreign writer, restore ${INDEX_KEY} from a backup or an earlier object version, then run the command again.`,
-      { cause: e },
-    );
+    if (e instanceof NotFoundError) return null;
+    throw e;
   }
+}
+
+function unreadable(key: string, e: unknown): SluiceError {
+  // No push can repair it: every push reads the index first, and rewriting
+  // it from one clone's view would drop its peers' entries.
+  return new SluiceError(
+    "corrupt_download",
+    `The remote index object ${key} is unreadable (${
+      (e as Error).message
+    }). Nothing was changed locally, and pushes stay refused until it is readable (local changes stay dirty). Sluice never writes such an index: check the bucket for a foreign writer, restore ${key} from a backup or an earlier object version, then run the command again.`,
+    { cause: e },
+  );
+}
+
+function parsed<T>(key: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw unreadable(key, e);
+  }
+}
+
+/** The meta with its object version; `null` when absent (or not a known form). */
+async function readMeta(
+  store: ObjectStore,
+  c: Call,
+): Promise<{ meta: Meta; version: string } | null> {
+  const got = await getOrNull(store, META_KEY, c);
+  const meta = got ? parseMeta(got.body) : null;
+  return got && meta ? { meta, version: got.version } : null;
+}
+
+/**
+ * The index's current token, without reading the index: one GET of the meta
+ * for a v2 bucket, plus one HEAD of the index object for a v1 bucket. `null`
+ * when the bucket has no index yet.
+ */
+export async function headIndex(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<string | null> {
+  const c = { retry, signal };
+  const m = await readMeta(store, c);
+  if (m?.meta.version === 2) return `v2:${m.version}`;
+  const head = await withRetry(() => store.head(MONOLITH_KEY, { signal }), retry, signal);
+  return head ? `v1:${head.version}` : null;
+}
+
+async function readShardOrNull(
+  store: ObjectStore,
+  partition: string,
+  c: Call,
+): Promise<{ entries: Record<string, IndexEntry>; version: string } | null> {
+  const key = shardKey(partition);
+  const got = await getOrNull(store, key, c);
+  if (!got) return null;
+  const entries = parsed(key, () => parseShard(got.body));
+  return entries ? { entries, version: got.version } : null;
+}
+
+/** Reads the index; `null` when the bucket has none yet. */
+export async function readIndex(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<RemoteIndex | null> {
+  const c = { retry, signal };
+  const m = await readMeta(store, c);
+  if (m?.meta.version === 2) {
+    const entries: Record<string, IndexEntry> = {};
+    const listed = new Set(m.meta.partitions);
+    const parts = [...listed, ...(listed.has(UNPARTITIONED) ? [] : [UNPARTITIONED])];
+    await pMap(parts, async (p) => {
+      const shard = await readShardOrNull(store, p, c);
+      if (!shard && listed.has(p)) {
+        throw unreadable(shardKey(p), new Error("the meta lists it, but it is missing"));
+      }
+      Object.assign(entries, shard?.entries ?? {});
+    }, { concurrency: 10, signal });
+    return { version: `v2:${m.version}`, entries };
+  }
+  const got = await getOrNull(store, MONOLITH_KEY, c);
+  if (!got) return null;
+  return {
+    version: `v1:${got.version}`,
+    entries: parsed(MONOLITH_KEY, () => parseMonolith(got.body)),
+  };
 }
 
 /**
  * The last index this service read or wrote, held so that a push whose index
  * is unchanged remotely (checked with one HEAD) need not download and parse
- * it again: in a cache of 100 000 files the index is about 12 MB. Whoever
- * takes it owns it (it is changed in place), so a failed update leaves
- * nothing stale behind.
+ * it again. Whoever takes it owns it (it is changed in place), so a failed
+ * update leaves nothing stale behind.
  */
 export class IndexMemo {
   #last: RemoteIndex | null = null;
@@ -91,83 +170,222 @@ export class IndexMemo {
   }
 }
 
-/** Reads the index; null when the store has none yet. */
-export async function readIndex(
+/** A change of the index. */
+export interface IndexChange {
+  readonly set: Record<string, IndexEntry>;
+  readonly remove: readonly string[];
+}
+
+const CONFLICT_LIMIT = 25;
+
+/**
+ * A compare-and-swap write: `create` when `expected` is null, else `update`.
+ * On an endpoint that refuses conditional writes, a read compares first (this
+ * narrows, cannot close, the race). Returns the new version, or `null` when
+ * the object changed meanwhile.
+ */
+async function casPut(
   store: ObjectStore,
-  retry: RetryPolicy,
-  signal?: AbortSignal,
-): Promise<RemoteIndex | null> {
+  key: string,
+  body: Uint8Array,
+  expected: string | null,
+  c: Call,
+): Promise<string | null> {
+  const mode = expected === null ? PutModes.create : PutModes.update(expected);
   try {
-    const r = await withRetry(() => store.get(INDEX_KEY, { signal }), retry, signal);
-    return parse(r.body, r.version);
+    const info = await withRetry(
+      () => store.put(key, body, mode, { signal: c.signal }),
+      c.retry,
+      c.signal,
+    );
+    return info.version;
   } catch (e) {
-    if (e instanceof NotFoundError) return null;
+    if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
+    if (!(e instanceof NotImplementedError)) throw e;
+  }
+  const head = await withRetry(() => store.head(key, { signal: c.signal }), c.retry, c.signal);
+  if ((head?.version ?? null) !== expected) return null;
+  const info = await withRetry(
+    () => store.put(key, body, PutModes.overwrite, { signal: c.signal }),
+    c.retry,
+    c.signal,
+  );
+  return info.version;
+}
+
+/** A conditional delete; `false` when the object changed meanwhile. */
+async function casDelete(store: ObjectStore, key: string, version: string, c: Call) {
+  try {
+    await withRetry(
+      () => store.delete(key, { ifVersion: version, signal: c.signal }),
+      c.retry,
+      c.signal,
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof PreconditionFailedError) return false;
+    if (e instanceof NotFoundError) return true;
     throw e;
   }
 }
 
+function apply(entries: Record<string, IndexEntry>, change: IndexChange, only?: string) {
+  for (const p of change.remove) if (only === undefined || shardOf(p) === only) delete entries[p];
+  for (const [p, e] of Object.entries(change.set)) {
+    if (only === undefined || shardOf(p) === only) entries[p] = e;
+  }
+}
+
+function busy(key: string): SluiceError {
+  return new SluiceError(
+    "push_failed",
+    `Could not update the remote index (${key}): it kept changing under concurrent pushes. The uploaded files are kept remotely and stay dirty locally; run the push again.`,
+    { retryable: true },
+  );
+}
+
+/** Applies a change to a v2 index: each touched shard by compare-and-swap, then the meta's `commitSeq`. */
+async function updateV2(store: ObjectStore, change: IndexChange, c: Call, now: string) {
+  const touched = new Set([...change.remove, ...Object.keys(change.set)].map(shardOf));
+  const kept = new Set<string>();
+  const emptied = new Set<string>();
+  await pMap(touched, async (part) => {
+    for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+      const cur = await readShardOrNull(store, part, c);
+      const entries = cur?.entries ?? {};
+      apply(entries, change, part);
+      if (Object.keys(entries).length === 0) {
+        if (!cur || await casDelete(store, shardKey(part), cur.version, c)) {
+          emptied.add(part);
+          return;
+        }
+        continue;
+      }
+      if (await casPut(store, shardKey(part), shardBody(entries, now), cur?.version ?? null, c)) {
+        kept.add(part);
+        return;
+      }
+    }
+    throw busy(shardKey(part));
+  }, { concurrency: 4, signal: c.signal });
+  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    const m = await readMeta(store, c);
+    if (m?.meta.version !== 2) throw busy(META_KEY); // never downgraded by a peer in practice
+    const partitions = new Set(m.meta.partitions);
+    for (const p of emptied) partitions.delete(p);
+    for (const p of kept) partitions.add(p);
+    const next: Meta = {
+      ...m.meta,
+      partitions: [...partitions],
+      commitSeq: m.meta.commitSeq + 1,
+    };
+    const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
+    if (v) return `v2:${v}`;
+  }
+  throw busy(META_KEY);
+}
+
 /**
- * Applies `set` and `remove` to the remote index with a compare-and-swap,
- * re-reading and re-applying on a conflict (bounded). On an endpoint that
- * refuses conditional writes it falls back to compare-then-write. With a
- * `memo`, the index it holds is used when a HEAD shows the remote one still
- * at its version, and the written index is kept there for the next update.
+ * Applies `set` and `remove` to the remote index with compare-and-swap
+ * writes, re-reading and re-applying on a conflict (bounded). A v1 bucket's
+ * index object is rewritten whole, and the shards of the touched partitions
+ * and a v1 meta are written beside it, as other clients of the layout do; a
+ * v2 bucket gets its touched shards and a bumped `commitSeq`. With a `memo`,
+ * a v1 index it holds is used when a HEAD shows the remote one unchanged.
+ * Returns the new token (`""` when there was nothing to change).
  */
 export async function updateIndex(
   store: ObjectStore,
-  change: { set: Record<string, IndexEntry>; remove: readonly string[] },
+  change: IndexChange,
   retry: RetryPolicy,
   signal?: AbortSignal,
   memo?: IndexMemo,
 ): Promise<string> {
   if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
-  let conditional = true;
-  for (let attempt = 0; attempt < 25; attempt++) {
+  const c = { retry, signal };
+  const now = new Date().toISOString();
+  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    const m = await readMeta(store, c);
+    if (m?.meta.version === 2) {
+      memo?.take();
+      return await updateV2(store, change, c, now);
+    }
     const held = memo?.take();
     let cur: RemoteIndex | null = null;
     if (held) {
       // Only a shortcut: when the HEAD fails, the index is read as without a memo.
-      const head = await store.head(INDEX_KEY, { signal }).catch((e) => {
+      const head = await store.head(MONOLITH_KEY, { signal }).catch((e) => {
         if (signal?.aborted) throw e;
         return null;
       });
-      if (head?.version === held.version) cur = held;
+      if (head && `v1:${head.version}` === held.version) cur = held;
     }
-    cur ??= await readIndex(store, retry, signal);
+    if (!cur) {
+      const got = await getOrNull(store, MONOLITH_KEY, c);
+      cur = got
+        ? {
+          version: `v1:${got.version}`,
+          entries: parsed(MONOLITH_KEY, () => parseMonolith(got.body)),
+        }
+        : null;
+    }
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
-    for (const p of change.remove) delete entries[p];
-    Object.assign(entries, change.set);
-    const body = new TextEncoder().encode(JSON.stringify({ format: 1, entries }));
-    try {
-      const mode = !conditional
-        ? PutModes.overwrite
-        : cur
-        ? PutModes.update(cur.version)
-        : PutModes.create;
-      if (!conditional && cur) {
-        const head = await store.head(INDEX_KEY, { signal });
-        if (head && head.version !== cur.version) continue;
-      }
-      const info = await withRetry(
-        () => store.put(INDEX_KEY, body, mode, { signal }),
-        retry,
-        signal,
-      );
-      memo?.remember({ version: info.version, entries });
-      return info.version;
-    } catch (e) {
-      if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) continue;
-      if (e instanceof NotImplementedError) {
-        conditional = false;
-        continue;
-      }
-      throw e;
-    }
+    apply(entries, change);
+    const expected = cur ? cur.version.slice(3) : null;
+    const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
+    if (!v) continue;
+    memo?.remember({ version: `v1:${v}`, entries });
+    await writeCompanions(store, entries, change, c, now);
+    return `v1:${v}`;
   }
-  throw new SluiceError(
-    "push_failed",
-    `Could not update the remote index ${INDEX_KEY}: it kept changing under concurrent pushes. The uploaded files are kept remotely and stay dirty locally; run the push again.`,
-    { retryable: true },
+  throw busy(MONOLITH_KEY);
+}
+
+/**
+ * Beside a v1 index: the shards of the touched partitions (built from the
+ * whole index) and a v1 meta listing every partition, unless the bucket has
+ * turned v2 meanwhile; then the change is applied to the v2 index too, so it
+ * is never invisible to v2 readers. Shards of a v1 bucket are a convenience
+ * for scoped readers: failures to write them are ignored, as other clients do.
+ */
+async function writeCompanions(
+  store: ObjectStore,
+  entries: Record<string, IndexEntry>,
+  change: IndexChange,
+  c: Call,
+  now: string,
+) {
+  const m = await readMeta(store, c);
+  if (m?.meta.version === 2) {
+    await updateV2(store, change, c, now);
+    return;
+  }
+  const byShard = new Map<string, Record<string, IndexEntry>>();
+  for (const [p, e] of Object.entries(entries)) {
+    const s = shardOf(p);
+    if (s === UNPARTITIONED) continue;
+    let group = byShard.get(s);
+    if (!group) byShard.set(s, group = {});
+    group[p] = e;
+  }
+  const touched = new Set(
+    [...change.remove, ...Object.keys(change.set)].map(shardOf).filter((s) => s !== UNPARTITIONED),
   );
+  try {
+    await pMap(touched, async (s) => {
+      const group = byShard.get(s);
+      if (group) {
+        await store.put(shardKey(s), shardBody(group, now), PutModes.overwrite, {
+          signal: c.signal,
+        });
+      }
+    }, { concurrency: 4, signal: c.signal });
+    const next: Meta = { version: 1, partitions: [...byShard.keys()] };
+    const body = metaBody(next);
+    if (m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body)) return;
+    await casPut(store, META_KEY, body, m?.version ?? null, c);
+  } catch (e) {
+    if (c.signal?.aborted) throw e;
+  }
 }

@@ -40,7 +40,7 @@ Deno.test("push then pull carries a file from one clone to another", async () =>
   assert.deepEqual(a.state.dirtyPaths(), []);
 });
 
-Deno.test("zero-diff push costs no request and zero-diff pull one", async () => {
+Deno.test("zero-diff push costs no request and zero-diff pull two (the meta and the index object)", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await write(a.cacheDir, "x.txt", "x");
@@ -51,7 +51,10 @@ Deno.test("zero-diff push costs no request and zero-diff pull one", async () => 
   await a.pushChanged();
   assert.equal(store.count(), 0);
   await a.pullChanged();
-  assert.equal(store.count(), 1);
+  assert.deepEqual(store.log.map((r) => [r.op, r.key]), [
+    ["get", "_index/_meta.json"],
+    ["head", INDEX_KEY],
+  ]);
 });
 
 Deno.test("a bulk markDirty walks and uploads only changed files", async () => {
@@ -150,8 +153,8 @@ Deno.test("pull refuses unsafe remote keys and writes nothing", async () => {
   store.seed(
     INDEX_KEY,
     JSON.stringify({
-      format: 1,
-      entries: { "../escape": { v: "v1", h: "x", s: 1 }, "ok.txt": { v: "v1", h: "x", s: 4 } },
+      version: 1,
+      entries: { "../escape": { key: "../escape", size: 1 }, "ok.txt": { key: "ok.txt", size: 4 } },
     }),
   );
   await assert.rejects(b.pullChanged(), UnsafePathError);

@@ -13,3 +13,4 @@ export * from "./mock_context.ts";
 export * from "./lock_conformance.ts";
 export * from "./absent_on_error.ts";
 export * from "./cache_files.ts";
+export * from "./layout_peer.ts";

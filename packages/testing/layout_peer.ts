@@ -1,0 +1,161 @@
+/**
+ * A stand-in for another client of the shared bucket layout, written from
+ * the layout's rules alone (not from Sluice's reader): it builds fixture
+ * buckets the way such a client leaves them, reads the index the way such a
+ * client does, and pushes the way it does (a plain put of the object, then a
+ * read-modify-write of the index). Tests use it to check that Sluice and
+ * other clients of one bucket see each other's writes.
+ *
+ * @module
+ */
+import type { ObjectStore } from "../../sync/ports.ts";
+import { PutModes } from "../../sync/ports.ts";
+import { sha256Hex } from "../../sync/hash.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+/** An index entry as other clients write it. */
+export interface PeerEntry {
+  key: string;
+  size: number;
+  lastModified: string;
+  localMtime?: string;
+  sha256?: string;
+  [extra: string]: unknown;
+}
+
+async function getJson(store: ObjectStore, key: string): Promise<Record<string, unknown> | null> {
+  try {
+    return JSON.parse(dec((await store.get(key)).body));
+  } catch (e) {
+    if ((e as { code?: string }).code === "not_found") return null;
+    throw e;
+  }
+}
+
+/** The layout's partition rule, restated independently for the peer. */
+export function peerPartition(rel: string): string | undefined {
+  const s = rel.split("/");
+  if (s.length === 1) return s[0] ? "_root" : undefined;
+  if (["data", "outputs", "definitions-evaluated"].includes(s[0])) {
+    if (s.length < 4) return undefined;
+    return s.slice(0, s.length >= 6 ? s.length - 3 : s.length - 1).join("--");
+  }
+  if (s[0] === "workflow-runs") return s.length >= 3 ? `workflow-runs--${s[1]}` : undefined;
+  const own = ["workflows-evaluated", "auto-definitions", "audit", "telemetry", "logs", "files"];
+  return own.includes(s[0]) ? s[0] : undefined;
+}
+
+/**
+ * Reads the index as another client does: the listed shards when the meta is
+ * version 2, else the v1 index object. Returns path → entry.
+ */
+export async function peerReadIndex(store: ObjectStore): Promise<Record<string, PeerEntry>> {
+  const meta = await getJson(store, "_index/_meta.json");
+  if (meta?.version === 2 && Array.isArray(meta.partitions)) {
+    const out: Record<string, PeerEntry> = {};
+    for (const p of meta.partitions as string[]) {
+      const shard = await getJson(store, `_index/${p}.json`);
+      if (!shard) throw new Error(`shard ${p} listed but missing`);
+      Object.assign(out, shard.entries as Record<string, PeerEntry>);
+    }
+    return out;
+  }
+  const mono = await getJson(store, ".datastore-index.json");
+  return (mono?.entries as Record<string, PeerEntry>) ?? {};
+}
+
+/** `commitSeq` of a v2 meta, or `null` for a v1 bucket. */
+export async function peerCommitSeq(store: ObjectStore): Promise<number | null> {
+  const meta = await getJson(store, "_index/_meta.json");
+  return meta?.version === 2 ? meta.commitSeq as number : null;
+}
+
+/**
+ * Builds a fixture bucket as another client leaves it: the objects, and a v1
+ * index object (with `v2`: shards, a v2 meta and no index object), entries
+ * carrying size, times and (unless `noHash`) the SHA-256.
+ */
+export async function seedPeerBucket(
+  store: ObjectStore,
+  files: Record<string, string>,
+  options: { v2?: boolean; noHash?: boolean; commitSeq?: number } = {},
+): Promise<void> {
+  const entries: Record<string, PeerEntry> = {};
+  for (const [path, text] of Object.entries(files)) {
+    await store.put(path, enc(text), PutModes.overwrite);
+    entries[path] = {
+      key: path,
+      size: enc(text).length,
+      lastModified: "2026-08-01T00:00:00.000Z",
+      localMtime: "2026-08-01T00:00:00.000Z",
+      ...(options.noHash ? {} : { sha256: await sha256Hex(enc(text)) }),
+    };
+  }
+  if (!options.v2) {
+    const body = { version: 1, lastPulled: "2026-08-01T00:00:00.000Z", entries };
+    await store.put(".datastore-index.json", enc(JSON.stringify(body)), PutModes.overwrite);
+    return;
+  }
+  const shards = new Map<string, Record<string, PeerEntry>>();
+  for (const [p, e] of Object.entries(entries)) {
+    const k = peerPartition(p);
+    if (!k) continue; // such a client never indexes these in v2
+    shards.set(k, { ...(shards.get(k) ?? {}), [p]: e });
+  }
+  for (const [k, group] of shards) {
+    await store.put(
+      `_index/${k}.json`,
+      enc(JSON.stringify({ version: 1, entries: group })),
+      PutModes.overwrite,
+    );
+  }
+  const meta = {
+    version: 2,
+    partitions: [...shards.keys()].sort(),
+    commitSeq: options.commitSeq ?? 1,
+  };
+  await store.put("_index/_meta.json", enc(JSON.stringify(meta)), PutModes.overwrite);
+}
+
+/**
+ * Pushes files as another client does: a plain put of each object, then a
+ * read-modify-write of the index (v1: the index object; v2: the touched
+ * shards and `commitSeq + 1`). Entries it writes carry no Sluice fields.
+ */
+export async function peerPush(store: ObjectStore, files: Record<string, string>): Promise<void> {
+  const fresh: Record<string, PeerEntry> = {};
+  for (const [path, text] of Object.entries(files)) {
+    await store.put(path, enc(text), PutModes.overwrite);
+    fresh[path] = {
+      key: path,
+      size: enc(text).length,
+      lastModified: new Date().toISOString(),
+      sha256: await sha256Hex(enc(text)),
+    };
+  }
+  const meta = await getJson(store, "_index/_meta.json");
+  if (meta?.version === 2) {
+    const partitions = new Set(meta.partitions as string[]);
+    for (const [p, e] of Object.entries(fresh)) {
+      const k = peerPartition(p);
+      if (!k) continue;
+      const shard = (await getJson(store, `_index/${k}.json`)) ?? { version: 1, entries: {} };
+      (shard.entries as Record<string, PeerEntry>)[p] = e;
+      await store.put(`_index/${k}.json`, enc(JSON.stringify(shard)), PutModes.overwrite);
+      partitions.add(k);
+    }
+    const next = {
+      version: 2,
+      partitions: [...partitions].sort(),
+      commitSeq: (meta.commitSeq as number) + 1,
+    };
+    await store.put("_index/_meta.json", enc(JSON.stringify(next)), PutModes.overwrite);
+    return;
+  }
+  const mono = (await getJson(store, ".datastore-index.json")) ??
+    { version: 1, lastPulled: "", entries: {} };
+  Object.assign(mono.entries as Record<string, PeerEntry>, fresh);
+  await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
+}
