@@ -18,4 +18,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FAKE_GCS_VERSION="${FAKE_GCS_VERSION:-v1.56.1}"
 
 install_go_binary fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_VERSION" \
-  "install Go to build fake-gcs-server $FAKE_GCS_VERSION"
+  "install Go 1.26 or later (fake-gcs-server $FAKE_GCS_VERSION declares go 1.26) and rerun"

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// The `sluice` command for npm (`npx sluice …` after `npm ci`): runs
+// `deno run -A cli/main.ts …` with the Deno binary that npm installed, passing
+// the arguments, the standard streams and the exit status through.
+"use strict";
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const root = path.resolve(__dirname, "..");
+const main = path.join(root, "cli", "main.ts");
+
+function denoBinary() {
+  const exe = process.platform === "win32" ? "deno.exe" : "deno";
+  let dir;
+  try {
+    dir = path.dirname(require.resolve("deno/package.json", { paths: [root] }));
+  } catch {
+    dir = path.join(root, "node_modules", "deno");
+  }
+  return path.join(dir, exe);
+}
+
+const deno = denoBinary();
+if (!fs.existsSync(deno)) {
+  process.stderr.write(
+    `error[internal]: the Deno binary was not found at ${deno}. Nothing was run. Run \`npm ci\` in ${root} to install it, then run the command again.\n`,
+  );
+  process.exit(70);
+}
+
+const child = spawn(deno, ["run", "-A", main, ...process.argv.slice(2)], { stdio: "inherit" });
+// Ctrl-C reaches the child through the terminal; keep this process alive until the child exits.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
+child.on("error", (e) => {
+  process.stderr.write(
+    `error[internal]: could not start ${deno} (${e.message}). Nothing was run.\n`,
+  );
+  process.exit(70);
+});
+child.on("exit", (code, signal) => {
+  if (signal) process.kill(process.pid, signal);
+  else process.exit(code ?? 1);
+});
