@@ -14,3 +14,4 @@ export * from "./lock_conformance.ts";
 export * from "./absent_on_error.ts";
 export * from "./cache_files.ts";
 export * from "./layout_peer.ts";
+export * from "./swamp_conformance.ts";

@@ -1,0 +1,134 @@
+/**
+ * The two extension entries: export conformance with the configs the existing
+ * extensions' tests use, the path rules, and the config mapping (every key of
+ * the existing extensions, Sluice's own keys, the timeout environment variable).
+ */
+import assert from "node:assert/strict";
+import { assertSwampExportConformance } from "../testing/swamp_conformance.ts";
+import { createSluiceS3Datastore, datastore as s3 } from "../s3/extensions/datastores/sluice_s3.ts";
+import {
+  createSluiceGcsDatastore,
+  datastore as gcs,
+} from "../gcs/extensions/datastores/sluice_gcs.ts";
+import { envFrom } from "./env.ts";
+import { SluiceError } from "../../sync/errors.ts";
+
+const s3Valid = [
+  { bucket: "my-bucket", region: "us-east-1" },
+  { bucket: "my-bucket" },
+  {
+    bucket: "my-bucket",
+    prefix: "swamp",
+    region: "eu-west-1",
+    endpoint: "http://127.0.0.1:9000",
+    forcePathStyle: true,
+  },
+  { bucket: "my-bucket", pullConcurrency: 50, pushConcurrency: 25, requestTimeoutMs: 30000 },
+  { bucket: "my-bucket", conditionalWrites: "required", lock: { backend: "store", ttlMs: 30000 } },
+  { bucket: "my-bucket", somethingUnknown: 1 },
+];
+const s3Invalid = [
+  {},
+  { region: "us-east-1" },
+  { bucket: "ab" },
+  { bucket: "MyBucket" },
+  { bucket: "my-bucket", endpoint: "not a url" },
+  { bucket: "my-bucket", requestTimeoutMs: 999 },
+  { bucket: "my-bucket", pushConcurrency: 0 },
+  { bucket: "my-bucket", conditionalWrites: "sometimes" },
+  { bucket: "my-bucket", prefix: "/abs" },
+];
+const gcsValid = [
+  { bucket: "my-bucket" },
+  { bucket: "my_bucket" },
+  { bucket: "my.bucket.name" },
+  {
+    bucket: "my-bucket",
+    prefix: "swamp",
+    projectId: "my-project",
+    apiEndpoint: "http://127.0.0.1:4443",
+  },
+];
+const gcsInvalid = [
+  {},
+  { bucket: "ab" },
+  { bucket: "goog-bucket" },
+  { bucket: "my-google-bucket" },
+  { bucket: "my-bucket", apiEndpoint: "nope" },
+];
+
+Deno.test("s3 entry: export conformance", () => {
+  assertSwampExportConformance(s3, { validConfigs: s3Valid, invalidConfigs: s3Invalid });
+});
+
+Deno.test("gcs entry: export conformance", () => {
+  assertSwampExportConformance(gcs, { validConfigs: gcsValid, invalidConfigs: gcsInvalid });
+});
+
+Deno.test("entries: the type is a string literal in the object literal of `export const datastore = {`", async () => {
+  for (
+    const [file, type] of [
+      ["../s3/extensions/datastores/sluice_s3.ts", "@sluice/s3-datastore"],
+      ["../gcs/extensions/datastores/sluice_gcs.ts", "@sluice/gcs-datastore"],
+    ]
+  ) {
+    const src = await Deno.readTextFile(new URL(file, import.meta.url));
+    const m = /export const datastore\s*=\s*\{[^}]*?type:\s*"([^"]+)"/s.exec(src);
+    assert.equal(m?.[1], type);
+  }
+});
+
+Deno.test("entries: createProvider({}) throws invalid_config naming the field", () => {
+  for (const ds of [s3, gcs]) {
+    assert.throws(() => ds.createProvider({}), (e: unknown) => {
+      assert.ok(e instanceof SluiceError);
+      assert.equal(e.code, "invalid_config");
+      assert.match(e.message, /bucket/);
+      return true;
+    });
+  }
+});
+
+Deno.test("entries: datastore path is <repo>/.swamp; the cache path is left to the tool", () => {
+  for (const ds of [s3, gcs]) {
+    const p = ds.createProvider({ bucket: "my-bucket" });
+    assert.equal(p.resolveDatastorePath("/tmp/my-repo"), "/tmp/my-repo/.swamp");
+    assert.equal(typeof p.resolveCachePath, "function");
+    assert.equal(p.resolveCachePath("/tmp/my-repo"), undefined);
+  }
+});
+
+Deno.test("entries: config maps onto Sluice's provider config; the timeout variable wins when valid", () => {
+  const s3ds = createSluiceS3Datastore({ env: envFrom({ SWAMP_S3_REQUEST_TIMEOUT_MS: "90000" }) });
+  const p = s3ds.createProvider({
+    bucket: "my-bucket",
+    prefix: "team/ds",
+    pullConcurrency: 50,
+    pushConcurrency: 25,
+    requestTimeoutMs: 2000,
+    endpoint: "http://127.0.0.1:9000",
+  });
+  assert.equal(p.runtime.config.requestTimeoutMs, 90000);
+  assert.equal(p.runtime.config.concurrency, 50);
+  assert.equal(p.runtime.config.prefix, "team/ds");
+  assert.equal(p.runtime.provider.config.requestTimeoutMs, 90000);
+  assert.equal(p.runtime.provider.store.endpoint.includes("my-bucket"), true);
+  for (const bad of ["999", "600001", "abc", ""]) {
+    const ds = createSluiceGcsDatastore({ env: envFrom({ SWAMP_GCS_REQUEST_TIMEOUT_MS: bad }) });
+    assert.equal(
+      ds.createProvider({ bucket: "b-1", requestTimeoutMs: 5000 }).runtime.config.requestTimeoutMs,
+      5000,
+    );
+  }
+  const g = createSluiceGcsDatastore({ env: envFrom({ SWAMP_GCS_REQUEST_TIMEOUT_MS: "1000" }) });
+  assert.equal(g.createProvider({ bucket: "b-1" }).runtime.config.requestTimeoutMs, 1000);
+});
+
+Deno.test("entries: createProvider is cheap and shares one runtime per config", () => {
+  const ds = createSluiceS3Datastore({ env: envFrom({}) });
+  const a = ds.createProvider({ bucket: "my-bucket", region: "eu-west-1" });
+  const b = ds.createProvider({ region: "eu-west-1", bucket: "my-bucket" });
+  const c = ds.createProvider({ bucket: "other-bucket" });
+  assert.equal(a.runtime, b.runtime);
+  assert.notEqual(a.runtime, c.runtime);
+});

@@ -1,0 +1,202 @@
+/**
+ * What this process holds: the model locks and global locks it acquired
+ * through the extension's `createLock`, and for each model lock the data
+ * version directories that were already in each cache when it was acquired
+ * (or that a pull brought since). The tool passes no lock set and no list of
+ * written files to a push; this is where the extension gets them.
+ *
+ * A version directory under a held model's prefix that is in the cache at
+ * push time and was neither there at acquisition nor pulled since was
+ * written by this run: those are the `written` versions the refused-run
+ * eraser may remove, and the rest are `preexisting`.
+ *
+ * All paths here are relative to the cache root the tool gives
+ * (`<cachePath>`), so they include `<ns>/` when namespaced.
+ *
+ * @module
+ */
+import type { DistributedLock } from "../../sync/ports.ts";
+
+/** One held model lock. */
+export interface HeldModelLock {
+  /** The Sluice lock (its key is the full key, `[<ns>/]data/<type…>/<id>/.lock`). */
+  readonly lock: DistributedLock;
+  /** The namespace of the key (`""` in solo mode). */
+  readonly namespace: string;
+  /** `<type…>/<id>`. */
+  readonly model: string;
+  /** Cache-relative directory of the model's data: `[<ns>/]data/<type…>/<id>`. */
+  readonly prefix: string;
+  /** Per cache path: version directories not written by this run. */
+  readonly preexisting: Map<string, Set<string>>;
+}
+
+/** A parsed model lock key. */
+export interface ModelKey {
+  readonly namespace: string;
+  readonly model: string;
+  readonly prefix: string;
+}
+
+/**
+ * Parses a model lock key, `[<ns>/]data/<type…>/<id>/.lock`; null for any
+ * other key (the global locks among them).
+ *
+ * @example
+ * ```ts
+ * import { parseModelLockKey } from "./held_locks.ts";
+ * parseModelLockKey("prod/data/@acme/ec2/i-1/.lock");
+ * // { namespace: "prod", model: "@acme/ec2/i-1", prefix: "prod/data/@acme/ec2/i-1" }
+ * ```
+ */
+export function parseModelLockKey(key: string): ModelKey | null {
+  if (!key.endsWith("/.lock")) return null;
+  const segs = key.slice(0, -"/.lock".length).split("/");
+  const at = segs[0] === "data" ? 0 : segs[1] === "data" ? 1 : -1;
+  if (at < 0) return null;
+  const model = segs.slice(at + 1);
+  if (model.length < 2 || model.some((s) => s === "")) return null;
+  return { namespace: at === 1 ? segs[0] : "", model: model.join("/"), prefix: segs.join("/") };
+}
+
+/** True for a global lock key: `.datastore.lock` or `.locks/<ns>.lock`. */
+export function isGlobalLockKey(key: string): boolean {
+  return key === ".datastore.lock" || /^\.locks\/[^/]+\.lock$/.test(key);
+}
+
+/** The version directory (`<prefix>/<data>/<N>`) of a cache file under `prefix`, or null. */
+export function versionDirOf(prefix: string, file: string): string | null {
+  if (!file.startsWith(`${prefix}/`)) return null;
+  const rest = file.slice(prefix.length + 1).split("/");
+  if (rest.length < 3 || !/^\d+$/.test(rest[1])) return null;
+  return `${prefix}/${rest[0]}/${rest[1]}`;
+}
+
+/** Every file under `<root>/<dir>`, as `root`-relative paths; none when absent. */
+export async function listCacheFiles(root: string, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(`${root}/${rel}`));
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory) await walk(child);
+      else if (e.isFile) out.push(child);
+    }
+  };
+  await walk(dir);
+  return out.sort();
+}
+
+async function versionDirs(cachePath: string, prefix: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const f of await listCacheFiles(cachePath, prefix)) {
+    const d = versionDirOf(prefix, f);
+    if (d) out.add(d);
+  }
+  return out;
+}
+
+/** What a push under the held model locks needs (cache-relative paths). */
+export interface HeldPushOptions {
+  readonly locks: readonly HeldModelLock[];
+  /** Version directories written while the locks were held. */
+  readonly written: readonly string[];
+  /** Version directories not written by this run. */
+  readonly preexisting: ReadonlySet<string>;
+}
+
+/**
+ * The locks this process holds on one datastore.
+ *
+ * @example
+ * ```ts
+ * import { HeldLocks } from "./held_locks.ts";
+ * const held = new HeldLocks();
+ * held.addCache("/tmp/cache");
+ * console.log(held.models("").length); // 0
+ * ```
+ */
+export class HeldLocks {
+  readonly #models = new Map<DistributedLock, HeldModelLock>();
+  readonly #globals = new Map<string, DistributedLock>();
+  readonly #caches = new Set<string>();
+
+  /** Records a lock this process now holds; snapshots each known cache for a model lock. */
+  async acquired(lock: DistributedLock): Promise<void> {
+    if (isGlobalLockKey(lock.key)) {
+      this.#globals.set(lock.key, lock);
+      return;
+    }
+    const parsed = parseModelLockKey(lock.key);
+    if (!parsed) return;
+    const held: HeldModelLock = { lock, ...parsed, preexisting: new Map() };
+    for (const cache of this.#caches) {
+      held.preexisting.set(cache, await versionDirs(cache, held.prefix));
+    }
+    this.#models.set(lock, held);
+  }
+
+  /** Forgets a lock (released, or never acquired). */
+  released(lock: DistributedLock): void {
+    this.#models.delete(lock);
+    if (this.#globals.get(lock.key) === lock) this.#globals.delete(lock.key);
+  }
+
+  /** Registers a cache path; held model locks not yet snapshotted there are snapshotted now. */
+  addCache(cachePath: string): Promise<void> {
+    this.#caches.add(cachePath);
+    return this.snapshot(cachePath);
+  }
+
+  /** Snapshots `cachePath` for every held model lock that has no snapshot of it. */
+  async snapshot(cachePath: string): Promise<void> {
+    for (const held of this.#models.values()) {
+      if (!held.preexisting.has(cachePath)) {
+        held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix));
+      }
+    }
+  }
+
+  /** Files a pull fetched into `cachePath`: their version directories are not this run's. */
+  pulled(cachePath: string, files: readonly string[]): void {
+    for (const held of this.#models.values()) {
+      const set = held.preexisting.get(cachePath);
+      if (!set) continue;
+      for (const f of files) {
+        const d = versionDirOf(held.prefix, f);
+        if (d) set.add(d);
+      }
+    }
+  }
+
+  /** The held model locks of `namespace`. */
+  models(namespace: string): HeldModelLock[] {
+    return [...this.#models.values()].filter((h) => h.namespace === namespace);
+  }
+
+  /** The global lock `key` while this process holds it and has not lost it. */
+  global(key: string): DistributedLock | undefined {
+    const lock = this.#globals.get(key);
+    return lock && !lock.lost ? lock : undefined;
+  }
+
+  /** The push options for `namespace` in `cachePath`: held locks, written and preexisting versions. */
+  async pushOptions(cachePath: string, namespace: string): Promise<HeldPushOptions> {
+    const locks = this.models(namespace);
+    const written: string[] = [];
+    const preexisting = new Set<string>();
+    for (const held of locks) {
+      const before = held.preexisting.get(cachePath) ?? new Set<string>();
+      for (const d of before) preexisting.add(d);
+      for (const d of await versionDirs(cachePath, held.prefix)) {
+        if (!before.has(d)) written.push(d);
+      }
+    }
+    return { locks, written: [...new Set(written)].sort(), preexisting };
+  }
+}

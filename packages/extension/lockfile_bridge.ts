@@ -1,0 +1,205 @@
+/**
+ * The managed lockfile (`config/upstream_extensions.json`) when the tool
+ * writes it into the cache and marks it dirty: the change is published
+ * through Sluice's lockfile transaction, as a delta merged into the remote
+ * copy, never by uploading the local file.
+ *
+ * The tool marks a path dirty before writing it, so `markDirty` keeps the
+ * file's content at that moment (the base) in the service's state. At push
+ * time the delta is the difference between that base and the file now:
+ * entries added or changed are set, entries gone are removed. Entries peers
+ * added meanwhile are untouched. Without a base (the file was written before
+ * it was marked), a local copy that differs from the one last synced is
+ * published as "set every entry it holds" (nothing removed). A change whose
+ * publish fails stays as the transaction's pending delta and is replayed by
+ * the next push.
+ *
+ * The transaction takes the datastore's global lock. When this process
+ * already holds it (the tool's commit step runs under it), the held lock is
+ * used as is instead of waiting for ourselves.
+ *
+ * @module
+ */
+import { sha256Hex } from "../../sync/hash.ts";
+import {
+  type LockfileChange,
+  type LockfileEntries,
+  MANAGED_LOCKFILE_PATH,
+  parseLockfile,
+  pendingLockfileDelta,
+  retryPendingLockfile,
+  updateManagedLockfile,
+} from "../../sync/lockfile_txn.ts";
+import { globalLockKey } from "../../sync/model_locks.ts";
+import type {
+  CallOptions,
+  DistributedLock,
+  Identity,
+  LockBackend,
+  LockInfo,
+  LockOptions,
+} from "../../sync/ports.ts";
+import type { SyncService } from "../../sync/service.ts";
+
+/** State file (in the service's `.sluice/`) holding the lockfile's base. */
+export const LOCKFILE_BASE_STATE = "swamp-lockfile-base.json";
+
+interface BaseFile {
+  readonly format: 1;
+  /** The entries when first marked; null when the file did not exist. */
+  readonly entries: LockfileEntries | null;
+}
+
+/** True when `rel` (relative to the namespace root) is the managed lockfile. */
+export function isLockfile(rel: string): boolean {
+  return rel === MANAGED_LOCKFILE_PATH;
+}
+
+function readEntries(body: Uint8Array | null): LockfileEntries | null {
+  if (!body) return null;
+  return parseLockfile(body);
+}
+
+/**
+ * Keeps the lockfile's current content as the base of this checkout's
+ * change, unless a base is already kept. An unreadable local file is kept as
+ * "no base".
+ */
+export async function rememberLockfileBase(svc: SyncService): Promise<void> {
+  const kept = await svc.cache.readState<BaseFile>(LOCKFILE_BASE_STATE);
+  if (kept?.format === 1) return;
+  let entries: LockfileEntries | null = null;
+  try {
+    entries = readEntries(await svc.cache.read(MANAGED_LOCKFILE_PATH));
+  } catch {
+    entries = null;
+  }
+  await svc.cache.writeState(LOCKFILE_BASE_STATE, { format: 1, entries } satisfies BaseFile);
+}
+
+/**
+ * The change from `base` to `now`: entries added or changed are set, entries
+ * gone are removed.
+ *
+ * @example
+ * ```ts
+ * import { lockfileDelta } from "./lockfile_bridge.ts";
+ * lockfileDelta({ a: 1, b: 2 }, { a: 1, c: 3 }); // { set: { c: 3 }, remove: ["b"] }
+ * ```
+ */
+export function lockfileDelta(base: LockfileEntries, now: LockfileEntries): LockfileChange {
+  const set: LockfileEntries = {};
+  for (const [name, value] of Object.entries(now)) {
+    if (!Object.hasOwn(base, name) || JSON.stringify(base[name]) !== JSON.stringify(value)) {
+      set[name] = value;
+    }
+  }
+  const remove = Object.keys(base).filter((n) => !Object.hasOwn(now, n)).sort();
+  return { set, remove };
+}
+
+const isEmpty = (c: LockfileChange) =>
+  Object.keys(c.set ?? {}).length === 0 && (c.remove ?? []).length === 0;
+
+/** A held lock lent to the transaction: acquiring and releasing it do nothing. */
+class LentLock implements DistributedLock {
+  readonly #held: DistributedLock;
+  constructor(held: DistributedLock) {
+    this.#held = held;
+  }
+  get key(): string {
+    return this.#held.key;
+  }
+  get nonce(): string | undefined {
+    return this.#held.nonce;
+  }
+  get lost(): boolean | undefined {
+    return this.#held.lost;
+  }
+  get loss() {
+    return this.#held.loss;
+  }
+  async acquire(): Promise<void> {}
+  async release(): Promise<void> {}
+  async withLock<T>(fn: () => Promise<T>): Promise<T> {
+    return await fn();
+  }
+  inspect(options?: CallOptions): Promise<LockInfo | null> {
+    return this.#held.inspect(options);
+  }
+  forceRelease(nonce: string): Promise<boolean> {
+    return this.#held.forceRelease(nonce);
+  }
+}
+
+/**
+ * The lock backend the transaction of namespace `ns` uses: its global lock is
+ * `globalLockKey(ns)` on the datastore's own store, lent from this process
+ * when `heldGlobal` has it.
+ */
+export function transactionLocks(
+  backend: LockBackend,
+  namespace: string,
+  heldGlobal: (key: string) => DistributedLock | undefined,
+): LockBackend {
+  return {
+    name: backend.name,
+    createLock(key: string, identity: Identity, options?: LockOptions): DistributedLock {
+      const full = key === globalLockKey() ? globalLockKey(namespace) : key;
+      const held = heldGlobal(full);
+      return held ? new LentLock(held) : backend.createLock(full, identity, options);
+    },
+  };
+}
+
+/**
+ * Publishes this checkout's lockfile change, if any, and replays a pending
+ * one. Rejects with the transaction's error (`lockfile_publish_failed`,
+ * `lockfile_conflict`); the change then stays pending.
+ */
+export async function publishLockfileChange(
+  svc: SyncService,
+  locks: LockBackend,
+  signal?: AbortSignal,
+): Promise<void> {
+  const service = {
+    store: svc.store,
+    cache: svc.cache,
+    state: svc.state,
+    lockBackend: locks,
+    identity: svc.identity,
+    config: svc.config,
+    events: svc.events,
+  };
+  const base = await svc.cache.readState<BaseFile>(LOCKFILE_BASE_STATE);
+  if (base?.format !== 1) {
+    if (await pendingLockfileDelta(service)) await retryPendingLockfile(service, { signal });
+    return;
+  }
+  const body = await svc.cache.read(MANAGED_LOCKFILE_PATH);
+  let now: LockfileEntries;
+  try {
+    now = readEntries(body) ?? {};
+  } catch (e) {
+    svc.events.emit("warning", {
+      code: "lockfile_local_unreadable",
+      message: `The local ${MANAGED_LOCKFILE_PATH} is not a JSON object (${
+        e instanceof Error ? e.message : String(e)
+      }); nothing of it was published. Fix or remove the file; its change is published by the next push.`,
+      path: MANAGED_LOCKFILE_PATH,
+    });
+    return;
+  }
+  let delta = lockfileDelta(base.entries ?? {}, now);
+  if (isEmpty(delta) && body) {
+    const synced = svc.state.synced(MANAGED_LOCKFILE_PATH)?.hash;
+    if (synced !== undefined && synced !== await sha256Hex(body)) delta = { set: now };
+  }
+  try {
+    if (!isEmpty(delta)) await updateManagedLockfile(service, delta, { signal });
+    else if (await pendingLockfileDelta(service)) await retryPendingLockfile(service, { signal });
+  } finally {
+    // The change is published, or kept by the transaction as its pending delta.
+    await svc.cache.writeState(LOCKFILE_BASE_STATE, null);
+  }
+}

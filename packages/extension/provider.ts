@@ -1,0 +1,158 @@
+/**
+ * The provider `createProvider` returns, and {@link defineDatastore}, which
+ * builds a `datastore` export from a backend's schema, config mapping and
+ * Sluice provider builder.
+ *
+ * `createProvider` validates the config (throwing a `ConfigError` naming the
+ * field) and returns at once: no client is built and nothing is read until a
+ * lock, a health check or a sync call needs it. Every provider of one config
+ * in one `datastore` export shares one runtime (the Sluice provider, the
+ * locks this process holds, the Sluice services per cache).
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { parseProviderConfig } from "../../sync/provider.ts";
+import type {
+  SwampDatastoreExport,
+  SwampDatastoreProvider,
+  SwampLockOptions,
+  SwampVerifier,
+} from "./contract.ts";
+import { type EnvGetter, processEnv } from "./env.ts";
+import { ExtensionLock } from "./lock.ts";
+import {
+  type DatastoreRuntime,
+  type ExtensionDeps,
+  type ProviderBuilder,
+  RuntimeRegistry,
+} from "./runtime.ts";
+import { ExtensionSyncService } from "./sync_service.ts";
+import { extensionVerifier } from "./verifier.ts";
+
+/** The default global lock key (solo mode). */
+export const DEFAULT_LOCK_KEY = ".datastore.lock";
+
+/**
+ * The tool's provider over one datastore runtime.
+ *
+ * @example
+ * ```ts ignore
+ * const provider = datastore.createProvider({ bucket: "my-bucket" });
+ * const lock = provider.createLock(provider.resolveDatastorePath("/repo"), { lockKey: "data/t/m/.lock" });
+ * ```
+ */
+export class ExtensionProvider implements SwampDatastoreProvider {
+  /** The runtime shared by every provider of this config. */
+  readonly runtime: DatastoreRuntime;
+  readonly #type: string;
+  readonly #bucket: string;
+
+  constructor(runtime: DatastoreRuntime, type: string, bucket: string) {
+    this.runtime = runtime;
+    this.#type = type;
+    this.#bucket = bucket;
+  }
+
+  /** A lock for `options.lockKey` (default `.datastore.lock`); `datastorePath` is not used. */
+  createLock(_datastorePath: string, options: SwampLockOptions = {}): ExtensionLock {
+    const p = this.runtime.provider;
+    const inner = p.lockBackend.createLock(options.lockKey ?? DEFAULT_LOCK_KEY, p.identity, {
+      ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
+      ...(options.retryIntervalMs === undefined ? {} : { retryDelayMs: options.retryIntervalMs }),
+      ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
+    });
+    return new ExtensionLock(inner, {
+      observer: this.runtime.held,
+      events: this.runtime.events,
+      now: () => p.clock.now(),
+    });
+  }
+
+  /** The health check (a timed read, then the conditional-write probe). */
+  createVerifier(): SwampVerifier {
+    return extensionVerifier({
+      datastoreType: this.#type,
+      bucket: this.#bucket,
+      check: () => this.runtime.provider.createVerifier().verify(),
+    });
+  }
+
+  /** A sync service over `cachePath`, returned at once; `repoDir` is not used. */
+  createSyncService(_repoDir: string, cachePath: string): ExtensionSyncService {
+    return new ExtensionSyncService(this.runtime, cachePath);
+  }
+
+  /** `<repoDir>/.swamp`. */
+  resolveDatastorePath(repoDir: string): string {
+    const root = repoDir.replace(/\/+$/, "");
+    return `${root}/.swamp`;
+  }
+
+  /** Always `undefined`: the tool's default cache location is used. */
+  resolveCachePath(_repoDir: string): string | undefined {
+    return undefined;
+  }
+}
+
+/** What {@link defineDatastore} builds an export from. */
+export interface DatastoreDefinition<S extends z.ZodType> {
+  /** `@collective/name`. */
+  readonly type: string;
+  /** Display name. */
+  readonly name: string;
+  /** One sentence. */
+  readonly description: string;
+  /** The extension's config schema. */
+  readonly configSchema: S;
+  /** The Sluice provider JSON of a parsed config. */
+  readonly toSluiceConfig: (config: z.output<S>, env: EnvGetter) => Record<string, unknown>;
+  /** The backend's Sluice provider factory. */
+  readonly build: ProviderBuilder;
+}
+
+/** A `datastore` export built by {@link defineDatastore}. */
+export interface DefinedDatastore<S extends z.ZodType> extends SwampDatastoreExport {
+  readonly configSchema: S;
+  createProvider(config: Record<string, unknown>): ExtensionProvider;
+}
+
+/**
+ * A `datastore` export: `createProvider` parses the config with the schema
+ * (a `ConfigError` on a bad one), maps it with the environment read through
+ * `deps.env`, and returns a provider sharing this export's runtime of that
+ * config.
+ *
+ * @example
+ * ```ts ignore
+ * import { defineDatastore } from "./provider.ts";
+ * import { s3ExtensionConfigSchema, toSluiceS3Config } from "./config.ts";
+ * import { createS3Provider } from "../s3/provider.ts";
+ * const ds = defineDatastore({
+ *   type: "@acme/s3", name: "S3", description: "S3 with Sluice.",
+ *   configSchema: s3ExtensionConfigSchema, toSluiceConfig: toSluiceS3Config, build: createS3Provider,
+ * });
+ * ```
+ */
+export function defineDatastore<S extends z.ZodType>(
+  definition: DatastoreDefinition<S>,
+  deps: ExtensionDeps = {},
+): DefinedDatastore<S> {
+  const runtimes = new RuntimeRegistry(definition.build, deps);
+  const env = deps.env ?? processEnv;
+  return {
+    type: definition.type,
+    name: definition.name,
+    description: definition.description,
+    configSchema: definition.configSchema,
+    createProvider(config: Record<string, unknown>): ExtensionProvider {
+      const parsed = parseProviderConfig(definition.configSchema, config);
+      const sluiceConfig = definition.toSluiceConfig(parsed, env);
+      return new ExtensionProvider(
+        runtimes.get(sluiceConfig),
+        definition.type,
+        String(sluiceConfig.bucket),
+      );
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * One datastore as this process sees it: the Sluice provider (built on first
+ * use, so that `createProvider` stays free of I/O and cheap however often the
+ * tool calls it), the locks this process holds on it, and one Sluice sync
+ * service per cache directory and namespace, shared by every sync service
+ * the tool creates for that cache (the tool creates several per command;
+ * sharing keeps their dirty marks and lock knowledge in one place).
+ *
+ * A namespaced service gets the cache directory `<cachePath>/<ns>` and a
+ * store view whose keys are under `<ns>/`; locks always use the datastore's
+ * own store with full keys.
+ *
+ * @module
+ */
+import { createSluice } from "../../sluice.ts";
+import type { ConditionalWrites } from "../../sync/conditional.ts";
+import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
+import type { LockBackendRegistry } from "../../sync/lock_registry.ts";
+import type { Clock, Identity } from "../../sync/ports.ts";
+import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../../sync/provider.ts";
+import type { SyncService } from "../../sync/service.ts";
+import type { EnvGetter } from "./env.ts";
+import { HeldLocks } from "./held_locks.ts";
+import { PrefixedStore } from "./prefixed_store.ts";
+
+/** Collaborators injected into an extension (tests); production leaves them all out. */
+export interface ExtensionDeps {
+  /** Environment variables; default the process environment. */
+  readonly env?: EnvGetter;
+  /** Who writes and locks; default this process. */
+  readonly identity?: Identity;
+  /** Time; default the system clock. */
+  readonly clock?: Clock;
+  /** Events of every lock and service; default one emitter per datastore. */
+  readonly events?: SluiceEmitter;
+  /** Probe results and fallback warnings; default process-wide. */
+  readonly conditional?: ConditionalWrites;
+  /** Where `lock.backend` is looked up; default Sluice's registry. */
+  readonly lockRegistry?: LockBackendRegistry;
+  /**
+   * Gate names left out of every push pipeline. For replays that show what a
+   * gate prevents; never set it in production.
+   */
+  readonly disableGatesForTesting?: readonly string[];
+}
+
+/** Builds the Sluice provider from the mapped config (the backend's `create…Provider`). */
+export type ProviderBuilder = (
+  config: Record<string, unknown>,
+  deps: ProviderDeps,
+) => StoreProvider;
+
+/**
+ * One datastore of this process.
+ *
+ * @example
+ * ```ts ignore
+ * import { DatastoreRuntime } from "./runtime.ts";
+ * import { createS3Provider } from "../s3/provider.ts";
+ * const rt = new DatastoreRuntime({ bucket: "b" }, createS3Provider, {});
+ * const svc = await rt.service("/tmp/cache", "");
+ * ```
+ */
+export class DatastoreRuntime {
+  /** The mapped Sluice config. */
+  readonly config: Readonly<Record<string, unknown>>;
+  /** The locks this process holds on the datastore. */
+  readonly held: HeldLocks = new HeldLocks();
+  /** Events of the provider, its locks and its services. */
+  readonly events: SluiceEmitter;
+  readonly #build: ProviderBuilder;
+  readonly #deps: ExtensionDeps;
+  readonly #services = new Map<string, Promise<SyncService>>();
+  #provider?: StoreProvider;
+
+  constructor(config: Record<string, unknown>, build: ProviderBuilder, deps: ExtensionDeps) {
+    this.config = config;
+    this.#build = build;
+    this.#deps = deps;
+    this.events = deps.events ?? createEmitter();
+  }
+
+  /** The Sluice provider, built on first use (no I/O: clients connect on their first request). */
+  get provider(): StoreProvider {
+    return this.#provider ??= this.#build({ ...this.config }, {
+      events: this.events,
+      ...(this.#deps.identity ? { identity: this.#deps.identity } : {}),
+      ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
+      ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
+      ...(this.#deps.lockRegistry ? { lockRegistry: this.#deps.lockRegistry } : {}),
+    });
+  }
+
+  /** Who this process writes and locks as. */
+  get identity(): Identity {
+    return this.provider.identity;
+  }
+
+  /** The Sluice service of `cachePath` for `namespace` (`""`: solo), opened once. */
+  service(cachePath: string, namespace: string): Promise<SyncService> {
+    const cacheDir = namespace ? `${cachePath}/${namespace}` : cachePath;
+    let svc = this.#services.get(cacheDir);
+    if (!svc) {
+      svc = this.#open(cacheDir, namespace);
+      this.#services.set(cacheDir, svc);
+      svc.catch(() => this.#services.delete(cacheDir));
+    }
+    return svc;
+  }
+
+  #open(cacheDir: string, namespace: string): Promise<SyncService> {
+    const p = this.provider;
+    return createSluice({
+      cacheDir,
+      store: namespace ? new PrefixedStore(p.store, namespace) : p.store,
+      lockBackend: p.lockBackend,
+      identity: p.identity,
+      clock: p.clock,
+      events: this.events,
+      config: toSyncConfig(p.config),
+      ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
+      ...(this.#deps.disableGatesForTesting ? { disable: this.#deps.disableGatesForTesting } : {}),
+    });
+  }
+}
+
+/** Runtimes by config, so that every `createProvider` of one datastore shares one. */
+export class RuntimeRegistry {
+  readonly #runtimes = new Map<string, DatastoreRuntime>();
+  readonly #build: ProviderBuilder;
+  readonly #deps: ExtensionDeps;
+
+  constructor(build: ProviderBuilder, deps: ExtensionDeps) {
+    this.#build = build;
+    this.#deps = deps;
+  }
+
+  /** The runtime of `config` (created on first request). */
+  get(config: Record<string, unknown>): DatastoreRuntime {
+    const key = stableJson(config);
+    let rt = this.#runtimes.get(key);
+    if (!rt) {
+      rt = new DatastoreRuntime(config, this.#build, this.#deps);
+      this.#runtimes.set(key, rt);
+    }
+    return rt;
+  }
+}
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  const o = v as Record<string, unknown>;
+  return `{${
+    Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) =>
+      `${JSON.stringify(k)}:${stableJson(o[k])}`
+    ).join(",")
+  }}`;
+}

@@ -1,0 +1,307 @@
+/**
+ * The tool's sync service over Sluice's. Returned at once by
+ * `createSyncService`; the Sluice service opens on the first call.
+ *
+ * - Namespaces: the first pull, push or prepare binds the namespace
+ *   (`options.namespace`, empty meaning solo); a later call naming another
+ *   throws. `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
+ *   stripped; before the namespace is bound, a first segment that is a cache
+ *   directory holding `.namespace.json` is taken as the namespace.
+ * - Locks: every push (`pushChanged`, `preparePush`, and `commitPush` when a
+ *   lock is in doubt) is given the model locks this process holds on the
+ *   namespace, their models, the versions written since each was acquired
+ *   and those not written by this run, so the lock fence and the
+ *   refused-run eraser run as through Sluice's own API.
+ * - `commitPush` first checks those locks still name this process. If one
+ *   does not (or cannot be read), the prepared push is not committed: the
+ *   whole push runs through the pipeline again, which refuses it with
+ *   `model_lock_lost` and erases the run's versions.
+ * - Files the existing extensions keep local are never marked; the managed
+ *   lockfile is published through the lockfile transaction
+ *   (`lockfile_bridge.ts`).
+ * - Counts: pulls return the files fetched, pushes the files uploaded plus
+ *   those deleted.
+ *
+ * @module
+ */
+import { SluiceError } from "../../sync/errors.ts";
+import type { DistributedLock, Identity } from "../../sync/ports.ts";
+import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service.ts";
+import type {
+  SwampModelRef,
+  SwampPushManifest,
+  SwampSyncCapabilities,
+  SwampSyncOptions,
+  SwampSyncService,
+} from "./contract.ts";
+import type { HeldModelLock } from "./held_locks.ts";
+import {
+  isLockfile,
+  publishLockfileChange,
+  rememberLockfileBase,
+  transactionLocks,
+} from "./lockfile_bridge.ts";
+import type { DatastoreRuntime } from "./runtime.ts";
+
+/**
+ * True for the files the existing extensions keep local (never uploaded,
+ * never indexed), by their path relative to the cache root.
+ *
+ * @example
+ * ```ts
+ * import { isInternalCacheFile } from "./sync_service.ts";
+ * isInternalCacheFile("prod/data/t/m/.lock"); // true
+ * isInternalCacheFile("data/t/m/state/1/raw"); // false
+ * ```
+ */
+export function isInternalCacheFile(rel: string): boolean {
+  const base = rel.slice(rel.lastIndexOf("/") + 1);
+  return [".datastore-index.json", ".push-queue.json", ".datastore.lock"].includes(rel) ||
+    rel === ".datastore-sync-state.json" ||
+    /^(_index|_control)(\/|$)/.test(rel) ||
+    base === ".lock" || base === ".namespace.json" ||
+    base === "_catalog.db" || base.startsWith("_catalog.db-");
+}
+
+interface ManifestData {
+  readonly namespace: string;
+  readonly prepared: PreparedPush;
+  readonly locks: readonly DistributedLock[];
+}
+
+const manifests = new WeakMap<SwampPushManifest, ManifestData>();
+
+/** A lock seen by a namespace's service: the same lock, its key relative to the namespace. */
+function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
+  if (!namespace) return lock;
+  const key = lock.key.startsWith(`${namespace}/`)
+    ? lock.key.slice(namespace.length + 1)
+    : lock.key;
+  return {
+    key,
+    get nonce() {
+      return lock.nonce;
+    },
+    get lost() {
+      return lock.lost;
+    },
+    get loss() {
+      return lock.loss;
+    },
+    acquire: (o) => lock.acquire(o),
+    release: () => lock.release(),
+    withLock: (fn, o) => lock.withLock(fn, o),
+    inspect: (o) => lock.inspect(o),
+    forceRelease: (n) => lock.forceRelease(n),
+  };
+}
+
+/** True only when the lock is known to still name this acquisition. */
+async function stillHeld(lock: DistributedLock, identity: Identity): Promise<boolean> {
+  if (lock.lost) return false;
+  try {
+    const info = await lock.inspect();
+    return info !== null && info.holder === identity.holder &&
+      info.hostname === identity.hostname && info.pid === identity.pid &&
+      (lock.nonce === undefined || info.nonce === lock.nonce);
+  } catch {
+    return false;
+  }
+}
+
+/** Cache prefixes a scoped pull of `models` covers. */
+export function modelPullPrefixes(models: readonly SwampModelRef[]): string[] {
+  return models.flatMap((m) => [
+    `data/${m.modelType}/${m.modelId}`,
+    `definitions-evaluated/${m.modelType}/${m.modelId}.yaml`,
+  ]);
+}
+
+/**
+ * The sync service handed to the tool.
+ *
+ * @example
+ * ```ts ignore
+ * const svc = provider.createSyncService("/repo", "/home/me/.swamp/repos/r1");
+ * await svc.markDirty({ relPath: "data/t/m/out" });
+ * await svc.pushChanged();
+ * ```
+ */
+export class ExtensionSyncService implements SwampSyncService {
+  readonly #rt: DatastoreRuntime;
+  readonly #cachePath: string;
+  readonly #ready: Promise<void>;
+  #namespace?: string;
+
+  constructor(runtime: DatastoreRuntime, cachePath: string) {
+    this.#rt = runtime;
+    this.#cachePath = cachePath.replace(/\/+$/, "") || "/";
+    this.#ready = runtime.held.addCache(this.#cachePath);
+    this.#ready.catch(() => {});
+  }
+
+  /** The bound namespace (`""`: solo), or undefined before the first pull or push. */
+  get namespace(): string | undefined {
+    return this.#namespace;
+  }
+
+  #bind(namespace: string | undefined): string {
+    const ns = namespace ?? "";
+    if (this.#namespace === undefined) this.#namespace = ns;
+    else if (this.#namespace !== ns) {
+      throw new SluiceError(
+        "invalid_config",
+        `Namespace mismatch: this sync service is bound to ${
+          this.#namespace ? `namespace "${this.#namespace}"` : "solo mode"
+        }, and a call asked for ${
+          ns ? `namespace "${ns}"` : "solo mode"
+        }. Nothing was synced; use one service per namespace.`,
+      );
+    }
+    return ns;
+  }
+
+  async #service(ns: string): Promise<SyncService> {
+    await this.#ready;
+    return await this.#rt.service(this.#cachePath, ns);
+  }
+
+  /** Namespace and namespace-relative path of a cache-relative path. */
+  async #split(relPath: string): Promise<{ ns: string; rel: string }> {
+    const rel = relPath.replaceAll("\\", "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+    const ns = this.#namespace ?? await this.#detectNamespace(rel);
+    if (ns && rel.startsWith(`${ns}/`)) return { ns, rel: rel.slice(ns.length + 1) };
+    return { ns, rel };
+  }
+
+  async #detectNamespace(rel: string): Promise<string> {
+    const first = rel.split("/")[0];
+    if (!first || first === rel) return "";
+    try {
+      const st = await Deno.stat(`${this.#cachePath}/${first}/.namespace.json`);
+      return st.isFile ? first : "";
+    } catch {
+      return "";
+    }
+  }
+
+  /** The namespace of the cache when exactly one root directory holds `.namespace.json`. */
+  async #onlyNamespace(): Promise<string> {
+    const found: string[] = [];
+    try {
+      for await (const e of Deno.readDir(this.#cachePath)) {
+        if (e.isDirectory && await this.#detectNamespace(`${e.name}/x`)) found.push(e.name);
+      }
+    } catch {
+      return "";
+    }
+    return found.length === 1 ? found[0] : "";
+  }
+
+  async #pushOptions(
+    ns: string,
+  ): Promise<Pick<PushOptions, "locks" | "written" | "preexisting" | "models">> {
+    const h = await this.#rt.held.pushOptions(this.#cachePath, ns);
+    if (h.locks.length === 0) return {};
+    const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
+    return {
+      locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
+      models: h.locks.map((l) => l.model),
+      written: h.written.map(strip),
+      preexisting: new Set([...h.preexisting].map(strip)),
+    };
+  }
+
+  #lockfileLocks(ns: string) {
+    return transactionLocks(this.#rt.provider.lockBackend, ns, (k) => this.#rt.held.global(k));
+  }
+
+  async pullChanged(options: SwampSyncOptions = {}): Promise<number> {
+    const ns = this.#bind(options.namespace);
+    const svc = await this.#service(ns);
+    const models = options.context?.models ?? [];
+    const r = await svc.pullChanged({
+      signal: options.signal,
+      ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
+    });
+    this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
+    return r.fetched.length;
+  }
+
+  async pushChanged(options: SwampSyncOptions = {}): Promise<number> {
+    const ns = this.#bind(options.namespace);
+    const svc = await this.#service(ns);
+    const r = await svc.pushChanged({ signal: options.signal, ...await this.#pushOptions(ns) });
+    await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
+    return r.uploaded.length + r.deleted.length;
+  }
+
+  async preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
+    const ns = this.#bind(options.namespace);
+    const svc = await this.#service(ns);
+    const lockOptions = await this.#pushOptions(ns);
+    const prepared = await svc.preparePush({ signal: options.signal, ...lockOptions });
+    const manifest = Object.freeze({}) as SwampPushManifest;
+    manifests.set(manifest, { namespace: ns, prepared, locks: lockOptions.locks ?? [] });
+    return manifest;
+  }
+
+  async commitPush(manifest: SwampPushManifest, options: SwampSyncOptions = {}): Promise<number> {
+    const data = manifests.get(manifest);
+    if (!data) {
+      throw new SluiceError(
+        "internal",
+        "commitPush was given a manifest that preparePush of this process did not return. Nothing was committed; run the push again.",
+      );
+    }
+    manifests.delete(manifest);
+    const ns = data.namespace;
+    const svc = await this.#service(ns);
+    const identity = this.#rt.identity;
+    const held = await Promise.all(data.locks.map((l) => stillHeld(l, identity)));
+    let count: number;
+    if (held.every(Boolean)) {
+      const r = await svc.commitPush(data.prepared, { signal: options.signal });
+      count = r.uploaded.length + r.deleted.length;
+    } else {
+      // A lock is lost or in doubt: the pipeline decides again (fence, eraser).
+      const r = await svc.pushChanged({ signal: options.signal, ...await this.#pushOptions(ns) });
+      count = r.uploaded.length + r.deleted.length;
+    }
+    await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
+    return count;
+  }
+
+  async markDirty(options: SwampSyncOptions = {}): Promise<void> {
+    if (options.relPath === undefined || options.relPath === "") {
+      const ns = this.#namespace ?? await this.#onlyNamespace();
+      await (await this.#service(ns)).markDirty({ signal: options.signal });
+      return;
+    }
+    const { ns, rel } = await this.#split(options.relPath);
+    if (rel === "" || isInternalCacheFile(rel) || isInternalCacheFile(options.relPath)) return;
+    const svc = await this.#service(ns);
+    if (isLockfile(rel)) return await rememberLockfileBase(svc);
+    await svc.markDirty({ relPath: rel, signal: options.signal });
+  }
+
+  async hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
+    const { ns, rel } = await this.#split(relPath);
+    const svc = await this.#service(ns);
+    const r = await svc.pullChanged({ signal: options.signal, prefixes: [rel] });
+    this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
+    return r.fetched.includes(rel) || (await svc.cache.stat(rel)) !== null;
+  }
+
+  capabilities(): SwampSyncCapabilities {
+    return {
+      scopedSync: true,
+      namespacedSync: true,
+      twoPhaseSync: typeof SyncService.prototype.preparePush === "function" &&
+        typeof SyncService.prototype.commitPush === "function",
+      lazyHydration: false,
+      previewPush: false,
+      controlPlane: false,
+    };
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The GCS datastore extension: the tool loads this file and reads its
+ * `datastore` export. Same bucket layout, lock keys and config keys as the
+ * existing GCS extension, with Sluice's gates on every push.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { createGcsProvider } from "../../provider.ts";
+import {
+  defineDatastore,
+  type DefinedDatastore,
+  type ExtensionDeps,
+  type ExtensionProvider,
+  gcsExtensionConfigSchema,
+  toSluiceGcsConfig,
+} from "../../../extension/mod.ts";
+
+/**
+ * The GCS extension with injected collaborators (tests); `datastore` is this
+ * with none.
+ *
+ * @example
+ * ```ts
+ * import { createSluiceGcsDatastore } from "./sluice_gcs.ts";
+ * const ds = createSluiceGcsDatastore({ env: () => undefined });
+ * console.log(ds.createProvider({ bucket: "my_bucket" }).resolveDatastorePath("/repo")); // /repo/.swamp
+ * ```
+ */
+export function createSluiceGcsDatastore(
+  deps: ExtensionDeps = {},
+): DefinedDatastore<typeof gcsExtensionConfigSchema> {
+  return defineDatastore({
+    type: "@sluice/gcs-datastore",
+    name: "Google Cloud Storage (Sluice)",
+    description: DESCRIPTION,
+    configSchema: gcsExtensionConfigSchema,
+    toSluiceConfig: toSluiceGcsConfig,
+    build: createGcsProvider,
+  }, deps);
+}
+
+const DESCRIPTION =
+  "Google Cloud Storage or an emulator, with a local cache synced by Sluice: create-only data versions, pushes fenced by model locks, and the managed lockfile published by its transaction.";
+
+const defaults = createSluiceGcsDatastore();
+
+/** The extension's export, as the tool loads it. */
+export const datastore = {
+  type: "@sluice/gcs-datastore",
+  name: "Google Cloud Storage (Sluice)",
+  description: DESCRIPTION,
+  configSchema: gcsExtensionConfigSchema,
+  createProvider: (config: Record<string, unknown>): ExtensionProvider =>
+    defaults.createProvider(config),
+};
+
+/** The config accepted by {@link datastore}. */
+export type SluiceGcsConfig = z.input<typeof gcsExtensionConfigSchema>;
