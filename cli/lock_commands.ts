@@ -25,6 +25,7 @@ import {
 import { describeLock, inspectLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
 import { type CliIo, type Output, plural } from "./output.ts";
 import type { Session } from "./session.ts";
+import { endpointFields } from "./store_url.ts";
 
 function lockBackend(s: Session) {
   const backend = s.service.lockBackend;
@@ -47,7 +48,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           namespace: s.namespace,
           signal: io.signal,
         });
-        out.result("lock list", { endpoint: s.store.endpoint, locks });
+        out.result("lock list", { ...endpointFields(s.spec, s.store), locks });
         if (locks.length === 0) out.say(`No locks are held in ${s.store.endpoint}.`);
         else {
           out.say(`${plural(locks.length, "lock")} in ${s.store.endpoint}:`);
@@ -76,7 +77,12 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           namespace: s.namespace,
           signal: io.signal,
         });
-        out.result("lock inspect", { endpoint: s.store.endpoint, key, held: !!entry, lock: entry });
+        out.result("lock inspect", {
+          ...endpointFields(s.spec, s.store),
+          key,
+          held: !!entry,
+          lock: entry,
+        });
         out.say(entry ? describeLock(entry) : `No lock at ${key}: it is free.`);
       });
     })),
@@ -109,7 +115,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           ...(m ? { model: m } : {}),
           ...(s.namespace ? { namespace: s.namespace } : {}),
         });
-        out.result("lock release", { endpoint: s.store.endpoint, ...r });
+        out.result("lock release", { ...endpointFields(s.spec, s.store), ...r });
         if (!r.broken) out.say(`No lock at ${r.key}; nothing was released.`);
         else if (r.released) {
           out.say(

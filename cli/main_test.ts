@@ -67,7 +67,7 @@ Deno.test("push then pull carries files between two caches over a file:// store"
   await w.write(a, "logs/run.log", "ok\n");
   const pushed = await sluice(["push", "--cache", a, "--store", w.url]);
   assert.equal(pushed.code, 0, pushed.err);
-  assert.match(pushed.out, /^Pushed 3 files \(6 B\) to file:\/\//);
+  assert.match(pushed.out, /^Pushed 3 files \(6 B\) to file:\/\//m);
 
   const again = await sluice(["push", "--cache", a, "--json"]);
   assert.equal(again.code, 0, again.err);

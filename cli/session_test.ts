@@ -59,7 +59,7 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
   assert.equal(push.code, 66);
   const created = await sluice(["push", "--init", "--cache", a, "--store", typo]);
   assert.equal(created.code, 0, created.err);
-  assert.match(created.out, /^Pushed 1 file/);
+  assert.match(created.out, /^Pushed 1 file/m);
   const again = await sluice(["pull", "--cache", a]);
   assert.equal(again.code, 0, again.err);
   await w.cleanup();
@@ -78,5 +78,41 @@ Deno.test("a --cache or file:// store that is a file is a configuration error na
   const store = await sluice(["push", "--cache", w.cache("a"), "--store", `file://${file}`]);
   assert.equal(store.code, 78, store.err);
   assert.match(store.err, /^error\[invalid_config\]: The store file:\/\/.*plain\.txt names/);
+  await w.cleanup();
+});
+
+Deno.test("--json gives the store's URL as endpoint and its description apart", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const s3 = "s3://bucket-x/team/ds?endpoint=http://127.0.0.1:9&region=eu-west-1";
+  const status = await sluice(["status", "--json", "--cache", a, "--store", s3]);
+  assert.equal(status.code, 0, status.err);
+  assert.equal(status.json().endpoint, s3);
+  assert.equal(status.json().endpointDescription, "s3://bucket-x/team/ds at http://127.0.0.1:9");
+
+  const gs = await sluice([
+    "status",
+    "--json",
+    "--cache",
+    w.cache("b"),
+    "--store",
+    "gs://bucket-y?endpoint=http://127.0.0.1:9",
+  ]);
+  assert.equal(gs.code, 0, gs.err);
+  assert.equal(gs.json().endpoint, "gs://bucket-y/?endpoint=http://127.0.0.1:9");
+  assert.equal(gs.json().endpointDescription, "gs://bucket-y/ at http://127.0.0.1:9");
+
+  const push = await sluice(["push", "--json", "--cache", w.cache("c"), "--store", w.url]);
+  assert.equal(push.code, 0, push.err);
+  assert.equal(push.json().endpoint, w.url);
+  assert.equal(push.json().endpointDescription, w.url);
+  for (const args of [["lock", "list"], ["lock", "inspect"]]) {
+    const r = await sluice([...args, "--json", "--cache", w.cache("c")]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.json().endpoint, w.url, args.join(" "));
+  }
+  const probe = await sluice(["probe", "--json", w.url]);
+  assert.equal(probe.json().endpoint, w.url);
+  assert.equal(probe.json().endpointDescription, w.url);
   await w.cleanup();
 });

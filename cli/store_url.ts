@@ -297,6 +297,56 @@ export function storeIdentity(spec: StoreSpec): string {
   return `${spec.kind === "s3" ? "s3" : "gs"}://${spec.bucket}/${spec.prefix}`;
 }
 
+function queryValue(v: string): string {
+  return v.replace(/[%&#+ ]/g, (c) => encodeURIComponent(c));
+}
+
+/**
+ * The store's URL, as `--store` takes it: {@link storeIdentity} with the
+ * endpoint, region or project that reach it as query parameters.
+ *
+ * @example
+ * ```ts
+ * import { parseStoreUrl, storeUrl } from "./store_url.ts";
+ * storeUrl(parseStoreUrl("s3://b-1/p?endpoint=http://127.0.0.1:9000&path-style=true"));
+ * // "s3://b-1/p?endpoint=http://127.0.0.1:9000"
+ * ```
+ */
+export function storeUrl(spec: StoreSpec): string {
+  if (spec.kind === "file") {
+    return `file://${spec.root.split("/").map(encodeURIComponent).join("/")}`;
+  }
+  const params: [string, string | undefined][] = spec.kind === "s3"
+    ? [["endpoint", spec.endpoint], ["region", spec.region]]
+    : [["endpoint", spec.endpoint], ["project", spec.projectId]];
+  const query = params.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${queryValue(v!)}`);
+  const base = `${spec.kind === "s3" ? "s3" : "gs"}://${spec.bucket}/${
+    spec.prefix.split("/").map(encodeURIComponent).join("/")
+  }`;
+  return query.length ? `${base}?${query.join("&")}` : base;
+}
+
+/**
+ * The `endpoint` fields of `--json` output: `endpoint` is the store's URL
+ * ({@link storeUrl}), `endpointDescription` the store's own words for it.
+ *
+ * @example
+ * ```ts
+ * import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
+ * const spec = parseStoreUrl("gs://b-1/p?endpoint=http://127.0.0.1:4443");
+ * const opened = openStore(spec);
+ * endpointFields(spec, opened.store);
+ * // { endpoint: "gs://b-1/p?endpoint=http://127.0.0.1:4443", endpointDescription: "gs://b-1/p at http://127.0.0.1:4443" }
+ * opened.close();
+ * ```
+ */
+export function endpointFields(
+  spec: StoreSpec,
+  store: Pick<ObjectStore, "endpoint">,
+): { endpoint: string; endpointDescription: string } {
+  return { endpoint: storeUrl(spec), endpointDescription: store.endpoint };
+}
+
 /** An opened store and how to release it. */
 export interface OpenedStore {
   /** The store. */

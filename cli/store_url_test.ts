@@ -3,7 +3,7 @@ import { ConfigError } from "../sync/errors.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { S3Store } from "../packages/s3/store.ts";
 import { GcsStore } from "../packages/gcs/store.ts";
-import { openStore, parseStoreUrl, storeIdentity } from "./store_url.ts";
+import { openStore, parseStoreUrl, storeIdentity, storeUrl } from "./store_url.ts";
 
 function refused(url: string, field: string, mentions?: RegExp) {
   assert.throws(() => parseStoreUrl(url, { cwd: "/work" }), (e: unknown) => {
@@ -155,4 +155,20 @@ Deno.test("openStore makes the store a spec describes, without a request", async
   assert.match(gcs.store.endpoint, /^gs:\/\/bkt\/pre/);
   gcs.close();
   await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("storeUrl gives a URL that parses back to the same place", () => {
+  for (
+    const url of [
+      "s3://b-1/p/q?endpoint=http://127.0.0.1:9000&region=us-east-1",
+      "s3://b-1/",
+      "gs://b-1/p?endpoint=http://127.0.0.1:4443&project=demo",
+      "file:///srv/data%20store",
+    ]
+  ) {
+    const spec = parseStoreUrl(url);
+    const back = parseStoreUrl(storeUrl(spec));
+    assert.deepEqual(back, spec, url);
+  }
+  assert.equal(storeUrl(parseStoreUrl("file:///srv/data%20store")), "file:///srv/data%20store");
 });

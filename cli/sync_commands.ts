@@ -22,7 +22,7 @@ import { describeProbe, probeWithLatency } from "./probe.ts";
 import { progressReporter } from "./progress.ts";
 import { STORE_ENV } from "./session.ts";
 import { listPendingLockfile, listSetAside } from "./status.ts";
-import { openStore, parseStoreUrl } from "./store_url.ts";
+import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 
 /** Cache-relative paths from command-line paths (cache-relative, or absolute inside the cache); directories expand to their files. */
 export async function cachePaths(
@@ -127,7 +127,7 @@ export function probeCommand(io: CliIo, state: RunState): Command {
     const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
     try {
       const report = await probeWithLatency(opened.store, { signal: io.signal });
-      out.result("probe", { ...report });
+      out.result("probe", { ...report, ...endpointFields(opened.spec, opened.store) });
       for (const line of describeProbe(report)) out.say(line);
       if (opts.require && (report.create !== "honoured" || report.update !== "honoured")) {
         const how = report.create === "refused" || report.update === "refused"
@@ -168,7 +168,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       } finally {
         bar.stop();
       }
-      out.result("push", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...result });
+      out.result("push", { ...endpointFields(s.spec, s.store), cacheDir: s.cacheDir, ...result });
       for (const line of describePush(result, s.store.endpoint)) out.say(line);
     });
   }));
@@ -201,7 +201,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       } finally {
         bar.stop();
       }
-      out.result("pull", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...result });
+      out.result("pull", { ...endpointFields(s.spec, s.store), cacheDir: s.cacheDir, ...result });
       for (const line of describePull(result, s.store.endpoint)) out.say(line);
     });
   }));
@@ -223,7 +223,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       const setAside = await listSetAside(s.cacheDir);
       const pendingLockfile = await listPendingLockfile(s.service.cache);
       out.result("status", {
-        endpoint: s.store.endpoint,
+        ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
         dirty,
         setAside,
