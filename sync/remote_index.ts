@@ -245,7 +245,13 @@ function busy(key: string): SluiceError {
 }
 
 /** Applies a change to a v2 index: each touched shard by compare-and-swap, then the meta's `commitSeq`. */
-async function updateV2(store: ObjectStore, change: IndexChange, c: Call, now: string) {
+async function updateV2(
+  store: ObjectStore,
+  change: IndexChange,
+  c: Call,
+  now: string,
+  seen?: { meta: Meta; version: string },
+) {
   const touched = new Set([...change.remove, ...Object.keys(change.set)].map(shardOf));
   const kept = new Set<string>();
   const emptied = new Set<string>();
@@ -269,7 +275,9 @@ async function updateV2(store: ObjectStore, change: IndexChange, c: Call, now: s
     throw busy(shardKey(part));
   }, { concurrency: 4, signal: c.signal });
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
-    const m = await readMeta(store, c);
+    // The meta read before the shards serves the first attempt (its
+    // compare-and-swap fails if it moved meanwhile); a conflict reads it again.
+    const m = attempt === 0 && seen ? seen : await readMeta(store, c);
     if (m?.meta.version !== 2) throw busy(META_KEY); // never downgraded by a peer in practice
     const partitions = new Set(m.meta.partitions);
     for (const p of emptied) partitions.delete(p);
@@ -308,7 +316,7 @@ export async function updateIndex(
     const m = await readMeta(store, c);
     if (m?.meta.version === 2) {
       memo?.take();
-      return await updateV2(store, change, c, now);
+      return await updateV2(store, change, c, now, m);
     }
     const held = memo?.take();
     let cur: RemoteIndex | null = null;
@@ -358,7 +366,7 @@ async function writeCompanions(
 ) {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
-    await updateV2(store, change, c, now);
+    await updateV2(store, change, c, now, m);
     return;
   }
   const byShard = new Map<string, Record<string, IndexEntry>>();

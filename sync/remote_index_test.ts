@@ -146,3 +146,32 @@ Deno.test("the layout's own objects are never pushed from, or pulled into, a cac
   assert.equal(Object.keys(index.entries).length, Object.keys(FILES).length);
   assert.equal(store.peekText(".datastore-sync-state.json"), undefined);
 });
+
+Deno.test("v2: a one-file push reads and writes only its own shard and the meta", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: true });
+  const a = await clone(store, "a");
+  await write(a, "data/aws/ec2/vpc/xyz/state/1/raw", "x");
+  store.resetLog();
+  await a.pushChanged();
+  assert.deepEqual(store.log.map((r) => [r.op, r.key]), [
+    ["put", "data/aws/ec2/vpc/xyz/state/1/raw"],
+    ["get", META_KEY],
+    ["get", shardKey("data--aws--ec2--vpc--xyz")],
+    ["put", shardKey("data--aws--ec2--vpc--xyz")],
+    ["put", META_KEY],
+  ]);
+});
+
+Deno.test("v2: concurrent pushes of different models both commit; commitSeq counts both", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: true, commitSeq: 5 });
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a, "data/t/m1/d/1/raw", "a's");
+  await write(b, "data/t/m2/d/1/raw", "b's");
+  await Promise.all([a.pushChanged(), b.pushChanged()]);
+  assert.equal(await peerCommitSeq(store), 7);
+  const seen = await peerReadIndex(store);
+  assert.ok(seen["data/t/m1/d/1/raw"] && seen["data/t/m2/d/1/raw"]);
+});
