@@ -141,8 +141,9 @@ export async function withTempRoot<T>(
   try {
     return await fn((prefix) => Deno.makeTempDir({ dir: root, prefix }), root);
   } finally {
-    unlisten();
+    // Removed before the Ctrl-C handler goes, so that a late Ctrl-C cannot end the process mid-way.
     remove();
+    unlisten();
   }
 }
 

@@ -59,11 +59,17 @@ Deno.test("demo: the temporary root is removed on failure and on Ctrl-C", async 
   let handler: (() => void) | undefined;
   let exitCode: number | undefined;
   let unlistened = false;
+  let rootLeftAtUnlisten = true;
   const hooks = {
     onInterrupt(h: () => void) {
       handler = h;
       return () => {
         unlistened = true;
+        try {
+          Deno.statSync(root);
+        } catch {
+          rootLeftAtUnlisten = false;
+        }
       };
     },
     exit(code: number) {
@@ -78,4 +84,12 @@ Deno.test("demo: the temporary root is removed on failure and on Ctrl-C", async 
     assert.equal(await exists(root), false, "removed at Ctrl-C");
   }, hooks);
   assert.ok(unlistened, "the Ctrl-C handler is removed afterwards");
+
+  // At a normal end, the root goes while the Ctrl-C handler still guards it.
+  rootLeftAtUnlisten = true;
+  await withTempRoot((_temp, dir) => {
+    root = dir;
+    return Promise.resolve();
+  }, hooks);
+  assert.equal(rootLeftAtUnlisten, false, "removed before the handler is removed");
 });
