@@ -28,6 +28,7 @@ import {
 import { storeLockBackend } from "./sync/lock_engine.ts";
 import { LOCKFILE_GUARD, lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { UNSYNCED_WALK_GUARD, unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
+import { OVERWRITE_CAS, overwriteCasEntry } from "./middleware/overwrite_cas.ts";
 import {
   REQUIRED_CONDITIONAL_CHECK,
   requiredConditionalCheckEntry,
@@ -46,6 +47,7 @@ export const DEFAULT_GATES = {
     PATH_CLASSIFIER,
     LOCKFILE_GUARD,
     UNSYNCED_WALK_GUARD,
+    OVERWRITE_CAS,
     REFUSED_RUN_ERASER,
     LOCK_FENCE,
   ],
@@ -93,6 +95,7 @@ export function defaultPipelines(
     const entry of [
       lockfileGuardEntry(),
       unsyncedWalkGuardEntry(),
+      overwriteCasEntry(),
       refusedRunEraserEntry(),
       lockFenceEntry(),
     ]

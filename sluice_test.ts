@@ -9,6 +9,7 @@ Deno.test("the default pipeline order is pinned", () => {
     "path-classifier",
     "lockfile-guard",
     "unsynced-walk-guard",
+    "overwrite-cas",
     "refused-run-eraser",
     "lock-fence",
   ]);

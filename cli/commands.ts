@@ -13,6 +13,7 @@ import type { CliIo } from "./output.ts";
 import type { RunState } from "./command_kit.ts";
 import { probeCommand, pullCommand, pushCommand, statusCommand } from "./sync_commands.ts";
 import { lockCommand, lockfileCommand } from "./lock_commands.ts";
+import { resolveCommand } from "./conflict_commands.ts";
 import { STORE_ENV } from "./session.ts";
 
 export type { CliIo } from "./output.ts";
@@ -26,7 +27,8 @@ Store URLs:
   gs://bucket/prefix?endpoint=URL&project=P             Google Cloud Storage or an emulator
 The store defaults to $${STORE_ENV}, else the store the cache was last used with.
 
-Exit codes: 0 success, 64 usage, and per error code otherwise (1 model_lock_lost and
+Exit codes: 0 success, 2 a push or pull left files for a later run (sync_incomplete),
+3 unresolved conflicts left (conflicts_left), 64 usage, and per error code otherwise (1 model_lock_lost and
 version_exists, 69 unreachable and conditional_writes_unsupported, 75 lock_timeout and
 push_failed, 78 invalid_config, …); --json prints the code with the message.`;
 
@@ -66,6 +68,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.addCommand(pushCommand(io, state));
   program.addCommand(pullCommand(io, state));
   program.addCommand(statusCommand(io, state));
+  program.addCommand(resolveCommand(io, state));
   program.addCommand(lockCommand(io, state));
   program.addCommand(lockfileCommand(io, state));
   configure(program, io);

@@ -6,6 +6,7 @@
  * @module
  */
 import { STATE_DIR } from "../sync/cache.ts";
+import type { ConflictRecord } from "../sync/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import {
   describeLockfileChange,
@@ -101,4 +102,39 @@ export async function listPendingLockfile(
       summary: describeLockfileChange(d),
     };
   }).filter((e) => e.set.length + e.remove.length > 0);
+}
+
+const short = (h: string) => (h ? `${h.slice(0, 12)}…` : "hash unknown");
+
+/**
+ * `sluice status` lines for unresolved conflicts: each path with both
+ * versions (where this cache's copy is, and the datastore's version), and
+ * the command that resolves it.
+ *
+ * @example
+ * ```ts
+ * import { describeConflicts } from "./status.ts";
+ * console.log(describeConflicts([])); // []
+ * ```
+ */
+export function describeConflicts(conflicts: readonly ConflictRecord[]): string[] {
+  if (conflicts.length === 0) return [];
+  const lines = [`Unresolved conflicts (${conflicts.length}):`];
+  for (const c of conflicts) {
+    const mine = c.mine
+      ? `${c.mine.location === c.path ? "in place" : c.mine.location} (${c.mine.size} B, ${
+        short(c.mine.hash)
+      })`
+      : "deleted here";
+    const theirs = c.theirs
+      ? `version ${c.theirs.version} (${c.theirs.size} B, ${short(c.theirs.hash)})`
+      : "deleted on the datastore";
+    lines.push(`  ${c.path}: ${c.reason}`);
+    lines.push(`    mine:   ${mine}`);
+    lines.push(`    theirs: ${theirs}`);
+  }
+  lines.push(
+    "Resolve each with `sluice resolve <path> --mine` (publish yours over theirs), `--theirs` (take theirs; yours is set aside) or `--merged` (publish the merge now in the cache).",
+  );
+  return lines;
 }

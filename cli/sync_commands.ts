@@ -5,10 +5,16 @@
  */
 import { isAbsolute, relative } from "node:path";
 import { Command } from "commander";
-import { ConditionalWritesUnsupportedError, ConfigError, UnsafePathError } from "../sync/errors.ts";
+import {
+  ConditionalWritesUnsupportedError,
+  ConfigError,
+  leftBehindError,
+  type SyncIncompleteError,
+  UnsafePathError,
+} from "../sync/errors.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
-import type { PullResult } from "../sync/pull.ts";
-import type { PushResult } from "../sync/push.ts";
+import { pullLeftBehind, type PullResult } from "../sync/pull.ts";
+import { pushLeftBehind, type PushResult } from "../sync/push.ts";
 import type { SyncService } from "../sync/service.ts";
 import {
   action,
@@ -21,7 +27,7 @@ import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { describeProbe, probeWithLatency } from "./probe.ts";
 import { progressReporter } from "./progress.ts";
 import { STORE_ENV } from "./session.ts";
-import { listPendingLockfile, listSetAside } from "./status.ts";
+import { describeConflicts, listPendingLockfile, listSetAside } from "./status.ts";
 import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 
 /** Cache-relative paths from command-line paths (cache-relative, or absolute inside the cache); directories expand to their files. */
@@ -49,6 +55,23 @@ export async function cachePaths(
     out.push(...(files.length ? files : [rel]));
   }
   return [...new Set(out)];
+}
+
+/**
+ * What a finished push or pull left behind, as the command reports it: a
+ * `warning[<code>]` line and the JSON `outcome`; the exit code is the
+ * error's (`conflicts_left` 3, `sync_incomplete` 2), 0 when clean.
+ */
+export function outcomeOf(
+  out: Output,
+  left: SyncIncompleteError | null,
+): { outcome: { code: string; exitCode: number; message?: string }; exitCode: number } {
+  if (!left) return { outcome: { code: "ok", exitCode: 0 }, exitCode: 0 };
+  out.warn({ code: left.code, message: left.message });
+  return {
+    outcome: { code: left.code, exitCode: left.exitCode, message: left.message },
+    exitCode: left.exitCode,
+  };
 }
 
 function describePush(r: PushResult, endpoint: string): string[] {
@@ -157,7 +180,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       ),
   ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
     const walk = cmd.opts<{ walk: boolean }>().walk;
-    await withSession(cmd, io, out, async (s) => {
+    return await withSession(cmd, io, out, async (s) => {
       if (paths.length) await s.service.markDirty({ relPaths: await cachePaths(s.service, paths) });
       else if (walk) await s.service.markDirty();
       const bar = progressReporter(io, out.json);
@@ -168,8 +191,15 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       } finally {
         bar.stop();
       }
-      out.result("push", { ...endpointFields(s.spec, s.store), cacheDir: s.cacheDir, ...result });
+      const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
+      out.result("push", {
+        ...endpointFields(s.spec, s.store),
+        cacheDir: s.cacheDir,
+        ...result,
+        outcome,
+      });
       for (const line of describePush(result, s.store.endpoint)) out.say(line);
+      return exitCode;
     });
   }));
 }
@@ -184,7 +214,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       .argument("[prefixes...]", "only paths under these cache prefixes")
       .addHelpText("after", "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json"),
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
-    await withSession(cmd, io, out, async (s) => {
+    return await withSession(cmd, io, out, async (s) => {
       const clean = prefixes.map((p) => {
         const rel = p.replace(/^(\.\/)+/, "");
         assertSafeRelPath(rel.replace(/\/+$/, ""));
@@ -201,8 +231,15 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       } finally {
         bar.stop();
       }
-      out.result("pull", { ...endpointFields(s.spec, s.store), cacheDir: s.cacheDir, ...result });
+      const { outcome, exitCode } = outcomeOf(out, leftBehindError("pull", pullLeftBehind(result)));
+      out.result("pull", {
+        ...endpointFields(s.spec, s.store),
+        cacheDir: s.cacheDir,
+        ...result,
+        outcome,
+      });
       for (const line of describePull(result, s.store.endpoint)) out.say(line);
+      return exitCode;
     });
   }));
 }
@@ -222,10 +259,12 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       const dirty = await s.service.status({ walk });
       const setAside = await listSetAside(s.cacheDir);
       const pendingLockfile = await listPendingLockfile(s.service.cache);
+      const conflicts = s.service.conflicts();
       out.result("status", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
         dirty,
+        conflicts,
         setAside,
         pendingLockfile,
       });
@@ -244,6 +283,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         }
         out.say("Run `sluice push` to publish them.");
       }
+      for (const line of describeConflicts(conflicts)) out.say(line);
       if (setAside.length) {
         out.say(`Set aside after version conflicts (${setAside.length}):`);
         for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);

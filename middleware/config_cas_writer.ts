@@ -1,12 +1,15 @@
 /**
- * config-cas-writer: the per-write half of the lockfile-guard. The guard gives
- * a config file (class `config`) a compare-and-swap mode: `update` on the
- * version this cache last synced, or `create` when it never synced one. When
- * that write is refused because a peer changed (or created, or deleted) the
- * file remotely, this gate turns the refusal into a skip instead of a failed
- * push: the local copy is kept and stays dirty, nothing is overwritten, and a
- * `config_changed_remotely` warning names the file. The next pull brings the
- * peer's version, or reports a conflict when this copy changed too.
+ * config-cas-writer: the per-write half of the lockfile-guard and the
+ * overwrite-cas gate. Those give a config file, a latest marker, an index
+ * file or other state a compare-and-swap mode: `update` on the version this
+ * cache last synced, or `create` when it never synced one. When that write
+ * is refused because a peer changed (or created, or deleted) the file
+ * remotely, this gate turns the refusal into a conflict instead of a failed
+ * push: nothing is overwritten, the local copy is kept and stays dirty, the
+ * entry carries the datastore's version (`entry.conflict`), which the push
+ * records as an unresolved conflict, and a warning (`config_changed_remotely`
+ * for config files, `changed_remotely` for the others) names the file and
+ * the command that resolves it.
  *
  * When the remote already holds the same bytes, the write counts as done
  * (`identical`), so a cache that lost its sync state does not report
@@ -14,7 +17,8 @@
  *
  * @module
  */
-import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
+import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
+import { resolveHint } from "../sync/conflicts.ts";
 import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
@@ -26,6 +30,17 @@ export const CONFIG_CAS_WRITER = "config-cas-writer";
 
 /** Warning code emitted when a config file was not pushed because a peer changed it. */
 export const CONFIG_CHANGED_REMOTELY = "config_changed_remotely";
+
+/** Warning code emitted when a marker, index file or other state was not pushed because a peer changed it. */
+export const CHANGED_REMOTELY = "changed_remotely";
+
+/** The classes whose conditional writes this gate turns into conflicts. */
+export const CAS_CLASSES: ReadonlySet<PathClass | undefined> = new Set([
+  "config",
+  "latest-marker",
+  "index",
+  "other",
+]);
 
 async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
   const push = ctx.push;
@@ -56,7 +71,7 @@ async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
  */
 export function configCasWriter(): Middleware<WriteContext> {
   return async function configCasWriterGate(ctx, next) {
-    if (ctx.entry.class !== "config" || ctx.mode.kind === "overwrite") return await next();
+    if (!CAS_CLASSES.has(ctx.entry.class) || ctx.mode.kind === "overwrite") return await next();
     try {
       await next();
       return;
@@ -75,14 +90,21 @@ export function configCasWriter(): Middleware<WriteContext> {
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;
     ctx.entry.reason = "changed remotely since this cache last synced it";
+    ctx.entry.conflict = {
+      theirs: remote
+        ? { version: remote.version, hash: await sha256Hex(remote.body), size: remote.size }
+        : null,
+    };
     // A file found by a walk is not in the dirty set: mark it so it stays dirty after this push.
     if (!push.dryRun) await push.state.markDirty(ctx.key);
-    push.note(CONFIG_CAS_WRITER, `${ctx.key}: skipped, changed remotely`, ctx.entry);
+    push.note(CONFIG_CAS_WRITER, `${ctx.key}: conflict, changed remotely`, ctx.entry);
     push.events.emit("warning", {
-      code: CONFIG_CHANGED_REMOTELY,
+      code: ctx.entry.class === "config" ? CONFIG_CHANGED_REMOTELY : CHANGED_REMOTELY,
       message: `${ctx.key} was not pushed: another checkout ${
-        remote ? "changed" : "deleted"
-      } it on the datastore since this cache last synced it, so the local copy would have overwritten that change. The local copy was kept and stays dirty. Pull next: it brings the other checkout's version, and where this copy changed too it reports a conflict instead of overwriting either side; resolve it, then push again.`,
+        remote ? `changed it (version ${remote.version})` : "deleted it"
+      } on the datastore since this cache last synced it, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
+        resolveHint(ctx.key)
+      }\`.`,
       path: ctx.key,
     });
   };
@@ -101,11 +123,13 @@ export function configCasWriter(): Middleware<WriteContext> {
  */
 export function configCasWriterEntry(): WriteGateEntry {
   return {
-    appliesTo: (entry) => entry.class === "config",
+    appliesTo: (entry) =>
+      entry.class === "config" ||
+      (CAS_CLASSES.has(entry.class) && entry.mode !== undefined && entry.mode.kind !== "overwrite"),
     name: CONFIG_CAS_WRITER,
     phase: "mode",
     middleware: configCasWriter(),
     description:
-      "a config file a peer changed since the last sync is skipped and kept dirty, never overwritten",
+      "a config file, marker or other file a peer changed since the last sync is never overwritten: it becomes a recorded conflict",
   };
 }

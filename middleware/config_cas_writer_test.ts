@@ -27,15 +27,15 @@ const FILE = "config/vaults/v1.yaml";
 
 // --- the gate alone ---------------------------------------------------------
 
-Deno.test("writes other than conditional config writes pass through untouched", async () => {
+Deno.test("writes other than conditional config, marker, index and other writes pass through untouched", async () => {
   const m = await mockPushContext();
   const gate = configCasWriter();
-  const plain = mockWriteContext(m.ctx, "outputs/o.txt", "x", {
-    entry: planEntry("outputs/o.txt", { class: "other" }),
+  const plain = mockWriteContext(m.ctx, "data/t/m/d/1/raw", "x", {
+    entry: planEntry("data/t/m/d/1/raw", { class: "data-version" }),
     mode: PutModes.create,
   });
   const failing = spyNext(() => {
-    throw new PreconditionFailedError("outputs/o.txt");
+    throw new PreconditionFailedError("data/t/m/d/1/raw");
   });
   await assert.rejects(gate(plain, failing), PreconditionFailedError);
   const overwrite = mockWriteContext(m.ctx, FILE, "x", {
@@ -72,7 +72,7 @@ Deno.test("a refused swap on a config file a peer changed becomes a dirty skip w
   assert.equal(m.warnings.length, 1);
   assert.equal(m.warnings[0].code, "config_changed_remotely");
   assert.equal(m.warnings[0].path, FILE);
-  assert.match(m.warnings[0].message, /changed it on the datastore/);
+  assert.match(m.warnings[0].message, /changed it \(version v1\) on the datastore/);
   assert.match(m.warnings[0].message, /conflict/);
 });
 
@@ -205,7 +205,9 @@ for (const on of [true, false]) {
     // The next pull reports the conflict and overwrites neither side.
     const pulled = await a.svc.pullChanged();
     assert.deepEqual(pulled.conflicts, [FILE]);
-    assert.ok(a.warnings.some((x) => x.code === "pull_conflict" && x.path === FILE));
+    // Recorded by the push with both versions (the pull does not warn again for the same version).
+    assert.equal(a.svc.conflicts()[0]?.path, FILE);
+    assert.equal(a.svc.conflicts()[0]?.theirs?.version, (await store.head(FILE))?.version);
     assert.equal(await Deno.readTextFile(`${a.svc.cacheDir}/${FILE}`), "vault: a1\n");
     assert.equal(store.peekText(FILE), "vault: c1\n");
   });

@@ -98,6 +98,17 @@ export interface PlanEntry {
   readonly syncedHash?: string;
   /** `dirty`: marked by path; `walk`: found changed by a walk after a bulk markDirty. */
   readonly source?: "dirty" | "walk";
+  /**
+   * Set (with `skip`) when the entry is a conflict: the datastore holds
+   * another version than the one this cache based its copy on (`theirs`,
+   * null when it was deleted there). The push records it as an unresolved
+   * conflict and keeps the local copy.
+   */
+  conflict?: {
+    readonly theirs:
+      | { readonly version: string; readonly hash: string; readonly size: number }
+      | null;
+  };
 }
 
 /** A write that landed during this push. */

@@ -30,6 +30,8 @@ export type ErrorCode =
   | "erasure_refused"
   | "cache_not_found"
   | "store_not_found"
+  | "sync_incomplete"
+  | "conflicts_left"
   | "internal";
 
 /** Exit codes by error code (sysexits-style where one fits). */
@@ -56,6 +58,8 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   erasure_refused: 1,
   cache_not_found: 66,
   store_not_found: 66,
+  sync_incomplete: 2,
+  conflicts_left: 3,
   internal: 70,
 };
 
@@ -314,4 +318,67 @@ export class ConditionalWritesUnsupportedError extends SluiceError {
     );
     this.endpoint = endpoint;
   }
+}
+
+/** What a push or pull left behind: unresolved conflicts, and files left for a later run. */
+export interface LeftBehind {
+  /** Paths with an unresolved conflict (both versions kept). */
+  readonly conflicts: readonly string[];
+  /** Paths left out and kept for a later run (with why). */
+  readonly left: readonly { readonly path: string; readonly reason: string }[];
+}
+
+const listed = (paths: readonly string[]) =>
+  `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""}`;
+
+/**
+ * A push or pull that finished but left work behind. It is not thrown by the
+ * library (the result lists what was left); the command line turns a result
+ * into it so that scripts can tell it from a clean run: `conflicts_left`
+ * (exit 3) when conflicts remain, else `sync_incomplete` (exit 2).
+ *
+ * @example
+ * ```ts
+ * import { SyncIncompleteError } from "./errors.ts";
+ * const e = new SyncIncompleteError("push", { conflicts: ["config/a.yaml"], left: [] });
+ * console.log(e.code, e.exitCode); // conflicts_left 3
+ * ```
+ */
+export class SyncIncompleteError extends SluiceError {
+  /** What was left behind. */
+  readonly leftBehind: LeftBehind;
+  constructor(op: "push" | "pull" | "resolve", leftBehind: LeftBehind) {
+    const { conflicts, left } = leftBehind;
+    const parts: string[] = [];
+    if (conflicts.length) {
+      parts.push(
+        `${conflicts.length} conflict(s) are unresolved (${
+          listed(conflicts)
+        }): each path changed both here and on the datastore, and neither copy was overwritten (the local copy is kept in the cache or in the set-aside area). Run \`sluice status\` to see both versions, then \`sluice resolve <path> --mine|--theirs|--merged\``,
+      );
+    }
+    if (left.length) {
+      parts.push(
+        `${left.length} file(s) were left for a later run (${
+          listed(left.map((l) => `${l.path}: ${l.reason}`))
+        }); nothing of them was lost. Run \`sluice status\`, then the ${
+          op === "pull" ? "pull" : "push"
+        } again`,
+      );
+    }
+    super(
+      conflicts.length ? "conflicts_left" : "sync_incomplete",
+      `The ${op} finished but left work behind. ${parts.join(". ")}.`,
+    );
+    this.leftBehind = leftBehind;
+  }
+}
+
+/** The error a result with conflicts or files left behind maps to; null when the run was clean. */
+export function leftBehindError(
+  op: "push" | "pull" | "resolve",
+  leftBehind: LeftBehind,
+): SyncIncompleteError | null {
+  if (leftBehind.conflicts.length === 0 && leftBehind.left.length === 0) return null;
+  return new SyncIncompleteError(op, leftBehind);
 }

@@ -6,7 +6,12 @@
  * @module
  */
 import pMap from "p-map";
-import { hasCode, NotFoundError, SluiceError, UnsafePathError } from "./errors.ts";
+import {
+  hasCode,
+  NotFoundError,
+  SluiceError,
+  UnsafePathError,
+} from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { isSafeRelPath } from "./paths.ts";
 import type { ObjectStore } from "./ports.ts";
@@ -15,8 +20,15 @@ import { openObject } from "./body.ts";
 import type { LocalCache } from "./cache.ts";
 import type { SyncConfig } from "./context.ts";
 import type { SluiceEmitter } from "./events.ts";
-import { INDEX_KEY, type IndexEntry, type IndexMemo, readIndex } from "./remote_index.ts";
+import {
+  INDEX_KEY,
+  type IndexEntry,
+  type IndexMemo,
+  readIndex,
+} from "./remote_index.ts";
 import type { SyncState } from "./state.ts";
+import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+import type { LeftBehind } from "./errors.ts";
 
 /** What a pull did. */
 export interface PullResult {
@@ -24,7 +36,13 @@ export interface PullResult {
   readonly fetched: string[];
   /** Paths removed locally because a peer deleted them. */
   readonly removed: string[];
-  /** Paths changed remotely that are dirty locally: not overwritten. */
+  /**
+   * Every unresolved conflict (under the pulled prefixes) after the pull:
+   * paths changed here since this cache last synced them (marked dirty or
+   * not, a deletion included) and changed on the datastore too. The local
+   * copy was not overwritten (or, for a copy this cache never synced, was set
+   * aside); `sluice status` shows both versions.
+   */
   readonly conflicts: string[];
   /** Where unsynced local copies that differed from the datastore's were set aside. */
   readonly setAside: string[];
@@ -50,13 +68,32 @@ export interface PullDeps {
   readonly indexMemo?: IndexMemo;
 }
 
+/**
+ * What a pull left behind: its unresolved conflicts, and the paths it
+ * skipped because their writer has not committed them yet.
+ */
+export function pullLeftBehind(r: PullResult): LeftBehind {
+  return {
+    conflicts: r.conflicts,
+    left: r.uncommitted.map((path) => ({
+      path,
+      reason: "another writer's push has not committed it yet",
+    })),
+  };
+}
+
 function under(path: string, prefixes: readonly string[] | undefined): boolean {
   return !prefixes ||
-    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
+    prefixes.some((p) =>
+      path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`)
+    );
 }
 
 /** Pulls everything (or only `prefixes`). */
-export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
+export async function pull(
+  deps: PullDeps,
+  prefixes?: readonly string[],
+): Promise<PullResult> {
   const { store, cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
@@ -67,13 +104,19 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     unchanged: false,
     bytes: 0,
   };
-  const head = await withRetry(() => store.head(INDEX_KEY, { signal }), config.retry, signal);
+  const head = await withRetry(
+    () => store.head(INDEX_KEY, { signal }),
+    config.retry,
+    signal,
+  );
   if (!prefixes && head && head.version === state.indexVersion) {
     result.unchanged = true;
+    result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;
   }
   if (!head && !prefixes && state.syncedPaths().length === 0) {
     result.unchanged = true;
+    result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;
   }
   const index = head ? await readIndex(store, config.retry, signal) : null;
@@ -86,21 +129,61 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     );
   }
   const dirty = new Set(state.dirtyPaths());
-  // While a bulk mark is pending (also after an unreadable dirty set turned
-  // into one) a file may hold an unpushed change whose own mark is gone: one
-  // that differs from what this cache last synced counts as dirty, so the
-  // pull neither overwrites nor removes it. A file without a manifest entry
-  // (never synced, or the manifest was lost) cannot be told from a stale
-  // copy, so for it the remote copy wins, as before.
-  const bulk = state.bulkPending();
+  // A local change is anything that differs from what this cache last
+  // synced (the manifest's hash), marked dirty or not: a hand edit, or the
+  // deletion of a synced file. The pull neither overwrites nor removes one.
+  // A file without a manifest entry (never synced, or the manifest was lost)
+  // cannot be told from a stale copy: a dirty mark keeps it, otherwise it is
+  // set aside before the datastore's copy is taken.
   const changedLocally = async (path: string): Promise<boolean> => {
-    if (dirty.has(path)) return true;
-    const s = bulk ? state.synced(path) : undefined;
-    if (!s) return false;
+    const s = state.synced(path);
+    if (!s) return dirty.has(path);
     const st = await cache.stat(path).catch(() => null);
-    if (!st || (s.size === st.size && s.mtimeMs === st.mtimeMs)) return false;
+    if (!st) return true; // deleted here (or not a regular file any more)
+    if (!dirty.has(path) && s.size === st.size && s.mtimeMs === st.mtimeMs) {
+      return false;
+    }
     const local = await cache.hashFile(path).catch(() => null);
-    return local !== null && local.hash !== s.hash;
+    return local === null || local.hash !== s.hash;
+  };
+  const found: ConflictRecord[] = [];
+  const agreed: string[] = [];
+  const conflict = (
+    path: string,
+    mine: ConflictRecord["mine"],
+    theirs: IndexEntry | null,
+    reason: string,
+  ) => {
+    const rec: ConflictRecord = {
+      path,
+      mine,
+      theirs: theirs
+        ? { version: theirs.v, hash: theirs.h, size: theirs.s }
+        : null,
+      base: state.synced(path)?.version,
+      foundBy: "pull",
+      at: Date.now(),
+      reason,
+    };
+    const known = state.conflicts.get(path);
+    found.push(rec);
+    // Reported once per version of theirs, not at every pull.
+    if (known && known.theirs?.version === rec.theirs?.version) return;
+    events.emit("warning", {
+      code: "pull_conflict",
+      message: `${path} ${
+        theirs
+          ? `changed on the datastore (version ${theirs.v})`
+          : "was deleted on the datastore"
+      } and is also changed here; ${
+        mine?.location === path || !mine
+          ? "the local copy was kept as it is and not overwritten"
+          : `the local copy was set aside in ${mine.location} and the datastore's copy taken`
+      }. Run \`sluice status\` to see both versions, then \`${
+        resolveHint(path)
+      }\`.`,
+      path,
+    });
   };
   const todo: [string, IndexEntry][] = [];
   for (const [path, e] of Object.entries(entries)) {
@@ -111,15 +194,15 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       const local = await cache.hashFile(path).catch(() => null);
       if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        agreed.push(path);
         continue;
       }
-      result.conflicts.push(path);
-      events.emit("warning", {
-        code: "pull_conflict",
-        message:
-          `${path} changed remotely and is also changed locally; the local copy was kept and not overwritten. Push it (a config file is checked against the remote first) or discard the local change and pull again.`,
+      conflict(
         path,
-      });
+        local ? { location: path, ...local } : null,
+        e,
+        "changed here since the last sync, and on the datastore",
+      );
       continue;
     }
     if (!synced) {
@@ -139,9 +222,17 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         events.emit("warning", {
           code: "local_set_aside",
           message:
-            `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${aside} (see \`sluice status\`) and the datastore's copy was pulled. Compare them and re-apply any change you want to keep.`,
+            `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${aside} (see \`sluice status\`) and the datastore's copy was pulled. Compare them, then \`${
+              resolveHint(path)
+            }\` (--mine publishes the set-aside copy).`,
           path,
         });
+        conflict(
+          path,
+          { location: aside, ...local },
+          e,
+          "a local copy this cache never synced differed from the datastore's",
+        );
       }
     }
     todo.push([path, e]);
@@ -163,7 +254,11 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   };
   /** Reads the object whole and writes it; returns the version read (nothing written if not `e.v`). */
   const fetchWhole = async (path: string, e: IndexEntry): Promise<string> => {
-    const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
+    const got = await withRetry(
+      () => store.get(path, { signal }),
+      config.retry,
+      signal,
+    );
     if (got.version !== e.v) return got.version;
     const hash = await sha256Hex(got.body);
     const badSize = got.body.length !== e.s;
@@ -184,7 +279,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
    * Streams a large object into the cache in chunks (never held whole); a
    * transfer that breaks off is retried from the start.
    */
-  const fetchStreamed = async (path: string, e: IndexEntry): Promise<string> => {
+  const fetchStreamed = async (
+    path: string,
+    e: IndexEntry,
+  ): Promise<string> => {
     let corrupt: unknown;
     const version = await withRetry(
       async () => {
@@ -194,10 +292,15 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
           return got.version;
         }
         try {
-          await cache.writeStream(path, got.body, { size: e.s, sha256: e.h }, (written) => {
-            moving.set(path, written);
-            progress();
-          });
+          await cache.writeStream(
+            path,
+            got.body,
+            { size: e.s, sha256: e.h },
+            (written) => {
+              moving.set(path, written);
+              progress();
+            },
+          );
         } catch (err) {
           // Reported like a corrupt whole read: not retried here.
           if (!hasCode(err, "corrupt_download")) throw err;
@@ -237,7 +340,12 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
     if (version !== e.v) return skipUncommitted(path, version, e);
     const st = await cache.stat(path);
-    state.setSynced(path, { hash: e.h, version, size: e.s, mtimeMs: st?.mtimeMs });
+    state.setSynced(path, {
+      hash: e.h,
+      version,
+      size: e.s,
+      mtimeMs: st?.mtimeMs,
+    });
     result.fetched.push(path);
     result.bytes += e.s;
     done++;
@@ -246,7 +354,21 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   if (index) {
     for (const path of state.syncedPaths()) {
       // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
-      if (!under(path, prefixes) || Object.hasOwn(entries, path) || (await changedLocally(path))) {
+      if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
+      if (await changedLocally(path)) {
+        const local = await cache.hashFile(path).catch(() => null);
+        if (!local && !cache.exists(path)) {
+          // Deleted on both sides: they agree.
+          state.setSynced(path, undefined);
+          agreed.push(path);
+        } else if (local) {
+          conflict(
+            path,
+            { location: path, ...local },
+            null,
+            "changed here, deleted on the datastore",
+          );
+        }
         continue;
       }
       await cache.remove(path);
@@ -257,5 +379,18 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   if (!prefixes) state.indexVersion = index?.version;
   deps.indexMemo?.remember(index);
   await state.saveManifest();
+  await state.conflicts.clear(agreed);
+  await state.conflicts.record(found);
+  result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
+}
+
+/** The unresolved conflicts under `prefixes` (internal paths left out). */
+function standingConflicts(
+  deps: PullDeps,
+  prefixes?: readonly string[],
+): string[] {
+  return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
+    under(p, prefixes) && !deps.isInternal(p)
+  );
 }

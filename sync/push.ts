@@ -8,6 +8,7 @@
  */
 import pMap from "p-map";
 import {
+  type LeftBehind,
   NotFoundError,
   PreconditionFailedError,
   SluiceError,
@@ -19,9 +20,14 @@ import { PutModes } from "./ports.ts";
 import { withRetry } from "./retry.ts";
 import { LINK_REFUSED, type LocalCache, walkFiles } from "./cache.ts";
 import { SourceVanishedError } from "./body.ts";
-import { type IndexEntry, type IndexMemo, updateIndex } from "./remote_index.ts";
+import {
+  type IndexEntry,
+  type IndexMemo,
+  updateIndex,
+} from "./remote_index.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "./context.ts";
+import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 
 /** What a push did. */
 export interface PushResult {
@@ -33,13 +39,45 @@ export interface PushResult {
   readonly deleted: string[];
   /** Paths left out, with the reason (kept dirty when `keepDirty`). */
   readonly skipped: { path: string; reason: string; keepDirty: boolean }[];
+  /**
+   * Paths with an unresolved conflict: found by this push (the datastore
+   * holds another version than the one this copy is based on), or found
+   * earlier and not yet resolved. Also listed in `skipped`; nothing of them
+   * was written, and the local copies are kept.
+   */
+  readonly conflicts: string[];
   /** Bytes uploaded. */
   bytes: number;
 }
 
 /** An empty result. */
 export function emptyPushResult(): PushResult {
-  return { uploaded: [], identical: [], deleted: [], skipped: [], bytes: 0 };
+  return {
+    uploaded: [],
+    identical: [],
+    deleted: [],
+    skipped: [],
+    conflicts: [],
+    bytes: 0,
+  };
+}
+
+/**
+ * What a push left behind: its conflicts, and the files it left out and kept
+ * dirty for a later push. Empty for a clean push (the command line then
+ * exits 0; see `leftBehindError` in `errors.ts`).
+ */
+export function pushLeftBehind(r: PushResult): LeftBehind {
+  const conflicts = new Set(r.conflicts);
+  return {
+    conflicts: r.conflicts,
+    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((
+      s,
+    ) => ({
+      path: s.path,
+      reason: s.reason,
+    })),
+  };
 }
 
 /**
@@ -110,7 +148,10 @@ export async function buildPlan(
         add(f.path, "put", local.hash, local.size);
       }
       for (const synced of state.syncedPaths()) {
-        if (synced.startsWith(`${path}/`) && !plan.has(synced) && !cache.exists(synced)) {
+        if (
+          synced.startsWith(`${path}/`) && !plan.has(synced) &&
+          !cache.exists(synced)
+        ) {
           add(synced, "delete");
         }
       }
@@ -127,7 +168,12 @@ export async function buildPlan(
         if (!state.synced(path)) continue;
       }
     }
-    add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
+    add(
+      path,
+      st ? "put" : state.synced(path) ? "delete" : "skip",
+      undefined,
+      st?.size,
+    );
   }
   if (walk) {
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
@@ -153,7 +199,10 @@ export async function buildPlan(
       add(f.path, "put", local.hash, local.size, "walk");
     }
   }
-  return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...plan.values()].sort((
+    a,
+    b,
+  ) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Dependencies of the terminal handler. */
@@ -228,15 +277,47 @@ export function terminalWrite(ctx: WriteContext): Promise<void> {
     },
     push.config.retry,
     push.signal,
-    (error, attempt) => push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
+    (error, attempt) =>
+      push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
   );
 }
 
 /** The innermost handler of the push pipeline. */
-export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
+export function pushTerminal(
+  deps: TerminalDeps,
+): (ctx: PushContext) => Promise<void> {
   return async (ctx) => {
-    if (ctx.dryRun) return;
     const { cache, state, result } = deps;
+    // A path with an unresolved conflict is published only by its resolution.
+    for (const e of ctx.plan) {
+      if (e.action === "skip" || !state.conflicts.has(e.path)) continue;
+      e.action = "skip";
+      e.keepDirty = true;
+      e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
+      result.conflicts.push(e.path);
+    }
+    if (ctx.dryRun) return;
+    const found: ConflictRecord[] = [];
+    const conflictOf = (
+      entry: PlanEntry,
+      mine: ConflictRecord["mine"],
+      theirs: ConflictRecord["theirs"],
+    ) => {
+      entry.action = "skip";
+      entry.keepDirty = true;
+      entry.reason ??=
+        "changed on the datastore since this cache last synced it";
+      result.conflicts.push(entry.path);
+      found.push({
+        path: entry.path,
+        mine,
+        theirs,
+        base: entry.syncedVersion,
+        foundBy: "push",
+        at: ctx.clock.now(),
+        reason: entry.reason,
+      });
+    };
     const active = ctx.plan.filter((e) => e.action !== "skip");
     const uploads = active.filter((e) => e.action === "put" && !e.commit);
     const commits = active.filter((e) => e.action === "put" && e.commit);
@@ -296,16 +377,36 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           metadata: {},
         };
         await deps.runWrite(wctx);
-        if (entry.action === "skip") return; // a write gate decided to leave it out
+        if (entry.action === "skip") {
+          // A write gate left it out; a conflict is recorded with both versions.
+          if (entry.conflict) {
+            conflictOf(
+              entry,
+              { location: entry.path, hash, size },
+              entry.conflict.theirs,
+            );
+          }
+          return;
+        }
         const info = wctx.result;
-        if (!info) throw new SluiceError("internal", `No result for the write of ${entry.path}.`);
+        if (!info) {
+          throw new SluiceError(
+            "internal",
+            `No result for the write of ${entry.path}.`,
+          );
+        }
         ctx.uploaded.push({
           path: entry.path,
           info,
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        state.setSynced(entry.path, { hash, version: info.version, size, mtimeMs: read.mtimeMs });
+        state.setSynced(entry.path, {
+          hash,
+          version: info.version,
+          size,
+          mtimeMs: read.mtimeMs,
+        });
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         handled.push(entry.path);
         if (wctx.outcome === "identical") result.identical.push(entry.path);
@@ -327,38 +428,64 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     };
 
-    await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+    await pMap(uploads, writeOne, {
+      concurrency: ctx.config.concurrency,
+      signal: ctx.signal,
+    });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
-      await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      await pMap(commits, writeOne, {
+        concurrency: ctx.config.concurrency,
+        signal: ctx.signal,
+      });
       for (const entry of deletes) {
         try {
           await withRetry(
             () =>
-              ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
+              ctx.store.delete(entry.path, {
+                signal: ctx.signal,
+                ifVersion: entry.syncedVersion,
+              }),
             ctx.config.retry,
             ctx.signal,
           );
           result.deleted.push(entry.path);
         } catch (e) {
-          if (!(e instanceof PreconditionFailedError || e instanceof NotFoundError)) {
+          if (
+            !(e instanceof PreconditionFailedError ||
+              e instanceof NotFoundError)
+          ) {
             failures.push({ entry, error: e });
             continue;
           }
           // A delete is conditional on the version this cache last saw: the
-          // peer's newer copy keeps both its object and its index entry. The
-          // manifest forgets the old version, so the next pull brings the
-          // peer's copy back.
-          const reason =
-            "a peer changed it since this cache last synced it; its object and index entry were kept, and the next pull brings the peer's copy back";
+          // peer's newer copy keeps both its object and its index entry.
+          const now = await ctx.store.head(entry.path, { signal: ctx.signal })
+            .catch(() => null);
+          if (!now) {
+            // Deleted there too: both sides agree.
+            state.setSynced(entry.path, undefined);
+            indexRemove.push(entry.path);
+            handled.push(entry.path);
+            filesDone++;
+            progress();
+            continue;
+          }
+          entry.reason =
+            "a peer changed it since this cache last synced it; its object and index entry were kept, and the local deletion stands as a conflict";
           ctx.events.emit("warning", {
             code: "delete_skipped",
-            message: `Did not delete ${entry.path} remotely: ${reason}.`,
+            message:
+              `Did not delete ${entry.path} remotely: ${entry.reason}. Run \`sluice status\` to see the peer's version, then \`${
+                resolveHint(entry.path)
+              }\` (--mine deletes it over that version, --theirs brings it back).`,
             path: entry.path,
           });
-          state.setSynced(entry.path, undefined);
-          entry.action = "skip";
-          entry.reason = reason;
+          conflictOf(entry, null, {
+            version: now.version,
+            hash: "",
+            size: now.size,
+          });
           filesDone++;
           progress();
           continue;
@@ -384,9 +511,12 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     for (const dir of deps.expandedDirs ?? []) {
       const under = (p: string) => p.startsWith(`${dir}/`);
       const open = failures.some((f) => under(f.entry.path)) ||
-        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && under(e.path));
+        ctx.plan.some((e) =>
+          e.action === "skip" && e.keepDirty && under(e.path)
+        );
       if (!open) handled.push(dir);
     }
+    await state.conflicts.record(found);
     const pending: PendingCommit = {
       set: indexSet,
       remove: indexRemove,
@@ -412,7 +542,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
 const snapshots = new WeakMap<PushContext, ReturnType<SyncState["snapshot"]>>();
 
 /** Associates the dirty-set snapshot taken when the push started. */
-export function rememberSnapshot(ctx: PushContext, snap: ReturnType<SyncState["snapshot"]>): void {
+export function rememberSnapshot(
+  ctx: PushContext,
+  snap: ReturnType<SyncState["snapshot"]>,
+): void {
   snapshots.set(ctx, snap);
 }
 
@@ -420,28 +553,44 @@ function snapshotOf(ctx: PushContext): ReturnType<SyncState["snapshot"]> {
   return snapshots.get(ctx) ?? { paths: new Map(), bulkSeq: -1 };
 }
 
-function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {
-  const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
+function aggregate(
+  failures: { entry: PlanEntry; error: unknown }[],
+  heldBack: number,
+): Error {
+  const conflicts = failures.filter((f) =>
+    f.error instanceof VersionConflictError
+  );
   if (conflicts.length > 0) {
-    const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
-    const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
+    const keys = conflicts.flatMap((f) =>
+      (f.error as VersionConflictError).keys
+    );
+    const aside = conflicts.flatMap((f) =>
+      (f.error as VersionConflictError).setAsideTo
+    );
     return new VersionConflictError(keys, aside);
   }
-  const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
-  if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
+  const codes = new Set(
+    failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""),
+  );
+  if (
+    failures[0].error instanceof SluiceError && codes.size === 1 &&
+    !codes.has("")
+  ) {
     return failures[0].error; // one kind of failure: keep its code and exit code
   }
   const first = failures[0].error;
   return new SluiceError(
     "push_failed",
-    `${failures.length} file(s) could not be pushed (first: ${failures[0].entry.path}: ${
-      first instanceof Error ? first.message : String(first)
-    }).${
+    `${failures.length} file(s) could not be pushed (first: ${
+      failures[0].entry.path
+    }: ${first instanceof Error ? first.message : String(first)}).${
       heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
     } Every file that failed stays dirty in the cache; run the push again.`,
     {
       cause: first,
-      retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),
+      retryable: failures.every((f) =>
+        f.error instanceof SluiceError && f.error.retryable
+      ),
     },
   );
 }

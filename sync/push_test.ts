@@ -99,11 +99,13 @@ Deno.test("a delete of a file a peer changed since keeps the peer's object and i
   const r = await b.pushChanged();
   assert.deepEqual(r.deleted, []);
   assert.equal(r.skipped[0]?.path, "notes/n.txt");
+  assert.deepEqual(r.conflicts, ["notes/n.txt"], "reported as a conflict");
   assert.equal(store.peekText("notes/n.txt"), "a2");
-  // A fresh clone still gets the peer's change, and b gets it back.
+  // A fresh clone still gets the peer's change; b gets it back by taking theirs.
   const c = await clone(store, "c");
   assert.deepEqual((await c.pullChanged()).fetched, ["notes/n.txt"]);
   assert.equal(await Deno.readTextFile(`${c.cacheDir}/notes/n.txt`), "a2");
-  await b.pullChanged();
+  assert.deepEqual((await b.pullChanged()).conflicts, ["notes/n.txt"]);
+  assert.ok((await b.resolveConflict("notes/n.txt", "theirs")).resolved);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/notes/n.txt`), "a2");
 });

@@ -13,7 +13,13 @@ import { AbortedError, ConfigError, SluiceError } from "./errors.ts";
 import { randomId } from "./hash.ts";
 import { assertSafeRelPath } from "./paths.ts";
 import { processIdentity, systemClock } from "./clock.ts";
-import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "./ports.ts";
+import type {
+  Clock,
+  DistributedLock,
+  Identity,
+  LockBackend,
+  ObjectStore,
+} from "./ports.ts";
 import { DEFAULT_RETRY } from "./retry.ts";
 import {
   classifierRuleSchema,
@@ -48,6 +54,8 @@ import {
   terminalWrite,
 } from "./push.ts";
 import { pull, type PullResult } from "./pull.ts";
+import type { ConflictRecord, Resolution } from "./conflicts.ts";
+import { resolveConflict, type ResolveResult } from "./resolve.ts";
 import { IndexMemo } from "./remote_index.ts";
 
 /** A plugin changes the pipelines by name (add, override, remove gates). */
@@ -55,7 +63,9 @@ export interface SluicePlugin {
   /** Plugin name, for messages. */
   readonly name: string;
   /** Called once when the service is created. */
-  setup(pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> }): void;
+  setup(
+    pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> },
+  ): void;
 }
 
 /** Options of {@link createSyncService}. */
@@ -129,13 +139,16 @@ const syncConfigSchema = z.object({
   concurrency: concurrencySchema.optional(),
   retry: retryConfigSchema.optional(),
   conditionalWrites: conditionalWritesSchema.optional(),
-  classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
+  classifierRules: z.array(classifierRuleSchema, {
+    error: "a list of {pattern, class} rules",
+  })
     .optional(),
   probeTtlMs: probeTtlSchema.optional(),
   streamThresholdBytes: streamThresholdSchema.optional(),
 });
 
-const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
+const shown = (v: unknown) =>
+  v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
 
 /**
  * Checks the options a service is created from: `cacheDir`, `store`,
@@ -153,30 +166,52 @@ const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.s
 export function validateSyncServiceOptions(options: SyncServiceOptions): void {
   const o = options as unknown as Record<string, unknown>;
   if (typeof o.cacheDir !== "string" || o.cacheDir === "") {
-    throw new ConfigError("cacheDir", `a directory path, got ${shown(o.cacheDir)}`);
+    throw new ConfigError(
+      "cacheDir",
+      `a directory path, got ${shown(o.cacheDir)}`,
+    );
   }
   const store = o.store as Record<string, unknown> | undefined;
   if (
     typeof store !== "object" || store === null ||
-    !["get", "head", "put", "delete", "list"].every((m) => typeof store[m] === "function")
+    !["get", "head", "put", "delete", "list"].every((m) =>
+      typeof store[m] === "function"
+    )
   ) {
-    throw new ConfigError("store", "an ObjectStore (get, head, put, delete, list)");
+    throw new ConfigError(
+      "store",
+      "an ObjectStore (get, head, put, delete, list)",
+    );
   }
   if (o.identity !== undefined) {
     const id = (o.identity ?? {}) as Record<string, unknown>;
     if (typeof id.holder !== "string" || id.holder === "") {
-      throw new ConfigError("identity.holder", `a non-empty "user@host", got ${shown(id.holder)}`);
+      throw new ConfigError(
+        "identity.holder",
+        `a non-empty "user@host", got ${shown(id.holder)}`,
+      );
     }
     if (typeof id.hostname !== "string") {
-      throw new ConfigError("identity.hostname", `a host name, got ${shown(id.hostname)}`);
+      throw new ConfigError(
+        "identity.hostname",
+        `a host name, got ${shown(id.hostname)}`,
+      );
     }
     if (typeof id.pid !== "number" || !Number.isSafeInteger(id.pid)) {
-      throw new ConfigError("identity.pid", `a process id (a whole number), got ${shown(id.pid)}`);
+      throw new ConfigError(
+        "identity.pid",
+        `a process id (a whole number), got ${shown(id.pid)}`,
+      );
     }
   }
   if (o.config === undefined) return;
-  if (typeof o.config !== "object" || o.config === null || Array.isArray(o.config)) {
-    throw new ConfigError("config", `an object of settings, got ${shown(o.config)}`);
+  if (
+    typeof o.config !== "object" || o.config === null || Array.isArray(o.config)
+  ) {
+    throw new ConfigError(
+      "config",
+      `an object of settings, got ${shown(o.config)}`,
+    );
   }
   const r = syncConfigSchema.safeParse(o.config);
   if (r.success) return;
@@ -189,7 +224,9 @@ export function validateSyncServiceOptions(options: SyncServiceOptions): void {
       ? (value as Record<PropertyKey, unknown>)[p]
       : undefined;
   }
-  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, { cause: r.error });
+  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, {
+    cause: r.error,
+  });
 }
 
 /**
@@ -240,8 +277,10 @@ export class SyncService {
     this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
     this.state = state;
     this.lockBackend = options.lockBackend;
-    this.pushPipeline = options.push?.clone() ?? new Pipeline<PushContext>(PUSH_PHASES);
-    this.writePipeline = options.write?.clone() ?? new Pipeline<WriteContext>(WRITE_PHASES);
+    this.pushPipeline = options.push?.clone() ??
+      new Pipeline<PushContext>(PUSH_PHASES);
+    this.writePipeline = options.write?.clone() ??
+      new Pipeline<WriteContext>(WRITE_PHASES);
     for (const p of options.plugins ?? []) {
       p.setup({ push: this.pushPipeline, write: this.writePipeline });
     }
@@ -252,7 +291,10 @@ export class SyncService {
 
   /** The gate order of both pipelines. */
   describe(): { push: string[]; write: string[] } {
-    return { push: this.pushPipeline.describe(), write: this.writePipeline.describe() };
+    return {
+      push: this.pushPipeline.describe(),
+      write: this.writePipeline.describe(),
+    };
   }
 
   /** What this service can do. */
@@ -278,7 +320,11 @@ export class SyncService {
    * return.
    */
   async markDirty(
-    options: { relPath?: string; relPaths?: readonly string[]; signal?: AbortSignal } = {},
+    options: {
+      relPath?: string;
+      relPaths?: readonly string[];
+      signal?: AbortSignal;
+    } = {},
   ): Promise<void> {
     if (options.signal?.aborted) throw new AbortedError("markDirty");
     if (options.relPaths !== undefined) {
@@ -314,7 +360,10 @@ export class SyncService {
    * (compare-and-swap against the index as it is now) and commits the local
    * state. Returns the prepared push's result.
    */
-  commitPush(prepared: PreparedPush, options: { signal?: AbortSignal } = {}): Promise<PushResult> {
+  commitPush(
+    prepared: PreparedPush,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<PushResult> {
     return this.#serial(async () => {
       if (prepared.pending) {
         await commitPrepared(prepared.pending, {
@@ -336,6 +385,40 @@ export class SyncService {
     return this.#serial(() => this.#pull(options.signal, options.prefixes));
   }
 
+  /** Every unresolved conflict, with both versions (see `conflicts.ts`). */
+  conflicts(): ConflictRecord[] {
+    return this.state.conflicts.list();
+  }
+
+  /**
+   * Resolves the conflict of `path`: `mine` publishes this cache's copy (a
+   * set-aside one is put back first), `merged` publishes what the cache
+   * holds at the path now, `theirs` sets the local copy aside and takes the
+   * datastore's. Publishing is a compare-and-swap on the version of theirs
+   * the conflict recorded: a newer one makes it a new conflict
+   * (`resolved: false`), never a loss. Serialised with pushes and pulls.
+   */
+  resolveConflict(
+    path: string,
+    resolution: Resolution,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ResolveResult> {
+    assertSafeRelPath(path);
+    return this.#serial(() =>
+      resolveConflict(
+        {
+          cache: this.cache,
+          state: this.state,
+          pushOnly: (paths) =>
+            this.#push({ signal: options.signal, only: paths }),
+          pull: (prefixes) => this.#pull(options.signal, prefixes),
+        },
+        path,
+        resolution,
+      )
+    );
+  }
+
   /**
    * The dirty paths with their class and the gates that will handle each.
    * Nothing is written, locally or remotely. With `walk`, files changed but
@@ -352,9 +435,9 @@ export class SyncService {
       handledBy: [
         ...e.handledBy,
         ...(e.action === "put"
-          ? writeGates.filter((g) => g.appliesTo?.(e) && !e.handledBy.includes(g.name)).map((g) =>
-            g.name
-          )
+          ? writeGates.filter((g) =>
+            g.appliesTo?.(e) && !e.handledBy.includes(g.name)
+          ).map((g) => g.name)
           : []),
       ],
       reason: e.reason,
@@ -367,7 +450,10 @@ export class SyncService {
     return run;
   }
 
-  async #pull(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
+  async #pull(
+    signal?: AbortSignal,
+    prefixes?: readonly string[],
+  ): Promise<PullResult> {
     return await pull({
       store: this.store,
       cache: this.cache,
@@ -381,7 +467,7 @@ export class SyncService {
   }
 
   async #push(
-    options: PushOptions & { walk?: boolean },
+    options: PushOptions & { walk?: boolean; only?: readonly string[] },
     out?: { plan?: PlanEntry[]; prepare?: { pending?: PendingCommit } },
   ): Promise<PushResult> {
     const signal = options.signal ?? new AbortController().signal;
@@ -389,12 +475,14 @@ export class SyncService {
     const result = emptyPushResult();
     this.cache.resetChecks();
     const snapshot = this.state.snapshot();
-    const walk = this.state.bulkPending() || (options.dryRun === true && options.walk === true);
+    const walk = options.only === undefined &&
+      (this.state.bulkPending() ||
+        (options.dryRun === true && options.walk === true));
     const expandedDirs: string[] = [];
     const plan = await buildPlan(
       this.cache,
       this.state,
-      [...snapshot.paths.keys()],
+      options.only ?? [...snapshot.paths.keys()],
       walk,
       (path, reason) =>
         this.events.emit("warning", {
@@ -433,8 +521,12 @@ export class SyncService {
         await this.#pull(signal, prefixes);
       },
       note: (gate, message, entry) => {
-        if (entry && !entry.handledBy.includes(gate)) entry.handledBy.push(gate);
-        if (!options.dryRun) this.events.emit("gate", { gate, message, path: entry?.path });
+        if (entry && !entry.handledBy.includes(gate)) {
+          entry.handledBy.push(gate);
+        }
+        if (!options.dryRun) {
+          this.events.emit("gate", { gate, message, path: entry?.path });
+        }
       },
       writePipeline: this.writePipeline,
     };
@@ -468,7 +560,9 @@ export class SyncService {
 }
 
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
-export async function createSyncService(options: SyncServiceOptions): Promise<SyncService> {
+export async function createSyncService(
+  options: SyncServiceOptions,
+): Promise<SyncService> {
   validateSyncServiceOptions(options);
   await Deno.mkdir(options.cacheDir, { recursive: true });
   const state = await SyncState.open(options.cacheDir);

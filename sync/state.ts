@@ -13,6 +13,7 @@
 import { atomicWrite, fsyncDir, STATE_DIR } from "./cache.ts";
 import { SluiceError, UnsafePathError } from "./errors.ts";
 import type { StateAccess } from "./context.ts";
+import { ConflictSet } from "./conflicts.ts";
 
 /** A manifest entry. */
 export interface SyncedEntry {
@@ -102,6 +103,8 @@ export class SyncState implements StateAccess {
   indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
   readonly loadWarnings: string[] = [];
+  /** Unresolved conflicts (see `conflicts.ts`). */
+  conflicts!: ConflictSet;
 
   private constructor(cacheDir: string) {
     this.#dir = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}`;
@@ -122,6 +125,8 @@ export class SyncState implements StateAccess {
       );
     }
     await s.#load();
+    s.conflicts = await ConflictSet.open(cacheDir);
+    if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
     return s;
   }
 

@@ -1,0 +1,61 @@
+/**
+ * `sluice resolve <path> --mine|--theirs|--merged`: resolves a conflict that
+ * a push or pull recorded (see `sync/conflicts.ts`).
+ *
+ * @module
+ */
+import { Command } from "commander";
+import type { Resolution } from "../sync/conflicts.ts";
+import { leftBehindError } from "../sync/errors.ts";
+import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { type CliIo, type Output, UsageError } from "./output.ts";
+import { cachePaths, outcomeOf } from "./sync_commands.ts";
+
+/** Registers `resolve`. */
+export function resolveCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("resolve")
+      .description(
+        "resolve a conflict: publish your copy, take the datastore's, or publish a merge you made",
+      )
+      .argument("<path>", "the conflicted cache path (as `sluice status` lists it)")
+      .option("--mine", "publish your copy over the datastore's version you saw")
+      .option("--theirs", "take the datastore's copy (yours is set aside, never deleted)")
+      .option("--merged", "publish what the cache holds at the path now (your merge)")
+      .addHelpText(
+        "after",
+        "\nEach outcome is a compare-and-swap on the datastore's version the conflict recorded: if a third writer changed it since, the conflict is recorded again with the new version (exit 3) and nothing is overwritten.\n\nExamples:\n  sluice status\n  sluice resolve config/app.yaml --merged\n  sluice resolve notes/todo.txt --theirs --json",
+      ),
+  ).action(action(io, state, "resolve", async (out: Output, cmd, path: string) => {
+    const o = cmd.opts<{ mine?: boolean; theirs?: boolean; merged?: boolean }>();
+    const chosen = (["mine", "theirs", "merged"] as const).filter((k) => o[k]);
+    if (chosen.length !== 1) {
+      throw new UsageError("give exactly one of --mine, --theirs or --merged");
+    }
+    const resolution: Resolution = chosen[0];
+    return await withSession(cmd, io, out, async (s) => {
+      const [rel] = await cachePaths(s.service, [path]);
+      const r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
+      const left = leftBehindError("resolve", { conflicts: r.conflicts, left: [] });
+      const { outcome, exitCode } = outcomeOf(out, left);
+      out.result("resolve", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...r, outcome });
+      if (r.resolved) {
+        out.say(
+          resolution === "theirs"
+            ? `Took the datastore's copy of ${rel}.`
+            : r.deleted
+            ? `Deleted ${rel} on ${s.store.endpoint} (your deletion).`
+            : `Published your ${resolution === "mine" ? "copy" : "merge"} of ${rel}${
+              r.published ? ` (version ${r.published})` : ""
+            }.`,
+        );
+      } else {
+        out.say(
+          `${rel} changed again on the datastore before your copy landed; nothing was overwritten. Run \`sluice status\` to see the new version, then resolve again.`,
+        );
+      }
+      for (const a of r.setAside) out.say(`Your previous local copy was set aside in ${a}.`);
+      return exitCode;
+    });
+  }));
+}

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { sluice, world } from "./cli_test_kit.ts";
+import { SyncState } from "../sync/state.ts";
+
+const CFG = "config/app.yaml";
+
+Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve --merged publishes the merge", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  await w.write(a, CFG, "x: 2\n");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  await w.write(b, CFG, "y: 1\n"); // a hand edit, never marked dirty
+
+  const pulled = await sluice(["pull", "--cache", b, "--json"]);
+  assert.equal(pulled.code, 3, pulled.err);
+  const doc = pulled.json();
+  assert.deepEqual(doc.conflicts, [CFG]);
+  assert.equal((doc.outcome as { code: string }).code, "conflicts_left");
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "y: 1\n", "the hand edit is kept");
+
+  const status = await sluice(["status", "--cache", b]);
+  assert.match(status.out, /Unresolved conflicts \(1\):/);
+  assert.match(status.out, /theirs: version /);
+
+  await w.write(b, CFG, "x: 2\ny: 1\n");
+  const pushed = await sluice(["push", "--cache", b, "--json"]);
+  assert.equal(pushed.code, 3, "a push that leaves a conflict is not a success");
+  assert.deepEqual(pushed.json().conflicts, [CFG]);
+
+  const resolved = await sluice(["resolve", CFG, "--merged", "--cache", b]);
+  assert.equal(resolved.code, 0, resolved.err);
+  assert.equal((await sluice(["pull", "--cache", b])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+  assert.equal(await Deno.readTextFile(`${a}/${CFG}`), "x: 2\ny: 1\n");
+  const usage = await sluice(["resolve", CFG, "--mine", "--theirs", "--cache", b]);
+  assert.equal(usage.code, 64);
+  await w.cleanup();
+});
+
+Deno.test("a push that leaves a file dirty for later exits 2", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/real.txt", "r");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.symlink(`${a}/notes/real.txt`, `${a}/notes/link.txt`);
+  await (await SyncState.open(a)).markDirty("notes/link.txt"); // as a repository write does
+  const r = await sluice(["push", "--no-walk", "--cache", a, "--json"]);
+  assert.equal(r.code, 2, r.err);
+  assert.equal((r.json().outcome as { code: string }).code, "sync_incomplete");
+  await w.cleanup();
+});

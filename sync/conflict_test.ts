@@ -1,0 +1,216 @@
+/**
+ * Conflicts (issue 18): the commit step never records a version the store no
+ * longer holds, a pull never destroys a local change, and every conflict is
+ * resolvable with a compare-and-swap on the version the user saw.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../sluice.ts";
+import { ConditionalWrites } from "./conditional.ts";
+import type { SyncService } from "./service.ts";
+import { readIndex } from "./remote_index.ts";
+import { FakeClock, InMemoryStore, writeCacheFile } from "../packages/testing/mod.ts";
+
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+async function clone(store: InMemoryStore, name: string, cacheDir?: string): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-conflict-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+    conditional: new ConditionalWrites(),
+  });
+}
+
+async function put(svc: SyncService, path: string, text: string, mark = true) {
+  await writeCacheFile(svc.cacheDir, path, text);
+  if (mark) await svc.markDirty({ relPath: path });
+}
+
+const read = (svc: SyncService, path: string) =>
+  Deno.readTextFile(`${svc.cacheDir}/${path}`).catch(() => undefined);
+
+/** I7: every index entry names the version the store holds. */
+async function assertIndexCurrent(store: InMemoryStore) {
+  const index = await readIndex(store, quick.retry);
+  for (const [path, e] of Object.entries(index?.entries ?? {})) {
+    const info = await store.head(path);
+    if (info) assert.equal(e.v, info.version, `the index names a dead version of ${path}`);
+  }
+}
+
+const MARKER = "data/shell/cmd/m1/out/latest";
+
+for (const path of [MARKER, "notes/shared.txt"]) {
+  Deno.test(`two clones writing ${path} at once: one wins, the other gets a conflict, the index stays current`, async () => {
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await put(a, path, "1");
+    await a.pushChanged();
+    await b.pullChanged();
+    await put(a, path, "2");
+    await put(b, path, "3");
+    const pa = await a.preparePush();
+    const pb = await b.preparePush();
+    // b commits first, a last: a's index write must not name a dead version.
+    await b.commitPush(pb);
+    await a.commitPush(pa);
+    assert.deepEqual(pa.result.conflicts, []);
+    assert.deepEqual(pb.result.conflicts, [path]);
+    assert.equal(store.peekText(path), "2");
+    const c = await clone(store, "c");
+    const pulled = await c.pullChanged();
+    assert.deepEqual(pulled.uncommitted, []);
+    assert.equal(await read(c, path), "2", "a fresh clone gets the committed file");
+    assert.equal(await read(b, path), "3", "the loser keeps its copy");
+    assert.equal(b.conflicts()[0]?.theirs?.version, (await store.head(path))?.version);
+  });
+}
+
+Deno.test("a writer that crashed between its marker write and its index commit does not roll back a peer's later marker", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, MARKER, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, MARKER, "2");
+  await a.preparePush(); // written, never committed: the process dies here
+  const fresh = await clone(store, "fresh");
+  assert.deepEqual((await fresh.pullChanged()).uncommitted, [MARKER]);
+  await b.pullChanged();
+  await put(b, MARKER, "3");
+  const rb = await b.pushChanged();
+  assert.deepEqual(rb.conflicts, [MARKER], "b meets a's uncommitted write");
+  await b.resolveConflict(MARKER, "mine");
+  assert.equal(store.peekText(MARKER), "3");
+  const restarted = await clone(store, "a", a.cacheDir);
+  const ra = await restarted.pushChanged();
+  assert.deepEqual(ra.conflicts, [MARKER]);
+  assert.equal(store.peekText(MARKER), "3", "b's marker stands");
+  await assertIndexCurrent(store);
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, MARKER), "3");
+});
+
+Deno.test("a pull keeps hand edits that were never marked dirty, and reports them as conflicts", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/todo.txt", "a1");
+  await put(a, MARKER, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "notes/todo.txt", "a2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  await put(b, "notes/todo.txt", "b's edit", false);
+  await put(b, MARKER, "7", false);
+  const r = await b.pullChanged();
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(r.conflicts.sort(), [MARKER, "notes/todo.txt"]);
+  assert.equal(await read(b, "notes/todo.txt"), "b's edit");
+  assert.equal(await read(b, MARKER), "7");
+  const listed = b.conflicts();
+  assert.deepEqual(listed.map((c) => c.path), [MARKER, "notes/todo.txt"]);
+  assert.ok(listed.every((c) => c.mine && c.theirs), "both versions are listed");
+  // Taking theirs sets mine aside: nothing is lost.
+  const t = await b.resolveConflict("notes/todo.txt", "theirs");
+  assert.ok(t.resolved);
+  assert.equal(await read(b, "notes/todo.txt"), "a2");
+  assert.equal(await read(b, t.setAside[0]), "b's edit");
+});
+
+Deno.test("a hand-deleted synced file is not brought back by a pull that finds it changed remotely", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/n.txt", "a1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "notes/n.txt", "a2");
+  await a.pushChanged();
+  await Deno.remove(`${b.cacheDir}/notes/n.txt`);
+  const r = await b.pullChanged();
+  assert.deepEqual(r.conflicts, ["notes/n.txt"]);
+  assert.equal(await read(b, "notes/n.txt"), undefined);
+  assert.equal(b.conflicts()[0].mine, null);
+});
+
+Deno.test("a config conflict is resolved by publishing a merge, over the version the user saw", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const CFG = "config/app.yaml";
+  await put(a, CFG, "x: 1\n");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, CFG, "x: 2\n");
+  await a.pushChanged();
+  await put(b, CFG, "y: 1\n");
+  assert.deepEqual((await b.pullChanged()).conflicts, [CFG]);
+  await put(b, CFG, "x: 2\ny: 1\n");
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushed.conflicts, [CFG], "a plain push leaves the conflict, and says so");
+  assert.equal(store.peekText(CFG), "x: 2\n");
+  const res = await b.resolveConflict(CFG, "merged");
+  assert.ok(res.resolved);
+  assert.equal(store.peekText(CFG), "x: 2\ny: 1\n");
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual((await b.pullChanged()).conflicts, []);
+  await a.pullChanged();
+  assert.equal(await read(a, CFG), "x: 2\ny: 1\n");
+  await assertIndexCurrent(store);
+});
+
+Deno.test("a third writer between the conflict and its resolution makes a new conflict, never a loss", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const c = await clone(store, "c");
+  const CFG = "config/app.yaml";
+  await put(a, CFG, "base");
+  await a.pushChanged();
+  await b.pullChanged();
+  await c.pullChanged();
+  await put(a, CFG, "from a");
+  await a.pushChanged();
+  await put(b, CFG, "from b");
+  assert.deepEqual((await b.pushChanged()).conflicts, [CFG]);
+  await c.pullChanged();
+  await put(c, CFG, "from c");
+  await c.pushChanged();
+  const first = await b.resolveConflict(CFG, "mine");
+  assert.equal(first.resolved, false);
+  assert.equal(store.peekText(CFG), "from c", "c's write is not lost");
+  assert.equal(await read(b, CFG), "from b", "b's copy is not lost");
+  assert.equal(b.conflicts()[0].theirs?.version, (await store.head(CFG))?.version);
+  const second = await b.resolveConflict(CFG, "mine");
+  assert.ok(second.resolved);
+  assert.equal(store.peekText(CFG), "from b");
+});
+
+Deno.test("a delete refused because a peer changed the file is a conflict: reported, kept, and resolvable", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/n.txt", "a1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "notes/n.txt", "a2");
+  await a.pushChanged();
+  await Deno.remove(`${b.cacheDir}/notes/n.txt`);
+  await b.markDirty({ relPath: "notes/n.txt" });
+  const r = await b.pushChanged();
+  assert.deepEqual(r.conflicts, ["notes/n.txt"]);
+  assert.deepEqual((await b.pullChanged()).conflicts, ["notes/n.txt"]);
+  assert.equal(await read(b, "notes/n.txt"), undefined, "the local deletion stands");
+  const mine = await b.resolveConflict("notes/n.txt", "mine");
+  assert.ok(mine.resolved && mine.deleted);
+  assert.equal(store.peekText("notes/n.txt"), undefined);
+  await a.pullChanged();
+  assert.equal(await read(a, "notes/n.txt"), undefined);
+});
