@@ -215,7 +215,13 @@ async function cacheFiles(cacheDir: string, rel = ""): Promise<string[]> {
 }
 
 /** An index entry for `body` at `version`. */
-const entry = (version: string, body: Uint8Array) => ({ v: version, h: hex(body), s: body.length });
+/** An index entry as Sluice writes it in the layout's index object. */
+const entry = (version: string, body: Uint8Array) => ({
+  key: "",
+  size: body.length,
+  sha256: hex(body),
+  sluice: { v: version, h: hex(body) },
+});
 
 // ---------------------------------------------------------------------------
 // Lock bodies
@@ -373,7 +379,7 @@ Deno.test("remote keys: an index listing a key that escapes the cache is refused
     store.seed(
       INDEX_KEY,
       JSON.stringify({
-        format: 1,
+        version: 1,
         entries: { "ok/first.txt": entry(okInfo.version, ok), [bad]: entry(badInfo.version, evil) },
       }),
     );
@@ -384,7 +390,7 @@ Deno.test("remote keys: an index listing a key that escapes the cache is refused
     await refused(
       b.pullChanged(),
       "unsafe_path",
-      /the remote index \(\.sluice\/index\.json\) lists 1 key\(s\) that are not safe cache paths.*nothing was written/,
+      /the remote index \(\.datastore-index\.json\) lists 1 key\(s\) that are not safe cache paths.*nothing was written/,
       /Remove those entries/,
     );
     assert.deepEqual(await cacheFiles(sb.cacheDir), before, `${what}: nothing was written`);
@@ -407,7 +413,7 @@ Deno.test("remote keys: sync state paths listed by the index are never pulled ov
   store.seed(
     INDEX_KEY,
     JSON.stringify({
-      format: 1,
+      version: 1,
       entries: {
         "ok.txt": v("ok.txt", ok),
         ".sluice/manifest.json": v(".sluice/manifest.json", junk),
@@ -657,18 +663,12 @@ for (const mode of ["whole", "streamed"] as const) {
 Deno.test("downloads: a corrupted remote index is corrupt_download for pull and push; nothing is lost and the index is not overwritten", async () => {
   const badIndexes: [string, Uint8Array][] = [
     ["garbage", new Uint8Array([0xff, 0x00, 0x7b, 0x22])],
-    ["unknown format", enc(JSON.stringify({ format: 2, entries: {} }))],
-    ["entries not an object", enc(JSON.stringify({ format: 1, entries: [1, 2] }))],
-    ["an entry not an object", enc(JSON.stringify({ format: 1, entries: { "a.txt": "junk" } }))],
+    ["unknown version", enc(JSON.stringify({ version: 7, entries: {} }))],
+    ["entries not an object", enc(JSON.stringify({ version: 1, entries: [1, 2] }))],
+    ["an entry not an object", enc(JSON.stringify({ version: 1, entries: { "a.txt": "junk" } }))],
     [
       "an entry with a size as a string",
-      enc(
-        JSON.stringify({ format: 1, entries: { "a.txt": { v: "1", h: "0".repeat(64), s: "9" } } }),
-      ),
-    ],
-    [
-      "an entry without a hash",
-      enc(JSON.stringify({ format: 1, entries: { "a.txt": { v: "1", s: 9 } } })),
+      enc(JSON.stringify({ version: 1, entries: { "a.txt": { key: "a.txt", size: "9" } } })),
     ],
   ];
   for (const [what, body] of badIndexes) {
@@ -682,8 +682,8 @@ Deno.test("downloads: a corrupted remote index is corrupt_download for pull and 
     await put(sb.cacheDir, "new.txt", "new locally");
     await a.markDirty({ relPaths: ["synced.txt", "new.txt"] });
     const pattern =
-      /The remote index \.sluice\/index\.json is unreadable \(.+\)\. Nothing was changed locally/;
-    const todo = /restore \.sluice\/index\.json from a backup or an earlier object version/;
+      /The remote index object \.datastore-index\.json is unreadable \(.+\)\. Nothing was changed locally/;
+    const todo = /restore \.datastore-index\.json from a backup or an earlier object version/;
     await refused(a.pullChanged(), "corrupt_download", pattern, todo);
     await refused(a.pushChanged(), "corrupt_download", pattern, todo);
     assert.deepEqual(store.peek(INDEX_KEY), body, `${what}: the index is not overwritten`);

@@ -300,3 +300,38 @@ Deno.test("a lock that cannot be read fails the push retryably and keeps the wri
   await lockA.release();
   assert.equal(w.store.peekText(`${dirA}/raw`), "A's data");
 });
+
+async function twoPhaseBreakglass(fence: boolean) {
+  const w = await world(fence);
+  const lockA = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "A's data");
+  const prepared = await w.a.preparePush({
+    locks: lockA.locks,
+    written: [dirA],
+    preexisting: lockA.preexisting,
+    models: lockA.models,
+  });
+  await releaseLock(w.b, { model: "t/m", force: true }); // the breakglass, between the phases
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await lockA.release();
+  const c = await createSyncService({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-fence-c-" }),
+    store: w.store,
+    clock: w.clock,
+    config: quick,
+  });
+  const pulled = await c.pullChanged();
+  return { ...w, error, pulled };
+}
+
+Deno.test("two-phase, fence off: a lock broken between prepare and commit still commits (the loss)", async () => {
+  const r = await twoPhaseBreakglass(false);
+  assert.equal(r.error, undefined);
+  assert.ok(r.pulled.fetched.includes(`${DATA}/2/raw`));
+});
+
+Deno.test("two-phase, fence on: a lock broken between prepare and commit refuses the commit", async () => {
+  const r = await twoPhaseBreakglass(true);
+  assert.ok(r.error instanceof ModelLockLostError, String(r.error));
+  assert.ok(!r.pulled.fetched.includes(`${DATA}/2/raw`), "nothing of the refused run is committed");
+});

@@ -600,3 +600,43 @@ Deno.test("a version directory that existed before the run is kept, held, and re
   await w.a.pushChanged();
   assert.equal(storeHasA(w.store), false);
 });
+
+/** Two-phase: A prepares version 2 under its lock, a breakglass frees it, then A commits. */
+async function twoPhaseBreakglass(gates: Gates) {
+  const w = await world(gates, { createOnly: true });
+  const setA = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "A's data");
+  const prepared = await w.a.preparePush({
+    locks: setA.locks,
+    written: [dirA],
+    preexisting: setA.preexisting,
+    models: setA.models,
+  });
+  await releaseLock(w.b, { model: "t/m", force: true });
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await setA.release();
+  // B takes the lock and publishes its own version 2.
+  const setB = await acquireModelLocks(w.b, ["t/m"]);
+  const errorB = await setB.push([await writeVersion(w.b, 2, "B's data")]).then(
+    () => undefined,
+    (e) => e,
+  );
+  await setB.release();
+  return { ...w, error, errorB, dirA };
+}
+
+Deno.test("two-phase, eraser off: A's prepared version 2 stays in the store and blocks B's", async () => {
+  const r = await twoPhaseBreakglass({ fence: true, eraser: false });
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.equal(r.store.peekText(`${V2}/raw`), "A's data");
+  assert.equal(r.errorB?.code, "version_exists");
+});
+
+Deno.test("two-phase, eraser on: a refused commit erases A's prepared uploads, and B publishes version 2", async () => {
+  const r = await twoPhaseBreakglass({ fence: true, eraser: true });
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.equal(r.errorB, undefined);
+  assert.equal(r.store.peekText(`${V2}/raw`), "B's data");
+  assert.ok(!storeHasA(r.store), "nothing of A's refused run is left in the store");
+  assert.ok(!(await cacheFiles(r.a))[`${V2}/raw`], "A's refused version left its cache");
+});

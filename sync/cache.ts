@@ -389,7 +389,8 @@ export class LocalCache implements CacheAccess {
   /**
    * Writes a stream to a cache file atomically (a temp file beside it, then
    * a rename), hashing as it goes, never holding the whole body. When the
-   * bytes are not `expect.size` long or do not hash to `expect.sha256`, the
+   * bytes are not `expect.size` long or do not hash to `expect.sha256` (when
+   * given), the
    * temp file is removed, the cached copy is left as it was, and
    * `corrupt_download` is thrown. A stream that breaks off throws a
    * retryable `unreachable` error, with the same clean-up.
@@ -397,9 +398,9 @@ export class LocalCache implements CacheAccess {
   async writeStream(
     path: string,
     stream: ReadableStream<Uint8Array>,
-    expect: { size: number; sha256: string },
+    expect: { size: number; sha256?: string },
     onBytes?: (written: number) => void,
-  ): Promise<void> {
+  ): Promise<string> {
     // The stream is taken at once, so that every failure below, also one
     // before the first read, cancels it (a store's file or connection).
     const reader = stream.getReader();
@@ -440,12 +441,12 @@ export class LocalCache implements CacheAccess {
         }
       }
       const got = size === expect.size ? hash.digest("hex") : null;
-      if (got !== expect.sha256) {
+      if (got === null || (expect.sha256 !== undefined && got !== expect.sha256)) {
         const what = got === null
           ? `size ${
             size > expect.size ? `more than ${expect.size}` : size
           }, expected ${expect.size}`
-          : `SHA-256 ${got.slice(0, 12)}…, expected ${expect.sha256.slice(0, 12)}…`;
+          : `SHA-256 ${got.slice(0, 12)}…, expected ${expect.sha256?.slice(0, 12)}…`;
         throw new SluiceError(
           "corrupt_download",
           `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
@@ -454,6 +455,7 @@ export class LocalCache implements CacheAccess {
       }
       await Deno.rename(tmp, file);
       placed = true;
+      return got;
     } finally {
       await reader.cancel().catch(() => {});
       if (!placed && tmp) await Deno.remove(tmp).catch(() => {});

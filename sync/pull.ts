@@ -6,12 +6,7 @@
  * @module
  */
 import pMap from "p-map";
-import {
-  hasCode,
-  NotFoundError,
-  SluiceError,
-  UnsafePathError,
-} from "./errors.ts";
+import { hasCode, NotFoundError, SluiceError, UnsafePathError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { isSafeRelPath } from "./paths.ts";
 import type { ObjectStore } from "./ports.ts";
@@ -21,11 +16,13 @@ import type { LocalCache } from "./cache.ts";
 import type { SyncConfig } from "./context.ts";
 import type { SluiceEmitter } from "./events.ts";
 import {
+  headIndex,
   INDEX_KEY,
   type IndexEntry,
   type IndexMemo,
   readIndex,
 } from "./remote_index.ts";
+import { isUnversioned } from "./bucket_layout.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "./errors.ts";
@@ -84,16 +81,11 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
 
 function under(path: string, prefixes: readonly string[] | undefined): boolean {
   return !prefixes ||
-    prefixes.some((p) =>
-      path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`)
-    );
+    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
 }
 
 /** Pulls everything (or only `prefixes`). */
-export async function pull(
-  deps: PullDeps,
-  prefixes?: readonly string[],
-): Promise<PullResult> {
+export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
   const { store, cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
@@ -104,12 +96,8 @@ export async function pull(
     unchanged: false,
     bytes: 0,
   };
-  const head = await withRetry(
-    () => store.head(INDEX_KEY, { signal }),
-    config.retry,
-    signal,
-  );
-  if (!prefixes && head && head.version === state.indexVersion) {
+  const head = await headIndex(store, config.retry, signal);
+  if (!prefixes && head && head === state.indexVersion) {
     result.unchanged = true;
     result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;
@@ -140,9 +128,7 @@ export async function pull(
     if (!s) return dirty.has(path);
     const st = await cache.stat(path).catch(() => null);
     if (!st) return true; // deleted here (or not a regular file any more)
-    if (!dirty.has(path) && s.size === st.size && s.mtimeMs === st.mtimeMs) {
-      return false;
-    }
+    if (!dirty.has(path) && s.size === st.size && s.mtimeMs === st.mtimeMs) return false;
     const local = await cache.hashFile(path).catch(() => null);
     return local === null || local.hash !== s.hash;
   };
@@ -157,9 +143,7 @@ export async function pull(
     const rec: ConflictRecord = {
       path,
       mine,
-      theirs: theirs
-        ? { version: theirs.v, hash: theirs.h, size: theirs.s }
-        : null,
+      theirs: theirs ? { version: theirs.v, hash: theirs.h, size: theirs.s } : null,
       base: state.synced(path)?.version,
       foundBy: "pull",
       at: Date.now(),
@@ -172,16 +156,12 @@ export async function pull(
     events.emit("warning", {
       code: "pull_conflict",
       message: `${path} ${
-        theirs
-          ? `changed on the datastore (version ${theirs.v})`
-          : "was deleted on the datastore"
+        theirs ? `changed on the datastore (version ${theirs.v})` : "was deleted on the datastore"
       } and is also changed here; ${
         mine?.location === path || !mine
           ? "the local copy was kept as it is and not overwritten"
           : `the local copy was set aside in ${mine.location} and the datastore's copy taken`
-      }. Run \`sluice status\` to see both versions, then \`${
-        resolveHint(path)
-      }\`.`,
+      }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
       path,
     });
   };
@@ -190,6 +170,9 @@ export async function pull(
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
     const synced = state.synced(path);
     if (synced?.version === e.v) continue;
+    // Written by another client of the layout (no object version recorded):
+    // unchanged while the content hash (or, without one, the size) is.
+    if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
     if (await changedLocally(path)) {
       const local = await cache.hashFile(path).catch(() => null);
       if (local && local.hash === e.h) {
@@ -252,17 +235,19 @@ export async function pull(
       bytesTotal,
     });
   };
-  /** Reads the object whole and writes it; returns the version read (nothing written if not `e.v`). */
-  const fetchWhole = async (path: string, e: IndexEntry): Promise<string> => {
-    const got = await withRetry(
-      () => store.get(path, { signal }),
-      config.retry,
-      signal,
-    );
-    if (got.version !== e.v) return got.version;
+  /**
+   * Reads the object whole and writes it; returns the version read and the
+   * bytes' hash (nothing written if the version is not `e.v`).
+   */
+  const fetchWhole = async (path: string, e: IndexEntry): Promise<[string, string]> => {
+    const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
+    if (!isUnversioned(e) && got.version !== e.v) return [got.version, ""];
     const hash = await sha256Hex(got.body);
     const badSize = got.body.length !== e.s;
-    if (badSize || hash !== e.h) {
+    // An entry of another client whose object no longer matches it: that
+    // client's push is in flight (its objects go before its index).
+    if (isUnversioned(e) && (badSize || (e.h && hash !== e.h))) return [`${got.version}~`, ""];
+    if (!isUnversioned(e) && (badSize || hash !== e.h)) {
       const what = badSize
         ? `size ${got.body.length}, expected ${e.s}`
         : `SHA-256 ${hash.slice(0, 12)}…, expected ${e.h.slice(0, 12)}…`;
@@ -273,34 +258,28 @@ export async function pull(
       );
     }
     await cache.write(path, got.body);
-    return got.version;
+    return [got.version, hash];
   };
   /**
    * Streams a large object into the cache in chunks (never held whole); a
    * transfer that breaks off is retried from the start.
    */
-  const fetchStreamed = async (
-    path: string,
-    e: IndexEntry,
-  ): Promise<string> => {
+  const fetchStreamed = async (path: string, e: IndexEntry): Promise<[string, string]> => {
     let corrupt: unknown;
+    let hash = e.h;
     const version = await withRetry(
       async () => {
         const got = await openObject(store, path, { signal });
-        if (got.version !== e.v) {
+        if (!isUnversioned(e) && got.version !== e.v) {
           await got.body.cancel().catch(() => {});
           return got.version;
         }
         try {
-          await cache.writeStream(
-            path,
-            got.body,
-            { size: e.s, sha256: e.h },
-            (written) => {
-              moving.set(path, written);
-              progress();
-            },
-          );
+          const expect = { size: e.s, sha256: e.h || undefined };
+          hash = await cache.writeStream(path, got.body, expect, (written) => {
+            moving.set(path, written);
+            progress();
+          });
         } catch (err) {
           // Reported like a corrupt whole read: not retried here.
           if (!hasCode(err, "corrupt_download")) throw err;
@@ -311,8 +290,12 @@ export async function pull(
       config.retry,
       signal,
     );
-    if (corrupt) throw corrupt;
-    return version;
+    if (corrupt) {
+      // Another client's entry whose object does not match it: its push is in flight.
+      if (isUnversioned(e)) return [`${version}~`, ""];
+      throw corrupt;
+    }
+    return [version, hash];
   };
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
@@ -328,8 +311,9 @@ export async function pull(
   };
   await pMap(todo, async ([path, e]) => {
     let version: string;
+    let hash: string;
     try {
-      version = e.s > config.streamThresholdBytes
+      [version, hash] = e.s > config.streamThresholdBytes
         ? await fetchStreamed(path, e)
         : await fetchWhole(path, e);
     } catch (err) {
@@ -338,14 +322,11 @@ export async function pull(
     } finally {
       moving.delete(path);
     }
-    if (version !== e.v) return skipUncommitted(path, version, e);
+    if (isUnversioned(e) ? version.endsWith("~") : version !== e.v) {
+      return skipUncommitted(path, version.replace(/~$/, ""), e);
+    }
     const st = await cache.stat(path);
-    state.setSynced(path, {
-      hash: e.h,
-      version,
-      size: e.s,
-      mtimeMs: st?.mtimeMs,
-    });
+    state.setSynced(path, { hash, version, size: e.s, mtimeMs: st?.mtimeMs });
     result.fetched.push(path);
     result.bytes += e.s;
     done++;
@@ -386,10 +367,7 @@ export async function pull(
 }
 
 /** The unresolved conflicts under `prefixes` (internal paths left out). */
-function standingConflicts(
-  deps: PullDeps,
-  prefixes?: readonly string[],
-): string[] {
+function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {
   return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
     under(p, prefixes) && !deps.isInternal(p)
   );

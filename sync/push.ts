@@ -20,11 +20,8 @@ import { PutModes } from "./ports.ts";
 import { withRetry } from "./retry.ts";
 import { LINK_REFUSED, type LocalCache, walkFiles } from "./cache.ts";
 import { SourceVanishedError } from "./body.ts";
-import {
-  type IndexEntry,
-  type IndexMemo,
-  updateIndex,
-} from "./remote_index.ts";
+import { type IndexEntry, type IndexMemo, updateIndex } from "./remote_index.ts";
+import { isLayoutInternal } from "./bucket_layout.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "./context.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
@@ -52,14 +49,7 @@ export interface PushResult {
 
 /** An empty result. */
 export function emptyPushResult(): PushResult {
-  return {
-    uploaded: [],
-    identical: [],
-    deleted: [],
-    skipped: [],
-    conflicts: [],
-    bytes: 0,
-  };
+  return { uploaded: [], identical: [], deleted: [], skipped: [], conflicts: [], bytes: 0 };
 }
 
 /**
@@ -71,9 +61,7 @@ export function pushLeftBehind(r: PushResult): LeftBehind {
   const conflicts = new Set(r.conflicts);
   return {
     conflicts: r.conflicts,
-    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((
-      s,
-    ) => ({
+    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((s) => ({
       path: s.path,
       reason: s.reason,
     })),
@@ -119,6 +107,9 @@ export async function buildPlan(
       onSkip(path, "unsafe path");
       continue;
     }
+    // The bucket layout's own objects (the index, its shards, locks,
+    // sidecars) are never pushed as files, whatever gates run.
+    if (isLayoutInternal(path)) continue;
     let st: { size: number; mtimeMs: number } | null = null;
     try {
       st = await cache.stat(path);
@@ -140,7 +131,7 @@ export async function buildPlan(
       // every synced path under it that is gone is deleted.
       expandedDirs.push(path);
       for await (const f of walkFiles(cache.dir, path, onSkip)) {
-        if (plan.has(f.path) || !isSafeRelPath(f.path)) continue;
+        if (plan.has(f.path) || !isSafeRelPath(f.path) || isLayoutInternal(f.path)) continue;
         const s = state.synced(f.path);
         if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
         const local = await cache.hashFile(f.path);
@@ -148,10 +139,7 @@ export async function buildPlan(
         add(f.path, "put", local.hash, local.size);
       }
       for (const synced of state.syncedPaths()) {
-        if (
-          synced.startsWith(`${path}/`) && !plan.has(synced) &&
-          !cache.exists(synced)
-        ) {
+        if (synced.startsWith(`${path}/`) && !plan.has(synced) && !cache.exists(synced)) {
           add(synced, "delete");
         }
       }
@@ -168,16 +156,11 @@ export async function buildPlan(
         if (!state.synced(path)) continue;
       }
     }
-    add(
-      path,
-      st ? "put" : state.synced(path) ? "delete" : "skip",
-      undefined,
-      st?.size,
-    );
+    add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
   }
   if (walk) {
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
-      if (plan.has(f.path)) continue;
+      if (plan.has(f.path) || isLayoutInternal(f.path)) continue;
       if (!isSafeRelPath(f.path)) {
         // A local name no store key may carry (a control character, a
         // backslash, too long) must not fail the whole walk: skip it.
@@ -199,10 +182,7 @@ export async function buildPlan(
       add(f.path, "put", local.hash, local.size, "walk");
     }
   }
-  return [...plan.values()].sort((
-    a,
-    b,
-  ) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Dependencies of the terminal handler. */
@@ -223,6 +203,11 @@ export interface TerminalDeps {
    * here (see {@link commitPrepared}).
    */
   readonly prepare?: { pending?: PendingCommit };
+  /**
+   * The commit of a prepared push: the terminal writes nothing and only
+   * commits this (`null`: a prepared push with nothing to commit).
+   */
+  readonly commitOnly?: PendingCommit | null;
 }
 
 /** What a prepared push leaves for its commit: the index change and the local state to commit. */
@@ -277,17 +262,27 @@ export function terminalWrite(ctx: WriteContext): Promise<void> {
     },
     push.config.retry,
     push.signal,
-    (error, attempt) =>
-      push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
+    (error, attempt) => push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
   );
 }
 
 /** The innermost handler of the push pipeline. */
-export function pushTerminal(
-  deps: TerminalDeps,
-): (ctx: PushContext) => Promise<void> {
+export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
   return async (ctx) => {
     const { cache, state, result } = deps;
+    if (deps.commitOnly !== undefined) {
+      if (deps.commitOnly && !ctx.dryRun) {
+        await commitPrepared(deps.commitOnly, {
+          store: ctx.store,
+          state,
+          retry: ctx.config.retry,
+          signal: ctx.signal,
+          indexMemo: deps.indexMemo,
+        });
+      }
+      deps.committed.done = true;
+      return;
+    }
     // A path with an unresolved conflict is published only by its resolution.
     for (const e of ctx.plan) {
       if (e.action === "skip" || !state.conflicts.has(e.path)) continue;
@@ -305,8 +300,7 @@ export function pushTerminal(
     ) => {
       entry.action = "skip";
       entry.keepDirty = true;
-      entry.reason ??=
-        "changed on the datastore since this cache last synced it";
+      entry.reason ??= "changed on the datastore since this cache last synced it";
       result.conflicts.push(entry.path);
       found.push({
         path: entry.path,
@@ -380,33 +374,19 @@ export function pushTerminal(
         if (entry.action === "skip") {
           // A write gate left it out; a conflict is recorded with both versions.
           if (entry.conflict) {
-            conflictOf(
-              entry,
-              { location: entry.path, hash, size },
-              entry.conflict.theirs,
-            );
+            conflictOf(entry, { location: entry.path, hash, size }, entry.conflict.theirs);
           }
           return;
         }
         const info = wctx.result;
-        if (!info) {
-          throw new SluiceError(
-            "internal",
-            `No result for the write of ${entry.path}.`,
-          );
-        }
+        if (!info) throw new SluiceError("internal", `No result for the write of ${entry.path}.`);
         ctx.uploaded.push({
           path: entry.path,
           info,
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        state.setSynced(entry.path, {
-          hash,
-          version: info.version,
-          size,
-          mtimeMs: read.mtimeMs,
-        });
+        state.setSynced(entry.path, { hash, version: info.version, size, mtimeMs: read.mtimeMs });
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         handled.push(entry.path);
         if (wctx.outcome === "identical") result.identical.push(entry.path);
@@ -428,40 +408,27 @@ export function pushTerminal(
       }
     };
 
-    await pMap(uploads, writeOne, {
-      concurrency: ctx.config.concurrency,
-      signal: ctx.signal,
-    });
+    await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
-      await pMap(commits, writeOne, {
-        concurrency: ctx.config.concurrency,
-        signal: ctx.signal,
-      });
+      await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
       for (const entry of deletes) {
         try {
           await withRetry(
             () =>
-              ctx.store.delete(entry.path, {
-                signal: ctx.signal,
-                ifVersion: entry.syncedVersion,
-              }),
+              ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
             ctx.config.retry,
             ctx.signal,
           );
           result.deleted.push(entry.path);
         } catch (e) {
-          if (
-            !(e instanceof PreconditionFailedError ||
-              e instanceof NotFoundError)
-          ) {
+          if (!(e instanceof PreconditionFailedError || e instanceof NotFoundError)) {
             failures.push({ entry, error: e });
             continue;
           }
           // A delete is conditional on the version this cache last saw: the
           // peer's newer copy keeps both its object and its index entry.
-          const now = await ctx.store.head(entry.path, { signal: ctx.signal })
-            .catch(() => null);
+          const now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
           if (!now) {
             // Deleted there too: both sides agree.
             state.setSynced(entry.path, undefined);
@@ -481,11 +448,7 @@ export function pushTerminal(
               }\` (--mine deletes it over that version, --theirs brings it back).`,
             path: entry.path,
           });
-          conflictOf(entry, null, {
-            version: now.version,
-            hash: "",
-            size: now.size,
-          });
+          conflictOf(entry, null, { version: now.version, hash: "", size: now.size });
           filesDone++;
           progress();
           continue;
@@ -511,9 +474,7 @@ export function pushTerminal(
     for (const dir of deps.expandedDirs ?? []) {
       const under = (p: string) => p.startsWith(`${dir}/`);
       const open = failures.some((f) => under(f.entry.path)) ||
-        ctx.plan.some((e) =>
-          e.action === "skip" && e.keepDirty && under(e.path)
-        );
+        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && under(e.path));
       if (!open) handled.push(dir);
     }
     await state.conflicts.record(found);
@@ -542,10 +503,7 @@ export function pushTerminal(
 const snapshots = new WeakMap<PushContext, ReturnType<SyncState["snapshot"]>>();
 
 /** Associates the dirty-set snapshot taken when the push started. */
-export function rememberSnapshot(
-  ctx: PushContext,
-  snap: ReturnType<SyncState["snapshot"]>,
-): void {
+export function rememberSnapshot(ctx: PushContext, snap: ReturnType<SyncState["snapshot"]>): void {
   snapshots.set(ctx, snap);
 }
 
@@ -553,44 +511,28 @@ function snapshotOf(ctx: PushContext): ReturnType<SyncState["snapshot"]> {
   return snapshots.get(ctx) ?? { paths: new Map(), bulkSeq: -1 };
 }
 
-function aggregate(
-  failures: { entry: PlanEntry; error: unknown }[],
-  heldBack: number,
-): Error {
-  const conflicts = failures.filter((f) =>
-    f.error instanceof VersionConflictError
-  );
+function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {
+  const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
   if (conflicts.length > 0) {
-    const keys = conflicts.flatMap((f) =>
-      (f.error as VersionConflictError).keys
-    );
-    const aside = conflicts.flatMap((f) =>
-      (f.error as VersionConflictError).setAsideTo
-    );
+    const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
+    const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
     return new VersionConflictError(keys, aside);
   }
-  const codes = new Set(
-    failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""),
-  );
-  if (
-    failures[0].error instanceof SluiceError && codes.size === 1 &&
-    !codes.has("")
-  ) {
+  const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
+  if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
     return failures[0].error; // one kind of failure: keep its code and exit code
   }
   const first = failures[0].error;
   return new SluiceError(
     "push_failed",
-    `${failures.length} file(s) could not be pushed (first: ${
-      failures[0].entry.path
-    }: ${first instanceof Error ? first.message : String(first)}).${
+    `${failures.length} file(s) could not be pushed (first: ${failures[0].entry.path}: ${
+      first instanceof Error ? first.message : String(first)
+    }).${
       heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
     } Every file that failed stays dirty in the cache; run the push again.`,
     {
       cause: first,
-      retryable: failures.every((f) =>
-        f.error instanceof SluiceError && f.error.retryable
-      ),
+      retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),
     },
   );
 }

@@ -13,13 +13,7 @@ import { AbortedError, ConfigError, SluiceError } from "./errors.ts";
 import { randomId } from "./hash.ts";
 import { assertSafeRelPath } from "./paths.ts";
 import { processIdentity, systemClock } from "./clock.ts";
-import type {
-  Clock,
-  DistributedLock,
-  Identity,
-  LockBackend,
-  ObjectStore,
-} from "./ports.ts";
+import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "./ports.ts";
 import { DEFAULT_RETRY } from "./retry.ts";
 import {
   classifierRuleSchema,
@@ -38,6 +32,7 @@ import {
   PUSH_PHASES,
   type PushContext,
   type SyncConfig,
+  type UploadRecord,
   WRITE_PHASES,
   type WriteContext,
   type WriteGateEntry,
@@ -57,15 +52,14 @@ import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult } from "./resolve.ts";
 import { IndexMemo } from "./remote_index.ts";
+import { isLayoutInternal } from "./bucket_layout.ts";
 
 /** A plugin changes the pipelines by name (add, override, remove gates). */
 export interface SluicePlugin {
   /** Plugin name, for messages. */
   readonly name: string;
   /** Called once when the service is created. */
-  setup(
-    pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> },
-  ): void;
+  setup(pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> }): void;
 }
 
 /** Options of {@link createSyncService}. */
@@ -113,6 +107,12 @@ export interface PreparedPush {
   readonly result: PushResult;
   /** The index change and local commit; absent when there was nothing to push. */
   readonly pending?: PendingCommit;
+  /** The options it was prepared with (locks, written versions…), reused by the commit. */
+  readonly options: Omit<PushOptions, "signal">;
+  /** The objects it wrote. */
+  readonly uploaded: readonly UploadRecord[];
+  /** Its plan, as the gates left it. */
+  readonly plan: readonly PlanEntry[];
 }
 
 /** A dirty path as `status` reports it. */
@@ -139,16 +139,13 @@ const syncConfigSchema = z.object({
   concurrency: concurrencySchema.optional(),
   retry: retryConfigSchema.optional(),
   conditionalWrites: conditionalWritesSchema.optional(),
-  classifierRules: z.array(classifierRuleSchema, {
-    error: "a list of {pattern, class} rules",
-  })
+  classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
     .optional(),
   probeTtlMs: probeTtlSchema.optional(),
   streamThresholdBytes: streamThresholdSchema.optional(),
 });
 
-const shown = (v: unknown) =>
-  v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
+const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
 
 /**
  * Checks the options a service is created from: `cacheDir`, `store`,
@@ -166,52 +163,30 @@ const shown = (v: unknown) =>
 export function validateSyncServiceOptions(options: SyncServiceOptions): void {
   const o = options as unknown as Record<string, unknown>;
   if (typeof o.cacheDir !== "string" || o.cacheDir === "") {
-    throw new ConfigError(
-      "cacheDir",
-      `a directory path, got ${shown(o.cacheDir)}`,
-    );
+    throw new ConfigError("cacheDir", `a directory path, got ${shown(o.cacheDir)}`);
   }
   const store = o.store as Record<string, unknown> | undefined;
   if (
     typeof store !== "object" || store === null ||
-    !["get", "head", "put", "delete", "list"].every((m) =>
-      typeof store[m] === "function"
-    )
+    !["get", "head", "put", "delete", "list"].every((m) => typeof store[m] === "function")
   ) {
-    throw new ConfigError(
-      "store",
-      "an ObjectStore (get, head, put, delete, list)",
-    );
+    throw new ConfigError("store", "an ObjectStore (get, head, put, delete, list)");
   }
   if (o.identity !== undefined) {
     const id = (o.identity ?? {}) as Record<string, unknown>;
     if (typeof id.holder !== "string" || id.holder === "") {
-      throw new ConfigError(
-        "identity.holder",
-        `a non-empty "user@host", got ${shown(id.holder)}`,
-      );
+      throw new ConfigError("identity.holder", `a non-empty "user@host", got ${shown(id.holder)}`);
     }
     if (typeof id.hostname !== "string") {
-      throw new ConfigError(
-        "identity.hostname",
-        `a host name, got ${shown(id.hostname)}`,
-      );
+      throw new ConfigError("identity.hostname", `a host name, got ${shown(id.hostname)}`);
     }
     if (typeof id.pid !== "number" || !Number.isSafeInteger(id.pid)) {
-      throw new ConfigError(
-        "identity.pid",
-        `a process id (a whole number), got ${shown(id.pid)}`,
-      );
+      throw new ConfigError("identity.pid", `a process id (a whole number), got ${shown(id.pid)}`);
     }
   }
   if (o.config === undefined) return;
-  if (
-    typeof o.config !== "object" || o.config === null || Array.isArray(o.config)
-  ) {
-    throw new ConfigError(
-      "config",
-      `an object of settings, got ${shown(o.config)}`,
-    );
+  if (typeof o.config !== "object" || o.config === null || Array.isArray(o.config)) {
+    throw new ConfigError("config", `an object of settings, got ${shown(o.config)}`);
   }
   const r = syncConfigSchema.safeParse(o.config);
   if (r.success) return;
@@ -224,9 +199,7 @@ export function validateSyncServiceOptions(options: SyncServiceOptions): void {
       ? (value as Record<PropertyKey, unknown>)[p]
       : undefined;
   }
-  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, {
-    cause: r.error,
-  });
+  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, { cause: r.error });
 }
 
 /**
@@ -277,10 +250,8 @@ export class SyncService {
     this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
     this.state = state;
     this.lockBackend = options.lockBackend;
-    this.pushPipeline = options.push?.clone() ??
-      new Pipeline<PushContext>(PUSH_PHASES);
-    this.writePipeline = options.write?.clone() ??
-      new Pipeline<WriteContext>(WRITE_PHASES);
+    this.pushPipeline = options.push?.clone() ?? new Pipeline<PushContext>(PUSH_PHASES);
+    this.writePipeline = options.write?.clone() ?? new Pipeline<WriteContext>(WRITE_PHASES);
     for (const p of options.plugins ?? []) {
       p.setup({ push: this.pushPipeline, write: this.writePipeline });
     }
@@ -291,10 +262,7 @@ export class SyncService {
 
   /** The gate order of both pipelines. */
   describe(): { push: string[]; write: string[] } {
-    return {
-      push: this.pushPipeline.describe(),
-      write: this.writePipeline.describe(),
-    };
+    return { push: this.pushPipeline.describe(), write: this.writePipeline.describe() };
   }
 
   /** What this service can do. */
@@ -320,11 +288,7 @@ export class SyncService {
    * return.
    */
   async markDirty(
-    options: {
-      relPath?: string;
-      relPaths?: readonly string[];
-      signal?: AbortSignal;
-    } = {},
+    options: { relPath?: string; relPaths?: readonly string[]; signal?: AbortSignal } = {},
   ): Promise<void> {
     if (options.signal?.aborted) throw new AbortedError("markDirty");
     if (options.relPaths !== undefined) {
@@ -349,9 +313,19 @@ export class SyncService {
    */
   preparePush(options: PushOptions = {}): Promise<PreparedPush> {
     return this.#serial(async () => {
-      const prepare: { pending?: PendingCommit } = {};
-      const result = await this.#push(options, { prepare });
-      return { result, pending: prepare.pending };
+      const out: {
+        plan?: PlanEntry[];
+        prepare: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+      } = { prepare: {} };
+      const result = await this.#push(options, out);
+      const { signal: _signal, ...rest } = options;
+      return {
+        result,
+        pending: out.prepare.pending,
+        options: rest,
+        plan: out.plan ?? [],
+        uploaded: out.prepare.uploaded ?? [],
+      };
     });
   }
 
@@ -360,20 +334,12 @@ export class SyncService {
    * (compare-and-swap against the index as it is now) and commits the local
    * state. Returns the prepared push's result.
    */
-  commitPush(
-    prepared: PreparedPush,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<PushResult> {
+  commitPush(prepared: PreparedPush, options: { signal?: AbortSignal } = {}): Promise<PushResult> {
+    // Through the push pipeline again, with nothing to upload: under model
+    // locks the fence checks them once more, and a run that lost one is
+    // refused and erased (its prepared uploads included) instead of committed.
     return this.#serial(async () => {
-      if (prepared.pending) {
-        await commitPrepared(prepared.pending, {
-          store: this.store,
-          state: this.state,
-          retry: this.config.retry,
-          signal: options.signal,
-          indexMemo: this.#indexMemo,
-        });
-      }
+      await this.#push({ ...prepared.options, signal: options.signal }, { commit: prepared });
       return prepared.result;
     });
   }
@@ -409,8 +375,7 @@ export class SyncService {
         {
           cache: this.cache,
           state: this.state,
-          pushOnly: (paths) =>
-            this.#push({ signal: options.signal, only: paths }),
+          pushOnly: (paths) => this.#push({ signal: options.signal, only: paths }),
           pull: (prefixes) => this.#pull(options.signal, prefixes),
         },
         path,
@@ -435,9 +400,9 @@ export class SyncService {
       handledBy: [
         ...e.handledBy,
         ...(e.action === "put"
-          ? writeGates.filter((g) =>
-            g.appliesTo?.(e) && !e.handledBy.includes(g.name)
-          ).map((g) => g.name)
+          ? writeGates.filter((g) => g.appliesTo?.(e) && !e.handledBy.includes(g.name)).map((g) =>
+            g.name
+          )
           : []),
       ],
       reason: e.reason,
@@ -450,10 +415,7 @@ export class SyncService {
     return run;
   }
 
-  async #pull(
-    signal?: AbortSignal,
-    prefixes?: readonly string[],
-  ): Promise<PullResult> {
+  async #pull(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
     return await pull({
       store: this.store,
       cache: this.cache,
@@ -461,14 +423,18 @@ export class SyncService {
       config: this.config,
       events: this.events,
       signal: signal ?? new AbortController().signal,
-      isInternal: (p) => p.startsWith(`${STATE_DIR}/`),
+      isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLayoutInternal(p),
       indexMemo: this.#indexMemo,
     }, prefixes);
   }
 
   async #push(
     options: PushOptions & { walk?: boolean; only?: readonly string[] },
-    out?: { plan?: PlanEntry[]; prepare?: { pending?: PendingCommit } },
+    out?: {
+      plan?: PlanEntry[];
+      prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+      commit?: PreparedPush;
+    },
   ): Promise<PushResult> {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new AbortedError("The push");
@@ -476,22 +442,30 @@ export class SyncService {
     this.cache.resetChecks();
     const snapshot = this.state.snapshot();
     const walk = options.only === undefined &&
-      (this.state.bulkPending() ||
-        (options.dryRun === true && options.walk === true));
+      (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
     const expandedDirs: string[] = [];
-    const plan = await buildPlan(
-      this.cache,
-      this.state,
-      options.only ?? [...snapshot.paths.keys()],
-      walk,
-      (path, reason) =>
-        this.events.emit("warning", {
-          code: "path_skipped",
-          message: `Skipped ${path}: ${reason}.`,
-          path,
-        }),
-      expandedDirs,
-    );
+    // The commit of a prepared push writes nothing: its plan comes back with
+    // every entry done (skipped here), so that gates still see what it held.
+    const plan = out?.commit
+      ? out.commit.plan.map((e) => ({
+        ...e,
+        action: "skip" as const,
+        keepDirty: true,
+        handledBy: [],
+      }))
+      : await buildPlan(
+        this.cache,
+        this.state,
+        options.only ?? [...snapshot.paths.keys()],
+        walk,
+        (path, reason) =>
+          this.events.emit("warning", {
+            code: "path_skipped",
+            message: `Skipped ${path}: ${reason}.`,
+            path,
+          }),
+        expandedDirs,
+      );
     if (out) out.plan = plan;
     // An empty plan still runs the pipeline: a gate may have durable work left
     // (the refused-run eraser completes a journaled erasure before anything else).
@@ -516,21 +490,19 @@ export class SyncService {
       signal,
       config: this.config,
       beforeCommit: [],
-      uploaded: [],
+      // A commit starts from what its preparation uploaded, so that a refusal erases those too.
+      uploaded: [...(out?.commit?.uploaded ?? [])],
       refresh: async (prefixes) => {
         await this.#pull(signal, prefixes);
       },
       note: (gate, message, entry) => {
-        if (entry && !entry.handledBy.includes(gate)) {
-          entry.handledBy.push(gate);
-        }
-        if (!options.dryRun) {
-          this.events.emit("gate", { gate, message, path: entry?.path });
-        }
+        if (entry && !entry.handledBy.includes(gate)) entry.handledBy.push(gate);
+        if (!options.dryRun) this.events.emit("gate", { gate, message, path: entry?.path });
       },
       writePipeline: this.writePipeline,
     };
     rememberSnapshot(ctx, snapshot);
+    if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
     const run = this.pushPipeline.build(
       pushTerminal({
         cache: this.cache,
@@ -541,6 +513,7 @@ export class SyncService {
         indexMemo: this.#indexMemo,
         expandedDirs,
         prepare: out?.prepare,
+        commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
       }),
     );
     try {
@@ -560,9 +533,7 @@ export class SyncService {
 }
 
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
-export async function createSyncService(
-  options: SyncServiceOptions,
-): Promise<SyncService> {
+export async function createSyncService(options: SyncServiceOptions): Promise<SyncService> {
   validateSyncServiceOptions(options);
   await Deno.mkdir(options.cacheDir, { recursive: true });
   const state = await SyncState.open(options.cacheDir);

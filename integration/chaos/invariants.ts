@@ -274,7 +274,9 @@ async function readIndexEntries(store: StoreInspector): Promise<Record<string, {
   const body = await store.read(INDEX_KEY);
   if (!body) return {};
   try {
-    return JSON.parse(dec.decode(body)).entries ?? {};
+    // The layout's v1 index object: entries carry the content hash as `sha256`.
+    const entries: Record<string, { sha256?: string }> = JSON.parse(dec.decode(body)).entries ?? {};
+    return Object.fromEntries(Object.entries(entries).map(([p, e]) => [p, { h: e.sha256 }]));
   } catch {
     return {};
   }
