@@ -174,6 +174,21 @@ export class HeldLocks {
     }
   }
 
+  /**
+   * After a push under the model locks of `namespace` was refused: the
+   * refused-run eraser has removed the run's versions from `cachePath` (or
+   * journaled them, and the journal now speaks for them), and its refresh
+   * may have pulled the datastore's copies, which are not this run's. Every
+   * version directory in the cache under those locks now counts as not
+   * written by this run, so that a further push under a lost lock is
+   * refused again without taking a peer's version for this run's.
+   */
+  async refused(cachePath: string, namespace: string): Promise<void> {
+    for (const held of this.models(namespace)) {
+      held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix));
+    }
+  }
+
   /** The held model locks of `namespace`. */
   models(namespace: string): HeldModelLock[] {
     return [...this.#models.values()].filter((h) => h.namespace === namespace);

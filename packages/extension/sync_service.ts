@@ -7,15 +7,21 @@
  *   throws. `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
  *   stripped; before the namespace is bound, a first segment that is a cache
  *   directory holding `.namespace.json` is taken as the namespace.
- * - Locks: every push (`pushChanged`, `preparePush`, and `commitPush` when a
- *   lock is in doubt) is given the model locks this process holds on the
- *   namespace, their models, the versions written since each was acquired
- *   and those not written by this run, so the lock fence and the
- *   refused-run eraser run as through Sluice's own API.
- * - `commitPush` first checks those locks still name this process. If one
- *   does not (or cannot be read), the prepared push is not committed: the
- *   whole push runs through the pipeline again, which refuses it with
- *   `model_lock_lost` and erases the run's versions.
+ * - Locks: every push (`pushChanged`, `preparePush`) is given the model
+ *   locks this process holds on the namespace, their models, the versions
+ *   written since each was acquired and those not written by this run, so
+ *   the lock fence and the refused-run eraser run as through Sluice's own
+ *   API.
+ * - `commitPush` hands the prepared push back to Sluice's `commitPush`,
+ *   which runs it through the pipeline again under the locks it was
+ *   prepared with: a run that lost one is refused with `model_lock_lost`,
+ *   its versions are erased from the cache and its prepared uploads deleted
+ *   from the bucket, and nothing is committed.
+ * - After such a refusal, every version left in the cache under the held
+ *   locks counts as not this run's: the eraser's refresh may have pulled a
+ *   peer's copy of the refused version, and a further push under the lost
+ *   lock must be refused again, not take that copy for this run's
+ *   (`erasure_refused`).
  * - Files the existing extensions keep local are never marked; the managed
  *   lockfile is published through the lockfile transaction
  *   (`lockfile_bridge.ts`).
@@ -24,9 +30,9 @@
  *
  * @module
  */
-import { SluiceError } from "../../sync/errors.ts";
-import type { DistributedLock, Identity } from "../../sync/ports.ts";
-import type { SyncedEntry } from "../../sync/state.ts";
+import { ModelLockLostError, SluiceError } from "../../sync/errors.ts";
+import { ErasureRefusedError } from "../../sync/erasure.ts";
+import type { DistributedLock } from "../../sync/ports.ts";
 import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service.ts";
 import type {
   SwampModelRef,
@@ -67,9 +73,6 @@ export function isInternalCacheFile(rel: string): boolean {
 interface ManifestData {
   readonly namespace: string;
   readonly prepared: PreparedPush;
-  readonly locks: readonly DistributedLock[];
-  /** What the synced manifest said of the run's version files before the prepare uploaded them. */
-  readonly priorSynced: ReadonlyMap<string, SyncedEntry | undefined>;
 }
 
 const manifests = new WeakMap<SwampPushManifest, ManifestData>();
@@ -97,19 +100,6 @@ function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
     inspect: (o) => lock.inspect(o),
     forceRelease: (n) => lock.forceRelease(n),
   };
-}
-
-/** True only when the lock is known to still name this acquisition. */
-async function stillHeld(lock: DistributedLock, identity: Identity): Promise<boolean> {
-  if (lock.lost) return false;
-  try {
-    const info = await lock.inspect();
-    return info !== null && info.holder === identity.holder &&
-      info.hostname === identity.hostname && info.pid === identity.pid &&
-      (lock.nonce === undefined || info.nonce === lock.nonce);
-  } catch {
-    return false;
-  }
 }
 
 /** Cache prefixes a scoped pull of `models` covers. */
@@ -215,6 +205,22 @@ export class ExtensionSyncService implements SwampSyncService {
     };
   }
 
+  /**
+   * Runs a push of namespace `ns`; when the pipeline refuses it for a lost
+   * model lock, the held locks learn that no version left in the cache is
+   * this run's (see `HeldLocks.refused`).
+   */
+  async #fenced<T>(ns: string, push: () => Promise<T>): Promise<T> {
+    try {
+      return await push();
+    } catch (e) {
+      if (e instanceof ModelLockLostError || e instanceof ErasureRefusedError) {
+        await this.#rt.held.refused(this.#cachePath, ns);
+      }
+      throw e;
+    }
+  }
+
   #lockfileLocks(ns: string) {
     return transactionLocks(this.#rt.provider.lockBackend, ns, (k) => this.#rt.held.global(k));
   }
@@ -234,7 +240,11 @@ export class ExtensionSyncService implements SwampSyncService {
   async pushChanged(options: SwampSyncOptions = {}): Promise<number> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
-    const r = await svc.pushChanged({ signal: options.signal, ...await this.#pushOptions(ns) });
+    const lockOptions = await this.#pushOptions(ns);
+    const r = await this.#fenced(
+      ns,
+      () => svc.pushChanged({ signal: options.signal, ...lockOptions }),
+    );
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     return r.uploaded.length + r.deleted.length;
   }
@@ -243,18 +253,12 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     const lockOptions = await this.#pushOptions(ns);
-    const priorSynced = new Map<string, SyncedEntry | undefined>();
-    for (const dir of lockOptions.written ?? []) {
-      for (const f of await svc.cache.listFiles(dir)) priorSynced.set(f, svc.state.synced(f));
-    }
-    const prepared = await svc.preparePush({ signal: options.signal, ...lockOptions });
+    const prepared = await this.#fenced(
+      ns,
+      () => svc.preparePush({ signal: options.signal, ...lockOptions }),
+    );
     const manifest = Object.freeze({}) as SwampPushManifest;
-    manifests.set(manifest, {
-      namespace: ns,
-      prepared,
-      locks: lockOptions.locks ?? [],
-      priorSynced,
-    });
+    manifests.set(manifest, { namespace: ns, prepared });
     return manifest;
   }
 
@@ -269,20 +273,12 @@ export class ExtensionSyncService implements SwampSyncService {
     manifests.delete(manifest);
     const ns = data.namespace;
     const svc = await this.#service(ns);
-    const identity = this.#rt.identity;
-    const held = await Promise.all(data.locks.map((l) => stillHeld(l, identity)));
-    let count: number;
-    if (held.every(Boolean)) {
-      const r = await svc.commitPush(data.prepared, { signal: options.signal });
-      count = r.uploaded.length + r.deleted.length;
-    } else {
-      // A lock is lost or in doubt: the pipeline decides again (fence, eraser).
-      // The prepare's uploads were never committed: the run's version files
-      // are as unsynced as before it, so the eraser can tell they are this run's.
-      for (const [p, e] of data.priorSynced) svc.state.setSynced(p, e);
-      const r = await svc.pushChanged({ signal: options.signal, ...await this.#pushOptions(ns) });
-      count = r.uploaded.length + r.deleted.length;
-    }
+    // Sluice's commit fences the prepared locks again; a lost one refuses and erases.
+    const r = await this.#fenced(
+      ns,
+      () => svc.commitPush(data.prepared, { signal: options.signal }),
+    );
+    const count = r.uploaded.length + r.deleted.length;
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     return count;
   }

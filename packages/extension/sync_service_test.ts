@@ -73,15 +73,7 @@ async function breakglass(p: Proc) {
 
 const isLockLost = (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost";
 
-// Ignored: through this sequence (a directory mark, a version and its `latest`
-// marker) the refused run's push currently fails with erasure_refused ("raw
-// already synced") instead of model_lock_lost with the version erased; without
-// the `latest` write it is erased. Reported; un-ignore once the eraser attributes it.
-Deno.test({
-  name:
-    "sync: a run whose model lock was broken is refused and its version erased; the new holder's bytes stay",
-  ignore: true,
-}, async () => {
+Deno.test("sync: a run whose model lock was broken is refused and its version erased; the new holder's bytes stay", async () => {
   for (const gatesOn of [true, false]) {
     const store = new InMemoryStore();
     const off = gatesOn ? undefined : [LOCK_FENCE, REFUSED_RUN_ERASER, CREATE_ONLY_WRITER];
@@ -97,29 +89,48 @@ Deno.test({
       await assert.rejects(a.svc.pushChanged(), isLockLost);
       // The refused run's bytes are gone; the refresh brought the datastore's copy.
       assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
+      // Pushing again under the lost lock is refused again: the refreshed
+      // version is the datastore's, not taken for this run's (no erasure_refused).
+      await assert.rejects(a.svc.pushChanged(), isLockLost);
+      assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
+      await lockA.release(); // the tool releases the model locks in a finally
       assert.equal(await a.svc.pushChanged(), 0); // nothing of the refused run is left to push
       assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
     } else {
       await a.svc.pushChanged();
+      await lockA.release();
       assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from a"); // the loss
     }
-    await lockA.release();
   }
 });
 
-Deno.test("sync: a lock lost between preparePush and commitPush makes commitPush refuse and erase", async () => {
-  const store = new InMemoryStore();
-  const a = await proc(store, "a");
-  const op = await proc(store, "op");
-  const lockA = await run(a, 1, "from a");
-  const manifest = await a.svc.preparePush({ context: { models: [MODEL] } });
-  await breakglass(op);
-  const global = a.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
-  await global.acquire();
-  await assert.rejects(a.svc.commitPush(manifest), isLockLost);
-  await global.release();
-  await lockA.release();
-  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), null);
+Deno.test("sync: a lock lost between preparePush and commitPush makes commitPush refuse and erase, its uploads included", async () => {
+  for (const fenceOn of [true, false]) {
+    const store = new InMemoryStore();
+    const a = await proc(store, "a", fenceOn ? undefined : [LOCK_FENCE]);
+    const op = await proc(store, "op");
+    const lockA = await run(a, 1, "from a");
+    const manifest = await a.svc.preparePush({ context: { models: [MODEL] } });
+    assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from a"); // uploaded, not indexed
+    await breakglass(op);
+    const global = a.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+    await global.acquire();
+    if (fenceOn) {
+      await assert.rejects(a.svc.commitPush(manifest), isLockLost);
+      assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), null);
+      // The prepared upload is deleted from the bucket; nothing is left to push.
+      assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
+    } else {
+      // Without the fence the refused run's version is committed: peers pull it.
+      assert.equal(await a.svc.commitPush(manifest), 2);
+      const c = await proc(store, "c");
+      assert.equal(await c.svc.pullChanged(), 2);
+      assert.equal(await c.read("data/shell/cmd/m1/out/1/raw"), "from a");
+    }
+    await global.release();
+    await lockA.release(); // the tool releases the model locks in a finally
+    if (fenceOn) assert.equal(await a.svc.pushChanged(), 0); // nothing of the run is left to push
+  }
 });
 
 Deno.test("sync: two-phase push under held locks equals a push; counts are files", async () => {
