@@ -40,7 +40,6 @@ import {
 import { SyncState } from "./state.ts";
 import {
   buildPlan,
-  commitPrepared,
   emptyPushResult,
   type PendingCommit,
   type PushResult,
