@@ -50,7 +50,12 @@ export function unsyncedWalkGuard(): Middleware<PushContext> {
   return async function unsyncedWalkGuardGate(ctx, next) {
     const candidates = ctx.dryRun ? [] : ctx.plan.filter(guarded);
     if (candidates.length > 0) {
-      const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal);
+      const index = await readIndex(
+        ctx.store,
+        ctx.config.retry,
+        ctx.signal,
+        ctx.config.concurrency,
+      );
       for (const e of candidates) {
         const remote = index?.entries[e.path];
         if (!remote) continue; // new here and absent remotely: push it

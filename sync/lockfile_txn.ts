@@ -410,6 +410,8 @@ async function publish(
         { set: { [path]: { v: info.version, h: hash, s: body.length } }, remove: [] },
         config.retry,
         signal,
+        undefined,
+        config.concurrency,
       );
       await service.cache.write(path, body);
       const st = await service.cache.stat(path);

@@ -107,7 +107,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;
   }
-  const index = head ? await readIndex(store, config.retry, signal) : null;
+  const index = head ? await readIndex(store, config.retry, signal, config.concurrency) : null;
   const entries: Record<string, IndexEntry> = index?.entries ?? {};
   const unsafe = Object.keys(entries).filter((p) => !isSafeRelPath(p));
   if (unsafe.length > 0) {

@@ -236,6 +236,8 @@ export async function commitPrepared(
     readonly retry: PushContext["config"]["retry"];
     readonly signal?: AbortSignal;
     readonly indexMemo?: IndexMemo;
+    /** Parallel index requests (shards); default 4. */
+    readonly concurrency?: number;
   },
 ): Promise<void> {
   const version = await updateIndex(
@@ -244,6 +246,7 @@ export async function commitPrepared(
     deps.retry,
     deps.signal,
     deps.indexMemo,
+    deps.concurrency,
   );
   if (version) deps.state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
   await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
@@ -278,6 +281,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           retry: ctx.config.retry,
           signal: ctx.signal,
           indexMemo: deps.indexMemo,
+          concurrency: ctx.config.concurrency,
         });
       }
       deps.committed.done = true;
@@ -493,6 +497,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         retry: ctx.config.retry,
         signal: ctx.signal,
         indexMemo: deps.indexMemo,
+        concurrency: ctx.config.concurrency,
       });
       deps.committed.done = true;
     }

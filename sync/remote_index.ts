@@ -11,7 +11,6 @@
  *
  * @module
  */
-import pMap from "p-map";
 import {
   AlreadyExistsError,
   NotFoundError,
@@ -49,7 +48,24 @@ export interface RemoteIndex {
   readonly entries: Record<string, IndexEntry>;
 }
 
-type Call = { retry: RetryPolicy; signal?: AbortSignal };
+/**
+ * Runs `fn` over `items`, at most `limit` at a time, in the caller's own
+ * turn (no timers between calls: a single-writer scheduler sees one caller).
+ */
+async function eachLimit<T>(
+  items: Iterable<T>,
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  const list = [...items];
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) await fn(list[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, list.length)) }, worker));
+}
+
+type Call = { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number };
 
 async function getOrNull(store: ObjectStore, key: string, c: Call): Promise<GetResult | null> {
   try {
@@ -119,11 +135,12 @@ async function readShardOrNull(
   return entries ? { entries, version: got.version } : null;
 }
 
-/** Reads the index; `null` when the bucket has none yet. */
+/** Reads the index (at most `concurrency` shard reads at once); `null` when the bucket has none yet. */
 export async function readIndex(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
+  concurrency = 10,
 ): Promise<RemoteIndex | null> {
   const c = { retry, signal };
   const m = await readMeta(store, c);
@@ -131,13 +148,13 @@ export async function readIndex(
     const entries: Record<string, IndexEntry> = {};
     const listed = new Set(m.meta.partitions);
     const parts = [...listed, ...(listed.has(UNPARTITIONED) ? [] : [UNPARTITIONED])];
-    await pMap(parts, async (p) => {
+    await eachLimit(parts, concurrency, async (p) => {
       const shard = await readShardOrNull(store, p, c);
       if (!shard && listed.has(p)) {
         throw unreadable(shardKey(p), new Error("the meta lists it, but it is missing"));
       }
       Object.assign(entries, shard?.entries ?? {});
-    }, { concurrency: 10, signal });
+    });
     return { version: `v2:${m.version}`, entries };
   }
   const got = await getOrNull(store, MONOLITH_KEY, c);
@@ -255,7 +272,7 @@ async function updateV2(
   const touched = new Set([...change.remove, ...Object.keys(change.set)].map(shardOf));
   const kept = new Set<string>();
   const emptied = new Set<string>();
-  await pMap(touched, async (part) => {
+  await eachLimit(touched, c.concurrency ?? 4, async (part) => {
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
@@ -273,7 +290,7 @@ async function updateV2(
       }
     }
     throw busy(shardKey(part));
-  }, { concurrency: 4, signal: c.signal });
+  });
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     // The meta read before the shards serves the first attempt (its
     // compare-and-swap fails if it moved meanwhile); a conflict reads it again.
@@ -300,6 +317,7 @@ async function updateV2(
  * and a v1 meta are written beside it, as other clients of the layout do; a
  * v2 bucket gets its touched shards and a bumped `commitSeq`. With a `memo`,
  * a v1 index it holds is used when a HEAD shows the remote one unchanged.
+ * At most `concurrency` shard requests run at once.
  * Returns the new token (`""` when there was nothing to change).
  */
 export async function updateIndex(
@@ -308,9 +326,10 @@ export async function updateIndex(
   retry: RetryPolicy,
   signal?: AbortSignal,
   memo?: IndexMemo,
+  concurrency = 4,
 ): Promise<string> {
   if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
-  const c = { retry, signal };
+  const c = { retry, signal, concurrency };
   const now = new Date().toISOString();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     const m = await readMeta(store, c);
@@ -381,14 +400,14 @@ async function writeCompanions(
     [...change.remove, ...Object.keys(change.set)].map(shardOf).filter((s) => s !== UNPARTITIONED),
   );
   try {
-    await pMap(touched, async (s) => {
+    await eachLimit(touched, c.concurrency ?? 4, async (s) => {
       const group = byShard.get(s);
       if (group) {
         await store.put(shardKey(s), shardBody(group, now), PutModes.overwrite, {
           signal: c.signal,
         });
       }
-    }, { concurrency: 4, signal: c.signal });
+    });
     const next: Meta = { version: 1, partitions: [...byShard.keys()] };
     const body = metaBody(next);
     if (m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body)) return;
