@@ -1,0 +1,189 @@
+/**
+ * The swamp tool's call sequence replayed against the Sluice datastore
+ * extensions on MinIO (S3 extension) and fake-gcs-server (GCS extension):
+ *
+ * - the four incidents with every gate on (no loss) and with the matching
+ *   gate off (the loss); 001 also through the single-phase flush;
+ * - buckets an existing client left in either index version (v1 index
+ *   object, v2 shards) pull completely through the extension, and after the
+ *   extension's pushes an index reader written to the layout rules sees
+ *   every file (and the extension pulls what such a client pushes);
+ * - lock objects of an existing client (same key, same body shape, written
+ *   with a raw conditional create) hold the extension off, and the
+ *   extension's locks make a raw conditional create fail, for model and
+ *   global keys.
+ */
+import assert from "node:assert/strict";
+import { peerCommitSeq, peerPush, peerReadIndex, seedPeerBucket } from "../packages/testing/mod.ts";
+import {
+  breakglass,
+  datastoreSync,
+  type FlushMode,
+  modelLockKey,
+  openReplayWorld,
+  type ReplayBackend,
+  type ReplayWorld,
+  runModelMethod,
+  structuralCommand,
+} from "./swamp_replay.ts";
+import { fakeGcsReplayBackend, minioReplayBackend } from "./swamp_replay_backends.ts";
+import { INCIDENTS, MODEL, REPLAY_GATES } from "./swamp_replay_incidents.ts";
+
+const BACKENDS: readonly ReplayBackend[] = [minioReplayBackend(), fakeGcsReplayBackend()];
+
+/** What an existing client leaves in a bucket. */
+const PEER_FILES: Readonly<Record<string, string>> = {
+  "data/command/shell/m0/out/1/raw": "seeded raw 1",
+  "data/command/shell/m0/out/1/metadata.yaml": "version: 1\n",
+  "data/command/shell/m0/out/2/raw": "seeded raw 2",
+  "data/command/shell/m0/out/latest": "2",
+  "outputs/command/shell/run/def-1.yaml": "out: 1\n",
+  "workflow-runs/wf1/workflow-run-r1.yaml": "status: done\n",
+  "definitions-evaluated/command/shell/m0.yaml": "name: m0\n",
+  "audit/2026-08-01.log": "audit line\n",
+  ".catalog-export.json": "[]",
+};
+
+function registerFor(backend: ReplayBackend): void {
+  // Real SDK clients and lock heartbeats keep timers and sockets alive between calls.
+  const common = { ignore: backend.ignore, sanitizeOps: false, sanitizeResources: false };
+  const inWorld = (name: string, fn: (w: ReplayWorld) => Promise<void>) =>
+    Deno.test({
+      ...common,
+      name: `${backend.label} replay: ${name}`,
+      fn: async () => {
+        const w = await openReplayWorld(backend);
+        try {
+          await fn(w);
+        } finally {
+          await w.dispose();
+        }
+      },
+    });
+
+  for (const incident of INCIDENTS) {
+    const flushes: FlushMode[] = incident.id === "001"
+      ? ["two-phase", "single-phase"]
+      : ["two-phase"];
+    for (const flush of flushes) {
+      const how = flush === "two-phase" ? "" : ` (${flush} flush)`;
+      inWorld(
+        `incident ${incident.id} ${incident.title}${how}`,
+        (w) => incident.run(w, true, flush),
+      );
+      inWorld(
+        `incident ${incident.id} with ${
+          REPLAY_GATES[incident.id].join(", ")
+        } off: the loss happens${how}`,
+        (w) => incident.run(w, false, flush),
+      );
+    }
+  }
+
+  for (const v2 of [false, true]) {
+    const version = v2 ? "v2 (shards)" : "v1 (index object)";
+    inWorld(
+      `a ${version} bucket of an existing client pulls completely; after the extension's pushes its index reader sees every file`,
+      async (w) => {
+        await seedPeerBucket(w.observer.store, PEER_FILES, { v2 });
+        const seqBefore = await peerCommitSeq(w.observer.store);
+        const a = await w.host("a");
+        // `datastore sync --pull`: no lock, a new service.
+        assert.equal(await a.service().pullChanged(), Object.keys(PEER_FILES).length);
+        for (const [path, text] of Object.entries(PEER_FILES)) {
+          assert.equal(await a.read(path), text, `${path} did not pull`);
+        }
+        // A model run (two-phase) and a structural command push through the extension.
+        const n = await runModelMethod(a, MODEL, (r) => r.saveVersion("out", "from the extension"));
+        await structuralCommand(a, async (svc) => {
+          const rel = "workflow-runs/wf2/workflow-run-r2.yaml";
+          await svc.markDirty({ relPath: rel });
+          await a.write(rel, "status: running\n");
+        });
+        const pushed: Record<string, string> = {
+          [`data/${MODEL.modelType}/${MODEL.modelId}/out/${n}/raw`]: "from the extension",
+          [`data/${MODEL.modelType}/${MODEL.modelId}/out/${n}/metadata.yaml`]: `version: ${n}\n`,
+          [`data/${MODEL.modelType}/${MODEL.modelId}/out/latest`]: String(n),
+          "workflow-runs/wf2/workflow-run-r2.yaml": "status: running\n",
+        };
+        const index = await peerReadIndex(w.observer.store);
+        for (const [path, text] of Object.entries({ ...PEER_FILES, ...pushed })) {
+          assert.ok(index[path], `the existing client's reader does not see ${path}`);
+          assert.equal(index[path].size, new TextEncoder().encode(text).length, path);
+          assert.equal(await w.remote(path), text);
+        }
+        if (v2) assert.ok((await peerCommitSeq(w.observer.store))! > seqBefore!);
+        else assert.equal(await peerCommitSeq(w.observer.store), null);
+        // The other direction: what such a client pushes next, the extension pulls.
+        await peerPush(w.observer.store, { "outputs/command/shell/run/def-2.yaml": "out: 2\n" });
+        const b = await w.host("b");
+        await datastoreSync(b);
+        assert.equal(await b.read("outputs/command/shell/run/def-2.yaml"), "out: 2\n");
+        assert.equal(
+          await b.read(`data/${MODEL.modelType}/${MODEL.modelId}/out/latest`),
+          String(n),
+        );
+        assert.ok(a.providerCalls >= 8, `createProvider was called ${a.providerCalls} times`);
+      },
+    );
+  }
+
+  for (const key of [modelLockKey(MODEL), ".datastore.lock"]) {
+    inWorld(`lock ${key}: an existing client's lock holds the extension off`, async (w) => {
+      const a = await w.host("a");
+      const body = {
+        holder: "peer@old-client",
+        hostname: "old-client",
+        pid: 4242,
+        acquiredAt: new Date().toISOString(),
+        ttlMs: 60_000,
+        nonce: crypto.randomUUID(),
+      };
+      assert.equal(await w.bucket.rawCreate(key, JSON.stringify(body, null, 2)), true);
+      const lock = a.provider().createLock(a.datastorePath, {
+        lockKey: key,
+        maxWaitMs: 400,
+        retryIntervalMs: 50,
+      });
+      await assert.rejects(lock.acquire(), (e: unknown) => {
+        assert.equal((e as Error).name, "LockTimeoutError");
+        assert.match(String((e as { holder?: string }).holder), /peer@old-client/);
+        return true;
+      });
+      const info = await lock.inspect();
+      assert.equal(info?.holder, body.holder);
+      assert.equal(info?.nonce, body.nonce);
+      // The breakglass through the lock API works on the existing client's lock.
+      if (key !== ".datastore.lock") assert.equal(await breakglass(a, "command/shell/m1"), true);
+      else assert.equal(await lock.forceRelease(body.nonce), true);
+      await lock.acquire();
+      await lock.release();
+    });
+
+    inWorld(`lock ${key}: the extension's lock makes a raw conditional create fail`, async (w) => {
+      const a = await w.host("a");
+      const lock = a.provider().createLock(a.datastorePath, { lockKey: key, maxWaitMs: 1_000 });
+      await lock.acquire();
+      try {
+        assert.equal(await w.bucket.rawCreate(key, "{}"), false, "the raw create took the lock");
+        const seen = JSON.parse((await w.bucket.rawGet(key)) ?? "null");
+        for (const field of ["holder", "hostname", "pid", "acquiredAt", "ttlMs", "nonce"]) {
+          assert.ok(field in seen, `the lock body has no ${field}`);
+        }
+        assert.equal(seen.holder, a.identity.holder);
+      } finally {
+        await lock.release();
+      }
+      assert.equal(await w.bucket.rawGet(key), null);
+      assert.equal(await w.bucket.rawCreate(key, "{}"), true);
+    });
+  }
+
+  Deno.test({
+    ...common,
+    name: `${backend.label} replay: stop the server`,
+    fn: () => backend.stop(),
+  });
+}
+
+for (const backend of BACKENDS) registerFor(backend);
