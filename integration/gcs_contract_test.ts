@@ -5,13 +5,25 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { AlreadyExistsError, hasCode, PreconditionFailedError } from "../sync/errors.ts";
+import {
+  AbortedError,
+  AlreadyExistsError,
+  hasCode,
+  PreconditionFailedError,
+} from "../sync/errors.ts";
 import { PutModes } from "../sync/ports.ts";
 import { storeContract } from "../packages/testing/store_contract.ts";
 import { createGcsStorage, GCS_WRITE_ID_KEY, GcsStore } from "../packages/gcs/store.ts";
 import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
 import { sharedServer, stopSharedServers } from "./servers/common.ts";
-import { dec, enc, faultProxyTests, realClient, type StoreThrough } from "./contract_helpers.ts";
+import {
+  dec,
+  enc,
+  faultProxyTests,
+  proxyTo,
+  realClient,
+  type StoreThrough,
+} from "./contract_helpers.ts";
 
 // One server for this file, started on first use and stopped by the last test
 // (and killed on unload if a filter skipped that test).
@@ -142,6 +154,73 @@ Deno.test({
     const err = await store.put("k", enc("x"), PutModes.create).catch((e) => e);
     assert.ok(hasCode(err, "not_found"), String(err));
     assert.match(err.message, /bucket no-such-bucket-sluice probably does not exist/);
+  },
+});
+
+Deno.test({
+  name:
+    "fake-gcs-server through the fault proxy: a reset on a reused keep-alive connection fails the attempt at once",
+  ignore: ignoreFakeGcs,
+  ...realClient,
+  fn: async () => {
+    const server = await fakeGcs.get();
+    const proxy = await proxyTo(server.apiEndpoint);
+    const retried: { attempt: number; detail: string }[] = [];
+    try {
+      // The per-attempt deadline is far beyond the test's own: only a reset
+      // that fails the attempt at once lets the retry finish the put in time.
+      const store = await server.createStore({
+        apiEndpoint: proxy.url,
+        requestTimeoutMs: 60_000,
+        retries: 2,
+        retryBaseDelayMs: 20,
+        onRetry: (e) => retried.push({ attempt: e.attempt, detail: e.detail }),
+      });
+      // Warm the pool: the next upload goes out on a kept-alive connection.
+      const warm = await store.put("warm", enc("w"), PutModes.create);
+      await store.put("warm", enc("w2"), PutModes.update(warm.version));
+      const deadline = () => ({ signal: AbortSignal.timeout(15_000) });
+      const run = <T>(p: Promise<T>): Promise<T> =>
+        p.catch((e) => {
+          if (e instanceof AbortedError) {
+            assert.fail(
+              `the attempt stalled after the reset (resets ${proxy.stats.resets}, retries ${retried.length}): ${e}`,
+            );
+          }
+          throw e;
+        });
+
+      // At most one retry, never for the deadline: the reset failed the
+      // attempt at once (or the HTTP stack resent it on a fresh connection
+      // by itself, and the write id showed the 412 to be our own write).
+      const noStall = (accepted: number) => {
+        assert.ok(retried.length <= 1, JSON.stringify(retried));
+        for (const r of retried) {
+          assert.doesNotMatch(r.detail, /SLUICE_REQUEST_TIMEOUT|no answer within/);
+        }
+        assert.ok(proxy.stats.accepted > accepted, "nothing was sent again after the reset");
+        retried.length = 0;
+      };
+
+      // The server applies the create; its answer is lost to a reset.
+      let accepted = proxy.stats.accepted;
+      proxy.resetMidRequest({ times: 1 });
+      const info = await run(store.put("v/1/raw", enc("mine"), PutModes.create, deadline()));
+      assert.equal(proxy.stats.resets, 1);
+      noStall(accepted);
+      assert.equal(dec((await store.get("v/1/raw")).body), "mine");
+
+      // The same for a compare-and-swap update (a lock heartbeat, a lockfile commit).
+      assert.equal((await store.head("v/1/raw"))?.version, info.version);
+      accepted = proxy.stats.accepted;
+      proxy.resetMidRequest({ times: 1 });
+      await run(store.put("v/1/raw", enc("again"), PutModes.update(info.version), deadline()));
+      assert.equal(proxy.stats.resets, 2);
+      noStall(accepted);
+      assert.equal(dec((await store.get("v/1/raw")).body), "again");
+    } finally {
+      await proxy.close();
+    }
   },
 });
 

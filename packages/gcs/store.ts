@@ -379,14 +379,17 @@ export class GcsStore implements ObjectStore {
       failure: GcsFailure,
       ambiguousBefore: boolean,
     ): Promise<Recovery<ObjectInfo>> => {
-      if (!ambiguousBefore) return undefined;
       if (failure.kind !== "already_exists" && failure.kind !== "precondition_failed") {
         return undefined;
       }
-      // An earlier attempt's answer was lost: was it ours that landed?
+      // Was it ours that landed? An earlier attempt's answer may have been
+      // lost, or the HTTP stack may have sent this attempt twice (`fetch`
+      // replays a request on a fresh connection when a pooled one closes
+      // before the answer), so the object is read back on every failed
+      // condition.
       const current = await this.#headRaw(key, options.signal);
       if (current && current.writeId === writeId) return { value: current.info };
-      if (current && failure.kind === "precondition_failed") {
+      if (ambiguousBefore && current && failure.kind === "precondition_failed") {
         throw new PreconditionFailedError(
           key,
           `an earlier attempt's answer was lost and the object now holds another writer's generation ${current.info.version}; the lost attempt may have landed before it`,
@@ -394,55 +397,31 @@ export class GcsStore implements ObjectStore {
       }
       return undefined;
     };
-    if (isBodySource(body)) {
-      const source = body;
-      return await this.#run(
-        ctx,
-        options.signal,
-        (signal, progress) =>
-          this.#uploadStream(key, full, source, custom, ifGenerationMatch, signal, progress),
-        recover,
-      );
-    }
-    const data = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const md5Hash = createHash("md5").update(data).digest("base64");
-    const bucket = this.storage.bucket(this.bucket);
     return await this.#run(
       ctx,
       options.signal,
-      async () => {
-        const file = bucket.file(full);
-        await file.save(data, {
-          // One multipart request: fake-gcs-server (v1.55.1+) and GCS both
-          // honour ifGenerationMatch on it. No resumable session to clean up.
-          resumable: false,
-          // The server checks md5Hash; the SDK's own check would delete a
-          // mismatched object unconditionally, so it stays off.
-          validation: false,
-          metadata: {
-            contentType: "application/octet-stream",
-            md5Hash,
-            metadata: custom,
-          },
-          ...(ifGenerationMatch !== undefined ? { preconditionOpts: { ifGenerationMatch } } : {}),
-        });
-        return this.#info(key, file.metadata);
-      },
+      (signal, progress) =>
+        this.#upload(key, full, body, custom, ifGenerationMatch, signal, progress),
       recover,
     );
   }
 
   /**
-   * One attempt of a streamed put: a multipart upload (`uploadType=multipart`,
-   * the same request `file.save` makes with `resumable: false`) whose body
-   * streams `source`. The SDK's write stream is not used: when its input
-   * fails it leaves its HTTP request open (one connection per failed upload,
-   * with `resumable` true or false), and it cannot be cancelled.
+   * One attempt of a put: a multipart upload (`uploadType=multipart`, the
+   * request `file.save` makes with `resumable: false`) sent with the store's
+   * `fetch`. Bytes go whole, with their MD5 in the metadata, so the server
+   * rejects a corrupted upload; a {@link BodySource} streams (see
+   * {@link MultipartBody}). The SDK's request stack is not used for uploads:
+   * under Deno, a reset on a reused keep-alive connection leaves its POST
+   * waiting for an answer that never comes, until the per-attempt deadline,
+   * where `fetch` fails at once (and, retried, the lost-answer check finds
+   * our own write). Its write stream, besides, leaves its HTTP request open
+   * when its input fails, and cannot be cancelled.
    */
-  async #uploadStream(
+  async #upload(
     key: string,
     full: string,
-    source: BodySource,
+    data: PutBody,
     custom: Record<string, string>,
     ifGenerationMatch: number | string | undefined,
     signal: AbortSignal,
@@ -455,8 +434,15 @@ export class GcsStore implements ObjectStore {
     const boundary = `sluice-${randomId(16)}`;
     const headers = await requestHeaders(this.storage, url);
     headers.set("content-type", `multipart/related; boundary=${boundary}`);
-    const metadata = { name: full, contentType: "application/octet-stream", metadata: custom };
-    const body = new MultipartBody(key, source, boundary, JSON.stringify(metadata), progress);
+    const metadata = {
+      name: full,
+      contentType: "application/octet-stream",
+      ...(isBodySource(data) ? {} : { md5Hash: createHash("md5").update(data).digest("base64") }),
+      metadata: custom,
+    };
+    const body: UploadBody = isBodySource(data)
+      ? new MultipartBody(key, data, boundary, JSON.stringify(metadata), progress)
+      : multipartBytes(data, boundary, JSON.stringify(metadata));
     let res: Response;
     let text: string;
     try {
@@ -478,7 +464,7 @@ export class GcsStore implements ObjectStore {
     } catch {
       throw new SluiceError(
         "internal",
-        `GCS answered the streamed upload of ${key} at ${this.endpoint} with HTTP ${res.status} but no object resource; the endpoint does not behave like GCS. Run \`head\` on the key to see what was stored.`,
+        `GCS answered the upload of ${key} at ${this.endpoint} with HTTP ${res.status} but no object resource; the endpoint does not behave like GCS. Run \`head\` on the key to see what was stored.`,
       );
     }
     return this.#info(key, meta);
@@ -1027,7 +1013,7 @@ async function downloadMedia(
  * errors, or yields another length, errors this stream instead (recorded in
  * `failure`), so the request is aborted and never completes an object.
  */
-class MultipartBody {
+class MultipartBody implements UploadBody {
   readonly stream: ReadableStream<Uint8Array>;
   /** Stops the body for good once the request settled (idempotent). */
   readonly close: () => void;
@@ -1042,10 +1028,8 @@ class MultipartBody {
     progress: () => void,
   ) {
     const enc = new TextEncoder();
-    const head = enc.encode(
-      `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${metadataJson}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    );
-    const tail = enc.encode(`\r\n--${boundary}--\r\n`);
+    const head = enc.encode(multipartHead(boundary, metadataJson));
+    const tail = enc.encode(multipartTail(boundary));
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let sent = 0;
     let started = false;
@@ -1120,6 +1104,46 @@ class MultipartBody {
       },
     }, { highWaterMark: 0 });
   }
+}
+
+/** What an upload sends: a body, how to stop it, and the failure of its source. */
+interface UploadBody {
+  /** The request body. */
+  readonly stream: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
+  /** Stops the body for good once the request settled (idempotent). */
+  readonly close: () => void;
+  /** Set when the source failed (its own error, or a length mismatch). */
+  readonly failure?: { readonly error: unknown };
+}
+
+/**
+ * The body of a multipart upload of whole bytes: the JSON metadata part, the
+ * bytes, the closing boundary, as one buffer of known length. Shaped like a
+ * {@link MultipartBody} (nothing to close, never a source failure).
+ */
+function multipartBytes(
+  data: Uint8Array,
+  boundary: string,
+  metadataJson: string,
+): UploadBody {
+  const enc = new TextEncoder();
+  const head = enc.encode(multipartHead(boundary, metadataJson));
+  const tail = enc.encode(multipartTail(boundary));
+  const out = new Uint8Array(head.length + data.length + tail.length);
+  out.set(head, 0);
+  out.set(data, head.length);
+  out.set(tail, head.length + data.length);
+  return { stream: out, close: () => {} };
+}
+
+/** The multipart parts before the object's bytes: its JSON metadata, then the media part's header. */
+function multipartHead(boundary: string, metadataJson: string): string {
+  return `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${metadataJson}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n`;
+}
+
+/** The closing boundary, after the object's bytes. */
+function multipartTail(boundary: string): string {
+  return `\r\n--${boundary}--\r\n`;
 }
 
 /**

@@ -224,8 +224,8 @@ interface FakeObject {
   updated: string;
 }
 
-/** SDK calls, and the two requests the store sends with `fetch`: a streamed upload and a media download. */
-type FakeOp = "save" | "getMetadata" | "delete" | "getFiles" | "upload" | "media";
+/** SDK calls, and the two requests the store sends with `fetch`: an upload and a media download. */
+type FakeOp = "getMetadata" | "delete" | "getFiles" | "upload" | "media";
 
 interface Fault {
   readonly op: FakeOp;
@@ -275,6 +275,13 @@ async function readRequestBody(body: ReadableStream<Uint8Array>, signal?: AbortS
     at += c.length;
   }
   return { bytes: out, chunks: chunks.length };
+}
+
+/** A request's body as a stream: uploads of whole bytes send a buffer, streamed ones a stream. */
+function requestBody(init: RequestInit): ReadableStream<Uint8Array> {
+  const body = init.body;
+  if (body instanceof Uint8Array) return new Blob([body.slice()]).stream();
+  return body as ReadableStream<Uint8Array>;
 }
 
 /** A transport failure as `fetch` reports one. */
@@ -355,31 +362,8 @@ class FakeGcs {
   #file(name: string, pinned?: number) {
     // deno-lint-ignore no-this-alias
     const gcs = this;
-    const file = {
+    return {
       name,
-      metadata: {} as Record<string, unknown>,
-      save(
-        data: Uint8Array,
-        opts: {
-          metadata?: { metadata?: Record<string, string> };
-          preconditionOpts?: { ifGenerationMatch?: number | string };
-        },
-      ): Promise<void> {
-        return gcs.#call("save", () => {
-          const cur = gcs.objects.get(name);
-          const want = opts.preconditionOpts?.ifGenerationMatch;
-          if (want !== undefined && Number(want) !== (cur?.generation ?? 0)) {
-            throw apiError(412, "conditionNotMet", "Precondition failed");
-          }
-          gcs.objects.set(name, {
-            data: data.slice(),
-            generation: ++gcs.#gen,
-            metadata: { ...(opts.metadata?.metadata ?? {}) },
-            updated: new Date(Date.UTC(2026, 0, 1, 0, 0, gcs.#gen % 60)).toISOString(),
-          });
-          file.metadata = gcs.#meta(name);
-        });
-      },
       getMetadata(): Promise<[Record<string, unknown>]> {
         return gcs.#call("getMetadata", () => {
           if (!gcs.objects.has(name)) throw apiError(404, "notFound", "Not Found");
@@ -400,7 +384,6 @@ class FakeGcs {
         });
       },
     };
-    return file;
   }
 
   /** A fault for `op`, if one is queued, removed from the queue. */
@@ -414,7 +397,8 @@ class FakeGcs {
   #fetchFault(error: Error): Promise<Response> {
     const status = (error as { code?: unknown }).code;
     if (typeof status === "number") {
-      return Promise.resolve(errorResponse(status, "x", error.message));
+      const reason = (error as { errors?: { reason?: string }[] }).errors?.[0]?.reason;
+      return Promise.resolve(errorResponse(status, reason || "x", error.message));
     }
     return Promise.reject(fetchFailed(error));
   }
@@ -431,7 +415,7 @@ class FakeGcs {
     if (this.answerUploadsEarly) {
       // Answer after the first bytes of the body (as a server refusing a
       // precondition may), leaving the rest to the client's HTTP stack.
-      const reader = (init.body as ReadableStream<Uint8Array>).getReader();
+      const reader = requestBody(init).getReader();
       await reader.read();
       await reader.read();
       reader.releaseLock();
@@ -440,7 +424,7 @@ class FakeGcs {
     let raw: Uint8Array;
     try {
       const read = await readRequestBody(
-        init.body as ReadableStream<Uint8Array>,
+        requestBody(init),
         init.signal ?? undefined,
       );
       raw = read.bytes;
@@ -600,14 +584,14 @@ Deno.test("GcsStore: endpoint, prefix and keys relative to the prefix", async ()
 
 Deno.test("GcsStore: a transient failure is retried with backoff on the injected clock", async () => {
   const { gcs, clock, store, retries } = setup();
-  gcs.faults.push({ op: "save", error: apiError(503, "backendError", "try later") });
-  gcs.faults.push({ op: "save", error: fetchError("ECONNREFUSED", "connect ECONNREFUSED") });
+  gcs.faults.push({ op: "upload", error: apiError(503, "backendError", "try later") });
+  gcs.faults.push({ op: "upload", error: fetchError("ECONNREFUSED", "connect ECONNREFUSED") });
   const info = await settle(clock, store.put("k", enc("x"), PutModes.create));
   assert.ok(!(info instanceof Error), String(info));
   assert.equal(retries.length, 2);
   assert.match(retries[0], /^put 1 100 HTTP 503, backendError/);
   assert.match(retries[1], /^put 2 200 ECONNREFUSED/);
-  assert.deepEqual(gcs.calls, ["save", "save", "save"]);
+  assert.deepEqual(gcs.calls, ["upload", "upload", "upload"]);
 });
 
 Deno.test("GcsStore: transient failures past the retries are Unreachable", async () => {
@@ -641,14 +625,14 @@ Deno.test("GcsStore: a request that never answers ends at the per-attempt deadli
 
 Deno.test("GcsStore: the caller's signal cancels a hung request and a backoff", async () => {
   const { gcs, clock, store } = setup();
-  gcs.faults.push({ op: "save", error: "hang" });
+  gcs.faults.push({ op: "upload", error: "hang" });
   const controller = new AbortController();
   const p = store.put("k", enc("x"), PutModes.create, { signal: controller.signal });
   await clock.advance(10);
   controller.abort();
   assert.ok((await settle(clock, p)) instanceof AbortedError);
 
-  gcs.faults.push({ op: "save", error: apiError(503) });
+  gcs.faults.push({ op: "upload", error: apiError(503) });
   const c2 = new AbortController();
   const p2 = store.put("k2", enc("x"), PutModes.create, { signal: c2.signal });
   await waitFor(() => gcs.calls.length === 2, { clock });
@@ -660,30 +644,30 @@ Deno.test("GcsStore: the caller's signal cancels a hung request and a backoff", 
 Deno.test("GcsStore: a create whose answer was lost is our success, not AlreadyExists", async () => {
   const { gcs, clock, store } = setup();
   gcs.faults.push({
-    op: "save",
+    op: "upload",
     error: fetchError("ECONNRESET", "socket hang up"),
     afterEffect: true,
   });
   const info = await settle(clock, store.put("v/1/raw", enc("mine"), PutModes.create));
   assert.ok(!(info instanceof Error), String(info));
   assert.equal(info.version, String(gcs.objects.get("root/v/1/raw")!.generation));
-  assert.deepEqual(gcs.calls, ["save", "save", "getMetadata"]);
+  assert.deepEqual(gcs.calls, ["upload", "upload", "getMetadata"]);
 });
 
 Deno.test("GcsStore: an update whose answer was lost is our success; another writer's is a conflict", async () => {
   const { gcs, clock, store } = setup();
   const v1 = await settle(clock, store.put("latest", enc("1"), PutModes.create));
   assert.ok(!(v1 instanceof Error));
-  gcs.faults.push({ op: "save", error: apiError(503), afterEffect: true });
+  gcs.faults.push({ op: "upload", error: apiError(503), afterEffect: true });
   const v2 = await settle(clock, store.put("latest", enc("2"), PutModes.update(v1.version)));
   assert.ok(!(v2 instanceof Error), String(v2));
   assert.notEqual(v2.version, v1.version);
 
   // A lost answer, then another writer got in first: the retry's 412 is real.
   const staleBase = v2.version;
-  gcs.faults.push({ op: "save", error: fetchError("ECONNRESET", "socket hang up") });
+  gcs.faults.push({ op: "upload", error: fetchError("ECONNRESET", "socket hang up") });
   const p = store.put("latest", enc("3"), PutModes.update(staleBase));
-  await waitFor(() => gcs.calls.filter((c) => c === "save").length >= 4, { clock });
+  await waitFor(() => gcs.calls.filter((c) => c === "upload").length >= 4, { clock });
   gcs.objects.get("root/latest")!.generation += 1;
   gcs.objects.get("root/latest")!.metadata[GCS_WRITE_ID_KEY] = "someone-else";
   const err = await settle(clock, p);
@@ -691,13 +675,40 @@ Deno.test("GcsStore: an update whose answer was lost is our success; another wri
   assert.match(err.message, /answer was lost .* may have landed before it/);
 });
 
-Deno.test("GcsStore: without a lost answer a 412 is reported at once", async () => {
+Deno.test("GcsStore: without a lost answer a 412 is reported at once, after one read-back", async () => {
   const { gcs, clock, store } = setup();
   await settle(clock, store.put("k", enc("a"), PutModes.create));
   gcs.calls.length = 0;
   const err = await settle(clock, store.put("k", enc("b"), PutModes.create));
   assert.ok(err instanceof AlreadyExistsError, String(err));
-  assert.deepEqual(gcs.calls, ["save"]);
+  // The read-back finds another write id: no retry, the conflict stands.
+  assert.deepEqual(gcs.calls, ["upload", "getMetadata"]);
+});
+
+Deno.test("GcsStore: a create the transport sent twice is our success, not AlreadyExists", async () => {
+  const { gcs, clock } = setup();
+  // The first copy lands, its answer is lost, the HTTP stack resends it by
+  // itself: the store sees one attempt, answered 412.
+  const send = gcs.fetch;
+  let replayed = false;
+  const replaying: typeof fetch = async (input, init) => {
+    if (replayed) return await send(input, init);
+    replayed = true;
+    const bytes = new Uint8Array(await new Response(init?.body).arrayBuffer());
+    await send(input, { ...init, body: bytes });
+    return await send(input, { ...init, body: bytes });
+  };
+  const s = new GcsStore({
+    bucket: "b",
+    storage: gcs.asStorage(),
+    fetch: replaying,
+    clock,
+    random: () => 0.5,
+  });
+  const info = await settle(clock, s.put("v/1/raw", enc("mine"), PutModes.create));
+  assert.ok(!(info instanceof Error), String(info));
+  assert.equal(info.version, String(gcs.objects.get("v/1/raw")!.generation));
+  assert.deepEqual(gcs.calls, ["upload", "upload", "getMetadata"]);
 });
 
 Deno.test("GcsStore: an update naming a non-generation version fails without a request", async () => {
