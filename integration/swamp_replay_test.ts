@@ -4,6 +4,9 @@
  *
  * - the four incidents with every gate on (no loss) and with the matching
  *   gate off (the loss); 001 also through the single-phase flush;
+ * - a breakglass between `preparePush` and `commitPush`: the commit is
+ *   refused and the prepared upload deleted, so the next holder writes the
+ *   same version; with the lock fence off the refused run is committed;
  * - buckets an existing client left in either index version (v1 index
  *   object, v2 shards) pull completely through the extension, and after the
  *   extension's pushes an index reader written to the layout rules sees
@@ -27,7 +30,8 @@ import {
   structuralCommand,
 } from "./swamp_replay.ts";
 import { fakeGcsReplayBackend, minioReplayBackend } from "./swamp_replay_backends.ts";
-import { INCIDENTS, MODEL, REPLAY_GATES } from "./swamp_replay_incidents.ts";
+import { assertCode, INCIDENTS, MODEL, outcome, REPLAY_GATES } from "./swamp_replay_incidents.ts";
+import { LOCK_FENCE } from "../middleware/lock_fence.ts";
 
 const BACKENDS: readonly ReplayBackend[] = [minioReplayBackend(), fakeGcsReplayBackend()];
 
@@ -78,6 +82,41 @@ function registerFor(backend: ReplayBackend): void {
         (w) => incident.run(w, false, flush),
       );
     }
+  }
+
+  for (const on of [true, false]) {
+    inWorld(
+      on
+        ? "a breakglass between preparePush and commitPush: the commit is refused and the prepared upload deleted"
+        : "a breakglass between preparePush and commitPush with lock-fence off: the refused run is committed",
+      async (w) => {
+        const a = await w.host("a", { disable: on ? [] : [LOCK_FENCE] });
+        const op = await w.host("op");
+        const file = `data/${MODEL.modelType}/${MODEL.modelId}/out/1/raw`;
+        const refused = await outcome(
+          runModelMethod(a, MODEL, (r) => r.saveVersion("out", "from A"), {
+            betweenPrepareAndCommit: async () => {
+              assert.equal(await w.remote(file), "from A"); // uploaded, not yet indexed
+              assert.equal(await breakglass(op, "command/shell/m1"), true);
+            },
+          }),
+        );
+        const index = await peerReadIndex(w.observer.store);
+        if (!on) {
+          assert.equal(refused, null, String(refused));
+          assert.ok(index[file], "the refused run was not committed with the fence off");
+          return;
+        }
+        assertCode(refused, "model_lock_lost");
+        assert.equal(await w.remote(file), null, "the prepared upload stayed in the bucket");
+        assert.equal(index[file], undefined);
+        assert.equal(await a.read(file), null);
+        // The next holder writes the same version without meeting the refused upload.
+        const b = await w.host("b");
+        assert.equal(await runModelMethod(b, MODEL, (r) => r.saveVersion("out", "from B")), 1);
+        assert.equal(await w.remote(file), "from B");
+      },
+    );
   }
 
   for (const v2 of [false, true]) {
