@@ -29,7 +29,7 @@ import {
   type StoreRequestContext,
   textField,
   TRANSIENT_NET_CODES,
-} from "../../sync/store_failure.ts";
+} from "../store_kit/failure.ts";
 
 /** The store operation that failed, as named in messages. */
 export type GcsOperation = StoreOperation;

@@ -15,8 +15,17 @@ import {
   UnsafePathError,
 } from "../../sync/errors.ts";
 import { isBodySource, sourceSizeError } from "../../sync/body.ts";
-import { systemClock } from "../../sync/clock.ts";
-import { SourceFailure } from "../../sync/store_failure.ts";
+import {
+  type AttemptFn,
+  AttemptRunner,
+  describeEndpoint,
+  joinKey,
+  normalisePrefix,
+  type Recovery,
+  SourceFailure,
+  STORE_DEFAULTS,
+  type StoreRetryEvent,
+} from "../store_kit/mod.ts";
 import { randomId } from "../../sync/hash.ts";
 import type {
   BodySource,
@@ -88,24 +97,13 @@ export function createGcsStorage(options: GcsClientOptions = {}): Storage {
     ...(options.keyFilename !== undefined ? { keyFilename: options.keyFilename } : {}),
     // With a custom endpoint the SDK sends no credentials unless asked to.
     useAuthWithCustomEndpoint: !anonymous,
-    timeout: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+    timeout: options.requestTimeoutMs ?? STORE_DEFAULTS.requestTimeoutMs,
     retryOptions: { autoRetry: false, maxRetries: 0 },
   });
 }
 
 /** What the store reports before sleeping for a retry. */
-export interface GcsRetryEvent {
-  /** The operation. */
-  readonly op: GcsRequestContext["op"];
-  /** Store-relative key or list prefix. */
-  readonly key: string;
-  /** The attempt that failed (1-based). */
-  readonly attempt: number;
-  /** The backoff before the next attempt. */
-  readonly delayMs: number;
-  /** Why it failed (redacted). */
-  readonly detail: string;
-}
+export type GcsRetryEvent = StoreRetryEvent;
 
 /** Options of {@link GcsStore}. */
 export interface GcsStoreOptions extends GcsClientOptions {
@@ -152,13 +150,6 @@ export interface GcsStoreOptions extends GcsClientOptions {
   readonly fetch?: typeof fetch;
 }
 
-const DEFAULTS = {
-  requestTimeoutMs: 30_000,
-  retries: 3,
-  retryBaseDelayMs: 200,
-  retryMaxDelayMs: 5_000,
-} as const;
-
 /**
  * How many times `get` re-reads when the object is replaced between its two
  * requests. A key under a compare-and-swap race (a lock, the remote index)
@@ -169,15 +160,6 @@ const GET_ROUNDS = 25;
 
 /** A generation is a decimal int64; anything else cannot match an object. */
 const GENERATION = /^[0-9]{1,19}$/;
-
-type Recovery<T> = { readonly value: T } | undefined;
-
-/**
- * One attempt's work: gets a signal that aborts when the attempt is abandoned,
- * and `progress`, which a transfer calls whenever bytes move so that the
- * per-attempt deadline measures idle time rather than the whole transfer.
- */
-type AttemptFn<T> = (signal: AbortSignal, progress: () => void) => Promise<T>;
 
 /**
  * An {@link ObjectStore} on Google Cloud Storage.
@@ -249,14 +231,8 @@ export class GcsStore implements ObjectStore {
   /** The SDK client (shared with the caller when injected). */
   readonly storage: Storage;
 
-  readonly #timeoutMs: number;
-  readonly #retries: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #runner: AttemptRunner;
   readonly #pinDeleteGeneration: boolean;
-  readonly #clock: Clock;
-  readonly #random: () => number;
-  readonly #onRetry?: (event: GcsRetryEvent) => void;
   readonly #fetch: typeof fetch;
 
   constructor(options: GcsStoreOptions) {
@@ -264,17 +240,11 @@ export class GcsStore implements ObjectStore {
     this.bucket = options.bucket;
     this.prefix = normalisePrefix(options.prefix ?? "");
     this.storage = options.storage ?? createGcsStorage(options);
-    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    this.#retries = Math.max(0, options.retries ?? DEFAULTS.retries);
-    this.#baseDelayMs = options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
-    this.#maxDelayMs = options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs;
+    this.#runner = new AttemptRunner(options, (ms) => new GcsRequestTimeout(ms));
     this.#pinDeleteGeneration = options.pinDeleteGeneration ?? true;
-    this.#clock = options.clock ?? systemClock;
-    this.#random = options.random ?? Math.random;
-    this.#onRetry = options.onRetry;
     const fetchFn = options.fetch ?? globalThis.fetch;
     this.#fetch = (input, init) => fetchFn(input, init);
-    this.endpoint = describeEndpoint(this.bucket, this.prefix, options.apiEndpoint);
+    this.endpoint = describeEndpoint("gs", this.bucket, this.prefix, options.apiEndpoint);
   }
 
   async get(key: string, options: CallOptions = {}): Promise<GetResult> {
@@ -578,111 +548,21 @@ export class GcsStore implements ObjectStore {
 
   /**
    * Runs `fn` with the per-attempt deadline and the caller's signal, retrying
-   * transient failures with backoff. A non-transient failure is offered to
-   * `recover` (told whether an earlier attempt may have taken effect) before
-   * it is mapped to a typed error.
+   * transient failures with backoff (see {@link AttemptRunner}). A
+   * non-transient failure is offered to `recover` (told whether an earlier
+   * attempt may have taken effect) before it is mapped to a typed error.
    */
-  async #run<T>(
+  #run<T>(
     ctx: GcsRequestContext,
     signal: AbortSignal | undefined,
     fn: AttemptFn<T>,
     recover?: (failure: GcsFailure, ambiguousBefore: boolean) => Promise<Recovery<T>>,
   ): Promise<T> {
-    let ambiguousBefore = false;
-    for (let attempt = 1;; attempt++) {
-      if (signal?.aborted) throw new AbortedError(`The ${ctx.op} of ${ctx.key}`);
-      let error: unknown;
-      try {
-        return await this.#attempt(ctx, signal, fn);
-      } catch (e) {
-        error = e;
-      }
-      if (error instanceof AbortedError) throw error;
-      // The caller's own body source failed: its error, untouched, never retried.
-      if (error instanceof SourceFailure) throw error.error;
-      const failure = classifyGcsError(error, ctx);
-      if (failure.kind === "transient" && attempt <= (ctx.noRetry ? 0 : this.#retries)) {
-        ambiguousBefore ||= failure.ambiguous;
-        const delayMs = this.#backoff(attempt);
-        this.#onRetry?.({ op: ctx.op, key: ctx.key, attempt, delayMs, detail: failure.detail });
-        try {
-          await this.#clock.sleep(delayMs, signal);
-        } catch (e) {
-          throw new AbortedError(`The ${ctx.op} of ${ctx.key}`, { cause: e });
-        }
-        continue;
-      }
-      if (failure.kind !== "transient" && recover) {
-        const recovered = await recover(failure, ambiguousBefore);
-        if (recovered) return recovered.value;
-      }
-      throw toSluiceError(failure, ctx, this.endpoint, error, attempt);
-    }
-  }
-
-  /**
-   * One attempt, bounded by the deadline and the caller's signal. `fn` gets a
-   * signal that aborts when either ends the attempt (SDK calls cannot take
-   * it and are abandoned instead; media downloads and streamed uploads are
-   * cancelled), and a `progress` callback: the deadline counts from the
-   * attempt's start or its last progress, whichever is later.
-   */
-  #attempt<T>(
-    ctx: GcsRequestContext,
-    signal: AbortSignal | undefined,
-    fn: AttemptFn<T>,
-  ): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const controller = new AbortController();
-      let settled = false;
-      let lastProgress = this.#clock.now();
-      const progress = () => {
-        lastProgress = this.#clock.now();
-      };
-      const finish = () => {
-        settled = true;
-        this.#clock.clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      const onAbort = () => {
-        if (settled) return;
-        finish();
-        const error = new AbortedError(`The ${ctx.op} of ${ctx.key}`);
-        controller.abort(error);
-        reject(error);
-      };
-      const onDeadline = () => {
-        if (settled) return;
-        const idle = this.#clock.now() - lastProgress;
-        if (idle < this.#timeoutMs) {
-          timer = this.#clock.setTimeout(onDeadline, this.#timeoutMs - idle);
-          return;
-        }
-        finish();
-        const error = new GcsRequestTimeout(this.#timeoutMs);
-        controller.abort(error);
-        reject(error);
-      };
-      let timer = this.#clock.setTimeout(onDeadline, this.#timeoutMs);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      let started: Promise<T>;
-      try {
-        started = fn(controller.signal, progress);
-      } catch (e) {
-        started = Promise.reject(e);
-      }
-      started.then(
-        (value) => {
-          if (settled) return;
-          finish();
-          resolve(value);
-        },
-        (e) => {
-          if (settled) return;
-          finish();
-          reject(e);
-        },
-      );
+    return this.#runner.run(ctx, signal, fn, {
+      classify: (e) => classifyGcsError(e, ctx),
+      toError: (failure, cause, attempts) =>
+        toSluiceError(failure, ctx, this.endpoint, cause, attempts),
+      recover,
     });
   }
 
@@ -706,7 +586,7 @@ export class GcsStore implements ObjectStore {
     let timer: unknown;
     const close = () => {
       closed = true;
-      this.#clock.clearTimeout(timer);
+      this.#runner.clock.clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
     };
     // Stops the download; a pending read then ends and reports `stopped`.
@@ -727,9 +607,9 @@ export class GcsStore implements ObjectStore {
         if (signal?.aborted) stop(new AbortedError(`The get of ${ctx.key}`));
         for (;;) {
           if (stopped !== undefined) return fail(controller, stopped);
-          timer = this.#clock.setTimeout(
-            () => stop(new GcsRequestTimeout(this.#timeoutMs)),
-            this.#timeoutMs,
+          timer = this.#runner.clock.setTimeout(
+            () => stop(this.#runner.timeoutError()),
+            this.#runner.timeoutMs,
           );
           let chunk: ReadableStreamReadResult<Uint8Array>;
           try {
@@ -737,7 +617,7 @@ export class GcsStore implements ObjectStore {
           } catch (e) {
             return fail(controller, stopped ?? e);
           } finally {
-            this.#clock.clearTimeout(timer);
+            this.#runner.clock.clearTimeout(timer);
           }
           if (stopped !== undefined) return fail(controller, stopped);
           if (chunk.done) {
@@ -797,16 +677,8 @@ export class GcsStore implements ObjectStore {
     };
   }
 
-  #backoff(attempt: number): number {
-    const base = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(base * (0.5 + this.#random()));
-  }
-
   #full(key: string): string {
-    if (!key || key.startsWith("/") || key.includes("\0")) {
-      throw new UnsafePathError(key, "store keys must be non-empty, relative, and free of NUL");
-    }
-    return this.prefix + key;
+    return joinKey(this.prefix, key);
   }
 }
 
@@ -1154,20 +1026,4 @@ function multipartTail(boundary: string): string {
 function generationParam(version: string): number {
   const n = Number(version);
   return Number.isSafeInteger(n) ? n : (version as unknown as number);
-}
-
-function normalisePrefix(prefix: string): string {
-  const p = prefix.replace(/^\/+/, "").replace(/\/+$/, "");
-  return p ? `${p}/` : "";
-}
-
-function describeEndpoint(bucket: string, prefix: string, apiEndpoint?: string): string {
-  const base = `gs://${bucket}/${prefix.replace(/\/$/, "")}`;
-  if (!apiEndpoint) return base;
-  try {
-    const u = new URL(apiEndpoint);
-    return `${base} at ${u.protocol}//${u.host}${u.pathname === "/" ? "" : u.pathname}`;
-  } catch {
-    return `${base} at a custom endpoint`;
-  }
 }

@@ -26,7 +26,7 @@ import {
   StoreRequestError,
   textField,
   TRANSIENT_NET_CODES,
-} from "../../sync/store_failure.ts";
+} from "../store_kit/failure.ts";
 
 /** The store operation that failed, as named in messages. */
 export type S3Operation = StoreOperation;

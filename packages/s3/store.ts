@@ -45,11 +45,17 @@ import {
 } from "@aws-sdk/client-s3";
 import { Readable } from "node:stream";
 import { bodyBytes, isBodySource, sourceSizeError } from "../../sync/body.ts";
-import { systemClock } from "../../sync/clock.ts";
-import { SourceFailure } from "../../sync/store_failure.ts";
+import {
+  type AttemptFn,
+  AttemptRunner,
+  describeEndpoint,
+  joinKey,
+  normalisePrefix,
+  SourceFailure,
+  type StoreRetryEvent,
+} from "../store_kit/mod.ts";
 import { randomId } from "../../sync/hash.ts";
 import {
-  AbortedError,
   NotImplementedError,
   PreconditionFailedError,
   UnsafePathError,
@@ -174,18 +180,7 @@ export function createS3Client(options: S3ClientOptions = {}): S3Client {
 export type ConditionalDeleteStrategy = "native" | "verify" | "emulate";
 
 /** What the store reports before sleeping for a retry. */
-export interface S3RetryEvent {
-  /** The operation. */
-  readonly op: S3RequestContext["op"];
-  /** Store-relative key or list prefix. */
-  readonly key: string;
-  /** The attempt that failed (1-based). */
-  readonly attempt: number;
-  /** The backoff before the next attempt. */
-  readonly delayMs: number;
-  /** Why it failed (redacted). */
-  readonly detail: string;
-}
+export type S3RetryEvent = StoreRetryEvent;
 
 /** Options of {@link S3Store}. */
 export interface S3StoreOptions extends S3ClientOptions {
@@ -235,13 +230,6 @@ export interface S3StoreOptions extends S3ClientOptions {
   /** Called before each retry sleep (the library never logs). */
   readonly onRetry?: (event: S3RetryEvent) => void;
 }
-
-const DEFAULTS = {
-  requestTimeoutMs: 30_000,
-  retries: 3,
-  retryBaseDelayMs: 200,
-  retryMaxDelayMs: 5_000,
-} as const;
 
 /**
  * User-metadata key of the random id a conditional put carries; hidden from
@@ -297,15 +285,9 @@ export class S3Store implements ObjectStore {
   readonly client: S3Client;
 
   readonly #ownsClient: boolean;
-  readonly #timeoutMs: number;
-  readonly #retries: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #runner: AttemptRunner;
   readonly #deleteStrategy: ConditionalDeleteStrategy;
-  readonly #clock: Clock;
-  readonly #random: () => number;
   readonly #secrets: readonly string[];
-  readonly #onRetry?: (event: S3RetryEvent) => void;
   readonly #checkOwnWrites: boolean;
   readonly #wholeBelow: number;
 
@@ -315,19 +297,13 @@ export class S3Store implements ObjectStore {
     this.prefix = normalisePrefix(options.prefix ?? "");
     this.client = options.client ?? createS3Client(options);
     this.#ownsClient = options.client === undefined;
-    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-    this.#retries = Math.max(0, options.retries ?? DEFAULTS.retries);
-    this.#baseDelayMs = options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
-    this.#maxDelayMs = options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs;
+    this.#runner = new AttemptRunner(options, (ms) => new S3AttemptTimeout(ms));
     this.#deleteStrategy = options.conditionalDelete ?? "verify";
-    this.#clock = options.clock ?? systemClock;
-    this.#random = options.random ?? Math.random;
-    this.#onRetry = options.onRetry;
     this.#checkOwnWrites = options.checkOwnWrites ?? true;
     this.#wholeBelow = options.wholeBodyBelowBytes ?? 1024 * 1024;
     const c = options.credentials;
     this.#secrets = c ? [c.secretAccessKey, c.sessionToken ?? "", c.accessKeyId] : [];
-    this.endpoint = describeEndpoint(this.bucket, this.prefix, options.endpoint);
+    this.endpoint = describeEndpoint("s3", this.bucket, this.prefix, options.endpoint);
   }
 
   /** Releases the client's sockets when the store created the client. */
@@ -409,7 +385,7 @@ export class S3Store implements ObjectStore {
             key,
             version: normaliseEtag(out.ETag),
             size,
-            lastModified: serverDate() ?? this.#clock.now(),
+            lastModified: serverDate() ?? this.#runner.clock.now(),
             metadata: metadata ?? {},
           };
         } catch (e) {
@@ -594,64 +570,27 @@ export class S3Store implements ObjectStore {
   }
 
   /**
-   * Runs one request with the per-attempt timeout and Sluice's retries.
-   * `resolveFailure` may turn a final failure into a success; it is told
-   * whether an earlier attempt of this call lost its answer. An attempt that
-   * streams a body calls `progress` as it moves, which restarts the timeout;
-   * a {@link SourceFailure} it throws ends the call with the source's error,
-   * unmapped and not retried.
+   * Runs one request with the per-attempt timeout and Sluice's retries (see
+   * {@link AttemptRunner}). `resolveFailure` may turn a final failure into a
+   * success; it is told whether an earlier attempt of this call lost its
+   * answer. An attempt that streams a body calls `progress` as it moves,
+   * which restarts the timeout; a {@link SourceFailure} it throws ends the
+   * call with the source's error, unmapped and not retried.
    */
-  async #run<T>(
+  #run<T>(
     ctx: S3RequestContext,
     callerSignal: AbortSignal | undefined,
-    attemptFn: (signal: AbortSignal, progress: () => void) => Promise<T>,
+    attemptFn: AttemptFn<T>,
     resolveFailure?: (failure: S3Failure, lostAnswerBefore: boolean) => Promise<T | null>,
   ): Promise<T> {
-    let ambiguousBefore = false;
-    for (let attempt = 1;; attempt++) {
-      if (callerSignal?.aborted) {
-        throw new AbortedError(`The ${ctx.op} of ${ctx.key}`, { cause: callerSignal.reason });
-      }
-      const controller = new AbortController();
-      const onAbort = () => controller.abort(callerSignal?.reason);
-      callerSignal?.addEventListener("abort", onAbort, { once: true });
-      const timeout = new S3AttemptTimeout(this.#timeoutMs);
-      const expire = () => controller.abort(timeout);
-      let timer = this.#clock.setTimeout(expire, this.#timeoutMs);
-      const progress = () => {
-        if (controller.signal.aborted) return;
-        this.#clock.clearTimeout(timer);
-        timer = this.#clock.setTimeout(expire, this.#timeoutMs);
-      };
-      let failure: S3Failure;
-      let cause: unknown;
-      try {
-        return await attemptFn(controller.signal, progress);
-      } catch (e) {
-        if (e instanceof SourceFailure) throw e.error;
-        const timedOut = controller.signal.reason === timeout && !callerSignal?.aborted;
-        cause = timedOut ? timeout : e;
-        failure = classifyS3Error(cause, ctx, callerSignal, this.#secrets);
-      } finally {
-        this.#clock.clearTimeout(timer);
-        callerSignal?.removeEventListener("abort", onAbort);
-      }
-      if (resolveFailure && failure.kind !== "transient" && failure.kind !== "aborted") {
-        const resolved = await resolveFailure(failure, ambiguousBefore);
-        if (resolved !== null) return resolved;
-      }
-      if (failure.kind !== "transient" || attempt > (ctx.noRetry ? 0 : this.#retries)) {
-        throw toSluiceError(failure, ctx, cause, attempt);
-      }
-      ambiguousBefore ||= failure.ambiguous;
-      const delayMs = this.#backoff(attempt);
-      this.#onRetry?.({ op: ctx.op, key: ctx.key, attempt, delayMs, detail: failure.detail });
-      try {
-        await this.#clock.sleep(delayMs, callerSignal);
-      } catch (e) {
-        throw new AbortedError(`The ${ctx.op} of ${ctx.key}`, { cause: e });
-      }
-    }
+    return this.#runner.run(ctx, callerSignal, attemptFn, {
+      classify: (e) => classifyS3Error(e, ctx, callerSignal, this.#secrets),
+      toError: (failure, cause, attempts) => toSluiceError(failure, ctx, cause, attempts),
+      recover: resolveFailure && (async (failure, lostAnswerBefore) => {
+        const value = await resolveFailure(failure, lostAnswerBefore);
+        return value === null ? undefined : { value };
+      }),
+    });
   }
 
   /**
@@ -665,8 +604,8 @@ export class S3Store implements ObjectStore {
     callerSignal: AbortSignal | undefined,
   ): ReadableStream<Uint8Array> {
     const reader = body.getReader();
-    const clock = this.#clock;
-    const timeoutMs = this.#timeoutMs;
+    const clock = this.#runner.clock;
+    const timeoutMs = this.#runner.timeoutMs;
     const secrets = this.#secrets;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let timer: TimerHandle | undefined;
@@ -720,16 +659,8 @@ export class S3Store implements ObjectStore {
     });
   }
 
-  #backoff(attempt: number): number {
-    const base = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(base * (0.5 + this.#random()));
-  }
-
   #full(key: string): string {
-    if (!key || key.startsWith("/") || key.includes("\0")) {
-      throw new UnsafePathError(key, "store keys must be non-empty, relative, and free of NUL");
-    }
-    return this.prefix + key;
+    return joinKey(this.prefix, key);
   }
 }
 
@@ -944,25 +875,9 @@ function splitMetadata(
   return { metadata, writeId };
 }
 
-function normalisePrefix(prefix: string): string {
-  const p = prefix.replace(/^\/+/, "").replace(/\/+$/, "");
-  return p ? `${p}/` : "";
-}
-
 function quoteEtag(version: string): string {
   const v = normaliseEtag(version);
   return `"${v}"`;
-}
-
-function describeEndpoint(bucket: string, prefix: string, endpoint?: string): string {
-  const base = `s3://${bucket}/${prefix.replace(/\/$/, "")}`;
-  if (!endpoint) return base;
-  try {
-    const u = new URL(endpoint);
-    return `${base} at ${u.protocol}//${u.host}${u.pathname === "/" ? "" : u.pathname}`;
-  } catch {
-    return `${base} at a custom endpoint`;
-  }
 }
 
 function checkMetadata(

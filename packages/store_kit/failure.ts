@@ -20,7 +20,7 @@ import {
   PreconditionFailedError,
   SluiceError,
   UnreachableError,
-} from "./errors.ts";
+} from "../../sync/errors.ts";
 
 /** The store operation that failed, as named in messages. */
 export type StoreOperation = "get" | "head" | "put" | "delete" | "list";
@@ -119,7 +119,7 @@ export const STORE_TIMEOUT_CODE = "SLUICE_REQUEST_TIMEOUT";
  *
  * @example
  * ```ts
- * import { StoreAttemptTimeout } from "./store_failure.ts";
+ * import { StoreAttemptTimeout } from "./failure.ts";
  * const e = new StoreAttemptTimeout(5000);
  * console.log(e.message, e.code); // "no answer within 5000 ms" "SLUICE_REQUEST_TIMEOUT"
  * ```
@@ -171,7 +171,7 @@ export const NOT_SENT_NET_CODES: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { isTransientStatus } from "./store_failure.ts";
+ * import { isTransientStatus } from "./failure.ts";
  * isTransientStatus(503); // true
  * isTransientStatus(501); // false
  * ```
@@ -186,7 +186,7 @@ export function isTransientStatus(status: number): boolean {
  *
  * @example
  * ```ts
- * import { conditionFailureKind } from "./store_failure.ts";
+ * import { conditionFailureKind } from "./failure.ts";
  * conditionFailureKind("create"); // "already_exists"
  * ```
  */
@@ -205,7 +205,7 @@ export type ErrorFields = Readonly<Record<string, unknown>>;
  *
  * @example
  * ```ts
- * import { fieldsOf } from "./store_failure.ts";
+ * import { fieldsOf } from "./failure.ts";
  * fieldsOf(fieldsOf({ $metadata: { httpStatusCode: 404 } }).$metadata).httpStatusCode; // 404
  * fieldsOf("oops").message; // undefined
  * ```
@@ -219,7 +219,7 @@ export function fieldsOf(value: unknown): ErrorFields {
  *
  * @example
  * ```ts
- * import { textField } from "./store_failure.ts";
+ * import { textField } from "./failure.ts";
  * textField("NoSuchKey"); // "NoSuchKey"
  * textField(""); // undefined
  * ```
@@ -245,7 +245,7 @@ export interface RedactOptions {
  *
  * @example
  * ```ts
- * import { redactCredentials } from "./store_failure.ts";
+ * import { redactCredentials } from "./failure.ts";
  * redactCredentials("GET https://h/o?X-Amz-Signature=abc failed"); // "GET https://h/o?… failed"
  * redactCredentials("Authorization: Bearer abc", { mask: "…" }); // "Authorization: …"
  * redactCredentials("key AKIA1234 refused", { secrets: ["AKIA1234"] }); // "key ‹redacted› refused"
@@ -283,7 +283,7 @@ export function redactCredentials(text: string, options: RedactOptions = {}): st
  *
  * @example
  * ```ts
- * import { describeRequest } from "./store_failure.ts";
+ * import { describeRequest } from "./failure.ts";
  * describeRequest({ op: "get", key: "a" }, "gs://b/p"); // "get of a at gs://b/p"
  * ```
  */
@@ -310,7 +310,7 @@ export interface StoreErrorOptions {
  *
  * @example
  * ```ts
- * import { StoreRequestError } from "./store_failure.ts";
+ * import { StoreRequestError } from "./failure.ts";
  * const e = new StoreRequestError(
  *   { op: "put", key: "k" },
  *   { kind: "failed", status: 400, ambiguous: false, detail: "HTTP 400 InvalidArgument" },
@@ -340,7 +340,7 @@ export class StoreRequestError extends SluiceError {
  *
  * @example
  * ```ts
- * import { storeFailureToError } from "./store_failure.ts";
+ * import { storeFailureToError } from "./failure.ts";
  * const e = storeFailureToError(
  *   { kind: "transient", status: 503, ambiguous: true, detail: "HTTP 503" },
  *   { op: "get", key: "a" },

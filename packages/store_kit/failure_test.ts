@@ -7,7 +7,7 @@ import {
   NotImplementedError,
   PreconditionFailedError,
   UnreachableError,
-} from "./errors.ts";
+} from "../../sync/errors.ts";
 import {
   conditionFailureKind,
   describeRequest,
@@ -24,7 +24,7 @@ import {
   StoreRequestError,
   textField,
   TRANSIENT_NET_CODES,
-} from "./store_failure.ts";
+} from "./failure.ts";
 
 const PUT: StoreRequestContext = {
   op: "put",
