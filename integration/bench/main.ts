@@ -3,7 +3,7 @@
  * here, never by timed assertions in tests.
  *
  *   deno task bench [--files 10000] [--walk 100000] [--large-mb 200]
- *                   [--only core|walk|large|budget|minio]
+ *                   [--only core|walk|large|budget|minio|extension]
  *
  * @module
  */
@@ -17,6 +17,7 @@ import { S3Store, type S3StoreOptions } from "../../packages/s3/store.ts";
 import { GcsStore } from "../../packages/gcs/store.ts";
 import { minioBinary, startMinio } from "../servers/minio.ts";
 import { fakeGcsBinary, startFakeGcs } from "../servers/fake_gcs.ts";
+import { benchExtension } from "./extension.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i += 2) {
@@ -533,8 +534,15 @@ if (!ONLY || ONLY === "walk") out.bulkWalk = await walk();
 if (!ONLY || ONLY === "large") out.largeFile = await largeFile();
 if (!ONLY || ONLY === "budget") out.createOnlyBudget = await createOnlyBudget();
 if (!ONLY || ONLY === "minio") out.minio = await minioSection();
+if (!ONLY || ONLY === "extension") {
+  out.extension = await benchExtension({
+    files: Number(args.get("ext-files") ?? 1_000),
+    rounds: ROUNDS,
+  });
+}
 out.goals = {
   pipelineVsBareLoop: "ratio <= 1.05",
+  extension: "no added requests; push and pull ratios <= 1.05",
   zeroDiff: "<= 1 request each",
   walk: "<= 3000 ms and <= 300 MB, 0 uploads",
   largeFile: "RSS growth independent of the file's size (1 MiB chunks)",

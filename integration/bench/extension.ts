@@ -1,0 +1,253 @@
+/**
+ * `deno task bench --only extension`: the cost of the swamp extension adapter
+ * on MinIO. The same work, a push and a pull of `files` small files, once
+ * through the S3 extension (`createProvider`, `createSyncService`,
+ * `markDirty` of each path, `pushChanged`; a fresh cache's `pullChanged`) and
+ * once through Sluice's own API (`createS3Provider` with the same keys,
+ * `createSyncService`, the same calls). Rounds alternate between the two
+ * sides, each on a fresh bucket and cache; the medians and their ratio are
+ * printed, with the HTTP requests each side sent (counted in the SDK
+ * client's middleware, every attempt included).
+ *
+ * @module
+ */
+import type { S3Client } from "@aws-sdk/client-s3";
+import { ConditionalWrites } from "../../sync/conditional.ts";
+import { createS3Provider } from "../../packages/s3/provider.ts";
+import { S3Store } from "../../packages/s3/store.ts";
+import { createSluiceS3Datastore } from "../../packages/s3/extensions/datastores/sluice_s3.ts";
+import type { ObjectStore } from "../../sync/ports.ts";
+import { minioBinary, type MinioServer, startMinio } from "../servers/minio.ts";
+
+/** Options of {@link benchExtension}. */
+export interface ExtensionBenchOptions {
+  /** Files per push and pull; default 1 000. */
+  readonly files?: number;
+  /** Bytes per file; default 512. */
+  readonly fileBytes?: number;
+  /** Timed rounds per side; default 5. */
+  readonly rounds?: number;
+}
+
+/** One side's push and pull, timed, with the requests they sent. */
+interface Side {
+  push(): Promise<{ ms: number; requests: number }>;
+  pull(): Promise<{ ms: number; requests: number; fetched: number }>;
+}
+
+const identity = { holder: "bench@host", hostname: "host", pid: 1 };
+
+/** Counts the HTTP attempts of `store`'s SDK client. */
+function countRequests(store: ObjectStore): { readonly n: number } {
+  if (!(store instanceof S3Store)) throw new Error("the bench expects an S3 store");
+  const counter = { n: 0 };
+  const client: S3Client = store.client;
+  client.middlewareStack.add((next) => (args) => {
+    counter.n++;
+    return next(args);
+  }, { step: "finalizeRequest", name: "sluiceBenchCount" });
+  return counter;
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Runs the comparison; a skip notice when MinIO is not installed. */
+export async function benchExtension(
+  options: ExtensionBenchOptions = {},
+): Promise<Record<string, unknown>> {
+  if (!minioBinary.path) return { skipped: "no MinIO binary: run .ci/install_minio.sh" };
+  const files = options.files ?? 1_000;
+  const fileBytes = options.fileBytes ?? 512;
+  const rounds = options.rounds ?? 5;
+  const server = await startMinio();
+  const temps: string[] = [];
+  const temp = async (p: string) => {
+    const d = await Deno.makeTempDir({ prefix: `sluice-bench-ext-${p}-` });
+    temps.push(d);
+    return d;
+  };
+  try {
+    const paths = Array.from(
+      { length: files },
+      (_, i) => `outputs/bench/m${Math.floor(i / 100)}/run-${i}.yaml`,
+    );
+    const body = new Uint8Array(fileBytes).fill(121);
+    const fill = async (cache: string) => {
+      for (const p of paths) {
+        await Deno.mkdir(`${cache}/${p.slice(0, p.lastIndexOf("/"))}`, { recursive: true });
+        await Deno.writeFile(`${cache}/${p}`, body);
+      }
+    };
+    // A bucket holding the files, for the pulls (pushed once by Sluice's own API).
+    const pullBucket = await server.createBucket();
+    const credentials = { accessKeyId: server.accessKey, secretAccessKey: server.secretKey };
+    const keys = (bucket: string) => ({
+      bucket,
+      region: server.region,
+      endpoint: server.endpoint,
+      forcePathStyle: true,
+      prefix: "datastore",
+    });
+
+    const direct: Side = {
+      async push() {
+        const provider = createS3Provider(keys(await server.createBucket()), {
+          credentials,
+          identity,
+          conditional: new ConditionalWrites(),
+        });
+        try {
+          const repo = await temp("direct");
+          await fill(`${repo}/cache`);
+          const counter = countRequests(provider.store);
+          const t = performance.now();
+          const svc = await provider.createSyncService(repo, `${repo}/cache`);
+          for (const p of paths) await svc.markDirty({ relPath: p });
+          await svc.pushChanged();
+          return { ms: performance.now() - t, requests: counter.n };
+        } finally {
+          provider.close();
+        }
+      },
+      async pull() {
+        const provider = createS3Provider(keys(pullBucket), {
+          credentials,
+          identity,
+          conditional: new ConditionalWrites(),
+        });
+        try {
+          const repo = await temp("direct");
+          const counter = countRequests(provider.store);
+          const t = performance.now();
+          const svc = await provider.createSyncService(repo, `${repo}/cache`);
+          const r = await svc.pullChanged();
+          return { ms: performance.now() - t, requests: counter.n, fetched: r.fetched.length };
+        } finally {
+          provider.close();
+        }
+      },
+    };
+
+    const extension: Side = {
+      async push() {
+        const ds = createSluiceS3Datastore({
+          credentials,
+          identity,
+          conditional: new ConditionalWrites(),
+          env: () => undefined,
+        });
+        const config = keys(await server.createBucket());
+        const rt = ds.createProvider(config).runtime;
+        try {
+          const repo = await temp("ext");
+          const cache = `${repo}/home/repos/r1`;
+          await fill(cache);
+          const counter = countRequests(rt.provider.store);
+          const t = performance.now();
+          const svc = ds.createProvider(config).createSyncService(repo, cache);
+          for (const p of paths) await svc.markDirty({ relPath: p });
+          await svc.pushChanged();
+          return { ms: performance.now() - t, requests: counter.n };
+        } finally {
+          rt.provider.close();
+        }
+      },
+      async pull() {
+        const ds = createSluiceS3Datastore({
+          credentials,
+          identity,
+          conditional: new ConditionalWrites(),
+          env: () => undefined,
+        });
+        const config = keys(pullBucket);
+        const rt = ds.createProvider(config).runtime;
+        try {
+          const repo = await temp("ext");
+          const counter = countRequests(rt.provider.store);
+          const t = performance.now();
+          const svc = ds.createProvider(config).createSyncService(repo, `${repo}/home/repos/r1`);
+          const fetched = await svc.pullChanged();
+          return { ms: performance.now() - t, requests: counter.n, fetched };
+        } finally {
+          rt.provider.close();
+        }
+      },
+    };
+
+    await seedPullBucket(server, pullBucket, fill, paths, temp);
+    const runs = {
+      directPush: [] as number[],
+      extensionPush: [] as number[],
+      directPull: [] as number[],
+      extensionPull: [] as number[],
+    };
+    const requests = { directPush: 0, extensionPush: 0, directPull: 0, extensionPull: 0 };
+    const fetched = { direct: 0, extension: 0 };
+    // Alternating rounds (and alternating first side), so both see the same machine state.
+    for (let i = 0; i < rounds; i++) {
+      const order: ("direct" | "extension")[] = i % 2 === 0
+        ? ["direct", "extension"]
+        : ["extension", "direct"];
+      for (const side of order) {
+        const s = side === "direct" ? direct : extension;
+        const push = await s.push();
+        const pull = await s.pull();
+        runs[`${side}Push`].push(push.ms);
+        runs[`${side}Pull`].push(pull.ms);
+        requests[`${side}Push`] = push.requests;
+        requests[`${side}Pull`] = pull.requests;
+        fetched[side] = pull.fetched;
+      }
+    }
+    const ms = Object.fromEntries(
+      Object.entries(runs).map(([k, v]) => [k, Math.round(median(v))]),
+    ) as Record<keyof typeof runs, number>;
+    const pushRatio = median(runs.extensionPush) / median(runs.directPush);
+    const pullRatio = median(runs.extensionPull) / median(runs.directPull);
+    return {
+      files,
+      fileBytes,
+      rounds,
+      medianMs: ms,
+      requests,
+      filesPulled: fetched,
+      pushRatio: Number(pushRatio.toFixed(3)),
+      pullRatio: Number(pullRatio.toFixed(3)),
+      adapterAddsNoRequests: requests.extensionPush <= requests.directPush &&
+        requests.extensionPull <= requests.directPull,
+      withinFivePercent: pushRatio <= 1.05 && pullRatio <= 1.05,
+    };
+  } finally {
+    await server.stop();
+    for (const d of temps) await Deno.remove(d, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Pushes the files into `bucket` once, through Sluice's own API. */
+async function seedPullBucket(
+  server: MinioServer,
+  bucket: string,
+  fill: (cache: string) => Promise<void>,
+  paths: readonly string[],
+  temp: (p: string) => Promise<string>,
+): Promise<void> {
+  const provider = createS3Provider({
+    bucket,
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    prefix: "datastore",
+  }, { credentials: { accessKeyId: server.accessKey, secretAccessKey: server.secretKey } });
+  try {
+    const repo = await temp("seed");
+    const svc = await provider.createSyncService(repo, `${repo}/cache`);
+    await fill(svc.cacheDir);
+    await svc.markDirty({ relPaths: paths });
+    await svc.pushChanged();
+  } finally {
+    provider.close();
+  }
+}
