@@ -20,19 +20,14 @@ import {
   isTransientStatus,
   NOT_SENT_NET_CODES,
   redactCredentials,
-  STORE_TIMEOUT_CODE,
   StoreAttemptTimeout,
   type StoreFailure,
   type StoreFailureKind,
   storeFailureToError,
-  type StoreOperation,
   type StoreRequestContext,
   textField,
   TRANSIENT_NET_CODES,
 } from "../store_kit/failure.ts";
-
-/** The store operation that failed, as named in messages. */
-export type GcsOperation = StoreOperation;
 
 /**
  * What the failed request asked for; decides how a status is read. Its
@@ -66,9 +61,6 @@ export type GcsFailureKind = Exclude<StoreFailureKind, "bucket_missing">;
  * code, its `requestId` from `x-guploader-uploadid` or `x-goog-request-id`.
  */
 export type GcsFailure = StoreFailure<GcsFailureKind>;
-
-/** Code of the store's own per-attempt deadline error, see {@link GcsRequestTimeout}. */
-export const GCS_TIMEOUT_CODE = STORE_TIMEOUT_CODE;
 
 /**
  * The error an attempt fails with when it did not settle within the store's
@@ -267,11 +259,6 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
     ambiguous: false,
     detail: detailOf({ code: name && name !== "Error" ? name : undefined, text }),
   };
-}
-
-/** True when another attempt may succeed. */
-export function isTransient(failure: GcsFailure): boolean {
-  return failure.kind === "transient";
 }
 
 /**

@@ -21,15 +21,11 @@ import {
   type StoreFailure,
   type StoreFailureKind,
   storeFailureToError,
-  type StoreOperation,
   type StoreRequestContext,
   StoreRequestError,
   textField,
   TRANSIENT_NET_CODES,
 } from "../store_kit/failure.ts";
-
-/** The store operation that failed, as named in messages. */
-export type S3Operation = StoreOperation;
 
 /**
  * What the failed request asked for; decides how a status is read. Its
