@@ -13,3 +13,9 @@
  */
 export * from "./store.ts";
 export * from "./errors.ts";
+export {
+  createGcsProvider,
+  type GcsProviderConfig,
+  gcsProviderConfigSchema,
+  type GcsProviderDeps,
+} from "./provider.ts";
