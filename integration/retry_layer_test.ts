@@ -21,15 +21,22 @@ function hangingEndpoint(kind: "s3" | "gcs") {
     const url = new URL(req.url);
     const isWrite = req.method === "PUT" || req.method === "POST";
     if (!isWrite) {
-      // Every read finds nothing: the datastore is empty.
+      // Every read finds nothing: the datastore is empty. The connection is
+      // closed after a read, so that each write starts on a fresh one: on a
+      // reused keep-alive connection the HTTP stack itself may resend an
+      // idempotent request once when the attempt is aborted, which is not a
+      // retry of ours and would blur the count.
       return kind === "s3"
         ? new Response(
           req.method === "HEAD"
             ? null
             : `<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>none</Message></Error>`,
-          { status: 404, headers: { "content-type": "application/xml" } },
+          { status: 404, headers: { "content-type": "application/xml", connection: "close" } },
         )
-        : Response.json({ error: { code: 404, message: "No such object" } }, { status: 404 });
+        : Response.json({ error: { code: 404, message: "No such object" } }, {
+          status: 404,
+          headers: { connection: "close" },
+        });
     }
     writes.push(`${req.method} ${url.pathname}`);
     return new Promise<Response>((resolve) => {
