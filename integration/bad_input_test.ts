@@ -983,9 +983,16 @@ Deno.test("state: a corrupted dirty set turns into a walk; no local change is lo
     "the local edit is a conflict, not overwritten",
   );
   assert.equal(await read(sb.cacheDir, "outputs/o.txt"), "b's edit");
+  // The push publishes the new file and leaves the conflict to its resolution.
   const pushed = await b2.pushChanged();
-  assert.deepEqual(pushed.uploaded.sort(), ["outputs/o.txt", "outputs/p.txt"]);
+  assert.deepEqual(pushed.uploaded.sort(), ["outputs/p.txt"]);
+  assert.deepEqual(pushed.conflicts, ["outputs/o.txt"]);
+  assert.equal(store.peekText("outputs/o.txt"), "a's v2", "the peer's copy is not overwritten");
   assert.equal(store.peekText("outputs/p.txt"), "b's new file");
+  // Keeping mine publishes b's edit over the version b has now seen.
+  await b2.resolveConflict("outputs/o.txt", "mine");
+  assert.equal(store.peekText("outputs/o.txt"), "b's edit");
+  await b2.pushChanged();
   assert.equal(b2.state.bulkPending(), false);
   assert.equal(await read(sb.cacheDir, ".sluice/dirty.log"), "", "compacted clean");
   await sb.unchanged();
@@ -1048,17 +1055,26 @@ Deno.test("state: a corrupted manifest turns into a walk; no local change is los
     assert.deepEqual(w.codes(), ["state_unreadable"], what);
     assert.match(w.list[0].message, /synced manifest unreadable .*walking everything/, what);
     const pulled = await a2.pullChanged();
-    assert.deepEqual(pulled.conflicts, ["p.txt"], `${what}: the dirty edit is kept`);
-    // Without a manifest entry an unchanged file cannot be told from a stale one: an
-    // identical o.txt is recorded as synced; the stale q.txt is set aside (kept, never
-    // pushed back over the peer's) and the peer's copy is fetched.
+    // The dirty edit is kept as a conflict. Without a manifest entry an unchanged file
+    // cannot be told from a stale one: an identical o.txt is recorded as synced; the
+    // stale q.txt is set aside (kept, never pushed back over the peer's), the peer's copy
+    // is fetched, and the set-aside copy is a conflict too.
+    assert.deepEqual(
+      pulled.conflicts.sort(),
+      ["p.txt", "q.txt"],
+      `${what}: the dirty edit is kept`,
+    );
     assert.deepEqual(pulled.fetched.sort(), ["q.txt"], what);
     assert.equal(pulled.setAside.length, 1, what);
     assert.equal(await read(sb.cacheDir, pulled.setAside[0]), "q", what);
     assert.equal(await read(sb.cacheDir, "p.txt"), "p edited", what);
     assert.equal(await read(sb.cacheDir, "q.txt"), "peer's q", what);
     const pushed = await a2.pushChanged();
-    assert.deepEqual(pushed.uploaded, ["p.txt"], what);
+    assert.deepEqual(pushed.uploaded, [], `${what}: conflicts wait for their resolution`);
+    assert.equal(store.peekText("p.txt"), "peer's p", what);
+    await a2.resolveConflict("p.txt", "mine");
+    await a2.resolveConflict("q.txt", "theirs");
+    await a2.pushChanged();
     assert.equal(store.peekText("p.txt"), "p edited", what);
     assert.equal(store.peekText("o.txt"), "o", what);
     assert.equal(store.peekText("q.txt"), "peer's q", what);
