@@ -14,45 +14,25 @@ import {
   type SyncServiceOptions,
   validateSyncServiceOptions,
 } from "./sync/service.ts";
-import { PATH_CLASSIFIER, pathClassifier } from "./middleware/path_classifier.ts";
-import { CREATE_ONLY_WRITER, createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
-import {
-  ENDPOINT_FALLBACK_WARNER,
-  endpointFallbackWarnerEntry,
-} from "./middleware/endpoint_fallback_warner.ts";
+import { pathClassifierEntry } from "./middleware/path_classifier.ts";
+import { createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
+import { endpointFallbackWarnerEntry } from "./middleware/endpoint_fallback_warner.ts";
 import {
   type ConditionalWrites,
   defaultConditionalWrites,
   withConditionalFallback,
 } from "./sync/conditional.ts";
 import { storeLockBackend } from "./sync/lock_engine.ts";
-import { LOCKFILE_GUARD, lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
-import { UNSYNCED_WALK_GUARD, unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
-import { OVERWRITE_CAS, overwriteCasEntry } from "./middleware/overwrite_cas.ts";
-import {
-  REQUIRED_CONDITIONAL_CHECK,
-  requiredConditionalCheckEntry,
-} from "./middleware/required_conditional_check.ts";
-import { LOCK_FENCE, lockFenceEntry } from "./middleware/lock_fence.ts";
-import { REFUSED_RUN_ERASER, refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
-import { CONFIG_CAS_WRITER, configCasWriterEntry } from "./middleware/config_cas_writer.ts";
+import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
+import { unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
+import { overwriteCasEntry } from "./middleware/overwrite_cas.ts";
+import { requiredConditionalCheckEntry } from "./middleware/required_conditional_check.ts";
+import { lockFenceEntry } from "./middleware/lock_fence.ts";
+import { refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
+import { configCasWriterEntry } from "./middleware/config_cas_writer.ts";
 import { createEmitter } from "./sync/events.ts";
 import { LocalCache } from "./sync/cache.ts";
 import type { MiddlewareEntry } from "./sync/pipeline.ts";
-
-/** The default gates, by name, in pipeline order. */
-export const DEFAULT_GATES = {
-  push: [
-    REQUIRED_CONDITIONAL_CHECK,
-    PATH_CLASSIFIER,
-    LOCKFILE_GUARD,
-    UNSYNCED_WALK_GUARD,
-    OVERWRITE_CAS,
-    REFUSED_RUN_ERASER,
-    LOCK_FENCE,
-  ],
-  write: [CREATE_ONLY_WRITER, CONFIG_CAS_WRITER, ENDPOINT_FALLBACK_WARNER],
-} as const;
 
 /** Options of {@link defaultPipelines}. */
 export interface DefaultPipelineOptions {
@@ -60,6 +40,33 @@ export interface DefaultPipelineOptions {
   readonly disable?: readonly string[];
   /** Probe results and the once-per-endpoint warning; default the process-wide registry. */
   readonly conditional?: ConditionalWrites;
+}
+
+/**
+ * The one list of default gates: every registration, push-level and
+ * per-write. The pipelines and {@link DEFAULT_GATES} are both built from it,
+ * so they cannot drift apart.
+ */
+function defaultGateEntries(registry: ConditionalWrites): {
+  push: MiddlewareEntry<PushContext>[];
+  write: MiddlewareEntry<WriteContext>[];
+} {
+  return {
+    push: [
+      requiredConditionalCheckEntry({ registry }),
+      pathClassifierEntry(),
+      lockfileGuardEntry(),
+      unsyncedWalkGuardEntry(),
+      overwriteCasEntry(),
+      refusedRunEraserEntry(),
+      lockFenceEntry(),
+    ],
+    write: [
+      createOnlyWriterEntry(),
+      configCasWriterEntry(),
+      endpointFallbackWarnerEntry({ registry }),
+    ],
+  };
 }
 
 /**
@@ -76,44 +83,22 @@ export function defaultPipelines(
   options: DefaultPipelineOptions = {},
 ): { push: Pipeline<PushContext>; write: Pipeline<WriteContext> } {
   const off = new Set(options.disable ?? []);
+  const entries = defaultGateEntries(options.conditional ?? defaultConditionalWrites);
   const push = new Pipeline<PushContext>(PUSH_PHASES);
   const write = new Pipeline<WriteContext>(WRITE_PHASES);
-  const addPush = (name: string, phase: string, description: string, mw: PushMiddleware) => {
-    if (!off.has(name)) push.add({ name, phase, description, middleware: mw });
-  };
-  const required = requiredConditionalCheckEntry({
-    registry: options.conditional ?? defaultConditionalWrites,
-  });
-  if (!off.has(required.name)) push.add(required);
-  addPush(
-    PATH_CLASSIFIER,
-    "classify",
-    "every path gets exactly one class",
-    pathClassifier(),
-  );
-  for (
-    const entry of [
-      lockfileGuardEntry(),
-      unsyncedWalkGuardEntry(),
-      overwriteCasEntry(),
-      refusedRunEraserEntry(),
-      lockFenceEntry(),
-    ]
-  ) {
-    if (!off.has(entry.name)) push.add(entry);
-  }
-  const addWrite = (entry: MiddlewareEntry<WriteContext>) => {
-    if (!off.has(entry.name)) write.add(entry);
-  };
-  addWrite(createOnlyWriterEntry());
-  addWrite(configCasWriterEntry());
-  addWrite(
-    endpointFallbackWarnerEntry({ registry: options.conditional ?? defaultConditionalWrites }),
-  );
+  for (const e of entries.push) if (!off.has(e.name)) push.add(e);
+  for (const e of entries.write) if (!off.has(e.name)) write.add(e);
   return { push, write };
 }
 
-type PushMiddleware = Parameters<Pipeline<PushContext>["add"]>[0]["middleware"];
+/** The default gates, by name, in pipeline order (built from the same list as the pipelines). */
+export const DEFAULT_GATES: {
+  readonly push: readonly string[];
+  readonly write: readonly string[];
+} = (() => {
+  const { push, write } = defaultPipelines();
+  return { push: push.names(), write: write.names() };
+})();
 
 /** Options of {@link createSluice}: the sync service options plus gate selection. */
 export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"> {

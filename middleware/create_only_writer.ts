@@ -16,7 +16,12 @@
  *
  * @module
  */
-import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
+import {
+  type PushContext,
+  PushVar,
+  type WriteContext,
+  type WriteGateEntry,
+} from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { createHash } from "node:crypto";
 import { openObject } from "../sync/body.ts";
@@ -35,7 +40,10 @@ export const WRITE_ID_METADATA = "sluice-push-id";
 export const CONTENT_HASH_METADATA = "sluice-sha256";
 
 /** Per push: version directory → where its files were set aside (one set-aside per directory). */
-const setAsides = new WeakMap<PushContext, Map<string, Promise<string[]>>>();
+const SET_ASIDES = new PushVar(
+  "create-only-writer/set-asides",
+  () => new Map<string, Promise<string[]>>(),
+);
 
 /** The version directory (`data/…/<N>`) of a version file key. */
 function versionDir(key: string): string {
@@ -48,8 +56,7 @@ function versionDir(key: string): string {
  * push aggregates conflicts, so siblings report none to avoid duplicates).
  */
 async function setAsideVersion(push: PushContext, dir: string, key: string): Promise<string[]> {
-  let byDir = setAsides.get(push);
-  if (!byDir) setAsides.set(push, byDir = new Map());
+  const byDir = push.vars.get(SET_ASIDES);
   const earlier = byDir.get(dir);
   if (earlier) return await earlier.then(() => []);
   const done = (async () => {
@@ -103,7 +110,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     if (ctx.entry.class !== "data-version") return await next();
     const push = ctx.push;
     const dir = versionDir(ctx.key);
-    const earlier = setAsides.get(push)?.get(dir);
+    const earlier = push.vars.get(SET_ASIDES).get(dir);
     if (earlier) {
       // A sibling file of this version already lost the race: write nothing more of it.
       await earlier;

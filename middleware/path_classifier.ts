@@ -8,7 +8,7 @@
  * @module
  */
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
-import type { Middleware } from "../sync/pipeline.ts";
+import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { isLayoutInternal } from "../sync/bucket_layout.ts";
 
 /** The gate's registered name. */
@@ -116,5 +116,25 @@ export function pathClassifier(): Middleware<PushContext> {
     }
     ctx.note(PATH_CLASSIFIER, [...counts].map(([c, n]) => `${n} ${c}`).join(", "));
     await next();
+  };
+}
+
+/**
+ * The gate's default registration (phase `classify`).
+ *
+ * @example
+ * ```ts
+ * import { Pipeline } from "../sync/pipeline.ts";
+ * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
+ * import { pathClassifierEntry } from "./path_classifier.ts";
+ * new Pipeline<PushContext>(PUSH_PHASES).add(pathClassifierEntry());
+ * ```
+ */
+export function pathClassifierEntry(): MiddlewareEntry<PushContext> {
+  return {
+    name: PATH_CLASSIFIER,
+    phase: "classify",
+    middleware: pathClassifier(),
+    description: "every path gets exactly one class",
   };
 }

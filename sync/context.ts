@@ -161,6 +161,34 @@ export interface StateAccess {
   setSynced(path: string, entry: { hash: string; version: string; size: number } | undefined): void;
 }
 
+/** The dirty set as a push found it when it started (path → mark sequence; the pending bulk mark's sequence or -1). */
+export interface DirtySnapshot {
+  readonly paths: ReadonlyMap<string, number>;
+  readonly bulkSeq: number;
+}
+
+/**
+ * A typed key of per-push state: a gate that needs to remember something
+ * for the length of one push declares a key, and reads the value with
+ * `ctx.vars.get(key)` (created by `init` on first use). State never outlives
+ * its push and never passes between gates except through declared fields.
+ *
+ * @example
+ * ```ts
+ * import { PushVar } from "./context.ts";
+ * const SEEN = new PushVar("my-gate/seen", () => new Set<string>());
+ * ```
+ */
+export class PushVar<T> {
+  constructor(readonly name: string, readonly init: () => T) {}
+}
+
+/** Per-push state by {@link PushVar} key. */
+export interface PushVars {
+  /** The value of `key` in this push, created on first use. */
+  get<T>(key: PushVar<T>): T;
+}
+
 /** Everything a push-level gate may use. */
 export interface PushContext {
   /** Unique id of this push. */
@@ -197,6 +225,52 @@ export interface PushContext {
   note(gate: string, message: string, entry?: PlanEntry): void;
   /** The per-write pipeline (read-only use: gates may inspect it). */
   readonly writePipeline: Pipeline<WriteContext>;
+  /** The dirty set when the push started; the commit cleans only marks not renewed since. */
+  readonly snapshot: DirtySnapshot;
+  /** Per-push state of gates, by typed key. */
+  readonly vars: PushVars;
+}
+
+/** What {@link createPushContext} needs; the rest it fills in. */
+export type PushContextInit =
+  & Omit<
+    PushContext,
+    "beforeCommit" | "vars" | "note" | "uploaded" | "locks" | "written" | "preexisting" | "models"
+  >
+  & Partial<Pick<PushContext, "uploaded" | "locks" | "written" | "preexisting" | "models">>;
+
+/**
+ * Builds a push context: the one constructor the sync service and the test
+ * kit's `mockPushContext` share. `note` records the gate on the entry and
+ * emits a `gate` event (none for a dry run).
+ *
+ * @example
+ * ```ts
+ * import { createPushContext } from "./context.ts";
+ * // createPushContext({ id, kind: "paths", dryRun: false, store, cache, state, plan: [], … })
+ * ```
+ */
+export function createPushContext(init: PushContextInit): PushContext {
+  const vars = new Map<PushVar<unknown>, unknown>();
+  return {
+    ...init,
+    locks: init.locks ?? [],
+    written: init.written ?? [],
+    preexisting: init.preexisting ?? new Set(),
+    models: init.models ?? [],
+    uploaded: init.uploaded ?? [],
+    beforeCommit: [],
+    vars: {
+      get<T>(key: PushVar<T>): T {
+        if (!vars.has(key as PushVar<unknown>)) vars.set(key as PushVar<unknown>, key.init());
+        return vars.get(key as PushVar<unknown>) as T;
+      },
+    },
+    note: (gate, message, entry) => {
+      if (entry && !entry.handledBy.includes(gate)) entry.handledBy.push(gate);
+      if (!init.dryRun) init.events.emit("gate", { gate, message, path: entry?.path });
+    },
+  };
 }
 
 /** Everything a per-write gate may use. */

@@ -191,8 +191,6 @@ export interface TerminalDeps {
   readonly state: SyncState;
   readonly result: PushResult;
   readonly runWrite: (ctx: WriteContext) => Promise<void>;
-  /** Set by the terminal once the index has been committed. */
-  readonly committed: { done: boolean };
   /** The service's last known index. */
   readonly indexMemo?: IndexMemo;
   /** Marked directories the plan expanded; cleaned once everything under them is handled. */
@@ -284,12 +282,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           concurrency: ctx.config.concurrency,
         });
       }
-      deps.committed.done = true;
       return;
     }
     // A path with an unresolved conflict is published only by its resolution.
+    // Data versions are the exception: their write is create-only, so it can
+    // never replace theirs, and a losing copy is set aside (version_exists),
+    // after which a pull takes the published version.
     for (const e of ctx.plan) {
       if (e.action === "skip" || !state.conflicts.has(e.path)) continue;
+      if (e.class === "data-version") continue;
       e.action = "skip";
       e.keepDirty = true;
       e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
@@ -482,11 +483,21 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       if (!open) handled.push(dir);
     }
     await state.conflicts.record(found);
+    // A data version another writer published first was set aside by the
+    // create-only writer (version_exists): theirs stands, so a conflict a pull
+    // recorded for it is settled, and the next pull reads the index to take it.
+    const lost = failures.flatMap((f) =>
+      f.error instanceof VersionConflictError ? f.error.keys : []
+    );
+    if (lost.length > 0) {
+      await state.conflicts.clear(lost);
+      state.indexVersion = undefined;
+    }
     const pending: PendingCommit = {
       set: indexSet,
       remove: indexRemove,
       handled,
-      snapshot: snapshotOf(ctx),
+      snapshot: { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
       walkDone: ctx.kind === "walk" && failures.length === 0,
     };
     if (deps.prepare) deps.prepare.pending = pending;
@@ -499,21 +510,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         indexMemo: deps.indexMemo,
         concurrency: ctx.config.concurrency,
       });
-      deps.committed.done = true;
     }
     if (failures.length > 0) throw aggregate(failures, commits.length);
   };
-}
-
-const snapshots = new WeakMap<PushContext, ReturnType<SyncState["snapshot"]>>();
-
-/** Associates the dirty-set snapshot taken when the push started. */
-export function rememberSnapshot(ctx: PushContext, snap: ReturnType<SyncState["snapshot"]>): void {
-  snapshots.set(ctx, snap);
-}
-
-function snapshotOf(ctx: PushContext): ReturnType<SyncState["snapshot"]> {
-  return snapshots.get(ctx) ?? { paths: new Map(), bulkSeq: -1 };
 }
 
 function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {

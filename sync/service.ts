@@ -28,6 +28,7 @@ import { LocalCache, STATE_DIR } from "./cache.ts";
 import { createEmitter, type SluiceEmitter } from "./events.ts";
 import { Pipeline } from "./pipeline.ts";
 import {
+  createPushContext,
   type PlanEntry,
   PUSH_PHASES,
   type PushContext,
@@ -44,7 +45,6 @@ import {
   type PendingCommit,
   type PushResult,
   pushTerminal,
-  rememberSnapshot,
   terminalWrite,
 } from "./push.ts";
 import { pull, type PullResult } from "./pull.ts";
@@ -470,8 +470,7 @@ export class SyncService {
     // (the refused-run eraser completes a journaled erasure before anything else).
     if (plan.length === 0 && options.dryRun) return result;
     const writeRun = this.writePipeline.build(terminalWrite);
-    const committed = { done: false };
-    const ctx: PushContext = {
+    const ctx = createPushContext({
       id: randomId(8),
       kind: walk ? "walk" : "paths",
       dryRun: options.dryRun ?? false,
@@ -479,28 +478,23 @@ export class SyncService {
       cache: this.cache,
       state: this.state,
       plan,
-      locks: options.locks ?? [],
-      written: options.written ?? [],
-      preexisting: options.preexisting ?? new Set(),
-      models: options.models ?? [],
+      locks: options.locks,
+      written: options.written,
+      preexisting: options.preexisting,
+      models: options.models,
       identity: this.identity,
       clock: this.clock,
       events: this.events,
       signal,
       config: this.config,
-      beforeCommit: [],
       // A commit starts from what its preparation uploaded, so that a refusal erases those too.
       uploaded: [...(out?.commit?.uploaded ?? [])],
       refresh: async (prefixes) => {
         await this.#pull(signal, prefixes);
       },
-      note: (gate, message, entry) => {
-        if (entry && !entry.handledBy.includes(gate)) entry.handledBy.push(gate);
-        if (!options.dryRun) this.events.emit("gate", { gate, message, path: entry?.path });
-      },
       writePipeline: this.writePipeline,
-    };
-    rememberSnapshot(ctx, snapshot);
+      snapshot,
+    });
     if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
     const run = this.pushPipeline.build(
       pushTerminal({
@@ -508,7 +502,6 @@ export class SyncService {
         state: this.state,
         result,
         runWrite: writeRun,
-        committed,
         indexMemo: this.#indexMemo,
         expandedDirs,
         prepare: out?.prepare,

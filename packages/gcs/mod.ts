@@ -13,9 +13,4 @@
  */
 export * from "./store.ts";
 export * from "./errors.ts";
-export {
-  createGcsProvider,
-  type GcsProviderConfig,
-  gcsProviderConfigSchema,
-  type GcsProviderDeps,
-} from "./provider.ts";
+export { createGcsProvider, type GcsProviderDeps } from "./provider.ts";

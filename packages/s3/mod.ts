@@ -15,9 +15,4 @@
  */
 export * from "./store.ts";
 export * from "./errors.ts";
-export {
-  createS3Provider,
-  type S3ProviderConfig,
-  s3ProviderConfigSchema,
-  type S3ProviderDeps,
-} from "./provider.ts";
+export { createS3Provider, type S3ProviderDeps } from "./provider.ts";

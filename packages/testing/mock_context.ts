@@ -6,7 +6,7 @@
  */
 import { LocalCache } from "../../sync/cache.ts";
 import type { PlanEntry, PushContext, SyncConfig, WriteContext } from "../../sync/context.ts";
-import { PUSH_PHASES, WRITE_PHASES } from "../../sync/context.ts";
+import { createPushContext, PUSH_PHASES, WRITE_PHASES } from "../../sync/context.ts";
 import { createEmitter, type GateEvent, type WarningEvent } from "../../sync/events.ts";
 import { Pipeline } from "../../sync/pipeline.ts";
 import {
@@ -106,7 +106,7 @@ export async function mockPushContext(options: MockPushOptions = {}): Promise<Mo
   const refreshed: (readonly string[])[] = [];
   events.on("warning", (w) => warnings.push(w));
   events.on("gate", (g) => gates.push(g));
-  const ctx: PushContext = {
+  const ctx = createPushContext({
     id: "mock",
     kind: options.kind ?? "paths",
     dryRun: false,
@@ -114,10 +114,10 @@ export async function mockPushContext(options: MockPushOptions = {}): Promise<Mo
     cache,
     state,
     plan: options.plan ?? [],
-    locks: options.locks ?? [],
-    written: options.written ?? [],
-    preexisting: options.preexisting ?? new Set(),
-    models: options.models ?? [],
+    locks: options.locks,
+    written: options.written,
+    preexisting: options.preexisting,
+    models: options.models,
     identity: options.identity ?? { holder: "test@host", hostname: "host", pid: 1 },
     clock,
     events,
@@ -127,18 +127,13 @@ export async function mockPushContext(options: MockPushOptions = {}): Promise<Mo
       retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 },
       ...options.config,
     },
-    beforeCommit: [],
-    uploaded: [],
     refresh: async (prefixes) => {
       refreshed.push(prefixes);
       await options.refresh?.(prefixes);
     },
-    note: (gate, message, entry) => {
-      if (entry && !entry.handledBy.includes(gate)) entry.handledBy.push(gate);
-      events.emit("gate", { gate, message, path: entry?.path });
-    },
     writePipeline: new Pipeline<WriteContext>(WRITE_PHASES),
-  };
+    snapshot: state.snapshot(),
+  });
   return { ctx, store, clock, state, cache, warnings, gates, refreshed };
 }
 
