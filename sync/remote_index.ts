@@ -406,6 +406,9 @@ async function writeCompanions(
         await store.put(shardKey(s), shardBody(group, now), PutModes.overwrite, {
           signal: c.signal,
         });
+      } else {
+        // The partition's last entry went: its shard goes too, so no scoped reader finds it stale.
+        await store.delete(shardKey(s), { signal: c.signal });
       }
     });
     const next: Meta = { version: 1, partitions: [...byShard.keys()] };

@@ -175,3 +175,17 @@ Deno.test("v2: concurrent pushes of different models both commit; commitSeq coun
   const seen = await peerReadIndex(store);
   assert.ok(seen["data/t/m1/d/1/raw"] && seen["data/t/m2/d/1/raw"]);
 });
+
+Deno.test("v1: deleting a partition's last file removes its companion shard and meta listing", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a, "data/t/m/d/1/raw", "one");
+  await write(a, "logs/l.txt", "log");
+  await a.pushChanged();
+  assert.ok(store.peekText(shardKey("data--t--m")));
+  await Deno.remove(`${a.cacheDir}/data/t/m/d/1/raw`);
+  await a.markDirty({ relPath: "data/t/m/d/1/raw" });
+  await a.pushChanged();
+  assert.equal(store.peekText(shardKey("data--t--m")), undefined);
+  assert.deepEqual(JSON.parse(store.peekText(META_KEY)!).partitions, ["logs"]);
+});
