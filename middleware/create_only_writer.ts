@@ -66,6 +66,9 @@ async function setAsideVersion(push: PushContext, dir: string, key: string): Pro
     const targets: string[] = [];
     for (const f of files) targets.push(await push.cache.setAside(f, reason));
     await push.state.clean([...files, `${dir}/`]);
+    // The local copies are gone: no manifest entry may claim them synced (a
+    // resolution rebases one on theirs), or the next pull would skip theirs.
+    await push.state.forget(files);
     return targets;
   })();
   byDir.set(dir, done);

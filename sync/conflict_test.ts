@@ -214,3 +214,45 @@ Deno.test("a delete refused because a peer changed the file is a conflict: repor
   await a.pullChanged();
   assert.equal(await read(a, "notes/n.txt"), undefined);
 });
+
+Deno.test("a data version another writer published first is taken by the next push and pull, not held back as a conflict", async () => {
+  // Found by the chaos checker (I1): a run crashes after writing version 1
+  // locally; a peer publishes version 1; the pull records a conflict on the
+  // crashed run's files. A push that held them back as a conflict never let
+  // the create-only writer set them aside, so the clone never got the
+  // published version 1.
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const raw = "data/shell/cmd/m1/out/1/raw";
+  await put(b, raw, "b's crashed run");
+  await put(a, raw, "a's run");
+  await a.pushChanged();
+  assert.deepEqual((await b.pullChanged()).conflicts, [raw]);
+  await assert.rejects(() => b.pushChanged(), (e: Error & { code?: string }) => {
+    assert.equal(e.code, "version_exists");
+    return true;
+  });
+  assert.deepEqual(b.conflicts(), [], "theirs stands: the conflict is settled");
+  await b.pullChanged();
+  assert.equal(await read(b, raw), "a's run");
+});
+
+Deno.test("resolving a data version conflict with --mine sets the whole version aside and the next pull takes theirs", async () => {
+  // Found by the chaos checker (I1): the resolution rebased the file on
+  // theirs, the create-only writer set it aside (version_exists), and the
+  // manifest still called it synced at theirs, so no pull fetched it again.
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const dir = "data/shell/cmd/m1/out/1";
+  for (const f of ["raw", "metadata.yaml"]) await put(b, `${dir}/${f}`, `b's crashed ${f}`);
+  for (const f of ["raw", "metadata.yaml"]) await put(a, `${dir}/${f}`, `a's ${f}`);
+  await a.pushChanged();
+  assert.equal((await b.pullChanged()).conflicts.length, 2);
+  await assert.rejects(() => b.resolveConflict(`${dir}/metadata.yaml`, "mine"), /already exists/);
+  assert.deepEqual(b.conflicts(), [], "both files were set aside: theirs stands");
+  await b.pullChanged();
+  assert.equal(await read(b, `${dir}/metadata.yaml`), "a's metadata.yaml");
+  assert.equal(await read(b, `${dir}/raw`), "a's raw");
+});

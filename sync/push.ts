@@ -487,7 +487,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // create-only writer (version_exists): theirs stands, so a conflict a pull
     // recorded for it is settled, and the next pull reads the index to take it.
     const lost = failures.flatMap((f) =>
-      f.error instanceof VersionConflictError ? f.error.keys : []
+      f.error instanceof VersionConflictError
+        ? [...f.error.keys, ...f.error.setAsideTo.map(setAsideSource)]
+        : []
     );
     if (lost.length > 0) {
       await state.conflicts.clear(lost);
@@ -513,6 +515,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     }
     if (failures.length > 0) throw aggregate(failures, commits.length);
   };
+}
+
+/** The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`) holds a copy of. */
+function setAsideSource(location: string): string {
+  return location.split("/").slice(3).join("/");
 }
 
 function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {
