@@ -8,6 +8,7 @@ import { createSluice } from "../sluice.ts";
 import { ConditionalWrites } from "./conditional.ts";
 import type { SyncService } from "./service.ts";
 import { readIndex } from "./remote_index.ts";
+import { UnreachableError } from "./errors.ts";
 import { FakeClock, InMemoryStore, writeCacheFile } from "../packages/testing/mod.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
@@ -255,4 +256,29 @@ Deno.test("resolving a data version conflict with --mine sets the whole version 
   await b.pullChanged();
   assert.equal(await read(b, `${dir}/metadata.yaml`), "a's metadata.yaml");
   assert.equal(await read(b, `${dir}/raw`), "a's raw");
+});
+
+Deno.test("a deletion whose index update failed is committed by the next push", async () => {
+  // Found by the chaos checker (I7, I8): the delete went through, the index
+  // update did not (the store went away), and the manifest had already
+  // forgotten the path, so the next push had nothing to delete and the index
+  // named a deleted object for good.
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/n.txt", "a1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/notes/n.txt`);
+  await a.markDirty({ relPath: "notes/n.txt" });
+  store.failNext("get", 1, () => new UnreachableError("injected"), {
+    match: (k) => k !== "notes/n.txt",
+  });
+  await assert.rejects(() => a.pushChanged());
+  assert.equal(store.peekText("notes/n.txt"), undefined, "the delete went through");
+  await a.pushChanged();
+  await assertIndexCurrent(store);
+  assert.equal((await readIndex(store, quick.retry))?.entries["notes/n.txt"], undefined);
+  await b.pullChanged();
+  assert.equal(await read(b, "notes/n.txt"), undefined, "the deletion reaches the peer");
 });

@@ -247,6 +247,10 @@ export async function commitPrepared(
     deps.concurrency,
   );
   if (version) deps.state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
+  // A deleted path is forgotten only once the index no longer names it: a
+  // push whose index update failed keeps it synced, so the next push deletes
+  // it again (finding it gone) and removes its index entry.
+  for (const path of pending.remove) deps.state.setSynced(path, undefined);
   await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
 }
 
@@ -436,7 +440,6 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           const now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
           if (!now) {
             // Deleted there too: both sides agree.
-            state.setSynced(entry.path, undefined);
             indexRemove.push(entry.path);
             handled.push(entry.path);
             filesDone++;
@@ -458,7 +461,6 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           progress();
           continue;
         }
-        state.setSynced(entry.path, undefined);
         indexRemove.push(entry.path);
         handled.push(entry.path);
         filesDone++;
