@@ -67,7 +67,6 @@ Deno.test("pin: a plugin adds an audit gate by name, and describe() shows the or
     setup({ push }) {
       push.add({
         name: "audit",
-        phase: "fence",
         after: "lock-fence",
         middleware: async (ctx, next) => {
           await next();

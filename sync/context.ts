@@ -38,8 +38,14 @@ export const PUSH_PHASES = [
   "finalize",
 ] as const;
 
+/** A phase of the push pipeline. */
+export type PushPhase = typeof PUSH_PHASES[number];
+
 /** The phases of the per-write pipeline, in order. */
 export const WRITE_PHASES = ["prepare", "mode", "conditional", "finalize"] as const;
+
+/** A phase of the per-write pipeline. */
+export type WritePhase = typeof WRITE_PHASES[number];
 
 /** `conditionalWrites` config values. */
 export type ConditionalWritesSetting = "auto" | "required" | "off";
@@ -303,7 +309,7 @@ export interface WriteContext {
  * A per-write gate's registration. `appliesTo` tells `status` (which writes
  * nothing) which plan entries the gate will act on.
  */
-export interface WriteGateEntry extends MiddlewareEntry<WriteContext> {
+export type WriteGateEntry = MiddlewareEntry<WriteContext> & {
   /** True when the gate acts on writes of this entry. */
   readonly appliesTo?: (entry: PlanEntry) => boolean;
-}
+};

@@ -7,6 +7,17 @@
  * @module
  */
 import { SluiceError } from "./errors.ts";
+import type { PushContext, PushPhase, WriteContext, WritePhase } from "./context.ts";
+
+/**
+ * The phase names of a pipeline over context `C`: the push phases for a
+ * `PushContext`, the write phases for a `WriteContext`, any string for a
+ * context of one's own. A misspelt phase of a push or write gate fails at
+ * compile time.
+ */
+export type PhaseOf<C> = C extends PushContext ? PushPhase
+  : C extends WriteContext ? WritePhase
+  : string;
 
 /** Calls the rest of the pipeline. Calling it twice throws. */
 export type Next = () => Promise<void>;
@@ -17,18 +28,20 @@ export type Next = () => Promise<void>;
  */
 export type Middleware<C> = (ctx: C, next: Next) => Promise<void>;
 
-/** How an entry is placed. */
-export interface Placement {
-  /** The phase (one of the pipeline's phases). */
-  readonly phase: string;
-  /** Place right before the named entry (wins over `phase` order). */
-  readonly before?: string;
-  /** Place right after the named entry (wins over `phase` order). */
-  readonly after?: string;
-}
+/**
+ * How an entry is placed: in a phase, or right before or after another named
+ * entry (then it runs where its anchor runs, and names no phase of its own).
+ */
+export type Placement<P extends string = string> =
+  | { readonly phase: P; readonly before?: undefined; readonly after?: undefined }
+  | { readonly before: string; readonly after?: undefined; readonly phase?: undefined }
+  | { readonly after: string; readonly before?: undefined; readonly phase?: undefined };
 
 /** A named middleware with its placement. */
-export interface MiddlewareEntry<C> extends Placement {
+export type MiddlewareEntry<C> = Placement<PhaseOf<C>> & MiddlewareFields<C>;
+
+/** The fields of a {@link MiddlewareEntry} besides its placement. */
+export interface MiddlewareFields<C> {
   /** Unique name, e.g. `lock-fence`. */
   readonly name: string;
   /** The gate. */
@@ -90,10 +103,10 @@ export function compose<C>(
  */
 export class Pipeline<C> {
   /** The phases, in order. */
-  readonly phases: readonly string[];
+  readonly phases: readonly PhaseOf<C>[];
   #entries: MiddlewareEntry<C>[] = [];
 
-  constructor(phases: readonly string[]) {
+  constructor(phases: readonly PhaseOf<C>[]) {
     this.phases = phases;
   }
 
@@ -105,7 +118,7 @@ export class Pipeline<C> {
         `A middleware named "${entry.name}" is already registered; use override() to replace it.`,
       );
     }
-    this.#checkPhase(entry.phase, entry.name);
+    if (entry.phase !== undefined) this.#checkPhase(entry.phase, entry.name);
     this.#entries.push(entry);
     return this;
   }
@@ -114,7 +127,8 @@ export class Pipeline<C> {
   override(
     name: string,
     middleware: Middleware<C>,
-    placement: Partial<Placement> & { description?: string } = {},
+    placement: Placement<PhaseOf<C>> | Record<never, never> = {},
+    description?: string,
   ): this {
     const i = this.#entries.findIndex((e) => e.name === name);
     if (i < 0) {
@@ -124,8 +138,18 @@ export class Pipeline<C> {
       );
     }
     const old = this.#entries[i];
-    const next = { ...old, ...placement, name, middleware };
-    this.#checkPhase(next.phase, name);
+    const where = "phase" in placement || "before" in placement || "after" in placement
+      ? placement as Placement<PhaseOf<C>>
+      : old;
+    const next = {
+      phase: where.phase,
+      before: where.before,
+      after: where.after,
+      name,
+      middleware,
+      description: description ?? old.description,
+    } as MiddlewareEntry<C>;
+    if (next.phase !== undefined) this.#checkPhase(next.phase, name);
     this.#entries[i] = next;
     return this;
   }
@@ -149,7 +173,8 @@ export class Pipeline<C> {
 
   /** Entries in execution order: by phase, then insertion, then before/after placement. */
   ordered(): MiddlewareEntry<C>[] {
-    const rank = (e: MiddlewareEntry<C>) => this.phases.indexOf(e.phase);
+    const rank = (e: MiddlewareEntry<C>) =>
+      e.phase === undefined ? -1 : this.phases.indexOf(e.phase);
     const base = this.#entries
       .map((e, i) => ({ e, i }))
       .sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i)
@@ -184,10 +209,16 @@ export class Pipeline<C> {
     return placed;
   }
 
-  /** Lines `phase: name — description`, in execution order. */
+  /** Lines `phase: name — description`, in execution order (a placed entry shows its anchor's phase). */
   describe(): string[] {
-    return this.ordered().map((e) =>
-      `${e.phase}: ${e.name}${e.description ? ` — ${e.description}` : ""}`
+    const ordered = this.ordered();
+    const phaseOf = (e: MiddlewareEntry<C>, seen = 0): string => {
+      if (e.phase !== undefined) return e.phase;
+      const anchor = ordered.find((x) => x.name === (e.before ?? e.after));
+      return anchor && seen < ordered.length ? phaseOf(anchor, seen + 1) : "?";
+    };
+    return ordered.map((e) =>
+      `${phaseOf(e)}: ${e.name}${e.description ? ` — ${e.description}` : ""}`
     );
   }
 
@@ -206,7 +237,7 @@ export class Pipeline<C> {
   }
 
   #checkPhase(phase: string, name: string): void {
-    if (!this.phases.includes(phase)) {
+    if (!(this.phases as readonly string[]).includes(phase)) {
       throw new SluiceError(
         "invalid_config",
         `Middleware "${name}" names unknown phase "${phase}"; phases are ${

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { compose, Pipeline } from "./pipeline.ts";
+import { compose, type Middleware, type MiddlewareEntry, Pipeline } from "./pipeline.ts";
+import { PUSH_PHASES, type PushContext } from "./context.ts";
 import { SluiceError } from "./errors.ts";
 
 type Ctx = { log: string[] };
@@ -34,8 +35,8 @@ Deno.test("entries order by phase, then insertion, then before/after", () => {
   p.add({ name: "c", phase: "three", middleware: mw("c") });
   p.add({ name: "a", phase: "one", middleware: mw("a") });
   p.add({ name: "b", phase: "two", middleware: mw("b") });
-  p.add({ name: "x", phase: "three", before: "b", middleware: mw("x") });
-  p.add({ name: "y", phase: "one", after: "c", middleware: mw("y") });
+  p.add({ name: "x", before: "b", middleware: mw("x") });
+  p.add({ name: "y", after: "c", middleware: mw("y") });
   assert.deepEqual(p.names(), ["a", "x", "b", "c", "y"]);
   assert.equal(p.describe()[0], "one: a");
 });
@@ -52,7 +53,7 @@ Deno.test("override replaces by name; add refuses duplicates; unknown phase and 
   await p.build(() => Promise.resolve())(ctx);
   assert.deepEqual(ctx.log, ["A", "A'"]);
   assert.throws(() => p.add({ name: "z", phase: "nope", middleware: mw("z") }), /unknown phase/);
-  p.add({ name: "w", phase: "one", before: "missing", middleware: mw("w") });
+  p.add({ name: "w", before: "missing", middleware: mw("w") });
   assert.throws(() => p.names(), /anchor is not registered/);
   assert.ok(p.remove("w"));
   assert.throws(() => p.override("nope", mw("n")), /No middleware named/);
@@ -72,4 +73,23 @@ Deno.test("a middleware that skips next() stops the pipeline", async () => {
   const ctx: Ctx = { log: [] };
   await p.build(() => Promise.reject(new Error("terminal ran")))(ctx);
   assert.deepEqual(ctx.log, ["stop"]);
+});
+
+Deno.test("a push or write gate's phase is checked at compile time; a placed entry names none", () => {
+  const p = new Pipeline<PushContext>(PUSH_PHASES);
+  const pass: Middleware<PushContext> = async (_ctx, next) => await next();
+  // @ts-expect-error: "fense" is not a phase of the push pipeline.
+  const wrong: MiddlewareEntry<PushContext> = { name: "x", phase: "fense", middleware: pass };
+  assert.throws(() => p.add(wrong), /unknown phase "fense"/);
+  p.add({ name: "fence", phase: "fence", middleware: pass });
+  // @ts-expect-error: an entry placed after another names no phase of its own.
+  const both: MiddlewareEntry<PushContext> = {
+    name: "y",
+    phase: "guard",
+    after: "fence",
+    middleware: pass,
+  };
+  assert.ok(both);
+  p.add({ name: "audit", after: "fence", middleware: pass });
+  assert.deepEqual(p.describe(), ["fence: fence", "fence: audit"]);
 });
