@@ -85,8 +85,11 @@ Deno.test("--json gives the store's URL as endpoint and its description apart", 
   const w = await world();
   const a = w.cache("a");
   const s3 = "s3://bucket-x/team/ds?endpoint=http://127.0.0.1:9&region=eu-west-1";
-  const status = await sluice(["status", "--json", "--cache", a, "--store", s3]);
+  // Status reads the datastore's index: an endpoint that cannot be reached leaves it local-only.
+  const keys = { AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "secret" };
+  const status = await sluice(["status", "--json", "--cache", a, "--store", s3], { env: keys });
   assert.equal(status.code, 0, status.err);
+  assert.deepEqual((status.json().remote as { reachable: boolean }).reachable, false);
   assert.equal(status.json().endpoint, s3);
   assert.equal(status.json().endpointDescription, "s3://bucket-x/team/ds at http://127.0.0.1:9");
 

@@ -13,6 +13,10 @@ import {
   type LockfileChange,
   readPendingLockfileDeltas,
 } from "../sync/lockfile_txn.ts";
+import { SluiceError } from "../sync/errors.ts";
+import type { ObjectStore } from "../sync/ports.ts";
+import { headIndex } from "../sync/remote_index.ts";
+import type { RetryPolicy } from "../sync/retry.ts";
 
 /** A local copy moved aside because another writer published the same data version first. */
 export interface SetAsideEntry {
@@ -137,4 +141,48 @@ export function describeConflicts(conflicts: readonly ConflictRecord[]): string[
     "Resolve each with `sluice resolve <path> --mine` (publish yours over theirs), `--theirs` (take theirs; yours is set aside) or `--merged` (publish the merge now in the cache).",
   );
   return lines;
+}
+
+/** What `sluice status` learnt from the datastore. */
+export interface RemoteState {
+  /** False when the datastore could not be reached (the rest of the status is local). */
+  readonly reachable: boolean;
+  /** The index's layout: `v1`, `v2`, or `none` for a datastore nothing was pushed to yet. */
+  readonly index?: "v1" | "v2" | "none";
+  /** Why it could not be reached. */
+  readonly error?: string;
+}
+
+/**
+ * Reads the datastore's index token (one or two small requests, as a pull
+ * that finds nothing new), so that `sluice status` shows a missing bucket,
+ * missing credentials or an invalid prefix as the error it is instead of a
+ * clean status. An outage only marks the state unreachable: the local part
+ * of the status still stands.
+ *
+ * @example
+ * ```ts
+ * import { remoteState } from "./status.ts";
+ * import { InMemoryStore } from "../packages/testing/mod.ts";
+ * await remoteState(new InMemoryStore(), { retries: 0, minTimeoutMs: 1, maxTimeoutMs: 1 });
+ * // { reachable: true, index: "none" }
+ * ```
+ */
+export async function remoteState(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<RemoteState> {
+  try {
+    const token = await headIndex(store, retry, signal);
+    return {
+      reachable: true,
+      index: token === null ? "none" : token.startsWith("v2:") ? "v2" : "v1",
+    };
+  } catch (e) {
+    if (e instanceof SluiceError && e.code === "unreachable") {
+      return { reachable: false, error: e.message };
+    }
+    throw e;
+  }
 }

@@ -27,7 +27,7 @@ import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { describeProbe, probeWithLatency } from "./probe.ts";
 import { progressReporter } from "./progress.ts";
 import { STORE_ENV } from "./session.ts";
-import { describeConflicts, listPendingLockfile, listSetAside } from "./status.ts";
+import { describeConflicts, listPendingLockfile, listSetAside, remoteState } from "./status.ts";
 import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 
 /** Cache-relative paths from command-line paths (cache-relative, or absolute inside the cache); directories expand to their files. */
@@ -260,15 +260,21 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       const setAside = await listSetAside(s.cacheDir);
       const pendingLockfile = await listPendingLockfile(s.service.cache);
       const conflicts = s.service.conflicts();
+      // A missing bucket, missing credentials or a refused prefix fail the status here.
+      const remote = await remoteState(s.store, s.service.config.retry, io.signal);
       out.result("status", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
+        remote,
         dirty,
         conflicts,
         setAside,
         pendingLockfile,
       });
       out.say(`Cache ${s.cacheDir} mirrors ${s.store.endpoint}.`);
+      if (!remote.reachable) {
+        out.say(`The datastore could not be reached; what follows is this cache's side only.`);
+      }
       if (dirty.length === 0) out.say("Nothing to push.");
       else {
         out.say(`To push (${dirty.length}):`);

@@ -30,6 +30,7 @@ export type ErrorCode =
   | "erasure_refused"
   | "cache_not_found"
   | "store_not_found"
+  | "invalid_object_name"
   | "sync_incomplete"
   | "conflicts_left"
   | "internal";
@@ -58,6 +59,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   erasure_refused: 1,
   cache_not_found: 66,
   store_not_found: 66,
+  invalid_object_name: 65,
   sync_incomplete: 2,
   conflicts_left: 3,
   internal: 70,

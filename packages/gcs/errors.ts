@@ -28,6 +28,7 @@ import {
   textField,
   TRANSIENT_NET_CODES,
 } from "../store_kit/failure.ts";
+import { GCS_CREDENTIALS_HINT } from "./credentials.ts";
 
 /**
  * What the failed request asked for; decides how a status is read. Its
@@ -38,13 +39,18 @@ import {
 export type GcsRequestContext = StoreRequestContext;
 
 /**
- * The meaning of one failed attempt; GCS never answers `bucket_missing` (a
- * missing bucket is a `not_found` on a write).
+ * The meaning of one failed attempt.
  *
  * - `already_exists`: a create found the key (412).
  * - `precondition_failed`: an update or conditional delete found another
  *   generation or no object (412; 404 on a delete that names a generation).
- * - `not_found`: the object (or the bucket) is absent (404).
+ * - `not_found`: the object (or, on a read, possibly the bucket) is absent
+ *   (404; the store tells a missing bucket apart with a bucket read).
+ * - `bucket_missing`: a 404 on an upload or a listing: only the bucket can
+ *   be missing there.
+ * - `credentials_missing`: the auth library found no Application Default
+ *   Credentials (nothing was sent).
+ * - `invalid_name`: a 400 that refuses the object name.
  * - `not_implemented`: the endpoint refuses generation preconditions (501, or
  *   a 400 that names the precondition).
  * - `transient`: worth another attempt: transport errors, timeouts, 408, 429,
@@ -53,7 +59,7 @@ export type GcsRequestContext = StoreRequestContext;
  * - `access_denied`: 401 or 403, a credentials or permissions problem; never retried.
  * - `failed`: anything else, never retried.
  */
-export type GcsFailureKind = Exclude<StoreFailureKind, "bucket_missing">;
+export type GcsFailureKind = StoreFailureKind;
 
 /**
  * A classified failure with the facts needed for a safe message; its `code`
@@ -80,6 +86,13 @@ const DOWNLOAD_MISMATCH_CODE = "CONTENT_DOWNLOAD_MISMATCH";
 
 /** Headers that carry a request id on GCS answers. */
 const REQUEST_ID_HEADERS = ["x-goog-request-id", "x-guploader-uploadid", "x-request-id"];
+
+/** What a 400 says when it refuses an object name. */
+const INVALID_NAME_WORDS =
+  /(invalid|not valid|illegal)[^.;]{0,40}\bname\b|\bname\b[^.;]{0,40}(invalid|not valid|illegal)/i;
+
+/** The auth library's message when it found no Application Default Credentials. */
+const NO_ADC_WORDS = /could not load the default credentials/i;
 
 /** Words a 400 uses when it refuses the precondition parameter itself. */
 const PRECONDITION_WORDS = /ifGenerationMatch|if-generation-match|precondition|generation/i;
@@ -227,7 +240,14 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
       if (ctx.condition === "delete") {
         return { ...base, kind: "precondition_failed", ambiguous: false };
       }
+      // An upload or a listing names no object that could be missing: the bucket is.
+      if (ctx.op === "put" || ctx.op === "list") {
+        return { ...base, kind: "bucket_missing", ambiguous: false };
+      }
       return { ...base, kind: "not_found", ambiguous: false };
+    }
+    if (status === 400 && INVALID_NAME_WORDS.test(text) && !PRECONDITION_WORDS.test(text)) {
+      return { ...base, kind: "invalid_name", ambiguous: false };
     }
     if (ctx.condition !== undefined) {
       if (status === 501) return { ...base, kind: "not_implemented", ambiguous: false };
@@ -253,6 +273,9 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
       detail,
     };
   }
+  if (NO_ADC_WORDS.test(text)) {
+    return { kind: "credentials_missing", ambiguous: false, detail: detailOf({ text }) };
+  }
   const name = textField(bag.name);
   return {
     kind: "failed",
@@ -276,7 +299,7 @@ function safeCause(err: unknown): Error {
 /**
  * Turns a classified failure into the typed error the store throws, with the
  * request id and a short redacted body preview in its message. GCS's own
- * cases come first (a 404 on a write means the bucket is missing; a download
+ * cases come first (a download
  * that kept failing its checksum is corrupt; refused credentials are an
  * outage not worth retrying); every other kind maps as on every backend, see
  * {@link storeFailureToError}.
@@ -295,18 +318,10 @@ export function toSluiceError(
   endpoint: string,
   cause?: unknown,
   attempts = 1,
+  prefix?: string,
 ): SluiceError {
   const options = cause === undefined ? {} : { cause: safeCause(cause) };
   const where = describeRequest(ctx, endpoint);
-  if (failure.kind === "not_found" && ctx.op !== "get" && ctx.op !== "head") {
-    return new SluiceError(
-      "not_found",
-      `GCS answered "not found" to the ${where} (${failure.detail}): the bucket ${
-        ctx.bucket ?? ""
-      } probably does not exist. Nothing was written; check the bucket name in the datastore configuration.`,
-      options,
-    );
-  }
   if (failure.kind === "transient" && failure.code === DOWNLOAD_MISMATCH_CODE) {
     return new SluiceError(
       "corrupt_download",
@@ -324,5 +339,12 @@ export function toSluiceError(
       options,
     );
   }
-  return storeFailureToError(failure, ctx, { ...options, endpoint, attempts, service: "GCS" });
+  return storeFailureToError(failure, ctx, {
+    ...options,
+    endpoint,
+    attempts,
+    service: "GCS",
+    credentialsHint: GCS_CREDENTIALS_HINT,
+    ...(prefix === undefined ? {} : { prefix }),
+  });
 }

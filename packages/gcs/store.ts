@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { CRC32C, type FileMetadata, Storage } from "@google-cloud/storage";
 import {
   AbortedError,
+  NotFoundError,
   PreconditionFailedError,
   SluiceError,
   UnsafePathError,
@@ -18,9 +19,9 @@ import { isBodySource, sourceSizeError } from "../../sync/body.ts";
 import {
   type AttemptFn,
   AttemptRunner,
+  checkedPrefix,
   describeEndpoint,
   joinKey,
-  normalisePrefix,
   type Recovery,
   SourceFailure,
   STORE_DEFAULTS,
@@ -48,6 +49,7 @@ import {
   GcsRequestTimeout,
   toSluiceError,
 } from "./errors.ts";
+import { type AdcLookup, findAdcSource, SYSTEM_ADC_LOOKUP } from "./credentials.ts";
 
 /**
  * The custom-metadata key under which every put records a random write id.
@@ -144,6 +146,14 @@ export interface GcsStoreOptions extends GcsClientOptions {
   /** Called before each retry sleep (the library never logs). */
   readonly onRetry?: (event: GcsRetryEvent) => void;
   /**
+   * How to look for Application Default Credentials before the first
+   * request, when the store makes an authenticated client (no `storage`,
+   * `keyFilename` or `anonymous`); default the process's environment and
+   * machine. Without any source, every call fails at once with
+   * `invalid_config` at `credentials`, and no request is sent.
+   */
+  readonly adcLookup?: AdcLookup;
+  /**
    * The `fetch` used for media downloads (`get`, `getStream`) and streamed
    * uploads; default the global `fetch`. Tests pass a fake.
    */
@@ -234,14 +244,23 @@ export class GcsStore implements ObjectStore {
   readonly #runner: AttemptRunner;
   readonly #pinDeleteGeneration: boolean;
   readonly #fetch: typeof fetch;
+  /** True once a request on the bucket succeeded (so a 404 on a read is the object's). */
+  #bucketSeen = false;
+  /** Where to look for credentials before the first request; unset once looked (or not needed). */
+  #adcLookup: AdcLookup | undefined;
+  /** True when no source of Application Default Credentials can apply. */
+  #noCredentials = false;
 
   constructor(options: GcsStoreOptions) {
     if (!options.bucket) throw new UnsafePathError("", "a GCS store needs a bucket name");
     this.bucket = options.bucket;
-    this.prefix = normalisePrefix(options.prefix ?? "");
+    this.prefix = checkedPrefix(options.prefix ?? "");
     this.storage = options.storage ?? createGcsStorage(options);
     this.#runner = new AttemptRunner(options, (ms) => new GcsRequestTimeout(ms));
     this.#pinDeleteGeneration = options.pinDeleteGeneration ?? true;
+    const authenticated = options.storage === undefined && options.keyFilename === undefined &&
+      !(options.anonymous ?? options.apiEndpoint !== undefined);
+    if (authenticated) this.#adcLookup = options.adcLookup ?? SYSTEM_ADC_LOOKUP;
     const fetchFn = options.fetch ?? globalThis.fetch;
     this.#fetch = (input, init) => fetchFn(input, init);
     this.endpoint = describeEndpoint("gs", this.bucket, this.prefix, options.apiEndpoint);
@@ -289,7 +308,12 @@ export class GcsStore implements ObjectStore {
     const ctx: GcsRequestContext = { op: "get", key, bucket: this.bucket };
     const bucket = this.storage.bucket(this.bucket);
     for (let round = 1;; round++) {
-      const [meta] = await this.#run(ctx, callerSignal, () => bucket.file(full).getMetadata());
+      const [meta] = await this.#run(ctx, callerSignal, () => bucket.file(full).getMetadata())
+        .catch(async (e) => {
+          // GCS (and fake-gcs-server) answer a missing bucket with the same 404.
+          if (e instanceof NotFoundError) await this.#confirmBucket(ctx, callerSignal);
+          throw e;
+        });
       const info = this.#info(key, meta);
       const opened = await this.#run<{ value: T } | null>(
         ctx,
@@ -547,6 +571,45 @@ export class GcsStore implements ObjectStore {
   }
 
   /**
+   * After a read found no object: unless a request already succeeded on the
+   * bucket, reads the bucket's metadata once, and throws the missing-bucket
+   * error (`invalid_config` naming the bucket) when it is absent, so that a
+   * mistyped bucket is never taken for an empty datastore.
+   */
+  async #confirmBucket(ctx: GcsRequestContext, signal: AbortSignal | undefined): Promise<void> {
+    if (this.#bucketSeen) return;
+    const bucketCtx: GcsRequestContext = { op: "head", key: "(the bucket)", bucket: this.bucket };
+    const missing = await this.#run<GcsFailure | null>(
+      bucketCtx,
+      signal,
+      async () => {
+        await this.storage.bucket(this.bucket).getMetadata();
+        return null;
+      },
+      // A 403 (no storage.buckets.get, as with object-only roles) cannot tell: the 404 stands.
+      (failure) =>
+        Promise.resolve(
+          failure.kind === "not_found"
+            ? { value: failure }
+            : failure.kind === "access_denied"
+            ? { value: null }
+            : undefined,
+        ),
+    );
+    this.#bucketSeen = true;
+    if (missing) {
+      throw toSluiceError(
+        { ...missing, kind: "bucket_missing" },
+        ctx,
+        this.endpoint,
+        undefined,
+        1,
+        this.prefix,
+      );
+    }
+  }
+
+  /**
    * Runs `fn` with the per-attempt deadline and the caller's signal, retrying
    * transient failures with backoff (see {@link AttemptRunner}). A
    * non-transient failure is offered to `recover` (told whether an earlier
@@ -558,11 +621,36 @@ export class GcsStore implements ObjectStore {
     fn: AttemptFn<T>,
     recover?: (failure: GcsFailure, ambiguousBefore: boolean) => Promise<Recovery<T>>,
   ): Promise<T> {
+    if (this.#adcLookup !== undefined) {
+      // Checked once, before the first request: without any source of
+      // Application Default Credentials, no request could be authorised.
+      const lookup = this.#adcLookup;
+      this.#adcLookup = undefined;
+      if (findAdcSource(lookup) === null) this.#noCredentials = true;
+    }
+    if (this.#noCredentials) {
+      return Promise.reject(toSluiceError(
+        {
+          kind: "credentials_missing",
+          ambiguous: false,
+          detail:
+            "no Application Default Credentials: GOOGLE_APPLICATION_CREDENTIALS is unset, there is no gcloud application_default_credentials.json, and this is not a Google Cloud machine",
+        },
+        ctx,
+        this.endpoint,
+        undefined,
+        1,
+        this.prefix,
+      ));
+    }
     return this.#runner.run(ctx, signal, fn, {
       classify: (e) => classifyGcsError(e, ctx),
       toError: (failure, cause, attempts) =>
-        toSluiceError(failure, ctx, this.endpoint, cause, attempts),
+        toSluiceError(failure, ctx, this.endpoint, cause, attempts, this.prefix),
       recover,
+    }).then((value) => {
+      this.#bucketSeen = true;
+      return value;
     });
   }
 

@@ -89,8 +89,8 @@ Deno.test("404 is NotFound on reads, PreconditionFailed on a conditional delete,
   assert.equal(classifyGcsError(e404, del).kind, "precondition_failed");
   const write = toSluiceError(classifyGcsError(e404, put("create")), put("create"), "gs://b");
   assert.ok(!(write instanceof NotFoundError));
-  assert.equal(write.code, "not_found");
-  assert.match(write.message, /bucket b probably does not exist/);
+  assert.equal(write.code, "invalid_config");
+  assert.match(write.message, /the bucket b does not exist at gs:\/\/b/);
 });
 
 Deno.test("501, or a 400 naming the precondition, is NotImplemented on conditional requests only", () => {
@@ -101,7 +101,7 @@ Deno.test("501, or a 400 naming the precondition, is NotImplemented on condition
   const e400 = apiError(400, "invalid", "Invalid argument: ifGenerationMatch is not supported");
   assert.equal(classifyGcsError(e400, put("update")).kind, "not_implemented");
   assert.equal(classifyGcsError(e400, put()).kind, "failed");
-  const other400 = apiError(400, "invalid", "Invalid object name");
+  const other400 = apiError(400, "invalid", "Invalid argument");
   assert.equal(classifyGcsError(other400, put("create")).kind, "failed");
 });
 

@@ -47,6 +47,11 @@ export type S3RequestContext = StoreRequestContext;
  *   `SlowDown`, `RequestTimeout`, 409 `ConditionalRequestConflict`.
  * - `aborted`: the caller cancelled.
  * - `bucket_missing`, `access_denied`: configuration problems, never retried.
+ * - `credentials_missing`: the SDK's credential chain found no credentials
+ *   (nothing was sent); never retried.
+ * - `invalid_name`: the endpoint refuses the object name (MinIO's
+ *   `XMinioInvalidObjectName` / `XMinioInvalidResourceName`, S3's
+ *   `KeyTooLongError`); never retried.
  * - `failed`: anything else, never retried.
  */
 export type S3FailureKind = StoreFailureKind;
@@ -70,6 +75,18 @@ const TRANSIENT_S3_CODES = new Set([
   "XMinioServerNotInitialized",
   "XMinioStorageFull",
 ]);
+
+/** S3 error codes that refuse the object name itself (MinIO answers `..` segments so). */
+const INVALID_NAME_CODES = new Set([
+  "XMinioInvalidObjectName",
+  "XMinioInvalidResourceName",
+  "InvalidObjectName",
+  "KeyTooLongError",
+]);
+
+/** Where {@link toSluiceError} says credentials come from when none were found. */
+export const S3_CREDENTIALS_HINT =
+  "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (plus AWS_SESSION_TOKEN for temporary keys) in the environment, or AWS_PROFILE naming a profile in ~/.aws/credentials or ~/.aws/config, then run the command again";
 
 /** Error-body fields that may carry signatures or canonical requests: never shown. */
 const SECRET_FIELDS = new Set([
@@ -297,6 +314,8 @@ export function classifyS3Error(
 
   if (status === undefined) {
     const name = textField(e.name);
+    // The SDK's credential chain found nothing: no request was signed or sent.
+    if (name === "CredentialsProviderError") return make("credentials_missing");
     if (name === "AbortError" || name === "TimeoutError") return make("transient", true);
     const net = netCodeOf(err);
     if (net) return make("transient", !NOT_SENT_NET_CODES.has(net));
@@ -322,6 +341,7 @@ export function classifyS3Error(
   }
 
   if (code === "NoSuchBucket") return make("bucket_missing");
+  if (code !== undefined && INVALID_NAME_CODES.has(code)) return make("invalid_name");
   if (status === 404 || code === "NoSuchKey" || code === "NotFound") return make("not_found");
   if (
     status === 403 &&
@@ -342,6 +362,7 @@ export function classifyS3Error(
  * kind maps as on every backend, see {@link storeFailureToError}.
  *
  * @param attempts how many attempts were made (shown for outages)
+ * @param where the store's endpoint description and prefix, named in messages
  *
  * @example
  * ```ts
@@ -356,7 +377,14 @@ export function toSluiceError(
   ctx: S3RequestContext,
   cause: unknown,
   attempts: number,
+  where: { readonly endpoint?: string; readonly prefix?: string } = {},
 ): SluiceError {
   if (failure.kind === "failed") return new S3RequestError(ctx, failure, { cause });
-  return storeFailureToError(failure, ctx, { cause, attempts });
+  return storeFailureToError(failure, ctx, {
+    cause,
+    attempts,
+    service: "the S3 endpoint",
+    credentialsHint: S3_CREDENTIALS_HINT,
+    ...where,
+  });
 }

@@ -48,9 +48,9 @@ import { bodyBytes, isBodySource, sourceSizeError } from "../../sync/body.ts";
 import {
   type AttemptFn,
   AttemptRunner,
+  checkedPrefix,
   describeEndpoint,
   joinKey,
-  normalisePrefix,
   SourceFailure,
   type StoreRetryEvent,
 } from "../store_kit/mod.ts";
@@ -294,7 +294,7 @@ export class S3Store implements ObjectStore {
   constructor(options: S3StoreOptions) {
     if (!options.bucket) throw new UnsafePathError("", "an S3 store needs a bucket name");
     this.bucket = options.bucket;
-    this.prefix = normalisePrefix(options.prefix ?? "");
+    this.prefix = checkedPrefix(options.prefix ?? "");
     this.client = options.client ?? createS3Client(options);
     this.#ownsClient = options.client === undefined;
     this.#runner = new AttemptRunner(options, (ms) => new S3AttemptTimeout(ms));
@@ -585,7 +585,11 @@ export class S3Store implements ObjectStore {
   ): Promise<T> {
     return this.#runner.run(ctx, callerSignal, attemptFn, {
       classify: (e) => classifyS3Error(e, ctx, callerSignal, this.#secrets),
-      toError: (failure, cause, attempts) => toSluiceError(failure, ctx, cause, attempts),
+      toError: (failure, cause, attempts) =>
+        toSluiceError(failure, ctx, cause, attempts, {
+          endpoint: this.endpoint,
+          prefix: this.prefix,
+        }),
       recover: resolveFailure && (async (failure, lostAnswerBefore) => {
         const value = await resolveFailure(failure, lostAnswerBefore);
         return value === null ? undefined : { value };
@@ -607,6 +611,7 @@ export class S3Store implements ObjectStore {
     const clock = this.#runner.clock;
     const timeoutMs = this.#runner.timeoutMs;
     const secrets = this.#secrets;
+    const { endpoint, prefix } = this;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let timer: TimerHandle | undefined;
     let done = false;
@@ -620,7 +625,7 @@ export class S3Store implements ObjectStore {
       if (done) return;
       finish();
       const failure = classifyS3Error(cause, ctx, callerSignal, secrets);
-      const error = toSluiceError(failure, ctx, cause, 1);
+      const error = toSluiceError(failure, ctx, cause, 1, { endpoint, prefix });
       controller.error(error);
       reader.cancel(error).catch(() => {});
     };

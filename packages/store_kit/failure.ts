@@ -60,6 +60,10 @@ export interface StoreRequestContext {
  * - `aborted`: the caller cancelled.
  * - `bucket_missing`: the bucket does not exist; never retried.
  * - `access_denied`: a credentials or permissions problem; never retried.
+ * - `credentials_missing`: no credentials were found, so no request was
+ *   signed (or sent); never retried.
+ * - `invalid_name`: the endpoint refuses the object name itself; never
+ *   retried.
  * - `failed`: anything else, never retried.
  */
 export type StoreFailureKind =
@@ -71,6 +75,8 @@ export type StoreFailureKind =
   | "aborted"
   | "bucket_missing"
   | "access_denied"
+  | "credentials_missing"
+  | "invalid_name"
   | "failed";
 
 /** A classified failure with the facts needed for a safe message. */
@@ -301,6 +307,13 @@ export interface StoreErrorOptions {
   readonly cause?: unknown;
   /** How many attempts were made, shown for outages; default 1. */
   readonly attempts?: number;
+  /**
+   * Where credentials come from and how to provide them, for a
+   * `credentials_missing` failure (e.g. the AWS variables and profile files).
+   */
+  readonly credentialsHint?: string;
+  /** The store's key prefix, named when the endpoint refuses an object name. */
+  readonly prefix?: string;
 }
 
 /**
@@ -390,7 +403,25 @@ export function storeFailureToError(
         "bucket",
         `the bucket ${ctx.bucket ?? "(unknown)"} does not exist at ${
           options.endpoint ?? "the endpoint"
-        } (${failure.detail}); create it or correct the name`,
+        } (${failure.detail}), so nothing was read from it or written to it (a missing bucket is never taken for an empty datastore); correct the bucket name, or create the bucket (\`sluice bucket create <store-url>\`)`,
+        opts,
+      );
+    case "credentials_missing":
+      return new ConfigError(
+        "credentials",
+        `no credentials were found for the ${where} (${failure.detail}), so no request was sent and nothing was read or written; ${
+          options.credentialsHint ?? "provide credentials to the store"
+        }`,
+        opts,
+      );
+    case "invalid_name":
+      return new SluiceError(
+        "invalid_object_name",
+        `${service.charAt(0).toUpperCase()}${
+          service.slice(1)
+        } refused the object name of the ${where}${
+          options.prefix !== undefined ? ` (prefix ${JSON.stringify(options.prefix)})` : ""
+        } as invalid (${failure.detail}). Nothing was read or written for it. Check the store's prefix and the path; Sluice itself never sends '.', '..' or empty segments.`,
         opts,
       );
     case "access_denied":

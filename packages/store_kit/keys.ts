@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { UnsafePathError } from "../../sync/errors.ts";
+import { ConfigError, UnsafePathError } from "../../sync/errors.ts";
+import { isSafeRelPath } from "../../sync/paths.ts";
 
 /**
  * A bucket prefix in its normal form: no leading `/`, and either empty or
@@ -19,6 +20,38 @@ import { UnsafePathError } from "../../sync/errors.ts";
  */
 export function normalisePrefix(prefix: string): string {
   const p = prefix.replace(/^\/+/, "").replace(/\/+$/, "");
+  return p ? `${p}/` : "";
+}
+
+/**
+ * A bucket prefix checked and in its normal form (see
+ * {@link normalisePrefix}): edge slashes are dropped, and a prefix with a
+ * `.`, `..` or empty segment, a backslash or a control character throws
+ * `ConfigError` (`invalid_config`) naming `field`, before any request. An
+ * endpoint would resolve such names to other keys (`safe/../x` is `x`), or
+ * refuse them, so a store never sends one.
+ *
+ * @example
+ * ```ts
+ * import { checkedPrefix } from "./keys.ts";
+ * checkedPrefix("/team/ds/"); // "team/ds/"
+ * try {
+ *   checkedPrefix("safe/../escape");
+ * } catch (e) {
+ *   console.log((e as Error).message); // Invalid configuration at "prefix": …
+ * }
+ * ```
+ */
+export function checkedPrefix(prefix: string, field = "prefix"): string {
+  const p = prefix.replace(/^\/+/, "").replace(/\/+$/, "");
+  if (p !== "" && !isSafeRelPath(p)) {
+    throw new ConfigError(
+      field,
+      `a plain key prefix without '.', '..' or empty segments, backslashes or control characters, got ${
+        JSON.stringify(prefix)
+      } (an endpoint would resolve such a name to another key, or refuse it)`,
+    );
+  }
   return p ? `${p}/` : "";
 }
 

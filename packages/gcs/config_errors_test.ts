@@ -1,0 +1,185 @@
+/**
+ * Configuration problems of a GCS store are reported as such: no
+ * Application Default Credentials (found out before any request), a missing
+ * bucket (never taken for an empty one), a refused object name, and a prefix
+ * with `.`/`..` segments.
+ */
+import assert from "node:assert/strict";
+import type { Storage } from "@google-cloud/storage";
+import { ConfigError, NotFoundError, SluiceError, UnreachableError } from "../../sync/errors.ts";
+import { type AdcLookup, findAdcSource } from "./credentials.ts";
+import { classifyGcsError, type GcsRequestContext, toSluiceError } from "./errors.ts";
+import { GcsStore } from "./store.ts";
+
+function apiError(status: number, reason: string, message: string): Error {
+  return Object.assign(new Error(message), {
+    name: "ApiError",
+    code: status,
+    errors: [{ domain: "global", reason, message }],
+    response: { statusCode: status, headers: {} },
+  });
+}
+
+const NONE: AdcLookup = {
+  env: () => undefined,
+  exists: () => false,
+  platform: () => "linux",
+  onGoogleCompute: () => false,
+};
+
+const withEnv = (vars: Record<string, string>): AdcLookup => ({ ...NONE, env: (n) => vars[n] });
+
+Deno.test("findAdcSource: each source the auth library tries, and none", () => {
+  assert.equal(findAdcSource(NONE), "unknown"); // no home directory: the gcloud file cannot be ruled out
+  assert.equal(
+    findAdcSource(withEnv({ GOOGLE_APPLICATION_CREDENTIALS: "/k.json" })),
+    "GOOGLE_APPLICATION_CREDENTIALS",
+  );
+  const home = withEnv({ HOME: "/home/me" });
+  assert.equal(findAdcSource(home), null);
+  assert.equal(
+    findAdcSource({
+      ...home,
+      exists: (p) => p === "/home/me/.config/gcloud/application_default_credentials.json",
+    }),
+    "well-known file",
+  );
+  assert.equal(
+    findAdcSource({
+      ...withEnv({ HOME: "/h", CLOUDSDK_CONFIG: "/cfg" }),
+      exists: (p) => p.startsWith("/cfg/"),
+    }),
+    "well-known file",
+  );
+  assert.equal(findAdcSource(withEnv({ HOME: "/h", K_SERVICE: "svc" })), "metadata server");
+  assert.equal(
+    findAdcSource(withEnv({ HOME: "/h", GCE_METADATA_HOST: "m:80" })),
+    "metadata server",
+  );
+  assert.equal(
+    findAdcSource({ ...withEnv({ HOME: "/h" }), onGoogleCompute: () => true }),
+    "metadata server",
+  );
+  assert.equal(
+    findAdcSource({
+      ...withEnv({ HOME: "/h", METADATA_SERVER_DETECTION: "none" }),
+      onGoogleCompute: () => true,
+    }),
+    null,
+  );
+  assert.equal(
+    findAdcSource({
+      ...NONE,
+      env: () => {
+        throw new Error("no permission");
+      },
+    }),
+    "unknown",
+  );
+});
+
+Deno.test("GcsStore: without any Application Default Credentials every call fails at once with a credentials error", async () => {
+  const store = new GcsStore({
+    bucket: "b-1",
+    prefix: "p",
+    adcLookup: withEnv({ HOME: "/nowhere" }),
+  });
+  for (
+    const call of [() => store.get("_index/_meta.json"), () => store.head(".datastore-index.json")]
+  ) {
+    const err = await call().then(() => null, (e) => e);
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.equal(err.field, "credentials");
+    assert.equal(err.exitCode, 78);
+    assert.match(err.message, /no Application Default Credentials/);
+    assert.match(err.message, /gcloud auth application-default login/);
+  }
+});
+
+Deno.test("GCS: the auth library's no-ADC error is a credentials error; an unreachable token endpoint is an outage", () => {
+  const ctx: GcsRequestContext = { op: "get", key: "k", bucket: "b" };
+  const noAdc = new Error(
+    "Could not load the default credentials. Browse to https://cloud.google.com/docs/authentication/getting-started for more information.",
+  );
+  const f = classifyGcsError(noAdc, ctx);
+  assert.equal(f.kind, "credentials_missing");
+  const e = toSluiceError(f, ctx, "gs://b", noAdc);
+  assert.ok(e instanceof ConfigError && e.field === "credentials");
+  const token = Object.assign(
+    new Error(
+      "request to https://oauth2.googleapis.com/token failed, reason: getaddrinfo ENOTFOUND oauth2.googleapis.com",
+    ),
+    { code: "ENOTFOUND", type: "system" },
+  );
+  const t = classifyGcsError(token, ctx);
+  assert.equal(t.kind, "transient");
+  assert.ok(toSluiceError(t, ctx, "gs://b", token, 4) instanceof UnreachableError);
+});
+
+/** A stand-in for the few `Storage` calls a read makes; `bucketExists` decides the bucket's answer. */
+function fakeStorage(bucketExists: boolean, calls: string[]): Storage {
+  return {
+    bucket: () => ({
+      getMetadata: () => {
+        calls.push("bucket");
+        return bucketExists
+          ? Promise.resolve([{}])
+          : Promise.reject(apiError(404, "notFound", "Not Found"));
+      },
+      file: () => ({
+        getMetadata: () => {
+          calls.push("object");
+          return Promise.reject(apiError(404, "notFound", "Not Found"));
+        },
+      }),
+    }),
+  } as unknown as Storage;
+}
+
+Deno.test("GcsStore: a read in a missing bucket is a bucket error naming it, not a missing object", async () => {
+  const calls: string[] = [];
+  const store = new GcsStore({ bucket: "no-such-bucket", storage: fakeStorage(false, calls) });
+  const err = await store.get("_index/_meta.json").then(() => null, (e) => e);
+  assert.ok(err instanceof ConfigError, String(err));
+  assert.equal(err.field, "bucket");
+  assert.match(err.message, /the bucket no-such-bucket does not exist/);
+  assert.deepEqual(calls, ["object", "bucket"]);
+});
+
+Deno.test("GcsStore: in an existing bucket a missing object stays NotFound, and the bucket is read once", async () => {
+  const calls: string[] = [];
+  const store = new GcsStore({ bucket: "b-1", storage: fakeStorage(true, calls) });
+  for (let i = 0; i < 2; i++) {
+    const err = await store.get("k").then(() => null, (e) => e);
+    assert.ok(err instanceof NotFoundError, String(err));
+  }
+  assert.deepEqual(calls, ["object", "bucket", "object"]);
+});
+
+Deno.test("GCS: a 404 on an upload or a listing is the missing bucket; a 400 refusing the name is invalid_object_name", () => {
+  const e404 = apiError(404, "notFound", "Not Found");
+  for (const op of ["put", "list"] as const) {
+    const ctx: GcsRequestContext = { op, key: "k", bucket: "bk" };
+    const e = toSluiceError(classifyGcsError(e404, ctx), ctx, "gs://bk/p");
+    assert.ok(e instanceof ConfigError && e.field === "bucket", op);
+    assert.match(e.message, /bucket bk does not exist/);
+  }
+  const ctx: GcsRequestContext = { op: "put", key: "..", bucket: "bk" };
+  const bad = apiError(400, "invalid", "The specified object name is not valid.");
+  const f = classifyGcsError(bad, ctx);
+  assert.equal(f.kind, "invalid_name");
+  const e = toSluiceError(f, ctx, "gs://bk/p", bad, 1, "p/");
+  assert.ok(e instanceof SluiceError);
+  assert.equal(e.code, "invalid_object_name");
+  assert.equal(e.exitCode, 65);
+});
+
+Deno.test("GcsStore: a prefix with '.', '..' or empty segments is refused before any request", () => {
+  for (const prefix of ["safe/../escape", "..", ".", "a//b"]) {
+    assert.throws(
+      () => new GcsStore({ bucket: "b-1", prefix, apiEndpoint: "http://127.0.0.1:9" }),
+      (e: unknown) => e instanceof ConfigError && e.field === "prefix",
+      prefix,
+    );
+  }
+});
