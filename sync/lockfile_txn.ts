@@ -89,7 +89,7 @@ export const LOCKFILE_LOCAL_MALFORMED = "lockfile_local_malformed";
 /** The parts of a {@link SyncService} the transaction uses. */
 export type LockfileService = Pick<
   SyncService,
-  "store" | "cache" | "state" | "lockBackend" | "identity" | "config" | "events"
+  "store" | "cache" | "state" | "lockBackend" | "identity" | "config" | "events" | "clock"
 >;
 
 interface PendingFile {
@@ -412,6 +412,7 @@ async function publish(
         signal,
         undefined,
         config.concurrency,
+        () => service.clock.now(),
       );
       await service.cache.write(path, body);
       const st = await service.cache.stat(path);

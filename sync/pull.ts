@@ -63,6 +63,8 @@ export interface PullDeps {
   readonly isInternal: (path: string) => boolean;
   /** Where the index read is kept for the next push. */
   readonly indexMemo?: IndexMemo;
+  /** Time of recorded conflicts; default the system clock. */
+  readonly now?: () => number;
 }
 
 /**
@@ -146,7 +148,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       theirs: theirs ? { version: theirs.v, hash: theirs.h, size: theirs.s } : null,
       base: state.synced(path)?.version,
       foundBy: "pull",
-      at: Date.now(),
+      at: (deps.now ?? Date.now)(),
       reason,
     };
     const known = state.conflicts.get(path);

@@ -236,6 +236,8 @@ export async function commitPrepared(
     readonly indexMemo?: IndexMemo;
     /** Parallel index requests (shards); default 4. */
     readonly concurrency?: number;
+    /** Time of the entries written; default the system clock. */
+    readonly now?: () => number;
   },
 ): Promise<void> {
   const version = await updateIndex(
@@ -245,6 +247,7 @@ export async function commitPrepared(
     deps.signal,
     deps.indexMemo,
     deps.concurrency,
+    deps.now,
   );
   if (version) deps.state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
   // A deleted path is forgotten only once the index no longer names it: a
@@ -284,6 +287,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           signal: ctx.signal,
           indexMemo: deps.indexMemo,
           concurrency: ctx.config.concurrency,
+          now: () => ctx.clock.now(),
         });
       }
       return;
@@ -513,6 +517,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         signal: ctx.signal,
         indexMemo: deps.indexMemo,
         concurrency: ctx.config.concurrency,
+        now: () => ctx.clock.now(),
       });
     }
     if (failures.length > 0) throw aggregate(failures, commits.length);

@@ -317,7 +317,8 @@ async function updateV2(
  * and a v1 meta are written beside it, as other clients of the layout do; a
  * v2 bucket gets its touched shards and a bumped `commitSeq`. With a `memo`,
  * a v1 index it holds is used when a HEAD shows the remote one unchanged.
- * At most `concurrency` shard requests run at once.
+ * At most `concurrency` shard requests run at once; entry and index times
+ * come from `clock` (the injected clock, so histories replay alike).
  * Returns the new token (`""` when there was nothing to change).
  */
 export async function updateIndex(
@@ -327,10 +328,11 @@ export async function updateIndex(
   signal?: AbortSignal,
   memo?: IndexMemo,
   concurrency = 4,
+  clock: () => number = Date.now,
 ): Promise<string> {
   if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
   const c = { retry, signal, concurrency };
-  const now = new Date().toISOString();
+  const now = new Date(clock()).toISOString();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     const m = await readMeta(store, c);
     if (m?.meta.version === 2) {

@@ -424,6 +424,7 @@ export class SyncService {
       signal: signal ?? new AbortController().signal,
       isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLayoutInternal(p),
       indexMemo: this.#indexMemo,
+      now: () => this.clock.now(),
     }, prefixes);
   }
 

@@ -170,6 +170,7 @@ export async function publishLockfileChange(
     identity: svc.identity,
     config: svc.config,
     events: svc.events,
+    clock: svc.clock,
   };
   const base = await svc.cache.readState<BaseFile>(LOCKFILE_BASE_STATE);
   if (base?.format !== 1) {
