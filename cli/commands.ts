@@ -14,6 +14,7 @@ import type { RunState } from "./command_kit.ts";
 import { probeCommand, pullCommand, pushCommand, statusCommand } from "./sync_commands.ts";
 import { lockCommand, lockfileCommand } from "./lock_commands.ts";
 import { resolveCommand } from "./conflict_commands.ts";
+import { bucketCommand } from "./bucket_commands.ts";
 import { STORE_ENV } from "./session.ts";
 
 export type { CliIo } from "./output.ts";
@@ -71,6 +72,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.addCommand(resolveCommand(io, state));
   program.addCommand(lockCommand(io, state));
   program.addCommand(lockfileCommand(io, state));
+  program.addCommand(bucketCommand(io, state));
   configure(program, io);
   return program;
 }

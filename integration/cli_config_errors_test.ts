@@ -1,0 +1,133 @@
+/**
+ * The command line against real servers, with what users get wrong first:
+ * no credentials at all (MinIO, with no AWS variables and an empty home), a
+ * bucket that does not exist (MinIO and fake-gcs-server: pull, push and
+ * status), and an object name the endpoint refuses (MinIO). Each must be a
+ * clear, coded, non-zero error, never "Already up to date" or `internal`.
+ * The CLI runs as a process so that the SDKs see only the environment given.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { S3Store } from "../packages/s3/store.ts";
+import { makeTempDir, missingBinaryError, removeTempDir } from "./servers/common.ts";
+import { fakeGcsBinary, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
+import { ignoreMinio, minioBinary, startMinio } from "./servers/minio.ts";
+
+const MAIN = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
+
+async function cli(args: string[], env: Record<string, string>, cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code: out.code, out: text.decode(out.stdout), err: text.decode(out.stderr) };
+}
+
+Deno.test({
+  name: "CLI on MinIO: no credentials, a missing bucket and a refused object name are clear errors",
+  ignore: ignoreMinio,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    if (!minioBinary.path) throw missingBinaryError(minioBinary);
+    const minio = await startMinio();
+    const dir = await makeTempDir("cli-config");
+    try {
+      const home = `${dir}/home`;
+      await Deno.mkdir(home);
+      const keys = {
+        HOME: home,
+        AWS_ACCESS_KEY_ID: minio.accessKey,
+        AWS_SECRET_ACCESS_KEY: minio.secretKey,
+        AWS_REGION: minio.region,
+      };
+      const bucket = await minio.createBucket();
+      const url = (b: string) => `s3://${b}/team?endpoint=${minio.endpoint}`;
+
+      const noKeys = await cli(["pull", "--init", "--cache", "c0", "--store", url(bucket)], {
+        HOME: home,
+      }, dir);
+      assert.equal(noKeys.code, 78, noKeys.err);
+      assert.match(
+        noKeys.err,
+        /^error\[invalid_config\]: .*"credentials": no credentials were found/,
+      );
+      assert.match(noKeys.err, /AWS_ACCESS_KEY_ID/);
+
+      await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
+      for (const args of [["pull", "--init"], ["push"], ["status"]]) {
+        const r = await cli(
+          [...args, "--cache", "c1", "--store", url("no-such-bucket-16")],
+          keys,
+          dir,
+        );
+        assert.equal(r.code, 78, `${args[0]}: ${r.out}${r.err}`);
+        assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, args[0]);
+        assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, args[0]);
+      }
+      const empty = await cli(
+        ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
+        keys,
+        dir,
+      );
+      assert.equal(empty.code, 0, empty.err);
+
+      const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
+      try {
+        const refused = await store.get("a/../../b").then(() => null, (e) => e);
+        assert.equal(refused?.code, "invalid_object_name", String(refused));
+      } finally {
+        store.close();
+      }
+    } finally {
+      await removeTempDir(dir);
+      await minio.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "CLI on fake-gcs-server: pull, push and status of a missing bucket fail naming it",
+  ignore: ignoreFakeGcs,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    if (!fakeGcsBinary.path) throw missingBinaryError(fakeGcsBinary);
+    const gcs = await startFakeGcs();
+    const dir = await makeTempDir("cli-config-gcs");
+    try {
+      const env = { HOME: dir };
+      const url = (b: string) =>
+        `gs://${b}/team?endpoint=${gcs.apiEndpoint}&project=${gcs.projectId}`;
+      await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
+      for (const args of [["pull", "--init"], ["push"], ["status"]]) {
+        const r = await cli(
+          [...args, "--cache", "c1", "--store", url("no-such-bucket-16")],
+          env,
+          dir,
+        );
+        assert.equal(r.code, 78, `${args[0]}: ${r.out}${r.err}`);
+        assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, args[0]);
+        assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, args[0]);
+      }
+      const bucket = await gcs.createBucket();
+      const empty = await cli(
+        ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
+        env,
+        dir,
+      );
+      assert.equal(empty.code, 0, empty.err);
+      assert.match(empty.out, /Already up to date/);
+    } finally {
+      await removeTempDir(dir);
+      await gcs.stop();
+    }
+  },
+});
