@@ -14,6 +14,30 @@ export const MODELS: readonly string[] = ["shell/cmd/m0", "shell/cmd/m1"];
 /** The data names each model writes versions of. */
 export const DATA_NAMES: readonly string[] = ["out", "log"];
 
+/**
+ * The files the edit and delete moves touch, shared by every clone so that
+ * their edits conflict: three config files and three "other" state files.
+ */
+export const SHARED_FILES: readonly string[] = [
+  "config/settings-0.yaml",
+  "config/settings-1.yaml",
+  "config/settings-2.yaml",
+  "notes/shared-0.md",
+  "notes/shared-1.md",
+  "notes/shared-2.md",
+];
+
+/**
+ * How an edit reaches the datastore: `hand` writes the file and nothing else
+ * (no markDirty; `hand-tick` keeps the file's size class and its mtime, as an
+ * edit within the filesystem's timestamp tick after the last sync does),
+ * `mark` also marks it dirty, `push` marks it and pushes.
+ */
+export type EditHow = "hand" | "hand-tick" | "mark" | "push";
+
+/** The resolutions a `resolve` operation picks from. */
+export type ResolveHow = "mine" | "theirs" | "merged";
+
 /** Store calls a `flaky` operation can make fail. */
 export type FlakyCall = "get" | "head" | "put" | "delete";
 
@@ -57,8 +81,50 @@ export type Op =
     readonly count: number;
     readonly afterEffect: boolean;
   }
-  /** The clone's process dies at its current await point and restarts from its cache dir. */
-  | { readonly id: number; readonly kind: "crash"; readonly clone: number }
+  /**
+   * The clone's process dies at its current await point and restarts from
+   * its cache dir. With `at: "commit"`, the crash is armed instead: it
+   * happens when the clone's command next stops between a commit-step write
+   * (a latest marker, or a deletion) and the index update that follows it.
+   */
+  | { readonly id: number; readonly kind: "crash"; readonly clone: number; readonly at?: "commit" }
+  /** A user edits one of {@link SHARED_FILES} (see {@link EditHow}). */
+  | {
+    readonly id: number;
+    readonly kind: "edit";
+    readonly clone: number;
+    readonly file: number;
+    readonly how: EditHow;
+  }
+  /** A user deletes one of {@link SHARED_FILES}: by hand, or marked dirty and pushed. */
+  | {
+    readonly id: number;
+    readonly kind: "delete";
+    readonly clone: number;
+    readonly file: number;
+    readonly how: "hand" | "push";
+  }
+  /**
+   * A clone points a latest marker at its highest local version of that data
+   * (or, with `back`, one before), outside any model run and without the
+   * model lock, marks it dirty and pushes: a second writer of the marker.
+   */
+  | {
+    readonly id: number;
+    readonly kind: "marker";
+    readonly clone: number;
+    readonly model: number;
+    readonly data: number;
+    readonly back: boolean;
+  }
+  /** A clone resolves one of its conflicts (the `pick`-th, modulo their number), if it has any. */
+  | {
+    readonly id: number;
+    readonly kind: "resolve";
+    readonly clone: number;
+    readonly pick: number;
+    readonly how: ResolveHow;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -78,6 +144,8 @@ export interface History {
    * any failed read as "absent" and exposes no nonce or loss flag.
    */
   readonly absentOnError?: boolean;
+  /** When true, the bucket starts with the sharded (v2) index layout instead of v1. */
+  readonly v2?: boolean;
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }
@@ -92,21 +160,27 @@ export interface GenerateOptions {
   readonly minClones?: number;
   /** Most clones; default 5. */
   readonly maxClones?: number;
+  /** Weights that replace the defaults of some operation kinds (to aim at one kind of loss). */
+  readonly weights?: Partial<Record<OpKind, number>>;
 }
 
 const WEIGHTS: Readonly<Record<OpKind, number>> = {
-  run: 22,
+  run: 20,
   tick: 34,
   wait: 5,
   breakglass: 6,
   outage: 4,
   latency: 2,
   flaky: 4,
-  crash: 5,
-  lockfile: 7,
+  crash: 6,
+  lockfile: 6,
   bulk: 3,
-  config: 3,
-  sync: 5,
+  config: 2,
+  sync: 6,
+  edit: 6,
+  delete: 4,
+  marker: 4,
+  resolve: 6,
 };
 
 /**
@@ -122,9 +196,11 @@ const WEIGHTS: Readonly<Record<OpKind, number>> = {
  */
 export function generateHistory(seed: number, options: GenerateOptions = {}): History {
   const rng = new Rng(seed);
+  const weights = options.weights ? { ...WEIGHTS, ...options.weights } : WEIGHTS;
   const clones = rng.range(options.minClones ?? 2, options.maxClones ?? 5);
   const length = rng.range(options.minOps ?? 15, options.maxOps ?? 45);
   const absentOnError = rng.chance(0.3);
+  const v2 = rng.chance(0.3);
   const ops: Op[] = [];
   const entries: string[] = [];
   let outage = false;
@@ -142,7 +218,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
       }
       continue;
     }
-    const kind = rng.weighted(WEIGHTS);
+    const kind = rng.weighted(weights);
     const clone = rng.int(clones);
     switch (kind) {
       case "run":
@@ -192,7 +268,44 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         });
         break;
       case "crash":
-        ops.push({ id, kind, clone });
+        ops.push(rng.chance(0.35) ? { id, kind, clone, at: "commit" } : { id, kind, clone });
+        break;
+      case "edit":
+        ops.push({
+          id,
+          kind,
+          clone,
+          file: rng.int(SHARED_FILES.length),
+          how: rng.pick(["hand", "hand", "hand-tick", "mark", "push", "push"] as const),
+        });
+        break;
+      case "delete":
+        ops.push({
+          id,
+          kind,
+          clone,
+          file: rng.int(SHARED_FILES.length),
+          how: rng.chance(0.5) ? "hand" : "push",
+        });
+        break;
+      case "marker":
+        ops.push({
+          id,
+          kind,
+          clone,
+          model: rng.chance(0.7) ? lastModel : rng.int(MODELS.length),
+          data: rng.int(DATA_NAMES.length),
+          back: rng.chance(0.3),
+        });
+        break;
+      case "resolve":
+        ops.push({
+          id,
+          kind,
+          clone,
+          pick: rng.int(8),
+          how: rng.pick(["mine", "theirs", "merged"] as const),
+        });
         break;
       case "lockfile": {
         const r = rng.next();
@@ -218,7 +331,13 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
     }
   }
-  return absentOnError ? { seed, clones, absentOnError, ops } : { seed, clones, ops };
+  return {
+    seed,
+    clones,
+    ...(absentOnError ? { absentOnError } : {}),
+    ...(v2 ? { v2 } : {}),
+    ops,
+  };
 }
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
@@ -241,8 +360,18 @@ export function formatOp(op: Op): string {
       }`;
     case "sync":
     case "bulk":
-    case "crash":
       return `${head} c${op.clone}`;
+    case "crash":
+      return `${head} c${op.clone}${op.at ? " (armed: between a commit write and the index)" : ""}`;
+    case "edit":
+    case "delete":
+      return `${head} c${op.clone} ${SHARED_FILES[op.file]} (${op.how})`;
+    case "marker":
+      return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]}/latest${
+        op.back ? " (one back)" : ""
+      }`;
+    case "resolve":
+      return `${head} c${op.clone} conflict ${op.pick} --${op.how}`;
     case "config":
       return `${head} c${op.clone} config/settings-${op.file}.yaml`;
     case "lockfile":
@@ -275,8 +404,9 @@ export function formatOp(op: Op): string {
  */
 export function formatHistory(h: History): string {
   const locks = h.absentOnError ? ", third-party locks (a failed read looks absent)" : "";
+  const layout = h.v2 ? ", v2 (sharded) index" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}, ${h.ops.length} ops:`,
     ...h.ops.map(formatOp),
   ]
     .join("\n");

@@ -12,7 +12,12 @@
  *   unless a transaction that removes it was issued;
  * - I4: no hang (recorded by the workload: a command past its fake-time
  *   budget, a unit stuck in real time, a livelock);
- * - I5: nothing is written outside the cache directories.
+ * - I5: nothing is written outside the cache directories;
+ * - I6: no local change is lost by a pull or a resolution (`local_changes.ts`);
+ * - I7: after the final sync, the remote index never names an object version
+ *   the store does not hold (`index_checks.ts`);
+ * - I8: a fresh clone gets every committed file, markers included
+ *   (`index_checks.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -22,11 +27,11 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { sha256Hex } from "../../sync/hash.ts";
-import { INDEX_KEY } from "../../sync/remote_index.ts";
 import { MANAGED_LOCKFILE_PATH } from "../../sync/lockfile_txn.ts";
+import { indexEntriesOf } from "./index_checks.ts";
 
 /** The invariants. */
-export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5";
+export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8";
 
 /** A broken invariant. */
 export interface Violation {
@@ -159,10 +164,11 @@ export class GroundTruth {
     const lost = this.runs.filter((r) => r.outcome === "model_lock_lost" && r.files.length > 0);
     if (lost.length === 0) return;
     let index: Record<string, { h?: string }> | undefined;
+    // Read as every client reads it: the v1 index object, or the v2 shards.
     for (const r of lost) {
       for (const f of r.files) {
         if (sameBytes(await store.read(f.path), f.bytes)) {
-          index ??= await readIndexEntries(store);
+          index ??= await indexEntriesOf(store);
           if (index[f.path]?.h === await this.#hash(f)) {
             this.violate({
               invariant: "I2",
@@ -267,18 +273,6 @@ export class GroundTruth {
         }
       }
     }
-  }
-}
-
-async function readIndexEntries(store: StoreInspector): Promise<Record<string, { h?: string }>> {
-  const body = await store.read(INDEX_KEY);
-  if (!body) return {};
-  try {
-    // The layout's v1 index object: entries carry the content hash as `sha256`.
-    const entries: Record<string, { sha256?: string }> = JSON.parse(dec.decode(body)).entries ?? {};
-    return Object.fromEntries(Object.entries(entries).map(([p, e]) => [p, { h: e.sha256 }]));
-  } catch {
-    return {};
   }
 }
 

@@ -153,6 +153,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  model runs ${s.runs}: acknowledged ${s.acknowledged}, refused (model_lock_lost) ${s.refused}, frozen by a crash ${s.crashedRuns}`,
     `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, crashes ${s.crashes}`,
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
+    `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}), crashes between a commit write and the index ${s.commitCrashes}`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
     `  out-of-turn store calls: ${s.strays}`,

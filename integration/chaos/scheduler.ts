@@ -98,6 +98,8 @@ export interface SimSchedulerOptions {
   readonly advanceProbability?: number;
   /** Called when a unit ends (the workload starts the clone's next command here). */
   readonly onSettle?: (unit: Unit) => void;
+  /** Called when a unit parks on a store call or a wait (`what`), before any other unit runs. */
+  readonly onPark?: (unit: Unit, what: string) => void;
 }
 
 interface PendingCall {
@@ -161,6 +163,7 @@ export class SimScheduler {
   readonly #realTimeoutMs: number;
   readonly #advanceProbability: number;
   readonly #onSettle?: (unit: Unit) => void;
+  readonly #onPark?: (unit: Unit, what: string) => void;
 
   /** A scheduler at fake time `start`. */
   constructor(options: SimSchedulerOptions = {}) {
@@ -168,6 +171,7 @@ export class SimScheduler {
     this.#realTimeoutMs = options.realTimeoutMs ?? 20_000;
     this.#advanceProbability = options.advanceProbability ?? 0.1;
     this.#onSettle = options.onSettle;
+    this.#onPark = options.onPark;
     this.clock = {
       now: () => this.#now,
       sleep: (ms, signal) => this.#sleep(ms, signal),
@@ -399,6 +403,7 @@ export class SimScheduler {
   #park(unit: Unit, what: string): void {
     unit.state = "parked";
     unit.parkedOn = what;
+    this.#onPark?.(unit, what);
     this.#wake(unit);
   }
 

@@ -145,6 +145,7 @@ function target(
     return {
       name: kind,
       store,
+      direct,
       faults: {
         outage: (on) => (on ? proxy.cut("close") : proxy.heal()),
         latency: (ms) => env.setLatency(ms),

@@ -35,6 +35,11 @@ export interface ChaosTarget {
   readonly faults: FaultController;
   /** Direct reads for the checks (no faults, no scheduling). */
   readonly inspect: StoreInspector;
+  /**
+   * The store past the fault proxy and the scheduler, for the checks after
+   * healing (the in-memory target's own store: it has no faults once healed).
+   */
+  readonly direct: ObjectStore;
   /** Releases what the target holds (buckets, proxies). */
   close(): Promise<void>;
 }
@@ -85,6 +90,7 @@ export const memoryTarget: TargetFactory = (env) => {
     name: "memory",
     store,
     faults,
+    direct: store,
     inspect: {
       keys: () => Promise.resolve(store.keys()),
       read: (key) => Promise.resolve(store.peek(key)),

@@ -13,199 +13,43 @@
  *
  * @module
  */
-import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites, withConditionalFallback } from "../../sync/conditional.ts";
-import { SluiceError } from "../../sync/errors.ts";
-import { createEmitter } from "../../sync/events.ts";
-import { sha256Hex } from "../../sync/hash.ts";
-import { type StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
-import {
-  type LockfileChange,
-  mergeLockfileChanges,
-  pendingLockfileDelta,
-  retryPendingLockfile,
-  updateManagedLockfile,
-} from "../../sync/lockfile_txn.ts";
-import { acquireModelLocks, type ModelLockSet, releaseLock } from "../../sync/model_locks.ts";
-import type { LockBackend, LockOptions, ObjectStore } from "../../sync/ports.ts";
+import { META_KEY, metaBody } from "../../sync/bucket_layout.ts";
+import { ConditionalWrites } from "../../sync/conditional.ts";
+import type { StoreLock } from "../../sync/lock_engine.ts";
+import { releaseLock } from "../../sync/model_locks.ts";
+import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service.ts";
-import { DATA_NAMES, formatOp, type History, MODELS, type Op } from "./history.ts";
+import { cloneService, commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
 import {
-  checkOutside,
-  GroundTruth,
-  plantSentinel,
-  type RunRecord,
-  type TxnRecord,
-  type Violation,
-} from "./invariants.ts";
-import { mixSeed, mulberry32 } from "./prng.ts";
+  codeOf,
+  type Command,
+  type CommandEnv,
+  lockfileCommand,
+  moveCommand,
+  plainCommand,
+  runCommand,
+} from "./commands.ts";
+import { formatOp, type History, MODELS, type Op } from "./history.ts";
+import { checkFreshClone, checkIndexNamesHeld } from "./index_checks.ts";
+import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
+import { LocalChanges } from "./local_changes.ts";
+import { mulberry32 } from "./prng.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
-import { type ChaosTarget, memoryTarget, type TargetFactory } from "./target.ts";
-import { absentOnError } from "../../packages/testing/absent_on_error.ts";
+import { type ChaosStats, emptyStats, type HistoryResult, type WorkloadOptions } from "./stats.ts";
+import { type ChaosTarget, memoryTarget } from "./target.ts";
 
-/** Lock timings of the workload (fake time). */
-export const CHAOS_LOCK: LockOptions = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 2_000 };
-
-/**
- * Sync config of every clone: one transfer at a time (units must be
- * single-threaded), and a streaming threshold low enough for data to stream.
- */
-export const CHAOS_CONFIG = {
-  concurrency: 1,
-  retry: { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 },
-  // Raw outputs (about 40 bytes) are above this, markers and lockfiles are
-  // not: histories exercise the streamed path and the whole-body path alike.
-  streamThresholdBytes: 24,
-} as const;
-
-/** Options of {@link runHistory}. */
-export interface WorkloadOptions {
-  /** The store to run over; default the in-memory store. */
-  readonly target?: TargetFactory;
-  /** Gate names to leave out (to show the checker catches the loss the gate prevents). */
-  readonly disable?: readonly string[];
-  /** Fake-time budget of one command (I4); default 15 min. */
-  readonly commandBudgetMs?: number;
-  /** Real-time budget for a unit to reach its next store call (I4); default 20 s. */
-  readonly realTimeoutMs?: number;
-  /** Most scheduling decisions in one history before it counts as a livelock (I4); default 60 000. */
-  readonly maxDecisions?: number;
-  /** Keep the temp dirs (for debugging); default false. */
-  readonly keepDirs?: boolean;
-  /** Parent of the history's temp dir (default the system temp dir; a tmpfs makes fsync free). */
-  readonly tempDir?: string;
-  /** Receives one line per command end and per fault (for `--trace`). */
-  readonly trace?: (line: string) => void;
-}
-
-/** Counters of one history, or summed over many. */
-export interface ChaosStats {
-  histories: number;
-  /** History operations applied. */
-  operations: number;
-  /** Commands the clones and the operator ran (final syncs included). */
-  commands: number;
-  /** Model runs started. */
-  runs: number;
-  /** Runs that reported success. */
-  acknowledged: number;
-  /** Runs refused with `model_lock_lost`. */
-  refused: number;
-  /** Runs frozen by a crash before they reported. */
-  crashedRuns: number;
-  /** Breakglass operations. */
-  breakglasses: number;
-  /** Breakglasses that deleted a lock. */
-  locksBroken: number;
-  /** Outages started. */
-  outages: number;
-  /** Clone crashes (and restarts). */
-  crashes: number;
-  /** Lockfile transactions started (final retries included). */
-  lockfileTxns: number;
-  /** Lockfile transactions acknowledged. */
-  lockfileAcked: number;
-  /** Store calls made through the scheduler. */
-  storeCalls: number;
-  /** Scheduling decisions. */
-  decisions: number;
-  /** Of those, decisions taken while faults were live (the rest drain and sync after healing). */
-  chaosDecisions: number;
-  /** Calls made outside a unit's turn (should stay 0). */
-  strays: number;
-  /** Fake milliseconds that passed. */
-  fakeMs: number;
-  /** Violations found. */
-  violations: number;
-  /** How commands ended, by outcome (`success`, error codes, `crashed`, …). */
-  outcomes: Record<string, number>;
-  /** Warnings emitted by the library, by code. */
-  warnings: Record<string, number>;
-}
-
-/** Zeroed {@link ChaosStats}. */
-export function emptyStats(): ChaosStats {
-  return {
-    histories: 0,
-    operations: 0,
-    commands: 0,
-    runs: 0,
-    acknowledged: 0,
-    refused: 0,
-    crashedRuns: 0,
-    breakglasses: 0,
-    locksBroken: 0,
-    outages: 0,
-    crashes: 0,
-    lockfileTxns: 0,
-    lockfileAcked: 0,
-    storeCalls: 0,
-    decisions: 0,
-    chaosDecisions: 0,
-    strays: 0,
-    fakeMs: 0,
-    violations: 0,
-    outcomes: {},
-    warnings: {},
-  };
-}
-
-/** Adds `from` into `into`. */
-export function addStats(into: ChaosStats, from: ChaosStats): void {
-  for (const [k, v] of Object.entries(from) as [keyof ChaosStats, unknown][]) {
-    if (typeof v === "number") (into[k] as number) += v;
-    else {
-      const target = into[k] as Record<string, number>;
-      for (const [c, n] of Object.entries(v as Record<string, number>)) {
-        target[c] = (target[c] ?? 0) + n;
-      }
-    }
-  }
-}
-
-/** What one history did and found. */
-export interface HistoryResult {
-  readonly history: History;
-  readonly violations: readonly Violation[];
-  readonly stats: ChaosStats;
-  /** Wall-clock milliseconds. */
-  readonly elapsedMs: number;
-  /**
-   * Every run's outcome and a digest of the store's objects (lock objects,
-   * whose bodies hold random nonces, left out): equal for two runs of one
-   * history.
-   */
-  readonly fingerprint: string;
-}
-
-const enc = new TextEncoder();
-
-function codeOf(e: unknown): string {
-  if (e instanceof SluiceError) return e.code;
-  return `exception:${e instanceof Error ? e.name : typeof e}`;
-}
-
-async function highestVersion(cacheDir: string, base: string): Promise<number> {
-  let max = 0;
-  try {
-    for await (const e of Deno.readDir(`${cacheDir}/${base}`)) {
-      if (e.isDirectory && /^\d+$/.test(e.name)) max = Math.max(max, Number(e.name));
-    }
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
-  return max;
-}
+export {
+  addStats,
+  type ChaosStats,
+  emptyStats,
+  type HistoryResult,
+  type WorkloadOptions,
+} from "./stats.ts";
+export { CHAOS_LOCK } from "./commands.ts";
+export { CHAOS_CONFIG } from "./clone_setup.ts";
 
 interface Busy {
   readonly unit: Unit;
-  readonly onFreeze: (why: "crashed" | "hung") => void;
-}
-
-interface Command {
-  readonly label: string;
-  readonly body: (svc: SyncService) => Promise<void>;
-  /** Marks the command's record when a crash or a timeout freezes it. */
   readonly onFreeze: (why: "crashed" | "hung") => void;
 }
 
@@ -228,7 +72,8 @@ class World {
   readonly root: string;
   readonly options: WorkloadOptions;
   readonly truth = new GroundTruth();
-  readonly stats = emptyStats();
+  readonly changes = new LocalChanges();
+  readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
   readonly clones: CloneSlot[] = [];
@@ -237,6 +82,11 @@ class World {
   operator!: SyncService;
   #opId = -1;
   #aborted = false;
+  readonly #env: CommandEnv;
+  /** Clones armed to crash between a commit-step write and the index update: saw that write? */
+  readonly #armed = new Map<CloneSlot, boolean>();
+  /** Armed clones now parked at the index update, to crash after this decision. */
+  readonly #due = new Set<CloneSlot>();
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -245,7 +95,15 @@ class World {
     this.sched = new SimScheduler({
       realTimeoutMs: options.realTimeoutMs,
       onSettle: (u) => this.#settled(u),
+      onPark: (u, what) => this.#parked(u, what),
     });
+    this.#env = {
+      seed: history.seed,
+      truth: this.truth,
+      changes: this.changes,
+      stats: this.stats,
+      outcome: (o, what, error) => this.#outcome(o, what, error),
+    };
   }
 
   async setup(): Promise<void> {
@@ -254,7 +112,11 @@ class World {
       clock: this.sched.clock,
       setLatency: (ms) => (this.sched.latencyMs = ms),
     });
-    this.gated = this.sched.wrap(this.target.store);
+    if (this.history.v2) {
+      const meta = { version: 2, partitions: [], commitSeq: 0, raw: {} } as const;
+      await this.target.direct.put(META_KEY, metaBody(meta), PutModes.create);
+    }
+    this.gated = this.sched.wrap(this.#watched(this.target.store));
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
     await this.registry.probe(this.target.store);
     await plantSentinel(this.root);
@@ -266,42 +128,32 @@ class World {
     this.operator = (await this.#service(`${this.root}/operator`, "operator", 999, 0)).svc;
   }
 
-  async #service(dir: string, name: string, index: number, incarnation: number) {
-    const events = createEmitter();
-    const locks: StoreLock[] = [];
-    const engine = storeLockBackend(
-      withConditionalFallback(this.gated, { registry: this.registry, events }),
-      {
-        clock: this.sched.clock,
-        events,
-        random: mulberry32(mixSeed(this.history.seed, index, incarnation)),
-      },
-    );
-    const thirdParty = this.history.absentOnError === true && name !== "operator";
-    const lockBackend: LockBackend = {
-      name: engine.name,
-      createLock: (key, identity, options) => {
-        const lock = engine.createLock(key, identity, options);
-        locks.push(lock);
-        return thirdParty ? absentOnError(lock) : lock;
-      },
-    };
-    events.on(
-      "warning",
-      (w) => (this.stats.warnings[w.code] = (this.stats.warnings[w.code] ?? 0) + 1),
-    );
-    const svc = await createSluice({
-      cacheDir: dir,
+  #watched(store: ObjectStore): ObjectStore {
+    return watchedStore(store, this.changes, (key) => this.target.inspect.read(key));
+  }
+
+  /** The scheduler parked `unit` on `what`: a commit crash of an armed clone may be due. */
+  #parked(unit: Unit, what: string): void {
+    const slot = this.clones.find((s) => s.owner === unit.owner && this.#armed.has(s));
+    const point = slot && commitCrashPoint(what);
+    if (point === "write") this.#armed.set(slot!, true);
+    else if (point === "index" && this.#armed.get(slot!)) this.#due.add(slot!);
+  }
+
+  #service(dir: string, name: string, index: number, incarnation: number) {
+    return cloneService({
+      dir,
+      name,
+      index,
+      incarnation,
       store: this.gated,
-      identity: { holder: `${name}@chaos`, hostname: `${name}-host`, pid: 1000 * incarnation + 1 },
+      registry: this.registry,
       clock: this.sched.clock,
-      events,
-      config: CHAOS_CONFIG,
-      lockBackend,
-      conditional: this.registry,
+      seed: this.history.seed,
+      thirdPartyLocks: this.history.absentOnError === true && name !== "operator",
+      warnings: this.stats.warnings,
       disable: this.options.disable,
     });
-    return { svc, locks };
   }
 
   async #boot(slot: CloneSlot): Promise<void> {
@@ -339,7 +191,13 @@ class World {
     const cmd = slot.queue.shift()!;
     const svc = slot.svc;
     this.stats.commands++;
-    const unit = this.sched.spawn(`c${slot.index} ${cmd.label}`, slot.owner, () => cmd.body(svc));
+    const unit = this.sched.spawn(`c${slot.index} ${cmd.label}`, slot.owner, async () => {
+      try {
+        await cmd.body(svc);
+      } finally {
+        await this.#checkLocal(slot);
+      }
+    });
     slot.busy = { unit, onFreeze: cmd.onFreeze };
   }
 
@@ -350,157 +208,27 @@ class World {
     this.#startNext(slot);
   }
 
+  /** I6 for one clone. */
+  async #checkLocal(slot: CloneSlot): Promise<void> {
+    for (const v of await this.changes.check(slot.index, slot.dir, this.#opId)) {
+      this.truth.violate(v);
+    }
+  }
+
   /** Crash and restart: the clone's process dies where it is parked. */
   async #crash(slot: CloneSlot, why: "crashed" | "hung"): Promise<void> {
+    this.#armed.delete(slot);
+    this.#due.delete(slot);
     this.sched.freeze(slot.owner);
     for (const l of slot.locks) l.abandon();
     if (slot.busy) {
       slot.busy.onFreeze(why);
       slot.busy = undefined;
     }
+    await this.#checkLocal(slot);
     slot.incarnation++;
     await this.#boot(slot);
     this.#startNext(slot);
-  }
-
-  // ---- commands ----
-
-  #run(op: Extract<Op, { kind: "run" }>): Command {
-    const model = MODELS[op.model];
-    const dataName = DATA_NAMES[op.data];
-    const token = `[chaos-run s${this.history.seed} op${op.id}]`;
-    const rec: RunRecord = {
-      op: op.id,
-      clone: op.clone,
-      model,
-      token,
-      files: [],
-      outcome: "pending",
-    };
-    const label = `run #${op.id} ${model}/${dataName}`;
-    const who = `c${op.clone} ${label}`;
-    return {
-      label,
-      onFreeze: (why) => {
-        if (rec.outcome !== "pending") return;
-        rec.outcome = why;
-        this.#outcome(why, who);
-      },
-      body: async (svc) => {
-        this.truth.runs.push(rec);
-        this.stats.runs++;
-        let set: ModelLockSet;
-        try {
-          set = await acquireModelLocks(svc, [model], {
-            lock: CHAOS_LOCK,
-            globalWaitMs: 60_000,
-            globalPollMs: 2_000,
-          });
-        } catch (e) {
-          rec.outcome = codeOf(e);
-          this.#outcome(rec.outcome, who, e);
-          return;
-        }
-        try {
-          const base = `data/${model}/${dataName}`;
-          const n = (await highestVersion(svc.cacheDir, base)) + 1;
-          const dir = `${base}/${n}`;
-          rec.files = [
-            { path: `${dir}/raw`, bytes: enc.encode(`${token} raw output of c${op.clone}\n`) },
-            {
-              path: `${dir}/metadata.yaml`,
-              bytes: enc.encode(`token: "${token}"\nversion: ${n}\n`),
-            },
-          ];
-          for (const f of rec.files) await svc.cache.write(f.path, f.bytes);
-          await svc.cache.write(`${base}/latest`, enc.encode(`${n}`));
-          await svc.markDirty({ relPaths: [...rec.files.map((f) => f.path), `${base}/latest`] });
-          if (op.workMs > 0) await svc.clock.sleep(op.workMs);
-          let failure: unknown;
-          try {
-            await set.push([dir]);
-            rec.outcome = "success";
-          } catch (e) {
-            rec.outcome = codeOf(e);
-            failure = e;
-          }
-          this.#outcome(rec.outcome, `${who} (version ${n})`, failure);
-        } finally {
-          await set.release();
-        }
-      },
-    };
-  }
-
-  #plain(clone: number, label: string, body: (svc: SyncService) => Promise<void>): Command {
-    const state = { done: false };
-    const who = `c${clone} ${label}`;
-    return {
-      label,
-      onFreeze: (why) => {
-        if (!state.done) this.#outcome(why, who);
-      },
-      body: async (svc) => {
-        try {
-          await body(svc);
-          this.#outcome("success", who);
-        } catch (e) {
-          this.#outcome(codeOf(e), who, e);
-        }
-        state.done = true;
-      },
-    };
-  }
-
-  #lockfile(op: Extract<Op, { kind: "lockfile" }> | { id: number; clone: number }): Command {
-    const o = op as { id: number; clone: number; set?: string; remove?: string };
-    const change: LockfileChange | undefined = o.set
-      ? { set: { [o.set]: { by: `c${o.clone}`, op: o.id } } }
-      : o.remove
-      ? { remove: [o.remove] }
-      : undefined;
-    if (o.remove) this.truth.removals.add(o.remove);
-    let rec: TxnRecord | undefined;
-    const label = `lockfile #${o.id} ${
-      o.set ? `set ${o.set}` : o.remove ? `remove ${o.remove}` : "retry"
-    }`;
-    const who = `c${o.clone} ${label}`;
-    return {
-      label,
-      onFreeze: (why) => {
-        if (!rec || rec.outcome !== "pending") return;
-        rec.outcome = why;
-        this.#outcome(why, who);
-      },
-      body: async (svc) => {
-        const pending = await pendingLockfileDelta(svc).catch(() => null);
-        const merged = mergeLockfileChanges(pending ?? {}, change ?? {});
-        if (Object.keys(merged.set ?? {}).length === 0 && (merged.remove ?? []).length === 0) {
-          return;
-        }
-        for (const name of merged.remove ?? []) this.truth.removals.add(name);
-        rec = {
-          op: o.id,
-          clone: o.clone,
-          set: merged.set ?? {},
-          remove: merged.remove ?? [],
-          outcome: "pending",
-        };
-        this.truth.txns.push(rec);
-        this.stats.lockfileTxns++;
-        let failure: unknown;
-        try {
-          if (change) await updateManagedLockfile(svc, change, { lockOptions: CHAOS_LOCK });
-          else await retryPendingLockfile(svc, { lockOptions: CHAOS_LOCK });
-          rec.outcome = "acked";
-          this.stats.lockfileAcked++;
-        } catch (e) {
-          rec.outcome = codeOf(e);
-          failure = e;
-        }
-        this.#outcome(rec.outcome === "acked" ? "success" : rec.outcome, who, failure);
-      },
-    };
   }
 
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
@@ -530,43 +258,19 @@ class World {
     if (op.kind !== "crash" && op.kind !== "outage") this.#note(formatOp(op));
     switch (op.kind) {
       case "run":
-        this.#enqueue(op.clone, this.#run(op));
+        this.#enqueue(op.clone, runCommand(this.#env, op));
         break;
       case "sync":
-        this.#enqueue(
-          op.clone,
-          this.#plain(op.clone, `sync #${op.id}`, async (svc) => {
-            await svc.pullChanged();
-            await svc.pushChanged();
-          }),
-        );
-        break;
       case "bulk":
-        this.#enqueue(
-          op.clone,
-          this.#plain(op.clone, `bulk push #${op.id}`, async (svc) => {
-            await svc.cache.write(
-              `outputs/c${op.clone}-op${op.id}.txt`,
-              enc.encode(`op ${op.id}\n`),
-            );
-            await svc.markDirty();
-            await svc.pushChanged();
-          }),
-        );
-        break;
       case "config":
-        this.#enqueue(
-          op.clone,
-          this.#plain(op.clone, `config edit #${op.id}`, async (svc) => {
-            const path = `config/settings-${op.file}.yaml`;
-            await svc.cache.write(path, enc.encode(`edited_by: c${op.clone}\nop: ${op.id}\n`));
-            await svc.markDirty({ relPath: path });
-            await svc.pushChanged();
-          }),
-        );
+      case "edit":
+      case "delete":
+      case "marker":
+      case "resolve":
+        this.#enqueue(op.clone, moveCommand(this.#env, op));
         break;
       case "lockfile":
-        this.#enqueue(op.clone, this.#lockfile(op));
+        this.#enqueue(op.clone, lockfileCommand(this.#env, op));
         break;
       case "breakglass":
         this.#breakglass(op);
@@ -582,19 +286,21 @@ class World {
       case "flaky":
         this.target.faults.flaky(op.call, op.count, op.afterEffect);
         break;
-      case "crash":
+      case "crash": {
+        const slot = this.clones[op.clone];
+        if (op.at === "commit") {
+          this.#note(`c${op.clone} is armed to crash between a commit write and the index update`);
+          this.#armed.set(slot, this.#armed.get(slot) ?? false);
+          break;
+        }
         this.stats.crashes++;
-        this.#note(
-          `c${op.clone} crashes${
-            this.clones[op.clone].busy
-              ? ` during ${this.clones[op.clone].busy!.unit.label} (parked on ${
-                this.clones[op.clone].busy!.unit.parkedOn
-              })`
-              : ""
-          }`,
-        );
-        await this.#crash(this.clones[op.clone], "crashed");
+        const where = slot.busy
+          ? ` during ${slot.busy.unit.label} (on ${slot.busy.unit.parkedOn})`
+          : "";
+        this.#note(`c${op.clone} crashes${where}`);
+        await this.#crash(slot, "crashed");
         break;
+      }
       case "tick": {
         const next = mulberry32(op.pick);
         for (let i = 0; i < op.n && !this.#aborted; i++) {
@@ -624,6 +330,14 @@ class World {
         })`,
         afterOp: this.#opId,
       });
+    }
+    for (const slot of this.#due) {
+      this.stats.crashes++;
+      this.stats.commitCrashes++;
+      this.#note(
+        `c${slot.index} crashes between a commit write and the index update (${slot.busy?.unit.label})`,
+      );
+      await this.#crash(slot, "crashed");
     }
     await this.#deadlines();
     await this.truth.checkRefusedNow(
@@ -673,35 +387,49 @@ class World {
   async finish(): Promise<void> {
     this.#opId = -1;
     this.stats.chaosDecisions = this.sched.stats.decisions;
+    this.#armed.clear();
+    this.#due.clear();
     await this.target.faults.heal();
     await this.drain();
     for (let round = 0; round < 2 && !this.#aborted; round++) {
       for (const slot of this.clones) {
-        this.#enqueue(slot.index, this.#lockfile({ id: -1 - round, clone: slot.index }));
         this.#enqueue(
           slot.index,
-          this.#plain(slot.index, "final push", (svc) => svc.pushChanged().then(() => {})),
+          lockfileCommand(this.#env, { id: -1 - round, clone: slot.index }),
+        );
+        this.#enqueue(
+          slot.index,
+          plainCommand(
+            this.#env,
+            slot.index,
+            "final push",
+            (svc) => svc.pushChanged().then(() => {}),
+          ),
         );
       }
       await this.drain();
       for (const slot of this.clones) {
         this.#enqueue(
           slot.index,
-          this.#plain(slot.index, "final pull", (svc) => svc.pullChanged().then(() => {})),
+          plainCommand(
+            this.#env,
+            slot.index,
+            "final pull",
+            (svc) => svc.pullChanged().then(() => {}),
+          ),
         );
       }
       await this.drain();
     }
     if (this.#aborted) return;
     await this.truth.checkFinal(this.target.inspect, this.clones.map((c) => c.dir));
-    for (
-      const v of await checkOutside(this.root, [
-        ...this.clones.map((c) => `c${c.index}`),
-        "operator",
-      ])
-    ) {
-      this.truth.violate(v);
-    }
+    for (const slot of this.clones) await this.#checkLocal(slot);
+    const { entries, violations } = await checkIndexNamesHeld(this.target.direct);
+    for (const v of violations) this.truth.violate(v);
+    const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
+    for (const v of await checkFreshClone(fresh, entries)) this.truth.violate(v);
+    const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
+    for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
   }
 
   abort(v: Violation): void {
@@ -713,16 +441,8 @@ class World {
     return this.#opId;
   }
 
-  async fingerprint(): Promise<string> {
-    const parts = this.truth.runs.map((r) => `#${r.op}:${r.outcome}`);
-    parts.push(...this.truth.txns.map((t) => `lf#${t.op}:${t.outcome}`));
-    for (const key of await this.target.inspect.keys()) {
-      if (key.endsWith(".lock")) continue;
-      parts.push(
-        `${key}=${(await sha256Hex((await this.target.inspect.read(key))!)).slice(0, 12)}`,
-      );
-    }
-    return parts.join(" ");
+  fingerprint(): Promise<string> {
+    return fingerprintOf(this.truth, this.target.inspect);
   }
 }
 

@@ -1,0 +1,161 @@
+/**
+ * How a chaos history builds its clones: the sync service of each clone (its
+ * lock backend, config and identity), the store view that notes what the
+ * store holds at the paths users edit (for I6), and the fingerprint that
+ * shows two runs of one history went the same way.
+ *
+ * @module
+ */
+import { createSluice } from "../../sluice.ts";
+import { type ConditionalWrites, withConditionalFallback } from "../../sync/conditional.ts";
+import { createEmitter } from "../../sync/events.ts";
+import { sha256Hex } from "../../sync/hash.ts";
+import { type StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
+import type { Clock, LockBackend, ObjectStore } from "../../sync/ports.ts";
+import type { SyncService } from "../../sync/service.ts";
+import { absentOnError } from "../../packages/testing/absent_on_error.ts";
+import { SHARED_FILES } from "./history.ts";
+import type { GroundTruth, StoreInspector } from "./invariants.ts";
+import type { LocalChanges } from "./local_changes.ts";
+import { mixSeed, mulberry32 } from "./prng.ts";
+
+/**
+ * Sync config of every clone: one transfer at a time (units must be
+ * single-threaded), and a streaming threshold low enough for data to stream.
+ */
+export const CHAOS_CONFIG = {
+  concurrency: 1,
+  retry: { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 },
+  // Raw outputs (about 40 bytes) are above this, markers and lockfiles are
+  // not: histories exercise the streamed path and the whole-body path alike.
+  streamThresholdBytes: 24,
+} as const;
+
+/** What {@link cloneService} builds a clone's service from. */
+export interface CloneServiceOptions {
+  readonly dir: string;
+  /** `c<i>` or `operator`. */
+  readonly name: string;
+  readonly index: number;
+  /** Restarts so far (the pid and the lock jitter's seed change with it). */
+  readonly incarnation: number;
+  /** The store as the clones see it (through the scheduler). */
+  readonly store: ObjectStore;
+  readonly registry: ConditionalWrites;
+  readonly clock: Clock;
+  readonly seed: number;
+  /** Locks that report a failed read as absent and expose no nonce or loss flag. */
+  readonly thirdPartyLocks: boolean;
+  /** Counts library warnings by code. */
+  readonly warnings: Record<string, number>;
+  /** Gates to leave out. */
+  readonly disable?: readonly string[];
+}
+
+/**
+ * A clone's sync service over the shared store, and every lock it creates
+ * (so that a crash can stop their heartbeats).
+ *
+ * @example
+ * ```ts
+ * import { cloneService } from "./clone_setup.ts";
+ * // const { svc, locks } = await cloneService({ dir, name: "c0", index: 0, incarnation: 0, … });
+ * ```
+ */
+export async function cloneService(
+  o: CloneServiceOptions,
+): Promise<{ svc: SyncService; locks: StoreLock[] }> {
+  const events = createEmitter();
+  const locks: StoreLock[] = [];
+  const engine = storeLockBackend(
+    withConditionalFallback(o.store, { registry: o.registry, events }),
+    { clock: o.clock, events, random: mulberry32(mixSeed(o.seed, o.index, o.incarnation)) },
+  );
+  const lockBackend: LockBackend = {
+    name: engine.name,
+    createLock: (key, identity, options) => {
+      const lock = engine.createLock(key, identity, options);
+      locks.push(lock);
+      return o.thirdPartyLocks ? absentOnError(lock) : lock;
+    },
+  };
+  events.on("warning", (w) => (o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1));
+  const svc = await createSluice({
+    cacheDir: o.dir,
+    store: o.store,
+    identity: {
+      holder: `${o.name}@chaos`,
+      hostname: `${o.name}-host`,
+      pid: 1000 * o.incarnation + 1,
+    },
+    clock: o.clock,
+    events,
+    config: CHAOS_CONFIG,
+    lockBackend,
+    conditional: o.registry,
+    disable: o.disable,
+  });
+  return { svc, locks };
+}
+
+/**
+ * `store`, noting in `changes` what it holds at a path users edit after each
+ * write or delete there (read with `read`, past faults and scheduling).
+ *
+ * @example
+ * ```ts
+ * import { watchedStore } from "./clone_setup.ts";
+ * import { LocalChanges } from "./local_changes.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const inner = new InMemoryStore();
+ * const store = watchedStore(inner, new LocalChanges(), (k) => Promise.resolve(inner.peek(k)));
+ * ```
+ */
+export function watchedStore(
+  store: ObjectStore,
+  changes: LocalChanges,
+  read: (key: string) => Promise<Uint8Array | undefined>,
+): ObjectStore {
+  const look = (key: string, deleted: boolean) => async () => {
+    if (!changes.watches(key)) return;
+    const bytes = await read(key);
+    await (deleted ? changes.observedDelete(key, bytes) : changes.observedPut(key, bytes));
+  };
+  return {
+    endpoint: store.endpoint,
+    ...(store.retriesInternally ? { retriesInternally: true } : {}),
+    get: (key, o) => store.get(key, o),
+    head: (key, o) => store.head(key, o),
+    ...(store.getStream ? { getStream: (key, o) => store.getStream!(key, o) } : {}),
+    list: (prefix, o) => store.list(prefix, o),
+    put: (key, body, mode, o) => store.put(key, body, mode, o).finally(look(key, false)),
+    delete: (key, o) => store.delete(key, o).finally(look(key, true)),
+  };
+}
+
+/**
+ * Where a store call `what` (as the scheduler names it) stands for a crash
+ * between a commit-step write and the index update: `write` for a latest
+ * marker's put or a shared file's delete, `index` for the first read of the
+ * index update, else undefined.
+ */
+export function commitCrashPoint(what: string): "write" | "index" | undefined {
+  const key = what.replace(/^(put|delete|get|head) /, "").replace(/ \(.*$/, "");
+  if (/^(put|delete) /.test(what) && (key.endsWith("/latest") || SHARED_FILES.includes(key))) {
+    return "write";
+  }
+  return /^(get|head) (_index\/_meta\.json|\.datastore-index\.json)/.test(what)
+    ? "index"
+    : undefined;
+}
+
+/** Every run's and transaction's outcome and a digest of the store's objects (locks left out). */
+export async function fingerprintOf(truth: GroundTruth, inspect: StoreInspector): Promise<string> {
+  const parts = truth.runs.map((r) => `#${r.op}:${r.outcome}`);
+  parts.push(...truth.txns.map((t) => `lf#${t.op}:${t.outcome}`));
+  for (const key of await inspect.keys()) {
+    if (key.endsWith(".lock")) continue;
+    parts.push(`${key}=${(await sha256Hex((await inspect.read(key))!)).slice(0, 12)}`);
+  }
+  return parts.join(" ");
+}

@@ -1,0 +1,362 @@
+/**
+ * The commands a clone runs in a chaos history, one after another (as one
+ * user at one terminal): model runs, lockfile transactions, syncs, bulk
+ * pushes, and the edits, deletions, marker writes and conflict resolutions
+ * whose local changes I6 follows (`local_changes.ts`).
+ *
+ * @module
+ */
+import { SluiceError } from "../../sync/errors.ts";
+import { sha256Hex } from "../../sync/hash.ts";
+import {
+  type LockfileChange,
+  MANAGED_LOCKFILE_PATH,
+  mergeLockfileChanges,
+  pendingLockfileDelta,
+  retryPendingLockfile,
+  updateManagedLockfile,
+} from "../../sync/lockfile_txn.ts";
+import { acquireModelLocks, type ModelLockSet } from "../../sync/model_locks.ts";
+import type { LockOptions } from "../../sync/ports.ts";
+import type { SyncService } from "../../sync/service.ts";
+import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
+import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
+import type { LocalChanges } from "./local_changes.ts";
+import type { ChaosStats } from "./stats.ts";
+
+/** Lock timings of the workload (fake time). */
+export const CHAOS_LOCK: LockOptions = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 2_000 };
+
+/** A command queued on a clone. */
+export interface Command {
+  readonly label: string;
+  readonly body: (svc: SyncService) => Promise<void>;
+  /** Marks the command's record when a crash or a timeout freezes it. */
+  readonly onFreeze: (why: "crashed" | "hung") => void;
+}
+
+/** What the commands record into. */
+export interface CommandEnv {
+  /** The history's seed (names the run bytes). */
+  readonly seed: number;
+  readonly truth: GroundTruth;
+  readonly changes: LocalChanges;
+  readonly stats: ChaosStats;
+  /** Counts a command outcome and traces it. */
+  outcome(o: string, what?: string, error?: unknown): void;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** The error code of `e` (or `exception:<name>`). */
+export function codeOf(e: unknown): string {
+  if (e instanceof SluiceError) return e.code;
+  return `exception:${e instanceof Error ? e.name : typeof e}`;
+}
+
+/** The highest data version under `base` in a cache (0 when none). */
+export async function highestVersion(cacheDir: string, base: string): Promise<number> {
+  let max = 0;
+  try {
+    for await (const e of Deno.readDir(`${cacheDir}/${base}`)) {
+      if (e.isDirectory && /^\d+$/.test(e.name)) max = Math.max(max, Number(e.name));
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return max;
+}
+
+/** A model run: take the model lock, write version N+1 and the marker, push under the lock. */
+export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): Command {
+  const model = MODELS[op.model];
+  const dataName = DATA_NAMES[op.data];
+  const token = `[chaos-run s${env.seed} op${op.id}]`;
+  const rec: RunRecord = {
+    op: op.id,
+    clone: op.clone,
+    model,
+    token,
+    files: [],
+    outcome: "pending",
+  };
+  const label = `run #${op.id} ${model}/${dataName}`;
+  const who = `c${op.clone} ${label}`;
+  return {
+    label,
+    onFreeze: (why) => {
+      if (rec.outcome !== "pending") return;
+      rec.outcome = why;
+      env.outcome(why, who);
+    },
+    body: async (svc) => {
+      env.truth.runs.push(rec);
+      env.stats.runs++;
+      let set: ModelLockSet;
+      try {
+        set = await acquireModelLocks(svc, [model], {
+          lock: CHAOS_LOCK,
+          globalWaitMs: 60_000,
+          globalPollMs: 2_000,
+        });
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        env.outcome(rec.outcome, who, e);
+        return;
+      }
+      try {
+        const base = `data/${model}/${dataName}`;
+        const n = (await highestVersion(svc.cacheDir, base)) + 1;
+        const dir = `${base}/${n}`;
+        rec.files = [
+          { path: `${dir}/raw`, bytes: enc.encode(`${token} raw output of c${op.clone}\n`) },
+          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${token}"\nversion: ${n}\n`) },
+        ];
+        for (const f of rec.files) await svc.cache.write(f.path, f.bytes);
+        await svc.cache.write(`${base}/latest`, enc.encode(`${n}`));
+        env.changes.replaced(op.clone, `${base}/latest`);
+        await svc.markDirty({ relPaths: [...rec.files.map((f) => f.path), `${base}/latest`] });
+        if (op.workMs > 0) await svc.clock.sleep(op.workMs);
+        let failure: unknown;
+        try {
+          await set.push([dir]);
+          rec.outcome = "success";
+        } catch (e) {
+          rec.outcome = codeOf(e);
+          failure = e;
+        }
+        env.outcome(rec.outcome, `${who} (version ${n})`, failure);
+      } finally {
+        await set.release();
+      }
+    },
+  };
+}
+
+/** A command whose outcome is its body's: success, or the error code it threw. */
+export function plainCommand(
+  env: CommandEnv,
+  clone: number,
+  label: string,
+  body: (svc: SyncService) => Promise<void>,
+): Command {
+  const state = { done: false };
+  const who = `c${clone} ${label}`;
+  return {
+    label,
+    onFreeze: (why) => {
+      if (!state.done) env.outcome(why, who);
+    },
+    body: async (svc) => {
+      try {
+        await body(svc);
+        env.outcome("success", who);
+      } catch (e) {
+        env.outcome(codeOf(e), who, e);
+      }
+      state.done = true;
+    },
+  };
+}
+
+/** A managed lockfile transaction (set, remove, or a retry of the pending delta). */
+export function lockfileCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "lockfile" }> | { id: number; clone: number },
+): Command {
+  const o = op as { id: number; clone: number; set?: string; remove?: string };
+  const change: LockfileChange | undefined = o.set
+    ? { set: { [o.set]: { by: `c${o.clone}`, op: o.id } } }
+    : o.remove
+    ? { remove: [o.remove] }
+    : undefined;
+  if (o.remove) env.truth.removals.add(o.remove);
+  let rec: TxnRecord | undefined;
+  const label = `lockfile #${o.id} ${
+    o.set ? `set ${o.set}` : o.remove ? `remove ${o.remove}` : "retry"
+  }`;
+  const who = `c${o.clone} ${label}`;
+  return {
+    label,
+    onFreeze: (why) => {
+      if (!rec || rec.outcome !== "pending") return;
+      rec.outcome = why;
+      env.outcome(why, who);
+    },
+    body: async (svc) => {
+      const pending = await pendingLockfileDelta(svc).catch(() => null);
+      const merged = mergeLockfileChanges(pending ?? {}, change ?? {});
+      if (Object.keys(merged.set ?? {}).length === 0 && (merged.remove ?? []).length === 0) {
+        return;
+      }
+      for (const name of merged.remove ?? []) env.truth.removals.add(name);
+      rec = {
+        op: o.id,
+        clone: o.clone,
+        set: merged.set ?? {},
+        remove: merged.remove ?? [],
+        outcome: "pending",
+      };
+      env.truth.txns.push(rec);
+      env.stats.lockfileTxns++;
+      let failure: unknown;
+      try {
+        if (change) await updateManagedLockfile(svc, change, { lockOptions: CHAOS_LOCK });
+        else await retryPendingLockfile(svc, { lockOptions: CHAOS_LOCK });
+        rec.outcome = "acked";
+        env.stats.lockfileAcked++;
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        failure = e;
+      }
+      env.outcome(rec.outcome === "acked" ? "success" : rec.outcome, who, failure);
+    },
+  };
+}
+
+/**
+ * Writes `bytes` to a cache file as a user does, in place. Its mtime is set
+ * explicitly (so outcomes never hang on the filesystem's timestamp tick):
+ * with `sameTick`, to the one the file had (an edit within the tick of the
+ * last write), else past it.
+ */
+async function handWrite(file: string, bytes: Uint8Array, sameTick: boolean): Promise<void> {
+  const before = await Deno.stat(file).catch(() => null);
+  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+  await Deno.writeFile(file, bytes);
+  const old = before?.mtime?.getTime();
+  if (old === undefined) return;
+  const mtime = sameTick ? old : Math.max(old + 1_000, Date.now());
+  await Deno.utime(file, new Date(mtime), new Date(mtime));
+}
+
+/** Bytes of an edit: unique (they name the op), of the old size when asked and possible. */
+function editBytes(head: string, size?: number): Uint8Array {
+  const text = `${head}; some settings\n`;
+  if (size === undefined || size < head.length + 1) return enc.encode(text);
+  return enc.encode(`${head}${".".repeat(size)}`.slice(0, size - 1) + "\n");
+}
+
+/**
+ * Records an edit of `path` in clone `c`'s cache for I6, unless its bytes
+ * are what the cache last synced (then it is no local change: the edit only
+ * replaces any earlier one of the clone).
+ */
+async function recordEdit(
+  env: CommandEnv,
+  svc: SyncService,
+  e: { op: number; clone: number; path: string; how: string },
+  bytes: Uint8Array,
+): Promise<void> {
+  if (svc.state.synced(e.path)?.hash === await sha256Hex(bytes)) {
+    env.changes.replaced(e.clone, e.path);
+  } else await env.changes.record(e, bytes);
+}
+
+/** A sync, bulk push, config edit, edit, deletion, marker write or resolution. */
+export function moveCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "sync" | "bulk" | "config" | "edit" | "delete" | "marker" | "resolve" }>,
+): Command {
+  const c = op.clone;
+  const plain = (what: string, body: (svc: SyncService) => Promise<void>) =>
+    plainCommand(env, c, `${what} #${op.id}`, body);
+  switch (op.kind) {
+    case "sync":
+      return plain("sync", async (svc) => {
+        await svc.pullChanged();
+        await svc.pushChanged();
+      });
+    case "bulk":
+      return plain("bulk push", async (svc) => {
+        await svc.cache.write(`outputs/c${c}-op${op.id}.txt`, enc.encode(`op ${op.id}\n`));
+        await svc.markDirty();
+        await svc.pushChanged();
+      });
+    case "config":
+      return plain("config edit", async (svc) => {
+        const path = `config/settings-${op.file}.yaml`;
+        const bytes = enc.encode(`edited_by: c${c}\nop: ${op.id}\n`);
+        await env.changes.record({ op: op.id, clone: c, path, how: "config" }, bytes);
+        await svc.cache.write(path, bytes);
+        await svc.markDirty({ relPath: path });
+        await svc.pushChanged();
+      });
+    case "edit":
+      return plain(`edit (${op.how})`, async (svc) => {
+        const path = SHARED_FILES[op.file];
+        const file = `${svc.cacheDir}/${path}`;
+        const tick = op.how === "hand-tick";
+        const size = tick ? (await Deno.stat(file).catch(() => null))?.size : undefined;
+        const bytes = editBytes(`op ${op.id}: ${path} edited by c${c}`, size);
+        env.stats.edits++;
+        await env.changes.record({ op: op.id, clone: c, path, how: op.how }, bytes);
+        await handWrite(file, bytes, tick);
+        if (op.how === "hand" || tick) return;
+        await svc.markDirty({ relPath: path });
+        if (op.how === "push") await svc.pushChanged();
+      });
+    case "delete":
+      return plain(`delete (${op.how})`, async (svc) => {
+        // The op's file, else the next shared file this cache holds.
+        let path: string | undefined;
+        for (let i = 0; i < SHARED_FILES.length && !path; i++) {
+          const p = SHARED_FILES[(op.file + i) % SHARED_FILES.length];
+          if ((await Deno.stat(`${svc.cacheDir}/${p}`).catch(() => null))?.isFile) path = p;
+        }
+        if (!path) return;
+        env.stats.deletes++;
+        // Deleting a copy this cache never synced goes back to what it synced
+        // (nothing): not a local change, and the next pull may fetch the path.
+        if (svc.state.synced(path)) {
+          await env.changes.record({ op: op.id, clone: c, path, how: op.how }, null);
+        } else env.changes.replaced(c, path);
+        await Deno.remove(`${svc.cacheDir}/${path}`);
+        if (op.how === "hand") return;
+        await svc.markDirty({ relPath: path });
+        await svc.pushChanged();
+      });
+    case "marker":
+      return plain("marker write", async (svc) => {
+        const base = `data/${MODELS[op.model]}/${DATA_NAMES[op.data]}`;
+        const n = (await highestVersion(svc.cacheDir, base)) - (op.back ? 1 : 0);
+        if (n < 1) return;
+        const bytes = enc.encode(`${n}`);
+        env.stats.markerWrites++;
+        await recordEdit(
+          env,
+          svc,
+          { op: op.id, clone: c, path: `${base}/latest`, how: "marker" },
+          bytes,
+        );
+        await svc.cache.write(`${base}/latest`, bytes);
+        await svc.markDirty({ relPath: `${base}/latest` });
+        await svc.pushChanged();
+      });
+    case "resolve":
+      return plain(`resolve --${op.how}`, async (svc) => {
+        // As a user does: pull to see what conflicts, then resolve one.
+        if (svc.conflicts().length === 0) await svc.pullChanged();
+        const list = svc.conflicts();
+        if (list.length === 0) return;
+        const path = list[op.pick % list.length].path;
+        const how = path === MANAGED_LOCKFILE_PATH ? "theirs" : op.how;
+        env.stats.resolutions++;
+        if (how === "merged") {
+          const marker = path.endsWith("/latest");
+          const here = await Deno.readFile(`${svc.cacheDir}/${path}`).catch(() => null);
+          const base = path.slice(0, path.lastIndexOf("/"));
+          const bytes = marker
+            ? here ?? enc.encode(`${Math.max(1, await highestVersion(svc.cacheDir, base))}`)
+            : enc.encode(`op ${op.id}: ${path} merged by c${c}; ${here ? dec.decode(here) : ""}`);
+          await recordEdit(env, svc, { op: op.id, clone: c, path, how: "merged" }, bytes);
+          await svc.cache.write(path, bytes);
+        }
+        // Taking theirs undoes a local deletion by choice, whether or not its pull succeeds.
+        if (how === "theirs") env.changes.tookTheirs(c, path);
+        const r = await svc.resolveConflict(path, how);
+        if (r.resolved) env.stats.resolved++;
+      });
+  }
+}

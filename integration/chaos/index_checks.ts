@@ -1,0 +1,154 @@
+/**
+ * The checks on the remote index after the final healing sync:
+ *
+ * - I7: the remote index never names an object version the store does not
+ *   hold. The index is read as every client reads it, through `readIndex`
+ *   (the v1 index object, or the v2 shards under their meta). During a
+ *   history it may lag (a crash between a commit-step write and the index
+ *   update leaves it naming the replaced version until the crashed clone's
+ *   next push repairs it), so it is checked only at the end;
+ * - I8: a fresh clone gets every committed file, markers included: an empty
+ *   cache pulls, and holds every path the index names with the bytes the
+ *   index records, with nothing skipped as uncommitted.
+ *
+ * Also: an index reader over a {@link StoreInspector}, for the checks that
+ * read the index during the history (no faults, no scheduling).
+ *
+ * @module
+ */
+import { createSluice } from "../../sluice.ts";
+import { isLayoutInternal, isUnversioned } from "../../sync/bucket_layout.ts";
+import { NotFoundError } from "../../sync/errors.ts";
+import { sha256Hex } from "../../sync/hash.ts";
+import type { Clock, GetResult, ObjectStore } from "../../sync/ports.ts";
+import { type IndexEntry, readIndex } from "../../sync/remote_index.ts";
+import type { RetryPolicy } from "../../sync/retry.ts";
+import { CHAOS_CONFIG } from "./clone_setup.ts";
+import type { StoreInspector, Violation } from "./invariants.ts";
+
+const NO_RETRY: RetryPolicy = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+const RETRY: RetryPolicy = { retries: 2, minTimeoutMs: 10, maxTimeoutMs: 50 };
+
+/**
+ * A read-only store over `inspect` that `readIndex` can read (gets only;
+ * object versions are unknown, so the index token is not meaningful).
+ */
+function inspectorStore(inspect: StoreInspector): ObjectStore {
+  const refuse = () => Promise.reject(new Error("read-only view of the chaos store"));
+  return {
+    endpoint: "chaos-inspector://",
+    get: async (key): Promise<GetResult> => {
+      const body = await inspect.read(key);
+      if (!body) throw new NotFoundError(key);
+      return { key, version: "", size: body.length, lastModified: 0, metadata: {}, body };
+    },
+    head: () => refuse(),
+    put: () => refuse(),
+    delete: () => refuse(),
+    // deno-lint-ignore require-yield
+    list: async function* () {
+      await refuse();
+    },
+  };
+}
+
+/**
+ * The remote index's entries as every client reads them (v1 or v2), read
+ * through `inspect`; empty when the bucket has none or it is unreadable.
+ */
+export async function indexEntriesOf(
+  inspect: StoreInspector,
+): Promise<Record<string, IndexEntry>> {
+  try {
+    return (await readIndex(inspectorStore(inspect), NO_RETRY))?.entries ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * I7 over `direct` (a healed store, read past faults and scheduling).
+ * Returns the index read (for I8) and the violations.
+ */
+export async function checkIndexNamesHeld(
+  direct: ObjectStore,
+): Promise<{ entries: Record<string, IndexEntry>; violations: Violation[] }> {
+  const violations: Violation[] = [];
+  let entries: Record<string, IndexEntry> = {};
+  try {
+    entries = (await readIndex(direct, RETRY))?.entries ?? {};
+  } catch (e) {
+    violations.push({
+      invariant: "I7",
+      message: `the remote index is unreadable after the final sync: ${(e as Error).message}`,
+      afterOp: -1,
+    });
+    return { entries, violations };
+  }
+  for (const [path, e] of Object.entries(entries)) {
+    if (isLayoutInternal(path)) continue;
+    const head = await direct.head(path);
+    if (!head) {
+      violations.push({
+        invariant: "I7",
+        message:
+          `the remote index names ${path} (version ${e.v}), but the store has no such object`,
+        afterOp: -1,
+      });
+    } else if (!isUnversioned(e) && head.version !== e.v) {
+      violations.push({
+        invariant: "I7",
+        message:
+          `the remote index names version ${e.v} of ${path}, but the store holds version ${head.version} (after the final sync)`,
+        afterOp: -1,
+      });
+    }
+  }
+  return { entries, violations };
+}
+
+/**
+ * I8: a fresh clone (an empty cache at `<root>/fresh` over `store`, past
+ * faults and scheduling) pulls once and must then hold every path of
+ * `entries` with the recorded size and hash.
+ */
+export async function checkFreshClone(
+  at: { readonly root: string; readonly store: ObjectStore; readonly clock: Clock },
+  entries: Record<string, IndexEntry>,
+): Promise<Violation[]> {
+  const fresh = await createSluice({
+    cacheDir: `${at.root}/fresh`,
+    store: at.store,
+    identity: { holder: "fresh@chaos", hostname: "fresh-host", pid: 1 },
+    clock: at.clock,
+    config: CHAOS_CONFIG,
+  });
+  const out: Violation[] = [];
+  const v = (message: string) => out.push({ invariant: "I8", message, afterOp: -1 });
+  let skipped: string[] = [];
+  try {
+    const r = await fresh.pullChanged();
+    skipped = r.uncommitted;
+    if (r.setAside.length > 0 || r.conflicts.length > 0) {
+      v(`a fresh clone's pull set aside or conflicted on ${[...r.setAside, ...r.conflicts][0]}`);
+    }
+  } catch (e) {
+    v(`a fresh clone's pull failed: ${(e as Error).message}`);
+    return out;
+  }
+  for (const path of skipped) v(`a fresh clone's pull skipped ${path} as not yet committed`);
+  for (const [path, e] of Object.entries(entries)) {
+    if (isLayoutInternal(path) || skipped.includes(path)) continue;
+    let body: Uint8Array;
+    try {
+      body = await Deno.readFile(`${fresh.cacheDir}/${path}`);
+    } catch {
+      v(`a fresh clone does not get ${path}, which the remote index names (version ${e.v})`);
+      continue;
+    }
+    if (body.length !== e.s || (e.h && (await sha256Hex(body)) !== e.h)) {
+      v(`a fresh clone's copy of ${path} is not the one the remote index records`);
+    }
+  }
+  return out;
+}

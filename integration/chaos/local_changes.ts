@@ -1,0 +1,169 @@
+/**
+ * I6, no local change is lost by a pull or a resolution: the ground truth of
+ * the edits and deletions users make in the clones' caches, and the check.
+ *
+ * Every edit writes bytes no other edit writes (its operation id is in
+ * them; a latest marker is the exception, it holds a version number), so an
+ * edit can be followed wherever it goes. An edit of clone X at path P is
+ * kept when, later:
+ *
+ * - X's cache holds its bytes at P (or, for a deletion, no file at P); or
+ * - a copy of its bytes is set aside under X's `.sluice/set-aside/`; or
+ * - the store held its bytes at P (or, for a deletion, had no object at P
+ *   after a delete) at some point after the edit: it was published, and a
+ *   peer that then changed P based its change on it; or
+ * - X itself replaced it (a later edit, a run's own marker, a merge), or,
+ *   for a deletion, X took theirs in a resolution.
+ *
+ * Anything else is a loss: a pull overwrote or removed the change, or a
+ * resolution dropped it. The workload checks after every command that can
+ * pull or resolve, after a crash, and at the end.
+ *
+ * @module
+ */
+import { sha256Hex } from "../../sync/hash.ts";
+import type { Violation } from "./invariants.ts";
+
+/** One edit or deletion a user made in a clone's cache. */
+export interface LocalEdit {
+  /** History operation id. */
+  readonly op: number;
+  readonly clone: number;
+  readonly path: string;
+  /** SHA-256 of the bytes written, or null for a deletion. */
+  readonly hash: string | null;
+  /** `hand`, `hand-tick`, `mark`, `push`, `merged` or `marker`. */
+  readonly how: string;
+  /** Order among edits and observed store writes. */
+  readonly seq: number;
+  /** `live`; `replaced` by the clone itself; `waived` (a deletion undone by resolve --theirs). */
+  state: "live" | "replaced" | "waived";
+}
+
+async function hashOf(file: string): Promise<string | null> {
+  try {
+    return await sha256Hex(await Deno.readFile(file));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
+    if (e instanceof Deno.errors.IsADirectory) return "(a directory)";
+    throw e;
+  }
+}
+
+async function setAsideHashes(cacheDir: string, path: string): Promise<string[]> {
+  const root = `${cacheDir}/.sluice/set-aside`;
+  const out: string[] = [];
+  let dirs: Deno.DirEntry[];
+  try {
+    dirs = [...Deno.readDirSync(root)];
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return out;
+    throw e;
+  }
+  for (const d of dirs) {
+    if (!d.isDirectory) continue;
+    const h = await hashOf(`${root}/${d.name}/${path}`);
+    if (h) out.push(h);
+  }
+  return out;
+}
+
+/**
+ * The edits of one history and what the store held of them.
+ *
+ * @example
+ * ```ts
+ * import { LocalChanges } from "./local_changes.ts";
+ * const changes = new LocalChanges();
+ * await changes.record({ op: 1, clone: 0, path: "notes/a.md", how: "hand" }, new Uint8Array([1]));
+ * ```
+ */
+export class LocalChanges {
+  /** Every edit, in order. */
+  readonly edits: LocalEdit[] = [];
+  #seq = 0;
+  /** `path\0hash` of bytes the store was seen to hold, with the last seq it was seen at. */
+  readonly #held = new Map<string, number>();
+  /** Paths the store was seen without after a delete, with the last seq. */
+  readonly #gone = new Map<string, number>();
+  readonly #paths = new Set<string>();
+
+  /** True when `path` is one the edits touch (the store's writes to it are watched). */
+  watches(path: string): boolean {
+    return this.#paths.has(path);
+  }
+
+  /** Records an edit (`bytes`) or a deletion (`null`) of `path` in clone `clone`'s cache. */
+  async record(
+    e: { op: number; clone: number; path: string; how: string },
+    bytes: Uint8Array | null,
+  ): Promise<void> {
+    this.replaced(e.clone, e.path);
+    this.#paths.add(e.path);
+    this.edits.push({
+      ...e,
+      hash: bytes ? await sha256Hex(bytes) : null,
+      seq: ++this.#seq,
+      state: "live",
+    });
+  }
+
+  /** Clone `clone` itself replaced whatever it had at `path` (a run's marker, a merge). */
+  replaced(clone: number, path: string): void {
+    for (const e of this.edits) {
+      if (e.clone === clone && e.path === path && e.state === "live") e.state = "replaced";
+    }
+  }
+
+  /** Clone `clone` took theirs for `path`: a deletion of it no longer stands. */
+  tookTheirs(clone: number, path: string): void {
+    for (const e of this.edits) {
+      if (e.clone === clone && e.path === path && e.state === "live" && e.hash === null) {
+        e.state = "waived";
+      }
+    }
+  }
+
+  /** What the store holds at a watched `path` after a write to it (undefined: no object). */
+  async observedPut(path: string, bytes: Uint8Array | undefined): Promise<void> {
+    if (bytes) this.#held.set(`${path}\0${await sha256Hex(bytes)}`, ++this.#seq);
+  }
+
+  /** What the store holds at a watched `path` after a delete of it (undefined: no object). */
+  async observedDelete(path: string, bytes: Uint8Array | undefined): Promise<void> {
+    if (!bytes) this.#gone.set(path, ++this.#seq);
+    else await this.observedPut(path, bytes);
+  }
+
+  /**
+   * I6 for clone `clone` (cache `cacheDir`): every live edit is kept (see
+   * the module doc). Returns the violations.
+   */
+  async check(clone: number, cacheDir: string, afterOp: number): Promise<Violation[]> {
+    const out: Violation[] = [];
+    for (const e of this.edits) {
+      if (e.clone !== clone || e.state !== "live") continue;
+      const here = await hashOf(`${cacheDir}/${e.path}`);
+      if (e.hash === null) {
+        if (here === null || (this.#gone.get(e.path) ?? 0) > e.seq) continue;
+        out.push({
+          invariant: "I6",
+          message:
+            `c${clone}'s deletion of ${e.path} (op #${e.op}, ${e.how}) was undone: the file is back in its cache, no delete of it reached the store, and c${clone} did not take theirs`,
+          afterOp,
+        });
+        continue;
+      }
+      if (here === e.hash || (this.#held.get(`${e.path}\0${e.hash}`) ?? 0) > e.seq) continue;
+      if ((await setAsideHashes(cacheDir, e.path)).includes(e.hash)) continue;
+      out.push({
+        invariant: "I6",
+        message: `c${clone}'s edit of ${e.path} (op #${e.op}, ${e.how}) was lost: its cache holds ${
+          here === null ? "no file there" : `other bytes (${here.slice(0, 12)}…)`
+        }, no set-aside copy holds it, and the store never held it`,
+        afterOp,
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * What a chaos history is run with and what it gives back: the options, the
+ * result, and the counters of what one history did, summed over a run.
+ *
+ * @module
+ */
+import type { History } from "./history.ts";
+import type { Violation } from "./invariants.ts";
+import type { TargetFactory } from "./target.ts";
+
+/** Options of `runHistory` (`workload.ts`). */
+export interface WorkloadOptions {
+  /** The store to run over; default the in-memory store. */
+  readonly target?: TargetFactory;
+  /** Gate names to leave out (to show the checker catches the loss the gate prevents). */
+  readonly disable?: readonly string[];
+  /** Fake-time budget of one command (I4); default 15 min. */
+  readonly commandBudgetMs?: number;
+  /** Real-time budget for a unit to reach its next store call (I4); default 20 s. */
+  readonly realTimeoutMs?: number;
+  /** Most scheduling decisions in one history before it counts as a livelock (I4); default 60 000. */
+  readonly maxDecisions?: number;
+  /** Keep the temp dirs (for debugging); default false. */
+  readonly keepDirs?: boolean;
+  /** Parent of the history's temp dir (default the system temp dir; a tmpfs makes fsync free). */
+  readonly tempDir?: string;
+  /** Receives one line per command end and per fault (for `--trace`). */
+  readonly trace?: (line: string) => void;
+}
+
+/** What one history did and found. */
+export interface HistoryResult {
+  readonly history: History;
+  readonly violations: readonly Violation[];
+  readonly stats: ChaosStats;
+  /** Wall-clock milliseconds. */
+  readonly elapsedMs: number;
+  /**
+   * Every run's outcome and a digest of the store's objects (lock objects,
+   * whose bodies hold random nonces, left out): equal for two runs of one
+   * history.
+   */
+  readonly fingerprint: string;
+}
+
+/** Counters of one history, or summed over many. */
+export interface ChaosStats {
+  histories: number;
+  /** History operations applied. */
+  operations: number;
+  /** Commands the clones and the operator ran (final syncs included). */
+  commands: number;
+  /** Model runs started. */
+  runs: number;
+  /** Runs that reported success. */
+  acknowledged: number;
+  /** Runs refused with `model_lock_lost`. */
+  refused: number;
+  /** Runs frozen by a crash before they reported. */
+  crashedRuns: number;
+  /** Breakglass operations. */
+  breakglasses: number;
+  /** Breakglasses that deleted a lock. */
+  locksBroken: number;
+  /** Outages started. */
+  outages: number;
+  /** Clone crashes (and restarts). */
+  crashes: number;
+  /** Lockfile transactions started (final retries included). */
+  lockfileTxns: number;
+  /** Lockfile transactions acknowledged. */
+  lockfileAcked: number;
+  /** Edits of shared config and other files (by hand, marked, pushed). */
+  edits: number;
+  /** Deletions of shared files (by hand, or pushed). */
+  deletes: number;
+  /** Latest markers written outside a model run (a second writer of the marker). */
+  markerWrites: number;
+  /** Conflict resolutions run (the `resolve` moves that found a conflict). */
+  resolutions: number;
+  /** Of those, the ones that left the conflict resolved. */
+  resolved: number;
+  /** Crashes that hit between a commit-step write and the index update. */
+  commitCrashes: number;
+  /** Store calls made through the scheduler. */
+  storeCalls: number;
+  /** Scheduling decisions. */
+  decisions: number;
+  /** Of those, decisions taken while faults were live (the rest drain and sync after healing). */
+  chaosDecisions: number;
+  /** Calls made outside a unit's turn (should stay 0). */
+  strays: number;
+  /** Fake milliseconds that passed. */
+  fakeMs: number;
+  /** Violations found. */
+  violations: number;
+  /** How commands ended, by outcome (`success`, error codes, `crashed`, …). */
+  outcomes: Record<string, number>;
+  /** Warnings emitted by the library, by code. */
+  warnings: Record<string, number>;
+}
+
+/** Zeroed {@link ChaosStats}. */
+export function emptyStats(): ChaosStats {
+  return {
+    histories: 0,
+    operations: 0,
+    commands: 0,
+    runs: 0,
+    acknowledged: 0,
+    refused: 0,
+    crashedRuns: 0,
+    breakglasses: 0,
+    locksBroken: 0,
+    outages: 0,
+    crashes: 0,
+    lockfileTxns: 0,
+    lockfileAcked: 0,
+    edits: 0,
+    deletes: 0,
+    markerWrites: 0,
+    resolutions: 0,
+    resolved: 0,
+    commitCrashes: 0,
+    storeCalls: 0,
+    decisions: 0,
+    chaosDecisions: 0,
+    strays: 0,
+    fakeMs: 0,
+    violations: 0,
+    outcomes: {},
+    warnings: {},
+  };
+}
+
+/** Adds `from` into `into`. */
+export function addStats(into: ChaosStats, from: ChaosStats): void {
+  for (const [k, v] of Object.entries(from) as [keyof ChaosStats, unknown][]) {
+    if (typeof v === "number") (into[k] as number) += v;
+    else {
+      const target = into[k] as Record<string, number>;
+      for (const [c, n] of Object.entries(v as Record<string, number>)) {
+        target[c] = (target[c] ?? 0) + n;
+      }
+    }
+  }
+}
