@@ -1,0 +1,314 @@
+/**
+ * Core-driven clones: a clone whose model runs and syncs go through the
+ * swamp datastore extension (`packages/extension/`), called in the order
+ * swamp core calls it (`/work/shared/SWAMP_CONTRACT.md` §3.3 and §3.6, as
+ * `integration/swamp_replay.ts` replays it on real servers), over the same
+ * scheduler-wrapped store, fake clock, lock engine and per-clone identity as
+ * the clones that use Sluice's own API.
+ *
+ * One clone incarnation is one process of the tool: one `datastore` export
+ * (so one extension runtime), with `createProvider` called afresh at every
+ * site. The clone's other moves (edits, lockfile transactions, the final
+ * syncs) use the runtime's Sluice service of the clone's cache, the same one
+ * the extension's sync services share.
+ *
+ * - {@link coreRunCommand}: wait while the global lock is held (breaking it
+ *   when its body's `acquiredAt + ttlMs` has passed, giving up after twice
+ *   its `ttlMs`), take the model lock `data/<type>/<id>/.lock`, re-inspect
+ *   the global lock (held: release and start again), scoped pull with
+ *   `context.models`, the method body (markDirty of the data-name directory,
+ *   version N+1 allocated from the local cache, `raw` and `metadata.yaml`
+ *   written with a temporary file and a rename, markDirty of the version
+ *   directory, the `latest` marker), then the flush: two-phase (`preparePush`
+ *   under the model lock only, then `commitPush` under a fresh global lock)
+ *   or single-phase (`pushChanged` with the context under the global lock);
+ *   the model lock is released in a finally.
+ * - {@link coreSyncCommand}: `swamp datastore sync`: the global lock, a new
+ *   sync service, pull then push, release.
+ *
+ * @module
+ */
+import { LockTimeoutError } from "../../sync/errors.ts";
+import { createEmitter } from "../../sync/events.ts";
+import { type StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
+import { LockBackendRegistry, lockTimingsFromConfig } from "../../sync/lock_registry.ts";
+import type { Clock } from "../../sync/ports.ts";
+import type { SyncService } from "../../sync/service.ts";
+import type { ExtensionProvider } from "../../packages/extension/provider.ts";
+import { defineStoreDatastore } from "../../packages/extension/store_datastore.ts";
+import type { ExtensionSyncService } from "../../packages/extension/sync_service.ts";
+import { absentOnError } from "../../packages/testing/absent_on_error.ts";
+import { CHAOS_CONFIG, type CloneServiceOptions } from "./clone_setup.ts";
+import { CHAOS_LOCK, codeOf, type Command, type CommandEnv, plainCommand } from "./commands.ts";
+import { DATA_NAMES, MODELS, type Op } from "./history.ts";
+import type { RunRecord } from "./invariants.ts";
+import { mixSeed, mulberry32 } from "./prng.ts";
+
+/** How the tool flushes a per-model command: two-phase, or single-phase (an older core). */
+export type CoreFlush = "two-phase" | "single-phase";
+
+/** The extension config every core-driven clone sets up (the chaos clones' settings). */
+export const CORE_CONFIG = {
+  bucket: "chaos",
+  concurrency: CHAOS_CONFIG.concurrency,
+  retry: CHAOS_CONFIG.retry,
+  streamThresholdBytes: CHAOS_CONFIG.streamThresholdBytes,
+  lock: { backend: "store", ...CHAOS_LOCK },
+} as const;
+
+/** How often the tool polls a held global lock before a per-model command (core: 1 s). */
+export const CORE_GLOBAL_POLL_MS = 1_000;
+
+/** One process of the tool on a clone. */
+export interface CoreHost {
+  /** `datastore.createProvider(config)`, as the tool calls it at each site. */
+  provider(): ExtensionProvider;
+  /** `<repo>/.swamp`, what the tool passes to `createLock`. */
+  readonly datastorePath: string;
+  /** The repository directory the tool passes to `createSyncService`. */
+  readonly repoDir: string;
+  /** The cache root the tool passes to `createSyncService` (the clone's cache dir). */
+  readonly cachePath: string;
+  /** The fake clock. */
+  readonly clock: Clock;
+  /** How this clone's tool flushes a per-model command. */
+  readonly flush: CoreFlush;
+}
+
+const hosts = new WeakMap<SyncService, CoreHost>();
+
+/** The tool process whose runtime owns `svc`, if `svc` is a core-driven clone's service. */
+export function coreHostOf(svc: SyncService): CoreHost | undefined {
+  return hosts.get(svc);
+}
+
+/**
+ * A core-driven clone incarnation: the extension export over the clone's
+ * store view (its lock backend the same engine as the API clones', seeded
+ * the same way), and the runtime's Sluice service of the clone's cache with
+ * every lock it creates (so that a crash can stop their heartbeats).
+ *
+ * @example
+ * ```ts ignore
+ * import { coreCloneService } from "./core_driven.ts";
+ * const { svc, locks } = await coreCloneService({ dir, name: "c1", index: 1, … }, "two-phase");
+ * ```
+ */
+export async function coreCloneService(
+  o: CloneServiceOptions,
+  flush: CoreFlush,
+): Promise<{ svc: SyncService; locks: StoreLock[] }> {
+  const events = createEmitter();
+  events.on("warning", (w) => (o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1));
+  const locks: StoreLock[] = [];
+  const random = mulberry32(mixSeed(o.seed, o.index, o.incarnation));
+  const lockRegistry = new LockBackendRegistry().register("store", (ctx) => {
+    const engine = storeLockBackend(ctx.store, {
+      clock: ctx.clock,
+      events: ctx.events,
+      random,
+      defaults: lockTimingsFromConfig(ctx.config),
+    });
+    return {
+      name: engine.name,
+      createLock: (key, identity, options) => {
+        const lock = engine.createLock(key, identity, options);
+        locks.push(lock);
+        return o.thirdPartyLocks ? absentOnError(lock) : lock;
+      },
+    };
+  });
+  const ds = defineStoreDatastore({
+    store: o.store,
+    identity: {
+      holder: `${o.name}@chaos`,
+      hostname: `${o.name}-host`,
+      pid: 1000 * o.incarnation + 1,
+    },
+    clock: o.clock,
+    events,
+    conditional: o.registry,
+    lockRegistry,
+    env: () => undefined,
+    ...(o.disable ? { disableGatesForTesting: o.disable } : {}),
+  });
+  const provider = () => ds.createProvider({ ...CORE_CONFIG });
+  const repoDir = o.dir;
+  const host: CoreHost = {
+    provider,
+    repoDir,
+    datastorePath: provider().resolveDatastorePath(repoDir),
+    cachePath: o.dir,
+    clock: o.clock,
+    flush,
+  };
+  const svc = await provider().runtime.service(o.dir, "");
+  hosts.set(svc, host);
+  return { svc, locks };
+}
+
+function hostFor(svc: SyncService): CoreHost {
+  const host = hosts.get(svc);
+  if (!host) throw new Error("a core-driven command ran on a clone that is not core-driven");
+  return host;
+}
+
+/** A global lock as the tool creates it (no key: `.datastore.lock`). */
+function globalLock(host: CoreHost) {
+  return host.provider().createLock(host.datastorePath, { maxWaitMs: CHAOS_LOCK.maxWaitMs });
+}
+
+/**
+ * Step 1 of the tool's per-model command: poll while the global lock is
+ * held; force-release it once `now - acquiredAt > ttlMs` (when it has a
+ * nonce); give up after twice the holder's `ttlMs`.
+ */
+async function waitForGlobalLock(host: CoreHost): Promise<void> {
+  const global = globalLock(host);
+  const start = host.clock.now();
+  for (;;) {
+    const info = await global.inspect();
+    if (!info) return;
+    if (host.clock.now() - Date.parse(info.acquiredAt) > info.ttlMs && info.nonce) {
+      await global.forceRelease(info.nonce);
+      return;
+    }
+    if (host.clock.now() - start >= 2 * info.ttlMs) {
+      throw new LockTimeoutError(global.key, host.clock.now() - start, `${info.holder}`);
+    }
+    await host.clock.sleep(CORE_GLOBAL_POLL_MS);
+  }
+}
+
+/** The highest version directory of `dir` in the cache plus one, created as the tool does. */
+async function allocateVersion(cachePath: string, dir: string): Promise<number> {
+  await Deno.mkdir(`${cachePath}/${dir}`, { recursive: true });
+  let max = 0;
+  for await (const e of Deno.readDir(`${cachePath}/${dir}`)) {
+    if (e.isDirectory && /^\d+$/.test(e.name)) max = Math.max(max, Number(e.name));
+  }
+  for (let n = max + 1;; n++) {
+    try {
+      await Deno.mkdir(`${cachePath}/${dir}/${n}`);
+      return n;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+  }
+}
+
+/** Writes as the tool does: `.<uuid>.tmp` in the same directory, then a rename. */
+async function atomicWrite(root: string, rel: string, bytes: Uint8Array): Promise<void> {
+  const file = `${root}/${rel}`;
+  const dir = file.slice(0, file.lastIndexOf("/"));
+  await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${dir}/.${crypto.randomUUID()}.tmp`;
+  await Deno.writeFile(tmp, bytes);
+  await Deno.rename(tmp, file);
+}
+
+const enc = new TextEncoder();
+
+/**
+ * A model run through the extension, as the tool runs `model method run`.
+ * Its outcome is the flush's: `success` (acknowledged), `model_lock_lost`
+ * (refused), or another error code; a failure before the body (a lock
+ * timeout, a failed pull) is recorded with no files.
+ */
+export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): Command {
+  const model = MODELS[op.model];
+  const dataName = DATA_NAMES[op.data];
+  const ref = {
+    modelType: model.slice(0, model.lastIndexOf("/")),
+    modelId: model.slice(model.lastIndexOf("/") + 1),
+  };
+  const token = `[chaos-run s${env.seed} op${op.id}]`;
+  const rec: RunRecord = {
+    op: op.id,
+    clone: op.clone,
+    model,
+    token,
+    files: [],
+    outcome: "pending",
+  };
+  const label = `core run #${op.id} ${model}/${dataName}`;
+  const who = `c${op.clone} ${label}`;
+  return {
+    label,
+    onFreeze: (why) => {
+      if (rec.outcome !== "pending") return;
+      rec.outcome = why;
+      env.outcome(why, who);
+    },
+    body: async (svc) => {
+      const host = hostFor(svc);
+      env.truth.runs.push(rec);
+      env.stats.runs++;
+      const service = host.provider().createSyncService(host.repoDir, host.cachePath);
+      const context = { models: [ref] };
+      let lock: ReturnType<ExtensionProvider["createLock"]>;
+      try {
+        for (;;) {
+          await waitForGlobalLock(host);
+          lock = host.provider().createLock(host.datastorePath, {
+            lockKey: `data/${model}/.lock`,
+            maxWaitMs: CHAOS_LOCK.maxWaitMs,
+          });
+          await lock.acquire();
+          if ((await globalLock(host).inspect().catch(() => null)) === null) break;
+          await lock.release(); // the global lock was taken meanwhile: start again
+        }
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        env.outcome(rec.outcome, who, e);
+        return;
+      }
+      let version = 0;
+      try {
+        const caps = service.capabilities();
+        await service.pullChanged({ context });
+        const base = `data/${model}/${dataName}`;
+        await service.markDirty({ relPath: base });
+        const n = version = await allocateVersion(host.cachePath, base);
+        const dir = `${base}/${n}`;
+        rec.files = [
+          { path: `${dir}/raw`, bytes: enc.encode(`${token} raw output of c${op.clone}\n`) },
+          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${token}"\nversion: ${n}\n`) },
+        ];
+        for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
+        await service.markDirty({ relPath: dir });
+        await atomicWrite(host.cachePath, `${base}/latest`, enc.encode(`${n}`));
+        env.changes.replaced(op.clone, `${base}/latest`);
+        if (op.workMs > 0) await host.clock.sleep(op.workMs);
+        if (host.flush === "two-phase" && caps.twoPhaseSync) {
+          const manifest = await service.preparePush({ context });
+          await globalLock(host).withLock(() => service.commitPush(manifest));
+        } else {
+          await globalLock(host).withLock(() => service.pushChanged({ context }));
+        }
+        rec.outcome = "success";
+        env.outcome(rec.outcome, `${who} (version ${n})`);
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
+      } finally {
+        await lock.release();
+      }
+    },
+  };
+}
+
+/** `swamp datastore sync` on a core-driven clone: global lock, a new service, pull, push. */
+export function coreSyncCommand(env: CommandEnv, op: Extract<Op, { kind: "sync" }>): Command {
+  return plainCommand(env, op.clone, `core sync #${op.id}`, async (svc) => {
+    const host = hostFor(svc);
+    await globalLock(host).withLock(async () => {
+      const service: ExtensionSyncService = host.provider().createSyncService(
+        host.repoDir,
+        host.cachePath,
+      );
+      await service.pullChanged();
+      await service.pushChanged();
+    });
+  });
+}

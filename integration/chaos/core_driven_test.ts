@@ -1,0 +1,168 @@
+/**
+ * Core-driven clones by hand: a model run through the extension, driven as
+ * swamp core drives it, over the chaos scheduler next to clones that use
+ * Sluice's own API, with the ground truth checked as a history checks it.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { ConditionalWrites } from "../../sync/conditional.ts";
+import { releaseLock } from "../../sync/model_locks.ts";
+import type { SyncService } from "../../sync/service.ts";
+import { cloneService } from "./clone_setup.ts";
+import { type Command, type CommandEnv, moveCommand, runCommand } from "./commands.ts";
+import {
+  coreCloneService,
+  type CoreFlush,
+  coreRunCommand,
+  coreSyncCommand,
+} from "./core_driven.ts";
+import { GroundTruth } from "./invariants.ts";
+import { LocalChanges } from "./local_changes.ts";
+import { SimScheduler, type Unit } from "./scheduler.ts";
+import { emptyStats } from "./stats.ts";
+import { type ChaosTarget, memoryTarget } from "./target.ts";
+
+/** A small world: one scheduler, the in-memory store, clones of the given kinds. */
+class Bench {
+  readonly sched = new SimScheduler();
+  readonly truth = new GroundTruth();
+  readonly stats = emptyStats();
+  readonly outcomes: string[] = [];
+  readonly env: CommandEnv;
+  readonly clones: { dir: string; svc: SyncService }[] = [];
+  operator!: SyncService;
+  target!: ChaosTarget;
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+    this.env = {
+      seed: 1,
+      truth: this.truth,
+      changes: new LocalChanges(),
+      stats: this.stats,
+      outcome: (o, what, e) =>
+        this.outcomes.push(`${what}: ${o}${e instanceof Error ? ` (${e.message})` : ""}`),
+    };
+  }
+
+  async open(kinds: readonly ("api" | CoreFlush)[]): Promise<void> {
+    this.target = await memoryTarget({ clock: this.sched.clock, setLatency: () => {} });
+    const registry = new ConditionalWrites();
+    await registry.probe(this.target.store);
+    const store = this.sched.wrap(this.target.store);
+    const make = (name: string, index: number, kind: "api" | CoreFlush) => {
+      const o = {
+        dir: `${this.root}/${name}`,
+        name,
+        index,
+        incarnation: 0,
+        store,
+        registry,
+        clock: this.sched.clock,
+        seed: 1,
+        thirdPartyLocks: false,
+        warnings: this.stats.warnings,
+      };
+      return kind === "api" ? cloneService(o) : coreCloneService(o, kind);
+    };
+    for (const [i, kind] of kinds.entries()) {
+      this.clones.push({ dir: `${this.root}/c${i}`, svc: (await make(`c${i}`, i, kind)).svc });
+    }
+    this.operator = (await make("operator", 999, "api")).svc;
+  }
+
+  spawn(clone: number, cmd: Command): Unit {
+    return this.sched.spawn(cmd.label, `c${clone}.0`, () => cmd.body(this.clones[clone].svc));
+  }
+
+  async drain(): Promise<void> {
+    await this.sched.startReady();
+    while (this.sched.active().length > 0) {
+      if (!await this.sched.stepInOrder()) break;
+    }
+  }
+
+  get dirs(): string[] {
+    return this.clones.map((c) => c.dir);
+  }
+}
+
+async function withBench(
+  kinds: readonly ("api" | CoreFlush)[],
+  fn: (b: Bench) => Promise<void>,
+): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "sluice-core-driven-" });
+  const bench = new Bench(root);
+  try {
+    await bench.open(kinds);
+    await fn(bench);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+const run = (id: number, clone: number) =>
+  ({ id, kind: "run", clone, model: 0, data: 0, workMs: 0 }) as const;
+
+for (const flush of ["two-phase", "single-phase"] as const) {
+  Deno.test(`core-driven clone (${flush}): a run through the extension is acknowledged and an API clone pulls it`, async () => {
+    await withBench([flush, "api"], async (b) => {
+      b.spawn(0, coreRunCommand(b.env, run(0, 0)));
+      await b.drain();
+      assert.equal(b.truth.runs[0].outcome, "success", b.outcomes.join("\n"));
+      b.spawn(1, moveCommand(b.env, { id: 1, kind: "sync", clone: 1 }));
+      await b.drain();
+      const raw = await Deno.readTextFile(`${b.dirs[1]}/data/shell/cmd/m0/out/1/raw`);
+      assert.match(raw, /chaos-run s1 op0/);
+      assert.equal(await Deno.readTextFile(`${b.dirs[1]}/data/shell/cmd/m0/out/latest`), "1");
+      // An API run after it writes version 2; the core clone's sync gets it.
+      b.spawn(1, runCommand(b.env, run(2, 1)));
+      await b.drain();
+      b.spawn(0, coreSyncCommand(b.env, { id: 3, kind: "sync", clone: 0 }));
+      await b.drain();
+      assert.deepEqual(b.truth.runs.map((r) => r.outcome), ["success", "success"]);
+      await b.truth.checkFinal(b.target.inspect, b.dirs);
+      assert.deepEqual(b.truth.violations, []);
+      assert.equal(b.sched.stats.strays, 0);
+    });
+  });
+}
+
+Deno.test("core-driven clone: a breakglass between preparePush and commitPush refuses the run; nothing of it surfaces", async () => {
+  await withBench(["two-phase", "api"], async (b) => {
+    const unit = b.spawn(0, coreRunCommand(b.env, run(0, 0)));
+    await b.sched.startReady();
+    // Until the flush asks for the global lock: the preparation is done.
+    let prepared = false;
+    while (b.sched.active().length > 0) {
+      if (unit.parkedOn.startsWith("put data/shell/cmd/m0/out/1/raw")) prepared = true;
+      if (prepared && unit.parkedOn.startsWith("put .datastore.lock")) break;
+      await b.sched.stepInOrder();
+    }
+    assert.ok(prepared && unit.state === "parked", `the run ended early: ${b.outcomes}`);
+    let broken = false;
+    const glass = b.sched.spawn("breakglass", "operator", async () => {
+      broken = (await releaseLock(b.operator, { model: "shell/cmd/m0", force: true })).released;
+    });
+    await b.sched.startReady();
+    // Only the operator's calls go until it is done (the run's call is the oldest, index 0).
+    while (glass.state !== "done") await b.sched.step(1, 0.99);
+    assert.ok(broken);
+    await b.drain();
+    assert.equal(b.truth.runs[0].outcome, "model_lock_lost", b.outcomes.join("\n"));
+    await b.truth.checkRefusedNow(b.target.inspect, b.dirs, 0);
+    // The next holder writes the same version; every clone syncs.
+    b.spawn(1, runCommand(b.env, run(1, 1)));
+    await b.drain();
+    b.spawn(0, coreSyncCommand(b.env, { id: 2, kind: "sync", clone: 0 }));
+    b.spawn(1, moveCommand(b.env, { id: 3, kind: "sync", clone: 1 }));
+    await b.drain();
+    assert.deepEqual(b.truth.runs.map((r) => r.outcome), ["model_lock_lost", "success"]);
+    assert.match(await Deno.readTextFile(`${b.dirs[0]}/data/shell/cmd/m0/out/1/raw`), /op1\]/);
+    await b.truth.checkFinal(b.target.inspect, b.dirs);
+    assert.deepEqual(b.truth.violations, []);
+    assert.equal(b.sched.stats.strays, 0);
+  });
+});
