@@ -282,3 +282,22 @@ Deno.test("a deletion whose index update failed is committed by the next push", 
   await b.pullChanged();
   assert.equal(await read(b, "notes/n.txt"), undefined, "the deletion reaches the peer");
 });
+
+Deno.test("a pull keeps a hand edit that kept the file's size and mtime (an edit within the timestamp tick)", async () => {
+  // Found by the chaos checker (I6, the hand-tick edit): the pull took an
+  // unchanged size and mtime for an unchanged file and overwrote the edit.
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(b, "notes/x.md", "aaaa");
+  await b.pushChanged();
+  await a.pullChanged();
+  const file = `${a.cacheDir}/notes/x.md`;
+  const before = await Deno.stat(file);
+  await Deno.writeTextFile(file, "bbbb");
+  await Deno.utime(file, before.atime!, before.mtime!);
+  await put(b, "notes/x.md", "cccc");
+  await b.pushChanged();
+  assert.deepEqual((await a.pullChanged()).conflicts, ["notes/x.md"]);
+  assert.equal(await read(a, "notes/x.md"), "bbbb");
+});

@@ -130,7 +130,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     if (!s) return dirty.has(path);
     const st = await cache.stat(path).catch(() => null);
     if (!st) return true; // deleted here (or not a regular file any more)
-    if (!dirty.has(path) && s.size === st.size && s.mtimeMs === st.mtimeMs) return false;
+    if (s.size !== st.size) return true;
+    // The bytes decide, not the mtime: only paths the datastore changed get
+    // here, and an edit within the filesystem's timestamp tick after the last
+    // sync keeps both size and mtime.
     const local = await cache.hashFile(path).catch(() => null);
     return local === null || local.hash !== s.hash;
   };
