@@ -13,7 +13,8 @@ import {
 } from "../sync/errors.ts";
 import { PutModes } from "../sync/ports.ts";
 import { storeContract } from "../packages/testing/store_contract.ts";
-import { createGcsStorage, GCS_WRITE_ID_KEY, GcsStore } from "../packages/gcs/store.ts";
+import { GcsStore } from "../packages/gcs/store.ts";
+import { createGcsStorage, GCS_WRITE_ID_KEY } from "../packages/gcs/client.ts";
 import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
 import { sharedServer, stopSharedServers } from "./servers/common.ts";
 import {
@@ -152,8 +153,10 @@ Deno.test({
     const server = await fakeGcs.get();
     const store = await server.createStore({ bucket: "no-such-bucket-sluice" });
     const err = await store.put("k", enc("x"), PutModes.create).catch((e) => e);
-    assert.ok(hasCode(err, "not_found"), String(err));
-    assert.match(err.message, /bucket no-such-bucket-sluice probably does not exist/);
+    // A configuration error naming the bucket, never taken for an absent object.
+    assert.ok(hasCode(err, "invalid_config"), String(err));
+    assert.match(err.message, /the bucket no-such-bucket-sluice does not exist/);
+    assert.match(err.message, /sluice bucket create/);
   },
 });
 
