@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { GcsStore, type GcsStoreOptions } from "../../packages/gcs/store.ts";
+import { GcsStore } from "../../packages/gcs/store.ts";
+import type { GcsStoreOptions } from "../../packages/gcs/client.ts";
 import {
   ignoreWithout,
   locateBinary,

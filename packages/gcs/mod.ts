@@ -12,5 +12,12 @@
  * @module
  */
 export * from "./store.ts";
+export {
+  createGcsStorage,
+  GCS_WRITE_ID_KEY,
+  type GcsClientOptions,
+  type GcsRetryEvent,
+  type GcsStoreOptions,
+} from "./client.ts";
 export * from "./errors.ts";
 export { createGcsProvider, type GcsProviderDeps } from "./provider.ts";

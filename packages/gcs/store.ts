@@ -5,17 +5,13 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
-import { CRC32C, type FileMetadata, Storage } from "@google-cloud/storage";
+import type { Storage } from "@google-cloud/storage";
 import {
-  AbortedError,
   NotFoundError,
   PreconditionFailedError,
   SluiceError,
   UnsafePathError,
 } from "../../sync/errors.ts";
-import { isBodySource, sourceSizeError } from "../../sync/body.ts";
 import {
   type AttemptFn,
   AttemptRunner,
@@ -23,15 +19,10 @@ import {
   describeEndpoint,
   joinKey,
   type Recovery,
-  SourceFailure,
-  STORE_DEFAULTS,
-  type StoreRetryEvent,
 } from "../store_kit/mod.ts";
 import { randomId } from "../../sync/hash.ts";
 import type {
-  BodySource,
   CallOptions,
-  Clock,
   DeleteOptions,
   GetResult,
   GetStreamResult,
@@ -50,115 +41,17 @@ import {
   toSluiceError,
 } from "./errors.ts";
 import { type AdcLookup, findAdcSource, SYSTEM_ADC_LOOKUP } from "./credentials.ts";
-
-/**
- * The custom-metadata key under which every put records a random write id.
- * After an attempt whose answer was lost, a retry that fails its
- * precondition reads the object back: if it carries our write id, the lost
- * attempt succeeded and the put reports success instead of a conflict.
- * Reads never return this key.
- */
-export const GCS_WRITE_ID_KEY = "sluice-write-id";
-
-/** How the SDK client is made when the store makes it. */
-export interface GcsClientOptions {
-  /** Google Cloud project id; optional for object operations (ADC may supply it). */
-  readonly projectId?: string;
-  /**
-   * A custom API endpoint, e.g. `http://127.0.0.1:4443` for fake-gcs-server.
-   * Unset: the public GCS endpoint.
-   */
-  readonly apiEndpoint?: string;
-  /**
-   * Send requests without credentials. Default: true when `apiEndpoint` is
-   * set (emulators), false otherwise (Application Default Credentials).
-   */
-  readonly anonymous?: boolean;
-  /** A service account key file instead of Application Default Credentials. */
-  readonly keyFilename?: string;
-  /** Per-request timeout handed to the SDK as well; default 30 000 ms. */
-  readonly requestTimeoutMs?: number;
-}
-
-/**
- * Makes a `Storage` client the way {@link GcsStore} does: the SDK's own
- * retries off (the store retries transient failures itself), credentials
- * from Application Default Credentials, or none for an emulator endpoint.
- *
- * @example
- * ```ts
- * import { createGcsStorage } from "./store.ts";
- * const storage = createGcsStorage({ apiEndpoint: "http://127.0.0.1:4443", projectId: "test" });
- * ```
- */
-export function createGcsStorage(options: GcsClientOptions = {}): Storage {
-  const anonymous = options.anonymous ?? options.apiEndpoint !== undefined;
-  return new Storage({
-    ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
-    ...(options.apiEndpoint !== undefined ? { apiEndpoint: options.apiEndpoint } : {}),
-    ...(options.keyFilename !== undefined ? { keyFilename: options.keyFilename } : {}),
-    // With a custom endpoint the SDK sends no credentials unless asked to.
-    useAuthWithCustomEndpoint: !anonymous,
-    timeout: options.requestTimeoutMs ?? STORE_DEFAULTS.requestTimeoutMs,
-    retryOptions: { autoRetry: false, maxRetries: 0 },
-  });
-}
-
-/** What the store reports before sleeping for a retry. */
-export type GcsRetryEvent = StoreRetryEvent;
-
-/** Options of {@link GcsStore}. */
-export interface GcsStoreOptions extends GcsClientOptions {
-  /** The bucket. */
-  readonly bucket: string;
-  /** Object-name prefix inside the bucket (store keys are relative to it); a trailing `/` is added. */
-  readonly prefix?: string;
-  /**
-   * Per-attempt deadline in ms, combined with the caller's signal; default
-   * 30 000. A streamed upload counts it from the last bytes sent, and a
-   * streamed download's body from when its reader asked for more.
-   */
-  readonly requestTimeoutMs?: number;
-  /** Extra attempts after a transient failure; default 3. */
-  readonly retries?: number;
-  /** First backoff in ms (doubled each retry, jittered ±50%); default 200. */
-  readonly retryBaseDelayMs?: number;
-  /** Largest backoff in ms; default 5 000. */
-  readonly retryMaxDelayMs?: number;
-  /**
-   * Also name the generation (`generation=<v>`) in a conditional delete,
-   * besides `ifGenerationMatch=<v>`. Default true. GCS decides by the
-   * precondition either way (and removes the live generation permanently,
-   * also in a versioned bucket); emulators that ignore `ifGenerationMatch` on
-   * deletes, such as fake-gcs-server, still refuse to delete another
-   * generation (404, reported as `PreconditionFailedError`).
-   */
-  readonly pinDeleteGeneration?: boolean;
-  /** Time for backoff sleeps and attempt deadlines; default the system clock. */
-  readonly clock?: Clock;
-  /** Random source in [0, 1) for jitter; default `Math.random`. */
-  readonly random?: () => number;
-  /**
-   * An existing client (its own configuration wins; it should have
-   * `retryOptions.autoRetry` false, see {@link createGcsStorage}).
-   */
-  readonly storage?: Storage;
-  /** Called before each retry sleep (the library never logs). */
-  readonly onRetry?: (event: GcsRetryEvent) => void;
-  /**
-   * How to look for Application Default Credentials before the first
-   * request, when the store makes an authenticated client (no `storage`,
-   * `keyFilename` or `anonymous`); default the process's environment and
-   * machine. Without any source, every call fails at once with
-   * `invalid_config` at `credentials`, and no request is sent.
-   */
-  readonly adcLookup?: AdcLookup;
-  /**
-   * The `fetch` used for media downloads (`get`, `getStream`) and streamed
-   * uploads; default the global `fetch`. Tests pass a fake.
-   */
-  readonly fetch?: typeof fetch;
-}
+import {
+  createGcsStorage,
+  fileInfo,
+  GCS_WRITE_ID_KEY,
+  type GcsStoreOptions,
+  GENERATION,
+  generationParam,
+  notGeneration,
+} from "./client.ts";
+import { checkedMediaStream, downloadMedia, openMedia } from "./media.ts";
+import { uploadMultipart } from "./multipart.ts";
 
 /**
  * How many times `get` re-reads when the object is replaced between its two
@@ -167,9 +60,6 @@ export interface GcsStoreOptions extends GcsClientOptions {
  * the contract's 5-writer race.
  */
 const GET_ROUNDS = 25;
-
-/** A generation is a decimal int64; anything else cannot match an object. */
-const GENERATION = /^[0-9]{1,19}$/;
 
 /**
  * An {@link ObjectStore} on Google Cloud Storage.
@@ -291,7 +181,10 @@ export class GcsStore implements ObjectStore {
       (full, info, signal) =>
         openMedia(this.#fetch, this.storage, this.bucket, full, info.version, signal),
     );
-    return { ...info, body: this.#mediaStream(ctx, info, value, options.signal) };
+    return {
+      ...info,
+      body: checkedMediaStream(this.#runner, this.endpoint, ctx, info, value, options.signal),
+    };
   }
 
   /**
@@ -314,7 +207,7 @@ export class GcsStore implements ObjectStore {
           if (e instanceof NotFoundError) await this.#confirmBucket(ctx, callerSignal);
           throw e;
         });
-      const info = this.#info(key, meta);
+      const info = fileInfo(this.endpoint, key, meta);
       const opened = await this.#run<{ value: T } | null>(
         ctx,
         callerSignal,
@@ -351,15 +244,7 @@ export class GcsStore implements ObjectStore {
     if (mode.kind === "create") ifGenerationMatch = 0;
     if (mode.kind === "update") {
       if (!GENERATION.test(mode.version)) {
-        throw toSluiceError(
-          {
-            kind: "precondition_failed",
-            ambiguous: false,
-            detail: `version ${JSON.stringify(mode.version)} is not a GCS generation`,
-          },
-          ctx,
-          this.endpoint,
-        );
+        throw toSluiceError(notGeneration(mode.version), ctx, this.endpoint);
       }
       ifGenerationMatch = mode.version;
     }
@@ -394,74 +279,26 @@ export class GcsStore implements ObjectStore {
     return await this.#run(
       ctx,
       options.signal,
-      (signal, progress) =>
-        this.#upload(key, full, body, custom, ifGenerationMatch, signal, progress),
+      async (signal, progress) =>
+        fileInfo(
+          this.endpoint,
+          key,
+          await uploadMultipart({
+            fetch: this.#fetch,
+            storage: this.storage,
+            bucket: this.bucket,
+            endpoint: this.endpoint,
+            key,
+            name: full,
+            data: body,
+            custom,
+            ifGenerationMatch,
+            signal,
+            progress,
+          }),
+        ),
       recover,
     );
-  }
-
-  /**
-   * One attempt of a put: a multipart upload (`uploadType=multipart`, the
-   * request `file.save` makes with `resumable: false`) sent with the store's
-   * `fetch`. Bytes go whole, with their MD5 in the metadata, so the server
-   * rejects a corrupted upload; a {@link BodySource} streams (see
-   * {@link MultipartBody}). The SDK's request stack is not used for uploads:
-   * under Deno, a reset on a reused keep-alive connection leaves its POST
-   * waiting for an answer that never comes, until the per-attempt deadline,
-   * where `fetch` fails at once (and, retried, the lost-answer check finds
-   * our own write). Its write stream, besides, leaves its HTTP request open
-   * when its input fails, and cannot be cancelled.
-   */
-  async #upload(
-    key: string,
-    full: string,
-    data: PutBody,
-    custom: Record<string, string>,
-    ifGenerationMatch: number | string | undefined,
-    signal: AbortSignal,
-    progress: () => void,
-  ): Promise<ObjectInfo> {
-    const base = this.storage.apiEndpoint.replace(/\/+$/, "");
-    const query = new URLSearchParams({ uploadType: "multipart", name: full });
-    if (ifGenerationMatch !== undefined) query.set("ifGenerationMatch", String(ifGenerationMatch));
-    const url = `${base}/upload/storage/v1/b/${encodeURIComponent(this.bucket)}/o?${query}`;
-    const boundary = `sluice-${randomId(16)}`;
-    const headers = await requestHeaders(this.storage, url);
-    headers.set("content-type", `multipart/related; boundary=${boundary}`);
-    const metadata = {
-      name: full,
-      contentType: "application/octet-stream",
-      ...(isBodySource(data) ? {} : { md5Hash: createHash("md5").update(data).digest("base64") }),
-      metadata: custom,
-    };
-    const body: UploadBody = isBodySource(data)
-      ? new MultipartBody(key, data, boundary, JSON.stringify(metadata), progress)
-      : multipartBytes(data, boundary, JSON.stringify(metadata));
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.#fetch(url, { method: "POST", headers, body: body.stream, signal });
-      text = await res.text();
-    } catch (e) {
-      if (body.failure) throw new SourceFailure(body.failure.error);
-      if (signal.aborted) throw signal.reason;
-      throw transportError(e);
-    } finally {
-      body.close();
-    }
-    // Unreachable with a sane transport: a body that failed was never completed.
-    if (body.failure) throw new SourceFailure(body.failure.error);
-    if (!res.ok) throw new MediaHttpError(res.status, res.headers, text);
-    let meta: FileMetadata;
-    try {
-      meta = JSON.parse(text) as FileMetadata;
-    } catch {
-      throw new SluiceError(
-        "internal",
-        `GCS answered the upload of ${key} at ${this.endpoint} with HTTP ${res.status} but no object resource; the endpoint does not behave like GCS. Run \`head\` on the key to see what was stored.`,
-      );
-    }
-    return this.#info(key, meta);
   }
 
   async delete(key: string, options: DeleteOptions = {}): Promise<void> {
@@ -489,15 +326,7 @@ export class GcsStore implements ObjectStore {
     }
     const ctx: GcsRequestContext = { op: "delete", key, condition: "delete", bucket: this.bucket };
     if (!GENERATION.test(ifVersion)) {
-      throw toSluiceError(
-        {
-          kind: "precondition_failed",
-          ambiguous: false,
-          detail: `version ${JSON.stringify(ifVersion)} is not a GCS generation`,
-        },
-        ctx,
-        this.endpoint,
-      );
+      throw toSluiceError(notGeneration(ifVersion), ctx, this.endpoint);
     }
     const file = this.#pinDeleteGeneration
       ? bucket.file(full, { generation: generationParam(ifVersion) })
@@ -538,7 +367,7 @@ export class GcsStore implements ObjectStore {
       const page: ObjectInfo[] = [];
       for (const f of files) {
         if (!f.name.startsWith(this.prefix + prefix)) continue;
-        page.push(this.#info(f.name.slice(this.prefix.length), f.metadata));
+        page.push(fileInfo(this.endpoint, f.name.slice(this.prefix.length), f.metadata));
       }
       page.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       if (page.length > 0) yield page;
@@ -562,7 +391,7 @@ export class GcsStore implements ObjectStore {
         const [meta] = await file.getMetadata();
         const writeId = meta.metadata?.[GCS_WRITE_ID_KEY];
         return {
-          info: this.#info(key, meta),
+          info: fileInfo(this.endpoint, key, meta),
           writeId: typeof writeId === "string" ? writeId : undefined,
         };
       },
@@ -654,464 +483,7 @@ export class GcsStore implements ObjectStore {
     });
   }
 
-  /**
-   * The body of an opened media download as a stream that checks size and
-   * hash as bytes flow, ends only when they match, and errors (mapped like
-   * `get`) on a transport failure, the caller's signal, or `requestTimeoutMs`
-   * spent waiting for a byte the reader asked for.
-   */
-  #mediaStream(
-    ctx: GcsRequestContext,
-    info: ObjectInfo,
-    res: Response,
-    signal: AbortSignal | undefined,
-  ): ReadableStream<Uint8Array> {
-    const reader = (res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }))
-      .getReader();
-    const check = new MediaCheck(res.headers, info);
-    let stopped: unknown;
-    let closed = false;
-    let timer: unknown;
-    const close = () => {
-      closed = true;
-      this.#runner.clock.clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    // Stops the download; a pending read then ends and reports `stopped`.
-    const stop = (reason: unknown) => {
-      if (closed || stopped !== undefined) return;
-      stopped = reason;
-      reader.cancel().catch(() => {});
-    };
-    const onAbort = () => stop(new AbortedError(`The get of ${ctx.key}`));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const fail = (controller: ReadableStreamDefaultController<Uint8Array>, e: unknown) => {
-      close();
-      reader.cancel().catch(() => {});
-      controller.error(this.#bodyError(ctx, e));
-    };
-    return new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        if (signal?.aborted) stop(new AbortedError(`The get of ${ctx.key}`));
-        for (;;) {
-          if (stopped !== undefined) return fail(controller, stopped);
-          timer = this.#runner.clock.setTimeout(
-            () => stop(this.#runner.timeoutError()),
-            this.#runner.timeoutMs,
-          );
-          let chunk: ReadableStreamReadResult<Uint8Array>;
-          try {
-            chunk = await reader.read();
-          } catch (e) {
-            return fail(controller, stopped ?? e);
-          } finally {
-            this.#runner.clock.clearTimeout(timer);
-          }
-          if (stopped !== undefined) return fail(controller, stopped);
-          if (chunk.done) {
-            try {
-              check.finish();
-            } catch (e) {
-              return fail(controller, e);
-            }
-            close();
-            controller.close();
-            return;
-          }
-          if (chunk.value.byteLength === 0) continue;
-          check.update(chunk.value);
-          controller.enqueue(chunk.value);
-          return;
-        }
-      },
-      cancel: async (reason) => {
-        close();
-        await reader.cancel(reason).catch(() => {});
-      },
-    }, { highWaterMark: 0 });
-  }
-
-  /** Maps a failure of a body already handed over, as `get` maps it. */
-  #bodyError(ctx: GcsRequestContext, e: unknown): unknown {
-    if (e instanceof AbortedError) return e;
-    const known = e instanceof MediaMismatchError || e instanceof GcsRequestTimeout ||
-      e instanceof MediaTransportError;
-    const err = known ? e : transportError(e);
-    return toSluiceError(classifyGcsError(err, ctx), ctx, this.endpoint, err);
-  }
-
-  #info(key: string, meta: FileMetadata): ObjectInfo {
-    const generation = meta.generation;
-    if (generation === undefined || generation === null || `${generation}` === "") {
-      throw new SluiceError(
-        "internal",
-        `GCS returned no generation for ${key} at ${this.endpoint}; the endpoint does not behave like GCS. Nothing was changed.`,
-      );
-    }
-    const stamp = meta.updated ?? meta.timeCreated;
-    const lastModified = stamp ? Date.parse(stamp) : Number.NaN;
-    const metadata: Record<string, string> = {};
-    for (const [k, v] of Object.entries(meta.metadata ?? {})) {
-      const name = k.toLowerCase();
-      if (name === GCS_WRITE_ID_KEY || v === null || v === undefined) continue;
-      metadata[name] = String(v);
-    }
-    return {
-      key,
-      version: String(generation),
-      size: Number(meta.size ?? 0),
-      lastModified: Number.isFinite(lastModified) ? lastModified : 0,
-      metadata,
-    };
-  }
-
   #full(key: string): string {
     return joinKey(this.prefix, key);
   }
-}
-
-/**
- * An HTTP error answer of a request the store sends itself (a media download
- * or a streamed upload), shaped like the SDK's `ApiError`.
- */
-class MediaHttpError extends Error {
-  readonly code: number;
-  readonly errors: readonly { reason?: string; message?: string }[];
-  readonly response: { statusCode: number; headers: Record<string, string>; body: string };
-  constructor(status: number, headers: Headers, body: string) {
-    let message = body;
-    let errors: { reason?: string; message?: string }[] = [];
-    try {
-      const parsed = JSON.parse(body) as {
-        error?: { message?: string; errors?: { reason?: string; message?: string }[] };
-      };
-      message = parsed.error?.message ?? body;
-      errors = parsed.error?.errors ?? [];
-    } catch {
-      // not JSON: keep the text
-    }
-    super(message);
-    this.name = "MediaHttpError";
-    this.code = status;
-    this.errors = errors;
-    this.response = { statusCode: status, headers: Object.fromEntries(headers), body };
-  }
-}
-
-/** A transport failure of a request the store sends itself, with a Node-style code for the classifier. */
-class MediaTransportError extends Error {
-  readonly code: string;
-  constructor(message: string, code: string) {
-    super(message);
-    this.name = "MediaTransportError";
-    this.code = code;
-  }
-}
-
-/** A download whose bytes do not match the object's hash. */
-class MediaMismatchError extends Error {
-  readonly code = "CONTENT_DOWNLOAD_MISMATCH";
-  constructor(message: string) {
-    super(message);
-    this.name = "MediaMismatchError";
-  }
-}
-
-function transportCode(message: string): string {
-  if (/refused/i.test(message)) return "ECONNREFUSED";
-  if (/timed? ?out/i.test(message)) return "ETIMEDOUT";
-  if (/dns|lookup|resolve|name or service/i.test(message)) return "EAI_AGAIN";
-  return "ECONNRESET";
-}
-
-/** A transport failure of `fetch` as a {@link MediaTransportError} the classifier reads. */
-function transportError(e: unknown): MediaTransportError {
-  const message = e instanceof Error
-    ? [e.message, e.cause instanceof Error ? e.cause.message : undefined].filter((m) => m)
-      .join(": ")
-    : String(e);
-  return new MediaTransportError(message, transportCode(message));
-}
-
-/** Headers for a direct request: the client's credentials, unless it is anonymous. */
-async function requestHeaders(storage: Storage, url: string): Promise<Headers> {
-  const headers = new Headers();
-  if (!(storage.customEndpoint && !storage.useAuthWithCustomEndpoint)) {
-    const auth = await storage.authClient.getRequestHeaders(url);
-    auth.forEach((value, key) => headers.set(key, value));
-  }
-  return headers;
-}
-
-/**
- * Opens a download of exactly one generation of an object (`alt=media`) with
- * `fetch`, using the client's endpoint and, unless it is anonymous, its
- * credentials; resolves once a 2xx answer's headers arrived. The SDK's own
- * download stream is not used: under Deno it prints
- * MaxListenersExceededWarning on every download, and it cannot be cancelled.
- */
-async function openMedia(
-  fetchFn: typeof fetch,
-  storage: Storage,
-  bucket: string,
-  name: string,
-  generation: string,
-  signal: AbortSignal,
-): Promise<Response> {
-  const base = storage.apiEndpoint.replace(/\/+$/, "");
-  const url = `${base}/storage/v1/b/${encodeURIComponent(bucket)}/o/${
-    encodeURIComponent(name)
-  }?alt=media&generation=${encodeURIComponent(generation)}`;
-  const headers = await requestHeaders(storage, url);
-  headers.set("accept-encoding", "identity");
-  try {
-    const res = await fetchFn(url, { headers, signal });
-    if (!res.ok) throw new MediaHttpError(res.status, res.headers, await res.text());
-    return res;
-  } catch (e) {
-    if (signal.aborted) throw signal.reason;
-    if (e instanceof MediaHttpError) throw e;
-    throw transportError(e);
-  }
-}
-
-/**
- * Checks downloaded bytes, chunk by chunk, against the object's size and
- * MD5 (or CRC32C, from `x-goog-hash`) when it is stored without content
- * encoding.
- */
-class MediaCheck {
-  readonly #expected: ObjectInfo;
-  readonly #active: boolean;
-  readonly #md5?: string;
-  readonly #crc?: string;
-  readonly #md5Hash = createHash("md5");
-  readonly #crc32c = new CRC32C();
-  #bytes = 0;
-
-  constructor(headers: Headers, expected: ObjectInfo) {
-    this.#expected = expected;
-    const stored = headers.get("x-goog-stored-content-encoding");
-    this.#active = stored === null || stored === "identity";
-    const hashes = new Map<string, string>();
-    for (const part of (headers.get("x-goog-hash") ?? "").split(",")) {
-      const at = part.indexOf("=");
-      if (at > 0) hashes.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
-    }
-    this.#md5 = hashes.get("md5");
-    this.#crc = this.#md5 === undefined ? hashes.get("crc32c") : undefined;
-  }
-
-  update(chunk: Uint8Array): void {
-    this.#bytes += chunk.byteLength;
-    if (!this.#active) return;
-    if (this.#md5 !== undefined) this.#md5Hash.update(chunk);
-    else if (this.#crc !== undefined) {
-      this.#crc32c.update(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    }
-  }
-
-  /**
-   * Throws unless the bytes seen match: a body that ended short is a
-   * transfer that broke off ({@link MediaTransportError}, retried like an
-   * outage); more bytes or another hash is {@link MediaMismatchError}.
-   */
-  finish(): void {
-    if (!this.#active) return;
-    const generation = this.#expected.version;
-    if (this.#bytes < this.#expected.size) {
-      throw new MediaTransportError(
-        `the body of generation ${generation} ended after ${this.#bytes} of ${this.#expected.size} bytes`,
-        "ECONNRESET",
-      );
-    }
-    if (this.#bytes !== this.#expected.size) {
-      throw new MediaMismatchError(
-        `${this.#bytes} bytes arrived where generation ${generation} has ${this.#expected.size}`,
-      );
-    }
-    if (this.#md5 !== undefined) {
-      if (this.#md5Hash.digest("base64") !== this.#md5) {
-        throw new MediaMismatchError(`MD5 of ${this.#bytes} bytes differs from ${this.#md5}`);
-      }
-    } else if (this.#crc !== undefined && !this.#crc32c.validate(this.#crc)) {
-      throw new MediaMismatchError(`CRC32C of ${this.#bytes} bytes differs from ${this.#crc}`);
-    }
-  }
-}
-
-/**
- * Downloads exactly one generation of an object whole (see {@link openMedia})
- * and checks it (see {@link MediaCheck}).
- */
-async function downloadMedia(
-  fetchFn: typeof fetch,
-  storage: Storage,
-  bucket: string,
-  name: string,
-  expected: ObjectInfo,
-  signal: AbortSignal,
-): Promise<Uint8Array> {
-  const res = await openMedia(fetchFn, storage, bucket, name, expected.version, signal);
-  let body: Uint8Array;
-  try {
-    body = new Uint8Array(await res.arrayBuffer());
-  } catch (e) {
-    if (signal.aborted) throw signal.reason;
-    throw transportError(e);
-  }
-  const check = new MediaCheck(res.headers, expected);
-  check.update(body);
-  check.finish();
-  return body;
-}
-
-/**
- * The body of a streamed multipart upload: the JSON metadata part, then the
- * source's bytes as they are read, then the closing boundary, which is sent
- * only once the source ended with exactly its announced size. A source that
- * errors, or yields another length, errors this stream instead (recorded in
- * `failure`), so the request is aborted and never completes an object.
- */
-class MultipartBody implements UploadBody {
-  readonly stream: ReadableStream<Uint8Array>;
-  /** Stops the body for good once the request settled (idempotent). */
-  readonly close: () => void;
-  /** Set when the source failed (its own error, or a length mismatch). */
-  failure?: { readonly error: unknown };
-
-  constructor(
-    key: string,
-    source: BodySource,
-    boundary: string,
-    metadataJson: string,
-    progress: () => void,
-  ) {
-    const enc = new TextEncoder();
-    const head = enc.encode(multipartHead(boundary, metadataJson));
-    const tail = enc.encode(multipartTail(boundary));
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-    let sent = 0;
-    let started = false;
-    // Set when the transport cancels the body (a dropped connection) or the
-    // put settled: a read pending then ends early, which is not the source's fault.
-    let cancelled = false;
-    let body: ReadableStreamDefaultController<Uint8Array> | undefined;
-    this.close = () => {
-      // Once the put settled: stop reading the source (an HTTP stack may go
-      // on pulling a request body after the answer came back).
-      if (cancelled) return;
-      cancelled = true;
-      reader?.cancel().catch(() => {});
-      try {
-        body?.error(new Error("the upload ended"));
-      } catch { /* already closed */ }
-    };
-    const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
-      if (cancelled) return;
-      this.failure ??= { error };
-      controller.error(error);
-    };
-    this.stream = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        body = controller;
-      },
-      pull: async (controller) => {
-        if (cancelled) return;
-        if (!started) {
-          started = true;
-          try {
-            reader = source.stream().getReader();
-          } catch (e) {
-            return fail(controller, e);
-          }
-          progress();
-          controller.enqueue(head);
-          return;
-        }
-        for (;;) {
-          let chunk: ReadableStreamReadResult<Uint8Array>;
-          try {
-            chunk = await reader!.read();
-          } catch (e) {
-            return fail(controller, e);
-          }
-          if (cancelled) return;
-          if (chunk.done) {
-            if (sent !== source.size) {
-              return fail(controller, sourceSizeError(key, source.size, sent));
-            }
-            progress();
-            controller.enqueue(tail);
-            controller.close();
-            return;
-          }
-          const bytes = chunk.value;
-          if (bytes.byteLength === 0) continue;
-          sent += bytes.byteLength;
-          if (sent > source.size) {
-            reader!.cancel().catch(() => {});
-            return fail(controller, sourceSizeError(key, source.size, sent));
-          }
-          progress();
-          controller.enqueue(bytes);
-          return;
-        }
-      },
-      cancel: async (reason) => {
-        cancelled = true;
-        await reader?.cancel(reason).catch(() => {});
-      },
-    }, { highWaterMark: 0 });
-  }
-}
-
-/** What an upload sends: a body, how to stop it, and the failure of its source. */
-interface UploadBody {
-  /** The request body. */
-  readonly stream: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
-  /** Stops the body for good once the request settled (idempotent). */
-  readonly close: () => void;
-  /** Set when the source failed (its own error, or a length mismatch). */
-  readonly failure?: { readonly error: unknown };
-}
-
-/**
- * The body of a multipart upload of whole bytes: the JSON metadata part, the
- * bytes, the closing boundary, as one buffer of known length. Shaped like a
- * {@link MultipartBody} (nothing to close, never a source failure).
- */
-function multipartBytes(
-  data: Uint8Array,
-  boundary: string,
-  metadataJson: string,
-): UploadBody {
-  const enc = new TextEncoder();
-  const head = enc.encode(multipartHead(boundary, metadataJson));
-  const tail = enc.encode(multipartTail(boundary));
-  const out = new Uint8Array(head.length + data.length + tail.length);
-  out.set(head, 0);
-  out.set(data, head.length);
-  out.set(tail, head.length + data.length);
-  return { stream: out, close: () => {} };
-}
-
-/** The multipart parts before the object's bytes: its JSON metadata, then the media part's header. */
-function multipartHead(boundary: string, metadataJson: string): string {
-  return `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${metadataJson}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n`;
-}
-
-/** The closing boundary, after the object's bytes. */
-function multipartTail(boundary: string): string {
-  return `\r\n--${boundary}--\r\n`;
-}
-
-/**
- * A generation for the SDK's `generation` option (typed as a number): a
- * number while exact, else the decimal string itself, which the SDK passes
- * through to the query string unchanged.
- */
-function generationParam(version: string): number {
-  const n = Number(version);
-  return Number.isSafeInteger(n) ? n : (version as unknown as number);
 }

@@ -22,7 +22,8 @@ import {
   redactSecrets,
   toSluiceError,
 } from "./errors.ts";
-import { GCS_WRITE_ID_KEY, GcsStore, type GcsStoreOptions } from "./store.ts";
+import { GcsStore } from "./store.ts";
+import { GCS_WRITE_ID_KEY, type GcsStoreOptions } from "./client.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
