@@ -22,7 +22,8 @@ import { ConfigError } from "../sync/errors.ts";
 import { isSafeRelPath } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { FsStore } from "../packages/fs/mod.ts";
-import { type ConditionalDeleteStrategy, S3Store } from "../packages/s3/store.ts";
+import { S3Store } from "../packages/s3/store.ts";
+import type { ConditionalDeleteStrategy } from "../packages/s3/client.ts";
 import { GcsStore } from "../packages/gcs/store.ts";
 
 /** A local-directory store. */

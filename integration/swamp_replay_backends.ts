@@ -11,7 +11,7 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
-import { createS3Client } from "../packages/s3/store.ts";
+import { createS3Client } from "../packages/s3/client.ts";
 import { createSluiceS3Datastore } from "../packages/s3/extensions/datastores/sluice_s3.ts";
 import { createSluiceGcsDatastore } from "../packages/gcs/extensions/datastores/sluice_gcs.ts";
 import type { ReplayBackend } from "./swamp_replay.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, type S3ClientOptions } from "../../packages/s3/store.ts";
+import { createS3Client, type S3ClientOptions } from "../../packages/s3/client.ts";
 import { missingBinaryError, type ServerBinary } from "./binaries.ts";
 
 export {

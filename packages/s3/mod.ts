@@ -14,5 +14,13 @@
  * @module
  */
 export * from "./store.ts";
+export {
+  type ConditionalDeleteStrategy,
+  createS3Client,
+  type S3ClientOptions,
+  type S3Credentials,
+  type S3RetryEvent,
+  type S3StoreOptions,
+} from "./client.ts";
 export * from "./errors.ts";
 export { createS3Provider, type S3ProviderDeps } from "./provider.ts";

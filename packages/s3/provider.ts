@@ -34,7 +34,8 @@ import {
   StoreProvider,
 } from "../../sync/provider.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
-import { type S3Credentials, S3Store } from "./store.ts";
+import { S3Store } from "./store.ts";
+import type { S3Credentials } from "./client.ts";
 
 /** The validated S3 provider config. */
 export const s3ProviderConfigSchema = z.strictObject({

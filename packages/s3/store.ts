@@ -40,11 +40,9 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
+  type S3Client,
 } from "@aws-sdk/client-s3";
-import { Readable } from "node:stream";
-import { bodyBytes, isBodySource, sourceSizeError } from "../../sync/body.ts";
+import { bodyBytes, isBodySource } from "../../sync/body.ts";
 import {
   type AttemptFn,
   AttemptRunner,
@@ -52,7 +50,6 @@ import {
   describeEndpoint,
   joinKey,
   SourceFailure,
-  type StoreRetryEvent,
 } from "../store_kit/mod.ts";
 import { randomId } from "../../sync/hash.ts";
 import {
@@ -61,9 +58,7 @@ import {
   UnsafePathError,
 } from "../../sync/errors.ts";
 import type {
-  BodySource,
   CallOptions,
-  Clock,
   DeleteOptions,
   GetResult,
   GetStreamResult,
@@ -73,7 +68,6 @@ import type {
   PutBody,
   PutMode,
   PutOptions,
-  TimerHandle,
 } from "../../sync/ports.ts";
 import {
   classifyS3Error,
@@ -83,162 +77,16 @@ import {
   type S3RequestContext,
   toSluiceError,
 } from "./errors.ts";
-
-/** Static credentials. Without them the SDK's default provider chain is used. */
-export interface S3Credentials {
-  /** Access key id. */
-  readonly accessKeyId: string;
-  /** Secret access key. */
-  readonly secretAccessKey: string;
-  /** Session token of temporary credentials. */
-  readonly sessionToken?: string;
-}
-
-/** Options of {@link createS3Client}. */
-export interface S3ClientOptions {
-  /** Region; default `us-east-1`. */
-  readonly region?: string;
-  /** Custom endpoint URL of an S3-compatible service, e.g. `http://127.0.0.1:9000`. */
-  readonly endpoint?: string;
-  /** Path-style addressing (`endpoint/bucket/key`), needed by most S3-compatibles. */
-  readonly forcePathStyle?: boolean;
-  /** Static credentials; default: the SDK's default chain (env, profile, SSO, IMDS, …). */
-  readonly credentials?: S3Credentials;
-  /**
-   * Flexible checksums: `when_supported` (the SDK's default, CRC32 on every
-   * put) or `when_required`. Default: `when_required` when `endpoint` is set
-   * (many S3-compatibles reject the newer checksum headers), else
-   * `when_supported`. With `when_supported` a streamed put is sent
-   * `aws-chunked` with a trailing checksum.
-   */
-  readonly checksums?: "when_supported" | "when_required";
-}
-
-/** A logger that drops everything (the SDK's no-op logger still warns on the console). */
-const SILENT_LOGGER: NonNullable<S3ClientConfig["logger"]> = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};
-
-/**
- * Creates an `S3Client` configured the way Sluice needs it: SDK retries off
- * (`maxAttempts: 1`, the store retries), custom endpoint and path-style
- * addressing when given, credentials from the default chain unless given, and
- * a silent logger (the SDK would otherwise warn on the console).
- *
- * @example
- * ```ts
- * import { createS3Client } from "./store.ts";
- * const client = createS3Client({ endpoint: "http://127.0.0.1:9000", forcePathStyle: true });
- * client.destroy();
- * ```
- */
-export function createS3Client(options: S3ClientOptions = {}): S3Client {
-  const checksums = options.checksums ?? (options.endpoint ? "when_required" : "when_supported");
-  const mode = checksums === "when_required" ? "WHEN_REQUIRED" : "WHEN_SUPPORTED";
-  const config: S3ClientConfig = {
-    region: options.region ?? "us-east-1",
-    maxAttempts: 1,
-    requestChecksumCalculation: mode,
-    responseChecksumValidation: mode,
-    // The SDK writes some warnings (a failed streamed request, busy sockets)
-    // to the console unless it has a logger of its own; the library never logs.
-    logger: SILENT_LOGGER,
-  };
-  if (options.endpoint !== undefined) config.endpoint = options.endpoint;
-  if (options.forcePathStyle !== undefined) config.forcePathStyle = options.forcePathStyle;
-  if (options.credentials !== undefined) {
-    config.credentials = {
-      accessKeyId: options.credentials.accessKeyId,
-      secretAccessKey: options.credentials.secretAccessKey,
-      ...(options.credentials.sessionToken === undefined
-        ? {}
-        : { sessionToken: options.credentials.sessionToken }),
-    };
-  }
-  return new S3Client(config);
-}
-
-/**
- * How `delete(key, { ifVersion })` is made safe:
- *
- * - `native`: one `DeleteObject` with `If-Match`. Atomic on AWS S3 (general
- *   purpose buckets since 2025-09). Endpoints that silently ignore the header
- *   (MinIO's community edition does, as of its 2025/2026 builds) delete
- *   unconditionally: use only where the endpoint is known to honour it.
- * - `verify` (default): a `HeadObject` compares the version first, then a
- *   `DeleteObject` with `If-Match` follows. Atomic where the endpoint honours
- *   the header; elsewhere a check-then-delete with a short race window. When
- *   the endpoint refuses the header (501, or a 400 naming it), the delete is
- *   sent without it.
- * - `emulate`: `HeadObject` compare, then a plain `DeleteObject`. For
- *   endpoints that refuse `If-Match` on deletes.
- */
-export type ConditionalDeleteStrategy = "native" | "verify" | "emulate";
-
-/** What the store reports before sleeping for a retry. */
-export type S3RetryEvent = StoreRetryEvent;
-
-/** Options of {@link S3Store}. */
-export interface S3StoreOptions extends S3ClientOptions {
-  /** The bucket. */
-  readonly bucket: string;
-  /** Key prefix inside the bucket (store keys are relative to it); a trailing `/` is added. */
-  readonly prefix?: string;
-  /**
-   * Per-attempt timeout in ms, combined with the caller's signal; default
-   * 30 000. While a streamed body moves (a put's source or `getStream`'s
-   * body), it is the longest wait without progress instead, so that a large
-   * transfer is not cut off for taking long.
-   */
-  readonly requestTimeoutMs?: number;
-  /** Extra attempts after a transient failure; default 3. */
-  readonly retries?: number;
-  /** First backoff in ms (doubled each retry, jittered ±50%); default 200. */
-  readonly retryBaseDelayMs?: number;
-  /** Largest backoff in ms; default 5 000. */
-  readonly retryMaxDelayMs?: number;
-  /** See {@link ConditionalDeleteStrategy}; default `verify`. */
-  readonly conditionalDelete?: ConditionalDeleteStrategy;
-  /** Time for backoff sleeps, attempt timeouts and put times; default the system clock. */
-  readonly clock?: Clock;
-  /** Random source in [0, 1) for jitter; default `Math.random`. */
-  readonly random?: () => number;
-  /**
-   * An existing client (its own config wins; it should have `maxAttempts: 1`,
-   * and a `logger`, else the SDK warns on the console when a streamed put
-   * fails).
-   */
-  readonly client?: S3Client;
-  /**
-   * When a conditional put fails its condition, read the object back and
-   * count the put as done if it carries this put's write id (our own earlier
-   * attempt landed). Costs one HeadObject per failed condition; default true.
-   */
-  readonly checkOwnWrites?: boolean;
-  /**
-   * A streamed body (a `BodySource`) up to this many bytes is read whole and
-   * sent as bytes; default 1 MiB. Sent as bytes, a request whose connection
-   * drops before its body went out fails at once; with a piped body the HTTP
-   * stack may wait for an answer that never comes, until the attempt times
-   * out.
-   */
-  readonly wholeBodyBelowBytes?: number;
-  /** Called before each retry sleep (the library never logs). */
-  readonly onRetry?: (event: S3RetryEvent) => void;
-}
+import { type ConditionalDeleteStrategy, createS3Client, type S3StoreOptions } from "./client.ts";
+import { openUpload, settleOnAbort } from "./upload.ts";
+import { guardBody, webBody } from "./download.ts";
+import { captureDate } from "./server_clock.ts";
 
 /**
  * User-metadata key of the random id a conditional put carries; hidden from
  * the metadata that `get` and `head` return.
  */
 export const WRITE_ID = "sluice-write-id";
-
-/** Names of the per-command middleware that records the response's `Date` header. */
-const DATE_MIDDLEWARE = "sluiceResponseDate";
 
 /**
  * An {@link ObjectStore} on S3 or an S3-compatible endpoint.
@@ -437,7 +285,13 @@ export class S3Store implements ObjectStore {
     });
     return {
       ...info,
-      body: this.#guardBody(body, ctx, options.signal),
+      body: guardBody(body, ctx, options.signal, {
+        clock: this.#runner.clock,
+        timeoutMs: this.#runner.timeoutMs,
+        secrets: this.#secrets,
+        endpoint: this.endpoint,
+        prefix: this.prefix,
+      }),
     };
   }
 
@@ -597,275 +451,9 @@ export class S3Store implements ObjectStore {
     });
   }
 
-  /**
-   * Wraps a response body: the caller's signal cancels it, a read that makes
-   * no progress for the attempt timeout fails it, and transport errors are
-   * mapped as for a failed request.
-   */
-  #guardBody(
-    body: ReadableStream<Uint8Array>,
-    ctx: S3RequestContext,
-    callerSignal: AbortSignal | undefined,
-  ): ReadableStream<Uint8Array> {
-    const reader = body.getReader();
-    const clock = this.#runner.clock;
-    const timeoutMs = this.#runner.timeoutMs;
-    const secrets = this.#secrets;
-    const { endpoint, prefix } = this;
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let timer: TimerHandle | undefined;
-    let done = false;
-    const finish = () => {
-      done = true;
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = undefined;
-      callerSignal?.removeEventListener("abort", onAbort);
-    };
-    const fail = (cause: unknown) => {
-      if (done) return;
-      finish();
-      const failure = classifyS3Error(cause, ctx, callerSignal, secrets);
-      const error = toSluiceError(failure, ctx, cause, 1, { endpoint, prefix });
-      controller.error(error);
-      reader.cancel(error).catch(() => {});
-    };
-    const onAbort = () => fail(callerSignal?.reason);
-    return new ReadableStream<Uint8Array>({
-      start(c) {
-        controller = c;
-        if (callerSignal?.aborted) onAbort();
-        else callerSignal?.addEventListener("abort", onAbort, { once: true });
-      },
-      async pull(c) {
-        if (done) return;
-        timer = clock.setTimeout(() => fail(new S3AttemptTimeout(timeoutMs)), timeoutMs);
-        let next: ReadableStreamReadResult<Uint8Array>;
-        try {
-          next = await reader.read();
-        } catch (e) {
-          fail(e);
-          return;
-        } finally {
-          if (timer !== undefined) clock.clearTimeout(timer);
-          timer = undefined;
-        }
-        if (done) return;
-        if (next.done) {
-          finish();
-          c.close();
-        } else {
-          c.enqueue(next.value);
-        }
-      },
-      cancel(reason) {
-        finish();
-        return reader.cancel(reason);
-      },
-    });
-  }
-
   #full(key: string): string {
     return joinKey(this.prefix, key);
   }
-}
-
-/**
- * Smallest chunk a streamed put hands the SDK (except the last): a source's
- * smaller chunks are joined up to it. `aws-chunked` bodies (streamed puts
- * with a checksum) need at least 8 KiB; 64 KiB is what the SDK recommends.
- * (The SDK's own `requestStreamBufferSize` regrouping ignores backpressure
- * and would read the whole source into memory.)
- */
-const MIN_CHUNK_BYTES = 64 * 1024;
-
-/**
- * `promise`, or a rejection with the signal's reason as soon as `signal`
- * aborts (the abandoned promise's own outcome is then ignored).
- */
-function settleOnAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  promise.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/** One attempt's upload of a {@link BodySource}. */
-interface Upload {
-  /** The body handed to the SDK. */
-  readonly readable: Readable;
-  /** The attempt's signal, also aborted when the source fails (which ends the request). */
-  readonly signal: AbortSignal;
-  /** True once the source failed (errored, or yielded the wrong number of bytes). */
-  readonly failed: boolean;
-  /** The source's error, when `failed`. */
-  readonly failure: unknown;
-  /** Stops reading the source (cancels it when it was not read to the end). */
-  close(): void;
-}
-
-/**
- * Opens `source.stream()` as a Node `Readable` for the SDK. The last chunk
- * is held back until the source has ended with exactly `source.size` bytes;
- * a source that errors, runs short or runs long aborts the request instead,
- * so the endpoint never receives a complete body.
- */
-function openUpload(
-  source: BodySource,
-  key: string,
-  attemptSignal: AbortSignal,
-  progress: () => void,
-): Upload {
-  const controller = new AbortController();
-  const follow = () => controller.abort(attemptSignal.reason);
-  if (attemptSignal.aborted) follow();
-  else attemptSignal.addEventListener("abort", follow, { once: true });
-  let failed = false;
-  let failure: unknown;
-  let finished = false;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  let total = 0;
-  // Small chunks wait in `pending` until they make MIN_CHUNK_BYTES; the last
-  // full unit waits in `held` until the end of the source is checked.
-  let held: Uint8Array | undefined;
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  const takePending = (): Uint8Array => {
-    const unit = pending.length === 1 ? pending[0] : concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    return unit;
-  };
-
-  const release = () => {
-    finished = true;
-    attemptSignal.removeEventListener("abort", follow);
-    reader?.cancel().catch(() => {});
-  };
-  const fail = (e: unknown) => {
-    if (finished) return;
-    failed = true;
-    failure = e;
-    release();
-    controller.abort(e);
-    readable.destroy();
-  };
-  const pump = async () => {
-    try {
-      reader ??= source.stream().getReader();
-      for (;;) {
-        const next = await reader.read();
-        if (finished) return;
-        progress();
-        if (next.done) {
-          if (total !== source.size) {
-            fail(sourceSizeError(key, source.size, total));
-            return;
-          }
-          finished = true;
-          attemptSignal.removeEventListener("abort", follow);
-          if (held) readable.push(held);
-          if (pendingBytes > 0) readable.push(takePending());
-          readable.push(null);
-          return;
-        }
-        const chunk = next.value;
-        if (!(chunk instanceof Uint8Array)) {
-          fail(new TypeError(`the body source of ${key} yielded a chunk that is not a Uint8Array`));
-          return;
-        }
-        if (chunk.length === 0) continue;
-        total += chunk.length;
-        if (total > source.size) {
-          fail(sourceSizeError(key, source.size, total));
-          return;
-        }
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes < MIN_CHUNK_BYTES) continue;
-        const out = held;
-        held = takePending();
-        if (out) {
-          readable.push(out);
-          return;
-        }
-      }
-    } catch (e) {
-      fail(e);
-    }
-  };
-  const readable: Readable = new Readable({
-    read() {
-      void pump();
-    },
-  });
-  // Never destroyed with an error (the source's error travels on `failure`),
-  // but a listener keeps a stray one from becoming uncaught.
-  readable.on("error", () => {});
-  return {
-    readable,
-    signal: controller.signal,
-    get failed() {
-      return failed;
-    },
-    get failure() {
-      return failure;
-    },
-    close() {
-      if (finished) return;
-      release();
-      readable.destroy();
-    },
-  };
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
-}
-
-/** The SDK's response body as a web stream (an empty one when absent). */
-function webBody(body: unknown): ReadableStream<Uint8Array> {
-  if (body === undefined || body === null) return new ReadableStream({ start: (c) => c.close() });
-  if (body instanceof ReadableStream) return body as ReadableStream<Uint8Array>;
-  const mixin = body as { transformToWebStream?: () => ReadableStream<Uint8Array> };
-  if (typeof mixin.transformToWebStream === "function") return mixin.transformToWebStream();
-  if (body instanceof Readable) return Readable.toWeb(body) as ReadableStream<Uint8Array>;
-  throw new TypeError("the S3 client returned a response body that is not a stream");
-}
-
-/** The part of a command's middleware stack that {@link captureDate} uses. */
-interface DeserializeStack {
-  add(
-    middleware: (
-      next: (args: unknown) => Promise<{ response: unknown }>,
-    ) => (args: unknown) => Promise<{ response: unknown }>,
-    options: { step: "deserialize"; name: string; override: boolean },
-  ): void;
-}
-
-/** Records the `Date` header of a command's response (the server's clock). */
-function captureDate(command: { middlewareStack: unknown }): () => number | undefined {
-  let serverDate: number | undefined;
-  (command.middlewareStack as DeserializeStack).add(
-    (next) => async (args) => {
-      const result = await next(args);
-      const headers = (result.response as { headers?: Record<string, string> } | undefined)
-        ?.headers;
-      const date = headers?.date ? Date.parse(headers.date) : NaN;
-      if (!Number.isNaN(date)) serverDate = date;
-      return result;
-    },
-    { step: "deserialize", name: DATE_MIDDLEWARE, override: true },
-  );
-  return () => serverDate;
 }
 
 function splitMetadata(

@@ -24,7 +24,8 @@ import {
   S3RequestError,
   toSluiceError,
 } from "./errors.ts";
-import { type S3RetryEvent, S3Store } from "./store.ts";
+import { S3Store } from "./store.ts";
+import type { S3RetryEvent } from "./client.ts";
 
 // ---------------------------------------------------------------------------
 // Synthetic SDK errors, shaped as @aws-sdk/client-s3 3.x throws them.
