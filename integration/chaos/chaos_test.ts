@@ -67,6 +67,7 @@ Deno.test(`chaos: ${CI_SEEDS} seeded histories keep I1-I8`, async () => {
   const failing: HistoryResult[] = [];
   let strays = 0;
   let histories = 0;
+  const core = { runs: 0, acknowledged: 0, refused: 0 };
   const seeds = Array.from({ length: CI_SEEDS }, (_, i) => i + 1).filter((s) =>
     !KNOWN_FAILING.has(s)
   );
@@ -74,9 +75,14 @@ Deno.test(`chaos: ${CI_SEEDS} seeded histories keep I1-I8`, async () => {
     const r = await runHistory(generateHistory(seed));
     histories++;
     strays += r.stats.strays;
+    core.runs += r.stats.coreRuns;
+    core.acknowledged += r.stats.coreAcknowledged;
+    core.refused += r.stats.coreRefused;
     if (r.violations.length > 0) failing.push(r);
   }, { concurrency: 4 });
   assert.equal(histories, seeds.length);
+  // Core-driven clones are mixed in, and their runs both land and get refused.
+  assert.ok(core.acknowledged > 0 && core.refused > 0, JSON.stringify(core));
   assert.equal(
     failing.length,
     0,
@@ -353,6 +359,14 @@ Deno.test("history: generated from the seed alone, printed, and parsed back", ()
   assert.match(formatHistory(h), /^seed 11, \d clones/);
   assert.throws(() =>
     parseHistory('{"seed":1,"clones":2,"ops":[{"id":0,"kind":"run","clone":7}]}')
+  );
+  const mixed = generateHistory(5);
+  assert.deepEqual(mixed.kinds, ["api", "core-single-phase", "api", "core-single-phase"]);
+  assert.deepEqual(parseHistory(JSON.stringify(mixed)), mixed);
+  assert.match(formatHistory(mixed), /clients c0 api c1 core-single-phase c2 api/);
+  assert.throws(
+    () => parseHistory('{"seed":1,"clones":2,"kinds":["api","swamp"],"ops":[]}'),
+    /client kinds/,
   );
 });
 

@@ -38,9 +38,17 @@ import type { ExtensionProvider } from "../../packages/extension/provider.ts";
 import { defineStoreDatastore } from "../../packages/extension/store_datastore.ts";
 import type { ExtensionSyncService } from "../../packages/extension/sync_service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
-import { CHAOS_CONFIG, type CloneServiceOptions } from "./clone_setup.ts";
-import { CHAOS_LOCK, codeOf, type Command, type CommandEnv, plainCommand } from "./commands.ts";
-import { DATA_NAMES, MODELS, type Op } from "./history.ts";
+import { CHAOS_CONFIG, cloneService, type CloneServiceOptions } from "./clone_setup.ts";
+import {
+  CHAOS_LOCK,
+  codeOf,
+  type Command,
+  type CommandEnv,
+  moveCommand,
+  plainCommand,
+  runCommand,
+} from "./commands.ts";
+import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history.ts";
 import type { RunRecord } from "./invariants.ts";
 import { mixSeed, mulberry32 } from "./prng.ts";
 
@@ -147,6 +155,28 @@ export async function coreCloneService(
   return { svc, locks };
 }
 
+/**
+ * A clone incarnation of `kind`: {@link cloneService} for `api`, else
+ * {@link coreCloneService} with the kind's flush.
+ */
+export function clientService(
+  o: CloneServiceOptions,
+  kind: ClientKind,
+): Promise<{ svc: SyncService; locks: StoreLock[] }> {
+  if (kind === "api") return cloneService(o);
+  return coreCloneService(o, kind === "core" ? "two-phase" : "single-phase");
+}
+
+/** The command of a run or sync on a clone of `kind`: through the extension unless `api`. */
+export function clientCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "run" | "sync" }>,
+  kind: ClientKind,
+): Command {
+  if (op.kind === "run") return kind === "api" ? runCommand(env, op) : coreRunCommand(env, op);
+  return kind === "api" ? moveCommand(env, op) : coreSyncCommand(env, op);
+}
+
 function hostFor(svc: SyncService): CoreHost {
   const host = hosts.get(svc);
   if (!host) throw new Error("a core-driven command ran on a clone that is not core-driven");
@@ -244,6 +274,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
       const host = hostFor(svc);
       env.truth.runs.push(rec);
       env.stats.runs++;
+      env.stats.coreRuns++;
       const service = host.provider().createSyncService(host.repoDir, host.cachePath);
       const context = { models: [ref] };
       let lock: ReturnType<ExtensionProvider["createLock"]>;
@@ -287,9 +318,11 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
           await globalLock(host).withLock(() => service.pushChanged({ context }));
         }
         rec.outcome = "success";
+        env.stats.coreAcknowledged++;
         env.outcome(rec.outcome, `${who} (version ${n})`);
       } catch (e) {
         rec.outcome = codeOf(e);
+        if (rec.outcome === "model_lock_lost") env.stats.coreRefused++;
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {
         await lock.release();

@@ -17,11 +17,13 @@ import {
   coreRunCommand,
   coreSyncCommand,
 } from "./core_driven.ts";
+import { formatHistory, parseHistory } from "./history.ts";
 import { GroundTruth } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { SimScheduler, type Unit } from "./scheduler.ts";
 import { emptyStats } from "./stats.ts";
 import { type ChaosTarget, memoryTarget } from "./target.ts";
+import { runHistory } from "./workload.ts";
 
 /** A small world: one scheduler, the in-memory store, clones of the given kinds. */
 class Bench {
@@ -165,4 +167,20 @@ Deno.test("core-driven clone: a breakglass between preparePush and commitPush re
     assert.deepEqual(b.truth.violations, []);
     assert.equal(b.sched.stats.strays, 0);
   });
+});
+
+Deno.test("core-driven clone in a history: the kind is printed, parsed back and run", async () => {
+  const history = parseHistory(JSON.stringify({
+    seed: 9,
+    clones: 2,
+    kinds: ["core", "api"],
+    ops: [run(0, 0), { id: 1, kind: "tick", n: 40, pick: 7 }, { id: 2, kind: "sync", clone: 1 }],
+  }));
+  assert.match(formatHistory(history), /clients c0 core c1 api/);
+  assert.match(formatHistory(history), /#0 run c0 \(core\) shell\/cmd\/m0\/out/);
+  const r = await runHistory(history);
+  assert.deepEqual(r.violations, []);
+  assert.equal(r.stats.coreRuns, 1);
+  assert.equal(r.stats.coreAcknowledged, 1);
+  assert.equal(r.stats.strays, 0);
 });

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Rng } from "./prng.ts";
+import { mixSeed, Rng } from "./prng.ts";
 
 /** The models the workload runs (model locks are per model). */
 export const MODELS: readonly string[] = ["shell/cmd/m0", "shell/cmd/m1"];
@@ -130,6 +130,17 @@ export type Op =
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
   | { readonly id: number; readonly kind: "wait"; readonly ms: number };
 
+/**
+ * How a clone drives the datastore: `api` through Sluice's own API; `core`
+ * through the swamp extension, called as swamp core calls it (two-phase
+ * flush); `core-single-phase` the same with the single-phase flush of a core
+ * that does not use two-phase pushes (`core_driven.ts`).
+ */
+export type ClientKind = "api" | "core" | "core-single-phase";
+
+/** The client kinds, as histories print them. */
+export const CLIENT_KINDS: readonly ClientKind[] = ["api", "core", "core-single-phase"];
+
 /** The kinds of {@link Op}. */
 export type OpKind = Op["kind"];
 
@@ -146,6 +157,8 @@ export interface History {
   readonly absentOnError?: boolean;
   /** When true, the bucket starts with the sharded (v2) index layout instead of v1. */
   readonly v2?: boolean;
+  /** The client kind of each clone (absent: every clone uses Sluice's API). */
+  readonly kinds?: readonly ClientKind[];
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }
@@ -162,6 +175,8 @@ export interface GenerateOptions {
   readonly maxClones?: number;
   /** Weights that replace the defaults of some operation kinds (to aim at one kind of loss). */
   readonly weights?: Partial<Record<OpKind, number>>;
+  /** Chance that a clone is core-driven (a third of those single-phase); default 0.4. */
+  readonly coreShare?: number;
 }
 
 const WEIGHTS: Readonly<Record<OpKind, number>> = {
@@ -331,19 +346,34 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
     }
   }
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const kindRng = new Rng(mixSeed(seed, 0x636f7265));
+  const share = options.coreShare ?? 0.4;
+  const kinds = Array.from({ length: clones }, (): ClientKind => {
+    const r = kindRng.next();
+    return r >= share ? "api" : r < share / 3 ? "core-single-phase" : "core";
+  });
   return {
     seed,
     clones,
     ...(absentOnError ? { absentOnError } : {}),
     ...(v2 ? { v2 } : {}),
+    ...(kinds.some((k) => k !== "api") ? { kinds } : {}),
     ops,
   };
+}
+
+/** The client kind of clone `clone` in `h`. */
+export function kindOf(h: Pick<History, "kinds">, clone: number): ClientKind {
+  return h.kinds?.[clone] ?? "api";
 }
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
 /**
- * One operation as a short line, e.g. `#4 run c1 shell/cmd/m0/out work=15s`.
+ * One operation as a short line, e.g. `#4 run c1 shell/cmd/m0/out work=15s`;
+ * with the clones' `kinds`, a run or sync of a core-driven clone says so
+ * (`#4 run c1 (core) …`).
  *
  * @example
  * ```ts
@@ -351,14 +381,19 @@ const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
  * formatOp({ id: 3, kind: "crash", clone: 1 }); // "#3 crash c1"
  * ```
  */
-export function formatOp(op: Op): string {
+export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
   const head = `#${op.id} ${op.kind}`;
+  const via = (c: number) => {
+    const k = kindOf({ kinds }, c);
+    return k === "api" ? "" : k === "core" ? " (core)" : " (core, single-phase)";
+  };
   switch (op.kind) {
     case "run":
-      return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]} work=${
-        seconds(op.workMs)
-      }`;
+      return `${head} c${op.clone}${via(op.clone)} ${MODELS[op.model]}/${
+        DATA_NAMES[op.data]
+      } work=${seconds(op.workMs)}`;
     case "sync":
+      return `${head} c${op.clone}${via(op.clone)}`;
     case "bulk":
       return `${head} c${op.clone}`;
     case "crash":
@@ -405,9 +440,10 @@ export function formatOp(op: Op): string {
 export function formatHistory(h: History): string {
   const locks = h.absentOnError ? ", third-party locks (a failed read looks absent)" : "";
   const layout = h.v2 ? ", v2 (sharded) index" : "";
+  const clients = h.kinds ? `, clients ${h.kinds.map((k, i) => `c${i} ${k}`).join(" ")}` : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}, ${h.ops.length} ops:`,
-    ...h.ops.map(formatOp),
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}, ${h.ops.length} ops:`,
+    ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
 }
@@ -420,6 +456,13 @@ export function parseHistory(text: string): History {
     j.clones < 1 || j.clones > 9
   ) {
     throw new Error("a history is a JSON object {seed, clones, ops: [...]}");
+  }
+  if (
+    j.kinds !== undefined &&
+    (!Array.isArray(j.kinds) || j.kinds.length !== j.clones ||
+      !j.kinds.every((k: unknown) => CLIENT_KINDS.includes(k as ClientKind)))
+  ) {
+    throw new Error(`kinds is a list of ${j.clones} client kinds (${CLIENT_KINDS.join(", ")})`);
   }
   const kinds = new Set(Object.keys(WEIGHTS));
   for (const op of j.ops) {

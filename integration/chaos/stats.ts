@@ -58,6 +58,12 @@ export interface ChaosStats {
   refused: number;
   /** Runs frozen by a crash before they reported. */
   crashedRuns: number;
+  /** Model runs of core-driven clones (through the swamp extension; counted in `runs` too). */
+  coreRuns: number;
+  /** Of those, the ones acknowledged. */
+  coreAcknowledged: number;
+  /** Of those, the ones refused with `model_lock_lost`. */
+  coreRefused: number;
   /** Breakglass operations. */
   breakglasses: number;
   /** Breakglasses that deleted a lock. */
@@ -110,6 +116,9 @@ export function emptyStats(): ChaosStats {
     acknowledged: 0,
     refused: 0,
     crashedRuns: 0,
+    coreRuns: 0,
+    coreAcknowledged: 0,
+    coreRefused: 0,
     breakglasses: 0,
     locksBroken: 0,
     outages: 0,

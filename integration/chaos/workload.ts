@@ -19,7 +19,7 @@ import type { StoreLock } from "../../sync/lock_engine.ts";
 import { releaseLock } from "../../sync/model_locks.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service.ts";
-import { cloneService, commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
+import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
 import {
   codeOf,
   type Command,
@@ -27,9 +27,9 @@ import {
   lockfileCommand,
   moveCommand,
   plainCommand,
-  runCommand,
 } from "./commands.ts";
-import { formatOp, type History, MODELS, type Op } from "./history.ts";
+import { clientCommand, clientService } from "./core_driven.ts";
+import { formatOp, type History, kindOf, MODELS, type Op } from "./history.ts";
 import { checkFreshClone, checkIndexNamesHeld } from "./index_checks.ts";
 import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
@@ -141,7 +141,7 @@ class World {
   }
 
   #service(dir: string, name: string, index: number, incarnation: number) {
-    return cloneService({
+    return clientService({
       dir,
       name,
       index,
@@ -153,7 +153,7 @@ class World {
       thirdPartyLocks: this.history.absentOnError === true && name !== "operator",
       warnings: this.stats.warnings,
       disable: this.options.disable,
-    });
+    }, kindOf(this.history, index));
   }
 
   async #boot(slot: CloneSlot): Promise<void> {
@@ -255,12 +255,12 @@ class World {
   async apply(op: Op): Promise<void> {
     this.#opId = op.id;
     this.stats.operations++;
-    if (op.kind !== "crash" && op.kind !== "outage") this.#note(formatOp(op));
+    if (op.kind !== "crash" && op.kind !== "outage") this.#note(formatOp(op, this.history.kinds));
     switch (op.kind) {
       case "run":
-        this.#enqueue(op.clone, runCommand(this.#env, op));
-        break;
       case "sync":
+        this.#enqueue(op.clone, clientCommand(this.#env, op, kindOf(this.history, op.clone)));
+        break;
       case "bulk":
       case "config":
       case "edit":
