@@ -286,7 +286,11 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
             maxWaitMs: CHAOS_LOCK.maxWaitMs,
           });
           await lock.acquire();
-          if ((await globalLock(host).inspect().catch(() => null)) === null) break;
+          const held = await globalLock(host).inspect().catch(async (e) => {
+            await lock.release(); // the command fails: its model lock is let go
+            throw e;
+          });
+          if (held === null) break;
           await lock.release(); // the global lock was taken meanwhile: start again
         }
       } catch (e) {
