@@ -1,6 +1,6 @@
 /**
  * `sluice lock list | inspect | release --force` and
- * `sluice lockfile add | remove | retry`.
+ * `sluice lockfile add | remove | retry | repair`.
  *
  * @module
  */
@@ -14,6 +14,11 @@ import {
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../sync/lockfile_txn.ts";
+import {
+  type LockfileRepairBase,
+  type LockfileRepairResult,
+  repairManagedLockfile,
+} from "../sync/lockfile_repair.ts";
 import { releaseLock } from "../sync/model_locks.ts";
 import {
   action,
@@ -23,7 +28,7 @@ import {
   withSession,
 } from "./command_kit.ts";
 import { describeLock, inspectLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
-import { type CliIo, type Output, plural } from "./output.ts";
+import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import type { Session } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
 
@@ -185,6 +190,71 @@ function reportTxn(out: Output, command: string, r: LockfileTxnResult, change?: 
   } else out.say(`${r.path} already had this change${what}; nothing was written.`);
 }
 
+const REPAIR_BASE: Record<LockfileRepairBase, string> = {
+  synced: "this cache's copy as last synced",
+  local: "this cache's local copy",
+  none:
+    "nothing but the pending change (this cache holds no valid copy, so entries other checkouts had are not restored; a checkout whose cache holds a good copy can repair with more)",
+};
+
+function entryList(entries: Record<string, unknown>): string {
+  const n = Object.keys(entries);
+  const shown = n.slice(0, 10).join(", ") + (n.length > 10 ? ` and ${n.length - 10} more` : "");
+  return `${plural(n.length, "entry", "entries")}${n.length ? ` (${shown})` : ""}`;
+}
+
+/** What `lockfile repair` found and did, for people. */
+function reportRepair(out: Output, cacheDir: string, r: LockfileRepairResult) {
+  out.result("lockfile repair", { ...r });
+  const p = r.problem;
+  const change = r.pending
+    ? `this cache's pending change (${describeLockfileChange(r.pending)})`
+    : "no pending change";
+  const kept = r.setAside.map((w) => `${cacheDir}/${w}`).join(", ");
+  if (p) {
+    out.say(
+      `The datastore's copy of ${r.path} (version ${p.version}, ${
+        formatBytes(p.size)
+      }) is not a JSON object of entries: ${p.problem}. It begins ${JSON.stringify(p.preview)}.`,
+    );
+  } else {
+    out.say(
+      `The datastore's copy of ${r.path} is ${
+        r.version ? "a JSON object" : "absent"
+      }; there is nothing to repair.`,
+    );
+  }
+  const base = REPAIR_BASE[r.base ?? "none"];
+  if (r.outcome === "would_repair") {
+    out.say(
+      `A repair would keep those bytes in ${cacheDir}/.sluice/set-aside/ and replace them, with a compare-and-swap on version ${p?.version}, by ${base} with ${change}: ${
+        entryList(r.entries)
+      }. Nothing was written (dry run). Run \`sluice lockfile repair\` to do it.`,
+    );
+  } else if (r.outcome === "repaired") {
+    out.say(
+      `Kept those bytes in ${kept} and published ${r.path} at version ${r.version}: ${base} with ${change}; it now has ${
+        entryList(r.entries)
+      }.`,
+    );
+  } else if (r.outcome === "peer_repaired") {
+    out.say(
+      `Another writer replaced it with a valid copy while the repair ran; that copy was kept and only ${change} was applied to it, as in a normal transaction: ${r.path} is at version ${r.version} with ${
+        entryList(r.entries)
+      }. The malformed bytes are kept in ${kept}.`,
+    );
+  } else if (r.published) {
+    out.say(
+      `Published ${change} on it at version ${r.version}; it now has ${entryList(r.entries)}.`,
+    );
+  } else if (r.dryRun && r.pending) {
+    out.say(
+      `A repair would publish ${change} on it, as \`sluice lockfile retry\` does. Nothing was written (dry run).`,
+    );
+  } else if (r.pending) out.say(`It already holds ${change}; nothing was written.`);
+  else out.say("No pending lockfile change in this cache; nothing was written.");
+}
+
 /** Registers `lockfile` and its subcommands. */
 export function lockfileCommand(io: CliIo, state: RunState): Command {
   const lockfile = new Command("lockfile").description(
@@ -245,6 +315,30 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
         if (r) return reportTxn(out, "lockfile retry", r);
         out.result("lockfile retry", { pending: false });
         out.say("No pending lockfile change in this cache; nothing to publish.");
+      });
+    })),
+  );
+
+  lockfile.addCommand(
+    withCommonOptions(
+      new Command("repair")
+        .description(
+          "show what is wrong with the datastore's copy of the lockfile and republish it from this cache's last good copy and pending change",
+        )
+        .option("--dry-run", "only show the problem and what would be published; write nothing")
+        .addHelpText(
+          "after",
+          "\nUnder the datastore's global lock, a copy that is not a JSON object of entries is kept in <cache>/.sluice/set-aside/ and replaced, with a compare-and-swap on its version, by this cache's lockfile with its pending change applied. If another writer replaced it with a valid copy meanwhile, that copy wins and only the pending change is applied to it. A readable copy is left alone (a pending change is published on it, as by `lockfile retry`).\n\nExample:\n  sluice lockfile repair --dry-run --cache .cache\n  sluice lockfile repair --cache .cache",
+        ),
+    ).action(action(io, state, "lockfile repair", async (out: Output, cmd) => {
+      const { dryRun } = cmd.opts<{ dryRun?: boolean }>();
+      await withSession(cmd, io, out, async (s) => {
+        const r = await repairManagedLockfile(s.service, {
+          dryRun: dryRun ?? false,
+          signal: io.signal,
+          ...(s.namespace ? { namespace: s.namespace } : {}),
+        });
+        reportRepair(out, s.service.cacheDir, r);
       });
     })),
   );

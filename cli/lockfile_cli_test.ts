@@ -88,3 +88,59 @@ Deno.test("the lockfile_guarded warning names the CLI command", async () => {
   assert.match(push.err, /`sluice lockfile remove <name>`/);
   await w.cleanup();
 });
+
+Deno.test("lockfile repair shows a malformed remote copy, then republishes the merged state", async () => {
+  const w = await world();
+  const [a, c] = [w.cache("a"), w.cache("c")];
+  const entry = '{"version":"1.0.0"}';
+  for (const [cache, name] of [[a, "@acme/x"], [c, "@acme/y"]]) {
+    const r = await sluice(["lockfile", "add", name, entry, "--cache", cache, "--store", w.url]);
+    assert.equal(r.code, 0, r.err);
+  }
+  assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+  const broken = '{"@acme/x": {"version": "1.0.0"}, <<<<<<< ours';
+  const store = new FsStore({ root: w.root });
+  const remote = async () => new TextDecoder().decode((await store.get(LOCKFILE)).body);
+  await store.put(LOCKFILE, new TextEncoder().encode(broken), { kind: "overwrite" });
+
+  const add = await sluice(["lockfile", "add", "@acme/z", entry, "--cache", a]);
+  assert.equal(add.code, 65, add.err);
+  assert.match(add.err, /^error\[lockfile_remote_malformed\]: The datastore's copy of the managed/);
+  assert.ok(add.err.includes(JSON.stringify(broken)), add.err);
+  assert.match(add.err, /\(set @acme\/z\) is kept as a pending delta/);
+  assert.match(add.err, /`sluice lockfile repair --dry-run`/);
+
+  const dry = await sluice(["lockfile", "repair", "--dry-run", "--cache", a]);
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, /is not a JSON object of entries: .*It begins "\{\\"@acme\/x\\"/);
+  assert.match(
+    dry.out,
+    /3 entries \(@acme\/x, @acme\/y, @acme\/z\)\. Nothing was written \(dry run\)/,
+  );
+  assert.equal(await remote(), broken);
+  const dryJson = (await sluice(["lockfile", "repair", "--dry-run", "--cache", a, "--json"]))
+    .json();
+  assert.equal(dryJson.outcome, "would_repair");
+  assert.equal(dryJson.published, false);
+
+  const fixed = await sluice(["lockfile", "repair", "--cache", a, "--json"]);
+  assert.equal(fixed.code, 0, fixed.err);
+  const doc = fixed.json();
+  assert.equal(doc.command, "lockfile repair");
+  assert.equal(doc.outcome, "repaired");
+  assert.equal(doc.published, true);
+  const [kept] = doc.setAside as string[];
+  assert.equal(await Deno.readTextFile(`${a}/${kept}`), broken);
+  assert.deepEqual(Object.keys(JSON.parse(await remote())), [
+    "@acme/x",
+    "@acme/y",
+    "@acme/z",
+  ]);
+  const again = await sluice(["lockfile", "repair", "--cache", a]);
+  assert.equal(again.code, 0, again.err);
+  assert.match(again.out, /is a JSON object; there is nothing to repair\./);
+  const help = await sluice(["lockfile", "repair", "--help"]);
+  assert.match(help.out, /Usage: sluice lockfile repair/);
+  assert.match(help.out, /--dry-run/);
+  await w.cleanup();
+});

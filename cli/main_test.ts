@@ -27,6 +27,7 @@ Deno.test("--help works on the program and on every command", async () => {
     ["lockfile", "add"],
     ["lockfile", "remove"],
     ["lockfile", "retry"],
+    ["lockfile", "repair"],
   ];
   for (const c of commands) {
     const r = await sluice([...c, "--help"]);

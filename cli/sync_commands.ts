@@ -300,7 +300,9 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       if (pendingLockfile.length) {
         out.say(`Pending lockfile changes, not yet published (${pendingLockfile.length}):`);
         for (const e of pendingLockfile) out.say(`  ${e.path}: ${e.summary}`);
-        out.say("Run `sluice lockfile retry` to publish them.");
+        out.say(
+          "Run `sluice lockfile retry` to publish them (`sluice lockfile repair` when the datastore's copy is malformed).",
+        );
       }
     });
   }));

@@ -23,6 +23,7 @@ export type ErrorCode =
   | "invalid_config"
   | "lockfile_conflict"
   | "lockfile_publish_failed"
+  | "lockfile_remote_malformed"
   | "corrupt_download"
   | "file_changed"
   | "push_failed"
@@ -52,6 +53,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   invalid_config: 78,
   lockfile_conflict: 75,
   lockfile_publish_failed: 75,
+  lockfile_remote_malformed: 65,
   corrupt_download: 74,
   file_changed: 75,
   push_failed: 75,
@@ -252,6 +254,42 @@ export class LockReadError extends SluiceError {
       { ...options, retryable: true },
     );
     this.key = key;
+  }
+}
+
+/**
+ * The datastore's copy of the managed lockfile is not a JSON object of
+ * entries. Nothing was published over it and the change stays pending;
+ * retrying cannot help until `sluice lockfile repair` has replaced it.
+ *
+ * @example
+ * ```ts
+ * import { LockfileRemoteMalformedError } from "./errors.ts";
+ * const e = new LockfileRemoteMalformedError("config/upstream_extensions.json", "v7", "not a JSON object: it is an array", new TextEncoder().encode("[1]"), "set @acme/ssh");
+ * console.log(e.code, e.exitCode); // lockfile_remote_malformed 65
+ * ```
+ */
+export class LockfileRemoteMalformedError extends SluiceError {
+  /** The lockfile path (and store key). */
+  readonly path: string;
+  /** The malformed object's version. */
+  readonly version: string;
+  /** What is wrong with it (the parse error). */
+  readonly problem: string;
+  /** A short single-line preview of its bytes. */
+  readonly preview: string;
+  constructor(path: string, version: string, problem: string, body: Uint8Array, change: string) {
+    const shown = preview(new TextDecoder().decode(body), 60);
+    super(
+      "lockfile_remote_malformed",
+      `The datastore's copy of the managed lockfile ${path} (version ${version}) is not a JSON object of entries: ${problem}; it begins ${
+        JSON.stringify(shown)
+      }. Nothing was published and that copy was left as it is; this checkout's change (${change}) is kept as a pending delta in the cache. Retrying cannot help until the copy is repaired: run \`sluice lockfile repair --dry-run\` to see the problem and what would be published, then \`sluice lockfile repair\`, which sets the bad copy aside under .sluice/set-aside/ and republishes this cache's last good copy with the pending changes.`,
+    );
+    this.path = path;
+    this.version = version;
+    this.problem = problem;
+    this.preview = shown;
   }
 }
 

@@ -23,6 +23,7 @@ import {
   ConditionalWritesUnsupportedError,
   ConfigError,
   isRetryable,
+  LockfileRemoteMalformedError,
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
@@ -179,7 +180,12 @@ export async function pendingLockfileDelta(
   return deltas[managedLockfilePath(options.namespace)] ?? null;
 }
 
-async function writePending(cache: CacheAccess, path: string, delta: LockfileChange | null) {
+/** Records (or, with null, clears) the pending delta of one lockfile path. */
+export async function writePendingLockfileDelta(
+  cache: CacheAccess,
+  path: string,
+  delta: LockfileChange | null,
+) {
   const deltas = { ...(await readPendingLockfileDeltas(cache)) };
   if (delta) deltas[path] = { set: { ...(delta.set ?? {}) }, remove: [...(delta.remove ?? [])] };
   else delete deltas[path];
@@ -214,10 +220,13 @@ export function serializeLockfile(entries: LockfileEntries): Uint8Array {
   return new TextEncoder().encode(`${JSON.stringify(sortDeep(entries), null, 2)}\n`);
 }
 
-/** Parses lockfile bytes; throws a plain Error when they are not a JSON object. */
+/** Parses lockfile bytes; throws a plain Error saying what is wrong unless a JSON object. */
 export function parseLockfile(body: Uint8Array): LockfileEntries {
   const j = JSON.parse(new TextDecoder().decode(body));
-  if (j === null || typeof j !== "object" || Array.isArray(j)) throw new Error("not a JSON object");
+  if (j === null || typeof j !== "object" || Array.isArray(j)) {
+    const kind = j === null ? "null" : Array.isArray(j) ? "an array" : `a ${typeof j}`;
+    throw new Error(`not a JSON object: it is ${kind}`);
+  }
   return j as LockfileEntries;
 }
 
@@ -226,8 +235,8 @@ const same = (a: LockfileEntries, b: LockfileEntries) =>
 
 const inFlight = new WeakMap<object, Promise<unknown>>();
 
-/** Runs transactions of one service one at a time (the pending file is read-modify-write). */
-function serialised<T>(service: object, fn: () => Promise<T>): Promise<T> {
+/** Runs lockfile work of one service one at a time (the pending file is read-modify-write). */
+export function serialiseLockfileWork<T>(service: object, fn: () => Promise<T>): Promise<T> {
   const run = (inFlight.get(service) ?? Promise.resolve()).then(fn, fn);
   inFlight.set(service, run.catch(() => {}));
   return run;
@@ -237,10 +246,11 @@ function serialised<T>(service: object, fn: () => Promise<T>): Promise<T> {
  * Changes named entries of the managed lockfile, safely against every other
  * checkout: see the module documentation for the protocol.
  *
- * Throws `lockfile_conflict` when the remote changed under every attempt, and
- * `lockfile_publish_failed` for anything else (unreachable store, lock
- * timeout, unreadable remote copy); in both cases the change is kept as a
- * pending delta for {@link retryPendingLockfile} or the next transaction.
+ * Throws `lockfile_conflict` when the remote changed under every attempt,
+ * `lockfile_remote_malformed` when the remote copy is not a JSON object (see
+ * `repairManagedLockfile`), and `lockfile_publish_failed` for anything else
+ * (unreachable store, lock timeout); the change is always kept as a pending
+ * delta for {@link retryPendingLockfile} or the next transaction.
  *
  * @example
  * ```ts
@@ -264,11 +274,11 @@ export async function updateManagedLockfile(
       "a lock backend: the managed lockfile transaction takes the datastore's global lock",
     );
   }
-  return await serialised(service, async () => {
+  return await serialiseLockfileWork(service, async () => {
     await setAsideMalformedLocal(service, path);
     const pending = (await readPendingLockfileDeltas(service.cache))[path] ?? {};
     const delta = mergeLockfileChanges(pending, change);
-    await writePending(service.cache, path, delta);
+    await writePendingLockfileDelta(service.cache, path, delta);
     const seen: { remote?: LockfileEntries } = {};
     try {
       return await publish(service, path, delta, options, seen);
@@ -277,13 +287,14 @@ export async function updateManagedLockfile(
         await writeLocalView(service, path, delta, seen.remote).catch(() => {});
       }
       if (e instanceof SluiceError && e.code === "lockfile_conflict") throw e;
+      if (e instanceof LockfileRemoteMalformedError) throw e;
       throw new SluiceError(
         "lockfile_publish_failed",
         `Could not publish the managed lockfile ${path}: ${
           e instanceof Error ? e.message : String(e)
         } This checkout's change (${
           describeLockfileChange(delta)
-        }) is kept as a pending delta in the cache; no local copy of the lockfile was uploaded. Run \`sluice lockfile retry\` once the datastore is reachable (the next lockfile change also replays it).`,
+        }) is kept as a pending delta in the cache; no local copy of the lockfile was uploaded. Run \`sluice lockfile retry\` once the datastore is reachable (the next lockfile change also replays it); if the datastore's copy itself is damaged, \`sluice lockfile repair\` republishes it.`,
         { cause: e, retryable: isRetryable(e) },
       );
     }
@@ -319,7 +330,7 @@ export async function retryPendingLockfile(
  * transaction: it is moved to the set-aside area first, with a warning
  * naming where, so that nothing in it is lost without a word.
  */
-async function setAsideMalformedLocal(service: LockfileService, path: string): Promise<void> {
+export async function setAsideMalformedLocal(service: LockfileService, path: string) {
   const local = await service.cache.read(path).catch(() => null);
   if (!local) return;
   let problem: string;
@@ -385,7 +396,9 @@ async function publish(
         try {
           remote = parseLockfile(current.body);
         } catch (e) {
-          throw new Error(`the remote copy is unreadable (${(e as Error).message}).`);
+          const why = (e as Error).message;
+          const what = describeLockfileChange(delta);
+          throw new LockfileRemoteMalformedError(path, current.version, why, current.body, what);
         }
       }
       seen.remote = remote;
@@ -399,31 +412,12 @@ async function publish(
       } else {
         body = serializeLockfile(entries);
         const mode = current ? PutModes.update(current.version) : PutModes.create;
-        const put = await putConditional(service, path, body, mode, signal);
+        const put = await putLockfileConditional(service, path, body, mode, signal);
         if (!put) continue; // changed since fetched: fetch again and re-apply
         info = put;
         published = true;
       }
-      const hash = await sha256Hex(body);
-      await updateIndex(
-        store,
-        { set: { [path]: { v: info.version, h: hash, s: body.length } }, remove: [] },
-        config.retry,
-        signal,
-        undefined,
-        config.concurrency,
-        () => service.clock.now(),
-      );
-      await service.cache.write(path, body);
-      const st = await service.cache.stat(path);
-      await service.state.recordSynced(path, {
-        hash,
-        version: info.version,
-        size: body.length,
-        mtimeMs: st?.mtimeMs,
-      });
-      await service.state.clean([path]);
-      await writePending(service.cache, path, null);
+      await recordPublishedLockfile(service, path, body, info.version, signal);
       return { path, entries, version: info.version, published, attempts: attempt };
     }
     throw new SluiceError(
@@ -438,8 +432,39 @@ async function publish(
   }
 }
 
-/** A conditional put; null when the remote changed since it was fetched. */
-async function putConditional(
+/**
+ * After a publish (or a remote copy found to hold the result already): the
+ * remote index names it, the cache copy and the synced manifest match it,
+ * and the pending delta of `path` is cleared.
+ */
+export async function recordPublishedLockfile(
+  service: LockfileService,
+  path: string,
+  body: Uint8Array,
+  version: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { store, config } = service;
+  const hash = await sha256Hex(body);
+  await updateIndex(
+    store,
+    { set: { [path]: { v: version, h: hash, s: body.length } }, remove: [] },
+    config.retry,
+    signal,
+    undefined,
+    config.concurrency,
+    () => service.clock.now(),
+  );
+  await service.cache.write(path, body);
+  const st = await service.cache.stat(path);
+  const entry = { hash, version, size: body.length, mtimeMs: st?.mtimeMs };
+  await service.state.recordSynced(path, entry);
+  await service.state.clean([path]);
+  await writePendingLockfileDelta(service.cache, path, null);
+}
+
+/** A conditional put of the lockfile; null when the remote changed since it was fetched. */
+export async function putLockfileConditional(
   service: LockfileService,
   path: string,
   body: Uint8Array,

@@ -296,8 +296,9 @@ Deno.test("an unreadable remote lockfile is never replaced", async () => {
   const a = await clone(store, "a", clock);
   store.seed(LOCKFILE, "[not an object");
   const err = await updateManagedLockfile(a, { set: { X: 1 } }).catch((e) => e);
-  assert.equal(err.code, "lockfile_publish_failed");
-  assert.match(err.message, /unreadable/);
+  assert.equal(err.code, "lockfile_remote_malformed");
+  assert.match(err.message, /not a JSON object of entries: .*"\[not an object"/);
+  assert.match(err.message, /`sluice lockfile repair`/);
   assert.equal(store.peekText(LOCKFILE), "[not an object");
   assert.ok(await pendingLockfileDelta(a));
 });
