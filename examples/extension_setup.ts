@@ -11,7 +11,7 @@
  */
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
-import type { StoreProvider } from "../sync/provider.ts";
+import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { SyncService } from "../sync/service.ts";
 
 /** What an extension's setup hook returns. */

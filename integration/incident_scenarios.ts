@@ -33,7 +33,7 @@ import type { WarningEvent } from "../sync/events.ts";
 import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
 import { acquireModelLocks, type ModelLockSetOptions, releaseLock } from "../sync/model_locks.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
-import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../sync/provider.ts";
+import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../packages/provider/mod.ts";
 import type { SyncService } from "../sync/service.ts";
 import { createSluice } from "../sluice.ts";
 import { CREATE_ONLY_WRITER } from "../middleware/create_only_writer.ts";

@@ -37,7 +37,7 @@ import type {
   PutMode,
   PutOptions,
 } from "../sync/ports.ts";
-import type { StoreProvider } from "../sync/provider.ts";
+import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { SyncService } from "../sync/service.ts";
 import { SCENARIO_SETTINGS, type ScenarioBackend, serviceFromParts } from "./incident_scenarios.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
-import type { StoreProvider } from "../sync/provider.ts";
+import type { StoreProvider } from "../packages/provider/mod.ts";
 import { ConditionalWrites } from "../sync/conditional.ts";
 
 /** A loopback endpoint whose writes hang; counts write attempts by method. */

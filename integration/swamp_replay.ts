@@ -31,7 +31,7 @@ import { createEmitter } from "../sync/events.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { ConditionalWrites } from "../sync/conditional.ts";
 import type { Identity } from "../sync/ports.ts";
-import type { StoreProvider } from "../sync/provider.ts";
+import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { LockBackendRegistry } from "../sync/lock_registry.ts";
 import type { ExtensionDeps, ExtensionProvider, SwampModelRef } from "../packages/extension/mod.ts";
 import type { ExtensionSyncService } from "../packages/extension/sync_service.ts";

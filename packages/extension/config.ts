@@ -22,7 +22,7 @@
  */
 import { z } from "zod";
 import { isSafeRelPath } from "../../sync/paths.ts";
-import { commonProviderShape } from "../../sync/provider.ts";
+import { commonProviderShape } from "../provider/mod.ts";
 import { concurrencySchema } from "../../sync/config_schema.ts";
 import { type EnvGetter, REQUEST_TIMEOUT_RANGE, requestTimeoutFromEnv } from "./env.ts";
 

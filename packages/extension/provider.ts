@@ -12,7 +12,7 @@
  * @module
  */
 import type { z } from "zod";
-import { parseProviderConfig } from "../../sync/provider.ts";
+import { parseProviderConfig } from "../provider/mod.ts";
 import type {
   SwampDatastoreExport,
   SwampDatastoreProvider,

@@ -17,7 +17,7 @@ import type { ConditionalWrites } from "../../sync/conditional.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
 import type { LockBackendRegistry } from "../../sync/lock_registry.ts";
 import type { Clock, Identity } from "../../sync/ports.ts";
-import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../../sync/provider.ts";
+import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../provider/mod.ts";
 import type { SyncService } from "../../sync/service.ts";
 import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { createSluice } from "../../sluice.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
-import { commonProviderShape, parseProviderConfig, StoreProvider } from "../../sync/provider.ts";
+import { commonProviderShape, parseProviderConfig, StoreProvider } from "../provider/mod.ts";
 import { sharedExtensionShape, sluiceCommon } from "./config.ts";
 import { defineDatastore, type DefinedDatastore } from "./provider.ts";
 import type { ExtensionDeps } from "./runtime.ts";

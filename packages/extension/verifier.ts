@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { VerifyResult } from "../../sync/provider.ts";
+import type { VerifyResult } from "../provider/mod.ts";
 import type { SwampHealthResult, SwampVerifier } from "./contract.ts";
 
 /** What {@link extensionVerifier} reports about. */
@@ -26,7 +26,7 @@ export interface VerifierTarget {
  * @example
  * ```ts
  * import { extensionVerifier } from "./verifier.ts";
- * import { verifyStore } from "../../sync/provider.ts";
+ * import { verifyStore } from "../provider/mod.ts";
  * import { InMemoryStore } from "../testing/mod.ts";
  * const v = extensionVerifier({
  *   datastoreType: "@sluice/s3-datastore", bucket: "b",

@@ -31,7 +31,7 @@ import {
   parseProviderConfig,
   type ProviderDeps,
   StoreProvider,
-} from "../../sync/provider.ts";
+} from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
 import { GcsStore } from "./store.ts";
 

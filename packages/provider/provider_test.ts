@@ -6,14 +6,14 @@ import {
   StoreProvider,
   type SyncServiceContract,
   verifyStore,
-} from "./provider.ts";
-import { createSyncService, SyncService } from "./service.ts";
-import { StoreLock } from "./lock_engine.ts";
-import { ConfigError } from "./errors.ts";
-import { LockBackendRegistry, storeLockFactory } from "./lock_registry.ts";
-import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
-import { createS3Provider } from "../packages/s3/provider.ts";
-import { createGcsProvider } from "../packages/gcs/provider.ts";
+} from "./mod.ts";
+import { createSyncService, SyncService } from "../../sync/service.ts";
+import { StoreLock } from "../../sync/lock_engine.ts";
+import { ConfigError } from "../../sync/errors.ts";
+import { LockBackendRegistry, storeLockFactory } from "../../sync/lock_registry.ts";
+import { FakeClock, InMemoryStore } from "../testing/mod.ts";
+import { createS3Provider } from "../s3/provider.ts";
+import { createGcsProvider } from "../gcs/provider.ts";
 import { z } from "zod";
 
 /** Compile-time: `T` is assignable to `U`. */

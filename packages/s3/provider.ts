@@ -32,7 +32,7 @@ import {
   parseProviderConfig,
   type ProviderDeps,
   StoreProvider,
-} from "../../sync/provider.ts";
+} from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
 import { S3Store } from "./store.ts";
 import type { S3Credentials } from "./client.ts";

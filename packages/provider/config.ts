@@ -1,0 +1,157 @@
+/**
+ * The config pieces every store provider shares: the zod schemas of the keys
+ * all backends accept ({@link commonProviderShape}), the parser whose errors
+ * name the field path ({@link parseProviderConfig}), and the sync
+ * configuration a parsed config implies ({@link toSyncConfig}).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ConfigError } from "../../sync/errors.ts";
+import { isSafeRelPath } from "../../sync/paths.ts";
+import type { ClassifierRule, SyncConfig } from "../../sync/context.ts";
+import {
+  classifierRuleSchema,
+  concurrencySchema,
+  conditionalWritesSchema,
+  PATH_CLASSES,
+  probeTtlSchema,
+  retryConfigSchema,
+  streamThresholdSchema,
+  wholeMs,
+} from "../../sync/config_schema.ts";
+import { DEFAULT_RETRY } from "../../sync/retry.ts";
+
+/** The `lock` section: a backend by name, the engine's timings, backend-specific keys kept. */
+export const lockConfigSchema = z.looseObject({
+  backend: z.string({ error: 'a lock backend name, e.g. "store"' })
+    .min(1, { error: "a non-empty lock backend name" })
+    .default("store"),
+  ttlMs: wholeMs("the lock time to live").min(1_000, { error: "a TTL of at least 1000 ms" })
+    .optional(),
+  heartbeatMs: wholeMs("the heartbeat interval").min(1, { error: "a positive interval" })
+    .optional(),
+  maxWaitMs: wholeMs("the acquire wait").min(0, { error: "a wait of 0 ms or more" }).optional(),
+  retryDelayMs: wholeMs("the acquire retry delay").min(1, { error: "a positive delay" }).optional(),
+});
+
+/** The key prefix inside the bucket: relative, `/`-separated, no `..`; a trailing `/` is dropped. */
+export const prefixSchema = z.string({ error: 'a key prefix string, e.g. "team/datastore"' })
+  .default("")
+  .transform((p) => p.replace(/\/+$/, ""))
+  .refine((p) => p === "" || isSafeRelPath(p), {
+    error: 'a relative key prefix without "..", ".", empty segments or a leading "/"',
+  });
+
+/** Config keys every store provider accepts (spread into each backend's strict object). */
+export const commonProviderShape = {
+  prefix: prefixSchema,
+  conditionalWrites: conditionalWritesSchema.default("auto"),
+  concurrency: concurrencySchema.default(8),
+  requestTimeoutMs: wholeMs("the per-request timeout").min(1, { error: "a positive timeout" })
+    .default(30_000),
+  probeTtlMs: probeTtlSchema.optional(),
+  streamThresholdBytes: streamThresholdSchema.optional(),
+  retry: retryConfigSchema.default({}),
+  lock: lockConfigSchema.default({ backend: "store" }),
+  classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
+    .default([]),
+};
+
+/** The parsed form of {@link commonProviderShape}. */
+export interface CommonProviderConfig {
+  readonly prefix: string;
+  readonly conditionalWrites: "auto" | "required" | "off";
+  readonly concurrency: number;
+  readonly requestTimeoutMs: number;
+  readonly probeTtlMs?: number;
+  readonly streamThresholdBytes?: number;
+  readonly retry: { retries?: number; minTimeoutMs?: number; maxTimeoutMs?: number };
+  readonly lock: { backend: string; [key: string]: unknown };
+  readonly classifierRules: readonly ClassifierRule[];
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+function describeIssue(input: unknown, issue: z.core.$ZodIssue): { field: string; text: string } {
+  if (issue.code === "unrecognized_keys") {
+    const field = fieldPath([...issue.path, issue.keys[0]]);
+    return {
+      field,
+      text: `no such setting (unknown key${issue.keys.length > 1 ? "s" : ""} ${
+        issue.keys.map((k) => `"${k}"`).join(", ")
+      }); check the spelling`,
+    };
+  }
+  const got = valueAt(input, issue.path);
+  const shown = got === undefined ? "nothing" : JSON.stringify(got)?.slice(0, 80);
+  return { field: fieldPath(issue.path) || "(root)", text: `${issue.message}, got ${shown}` };
+}
+
+/**
+ * Parses `input` with `schema`; on failure throws a `ConfigError` at the first
+ * offending field path (e.g. `lock.ttlMs`, `classifierRules[0].class`),
+ * saying what is expected and what was given, and listing any further issues.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { parseProviderConfig } from "./config.ts";
+ * const schema = z.strictObject({ bucket: z.string({ error: "a bucket name" }) });
+ * parseProviderConfig(schema, { bucket: "b" }); // { bucket: "b" }
+ * ```
+ */
+export function parseProviderConfig<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new ConfigError("(root)", `a JSON object of settings, got ${JSON.stringify(input)}`);
+  }
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const [first, ...rest] = r.error.issues.map((i) => describeIssue(input, i));
+  const more = rest.length ? `; also ${rest.map((i) => `"${i.field}": ${i.text}`).join("; ")}` : "";
+  throw new ConfigError(first.field, `${first.text}${more}`, { cause: r.error });
+}
+
+/**
+ * The sync configuration a parsed provider config implies.
+ *
+ * @example
+ * ```ts
+ * import { toSyncConfig } from "./config.ts";
+ * const c = toSyncConfig({
+ *   prefix: "", conditionalWrites: "auto", concurrency: 4, requestTimeoutMs: 1000,
+ *   retry: {}, lock: { backend: "store" }, classifierRules: [],
+ * });
+ * console.log(c.concurrency); // 4
+ * ```
+ */
+export function toSyncConfig(config: CommonProviderConfig): Partial<SyncConfig> {
+  return {
+    concurrency: config.concurrency,
+    conditionalWrites: config.conditionalWrites,
+    classifierRules: config.classifierRules,
+    retry: { ...DEFAULT_RETRY, ...config.retry },
+    ...(config.probeTtlMs === undefined ? {} : { probeTtlMs: config.probeTtlMs }),
+    ...(config.streamThresholdBytes === undefined
+      ? {}
+      : { streamThresholdBytes: config.streamThresholdBytes }),
+  };
+}
+
+export { classifierRuleSchema, PATH_CLASSES, retryConfigSchema };
