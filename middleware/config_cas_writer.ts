@@ -15,14 +15,35 @@
  * (`identical`), so a cache that lost its sync state does not report
  * conflicts for files that agree.
  *
+ * Every such write carries this cache's writer id (object metadata
+ * `sluice-writer`, a random id kept in the cache's state). When the refusal
+ * finds an object this same cache wrote, it is this cache's own write that
+ * never reached the index (a crash or an outage between the write and the
+ * commit), not a peer's change: the new copy replaces it with a
+ * compare-and-swap on that orphan's version, and the commit then names a
+ * version the store holds. A peer's write carries another id and stays a
+ * conflict.
+ *
  * @module
  */
-import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
+import {
+  type PathClass,
+  PushVar,
+  type WriteContext,
+  type WriteGateEntry,
+} from "../sync/context.ts";
+import { checkThenPut } from "../sync/conditional.ts";
+import { randomId } from "../sync/hash.ts";
 import { resolveHint } from "../sync/conflicts.ts";
-import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../sync/errors.ts";
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+} from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
-import type { GetResult } from "../sync/ports.ts";
+import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 
 /** The gate's registered name. */
@@ -41,6 +62,50 @@ export const CAS_CLASSES: ReadonlySet<PathClass | undefined> = new Set([
   "index",
   "other",
 ]);
+
+/** Object metadata key: the id of the cache that wrote the object. */
+export const WRITER_METADATA = "sluice-writer";
+
+/** The cache's state file holding its writer id. */
+const WRITER_STATE = "writer.json";
+
+/** Per push: the cache's writer id, read (or created) once. */
+const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer", () => ({}));
+
+/** This cache's writer id: a random id created once and kept in its state directory. */
+function writerId(ctx: WriteContext): Promise<string> {
+  const slot = ctx.push.vars.get(WRITER);
+  return slot.id ??= (async () => {
+    const kept = await ctx.push.cache.readState<{ id?: unknown }>(WRITER_STATE);
+    if (typeof kept?.id === "string" && kept.id !== "") return kept.id;
+    const id = randomId(12);
+    if (!ctx.push.dryRun) await ctx.push.cache.writeState(WRITER_STATE, { id });
+    return id;
+  })();
+}
+
+/** Writes over `version` (this cache's own uncommitted object); `null` when that changed too. */
+async function replaceOwn(ctx: WriteContext, version: string): Promise<ObjectInfo | null> {
+  const push = ctx.push;
+  const mode = PutModes.update(version);
+  const o = { signal: push.signal, metadata: ctx.metadata };
+  try {
+    return await withRetry(
+      () => push.store.put(ctx.key, ctx.body, mode, o),
+      push.config.retry,
+      push.signal,
+    );
+  } catch (e) {
+    if (e instanceof PreconditionFailedError) return null;
+    if (!(e instanceof NotImplementedError)) throw e;
+  }
+  try {
+    return await checkThenPut(push.store, ctx.key, ctx.body, mode, o);
+  } catch (e) {
+    if (e instanceof PreconditionFailedError) return null;
+    throw e;
+  }
+}
 
 async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
   const push = ctx.push;
@@ -72,6 +137,8 @@ async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
 export function configCasWriter(): Middleware<WriteContext> {
   return async function configCasWriterGate(ctx, next) {
     if (!CAS_CLASSES.has(ctx.entry.class) || ctx.mode.kind === "overwrite") return await next();
+    const writer = await writerId(ctx);
+    ctx.metadata[WRITER_METADATA] = writer;
     try {
       await next();
       return;
@@ -79,13 +146,28 @@ export function configCasWriter(): Middleware<WriteContext> {
       if (!(e instanceof PreconditionFailedError || e instanceof AlreadyExistsError)) throw e;
     }
     const push = ctx.push;
-    const remote = await fetchRemote(ctx);
+    let remote = await fetchRemote(ctx);
     if (remote && (await sha256Hex(remote.body)) === ctx.hash) {
       const { body: _body, ...info } = remote;
       ctx.result = info;
       ctx.outcome = "identical";
       push.note(CONFIG_CAS_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
       return;
+    }
+    if (remote && remote.metadata?.[WRITER_METADATA] === writer) {
+      // This cache's own write that never reached the index: replace it.
+      const info = await replaceOwn(ctx, remote.version);
+      if (info) {
+        ctx.result = info;
+        ctx.outcome = "written";
+        push.note(
+          CONFIG_CAS_WRITER,
+          `${ctx.key}: replaced this cache's own uncommitted write (version ${remote.version})`,
+          ctx.entry,
+        );
+        return;
+      }
+      remote = await fetchRemote(ctx);
     }
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;

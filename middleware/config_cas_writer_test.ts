@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { CONFIG_CAS_WRITER, configCasWriter, configCasWriterEntry } from "./config_cas_writer.ts";
+import {
+  CONFIG_CAS_WRITER,
+  configCasWriter,
+  configCasWriterEntry,
+  WRITER_METADATA,
+} from "./config_cas_writer.ts";
 import { lockfileGuardEntry } from "./lockfile_guard.ts";
 import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
@@ -93,6 +98,51 @@ Deno.test("a refused create over identical bytes counts as done", async () => {
   assert.equal(ctx.outcome, "identical");
   assert.equal(ctx.result?.version, info.version);
   assert.deepEqual(m.warnings, []);
+});
+
+Deno.test("this cache's own uncommitted write is replaced; a peer's object stays a conflict", async () => {
+  const MARKER = "data/t/m/d/latest";
+  const m = await mockPushContext();
+  const store = m.store as InMemoryStore;
+  // A first push wrote the marker and crashed before its commit: the object carries this
+  // cache's writer id, and the synced manifest still names the committed version v0.
+  const first = mockWriteContext(m.ctx, MARKER, "2", {
+    entry: planEntry(MARKER, { class: "latest-marker", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  await configCasWriter()(first, spyNext(() => {}));
+  const writer = first.metadata[WRITER_METADATA];
+  assert.ok(writer, "every conditional write carries the writer id");
+  const orphan = store.seed(MARKER, "2", { [WRITER_METADATA]: writer });
+  const again = mockWriteContext(m.ctx, MARKER, "3", {
+    entry: planEntry(MARKER, { class: "latest-marker", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  await configCasWriter()(
+    again,
+    spyNext(() => {
+      throw new PreconditionFailedError(MARKER);
+    }),
+  );
+  assert.equal(again.entry.action, "put");
+  assert.equal(again.outcome, "written");
+  assert.notEqual(again.result?.version, orphan.version);
+  assert.equal(store.peekText(MARKER), "3");
+  assert.deepEqual(m.warnings, []);
+  // A peer's object (another writer id) is never replaced.
+  store.seed(MARKER, "9", { [WRITER_METADATA]: "a-peer" });
+  const third = mockWriteContext(m.ctx, MARKER, "4", {
+    entry: planEntry(MARKER, { class: "latest-marker", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  await configCasWriter()(
+    third,
+    spyNext(() => {
+      throw new PreconditionFailedError(MARKER);
+    }),
+  );
+  assert.equal(third.entry.action, "skip");
+  assert.equal(store.peekText(MARKER), "9");
 });
 
 Deno.test("a config file deleted remotely is skipped; transport errors still fail the write", async () => {
