@@ -26,7 +26,7 @@ import { createSluice } from "../sluice.ts";
 import { ConditionalWrites, PROBE_STATE_FILE } from "../sync/conditional.ts";
 import { ConfigError, type ErrorCode, EXIT_CODES, SluiceError } from "../sync/errors.ts";
 import { createEmitter, type SluiceEmitter, type WarningEvent } from "../sync/events.ts";
-import { ERASURE_JOURNAL } from "../sync/erasure.ts";
+import { ERASURE_JOURNAL } from "../middleware/erasure.ts";
 import { bodyBytes, isBodySource } from "../sync/body.ts";
 import { randomId } from "../sync/hash.ts";
 import { PENDING_LOCKFILE_STATE } from "../sync/lockfile_txn.ts";

@@ -25,7 +25,7 @@ import {
   refusedUploads,
   type UploadRef,
   writeErasureJournal,
-} from "../sync/erasure.ts";
+} from "./erasure.ts";
 import type { PlanEntry, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 

@@ -23,7 +23,7 @@ import {
   readErasureJournal,
   resolveHeldVersions,
   writeErasureJournal,
-} from "../sync/erasure.ts";
+} from "./erasure.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { encodeLockInfo } from "../sync/lock_body.ts";
 import { storeLockBackend } from "../sync/lock_engine.ts";

@@ -31,7 +31,7 @@
  * @module
  */
 import { ModelLockLostError, SluiceError } from "../../sync/errors.ts";
-import { ErasureRefusedError } from "../../sync/erasure.ts";
+import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
 import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service.ts";
 import type {

@@ -12,10 +12,10 @@ import {
   versionDir,
   writeErasureJournal,
 } from "./erasure.ts";
-import { LocalCache } from "./cache.ts";
-import { sha256Hex } from "./hash.ts";
-import { PutModes } from "./ports.ts";
-import { SyncState } from "./state.ts";
+import { LocalCache } from "../sync/cache.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { PutModes } from "../sync/ports.ts";
+import { SyncState } from "../sync/state.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

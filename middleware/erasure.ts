@@ -18,11 +18,11 @@ import {
   PreconditionFailedError,
   preview,
   SluiceError,
-} from "./errors.ts";
-import { sha256Hex } from "./hash.ts";
-import { isSafeRelPath, parentOf } from "./paths.ts";
-import type { ObjectStore } from "./ports.ts";
-import type { CacheAccess, StateAccess, UploadRecord } from "./context.ts";
+} from "../sync/errors.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { isSafeRelPath, parentOf } from "../sync/paths.ts";
+import type { ObjectStore } from "../sync/ports.ts";
+import type { CacheAccess, StateAccess, UploadRecord } from "../sync/context.ts";
 
 /** File name of the journal inside the cache's state directory. */
 export const ERASURE_JOURNAL = "erasure.json";
