@@ -1,0 +1,115 @@
+/**
+ * Bad input, symlinks inside the cache: a pull never writes through a link, a
+ * push never uploads what a link points to. See `sandbox.ts` for the sandbox
+ * every test runs in.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { clone, pushPaths, put, read, refused, sandbox, warnings } from "./sandbox.ts";
+
+Deno.test("symlinks: a pull never writes through a symlinked directory or a symlinked file", async () => {
+  const sb = await sandbox();
+  const store = new InMemoryStore();
+  const a = await clone(store, `${sb.root}/peer`);
+  await put(a.cacheDir, "outputs/o.txt", "from the peer");
+  await put(a.cacheDir, "leaf/secret.txt", "from the peer, too");
+  await pushPaths(a, "outputs/o.txt", "leaf/secret.txt");
+
+  // A directory of the cache is a link out of it.
+  const b = await clone(store, sb.cacheDir, { name: "b" });
+  await Deno.symlink("../sentinel", `${sb.cacheDir}/outputs`);
+  await refused(
+    b.pullChanged(),
+    "unsafe_path",
+    /Refused the path "outputs\/o\.txt": outputs is a symbolic link/,
+    /replace the link with a real file or directory, then run the sync again/,
+  );
+  assert.equal(await Deno.readLink(`${sb.cacheDir}/outputs`), "../sentinel", "the link is kept");
+  await sb.unchanged();
+
+  // A file of the cache is a link out of it: the pull replaces the link, never its target.
+  const sb2 = await sandbox();
+  const c = await clone(store, sb2.cacheDir, { name: "c" });
+  await Deno.mkdir(`${sb2.cacheDir}/leaf`, { recursive: true });
+  await Deno.symlink("../../sentinel/secret.txt", `${sb2.cacheDir}/leaf/secret.txt`);
+  await c.pullChanged();
+  assert.equal(await read(sb2.cacheDir, "leaf/secret.txt"), "from the peer, too");
+  await sb2.unchanged();
+});
+
+Deno.test("symlinks: a dirty path that is a link, or lies under one, is skipped and kept dirty; its remote copy is kept", async () => {
+  const sb = await sandbox();
+  const store = new InMemoryStore();
+  const w = warnings();
+  const a = await clone(store, sb.cacheDir, { events: w.events });
+  await put(sb.cacheDir, "outputs/o.txt", "synced file");
+  await put(sb.cacheDir, "linked/l.txt", "synced too");
+  await pushPaths(a, "outputs/o.txt", "linked/l.txt");
+
+  // The user swaps the file and the directory for links out of the cache.
+  await Deno.remove(`${sb.cacheDir}/outputs/o.txt`);
+  await Deno.symlink("../../sentinel/secret.txt", `${sb.cacheDir}/outputs/o.txt`);
+  await Deno.remove(`${sb.cacheDir}/linked`, { recursive: true });
+  await Deno.symlink("../sentinel/nested", `${sb.cacheDir}/linked`);
+  const r = await pushPaths(a, "outputs/o.txt", "linked/l.txt");
+
+  assert.deepEqual(r.deleted, [], "a link is not a deletion");
+  assert.deepEqual(r.uploaded, []);
+  assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [
+    ["linked/l.txt", true],
+    ["outputs/o.txt", true],
+  ]);
+  assert.equal(store.peekText("outputs/o.txt"), "synced file", "the remote copy is kept");
+  assert.equal(store.peekText("linked/l.txt"), "synced too");
+  const skipped = w.list.filter((x) => x.code === "path_skipped");
+  assert.deepEqual(skipped.map((x) => x.path).sort(), ["linked/l.txt", "outputs/o.txt"]);
+  for (const s of skipped) {
+    assert.match(s.message, /symbolic link/);
+    assert.match(s.message, /replace the link with a real (file|directory)/);
+  }
+  assert.deepEqual(a.state.dirtyPaths(), ["linked/l.txt", "outputs/o.txt"], "kept dirty");
+  await sb.unchanged();
+
+  // Once the link is replaced by a real file, the next push uploads it.
+  await Deno.remove(`${sb.cacheDir}/outputs/o.txt`);
+  await put(sb.cacheDir, "outputs/o.txt", "real again");
+  const again = await a.pushChanged();
+  assert.deepEqual(again.uploaded, ["outputs/o.txt"]);
+  assert.equal(store.peekText("outputs/o.txt"), "real again");
+});
+
+Deno.test("symlinks: a walk skips links with a warning and uploads nothing they point to", async () => {
+  const sb = await sandbox();
+  const store = new InMemoryStore();
+  const w = warnings();
+  const a = await clone(store, sb.cacheDir, { events: w.events });
+  await put(sb.cacheDir, "outputs/real.txt", "real");
+  await Deno.symlink("../../sentinel/secret.txt", `${sb.cacheDir}/outputs/file-link`);
+  await Deno.symlink("../../sentinel", `${sb.cacheDir}/outputs/dir-link`);
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["outputs/real.txt"]);
+  assert.deepEqual(
+    w.list.filter((x) => x.code === "path_skipped").map((x) => x.path).sort(),
+    ["outputs/dir-link", "outputs/file-link"],
+  );
+  const secret = await Deno.readTextFile(`${sb.sentinel}/secret.txt`);
+  for (const k of store.keys()) assert.notEqual(store.peekText(k), secret, k);
+  assert.equal(a.state.bulkPending(), false);
+  await sb.unchanged();
+});
+
+Deno.test("symlinks: a symlinked state directory is refused before any state is written", async () => {
+  const sb = await sandbox();
+  await Deno.mkdir(sb.cacheDir);
+  await Deno.symlink("../sentinel/state", `${sb.cacheDir}/.sluice`);
+  await refused(
+    clone(new InMemoryStore(), sb.cacheDir),
+    "unsafe_path",
+    /Refused the path "\.sluice": the cache's state directory is a symbolic link/,
+    /move the directory it points to into the cache in its place/,
+  );
+  await sb.unchanged();
+});
