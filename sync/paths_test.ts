@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { assertSafeRelPath, isSafeRelPath, joinKey, MAX_PATH_LENGTH, parentOf } from "./paths.ts";
+import { UnsafePathError } from "./errors.ts";
+
+Deno.test("assertSafeRelPath accepts cache-relative paths with forward slashes", () => {
+  for (
+    const p of [
+      "a",
+      "data/shell/cmd/m1/out/4/raw",
+      "notes/ünïcode ✓.txt",
+      ".datastore-index.json",
+      "a/..b/c..",
+      `${"x".repeat(200)}/`.repeat(5) + "x".repeat(MAX_PATH_LENGTH - 1005),
+    ]
+  ) {
+    assert.doesNotThrow(() => assertSafeRelPath(p), p);
+    assert.equal(isSafeRelPath(p), true, p);
+  }
+});
+
+Deno.test("assertSafeRelPath refuses every escape and unencodable name with an UnsafePathError saying why", () => {
+  const cases: [string, RegExp][] = [
+    ["", /empty/],
+    ["x".repeat(MAX_PATH_LENGTH + 1), /longer than 1024/],
+    ["a\0b", /NUL/],
+    ["a\nb", /control character/],
+    ["a\x7fb", /control character/],
+    ["a\\b", /backslash/],
+    ["a\uD800b", /lone surrogate/],
+    ["/etc/passwd", /absolute/],
+    ["C:/x", /absolute/],
+    ["a//b", /empty segment/],
+    ["a/", /empty segment/],
+    ["./a", /'\.' or '\.\.'/],
+    ["a/../../b", /'\.' or '\.\.'/],
+    [`a/${"é".repeat(128)}`, /longer than 255 bytes/],
+  ];
+  for (const [p, why] of cases) {
+    assert.throws(() => assertSafeRelPath(p), (e) => {
+      assert.ok(e instanceof UnsafePathError, JSON.stringify(p));
+      assert.equal(e.code, "unsafe_path");
+      assert.match(e.message, why, JSON.stringify(p));
+      return true;
+    });
+    assert.equal(isSafeRelPath(p), false, JSON.stringify(p));
+  }
+});
+
+Deno.test("a 255-byte segment is accepted, one byte more is refused", () => {
+  assert.equal(isSafeRelPath(`a/${"é".repeat(127)}x`), true); // 255 bytes
+  assert.equal(isSafeRelPath(`a/${"é".repeat(127)}xy`), false); // 256 bytes
+});
+
+Deno.test("joinKey trims slashes around each part and drops empty parts", () => {
+  assert.equal(joinKey("prefix/", "/a/b"), "prefix/a/b");
+  assert.equal(joinKey("", "a"), "a");
+  assert.equal(joinKey("//p//", "", "k"), "p/k");
+  assert.equal(joinKey(), "");
+});
+
+Deno.test("parentOf is the directory part, empty at the top", () => {
+  assert.equal(parentOf("a/b/c.txt"), "a/b");
+  assert.equal(parentOf("c.txt"), "");
+  assert.equal(parentOf("a/"), "a");
+});
