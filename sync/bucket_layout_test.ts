@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import {
+  type IndexEntry,
+  isLayoutInternal,
+  isUnversioned,
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+  monolithBody,
+  parseEntries,
+  parseEntry,
+  parseMeta,
+  parseMonolith,
+  parseShard,
+  partitionKeyFromPath,
+  serialiseEntry,
+  shardBody,
+  shardKey,
+  shardOf,
+  UNPARTITIONED,
+} from "./bucket_layout.ts";
+
+const enc = (s: unknown) => new TextEncoder().encode(typeof s === "string" ? s : JSON.stringify(s));
+const dec = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
+const SHA = "a".repeat(64);
+const NOW = "2026-01-02T03:04:05.000Z";
+
+Deno.test("partitions follow the layout's rule exactly", () => {
+  const cases: [string, string | undefined][] = [
+    ["data/aws/ec2/vpc/abc/state/1/raw", "data--aws--ec2--vpc--abc"],
+    ["data/t/m/d/1/raw", "data--t--m"],
+    ["data/t/m/latest", "data--t--m"],
+    ["data/t/m/d/latest", "data--t--m--d"],
+    ["data/t/x", undefined],
+    ["outputs/a/b/c", "outputs--a--b"],
+    ["definitions-evaluated/a/b/c", "definitions-evaluated--a--b"],
+    ["workflow-runs/r1/step/log", "workflow-runs--r1"],
+    ["workflow-runs/r1", undefined],
+    ["logs/x/y.log", "logs"],
+    ["telemetry/t.json", "telemetry"],
+    ["config/app.yaml", undefined],
+    ["README", "_root"],
+    ["", undefined],
+  ];
+  for (const [path, partition] of cases) assert.equal(partitionKeyFromPath(path), partition, path);
+  assert.equal(shardOf("config/app.yaml"), UNPARTITIONED);
+  assert.equal(shardOf("logs/a"), "logs");
+  assert.equal(shardKey("logs"), "_index/logs.json");
+});
+
+Deno.test("layout-internal paths are the index, control plane, locks, sidecars and catalogs", () => {
+  for (
+    const p of [
+      MONOLITH_KEY,
+      META_KEY,
+      "_index",
+      "_control/x",
+      ".datastore.lock",
+      ".push-queue.json",
+      ".datastore-sync-state.json",
+      "data/t/m/.lock",
+      "ns/.namespace.json",
+      "_catalog.db",
+      "a/_catalog.db-wal",
+    ]
+  ) assert.equal(isLayoutInternal(p), true, p);
+  for (const p of ["data/t/m/d/1/raw", "config/x", "_indexes/x", "a/lock", "catalog.db"]) {
+    assert.equal(isLayoutInternal(p), false, p);
+  }
+});
+
+Deno.test("an entry carries Sluice's version only while its hash still matches the entry's", () => {
+  const ours = parseEntry("p", { key: "p", size: 3, sha256: SHA, sluice: { v: "e1", h: SHA } });
+  assert.equal(ours.v, "e1");
+  assert.equal(isUnversioned(ours), false);
+  // Another client rewrote the entry: the hash no longer matches, the version is unknown.
+  const rewritten = parseEntry("p", {
+    size: 4,
+    sha256: "b".repeat(64),
+    sluice: { v: "e1", h: SHA },
+  });
+  assert.equal(rewritten.v, `~${"b".repeat(64)}`);
+  assert.equal(isUnversioned(rewritten), true);
+  // Without any hash, size and time stand in.
+  assert.equal(parseEntry("p", { size: 7, lastModified: "t" }).v, "~7@t");
+  assert.equal(parseEntry("p", { size: 7, sha256: "NOTHEX" }).h, "");
+  for (const bad of [null, [], { size: -1 }, { size: 1.5 }, { sha256: SHA }]) {
+    assert.throws(() => parseEntry("a/b", bad), /the entry of "a\/b" is malformed/);
+  }
+});
+
+Deno.test("an untouched entry is written back byte for byte; a new one carries the sluice field", () => {
+  const raw = { key: "p", size: 3, sha256: SHA, extra: "kept", sluice: { v: "e1", h: SHA } };
+  assert.equal(serialiseEntry("p", parseEntry("p", raw), NOW), raw);
+  const fresh: IndexEntry = { v: "e2", h: SHA, s: 3 };
+  assert.deepEqual(serialiseEntry("p", fresh, NOW), {
+    key: "p",
+    size: 3,
+    lastModified: NOW,
+    sha256: SHA,
+    sluice: { v: "e2", h: SHA },
+  });
+  assert.deepEqual(serialiseEntry("p", { v: "~x", h: SHA, s: 3 }, NOW), {
+    key: "p",
+    size: 3,
+    lastModified: NOW,
+    sha256: SHA,
+  });
+  assert.deepEqual(serialiseEntry("p", { v: "e3", h: "", s: 0 }, NOW), {
+    key: "p",
+    size: 0,
+    lastModified: NOW,
+  });
+});
+
+Deno.test("entry maps leave out internal paths; the v1 index and shards round-trip", () => {
+  const entries = parseEntries({
+    "a/b": { size: 1, sha256: SHA, sluice: { v: "v1", h: SHA } },
+    "data/t/m/.lock": { size: 1 },
+  });
+  assert.deepEqual(Object.keys(entries), ["a/b"]);
+  assert.throws(() => parseEntries([]), /not an object/);
+
+  const mono = dec(monolithBody(entries, NOW));
+  assert.equal(mono.version, 1);
+  assert.equal(mono.lastPulled, NOW);
+  assert.deepEqual(parseMonolith(monolithBody(entries, NOW)), entries);
+  assert.throws(() => parseMonolith(enc({ version: 2, entries: {} })), /not a version 1 index/);
+  assert.throws(() => parseMonolith(enc("{")), SyntaxError);
+
+  assert.deepEqual(dec(shardBody(entries, NOW)).version, 1);
+  assert.deepEqual(parseShard(shardBody(entries, NOW)), entries);
+  assert.equal(parseShard(enc({ version: 2, entries: {} })), null);
+  assert.throws(() => parseShard(enc([])), /not an object/);
+});
+
+Deno.test("the meta: v1 and v2 forms, unsafe partition names dropped, anything else null", () => {
+  assert.deepEqual(parseMeta(enc({ version: 1, partitions: ["b", "a", "../x", "a/b", ".", 3] })), {
+    version: 1,
+    partitions: ["b", "a"],
+  });
+  const v2 = parseMeta(enc({ version: 2, partitions: ["z", "a"], commitSeq: 4, owner: "x" }));
+  assert.equal(v2?.version, 2);
+  assert.equal(v2?.version === 2 && v2.commitSeq, 4);
+  for (
+    const bad of [
+      "{",
+      { version: 2, partitions: [] },
+      { version: 3, partitions: [] },
+      { version: 1 },
+      [],
+    ]
+  ) assert.equal(parseMeta(enc(bad)), null, JSON.stringify(bad));
+  // Partitions are written sorted; a v2 meta keeps fields it does not know.
+  assert.deepEqual(dec(metaBody(v2!)), {
+    version: 2,
+    partitions: ["a", "z"],
+    commitSeq: 4,
+    owner: "x",
+  });
+  assert.deepEqual(dec(metaBody({ version: 1, partitions: ["b", "a"] })), {
+    version: 1,
+    partitions: ["a", "b"],
+  });
+});
