@@ -11,6 +11,7 @@ import { CHUNK_BYTES, fileSource } from "./body.ts";
 import type { PutBody } from "./ports.ts";
 import { assertSafeRelPath } from "./paths.ts";
 import type { CacheAccess } from "./context.ts";
+import { atomicWrite } from "./atomic_write.ts";
 
 /** Name of the internal state directory inside the cache (never synced). */
 export const STATE_DIR = ".sluice";
@@ -22,47 +23,6 @@ function abs(dir: string, rel: string): string {
 
 function isNotFound(e: unknown): boolean {
   return e instanceof Deno.errors.NotFound;
-}
-
-/**
- * Writes `body` to `file` atomically: a temp file in the same directory,
- * fsync, rename, then fsync of the directory when `durable`.
- */
-export async function atomicWrite(file: string, body: Uint8Array, durable = true): Promise<void> {
-  const dir = file.slice(0, file.lastIndexOf("/")) || "/";
-  await Deno.mkdir(dir, { recursive: true });
-  // The temp name must fit the 255-byte limit of one name even when the
-  // file's own name nearly fills it (a long name then gets a short temp name).
-  const name = file.slice(dir.length + 1);
-  const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
-  const tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
-  const f = await Deno.open(tmp, { write: true, createNew: true });
-  try {
-    let off = 0;
-    while (off < body.length) off += await f.write(body.subarray(off));
-    if (durable) await f.sync();
-  } finally {
-    f.close();
-  }
-  try {
-    await Deno.rename(tmp, file);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
-  if (durable) await fsyncDir(dir);
-}
-
-/** Fsyncs a directory (its entries); filesystems that refuse it are skipped. */
-export async function fsyncDir(dir: string): Promise<void> {
-  try {
-    const d = await Deno.open(dir, { read: true });
-    try {
-      await d.sync();
-    } finally {
-      d.close();
-    }
-  } catch { /* some filesystems refuse fsync on directories */ }
 }
 
 /**

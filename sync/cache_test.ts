@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { atomicWrite, LINK_REFUSED, LocalCache, STATE_DIR, walkFiles } from "./cache.ts";
+import { LINK_REFUSED, LocalCache, STATE_DIR, walkFiles } from "./cache.ts";
 import { isBodySource } from "./body.ts";
 import { SluiceError, UnsafePathError } from "./errors.ts";
 import { sha256HexSync } from "./hash.ts";
@@ -210,13 +210,4 @@ Deno.test("walkFiles yields regular files in name order, skipping the state dire
   assert.equal(skipped.length, 1);
   assert.match(skipped[0], /^link: it is a symbolic link/);
   assert.deepEqual(await Array.fromAsync(walkFiles(t.dir, "nope")), []);
-});
-
-Deno.test("atomicWrite replaces a file whole and leaves no temp file, even for a long name", async () => {
-  await using t = await tempCache();
-  const long = "n".repeat(250);
-  await atomicWrite(`${t.dir}/x/${long}`, enc("one"));
-  await atomicWrite(`${t.dir}/x/${long}`, enc("two"), false);
-  assert.equal(await Deno.readTextFile(`${t.dir}/x/${long}`), "two");
-  assert.deepEqual(await namesUnder(t.dir), ["x", `x/${long}`]);
 });

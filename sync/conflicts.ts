@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { atomicWrite, STATE_DIR } from "./cache.ts";
+import { STATE_DIR } from "./cache.ts";
+import { atomicWrite } from "./atomic_write.ts";
 
 /** One side of a conflict as the datastore holds it. */
 export interface RemoteSide {

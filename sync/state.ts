@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { atomicWrite, fsyncDir, STATE_DIR } from "./cache.ts";
+import { STATE_DIR } from "./cache.ts";
+import { atomicWrite, fsyncDir } from "./atomic_write.ts";
 import { SluiceError, UnsafePathError } from "./errors.ts";
 import type { StateAccess } from "./context.ts";
 import { ConflictSet } from "./conflicts.ts";

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { atomicWrite, fsyncDir } from "./atomic_write.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+Deno.test("atomicWrite makes the directory, replaces a file whole and leaves no temp file, even for a long name", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const long = "n".repeat(250);
+    await atomicWrite(`${dir}/x/${long}`, enc("one"));
+    await atomicWrite(`${dir}/x/${long}`, enc("two"), false);
+    assert.equal(await Deno.readTextFile(`${dir}/x/${long}`), "two");
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(`${dir}/x`), (e) => e.name), [long]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("atomicWrite over a directory fails, removes its temp file and keeps the directory", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/target/inner`, { recursive: true });
+    await assert.rejects(atomicWrite(`${dir}/target`, enc("x")));
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir), (e) => e.name), ["target"]);
+    assert.equal((await Deno.stat(`${dir}/target/inner`)).isDirectory, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("fsyncDir never throws, also for a directory that does not exist", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fsyncDir(dir);
+    await fsyncDir(`${dir}/absent`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
