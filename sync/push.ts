@@ -214,6 +214,8 @@ export interface PendingCommit {
   readonly set: Record<string, IndexEntry>;
   /** Index entries to remove. */
   readonly remove: readonly string[];
+  /** The version each change was conditional on (see `IndexChange.base`). */
+  readonly base?: Readonly<Record<string, string | null>>;
   /** Dirty paths the commit cleans. */
   readonly handled: readonly string[];
   /** The dirty-set snapshot taken when the push started. */
@@ -242,7 +244,7 @@ export async function commitPrepared(
 ): Promise<void> {
   const version = await updateIndex(
     deps.store,
-    { set: pending.set, remove: pending.remove },
+    { set: pending.set, remove: pending.remove, base: pending.base },
     deps.retry,
     deps.signal,
     deps.indexMemo,
@@ -332,6 +334,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const failures: { entry: PlanEntry; error: unknown }[] = [];
     const indexSet: Record<string, IndexEntry> = {};
     const indexRemove: string[] = [];
+    // The version each write or delete was conditional on (null: created), so
+    // the commit never puts back an entry a peer has since replaced.
+    const indexBase: Record<string, string | null> = {};
     const handled: string[] = [];
     const filesTotal = active.length;
     let filesDone = 0;
@@ -401,6 +406,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         });
         state.setSynced(entry.path, { hash, version: info.version, size, mtimeMs: read.mtimeMs });
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
+        if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
+        else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
         handled.push(entry.path);
         if (wctx.outcome === "identical") result.identical.push(entry.path);
         else {
@@ -466,6 +473,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           continue;
         }
         indexRemove.push(entry.path);
+        if (entry.syncedVersion !== undefined) indexBase[entry.path] = entry.syncedVersion;
         handled.push(entry.path);
         filesDone++;
         progress();
@@ -504,6 +512,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const pending: PendingCommit = {
       set: indexSet,
       remove: indexRemove,
+      base: indexBase,
       handled,
       snapshot: { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
       walkDone: ctx.kind === "walk" && failures.length === 0,

@@ -22,6 +22,7 @@ import { type GetResult, type ObjectStore, PutModes } from "./ports.ts";
 import { type RetryPolicy, withRetry } from "./retry.ts";
 import {
   type IndexEntry,
+  isUnversioned,
   type Meta,
   META_KEY,
   metaBody,
@@ -191,6 +192,14 @@ export class IndexMemo {
 export interface IndexChange {
   readonly set: Record<string, IndexEntry>;
   readonly remove: readonly string[];
+  /**
+   * For a path written or deleted conditionally: the version it was
+   * conditional on (`null`: created). When the index names another version
+   * by then, the change is applied only while the store still holds what it
+   * wrote (or, for a delete, nothing): an entry a peer committed over this
+   * write is never put back.
+   */
+  readonly base?: Readonly<Record<string, string | null>>;
 }
 
 const CONFLICT_LIMIT = 25;
@@ -246,10 +255,40 @@ async function casDelete(store: ObjectStore, key: string, version: string, c: Ca
   }
 }
 
-function apply(entries: Record<string, IndexEntry>, change: IndexChange, only?: string) {
-  for (const p of change.remove) if (only === undefined || shardOf(p) === only) delete entries[p];
+/**
+ * Applies `change` to `entries` (the whole index, or one shard's entries
+ * with `only`). A path whose change was conditional (`change.base`) and
+ * whose index entry names neither that base nor the change's own version is
+ * checked against the store: when the store no longer holds this change's
+ * version (a write) or holds an object again (a delete), a peer has
+ * replaced it since and will commit its own, so the entry is left as it is.
+ */
+async function apply(
+  store: ObjectStore,
+  c: Call,
+  entries: Record<string, IndexEntry>,
+  change: IndexChange,
+  only?: string,
+): Promise<void> {
+  const mine = (p: string) => only === undefined || shardOf(p) === only;
+  const suspect = (p: string, own?: IndexEntry) => {
+    const base = change.base?.[p];
+    const cur = Object.hasOwn(entries, p) ? entries[p] : undefined;
+    return base !== undefined && cur !== undefined && !isUnversioned(cur) && cur.v !== base &&
+      cur.v !== own?.v;
+  };
+  const live = async (p: string) =>
+    (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
+      null;
+  for (const p of change.remove) {
+    if (!mine(p)) continue;
+    if (suspect(p) && (await live(p)) !== null) continue;
+    delete entries[p];
+  }
   for (const [p, e] of Object.entries(change.set)) {
-    if (only === undefined || shardOf(p) === only) entries[p] = e;
+    if (!mine(p)) continue;
+    if (suspect(p, e) && (await live(p)) !== e.v) continue;
+    entries[p] = e;
   }
 }
 
@@ -276,7 +315,7 @@ async function updateV2(
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
-      apply(entries, change, part);
+      await apply(store, c, entries, change, part);
       if (Object.keys(entries).length === 0) {
         if (!cur || await casDelete(store, shardKey(part), cur.version, c)) {
           emptied.add(part);
@@ -360,7 +399,7 @@ export async function updateIndex(
     }
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
-    apply(entries, change);
+    await apply(store, c, entries, change);
     const expected = cur ? cur.version.slice(3) : null;
     const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
     if (!v) continue;

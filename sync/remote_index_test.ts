@@ -13,7 +13,7 @@ import {
   peerReadIndex,
   seedPeerBucket,
 } from "../packages/testing/mod.ts";
-import { INDEX_KEY } from "./remote_index.ts";
+import { INDEX_KEY, readIndex, updateIndex } from "./remote_index.ts";
 import { sha256Hex } from "./hash.ts";
 import { META_KEY, shardKey, UNPARTITIONED } from "./bucket_layout.ts";
 
@@ -188,4 +188,34 @@ Deno.test("v1: deleting a partition's last file removes its companion shard and 
   await a.pushChanged();
   assert.equal(store.peekText(shardKey("data--t--m")), undefined);
   assert.deepEqual(JSON.parse(store.peekText(META_KEY)!).partitions, ["logs"]);
+});
+
+Deno.test("a commit never puts back an entry a peer has since committed over its write", async () => {
+  const store = new InMemoryStore();
+  const retry = quick.retry;
+  const P = "config/s.yaml";
+  const entry = (v: string) => ({ v, h: "a".repeat(64), s: 1 });
+  // A peer created the file (its late commit comes below), another resolved over it and
+  // committed: the store and the index both name the resolver's version.
+  const created = store.seed(P, "created");
+  const resolved = store.seed(P, "resolved");
+  await updateIndex(store, { set: { [P]: entry(resolved.version) }, remove: [] }, retry);
+  // The creator's commit arrives late: its version is gone from the store, so it must not win.
+  await updateIndex(store, {
+    set: { [P]: entry(created.version) },
+    remove: [],
+    base: { [P]: null },
+  }, retry);
+  assert.equal((await readIndex(store, retry))?.entries[P].v, resolved.version);
+  // A late delete conditional on the created version leaves the live entry too.
+  await updateIndex(store, { set: {}, remove: [P], base: { [P]: created.version } }, retry);
+  assert.equal((await readIndex(store, retry))?.entries[P].v, resolved.version);
+  // A write over an uncommitted object the index never named still commits: the store holds it.
+  const over = store.seed(P, "over the resolved one");
+  await updateIndex(store, {
+    set: { [P]: entry(over.version) },
+    remove: [],
+    base: { [P]: "v-uncommitted" },
+  }, retry);
+  assert.equal((await readIndex(store, retry))?.entries[P].v, over.version);
 });
