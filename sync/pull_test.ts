@@ -12,7 +12,7 @@ import { createEmitter, type WarningEvent } from "./events.ts";
 import { sha256HexSync } from "./hash.ts";
 import { PutModes } from "./ports.ts";
 import { pull, type PullDeps, pullLeftBehind } from "./pull.ts";
-import { DEFAULT_CONFIG } from "./service.ts";
+import { DEFAULT_CONFIG } from "./service_options.ts";
 import { SyncState } from "./state.ts";
 import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
 

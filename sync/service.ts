@@ -8,22 +8,12 @@
  *
  * @module
  */
-import { z } from "zod";
-import { AbortedError, ConfigError, SluiceError } from "./errors.ts";
+import { AbortedError, SluiceError } from "./errors.ts";
 import { randomId } from "./hash.ts";
 import { assertSafeRelPath } from "./paths.ts";
 import { processIdentity, systemClock } from "./clock.ts";
 import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "./ports.ts";
 import { DEFAULT_RETRY } from "./retry.ts";
-import {
-  classifierRuleSchema,
-  concurrencySchema,
-  conditionalWritesSchema,
-  probeTtlSchema,
-  retryConfigSchema,
-  streamThresholdSchema,
-} from "./config_schema.ts";
-import { DEFAULT_STREAM_THRESHOLD } from "./body.ts";
 import { LocalCache, STATE_DIR } from "./cache.ts";
 import { createEmitter, type SluiceEmitter } from "./events.ts";
 import { Pipeline } from "./pipeline.ts";
@@ -52,38 +42,18 @@ import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult } from "./resolve.ts";
 import { IndexMemo } from "./remote_index.ts";
 import { isLayoutInternal } from "./bucket_layout.ts";
+import {
+  DEFAULT_CONFIG,
+  type SyncServiceOptions,
+  validateSyncServiceOptions,
+} from "./service_options.ts";
 
-/** A plugin changes the pipelines by name (add, override, remove gates). */
-export interface SluicePlugin {
-  /** Plugin name, for messages. */
-  readonly name: string;
-  /** Called once when the service is created. */
-  setup(pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> }): void;
-}
-
-/** Options of {@link createSyncService}. */
-export interface SyncServiceOptions {
-  /** The cache directory (created if missing). */
-  readonly cacheDir: string;
-  /** The store the cache mirrors. */
-  readonly store: ObjectStore;
-  /** Creates model and datastore locks; optional for services that never lock. */
-  readonly lockBackend?: LockBackend;
-  /** Who is writing; default this process. */
-  readonly identity?: Identity;
-  /** Time; default the system clock. */
-  readonly clock?: Clock;
-  /** Shared event emitter; default a new one. */
-  readonly events?: SluiceEmitter;
-  /** Configuration overrides. */
-  readonly config?: Partial<SyncConfig>;
-  /** The push-level pipeline (default: empty, i.e. no gates). */
-  readonly push?: Pipeline<PushContext>;
-  /** The per-write pipeline (default: empty). */
-  readonly write?: Pipeline<WriteContext>;
-  /** Plugins applied after the pipelines are set. */
-  readonly plugins?: readonly SluicePlugin[];
-}
+export {
+  DEFAULT_CONFIG,
+  type SluicePlugin,
+  type SyncServiceOptions,
+  validateSyncServiceOptions,
+} from "./service_options.ts";
 
 /** Options of a push. */
 export interface PushOptions {
@@ -121,84 +91,6 @@ export interface StatusEntry {
   readonly class?: string;
   readonly handledBy: readonly string[];
   readonly reason?: string;
-}
-
-/** The default configuration. */
-export const DEFAULT_CONFIG: SyncConfig = {
-  concurrency: 8,
-  retry: DEFAULT_RETRY,
-  conditionalWrites: "auto",
-  classifierRules: [],
-  probeTtlMs: 24 * 3600_000,
-  streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
-};
-
-/** The shape of `config` (every key optional: defaults fill the rest). */
-const syncConfigSchema = z.object({
-  concurrency: concurrencySchema.optional(),
-  retry: retryConfigSchema.optional(),
-  conditionalWrites: conditionalWritesSchema.optional(),
-  classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
-    .optional(),
-  probeTtlMs: probeTtlSchema.optional(),
-  streamThresholdBytes: streamThresholdSchema.optional(),
-});
-
-const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
-
-/**
- * Checks the options a service is created from: `cacheDir`, `store`,
- * `identity` and the types of `config`. Throws `ConfigError` naming the first
- * offending field (e.g. `config.concurrency`, `identity.pid`) with what is
- * expected and what was given, before anything is created.
- *
- * @example
- * ```ts
- * import { validateSyncServiceOptions } from "./service.ts";
- * import { InMemoryStore } from "../packages/testing/mod.ts";
- * validateSyncServiceOptions({ cacheDir: "/tmp/c", store: new InMemoryStore(), config: { concurrency: 4 } });
- * ```
- */
-export function validateSyncServiceOptions(options: SyncServiceOptions): void {
-  const o = options as unknown as Record<string, unknown>;
-  if (typeof o.cacheDir !== "string" || o.cacheDir === "") {
-    throw new ConfigError("cacheDir", `a directory path, got ${shown(o.cacheDir)}`);
-  }
-  const store = o.store as Record<string, unknown> | undefined;
-  if (
-    typeof store !== "object" || store === null ||
-    !["get", "head", "put", "delete", "list"].every((m) => typeof store[m] === "function")
-  ) {
-    throw new ConfigError("store", "an ObjectStore (get, head, put, delete, list)");
-  }
-  if (o.identity !== undefined) {
-    const id = (o.identity ?? {}) as Record<string, unknown>;
-    if (typeof id.holder !== "string" || id.holder === "") {
-      throw new ConfigError("identity.holder", `a non-empty "user@host", got ${shown(id.holder)}`);
-    }
-    if (typeof id.hostname !== "string") {
-      throw new ConfigError("identity.hostname", `a host name, got ${shown(id.hostname)}`);
-    }
-    if (typeof id.pid !== "number" || !Number.isSafeInteger(id.pid)) {
-      throw new ConfigError("identity.pid", `a process id (a whole number), got ${shown(id.pid)}`);
-    }
-  }
-  if (o.config === undefined) return;
-  if (typeof o.config !== "object" || o.config === null || Array.isArray(o.config)) {
-    throw new ConfigError("config", `an object of settings, got ${shown(o.config)}`);
-  }
-  const r = syncConfigSchema.safeParse(o.config);
-  if (r.success) return;
-  const issue = r.error.issues[0];
-  let field = "config";
-  let value: unknown = o.config;
-  for (const p of issue.path) {
-    field += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
-    value = typeof value === "object" && value !== null
-      ? (value as Record<PropertyKey, unknown>)[p]
-      : undefined;
-  }
-  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, { cause: r.error });
 }
 
 /**
