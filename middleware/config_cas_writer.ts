@@ -45,6 +45,7 @@ import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
+import { readIndex } from "../sync/remote_index.ts";
 
 /** The gate's registered name. */
 export const CONFIG_CAS_WRITER = "config-cas-writer";
@@ -84,10 +85,13 @@ function writerId(ctx: WriteContext): Promise<string> {
   })();
 }
 
-/** Writes over `version` (this cache's own uncommitted object); `null` when that changed too. */
-async function replaceOwn(ctx: WriteContext, version: string): Promise<ObjectInfo | null> {
+/**
+ * Writes over `version` (this cache's own uncommitted object), or creates the
+ * object when `version` is null; `null` when the object changed meanwhile.
+ */
+async function replaceOwn(ctx: WriteContext, version: string | null): Promise<ObjectInfo | null> {
   const push = ctx.push;
-  const mode = PutModes.update(version);
+  const mode = version === null ? PutModes.create : PutModes.update(version);
   const o = { signal: push.signal, metadata: ctx.metadata };
   try {
     return await withRetry(
@@ -96,15 +100,28 @@ async function replaceOwn(ctx: WriteContext, version: string): Promise<ObjectInf
       push.signal,
     );
   } catch (e) {
-    if (e instanceof PreconditionFailedError) return null;
+    if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
     if (!(e instanceof NotImplementedError)) throw e;
   }
   try {
     return await checkThenPut(push.store, ctx.key, ctx.body, mode, o);
   } catch (e) {
-    if (e instanceof PreconditionFailedError) return null;
+    if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
     throw e;
   }
+}
+
+/** True when the remote index still names `version` for the write's path. */
+async function stillIndexed(ctx: WriteContext, version: string): Promise<boolean> {
+  const push = ctx.push;
+  const index = await readIndex(
+    push.store,
+    push.config.retry,
+    push.signal,
+    push.config.concurrency,
+  );
+  const named = index && Object.hasOwn(index.entries, ctx.key) ? index.entries[ctx.key] : undefined;
+  return named?.v === version;
 }
 
 async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
@@ -163,6 +180,24 @@ export function configCasWriter(): Middleware<WriteContext> {
         push.note(
           CONFIG_CAS_WRITER,
           `${ctx.key}: replaced this cache's own uncommitted write (version ${remote.version})`,
+          ctx.entry,
+        );
+        return;
+      }
+      remote = await fetchRemote(ctx);
+    }
+    if (!remote && ctx.mode.kind === "update" && await stillIndexed(ctx, ctx.mode.version)) {
+      // Gone from the store while the index still names the version this
+      // cache synced: a deletion nobody committed (this cache's own, cut off
+      // before its index update, or one still in flight). No committed change
+      // is in the way: the file is created again.
+      const info = await replaceOwn(ctx, null);
+      if (info) {
+        ctx.result = info;
+        ctx.outcome = "written";
+        push.note(
+          CONFIG_CAS_WRITER,
+          `${ctx.key}: created again over an uncommitted deletion`,
           ctx.entry,
         );
         return;

@@ -1,0 +1,43 @@
+/**
+ * Histories the chaos checker found breaking an invariant, shrunk and kept
+ * as they were printed, so each fix stays fixed.
+ */
+import assert from "node:assert/strict";
+import { formatHistory, parseHistory } from "./history.ts";
+import { runHistory } from "./workload.ts";
+
+async function clean(json: string): Promise<void> {
+  const r = await runHistory(parseHistory(json));
+  assert.deepEqual(
+    r.violations.map((v) => `${v.invariant}: ${v.message}`),
+    [],
+    formatHistory(r.history),
+  );
+}
+
+/**
+ * I7/I8: a clone's own write of a latest marker lands but its index commit
+ * does not (a crash armed at the commit step); the same clone then runs
+ * twice more. Its compare-and-swap met its own orphaned object, which it
+ * took for a peer's, and the index named a dead version for good. Fixed in
+ * middleware/config_cas_writer.ts (the writer id).
+ */
+Deno.test("chaos regression: a clone's own orphaned marker write is replaced, not a conflict (I7, I8)", async () => {
+  await clean(
+    '{"seed":127,"clones":2,"ops":[{"id":12,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":33,"kind":"crash","clone":0,"at":"commit"},{"id":39,"kind":"tick","n":1,"pick":1496073696},{"id":40,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":41,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":42,"kind":"tick","n":35,"pick":2051754468}]}',
+  );
+});
+
+/**
+ * I7/I8: a clone's delete of a shared file lands but its index update fails
+ * (flaky puts); its next edit of that path met "deleted remotely" against a
+ * deletion nobody committed, became a conflict, and the index kept naming
+ * the deleted object. Fixed in middleware/config_cas_writer.ts (a path gone
+ * from the store while the index still names the synced version is created
+ * again).
+ */
+Deno.test("chaos regression: an edit over this clone's own uncommitted deletion is published (I7, I8)", async () => {
+  await clean(
+    '{"seed":1403,"clones":2,"absentOnError":true,"ops":[{"id":3,"kind":"config","clone":1,"file":0},{"id":7,"kind":"tick","n":6,"pick":1137798375},{"id":8,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":10,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":16,"kind":"edit","clone":1,"file":0,"how":"mark"},{"id":19,"kind":"tick","n":5,"pick":120980570}]}',
+  );
+});
