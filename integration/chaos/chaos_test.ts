@@ -34,12 +34,8 @@ import type { ObjectStore } from "../../sync/ports.ts";
 /** Seeds every `deno task test` runs (the long runs are `deno task chaos --seeds N`). */
 const CI_SEEDS = 40;
 
-/**
- * Seeds of the CI range that break an invariant through a known open bug,
- * left out until it is fixed: 24 is the orphaned commit-step write (the
- * ignored regression test below).
- */
-const KNOWN_FAILING: ReadonlySet<number> = new Set([24]);
+/** Seeds of the CI range that break an invariant through a known open bug (none now). */
+const KNOWN_FAILING: ReadonlySet<number> = new Set();
 
 function describe(results: readonly HistoryResult[]): string {
   return results.map((r) =>
@@ -184,17 +180,19 @@ Deno.test("chaos: regression: a crashed run's version conflicting with a publish
 });
 
 /**
- * Open bug, found by I7/I8 (seed 24, shrunk): c2's run writes its latest
- * marker over the committed version, then crashes before the index update;
- * after the restart c2 runs again, and its new marker's compare-and-swap on
- * the version it last synced fails against its own orphaned write, which it
- * records as a conflict. Nothing repairs the index: it names a version the
- * store no longer holds for good, so every pull skips the marker as
- * uncommitted and a fresh clone gets none. Un-ignore once fixed.
+ * Found by I7/I8 (seed 24, shrunk): c2's run writes its latest marker over
+ * the committed version, then crashes before the index update; after the
+ * restart c2 runs again, and its new marker's compare-and-swap on the
+ * version it last synced failed against its own orphaned write, which it
+ * recorded as a conflict. Nothing repaired the index: it named a version the
+ * store no longer held, so every pull skipped the marker as uncommitted and
+ * a fresh clone got none. Fixed in middleware/config_cas_writer.ts: a
+ * refused write that meets an object this same cache wrote (its writer id)
+ * replaces it with a compare-and-swap on that version.
  */
 Deno.test({
-  name: "chaos: open bug: a crashed clone's orphaned marker write is never committed (I7, I8)",
-  ignore: true,
+  name:
+    "chaos: regression: a crashed clone's orphaned marker write is replaced and committed (I7, I8)",
   fn: async () => {
     const history = parseHistory(
       '{"seed":24,"clones":3,"absentOnError":true,"v2":true,"ops":[{"id":18,"kind":"run","clone":1,"model":0,"data":1,"workMs":5000},{"id":20,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":22,"kind":"breakglass","model":0},{"id":29,"kind":"tick","n":15,"pick":1345044335},{"id":30,"kind":"tick","n":16,"pick":1589925635},{"id":31,"kind":"sync","clone":1},{"id":32,"kind":"tick","n":23,"pick":1687005987},{"id":35,"kind":"crash","clone":2},{"id":37,"kind":"run","clone":2,"model":0,"data":1,"workMs":0}]}',
