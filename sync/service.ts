@@ -29,8 +29,8 @@ import {
   type WriteGateEntry,
 } from "./context.ts";
 import { SyncState } from "./state.ts";
+import { buildPlan } from "./plan.ts";
 import {
-  buildPlan,
   emptyPushResult,
   type PendingCommit,
   type PushResult,
