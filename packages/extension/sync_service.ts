@@ -75,7 +75,13 @@ interface ManifestData {
   readonly prepared: PreparedPush;
 }
 
-const manifests = new WeakMap<SwampPushManifest, ManifestData>();
+/**
+ * Where a manifest carries its prepared push: a symbol-keyed field of the
+ * opaque object core passes back untouched (no module-level map holds it).
+ */
+const PREPARED: unique symbol = Symbol("sluice.preparedPush");
+
+type CarryingManifest = SwampPushManifest & { [PREPARED]?: ManifestData & { used: boolean } };
 
 /** A lock seen by a namespace's service: the same lock, its key relative to the namespace. */
 function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
@@ -257,20 +263,23 @@ export class ExtensionSyncService implements SwampSyncService {
       ns,
       () => svc.preparePush({ signal: options.signal, ...lockOptions }),
     );
-    const manifest = Object.freeze({}) as SwampPushManifest;
-    manifests.set(manifest, { namespace: ns, prepared });
-    return manifest;
+    const manifest = {} as CarryingManifest;
+    Object.defineProperty(manifest, PREPARED, {
+      value: { namespace: ns, prepared, used: false },
+      enumerable: false,
+    });
+    return Object.freeze(manifest) as SwampPushManifest;
   }
 
   async commitPush(manifest: SwampPushManifest, options: SwampSyncOptions = {}): Promise<number> {
-    const data = manifests.get(manifest);
-    if (!data) {
+    const data = (manifest as CarryingManifest)[PREPARED];
+    if (!data || data.used) {
       throw new SluiceError(
         "internal",
         "commitPush was given a manifest that preparePush of this process did not return. Nothing was committed; run the push again.",
       );
     }
-    manifests.delete(manifest);
+    data.used = true; // committed once only
     const ns = data.namespace;
     const svc = await this.#service(ns);
     // Sluice's commit fences the prepared locks again; a lost one refuses and erases.
