@@ -39,7 +39,7 @@ import type {
 } from "../sync/ports.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { SyncService } from "../sync/service.ts";
-import { SCENARIO_SETTINGS, type ScenarioBackend, serviceFromParts } from "./incident_scenarios.ts";
+import { SCENARIO_SETTINGS, type ScenarioBackend, serviceFromParts } from "./scenario_world.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
 import { realClient } from "./contract_helpers.ts";
 import { sharedServer, stopSharedServers } from "./servers/common.ts";

@@ -8,7 +8,7 @@
  */
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
-import type { ScenarioBackend } from "./incident_scenarios.ts";
+import type { ScenarioBackend } from "./scenario_world.ts";
 import { ignoreMinio, type MinioServer } from "./servers/minio.ts";
 import { type FakeGcsServer, ignoreFakeGcs } from "./servers/fake_gcs.ts";
 
