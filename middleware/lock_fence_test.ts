@@ -313,6 +313,7 @@ async function twoPhaseBreakglass(fence: boolean) {
   });
   await releaseLock(w.b, { model: "t/m", force: true }); // the breakglass, between the phases
   const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  const markerAfter = w.store.peekText(`${DATA}/latest`);
   await lockA.release();
   const c = await createSyncService({
     cacheDir: await Deno.makeTempDir({ prefix: "sluice-fence-c-" }),
@@ -321,7 +322,7 @@ async function twoPhaseBreakglass(fence: boolean) {
     config: quick,
   });
   const pulled = await c.pullChanged();
-  return { ...w, error, pulled };
+  return { ...w, error, pulled, markerAfter };
 }
 
 Deno.test("two-phase, fence off: a lock broken between prepare and commit still commits (the loss)", async () => {
@@ -334,4 +335,6 @@ Deno.test("two-phase, fence on: a lock broken between prepare and commit refuses
   const r = await twoPhaseBreakglass(true);
   assert.ok(r.error instanceof ModelLockLostError, String(r.error));
   assert.ok(!r.pulled.fetched.includes(`${DATA}/2/raw`), "nothing of the refused run is committed");
+  // Its latest marker was deferred to the commit, so the refusal leaves none behind.
+  assert.equal(r.markerAfter, "1");
 });

@@ -55,18 +55,20 @@ for (const path of [MARKER, "notes/shared.txt"]) {
     await put(b, path, "3");
     const pa = await a.preparePush();
     const pb = await b.preparePush();
-    // b commits first, a last: a's index write must not name a dead version.
-    await b.commitPush(pb);
-    await a.commitPush(pa);
-    assert.deepEqual(pa.result.conflicts, []);
-    assert.deepEqual(pb.result.conflicts, [path]);
-    assert.equal(store.peekText(path), "2");
+    // Both prepared, then b commits first and a last: exactly one wins, and
+    // the index never names a dead version.
+    const rb = await b.commitPush(pb);
+    const ra = await a.commitPush(pa);
+    const lost = [ra.conflicts.includes(path), rb.conflicts.includes(path)];
+    assert.equal(lost.filter(Boolean).length, 1, "exactly one writer gets the conflict");
+    const [loser, won, lostText] = lost[0] ? [a, "3", "2"] : [b, "2", "3"];
+    assert.equal(store.peekText(path), won);
     const c = await clone(store, "c");
     const pulled = await c.pullChanged();
     assert.deepEqual(pulled.uncommitted, []);
-    assert.equal(await read(c, path), "2", "a fresh clone gets the committed file");
-    assert.equal(await read(b, path), "3", "the loser keeps its copy");
-    assert.equal(b.conflicts()[0]?.theirs?.version, (await store.head(path))?.version);
+    assert.equal(await read(c, path), won, "a fresh clone gets the committed file");
+    assert.equal(await read(loser, path), lostText, "the loser keeps its copy");
+    assert.equal(loser.conflicts()[0]?.theirs?.version, (await store.head(path))?.version);
   });
 }
 
@@ -78,7 +80,11 @@ Deno.test("a writer that crashed between its marker write and its index commit d
   await a.pushChanged();
   await b.pullChanged();
   await put(a, MARKER, "2");
-  await a.preparePush(); // written, never committed: the process dies here
+  // The marker is written, its index update never lands: the process dies here.
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await a.pushChanged().catch(() => {});
   const fresh = await clone(store, "fresh");
   assert.deepEqual((await fresh.pullChanged()).uncommitted, [MARKER]);
   await b.pullChanged();

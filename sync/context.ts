@@ -104,6 +104,8 @@ export interface PlanEntry {
   readonly syncedHash?: string;
   /** `dirty`: marked by path; `walk`: found changed by a walk after a bulk markDirty. */
   readonly source?: "dirty" | "walk";
+  /** Done by the preparation of a two-phase push (shown to the gates of its commit, not written again). */
+  readonly prepared?: boolean;
   /**
    * Set (with `skip`) when the entry is a conflict: the datastore holds
    * another version than the one this cache based its copy on (`theirs`,

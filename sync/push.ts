@@ -82,8 +82,9 @@ export interface TerminalDeps {
    */
   readonly prepare?: { pending?: PendingCommit };
   /**
-   * The commit of a prepared push: the terminal writes nothing and only
-   * commits this (`null`: a prepared push with nothing to commit).
+   * The commit of a prepared push: the terminal writes only the deferred
+   * commit-step entries and commits them with this (`null`: a prepared push
+   * with nothing else to commit).
    */
   readonly commitOnly?: PendingCommit | null;
 }
@@ -160,20 +161,10 @@ export function terminalWrite(ctx: WriteContext): Promise<void> {
 export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
   return async (ctx) => {
     const { cache, state, result } = deps;
-    if (deps.commitOnly !== undefined) {
-      if (deps.commitOnly && !ctx.dryRun) {
-        await commitPrepared(deps.commitOnly, {
-          store: ctx.store,
-          state,
-          retry: ctx.config.retry,
-          signal: ctx.signal,
-          indexMemo: deps.indexMemo,
-          concurrency: ctx.config.concurrency,
-          now: () => ctx.clock.now(),
-        });
-      }
-      return;
-    }
+    // The commit of a prepared push writes only the commit step (markers,
+    // index files), deferred to it so that a run refused in between never
+    // leaves one behind; its uploads and deletes were done by the preparation.
+    const committing = deps.commitOnly !== undefined;
     // A path with an unresolved conflict is published only by its resolution.
     // Data versions are the exception: their write is create-only, so it can
     // never replace theirs, and a losing copy is set aside (version_exists),
@@ -208,9 +199,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       });
     };
     const active = ctx.plan.filter((e) => e.action !== "skip");
-    const uploads = active.filter((e) => e.action === "put" && !e.commit);
-    const commits = active.filter((e) => e.action === "put" && e.commit);
-    const deletes = active.filter((e) => e.action === "delete");
+    const uploads = committing ? [] : active.filter((e) => e.action === "put" && !e.commit);
+    const commits = deps.prepare ? [] : active.filter((e) => e.action === "put" && e.commit);
+    const deletes = committing ? [] : active.filter((e) => e.action === "delete");
     const failures: { entry: PlanEntry; error: unknown }[] = [];
     const indexSet: Record<string, IndexEntry> = {};
     const indexRemove: string[] = [];
@@ -360,7 +351,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     }
     for (const e of ctx.plan) {
-      if (e.action === "skip") {
+      if (e.action === "skip" && !e.prepared) {
         result.skipped.push({
           path: e.path,
           reason: e.reason ?? "skipped",
@@ -389,13 +380,17 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       await state.conflicts.clear(lost);
       state.indexVersion = undefined;
     }
+    const prior = deps.commitOnly ?? undefined;
     const pending: PendingCommit = {
-      set: indexSet,
-      remove: indexRemove,
-      base: indexBase,
-      handled,
-      snapshot: { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
-      walkDone: ctx.kind === "walk" && failures.length === 0,
+      set: { ...prior?.set, ...indexSet },
+      remove: [...(prior?.remove ?? []), ...indexRemove],
+      base: { ...prior?.base, ...indexBase },
+      handled: [...(prior?.handled ?? []), ...handled],
+      snapshot: prior?.snapshot ??
+        { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
+      walkDone: prior
+        ? prior.walkDone && failures.length === 0
+        : ctx.kind === "walk" && failures.length === 0,
     };
     if (deps.prepare) deps.prepare.pending = pending;
     else {

@@ -226,12 +226,24 @@ export class SyncService {
    * state. Returns the prepared push's result.
    */
   commitPush(prepared: PreparedPush, options: { signal?: AbortSignal } = {}): Promise<PushResult> {
-    // Through the push pipeline again, with nothing to upload: under model
-    // locks the fence checks them once more, and a run that lost one is
-    // refused and erased (its prepared uploads included) instead of committed.
+    // Through the push pipeline again: under model locks the fence checks them
+    // once more, and a run that lost one is refused and erased (its prepared
+    // uploads included) before its deferred markers are written or anything
+    // is committed.
     return this.#serial(async () => {
-      await this.#push({ ...prepared.options, signal: options.signal }, { commit: prepared });
-      return prepared.result;
+      const done = await this.#push(
+        { ...prepared.options, signal: options.signal },
+        { commit: prepared },
+      );
+      const r = prepared.result;
+      return {
+        uploaded: [...r.uploaded, ...done.uploaded],
+        identical: [...r.identical, ...done.identical],
+        deleted: [...r.deleted, ...done.deleted],
+        skipped: [...r.skipped, ...done.skipped],
+        conflicts: [...r.conflicts, ...done.conflicts],
+        bytes: r.bytes + done.bytes,
+      };
     });
   }
 
@@ -336,15 +348,15 @@ export class SyncService {
     const walk = options.only === undefined &&
       (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
     const expandedDirs: string[] = [];
-    // The commit of a prepared push writes nothing: its plan comes back with
-    // every entry done (skipped here), so that gates still see what it held.
+    // The commit of a prepared push comes back with its plan: the entries its
+    // preparation wrote are done (skipped, so the gates still see them), and
+    // the commit-step writes it deferred (markers, index files) are still to do.
     const plan = out?.commit
-      ? out.commit.plan.map((e) => ({
-        ...e,
-        action: "skip" as const,
-        keepDirty: true,
-        handledBy: [],
-      }))
+      ? out.commit.plan.map((e) =>
+        e.commit && e.action === "put"
+          ? { ...e, handledBy: [] }
+          : { ...e, action: "skip" as const, keepDirty: true, prepared: true, handledBy: [] }
+      )
       : await buildPlan(
         this.cache,
         this.state,
