@@ -103,6 +103,14 @@ export interface PendingCommit {
   readonly snapshot: ReturnType<SyncState["snapshot"]>;
   /** True when a walk push completed without failures (the bulk mark is then cleared). */
   readonly walkDone: boolean;
+  /**
+   * What the synced manifest records for each written path, once the index
+   * names it: a write whose commit fails (or never comes) leaves the
+   * manifest at the version before it, so the next push writes it again.
+   */
+  readonly synced?: Readonly<
+    Record<string, { hash: string; version: string; size: number; mtimeMs?: number }>
+  >;
 }
 
 /**
@@ -137,6 +145,9 @@ export async function commitPrepared(
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
   for (const path of pending.remove) deps.state.setSynced(path, undefined);
+  for (const [path, entry] of Object.entries(pending.synced ?? {})) {
+    deps.state.setSynced(path, entry);
+  }
   await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
 }
 
@@ -208,6 +219,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
+    const indexSynced: Record<
+      string,
+      { hash: string; version: string; size: number; mtimeMs?: number }
+    > = {};
     const handled: string[] = [];
     const filesTotal = active.length;
     let filesDone = 0;
@@ -275,7 +290,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        state.setSynced(entry.path, { hash, version: info.version, size, mtimeMs: read.mtimeMs });
+        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs: read.mtimeMs };
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
@@ -385,6 +400,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       set: { ...prior?.set, ...indexSet },
       remove: [...(prior?.remove ?? []), ...indexRemove],
       base: { ...prior?.base, ...indexBase },
+      synced: { ...prior?.synced, ...indexSynced },
       handled: [...(prior?.handled ?? []), ...handled],
       snapshot: prior?.snapshot ??
         { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },

@@ -41,3 +41,18 @@ Deno.test("chaos regression: an edit over this clone's own uncommitted deletion 
     '{"seed":1403,"clones":2,"absentOnError":true,"ops":[{"id":3,"kind":"config","clone":1,"file":0},{"id":7,"kind":"tick","n":6,"pick":1137798375},{"id":8,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":10,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":16,"kind":"edit","clone":1,"file":0,"how":"mark"},{"id":19,"kind":"tick","n":5,"pick":120980570}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 1420, shrunk, single-phase core-driven clones on a v2 bucket):
+ * a core run's push wrote its latest marker, then its index update failed in
+ * an outage. The push had already recorded the marker as synced in memory;
+ * a later pull saved that to the manifest, so the next push of the marked
+ * data-name directory found the marker "unchanged" and never committed it.
+ * Fixed in sync/push.ts: the manifest records a written path only once the
+ * index names it.
+ */
+Deno.test("chaos regression: a write whose index update failed is written and committed again (I7, I8)", async () => {
+  await clean(
+    '{"seed":1420,"clones":3,"v2":true,"kinds":["core-single-phase","core-single-phase","api"],"ops":[{"id":0,"kind":"sync","clone":1},{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":4,"kind":"sync","clone":2},{"id":6,"kind":"run","clone":1,"model":0,"data":0,"workMs":1000},{"id":8,"kind":"tick","n":7,"pick":545132978},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"tick","n":1,"pick":1564366731},{"id":14,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":15,"kind":"tick","n":19,"pick":1018046693},{"id":16,"kind":"tick","n":16,"pick":1571089059},{"id":17,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":20,"kind":"breakglass","model":1},{"id":21,"kind":"tick","n":5,"pick":1552472390},{"id":23,"kind":"tick","n":39,"pick":692095477},{"id":40,"kind":"outage","on":true},{"id":43,"kind":"tick","n":2,"pick":1281461786}]}',
+  );
+});
