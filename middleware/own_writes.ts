@@ -1,0 +1,98 @@
+/**
+ * What the config-cas-writer needs around a refused conditional write: the
+ * cache's writer id (carried as object metadata, so a cache can tell its own
+ * uncommitted writes from a peer's), reading the object it met, replacing
+ * its own object with a compare-and-swap, and asking whether the index still
+ * names a version.
+ *
+ * @module
+ */
+import { PushVar, type WriteContext } from "../sync/context.ts";
+import { checkThenPut } from "../sync/conditional.ts";
+import { randomId } from "../sync/hash.ts";
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+} from "../sync/errors.ts";
+import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
+import { withRetry } from "../sync/retry.ts";
+import { readIndex } from "../sync/remote_index.ts";
+
+/** Object metadata key: the id of the cache that wrote the object. */
+export const WRITER_METADATA = "sluice-writer";
+
+/** The cache's state file holding its writer id. */
+const WRITER_STATE = "writer.json";
+
+/** Per push: the cache's writer id, read (or created) once. */
+const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer", () => ({}));
+
+/** This cache's writer id: a random id created once and kept in its state directory. */
+export function writerId(ctx: WriteContext): Promise<string> {
+  const slot = ctx.push.vars.get(WRITER);
+  return slot.id ??= (async () => {
+    const kept = await ctx.push.cache.readState<{ id?: unknown }>(WRITER_STATE);
+    if (typeof kept?.id === "string" && kept.id !== "") return kept.id;
+    const id = randomId(12);
+    if (!ctx.push.dryRun) await ctx.push.cache.writeState(WRITER_STATE, { id });
+    return id;
+  })();
+}
+
+/**
+ * Writes over `version` (this cache's own uncommitted object), or creates the
+ * object when `version` is null; `null` when the object changed meanwhile.
+ */
+export async function replaceOwn(
+  ctx: WriteContext,
+  version: string | null,
+): Promise<ObjectInfo | null> {
+  const push = ctx.push;
+  const mode = version === null ? PutModes.create : PutModes.update(version);
+  const o = { signal: push.signal, metadata: ctx.metadata };
+  try {
+    return await withRetry(
+      () => push.store.put(ctx.key, ctx.body, mode, o),
+      push.config.retry,
+      push.signal,
+    );
+  } catch (e) {
+    if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
+    if (!(e instanceof NotImplementedError)) throw e;
+  }
+  try {
+    return await checkThenPut(push.store, ctx.key, ctx.body, mode, o);
+  } catch (e) {
+    if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
+    throw e;
+  }
+}
+
+/** True when the remote index still names `version` for the write's path. */
+export async function stillIndexed(ctx: WriteContext, version: string): Promise<boolean> {
+  const push = ctx.push;
+  const index = await readIndex(
+    push.store,
+    push.config.retry,
+    push.signal,
+    push.config.concurrency,
+  );
+  const named = index && Object.hasOwn(index.entries, ctx.key) ? index.entries[ctx.key] : undefined;
+  return named?.v === version;
+}
+
+export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
+  const push = ctx.push;
+  try {
+    return await withRetry(
+      () => push.store.get(ctx.key, { signal: push.signal }),
+      push.config.retry,
+      push.signal,
+    );
+  } catch (e) {
+    if (e instanceof NotFoundError) return null;
+    throw e;
+  }
+}
