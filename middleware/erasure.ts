@@ -24,122 +24,18 @@ import { isSafeRelPath, parentOf } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import type { CacheAccess, StateAccess, UploadRecord } from "../sync/context.ts";
 
-/** File name of the journal inside the cache's state directory. */
-export const ERASURE_JOURNAL = "erasure.json";
-
-/** A remote object a refused push wrote, to be deleted while it still has `version`. */
-export interface UploadRef {
-  readonly path: string;
-  readonly version: string;
-}
-
-/** A version directory that could not be attributed to the refused run, and why. */
-export interface Unattributable {
-  readonly dir: string;
-  readonly reason: string;
-}
-
-/** A refused run whose data could not be erased safely: held out of every push. */
-export interface HeldRun {
-  /** Every version directory the run wrote (all held, none deleted). */
-  readonly dirs: readonly string[];
-  /** Why erasing was refused. */
-  readonly problems: readonly Unattributable[];
-  /** Objects the refused push had already uploaded (left in place). */
-  readonly uploads: readonly UploadRef[];
-  /** When the run was refused (clock ms). */
-  readonly at: number;
-}
-
-/** The journal: pending erasure work and held runs. Written before anything is touched. */
-export interface ErasureJournal {
-  readonly format: 1;
-  /** Version directories still to erase from the cache, the dirty set and the manifest. */
-  erase: string[];
-  /** Remote objects still to delete. */
-  uploads: UploadRef[];
-  /** Cache prefixes to refresh once the erasure is done. */
-  prefixes: string[];
-  /** Runs held out of pushes because their versions could not be attributed. */
-  held: HeldRun[];
-}
-
-/** What happened to one `latest` marker. */
-export interface MarkerOutcome {
-  readonly path: string;
-  /** The version the marker names now; null when removed. */
-  readonly version: number | null;
-  /** True when the marker stays dirty (it names an unpushed earlier version). */
-  readonly dirty: boolean;
-}
-
-/** What {@link completeErasure} did. */
-export interface ErasureOutcome {
-  /** Directories removed from the cache, the dirty set and the manifest. */
-  readonly erased: readonly string[];
-  /** Remote objects deleted. */
-  readonly deleted: readonly string[];
-  /** Remote objects left because they no longer carry the refused push's version. */
-  readonly kept: readonly string[];
-  /** Remote deletions that failed (still in the journal, retried by the next push). */
-  readonly pending: readonly UploadRef[];
-  /** The recomputed markers. */
-  readonly markers: readonly MarkerOutcome[];
-}
-
-/** Collaborators of an erasure. */
-export interface ErasureDeps {
-  readonly cache: CacheAccess;
-  readonly state: StateAccess;
-  readonly store: ObjectStore;
-  readonly signal?: AbortSignal;
-}
-
-/** A new, empty journal. */
-export function emptyJournal(): ErasureJournal {
-  return { format: 1, erase: [], uploads: [], prefixes: [], held: [] };
-}
-
-/** True when the journal has erasure work left (a crash happened mid-erasure). */
-export function journalPending(j: ErasureJournal): boolean {
-  return j.erase.length > 0 || j.uploads.length > 0;
-}
-
-const strings = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.every((s) => typeof s === "string");
-const refs = (v: unknown): v is UploadRef[] =>
-  Array.isArray(v) &&
-  v.every((u) => typeof u?.path === "string" && typeof u?.version === "string");
-
-/**
- * Reads the journal; an absent file is an empty journal. A malformed file
- * throws: the push fails closed rather than forget a pending erasure.
- */
-export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJournal> {
-  const raw = await cache.readState<Partial<ErasureJournal>>(ERASURE_JOURNAL);
-  if (raw === null) return emptyJournal();
-  if (
-    raw.format !== 1 || !strings(raw.erase) || !refs(raw.uploads) || !strings(raw.prefixes) ||
-    !Array.isArray(raw.held)
-  ) {
-    throw new SluiceError(
-      "internal",
-      `The erasure journal ${cache.dir}/.sluice/${ERASURE_JOURNAL} is malformed. Nothing was pushed, so that no refused run's data can leave this cache. Restore the file or remove the refused run's version directories and the file by hand, then run the sync again.`,
-    );
-  }
-  return {
-    format: 1,
-    erase: raw.erase,
-    uploads: raw.uploads,
-    prefixes: raw.prefixes,
-    held: raw.held,
-  };
-}
-
-/** Writes the journal atomically and durably. */
-export async function writeErasureJournal(cache: CacheAccess, j: ErasureJournal): Promise<void> {
-  await cache.writeState(ERASURE_JOURNAL, j);
-}
+export * from "./erasure_journal.ts";
+import {
+  type ErasureDeps,
+  type ErasureJournal,
+  type ErasureOutcome,
+  type HeldRun,
+  type MarkerOutcome,
+  readErasureJournal,
+  type Unattributable,
+  type UploadRef,
+  writeErasureJournal,
+} from "./erasure_journal.ts";
 
 /** True when `path` is `dir` or lies under it. */
 export function isUnder(path: string, dir: string): boolean {

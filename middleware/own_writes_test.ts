@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fetchRemote, replaceOwn, stillIndexed, writerId } from "./own_writes.ts";
 import {
-  InMemoryStore,
+  type InMemoryStore,
   mockPushContext,
   mockWriteContext,
   planEntry,
