@@ -31,7 +31,14 @@ import { resolveHint } from "../sync/conflicts.ts";
 import { AlreadyExistsError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
-import { fetchRemote, replaceOwn, stillIndexed, WRITER_METADATA, writerId } from "./own_writes.ts";
+import {
+  fetchRemote,
+  indexedVersion,
+  replaceOwn,
+  stillIndexed,
+  WRITER_METADATA,
+  writerId,
+} from "./own_writes.ts";
 
 export { WRITER_METADATA } from "./own_writes.ts";
 
@@ -43,6 +50,14 @@ export const CONFIG_CHANGED_REMOTELY = "config_changed_remotely";
 
 /** Warning code emitted when a marker, index file or other state was not pushed because a peer changed it. */
 export const CHANGED_REMOTELY = "changed_remotely";
+
+/** Warning code emitted when a file was not pushed because another writer's uncommitted object holds its key. */
+export const PUSH_WAITING_UNCOMMITTED = "push_waiting_uncommitted";
+
+/** The version this write is based on: the one it updates, null for a create. */
+function baseOf(ctx: WriteContext): string | null {
+  return ctx.mode.kind === "update" ? ctx.mode.version : null;
+}
 
 /** The classes whose conditional writes this gate turns into conflicts. */
 export const CAS_CLASSES: ReadonlySet<PathClass | undefined> = new Set([
@@ -117,6 +132,24 @@ export function configCasWriter(): Middleware<WriteContext> {
         return;
       }
       remote = await fetchRemote(ctx);
+    }
+    if (remote && await indexedVersion(ctx) === baseOf(ctx)) {
+      // Another writer's object the index does not name: its push is in
+      // flight, or stopped between its upload and its index commit. That is
+      // no committed change to resolve against, and writing over it could
+      // take the object from under a push about to commit it: wait for it.
+      ctx.entry.action = "skip";
+      ctx.entry.keepDirty = true;
+      ctx.entry.reason = "another writer's uncommitted write holds it";
+      if (!push.dryRun) await push.state.markDirty(ctx.key);
+      push.note(CONFIG_CAS_WRITER, `${ctx.key}: another writer's uncommitted write`, ctx.entry);
+      push.events.emit("warning", {
+        code: PUSH_WAITING_UNCOMMITTED,
+        message:
+          `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again).`,
+        path: ctx.key,
+      });
+      return;
     }
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;

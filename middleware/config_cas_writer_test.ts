@@ -3,6 +3,7 @@ import {
   CONFIG_CAS_WRITER,
   configCasWriter,
   configCasWriterEntry,
+  PUSH_WAITING_UNCOMMITTED,
   WRITER_METADATA,
 } from "./config_cas_writer.ts";
 import { lockfileGuardEntry } from "./lockfile_guard.ts";
@@ -294,4 +295,44 @@ Deno.test("004 after a sync state reset, agreeing config files count as synced a
   assert.equal(store.peekText(FILE), "vault: c1\n");
   assert.deepEqual(a.svc.state.dirtyPaths(), [FILE]);
   assert.ok(a.svc.state.synced("config/same.yaml"));
+});
+
+Deno.test("a peer's uncommitted write is waited for, not taken as theirs; once committed it is a conflict", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const gates = { guard: true, writer: true };
+  const a = await clone(store, clock, "a", gates);
+  const c = await clone(store, clock, "c", gates);
+  await writeFile(a.svc, FILE, "vault: a0\n");
+  await a.svc.markDirty({ relPath: FILE });
+  await a.svc.pushChanged();
+  await c.svc.pullChanged();
+  // A's next push uploads its edit and stops before its index update: the
+  // object carries A's writer id, the index still names the version both synced.
+  const aId = (await a.svc.cache.readState<{ id: string }>("writer.json"))?.id;
+  assert.ok(aId);
+  store.seed(FILE, "vault: a1\n", { [WRITER_METADATA]: aId });
+  await writeFile(a.svc, FILE, "vault: a1\n");
+  await a.svc.markDirty({ relPath: FILE });
+  await writeFile(c.svc, FILE, "vault: c1\n");
+  await c.svc.markDirty({ relPath: FILE });
+  const r = await c.svc.pushChanged();
+  assert.deepEqual(r.uploaded, []);
+  assert.deepEqual(r.conflicts, [], "an uncommitted object is nobody's committed change");
+  assert.deepEqual(c.svc.conflicts(), []);
+  assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [[FILE, true]]);
+  assert.equal(c.warnings.at(-1)?.code, PUSH_WAITING_UNCOMMITTED);
+  assert.deepEqual(c.svc.state.dirtyPaths(), [FILE], "C's edit stays dirty");
+  assert.equal(store.peekText(FILE), "vault: a1\n", "A's object is not taken from under it");
+  // A pushes again: it replaces its own object and commits; now C meets a committed change.
+  await a.svc.pushChanged();
+  const committed = (await store.head(FILE))?.version;
+  const again = await c.svc.pushChanged();
+  assert.deepEqual(again.conflicts, [FILE]);
+  assert.equal(c.svc.conflicts()[0]?.theirs?.version, committed);
+  assert.equal(await Deno.readTextFile(`${c.svc.cacheDir}/${FILE}`), "vault: c1\n");
+  const fresh = await clone(store, clock, "fresh", gates);
+  const pulled = await fresh.svc.pullChanged();
+  assert.deepEqual(pulled.uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${fresh.svc.cacheDir}/${FILE}`), "vault: a1\n");
 });

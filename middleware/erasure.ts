@@ -22,6 +22,7 @@ import {
 import { sha256Hex } from "../sync/hash.ts";
 import { isSafeRelPath, parentOf } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
+import { holdsOwnUncommitted, readWriterId } from "../sync/writer_id.ts";
 import type { CacheAccess, StateAccess, UploadRecord } from "../sync/context.ts";
 
 export * from "./erasure_journal.ts";
@@ -239,8 +240,21 @@ export async function completeErasure(
     await state.forget([`${dir}/`]);
   }
   const markers: MarkerOutcome[] = [];
+  const writer = await readWriterId(cache);
   for (const marker of new Set(dirs.map(markerOf))) {
-    markers.push(await recomputeLatest(cache, state, marker));
+    const m = await recomputeLatest(cache, state, marker);
+    const synced = state.synced(marker);
+    if (
+      !m.dirty && m.version !== null && synced && writer &&
+      await holdsOwnUncommitted(deps.store, marker, synced.version, writer, deps.signal)
+    ) {
+      // The datastore holds this cache's own marker write, cut off before
+      // its index update (the refused run's, or an earlier one): nothing
+      // else will ever write over it, so the recomputed marker stays dirty
+      // and the next push replaces that object with it.
+      await state.markDirty(marker);
+      markers.push({ ...m, dirty: true });
+    } else markers.push(m);
   }
   journal.erase = [];
   journal.uploads = remote.pending;

@@ -16,6 +16,7 @@ import { LocalCache } from "../sync/cache.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { PutModes } from "../sync/ports.ts";
 import { SyncState } from "../sync/state.ts";
+import { WRITER_METADATA } from "../sync/writer_id.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -138,4 +139,22 @@ Deno.test("resolveHeldVersions keep releases the hold and leaves the files dirty
   assert.deepEqual(j.held.map((h) => h.dirs), [[`${D}/3`]]);
   assert.deepEqual(j.held[0].problems, []);
   assert.deepEqual(f.state.dirtyPaths(), [`${D}/2/raw`]);
+});
+
+Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitted marker object, not a peer's", async () => {
+  for (const [writer, ownOrphan] of [["me", true], ["a-peer", false]] as const) {
+    const f = await fresh();
+    await f.cache.writeState("writer.json", { id: "me" });
+    await f.synced(`${D}/1/raw`, "a");
+    await f.synced(`${D}/latest`, "1"); // committed as version "r"
+    // An earlier marker write of this cache (or a peer's) landed and never reached the index.
+    f.store.seed(`${D}/latest`, "1", { [WRITER_METADATA]: writer });
+    await f.dirty(`${D}/2/raw`, "refused");
+    await f.dirty(`${D}/latest`, "2");
+    const j = { ...emptyJournal(), erase: [`${D}/2`], prefixes: ["data/t/m"] };
+    const out = await completeErasure(f, j);
+    assert.deepEqual(out.markers, [{ path: `${D}/latest`, version: 1, dirty: ownOrphan }], writer);
+    assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
+    assert.deepEqual(f.state.dirtyPaths(), ownOrphan ? [`${D}/latest`] : [], writer);
+  }
 });

@@ -9,7 +9,7 @@
  */
 import { PushVar, type WriteContext } from "../sync/context.ts";
 import { checkThenPut } from "../sync/conditional.ts";
-import { randomId } from "../sync/hash.ts";
+import { ensureWriterId } from "../sync/writer_id.ts";
 import {
   AlreadyExistsError,
   NotFoundError,
@@ -20,11 +20,7 @@ import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/remote_index.ts";
 
-/** Object metadata key: the id of the cache that wrote the object. */
-export const WRITER_METADATA = "sluice-writer";
-
-/** The cache's state file holding its writer id. */
-const WRITER_STATE = "writer.json";
+export { WRITER_METADATA } from "../sync/writer_id.ts";
 
 /** Per push: the cache's writer id, read (or created) once. */
 const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer", () => ({}));
@@ -32,13 +28,7 @@ const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer",
 /** This cache's writer id: a random id created once and kept in its state directory. */
 export function writerId(ctx: WriteContext): Promise<string> {
   const slot = ctx.push.vars.get(WRITER);
-  return slot.id ??= (async () => {
-    const kept = await ctx.push.cache.readState<{ id?: unknown }>(WRITER_STATE);
-    if (typeof kept?.id === "string" && kept.id !== "") return kept.id;
-    const id = randomId(12);
-    if (!ctx.push.dryRun) await ctx.push.cache.writeState(WRITER_STATE, { id });
-    return id;
-  })();
+  return slot.id ??= ensureWriterId(ctx.push.cache, ctx.push.dryRun);
 }
 
 /**
@@ -70,8 +60,8 @@ export async function replaceOwn(
   }
 }
 
-/** True when the remote index still names `version` for the write's path. */
-export async function stillIndexed(ctx: WriteContext, version: string): Promise<boolean> {
+/** The version the remote index names for the write's path (null when it names none). */
+export async function indexedVersion(ctx: WriteContext): Promise<string | null> {
   const push = ctx.push;
   const index = await readIndex(
     push.store,
@@ -80,7 +70,12 @@ export async function stillIndexed(ctx: WriteContext, version: string): Promise<
     push.config.concurrency,
   );
   const named = index && Object.hasOwn(index.entries, ctx.key) ? index.entries[ctx.key] : undefined;
-  return named?.v === version;
+  return named?.v ?? null;
+}
+
+/** True when the remote index still names `version` for the write's path. */
+export async function stillIndexed(ctx: WriteContext, version: string): Promise<boolean> {
+  return await indexedVersion(ctx) === version;
 }
 
 export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {

@@ -59,7 +59,17 @@ for (const path of [MARKER, "notes/shared.txt"]) {
     // the index never names a dead version.
     const rb = await b.commitPush(pb);
     const ra = await a.commitPush(pa);
-    const lost = [ra.conflicts.includes(path), rb.conflicts.includes(path)];
+    // A marker is written at the commit: b's lands first and a meets it,
+    // committed. Other files go at the preparation: a's lands first and b
+    // meets it before it is committed, so b waits (kept dirty, no conflict
+    // yet) and meets it as a committed change at its next push.
+    const waited = [ra, rb].filter((r) => r.skipped.some((s) => s.path === path && s.keepDirty));
+    if (path !== MARKER) {
+      assert.deepEqual(rb.conflicts, []);
+      assert.equal(waited.length, 1);
+      assert.deepEqual((await b.pushChanged()).conflicts, [path]);
+    }
+    const lost = [a.conflicts().length > 0, b.conflicts().length > 0];
     assert.equal(lost.filter(Boolean).length, 1, "exactly one writer gets the conflict");
     const [loser, won, lostText] = lost[0] ? [a, "3", "2"] : [b, "2", "3"];
     assert.equal(store.peekText(path), won);
@@ -72,7 +82,7 @@ for (const path of [MARKER, "notes/shared.txt"]) {
   });
 }
 
-Deno.test("a writer that crashed between its marker write and its index commit does not roll back a peer's later marker", async () => {
+Deno.test("a peer waits for a writer that crashed between its marker write and its index commit, and is never rolled back by it", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
@@ -90,12 +100,19 @@ Deno.test("a writer that crashed between its marker write and its index commit d
   await b.pullChanged();
   await put(b, MARKER, "3");
   const rb = await b.pushChanged();
-  assert.deepEqual(rb.conflicts, [MARKER], "b meets a's uncommitted write");
-  await b.resolveConflict(MARKER, "mine");
-  assert.equal(store.peekText(MARKER), "3");
+  assert.deepEqual(rb.conflicts, [], "b meets a's uncommitted write: no committed change yet");
+  assert.deepEqual(rb.skipped.map((s) => [s.path, s.keepDirty]), [[MARKER, true]]);
+  assert.equal(store.peekText(MARKER), "2", "a's object is not taken from under it");
+  // a comes back: its push replaces its own object and commits it.
   const restarted = await clone(store, "a", a.cacheDir);
   const ra = await restarted.pushChanged();
-  assert.deepEqual(ra.conflicts, [MARKER]);
+  assert.deepEqual(ra.conflicts, []);
+  await assertIndexCurrent(store);
+  // Now b meets a committed change: a conflict, resolved with its own marker.
+  assert.deepEqual((await b.pushChanged()).conflicts, [MARKER]);
+  await b.resolveConflict(MARKER, "mine");
+  assert.equal(store.peekText(MARKER), "3");
+  assert.deepEqual((await restarted.pushChanged()).uploaded, []);
   assert.equal(store.peekText(MARKER), "3", "b's marker stands");
   await assertIndexCurrent(store);
   const c = await clone(store, "c");

@@ -56,3 +56,31 @@ Deno.test("chaos regression: a write whose index update failed is written and co
     '{"seed":1420,"clones":3,"v2":true,"kinds":["core-single-phase","core-single-phase","api"],"ops":[{"id":0,"kind":"sync","clone":1},{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":4,"kind":"sync","clone":2},{"id":6,"kind":"run","clone":1,"model":0,"data":0,"workMs":1000},{"id":8,"kind":"tick","n":7,"pick":545132978},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"tick","n":1,"pick":1564366731},{"id":14,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":15,"kind":"tick","n":19,"pick":1018046693},{"id":16,"kind":"tick","n":16,"pick":1571089059},{"id":17,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":20,"kind":"breakglass","model":1},{"id":21,"kind":"tick","n":5,"pick":1552472390},{"id":23,"kind":"tick","n":39,"pick":692095477},{"id":40,"kind":"outage","on":true},{"id":43,"kind":"tick","n":2,"pick":1281461786}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 6823): a clone's own marker write outside a run lands, the
+ * clone crashes before the index update, and its next run is refused after a
+ * breakglass. The refused-run eraser put the marker back to the committed
+ * version and cleaned it, so nothing ever wrote over the orphaned object.
+ * Fixed in middleware/erasure.ts: a recomputed marker stays dirty while the
+ * store holds this cache's own uncommitted marker object.
+ */
+Deno.test("chaos regression: an erased run's marker replaces this clone's own orphaned marker (I7, I8)", async () => {
+  await clean(
+    '{"seed":6823,"clones":2,"kinds":["api","core"],"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":3,"kind":"tick","n":12,"pick":2104960471},{"id":5,"kind":"crash","clone":1,"at":"commit"},{"id":6,"kind":"marker","clone":1,"model":0,"data":0,"back":false},{"id":14,"kind":"tick","n":12,"pick":539467344},{"id":15,"kind":"breakglass","model":0},{"id":19,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":20,"kind":"tick","n":2,"pick":338268834}]}',
+  );
+});
+
+/**
+ * I7/I8 (seed 9307, v2 bucket): a clone's config edit lands and the clone
+ * crashes before the index update; a peer's push met that orphan, took it for
+ * a committed change ("theirs"), and the peer's resolution wrote over it, so
+ * neither writer could ever repair the index. Fixed in
+ * middleware/config_cas_writer.ts: an object the index does not name is
+ * waited for (kept dirty, no conflict) until its writer commits it.
+ */
+Deno.test("chaos regression: a peer's uncommitted config write is waited for, not resolved against (I7, I8)", async () => {
+  await clean(
+    '{"seed":9307,"clones":3,"v2":true,"kinds":["api","core","core"],"ops":[{"id":4,"kind":"config","clone":1,"file":2},{"id":8,"kind":"tick","n":1,"pick":864268955},{"id":11,"kind":"crash","clone":2,"at":"commit"},{"id":12,"kind":"resolve","clone":2,"pick":5,"how":"merged"},{"id":15,"kind":"tick","n":8,"pick":1523231527},{"id":16,"kind":"config","clone":2,"file":2},{"id":21,"kind":"config","clone":1,"file":2},{"id":33,"kind":"tick","n":1,"pick":727569628},{"id":34,"kind":"resolve","clone":1,"pick":2,"how":"merged"},{"id":35,"kind":"flaky","call":"head","count":2,"afterEffect":false},{"id":37,"kind":"tick","n":7,"pick":1971659744},{"id":41,"kind":"resolve","clone":1,"pick":7,"how":"theirs"}]}',
+  );
+});
