@@ -17,6 +17,7 @@ import {
 } from "../sync/errors.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { Pipeline } from "../sync/pipeline.ts";
+import { pushLeftBehind } from "../sync/push.ts";
 import { PutModes } from "../sync/ports.ts";
 import { createSyncService, type SyncService } from "../sync/service.ts";
 import {
@@ -321,6 +322,7 @@ Deno.test("a peer's uncommitted write is waited for, not taken as theirs; once c
   assert.deepEqual(r.conflicts, [], "an uncommitted object is nobody's committed change");
   assert.deepEqual(c.svc.conflicts(), []);
   assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [[FILE, true]]);
+  assert.deepEqual(pushLeftBehind(r).left.map((l) => l.path), [FILE], "a sync left incomplete");
   assert.equal(c.warnings.at(-1)?.code, PUSH_WAITING_UNCOMMITTED);
   assert.deepEqual(c.svc.state.dirtyPaths(), [FILE], "C's edit stays dirty");
   assert.equal(store.peekText(FILE), "vault: a1\n", "A's object is not taken from under it");
