@@ -66,6 +66,10 @@ export interface AnnounceOptions {
   readonly runId?: string;
   /** Prints the notice; default `console.warn`. */
   readonly print?: (line: string) => void;
+  /** The test file asking (its URL); default the isolate's main module, which is the test file. */
+  readonly testFile?: string;
+  /** Whether a missing server fails instead of ignoring; default {@link requireServers}. */
+  readonly requireServers?: boolean;
 }
 
 /** Markers older than this are left from earlier runs and are removed. */
@@ -75,8 +79,13 @@ function tempRoot(): string {
   return Deno.env.get("TMPDIR") || Deno.env.get("TMP") || "/tmp";
 }
 
+/** Set by `integration/test_run.ts` (the `test` task): names the run, and says a summary follows. */
+export const TEST_RUN_ENV = "SLUICE_TEST_RUN";
+
 /** The test runner's process: `deno test` runs every test file in it, so this names the run. */
 function defaultRunId(): string {
+  const named = Deno.env.get(TEST_RUN_ENV);
+  if (named) return named;
   let parent = "";
   try {
     parent = `-${Deno.ppid}`;
@@ -119,8 +128,61 @@ export function announceOnce(key: string, line: string, options: AnnounceOptions
 }
 
 /** The notice printed (once per run) when `binary` is missing. */
-export function missingBinaryNotice(binary: ServerBinary): string {
-  return `[integration] ${binary.name} is not installed: the tests that need it are ignored (counted in the "ignored" total of the summary). Install it with \`${binary.installHint}\` (see "Running the tests" in the README), or set SLUICE_REQUIRE_SERVERS=1 to make a missing server fail the run.`;
+export function missingBinaryNotice(binary: ServerBinary, summaryFollows = false): string {
+  const counted = summaryFollows
+    ? "how many is printed at the end of the run"
+    : 'counted in the "ignored" total of the summary';
+  return `[integration] ${binary.name} is not installed: the tests that need it are ignored (${counted}). Install it with \`${binary.installHint}\` (see "Running the tests" in the README), or set SLUICE_REQUIRE_SERVERS=1 to make a missing server fail the run.`;
+}
+
+/** The file where the tests ignored for a missing `name` are tallied, one line each. */
+export function ignoredTallyFile(name: string, options: AnnounceOptions = {}): string {
+  return `${options.dir ?? tempRoot()}/sluice-notice-${
+    options.runId ?? defaultRunId()
+  }-${name}-missing.count`;
+}
+
+/**
+ * The closing line of a test run when servers are missing: which ones, how
+ * many tests the files needing them ignored, and the commands that install
+ * them. {@link ignoreWithout} tallies the test files that ignore tests for
+ * want of each server; `ignoredByFile` (read from the runner's output) says
+ * how many tests each file ignored. The tallies are removed.
+ *
+ * @example
+ * ```ts
+ * import { ignoredSummary } from "./binaries.ts";
+ * const lines = ignoredSummary([], new Map(), { runId: "none" }); // []
+ * ```
+ */
+export function ignoredSummary(
+  binaries: readonly ServerBinary[],
+  ignoredByFile: ReadonlyMap<string, number>,
+  options: AnnounceOptions = {},
+): string[] {
+  const missing: ServerBinary[] = [];
+  const files = new Set<string>();
+  for (const b of binaries) {
+    const tally = ignoredTallyFile(b.name, options);
+    try {
+      const named = Deno.readTextFileSync(tally).split("\n").filter((l) => l !== "");
+      Deno.removeSync(tally);
+      if (named.length > 0) missing.push(b);
+      for (const f of named) files.add(f);
+    } catch { /* not missing */ }
+  }
+  if (missing.length === 0) return [];
+  let n = 0;
+  for (const f of files) n += ignoredByFile.get(f) ?? 0;
+  const names = missing.map((b) => b.name).join(", ");
+  const install = missing.map((b) => `\`${b.installHint}\``).join(", ");
+  return [
+    `[integration] not installed: ${names}. ${n} test${
+      n === 1 ? " was" : "s were"
+    } ignored in the files that need ${
+      missing.length === 1 ? "it" : "them"
+    }. Install with ${install}, then run the tests again.`,
+  ];
 }
 
 /**
@@ -138,8 +200,13 @@ export function missingBinaryNotice(binary: ServerBinary): string {
  */
 export function ignoreWithout(binary: ServerBinary, options: AnnounceOptions = {}): boolean {
   if (binary.path) return false;
-  if (requireServers()) return false;
-  announceOnce(`${binary.name}-missing`, missingBinaryNotice(binary), options);
+  if (options.requireServers ?? requireServers()) return false;
+  const summaryFollows = !!(options.runId ?? Deno.env.get(TEST_RUN_ENV));
+  announceOnce(`${binary.name}-missing`, missingBinaryNotice(binary, summaryFollows), options);
+  try {
+    const file = options.testFile ?? Deno.mainModule;
+    Deno.writeTextFileSync(ignoredTallyFile(binary.name, options), `${file}\n`, { append: true });
+  } catch { /* the tally is best effort: the summary's ignored total still counts them */ }
   return true;
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { announceOnce, type ServerBinary } from "./binaries.ts";
+import { announceOnce, ignoredSummary, ignoreWithout, type ServerBinary } from "./binaries.ts";
 
 function missing(): ServerBinary {
   return {
@@ -56,6 +56,36 @@ Deno.test("announceOnce: one line per run and key; old runs' markers are removed
     assert.equal(announceOnce("k", "next run", { dir, runId: "r2", print }), true);
     assert.deepEqual(lines, ["first", "other key", "next run"]);
     await assert.rejects(Deno.stat(old), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ignoreWithout tallies each ignored test; the run's summary counts them once and tidies up", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-notice-test-" });
+  try {
+    const lines: string[] = [];
+    const print = (l: string) => lines.push(l);
+    const options = { dir, runId: "r9", print, requireServers: false };
+    const gone = { name: "minio", path: null, installHint: "bash .ci/install_minio.sh" };
+    const here = { name: "s3rver", path: "/bin/true", installHint: "bash .ci/install_s3rver.sh" };
+    for (const testFile of ["file:///r/a_test.ts", "file:///r/b_test.ts", "file:///r/b_test.ts"]) {
+      assert.equal(ignoreWithout(gone, { ...options, testFile }), true);
+    }
+    assert.equal(ignoreWithout(here, options), false);
+    assert.equal(lines.length, 1, "the notice is printed once");
+    assert.match(lines[0], /printed at the end of the run/);
+    // The runner's output: a_test.ts ignored 2 tests, b_test.ts 1, c_test.ts (no server) 5.
+    const byFile = new Map([
+      ["file:///r/a_test.ts", 2],
+      ["file:///r/b_test.ts", 1],
+      ["file:///r/c_test.ts", 5],
+    ]);
+    const summary = ignoredSummary([gone, here], byFile, options);
+    assert.deepEqual(summary, [
+      "[integration] not installed: minio. 3 tests were ignored in the files that need it. Install with `bash .ci/install_minio.sh`, then run the tests again.",
+    ]);
+    assert.deepEqual(ignoredSummary([gone], byFile, options), [], "the tally is removed");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

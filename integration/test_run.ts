@@ -1,0 +1,86 @@
+/**
+ * The `test` task: runs `deno test` over the whole suite (or the arguments
+ * given), passing its output through, and closes with one line per missing
+ * test server: how many tests were ignored for want of it and the command
+ * that installs it. The exit status is the test run's.
+ *
+ *   deno task test [deno test arguments…]
+ *
+ * @module
+ */
+import { pathToFileURL } from "node:url";
+import { ignoredSummary, TEST_RUN_ENV } from "./servers/binaries.ts";
+import { minioBinary } from "./servers/minio.ts";
+import { fakeGcsBinary } from "./servers/fake_gcs.ts";
+import { s3rverBinary } from "./servers/s3rver.ts";
+
+/** The permissions and flags of the suite. */
+const FLAGS = [
+  "test",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-sys",
+  "--allow-net=127.0.0.1,localhost",
+  "--allow-run",
+  "--allow-ffi",
+  "--parallel",
+];
+
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * Counts ignored tests per test file URL in the runner's output lines: a
+ * file is named by a `./file => ` prefix (parallel runs) or by the last
+ * `running N tests from ./file` line.
+ *
+ * @example
+ * ```ts
+ * import { IgnoredCounter } from "./test_run.ts";
+ * const c = new IgnoredCounter("/repo");
+ * c.line("./a_test.ts => needs minio ... ignored (0ms)");
+ * c.counts.get("file:///repo/a_test.ts"); // 1
+ * ```
+ */
+export class IgnoredCounter {
+  readonly counts = new Map<string, number>();
+  #current = "";
+  constructor(private readonly cwd: string) {}
+
+  line(raw: string): void {
+    const text = raw.replace(ANSI, "");
+    const running = /^running \d+ tests? from (\S+)/.exec(text);
+    if (running) this.#current = running[1];
+    if (!/ \.\.\. ignored \([^)]*\)$/.test(text.trimEnd())) return;
+    const file = /^(\.\/\S+) => /.exec(text)?.[1] ?? this.#current;
+    if (!file) return;
+    const url = pathToFileURL(`${this.cwd}/${file.replace(/^\.\//, "")}`).href;
+    this.counts.set(url, (this.counts.get(url) ?? 0) + 1);
+  }
+}
+
+if (import.meta.main) {
+  const runId = `run-${crypto.randomUUID()}`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...FLAGS, ...Deno.args],
+    env: { [TEST_RUN_ENV]: runId },
+    stdin: "inherit",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const counter = new IgnoredCounter(Deno.cwd());
+  let rest = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    await Deno.stdout.write(chunk);
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = lines.pop() ?? "";
+    for (const l of lines) counter.line(l);
+  }
+  counter.line(rest);
+  const { code } = await child.status;
+  const servers = [minioBinary, fakeGcsBinary, s3rverBinary];
+  for (const line of ignoredSummary(servers, counter.counts, { runId })) console.warn(line);
+  Deno.exit(code);
+}
