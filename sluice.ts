@@ -17,12 +17,8 @@ import {
 import { pathClassifierEntry } from "./middleware/path_classifier.ts";
 import { createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
 import { endpointFallbackWarnerEntry } from "./middleware/endpoint_fallback_warner.ts";
-import {
-  type ConditionalWrites,
-  defaultConditionalWrites,
-  withConditionalFallback,
-} from "./sync/conditional.ts";
-import { storeLockBackend } from "./sync/lock_engine.ts";
+import { type ConditionalWrites, defaultConditionalWrites } from "./sync/conditional.ts";
+import { conditionalLockBackend } from "./sync/lock_registry.ts";
 import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
 import { overwriteCasEntry } from "./middleware/overwrite_cas.ts";
@@ -126,14 +122,12 @@ export async function createSluice(options: SluiceOptions): Promise<SyncService>
   const conditional = options.conditional ?? defaultConditionalWrites;
   const { push, write } = defaultPipelines({ disable: options.disable, conditional });
   const events = options.events ?? createEmitter();
-  const lockBackend = options.lockBackend ?? storeLockBackend(
-    withConditionalFallback(options.store, {
-      registry: conditional,
-      setting: options.config?.conditionalWrites,
-      events,
-      cache: new LocalCache(options.cacheDir),
-    }),
-    { clock: options.clock, events },
-  );
+  const lockBackend = options.lockBackend ?? conditionalLockBackend(options.store, {
+    conditional,
+    setting: options.config?.conditionalWrites,
+    cache: new LocalCache(options.cacheDir),
+    clock: options.clock,
+    events,
+  });
   return await createSyncService({ ...options, events, lockBackend, push, write });
 }

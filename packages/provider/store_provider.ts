@@ -7,12 +7,12 @@
 import { ConfigError } from "../../sync/errors.ts";
 import { processIdentity, systemClock } from "../../sync/clock.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
+import { type ConditionalWrites, defaultConditionalWrites } from "../../sync/conditional.ts";
 import {
-  type ConditionalWrites,
-  defaultConditionalWrites,
-  withConditionalFallback,
-} from "../../sync/conditional.ts";
-import { defaultLockRegistry, type LockBackendRegistry } from "../../sync/lock_registry.ts";
+  conditionalLockBackend,
+  defaultLockRegistry,
+  type LockBackendRegistry,
+} from "../../sync/lock_registry.ts";
 import { globalLockKey } from "../../sync/model_locks.ts";
 import type {
   Clock,
@@ -129,15 +129,13 @@ export class StoreProvider implements DatastoreProvider {
    * behind the same conditional-write fallback as pushes.
    */
   get lockBackend(): LockBackend {
-    return this.#backend ??= this.#registry.create(this.config.lock.backend, {
-      store: withConditionalFallback(this.store, {
-        registry: this.#conditional,
-        setting: this.config.conditionalWrites,
-        events: this.events,
-      }),
+    return this.#backend ??= conditionalLockBackend(this.store, {
+      conditional: this.#conditional,
+      setting: this.config.conditionalWrites,
       clock: this.clock,
-      config: this.config.lock,
       events: this.events,
+      config: this.config.lock,
+      factory: (ctx) => this.#registry.create(this.config.lock.backend, ctx),
     });
   }
 
