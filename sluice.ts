@@ -9,7 +9,7 @@
 import { Pipeline } from "./sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
 import {
-  createSyncService,
+  openSyncService,
   type SyncService,
   type SyncServiceOptions,
   validateSyncServiceOptions,
@@ -107,7 +107,8 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
 /**
  * A sync service with the default gates. Without a `lockBackend`, locks are
  * the engine's, over the same store behind the same conditional-write
- * fallback as the push.
+ * fallback as the push. The options are checked once, here, before anything
+ * is built from them (`ConfigError` naming the field).
  *
  * @example
  * ```ts
@@ -118,7 +119,9 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
  * ```
  */
 export async function createSluice(options: SluiceOptions): Promise<SyncService> {
-  validateSyncServiceOptions(options); // before anything is built from the options
+  // Checked here, before the lock backend is built from `cacheDir` and
+  // `store`; the service is then opened without checking them again.
+  validateSyncServiceOptions(options);
   const conditional = options.conditional ?? defaultConditionalWrites;
   const { push, write } = defaultPipelines({ disable: options.disable, conditional });
   const events = options.events ?? createEmitter();
@@ -129,5 +132,5 @@ export async function createSluice(options: SluiceOptions): Promise<SyncService>
     clock: options.clock,
     events,
   });
-  return await createSyncService({ ...options, events, lockBackend, push, write });
+  return await openSyncService({ ...options, events, lockBackend, push, write });
 }
