@@ -12,8 +12,8 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/clie
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { createS3Client } from "../packages/s3/client.ts";
-import { createSluiceS3Datastore } from "../packages/s3/extensions/datastores/sluice_s3.ts";
-import { createSluiceGcsDatastore } from "../packages/gcs/extensions/datastores/sluice_gcs.ts";
+import { createSluiceS3Datastore } from "../extensions/s3/extensions/datastores/sluice_s3.ts";
+import { createSluiceGcsDatastore } from "../extensions/gcs/extensions/datastores/sluice_gcs.ts";
 import type { ReplayBackend } from "./swamp_replay.ts";
 import { REPLAY_SETTINGS } from "./swamp_replay.ts";
 import { ignoreMinio, type MinioServer, startMinio } from "./servers/minio.ts";

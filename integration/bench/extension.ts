@@ -15,7 +15,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { ConditionalWrites } from "../../sync/conditional.ts";
 import { createS3Provider } from "../../packages/s3/provider.ts";
 import { S3Store } from "../../packages/s3/store.ts";
-import { createSluiceS3Datastore } from "../../packages/s3/extensions/datastores/sluice_s3.ts";
+import { createSluiceS3Datastore } from "../../extensions/s3/extensions/datastores/sluice_s3.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { minioBinary, type MinioServer, startMinio } from "../servers/minio.ts";
 

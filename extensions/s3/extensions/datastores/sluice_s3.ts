@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from "zod";
-import { createS3Provider, type S3ProviderDeps } from "../../provider.ts";
+import { createS3Provider, type S3ProviderDeps } from "../../../../packages/s3/provider.ts";
 import {
   defineDatastore,
   type DefinedDatastore,
@@ -14,7 +14,7 @@ import {
   type ExtensionProvider,
   s3ExtensionConfigSchema,
   toSluiceS3Config,
-} from "../../../extension/mod.ts";
+} from "../../../../packages/extension/mod.ts";
 
 /** Collaborators a test injects (static credentials for an emulator among them). */
 export interface SluiceS3Deps extends ExtensionDeps {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from "zod";
-import { createGcsProvider } from "../../provider.ts";
+import { createGcsProvider } from "../../../../packages/gcs/provider.ts";
 import {
   defineDatastore,
   type DefinedDatastore,
@@ -14,7 +14,7 @@ import {
   type ExtensionProvider,
   gcsExtensionConfigSchema,
   toSluiceGcsConfig,
-} from "../../../extension/mod.ts";
+} from "../../../../packages/extension/mod.ts";
 
 /**
  * The GCS extension with injected collaborators (tests); `datastore` is this
