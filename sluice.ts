@@ -9,7 +9,7 @@
 import { Pipeline } from "./sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
 import {
-  createSyncService,
+  openSyncService,
   type SyncService,
   type SyncServiceOptions,
   validateSyncServiceOptions,
@@ -17,12 +17,8 @@ import {
 import { pathClassifierEntry } from "./middleware/path_classifier.ts";
 import { createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
 import { endpointFallbackWarnerEntry } from "./middleware/endpoint_fallback_warner.ts";
-import {
-  type ConditionalWrites,
-  defaultConditionalWrites,
-  withConditionalFallback,
-} from "./sync/conditional.ts";
-import { storeLockBackend } from "./sync/lock_engine.ts";
+import { type ConditionalWrites, defaultConditionalWrites } from "./sync/conditional.ts";
+import { conditionalLockBackend } from "./sync/lock_registry.ts";
 import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
 import { overwriteCasEntry } from "./middleware/overwrite_cas.ts";
@@ -111,7 +107,8 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
 /**
  * A sync service with the default gates. Without a `lockBackend`, locks are
  * the engine's, over the same store behind the same conditional-write
- * fallback as the push.
+ * fallback as the push. The options are checked once, here, before anything
+ * is built from them (`ConfigError` naming the field).
  *
  * @example
  * ```ts
@@ -122,18 +119,18 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
  * ```
  */
 export async function createSluice(options: SluiceOptions): Promise<SyncService> {
-  validateSyncServiceOptions(options); // before anything is built from the options
+  // Checked here, before the lock backend is built from `cacheDir` and
+  // `store`; the service is then opened without checking them again.
+  validateSyncServiceOptions(options);
   const conditional = options.conditional ?? defaultConditionalWrites;
   const { push, write } = defaultPipelines({ disable: options.disable, conditional });
   const events = options.events ?? createEmitter();
-  const lockBackend = options.lockBackend ?? storeLockBackend(
-    withConditionalFallback(options.store, {
-      registry: conditional,
-      setting: options.config?.conditionalWrites,
-      events,
-      cache: new LocalCache(options.cacheDir),
-    }),
-    { clock: options.clock, events },
-  );
-  return await createSyncService({ ...options, events, lockBackend, push, write });
+  const lockBackend = options.lockBackend ?? conditionalLockBackend(options.store, {
+    conditional,
+    setting: options.config?.conditionalWrites,
+    cache: new LocalCache(options.cacheDir),
+    clock: options.clock,
+    events,
+  });
+  return await openSyncService({ ...options, events, lockBackend, push, write });
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
@@ -38,7 +39,7 @@ export async function configureDatastore(
   repoDir: string,
   configJson: unknown,
 ): Promise<ConfiguredDatastore> {
-  const provider = createS3Provider(configJson);
+  const provider = createS3Provider(configJson, { createService: createSluice });
   const cachePath = provider.resolveCachePath(repoDir);
   const service = await provider.createSyncService(repoDir, cachePath) as SyncService;
   return { provider, service, cachePath, datastorePath: provider.resolveDatastorePath(repoDir) };

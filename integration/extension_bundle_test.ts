@@ -15,7 +15,7 @@ async function bundle(backend: "s3" | "gcs"): Promise<Record<string, unknown>> {
   const out = `${await Deno.makeTempDir({ prefix: "sluice-bundle-" })}/${backend}.js`;
   const r = await new Deno.Command(Deno.execPath(), {
     args: ["bundle", "--platform", "deno", `extensions/datastores/sluice_${backend}.ts`, "-o", out],
-    cwd: `${ROOT}/packages/${backend}`,
+    cwd: `${ROOT}/extensions/${backend}`,
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },

@@ -7,6 +7,7 @@
  * (an empty datastore) and holds every write open, counting each attempt.
  */
 import assert from "node:assert/strict";
+import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
@@ -98,7 +99,7 @@ for (const kind of ["s3", "gcs"] as const) {
     fn: async () => {
       const endpoint = hangingEndpoint(kind);
       try {
-        const deps = { conditional: new ConditionalWrites() };
+        const deps = { conditional: new ConditionalWrites(), createService: createSluice };
         const provider = kind === "s3"
           ? createS3Provider(config("endpoint", endpoint.url), {
             ...deps,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
 import type { ScenarioBackend } from "./scenario_world.ts";
@@ -40,6 +41,7 @@ export function minioScenarioBackend(server: () => Promise<MinioServer>): Scenar
             ...settings,
           }, {
             ...deps,
+            createService: createSluice,
             credentials: { accessKeyId: s.accessKey, secretAccessKey: s.secretKey },
           }),
       };
@@ -58,7 +60,10 @@ export function fakeGcsScenarioBackend(server: () => Promise<FakeGcsServer>): Sc
       return {
         endpoint: s.apiEndpoint,
         provider: (apiEndpoint, settings, deps) =>
-          createGcsProvider({ bucket, projectId: s.projectId, apiEndpoint, ...settings }, deps),
+          createGcsProvider({ bucket, projectId: s.projectId, apiEndpoint, ...settings }, {
+            ...deps,
+            createService: createSluice,
+          }),
       };
     },
   };

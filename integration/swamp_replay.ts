@@ -33,7 +33,11 @@ import { ConditionalWrites } from "../sync/conditional.ts";
 import type { Identity } from "../sync/ports.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { LockBackendRegistry } from "../sync/lock_registry.ts";
-import type { ExtensionDeps, ExtensionProvider, SwampModelRef } from "../packages/extension/mod.ts";
+import type {
+  ExtensionProvider,
+  InjectedExtensionDeps,
+  SwampModelRef,
+} from "../packages/extension/mod.ts";
 import type { ExtensionSyncService } from "../packages/extension/sync_service.ts";
 import { waitFor } from "../packages/testing/wait_for.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
@@ -63,7 +67,7 @@ export interface ReplayBucket {
   /** The server's URL. */
   readonly endpoint: string;
   /** The backend's `datastore` export with injected collaborators. */
-  datastore(deps: ExtensionDeps): ReplayDatastore;
+  datastore(deps: InjectedExtensionDeps): ReplayDatastore;
   /** The extension config of this bucket, its client talking to `endpoint`. */
   config(endpoint: string): Record<string, unknown>;
   /** A Sluice provider of the same bucket and prefix, for reading and seeding objects directly. */
@@ -182,7 +186,7 @@ async function makeHost(
   bucket: ReplayBucket,
   endpoint: string,
   name: string,
-  extra: ExtensionDeps,
+  extra: InjectedExtensionDeps,
 ): Promise<Host> {
   const identity = identityOf(name);
   const events = createEmitter();

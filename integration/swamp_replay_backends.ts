@@ -9,11 +9,12 @@
  * @module
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { createS3Client } from "../packages/s3/client.ts";
-import { createSluiceS3Datastore } from "../packages/s3/extensions/datastores/sluice_s3.ts";
-import { createSluiceGcsDatastore } from "../packages/gcs/extensions/datastores/sluice_gcs.ts";
+import { createSluiceS3Datastore } from "../extensions/s3/extensions/datastores/sluice_s3.ts";
+import { createSluiceGcsDatastore } from "../extensions/gcs/extensions/datastores/sluice_gcs.ts";
 import type { ReplayBackend } from "./swamp_replay.ts";
 import { REPLAY_SETTINGS } from "./swamp_replay.ts";
 import { ignoreMinio, type MinioServer, startMinio } from "./servers/minio.ts";
@@ -48,7 +49,8 @@ export function minioReplayBackend(): ReplayBackend {
         endpoint: s.endpoint,
         datastore: (deps) => createSluiceS3Datastore({ ...deps, credentials }),
         config,
-        observer: () => createS3Provider(config(s.endpoint), { credentials }),
+        observer: () =>
+          createS3Provider(config(s.endpoint), { credentials, createService: createSluice }),
         async rawCreate(key, body) {
           try {
             await client.send(
@@ -106,7 +108,7 @@ export function fakeGcsReplayBackend(): ReplayBackend {
         endpoint: s.apiEndpoint,
         datastore: (deps) => createSluiceGcsDatastore(deps),
         config,
-        observer: () => createGcsProvider(config(s.apiEndpoint)),
+        observer: () => createGcsProvider(config(s.apiEndpoint), { createService: createSluice }),
         async rawCreate(key, body) {
           const res = await fetch(
             `${s.apiEndpoint}/upload/storage/v1/b/${bucket}/o?uploadType=media&name=${

@@ -5,12 +5,17 @@
  * A registry is an ordinary instance, so tests and embedders make their own;
  * {@link defaultLockRegistry} is the process-wide one, pre-populated with
  * `store` (the lock engine over the datastore's own store).
+ * {@link conditionalLockBackend} puts a backend over a store behind the
+ * conditional-write fallback, as every service and provider does.
  *
  * @module
  */
 import { ConfigError } from "./errors.ts";
 import type { SluiceEmitter } from "./events.ts";
 import { storeLockBackend } from "./lock_engine.ts";
+import { type ConditionalWrites, type ProbeCache, withConditionalFallback } from "./conditional.ts";
+import type { ConditionalWritesSetting } from "./context.ts";
+import { systemClock } from "./clock.ts";
 import type { Clock, LockBackend, LockOptions, ObjectStore } from "./ports.ts";
 
 /** What a lock backend factory is given. */
@@ -181,4 +186,66 @@ export function registerLockBackend(
  */
 export function createLockBackend(name: string, ctx: LockBackendContext): LockBackend {
   return defaultLockRegistry.create(name, ctx);
+}
+
+/** Options of {@link conditionalLockBackend}. */
+export interface ConditionalLockBackendOptions {
+  /** Probe results and the once-per-endpoint fallback warning; default the process-wide registry. */
+  readonly conditional?: ConditionalWrites;
+  /** The datastore's `conditionalWrites` setting; default `auto`. */
+  readonly setting?: ConditionalWritesSetting;
+  /** Where probe results are cached (a cache's internal state); default the in-process memo only. */
+  readonly cache?: ProbeCache;
+  /** Time of the locks; default the system clock. */
+  readonly clock?: Clock;
+  /** Where the fallback warning and the lock events go. */
+  readonly events?: SluiceEmitter;
+  /** The `lock` section of the datastore setup config; default none (the engine's own timings). */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /**
+   * Creates the backend over the wrapped store; default {@link storeLockFactory}
+   * (the lock engine). A provider passes the registry's backend named by `lock.backend`.
+   */
+  readonly factory?: LockBackendFactory;
+}
+
+/**
+ * The lock backend over `store` behind the conditional-write fallback
+ * (`withConditionalFallback`), so that the engine's create-only acquire and
+ * compare-and-swap heartbeat get the same fallback, the same probe results
+ * and the same one warning per endpoint as the pushes. The one place this
+ * wiring is made: the composition root's default backend and every
+ * provider's backend come from here.
+ *
+ * @example
+ * ```ts
+ * import { conditionalLockBackend, defaultLockRegistry } from "./lock_registry.ts";
+ * import { ConditionalWrites } from "./conditional.ts";
+ * import { InMemoryStore } from "../packages/testing/mod.ts";
+ * const conditional = new ConditionalWrites();
+ * // The lock engine itself, with the engine's own timings:
+ * const engine = conditionalLockBackend(new InMemoryStore(), { conditional });
+ * // The backend a datastore config names, with its timings:
+ * const lock = { backend: "store", ttlMs: 10_000 };
+ * const named = conditionalLockBackend(new InMemoryStore(), {
+ *   conditional,
+ *   setting: "required",
+ *   config: lock,
+ *   factory: (ctx) => defaultLockRegistry.create(lock.backend, ctx),
+ * });
+ * console.log(engine.name, named.name); // store store
+ * ```
+ */
+export function conditionalLockBackend(
+  store: ObjectStore,
+  options: ConditionalLockBackendOptions = {},
+): LockBackend {
+  const { conditional, setting, cache, events } = options;
+  const factory = options.factory ?? storeLockFactory;
+  return factory({
+    store: withConditionalFallback(store, { registry: conditional, setting, events, cache }),
+    clock: options.clock ?? systemClock,
+    config: options.config ?? {},
+    events,
+  });
 }

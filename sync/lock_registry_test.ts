@@ -4,15 +4,19 @@ import { ConfigError } from "./errors.ts";
 import { createEmitter } from "./events.ts";
 import { StoreLock, storeLockBackend } from "./lock_engine.ts";
 import {
+  conditionalLockBackend,
   defaultLockRegistry,
   type LockBackendContext,
   LockBackendRegistry,
   lockTimingsFromConfig,
   storeLockFactory,
 } from "./lock_registry.ts";
+import { ConditionalWrites, FALLBACK_WARNING } from "./conditional.ts";
+import { LockTimeoutError } from "./errors.ts";
 import type { LockBackend } from "./ports.ts";
 
 const ALICE = { holder: "alice@host-a", hostname: "host-a", pid: 1 };
+const BOB = { holder: "bob@host-b", hostname: "host-b", pid: 2 };
 
 function context(config: Record<string, unknown> = {}): LockBackendContext {
   const clock = new FakeClock();
@@ -96,4 +100,48 @@ Deno.test("lock timings from config: numbers only, ConfigError naming the field"
     () => lockTimingsFromConfig({ maxWaitMs: "60s" }),
     isConfigError("lock.maxWaitMs", /a number of milliseconds, got "60s"/),
   );
+});
+
+Deno.test("conditionalLockBackend: the engine over the fallback, so an ignoring store still excludes", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  store.conditionalMode = "ignore"; // answers 2xx to a create that should have failed
+  const events = createEmitter();
+  const warnings: string[] = [];
+  events.on("warning", (w) => warnings.push(w.code));
+  const conditional = new ConditionalWrites();
+  const backend = conditionalLockBackend(store, { conditional, clock, events });
+  assert.equal(backend.name, "store");
+  const a = backend.createLock(".datastore.lock", ALICE);
+  const b = backend.createLock(".datastore.lock", BOB, { maxWaitMs: 0 });
+  assert.ok(a instanceof StoreLock);
+  await a.acquire();
+  await assert.rejects(b.acquire(), LockTimeoutError);
+  assert.ok(conditional.stats.fallbackWrites > 0);
+  assert.deepEqual(warnings.filter((c) => c === FALLBACK_WARNING), [FALLBACK_WARNING]);
+  await a.release();
+});
+
+Deno.test("conditionalLockBackend: the factory gets the wrapped store, clock, lock config and events", () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const events = createEmitter();
+  let seen: LockBackendContext | undefined;
+  const backend = conditionalLockBackend(store, {
+    conditional: new ConditionalWrites(),
+    setting: "required",
+    clock,
+    events,
+    config: { backend: "mine", ttlMs: 6_000 },
+    factory: (ctx) => {
+      seen = ctx;
+      return storeLockFactory(ctx);
+    },
+  });
+  assert.notEqual(seen?.store, store, "the store behind the fallback, not the store itself");
+  assert.equal(seen?.store.endpoint, store.endpoint);
+  assert.equal(seen?.clock, clock);
+  assert.equal(seen?.events, events);
+  assert.deepEqual(seen?.config, { backend: "mine", ttlMs: 6_000 });
+  assert.equal((backend.createLock("k", ALICE) as StoreLock).ttlMs, 6_000);
 });

@@ -122,8 +122,11 @@ export class SyncService {
   /** The last index read or written (pushes and pulls are serialised, so one at a time uses it). */
   readonly #indexMemo = new IndexMemo();
 
+  /**
+   * Use {@link createSyncService}, which checks the options and opens
+   * `state`; the constructor takes both as given.
+   */
   constructor(options: SyncServiceOptions, state: SyncState) {
-    validateSyncServiceOptions(options);
     this.cacheDir = options.cacheDir.replace(/\/+$/, "");
     this.store = options.store;
     this.identity = options.identity ?? processIdentity();
@@ -432,6 +435,27 @@ export class SyncService {
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
 export async function createSyncService(options: SyncServiceOptions): Promise<SyncService> {
   validateSyncServiceOptions(options);
+  return await openSyncService(options);
+}
+
+/**
+ * {@link createSyncService} without the check of the options, for a factory
+ * that ran `validateSyncServiceOptions` itself before building anything from
+ * them (the composition root's `createSluice` does), so that they are
+ * checked once. Creates the cache directory, opens its state and creates
+ * the service.
+ *
+ * @example
+ * ```ts
+ * import { openSyncService, validateSyncServiceOptions } from "./service.ts";
+ * import { InMemoryStore } from "../packages/testing/mod.ts";
+ * const options = { cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() };
+ * validateSyncServiceOptions(options);
+ * const svc = await openSyncService(options);
+ * console.log(svc.capabilities().locks); // false
+ * ```
+ */
+export async function openSyncService(options: SyncServiceOptions): Promise<SyncService> {
   await Deno.mkdir(options.cacheDir, { recursive: true });
   const state = await SyncState.open(options.cacheDir);
   return new SyncService(options, state);

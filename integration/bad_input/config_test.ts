@@ -89,25 +89,27 @@ Deno.test("config: wrong types are invalid_config naming the field, before anyth
     assert.match(err.message, detail, what);
     assert.equal(await Deno.lstat(cacheDir).catch(() => null), null, `${what}: nothing created`);
   }
-  // createSluice builds the lock backend from `cacheDir` and `store` before the service
-  // validates them, so these two are checked on the service itself.
+  // `cacheDir` and `store` are checked by createSluice before it builds the lock backend
+  // from them, and by createSyncService for its own callers.
   const direct: [Record<string, unknown>, string, RegExp][] = [
     [{ cacheDir: 42 }, "cacheDir", /a directory path, got 42/],
     [{ store: undefined }, "store", /an ObjectStore \(get, head, put, delete, list\)/],
     [{ store: { get: () => null } }, "store", /an ObjectStore/],
   ];
-  for (const [override, field, detail] of direct) {
-    const options = { cacheDir, store, ...override } as unknown as Parameters<
-      typeof createSyncService
-    >[0];
-    const err = await refused(
-      createSyncService(options),
-      "invalid_config",
-      new RegExp(`Invalid configuration at "${field}"`),
-      /run the command again/,
-    );
-    assert.match(err.message, detail);
-    assert.equal(await Deno.lstat(cacheDir).catch(() => null), null);
+  for (const create of [createSluice, createSyncService]) {
+    for (const [override, field, detail] of direct) {
+      const options = { cacheDir, store, ...override } as unknown as Parameters<
+        typeof createSluice
+      >[0];
+      const err = await refused(
+        create(options),
+        "invalid_config",
+        new RegExp(`Invalid configuration at "${field}"`),
+        /run the command again/,
+      );
+      assert.match(err.message, detail);
+      assert.equal(await Deno.lstat(cacheDir).catch(() => null), null);
+    }
   }
   // A partial retry policy is completed from the defaults, not left with holes.
   const svc = await createSluice({

@@ -13,9 +13,10 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { ConditionalWrites } from "../../sync/conditional.ts";
+import { createSluice } from "../../sluice.ts";
 import { createS3Provider } from "../../packages/s3/provider.ts";
 import { S3Store } from "../../packages/s3/store.ts";
-import { createSluiceS3Datastore } from "../../packages/s3/extensions/datastores/sluice_s3.ts";
+import { createSluiceS3Datastore } from "../../extensions/s3/extensions/datastores/sluice_s3.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { minioBinary, type MinioServer, startMinio } from "../servers/minio.ts";
 
@@ -98,6 +99,7 @@ export async function benchExtension(
           credentials,
           identity,
           conditional: new ConditionalWrites(),
+          createService: createSluice,
         });
         try {
           const repo = await temp("direct");
@@ -117,6 +119,7 @@ export async function benchExtension(
           credentials,
           identity,
           conditional: new ConditionalWrites(),
+          createService: createSluice,
         });
         try {
           const repo = await temp("direct");
@@ -240,7 +243,10 @@ async function seedPullBucket(
     endpoint: server.endpoint,
     forcePathStyle: true,
     prefix: "datastore",
-  }, { credentials: { accessKeyId: server.accessKey, secretAccessKey: server.secretKey } });
+  }, {
+    credentials: { accessKeyId: server.accessKey, secretAccessKey: server.secretKey },
+    createService: createSluice,
+  });
   try {
     const repo = await temp("seed");
     const svc = await provider.createSyncService(repo, `${repo}/cache`);

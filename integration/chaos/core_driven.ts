@@ -36,6 +36,7 @@ import type { Clock } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service.ts";
 import type { ExtensionProvider } from "../../packages/extension/provider.ts";
 import { defineStoreDatastore } from "../../packages/extension/store_datastore.ts";
+import { createSluice } from "../../sluice.ts";
 import type { ExtensionSyncService } from "../../packages/extension/sync_service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 import { CHAOS_CONFIG, cloneService, type CloneServiceOptions } from "./clone_setup.ts";
@@ -128,6 +129,7 @@ export async function coreCloneService(
   });
   const ds = defineStoreDatastore({
     store: o.store,
+    createService: createSluice,
     identity: {
       holder: `${o.name}@chaos`,
       hostname: `${o.name}-host`,

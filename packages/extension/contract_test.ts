@@ -15,8 +15,8 @@ import type {
 import type { ExtensionProvider } from "./provider.ts";
 import type { ExtensionLock, SwampLockTimeoutError } from "./lock.ts";
 import type { ExtensionSyncService } from "./sync_service.ts";
-import { datastore as s3 } from "../s3/extensions/datastores/sluice_s3.ts";
-import { datastore as gcs } from "../gcs/extensions/datastores/sluice_gcs.ts";
+import { datastore as s3 } from "../../extensions/s3/extensions/datastores/sluice_s3.ts";
+import { datastore as gcs } from "../../extensions/gcs/extensions/datastores/sluice_gcs.ts";
 
 type Holds<A extends B, B> = A;
 type _Provider = Holds<ExtensionProvider, SwampDatastoreProvider>;

@@ -5,11 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { assertSwampExportConformance } from "../testing/swamp_conformance.ts";
-import { createSluiceS3Datastore, datastore as s3 } from "../s3/extensions/datastores/sluice_s3.ts";
+import {
+  createSluiceS3Datastore,
+  datastore as s3,
+} from "../../extensions/s3/extensions/datastores/sluice_s3.ts";
 import {
   createSluiceGcsDatastore,
   datastore as gcs,
-} from "../gcs/extensions/datastores/sluice_gcs.ts";
+} from "../../extensions/gcs/extensions/datastores/sluice_gcs.ts";
 import { envFrom } from "./env.ts";
 import { SluiceError } from "../../sync/errors.ts";
 
@@ -68,8 +71,8 @@ Deno.test("gcs entry: export conformance", () => {
 Deno.test("entries: the type is a string literal in the object literal of `export const datastore = {`", async () => {
   for (
     const [file, type] of [
-      ["../s3/extensions/datastores/sluice_s3.ts", "@sluice/s3-datastore"],
-      ["../gcs/extensions/datastores/sluice_gcs.ts", "@sluice/gcs-datastore"],
+      ["../../extensions/s3/extensions/datastores/sluice_s3.ts", "@sluice/s3-datastore"],
+      ["../../extensions/gcs/extensions/datastores/sluice_gcs.ts", "@sluice/gcs-datastore"],
     ]
   ) {
     const src = await Deno.readTextFile(new URL(file, import.meta.url));

@@ -121,22 +121,25 @@ export interface DefinedDatastore<S extends z.ZodType> extends SwampDatastoreExp
  * A `datastore` export: `createProvider` parses the config with the schema
  * (a `ConfigError` on a bad one), maps it with the environment read through
  * `deps.env`, and returns a provider sharing this export's runtime of that
- * config.
+ * config. The runtime's provider and services come from
+ * `deps.createService` (`createSluice` of the composition root, which the
+ * entry file passes in).
  *
  * @example
  * ```ts ignore
  * import { defineDatastore } from "./provider.ts";
  * import { s3ExtensionConfigSchema, toSluiceS3Config } from "./config.ts";
  * import { createS3Provider } from "../s3/provider.ts";
+ * import { createSluice } from "../../mod.ts";
  * const ds = defineDatastore({
  *   type: "@acme/s3", name: "S3", description: "S3 with Sluice.",
  *   configSchema: s3ExtensionConfigSchema, toSluiceConfig: toSluiceS3Config, build: createS3Provider,
- * });
+ * }, { createService: createSluice });
  * ```
  */
 export function defineDatastore<S extends z.ZodType>(
   definition: DatastoreDefinition<S>,
-  deps: ExtensionDeps = {},
+  deps: ExtensionDeps,
 ): DefinedDatastore<S> {
   const runtimes = new RuntimeRegistry(definition.build, deps);
   const env = deps.env ?? processEnv;

@@ -10,21 +10,28 @@
  * store view whose keys are under `<ns>/`; locks always use the datastore's
  * own store with full keys.
  *
+ * The services come from the factory in {@link ExtensionDeps}: the entry
+ * file, a composition root of its own, passes the root's `createSluice`.
+ *
  * @module
  */
-import { createSluice } from "../../sluice.ts";
 import type { ConditionalWrites } from "../../sync/conditional.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
 import type { LockBackendRegistry } from "../../sync/lock_registry.ts";
 import type { Clock, Identity } from "../../sync/ports.ts";
-import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../provider/mod.ts";
+import {
+  type BackendProviderDeps,
+  type ServiceFactory,
+  type StoreProvider,
+  toSyncConfig,
+} from "../provider/mod.ts";
 import type { SyncService } from "../../sync/service.ts";
 import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 
-/** Collaborators injected into an extension (tests); production leaves them all out. */
-export interface ExtensionDeps {
+/** Collaborators injected into an extension entry (tests); production leaves them all out. */
+export interface InjectedExtensionDeps {
   /** Environment variables; default the process environment. */
   readonly env?: EnvGetter;
   /** Who writes and locks; default this process. */
@@ -44,10 +51,19 @@ export interface ExtensionDeps {
   readonly disableGatesForTesting?: readonly string[];
 }
 
+/** What an extension is built with: the injected collaborators and the service factory. */
+export interface ExtensionDeps extends InjectedExtensionDeps {
+  /**
+   * Creates the Sluice services and is passed on to the provider: the entry
+   * passes `createSluice` of the composition root (the default gates).
+   */
+  readonly createService: ServiceFactory;
+}
+
 /** Builds the Sluice provider from the mapped config (the backend's `create…Provider`). */
 export type ProviderBuilder = (
   config: Record<string, unknown>,
-  deps: ProviderDeps,
+  deps: BackendProviderDeps,
 ) => StoreProvider;
 
 /**
@@ -57,7 +73,8 @@ export type ProviderBuilder = (
  * ```ts ignore
  * import { DatastoreRuntime } from "./runtime.ts";
  * import { createS3Provider } from "../s3/provider.ts";
- * const rt = new DatastoreRuntime({ bucket: "b" }, createS3Provider, {});
+ * import { createSluice } from "../../mod.ts";
+ * const rt = new DatastoreRuntime({ bucket: "b" }, createS3Provider, { createService: createSluice });
  * const svc = await rt.service("/tmp/cache", "");
  * ```
  */
@@ -83,6 +100,7 @@ export class DatastoreRuntime {
   /** The Sluice provider, built on first use (no I/O: clients connect on their first request). */
   get provider(): StoreProvider {
     return this.#provider ??= this.#build({ ...this.config }, {
+      createService: this.#deps.createService,
       events: this.events,
       ...(this.#deps.identity ? { identity: this.#deps.identity } : {}),
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
@@ -110,7 +128,7 @@ export class DatastoreRuntime {
 
   #open(cacheDir: string, namespace: string): Promise<SyncService> {
     const p = this.provider;
-    return createSluice({
+    return this.#deps.createService({
       cacheDir,
       store: namespace ? new PrefixedStore(p.store, namespace) : p.store,
       lockBackend: p.lockBackend,

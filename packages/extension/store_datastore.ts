@@ -2,12 +2,12 @@
  * A datastore extension over any {@link ObjectStore} (a local directory, the
  * in-memory store of tests): the same adapter as the S3 and GCS extensions,
  * without a cloud client. Its config is the shared extension keys plus a
- * `bucket` name, which only labels the store in reports.
+ * `bucket` name, which only labels the store in reports. The caller passes
+ * the service factory (`createSluice` for the default gates).
  *
  * @module
  */
 import { z } from "zod";
-import { createSluice } from "../../sluice.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { commonProviderShape, parseProviderConfig, StoreProvider } from "../provider/mod.ts";
 import { sharedExtensionShape, sluiceCommon } from "./config.ts";
@@ -37,7 +37,11 @@ export interface StoreDatastoreOptions extends ExtensionDeps {
  * ```ts ignore
  * import { defineStoreDatastore } from "./store_datastore.ts";
  * import { FsStore } from "../fs/mod.ts";
- * const ds = defineStoreDatastore({ store: new FsStore({ root: "/srv/bucket" }) });
+ * import { createSluice } from "../../mod.ts";
+ * const ds = defineStoreDatastore({
+ *   store: new FsStore({ root: "/srv/bucket" }),
+ *   createService: createSluice,
+ * });
  * const provider = ds.createProvider({ bucket: "local" });
  * ```
  */
@@ -61,7 +65,7 @@ export function defineStoreDatastore(
         bucket: config.bucket,
         config,
         store,
-        createService: createSluice,
+        createService: providerDeps.createService,
         deps: providerDeps,
       });
     },

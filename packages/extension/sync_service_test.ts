@@ -12,6 +12,7 @@ import { LOCK_FENCE } from "../../middleware/lock_fence.ts";
 import { REFUSED_RUN_ERASER } from "../../middleware/refused_run_eraser.ts";
 import { CREATE_ONLY_WRITER } from "../../middleware/create_only_writer.ts";
 import { defineStoreDatastore } from "./store_datastore.ts";
+import { createSluice } from "../../sluice.ts";
 import { envFrom } from "./env.ts";
 import type { ExtensionProvider } from "./provider.ts";
 import type { ExtensionSyncService } from "./sync_service.ts";
@@ -32,6 +33,7 @@ interface Proc {
 async function proc(store: InMemoryStore, name: string, disable?: string[]): Promise<Proc> {
   const ds = defineStoreDatastore({
     store,
+    createService: createSluice,
     env: envFrom({}),
     identity: { holder: `${name}@host-${name}`, hostname: `host-${name}`, pid: name.charCodeAt(0) },
     ...(disable ? { disableGatesForTesting: disable } : {}),

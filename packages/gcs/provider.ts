@@ -20,16 +20,17 @@
  * | `classifierRules` | extra `[{pattern, class}]` rules |
  *
  * Credentials never come from the config: Application Default Credentials
- * supply them (none are sent to an `apiEndpoint` emulator).
+ * supply them (none are sent to an `apiEndpoint` emulator). The sync
+ * services come from the factory in the deps (`createSluice` of the
+ * composition root, for the default gates): this package never imports it.
  *
  * @module
  */
 import { z } from "zod";
-import { createSluice } from "../../sluice.ts";
 import {
+  type BackendProviderDeps,
   commonProviderShape,
   parseProviderConfig,
-  type ProviderDeps,
   StoreProvider,
 } from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
@@ -57,7 +58,7 @@ export const gcsProviderConfigSchema = z.strictObject({
 export type GcsProviderConfig = z.output<typeof gcsProviderConfigSchema>;
 
 /** Injected collaborators of {@link createGcsProvider}. */
-export type GcsProviderDeps = ProviderDeps;
+export type GcsProviderDeps = BackendProviderDeps;
 
 /**
  * Validates `config` and creates the GCS provider. Bad config throws
@@ -66,12 +67,16 @@ export type GcsProviderDeps = ProviderDeps;
  * @example
  * ```ts
  * import { createGcsProvider } from "./provider.ts";
- * const provider = createGcsProvider({ bucket: "my-bucket", prefix: "datastore" });
+ * import { createSluice } from "../../mod.ts";
+ * const provider = createGcsProvider(
+ *   { bucket: "my-bucket", prefix: "datastore" },
+ *   { createService: createSluice },
+ * );
  * console.log(provider.resolveDatastorePath("/repo")); // gs://my-bucket/datastore
  * console.log(provider.resolveCachePath("/repo")); // /repo/.sluice-cache/gs/my-bucket/datastore
  * ```
  */
-export function createGcsProvider(config: unknown, deps: GcsProviderDeps = {}): StoreProvider {
+export function createGcsProvider(config: unknown, deps: GcsProviderDeps): StoreProvider {
   const c = parseProviderConfig(gcsProviderConfigSchema, config);
   const retry = { ...DEFAULT_RETRY, ...c.retry };
   const store = new GcsStore({
@@ -90,7 +95,7 @@ export function createGcsProvider(config: unknown, deps: GcsProviderDeps = {}): 
     bucket: c.bucket,
     config: c,
     store,
-    createService: createSluice,
+    createService: deps.createService,
     deps,
   });
 }

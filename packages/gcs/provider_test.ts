@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../../sync/errors.ts";
+import { createSyncService } from "../../sync/service.ts";
 import { createGcsProvider } from "./provider.ts";
 import { GcsStore } from "./store.ts";
 
 const identity = { holder: "a@h", hostname: "h", pid: 1 };
+// No test here needs the default gates: services without them.
+const createService = createSyncService;
 
 function configError(config: unknown): ConfigError {
   try {
-    createGcsProvider(config).close();
+    createGcsProvider(config, { createService }).close();
   } catch (e) {
     assert.ok(e instanceof ConfigError, String(e));
     return e;
@@ -22,7 +25,7 @@ Deno.test("createGcsProvider: defaults, paths and the GCS store", async () => {
     projectId: "test",
     apiEndpoint: "http://127.0.0.1:4443",
     lock: { ttlMs: 10_000 },
-  }, { identity });
+  }, { identity, createService });
   assert.ok(p.store instanceof GcsStore);
   assert.equal(p.resolveDatastorePath("/repo"), "gs://my_bucket/team/ds");
   assert.equal(p.resolveCachePath("/repo"), "/repo/.sluice-cache/gs/my_bucket/team/ds");

@@ -50,8 +50,11 @@ function memProvider(store = new InMemoryStore()) {
 Deno.test("providers, SyncService and StoreLock satisfy the declared extension shapes", async () => {
   const s3 = createS3Provider({ bucket: "my-bucket", region: "eu-west-1" }, {
     credentials: { accessKeyId: "k", secretAccessKey: "s" },
+    createService: createSyncService,
   }) satisfies DatastoreProvider;
-  const gcs = createGcsProvider({ bucket: "my-bucket" }) satisfies DatastoreProvider;
+  const gcs = createGcsProvider({ bucket: "my-bucket" }, {
+    createService: createSyncService,
+  }) satisfies DatastoreProvider;
   const mem = memProvider() satisfies DatastoreProvider;
   try {
     for (const p of [s3, gcs, mem]) {

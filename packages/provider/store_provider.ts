@@ -7,12 +7,12 @@
 import { ConfigError } from "../../sync/errors.ts";
 import { processIdentity, systemClock } from "../../sync/clock.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
+import { type ConditionalWrites, defaultConditionalWrites } from "../../sync/conditional.ts";
 import {
-  type ConditionalWrites,
-  defaultConditionalWrites,
-  withConditionalFallback,
-} from "../../sync/conditional.ts";
-import { defaultLockRegistry, type LockBackendRegistry } from "../../sync/lock_registry.ts";
+  conditionalLockBackend,
+  defaultLockRegistry,
+  type LockBackendRegistry,
+} from "../../sync/lock_registry.ts";
 import { globalLockKey } from "../../sync/model_locks.ts";
 import type {
   Clock,
@@ -40,12 +40,27 @@ export interface ProviderDeps {
   readonly conditional?: ConditionalWrites;
 }
 
-/** Creates a sync service from options (the composition root's `createSluice` fits). */
-export type ServiceFactory = (
-  options: Omit<SyncServiceOptions, "push" | "write"> & {
-    readonly conditional?: ConditionalWrites;
-  },
-) => Promise<SyncService>;
+/** What a {@link ServiceFactory} is given: the sync service options without the pipelines. */
+export interface ServiceFactoryOptions extends Omit<SyncServiceOptions, "push" | "write"> {
+  /** Probe results and warnings shared by the gates and the locks; default process-wide. */
+  readonly conditional?: ConditionalWrites;
+  /** Gate names to leave out (replays only; never in production). */
+  readonly disable?: readonly string[];
+}
+
+/**
+ * Creates a sync service from options. Packages never import the
+ * composition root: whoever assembles the application passes its
+ * `createSluice` (the default gates) in; `createSyncService` (no gates) fits
+ * too.
+ */
+export type ServiceFactory = (options: ServiceFactoryOptions) => Promise<SyncService>;
+
+/** {@link ProviderDeps} plus the service factory, which a backend's `create…Provider` requires. */
+export interface BackendProviderDeps extends ProviderDeps {
+  /** Creates the sync services: the composition root's `createSluice`, for the default gates. */
+  readonly createService: ServiceFactory;
+}
 
 /** What {@link StoreProvider} is built from. */
 export interface StoreProviderParts {
@@ -57,7 +72,7 @@ export interface StoreProviderParts {
   readonly config: CommonProviderConfig;
   /** The store over `bucket`/`prefix`. */
   readonly store: ObjectStore;
-  /** Creates sync services (with the default gates). */
+  /** Creates the sync services (`createSluice` from the composition root: the default gates). */
   readonly createService: ServiceFactory;
   /** Injected collaborators. */
   readonly deps?: ProviderDeps;
@@ -68,7 +83,8 @@ export interface StoreProviderParts {
 /**
  * A {@link DatastoreProvider} over one store: the lock backend from the
  * registry by `lock.backend`, a verifier that times a read and probes
- * conditional writes, and sync services with the default gates.
+ * conditional writes, and sync services from the given factory (the
+ * default gates with the composition root's `createSluice`).
  *
  * Paths: the datastore path is `<scheme>://<bucket>[/<prefix>]`; the cache is
  * `<repoDir>/.sluice-cache/<scheme>/<bucket>[/<prefix>]`, so two datastores
@@ -129,15 +145,13 @@ export class StoreProvider implements DatastoreProvider {
    * behind the same conditional-write fallback as pushes.
    */
   get lockBackend(): LockBackend {
-    return this.#backend ??= this.#registry.create(this.config.lock.backend, {
-      store: withConditionalFallback(this.store, {
-        registry: this.#conditional,
-        setting: this.config.conditionalWrites,
-        events: this.events,
-      }),
+    return this.#backend ??= conditionalLockBackend(this.store, {
+      conditional: this.#conditional,
+      setting: this.config.conditionalWrites,
       clock: this.clock,
-      config: this.config.lock,
       events: this.events,
+      config: this.config.lock,
+      factory: (ctx) => this.#registry.create(this.config.lock.backend, ctx),
     });
   }
 
@@ -170,7 +184,7 @@ export class StoreProvider implements DatastoreProvider {
     };
   }
 
-  /** A sync service (default gates) over `cachePath`, sharing this provider's store and locks. */
+  /** A sync service (from `createService`) over `cachePath`, sharing this provider's store and locks. */
   async createSyncService(_repoDir: string, cachePath: string): Promise<SyncService> {
     return await this.#createService({
       cacheDir: cachePath,

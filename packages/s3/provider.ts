@@ -21,16 +21,17 @@
  * | `classifierRules` | extra `[{pattern, class}]` rules |
  *
  * Credentials never come from the config: the SDK's default chain supplies
- * them, or the caller injects them ({@link S3ProviderDeps}).
+ * them, or the caller injects them ({@link S3ProviderDeps}). The sync
+ * services come from the factory in the deps (`createSluice` of the
+ * composition root, for the default gates): this package never imports it.
  *
  * @module
  */
 import { z } from "zod";
-import { createSluice } from "../../sluice.ts";
 import {
+  type BackendProviderDeps,
   commonProviderShape,
   parseProviderConfig,
-  type ProviderDeps,
   StoreProvider,
 } from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
@@ -58,7 +59,7 @@ export const s3ProviderConfigSchema = z.strictObject({
 export type S3ProviderConfig = z.output<typeof s3ProviderConfigSchema>;
 
 /** Injected collaborators of {@link createS3Provider}. */
-export interface S3ProviderDeps extends ProviderDeps {
+export interface S3ProviderDeps extends BackendProviderDeps {
   /** Static credentials instead of the SDK's default chain (tests, emulators). */
   readonly credentials?: S3Credentials;
 }
@@ -71,13 +72,17 @@ export interface S3ProviderDeps extends ProviderDeps {
  * @example
  * ```ts
  * import { createS3Provider } from "./provider.ts";
- * const provider = createS3Provider({ bucket: "my-bucket", prefix: "datastore", region: "eu-west-1" });
+ * import { createSluice } from "../../mod.ts";
+ * const provider = createS3Provider(
+ *   { bucket: "my-bucket", prefix: "datastore", region: "eu-west-1" },
+ *   { createService: createSluice },
+ * );
  * console.log(provider.resolveDatastorePath("/repo")); // s3://my-bucket/datastore
  * console.log(provider.resolveCachePath("/repo")); // /repo/.sluice-cache/s3/my-bucket/datastore
  * provider.close();
  * ```
  */
-export function createS3Provider(config: unknown, deps: S3ProviderDeps = {}): StoreProvider {
+export function createS3Provider(config: unknown, deps: S3ProviderDeps): StoreProvider {
   const c = parseProviderConfig(s3ProviderConfigSchema, config);
   const retry = { ...DEFAULT_RETRY, ...c.retry };
   const store = new S3Store({
@@ -99,7 +104,7 @@ export function createS3Provider(config: unknown, deps: S3ProviderDeps = {}): St
       bucket: c.bucket,
       config: c,
       store,
-      createService: createSluice,
+      createService: deps.createService,
       deps,
       close: () => store.close(),
     });

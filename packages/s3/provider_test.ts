@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../../sync/errors.ts";
+import { createSluice } from "../../sluice.ts";
 import { createS3Provider } from "./provider.ts";
 import { S3Store } from "./store.ts";
 
 const credentials = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "not-a-real-secret" };
+const createService = createSluice;
 const identity = { holder: "a@h", hostname: "h", pid: 1 };
 
 function configError(config: unknown): ConfigError {
   try {
-    createS3Provider(config, { credentials }).close();
+    createS3Provider(config, { credentials, createService }).close();
   } catch (e) {
     assert.ok(e instanceof ConfigError, String(e));
     return e;
@@ -20,6 +22,7 @@ Deno.test("createS3Provider: defaults, paths and the S3 store", async () => {
   const p = createS3Provider({ bucket: "my-bucket", prefix: "team/ds/" }, {
     credentials,
     identity,
+    createService,
   });
   try {
     assert.ok(p.store instanceof S3Store);
@@ -54,7 +57,7 @@ Deno.test("createS3Provider: a full config is taken as given", () => {
     probeTtlMs: 60_000,
     lock: { backend: "store", ttlMs: 5_000, heartbeatMs: 1_000, custom: "kept" },
     classifierRules: [{ pattern: "extra/**", class: "config" }],
-  }, { credentials });
+  }, { credentials, createService });
   try {
     assert.equal(p.resolveDatastorePath("/r"), "s3://b-1.x");
     assert.equal(p.resolveCachePath("/r"), "/r/.sluice-cache/s3/b-1.x");

@@ -50,7 +50,7 @@ export interface SwampExportConformanceOptions {
  * @example
  * ```ts ignore
  * import { assertSwampExportConformance } from "./swamp_conformance.ts";
- * import { datastore } from "../s3/extensions/datastores/sluice_s3.ts";
+ * import { datastore } from "../../extensions/s3/extensions/datastores/sluice_s3.ts";
  * assertSwampExportConformance(datastore, { validConfigs: [{ bucket: "my-bucket" }], invalidConfigs: [{}] });
  * ```
  */

@@ -15,9 +15,10 @@ import {
 import { InMemoryStore } from "./in_memory_store.ts";
 import { defineStoreDatastore } from "../extension/store_datastore.ts";
 import { envFrom } from "../extension/env.ts";
+import { createSluice } from "../../sluice.ts";
 
 function memoryDatastore(store = new InMemoryStore()) {
-  return defineStoreDatastore({ store, env: envFrom({}) });
+  return defineStoreDatastore({ store, env: envFrom({}), createService: createSluice });
 }
 
 Deno.test("swamp conformance: the extension's lock passes", async () => {

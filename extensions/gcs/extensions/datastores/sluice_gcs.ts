@@ -3,18 +3,22 @@
  * `datastore` export. Same bucket layout, lock keys and config keys as the
  * existing GCS extension, with Sluice's gates on every push.
  *
+ * A composition root for the tool: it passes the root's `createSluice` (the
+ * default gates) to the adapter, which never imports it.
+ *
  * @module
  */
 import type { z } from "zod";
-import { createGcsProvider } from "../../provider.ts";
+import { createSluice } from "../../../../sluice.ts";
+import { createGcsProvider } from "../../../../packages/gcs/provider.ts";
 import {
   defineDatastore,
   type DefinedDatastore,
-  type ExtensionDeps,
   type ExtensionProvider,
   gcsExtensionConfigSchema,
+  type InjectedExtensionDeps,
   toSluiceGcsConfig,
-} from "../../../extension/mod.ts";
+} from "../../../../packages/extension/mod.ts";
 
 /**
  * The GCS extension with injected collaborators (tests); `datastore` is this
@@ -28,7 +32,7 @@ import {
  * ```
  */
 export function createSluiceGcsDatastore(
-  deps: ExtensionDeps = {},
+  deps: InjectedExtensionDeps = {},
 ): DefinedDatastore<typeof gcsExtensionConfigSchema> {
   return defineDatastore({
     type: "@sluice/gcs-datastore",
@@ -37,7 +41,7 @@ export function createSluiceGcsDatastore(
     configSchema: gcsExtensionConfigSchema,
     toSluiceConfig: toSluiceGcsConfig,
     build: createGcsProvider,
-  }, deps);
+  }, { ...deps, createService: createSluice });
 }
 
 const DESCRIPTION =

@@ -3,21 +3,25 @@
  * `datastore` export. Same bucket layout, lock keys and config keys as the
  * existing S3 extension, with Sluice's gates on every push.
  *
+ * A composition root for the tool: it passes the root's `createSluice` (the
+ * default gates) to the adapter, which never imports it.
+ *
  * @module
  */
 import type { z } from "zod";
-import { createS3Provider, type S3ProviderDeps } from "../../provider.ts";
+import { createSluice } from "../../../../sluice.ts";
+import { createS3Provider, type S3ProviderDeps } from "../../../../packages/s3/provider.ts";
 import {
   defineDatastore,
   type DefinedDatastore,
-  type ExtensionDeps,
   type ExtensionProvider,
+  type InjectedExtensionDeps,
   s3ExtensionConfigSchema,
   toSluiceS3Config,
-} from "../../../extension/mod.ts";
+} from "../../../../packages/extension/mod.ts";
 
 /** Collaborators a test injects (static credentials for an emulator among them). */
-export interface SluiceS3Deps extends ExtensionDeps {
+export interface SluiceS3Deps extends InjectedExtensionDeps {
   /** Static credentials instead of the SDK's default chain. */
   readonly credentials?: S3ProviderDeps["credentials"];
 }
@@ -45,7 +49,7 @@ export function createSluiceS3Datastore(
     toSluiceConfig: toSluiceS3Config,
     build: (config, providerDeps) =>
       createS3Provider(config, { ...providerDeps, ...(credentials ? { credentials } : {}) }),
-  }, rest);
+  }, { ...rest, createService: createSluice });
 }
 
 const DESCRIPTION =
