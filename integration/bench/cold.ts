@@ -1,0 +1,285 @@
+/**
+ * Cold pull and cold push on MinIO and fake-gcs-server: Sluice (default
+ * gates) against a bare loop over the same store at equal concurrency.
+ *
+ * For each backend and size (default 1 000 files over 50 models and 10 000
+ * over 100, 5 KiB each, at `data/bench/m<k>/out<j>/1/raw`):
+ *
+ * - cold push: the bare loop reads every file and puts it with
+ *   `PutModes.create`; Sluice pushes a fresh copy of the same tree (marked
+ *   dirty beforehand, untimed) into a fresh bucket;
+ * - cold pull: from one bucket seeded once by Sluice, the bare loop GETs
+ *   every key and writes the bytes to files; Sluice pulls into an empty cache.
+ *
+ * Sluice runs twice per round, at its default concurrency and at the bare
+ * loop's. Rounds alternate (bare, Sluice default, Sluice equal, bare, ...);
+ * each side gets a fresh store (a cold client). Printed: median wall ms and
+ * client CPU ms (`process.cpuUsage`, user + system) per side, the ratios
+ * Sluice/bare beside their goals, and the requests each side sent.
+ *
+ *   deno run -A integration/bench/cold.ts [--files 1000,10000] [--rounds 3]
+ *     [--large-rounds 1] [--bare-concurrency 16] [--backends minio,gcs]
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { createSluice } from "../../sluice.ts";
+import { type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { DEFAULT_CONFIG } from "../../sync/service_options.ts";
+import {
+  type Backend,
+  type BackendName,
+  benchPaths,
+  closeStore,
+  countingStore,
+  cpuMs,
+  median,
+  numberList,
+  parseArgs,
+  requestFigures,
+  round,
+  skipNotice,
+  startBackend,
+  Temps,
+  writeTree,
+} from "./remote_support.ts";
+
+/** Options of {@link benchCold}. */
+export interface ColdBenchOptions {
+  /** File counts to run; default 1 000 and 10 000. */
+  readonly files?: readonly number[];
+  /** Bytes per file; default 5 KiB. */
+  readonly fileBytes?: number;
+  /** Timed rounds per side; default 3. */
+  readonly rounds?: number;
+  /** Rounds at 10 000 files or more; default {@link ColdBenchOptions.rounds}. */
+  readonly largeRounds?: number;
+  /** Concurrency of the bare loop, and of Sluice's "equal" side; default 16. */
+  readonly bareConcurrency?: number;
+  /** Backends; default MinIO and fake-gcs-server. */
+  readonly backends?: readonly BackendName[];
+}
+
+const identity = { holder: "bench@host", hostname: "host", pid: 1 };
+const GOALS = "≤ 1.05× wall, ≤ 1.15× CPU";
+
+/** One timed run: wall and client CPU, and the requests sent. */
+interface Run {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly requests: Record<string, number>;
+}
+
+type Side = "bare" | "sluiceDefault" | "sluiceEqual";
+const SIDES: readonly Side[] = ["bare", "sluiceDefault", "sluiceEqual"];
+
+async function timed(
+  counts: Parameters<typeof requestFigures>[0],
+  fn: () => Promise<void>,
+): Promise<Run> {
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  await fn();
+  const wallMs = performance.now() - t0;
+  return { wallMs, cpuMs: cpuMs() - c0, requests: requestFigures(counts) };
+}
+
+/** Parent directories made once each, also under concurrent writers. */
+function dirMaker(root: string): (rel: string) => Promise<void> {
+  const made = new Map<string, Promise<void>>();
+  return (rel) => {
+    const parent = rel.slice(0, rel.lastIndexOf("/"));
+    let p = made.get(parent);
+    if (!p) made.set(parent, p = Deno.mkdir(`${root}/${parent}`, { recursive: true }));
+    return p;
+  };
+}
+
+/** Medians per side and the Sluice/bare ratios. */
+function summarise(runs: Record<Side, Run[]>, concurrency: Record<Side, number>) {
+  const out: Record<string, unknown> = {};
+  const med = (s: Side) => ({
+    wallMs: median(runs[s].map((r) => r.wallMs)),
+    cpuMs: median(runs[s].map((r) => r.cpuMs)),
+  });
+  const bare = med("bare");
+  for (const s of SIDES) {
+    const m = med(s);
+    out[s] = {
+      concurrency: concurrency[s],
+      medianWallMs: round(m.wallMs),
+      medianCpuMs: round(m.cpuMs),
+      wallRuns: runs[s].map((r) => round(r.wallMs)),
+      requests: runs[s].at(-1)?.requests,
+      ...(s === "bare" ? {} : {
+        wallRatio: round(m.wallMs / bare.wallMs, 3),
+        cpuRatio: round(m.cpuMs / bare.cpuMs, 3),
+        goal: GOALS,
+      }),
+    };
+  }
+  return out;
+}
+
+/** One backend at one size: push and pull, alternating rounds. */
+async function sizeSection(
+  backend: Backend,
+  files: number,
+  fileBytes: number,
+  rounds: number,
+  bareConcurrency: number,
+  temps: Temps,
+) {
+  const models = files >= 10_000 ? 100 : 50;
+  const paths = benchPaths(files, models);
+  const src = await temps.make("cold-src");
+  await writeTree(src, paths, fileBytes);
+  const concurrency: Record<Side, number> = {
+    bare: bareConcurrency,
+    sluiceDefault: DEFAULT_CONFIG.concurrency,
+    sluiceEqual: bareConcurrency,
+  };
+  const config = (s: Side) => s === "sluiceEqual" ? { concurrency: bareConcurrency } : undefined;
+
+  const push = async (side: Side): Promise<Run> => {
+    const raw = await backend.newStore();
+    const { store, counts } = countingStore(raw);
+    try {
+      if (side === "bare") {
+        return await timed(counts, async () => {
+          await pMap(paths, async (p) => {
+            await store.put(p, await Deno.readFile(`${src}/${p}`), PutModes.create);
+          }, { concurrency: bareConcurrency });
+        });
+      }
+      const cacheDir = await temps.copy(src, "cold-push");
+      const svc = await createSluice({ cacheDir, store, identity, config: config(side) });
+      await svc.markDirty({ relPaths: paths });
+      try {
+        let uploaded = 0;
+        const run = await timed(counts, async () => {
+          uploaded = (await svc.pushChanged()).uploaded.length;
+        });
+        if (uploaded !== files) throw new Error(`pushed ${uploaded} of ${files} files`);
+        return run;
+      } finally {
+        await temps.remove(cacheDir);
+      }
+    } finally {
+      closeStore(raw);
+    }
+  };
+
+  // The pull bucket, seeded once by Sluice (so that it has an index).
+  const pullBucket = await backend.newBucket();
+  {
+    const seedStore = await backend.newStore(pullBucket);
+    const cacheDir = await temps.copy(src, "cold-seed");
+    const svc = await createSluice({ cacheDir, store: seedStore, identity });
+    await svc.markDirty({ relPaths: paths });
+    await svc.pushChanged();
+    closeStore(seedStore);
+    await temps.remove(cacheDir);
+  }
+  const pull = async (side: Side): Promise<Run> => {
+    const raw: ObjectStore = await backend.newStore(pullBucket);
+    const { store, counts } = countingStore(raw);
+    const dir = await temps.make("cold-pull");
+    try {
+      if (side === "bare") {
+        const mkdir = dirMaker(dir);
+        return await timed(counts, async () => {
+          await pMap(paths, async (p) => {
+            const got = await store.get(p);
+            await mkdir(p);
+            await Deno.writeFile(`${dir}/${p}`, got.body);
+          }, { concurrency: bareConcurrency });
+        });
+      }
+      const svc = await createSluice({ cacheDir: dir, store, identity, config: config(side) });
+      let fetched = 0;
+      const run = await timed(counts, async () => {
+        fetched = (await svc.pullChanged()).fetched.length;
+      });
+      if (fetched !== files) throw new Error(`pulled ${fetched} of ${files} files`);
+      return run;
+    } finally {
+      closeStore(raw);
+      await temps.remove(dir);
+    }
+  };
+
+  const pushRuns: Record<Side, Run[]> = { bare: [], sluiceDefault: [], sluiceEqual: [] };
+  const pullRuns: Record<Side, Run[]> = { bare: [], sluiceDefault: [], sluiceEqual: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const s of SIDES) pushRuns[s].push(await push(s));
+    for (const s of SIDES) pullRuns[s].push(await pull(s));
+  }
+  await temps.remove(src);
+  return {
+    files,
+    models,
+    fileBytes,
+    rounds,
+    coldPush: summarise(pushRuns, concurrency),
+    coldPull: summarise(pullRuns, concurrency),
+  };
+}
+
+/**
+ * Runs the cold push and pull comparison on each backend; a backend whose
+ * server binary is missing is reported as skipped.
+ */
+export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<string, unknown>> {
+  const sizes = options.files ?? [1_000, 10_000];
+  const fileBytes = options.fileBytes ?? 5 * 1024;
+  const rounds = options.rounds ?? 3;
+  const largeRounds = options.largeRounds ?? rounds;
+  const bareConcurrency = options.bareConcurrency ?? 16;
+  const out: Record<string, unknown> = {
+    goals: { sluiceVsBare: GOALS },
+    note:
+      "push times pushChanged only (markDirty beforehand); pull times pullChanged into an empty cache",
+  };
+  for (const name of options.backends ?? ["minio", "gcs"]) {
+    const backend = await startBackend(name);
+    if (!backend) {
+      out[name] = skipNotice(name);
+      continue;
+    }
+    const temps = new Temps();
+    try {
+      const section: Record<string, unknown> = {};
+      for (const files of sizes) {
+        section[`files${files}`] = await sizeSection(
+          backend,
+          files,
+          fileBytes,
+          files >= 10_000 ? largeRounds : rounds,
+          bareConcurrency,
+          temps,
+        );
+      }
+      out[name] = section;
+    } finally {
+      await backend.stop();
+      await temps.removeAll();
+    }
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  const args = parseArgs(Deno.args);
+  const rounds = args.get("rounds");
+  const largeRounds = args.get("large-rounds");
+  const bare = args.get("bare-concurrency");
+  const out = await benchCold({
+    files: numberList(args.get("files"), [1_000, 10_000]),
+    rounds: rounds ? Number(rounds) : undefined,
+    largeRounds: largeRounds ? Number(largeRounds) : undefined,
+    bareConcurrency: bare ? Number(bare) : undefined,
+    backends: args.get("backends")?.split(",") as BackendName[] | undefined,
+  });
+  console.log(JSON.stringify(out, null, 2));
+}
