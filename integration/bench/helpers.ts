@@ -58,6 +58,7 @@ export const GOALS: Readonly<Record<string, string>> = {
   zeroDiff: "<= 1 request each",
   walk: "<= 3000 ms and <= 300 MB, 0 uploads",
   largeFile: "RSS growth independent of the file's size (1 MiB chunks)",
+  pipelineOwnCost: "<= 20 µs per file (Sluice push minus a bare loop of create puts)",
 };
 
 /** Parallel writes of the bare loops and of the pushes they are compared with. */

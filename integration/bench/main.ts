@@ -4,6 +4,7 @@
  *
  *   deno task bench [--only <section>[,<section>…]] [--rounds 5] [--files 10000]
  *                   [--walk 100000] [--large-mb 200] [--ext-files 1000]
+ *                   [--pipeline-files 2000] [--pipeline-small 200]
  *
  * Sections (`--only`; every one, in this order, without it):
  *
@@ -16,7 +17,9 @@
  * - `budget`: requests per new data version, probes per process (`budget.ts`);
  * - `minio`: 1 000 files across 50 models on MinIO (`minio.ts`);
  * - `extension`: the swamp extension adapter against Sluice's own API on
- *   MinIO (`extension_section.ts`, `extension.ts`).
+ *   MinIO (`extension_section.ts`, `extension.ts`);
+ * - `pipeline`: the pipeline's own cost per file on InMemoryStore, against a
+ *   bare loop of create puts (`pipeline.ts`).
  *
  * A section is a module `<name>.ts` exporting `section` (a `BenchSection`,
  * see `helpers.ts`); adding one is one line in {@link SECTIONS}. A section
@@ -35,6 +38,7 @@ const SECTIONS = {
   budget: () => import("./budget.ts"),
   minio: () => import("./minio.ts"),
   extension: () => import("./extension_section.ts"),
+  pipeline: () => import("./pipeline.ts"),
 } satisfies Record<string, () => Promise<{ section: BenchSection }>>;
 
 type Name = keyof typeof SECTIONS;
