@@ -59,6 +59,7 @@ export const GOALS: Readonly<Record<string, string>> = {
   walk: "<= 3000 ms and <= 300 MB, 0 uploads",
   largeFile: "RSS growth independent of the file's size (1 MiB chunks)",
   pipelineOwnCost: "<= 20 µs per file (Sluice push minus a bare loop of create puts)",
+  oneFile: "one-file push and zero-diff pull from a fresh process: <= 4 requests, <= 64 KB down",
 };
 
 /** Parallel writes of the bare loops and of the pushes they are compared with. */

@@ -5,6 +5,8 @@
  *   deno task bench [--only <section>[,<section>…]] [--rounds 5] [--files 10000]
  *                   [--walk 100000] [--large-mb 200] [--ext-files 1000]
  *                   [--pipeline-files 2000] [--pipeline-small 200]
+ *                   [--onefile-sizes 10000,100000] [--onefile-per-model 100]
+ *                   [--onefile-rounds 3]
  *
  * Sections (`--only`; every one, in this order, without it):
  *
@@ -19,7 +21,10 @@
  * - `extension`: the swamp extension adapter against Sluice's own API on
  *   MinIO (`extension_section.ts`, `extension.ts`);
  * - `pipeline`: the pipeline's own cost per file on InMemoryStore, against a
- *   bare loop of create puts (`pipeline.ts`).
+ *   bare loop of create puts (`pipeline.ts`);
+ * - `onefile`: a one-file push and a zero-diff pull from a fresh process into
+ *   buckets of `--onefile-sizes` files, v1 and v2 index layouts, on MinIO
+ *   (`onefile.ts`).
  *
  * A section is a module `<name>.ts` exporting `section` (a `BenchSection`,
  * see `helpers.ts`); adding one is one line in {@link SECTIONS}. A section
@@ -39,6 +44,7 @@ const SECTIONS = {
   minio: () => import("./minio.ts"),
   extension: () => import("./extension_section.ts"),
   pipeline: () => import("./pipeline.ts"),
+  onefile: () => import("./onefile.ts"),
 } satisfies Record<string, () => Promise<{ section: BenchSection }>>;
 
 type Name = keyof typeof SECTIONS;
