@@ -257,7 +257,7 @@ async function casDelete(store: ObjectStore, key: string, version: string, c: Ca
 
 /**
  * Applies `change` to `entries` (the whole index, or one shard's entries
- * with `only`). A path whose change was conditional (`change.base`) and
+ * with that shard's part of the change). A path whose change was conditional (`change.base`) and
  * whose index entry names neither that base nor the change's own version is
  * checked against the store: when the store no longer holds this change's
  * version (a write) or holds an object again (a delete), a peer has
@@ -268,9 +268,7 @@ async function apply(
   c: Call,
   entries: Record<string, IndexEntry>,
   change: IndexChange,
-  only?: string,
 ): Promise<void> {
-  const mine = (p: string) => only === undefined || shardOf(p) === only;
   const suspect = (p: string, own?: IndexEntry) => {
     const base = change.base?.[p];
     const cur = Object.hasOwn(entries, p) ? entries[p] : undefined;
@@ -281,12 +279,10 @@ async function apply(
     (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
       null;
   for (const p of change.remove) {
-    if (!mine(p)) continue;
     if (suspect(p) && (await live(p)) !== null) continue;
     delete entries[p];
   }
   for (const [p, e] of Object.entries(change.set)) {
-    if (!mine(p)) continue;
     if (suspect(p, e) && (await live(p)) !== e.v) continue;
     entries[p] = e;
   }
@@ -308,14 +304,25 @@ async function updateV2(
   now: string,
   seen?: { meta: Meta; version: string },
 ) {
-  const touched = new Set([...change.remove, ...Object.keys(change.set)].map(shardOf));
+  // The change split by shard once: each shard applies only its own part
+  // (applying the whole change to every shard costs shards × entries).
+  const parts = new Map<string, { set: Record<string, IndexEntry>; remove: string[] }>();
+  const partOf = (p: string) => {
+    const s = shardOf(p);
+    let part = parts.get(s);
+    if (!part) parts.set(s, part = { set: {}, remove: [] });
+    return part;
+  };
+  for (const p of change.remove) partOf(p).remove.push(p);
+  for (const [p, e] of Object.entries(change.set)) partOf(p).set[p] = e;
   const kept = new Set<string>();
   const emptied = new Set<string>();
-  await eachLimit(touched, c.concurrency ?? 4, async (part) => {
+  await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
+    const own: IndexChange = { ...parts.get(part)!, base: change.base };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
-      await apply(store, c, entries, change, part);
+      await apply(store, c, entries, own);
       if (Object.keys(entries).length === 0) {
         if (!cur || await casDelete(store, shardKey(part), cur.version, c)) {
           emptied.add(part);
