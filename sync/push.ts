@@ -131,6 +131,11 @@ export async function commitPrepared(
     readonly now?: () => number;
   },
 ): Promise<void> {
+  // The index this cache reflects, as of its last pull: when the commit lands
+  // on exactly that index and applies all of its change, the cache reflects
+  // the new index too, and the next pull need not read it.
+  const reflected = deps.state.indexVersion;
+  let current = false;
   const version = await updateIndex(
     deps.store,
     { set: pending.set, remove: pending.remove, base: pending.base },
@@ -139,8 +144,10 @@ export async function commitPrepared(
     deps.indexMemo,
     deps.concurrency,
     deps.now,
+    (base, complete) => current = complete && base !== null && base === reflected,
   );
-  if (version) deps.state.indexVersion = undefined; // peers may have pushed too: the next pull reads it
+  // Otherwise peers may have pushed too: the next pull reads it.
+  if (version) deps.state.indexVersion = current ? version : undefined;
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.

@@ -205,6 +205,13 @@ export interface IndexChange {
 const CONFLICT_LIMIT = 25;
 
 /**
+ * Told, when an index commit lands, the token of the index it was applied
+ * to (null: there was none) and whether every path of the change was
+ * applied (false when a peer's write stood in the way of some).
+ */
+export type OnCommit = (base: string | null, complete: boolean) => void;
+
+/**
  * A compare-and-swap write: `create` when `expected` is null, else `update`.
  * On an endpoint that refuses conditional writes, a read compares first (this
  * narrows, cannot close, the race). Returns the new version, or `null` when
@@ -262,13 +269,15 @@ async function casDelete(store: ObjectStore, key: string, version: string, c: Ca
  * checked against the store: when the store no longer holds this change's
  * version (a write) or holds an object again (a delete), a peer has
  * replaced it since and will commit its own, so the entry is left as it is.
+ * Returns false when some path was left so.
  */
 async function apply(
   store: ObjectStore,
   c: Call,
   entries: Record<string, IndexEntry>,
   change: IndexChange,
-): Promise<void> {
+): Promise<boolean> {
+  let all = true;
   const suspect = (p: string, own?: IndexEntry) => {
     const base = change.base?.[p];
     const cur = Object.hasOwn(entries, p) ? entries[p] : undefined;
@@ -279,13 +288,20 @@ async function apply(
     (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
       null;
   for (const p of change.remove) {
-    if (suspect(p) && (await live(p)) !== null) continue;
+    if (suspect(p) && (await live(p)) !== null) {
+      all = false;
+      continue;
+    }
     delete entries[p];
   }
   for (const [p, e] of Object.entries(change.set)) {
-    if (suspect(p, e) && (await live(p)) !== e.v) continue;
+    if (suspect(p, e) && (await live(p)) !== e.v) {
+      all = false;
+      continue;
+    }
     entries[p] = e;
   }
+  return all;
 }
 
 function busy(key: string): SluiceError {
@@ -303,7 +319,9 @@ async function updateV2(
   c: Call,
   now: string,
   seen?: { meta: Meta; version: string },
+  onCommit?: OnCommit,
 ) {
+  let complete = true;
   // The change split by shard once: each shard applies only its own part
   // (applying the whole change to every shard costs shards × entries).
   const parts = new Map<string, { set: Record<string, IndexEntry>; remove: string[] }>();
@@ -322,7 +340,7 @@ async function updateV2(
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
-      await apply(store, c, entries, own);
+      if (!await apply(store, c, entries, own)) complete = false;
       if (Object.keys(entries).length === 0) {
         if (!cur || await casDelete(store, shardKey(part), cur.version, c)) {
           emptied.add(part);
@@ -351,7 +369,10 @@ async function updateV2(
       commitSeq: m.meta.commitSeq + 1,
     };
     const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
-    if (v) return `v2:${v}`;
+    if (v) {
+      onCommit?.(`v2:${m.version}`, complete);
+      return `v2:${v}`;
+    }
   }
   throw busy(META_KEY);
 }
@@ -375,6 +396,7 @@ export async function updateIndex(
   memo?: IndexMemo,
   concurrency = 4,
   clock: () => number = Date.now,
+  onCommit?: OnCommit,
 ): Promise<string> {
   if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
   const c = { retry, signal, concurrency };
@@ -383,7 +405,7 @@ export async function updateIndex(
     const m = await readMeta(store, c);
     if (m?.meta.version === 2) {
       memo?.take();
-      return await updateV2(store, change, c, now, m);
+      return await updateV2(store, change, c, now, m, onCommit);
     }
     const held = memo?.take();
     let cur: RemoteIndex | null = null;
@@ -406,10 +428,11 @@ export async function updateIndex(
     }
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
-    await apply(store, c, entries, change);
+    const complete = await apply(store, c, entries, change);
     const expected = cur ? cur.version.slice(3) : null;
     const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
     if (!v) continue;
+    onCommit?.(cur?.version ?? null, complete);
     memo?.remember({ version: `v1:${v}`, entries });
     await writeCompanions(store, entries, change, c, now);
     return `v1:${v}`;

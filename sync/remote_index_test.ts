@@ -219,3 +219,43 @@ Deno.test("a commit never puts back an entry a peer has since committed over its
   }, retry);
   assert.equal((await readIndex(store, retry))?.entries[P].v, over.version);
 });
+
+Deno.test("a landed commit reports the index it was applied to and whether all of it applied (v1 and v2)", async () => {
+  for (const v2 of [false, true]) {
+    const store = new InMemoryStore();
+    await seedPeerBucket(store, FILES, { v2 });
+    const retry = quick.retry;
+    const P = "data/t/m/d/1/raw";
+    const entry = (v: string) => ({ v, h: "a".repeat(64), s: 1 });
+    const seen: [string | null, boolean][] = [];
+    const onCommit = (base: string | null, complete: boolean) => seen.push([base, complete]);
+    const before = (await readIndex(store, retry))!.version;
+    const mine = store.seed(P, "mine");
+    const first = await updateIndex(
+      store,
+      { set: { [P]: entry(mine.version) }, remove: [] },
+      retry,
+      undefined,
+      undefined,
+      4,
+      Date.now,
+      onCommit,
+    );
+    // A late commit of a write a peer has since replaced (and committed) is left out: not complete.
+    const peer = store.seed(P, "peer");
+    await updateIndex(store, { set: { [P]: entry(peer.version) }, remove: [] }, retry);
+    const after = (await readIndex(store, retry))!.version;
+    await updateIndex(
+      store,
+      { set: { [P]: entry(mine.version) }, remove: [], base: { [P]: null } },
+      retry,
+      undefined,
+      undefined,
+      4,
+      Date.now,
+      onCommit,
+    );
+    assert.deepEqual(seen, [[before, true], [after, false]], v2 ? "v2" : "v1");
+    assert.notEqual(first, before);
+  }
+});

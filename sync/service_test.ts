@@ -57,6 +57,32 @@ Deno.test("zero-diff push costs no request and zero-diff pull two (the meta and 
   ]);
 });
 
+Deno.test("after its own commit on the index it reflects, a pull does not read the index again; after a peer's it does", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await writeAndMark(a, "x.txt", "x");
+  await a.pushChanged();
+  await a.pullChanged(); // a now reflects the index
+  await writeAndMark(a, "y.txt", "y");
+  await a.pushChanged();
+  store.resetLog();
+  const quiet = await a.pullChanged();
+  assert.equal(quiet.unchanged, true);
+  assert.deepEqual(store.log.map((r) => [r.op, r.key]), [
+    ["get", "_index/_meta.json"],
+    ["head", INDEX_KEY],
+  ]);
+  // A peer commits between a's pull and a's next push: a's pull reads the index and takes it.
+  await b.pullChanged();
+  await writeAndMark(b, "z.txt", "z");
+  await b.pushChanged();
+  await writeAndMark(a, "w.txt", "w");
+  await a.pushChanged();
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.fetched, ["z.txt"]);
+});
+
 Deno.test("a bulk markDirty walks and uploads only changed files", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
