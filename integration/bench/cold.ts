@@ -22,6 +22,7 @@
  *
  * @module
  */
+import type { BenchArgs, BenchSection } from "./helpers.ts";
 import pMap from "p-map";
 import { createSluice } from "../../sluice.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
@@ -268,6 +269,18 @@ export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<
   }
   return out;
 }
+
+/** `deno task bench --only cold` (`--cold-files 1000,10000`, `--bare-concurrency`, `--cold-rounds`). */
+export const section: BenchSection = {
+  run: async (args: BenchArgs) => ({
+    cold: await benchCold({
+      files: numberList(args.get("cold-files"), [1_000]),
+      rounds: args.num("cold-rounds", 3),
+      largeRounds: args.num("cold-large-rounds", 1),
+      bareConcurrency: args.num("bare-concurrency", 16),
+    }),
+  }),
+};
 
 if (import.meta.main) {
   const args = parseArgs(Deno.args);

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { BenchArgs, BenchSection } from "./helpers.ts";
 import { createSluice } from "../../sluice.ts";
 import { DEFAULT_CONFIG } from "../../sync/service_options.ts";
 import {
@@ -183,6 +184,17 @@ export async function benchConcurrency(
   }
   return out;
 }
+
+/** `deno task bench --only concurrency` (`--settings 1,4,8,16,32,64`, `--sweep-files`, `--sweep-rounds`). */
+export const section: BenchSection = {
+  run: async (args: BenchArgs) => ({
+    concurrency: await benchConcurrency({
+      settings: numberList(args.get("settings"), [1, 4, 8, 16, 32, 64]),
+      files: args.num("sweep-files", 1_000),
+      rounds: args.num("sweep-rounds", 3),
+    }),
+  }),
+};
 
 if (import.meta.main) {
   const args = parseArgs(Deno.args);

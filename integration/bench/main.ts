@@ -6,7 +6,9 @@
  *                   [--walk 100000] [--large-mb 200] [--ext-files 1000]
  *                   [--pipeline-files 2000] [--pipeline-small 200]
  *                   [--onefile-sizes 10000,100000] [--onefile-per-model 100]
- *                   [--onefile-rounds 3]
+ *                   [--onefile-rounds 3] [--cold-files 1000,10000] [--bare-concurrency 16]
+ *                   [--writers 1,4,16,32] [--writer-ms 10000] [--layout v1|v2]
+ *                   [--settings 1,4,8,16,32,64] [--sweep-files 1000] [--sweep-rounds 3]
  *
  * Sections (`--only`; every one, in this order, without it):
  *
@@ -24,7 +26,14 @@
  *   bare loop of create puts (`pipeline.ts`);
  * - `onefile`: a one-file push and a zero-diff pull from a fresh process into
  *   buckets of `--onefile-sizes` files, v1 and v2 index layouts, on MinIO
- *   (`onefile.ts`).
+ *   (`onefile.ts`);
+ * - `cold`: cold push and pull of `--cold-files` files on MinIO and
+ *   fake-gcs-server against a bare loop of conditional puts / gets, wall and
+ *   client CPU (`cold.ts`);
+ * - `writers`: N writer processes pushing their own models into one MinIO
+ *   bucket: commits per second, p50/p99 latency, index retries (`writers.ts`);
+ * - `concurrency`: a sweep of `config.concurrency` for a cold push and pull on
+ *   MinIO and fake-gcs-server (`concurrency.ts`).
  *
  * A section is a module `<name>.ts` exporting `section` (a `BenchSection`,
  * see `helpers.ts`); adding one is one line in {@link SECTIONS}. A section
@@ -45,6 +54,9 @@ const SECTIONS = {
   extension: () => import("./extension_section.ts"),
   pipeline: () => import("./pipeline.ts"),
   onefile: () => import("./onefile.ts"),
+  cold: () => import("./cold.ts"),
+  writers: () => import("./writers.ts"),
+  concurrency: () => import("./concurrency.ts"),
 } satisfies Record<string, () => Promise<{ section: BenchSection }>>;
 
 type Name = keyof typeof SECTIONS;

@@ -25,6 +25,7 @@
  *
  * @module
  */
+import type { BenchArgs, BenchSection } from "./helpers.ts";
 import { createSluice } from "../../sluice.ts";
 import { META_KEY, MONOLITH_KEY } from "../../sync/bucket_layout.ts";
 import { PutModes } from "../../sync/ports.ts";
@@ -342,6 +343,17 @@ export async function benchWriters(
   out.minioPid = backend.pid ?? null;
   return out;
 }
+
+/** `deno task bench --only writers` (`--writers 1,4,16,32`, `--writer-ms`, `--layout v1|v2`). */
+export const section: BenchSection = {
+  run: async (args: BenchArgs) => ({
+    writers: await benchWriters({
+      writers: numberList(args.get("writers"), [1, 4, 16, 32]),
+      durationMs: args.num("writer-ms", 10_000),
+      layout: args.get("layout") === "v2" ? "v2" : "v1",
+    }),
+  }),
+};
 
 if (import.meta.main) {
   const args = parseArgs(Deno.args);
