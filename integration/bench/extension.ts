@@ -4,10 +4,12 @@
  * through the S3 extension (`createProvider`, `createSyncService`,
  * `markDirty` of each path, `pushChanged`; a fresh cache's `pullChanged`) and
  * once through Sluice's own API (`createS3Provider` with the same keys,
- * `createSyncService`, the same calls). Rounds alternate between the two
- * sides, each on a fresh bucket and cache; the medians and their ratio are
- * printed, with the HTTP requests each side sent (counted in the SDK
- * client's middleware, every attempt included).
+ * `createSyncService`, the same calls). After one untimed push and pull of
+ * each side, every round times the two pushes back to back and then the two
+ * pulls, the first side alternating, each on a fresh bucket and cache; the
+ * medians are printed, and the ratios are the medians of the per-round ratios
+ * of those adjacent pairs, with the HTTP requests each side sent (counted in
+ * the SDK client's middleware, every attempt included).
  *
  * @module
  */
@@ -181,35 +183,58 @@ export async function benchExtension(
     };
 
     await seedPullBucket(server, pullBucket, fill, paths, temp);
+    // One untimed push and pull of each side first: without it the first timed
+    // run was always the direct side's, and cold (the process's first per-path
+    // marks and first pull, on a MinIO just busy with the seed).
+    for (const s of [direct, extension]) {
+      await s.push();
+      await s.pull();
+    }
+    const sides = { direct, extension };
     const runs = {
       directPush: [] as number[],
       extensionPush: [] as number[],
       directPull: [] as number[],
       extensionPull: [] as number[],
     };
+    const ratios = { push: [] as number[], pull: [] as number[] };
     const requests = { directPush: 0, extensionPush: 0, directPull: 0, extensionPull: 0 };
     const fetched = { direct: 0, extension: 0 };
-    // Alternating rounds (and alternating first side), so both see the same machine state.
+    // Each round times the two pushes back to back, then the two pulls in the
+    // other order (D E E D, then E D D E), and keeps the ratio of each adjacent
+    // pair, so that load drifting over the run cancels out. Timing a side's push
+    // and pull together (D D E E) put both under one burst of load: on a loaded
+    // machine the ratio of unpaired medians of 5 ranged from 0.81 to 1.34 between
+    // two sides running the very same code. Short bursts still move single pairs
+    // (see `roundRatios`); a 5% difference needs a quiet machine or more rounds.
     for (let i = 0; i < rounds; i++) {
       const order: ("direct" | "extension")[] = i % 2 === 0
         ? ["direct", "extension"]
         : ["extension", "direct"];
+      const push = { direct: 0, extension: 0 };
       for (const side of order) {
-        const s = side === "direct" ? direct : extension;
-        const push = await s.push();
-        const pull = await s.pull();
-        runs[`${side}Push`].push(push.ms);
-        runs[`${side}Pull`].push(pull.ms);
-        requests[`${side}Push`] = push.requests;
-        requests[`${side}Pull`] = pull.requests;
-        fetched[side] = pull.fetched;
+        const r = await sides[side].push();
+        push[side] = r.ms;
+        runs[`${side}Push`].push(r.ms);
+        requests[`${side}Push`] = r.requests;
       }
+      const pull = { direct: 0, extension: 0 };
+      for (const side of [...order].reverse()) {
+        const r = await sides[side].pull();
+        pull[side] = r.ms;
+        runs[`${side}Pull`].push(r.ms);
+        requests[`${side}Pull`] = r.requests;
+        fetched[side] = r.fetched;
+      }
+      ratios.push.push(push.extension / push.direct);
+      ratios.pull.push(pull.extension / pull.direct);
     }
     const ms = Object.fromEntries(
       Object.entries(runs).map(([k, v]) => [k, Math.round(median(v))]),
     ) as Record<keyof typeof runs, number>;
-    const pushRatio = median(runs.extensionPush) / median(runs.directPush);
-    const pullRatio = median(runs.extensionPull) / median(runs.directPull);
+    const pushRatio = median(ratios.push);
+    const pullRatio = median(ratios.pull);
+    const rounded = (xs: number[]) => xs.map((x) => Number(x.toFixed(3)));
     return {
       files,
       fileBytes,
@@ -217,6 +242,7 @@ export async function benchExtension(
       medianMs: ms,
       requests,
       filesPulled: fetched,
+      roundRatios: { push: rounded(ratios.push), pull: rounded(ratios.pull) },
       pushRatio: Number(pushRatio.toFixed(3)),
       pullRatio: Number(pullRatio.toFixed(3)),
       adapterAddsNoRequests: requests.extensionPush <= requests.directPush &&
