@@ -23,16 +23,16 @@ export {
   fileSource,
   isBodySource,
   openObject,
-} from "./sync/body.ts";
+} from "./sync/transfer/body.ts";
 export * from "./sync/errors.ts";
 export * from "./sync/context.ts";
 export * from "./sync/events.ts";
 export * from "./sync/pipeline.ts";
-export * from "./sync/service.ts";
-export * from "./sync/model_locks.ts";
-export * from "./sync/lock_engine.ts";
-export * from "./sync/lock_registry.ts";
+export * from "./sync/service/service.ts";
+export * from "./sync/locks/model_locks.ts";
+export * from "./sync/locks/lock_engine.ts";
+export * from "./sync/locks/lock_registry.ts";
 export { processIdentity, systemClock } from "./sync/clock.ts";
-export type { PushResult } from "./sync/push.ts";
-export type { PullResult } from "./sync/pull.ts";
+export type { PushResult } from "./sync/service/push.ts";
+export type { PullResult } from "./sync/service/pull.ts";
 export * from "./middleware/path_classifier.ts";

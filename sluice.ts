@@ -13,12 +13,12 @@ import {
   type SyncService,
   type SyncServiceOptions,
   validateSyncServiceOptions,
-} from "./sync/service.ts";
+} from "./sync/service/service.ts";
 import { pathClassifierEntry } from "./middleware/path_classifier.ts";
 import { createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
 import { endpointFallbackWarnerEntry } from "./middleware/endpoint_fallback_warner.ts";
-import { type ConditionalWrites, defaultConditionalWrites } from "./sync/conditional.ts";
-import { conditionalLockBackend } from "./sync/lock_registry.ts";
+import { type ConditionalWrites, defaultConditionalWrites } from "./sync/transfer/conditional.ts";
+import { conditionalLockBackend } from "./sync/locks/lock_registry.ts";
 import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
 import { overwriteCasEntry } from "./middleware/overwrite_cas.ts";
@@ -27,7 +27,7 @@ import { lockFenceEntry } from "./middleware/lock_fence.ts";
 import { refusedRunEraserEntry } from "./middleware/refused_run_eraser.ts";
 import { configCasWriterEntry } from "./middleware/config_cas_writer.ts";
 import { createEmitter } from "./sync/events.ts";
-import { LocalCache } from "./sync/cache.ts";
+import { LocalCache } from "./sync/transfer/cache.ts";
 import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** Options of {@link defaultPipelines}. */

@@ -1,11 +1,11 @@
 /**
  * `sluice resolve <path> --mine|--theirs|--merged`: resolves a conflict that
- * a push or pull recorded (see `sync/conflicts.ts`).
+ * a push or pull recorded (see `sync/service/conflicts.ts`).
  *
  * @module
  */
 import { Command } from "commander";
-import type { Resolution } from "../sync/conflicts.ts";
+import type { Resolution } from "../sync/service/conflicts.ts";
 import { leftBehindError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";

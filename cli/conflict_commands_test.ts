@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
-import { SyncState } from "../sync/state.ts";
+import { SyncState } from "../sync/service/state.ts";
 
 const CFG = "config/app.yaml";
 

@@ -6,20 +6,20 @@
  */
 import { Command } from "commander";
 import { ConfigError, preview, SluiceError } from "../sync/errors.ts";
-import { describeHolder } from "../sync/lock_body.ts";
+import { describeHolder } from "../sync/locks/lock_body.ts";
 import {
   describeLockfileChange,
   type LockfileChange,
   type LockfileTxnResult,
   retryPendingLockfile,
   updateManagedLockfile,
-} from "../sync/lockfile_txn.ts";
+} from "../sync/locks/lockfile_txn.ts";
 import {
   type LockfileRepairBase,
   type LockfileRepairResult,
   repairManagedLockfile,
-} from "../sync/lockfile_repair.ts";
-import { releaseLock } from "../sync/model_locks.ts";
+} from "../sync/locks/lockfile_repair.ts";
+import { releaseLock } from "../sync/locks/model_locks.ts";
 import {
   action,
   requireFlag,

@@ -7,8 +7,8 @@
  * @module
  */
 import { ConfigError, LockReadError } from "../sync/errors.ts";
-import { describeHolder } from "../sync/lock_body.ts";
-import { globalLockKey, modelLockKey } from "../sync/model_locks.ts";
+import { describeHolder } from "../sync/locks/lock_body.ts";
+import { globalLockKey, modelLockKey } from "../sync/locks/model_locks.ts";
 import { isSafeRelPath } from "../sync/paths.ts";
 import type { Identity, LockBackend, LockInfo, ObjectStore } from "../sync/ports.ts";
 
@@ -117,7 +117,7 @@ export interface LockQueryOptions {
  * @example
  * ```ts
  * import { listLocks } from "./locks.ts";
- * import { storeLockBackend } from "../sync/lock_engine.ts";
+ * import { storeLockBackend } from "../sync/locks/lock_engine.ts";
  * import { InMemoryStore } from "../packages/testing/mod.ts";
  * const store = new InMemoryStore();
  * const me = { holder: "a@h", hostname: "h", pid: 1 };

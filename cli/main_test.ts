@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
-import { LocalCache } from "../sync/cache.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
-import { updateManagedLockfile } from "../sync/lockfile_txn.ts";
-import { createSyncService } from "../sync/service.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
+import { updateManagedLockfile } from "../sync/locks/lockfile_txn.ts";
+import { createSyncService } from "../sync/service/service.ts";
 import { CLI_STORE_STATE } from "./session.ts";
 
 const me = { holder: "other@elsewhere", hostname: "elsewhere", pid: 4242 };

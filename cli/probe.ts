@@ -1,11 +1,11 @@
 /**
- * `sluice probe`: runs the conditional-write probe of `sync/conditional.ts`
+ * `sluice probe`: runs the conditional-write probe of `sync/transfer/conditional.ts`
  * against a store through a timing wrapper, so the report carries the
  * latency of each request besides the verdicts.
  *
  * @module
  */
-import { type ConditionalSupport, probeConditionalWrites } from "../sync/conditional.ts";
+import { type ConditionalSupport, probeConditionalWrites } from "../sync/transfer/conditional.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type {
   CallOptions,

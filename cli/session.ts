@@ -13,14 +13,14 @@
  */
 import { resolve } from "node:path";
 import { createSluice } from "../sluice.ts";
-import { LocalCache } from "../sync/cache.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
-import { ConditionalWrites } from "../sync/conditional.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
-import type { SyncService } from "../sync/service.ts";
+import type { SyncService } from "../sync/service/service.ts";
 import type { CliIo, Output } from "./output.ts";
 import { openStore, parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LocalCache } from "../sync/cache.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 import { CLI_STORE_STATE } from "./session.ts";
 

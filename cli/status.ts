@@ -5,17 +5,17 @@
  *
  * @module
  */
-import { STATE_DIR } from "../sync/cache.ts";
-import type { ConflictRecord } from "../sync/conflicts.ts";
+import { STATE_DIR } from "../sync/transfer/cache.ts";
+import type { ConflictRecord } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import {
   describeLockfileChange,
   type LockfileChange,
   readPendingLockfileDeltas,
-} from "../sync/lockfile_txn.ts";
+} from "../sync/locks/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
-import { headIndex } from "../sync/remote_index.ts";
+import { headIndex } from "../sync/transfer/remote_index.ts";
 import type { RetryPolicy } from "../sync/retry.ts";
 
 /** A local copy moved aside because another writer published the same data version first. */

@@ -13,9 +13,9 @@ import {
   UnsafePathError,
 } from "../sync/errors.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
-import { pullLeftBehind, type PullResult } from "../sync/pull.ts";
-import { pushLeftBehind, type PushResult } from "../sync/push.ts";
-import type { SyncService } from "../sync/service.ts";
+import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
+import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
+import type { SyncService } from "../sync/service/service.ts";
 import {
   action,
   type RunState,

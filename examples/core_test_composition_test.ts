@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createSluice, ModelLockLostError, type SluicePlugin } from "../mod.ts";
-import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
+import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
 import { FakeClock, InMemoryStore, waitFor } from "../packages/testing/mod.ts";
 import type { InMemoryStore as Store } from "../packages/testing/mod.ts";
 

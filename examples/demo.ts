@@ -13,7 +13,7 @@
 import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { writeAndMark } from "../packages/testing/mod.ts";
-import type { SyncService } from "../sync/service.ts";
+import type { SyncService } from "../sync/service/service.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { type ReplayContext, replays, type TempDir } from "./incidents.ts";
 

@@ -13,7 +13,7 @@ import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
-import type { SyncService } from "../sync/service.ts";
+import type { SyncService } from "../sync/service/service.ts";
 
 /** What an extension's setup hook returns. */
 export interface ConfiguredDatastore {

@@ -14,8 +14,8 @@
 import { createSluice } from "../sluice.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { absentOnError, writeAndMark } from "../packages/testing/mod.ts";
-import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
-import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
+import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
+import { retryPendingLockfile, updateManagedLockfile } from "../sync/locks/lockfile_txn.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { OutageStore } from "./outage_store.ts";

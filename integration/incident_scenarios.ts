@@ -28,8 +28,12 @@
  */
 import assert from "node:assert/strict";
 import { SluiceError } from "../sync/errors.ts";
-import { retryPendingLockfile, updateManagedLockfile } from "../sync/lockfile_txn.ts";
-import { acquireModelLocks, type ModelLockSetOptions, releaseLock } from "../sync/model_locks.ts";
+import { retryPendingLockfile, updateManagedLockfile } from "../sync/locks/lockfile_txn.ts";
+import {
+  acquireModelLocks,
+  type ModelLockSetOptions,
+  releaseLock,
+} from "../sync/locks/model_locks.ts";
 import { CREATE_ONLY_WRITER } from "../middleware/create_only_writer.ts";
 import { LOCK_FENCE } from "../middleware/lock_fence.ts";
 import { LOCKFILE_GUARD } from "../middleware/lockfile_guard.ts";

@@ -20,8 +20,8 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { isBodySource } from "../sync/body.ts";
-import { ConditionalWrites } from "../sync/conditional.ts";
+import { isBodySource } from "../sync/transfer/body.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import { SluiceError, VersionConflictError } from "../sync/errors.ts";
 import type {
   BodySource,
@@ -38,7 +38,7 @@ import type {
   PutOptions,
 } from "../sync/ports.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
-import type { SyncService } from "../sync/service.ts";
+import type { SyncService } from "../sync/service/service.ts";
 import { SCENARIO_SETTINGS, type ScenarioBackend, serviceFromParts } from "./scenario_world.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
 import { realClient } from "./contract_helpers.ts";

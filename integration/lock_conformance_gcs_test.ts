@@ -9,7 +9,7 @@
  */
 import { lockConformance } from "../packages/testing/lock_conformance.ts";
 import { systemClock } from "../sync/clock.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
 import { startFaultProxy } from "./proxy.ts";
 import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
 

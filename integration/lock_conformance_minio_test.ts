@@ -12,7 +12,7 @@
 import { S3Store } from "../packages/s3/store.ts";
 import { lockConformance } from "../packages/testing/lock_conformance.ts";
 import { systemClock } from "../sync/clock.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
 import { startFaultProxy } from "./proxy.ts";
 import { ignoreMinio, type MinioServer, startMinio } from "./servers/minio.ts";
 

@@ -15,12 +15,12 @@ import {
   PROBE_PREFIX,
   probeConditionalWrites,
   withConditionalFallback,
-} from "../sync/conditional.ts";
+} from "../sync/transfer/conditional.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { createEmitter, type WarningEvent } from "../sync/events.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
-import type { SyncService } from "../sync/service.ts";
+import type { SyncService } from "../sync/service/service.ts";
 import { ignoreS3rver, type S3rverServer, startS3rver } from "./servers/s3rver.ts";
 
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);

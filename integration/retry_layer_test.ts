@@ -12,7 +12,7 @@ import { createS3Provider } from "../packages/s3/provider.ts";
 import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
-import { ConditionalWrites } from "../sync/conditional.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 
 /** A loopback endpoint whose writes hang; counts write attempts by method. */
 function hangingEndpoint(kind: "s3" | "gcs") {

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { ConditionalWrites } from "../sync/conditional.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
 import { type ProviderDeps, type StoreProvider, toSyncConfig } from "../packages/provider/mod.ts";
-import type { SyncService } from "../sync/service.ts";
+import type { SyncService } from "../sync/service/service.ts";
 import { createSluice } from "../sluice.ts";
 import { type FaultProxy, startFaultProxy } from "./proxy.ts";
 

@@ -29,10 +29,10 @@
  */
 import { createEmitter } from "../sync/events.ts";
 import type { WarningEvent } from "../sync/events.ts";
-import { ConditionalWrites } from "../sync/conditional.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { Identity } from "../sync/ports.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
-import type { LockBackendRegistry } from "../sync/lock_registry.ts";
+import type { LockBackendRegistry } from "../sync/locks/lock_registry.ts";
 import type {
   ExtensionProvider,
   InjectedExtensionDeps,

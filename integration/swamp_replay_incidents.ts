@@ -28,9 +28,9 @@
  */
 import assert from "node:assert/strict";
 import { SluiceError } from "../sync/errors.ts";
-import { LockBackendRegistry, storeLockFactory } from "../sync/lock_registry.ts";
+import { LockBackendRegistry, storeLockFactory } from "../sync/locks/lock_registry.ts";
 import type { DistributedLock, LockBackend } from "../sync/ports.ts";
-import { MANAGED_LOCKFILE_PATH } from "../sync/lockfile_txn.ts";
+import { MANAGED_LOCKFILE_PATH } from "../sync/locks/lockfile_txn.ts";
 import { CREATE_ONLY_WRITER } from "../middleware/create_only_writer.ts";
 import { LOCK_FENCE } from "../middleware/lock_fence.ts";
 import { LOCKFILE_GUARD } from "../middleware/lockfile_guard.ts";

@@ -27,7 +27,7 @@
  * @module
  */
 import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
-import { resolveHint } from "../sync/conflicts.ts";
+import { resolveHint } from "../sync/service/conflicts.ts";
 import { AlreadyExistsError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";

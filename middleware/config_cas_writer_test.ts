@@ -17,9 +17,9 @@ import {
 } from "../sync/errors.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { Pipeline } from "../sync/pipeline.ts";
-import { pushLeftBehind } from "../sync/push.ts";
+import { pushLeftBehind } from "../sync/service/push.ts";
 import { PutModes } from "../sync/ports.ts";
-import { createSyncService, type SyncService } from "../sync/service.ts";
+import { createSyncService, type SyncService } from "../sync/service/service.ts";
 import {
   FakeClock,
   InMemoryStore,

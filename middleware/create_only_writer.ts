@@ -24,7 +24,7 @@ import {
 } from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { createHash } from "node:crypto";
-import { openObject } from "../sync/body.ts";
+import { openObject } from "../sync/transfer/body.ts";
 import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";

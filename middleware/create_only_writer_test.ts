@@ -9,7 +9,7 @@ import {
   spyNext,
   writeAndMark,
 } from "../packages/testing/mod.ts";
-import { ConditionalWrites } from "../sync/conditional.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import {
   PUSH_PHASES,
   type PushContext,
@@ -26,8 +26,8 @@ import {
 import type { WarningEvent } from "../sync/events.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
-import { terminalWrite } from "../sync/push.ts";
-import { createSyncService } from "../sync/service.ts";
+import { terminalWrite } from "../sync/service/push.ts";
+import { createSyncService } from "../sync/service/service.ts";
 import {
   CONTENT_HASH_METADATA,
   CREATE_ONLY_WRITER,

@@ -26,7 +26,7 @@ import {
   type ConditionalEnv,
   type ConditionalWrites,
   defaultConditionalWrites,
-} from "../sync/conditional.ts";
+} from "../sync/transfer/conditional.ts";
 import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { NotImplementedError } from "../sync/errors.ts";
 import type { Middleware } from "../sync/pipeline.ts";
@@ -59,7 +59,7 @@ function envOf(push: PushContext): ConditionalEnv {
  * ```ts
  * import { Pipeline } from "../sync/pipeline.ts";
  * import { WRITE_PHASES, type WriteContext } from "../sync/context.ts";
- * import { ConditionalWrites } from "../sync/conditional.ts";
+ * import { ConditionalWrites } from "../sync/transfer/conditional.ts";
  * import { ENDPOINT_FALLBACK_WARNER, endpointFallbackWarner } from "./endpoint_fallback_warner.ts";
  * const write = new Pipeline<WriteContext>(WRITE_PHASES);
  * write.add({

@@ -9,7 +9,7 @@ import {
   spyNext,
   writeAndMark,
 } from "../packages/testing/mod.ts";
-import { ConditionalWrites, FALLBACK_WARNING, PROBE_PREFIX } from "../sync/conditional.ts";
+import { ConditionalWrites, FALLBACK_WARNING, PROBE_PREFIX } from "../sync/transfer/conditional.ts";
 import {
   type ConditionalWritesSetting,
   PUSH_PHASES,
@@ -26,8 +26,8 @@ import {
 import type { WarningEvent } from "../sync/events.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
-import { terminalWrite } from "../sync/push.ts";
-import { createSyncService } from "../sync/service.ts";
+import { terminalWrite } from "../sync/service/push.ts";
+import { createSyncService } from "../sync/service/service.ts";
 import { createOnlyWriterEntry } from "./create_only_writer.ts";
 import {
   ENDPOINT_FALLBACK_WARNER,

@@ -22,7 +22,7 @@ import {
 import { sha256Hex } from "../sync/hash.ts";
 import { isSafeRelPath, parentOf } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
-import { holdsOwnUncommitted, readWriterId } from "../sync/writer_id.ts";
+import { holdsOwnUncommitted, readWriterId } from "../sync/transfer/writer_id.ts";
 import type { CacheAccess, StateAccess, UploadRecord } from "../sync/context.ts";
 
 export * from "./erasure_journal.ts";

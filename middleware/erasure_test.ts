@@ -12,11 +12,11 @@ import {
   versionDir,
   writeErasureJournal,
 } from "./erasure.ts";
-import { LocalCache } from "../sync/cache.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { PutModes } from "../sync/ports.ts";
-import { SyncState } from "../sync/state.ts";
-import { WRITER_METADATA } from "../sync/writer_id.ts";
+import { SyncState } from "../sync/service/state.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -20,7 +20,7 @@ import {
   ModelLockLostError,
   preview,
 } from "../sync/errors.ts";
-import { describeHolder } from "../sync/lock_body.ts";
+import { describeHolder } from "../sync/locks/lock_body.ts";
 import type { PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import type { DistributedLock, Identity } from "../sync/ports.ts";

@@ -17,9 +17,9 @@ import {
 import type { DistributedLock, Identity, LockInfo, LockLoss } from "../sync/ports.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
-import { createSyncService, type SyncService } from "../sync/service.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
-import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
+import { createSyncService, type SyncService } from "../sync/service/service.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
+import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
 
 const ME: Identity = { holder: "a@host", hostname: "host", pid: 1 };
 const KEY = "data/t/m/.lock";

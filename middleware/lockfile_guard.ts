@@ -5,7 +5,7 @@
  * - The managed lockfile (`config/upstream_extensions.json`, also under a
  *   namespace) is left out of every push, walk or not: it is published only
  *   by the lockfile transaction (`updateManagedLockfile` in
- *   `sync/lockfile_txn.ts`), which applies this checkout's own change to a
+ *   `sync/locks/lockfile_txn.ts`), which applies this checkout's own change to a
  *   fresh remote copy under the global lock. A local copy that differs from
  *   the synced one may be stale: uploading it would erase the entries other
  *   checkouts added, and turning it into a delta would re-add entries peers
@@ -27,7 +27,7 @@ import {
   isManagedLockfilePath,
   type LockfileChange,
   readPendingLockfileDeltas,
-} from "../sync/lockfile_txn.ts";
+} from "../sync/locks/lockfile_txn.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
 

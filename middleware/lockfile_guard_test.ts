@@ -5,15 +5,15 @@ import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
 import {
   MANAGED_LOCKFILE_PATH,
   retryPendingLockfile,
   updateManagedLockfile,
-} from "../sync/lockfile_txn.ts";
+} from "../sync/locks/lockfile_txn.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
-import { createSyncService, type SyncService } from "../sync/service.ts";
+import { createSyncService, type SyncService } from "../sync/service/service.ts";
 import {
   FakeClock,
   InMemoryStore,

@@ -8,8 +8,8 @@
  * @module
  */
 import { PushVar, type WriteContext } from "../sync/context.ts";
-import { checkThenPut } from "../sync/conditional.ts";
-import { ensureWriterId } from "../sync/writer_id.ts";
+import { checkThenPut } from "../sync/transfer/conditional.ts";
+import { ensureWriterId } from "../sync/transfer/writer_id.ts";
 import {
   AlreadyExistsError,
   NotFoundError,
@@ -18,9 +18,9 @@ import {
 } from "../sync/errors.ts";
 import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
-import { readIndex } from "../sync/remote_index.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 
-export { WRITER_METADATA } from "../sync/writer_id.ts";
+export { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
 /** Per push: the cache's writer id, read (or created) once. */
 const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer", () => ({}));

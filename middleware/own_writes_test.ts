@@ -6,7 +6,7 @@ import {
   mockWriteContext,
   planEntry,
 } from "../packages/testing/mod.ts";
-import { updateIndex } from "../sync/remote_index.ts";
+import { updateIndex } from "../sync/transfer/remote_index.ts";
 
 const P = "notes/n.txt";
 

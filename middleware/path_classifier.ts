@@ -9,7 +9,7 @@
  */
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
-import { isLayoutInternal } from "../sync/bucket_layout.ts";
+import { isLayoutInternal } from "../sync/transfer/bucket_layout.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isLayoutInternal } from "../sync/bucket_layout.ts";
+import { isLayoutInternal } from "../sync/transfer/bucket_layout.ts";
 import {
   REFUSED_RUN_ERASER,
   refusedRunEraser,
@@ -25,15 +25,15 @@ import {
   writeErasureJournal,
 } from "./erasure.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { encodeLockInfo } from "../sync/lock_body.ts";
-import { storeLockBackend } from "../sync/lock_engine.ts";
-import { acquireModelLocks, releaseLock } from "../sync/model_locks.ts";
+import { encodeLockInfo } from "../sync/locks/lock_body.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
+import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { type DistributedLock, type Identity, type LockInfo, PutModes } from "../sync/ports.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
-import { createSyncService, type SyncService } from "../sync/service.ts";
-import { walkFiles } from "../sync/cache.ts";
-import { INDEX_KEY } from "../sync/remote_index.ts";
+import { createSyncService, type SyncService } from "../sync/service/service.ts";
+import { walkFiles } from "../sync/transfer/cache.ts";
+import { INDEX_KEY } from "../sync/transfer/remote_index.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const KEY = "data/t/m/.lock";

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { type ConditionalWrites, defaultConditionalWrites } from "../sync/conditional.ts";
+import { type ConditionalWrites, defaultConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 
@@ -41,7 +41,7 @@ export function writesAnything(ctx: PushContext): boolean {
  * ```ts
  * import { Pipeline } from "../sync/pipeline.ts";
  * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
- * import { ConditionalWrites } from "../sync/conditional.ts";
+ * import { ConditionalWrites } from "../sync/transfer/conditional.ts";
  * import { requiredConditionalCheck } from "./required_conditional_check.ts";
  * new Pipeline<PushContext>(PUSH_PHASES).add({
  *   name: "required-conditional-check",

@@ -7,9 +7,9 @@ import {
   spyNext,
   writeAndMark,
 } from "../packages/testing/mod.ts";
-import { ConditionalWrites, PROBE_PREFIX } from "../sync/conditional.ts";
+import { ConditionalWrites, PROBE_PREFIX } from "../sync/transfer/conditional.ts";
 import { ConditionalWritesUnsupportedError } from "../sync/errors.ts";
-import { INDEX_KEY } from "../sync/remote_index.ts";
+import { INDEX_KEY } from "../sync/transfer/remote_index.ts";
 import { createSluice } from "../sluice.ts";
 import { requiredConditionalCheck } from "./required_conditional_check.ts";
 

@@ -18,7 +18,7 @@
  */
 import type { PathClass, PlanEntry, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
-import { readIndex } from "../sync/remote_index.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 
 /** The gate's registered name. */
 export const UNSYNCED_WALK_GUARD = "unsynced-walk-guard";

@@ -8,11 +8,11 @@ import {
   planEntry,
   spyNext,
 } from "../packages/testing/mod.ts";
-import { INDEX_KEY } from "../sync/remote_index.ts";
-import { monolithBody } from "../sync/bucket_layout.ts";
+import { INDEX_KEY } from "../sync/transfer/remote_index.ts";
+import { monolithBody } from "../sync/transfer/bucket_layout.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
-import { createSyncService } from "../sync/service.ts";
+import { createSyncService } from "../sync/service/service.ts";
 import { sha256Hex } from "../sync/hash.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -145,7 +145,7 @@ export interface ObjectStore {
   /**
    * Reads an object as a stream, so that a large download is never held
    * whole; `NotFoundError` when absent. Optional: callers fall back to
-   * {@link ObjectStore.get} (see `openObject` in `sync/body.ts`).
+   * {@link ObjectStore.get} (see `openObject` in `sync/transfer/body.ts`).
    */
   getStream?(key: string, options?: CallOptions): Promise<GetStreamResult>;
   /** Deletes an object. Deleting an absent key without `ifVersion` succeeds. */

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites } from "../../sync/conditional.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { ConfigError } from "../../sync/errors.ts";
-import { createSyncService } from "../../sync/service.ts";
+import { createSyncService } from "../../sync/service/service.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 import { refused, sandbox } from "./sandbox.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { bodyBytes } from "../../sync/body.ts";
+import { bodyBytes } from "../../sync/transfer/body.ts";
 import type {
   CallOptions,
   DeleteOptions,
@@ -19,7 +19,7 @@ import type {
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
-import { INDEX_KEY } from "../../sync/remote_index.ts";
+import { INDEX_KEY } from "../../sync/transfer/remote_index.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, enc, pushPaths, put, read, refused, sandbox } from "./sandbox.ts";
 

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { isBodySource } from "../../sync/body.ts";
+import { isBodySource } from "../../sync/transfer/body.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { FsStore } from "../../packages/fs/mod.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { acquireModelLocks, releaseLock } from "../../sync/model_locks.ts";
+import { acquireModelLocks, releaseLock } from "../../sync/locks/model_locks.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, enc, put, read, refused, sandbox, warnings } from "./sandbox.ts";
 

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { resolve as resolvePath } from "node:path";
 import { randomId } from "../../sync/hash.ts";
-import { INDEX_KEY } from "../../sync/remote_index.ts";
+import { INDEX_KEY } from "../../sync/transfer/remote_index.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import {
   cacheFiles,

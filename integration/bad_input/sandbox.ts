@@ -16,11 +16,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites } from "../../sync/conditional.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { type ErrorCode, EXIT_CODES, SluiceError } from "../../sync/errors.ts";
 import { createEmitter, type SluiceEmitter, type WarningEvent } from "../../sync/events.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import { FakeClock } from "../../packages/testing/mod.ts";
 
 /** Sync config with no retries, so that failures surface at once. */

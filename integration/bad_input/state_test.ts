@@ -5,9 +5,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { PROBE_STATE_FILE } from "../../sync/conditional.ts";
+import { PROBE_STATE_FILE } from "../../sync/transfer/conditional.ts";
 import { ERASURE_JOURNAL } from "../../middleware/erasure.ts";
-import { PENDING_LOCKFILE_STATE } from "../../sync/lockfile_txn.ts";
+import { PENDING_LOCKFILE_STATE } from "../../sync/locks/lockfile_txn.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, enc, pushPaths, put, read, refused, sandbox, warnings } from "./sandbox.ts";
 

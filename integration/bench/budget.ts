@@ -9,7 +9,7 @@
  */
 import { createSluice } from "../../sluice.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { ConditionalWrites } from "../../sync/conditional.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { type BenchSection, identity, tempDir } from "./helpers.ts";
 
 async function createOnlyBudget() {

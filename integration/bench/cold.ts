@@ -26,7 +26,7 @@ import type { BenchArgs, BenchSection } from "./helpers.ts";
 import pMap from "p-map";
 import { createSluice } from "../../sluice.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
-import { DEFAULT_CONFIG } from "../../sync/service_options.ts";
+import { DEFAULT_CONFIG } from "../../sync/service/service_options.ts";
 import {
   type Backend,
   type BackendName,

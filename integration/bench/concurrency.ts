@@ -1,6 +1,6 @@
 /**
  * A sweep of Sluice's `config.concurrency` (parallel transfers of a push or
- * a pull; default 8, see `DEFAULT_CONFIG` in `sync/service_options.ts`) for
+ * a pull; default 8, see `DEFAULT_CONFIG` in `sync/service/service_options.ts`) for
  * a cold push and a cold pull of 1 000 files of 5 KiB (50 models, at
  * `data/bench/m<k>/out<j>/1/raw`) on MinIO and on fake-gcs-server.
  *
@@ -18,7 +18,7 @@
  */
 import type { BenchArgs, BenchSection } from "./helpers.ts";
 import { createSluice } from "../../sluice.ts";
-import { DEFAULT_CONFIG } from "../../sync/service_options.ts";
+import { DEFAULT_CONFIG } from "../../sync/service/service_options.ts";
 import {
   type Backend,
   type BackendName,

@@ -14,7 +14,7 @@
  * @module
  */
 import type { S3Client } from "@aws-sdk/client-s3";
-import { ConditionalWrites } from "../../sync/conditional.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { createSluice } from "../../sluice.ts";
 import { createS3Provider } from "../../packages/s3/provider.ts";
 import { S3Store } from "../../packages/s3/store.ts";

@@ -37,11 +37,17 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { createSluice } from "../../sluice.ts";
 import { S3Store } from "../../packages/s3/store.ts";
 import type { S3ClientOptions } from "../../packages/s3/client.ts";
-import { ConditionalWrites } from "../../sync/conditional.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { PutModes } from "../../sync/ports.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
-import { headIndex, type IndexEntry, updateIndex } from "../../sync/remote_index.ts";
-import { META_KEY, metaBody, MONOLITH_KEY, shardKey, shardOf } from "../../sync/bucket_layout.ts";
+import { headIndex, type IndexEntry, updateIndex } from "../../sync/transfer/remote_index.ts";
+import {
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+  shardKey,
+  shardOf,
+} from "../../sync/transfer/bucket_layout.ts";
 import { minioBinary, type MinioServer, startMinio } from "../servers/minio.ts";
 import {
   type BenchArgs,

@@ -27,7 +27,7 @@
  */
 import type { BenchArgs, BenchSection } from "./helpers.ts";
 import { createSluice } from "../../sluice.ts";
-import { META_KEY, MONOLITH_KEY } from "../../sync/bucket_layout.ts";
+import { META_KEY, MONOLITH_KEY } from "../../sync/transfer/bucket_layout.ts";
 import { PutModes } from "../../sync/ports.ts";
 import { S3Store } from "../../packages/s3/store.ts";
 import type { S3StoreOptions } from "../../packages/s3/client.ts";

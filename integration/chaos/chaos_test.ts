@@ -131,11 +131,11 @@ Deno.test("chaos: with lockfile-guard off a peer's lockfile entry is erased (I3)
  * unreachable, the third-party lock then reads as absent, so the push is
  * refused with model_lock_lost; the eraser cannot delete the uploads and
  * journals them ("the next push deletes them"). But a push whose plan is
- * empty returns before the push pipeline runs (sync/service.ts), so the
+ * empty returns before the push pipeline runs (sync/service/service.ts), so the
  * refused-run-eraser never sees its journal and the refused bytes stay on the
  * store for good (never indexed, so no clone pulls them; but the version key
  * is taken, so every later write of that version fails with version_exists).
- * Fixed in sync/service.ts: the push pipeline runs for an empty plan too
+ * Fixed in sync/service/service.ts: the push pipeline runs for an empty plan too
  * (unless it is a dry run), so the eraser completes its journal.
  */
 Deno.test({
@@ -167,7 +167,7 @@ Deno.test({
  * clone's pull records a conflict on its own unpublished version files, and
  * its pushes held conflicted paths back, so the create-only writer never set
  * them aside and the clone never got the acknowledged version 1 (I1). Fixed
- * in sync/push.ts: data versions are not held back by a conflict (their
+ * in sync/service/push.ts: data versions are not held back by a conflict (their
  * write is create-only), and the set-aside settles the conflict.
  */
 Deno.test("chaos: regression: a crashed run's version conflicting with a published one is set aside (I1)", async () => {

@@ -7,12 +7,15 @@
  * @module
  */
 import { createSluice } from "../../sluice.ts";
-import { type ConditionalWrites, withConditionalFallback } from "../../sync/conditional.ts";
+import {
+  type ConditionalWrites,
+  withConditionalFallback,
+} from "../../sync/transfer/conditional.ts";
 import { createEmitter } from "../../sync/events.ts";
 import { sha256Hex } from "../../sync/hash.ts";
-import { type StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
+import { type StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import type { Clock, LockBackend, ObjectStore } from "../../sync/ports.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 import { SHARED_FILES } from "./history.ts";
 import type { GroundTruth, StoreInspector } from "./invariants.ts";

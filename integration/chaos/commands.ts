@@ -15,10 +15,10 @@ import {
   pendingLockfileDelta,
   retryPendingLockfile,
   updateManagedLockfile,
-} from "../../sync/lockfile_txn.ts";
-import { acquireModelLocks, type ModelLockSet } from "../../sync/model_locks.ts";
+} from "../../sync/locks/lockfile_txn.ts";
+import { acquireModelLocks, type ModelLockSet } from "../../sync/locks/model_locks.ts";
 import type { LockOptions } from "../../sync/ports.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";

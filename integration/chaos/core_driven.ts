@@ -30,10 +30,10 @@
  */
 import { LockTimeoutError } from "../../sync/errors.ts";
 import { createEmitter } from "../../sync/events.ts";
-import { type StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
-import { LockBackendRegistry, lockTimingsFromConfig } from "../../sync/lock_registry.ts";
+import { type StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
+import { LockBackendRegistry, lockTimingsFromConfig } from "../../sync/locks/lock_registry.ts";
 import type { Clock } from "../../sync/ports.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import type { ExtensionProvider } from "../../packages/extension/provider.ts";
 import { defineStoreDatastore } from "../../packages/extension/store_datastore.ts";
 import { createSluice } from "../../sluice.ts";

@@ -6,9 +6,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { ConditionalWrites } from "../../sync/conditional.ts";
-import { releaseLock } from "../../sync/model_locks.ts";
-import type { SyncService } from "../../sync/service.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
+import { releaseLock } from "../../sync/locks/model_locks.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import { cloneService } from "./clone_setup.ts";
 import { type Command, type CommandEnv, moveCommand, runCommand } from "./commands.ts";
 import {
@@ -192,7 +192,7 @@ Deno.test("core-driven clone in a history: the kind is printed, parsed back and 
  * timed out waiting for the global lock, so commitPush never ran, and the
  * remote index kept naming the marker's old version while the store held
  * c2's prepared write: every pull skipped the marker as uncommitted and a
- * fresh clone got none (I7, I8). Fixed in sync/push.ts: a two-phase push
+ * fresh clone got none (I7, I8). Fixed in sync/service/push.ts: a two-phase push
  * defers its commit-step writes (markers, index files) to commitPush.
  */
 Deno.test({

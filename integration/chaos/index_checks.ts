@@ -17,11 +17,11 @@
  * @module
  */
 import { createSluice } from "../../sluice.ts";
-import { isLayoutInternal, isUnversioned } from "../../sync/bucket_layout.ts";
+import { isLayoutInternal, isUnversioned } from "../../sync/transfer/bucket_layout.ts";
 import { NotFoundError } from "../../sync/errors.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import type { Clock, GetResult, ObjectStore } from "../../sync/ports.ts";
-import { type IndexEntry, readIndex } from "../../sync/remote_index.ts";
+import { type IndexEntry, readIndex } from "../../sync/transfer/remote_index.ts";
 import type { RetryPolicy } from "../../sync/retry.ts";
 import { CHAOS_CONFIG } from "./clone_setup.ts";
 import type { StoreInspector, Violation } from "./invariants.ts";

@@ -27,7 +27,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { sha256Hex } from "../../sync/hash.ts";
-import { MANAGED_LOCKFILE_PATH } from "../../sync/lockfile_txn.ts";
+import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { indexEntriesOf } from "./index_checks.ts";
 
 /** The invariants. */

@@ -48,7 +48,7 @@ Deno.test("chaos regression: an edit over this clone's own uncommitted deletion 
  * an outage. The push had already recorded the marker as synced in memory;
  * a later pull saved that to the manifest, so the next push of the marked
  * data-name directory found the marker "unchanged" and never committed it.
- * Fixed in sync/push.ts: the manifest records a written path only once the
+ * Fixed in sync/service/push.ts: the manifest records a written path only once the
  * index names it.
  */
 Deno.test("chaos regression: a write whose index update failed is written and committed again (I7, I8)", async () => {

@@ -13,12 +13,12 @@
  *
  * @module
  */
-import { META_KEY, metaBody } from "../../sync/bucket_layout.ts";
-import { ConditionalWrites } from "../../sync/conditional.ts";
-import type { StoreLock } from "../../sync/lock_engine.ts";
-import { releaseLock } from "../../sync/model_locks.ts";
+import { META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
+import type { StoreLock } from "../../sync/locks/lock_engine.ts";
+import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
 import {
   codeOf,

@@ -3,7 +3,7 @@
  * declared here in our own words from the documented contract: the
  * `datastore` export, the provider, the lock, the health check and the sync
  * service. The extension in this package adapts Sluice's own API
- * (`packages/provider/`, `sync/service.ts`) to these shapes; nothing here is
+ * (`packages/provider/`, `sync/service/service.ts`) to these shapes; nothing here is
  * Sluice's API.
  *
  * Rules that types cannot carry are stated on each member: which calls are

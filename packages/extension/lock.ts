@@ -87,7 +87,7 @@ function holderOf(info: LockInfo | null): string {
  * @example
  * ```ts
  * import { ExtensionLock } from "./lock.ts";
- * import { storeLockBackend } from "../../sync/lock_engine.ts";
+ * import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
  * import { InMemoryStore } from "../testing/mod.ts";
  * const backend = storeLockBackend(new InMemoryStore());
  * const lock = new ExtensionLock(backend.createLock(".datastore.lock", { holder: "a@h", hostname: "h", pid: 1 }));

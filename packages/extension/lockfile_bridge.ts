@@ -29,8 +29,8 @@ import {
   pendingLockfileDelta,
   retryPendingLockfile,
   updateManagedLockfile,
-} from "../../sync/lockfile_txn.ts";
-import { globalLockKey } from "../../sync/model_locks.ts";
+} from "../../sync/locks/lockfile_txn.ts";
+import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import type {
   CallOptions,
   DistributedLock,
@@ -39,7 +39,7 @@ import type {
   LockInfo,
   LockOptions,
 } from "../../sync/ports.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 
 /** State file (in the service's `.sluice/`) holding the lockfile's base. */
 export const LOCKFILE_BASE_STATE = "swamp-lockfile-base.json";

@@ -15,9 +15,9 @@
  *
  * @module
  */
-import type { ConditionalWrites } from "../../sync/conditional.ts";
+import type { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
-import type { LockBackendRegistry } from "../../sync/lock_registry.ts";
+import type { LockBackendRegistry } from "../../sync/locks/lock_registry.ts";
 import type { Clock, Identity } from "../../sync/ports.ts";
 import {
   type BackendProviderDeps,
@@ -25,7 +25,7 @@ import {
   type StoreProvider,
   toSyncConfig,
 } from "../provider/mod.ts";
-import type { SyncService } from "../../sync/service.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
 import { PrefixedStore } from "./prefixed_store.ts";

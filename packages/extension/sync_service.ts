@@ -33,7 +33,7 @@
 import { ModelLockLostError, SluiceError } from "../../sync/errors.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
-import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service.ts";
+import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service/service.ts";
 import type {
   SwampModelRef,
   SwampPushManifest,

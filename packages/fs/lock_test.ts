@@ -1,4 +1,4 @@
-import { StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
+import { StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { lockConformance } from "../testing/lock_conformance.ts";
 import { FsStore } from "./store.ts";

@@ -41,7 +41,7 @@ import type {
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
-import { bodySize, CHUNK_BYTES, isBodySource, sourceSizeError } from "../../sync/body.ts";
+import { bodySize, CHUNK_BYTES, isBodySource, sourceSizeError } from "../../sync/transfer/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 import { assertSafeRelPath, parentOf } from "../../sync/paths.ts";
 import { randomId, sha256Hex } from "../../sync/hash.ts";

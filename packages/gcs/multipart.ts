@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { FileMetadata, Storage } from "@google-cloud/storage";
 import { SluiceError } from "../../sync/errors.ts";
-import { isBodySource, sourceSizeError } from "../../sync/body.ts";
+import { isBodySource, sourceSizeError } from "../../sync/transfer/body.ts";
 import { randomId } from "../../sync/hash.ts";
 import type { BodySource, PutBody } from "../../sync/ports.ts";
 import { SourceFailure } from "../store_kit/mod.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../../sync/errors.ts";
-import { createSyncService } from "../../sync/service.ts";
+import { createSyncService } from "../../sync/service/service.ts";
 import { createGcsProvider } from "./provider.ts";
 import { GcsStore } from "./store.ts";
 

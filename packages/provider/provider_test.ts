@@ -7,10 +7,10 @@ import {
   type SyncServiceContract,
   verifyStore,
 } from "./mod.ts";
-import { createSyncService, SyncService } from "../../sync/service.ts";
-import { StoreLock } from "../../sync/lock_engine.ts";
+import { createSyncService, SyncService } from "../../sync/service/service.ts";
+import { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { ConfigError } from "../../sync/errors.ts";
-import { LockBackendRegistry, storeLockFactory } from "../../sync/lock_registry.ts";
+import { LockBackendRegistry, storeLockFactory } from "../../sync/locks/lock_registry.ts";
 import { FakeClock, InMemoryStore } from "../testing/mod.ts";
 import { createS3Provider } from "../s3/provider.ts";
 import { createGcsProvider } from "../gcs/provider.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CallOptions, Identity, LockOptions } from "../../sync/ports.ts";
-import type { ProbeResult } from "../../sync/conditional.ts";
+import type { ProbeResult } from "../../sync/transfer/conditional.ts";
 
 /** The lock shape datastore extensions implement (what `createLock` returns). */
 export interface LockShape {

@@ -7,13 +7,16 @@
 import { ConfigError } from "../../sync/errors.ts";
 import { processIdentity, systemClock } from "../../sync/clock.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
-import { type ConditionalWrites, defaultConditionalWrites } from "../../sync/conditional.ts";
+import {
+  type ConditionalWrites,
+  defaultConditionalWrites,
+} from "../../sync/transfer/conditional.ts";
 import {
   conditionalLockBackend,
   defaultLockRegistry,
   type LockBackendRegistry,
-} from "../../sync/lock_registry.ts";
-import { globalLockKey } from "../../sync/model_locks.ts";
+} from "../../sync/locks/lock_registry.ts";
+import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import type {
   Clock,
   DistributedLock,
@@ -21,7 +24,7 @@ import type {
   LockBackend,
   ObjectStore,
 } from "../../sync/ports.ts";
-import type { SyncService, SyncServiceOptions } from "../../sync/service.ts";
+import type { SyncService, SyncServiceOptions } from "../../sync/service/service.ts";
 import type { DatastoreProvider, ProviderLockOptions, Verifier } from "./shapes.ts";
 import { type CommonProviderConfig, toSyncConfig } from "./config.ts";
 import { verifyStore } from "./verifier.ts";
@@ -93,7 +96,7 @@ export interface StoreProviderParts {
  * @example
  * ```ts
  * import { StoreProvider } from "./store_provider.ts";
- * import { createSyncService } from "../../sync/service.ts";
+ * import { createSyncService } from "../../sync/service/service.ts";
  * import { InMemoryStore } from "../testing/mod.ts";
  * const p = new StoreProvider({
  *   scheme: "mem", bucket: "b", store: new InMemoryStore(), createService: createSyncService,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { probeConditionalWrites, type ProbeResult } from "../../sync/conditional.ts";
+import { probeConditionalWrites, type ProbeResult } from "../../sync/transfer/conditional.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import type { VerifyResult } from "./shapes.ts";
 

@@ -42,7 +42,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { bodyBytes, isBodySource } from "../../sync/body.ts";
+import { bodyBytes, isBodySource } from "../../sync/transfer/body.ts";
 import {
   type AttemptFn,
   AttemptRunner,

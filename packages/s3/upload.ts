@@ -7,7 +7,7 @@
  * @module
  */
 import { Readable } from "node:stream";
-import { sourceSizeError } from "../../sync/body.ts";
+import { sourceSizeError } from "../../sync/transfer/body.ts";
 import type { BodySource } from "../../sync/ports.ts";
 
 /**

@@ -25,7 +25,7 @@ export async function writeCacheFile(dir: string, path: string, text: string): P
  * @example
  * ```ts
  * import { writeAndMark } from "./cache_files.ts";
- * import type { SyncService } from "../../sync/service.ts";
+ * import type { SyncService } from "../../sync/service/service.ts";
  * async function run(svc: SyncService) {
  *   await writeAndMark(svc, "logs/run.log", "ok");
  * }

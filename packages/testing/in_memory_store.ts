@@ -24,7 +24,7 @@ import type {
   PutMode,
   PutOptions,
 } from "../../sync/ports.ts";
-import { bodyBytes, CHUNK_BYTES, isBodySource } from "../../sync/body.ts";
+import { bodyBytes, CHUNK_BYTES, isBodySource } from "../../sync/transfer/body.ts";
 import { systemClock } from "../../sync/clock.ts";
 
 /** The store operations, as counted in the request log. */

@@ -367,7 +367,7 @@ const CASES: Record<string, Case> = {
  * @example
  * ```ts
  * import { FakeClock, InMemoryStore, lockConformance } from "./mod.ts";
- * import { storeLockBackend } from "../../sync/lock_engine.ts";
+ * import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
  * lockConformance("in-memory engine lock", () => {
  *   const clock = new FakeClock();
  *   const store = new InMemoryStore({ clock });

@@ -1,4 +1,4 @@
-import { StoreLock, storeLockBackend } from "../../sync/lock_engine.ts";
+import { StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { InMemoryStore } from "./in_memory_store.ts";
 import { lockConformance } from "./lock_conformance.ts";

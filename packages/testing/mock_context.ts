@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { LocalCache } from "../../sync/cache.ts";
+import { LocalCache } from "../../sync/transfer/cache.ts";
 import type { PlanEntry, PushContext, SyncConfig, WriteContext } from "../../sync/context.ts";
 import { createPushContext, PUSH_PHASES, WRITE_PHASES } from "../../sync/context.ts";
 import { createEmitter, type GateEvent, type WarningEvent } from "../../sync/events.ts";
@@ -15,8 +15,8 @@ import {
   type ObjectStore,
   PutModes,
 } from "../../sync/ports.ts";
-import { DEFAULT_CONFIG } from "../../sync/service.ts";
-import { SyncState } from "../../sync/state.ts";
+import { DEFAULT_CONFIG } from "../../sync/service/service.ts";
+import { SyncState } from "../../sync/service/state.ts";
 import { sha256HexSync } from "../../sync/hash.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { InMemoryStore } from "./in_memory_store.ts";

@@ -1,0 +1,492 @@
+/**
+ * The lock engine: a {@link DistributedLock} over any {@link ObjectStore}. The
+ * S3, GCS, local-directory and in-memory locks are all this engine over their
+ * store.
+ *
+ * Protocol. `acquire` writes the body `{holder, hostname, pid, acquiredAt,
+ * ttlMs, nonce}` with a create-only put. When the key exists it reads the
+ * current lock: a stale one (the store's last-modified time plus the holder's
+ * `ttlMs` has passed) is deleted on its version and the acquire backs off with
+ * jitter; a live one is waited for (`retryDelayMs`, jittered) until `maxWaitMs`.
+ * A heartbeat every `heartbeatMs` rewrites the body with a compare-and-swap on
+ * the version last written, so a lock taken over is never rewritten; a failed
+ * swap re-reads the lock, and a lock gone or carrying another nonce is lost.
+ * `release` deletes only while the version (and nonce) is still ours.
+ *
+ * Events, emitted on the `events` emitter (see `events.ts`; share one emitter
+ * to forward them):
+ * - `lock-acquired` `{key, holder, info}`: this process now holds the lock.
+ * - `lock-released` `{key, holder, info}`: `release` finished (deleted our lock,
+ *   or found it gone or someone else's and left it).
+ * - `lock-lost` `{key, holder, info, loss}`: a heartbeat found the lock gone or
+ *   taken; emitted once per acquisition.
+ * - `heartbeat-failed` `{key, holder, info, error}`: a renewal could not reach
+ *   the store; the heartbeat keeps trying, this alone is not a loss.
+ * - `warning` `{code, message, path: key}` with codes `lock_lost`,
+ *   `lock_stale_stolen`, `lock_renewal_overdue` and `lock_release_failed`.
+ *
+ * @module
+ */
+import {
+  AbortedError,
+  AlreadyExistsError,
+  ConfigError,
+  LockReadError,
+  LockTimeoutError,
+  NotFoundError,
+  PreconditionFailedError,
+  preview,
+} from "../errors.ts";
+import { decodeLockInfo, describeHolder, encodeLockInfo, parseLockBody } from "./lock_body.ts";
+import { createEmitter, type SluiceEmitter } from "../events.ts";
+import { systemClock } from "../clock.ts";
+import { randomId } from "../hash.ts";
+import {
+  type CallOptions,
+  type Clock,
+  type DistributedLock,
+  type GetResult,
+  type Identity,
+  type LockBackend,
+  type LockInfo,
+  type LockLoss,
+  type LockOptions,
+  type ObjectStore,
+  PutModes,
+  type TimerHandle,
+} from "../ports.ts";
+
+/**
+ * Slack added to the stale check: S3 reports last-modified times rounded down
+ * to the second, so a lock renewed a moment ago can read as almost a second
+ * old. A lock is stale only once its TTL plus this slack has passed.
+ */
+export const TIMESTAMP_SLACK_MS = 1_000;
+
+/** Defaults of {@link LockOptions} (heartbeat: a third of the TTL). */
+export const LOCK_DEFAULTS = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 500 } as const;
+
+/** Injected collaborators of a {@link StoreLock}. */
+export interface StoreLockOptions extends LockOptions {
+  /** Time source; default the system clock. */
+  readonly clock?: Clock;
+  /** Random numbers in [0, 1) for jitter; default `Math.random`. */
+  readonly random?: () => number;
+  /** Where events go; default a private emitter (see {@link StoreLock.events}). */
+  readonly events?: SluiceEmitter;
+}
+
+/** Options of {@link storeLockBackend}; `events` is shared by every lock of the backend. */
+export interface StoreLockBackendOptions
+  extends Pick<StoreLockOptions, "clock" | "random" | "events"> {
+  /** Registry name; default `store`. */
+  readonly name?: string;
+  /** Lock options applied when `createLock` leaves them out. */
+  readonly defaults?: LockOptions;
+}
+
+/** The engine's {@link LockBackend}: its locks are {@link StoreLock}s sharing one emitter. */
+export interface StoreLockBackend extends LockBackend {
+  /** Receives the events of every lock this backend creates. */
+  readonly events: SluiceEmitter;
+  /** Creates (does not acquire) the lock at `key` for `identity`. */
+  createLock(key: string, identity: Identity, options?: LockOptions): StoreLock;
+}
+
+const conditionFailed = (e: unknown) =>
+  e instanceof PreconditionFailedError || e instanceof NotFoundError;
+const detail = (e: unknown) => preview(e instanceof Error ? e.message : String(e), 160);
+
+function positive(field: string, v: number | undefined, fallback: number, min = 1): number {
+  const n = v ?? fallback;
+  if (!Number.isFinite(n) || n < min) {
+    throw new ConfigError(`lock.${field}`, `a number of milliseconds >= ${min}, got ${v}`);
+  }
+  return n;
+}
+
+/**
+ * A lock held by writing an object to a store, kept alive by a heartbeat.
+ *
+ * @example
+ * ```ts
+ * import { StoreLock } from "./lock_engine.ts";
+ * import type { ObjectStore } from "../ports.ts";
+ * async function run(store: ObjectStore) {
+ *   const lock = new StoreLock(store, ".datastore.lock", { holder: "a@h", hostname: "h", pid: 1 });
+ *   await lock.withLock(async () => {
+ *     if (lock.lost) throw new Error("lost");
+ *   });
+ * }
+ * ```
+ */
+export class StoreLock implements DistributedLock {
+  /** Store key of the lock object. */
+  readonly key: string;
+  /** Who this lock acquires as. */
+  readonly identity: Identity;
+  /** Where this lock's events go. */
+  readonly events: SluiceEmitter;
+  /** Time to live written into the body. */
+  readonly ttlMs: number;
+  /** Renewal interval. */
+  readonly heartbeatMs: number;
+  /** How long `acquire` waits. */
+  readonly maxWaitMs: number;
+  /** Base delay between acquire attempts. */
+  readonly retryDelayMs: number;
+  readonly #store: ObjectStore;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  #info?: LockInfo;
+  #version?: string;
+  #timer?: TimerHandle;
+  #beat?: Promise<void>;
+  #releasing?: Promise<void>;
+  #lost = false;
+  #loss?: LockLoss;
+  #renewedAt = 0;
+  #overdueWarned = false;
+
+  /** Creates (does not acquire) the lock at `key`; throws `ConfigError` on nonsensical timings. */
+  constructor(store: ObjectStore, key: string, identity: Identity, options: StoreLockOptions = {}) {
+    this.#store = store;
+    this.key = key;
+    this.identity = { holder: identity.holder, hostname: identity.hostname, pid: identity.pid };
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    this.events = options.events ?? createEmitter();
+    this.ttlMs = positive("ttlMs", options.ttlMs, LOCK_DEFAULTS.ttlMs);
+    const beat = positive(
+      "heartbeatMs",
+      options.heartbeatMs,
+      Math.max(1, Math.floor(this.ttlMs / 3)),
+    );
+    if (beat >= this.ttlMs) {
+      throw new ConfigError("lock.heartbeatMs", `less than ttlMs (${this.ttlMs}), got ${beat}`);
+    }
+    this.heartbeatMs = beat;
+    this.maxWaitMs = positive("maxWaitMs", options.maxWaitMs, LOCK_DEFAULTS.maxWaitMs, 0);
+    this.retryDelayMs = positive("retryDelayMs", options.retryDelayMs, LOCK_DEFAULTS.retryDelayMs);
+  }
+
+  /** This acquisition's nonce, from `acquire` until `release` (also after a loss). */
+  get nonce(): string | undefined {
+    return this.#info?.nonce;
+  }
+  /** True once a heartbeat found the lock gone or taken; reset by the next `acquire`. */
+  get lost(): boolean {
+    return this.#lost;
+  }
+  /** Details of the loss, when {@link StoreLock.lost}. */
+  get loss(): LockLoss | undefined {
+    return this.#loss;
+  }
+  /** True while acquired, not released and not lost. */
+  get held(): boolean {
+    return this.#info !== undefined && !this.#lost;
+  }
+
+  /** Waits until the lock is ours; `LockTimeoutError` after `maxWaitMs`, `AbortedError` on abort. */
+  async acquire(options: CallOptions = {}): Promise<void> {
+    if (this.held) return;
+    if (this.#releasing) await this.#releasing;
+    const { signal } = options;
+    const start = this.#clock.now();
+    const deadline = start + this.maxWaitMs;
+    const nonce = randomId();
+    let holder: string | undefined;
+    for (;;) {
+      if (signal?.aborted) throw new AbortedError(`Waiting for lock ${this.key}`);
+      const info: LockInfo = {
+        ...this.identity,
+        acquiredAt: new Date(this.#clock.now()).toISOString(),
+        ttlMs: this.ttlMs,
+        nonce,
+      };
+      try {
+        const written = await this.#store.put(this.key, encodeLockInfo(info), PutModes.create, {
+          signal,
+        });
+        return this.#take(info, written.version);
+      } catch (e) {
+        if (!(e instanceof AlreadyExistsError)) throw e;
+      }
+      const current = await this.#fetch(signal);
+      if (current) {
+        const found = parseLockBody(current.body);
+        holder = typeof found === "string" ? `an unreadable lock: ${found}` : describeHolder(found);
+        const ttl = typeof found === "string" ? this.ttlMs : found.ttlMs;
+        if (current.lastModified + ttl + TIMESTAMP_SLACK_MS < this.#clock.now()) {
+          await this.#steal(current, holder, ttl, signal);
+          await this.#wait(
+            Math.min(this.retryDelayMs * this.#random(), deadline - this.#clock.now()),
+            signal,
+          );
+          continue;
+        }
+      }
+      const now = this.#clock.now();
+      if (now >= deadline) throw new LockTimeoutError(this.key, now - start, holder);
+      const jittered = this.retryDelayMs * (0.5 + this.#random());
+      await this.#wait(Math.min(jittered, deadline - now), signal);
+    }
+  }
+
+  /** Releases the lock if still ours; never deletes a successor's lock; never throws. */
+  release(): Promise<void> {
+    this.#releasing ??= this.#release().finally(() => (this.#releasing = undefined));
+    return this.#releasing;
+  }
+
+  /** Runs `fn` under the lock and always releases, also on throw. */
+  async withLock<T>(fn: () => Promise<T>, options?: CallOptions): Promise<T> {
+    await this.acquire(options);
+    try {
+      return await fn();
+    } finally {
+      await this.release();
+    }
+  }
+
+  /** The lock object's body; `null` only when absent. Any failed or malformed read throws `LockReadError`. */
+  async inspect(options: CallOptions = {}): Promise<LockInfo | null> {
+    const current = await this.#fetch(options.signal);
+    return current ? decodeLockInfo(this.key, current.body) : null;
+  }
+
+  /** Breakglass: deletes the lock (on its version) if it carries `nonce`; true only if it did. */
+  async forceRelease(nonce: string): Promise<boolean> {
+    return await this.#deleteIfNonce(nonce, undefined);
+  }
+
+  /**
+   * Stops the heartbeat and forgets the lock without deleting it, as a crashed
+   * holder would: the object stays until it goes stale after its TTL. For tests
+   * (the conformance suite's crashed holder) and for shutdown paths that must
+   * not touch the store.
+   */
+  abandon(): void {
+    this.#stopTimer();
+    this.#info = undefined;
+    this.#version = undefined;
+  }
+
+  async #release(): Promise<void> {
+    this.#stopTimer();
+    if (this.#beat) await this.#beat;
+    const info = this.#info;
+    if (!info) return;
+    const version = this.#version;
+    this.#info = undefined;
+    this.#version = undefined;
+    if (!this.#lost) {
+      try {
+        await this.#deleteIfNonce(info.nonce, version);
+      } catch (e) {
+        this.#warn(
+          "lock_release_failed",
+          `Could not delete lock ${this.key} on release: ${
+            detail(e)
+          }. The lock was left in place and goes stale ${info.ttlMs} ms after its last renewal; to free it sooner, run \`sluice lock release --force\`.`,
+        );
+      }
+    }
+    this.events.emit("lock-released", { key: this.key, holder: info.holder, info });
+  }
+
+  /** Deletes the lock while it carries `nonce`, on `version` first if known; re-reads after a failed condition. */
+  async #deleteIfNonce(nonce: string, version: string | undefined): Promise<boolean> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (version === undefined) {
+        const current = await this.#fetch();
+        if (!current) return false;
+        const found = parseLockBody(current.body);
+        if (typeof found === "string" || found.nonce !== nonce) return false;
+        version = current.version;
+      }
+      try {
+        await this.#store.delete(this.key, { ifVersion: version });
+        return true;
+      } catch (e) {
+        if (!conditionFailed(e)) throw e;
+        version = undefined;
+      }
+    }
+    return false;
+  }
+
+  #take(info: LockInfo, version: string): void {
+    this.#info = info;
+    this.#version = version;
+    this.#lost = false;
+    this.#loss = undefined;
+    this.#renewedAt = this.#clock.now();
+    this.#overdueWarned = false;
+    this.#schedule();
+    this.events.emit("lock-acquired", { key: this.key, holder: info.holder, info });
+  }
+
+  async #steal(
+    current: GetResult,
+    holder: string,
+    ttl: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    try {
+      await this.#store.delete(this.key, { ifVersion: current.version, signal });
+    } catch (e) {
+      if (conditionFailed(e)) return; // someone else stole or renewed it first
+      throw e;
+    }
+    this.#warn(
+      "lock_stale_stolen",
+      `Lock ${this.key} held by ${holder} was stale (not renewed since ${
+        new Date(current.lastModified).toISOString()
+      }, TTL ${ttl} ms), so it was removed and ${this.identity.holder} is taking it over.`,
+    );
+  }
+
+  async #wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms <= 0) return;
+    try {
+      await this.#clock.sleep(ms, signal);
+    } catch (e) {
+      if (e instanceof AbortedError) {
+        throw new AbortedError(`Waiting for lock ${this.key}`, { cause: e });
+      }
+      throw e;
+    }
+  }
+
+  /** Reads the lock object: `null` only when absent; other failures throw `LockReadError`. */
+  async #fetch(signal?: AbortSignal): Promise<GetResult | null> {
+    try {
+      return await this.#store.get(this.key, { signal });
+    } catch (e) {
+      if (e instanceof NotFoundError) return null;
+      if (e instanceof AbortedError || e instanceof LockReadError) throw e;
+      throw new LockReadError(this.key, detail(e), { cause: e });
+    }
+  }
+
+  #schedule(): void {
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#beat = this.#heartbeat().finally(() => (this.#beat = undefined));
+    }, this.heartbeatMs);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #heartbeat(): Promise<void> {
+    const info = this.#info;
+    const version = this.#version;
+    if (!info || version === undefined || this.#lost) return;
+    try {
+      const written = await this.#store.put(
+        this.key,
+        encodeLockInfo(info),
+        PutModes.update(version),
+      );
+      if (this.#info !== info) return;
+      this.#renewed(written.version);
+    } catch (e) {
+      if (this.#info !== info) return;
+      if (conditionFailed(e)) await this.#recheck(info);
+      else this.#failed(info, e);
+    }
+    if (this.#info === info && !this.#lost) this.#schedule();
+  }
+
+  /** After a failed swap: our nonce means only the version moved; anything else is a loss. */
+  async #recheck(info: LockInfo): Promise<void> {
+    let current: GetResult | null;
+    try {
+      current = await this.#fetch();
+    } catch (e) {
+      return this.#failed(info, e);
+    }
+    if (this.#info !== info) return;
+    const found = current ? parseLockBody(current.body) : null;
+    if (current && typeof found !== "string" && found?.nonce === info.nonce) {
+      return this.#renewed(current.version);
+    }
+    const newHolder = found && typeof found !== "string" ? found : undefined;
+    const loss: LockLoss = {
+      kind: current ? "taken" : "absent",
+      newHolder,
+      detectedAt: this.#clock.now(),
+    };
+    this.#lost = true;
+    this.#loss = loss;
+    this.#stopTimer();
+    this.events.emit("lock-lost", { key: this.key, holder: info.holder, info, loss });
+    const now = !current
+      ? "it was released"
+      : `now held by ${newHolder ? describeHolder(newHolder) : "an unreadable lock"}`;
+    this.#warn(
+      "lock_lost",
+      `Lock ${this.key} was lost while the operation was still running; ${now}. This process stopped renewing it; work done under it must not be pushed.`,
+    );
+  }
+
+  #renewed(version: string): void {
+    this.#version = version;
+    this.#renewedAt = this.#clock.now();
+    this.#overdueWarned = false;
+  }
+
+  #failed(info: LockInfo, error: unknown): void {
+    this.events.emit("heartbeat-failed", { key: this.key, holder: info.holder, info, error });
+    const since = this.#clock.now() - this.#renewedAt;
+    if (since > info.ttlMs && !this.#overdueWarned) {
+      this.#overdueWarned = true;
+      this.#warn(
+        "lock_renewal_overdue",
+        `Lock ${this.key} could not be renewed for ${since} ms, longer than its TTL of ${info.ttlMs} ms (${
+          detail(error)
+        }); another process may take it over. The heartbeat keeps trying and reports a loss if it finds one.`,
+      );
+    }
+  }
+
+  #warn(code: string, message: string): void {
+    this.events.emit("warning", { code, message, path: this.key });
+  }
+}
+
+/**
+ * The engine as a {@link LockBackend} over `store`, for any store with
+ * conditional writes.
+ *
+ * @example
+ * ```ts
+ * import { storeLockBackend } from "./lock_engine.ts";
+ * import type { ObjectStore } from "../ports.ts";
+ * function locks(store: ObjectStore) {
+ *   const backend = storeLockBackend(store, { defaults: { ttlMs: 30_000 } });
+ *   backend.events.on("warning", (w) => console.error(w.message));
+ *   return backend.createLock(".datastore.lock", { holder: "a@h", hostname: "h", pid: 1 });
+ * }
+ * ```
+ */
+export function storeLockBackend(
+  store: ObjectStore,
+  options: StoreLockBackendOptions = {},
+): StoreLockBackend {
+  const events = options.events ?? createEmitter();
+  const { clock, random, defaults } = options;
+  return {
+    name: options.name ?? "store",
+    events,
+    createLock: (key: string, identity: Identity, lockOptions: LockOptions = {}) => {
+      const given = Object.entries(lockOptions).filter(([, v]) => v !== undefined);
+      const merged: LockOptions = { ...defaults, ...Object.fromEntries(given) };
+      return new StoreLock(store, key, identity, { ...merged, clock, random, events });
+    },
+  };
+}

@@ -1,0 +1,331 @@
+import assert from "node:assert/strict";
+import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
+import {
+  AbortedError,
+  ConfigError,
+  LockReadError,
+  LockTimeoutError,
+  PreconditionFailedError,
+} from "../errors.ts";
+import { createEmitter, type LockEvent, type WarningEvent } from "../events.ts";
+import { StoreLock, storeLockBackend } from "./lock_engine.ts";
+import type { Identity, LockOptions, ObjectStore } from "../ports.ts";
+
+const KEY = "data/aws/ec2/m1/.lock";
+const ALICE: Identity = { holder: "alice@host-a", hostname: "host-a", pid: 1 };
+const BOB: Identity = { holder: "bob@host-b", hostname: "host-b", pid: 2 };
+
+function setup(store?: (s: InMemoryStore) => ObjectStore) {
+  const clock = new FakeClock();
+  const mem = new InMemoryStore({ clock });
+  const events = createEmitter();
+  const log: Array<[string, LockEvent]> = [];
+  const warnings: WarningEvent[] = [];
+  for (const name of ["lock-acquired", "lock-released", "lock-lost", "heartbeat-failed"] as const) {
+    events.on(name, (e) => log.push([name, e]));
+  }
+  events.on("warning", (w) => warnings.push(w));
+  const backend = storeLockBackend(store ? store(mem) : mem, { clock, random: () => 0.5, events });
+  const lock = (id: Identity, options: LockOptions = {}) =>
+    backend.createLock(KEY, id, { ttlMs: 3_000, retryDelayMs: 100, maxWaitMs: 1_000, ...options });
+  const settle = async <T>(p: Promise<T>): Promise<T> => {
+    let done = false;
+    p.then(() => (done = true), () => (done = true));
+    await waitFor(() => done, { clock, timeoutMs: 60_000, stepMs: 50 });
+    return await p;
+  };
+  const named = (name: string) => log.filter(([n]) => n === name).map(([, e]) => e);
+  return { clock, store: mem, backend, lock, settle, log, named, warnings };
+}
+
+const body = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    ...BOB,
+    acquiredAt: "2026-01-01T00:00:00.000Z",
+    ttlMs: 1_000,
+    nonce: "bob-nonce",
+    ...over,
+  });
+
+Deno.test("acquire writes the lock body with the injected identity and a nonce", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  const written = JSON.parse(t.store.peekText(KEY)!);
+  assert.deepEqual(written, {
+    ...ALICE,
+    acquiredAt: new Date(t.clock.now()).toISOString(),
+    ttlMs: 3_000,
+    nonce: a.nonce,
+  });
+  assert.equal(t.store.log[0].mode, "create");
+  assert.ok(a.held && !a.lost);
+  assert.equal(t.named("lock-acquired")[0].info?.nonce, a.nonce);
+});
+
+Deno.test("acquire times out after maxWaitMs naming the key and the holder", async () => {
+  const t = setup();
+  await t.lock(ALICE).acquire();
+  const start = t.clock.now();
+  const err = await t.settle(t.lock(BOB).acquire()).catch((e) => e);
+  assert.ok(err instanceof LockTimeoutError);
+  assert.equal(err.exitCode, 75);
+  assert.match(err.message, new RegExp(`lock ${KEY}, held by alice@host-a \\(pid 1\\)`));
+  assert.equal(t.clock.now() - start, 1_000);
+  assert.equal(t.store.count("get"), 11); // one read per attempt, every 100 ms
+});
+
+Deno.test("an AbortSignal cancels a waiting acquire", async () => {
+  const t = setup();
+  await t.lock(ALICE).acquire();
+  const ctl = new AbortController();
+  const p = t.lock(BOB).acquire({ signal: ctl.signal });
+  await t.clock.advance(250);
+  ctl.abort();
+  await assert.rejects(p, AbortedError);
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).holder, ALICE.holder);
+});
+
+Deno.test("a stale lock is stolen with a conditional delete, after a jittered back-off", async () => {
+  const t = setup();
+  t.store.seed(KEY, body());
+  t.clock.set(t.clock.now() + 1_001);
+  const a = t.lock(ALICE);
+  await t.settle(a.acquire());
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, a.nonce);
+  const steal = t.store.log.find((r) => r.op === "delete");
+  assert.equal(steal?.outcome, "ok");
+  assert.equal(t.warnings.length, 1);
+  assert.equal(t.warnings[0].code, "lock_stale_stolen");
+  assert.match(t.warnings[0].message, /held by bob@host-b \(pid 2\) was stale/);
+});
+
+Deno.test("staleness uses the holder's ttlMs, not the waiter's", async () => {
+  const t = setup();
+  t.store.seed(KEY, body({ ttlMs: 10_000 }));
+  t.clock.set(t.clock.now() + 5_000); // past the waiter's 3 s TTL, not the holder's 10 s
+  await assert.rejects(t.settle(t.lock(ALICE).acquire()), LockTimeoutError);
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, "bob-nonce");
+});
+
+Deno.test("a stale lock renewed between the read and the steal is not deleted", async () => {
+  let renewOnce = true;
+  const t = setup((mem) => ({
+    endpoint: mem.endpoint,
+    get: async (k, o) => {
+      const r = await mem.get(k, o);
+      if (renewOnce) (renewOnce = false, mem.seed(KEY, body({ nonce: "renewed" })));
+      return r;
+    },
+    head: (k, o) => mem.head(k, o),
+    put: (k, b, m, o) => mem.put(k, b, m, o),
+    delete: (k, o) => mem.delete(k, o),
+    list: (p, o) => mem.list(p, o),
+  }));
+  t.store.seed(KEY, body());
+  t.clock.set(t.clock.now() + 1_001);
+  await assert.rejects(t.settle(t.lock(ALICE, { maxWaitMs: 500 }).acquire()), LockTimeoutError);
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, "renewed");
+});
+
+Deno.test("two waiters for a stale lock: exactly one wins, the other gets it after release", async () => {
+  const t = setup();
+  t.store.seed(KEY, body());
+  t.clock.set(t.clock.now() + 1_001);
+  const [a, b] = [t.lock(ALICE, { maxWaitMs: 10_000 }), t.lock(BOB, { maxWaitMs: 10_000 })];
+  const [pa, pb] = [a.acquire(), b.acquire()];
+  await waitFor(() => a.held || b.held, { clock: t.clock });
+  assert.ok(a.held !== b.held);
+  const [winner, loser] = a.held ? [a, b] : [b, a];
+  await winner.release();
+  await t.settle(Promise.all([pa, pb]));
+  assert.ok(loser.held && !winner.held);
+});
+
+Deno.test("inspect is null only when absent; failed or malformed reads throw LockReadError", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  assert.equal(await a.inspect(), null);
+  t.store.unreachable = true;
+  await assert.rejects(a.inspect(), LockReadError);
+  t.store.heal();
+  t.store.failNext("get", 1, () => new Error("socket hang up"));
+  const err = await a.inspect().catch((e) => e);
+  assert.ok(err instanceof LockReadError && err.code === "lock_read_failed");
+  assert.match(err.message, new RegExp(`${KEY}: socket hang up`));
+  t.store.seed(KEY, "not json at all");
+  await assert.rejects(a.inspect(), /malformed lock body "not json at all" \(not JSON\)/);
+  t.store.seed(KEY, JSON.stringify({ holder: "x" }));
+  await assert.rejects(a.inspect(), /missing or invalid hostname, acquiredAt, nonce, pid, ttlMs/);
+});
+
+Deno.test("a malformed lock is neither force-released nor stolen before the waiter's TTL", async () => {
+  const t = setup();
+  t.store.seed(KEY, "garbage");
+  assert.equal(await t.lock(BOB).forceRelease("anything"), false);
+  const err = await t.settle(t.lock(ALICE, { maxWaitMs: 2_000 }).acquire()).catch((e) => e);
+  assert.ok(err instanceof LockTimeoutError);
+  assert.match(err.message, /an unreadable lock: malformed lock body "garbage"/);
+  const a = t.lock(ALICE, { maxWaitMs: 3_000 });
+  await t.settle(a.acquire()); // past the waiter's own TTL plus the timestamp slack: stale
+  assert.ok(a.held);
+});
+
+Deno.test("the heartbeat renews with a compare-and-swap every ttl/3", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  assert.equal(a.heartbeatMs, 1_000);
+  t.store.resetLog();
+  await t.clock.advance(1_000);
+  assert.deepEqual(t.store.log.map((r) => [r.op, r.mode, r.outcome]), [["put", "update", "ok"]]);
+  assert.equal((await t.store.head(KEY))?.lastModified, t.clock.now());
+  await t.clock.advance(9_000);
+  assert.equal(t.store.count("put"), 10);
+  assert.ok(a.held);
+});
+
+Deno.test("an unreachable heartbeat is reported and retried, and is not a loss", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  t.store.unreachable = true;
+  await t.clock.advance(1_000);
+  assert.equal(t.named("heartbeat-failed").length, 1);
+  assert.ok(!a.lost);
+  await t.clock.advance(5_000);
+  const overdue = t.warnings.filter((w) => w.code === "lock_renewal_overdue");
+  assert.equal(overdue.length, 1);
+  assert.match(
+    overdue[0].message,
+    /could not be renewed for 4000 ms, longer than its TTL of 3000 ms/,
+  );
+  t.store.heal();
+  t.store.resetLog();
+  await t.clock.advance(1_000);
+  assert.deepEqual(t.store.log.map((r) => r.outcome), ["ok"]);
+  assert.ok(a.held && !a.lost);
+});
+
+Deno.test("a deleted lock is lost (absent): one warning, one event, heartbeat stops", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  await t.clock.advance(500);
+  await t.store.delete(KEY);
+  await t.clock.advance(500);
+  assert.ok(a.lost && !a.held);
+  assert.deepEqual(a.loss, { kind: "absent", newHolder: undefined, detectedAt: t.clock.now() });
+  assert.equal(t.named("lock-lost").length, 1);
+  assert.deepEqual(t.warnings.map((w) => w.code), ["lock_lost"]);
+  assert.ok(t.warnings[0].message.startsWith(
+    `Lock ${KEY} was lost while the operation was still running; it was released.`,
+  ));
+  t.store.resetLog();
+  await t.clock.advance(10_000);
+  assert.equal(t.store.count(), 0);
+  assert.equal(t.warnings.length, 1);
+});
+
+Deno.test("a takeover is lost (taken) naming the new holder; release leaves the successor", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  const b = t.lock(BOB);
+  assert.equal(await b.forceRelease(a.nonce!), true);
+  await b.acquire();
+  await t.clock.advance(1_000);
+  assert.equal(a.loss?.kind, "taken");
+  assert.equal(a.loss?.newHolder?.nonce, b.nonce);
+  assert.match(t.warnings[0].message, /still running; now held by bob@host-b \(pid 2\)\./);
+  await a.release();
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, b.nonce);
+  assert.equal(t.named("lock-released").length, 1);
+  await b.release();
+  await a.acquire();
+  assert.ok(a.held && !a.lost && a.loss === undefined);
+});
+
+Deno.test("a renewal whose response was lost keeps the lock (our nonce, new version)", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  t.store.failNext("put", 1, undefined, { afterEffect: true });
+  await t.clock.advance(2_000);
+  assert.equal(t.named("heartbeat-failed").length, 1);
+  assert.ok(a.held && !a.lost);
+  await a.release();
+  assert.deepEqual(t.store.keys(), []);
+});
+
+Deno.test("release re-reads after a failed condition and deletes only while the nonce is ours", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  t.store.failNext("delete", 1, () => new PreconditionFailedError(KEY));
+  await a.release();
+  assert.deepEqual(t.store.keys(), []);
+  assert.equal(a.nonce, undefined);
+  const calls = t.store.count();
+  await a.release();
+  assert.equal(t.store.count(), calls);
+  assert.equal(t.named("lock-released").length, 1);
+});
+
+Deno.test("release never throws when the store is unreachable; it warns and leaves the lock", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.withLock(() => {
+    t.store.unreachable = true;
+    return Promise.resolve();
+  });
+  assert.equal(t.warnings[0].code, "lock_release_failed");
+  assert.match(t.warnings[0].message, /sluice lock release --force/);
+  assert.deepEqual(t.store.keys(), [KEY]);
+});
+
+Deno.test("forceRelease: false on a wrong nonce or absent lock, retries a moved version", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  const b = t.lock(BOB);
+  assert.equal(await b.forceRelease("nope"), false);
+  t.store.failNext("delete", 1, () => new PreconditionFailedError(KEY));
+  assert.equal(await b.forceRelease(a.nonce!), true);
+  assert.equal(await b.forceRelease(a.nonce!), false);
+  t.store.unreachable = true;
+  await assert.rejects(b.forceRelease("x"), LockReadError);
+});
+
+Deno.test("abandon stops the heartbeat and leaves the object, as a crash would", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  a.abandon();
+  t.store.resetLog();
+  await t.clock.advance(10_000);
+  assert.equal(t.store.count(), 0);
+  assert.deepEqual(t.store.keys(), [KEY]);
+  assert.equal(t.clock.pendingTimers, 0);
+});
+
+Deno.test("the backend applies defaults and shares one emitter; bad timings are ConfigErrors", () => {
+  const clock = new FakeClock();
+  const backend = storeLockBackend(new InMemoryStore({ clock }), {
+    clock,
+    defaults: { ttlMs: 9_000 },
+  });
+  const lock = backend.createLock(KEY, ALICE, { ttlMs: undefined, maxWaitMs: 5 });
+  assert.ok(lock instanceof StoreLock);
+  assert.deepEqual([lock.ttlMs, lock.heartbeatMs, lock.maxWaitMs], [9_000, 3_000, 5]);
+  assert.equal(lock.events, backend.events);
+  assert.equal(backend.name, "store");
+  assert.throws(
+    () => backend.createLock(KEY, ALICE, { heartbeatMs: 9_000 }),
+    (e) => e instanceof ConfigError && e.field === "lock.heartbeatMs",
+  );
+  assert.throws(
+    () => backend.createLock(KEY, ALICE, { ttlMs: 0 }),
+    (e) => e instanceof ConfigError && e.field === "lock.ttlMs",
+  );
+});

@@ -1,0 +1,147 @@
+/**
+ * Unresolved conflicts of a cache: a path changed both here (since this
+ * cache last synced it) and on the datastore. Neither side is overwritten:
+ * the local copy stays where it is (or in the set-aside area), and the
+ * record names both versions until one of the resolutions (`mine`,
+ * `theirs`, `merged`) publishes or takes one, each a compare-and-swap on the
+ * version recorded here as `theirs`.
+ *
+ * The records live in `<cache>/.sluice/conflicts.json`, written atomically
+ * and durably. An unreadable file is treated as empty (with a warning): the
+ * records are bookkeeping, not protection. Local changes are protected by
+ * the synced manifest (a pull never overwrites a file that differs from what
+ * was synced) and by the compare-and-swap of every overwrite-class write.
+ *
+ * @module
+ */
+import { STATE_DIR } from "../transfer/cache.ts";
+import { atomicWrite } from "../transfer/atomic_write.ts";
+
+/** One side of a conflict as the datastore holds it. */
+export interface RemoteSide {
+  /** Remote object version. */
+  readonly version: string;
+  /** Hex SHA-256 (empty when unknown). */
+  readonly hash: string;
+  /** Size in bytes. */
+  readonly size: number;
+}
+
+/** This cache's side of a conflict. */
+export interface LocalSide {
+  /** Where the copy is, cache-relative: the path itself, or a set-aside location. */
+  readonly location: string;
+  /** Hex SHA-256 of the copy when the conflict was found. */
+  readonly hash: string;
+  /** Size in bytes. */
+  readonly size: number;
+}
+
+/** An unresolved conflict. */
+export interface ConflictRecord {
+  /** Cache-relative path (also the store key). */
+  readonly path: string;
+  /** This cache's copy, or null when the local change is a deletion. */
+  readonly mine: LocalSide | null;
+  /** The datastore's version as last seen, or null when it was deleted there. */
+  readonly theirs: RemoteSide | null;
+  /** The version this cache last synced, when any. */
+  readonly base?: string;
+  /** Which operation found it. */
+  readonly foundBy: "push" | "pull";
+  /** When (clock ms). */
+  readonly at: number;
+  /** What happened, in words. */
+  readonly reason: string;
+}
+
+/** The resolutions: publish my copy, take theirs, or publish the merge now in the cache. */
+export type Resolution = "mine" | "theirs" | "merged";
+
+const FILE = "conflicts.json";
+
+interface ConflictFile {
+  format: 1;
+  conflicts: Record<string, ConflictRecord>;
+}
+
+/** The command that resolves a conflict of `path`, for messages. */
+export function resolveHint(path: string): string {
+  return `sluice resolve ${path} --mine|--theirs|--merged`;
+}
+
+/**
+ * The conflict records of one cache.
+ *
+ * @example
+ * ```ts
+ * import { ConflictSet } from "./conflicts.ts";
+ * const set = await ConflictSet.open(await Deno.makeTempDir());
+ * console.log(set.list()); // []
+ * ```
+ */
+export class ConflictSet {
+  readonly #file: string;
+  #records = new Map<string, ConflictRecord>();
+  /** A problem found while loading, if any. */
+  loadWarning?: string;
+
+  private constructor(cacheDir: string) {
+    this.#file = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}/${FILE}`;
+  }
+
+  /** Loads the records of the cache at `cacheDir` (none when the file is absent). */
+  static async open(cacheDir: string): Promise<ConflictSet> {
+    const set = new ConflictSet(cacheDir);
+    try {
+      const j = JSON.parse(await Deno.readTextFile(set.#file)) as ConflictFile;
+      if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
+        throw new Error("unknown format");
+      }
+      for (const [p, r] of Object.entries(j.conflicts)) {
+        if (typeof r?.path === "string" && r.path === p) set.#records.set(p, r);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) {
+        set.loadWarning = `the conflict records ${set.#file} are unreadable (${
+          (e as Error).message
+        }); they were dropped, local files were not touched. A push or pull finds each conflict again`;
+      }
+    }
+    return set;
+  }
+
+  /** Every unresolved conflict, by path. */
+  list(): ConflictRecord[] {
+    return [...this.#records.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  /** The conflict of `path`, if any. */
+  get(path: string): ConflictRecord | undefined {
+    return this.#records.get(path);
+  }
+
+  /** True when `path` has an unresolved conflict. */
+  has(path: string): boolean {
+    return this.#records.has(path);
+  }
+
+  /** Records (or replaces) conflicts, durably. */
+  async record(records: readonly ConflictRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    for (const r of records) this.#records.set(r.path, r);
+    await this.#save();
+  }
+
+  /** Removes the conflicts of `paths` (resolved), durably. */
+  async clear(paths: readonly string[]): Promise<void> {
+    let changed = false;
+    for (const p of paths) changed = this.#records.delete(p) || changed;
+    if (changed) await this.#save();
+  }
+
+  async #save(): Promise<void> {
+    const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
+    await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
+  }
+}

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { type ConflictRecord, ConflictSet, resolveHint } from "./conflicts.ts";
+import { STATE_DIR } from "../transfer/cache.ts";
+
+const record = (path: string, at = 1): ConflictRecord => ({
+  path,
+  mine: { location: path, hash: "a".repeat(64), size: 1 },
+  theirs: { version: "v2", hash: "b".repeat(64), size: 2 },
+  base: "v1",
+  foundBy: "pull",
+  at,
+  reason: "both changed",
+});
+
+Deno.test("a new cache has no conflicts and no warning", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const set = await ConflictSet.open(dir);
+    assert.deepEqual(set.list(), []);
+    assert.equal(set.loadWarning, undefined);
+    assert.equal(set.has("x"), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("records persist across opens, listed by path; a newer record replaces an older one", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const set = await ConflictSet.open(`${dir}/`);
+    await set.record([record("z"), record("a")]);
+    await set.record([record("z", 2)]);
+    await set.record([]);
+    const again = await ConflictSet.open(dir);
+    assert.deepEqual(again.list().map((r) => r.path), ["a", "z"]);
+    assert.equal(again.get("z")?.at, 2);
+    assert.deepEqual(again.get("a"), record("a"));
+    assert.equal(again.has("a"), true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("clear forgets the given paths for good, and writes nothing when none was recorded", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/${STATE_DIR}/conflicts.json`;
+  try {
+    const set = await ConflictSet.open(dir);
+    await set.clear(["never"]);
+    await assert.rejects(Deno.stat(file), Deno.errors.NotFound);
+    await set.record([record("a"), record("b")]);
+    await set.clear(["a", "never"]);
+    assert.deepEqual((await ConflictSet.open(dir)).list().map((r) => r.path), ["b"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an unreadable record file is dropped with a warning; records not under their own path are ignored", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/${STATE_DIR}/conflicts.json`;
+  try {
+    await Deno.mkdir(`${dir}/${STATE_DIR}`);
+    await Deno.writeTextFile(file, "{torn");
+    const torn = await ConflictSet.open(dir);
+    assert.deepEqual(torn.list(), []);
+    assert.match(torn.loadWarning ?? "", /unreadable.*local files were not touched/);
+
+    await Deno.writeTextFile(file, JSON.stringify({ format: 2, conflicts: {} }));
+    assert.match((await ConflictSet.open(dir)).loadWarning ?? "", /unknown format/);
+
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ format: 1, conflicts: { a: record("a"), b: record("other") } }),
+    );
+    const mixed = await ConflictSet.open(dir);
+    assert.equal(mixed.loadWarning, undefined);
+    assert.deepEqual(mixed.list().map((r) => r.path), ["a"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resolveHint names the three ways out", () => {
+  assert.equal(
+    resolveHint("config/a.yaml"),
+    "sluice resolve config/a.yaml --mine|--theirs|--merged",
+  );
+});

@@ -1,0 +1,129 @@
+/**
+ * The push plan: which paths a push puts, deletes or skips, from the dirty
+ * set and, after a bulk mark, a walk of the cache ({@link buildPlan}).
+ *
+ * @module
+ */
+import { UnsafePathError } from "../errors.ts";
+import { isSafeRelPath } from "../paths.ts";
+import { LINK_REFUSED, type LocalCache, walkFiles } from "../transfer/cache.ts";
+import { isLayoutInternal } from "../transfer/bucket_layout.ts";
+import type { SyncState } from "./state.ts";
+import type { PlanEntry } from "../context.ts";
+
+/**
+ * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
+ * cache. A dirty path that is a directory (or a removed one) stands for every
+ * path under it; such paths are added to `expandedDirs`, so that the commit
+ * cleans them once everything under them is handled.
+ */
+export async function buildPlan(
+  cache: LocalCache,
+  state: SyncState,
+  dirty: readonly string[],
+  walk: boolean,
+  onSkip: (path: string, reason: string) => void,
+  expandedDirs: string[] = [],
+): Promise<PlanEntry[]> {
+  const plan = new Map<string, PlanEntry>();
+  const add = (
+    path: string,
+    action: PlanEntry["action"],
+    hash?: string,
+    size?: number,
+    source: "dirty" | "walk" = "dirty",
+  ) => {
+    const s = state.synced(path);
+    plan.set(path, {
+      path,
+      action,
+      source,
+      handledBy: [],
+      hash,
+      size,
+      syncedVersion: s?.version,
+      syncedHash: s?.hash,
+    });
+  };
+  for (const path of dirty) {
+    if (!isSafeRelPath(path)) {
+      onSkip(path, "unsafe path");
+      continue;
+    }
+    // The bucket layout's own objects (the index, its shards, locks,
+    // sidecars) are never pushed as files, whatever gates run.
+    if (isLayoutInternal(path)) continue;
+    let st: { size: number; mtimeMs: number } | null = null;
+    try {
+      st = await cache.stat(path);
+    } catch (e) {
+      if (e instanceof UnsafePathError) {
+        // A symlink, or a path under one, is not a deletion: the remote copy
+        // is left alone and the path stays dirty until the link is replaced.
+        const reason =
+          `it is a symbolic link or lies under one; its remote copy was left as it is and it stays dirty. ${LINK_REFUSED}`;
+        onSkip(path, reason);
+        add(path, "skip");
+        Object.assign(plan.get(path)!, { keepDirty: true, reason });
+        continue;
+      }
+      // Any other failure keeps the earlier meaning: the file is not there.
+    }
+    if (!st && cache.isDirectory(path)) {
+      // A marked directory: every file under it that changed is put, and
+      // every synced path under it that is gone is deleted.
+      expandedDirs.push(path);
+      for await (const f of walkFiles(cache.dir, path, onSkip)) {
+        if (plan.has(f.path) || !isSafeRelPath(f.path) || isLayoutInternal(f.path)) continue;
+        const s = state.synced(f.path);
+        if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+        const local = await cache.hashFile(f.path);
+        if (!local || (s && s.hash === local.hash)) continue;
+        add(f.path, "put", local.hash, local.size);
+      }
+      for (const synced of state.syncedPaths()) {
+        if (synced.startsWith(`${path}/`) && !plan.has(synced) && !cache.exists(synced)) {
+          add(synced, "delete");
+        }
+      }
+      continue;
+    }
+    if (!st) {
+      // A removed directory: its synced paths are deleted too.
+      const under = state.syncedPaths().filter((p) =>
+        p.startsWith(`${path}/`) && !plan.has(p) && !cache.exists(p)
+      );
+      if (under.length > 0) {
+        expandedDirs.push(path);
+        for (const p of under) add(p, "delete");
+        if (!state.synced(path)) continue;
+      }
+    }
+    add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
+  }
+  if (walk) {
+    for await (const f of walkFiles(cache.dir, "", onSkip)) {
+      if (plan.has(f.path) || isLayoutInternal(f.path)) continue;
+      if (!isSafeRelPath(f.path)) {
+        // A local name no store key may carry (a control character, a
+        // backslash, too long) must not fail the whole walk: skip it.
+        onSkip(
+          f.path,
+          "its name has a character Sluice refuses in a store key (a control character or a backslash) or is too long, so it stays local only: rename it to sync it",
+        );
+        continue;
+      }
+      const s = state.synced(f.path);
+      if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+      // Hashed in chunks: a walk never holds a whole (possibly large) file.
+      const local = await cache.hashFile(f.path);
+      if (!local) continue;
+      if (s && s.hash === local.hash) {
+        state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+        continue;
+      }
+      add(f.path, "put", local.hash, local.size, "walk");
+    }
+  }
+  return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { LocalCache } from "../transfer/cache.ts";
+import { buildPlan } from "./plan.ts";
+import { sha256HexSync } from "../hash.ts";
+import { SyncState } from "./state.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+async function setup() {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-plan-test-" });
+  const cache = new LocalCache(dir, () => 0);
+  const state = await SyncState.open(dir);
+  const skipped: string[] = [];
+  const plan = (dirty: readonly string[], walk = false, expanded: string[] = []) =>
+    buildPlan(cache, state, dirty, walk, (p, why) => skipped.push(`${p}: ${why}`), expanded);
+  /** Writes `body` at `path` and records it as synced with the file's own size and mtime. */
+  const synced = async (path: string, body: string) => {
+    await cache.write(path, enc(body));
+    const st = (await cache.stat(path))!;
+    state.setSynced(path, { hash: sha256HexSync(enc(body)), version: "v1", ...st });
+  };
+  return {
+    dir,
+    cache,
+    state,
+    skipped,
+    plan,
+    synced,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+const actions = (entries: { path: string; action: string }[]) =>
+  entries.map((e) => `${e.action} ${e.path}`);
+
+Deno.test("a dirty file is put, a dirty synced path that is gone is deleted, anything else is skipped", async () => {
+  await using t = await setup();
+  await t.cache.write("b.txt", enc("new"));
+  await t.synced("gone.txt", "old");
+  await Deno.remove(`${t.dir}/gone.txt`);
+  const plan = await t.plan(["gone.txt", "b.txt", "never.txt"]);
+  assert.deepEqual(actions(plan), ["put b.txt", "delete gone.txt", "skip never.txt"]);
+  assert.equal(plan[1].syncedVersion, "v1");
+  assert.equal(plan[0].size, 3);
+  assert.equal(plan[0].source, "dirty");
+});
+
+Deno.test("unsafe and layout-internal dirty paths never enter the plan", async () => {
+  await using t = await setup();
+  const plan = await t.plan(["../x", ".datastore-index.json", "data/t/m/.lock"]);
+  assert.deepEqual(plan, []);
+  assert.deepEqual(t.skipped, ["../x: unsafe path"]);
+});
+
+Deno.test("a dirty directory stands for what changed under it and for its synced paths that are gone", async () => {
+  await using t = await setup();
+  await t.synced("d/same.txt", "same");
+  await t.synced("d/gone.txt", "gone");
+  await Deno.remove(`${t.dir}/d/gone.txt`);
+  await t.cache.write("d/new.txt", enc("new"));
+  const expanded: string[] = [];
+  const plan = await t.plan(["d"], false, expanded);
+  assert.deepEqual(actions(plan), ["delete d/gone.txt", "put d/new.txt"]);
+  assert.deepEqual(expanded, ["d"]);
+});
+
+Deno.test("a removed directory deletes its synced paths", async () => {
+  await using t = await setup();
+  await t.synced("d/a", "a");
+  await t.synced("d/b", "b");
+  await Deno.remove(`${t.dir}/d`, { recursive: true });
+  const expanded: string[] = [];
+  assert.deepEqual(actions(await t.plan(["d"], false, expanded)), ["delete d/a", "delete d/b"]);
+  assert.deepEqual(expanded, ["d"]);
+});
+
+Deno.test("a link, or a path under one, is kept dirty and skipped, never taken for a deletion", async () => {
+  await using t = await setup();
+  await t.synced("real/f", "f");
+  await Deno.symlink(`${t.dir}/real`, `${t.dir}/link`);
+  const [entry] = await t.plan(["link/f"]);
+  assert.equal(entry.action, "skip");
+  assert.equal(entry.keepDirty, true);
+  assert.match(entry.reason ?? "", /symbolic link.*stays dirty/);
+  assert.equal(t.skipped.length, 1);
+});
+
+Deno.test("a walk puts only files whose bytes changed, and refreshes the mtime of touched ones", async () => {
+  await using t = await setup();
+  await t.synced("same.txt", "same");
+  await t.synced("edited.txt", "before");
+  await t.cache.write("edited.txt", enc("after, longer"));
+  await t.cache.write("new.txt", enc("new"));
+  // Touched: same bytes, another mtime.
+  const touched = new Date(Date.now() + 60_000);
+  await Deno.utime(`${t.dir}/same.txt`, touched, touched);
+  const plan = await t.plan([], true);
+  assert.deepEqual(actions(plan), ["put edited.txt", "put new.txt"]);
+  assert.ok(plan.every((e) => e.source === "walk"));
+  assert.equal(t.state.synced("same.txt")?.mtimeMs, touched.getTime());
+});

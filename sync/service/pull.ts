@@ -1,0 +1,379 @@
+/**
+ * The pull: fetches what changed remotely (by version), verifies each
+ * download against the index hash, writes atomically, never overwrites a
+ * locally dirty file, and refuses unsafe remote keys before writing anything.
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { hasCode, NotFoundError, SluiceError, UnsafePathError } from "../errors.ts";
+import { sha256Hex } from "../hash.ts";
+import { isSafeRelPath } from "../paths.ts";
+import type { ObjectStore } from "../ports.ts";
+import { withRetry } from "../retry.ts";
+import { openObject } from "../transfer/body.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import type { SyncConfig } from "../context.ts";
+import type { SluiceEmitter } from "../events.ts";
+import {
+  headIndex,
+  INDEX_KEY,
+  type IndexEntry,
+  type IndexMemo,
+  readIndex,
+} from "../transfer/remote_index.ts";
+import { isUnversioned } from "../transfer/bucket_layout.ts";
+import type { SyncState } from "./state.ts";
+import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+import type { LeftBehind } from "../errors.ts";
+
+/** What a pull did. */
+export interface PullResult {
+  /** Paths fetched into the cache. */
+  readonly fetched: string[];
+  /** Paths removed locally because a peer deleted them. */
+  readonly removed: string[];
+  /**
+   * Every unresolved conflict (under the pulled prefixes) after the pull:
+   * paths changed here since this cache last synced them (marked dirty or
+   * not, a deletion included) and changed on the datastore too. The local
+   * copy was not overwritten (or, for a copy this cache never synced, was set
+   * aside); `sluice status` shows both versions.
+   */
+  readonly conflicts: string[];
+  /** Where unsynced local copies that differed from the datastore's were set aside. */
+  readonly setAside: string[];
+  /** Paths skipped because the object was replaced but its writer has not committed it. */
+  readonly uncommitted: string[];
+  /** True when the remote had not changed since the last pull. */
+  unchanged: boolean;
+  /** Bytes fetched. */
+  bytes: number;
+}
+
+/** Dependencies of a pull. */
+export interface PullDeps {
+  readonly store: ObjectStore;
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly config: SyncConfig;
+  readonly events: SluiceEmitter;
+  readonly signal: AbortSignal;
+  /** Internal paths are never pulled. */
+  readonly isInternal: (path: string) => boolean;
+  /** Where the index read is kept for the next push. */
+  readonly indexMemo?: IndexMemo;
+  /** Time of recorded conflicts; default the system clock. */
+  readonly now?: () => number;
+}
+
+/**
+ * What a pull left behind: its unresolved conflicts, and the paths it
+ * skipped because their writer has not committed them yet.
+ */
+export function pullLeftBehind(r: PullResult): LeftBehind {
+  return {
+    conflicts: r.conflicts,
+    left: r.uncommitted.map((path) => ({
+      path,
+      reason: "another writer's push has not committed it yet",
+    })),
+  };
+}
+
+function under(path: string, prefixes: readonly string[] | undefined): boolean {
+  return !prefixes ||
+    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
+}
+
+/** Pulls everything (or only `prefixes`). */
+export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
+  const { store, cache, state, config, events, signal } = deps;
+  const result: PullResult = {
+    fetched: [],
+    removed: [],
+    conflicts: [],
+    setAside: [],
+    uncommitted: [],
+    unchanged: false,
+    bytes: 0,
+  };
+  const head = await headIndex(store, config.retry, signal);
+  if (!prefixes && head && head === state.indexVersion) {
+    result.unchanged = true;
+    result.conflicts.push(...standingConflicts(deps, prefixes));
+    return result;
+  }
+  if (!head && !prefixes && state.syncedPaths().length === 0) {
+    result.unchanged = true;
+    result.conflicts.push(...standingConflicts(deps, prefixes));
+    return result;
+  }
+  const index = head ? await readIndex(store, config.retry, signal, config.concurrency) : null;
+  const entries: Record<string, IndexEntry> = index?.entries ?? {};
+  const unsafe = Object.keys(entries).filter((p) => !isSafeRelPath(p));
+  if (unsafe.length > 0) {
+    throw new UnsafePathError(
+      unsafe[0],
+      `the remote index (${INDEX_KEY}) lists ${unsafe.length} key(s) that are not safe cache paths (they would resolve outside the cache, or hold a backslash, NUL, control character or invalid Unicode, or are too long); the pull was refused and nothing was written. Sluice never writes such keys, so check the bucket for a foreign writer. Remove those entries from ${INDEX_KEY} (and their objects), then run the pull again`,
+    );
+  }
+  const dirty = new Set(state.dirtyPaths());
+  // A local change is anything that differs from what this cache last
+  // synced (the manifest's hash), marked dirty or not: a hand edit, or the
+  // deletion of a synced file. The pull neither overwrites nor removes one.
+  // A file without a manifest entry (never synced, or the manifest was lost)
+  // cannot be told from a stale copy: a dirty mark keeps it, otherwise it is
+  // set aside before the datastore's copy is taken.
+  const changedLocally = async (path: string): Promise<boolean> => {
+    const s = state.synced(path);
+    if (!s) return dirty.has(path);
+    const st = await cache.stat(path).catch(() => null);
+    if (!st) return true; // deleted here (or not a regular file any more)
+    if (s.size !== st.size) return true;
+    // The bytes decide, not the mtime: only paths the datastore changed get
+    // here, and an edit within the filesystem's timestamp tick after the last
+    // sync keeps both size and mtime.
+    const local = await cache.hashFile(path).catch(() => null);
+    return local === null || local.hash !== s.hash;
+  };
+  const found: ConflictRecord[] = [];
+  const agreed: string[] = [];
+  const conflict = (
+    path: string,
+    mine: ConflictRecord["mine"],
+    theirs: IndexEntry | null,
+    reason: string,
+  ) => {
+    const rec: ConflictRecord = {
+      path,
+      mine,
+      theirs: theirs ? { version: theirs.v, hash: theirs.h, size: theirs.s } : null,
+      base: state.synced(path)?.version,
+      foundBy: "pull",
+      at: (deps.now ?? Date.now)(),
+      reason,
+    };
+    const known = state.conflicts.get(path);
+    found.push(rec);
+    // Reported once per version of theirs, not at every pull.
+    if (known && known.theirs?.version === rec.theirs?.version) return;
+    events.emit("warning", {
+      code: "pull_conflict",
+      message: `${path} ${
+        theirs ? `changed on the datastore (version ${theirs.v})` : "was deleted on the datastore"
+      } and is also changed here; ${
+        mine?.location === path || !mine
+          ? "the local copy was kept as it is and not overwritten"
+          : `the local copy was set aside in ${mine.location} and the datastore's copy taken`
+      }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
+      path,
+    });
+  };
+  const todo: [string, IndexEntry][] = [];
+  for (const [path, e] of Object.entries(entries)) {
+    if (!under(path, prefixes) || deps.isInternal(path)) continue;
+    const synced = state.synced(path);
+    if (synced?.version === e.v) continue;
+    // Written by another client of the layout (no object version recorded):
+    // unchanged while the content hash (or, without one, the size) is.
+    if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
+    if (await changedLocally(path)) {
+      const local = await cache.hashFile(path).catch(() => null);
+      if (local && local.hash === e.h) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        agreed.push(path);
+        continue;
+      }
+      conflict(
+        path,
+        local ? { location: path, ...local } : null,
+        e,
+        "changed here since the last sync, and on the datastore",
+      );
+      continue;
+    }
+    if (!synced) {
+      // A local file this cache never synced (copied in, or its sync state was
+      // lost): never overwrite it silently.
+      const local = await cache.hashFile(path).catch(() => null);
+      if (local && local.hash === e.h) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        continue;
+      }
+      if (local) {
+        const aside = await cache.setAside(
+          path,
+          "the pull found a local copy this cache never synced, differing from the datastore's",
+        );
+        result.setAside.push(aside);
+        events.emit("warning", {
+          code: "local_set_aside",
+          message:
+            `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${aside} (see \`sluice status\`) and the datastore's copy was pulled. Compare them, then \`${
+              resolveHint(path)
+            }\` (--mine publishes the set-aside copy).`,
+          path,
+        });
+        conflict(
+          path,
+          { location: aside, ...local },
+          e,
+          "a local copy this cache never synced differed from the datastore's",
+        );
+      }
+    }
+    todo.push([path, e]);
+  }
+  const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
+  let done = 0;
+  // Bytes of large objects on their way down, by path (a retry starts its object again).
+  const moving = new Map<string, number>();
+  const progress = () => {
+    let inFlight = 0;
+    for (const b of moving.values()) inFlight += b;
+    events.emit("progress", {
+      op: "pull",
+      filesDone: done,
+      filesTotal: todo.length,
+      bytesDone: result.bytes + inFlight,
+      bytesTotal,
+    });
+  };
+  /**
+   * Reads the object whole and writes it; returns the version read and the
+   * bytes' hash (nothing written if the version is not `e.v`).
+   */
+  const fetchWhole = async (path: string, e: IndexEntry): Promise<[string, string]> => {
+    const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
+    if (!isUnversioned(e) && got.version !== e.v) return [got.version, ""];
+    const hash = await sha256Hex(got.body);
+    const badSize = got.body.length !== e.s;
+    // An entry of another client whose object no longer matches it: that
+    // client's push is in flight (its objects go before its index).
+    if (isUnversioned(e) && (badSize || (e.h && hash !== e.h))) return [`${got.version}~`, ""];
+    if (!isUnversioned(e) && (badSize || hash !== e.h)) {
+      const what = badSize
+        ? `size ${got.body.length}, expected ${e.s}`
+        : `SHA-256 ${hash.slice(0, 12)}…, expected ${e.h.slice(0, 12)}…`;
+      throw new SluiceError(
+        "corrupt_download",
+        `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
+        { retryable: true },
+      );
+    }
+    await cache.write(path, got.body);
+    return [got.version, hash];
+  };
+  /**
+   * Streams a large object into the cache in chunks (never held whole); a
+   * transfer that breaks off is retried from the start.
+   */
+  const fetchStreamed = async (path: string, e: IndexEntry): Promise<[string, string]> => {
+    let corrupt: unknown;
+    let hash = e.h;
+    const version = await withRetry(
+      async () => {
+        const got = await openObject(store, path, { signal });
+        if (!isUnversioned(e) && got.version !== e.v) {
+          await got.body.cancel().catch(() => {});
+          return got.version;
+        }
+        try {
+          const expect = { size: e.s, sha256: e.h || undefined };
+          hash = await cache.writeStream(path, got.body, expect, (written) => {
+            moving.set(path, written);
+            progress();
+          });
+        } catch (err) {
+          // Reported like a corrupt whole read: not retried here.
+          if (!hasCode(err, "corrupt_download")) throw err;
+          corrupt = err;
+        }
+        return got.version;
+      },
+      config.retry,
+      signal,
+    );
+    if (corrupt) {
+      // Another client's entry whose object does not match it: its push is in flight.
+      if (isUnversioned(e)) return [`${version}~`, ""];
+      throw corrupt;
+    }
+    return [version, hash];
+  };
+  const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
+    // The object was replaced after the index was written: a writer's push
+    // is in flight, or stopped between its uploads and its index commit
+    // (possibly a refused run). Its bytes are not committed: never pull them.
+    result.uncommitted.push(path);
+    events.emit("warning", {
+      code: "pull_skipped_uncommitted",
+      message:
+        `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${e.v}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
+      path,
+    });
+  };
+  await pMap(todo, async ([path, e]) => {
+    let version: string;
+    let hash: string;
+    try {
+      [version, hash] = e.s > config.streamThresholdBytes
+        ? await fetchStreamed(path, e)
+        : await fetchWhole(path, e);
+    } catch (err) {
+      if (err instanceof NotFoundError) return; // deleted since the index was written
+      throw err;
+    } finally {
+      moving.delete(path);
+    }
+    if (isUnversioned(e) ? version.endsWith("~") : version !== e.v) {
+      return skipUncommitted(path, version.replace(/~$/, ""), e);
+    }
+    const st = await cache.stat(path);
+    state.setSynced(path, { hash, version, size: e.s, mtimeMs: st?.mtimeMs });
+    result.fetched.push(path);
+    result.bytes += e.s;
+    done++;
+    progress();
+  }, { concurrency: config.concurrency, signal });
+  if (index) {
+    for (const path of state.syncedPaths()) {
+      // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
+      if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
+      if (await changedLocally(path)) {
+        const local = await cache.hashFile(path).catch(() => null);
+        if (!local && !cache.exists(path)) {
+          // Deleted on both sides: they agree.
+          state.setSynced(path, undefined);
+          agreed.push(path);
+        } else if (local) {
+          conflict(
+            path,
+            { location: path, ...local },
+            null,
+            "changed here, deleted on the datastore",
+          );
+        }
+        continue;
+      }
+      await cache.remove(path);
+      state.setSynced(path, undefined);
+      result.removed.push(path);
+    }
+  }
+  if (!prefixes) state.indexVersion = index?.version;
+  deps.indexMemo?.remember(index);
+  await state.saveManifest();
+  await state.conflicts.clear(agreed);
+  await state.conflicts.record(found);
+  result.conflicts.push(...standingConflicts(deps, prefixes));
+  return result;
+}
+
+/** The unresolved conflicts under `prefixes` (internal paths left out). */
+function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {
+  return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
+    under(p, prefixes) && !deps.isInternal(p)
+  );
+}

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { LocalCache, STATE_DIR } from "../transfer/cache.ts";
+import {
+  type IndexEntry,
+  isLayoutInternal,
+  META_KEY,
+  MONOLITH_KEY,
+  monolithBody,
+} from "../transfer/bucket_layout.ts";
+import { UnsafePathError } from "../errors.ts";
+import { createEmitter, type WarningEvent } from "../events.ts";
+import { sha256HexSync } from "../hash.ts";
+import { PutModes } from "../ports.ts";
+import { pull, type PullDeps, pullLeftBehind } from "./pull.ts";
+import { DEFAULT_CONFIG } from "./service_options.ts";
+import { SyncState } from "./state.ts";
+import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array | null) => b === null ? null : new TextDecoder().decode(b);
+
+/** A store holding `files`, with a v1 index naming each at its stored version. */
+async function publish(store: InMemoryStore, files: Record<string, string>): Promise<void> {
+  const entries: Record<string, IndexEntry> = {};
+  for (const [path, body] of Object.entries(files)) {
+    const info = await store.put(path, enc(body), PutModes.overwrite);
+    const h = sha256HexSync(enc(body));
+    entries[path] = { v: info.version, h, s: enc(body).length };
+  }
+  await store.put(
+    MONOLITH_KEY,
+    monolithBody(entries, "2026-01-01T00:00:00.000Z"),
+    PutModes.overwrite,
+  );
+}
+
+async function setup() {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-pull-test-" });
+  const store = new InMemoryStore();
+  const clock = new FakeClock(1_000);
+  const cache = new LocalCache(dir, () => clock.now());
+  const state = await SyncState.open(dir);
+  const events = createEmitter();
+  const warnings: WarningEvent[] = [];
+  events.on("warning", (w) => warnings.push(w));
+  const deps: PullDeps = {
+    store,
+    cache,
+    state,
+    config: { ...DEFAULT_CONFIG, retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+    events,
+    signal: new AbortController().signal,
+    isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLayoutInternal(p),
+    now: () => clock.now(),
+  };
+  return {
+    dir,
+    store,
+    cache,
+    state,
+    deps,
+    warnings,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+Deno.test("a pull of an empty datastore into a new cache is unchanged and writes nothing", async () => {
+  await using t = await setup();
+  const r = await pull(t.deps);
+  assert.equal(r.unchanged, true);
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(t.state.syncedPaths(), []);
+});
+
+Deno.test("a pull fetches what the index lists, records it as synced, and is then unchanged", async () => {
+  await using t = await setup();
+  await publish(t.store, { "notes/a.txt": "alpha", "logs/b.log": "beta" });
+  const r = await pull(t.deps);
+  assert.deepEqual(r.fetched.sort(), ["logs/b.log", "notes/a.txt"]);
+  assert.equal(r.bytes, 9);
+  assert.equal(text(await t.cache.read("notes/a.txt")), "alpha");
+  assert.equal(t.state.synced("notes/a.txt")?.hash, sha256HexSync(enc("alpha")));
+  assert.deepEqual(t.state.dirtyPaths(), []);
+  t.store.resetLog();
+  const again = await pull(t.deps);
+  assert.equal(again.unchanged, true);
+  // A v1 bucket: the meta, then a HEAD of the index object, and nothing else.
+  assert.deepEqual(t.store.log.map((r) => `${r.op} ${r.key}`), [
+    `get ${META_KEY}`,
+    `head ${MONOLITH_KEY}`,
+  ]);
+});
+
+Deno.test("a pull with prefixes takes only paths under them", async () => {
+  await using t = await setup();
+  await publish(t.store, { "notes/a.txt": "alpha", "notes2/x": "x", "logs/b.log": "beta" });
+  const r = await pull(t.deps, ["notes"]);
+  assert.deepEqual(r.fetched, ["notes/a.txt"]);
+  assert.equal(t.cache.exists("notes2/x"), false);
+  assert.equal(t.cache.exists("logs/b.log"), false);
+});
+
+Deno.test("a local change is never overwritten: the datastore's new version becomes a conflict", async () => {
+  await using t = await setup();
+  await publish(t.store, { "config/app.yaml": "v1" });
+  await pull(t.deps);
+  await t.cache.write("config/app.yaml", enc("edited here"));
+  await publish(t.store, { "config/app.yaml": "v2 from a peer" });
+  const r = await pull(t.deps);
+  assert.deepEqual(r.conflicts, ["config/app.yaml"]);
+  assert.deepEqual(r.fetched, []);
+  assert.equal(text(await t.cache.read("config/app.yaml")), "edited here");
+  const rec = t.state.conflicts.get("config/app.yaml");
+  assert.equal(rec?.foundBy, "pull");
+  assert.equal(rec?.at, 1_000);
+  assert.equal(rec?.theirs?.hash, sha256HexSync(enc("v2 from a peer")));
+  assert.deepEqual(t.warnings.map((w) => w.code), ["pull_conflict"]);
+  // Reported once per version of theirs.
+  await pull(t.deps, ["config"]);
+  assert.equal(t.warnings.length, 1);
+  assert.deepEqual(pullLeftBehind(r).conflicts, ["config/app.yaml"]);
+});
+
+Deno.test("a local file this cache never synced is set aside before the datastore's copy is taken", async () => {
+  await using t = await setup();
+  await t.cache.write("notes/a.txt", enc("copied in by hand"));
+  await publish(t.store, { "notes/a.txt": "alpha" });
+  const r = await pull(t.deps);
+  assert.deepEqual(r.fetched, ["notes/a.txt"]);
+  assert.equal(r.setAside.length, 1);
+  assert.equal(text(await t.cache.read("notes/a.txt")), "alpha");
+  assert.equal(text(await t.cache.read(r.setAside[0])), "copied in by hand");
+});
+
+Deno.test("an index naming a key outside the cache is refused before anything is written", async () => {
+  await using t = await setup();
+  await publish(t.store, { "notes/a.txt": "alpha" });
+  const index = JSON.parse(text((await t.store.get(MONOLITH_KEY)).body)!);
+  index.entries["../escape"] = index.entries["notes/a.txt"];
+  await t.store.put(MONOLITH_KEY, enc(JSON.stringify(index)), PutModes.overwrite);
+  await assert.rejects(pull(t.deps), UnsafePathError);
+  assert.equal(t.cache.exists("notes/a.txt"), false);
+});
+
+Deno.test("pullLeftBehind names the uncommitted paths with a reason", () => {
+  assert.deepEqual(
+    pullLeftBehind({
+      fetched: [],
+      removed: [],
+      conflicts: [],
+      setAside: [],
+      uncommitted: ["a"],
+      unchanged: false,
+      bytes: 0,
+    }),
+    {
+      conflicts: [],
+      left: [{ path: "a", reason: "another writer's push has not committed it yet" }],
+    },
+  );
+});

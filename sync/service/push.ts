@@ -1,0 +1,463 @@
+/**
+ * The push: building the plan from the dirty set (or a walk), and the
+ * terminal handler that performs the writes through the per-write pipeline,
+ * fences before the commit writes, updates the remote index, and commits the
+ * dirty set and the synced manifest.
+ *
+ * @module
+ */
+import pMap from "p-map";
+import {
+  type LeftBehind,
+  NotFoundError,
+  PreconditionFailedError,
+  SluiceError,
+  VersionConflictError,
+} from "../errors.ts";
+import { PutModes } from "../ports.ts";
+import { withRetry } from "../retry.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import { SourceVanishedError } from "../transfer/body.ts";
+import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
+import type { SyncState } from "./state.ts";
+import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
+import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+
+/** What a push did. */
+export interface PushResult {
+  /** Paths written to the store. */
+  readonly uploaded: string[];
+  /** Paths whose remote already held identical bytes. */
+  readonly identical: string[];
+  /** Paths deleted remotely. */
+  readonly deleted: string[];
+  /** Paths left out, with the reason (kept dirty when `keepDirty`). */
+  readonly skipped: { path: string; reason: string; keepDirty: boolean }[];
+  /**
+   * Paths with an unresolved conflict: found by this push (the datastore
+   * holds another version than the one this copy is based on), or found
+   * earlier and not yet resolved. Also listed in `skipped`; nothing of them
+   * was written, and the local copies are kept.
+   */
+  readonly conflicts: string[];
+  /** Bytes uploaded. */
+  bytes: number;
+}
+
+/** An empty result. */
+export function emptyPushResult(): PushResult {
+  return { uploaded: [], identical: [], deleted: [], skipped: [], conflicts: [], bytes: 0 };
+}
+
+/**
+ * What a push left behind: its conflicts, and the files it left out and kept
+ * dirty for a later push. Empty for a clean push (the command line then
+ * exits 0; see `leftBehindError` in `errors.ts`).
+ */
+export function pushLeftBehind(r: PushResult): LeftBehind {
+  const conflicts = new Set(r.conflicts);
+  return {
+    conflicts: r.conflicts,
+    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((s) => ({
+      path: s.path,
+      reason: s.reason,
+    })),
+  };
+}
+
+/** Dependencies of the terminal handler. */
+export interface TerminalDeps {
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly result: PushResult;
+  readonly runWrite: (ctx: WriteContext) => Promise<void>;
+  /** The service's last known index. */
+  readonly indexMemo?: IndexMemo;
+  /** Marked directories the plan expanded; cleaned once everything under them is handled. */
+  readonly expandedDirs?: readonly string[];
+  /**
+   * Two-phase push: when set, the terminal uploads and deletes but leaves the
+   * remote index and the local state alone, and stores what the commit needs
+   * here (see {@link commitPrepared}).
+   */
+  readonly prepare?: { pending?: PendingCommit };
+  /**
+   * The commit of a prepared push: the terminal writes only the deferred
+   * commit-step entries and commits them with this (`null`: a prepared push
+   * with nothing else to commit).
+   */
+  readonly commitOnly?: PendingCommit | null;
+}
+
+/** What a prepared push leaves for its commit: the index change and the local state to commit. */
+export interface PendingCommit {
+  /** Index entries to set. */
+  readonly set: Record<string, IndexEntry>;
+  /** Index entries to remove. */
+  readonly remove: readonly string[];
+  /** The version each change was conditional on (see `IndexChange.base`). */
+  readonly base?: Readonly<Record<string, string | null>>;
+  /** Dirty paths the commit cleans. */
+  readonly handled: readonly string[];
+  /** The dirty-set snapshot taken when the push started. */
+  readonly snapshot: ReturnType<SyncState["snapshot"]>;
+  /** True when a walk push completed without failures (the bulk mark is then cleared). */
+  readonly walkDone: boolean;
+  /**
+   * What the synced manifest records for each written path, once the index
+   * names it: a write whose commit fails (or never comes) leaves the
+   * manifest at the version before it, so the next push writes it again.
+   */
+  readonly synced?: Readonly<
+    Record<string, { hash: string; version: string; size: number; mtimeMs?: number }>
+  >;
+}
+
+/**
+ * The commit of a push: merges its index change into the remote index
+ * (compare-and-swap) and commits the dirty set and the synced manifest.
+ */
+export async function commitPrepared(
+  pending: PendingCommit,
+  deps: {
+    readonly store: PushContext["store"];
+    readonly state: SyncState;
+    readonly retry: PushContext["config"]["retry"];
+    readonly signal?: AbortSignal;
+    readonly indexMemo?: IndexMemo;
+    /** Parallel index requests (shards); default 4. */
+    readonly concurrency?: number;
+    /** Time of the entries written; default the system clock. */
+    readonly now?: () => number;
+  },
+): Promise<void> {
+  // The index this cache reflects, as of its last pull: when the commit lands
+  // on exactly that index and applies all of its change, the cache reflects
+  // the new index too, and the next pull need not read it.
+  const reflected = deps.state.indexVersion;
+  let current = false;
+  const version = await updateIndex(
+    deps.store,
+    { set: pending.set, remove: pending.remove, base: pending.base },
+    deps.retry,
+    deps.signal,
+    deps.indexMemo,
+    deps.concurrency,
+    deps.now,
+    (base, complete) => current = complete && base !== null && base === reflected,
+  );
+  // Otherwise peers may have pushed too: the next pull reads it.
+  if (version) deps.state.indexVersion = current ? version : undefined;
+  // A deleted path is forgotten only once the index no longer names it: a
+  // push whose index update failed keeps it synced, so the next push deletes
+  // it again (finding it gone) and removes its index entry.
+  for (const path of pending.remove) deps.state.setSynced(path, undefined);
+  for (const [path, entry] of Object.entries(pending.synced ?? {})) {
+    deps.state.setSynced(path, entry);
+  }
+  await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
+}
+
+/** The innermost handler of the per-write pipeline: the put itself, with retries. */
+export function terminalWrite(ctx: WriteContext): Promise<void> {
+  const push = ctx.push;
+  return withRetry(
+    async () => {
+      ctx.result = await push.store.put(ctx.key, ctx.body, ctx.mode, {
+        signal: push.signal,
+        metadata: ctx.metadata,
+      });
+      ctx.outcome = "written";
+    },
+    push.config.retry,
+    push.signal,
+    (error, attempt) => push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
+  );
+}
+
+/** The innermost handler of the push pipeline. */
+export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
+  return async (ctx) => {
+    const { cache, state, result } = deps;
+    // The commit of a prepared push writes only the commit step (markers,
+    // index files), deferred to it so that a run refused in between never
+    // leaves one behind; its uploads and deletes were done by the preparation.
+    const committing = deps.commitOnly !== undefined;
+    // A path with an unresolved conflict is published only by its resolution.
+    // Data versions are the exception: their write is create-only, so it can
+    // never replace theirs, and a losing copy is set aside (version_exists),
+    // after which a pull takes the published version.
+    for (const e of ctx.plan) {
+      if (e.action === "skip" || !state.conflicts.has(e.path)) continue;
+      if (e.class === "data-version") continue;
+      e.action = "skip";
+      e.keepDirty = true;
+      e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
+      result.conflicts.push(e.path);
+    }
+    if (ctx.dryRun) return;
+    const found: ConflictRecord[] = [];
+    const conflictOf = (
+      entry: PlanEntry,
+      mine: ConflictRecord["mine"],
+      theirs: ConflictRecord["theirs"],
+    ) => {
+      entry.action = "skip";
+      entry.keepDirty = true;
+      entry.reason ??= "changed on the datastore since this cache last synced it";
+      result.conflicts.push(entry.path);
+      found.push({
+        path: entry.path,
+        mine,
+        theirs,
+        base: entry.syncedVersion,
+        foundBy: "push",
+        at: ctx.clock.now(),
+        reason: entry.reason,
+      });
+    };
+    const active = ctx.plan.filter((e) => e.action !== "skip");
+    const uploads = committing ? [] : active.filter((e) => e.action === "put" && !e.commit);
+    const commits = deps.prepare ? [] : active.filter((e) => e.action === "put" && e.commit);
+    const deletes = committing ? [] : active.filter((e) => e.action === "delete");
+    const failures: { entry: PlanEntry; error: unknown }[] = [];
+    const indexSet: Record<string, IndexEntry> = {};
+    const indexRemove: string[] = [];
+    // The version each write or delete was conditional on (null: created), so
+    // the commit never puts back an entry a peer has since replaced.
+    const indexBase: Record<string, string | null> = {};
+    const indexSynced: Record<
+      string,
+      { hash: string; version: string; size: number; mtimeMs?: number }
+    > = {};
+    const handled: string[] = [];
+    const filesTotal = active.length;
+    let filesDone = 0;
+    const bytesTotal = active.reduce((n, e) => n + (e.size ?? 0), 0);
+    // Bytes of large files on their way up, by path (a retry starts its file again).
+    const moving = new Map<string, number>();
+    const bytesMoving = () => {
+      let n = 0;
+      for (const b of moving.values()) n += b;
+      return n;
+    };
+    // Nobody listening (a library caller without a progress bar): skip building the event.
+    const progress = () =>
+      ctx.events.listenerCount("progress") > 0 && ctx.events.emit("progress", {
+        op: "push",
+        filesDone,
+        filesTotal,
+        bytesDone: result.bytes + bytesMoving(),
+        bytesTotal,
+      });
+
+    const writeOne = async (entry: PlanEntry) => {
+      let finished = false;
+      try {
+        const read = await cache.readForPush(
+          entry.path,
+          ctx.config.streamThresholdBytes,
+          (delivered) => {
+            // An abandoned attempt may still be read after this write ended.
+            if (finished) return;
+            moving.set(entry.path, delivered);
+            progress();
+          },
+        );
+        if (!read) {
+          entry.action = "skip";
+          entry.keepDirty = true;
+          entry.reason = "the file vanished during the push";
+          return;
+        }
+        const { hash, size } = read;
+        const wctx: WriteContext = {
+          push: ctx,
+          entry,
+          key: entry.path,
+          body: read.body,
+          hash,
+          size,
+          mode: entry.mode ?? PutModes.overwrite,
+          metadata: {},
+        };
+        await deps.runWrite(wctx);
+        if (entry.action === "skip") {
+          // A write gate left it out; a conflict is recorded with both versions.
+          if (entry.conflict) {
+            conflictOf(entry, { location: entry.path, hash, size }, entry.conflict.theirs);
+          }
+          return;
+        }
+        const info = wctx.result;
+        if (!info) throw new SluiceError("internal", `No result for the write of ${entry.path}.`);
+        ctx.uploaded.push({
+          path: entry.path,
+          info,
+          created: wctx.outcome === "written" && wctx.mode.kind === "create",
+          outcome: wctx.outcome ?? "written",
+        });
+        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs: read.mtimeMs };
+        indexSet[entry.path] = { v: info.version, h: hash, s: size };
+        if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
+        else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
+        handled.push(entry.path);
+        if (wctx.outcome === "identical") result.identical.push(entry.path);
+        else {
+          result.uploaded.push(entry.path);
+          result.bytes += size;
+        }
+      } catch (error) {
+        if (error instanceof SourceVanishedError) {
+          entry.action = "skip";
+          entry.keepDirty = true;
+          entry.reason = "the file vanished during the push";
+        } else failures.push({ entry, error });
+      } finally {
+        finished = true;
+        moving.delete(entry.path);
+        filesDone++;
+        progress();
+      }
+    };
+
+    await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+    if (failures.length === 0) {
+      for (const hook of ctx.beforeCommit) await hook();
+      await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      for (const entry of deletes) {
+        try {
+          await withRetry(
+            () =>
+              ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
+            ctx.config.retry,
+            ctx.signal,
+          );
+          result.deleted.push(entry.path);
+        } catch (e) {
+          if (!(e instanceof PreconditionFailedError || e instanceof NotFoundError)) {
+            failures.push({ entry, error: e });
+            continue;
+          }
+          // A delete is conditional on the version this cache last saw: the
+          // peer's newer copy keeps both its object and its index entry.
+          const now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
+          if (!now) {
+            // Deleted there too: both sides agree.
+            indexRemove.push(entry.path);
+            handled.push(entry.path);
+            filesDone++;
+            progress();
+            continue;
+          }
+          entry.reason =
+            "a peer changed it since this cache last synced it; its object and index entry were kept, and the local deletion stands as a conflict";
+          ctx.events.emit("warning", {
+            code: "delete_skipped",
+            message:
+              `Did not delete ${entry.path} remotely: ${entry.reason}. Run \`sluice status\` to see the peer's version, then \`${
+                resolveHint(entry.path)
+              }\` (--mine deletes it over that version, --theirs brings it back).`,
+            path: entry.path,
+          });
+          conflictOf(entry, null, { version: now.version, hash: "", size: now.size });
+          filesDone++;
+          progress();
+          continue;
+        }
+        indexRemove.push(entry.path);
+        if (entry.syncedVersion !== undefined) indexBase[entry.path] = entry.syncedVersion;
+        handled.push(entry.path);
+        filesDone++;
+        progress();
+      }
+    }
+    for (const e of ctx.plan) {
+      if (e.action === "skip" && !e.prepared) {
+        result.skipped.push({
+          path: e.path,
+          reason: e.reason ?? "skipped",
+          keepDirty: !!e.keepDirty,
+        });
+        if (!e.keepDirty) handled.push(e.path);
+      }
+    }
+    // A marked directory is clean once nothing under it failed or stays dirty.
+    for (const dir of deps.expandedDirs ?? []) {
+      const under = (p: string) => p.startsWith(`${dir}/`);
+      const open = failures.some((f) => under(f.entry.path)) ||
+        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && under(e.path));
+      if (!open) handled.push(dir);
+    }
+    await state.conflicts.record(found);
+    // A data version another writer published first was set aside by the
+    // create-only writer (version_exists): theirs stands, so a conflict a pull
+    // recorded for it is settled, and the next pull reads the index to take it.
+    const lost = failures.flatMap((f) =>
+      f.error instanceof VersionConflictError
+        ? [...f.error.keys, ...f.error.setAsideTo.map(setAsideSource)]
+        : []
+    );
+    if (lost.length > 0) {
+      await state.conflicts.clear(lost);
+      state.indexVersion = undefined;
+    }
+    const prior = deps.commitOnly ?? undefined;
+    const pending: PendingCommit = {
+      set: { ...prior?.set, ...indexSet },
+      remove: [...(prior?.remove ?? []), ...indexRemove],
+      base: { ...prior?.base, ...indexBase },
+      synced: { ...prior?.synced, ...indexSynced },
+      handled: [...(prior?.handled ?? []), ...handled],
+      snapshot: prior?.snapshot ??
+        { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
+      walkDone: prior
+        ? prior.walkDone && failures.length === 0
+        : ctx.kind === "walk" && failures.length === 0,
+    };
+    if (deps.prepare) deps.prepare.pending = pending;
+    else {
+      await commitPrepared(pending, {
+        store: ctx.store,
+        state,
+        retry: ctx.config.retry,
+        signal: ctx.signal,
+        indexMemo: deps.indexMemo,
+        concurrency: ctx.config.concurrency,
+        now: () => ctx.clock.now(),
+      });
+    }
+    if (failures.length > 0) throw aggregate(failures, commits.length);
+  };
+}
+
+/** The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`) holds a copy of. */
+function setAsideSource(location: string): string {
+  return location.split("/").slice(3).join("/");
+}
+
+function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {
+  const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
+  if (conflicts.length > 0) {
+    const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
+    const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
+    return new VersionConflictError(keys, aside);
+  }
+  const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
+  if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
+    return failures[0].error; // one kind of failure: keep its code and exit code
+  }
+  const first = failures[0].error;
+  return new SluiceError(
+    "push_failed",
+    `${failures.length} file(s) could not be pushed (first: ${failures[0].entry.path}: ${
+      first instanceof Error ? first.message : String(first)
+    }).${
+      heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
+    } Every file that failed stays dirty in the cache; run the push again.`,
+    {
+      cause: first,
+      retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),
+    },
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * The push as callers drive it: marked directories, the two-phase push
+ * (prepare, then commit), and a delete that meets a peer's newer copy.
+ */
+import assert from "node:assert/strict";
+import { createSyncService, type SyncService } from "./service.ts";
+import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+async function clone(store: InMemoryStore, name: string): Promise<SyncService> {
+  const cacheDir = await Deno.makeTempDir({ prefix: `sluice-push-${name}-` });
+  return await createSyncService({
+    cacheDir,
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+  });
+}
+
+async function write(dir: string, path: string, text: string) {
+  const file = `${dir}/${path}`;
+  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(file, text);
+}
+
+const DATA = "data/shell/cmd/m1/out";
+
+Deno.test("a marked directory pushes every changed file under it, then is clean", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  // Marked before the write, as a caller that does not yet know the version does.
+  await a.markDirty({ relPath: DATA });
+  await write(a.cacheDir, `${DATA}/1/raw`, "one");
+  await write(a.cacheDir, `${DATA}/1/metadata.yaml`, "m: 1");
+  await write(a.cacheDir, `${DATA}/latest`, "1");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded.sort(), [
+    `${DATA}/1/metadata.yaml`,
+    `${DATA}/1/raw`,
+    `${DATA}/latest`,
+  ]);
+  assert.equal(store.peekText(`${DATA}/1/raw`), "one");
+  assert.deepEqual(a.state.dirtyPaths(), []);
+  const b = await clone(store, "b");
+  const pulled = await b.pullChanged();
+  assert.equal(pulled.fetched.length, 3);
+});
+
+Deno.test("a marked directory that was removed deletes what was synced under it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, `${DATA}/1/raw`, "one");
+  await write(a.cacheDir, `${DATA}/2/raw`, "two");
+  await a.markDirty({ relPath: DATA });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
+  await a.markDirty({ relPath: `${DATA}/1` });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, [`${DATA}/1/raw`]);
+  assert.equal(store.peekText(`${DATA}/1/raw`), undefined);
+  assert.equal(store.peekText(`${DATA}/2/raw`), "two");
+  assert.deepEqual(a.state.dirtyPaths(), []);
+  const b = await clone(store, "b");
+  assert.deepEqual((await b.pullChanged()).fetched, [`${DATA}/2/raw`]);
+});
+
+Deno.test("a prepared push is invisible to peers and stays dirty until its commit", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "outputs/o.yaml", "o");
+  await a.markDirty({ relPath: "outputs/o.yaml" });
+  const prepared = await a.preparePush();
+  assert.deepEqual(prepared.result.uploaded, ["outputs/o.yaml"]);
+  assert.equal(store.peekText("outputs/o.yaml"), "o"); // the object is written
+  assert.deepEqual((await b.pullChanged()).fetched, []); // but not committed
+  assert.deepEqual(a.state.dirtyPaths(), ["outputs/o.yaml"]);
+  await a.commitPush(prepared);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+  assert.deepEqual((await b.pullChanged()).fetched, ["outputs/o.yaml"]);
+});
+
+Deno.test("a delete of a file a peer changed since keeps the peer's object and index entry", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a.cacheDir, "notes/n.txt", "a1");
+  await a.markDirty({ relPath: "notes/n.txt" });
+  await a.pushChanged();
+  await b.pullChanged();
+  // a changes it; b, which saw only a1, deletes it.
+  await write(a.cacheDir, "notes/n.txt", "a2");
+  await a.markDirty({ relPath: "notes/n.txt" });
+  await a.pushChanged();
+  await Deno.remove(`${b.cacheDir}/notes/n.txt`);
+  await b.markDirty({ relPath: "notes/n.txt" });
+  const r = await b.pushChanged();
+  assert.deepEqual(r.deleted, []);
+  assert.equal(r.skipped[0]?.path, "notes/n.txt");
+  assert.deepEqual(r.conflicts, ["notes/n.txt"], "reported as a conflict");
+  assert.equal(store.peekText("notes/n.txt"), "a2");
+  // A fresh clone still gets the peer's change; b gets it back by taking theirs.
+  const c = await clone(store, "c");
+  assert.deepEqual((await c.pullChanged()).fetched, ["notes/n.txt"]);
+  assert.equal(await Deno.readTextFile(`${c.cacheDir}/notes/n.txt`), "a2");
+  assert.deepEqual((await b.pullChanged()).conflicts, ["notes/n.txt"]);
+  assert.ok((await b.resolveConflict("notes/n.txt", "theirs")).resolved);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/notes/n.txt`), "a2");
+});

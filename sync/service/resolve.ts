@@ -1,0 +1,164 @@
+/**
+ * Resolving a conflict (see `conflicts.ts`): one outcome per resolution,
+ * each a compare-and-swap on the version of theirs the conflict recorded, so
+ * that a third writer in between turns into a new conflict, never a loss.
+ *
+ * - `mine`: publish this cache's copy over theirs. A copy set aside by a
+ *   pull is first put back in place (whatever is there is set aside when it
+ *   is neither side). A deletion deletes theirs, conditional on its version.
+ * - `merged`: publish what the cache holds at the path now (a merge made by
+ *   hand), over theirs; an absent file publishes a deletion.
+ * - `theirs`: take the datastore's copy. The local copy is set aside first
+ *   (never deleted), then the path is pulled.
+ *
+ * Publishing rebases the path on theirs (the synced manifest then names
+ * theirs, so every gate's compare-and-swap is on theirs) and runs the push
+ * of that one path through the whole pipeline.
+ *
+ * @module
+ */
+import type { LocalCache } from "../transfer/cache.ts";
+import { type ConflictRecord, type Resolution, resolveHint } from "./conflicts.ts";
+import { SluiceError } from "../errors.ts";
+import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
+import type { PullResult } from "./pull.ts";
+import type { PushResult } from "./push.ts";
+import type { SyncState } from "./state.ts";
+
+/** What a resolution did. */
+export interface ResolveResult {
+  readonly path: string;
+  readonly resolution: Resolution;
+  /** True when the conflict is gone; false when a newer version of theirs made it a new conflict. */
+  readonly resolved: boolean;
+  /** The version published (`mine`, `merged`), when a file was written. */
+  readonly published?: string;
+  /** True when the resolution deleted theirs on the datastore. */
+  readonly deleted?: boolean;
+  /** Where a local copy was set aside (cache-relative), if one was. */
+  readonly setAside: string[];
+  /** Unresolved conflicts of this path after the resolution (empty when resolved). */
+  readonly conflicts: string[];
+  /** The push that published (`mine`, `merged`). */
+  readonly push?: PushResult;
+  /** The pull that took theirs (`theirs`). */
+  readonly pull?: PullResult;
+}
+
+/** What a resolution needs from the service (its own pushes and pulls, serialised by the caller). */
+export interface ResolveDeps {
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  /** Pushes exactly these paths through the pipeline. */
+  pushOnly(paths: readonly string[]): Promise<PushResult>;
+  /** Pulls these prefixes. */
+  pull(prefixes: readonly string[]): Promise<PullResult>;
+}
+
+/** No unresolved conflict for the path. */
+function noConflict(path: string): SluiceError {
+  return new SluiceError(
+    "not_found",
+    `There is no unresolved conflict for ${path}; nothing was changed. Run \`sluice status\` to list the conflicts.`,
+  );
+}
+
+/** Puts a set-aside copy of mine back in place; returns where the displaced local copy went. */
+async function restoreMine(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: string[],
+): Promise<void> {
+  const mine = rec.mine;
+  if (!mine || mine.location === rec.path) return;
+  const body = await deps.cache.read(mine.location);
+  if (!body) {
+    throw new SluiceError(
+      "not_found",
+      `The set-aside copy of ${rec.path} (${mine.location}) is gone, so there is no copy of yours to publish; nothing was changed. Put your copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\`, or take theirs with --theirs.`,
+    );
+  }
+  const here = await deps.cache.hashFile(rec.path);
+  if (here && here.hash !== rec.theirs?.hash && here.hash !== mine.hash) {
+    setAside.push(
+      await deps.cache.setAside(rec.path, "displaced by resolve --mine (neither side)"),
+    );
+  }
+  await deps.cache.write(rec.path, body);
+}
+
+/**
+ * Resolves the conflict of `path` with `resolution`.
+ *
+ * @example
+ * ```ts
+ * import { createSyncService } from "./service.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const svc = await createSyncService({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * // after a pull or push reported a conflict of config/a.yaml:
+ * // await svc.resolveConflict("config/a.yaml", "merged");
+ * ```
+ */
+export async function resolveConflict(
+  deps: ResolveDeps,
+  path: string,
+  resolution: Resolution,
+): Promise<ResolveResult> {
+  const { cache, state } = deps;
+  const rec = state.conflicts.get(path);
+  if (!rec) throw noConflict(path);
+  const setAside: string[] = [];
+  if (resolution === "theirs") {
+    const here = await cache.hashFile(path);
+    if (here && here.hash !== rec.theirs?.hash) {
+      setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
+    } else if (!here && cache.exists(path)) {
+      setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
+    }
+    // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
+    state.setSynced(path, undefined);
+    await state.clean([path]);
+    await state.conflicts.clear([path]);
+    const pulled = await deps.pull([path]);
+    return {
+      path,
+      resolution,
+      resolved: !pulled.conflicts.includes(path),
+      setAside,
+      conflicts: pulled.conflicts.filter((p) => p === path),
+      pull: pulled,
+    };
+  }
+  if (isManagedLockfilePath(path)) {
+    throw new SluiceError(
+      "invalid_config",
+      `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${path} --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add\`.`,
+    );
+  }
+  if (resolution === "mine") await restoreMine(deps, rec, setAside);
+  // Rebase on theirs: every compare-and-swap of the push is now on the version the user saw.
+  const theirs = rec.theirs;
+  state.setSynced(
+    path,
+    theirs ? { hash: theirs.hash, version: theirs.version, size: theirs.size } : undefined,
+  );
+  await state.markDirty(path);
+  await state.saveManifest();
+  await state.conflicts.clear([path]);
+  const pushed = await deps.pushOnly([path]);
+  const conflicts = pushed.conflicts.filter((p) => p === path);
+  return {
+    path,
+    resolution,
+    resolved: conflicts.length === 0 && !pushed.skipped.some((s) => s.path === path && s.keepDirty),
+    published: conflicts.length === 0 && pushed.uploaded.includes(path)
+      ? state.synced(path)?.version
+      : undefined,
+    deleted: pushed.deleted.includes(path),
+    setAside,
+    conflicts,
+    push: pushed,
+  };
+}
+
+export { resolveHint };

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { LocalCache } from "../transfer/cache.ts";
+import type { ConflictRecord } from "./conflicts.ts";
+import { SluiceError } from "../errors.ts";
+import { sha256HexSync } from "../hash.ts";
+import type { PullResult } from "./pull.ts";
+import { emptyPushResult, type PushResult } from "./push.ts";
+import { resolveConflict, type ResolveDeps } from "./resolve.ts";
+import { SyncState } from "./state.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const h = (s: string) => sha256HexSync(enc(s));
+
+const emptyPull = (): PullResult => ({
+  fetched: [],
+  removed: [],
+  conflicts: [],
+  setAside: [],
+  uncommitted: [],
+  unchanged: false,
+  bytes: 0,
+});
+
+/** A cache with one conflict on `path`, and deps whose push and pull record their calls. */
+async function setup(path: string, options: { mineAt?: string } = {}) {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-resolve-test-" });
+  const cache = new LocalCache(dir, () => 0);
+  const state = await SyncState.open(dir);
+  const mineAt = options.mineAt ?? path;
+  await cache.write(mineAt, enc("mine"));
+  const rec: ConflictRecord = {
+    path,
+    mine: { location: mineAt, hash: h("mine"), size: 4 },
+    theirs: { version: "v2", hash: h("theirs"), size: 6 },
+    base: "v1",
+    foundBy: "pull",
+    at: 0,
+    reason: "both changed",
+  };
+  await state.conflicts.record([rec]);
+  const calls: { push: string[][]; pull: string[][] } = { push: [], pull: [] };
+  let pushAnswer: PushResult = { ...emptyPushResult(), uploaded: [path] };
+  let pullAnswer: PullResult = { ...emptyPull(), fetched: [path] };
+  const deps: ResolveDeps = {
+    cache,
+    state,
+    pushOnly: (paths) => {
+      calls.push.push([...paths]);
+      // What the push saw: the path dirty, synced at their version.
+      assert.deepEqual(state.dirtyPaths(), [path]);
+      assert.equal(state.synced(path)?.version, "v2");
+      return Promise.resolve(pushAnswer);
+    },
+    pull: (prefixes) => {
+      calls.pull.push([...prefixes]);
+      assert.equal(state.synced(path), undefined, "forgotten before the pull");
+      return Promise.resolve(pullAnswer);
+    },
+  };
+  return {
+    dir,
+    cache,
+    state,
+    deps,
+    calls,
+    answerPush: (r: PushResult) => pushAnswer = r,
+    answerPull: (r: PullResult) => pullAnswer = r,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+Deno.test("--mine rebases on their version and pushes exactly the path; the conflict is gone", async () => {
+  await using t = await setup("config/a.yaml");
+  const r = await resolveConflict(t.deps, "config/a.yaml", "mine");
+  assert.deepEqual(t.calls, { push: [["config/a.yaml"]], pull: [] });
+  assert.equal(r.resolved, true);
+  assert.equal(r.published, "v2");
+  assert.equal(t.state.conflicts.has("config/a.yaml"), false);
+  assert.deepEqual(r.setAside, []);
+});
+
+Deno.test("--mine puts a set-aside copy back first, setting aside a third copy in its place", async () => {
+  await using t = await setup("notes/n.txt", { mineAt: ".sluice/set-aside/x/notes/n.txt" });
+  await t.cache.write("notes/n.txt", enc("neither side"));
+  const r = await resolveConflict(t.deps, "notes/n.txt", "mine");
+  assert.equal(new TextDecoder().decode(await t.cache.read("notes/n.txt") ?? undefined), "mine");
+  assert.equal(r.setAside.length, 1);
+  assert.equal(
+    new TextDecoder().decode(await t.cache.read(r.setAside[0]) ?? undefined),
+    "neither side",
+  );
+});
+
+Deno.test("a push that meets a newer version of theirs leaves the path in conflict", async () => {
+  await using t = await setup("config/a.yaml");
+  t.answerPush({ ...emptyPushResult(), conflicts: ["config/a.yaml"] });
+  const r = await resolveConflict(t.deps, "config/a.yaml", "merged");
+  assert.equal(r.resolved, false);
+  assert.equal(r.published, undefined);
+  assert.deepEqual(r.conflicts, ["config/a.yaml"]);
+});
+
+Deno.test("--theirs sets the local copy aside, forgets the path and pulls it", async () => {
+  await using t = await setup("config/a.yaml");
+  const r = await resolveConflict(t.deps, "config/a.yaml", "theirs");
+  assert.deepEqual(t.calls, { push: [], pull: [["config/a.yaml"]] });
+  assert.equal(r.resolved, true);
+  assert.equal(r.setAside.length, 1);
+  assert.equal(t.cache.exists("config/a.yaml"), false, "the (fake) pull wrote nothing back");
+  assert.equal(t.state.conflicts.has("config/a.yaml"), false);
+  assert.deepEqual(t.state.dirtyPaths(), []);
+});
+
+Deno.test("no conflict, or the managed lockfile with --mine, is refused and changes nothing", async () => {
+  await using t = await setup("config/a.yaml");
+  await assert.rejects(resolveConflict(t.deps, "other", "mine"), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "not_found");
+    assert.match(e.message, /no unresolved conflict for other/);
+    return true;
+  });
+  await using l = await setup("config/upstream_extensions.json");
+  await assert.rejects(resolveConflict(l.deps, "config/upstream_extensions.json", "mine"), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "invalid_config");
+    assert.match(e.message, /managed lockfile.*sluice lockfile add/);
+    return true;
+  });
+  assert.deepEqual(l.calls, { push: [], pull: [] });
+  assert.equal(l.state.conflicts.has("config/upstream_extensions.json"), true);
+});

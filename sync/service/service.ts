@@ -1,0 +1,462 @@
+/**
+ * The sync service: the datastore sync contract (`pullChanged`,
+ * `pushChanged`, `markDirty`, `capabilities`) over a cache directory and an
+ * {@link ObjectStore}, with every push run through the gate pipeline.
+ *
+ * The service knows no gate: the composition root (`mod.ts`) passes the
+ * default pipeline, and plugins add, override or remove gates by name.
+ *
+ * @module
+ */
+import { AbortedError, SluiceError } from "../errors.ts";
+import { randomId } from "../hash.ts";
+import { assertSafeRelPath } from "../paths.ts";
+import { processIdentity, systemClock } from "../clock.ts";
+import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "../ports.ts";
+import { DEFAULT_RETRY } from "../retry.ts";
+import { LocalCache, STATE_DIR } from "../transfer/cache.ts";
+import { createEmitter, type SluiceEmitter } from "../events.ts";
+import { Pipeline } from "../pipeline.ts";
+import {
+  createPushContext,
+  type PlanEntry,
+  PUSH_PHASES,
+  type PushContext,
+  type SyncConfig,
+  type UploadRecord,
+  WRITE_PHASES,
+  type WriteContext,
+  type WriteGateEntry,
+} from "../context.ts";
+import { SyncState } from "./state.ts";
+import { buildPlan } from "./plan.ts";
+import {
+  emptyPushResult,
+  type PendingCommit,
+  type PushResult,
+  pushTerminal,
+  terminalWrite,
+} from "./push.ts";
+import { pull, type PullResult } from "./pull.ts";
+import type { ConflictRecord, Resolution } from "./conflicts.ts";
+import { resolveConflict, type ResolveResult } from "./resolve.ts";
+import { IndexMemo } from "../transfer/remote_index.ts";
+import { isLayoutInternal } from "../transfer/bucket_layout.ts";
+import {
+  DEFAULT_CONFIG,
+  type SyncServiceOptions,
+  validateSyncServiceOptions,
+} from "./service_options.ts";
+
+export {
+  DEFAULT_CONFIG,
+  type SluicePlugin,
+  type SyncServiceOptions,
+  validateSyncServiceOptions,
+} from "./service_options.ts";
+
+/** Options of a push. */
+export interface PushOptions {
+  readonly signal?: AbortSignal;
+  /** Model locks the push is made under (empty: a plain sync, not fenced). */
+  readonly locks?: readonly DistributedLock[];
+  /** Data version directories the run wrote (`data/…/<N>`). */
+  readonly written?: readonly string[];
+  /** Version directories that existed before the run. */
+  readonly preexisting?: ReadonlySet<string>;
+  /** Models (`type…/modelId`) the push is made for. */
+  readonly models?: readonly string[];
+  /** Compute the plan only; write nothing. */
+  readonly dryRun?: boolean;
+}
+
+/** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */
+export interface PreparedPush {
+  /** What the push wrote and skipped. */
+  readonly result: PushResult;
+  /** The index change and local commit; absent when there was nothing to push. */
+  readonly pending?: PendingCommit;
+  /** The options it was prepared with (locks, written versions…), reused by the commit. */
+  readonly options: Omit<PushOptions, "signal">;
+  /** The objects it wrote. */
+  readonly uploaded: readonly UploadRecord[];
+  /** Its plan, as the gates left it. */
+  readonly plan: readonly PlanEntry[];
+}
+
+/** A dirty path as `status` reports it. */
+export interface StatusEntry {
+  readonly path: string;
+  readonly action: PlanEntry["action"];
+  readonly class?: string;
+  readonly handledBy: readonly string[];
+  readonly reason?: string;
+}
+
+/**
+ * A sync service over one cache directory.
+ *
+ * @example
+ * ```ts
+ * import { createSyncService } from "./service.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const svc = await createSyncService({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * await Deno.writeTextFile(`${svc.cacheDir}/a.txt`, "hi");
+ * await svc.markDirty({ relPath: "a.txt" });
+ * await svc.pushChanged();
+ * ```
+ */
+export class SyncService {
+  readonly cacheDir: string;
+  readonly store: ObjectStore;
+  readonly identity: Identity;
+  readonly clock: Clock;
+  readonly events: SluiceEmitter;
+  readonly config: SyncConfig;
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly lockBackend?: LockBackend;
+  readonly pushPipeline: Pipeline<PushContext>;
+  readonly writePipeline: Pipeline<WriteContext>;
+  #queue: Promise<unknown> = Promise.resolve();
+  /** The last index read or written (pushes and pulls are serialised, so one at a time uses it). */
+  readonly #indexMemo = new IndexMemo();
+
+  /**
+   * Use {@link createSyncService}, which checks the options and opens
+   * `state`; the constructor takes both as given.
+   */
+  constructor(options: SyncServiceOptions, state: SyncState) {
+    this.cacheDir = options.cacheDir.replace(/\/+$/, "");
+    this.store = options.store;
+    this.identity = options.identity ?? processIdentity();
+    this.clock = options.clock ?? systemClock;
+    this.events = options.events ?? createEmitter();
+    // A partial retry policy is completed from the defaults (never left with holes).
+    const retry = { ...DEFAULT_RETRY, ...(options.config?.retry ?? {}) };
+    this.config = {
+      ...DEFAULT_CONFIG,
+      ...(options.config ?? {}),
+      // Retries live in one layer: a store that retries itself is called once
+      // per operation here, so a dead endpoint costs `retries + 1` attempts.
+      retry: options.store.retriesInternally ? { ...retry, retries: 0 } : retry,
+    };
+    this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
+    this.state = state;
+    this.lockBackend = options.lockBackend;
+    this.pushPipeline = options.push?.clone() ?? new Pipeline<PushContext>(PUSH_PHASES);
+    this.writePipeline = options.write?.clone() ?? new Pipeline<WriteContext>(WRITE_PHASES);
+    for (const p of options.plugins ?? []) {
+      p.setup({ push: this.pushPipeline, write: this.writePipeline });
+    }
+    for (const w of state.loadWarnings) {
+      this.events.emit("warning", { code: "state_unreadable", message: w });
+    }
+  }
+
+  /** The gate order of both pipelines. */
+  describe(): { push: string[]; write: string[] } {
+    return { push: this.pushPipeline.describe(), write: this.writePipeline.describe() };
+  }
+
+  /** What this service can do. */
+  capabilities(): {
+    push: boolean;
+    pull: boolean;
+    locks: boolean;
+    gates: string[];
+    endpoint: string;
+  } {
+    return {
+      push: true,
+      pull: true,
+      locks: this.lockBackend !== undefined,
+      gates: [...this.pushPipeline.names(), ...this.writePipeline.names()],
+      endpoint: this.store.endpoint,
+    };
+  }
+
+  /**
+   * Marks one path (`relPath`) or several (`relPaths`, one durable append) dirty, or (with neither) everything: the next push
+   * walks the cache and uploads only files whose content changed. Durable on
+   * return.
+   */
+  async markDirty(
+    options: { relPath?: string; relPaths?: readonly string[]; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    if (options.signal?.aborted) throw new AbortedError("markDirty");
+    if (options.relPaths !== undefined) {
+      for (const p of options.relPaths) assertSafeRelPath(p);
+      await this.state.markDirtyMany(options.relPaths);
+      if (options.relPath === undefined) return;
+    }
+    if (options.relPath !== undefined) assertSafeRelPath(options.relPath);
+    await this.state.markDirty(options.relPath);
+  }
+
+  /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */
+  pushChanged(options: PushOptions = {}): Promise<PushResult> {
+    return this.#serial(() => this.#push(options));
+  }
+
+  /**
+   * The first half of a two-phase push: runs the gates and writes the
+   * objects, but leaves the remote index and the dirty set alone. Peers see
+   * nothing of it until {@link SyncService.commitPush}; the paths stay dirty
+   * until then (a crash in between loses nothing: the next push redoes it).
+   */
+  preparePush(options: PushOptions = {}): Promise<PreparedPush> {
+    return this.#serial(async () => {
+      const out: {
+        plan?: PlanEntry[];
+        prepare: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+      } = { prepare: {} };
+      const result = await this.#push(options, out);
+      const { signal: _signal, ...rest } = options;
+      return {
+        result,
+        pending: out.prepare.pending,
+        options: rest,
+        plan: out.plan ?? [],
+        uploaded: out.prepare.uploaded ?? [],
+      };
+    });
+  }
+
+  /**
+   * The second half: merges a prepared push into the remote index
+   * (compare-and-swap against the index as it is now) and commits the local
+   * state. Returns the prepared push's result.
+   */
+  commitPush(prepared: PreparedPush, options: { signal?: AbortSignal } = {}): Promise<PushResult> {
+    // Through the push pipeline again: under model locks the fence checks them
+    // once more, and a run that lost one is refused and erased (its prepared
+    // uploads included) before its deferred markers are written or anything
+    // is committed.
+    return this.#serial(async () => {
+      const done = await this.#push(
+        { ...prepared.options, signal: options.signal },
+        { commit: prepared },
+      );
+      const r = prepared.result;
+      return {
+        uploaded: [...r.uploaded, ...done.uploaded],
+        identical: [...r.identical, ...done.identical],
+        deleted: [...r.deleted, ...done.deleted],
+        skipped: [...r.skipped, ...done.skipped],
+        conflicts: [...r.conflicts, ...done.conflicts],
+        bytes: r.bytes + done.bytes,
+      };
+    });
+  }
+
+  /** Pulls what changed remotely (or only under `prefixes`). */
+  pullChanged(
+    options: { signal?: AbortSignal; prefixes?: readonly string[] } = {},
+  ): Promise<PullResult> {
+    return this.#serial(() => this.#pull(options.signal, options.prefixes));
+  }
+
+  /** Every unresolved conflict, with both versions (see `conflicts.ts`). */
+  conflicts(): ConflictRecord[] {
+    return this.state.conflicts.list();
+  }
+
+  /**
+   * Resolves the conflict of `path`: `mine` publishes this cache's copy (a
+   * set-aside one is put back first), `merged` publishes what the cache
+   * holds at the path now, `theirs` sets the local copy aside and takes the
+   * datastore's. Publishing is a compare-and-swap on the version of theirs
+   * the conflict recorded: a newer one makes it a new conflict
+   * (`resolved: false`), never a loss. Serialised with pushes and pulls.
+   */
+  resolveConflict(
+    path: string,
+    resolution: Resolution,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ResolveResult> {
+    assertSafeRelPath(path);
+    return this.#serial(() =>
+      resolveConflict(
+        {
+          cache: this.cache,
+          state: this.state,
+          pushOnly: (paths) => this.#push({ signal: options.signal, only: paths }),
+          pull: (prefixes) => this.#pull(options.signal, prefixes),
+        },
+        path,
+        resolution,
+      )
+    );
+  }
+
+  /**
+   * The dirty paths with their class and the gates that will handle each.
+   * Nothing is written, locally or remotely. With `walk`, files changed but
+   * not yet marked dirty are listed too (as the next bulk push would find them).
+   */
+  async status(options: { walk?: boolean } = {}): Promise<StatusEntry[]> {
+    const ctxRef: { plan?: PlanEntry[] } = {};
+    await this.#push({ dryRun: true, walk: options.walk }, ctxRef);
+    const writeGates = this.writePipeline.ordered() as WriteGateEntry[];
+    return (ctxRef.plan ?? []).map((e) => ({
+      path: e.path,
+      action: e.action,
+      class: e.class,
+      handledBy: [
+        ...e.handledBy,
+        ...(e.action === "put"
+          ? writeGates.filter((g) => g.appliesTo?.(e) && !e.handledBy.includes(g.name)).map((g) =>
+            g.name
+          )
+          : []),
+      ],
+      reason: e.reason,
+    }));
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #pull(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
+    return await pull({
+      store: this.store,
+      cache: this.cache,
+      state: this.state,
+      config: this.config,
+      events: this.events,
+      signal: signal ?? new AbortController().signal,
+      isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLayoutInternal(p),
+      indexMemo: this.#indexMemo,
+      now: () => this.clock.now(),
+    }, prefixes);
+  }
+
+  async #push(
+    options: PushOptions & { walk?: boolean; only?: readonly string[] },
+    out?: {
+      plan?: PlanEntry[];
+      prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+      commit?: PreparedPush;
+    },
+  ): Promise<PushResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    if (signal.aborted) throw new AbortedError("The push");
+    const result = emptyPushResult();
+    this.cache.resetChecks();
+    const snapshot = this.state.snapshot();
+    const walk = options.only === undefined &&
+      (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
+    const expandedDirs: string[] = [];
+    // The commit of a prepared push comes back with its plan: the entries its
+    // preparation wrote are done (skipped, so the gates still see them), and
+    // the commit-step writes it deferred (markers, index files) are still to do.
+    const plan = out?.commit
+      ? out.commit.plan.map((e) =>
+        e.commit && e.action === "put"
+          ? { ...e, handledBy: [] }
+          : { ...e, action: "skip" as const, keepDirty: true, prepared: true, handledBy: [] }
+      )
+      : await buildPlan(
+        this.cache,
+        this.state,
+        options.only ?? [...snapshot.paths.keys()],
+        walk,
+        (path, reason) =>
+          this.events.emit("warning", {
+            code: "path_skipped",
+            message: `Skipped ${path}: ${reason}.`,
+            path,
+          }),
+        expandedDirs,
+      );
+    if (out) out.plan = plan;
+    // An empty plan still runs the pipeline: a gate may have durable work left
+    // (the refused-run eraser completes a journaled erasure before anything else).
+    if (plan.length === 0 && options.dryRun) return result;
+    const writeRun = this.writePipeline.build(terminalWrite);
+    const ctx = createPushContext({
+      id: randomId(8),
+      kind: walk ? "walk" : "paths",
+      dryRun: options.dryRun ?? false,
+      store: this.store,
+      cache: this.cache,
+      state: this.state,
+      plan,
+      locks: options.locks,
+      written: options.written,
+      preexisting: options.preexisting,
+      models: options.models,
+      identity: this.identity,
+      clock: this.clock,
+      events: this.events,
+      signal,
+      config: this.config,
+      // A commit starts from what its preparation uploaded, so that a refusal erases those too.
+      uploaded: [...(out?.commit?.uploaded ?? [])],
+      refresh: async (prefixes) => {
+        await this.#pull(signal, prefixes);
+      },
+      writePipeline: this.writePipeline,
+      snapshot,
+    });
+    if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
+    const run = this.pushPipeline.build(
+      pushTerminal({
+        cache: this.cache,
+        state: this.state,
+        result,
+        runWrite: writeRun,
+        indexMemo: this.#indexMemo,
+        expandedDirs,
+        prepare: out?.prepare,
+        commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
+      }),
+    );
+    try {
+      await run(ctx);
+    } catch (e) {
+      if (e instanceof SluiceError) throw e;
+      throw new SluiceError(
+        "push_failed",
+        `The push failed: ${
+          (e as Error)?.message ?? String(e)
+        }. Files not pushed stay dirty; run the push again.`,
+        { cause: e },
+      );
+    }
+    return result;
+  }
+}
+
+/** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
+export async function createSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  validateSyncServiceOptions(options);
+  return await openSyncService(options);
+}
+
+/**
+ * {@link createSyncService} without the check of the options, for a factory
+ * that ran `validateSyncServiceOptions` itself before building anything from
+ * them (the composition root's `createSluice` does), so that they are
+ * checked once. Creates the cache directory, opens its state and creates
+ * the service.
+ *
+ * @example
+ * ```ts
+ * import { openSyncService, validateSyncServiceOptions } from "./service.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const options = { cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() };
+ * validateSyncServiceOptions(options);
+ * const svc = await openSyncService(options);
+ * console.log(svc.capabilities().locks); // false
+ * ```
+ */
+export async function openSyncService(options: SyncServiceOptions): Promise<SyncService> {
+  await Deno.mkdir(options.cacheDir, { recursive: true });
+  const state = await SyncState.open(options.cacheDir);
+  return new SyncService(options, state);
+}

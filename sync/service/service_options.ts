@@ -1,0 +1,134 @@
+/**
+ * What a sync service is created from: its options
+ * ({@link SyncServiceOptions}, with {@link SluicePlugin}s), the default
+ * configuration ({@link DEFAULT_CONFIG}), and the check of options before
+ * anything is created ({@link validateSyncServiceOptions}).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
+import { DEFAULT_RETRY } from "../retry.ts";
+import {
+  classifierRuleSchema,
+  concurrencySchema,
+  conditionalWritesSchema,
+  probeTtlSchema,
+  retryConfigSchema,
+  streamThresholdSchema,
+} from "../config_schema.ts";
+import { DEFAULT_STREAM_THRESHOLD } from "../transfer/body.ts";
+import type { SluiceEmitter } from "../events.ts";
+import type { Pipeline } from "../pipeline.ts";
+import type { PushContext, SyncConfig, WriteContext } from "../context.ts";
+
+/** A plugin changes the pipelines by name (add, override, remove gates). */
+export interface SluicePlugin {
+  /** Plugin name, for messages. */
+  readonly name: string;
+  /** Called once when the service is created. */
+  setup(pipelines: { push: Pipeline<PushContext>; write: Pipeline<WriteContext> }): void;
+}
+
+/** Options of `createSyncService` (`service.ts`). */
+export interface SyncServiceOptions {
+  /** The cache directory (created if missing). */
+  readonly cacheDir: string;
+  /** The store the cache mirrors. */
+  readonly store: ObjectStore;
+  /** Creates model and datastore locks; optional for services that never lock. */
+  readonly lockBackend?: LockBackend;
+  /** Who is writing; default this process. */
+  readonly identity?: Identity;
+  /** Time; default the system clock. */
+  readonly clock?: Clock;
+  /** Shared event emitter; default a new one. */
+  readonly events?: SluiceEmitter;
+  /** Configuration overrides. */
+  readonly config?: Partial<SyncConfig>;
+  /** The push-level pipeline (default: empty, i.e. no gates). */
+  readonly push?: Pipeline<PushContext>;
+  /** The per-write pipeline (default: empty). */
+  readonly write?: Pipeline<WriteContext>;
+  /** Plugins applied after the pipelines are set. */
+  readonly plugins?: readonly SluicePlugin[];
+}
+
+/** The default configuration. */
+export const DEFAULT_CONFIG: SyncConfig = {
+  concurrency: 8,
+  retry: DEFAULT_RETRY,
+  conditionalWrites: "auto",
+  classifierRules: [],
+  probeTtlMs: 24 * 3600_000,
+  streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
+};
+
+/** The shape of `config` (every key optional: defaults fill the rest). */
+const syncConfigSchema = z.object({
+  concurrency: concurrencySchema.optional(),
+  retry: retryConfigSchema.optional(),
+  conditionalWrites: conditionalWritesSchema.optional(),
+  classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
+    .optional(),
+  probeTtlMs: probeTtlSchema.optional(),
+  streamThresholdBytes: streamThresholdSchema.optional(),
+});
+
+const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
+
+/**
+ * Checks the options a service is created from: `cacheDir`, `store`,
+ * `identity` and the types of `config`. Throws `ConfigError` naming the first
+ * offending field (e.g. `config.concurrency`, `identity.pid`) with what is
+ * expected and what was given, before anything is created.
+ *
+ * @example
+ * ```ts
+ * import { validateSyncServiceOptions } from "./service_options.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * validateSyncServiceOptions({ cacheDir: "/tmp/c", store: new InMemoryStore(), config: { concurrency: 4 } });
+ * ```
+ */
+export function validateSyncServiceOptions(options: SyncServiceOptions): void {
+  const o = options as unknown as Record<string, unknown>;
+  if (typeof o.cacheDir !== "string" || o.cacheDir === "") {
+    throw new ConfigError("cacheDir", `a directory path, got ${shown(o.cacheDir)}`);
+  }
+  const store = o.store as Record<string, unknown> | undefined;
+  if (
+    typeof store !== "object" || store === null ||
+    !["get", "head", "put", "delete", "list"].every((m) => typeof store[m] === "function")
+  ) {
+    throw new ConfigError("store", "an ObjectStore (get, head, put, delete, list)");
+  }
+  if (o.identity !== undefined) {
+    const id = (o.identity ?? {}) as Record<string, unknown>;
+    if (typeof id.holder !== "string" || id.holder === "") {
+      throw new ConfigError("identity.holder", `a non-empty "user@host", got ${shown(id.holder)}`);
+    }
+    if (typeof id.hostname !== "string") {
+      throw new ConfigError("identity.hostname", `a host name, got ${shown(id.hostname)}`);
+    }
+    if (typeof id.pid !== "number" || !Number.isSafeInteger(id.pid)) {
+      throw new ConfigError("identity.pid", `a process id (a whole number), got ${shown(id.pid)}`);
+    }
+  }
+  if (o.config === undefined) return;
+  if (typeof o.config !== "object" || o.config === null || Array.isArray(o.config)) {
+    throw new ConfigError("config", `an object of settings, got ${shown(o.config)}`);
+  }
+  const r = syncConfigSchema.safeParse(o.config);
+  if (r.success) return;
+  const issue = r.error.issues[0];
+  let field = "config";
+  let value: unknown = o.config;
+  for (const p of issue.path) {
+    field += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
+    value = typeof value === "object" && value !== null
+      ? (value as Record<PropertyKey, unknown>)[p]
+      : undefined;
+  }
+  throw new ConfigError(field, `${issue.message}, got ${shown(value)}`, { cause: r.error });
+}

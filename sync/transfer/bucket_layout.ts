@@ -1,0 +1,236 @@
+/**
+ * The shared bucket layout: the index objects that every client of a
+ * datastore bucket reads and writes, so that Sluice and other clients of the
+ * same layout see each other's writes.
+ *
+ * - v1: one index object, `.datastore-index.json`:
+ *   `{version: 1, lastPulled, entries: {<path>: {key, size, lastModified, localMtime?, sha256?}}}`;
+ * - v2: shards `_index/<partition>.json` (`{version: 1, entries}`) listed by
+ *   `_index/_meta.json` (`{version: 2, partitions, commitSeq}`), where
+ *   `commitSeq` grows by one with every commit. A bucket is v2 once its meta
+ *   says so; a v1 meta (`{version: 1, partitions}`) only lists the shards
+ *   written beside the v1 index.
+ *
+ * Sluice's own safety data rides in each entry as an extra field, `sluice`:
+ * `{v: <object version>, h: <sha256>}`. Other clients ignore it; an entry
+ * they rewrite loses it (or keeps a stale one whose `h` no longer matches
+ * `sha256`), and Sluice then treats the entry's object version as unknown.
+ *
+ * Paths with no partition (outside the known top-level directories) live in
+ * the shard {@link UNPARTITIONED}, which Sluice always reads whether or not
+ * the meta lists it.
+ *
+ * @module
+ */
+import { preview } from "../errors.ts";
+
+/** The v1 index object. */
+export const MONOLITH_KEY = ".datastore-index.json";
+/** The v2 (or v1 companion) shard list. */
+export const META_KEY = "_index/_meta.json";
+/** Shard of the paths that have no partition key. */
+export const UNPARTITIONED = "_unpartitioned";
+
+/** Store key of a shard. */
+export function shardKey(partition: string): string {
+  return `_index/${partition}.json`;
+}
+
+/** One indexed path, as Sluice uses it. */
+export interface IndexEntry {
+  /**
+   * Object version (ETag or generation) as recorded by Sluice; for an entry
+   * another client wrote, a synthetic `~…` id (see {@link isUnversioned}) that
+   * changes whenever the entry does.
+   */
+  readonly v: string;
+  /** Hex SHA-256, or `""` when the writer recorded none. */
+  readonly h: string;
+  /** Size in bytes. */
+  readonly s: number;
+  /** The entry as read from the bucket, written back unchanged when untouched. */
+  readonly raw?: Readonly<Record<string, unknown>>;
+}
+
+/** True for an entry whose object version is unknown (another client wrote it): any version of the object is accepted, checked by hash or size. */
+export function isUnversioned(e: IndexEntry): boolean {
+  return e.v.startsWith("~");
+}
+
+const SUBDIR_PARTITIONS = new Set([
+  "workflows-evaluated",
+  "auto-definitions",
+  "audit",
+  "telemetry",
+  "logs",
+  "files",
+]);
+
+/**
+ * The partition (shard) of a path in the v2 layout; `undefined` for paths
+ * the layout leaves unpartitioned. The rule is the layout's, kept exactly:
+ * `data`, `outputs` and `definitions-evaluated` paths of 4–5 segments take
+ * all but the last, of 6 or more all but the last three, joined with `--`;
+ * `workflow-runs/<id>/…` takes `workflow-runs--<id>`; six other top-level
+ * directories are one partition each; a single segment is `_root`.
+ *
+ * @example
+ * ```ts
+ * import { partitionKeyFromPath } from "./bucket_layout.ts";
+ * partitionKeyFromPath("data/aws/ec2/vpc/abc/state/1/raw"); // "data--aws--ec2--vpc--abc"
+ * partitionKeyFromPath("config/x.yaml"); // undefined
+ * ```
+ */
+export function partitionKeyFromPath(rel: string): string | undefined {
+  const s = rel.split("/");
+  if (s.length < 2) return s.length === 1 && s[0] !== "" ? "_root" : undefined;
+  switch (s[0]) {
+    case "data":
+    case "outputs":
+    case "definitions-evaluated":
+      if (s.length < 4) return undefined;
+      return s.slice(0, s.length >= 6 ? s.length - 3 : s.length - 1).join("--");
+    case "workflow-runs":
+      return s.length < 3 ? undefined : `workflow-runs--${s[1]}`;
+    default:
+      return SUBDIR_PARTITIONS.has(s[0]) ? s[0] : undefined;
+  }
+}
+
+/** The shard Sluice keeps a path in: its partition, or {@link UNPARTITIONED}. */
+export function shardOf(rel: string): string {
+  return partitionKeyFromPath(rel) ?? UNPARTITIONED;
+}
+
+/**
+ * True for cache paths that other clients of the layout keep local and never
+ * index: the index and its shards, the control plane, lock files, namespace
+ * manifests, sync sidecars and local catalogs (at any depth where the layout
+ * says so). Sluice never uploads or pulls them either.
+ *
+ * @example
+ * ```ts
+ * import { isLayoutInternal } from "./bucket_layout.ts";
+ * isLayoutInternal("data/t/m/.lock"); // true
+ * isLayoutInternal("data/t/m/d/1/raw"); // false
+ * ```
+ */
+export function isLayoutInternal(rel: string): boolean {
+  if (
+    rel === MONOLITH_KEY || rel === ".push-queue.json" || rel === ".datastore.lock" ||
+    rel === ".datastore-sync-state.json"
+  ) return true;
+  if (rel === "_index" || rel.startsWith("_index/")) return true;
+  if (rel === "_control" || rel.startsWith("_control/")) return true;
+  const base = rel.slice(rel.lastIndexOf("/") + 1);
+  return base === ".lock" || base === ".namespace.json" || base === "_catalog.db" ||
+    base.startsWith("_catalog.db-");
+}
+
+type Raw = Record<string, unknown>;
+
+const isObject = (x: unknown): x is Raw => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Reads one entry; throws naming the path when it is malformed. */
+export function parseEntry(path: string, raw: unknown): IndexEntry {
+  if (!isObject(raw) || !Number.isSafeInteger(raw.size) || (raw.size as number) < 0) {
+    throw new Error(`the entry of ${JSON.stringify(preview(path, 80))} is malformed`);
+  }
+  const sha = typeof raw.sha256 === "string" && /^[0-9a-f]{64}$/.test(raw.sha256) ? raw.sha256 : "";
+  const ours = isObject(raw.sluice) ? raw.sluice : undefined;
+  const known = ours && typeof ours.v === "string" && ours.v !== "" && !ours.v.startsWith("~") &&
+    ours.h === sha && sha !== "";
+  const v = known ? ours.v as string : `~${sha || `${raw.size}@${String(raw.lastModified ?? "")}`}`;
+  return { v, h: sha, s: raw.size as number, raw };
+}
+
+/** Writes one entry: the raw entry when Sluice did not change it, else a fresh one. */
+export function serialiseEntry(path: string, e: IndexEntry, nowIso: string): Raw {
+  if (e.raw) return e.raw as Raw;
+  const out: Raw = { key: path, size: e.s, lastModified: nowIso };
+  if (e.h) out.sha256 = e.h;
+  if (e.h && !isUnversioned(e)) out.sluice = { v: e.v, h: e.h };
+  return out;
+}
+
+/** Parses a map of entries (of the v1 index or a shard), leaving out internal paths. */
+export function parseEntries(raw: unknown): Record<string, IndexEntry> {
+  if (!isObject(raw)) throw new Error("its entries are not an object");
+  const out: Record<string, IndexEntry> = {};
+  for (const [path, e] of Object.entries(raw)) {
+    if (isLayoutInternal(path)) continue; // scrubbed, as every client of the layout does
+    out[path] = parseEntry(path, e);
+  }
+  return out;
+}
+
+/** Parses the v1 index object. */
+export function parseMonolith(body: Uint8Array): Record<string, IndexEntry> {
+  const j = JSON.parse(new TextDecoder().decode(body));
+  if (!isObject(j) || j.version !== 1) throw new Error("it is not a version 1 index");
+  return parseEntries(j.entries);
+}
+
+/** The v1 index object's bytes. */
+export function monolithBody(entries: Record<string, IndexEntry>, nowIso: string): Uint8Array {
+  const out: Record<string, Raw> = {};
+  for (const [p, e] of Object.entries(entries)) out[p] = serialiseEntry(p, e, nowIso);
+  return new TextEncoder().encode(JSON.stringify({ version: 1, lastPulled: nowIso, entries: out }));
+}
+
+/** Parses a shard; `null` when its version is not 1 (the layout treats it as absent). */
+export function parseShard(body: Uint8Array): Record<string, IndexEntry> | null {
+  const j = JSON.parse(new TextDecoder().decode(body));
+  if (!isObject(j)) throw new Error("it is not an object");
+  if (j.version !== 1) return null;
+  return parseEntries(j.entries);
+}
+
+/** A shard's bytes. */
+export function shardBody(entries: Record<string, IndexEntry>, nowIso: string): Uint8Array {
+  const out: Record<string, Raw> = {};
+  for (const [p, e] of Object.entries(entries)) out[p] = serialiseEntry(p, e, nowIso);
+  return new TextEncoder().encode(JSON.stringify({ version: 1, entries: out }));
+}
+
+/** The shard list. */
+export type Meta =
+  | { readonly version: 1; readonly partitions: readonly string[] }
+  | {
+    readonly version: 2;
+    readonly partitions: readonly string[];
+    readonly commitSeq: number;
+    readonly raw: Readonly<Raw>;
+  };
+
+/** Parses the meta; `null` when it is neither form (the layout then uses the v1 index). */
+export function parseMeta(body: Uint8Array): Meta | null {
+  let j: unknown;
+  try {
+    j = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return null;
+  }
+  if (!isObject(j) || !Array.isArray(j.partitions)) return null;
+  const partitions = j.partitions.filter((p): p is string =>
+    typeof p === "string" && /^[^/\\]+$/.test(p) && p !== ".." && p !== "."
+  );
+  if (j.version === 1) return { version: 1, partitions };
+  if (j.version === 2 && Number.isSafeInteger(j.commitSeq)) {
+    return { version: 2, partitions, commitSeq: j.commitSeq as number, raw: j };
+  }
+  return null;
+}
+
+/** The meta's bytes (extra fields of a v2 meta are kept). */
+export function metaBody(meta: Meta): Uint8Array {
+  const body = meta.version === 2
+    ? {
+      ...meta.raw,
+      version: 2,
+      partitions: [...meta.partitions].sort(),
+      commitSeq: meta.commitSeq,
+    }
+    : { version: 1, partitions: [...meta.partitions].sort() };
+  return new TextEncoder().encode(JSON.stringify(body));
+}

@@ -1,0 +1,483 @@
+/**
+ * The local cache directory: atomic file writes, walks, removal, the
+ * internal state directory (`.sluice/`) and the set-aside area.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { SluiceError, UnreachableError, UnsafePathError } from "../errors.ts";
+import { randomId, sha256HexSync } from "../hash.ts";
+import { CHUNK_BYTES, fileSource } from "./body.ts";
+import type { PutBody } from "../ports.ts";
+import { assertSafeRelPath } from "../paths.ts";
+import type { CacheAccess } from "../context.ts";
+import { atomicWrite } from "./atomic_write.ts";
+
+/** Name of the internal state directory inside the cache (never synced). */
+export const STATE_DIR = ".sluice";
+
+/** Joins an absolute directory and a validated relative path. */
+function abs(dir: string, rel: string): string {
+  return `${dir.replace(/\/+$/, "")}/${rel}`;
+}
+
+function isNotFound(e: unknown): boolean {
+  return e instanceof Deno.errors.NotFound;
+}
+
+/**
+ * Hex SHA-256 and size of a file already checked to be a regular file,
+ * read in chunks; null when it vanished meanwhile. `sizeHint` (the size seen
+ * by lstat) sizes the read buffer: a walk hashes many small files, and a
+ * zeroed 1 MiB buffer for each cost more than the file's whole read.
+ */
+async function hashChecked(
+  file: string,
+  sizeHint: number,
+): Promise<{ hash: string; size: number } | null> {
+  let f: Deno.FsFile;
+  try {
+    f = await Deno.open(file, { read: true });
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
+  }
+  try {
+    const h = createHash("sha256");
+    // One byte over the hint, so that a file of the size seen ends in one read.
+    const buf = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(sizeHint + 1, 16 * 1024)));
+    let size = 0;
+    for (;;) {
+      const n = await f.read(buf);
+      if (n === null) break;
+      h.update(buf.subarray(0, n));
+      size += n;
+    }
+    return { hash: h.digest("hex"), size };
+  } finally {
+    f.close();
+  }
+}
+
+/** Files up to this size are read synchronously by a push (one call instead of an async op). */
+const SYNC_READ_MAX = 64 * 1024;
+
+/** What {@link LocalCache.readForPush} returns. */
+export interface PushRead {
+  /** The bytes, or a source streaming them. */
+  readonly body: PutBody;
+  /** Hex SHA-256 of the bytes. */
+  readonly hash: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Modification time seen before reading. */
+  readonly mtimeMs: number;
+}
+
+/** Why a link is refused: said once, for reads, writes and walks alike. */
+export const LINK_REFUSED =
+  "Sluice never follows links out of the cache: replace the link with a real file or directory, then run the sync again";
+
+/** Why a walk skips a name that is not valid UTF-8. */
+const NOT_UTF8 =
+  "its name is not valid UTF-8, so it cannot be a store key and stays local only: rename it to sync it";
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}
+
+/** A file found by {@link walkFiles}. */
+export interface WalkedFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/**
+ * Walks `root/dir` recursively, yielding regular files (cache-relative),
+ * skipping the internal state dir. Symlinks are not followed: a symlink is
+ * reported through `onSkip` and never read.
+ */
+export async function* walkFiles(
+  root: string,
+  dir = "",
+  onSkip?: (path: string, reason: string) => void,
+): AsyncGenerator<WalkedFile> {
+  // Synchronous directory reads and lstat calls: a walk of 100 000 files is
+  // dominated by per-call overhead, and the sync calls are several times cheaper.
+  const base = dir ? abs(root, dir) : root;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(base)];
+  } catch (e) {
+    if (isNotFound(e)) return;
+    throw e;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const rel = dir ? `${dir}/${e.name}` : e.name;
+    if (!dir && e.name === STATE_DIR) continue;
+    // A name that is not valid UTF-8 arrives with U+FFFD in place of the bad
+    // bytes and then names no file: report it rather than fail the walk (or,
+    // for a directory, silently never sync what it holds).
+    if (e.name.includes("\uFFFD") && !exists(abs(root, rel))) {
+      onSkip?.(rel, NOT_UTF8);
+      continue;
+    }
+    if (e.isSymlink) {
+      onSkip?.(rel, `it is a symbolic link; ${LINK_REFUSED}`);
+      continue;
+    }
+    if (e.isDirectory) {
+      yield* walkFiles(root, rel, onSkip);
+    } else if (e.isFile) {
+      let st: Deno.FileInfo;
+      try {
+        st = Deno.lstatSync(abs(root, rel));
+      } catch (err) {
+        if (isNotFound(err)) continue; // removed during the walk
+        throw err;
+      }
+      yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+    }
+  }
+}
+
+/**
+ * The cache directory seen through {@link CacheAccess}.
+ *
+ * @example
+ * ```ts
+ * import { LocalCache } from "./cache.ts";
+ * const cache = new LocalCache(await Deno.makeTempDir());
+ * await cache.write("a/b.txt", new TextEncoder().encode("x"));
+ * ```
+ */
+export class LocalCache implements CacheAccess {
+  readonly dir: string;
+  readonly #clockNow: () => number;
+  readonly #checked = new Set<string>();
+
+  constructor(dir: string, now: () => number = Date.now) {
+    this.dir = dir.replace(/\/+$/, "");
+    this.#clockNow = now;
+  }
+
+  /** Forgets which directories were checked (call when the cache may have changed underneath). */
+  resetChecks(): void {
+    this.#checked.clear();
+  }
+
+  /** Absolute path of a cache-relative path, refusing unsafe paths and symlinks on the way. */
+  resolve(path: string): Promise<string> {
+    try {
+      return Promise.resolve(this.resolveSync(path));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** {@link resolve}, synchronously (throws instead of rejecting). */
+  resolveSync(path: string): string {
+    assertSafeRelPath(path);
+    const parts = path.split("/");
+    let rel = "";
+    for (let i = 0; i < parts.length - 1; i++) {
+      rel = rel ? `${rel}/${parts[i]}` : parts[i];
+      if (this.#checked.has(rel)) continue;
+      try {
+        const st = Deno.lstatSync(abs(this.dir, rel));
+        if (st.isSymlink) {
+          throw new UnsafePathError(path, `${rel} is a symbolic link; ${LINK_REFUSED}`);
+        }
+        this.#checked.add(rel);
+      } catch (e) {
+        if (isNotFound(e)) break;
+        throw e;
+      }
+    }
+    return abs(this.dir, path);
+  }
+
+  async read(path: string): Promise<Uint8Array | null> {
+    return (await this.readWithStat(path))?.body ?? null;
+  }
+
+  /**
+   * The absolute file of `path` and its lstat when it is a regular file;
+   * null when absent or not a file; `UnsafePathError` for a symlink (or a
+   * path under one). Synchronous: a push or walk of many small files is
+   * dominated by per-call overhead, not by I/O.
+   */
+  #regularFile(path: string): { file: string; st: Deno.FileInfo } | null {
+    const file = this.resolveSync(path);
+    let st: Deno.FileInfo;
+    try {
+      st = Deno.lstatSync(file);
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+    if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
+    return st.isFile ? { file, st } : null;
+  }
+
+  /** True when `path` is a directory in the cache (not a link to one); false when absent. */
+  isDirectory(path: string): boolean {
+    const file = this.resolveSync(path);
+    try {
+      const st = Deno.lstatSync(file);
+      return st.isDirectory && !st.isSymlink;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * True when anything is at `path`: a file, a directory, or a link (a path
+   * under a link counts as present, so it is never taken for a deletion).
+   */
+  exists(path: string): boolean {
+    let file: string;
+    try {
+      file = this.resolveSync(path);
+    } catch (e) {
+      if (e instanceof UnsafePathError) return true;
+      throw e;
+    }
+    return exists(file);
+  }
+
+  /**
+   * A cache file's bytes with the size and mtime seen just before reading
+   * (one lstat, one read); null when absent or not a regular file.
+   */
+  async readWithStat(
+    path: string,
+  ): Promise<{ body: Uint8Array; size: number; mtimeMs: number } | null> {
+    const found = this.#regularFile(path);
+    if (!found) return null;
+    try {
+      const body = await Deno.readFile(found.file);
+      return { body, size: body.length, mtimeMs: found.st.mtime?.getTime() ?? 0 };
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  /**
+   * A cache file ready to push: its bytes (read whole when at most
+   * `streamThreshold` bytes) or a {@link BodySource} that streams it in
+   * chunks and fails if the file changes under the upload, with its hex
+   * SHA-256, size, and the mtime seen before reading. Null when absent or not
+   * a regular file; a symlink throws `UnsafePathError`.
+   */
+  async readForPush(
+    path: string,
+    streamThreshold: number,
+    onBytes?: (delivered: number) => void,
+  ): Promise<PushRead | null> {
+    const found = this.#regularFile(path);
+    if (!found) return null;
+    const { file, st } = found;
+    try {
+      const mtimeMs = st.mtime?.getTime() ?? 0;
+      if (st.size <= streamThreshold) {
+        const body = st.size <= SYNC_READ_MAX ? Deno.readFileSync(file) : await Deno.readFile(file);
+        return { body, hash: sha256HexSync(body), size: body.length, mtimeMs };
+      }
+      // Already resolved and checked above: hash it as it is.
+      const hashed = await hashChecked(file, st.size);
+      if (!hashed) return null;
+      const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path, onBytes });
+      return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  /**
+   * Hex SHA-256 and size of a cache file, read in 1 MiB chunks so the file is
+   * never held whole in memory (the walk hashes every changed file); null
+   * when absent or not a regular file. Refuses symlinks like {@link read}.
+   */
+  async hashFile(path: string): Promise<{ hash: string; size: number } | null> {
+    const found = this.#regularFile(path);
+    if (!found) return null;
+    const { file, st } = found;
+    try {
+      if (st.size <= SYNC_READ_MAX) {
+        const body = Deno.readFileSync(file);
+        return { hash: sha256HexSync(body), size: body.length };
+      }
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+    return await hashChecked(file, st.size);
+  }
+
+  /**
+   * Size and mtime of a regular file; null when absent or not a file. A
+   * symlink (or a path under one) throws `UnsafePathError`: it is not an
+   * absent file, so a push must not take it for a deletion.
+   */
+  stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
+    try {
+      const found = this.#regularFile(path);
+      return Promise.resolve(
+        found ? { size: found.st.size, mtimeMs: found.st.mtime?.getTime() ?? 0 } : null,
+      );
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  async write(path: string, body: Uint8Array): Promise<void> {
+    await atomicWrite(await this.resolve(path), body, false);
+  }
+
+  /**
+   * Writes a stream to a cache file atomically (a temp file beside it, then
+   * a rename), hashing as it goes, never holding the whole body. When the
+   * bytes are not `expect.size` long or do not hash to `expect.sha256` (when
+   * given), the
+   * temp file is removed, the cached copy is left as it was, and
+   * `corrupt_download` is thrown. A stream that breaks off throws a
+   * retryable `unreachable` error, with the same clean-up.
+   */
+  async writeStream(
+    path: string,
+    stream: ReadableStream<Uint8Array>,
+    expect: { size: number; sha256?: string },
+    onBytes?: (written: number) => void,
+  ): Promise<string> {
+    // The stream is taken at once, so that every failure below, also one
+    // before the first read, cancels it (a store's file or connection).
+    const reader = stream.getReader();
+    const hash = createHash("sha256");
+    let size = 0;
+    let tmp: string | undefined;
+    let placed = false;
+    try {
+      const file = await this.resolve(path);
+      const dir = file.slice(0, file.lastIndexOf("/")) || "/";
+      await Deno.mkdir(dir, { recursive: true });
+      const name = file.slice(dir.length + 1);
+      const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
+      tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
+      {
+        using out = await Deno.open(tmp, { write: true, createNew: true });
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (e) {
+            if (e instanceof SluiceError) throw e;
+            throw new UnreachableError(
+              `the download of ${path} broke off after ${size} bytes (${
+                e instanceof Error ? e.message : String(e)
+              }); nothing was written for it and the cached copy was kept`,
+              { cause: e },
+            );
+          }
+          if (chunk.done) break;
+          size += chunk.value.length;
+          if (size > expect.size) break;
+          hash.update(chunk.value);
+          for (let off = 0; off < chunk.value.length;) {
+            off += await out.write(chunk.value.subarray(off));
+          }
+          onBytes?.(size);
+        }
+      }
+      const got = size === expect.size ? hash.digest("hex") : null;
+      if (got === null || (expect.sha256 !== undefined && got !== expect.sha256)) {
+        const what = got === null
+          ? `size ${
+            size > expect.size ? `more than ${expect.size}` : size
+          }, expected ${expect.size}`
+          : `SHA-256 ${got.slice(0, 12)}…, expected ${expect.sha256?.slice(0, 12)}…`;
+        throw new SluiceError(
+          "corrupt_download",
+          `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
+          { retryable: true },
+        );
+      }
+      await Deno.rename(tmp, file);
+      placed = true;
+      return got;
+    } finally {
+      await reader.cancel().catch(() => {});
+      if (!placed && tmp) await Deno.remove(tmp).catch(() => {});
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    try {
+      await Deno.remove(await this.resolve(path.replace(/\/+$/, "")), { recursive: true });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  async listFiles(dir: string): Promise<string[]> {
+    const clean = dir.replace(/\/+$/, "");
+    if (clean) await this.resolve(clean);
+    const out: string[] = [];
+    for await (const f of walkFiles(this.dir, clean)) out.push(f.path);
+    return out;
+  }
+
+  async setAside(path: string, reason: string): Promise<string> {
+    const stamp = new Date(this.#clockNow()).toISOString().replace(/[:.]/g, "-");
+    const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
+    const from = await this.resolve(path);
+    const to = abs(this.dir, target);
+    await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+    await Deno.rename(from, to);
+    await atomicWrite(
+      abs(this.dir, `${target.slice(0, target.length - path.length)}REASON.json`),
+      new TextEncoder().encode(JSON.stringify({ path, reason, at: this.#clockNow() }, null, 2)),
+    );
+    return target;
+  }
+
+  async readState<T>(name: string): Promise<T | null> {
+    const file = abs(this.dir, `${STATE_DIR}/${name}`);
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (e) {
+      throw new SluiceError(
+        "internal",
+        `The sync state file ${file} is corrupted (${
+          (e as Error).message
+        }). Nothing was changed. Restore the file from a backup, or check what it recorded and remove it by hand, then run the command again.`,
+        { cause: e },
+      );
+    }
+  }
+
+  async writeState(name: string, value: unknown): Promise<void> {
+    await atomicWrite(
+      abs(this.dir, `${STATE_DIR}/${name}`),
+      new TextEncoder().encode(JSON.stringify(value)),
+    );
+  }
+}

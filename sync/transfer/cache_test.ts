@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import { LINK_REFUSED, LocalCache, STATE_DIR, walkFiles } from "./cache.ts";
+import { isBodySource } from "./body.ts";
+import { SluiceError, UnsafePathError } from "../errors.ts";
+import { sha256HexSync } from "../hash.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array | null) => b === null ? null : new TextDecoder().decode(b);
+
+async function tempCache(): Promise<
+  { dir: string; cache: LocalCache; [Symbol.asyncDispose](): Promise<void> }
+> {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-cache-test-" });
+  return {
+    dir,
+    cache: new LocalCache(`${dir}/`, () => Date.UTC(2026, 0, 2, 3, 4, 5)),
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+function streamOf(...chunks: string[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(c) {
+      for (const x of chunks) c.enqueue(enc(x));
+      c.close();
+    },
+  });
+}
+
+/** Every name under `dir`, recursively, cache-relative. */
+async function namesUnder(dir: string, rel = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(rel ? `${dir}/${rel}` : dir)) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    out.push(r);
+    if (e.isDirectory) out.push(...await namesUnder(dir, r));
+  }
+  return out.sort();
+}
+
+Deno.test("write makes parent directories; read, stat, exists and isDirectory see the file", async () => {
+  await using t = await tempCache();
+  assert.equal(t.cache.dir, t.dir);
+  await t.cache.write("a/b/c.txt", enc("hello"));
+  assert.equal(dec(await t.cache.read("a/b/c.txt")), "hello");
+  assert.equal((await t.cache.stat("a/b/c.txt"))?.size, 5);
+  assert.equal(t.cache.exists("a/b/c.txt"), true);
+  assert.equal(t.cache.isDirectory("a/b"), true);
+  assert.equal(t.cache.isDirectory("a/b/c.txt"), false);
+  // Absent, or a directory: no file.
+  assert.equal(await t.cache.read("a/nope"), null);
+  assert.equal(await t.cache.read("a/b"), null);
+  assert.equal(await t.cache.stat("a/nope"), null);
+  assert.equal(t.cache.exists("a/nope"), false);
+  assert.deepEqual(await namesUnder(t.dir), ["a", "a/b", "a/b/c.txt"], "no temp file left");
+});
+
+Deno.test("unsafe paths are refused before any file is touched", async () => {
+  await using t = await tempCache();
+  for (const p of ["../x", "/etc/passwd", "a//b", ""]) {
+    await assert.rejects(t.cache.write(p, enc("x")), UnsafePathError, p);
+    await assert.rejects(t.cache.read(p), UnsafePathError, p);
+  }
+  assert.deepEqual(await namesUnder(t.dir), []);
+});
+
+Deno.test("a link in the cache is never followed: reads, writes and stats refuse it, exists counts it", async () => {
+  await using t = await tempCache();
+  const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
+  try {
+    await Deno.writeTextFile(`${outside}/secret`, "outside");
+    await Deno.symlink(outside, `${t.dir}/dirlink`);
+    await Deno.symlink(`${outside}/secret`, `${t.dir}/filelink`);
+    for (const p of ["dirlink/secret", "filelink"]) {
+      await assert.rejects(t.cache.read(p), (e) => {
+        assert.ok(e instanceof UnsafePathError);
+        assert.ok(e.message.includes(LINK_REFUSED), e.message);
+        return true;
+      });
+      await assert.rejects(t.cache.stat(p), UnsafePathError);
+      assert.equal(t.cache.exists(p), true, `${p} is never taken for a deletion`);
+    }
+    await assert.rejects(t.cache.write("dirlink/new", enc("x")), UnsafePathError);
+    assert.deepEqual(await namesUnder(outside), ["secret"]);
+    assert.equal(await Deno.readTextFile(`${outside}/secret`), "outside");
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("readForPush reads small files whole and streams large ones, with the same hash", async () => {
+  await using t = await tempCache();
+  const body = "x".repeat(1000);
+  await t.cache.write("f", enc(body));
+  const whole = await t.cache.readForPush("f", 1000);
+  assert.ok(whole && !isBodySource(whole.body));
+  assert.equal(whole.hash, sha256HexSync(enc(body)));
+  assert.equal(whole.size, 1000);
+  const streamed = await t.cache.readForPush("f", 999);
+  assert.ok(streamed && isBodySource(streamed.body));
+  assert.equal(streamed.hash, whole.hash);
+  assert.equal(streamed.body.size, 1000);
+  assert.deepEqual(await t.cache.hashFile("f"), { hash: whole.hash, size: 1000 });
+  assert.equal(await t.cache.readForPush("nope", 10), null);
+  assert.equal(await t.cache.hashFile("nope"), null);
+});
+
+Deno.test("writeStream places the file only when size and hash match; otherwise the old copy stays", async () => {
+  await using t = await tempCache();
+  await t.cache.write("d/f", enc("old"));
+  const good = sha256HexSync(enc("new bytes"));
+  const seen: number[] = [];
+  const got = await t.cache.writeStream("d/f", streamOf("new ", "bytes"), {
+    size: 9,
+    sha256: good,
+  }, (n) => seen.push(n));
+  assert.equal(got, good);
+  assert.deepEqual(seen, [4, 9]);
+  assert.equal(dec(await t.cache.read("d/f")), "new bytes");
+
+  const bad: [ReadableStream<Uint8Array>, { size: number; sha256?: string }, RegExp][] = [
+    [streamOf("short"), { size: 9 }, /size 5, expected 9/],
+    [streamOf("far too long"), { size: 9 }, /size more than 9, expected 9/],
+    [streamOf("new bytez"), { size: 9, sha256: good }, /SHA-256 [0-9a-f]{12}…, expected/],
+  ];
+  for (const [stream, expect, detail] of bad) {
+    await assert.rejects(t.cache.writeStream("d/f", stream, expect), (e) => {
+      assert.ok(e instanceof SluiceError);
+      assert.equal(e.code, "corrupt_download");
+      assert.equal(e.retryable, true);
+      assert.match(e.message, detail);
+      return true;
+    });
+  }
+  let pulls = 0;
+  const broken = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (pulls++ === 0) c.enqueue(enc("new"));
+      else c.error(new Error("reset"));
+    },
+  });
+  await assert.rejects(t.cache.writeStream("d/f", broken, { size: 9 }), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "unreachable");
+    assert.match(e.message, /broke off after 3 bytes \(reset\)/);
+    return true;
+  });
+  assert.equal(dec(await t.cache.read("d/f")), "new bytes");
+  assert.deepEqual(await namesUnder(t.dir), ["d", "d/f"], "no temp file left");
+});
+
+Deno.test("remove deletes files and directories and ignores absent paths; listFiles walks a directory", async () => {
+  await using t = await tempCache();
+  await t.cache.write("a/1", enc("1"));
+  await t.cache.write("a/b/2", enc("2"));
+  await t.cache.write("c", enc("3"));
+  assert.deepEqual(await t.cache.listFiles("a/"), ["a/1", "a/b/2"]);
+  assert.deepEqual(await t.cache.listFiles(""), ["a/1", "a/b/2", "c"]);
+  await t.cache.remove("a/b/");
+  await t.cache.remove("nope");
+  assert.deepEqual(await t.cache.listFiles(""), ["a/1", "c"]);
+});
+
+Deno.test("setAside moves the file under the state directory with a reason beside it", async () => {
+  await using t = await tempCache();
+  await t.cache.write("notes/n.txt", enc("mine"));
+  const target = await t.cache.setAside("notes/n.txt", "theirs taken");
+  assert.match(
+    target,
+    /^\.sluice\/set-aside\/2026-01-02T03-04-05-000Z-[0-9a-f]{6}\/notes\/n\.txt$/,
+  );
+  assert.equal(t.cache.exists("notes/n.txt"), false);
+  assert.equal(await Deno.readTextFile(`${t.dir}/${target}`), "mine");
+  const reason = JSON.parse(
+    await Deno.readTextFile(`${t.dir}/${target.slice(0, -"notes/n.txt".length)}REASON.json`),
+  );
+  assert.deepEqual(reason, {
+    path: "notes/n.txt",
+    reason: "theirs taken",
+    at: Date.UTC(2026, 0, 2, 3, 4, 5),
+  });
+});
+
+Deno.test("state files round-trip as JSON; a corrupted one is a coded error naming the file", async () => {
+  await using t = await tempCache();
+  assert.equal(await t.cache.readState("s.json"), null);
+  await t.cache.writeState("s.json", { a: [1, 2] });
+  assert.deepEqual(await t.cache.readState("s.json"), { a: [1, 2] });
+  await Deno.writeTextFile(`${t.dir}/${STATE_DIR}/s.json`, "{torn");
+  await assert.rejects(t.cache.readState("s.json"), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "internal");
+    assert.match(e.message, /sync state file .*s\.json is corrupted.*Nothing was changed/);
+    return true;
+  });
+});
+
+Deno.test("walkFiles yields regular files in name order, skipping the state directory and links", async () => {
+  await using t = await tempCache();
+  await t.cache.write("b/2", enc("22"));
+  await t.cache.write("a", enc("1"));
+  await t.cache.writeState("x.json", {});
+  await Deno.symlink(`${t.dir}/a`, `${t.dir}/link`);
+  const skipped: string[] = [];
+  const files = [];
+  for await (const f of walkFiles(t.dir, "", (p, why) => skipped.push(`${p}: ${why}`))) {
+    files.push([f.path, f.size]);
+  }
+  assert.deepEqual(files, [["a", 1], ["b/2", 2]]);
+  assert.equal(skipped.length, 1);
+  assert.match(skipped[0], /^link: it is a symbolic link/);
+  assert.deepEqual(await Array.fromAsync(walkFiles(t.dir, "nope")), []);
+});

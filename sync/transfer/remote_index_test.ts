@@ -1,0 +1,261 @@
+/**
+ * One bucket, Sluice and other clients of the shared layout: fixture buckets
+ * in both index versions pull completely, every Sluice write is visible to a
+ * reader written from the layout's rules, and a peer's later write is pulled.
+ */
+import assert from "node:assert/strict";
+import { createSyncService, type SyncService } from "../service/service.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  peerCommitSeq,
+  peerPush,
+  peerReadIndex,
+  seedPeerBucket,
+} from "../../packages/testing/mod.ts";
+import { INDEX_KEY, readIndex, updateIndex } from "./remote_index.ts";
+import { sha256Hex } from "../hash.ts";
+import { META_KEY, shardKey, UNPARTITIONED } from "./bucket_layout.ts";
+
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+async function clone(store: InMemoryStore, name: string): Promise<SyncService> {
+  return await createSyncService({
+    cacheDir: await Deno.makeTempDir({ prefix: `sluice-layout-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+  });
+}
+
+async function write(svc: SyncService, path: string, text: string) {
+  const file = `${svc.cacheDir}/${path}`;
+  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(file, text);
+  await svc.markDirty({ relPath: path });
+}
+
+const read = (svc: SyncService, path: string) => Deno.readTextFile(`${svc.cacheDir}/${path}`);
+
+const FILES = {
+  "data/aws/ec2/vpc/abc/state/1/raw": "vpc one",
+  "data/aws/ec2/vpc/abc/state/1/metadata.yaml": "v: 1",
+  "data/aws/ec2/vpc/abc/state/latest": "1",
+  "workflow-runs/w1/workflow-run-r1.yaml": "run",
+  "outputs/aws/create/def-1.yaml": "out",
+  ".catalog-export.json": "[]",
+};
+
+for (const v2 of [false, true]) {
+  const kind = v2 ? "v2 (shards)" : "v1 (one index object)";
+
+  Deno.test(`a ${kind} bucket written by another client pulls completely`, async () => {
+    const store = new InMemoryStore();
+    await seedPeerBucket(store, FILES, { v2 });
+    const a = await clone(store, "a");
+    const r = await a.pullChanged();
+    assert.deepEqual(r.fetched.sort(), Object.keys(FILES).sort());
+    for (const [p, text] of Object.entries(FILES)) assert.equal(await read(a, p), text);
+    // And again: nothing changed, nothing fetched.
+    assert.deepEqual((await a.pullChanged()).fetched, []);
+  });
+
+  Deno.test(`${kind}: every Sluice write is visible to the other client's reader`, async () => {
+    const store = new InMemoryStore();
+    await seedPeerBucket(store, FILES, { v2 });
+    const before = await peerCommitSeq(store);
+    const monolithBefore = (await store.head(INDEX_KEY))?.version;
+    const a = await clone(store, "a");
+    await a.pullChanged();
+    await write(a, "data/aws/ec2/vpc/abc/state/2/raw", "vpc two");
+    await write(a, "data/aws/ec2/vpc/abc/state/latest", "2");
+    await write(a, "workflow-runs/w2/workflow-run-r2.yaml", "run 2");
+    await a.pushChanged();
+    const seen = await peerReadIndex(store);
+    for (const p of [...Object.keys(FILES), "data/aws/ec2/vpc/abc/state/2/raw"]) {
+      assert.ok(seen[p], `${p} is in the other client's view`);
+    }
+    assert.equal(seen["data/aws/ec2/vpc/abc/state/latest"].size, 1);
+    assert.equal(
+      seen["data/aws/ec2/vpc/abc/state/2/raw"].sha256,
+      await sha256Hex(new TextEncoder().encode("vpc two")),
+    );
+    if (v2) {
+      // The other client's fast path compares commitSeq: it must move.
+      assert.equal(await peerCommitSeq(store), (before ?? 0) + 1);
+    } else {
+      // ... or the index object's version.
+      assert.notEqual((await store.head(INDEX_KEY))?.version, monolithBefore);
+    }
+  });
+
+  Deno.test(`${kind}: a file the other client overwrites later is pulled again`, async () => {
+    const store = new InMemoryStore();
+    await seedPeerBucket(store, FILES, { v2 });
+    const a = await clone(store, "a");
+    await write(a, "outputs/aws/create/def-2.yaml", "sluice wrote this");
+    await a.pushChanged();
+    await a.pullChanged();
+    await peerPush(store, { "outputs/aws/create/def-2.yaml": "peer rewrote it" });
+    const r = await a.pullChanged();
+    assert.deepEqual(r.fetched, ["outputs/aws/create/def-2.yaml"]);
+    assert.equal(await read(a, "outputs/aws/create/def-2.yaml"), "peer rewrote it");
+  });
+}
+
+Deno.test("v2: paths with no partition are indexed in the unpartitioned shard, listed in the meta", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: true });
+  const a = await clone(store, "a");
+  await write(a, "config/vaults/v1.yaml", "vault: 1");
+  await a.pushChanged();
+  assert.ok(store.peekText(shardKey(UNPARTITIONED))?.includes("config/vaults/v1.yaml"));
+  assert.ok(JSON.parse(store.peekText(META_KEY)!).partitions.includes(UNPARTITIONED));
+  assert.ok((await peerReadIndex(store))["config/vaults/v1.yaml"]);
+  // A peer's push rewrites the meta without that shard: Sluice still reads it.
+  await peerPush(store, { "logs/l.txt": "log" });
+  const b = await clone(store, "b");
+  const r = await b.pullChanged();
+  assert.ok(r.fetched.includes("config/vaults/v1.yaml"));
+  assert.ok(r.fetched.includes("logs/l.txt"));
+});
+
+Deno.test("entries without a hash (a listing-built index) pull by size and stay pulled", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { noHash: true });
+  const a = await clone(store, "a");
+  assert.equal((await a.pullChanged()).fetched.length, Object.keys(FILES).length);
+  store.resetLog();
+  await peerPush(store, { "logs/new.txt": "n" });
+  const r = await a.pullChanged();
+  assert.deepEqual(r.fetched, ["logs/new.txt"]);
+});
+
+Deno.test("the layout's own objects are never pushed from, or pulled into, a cache", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES);
+  const a = await clone(store, "a");
+  await a.pullChanged();
+  // A stale local copy of the index (as another client keeps one) and its sidecar.
+  await Deno.writeTextFile(`${a.cacheDir}/.datastore-index.json`, '{"version":1,"entries":{}}');
+  await Deno.writeTextFile(`${a.cacheDir}/.datastore-sync-state.json`, "{}");
+  await a.markDirty();
+  await a.pushChanged();
+  const index = JSON.parse(store.peekText(INDEX_KEY)!);
+  assert.equal(Object.keys(index.entries).length, Object.keys(FILES).length);
+  assert.equal(store.peekText(".datastore-sync-state.json"), undefined);
+});
+
+Deno.test("v2: a one-file push reads and writes only its own shard and the meta", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: true });
+  const a = await clone(store, "a");
+  await write(a, "data/aws/ec2/vpc/xyz/state/1/raw", "x");
+  store.resetLog();
+  await a.pushChanged();
+  assert.deepEqual(store.log.map((r) => [r.op, r.key]), [
+    ["put", "data/aws/ec2/vpc/xyz/state/1/raw"],
+    ["get", META_KEY],
+    ["get", shardKey("data--aws--ec2--vpc--xyz")],
+    ["put", shardKey("data--aws--ec2--vpc--xyz")],
+    ["put", META_KEY],
+  ]);
+});
+
+Deno.test("v2: concurrent pushes of different models both commit; commitSeq counts both", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: true, commitSeq: 5 });
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await write(a, "data/t/m1/d/1/raw", "a's");
+  await write(b, "data/t/m2/d/1/raw", "b's");
+  await Promise.all([a.pushChanged(), b.pushChanged()]);
+  assert.equal(await peerCommitSeq(store), 7);
+  const seen = await peerReadIndex(store);
+  assert.ok(seen["data/t/m1/d/1/raw"] && seen["data/t/m2/d/1/raw"]);
+});
+
+Deno.test("v1: deleting a partition's last file removes its companion shard and meta listing", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a, "data/t/m/d/1/raw", "one");
+  await write(a, "logs/l.txt", "log");
+  await a.pushChanged();
+  assert.ok(store.peekText(shardKey("data--t--m")));
+  await Deno.remove(`${a.cacheDir}/data/t/m/d/1/raw`);
+  await a.markDirty({ relPath: "data/t/m/d/1/raw" });
+  await a.pushChanged();
+  assert.equal(store.peekText(shardKey("data--t--m")), undefined);
+  assert.deepEqual(JSON.parse(store.peekText(META_KEY)!).partitions, ["logs"]);
+});
+
+Deno.test("a commit never puts back an entry a peer has since committed over its write", async () => {
+  const store = new InMemoryStore();
+  const retry = quick.retry;
+  const P = "config/s.yaml";
+  const entry = (v: string) => ({ v, h: "a".repeat(64), s: 1 });
+  // A peer created the file (its late commit comes below), another resolved over it and
+  // committed: the store and the index both name the resolver's version.
+  const created = store.seed(P, "created");
+  const resolved = store.seed(P, "resolved");
+  await updateIndex(store, { set: { [P]: entry(resolved.version) }, remove: [] }, retry);
+  // The creator's commit arrives late: its version is gone from the store, so it must not win.
+  await updateIndex(store, {
+    set: { [P]: entry(created.version) },
+    remove: [],
+    base: { [P]: null },
+  }, retry);
+  assert.equal((await readIndex(store, retry))?.entries[P].v, resolved.version);
+  // A late delete conditional on the created version leaves the live entry too.
+  await updateIndex(store, { set: {}, remove: [P], base: { [P]: created.version } }, retry);
+  assert.equal((await readIndex(store, retry))?.entries[P].v, resolved.version);
+  // A write over an uncommitted object the index never named still commits: the store holds it.
+  const over = store.seed(P, "over the resolved one");
+  await updateIndex(store, {
+    set: { [P]: entry(over.version) },
+    remove: [],
+    base: { [P]: "v-uncommitted" },
+  }, retry);
+  assert.equal((await readIndex(store, retry))?.entries[P].v, over.version);
+});
+
+Deno.test("a landed commit reports the index it was applied to and whether all of it applied (v1 and v2)", async () => {
+  for (const v2 of [false, true]) {
+    const store = new InMemoryStore();
+    await seedPeerBucket(store, FILES, { v2 });
+    const retry = quick.retry;
+    const P = "data/t/m/d/1/raw";
+    const entry = (v: string) => ({ v, h: "a".repeat(64), s: 1 });
+    const seen: [string | null, boolean][] = [];
+    const onCommit = (base: string | null, complete: boolean) => seen.push([base, complete]);
+    const before = (await readIndex(store, retry))!.version;
+    const mine = store.seed(P, "mine");
+    const first = await updateIndex(
+      store,
+      { set: { [P]: entry(mine.version) }, remove: [] },
+      retry,
+      undefined,
+      undefined,
+      4,
+      Date.now,
+      onCommit,
+    );
+    // A late commit of a write a peer has since replaced (and committed) is left out: not complete.
+    const peer = store.seed(P, "peer");
+    await updateIndex(store, { set: { [P]: entry(peer.version) }, remove: [] }, retry);
+    const after = (await readIndex(store, retry))!.version;
+    await updateIndex(
+      store,
+      { set: { [P]: entry(mine.version) }, remove: [], base: { [P]: null } },
+      retry,
+      undefined,
+      undefined,
+      4,
+      Date.now,
+      onCommit,
+    );
+    assert.deepEqual(seen, [[before, true], [after, false]], v2 ? "v2" : "v1");
+    assert.notEqual(first, before);
+  }
+});

@@ -1,0 +1,84 @@
+/**
+ * The cache's writer id: a random id created once and kept in the cache's
+ * state directory, carried as object metadata on conditional writes, so that
+ * a cache can tell its own uncommitted objects (a push cut off between its
+ * uploads and its index commit) from a peer's.
+ *
+ * @module
+ */
+import { randomId } from "../hash.ts";
+import type { ObjectStore } from "../ports.ts";
+
+/** Object metadata key: the id of the cache that wrote the object. */
+export const WRITER_METADATA = "sluice-writer";
+
+/** The cache's state file holding its writer id. */
+const WRITER_STATE = "writer.json";
+
+/** What the writer id needs of a cache: its state files. */
+export interface WriterIdState {
+  readState<T>(name: string): Promise<T | null>;
+  writeState(name: string, value: unknown): Promise<void>;
+}
+
+/**
+ * The cache's writer id, or null when it has none yet (it never made a
+ * conditional write).
+ *
+ * @example
+ * ```ts
+ * import { readWriterId } from "./writer_id.ts";
+ * const none = { readState: () => Promise.resolve(null), writeState: () => Promise.resolve() };
+ * await readWriterId(none); // null
+ * ```
+ */
+export async function readWriterId(cache: WriterIdState): Promise<string | null> {
+  const kept = await cache.readState<{ id?: unknown }>(WRITER_STATE);
+  return typeof kept?.id === "string" && kept.id !== "" ? kept.id : null;
+}
+
+/**
+ * The cache's writer id, created (and kept, unless `dryRun`) when it has none.
+ *
+ * @example
+ * ```ts
+ * import { ensureWriterId } from "./writer_id.ts";
+ * let kept: unknown = null;
+ * const cache = {
+ *   readState: <T>() => Promise.resolve(kept as T | null),
+ *   writeState: (_: string, v: unknown) => Promise.resolve(void (kept = v)),
+ * };
+ * const id = await ensureWriterId(cache, false);
+ * ```
+ */
+export async function ensureWriterId(cache: WriterIdState, dryRun: boolean): Promise<string> {
+  const kept = await readWriterId(cache);
+  if (kept) return kept;
+  const id = randomId(12);
+  if (!dryRun) await cache.writeState(WRITER_STATE, { id });
+  return id;
+}
+
+/**
+ * True when the store holds, at `key`, an object this cache wrote (it carries
+ * `writerId`) other than `syncedVersion`: a write of this cache cut off
+ * before its index update, which only this cache will ever replace. A failed
+ * look counts as no.
+ *
+ * @example
+ * ```ts
+ * import { holdsOwnUncommitted } from "./writer_id.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * await holdsOwnUncommitted(new InMemoryStore(), "a.txt", "v1", "me"); // false
+ * ```
+ */
+export async function holdsOwnUncommitted(
+  store: ObjectStore,
+  key: string,
+  syncedVersion: string | undefined,
+  writerId: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const head = await store.head(key, { signal }).catch(() => null);
+  return !!head && head.version !== syncedVersion && head.metadata?.[WRITER_METADATA] === writerId;
+}
