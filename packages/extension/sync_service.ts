@@ -166,19 +166,21 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   /** Namespace and namespace-relative path of a cache-relative path. */
-  async #split(relPath: string): Promise<{ ns: string; rel: string }> {
+  #split(relPath: string): { ns: string; rel: string } {
     const rel = relPath.replaceAll("\\", "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
-    const ns = this.#namespace ?? await this.#detectNamespace(rel);
+    const ns = this.#namespace ?? this.#detectNamespace(rel);
     if (ns && rel.startsWith(`${ns}/`)) return { ns, rel: rel.slice(ns.length + 1) };
     return { ns, rel };
   }
 
-  async #detectNamespace(rel: string): Promise<string> {
+  #detectNamespace(rel: string): string {
     const first = rel.split("/")[0];
     if (!first || first === rel) return "";
+    // A synchronous stat: an unbound service asks at every markDirty, and an
+    // async stat after each mark's journal fsync waits on an idle worker
+    // thread (about 0.2-0.3 ms each, against 0.02 ms).
     try {
-      const st = await Deno.stat(`${this.#cachePath}/${first}/.namespace.json`);
-      return st.isFile ? first : "";
+      return Deno.statSync(`${this.#cachePath}/${first}/.namespace.json`).isFile ? first : "";
     } catch {
       return "";
     }
@@ -189,7 +191,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const found: string[] = [];
     try {
       for await (const e of Deno.readDir(this.#cachePath)) {
-        if (e.isDirectory && await this.#detectNamespace(`${e.name}/x`)) found.push(e.name);
+        if (e.isDirectory && this.#detectNamespace(`${e.name}/x`)) found.push(e.name);
       }
     } catch {
       return "";
@@ -298,7 +300,7 @@ export class ExtensionSyncService implements SwampSyncService {
       await (await this.#service(ns)).markDirty({ signal: options.signal });
       return;
     }
-    const { ns, rel } = await this.#split(options.relPath);
+    const { ns, rel } = this.#split(options.relPath);
     if (rel === "" || isInternalCacheFile(rel) || isInternalCacheFile(options.relPath)) return;
     const svc = await this.#service(ns);
     if (isLockfile(rel)) return await rememberLockfileBase(svc);
@@ -306,7 +308,7 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   async hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
-    const { ns, rel } = await this.#split(relPath);
+    const { ns, rel } = this.#split(relPath);
     const svc = await this.#service(ns);
     const r = await svc.pullChanged({ signal: options.signal, prefixes: [rel] });
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
