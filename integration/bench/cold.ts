@@ -17,8 +17,8 @@
  * client CPU ms (`process.cpuUsage`, user + system) per side, the ratios
  * Sluice/bare beside their goals, and the requests each side sent.
  *
- *   deno run -A integration/bench/cold.ts [--files 1000,10000] [--rounds 3]
- *     [--large-rounds 1] [--bare-concurrency 16] [--backends minio,gcs]
+ *   deno task bench --only cold [--cold-files 1000,10000] [--cold-rounds 3]
+ *     [--cold-large-rounds 1] [--bare-concurrency 16]
  *
  * @module
  */
@@ -36,7 +36,6 @@ import {
   cpuMs,
   median,
   numberList,
-  parseArgs,
   requestFigures,
   round,
   skipNotice,
@@ -281,18 +280,3 @@ export const section: BenchSection = {
     }),
   }),
 };
-
-if (import.meta.main) {
-  const args = parseArgs(Deno.args);
-  const rounds = args.get("rounds");
-  const largeRounds = args.get("large-rounds");
-  const bare = args.get("bare-concurrency");
-  const out = await benchCold({
-    files: numberList(args.get("files"), [1_000, 10_000]),
-    rounds: rounds ? Number(rounds) : undefined,
-    largeRounds: largeRounds ? Number(largeRounds) : undefined,
-    bareConcurrency: bare ? Number(bare) : undefined,
-    backends: args.get("backends")?.split(",") as BackendName[] | undefined,
-  });
-  console.log(JSON.stringify(out, null, 2));
-}

@@ -11,8 +11,8 @@
  * backend: median wall ms (and client CPU ms) per setting, and the setting
  * with the lowest median for each operation.
  *
- *   deno run -A integration/bench/concurrency.ts [--settings 1,4,8,16,32,64]
- *     [--files 1000] [--rounds 3] [--backends minio,gcs]
+ *   deno task bench --only concurrency [--settings 1,4,8,16,32,64]
+ *     [--sweep-files 1000] [--sweep-rounds 3]
  *
  * @module
  */
@@ -27,7 +27,6 @@ import {
   cpuMs,
   median,
   numberList,
-  parseArgs,
   round,
   skipNotice,
   startBackend,
@@ -195,16 +194,3 @@ export const section: BenchSection = {
     }),
   }),
 };
-
-if (import.meta.main) {
-  const args = parseArgs(Deno.args);
-  const files = args.get("files");
-  const rounds = args.get("rounds");
-  const out = await benchConcurrency({
-    settings: numberList(args.get("settings"), [1, 4, 8, 16, 32, 64]),
-    files: files ? Number(files) : undefined,
-    rounds: rounds ? Number(rounds) : undefined,
-    backends: args.get("backends")?.split(",") as BackendName[] | undefined,
-  });
-  console.log(JSON.stringify(out, null, 2));
-}
