@@ -42,6 +42,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { BenchArgs, type BenchSection, GOALS, removeTemps } from "./helpers.ts";
 
 /** Every section, in the order they run. */
@@ -86,7 +87,13 @@ try {
   for (const name of Object.keys(SECTIONS) as Name[]) {
     if (!only.includes(name)) continue;
     const { section } = await SECTIONS[name]();
-    Object.assign(out, await section.run(args));
+    try {
+      Object.assign(out, await section.run(args));
+    } catch (e) {
+      // One failing section never loses the figures of the others.
+      out[name] = { failed: e instanceof Error ? e.message : String(e) };
+      process.exitCode = 1;
+    }
   }
   out.goals = GOALS;
   console.log(JSON.stringify(out, null, 2));

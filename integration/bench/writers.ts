@@ -76,6 +76,8 @@ interface WriterDone {
   readonly requests: Record<string, number>;
   /** Refused conditional writes by key class. */
   readonly refused: Record<string, number>;
+  /** Pushes that failed (e.g. `push_failed`: the index kept changing), by error code. */
+  readonly failed: Record<string, number>;
 }
 
 const GOALS = {
@@ -112,7 +114,8 @@ async function writerChild(spec: WriterSpec): Promise<void> {
     const t = performance.now();
     await svc.markDirty({ relPaths: [data, `${model}/latest`] });
     const r = await svc.pushChanged();
-    if (r.uploaded.length !== 2) throw new Error(`commit ${version} uploaded ${r.uploaded}`);
+    // A failed push's files stay dirty and go with the next one.
+    if (r.uploaded.length < 2) throw new Error(`commit ${version} uploaded ${r.uploaded}`);
     return performance.now() - t;
   };
   const refusedIndex = () => {
@@ -130,9 +133,18 @@ async function writerChild(spec: WriterSpec): Promise<void> {
     if (!Number.isFinite(deadline)) return; // the parent went away
     const c0 = cpuMs();
     let commits = 0;
+    const failed: Record<string, number> = {};
     while (Date.now() < deadline) {
       const before = refusedIndex();
-      const latencyMs = await commit();
+      let latencyMs: number;
+      try {
+        latencyMs = await commit();
+      } catch (e) {
+        // A push that gives up (its index kept changing) is a figure, not the end of the run.
+        const code = (e as { code?: string }).code ?? "error";
+        failed[code] = (failed[code] ?? 0) + 1;
+        continue;
+      }
       commits++;
       say({ commit: version, latencyMs: round(latencyMs, 1), casRetries: refusedIndex() - before });
     }
@@ -144,6 +156,7 @@ async function writerChild(spec: WriterSpec): Promise<void> {
       cpuMs: round(cpuMs() - c0),
       requests: requestFigures(counts),
       refused,
+      failed,
     };
     say(done);
   } finally {
@@ -322,6 +335,11 @@ export async function benchWriters(
           for (const [k, c] of Object.entries(r.done.refused)) refused[k] = (refused[k] ?? 0) + c;
         }
         (byN[n] as Record<string, unknown>).refusedByKey = refused;
+        const failed: Record<string, number> = {};
+        for (const r of results) {
+          for (const [k, c] of Object.entries(r.done.failed)) failed[k] = (failed[k] ?? 0) + c;
+        }
+        (byN[n] as Record<string, unknown>).failedPushesByCode = failed;
       } catch (e) {
         for (const w of writers) w.kill();
         throw e;
