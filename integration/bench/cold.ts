@@ -36,11 +36,10 @@ import {
   cpuMs,
   median,
   numberList,
+  onEachBackend,
   requestFigures,
   round,
-  skipNotice,
-  startBackend,
-  Temps,
+  type Temps,
   writeTree,
 } from "./remote_support.ts";
 
@@ -241,31 +240,15 @@ export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<
     note:
       "push times pushChanged only (markDirty beforehand); pull times pullChanged into an empty cache",
   };
-  for (const name of options.backends ?? ["minio", "gcs"]) {
-    const backend = await startBackend(name);
-    if (!backend) {
-      out[name] = skipNotice(name);
-      continue;
+  const byBackend = await onEachBackend(options.backends ?? ["minio", "gcs"], async (b, temps) => {
+    const section: Record<string, unknown> = {};
+    for (const files of sizes) {
+      const n = files >= 10_000 ? largeRounds : rounds;
+      section[`files${files}`] = await sizeSection(b, files, fileBytes, n, bareConcurrency, temps);
     }
-    const temps = new Temps();
-    try {
-      const section: Record<string, unknown> = {};
-      for (const files of sizes) {
-        section[`files${files}`] = await sizeSection(
-          backend,
-          files,
-          fileBytes,
-          files >= 10_000 ? largeRounds : rounds,
-          bareConcurrency,
-          temps,
-        );
-      }
-      out[name] = section;
-    } finally {
-      await backend.stop();
-      await temps.removeAll();
-    }
-  }
+    return section;
+  });
+  Object.assign(out, byBackend);
   return out;
 }
 

@@ -27,10 +27,9 @@ import {
   cpuMs,
   median,
   numberList,
+  onEachBackend,
   round,
-  skipNotice,
-  startBackend,
-  Temps,
+  type Temps,
   writeTree,
 } from "./remote_support.ts";
 
@@ -167,20 +166,11 @@ export async function benchConcurrency(
     rounds,
     defaultConcurrency: DEFAULT_CONFIG.concurrency,
   };
-  for (const name of options.backends ?? ["minio", "gcs"]) {
-    const backend = await startBackend(name);
-    if (!backend) {
-      out[name] = skipNotice(name);
-      continue;
-    }
-    const temps = new Temps();
-    try {
-      out[name] = await sweep(backend, settings, files, fileBytes, rounds, temps);
-    } finally {
-      await backend.stop();
-      await temps.removeAll();
-    }
-  }
+  const byBackend = await onEachBackend(
+    options.backends ?? ["minio", "gcs"],
+    (backend, temps) => sweep(backend, settings, files, fileBytes, rounds, temps),
+  );
+  Object.assign(out, byBackend);
   return out;
 }
 

@@ -274,3 +274,30 @@ async function childPidListeningOn(endpoint: string): Promise<number | undefined
   }
   return undefined;
 }
+
+/**
+ * Runs `fn` on each backend in turn (started, then stopped with its temporary
+ * directories removed); a backend whose server is not installed is reported
+ * as skipped. Returns the figures by backend name.
+ */
+export async function onEachBackend(
+  names: readonly BackendName[],
+  fn: (backend: Backend, temps: Temps) => Promise<unknown>,
+): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const backend = await startBackend(name);
+    if (!backend) {
+      out[name] = skipNotice(name);
+      continue;
+    }
+    const temps = new Temps();
+    try {
+      out[name] = await fn(backend, temps);
+    } finally {
+      await backend.stop();
+      await temps.removeAll();
+    }
+  }
+  return out;
+}
