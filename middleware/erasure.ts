@@ -1,7 +1,8 @@
 /**
  * The durable erasure of a refused run's data versions: a journal in the
- * cache's state directory, the attribution check (is a version directory
- * provably this run's own?), the erasure itself (remote objects the push
+ * cache's state directory (`erasure_journal.ts`), the attribution check (is a
+ * version directory provably this run's own? `erasure_attribution.ts`), the
+ * erasure itself (remote objects the push
  * already uploaded, the cache, the dirty set, the synced manifest) and the
  * recomputation of each affected `latest` marker.
  *
@@ -20,12 +21,14 @@ import {
   SluiceError,
 } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { isSafeRelPath, parentOf } from "../sync/paths.ts";
+import { parentOf } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { holdsOwnUncommitted, readWriterId } from "../sync/transfer/writer_id.ts";
-import type { CacheAccess, StateAccess, UploadRecord } from "../sync/context.ts";
+import type { CacheAccess, StateAccess } from "../sync/context.ts";
 
 export * from "./erasure_journal.ts";
+export * from "./erasure_attribution.ts";
+import { isUnder, markerOf, versionDir } from "./erasure_attribution.ts";
 import {
   type ErasureDeps,
   type ErasureJournal,
@@ -37,108 +40,6 @@ import {
   type UploadRef,
   writeErasureJournal,
 } from "./erasure_journal.ts";
-
-/** True when `path` is `dir` or lies under it. */
-export function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(`${dir}/`);
-}
-
-/**
- * The version directory `[<ns>/]data/<type…>/<modelId>/<dataName>/<N>` with
- * trailing slashes removed, or null when `dir` does not have that shape.
- *
- * @example
- * ```ts
- * import { versionDir } from "./erasure.ts";
- * versionDir("data/aws/ec2/m1/state/4/"); // "data/aws/ec2/m1/state/4"
- * versionDir("data/aws/ec2/m1"); // null
- * ```
- */
-export function versionDir(dir: string): string | null {
-  const d = dir.replace(/\/+$/, "");
-  if (!isSafeRelPath(d)) return null;
-  const segs = d.split("/");
-  const at = segs[0] === "data" ? 0 : segs[1] === "data" ? 1 : -1;
-  if (at < 0 || segs.length - at < 5 || !/^\d+$/.test(segs[segs.length - 1])) return null;
-  return d;
-}
-
-/** The `latest` marker of a version directory. */
-export function markerOf(dir: string): string {
-  return `${parentOf(dir)}/latest`;
-}
-
-/**
- * The objects a refused push uploaded under `dirs`, as references to delete,
- * leaving out those `foundEqual` says the push only found in place (a
- * create-only write that met equal bytes: another writer's object).
- */
-export function refusedUploads(
-  uploaded: readonly UploadRecord[],
-  dirs: readonly string[],
-  foundEqual: (u: UploadRecord) => boolean,
-): UploadRef[] {
-  return uploaded
-    .filter((u) => dirs.some((d) => isUnder(u.path, d)) && !foundEqual(u))
-    .map((u) => ({ path: u.path, version: u.info.version }));
-}
-
-/** True when `marker` is the `latest` marker of a `held` directory and names that version. */
-export async function markerNamesHeld(
-  cache: CacheAccess,
-  marker: string,
-  held: readonly string[],
-): Promise<boolean> {
-  if (!held.some((d) => markerOf(d) === marker)) return false;
-  const named = new TextDecoder().decode((await cache.read(marker)) ?? new Uint8Array()).trim();
-  return held.includes(`${parentOf(marker)}/${named}`);
-}
-
-/**
- * Cache prefixes of the models behind lost lock keys (`…/<model>/.lock`) and
- * version directories (`…/<model>/<dataName>/<N>`), de-duplicated.
- */
-export function modelPrefixes(lost: readonly LostLock[], dirs: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const l of lost) if (l.key.endsWith("/.lock")) out.add(parentOf(l.key));
-  for (const d of dirs) out.add(parentOf(parentOf(d)));
-  return [...out].filter((p) => p !== "").sort();
-}
-
-/**
- * The written directories that cannot be told apart from another run's data:
- * not a version directory, present before the run, or holding a file that
- * was already synced with the datastore before this push (`syncedBefore`).
- */
-export async function findUnattributable(
-  cache: CacheAccess,
-  written: readonly string[],
-  preexisting: ReadonlySet<string>,
-  syncedBefore: (path: string) => boolean,
-): Promise<Unattributable[]> {
-  const before = new Set([...preexisting].map((p) => p.replace(/\/+$/, "")));
-  const out: Unattributable[] = [];
-  for (const w of written) {
-    const dir = versionDir(w);
-    if (!dir) {
-      out.push({
-        dir: w,
-        reason: "it is not a data version directory (data/<type…>/<model>/<data>/<N>)",
-      });
-    } else if (before.has(dir)) {
-      out.push({ dir, reason: "it existed in the cache before the run started" });
-    } else {
-      const synced = (await cache.listFiles(dir)).find(syncedBefore);
-      if (synced) {
-        out.push({
-          dir,
-          reason: `it holds ${synced}, already synced with the datastore before this run`,
-        });
-      }
-    }
-  }
-  return out;
-}
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
