@@ -141,13 +141,13 @@ export async function completeErasure(
     await state.forget([`${dir}/`]);
   }
   const markers: MarkerOutcome[] = [];
-  const writer = await readWriterId(cache);
+  let writer: Promise<string | null> | undefined; // read once, and only when a marker needs it
   for (const marker of new Set(dirs.map(markerOf))) {
     const m = await recomputeLatest(cache, state, marker);
     const synced = state.synced(marker);
+    const own = !m.dirty && m.version !== null && synced && await (writer ??= readWriterId(cache));
     if (
-      !m.dirty && m.version !== null && synced && writer &&
-      await holdsOwnUncommitted(deps.store, marker, synced.version, writer, deps.signal)
+      own && await holdsOwnUncommitted(deps.store, marker, synced.version, own, deps.signal)
     ) {
       // The datastore holds this cache's own marker write, cut off before
       // its index update (the refused run's, or an earlier one): nothing
