@@ -67,7 +67,8 @@ export async function withRetry<T>(
   }
 }
 
-function backoff(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts (it never rejects: the next call sees the abort). */
+export function backoff(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

@@ -19,7 +19,7 @@ import {
   SluiceError,
 } from "../errors.ts";
 import { type GetResult, type ObjectStore, PutModes } from "../ports.ts";
-import { type RetryPolicy, withRetry } from "../retry.ts";
+import { backoff, type RetryPolicy, withRetry } from "../retry.ts";
 import {
   type IndexEntry,
   isUnversioned,
@@ -334,10 +334,12 @@ async function updateV2(
   for (const p of change.remove) partOf(p).remove.push(p);
   for (const [p, e] of Object.entries(change.set)) partOf(p).set[p] = e;
   const kept = new Set<string>();
+  const created = new Set<string>();
   const emptied = new Set<string>();
   await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
     const own: IndexChange = { ...parts.get(part)!, base: change.base };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+      if (attempt > 0) await conflictPause(attempt, c);
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
       if (!await apply(store, c, entries, own)) complete = false;
@@ -350,6 +352,7 @@ async function updateV2(
       }
       if (await casPut(store, shardKey(part), shardBody(entries, now), cur?.version ?? null, c)) {
         kept.add(part);
+        if (!cur) created.add(part);
         return;
       }
     }
@@ -358,9 +361,12 @@ async function updateV2(
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     // The meta read before the shards serves the first attempt (its
     // compare-and-swap fails if it moved meanwhile); a conflict reads it again.
+    if (attempt > 0) await conflictPause(attempt, c);
     const m = attempt === 0 && seen ? seen : await readMeta(store, c);
     if (m?.meta.version !== 2) throw busy(META_KEY); // never downgraded by a peer in practice
     const partitions = new Set(m.meta.partitions);
+    const listed = created.size === 0 && [...kept].every((p) => partitions.has(p)) &&
+      ![...emptied].some((p) => partitions.has(p));
     for (const p of emptied) partitions.delete(p);
     for (const p of kept) partitions.add(p);
     const next: Meta = {
@@ -373,8 +379,35 @@ async function updateV2(
       onCommit?.(`v2:${m.version}`, complete);
       return `v2:${v}`;
     }
+    // Refused on a meta read after every shard of this change landed: a peer
+    // bumped `commitSeq` since that read, so after these shards. A reader
+    // that sees its meta reads these shards too, and one holding an older
+    // `commitSeq` reads again: that bump publishes this change as well, when
+    // its partitions already list what this change needs. Writers of
+    // different models thus meet on the meta at most twice per commit. Not
+    // for a shard this change created: a peer that emptied and deleted it
+    // before may still be about to drop it from the meta.
+    if (attempt > 0 && listed) return COVERED;
   }
   throw busy(META_KEY);
+}
+
+/**
+ * The token `updateIndex` returns for a v2 change published by a peer's
+ * `commitSeq` bump (its own was refused): names no meta version, so the
+ * next pull reads the index.
+ */
+export const COVERED = "v2:covered";
+
+/**
+ * Waits before another compare-and-swap round after a refused one: a random
+ * time up to `minTimeoutMs / 10 × 2^attempt` (capped by `maxTimeoutMs`), so
+ * that writers refused together do not all come back together. No wait
+ * under a policy with `minTimeoutMs` 0 (tests and seeded histories).
+ */
+async function conflictPause(attempt: number, c: Call): Promise<void> {
+  const cap = Math.min(c.retry.maxTimeoutMs, (c.retry.minTimeoutMs / 10) * 2 ** (attempt - 1));
+  if (cap > 0) await backoff(Math.random() * cap, c.signal);
 }
 
 /**
@@ -402,6 +435,7 @@ export async function updateIndex(
   const c = { retry, signal, concurrency };
   const now = new Date(clock()).toISOString();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    if (attempt > 0) await conflictPause(attempt, c);
     const m = await readMeta(store, c);
     if (m?.meta.version === 2) {
       memo?.take();

@@ -13,7 +13,7 @@ import {
   peerReadIndex,
   seedPeerBucket,
 } from "../../packages/testing/mod.ts";
-import { INDEX_KEY, readIndex, updateIndex } from "./remote_index.ts";
+import { COVERED, INDEX_KEY, readIndex, updateIndex } from "./remote_index.ts";
 import { sha256Hex } from "../hash.ts";
 import { META_KEY, shardKey, UNPARTITIONED } from "./bucket_layout.ts";
 
@@ -258,4 +258,58 @@ Deno.test("a landed commit reports the index it was applied to and whether all o
     assert.deepEqual(seen, [[before, true], [after, false]], v2 ? "v2" : "v1");
     assert.notEqual(first, before);
   }
+});
+
+/** A store where a peer bumps the v2 meta's `commitSeq` just before each of this client's first `bumps` meta writes. */
+class MetaRacer extends InMemoryStore {
+  metaPuts = 0;
+  constructor(readonly bumps: number) {
+    super();
+  }
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (args[0] === META_KEY && this.metaPuts++ < this.bumps) {
+      const cur = JSON.parse(new TextDecoder().decode((await this.get(META_KEY)).body));
+      await super.put(
+        META_KEY,
+        new TextEncoder().encode(JSON.stringify({ ...cur, commitSeq: cur.commitSeq + 1 })),
+        { kind: "overwrite" },
+      );
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("v2: a meta write refused after the shards landed is published by the peer's later bump (two meta writes at most)", async () => {
+  const retry = quick.retry;
+  const entry = (v: string) => ({ v, h: "a".repeat(64), s: 1 });
+  const P = "data/aws/ec2/vpc/abc/state/2/raw"; // its shard is listed already
+  const store = new MetaRacer(0);
+  await seedPeerBucket(store, FILES, { v2: true });
+  const seq = await peerCommitSeq(store);
+  (store as { bumps: number }).bumps = 2;
+  store.metaPuts = 0;
+  const token = await updateIndex(store, { set: { [P]: entry("v9") }, remove: [] }, retry);
+  assert.equal(token, COVERED);
+  assert.equal(store.metaPuts, 2, "the first write and one after reading the meta again");
+  assert.equal(await peerCommitSeq(store), seq! + 2, "the peer's two bumps, none of this client's");
+  assert.ok((await peerReadIndex(store))[P], "an old client sees the change");
+
+  // A change needing a partition the meta does not list writes the meta itself.
+  const Q = "data/t/new/d/1/raw";
+  store.metaPuts = 0;
+  const t2 = await updateIndex(store, { set: { [Q]: entry("v1") }, remove: [] }, retry);
+  assert.notEqual(t2, COVERED);
+  assert.equal(store.metaPuts, 3);
+  assert.ok((await peerReadIndex(store))[Q]);
+
+  // So does one that created a shard the meta lists: a peer that emptied and
+  // deleted it may be about to drop it from the meta.
+  const R = "data/aws/ec2/vpc/abc/state/3/raw";
+  await store.delete(shardKey("data--aws--ec2--vpc--abc"));
+  store.metaPuts = 0;
+  assert.notEqual(
+    await updateIndex(store, { set: { [R]: entry("v3") }, remove: [] }, retry),
+    COVERED,
+  );
+  assert.equal(store.metaPuts, 3);
 });
