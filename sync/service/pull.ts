@@ -364,6 +364,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   }
   if (!prefixes) state.indexVersion = index?.version;
   deps.indexMemo?.remember(index);
+  await deps.indexMemo?.persist();
   await state.saveManifest();
   await state.conflicts.clear(agreed);
   await state.conflicts.record(found);

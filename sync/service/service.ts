@@ -120,7 +120,7 @@ export class SyncService {
   readonly writePipeline: Pipeline<WriteContext>;
   #queue: Promise<unknown> = Promise.resolve();
   /** The last index read or written (pushes and pulls are serialised, so one at a time uses it). */
-  readonly #indexMemo = new IndexMemo();
+  readonly #indexMemo: IndexMemo;
 
   /**
    * Use {@link createSyncService}, which checks the options and opens
@@ -128,6 +128,7 @@ export class SyncService {
    */
   constructor(options: SyncServiceOptions, state: SyncState) {
     this.cacheDir = options.cacheDir.replace(/\/+$/, "");
+    this.#indexMemo = new IndexMemo(`${this.cacheDir}/${STATE_DIR}/index-meta.json`);
     this.store = options.store;
     this.identity = options.identity ?? processIdentity();
     this.clock = options.clock ?? systemClock;

@@ -11,101 +11,43 @@
  *
  * @module
  */
-import {
-  AlreadyExistsError,
-  NotFoundError,
-  NotImplementedError,
-  PreconditionFailedError,
-  SluiceError,
-} from "../errors.ts";
-import { type GetResult, type ObjectStore, PutModes } from "../ports.ts";
-import { backoff, type RetryPolicy, withRetry } from "../retry.ts";
+import { type ObjectStore, PutModes } from "../ports.ts";
+import { type RetryPolicy, withRetry } from "../retry.ts";
 import {
   type IndexEntry,
-  isUnversioned,
   type Meta,
   META_KEY,
   metaBody,
   MONOLITH_KEY,
   monolithBody,
-  parseMeta,
   parseMonolith,
-  parseShard,
   shardBody,
   shardKey,
   shardOf,
   UNPARTITIONED,
 } from "./bucket_layout.ts";
+import {
+  apply,
+  busy,
+  type Call,
+  casDelete,
+  casPut,
+  CONFLICT_LIMIT,
+  conflictPause,
+  eachLimit,
+  getOrNull,
+  parsed,
+  readMeta,
+  readShardOrNull,
+  unreadable,
+} from "./index_io.ts";
+import { IndexMemo, type MetaSeen, type RemoteIndex } from "./index_memo.ts";
 
+export { IndexMemo, type MetaSeen, type RemoteIndex };
 export type { IndexEntry } from "./bucket_layout.ts";
 
 /** The index object of the v1 layout (named in messages). */
 export const INDEX_KEY = MONOLITH_KEY;
-
-/** A parsed index with its token. */
-export interface RemoteIndex {
-  /** `v1:<version>` or `v2:<meta version>`. */
-  readonly version: string;
-  readonly entries: Record<string, IndexEntry>;
-}
-
-/**
- * Runs `fn` over `items`, at most `limit` at a time, in the caller's own
- * turn (no timers between calls: a single-writer scheduler sees one caller).
- */
-async function eachLimit<T>(
-  items: Iterable<T>,
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  const list = [...items];
-  let next = 0;
-  const worker = async () => {
-    while (next < list.length) await fn(list[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, list.length)) }, worker));
-}
-
-type Call = { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number };
-
-async function getOrNull(store: ObjectStore, key: string, c: Call): Promise<GetResult | null> {
-  try {
-    return await withRetry(() => store.get(key, { signal: c.signal }), c.retry, c.signal);
-  } catch (e) {
-    if (e instanceof NotFoundError) return null;
-    throw e;
-  }
-}
-
-function unreadable(key: string, e: unknown): SluiceError {
-  // No push can repair it: every push reads the index first, and rewriting
-  // it from one clone's view would drop its peers' entries.
-  return new SluiceError(
-    "corrupt_download",
-    `The remote index object ${key} is unreadable (${
-      (e as Error).message
-    }). Nothing was changed locally, and pushes stay refused until it is readable (local changes stay dirty). Sluice never writes such an index: check the bucket for a foreign writer, restore ${key} from a backup or an earlier object version, then run the command again.`,
-    { cause: e },
-  );
-}
-
-function parsed<T>(key: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    throw unreadable(key, e);
-  }
-}
-
-/** The meta with its object version; `null` when absent (or not a known form). */
-async function readMeta(
-  store: ObjectStore,
-  c: Call,
-): Promise<{ meta: Meta; version: string } | null> {
-  const got = await getOrNull(store, META_KEY, c);
-  const meta = got ? parseMeta(got.body) : null;
-  return got && meta ? { meta, version: got.version } : null;
-}
 
 /**
  * The index's current token, without reading the index: one GET of the meta
@@ -122,18 +64,6 @@ export async function headIndex(
   if (m?.meta.version === 2) return `v2:${m.version}`;
   const head = await withRetry(() => store.head(MONOLITH_KEY, { signal }), retry, signal);
   return head ? `v1:${head.version}` : null;
-}
-
-async function readShardOrNull(
-  store: ObjectStore,
-  partition: string,
-  c: Call,
-): Promise<{ entries: Record<string, IndexEntry>; version: string } | null> {
-  const key = shardKey(partition);
-  const got = await getOrNull(store, key, c);
-  if (!got) return null;
-  const entries = parsed(key, () => parseShard(got.body));
-  return entries ? { entries, version: got.version } : null;
 }
 
 /** Reads the index (at most `concurrency` shard reads at once); `null` when the bucket has none yet. */
@@ -156,7 +86,7 @@ export async function readIndex(
       }
       Object.assign(entries, shard?.entries ?? {});
     });
-    return { version: `v2:${m.version}`, entries };
+    return { version: `v2:${m.version}`, entries, meta: m };
   }
   const got = await getOrNull(store, MONOLITH_KEY, c);
   if (!got) return null;
@@ -164,28 +94,6 @@ export async function readIndex(
     version: `v1:${got.version}`,
     entries: parsed(MONOLITH_KEY, () => parseMonolith(got.body)),
   };
-}
-
-/**
- * The last index this service read or wrote, held so that a push whose index
- * is unchanged remotely (checked with one HEAD) need not download and parse
- * it again. Whoever takes it owns it (it is changed in place), so a failed
- * update leaves nothing stale behind.
- */
-export class IndexMemo {
-  #last: RemoteIndex | null = null;
-
-  /** Keeps `index` (which must not be changed afterwards by the caller). */
-  remember(index: RemoteIndex | null): void {
-    this.#last = index;
-  }
-
-  /** Hands over the kept index, if any, and forgets it. */
-  take(): RemoteIndex | null {
-    const last = this.#last;
-    this.#last = null;
-    return last;
-  }
 }
 
 /** A change of the index. */
@@ -202,8 +110,6 @@ export interface IndexChange {
   readonly base?: Readonly<Record<string, string | null>>;
 }
 
-const CONFLICT_LIMIT = 25;
-
 /**
  * Told, when an index commit lands, the token of the index it was applied
  * to (null: there was none) and whether every path of the change was
@@ -211,116 +117,16 @@ const CONFLICT_LIMIT = 25;
  */
 export type OnCommit = (base: string | null, complete: boolean) => void;
 
-/**
- * A compare-and-swap write: `create` when `expected` is null, else `update`.
- * On an endpoint that refuses conditional writes, a read compares first (this
- * narrows, cannot close, the race). Returns the new version, or `null` when
- * the object changed meanwhile.
- */
-async function casPut(
-  store: ObjectStore,
-  key: string,
-  body: Uint8Array,
-  expected: string | null,
-  c: Call,
-): Promise<string | null> {
-  const mode = expected === null ? PutModes.create : PutModes.update(expected);
-  try {
-    const info = await withRetry(
-      () => store.put(key, body, mode, { signal: c.signal }),
-      c.retry,
-      c.signal,
-    );
-    return info.version;
-  } catch (e) {
-    if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
-    if (!(e instanceof NotImplementedError)) throw e;
-  }
-  const head = await withRetry(() => store.head(key, { signal: c.signal }), c.retry, c.signal);
-  if ((head?.version ?? null) !== expected) return null;
-  const info = await withRetry(
-    () => store.put(key, body, PutModes.overwrite, { signal: c.signal }),
-    c.retry,
-    c.signal,
-  );
-  return info.version;
-}
-
-/** A conditional delete; `false` when the object changed meanwhile. */
-async function casDelete(store: ObjectStore, key: string, version: string, c: Call) {
-  try {
-    await withRetry(
-      () => store.delete(key, { ifVersion: version, signal: c.signal }),
-      c.retry,
-      c.signal,
-    );
-    return true;
-  } catch (e) {
-    if (e instanceof PreconditionFailedError) return false;
-    if (e instanceof NotFoundError) return true;
-    throw e;
-  }
-}
-
-/**
- * Applies `change` to `entries` (the whole index, or one shard's entries
- * with that shard's part of the change). A path whose change was conditional (`change.base`) and
- * whose index entry names neither that base nor the change's own version is
- * checked against the store: when the store no longer holds this change's
- * version (a write) or holds an object again (a delete), a peer has
- * replaced it since and will commit its own, so the entry is left as it is.
- * Returns false when some path was left so.
- */
-async function apply(
-  store: ObjectStore,
-  c: Call,
-  entries: Record<string, IndexEntry>,
-  change: IndexChange,
-): Promise<boolean> {
-  let all = true;
-  const suspect = (p: string, own?: IndexEntry) => {
-    const base = change.base?.[p];
-    const cur = Object.hasOwn(entries, p) ? entries[p] : undefined;
-    return base !== undefined && cur !== undefined && !isUnversioned(cur) && cur.v !== base &&
-      cur.v !== own?.v;
-  };
-  const live = async (p: string) =>
-    (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
-      null;
-  for (const p of change.remove) {
-    if (suspect(p) && (await live(p)) !== null) {
-      all = false;
-      continue;
-    }
-    delete entries[p];
-  }
-  for (const [p, e] of Object.entries(change.set)) {
-    if (suspect(p, e) && (await live(p)) !== e.v) {
-      all = false;
-      continue;
-    }
-    entries[p] = e;
-  }
-  return all;
-}
-
-function busy(key: string): SluiceError {
-  return new SluiceError(
-    "push_failed",
-    `Could not update the remote index (${key}): it kept changing under concurrent pushes. The uploaded files are kept remotely and stay dirty locally; run the push again.`,
-    { retryable: true },
-  );
-}
-
 /** Applies a change to a v2 index: each touched shard by compare-and-swap, then the meta's `commitSeq`. */
 async function updateV2(
   store: ObjectStore,
   change: IndexChange,
   c: Call,
   now: string,
-  seen?: { meta: Meta; version: string },
+  seen: MetaSeen | undefined,
   onCommit?: OnCommit,
-) {
+  memo?: IndexMemo,
+): Promise<string> {
   let complete = true;
   // The change split by shard once: each shard applies only its own part
   // (applying the whole change to every shard costs shards × entries).
@@ -359,11 +165,13 @@ async function updateV2(
     throw busy(shardKey(part));
   });
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
-    // The meta read before the shards serves the first attempt (its
-    // compare-and-swap fails if it moved meanwhile); a conflict reads it again.
+    // A meta seen before the shards (read first, or remembered) serves the
+    // first attempt (its compare-and-swap fails if it moved meanwhile);
+    // without one, and after a conflict, it is read now, after the shards.
     if (attempt > 0) await conflictPause(attempt, c);
-    const m = attempt === 0 && seen ? seen : await readMeta(store, c);
-    if (m?.meta.version !== 2) throw busy(META_KEY); // never downgraded by a peer in practice
+    const fresh = attempt > 0 || !seen;
+    const m = fresh ? await readMeta(store, c) : seen;
+    if (m?.meta.version !== 2) throw NOT_V2;
     const partitions = new Set(m.meta.partitions);
     const listed = created.size === 0 && [...kept].every((p) => partitions.has(p)) &&
       ![...emptied].some((p) => partitions.has(p));
@@ -376,6 +184,8 @@ async function updateV2(
     };
     const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
     if (v) {
+      memo?.noteMeta({ meta: next, version: v });
+      if (attempt > 0 && memo) memo.contended = true;
       onCommit?.(`v2:${m.version}`, complete);
       return `v2:${v}`;
     }
@@ -387,10 +197,17 @@ async function updateV2(
     // different models thus meet on the meta at most twice per commit. Not
     // for a shard this change created: a peer that emptied and deleted it
     // before may still be about to drop it from the meta.
-    if (attempt > 0 && listed) return COVERED;
+    if (fresh && listed) {
+      memo?.noteMeta(m); // stale, but names the layout
+      if (memo) memo.contended = true;
+      return COVERED;
+    }
   }
   throw busy(META_KEY);
 }
+
+/** Thrown by `updateV2` when the meta is not (or no longer) a v2 one: the update starts over. */
+const NOT_V2 = new Error("the bucket's index is not v2");
 
 /**
  * The token `updateIndex` returns for a v2 change published by a peer's
@@ -398,17 +215,6 @@ async function updateV2(
  * next pull reads the index.
  */
 export const COVERED = "v2:covered";
-
-/**
- * Waits before another compare-and-swap round after a refused one: a random
- * time up to `minTimeoutMs / 10 × 2^attempt` (capped by `maxTimeoutMs`), so
- * that writers refused together do not all come back together. No wait
- * under a policy with `minTimeoutMs` 0 (tests and seeded histories).
- */
-async function conflictPause(attempt: number, c: Call): Promise<void> {
-  const cap = Math.min(c.retry.maxTimeoutMs, (c.retry.minTimeoutMs / 10) * 2 ** (attempt - 1));
-  if (cap > 0) await backoff(Math.random() * cap, c.signal);
-}
 
 /**
  * Applies `set` and `remove` to the remote index with compare-and-swap
@@ -434,12 +240,32 @@ export async function updateIndex(
   if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
   const c = { retry, signal, concurrency };
   const now = new Date(clock()).toISOString();
+  // A v2 meta seen last: the shards are written without reading the meta
+  // first (under contention, it is read after them instead).
+  const hint = await memo?.meta();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
-    const m = await readMeta(store, c);
+    const m = attempt === 0 && hint ? hint : await readMeta(store, c);
     if (m?.meta.version === 2) {
       memo?.take();
-      return await updateV2(store, change, c, now, m, onCommit);
+      try {
+        const token = await updateV2(
+          store,
+          change,
+          c,
+          now,
+          m === hint && memo?.contended ? undefined : m,
+          onCommit,
+          memo,
+        );
+        await memo?.persist();
+        return token;
+      } catch (e) {
+        if (e !== NOT_V2) throw e;
+        // The meta is gone or turned v1 (a repair): start over from it.
+        memo?.noteMeta(undefined);
+        continue;
+      }
     }
     const held = memo?.take();
     let cur: RemoteIndex | null = null;
@@ -468,6 +294,7 @@ export async function updateIndex(
     if (!v) continue;
     onCommit?.(cur?.version ?? null, complete);
     memo?.remember({ version: `v1:${v}`, entries });
+    await memo?.persist();
     await writeCompanions(store, entries, change, c, now);
     return `v1:${v}`;
   }
@@ -490,7 +317,9 @@ async function writeCompanions(
 ) {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
-    await updateV2(store, change, c, now, m);
+    await updateV2(store, change, c, now, m).catch((e) => {
+      if (e !== NOT_V2) throw e;
+    });
     return;
   }
   const byShard = new Map<string, Record<string, IndexEntry>>();

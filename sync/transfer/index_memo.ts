@@ -1,0 +1,110 @@
+/**
+ * What a service remembers of the remote index between its own pulls and
+ * pushes: the last index it read or wrote (so that an unchanged v1 index is
+ * not downloaded again), and the last v2 meta it saw, kept in a file of the
+ * cache's state directory too, so that the first push of a fresh process
+ * need not read the meta before writing its shards.
+ *
+ * Both are hints: a stale one only makes a compare-and-swap fail, after
+ * which the index is read again. The file is written without an fsync; a
+ * lost or torn one is ignored.
+ *
+ * @module
+ */
+import { type IndexEntry, type Meta, metaBody, parseMeta } from "./bucket_layout.ts";
+import { atomicWrite } from "./atomic_write.ts";
+
+/** A parsed index with its token. */
+export interface RemoteIndex {
+  /** `v1:<version>` or `v2:<meta version>`. */
+  readonly version: string;
+  readonly entries: Record<string, IndexEntry>;
+  /** For a v2 index, the meta it was read under. */
+  readonly meta?: MetaSeen;
+}
+
+/** A v2 meta with the object version it was read or written at. */
+export interface MetaSeen {
+  readonly meta: Meta;
+  readonly version: string;
+}
+
+/**
+ * The memo of one service (pushes and pulls are serialised, so one at a
+ * time uses it).
+ *
+ * @example
+ * ```ts
+ * import { IndexMemo } from "./index_memo.ts";
+ * const memo = new IndexMemo(); // in memory only
+ * console.log(await memo.meta()); // undefined
+ * ```
+ */
+export class IndexMemo {
+  #last: RemoteIndex | null = null;
+  #meta?: MetaSeen;
+  #loaded: boolean;
+  #saved?: MetaSeen;
+  readonly #file?: string;
+  /**
+   * True once a meta write of this process was refused: the next commits
+   * read the meta after their shards land instead of writing on the memo's
+   * (then mostly stale) one, so that a refused write means a peer's later
+   * bump published theirs.
+   */
+  contended = false;
+
+  /** `file`: where the last v2 meta is kept between processes (none: in memory only). */
+  constructor(file?: string) {
+    this.#file = file;
+    this.#loaded = file === undefined;
+  }
+
+  /** Keeps `index` (which must not be changed afterwards by the caller), and its meta. */
+  remember(index: RemoteIndex | null): void {
+    this.#last = index;
+    this.#meta = index?.meta;
+  }
+
+  /** Hands over the kept index, if any, and forgets it. */
+  take(): RemoteIndex | null {
+    const last = this.#last;
+    this.#last = null;
+    return last;
+  }
+
+  /** The last v2 meta seen (loaded from the file on first use). */
+  async meta(): Promise<MetaSeen | undefined> {
+    if (!this.#loaded) {
+      this.#loaded = true;
+      try {
+        const j = JSON.parse(await Deno.readTextFile(this.#file!));
+        const meta = typeof j?.version === "string"
+          ? parseMeta(new TextEncoder().encode(JSON.stringify(j.meta)))
+          : null;
+        if (meta?.version === 2) this.#saved = this.#meta ??= { meta, version: j.version };
+      } catch {
+        // absent or unreadable: no hint
+      }
+    }
+    return this.#meta;
+  }
+
+  /** Records the v2 meta last read or written (`undefined`: none known). */
+  noteMeta(seen: MetaSeen | undefined): void {
+    this.#meta = seen;
+  }
+
+  /** Writes the last v2 meta to the file when it changed (never throws). */
+  async persist(): Promise<void> {
+    const m = this.#meta;
+    if (!this.#file || m === this.#saved) return;
+    this.#saved = m;
+    const body = m
+      ? `{"version":${JSON.stringify(m.version)},"meta":${
+        new TextDecoder().decode(metaBody(m.meta))
+      }}`
+      : "{}";
+    await atomicWrite(this.#file, new TextEncoder().encode(body), false).catch(() => {});
+  }
+}
