@@ -15,6 +15,7 @@ import { probeCommand, pullCommand, pushCommand, statusCommand } from "./sync_co
 import { lockCommand, lockfileCommand } from "./lock_commands.ts";
 import { resolveCommand } from "./conflict_commands.ts";
 import { bucketCommand } from "./bucket_commands.ts";
+import { indexCommand } from "./index_commands.ts";
 import { STORE_ENV } from "./session.ts";
 
 export type { CliIo } from "./output.ts";
@@ -73,6 +74,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.addCommand(lockCommand(io, state));
   program.addCommand(lockfileCommand(io, state));
   program.addCommand(bucketCommand(io, state));
+  program.addCommand(indexCommand(io, state));
   configure(program, io);
   return program;
 }

@@ -146,6 +146,15 @@ export interface SwampSyncService {
   preparePush?(options?: SwampSyncOptions): Promise<SwampPushManifest>;
   /** Under the global lock: merges the manifest into the current remote index, clears the dirty state. */
   commitPush?(manifest: SwampPushManifest, options?: SwampSyncOptions): Promise<number | void>;
+  /** Under the global lock: the one-time move of the index from v1 to v2 shards. */
+  migrateMonolithToShards?(options?: SwampSyncOptions): Promise<SwampMigratedIndex>;
+}
+
+/** What `migrateMonolithToShards` resolves with: the v2 meta's fields. */
+export interface SwampMigratedIndex {
+  readonly version: number;
+  readonly partitions: string[];
+  readonly commitSeq: number;
 }
 
 /** The provider `createProvider` returns; every member synchronous. */

@@ -35,7 +35,9 @@ import { ModelLockLostError, SluiceError } from "../../sync/errors.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
 import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service/service.ts";
+import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
 import type {
+  SwampMigratedIndex,
   SwampModelRef,
   SwampPushManifest,
   SwampSyncCapabilities,
@@ -323,6 +325,22 @@ export class ExtensionSyncService implements SwampSyncService {
     const r = await svc.pullChanged({ signal: options.signal, prefixes: [rel] });
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
     return r.fetched.includes(rel) || (await svc.cache.stat(rel)) !== null;
+  }
+
+  /**
+   * Moves the namespace's index to v2 (core holds the global lock); a v2
+   * index is left as it is. See `sync/transfer/migrate_index.ts`.
+   */
+  async migrateMonolithToShards(options: SwampSyncOptions = {}): Promise<SwampMigratedIndex> {
+    const ns = this.#bind(options.namespace);
+    const svc = await this.#service(ns);
+    const r = await migrateToShards(svc.store, {
+      retry: svc.config.retry,
+      signal: options.signal,
+      concurrency: svc.config.concurrency,
+      clock: () => svc.clock.now(),
+    });
+    return { version: r.version, partitions: r.partitions, commitSeq: r.commitSeq };
   }
 
   capabilities(): SwampSyncCapabilities {

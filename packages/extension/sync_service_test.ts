@@ -216,3 +216,19 @@ Deno.test("lock: a second holder times out with LockTimeoutError naming key, hol
   await la.release();
   assert.equal(await lb.withLock(() => "done"), "done");
 });
+
+Deno.test("sync: migrateMonolithToShards moves a namespace's index to v2 once; old clients' reader and a peer see every file", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  await a.write("prod/.namespace.json", "{}");
+  await a.svc.markDirty({ relPath: "prod/data/t/m/d/1/raw" });
+  await a.write("prod/data/t/m/d/1/raw", "one");
+  assert.equal(await a.svc.pushChanged({ namespace: "prod" }), 1);
+  const r = await a.svc.migrateMonolithToShards!({ namespace: "prod" });
+  assert.deepEqual(r, { version: 2, partitions: ["data--t--m"], commitSeq: 1 });
+  assert.ok(store.peekText("prod/_index/data--t--m.json")?.includes("data/t/m/d/1/raw"));
+  assert.deepEqual(await a.svc.migrateMonolithToShards!({ namespace: "prod" }), r, "once");
+  const b = await proc(store, "b");
+  assert.equal(await b.svc.pullChanged({ namespace: "prod" }), 1);
+  assert.equal(await b.read("prod/data/t/m/d/1/raw"), "one");
+});

@@ -1,0 +1,61 @@
+/**
+ * `sluice index migrate`: moves the bucket's index from the v1 index object
+ * to v2 shards (what `swamp datastore migrate-index` does), under the global
+ * datastore lock. See `sync/transfer/migrate_index.ts`.
+ *
+ * @module
+ */
+import { Command } from "commander";
+import { ConfigError } from "../sync/errors.ts";
+import { globalLockKey } from "../sync/locks/model_locks.ts";
+import { migrateToShards } from "../sync/transfer/migrate_index.ts";
+import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { type CliIo, type Output, plural } from "./output.ts";
+import { endpointFields } from "./store_url.ts";
+
+/** Registers `index` and its subcommand `migrate`. */
+export function indexCommand(io: CliIo, state: RunState): Command {
+  const index = new Command("index").description("manage the bucket's remote index");
+  index.addCommand(
+    withCommonOptions(
+      new Command("migrate")
+        .description(
+          "move the index from the v1 index object to v2 shards under the global lock (once; a v2 bucket is left as it is)",
+        )
+        .addHelpText(
+          "after",
+          "\nOn v2, writers of different models update different shards, and a one-file push reads and writes only its shard and the meta. Clients that only read the v1 index object no longer see new writes: move every client of the bucket to a version that reads v2 first.\n\nExample:\n  sluice index migrate --store s3://my-bucket?endpoint=http://127.0.0.1:9000",
+        ),
+    ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
+      await withSession(cmd, io, out, async (s) => {
+        const backend = s.service.lockBackend;
+        if (!backend) throw new ConfigError("lock.backend", "a lock backend");
+        const key = globalLockKey(s.namespace);
+        const r = await backend.createLock(key, s.identity).withLock(
+          () =>
+            migrateToShards(s.store, {
+              retry: s.service.config.retry,
+              signal: io.signal,
+              concurrency: s.service.config.concurrency,
+            }),
+          { signal: io.signal },
+        );
+        out.result("index migrate", {
+          ...endpointFields(s.spec, s.store),
+          migrated: r.migrated,
+          entries: r.entries,
+          partitions: r.partitions.length,
+          commitSeq: r.commitSeq,
+        });
+        out.say(
+          r.migrated
+            ? `Moved the index of ${s.store.endpoint} to v2: ${
+              plural(r.entries, "entry", "entries")
+            } in ${plural(r.partitions.length, "shard")} (commitSeq ${r.commitSeq}).`
+            : `The index of ${s.store.endpoint} is v2 already (commitSeq ${r.commitSeq}); nothing was changed.`,
+        );
+      });
+    })),
+  );
+  return index;
+}

@@ -1,0 +1,166 @@
+/**
+ * The move of a bucket from the v1 index object to v2 shards (`swamp
+ * datastore migrate-index`, `sluice bucket migrate-index`): every shard is
+ * written from the v1 index, then the meta `{version: 2, partitions,
+ * commitSeq: 1}`. Run it under the global lock, as swamp core does; a v1
+ * writer that commits meanwhile is not lost either way:
+ *
+ * - after the meta lands, the v1 index is read again, and what changed in it
+ *   since it was read is applied to the shards (an ordinary v2 commit);
+ * - a Sluice v1 commit that lands after that read finds the meta turned v2
+ *   when it writes its companions, and applies itself to the shards.
+ *
+ * A bucket already on v2 is left as it is (running the move again would
+ * rebuild the shards from a v1 index v2 commits no longer update, and reset
+ * `commitSeq`). A bucket without a v1 index gets a meta listing the shards
+ * it holds.
+ *
+ * @module
+ */
+import { PutModes } from "../ports.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import { withRetry } from "../retry.ts";
+import {
+  type IndexEntry,
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+  parseMonolith,
+  shardBody,
+  shardKey,
+  shardOf,
+} from "./bucket_layout.ts";
+import {
+  busy,
+  casPut,
+  CONFLICT_LIMIT,
+  eachLimit,
+  getOrNull,
+  parsed,
+  readMeta,
+} from "./index_io.ts";
+import { updateIndex } from "./remote_index.ts";
+
+/** What the move left: the v2 meta's fields (as swamp's `migrateMonolithToShards` returns them). */
+export interface MigratedIndex {
+  readonly version: 2;
+  readonly partitions: string[];
+  readonly commitSeq: number;
+  /** False when the bucket was on v2 already (nothing was written). */
+  readonly migrated: boolean;
+  /** Entries written into shards. */
+  readonly entries: number;
+}
+
+/** Options of {@link migrateToShards}. */
+export interface MigrateOptions {
+  readonly retry: RetryPolicy;
+  readonly signal?: AbortSignal;
+  /** Parallel shard writes; default 4. */
+  readonly concurrency?: number;
+  /** Time of the shards written; default the system clock. */
+  readonly clock?: () => number;
+}
+
+/**
+ * Moves the bucket of `store` to the v2 layout (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import { migrateToShards } from "./migrate_index.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const r = await migrateToShards(new InMemoryStore(), {
+ *   retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 },
+ * });
+ * console.log(r.version, r.partitions); // 2 []
+ * ```
+ */
+export async function migrateToShards(
+  store: ObjectStore,
+  options: MigrateOptions,
+): Promise<MigratedIndex> {
+  const c = { retry: options.retry, signal: options.signal, concurrency: options.concurrency };
+  const now = () => new Date((options.clock ?? Date.now)()).toISOString();
+  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    const m = await readMeta(store, c);
+    if (m?.meta.version === 2) {
+      return { ...m.meta, partitions: [...m.meta.partitions], migrated: false, entries: 0 };
+    }
+    const got = await getOrNull(store, MONOLITH_KEY, c);
+    const entries = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : {};
+    const groups = new Map<string, Record<string, IndexEntry>>();
+    for (const [p, e] of Object.entries(entries)) {
+      const s = shardOf(p);
+      let g = groups.get(s);
+      if (!g) groups.set(s, g = {});
+      g[p] = e;
+    }
+    const at = now();
+    await eachLimit(groups, c.concurrency ?? 4, async ([s, g]) => {
+      await withRetry(
+        () => store.put(shardKey(s), shardBody(g, at), PutModes.overwrite, { signal: c.signal }),
+        c.retry,
+        c.signal,
+      );
+    });
+    const partitions = got ? [...groups.keys()].sort() : await listedShards(store, c.signal);
+    const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
+    // Refused when the meta changed meanwhile (a v1 companion write, or
+    // another move): start over from it.
+    if (!await casPut(store, META_KEY, metaBody(meta), m?.version ?? null, c)) continue;
+    if (got) await catchUp(store, entries, got.version, options);
+    const after = await readMeta(store, c);
+    const final = after?.meta.version === 2 ? after.meta : meta;
+    return {
+      version: 2,
+      partitions: [...final.partitions],
+      commitSeq: final.commitSeq,
+      migrated: true,
+      entries: Object.keys(entries).length,
+    };
+  }
+  throw busy(META_KEY);
+}
+
+/** The shards a bucket without a v1 index holds (their partition keys, sorted). */
+async function listedShards(store: ObjectStore, signal?: AbortSignal): Promise<string[]> {
+  const out: string[] = [];
+  for await (const page of store.list("_index/", { signal })) {
+    for (const o of page) {
+      const name = o.key.slice("_index/".length);
+      if (name !== "_meta.json" && name.endsWith(".json") && !name.includes("/")) {
+        out.push(name.slice(0, -".json".length));
+      }
+    }
+  }
+  return out.sort();
+}
+
+/** Applies to the shards what changed in the v1 index since version `read` was migrated. */
+async function catchUp(
+  store: ObjectStore,
+  migrated: Record<string, IndexEntry>,
+  read: string,
+  options: MigrateOptions,
+): Promise<void> {
+  const c = { retry: options.retry, signal: options.signal };
+  const got = await getOrNull(store, MONOLITH_KEY, c);
+  if (!got || got.version === read) return;
+  const now = parsed(MONOLITH_KEY, () => parseMonolith(got.body));
+  const set: Record<string, IndexEntry> = {};
+  for (const [p, e] of Object.entries(now)) {
+    const was = migrated[p];
+    if (!was || was.v !== e.v || was.h !== e.h || was.s !== e.s) set[p] = e;
+  }
+  const remove = Object.keys(migrated).filter((p) => !Object.hasOwn(now, p));
+  await updateIndex(
+    store,
+    { set, remove },
+    options.retry,
+    options.signal,
+    undefined,
+    options.concurrency,
+    options.clock,
+  );
+}
