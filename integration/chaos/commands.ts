@@ -16,7 +16,12 @@ import {
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../../sync/locks/lockfile_txn.ts";
-import { acquireModelLocks, type ModelLockSet } from "../../sync/locks/model_locks.ts";
+import {
+  acquireModelLocks,
+  globalLockKey,
+  type ModelLockSet,
+} from "../../sync/locks/model_locks.ts";
+import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
 import type { LockOptions } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
@@ -252,6 +257,22 @@ async function recordEdit(
   if (svc.state.synced(e.path)?.hash === await sha256Hex(bytes)) {
     env.changes.replaced(e.clone, e.path);
   } else await env.changes.record(e, bytes);
+}
+
+/** `sluice index migrate`: the move to v2 shards under the global lock. */
+export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate" }>): Command {
+  return plainCommand(env, op.clone, `index migrate #${op.id}`, async (svc) => {
+    if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
+    env.stats.migrations++;
+    await svc.lockBackend.createLock(globalLockKey(), svc.identity).withLock(() =>
+      migrateToShards(svc.store, {
+        retry: svc.config.retry,
+        concurrency: svc.config.concurrency,
+        clock: () => svc.clock.now(),
+      })
+    );
+    env.stats.migrated++;
+  });
 }
 
 /** A sync, bulk push, config edit, edit, deletion, marker write or resolution. */

@@ -45,6 +45,7 @@ import {
   codeOf,
   type Command,
   type CommandEnv,
+  migrateCommand,
   moveCommand,
   plainCommand,
   runCommand,
@@ -172,10 +173,13 @@ export function clientService(
 /** The command of a run or sync on a clone of `kind`: through the extension unless `api`. */
 export function clientCommand(
   env: CommandEnv,
-  op: Extract<Op, { kind: "run" | "sync" }>,
+  op: Extract<Op, { kind: "run" | "sync" | "migrate" }>,
   kind: ClientKind,
 ): Command {
   if (op.kind === "run") return kind === "api" ? runCommand(env, op) : coreRunCommand(env, op);
+  if (op.kind === "migrate") {
+    return kind === "api" ? migrateCommand(env, op) : coreMigrateCommand(env, op);
+  }
   return kind === "api" ? moveCommand(env, op) : coreSyncCommand(env, op);
 }
 
@@ -338,6 +342,22 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
 }
 
 /** `swamp datastore sync` on a core-driven clone: global lock, a new service, pull, push. */
+/** `swamp datastore migrate-index`: the extension's migrateMonolithToShards under the global lock. */
+export function coreMigrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate" }>): Command {
+  return plainCommand(env, op.clone, `core migrate-index #${op.id}`, async (svc) => {
+    const host = hostFor(svc);
+    await globalLock(host).withLock(async () => {
+      const service: ExtensionSyncService = host.provider().createSyncService(
+        host.repoDir,
+        host.cachePath,
+      );
+      env.stats.migrations++;
+      await service.migrateMonolithToShards();
+      env.stats.migrated++;
+    });
+  });
+}
+
 export function coreSyncCommand(env: CommandEnv, op: Extract<Op, { kind: "sync" }>): Command {
   return plainCommand(env, op.clone, `core sync #${op.id}`, async (svc) => {
     const host = hostFor(svc);

@@ -55,6 +55,8 @@ export type Op =
   }
   /** A periodic sync: pull, then push. */
   | { readonly id: number; readonly kind: "sync"; readonly clone: number }
+  /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
+  | { readonly id: number; readonly kind: "migrate"; readonly clone: number }
   /** A command that writes a state file and calls `markDirty()` with no path, then pushes (a walk). */
   | { readonly id: number; readonly kind: "bulk"; readonly clone: number }
   /** A config edit: writes `config/settings-<file>.yaml`, marks it dirty, pushes. */
@@ -196,6 +198,7 @@ const WEIGHTS: Readonly<Record<OpKind, number>> = {
   delete: 4,
   marker: 4,
   resolve: 6,
+  migrate: 1,
 };
 
 /**
@@ -220,6 +223,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   const entries: string[] = [];
   let outage = false;
   let lastModel = 0;
+  let migrated = false;
   // Follow-ups planned by earlier operations: [due at ops.length, kind].
   const planned: { due: number; kind: "outage-off" | "breakglass"; model: number }[] = [];
   for (let id = 0; ops.length < length; id++) {
@@ -344,6 +348,11 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
       case "sync":
         ops.push({ id, kind, clone });
         break;
+      case "migrate":
+        // Once, on a v1 bucket; otherwise a sync.
+        ops.push({ id, kind: v2 || migrated ? "sync" : kind, clone });
+        migrated = true;
+        break;
     }
   }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
@@ -393,6 +402,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         DATA_NAMES[op.data]
       } work=${seconds(op.workMs)}`;
     case "sync":
+    case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;
     case "bulk":
       return `${head} c${op.clone}`;

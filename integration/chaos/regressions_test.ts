@@ -84,3 +84,15 @@ Deno.test("chaos regression: a peer's uncommitted config write is waited for, no
     '{"seed":9307,"clones":3,"v2":true,"kinds":["api","core","core"],"ops":[{"id":4,"kind":"config","clone":1,"file":2},{"id":8,"kind":"tick","n":1,"pick":864268955},{"id":11,"kind":"crash","clone":2,"at":"commit"},{"id":12,"kind":"resolve","clone":2,"pick":5,"how":"merged"},{"id":15,"kind":"tick","n":8,"pick":1523231527},{"id":16,"kind":"config","clone":2,"file":2},{"id":21,"kind":"config","clone":1,"file":2},{"id":33,"kind":"tick","n":1,"pick":727569628},{"id":34,"kind":"resolve","clone":1,"pick":2,"how":"merged"},{"id":35,"kind":"flaky","call":"head","count":2,"afterEffect":false},{"id":37,"kind":"tick","n":7,"pick":1971659744},{"id":41,"kind":"resolve","clone":1,"pick":7,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I8 (seed 354, the index move's catch-up switched off): a config push
+ * commits to the v1 index after the move read it; the move then wrote the
+ * shards from its older read, and the v2 index missed the commit. Kept by
+ * the move's catch-up (sync/transfer/migrate_index.ts).
+ */
+Deno.test("chaos regression: a v1 commit racing the move to v2 is in the v2 index (I8)", async () => {
+  await clean(
+    '{"seed":354,"clones":5,"kinds":["api","api","core","core-single-phase","api"],"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":3,"kind":"edit","clone":1,"file":1,"how":"hand-tick"},{"id":11,"kind":"tick","n":20,"pick":188314697},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"migrate","clone":3},{"id":14,"kind":"resolve","clone":1,"pick":4,"how":"mine"},{"id":15,"kind":"config","clone":4,"file":1},{"id":17,"kind":"tick","n":7,"pick":712038812},{"id":20,"kind":"tick","n":15,"pick":872339666}]}',
+  );
+});

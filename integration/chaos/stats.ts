@@ -88,6 +88,10 @@ export interface ChaosStats {
   resolved: number;
   /** Crashes that hit between a commit-step write and the index update. */
   commitCrashes: number;
+  /** Moves of the index to v2 started (`sluice index migrate`, or the extension's). */
+  migrations: number;
+  /** Of those, the ones that finished. */
+  migrated: number;
   /** Store calls made through the scheduler. */
   storeCalls: number;
   /** Scheduling decisions. */
@@ -131,6 +135,8 @@ export function emptyStats(): ChaosStats {
     resolutions: 0,
     resolved: 0,
     commitCrashes: 0,
+    migrations: 0,
+    migrated: 0,
     storeCalls: 0,
     decisions: 0,
     chaosDecisions: 0,

@@ -259,6 +259,7 @@ class World {
     switch (op.kind) {
       case "run":
       case "sync":
+      case "migrate":
         this.#enqueue(op.clone, clientCommand(this.#env, op, kindOf(this.history, op.clone)));
         break;
       case "bulk":
