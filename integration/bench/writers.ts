@@ -20,8 +20,8 @@
  * commit, requests per commit, the writers' CPU and MinIO's (from
  * `/proc/<pid>/stat`), beside the goals.
  *
- *   deno run -A integration/bench/writers.ts [--writers 1,4,16,32]
- *     [--duration-ms 10000] [--layout v1|v2]
+ *   deno task bench --only writers [--writers 1,4,16,32]
+ *     [--writer-ms 10000] [--layout v1|v2] (default: both layouts)
  *
  * @module
  */
@@ -91,6 +91,18 @@ function keyClass(key: string): string {
   if (key === META_KEY) return "indexMeta";
   if (key.startsWith("_index/")) return "indexShard";
   return "other";
+}
+
+/** Busy and total CPU ticks of the whole machine (`/proc/stat`); null where unknown. */
+async function machineTicks(): Promise<{ busy: number; total: number } | null> {
+  try {
+    const line = (await Deno.readTextFile("/proc/stat")).split("\n")[0];
+    const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = f.reduce((a, b) => a + b, 0);
+    return { busy: total - f[3] - f[4], total }; // less idle and iowait
+  } catch {
+    return null;
+  }
 }
 
 /** The writer process: one untimed commit, "ready", then commits until its deadline. */
@@ -297,12 +309,14 @@ export async function benchWriters(
           }),
         ]).finally(() => clearTimeout(timer));
         const serverCpu0 = await processCpuMs(backend.pid);
+        const machine0 = await machineTicks();
         const start = Date.now() + 100;
         const t0 = performance.now() + 100;
         await Promise.all(writers.map((w) => w.go(start + durationMs)));
         const results = await Promise.all(writers.map((w) => w.finish()));
         const wallMs = performance.now() - t0;
         const serverCpu1 = await processCpuMs(backend.pid);
+        const machine1 = await machineTicks();
         const latencies = results.flatMap((r) => r.latencies);
         const commits = latencies.length;
         const retries = results.reduce((a, r) => a + r.retries.reduce((x, y) => x + y, 0), 0);
@@ -329,6 +343,17 @@ export async function benchWriters(
           minioCpuCores: minioCpuMs === null ? null : round(minioCpuMs / wallMs, 2),
           minioCpuMsPerCommit: minioCpuMs === null ? null : round(minioCpuMs / commits, 1),
           medianCommitsPerWriter: median(results.map((r) => r.done.commits)),
+          writersCpuCores: round(results.reduce((a, r) => a + r.done.cpuMs, 0) / wallMs, 2),
+          // How busy the whole machine was (every process): near its core count, it, not
+          // MinIO or the layout, bounds the commits per second.
+          machineBusyCores: machine0 && machine1
+            ? round(
+              ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) *
+                navigator.hardwareConcurrency,
+              2,
+            )
+            : null,
+          machineCores: navigator.hardwareConcurrency,
         };
         const refused: Record<string, number> = {};
         for (const r of results) {
@@ -362,29 +387,23 @@ export async function benchWriters(
   return out;
 }
 
-/** `deno task bench --only writers` (`--writers 1,4,16,32`, `--writer-ms`, `--layout v1|v2`). */
+/**
+ * `deno task bench --only writers` (`--writers 1,4,16,32`, `--writer-ms`,
+ * `--layout v1|v2`; default both, v1 first): prints `writers` (v1) and
+ * `writersV2`.
+ */
 export const section: BenchSection = {
-  run: async (args: BenchArgs) => ({
-    writers: await benchWriters({
-      writers: numberList(args.get("writers"), [1, 4, 16, 32]),
-      durationMs: args.num("writer-ms", 10_000),
-      layout: args.get("layout") === "v2" ? "v2" : "v1",
-    }),
-  }),
+  run: async (args: BenchArgs) => {
+    const given = args.get("layout");
+    const layouts: ("v1" | "v2")[] = given === "v1" || given === "v2" ? [given] : ["v1", "v2"];
+    const out: Record<string, unknown> = {};
+    for (const layout of layouts) {
+      out[layout === "v1" ? "writers" : "writersV2"] = await benchWriters({
+        writers: numberList(args.get("writers"), [1, 4, 16, 32]),
+        durationMs: args.num("writer-ms", 10_000),
+        layout,
+      });
+    }
+    return out;
+  },
 };
-
-if (import.meta.main) {
-  const args = parseArgs(Deno.args);
-  const child = args.get("child");
-  if (child) {
-    await writerChild(JSON.parse(child));
-  } else {
-    const duration = args.get("duration-ms");
-    const out = await benchWriters({
-      writers: numberList(args.get("writers"), [1, 4, 16, 32]),
-      durationMs: duration ? Number(duration) : undefined,
-      layout: args.get("layout") === "v2" ? "v2" : "v1",
-    });
-    console.log(JSON.stringify(out, null, 2));
-  }
-}
