@@ -128,7 +128,10 @@ export class SyncService {
    */
   constructor(options: SyncServiceOptions, state: SyncState) {
     this.cacheDir = options.cacheDir.replace(/\/+$/, "");
-    this.#indexMemo = new IndexMemo(`${this.cacheDir}/${STATE_DIR}/index-meta.json`);
+    this.#indexMemo = new IndexMemo(
+      `${this.cacheDir}/${STATE_DIR}/index-meta.json`,
+      options.store.endpoint,
+    );
     this.store = options.store;
     this.identity = options.identity ?? processIdentity();
     this.clock = options.clock ?? systemClock;

@@ -54,9 +54,17 @@ export class IndexMemo {
    */
   contended = false;
 
-  /** `file`: where the last v2 meta is kept between processes (none: in memory only). */
-  constructor(file?: string) {
+  readonly #store: string;
+
+  /**
+   * `file`: where the last v2 meta is kept between processes (none: in
+   * memory only); `store`: the endpoint of the store it is of (a file
+   * written for another store is ignored: versions of two buckets may
+   * coincide).
+   */
+  constructor(file?: string, store = "") {
     this.#file = file;
+    this.#store = store;
     this.#loaded = file === undefined;
   }
 
@@ -79,7 +87,7 @@ export class IndexMemo {
       this.#loaded = true;
       try {
         const j = JSON.parse(await Deno.readTextFile(this.#file!));
-        const meta = typeof j?.version === "string"
+        const meta = typeof j?.version === "string" && j.store === this.#store
           ? parseMeta(new TextEncoder().encode(JSON.stringify(j.meta)))
           : null;
         if (meta?.version === 2) this.#saved = this.#meta ??= { meta, version: j.version };
@@ -101,7 +109,7 @@ export class IndexMemo {
     if (!this.#file || m === this.#saved) return;
     this.#saved = m;
     const body = m
-      ? `{"version":${JSON.stringify(m.version)},"meta":${
+      ? `{"store":${JSON.stringify(this.#store)},"version":${JSON.stringify(m.version)},"meta":${
         new TextDecoder().decode(metaBody(m.meta))
       }}`
       : "{}";

@@ -128,3 +128,20 @@ Deno.test("v2: once contended, the meta is read after the shards land, not befor
     "put _index/_meta.json",
   ]);
 });
+
+Deno.test("a remembered meta of another store is not used", async () => {
+  const file = `${await Deno.makeTempDir({ prefix: "sluice-memo-" })}/index-meta.json`;
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  const memo = new IndexMemo(file, "s3://a");
+  const entry = { v: "x1", h: "a".repeat(64), s: 1 };
+  await updateIndex(
+    store,
+    { set: { "data/t/m/d/2/raw": entry }, remove: [] },
+    quick.retry,
+    undefined,
+    memo,
+  );
+  assert.ok(await new IndexMemo(file, "s3://a").meta());
+  assert.equal(await new IndexMemo(file, "s3://b").meta(), undefined);
+});
