@@ -96,3 +96,40 @@ Deno.test("chaos regression: a v1 commit racing the move to v2 is in the v2 inde
     '{"seed":354,"clones":5,"kinds":["api","api","core","core-single-phase","api"],"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":3,"kind":"edit","clone":1,"file":1,"how":"hand-tick"},{"id":11,"kind":"tick","n":20,"pick":188314697},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"migrate","clone":3},{"id":14,"kind":"resolve","clone":1,"pick":4,"how":"mine"},{"id":15,"kind":"config","clone":4,"file":1},{"id":17,"kind":"tick","n":7,"pick":712038812},{"id":20,"kind":"tick","n":15,"pick":872339666}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 572, v2 bucket): a clone's config edit lands but its index
+ * update does not (an outage); it then deletes the file by hand. Its next
+ * push's delete, conditional on the synced version, met its own uncommitted
+ * object and recorded a conflict against it, and the index named the old
+ * version for good. Fixed in sync/service/push_delete.ts (this cache's own
+ * uncommitted object is deleted over its version).
+ */
+Deno.test("chaos regression: a deletion over this clone's own uncommitted edit deletes it (I7, I8)", async () => {
+  await clean(
+    '{"seed":572,"clones":3,"v2":true,"ops":[{"id":2,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":3,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":8,"kind":"config","clone":0,"file":2},{"id":9,"kind":"tick","n":14,"pick":698279936},{"id":10,"kind":"config","clone":0,"file":2},{"id":11,"kind":"tick","n":2,"pick":1027675877},{"id":14,"kind":"outage","on":true},{"id":19,"kind":"tick","n":4,"pick":579115627},{"id":21,"kind":"delete","clone":0,"file":3,"how":"hand"}]}',
+  );
+});
+
+/**
+ * I7/I8 (seed 3762): an edit's upload lands and its index update does not;
+ * the same clone then deletes the file. Fixed by the same change.
+ */
+Deno.test("chaos regression: a deletion after this clone's own uncommitted edit is published (I7, I8)", async () => {
+  await clean(
+    '{"seed":3762,"clones":5,"kinds":["api","api","api","api","core"],"ops":[{"id":0,"kind":"config","clone":2,"file":0},{"id":1,"kind":"tick","n":1,"pick":892805711},{"id":2,"kind":"lockfile","clone":3,"set":"@chaos/ext-2"},{"id":6,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":8,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":9,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":12,"kind":"tick","n":1,"pick":1402416259},{"id":13,"kind":"tick","n":13,"pick":1078591933},{"id":16,"kind":"outage","on":true},{"id":17,"kind":"tick","n":4,"pick":1014829163}]}',
+  );
+});
+
+/**
+ * I7/I8 (seed 3937): a lockfile transaction whose holder lost the global
+ * lock (latency, then a stale takeover) recorded its publish in the index
+ * after a peer's later publish, naming the older version. Fixed in
+ * sync/locks/lockfile_txn.ts (the index update is conditional on the
+ * version the publish was based on).
+ */
+Deno.test("chaos regression: a lockfile publish recorded late never names an older version than a peer's (I7, I8)", async () => {
+  await clean(
+    '{"seed":3937,"clones":4,"kinds":["core-single-phase","api","api","core"],"ops":[{"id":2,"kind":"lockfile","clone":3,"set":"@chaos/ext-2"},{"id":3,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":7,"kind":"resolve","clone":2,"pick":2,"how":"merged"},{"id":8,"kind":"latency","ms":3000},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"wait","ms":31000},{"id":14,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":15,"kind":"lockfile","clone":1,"set":"@chaos/ext-15"},{"id":16,"kind":"tick","n":6,"pick":184146768},{"id":17,"kind":"tick","n":31,"pick":1034754271}]}',
+  );
+});

@@ -260,7 +260,14 @@ async function repairRounds(
       return { ...result, published: false, ...(current ? { version: current.version } : {}) };
     }
     if (remote.kind === "valid" && sameBytes(body, serializeLockfile(remote.entries))) {
-      await recordPublishedLockfile(service, path, remote.body, remote.version, signal);
+      await recordPublishedLockfile(
+        service,
+        path,
+        remote.body,
+        remote.version,
+        signal,
+        remote.version,
+      );
       return { ...result, published: false, version: remote.version };
     }
     if (remote.kind === "malformed") {
@@ -269,7 +276,14 @@ async function repairRounds(
     const mode = current ? PutModes.update(current.version) : PutModes.create;
     const put = await putLockfileConditional(service, path, body, mode, signal);
     if (!put) continue; // changed since read (a peer's write): read again and decide again
-    await recordPublishedLockfile(service, path, body, put.version, signal);
+    await recordPublishedLockfile(
+      service,
+      path,
+      body,
+      put.version,
+      signal,
+      current?.version ?? null,
+    );
     return { ...result, published: true, version: put.version };
   }
   throw new SluiceError(

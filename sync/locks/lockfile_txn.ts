@@ -417,7 +417,14 @@ async function publish(
         info = put;
         published = true;
       }
-      await recordPublishedLockfile(service, path, body, info.version, signal);
+      await recordPublishedLockfile(
+        service,
+        path,
+        body,
+        info.version,
+        signal,
+        published ? current?.version ?? null : info.version,
+      );
       return { path, entries, version: info.version, published, attempts: attempt };
     }
     throw new SluiceError(
@@ -435,7 +442,11 @@ async function publish(
 /**
  * After a publish (or a remote copy found to hold the result already): the
  * remote index names it, the cache copy and the synced manifest match it,
- * and the pending delta of `path` is cleared.
+ * and the pending delta of `path` is cleared. `base`: the version the
+ * publish was conditional on (null: created), or the version found to hold
+ * the result; when a peer's later publish has replaced it by the time the
+ * index is updated (this writer lost the global lock meanwhile), the index
+ * keeps the peer's entry.
  */
 export async function recordPublishedLockfile(
   service: LockfileService,
@@ -443,12 +454,17 @@ export async function recordPublishedLockfile(
   body: Uint8Array,
   version: string,
   signal: AbortSignal | undefined,
+  base: string | null,
 ): Promise<void> {
   const { store, config } = service;
   const hash = await sha256Hex(body);
   await updateIndex(
     store,
-    { set: { [path]: { v: version, h: hash, s: body.length } }, remove: [] },
+    {
+      set: { [path]: { v: version, h: hash, s: body.length } },
+      remove: [],
+      base: { [path]: base },
+    },
     config.retry,
     signal,
     undefined,

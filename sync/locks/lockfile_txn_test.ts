@@ -6,6 +6,7 @@ import {
   managedLockfilePath,
   mergeLockfileChanges,
   pendingLockfileDelta,
+  recordPublishedLockfile,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "./lockfile_txn.ts";
@@ -351,4 +352,26 @@ Deno.test("a failed compare-and-swap is never reported as success", async () => 
   const err = await updateManagedLockfile(a, { set: { Y: 1 } }).catch((e) => e);
   assert.equal(err.code, "lockfile_conflict");
   assert.deepEqual(names(store), ["X"]);
+});
+
+Deno.test("a publish recorded in the index after a peer's later publish leaves the peer's entry (a holder that lost the global lock)", async () => {
+  const store = new InMemoryStore();
+  const clock = new FakeClock();
+  const late = await clone(store, "late", clock);
+  const peer = await clone(store, "peer", clock);
+  const enc = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+  // The late holder's publish lands; before it records it, the peer publishes over it.
+  const mine = await store.put(LOCKFILE, enc({ "@x/a": { version: "1" } }), { kind: "create" });
+  await updateManagedLockfile(peer, { set: { "@x/b": { version: "2" } } });
+  const theirs = (await store.head(LOCKFILE))!.version;
+  await recordPublishedLockfile(
+    late,
+    LOCKFILE,
+    enc({ "@x/a": { version: "1" } }),
+    mine.version,
+    undefined,
+    null,
+  );
+  const index = JSON.parse(store.peekText(INDEX_KEY)!);
+  assert.equal(index.entries[LOCKFILE].sluice.v, theirs, "the index names the peer's publish");
 });

@@ -19,6 +19,8 @@ import { withRetry } from "../retry.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
+import { readWriterId } from "../transfer/writer_id.ts";
+import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
@@ -325,31 +327,34 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
       await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      let writer: Promise<string | null> | undefined;
+      const ownWriter = () => writer ??= readWriterId(deps.cache);
       for (const entry of deletes) {
+        let outcome: DeleteOutcome;
         try {
-          await withRetry(
-            () =>
-              ctx.store.delete(entry.path, { signal: ctx.signal, ifVersion: entry.syncedVersion }),
-            ctx.config.retry,
-            ctx.signal,
-          );
-          result.deleted.push(entry.path);
+          outcome = await deleteRemote(ctx, entry, ownWriter);
         } catch (e) {
-          if (!(e instanceof PreconditionFailedError || e instanceof NotFoundError)) {
-            failures.push({ entry, error: e });
-            continue;
-          }
+          failures.push({ entry, error: e });
+          continue;
+        }
+        filesDone++;
+        progress();
+        if (outcome.kind === "waiting") {
+          entry.action = "skip";
+          entry.keepDirty = true;
+          entry.reason = "another writer's uncommitted write holds it";
+          if (!ctx.dryRun) await state.markDirty(entry.path);
+          ctx.events.emit("warning", {
+            code: "push_waiting_uncommitted",
+            message:
+              `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes.`,
+            path: entry.path,
+          });
+          continue;
+        }
+        if (outcome.kind === "conflict") {
           // A delete is conditional on the version this cache last saw: the
           // peer's newer copy keeps both its object and its index entry.
-          const now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
-          if (!now) {
-            // Deleted there too: both sides agree.
-            indexRemove.push(entry.path);
-            handled.push(entry.path);
-            filesDone++;
-            progress();
-            continue;
-          }
           entry.reason =
             "a peer changed it since this cache last synced it; its object and index entry were kept, and the local deletion stands as a conflict";
           ctx.events.emit("warning", {
@@ -360,16 +365,20 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
               }\` (--mine deletes it over that version, --theirs brings it back).`,
             path: entry.path,
           });
-          conflictOf(entry, null, { version: now.version, hash: "", size: now.size });
-          filesDone++;
-          progress();
+          conflictOf(entry, null, {
+            version: outcome.now.version,
+            hash: "",
+            size: outcome.now.size,
+          });
           continue;
         }
+        if (outcome.kind === "deleted") result.deleted.push(entry.path);
         indexRemove.push(entry.path);
-        if (entry.syncedVersion !== undefined) indexBase[entry.path] = entry.syncedVersion;
+        // Deleted there too: both sides agree (no base: whatever the index names goes).
+        if (outcome.kind === "deleted" && entry.syncedVersion !== undefined) {
+          indexBase[entry.path] = entry.syncedVersion;
+        }
         handled.push(entry.path);
-        filesDone++;
-        progress();
       }
     }
     for (const e of ctx.plan) {
