@@ -27,8 +27,31 @@ export function sha256HexSync(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** A random id (hex) for nonces, write tags and probe keys. */
+/** Two hex digits of each byte value. */
+const HEX = Array.from({ length: 256 }, (_, x) => x.toString(16).padStart(2, "0"));
+
+/**
+ * Random bytes drawn from `crypto.getRandomValues` ahead of use, 4 KiB at a
+ * time: a push tags every data version write with an id, and one call per
+ * id cost more than the rest of the id. Each byte is handed out once.
+ */
+const POOL = new Uint8Array(4096);
+let poolAt = POOL.length;
+
+/** A random id (hex) for nonces, write tags and probe keys: `bytes` bytes from the system CSPRNG. */
 export function randomId(bytes = 16): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  if (bytes > POOL.length) {
+    const b = crypto.getRandomValues(new Uint8Array(bytes));
+    let big = "";
+    for (let i = 0; i < b.length; i++) big += HEX[b[i]];
+    return big;
+  }
+  if (poolAt + bytes > POOL.length) {
+    crypto.getRandomValues(POOL);
+    poolAt = 0;
+  }
+  let s = "";
+  for (let i = poolAt, end = poolAt + bytes; i < end; i++) s += HEX[POOL[i]];
+  poolAt += bytes;
+  return s;
 }

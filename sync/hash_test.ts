@@ -24,3 +24,12 @@ Deno.test("randomId is hex of the requested number of bytes, and differs between
   const seen = new Set(Array.from({ length: 50 }, () => randomId(8)));
   assert.equal(seen.size, 50);
 });
+
+Deno.test("randomId hands out each drawn byte once, across refills and sizes larger than its pool", () => {
+  // 3 000 ids of 16 bytes span several refills of the 4 KiB pool.
+  const ids = Array.from({ length: 3_000 }, (_, i) => randomId(i % 3 === 0 ? 16 : 8 + (i % 9)));
+  assert.equal(new Set(ids).size, ids.length);
+  for (const id of ids) assert.match(id, /^[0-9a-f]+$/);
+  assert.match(randomId(5_000), /^[0-9a-f]{10000}$/);
+  assert.notEqual(randomId(5_000), randomId(5_000));
+});

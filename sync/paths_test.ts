@@ -63,3 +63,64 @@ Deno.test("parentOf is the directory part, empty at the top", () => {
   assert.equal(parentOf("c.txt"), "");
   assert.equal(parentOf("a/"), "a");
 });
+
+/** The checks of `assertSafeRelPath`, spelled out plainly: what its quick pass must agree with. */
+function referenceSafe(p: string): boolean {
+  if (p.length === 0 || p.length > MAX_PATH_LENGTH) return false;
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f\\]/.test(p) || !p.isWellFormed()) return false;
+  if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) return false;
+  return p.split("/").every((seg) =>
+    seg !== "" && seg !== "." && seg !== ".." && new TextEncoder().encode(seg).length <= 255
+  );
+}
+
+Deno.test("assertSafeRelPath agrees with its plain reading on random paths built from tricky pieces", () => {
+  const pieces = [
+    "a",
+    "b/",
+    "/",
+    ".",
+    "..",
+    "...",
+    ":",
+    "C",
+    "1",
+    "\\",
+    "\0",
+    "\n",
+    "\x7f",
+    "\x1f",
+    " ",
+    "é",
+    "✓",
+    "\uD800",
+    "\uDC00",
+    "\uD83D\uDE00",
+    "x".repeat(85),
+    "é".repeat(43),
+    "é".repeat(128),
+  ];
+  let seed = 42;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let i = 0; i < 20_000; i++) {
+    let p = "";
+    for (let k = next() % 7; k >= 0; k--) p += pieces[next() % pieces.length];
+    assert.equal(isSafeRelPath(p), referenceSafe(p), JSON.stringify(p));
+    assert.equal(
+      (() => {
+        try {
+          assertSafeRelPath(p);
+          return true;
+        } catch (e) {
+          assert.ok(e instanceof UnsafePathError);
+          return false;
+        }
+      })(),
+      referenceSafe(p),
+      JSON.stringify(p),
+    );
+  }
+  assert.equal(isSafeRelPath("1:x"), true, "only a letter before ':' makes a drive");
+  assert.equal(isSafeRelPath("C:x"), false);
+});

@@ -357,3 +357,31 @@ Deno.test("a push reuses the index it last wrote only while the remote one is un
   await a.pushChanged();
   assert.deepEqual(indexed(), ["u.txt", "v.txt", "w.txt", "x.txt", "y.txt", "z.txt"]);
 });
+
+Deno.test("a directory checked by one push and swapped for a link before the next is refused by that push", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const outside = await Deno.makeTempDir({ prefix: "sluice-outside-" });
+  try {
+    await Deno.mkdir(`${outside}/b`);
+    await Deno.writeTextFile(`${outside}/b/f.txt`, "outside the cache");
+    await write(a.cacheDir, "data/a/b/f.txt", "v1");
+    await write(a.cacheDir, "data/a/b/g.txt", "g");
+    await a.markDirty({ relPaths: ["data/a/b/f.txt", "data/a/b/g.txt"] });
+    assert.deepEqual((await a.pushChanged()).uploaded, ["data/a/b/f.txt", "data/a/b/g.txt"]);
+
+    // data/a, then checked, becomes a link to a directory out of the cache.
+    await Deno.remove(`${a.cacheDir}/data/a`, { recursive: true });
+    await Deno.symlink(outside, `${a.cacheDir}/data/a`);
+    await a.markDirty({ relPath: "data/a/b/f.txt" });
+    const r = await a.pushChanged();
+    assert.deepEqual(r.uploaded, []);
+    assert.deepEqual(r.deleted, [], "a path under a link is not a deletion");
+    assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [["data/a/b/f.txt", true]]);
+    assert.match(r.skipped[0].reason, /symbolic link/);
+    assert.equal(store.peekText("data/a/b/f.txt"), "v1", "nothing read through the link");
+    assert.deepEqual(a.state.dirtyPaths(), ["data/a/b/f.txt"]);
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});

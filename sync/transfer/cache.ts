@@ -186,6 +186,11 @@ export class LocalCache implements CacheAccess {
   /** {@link resolve}, synchronously (throws instead of rejecting). */
   resolveSync(path: string): string {
     assertSafeRelPath(path);
+    // A directory is marked checked only once every directory above it is:
+    // a checked parent (or none) leaves nothing to check. (`dir` has no
+    // trailing slash: this is `abs(this.dir, path)`.)
+    const slash = path.lastIndexOf("/");
+    if (slash < 0 || this.#checked.has(path.slice(0, slash))) return `${this.dir}/${path}`;
     const parts = path.split("/");
     let rel = "";
     for (let i = 0; i < parts.length - 1; i++) {
