@@ -7,7 +7,7 @@
  */
 import pMap from "p-map";
 import { hasCode, NotFoundError, SluiceError, UnsafePathError } from "../errors.ts";
-import { sha256Hex } from "../hash.ts";
+import { sha256HexSync } from "../hash.ts";
 import { isSafeRelPath } from "../paths.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
@@ -98,6 +98,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     unchanged: false,
     bytes: 0,
   };
+  // Directories checked (not links) or made count for this pull only.
+  cache.resetChecks();
   const head = await headIndex(store, config.retry, signal);
   if (!prefixes && head && head === state.indexVersion) {
     result.unchanged = true;
@@ -170,6 +172,32 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       path,
     });
   };
+  // Directories found missing while planning: nothing under them is a local
+  // copy (a cold pull then asks once per directory, not once per file).
+  const missingDirs = new Set<string>();
+  const missing = (dir: string) => {
+    try {
+      return !cache.exists(dir);
+    } catch {
+      return false; // not known to be missing
+    }
+  };
+  const localCopy = async (path: string) => {
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      if (missingDirs.has(path.slice(0, i))) return null;
+    }
+    const local = await cache.hashFile(path).catch(() => null);
+    const slash = path.lastIndexOf("/");
+    if (local || slash === -1 || !missing(path.slice(0, slash))) return local;
+    // The parent is missing: remember the topmost missing directory.
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      if (missing(path.slice(0, i))) {
+        missingDirs.add(path.slice(0, i));
+        break;
+      }
+    }
+    return null;
+  };
   const todo: [string, IndexEntry][] = [];
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
@@ -196,7 +224,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     if (!synced) {
       // A local file this cache never synced (copied in, or its sync state was
       // lost): never overwrite it silently.
-      const local = await cache.hashFile(path).catch(() => null);
+      const local = await localCopy(path);
       if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         continue;
@@ -241,13 +269,14 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     });
   };
   /**
-   * Reads the object whole and writes it; returns the version read and the
-   * bytes' hash (nothing written if the version is not `e.v`).
+   * Reads the object whole and writes it; returns the version read, the
+   * bytes' hash and the mtime of the file written (nothing written if the
+   * version is not `e.v`).
    */
-  const fetchWhole = async (path: string, e: IndexEntry): Promise<[string, string]> => {
+  const fetchWhole = async (path: string, e: IndexEntry): Promise<[string, string, number?]> => {
     const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
     if (!isUnversioned(e) && got.version !== e.v) return [got.version, ""];
-    const hash = await sha256Hex(got.body);
+    const hash = sha256HexSync(got.body);
     const badSize = got.body.length !== e.s;
     // An entry of another client whose object no longer matches it: that
     // client's push is in flight (its objects go before its index).
@@ -262,8 +291,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         { retryable: true },
       );
     }
-    await cache.write(path, got.body);
-    return [got.version, hash];
+    const written = await cache.writeWithStat(path, got.body);
+    return [got.version, hash, written.mtimeMs];
   };
   /**
    * Streams a large object into the cache in chunks (never held whole); a
@@ -317,8 +346,9 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   await pMap(todo, async ([path, e]) => {
     let version: string;
     let hash: string;
+    let mtimeMs: number | undefined;
     try {
-      [version, hash] = e.s > config.streamThresholdBytes
+      [version, hash, mtimeMs] = e.s > config.streamThresholdBytes
         ? await fetchStreamed(path, e)
         : await fetchWhole(path, e);
     } catch (err) {
@@ -330,8 +360,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     if (isUnversioned(e) ? version.endsWith("~") : version !== e.v) {
       return skipUncommitted(path, version.replace(/~$/, ""), e);
     }
-    const st = await cache.stat(path);
-    state.setSynced(path, { hash, version, size: e.s, mtimeMs: st?.mtimeMs });
+    mtimeMs ??= (await cache.stat(path))?.mtimeMs;
+    state.setSynced(path, { hash, version, size: e.s, mtimeMs });
     result.fetched.push(path);
     result.bytes += e.s;
     done++;

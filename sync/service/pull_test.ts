@@ -142,6 +142,35 @@ Deno.test("an index naming a key outside the cache is refused before anything is
   assert.equal(t.cache.exists("notes/a.txt"), false);
 });
 
+Deno.test("each pull checks the directories it writes into again: one replaced by a link since the last pull is refused", async () => {
+  await using t = await setup();
+  const outside = await Deno.makeTempDir({ prefix: "sluice-pull-outside-" });
+  try {
+    await publish(t.store, { "models/m1/a": "alpha" });
+    assert.deepEqual((await pull(t.deps)).fetched, ["models/m1/a"]);
+    await Deno.remove(`${t.dir}/models/m1`, { recursive: true });
+    await Deno.symlink(outside, `${t.dir}/models/m1`);
+    await publish(t.store, { "models/m1/b": "beta" });
+    await assert.rejects(pull(t.deps), UnsafePathError);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(outside)), []);
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("a cold pull into missing directories takes every file and records its mtime", async () => {
+  await using t = await setup();
+  const files: Record<string, string> = { "top.txt": "top" };
+  for (let i = 0; i < 6; i++) files[`d/m${i % 2}/o${i}/1/raw`] = `file ${i}`;
+  await publish(t.store, files);
+  const r = await pull(t.deps);
+  assert.deepEqual(r.fetched.sort(), Object.keys(files).sort());
+  for (const [path, body] of Object.entries(files)) {
+    assert.equal(text(await t.cache.read(path)), body);
+    assert.equal(t.state.synced(path)?.mtimeMs, (await t.cache.stat(path))?.mtimeMs);
+  }
+});
+
 Deno.test("pullLeftBehind names the uncommitted paths with a reason", () => {
   assert.deepEqual(
     pullLeftBehind({

@@ -20,11 +20,7 @@ import { randomId } from "../hash.ts";
 export async function atomicWrite(file: string, body: Uint8Array, durable = true): Promise<void> {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
   await Deno.mkdir(dir, { recursive: true });
-  // The temp name must fit the 255-byte limit of one name even when the
-  // file's own name nearly fills it (a long name then gets a short temp name).
-  const name = file.slice(dir.length + 1);
-  const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
-  const tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
+  const tmp = tempBeside(dir, file);
   const f = await Deno.open(tmp, { write: true, createNew: true });
   try {
     let off = 0;
@@ -40,6 +36,72 @@ export async function atomicWrite(file: string, body: Uint8Array, durable = true
     throw e;
   }
   if (durable) await fsyncDir(dir);
+}
+
+/** Temp names: random per process, then counted (a temp file is always created new). */
+const TEMP_TAG = randomId(4);
+let tempSeq = 0;
+
+/**
+ * A fresh temp name in `dir` (the directory of `file`). It fits the 255-byte
+ * limit of one name even when the file's own name nearly fills it (a long
+ * name then gets a short temp name).
+ */
+function tempBeside(dir: string, file: string): string {
+  const name = file.slice(dir.length + 1);
+  // At most 3 UTF-8 bytes per UTF-16 unit: most names need no encoding.
+  const long = name.length * 3 > 200 && new TextEncoder().encode(name).length > 200;
+  return `${dir}/${long ? "" : name}.${TEMP_TAG}${(++tempSeq).toString(36)}.tmp`;
+}
+
+/**
+ * {@link atomicWrite} without fsync, in synchronous calls, into a directory
+ * that exists: a temp file written in one call, then a rename. For small
+ * bodies, where each asynchronous call (open, write, close, rename) cost
+ * more than its I/O. Returns the lstat of the file written (taken before
+ * the rename, so it is the written file's, whatever replaces it later). On
+ * failure the temp file is removed and the target left as it was.
+ */
+export function atomicWriteSync(file: string, body: Uint8Array): Deno.FileInfo {
+  const tmp = tempBeside(file.slice(0, file.lastIndexOf("/")) || "/", file);
+  let created = false;
+  try {
+    Deno.writeFileSync(tmp, body, { createNew: true });
+    created = true;
+    const st = Deno.lstatSync(tmp);
+    Deno.renameSync(tmp, file);
+    return st;
+  } catch (e) {
+    // A temp name taken already is not ours to remove.
+    if (created || !(e instanceof Deno.errors.AlreadyExists)) {
+      try {
+        Deno.removeSync(tmp);
+      } catch { /* never created, or gone */ }
+    }
+    throw e;
+  }
+}
+
+/** Bodies up to this size are written by {@link writeFileAtomic} in synchronous calls. */
+const SYNC_WRITE_MAX = 64 * 1024;
+
+/**
+ * Writes `body` to `file` (its directory exists) atomically, without fsync:
+ * {@link atomicWriteSync} for a small body, else {@link atomicWrite}.
+ * Returns the size and mtime of the file written.
+ */
+export async function writeFileAtomic(
+  file: string,
+  body: Uint8Array,
+): Promise<{ size: number; mtimeMs: number }> {
+  let st: Deno.FileInfo;
+  if (body.length <= SYNC_WRITE_MAX) {
+    st = atomicWriteSync(file, body);
+  } else {
+    await atomicWrite(file, body, false);
+    st = Deno.lstatSync(file);
+  }
+  return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
 }
 
 /** Fsyncs a directory (its entries); filesystems that refuse it are skipped. */

@@ -11,7 +11,8 @@ import { CHUNK_BYTES, fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import type { CacheAccess } from "../context.ts";
-import { atomicWrite } from "./atomic_write.ts";
+import { atomicWrite, writeFileAtomic } from "./atomic_write.ts";
+import { ParentDirs } from "./cache_dirs.ts";
 
 /** Name of the internal state directory inside the cache (never synced). */
 export const STATE_DIR = ".sluice";
@@ -163,15 +164,17 @@ export class LocalCache implements CacheAccess {
   readonly dir: string;
   readonly #clockNow: () => number;
   readonly #checked = new Set<string>();
+  readonly #parents: ParentDirs;
 
   constructor(dir: string, now: () => number = Date.now) {
     this.dir = dir.replace(/\/+$/, "");
     this.#clockNow = now;
+    this.#parents = new ParentDirs(this.dir, this.#checked);
   }
 
   /** Forgets which directories were checked (call when the cache may have changed underneath). */
   resetChecks(): void {
-    this.#checked.clear();
+    this.#parents.reset();
   }
 
   /** Absolute path of a cache-relative path, refusing unsafe paths and symlinks on the way. */
@@ -348,7 +351,20 @@ export class LocalCache implements CacheAccess {
   }
 
   async write(path: string, body: Uint8Array): Promise<void> {
-    await atomicWrite(await this.resolve(path), body, false);
+    await this.writeWithStat(path, body);
+  }
+
+  /**
+   * {@link write}, returning the size and mtime of the file written. Missing
+   * parent directories are made; a link on the way is refused.
+   */
+  async writeWithStat(path: string, body: Uint8Array): Promise<{ size: number; mtimeMs: number }> {
+    assertSafeRelPath(path);
+    const link = this.#parents.make(path);
+    if (link !== undefined) {
+      throw new UnsafePathError(path, `${link} is a symbolic link; ${LINK_REFUSED}`);
+    }
+    return await writeFileAtomic(abs(this.dir, path), body);
   }
 
   /**

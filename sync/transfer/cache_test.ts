@@ -88,6 +88,40 @@ Deno.test("a link in the cache is never followed: reads, writes and stats refuse
   }
 });
 
+Deno.test("a directory a write checked or made is checked again after resetChecks: a link put in its place is refused", async () => {
+  await using t = await tempCache();
+  const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
+  try {
+    const written = await t.cache.writeWithStat("a/b/x", enc("one"));
+    assert.deepEqual(written, await t.cache.stat("a/b/x"));
+    await Deno.remove(`${t.dir}/a/b`, { recursive: true });
+    await Deno.symlink(outside, `${t.dir}/a/b`);
+    t.cache.resetChecks();
+    await assert.rejects(t.cache.write("a/b/y", enc("two")), UnsafePathError);
+    // A link found inside a directory made since the last reset is refused too.
+    await t.cache.write("n/x", enc("three"));
+    await Deno.symlink(outside, `${t.dir}/n/sub`);
+    await assert.rejects(t.cache.write("n/sub/f", enc("four")), (e) => {
+      assert.ok(e instanceof UnsafePathError);
+      assert.ok(e.message.includes("n/sub is a symbolic link"), e.message);
+      return true;
+    });
+    assert.deepEqual(await namesUnder(outside), []);
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("a write under a file fails as a recursive mkdir does and leaves no temp file", async () => {
+  await using t = await tempCache();
+  await t.cache.write("f", enc("file"));
+  await assert.rejects(t.cache.write("f/x", enc("x")), Deno.errors.AlreadyExists);
+  await assert.rejects(t.cache.write("f/y/z", enc("x")), Deno.errors.NotADirectory);
+  await t.cache.write("d/e", enc("x"));
+  await assert.rejects(t.cache.write("d/e/big", new Uint8Array(100 * 1024)));
+  assert.deepEqual(await namesUnder(t.dir), ["d", "d/e", "f"]);
+});
+
 Deno.test("readForPush reads small files whole and streams large ones, with the same hash", async () => {
   await using t = await tempCache();
   const body = "x".repeat(1000);
