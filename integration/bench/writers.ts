@@ -22,6 +22,8 @@
  *
  *   deno task bench --only writers [--writers 1,4,16,32]
  *     [--writer-ms 10000] [--layout v1|v2] (default: both layouts)
+ *   deno run -A integration/bench/writers.ts [--writers 1,4,16,32]
+ *     [--duration-ms 10000] [--layout v1|v2] (one layout, default v1)
  *
  * @module
  */
@@ -407,3 +409,19 @@ export const section: BenchSection = {
     return out;
   },
 };
+
+if (import.meta.main) {
+  const args = parseArgs(Deno.args);
+  const child = args.get("child");
+  if (child) {
+    await writerChild(JSON.parse(child));
+  } else {
+    const duration = args.get("duration-ms");
+    const out = await benchWriters({
+      writers: numberList(args.get("writers"), [1, 4, 16, 32]),
+      durationMs: duration ? Number(duration) : undefined,
+      layout: args.get("layout") === "v2" ? "v2" : "v1",
+    });
+    console.log(JSON.stringify(out, null, 2));
+  }
+}
