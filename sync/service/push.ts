@@ -7,13 +7,7 @@
  * @module
  */
 import pMap from "p-map";
-import {
-  type LeftBehind,
-  NotFoundError,
-  PreconditionFailedError,
-  SluiceError,
-  VersionConflictError,
-} from "../errors.ts";
+import { type LeftBehind, SluiceError, VersionConflictError } from "../errors.ts";
 import { PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { LocalCache } from "../transfer/cache.ts";
