@@ -12,22 +12,13 @@
  *
  * @module
  */
-import {
-  type LostLock,
-  NotFoundError,
-  NotImplementedError,
-  PreconditionFailedError,
-  preview,
-  SluiceError,
-} from "../sync/errors.ts";
-import { sha256Hex } from "../sync/hash.ts";
-import { parentOf } from "../sync/paths.ts";
-import type { ObjectStore } from "../sync/ports.ts";
+import { type LostLock, preview, SluiceError } from "../sync/errors.ts";
 import { holdsOwnUncommitted, readWriterId } from "../sync/transfer/writer_id.ts";
-import type { CacheAccess, StateAccess } from "../sync/context.ts";
 
 export * from "./erasure_journal.ts";
 export * from "./erasure_attribution.ts";
+export * from "./erasure_steps.ts";
+import { deleteUploads, recomputeLatest } from "./erasure_steps.ts";
 import { isUnder, markerOf, versionDir } from "./erasure_attribution.ts";
 import {
   type ErasureDeps,
@@ -37,89 +28,8 @@ import {
   type MarkerOutcome,
   readErasureJournal,
   type Unattributable,
-  type UploadRef,
   writeErasureJournal,
 } from "./erasure_journal.ts";
-
-const enc = (s: string) => new TextEncoder().encode(s);
-
-/**
- * Recomputes a `latest` marker from the version directories left in the
- * cache. No version left: the marker is removed, cleaned and forgotten (the
- * next pull brings the datastore's). The highest version still unpushed:
- * the marker names it and stays dirty. Otherwise it names the highest
- * version, is clean, and is forgotten unless it matches the synced copy, so
- * that the next pull refreshes it; it never pushes a refused version number.
- */
-export async function recomputeLatest(
-  cache: CacheAccess,
-  state: StateAccess,
-  marker: string,
-): Promise<MarkerOutcome> {
-  const parent = parentOf(marker);
-  let max = -1;
-  for (const f of await cache.listFiles(parent)) {
-    const segs = f.slice(parent.length + 1).split("/");
-    if (segs.length >= 2 && /^\d+$/.test(segs[0])) max = Math.max(max, Number(segs[0]));
-  }
-  const synced = state.synced(marker);
-  if (max < 0) {
-    await cache.remove(marker);
-    await state.clean([marker]);
-    if (synced) await state.forget([marker]);
-    return { path: marker, version: null, dirty: false };
-  }
-  const maxDir = `${parent}/${max}`;
-  if (state.dirtyPaths().some((p) => isUnder(p, maxDir))) {
-    await cache.write(marker, enc(`${max}`));
-    await state.markDirty(marker);
-    return { path: marker, version: max, dirty: true };
-  }
-  for (const text of [`${max}`, `${max}\n`]) {
-    if (synced && synced.hash === (await sha256Hex(enc(text)))) {
-      await cache.write(marker, enc(text));
-      await state.clean([marker]);
-      return { path: marker, version: max, dirty: false };
-    }
-  }
-  await cache.write(marker, enc(`${max}`));
-  await state.clean([marker]);
-  if (synced) await state.forget([marker]);
-  return { path: marker, version: max, dirty: false };
-}
-
-/**
- * Deletes each object while it still carries the refused push's version, so a
- * peer's object is never deleted. Failures (store unreachable) are returned
- * as pending.
- */
-export async function deleteUploads(
-  store: ObjectStore,
-  uploads: readonly UploadRef[],
-  signal?: AbortSignal,
-): Promise<{ deleted: string[]; kept: string[]; pending: UploadRef[] }> {
-  const deleted: string[] = [];
-  const kept: string[] = [];
-  const pending: UploadRef[] = [];
-  for (const u of uploads) {
-    try {
-      try {
-        await store.delete(u.path, { ifVersion: u.version, signal });
-      } catch (e) {
-        if (!(e instanceof NotImplementedError)) throw e;
-        // The endpoint refuses conditional deletes: compare, then delete.
-        const head = await store.head(u.path, { signal });
-        if (head?.version !== u.version) throw new PreconditionFailedError(u.path);
-        await store.delete(u.path, { signal });
-      }
-      deleted.push(u.path);
-    } catch (e) {
-      if (e instanceof PreconditionFailedError || e instanceof NotFoundError) kept.push(u.path);
-      else pending.push(u);
-    }
-  }
-  return { deleted, kept, pending };
-}
 
 /**
  * Completes the erasure the journal describes: deletes the journaled remote

@@ -37,6 +37,29 @@ import { updateIndex } from "../transfer/remote_index.ts";
 import type { CacheAccess } from "../context.ts";
 import type { SyncService } from "../service/service.ts";
 import { globalLockKey } from "./model_locks.ts";
+import {
+  applyLockfileChange,
+  describeLockfileChange,
+  isEmptyLockfileChange,
+  type LockfileChange,
+  type LockfileEntries,
+  mergeLockfileChanges,
+  parseLockfile,
+  sameLockfileEntries,
+  serializeLockfile,
+  validateLockfileChange,
+} from "./lockfile_change.ts";
+
+export {
+  applyLockfileChange,
+  describeLockfileChange,
+  isEmptyLockfileChange,
+  type LockfileChange,
+  type LockfileEntries,
+  mergeLockfileChanges,
+  parseLockfile,
+  serializeLockfile,
+};
 
 /** Cache-relative path of the managed lockfile, before any namespace. */
 export const MANAGED_LOCKFILE_PATH = "config/upstream_extensions.json";
@@ -46,17 +69,6 @@ export const PENDING_LOCKFILE_STATE = "lockfile-pending.json";
 
 /** Publish attempts before a transaction gives up with `lockfile_conflict`. */
 export const DEFAULT_LOCKFILE_ATTEMPTS = 5;
-
-/** The lockfile's content: extension name → entry (any JSON value). */
-export type LockfileEntries = Record<string, unknown>;
-
-/** A change to named entries: `set` adds or replaces, `remove` deletes. */
-export interface LockfileChange {
-  /** Entries to add or replace, by name. */
-  readonly set?: Readonly<Record<string, unknown>>;
-  /** Names of entries to remove. */
-  readonly remove?: readonly string[];
-}
 
 /** Options of {@link updateManagedLockfile} and {@link retryPendingLockfile}. */
 export interface LockfileTxnOptions {
@@ -121,48 +133,6 @@ export function isManagedLockfilePath(path: string): boolean {
       path.split("/").length === MANAGED_LOCKFILE_PATH.split("/").length + 1);
 }
 
-/** `b` after `a`, as one change (`set` and `remove` stay disjoint). */
-export function mergeLockfileChanges(a: LockfileChange, b: LockfileChange): LockfileChange {
-  const set: LockfileEntries = { ...(a.set ?? {}) };
-  const remove = new Set(a.remove ?? []);
-  for (const name of b.remove ?? []) {
-    delete set[name];
-    remove.add(name);
-  }
-  for (const [name, value] of Object.entries(b.set ?? {})) {
-    remove.delete(name);
-    set[name] = value;
-  }
-  return { set, remove: [...remove].sort() };
-}
-
-/** Applies a change to entries, returning new entries. */
-export function applyLockfileChange(
-  entries: LockfileEntries,
-  change: LockfileChange,
-): LockfileEntries {
-  const out: LockfileEntries = { ...entries };
-  for (const name of change.remove ?? []) delete out[name];
-  Object.assign(out, change.set ?? {});
-  return out;
-}
-
-/** True when a change sets and removes nothing. */
-export function isEmptyLockfileChange(change: LockfileChange): boolean {
-  return Object.keys(change.set ?? {}).length === 0 && (change.remove ?? []).length === 0;
-}
-
-/** A one-line description of a change, for messages. */
-export function describeLockfileChange(change: LockfileChange): string {
-  const set = Object.keys(change.set ?? {});
-  const remove = change.remove ?? [];
-  const parts = [
-    ...(set.length ? [`set ${set.join(", ")}`] : []),
-    ...(remove.length ? [`remove ${remove.join(", ")}`] : []),
-  ];
-  return parts.length ? parts.join("; ") : "no change";
-}
-
 /** Every pending delta recorded in a cache, by lockfile path. */
 export async function readPendingLockfileDeltas(
   cache: Pick<CacheAccess, "readState">,
@@ -191,47 +161,6 @@ export async function writePendingLockfileDelta(
   else delete deltas[path];
   await cache.writeState(PENDING_LOCKFILE_STATE, { format: 1, deltas });
 }
-
-function validateChange(change: LockfileChange): void {
-  const set = Object.entries(change.set ?? {});
-  for (const [name, value] of set) {
-    if (name === "") throw new ConfigError("change.set", "entry names must not be empty");
-    if (value === undefined) throw new ConfigError(`change.set.${name}`, "a JSON value");
-  }
-  for (const name of change.remove ?? []) {
-    if (typeof name !== "string" || name === "") {
-      throw new ConfigError("change.remove", "non-empty entry names");
-    }
-    if (change.set && Object.hasOwn(change.set, name)) {
-      throw new ConfigError("change", `${name} both set and removed in one change`);
-    }
-  }
-}
-
-function sortDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortDeep);
-  if (v === null || typeof v !== "object") return v;
-  const o = v as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortDeep(o[k])]));
-}
-
-/** The published form: sorted keys, two-space indent, trailing newline. */
-export function serializeLockfile(entries: LockfileEntries): Uint8Array {
-  return new TextEncoder().encode(`${JSON.stringify(sortDeep(entries), null, 2)}\n`);
-}
-
-/** Parses lockfile bytes; throws a plain Error saying what is wrong unless a JSON object. */
-export function parseLockfile(body: Uint8Array): LockfileEntries {
-  const j = JSON.parse(new TextDecoder().decode(body));
-  if (j === null || typeof j !== "object" || Array.isArray(j)) {
-    const kind = j === null ? "null" : Array.isArray(j) ? "an array" : `a ${typeof j}`;
-    throw new Error(`not a JSON object: it is ${kind}`);
-  }
-  return j as LockfileEntries;
-}
-
-const same = (a: LockfileEntries, b: LockfileEntries) =>
-  JSON.stringify(sortDeep(a)) === JSON.stringify(sortDeep(b));
 
 const inFlight = new WeakMap<object, Promise<unknown>>();
 
@@ -266,7 +195,7 @@ export async function updateManagedLockfile(
   change: LockfileChange,
   options: LockfileTxnOptions = {},
 ): Promise<LockfileTxnResult> {
-  validateChange(change);
+  validateLockfileChange(change);
   const path = managedLockfilePath(options.namespace);
   if (!service.lockBackend) {
     throw new ConfigError(
@@ -406,7 +335,7 @@ async function publish(
       let body: Uint8Array;
       let info: Pick<ObjectInfo, "version">;
       let published = false;
-      if (current && same(entries, remote)) {
+      if (current && sameLockfileEntries(entries, remote)) {
         body = current.body;
         info = current;
       } else {

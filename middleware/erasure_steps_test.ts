@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { deleteUploads, recomputeLatest } from "./erasure_steps.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { PutModes } from "../sync/ports.ts";
+import { SyncState } from "../sync/service/state.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
+const D = "data/t/m/d";
+
+async function fresh() {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-erasure-steps-" });
+  const cache = new LocalCache(dir);
+  const state = await SyncState.open(dir);
+  const synced = async (path: string, body: string) => {
+    await cache.write(path, enc(body));
+    await state.recordSynced(path, { hash: await sha256Hex(enc(body)), version: "r", size: 1 });
+  };
+  const dirty = async (path: string, body: string) => {
+    await cache.write(path, enc(body));
+    await state.markDirty(path);
+  };
+  return { cache, state, synced, dirty };
+}
+
+Deno.test("recomputeLatest matches the synced copy byte for byte, or forgets it", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/1/raw`, "a");
+  await f.synced(`${D}/latest`, "1\n");
+  await f.dirty(`${D}/latest`, "2");
+  const kept = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: false });
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1\n");
+  assert.deepEqual(f.state.dirtyPaths(), []);
+
+  await f.synced(`${D}/latest`, "7"); // the synced marker names something no longer local
+  await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
+  assert.equal(f.state.synced(`${D}/latest`), undefined); // the next pull refreshes it
+  assert.deepEqual(f.state.dirtyPaths(), []);
+});
+
+Deno.test("deleteUploads falls back to compare-then-delete where conditional deletes are refused", async () => {
+  const store = new InMemoryStore();
+  const a = await store.put("k1", enc("a"), PutModes.overwrite);
+  const b = await store.put("k2", enc("b"), PutModes.overwrite);
+  await store.put("k2", enc("peer"), PutModes.overwrite);
+  store.conditionalMode = "refuse";
+  const r = await deleteUploads(store, [
+    { path: "k1", version: a.version },
+    { path: "k2", version: b.version },
+  ]);
+  assert.deepEqual(r, { deleted: ["k1"], kept: ["k2"], pending: [] });
+  assert.equal(store.peekText("k2"), "peer");
+});

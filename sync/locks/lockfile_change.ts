@@ -1,0 +1,105 @@
+/**
+ * The managed lockfile's content and the changes made to it: a JSON object
+ * of extension entries, a change that sets and removes named entries, and
+ * the published form (sorted keys). Pure functions; the transaction that
+ * publishes a change is `lockfile_txn.ts`.
+ *
+ * @module
+ */
+import { ConfigError } from "../errors.ts";
+
+/** The lockfile's content: extension name → entry (any JSON value). */
+export type LockfileEntries = Record<string, unknown>;
+
+/** A change to named entries: `set` adds or replaces, `remove` deletes. */
+export interface LockfileChange {
+  /** Entries to add or replace, by name. */
+  readonly set?: Readonly<Record<string, unknown>>;
+  /** Names of entries to remove. */
+  readonly remove?: readonly string[];
+}
+
+/** `b` after `a`, as one change (`set` and `remove` stay disjoint). */
+export function mergeLockfileChanges(a: LockfileChange, b: LockfileChange): LockfileChange {
+  const set: LockfileEntries = { ...(a.set ?? {}) };
+  const remove = new Set(a.remove ?? []);
+  for (const name of b.remove ?? []) {
+    delete set[name];
+    remove.add(name);
+  }
+  for (const [name, value] of Object.entries(b.set ?? {})) {
+    remove.delete(name);
+    set[name] = value;
+  }
+  return { set, remove: [...remove].sort() };
+}
+
+/** Applies a change to entries, returning new entries. */
+export function applyLockfileChange(
+  entries: LockfileEntries,
+  change: LockfileChange,
+): LockfileEntries {
+  const out: LockfileEntries = { ...entries };
+  for (const name of change.remove ?? []) delete out[name];
+  Object.assign(out, change.set ?? {});
+  return out;
+}
+
+/** True when a change sets and removes nothing. */
+export function isEmptyLockfileChange(change: LockfileChange): boolean {
+  return Object.keys(change.set ?? {}).length === 0 && (change.remove ?? []).length === 0;
+}
+
+/** A one-line description of a change, for messages. */
+export function describeLockfileChange(change: LockfileChange): string {
+  const set = Object.keys(change.set ?? {});
+  const remove = change.remove ?? [];
+  const parts = [
+    ...(set.length ? [`set ${set.join(", ")}`] : []),
+    ...(remove.length ? [`remove ${remove.join(", ")}`] : []),
+  ];
+  return parts.length ? parts.join("; ") : "no change";
+}
+
+/** Throws `invalid_config` for an empty name, an undefined value, or a name both set and removed. */
+export function validateLockfileChange(change: LockfileChange): void {
+  const set = Object.entries(change.set ?? {});
+  for (const [name, value] of set) {
+    if (name === "") throw new ConfigError("change.set", "entry names must not be empty");
+    if (value === undefined) throw new ConfigError(`change.set.${name}`, "a JSON value");
+  }
+  for (const name of change.remove ?? []) {
+    if (typeof name !== "string" || name === "") {
+      throw new ConfigError("change.remove", "non-empty entry names");
+    }
+    if (change.set && Object.hasOwn(change.set, name)) {
+      throw new ConfigError("change", `${name} both set and removed in one change`);
+    }
+  }
+}
+
+function sortDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortDeep);
+  if (v === null || typeof v !== "object") return v;
+  const o = v as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortDeep(o[k])]));
+}
+
+/** The published form: sorted keys, two-space indent, trailing newline. */
+export function serializeLockfile(entries: LockfileEntries): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(sortDeep(entries), null, 2)}\n`);
+}
+
+/** Parses lockfile bytes; throws a plain Error saying what is wrong unless a JSON object. */
+export function parseLockfile(body: Uint8Array): LockfileEntries {
+  const j = JSON.parse(new TextDecoder().decode(body));
+  if (j === null || typeof j !== "object" || Array.isArray(j)) {
+    const kind = j === null ? "null" : Array.isArray(j) ? "an array" : `a ${typeof j}`;
+    throw new Error(`not a JSON object: it is ${kind}`);
+  }
+  return j as LockfileEntries;
+}
+
+/** True when two entry sets are equal as JSON (key order aside). */
+export const sameLockfileEntries = (a: LockfileEntries, b: LockfileEntries): boolean =>
+  JSON.stringify(sortDeep(a)) === JSON.stringify(sortDeep(b));
