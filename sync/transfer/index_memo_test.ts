@@ -35,11 +35,27 @@ async function write(svc: SyncService, path: string, text: string) {
   await svc.markDirty({ relPath: path });
 }
 
+/** Commits one index entry through `updateIndex` with `memo`. */
+const commitOne = (store: InMemoryStore, path: string, memo: IndexMemo) =>
+  updateIndex(
+    store,
+    { set: { [path]: { v: "x1", h: "a".repeat(64), s: 1 } }, remove: [] },
+    quick.retry,
+    undefined,
+    memo,
+  );
+
+/** A v2 bucket holding one file. */
+async function v2Bucket(): Promise<InMemoryStore> {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  return store;
+}
+
 const requests = (store: InMemoryStore) => store.log.map((r) => `${r.op} ${r.key}`);
 
 Deno.test("v2: a fresh process's one-file push writes the file, the shard and the meta after one shard read (4 requests)", async () => {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  const store = await v2Bucket();
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-memo-" });
   await (await open(store, cacheDir)).pullChanged();
 
@@ -57,8 +73,7 @@ Deno.test("v2: a fresh process's one-file push writes the file, the shard and th
 });
 
 Deno.test("v2: a stale remembered meta costs one refused write and a read; the peer's commit and this one both stay", async () => {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  const store = await v2Bucket();
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-memo-" });
   await (await open(store, cacheDir)).pullChanged();
   await peerPush(store, { "data/t/other/d/1/raw": "theirs" });
@@ -71,56 +86,28 @@ Deno.test("v2: a stale remembered meta costs one refused write and a read; the p
 });
 
 Deno.test("a remembered v2 meta of a bucket whose meta is gone (turned v1) is dropped: the change goes to the v1 index", async () => {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  const store = await v2Bucket();
   const file = `${await Deno.makeTempDir({ prefix: "sluice-memo-" })}/index-meta.json`;
   const first = new IndexMemo(file);
-  const entry = { v: "x1", h: "a".repeat(64), s: 1 };
-  await updateIndex(
-    store,
-    { set: { "data/t/m/d/2/raw": entry }, remove: [] },
-    quick.retry,
-    undefined,
-    first,
-  );
+  await commitOne(store, "data/t/m/d/2/raw", first);
   assert.equal((await first.meta())?.meta.version, 2);
 
   await store.delete(META_KEY);
   await store.put(MONOLITH_KEY, monolithBody({}, new Date(0).toISOString()), { kind: "overwrite" });
   const memo = new IndexMemo(file); // a fresh process: the meta comes from the file
-  await updateIndex(
-    store,
-    { set: { "data/t/m/d/3/raw": entry }, remove: [] },
-    quick.retry,
-    undefined,
-    memo,
-  );
+  await commitOne(store, "data/t/m/d/3/raw", memo);
   assert.ok(JSON.parse(store.peekText(MONOLITH_KEY)!).entries["data/t/m/d/3/raw"]);
   assert.equal(await memo.meta(), undefined);
   assert.equal(await new IndexMemo(file).meta(), undefined, "and forgotten in the file");
 });
 
 Deno.test("v2: once contended, the meta is read after the shards land, not before", async () => {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  const store = await v2Bucket();
   const memo = new IndexMemo();
-  const entry = { v: "x1", h: "a".repeat(64), s: 1 };
-  await updateIndex(
-    store,
-    { set: { "data/t/m/d/2/raw": entry }, remove: [] },
-    quick.retry,
-    undefined,
-    memo,
-  );
+  await commitOne(store, "data/t/m/d/2/raw", memo);
   memo.contended = true;
   store.resetLog();
-  await updateIndex(
-    store,
-    { set: { "data/t/m/d/3/raw": entry }, remove: [] },
-    quick.retry,
-    undefined,
-    memo,
-  );
+  await commitOne(store, "data/t/m/d/3/raw", memo);
   assert.deepEqual(requests(store), [
     "get _index/data--t--m.json",
     "put _index/data--t--m.json",
@@ -131,17 +118,9 @@ Deno.test("v2: once contended, the meta is read after the shards land, not befor
 
 Deno.test("a remembered meta of another store is not used", async () => {
   const file = `${await Deno.makeTempDir({ prefix: "sluice-memo-" })}/index-meta.json`;
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, { "data/t/m/d/1/raw": "one" }, { v2: true });
+  const store = await v2Bucket();
   const memo = new IndexMemo(file, "s3://a");
-  const entry = { v: "x1", h: "a".repeat(64), s: 1 };
-  await updateIndex(
-    store,
-    { set: { "data/t/m/d/2/raw": entry }, remove: [] },
-    quick.retry,
-    undefined,
-    memo,
-  );
+  await commitOne(store, "data/t/m/d/2/raw", memo);
   assert.ok(await new IndexMemo(file, "s3://a").meta());
   assert.equal(await new IndexMemo(file, "s3://b").meta(), undefined);
 });
