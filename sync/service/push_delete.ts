@@ -20,7 +20,7 @@ import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { WRITER_METADATA } from "../transfer/writer_id.ts";
+import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -61,8 +61,9 @@ export async function deleteRemote(
   if (await deleteAt(ctx, entry.path, entry.syncedVersion)) return { kind: "deleted" };
   let now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
   if (!now) return { kind: "gone" };
-  const own = now.metadata?.[WRITER_METADATA];
-  if (own && own === await writer() && now.version !== entry.syncedVersion) {
+  if (
+    now.metadata?.[WRITER_METADATA] && isOwnUncommitted(now, entry.syncedVersion, await writer())
+  ) {
     if (await deleteAt(ctx, entry.path, now.version)) return { kind: "deleted" };
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
     if (!now) return { kind: "gone" };

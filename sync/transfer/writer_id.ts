@@ -80,5 +80,25 @@ export async function holdsOwnUncommitted(
   signal?: AbortSignal,
 ): Promise<boolean> {
   const head = await store.head(key, { signal }).catch(() => null);
-  return !!head && head.version !== syncedVersion && head.metadata?.[WRITER_METADATA] === writerId;
+  return !!head && isOwnUncommitted(head, syncedVersion, writerId);
+}
+
+/**
+ * True when `info` (an object the store holds) was written by the cache of
+ * `writerId` and is not `syncedVersion`: that cache's own write cut off before
+ * its index update.
+ *
+ * @example
+ * ```ts
+ * import { isOwnUncommitted, WRITER_METADATA } from "./writer_id.ts";
+ * isOwnUncommitted({ version: "v2", metadata: { [WRITER_METADATA]: "me" } }, "v1", "me"); // true
+ * ```
+ */
+export function isOwnUncommitted(
+  info: { readonly version: string; readonly metadata?: Readonly<Record<string, string>> },
+  syncedVersion: string | undefined,
+  writerId: string | null,
+): boolean {
+  return writerId !== null && info.version !== syncedVersion &&
+    info.metadata?.[WRITER_METADATA] === writerId;
 }
