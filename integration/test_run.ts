@@ -2,7 +2,8 @@
  * The `test` task: runs `deno test` over the whole suite (or the arguments
  * given), passing its output through, and closes with one line per missing
  * test server: how many tests were ignored for want of it and the command
- * that installs it. The exit status is the test run's.
+ * that installs it. The exit status is the test run's. The tests' temporary
+ * directories go under one directory (`TMPDIR`), removed at the end.
  *
  *   deno task test [deno test arguments…]
  *
@@ -62,9 +63,12 @@ export class IgnoredCounter {
 
 if (import.meta.main) {
   const runId = `run-${crypto.randomUUID()}`;
+  // Every temporary directory of the run (caches, stores, servers' data)
+  // goes under one directory, removed when the run ends.
+  const tmp = await Deno.makeTempDir({ prefix: "sluice-test-run-" });
   const child = new Deno.Command(Deno.execPath(), {
     args: [...FLAGS, ...Deno.args],
-    env: { [TEST_RUN_ENV]: runId },
+    env: { [TEST_RUN_ENV]: runId, TMPDIR: tmp },
     stdin: "inherit",
     stdout: "piped",
     stderr: "inherit",
@@ -80,6 +84,9 @@ if (import.meta.main) {
   }
   counter.line(rest);
   const { code } = await child.status;
+  await Deno.remove(tmp, { recursive: true }).catch((e) =>
+    console.warn(`could not remove the test run's temporary directory ${tmp}: ${e}`)
+  );
   const servers = [minioBinary, fakeGcsBinary, s3rverBinary];
   for (const line of ignoredSummary(servers, counter.counts, { runId })) console.warn(line);
   Deno.exit(code);
