@@ -58,7 +58,7 @@ export interface ClassifierRule {
 
 /** Resolved sync configuration. */
 export interface SyncConfig {
-  /** Parallel transfers; default 8. */
+  /** Parallel transfers; default 32 (`DEFAULT_CONCURRENCY`). */
   readonly concurrency: number;
   /**
    * The service's retries of transient errors. Over a store that retries

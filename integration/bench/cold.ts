@@ -11,14 +11,16 @@
  * - cold pull: from one bucket seeded once by Sluice, the bare loop GETs
  *   every key and writes the bytes to files; Sluice pulls into an empty cache.
  *
- * Sluice runs twice per round, at its default concurrency and at the bare
- * loop's. Rounds alternate (bare, Sluice default, Sluice equal, bare, ...);
- * each side gets a fresh store (a cold client). Printed: median wall ms and
+ * Sluice runs at its default concurrency, and at the bare loop's when that
+ * differs (`--bare-concurrency`, default Sluice's default). One untimed round
+ * of every side warms up the JIT and the server; then rounds alternate
+ * (bare, Sluice default, Sluice equal, bare, ...), each side with a fresh
+ * store (a cold client). Printed: median wall ms and
  * client CPU ms (`process.cpuUsage`, user + system) per side, the ratios
  * Sluice/bare beside their goals, and the requests each side sent.
  *
- *   deno task bench --only cold [--cold-files 1000,10000] [--cold-rounds 3]
- *     [--cold-large-rounds 1] [--bare-concurrency 16]
+ *   deno task bench --only cold [--cold-files 1000,10000] [--cold-rounds 3] [--backends minio,gcs]
+ *     [--cold-large-rounds 1] [--bare-concurrency 32]
  *
  * @module
  */
@@ -29,6 +31,7 @@ import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { DEFAULT_CONFIG } from "../../sync/service/service_options.ts";
 import {
   type Backend,
+  backendList,
   type BackendName,
   benchPaths,
   closeStore,
@@ -53,7 +56,7 @@ export interface ColdBenchOptions {
   readonly rounds?: number;
   /** Rounds at 10 000 files or more; default {@link ColdBenchOptions.rounds}. */
   readonly largeRounds?: number;
-  /** Concurrency of the bare loop, and of Sluice's "equal" side; default 16. */
+  /** Concurrency of the bare loop, and of Sluice's "equal" side; default Sluice's default. */
   readonly bareConcurrency?: number;
   /** Backends; default MinIO and fake-gcs-server. */
   readonly backends?: readonly BackendName[];
@@ -95,20 +98,25 @@ function dirMaker(root: string): (rel: string) => Promise<void> {
 }
 
 /** Medians per side and the Sluice/bare ratios. */
-function summarise(runs: Record<Side, Run[]>, concurrency: Record<Side, number>) {
+function summarise(
+  runs: Record<Side, Run[]>,
+  concurrency: Record<Side, number>,
+  sides: readonly Side[],
+) {
   const out: Record<string, unknown> = {};
   const med = (s: Side) => ({
     wallMs: median(runs[s].map((r) => r.wallMs)),
     cpuMs: median(runs[s].map((r) => r.cpuMs)),
   });
   const bare = med("bare");
-  for (const s of SIDES) {
+  for (const s of sides) {
     const m = med(s);
     out[s] = {
       concurrency: concurrency[s],
       medianWallMs: round(m.wallMs),
       medianCpuMs: round(m.cpuMs),
       wallRuns: runs[s].map((r) => round(r.wallMs)),
+      cpuRuns: runs[s].map((r) => round(r.cpuMs)),
       requests: runs[s].at(-1)?.requests,
       ...(s === "bare" ? {} : {
         wallRatio: round(m.wallMs / bare.wallMs, 3),
@@ -208,11 +216,17 @@ async function sizeSection(
     }
   };
 
+  const sides = SIDES.filter((s) =>
+    s !== "sluiceEqual" || bareConcurrency !== DEFAULT_CONFIG.concurrency
+  );
+  // Warm-up, untimed: the first runs of a process pay for the JIT.
+  for (const s of sides) await push(s);
+  for (const s of sides) await pull(s);
   const pushRuns: Record<Side, Run[]> = { bare: [], sluiceDefault: [], sluiceEqual: [] };
   const pullRuns: Record<Side, Run[]> = { bare: [], sluiceDefault: [], sluiceEqual: [] };
   for (let i = 0; i < rounds; i++) {
-    for (const s of SIDES) pushRuns[s].push(await push(s));
-    for (const s of SIDES) pullRuns[s].push(await pull(s));
+    for (const s of sides) pushRuns[s].push(await push(s));
+    for (const s of sides) pullRuns[s].push(await pull(s));
   }
   await temps.remove(src);
   return {
@@ -220,8 +234,8 @@ async function sizeSection(
     models,
     fileBytes,
     rounds,
-    coldPush: summarise(pushRuns, concurrency),
-    coldPull: summarise(pullRuns, concurrency),
+    coldPush: summarise(pushRuns, concurrency, sides),
+    coldPull: summarise(pullRuns, concurrency, sides),
   };
 }
 
@@ -234,7 +248,7 @@ export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<
   const fileBytes = options.fileBytes ?? 5 * 1024;
   const rounds = options.rounds ?? 3;
   const largeRounds = options.largeRounds ?? rounds;
-  const bareConcurrency = options.bareConcurrency ?? 16;
+  const bareConcurrency = options.bareConcurrency ?? DEFAULT_CONFIG.concurrency;
   const out: Record<string, unknown> = {
     goals: { sluiceVsBare: GOALS },
     note:
@@ -259,7 +273,8 @@ export const section: BenchSection = {
       files: numberList(args.get("cold-files"), [1_000]),
       rounds: args.num("cold-rounds", 3),
       largeRounds: args.num("cold-large-rounds", 1),
-      bareConcurrency: args.num("bare-concurrency", 16),
+      bareConcurrency: args.num("bare-concurrency", DEFAULT_CONFIG.concurrency),
+      backends: backendList(args.get("backends")),
     }),
   }),
 };

@@ -1,18 +1,19 @@
 /**
  * A sweep of Sluice's `config.concurrency` (parallel transfers of a push or
- * a pull; default 8, see `DEFAULT_CONFIG` in `sync/service/service_options.ts`) for
+ * a pull; default 32, see `DEFAULT_CONFIG` in `sync/service/service_options.ts`) for
  * a cold push and a cold pull of 1 000 files of 5 KiB (50 models, at
  * `data/bench/m<k>/out<j>/1/raw`) on MinIO and on fake-gcs-server.
  *
- * Each round runs every setting once, in an order rotated by one per round
- * (so that no setting always runs first after a pause): a push of a fresh
+ * After one untimed push and pull (the JIT warms up), each round runs every
+ * setting once, in an order rotated by one per round (so that no setting
+ * always runs first after a pause): a push of a fresh
  * copy of the tree (marked dirty beforehand, untimed) into a fresh bucket,
  * and a pull into an empty cache from one bucket seeded once. Printed per
  * backend: median wall ms (and client CPU ms) per setting, and the setting
  * with the lowest median for each operation.
  *
  *   deno task bench --only concurrency [--settings 1,4,8,16,32,64]
- *     [--sweep-files 1000] [--sweep-rounds 3]
+ *     [--sweep-files 1000] [--sweep-rounds 3] [--backends minio,gcs]
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { createSluice } from "../../sluice.ts";
 import { DEFAULT_CONFIG } from "../../sync/service/service_options.ts";
 import {
   type Backend,
+  backendList,
   type BackendName,
   benchPaths,
   closeStore,
@@ -116,6 +118,9 @@ async function sweep(
       await temps.remove(cacheDir);
     }
   };
+  // Warm-up, untimed: the first runs of a process pay for the JIT.
+  await push(DEFAULT_CONFIG.concurrency);
+  await pull(DEFAULT_CONFIG.concurrency);
   const runs = new Map(settings.map((c) => [c, { push: [] as Run[], pull: [] as Run[] }]));
   for (let r = 0; r < rounds; r++) {
     const order = settings.map((_, i) => settings[(i + r) % settings.length]);
@@ -181,6 +186,7 @@ export const section: BenchSection = {
       settings: numberList(args.get("settings"), [1, 4, 8, 16, 32, 64]),
       files: args.num("sweep-files", 1_000),
       rounds: args.num("sweep-rounds", 3),
+      backends: backendList(args.get("backends")),
     }),
   }),
 };

@@ -6,9 +6,10 @@
  *                   [--walk 100000] [--large-mb 200] [--ext-files 1000]
  *                   [--pipeline-files 2000] [--pipeline-small 200]
  *                   [--onefile-sizes 10000,100000] [--onefile-per-model 100]
- *                   [--onefile-rounds 3] [--cold-files 1000,10000] [--bare-concurrency 16]
+ *                   [--onefile-rounds 3] [--cold-files 1000,10000] [--bare-concurrency 32]
  *                   [--writers 1,4,16,32] [--writer-ms 10000] [--layout v1|v2]
  *                   [--settings 1,4,8,16,32,64] [--sweep-files 1000] [--sweep-rounds 3]
+ *                   [--backends minio,gcs] (cold and concurrency)
  *
  * Sections (`--only`; every one, in this order, without it):
  *

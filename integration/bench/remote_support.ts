@@ -226,6 +226,15 @@ export function numberList(v: string | undefined, fallback: number[]): number[] 
   return v ? v.split(",").map(Number) : fallback;
 }
 
+/** `--backends minio,gcs` (default both); an unknown name is refused. */
+export function backendList(v: string | undefined): BackendName[] {
+  if (!v) return ["minio", "gcs"];
+  return v.split(",").map((name) => {
+    if (name === "minio" || name === "gcs") return name;
+    throw new Error(`No bench backend "${name}"; known: minio, gcs.`);
+  });
+}
+
 let clockTicks: number | undefined;
 
 /** Clock ticks per second of `/proc/<pid>/stat` times (`getconf CLK_TCK`, else 100). */

@@ -12,7 +12,7 @@
  * | `projectId` | Google Cloud project id (Application Default Credentials may supply it) |
  * | `apiEndpoint` | `http(s)://` URL of an emulator such as fake-gcs-server |
  * | `conditionalWrites` | `auto` (default), `required` or `off` |
- * | `concurrency` | parallel transfers; default 8 |
+ * | `concurrency` | parallel transfers; default 32 |
  * | `requestTimeoutMs` | per-request timeout; default 30 000 |
  * | `retry` | `{retries, minTimeoutMs, maxTimeoutMs}` for transient errors |
  * | `probeTtlMs` | expiry of the cached conditional-write probe |

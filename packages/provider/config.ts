@@ -14,6 +14,7 @@ import {
   classifierRuleSchema,
   concurrencySchema,
   conditionalWritesSchema,
+  DEFAULT_CONCURRENCY,
   PATH_CLASSES,
   probeTtlSchema,
   retryConfigSchema,
@@ -47,7 +48,7 @@ export const prefixSchema = z.string({ error: 'a key prefix string, e.g. "team/d
 export const commonProviderShape = {
   prefix: prefixSchema,
   conditionalWrites: conditionalWritesSchema.default("auto"),
-  concurrency: concurrencySchema.default(8),
+  concurrency: concurrencySchema.default(DEFAULT_CONCURRENCY),
   requestTimeoutMs: wholeMs("the per-request timeout").min(1, { error: "a positive timeout" })
     .default(30_000),
   probeTtlMs: probeTtlSchema.optional(),

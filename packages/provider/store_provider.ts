@@ -101,7 +101,7 @@ export interface StoreProviderParts {
  * const p = new StoreProvider({
  *   scheme: "mem", bucket: "b", store: new InMemoryStore(), createService: createSyncService,
  *   config: {
- *     prefix: "", conditionalWrites: "auto", concurrency: 8, requestTimeoutMs: 1000,
+ *     prefix: "", conditionalWrites: "auto", concurrency: 32, requestTimeoutMs: 1000,
  *     retry: {}, lock: { backend: "store" }, classifierRules: [],
  *   },
  * });

@@ -13,7 +13,7 @@
  * | `endpoint` | `http(s)://` URL of an S3-compatible service |
  * | `forcePathStyle` | path-style addressing; default true when `endpoint` is set |
  * | `conditionalWrites` | `auto` (default), `required` or `off` |
- * | `concurrency` | parallel transfers; default 8 |
+ * | `concurrency` | parallel transfers; default 32 |
  * | `requestTimeoutMs` | per-request timeout; default 30 000 |
  * | `retry` | `{retries, minTimeoutMs, maxTimeoutMs}` for transient errors |
  * | `probeTtlMs` | expiry of the cached conditional-write probe |

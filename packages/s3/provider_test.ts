@@ -30,7 +30,7 @@ Deno.test("createS3Provider: defaults, paths and the S3 store", async () => {
     assert.equal(p.resolveDatastorePath("/repo"), "s3://my-bucket/team/ds");
     assert.equal(p.resolveCachePath("/repo"), "/repo/.sluice-cache/s3/my-bucket/team/ds");
     assert.equal(p.config.conditionalWrites, "auto");
-    assert.equal(p.config.concurrency, 8);
+    assert.equal(p.config.concurrency, 32);
     assert.equal(p.config.requestTimeoutMs, 30_000);
     assert.equal(p.config.lock.backend, "store");
     assert.deepEqual(p.config.classifierRules, []);

@@ -14,6 +14,7 @@ import {
   classifierRuleSchema,
   concurrencySchema,
   conditionalWritesSchema,
+  DEFAULT_CONCURRENCY,
   probeTtlSchema,
   retryConfigSchema,
   streamThresholdSchema,
@@ -57,7 +58,7 @@ export interface SyncServiceOptions {
 
 /** The default configuration. */
 export const DEFAULT_CONFIG: SyncConfig = {
-  concurrency: 8,
+  concurrency: DEFAULT_CONCURRENCY,
   retry: DEFAULT_RETRY,
   conditionalWrites: "auto",
   classifierRules: [],

@@ -22,7 +22,7 @@ function refused(options: SyncServiceOptions): ConfigError {
 
 Deno.test("the default configuration", () => {
   assert.deepEqual(DEFAULT_CONFIG, {
-    concurrency: 8,
+    concurrency: 32,
     retry: DEFAULT_RETRY,
     conditionalWrites: "auto",
     classifierRules: [],
