@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isLayoutInternal } from "../sync/transfer/bucket_layout.ts";
+import { isLayoutInternal, META_KEY } from "../sync/transfer/bucket_layout.ts";
 import {
   REFUSED_RUN_ERASER,
   refusedRunEraser,
@@ -33,7 +33,6 @@ import { type DistributedLock, type Identity, type LockInfo, PutModes } from "..
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
 import { createSyncService, type SyncService } from "../sync/service/service.ts";
 import { walkFiles } from "../sync/transfer/cache.ts";
-import { INDEX_KEY } from "../sync/transfer/remote_index.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const KEY = "data/t/m/.lock";
@@ -404,6 +403,7 @@ async function breakglass(gates: Gates, beforeA?: (w: Awaited<ReturnType<typeof 
   await setB.push([await writeVersion(w.b, 2, "B's data")]);
   beforeA?.(w);
   const error = await setA.push([dirA]).then(() => undefined, (e) => e);
+  w.store.heal(); // a fault armed for A's push never outlives it
   await setB.release();
   await setA.release();
   return { ...w, error, dirA };
@@ -452,9 +452,9 @@ Deno.test("incident 002, eraser on: lock lost while unreachable leaves the run's
   assert.equal((await cacheFiles(r.b))[`${V2}/raw`], undefined);
 });
 
-/** The refresh pull fails (its first request, the index head, is refused). */
+/** The refresh pull fails (its first request, the read of the index's meta, is refused). */
 const failRefresh = (w: { store: InMemoryStore }) =>
-  w.store.failNext("head", 1, undefined, { match: (k) => k === INDEX_KEY });
+  w.store.failNext("get", 1, undefined, { match: (k) => k === META_KEY });
 
 Deno.test("breakglass with a failed refresh, eraser off: a later sync overwrites B's version", async () => {
   const r = await breakglass({ fence: true, eraser: false }, failRefresh);

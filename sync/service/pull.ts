@@ -16,9 +16,10 @@ import type { LocalCache } from "../transfer/cache.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import {
-  headIndex,
+  headIndexAndMeta,
   INDEX_KEY,
   type IndexEntry,
+  type IndexHead,
   type IndexMemo,
   readIndex,
 } from "../transfer/remote_index.ts";
@@ -100,18 +101,26 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   };
   // Directories checked (not links) or made count for this pull only.
   cache.resetChecks();
-  const head = await headIndex(store, config.retry, signal);
-  if (!prefixes && head && head === state.indexVersion) {
+  // The index's token tells a whole pull that nothing changed since the
+  // last; a pull with nothing to compare it with (the first, or of some
+  // prefixes) reads the index straight away.
+  let head: IndexHead | undefined;
+  if (!prefixes && state.indexVersion !== undefined) {
+    head = await headIndexAndMeta(store, config.retry, signal);
+    if (head.token === state.indexVersion) {
+      result.unchanged = true;
+      result.conflicts.push(...standingConflicts(deps, prefixes));
+      return result;
+    }
+  }
+  const index = head?.token === null
+    ? null
+    : await readIndex(store, config.retry, signal, config.concurrency, head);
+  if (!index && !prefixes && state.syncedPaths().length === 0) {
     result.unchanged = true;
     result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;
   }
-  if (!head && !prefixes && state.syncedPaths().length === 0) {
-    result.unchanged = true;
-    result.conflicts.push(...standingConflicts(deps, prefixes));
-    return result;
-  }
-  const index = head ? await readIndex(store, config.retry, signal, config.concurrency) : null;
   const entries: Record<string, IndexEntry> = index?.entries ?? {};
   const unsafe = Object.keys(entries).filter((p) => !isSafeRelPath(p));
   if (unsafe.length > 0) {

@@ -12,6 +12,7 @@ import { createEmitter, type WarningEvent } from "../events.ts";
 import { sha256HexSync } from "../hash.ts";
 import { PutModes } from "../ports.ts";
 import { pull, type PullDeps, pullLeftBehind } from "./pull.ts";
+import { migrateToShards } from "../transfer/migrate_index.ts";
 import { DEFAULT_CONFIG } from "./service_options.ts";
 import { SyncState } from "./state.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
@@ -89,6 +90,33 @@ Deno.test("a pull fetches what the index lists, records it as synced, and is the
     `get ${META_KEY}`,
     `head ${MONOLITH_KEY}`,
   ]);
+});
+
+Deno.test("a first pull reads the index at once; a later pull heads it first, and reads the meta once", async () => {
+  await using t = await setup();
+  await publish(t.store, { "notes/a.txt": "alpha" });
+  t.store.resetLog();
+  await pull(t.deps);
+  const indexCalls = () =>
+    t.store.log.map((r) => `${r.op} ${r.key}`).filter((c) => !c.endsWith("notes/a.txt"));
+  // Nothing to compare a token with: no HEAD, one meta read.
+  assert.deepEqual(indexCalls(), [`get ${META_KEY}`, `get ${MONOLITH_KEY}`]);
+  await publish(t.store, { "notes/a.txt": "alpha 2" });
+  t.store.resetLog();
+  const r = await pull(t.deps);
+  assert.deepEqual(r.fetched, ["notes/a.txt"]);
+  // The token changed: the index is read, and the meta is not read again.
+  assert.deepEqual(indexCalls(), [
+    `get ${META_KEY}`,
+    `head ${MONOLITH_KEY}`,
+    `get ${MONOLITH_KEY}`,
+  ]);
+  // On a v2 bucket the meta read for the token is the one the read uses.
+  await migrateToShards(t.store, { retry: t.deps.config.retry });
+  t.store.resetLog();
+  await pull(t.deps);
+  const v2 = t.store.log.map((r) => `${r.op} ${r.key}`);
+  assert.equal(v2.filter((c) => c === `get ${META_KEY}`).length, 1, v2.join(", "));
 });
 
 Deno.test("a pull with prefixes takes only paths under them", async () => {

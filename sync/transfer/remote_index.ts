@@ -49,6 +49,17 @@ export type { IndexEntry } from "./bucket_layout.ts";
 /** The index object of the v1 layout (named in messages). */
 export const INDEX_KEY = MONOLITH_KEY;
 
+/** The v2 meta as read: its body and version; null on a bucket without one (v1, or no index). */
+export type MetaRead = Awaited<ReturnType<typeof readMeta>>;
+
+/** What {@link headIndexAndMeta} saw: the index's token, and the v2 meta read on the way. */
+export interface IndexHead {
+  /** As {@link headIndex}: `v1:…`, `v2:…`, or null when the bucket has no index. */
+  readonly token: string | null;
+  /** The meta read for the token (null: none, so a v1 bucket or no index). */
+  readonly meta: MetaRead;
+}
+
 /**
  * The index's current token, without reading the index: one GET of the meta
  * for a v2 bucket, plus one HEAD of the index object for a v1 bucket. `null`
@@ -59,22 +70,40 @@ export async function headIndex(
   retry: RetryPolicy,
   signal?: AbortSignal,
 ): Promise<string | null> {
-  const c = { retry, signal };
-  const m = await readMeta(store, c);
-  if (m?.meta.version === 2) return `v2:${m.version}`;
-  const head = await withRetry(() => store.head(MONOLITH_KEY, { signal }), retry, signal);
-  return head ? `v1:${head.version}` : null;
+  return (await headIndexAndMeta(store, retry, signal)).token;
 }
 
-/** Reads the index (at most `concurrency` shard reads at once); `null` when the bucket has none yet. */
+/**
+ * {@link headIndex}, also returning the meta it read, so that a
+ * {@link readIndex} of the same index right after need not read it again.
+ */
+export async function headIndexAndMeta(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<IndexHead> {
+  const c = { retry, signal };
+  const meta = await readMeta(store, c);
+  if (meta?.meta.version === 2) return { token: `v2:${meta.version}`, meta };
+  const head = await withRetry(() => store.head(MONOLITH_KEY, { signal }), retry, signal);
+  return { token: head ? `v1:${head.version}` : null, meta: null };
+}
+
+/**
+ * Reads the index (at most `concurrency` shard reads at once); `null` when
+ * the bucket has none yet. `known.meta`, the meta a {@link headIndexAndMeta}
+ * just read, saves reading it again (the index read is then the one that
+ * head saw, or a later one).
+ */
 export async function readIndex(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
   concurrency = 10,
+  known?: { readonly meta: MetaRead },
 ): Promise<RemoteIndex | null> {
   const c = { retry, signal };
-  const m = await readMeta(store, c);
+  const m = known ? known.meta : await readMeta(store, c);
   if (m?.meta.version === 2) {
     const entries: Record<string, IndexEntry> = {};
     const listed = new Set(m.meta.partitions);
