@@ -20,6 +20,7 @@
  * Sluice/bare beside their goals, and the requests each side sent.
  *
  *   deno task bench --only cold [--cold-files 1000,10000] [--cold-rounds 3] [--backends minio,gcs]
+ *     [--cold-large-backends minio]
  *     [--cold-large-rounds 1] [--bare-concurrency 32]
  *
  * @module
@@ -60,6 +61,12 @@ export interface ColdBenchOptions {
   readonly bareConcurrency?: number;
   /** Backends; default MinIO and fake-gcs-server. */
   readonly backends?: readonly BackendName[];
+  /**
+   * Backends of the sizes of 10 000 files or more; default
+   * {@link ColdBenchOptions.backends}. (fake-gcs-server keeps its objects in
+   * memory and slows down with their number.)
+   */
+  readonly largeBackends?: readonly BackendName[];
 }
 
 const identity = { holder: "bench@host", hostname: "host", pid: 1 };
@@ -257,6 +264,10 @@ export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<
   const byBackend = await onEachBackend(options.backends ?? ["minio", "gcs"], async (b, temps) => {
     const section: Record<string, unknown> = {};
     for (const files of sizes) {
+      if (files >= 10_000 && options.largeBackends && !options.largeBackends.includes(b.name)) {
+        section[`files${files}`] = { skipped: "not in --cold-large-backends" };
+        continue;
+      }
       const n = files >= 10_000 ? largeRounds : rounds;
       section[`files${files}`] = await sizeSection(b, files, fileBytes, n, bareConcurrency, temps);
     }
@@ -275,6 +286,9 @@ export const section: BenchSection = {
       largeRounds: args.num("cold-large-rounds", 1),
       bareConcurrency: args.num("bare-concurrency", DEFAULT_CONFIG.concurrency),
       backends: backendList(args.get("backends")),
+      largeBackends: args.get("cold-large-backends") === undefined
+        ? undefined
+        : backendList(args.get("cold-large-backends")),
     }),
   }),
 };

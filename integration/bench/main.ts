@@ -9,7 +9,7 @@
  *                   [--onefile-rounds 3] [--cold-files 1000,10000] [--bare-concurrency 32]
  *                   [--writers 1,4,16,32] [--writer-ms 10000] [--layout v1|v2]
  *                   [--settings 1,4,8,16,32,64] [--sweep-files 1000] [--sweep-rounds 3]
- *                   [--backends minio,gcs] (cold and concurrency)
+ *                   [--backends minio,gcs] (cold and concurrency) [--cold-large-backends minio]
  *
  * Sections (`--only`; every one, in this order, without it):
  *
