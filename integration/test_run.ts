@@ -6,6 +6,7 @@
  * directories go under one directory (`TMPDIR`), removed at the end.
  *
  *   deno task test [deno test arguments…]
+ *   deno task test:unit [deno test arguments…]   (`--unit`: the in-process tests only)
  *
  * @module
  */
@@ -14,6 +15,23 @@ import { ignoredSummary, TEST_RUN_ENV } from "./servers/binaries.ts";
 import { minioBinary } from "./servers/minio.ts";
 import { fakeGcsBinary } from "./servers/fake_gcs.ts";
 import { s3rverBinary } from "./servers/s3rver.ts";
+
+/**
+ * The unit tests (`deno task test:unit`, `--unit`): in-process, so no
+ * subprocesses and no servers; only loopback network.
+ */
+const UNIT_FLAGS = [
+  "test",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-sys",
+  "--allow-net=127.0.0.1,localhost",
+  "--parallel",
+];
+
+/** Where the unit tests live. */
+const UNIT_DIRS = ["sync", "middleware", "packages", "examples", "cli"];
 
 /** The permissions and flags of the suite. */
 const FLAGS = [
@@ -66,8 +84,11 @@ if (import.meta.main) {
   // Every temporary directory of the run (caches, stores, servers' data)
   // goes under one directory, removed when the run ends.
   const tmp = await Deno.makeTempDir({ prefix: "sluice-test-run-" });
+  const unit = Deno.args[0] === "--unit";
+  const given = unit ? Deno.args.slice(1) : Deno.args;
+  const args = unit ? [...UNIT_FLAGS, ...(given.length ? given : UNIT_DIRS)] : [...FLAGS, ...given];
   const child = new Deno.Command(Deno.execPath(), {
-    args: [...FLAGS, ...Deno.args],
+    args,
     env: { [TEST_RUN_ENV]: runId, TMPDIR: tmp },
     stdin: "inherit",
     stdout: "piped",
