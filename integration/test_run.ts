@@ -33,18 +33,8 @@ const UNIT_FLAGS = [
 /** Where the unit tests live. */
 const UNIT_DIRS = ["sync", "middleware", "packages", "examples", "cli"];
 
-/** The permissions and flags of the suite. */
-const FLAGS = [
-  "test",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-sys",
-  "--allow-net=127.0.0.1,localhost",
-  "--allow-run",
-  "--allow-ffi",
-  "--parallel",
-];
+/** The permissions and flags of the whole suite: the unit tests' and the servers' (subprocesses). */
+const FLAGS = [...UNIT_FLAGS, "--allow-run", "--allow-ffi"];
 
 // deno-lint-ignore no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
