@@ -8,12 +8,11 @@ import { Command } from "commander";
 import { ConfigError, preview, SluiceError } from "../sync/errors.ts";
 import { describeHolder } from "../sync/locks/lock_body.ts";
 import {
-  describeLockfileChange,
-  type LockfileChange,
   type LockfileTxnResult,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../sync/locks/lockfile_txn.ts";
+import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
 import {
   type LockfileRepairBase,
   type LockfileRepairResult,

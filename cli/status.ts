@@ -8,11 +8,8 @@
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import type { ConflictRecord } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
-import {
-  describeLockfileChange,
-  type LockfileChange,
-  readPendingLockfileDeltas,
-} from "../sync/locks/lockfile_txn.ts";
+import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
+import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";

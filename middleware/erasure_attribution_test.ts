@@ -1,25 +1,11 @@
 import assert from "node:assert/strict";
+import { erasureFixture } from "./erasure_fixture.ts";
 import { findUnattributable, markerOf, modelPrefixes, versionDir } from "./erasure_attribution.ts";
-import { LocalCache } from "../sync/transfer/cache.ts";
-import { sha256Hex } from "../sync/hash.ts";
-import { SyncState } from "../sync/service/state.ts";
 
-const enc = (s: string) => new TextEncoder().encode(s);
 const D = "data/t/m/d";
 
-async function fresh() {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-attribution-" });
-  const cache = new LocalCache(dir);
-  const state = await SyncState.open(dir);
-  const synced = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.recordSynced(path, { hash: await sha256Hex(enc(body)), version: "r", size: 1 });
-  };
-  const dirty = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.markDirty(path);
-  };
-  return { cache, state, synced, dirty };
+function fresh() {
+  return erasureFixture("sluice-attribution-");
 }
 
 Deno.test("versionDir accepts only data version directories, namespaced or not", () => {

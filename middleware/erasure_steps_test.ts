@@ -1,28 +1,15 @@
 import assert from "node:assert/strict";
+import { erasureFixture } from "./erasure_fixture.ts";
 import { deleteUploads, recomputeLatest } from "./erasure_steps.ts";
-import { LocalCache } from "../sync/transfer/cache.ts";
-import { sha256Hex } from "../sync/hash.ts";
 import { PutModes } from "../sync/ports.ts";
-import { SyncState } from "../sync/service/state.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
 
-async function fresh() {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-erasure-steps-" });
-  const cache = new LocalCache(dir);
-  const state = await SyncState.open(dir);
-  const synced = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.recordSynced(path, { hash: await sha256Hex(enc(body)), version: "r", size: 1 });
-  };
-  const dirty = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.markDirty(path);
-  };
-  return { cache, state, synced, dirty };
+function fresh() {
+  return erasureFixture("sluice-erasure-steps-");
 }
 
 Deno.test("recomputeLatest matches the synced copy byte for byte, or forgets it", async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { erasureFixture } from "./erasure_fixture.ts";
 import {
   completeErasure,
   emptyJournal,
@@ -6,30 +7,14 @@ import {
   resolveHeldVersions,
   writeErasureJournal,
 } from "./erasure.ts";
-import { LocalCache } from "../sync/transfer/cache.ts";
-import { sha256Hex } from "../sync/hash.ts";
-import { SyncState } from "../sync/service/state.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 
-const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
 
 async function fresh() {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-erasure-" });
-  const cache = new LocalCache(dir);
-  const state = await SyncState.open(dir);
-  const store = new InMemoryStore();
-  const synced = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.recordSynced(path, { hash: await sha256Hex(enc(body)), version: "r", size: 1 });
-  };
-  const dirty = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.markDirty(path);
-  };
-  return { dir, cache, state, store, synced, dirty };
+  return { ...await erasureFixture("sluice-erasure-"), store: new InMemoryStore() };
 }
 
 Deno.test("completeErasure is idempotent", async () => {

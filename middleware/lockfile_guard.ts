@@ -22,12 +22,8 @@
  */
 import type { PlanEntry, PushContext } from "../sync/context.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import {
-  describeLockfileChange,
-  isManagedLockfilePath,
-  type LockfileChange,
-  readPendingLockfileDeltas,
-} from "../sync/locks/lockfile_txn.ts";
+import { isManagedLockfilePath, readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
+import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
 

@@ -9,13 +9,12 @@
 import { SluiceError } from "../../sync/errors.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import {
-  type LockfileChange,
   MANAGED_LOCKFILE_PATH,
-  mergeLockfileChanges,
   pendingLockfileDelta,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../../sync/locks/lockfile_txn.ts";
+import { type LockfileChange, mergeLockfileChanges } from "../../sync/locks/lockfile_change.ts";
 import {
   acquireModelLocks,
   globalLockKey,

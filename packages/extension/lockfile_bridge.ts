@@ -22,14 +22,16 @@
  */
 import { sha256Hex } from "../../sync/hash.ts";
 import {
-  type LockfileChange,
-  type LockfileEntries,
   MANAGED_LOCKFILE_PATH,
-  parseLockfile,
   pendingLockfileDelta,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../../sync/locks/lockfile_txn.ts";
+import {
+  type LockfileChange,
+  type LockfileEntries,
+  parseLockfile,
+} from "../../sync/locks/lockfile_change.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import type {
   CallOptions,

@@ -23,23 +23,25 @@ import { globalLockKey } from "./model_locks.ts";
 import { PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import {
-  applyLockfileChange,
   DEFAULT_LOCKFILE_ATTEMPTS,
-  describeLockfileChange,
-  isEmptyLockfileChange,
-  type LockfileChange,
-  type LockfileEntries,
   type LockfileService,
   type LockfileTxnOptions,
   managedLockfilePath,
-  parseLockfile,
   putLockfileConditional,
   readPendingLockfileDeltas,
   recordPublishedLockfile,
   serialiseLockfileWork,
-  serializeLockfile,
   setAsideMalformedLocal,
 } from "./lockfile_txn.ts";
+import {
+  applyLockfileChange,
+  describeLockfileChange,
+  isEmptyLockfileChange,
+  type LockfileChange,
+  type LockfileEntries,
+  parseLockfile,
+  serializeLockfile,
+} from "./lockfile_change.ts";
 
 /** Options of {@link repairManagedLockfile}. */
 export interface LockfileRepairOptions extends LockfileTxnOptions {

@@ -50,17 +50,6 @@ import {
   validateLockfileChange,
 } from "./lockfile_change.ts";
 
-export {
-  applyLockfileChange,
-  describeLockfileChange,
-  isEmptyLockfileChange,
-  type LockfileChange,
-  type LockfileEntries,
-  mergeLockfileChanges,
-  parseLockfile,
-  serializeLockfile,
-};
-
 /** Cache-relative path of the managed lockfile, before any namespace. */
 export const MANAGED_LOCKFILE_PATH = "config/upstream_extensions.json";
 

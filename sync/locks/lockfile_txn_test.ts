@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import {
-  applyLockfileChange,
   isManagedLockfilePath,
   MANAGED_LOCKFILE_PATH,
   managedLockfilePath,
-  mergeLockfileChanges,
   pendingLockfileDelta,
   recordPublishedLockfile,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "./lockfile_txn.ts";
+import { applyLockfileChange, mergeLockfileChanges } from "./lockfile_change.ts";
 import {
   createSyncService,
   type SyncService,
