@@ -11,7 +11,14 @@
  *   the same files from a fresh copy of the cache into a fresh store, after
  *   `markDirty` of every path (timed apart, not in the push's figures).
  *
- * Both sides also run with the first `--pipeline-small` files (default 200):
+ * - cache layer: the same files through `LocalCache` alone, with the checks a
+ *   push keeps and pays once each (the plan's lstat of each path and of its
+ *   parent directories, the read's lstat just before reading, the SHA-256),
+ *   then the same create puts: `cacheLayer - bare` is what those checks cost,
+ *   and `sluice - cacheLayer` what the pipeline adds beyond them (the gates,
+ *   the plan, the commit of the index and the local state).
+ *
+ * All sides also run with the first `--pipeline-small` files (default 200):
  * the slope between the two sizes is the cost of one more file, without the
  * push's fixed cost (state files and their fsyncs, the index commit).
  *
@@ -31,6 +38,8 @@ import process from "node:process";
 import { createSluice } from "../../sluice.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { PutModes } from "../../sync/ports.ts";
+import { LocalCache } from "../../sync/transfer/cache.ts";
+import { DEFAULT_CONFIG } from "../../sync/service/service_options.ts";
 import {
   type BenchArgs,
   type BenchSection,
@@ -104,6 +113,20 @@ async function pipelineCost(files: number, small: number, rounds: number) {
       }, { concurrency: CONCURRENCY })
     );
   };
+  const cacheLayer = async (n: number): Promise<Cost> => {
+    const cache = new LocalCache(await copyDir(src));
+    const store = new InMemoryStore({ endpoint: ENDPOINT });
+    const some = paths.slice(0, n);
+    return await timed(async () => {
+      // As a push does: the plan checks every path first, then the reads run.
+      for (const p of some) if (!await cache.stat(p)) throw new Error(`${p} is missing`);
+      await pMap(some, async (p) => {
+        const read = await cache.readForPush(p, DEFAULT_CONFIG.streamThresholdBytes);
+        if (!read) throw new Error(`${p} vanished`);
+        await store.put(p, read.body, PutModes.create);
+      }, { concurrency: CONCURRENCY });
+    });
+  };
   const sluice = async (n: number): Promise<{ push: Cost; markDirty: Cost }> => {
     const svc = await createSluice({
       cacheDir: await copyDir(src),
@@ -122,9 +145,11 @@ async function pipelineCost(files: number, small: number, rounds: number) {
 
   // Warm-up (JIT, the probe), untimed.
   await bare(files);
+  await cacheLayer(files);
   await sluice(files);
   const runs = {
     bare: [] as Cost[],
+    cache: [] as Cost[],
     push: [] as Cost[],
     mark: [] as Cost[],
     bareSmall: [] as Cost[],
@@ -132,6 +157,7 @@ async function pipelineCost(files: number, small: number, rounds: number) {
   };
   const steps = [
     async () => runs.bare.push(await bare(files)),
+    async () => runs.cache.push(await cacheLayer(files)),
     async () => {
       const r = await sluice(files);
       runs.push.push(r.push);
@@ -147,6 +173,14 @@ async function pipelineCost(files: number, small: number, rounds: number) {
   const diff = (k: keyof Cost) =>
     round1(medianOf(runs.push.map((r, i) => (r[k] - runs.bare[i][k]) / files)));
   const own = { wall: diff("wallUs"), cpu: diff("cpuUs"), mainThreadCpu: diff("mainUs") };
+  // The own cost in two parts: the cache layer's checks and reads, and the rest.
+  const between = (a: Cost[], b: Cost[], k: keyof Cost) =>
+    round1(medianOf(a.map((r, i) => (r[k] - b[i][k]) / files)));
+  const part = (a: Cost[], b: Cost[]) => ({
+    wall: between(a, b, "wallUs"),
+    cpu: between(a, b, "cpuUs"),
+    mainThreadCpu: between(a, b, "mainUs"),
+  });
   const side = (list: Cost[]) => ({
     usPerFile: round1(perFile(list, files, "wallUs")),
     cpuUsPerFile: round1(perFile(list, files, "cpuUs")),
@@ -177,9 +211,14 @@ async function pipelineCost(files: number, small: number, rounds: number) {
     rounds,
     paths: "data/bench/m<k>/out<j>/1/raw: data versions, create-only puts on both sides",
     bareLoop: side(runs.bare),
+    cacheLayer: side(runs.cache),
     sluicePush: side(runs.push),
     markDirtyBeforePush: side(runs.mark),
     pipelineOwnCostUsPerFile: own,
+    ownCostParts: {
+      cacheChecksAndReads: part(runs.cache, runs.bare),
+      beyondTheCacheLayer: part(runs.push, runs.cache),
+    },
     goal: "<= 20 µs per file",
     goalMet: {
       wall: own.wall <= 20,
@@ -198,6 +237,7 @@ async function pipelineCost(files: number, small: number, rounds: number) {
       "cpu: process.cpuUsage() user + system, every thread of the process (async fs ops run off the main thread); mainThreadCpu: the main thread's run time (/proc/self/task/<pid>/schedstat)",
       "wall exceeds CPU when the machine is busy: the main thread waits for a core",
       "markDirtyBeforePush is timed apart and not in sluicePush",
+      "ownCostParts: cacheLayer - bareLoop (the checks a push keeps: lstats of each path and its parent directories, the read's lstat, the hash) and sluicePush - cacheLayer (gates, plan, index and state commit), medians of per-round differences",
       "marginal: the slope between pushes of `files` and `smallFiles` files (the cost of one more file), and the push's fixed cost it leaves",
     ],
   };

@@ -82,18 +82,27 @@ const SUBDIR_PARTITIONS = new Set([
  * ```
  */
 export function partitionKeyFromPath(rel: string): string | undefined {
-  const s = rel.split("/");
-  if (s.length < 2) return s.length === 1 && s[0] !== "" ? "_root" : undefined;
-  switch (s[0]) {
+  // Computed for every entry of a shard or index written, so by slash
+  // positions rather than by splitting and joining (a third of the time).
+  const slashes: number[] = [];
+  for (let i = rel.indexOf("/"); i >= 0; i = rel.indexOf("/", i + 1)) slashes.push(i);
+  const segments = slashes.length + 1;
+  if (segments < 2) return rel !== "" ? "_root" : undefined;
+  const top = rel.slice(0, slashes[0]);
+  switch (top) {
     case "data":
     case "outputs":
     case "definitions-evaluated":
-      if (s.length < 4) return undefined;
-      return s.slice(0, s.length >= 6 ? s.length - 3 : s.length - 1).join("--");
+      if (segments < 4) return undefined;
+      // All but the last segment (4–5 segments), or all but the last three.
+      return rel.slice(0, slashes[segments >= 6 ? segments - 4 : segments - 2]).replaceAll(
+        "/",
+        "--",
+      );
     case "workflow-runs":
-      return s.length < 3 ? undefined : `workflow-runs--${s[1]}`;
+      return segments < 3 ? undefined : `workflow-runs--${rel.slice(slashes[0] + 1, slashes[1])}`;
     default:
-      return SUBDIR_PARTITIONS.has(s[0]) ? s[0] : undefined;
+      return SUBDIR_PARTITIONS.has(top) ? top : undefined;
   }
 }
 
@@ -153,6 +162,34 @@ export function serialiseEntry(path: string, e: IndexEntry, nowIso: string): Raw
   return out;
 }
 
+/**
+ * One entry's JSON text: exactly `JSON.stringify(serialiseEntry(path, e,
+ * nowIso))`, built as text because every commit serialises each entry of
+ * the shards (and of a v1 index) it writes, and the object form took twice
+ * as long.
+ */
+export function entryJson(path: string, e: IndexEntry, nowIso: string): string {
+  if (e.raw) return JSON.stringify(e.raw);
+  let out = `{"key":${JSON.stringify(path)},"size":${JSON.stringify(e.s)},"lastModified":${
+    JSON.stringify(nowIso)
+  }`;
+  if (e.h) {
+    const h = JSON.stringify(e.h);
+    out += `,"sha256":${h}`;
+    if (!isUnversioned(e)) out += `,"sluice":{"v":${JSON.stringify(e.v)},"h":${h}}`;
+  }
+  return `${out}}`;
+}
+
+/** The JSON text of a map of entries (`{"<path>":<entry>,…}`, in the map's key order). */
+function entriesJson(entries: Record<string, IndexEntry>, nowIso: string): string {
+  const parts: string[] = [];
+  for (const p of Object.keys(entries)) {
+    parts.push(`${JSON.stringify(p)}:${entryJson(p, entries[p], nowIso)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
 /** Parses a map of entries (of the v1 index or a shard), leaving out internal paths. */
 export function parseEntries(raw: unknown): Record<string, IndexEntry> {
   if (!isObject(raw)) throw new Error("its entries are not an object");
@@ -173,9 +210,11 @@ export function parseMonolith(body: Uint8Array): Record<string, IndexEntry> {
 
 /** The v1 index object's bytes. */
 export function monolithBody(entries: Record<string, IndexEntry>, nowIso: string): Uint8Array {
-  const out: Record<string, Raw> = {};
-  for (const [p, e] of Object.entries(entries)) out[p] = serialiseEntry(p, e, nowIso);
-  return new TextEncoder().encode(JSON.stringify({ version: 1, lastPulled: nowIso, entries: out }));
+  return new TextEncoder().encode(
+    `{"version":1,"lastPulled":${JSON.stringify(nowIso)},"entries":${
+      entriesJson(entries, nowIso)
+    }}`,
+  );
 }
 
 /** Parses a shard; `null` when its version is not 1 (the layout treats it as absent). */
@@ -188,9 +227,7 @@ export function parseShard(body: Uint8Array): Record<string, IndexEntry> | null 
 
 /** A shard's bytes. */
 export function shardBody(entries: Record<string, IndexEntry>, nowIso: string): Uint8Array {
-  const out: Record<string, Raw> = {};
-  for (const [p, e] of Object.entries(entries)) out[p] = serialiseEntry(p, e, nowIso);
-  return new TextEncoder().encode(JSON.stringify({ version: 1, entries: out }));
+  return new TextEncoder().encode(`{"version":1,"entries":${entriesJson(entries, nowIso)}}`);
 }
 
 /** The shard list. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  entryJson,
   type IndexEntry,
   isLayoutInternal,
   isUnversioned,
@@ -46,6 +47,72 @@ Deno.test("partitions follow the layout's rule exactly", () => {
   assert.equal(shardOf("config/app.yaml"), UNPARTITIONED);
   assert.equal(shardOf("logs/a"), "logs");
   assert.equal(shardKey("logs"), "_index/logs.json");
+});
+
+/** The layout's partition rule as it is written: split on "/", then join with "--". */
+function partitionBySplit(rel: string): string | undefined {
+  const s = rel.split("/");
+  if (s.length < 2) return s.length === 1 && s[0] !== "" ? "_root" : undefined;
+  switch (s[0]) {
+    case "data":
+    case "outputs":
+    case "definitions-evaluated":
+      if (s.length < 4) return undefined;
+      return s.slice(0, s.length >= 6 ? s.length - 3 : s.length - 1).join("--");
+    case "workflow-runs":
+      return s.length < 3 ? undefined : `workflow-runs--${s[1]}`;
+    default:
+      return ["workflows-evaluated", "auto-definitions", "audit", "telemetry", "logs", "files"]
+          .includes(s[0])
+        ? s[0]
+        : undefined;
+  }
+}
+
+/** Paths of 0 to 9 segments drawn from the layout's top-level names and odd ones (empty, quotes, non-ASCII). */
+function samplePaths(n: number): string[] {
+  const tops = ["data", "outputs", "definitions-evaluated", "workflow-runs", "logs", "files", "x"];
+  const names = ["", "a", "m1", "1", "raw", 'q"uote', "back\\slash", "é", "latest", "-"];
+  let seed = 7;
+  const pick = <T>(xs: readonly T[]) =>
+    xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length];
+  return Array.from({ length: n }, () => {
+    const len = pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const segs = Array.from({ length: len }, (_, i) => (i === 0 ? pick(tops) : pick(names)));
+    return segs.join("/");
+  });
+}
+
+Deno.test("the partition rule by slash positions agrees with the rule by split and join", () => {
+  for (const path of samplePaths(5000)) {
+    assert.equal(partitionKeyFromPath(path), partitionBySplit(path), JSON.stringify(path));
+  }
+});
+
+Deno.test("entry text is the JSON of the entry object, byte for byte, in shards and the v1 index", () => {
+  const entries: Record<string, IndexEntry> = {};
+  const kinds: ((p: string) => IndexEntry)[] = [
+    () => ({ v: "e2", h: SHA, s: 3 }),
+    () => ({ v: "~x", h: SHA, s: 3 }),
+    () => ({ v: 'e"q', h: "", s: 0 }),
+    (p) => parseEntry(p, { key: p, size: 9, extra: ["kept", 1], sluice: { v: "e1", h: SHA } }),
+    (p) => ({ v: "ü", h: SHA, s: 2 ** 40, raw: { key: p, size: 2 ** 40, odd: "\u2028" } }),
+  ];
+  samplePaths(500).forEach((p, i) => entries[p] = kinds[i % kinds.length](p));
+  for (const [p, e] of Object.entries(entries)) {
+    assert.equal(entryJson(p, e, NOW), JSON.stringify(serialiseEntry(p, e, NOW)));
+  }
+  const objects = Object.fromEntries(
+    Object.entries(entries).map(([p, e]) => [p, serialiseEntry(p, e, NOW)]),
+  );
+  assert.equal(
+    new TextDecoder().decode(monolithBody(entries, NOW)),
+    JSON.stringify({ version: 1, lastPulled: NOW, entries: objects }),
+  );
+  assert.equal(
+    new TextDecoder().decode(shardBody(entries, NOW)),
+    JSON.stringify({ version: 1, entries: objects }),
+  );
 });
 
 Deno.test("layout-internal paths are the index, control plane, locks, sidecars and catalogs", () => {
