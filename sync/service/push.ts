@@ -406,12 +406,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       state.indexVersion = undefined;
     }
     const prior = deps.commitOnly ?? undefined;
+    // Merged with what a prepared push left; otherwise taken as they are (no
+    // copies: at 20,000 files they cost more than the index's serialisation).
     const pending: PendingCommit = {
-      set: { ...prior?.set, ...indexSet },
-      remove: [...(prior?.remove ?? []), ...indexRemove],
-      base: { ...prior?.base, ...indexBase },
-      synced: { ...prior?.synced, ...indexSynced },
-      handled: [...(prior?.handled ?? []), ...handled],
+      set: prior ? { ...prior.set, ...indexSet } : indexSet,
+      remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
+      base: prior ? { ...prior.base, ...indexBase } : indexBase,
+      synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
+      handled: prior ? [...prior.handled, ...handled] : handled,
       snapshot: prior?.snapshot ??
         { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
       walkDone: prior
