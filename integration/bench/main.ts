@@ -24,7 +24,8 @@
  * - `extension`: the swamp extension adapter against Sluice's own API on
  *   MinIO (`extension_section.ts`, `extension.ts`);
  * - `pipeline`: the pipeline's own cost per file on InMemoryStore, against a
- *   bare loop of create puts (`pipeline.ts`);
+ *   bare loop of create puts, split into the cache layer's checks and reads
+ *   and what the pipeline adds beyond them (`pipeline.ts`);
  * - `onefile`: a one-file push and a zero-diff pull from a fresh process into
  *   buckets of `--onefile-sizes` files, v1 and v2 index layouts, on MinIO
  *   (`onefile.ts`);
