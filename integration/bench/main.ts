@@ -38,10 +38,8 @@
  *   MinIO and fake-gcs-server (`concurrency.ts`).
  *
  * With more than one section selected, each runs in a process of its own
- * (`main.ts --only <name>` with the same arguments), so that none measures
- * in a process another section has filled: run after every other section in
- * one process, the `concurrency` sweep's pull on MinIO took 3.7 s of client
- * CPU, against 2.1 s when run alone.
+ * (`main.ts --only <name>` with the same arguments), so that no section
+ * measures in a process another section has filled.
  *
  * A section is a module `<name>.ts` exporting `section` (a `BenchSection`,
  * see `helpers.ts`); adding one is one line in {@link SECTIONS}. A section
