@@ -27,8 +27,13 @@ export async function erasureFixture(prefix: string) {
   const cache = new LocalCache(dir);
   const state = await SyncState.open(dir);
   const synced = async (path: string, body: string) => {
-    await cache.write(path, enc(body));
-    await state.recordSynced(path, { hash: await sha256Hex(enc(body)), version: "r", size: 1 });
+    const bytes = enc(body);
+    await cache.write(path, bytes);
+    await state.recordSynced(path, {
+      hash: await sha256Hex(bytes),
+      version: "r",
+      size: bytes.length,
+    });
   };
   const dirty = async (path: string, body: string) => {
     await cache.write(path, enc(body));
