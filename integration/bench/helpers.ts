@@ -227,14 +227,19 @@ export async function copyDir(src: string): Promise<string> {
  * --arg <json>`) and returns what it returned.
  */
 export async function runChild(section: string, arg: unknown): Promise<unknown> {
+  const { text, code } = await runMain(["--child", section, "--arg", JSON.stringify(arg)]);
+  if (code !== 0) throw new Error(`the ${section} child process failed`);
+  const lines = text.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+/** Runs `main.ts` with `args` in a fresh process: its standard output and exit code (its errors pass through). */
+export async function runMain(args: readonly string[]): Promise<{ text: string; code: number }> {
   const main = new URL("./main.ts", import.meta.url).pathname;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", main, "--child", section, "--arg", JSON.stringify(arg)],
+  const { stdout, code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", main, ...args],
     stdout: "piped",
     stderr: "inherit",
-  });
-  const { stdout, success } = await child.output();
-  if (!success) throw new Error(`the ${section} child process failed`);
-  const lines = new TextDecoder().decode(stdout).trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
+  }).output();
+  return { text: new TextDecoder().decode(stdout), code };
 }

@@ -49,7 +49,7 @@
  * @module
  */
 import process from "node:process";
-import { BenchArgs, type BenchSection, GOALS, removeTemps } from "./helpers.ts";
+import { BenchArgs, type BenchSection, GOALS, removeTemps, runMain } from "./helpers.ts";
 
 /** Every section, in the order they run. */
 const SECTIONS = {
@@ -95,15 +95,10 @@ async function inOwnProcess(name: Name): Promise<Record<string, unknown>> {
   for (let i = 0; i < Deno.args.length; i += 2) {
     if (Deno.args[i] !== "--only") rest.push(...Deno.args.slice(i, i + 2));
   }
-  const main = new URL(import.meta.url).pathname;
-  const { stdout, code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", main, ...rest, "--only", name],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
+  const { text, code } = await runMain([...rest, "--only", name]);
   if (code !== 0) process.exitCode = 1;
   try {
-    const { goals: _, ...figures } = JSON.parse(new TextDecoder().decode(stdout));
+    const { goals: _, ...figures } = JSON.parse(text);
     return figures;
   } catch {
     return { [name]: { failed: `its process exited with code ${code} and printed no figures` } };
