@@ -82,27 +82,32 @@ export function atomicWriteSync(file: string, body: Uint8Array): Deno.FileInfo {
   }
 }
 
-/** Bodies up to this size are written by {@link writeFileAtomic} in synchronous calls. */
-const SYNC_WRITE_MAX = 64 * 1024;
-
 /**
- * Writes `body` to `file` (its directory exists) atomically, without fsync:
- * {@link atomicWriteSync} for a small body, else {@link atomicWrite}.
- * Returns the size and mtime of the file written.
+ * {@link atomicWriteSync} in asynchronous calls (on the runtime's thread
+ * pool): for a filesystem slow at metadata, where synchronous calls would
+ * hold up the main thread (see `metadata_pace.ts`). The same temp file, the
+ * same lstat before the rename, the same clean-up on failure.
  */
-export async function writeFileAtomic(
-  file: string,
-  body: Uint8Array,
-): Promise<{ size: number; mtimeMs: number }> {
-  let st: Deno.FileInfo;
-  if (body.length <= SYNC_WRITE_MAX) {
-    st = atomicWriteSync(file, body);
-  } else {
-    await atomicWrite(file, body, false);
-    st = Deno.lstatSync(file);
+export async function atomicWriteAsync(file: string, body: Uint8Array): Promise<Deno.FileInfo> {
+  const tmp = tempBeside(file.slice(0, file.lastIndexOf("/")) || "/", file);
+  let created = false;
+  try {
+    await Deno.writeFile(tmp, body, { createNew: true });
+    created = true;
+    const st = await Deno.lstat(tmp);
+    await Deno.rename(tmp, file);
+    return st;
+  } catch (e) {
+    // A temp name taken already is not ours to remove.
+    if (created || !(e instanceof Deno.errors.AlreadyExists)) {
+      await Deno.remove(tmp).catch(() => {});
+    }
+    throw e;
   }
-  return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
 }
+
+/** Bodies up to this size are written by the cache whole, in one call (larger ones in chunks). */
+export const SMALL_WRITE_MAX = 64 * 1024;
 
 /** Fsyncs a directory (its entries); filesystems that refuse it are skipped. */
 export async function fsyncDir(dir: string): Promise<void> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { atomicWrite, atomicWriteSync, fsyncDir } from "./atomic_write.ts";
+import { atomicWrite, atomicWriteAsync, atomicWriteSync, fsyncDir } from "./atomic_write.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -39,6 +39,26 @@ Deno.test("atomicWriteSync replaces a file whole, returns its lstat, and over a 
     assert.equal(st.mtime?.getTime(), (await Deno.lstat(`${dir}/${long}`)).mtime?.getTime());
     await Deno.mkdir(`${dir}/target/inner`, { recursive: true });
     assert.throws(() => atomicWriteSync(`${dir}/target`, enc("x")));
+    assert.deepEqual((await Array.fromAsync(Deno.readDir(dir), (e) => e.name)).sort(), [
+      long,
+      "target",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("atomicWriteAsync replaces a file whole, returns its lstat, and over a directory fails without a temp file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const long = "n".repeat(250);
+    await atomicWriteAsync(`${dir}/${long}`, enc("one"));
+    const st = await atomicWriteAsync(`${dir}/${long}`, enc("three"));
+    assert.equal(await Deno.readTextFile(`${dir}/${long}`), "three");
+    assert.equal(st.size, 5);
+    assert.equal(st.mtime?.getTime(), (await Deno.lstat(`${dir}/${long}`)).mtime?.getTime());
+    await Deno.mkdir(`${dir}/target/inner`, { recursive: true });
+    await assert.rejects(atomicWriteAsync(`${dir}/target`, enc("x")));
     assert.deepEqual((await Array.fromAsync(Deno.readDir(dir), (e) => e.name)).sort(), [
       long,
       "target",

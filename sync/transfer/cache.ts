@@ -11,10 +11,11 @@ import { CHUNK_BYTES, fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import type { CacheAccess } from "../context.ts";
-import { atomicWrite, writeFileAtomic } from "./atomic_write.ts";
+import { atomicWrite, atomicWriteAsync, atomicWriteSync, SMALL_WRITE_MAX } from "./atomic_write.ts";
 import { ParentDirs } from "./cache_dirs.ts";
 import { abs, exists, isNotFound, LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
+import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 
 export { LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
 export { type WalkedFile, walkFiles } from "./cache_walk.ts";
@@ -53,6 +54,13 @@ async function hashChecked(
   }
 }
 
+/** Throws `UnsafePathError` for `path` when `link` (a directory on its way) is a link. */
+function refuseLink(path: string, link: string | undefined): void {
+  if (link !== undefined) {
+    throw new UnsafePathError(path, `${link} is a symbolic link; ${LINK_REFUSED}`);
+  }
+}
+
 /** Files up to this size are read synchronously by a push (one call instead of an async op). */
 const SYNC_READ_MAX = 64 * 1024;
 
@@ -83,16 +91,33 @@ export class LocalCache implements CacheAccess {
   readonly #clockNow: () => number;
   readonly #checked = new Set<string>();
   readonly #parents: ParentDirs;
+  readonly #pace: MetadataPace;
 
-  constructor(dir: string, now: () => number = Date.now) {
+  /**
+   * `now` stamps set-aside copies; `metadata` says how directories and small
+   * files are made (synchronous calls until the filesystem proves slow at
+   * them, by default: see `metadata_pace.ts`).
+   */
+  constructor(dir: string, now: () => number = Date.now, metadata: MetadataPaceOptions = {}) {
     this.dir = dir.replace(/\/+$/, "");
     this.#clockNow = now;
     this.#parents = new ParentDirs(this.dir, this.#checked);
+    this.#pace = new MetadataPace(metadata);
   }
 
-  /** Forgets which directories were checked (call when the cache may have changed underneath). */
+  /**
+   * Forgets which directories were checked (call when the cache may have
+   * changed underneath), and starts a new run of writes (synchronous again,
+   * unless asynchronous is forced).
+   */
   resetChecks(): void {
     this.#parents.reset();
+    this.#pace.reset();
+  }
+
+  /** How the next small write is made: `"sync"` or `"async"` calls. */
+  get writeCalls(): "sync" | "async" {
+    return this.#pace.async ? "async" : "sync";
   }
 
   /** Absolute path of a cache-relative path, refusing unsafe paths and symlinks on the way. */
@@ -278,11 +303,24 @@ export class LocalCache implements CacheAccess {
    */
   async writeWithStat(path: string, body: Uint8Array): Promise<{ size: number; mtimeMs: number }> {
     assertSafeRelPath(path);
-    const link = this.#parents.make(path);
-    if (link !== undefined) {
-      throw new UnsafePathError(path, `${link} is a symbolic link; ${LINK_REFUSED}`);
+    const file = abs(this.dir, path);
+    let st: Deno.FileInfo;
+    if (body.length <= SMALL_WRITE_MAX && !this.#pace.async) {
+      // Timed: where these calls prove slow, the rest of the run makes them asynchronously.
+      st = this.#pace.timed(() => {
+        refuseLink(path, this.#parents.make(path));
+        return atomicWriteSync(file, body);
+      });
+    } else {
+      refuseLink(path, await this.#parents.makeAsync(path));
+      if (body.length <= SMALL_WRITE_MAX) {
+        st = await atomicWriteAsync(file, body);
+      } else {
+        await atomicWrite(file, body, false);
+        st = await Deno.lstat(file);
+      }
     }
-    return await writeFileAtomic(abs(this.dir, path), body);
+    return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
   }
 
   /**

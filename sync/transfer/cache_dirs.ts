@@ -22,6 +22,20 @@ function mkdirNew(dir: string): boolean {
   }
 }
 
+/** Async {@link mkdirNew}. */
+async function mkdirNewAsync(dir: string): Promise<boolean> {
+  try {
+    await Deno.mkdir(dir);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return false;
+    throw e;
+  }
+}
+
+/** What one level of {@link ParentDirs.makeAsync} found: checked or made, a link, or not a directory. */
+type Level = "ok" | "link" | "notDir";
+
 /**
  * The directories of a cache checked (not links) or made since the last
  * {@link ParentDirs.reset}.
@@ -38,6 +52,8 @@ export class ParentDirs {
   readonly #root: string;
   readonly #checked: Set<string>;
   readonly #made = new Set<string>();
+  /** Levels being checked or made by {@link makeAsync}: each once, however many writes wait. */
+  readonly #making = new Map<string, Promise<Level>>();
 
   /**
    * `root` is the cache directory (no trailing slash); `checked` the set of
@@ -53,6 +69,7 @@ export class ParentDirs {
   reset(): void {
     this.#checked.clear();
     this.#made.clear();
+    this.#making.clear();
   }
 
   /**
@@ -97,5 +114,59 @@ export class ParentDirs {
       this.#checked.add(rel);
     }
     return undefined;
+  }
+
+  /**
+   * {@link make} in asynchronous calls, for a filesystem slow at them: the
+   * same levels, made or checked the same way. Writes into the same new
+   * directories at once share each level's calls.
+   */
+  async makeAsync(path: string): Promise<string | undefined> {
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      const rel = path.slice(0, i);
+      if (this.#checked.has(rel)) continue;
+      let level = this.#making.get(rel);
+      if (!level) {
+        level = this.#level(rel);
+        this.#making.set(rel, level);
+        const forget = () => {
+          if (this.#making.get(rel) === level) this.#making.delete(rel);
+        };
+        level.then(forget, forget);
+      }
+      const found = await level;
+      if (found === "link") return rel;
+      if (found === "notDir") {
+        // Each write fails with its own path, as a recursive mkdir of its parent does.
+        await Deno.mkdir(`${this.#root}/${path.slice(0, path.lastIndexOf("/"))}`, {
+          recursive: true,
+        });
+      }
+    }
+    return undefined;
+  }
+
+  /** One level of {@link makeAsync}. */
+  async #level(rel: string): Promise<Level> {
+    const dir = `${this.#root}/${rel}`;
+    const up = rel.lastIndexOf("/");
+    let made = up !== -1 && this.#made.has(rel.slice(0, up)) && await mkdirNewAsync(dir);
+    if (!made) {
+      let st: Deno.FileInfo | null = null;
+      try {
+        st = await Deno.lstat(dir);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      if (st === null) {
+        made = await mkdirNewAsync(dir);
+        if (!made) st = await Deno.lstat(dir);
+      }
+      if (st?.isSymlink) return "link";
+      if (st && !st.isDirectory) return "notDir";
+    }
+    if (made) this.#made.add(rel);
+    this.#checked.add(rel);
+    return "ok";
   }
 }

@@ -3,17 +3,21 @@ import { LINK_REFUSED, LocalCache, STATE_DIR, walkFiles } from "./cache.ts";
 import { isBodySource } from "./body.ts";
 import { SluiceError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
+import type { MetadataOps } from "./metadata_pace.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null) => b === null ? null : new TextDecoder().decode(b);
 
-async function tempCache(): Promise<
+/** Both ways of making directories and small files (see metadata_pace.ts): each test of writes runs with each. */
+const CALLS = ["sync", "async"] as const;
+
+async function tempCache(calls: MetadataOps = "auto"): Promise<
   { dir: string; cache: LocalCache; [Symbol.asyncDispose](): Promise<void> }
 > {
   const dir = await Deno.makeTempDir({ prefix: "sluice-cache-test-" });
   return {
     dir,
-    cache: new LocalCache(`${dir}/`, () => Date.UTC(2026, 0, 2, 3, 4, 5)),
+    cache: new LocalCache(`${dir}/`, () => Date.UTC(2026, 0, 2, 3, 4, 5), { mode: calls }),
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
   };
 }
@@ -38,22 +42,24 @@ async function namesUnder(dir: string, rel = ""): Promise<string[]> {
   return out.sort();
 }
 
-Deno.test("write makes parent directories; read, stat, exists and isDirectory see the file", async () => {
-  await using t = await tempCache();
-  assert.equal(t.cache.dir, t.dir);
-  await t.cache.write("a/b/c.txt", enc("hello"));
-  assert.equal(dec(await t.cache.read("a/b/c.txt")), "hello");
-  assert.equal((await t.cache.stat("a/b/c.txt"))?.size, 5);
-  assert.equal(t.cache.exists("a/b/c.txt"), true);
-  assert.equal(t.cache.isDirectory("a/b"), true);
-  assert.equal(t.cache.isDirectory("a/b/c.txt"), false);
-  // Absent, or a directory: no file.
-  assert.equal(await t.cache.read("a/nope"), null);
-  assert.equal(await t.cache.read("a/b"), null);
-  assert.equal(await t.cache.stat("a/nope"), null);
-  assert.equal(t.cache.exists("a/nope"), false);
-  assert.deepEqual(await namesUnder(t.dir), ["a", "a/b", "a/b/c.txt"], "no temp file left");
-});
+for (const calls of CALLS) {
+  Deno.test(`write makes parent directories; read, stat, exists and isDirectory see the file (${calls} calls)`, async () => {
+    await using t = await tempCache(calls);
+    assert.equal(t.cache.dir, t.dir);
+    await t.cache.write("a/b/c.txt", enc("hello"));
+    assert.equal(dec(await t.cache.read("a/b/c.txt")), "hello");
+    assert.equal((await t.cache.stat("a/b/c.txt"))?.size, 5);
+    assert.equal(t.cache.exists("a/b/c.txt"), true);
+    assert.equal(t.cache.isDirectory("a/b"), true);
+    assert.equal(t.cache.isDirectory("a/b/c.txt"), false);
+    // Absent, or a directory: no file.
+    assert.equal(await t.cache.read("a/nope"), null);
+    assert.equal(await t.cache.read("a/b"), null);
+    assert.equal(await t.cache.stat("a/nope"), null);
+    assert.equal(t.cache.exists("a/nope"), false);
+    assert.deepEqual(await namesUnder(t.dir), ["a", "a/b", "a/b/c.txt"], "no temp file left");
+  });
+}
 
 Deno.test("unsafe paths are refused before any file is touched", async () => {
   await using t = await tempCache();
@@ -64,63 +70,69 @@ Deno.test("unsafe paths are refused before any file is touched", async () => {
   assert.deepEqual(await namesUnder(t.dir), []);
 });
 
-Deno.test("a link in the cache is never followed: reads, writes and stats refuse it, exists counts it", async () => {
-  await using t = await tempCache();
-  const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
-  try {
-    await Deno.writeTextFile(`${outside}/secret`, "outside");
-    await Deno.symlink(outside, `${t.dir}/dirlink`);
-    await Deno.symlink(`${outside}/secret`, `${t.dir}/filelink`);
-    for (const p of ["dirlink/secret", "filelink"]) {
-      await assert.rejects(t.cache.read(p), (e) => {
+for (const calls of CALLS) {
+  Deno.test(`a link in the cache is never followed: reads, writes and stats refuse it, exists counts it (${calls} calls)`, async () => {
+    await using t = await tempCache(calls);
+    const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
+    try {
+      await Deno.writeTextFile(`${outside}/secret`, "outside");
+      await Deno.symlink(outside, `${t.dir}/dirlink`);
+      await Deno.symlink(`${outside}/secret`, `${t.dir}/filelink`);
+      for (const p of ["dirlink/secret", "filelink"]) {
+        await assert.rejects(t.cache.read(p), (e) => {
+          assert.ok(e instanceof UnsafePathError);
+          assert.ok(e.message.includes(LINK_REFUSED), e.message);
+          return true;
+        });
+        await assert.rejects(t.cache.stat(p), UnsafePathError);
+        assert.equal(t.cache.exists(p), true, `${p} is never taken for a deletion`);
+      }
+      await assert.rejects(t.cache.write("dirlink/new", enc("x")), UnsafePathError);
+      assert.deepEqual(await namesUnder(outside), ["secret"]);
+      assert.equal(await Deno.readTextFile(`${outside}/secret`), "outside");
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+}
+
+for (const calls of CALLS) {
+  Deno.test(`a directory a write checked or made is checked again after resetChecks: a link put in its place is refused (${calls} calls)`, async () => {
+    await using t = await tempCache(calls);
+    const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
+    try {
+      const written = await t.cache.writeWithStat("a/b/x", enc("one"));
+      assert.deepEqual(written, await t.cache.stat("a/b/x"));
+      await Deno.remove(`${t.dir}/a/b`, { recursive: true });
+      await Deno.symlink(outside, `${t.dir}/a/b`);
+      t.cache.resetChecks();
+      await assert.rejects(t.cache.write("a/b/y", enc("two")), UnsafePathError);
+      // A link found inside a directory made since the last reset is refused too.
+      await t.cache.write("n/x", enc("three"));
+      await Deno.symlink(outside, `${t.dir}/n/sub`);
+      await assert.rejects(t.cache.write("n/sub/f", enc("four")), (e) => {
         assert.ok(e instanceof UnsafePathError);
-        assert.ok(e.message.includes(LINK_REFUSED), e.message);
+        assert.ok(e.message.includes("n/sub is a symbolic link"), e.message);
         return true;
       });
-      await assert.rejects(t.cache.stat(p), UnsafePathError);
-      assert.equal(t.cache.exists(p), true, `${p} is never taken for a deletion`);
+      assert.deepEqual(await namesUnder(outside), []);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
     }
-    await assert.rejects(t.cache.write("dirlink/new", enc("x")), UnsafePathError);
-    assert.deepEqual(await namesUnder(outside), ["secret"]);
-    assert.equal(await Deno.readTextFile(`${outside}/secret`), "outside");
-  } finally {
-    await Deno.remove(outside, { recursive: true });
-  }
-});
+  });
+}
 
-Deno.test("a directory a write checked or made is checked again after resetChecks: a link put in its place is refused", async () => {
-  await using t = await tempCache();
-  const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
-  try {
-    const written = await t.cache.writeWithStat("a/b/x", enc("one"));
-    assert.deepEqual(written, await t.cache.stat("a/b/x"));
-    await Deno.remove(`${t.dir}/a/b`, { recursive: true });
-    await Deno.symlink(outside, `${t.dir}/a/b`);
-    t.cache.resetChecks();
-    await assert.rejects(t.cache.write("a/b/y", enc("two")), UnsafePathError);
-    // A link found inside a directory made since the last reset is refused too.
-    await t.cache.write("n/x", enc("three"));
-    await Deno.symlink(outside, `${t.dir}/n/sub`);
-    await assert.rejects(t.cache.write("n/sub/f", enc("four")), (e) => {
-      assert.ok(e instanceof UnsafePathError);
-      assert.ok(e.message.includes("n/sub is a symbolic link"), e.message);
-      return true;
-    });
-    assert.deepEqual(await namesUnder(outside), []);
-  } finally {
-    await Deno.remove(outside, { recursive: true });
-  }
-});
-
-Deno.test("a write under a file fails as a recursive mkdir does and leaves no temp file", async () => {
-  await using t = await tempCache();
-  await t.cache.write("f", enc("file"));
-  await assert.rejects(t.cache.write("f/x", enc("x")), Deno.errors.AlreadyExists);
-  await assert.rejects(t.cache.write("f/y/z", enc("x")), Deno.errors.NotADirectory);
-  await t.cache.write("d/e", enc("x"));
-  await assert.rejects(t.cache.write("d/e/big", new Uint8Array(100 * 1024)));
-  assert.deepEqual(await namesUnder(t.dir), ["d", "d/e", "f"]);
-});
+for (const calls of CALLS) {
+  Deno.test(`a write under a file fails as a recursive mkdir does and leaves no temp file (${calls} calls)`, async () => {
+    await using t = await tempCache(calls);
+    await t.cache.write("f", enc("file"));
+    await assert.rejects(t.cache.write("f/x", enc("x")), Deno.errors.AlreadyExists);
+    await assert.rejects(t.cache.write("f/y/z", enc("x")), Deno.errors.NotADirectory);
+    await t.cache.write("d/e", enc("x"));
+    await assert.rejects(t.cache.write("d/e/big", new Uint8Array(100 * 1024)));
+    assert.deepEqual(await namesUnder(t.dir), ["d", "d/e", "f"]);
+  });
+}
 
 Deno.test("readForPush reads small files whole and streams large ones, with the same hash", async () => {
   await using t = await tempCache();
@@ -244,4 +256,44 @@ Deno.test("walkFiles yields regular files in name order, skipping the state dire
   assert.equal(skipped.length, 1);
   assert.match(skipped[0], /^link: it is a symbolic link/);
   assert.deepEqual(await Array.fromAsync(walkFiles(t.dir, "nope")), []);
+});
+
+Deno.test("async calls: writes into the same new directories at once all land, and one under a file fails with its own path", async () => {
+  await using t = await tempCache("async");
+  await t.cache.write("f", enc("file"));
+  const paths = Array.from({ length: 40 }, (_, i) => `m/${i % 4}/v${i % 2}/raw${i}`);
+  const results = await Promise.allSettled([
+    ...paths.map((p) => t.cache.writeWithStat(p, enc(p))),
+    t.cache.write("f/x/y", enc("under a file")),
+  ]);
+  for (const [i, p] of paths.entries()) {
+    const r = results[i];
+    assert.equal(r.status, "fulfilled", p);
+    assert.deepEqual(r.value, await t.cache.stat(p));
+    assert.equal(dec(await t.cache.read(p)), p);
+  }
+  const failed = results[paths.length];
+  assert.equal(failed.status, "rejected");
+  assert.ok(failed.reason instanceof Deno.errors.NotADirectory, String(failed.reason));
+  assert.ok(String(failed.reason).includes("f/x"), String(failed.reason));
+  assert.equal((await namesUnder(t.dir)).filter((n) => n.endsWith(".tmp")).length, 0);
+});
+
+Deno.test("auto calls: a cache whose small writes are slow makes the rest of the run's writes asynchronously; resetChecks starts over", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-cache-test-" });
+  try {
+    // A clock on which every write takes 1 ms: slow.
+    let t = 0;
+    const cache = new LocalCache(dir, Date.now, { slowWrites: 3, now: () => t++ });
+    assert.equal(cache.writeCalls, "sync");
+    for (let i = 0; i < 3; i++) await cache.write(`a/${i}/raw`, enc(`${i}`));
+    assert.equal(cache.writeCalls, "async");
+    await cache.write("a/3/raw", enc("3"));
+    assert.equal(cache.writeCalls, "async");
+    for (let i = 0; i < 4; i++) assert.equal(dec(await cache.read(`a/${i}/raw`)), `${i}`);
+    cache.resetChecks();
+    assert.equal(cache.writeCalls, "sync");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
