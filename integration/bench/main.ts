@@ -37,6 +37,11 @@
  * - `concurrency`: a sweep of `config.concurrency` for a cold push and pull on
  *   MinIO and fake-gcs-server (`concurrency.ts`).
  *
+ * The output starts with `machine` (`machine.ts`): cores, load average at
+ * the start and the end, and the temporary directory the caches are made in,
+ * its filesystem and what one directory costs to make there. Set `TMPDIR`
+ * to measure elsewhere (`TMPDIR=/dev/shm` for tmpfs).
+ *
  * With more than one section selected, each runs in a process of its own
  * (`main.ts --only <name>` with the same arguments), so that no section
  * measures in a process another section has filled.
@@ -50,6 +55,7 @@
  */
 import process from "node:process";
 import { BenchArgs, type BenchSection, GOALS, removeTemps, runMain } from "./helpers.ts";
+import { machineFacts } from "./machine.ts";
 
 /** Every section, in the order they run. */
 const SECTIONS = {
@@ -98,7 +104,7 @@ async function inOwnProcess(name: Name): Promise<Record<string, unknown>> {
   const { text, code } = await runMain([...rest, "--only", name]);
   if (code !== 0) process.exitCode = 1;
   try {
-    const { goals: _, ...figures } = JSON.parse(text);
+    const { goals: _, machine: _machine, ...figures } = JSON.parse(text);
     return figures;
   } catch {
     return { [name]: { failed: `its process exited with code ${code} and printed no figures` } };
@@ -106,6 +112,9 @@ async function inOwnProcess(name: Name): Promise<Record<string, unknown>> {
 }
 
 const out: Record<string, unknown> = {};
+// Printed first: the machine at the start (the load average again at the end).
+const atStart = machineFacts();
+out.machine = atStart;
 try {
   for (const name of Object.keys(SECTIONS) as Name[]) {
     if (!only.includes(name)) continue;
@@ -122,6 +131,10 @@ try {
       process.exitCode = 1;
     }
   }
+  out.machine = {
+    ...atStart,
+    loadAverageAtEnd: Deno.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
   out.goals = GOALS;
   console.log(JSON.stringify(out, null, 2));
 } finally {
