@@ -14,10 +14,11 @@
  * Sluice runs at its default concurrency, and at the bare loop's when that
  * differs (`--bare-concurrency`, default Sluice's default). One untimed round
  * of every side warms up the JIT and the server; then rounds alternate
- * (bare, Sluice default, Sluice equal, bare, ...), each side with a fresh
- * store (a cold client). Printed: median wall ms and
+ * (bare, Sluice default, Sluice equal; then the reverse order), each side
+ * with a fresh store (a cold client). Printed: median wall ms and
  * client CPU ms (`process.cpuUsage`, user + system) per side, the ratios
- * Sluice/bare beside their goals, and the requests each side sent.
+ * Sluice/bare beside their goals (of the medians, and the median of each
+ * round's own ratio), and the requests each side sent.
  *
  *   deno task bench --only cold [--cold-files 1000,10000] [--cold-rounds 3] [--backends minio,gcs]
  *     [--cold-large-backends minio]
@@ -128,6 +129,10 @@ function summarise(
       ...(s === "bare" ? {} : {
         wallRatio: round(m.wallMs / bare.wallMs, 3),
         cpuRatio: round(m.cpuMs / bare.cpuMs, 3),
+        // The median of each round's own ratio: steadier where the server's
+        // speed drifts from round to round.
+        pairedWallRatio: round(median(runs[s].map((r, i) => r.wallMs / runs.bare[i].wallMs)), 3),
+        pairedCpuRatio: round(median(runs[s].map((r, i) => r.cpuMs / runs.bare[i].cpuMs)), 3),
         goal: GOALS,
       }),
     };
@@ -232,8 +237,12 @@ async function sizeSection(
   const pushRuns: Record<Side, Run[]> = { bare: [], sluiceDefault: [], sluiceEqual: [] };
   const pullRuns: Record<Side, Run[]> = { bare: [], sluiceDefault: [], sluiceEqual: [] };
   for (let i = 0; i < rounds; i++) {
-    for (const s of sides) pushRuns[s].push(await push(s));
-    for (const s of sides) pullRuns[s].push(await pull(s));
+    // Each side goes first in every other round, so a server that slows down
+    // as the run goes on (fake-gcs-server keeps every object in memory) does
+    // not always fall on the same side.
+    const order = i % 2 === 0 ? sides : [...sides].reverse();
+    for (const s of order) pushRuns[s].push(await push(s));
+    for (const s of order) pullRuns[s].push(await pull(s));
   }
   await temps.remove(src);
   return {
