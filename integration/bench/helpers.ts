@@ -182,10 +182,12 @@ export async function writeAt(
   }
 }
 
-/** The median (the upper one of an even count). */
+/** The median: for an even count, the mean of the two middle values (so two rounds give their mean, not the slower). */
 export function medianOf(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The median of `runs` results of `fn`. */

@@ -14,6 +14,7 @@ import { S3Store } from "../../packages/s3/store.ts";
 import type { S3ClientOptions } from "../../packages/s3/client.ts";
 import { minioBinary, startMinio } from "../servers/minio.ts";
 import { fakeGcsBinary, startFakeGcs } from "../servers/fake_gcs.ts";
+import { medianOf } from "./helpers.ts";
 
 /** The servers a benchmark can run against. */
 export type BackendName = "minio" | "gcs";
@@ -135,11 +136,8 @@ export function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-/** The median (upper median for an even count). */
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+/** The median (see `medianOf`). */
+export const median: (xs: readonly number[]) => number = medianOf;
 
 /** The `q` quantile (0..1) by nearest rank. */
 export function quantile(xs: readonly number[], q: number): number {
