@@ -44,18 +44,24 @@ export function overwriteCasApplies(entry: PlanEntry): boolean {
  */
 export function overwriteCas(): Middleware<PushContext> {
   return async function overwriteCasGate(ctx, next) {
-    let n = 0;
+    let updates = 0;
+    let creates = 0;
     for (const entry of ctx.plan) {
       if (!overwriteCasApplies(entry)) continue;
-      entry.mode = entry.syncedVersion !== undefined
-        ? PutModes.update(entry.syncedVersion)
-        : PutModes.create;
+      if (entry.syncedVersion !== undefined) {
+        entry.mode = PutModes.update(entry.syncedVersion);
+        updates++;
+      } else {
+        entry.mode = PutModes.create;
+        creates++;
+      }
       entry.handledBy.push(OVERWRITE_CAS);
-      n++;
     }
-    if (n > 0) {
-      ctx.note(OVERWRITE_CAS, `${n} marker/index/other file(s) written over their synced version`);
-    }
+    const said = [
+      updates > 0 ? `${updates} written only over the version this cache last synced` : "",
+      creates > 0 ? `${creates} never synced here, written only where none exists yet` : "",
+    ].filter(Boolean);
+    if (said.length > 0) ctx.note(OVERWRITE_CAS, `marker/index/other files: ${said.join("; ")}`);
     await next();
   };
 }

@@ -33,7 +33,17 @@ Deno.test("markers, index files and other state get a compare-and-swap on their 
     m.ctx.plan.filter((e) => e.handledBy.includes(OVERWRITE_CAS)).map((e) => e.path),
     ["data/t/m/d/latest", ".catalog-export.json", "notes/n.txt"],
   );
-  assert.equal(m.gates.filter((g) => g.gate === OVERWRITE_CAS).length, 1);
+  assert.deepEqual(m.gates.filter((g) => g.gate === OVERWRITE_CAS).map((g) => g.message), [
+    "marker/index/other files: 2 written only over the version this cache last synced; 1 never synced here, written only where none exists yet",
+  ]);
+});
+
+Deno.test("a first push of new files does not say they were written over anything", async () => {
+  const m = await mockPushContext({ plan: [planEntry("notes/new.txt", { class: "other" })] });
+  await overwriteCas()(m.ctx, spyNext());
+  assert.deepEqual(m.gates.filter((g) => g.gate === OVERWRITE_CAS).map((g) => g.message), [
+    "marker/index/other files: 1 never synced here, written only where none exists yet",
+  ]);
 });
 
 Deno.test("a mode another gate already chose is kept", () => {
