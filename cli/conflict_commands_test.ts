@@ -25,6 +25,12 @@ Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve
   const status = await sluice(["status", "--cache", b]);
   assert.match(status.out, /Unresolved conflicts \(1\):/);
   assert.match(status.out, /theirs: version /);
+  assert.match(status.out, /None of them will be pushed as they are/);
+  assert.doesNotMatch(
+    status.out,
+    /Run `sluice push` to publish them/,
+    "a push would publish nothing",
+  );
 
   await w.write(b, CFG, "x: 2\ny: 1\n");
   const pushed = await sluice(["push", "--cache", b, "--json"]);

@@ -287,7 +287,14 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             }`,
           );
         }
-        out.say("Run `sluice push` to publish them.");
+        const held = dirty.filter((e) => e.action === "skip").length;
+        out.say(
+          held === dirty.length
+            ? "None of them will be pushed as they are: the reason beside each says what holds it back and what to run."
+            : held > 0
+            ? `Run \`sluice push\` to publish them; ${held} will stay back (the reason beside each says why).`
+            : "Run `sluice push` to publish them.",
+        );
       }
       for (const line of describeConflicts(conflicts)) out.say(line);
       if (setAside.length) {
