@@ -1,24 +1,22 @@
 /**
  * `--only minio`: the common datastore shape (1 000 files of 5 KiB across
  * 50 models) against MinIO on loopback: a cold push, a push of one changed
- * file, zero-diff push and pull, a cold pull, and a bare loop of puts.
+ * file, zero-diff push and pull, and a cold pull: times and requests.
+ * The side-by-side comparison with a bare loop (alternating rounds, equal
+ * concurrency, wall and CPU) is the `cold` section's.
  *
  * Prints `minio`.
  *
  * @module
  */
-import pMap from "p-map";
 import { createSluice } from "../../sluice.ts";
-import { PutModes } from "../../sync/ports.ts";
 import { S3Store } from "../../packages/s3/store.ts";
 import { minioBinary, startMinio } from "../servers/minio.ts";
 import {
   type BenchSection,
-  CONCURRENCY,
   copyDir,
   countingStore,
   identity,
-  median,
   reset,
   tempDir,
 } from "./helpers.ts";
@@ -100,17 +98,6 @@ async function minioSection() {
       });
       return { run: () => fresh.pullChanged(), counts };
     });
-    const bare = await median(3, async () => {
-      const store = await makeStore();
-      const t = performance.now();
-      await pMap(files, (f) => store.put(f, body, PutModes.overwrite), {
-        concurrency: CONCURRENCY,
-      });
-      return performance.now() - t;
-    });
-    result.bareLoopOfPutsMs = Math.round(bare);
-    const cold = result.coldPush as { medianMs: number };
-    result.coldPushVsBareLoop = Number((cold.medianMs / bare).toFixed(3));
     result.files = files.length;
     result.fileBytes = body.length;
     result.models = 50;
