@@ -12,14 +12,7 @@
 import { createSluice } from "../../sluice.ts";
 import { S3Store } from "../../packages/s3/store.ts";
 import { minioBinary, startMinio } from "../servers/minio.ts";
-import {
-  type BenchSection,
-  copyDir,
-  countingStore,
-  identity,
-  reset,
-  tempDir,
-} from "./helpers.ts";
+import { type BenchSection, copyDir, countingStore, identity, reset, tempDir } from "./helpers.ts";
 
 /** The common datastore benchmark shape, against MinIO on loopback. */
 async function minioSection() {
