@@ -15,6 +15,7 @@ import {
 import { assertSafeRelPath } from "../sync/paths.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
 import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
+import { headIndex } from "../sync/transfer/remote_index.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import {
   action,
@@ -74,11 +75,19 @@ export function outcomeOf(
   };
 }
 
-function describePush(r: PushResult, endpoint: string): string[] {
+/** True when a push uploaded, confirmed, deleted and skipped nothing. */
+function pushedNothing(r: PushResult): boolean {
+  return r.uploaded.length + r.identical.length + r.deleted.length + r.skipped.length === 0;
+}
+
+function describePush(r: PushResult, endpoint: string, everSynced: boolean): string[] {
   const lines: string[] = [];
-  const done = r.uploaded.length + r.identical.length + r.deleted.length;
-  if (done === 0 && r.skipped.length === 0) {
-    return [`Nothing to push: no file changed since the last sync with ${endpoint}.`];
+  if (pushedNothing(r)) {
+    return [
+      everSynced
+        ? `Nothing to push: no file changed since the last sync with ${endpoint}.`
+        : `Nothing to push: the cache holds no file to publish yet (${endpoint} answered).`,
+    ];
   }
   const extra = [
     ...(r.identical.length ? [`${r.identical.length} already identical remotely`] : []),
@@ -191,6 +200,12 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       } finally {
         bar.stop();
       }
+      const idle = pushedNothing(result);
+      // A push with nothing to do sends no request; before saying so, one small
+      // read confirms the store answers, so that a mistyped bucket, refused
+      // credentials or an unreachable endpoint fail here (their own codes)
+      // instead of passing as "Nothing to push".
+      if (idle) await headIndex(s.store, s.service.config.retry, io.signal);
       const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
       out.result("push", {
         ...endpointFields(s.spec, s.store),
@@ -198,7 +213,15 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         ...result,
         outcome,
       });
-      for (const line of describePush(result, s.store.endpoint)) out.say(line);
+      for (
+        const line of describePush(
+          result,
+          s.store.endpoint,
+          s.service.state.syncedPaths().length > 0,
+        )
+      ) {
+        out.say(line);
+      }
       return exitCode;
     });
   }));

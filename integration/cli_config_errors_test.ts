@@ -71,12 +71,24 @@ Deno.test({
         assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, args[0]);
         assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, args[0]);
       }
+      // A push with nothing to do sends no write, but still asks the store before saying so.
+      const idle = await cli(
+        ["push", "--init", "--cache", "c3", "--store", url("no-such-bucket-16")],
+        keys,
+        dir,
+      );
+      assert.equal(idle.code, 78, `${idle.out}${idle.err}`);
+      assert.match(idle.err, /"bucket": the bucket no-such-bucket-16 does not exist/);
+      assert.doesNotMatch(idle.out, /Nothing to push/);
       const empty = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
         keys,
         dir,
       );
       assert.equal(empty.code, 0, empty.err);
+      const nothing = await cli(["push", "--cache", "c2"], keys, dir);
+      assert.equal(nothing.code, 0, nothing.err);
+      assert.match(nothing.out, /^Nothing to push: the cache holds no file to publish yet/);
 
       const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
       try {
@@ -93,7 +105,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "CLI on fake-gcs-server: pull, push and status of a missing bucket fail naming it",
+  name:
+    "CLI on fake-gcs-server: pull, push (one with nothing to push too) and status of a missing bucket fail naming it",
   ignore: ignoreFakeGcs,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -117,6 +130,15 @@ Deno.test({
         assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, args[0]);
         assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, args[0]);
       }
+      // A push with nothing to do sends no write, but still asks the store before saying so.
+      const idle = await cli(
+        ["push", "--init", "--cache", "c3", "--store", url("no-such-bucket-16")],
+        env,
+        dir,
+      );
+      assert.equal(idle.code, 78, `${idle.out}${idle.err}`);
+      assert.match(idle.err, /"bucket": the bucket no-such-bucket-16 does not exist/);
+      assert.doesNotMatch(idle.out, /Nothing to push/);
       const bucket = await gcs.createBucket();
       const empty = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
