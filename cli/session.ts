@@ -4,8 +4,10 @@
  * cache was last used with), the identity, and a sync service with the
  * default gates and a lock backend.
  *
- * A cache mirrors one datastore: the first command that names a store
- * records it in the cache's internal state, later commands default to it,
+ * A cache mirrors one datastore: the first command that names a store and
+ * reaches it (`withSession` calls {@link Session.recordStore} when the
+ * command ends without an error, or after it recorded syncs) records it in
+ * the cache's internal state, later commands default to it,
  * and a command naming another datastore for the same cache is refused
  * (its synced manifest would make a push skip files the other store lacks).
  *
@@ -73,6 +75,13 @@ export interface Session {
   readonly namespace: string;
   /** Absolute cache directory. */
   readonly cacheDir: string;
+  /**
+   * Records the store in the cache, when this command named one the cache
+   * has not recorded (a no-op otherwise). Called once the command reached
+   * the store: a first command that fails on a mistyped bucket leaves the
+   * cache free for the right one.
+   */
+  recordStore(): Promise<void>;
   /** Releases the store's client. */
   close(): void;
 }
@@ -285,17 +294,18 @@ export async function openSession(
       events,
       config: { conditionalWrites: setting },
     });
-    if (chosen.record) {
-      await service.cache.writeState(
-        CLI_STORE_STATE,
-        {
-          format: 1,
-          url: chosen.url,
-          identity: storeIdentity(chosen.spec),
-        } satisfies StoreRecord,
-      );
-    }
     return {
+      recordStore: async () => {
+        if (!chosen.record) return;
+        await service.cache.writeState(
+          CLI_STORE_STATE,
+          {
+            format: 1,
+            url: chosen.url,
+            identity: storeIdentity(chosen.spec),
+          } satisfies StoreRecord,
+        );
+      },
       service,
       store: opened.store,
       spec: chosen.spec,

@@ -89,6 +89,13 @@ Deno.test({
       const nothing = await cli(["push", "--cache", "c2"], keys, dir);
       assert.equal(nothing.code, 0, nothing.err);
       assert.match(nothing.out, /^Nothing to push: the cache holds no file to publish yet/);
+      // The failed first command did not tie c3 to the mistyped bucket: the right one is taken.
+      await Deno.writeTextFile(`${dir}/c3/b.txt`, "b");
+      const fixed = await cli(["push", "--cache", "c3", "--store", url(bucket)], keys, dir);
+      assert.equal(fixed.code, 0, `${fixed.out}${fixed.err}`);
+      assert.match(fixed.out, /^Pushed 1 file/m);
+      const later = await cli(["push", "--cache", "c3"], keys, dir);
+      assert.equal(later.code, 0, "now the cache records the store that answered");
 
       const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
       try {
@@ -140,6 +147,9 @@ Deno.test({
       assert.match(idle.err, /"bucket": the bucket no-such-bucket-16 does not exist/);
       assert.doesNotMatch(idle.out, /Nothing to push/);
       const bucket = await gcs.createBucket();
+      // The failed first command did not tie c3 to the mistyped bucket: the right one is taken.
+      const fixed = await cli(["push", "--cache", "c3", "--store", url(bucket)], env, dir);
+      assert.equal(fixed.code, 0, `${fixed.out}${fixed.err}`);
       const empty = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
         env,

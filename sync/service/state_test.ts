@@ -160,3 +160,12 @@ Deno.test("a manifest log that is a link is never followed: a walk, then a real 
   assert.equal((await Deno.lstat(files.log)).isSymlink, false);
   assert.deepEqual(entries(await open()), { b: entry(2), c: entry(3) });
 });
+
+Deno.test("syncedChanges counts the records set or cleared by this instance, not those loaded", async () => {
+  const f = await savedTwice();
+  const s = await f.open();
+  assert.equal(s.syncedChanges, 0, "loading the manifest changes nothing");
+  s.setSynced("b", entry(3));
+  s.setSynced("a", undefined);
+  assert.equal(s.syncedChanges, 2);
+});
