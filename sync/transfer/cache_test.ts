@@ -284,7 +284,7 @@ Deno.test("auto calls: a cache whose small writes are slow makes the rest of the
   try {
     // A clock on which every write takes 1 ms: slow.
     let t = 0;
-    const cache = new LocalCache(dir, Date.now, { slowWrites: 3, now: () => t++ });
+    const cache = new LocalCache(dir, Date.now, { minWrites: 3, now: () => t++ });
     assert.equal(cache.writeCalls, "sync");
     for (let i = 0; i < 3; i++) await cache.write(`a/${i}/raw`, enc(`${i}`));
     assert.equal(cache.writeCalls, "async");

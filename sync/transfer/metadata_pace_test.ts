@@ -7,27 +7,36 @@ function steppedClock() {
   return { now: () => t, advance: (ms: number) => t += ms };
 }
 
-Deno.test("auto turns asynchronous after the given number of slow writes, not before; fast ones do not count", () => {
+Deno.test("auto turns asynchronous once most of the recent writes are slow, not before", () => {
   const clock = steppedClock();
-  const pace = new MetadataPace({ slowMs: 0.5, slowWrites: 3, now: clock.now });
+  const pace = new MetadataPace({ slowMs: 0.5, window: 4, minWrites: 3, now: clock.now });
   for (let i = 0; i < 10; i++) pace.timed(() => clock.advance(0.4));
   assert.equal(pace.async, false, "fast writes never turn it");
   pace.timed(() => clock.advance(2));
   pace.timed(() => clock.advance(2));
-  assert.equal(pace.async, false, "two slow writes of three");
+  assert.equal(pace.async, false, "two slow writes of the last four: not most");
   assert.equal(
     pace.timed(() => (clock.advance(2), "written")),
     "written",
     "timed returns the write's value",
   );
-  assert.equal(pace.async, true);
+  assert.equal(pace.async, true, "three of the last four");
   pace.reset();
   assert.equal(pace.async, false, "a new run starts synchronous again");
 });
 
+Deno.test("slow writes here and there among fast ones (a busy machine, not a slow filesystem) never turn it", () => {
+  const clock = steppedClock();
+  const pace = new MetadataPace({ now: clock.now });
+  for (let i = 0; i < 2000; i++) pace.timed(() => clock.advance(i % 10 === 0 ? 5 : 0.05));
+  for (let i = 0; i < 8; i++) pace.timed(() => clock.advance(30));
+  for (let i = 0; i < 100; i++) pace.timed(() => clock.advance(i % 4 === 0 ? 2 : 0.05));
+  assert.equal(pace.async, false);
+});
+
 Deno.test("a write that throws is timed too, and its error passes through", () => {
   const clock = steppedClock();
-  const pace = new MetadataPace({ slowWrites: 1, now: clock.now });
+  const pace = new MetadataPace({ minWrites: 1, now: clock.now });
   assert.throws(
     () =>
       pace.timed(() => {
@@ -39,9 +48,9 @@ Deno.test("a write that throws is timed too, and its error passes through", () =
   assert.equal(pace.async, true);
 });
 
-Deno.test("sync and async are fixed whatever the writes take; the defaults are auto, 0.5 ms and 8 writes", () => {
+Deno.test("sync and async are fixed whatever the writes take; the defaults are auto, 0.5 ms, 8 writes at least, of the last 32", () => {
   const clock = steppedClock();
-  const sync = new MetadataPace({ mode: "sync", slowWrites: 1, now: clock.now });
+  const sync = new MetadataPace({ mode: "sync", minWrites: 1, now: clock.now });
   sync.timed(() => clock.advance(100));
   assert.equal(sync.async, false);
   const async = new MetadataPace({ mode: "async", now: clock.now });
@@ -50,8 +59,16 @@ Deno.test("sync and async are fixed whatever the writes take; the defaults are a
   assert.equal(async.async, true);
   const auto = new MetadataPace({ now: clock.now });
   for (let i = 0; i < 7; i++) auto.timed(() => clock.advance(0.6));
-  auto.timed(() => clock.advance(0.5));
-  assert.equal(auto.async, false, "0.5 ms is not slow, and 7 slow writes are not 8");
-  auto.timed(() => clock.advance(0.6));
-  assert.equal(auto.async, true);
+  assert.equal(auto.async, false, "7 writes are fewer than 8");
+  auto.timed(() => clock.advance(0.1));
+  assert.equal(auto.async, true, "7 slow of 8");
+  const exact = new MetadataPace({ now: clock.now });
+  for (let i = 0; i < 8; i++) exact.timed(() => clock.advance(0.5));
+  assert.equal(exact.async, false, "0.5 ms is not slow");
+  const windowed = new MetadataPace({ now: clock.now });
+  for (let i = 0; i < 16; i++) windowed.timed(() => clock.advance(0.1));
+  for (let i = 0; i < 16; i++) windowed.timed(() => clock.advance(1));
+  assert.equal(windowed.async, false, "16 slow of 32: not most");
+  windowed.timed(() => clock.advance(1));
+  assert.equal(windowed.async, true, "the oldest fast write left the window: 17 of 32");
 });
