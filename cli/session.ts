@@ -5,8 +5,9 @@
  * default gates and a lock backend.
  *
  * A cache mirrors one datastore: the first command that names a store and
- * reaches it (`withSession` calls {@link Session.recordStore} when the
- * command ends without an error, or after it recorded syncs) records it in
+ * reaches it (one of its store calls succeeded; `withSession` calls
+ * {@link Session.recordStore} when the command ends without an error, or
+ * after it recorded syncs) records it in
  * the cache's internal state, later commands default to it,
  * and a command naming another datastore for the same cache is refused
  * (its synced manifest would make a push skip files the other store lacks).
@@ -19,7 +20,13 @@ import { LocalCache } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
-import { ConfigError, SluiceError } from "../sync/errors.ts";
+import {
+  AlreadyExistsError,
+  ConfigError,
+  NotFoundError,
+  PreconditionFailedError,
+  SluiceError,
+} from "../sync/errors.ts";
 import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service/service.ts";
@@ -144,6 +151,34 @@ export function resolveNamespace(ns: string | undefined): string {
     );
   }
   return v;
+}
+
+/**
+ * `store`, calling `onReached` when one of its calls succeeds or is refused
+ * as an answer about an object (not found, already exists, a failed
+ * condition): the store answered, so its bucket exists and the credentials
+ * were taken. A missing bucket, refused credentials or an outage do not
+ * count. Methods run on the store itself, so its private state is untouched.
+ */
+export function noticingStore<S extends object>(store: S, onReached: () => void): S {
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const out = value.apply(target, args);
+        if (out instanceof Promise) {
+          out.then(onReached, (e) => {
+            if (
+              e instanceof NotFoundError || e instanceof AlreadyExistsError ||
+              e instanceof PreconditionFailedError
+            ) onReached();
+          });
+        }
+        return out;
+      };
+    },
+  });
 }
 
 /** Resolves `--cache` against the working directory. */
@@ -280,6 +315,8 @@ export async function openSession(
   const chosen = await chooseStore(options, io, probeCache);
   await checkFileStore(chosen.spec, options.init ?? false, command);
   const opened = openStore(chosen.spec, { env: io.env });
+  let reached = false;
+  const store = noticingStore(opened.store, () => reached = true);
   try {
     const events = createEmitter();
     events.on("warning", (w) => out.warn(w));
@@ -288,7 +325,7 @@ export async function openSession(
     // on an endpoint that refuses or ignores them, locks get check-then-write too.
     const service = await createSluice({
       cacheDir,
-      store: opened.store,
+      store,
       conditional: new ConditionalWrites(),
       identity,
       events,
@@ -296,7 +333,7 @@ export async function openSession(
     });
     return {
       recordStore: async () => {
-        if (!chosen.record) return;
+        if (!chosen.record || !reached) return;
         await service.cache.writeState(
           CLI_STORE_STATE,
           {
@@ -307,7 +344,7 @@ export async function openSession(
         );
       },
       service,
-      store: opened.store,
+      store,
       spec: chosen.spec,
       events,
       identity,

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { LocalCache } from "../sync/transfer/cache.ts";
 import { sluice, world } from "./cli_test_kit.ts";
-import { CLI_STORE_STATE } from "./session.ts";
+import { CLI_STORE_STATE, noticingStore } from "./session.ts";
+import { NotFoundError } from "../sync/errors.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -118,4 +119,34 @@ Deno.test("--json gives the store's URL as endpoint and its description apart", 
   assert.equal(probe.json().endpoint, w.url);
   assert.equal(probe.json().endpointDescription, w.url);
   await w.cleanup();
+});
+
+Deno.test("noticingStore: a call that succeeds marks the store reached; one that fails does not; methods keep their private state", async () => {
+  class Store {
+    #answers: boolean;
+    constructor(answers: boolean) {
+      this.#answers = answers;
+    }
+    readonly endpoint = "test://store";
+    get(): Promise<string> {
+      return this.#answers ? Promise.resolve("body") : Promise.reject(new Error("no such bucket"));
+    }
+    close(): string {
+      return `closed ${this.#answers}`;
+    }
+  }
+  let reached = 0;
+  const failing = noticingStore(new Store(false), () => reached++);
+  await assert.rejects(failing.get(), /no such bucket/);
+  assert.equal(failing.close(), "closed false", "a synchronous method runs on the store itself");
+  assert.equal(failing.endpoint, "test://store");
+  assert.equal(reached, 0);
+  const answering = noticingStore(new Store(true), () => reached++);
+  assert.equal(await answering.get(), "body");
+  assert.equal(reached, 1);
+  const missing = noticingStore({
+    get: () => Promise.reject(new NotFoundError("_index/_meta.json")),
+  }, () => reached++);
+  await assert.rejects(missing.get());
+  assert.equal(reached, 2, "not found is an answer: the bucket is there");
 });

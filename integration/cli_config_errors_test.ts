@@ -96,6 +96,16 @@ Deno.test({
       assert.match(fixed.out, /^Pushed 1 file/m);
       const later = await cli(["push", "--cache", "c3"], keys, dir);
       assert.equal(later.code, 0, "now the cache records the store that answered");
+      // A command that succeeds without asking the store does not tie the cache to it either.
+      const local = await cli(
+        ["lockfile", "retry", "--init", "--cache", "c4", "--store", url("no-such-bucket-16")],
+        keys,
+        dir,
+      );
+      assert.equal(local.code, 0, local.err);
+      await Deno.writeTextFile(`${dir}/c4/c.txt`, "c");
+      const right = await cli(["push", "--cache", "c4", "--store", url(bucket)], keys, dir);
+      assert.equal(right.code, 0, `${right.out}${right.err}`);
 
       const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
       try {
