@@ -87,19 +87,12 @@ export async function withSession<T>(
 ): Promise<T> {
   const opts = cmd.opts<CommonOptions>();
   const session = await openSession(opts, io, out, commandPath(cmd));
-  const syncedBefore = session.service.state.syncedChanges;
   let result: T;
   try {
     result = await fn(session, opts);
   } catch (e) {
-    try {
-      // A command that failed records its store only if it recorded syncs
-      // with it (they belong to that store); one that failed on a mistyped
-      // bucket or refused credentials leaves the cache free for the right one.
-      if (session.service.state.syncedChanges !== syncedBefore) await session.recordStore();
-    } catch {
-      // The command's own error is the one to report.
-    }
+    // A store that answered is the right one, even if the command then failed.
+    await session.recordStore().catch(() => {}); // the command's own error is the one to report
     session.close();
     throw e;
   }

@@ -5,11 +5,10 @@
  * default gates and a lock backend.
  *
  * A cache mirrors one datastore: the first command that names a store and
- * reaches it (one of its store calls succeeded; `withSession` calls
- * {@link Session.recordStore} when the command ends without an error, or
- * after it recorded syncs) records it in
- * the cache's internal state, later commands default to it,
- * and a command naming another datastore for the same cache is refused
+ * reaches it (the store answered one of its requests: {@link noticingStore})
+ * records it in the cache's internal state when it ends
+ * ({@link Session.recordStore}), later commands default to it, and a
+ * command naming another datastore for the same cache is refused
  * (its synced manifest would make a push skip files the other store lacks).
  *
  * @module
@@ -82,11 +81,13 @@ export interface Session {
   readonly namespace: string;
   /** Absolute cache directory. */
   readonly cacheDir: string;
+  /** True once the store answered one of this command's requests. */
+  readonly reached: boolean;
   /**
    * Records the store in the cache, when this command named one the cache
-   * has not recorded (a no-op otherwise). Called once the command reached
-   * the store: a first command that fails on a mistyped bucket leaves the
-   * cache free for the right one.
+   * has not recorded and the store answered (a no-op otherwise): a first
+   * command that failed on a mistyped bucket, or never asked the store,
+   * leaves the cache free for the right one.
    */
   recordStore(): Promise<void>;
   /** Releases the store's client. */
@@ -332,6 +333,9 @@ export async function openSession(
       config: { conditionalWrites: setting },
     });
     return {
+      get reached() {
+        return reached;
+      },
       recordStore: async () => {
         if (!chosen.record || !reached) return;
         await service.cache.writeState(

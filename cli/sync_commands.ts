@@ -200,12 +200,13 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       } finally {
         bar.stop();
       }
-      const idle = pushedNothing(result);
-      // A push with nothing to do sends no request; before saying so, one small
-      // read confirms the store answers, so that a mistyped bucket, refused
-      // credentials or an unreachable endpoint fail here (their own codes)
-      // instead of passing as "Nothing to push".
-      if (idle) await headIndex(s.store, s.service.config.retry, io.signal);
+      // A push with nothing to do may send no request; before saying so, one
+      // small read confirms the store answers, so that a mistyped bucket,
+      // refused credentials or an unreachable endpoint fail here (their own
+      // codes) instead of passing as "Nothing to push".
+      if (pushedNothing(result) && !s.reached) {
+        await headIndex(s.store, s.service.config.retry, io.signal);
+      }
       const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
       out.result("push", {
         ...endpointFields(s.spec, s.store),
@@ -217,7 +218,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         const line of describePush(
           result,
           s.store.endpoint,
-          s.service.state.syncedPaths().length > 0,
+          s.service.state.syncedCount > 0,
         )
       ) {
         out.say(line);

@@ -28,6 +28,22 @@ async function cli(args: string[], env: Record<string, string>, cwd: string) {
   return { code: out.code, out: text.decode(out.stdout), err: text.decode(out.stderr) };
 }
 
+/**
+ * Pull, push and status of the cache `c1` (which holds a file), and a push
+ * of the new, empty cache `c3` (nothing to push: no write, but the store is
+ * still asked), against `missing`: each a clear error naming the bucket.
+ */
+async function missingBucketFails(missing: string, env: Record<string, string>, dir: string) {
+  for (const args of [["pull", "--init"], ["push"], ["status"], ["push", "--init"]]) {
+    const cache = args[1] === "--init" && args[0] === "push" ? "c3" : "c1";
+    const r = await cli([...args, "--cache", cache, "--store", missing], env, dir);
+    const what = `${args.join(" ")} --cache ${cache}`;
+    assert.equal(r.code, 78, `${what}: ${r.out}${r.err}`);
+    assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, what);
+    assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, what);
+  }
+}
+
 Deno.test({
   name: "CLI on MinIO: no credentials, a missing bucket and a refused object name are clear errors",
   ignore: ignoreMinio,
@@ -61,25 +77,7 @@ Deno.test({
 
       await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
       await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
-      for (const args of [["pull", "--init"], ["push"], ["status"]]) {
-        const r = await cli(
-          [...args, "--cache", "c1", "--store", url("no-such-bucket-16")],
-          keys,
-          dir,
-        );
-        assert.equal(r.code, 78, `${args[0]}: ${r.out}${r.err}`);
-        assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, args[0]);
-        assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, args[0]);
-      }
-      // A push with nothing to do sends no write, but still asks the store before saying so.
-      const idle = await cli(
-        ["push", "--init", "--cache", "c3", "--store", url("no-such-bucket-16")],
-        keys,
-        dir,
-      );
-      assert.equal(idle.code, 78, `${idle.out}${idle.err}`);
-      assert.match(idle.err, /"bucket": the bucket no-such-bucket-16 does not exist/);
-      assert.doesNotMatch(idle.out, /Nothing to push/);
+      await missingBucketFails(url("no-such-bucket-16"), keys, dir);
       const empty = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
         keys,
@@ -137,25 +135,7 @@ Deno.test({
         `gs://${b}/team?endpoint=${gcs.apiEndpoint}&project=${gcs.projectId}`;
       await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
       await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
-      for (const args of [["pull", "--init"], ["push"], ["status"]]) {
-        const r = await cli(
-          [...args, "--cache", "c1", "--store", url("no-such-bucket-16")],
-          env,
-          dir,
-        );
-        assert.equal(r.code, 78, `${args[0]}: ${r.out}${r.err}`);
-        assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, args[0]);
-        assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, args[0]);
-      }
-      // A push with nothing to do sends no write, but still asks the store before saying so.
-      const idle = await cli(
-        ["push", "--init", "--cache", "c3", "--store", url("no-such-bucket-16")],
-        env,
-        dir,
-      );
-      assert.equal(idle.code, 78, `${idle.out}${idle.err}`);
-      assert.match(idle.err, /"bucket": the bucket no-such-bucket-16 does not exist/);
-      assert.doesNotMatch(idle.out, /Nothing to push/);
+      await missingBucketFails(url("no-such-bucket-16"), env, dir);
       const bucket = await gcs.createBucket();
       // The failed first command did not tie c3 to the mistyped bucket: the right one is taken.
       const fixed = await cli(["push", "--cache", "c3", "--store", url(bucket)], env, dir);

@@ -116,7 +116,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   const index = head?.token === null
     ? null
     : await readIndex(store, config.retry, signal, config.concurrency, head);
-  if (!index && !prefixes && state.syncedPaths().length === 0) {
+  if (!index && !prefixes && state.syncedCount === 0) {
     result.unchanged = true;
     result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;

@@ -96,7 +96,6 @@ export class SyncState implements StateAccess {
   #journalStale = false;
   /** Generation of the base on disk (-1 before the first); the next base takes a higher one. */
   #gen = -1;
-  #syncedChanges = 0;
   /** Whether a readable base is on disk: until then every save writes one. */
   #hasBase = false;
   /** Lines of this generation in the manifest log. */
@@ -237,12 +236,11 @@ export class SyncState implements StateAccess {
     if (entry) this.#manifest.set(path, entry);
     else this.#manifest.delete(path);
     this.#changed.add(path);
-    this.#syncedChanges++;
   }
 
-  /** How many times a path's synced record was set or cleared by this instance. */
-  get syncedChanges(): number {
-    return this.#syncedChanges;
+  /** How many paths are recorded as synced (without listing them). */
+  get syncedCount(): number {
+    return this.#manifest.size;
   }
 
   /**
