@@ -59,3 +59,26 @@ Deno.test("a push that leaves a file dirty for later exits 2", async () => {
   assert.equal((r.json().outcome as { code: string }).code, "sync_incomplete");
   await w.cleanup();
 });
+
+Deno.test("with a conflict open, push and pull say to resolve it, not to push again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  await w.write(a, CFG, "x: 2\n");
+  await w.write(b, CFG, "y: 1\n");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+
+  const pushed = await sluice(["push", "--cache", b]);
+  assert.equal(pushed.code, 3, pushed.err);
+  assert.match(pushed.out, /sluice resolve <path> --mine\|--theirs\|--merged/);
+  assert.doesNotMatch(pushed.out, /then `sluice push` again/);
+
+  const pulled = await sluice(["pull", "--cache", b]);
+  assert.equal(pulled.code, 3, pulled.err);
+  assert.match(pulled.out, /sluice resolve <path> --mine\|--theirs\|--merged/);
+  assert.doesNotMatch(pulled.out, /`sluice push` publishes them/);
+  await w.cleanup();
+});

@@ -6,18 +6,10 @@
  * @module
  */
 import { run } from "./commands.ts";
+import { streamWriter } from "./output.ts";
 
 export { run } from "./commands.ts";
 export type { CliIo } from "./commands.ts";
-
-function writer(stream: { writeSync(p: Uint8Array): number }): (s: string) => void {
-  const enc = new TextEncoder();
-  return (s: string) => {
-    const bytes = enc.encode(s);
-    let off = 0;
-    while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
-  };
-}
 
 if (import.meta.main) {
   const abort = new AbortController();
@@ -29,8 +21,8 @@ if (import.meta.main) {
     env = Deno.env.toObject();
   } catch { /* without --allow-env: no environment */ }
   const code = await run(Deno.args, {
-    stdout: writer(Deno.stdout),
-    stderr: writer(Deno.stderr),
+    stdout: streamWriter(Deno.stdout),
+    stderr: streamWriter(Deno.stderr),
     env,
     isTTY: Deno.stdout.isTerminal(),
     columns: Deno.stdout.isTerminal() ? Deno.consoleSize().columns : undefined,

@@ -77,6 +77,48 @@ export function errorReport(e: unknown): ErrorReport {
   };
 }
 
+/**
+ * A writer of `stream` for the command line: writes each string whole. Once
+ * the reader is gone (a closed pipe, as in `sluice status | head`), later
+ * output is dropped instead of failing, so that the command still finishes
+ * its work and exits with its own code.
+ */
+export function streamWriter(stream: { writeSync(p: Uint8Array): number }): (s: string) => void {
+  const enc = new TextEncoder();
+  let gone = false;
+  return (s: string) => {
+    if (gone) return;
+    const bytes = enc.encode(s);
+    let off = 0;
+    try {
+      while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
+    } catch (e) {
+      if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+      gone = true;
+    }
+  };
+}
+
+/** Gate notes shown per gate before the rest are counted instead (all with `--verbose`). */
+export const NOTES_SHOWN_PER_GATE = 10;
+
+/** Paths listed one per line in a command's result before the rest are counted. */
+export const PATHS_LISTED = 20;
+
+/**
+ * `lines`, but past `limit` of them one line counting the rest instead
+ * (`more` words it), so that a result of 10,000 paths stays readable.
+ */
+export function capped(
+  lines: readonly string[],
+  more: (n: number) => string,
+  limit = PATHS_LISTED,
+): string[] {
+  return lines.length <= limit
+    ? [...lines]
+    : [...lines.slice(0, limit), more(lines.length - limit)];
+}
+
 /** `1.5 KiB` style sizes. */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -109,6 +151,10 @@ export class Output {
   /** Gate notes emitted during the command. */
   readonly gates: GateEvent[] = [];
   readonly #io: CliIo;
+  /** Notes shown so far, per gate. */
+  readonly #shown = new Map<string, number>();
+  /** Notes not shown yet counted, per gate (told by the next line said). */
+  readonly #hidden = new Map<string, number>();
 
   /** Output to `io`, as JSON with `json`. */
   constructor(io: CliIo, options: { json?: boolean; verbose?: boolean } = {}) {
@@ -119,7 +165,21 @@ export class Output {
 
   /** A line for people (nothing with `--json`). */
   say(line = ""): void {
-    if (!this.json) this.#io.stdout(`${line}\n`);
+    if (this.json) return;
+    this.#tellHidden();
+    this.#io.stdout(`${line}\n`);
+  }
+
+  /** One line per gate whose notes were counted rather than shown. */
+  #tellHidden(): void {
+    for (const [gate, n] of this.#hidden) {
+      this.#io.stdout(
+        `  ${gate}: ${
+          plural(n, "more note")
+        } like these (\`--verbose\` shows each; \`--json\` lists them)\n`,
+      );
+    }
+    this.#hidden.clear();
   }
 
   /** A warning: always on stderr, and collected for `--json`. */
@@ -131,8 +191,13 @@ export class Output {
   /** What a gate did: shown unless it is routine classification (shown with `--verbose`). */
   gate(g: GateEvent): void {
     this.gates.push(g);
-    if (this.verbose || g.gate !== "path-classifier") {
-      this.say(`  ${g.gate}: ${g.message}`);
+    if (this.json || (!this.verbose && g.gate === "path-classifier")) return;
+    const shown = this.#shown.get(g.gate) ?? 0;
+    if (this.verbose || shown < NOTES_SHOWN_PER_GATE) {
+      this.#shown.set(g.gate, shown + 1);
+      this.#io.stdout(`  ${g.gate}: ${g.message}\n`);
+    } else {
+      this.#hidden.set(g.gate, (this.#hidden.get(g.gate) ?? 0) + 1);
     }
   }
 
@@ -145,6 +210,7 @@ export class Output {
 
   /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */
   fail(command: string, report: ErrorReport): number {
+    if (!this.json) this.#tellHidden();
     this.#io.stderr(`error[${report.code}]: ${report.message}\n`);
     if (this.json) {
       const doc = { ok: false, command, error: report, warnings: this.warnings };

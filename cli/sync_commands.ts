@@ -24,7 +24,7 @@ import {
   withOutputOptions,
   withSession,
 } from "./command_kit.ts";
-import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
+import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { describeProbe, probeWithLatency } from "./probe.ts";
 import { progressReporter } from "./progress.ts";
 import { STORE_ENV } from "./session.ts";
@@ -102,15 +102,30 @@ function describePush(r: PushResult, endpoint: string, everSynced: boolean): str
   const dropped = r.skipped.filter((s) => !s.keepDirty);
   if (dropped.length) {
     lines.push(`Left out ${plural(dropped.length, "file")} (not synced by a push):`);
-    for (const s of dropped) lines.push(`  ${s.path}: ${s.reason}`);
+    lines.push(...capped(
+      dropped.map((s) => `  ${s.path}: ${s.reason}`),
+      (n) => `  … and ${n} more (\`--json\` lists each, with its reason)`,
+    ));
   }
   if (kept.length) {
     lines.push(`Kept ${plural(kept.length, "file")} dirty for a later push:`);
-    for (const s of kept) lines.push(`  ${s.path}: ${s.reason}`);
-    lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
+    lines.push(...capped(
+      kept.map((s) => `  ${s.path}: ${s.reason}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+    const conflicts = new Set(r.conflicts);
+    const others = kept.filter((s) => !conflicts.has(s.path)).length;
+    if (others > 0) {
+      lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
+    }
+    if (conflicts.size > 0) lines.push(RESOLVE_HINT);
   }
   return lines;
 }
+
+/** What to run for an open conflict: a push again would only find it again. */
+const RESOLVE_HINT =
+  "Each conflict stays until resolved: run `sluice status` to see both versions, then `sluice resolve <path> --mine|--theirs|--merged`.";
 
 function describePull(r: PullResult, endpoint: string): string[] {
   if (r.unchanged) return [`Already up to date with ${endpoint}.`];
@@ -125,10 +140,11 @@ function describePull(r: PullResult, endpoint: string): string[] {
         plural(r.conflicts.length, "local change")
       } that also changed remotely (the local copy was not overwritten):`,
     );
-    for (const p of r.conflicts) lines.push(`  ${p}`);
-    lines.push(
-      "Run `sluice status` to see how a push would handle each; `sluice push` publishes them where their class allows.",
-    );
+    lines.push(...capped(
+      r.conflicts.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+    lines.push(RESOLVE_HINT);
   }
   return lines;
 }

@@ -173,11 +173,20 @@ export class UnreachableError extends SluiceError {
 
 /** The operation was cancelled through its AbortSignal. */
 export class AbortedError extends SluiceError {
-  constructor(what: string, options: { cause?: unknown } = {}) {
+  /**
+   * `what` names the cancelled work; `kept` says what was kept and what to
+   * run next (default: files not yet pushed stay dirty for the next sync).
+   */
+  constructor(
+    what: string,
+    options: { cause?: unknown; kept?: string } = {},
+  ) {
     super(
       "aborted",
-      `${what} was cancelled. Files not yet pushed stay dirty and are pushed by the next sync.`,
-      { ...options, retryable: true },
+      `${what} was cancelled. ${
+        options.kept ?? "Files not yet pushed stay dirty and are pushed by the next sync."
+      }`,
+      { cause: options.cause, retryable: true },
     );
   }
 }

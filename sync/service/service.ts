@@ -326,6 +326,21 @@ export class SyncService {
   }
 
   async #pull(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
+    try {
+      return await this.#pullOnce(signal, prefixes);
+    } catch (e) {
+      if (signal?.aborted && !(e instanceof SluiceError && e.code !== "aborted")) {
+        throw new AbortedError("The pull", {
+          cause: e,
+          kept:
+            "Files already written stay in the cache; local changes were not touched. Run `sluice pull` again to take the rest.",
+        });
+      }
+      throw e;
+    }
+  }
+
+  async #pullOnce(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
     return await pull({
       store: this.store,
       cache: this.cache,
@@ -423,6 +438,15 @@ export class SyncService {
     try {
       await run(ctx);
     } catch (e) {
+      // Cancelled: whatever a write said on its way out (an abort error, or
+      // the push's summary of them), the answer is that the push was cancelled.
+      if (signal.aborted && !(e instanceof SluiceError && e.code !== "push_failed")) {
+        throw new AbortedError("The push", {
+          cause: e,
+          kept:
+            "Files already uploaded are not in the index yet, so peers do not see them; every file not committed stays dirty. Run `sluice push` again to finish.",
+        });
+      }
       if (e instanceof SluiceError) throw e;
       throw new SluiceError(
         "push_failed",

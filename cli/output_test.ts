@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { capped, NOTES_SHOWN_PER_GATE, Output, PATHS_LISTED, streamWriter } from "./output.ts";
+import { sluice, world } from "./cli_test_kit.ts";
+
+/** A stream that takes `room` bytes (at most `chunk` per call), then fails as a closed pipe does. */
+function pipe(
+  room: number,
+  chunk = 4,
+  fail: () => Error = () => new Deno.errors.BrokenPipe("gone"),
+) {
+  const taken: number[] = [];
+  return {
+    taken,
+    writeSync(p: Uint8Array): number {
+      if (taken.length >= room) throw fail();
+      const n = Math.min(chunk, p.length, room - taken.length);
+      taken.push(...p.subarray(0, n));
+      return n;
+    },
+  };
+}
+
+Deno.test("streamWriter writes each string whole, in as many calls as the stream needs", () => {
+  const s = pipe(100, 3);
+  const write = streamWriter(s);
+  write("hello, ");
+  write("world\n");
+  assert.equal(new TextDecoder().decode(new Uint8Array(s.taken)), "hello, world\n");
+});
+
+Deno.test("streamWriter drops output once the reader is gone, instead of failing the command", () => {
+  const s = pipe(5);
+  const write = streamWriter(s);
+  write("12345678"); // the pipe closes after 5 bytes
+  write("more"); // dropped, no error
+  assert.equal(new TextDecoder().decode(new Uint8Array(s.taken)), "12345");
+  // Any other write failure still fails.
+  const broken = streamWriter(pipe(0, 4, () => new Error("disk full")));
+  assert.throws(() => broken("x"), /disk full/);
+});
+
+function captured(options: { json?: boolean; verbose?: boolean } = {}) {
+  let out = "";
+  const o = new Output({ stdout: (s) => (out += s), stderr: () => {} }, options);
+  return { o, out: () => out };
+}
+
+Deno.test("gate notes: the first few per gate are shown, the rest counted on one line before the next result line", () => {
+  const { o, out } = captured();
+  for (let i = 0; i < NOTES_SHOWN_PER_GATE + 15; i++) {
+    o.gate({ gate: "config-cas-writer", message: `f${i}: the remote already holds these bytes` });
+  }
+  o.gate({ gate: "overwrite-cas", message: "1 written only where none exists yet" });
+  o.say("Pushed 25 files.");
+  const lines = out().trimEnd().split("\n");
+  assert.equal(lines.filter((l) => l.includes("already holds")).length, NOTES_SHOWN_PER_GATE);
+  assert.deepEqual(lines.slice(-3), [
+    "  overwrite-cas: 1 written only where none exists yet",
+    "  config-cas-writer: 15 more notes like these (`--verbose` shows each; `--json` lists them)",
+    "Pushed 25 files.",
+  ]);
+  assert.equal(o.gates.length, NOTES_SHOWN_PER_GATE + 16);
+});
+
+Deno.test("gate notes: --verbose shows each, --json prints none but lists them all", () => {
+  const verbose = captured({ verbose: true });
+  const json = captured({ json: true });
+  for (const { o } of [verbose, json]) {
+    for (let i = 0; i < 30; i++) o.gate({ gate: "config-cas-writer", message: `f${i}` });
+    o.say("done");
+  }
+  assert.equal(
+    verbose.out().split("\n").filter((l) => l.startsWith("  config-cas-writer: f")).length,
+    30,
+  );
+  assert.doesNotMatch(verbose.out(), /more notes/);
+  assert.equal(json.out(), "");
+  assert.equal(json.o.gates.length, 30);
+});
+
+Deno.test("capped lists up to the limit, then counts the rest on one line", () => {
+  const more = (n: number) => `+${n}`;
+  assert.deepEqual(capped(["a", "b"], more, 2), ["a", "b"]);
+  assert.deepEqual(capped(["a", "b", "c", "d"], more, 2), ["a", "b", "+2"]);
+});
+
+Deno.test("a push of many files the remote already holds prints a bounded number of lines", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    const c = w.cache("c");
+    for (let i = 0; i < 40; i++) {
+      for (const dir of [a, b, c]) await w.write(dir, `notes/n${i}.txt`, `note ${i}`);
+    }
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    // The second cache never synced them: its walk finds each already on the datastore.
+    const r = await sluice(["push", "--cache", b, "--store", w.url]);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.trimEnd().split("\n");
+    assert.ok(
+      lines.length <= NOTES_SHOWN_PER_GATE + PATHS_LISTED + 4,
+      `${lines.length} lines:\n${r.out}`,
+    );
+    assert.match(r.out, /unsynced-walk-guard: 30 more notes like these/);
+    assert.match(r.out, /Left out 40 files/);
+    assert.equal(lines.at(-1), "  … and 20 more (`--json` lists each, with its reason)");
+    const json = await sluice(["push", "--cache", c, "--store", w.url, "--json"]);
+    assert.equal((json.json().skipped as unknown[]).length, 40);
+  } finally {
+    await w.cleanup();
+  }
+});
