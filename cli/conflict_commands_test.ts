@@ -82,3 +82,41 @@ Deno.test("with a conflict open, push and pull say to resolve it, not to push ag
   assert.doesNotMatch(pulled.out, /`sluice push` publishes them/);
   await w.cleanup();
 });
+
+Deno.test("a file deleted here: push exits 2 and names both ways out; pull --restore-deleted takes it back", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a.txt", "a");
+  await w.write(a, "notes/b.txt", "b");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/notes/a.txt`);
+
+  const pushed = await sluice(["push", "--cache", a]);
+  assert.equal(pushed.code, 2, pushed.err);
+  assert.doesNotMatch(pushed.out, /Nothing to push/);
+  assert.match(pushed.out, /Not deleted on the datastore: 1 file deleted here/);
+  assert.match(pushed.out, /\n {2}notes\/a\.txt\n/);
+  assert.match(pushed.err, /warning\[sync_incomplete\]: .*sluice pull --restore-deleted/);
+  const b = w.cache("b");
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${b}/notes/a.txt`), "a", "still on the datastore");
+  const status = await sluice(["status", "--cache", a]);
+  assert.match(status.out, /skip +notes\/a\.txt .*deleted here/);
+
+  assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+  await assert.rejects(Deno.stat(`${a}/notes/a.txt`), Deno.errors.NotFound);
+  const restored = await sluice(["pull", "--restore-deleted", "--cache", a]);
+  assert.equal(restored.code, 0, restored.err);
+  assert.match(restored.out, /Pulled 1 file/);
+  assert.equal(await Deno.readTextFile(`${a}/notes/a.txt`), "a");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+
+  // Deleting it there too: a push naming it.
+  await Deno.remove(`${a}/notes/a.txt`);
+  const named = await sluice(["push", "notes/a.txt", "--cache", a]);
+  assert.equal(named.code, 0, named.err);
+  assert.match((await sluice(["pull", "--cache", b])).out, /removed 1 file deleted remotely/);
+  await assert.rejects(Deno.stat(`${b}/notes/a.txt`), Deno.errors.NotFound);
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  await w.cleanup();
+});

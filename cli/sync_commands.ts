@@ -75,9 +75,10 @@ export function outcomeOf(
   };
 }
 
-/** True when a push uploaded, confirmed, deleted and skipped nothing. */
+/** True when a push uploaded, confirmed, deleted, skipped and left nothing. */
 function pushedNothing(r: PushResult): boolean {
-  return r.uploaded.length + r.identical.length + r.deleted.length + r.skipped.length === 0;
+  return r.uploaded.length + r.identical.length + r.deleted.length + r.skipped.length +
+      r.localDeletions.length === 0;
 }
 
 function describePush(r: PushResult, endpoint: string, everSynced: boolean): string[] {
@@ -119,6 +120,20 @@ function describePush(r: PushResult, endpoint: string, everSynced: boolean): str
       lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
     }
     if (conflicts.size > 0) lines.push(RESOLVE_HINT);
+  }
+  if (r.localDeletions.length) {
+    lines.push(
+      `Not deleted on the datastore: ${
+        plural(r.localDeletions.length, "file")
+      } deleted here (a push of the whole cache never deletes):`,
+    );
+    lines.push(...capped(
+      r.localDeletions.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
+    ));
+    lines.push(
+      "Run `sluice push <path>…` naming them to delete them there too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+    );
   }
   return lines;
 }
@@ -252,8 +267,16 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         "pull what changed in the store into the cache (never overwrites a local change)",
       )
       .argument("[prefixes...]", "only paths under these cache prefixes")
-      .addHelpText("after", "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json"),
+      .option(
+        "--restore-deleted",
+        "also take back the datastore's copy of each synced file deleted here (a pull otherwise keeps a local deletion)",
+      )
+      .addHelpText(
+        "after",
+        "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/",
+      ),
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
+    const restoreDeleted = cmd.opts<{ restoreDeleted?: boolean }>().restoreDeleted === true;
     return await withSession(cmd, io, out, async (s) => {
       const clean = prefixes.map((p) => {
         const rel = p.replace(/^(\.\/)+/, "");
@@ -267,6 +290,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         result = await s.service.pullChanged({
           signal: io.signal,
           ...(clean.length ? { prefixes: clean } : {}),
+          ...(restoreDeleted ? { restoreDeleted } : {}),
         });
       } finally {
         bar.stop();

@@ -375,6 +375,8 @@ export interface LeftBehind {
   readonly conflicts: readonly string[];
   /** Paths left out and kept for a later run (with why). */
   readonly left: readonly { readonly path: string; readonly reason: string }[];
+  /** Synced paths deleted here that a push of the whole cache did not delete remotely. */
+  readonly localDeletions?: readonly string[];
 }
 
 const listed = (paths: readonly string[]) =>
@@ -398,6 +400,7 @@ export class SyncIncompleteError extends SluiceError {
   readonly leftBehind: LeftBehind;
   constructor(op: "push" | "pull" | "resolve", leftBehind: LeftBehind) {
     const { conflicts, left } = leftBehind;
+    const deletions = leftBehind.localDeletions ?? [];
     const parts: string[] = [];
     if (conflicts.length) {
       parts.push(
@@ -415,6 +418,13 @@ export class SyncIncompleteError extends SluiceError {
         } again`,
       );
     }
+    if (deletions.length) {
+      parts.push(
+        `${deletions.length} file(s) deleted here were not deleted on the datastore (${
+          listed(deletions)
+        }): a push of the whole cache never deletes, so that a wiped or partial cache never empties the bucket. To delete them there too, run \`sluice push <path>…\` naming them; to take the datastore's copies back, run \`sluice pull --restore-deleted\``,
+      );
+    }
     super(
       conflicts.length ? "conflicts_left" : "sync_incomplete",
       `The ${op} finished but left work behind. ${parts.join(". ")}.`,
@@ -428,6 +438,9 @@ export function leftBehindError(
   op: "push" | "pull" | "resolve",
   leftBehind: LeftBehind,
 ): SyncIncompleteError | null {
-  if (leftBehind.conflicts.length === 0 && leftBehind.left.length === 0) return null;
+  if (
+    leftBehind.conflicts.length === 0 && leftBehind.left.length === 0 &&
+    !leftBehind.localDeletions?.length
+  ) return null;
   return new SyncIncompleteError(op, leftBehind);
 }

@@ -16,6 +16,11 @@ import type { PlanEntry } from "../context.ts";
  * cache. A dirty path that is a directory (or a removed one) stands for every
  * path under it; such paths are added to `expandedDirs`, so that the commit
  * cleans them once everything under them is handled.
+ *
+ * A walk never plans a deletion (a wiped or partly restored cache must never
+ * empty the bucket): the synced paths it finds gone from the cache, and not
+ * planned otherwise, are added to `deletedHere` instead, so that the push can
+ * say they were not deleted remotely.
  */
 export async function buildPlan(
   cache: LocalCache,
@@ -24,6 +29,7 @@ export async function buildPlan(
   walk: boolean,
   onSkip: (path: string, reason: string) => void,
   expandedDirs: string[] = [],
+  deletedHere: string[] = [],
 ): Promise<PlanEntry[]> {
   const plan = new Map<string, PlanEntry>();
   const add = (
@@ -102,7 +108,11 @@ export async function buildPlan(
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
   }
   if (walk) {
+    // Synced paths the walk meets: the others are gone from the cache (or
+    // hidden from the walk, as under a link: those are checked one by one).
+    const met = new Set<string>();
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
+      if (state.synced(f.path)) met.add(f.path);
       if (plan.has(f.path) || isLayoutInternal(f.path)) continue;
       if (!isSafeRelPath(f.path)) {
         // A local name no store key may carry (a control character, a
@@ -123,6 +133,13 @@ export async function buildPlan(
         continue;
       }
       add(f.path, "put", local.hash, local.size, "walk");
+    }
+    if (met.size < state.syncedCount) {
+      for (const p of state.syncedPaths()) {
+        if (!met.has(p) && !plan.has(p) && !isLayoutInternal(p) && !cache.exists(p)) {
+          deletedHere.push(p);
+        }
+      }
     }
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

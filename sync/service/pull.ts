@@ -66,6 +66,11 @@ export interface PullDeps {
   readonly indexMemo?: IndexMemo;
   /** Time of recorded conflicts; default the system clock. */
   readonly now?: () => number;
+  /**
+   * Take back the datastore's copy of each synced file deleted here (and not
+   * marked dirty, as a deletion to push is): see `restoreDeleted` of `pullChanged`.
+   */
+  readonly restoreDeleted?: boolean;
 }
 
 /**
@@ -105,7 +110,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   // last; a pull with nothing to compare it with (the first, or of some
   // prefixes) reads the index straight away.
   let head: IndexHead | undefined;
-  if (!prefixes && state.indexVersion !== undefined) {
+  if (!prefixes && state.indexVersion !== undefined && !deps.restoreDeleted) {
     head = await headIndexAndMeta(store, config.retry, signal);
     if (head.token === state.indexVersion) {
       result.unchanged = true;
@@ -211,6 +216,14 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
     const synced = state.synced(path);
+    if (
+      deps.restoreDeleted && synced && !dirty.has(path) &&
+      (synced.version === e.v || synced.hash === e.h) && !cache.exists(path)
+    ) {
+      // Deleted here, unchanged there: the datastore's copy is taken back.
+      todo.push([path, e]);
+      continue;
+    }
     if (synced?.version === e.v) continue;
     // Written by another client of the layout (no object version recorded):
     // unchanged while the content hash (or, without one, the size) is.

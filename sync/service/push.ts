@@ -36,13 +36,29 @@ export interface PushResult {
    * was written, and the local copies are kept.
    */
   readonly conflicts: string[];
+  /**
+   * Files this cache synced that are gone from it and that this push did not
+   * delete remotely: a push that walks the cache (after a bulk `markDirty()`)
+   * never deletes, so that a wiped or partly restored cache never empties the
+   * bucket. Marking such a path dirty and pushing deletes it remotely; a pull
+   * with `restoreDeleted` takes the datastore's copy back.
+   */
+  readonly localDeletions: string[];
   /** Bytes uploaded. */
   bytes: number;
 }
 
 /** An empty result. */
 export function emptyPushResult(): PushResult {
-  return { uploaded: [], identical: [], deleted: [], skipped: [], conflicts: [], bytes: 0 };
+  return {
+    uploaded: [],
+    identical: [],
+    deleted: [],
+    skipped: [],
+    conflicts: [],
+    localDeletions: [],
+    bytes: 0,
+  };
 }
 
 /**
@@ -58,6 +74,7 @@ export function pushLeftBehind(r: PushResult): LeftBehind {
       path: s.path,
       reason: s.reason,
     })),
+    localDeletions: r.localDeletions,
   };
 }
 

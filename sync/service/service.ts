@@ -30,6 +30,9 @@ import {
 } from "../context.ts";
 import { SyncState } from "./state.ts";
 import { buildPlan } from "./plan.ts";
+import { statusEntries, type StatusEntry } from "./status.ts";
+
+export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
 import {
   emptyPushResult,
   type PendingCommit,
@@ -82,15 +85,6 @@ export interface PreparedPush {
   readonly uploaded: readonly UploadRecord[];
   /** Its plan, as the gates left it. */
   readonly plan: readonly PlanEntry[];
-}
-
-/** A dirty path as `status` reports it. */
-export interface StatusEntry {
-  readonly path: string;
-  readonly action: PlanEntry["action"];
-  readonly class?: string;
-  readonly handledBy: readonly string[];
-  readonly reason?: string;
 }
 
 /**
@@ -249,16 +243,25 @@ export class SyncService {
         deleted: [...r.deleted, ...done.deleted],
         skipped: [...r.skipped, ...done.skipped],
         conflicts: [...r.conflicts, ...done.conflicts],
+        // The commit runs no walk: what the preparation's walk found stands.
+        localDeletions: [...r.localDeletions],
         bytes: r.bytes + done.bytes,
       };
     });
   }
 
-  /** Pulls what changed remotely (or only under `prefixes`). */
+  /**
+   * Pulls what changed remotely (or only under `prefixes`). A file deleted
+   * here is a local change, so a pull keeps it deleted; with
+   * `restoreDeleted`, each synced file deleted here whose datastore copy is
+   * still the one this cache synced is taken back (one the datastore changed
+   * meanwhile is a conflict, as without it). A deletion marked dirty, to be
+   * pushed, is left as it is.
+   */
   pullChanged(
-    options: { signal?: AbortSignal; prefixes?: readonly string[] } = {},
+    options: { signal?: AbortSignal; prefixes?: readonly string[]; restoreDeleted?: boolean } = {},
   ): Promise<PullResult> {
-    return this.#serial(() => this.#pull(options.signal, options.prefixes));
+    return this.#serial(() => this.#pull(options.signal, options.prefixes, options.restoreDeleted));
   }
 
   /** Every unresolved conflict, with both versions (see `conflicts.ts`). */
@@ -301,22 +304,12 @@ export class SyncService {
    */
   async status(options: { walk?: boolean } = {}): Promise<StatusEntry[]> {
     const ctxRef: { plan?: PlanEntry[] } = {};
-    await this.#push({ dryRun: true, walk: options.walk }, ctxRef);
-    const writeGates = this.writePipeline.ordered() as WriteGateEntry[];
-    return (ctxRef.plan ?? []).map((e) => ({
-      path: e.path,
-      action: e.action,
-      class: e.class,
-      handledBy: [
-        ...e.handledBy,
-        ...(e.action === "put"
-          ? writeGates.filter((g) => g.appliesTo?.(e) && !e.handledBy.includes(g.name)).map((g) =>
-            g.name
-          )
-          : []),
-      ],
-      reason: e.reason,
-    }));
+    const dry = await this.#push({ dryRun: true, walk: options.walk }, ctxRef);
+    return statusEntries(
+      ctxRef.plan ?? [],
+      dry.localDeletions,
+      this.writePipeline.ordered() as WriteGateEntry[],
+    );
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -325,9 +318,13 @@ export class SyncService {
     return run;
   }
 
-  async #pull(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
+  async #pull(
+    signal?: AbortSignal,
+    prefixes?: readonly string[],
+    restoreDeleted?: boolean,
+  ): Promise<PullResult> {
     try {
-      return await this.#pullOnce(signal, prefixes);
+      return await this.#pullOnce(signal, prefixes, restoreDeleted);
     } catch (e) {
       if (signal?.aborted && !(e instanceof SluiceError && e.code !== "aborted")) {
         throw new AbortedError("The pull", {
@@ -340,8 +337,13 @@ export class SyncService {
     }
   }
 
-  async #pullOnce(signal?: AbortSignal, prefixes?: readonly string[]): Promise<PullResult> {
+  async #pullOnce(
+    signal?: AbortSignal,
+    prefixes?: readonly string[],
+    restoreDeleted?: boolean,
+  ): Promise<PullResult> {
     return await pull({
+      restoreDeleted,
       store: this.store,
       cache: this.cache,
       state: this.state,
@@ -370,6 +372,7 @@ export class SyncService {
     const walk = options.only === undefined &&
       (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
     const expandedDirs: string[] = [];
+    const deletedHere: string[] = [];
     // The commit of a prepared push comes back with its plan: the entries its
     // preparation wrote are done (skipped, so the gates still see them), and
     // the commit-step writes it deferred (markers, index files) are still to do.
@@ -391,7 +394,9 @@ export class SyncService {
             path,
           }),
         expandedDirs,
+        deletedHere,
       );
+    result.localDeletions.push(...deletedHere.sort());
     if (out) out.plan = plan;
     // An empty plan still runs the pipeline: a gate may have durable work left
     // (the refused-run eraser completes a journaled erasure before anything else).

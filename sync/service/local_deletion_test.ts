@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { createSyncService, LOCAL_DELETION_REASON } from "./service.ts";
+import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+import { pushLeftBehind } from "./push.ts";
+import { leftBehindError } from "../errors.ts";
+
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+async function cloneOf(store: InMemoryStore, name: string) {
+  return await createSyncService({
+    cacheDir: await Deno.makeTempDir({ prefix: `sluice-deleted-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+  });
+}
+
+async function synced(store: InMemoryStore) {
+  const a = await cloneOf(store, "a");
+  await Deno.mkdir(`${a.cacheDir}/notes`, { recursive: true });
+  for (const n of ["a", "b", "c"]) await Deno.writeTextFile(`${a.cacheDir}/notes/${n}.txt`, n);
+  await a.markDirty();
+  await a.pushChanged();
+  return a;
+}
+
+Deno.test("a walk push leaves a file deleted here on the datastore, and says so (not a clean push)", async () => {
+  const store = new InMemoryStore();
+  const a = await synced(store);
+  await Deno.remove(`${a.cacheDir}/notes/b.txt`);
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.localDeletions, ["notes/b.txt"]);
+  assert.deepEqual(r.deleted, []);
+  assert.equal(store.peekText("notes/b.txt"), "b", "a walk never deletes remotely");
+  const left = leftBehindError("push", pushLeftBehind(r));
+  assert.equal(left?.code, "sync_incomplete");
+  assert.match(
+    left!.message,
+    /1 file\(s\) deleted here were not deleted on the datastore \(notes\/b\.txt\)/,
+  );
+  assert.match(left!.message, /sluice pull --restore-deleted/);
+  // status lists it too, with what to run.
+  const status = await a.status({ walk: true });
+  assert.deepEqual(status.map((e) => [e.path, e.action, e.reason]), [
+    ["notes/b.txt", "skip", LOCAL_DELETION_REASON],
+  ]);
+});
+
+Deno.test("a push by path deletes it on the datastore; a later walk push is clean", async () => {
+  const store = new InMemoryStore();
+  const a = await synced(store);
+  await Deno.remove(`${a.cacheDir}/notes/b.txt`);
+  await a.markDirty({ relPath: "notes/b.txt" });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, ["notes/b.txt"]);
+  assert.equal(store.peekText("notes/b.txt"), undefined);
+  await a.markDirty();
+  assert.deepEqual((await a.pushChanged()).localDeletions, []);
+});
+
+Deno.test("a pull keeps a deletion made here; with restoreDeleted it takes the datastore's copy back", async () => {
+  const store = new InMemoryStore();
+  const a = await synced(store);
+  await a.pullChanged();
+  await Deno.remove(`${a.cacheDir}/notes/b.txt`);
+  await Deno.remove(`${a.cacheDir}/notes/c.txt`);
+  await a.markDirty({ relPath: "notes/c.txt" }); // a deletion to push: left alone
+  const kept = await a.pullChanged();
+  assert.deepEqual(kept.fetched, []);
+  const restored = await a.pullChanged({ restoreDeleted: true });
+  assert.deepEqual(restored.fetched, ["notes/b.txt"]);
+  assert.equal(await Deno.readTextFile(`${a.cacheDir}/notes/b.txt`), "b");
+  await assert.rejects(Deno.stat(`${a.cacheDir}/notes/c.txt`), Deno.errors.NotFound);
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.localDeletions, []);
+  assert.deepEqual(r.deleted, ["notes/c.txt"]);
+  assert.equal(store.peekText("notes/b.txt"), "b");
+});

@@ -1,0 +1,56 @@
+/**
+ * What `status` reports for each path a push would handle: its action, class
+ * and gates, and the synced files deleted here that a push of the whole cache
+ * leaves on the datastore.
+ *
+ * @module
+ */
+import type { PlanEntry, WriteGateEntry } from "../context.ts";
+
+/** A dirty path as `status` reports it. */
+export interface StatusEntry {
+  readonly path: string;
+  readonly action: PlanEntry["action"];
+  readonly class?: string;
+  readonly handledBy: readonly string[];
+  readonly reason?: string;
+}
+
+/** Why `status` lists a synced file deleted here that a walk push leaves on the datastore. */
+export const LOCAL_DELETION_REASON =
+  "deleted here; a push of the whole cache never deletes it on the datastore: push it by path to delete it there, or pull with restoreDeleted (`sluice pull --restore-deleted`) to take it back";
+
+/**
+ * The status of a dry-run plan: each entry with the gates that handled it
+ * and, for a put, the write gates that apply to it; then each file deleted
+ * here that the walk left on the datastore (`localDeletions`).
+ */
+export function statusEntries(
+  plan: readonly PlanEntry[],
+  localDeletions: readonly string[],
+  writeGates: readonly WriteGateEntry[],
+): StatusEntry[] {
+  const planned = plan.map((e): StatusEntry => ({
+    path: e.path,
+    action: e.action,
+    class: e.class,
+    handledBy: [
+      ...e.handledBy,
+      ...(e.action === "put"
+        ? writeGates.filter((g) => g.appliesTo?.(e) && !e.handledBy.includes(g.name)).map((g) =>
+          g.name
+        )
+        : []),
+    ],
+    reason: e.reason,
+  }));
+  return [
+    ...planned,
+    ...localDeletions.map((path): StatusEntry => ({
+      path,
+      action: "skip",
+      handledBy: [],
+      reason: LOCAL_DELETION_REASON,
+    })),
+  ];
+}
