@@ -133,3 +133,30 @@ Deno.test("chaos regression: a lockfile publish recorded late never names an old
     '{"seed":3937,"clones":4,"kinds":["core-single-phase","api","api","core"],"ops":[{"id":2,"kind":"lockfile","clone":3,"set":"@chaos/ext-2"},{"id":3,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":7,"kind":"resolve","clone":2,"pick":2,"how":"merged"},{"id":8,"kind":"latency","ms":3000},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"wait","ms":31000},{"id":14,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":15,"kind":"lockfile","clone":1,"set":"@chaos/ext-15"},{"id":16,"kind":"tick","n":6,"pick":184146768},{"id":17,"kind":"tick","n":31,"pick":1034754271}]}',
   );
 });
+
+/**
+ * I1 (seed 518131, shrunk): the move to v2 read a bucket without a v1 index,
+ * a v1 commit then created the index object, and the move wrote a meta
+ * listing no shard; its catch-up ran only when it had read an index object,
+ * and the commit's own meta write (refused: the meta existed by then) was a
+ * companion whose failure was ignored. The run's entries were in no listed
+ * shard, so every final pull removed its files.
+ */
+Deno.test("chaos regression: a v1 commit that creates the index while it moves to v2 is in the v2 index (I1)", async () => {
+  await clean(
+    '{"seed":518131,"clones":2,"absentOnError":true,"ops":[{"id":0,"kind":"breakglass","model":0},{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"migrate","clone":1},{"id":3,"kind":"resolve","clone":0,"pick":2,"how":"merged"},{"id":4,"kind":"resolve","clone":0,"pick":5,"how":"mine"},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000},{"id":6,"kind":"tick","n":29,"pick":1310640474},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"crash","clone":1},{"id":9,"kind":"flaky","call":"get","count":1,"afterEffect":true},{"id":13,"kind":"tick","n":3,"pick":201224017}]}',
+  );
+});
+
+/**
+ * I1 (seed 510516, shrunk): a clone crashed while erasing a refused run's
+ * version (after removing its directory, before its journal was rewritten);
+ * booted again, it ran the model and wrote the same version number anew; its
+ * push first completed the journaled erasure, which removed the new run's
+ * files, and the run reported success with nothing pushed.
+ */
+Deno.test("chaos regression: completing an interrupted erasure never removes a later run's files (I1)", async () => {
+  await clean(
+    '{"seed":510516,"clones":5,"v2":true,"kinds":["api","api","core","core","api"],"ops":[{"id":2,"kind":"run","clone":4,"model":0,"data":0,"workMs":1000},{"id":8,"kind":"run","clone":4,"model":0,"data":0,"workMs":45000},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":10,"kind":"run","clone":3,"model":0,"data":0,"workMs":45000},{"id":12,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":13,"kind":"tick","n":3,"pick":2101666360},{"id":14,"kind":"tick","n":2,"pick":1049540052},{"id":15,"kind":"breakglass","model":0},{"id":24,"kind":"tick","n":22,"pick":974287800},{"id":25,"kind":"breakglass","model":0},{"id":27,"kind":"tick","n":38,"pick":1299687678},{"id":28,"kind":"breakglass","model":0},{"id":32,"kind":"tick","n":8,"pick":470449739},{"id":36,"kind":"crash","clone":4}]}',
+  );
+});

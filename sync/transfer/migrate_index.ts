@@ -6,9 +6,11 @@
  * writer that commits meanwhile is not lost either way:
  *
  * - after the meta lands, the v1 index is read again, and what changed in it
- *   since it was read is applied to the shards (an ordinary v2 commit);
+ *   since it was read (all of it, when there was none then) is applied to
+ *   the shards (an ordinary v2 commit);
  * - a Sluice v1 commit that lands after that read finds the meta turned v2
- *   when it writes its companions, and applies itself to the shards.
+ *   when it writes its companions (or when the move's meta refuses its v1
+ *   meta), and applies itself to the shards.
  *
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
@@ -109,7 +111,9 @@ export async function migrateToShards(
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
     if (!await casPut(store, META_KEY, metaBody(meta), m?.version ?? null, c)) continue;
-    if (got) await catchUp(store, entries, got.version, options);
+    // Also when there was no index object to move: a v1 commit may have
+    // created one since it was read.
+    await catchUp(store, entries, got?.version ?? null, options);
     const after = await readMeta(store, c);
     const final = after?.meta.version === 2 ? after.meta : meta;
     return {
@@ -137,11 +141,14 @@ async function listedShards(store: ObjectStore, signal?: AbortSignal): Promise<s
   return out.sort();
 }
 
-/** Applies to the shards what changed in the v1 index since version `read` was migrated. */
+/**
+ * Applies to the shards what changed in the v1 index since version `read`
+ * was migrated (`null`: there was none, so all of it).
+ */
 async function catchUp(
   store: ObjectStore,
   migrated: Record<string, IndexEntry>,
-  read: string,
+  read: string | null,
   options: MigrateOptions,
 ): Promise<void> {
   const c = { retry: options.retry, signal: options.signal };

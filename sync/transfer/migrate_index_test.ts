@@ -9,7 +9,7 @@ import {
   peerReadIndex,
   seedPeerBucket,
 } from "../../packages/testing/mod.ts";
-import { shardKey } from "./bucket_layout.ts";
+import { META_KEY, metaBody, MONOLITH_KEY, monolithBody, shardKey } from "./bucket_layout.ts";
 import { migrateToShards } from "./migrate_index.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
 
@@ -83,4 +83,55 @@ Deno.test("a bucket without a v1 index gets a meta listing the shards it holds",
   const r = await migrateToShards(store, { retry });
   assert.deepEqual(r.partitions, ["data--t--m"]);
   assert.equal(r.commitSeq, 1);
+});
+
+/**
+ * A store where an old client's v1 commit creates the index object (and
+ * nothing else) after the move found none, just before the move writes its meta.
+ */
+class FirstV1Commit extends InMemoryStore {
+  armed = true;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === META_KEY) {
+      this.armed = false;
+      const body = monolithBody({ [LATE]: entry("first") }, new Date(0).toISOString());
+      await super.put(MONOLITH_KEY, body, { kind: "create" });
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a v1 commit that creates the index object during the move of an index-less bucket is in v2", async () => {
+  const store = new FirstV1Commit();
+  const r = await migrateToShards(store, { retry });
+  assert.equal(store.armed, false, "the commit raced the move");
+  assert.equal(r.migrated, true);
+  assert.ok((await peerReadIndex(store))[LATE], "the first commit is in v2");
+  assert.ok((await readIndex(store, retry))?.entries[LATE]);
+});
+
+/**
+ * A store where the move to v2 of a bucket without an index lands between a
+ * v1 commit's read of the meta (none yet) and its write of the v1 meta.
+ */
+class MoveBeforeCompanionMeta extends InMemoryStore {
+  armed = true;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === META_KEY) {
+      this.armed = false;
+      const v2 = { version: 2 as const, partitions: [], commitSeq: 1, raw: {} };
+      await super.put(META_KEY, metaBody(v2), { kind: "create" });
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a v1 commit whose meta write a move to v2 refused applies itself to the v2 index", async () => {
+  const store = new MoveBeforeCompanionMeta();
+  await updateIndex(store, { set: { [LATE]: entry("mine") }, remove: [] }, retry);
+  assert.equal(store.armed, false, "the move raced the commit");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"));
+  assert.equal(index!.entries[LATE]?.v, "mine");
+  assert.ok((await peerReadIndex(store))[LATE]);
 });

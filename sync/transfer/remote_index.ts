@@ -362,6 +362,7 @@ async function writeCompanions(
   const touched = new Set(
     [...change.remove, ...Object.keys(change.set)].map(shardOf).filter((s) => s !== UNPARTITIONED),
   );
+  let refused = false;
   try {
     await eachLimit(touched, c.concurrency ?? 4, async (s) => {
       const group = byShard.get(s);
@@ -377,8 +378,17 @@ async function writeCompanions(
     const next: Meta = { version: 1, partitions: [...byShard.keys()] };
     const body = metaBody(next);
     if (m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body)) return;
-    await casPut(store, META_KEY, body, m?.version ?? null, c);
+    refused = !await casPut(store, META_KEY, body, m?.version ?? null, c);
   } catch (e) {
     if (c.signal?.aborted) throw e;
   }
+  if (!refused) return;
+  // The meta changed since it was read: a move to v2 may have turned it
+  // after reading the index without this commit. The change then goes to
+  // the v2 index too (its failure fails the commit: the paths stay dirty).
+  const now2 = await readMeta(store, c);
+  if (now2?.meta.version !== 2) return;
+  await updateV2(store, change, c, now, now2).catch((e) => {
+    if (e !== NOT_V2) throw e;
+  });
 }
