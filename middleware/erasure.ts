@@ -14,6 +14,7 @@
  */
 import { type LostLock, preview, SluiceError } from "../sync/errors.ts";
 import { holdsOwnUncommitted, readWriterId } from "../sync/transfer/writer_id.ts";
+import { randomId } from "../sync/hash.ts";
 
 export * from "./erasure_journal.ts";
 export * from "./erasure_attribution.ts";
@@ -33,26 +34,45 @@ import {
 
 /**
  * Completes the erasure the journal describes: deletes the journaled remote
- * objects, removes the directories from the cache, the dirty set and the
- * manifest, recomputes their markers, then rewrites the journal with only
- * the remote deletions that failed. Idempotent: safe to run again after a
- * crash at any point.
+ * objects, removes the directories from the dirty set, the manifest and the
+ * cache, recomputes their markers, then rewrites the journal with only the
+ * remote deletions that failed. Safe to run again after a crash at any
+ * point, also once a later run has written the same version anew: each
+ * directory leaves the cache by one rename into the state dir, recorded in
+ * the journal before it is made, so a directory found moved is never
+ * touched again (what is at its path by then is the later run's).
  */
 export async function completeErasure(
   deps: ErasureDeps,
   journal: ErasureJournal,
 ): Promise<ErasureOutcome> {
   const { cache, state } = deps;
-  const dirs = [...journal.erase];
   const remote = await deleteUploads(deps.store, journal.uploads, deps.signal);
-  for (const dir of dirs) {
-    await cache.remove(dir);
-    await state.clean([`${dir}/`]);
-    await state.forget([`${dir}/`]);
+  const erased: string[] = [];
+  for (const dir of [...journal.erase]) {
+    let to = journal.moving[dir];
+    if (!to || !cache.hasState(to)) {
+      if (!to) {
+        to = journal.moving[dir] = `erasing/${randomId(6)}`;
+        await writeErasureJournal(cache, journal);
+      }
+      await state.clean([`${dir}/`]);
+      await state.forget([`${dir}/`]);
+      await cache.moveToState(dir, to);
+      erased.push(dir);
+    }
+    // Moved (now, or before a crash): the directory is done.
+    journal.erase = journal.erase.filter((d) => d !== dir);
+    delete journal.moving[dir];
+    journal.trash = [...new Set([...journal.trash, to])];
+    journal.markers = [...new Set([...journal.markers, markerOf(dir)])];
+    await writeErasureJournal(cache, journal);
   }
+  for (const t of journal.trash) await cache.removeState(t);
+  journal.trash = [];
   const markers: MarkerOutcome[] = [];
   let writer: Promise<string | null> | undefined; // read once, and only when a marker needs it
-  for (const marker of new Set(dirs.map(markerOf))) {
+  for (const marker of journal.markers) {
     const m = await recomputeLatest(cache, state, marker);
     const synced = state.synced(marker);
     const own = !m.dirty && m.version !== null && synced && await (writer ??= readWriterId(cache));
@@ -67,11 +87,11 @@ export async function completeErasure(
       markers.push({ ...m, dirty: true });
     } else markers.push(m);
   }
-  journal.erase = [];
+  journal.markers = [];
   journal.uploads = remote.pending;
   if (remote.pending.length === 0) journal.prefixes = [];
   await writeErasureJournal(cache, journal);
-  return { erased: dirs, ...remote, markers };
+  return { erased, ...remote, markers };
 }
 
 /**

@@ -49,6 +49,16 @@ export interface ErasureJournal {
   prefixes: string[];
   /** Runs held out of pushes because their versions could not be attributed. */
   held: HeldRun[];
+  /**
+   * Where each directory of `erase` is being moved (a name in the state dir),
+   * recorded before the move: after a crash, that name existing means the
+   * move happened, so whatever is at the directory now is a later run's.
+   */
+  moving: Record<string, string>;
+  /** Moved-away directories (names in the state dir) still to delete. */
+  trash: string[];
+  /** `latest` markers still to recompute after their versions were erased. */
+  markers: string[];
 }
 
 /** What happened to one `latest` marker. */
@@ -84,12 +94,22 @@ export interface ErasureDeps {
 
 /** A new, empty journal. */
 export function emptyJournal(): ErasureJournal {
-  return { format: 1, erase: [], uploads: [], prefixes: [], held: [] };
+  return {
+    format: 1,
+    erase: [],
+    uploads: [],
+    prefixes: [],
+    held: [],
+    moving: {},
+    trash: [],
+    markers: [],
+  };
 }
 
 /** True when the journal has erasure work left (a crash happened mid-erasure). */
 export function journalPending(j: ErasureJournal): boolean {
-  return j.erase.length > 0 || j.uploads.length > 0;
+  return j.erase.length > 0 || j.uploads.length > 0 || j.trash.length > 0 ||
+    j.markers.length > 0;
 }
 
 const strings = (v: unknown): v is string[] =>
@@ -105,9 +125,12 @@ const refs = (v: unknown): v is UploadRef[] =>
 export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJournal> {
   const raw = await cache.readState<Partial<ErasureJournal>>(ERASURE_JOURNAL);
   if (raw === null) return emptyJournal();
+  const moving = raw.moving ?? {};
   if (
     raw.format !== 1 || !strings(raw.erase) || !refs(raw.uploads) || !strings(raw.prefixes) ||
-    !Array.isArray(raw.held)
+    !Array.isArray(raw.held) || !strings(raw.trash ?? []) || !strings(raw.markers ?? []) ||
+    typeof moving !== "object" || Array.isArray(moving) ||
+    !strings(Object.values(moving))
   ) {
     throw new SluiceError(
       "internal",
@@ -120,6 +143,9 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
     uploads: raw.uploads,
     prefixes: raw.prefixes,
     held: raw.held,
+    moving: { ...moving },
+    trash: raw.trash ?? [],
+    markers: raw.markers ?? [],
   };
 }
 

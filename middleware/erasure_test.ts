@@ -68,3 +68,33 @@ Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitte
     assert.deepEqual(f.state.dirtyPaths(), ownOrphan ? [`${D}/latest`] : [], writer);
   }
 });
+
+Deno.test("completing an erasure a crash cut off after the move keeps a later run's same version", async () => {
+  const f = await fresh();
+  await f.dirty(`${D}/2/raw`, "refused run");
+  await f.dirty(`${D}/latest`, "2");
+  const j = { ...emptyJournal(), erase: [`${D}/2`] };
+  await writeErasureJournal(f.cache, j);
+  // The process dies right after moving the directory away, before the journal says so.
+  const move = f.cache.moveToState.bind(f.cache);
+  f.cache.moveToState = async (path: string, name: string) => {
+    await move(path, name);
+    throw new Error("the process died");
+  };
+  await assert.rejects(completeErasure(f, j), /the process died/);
+  f.cache.moveToState = move;
+  // Restarted, a later run writes version 2 anew before any push.
+  await f.dirty(`${D}/2/raw`, "later run");
+  const journal = await readErasureJournal(f.cache);
+  assert.deepEqual(journal.erase, [`${D}/2`]);
+  const done = await completeErasure(f, journal);
+  assert.deepEqual(done.erased, [], "the directory was erased before the crash");
+  assert.equal(text(await f.cache.read(`${D}/2/raw`)), "later run");
+  assert.ok(f.state.dirtyPaths().includes(`${D}/2/raw`));
+  assert.deepEqual(await readErasureJournal(f.cache), emptyJournal());
+  assert.deepEqual(
+    [...Deno.readDirSync(`${f.cache.dir}/.sluice/erasing`)],
+    [],
+    "nothing left moved away",
+  );
+});

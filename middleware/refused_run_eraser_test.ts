@@ -17,6 +17,7 @@ import {
 } from "../packages/testing/mod.ts";
 import { LockReadError, ModelLockLostError, SluiceError } from "../sync/errors.ts";
 import {
+  emptyJournal,
   ERASURE_JOURNAL,
   ErasureRefusedError,
   journalPending,
@@ -214,7 +215,8 @@ Deno.test("a remote deletion that fails stays journaled and the next push comple
 
 Deno.test("a journaled erasure interrupted by a crash is completed before the next push", async () => {
   const m = await arranged();
-  await writeErasureJournal(m.cache, {
+  // A journal as written before it recorded moves, trash and markers.
+  await m.cache.writeState(ERASURE_JOURNAL, {
     format: 1,
     erase: [V2],
     uploads: [],
@@ -242,13 +244,7 @@ Deno.test("a dry run erases nothing and shows journaled entries as left out", as
   ).then(() => undefined, (e) => e);
   assert.ok(refused instanceof ModelLockLostError);
   assert.notEqual(await m.cache.read(`${V2}/raw`), null);
-  await writeErasureJournal(m.cache, {
-    format: 1,
-    erase: [V2],
-    uploads: [],
-    prefixes: [],
-    held: [],
-  });
+  await writeErasureJournal(m.cache, { ...emptyJournal(), erase: [V2] });
   await refusedRunEraser()(ctx, spyNext());
   assert.equal(m.ctx.plan[0].action, "skip");
   assert.notEqual(await m.cache.read(`${V2}/raw`), null);
@@ -547,9 +543,10 @@ Deno.test("pre-commit refusal under the create-only writer: a peer's equal objec
 async function crashAfterJournal(gates: Gates, restartGates: Gates) {
   let crashed = false;
   const r = await breakglass(gates, (w) => {
-    const remove = w.a.cache.remove.bind(w.a.cache);
-    w.a.cache.remove = (path: string) => {
-      if (crashed) return remove(path);
+    // The erasure's first step after the journal: the dirty set.
+    const clean = w.a.state.clean.bind(w.a.state);
+    w.a.state.clean = (paths: readonly string[]) => {
+      if (crashed) return clean(paths);
       crashed = true;
       return Promise.reject(new Error("the process died"));
     };

@@ -143,6 +143,17 @@ export interface CacheAccess {
   listFiles(dir: string): Promise<string[]>;
   /** Moves a path into the set-aside area; returns where it went (cache-relative). */
   setAside(path: string, reason: string): Promise<string>;
+  /**
+   * Moves `path` (nothing when absent) out of the cache to `name` in the
+   * internal state dir, which exists afterwards either way (an empty
+   * directory when there was nothing to move): one rename, so a crash leaves
+   * the path either in place or moved, and `hasState(name)` tells which.
+   */
+  moveToState(path: string, name: string): Promise<void>;
+  /** True when `name` exists in the internal state dir. */
+  hasState(name: string): boolean;
+  /** Removes `name` (a file or a directory tree) from the internal state dir; no error when absent. */
+  removeState(name: string): Promise<void>;
   /** Reads a JSON file from the internal state dir; null when absent. */
   readState<T>(name: string): Promise<T | null>;
   /** Writes a JSON file into the internal state dir atomically and durably. */

@@ -429,6 +429,31 @@ export class LocalCache implements CacheAccess {
     return target;
   }
 
+  async moveToState(path: string, name: string): Promise<void> {
+    const from = await this.resolve(path.replace(/\/+$/, ""));
+    const to = abs(this.dir, `${STATE_DIR}/${name}`);
+    await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+    try {
+      await Deno.rename(from, to);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      await Deno.mkdir(to, { recursive: true });
+    }
+    this.#parents.reset(); // the directories checked under it are gone
+  }
+
+  hasState(name: string): boolean {
+    return exists(abs(this.dir, `${STATE_DIR}/${name}`));
+  }
+
+  async removeState(name: string): Promise<void> {
+    try {
+      await Deno.remove(abs(this.dir, `${STATE_DIR}/${name}`), { recursive: true });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
   async readState<T>(name: string): Promise<T | null> {
     const file = abs(this.dir, `${STATE_DIR}/${name}`);
     let text: string;
