@@ -86,7 +86,10 @@ async function resume(ctx: PushContext, journal: ErasureJournal): Promise<void> 
 /** Leaves held runs' versions (and markers naming them) and pending erasures out of this push. */
 async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
   const held = journal.held.flatMap((r) => r.dirs);
-  const pending = ctx.dryRun ? journal.erase : [];
+  // Not a directory moved away before a crash: what is there now is a later run's.
+  const pending = ctx.dryRun
+    ? journal.erase.filter((d) => !(journal.moving[d] && ctx.cache.hasState(journal.moving[d])))
+    : [];
   if (held.length + pending.length === 0) return;
   for (const entry of ctx.plan) {
     if (pending.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, true);

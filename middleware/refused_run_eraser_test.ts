@@ -233,6 +233,20 @@ Deno.test("a journaled erasure interrupted by a crash is completed before the ne
   assert.equal(journalPending(await readErasureJournal(m.cache)), false);
 });
 
+Deno.test("a dry run over an erasure cut off after its move shows a later run's same version as to push", async () => {
+  const m = await arranged();
+  // The refused run's V2 was moved away before a crash; the V2 in the cache is a later run's.
+  await m.cache.moveToState(`${V1}/nothing`, "erasing/x");
+  await writeErasureJournal(m.cache, {
+    ...emptyJournal(),
+    erase: [V2],
+    moving: { [V2]: "erasing/x" },
+  });
+  await refusedRunEraser()({ ...m.ctx, dryRun: true }, spyNext());
+  assert.equal(m.ctx.plan[0].path, `${V2}/raw`);
+  assert.equal(m.ctx.plan[0].action, "put");
+});
+
 Deno.test("a dry run erases nothing and shows journaled entries as left out", async () => {
   const m = await arranged();
   const ctx: PushContext = { ...m.ctx, dryRun: true };
