@@ -4,7 +4,8 @@ import { SyncState } from "../sync/service/state.ts";
 
 const CFG = "config/app.yaml";
 
-Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve --merged publishes the merge", async () => {
+/** Caches `a` and `b` of one store; `a` published `x: 2` over what `b` synced, which `b` edited by hand. */
+async function conflicted() {
   const w = await world();
   const a = w.cache("a");
   const b = w.cache("b");
@@ -14,6 +15,11 @@ Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve
   await w.write(a, CFG, "x: 2\n");
   assert.equal((await sluice(["push", "--cache", a])).code, 0);
   await w.write(b, CFG, "y: 1\n"); // a hand edit, never marked dirty
+  return { w, a, b };
+}
+
+Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve --merged publishes the merge", async () => {
+  const { w, a, b } = await conflicted();
 
   const pulled = await sluice(["pull", "--cache", b, "--json"]);
   assert.equal(pulled.code, 3, pulled.err);
@@ -61,15 +67,7 @@ Deno.test("a push that leaves a file dirty for later exits 2", async () => {
 });
 
 Deno.test("with a conflict open, push and pull say to resolve it, not to push again", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  const b = w.cache("b");
-  await w.write(a, CFG, "x: 1\n");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-  await w.write(a, CFG, "x: 2\n");
-  await w.write(b, CFG, "y: 1\n");
-  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  const { w, b } = await conflicted();
 
   const pushed = await sluice(["push", "--cache", b]);
   assert.equal(pushed.code, 3, pushed.err);
