@@ -118,3 +118,19 @@ Deno.test("a file deleted here: push exits 2 and names both ways out; pull --res
   assert.equal((await sluice(["push", "--cache", a])).code, 0);
   await w.cleanup();
 });
+
+Deno.test("a file deleted here and changed there: push names the open conflict and exits 3", async () => {
+  const { w, b } = await conflicted();
+  await Deno.remove(`${b}/${CFG}`);
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const pushed = await sluice(["push", "--cache", b]);
+  assert.equal(pushed.code, 3, pushed.err);
+  assert.doesNotMatch(pushed.out, /Nothing to push/);
+  assert.match(pushed.out, /Open conflicts, left untouched \(1\):\n {2}config\/app\.yaml\n/);
+  assert.doesNotMatch(pushed.out, /Not deleted on the datastore/);
+  const theirs = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
+  assert.equal(theirs.code, 0, theirs.err);
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "x: 2\n");
+  assert.equal((await sluice(["push", "--cache", b])).code, 0);
+  await w.cleanup();
+});

@@ -75,10 +75,10 @@ export function outcomeOf(
   };
 }
 
-/** True when a push uploaded, confirmed, deleted, skipped and left nothing. */
+/** True when a push uploaded, confirmed, deleted, skipped and left nothing (no conflict either). */
 function pushedNothing(r: PushResult): boolean {
   return r.uploaded.length + r.identical.length + r.deleted.length + r.skipped.length +
-      r.localDeletions.length === 0;
+      r.localDeletions.length + r.conflicts.length === 0;
 }
 
 function describePush(r: PushResult, endpoint: string, everSynced: boolean): string[] {
@@ -120,6 +120,16 @@ function describePush(r: PushResult, endpoint: string, everSynced: boolean): str
       lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
     }
     if (conflicts.size > 0) lines.push(RESOLVE_HINT);
+  }
+  const keptPaths = new Set(kept.map((s) => s.path));
+  const standing = r.conflicts.filter((p) => !keptPaths.has(p));
+  if (standing.length) {
+    lines.push(`Open conflicts, left untouched (${standing.length}):`);
+    lines.push(...capped(
+      standing.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+    lines.push(RESOLVE_HINT);
   }
   if (r.localDeletions.length) {
     lines.push(

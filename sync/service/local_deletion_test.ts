@@ -79,3 +79,22 @@ Deno.test("a pull keeps a deletion made here; with restoreDeleted it takes the d
   assert.deepEqual(r.deleted, ["notes/c.txt"]);
   assert.equal(store.peekText("notes/b.txt"), "b");
 });
+
+Deno.test("a file deleted here and changed there is reported as the conflict it is, not as a deletion to push", async () => {
+  const store = new InMemoryStore();
+  const a = await synced(store);
+  const b = await cloneOf(store, "b");
+  await b.pullChanged();
+  await Deno.writeTextFile(`${b.cacheDir}/notes/b.txt`, "b, changed there");
+  await b.markDirty({ relPath: "notes/b.txt" });
+  await b.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes/b.txt`);
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, ["notes/b.txt"]);
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.localDeletions, []);
+  assert.deepEqual(r.conflicts, ["notes/b.txt"]);
+  assert.equal(leftBehindError("push", pushLeftBehind(r))?.code, "conflicts_left");
+  assert.equal(store.peekText("notes/b.txt"), "b, changed there");
+});

@@ -396,7 +396,10 @@ export class SyncService {
         expandedDirs,
         deletedHere,
       );
-    result.localDeletions.push(...deletedHere.sort());
+    // A deletion here that met a change there is an open conflict, reported as one.
+    for (const p of deletedHere.sort()) {
+      (this.state.conflicts.has(p) ? result.conflicts : result.localDeletions).push(p);
+    }
     if (out) out.plan = plan;
     // An empty plan still runs the pipeline: a gate may have durable work left
     // (the refused-run eraser completes a journaled erasure before anything else).
