@@ -97,4 +97,9 @@ Deno.test("a file deleted here and changed there is reported as the conflict it 
   assert.deepEqual(r.conflicts, ["notes/b.txt"]);
   assert.equal(leftBehindError("push", pushLeftBehind(r))?.code, "conflicts_left");
   assert.equal(store.peekText("notes/b.txt"), "b, changed there");
+  // Resolved as mine: the deletion is published over the version seen.
+  const mine = await a.resolveConflict("notes/b.txt", "mine");
+  assert.equal(mine.resolved, true);
+  assert.equal(mine.deleted, true);
+  assert.equal(store.peekText("notes/b.txt"), undefined);
 });
