@@ -108,6 +108,8 @@ function describePush(r: PushResult, endpoint: string, everSynced: boolean): str
       (n) => `  … and ${n} more (\`--json\` lists each, with its reason)`,
     ));
   }
+  const keptPaths = new Set(kept.map((s) => s.path));
+  const standing = r.conflicts.filter((p) => !keptPaths.has(p));
   if (kept.length) {
     lines.push(`Kept ${plural(kept.length, "file")} dirty for a later push:`);
     lines.push(...capped(
@@ -119,10 +121,8 @@ function describePush(r: PushResult, endpoint: string, everSynced: boolean): str
     if (others > 0) {
       lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
     }
-    if (conflicts.size > 0) lines.push(RESOLVE_HINT);
+    if (conflicts.size > 0 && standing.length === 0) lines.push(RESOLVE_HINT); // else said below
   }
-  const keptPaths = new Set(kept.map((s) => s.path));
-  const standing = r.conflicts.filter((p) => !keptPaths.has(p));
   if (standing.length) {
     lines.push(`Open conflicts, left untouched (${standing.length}):`);
     lines.push(...capped(
