@@ -160,3 +160,17 @@ Deno.test("chaos regression: completing an interrupted erasure never removes a l
     '{"seed":510516,"clones":5,"v2":true,"kinds":["api","api","core","core","api"],"ops":[{"id":2,"kind":"run","clone":4,"model":0,"data":0,"workMs":1000},{"id":8,"kind":"run","clone":4,"model":0,"data":0,"workMs":45000},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":10,"kind":"run","clone":3,"model":0,"data":0,"workMs":45000},{"id":12,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":13,"kind":"tick","n":3,"pick":2101666360},{"id":14,"kind":"tick","n":2,"pick":1049540052},{"id":15,"kind":"breakglass","model":0},{"id":24,"kind":"tick","n":22,"pick":974287800},{"id":25,"kind":"breakglass","model":0},{"id":27,"kind":"tick","n":38,"pick":1299687678},{"id":28,"kind":"breakglass","model":0},{"id":32,"kind":"tick","n":8,"pick":470449739},{"id":36,"kind":"crash","clone":4}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 728103, shrunk): a v1 commit of `notes/shared-1.md` landed
+ * after the move to v2 read the index object; once the move's meta was
+ * written, the same clone deleted the file (object and v2 entry). The move's
+ * catch-up then replayed the older commit and put the entry back, naming a
+ * deleted object. Now the catch-up applies an entry only while its object is
+ * in the store (sync/transfer/migrate_index.ts).
+ */
+Deno.test("chaos regression: the move's catch-up never names an object a later commit deleted (I7, I8)", async () => {
+  await clean(
+    '{"seed":728103,"clones":3,"kinds":["api","api","core"],"ops":[{"id":2,"kind":"bulk","clone":2},{"id":3,"kind":"tick","n":4,"pick":625601839},{"id":10,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":13,"kind":"migrate","clone":0},{"id":14,"kind":"delete","clone":2,"file":1,"how":"push"}]}',
+  );
+});

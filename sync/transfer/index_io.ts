@@ -185,7 +185,7 @@ export async function apply(
     delete entries[p];
   }
   for (const [p, e] of Object.entries(change.set)) {
-    if (suspect(p, e) && (await live(p)) !== e.v) {
+    if ((change.verify || suspect(p, e)) && (await live(p)) !== e.v) {
       all = false;
       continue;
     }

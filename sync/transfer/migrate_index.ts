@@ -161,9 +161,13 @@ async function catchUp(
     if (!was || was.v !== e.v || was.h !== e.h || was.s !== e.s) set[p] = e;
   }
   const remove = Object.keys(migrated).filter((p) => !Object.hasOwn(now, p));
+  // Replayed after the move: a v2 commit may have overtaken any of these
+  // since. A set is applied only while its object is in the store, and a
+  // removal only while the entry still names what the v1 commit removed.
+  const base = Object.fromEntries(remove.map((p) => [p, migrated[p].v]));
   await updateIndex(
     store,
-    { set, remove },
+    { set, remove, base, verify: true },
     options.retry,
     options.signal,
     undefined,

@@ -53,7 +53,9 @@ class RacingV1Writer extends InMemoryStore {
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     if (this.armed && args[0] === shardKey("data--aws--ec2--vpc--abc")) {
       this.armed = false;
-      await updateIndex(this, { set: { [LATE]: entry("late") }, remove: [] }, retry);
+      // As a commit does: the object first, then its index entry.
+      const late = await super.put(LATE, new TextEncoder().encode("late"), { kind: "create" });
+      await updateIndex(this, { set: { [LATE]: entry(late.version) }, remove: [] }, retry);
     }
     return await super.put(...args);
   }
@@ -94,7 +96,8 @@ class FirstV1Commit extends InMemoryStore {
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     if (this.armed && args[0] === META_KEY) {
       this.armed = false;
-      const body = monolithBody({ [LATE]: entry("first") }, new Date(0).toISOString());
+      const late = await super.put(LATE, new TextEncoder().encode("first"), { kind: "create" });
+      const body = monolithBody({ [LATE]: entry(late.version) }, new Date(0).toISOString());
       await super.put(MONOLITH_KEY, body, { kind: "create" });
     }
     return await super.put(...args);
@@ -134,4 +137,41 @@ Deno.test("a v1 commit whose meta write a move to v2 refused applies itself to t
   assert.ok(index?.version.startsWith("v2:"));
   assert.equal(index!.entries[LATE]?.v, "mine");
   assert.ok((await peerReadIndex(store))[LATE]);
+});
+
+/**
+ * A store where an old client's v1 commit of LATE lands after the move read
+ * the index object, and, once the move's meta is written, a v2 writer deletes
+ * LATE (object and entry) before the move's catch-up runs.
+ */
+class DeletedBeforeCatchUp extends InMemoryStore {
+  armed = true;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const [key, body] = args;
+    const v2 = key === META_KEY && body instanceof Uint8Array &&
+      new TextDecoder().decode(body).includes('"version":2');
+    if (!this.armed || !v2) return await super.put(...args);
+    this.armed = false;
+    const late = await super.put(LATE, new TextEncoder().encode("late"), { kind: "create" });
+    const entries = (await readIndex(this, retry))?.entries ?? {};
+    entries[LATE] = entry(late.version);
+    await super.put(MONOLITH_KEY, monolithBody(entries, new Date(0).toISOString()), {
+      kind: "overwrite",
+    });
+    const meta = await super.put(...args);
+    await super.delete(LATE);
+    await updateIndex(this, { set: {}, remove: [LATE] }, retry);
+    return meta;
+  }
+}
+
+Deno.test("the move's catch-up never puts back an entry a later v2 commit removed", async () => {
+  const store = new DeletedBeforeCatchUp();
+  await seedPeerBucket(store, FILES, { v2: false });
+  await migrateToShards(store, { retry });
+  assert.equal(store.armed, false, "the commits raced the move");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"));
+  assert.equal(index!.entries[LATE], undefined, "the deleted object is not named");
+  assert.ok(index!.entries["outputs/aws/create/def-1.yaml"], "the rest is there");
 });

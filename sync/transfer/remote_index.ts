@@ -137,6 +137,12 @@ export interface IndexChange {
    * write is never put back.
    */
   readonly base?: Readonly<Record<string, string | null>>;
+  /**
+   * Apply each `set` only while the store holds the version it names: for
+   * a change replayed from an older commit (an index move's catch-up), which
+   * a later commit may have overtaken by deleting or replacing the object.
+   */
+  readonly verify?: boolean;
 }
 
 /**
@@ -172,7 +178,7 @@ async function updateV2(
   const created = new Set<string>();
   const emptied = new Set<string>();
   await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
-    const own: IndexChange = { ...parts.get(part)!, base: change.base };
+    const own: IndexChange = { ...parts.get(part)!, base: change.base, verify: change.verify };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       if (attempt > 0) await conflictPause(attempt, c);
       const cur = await readShardOrNull(store, part, c);
