@@ -324,36 +324,26 @@ export class SyncService {
     restoreDeleted?: boolean,
   ): Promise<PullResult> {
     try {
-      return await this.#pullOnce(signal, prefixes, restoreDeleted);
+      return await pull({
+        restoreDeleted,
+        store: this.store,
+        cache: this.cache,
+        state: this.state,
+        config: this.config,
+        events: this.events,
+        signal: signal ?? new AbortController().signal,
+        isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLayoutInternal(p),
+        indexMemo: this.#indexMemo,
+        now: () => this.clock.now(),
+      }, prefixes);
     } catch (e) {
-      if (signal?.aborted && !(e instanceof SluiceError && e.code !== "aborted")) {
-        throw new AbortedError("The pull", {
-          cause: e,
-          kept:
-            "Files already written stay in the cache; local changes were not touched. Run `sluice pull` again to take the rest.",
-        });
-      }
-      throw e;
+      throw cancelled(
+        e,
+        signal,
+        "The pull",
+        "Files already written stay in the cache; local changes were not touched. Run `sluice pull` again to take the rest.",
+      );
     }
-  }
-
-  async #pullOnce(
-    signal?: AbortSignal,
-    prefixes?: readonly string[],
-    restoreDeleted?: boolean,
-  ): Promise<PullResult> {
-    return await pull({
-      restoreDeleted,
-      store: this.store,
-      cache: this.cache,
-      state: this.state,
-      config: this.config,
-      events: this.events,
-      signal: signal ?? new AbortController().signal,
-      isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLayoutInternal(p),
-      indexMemo: this.#indexMemo,
-      now: () => this.clock.now(),
-    }, prefixes);
   }
 
   async #push(
@@ -446,16 +436,13 @@ export class SyncService {
     try {
       await run(ctx);
     } catch (e) {
-      // Cancelled: whatever a write said on its way out (an abort error, or
-      // the push's summary of them), the answer is that the push was cancelled.
-      if (signal.aborted && !(e instanceof SluiceError && e.code !== "push_failed")) {
-        throw new AbortedError("The push", {
-          cause: e,
-          kept:
-            "Files already uploaded are not in the index yet, so peers do not see them; every file not committed stays dirty. Run `sluice push` again to finish.",
-        });
-      }
-      if (e instanceof SluiceError) throw e;
+      const c = cancelled(
+        e,
+        signal,
+        "The push",
+        "Files already uploaded are not in the index yet, so peers do not see them; every file not committed stays dirty. Run `sluice push` again to finish.",
+      );
+      if (c instanceof SluiceError) throw c;
       throw new SluiceError(
         "push_failed",
         `The push failed: ${
@@ -466,6 +453,21 @@ export class SyncService {
     }
     return result;
   }
+}
+
+/**
+ * The error a push or pull throws for `e`: once its signal was aborted,
+ * whatever a request said on its way out (an abort error, or a summary of
+ * them, `push_failed` / `pull_failed`) becomes `aborted`, saying what was
+ * kept; any other Sluice error (a conflict, a refusal) stands, as does `e`
+ * when nothing was cancelled.
+ */
+function cancelled(e: unknown, signal: AbortSignal | undefined, what: string, kept: string) {
+  if (!signal?.aborted) return e;
+  if (e instanceof SluiceError && !["aborted", "push_failed", "pull_failed"].includes(e.code)) {
+    return e;
+  }
+  return new AbortedError(what, { cause: e, kept });
 }
 
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
