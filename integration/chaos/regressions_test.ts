@@ -174,3 +174,18 @@ Deno.test("chaos regression: the move's catch-up never names an object a later c
     '{"seed":728103,"clones":3,"kinds":["api","api","core"],"ops":[{"id":2,"kind":"bulk","clone":2},{"id":3,"kind":"tick","n":4,"pick":625601839},{"id":10,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":13,"kind":"migrate","clone":0},{"id":14,"kind":"delete","clone":2,"file":1,"how":"push"}]}',
   );
 });
+
+/**
+ * I1 (seed 727675, shrunk): a v1 commit of c1's run landed after the move to
+ * v2 read the index object, and left the v1 meta as it was (its shard list
+ * had not changed). The move's v2 meta was then accepted, and the move
+ * crashed before its catch-up: the v2 index never named the run's files. Now
+ * the move marks the meta before reading the index, and a commit that finds
+ * the mark rewrites the meta, so the move starts over
+ * (sync/transfer/migrate_index.ts).
+ */
+Deno.test("chaos regression: a v1 commit racing a move that crashes before its catch-up is in v2 (I1)", async () => {
+  await clean(
+    '{"seed":727675,"clones":2,"ops":[{"id":1,"kind":"breakglass","model":0},{"id":2,"kind":"sync","clone":1},{"id":3,"kind":"latency","ms":3000},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":6,"kind":"lockfile","clone":1,"set":"@chaos/ext-6"},{"id":7,"kind":"tick","n":27,"pick":902070387},{"id":8,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000},{"id":10,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":11,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":12,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":13,"kind":"breakglass","model":null},{"id":14,"kind":"breakglass","model":1},{"id":15,"kind":"crash","clone":0},{"id":16,"kind":"breakglass","model":1},{"id":17,"kind":"tick","n":33,"pick":1382506451},{"id":18,"kind":"tick","n":36,"pick":1528908966},{"id":19,"kind":"tick","n":9,"pick":861248560},{"id":20,"kind":"migrate","clone":0},{"id":24,"kind":"tick","n":1,"pick":170502997},{"id":25,"kind":"tick","n":22,"pick":1659621197},{"id":26,"kind":"crash","clone":0}]}',
+  );
+});

@@ -232,7 +232,16 @@ export function shardBody(entries: Record<string, IndexEntry>, nowIso: string): 
 
 /** The shard list. */
 export type Meta =
-  | { readonly version: 1; readonly partitions: readonly string[] }
+  | {
+    readonly version: 1;
+    readonly partitions: readonly string[];
+    /**
+     * Set by a move to v2 before it reads the v1 index: a v1 commit of
+     * Sluice's that finds it always writes the meta (without it), so the
+     * move's compare-and-swap of its v2 meta fails and it reads again.
+     */
+    readonly movingToV2?: string;
+  }
   | {
     readonly version: 2;
     readonly partitions: readonly string[];
@@ -252,7 +261,10 @@ export function parseMeta(body: Uint8Array): Meta | null {
   const partitions = j.partitions.filter((p): p is string =>
     typeof p === "string" && /^[^/\\]+$/.test(p) && p !== ".." && p !== "."
   );
-  if (j.version === 1) return { version: 1, partitions };
+  if (j.version === 1) {
+    const moving = typeof j.movingToV2 === "string" ? { movingToV2: j.movingToV2 } : {};
+    return { version: 1, partitions, ...moving };
+  }
   if (j.version === 2 && Number.isSafeInteger(j.commitSeq)) {
     return { version: 2, partitions, commitSeq: j.commitSeq as number, raw: j };
   }
@@ -268,6 +280,10 @@ export function metaBody(meta: Meta): Uint8Array {
       partitions: [...meta.partitions].sort(),
       commitSeq: meta.commitSeq,
     }
-    : { version: 1, partitions: [...meta.partitions].sort() };
+    : {
+      version: 1,
+      partitions: [...meta.partitions].sort(),
+      ...(meta.movingToV2 === undefined ? {} : { movingToV2: meta.movingToV2 }),
+    };
   return new TextEncoder().encode(JSON.stringify(body));
 }

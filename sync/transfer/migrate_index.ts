@@ -1,16 +1,19 @@
 /**
  * The move of a bucket from the v1 index object to v2 shards (`swamp
- * datastore migrate-index`, `sluice bucket migrate-index`): every shard is
- * written from the v1 index, then the meta `{version: 2, partitions,
- * commitSeq: 1}`. Run it under the global lock, as swamp core does; a v1
+ * datastore migrate-index`, `sluice bucket migrate-index`): the v1 meta is
+ * marked (`movingToV2`), every shard is written from the v1 index, then the
+ * meta `{version: 2, partitions, commitSeq: 1}` replaces the marked one by
+ * compare-and-swap. Run it under the global lock, as swamp core does; a v1
  * writer that commits meanwhile is not lost either way:
  *
- * - after the meta lands, the v1 index is read again, and what changed in it
- *   since it was read (all of it, when there was none then) is applied to
- *   the shards (an ordinary v2 commit);
- * - a Sluice v1 commit that lands after that read finds the meta turned v2
- *   when it writes its companions (or when the move's meta refuses its v1
- *   meta), and applies itself to the shards.
+ * - a Sluice v1 commit that lands after the index was read either finds the
+ *   mark and rewrites the meta (the move's v2 meta is then refused, and the
+ *   move starts over), or finds the meta turned v2 (when it writes its
+ *   companions, or when the move's meta refuses its v1 meta) and applies
+ *   itself to the shards; no crash of the move loses it;
+ * - for other clients' v1 commits: after the meta lands, the v1 index is
+ *   read again, and what changed in it since it was read (all of it, when
+ *   there was none then) is applied to the shards (an ordinary v2 commit).
  *
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
@@ -85,10 +88,22 @@ export async function migrateToShards(
   const c = { retry: options.retry, signal: options.signal, concurrency: options.concurrency };
   const now = () => new Date((options.clock ?? Date.now)()).toISOString();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
-    const m = await readMeta(store, c);
-    if (m?.meta.version === 2) {
-      return { ...m.meta, partitions: [...m.meta.partitions], migrated: false, entries: 0 };
+    const read = await readMeta(store, c);
+    if (read?.meta.version === 2) {
+      return { ...read.meta, partitions: [...read.meta.partitions], migrated: false, entries: 0 };
     }
+    // Marked before the index object is read: a v1 commit that lands after
+    // that read finds the mark and rewrites the meta, so this move's v2 meta
+    // is refused and it reads again. Without it, such a commit leaves an
+    // unchanged meta as it is, and only the catch-up below would carry it
+    // into v2 (a crash before then would lose it).
+    const mark = {
+      version: 1 as const,
+      partitions: read?.meta.partitions ?? [],
+      movingToV2: moveId(),
+    };
+    const marked = await casPut(store, META_KEY, metaBody(mark), read?.version ?? null, c);
+    if (!marked) continue;
     const got = await getOrNull(store, MONOLITH_KEY, c);
     const entries = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : {};
     const groups = new Map<string, Record<string, IndexEntry>>();
@@ -110,7 +125,7 @@ export async function migrateToShards(
     const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
-    if (!await casPut(store, META_KEY, metaBody(meta), m?.version ?? null, c)) continue;
+    if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) continue;
     // Also when there was no index object to move: a v1 commit may have
     // created one since it was read.
     await catchUp(store, entries, got?.version ?? null, options);
@@ -125,6 +140,14 @@ export async function migrateToShards(
     };
   }
   throw busy(META_KEY);
+}
+
+/**
+ * A mark no earlier meta carried (a store whose version is a hash of the
+ * body, such as an S3 ETag, would otherwise see the same version again).
+ */
+function moveId(): string {
+  return crypto.randomUUID();
 }
 
 /** The shards a bucket without a v1 index holds (their partition keys, sorted). */

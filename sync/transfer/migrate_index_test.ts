@@ -87,14 +87,21 @@ Deno.test("a bucket without a v1 index gets a meta listing the shards it holds",
   assert.equal(r.commitSeq, 1);
 });
 
+/** True for a put of a v2 meta. */
+function isV2Meta([key, body]: Parameters<InMemoryStore["put"]>): boolean {
+  return key === META_KEY && body instanceof Uint8Array &&
+    new TextDecoder().decode(body).includes('"version":2');
+}
+
 /**
  * A store where an old client's v1 commit creates the index object (and
- * nothing else) after the move found none, just before the move writes its meta.
+ * nothing else) after the move found none, just before the move writes its
+ * v2 meta.
  */
 class FirstV1Commit extends InMemoryStore {
   armed = true;
   override async put(...args: Parameters<InMemoryStore["put"]>) {
-    if (this.armed && args[0] === META_KEY) {
+    if (this.armed && isV2Meta(args)) {
       this.armed = false;
       const late = await super.put(LATE, new TextEncoder().encode("first"), { kind: "create" });
       const body = monolithBody({ [LATE]: entry(late.version) }, new Date(0).toISOString());
@@ -147,10 +154,7 @@ Deno.test("a v1 commit whose meta write a move to v2 refused applies itself to t
 class DeletedBeforeCatchUp extends InMemoryStore {
   armed = true;
   override async put(...args: Parameters<InMemoryStore["put"]>) {
-    const [key, body] = args;
-    const v2 = key === META_KEY && body instanceof Uint8Array &&
-      new TextDecoder().decode(body).includes('"version":2');
-    if (!this.armed || !v2) return await super.put(...args);
+    if (!this.armed || !isV2Meta(args)) return await super.put(...args);
     this.armed = false;
     const late = await super.put(LATE, new TextEncoder().encode("late"), { kind: "create" });
     const entries = (await readIndex(this, retry))?.entries ?? {};
@@ -174,4 +178,52 @@ Deno.test("the move's catch-up never puts back an entry a later v2 commit remove
   assert.ok(index?.version.startsWith("v2:"));
   assert.equal(index!.entries[LATE], undefined, "the deleted object is not named");
   assert.ok(index!.entries["outputs/aws/create/def-1.yaml"], "the rest is there");
+});
+
+/**
+ * A store where a v1 commit of Sluice's (one that leaves the shard list, so
+ * the v1 meta's body, as it was) lands right after the move read the index
+ * object, and the move then stops for good once its v2 meta is written,
+ * before its catch-up: a crash.
+ */
+class CrashBeforeCatchUp extends InMemoryStore {
+  armed = false;
+  crashed = false;
+  #v2Written = false;
+  override async get(...args: Parameters<InMemoryStore["get"]>) {
+    if (args[0] === MONOLITH_KEY && this.#v2Written) {
+      this.crashed = true;
+      throw new Error("the process stopped");
+    }
+    const got = await super.get(...args);
+    if (this.armed && args[0] === MONOLITH_KEY) {
+      this.armed = false;
+      await updateIndex(this, { set: { [LATE]: entry("racing") }, remove: [] }, retry);
+    }
+    return got;
+  }
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const r = await super.put(...args);
+    if (isV2Meta(args)) this.#v2Written = true;
+    return r;
+  }
+}
+
+Deno.test("a v1 commit that leaves the meta as it was is in v2 even when the move stops before its catch-up", async () => {
+  const store = new CrashBeforeCatchUp();
+  await seedPeerBucket(store, FILES, { v2: false });
+  // Sluice's own v1 commit first, so that the meta already lists every shard.
+  await updateIndex(
+    store,
+    { set: { "data/aws/ec2/vpc/abc/state/3/raw": entry("x") }, remove: [] },
+    retry,
+  );
+  store.armed = true;
+  await migrateToShards(store, { retry }).catch(() => {});
+  assert.equal(store.armed, false, "the commit raced the move");
+  assert.ok(store.crashed, "the move stopped before its catch-up");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"), "the bucket is on v2");
+  assert.equal(index!.entries[LATE]?.v, "racing", "the racing commit is in v2");
+  assert.ok((await peerReadIndex(store))[LATE]);
 });

@@ -383,6 +383,8 @@ async function writeCompanions(
     });
     const next: Meta = { version: 1, partitions: [...byShard.keys()] };
     const body = metaBody(next);
+    // Left as it is when unchanged; a meta a move to v2 marked differs, so it
+    // is rewritten and the move, refused, reads this commit (migrate_index.ts).
     if (m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body)) return;
     refused = !await casPut(store, META_KEY, body, m?.version ?? null, c);
   } catch (e) {
