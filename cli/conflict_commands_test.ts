@@ -29,6 +29,8 @@ Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve
   assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "y: 1\n", "the hand edit is kept");
 
   const status = await sluice(["status", "--cache", b]);
+  assert.equal(status.code, 3, "an open conflict is not a clean status");
+  assert.match(status.err, /conflicts_left/);
   assert.match(status.out, /Unresolved conflicts \(1\):/);
   assert.match(status.out, /theirs: version /);
   assert.match(status.out, /None of them will be pushed as they are/);
@@ -43,8 +45,15 @@ Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve
   assert.equal(pushed.code, 3, "a push that leaves a conflict is not a success");
   assert.deepEqual(pushed.json().conflicts, [CFG]);
 
+  const listed = await sluice(["status", "--cache", b, "--json"]);
+  assert.equal(listed.code, 3);
+  assert.equal((listed.json().outcome as { code: string }).code, "conflicts_left");
+
   const resolved = await sluice(["resolve", CFG, "--merged", "--cache", b]);
   assert.equal(resolved.code, 0, resolved.err);
+  const clean = await sluice(["status", "--cache", b, "--json"]);
+  assert.equal(clean.code, 0, clean.err);
+  assert.equal((clean.json().outcome as { code: string }).code, "ok");
   assert.equal((await sluice(["pull", "--cache", b])).code, 0);
   assert.equal((await sluice(["pull", "--cache", a])).code, 0);
   assert.equal(await Deno.readTextFile(`${a}/${CFG}`), "x: 2\ny: 1\n");

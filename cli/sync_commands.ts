@@ -9,7 +9,7 @@ import {
   ConditionalWritesUnsupportedError,
   ConfigError,
   leftBehindError,
-  type SyncIncompleteError,
+  SyncIncompleteError,
   UnsafePathError,
 } from "../sync/errors.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
@@ -328,7 +328,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       .option("--no-walk", "show only paths already marked dirty (skip the walk of the cache)"),
   ).action(action(io, state, "status", async (out: Output, cmd) => {
     const walk = cmd.opts<{ walk: boolean }>().walk;
-    await withSession(cmd, io, out, async (s) => {
+    return await withSession(cmd, io, out, async (s) => {
       // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
       const dirty = await s.service.status({ walk });
       const setAside = await listSetAside(s.cacheDir);
@@ -336,6 +336,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       const conflicts = s.service.conflicts();
       // A missing bucket, missing credentials or a refused prefix fail the status here.
       const remote = await remoteState(s.store, s.service.config.retry, io.signal);
+      // An open conflict is work left behind: the status exits 3 until it is resolved.
+      const open = conflicts.length
+        ? new SyncIncompleteError("status", { conflicts: conflicts.map((c) => c.path), left: [] })
+        : null;
+      const { outcome, exitCode } = outcomeOf(out, open);
       out.result("status", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
@@ -344,6 +349,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         conflicts,
         setAside,
         pendingLockfile,
+        outcome,
       });
       out.say(`Cache ${s.cacheDir} mirrors ${s.store.endpoint}.`);
       if (!remote.reachable) {
@@ -385,6 +391,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           "Run `sluice lockfile retry` to publish them (`sluice lockfile repair` when the datastore's copy is malformed).",
         );
       }
+      return exitCode;
     });
   }));
 }

@@ -398,7 +398,7 @@ const listed = (paths: readonly string[]) =>
 export class SyncIncompleteError extends SluiceError {
   /** What was left behind. */
   readonly leftBehind: LeftBehind;
-  constructor(op: "push" | "pull" | "resolve", leftBehind: LeftBehind) {
+  constructor(op: "push" | "pull" | "resolve" | "status", leftBehind: LeftBehind) {
     const { conflicts, left } = leftBehind;
     const deletions = leftBehind.localDeletions ?? [];
     const parts: string[] = [];
@@ -406,7 +406,11 @@ export class SyncIncompleteError extends SluiceError {
       parts.push(
         `${conflicts.length} conflict(s) are unresolved (${
           listed(conflicts)
-        }): each path changed both here and on the datastore, and neither copy was overwritten (the local copy is kept in the cache or in the set-aside area). Run \`sluice status\` to see both versions, then \`sluice resolve <path> --mine|--theirs|--merged\``,
+        }): each path changed both here and on the datastore, and neither copy was overwritten (the local copy is kept in the cache or in the set-aside area). ${
+          op === "status"
+            ? "The status lists both versions; run"
+            : "Run `sluice status` to see both versions, then"
+        } \`sluice resolve <path> --mine|--theirs|--merged\``,
       );
     }
     if (left.length) {
@@ -427,7 +431,9 @@ export class SyncIncompleteError extends SluiceError {
     }
     super(
       conflicts.length ? "conflicts_left" : "sync_incomplete",
-      `The ${op} finished but left work behind. ${parts.join(". ")}.`,
+      `${
+        op === "status" ? "The cache has open work." : `The ${op} finished but left work behind.`
+      } ${parts.join(". ")}.`,
     );
     this.leftBehind = leftBehind;
   }
