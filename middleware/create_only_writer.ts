@@ -9,8 +9,8 @@
  * - the remote holds the same bytes (compared by content hash, read from the
  *   object's metadata when tagged, else by reading the object): success, so
  *   re-publishing is idempotent;
- * - else another writer published the version first: the local version
- *   directory is set aside (kept under `.sluice/set-aside/`, out of the dirty
+ * - else another writer published the version first (or this cache did,
+ *   and the local file changed since): the local version directory is set aside (kept under `.sluice/set-aside/`, out of the dirty
  *   set, so it is not retried forever) and `VersionConflictError`
  *   (`version_exists`) names the key.
  *
@@ -55,14 +55,20 @@ function versionDir(key: string): string {
  * once per directory per push. Only the first caller gets the targets (the
  * push aggregates conflicts, so siblings report none to avoid duplicates).
  */
-async function setAsideVersion(push: PushContext, dir: string, key: string): Promise<string[]> {
+async function setAsideVersion(
+  push: PushContext,
+  dir: string,
+  key: string,
+  ownEarlier: boolean,
+): Promise<string[]> {
   const byDir = push.vars.get(SET_ASIDES);
   const earlier = byDir.get(dir);
   if (earlier) return await earlier.then(() => []);
   const done = (async () => {
     const files = await push.cache.listFiles(dir);
-    const reason =
-      `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
+    const reason = ownEarlier
+      ? `${key} was published from this cache before and changed here since; a published version is never rewritten, so this local copy of ${dir} was not pushed.`
+      : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
     const targets: string[] = [];
     for (const f of files) targets.push(await push.cache.setAside(f, reason));
     await push.state.clean([...files, `${dir}/`]);
@@ -162,13 +168,18 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       push.note(CREATE_ONLY_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
       return;
     }
-    const aside = await setAsideVersion(push, dir, ctx.key);
+    // The remote copy is the one this cache last synced: the version was
+    // published from here (or pulled) and the local file changed since.
+    const ownEarlier = push.state.synced(ctx.key)?.version === remote.info.version;
+    const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier);
     push.note(
       CREATE_ONLY_WRITER,
-      `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
+      ownEarlier
+        ? `${ctx.key}: this version was published from this cache before and changed here since; the published copy was kept and ${dir} was set aside`
+        : `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
       ctx.entry,
     );
-    throw new VersionConflictError([ctx.key], aside);
+    throw new VersionConflictError([ctx.key], aside, ownEarlier);
   };
 }
 

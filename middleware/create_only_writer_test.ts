@@ -150,6 +150,23 @@ Deno.test("different bytes: version_exists naming the key, local version dir set
   assert.equal(store.peek(META), undefined);
 });
 
+Deno.test("a version this cache published, changed here since: version_exists says it was published from here", async () => {
+  const { m, store, ctx, next } = await unit("edited");
+  await m.cache.write(RAW, new TextEncoder().encode("edited"));
+  await m.state.markDirty(RAW);
+  const published = store.seed(RAW, "published", { [CONTENT_HASH_METADATA]: "0".repeat(64) });
+  await m.state.recordSynced(RAW, { hash: "0".repeat(64), version: published.version, size: 9 });
+  const err = await createOnlyWriter()(ctx, next).catch((e) => e);
+  assert.ok(err instanceof VersionConflictError);
+  assert.equal(err.code, "version_exists");
+  assert.match(err.message, /was published from this cache/);
+  assert.doesNotMatch(err.message, /another writer/);
+  assert.equal(err.setAsideTo.length, 1);
+  assert.equal(new TextDecoder().decode((await m.cache.read(err.setAsideTo[0]))!), "edited");
+  assert.equal(store.peekText(RAW), "published", "a published version is never rewritten");
+  assert.ok(m.gates.some((g) => /published from this cache/.test(g.message)));
+});
+
 // ---- whole pushes over the in-memory store ------------------------------
 
 interface CloneOptions {

@@ -338,16 +338,23 @@ export class VersionConflictError extends SluiceError {
   readonly keys: readonly string[];
   /** Where the local copies were set aside, relative to the cache. */
   readonly setAsideTo: readonly string[];
-  constructor(keys: readonly string[], setAsideTo: readonly string[] = []) {
+  /**
+   * `ownEarlier`: the datastore's copy is the one this cache last synced
+   * (published from here, or pulled), and the local file changed since.
+   */
+  constructor(keys: readonly string[], setAsideTo: readonly string[] = [], ownEarlier = false) {
+    const aside = setAsideTo.length
+      ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)`
+      : "";
     super(
       "version_exists",
-      `Data version ${
-        keys.join(", ")
-      } already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${
-        setAsideTo.length
-          ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)`
-          : ""
-      }. Pull to get the other writer's version, then run the method or workflow again to write a new version.`,
+      ownEarlier
+        ? `Data version ${
+          keys.join(", ")
+        } was published from this cache (or pulled into it) and its local copy changed since: a published data version is never rewritten. The published copy was kept and the changed copy was not pushed${aside}. Pull to take the published copy back, then run the method or workflow again to write a new version.`
+        : `Data version ${
+          keys.join(", ")
+        } already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${aside}. Pull to get the other writer's version, then run the method or workflow again to write a new version.`,
     );
     this.keys = keys;
     this.setAsideTo = setAsideTo;
