@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
 import { SyncState } from "../sync/service/state.ts";
+import { FsStore } from "../packages/fs/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
 const CFG = "config/app.yaml";
 
@@ -141,5 +144,34 @@ Deno.test("a file deleted here and changed there: push names the open conflict a
   assert.equal(theirs.code, 0, theirs.err);
   assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "x: 2\n");
   assert.equal((await sluice(["push", "--cache", b])).code, 0);
+  await w.cleanup();
+});
+
+Deno.test("a push waiting on a writer gone for good names --take-over, which writes over its uncommitted object", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  // a's next write of the file landed, and a was gone before its index update.
+  const store = new FsStore({ root: w.root });
+  const synced = (await store.head(CFG))!.version;
+  await store.put(CFG, new TextEncoder().encode("x: 2\n"), PutModes.update(synced), {
+    metadata: { [WRITER_METADATA]: "gone-for-good" },
+  });
+  await w.write(b, CFG, "y: 1\n");
+  const waiting = await sluice(["push", "--cache", b]);
+  assert.equal(waiting.code, 2, waiting.err);
+  assert.match(waiting.err, /push_waiting_uncommitted/);
+  assert.match(waiting.err, /sluice push --take-over config\/app\.yaml/);
+
+  const took = await sluice(["push", "--take-over", CFG, "--cache", b]);
+  assert.equal(took.code, 0, took.err);
+  assert.match(took.err, /took_over_uncommitted/);
+  assert.match(took.err, /gone-for-good/);
+  const c = w.cache("c");
+  assert.equal((await sluice(["pull", "--cache", c, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "y: 1\n");
   await w.cleanup();
 });

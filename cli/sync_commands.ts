@@ -224,20 +224,33 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         "only these cache paths (files or directories); default: every changed file",
       )
       .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
+      .option(
+        "--take-over <paths...>",
+        "write (or delete) these paths over another writer's uncommitted object instead of waiting for it: for a writer gone for good, whose copy then becomes its conflict if it pushes again",
+      )
       .addHelpText(
         "after",
-        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json",
+        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --take-over config/app.yaml",
       ),
   ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
-    const walk = cmd.opts<{ walk: boolean }>().walk;
+    const { walk, takeOver: named = [] } = cmd.opts<{ walk: boolean; takeOver?: string[] }>();
     return await withSession(cmd, io, out, async (s) => {
-      if (paths.length) await s.service.markDirty({ relPaths: await cachePaths(s.service, paths) });
-      else if (walk) await s.service.markDirty();
+      const takeOver = await cachePaths(s.service, named);
+      // A path to take over is pushed: it is marked dirty like a named path.
+      if (paths.length || takeOver.length) {
+        await s.service.markDirty({
+          relPaths: [...await cachePaths(s.service, paths), ...takeOver],
+        });
+      }
+      if (!paths.length && walk) await s.service.markDirty();
       const bar = progressReporter(io, out.json);
       s.events.on("progress", (p) => bar.update(p));
       let result: PushResult;
       try {
-        result = await s.service.pushChanged({ signal: io.signal });
+        result = await s.service.pushChanged({
+          signal: io.signal,
+          ...(takeOver.length ? { takeOver } : {}),
+        });
       } finally {
         bar.stop();
       }

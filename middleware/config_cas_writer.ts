@@ -21,13 +21,16 @@
  * never reached the index (a crash or an outage between the write and the
  * commit), not a peer's change: the new copy replaces it with a
  * compare-and-swap on that orphan's version, and the commit then names a
- * version the store holds. A peer's write carries another id and stays a
- * conflict.
+ * version the store holds. A peer's write carries another id: a committed
+ * one is a conflict; an uncommitted one is waited for (its push may be about
+ * to commit it), unless the push was told to take the path over
+ * (`takeOver`, for a writer gone for good): then it is written over the same
+ * way, and that writer meets the new copy as a committed change.
  *
  * @module
  */
 import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
-import { resolveHint } from "../sync/service/conflicts.ts";
+import { resolveHint, TAKE_OVER_HINT } from "../sync/service/conflicts.ts";
 import { AlreadyExistsError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
@@ -36,6 +39,7 @@ import {
   indexedVersion,
   replaceOwn,
   stillIndexed,
+  takeOver,
   WRITER_METADATA,
   writerId,
 } from "./own_writes.ts";
@@ -137,7 +141,9 @@ export function configCasWriter(): Middleware<WriteContext> {
       // Another writer's object the index does not name: its push is in
       // flight, or stopped between its upload and its index commit. That is
       // no committed change to resolve against, and writing over it could
-      // take the object from under a push about to commit it: wait for it.
+      // take the object from under a push about to commit it: wait for it,
+      // unless told to take the path over (its writer is gone for good).
+      if (push.takeOver.has(ctx.key) && await takeOver(ctx, remote, CONFIG_CAS_WRITER)) return;
       ctx.entry.action = "skip";
       ctx.entry.keepDirty = true;
       ctx.entry.reason = "another writer's uncommitted write holds it";
@@ -146,7 +152,9 @@ export function configCasWriter(): Middleware<WriteContext> {
       push.events.emit("warning", {
         code: PUSH_WAITING_UNCOMMITTED,
         message:
-          `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again).`,
+          `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again); ${
+            TAKE_OVER_HINT(ctx.key)
+          }.`,
         path: ctx.key,
       });
       return;

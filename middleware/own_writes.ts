@@ -19,8 +19,11 @@ import {
 import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { TOOK_OVER_UNCOMMITTED } from "../sync/service/conflicts.ts";
 
-export { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+
+export { WRITER_METADATA };
 
 /** Per push: the cache's writer id, read (or created) once. */
 const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer", () => ({}));
@@ -90,4 +93,33 @@ export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> 
     if (e instanceof NotFoundError) return null;
     throw e;
   }
+}
+
+/**
+ * Writes over another writer's uncommitted object (the push was told to
+ * take its path over), by compare-and-swap on its version, noted as `gate`: true when done (false when it changed meanwhile: the caller
+ * then waits as usual).
+ */
+export async function takeOver(
+  ctx: WriteContext,
+  remote: ObjectInfo,
+  gate: string,
+): Promise<boolean> {
+  const info = await replaceOwn(ctx, remote.version);
+  if (!info) return false;
+  ctx.result = info;
+  ctx.outcome = "written";
+  const writer = remote.metadata?.[WRITER_METADATA] ?? "unknown";
+  ctx.push.note(
+    gate,
+    `${ctx.key}: took over another writer's uncommitted write (version ${remote.version})`,
+    ctx.entry,
+  );
+  ctx.push.events.emit("warning", {
+    code: TOOK_OVER_UNCOMMITTED,
+    message:
+      `${ctx.key}: wrote over another writer's uncommitted object (version ${remote.version}, writer ${writer}), as asked. If that writer pushes again, its copy becomes its conflict; nothing of it is overwritten in its cache.`,
+    path: ctx.key,
+  });
+  return true;
 }

@@ -229,6 +229,12 @@ export interface PushContext {
   readonly preexisting: ReadonlySet<string>;
   /** Models (`type…/modelId`) this push is made for, when under model locks. */
   readonly models: readonly string[];
+  /**
+   * Paths this push may write or delete over another writer's uncommitted
+   * object (one its index does not list) instead of waiting for that
+   * writer's commit: the user said the writer is gone for good.
+   */
+  readonly takeOver: ReadonlySet<string>;
   readonly identity: Identity;
   readonly clock: Clock;
   readonly events: SluiceEmitter;
@@ -254,9 +260,19 @@ export interface PushContext {
 export type PushContextInit =
   & Omit<
     PushContext,
-    "beforeCommit" | "vars" | "note" | "uploaded" | "locks" | "written" | "preexisting" | "models"
+    | "beforeCommit"
+    | "vars"
+    | "note"
+    | "uploaded"
+    | "locks"
+    | "written"
+    | "preexisting"
+    | "models"
+    | "takeOver"
   >
-  & Partial<Pick<PushContext, "uploaded" | "locks" | "written" | "preexisting" | "models">>;
+  & Partial<
+    Pick<PushContext, "uploaded" | "locks" | "written" | "preexisting" | "models" | "takeOver">
+  >;
 
 /**
  * Builds a push context: the one constructor the sync service and the test
@@ -277,6 +293,7 @@ export function createPushContext(init: PushContextInit): PushContext {
     written: init.written ?? [],
     preexisting: init.preexisting ?? new Set(),
     models: init.models ?? [],
+    takeOver: init.takeOver ?? new Set(),
     uploaded: init.uploaded ?? [],
     beforeCommit: [],
     vars: {

@@ -65,6 +65,23 @@ interface ConflictFile {
   conflicts: Record<string, ConflictRecord>;
 }
 
+/** Warning code emitted when a push wrote or deleted over another writer's uncommitted object, as told. */
+export const TOOK_OVER_UNCOMMITTED = "took_over_uncommitted";
+
+/**
+ * How to stop waiting on a writer that is gone for good (said where a push
+ * waits for another writer's uncommitted object).
+ *
+ * @example
+ * ```ts
+ * import { TAKE_OVER_HINT } from "./conflicts.ts";
+ * console.log(TAKE_OVER_HINT("notes/a.txt"));
+ * ```
+ */
+export function TAKE_OVER_HINT(path: string): string {
+  return `if that writer is gone for good, \`sluice push --take-over ${path}\` writes over its object (its copy then becomes its conflict if it pushes again)`;
+}
+
 /** The command that resolves a conflict of `path`, for messages. */
 export function resolveHint(path: string): string {
   return `sluice resolve ${path} --mine|--theirs|--merged`;

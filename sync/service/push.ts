@@ -17,7 +17,12 @@ import { readWriterId } from "../transfer/writer_id.ts";
 import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
-import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+import {
+  type ConflictRecord,
+  resolveHint,
+  TAKE_OVER_HINT,
+  TOOK_OVER_UNCOMMITTED,
+} from "./conflicts.ts";
 
 /** What a push did. */
 export interface PushResult {
@@ -358,7 +363,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           ctx.events.emit("warning", {
             code: "push_waiting_uncommitted",
             message:
-              `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes.`,
+              `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes; ${
+                TAKE_OVER_HINT(entry.path)
+              }.`,
             path: entry.path,
           });
           continue;
@@ -384,6 +391,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           continue;
         }
         if (outcome.kind === "deleted") result.deleted.push(entry.path);
+        if (outcome.kind === "deleted" && outcome.tookOver) {
+          ctx.events.emit("warning", {
+            code: TOOK_OVER_UNCOMMITTED,
+            message:
+              `${entry.path}: deleted over another writer's uncommitted object (version ${outcome.tookOver.version}), as asked. If that writer pushes again, its copy becomes its conflict; nothing of it is overwritten in its cache.`,
+            path: entry.path,
+          });
+        }
         indexRemove.push(entry.path);
         // Deleted there too: both sides agree (no base: whatever the index names goes).
         if (outcome.kind === "deleted" && entry.syncedVersion !== undefined) {

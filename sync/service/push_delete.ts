@@ -10,7 +10,8 @@
  * - another writer's object the index does not name while the index still
  *   names the synced version: that writer's push is in flight or stopped
  *   before its index update, no committed change; the deletion waits
- *   (`push_waiting_uncommitted`, the path stays dirty);
+ *   (`push_waiting_uncommitted`, the path stays dirty), unless the push was
+ *   told to take the path over: then it is deleted over that object;
  * - a committed change of a peer: a conflict (`delete_skipped`).
  *
  * @module
@@ -24,8 +25,11 @@ import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
-  /** Deleted remotely: the index entry goes (conditional on the synced version). */
-  | { readonly kind: "deleted" }
+  /**
+   * Deleted remotely: the index entry goes (conditional on the synced
+   * version); `tookOver`: deleted over that writer's uncommitted object, as told.
+   */
+  | { readonly kind: "deleted"; readonly tookOver?: ObjectInfo }
   /** Already gone remotely: the index entry goes too. */
   | { readonly kind: "gone" }
   /** Another writer's uncommitted object holds the path: wait for its commit. */
@@ -73,6 +77,10 @@ export async function deleteRemote(
     ? index.entries[entry.path].v
     : undefined;
   if (entry.syncedVersion !== undefined && named === entry.syncedVersion) {
+    // Told to take the path over (its writer is gone for good): deleted over that object.
+    if (ctx.takeOver.has(entry.path) && await deleteAt(ctx, entry.path, now.version)) {
+      return { kind: "deleted", tookOver: now };
+    }
     return { kind: "waiting", now };
   }
   return { kind: "conflict", now };

@@ -12,7 +12,7 @@ import { AbortedError, SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
-import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "../ports.ts";
+import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
 import { DEFAULT_RETRY } from "../retry.ts";
 import { LocalCache, STATE_DIR } from "../transfer/cache.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
@@ -58,34 +58,8 @@ export {
   validateSyncServiceOptions,
 } from "./service_options.ts";
 
-/** Options of a push. */
-export interface PushOptions {
-  readonly signal?: AbortSignal;
-  /** Model locks the push is made under (empty: a plain sync, not fenced). */
-  readonly locks?: readonly DistributedLock[];
-  /** Data version directories the run wrote (`data/…/<N>`). */
-  readonly written?: readonly string[];
-  /** Version directories that existed before the run. */
-  readonly preexisting?: ReadonlySet<string>;
-  /** Models (`type…/modelId`) the push is made for. */
-  readonly models?: readonly string[];
-  /** Compute the plan only; write nothing. */
-  readonly dryRun?: boolean;
-}
-
-/** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */
-export interface PreparedPush {
-  /** What the push wrote and skipped. */
-  readonly result: PushResult;
-  /** The index change and local commit; absent when there was nothing to push. */
-  readonly pending?: PendingCommit;
-  /** The options it was prepared with (locks, written versions…), reused by the commit. */
-  readonly options: Omit<PushOptions, "signal">;
-  /** The objects it wrote. */
-  readonly uploaded: readonly UploadRecord[];
-  /** Its plan, as the gates left it. */
-  readonly plan: readonly PlanEntry[];
-}
+export type { PreparedPush, PushOptions } from "./push_options.ts";
+import type { PreparedPush, PushOptions } from "./push_options.ts";
 
 /**
  * A sync service over one cache directory.
@@ -407,6 +381,7 @@ export class SyncService {
       written: options.written,
       preexisting: options.preexisting,
       models: options.models,
+      takeOver: new Set(options.takeOver ?? []),
       identity: this.identity,
       clock: this.clock,
       events: this.events,

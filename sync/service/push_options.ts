@@ -1,0 +1,43 @@
+/**
+ * The options of a push, and a push prepared for a later commit.
+ *
+ * @module
+ */
+import type { DistributedLock } from "../ports.ts";
+import type { PlanEntry, UploadRecord } from "../context.ts";
+import type { PendingCommit, PushResult } from "./push.ts";
+
+/** Options of a push. */
+export interface PushOptions {
+  readonly signal?: AbortSignal;
+  /** Model locks the push is made under (empty: a plain sync, not fenced). */
+  readonly locks?: readonly DistributedLock[];
+  /** Data version directories the run wrote (`data/…/<N>`). */
+  readonly written?: readonly string[];
+  /** Version directories that existed before the run. */
+  readonly preexisting?: ReadonlySet<string>;
+  /** Models (`type…/modelId`) the push is made for. */
+  readonly models?: readonly string[];
+  /** Compute the plan only; write nothing. */
+  readonly dryRun?: boolean;
+  /**
+   * Dirty paths that may be written or deleted over another writer's
+   * uncommitted object instead of waiting for its commit (that writer is
+   * gone for good); if it comes back, its copy becomes its conflict.
+   */
+  readonly takeOver?: readonly string[];
+}
+
+/** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */
+export interface PreparedPush {
+  /** What the push wrote and skipped. */
+  readonly result: PushResult;
+  /** The index change and local commit; absent when there was nothing to push. */
+  readonly pending?: PendingCommit;
+  /** The options it was prepared with (locks, written versions…), reused by the commit. */
+  readonly options: Omit<PushOptions, "signal">;
+  /** The objects it wrote. */
+  readonly uploaded: readonly UploadRecord[];
+  /** Its plan, as the gates left it. */
+  readonly plan: readonly PlanEntry[];
+}
