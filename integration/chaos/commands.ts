@@ -277,7 +277,10 @@ export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate
 /** A sync, bulk push, config edit, edit, deletion, marker write or resolution. */
 export function moveCommand(
   env: CommandEnv,
-  op: Extract<Op, { kind: "sync" | "bulk" | "config" | "edit" | "delete" | "marker" | "resolve" }>,
+  op: Extract<
+    Op,
+    { kind: "sync" | "bulk" | "config" | "edit" | "delete" | "marker" | "resolve" | "takeover" }
+  >,
 ): Command {
   const c = op.clone;
   const plain = (what: string, body: (svc: SyncService) => Promise<void>) =>
@@ -353,6 +356,17 @@ export function moveCommand(
         await svc.cache.write(`${base}/latest`, bytes);
         await svc.markDirty({ relPath: `${base}/latest` });
         await svc.pushChanged();
+      });
+    case "takeover":
+      return plain("push --take-over", async (svc) => {
+        const path = SHARED_FILES[op.file];
+        const bytes = editBytes(`op ${op.id}: ${path} taken over by c${c}`);
+        env.stats.takeovers++;
+        await env.changes.record({ op: op.id, clone: c, path, how: "takeover" }, bytes);
+        await svc.cache.write(path, bytes);
+        await svc.markDirty({ relPath: path });
+        const markers = MODELS.flatMap((m) => DATA_NAMES.map((d) => `data/${m}/${d}/latest`));
+        await svc.pushChanged({ takeOver: [...SHARED_FILES, ...markers] });
       });
     case "resolve":
       return plain(`resolve --${op.how}`, async (svc) => {

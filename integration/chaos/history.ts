@@ -127,6 +127,19 @@ export type Op =
     readonly pick: number;
     readonly how: ResolveHow;
   }
+  /**
+   * A clone edits one of {@link SHARED_FILES} and pushes, told to take over
+   * every shared file and latest marker: it writes or deletes over another
+   * writer's uncommitted object instead of waiting for it, as a user does
+   * for a writer taken for gone (which may yet come back). Often planned
+   * right after a crash of another clone.
+   */
+  | {
+    readonly id: number;
+    readonly kind: "takeover";
+    readonly clone: number;
+    readonly file: number;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -198,6 +211,7 @@ const WEIGHTS: Readonly<Record<OpKind, number>> = {
   delete: 4,
   marker: 4,
   resolve: 6,
+  takeover: 2,
   migrate: 1,
 };
 
@@ -225,13 +239,20 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   let lastModel = 0;
   let migrated = false;
   // Follow-ups planned by earlier operations: [due at ops.length, kind].
-  const planned: { due: number; kind: "outage-off" | "breakglass"; model: number }[] = [];
+  const planned: {
+    due: number;
+    kind: "outage-off" | "breakglass" | "takeover";
+    model: number;
+    clone?: number;
+  }[] = [];
   for (let id = 0; ops.length < length; id++) {
     const due = planned.findIndex((p) => p.due <= ops.length);
     if (due >= 0) {
       const [p] = planned.splice(due, 1);
       if (p.kind === "breakglass") ops.push({ id, kind: "breakglass", model: p.model });
-      else if (outage) {
+      else if (p.kind === "takeover") {
+        ops.push({ id, kind: "takeover", clone: p.clone!, file: p.model });
+      } else if (outage) {
         outage = false;
         ops.push({ id, kind: "outage", on: false });
       }
@@ -288,6 +309,15 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
       case "crash":
         ops.push(rng.chance(0.35) ? { id, kind, clone, at: "commit" } : { id, kind, clone });
+        // A peer takes the crashed clone for gone: it takes its paths over.
+        if (clones > 1 && rng.chance(0.3)) {
+          planned.push({
+            due: ops.length + rng.range(1, 4),
+            kind: "takeover",
+            model: rng.int(SHARED_FILES.length),
+            clone: (clone + rng.range(1, clones - 1)) % clones,
+          });
+        }
         break;
       case "edit":
         ops.push({
@@ -341,6 +371,9 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
       }
       case "bulk":
         ops.push({ id, kind, clone });
+        break;
+      case "takeover":
+        ops.push({ id, kind, clone, file: rng.int(SHARED_FILES.length) });
         break;
       case "config":
         ops.push({ id, kind, clone, file: rng.int(3) });
@@ -406,6 +439,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone}${via(op.clone)}`;
     case "bulk":
       return `${head} c${op.clone}`;
+    case "takeover":
+      return `${head} c${op.clone} ${SHARED_FILES[op.file]}`;
     case "crash":
       return `${head} c${op.clone}${op.at ? " (armed: between a commit write and the index)" : ""}`;
     case "edit":

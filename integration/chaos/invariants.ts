@@ -17,7 +17,9 @@
  * - I7: after the final sync, the remote index never names an object version
  *   the store does not hold (`index_checks.ts`);
  * - I8: a fresh clone gets every committed file, markers included
- *   (`index_checks.ts`).
+ *   (`index_checks.ts`);
+ * - I9: a committed edit is replaced only by a writer that had seen it
+ *   (`lost_updates.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -31,7 +33,7 @@ import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { indexEntriesOf } from "./index_checks.ts";
 
 /** The invariants. */
-export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8";
+export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8" | "I9";
 
 /** A broken invariant. */
 export interface Violation {

@@ -302,6 +302,11 @@ export class SimScheduler {
     for (const [id, t] of this.#timers) if (t.unit === unit) this.#timers.delete(id);
   }
 
+  /** The owner of the unit (or background task) running now; `harness` outside any. */
+  get owner(): string {
+    return this.#owner();
+  }
+
   /** `store` as commands see it: each call of a running unit parks until the scheduler releases it. */
   wrap(store: ObjectStore): ObjectStore {
     const gate = <T>(what: string, call: () => Promise<T>) => this.#gate(what, call);

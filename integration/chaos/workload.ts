@@ -20,6 +20,7 @@ import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
+import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
 import {
   codeOf,
   type Command,
@@ -116,7 +117,19 @@ class World {
       const meta = { version: 2, partitions: [], commitSeq: 0, raw: {} } as const;
       await this.target.direct.put(META_KEY, metaBody(meta), PutModes.create);
     }
-    this.gated = this.sched.wrap(this.#watched(this.target.store));
+    const checked = watchLostUpdates(
+      this.#watched(this.target.store),
+      harnessDeps({
+        read: (key) => this.target.inspect.read(key),
+        changes: this.changes,
+        direct: this.target.direct,
+        owner: () => this.sched.owner,
+        clones: this.clones,
+        violate: (v) => this.truth.violate(v),
+        opId: () => this.#opId,
+      }),
+    );
+    this.gated = this.sched.wrap(checked);
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
     await this.registry.probe(this.target.store);
     await plantSentinel(this.root);
@@ -250,8 +263,6 @@ class World {
     });
   }
 
-  // ---- the history ----
-
   async apply(op: Op): Promise<void> {
     this.#opId = op.id;
     this.stats.operations++;
@@ -268,6 +279,7 @@ class World {
       case "delete":
       case "marker":
       case "resolve":
+      case "takeover":
         this.#enqueue(op.clone, moveCommand(this.#env, op));
         break;
       case "lockfile":

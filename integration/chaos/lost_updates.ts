@@ -1,0 +1,186 @@
+/**
+ * I9, no lost update: a committed edit of a shared file is replaced or
+ * deleted on the store only by a writer that had seen it. I6 counts an edit
+ * kept once the store held it, on the promise that whoever changed the file
+ * next based that change on it; this checks the promise at each write.
+ *
+ * At every put or delete of one of {@link SHARED_FILES} (their bytes name
+ * the edit that wrote them), the store's bytes before the call are compared
+ * with what the index names for the path. When the call replaces bytes the
+ * index names (a committed edit of another clone), the writing clone must
+ * have synced those bytes, or hold a conflict whose "theirs" they are (a
+ * resolution publishes over what the user saw). Anything else is a lost
+ * update: the earlier writer's push reported success, and its change is gone.
+ *
+ * And I7 at each index commit, not only after the final sync: an index
+ * object (the v1 index, or a shard) written by compare-and-swap with a new entry for a shared
+ * file must name the version the store holds at that moment. A push that
+ * commits a version another writer already replaced reports success for an
+ * edit that is gone (the pull that follows takes the replacement over it).
+ *
+ * @module
+ */
+import { sha256Hex } from "../../sync/hash.ts";
+import type { ObjectStore } from "../../sync/ports.ts";
+import { readIndex } from "../../sync/transfer/remote_index.ts";
+import {
+  type IndexEntry,
+  META_KEY,
+  MONOLITH_KEY,
+  parseMonolith,
+  parseShard,
+} from "../../sync/transfer/bucket_layout.ts";
+import type { SyncService } from "../../sync/service/service.ts";
+import { SHARED_FILES } from "./history.ts";
+import type { Violation } from "./invariants.ts";
+import type { LocalChanges } from "./local_changes.ts";
+
+/** What a writing clone knew of a path. */
+export interface WriterView {
+  readonly clone: number;
+  /** Hash of the bytes it last synced at `path`. */
+  synced(path: string): string | undefined;
+  /** Hash of the datastore's copy in its open conflict on `path`. */
+  theirs(path: string): string | undefined;
+}
+
+/** What {@link watchLostUpdates} needs from the harness. */
+export interface LostUpdateDeps {
+  readonly changes: LocalChanges;
+  /** The store's bytes at `key`, read directly (past faults and scheduling). */
+  read(key: string): Promise<Uint8Array | undefined>;
+  /** The version the store holds at `path` (undefined: none), read directly. */
+  held(path: string): Promise<string | undefined>;
+  /** The hash the remote index names for `path` (undefined: none), read directly. */
+  indexHash(path: string): Promise<string | undefined>;
+  /** The clone whose command makes the current call (undefined: the operator or the harness). */
+  writer(): WriterView | undefined;
+  violate(v: Violation): void;
+  /** The history operation being applied. */
+  opId(): number;
+}
+
+/**
+ * `store`, checking I9 at each put and delete of a shared file.
+ *
+ * @example
+ * ```ts
+ * import { watchLostUpdates } from "./lost_updates.ts";
+ * // const checked = watchLostUpdates(store, { changes, read, indexHash, writer, violate, opId });
+ * ```
+ */
+export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): ObjectStore {
+  const hashOf = async (key: string) => {
+    const bytes = await deps.read(key);
+    return bytes ? await sha256Hex(bytes) : undefined;
+  };
+  const watched = <T>(key: string, call: () => Promise<T>): Promise<T> => {
+    // Who writes is known only now, before the first await.
+    const who = SHARED_FILES.includes(key) ? deps.writer() : undefined;
+    if (!who) return call();
+    return (async () => {
+      const before = await hashOf(key);
+      const committed = before !== undefined && (await deps.indexHash(key)) === before;
+      const r = await call();
+      const after = await hashOf(key);
+      if (!committed || after === before) return r;
+      const edit = deps.changes.edits.find((e) => e.path === key && e.hash === before);
+      if (!edit || edit.clone === who.clone) return r;
+      if (who.synced(key) === before || who.theirs(key) === before) return r;
+      deps.violate({
+        invariant: "I9",
+        message: `c${who.clone} ${
+          after === undefined ? "deleted" : "wrote over"
+        } ${key} while the index named c${edit.clone}'s committed edit (op #${edit.op}, ${edit.how}), which c${who.clone} had never seen: that edit is lost`,
+        afterOp: deps.opId(),
+      });
+      return r;
+    })();
+  };
+  const entriesOf = (key: string, bytes: Uint8Array | undefined) => {
+    if (!bytes) return {};
+    try {
+      return (key === MONOLITH_KEY ? parseMonolith(bytes) : parseShard(bytes)) ?? {};
+    } catch {
+      return {} as Record<string, IndexEntry>;
+    }
+  };
+  const indexWrite = async <T>(key: string, call: () => Promise<T>): Promise<T> => {
+    const before = entriesOf(key, await deps.read(key));
+    const r = await call();
+    const after = entriesOf(key, await deps.read(key));
+    for (const [path, e] of Object.entries(after)) {
+      if (!SHARED_FILES.includes(path) || before[path]?.v === e.v) continue;
+      const held = await deps.held(path);
+      if (held === e.v) continue;
+      deps.violate({
+        invariant: "I7",
+        message:
+          `an index write (${key}) named version ${e.v} of ${path}, which the store no longer held (${
+            held ?? "no object"
+          }): the push that committed it reported an edit that is gone`,
+        afterOp: deps.opId(),
+      });
+    }
+    return r;
+  };
+  const isIndex = (key: string) =>
+    key === MONOLITH_KEY || (key.startsWith("_index/") && key !== META_KEY);
+  return {
+    ...store,
+    endpoint: store.endpoint,
+    get: (key, o) => store.get(key, o),
+    head: (key, o) => store.head(key, o),
+    ...(store.getStream ? { getStream: (key, o) => store.getStream!(key, o) } : {}),
+    list: (prefix, o) => store.list(prefix, o),
+    put: (key, body, mode, o) =>
+      // A commit's compare-and-swap (a move's or a companion's plain shard
+      // writes restate an index read earlier, and are not commits).
+      isIndex(key) && mode.kind !== "overwrite" && deps.writer()
+        ? indexWrite(key, () => store.put(key, body, mode, o))
+        : watched(key, () => store.put(key, body, mode, o)),
+    delete: (key, o) => watched(key, () => store.delete(key, o)),
+  };
+}
+
+/** A clone as the harness holds it. */
+export interface HarnessClone {
+  readonly index: number;
+  readonly owner: string;
+  readonly svc: Pick<SyncService, "state" | "conflicts">;
+}
+
+/**
+ * {@link LostUpdateDeps} from the harness: the index is read from `direct`,
+ * and the writer is the clone whose incarnation owns the running unit.
+ */
+export function harnessDeps(h: {
+  readonly changes: LocalChanges;
+  readonly read: (key: string) => Promise<Uint8Array | undefined>;
+  readonly direct: ObjectStore;
+  readonly owner: () => string;
+  readonly clones: readonly HarnessClone[];
+  readonly violate: (v: Violation) => void;
+  readonly opId: () => number;
+}): LostUpdateDeps {
+  const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  return {
+    changes: h.changes,
+    read: h.read,
+    violate: h.violate,
+    opId: h.opId,
+    held: async (path) => (await h.direct.head(path))?.version,
+    indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,
+    writer: () => {
+      const owner = h.owner();
+      const slot = h.clones.find((c) => c.owner === owner);
+      if (!slot) return undefined;
+      const svc = slot.svc;
+      return {
+        clone: slot.index,
+        synced: (path) => svc.state.synced(path)?.hash,
+        theirs: (path) => svc.conflicts().find((c) => c.path === path)?.theirs?.hash ?? undefined,
+      };
+    },
+  };
+}
