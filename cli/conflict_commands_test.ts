@@ -147,7 +147,7 @@ Deno.test("a file deleted here and changed there: push names the open conflict a
   await w.cleanup();
 });
 
-Deno.test("a push waiting on a writer gone for good names --take-over, which writes over its uncommitted object", async () => {
+Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, which turns the wait into a conflict to resolve", async () => {
   const w = await world();
   const a = w.cache("a");
   const b = w.cache("b");
@@ -164,14 +164,17 @@ Deno.test("a push waiting on a writer gone for good names --take-over, which wri
   const waiting = await sluice(["push", "--cache", b]);
   assert.equal(waiting.code, 2, waiting.err);
   assert.match(waiting.err, /push_waiting_uncommitted/);
-  assert.match(waiting.err, /sluice push --take-over config\/app\.yaml/);
+  assert.match(waiting.err, /sluice push --adopt-uncommitted config\/app\.yaml/);
 
-  const took = await sluice(["push", "--take-over", CFG, "--cache", b]);
-  assert.equal(took.code, 0, took.err);
-  assert.match(took.err, /took_over_uncommitted/);
-  assert.match(took.err, /gone-for-good/);
+  const adopted = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", b]);
+  assert.equal(adopted.code, 3, adopted.err);
+  assert.match(adopted.err, /adopted_uncommitted/);
+  assert.match(adopted.err, /gone-for-good/);
   const c = w.cache("c");
   assert.equal((await sluice(["pull", "--cache", c, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\n", "the adopted change is published");
+  assert.equal((await sluice(["resolve", CFG, "--merged", "--cache", b])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", c])).code, 0);
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "y: 1\n");
   await w.cleanup();
 });

@@ -225,21 +225,23 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       )
       .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
       .option(
-        "--take-over <paths...>",
-        "write (or delete) these paths over another writer's uncommitted object instead of waiting for it: for a writer gone for good, whose copy then becomes its conflict if it pushes again",
+        "--adopt-uncommitted <paths...>",
+        "for a writer gone for good: publish its uncommitted object at these paths as its change instead of waiting for it (nothing is overwritten; a local change of the path becomes a conflict to resolve)",
       )
       .addHelpText(
         "after",
-        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --take-over config/app.yaml",
+        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --adopt-uncommitted config/app.yaml",
       ),
   ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
-    const { walk, takeOver: named = [] } = cmd.opts<{ walk: boolean; takeOver?: string[] }>();
+    const { walk, adoptUncommitted: named = [] } = cmd.opts<
+      { walk: boolean; adoptUncommitted?: string[] }
+    >();
     return await withSession(cmd, io, out, async (s) => {
-      const takeOver = await cachePaths(s.service, named);
-      // A path to take over is pushed: it is marked dirty like a named path.
-      if (paths.length || takeOver.length) {
+      const adopt = await cachePaths(s.service, named);
+      // A path to adopt is pushed: it is marked dirty like a named path.
+      if (paths.length || adopt.length) {
         await s.service.markDirty({
-          relPaths: [...await cachePaths(s.service, paths), ...takeOver],
+          relPaths: [...await cachePaths(s.service, paths), ...adopt],
         });
       }
       if (!paths.length && walk) await s.service.markDirty();
@@ -249,7 +251,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       try {
         result = await s.service.pushChanged({
           signal: io.signal,
-          ...(takeOver.length ? { takeOver } : {}),
+          ...(adopt.length ? { adoptUncommitted: adopt } : {}),
         });
       } finally {
         bar.stop();

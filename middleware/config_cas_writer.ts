@@ -24,22 +24,25 @@
  * version the store holds. A peer's write carries another id: a committed
  * one is a conflict; an uncommitted one is waited for (its push may be about
  * to commit it), unless the push was told to take the path over
- * (`takeOver`, for a writer gone for good): then it is written over the same
+ * (`adoptUncommitted`, for a writer gone for good): then that object is
+ * published in the index as its writer's change, never written over, and
+ * this write meets it as a committed change: a conflict.
  * way, and that writer meets the new copy as a committed change.
  *
  * @module
  */
 import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
-import { resolveHint, TAKE_OVER_HINT } from "../sync/service/conflicts.ts";
+import type { ObjectInfo } from "../sync/ports.ts";
+import { ADOPT_HINT, resolveHint } from "../sync/service/conflicts.ts";
 import { AlreadyExistsError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import {
+  adopt,
   fetchRemote,
   indexedVersion,
   replaceOwn,
   stillIndexed,
-  takeOver,
   WRITER_METADATA,
   writerId,
 } from "./own_writes.ts";
@@ -142,22 +145,12 @@ export function configCasWriter(): Middleware<WriteContext> {
       // flight, or stopped between its upload and its index commit. That is
       // no committed change to resolve against, and writing over it could
       // take the object from under a push about to commit it: wait for it,
-      // unless told to take the path over (its writer is gone for good).
-      if (push.takeOver.has(ctx.key) && await takeOver(ctx, remote, CONFIG_CAS_WRITER)) return;
-      ctx.entry.action = "skip";
-      ctx.entry.keepDirty = true;
-      ctx.entry.reason = "another writer's uncommitted write holds it";
-      if (!push.dryRun) await push.state.markDirty(ctx.key);
-      push.note(CONFIG_CAS_WRITER, `${ctx.key}: another writer's uncommitted write`, ctx.entry);
-      push.events.emit("warning", {
-        code: PUSH_WAITING_UNCOMMITTED,
-        message:
-          `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again); ${
-            TAKE_OVER_HINT(ctx.key)
-          }.`,
-        path: ctx.key,
-      });
-      return;
+      // unless told to adopt it (its writer is gone for good): it is then
+      // published as that writer's change, and met below as a committed one.
+      if (!push.adoptUncommitted.has(ctx.key) || !await adopt(ctx, remote, CONFIG_CAS_WRITER)) {
+        await waitFor(ctx, remote);
+        return;
+      }
     }
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;
@@ -180,6 +173,27 @@ export function configCasWriter(): Middleware<WriteContext> {
       path: ctx.key,
     });
   };
+}
+
+/**
+ * Leaves the write for a later push: another writer's uncommitted object
+ * holds its path (see the gate).
+ */
+async function waitFor(ctx: WriteContext, remote: ObjectInfo): Promise<void> {
+  const push = ctx.push;
+  ctx.entry.action = "skip";
+  ctx.entry.keepDirty = true;
+  ctx.entry.reason = "another writer's uncommitted write holds it";
+  if (!push.dryRun) await push.state.markDirty(ctx.key);
+  push.note(CONFIG_CAS_WRITER, `${ctx.key}: another writer's uncommitted write`, ctx.entry);
+  push.events.emit("warning", {
+    code: PUSH_WAITING_UNCOMMITTED,
+    message:
+      `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again); ${
+        ADOPT_HINT(ctx.key)
+      }.`,
+    path: ctx.key,
+  });
 }
 
 /**

@@ -19,7 +19,8 @@ import {
 import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
-import { TOOK_OVER_UNCOMMITTED } from "../sync/service/conflicts.ts";
+import { ADOPTED_UNCOMMITTED, adoptedMessage } from "../sync/service/conflicts.ts";
+import { adoptStranded } from "../sync/transfer/adopt.ts";
 
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
@@ -96,29 +97,30 @@ export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> 
 }
 
 /**
- * Writes over another writer's uncommitted object (the push was told to
- * take its path over), by compare-and-swap on its version, noted as `gate`: true when done (false when it changed meanwhile: the caller
- * then waits as usual).
+ * Publishes another writer's uncommitted object at the write's path as that
+ * writer's committed change (the push was told to adopt it: its writer is
+ * gone for good), noted as `gate`; nothing is written over it. True when the
+ * index now names it (the caller then records a conflict with it); false
+ * when it changed meanwhile (the caller waits as usual).
  */
-export async function takeOver(
-  ctx: WriteContext,
-  remote: ObjectInfo,
-  gate: string,
-): Promise<boolean> {
-  const info = await replaceOwn(ctx, remote.version);
-  if (!info) return false;
-  ctx.result = info;
-  ctx.outcome = "written";
-  const writer = remote.metadata?.[WRITER_METADATA] ?? "unknown";
-  ctx.push.note(
+export async function adopt(ctx: WriteContext, remote: GetResult, gate: string): Promise<boolean> {
+  const push = ctx.push;
+  const base = ctx.mode.kind === "update" ? ctx.mode.version : null;
+  const adopted = await adoptStranded(push.store, ctx.key, remote, base, {
+    retry: push.config.retry,
+    signal: push.signal,
+    concurrency: push.config.concurrency,
+    clock: () => push.clock.now(),
+  });
+  if (!adopted) return false;
+  push.note(
     gate,
-    `${ctx.key}: took over another writer's uncommitted write (version ${remote.version})`,
+    `${ctx.key}: published another writer's uncommitted object (version ${remote.version}) as its change`,
     ctx.entry,
   );
-  ctx.push.events.emit("warning", {
-    code: TOOK_OVER_UNCOMMITTED,
-    message:
-      `${ctx.key}: wrote over another writer's uncommitted object (version ${remote.version}, writer ${writer}), as asked. If that writer pushes again, its copy becomes its conflict; nothing of it is overwritten in its cache.`,
+  push.events.emit("warning", {
+    code: ADOPTED_UNCOMMITTED,
+    message: adoptedMessage(ctx.key, remote.version, remote.metadata?.[WRITER_METADATA]),
     path: ctx.key,
   });
   return true;

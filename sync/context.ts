@@ -230,11 +230,11 @@ export interface PushContext {
   /** Models (`type…/modelId`) this push is made for, when under model locks. */
   readonly models: readonly string[];
   /**
-   * Paths this push may write or delete over another writer's uncommitted
-   * object (one its index does not list) instead of waiting for that
-   * writer's commit: the user said the writer is gone for good.
+   * Paths where another writer's uncommitted object (one the index does not
+   * list) is published in the index as that writer's change instead of
+   * waited for: the user said the writer is gone for good.
    */
-  readonly takeOver: ReadonlySet<string>;
+  readonly adoptUncommitted: ReadonlySet<string>;
   readonly identity: Identity;
   readonly clock: Clock;
   readonly events: SluiceEmitter;
@@ -268,10 +268,13 @@ export type PushContextInit =
     | "written"
     | "preexisting"
     | "models"
-    | "takeOver"
+    | "adoptUncommitted"
   >
   & Partial<
-    Pick<PushContext, "uploaded" | "locks" | "written" | "preexisting" | "models" | "takeOver">
+    Pick<
+      PushContext,
+      "uploaded" | "locks" | "written" | "preexisting" | "models" | "adoptUncommitted"
+    >
   >;
 
 /**
@@ -293,7 +296,7 @@ export function createPushContext(init: PushContextInit): PushContext {
     written: init.written ?? [],
     preexisting: init.preexisting ?? new Set(),
     models: init.models ?? [],
-    takeOver: init.takeOver ?? new Set(),
+    adoptUncommitted: init.adoptUncommitted ?? new Set(),
     uploaded: init.uploaded ?? [],
     beforeCommit: [],
     vars: {

@@ -279,7 +279,7 @@ export function moveCommand(
   env: CommandEnv,
   op: Extract<
     Op,
-    { kind: "sync" | "bulk" | "config" | "edit" | "delete" | "marker" | "resolve" | "takeover" }
+    { kind: "sync" | "bulk" | "config" | "edit" | "delete" | "marker" | "resolve" | "adopt" }
   >,
 ): Command {
   const c = op.clone;
@@ -357,16 +357,16 @@ export function moveCommand(
         await svc.markDirty({ relPath: `${base}/latest` });
         await svc.pushChanged();
       });
-    case "takeover":
-      return plain("push --take-over", async (svc) => {
+    case "adopt":
+      return plain("push --adopt-uncommitted", async (svc) => {
         const path = SHARED_FILES[op.file];
-        const bytes = editBytes(`op ${op.id}: ${path} taken over by c${c}`);
-        env.stats.takeovers++;
-        await env.changes.record({ op: op.id, clone: c, path, how: "takeover" }, bytes);
+        const bytes = editBytes(`op ${op.id}: ${path} edited by c${c}`);
+        env.stats.adoptions++;
+        await env.changes.record({ op: op.id, clone: c, path, how: "adopt" }, bytes);
         await svc.cache.write(path, bytes);
         await svc.markDirty({ relPath: path });
         const markers = MODELS.flatMap((m) => DATA_NAMES.map((d) => `data/${m}/${d}/latest`));
-        await svc.pushChanged({ takeOver: [...SHARED_FILES, ...markers] });
+        await svc.pushChanged({ adoptUncommitted: [...SHARED_FILES, ...markers] });
       });
     case "resolve":
       return plain(`resolve --${op.how}`, async (svc) => {

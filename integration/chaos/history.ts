@@ -128,15 +128,15 @@ export type Op =
     readonly how: ResolveHow;
   }
   /**
-   * A clone edits one of {@link SHARED_FILES} and pushes, told to take over
-   * every shared file and latest marker: it writes or deletes over another
-   * writer's uncommitted object instead of waiting for it, as a user does
-   * for a writer taken for gone (which may yet come back). Often planned
-   * right after a crash of another clone.
+   * A clone edits one of {@link SHARED_FILES} and pushes, told to adopt any
+   * other writer's uncommitted object at a shared file or latest marker
+   * (publish it as that writer's change instead of waiting for it), as a
+   * user does for a writer taken for gone (which may yet come back). Often
+   * planned right after a crash of another clone.
    */
   | {
     readonly id: number;
-    readonly kind: "takeover";
+    readonly kind: "adopt";
     readonly clone: number;
     readonly file: number;
   }
@@ -211,7 +211,7 @@ const WEIGHTS: Readonly<Record<OpKind, number>> = {
   delete: 4,
   marker: 4,
   resolve: 6,
-  takeover: 2,
+  adopt: 2,
   migrate: 1,
 };
 
@@ -241,7 +241,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // Follow-ups planned by earlier operations: [due at ops.length, kind].
   const planned: {
     due: number;
-    kind: "outage-off" | "breakglass" | "takeover";
+    kind: "outage-off" | "breakglass" | "adopt";
     model: number;
     clone?: number;
   }[] = [];
@@ -250,8 +250,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     if (due >= 0) {
       const [p] = planned.splice(due, 1);
       if (p.kind === "breakglass") ops.push({ id, kind: "breakglass", model: p.model });
-      else if (p.kind === "takeover") {
-        ops.push({ id, kind: "takeover", clone: p.clone!, file: p.model });
+      else if (p.kind === "adopt") {
+        ops.push({ id, kind: "adopt", clone: p.clone!, file: p.model });
       } else if (outage) {
         outage = false;
         ops.push({ id, kind: "outage", on: false });
@@ -309,11 +309,11 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
       case "crash":
         ops.push(rng.chance(0.35) ? { id, kind, clone, at: "commit" } : { id, kind, clone });
-        // A peer takes the crashed clone for gone: it takes its paths over.
+        // A peer takes the crashed clone for gone: it adopts its uncommitted writes.
         if (clones > 1 && rng.chance(0.3)) {
           planned.push({
             due: ops.length + rng.range(1, 4),
-            kind: "takeover",
+            kind: "adopt",
             model: rng.int(SHARED_FILES.length),
             clone: (clone + rng.range(1, clones - 1)) % clones,
           });
@@ -372,7 +372,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
       case "bulk":
         ops.push({ id, kind, clone });
         break;
-      case "takeover":
+      case "adopt":
         ops.push({ id, kind, clone, file: rng.int(SHARED_FILES.length) });
         break;
       case "config":
@@ -439,7 +439,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone}${via(op.clone)}`;
     case "bulk":
       return `${head} c${op.clone}`;
-    case "takeover":
+    case "adopt":
       return `${head} c${op.clone} ${SHARED_FILES[op.file]}`;
     case "crash":
       return `${head} c${op.clone}${op.at ? " (armed: between a commit write and the index)" : ""}`;

@@ -154,7 +154,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused})`,
     `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, crashes ${s.crashes}`,
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
-    `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}), takeovers ${s.takeovers}, crashes between a commit write and the index ${s.commitCrashes}`,
+    `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,

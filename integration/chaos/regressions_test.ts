@@ -189,3 +189,17 @@ Deno.test("chaos regression: a v1 commit racing a move that crashes before its c
     '{"seed":727675,"clones":2,"ops":[{"id":1,"kind":"breakglass","model":0},{"id":2,"kind":"sync","clone":1},{"id":3,"kind":"latency","ms":3000},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":6,"kind":"lockfile","clone":1,"set":"@chaos/ext-6"},{"id":7,"kind":"tick","n":27,"pick":902070387},{"id":8,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000},{"id":10,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":11,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":12,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":13,"kind":"breakglass","model":null},{"id":14,"kind":"breakglass","model":1},{"id":15,"kind":"crash","clone":0},{"id":16,"kind":"breakglass","model":1},{"id":17,"kind":"tick","n":33,"pick":1382506451},{"id":18,"kind":"tick","n":36,"pick":1528908966},{"id":19,"kind":"tick","n":9,"pick":861248560},{"id":20,"kind":"migrate","clone":0},{"id":24,"kind":"tick","n":1,"pick":170502997},{"id":25,"kind":"tick","n":22,"pick":1659621197},{"id":26,"kind":"crash","clone":0}]}',
   );
 });
+
+/**
+ * I9 (seed 900291, shrunk): two clones each took a new config file over
+ * while the other's write of it was uploaded but not committed. The first
+ * write's commit then landed, and the second wrote over a committed edit it
+ * had never seen. Taking over now adopts the stranded object (publishes it
+ * as its writer's change) instead of writing over it, and the local copy
+ * meets it as a conflict (sync/transfer/adopt.ts).
+ */
+Deno.test("chaos regression: adopting a slow writer's uncommitted object never loses its edit (I9)", async () => {
+  await clean(
+    '{"seed":900291,"clones":5,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":3,"kind":"adopt","clone":4,"file":2},{"id":6,"kind":"adopt","clone":3,"file":2},{"id":9,"kind":"tick","n":10,"pick":723476831}]}',
+  );
+});

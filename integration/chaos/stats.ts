@@ -82,8 +82,8 @@ export interface ChaosStats {
   deletes: number;
   /** Latest markers written outside a model run (a second writer of the marker). */
   markerWrites: number;
-  /** Pushes told to take over other writers' uncommitted objects (`takeover` moves). */
-  takeovers: number;
+  /** Pushes told to adopt other writers' uncommitted objects (`adopt` moves). */
+  adoptions: number;
   /** Conflict resolutions run (the `resolve` moves that found a conflict). */
   resolutions: number;
   /** Of those, the ones that left the conflict resolved. */
@@ -134,7 +134,7 @@ export function emptyStats(): ChaosStats {
     edits: 0,
     deletes: 0,
     markerWrites: 0,
-    takeovers: 0,
+    adoptions: 0,
     resolutions: 0,
     resolved: 0,
     commitCrashes: 0,

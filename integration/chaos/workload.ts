@@ -279,7 +279,7 @@ class World {
       case "delete":
       case "marker":
       case "resolve":
-      case "takeover":
+      case "adopt":
         this.#enqueue(op.clone, moveCommand(this.#env, op));
         break;
       case "lockfile":

@@ -65,8 +65,25 @@ interface ConflictFile {
   conflicts: Record<string, ConflictRecord>;
 }
 
-/** Warning code emitted when a push wrote or deleted over another writer's uncommitted object, as told. */
-export const TOOK_OVER_UNCOMMITTED = "took_over_uncommitted";
+/** Warning code emitted when a push published another writer's uncommitted object as that writer's change, as told. */
+export const ADOPTED_UNCOMMITTED = "adopted_uncommitted";
+
+/**
+ * The message of {@link ADOPTED_UNCOMMITTED}.
+ *
+ * @example
+ * ```ts
+ * import { adoptedMessage } from "./conflicts.ts";
+ * console.log(adoptedMessage("notes/a.txt", "v3", "w-1"));
+ * ```
+ */
+export function adoptedMessage(path: string, version: string, writer?: string): string {
+  return `${path}: published another writer's uncommitted object (version ${version}, writer ${
+    writer ?? "unknown"
+  }) in the index as that writer's change, as asked; nothing was overwritten. The local change is now a conflict with it: run \`sluice status\` to see both versions, then \`${
+    resolveHint(path)
+  }\`.`;
+}
 
 /**
  * How to stop waiting on a writer that is gone for good (said where a push
@@ -74,12 +91,12 @@ export const TOOK_OVER_UNCOMMITTED = "took_over_uncommitted";
  *
  * @example
  * ```ts
- * import { TAKE_OVER_HINT } from "./conflicts.ts";
- * console.log(TAKE_OVER_HINT("notes/a.txt"));
+ * import { ADOPT_HINT } from "./conflicts.ts";
+ * console.log(ADOPT_HINT("notes/a.txt"));
  * ```
  */
-export function TAKE_OVER_HINT(path: string): string {
-  return `if that writer is gone for good, \`sluice push --take-over ${path}\` writes over its object (its copy then becomes its conflict if it pushes again)`;
+export function ADOPT_HINT(path: string): string {
+  return `if that writer is gone for good, \`sluice push --adopt-uncommitted ${path}\` publishes its object as its change, and the local change becomes a conflict to resolve`;
 }
 
 /** The command that resolves a conflict of `path`, for messages. */

@@ -13,15 +13,16 @@ import { withRetry } from "../retry.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
-import { readWriterId } from "../transfer/writer_id.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import {
+  ADOPT_HINT,
+  ADOPTED_UNCOMMITTED,
+  adoptedMessage,
   type ConflictRecord,
   resolveHint,
-  TAKE_OVER_HINT,
-  TOOK_OVER_UNCOMMITTED,
 } from "./conflicts.ts";
 
 /** What a push did. */
@@ -364,13 +365,24 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             code: "push_waiting_uncommitted",
             message:
               `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes; ${
-                TAKE_OVER_HINT(entry.path)
+                ADOPT_HINT(entry.path)
               }.`,
             path: entry.path,
           });
           continue;
         }
         if (outcome.kind === "conflict") {
+          if (outcome.adopted) {
+            ctx.events.emit("warning", {
+              code: ADOPTED_UNCOMMITTED,
+              message: adoptedMessage(
+                entry.path,
+                outcome.now.version,
+                outcome.now.metadata?.[WRITER_METADATA],
+              ),
+              path: entry.path,
+            });
+          }
           // A delete is conditional on the version this cache last saw: the
           // peer's newer copy keeps both its object and its index entry.
           entry.reason =
@@ -391,14 +403,6 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           continue;
         }
         if (outcome.kind === "deleted") result.deleted.push(entry.path);
-        if (outcome.kind === "deleted" && outcome.tookOver) {
-          ctx.events.emit("warning", {
-            code: TOOK_OVER_UNCOMMITTED,
-            message:
-              `${entry.path}: deleted over another writer's uncommitted object (version ${outcome.tookOver.version}), as asked. If that writer pushes again, its copy becomes its conflict; nothing of it is overwritten in its cache.`,
-            path: entry.path,
-          });
-        }
         indexRemove.push(entry.path);
         // Deleted there too: both sides agree (no base: whatever the index names goes).
         if (outcome.kind === "deleted" && entry.syncedVersion !== undefined) {

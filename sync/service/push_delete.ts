@@ -11,7 +11,8 @@
  *   names the synced version: that writer's push is in flight or stopped
  *   before its index update, no committed change; the deletion waits
  *   (`push_waiting_uncommitted`, the path stays dirty), unless the push was
- *   told to take the path over: then it is deleted over that object;
+ *   told to adopt it: then it is published as that writer's change, and the
+ *   deletion is a conflict with it;
  * - a committed change of a peer: a conflict (`delete_skipped`).
  *
  * @module
@@ -21,21 +22,22 @@ import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
 import { readIndex } from "../transfer/remote_index.ts";
+import { adoptStranded } from "../transfer/adopt.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
-  /**
-   * Deleted remotely: the index entry goes (conditional on the synced
-   * version); `tookOver`: deleted over that writer's uncommitted object, as told.
-   */
-  | { readonly kind: "deleted"; readonly tookOver?: ObjectInfo }
+  /** Deleted remotely: the index entry goes (conditional on the synced version). */
+  | { readonly kind: "deleted" }
   /** Already gone remotely: the index entry goes too. */
   | { readonly kind: "gone" }
   /** Another writer's uncommitted object holds the path: wait for its commit. */
   | { readonly kind: "waiting"; readonly now: ObjectInfo }
-  /** A peer's committed change: a conflict. */
-  | { readonly kind: "conflict"; readonly now: ObjectInfo };
+  /**
+   * A peer's committed change: a conflict. `adopted`: that change was
+   * another writer's uncommitted object, published as its change, as told.
+   */
+  | { readonly kind: "conflict"; readonly now: ObjectInfo; readonly adopted?: boolean };
 
 /** Deletes `version` of the entry's path; false when the store holds another one. */
 async function deleteAt(ctx: PushContext, path: string, version: string | undefined) {
@@ -50,6 +52,28 @@ async function deleteAt(ctx: PushContext, path: string, version: string | undefi
     if (e instanceof PreconditionFailedError || e instanceof NotFoundError) return false;
     throw e;
   }
+}
+
+/** Publishes the store's `now` at the entry's path as its writer's change (see `transfer/adopt.ts`). */
+async function adoptAt(ctx: PushContext, entry: PlanEntry, now: ObjectInfo): Promise<boolean> {
+  let got;
+  try {
+    got = await withRetry(
+      () => ctx.store.get(entry.path, { signal: ctx.signal }),
+      ctx.config.retry,
+      ctx.signal,
+    );
+  } catch (e) {
+    if (e instanceof NotFoundError) return false;
+    throw e;
+  }
+  if (got.version !== now.version) return false;
+  return await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
+    retry: ctx.config.retry,
+    signal: ctx.signal,
+    concurrency: ctx.config.concurrency,
+    clock: () => ctx.clock.now(),
+  });
 }
 
 /**
@@ -77,9 +101,10 @@ export async function deleteRemote(
     ? index.entries[entry.path].v
     : undefined;
   if (entry.syncedVersion !== undefined && named === entry.syncedVersion) {
-    // Told to take the path over (its writer is gone for good): deleted over that object.
-    if (ctx.takeOver.has(entry.path) && await deleteAt(ctx, entry.path, now.version)) {
-      return { kind: "deleted", tookOver: now };
+    // Told to adopt it (its writer is gone for good): published as that
+    // writer's change, the deletion meets it as a committed one.
+    if (ctx.adoptUncommitted.has(entry.path) && await adoptAt(ctx, entry, now)) {
+      return { kind: "conflict", now, adopted: true };
     }
     return { kind: "waiting", now };
   }

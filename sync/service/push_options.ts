@@ -21,11 +21,13 @@ export interface PushOptions {
   /** Compute the plan only; write nothing. */
   readonly dryRun?: boolean;
   /**
-   * Dirty paths that may be written or deleted over another writer's
-   * uncommitted object instead of waiting for its commit (that writer is
-   * gone for good); if it comes back, its copy becomes its conflict.
+   * Paths where another writer's uncommitted object (its push stopped
+   * before its index update, and it is gone for good) is published in the
+   * index as that writer's change instead of waited for; a local change of
+   * the path then meets it as a committed change (a conflict). Nothing is
+   * written over it.
    */
-  readonly takeOver?: readonly string[];
+  readonly adoptUncommitted?: readonly string[];
 }
 
 /** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */

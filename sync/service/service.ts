@@ -381,7 +381,7 @@ export class SyncService {
       written: options.written,
       preexisting: options.preexisting,
       models: options.models,
-      takeOver: new Set(options.takeOver ?? []),
+      adoptUncommitted: new Set(options.adoptUncommitted ?? []),
       identity: this.identity,
       clock: this.clock,
       events: this.events,

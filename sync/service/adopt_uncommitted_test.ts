@@ -1,0 +1,172 @@
+/**
+ * Adopting another writer's uncommitted object: a peer that waits on a
+ * writer gone for good has a way out. The object is published as that
+ * writer's change and the peer's copy meets it as a conflict; nothing is
+ * overwritten, so a writer that was only slow loses nothing either.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { ConditionalWrites } from "../transfer/conditional.ts";
+import type { SyncService } from "./service.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { UnreachableError } from "../errors.ts";
+import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+
+const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+async function clone(store: InMemoryStore, name: string, cacheDir?: string): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-adopt-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+    conditional: new ConditionalWrites(),
+  });
+}
+
+async function put(svc: SyncService, path: string, text: string) {
+  await writeCacheFile(svc.cacheDir, path, text);
+  await svc.markDirty({ relPath: path });
+}
+
+const read = (svc: SyncService, path: string) =>
+  Deno.readTextFile(`${svc.cacheDir}/${path}`).catch(() => undefined);
+
+/** Every index entry names the version the store holds, and only objects the store holds. */
+async function assertIndexCurrent(store: InMemoryStore) {
+  const index = await readIndex(store, quick.retry);
+  for (const [path, e] of Object.entries(index?.entries ?? {})) {
+    const info = await store.head(path);
+    assert.ok(info, `the index names ${path}, which the store does not hold`);
+    assert.equal(e.v, info.version, `the index names a dead version of ${path}`);
+  }
+}
+
+/** `a` and `b` synced `path`; `a` then wrote a new copy whose index update never landed (a crash). */
+async function strandedBy(path: string) {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, path, "2");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await a.pushChanged().catch(() => {});
+  assert.equal(store.peekText(path), "2", "a's object landed, uncommitted");
+  return { store, a, b };
+}
+
+for (const path of ["data/shell/cmd/m1/out/latest", "notes/shared.txt"]) {
+  Deno.test(`adopting ${path}: the stranded object is published as its writer's change, and the waiting copy is a conflict`, async () => {
+    const { store, a, b } = await strandedBy(path);
+    await put(b, path, "3");
+    const waiting = await b.pushChanged();
+    assert.deepEqual(waiting.skipped.map((s) => [s.path, s.keepDirty]), [[path, true]]);
+    assert.deepEqual(waiting.conflicts, [], "without it, b waits");
+
+    const warnings: string[] = [];
+    b.events.on("warning", (w) => warnings.push(w.code));
+    const adopted = await b.pushChanged({ adoptUncommitted: [path] });
+    assert.deepEqual(adopted.conflicts, [path]);
+    assert.deepEqual(adopted.uploaded, []);
+    assert.ok(warnings.includes("adopted_uncommitted"));
+    assert.equal(store.peekText(path), "2", "nothing is written over it");
+    assert.equal(
+      (await readIndex(store, quick.retry))?.entries[path]?.v,
+      (await store.head(path))?.version,
+    );
+    await assertIndexCurrent(store);
+    const c = await clone(store, "c");
+    await c.pullChanged();
+    assert.equal(await read(c, path), "2", "a fresh clone gets the adopted change");
+    assert.equal(await read(b, path), "3", "b keeps its copy");
+
+    // b publishes its copy over the change it has now seen; a, back, meets it as a conflict.
+    await b.resolveConflict(path, "mine");
+    assert.equal(store.peekText(path), "3");
+    const back = await clone(store, "a", a.cacheDir);
+    assert.deepEqual((await back.pushChanged()).conflicts, [path]);
+    assert.equal(await read(back, path), "2", "a keeps its copy");
+    await assertIndexCurrent(store);
+  });
+}
+
+Deno.test("a writer that comes back after its object was adopted finds its change committed", async () => {
+  const path = "notes/shared.txt";
+  const { store, a, b } = await strandedBy(path);
+  await put(b, path, "3");
+  assert.deepEqual((await b.pushChanged({ adoptUncommitted: [path] })).conflicts, [path]);
+  const back = await clone(store, "a", a.cacheDir);
+  const ra = await back.pushChanged();
+  assert.deepEqual(ra.conflicts, []);
+  assert.deepEqual(ra.skipped, []);
+  assert.equal(store.peekText(path), "2");
+  await assertIndexCurrent(store);
+  assert.deepEqual(b.conflicts().map((c) => c.theirs?.version), [
+    (await store.head(path))?.version,
+  ]);
+});
+
+Deno.test("a deletion told to adopt: the stranded object is published, and the deletion is a conflict", async () => {
+  const path = "notes/shared.txt";
+  const { store, b } = await strandedBy(path);
+  await Deno.remove(`${b.cacheDir}/${path}`);
+  await b.markDirty({ relPath: path });
+  const waiting = await b.pushChanged();
+  assert.deepEqual(waiting.skipped.map((s) => [s.path, s.keepDirty]), [[path, true]]);
+
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => warnings.push(w.code));
+  const adopted = await b.pushChanged({ adoptUncommitted: [path] });
+  assert.deepEqual(adopted.conflicts, [path]);
+  assert.deepEqual(adopted.deleted, []);
+  assert.ok(warnings.includes("adopted_uncommitted"));
+  assert.equal(store.peekText(path), "2");
+  await assertIndexCurrent(store);
+  await b.resolveConflict(path, "mine");
+  assert.equal(store.peek(path), undefined, "the deletion, resolved, deletes the change it saw");
+  await assertIndexCurrent(store);
+});
+
+Deno.test("adopt leaves a committed change as it is: it stays a conflict", async () => {
+  const path = "notes/shared.txt";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, path, "2");
+  await a.pushChanged();
+  await put(b, path, "3");
+  const r = await b.pushChanged({ adoptUncommitted: [path] });
+  assert.deepEqual(r.conflicts, [path]);
+  assert.equal(store.peekText(path), "2", "a's committed copy is never overwritten");
+});
+
+Deno.test("a writer taken for gone that was only slow: its commit after the adoption loses nothing", async () => {
+  const path = "notes/shared.txt";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, path, "2");
+  const prepared = await a.preparePush(); // uploaded, not committed: a is slow, not gone
+  await put(b, path, "3");
+  assert.deepEqual((await b.pushChanged({ adoptUncommitted: [path] })).conflicts, [path]);
+  const ra = await a.commitPush(prepared);
+  assert.deepEqual(ra.conflicts, []);
+  await b.pushChanged();
+  await a.pushChanged();
+  await assertIndexCurrent(store);
+  assert.equal(store.peekText(path), "2", "a's change is committed");
+  assert.equal(await read(b, path), "3", "b's is kept in its cache");
+  assert.deepEqual(b.conflicts().map((c) => c.path), [path], "as an open conflict");
+  assert.deepEqual(a.conflicts(), []);
+});

@@ -1,0 +1,61 @@
+/**
+ * Adopting a stranded write: publishing in the remote index an object
+ * another writer uploaded but never committed (its push stopped between its
+ * upload and its index update, and its writer is gone for good), as that
+ * writer's change. Nothing is written over it: a peer that waited on it then
+ * meets a committed change, a conflict it resolves as any other, and the
+ * writer, if it comes back, finds its own change committed.
+ *
+ * @module
+ */
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import { sha256Hex } from "../hash.ts";
+import { readIndex, updateIndex } from "./remote_index.ts";
+
+/** What {@link adoptStranded} needs. */
+export interface AdoptOptions {
+  readonly retry: RetryPolicy;
+  readonly signal?: AbortSignal;
+  readonly concurrency?: number;
+  /** Time of the index entries written. */
+  readonly clock?: () => number;
+}
+
+/**
+ * Publishes `object` (the store's current object at `path`, with its bytes)
+ * in the index, provided the index still names `base` for the path (null:
+ * none) and the store still holds that object when the index is written.
+ * True when the index names the object afterwards.
+ *
+ * @example
+ * ```ts
+ * import { adoptStranded } from "./adopt.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const store = new InMemoryStore();
+ * const info = await store.put("notes/a.txt", new Uint8Array([1]), { kind: "overwrite" });
+ * const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+ * const object = { ...info, body: new Uint8Array([1]) };
+ * console.log(await adoptStranded(store, "notes/a.txt", object, null, { retry })); // true
+ * ```
+ */
+export async function adoptStranded(
+  store: ObjectStore,
+  path: string,
+  object: { readonly version: string; readonly size: number; readonly body: Uint8Array },
+  base: string | null,
+  o: AdoptOptions,
+): Promise<boolean> {
+  const entry = { v: object.version, h: await sha256Hex(object.body), s: object.size };
+  await updateIndex(
+    store,
+    { set: { [path]: entry }, remove: [], base: { [path]: base }, verify: true },
+    o.retry,
+    o.signal,
+    undefined,
+    o.concurrency,
+    o.clock,
+  );
+  const index = await readIndex(store, o.retry, o.signal, o.concurrency);
+  return index?.entries[path]?.v === object.version;
+}
