@@ -203,3 +203,18 @@ Deno.test("chaos regression: adopting a slow writer's uncommitted object never l
     '{"seed":900291,"clones":5,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":3,"kind":"adopt","clone":4,"file":2},{"id":6,"kind":"adopt","clone":3,"file":2},{"id":9,"kind":"tick","n":10,"pick":723476831}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 804340, shrunk): an attempt of the move to v2 wrote the shard
+ * of unpartitioned files from its read of the index object; a v1 commit then
+ * deleted the only such file, and the move started over from the new index,
+ * which had no such partition, so it left the earlier shard in place. v2
+ * readers read that shard listed or not, and the index named a deleted
+ * object. Now each attempt deletes the shards the index it read has no
+ * partition for (sync/transfer/migrate_index.ts).
+ */
+Deno.test("chaos regression: a shard an earlier attempt of the move wrote is not left stale (I7, I8)", async () => {
+  await clean(
+    '{"seed":804340,"clones":5,"kinds":["api","core-single-phase","api","core-single-phase","api"],"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":11,"kind":"tick","n":21,"pick":1483328334},{"id":16,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":17,"kind":"migrate","clone":4},{"id":25,"kind":"delete","clone":1,"file":1,"how":"push"}]}',
+  );
+});

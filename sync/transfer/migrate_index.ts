@@ -1,7 +1,8 @@
 /**
  * The move of a bucket from the v1 index object to v2 shards (`swamp
  * datastore migrate-index`, `sluice bucket migrate-index`): the v1 meta is
- * marked (`movingToV2`), every shard is written from the v1 index, then the
+ * marked (`movingToV2`), every shard is written from the v1 index (and any
+ * other shard deleted), then the
  * meta `{version: 2, partitions, commitSeq: 1}` replaces the marked one by
  * compare-and-swap. Run it under the global lock, as swamp core does; a v1
  * writer that commits meanwhile is not lost either way:
@@ -23,6 +24,7 @@
  * @module
  */
 import { PutModes } from "../ports.ts";
+import { NotFoundError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import { withRetry } from "../retry.ts";
@@ -121,6 +123,10 @@ export async function migrateToShards(
         c.signal,
       );
     });
+    // A shard the index has no partition for (one an earlier attempt wrote
+    // from an older read) goes: v2 readers read `_unpartitioned` whether
+    // listed or not, and a v2 commit would build on any shard it finds.
+    if (got) await dropShardsBut(store, new Set(groups.keys()), c);
     const partitions = got ? [...groups.keys()].sort() : await listedShards(store, c.signal);
     const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
     // Refused when the meta changed meanwhile (a v1 companion write, or
@@ -148,6 +154,21 @@ export async function migrateToShards(
  */
 function moveId(): string {
   return crypto.randomUUID();
+}
+
+/** Deletes every shard of the bucket but those of `keep`. */
+async function dropShardsBut(
+  store: ObjectStore,
+  keep: ReadonlySet<string>,
+  c: { retry: RetryPolicy; signal?: AbortSignal },
+): Promise<void> {
+  for (const p of await listedShards(store, c.signal)) {
+    if (keep.has(p)) continue;
+    await withRetry(() => store.delete(shardKey(p), { signal: c.signal }), c.retry, c.signal)
+      .catch((e) => {
+        if (!(e instanceof NotFoundError)) throw e;
+      });
+  }
 }
 
 /** The shards a bucket without a v1 index holds (their partition keys, sorted). */

@@ -227,3 +227,34 @@ Deno.test("a v1 commit that leaves the meta as it was is in v2 even when the mov
   assert.equal(index!.entries[LATE]?.v, "racing", "the racing commit is in v2");
   assert.ok((await peerReadIndex(store))[LATE]);
 });
+
+const CONFIG = "config/upstream_extensions.json";
+
+/**
+ * A store where, once the move wrote the shard of unpartitioned files, a
+ * Sluice v1 commit removes the only such file: the move starts over from an
+ * index without it.
+ */
+class RemovedAfterShardWrite extends InMemoryStore {
+  armed = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const r = await super.put(...args);
+    if (this.armed && args[0] === shardKey("_unpartitioned")) {
+      this.armed = false;
+      await updateIndex(this, { set: {}, remove: [CONFIG] }, retry);
+    }
+    return r;
+  }
+}
+
+Deno.test("a shard an earlier attempt of the move wrote is not left behind when the index no longer has its partition", async () => {
+  const store = new RemovedAfterShardWrite();
+  await seedPeerBucket(store, FILES, { v2: false });
+  store.armed = true;
+  await migrateToShards(store, { retry });
+  assert.equal(store.armed, false, "the commit raced the move");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"));
+  assert.equal(index!.entries[CONFIG], undefined, "the removed file is not named");
+  assert.equal(await store.head(shardKey("_unpartitioned")), null, "the stale shard is gone");
+});
