@@ -333,3 +333,16 @@ for (const mode of MODES) {
     ]]);
   });
 }
+
+Deno.test("a whole push of a version this cache published, edited since, fails saying it was published from here", async () => {
+  const store = new InMemoryStore();
+  const { svc, put } = await clone(store, "a");
+  await put(RAW, "published");
+  await svc.pushChanged();
+  await put(RAW, "edited");
+  const err = await svc.pushChanged().catch((e) => e);
+  assert.ok(err instanceof VersionConflictError);
+  assert.equal(err.ownEarlier, true);
+  assert.match(err.message, /was published from this cache/);
+  assert.equal(store.peekText(RAW), "published");
+});

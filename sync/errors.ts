@@ -338,6 +338,8 @@ export class VersionConflictError extends SluiceError {
   readonly keys: readonly string[];
   /** Where the local copies were set aside, relative to the cache. */
   readonly setAsideTo: readonly string[];
+  /** True when the datastore's copy is the one this cache last synced (changed here since). */
+  readonly ownEarlier: boolean;
   /**
    * `ownEarlier`: the datastore's copy is the one this cache last synced
    * (published from here, or pulled), and the local file changed since.
@@ -358,6 +360,7 @@ export class VersionConflictError extends SluiceError {
     );
     this.keys = keys;
     this.setAsideTo = setAsideTo;
+    this.ownEarlier = ownEarlier;
   }
 }
 

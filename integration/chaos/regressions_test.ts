@@ -218,3 +218,19 @@ Deno.test("chaos regression: a shard an earlier attempt of the move wrote is not
     '{"seed":804340,"clones":5,"kinds":["api","core-single-phase","api","core-single-phase","api"],"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":11,"kind":"tick","n":21,"pick":1483328334},{"id":16,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":17,"kind":"migrate","clone":4},{"id":25,"kind":"delete","clone":1,"file":1,"how":"push"}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 805756, shrunk): a core-driven run's push marked the data's
+ * directory dirty; its marker was written in the commit, whose index update
+ * failed (an outage). The next push of that clone failed on another file,
+ * so its commit-step writes were held back, yet the directory's mark was
+ * cleaned: the marker was never pushed again, and the index kept naming the
+ * old one while the store held the new. Now a directory stays dirty while a
+ * commit-step write under it was held back or deferred to a commit that has
+ * not run (sync/service/push.ts).
+ */
+Deno.test("chaos regression: a marker held back by a failed push stays dirty under its directory mark (I7, I8)", async () => {
+  await clean(
+    '{"seed":805756,"clones":4,"v2":true,"kinds":["api","core","core","core"],"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":4,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":5,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":6,"kind":"flaky","call":"get","count":3,"afterEffect":false},{"id":7,"kind":"sync","clone":1},{"id":8,"kind":"resolve","clone":0,"pick":1,"how":"merged"},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"resolve","clone":3,"pick":2,"how":"theirs"},{"id":12,"kind":"tick","n":22,"pick":179296534},{"id":15,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":16,"kind":"resolve","clone":3,"pick":6,"how":"mine"},{"id":19,"kind":"tick","n":30,"pick":117791297},{"id":27,"kind":"tick","n":4,"pick":1289513117},{"id":29,"kind":"flaky","call":"put","count":2,"afterEffect":false},{"id":32,"kind":"config","clone":1,"file":1},{"id":34,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":35,"kind":"tick","n":7,"pick":518618694}]}',
+  );
+});

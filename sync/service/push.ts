@@ -15,6 +15,7 @@ import { SourceVanishedError } from "../transfer/body.ts";
 import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
+import { pushFailure } from "./push_failure.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import {
@@ -118,6 +119,11 @@ export interface PendingCommit {
   readonly base?: Readonly<Record<string, string | null>>;
   /** Dirty paths the commit cleans. */
   readonly handled: readonly string[];
+  /**
+   * Marked directories whose commit-step writes (markers, index files) a
+   * preparation deferred: the commit cleans each once those are made.
+   */
+  readonly deferredDirs?: readonly string[];
   /** The dirty-set snapshot taken when the push started. */
   readonly snapshot: ReturnType<SyncState["snapshot"]>;
   /** True when a walk push completed without failures (the bulk mark is then cleared). */
@@ -421,12 +427,20 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (!e.keepDirty) handled.push(e.path);
       }
     }
-    // A marked directory is clean once nothing under it failed or stays dirty.
-    for (const dir of deps.expandedDirs ?? []) {
+    // A marked directory is clean once nothing under it failed, stays dirty,
+    // or waits for a commit-step write this run did not make: held back by a
+    // failure, or deferred by a preparation (its commit cleans the directory).
+    const heldBack = failures.length > 0 || deps.prepare !== undefined;
+    const deferredDirs: string[] = [];
+    for (const dir of [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []]) {
       const under = (p: string) => p.startsWith(`${dir}/`);
       const open = failures.some((f) => under(f.entry.path)) ||
-        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && under(e.path));
-      if (!open) handled.push(dir);
+        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && !e.prepared && under(e.path));
+      if (open) continue;
+      const waiting = heldBack &&
+        ctx.plan.some((e) => e.action === "put" && e.commit && under(e.path));
+      if (!waiting) handled.push(dir);
+      else if (deps.prepare && failures.length === 0) deferredDirs.push(dir);
     }
     await state.conflicts.record(found);
     // A data version another writer published first was set aside by the
@@ -450,6 +464,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       base: prior ? { ...prior.base, ...indexBase } : indexBase,
       synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
       handled: prior ? [...prior.handled, ...handled] : handled,
+      deferredDirs,
       snapshot: prior?.snapshot ??
         { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
       walkDone: prior
@@ -468,37 +483,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         now: () => ctx.clock.now(),
       });
     }
-    if (failures.length > 0) throw aggregate(failures, commits.length);
+    if (failures.length > 0) throw pushFailure(failures, commits.length);
   };
 }
 
 /** The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`) holds a copy of. */
 function setAsideSource(location: string): string {
   return location.split("/").slice(3).join("/");
-}
-
-function aggregate(failures: { entry: PlanEntry; error: unknown }[], heldBack: number): Error {
-  const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
-  if (conflicts.length > 0) {
-    const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
-    const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
-    return new VersionConflictError(keys, aside);
-  }
-  const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
-  if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
-    return failures[0].error; // one kind of failure: keep its code and exit code
-  }
-  const first = failures[0].error;
-  return new SluiceError(
-    "push_failed",
-    `${failures.length} file(s) could not be pushed (first: ${failures[0].entry.path}: ${
-      first instanceof Error ? first.message : String(first)
-    }).${
-      heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
-    } Every file that failed stays dirty in the cache; run the push again.`,
-    {
-      cause: first,
-      retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),
-    },
-  );
 }

@@ -1,0 +1,48 @@
+/**
+ * The error a push throws when some of its writes failed: one kind of
+ * failure keeps its code, several make a `push_failed` naming the first.
+ *
+ * @module
+ */
+import { SluiceError, VersionConflictError } from "../errors.ts";
+import type { PlanEntry } from "../context.ts";
+
+/**
+ * The error of a push whose `failures` failed, with `heldBack` commit-step
+ * writes (markers, index files) held back because of them.
+ *
+ * @example
+ * ```ts
+ * import { pushFailure } from "./push_failure.ts";
+ * console.log(pushFailure([{ entry: { path: "a" } as never, error: new Error("x") }], 0).message);
+ * ```
+ */
+export function pushFailure(
+  failures: { entry: PlanEntry; error: unknown }[],
+  heldBack: number,
+): Error {
+  const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
+  if (conflicts.length > 0) {
+    const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
+    const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
+    const own = conflicts.every((f) => (f.error as VersionConflictError).ownEarlier);
+    return new VersionConflictError(keys, aside, own);
+  }
+  const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
+  if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
+    return failures[0].error; // one kind of failure: keep its code and exit code
+  }
+  const first = failures[0].error;
+  return new SluiceError(
+    "push_failed",
+    `${failures.length} file(s) could not be pushed (first: ${failures[0].entry.path}: ${
+      first instanceof Error ? first.message : String(first)
+    }).${
+      heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
+    } Every file that failed stays dirty in the cache; run the push again.`,
+    {
+      cause: first,
+      retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),
+    },
+  );
+}
