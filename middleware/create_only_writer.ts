@@ -29,6 +29,7 @@ import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
+import { WRITER_METADATA, writerId } from "./own_writes.ts";
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -130,6 +131,8 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     ctx.mode = PutModes.create;
     ctx.metadata[WRITE_ID_METADATA] = writeId;
     ctx.metadata[CONTENT_HASH_METADATA] = hash;
+    const writer = await writerId(ctx);
+    ctx.metadata[WRITER_METADATA] = writer;
     let exists: AlreadyExistsError;
     try {
       return await next();
@@ -168,9 +171,9 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       push.note(CREATE_ONLY_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
       return;
     }
-    // The remote copy is the one this cache last synced: the version was
-    // published from here (or pulled) and the local file changed since.
-    const ownEarlier = push.state.synced(ctx.key)?.version === remote.info.version;
+    // The remote copy carries this cache's writer id: the version was
+    // published from here, and the local file changed since.
+    const ownEarlier = head.metadata?.[WRITER_METADATA] === writer;
     const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier);
     push.note(
       CREATE_ONLY_WRITER,

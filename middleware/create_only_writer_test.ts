@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { WRITER_METADATA, writerId } from "./own_writes.ts";
 import {
   type ConditionalMode,
   FakeClock,
@@ -154,7 +155,10 @@ Deno.test("a version this cache published, changed here since: version_exists sa
   const { m, store, ctx, next } = await unit("edited");
   await m.cache.write(RAW, new TextEncoder().encode("edited"));
   await m.state.markDirty(RAW);
-  const published = store.seed(RAW, "published", { [CONTENT_HASH_METADATA]: "0".repeat(64) });
+  const published = store.seed(RAW, "published", {
+    [CONTENT_HASH_METADATA]: "0".repeat(64),
+    [WRITER_METADATA]: await writerId(ctx),
+  });
   await m.state.recordSynced(RAW, { hash: "0".repeat(64), version: published.version, size: 9 });
   const err = await createOnlyWriter()(ctx, next).catch((e) => e);
   assert.ok(err instanceof VersionConflictError);

@@ -338,11 +338,11 @@ export class VersionConflictError extends SluiceError {
   readonly keys: readonly string[];
   /** Where the local copies were set aside, relative to the cache. */
   readonly setAsideTo: readonly string[];
-  /** True when the datastore's copy is the one this cache last synced (changed here since). */
+  /** True when the datastore's copy was published from this cache (and changed here since). */
   readonly ownEarlier: boolean;
   /**
-   * `ownEarlier`: the datastore's copy is the one this cache last synced
-   * (published from here, or pulled), and the local file changed since.
+   * `ownEarlier`: the datastore's copy was published from this cache (it
+   * carries its writer id), and the local file changed since.
    */
   constructor(keys: readonly string[], setAsideTo: readonly string[] = [], ownEarlier = false) {
     const aside = setAsideTo.length
@@ -353,7 +353,7 @@ export class VersionConflictError extends SluiceError {
       ownEarlier
         ? `Data version ${
           keys.join(", ")
-        } was published from this cache (or pulled into it) and its local copy changed since: a published data version is never rewritten. The published copy was kept and the changed copy was not pushed${aside}. Pull to take the published copy back, then run the method or workflow again to write a new version.`
+        } was published from this cache and its local copy changed since: a published data version is never rewritten. The published copy was kept and the changed copy was not pushed${aside}. Pull to take the published copy back, then run the method or workflow again to write a new version.`
         : `Data version ${
           keys.join(", ")
         } already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${aside}. Pull to get the other writer's version, then run the method or workflow again to write a new version.`,
