@@ -178,3 +178,25 @@ Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, w
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "y: 1\n");
   await w.cleanup();
 });
+
+Deno.test("--adopt-uncommitted takes one path per use, leaving the push's own paths to it", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/one.txt", "1");
+  await w.write(a, "notes/two.txt", "2");
+  await w.write(a, "notes/three.txt", "3"); // not named: a push naming paths does not walk
+  const r = await sluice([
+    "push",
+    "--adopt-uncommitted",
+    "notes/one.txt",
+    "notes/two.txt",
+    "--cache",
+    a,
+    "--store",
+    w.url,
+    "--json",
+  ]);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual((r.json().uploaded as string[]).sort(), ["notes/one.txt", "notes/two.txt"]);
+  await w.cleanup();
+});

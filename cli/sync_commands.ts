@@ -225,8 +225,10 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       )
       .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
       .option(
-        "--adopt-uncommitted <paths...>",
-        "for a writer gone for good: publish its uncommitted object at these paths as its change instead of waiting for it (nothing is overwritten; a local change of the path becomes a conflict to resolve)",
+        "--adopt-uncommitted <path>",
+        "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); repeat the option for several paths",
+        (path: string, earlier: string[]) => [...earlier, path],
+        [] as string[],
       )
       .addHelpText(
         "after",
@@ -396,7 +398,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         out.say(`Set aside after version conflicts (${setAside.length}):`);
         for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);
         out.say(
-          "Another writer published those versions first. Run `sluice pull` to get theirs, run the method or workflow again to write a new version, then delete the set-aside copies.",
+          "Those versions already exist on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which). Run `sluice pull` to get the datastore's copies, run the method or workflow again to write a new version, then delete the set-aside copies.",
         );
       }
       if (pendingLockfile.length) {

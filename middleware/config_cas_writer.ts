@@ -27,7 +27,6 @@
  * (`adoptUncommitted`, for a writer gone for good): then that object is
  * published in the index as its writer's change, never written over, and
  * this write meets it as a committed change: a conflict.
- * way, and that writer meets the new copy as a committed change.
  *
  * @module
  */
@@ -147,8 +146,11 @@ export function configCasWriter(): Middleware<WriteContext> {
       // take the object from under a push about to commit it: wait for it,
       // unless told to adopt it (its writer is gone for good): it is then
       // published as that writer's change, and met below as a committed one.
-      if (!push.adoptUncommitted.has(ctx.key) || !await adopt(ctx, remote, CONFIG_CAS_WRITER)) {
-        await waitFor(ctx, remote);
+      const adoption = push.adoptUncommitted.has(ctx.key)
+        ? await adopt(ctx, remote, CONFIG_CAS_WRITER)
+        : undefined;
+      if (!adoption?.adopted) {
+        await waitFor(ctx, remote, adoption?.why);
         return;
       }
     }
@@ -179,7 +181,7 @@ export function configCasWriter(): Middleware<WriteContext> {
  * Leaves the write for a later push: another writer's uncommitted object
  * holds its path (see the gate).
  */
-async function waitFor(ctx: WriteContext, remote: ObjectInfo): Promise<void> {
+async function waitFor(ctx: WriteContext, remote: ObjectInfo, notAdopted?: string): Promise<void> {
   const push = ctx.push;
   ctx.entry.action = "skip";
   ctx.entry.keepDirty = true;
@@ -190,7 +192,7 @@ async function waitFor(ctx: WriteContext, remote: ObjectInfo): Promise<void> {
     code: PUSH_WAITING_UNCOMMITTED,
     message:
       `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again); ${
-        ADOPT_HINT(ctx.key)
+        notAdopted ? `it was not adopted: ${notAdopted}` : ADOPT_HINT(ctx.key, ctx.entry.class)
       }.`,
     path: ctx.key,
   });

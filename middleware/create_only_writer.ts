@@ -43,7 +43,7 @@ export const CONTENT_HASH_METADATA = "sluice-sha256";
 /** Per push: version directory → where its files were set aside (one set-aside per directory). */
 const SET_ASIDES = new PushVar(
   "create-only-writer/set-asides",
-  () => new Map<string, Promise<string[]>>(),
+  () => new Map<string, { readonly done: Promise<string[]>; readonly own: boolean }>(),
 );
 
 /** The version directory (`data/…/<N>`) of a version file key. */
@@ -64,11 +64,11 @@ async function setAsideVersion(
 ): Promise<string[]> {
   const byDir = push.vars.get(SET_ASIDES);
   const earlier = byDir.get(dir);
-  if (earlier) return await earlier.then(() => []);
+  if (earlier) return await earlier.done.then(() => []);
   const done = (async () => {
     const files = await push.cache.listFiles(dir);
     const reason = ownEarlier
-      ? `${key} was published from this cache before and changed here since; a published version is never rewritten, so this local copy of ${dir} was not pushed.`
+      ? `${key} was uploaded from this cache before and changed here since; a data version on the datastore is never rewritten, so this local copy of ${dir} was not pushed.`
       : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
     const targets: string[] = [];
     for (const f of files) targets.push(await push.cache.setAside(f, reason));
@@ -78,7 +78,7 @@ async function setAsideVersion(
     await push.state.forget(files);
     return targets;
   })();
-  byDir.set(dir, done);
+  byDir.set(dir, { done, own: ownEarlier });
   return await done;
 }
 
@@ -123,8 +123,8 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     const earlier = push.vars.get(SET_ASIDES).get(dir);
     if (earlier) {
       // A sibling file of this version already lost the race: write nothing more of it.
-      await earlier;
-      throw new VersionConflictError([ctx.key]);
+      await earlier.done;
+      throw new VersionConflictError([ctx.key], [], earlier.own);
     }
     const hash = ctx.hash;
     const writeId = randomId();
@@ -178,7 +178,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     push.note(
       CREATE_ONLY_WRITER,
       ownEarlier
-        ? `${ctx.key}: this version was published from this cache before and changed here since; the published copy was kept and ${dir} was set aside`
+        ? `${ctx.key}: this version was uploaded from this cache before and changed here since; the datastore's copy was kept and ${dir} was set aside`
         : `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
       ctx.entry,
     );

@@ -151,7 +151,7 @@ Deno.test("different bytes: version_exists naming the key, local version dir set
   assert.equal(store.peek(META), undefined);
 });
 
-Deno.test("a version this cache published, changed here since: version_exists says it was published from here", async () => {
+Deno.test("a version this cache published, changed here since: version_exists says it was uploaded from here", async () => {
   const { m, store, ctx, next } = await unit("edited");
   await m.cache.write(RAW, new TextEncoder().encode("edited"));
   await m.state.markDirty(RAW);
@@ -163,12 +163,12 @@ Deno.test("a version this cache published, changed here since: version_exists sa
   const err = await createOnlyWriter()(ctx, next).catch((e) => e);
   assert.ok(err instanceof VersionConflictError);
   assert.equal(err.code, "version_exists");
-  assert.match(err.message, /was published from this cache/);
+  assert.match(err.message, /was uploaded from this cache before/);
   assert.doesNotMatch(err.message, /another writer/);
   assert.equal(err.setAsideTo.length, 1);
   assert.equal(new TextDecoder().decode((await m.cache.read(err.setAsideTo[0]))!), "edited");
   assert.equal(store.peekText(RAW), "published", "a published version is never rewritten");
-  assert.ok(m.gates.some((g) => /published from this cache/.test(g.message)));
+  assert.ok(m.gates.some((g) => /uploaded from this cache before/.test(g.message)));
 });
 
 // ---- whole pushes over the in-memory store ------------------------------
@@ -338,7 +338,7 @@ for (const mode of MODES) {
   });
 }
 
-Deno.test("a whole push of a version this cache published, edited since, fails saying it was published from here", async () => {
+Deno.test("a whole push of a version this cache published, edited since, fails saying it was uploaded from here", async () => {
   const store = new InMemoryStore();
   const { svc, put } = await clone(store, "a");
   await put(RAW, "published");
@@ -347,6 +347,6 @@ Deno.test("a whole push of a version this cache published, edited since, fails s
   const err = await svc.pushChanged().catch((e) => e);
   assert.ok(err instanceof VersionConflictError);
   assert.equal(err.ownEarlier, true);
-  assert.match(err.message, /was published from this cache/);
+  assert.match(err.message, /was uploaded from this cache before/);
   assert.equal(store.peekText(RAW), "published");
 });

@@ -20,7 +20,7 @@ import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { ADOPTED_UNCOMMITTED, adoptedMessage } from "../sync/service/conflicts.ts";
-import { adoptStranded } from "../sync/transfer/adopt.ts";
+import { type Adoption, adoptStranded } from "../sync/transfer/adopt.ts";
 
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
@@ -99,20 +99,25 @@ export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> 
 /**
  * Publishes another writer's uncommitted object at the write's path as that
  * writer's committed change (the push was told to adopt it: its writer is
- * gone for good), noted as `gate`; nothing is written over it. True when the
- * index now names it (the caller then records a conflict with it); false
- * when it changed meanwhile (the caller waits as usual).
+ * gone for good), noted as `gate`; nothing is written over it. Adopted when
+ * the index now names it (the caller then records a conflict with it); else
+ * the caller waits as usual, saying why.
  */
-export async function adopt(ctx: WriteContext, remote: GetResult, gate: string): Promise<boolean> {
+export async function adopt(
+  ctx: WriteContext,
+  remote: GetResult,
+  gate: string,
+): Promise<Adoption> {
   const push = ctx.push;
   const base = ctx.mode.kind === "update" ? ctx.mode.version : null;
-  const adopted = await adoptStranded(push.store, ctx.key, remote, base, {
+  const adoption = await adoptStranded(push.store, ctx.key, remote, base, {
     retry: push.config.retry,
     signal: push.signal,
     concurrency: push.config.concurrency,
     clock: () => push.clock.now(),
+    pathClass: ctx.entry.class,
   });
-  if (!adopted) return false;
+  if (!adoption.adopted) return adoption;
   push.note(
     gate,
     `${ctx.key}: published another writer's uncommitted object (version ${remote.version}) as its change`,
@@ -123,5 +128,5 @@ export async function adopt(ctx: WriteContext, remote: GetResult, gate: string):
     message: adoptedMessage(ctx.key, remote.version, remote.metadata?.[WRITER_METADATA]),
     path: ctx.key,
   });
-  return true;
+  return adoption;
 }

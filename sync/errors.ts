@@ -332,31 +332,42 @@ export class ModelLockLostError extends SluiceError {
   }
 }
 
-/** Another writer published a data version first and its bytes differ from ours. */
+/**
+ * A data version already exists on the datastore with other bytes: another
+ * writer published it first, or this cache uploaded it before and its local
+ * copy changed since (`ownEarlier`; undefined when the keys are of both kinds).
+ */
 export class VersionConflictError extends SluiceError {
   /** The conflicting version keys. */
   readonly keys: readonly string[];
   /** Where the local copies were set aside, relative to the cache. */
   readonly setAsideTo: readonly string[];
-  /** True when the datastore's copy was published from this cache (and changed here since). */
-  readonly ownEarlier: boolean;
   /**
-   * `ownEarlier`: the datastore's copy was published from this cache (it
-   * carries its writer id), and the local file changed since.
+   * True when the datastore's copies were uploaded from this cache (they
+   * carry its writer id) and changed here since; false when another
+   * writer's; undefined when some of each.
    */
-  constructor(keys: readonly string[], setAsideTo: readonly string[] = [], ownEarlier = false) {
+  readonly ownEarlier: boolean | undefined;
+  constructor(
+    keys: readonly string[],
+    setAsideTo: readonly string[] = [],
+    ownEarlier: boolean | undefined = false,
+  ) {
     const aside = setAsideTo.length
       ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)`
       : "";
+    const what = ownEarlier === true
+      ? "was uploaded from this cache before and its local copy changed since: a data version on the datastore is never rewritten. The datastore's copy was kept and the changed copy was not pushed"
+      : ownEarlier === false
+      ? "already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed"
+      : "already exists on the datastore with other bytes (some uploaded earlier from this cache, some by another writer). The datastore's copies were kept and the local copies were not pushed";
     super(
       "version_exists",
-      ownEarlier
-        ? `Data version ${
-          keys.join(", ")
-        } was published from this cache and its local copy changed since: a published data version is never rewritten. The published copy was kept and the changed copy was not pushed${aside}. Pull to take the published copy back, then run the method or workflow again to write a new version.`
-        : `Data version ${
-          keys.join(", ")
-        } already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed${aside}. Pull to get the other writer's version, then run the method or workflow again to write a new version.`,
+      `Data version ${keys.join(", ")} ${what}${aside}. ${
+        ownEarlier === true
+          ? "Pull to take the datastore's copy back (a pull brings it once its push is committed)"
+          : "Pull to get the datastore's version"
+      }, then run the method or workflow again to write a new version.`,
     );
     this.keys = keys;
     this.setAsideTo = setAsideTo;

@@ -234,3 +234,17 @@ Deno.test("chaos regression: a marker held back by a failed push stays dirty und
     '{"seed":805756,"clones":4,"v2":true,"kinds":["api","core","core","core"],"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":4,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":5,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":6,"kind":"flaky","call":"get","count":3,"afterEffect":false},{"id":7,"kind":"sync","clone":1},{"id":8,"kind":"resolve","clone":0,"pick":1,"how":"merged"},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"resolve","clone":3,"pick":2,"how":"theirs"},{"id":12,"kind":"tick","n":22,"pick":179296534},{"id":15,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":16,"kind":"resolve","clone":3,"pick":6,"how":"mine"},{"id":19,"kind":"tick","n":30,"pick":117791297},{"id":27,"kind":"tick","n":4,"pick":1289513117},{"id":29,"kind":"flaky","call":"put","count":2,"afterEffect":false},{"id":32,"kind":"config","clone":1,"file":1},{"id":34,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":35,"kind":"tick","n":7,"pick":518618694}]}',
   );
 });
+
+/**
+ * I7 (seed 798, shrunk): a push wrote its shard, but its meta bump failed
+ * (an outage), so it failed while readers already saw its new file. A peer
+ * pulled the file and deleted it; the writer's next push had found its own
+ * bytes there ("identical") just before, and its commit named the deleted
+ * object. Now a write that found its bytes already there is committed only
+ * while the store holds them (`IndexChange.check`).
+ */
+Deno.test("chaos regression: a re-push of bytes a peer saw and deleted never names the deleted object (I7)", async () => {
+  await clean(
+    '{"seed":798,"clones":5,"v2":true,"kinds":["core","api","api","api","core"],"ops":[{"id":0,"kind":"lockfile","clone":3,"set":"@chaos/ext-0"},{"id":1,"kind":"tick","n":8,"pick":1984871215},{"id":2,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":5,"kind":"sync","clone":4},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"adopt","clone":1,"file":4},{"id":8,"kind":"tick","n":15,"pick":113757854},{"id":14,"kind":"outage","on":true},{"id":17,"kind":"tick","n":7,"pick":1580730702},{"id":18,"kind":"outage","on":false},{"id":20,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":22,"kind":"flaky","call":"get","count":2,"afterEffect":true},{"id":28,"kind":"resolve","clone":0,"pick":1,"how":"mine"},{"id":29,"kind":"lockfile","clone":0,"set":"@chaos/ext-29"},{"id":30,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000},{"id":31,"kind":"sync","clone":4},{"id":32,"kind":"tick","n":31,"pick":165249489},{"id":33,"kind":"outage","on":true},{"id":34,"kind":"tick","n":6,"pick":1442136812},{"id":35,"kind":"bulk","clone":1},{"id":37,"kind":"delete","clone":0,"file":2,"how":"push"}]}',
+  );
+});

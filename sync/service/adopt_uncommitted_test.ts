@@ -44,11 +44,14 @@ async function assertIndexCurrent(store: InMemoryStore) {
 }
 
 /** `a` and `b` synced `path`; `a` then wrote a new copy whose index update never landed (a crash). */
-async function strandedBy(path: string) {
+async function strandedBy(path: string, versions = ["1", "2"]) {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
   await put(a, path, "1");
+  // A marker's versions, committed (a marker naming none would not be adopted).
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  if (path.endsWith("/latest")) { for (const n of versions) await put(a, `${dir}/${n}/raw`, n); }
   await a.pushChanged();
   await b.pullChanged();
   await put(a, path, "2");
@@ -169,4 +172,23 @@ Deno.test("a writer taken for gone that was only slow: its commit after the adop
   assert.equal(await read(b, path), "3", "b's is kept in its cache");
   assert.deepEqual(b.conflicts().map((c) => c.path), [path], "as an open conflict");
   assert.deepEqual(a.conflicts(), []);
+});
+
+Deno.test("a marker naming a version the index does not hold is not adopted: the push waits and says why", async () => {
+  const path = "data/shell/cmd/m1/out/latest";
+  const { store, b } = await strandedBy(path, ["1"]);
+  await put(b, path, "3");
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => warnings.push(w.message));
+  const r = await b.pushChanged({ adoptUncommitted: [path] });
+  assert.deepEqual(r.conflicts, []);
+  assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [[path, true]]);
+  assert.ok(
+    warnings.some((w) => /not adopted: the version it names \(2\) is not in the index/.test(w)),
+  );
+  assert.notEqual(
+    (await readIndex(store, quick.retry))?.entries[path]?.v,
+    (await store.head(path))?.version,
+    "the stranded marker stays unpublished",
+  );
 });

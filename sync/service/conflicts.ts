@@ -80,7 +80,7 @@ export const ADOPTED_UNCOMMITTED = "adopted_uncommitted";
 export function adoptedMessage(path: string, version: string, writer?: string): string {
   return `${path}: published another writer's uncommitted object (version ${version}, writer ${
     writer ?? "unknown"
-  }) in the index as that writer's change, as asked; nothing was overwritten. The local change is now a conflict with it: run \`sluice status\` to see both versions, then \`${
+  }) in the index as that writer's change, as asked; nothing was overwritten. This cache's copy, where it differs, is now a conflict with it: run \`sluice status\` to see both versions, then \`${
     resolveHint(path)
   }\`.`;
 }
@@ -95,8 +95,11 @@ export function adoptedMessage(path: string, version: string, writer?: string): 
  * console.log(ADOPT_HINT("notes/a.txt"));
  * ```
  */
-export function ADOPT_HINT(path: string): string {
-  return `if that writer is gone for good, \`sluice push --adopt-uncommitted ${path}\` publishes its object as its change, and the local change becomes a conflict to resolve`;
+export function ADOPT_HINT(path: string, pathClass?: string): string {
+  if (pathClass === "index") return "an index file is never adopted";
+  return `if that writer is gone for good, \`sluice push --adopt-uncommitted ${path}\` publishes its object as its change${
+    pathClass === "latest-marker" ? " (once the version it names is in the index)" : ""
+  }, and this cache's copy becomes a conflict with it`;
 }
 
 /** The command that resolves a conflict of `path`, for messages. */

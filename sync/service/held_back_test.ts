@@ -75,3 +75,20 @@ Deno.test("a prepared push whose commit succeeds leaves no directory mark behind
   await assertMarkerCommitted(store);
   assert.deepEqual(svc.state.dirtyPaths(), []);
 });
+
+Deno.test("a deletion held back by a failed upload in the same push is made by the next push", async () => {
+  const { store, svc } = await synced();
+  await svc.pushChanged(); // version 2 and the marker published
+  await Deno.remove(`${svc.cacheDir}/${DATA}/1/raw`);
+  await svc.markDirty({ relPath: DATA });
+  await writeCacheFile(svc.cacheDir, "notes/a.txt", "a");
+  await svc.markDirty({ relPath: "notes/a.txt" });
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === "notes/a.txt",
+  });
+  await assert.rejects(svc.pushChanged());
+  assert.equal(store.peekText(`${DATA}/1/raw`), "one", "held back");
+  const r = await svc.pushChanged();
+  assert.deepEqual(r.deleted, [`${DATA}/1/raw`]);
+  assert.equal(store.peek(`${DATA}/1/raw`), undefined);
+});

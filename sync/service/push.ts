@@ -117,6 +117,8 @@ export interface PendingCommit {
   readonly remove: readonly string[];
   /** The version each change was conditional on (see `IndexChange.base`). */
   readonly base?: Readonly<Record<string, string | null>>;
+  /** Paths set only while the store holds their version (see `IndexChange.check`). */
+  readonly check?: readonly string[];
   /** Dirty paths the commit cleans. */
   readonly handled: readonly string[];
   /**
@@ -163,7 +165,7 @@ export async function commitPrepared(
   let current = false;
   const version = await updateIndex(
     deps.store,
-    { set: pending.set, remove: pending.remove, base: pending.base },
+    { set: pending.set, remove: pending.remove, base: pending.base, check: pending.check },
     deps.retry,
     deps.signal,
     deps.indexMemo,
@@ -248,6 +250,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const failures: { entry: PlanEntry; error: unknown }[] = [];
     const indexSet: Record<string, IndexEntry> = {};
     const indexRemove: string[] = [];
+    // Writes that found their bytes already in the store: committed only while it holds them.
+    const indexCheck: string[] = [];
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
@@ -327,8 +331,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
         handled.push(entry.path);
-        if (wctx.outcome === "identical") result.identical.push(entry.path);
-        else {
+        if (wctx.outcome === "identical") {
+          result.identical.push(entry.path);
+          indexCheck.push(entry.path);
+        } else {
           result.uploaded.push(entry.path);
           result.bytes += size;
         }
@@ -371,7 +377,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             code: "push_waiting_uncommitted",
             message:
               `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes; ${
-                ADOPT_HINT(entry.path)
+                ADOPT_HINT(entry.path, entry.class)
               }.`,
             path: entry.path,
           });
@@ -428,17 +434,20 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     }
     // A marked directory is clean once nothing under it failed, stays dirty,
-    // or waits for a commit-step write this run did not make: held back by a
-    // failure, or deferred by a preparation (its commit cleans the directory).
-    const heldBack = failures.length > 0 || deps.prepare !== undefined;
+    // or waits for a write this run did not make: a commit-step write or a
+    // deletion held back by a failure, or a commit-step write deferred by a
+    // preparation (its commit cleans the directory).
+    const failed = failures.length > 0;
+    const notMade = (e: PlanEntry) =>
+      (e.action === "put" && e.commit && (failed || deps.prepare !== undefined)) ||
+      (e.action === "delete" && failed && !committing);
     const deferredDirs: string[] = [];
     for (const dir of [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []]) {
       const under = (p: string) => p.startsWith(`${dir}/`);
       const open = failures.some((f) => under(f.entry.path)) ||
         ctx.plan.some((e) => e.action === "skip" && e.keepDirty && !e.prepared && under(e.path));
       if (open) continue;
-      const waiting = heldBack &&
-        ctx.plan.some((e) => e.action === "put" && e.commit && under(e.path));
+      const waiting = ctx.plan.some((e) => notMade(e) && under(e.path));
       if (!waiting) handled.push(dir);
       else if (deps.prepare && failures.length === 0) deferredDirs.push(dir);
     }
@@ -462,6 +471,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       set: prior ? { ...prior.set, ...indexSet } : indexSet,
       remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
       base: prior ? { ...prior.base, ...indexBase } : indexBase,
+      check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
       synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
       handled: prior ? [...prior.handled, ...handled] : handled,
       deferredDirs,

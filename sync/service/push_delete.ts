@@ -68,12 +68,14 @@ async function adoptAt(ctx: PushContext, entry: PlanEntry, now: ObjectInfo): Pro
     throw e;
   }
   if (got.version !== now.version) return false;
-  return await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
+  const adoption = await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
     retry: ctx.config.retry,
     signal: ctx.signal,
     concurrency: ctx.config.concurrency,
     clock: () => ctx.clock.now(),
+    pathClass: entry.class,
   });
+  return adoption.adopted;
 }
 
 /**

@@ -25,7 +25,8 @@ export function pushFailure(
   if (conflicts.length > 0) {
     const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
     const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
-    const own = conflicts.every((f) => (f.error as VersionConflictError).ownEarlier);
+    const kinds = new Set(conflicts.map((f) => (f.error as VersionConflictError).ownEarlier));
+    const own = kinds.size === 1 ? [...kinds][0] : undefined;
     return new VersionConflictError(keys, aside, own);
   }
   const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));

@@ -6,12 +6,22 @@
  * meets a committed change, a conflict it resolves as any other, and the
  * writer, if it comes back, finds its own change committed.
  *
+ * A latest marker is adopted only when the version it names is in the index
+ * (a marker stranded with its run's files would name a version no clone can
+ * pull), and an index file never (it describes files of its own).
+ *
  * @module
  */
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import { sha256Hex } from "../hash.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
+
+/** Whether {@link adoptStranded} published the object, and why not. */
+export type Adoption = { readonly adopted: true } | {
+  readonly adopted: false;
+  readonly why: string;
+};
 
 /** What {@link adoptStranded} needs. */
 export interface AdoptOptions {
@@ -20,13 +30,31 @@ export interface AdoptOptions {
   readonly concurrency?: number;
   /** Time of the index entries written. */
   readonly clock?: () => number;
+  /** The path's class (`latest-marker` and `index` are checked, see the module doc). */
+  readonly pathClass?: string;
+}
+
+/** Why a marker or index file is not adopted; undefined when it may be. */
+async function notAdoptable(
+  store: ObjectStore,
+  path: string,
+  body: Uint8Array,
+  o: AdoptOptions,
+): Promise<string | undefined> {
+  if (o.pathClass === "index") return "an index file is never adopted";
+  if (o.pathClass !== "latest-marker") return undefined;
+  const n = new TextDecoder().decode(body).trim();
+  const dir = `${path.slice(0, path.lastIndexOf("/"))}/${n}/`;
+  const index = await readIndex(store, o.retry, o.signal, o.concurrency);
+  const named = /^\d+$/.test(n) && Object.keys(index?.entries ?? {}).some((p) => p.startsWith(dir));
+  return named ? undefined : `the version it names (${n}) is not in the index`;
 }
 
 /**
  * Publishes `object` (the store's current object at `path`, with its bytes)
  * in the index, provided the index still names `base` for the path (null:
  * none) and the store still holds that object when the index is written.
- * True when the index names the object afterwards.
+ * Adopted when the index names the object afterwards.
  *
  * @example
  * ```ts
@@ -36,7 +64,7 @@ export interface AdoptOptions {
  * const info = await store.put("notes/a.txt", new Uint8Array([1]), { kind: "overwrite" });
  * const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
  * const object = { ...info, body: new Uint8Array([1]) };
- * console.log(await adoptStranded(store, "notes/a.txt", object, null, { retry })); // true
+ * console.log(await adoptStranded(store, "notes/a.txt", object, null, { retry })); // { adopted: true }
  * ```
  */
 export async function adoptStranded(
@@ -45,7 +73,9 @@ export async function adoptStranded(
   object: { readonly version: string; readonly size: number; readonly body: Uint8Array },
   base: string | null,
   o: AdoptOptions,
-): Promise<boolean> {
+): Promise<Adoption> {
+  const why = await notAdoptable(store, path, object.body, o);
+  if (why) return { adopted: false, why };
   const entry = { v: object.version, h: await sha256Hex(object.body), s: object.size };
   await updateIndex(
     store,
@@ -57,5 +87,7 @@ export async function adoptStranded(
     o.clock,
   );
   const index = await readIndex(store, o.retry, o.signal, o.concurrency);
-  return index?.entries[path]?.v === object.version;
+  return index?.entries[path]?.v === object.version
+    ? { adopted: true }
+    : { adopted: false, why: "it changed meanwhile" };
 }

@@ -168,6 +168,7 @@ export async function apply(
   change: IndexChange,
 ): Promise<boolean> {
   let all = true;
+  const checked = new Set(change.check ?? []);
   const suspect = (p: string, own?: IndexEntry) => {
     const base = change.base?.[p];
     const cur = Object.hasOwn(entries, p) ? entries[p] : undefined;
@@ -185,7 +186,7 @@ export async function apply(
     delete entries[p];
   }
   for (const [p, e] of Object.entries(change.set)) {
-    if ((change.verify || suspect(p, e)) && (await live(p)) !== e.v) {
+    if ((change.verify || checked.has(p) || suspect(p, e)) && (await live(p)) !== e.v) {
       all = false;
       continue;
     }

@@ -143,6 +143,12 @@ export interface IndexChange {
    * a later commit may have overtaken by deleting or replacing the object.
    */
   readonly verify?: boolean;
+  /**
+   * Paths whose `set` is applied only while the store holds the version it
+   * names: writes that found their bytes already there (a peer that saw
+   * them may have deleted them since).
+   */
+  readonly check?: readonly string[];
 }
 
 /**
@@ -178,7 +184,12 @@ async function updateV2(
   const created = new Set<string>();
   const emptied = new Set<string>();
   await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
-    const own: IndexChange = { ...parts.get(part)!, base: change.base, verify: change.verify };
+    const own: IndexChange = {
+      ...parts.get(part)!,
+      base: change.base,
+      verify: change.verify,
+      check: change.check,
+    };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       if (attempt > 0) await conflictPause(attempt, c);
       const cur = await readShardOrNull(store, part, c);
