@@ -5,43 +5,10 @@
  * overwritten, so a writer that was only slow loses nothing either.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
-import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
-import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
-
-const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
-
-async function clone(store: InMemoryStore, name: string, cacheDir?: string): Promise<SyncService> {
-  return await createSluice({
-    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-adopt-${name}-` }),
-    store,
-    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-    clock: new FakeClock(),
-    config: quick,
-    conditional: new ConditionalWrites(),
-  });
-}
-
-async function put(svc: SyncService, path: string, text: string) {
-  await writeCacheFile(svc.cacheDir, path, text);
-  await svc.markDirty({ relPath: path });
-}
-
-const read = (svc: SyncService, path: string) =>
-  Deno.readTextFile(`${svc.cacheDir}/${path}`).catch(() => undefined);
-
-/** Every index entry names the version the store holds, and only objects the store holds. */
-async function assertIndexCurrent(store: InMemoryStore) {
-  const index = await readIndex(store, quick.retry);
-  for (const [path, e] of Object.entries(index?.entries ?? {})) {
-    const info = await store.head(path);
-    assert.ok(info, `the index names ${path}, which the store does not hold`);
-    assert.equal(e.v, info.version, `the index names a dead version of ${path}`);
-  }
-}
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 
 /** `a` and `b` synced `path`; `a` then wrote a new copy whose index update never landed (a crash). */
 async function strandedBy(path: string, versions = ["1", "2"]) {
@@ -82,7 +49,7 @@ for (const path of ["data/shell/cmd/m1/out/latest", "notes/shared.txt"]) {
       (await readIndex(store, quick.retry))?.entries[path]?.v,
       (await store.head(path))?.version,
     );
-    await assertIndexCurrent(store);
+    await assertIndexCurrent(store, { held: true });
     const c = await clone(store, "c");
     await c.pullChanged();
     assert.equal(await read(c, path), "2", "a fresh clone gets the adopted change");
@@ -94,7 +61,7 @@ for (const path of ["data/shell/cmd/m1/out/latest", "notes/shared.txt"]) {
     const back = await clone(store, "a", a.cacheDir);
     assert.deepEqual((await back.pushChanged()).conflicts, [path]);
     assert.equal(await read(back, path), "2", "a keeps its copy");
-    await assertIndexCurrent(store);
+    await assertIndexCurrent(store, { held: true });
   });
 }
 
@@ -108,7 +75,7 @@ Deno.test("a writer that comes back after its object was adopted finds its chang
   assert.deepEqual(ra.conflicts, []);
   assert.deepEqual(ra.skipped, []);
   assert.equal(store.peekText(path), "2");
-  await assertIndexCurrent(store);
+  await assertIndexCurrent(store, { held: true });
   assert.deepEqual(b.conflicts().map((c) => c.theirs?.version), [
     (await store.head(path))?.version,
   ]);
@@ -129,10 +96,10 @@ Deno.test("a deletion told to adopt: the stranded object is published, and the d
   assert.deepEqual(adopted.deleted, []);
   assert.ok(warnings.includes("adopted_uncommitted"));
   assert.equal(store.peekText(path), "2");
-  await assertIndexCurrent(store);
+  await assertIndexCurrent(store, { held: true });
   await b.resolveConflict(path, "mine");
   assert.equal(store.peek(path), undefined, "the deletion, resolved, deletes the change it saw");
-  await assertIndexCurrent(store);
+  await assertIndexCurrent(store, { held: true });
 });
 
 Deno.test("adopt leaves a committed change as it is: it stays a conflict", async () => {
@@ -167,7 +134,7 @@ Deno.test("a writer taken for gone that was only slow: its commit after the adop
   assert.deepEqual(ra.conflicts, []);
   await b.pushChanged();
   await a.pushChanged();
-  await assertIndexCurrent(store);
+  await assertIndexCurrent(store, { held: true });
   assert.equal(store.peekText(path), "2", "a's change is committed");
   assert.equal(await read(b, path), "3", "b's is kept in its cache");
   assert.deepEqual(b.conflicts().map((c) => c.path), [path], "as an open conflict");

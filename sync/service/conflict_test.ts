@@ -4,42 +4,10 @@
  * resolvable with a compare-and-swap on the version the user saw.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
-import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
-import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
-
-const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
-
-async function clone(store: InMemoryStore, name: string, cacheDir?: string): Promise<SyncService> {
-  return await createSluice({
-    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-conflict-${name}-` }),
-    store,
-    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-    clock: new FakeClock(),
-    config: quick,
-    conditional: new ConditionalWrites(),
-  });
-}
-
-async function put(svc: SyncService, path: string, text: string, mark = true) {
-  await writeCacheFile(svc.cacheDir, path, text);
-  if (mark) await svc.markDirty({ relPath: path });
-}
-
-const read = (svc: SyncService, path: string) =>
-  Deno.readTextFile(`${svc.cacheDir}/${path}`).catch(() => undefined);
-
-/** I7: every index entry names the version the store holds. */
-async function assertIndexCurrent(store: InMemoryStore) {
-  const index = await readIndex(store, quick.retry);
-  for (const [path, e] of Object.entries(index?.entries ?? {})) {
-    const info = await store.head(path);
-    if (info) assert.equal(e.v, info.version, `the index names a dead version of ${path}`);
-  }
-}
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 
 const MARKER = "data/shell/cmd/m1/out/latest";
 

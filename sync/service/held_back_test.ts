@@ -5,27 +5,18 @@
  * push makes them, so the index never stays behind the store.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
 import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
-import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import { InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import { clone, quick } from "./clone_kit.ts";
 
-const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 const DATA = "data/shell/cmd/m0/log";
 const MARKER = `${DATA}/latest`;
 
 async function synced(): Promise<{ store: InMemoryStore; svc: SyncService }> {
   const store = new InMemoryStore();
-  const svc = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-held-back-" }),
-    store,
-    identity: { holder: "a@host", hostname: "host", pid: 1 },
-    clock: new FakeClock(),
-    config: quick,
-    conditional: new ConditionalWrites(),
-  });
+  const svc = await clone(store, "a");
   await writeCacheFile(svc.cacheDir, `${DATA}/1/raw`, "one");
   await writeCacheFile(svc.cacheDir, MARKER, "1");
   await svc.markDirty({ relPath: DATA });

@@ -5,26 +5,11 @@
  * undone by an index entry naming a deleted object.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
-import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { UnreachableError } from "../errors.ts";
-import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
-
-const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
-
-async function clone(store: InMemoryStore, name: string): Promise<SyncService> {
-  return await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: `sluice-recommit-${name}-` }),
-    store,
-    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-    clock: new FakeClock(),
-    config: quick,
-    conditional: new ConditionalWrites(),
-  });
-}
+import { InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import { clone, quick } from "./clone_kit.ts";
 
 Deno.test("a re-push of bytes a peer saw and deleted meanwhile does not name the deleted object", async () => {
   const store = new InMemoryStore();

@@ -1,0 +1,64 @@
+/**
+ * Clones of one in-memory store for the sync service's own tests: a service
+ * per cache with a fake clock and no retries, writing cache files, and the
+ * check that the remote index names what the store holds.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { ConditionalWrites } from "../transfer/conditional.ts";
+import type { SyncService } from "./service.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { FakeClock, type InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+
+/** No retries, no waits: every failure shows at once. */
+export const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+/**
+ * A service named `name` over `store`, in a new cache directory (or `cacheDir`, to restart one).
+ *
+ * @example
+ * ```ts
+ * import { clone } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const a = await clone(new InMemoryStore(), "a");
+ * ```
+ */
+export async function clone(
+  store: InMemoryStore,
+  name: string,
+  cacheDir?: string,
+): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+    conditional: new ConditionalWrites(),
+  });
+}
+
+/** Writes `text` at `path` in the service's cache and, unless `mark` is false, marks it dirty. */
+export async function put(svc: SyncService, path: string, text: string, mark = true) {
+  await writeCacheFile(svc.cacheDir, path, text);
+  if (mark) await svc.markDirty({ relPath: path });
+}
+
+/** The text at `path` in the service's cache; undefined when absent. */
+export const read = (svc: SyncService, path: string): Promise<string | undefined> =>
+  Deno.readTextFile(`${svc.cacheDir}/${path}`).catch(() => undefined);
+
+/**
+ * I7: every index entry names the version the store holds; with `held`,
+ * the store must also hold every object the index names.
+ */
+export async function assertIndexCurrent(store: InMemoryStore, o: { held?: boolean } = {}) {
+  const index = await readIndex(store, quick.retry);
+  for (const [path, e] of Object.entries(index?.entries ?? {})) {
+    const info = await store.head(path);
+    if (o.held) assert.ok(info, `the index names ${path}, which the store does not hold`);
+    if (info) assert.equal(e.v, info.version, `the index names a dead version of ${path}`);
+  }
+}
