@@ -227,8 +227,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       .option(
         "--adopt-uncommitted <path>",
         "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); repeat the option for several paths",
-        (path: string, earlier: string[]) => [...earlier, path],
-        [] as string[],
+        (path: string, earlier?: string[]) => [...earlier ?? [], path],
       )
       .addHelpText(
         "after",
