@@ -248,3 +248,18 @@ Deno.test("chaos regression: a re-push of bytes a peer saw and deleted never nam
     '{"seed":798,"clones":5,"v2":true,"kinds":["core","api","api","api","core"],"ops":[{"id":0,"kind":"lockfile","clone":3,"set":"@chaos/ext-0"},{"id":1,"kind":"tick","n":8,"pick":1984871215},{"id":2,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":5,"kind":"sync","clone":4},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"adopt","clone":1,"file":4},{"id":8,"kind":"tick","n":15,"pick":113757854},{"id":14,"kind":"outage","on":true},{"id":17,"kind":"tick","n":7,"pick":1580730702},{"id":18,"kind":"outage","on":false},{"id":20,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":22,"kind":"flaky","call":"get","count":2,"afterEffect":true},{"id":28,"kind":"resolve","clone":0,"pick":1,"how":"mine"},{"id":29,"kind":"lockfile","clone":0,"set":"@chaos/ext-29"},{"id":30,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000},{"id":31,"kind":"sync","clone":4},{"id":32,"kind":"tick","n":31,"pick":165249489},{"id":33,"kind":"outage","on":true},{"id":34,"kind":"tick","n":6,"pick":1442136812},{"id":35,"kind":"bulk","clone":1},{"id":37,"kind":"delete","clone":0,"file":2,"how":"push"}]}',
   );
 });
+
+/**
+ * I1 (seed 6753, shrunk): the move to v2 marked the meta of a bucket with no
+ * index yet; a v1 commit then created the index object, read the marked
+ * meta, and failed to write its companion shard (an outage), a failure it
+ * ignored, so it never rewrote the meta: the move's v2 meta landed without
+ * the commit, the move failed before its catch-up, and the run's files were
+ * in no v2 shard. Now a commit that finds the mark rewrites the meta first,
+ * and a failure to do so fails the commit (sync/transfer/remote_index.ts).
+ */
+Deno.test("chaos regression: a v1 commit that finds the move's mark rewrites the meta before its shards (I1)", async () => {
+  await clean(
+    '{"seed":6753,"clones":4,"kinds":["api","api","core","api"],"ops":[{"id":0,"kind":"run","clone":3,"model":0,"data":1,"workMs":15000},{"id":1,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":2,"kind":"tick","n":18,"pick":1677654142},{"id":4,"kind":"tick","n":2,"pick":1575724132},{"id":5,"kind":"migrate","clone":2},{"id":9,"kind":"tick","n":19,"pick":369055250},{"id":14,"kind":"outage","on":true},{"id":19,"kind":"tick","n":4,"pick":2113161446}]}',
+  );
+});

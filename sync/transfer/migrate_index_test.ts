@@ -11,6 +11,7 @@ import {
 } from "../../packages/testing/mod.ts";
 import { META_KEY, metaBody, MONOLITH_KEY, monolithBody, shardKey } from "./bucket_layout.ts";
 import { migrateToShards } from "./migrate_index.ts";
+import { UnreachableError } from "../errors.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
 
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -257,4 +258,46 @@ Deno.test("a shard an earlier attempt of the move wrote is not left behind when 
   assert.ok(index?.version.startsWith("v2:"));
   assert.equal(index!.entries[CONFIG], undefined, "the removed file is not named");
   assert.equal(await store.head(shardKey("_unpartitioned")), null, "the stale shard is gone");
+});
+
+/**
+ * A store where a move to v2 has marked the v1 meta and read an index
+ * without LATE; when a v1 commit of LATE writes its first companion shard,
+ * the move's v2 meta lands (on the marked version), and that shard write
+ * fails (an outage).
+ */
+class MoveLandsDuringCompanions extends InMemoryStore {
+  armed = false;
+  markVersion = "";
+  moved = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const [key] = args;
+    if (this.armed && key.startsWith("_index/") && key !== META_KEY) {
+      this.armed = false;
+      const v2 = { version: 2 as const, partitions: [], commitSeq: 1, raw: {} };
+      try {
+        await super.put(META_KEY, metaBody(v2), { kind: "update", version: this.markVersion });
+        this.moved = true;
+      } catch { /* refused: the commit rewrote the meta first */ }
+      throw new UnreachableError("cut off");
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a v1 commit that finds the move's mark is never left out of v2, even when its companion shards fail", async () => {
+  const store = new MoveLandsDuringCompanions();
+  const mark = { version: 1 as const, partitions: [], movingToV2: "a-move" };
+  store.markVersion = (await store.put(META_KEY, metaBody(mark), { kind: "create" })).version;
+  store.armed = true;
+  const committed = await updateIndex(store, { set: { [LATE]: entry("x") }, remove: [] }, retry)
+    .then(() => true, () => false);
+  assert.equal(store.armed, false, "the move raced the commit");
+  const index = await readIndex(store, retry);
+  assert.ok(
+    !committed || index?.entries[LATE],
+    `the commit reported success, the move ${
+      store.moved ? "landed" : "was refused"
+    }, and the index (${index?.version}) lacks it`,
+  );
 });

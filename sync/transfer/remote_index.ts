@@ -379,25 +379,30 @@ async function writeCompanions(
   const touched = new Set(
     [...change.remove, ...Object.keys(change.set)].map(shardOf).filter((s) => s !== UNPARTITIONED),
   );
-  let refused = false;
+  const next: Meta = { version: 1, partitions: [...byShard.keys()] };
+  const body = metaBody(next);
+  // A move to v2 marked the meta: rewriting it before anything else makes
+  // that move start over and read this commit (migrate_index.ts). Not a
+  // convenience: its failure fails the commit, and the paths stay dirty.
+  const marked = m?.meta.version === 1 && m.meta.movingToV2 !== undefined;
+  let refused = marked && !await casPut(store, META_KEY, body, m!.version, c);
   try {
-    await eachLimit(touched, c.concurrency ?? 4, async (s) => {
-      const group = byShard.get(s);
-      if (group) {
-        await store.put(shardKey(s), shardBody(group, now), PutModes.overwrite, {
-          signal: c.signal,
-        });
-      } else {
-        // The partition's last entry went: its shard goes too, so no scoped reader finds it stale.
-        await store.delete(shardKey(s), { signal: c.signal });
-      }
-    });
-    const next: Meta = { version: 1, partitions: [...byShard.keys()] };
-    const body = metaBody(next);
-    // Left as it is when unchanged; a meta a move to v2 marked differs, so it
-    // is rewritten and the move, refused, reads this commit (migrate_index.ts).
-    if (m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body)) return;
-    refused = !await casPut(store, META_KEY, body, m?.version ?? null, c);
+    if (!refused) {
+      await eachLimit(touched, c.concurrency ?? 4, async (s) => {
+        const group = byShard.get(s);
+        if (group) {
+          await store.put(shardKey(s), shardBody(group, now), PutModes.overwrite, {
+            signal: c.signal,
+          });
+        } else {
+          // The partition's last entry went: its shard goes too, so no scoped reader finds it stale.
+          await store.delete(shardKey(s), { signal: c.signal });
+        }
+      });
+    }
+    // Left as it is when unchanged (and written already when marked).
+    const same = m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body);
+    if (!marked && !same) refused = !await casPut(store, META_KEY, body, m?.version ?? null, c);
   } catch (e) {
     if (c.signal?.aborted) throw e;
   }
