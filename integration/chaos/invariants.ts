@@ -19,7 +19,10 @@
  * - I8: a fresh clone gets every committed file, markers included
  *   (`index_checks.ts`);
  * - I9: a committed edit is replaced only by a writer that had seen it
- *   (`lost_updates.ts`).
+ *   (`lost_updates.ts`);
+ * - I10: the index stays readable and every download matches its entry
+ *   (no fault injected here corrupts bytes): no command fails with
+ *   `corrupt_download` (the workload).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -33,7 +36,7 @@ import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { indexEntriesOf } from "./index_checks.ts";
 
 /** The invariants. */
-export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8" | "I9";
+export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8" | "I9" | "I10";
 
 /** A broken invariant. */
 export interface Violation {

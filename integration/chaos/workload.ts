@@ -184,6 +184,13 @@ class World {
   #outcome(o: string, what?: string, error?: unknown): void {
     this.stats.outcomes[o] = (this.stats.outcomes[o] ?? 0) + 1;
     if (what) this.#note(`${what}: ${o}${error instanceof Error ? `: ${error.message}` : ""}`);
+    // I10: no fault here corrupts bytes, so an unreadable index or a download unlike its entry is a bug.
+    const message = `${what ?? "a command"} failed with corrupt_download: ${
+      (error as Error)?.message
+    }`;
+    if (o === "corrupt_download") {
+      this.truth.violate({ invariant: "I10", message, afterOp: this.#opId });
+    }
   }
 
   #note(line: string): void {
