@@ -263,3 +263,18 @@ Deno.test("chaos regression: a v1 commit that finds the move's mark rewrites the
     '{"seed":6753,"clones":4,"kinds":["api","api","core","api"],"ops":[{"id":0,"kind":"run","clone":3,"model":0,"data":1,"workMs":15000},{"id":1,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":2,"kind":"tick","n":18,"pick":1677654142},{"id":4,"kind":"tick","n":2,"pick":1575724132},{"id":5,"kind":"migrate","clone":2},{"id":9,"kind":"tick","n":19,"pick":369055250},{"id":14,"kind":"outage","on":true},{"id":19,"kind":"tick","n":4,"pick":2113161446}]}',
   );
 });
+
+/**
+ * I10 (seed 36, shrunk): a push created the shard of unpartitioned files; a
+ * peer that read it removed its only entry, deleted the emptied shard and
+ * dropped it from the meta; the push's meta write, refused, was retried and
+ * listed the shard again, so every reader refused the index as corrupt (the
+ * meta listed a missing shard). Found once the checker counted a
+ * `corrupt_download` as a violation (I10). Now a retried meta write lists
+ * a shard this change wrote only while it exists (sync/transfer/remote_index.ts).
+ */
+Deno.test("chaos regression: a retried meta write never lists a shard a peer emptied and deleted (I10)", async () => {
+  await clean(
+    '{"seed":36,"clones":5,"absentOnError":true,"v2":true,"ops":[{"id":0,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":1,"kind":"sync","clone":1},{"id":2,"kind":"breakglass","model":null},{"id":3,"kind":"resolve","clone":0,"pick":7,"how":"merged"},{"id":4,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"tick","n":14,"pick":358881497}]}',
+  );
+});

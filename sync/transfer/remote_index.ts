@@ -222,7 +222,13 @@ async function updateV2(
     const listed = created.size === 0 && [...kept].every((p) => partitions.has(p)) &&
       ![...emptied].some((p) => partitions.has(p));
     for (const p of emptied) partitions.delete(p);
-    for (const p of kept) partitions.add(p);
+    for (const p of kept) {
+      // After a refusal, a shard this change wrote may be gone: a peer
+      // emptied it (its removal came after this change) and deleted it. A
+      // meta never lists a missing shard: readers would refuse the index.
+      if (attempt > 0 && !partitions.has(p) && !await readShardOrNull(store, p, c)) continue;
+      partitions.add(p);
+    }
     const next: Meta = {
       ...m.meta,
       partitions: [...partitions],

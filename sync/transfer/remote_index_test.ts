@@ -313,3 +313,36 @@ Deno.test("v2: a meta write refused after the shards landed is published by the 
   );
   assert.equal(store.metaPuts, 3);
 });
+
+/**
+ * A store where, right before a writer's meta write for a shard it just
+ * created, a peer removes that shard's only entry: the peer deletes the
+ * emptied shard and drops it from the meta first.
+ */
+class EmptiedBeforeMeta extends InMemoryStore {
+  armed = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === META_KEY) {
+      this.armed = false;
+      await updateIndex(this, { set: {}, remove: ["notes/a.txt"] }, quick.retry);
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("v2: a meta write retried after a peer emptied and deleted a shard this commit created does not list it", async () => {
+  const store = new EmptiedBeforeMeta();
+  const v2 = { version: 2, partitions: [], commitSeq: 0 };
+  await store.put(META_KEY, new TextEncoder().encode(JSON.stringify(v2)), { kind: "create" });
+  store.armed = true;
+  await updateIndex(
+    store,
+    { set: { "notes/a.txt": { v: "v1", h: "a".repeat(64), s: 1 } }, remove: [] },
+    quick.retry,
+  );
+  assert.equal(store.armed, false, "the peer raced the commit");
+  assert.equal(await store.head(shardKey(UNPARTITIONED)), null, "the peer deleted the shard");
+  const meta = JSON.parse(store.peekText(META_KEY)!);
+  assert.deepEqual(meta.partitions, [], "the meta lists no missing shard");
+  assert.ok(await readIndex(store, quick.retry), "the index stays readable");
+});
