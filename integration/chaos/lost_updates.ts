@@ -9,7 +9,8 @@
  * with what the index names for the path. When the call replaces bytes the
  * index names (a committed edit of another clone), the writing clone must
  * have synced those bytes, or hold a conflict whose "theirs" they are (a
- * resolution publishes over what the user saw). Anything else is a lost
+ * resolution publishes over what the user saw), by hash or by version (a
+ * deletion's conflict, and a resolution rebased on it, know no hash). Anything else is a lost
  * update: the earlier writer's push reported success, and its change is gone.
  *
  * And I7 at each index commit, not only after the final sync: an index
@@ -40,8 +41,12 @@ export interface WriterView {
   readonly clone: number;
   /** Hash of the bytes it last synced at `path`. */
   synced(path: string): string | undefined;
+  /** Version it last synced at `path` (a resolution rebases it on theirs, hash unknown). */
+  syncedVersion(path: string): string | undefined;
   /** Hash of the datastore's copy in its open conflict on `path`. */
   theirs(path: string): string | undefined;
+  /** Version of the datastore's copy in its open conflict on `path` (a deletion's conflict has no hash). */
+  theirsVersion(path: string): string | undefined;
 }
 
 /** What {@link watchLostUpdates} needs from the harness. */
@@ -80,6 +85,7 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
     if (!who) return call();
     return (async () => {
       const before = await hashOf(key);
+      const beforeVersion = await deps.held(key);
       const committed = before !== undefined && (await deps.indexHash(key)) === before;
       const r = await call();
       const after = await hashOf(key);
@@ -87,6 +93,8 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       const edit = deps.changes.edits.find((e) => e.path === key && e.hash === before);
       if (!edit || edit.clone === who.clone) return r;
       if (who.synced(key) === before || who.theirs(key) === before) return r;
+      const seen = [who.syncedVersion(key), who.theirsVersion(key)];
+      if (beforeVersion !== undefined && seen.includes(beforeVersion)) return r;
       deps.violate({
         invariant: "I9",
         message: `c${who.clone} ${
@@ -179,7 +187,9 @@ export function harnessDeps(h: {
       return {
         clone: slot.index,
         synced: (path) => svc.state.synced(path)?.hash,
+        syncedVersion: (path) => svc.state.synced(path)?.version,
         theirs: (path) => svc.conflicts().find((c) => c.path === path)?.theirs?.hash ?? undefined,
+        theirsVersion: (path) => svc.conflicts().find((c) => c.path === path)?.theirs?.version,
       };
     },
   };
