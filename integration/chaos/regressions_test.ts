@@ -278,3 +278,16 @@ Deno.test("chaos regression: a retried meta write never lists a shard a peer emp
     '{"seed":36,"clones":5,"absentOnError":true,"v2":true,"ops":[{"id":0,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":1,"kind":"sync","clone":1},{"id":2,"kind":"breakglass","model":null},{"id":3,"kind":"resolve","clone":0,"pick":7,"how":"merged"},{"id":4,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"tick","n":14,"pick":358881497}]}',
   );
 });
+
+/**
+ * I10 (seed 804462, shrunk): a writer that emptied the shard of
+ * unpartitioned files deleted it and then dropped it from the meta; a reader
+ * in between found the listed shard missing and refused the index as
+ * corrupt. Now a reader that finds a listed shard missing reads the meta
+ * again (a few times) before refusing (sync/transfer/remote_index.ts).
+ */
+Deno.test("chaos regression: a listed shard missing while its writer drops it is read again, not refused (I10)", async () => {
+  await clean(
+    '{"seed":804462,"clones":4,"v2":true,"kinds":["core-single-phase","api","api","core-single-phase"],"ops":[{"id":6,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":9,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":13,"kind":"delete","clone":1,"file":4,"how":"push"},{"id":17,"kind":"sync","clone":0}]}',
+  );
+});

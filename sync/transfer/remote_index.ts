@@ -46,6 +46,9 @@ import { IndexMemo, type MetaSeen, type RemoteIndex } from "./index_memo.ts";
 export { IndexMemo, type MetaSeen, type RemoteIndex };
 export type { IndexEntry } from "./bucket_layout.ts";
 
+/** Reads of a v2 index whose meta lists a missing shard, before it is refused as corrupt. */
+const MISSING_SHARD_READS = 5;
+
 /** The index object of the v1 layout (named in messages). */
 export const INDEX_KEY = MONOLITH_KEY;
 
@@ -103,19 +106,25 @@ export async function readIndex(
   known?: { readonly meta: MetaRead },
 ): Promise<RemoteIndex | null> {
   const c = { retry, signal };
-  const m = known ? known.meta : await readMeta(store, c);
-  if (m?.meta.version === 2) {
+  let m = known ? known.meta : await readMeta(store, c);
+  // A listed shard found missing is read again with a fresh meta: a writer
+  // that emptied a shard deletes it just before dropping it from the meta.
+  for (let attempt = 0; m?.meta.version === 2; attempt++) {
     const entries: Record<string, IndexEntry> = {};
     const listed = new Set(m.meta.partitions);
     const parts = [...listed, ...(listed.has(UNPARTITIONED) ? [] : [UNPARTITIONED])];
+    const missing: string[] = [];
     await eachLimit(parts, concurrency, async (p) => {
       const shard = await readShardOrNull(store, p, c);
-      if (!shard && listed.has(p)) {
-        throw unreadable(shardKey(p), new Error("the meta lists it, but it is missing"));
-      }
+      if (!shard && listed.has(p)) missing.push(p);
       Object.assign(entries, shard?.entries ?? {});
     });
-    return { version: `v2:${m.version}`, entries, meta: m };
+    if (missing.length === 0) return { version: `v2:${m.version}`, entries, meta: m };
+    if (attempt + 1 >= MISSING_SHARD_READS) {
+      throw unreadable(shardKey(missing[0]), new Error("the meta lists it, but it is missing"));
+    }
+    await conflictPause(attempt + 1, c);
+    m = await readMeta(store, c);
   }
   const got = await getOrNull(store, MONOLITH_KEY, c);
   if (!got) return null;

@@ -346,3 +346,37 @@ Deno.test("v2: a meta write retried after a peer emptied and deleted a shard thi
   assert.deepEqual(meta.partitions, [], "the meta lists no missing shard");
   assert.ok(await readIndex(store, quick.retry), "the index stays readable");
 });
+
+/**
+ * A store where a listed shard is read while its writer, which emptied and
+ * deleted it, has yet to drop it from the meta (it does so right after).
+ */
+class ShardDroppedAfterRead extends InMemoryStore {
+  armed = false;
+  override async get(...args: Parameters<InMemoryStore["get"]>) {
+    const got = super.get(...args);
+    if (this.armed && args[0] === shardKey("data--t--m")) {
+      this.armed = false;
+      await got.catch(() => {});
+      const v2 = { version: 2, partitions: [], commitSeq: 2 };
+      await super.put(META_KEY, new TextEncoder().encode(JSON.stringify(v2)), {
+        kind: "overwrite",
+      });
+    }
+    return await got;
+  }
+}
+
+Deno.test("v2: a listed shard missing while its writer drops it from the meta is read again, not refused", async () => {
+  const store = new ShardDroppedAfterRead();
+  const v2 = { version: 2, partitions: ["data--t--m"], commitSeq: 1 };
+  await store.put(META_KEY, new TextEncoder().encode(JSON.stringify(v2)), { kind: "create" });
+  store.armed = true;
+  const index = await readIndex(store, quick.retry);
+  assert.equal(store.armed, false, "the writer raced the read");
+  assert.deepEqual(index?.entries, {});
+  // Listed and still missing after several reads: refused.
+  const stuck = new InMemoryStore();
+  await stuck.put(META_KEY, new TextEncoder().encode(JSON.stringify(v2)), { kind: "create" });
+  await assert.rejects(readIndex(stuck, quick.retry), /missing/);
+});
