@@ -291,3 +291,17 @@ Deno.test("chaos regression: a listed shard missing while its writer drops it is
     '{"seed":804462,"clones":4,"v2":true,"kinds":["core-single-phase","api","api","core-single-phase"],"ops":[{"id":6,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":9,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":13,"kind":"delete","clone":1,"file":4,"how":"push"},{"id":17,"kind":"sync","clone":0}]}',
   );
 });
+
+/**
+ * I10 (seed 809235, shrunk): a writer that emptied the shard of
+ * unpartitioned files deleted it, its meta write was refused, and it crashed
+ * before writing the meta again: the meta listed a missing shard, and every
+ * reader refused the index until that writer came back. Now an emptied
+ * shard is written empty, not deleted, before it is dropped from the meta
+ * (sync/transfer/remote_index.ts).
+ */
+Deno.test("chaos regression: a crash after emptying a shard never leaves the meta listing a missing one (I10)", async () => {
+  await clean(
+    '{"seed":809235,"clones":4,"absentOnError":true,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":2,"kind":"migrate","clone":0},{"id":3,"kind":"tick","n":7,"pick":541657339},{"id":4,"kind":"crash","clone":1,"at":"commit"},{"id":5,"kind":"sync","clone":1},{"id":6,"kind":"adopt","clone":1,"file":4},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":9,"kind":"tick","n":25,"pick":1966977106},{"id":11,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":16,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":17,"kind":"tick","n":9,"pick":608179772}]}',
+  );
+});

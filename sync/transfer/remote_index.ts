@@ -30,7 +30,6 @@ import {
   apply,
   busy,
   type Call,
-  casDelete,
   casPut,
   CONFLICT_LIMIT,
   conflictPause,
@@ -205,7 +204,11 @@ async function updateV2(
       const entries = cur?.entries ?? {};
       if (!await apply(store, c, entries, own)) complete = false;
       if (Object.keys(entries).length === 0) {
-        if (!cur || await casDelete(store, shardKey(part), cur.version, c)) {
+        // An emptied shard is written empty, not deleted, and then dropped
+        // from the meta: a crash in between leaves the meta listing a shard
+        // that is there (and empty), never a missing one readers refuse.
+        const empty = shardBody({}, now);
+        if (!cur || await casPut(store, shardKey(part), empty, cur.version, c)) {
           emptied.add(part);
           return;
         }
