@@ -335,7 +335,7 @@ export class ModelLockLostError extends SluiceError {
 /**
  * A data version already exists on the datastore with other bytes: another
  * writer published it first, or this cache uploaded it before and its local
- * copy changed since (`ownEarlier`; undefined when the keys are of both kinds).
+ * copy changed since (`ownEarlier`; `"mixed"`, kept as undefined, when the keys are of both kinds).
  */
 export class VersionConflictError extends SluiceError {
   /** The conflicting version keys. */
@@ -351,7 +351,7 @@ export class VersionConflictError extends SluiceError {
   constructor(
     keys: readonly string[],
     setAsideTo: readonly string[] = [],
-    ownEarlier: boolean | undefined = false,
+    ownEarlier: boolean | "mixed" = false,
   ) {
     const aside = setAsideTo.length
       ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)`
@@ -371,7 +371,7 @@ export class VersionConflictError extends SluiceError {
     );
     this.keys = keys;
     this.setAsideTo = setAsideTo;
-    this.ownEarlier = ownEarlier;
+    this.ownEarlier = ownEarlier === "mixed" ? undefined : ownEarlier;
   }
 }
 

@@ -26,7 +26,7 @@ export function pushFailure(
     const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
     const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
     const kinds = new Set(conflicts.map((f) => (f.error as VersionConflictError).ownEarlier));
-    const own = kinds.size === 1 ? [...kinds][0] : undefined;
+    const own = kinds.size === 1 ? [...kinds][0] ?? "mixed" : "mixed";
     return new VersionConflictError(keys, aside, own);
   }
   const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { SluiceError, UnreachableError, VersionConflictError } from "../errors.ts";
+import type { PlanEntry } from "../context.ts";
+import { pushFailure } from "./push_failure.ts";
+
+const at = (path: string) => ({ path }) as PlanEntry;
+
+Deno.test("pushFailure: one kind of failure keeps its code; several make push_failed naming the first and the held-back writes", () => {
+  const one = pushFailure([{ entry: at("a"), error: new UnreachableError("x") }], 0);
+  assert.ok(one instanceof UnreachableError);
+  const mixed = pushFailure([
+    { entry: at("a"), error: new UnreachableError("x") },
+    { entry: at("b"), error: new Error("disk") },
+  ], 2);
+  assert.ok(mixed instanceof SluiceError);
+  assert.equal((mixed as SluiceError).code, "push_failed");
+  assert.match(mixed.message, /first: a/);
+  assert.match(mixed.message, /2 marker\/index file\(s\) were held back/);
+});
+
+Deno.test("pushFailure: version conflicts merge, keeping 'uploaded from this cache' only when every one is", () => {
+  const own = (k: string) => ({ entry: at(k), error: new VersionConflictError([k], [], true) });
+  const theirs = (k: string) => ({ entry: at(k), error: new VersionConflictError([k], [], false) });
+  const allOwn = pushFailure([own("a"), own("b")], 0) as VersionConflictError;
+  assert.deepEqual(allOwn.keys, ["a", "b"]);
+  assert.equal(allOwn.ownEarlier, true);
+  assert.equal((pushFailure([theirs("a")], 0) as VersionConflictError).ownEarlier, false);
+  const both = pushFailure([own("a"), theirs("b")], 0) as VersionConflictError;
+  assert.equal(both.ownEarlier, undefined);
+  assert.match(both.message, /some uploaded earlier from this cache, some by another writer/);
+});
