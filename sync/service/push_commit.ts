@@ -1,0 +1,86 @@
+/**
+ * The commit step of a push: what a push (or its preparation) leaves to
+ * commit, and the commit itself, which merges the index change into the
+ * remote index and then commits the dirty set and the synced manifest.
+ *
+ * @module
+ */
+import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
+import type { SyncState } from "./state.ts";
+import type { PushContext } from "../context.ts";
+
+/** What a prepared push leaves for its commit: the index change and the local state to commit. */
+export interface PendingCommit {
+  /** Index entries to set. */
+  readonly set: Record<string, IndexEntry>;
+  /** Index entries to remove. */
+  readonly remove: readonly string[];
+  /** The version each change was conditional on (see `IndexChange.base`). */
+  readonly base?: Readonly<Record<string, string | null>>;
+  /** Paths set only while the store holds their version (see `IndexChange.check`). */
+  readonly check?: readonly string[];
+  /** Dirty paths the commit cleans. */
+  readonly handled: readonly string[];
+  /**
+   * Marked directories whose commit-step writes (markers, index files) a
+   * preparation deferred: the commit cleans each once those are made.
+   */
+  readonly deferredDirs?: readonly string[];
+  /** The dirty-set snapshot taken when the push started. */
+  readonly snapshot: ReturnType<SyncState["snapshot"]>;
+  /** True when a walk push completed without failures (the bulk mark is then cleared). */
+  readonly walkDone: boolean;
+  /**
+   * What the synced manifest records for each written path, once the index
+   * names it: a write whose commit fails (or never comes) leaves the
+   * manifest at the version before it, so the next push writes it again.
+   */
+  readonly synced?: Readonly<
+    Record<string, { hash: string; version: string; size: number; mtimeMs?: number }>
+  >;
+}
+
+/**
+ * The commit of a push: merges its index change into the remote index
+ * (compare-and-swap) and commits the dirty set and the synced manifest.
+ */
+export async function commitPrepared(
+  pending: PendingCommit,
+  deps: {
+    readonly store: PushContext["store"];
+    readonly state: SyncState;
+    readonly retry: PushContext["config"]["retry"];
+    readonly signal?: AbortSignal;
+    readonly indexMemo?: IndexMemo;
+    /** Parallel index requests (shards); default 4. */
+    readonly concurrency?: number;
+    /** Time of the entries written; default the system clock. */
+    readonly now?: () => number;
+  },
+): Promise<void> {
+  // The index this cache reflects, as of its last pull: when the commit lands
+  // on exactly that index and applies all of its change, the cache reflects
+  // the new index too, and the next pull need not read it.
+  const reflected = deps.state.indexVersion;
+  let current = false;
+  const version = await updateIndex(
+    deps.store,
+    { set: pending.set, remove: pending.remove, base: pending.base, check: pending.check },
+    deps.retry,
+    deps.signal,
+    deps.indexMemo,
+    deps.concurrency,
+    deps.now,
+    (base, complete) => current = complete && base !== null && base === reflected,
+  );
+  // Otherwise peers may have pushed too: the next pull reads it.
+  if (version) deps.state.indexVersion = current ? version : undefined;
+  // A deleted path is forgotten only once the index no longer names it: a
+  // push whose index update failed keeps it synced, so the next push deletes
+  // it again (finding it gone) and removes its index entry.
+  for (const path of pending.remove) deps.state.setSynced(path, undefined);
+  for (const [path, entry] of Object.entries(pending.synced ?? {})) {
+    deps.state.setSynced(path, entry);
+  }
+  await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
+}
