@@ -12,13 +12,13 @@ import { checkThenPut } from "../sync/transfer/conditional.ts";
 import { ensureWriterId } from "../sync/transfer/writer_id.ts";
 import {
   AlreadyExistsError,
-  NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
 } from "../sync/errors.ts";
 import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { getOrNull } from "../sync/transfer/index_io.ts";
 import { ADOPTED_UNCOMMITTED, adoptedMessage } from "../sync/service/conflicts.ts";
 import { type Adoption, adoptStranded } from "../sync/transfer/adopt.ts";
 
@@ -84,16 +84,7 @@ export async function stillIndexed(ctx: WriteContext, version: string): Promise<
 
 export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {
   const push = ctx.push;
-  try {
-    return await withRetry(
-      () => push.store.get(ctx.key, { signal: push.signal }),
-      push.config.retry,
-      push.signal,
-    );
-  } catch (e) {
-    if (e instanceof NotFoundError) return null;
-    throw e;
-  }
+  return await getOrNull(push.store, ctx.key, { retry: push.config.retry, signal: push.signal });
 }
 
 /**

@@ -23,6 +23,7 @@ import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
+import { getOrNull } from "../transfer/index_io.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 
 /** What became of one deletion. */
@@ -56,18 +57,11 @@ async function deleteAt(ctx: PushContext, path: string, version: string | undefi
 
 /** Publishes the store's `now` at the entry's path as its writer's change (see `transfer/adopt.ts`). */
 async function adoptAt(ctx: PushContext, entry: PlanEntry, now: ObjectInfo): Promise<boolean> {
-  let got;
-  try {
-    got = await withRetry(
-      () => ctx.store.get(entry.path, { signal: ctx.signal }),
-      ctx.config.retry,
-      ctx.signal,
-    );
-  } catch (e) {
-    if (e instanceof NotFoundError) return false;
-    throw e;
-  }
-  if (got.version !== now.version) return false;
+  const got = await getOrNull(ctx.store, entry.path, {
+    retry: ctx.config.retry,
+    signal: ctx.signal,
+  });
+  if (got?.version !== now.version) return false;
   const adoption = await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
     retry: ctx.config.retry,
     signal: ctx.signal,
