@@ -371,10 +371,16 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const deferredDirs: string[] = [];
     for (const dir of [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []]) {
       const under = (p: string) => p.startsWith(`${dir}/`);
-      const open = failures.some((f) => under(f.entry.path)) ||
-        ctx.plan.some((e) => e.action === "skip" && e.keepDirty && !e.prepared && under(e.path));
+      if (failures.some((f) => under(f.entry.path))) continue;
+      // One pass over the plan: an entry that stays dirty keeps it open; one not made waits.
+      let open = false;
+      let waiting = false;
+      for (const e of ctx.plan) {
+        if (!under(e.path)) continue;
+        if (e.action === "skip" && e.keepDirty && !e.prepared) open = true;
+        else if (notMade(e)) waiting = true;
+      }
       if (open) continue;
-      const waiting = ctx.plan.some((e) => notMade(e) && under(e.path));
       if (!waiting) handled.push(dir);
       else if (deps.prepare && failures.length === 0) deferredDirs.push(dir);
     }
