@@ -73,6 +73,36 @@ export interface ColdBenchOptions {
 const identity = { holder: "bench@host", hostname: "host", pid: 1 };
 const GOALS = "≤ 1.05× wall, ≤ 1.15× CPU";
 
+/** A bound on Sluice/bare: wall and client CPU. */
+interface Goal {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+/** Cold push and pull against a bare loop, at every size. */
+const COLD_GOAL: Goal = { wall: 1.05, cpu: 1.15 };
+/** The pipeline's own cost on a real endpoint, at 1 000 files: ≤ 5 % wall, ≤ 10 % client CPU. */
+const PIPELINE_GOAL: Goal = { wall: 1.05, cpu: 1.10 };
+/** The size the pipeline goal is stated at. */
+const PIPELINE_GOAL_FILES = 1_000;
+
+/**
+ * Whether ratios meet a goal, by the ratio of medians and by the paired
+ * median, judged on the ratios as printed (three decimals).
+ */
+export function goalVerdict(
+  goal: Goal,
+  r: { wall: number; cpu: number; pairedWall: number; pairedCpu: number },
+): { goal: string; met: boolean; metPaired: boolean } {
+  const within = (wall: number, cpu: number) =>
+    round(wall, 3) <= goal.wall && round(cpu, 3) <= goal.cpu;
+  return {
+    goal: `≤ ${goal.wall}× wall, ≤ ${goal.cpu}× CPU`,
+    met: within(r.wall, r.cpu),
+    metPaired: within(r.pairedWall, r.pairedCpu),
+  };
+}
+
 /** One timed run: wall and client CPU, and the requests sent. */
 interface Run {
   readonly wallMs: number;
@@ -110,6 +140,7 @@ function summarise(
   runs: Record<Side, Run[]>,
   concurrency: Record<Side, number>,
   sides: readonly Side[],
+  files: number,
 ) {
   const out: Record<string, unknown> = {};
   const med = (s: Side) => ({
@@ -119,6 +150,14 @@ function summarise(
   const bare = med("bare");
   for (const s of sides) {
     const m = med(s);
+    const ratios = {
+      wall: m.wallMs / bare.wallMs,
+      cpu: m.cpuMs / bare.cpuMs,
+      // The median of each round's own ratio: steadier where the server's
+      // speed drifts from round to round.
+      pairedWall: median(runs[s].map((r, i) => r.wallMs / runs.bare[i].wallMs)),
+      pairedCpu: median(runs[s].map((r, i) => r.cpuMs / runs.bare[i].cpuMs)),
+    };
     out[s] = {
       concurrency: concurrency[s],
       medianWallMs: round(m.wallMs),
@@ -127,13 +166,16 @@ function summarise(
       cpuRuns: runs[s].map((r) => round(r.cpuMs)),
       requests: runs[s].at(-1)?.requests,
       ...(s === "bare" ? {} : {
-        wallRatio: round(m.wallMs / bare.wallMs, 3),
-        cpuRatio: round(m.cpuMs / bare.cpuMs, 3),
-        // The median of each round's own ratio: steadier where the server's
-        // speed drifts from round to round.
-        pairedWallRatio: round(median(runs[s].map((r, i) => r.wallMs / runs.bare[i].wallMs)), 3),
-        pairedCpuRatio: round(median(runs[s].map((r, i) => r.cpuMs / runs.bare[i].cpuMs)), 3),
+        wallRatio: round(ratios.wall, 3),
+        cpuRatio: round(ratios.cpu, 3),
+        pairedWallRatio: round(ratios.pairedWall, 3),
+        pairedCpuRatio: round(ratios.pairedCpu, 3),
         goal: GOALS,
+        coldGoal: goalVerdict(COLD_GOAL, ratios),
+        // At equal concurrency, at 1 000 files: the pipeline's own cost on the endpoint.
+        ...(files === PIPELINE_GOAL_FILES && concurrency[s] === concurrency.bare
+          ? { pipelineGoal: goalVerdict(PIPELINE_GOAL, ratios) }
+          : {}),
       }),
     };
   }
@@ -250,8 +292,8 @@ async function sizeSection(
     models,
     fileBytes,
     rounds,
-    coldPush: summarise(pushRuns, concurrency, sides),
-    coldPull: summarise(pullRuns, concurrency, sides),
+    coldPush: summarise(pushRuns, concurrency, sides, files),
+    coldPull: summarise(pullRuns, concurrency, sides, files),
   };
 }
 
@@ -266,7 +308,11 @@ export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<
   const largeRounds = options.largeRounds ?? rounds;
   const bareConcurrency = options.bareConcurrency ?? DEFAULT_CONFIG.concurrency;
   const out: Record<string, unknown> = {
-    goals: { sluiceVsBare: GOALS },
+    goals: {
+      sluiceVsBare: GOALS,
+      pipelineOnEndpoint:
+        `at ${PIPELINE_GOAL_FILES} files and equal concurrency: ≤ ${PIPELINE_GOAL.wall}× wall, ≤ ${PIPELINE_GOAL.cpu}× CPU`,
+    },
     note:
       "push times pushChanged only (markDirty beforehand); pull times pullChanged into an empty cache",
   };

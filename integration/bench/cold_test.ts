@@ -1,0 +1,23 @@
+import { deepStrictEqual } from "node:assert";
+import { goalVerdict } from "./cold.ts";
+
+const goal = { wall: 1.05, cpu: 1.1 };
+
+Deno.test("goalVerdict: met only when both wall and CPU are within, each way of reading the rounds", () => {
+  deepStrictEqual(goalVerdict(goal, { wall: 1.04, cpu: 1.12, pairedWall: 1.0, pairedCpu: 1.09 }), {
+    goal: "≤ 1.05× wall, ≤ 1.1× CPU",
+    met: false,
+    metPaired: true,
+  });
+  deepStrictEqual(
+    goalVerdict(goal, { wall: 1.06, cpu: 1.0, pairedWall: 1.05, pairedCpu: 1.2 }).met,
+    false,
+  );
+});
+
+Deno.test("goalVerdict: judged on the ratio as printed (1.0504 prints 1.05 and meets 1.05)", () => {
+  deepStrictEqual(
+    goalVerdict(goal, { wall: 1.0504, cpu: 1.1004, pairedWall: 1.0506, pairedCpu: 1 }),
+    { goal: "≤ 1.05× wall, ≤ 1.1× CPU", met: true, metPaired: false },
+  );
+});
