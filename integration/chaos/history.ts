@@ -140,6 +140,15 @@ export type Op =
     readonly clone: number;
     readonly file: number;
   }
+  /**
+   * The clone's process stops (`on`: a long pause, a suspended laptop, a
+   * stalled connection) or goes on from where it stopped. While it is
+   * stopped, none of its store calls is released and none of its timers
+   * fires (its lock heartbeats stop too), as fake time passes for the
+   * others; then its overdue timers fire. Inserted into some histories from
+   * a generator of its own (see {@link generateHistory}).
+   */
+  | { readonly id: number; readonly kind: "stall"; readonly clone: number; readonly on: boolean }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -189,12 +198,17 @@ export interface GenerateOptions {
   /** Most clones; default 5. */
   readonly maxClones?: number;
   /** Weights that replace the defaults of some operation kinds (to aim at one kind of loss). */
-  readonly weights?: Partial<Record<OpKind, number>>;
+  readonly weights?: Partial<Record<DrawnKind, number>>;
+  /** Chance that a history has stalls inserted; default 0.35. */
+  readonly stallShare?: number;
   /** Chance that a clone is core-driven (a third of those single-phase); default 0.4. */
   readonly coreShare?: number;
 }
 
-const WEIGHTS: Readonly<Record<OpKind, number>> = {
+/** The kinds drawn by weight (stalls are inserted afterwards, from a generator of their own). */
+export type DrawnKind = Exclude<OpKind, "stall">;
+
+const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
   run: 20,
   tick: 34,
   wait: 5,
@@ -388,6 +402,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
     }
   }
+  insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -403,6 +418,25 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(kinds.some((k) => k !== "api") ? { kinds } : {}),
     ops,
   };
+}
+
+/**
+ * Inserts one or two stalls (a clone stopped, then going on some operations
+ * later, or at the end) into `ops`, in a share of histories. The stall
+ * operations take ids after every other, so the others keep theirs, and a
+ * seed without stalls generates what it did before stalls existed.
+ */
+function insertStalls(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  for (let n = rng.range(1, 2); n > 0; n--) {
+    const clone = rng.int(clones);
+    const at = rng.int(ops.length);
+    const off = at + rng.range(2, 12);
+    // Off first, so that `at` still points where it did.
+    if (off < ops.length) ops.splice(off, 0, { id: id++, kind: "stall", clone, on: false });
+    ops.splice(at, 0, { id: id++, kind: "stall", clone, on: true });
+  }
 }
 
 /** The client kind of clone `clone` in `h`. */
@@ -462,6 +496,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} ${op.model === null ? "global lock" : MODELS[op.model]}`;
     case "outage":
       return `${head} ${op.on ? "on" : "off"}`;
+    case "stall":
+      return `${head} c${op.clone} ${op.on ? "stops" : "goes on"}`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":
@@ -509,7 +545,7 @@ export function parseHistory(text: string): History {
   ) {
     throw new Error(`kinds is a list of ${j.clones} client kinds (${CLIENT_KINDS.join(", ")})`);
   }
-  const kinds = new Set(Object.keys(WEIGHTS));
+  const kinds = new Set([...Object.keys(WEIGHTS), "stall"]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
       throw new Error(`not an operation: ${JSON.stringify(op)}`);

@@ -54,8 +54,8 @@ export interface Unit {
   readonly label: string;
   /** The process it belongs to (a clone incarnation, or the operator); crashes freeze by owner. */
   readonly owner: string;
-  /** Fake time it was spawned. */
-  readonly startedAt: number;
+  /** Fake time it was spawned (moved on by the time its owner spent stopped). */
+  startedAt: number;
   /** Where it is. */
   state: UnitState;
   /** The store call or wait it is parked on. */
@@ -157,6 +157,8 @@ export class SimScheduler {
   #pending: PendingCall[] = [];
   #ready: Runnable[] = [];
   readonly #units = new Set<Unit>();
+  /** Owners stopped (see {@link SimScheduler.stop}), with the fake time they stopped at. */
+  readonly #stopped = new Map<string, number>();
   #current: Current;
   #backgroundCalls = 0;
   #waiter?: { unit: Unit; resolve: () => void };
@@ -238,8 +240,12 @@ export class SimScheduler {
   async step(r1: number, r2: number): Promise<boolean> {
     this.stats.decisions++;
     const next = this.#earliest();
-    if (this.#pending.length > 0 && (!next || r1 >= this.#advanceProbability)) {
-      const [p] = this.#pending.splice(Math.floor(r2 * this.#pending.length), 1);
+    const open = this.#stopped.size === 0
+      ? this.#pending
+      : this.#pending.filter((p) => !this.#stopped.has(p.unit.owner));
+    if (open.length > 0 && (!next || r1 >= this.#advanceProbability)) {
+      const p = open[Math.floor(r2 * open.length)];
+      this.#pending.splice(this.#pending.indexOf(p), 1);
       await this.#release(p);
       return true;
     }
@@ -253,8 +259,9 @@ export class SimScheduler {
   /** One decision in arrival order (for draining at the end): the oldest call, else the next timer. */
   async stepInOrder(): Promise<boolean> {
     this.stats.decisions++;
-    if (this.#pending.length > 0) {
-      await this.#release(this.#pending.shift()!);
+    const i = this.#pending.findIndex((p) => !this.#stopped.has(p.unit.owner));
+    if (i >= 0) {
+      await this.#release(this.#pending.splice(i, 1)[0]);
       return true;
     }
     const next = this.#earliest();
@@ -283,6 +290,31 @@ export class SimScheduler {
       }
     }
     this.#now = Math.max(this.#now, t);
+  }
+
+  /**
+   * A process stops: none of `owner`'s parked store calls is released and
+   * none of its timers fires until {@link SimScheduler.resume}.
+   */
+  stop(owner: string): void {
+    if (!this.#stopped.has(owner)) this.#stopped.set(owner, this.#now);
+  }
+
+  /**
+   * The process goes on: its calls can be released again, and its overdue
+   * timers fire at the next time step. Its units' command budgets do not
+   * count the time it stood still.
+   */
+  resume(owner: string): void {
+    const since = this.#stopped.get(owner);
+    if (since === undefined) return;
+    this.#stopped.delete(owner);
+    for (const u of this.#units) if (u.owner === owner) u.startedAt += this.#now - since;
+  }
+
+  /** True while `owner` is stopped. */
+  isStopped(owner: string): boolean {
+    return this.#stopped.has(owner);
   }
 
   /** A crash: freezes every unit of `owner` where it is parked and drops its timers. */
@@ -400,6 +432,7 @@ export class SimScheduler {
   #earliest(): Timer | undefined {
     let best: Timer | undefined;
     for (const t of this.#timers.values()) {
+      if (this.#stopped.size > 0 && this.#stopped.has(t.owner)) continue;
       if (!best || t.at < best.at || (t.at === best.at && t.id < best.id)) best = t;
     }
     return best;

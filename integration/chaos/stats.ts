@@ -70,6 +70,8 @@ export interface ChaosStats {
   locksBroken: number;
   /** Outages started. */
   outages: number;
+  /** Clone processes stopped (a stall), later going on or crashing. */
+  stalls: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -128,6 +130,7 @@ export function emptyStats(): ChaosStats {
     breakglasses: 0,
     locksBroken: 0,
     outages: 0,
+    stalls: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,

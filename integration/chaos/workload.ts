@@ -239,6 +239,7 @@ class World {
   async #crash(slot: CloneSlot, why: "crashed" | "hung"): Promise<void> {
     this.#armed.delete(slot);
     this.#due.delete(slot);
+    this.sched.resume(slot.owner); // a stopped process can die too: its restart runs
     this.sched.freeze(slot.owner);
     for (const l of slot.locks) l.abandon();
     if (slot.busy) {
@@ -303,6 +304,14 @@ class World {
       case "latency":
         this.target.faults.latency(op.ms);
         break;
+      case "stall": {
+        const owner = this.clones[op.clone].owner;
+        if (op.on && !this.sched.isStopped(owner)) {
+          this.stats.stalls++;
+          this.sched.stop(owner);
+        } else if (!op.on) this.sched.resume(owner);
+        break;
+      }
       case "flaky":
         this.target.faults.flaky(op.call, op.count, op.afterEffect);
         break;
@@ -370,6 +379,8 @@ class World {
   async #deadlines(): Promise<void> {
     const budget = this.options.commandBudgetMs ?? 15 * 60_000;
     for (const u of this.sched.active()) {
+      // A stopped process's commands are not late: their time counts from when it goes on.
+      if (this.sched.isStopped(u.owner)) continue;
       if (this.sched.now() - u.startedAt <= budget) continue;
       this.truth.violate({
         invariant: "I4",
@@ -409,6 +420,7 @@ class World {
     this.stats.chaosDecisions = this.sched.stats.decisions;
     this.#armed.clear();
     this.#due.clear();
+    for (const slot of this.clones) this.sched.resume(slot.owner);
     await this.target.faults.heal();
     await this.drain();
     for (let round = 0; round < 2 && !this.#aborted; round++) {

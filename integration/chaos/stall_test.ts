@@ -1,0 +1,78 @@
+/**
+ * The stall move: a clone's process stops (its store calls and timers wait
+ * while fake time passes for the others), then goes on.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { formatOp, generateHistory, type Op, parseHistory } from "./history.ts";
+import { SimScheduler } from "./scheduler.ts";
+
+Deno.test("scheduler: a stopped owner's calls are not released, by ticks or in order, until it goes on", async () => {
+  const sched = new SimScheduler();
+  const store = sched.wrap(new InMemoryStore({ clock: sched.clock }));
+  const order: string[] = [];
+  for (const name of ["a", "b"]) {
+    sched.spawn(name, name, async () => {
+      await store.head(`${name}1`);
+      order.push(`${name}1`);
+      await store.head(`${name}2`);
+      order.push(`${name}2`);
+    });
+  }
+  await sched.startReady();
+  sched.stop("a");
+  assert.equal(sched.isStopped("a"), true);
+  // r2 = 0 would pick a's call first; stopped, it is passed over.
+  while (await sched.step(1, 0));
+  assert.deepEqual(order, ["b1", "b2"]);
+  assert.equal(await sched.stepInOrder(), false);
+  sched.resume("a");
+  while (await sched.stepInOrder());
+  assert.deepEqual(order, ["b1", "b2", "a1", "a2"]);
+  assert.equal(sched.active().length, 0);
+});
+
+Deno.test("scheduler: a stopped owner's timers wait while time passes; overdue, they fire once it goes on", async () => {
+  const sched = new SimScheduler({ start: 0 });
+  let beats = 0;
+  const woke: string[] = [];
+  const unit = sched.spawn("x", "x", async () => {
+    sched.clock.setTimeout(() => beats++, 500);
+    await sched.clock.sleep(1_000);
+    woke.push("x");
+  });
+  sched.spawn("y", "y", async () => {
+    await sched.clock.sleep(1_000);
+    woke.push("y");
+  });
+  await sched.startReady();
+  sched.stop("x");
+  await sched.advanceBy(10_000);
+  assert.deepEqual({ beats, woke }, { beats: 0, woke: ["y"] });
+  // Its command budget does not count the 10 s it stood still.
+  sched.resume("x");
+  assert.equal(unit.startedAt, 10_000);
+  await sched.advanceBy(0);
+  assert.deepEqual({ beats, woke }, { beats: 1, woke: ["y", "x"] });
+});
+
+Deno.test("history: stalls are inserted from a generator of their own; a seed's other operations stay as they were", () => {
+  let withStalls = 0;
+  for (let seed = 1; seed <= 40; seed++) {
+    const h = generateHistory(seed);
+    const stalls = h.ops.filter((o) => o.kind === "stall");
+    const others = h.ops.filter((o) => o.kind !== "stall");
+    assert.deepEqual(others, generateHistory(seed, { stallShare: 0 }).ops);
+    if (stalls.length === 0) continue;
+    withStalls++;
+    // Every stall starts stopped; the ids come after every other operation's.
+    const first = stalls.find((o) => o.kind === "stall" && o.on);
+    assert.ok(first);
+    assert.ok(stalls.every((s) => others.every((o) => s.id > o.id)));
+    assert.deepEqual(parseHistory(JSON.stringify(h)), h);
+  }
+  assert.ok(withStalls > 5 && withStalls < 35, `${withStalls} of 40 histories with stalls`);
+  const op: Op = { id: 3, kind: "stall", clone: 1, on: true };
+  assert.equal(formatOp(op), "#3 stall c1 stops");
+  assert.equal(formatOp({ ...op, on: false }), "#3 stall c1 goes on");
+});
