@@ -9,7 +9,14 @@ import {
   peerReadIndex,
   seedPeerBucket,
 } from "../../packages/testing/mod.ts";
-import { META_KEY, metaBody, MONOLITH_KEY, monolithBody, shardKey } from "./bucket_layout.ts";
+import {
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+  monolithBody,
+  shardKey,
+  shardOf,
+} from "./bucket_layout.ts";
 import { migrateToShards } from "./migrate_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
@@ -300,4 +307,70 @@ Deno.test("a v1 commit that finds the move's mark is never left out of v2, even 
       store.moved ? "landed" : "was refused"
     }, and the index (${index?.version}) lacks it`,
   );
+});
+
+const MINE = "data/aws/ec2/vpc/abc/state/3/raw";
+const THEIRS = "data/aws/ec2/vpc/abc/state/4/raw";
+
+/**
+ * A store where a v1 commit stalls just before it writes its companion
+ * shard: meanwhile the whole move to v2 runs, and a v2 commit adds an entry
+ * to that same shard. Then the stalled write goes on.
+ */
+class StalledCompanion extends InMemoryStore {
+  armed = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === shardKey(shardOf(MINE))) {
+      this.armed = false;
+      await migrateToShards(this, { retry });
+      await updateIndex(this, { set: { [THEIRS]: entry("theirs") }, remove: [] }, retry);
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a v1 commit stalled before its companion shard never writes over a v2 commit made meanwhile", async () => {
+  const store = new StalledCompanion();
+  await seedPeerBucket(store, FILES, { v2: false });
+  store.armed = true;
+  await updateIndex(store, { set: { [MINE]: entry("mine") }, remove: [] }, retry);
+  assert.equal(store.armed, false, "the move and the v2 commit raced the companion write");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"), "the bucket is on v2");
+  assert.equal(index!.entries[THEIRS]?.v, "theirs", "the v2 commit made meanwhile is kept");
+  assert.equal(index!.entries[MINE]?.v, "mine", "the stalled commit is in v2 too");
+});
+
+const ALONE = "data/aws/s3/bucket/xyz/state/1/raw";
+const BESIDE = "data/aws/s3/bucket/xyz/state/2/raw";
+
+/**
+ * A store where a v1 commit that removes a partition's last entry stalls
+ * just before it deletes that partition's shard: meanwhile the move to v2
+ * runs and a v2 commit adds another entry to the partition.
+ */
+class StalledShardDelete extends InMemoryStore {
+  armed = false;
+  override async delete(...args: Parameters<InMemoryStore["delete"]>) {
+    if (this.armed && args[0] === shardKey(shardOf(ALONE))) {
+      this.armed = false;
+      await migrateToShards(this, { retry });
+      await updateIndex(this, { set: { [BESIDE]: entry("theirs") }, remove: [] }, retry);
+    }
+    return await super.delete(...args);
+  }
+}
+
+Deno.test("a v1 commit stalled before deleting an emptied shard never deletes a v2 commit's entries", async () => {
+  const store = new StalledShardDelete();
+  await seedPeerBucket(store, FILES, { v2: false });
+  // A v1 commit of Sluice's writes the partition's companion shard.
+  await updateIndex(store, { set: { [ALONE]: entry("alone") }, remove: [] }, retry);
+  store.armed = true;
+  await updateIndex(store, { set: {}, remove: [ALONE] }, retry);
+  assert.equal(store.armed, false, "the move and the v2 commit raced the shard delete");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"), "the bucket is on v2");
+  assert.equal(index!.entries[BESIDE]?.v, "theirs", "the v2 commit made meanwhile is kept");
+  assert.equal(index!.entries[ALONE], undefined, "the stalled removal is in v2 too");
 });

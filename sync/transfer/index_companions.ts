@@ -1,0 +1,186 @@
+/**
+ * The companions of a v1 index object: the shards of the partitions a
+ * commit touched and a v1 meta, written as other clients of the layout do,
+ * for their scoped readers.
+ *
+ * @module
+ */
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import {
+  type IndexEntry,
+  type Meta,
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+  parseMonolith,
+  shardBody,
+  shardKey,
+  shardOf,
+  UNPARTITIONED,
+} from "./bucket_layout.ts";
+import {
+  type Call,
+  casDelete,
+  casPut,
+  CONFLICT_LIMIT,
+  conflictPause,
+  eachLimit,
+  getOrNull,
+  parsed,
+  readMeta,
+} from "./index_io.ts";
+import { NOT_V2, updateV2 } from "./index_v2.ts";
+import type { IndexChange } from "./remote_index.ts";
+
+/** The partitions a change touches that have a shard of their own. */
+export function touchedShards(change: IndexChange): Set<string> {
+  return new Set(
+    [...change.remove, ...Object.keys(change.set)].map(shardOf).filter((s) => s !== UNPARTITIONED),
+  );
+}
+
+/** Companion writes are a convenience: one attempt each, no retries. */
+const ONCE: RetryPolicy = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+
+/**
+ * The version of each shard (null: absent), or undefined where its HEAD
+ * failed (that shard is then left as it is). Never rejects.
+ */
+export async function shardVersions(
+  store: ObjectStore,
+  shards: ReadonlySet<string>,
+  c: Call,
+): Promise<Map<string, string | null | undefined>> {
+  const seen = new Map<string, string | null | undefined>();
+  await eachLimit(shards, c.concurrency ?? 4, async (s) => {
+    seen.set(
+      s,
+      await store.head(shardKey(s), { signal: c.signal }).then(
+        (h) => h?.version ?? null,
+        () => undefined,
+      ),
+    );
+  });
+  return seen;
+}
+
+/**
+ * Beside a v1 index: the shards of the touched partitions (built from the
+ * whole index) and a v1 meta listing every partition, unless the bucket has
+ * turned v2 meanwhile; then the change is applied to the v2 index too, so it
+ * is never invisible to v2 readers. Shards of a v1 bucket are a convenience
+ * for scoped readers: failures to write them are ignored, as other clients do.
+ *
+ * Each shard is written (or, emptied, deleted) only while it is at the
+ * version `seen` read before the meta: a v2 commit writes a shard only once
+ * a v2 meta exists, so after a meta read that found v1, and a write from
+ * this commit's older view never lands over it (the move to v2 may complete
+ * while this commit stalls). A refused shard write sends the change to the
+ * v2 index when the bucket has turned v2.
+ */
+export async function writeCompanions(
+  store: ObjectStore,
+  entries: Record<string, IndexEntry>,
+  change: IndexChange,
+  c: Call,
+  now: string,
+  seen: ReadonlyMap<string, string | null | undefined>,
+) {
+  const m = await readMeta(store, c);
+  if (m?.meta.version === 2) {
+    await updateV2(store, change, c, now, m).catch((e) => {
+      if (e !== NOT_V2) throw e;
+    });
+    return;
+  }
+  const byShard = new Map<string, Record<string, IndexEntry>>();
+  for (const [p, e] of Object.entries(entries)) {
+    const s = shardOf(p);
+    if (s === UNPARTITIONED) continue;
+    let group = byShard.get(s);
+    if (!group) byShard.set(s, group = {});
+    group[p] = e;
+  }
+  const next: Meta = { version: 1, partitions: [...byShard.keys()] };
+  const body = metaBody(next);
+  // A move to v2 marked the meta: rewriting it before anything else makes
+  // that move start over and read this commit (migrate_index.ts). Not a
+  // convenience: its failure fails the commit, and the paths stay dirty.
+  const marked = m?.meta.version === 1 && m.meta.movingToV2 !== undefined;
+  let refused = marked && !await casPut(store, META_KEY, body, m!.version, c);
+  const once = { ...c, retry: ONCE };
+  // Shards whose write was refused: changed since `seen`.
+  const stale: string[] = [];
+  try {
+    if (!refused) {
+      await eachLimit(seen.keys(), c.concurrency ?? 4, async (s) => {
+        const at = seen.get(s);
+        if (at === undefined) return;
+        const group = byShard.get(s);
+        const written = group
+          ? await casPut(store, shardKey(s), shardBody(group, now), at, once) !== null
+          // The partition's last entry went: its shard goes too, so no scoped reader finds it stale.
+          : at === null || await casDelete(store, shardKey(s), at, once);
+        if (!written) stale.push(s);
+      });
+    }
+    // Left as it is when unchanged (and written already when marked).
+    const same = m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body);
+    if (!marked && !same) refused = !await casPut(store, META_KEY, body, m?.version ?? null, c);
+  } catch (e) {
+    if (c.signal?.aborted) throw e;
+  }
+  let turned = false;
+  await eachLimit(stale, c.concurrency ?? 4, async (s) => {
+    if (await refreshCompanion(store, s, c, now) === "v2") turned = true;
+  }).catch((e) => {
+    if (c.signal?.aborted) throw e;
+  });
+  if (!refused && !turned) return;
+  // The meta changed since it was read, or a shard was written after it: a
+  // move to v2 may have turned the bucket after reading the index without
+  // this commit, or before this commit's shard writes. The change then goes
+  // to the v2 index too (its failure fails the commit: the paths stay dirty).
+  const now2 = await readMeta(store, c);
+  if (now2?.meta.version !== 2) return;
+  await updateV2(store, change, c, now, now2).catch((e) => {
+    if (e !== NOT_V2) throw e;
+  });
+}
+
+/**
+ * A companion shard whose write was refused (it changed since it was read):
+ * by another v1 commit, whose view of the index may be older or newer than
+ * this one's, or, once the bucket has turned v2, by the move or a v2 commit.
+ * Reads the shard's version again, then the meta, then the index object, and
+ * writes the shard from the index as it is now while the bucket is v1 (a
+ * few attempts: it stays a convenience). `"v2"` when the bucket has turned
+ * v2 meanwhile.
+ */
+async function refreshCompanion(
+  store: ObjectStore,
+  s: string,
+  c: Call,
+  now: string,
+): Promise<"v2" | "done"> {
+  const once = { ...c, retry: ONCE };
+  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    if (attempt > 0) await conflictPause(attempt, c);
+    const at = (await store.head(shardKey(s), { signal: c.signal }))?.version ?? null;
+    const m = await readMeta(store, c);
+    if (m?.meta.version === 2) return "v2";
+    // A move that marked the meta after this commit's index write reads the
+    // index after it, and writes every shard from it.
+    if (m?.meta.movingToV2 !== undefined) return "done";
+    const got = await getOrNull(store, MONOLITH_KEY, c);
+    const all = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : {};
+    const group: Record<string, IndexEntry> = {};
+    for (const [p, e] of Object.entries(all)) if (shardOf(p) === s) group[p] = e;
+    const written = Object.keys(group).length > 0
+      ? await casPut(store, shardKey(s), shardBody(group, now), at, once) !== null
+      : at === null || await casDelete(store, shardKey(s), at, once);
+    if (written) return "done";
+  }
+  return "done";
+}

@@ -1,0 +1,144 @@
+/**
+ * The commit of a change to a v2 index (touched shards by compare-and-swap,
+ * then the meta's `commitSeq`), used by `updateIndex` and by a v1 commit
+ * that finds the bucket turned v2.
+ *
+ * @module
+ */
+import type { ObjectStore } from "../ports.ts";
+import {
+  type IndexEntry,
+  type Meta,
+  META_KEY,
+  metaBody,
+  shardBody,
+  shardKey,
+  shardOf,
+} from "./bucket_layout.ts";
+import {
+  apply,
+  busy,
+  type Call,
+  casPut,
+  CONFLICT_LIMIT,
+  conflictPause,
+  eachLimit,
+  readMeta,
+  readShardOrNull,
+} from "./index_io.ts";
+import type { IndexMemo, MetaSeen } from "./index_memo.ts";
+import type { IndexChange, OnCommit } from "./remote_index.ts";
+
+/** Applies a change to a v2 index: each touched shard by compare-and-swap, then the meta's `commitSeq`. */
+export async function updateV2(
+  store: ObjectStore,
+  change: IndexChange,
+  c: Call,
+  now: string,
+  seen: MetaSeen | undefined,
+  onCommit?: OnCommit,
+  memo?: IndexMemo,
+): Promise<string> {
+  let complete = true;
+  // The change split by shard once: each shard applies only its own part
+  // (applying the whole change to every shard costs shards × entries).
+  const parts = new Map<string, { set: Record<string, IndexEntry>; remove: string[] }>();
+  const partOf = (p: string) => {
+    const s = shardOf(p);
+    let part = parts.get(s);
+    if (!part) parts.set(s, part = { set: {}, remove: [] });
+    return part;
+  };
+  for (const p of change.remove) partOf(p).remove.push(p);
+  for (const [p, e] of Object.entries(change.set)) partOf(p).set[p] = e;
+  const kept = new Set<string>();
+  const created = new Set<string>();
+  const emptied = new Set<string>();
+  await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
+    const own: IndexChange = {
+      ...parts.get(part)!,
+      base: change.base,
+      verify: change.verify,
+      check: change.check,
+    };
+    for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+      if (attempt > 0) await conflictPause(attempt, c);
+      const cur = await readShardOrNull(store, part, c);
+      const entries = cur?.entries ?? {};
+      if (!await apply(store, c, entries, own)) complete = false;
+      if (Object.keys(entries).length === 0) {
+        // An emptied shard is written empty, not deleted, and then dropped
+        // from the meta: a crash in between leaves the meta listing a shard
+        // that is there (and empty), never a missing one readers refuse.
+        const empty = shardBody({}, now);
+        if (!cur || await casPut(store, shardKey(part), empty, cur.version, c)) {
+          emptied.add(part);
+          return;
+        }
+        continue;
+      }
+      if (await casPut(store, shardKey(part), shardBody(entries, now), cur?.version ?? null, c)) {
+        kept.add(part);
+        if (!cur) created.add(part);
+        return;
+      }
+    }
+    throw busy(shardKey(part));
+  });
+  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    // A meta seen before the shards (read first, or remembered) serves the
+    // first attempt (its compare-and-swap fails if it moved meanwhile);
+    // without one, and after a conflict, it is read now, after the shards.
+    if (attempt > 0) await conflictPause(attempt, c);
+    const fresh = attempt > 0 || !seen;
+    const m = fresh ? await readMeta(store, c) : seen;
+    if (m?.meta.version !== 2) throw NOT_V2;
+    const partitions = new Set(m.meta.partitions);
+    const listed = created.size === 0 && [...kept].every((p) => partitions.has(p)) &&
+      ![...emptied].some((p) => partitions.has(p));
+    for (const p of emptied) partitions.delete(p);
+    for (const p of kept) {
+      // After a refusal, a shard this change wrote may be gone: a peer
+      // emptied it (its removal came after this change) and deleted it. A
+      // meta never lists a missing shard: readers would refuse the index.
+      if (attempt > 0 && !partitions.has(p) && !await readShardOrNull(store, p, c)) continue;
+      partitions.add(p);
+    }
+    const next: Meta = {
+      ...m.meta,
+      partitions: [...partitions],
+      commitSeq: m.meta.commitSeq + 1,
+    };
+    const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
+    if (v) {
+      memo?.noteMeta({ meta: next, version: v });
+      if (attempt > 0 && memo) memo.contended = true;
+      onCommit?.(`v2:${m.version}`, complete);
+      return `v2:${v}`;
+    }
+    // Refused on a meta read after every shard of this change landed: a peer
+    // bumped `commitSeq` since that read, so after these shards. A reader
+    // that sees its meta reads these shards too, and one holding an older
+    // `commitSeq` reads again: that bump publishes this change as well, when
+    // its partitions already list what this change needs. Writers of
+    // different models thus meet on the meta at most twice per commit. Not
+    // for a shard this change created: a peer that emptied and deleted it
+    // before may still be about to drop it from the meta.
+    if (fresh && listed) {
+      memo?.noteMeta(m); // stale, but names the layout
+      if (memo) memo.contended = true;
+      return COVERED;
+    }
+  }
+  throw busy(META_KEY);
+}
+
+/** Thrown by `updateV2` when the meta is not (or no longer) a v2 one: the update starts over. */
+export const NOT_V2 = new Error("the bucket's index is not v2");
+
+/**
+ * The token `updateIndex` returns for a v2 change published by a peer's
+ * `commitSeq` bump (its own was refused): names no meta version, so the
+ * next pull reads the index.
+ */
+export const COVERED = "v2:covered";
