@@ -305,3 +305,18 @@ Deno.test("chaos regression: a crash after emptying a shard never leaves the met
     '{"seed":809235,"clones":4,"absentOnError":true,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":2,"kind":"migrate","clone":0},{"id":3,"kind":"tick","n":7,"pick":541657339},{"id":4,"kind":"crash","clone":1,"at":"commit"},{"id":5,"kind":"sync","clone":1},{"id":6,"kind":"adopt","clone":1,"file":4},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":9,"kind":"tick","n":25,"pick":1966977106},{"id":11,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":16,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":17,"kind":"tick","n":9,"pick":608179772}]}',
   );
 });
+
+/**
+ * I7/I8, found by the stall move (a clone's process stops, then goes on): a
+ * clone's v1 commit stopped before writing its companion shards while the
+ * index moved to v2 and a peer committed a newer latest marker to v2; going
+ * on, it wrote its older view of the marker's shard over that commit, and
+ * the index named a version the store no longer held. Fixed in
+ * sync/transfer/index_companions.ts (a shard is written only over the
+ * version read before the meta).
+ */
+Deno.test("chaos regression: a v1 commit stopped before its companion shards never writes over a v2 commit (I7, I8)", async () => {
+  await clean(
+    '{"seed":3000469,"clones":3,"ops":[{"id":0,"kind":"tick","n":33,"pick":1602300866},{"id":1,"kind":"resolve","clone":2,"pick":0,"how":"merged"},{"id":2,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":3,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000},{"id":4,"kind":"tick","n":19,"pick":706773832},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000},{"id":7,"kind":"lockfile","clone":1,"set":"@chaos/ext-7"},{"id":8,"kind":"migrate","clone":0},{"id":34,"kind":"stall","clone":2,"on":true},{"id":9,"kind":"tick","n":34,"pick":1897229690},{"id":10,"kind":"tick","n":17,"pick":1552459860},{"id":11,"kind":"resolve","clone":2,"pick":1,"how":"merged"},{"id":12,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":13,"kind":"tick","n":17,"pick":1931753149},{"id":14,"kind":"tick","n":16,"pick":1085637755},{"id":15,"kind":"resolve","clone":2,"pick":2,"how":"mine"},{"id":16,"kind":"tick","n":30,"pick":2122581349},{"id":33,"kind":"stall","clone":2,"on":false},{"id":17,"kind":"delete","clone":1,"file":2,"how":"push"},{"id":18,"kind":"tick","n":11,"pick":998541339},{"id":19,"kind":"tick","n":30,"pick":700479003},{"id":20,"kind":"resolve","clone":2,"pick":3,"how":"theirs"},{"id":21,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000},{"id":22,"kind":"wait","ms":65000},{"id":23,"kind":"latency","ms":500},{"id":24,"kind":"lockfile","clone":1,"set":"@chaos/ext-24"},{"id":25,"kind":"tick","n":22,"pick":530520303},{"id":26,"kind":"tick","n":15,"pick":238752820},{"id":27,"kind":"outage","on":true},{"id":28,"kind":"tick","n":32,"pick":1369314414},{"id":29,"kind":"tick","n":7,"pick":1939892985},{"id":30,"kind":"tick","n":26,"pick":303133469},{"id":35,"kind":"stall","clone":0,"on":true},{"id":31,"kind":"outage","on":false},{"id":32,"kind":"tick","n":1,"pick":147329529}]}',
+  );
+});
