@@ -7,7 +7,8 @@
  *   pull is first put back in place (whatever is there is set aside when it
  *   is neither side). A deletion deletes theirs, conditional on its version.
  * - `merged`: publish what the cache holds at the path now (a merge made by
- *   hand), over theirs; an absent file publishes a deletion.
+ *   hand), over theirs. With nothing at the path it is refused (`not_found`):
+ *   a deletion is published only by `mine`, when mine is one.
  * - `theirs`: take the datastore's copy. The local copy is set aside first
  *   (never deleted), then the path is pulled.
  *
@@ -60,6 +61,18 @@ function noConflict(path: string): SluiceError {
   return new SluiceError(
     "not_found",
     `There is no unresolved conflict for ${path}; nothing was changed. Run \`sluice status\` to list the conflicts.`,
+  );
+}
+
+/** `merged` with nothing at the path: no merge to publish (a deletion is `mine`'s to publish). */
+function noMerge(rec: ConflictRecord): SluiceError {
+  const theirs = rec.theirs ? `theirs (version ${rec.theirs.version})` : "the datastore's side";
+  const other = rec.mine === null
+    ? `to delete it on the datastore, run \`sluice resolve ${rec.path} --mine\``
+    : `to publish your copy as it was, run \`sluice resolve ${rec.path} --mine\``;
+  return new SluiceError(
+    "not_found",
+    `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\` again; ${other}, or take theirs with \`sluice resolve ${rec.path} --theirs\`.`,
   );
 }
 
@@ -135,6 +148,7 @@ export async function resolveConflict(
       `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${path} --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add\`.`,
     );
   }
+  if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
   if (resolution === "mine") await restoreMine(deps, rec, setAside);
   // Rebase on theirs: every compare-and-swap of the push is now on the version the user saw.
   const theirs = rec.theirs;

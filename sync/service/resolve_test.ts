@@ -129,3 +129,21 @@ Deno.test("no conflict, or the managed lockfile with --mine, is refused and chan
   assert.deepEqual(l.calls, { push: [], pull: [] });
   assert.equal(l.state.conflicts.has("config/upstream_extensions.json"), true);
 });
+
+Deno.test("--merged with nothing at the path is refused: nothing is pushed and theirs stays (a deletion is --mine's)", async () => {
+  await using t = await setup("config/a.yaml");
+  await Deno.remove(`${t.dir}/config/a.yaml`);
+  await assert.rejects(resolveConflict(t.deps, "config/a.yaml", "merged"), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "not_found");
+    assert.match(
+      e.message,
+      /no file at config\/a.yaml to publish as your merge; nothing was changed/,
+    );
+    assert.match(e.message, /theirs \(version v2\) stays on the datastore/);
+    return true;
+  });
+  assert.deepEqual(t.calls, { push: [], pull: [] });
+  assert.equal(t.state.conflicts.has("config/a.yaml"), true);
+  assert.deepEqual(t.state.dirtyPaths(), []);
+});
