@@ -89,6 +89,20 @@ Deno.test("push then pull carries files between two caches over a file:// store"
   const unchanged = await sluice(["pull", "--cache", b]);
   assert.equal(unchanged.code, 0);
   assert.match(unchanged.out, /^Already up to date with file:\/\//);
+
+  // A prefix: pulled under it; a mistyped one is not "up to date".
+  const c = w.cache("c");
+  const scoped = await sluice(["pull", "logs/", "--cache", c, "--store", w.url, "--json"]);
+  assert.equal(scoped.code, 0, scoped.err);
+  assert.deepEqual(scoped.json().fetched, ["logs/run.log"]);
+  const again2 = await sluice(["pull", "logs", "--cache", c]);
+  assert.equal(again2.code, 0, again2.err);
+  const typo = await sluice(["pull", "logz", "--cache", c]);
+  assert.equal(typo.code, 1, typo.out);
+  assert.match(
+    typo.err,
+    /^error\[not_found\]: Nothing is under logz in the index of file:\/\/.*nothing was pulled there/,
+  );
   await w.cleanup();
 });
 
@@ -116,6 +130,23 @@ Deno.test("push of named paths pushes only those; directories expand to their fi
   const outside = await sluice(["push", "../escape", "--cache", a]);
   assert.equal(outside.code, 65);
   assert.match(outside.err, /^error\[unsafe_path\]: /);
+
+  // A typo is not "nothing to push": refused before anything is done.
+  await w.write(a, "outputs/x/3.txt", "3");
+  for (const args of [["outputs/x/typo.txt"], ["--adopt-uncommitted", "config/nope.yaml"]]) {
+    const typo = await sluice(["push", ...args, "--cache", a, "--store", w.url]);
+    assert.equal(typo.code, 1, typo.err);
+    assert.match(
+      typo.err,
+      /^error\[not_found\]: Nothing is at (outputs\/x\/typo.txt|config\/nope.yaml) in the cache .*; nothing was pushed/,
+    );
+  }
+  assert.equal(await store.head("outputs/x/3.txt"), null, "nothing was pushed");
+  // A file this cache synced and deleted here is a deletion to push, named or not.
+  await Deno.remove(`${a}/outputs/x/1.txt`);
+  const del = await sluice(["push", "outputs/x/1.txt", "--cache", a, "--store", w.url, "--json"]);
+  assert.equal(del.code, 0, del.err);
+  assert.deepEqual(del.json().deleted, ["outputs/x/1.txt"]);
   await w.cleanup();
 });
 

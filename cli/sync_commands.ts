@@ -9,6 +9,7 @@ import {
   ConditionalWritesUnsupportedError,
   ConfigError,
   leftBehindError,
+  SluiceError,
   SyncIncompleteError,
   UnsafePathError,
 } from "../sync/errors.ts";
@@ -31,10 +32,17 @@ import { STORE_ENV } from "./session.ts";
 import { describeConflicts, listPendingLockfile, listSetAside, remoteState } from "./status.ts";
 import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 
-/** Cache-relative paths from command-line paths (cache-relative, or absolute inside the cache); directories expand to their files. */
+/**
+ * Cache-relative paths from command-line paths (cache-relative, or absolute
+ * inside the cache); directories expand to their files. With `known`, a
+ * path with nothing at it in the cache must be one this cache synced (a
+ * deletion to push), or hold synced paths, or an open conflict: anything
+ * else is a typo, refused with `not_found` before anything is done.
+ */
 export async function cachePaths(
   service: SyncService,
   paths: readonly string[],
+  known = false,
 ): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
@@ -52,10 +60,24 @@ export async function cachePaths(
       continue;
     }
     const files = await service.cache.listFiles(rel);
+    if (known && files.length === 0 && !service.cache.exists(rel) && !knownHere(service, rel)) {
+      throw new SluiceError(
+        "not_found",
+        `Nothing is at ${p} in the cache ${service.cacheDir}, and this cache never synced it, so there is nothing to push or delete there; nothing was pushed. Check the path (relative to the cache, or absolute inside it); \`sluice status\` lists what changed.`,
+      );
+    }
     // A path that no longer exists stays as given: the push deletes it remotely.
     out.push(...(files.length ? files : [rel]));
   }
   return [...new Set(out)];
+}
+
+/** True when this cache synced `rel` or paths under it, or holds a conflict on one of them. */
+function knownHere(service: SyncService, rel: string): boolean {
+  const { state } = service;
+  const under = (p: string) => p === rel || p.startsWith(`${rel}/`);
+  return state.synced(rel) !== undefined || state.syncedPaths().some(under) ||
+    service.conflicts().some((c) => under(c.path));
 }
 
 /**
@@ -238,12 +260,11 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       { walk: boolean; adoptUncommitted?: string[] }
     >();
     return await withSession(cmd, io, out, async (s) => {
-      const adopt = await cachePaths(s.service, named);
+      const adopt = await cachePaths(s.service, named, true);
+      const given = await cachePaths(s.service, paths, true);
       // A path to adopt is pushed: it is marked dirty like a named path.
-      if (paths.length || adopt.length) {
-        await s.service.markDirty({
-          relPaths: [...await cachePaths(s.service, paths), ...adopt],
-        });
+      if (given.length || adopt.length) {
+        await s.service.markDirty({ relPaths: [...given, ...adopt] });
       }
       if (!paths.length && walk) await s.service.markDirty();
       const bar = progressReporter(io, out.json);
@@ -320,6 +341,23 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         });
       } finally {
         bar.stop();
+      }
+      // A prefix with nothing under it, here or in the datastore's index, is a typo.
+      const seen = [...result.uncommitted, ...result.conflicts];
+      const missing = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
+        !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
+        !seen.some((p) => p === rel || p.startsWith(`${rel}/`))
+      );
+      if (missing.length > 0) {
+        const others = clean.length > missing.length
+          ? " The other prefixes were pulled; run the pull again to see what it did."
+          : "";
+        throw new SluiceError(
+          "not_found",
+          `Nothing is under ${
+            missing.join(", ")
+          } in the index of ${s.store.endpoint}, nor in the cache ${s.cacheDir}; nothing was pulled there.${others} Check the prefix: paths are relative to the cache, as \`sluice status\` shows them.`,
+        );
       }
       const { outcome, exitCode } = outcomeOf(out, leftBehindError("pull", pullLeftBehind(result)));
       out.result("pull", {
