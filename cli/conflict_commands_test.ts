@@ -200,3 +200,27 @@ Deno.test("--adopt-uncommitted takes one path per use, leaving the push's own pa
   assert.deepEqual((r.json().uploaded as string[]).sort(), ["notes/one.txt", "notes/two.txt"]);
   await w.cleanup();
 });
+
+Deno.test("a pull that sets aside a never-synced local copy says the datastore's copy is in place and where yours went", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const c = w.cache("c");
+  await w.write(a, CFG, "from a\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.mkdir(c, { recursive: true });
+  await w.write(c, CFG, "from c, never synced\n");
+  const pulled = await sluice(["pull", "--cache", c, "--store", w.url, "--init"]);
+  assert.equal(pulled.code, 3, pulled.err);
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "from a\n");
+  assert.doesNotMatch(pulled.out, /not overwritten/);
+  const line = pulled.out.match(
+    /^ {2}config\/app\.yaml → (\.sluice\/set-aside\/.+\/config\/app\.yaml)$/m,
+  );
+  assert.ok(line, pulled.out);
+  assert.match(
+    pulled.out,
+    /Set aside 1 local copy this cache never synced.*datastore's copy is now in place/,
+  );
+  assert.equal(await Deno.readTextFile(`${c}/${line[1]}`), "from c, never synced\n");
+  await w.cleanup();
+});

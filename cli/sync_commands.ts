@@ -181,18 +181,34 @@ function describePull(r: PullResult, endpoint: string): string[] {
       r.removed.length ? `; removed ${plural(r.removed.length, "file")} deleted remotely` : ""
     }.`,
   ];
-  if (r.conflicts.length) {
+  // A copy this cache never synced was set aside and the datastore's put in place.
+  const asideOf = new Map<string, string>();
+  for (const at of r.setAside) asideOf.set(at.split("/").slice(3).join("/"), at);
+  const inPlace = r.conflicts.filter((p) => !asideOf.has(p));
+  const moved = r.conflicts.filter((p) => asideOf.has(p));
+  if (inPlace.length) {
     lines.push(
       `Kept ${
-        plural(r.conflicts.length, "local change")
+        plural(inPlace.length, "local change")
       } that also changed remotely (the local copy was not overwritten):`,
     );
     lines.push(...capped(
-      r.conflicts.map((p) => `  ${p}`),
+      inPlace.map((p) => `  ${p}`),
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,
     ));
-    lines.push(RESOLVE_HINT);
   }
+  if (moved.length) {
+    lines.push(
+      `Set aside ${
+        plural(moved.length, "local copy", "local copies")
+      } this cache never synced, which differed from the datastore's: the datastore's copy is now in place, yours is kept here:`,
+    );
+    lines.push(...capped(
+      moved.map((p) => `  ${p} → ${asideOf.get(p)}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+  }
+  if (r.conflicts.length) lines.push(RESOLVE_HINT);
   return lines;
 }
 
