@@ -418,3 +418,18 @@ Deno.test("relative --cache and file://./ stores resolve against the given cwd",
   assert.equal(r.json().endpoint, w.url);
   await w.cleanup();
 });
+
+Deno.test("push --no-walk with nothing marked dirty says so, not that no file changed", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, "notes/a.txt", "2"); // a hand edit, never marked dirty
+  const r = await sluice(["push", "--no-walk", "--cache", a]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^Nothing to push: no path was marked dirty \(--no-walk skips the walk/);
+  assert.doesNotMatch(r.out, /no file changed/);
+  const walked = await sluice(["push", "--cache", a, "--json"]);
+  assert.deepEqual(walked.json().uploaded, ["notes/a.txt"]);
+  await w.cleanup();
+});

@@ -103,11 +103,18 @@ function pushedNothing(r: PushResult): boolean {
       r.localDeletions.length + r.conflicts.length === 0;
 }
 
-function describePush(r: PushResult, endpoint: string, everSynced: boolean): string[] {
+function describePush(
+  r: PushResult,
+  endpoint: string,
+  everSynced: boolean,
+  walked: boolean,
+): string[] {
   const lines: string[] = [];
   if (pushedNothing(r)) {
     return [
-      everSynced
+      !walked
+        ? `Nothing to push: no path was marked dirty (--no-walk skips the walk of the cache, so files changed by hand are not seen; \`sluice status\` lists them, \`sluice push\` pushes them).`
+        : everSynced
         ? `Nothing to push: no file changed since the last sync with ${endpoint}.`
         : `Nothing to push: the cache holds no file to publish yet (${endpoint} answered).`,
     ];
@@ -313,6 +320,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
           result,
           s.store.endpoint,
           s.service.state.syncedCount > 0,
+          walk || paths.length > 0,
         )
       ) {
         out.say(line);
