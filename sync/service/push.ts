@@ -227,6 +227,23 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           return;
         }
         const { hash, size } = read;
+        // Unchanged since this cache synced it (a path marked dirty, or named,
+        // again): nothing to write. Its mtime is recorded, so a walk need not
+        // hash it again. (A path to adopt goes through the gates all the same.)
+        if (
+          entry.action === "put" && entry.syncedHash === hash &&
+          entry.syncedVersion !== undefined &&
+          !ctx.adoptUncommitted.has(entry.path)
+        ) {
+          indexSynced[entry.path] = {
+            hash,
+            version: entry.syncedVersion,
+            size,
+            mtimeMs: read.mtimeMs,
+          };
+          handled.push(entry.path);
+          return;
+        }
         const wctx: WriteContext = {
           push: ctx,
           entry,

@@ -109,3 +109,27 @@ Deno.test("a delete of a file a peer changed since keeps the peer's object and i
   assert.ok((await b.resolveConflict("notes/n.txt", "theirs")).resolved);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/notes/n.txt`), "a2");
 });
+
+Deno.test("a path marked dirty again, unchanged since this cache synced it, is not written again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "config/app.yaml", "x: 1");
+  await a.markDirty({ relPath: "config/app.yaml" });
+  assert.deepEqual((await a.pushChanged()).uploaded, ["config/app.yaml"]);
+  const version = (await store.head("config/app.yaml"))?.version;
+  for (let i = 0; i < 2; i++) {
+    await a.markDirty({ relPath: "config/app.yaml" });
+    const r = await a.pushChanged();
+    assert.deepEqual([r.uploaded, r.identical, r.skipped], [[], [], []]);
+    assert.deepEqual(a.state.dirtyPaths(), []);
+  }
+  assert.equal(
+    (await store.head("config/app.yaml"))?.version,
+    version,
+    "the object was not rewritten",
+  );
+  // Changed, it is written again.
+  await write(a.cacheDir, "config/app.yaml", "x: 2");
+  await a.markDirty({ relPath: "config/app.yaml" });
+  assert.deepEqual((await a.pushChanged()).uploaded, ["config/app.yaml"]);
+});
