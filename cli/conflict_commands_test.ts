@@ -222,5 +222,10 @@ Deno.test("a pull that sets aside a never-synced local copy says the datastore's
     /Set aside 1 local copy this cache never synced.*datastore's copy is now in place/,
   );
   assert.equal(await Deno.readTextFile(`${c}/${line[1]}`), "from c, never synced\n");
+  // Not a data version clash: status does not say to run the method again.
+  const status = await sluice(["status", "--cache", c]);
+  assert.match(status.out, /Set-aside copies, kept until you delete them \(1\)/);
+  assert.match(status.out, /Each was moved out of the way instead of being overwritten/);
+  assert.doesNotMatch(status.out, /run the method or workflow again/);
   await w.cleanup();
 });

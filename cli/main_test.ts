@@ -158,7 +158,8 @@ Deno.test("status lists dirty paths with class and gates, set-aside copies and p
   await w.write(a, "data/aws/ec2/web-1/state/1/raw", "mine");
   await new LocalCache(a).setAside(
     "data/aws/ec2/web-1/state/1/raw",
-    "another writer published it first",
+    // As the create-only writer words it.
+    "Another writer published data/aws/ec2/web-1/state/1/raw first with different bytes; this local copy of data/aws/ec2/web-1/state/1 was not pushed.",
   );
   // A lockfile change that could not be published stays pending in the cache.
   const down = new InMemoryStore();
@@ -188,7 +189,7 @@ Deno.test("status lists dirty paths with class and gates, set-aside copies and p
     aside[0].location,
     /^\.sluice\/set-aside\/.+\/data\/aws\/ec2\/web-1\/state\/1\/raw$/,
   );
-  assert.equal(aside[0].reason, "another writer published it first");
+  assert.match(aside[0].reason, /^Another writer published .* first with different bytes/);
   const pending = doc.pendingLockfile as { path: string; set: string[] }[];
   assert.deepEqual(pending.map((p) => [p.path, p.set]), [
     ["config/upstream_extensions.json", ["@acme/ssh"]],
@@ -197,7 +198,12 @@ Deno.test("status lists dirty paths with class and gates, set-aside copies and p
   const human = await sluice(["status", "--cache", a]);
   assert.equal(human.code, 0, human.err);
   assert.match(human.out, /data\/aws\/ec2\/web-1\/state\/2\/raw\s+data-version\s+path-classifier/);
-  assert.match(human.out, /Set aside after version conflicts \(1\)/);
+  assert.match(human.out, /Set-aside copies, kept until you delete them \(1\)/);
+  assert.match(
+    human.out,
+    /It is a data version that already exists on the datastore with other bytes/,
+  );
+  assert.doesNotMatch(human.out, /moved out of the way/);
   assert.match(human.out, /Run `sluice lockfile retry`/);
 
   const retried = await sluice(["lockfile", "retry", "--cache", a, "--json"]);

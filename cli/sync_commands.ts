@@ -72,6 +72,12 @@ export async function cachePaths(
   return [...new Set(out)];
 }
 
+/** True for the reason of a copy the create-only writer set aside (`version_exists`). */
+function isVersionClash(reason: string): boolean {
+  return /a data version on the datastore is never rewritten|^Another writer published .+ first with different bytes/
+    .test(reason);
+}
+
 /** True when this cache synced `rel` or paths under it, or holds a conflict on one of them. */
 function knownHere(service: SyncService, rel: string): boolean {
   const { state } = service;
@@ -456,11 +462,29 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       }
       for (const line of describeConflicts(conflicts)) out.say(line);
       if (setAside.length) {
-        out.say(`Set aside after version conflicts (${setAside.length}):`);
+        out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);
         for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);
-        out.say(
-          "Those versions already exist on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which). Run `sluice pull` to get the datastore's copies, run the method or workflow again to write a new version, then delete the set-aside copies.",
-        );
+        const clashes = setAside.filter((e) => isVersionClash(e.reason)).length;
+        if (clashes > 0) {
+          const who = clashes === setAside.length
+            ? clashes === 1
+              ? "It is a data version that already exists"
+              : "They are data versions that already exist"
+            : clashes === 1
+            ? "1 of them is a data version that already exists"
+            : `${clashes} of them are data versions that already exist`;
+          out.say(
+            `${who} on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which): run \`sluice pull\` to get the datastore's copies, and run the method or workflow again to write a new version.`,
+          );
+        }
+        if (clashes < setAside.length) {
+          out.say(
+            `${
+              clashes === 0 ? "Each" : "The others"
+            } was moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
+          );
+        }
+        out.say("Delete a set-aside directory once you are done with it; Sluice never does.");
       }
       if (pendingLockfile.length) {
         out.say(`Pending lockfile changes, not yet published (${pendingLockfile.length}):`);
