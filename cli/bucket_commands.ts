@@ -14,7 +14,7 @@ import { classifyS3Error, toSluiceError as s3Error } from "../packages/s3/errors
 import { GcsStore } from "../packages/gcs/store.ts";
 import { classifyGcsError, toSluiceError as gcsError } from "../packages/gcs/errors.ts";
 import { action, type RunState, withOutputOptions } from "./command_kit.ts";
-import type { CliIo, Output } from "./output.ts";
+import { type CliIo, type Output, shellWord } from "./output.ts";
 import { STORE_ENV } from "./session.ts";
 import { endpointFields, openStore, parseStoreUrl, type StoreSpec } from "./store_url.ts";
 
@@ -117,7 +117,9 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
         const name = spec.kind === "file" ? spec.root : spec.bucket;
         out.say(
           outcome === "created"
-            ? `Created ${name}. Push to it with \`sluice push --init --store ${given}\`.`
+            ? `Created ${name}. Push a cache to it with \`sluice push --cache <dir> --store ${
+              shellWord(given)
+            }\` (add --init for a new cache directory).`
             : `${name} already exists and is yours; nothing was changed.`,
         );
       } finally {

@@ -94,7 +94,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
   const state: RunState = { code: 0 };
-  const program = buildProgram(io, state);
+  const program = buildProgram({ ...io, argv: args }, state);
   try {
     await program.parseAsync(args, { from: "user" });
     return state.code;

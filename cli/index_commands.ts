@@ -24,7 +24,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
         )
         .addHelpText(
           "after",
-          "\nOn v2, writers of different models update different shards, and a one-file push reads and writes only its shard and the meta. Clients that only read the v1 index object no longer see new writes: move every client of the bucket to a version that reads v2 first.\n\nExample:\n  sluice index migrate --store s3://my-bucket?endpoint=http://127.0.0.1:9000",
+          "\nOn v2, writers of different models update different shards, and a one-file push reads and writes only its shard and the meta. Clients that only read the v1 index object no longer see new writes: move every client of the bucket to a version that reads v2 first.\n\nExample:\n  sluice index migrate --store 's3://my-bucket?endpoint=http://127.0.0.1:9000'",
         ),
     ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { capped, NOTES_SHOWN_PER_GATE, Output, PATHS_LISTED, streamWriter } from "./output.ts";
+import {
+  capped,
+  NOTES_SHOWN_PER_GATE,
+  Output,
+  PATHS_LISTED,
+  shellWord,
+  streamWriter,
+} from "./output.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 
 /** A stream that takes `room` bytes (at most `chunk` per call), then fails as a closed pipe does. */
@@ -110,4 +117,14 @@ Deno.test("a push of many files the remote already holds prints a bounded number
   } finally {
     await w.cleanup();
   }
+});
+
+Deno.test("shellWord quotes what a shell would read otherwise (a store URL's ?, a JSON entry), and nothing else", () => {
+  assert.equal(shellWord("config/app.yaml"), "config/app.yaml");
+  assert.equal(
+    shellWord("s3://b/p?endpoint=http://127.0.0.1:9000"),
+    "'s3://b/p?endpoint=http://127.0.0.1:9000'",
+  );
+  assert.equal(shellWord("{}"), "'{}'");
+  assert.equal(shellWord("it's"), "'it'\\''s'");
 });

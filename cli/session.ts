@@ -29,7 +29,7 @@ import {
 import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service/service.ts";
-import type { CliIo, Output } from "./output.ts";
+import { type CliIo, type Output, shellWord } from "./output.ts";
 import { openStore, parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
 
 /** Default cache directory, relative to the working directory. */
@@ -241,11 +241,26 @@ async function pathKind(path: string, flag: string): Promise<"dir" | "other" | "
 }
 
 /**
+ * What to run to create what was missing: the command line as the user ran
+ * it, with `--init` added, quoted for a shell (without the arguments, as a
+ * library caller gives none: `command`, then `fallback`).
+ */
+export function againWithInit(
+  io: Pick<CliIo, "argv">,
+  command: string,
+  fallback: readonly string[],
+): string {
+  const args = io.argv ? [...io.argv] : [...command.split(" "), ...fallback];
+  if (!args.includes("--init")) args.push("--init");
+  return `sluice ${args.map(shellWord).join(" ")}`;
+}
+
+/**
  * Refuses a cache directory that does not exist (it has never been synced:
  * most likely a mistyped `--cache`) unless `--init` asks for a new one, and
  * a cache path that is not a directory.
  */
-export async function checkCacheDir(dir: string, init: boolean, command: string): Promise<void> {
+export async function checkCacheDir(dir: string, init: boolean, again: string): Promise<void> {
   const kind = await pathKind(dir, "--cache");
   if (kind === "other") {
     throw new SluiceError(
@@ -256,7 +271,7 @@ export async function checkCacheDir(dir: string, init: boolean, command: string)
   if (kind === "missing" && !init) {
     throw new SluiceError(
       "cache_not_found",
-      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; to start a new cache there, run the command again with --init: \`sluice ${command} --init --cache ${dir}\`.`,
+      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; to start a new cache there, run the command again with --init: \`${again}\`.`,
     );
   }
 }
@@ -269,7 +284,7 @@ export async function checkCacheDir(dir: string, init: boolean, command: string)
 export async function checkFileStore(
   spec: StoreSpec,
   init: boolean,
-  command: string,
+  again: string,
 ): Promise<void> {
   if (spec.kind !== "file") return;
   const url = storeIdentity(spec);
@@ -284,7 +299,7 @@ export async function checkFileStore(
   if (!init) {
     throw new SluiceError(
       "store_not_found",
-      `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; to start a new datastore there, run the command again with --init: \`sluice ${command} --init --store ${url}\`.`,
+      `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; to start a new datastore there, run the command again with --init: \`${again}\`.`,
     );
   }
   await Deno.mkdir(spec.root, { recursive: true });
@@ -302,7 +317,11 @@ export async function openSession(
   command = "push",
 ): Promise<Session> {
   const cacheDir = resolveCacheDir(options, io);
-  await checkCacheDir(cacheDir, options.init ?? false, command);
+  await checkCacheDir(
+    cacheDir,
+    options.init ?? false,
+    againWithInit(io, command, ["--cache", cacheDir]),
+  );
   const namespace = resolveNamespace(options.namespace);
   const identity = resolveIdentity(options, io.env);
   const setting = (options.conditionalWrites ?? "auto") as ConditionalWritesSetting;
@@ -314,7 +333,11 @@ export async function openSession(
   }
   const probeCache = new LocalCache(cacheDir);
   const chosen = await chooseStore(options, io, probeCache);
-  await checkFileStore(chosen.spec, options.init ?? false, command);
+  await checkFileStore(
+    chosen.spec,
+    options.init ?? false,
+    againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
+  );
   const opened = openStore(chosen.spec, { env: io.env });
   let reached = false;
   const store = noticingStore(opened.store, () => reached = true);

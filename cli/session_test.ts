@@ -22,14 +22,15 @@ Deno.test("a missing cache directory is refused (cache_not_found, 66) unless --i
     push.err,
     /^error\[cache_not_found\]: The cache directory .*typo-cache does not exist/,
   );
-  assert.match(push.err, /`sluice push --init --cache .*typo-cache`/);
+  // The command as it was run, with --init: it can be copied and run.
+  assert.match(push.err, /`sluice push --cache \/\S*typo-cache --store file:\/\/\S+ --init`/);
   assert.equal(push.out, "");
   assert.equal(await exists(typo), false, "nothing was created");
 
   const nested = await sluice(["lock", "list", "--cache", typo, "--store", w.url, "--json"]);
   assert.equal(nested.code, 66);
   assert.equal((nested.json().error as { code: string }).code, "cache_not_found");
-  assert.match(nested.err, /`sluice lock list --init --cache /);
+  assert.match(nested.err, /`sluice lock list --cache \S+ --store \S+ --json --init`/);
 
   await w.write(w.cache("a"), "logs/run.log", "ok\n");
   assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
@@ -50,7 +51,7 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
     /^error\[store_not_found\]: The store directory .*typo-store does not exist/,
   );
   assert.match(pull.err, /the cache was not tied to that store/);
-  assert.match(pull.err, /`sluice pull --init --store file:\/\/.*typo-store`/);
+  assert.match(pull.err, /`sluice pull --cache \S+ --store file:\/\/\S*typo-store --init`/);
   assert.doesNotMatch(pull.out, /up to date/);
   assert.equal(await new LocalCache(a).readState(CLI_STORE_STATE), null);
   assert.equal(await exists(`${w.base}/typo-store`), false);

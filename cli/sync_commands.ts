@@ -240,7 +240,7 @@ export function probeCommand(io: CliIo, state: RunState): Command {
       )
       .addHelpText(
         "after",
-        "\nThe probe writes a random key under .sluice/probe/ twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe s3://bucket/prefix?endpoint=http://127.0.0.1:9000\n  sluice probe --json gs://bucket?endpoint=http://127.0.0.1:4443",
+        "\nThe probe writes a random key under .sluice/probe/ twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe 's3://bucket/prefix?endpoint=http://127.0.0.1:9000'\n  sluice probe --json 'gs://bucket?endpoint=http://127.0.0.1:4443'",
       ),
   ).action(action(io, state, "probe", async (out: Output, cmd, url?: string) => {
     const opts = cmd.opts<{ store?: string; require?: boolean }>();
