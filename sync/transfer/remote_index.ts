@@ -236,8 +236,10 @@ export async function updateIndex(
     const entries = cur?.entries ?? {};
     const complete = await apply(store, c, entries, change);
     const expected = cur ? cur.version.slice(3) : null;
-    // Read beside the index write, and so before the companion step reads the meta.
-    const shards = shardVersions(store, touchedShards(change), c);
+    // Read before the companion step reads the meta: beside the index write,
+    // or before it when requests go one at a time (`concurrency` 1).
+    const reading = shardVersions(store, touchedShards(change), c);
+    const shards = (c.concurrency ?? 4) > 1 ? reading : Promise.resolve(await reading);
     const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
     if (!v) {
       await shards;
