@@ -31,6 +31,7 @@ import type { Identity, ObjectStore } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { type CliIo, type Output, shellWord } from "./output.ts";
 import { openStore, parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
+import { STORE_DEFAULTS, type StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
 /** Default cache directory, relative to the working directory. */
 export const DEFAULT_CACHE_DIR = "./.sluice-cache";
@@ -306,6 +307,30 @@ export async function checkFileStore(
 }
 
 /**
+ * A warning before a bucket store retries a request, so that an endpoint
+ * that does not answer is never a silent wait: one line per attempt number
+ * (not one per request in flight), with how long it may still take.
+ */
+function retryNotice(spec: StoreSpec, out: Output): ((e: StoreRetryEvent) => void) | undefined {
+  if (spec.kind === "file") return undefined;
+  const timeoutS = (spec.requestTimeoutMs ?? STORE_DEFAULTS.requestTimeoutMs) / 1000;
+  const attempts = (spec.retries ?? STORE_DEFAULTS.retries) + 1;
+  let shown = 0;
+  return (e) => {
+    if (e.attempt <= shown) return;
+    shown = e.attempt;
+    out.warn({
+      code: "store_retry",
+      message: `${e.op} ${
+        e.key || "(bucket)"
+      }: attempt ${e.attempt} of ${attempts} failed (${e.detail}); trying again in ${
+        Math.round(e.delayMs)
+      } ms. Each attempt waits at most ${timeoutS} s; Ctrl-C stops, and local changes stay dirty. To fail sooner, set ?timeout=<ms> and ?retries=<n> on the store URL.`,
+    });
+  };
+}
+
+/**
  * Opens the cache, the store and a sync service with the default gates.
  * Warnings and gate notes go to `out`. `command` (e.g. `push`, `lock list`)
  * is named in the messages that say what to run next.
@@ -338,7 +363,7 @@ export async function openSession(
     options.init ?? false,
     againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
   );
-  const opened = openStore(chosen.spec, { env: io.env });
+  const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
   let reached = false;
   const store = noticingStore(opened.store, () => reached = true);
   try {

@@ -25,6 +25,7 @@ import { FsStore } from "../packages/fs/mod.ts";
 import { S3Store } from "../packages/s3/store.ts";
 import type { ConditionalDeleteStrategy } from "../packages/s3/client.ts";
 import { GcsStore } from "../packages/gcs/store.ts";
+import type { StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
 /** A local-directory store. */
 export interface FileStoreSpec {
@@ -52,6 +53,10 @@ export interface S3StoreSpec {
   readonly checksums?: "when_supported" | "when_required";
   /** How conditional deletes are made (see `ConditionalDeleteStrategy`). */
   readonly conditionalDelete?: ConditionalDeleteStrategy;
+  /** Per-attempt request timeout in ms (`?timeout=`); default the store's (30 000). */
+  readonly requestTimeoutMs?: number;
+  /** Attempts after a transient failure (`?retries=`); default the store's (3). */
+  readonly retries?: number;
 }
 
 /** A Google Cloud Storage store. */
@@ -68,6 +73,10 @@ export interface GcsStoreSpec {
   readonly projectId?: string;
   /** Send requests without credentials; default true with a custom endpoint. */
   readonly anonymous?: boolean;
+  /** Per-attempt request timeout in ms (`?timeout=`); default the store's (30 000). */
+  readonly requestTimeoutMs?: number;
+  /** Attempts after a transient failure (`?retries=`); default the store's (3). */
+  readonly retries?: number;
 }
 
 /** A parsed store URL. */
@@ -83,8 +92,39 @@ const FIELD = "store";
 const FORMS =
   "file:///abs/dir, file://./rel/dir, s3://bucket/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1, or gs://bucket/prefix?endpoint=http://127.0.0.1:4443";
 
-const S3_PARAMS = ["endpoint", "region", "path-style", "checksums", "conditional-delete"] as const;
-const GCS_PARAMS = ["endpoint", "project", "anonymous"] as const;
+const S3_PARAMS = [
+  "endpoint",
+  "region",
+  "path-style",
+  "checksums",
+  "conditional-delete",
+  "timeout",
+  "retries",
+] as const;
+const GCS_PARAMS = ["endpoint", "project", "anonymous", "timeout", "retries"] as const;
+
+/** `?timeout=` (ms per attempt) and `?retries=` (attempts after the first), when given. */
+function attemptParams(p: Map<string, string>): { requestTimeoutMs?: number; retries?: number } {
+  const int = (k: string, lo: number, hi: number, what: string) => {
+    const v = p.get(k);
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v) || Number(v) < lo || Number(v) > hi) {
+      throw bad(k, `${what} from ${lo} to ${hi}, got ${JSON.stringify(v)}`);
+    }
+    return Number(v);
+  };
+  const timeout = int(
+    "timeout",
+    100,
+    3_600_000,
+    "milliseconds per request attempt, a whole number",
+  );
+  const retries = int("retries", 0, 10, "the attempts after a failed one, a whole number");
+  return {
+    ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
+    ...(retries !== undefined ? { retries } : {}),
+  };
+}
 
 function bad(part: string, expected: string): ConfigError {
   return new ConfigError(`${FIELD}${part ? `.${part}` : ""}`, expected);
@@ -234,6 +274,7 @@ function parseBucketUrl(url: string, kind: "s3" | "gcs"): S3StoreSpec | GcsStore
         : {}),
       ...(checksums !== undefined ? { checksums } : {}),
       ...(del !== undefined ? { conditionalDelete: del } : {}),
+      ...attemptParams(p),
     };
   }
   const p = params(u, GCS_PARAMS);
@@ -247,6 +288,7 @@ function parseBucketUrl(url: string, kind: "s3" | "gcs"): S3StoreSpec | GcsStore
     ...(endpoint !== undefined ? { endpoint } : {}),
     ...(project !== undefined ? { projectId: project } : {}),
     ...(anonymous !== undefined ? { anonymous: parseBool("anonymous", anonymous) } : {}),
+    ...attemptParams(p),
   };
 }
 
@@ -362,6 +404,17 @@ export interface OpenedStore {
 export interface OpenStoreOptions {
   /** Environment for credentials and the default region (`AWS_*`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Told before each retry of a request (S3 and GCS stores retry themselves). */
+  readonly onRetry?: (event: StoreRetryEvent) => void;
+}
+
+/** The attempt options of a bucket store: the URL's timeout and retries, and the retry notice. */
+function attempts(spec: S3StoreSpec | GcsStoreSpec, options: OpenStoreOptions) {
+  return {
+    ...(spec.requestTimeoutMs !== undefined ? { requestTimeoutMs: spec.requestTimeoutMs } : {}),
+    ...(spec.retries !== undefined ? { retries: spec.retries } : {}),
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+  };
 }
 
 /**
@@ -394,6 +447,7 @@ export function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Open
       ...(spec.conditionalDelete !== undefined
         ? { conditionalDelete: spec.conditionalDelete }
         : {}),
+      ...attempts(spec, options),
       ...(id && secret
         ? {
           credentials: {
@@ -420,6 +474,7 @@ export function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Open
     ...(spec.endpoint !== undefined ? { apiEndpoint: spec.endpoint } : {}),
     ...(spec.projectId !== undefined ? { projectId: spec.projectId } : {}),
     ...(spec.anonymous !== undefined ? { anonymous: spec.anonymous } : {}),
+    ...attempts(spec, options),
   });
   return { store, spec, close: () => {} };
 }

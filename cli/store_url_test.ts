@@ -172,3 +172,36 @@ Deno.test("storeUrl gives a URL that parses back to the same place", () => {
   }
   assert.equal(storeUrl(parseStoreUrl("file:///srv/data%20store")), "file:///srv/data%20store");
 });
+
+Deno.test("?timeout= and ?retries= set a bucket store's attempts; out of range or not a number, refused", () => {
+  assert.deepEqual(
+    parseStoreUrl("s3://b-1/p?endpoint=http://127.0.0.1:9000&timeout=1500&retries=1"),
+    {
+      kind: "s3",
+      bucket: "b-1",
+      prefix: "p",
+      endpoint: "http://127.0.0.1:9000",
+      forcePathStyle: true,
+      requestTimeoutMs: 1500,
+      retries: 1,
+    },
+  );
+  assert.deepEqual(parseStoreUrl("gs://bkt/p?retries=0"), {
+    kind: "gcs",
+    bucket: "bkt",
+    prefix: "p",
+    retries: 0,
+  });
+  for (const bad of ["timeout=50", "timeout=1.5s", "retries=11", "retries=-1"]) {
+    assert.throws(() => parseStoreUrl(`s3://bkt/p?${bad}`), (e) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, new RegExp(bad.split("=")[0]));
+      return true;
+    });
+  }
+  // Not part of the datastore's identity: the same store, reached with other timings.
+  assert.equal(
+    storeIdentity(parseStoreUrl("s3://bkt/p?timeout=1500")),
+    storeIdentity(parseStoreUrl("s3://bkt/p")),
+  );
+});

@@ -1,0 +1,58 @@
+/**
+ * The CLI against an endpoint that accepts connections and never answers:
+ * a warning before each retry (never a silent wait), `?timeout=` and
+ * `?retries=` on the store URL bound the attempts, and the command fails
+ * with `unreachable` (exit 69). No test here asserts a time.
+ */
+import assert from "node:assert/strict";
+import { sluice } from "../cli/cli_test_kit.ts";
+
+/** A loopback endpoint that holds every request open; counts them. */
+function silentEndpoint() {
+  const seen: string[] = [];
+  const held = new Set<() => void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(`${req.method} ${new URL(req.url).pathname}`);
+    return new Promise<Response>((resolve) => {
+      const done = () => {
+        held.delete(done);
+        resolve(new Response(null, { status: 503 }));
+      };
+      held.add(done);
+      req.signal.addEventListener("abort", done, { once: true });
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`,
+    seen,
+    async close() {
+      for (const done of [...held]) done();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("a silent endpoint: a warning before each retry, ?retries= attempts, then unreachable (69)", async () => {
+  const endpoint = silentEndpoint();
+  const base = await Deno.makeTempDir({ prefix: "sluice-cli-timeout-" });
+  try {
+    const store = `s3://bkt/p?endpoint=${endpoint.url}&timeout=300&retries=1`;
+    const r = await sluice(["pull", "--init", "--cache", `${base}/c`, "--store", store], {
+      env: { AWS_ACCESS_KEY_ID: "k", AWS_SECRET_ACCESS_KEY: "s", AWS_REGION: "us-east-1" },
+    });
+    assert.equal(r.code, 69, r.err);
+    assert.match(r.err, /^error\[unreachable\]: /m);
+    const notices = r.err.split("\n").filter((l) => l.startsWith("warning[store_retry]: "));
+    assert.equal(notices.length, 1, r.err);
+    assert.match(
+      notices[0],
+      /attempt 1 of 2 failed .*; trying again in \d+ ms\. Each attempt waits at most 0\.3 s; Ctrl-C stops/,
+    );
+    assert.match(notices[0], /set \?timeout=<ms> and \?retries=<n> on the store URL/);
+    // The first operation made its two attempts, and the command stopped there.
+    assert.equal(endpoint.seen.length, 2, endpoint.seen.join(", "));
+  } finally {
+    await endpoint.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
