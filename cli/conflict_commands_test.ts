@@ -29,6 +29,7 @@ Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve
   const doc = pulled.json();
   assert.deepEqual(doc.conflicts, [CFG]);
   assert.equal((doc.outcome as { code: string }).code, "conflicts_left");
+  assert.equal(doc.ok, false, "ok is the exit status being 0");
   assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "y: 1\n", "the hand edit is kept");
 
   const status = await sluice(["status", "--cache", b]);

@@ -220,7 +220,10 @@ export class Output {
   /** The command's JSON document (only with `--json`). */
   result(command: string, data: Record<string, unknown>): void {
     if (!this.json) return;
-    const doc = { ok: true, command, ...data, warnings: this.warnings, gates: this.gates };
+    // `ok` is the exit status being 0: a finished command that left something has an `outcome`.
+    const outcome = data.outcome as { exitCode?: number } | undefined;
+    const ok = (outcome?.exitCode ?? 0) === 0;
+    const doc = { ok, command, ...data, warnings: this.warnings, gates: this.gates };
     this.#io.stdout(`${JSON.stringify(doc, null, 2)}\n`);
   }
 
