@@ -265,6 +265,17 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
         signal: io.signal,
         ...(s.namespace ? { namespace: s.namespace } : {}),
       });
+      // Removing a name the lockfile never had is most often a typo: say so, non-zero.
+      const absent = (change.remove ?? []).filter((n) => !Object.hasOwn(r.entries, n));
+      if (!r.published && absent.length === (change.remove ?? []).length && absent.length > 0) {
+        const names = Object.keys(r.entries);
+        throw new SluiceError(
+          "not_found",
+          `${r.path} has no entry named ${absent.join(", ")}; nothing was written. Its entries: ${
+            names.length ? names.join(", ") : "none"
+          }. Check the name${absent.length > 1 ? "s" : ""}.`,
+        );
+      }
       reportTxn(out, command, r, change);
     });
 

@@ -363,6 +363,13 @@ Deno.test("lockfile add and remove go through the transaction", async () => {
   assert.equal(removed.code, 0, removed.err);
   assert.deepEqual(removed.json().entries, {});
   assert.deepEqual(await remote(), {});
+  // Again, or a name it never had: a typo is not success.
+  const typo = await sluice(["lockfile", "remove", "@acme/ssh", "--cache", a]);
+  assert.equal(typo.code, 1, typo.err);
+  assert.match(
+    typo.err,
+    /^error\[not_found\]: .* has no entry named @acme\/ssh; nothing was written/,
+  );
   const nothing = await sluice(["lockfile", "retry", "--cache", a]);
   assert.match(nothing.out, /^No pending lockfile change/);
   await w.cleanup();
