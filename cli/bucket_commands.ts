@@ -8,7 +8,7 @@
  */
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { Command } from "commander";
-import { ConfigError, type SluiceError } from "../sync/errors.ts";
+import { ConfigError, SluiceError, UnreachableError } from "../sync/errors.ts";
 import { S3Store } from "../packages/s3/store.ts";
 import { classifyS3Error, toSluiceError as s3Error } from "../packages/s3/errors.ts";
 import { GcsStore } from "../packages/gcs/store.ts";
@@ -112,7 +112,17 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
       const spec = parseStoreUrl(given, { cwd: io.cwd });
       const opened = openStore(spec, { env: io.env });
       try {
-        const outcome = await createBucket(spec, opened.store, io.signal);
+        const outcome = await createBucket(spec, opened.store, io.signal).catch((e) => {
+          // The sync's advice (local changes stay dirty) does not fit here.
+          if (!(e instanceof UnreachableError)) throw e;
+          throw new SluiceError(
+            "unreachable",
+            `The endpoint could not be reached: ${e.detail}. No bucket was created. Check the endpoint in the store URL, then run \`sluice bucket create ${
+              shellWord(given)
+            }\` again.`,
+            { cause: e },
+          );
+        });
         out.result("bucket create", { ...endpointFields(spec, opened.store), outcome });
         const name = spec.kind === "file" ? spec.root : spec.bucket;
         out.say(

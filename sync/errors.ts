@@ -162,12 +162,15 @@ export class NotImplementedError extends SluiceError {
 
 /** The store could not be reached: transport error, timeout, or server errors after retries. */
 export class UnreachableError extends SluiceError {
+  /** What failed, without the advice. */
+  readonly detail: string;
   constructor(detail: string, options: { cause?: unknown } = {}) {
     super(
       "unreachable",
       `The datastore could not be reached: ${detail}. Nothing was lost: local changes stay in the cache and dirty; run the sync again once the datastore is reachable.`,
       { ...options, retryable: true },
     );
+    this.detail = detail;
   }
 }
 
@@ -384,7 +387,7 @@ export class ConditionalWritesUnsupportedError extends SluiceError {
       "conditional_writes_unsupported",
       `The endpoint ${endpoint} ${
         how === "refused" ? "refuses" : "silently ignores"
-      } conditional writes, and conditionalWrites is "required". Nothing was pushed; local changes stay dirty. Use an endpoint that supports If-None-Match/If-Match (or generation preconditions), or set conditionalWrites to "auto" to accept a check-then-write fallback.`,
+      } conditional writes, and conditionalWrites is "required". Nothing was pushed; local changes stay dirty. Use an endpoint that supports If-None-Match/If-Match (or generation preconditions), or set conditionalWrites to "auto" (on the command line, \`--conditional-writes auto\`) to accept a check-then-write fallback.`,
     );
     this.endpoint = endpoint;
   }

@@ -86,7 +86,7 @@ const INVALID_NAME_CODES = new Set([
 
 /** Where {@link toSluiceError} says credentials come from when none were found. */
 export const S3_CREDENTIALS_HINT =
-  "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (plus AWS_SESSION_TOKEN for temporary keys) in the environment, or AWS_PROFILE naming a profile in ~/.aws/credentials or ~/.aws/config, then run the command again";
+  "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (plus AWS_SESSION_TOKEN for temporary keys) in the environment, or AWS_PROFILE naming a profile in ~/.aws/credentials or ~/.aws/config";
 
 /** Error-body fields that may carry signatures or canonical requests: never shown. */
 const SECRET_FIELDS = new Set([
