@@ -320,3 +320,18 @@ Deno.test("chaos regression: a v1 commit stopped before its companion shards nev
     '{"seed":3000469,"clones":3,"ops":[{"id":0,"kind":"tick","n":33,"pick":1602300866},{"id":1,"kind":"resolve","clone":2,"pick":0,"how":"merged"},{"id":2,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":3,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000},{"id":4,"kind":"tick","n":19,"pick":706773832},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000},{"id":7,"kind":"lockfile","clone":1,"set":"@chaos/ext-7"},{"id":8,"kind":"migrate","clone":0},{"id":34,"kind":"stall","clone":2,"on":true},{"id":9,"kind":"tick","n":34,"pick":1897229690},{"id":10,"kind":"tick","n":17,"pick":1552459860},{"id":11,"kind":"resolve","clone":2,"pick":1,"how":"merged"},{"id":12,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":13,"kind":"tick","n":17,"pick":1931753149},{"id":14,"kind":"tick","n":16,"pick":1085637755},{"id":15,"kind":"resolve","clone":2,"pick":2,"how":"mine"},{"id":16,"kind":"tick","n":30,"pick":2122581349},{"id":33,"kind":"stall","clone":2,"on":false},{"id":17,"kind":"delete","clone":1,"file":2,"how":"push"},{"id":18,"kind":"tick","n":11,"pick":998541339},{"id":19,"kind":"tick","n":30,"pick":700479003},{"id":20,"kind":"resolve","clone":2,"pick":3,"how":"theirs"},{"id":21,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000},{"id":22,"kind":"wait","ms":65000},{"id":23,"kind":"latency","ms":500},{"id":24,"kind":"lockfile","clone":1,"set":"@chaos/ext-24"},{"id":25,"kind":"tick","n":22,"pick":530520303},{"id":26,"kind":"tick","n":15,"pick":238752820},{"id":27,"kind":"outage","on":true},{"id":28,"kind":"tick","n":32,"pick":1369314414},{"id":29,"kind":"tick","n":7,"pick":1939892985},{"id":30,"kind":"tick","n":26,"pick":303133469},{"id":35,"kind":"stall","clone":0,"on":true},{"id":31,"kind":"outage","on":false},{"id":32,"kind":"tick","n":1,"pick":147329529}]}',
   );
 });
+
+/**
+ * I7/I8: a push skipped a latest marker whose bytes were back to what this
+ * cache last synced, taking it for unchanged, while the store held this
+ * clone's own later write of it, uploaded before a crash and never
+ * committed: the index kept naming the version that write had replaced.
+ * Found the same day the skip was written (it was never released). A path
+ * is now skipped only while the store still holds the synced version
+ * (sync/service/push.ts, storeHolds).
+ */
+Deno.test("chaos regression: an unchanged path is skipped only while the store holds the synced version (I7, I8)", async () => {
+  await clean(
+    '{"seed":1404232,"clones":2,"v2":true,"kinds":["core","api"],"ops":[{"id":3,"kind":"lockfile","clone":1,"set":"@chaos/ext-3"},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000},{"id":5,"kind":"run","clone":0,"model":1,"data":0,"workMs":15000},{"id":7,"kind":"run","clone":0,"model":1,"data":0,"workMs":45000},{"id":9,"kind":"tick","n":27,"pick":1964587118},{"id":10,"kind":"tick","n":15,"pick":236473599},{"id":12,"kind":"tick","n":23,"pick":208831985},{"id":16,"kind":"sync","clone":1},{"id":26,"kind":"adopt","clone":1,"file":3},{"id":31,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":33,"kind":"tick","n":16,"pick":1133486691},{"id":35,"kind":"tick","n":26,"pick":1868727986},{"id":39,"kind":"breakglass","model":1},{"id":40,"kind":"tick","n":37,"pick":347656315},{"id":41,"kind":"crash","clone":1},{"id":42,"kind":"marker","clone":1,"model":1,"data":0,"back":true}]}',
+  );
+});

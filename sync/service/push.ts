@@ -228,12 +228,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         }
         const { hash, size } = read;
         // Unchanged since this cache synced it (a path marked dirty, or named,
-        // again): nothing to write. Its mtime is recorded, so a walk need not
-        // hash it again. (A path to adopt goes through the gates all the same.)
+        // again), and the store still holds that version: nothing to write.
+        // (It may hold another: an upload of this cache's whose commit never
+        // came, or a peer's; the write then goes through the gates as any
+        // other.) Its mtime is recorded, so a walk need not hash it again. A
+        // path to adopt goes through the gates all the same.
         if (
           entry.action === "put" && entry.syncedHash === hash &&
-          entry.syncedVersion !== undefined &&
-          !ctx.adoptUncommitted.has(entry.path)
+          entry.syncedVersion !== undefined && !ctx.adoptUncommitted.has(entry.path) &&
+          await storeHolds(ctx, entry.path, entry.syncedVersion)
         ) {
           indexSynced[entry.path] = {
             hash,
@@ -445,6 +448,16 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     }
     if (failures.length > 0) throw pushFailure(failures, commits.length);
   };
+}
+
+/** True when the store holds `version` of `key` now (one HEAD, retried as puts are). */
+async function storeHolds(ctx: PushContext, key: string, version: string): Promise<boolean> {
+  const now = await withRetry(
+    () => ctx.store.head(key, { signal: ctx.signal }),
+    ctx.config.retry,
+    ctx.signal,
+  );
+  return now?.version === version;
 }
 
 /** The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`) holds a copy of. */
