@@ -6,27 +6,21 @@
  */
 import assert from "node:assert/strict";
 import { sluice } from "../cli/cli_test_kit.ts";
+import { HeldRequests } from "./held_requests.ts";
 
 /** A loopback endpoint that holds every request open; counts them. */
 function silentEndpoint() {
   const seen: string[] = [];
-  const held = new Set<() => void>();
+  const held = new HeldRequests();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     seen.push(`${req.method} ${new URL(req.url).pathname}`);
-    return new Promise<Response>((resolve) => {
-      const done = () => {
-        held.delete(done);
-        resolve(new Response(null, { status: 503 }));
-      };
-      held.add(done);
-      req.signal.addEventListener("abort", done, { once: true });
-    });
+    return held.hold(req);
   });
   return {
     url: `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`,
     seen,
     async close() {
-      for (const done of [...held]) done();
+      held.releaseAll();
       await server.shutdown();
     },
   };

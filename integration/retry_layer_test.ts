@@ -13,11 +13,12 @@ import { createGcsProvider } from "../packages/gcs/provider.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
+import { HeldRequests } from "./held_requests.ts";
 
 /** A loopback endpoint whose writes hang; counts write attempts by method. */
 function hangingEndpoint(kind: "s3" | "gcs") {
   const writes: string[] = [];
-  const held = new Set<() => void>();
+  const held = new HeldRequests();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     const url = new URL(req.url);
     const isWrite = req.method === "PUT" || req.method === "POST";
@@ -40,21 +41,14 @@ function hangingEndpoint(kind: "s3" | "gcs") {
         });
     }
     writes.push(`${req.method} ${url.pathname}`);
-    return new Promise<Response>((resolve) => {
-      const done = () => {
-        held.delete(done);
-        resolve(new Response(null, { status: 503 }));
-      };
-      held.add(done);
-      req.signal.addEventListener("abort", done, { once: true });
-    });
+    return held.hold(req);
   });
   const url = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
   return {
     url,
     writes,
     async close() {
-      for (const done of [...held]) done();
+      held.releaseAll();
       await server.shutdown();
     },
   };
