@@ -114,7 +114,15 @@ Deno.test("a file deleted here: push exits 2 and names both ways out; pull --res
   const status = await sluice(["status", "--cache", a]);
   assert.match(status.out, /skip +notes\/a\.txt .*deleted here/);
 
-  assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+  // A pull keeps the deletion, and says so as the push does (exit 2), even with nothing new there.
+  const kept = await sluice(["pull", "--cache", a]);
+  assert.equal(kept.code, 2, kept.err);
+  assert.match(kept.out, /^(Already up to date|Pulled 0 files)/);
+  assert.match(
+    kept.out,
+    /Kept deleted here \(a pull keeps a local deletion\): 1 file this cache synced:\n {2}notes\/a\.txt\n/,
+  );
+  assert.match(kept.err, /warning\[sync_incomplete\]: .*a pull keeps a deletion made here/);
   await assert.rejects(Deno.stat(`${a}/notes/a.txt`), Deno.errors.NotFound);
   const restored = await sluice(["pull", "--restore-deleted", "--cache", a]);
   assert.equal(restored.code, 0, restored.err);

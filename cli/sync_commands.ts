@@ -72,6 +72,20 @@ export async function cachePaths(
   return [...new Set(out)];
 }
 
+/**
+ * Synced files (under `prefixes`, when given) with nothing at their path in
+ * the cache, not in conflict: deletions made here that a pull keeps.
+ */
+function deletedHere(service: SyncService, prefixes: readonly string[]): string[] {
+  const roots = prefixes.map((p) => p.replace(/\/+$/, ""));
+  const under = (p: string) =>
+    roots.length === 0 || roots.some((r) => p === r || p.startsWith(`${r}/`));
+  const conflicted = new Set(service.conflicts().map((c) => c.path));
+  return service.state.syncedPaths()
+    .filter((p) => under(p) && !conflicted.has(p) && !service.cache.exists(p))
+    .sort();
+}
+
 /** True for the reason of a copy the create-only writer set aside (`version_exists`). */
 function isVersionClash(reason: string): boolean {
   return /a data version on the datastore is never rewritten|^Another writer published .+ first with different bytes/
@@ -389,14 +403,36 @@ export function pullCommand(io: CliIo, state: RunState): Command {
           } in the index of ${s.store.endpoint}, nor in the cache ${s.cacheDir}; nothing was pulled there.${others} Check the prefix: paths are relative to the cache, as \`sluice status\` shows them.`,
         );
       }
-      const { outcome, exitCode } = outcomeOf(out, leftBehindError("pull", pullLeftBehind(result)));
+      // Synced files deleted here stay deleted (a local change): said, as a push says it.
+      const localDeletions = deletedHere(s.service, clean);
+      const { outcome, exitCode } = outcomeOf(
+        out,
+        leftBehindError("pull", { ...pullLeftBehind(result), localDeletions }),
+      );
       out.result("pull", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
         ...result,
+        localDeletions,
         outcome,
       });
       for (const line of describePull(result, s.store.endpoint)) out.say(line);
+      if (localDeletions.length) {
+        out.say(
+          `Kept deleted here (a pull keeps a local deletion): ${
+            plural(localDeletions.length, "file")
+          } this cache synced:`,
+        );
+        for (
+          const line of capped(
+            localDeletions.map((p) => `  ${p}`),
+            (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
+          )
+        ) out.say(line);
+        out.say(
+          "Run `sluice push <path>…` naming them to delete them on the datastore too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+        );
+      }
       return exitCode;
     });
   }));

@@ -450,7 +450,11 @@ export class SyncIncompleteError extends SluiceError {
       parts.push(
         `${deletions.length} file(s) deleted here were not deleted on the datastore (${
           listed(deletions)
-        }): a push of the whole cache never deletes, so that a wiped or partial cache never empties the bucket. To delete them there too, run \`sluice push <path>…\` naming them; to take the datastore's copies back, run \`sluice pull --restore-deleted\``,
+        }): ${
+          op === "pull"
+            ? "a pull keeps a deletion made here, as it keeps any local change"
+            : "a push of the whole cache never deletes, so that a wiped or partial cache never empties the bucket"
+        }. To delete them there too, run \`sluice push <path>…\` naming them; to take the datastore's copies back, run \`sluice pull --restore-deleted\``,
       );
     }
     super(
