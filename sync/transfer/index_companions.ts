@@ -33,6 +33,15 @@ import {
 import { NOT_V2, updateV2 } from "./index_v2.ts";
 import type { IndexChange } from "./remote_index.ts";
 
+/**
+ * A v1 commit's change as carried into a bucket that turned v2: checked
+ * against the store, path by path (`verify`), since v2 commits may have
+ * deleted, replaced or created again what it names.
+ */
+function replayed(change: IndexChange): IndexChange {
+  return { ...change, verify: true };
+}
+
 /** The partitions a change touches that have a shard of their own. */
 export function touchedShards(change: IndexChange): Set<string> {
   return new Set(
@@ -89,7 +98,7 @@ export async function writeCompanions(
 ) {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
-    await updateV2(store, change, c, now, m).catch((e) => {
+    await updateV2(store, replayed(change), c, now, m).catch((e) => {
       if (e !== NOT_V2) throw e;
     });
     return;
@@ -144,7 +153,7 @@ export async function writeCompanions(
   // to the v2 index too (its failure fails the commit: the paths stay dirty).
   const now2 = await readMeta(store, c);
   if (now2?.meta.version !== 2) return;
-  await updateV2(store, change, c, now, now2).catch((e) => {
+  await updateV2(store, replayed(change), c, now, now2).catch((e) => {
     if (e !== NOT_V2) throw e;
   });
 }

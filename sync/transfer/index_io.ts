@@ -179,7 +179,7 @@ export async function apply(
     (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
       null;
   for (const p of change.remove) {
-    if (suspect(p) && (await live(p)) !== null) {
+    if ((change.verify || suspect(p)) && (await live(p)) !== null) {
       all = false;
       continue;
     }

@@ -19,6 +19,7 @@ import {
 } from "./bucket_layout.ts";
 import { migrateToShards } from "./migrate_index.ts";
 import { UnreachableError } from "../errors.ts";
+import { PutModes } from "../ports.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
 
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -373,4 +374,72 @@ Deno.test("a v1 commit stalled before deleting an emptied shard never deletes a 
   assert.ok(index?.version.startsWith("v2:"), "the bucket is on v2");
   assert.equal(index!.entries[BESIDE]?.v, "theirs", "the v2 commit made meanwhile is kept");
   assert.equal(index!.entries[ALONE], undefined, "the stalled removal is in v2 too");
+});
+
+/**
+ * A store where a v1 commit stalls before its companion shard while the
+ * move to v2 runs and `then` (a v2 client's commit of the same path) lands.
+ */
+class StalledThen extends InMemoryStore {
+  armed = false;
+  constructor(readonly then: (store: InMemoryStore) => Promise<void>) {
+    super();
+  }
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === shardKey(shardOf(MINE))) {
+      this.armed = false;
+      await migrateToShards(this, { retry });
+      await this.then(this);
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a stalled v1 commit carried into v2 never names an object a v2 commit deleted meanwhile", async () => {
+  for (const withMeta of [true, false]) {
+    let mine = "";
+    const store = new StalledThen(async (s) => {
+      // A v2 client deletes MINE (object and entry).
+      await s.delete(MINE, { ifVersion: mine });
+      await updateIndex(s, { set: {}, remove: [MINE], base: { [MINE]: mine } }, retry);
+    });
+    await seedPeerBucket(store, FILES, { v2: false });
+    // With a v1 meta written by an earlier Sluice commit, or none (an old client's bucket).
+    if (withMeta) await updateIndex(store, { set: { [BESIDE]: entry("b") }, remove: [] }, retry);
+    mine = (await store.put(MINE, new TextEncoder().encode("x"), PutModes.create)).version;
+    store.armed = true;
+    await updateIndex(
+      store,
+      { set: { [MINE]: entry(mine) }, remove: [], base: { [MINE]: null } },
+      retry,
+    );
+    assert.equal(store.armed, false, "the move and the deletion raced the companion write");
+    const index = await readIndex(store, retry);
+    assert.ok(index?.version.startsWith("v2:"));
+    assert.equal(
+      index!.entries[MINE],
+      undefined,
+      `the index names a deleted object (meta: ${withMeta})`,
+    );
+  }
+});
+
+Deno.test("a stalled v1 removal carried into v2 never removes what a v2 commit created again meanwhile", async () => {
+  let created = "";
+  const store = new StalledThen(async (s) => {
+    created = (await s.put(MINE, new TextEncoder().encode("new"), PutModes.create)).version;
+    await updateIndex(
+      s,
+      { set: { [MINE]: entry(created) }, remove: [], base: { [MINE]: null } },
+      retry,
+    );
+  });
+  await seedPeerBucket(store, FILES, { v2: false });
+  await updateIndex(store, { set: { [MINE]: entry("old") }, remove: [] }, retry);
+  store.armed = true;
+  // The object was gone already: a removal with no base, beside another write of the partition.
+  await updateIndex(store, { set: { [BESIDE]: entry("b") }, remove: [MINE] }, retry);
+  assert.equal(store.armed, false, "the move and the new object raced the companion write");
+  const index = await readIndex(store, retry);
+  assert.equal(index!.entries[MINE]?.v, created, "the v2 commit's entry is kept");
 });

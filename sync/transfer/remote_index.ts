@@ -142,9 +142,11 @@ export interface IndexChange {
    */
   readonly base?: Readonly<Record<string, string | null>>;
   /**
-   * Apply each `set` only while the store holds the version it names: for
-   * a change replayed from an older commit (an index move's catch-up), which
-   * a later commit may have overtaken by deleting or replacing the object.
+   * Apply each `set` only while the store holds the version it names, and
+   * each `remove` only while it holds nothing at the path: for a change
+   * replayed from an older commit (an index move's catch-up, or a v1 commit
+   * carried into a bucket that turned v2), which a later commit may have
+   * overtaken by deleting, replacing or creating the object again.
    */
   readonly verify?: boolean;
   /**
