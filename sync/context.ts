@@ -107,6 +107,13 @@ export interface PlanEntry {
   /** Done by the preparation of a two-phase push (shown to the gates of its commit, not written again). */
   readonly prepared?: boolean;
   /**
+   * Set (with `skip`) for a path marked dirty that is absent here and this
+   * cache never synced: nothing to push, but an upload of this cache's that
+   * never reached the index (a crash) may still hold it remotely, and the
+   * push deletes that (see `dropOwnStranded` in `service/push_delete.ts`).
+   */
+  strandedCheck?: boolean;
+  /**
    * Set (with `skip`) when the entry is a conflict: the datastore holds
    * another version than the one this cache based its copy on (`theirs`,
    * null when it was deleted there). The push records it as an unresolved

@@ -335,3 +335,18 @@ Deno.test("chaos regression: an unchanged path is skipped only while the store h
     '{"seed":1404232,"clones":2,"v2":true,"kinds":["core","api"],"ops":[{"id":3,"kind":"lockfile","clone":1,"set":"@chaos/ext-3"},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000},{"id":5,"kind":"run","clone":0,"model":1,"data":0,"workMs":15000},{"id":7,"kind":"run","clone":0,"model":1,"data":0,"workMs":45000},{"id":9,"kind":"tick","n":27,"pick":1964587118},{"id":10,"kind":"tick","n":15,"pick":236473599},{"id":12,"kind":"tick","n":23,"pick":208831985},{"id":16,"kind":"sync","clone":1},{"id":26,"kind":"adopt","clone":1,"file":3},{"id":31,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":33,"kind":"tick","n":16,"pick":1133486691},{"id":35,"kind":"tick","n":26,"pick":1868727986},{"id":39,"kind":"breakglass","model":1},{"id":40,"kind":"tick","n":37,"pick":347656315},{"id":41,"kind":"crash","clone":1},{"id":42,"kind":"marker","clone":1,"model":1,"data":0,"back":true}]}',
   );
 });
+
+/**
+ * I7/I8: a clone uploaded a file it had never synced, crashed before the
+ * index update, and its user deleted the file by hand; its push then had
+ * nothing to do, and the upload stayed in the store for good, unnamed by
+ * the index, so a peer's pending deletion of the path waited on it forever.
+ * Failing at 22decf4 too. Fixed in sync/service/push_delete.ts
+ * (`dropOwnStranded`: a path marked dirty, absent here and never synced,
+ * has this cache's own stranded upload of it deleted).
+ */
+Deno.test("chaos regression: an own upload stranded by a crash is deleted once its file is gone here (I7, I8)", async () => {
+  await clean(
+    '{"seed":1800801,"clones":4,"kinds":["api","api","core","core"],"ops":[{"id":0,"kind":"crash","clone":1,"at":"commit"},{"id":5,"kind":"config","clone":3,"file":2},{"id":6,"kind":"tick","n":5,"pick":2101897706},{"id":7,"kind":"crash","clone":3,"at":"commit"},{"id":11,"kind":"delete","clone":3,"file":2,"how":"push"},{"id":15,"kind":"adopt","clone":1,"file":2},{"id":27,"kind":"tick","n":3,"pick":303308735},{"id":32,"kind":"delete","clone":1,"file":2,"how":"hand"}]}',
+  );
+});

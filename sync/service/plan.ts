@@ -106,6 +106,7 @@ export async function buildPlan(
       }
     }
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
+    if (!st && !state.synced(path)) plan.get(path)!.strandedCheck = true;
   }
   if (walk) {
     // Synced paths the walk meets: the others are gone from the cache (or

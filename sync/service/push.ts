@@ -17,7 +17,7 @@ import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
 import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
-import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
+import { type DeleteOutcome, deleteRemote, dropOwnStranded } from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
@@ -368,6 +368,21 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           indexBase[entry.path] = entry.syncedVersion;
         }
         handled.push(entry.path);
+      }
+      // Absent here and never synced: this cache's own stranded upload of it goes.
+      const strays = committing
+        ? []
+        : ctx.plan.filter((e) =>
+          e.strandedCheck && e.action === "skip" && !state.conflicts.has(e.path)
+        );
+      for (const entry of strays) {
+        try {
+          await dropOwnStranded(ctx, entry.path, ownWriter);
+        } catch (e) {
+          entry.keepDirty = true;
+          entry.reason = "could not check the datastore for an upload of this cache's at it";
+          failures.push({ entry, error: e });
+        }
       }
     }
     for (const e of ctx.plan) {

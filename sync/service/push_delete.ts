@@ -106,3 +106,33 @@ export async function deleteRemote(
   }
   return { kind: "conflict", now };
 }
+
+/**
+ * A path marked dirty, absent here, that this cache never synced: when the
+ * store holds this cache's own upload of it that never reached the index
+ * (its push crashed before the commit, and the file was deleted since), that
+ * upload is deleted, conditional on its version, so no peer waits on it for
+ * good. Anything else there (nothing, a peer's object, or one the index
+ * names) is left alone. True when an upload was deleted. Transport errors
+ * throw.
+ */
+export async function dropOwnStranded(
+  ctx: PushContext,
+  path: string,
+  writer: () => Promise<string | null>,
+): Promise<boolean> {
+  const now = await withRetry(
+    () => ctx.store.head(path, { signal: ctx.signal }),
+    ctx.config.retry,
+    ctx.signal,
+  );
+  if (!now?.metadata?.[WRITER_METADATA] || !isOwnUncommitted(now, undefined, await writer())) {
+    return false;
+  }
+  const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+  // Published meanwhile (adopted by a peer): a committed version, which a pull takes.
+  if (index && Object.hasOwn(index.entries, path) && index.entries[path].v === now.version) {
+    return false;
+  }
+  return await deleteAt(ctx, path, now.version);
+}

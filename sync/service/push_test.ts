@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { createSyncService, type SyncService } from "./service.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+import { createSluice } from "../../sluice.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
@@ -132,4 +133,34 @@ Deno.test("a path marked dirty again, unchanged since this cache synced it, is n
   await write(a.cacheDir, "config/app.yaml", "x: 2");
   await a.markDirty({ relPath: "config/app.yaml" });
   assert.deepEqual((await a.pushChanged()).uploaded, ["config/app.yaml"]);
+});
+
+Deno.test("an upload of this cache's that never reached the index is deleted once its file is gone here; a peer's is left alone", async () => {
+  const store = new InMemoryStore();
+  // With the default gates: they mark each upload with its cache's writer id.
+  const gated = async (name: string) =>
+    await createSluice({
+      cacheDir: await Deno.makeTempDir({ prefix: `sluice-push-${name}-` }),
+      store,
+      identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+      clock: new FakeClock(),
+      config: quick,
+    });
+  const a = await gated("a");
+  const b = await gated("b");
+  for (const [svc, path] of [[a, "config/a.yaml"], [b, "config/b.yaml"]] as const) {
+    await write(svc.cacheDir, path, "new");
+    await svc.markDirty({ relPath: path });
+    // Uploaded, never committed: the process stops between the two phases.
+    await svc.preparePush();
+    assert.ok(await store.head(path), `${path} uploaded`);
+  }
+  // Both files are deleted in a's cache (b's never was there), and marked dirty.
+  await Deno.remove(`${a.cacheDir}/config/a.yaml`);
+  await a.markDirty({ relPaths: ["config/a.yaml", "config/b.yaml"] });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, []);
+  assert.equal(await store.head("config/a.yaml"), null, "a's own stranded upload is gone");
+  assert.ok(await store.head("config/b.yaml"), "b's upload is b's to commit");
+  assert.deepEqual(a.state.dirtyPaths(), []);
 });
