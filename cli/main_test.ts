@@ -97,6 +97,13 @@ Deno.test("push then pull carries files between two caches over a file:// store"
   assert.deepEqual(scoped.json().fetched, ["logs/run.log"]);
   const again2 = await sluice(["pull", "logs", "--cache", c]);
   assert.equal(again2.code, 0, again2.err);
+  // A file a peer deleted, pulled by name: removed here, not a typo.
+  assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+  await Deno.remove(`${a}/logs/run.log`);
+  assert.equal((await sluice(["push", "logs/run.log", "--cache", a])).code, 0);
+  const gone = await sluice(["pull", "logs/run.log", "--cache", c]);
+  assert.equal(gone.code, 0, gone.err);
+  assert.match(gone.out, /removed 1 file deleted remotely/);
   const typo = await sluice(["pull", "logz", "--cache", c]);
   assert.equal(typo.code, 1, typo.out);
   assert.match(
@@ -444,5 +451,8 @@ Deno.test("push --no-walk with nothing marked dirty says so, not that no file ch
   assert.doesNotMatch(r.out, /no file changed/);
   const walked = await sluice(["push", "--cache", a, "--json"]);
   assert.deepEqual(walked.json().uploaded, ["notes/a.txt"]);
+  // Named, and unchanged since: it was marked, so the message is the usual one.
+  const named = await sluice(["push", "notes/a.txt", "--no-walk", "--cache", a]);
+  assert.match(named.out, /^Nothing to push: no file changed since the last sync/m);
   await w.cleanup();
 });

@@ -265,14 +265,24 @@ export function probeCommand(io: CliIo, state: RunState): Command {
     const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
     try {
       const report = await probeWithLatency(opened.store, { signal: io.signal });
-      out.result("probe", { ...report, ...endpointFields(opened.spec, opened.store) });
+      const short = opts.require && (report.create !== "honoured" || report.update !== "honoured");
+      const refusal = short
+        ? new ConditionalWritesUnsupportedError(
+          report.endpoint,
+          report.create === "refused" || report.update === "refused" ? "refused" : "ignored",
+        )
+        : undefined;
+      out.result("probe", {
+        ...report,
+        ...endpointFields(opened.spec, opened.store),
+        ...(refusal
+          ? {
+            outcome: { code: refusal.code, exitCode: refusal.exitCode, message: refusal.message },
+          }
+          : {}),
+      });
       for (const line of describeProbe(report)) out.say(line);
-      if (opts.require && (report.create !== "honoured" || report.update !== "honoured")) {
-        const how = report.create === "refused" || report.update === "refused"
-          ? "refused"
-          : "ignored";
-        return new ConditionalWritesUnsupportedError(report.endpoint, how).exitCode;
-      }
+      if (refusal) return refusal.exitCode;
     } finally {
       opened.close();
     }
@@ -310,6 +320,8 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         await s.service.markDirty({ relPaths: [...given, ...adopt] });
       }
       if (!paths.length && walk) await s.service.markDirty();
+      // Whether anything was marked for this push: "nothing marked" is said only when nothing was.
+      const marked = s.service.state.dirtyPaths().length > 0;
       const bar = progressReporter(io, out.json);
       s.events.on("progress", (p) => bar.update(p));
       let result: PushResult;
@@ -340,7 +352,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
           result,
           s.store.endpoint,
           s.service.state.syncedCount > 0,
-          walk || paths.length > 0,
+          walk || paths.length > 0 || marked,
         )
       ) {
         out.say(line);
@@ -374,6 +386,10 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         assertSafeRelPath(rel.replace(/\/+$/, ""));
         return rel;
       });
+      // Prefixes with nothing under them here before the pull: a typo unless the pull finds them.
+      const unknown = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
+        !s.service.cache.exists(rel) && !knownHere(s.service, rel)
+      );
       const bar = progressReporter(io, out.json);
       s.events.on("progress", (p) => bar.update(p));
       let result: PullResult;
@@ -388,7 +404,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       }
       // A prefix with nothing under it, here or in the datastore's index, is a typo.
       const seen = [...result.uncommitted, ...result.conflicts];
-      const missing = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
+      const missing = unknown.filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
         !seen.some((p) => p === rel || p.startsWith(`${rel}/`))
       );

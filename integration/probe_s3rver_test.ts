@@ -22,6 +22,7 @@ import { storeLockBackend } from "../sync/locks/lock_engine.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { ignoreS3rver, type S3rverServer, startS3rver } from "./servers/s3rver.ts";
+import { sluice } from "../cli/cli_test_kit.ts";
 
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -248,6 +249,29 @@ Deno.test({
     } finally {
       store.close();
     }
+  },
+});
+
+Deno.test({
+  name: "s3rver: sluice probe --require --json says ok: false with its outcome, and exits 69",
+  ...realClient,
+  fn: async () => {
+    const server = await sharedS3rver();
+    const bucket = await server.createBucket();
+    const r = await sluice(
+      ["probe", `s3://${bucket}/datastore?endpoint=${server.endpoint}`, "--require", "--json"],
+      {
+        env: {
+          AWS_ACCESS_KEY_ID: "S3RVER",
+          AWS_SECRET_ACCESS_KEY: "S3RVER",
+          AWS_REGION: "us-east-1",
+        },
+      },
+    );
+    assert.equal(r.code, 69, r.err);
+    const doc = r.json();
+    assert.equal(doc.ok, false);
+    assert.equal((doc.outcome as { code: string }).code, "conditional_writes_unsupported");
   },
 });
 

@@ -58,8 +58,8 @@ export function overwriteCas(): Middleware<PushContext> {
       entry.handledBy.push(OVERWRITE_CAS);
     }
     const said = [
-      updates > 0 ? `${updates} written only over the version this cache last synced` : "",
-      creates > 0 ? `${creates} never synced here, written only where none exists yet` : "",
+      updates > 0 ? `${updates} to write only over the version this cache last synced` : "",
+      creates > 0 ? `${creates} never synced here, to write only where none exists yet` : "",
     ].filter(Boolean);
     if (said.length > 0) ctx.note(OVERWRITE_CAS, `marker/index/other files: ${said.join("; ")}`);
     await next();

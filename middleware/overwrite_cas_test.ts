@@ -34,7 +34,7 @@ Deno.test("markers, index files and other state get a compare-and-swap on their 
     ["data/t/m/d/latest", ".catalog-export.json", "notes/n.txt"],
   );
   assert.deepEqual(m.gates.filter((g) => g.gate === OVERWRITE_CAS).map((g) => g.message), [
-    "marker/index/other files: 2 written only over the version this cache last synced; 1 never synced here, written only where none exists yet",
+    "marker/index/other files: 2 to write only over the version this cache last synced; 1 never synced here, to write only where none exists yet",
   ]);
 });
 
@@ -42,7 +42,7 @@ Deno.test("a first push of new files does not say they were written over anythin
   const m = await mockPushContext({ plan: [planEntry("notes/new.txt", { class: "other" })] });
   await overwriteCas()(m.ctx, spyNext());
   assert.deepEqual(m.gates.filter((g) => g.gate === OVERWRITE_CAS).map((g) => g.message), [
-    "marker/index/other files: 1 never synced here, written only where none exists yet",
+    "marker/index/other files: 1 never synced here, to write only where none exists yet",
   ]);
 });
 
