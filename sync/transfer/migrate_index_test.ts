@@ -314,24 +314,29 @@ const MINE = "data/aws/ec2/vpc/abc/state/3/raw";
 const THEIRS = "data/aws/ec2/vpc/abc/state/4/raw";
 
 /**
- * A store where a v1 commit stalls just before it writes its companion
- * shard: meanwhile the whole move to v2 runs, and a v2 commit adds an entry
- * to that same shard. Then the stalled write goes on.
+ * A store where a v1 commit stalls before its companion shard while the
+ * move to v2 runs and `then` (a v2 client's commit of the same path) lands.
  */
-class StalledCompanion extends InMemoryStore {
+class StalledThen extends InMemoryStore {
   armed = false;
+  constructor(readonly then: (store: InMemoryStore) => Promise<void>) {
+    super();
+  }
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     if (this.armed && args[0] === shardKey(shardOf(MINE))) {
       this.armed = false;
       await migrateToShards(this, { retry });
-      await updateIndex(this, { set: { [THEIRS]: entry("theirs") }, remove: [] }, retry);
+      await this.then(this);
     }
     return await super.put(...args);
   }
 }
 
 Deno.test("a v1 commit stalled before its companion shard never writes over a v2 commit made meanwhile", async () => {
-  const store = new StalledCompanion();
+  // Meanwhile the whole move to v2 runs, and a v2 commit adds an entry to that shard.
+  const store = new StalledThen(async (s) => {
+    await updateIndex(s, { set: { [THEIRS]: entry("theirs") }, remove: [] }, retry);
+  });
   await seedPeerBucket(store, FILES, { v2: false });
   store.armed = true;
   await updateIndex(store, { set: { [MINE]: entry("mine") }, remove: [] }, retry);
@@ -375,25 +380,6 @@ Deno.test("a v1 commit stalled before deleting an emptied shard never deletes a 
   assert.equal(index!.entries[BESIDE]?.v, "theirs", "the v2 commit made meanwhile is kept");
   assert.equal(index!.entries[ALONE], undefined, "the stalled removal is in v2 too");
 });
-
-/**
- * A store where a v1 commit stalls before its companion shard while the
- * move to v2 runs and `then` (a v2 client's commit of the same path) lands.
- */
-class StalledThen extends InMemoryStore {
-  armed = false;
-  constructor(readonly then: (store: InMemoryStore) => Promise<void>) {
-    super();
-  }
-  override async put(...args: Parameters<InMemoryStore["put"]>) {
-    if (this.armed && args[0] === shardKey(shardOf(MINE))) {
-      this.armed = false;
-      await migrateToShards(this, { retry });
-      await this.then(this);
-    }
-    return await super.put(...args);
-  }
-}
 
 Deno.test("a stalled v1 commit carried into v2 never names an object a v2 commit deleted meanwhile", async () => {
   for (const withMeta of [true, false]) {
