@@ -9,7 +9,8 @@ import type { Resolution } from "../sync/service/conflicts.ts";
 import { leftBehindError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";
-import { cachePaths, outcomeOf } from "./sync_commands.ts";
+import { cachePaths } from "./cache_paths.ts";
+import { outcomeOf } from "./sync_outcome.ts";
 
 /** Registers `resolve`. */
 export function resolveCommand(io: CliIo, state: RunState): Command {

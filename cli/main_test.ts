@@ -165,8 +165,9 @@ Deno.test("status lists dirty paths with class and gates, set-aside copies and p
   await w.write(a, "data/aws/ec2/web-1/state/1/raw", "mine");
   await new LocalCache(a).setAside(
     "data/aws/ec2/web-1/state/1/raw",
-    // As the create-only writer words it.
+    // As the create-only writer words and marks it.
     "Another writer published data/aws/ec2/web-1/state/1/raw first with different bytes; this local copy of data/aws/ec2/web-1/state/1 was not pushed.",
+    "version_exists",
   );
   // A lockfile change that could not be published stays pending in the cache.
   const down = new InMemoryStore();

@@ -5,8 +5,13 @@
  *
  * @module
  */
+import { Command } from "commander";
 import { type ConditionalSupport, probeConditionalWrites } from "../sync/transfer/conditional.ts";
-import { SluiceError } from "../sync/errors.ts";
+import { ConditionalWritesUnsupportedError, ConfigError, SluiceError } from "../sync/errors.ts";
+import { action, type RunState, withOutputOptions } from "./command_kit.ts";
+import type { CliIo, Output } from "./output.ts";
+import { STORE_ENV } from "./session.ts";
+import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 import type {
   CallOptions,
   DeleteOptions,
@@ -159,4 +164,54 @@ export function describeProbe(r: ProbeReport): string[] {
     );
   }
   return lines;
+}
+
+/** Registers `probe`. */
+export function probeCommand(io: CliIo, state: RunState): Command {
+  return withOutputOptions(
+    new Command("probe")
+      .description(
+        "check whether a store honours, refuses or silently ignores create-only and compare-and-swap writes, with latency",
+      )
+      .argument("[store-url]", `the store to probe (default: --store, else $${STORE_ENV})`)
+      .option("--store <url>", "the store to probe")
+      .option(
+        "--require",
+        "exit with conditional_writes_unsupported (69) unless both forms are honoured",
+      )
+      .addHelpText(
+        "after",
+        "\nThe probe writes a random key under .sluice/probe/ twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe 's3://bucket/prefix?endpoint=http://127.0.0.1:9000'\n  sluice probe --json 'gs://bucket?endpoint=http://127.0.0.1:4443'",
+      ),
+  ).action(action(io, state, "probe", async (out: Output, cmd, url?: string) => {
+    const opts = cmd.opts<{ store?: string; require?: boolean }>();
+    const given = url ?? opts.store ?? io.env?.[STORE_ENV];
+    if (!given) {
+      throw new ConfigError("store", `a store URL to probe, as an argument or in $${STORE_ENV}`);
+    }
+    const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
+    try {
+      const report = await probeWithLatency(opened.store, { signal: io.signal });
+      const short = opts.require && (report.create !== "honoured" || report.update !== "honoured");
+      const refusal = short
+        ? new ConditionalWritesUnsupportedError(
+          report.endpoint,
+          report.create === "refused" || report.update === "refused" ? "refused" : "ignored",
+        )
+        : undefined;
+      out.result("probe", {
+        ...report,
+        ...endpointFields(opened.spec, opened.store),
+        ...(refusal
+          ? {
+            outcome: { code: refusal.code, exitCode: refusal.exitCode, message: refusal.message },
+          }
+          : {}),
+      });
+      for (const line of describeProbe(report)) out.say(line);
+      if (refusal) return refusal.exitCode;
+    } finally {
+      opened.close();
+    }
+  }));
 }

@@ -23,6 +23,8 @@ export interface SetAsideEntry {
   readonly location: string;
   /** Why it was set aside. */
   readonly reason: string;
+  /** The error code of what set it aside (`version_exists` for a data version clash), when recorded. */
+  readonly code?: string;
   /** When (ISO time), when recorded. */
   readonly at?: string;
 }
@@ -72,7 +74,7 @@ export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
   }
   const out: SetAsideEntry[] = [];
   for (const d of dirs.sort()) {
-    let reason: { path?: unknown; reason?: unknown; at?: unknown } = {};
+    let reason: { path?: unknown; reason?: unknown; code?: unknown; at?: unknown } = {};
     try {
       reason = JSON.parse(await Deno.readTextFile(`${root}/${d}/REASON.json`));
     } catch { /* missing or unreadable: list the files with an unknown reason */ }
@@ -82,6 +84,7 @@ export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
         path: f,
         location: `${SET_ASIDE_DIR}/${d}/${f}`,
         reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
+        ...(typeof reason.code === "string" ? { code: reason.code } : {}),
         ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),
       });
     }

@@ -71,7 +71,7 @@ async function setAsideVersion(
       ? `${key} was uploaded from this cache before and changed here since; a data version on the datastore is never rewritten, so this local copy of ${dir} was not pushed.`
       : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
     const targets: string[] = [];
-    for (const f of files) targets.push(await push.cache.setAside(f, reason));
+    for (const f of files) targets.push(await push.cache.setAside(f, reason, "version_exists"));
     await push.state.clean([...files, `${dir}/`]);
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.

@@ -137,6 +137,10 @@ Deno.test("different bytes: version_exists naming the key, local version dir set
   assert.equal(await m.cache.read(RAW), null);
   assert.equal(await m.cache.read(META), null);
   assert.equal(new TextDecoder().decode((await m.cache.read(err.setAsideTo[1]))!), "mine");
+  // Recorded as a version clash (what `sluice status` advises on).
+  const dir = err.setAsideTo[1].slice(0, -RAW.length);
+  const reason = JSON.parse(new TextDecoder().decode((await m.cache.read(`${dir}REASON.json`))!));
+  assert.equal(reason.code, "version_exists");
   assert.deepEqual(m.state.dirtyPaths(), []);
   assert.equal(store.peekText(RAW), "theirs");
   assert.ok(m.gates.some((g) => g.gate === CREATE_ONLY_WRITER && g.path === RAW));

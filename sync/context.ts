@@ -148,8 +148,12 @@ export interface CacheAccess {
   remove(path: string): Promise<void>;
   /** Lists files under a directory, recursively, cache-relative; [] when absent. */
   listFiles(dir: string): Promise<string[]>;
-  /** Moves a path into the set-aside area; returns where it went (cache-relative). */
-  setAside(path: string, reason: string): Promise<string>;
+  /**
+   * Moves a path into the set-aside area; returns where it went
+   * (cache-relative). The reason is recorded beside the copy, with `code`
+   * when given (the error code of what set it aside, e.g. `version_exists`).
+   */
+  setAside(path: string, reason: string, code?: string): Promise<string>;
   /**
    * Moves `path` (nothing when absent) out of the cache to `name` in the
    * internal state dir, which exists afterwards either way (an empty

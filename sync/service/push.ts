@@ -10,7 +10,7 @@ import pMap from "p-map";
 import { type LeftBehind, SluiceError, VersionConflictError } from "../errors.ts";
 import { PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
-import type { LocalCache } from "../transfer/cache.ts";
+import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
@@ -473,9 +473,4 @@ async function storeHolds(ctx: PushContext, key: string, version: string): Promi
     ctx.signal,
   );
   return now?.version === version;
-}
-
-/** The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`) holds a copy of. */
-function setAsideSource(location: string): string {
-  return location.split("/").slice(3).join("/");
 }

@@ -415,7 +415,7 @@ export class LocalCache implements CacheAccess {
     return out;
   }
 
-  async setAside(path: string, reason: string): Promise<string> {
+  async setAside(path: string, reason: string, code?: string): Promise<string> {
     const stamp = new Date(this.#clockNow()).toISOString().replace(/[:.]/g, "-");
     const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
     const from = await this.resolve(path);
@@ -424,7 +424,9 @@ export class LocalCache implements CacheAccess {
     await Deno.rename(from, to);
     await atomicWrite(
       abs(this.dir, `${target.slice(0, target.length - path.length)}REASON.json`),
-      new TextEncoder().encode(JSON.stringify({ path, reason, at: this.#clockNow() }, null, 2)),
+      new TextEncoder().encode(
+        JSON.stringify({ path, reason, ...(code ? { code } : {}), at: this.#clockNow() }, null, 2),
+      ),
     );
     return target;
   }
@@ -482,4 +484,18 @@ export class LocalCache implements CacheAccess {
       new TextEncoder().encode(JSON.stringify(value)),
     );
   }
+}
+
+/**
+ * The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`,
+ * as {@link LocalCache.setAside} returns it) holds a copy of.
+ *
+ * @example
+ * ```ts
+ * import { setAsideSource } from "./cache.ts";
+ * setAsideSource(".sluice/set-aside/2026-01-01T00-00-00-000Z-a1b2c3/notes/n.txt"); // "notes/n.txt"
+ * ```
+ */
+export function setAsideSource(location: string): string {
+  return location.split("/").slice(3).join("/");
 }

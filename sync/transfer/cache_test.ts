@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LINK_REFUSED, LocalCache, STATE_DIR, walkFiles } from "./cache.ts";
+import { LINK_REFUSED, LocalCache, setAsideSource, STATE_DIR, walkFiles } from "./cache.ts";
 import { isBodySource } from "./body.ts";
 import { SluiceError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
@@ -225,6 +225,14 @@ Deno.test("setAside moves the file under the state directory with a reason besid
     reason: "theirs taken",
     at: Date.UTC(2026, 0, 2, 3, 4, 5),
   });
+  // With the code of what set it aside, recorded too; and the source path back from the location.
+  await t.cache.write("notes/n.txt", enc("again"));
+  const coded = await t.cache.setAside("notes/n.txt", "clash", "version_exists");
+  assert.equal(setAsideSource(coded), "notes/n.txt");
+  const recorded = JSON.parse(
+    await Deno.readTextFile(`${t.dir}/${coded.slice(0, -"notes/n.txt".length)}REASON.json`),
+  );
+  assert.equal(recorded.code, "version_exists");
 });
 
 Deno.test("state files round-trip as JSON; a corrupted one is a coded error naming the file", async () => {

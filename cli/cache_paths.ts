@@ -1,0 +1,72 @@
+/**
+ * Cache paths as the command line names them: resolved inside the cache,
+ * and told apart from typos by what this cache knows of them.
+ *
+ * @module
+ */
+import { isAbsolute, relative } from "node:path";
+import { SluiceError, UnsafePathError } from "../sync/errors.ts";
+import { assertSafeRelPath } from "../sync/paths.ts";
+import type { SyncService } from "../sync/service/service.ts";
+
+/**
+ * Cache-relative paths from command-line paths (cache-relative, or absolute
+ * inside the cache); directories expand to their files. With `known`, a
+ * path with nothing at it in the cache must be one this cache synced (a
+ * deletion to push), or hold synced paths, or an open conflict: anything
+ * else is a typo, refused with `not_found` before anything is done.
+ */
+export async function cachePaths(
+  service: SyncService,
+  paths: readonly string[],
+  known = false,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    let rel = p;
+    if (isAbsolute(p)) {
+      rel = relative(service.cacheDir, p);
+      if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+        throw new UnsafePathError(p, `it is not inside the cache ${service.cacheDir}`);
+      }
+    }
+    rel = rel.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+    assertSafeRelPath(rel);
+    if (await service.cache.stat(rel)) {
+      out.push(rel);
+      continue;
+    }
+    const files = await service.cache.listFiles(rel);
+    if (known && files.length === 0 && !service.cache.exists(rel) && !knownHere(service, rel)) {
+      throw new SluiceError(
+        "not_found",
+        `Nothing is at ${p} in the cache ${service.cacheDir}, and this cache never synced it, so there is nothing to push or delete there; nothing was pushed. Check the path (relative to the cache, or absolute inside it); \`sluice status\` lists what changed.`,
+      );
+    }
+    // A path that no longer exists stays as given: the push deletes it remotely.
+    out.push(...(files.length ? files : [rel]));
+  }
+  return [...new Set(out)];
+}
+
+/** True when this cache synced `rel` or paths under it, or holds a conflict on one of them. */
+export function knownHere(service: SyncService, rel: string): boolean {
+  const { state } = service;
+  const under = (p: string) => p === rel || p.startsWith(`${rel}/`);
+  return state.synced(rel) !== undefined || state.syncedPaths().some(under) ||
+    service.conflicts().some((c) => under(c.path));
+}
+
+/**
+ * Synced files (under `prefixes`, when given) with nothing at their path in
+ * the cache, not in conflict: deletions made here that a pull keeps.
+ */
+export function deletedHere(service: SyncService, prefixes: readonly string[]): string[] {
+  const roots = prefixes.map((p) => p.replace(/\/+$/, ""));
+  const under = (p: string) =>
+    roots.length === 0 || roots.some((r) => p === r || p.startsWith(`${r}/`));
+  const conflicted = new Set(service.conflicts().map((c) => c.path));
+  return service.state.syncedPaths()
+    .filter((p) => under(p) && !conflicted.has(p) && !service.cache.exists(p))
+    .sort();
+}

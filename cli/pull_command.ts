@@ -1,0 +1,147 @@
+/**
+ * `sluice pull`: pulls everything or some prefixes, and says what came,
+ * what was set aside, what stays deleted here, and what is a typo.
+ *
+ * @module
+ */
+import { Command } from "commander";
+import { leftBehindError, SluiceError } from "../sync/errors.ts";
+import { assertSafeRelPath } from "../sync/paths.ts";
+import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
+import { setAsideSource } from "../sync/transfer/cache.ts";
+import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { deletedHere, knownHere } from "./cache_paths.ts";
+import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
+import { progressReporter } from "./progress.ts";
+import { endpointFields } from "./store_url.ts";
+import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
+
+function describePull(r: PullResult, endpoint: string): string[] {
+  if (r.unchanged) return [`Already up to date with ${endpoint}.`];
+  const lines = [
+    `Pulled ${plural(r.fetched.length, "file")} (${formatBytes(r.bytes)}) from ${endpoint}${
+      r.removed.length ? `; removed ${plural(r.removed.length, "file")} deleted remotely` : ""
+    }.`,
+  ];
+  // A copy this cache never synced was set aside and the datastore's put in place.
+  const asideOf = new Map<string, string>();
+  for (const at of r.setAside) asideOf.set(setAsideSource(at), at);
+  const inPlace = r.conflicts.filter((p) => !asideOf.has(p));
+  const moved = r.conflicts.filter((p) => asideOf.has(p));
+  if (inPlace.length) {
+    lines.push(
+      `Kept ${
+        plural(inPlace.length, "local change")
+      } that also changed remotely (the local copy was not overwritten):`,
+    );
+    lines.push(...capped(
+      inPlace.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+  }
+  if (moved.length) {
+    lines.push(
+      `Set aside ${
+        plural(moved.length, "local copy", "local copies")
+      } this cache never synced, which differed from the datastore's: the datastore's copy is now in place, yours is kept here:`,
+    );
+    lines.push(...capped(
+      moved.map((p) => `  ${p} → ${asideOf.get(p)}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+  }
+  if (r.conflicts.length) lines.push(RESOLVE_HINT);
+  return lines;
+}
+
+/** Registers `pull`. */
+export function pullCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("pull")
+      .description(
+        "pull what changed in the store into the cache (never overwrites a local change)",
+      )
+      .argument("[prefixes...]", "only paths under these cache prefixes")
+      .option(
+        "--restore-deleted",
+        "also take back the datastore's copy of each synced file deleted here (a pull otherwise keeps a local deletion)",
+      )
+      .addHelpText(
+        "after",
+        "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/",
+      ),
+  ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
+    const restoreDeleted = cmd.opts<{ restoreDeleted?: boolean }>().restoreDeleted === true;
+    return await withSession(cmd, io, out, async (s) => {
+      const clean = prefixes.map((p) => {
+        const rel = p.replace(/^(\.\/)+/, "");
+        assertSafeRelPath(rel.replace(/\/+$/, ""));
+        return rel;
+      });
+      // Prefixes with nothing under them here before the pull: a typo unless the pull finds them.
+      const unknown = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
+        !s.service.cache.exists(rel) && !knownHere(s.service, rel)
+      );
+      const bar = progressReporter(io, out.json);
+      s.events.on("progress", (p) => bar.update(p));
+      let result: PullResult;
+      try {
+        result = await s.service.pullChanged({
+          signal: io.signal,
+          ...(clean.length ? { prefixes: clean } : {}),
+          ...(restoreDeleted ? { restoreDeleted } : {}),
+        });
+      } finally {
+        bar.stop();
+      }
+      // A prefix with nothing under it, here or in the datastore's index, is a typo.
+      const seen = [...result.uncommitted, ...result.conflicts];
+      const missing = unknown.filter((rel) =>
+        !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
+        !seen.some((p) => p === rel || p.startsWith(`${rel}/`))
+      );
+      if (missing.length > 0) {
+        const others = clean.length > missing.length
+          ? " The other prefixes were pulled; run the pull again to see what it did."
+          : "";
+        throw new SluiceError(
+          "not_found",
+          `Nothing is under ${
+            missing.join(", ")
+          } in the index of ${s.store.endpoint}, nor in the cache ${s.cacheDir}; nothing was pulled there.${others} Check the prefix: paths are relative to the cache, as \`sluice status\` shows them.`,
+        );
+      }
+      // Synced files deleted here stay deleted (a local change): said, as a push says it.
+      const localDeletions = deletedHere(s.service, clean);
+      const { outcome, exitCode } = outcomeOf(
+        out,
+        leftBehindError("pull", { ...pullLeftBehind(result), localDeletions }),
+      );
+      out.result("pull", {
+        ...endpointFields(s.spec, s.store),
+        cacheDir: s.cacheDir,
+        ...result,
+        localDeletions,
+        outcome,
+      });
+      for (const line of describePull(result, s.store.endpoint)) out.say(line);
+      if (localDeletions.length) {
+        out.say(
+          `Kept deleted here (a pull keeps a local deletion): ${
+            plural(localDeletions.length, "file")
+          } this cache synced:`,
+        );
+        for (
+          const line of capped(
+            localDeletions.map((p) => `  ${p}`),
+            (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
+          )
+        ) out.say(line);
+        out.say(
+          "Run `sluice push <path>…` naming them to delete them on the datastore too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+        );
+      }
+      return exitCode;
+    });
+  }));
+}

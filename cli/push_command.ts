@@ -1,0 +1,169 @@
+/**
+ * `sluice push`: marks the named paths (or the whole cache) dirty, pushes,
+ * and says what was pushed and what was left behind.
+ *
+ * @module
+ */
+import { Command } from "commander";
+import { leftBehindError } from "../sync/errors.ts";
+import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
+import { headIndex } from "../sync/transfer/remote_index.ts";
+import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { cachePaths } from "./cache_paths.ts";
+import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
+import { progressReporter } from "./progress.ts";
+import { endpointFields } from "./store_url.ts";
+import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
+
+/** True when a push uploaded, confirmed, deleted, skipped and left nothing (no conflict either). */
+function pushedNothing(r: PushResult): boolean {
+  return r.uploaded.length + r.identical.length + r.deleted.length + r.skipped.length +
+      r.localDeletions.length + r.conflicts.length === 0;
+}
+
+function describePush(
+  r: PushResult,
+  endpoint: string,
+  everSynced: boolean,
+  walked: boolean,
+): string[] {
+  const lines: string[] = [];
+  if (pushedNothing(r)) {
+    return [
+      !walked
+        ? `Nothing to push: no path was marked dirty (--no-walk skips the walk of the cache, so files changed by hand are not seen; \`sluice status\` lists them, \`sluice push\` pushes them).`
+        : everSynced
+        ? `Nothing to push: no file changed since the last sync with ${endpoint}.`
+        : `Nothing to push: the cache holds no file to publish yet (${endpoint} answered).`,
+    ];
+  }
+  const extra = [
+    ...(r.identical.length ? [`${r.identical.length} already identical remotely`] : []),
+    ...(r.deleted.length ? [`${plural(r.deleted.length, "file")} deleted remotely`] : []),
+  ];
+  lines.push(
+    `Pushed ${plural(r.uploaded.length, "file")} (${formatBytes(r.bytes)}) to ${endpoint}${
+      extra.length ? `; ${extra.join(", ")}` : ""
+    }.`,
+  );
+  const kept = r.skipped.filter((s) => s.keepDirty);
+  const dropped = r.skipped.filter((s) => !s.keepDirty);
+  if (dropped.length) {
+    lines.push(`Left out ${plural(dropped.length, "file")} (not synced by a push):`);
+    lines.push(...capped(
+      dropped.map((s) => `  ${s.path}: ${s.reason}`),
+      (n) => `  … and ${n} more (\`--json\` lists each, with its reason)`,
+    ));
+  }
+  const keptPaths = new Set(kept.map((s) => s.path));
+  const standing = r.conflicts.filter((p) => !keptPaths.has(p));
+  if (kept.length) {
+    lines.push(`Kept ${plural(kept.length, "file")} dirty for a later push:`);
+    lines.push(...capped(
+      kept.map((s) => `  ${s.path}: ${s.reason}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+    const conflicts = new Set(r.conflicts);
+    const others = kept.filter((s) => !conflicts.has(s.path)).length;
+    if (others > 0) {
+      lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
+    }
+    if (conflicts.size > 0 && standing.length === 0) lines.push(RESOLVE_HINT); // else said below
+  }
+  if (standing.length) {
+    lines.push(`Open conflicts, left untouched (${standing.length}):`);
+    lines.push(...capped(
+      standing.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+    lines.push(RESOLVE_HINT);
+  }
+  if (r.localDeletions.length) {
+    lines.push(
+      `Not deleted on the datastore: ${
+        plural(r.localDeletions.length, "file")
+      } deleted here (a push of the whole cache never deletes):`,
+    );
+    lines.push(...capped(
+      r.localDeletions.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
+    ));
+    lines.push(
+      "Run `sluice push <path>…` naming them to delete them there too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+    );
+  }
+  return lines;
+}
+
+/** Registers `push`. */
+export function pushCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("push")
+      .description("push the cache's changes to the store through the gate pipeline")
+      .argument(
+        "[paths...]",
+        "only these cache paths (files or directories); default: every changed file",
+      )
+      .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
+      .option(
+        "--adopt-uncommitted <path>",
+        "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); repeat the option for several paths",
+        (path: string, earlier?: string[]) => [...earlier ?? [], path],
+      )
+      .addHelpText(
+        "after",
+        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --adopt-uncommitted config/app.yaml",
+      ),
+  ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
+    const { walk, adoptUncommitted: named = [] } = cmd.opts<
+      { walk: boolean; adoptUncommitted?: string[] }
+    >();
+    return await withSession(cmd, io, out, async (s) => {
+      const adopt = await cachePaths(s.service, named, true);
+      const given = await cachePaths(s.service, paths, true);
+      // A path to adopt is pushed: it is marked dirty like a named path.
+      if (given.length || adopt.length) {
+        await s.service.markDirty({ relPaths: [...given, ...adopt] });
+      }
+      if (!paths.length && walk) await s.service.markDirty();
+      // Whether anything was marked for this push: "nothing marked" is said only when nothing was.
+      const marked = s.service.state.dirtyPaths().length > 0;
+      const bar = progressReporter(io, out.json);
+      s.events.on("progress", (p) => bar.update(p));
+      let result: PushResult;
+      try {
+        result = await s.service.pushChanged({
+          signal: io.signal,
+          ...(adopt.length ? { adoptUncommitted: adopt } : {}),
+        });
+      } finally {
+        bar.stop();
+      }
+      // A push with nothing to do may send no request; before saying so, one
+      // small read confirms the store answers, so that a mistyped bucket,
+      // refused credentials or an unreachable endpoint fail here (their own
+      // codes) instead of passing as "Nothing to push".
+      if (pushedNothing(result) && !s.reached) {
+        await headIndex(s.store, s.service.config.retry, io.signal);
+      }
+      const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
+      out.result("push", {
+        ...endpointFields(s.spec, s.store),
+        cacheDir: s.cacheDir,
+        ...result,
+        outcome,
+      });
+      for (
+        const line of describePush(
+          result,
+          s.store.endpoint,
+          s.service.state.syncedCount > 0,
+          walk || paths.length > 0 || marked,
+        )
+      ) {
+        out.say(line);
+      }
+      return exitCode;
+    });
+  }));
+}

@@ -1,0 +1,109 @@
+/**
+ * `sluice status`: what a push would do, open conflicts, set-aside copies
+ * and pending lockfile changes; exits 3 while a conflict is open.
+ *
+ * @module
+ */
+import { Command } from "commander";
+import { SyncIncompleteError } from "../sync/errors.ts";
+import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import type { CliIo, Output } from "./output.ts";
+import { describeConflicts, listPendingLockfile, listSetAside, remoteState } from "./status.ts";
+import { endpointFields } from "./store_url.ts";
+import { outcomeOf } from "./sync_outcome.ts";
+
+/** Registers `status`. */
+export function statusCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("status")
+      .description(
+        "show dirty paths with their class and the gates that will handle each, set-aside version conflicts, and pending lockfile changes",
+      )
+      .option("--no-walk", "show only paths already marked dirty (skip the walk of the cache)"),
+  ).action(action(io, state, "status", async (out: Output, cmd) => {
+    const walk = cmd.opts<{ walk: boolean }>().walk;
+    return await withSession(cmd, io, out, async (s) => {
+      // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
+      const dirty = await s.service.status({ walk });
+      const setAside = await listSetAside(s.cacheDir);
+      const pendingLockfile = await listPendingLockfile(s.service.cache);
+      const conflicts = s.service.conflicts();
+      // A missing bucket, missing credentials or a refused prefix fail the status here.
+      const remote = await remoteState(s.store, s.service.config.retry, io.signal);
+      // An open conflict is work left behind: the status exits 3 until it is resolved.
+      const open = conflicts.length
+        ? new SyncIncompleteError("status", { conflicts: conflicts.map((c) => c.path), left: [] })
+        : null;
+      const { outcome, exitCode } = outcomeOf(out, open);
+      out.result("status", {
+        ...endpointFields(s.spec, s.store),
+        cacheDir: s.cacheDir,
+        remote,
+        dirty,
+        conflicts,
+        setAside,
+        pendingLockfile,
+        outcome,
+      });
+      out.say(`Cache ${s.cacheDir} mirrors ${s.store.endpoint}.`);
+      if (!remote.reachable) {
+        out.say(`The datastore could not be reached; what follows is this cache's side only.`);
+      }
+      if (dirty.length === 0) out.say("Nothing to push.");
+      else {
+        out.say(`To push (${dirty.length}):`);
+        const w = Math.max(...dirty.map((e) => e.path.length));
+        for (const e of dirty) {
+          const gates = e.handledBy.length ? e.handledBy.join(", ") : "-";
+          out.say(
+            `  ${e.action.padEnd(6)} ${e.path.padEnd(w)}  ${(e.class ?? "?").padEnd(16)} ${gates}${
+              e.reason ? `  (${e.reason})` : ""
+            }`,
+          );
+        }
+        const held = dirty.filter((e) => e.action === "skip").length;
+        out.say(
+          held === dirty.length
+            ? "None of them will be pushed as they are: the reason beside each says what holds it back and what to run."
+            : held > 0
+            ? `Run \`sluice push\` to publish them; ${held} will stay back (the reason beside each says why).`
+            : "Run `sluice push` to publish them.",
+        );
+      }
+      for (const line of describeConflicts(conflicts)) out.say(line);
+      if (setAside.length) {
+        out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);
+        for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);
+        const clashes = setAside.filter((e) => e.code === "version_exists").length;
+        if (clashes > 0) {
+          const who = clashes === setAside.length
+            ? clashes === 1
+              ? "It is a data version that already exists"
+              : "They are data versions that already exist"
+            : clashes === 1
+            ? "1 of them is a data version that already exists"
+            : `${clashes} of them are data versions that already exist`;
+          out.say(
+            `${who} on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which): run \`sluice pull\` to get the datastore's copies, and run the method or workflow again to write a new version.`,
+          );
+        }
+        if (clashes < setAside.length) {
+          out.say(
+            `${
+              clashes === 0 ? "Each" : "The others"
+            } was moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
+          );
+        }
+        out.say("Delete a set-aside directory once you are done with it; Sluice never does.");
+      }
+      if (pendingLockfile.length) {
+        out.say(`Pending lockfile changes, not yet published (${pendingLockfile.length}):`);
+        for (const e of pendingLockfile) out.say(`  ${e.path}: ${e.summary}`);
+        out.say(
+          "Run `sluice lockfile retry` to publish them (`sluice lockfile repair` when the datastore's copy is malformed).",
+        );
+      }
+      return exitCode;
+    });
+  }));
+}
