@@ -118,7 +118,6 @@ export async function writeCompanions(
   // convenience: its failure fails the commit, and the paths stay dirty.
   const marked = m?.meta.version === 1 && m.meta.movingToV2 !== undefined;
   let refused = marked && !await casPut(store, META_KEY, body, m!.version, c);
-  const once = { ...c, retry: ONCE };
   // Shards whose write was refused: changed since `seen`.
   const stale: string[] = [];
   try {
@@ -126,12 +125,7 @@ export async function writeCompanions(
       await eachLimit(seen.keys(), c.concurrency ?? 4, async (s) => {
         const at = seen.get(s);
         if (at === undefined) return;
-        const group = byShard.get(s);
-        const written = group
-          ? await casPut(store, shardKey(s), shardBody(group, now), at, once) !== null
-          // The partition's last entry went: its shard goes too, so no scoped reader finds it stale.
-          : at === null || await casDelete(store, shardKey(s), at, once);
-        if (!written) stale.push(s);
+        if (!await writeShard(store, s, byShard.get(s), at, now, c)) stale.push(s);
       });
     }
     // Left as it is when unchanged (and written already when marked).
@@ -140,12 +134,11 @@ export async function writeCompanions(
   } catch (e) {
     if (c.signal?.aborted) throw e;
   }
-  let turned = false;
-  await eachLimit(stale, c.concurrency ?? 4, async (s) => {
-    if (await refreshCompanion(store, s, c, now) === "v2") turned = true;
-  }).catch((e) => {
-    if (c.signal?.aborted) throw e;
-  });
+  const turned = stale.length > 0 &&
+    await refreshCompanions(store, stale, c, now).catch((e) => {
+      if (c.signal?.aborted) throw e;
+      return false;
+    });
   if (!refused && !turned) return;
   // The meta changed since it was read, or a shard was written after it: a
   // move to v2 may have turned the bucket after reading the index without
@@ -159,37 +152,66 @@ export async function writeCompanions(
 }
 
 /**
- * A companion shard whose write was refused (it changed since it was read):
- * by another v1 commit, whose view of the index may be older or newer than
- * this one's, or, once the bucket has turned v2, by the move or a v2 commit.
- * Reads the shard's version again, then the meta, then the index object, and
- * writes the shard from the index as it is now while the bucket is v1 (a
- * few attempts: it stays a convenience). `"v2"` when the bucket has turned
- * v2 meanwhile.
+ * Writes a companion shard over version `at` (null: only where none is), or,
+ * for a partition whose last entry went, deletes it at `at`, so no scoped
+ * reader finds it stale. One attempt; false when the shard is not at `at`.
  */
-async function refreshCompanion(
+async function writeShard(
   store: ObjectStore,
   s: string,
+  group: Record<string, IndexEntry> | undefined,
+  at: string | null,
+  now: string,
+  c: Call,
+): Promise<boolean> {
+  const once = { ...c, retry: ONCE };
+  return group && Object.keys(group).length > 0
+    ? await casPut(store, shardKey(s), shardBody(group, now), at, once) !== null
+    : at === null || await casDelete(store, shardKey(s), at, once);
+}
+
+/**
+ * Companion shards whose write was refused (each changed since it was
+ * read): by another v1 commit, whose view of the index may be older or
+ * newer than this one's, or, once the bucket has turned v2, by the move or a
+ * v2 commit. Each round reads the shards' versions again, then the meta,
+ * then the index object once, and writes every shard still refused from the
+ * index as it is now, while the bucket is v1 (a few rounds: they stay a
+ * convenience). True when the bucket has turned v2 meanwhile.
+ */
+async function refreshCompanions(
+  store: ObjectStore,
+  shards: readonly string[],
   c: Call,
   now: string,
-): Promise<"v2" | "done"> {
-  const once = { ...c, retry: ONCE };
-  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+): Promise<boolean> {
+  let left = [...shards];
+  for (let attempt = 0; attempt < CONFLICT_LIMIT && left.length > 0; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
-    const at = (await store.head(shardKey(s), { signal: c.signal }))?.version ?? null;
+    const seen = await shardVersions(store, new Set(left), c);
     const m = await readMeta(store, c);
-    if (m?.meta.version === 2) return "v2";
+    if (m?.meta.version === 2) return true;
     // A move that marked the meta after this commit's index write reads the
     // index after it, and writes every shard from it.
-    if (m?.meta.movingToV2 !== undefined) return "done";
+    if (m?.meta.movingToV2 !== undefined) return false;
     const got = await getOrNull(store, MONOLITH_KEY, c);
     const all = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : {};
-    const group: Record<string, IndexEntry> = {};
-    for (const [p, e] of Object.entries(all)) if (shardOf(p) === s) group[p] = e;
-    const written = Object.keys(group).length > 0
-      ? await casPut(store, shardKey(s), shardBody(group, now), at, once) !== null
-      : at === null || await casDelete(store, shardKey(s), at, once);
-    if (written) return "done";
+    const wanted = new Set(left);
+    const groups = new Map<string, Record<string, IndexEntry>>();
+    for (const [p, e] of Object.entries(all)) {
+      const s = shardOf(p);
+      if (!wanted.has(s)) continue;
+      let group = groups.get(s);
+      if (!group) groups.set(s, group = {});
+      group[p] = e;
+    }
+    const refused: string[] = [];
+    await eachLimit(left, c.concurrency ?? 4, async (s) => {
+      const at = seen.get(s);
+      if (at === undefined) return; // its HEAD failed: left as it is
+      if (!await writeShard(store, s, groups.get(s), at, now, c)) refused.push(s);
+    });
+    left = refused;
   }
-  return "done";
+  return false;
 }
