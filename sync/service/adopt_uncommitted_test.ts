@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, bothSynced, clone, put, quick, read } from "./clone_kit.ts";
 
 /** `a` and `b` synced `path`; `a` then wrote a new copy whose index update never landed (a crash). */
 async function strandedBy(path: string, versions = ["1", "2"]) {
@@ -105,12 +105,7 @@ Deno.test("a deletion told to adopt: the stranded object is published, and the d
 Deno.test("adopt leaves a committed change as it is: it stays a conflict", async () => {
   const path = "notes/shared.txt";
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, path, "1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, path, "2");
+  const { a, b } = await bothSynced(store, path, "1", "2");
   await a.pushChanged();
   await put(b, path, "3");
   const r = await b.pushChanged({ adoptUncommitted: [path] });
@@ -121,12 +116,7 @@ Deno.test("adopt leaves a committed change as it is: it stays a conflict", async
 Deno.test("a writer taken for gone that was only slow: its commit after the adoption loses nothing", async () => {
   const path = "notes/shared.txt";
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, path, "1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, path, "2");
+  const { a, b } = await bothSynced(store, path, "1", "2");
   const prepared = await a.preparePush(); // uploaded, not committed: a is slow, not gone
   await put(b, path, "3");
   assert.deepEqual((await b.pushChanged({ adoptUncommitted: [path] })).conflicts, [path]);

@@ -40,6 +40,33 @@ export async function clone(
   });
 }
 
+/**
+ * Clones `a` and `b` over `store` that both synced `path`: `a` pushed it
+ * with `first`, `b` pulled it. Then `a`'s cache holds `second` there, marked
+ * dirty and not pushed yet.
+ *
+ * @example
+ * ```ts
+ * import { bothSynced } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const { a, b } = await bothSynced(new InMemoryStore(), "notes/n.txt", "1", "2");
+ * ```
+ */
+export async function bothSynced(
+  store: InMemoryStore,
+  path: string,
+  first: string,
+  second: string,
+): Promise<{ a: SyncService; b: SyncService }> {
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, first);
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, path, second);
+  return { a, b };
+}
+
 /** Writes `text` at `path` in the service's cache and, unless `mark` is false, marks it dirty. */
 export async function put(svc: SyncService, path: string, text: string, mark = true) {
   await writeCacheFile(svc.cacheDir, path, text);

@@ -7,19 +7,14 @@ import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, bothSynced, clone, put, quick, read } from "./clone_kit.ts";
 
 const MARKER = "data/shell/cmd/m1/out/latest";
 
 for (const path of [MARKER, "notes/shared.txt"]) {
   Deno.test(`two clones writing ${path} at once: one wins, the other gets a conflict, the index stays current`, async () => {
     const store = new InMemoryStore();
-    const a = await clone(store, "a");
-    const b = await clone(store, "b");
-    await put(a, path, "1");
-    await a.pushChanged();
-    await b.pullChanged();
-    await put(a, path, "2");
+    const { a, b } = await bothSynced(store, path, "1", "2");
     await put(b, path, "3");
     const pa = await a.preparePush();
     const pb = await b.preparePush();
@@ -52,12 +47,7 @@ for (const path of [MARKER, "notes/shared.txt"]) {
 
 Deno.test("a peer waits for a writer that crashed between its marker write and its index commit, and is never rolled back by it", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, MARKER, "1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, MARKER, "2");
+  const { a, b } = await bothSynced(store, MARKER, "1", "2");
   // The marker is written, its index update never lands: the process dies here.
   store.failNext("put", 1, () => new UnreachableError("cut off"), {
     match: (k) => k === ".datastore-index.json",
@@ -118,12 +108,7 @@ Deno.test("a pull keeps hand edits that were never marked dirty, and reports the
 
 Deno.test("a hand-deleted synced file is not brought back by a pull that finds it changed remotely", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, "notes/n.txt", "a1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, "notes/n.txt", "a2");
+  const { a, b } = await bothSynced(store, "notes/n.txt", "a1", "a2");
   await a.pushChanged();
   await Deno.remove(`${b.cacheDir}/notes/n.txt`);
   const r = await b.pullChanged();
@@ -187,12 +172,7 @@ Deno.test("a third writer between the conflict and its resolution makes a new co
 
 Deno.test("a delete refused because a peer changed the file is a conflict: reported, kept, and resolvable", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, "notes/n.txt", "a1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, "notes/n.txt", "a2");
+  const { a, b } = await bothSynced(store, "notes/n.txt", "a1", "a2");
   await a.pushChanged();
   await Deno.remove(`${b.cacheDir}/notes/n.txt`);
   await b.markDirty({ relPath: "notes/n.txt" });

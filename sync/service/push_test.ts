@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createSyncService, type SyncService } from "./service.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
-import { createSluice } from "../../sluice.ts";
+import { clone as gatedClone } from "./clone_kit.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
@@ -137,17 +137,9 @@ Deno.test("a path marked dirty again, unchanged since this cache synced it, is n
 
 Deno.test("an upload of this cache's that never reached the index is deleted once its file is gone here; a peer's is left alone", async () => {
   const store = new InMemoryStore();
-  // With the default gates: they mark each upload with its cache's writer id.
-  const gated = async (name: string) =>
-    await createSluice({
-      cacheDir: await Deno.makeTempDir({ prefix: `sluice-push-${name}-` }),
-      store,
-      identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-      clock: new FakeClock(),
-      config: quick,
-    });
-  const a = await gated("a");
-  const b = await gated("b");
+  // With the default gates (clone_kit): they mark each upload with its cache's writer id.
+  const a = await gatedClone(store, "a");
+  const b = await gatedClone(store, "b");
   for (const [svc, path] of [[a, "config/a.yaml"], [b, "config/b.yaml"]] as const) {
     await write(svc.cacheDir, path, "new");
     await svc.markDirty({ relPath: path });
