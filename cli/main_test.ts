@@ -460,3 +460,33 @@ Deno.test("push --no-walk with nothing marked dirty says so, not that no file ch
   assert.match(marked.out, /^Nothing to push: no file changed since the last sync/m);
   await w.cleanup();
 });
+
+Deno.test("a push whose walk leaves a link local only exits 2 and names it; once replaced, 0", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a.txt", "1");
+  await w.write(a, "elsewhere.txt", "target");
+  await Deno.symlink("../elsewhere.txt", `${a}/notes/link.txt`);
+  const r = await sluice(["push", "--cache", a, "--store", w.url]);
+  assert.equal(r.code, 2, `a skipped file is not a clean push: ${r.out}${r.err}`);
+  assert.match(
+    r.out,
+    /Not pushed, and local only: 1 file:\n {2}notes\/link\.txt: it is a symbolic link/,
+  );
+  assert.match(r.err, /warning\[sync_incomplete\].*stay local only \(notes\/link\.txt\)/);
+  const json = await sluice(["push", "--cache", a, "--json"]);
+  assert.equal(json.code, 2);
+  const doc = json.json() as {
+    ok: boolean;
+    localOnly: { path: string }[];
+    outcome: { code: string };
+  };
+  assert.equal(doc.ok, false);
+  assert.deepEqual(doc.localOnly.map((x) => x.path), ["notes/link.txt"]);
+  assert.equal(doc.outcome.code, "sync_incomplete");
+  await Deno.remove(`${a}/notes/link.txt`);
+  await w.write(a, "notes/link.txt", "a real file now");
+  const again = await sluice(["push", "--cache", a]);
+  assert.equal(again.code, 0, again.out + again.err);
+  await w.cleanup();
+});

@@ -18,7 +18,7 @@ import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 /** True when a push uploaded, confirmed, deleted, skipped and left nothing (no conflict either). */
 function pushedNothing(r: PushResult): boolean {
   return r.uploaded.length + r.identical.length + r.deleted.length + r.skipped.length +
-      r.localDeletions.length + r.conflicts.length === 0;
+      r.localDeletions.length + r.conflicts.length + r.localOnly.length === 0;
 }
 
 function describePush(
@@ -90,6 +90,16 @@ function describePush(
     ));
     lines.push(
       "Run `sluice push <path>…` naming them to delete them there too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+    );
+  }
+  if (r.localOnly.length) {
+    lines.push(`Not pushed, and local only: ${plural(r.localOnly.length, "file")}:`);
+    lines.push(...capped(
+      r.localOnly.map((s) => `  ${s.path}: ${s.reason}`),
+      (n) => `  … and ${n} more (\`--json\` lists each, as \`localOnly\`)`,
+    ));
+    lines.push(
+      "Replace each link with a real file (or rename the file), then run `sluice push` again.",
     );
   }
   return lines;

@@ -401,6 +401,8 @@ export interface LeftBehind {
   readonly left: readonly { readonly path: string; readonly reason: string }[];
   /** Synced paths deleted here that a push of the whole cache did not delete remotely. */
   readonly localDeletions?: readonly string[];
+  /** Files in the cache a push cannot publish (a symbolic link, a name no key may carry). */
+  readonly localOnly?: readonly { readonly path: string; readonly reason: string }[];
 }
 
 const listed = (paths: readonly string[]) =>
@@ -425,6 +427,7 @@ export class SyncIncompleteError extends SluiceError {
   constructor(op: "push" | "pull" | "resolve" | "status", leftBehind: LeftBehind) {
     const { conflicts, left } = leftBehind;
     const deletions = leftBehind.localDeletions ?? [];
+    const localOnly = leftBehind.localOnly ?? [];
     const parts: string[] = [];
     if (conflicts.length) {
       parts.push(
@@ -457,6 +460,13 @@ export class SyncIncompleteError extends SluiceError {
         }. To delete them there too, run \`sluice push <path>…\` naming them; to take the datastore's copies back, run \`sluice pull --restore-deleted\``,
       );
     }
+    if (localOnly.length) {
+      parts.push(
+        `${localOnly.length} file(s) in the cache were not pushed and stay local only (${
+          listed(localOnly.map((l) => l.path))
+        }): a symbolic link, or a name no store key may carry, is never published. Replace each link with a real file, or rename the file, then run \`sluice push\` again`,
+      );
+    }
     super(
       conflicts.length ? "conflicts_left" : "sync_incomplete",
       `${
@@ -474,7 +484,7 @@ export function leftBehindError(
 ): SyncIncompleteError | null {
   if (
     leftBehind.conflicts.length === 0 && leftBehind.left.length === 0 &&
-    !leftBehind.localDeletions?.length
+    !leftBehind.localDeletions?.length && !leftBehind.localOnly?.length
   ) return null;
   return new SyncIncompleteError(op, leftBehind);
 }

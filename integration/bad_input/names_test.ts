@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { FsStore } from "../../packages/fs/mod.ts";
+import { pushLeftBehind } from "../../sync/service/push.ts";
 import {
   clone,
   enc,
@@ -100,6 +101,12 @@ Deno.test("names: names Sluice refuses (control characters, backslash) are skipp
   const skipped = w.list.filter((x) => x.code === "path_skipped");
   assert.deepEqual(skipped.map((x) => x.path).sort(), [...refusedNames].sort());
   for (const s of skipped) assert.match(s.message, /rename it/);
+  assert.deepEqual(
+    r.localOnly.map((x) => x.path).sort(),
+    [...refusedNames].sort(),
+    "the result names each file left local only, so the push is not taken for a clean one",
+  );
+  assert.equal(pushLeftBehind(r).localOnly?.length, refusedNames.length);
   for (const n of refusedNames) assert.equal(await read(sb.cacheDir, n), "kept locally");
   assert.equal(a.state.bulkPending(), false, "the walk completed");
   assert.deepEqual(store.keys("outputs/"), ["outputs/fine.txt"]);
@@ -169,6 +176,7 @@ Deno.test({
     const skipped = w.list.filter((x) => x.code === "path_skipped");
     assert.equal(skipped.length, 2, JSON.stringify(w.list));
     for (const s of skipped) assert.match(s.message, /not valid UTF-8.*rename it/);
+    assert.equal(r.localOnly.length, 2, "each is in the result as left local only");
     assert.equal(a.state.bulkPending(), false, "the walk completed");
     assert.deepEqual(store.keys("outputs/"), ["outputs/fine.txt"]);
     assert.equal(c.symbols.access(badFile, 0), 0, "the oddly named file is still there");

@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { leftBehindError } from "../../sync/errors.ts";
+import { pushLeftBehind } from "../../sync/service/push.ts";
 import { clone, pushPaths, put, read, refused, sandbox, warnings } from "./sandbox.ts";
 
 Deno.test("symlinks: a pull never writes through a symlinked directory or a symlinked file", async () => {
@@ -70,6 +72,7 @@ Deno.test("symlinks: a dirty path that is a link, or lies under one, is skipped 
     assert.match(s.message, /replace the link with a real (file|directory)/);
   }
   assert.deepEqual(a.state.dirtyPaths(), ["linked/l.txt", "outputs/o.txt"], "kept dirty");
+  assert.deepEqual(r.localOnly, [], "a named link is reported as kept dirty, not twice");
   await sb.unchanged();
 
   // Once the link is replaced by a real file, the next push uploads it.
@@ -95,6 +98,15 @@ Deno.test("symlinks: a walk skips links with a warning and uploads nothing they 
     w.list.filter((x) => x.code === "path_skipped").map((x) => x.path).sort(),
     ["outputs/dir-link", "outputs/file-link"],
   );
+  assert.deepEqual(
+    r.localOnly.map((x) => x.path).sort(),
+    ["outputs/dir-link", "outputs/file-link"],
+    "a link the walk left out is in the result, so the push is not a clean one",
+  );
+  const left = leftBehindError("push", pushLeftBehind(r));
+  assert.equal(left?.code, "sync_incomplete");
+  assert.equal(left?.exitCode, 2);
+  assert.match(left!.message, /stay local only.*outputs\/dir-link/);
   const secret = await Deno.readTextFile(`${sb.sentinel}/secret.txt`);
   for (const k of store.keys()) assert.notEqual(store.peekText(k), secret, k);
   assert.equal(a.state.bulkPending(), false);

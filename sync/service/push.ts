@@ -54,6 +54,14 @@ export interface PushResult {
    * with `restoreDeleted` takes the datastore's copy back.
    */
   readonly localDeletions: string[];
+  /**
+   * Files in the cache that no push can publish, with why: a symbolic link
+   * (or a file under one) met by a walk, or a name no store key may carry.
+   * Nothing of them was written; they stay local only until the link is
+   * replaced by a real file or the file renamed. A path named dirty that is
+   * a link is in `skipped` (kept dirty) instead.
+   */
+  readonly localOnly: { path: string; reason: string }[];
   /** Bytes uploaded. */
   bytes: number;
 }
@@ -67,6 +75,7 @@ export function emptyPushResult(): PushResult {
     skipped: [],
     conflicts: [],
     localDeletions: [],
+    localOnly: [],
     bytes: 0,
   };
 }
@@ -85,6 +94,7 @@ export function pushLeftBehind(r: PushResult): LeftBehind {
       reason: s.reason,
     })),
     localDeletions: r.localDeletions,
+    localOnly: r.localOnly,
   };
 }
 

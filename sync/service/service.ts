@@ -219,6 +219,7 @@ export class SyncService {
         conflicts: [...r.conflicts, ...done.conflicts],
         // The commit runs no walk: what the preparation's walk found stands.
         localDeletions: [...r.localDeletions],
+        localOnly: [...r.localOnly],
         bytes: r.bytes + done.bytes,
       };
     });
@@ -283,6 +284,7 @@ export class SyncService {
       ctxRef.plan ?? [],
       dry.localDeletions,
       this.writePipeline.ordered() as WriteGateEntry[],
+      dry.localOnly,
     );
   }
 
@@ -337,6 +339,7 @@ export class SyncService {
       (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
     const expandedDirs: string[] = [];
     const deletedHere: string[] = [];
+    const skippedHere: { path: string; reason: string }[] = [];
     // The commit of a prepared push comes back with its plan: the entries its
     // preparation wrote are done (skipped, so the gates still see them), and
     // the commit-step writes it deferred (markers, index files) are still to do.
@@ -351,12 +354,14 @@ export class SyncService {
         this.state,
         options.only ?? [...snapshot.paths.keys()],
         walk,
-        (path, reason) =>
+        (path, reason) => {
+          skippedHere.push({ path, reason });
           this.events.emit("warning", {
             code: "path_skipped",
             message: `Skipped ${path}: ${reason}.`,
             path,
-          }),
+          });
+        },
         expandedDirs,
         deletedHere,
       );
@@ -364,6 +369,10 @@ export class SyncService {
     for (const p of deletedHere.sort()) {
       (this.state.conflicts.has(p) ? result.conflicts : result.localDeletions).push(p);
     }
+    // What the plan left out for good is the push's to report: a path it kept
+    // (a named link stays dirty) is reported with the plan's skips instead.
+    const planned = new Set(plan.map((e) => e.path));
+    result.localOnly.push(...skippedHere.filter((s) => !planned.has(s.path)));
     if (out) out.plan = plan;
     // An empty plan still runs the pipeline: a gate may have durable work left
     // (the refused-run eraser completes a journaled erasure before anything else).

@@ -23,12 +23,14 @@ export const LOCAL_DELETION_REASON =
 /**
  * The status of a dry-run plan: each entry with the gates that handled it
  * and, for a put, the write gates that apply to it; then each file deleted
- * here that the walk left on the datastore (`localDeletions`).
+ * here that the walk left on the datastore (`localDeletions`), and each file
+ * no push can publish (`localOnly`: a symbolic link, a name no key may carry).
  */
 export function statusEntries(
   plan: readonly PlanEntry[],
   localDeletions: readonly string[],
   writeGates: readonly WriteGateEntry[],
+  localOnly: readonly { path: string; reason: string }[] = [],
 ): StatusEntry[] {
   const planned = plan.map((e): StatusEntry => ({
     path: e.path,
@@ -51,6 +53,12 @@ export function statusEntries(
       action: "skip",
       handledBy: [],
       reason: LOCAL_DELETION_REASON,
+    })),
+    ...localOnly.map(({ path, reason }): StatusEntry => ({
+      path,
+      action: "skip",
+      handledBy: [],
+      reason: `stays local only: ${reason}`,
     })),
   ];
 }
