@@ -271,9 +271,15 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
         const names = Object.keys(r.entries);
         throw new SluiceError(
           "not_found",
-          `${r.path} has no entry named ${absent.join(", ")}; nothing was written. Its entries: ${
-            names.length ? names.join(", ") : "none"
-          }. Check the name${absent.length > 1 ? "s" : ""}.`,
+          r.version === null
+            ? `The datastore has no ${r.path}, so it has no entry named ${
+              absent.join(", ")
+            }; nothing was written (no empty lockfile was created). Check the --store and namespace, or add an entry with \`sluice lockfile add <name> '${EXAMPLE_ENTRY}'\`.`
+            : `${r.path} has no entry named ${
+              absent.join(", ")
+            }; nothing was written. Its entries: ${
+              names.length ? names.join(", ") : "none"
+            }. Check the name${absent.length > 1 ? "s" : ""}.`,
         );
       }
       reportTxn(out, command, r, change);

@@ -383,6 +383,23 @@ Deno.test("lockfile add and remove go through the transaction", async () => {
   await w.cleanup();
 });
 
+Deno.test("lockfile remove on a datastore with no lockfile is not_found and creates none", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const r = await sluice(["lockfile", "remove", "@acme/ssh", "--cache", a, "--store", w.url]);
+  assert.equal(r.code, 1, r.out + r.err);
+  assert.match(
+    r.err,
+    /^error\[not_found\]: The datastore has no config\/upstream_extensions\.json, so it has no entry named @acme\/ssh; nothing was written \(no empty lockfile was created\)/,
+  );
+  const store = new FsStore({ root: w.root });
+  assert.equal(await store.head("config/upstream_extensions.json"), null, "no lockfile created");
+  assert.equal(await store.head(".datastore.lock"), null, "the global lock was released");
+  const nothing = await sluice(["lockfile", "retry", "--cache", a]);
+  assert.match(nothing.out, /^No pending lockfile change/, "no delta left pending");
+  await w.cleanup();
+});
+
 Deno.test("probe reports honoured conditional writes with latency and cleans up", async () => {
   const w = await world();
   const human = await sluice(["probe", w.url]);

@@ -77,8 +77,12 @@ export interface LockfileTxnResult {
   readonly path: string;
   /** The lockfile's entries as published (or as found, when nothing changed). */
   readonly entries: LockfileEntries;
-  /** The remote object's version afterwards. */
-  readonly version: string;
+  /**
+   * The remote object's version afterwards; null when the datastore has no
+   * lockfile and the change only removed names (nothing to remove, so no
+   * empty lockfile is created).
+   */
+  readonly version: string | null;
   /** False when the remote already held the result, so nothing was written. */
   readonly published: boolean;
   /** Fetch-apply-publish rounds used. */
@@ -321,6 +325,12 @@ async function publish(
       }
       seen.remote = remote;
       const entries = applyLockfileChange(remote, delta);
+      if (!current && Object.keys(entries).length === 0) {
+        // Removing from a lockfile that does not exist: there is nothing to
+        // write, and an empty lockfile would be a change nobody asked for.
+        await writePendingLockfileDelta(service.cache, path, null);
+        return { path, entries, version: null, published: false, attempts: attempt };
+      }
       let body: Uint8Array;
       let info: Pick<ObjectInfo, "version">;
       let published = false;

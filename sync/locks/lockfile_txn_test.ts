@@ -121,6 +121,24 @@ Deno.test("a first transaction creates the lockfile, indexes it and syncs the ca
   assert.deepEqual((await c.pullChanged()).fetched, [LOCKFILE]);
 });
 
+Deno.test("a removal on a datastore with no lockfile writes nothing and leaves nothing pending", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const a = await clone(store, "a", clock);
+  const r = await updateManagedLockfile(a, { remove: ["X"] });
+  assert.deepEqual(r, {
+    path: LOCKFILE,
+    entries: {},
+    version: null,
+    published: false,
+    attempts: 1,
+  });
+  assert.equal(store.peek(LOCKFILE), undefined, "no empty lockfile is created");
+  assert.ok(!store.log.some((l) => l.op === "put" && l.key === LOCKFILE));
+  assert.equal(await pendingLockfileDelta(a), null);
+  assert.equal(store.peek(".datastore.lock"), undefined, "the global lock is released");
+});
+
 Deno.test("each transaction applies only its own change to the fresh remote copy", async () => {
   const clock = new FakeClock();
   const store = new InMemoryStore({ clock });
