@@ -7,7 +7,15 @@
 import { type Command, Option } from "commander";
 import { errorReport, Output, UsageError } from "./output.ts";
 import type { CliIo } from "./output.ts";
-import { type CommonOptions, DEFAULT_CACHE_DIR, openSession, type Session } from "./session.ts";
+import { SluiceError } from "../sync/errors.ts";
+import { STATE_DIR } from "../sync/transfer/cache.ts";
+import {
+  type CommonOptions,
+  DEFAULT_CACHE_DIR,
+  openSession,
+  resolveCacheDir,
+  type Session,
+} from "./session.ts";
 
 /** The exit code of the command that ran (set by {@link action}). */
 export interface RunState {
@@ -86,7 +94,14 @@ export async function withSession<T>(
   fn: (s: Session, opts: CommonOptions) => Promise<T>,
 ): Promise<T> {
   const opts = cmd.opts<CommonOptions>();
-  const session = await openSession(opts, io, out, commandPath(cmd));
+  const undoFresh = await freshCacheUndo(resolveCacheDir(opts, io));
+  let session: Session;
+  try {
+    session = await openSession(opts, io, out, commandPath(cmd));
+  } catch (e) {
+    if (isConfigError(e)) await undoFresh();
+    throw e;
+  }
   let result: T;
   try {
     result = await fn(session, opts);
@@ -94,6 +109,9 @@ export async function withSession<T>(
     // A store that answered is the right one, even if the command then failed.
     await session.recordStore().catch(() => {}); // the command's own error is the one to report
     session.close();
+    // A configuration error before the store ever answered (a mistyped bucket,
+    // refused credentials) says nothing was changed: so is it, in the cache too.
+    if (!session.reached && isConfigError(e)) await undoFresh();
     throw e;
   }
   try {
@@ -102,6 +120,43 @@ export async function withSession<T>(
     session.close();
   }
   return result;
+}
+
+function isConfigError(e: unknown): boolean {
+  return e instanceof SluiceError && e.code === "invalid_config";
+}
+
+/**
+ * What a command creates in a cache before it reaches the store: the cache
+ * directory itself (with `--init`) and its state directory. The returned
+ * function removes them again, the directory only while nothing but the
+ * state directory is in it; what was there before is never touched.
+ */
+async function freshCacheUndo(dir: string): Promise<() => Promise<void>> {
+  const isDir = async (p: string) => {
+    try {
+      return (await Deno.lstat(p)).isDirectory;
+    } catch {
+      return null;
+    }
+  };
+  const state = `${dir}/${STATE_DIR}`;
+  const had = { dir: await isDir(dir) !== null, state: await isDir(state) !== null };
+  return async () => {
+    try {
+      if (!had.dir && await isDir(dir)) {
+        const names: string[] = [];
+        for await (const e of Deno.readDir(dir)) names.push(e.name);
+        if (names.every((n) => n === STATE_DIR)) {
+          await Deno.remove(dir, { recursive: true });
+          return;
+        }
+      }
+      if (!had.state && await isDir(state)) await Deno.remove(state, { recursive: true });
+    } catch {
+      // Best effort: the command's own error is the one to report.
+    }
+  };
 }
 
 /** Throws a {@link UsageError} unless `flag` is set. */

@@ -41,6 +41,12 @@ async function missingBucketFails(missing: string, env: Record<string, string>, 
     assert.equal(r.code, 78, `${what}: ${r.out}${r.err}`);
     assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, what);
     assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, what);
+    // "Nothing was changed" holds in the cache too: no state directory is
+    // left in c1, and the new cache c3 is not left behind.
+    const left: string[] = [];
+    for await (const e of Deno.readDir(`${dir}/c1`)) left.push(e.name);
+    assert.deepEqual(left, ["notes"], what);
+    await assert.rejects(Deno.stat(`${dir}/c3`), Deno.errors.NotFound, what);
   }
 }
 
@@ -87,12 +93,11 @@ Deno.test({
       const nothing = await cli(["push", "--cache", "c2"], keys, dir);
       assert.equal(nothing.code, 0, nothing.err);
       assert.match(nothing.out, /^Nothing to push: the cache holds no file to publish yet/);
-      // The failed first command did not tie c3 to the mistyped bucket: the right one is taken.
-      await Deno.writeTextFile(`${dir}/c3/b.txt`, "b");
-      const fixed = await cli(["push", "--cache", "c3", "--store", url(bucket)], keys, dir);
+      // The failed commands did not tie c1 to the mistyped bucket: the right one is taken.
+      const fixed = await cli(["push", "--cache", "c1", "--store", url(bucket)], keys, dir);
       assert.equal(fixed.code, 0, `${fixed.out}${fixed.err}`);
       assert.match(fixed.out, /^Pushed 1 file/m);
-      const later = await cli(["push", "--cache", "c3"], keys, dir);
+      const later = await cli(["push", "--cache", "c1"], keys, dir);
       assert.equal(later.code, 0, "now the cache records the store that answered");
       // A command that succeeds without asking the store does not tie the cache to it either.
       const local = await cli(
@@ -137,16 +142,17 @@ Deno.test({
       await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
       await missingBucketFails(url("no-such-bucket-16"), env, dir);
       const bucket = await gcs.createBucket();
-      // The failed first command did not tie c3 to the mistyped bucket: the right one is taken.
-      const fixed = await cli(["push", "--cache", "c3", "--store", url(bucket)], env, dir);
+      // The failed commands did not tie c1 to the mistyped bucket: the right one is taken.
+      const fixed = await cli(["push", "--cache", "c1", "--store", url(bucket)], env, dir);
       assert.equal(fixed.code, 0, `${fixed.out}${fixed.err}`);
-      const empty = await cli(
+      assert.match(fixed.out, /^Pushed 1 file/m);
+      const pulled = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
         env,
         dir,
       );
-      assert.equal(empty.code, 0, empty.err);
-      assert.match(empty.out, /Already up to date/);
+      assert.equal(pulled.code, 0, pulled.err);
+      assert.match(pulled.out, /^Pulled 1 file/);
     } finally {
       await removeTempDir(dir);
       await gcs.stop();
