@@ -202,6 +202,39 @@ Deno.test({
   },
 });
 
+Deno.test("chaos: an edit whose bytes the store already held (a marker repeating a peer's number) counts as published (I6)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const enc = new TextEncoder();
+    const store = new Map([["data/m/d/latest", enc.encode("1")]]);
+    const changes = new LocalChanges((k) => Promise.resolve(store.get(k)));
+    await changes.record(
+      { op: 1, clone: 0, path: "data/m/d/latest", how: "marker" },
+      enc.encode("1"),
+    );
+    await changes.record(
+      { op: 2, clone: 0, path: "data/m/d/other", how: "marker" },
+      enc.encode("1"),
+    );
+    // A peer then moved the marker on, and a pull brought its bytes here.
+    await Deno.mkdir(`${dir}/data/m/d`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/data/m/d/latest`, "2");
+    await Deno.writeTextFile(`${dir}/data/m/d/other`, "2");
+    const found = await changes.check(0, dir, 3);
+    assert.equal(found.length, 1, "only the edit the store never held is lost");
+    assert.match(found[0].message, /data\/m\/d\/other \(op #2, marker\) was lost/);
+    // Without a reader (as before), the first is reported too.
+    const blind = new LocalChanges();
+    await blind.record(
+      { op: 1, clone: 0, path: "data/m/d/latest", how: "marker" },
+      enc.encode("1"),
+    );
+    assert.equal((await blind.check(0, dir, 3)).length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("chaos: a local edit a pull overwrites is reported (I6); a published or set-aside one is not", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -10,8 +10,9 @@
  * - X's cache holds its bytes at P (or, for a deletion, no file at P); or
  * - a copy of its bytes is set aside under X's `.sluice/set-aside/`; or
  * - the store held its bytes at P (or, for a deletion, had no object at P
- *   after a delete) at some point after the edit: it was published, and a
- *   peer that then changed P based its change on it; or
+ *   after a delete) at some point after the edit, or already held them when
+ *   the edit was made (a marker can repeat a number a peer published): it
+ *   was published, and a peer that then changed P based its change on it; or
  * - X itself replaced it (a later edit, a run's own marker, a merge), or,
  *   for a deletion, X took theirs in a resolution.
  *
@@ -87,6 +88,15 @@ export class LocalChanges {
   /** Paths the store was seen without after a delete, with the last seq. */
   readonly #gone = new Map<string, number>();
   readonly #paths = new Set<string>();
+  readonly #read?: (key: string) => Promise<Uint8Array | undefined>;
+
+  /**
+   * `read` (optional) reads what the store holds at a key, past faults and
+   * scheduling: an edit whose bytes the store already holds counts as held.
+   */
+  constructor(read?: (key: string) => Promise<Uint8Array | undefined>) {
+    this.#read = read;
+  }
 
   /** True when `path` is one the edits touch (the store's writes to it are watched). */
   watches(path: string): boolean {
@@ -100,12 +110,12 @@ export class LocalChanges {
   ): Promise<void> {
     this.replaced(e.clone, e.path);
     this.#paths.add(e.path);
-    this.edits.push({
-      ...e,
-      hash: bytes ? await sha256Hex(bytes) : null,
-      seq: ++this.#seq,
-      state: "live",
-    });
+    const hash = bytes ? await sha256Hex(bytes) : null;
+    this.edits.push({ ...e, hash, seq: ++this.#seq, state: "live" });
+    if (hash && this.#read) {
+      const now = await this.#read(e.path);
+      if (now && await sha256Hex(now) === hash) this.#held.set(`${e.path}\0${hash}`, ++this.#seq);
+    }
   }
 
   /** Clone `clone` itself replaced whatever it had at `path` (a run's marker, a merge). */

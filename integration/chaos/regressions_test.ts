@@ -350,3 +350,15 @@ Deno.test("chaos regression: an own upload stranded by a crash is deleted once i
     '{"seed":1800801,"clones":4,"kinds":["api","api","core","core"],"ops":[{"id":0,"kind":"crash","clone":1,"at":"commit"},{"id":5,"kind":"config","clone":3,"file":2},{"id":6,"kind":"tick","n":5,"pick":2101897706},{"id":7,"kind":"crash","clone":3,"at":"commit"},{"id":11,"kind":"delete","clone":3,"file":2,"how":"push"},{"id":15,"kind":"adopt","clone":1,"file":2},{"id":27,"kind":"tick","n":3,"pick":303308735},{"id":32,"kind":"delete","clone":1,"file":2,"how":"hand"}]}',
   );
 });
+
+/**
+ * Seed 2402941: a marker write repeated the number a peer had just published
+ * ("1"), a peer then moved the marker on, and the pull took its bytes. Nothing
+ * was lost (the store held those bytes when the edit was made), but I6 said
+ * so: the checker now counts bytes the store already held as published.
+ */
+Deno.test("chaos regression: a marker that repeats a peer's published number is not a lost edit (I6)", async () => {
+  await clean(
+    '{"seed":2402941,"clones":4,"v2":true,"kinds":["core","core","core-single-phase","core"],"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"sync","clone":2},{"id":4,"kind":"tick","n":12,"pick":851116035},{"id":5,"kind":"outage","on":true},{"id":8,"kind":"tick","n":2,"pick":1897354722},{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":10,"kind":"outage","on":false},{"id":11,"kind":"breakglass","model":0},{"id":13,"kind":"tick","n":20,"pick":2080882241},{"id":23,"kind":"marker","clone":1,"model":0,"data":0,"back":false},{"id":25,"kind":"resolve","clone":1,"pick":5,"how":"merged"},{"id":29,"kind":"run","clone":2,"model":0,"data":0,"workMs":0}]}',
+  );
+});

@@ -73,7 +73,7 @@ class World {
   readonly root: string;
   readonly options: WorkloadOptions;
   readonly truth = new GroundTruth();
-  readonly changes = new LocalChanges();
+  readonly changes = new LocalChanges((key) => this.target.inspect.read(key));
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
