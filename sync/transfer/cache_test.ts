@@ -96,6 +96,36 @@ for (const calls of CALLS) {
   });
 }
 
+Deno.test("a link deep on a path is refused, whether it leads out of the cache or inside it; a cache under a link is used", async () => {
+  await using t = await tempCache();
+  const outside = await Deno.makeTempDir({ prefix: "sluice-cache-outside-" });
+  try {
+    await Deno.mkdir(`${outside}/c`);
+    await Deno.writeTextFile(`${outside}/c/secret`, "outside");
+    await Deno.mkdir(`${t.dir}/a/real/c`, { recursive: true });
+    await Deno.writeTextFile(`${t.dir}/a/real/c/f`, "inside");
+    await Deno.symlink(outside, `${t.dir}/a/out`);
+    await Deno.symlink("real", `${t.dir}/a/in`);
+    for (const p of ["a/out/c/secret", "a/in/c/f"]) {
+      await assert.rejects(t.cache.stat(p), (e) => {
+        assert.ok(e instanceof UnsafePathError, String(e));
+        assert.match(e.message, /a\/(out|in) is a symbolic link/);
+        return true;
+      }, p);
+      await assert.rejects(t.cache.read(p), UnsafePathError, p);
+    }
+    assert.equal(dec(await t.cache.read("a/real/c/f")), "inside");
+    // The cache directory itself may be reached through a link.
+    const via = `${outside}/via`;
+    await Deno.symlink(t.dir, via);
+    const linked = new LocalCache(via);
+    assert.equal(dec(await linked.read("a/real/c/f")), "inside");
+    await assert.rejects(linked.read("a/in/c/f"), UnsafePathError);
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
 for (const calls of CALLS) {
   Deno.test(`a directory a write checked or made is checked again after resetChecks: a link put in its place is refused (${calls} calls)`, async () => {
     await using t = await tempCache(calls);
