@@ -55,3 +55,33 @@ Deno.test("a companion shard another v1 commit wrote meanwhile is brought up to 
   const shard = JSON.parse(new TextDecoder().decode((await store.get(SHARD)).body));
   assert.deepEqual(Object.keys(shard.entries).sort(), [MINE, THEIRS]);
 });
+
+Deno.test("a first commit (no index object yet) writes its shards without reading them; a shard left behind is refreshed from the index", async () => {
+  const store = new InMemoryStore();
+  const LEFT = "data/aws/ec2/vpc/old/state/1/raw";
+  const left = shardKey(shardOf(LEFT));
+  // A shard left behind by hand, with an entry the index no longer has.
+  await store.put(
+    left,
+    new TextEncoder().encode(JSON.stringify({ version: 1, entries: { [LEFT]: {} } })),
+    { kind: "create" },
+  );
+  const other = "data/gcp/vm/web/state/1/raw";
+  await updateIndex(
+    store,
+    { set: { [MINE]: entry("mine"), [LEFT]: entry("left"), [other]: entry("o") }, remove: [] },
+    retry,
+  );
+  const heads = store.log.filter((l) => l.op === "head" && l.key.startsWith("_index/"));
+  assert.ok(
+    !heads.some((l) => l.key === SHARD || l.key === shardKey(shardOf(other))),
+    `no HEAD of a shard the first commit created: ${JSON.stringify(heads)}`,
+  );
+  const read = async (k: string) =>
+    Object.keys(JSON.parse(new TextDecoder().decode((await store.get(k)).body)).entries).sort();
+  assert.deepEqual(await read(SHARD), [MINE]);
+  assert.deepEqual(await read(shardKey(shardOf(other))), [other]);
+  assert.deepEqual(await read(left), [LEFT], "the shard left behind is rewritten from the index");
+  const shard = JSON.parse(new TextDecoder().decode((await store.get(left)).body));
+  assert.equal(shard.entries[LEFT].sluice.v, "left");
+});

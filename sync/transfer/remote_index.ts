@@ -239,8 +239,14 @@ export async function updateIndex(
     const complete = await apply(store, c, entries, change);
     const expected = cur ? cur.version.slice(3) : null;
     // Read before the companion step reads the meta: beside the index write,
-    // or before it when requests go one at a time (`concurrency` 1).
-    const reading = shardVersions(store, touchedShards(change), c);
+    // or before it when requests go one at a time (`concurrency` 1). A new
+    // index object (a first push into the bucket) has no shards to read:
+    // each is written only where none is, and one there after all (left
+    // behind by hand) refuses that write and is refreshed from the index.
+    const touched = touchedShards(change);
+    const reading = cur
+      ? shardVersions(store, touched, c)
+      : Promise.resolve(new Map([...touched].map((s) => [s, null])));
     const shards = (c.concurrency ?? 4) > 1 ? reading : Promise.resolve(await reading);
     const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
     if (!v) {
