@@ -10,6 +10,7 @@ import { LINK_REFUSED, type LocalCache, walkFiles } from "../transfer/cache.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
+import type { ProgressEvent } from "../events.ts";
 
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
@@ -21,6 +22,10 @@ import type { PlanEntry } from "../context.ts";
  * empty the bucket): the synced paths it finds gone from the cache, and not
  * planned otherwise, are added to `deletedHere` instead, so that the push can
  * say they were not deleted remotely.
+ *
+ * A walk hashes the files whose size or mtime changed since they were
+ * synced once it has listed them, calling `onProgress` (`op: "walk"`) after
+ * each, against their count and bytes.
  */
 export async function buildPlan(
   cache: LocalCache,
@@ -30,6 +35,7 @@ export async function buildPlan(
   onSkip: (path: string, reason: string) => void,
   expandedDirs: string[] = [],
   deletedHere: string[] = [],
+  onProgress?: (p: ProgressEvent) => void,
 ): Promise<PlanEntry[]> {
   const plan = new Map<string, PlanEntry>();
   const add = (
@@ -112,6 +118,10 @@ export async function buildPlan(
     // Synced paths the walk meets: the others are gone from the cache (or
     // hidden from the walk, as under a link: those are checked one by one).
     const met = new Set<string>();
+    // Files whose size or mtime differs from what was synced: hashed once the
+    // walk has listed them all, so that the hashing (the long part) reports
+    // its progress against a known total.
+    const changed: { path: string; size: number; mtimeMs: number }[] = [];
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
       if (state.synced(f.path)) met.add(f.path);
       if (plan.has(f.path) || isLayoutInternal(f.path)) continue;
@@ -126,9 +136,24 @@ export async function buildPlan(
       }
       const s = state.synced(f.path);
       if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+      changed.push(f);
+    }
+    const bytesTotal = changed.reduce((n, f) => n + f.size, 0);
+    let bytesDone = 0;
+    for (let i = 0; i < changed.length; i++) {
+      const f = changed[i];
       // Hashed in chunks: a walk never holds a whole (possibly large) file.
       const local = await cache.hashFile(f.path);
+      bytesDone += f.size;
+      onProgress?.({
+        op: "walk",
+        filesDone: i + 1,
+        filesTotal: changed.length,
+        bytesDone,
+        bytesTotal,
+      });
       if (!local) continue;
+      const s = state.synced(f.path);
       if (s && s.hash === local.hash) {
         state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
         continue;

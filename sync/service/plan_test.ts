@@ -99,3 +99,16 @@ Deno.test("a walk puts only files whose bytes changed, and refreshes the mtime o
   assert.ok(plan.every((e) => e.source === "walk"));
   assert.equal(t.state.synced("same.txt")?.mtimeMs, touched.getTime());
 });
+
+Deno.test("a walk reports its hashing as progress, against the count and bytes of the files it found changed", async () => {
+  await using t = await setup();
+  await t.synced("same.txt", "unchanged");
+  await t.cache.write("a.txt", enc("12345"));
+  await t.cache.write("b/c.txt", enc("123"));
+  const seen: string[] = [];
+  const plan = await buildPlan(t.cache, t.state, [], true, () => {}, [], [], (p) => {
+    seen.push(`${p.op} ${p.filesDone}/${p.filesTotal} ${p.bytesDone}/${p.bytesTotal}`);
+  });
+  assert.deepEqual(actions(plan), ["put a.txt", "put b/c.txt"]);
+  assert.deepEqual(seen, ["walk 1/2 5/8", "walk 2/2 8/8"], "the unchanged file is not hashed");
+});

@@ -364,6 +364,7 @@ export class SyncService {
         },
         expandedDirs,
         deletedHere,
+        (p) => this.events.listenerCount("progress") > 0 && this.events.emit("progress", p),
       );
     // A deletion here that met a change there is an open conflict, reported as one.
     for (const p of deletedHere.sort()) {

@@ -247,6 +247,14 @@ Deno.test("progress events report files and bytes", async () => {
   }
   await a.pushChanged();
   assert.deepEqual(seen, [1, 2, 3]);
+  // A push of the whole cache first hashes what its walk found changed, and says so.
+  const ops: string[] = [];
+  a.events.on("progress", (p) => ops.push(`${p.op} ${p.filesDone}/${p.filesTotal}`));
+  await write(a.cacheDir, "f0", "changed");
+  await write(a.cacheDir, "f3", "new");
+  await a.markDirty();
+  await a.pushChanged();
+  assert.deepEqual(ops, ["walk 1/2", "walk 2/2", "push 1/2", "push 2/2"]);
 });
 
 async function inode(file: string): Promise<number | null> {
