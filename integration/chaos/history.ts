@@ -146,9 +146,19 @@ export type Op =
    * stopped, none of its store calls is released and none of its timers
    * fires (its lock heartbeats stop too), as fake time passes for the
    * others; then its overdue timers fire. Inserted into some histories from
-   * a generator of its own (see {@link generateHistory}).
+   * a generator of its own (see {@link generateHistory}). With
+   * `at: "companions"`, the stop is armed instead: it happens when the
+   * clone's command next stops after its write of the v1 index object,
+   * before the shards and meta written beside it (the window in which the
+   * bucket may turn v2 under a v1 commit).
    */
-  | { readonly id: number; readonly kind: "stall"; readonly clone: number; readonly on: boolean }
+  | {
+    readonly id: number;
+    readonly kind: "stall";
+    readonly clone: number;
+    readonly on: boolean;
+    readonly at?: "companions";
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -434,8 +444,15 @@ function insertStalls(ops: Op[], clones: number, rng: Rng, share: number): void 
     const at = rng.int(ops.length);
     const off = at + rng.range(2, 12);
     // Off first, so that `at` still points where it did.
+    const armed = rng.chance(0.4);
     if (off < ops.length) ops.splice(off, 0, { id: id++, kind: "stall", clone, on: false });
-    ops.splice(at, 0, { id: id++, kind: "stall", clone, on: true });
+    ops.splice(
+      at,
+      0,
+      armed
+        ? { id: id++, kind: "stall", clone, on: true, at: "companions" }
+        : { id: id++, kind: "stall", clone, on: true },
+    );
   }
 }
 
@@ -497,7 +514,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "outage":
       return `${head} ${op.on ? "on" : "off"}`;
     case "stall":
-      return `${head} c${op.clone} ${op.on ? "stops" : "goes on"}`;
+      return `${head} c${op.clone} ${
+        op.on ? op.at ? "stops after its next v1 index write" : "stops" : "goes on"
+      }`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":

@@ -362,3 +362,17 @@ Deno.test("chaos regression: a marker that repeats a peer's published number is 
     '{"seed":2402941,"clones":4,"v2":true,"kinds":["core","core","core-single-phase","core"],"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"sync","clone":2},{"id":4,"kind":"tick","n":12,"pick":851116035},{"id":5,"kind":"outage","on":true},{"id":8,"kind":"tick","n":2,"pick":1897354722},{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":10,"kind":"outage","on":false},{"id":11,"kind":"breakglass","model":0},{"id":13,"kind":"tick","n":20,"pick":2080882241},{"id":23,"kind":"marker","clone":1,"model":0,"data":0,"back":false},{"id":25,"kind":"resolve","clone":1,"pick":5,"how":"merged"},{"id":29,"kind":"run","clone":2,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I7/I8: a v1 commit stopped right after its index write (the armed stall
+ * move), while the bucket turned v2 and a peer deleted the file it had
+ * written; going on, it replayed its change into the v2 index unchecked,
+ * naming the deleted object. Built with the armed stall, which was taught
+ * this move after a review found the bug; failing before 58d3591 (the
+ * replay is verified against the store path by path).
+ */
+Deno.test("chaos regression: a v1 commit stopped after its index write while the bucket turned v2 names no deleted object (I7, I8)", async () => {
+  await clean(
+    '{"seed":7,"clones":2,"ops":[{"id":1,"kind":"stall","clone":0,"on":true,"at":"companions"},{"id":2,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":3,"kind":"tick","n":40,"pick":11},{"id":4,"kind":"migrate","clone":1},{"id":5,"kind":"tick","n":40,"pick":12},{"id":6,"kind":"sync","clone":1},{"id":7,"kind":"tick","n":40,"pick":13},{"id":8,"kind":"delete","clone":1,"file":0,"how":"push"},{"id":9,"kind":"tick","n":40,"pick":14},{"id":10,"kind":"stall","clone":0,"on":false}]}',
+  );
+});

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { formatOp, generateHistory, type Op, parseHistory } from "./history.ts";
 import { SimScheduler } from "./scheduler.ts";
+import { runHistory } from "./workload.ts";
 
 Deno.test("scheduler: a stopped owner's calls are not released, by ticks or in order, until it goes on", async () => {
   const sched = new SimScheduler();
@@ -75,4 +76,28 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
   const op: Op = { id: 3, kind: "stall", clone: 1, on: true };
   assert.equal(formatOp(op), "#3 stall c1 stops");
   assert.equal(formatOp({ ...op, on: false }), "#3 stall c1 goes on");
+});
+
+Deno.test("history: an armed stall stops a clone right after its v1 index write, before the shards and meta beside it", async () => {
+  const lines: string[] = [];
+  const h = parseHistory(JSON.stringify({
+    seed: 7,
+    clones: 2,
+    ops: [
+      { id: 1, kind: "stall", clone: 0, on: true, at: "companions" },
+      { id: 2, kind: "edit", clone: 0, file: 0, how: "push" },
+      { id: 3, kind: "tick", n: 40, pick: 11 },
+      { id: 4, kind: "migrate", clone: 1 },
+      { id: 5, kind: "tick", n: 40, pick: 12 },
+      { id: 6, kind: "stall", clone: 0, on: false },
+    ],
+  }));
+  const r = await runHistory(h, { trace: (l) => lines.push(l) });
+  assert.deepEqual(r.violations, []);
+  assert.equal(r.stats.companionStalls, 1, lines.join("\n"));
+  const stop = lines.findIndex((l) =>
+    /c0 stops after its v1 index write \(.* on (get|head|put) _index\//.test(l)
+  );
+  assert.ok(stop >= 0, lines.join("\n"));
+  assert.equal(formatOp(h.ops[0]), "#1 stall c0 stops after its next v1 index write");
 });

@@ -72,6 +72,8 @@ export interface ChaosStats {
   outages: number;
   /** Clone processes stopped (a stall), later going on or crashing. */
   stalls: number;
+  /** Of them, stops armed to come right after a clone's v1 index write. */
+  companionStalls: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -131,6 +133,7 @@ export function emptyStats(): ChaosStats {
     locksBroken: 0,
     outages: 0,
     stalls: 0,
+    companionStalls: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,

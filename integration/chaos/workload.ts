@@ -86,6 +86,8 @@ class World {
   readonly #env: CommandEnv;
   /** Clones armed to crash between a commit-step write and the index update: saw that write? */
   readonly #armed = new Map<CloneSlot, boolean>();
+  /** Clones armed to stop after their next v1 index write: true once it was seen. */
+  readonly #stallArmed = new Map<CloneSlot, boolean>();
   /** Armed clones now parked at the index update, to crash after this decision. */
   readonly #due = new Set<CloneSlot>();
 
@@ -147,6 +149,19 @@ class World {
 
   /** The scheduler parked `unit` on `what`: a commit crash of an armed clone may be due. */
   #parked(unit: Unit, what: string): void {
+    const stalling = this.clones.find((s) => s.owner === unit.owner && this.#stallArmed.has(s));
+    if (stalling) {
+      if (/^put \.datastore-index\.json/.test(what)) this.#stallArmed.set(stalling, true);
+      else if (this.#stallArmed.get(stalling)) {
+        // The index object is written; what follows it (the shards and meta
+        // beside it) waits until the clone goes on.
+        this.#stallArmed.delete(stalling);
+        this.stats.stalls++;
+        this.stats.companionStalls++;
+        this.#note(`c${stalling.index} stops after its v1 index write (${unit.label} on ${what})`);
+        this.sched.stop(unit.owner);
+      }
+    }
     const slot = this.clones.find((s) => s.owner === unit.owner && this.#armed.has(s));
     const point = slot && commitCrashPoint(what);
     if (point === "write") this.#armed.set(slot!, true);
@@ -306,10 +321,16 @@ class World {
         break;
       case "stall": {
         const owner = this.clones[op.clone].owner;
-        if (op.on && !this.sched.isStopped(owner)) {
+        if (op.on && op.at === "companions") {
+          this.#note(`c${op.clone} is armed to stop after its next v1 index write`);
+          this.#stallArmed.set(this.clones[op.clone], false);
+        } else if (op.on && !this.sched.isStopped(owner)) {
           this.stats.stalls++;
           this.sched.stop(owner);
-        } else if (!op.on) this.sched.resume(owner);
+        } else if (!op.on) {
+          this.#stallArmed.delete(this.clones[op.clone]);
+          this.sched.resume(owner);
+        }
         break;
       }
       case "flaky":
