@@ -254,6 +254,7 @@ class World {
   async #crash(slot: CloneSlot, why: "crashed" | "hung"): Promise<void> {
     this.#armed.delete(slot);
     this.#due.delete(slot);
+    this.#stallArmed.delete(slot);
     this.sched.resume(slot.owner); // a stopped process can die too: its restart runs
     this.sched.freeze(slot.owner);
     for (const l of slot.locks) l.abandon();
@@ -441,6 +442,7 @@ class World {
     this.stats.chaosDecisions = this.sched.stats.decisions;
     this.#armed.clear();
     this.#due.clear();
+    this.#stallArmed.clear();
     for (const slot of this.clones) this.sched.resume(slot.owner);
     await this.target.faults.heal();
     await this.drain();
