@@ -412,7 +412,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
     }
   }
-  insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35);
+  insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -432,20 +432,29 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
 
 /**
  * Inserts one or two stalls (a clone stopped, then going on some operations
- * later, or at the end) into `ops`, in a share of histories. The stall
+ * later, or at the end) into `ops`, in a share of histories; a stall armed
+ * to come after a v1 index write often gets a move to v2 by another clone
+ * before it goes on. The stall
  * operations take ids after every other, so the others keep theirs, and a
  * seed without stalls generates what it did before stalls existed.
  */
-function insertStalls(ops: Op[], clones: number, rng: Rng, share: number): void {
+function insertStalls(ops: Op[], clones: number, rng: Rng, share: number, v1: boolean): void {
   if (ops.length === 0 || !rng.chance(share)) return;
   let id = Math.max(...ops.map((o) => o.id)) + 1;
   for (let n = rng.range(1, 2); n > 0; n--) {
     const clone = rng.int(clones);
     const at = rng.int(ops.length);
     const off = at + rng.range(2, 12);
-    // Off first, so that `at` still points where it did.
     const armed = rng.chance(0.4);
+    // Later positions first, so that `at` still points where it did.
     if (off < ops.length) ops.splice(off, 0, { id: id++, kind: "stall", clone, on: false });
+    // A stop armed after a v1 index write is there for the move to v2 that
+    // may run meanwhile: on a v1 bucket, another clone often moves it then
+    // (just before the stopped clone goes on).
+    if (armed && v1 && clones > 1 && rng.chance(0.5)) {
+      const mover = (clone + rng.range(1, clones - 1)) % clones;
+      ops.splice(Math.min(off, ops.length), 0, { id: id++, kind: "migrate", clone: mover });
+    }
     ops.splice(
       at,
       0,
