@@ -65,8 +65,14 @@ function warnPending(ctx: PushContext, pending: readonly UploadRef[]): void {
   ctx.events.emit("warning", { code: "erasure_pending", message });
 }
 
-/** Completes an erasure a crash interrupted, and leaves those entries out of this push. */
-async function resume(ctx: PushContext, journal: ErasureJournal): Promise<void> {
+/**
+ * Completes an erasure a crash (or a failed deletion) left, and leaves those
+ * entries out of this push. Returns the prefixes to refresh once this push
+ * is decided: refreshed now, a pull would meet this push's own new versions
+ * in the cache (a refused run's among them) and set them aside as conflicts
+ * with a peer's, where the refusal could no longer erase them.
+ */
+async function resume(ctx: PushContext, journal: ErasureJournal): Promise<string[]> {
   const prefixes = [...journal.prefixes];
   const outcome = await completeErasure(ctx, journal);
   const stillDirty = new Set(outcome.markers.filter((m) => m.dirty).map((m) => m.path));
@@ -80,7 +86,7 @@ async function resume(ctx: PushContext, journal: ErasureJournal): Promise<void> 
   const done = outcome.erased.join(", ");
   if (done) ctx.note(REFUSED_RUN_ERASER, `completed the interrupted erasure of ${done}`);
   warnPending(ctx, outcome.pending);
-  await refresh(ctx, prefixes);
+  return prefixes;
 }
 
 /** Leaves held runs' versions (and markers naming them) and pending erasures out of this push. */
@@ -110,6 +116,7 @@ async function refuse(
   ctx: PushContext,
   err: ModelLockLostError,
   journal: ErasureJournal,
+  resumed: readonly string[],
 ): Promise<never> {
   const dirs = [...new Set(ctx.written.map((d) => d.replace(/\/+$/, "")))];
   const byPath = new Map(ctx.plan.map((e) => [e.path, e]));
@@ -121,7 +128,7 @@ async function refuse(
   const problems = await findUnattributable(ctx.cache, dirs, ctx.preexisting, syncedBefore);
   // An object this push only found in place with equal bytes is someone else's: never delete it.
   const uploads = refusedUploads(ctx.uploaded, dirs, (u) => u.outcome === "identical");
-  const prefixes = modelPrefixes(err.lost, dirs);
+  const prefixes = [...new Set([...modelPrefixes(err.lost, dirs), ...resumed])];
   if (problems.length > 0) {
     journal.held.push({ dirs, problems, uploads, at: ctx.clock.now() });
     await writeErasureJournal(ctx.cache, journal);
@@ -169,14 +176,15 @@ async function refuse(
 export function refusedRunEraser(): Middleware<PushContext> {
   return async function refusedRunEraserGate(ctx, next) {
     const journal = await readErasureJournal(ctx.cache);
-    if (!ctx.dryRun && journalPending(journal)) await resume(ctx, journal);
+    const resumed = !ctx.dryRun && journalPending(journal) ? await resume(ctx, journal) : [];
     await hold(ctx, journal);
     try {
       await next();
     } catch (e) {
       if (!(e instanceof ModelLockLostError) || ctx.dryRun) throw e;
-      await refuse(ctx, e, journal);
+      await refuse(ctx, e, journal, resumed);
     }
+    await refresh(ctx, resumed);
   };
 }
 

@@ -233,6 +233,35 @@ Deno.test("a journaled erasure interrupted by a crash is completed before the ne
   assert.equal(journalPending(await readErasureJournal(m.cache)), false);
 });
 
+Deno.test("the refresh of a completed earlier erasure waits until this push is decided", async () => {
+  // An earlier refused run's remote deletion is still to do (an outage failed it).
+  const journaled = async (m: Awaited<ReturnType<typeof arranged>>) =>
+    await m.cache.writeState(ERASURE_JOURNAL, {
+      ...emptyJournal(),
+      uploads: [{ path: "data/t/m/d/9/raw", version: "gone" }],
+      prefixes: ["data/t/m"],
+    });
+  // Pushed: the refresh comes after the push, never over this run's new version.
+  const ok = await arranged();
+  await journaled(ok);
+  let before = -1;
+  assert.equal(await run(ok, () => void (before = ok.refreshed.length)), undefined);
+  assert.equal(before, 0, "no refresh before the push went through");
+  assert.deepEqual(ok.refreshed, [["data/t/m"]]);
+  // Refused: the run's version is erased first, then one refresh covers both.
+  const refused = await arranged();
+  await journaled(refused);
+  let seen = -1;
+  const e = await run(refused, () => {
+    seen = refused.refreshed.length;
+    throw lost();
+  });
+  assert.ok(e instanceof ModelLockLostError);
+  assert.equal(seen, 0, "no refresh while the run's version was still in the cache");
+  assert.equal(await refused.cache.read(`${V2}/raw`), null);
+  assert.deepEqual(refused.refreshed, [["data/t/m"]]);
+});
+
 Deno.test("a dry run over an erasure cut off after its move shows a later run's same version as to push", async () => {
   const m = await arranged();
   // The refused run's V2 was moved away before a crash; the V2 in the cache is a later run's.
