@@ -414,6 +414,12 @@ Deno.test("command line: seeds, store, gates", async () => {
   assert.equal(parseChaosArgs(["--seed", "9"]).seeds, 1);
   assert.throws(() => parseChaosArgs(["--seeds", "0"]), /integer >= 1/);
   assert.throws(() => parseChaosArgs(["--bogus"]), /unknown argument/);
+  // A weighting aimed at one kind of loss, as a hunt uses.
+  const aimed = parseChaosArgs(["--weights", "migrate=8,run=25", "--stall-share", "1"]);
+  assert.deepEqual(aimed.generate, { weights: { migrate: 8, run: 25 }, stallShare: 1 });
+  assert.deepEqual(parseChaosArgs([]).generate, {});
+  assert.throws(() => parseChaosArgs(["--weights", "migrat=8"]), /kind=n pairs/);
+  assert.throws(() => parseChaosArgs(["--stall-share", "2"]), /from 0 to 1/);
   const memory = chaosTarget("memory");
   assert.equal(memory.kind, "memory");
   await memory.stop();

@@ -218,7 +218,8 @@ export interface GenerateOptions {
 /** The kinds drawn by weight (stalls are inserted afterwards, from a generator of their own). */
 export type DrawnKind = Exclude<OpKind, "stall">;
 
-const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
+/** The default weight of each drawn kind (`--weights` replaces some). */
+export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
   run: 20,
   tick: 34,
   wait: 5,

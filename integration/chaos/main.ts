@@ -20,7 +20,15 @@
  * @module
  */
 import pMap from "p-map";
-import { formatHistory, generateHistory, type History, parseHistory } from "./history.ts";
+import {
+  type DrawnKind,
+  formatHistory,
+  generateHistory,
+  type GenerateOptions,
+  type History,
+  parseHistory,
+  WEIGHTS,
+} from "./history.ts";
 import { shrinkHistory } from "./shrink.ts";
 import { chaosTarget, ServerMissingError, type ServerTarget } from "./servers.ts";
 import {
@@ -51,10 +59,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
+  /** How histories are drawn: `--weights kind=n,…` and `--stall-share x` (default: the defaults). */
+  readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -71,6 +81,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
     json: false,
     trace: false,
     report: 3,
+    generate: {} as GenerateOptions,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -129,6 +140,32 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--trace":
         out.trace = true;
         break;
+      case "--weights": {
+        const weights: Partial<Record<DrawnKind, number>> = {};
+        for (const pair of value().split(",").filter(Boolean)) {
+          const [k, v] = pair.split("=");
+          const n = Number(v);
+          if (!Object.hasOwn(WEIGHTS, k) || !Number.isFinite(n) || n < 0) {
+            throw new Error(
+              `--weights takes kind=n pairs, n >= 0, kinds ${
+                Object.keys(WEIGHTS).join(", ")
+              }; got ${pair}\n${USAGE}`,
+            );
+          }
+          weights[k as DrawnKind] = n;
+        }
+        out.generate = { ...out.generate, weights };
+        break;
+      }
+      case "--stall-share": {
+        const v = value();
+        const n = Number(v);
+        if (!Number.isFinite(n) || n < 0 || n > 1) {
+          throw new Error(`--stall-share takes a number from 0 to 1, got ${v}\n${USAGE}`);
+        }
+        out.generate = { ...out.generate, stallShare: n };
+        break;
+      }
       case "--help":
       case "-h":
         throw new Error(USAGE);
@@ -198,6 +235,7 @@ async function runInWorkers(
         jobs: args.jobs,
         disable: options.disable ?? [],
         tempDir: options.tempDir,
+        generate: args.generate,
       };
       worker.postMessage(request);
     });
@@ -306,7 +344,7 @@ async function run(
     if (workers <= 1) {
       let done = 0;
       await pMap(seeds, async (seed) => {
-        const r = await runHistory(generateHistory(seed), options);
+        const r = await runHistory(generateHistory(seed, args.generate), options);
         addStats(total, r.stats);
         if (r.violations.length > 0) failures.push(r);
         progress(++done);

@@ -8,7 +8,7 @@
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
 import pMap from "p-map";
-import { generateHistory } from "./history.ts";
+import { generateHistory, type GenerateOptions } from "./history.ts";
 import { memoryTarget } from "./target.ts";
 import { addStats, emptyStats, type HistoryResult, runHistory } from "./workload.ts";
 
@@ -18,6 +18,8 @@ export interface WorkerRequest {
   readonly jobs: number;
   readonly disable: readonly string[];
   readonly tempDir?: string;
+  /** How histories are drawn (the weights and stall share given). */
+  readonly generate?: GenerateOptions;
 }
 
 /** What a worker posts: progress after each history, then the end. */
@@ -30,7 +32,7 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const options = { target: memoryTarget, disable: req.disable, tempDir: req.tempDir };
   const total = emptyStats();
   await pMap(req.seeds, async (seed) => {
-    const r = await runHistory(generateHistory(seed), options);
+    const r = await runHistory(generateHistory(seed, req.generate), options);
     addStats(total, r.stats);
     const failed = r.violations.length > 0
       ? { history: r.history, violations: r.violations, elapsedMs: r.elapsedMs }
