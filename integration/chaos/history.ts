@@ -435,7 +435,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
  * Inserts one or two stalls (a clone stopped, then going on some operations
  * later, or at the end) into `ops`, in a share of histories; a stall armed
  * to come after a v1 index write often gets a move to v2 by another clone
- * before it goes on. The stall
+ * before it goes on, and sometimes a shared file that the stopped clone
+ * edits and the mover then changes too. The stall
  * operations take ids after every other, so the others keep theirs, and a
  * seed without stalls generates what it did before stalls existed.
  */
@@ -451,11 +452,27 @@ function insertStalls(ops: Op[], clones: number, rng: Rng, share: number, v1: bo
     if (off < ops.length) ops.splice(off, 0, { id: id++, kind: "stall", clone, on: false });
     // A stop armed after a v1 index write is there for the move to v2 that
     // may run meanwhile: on a v1 bucket, another clone often moves it then
-    // (just before the stopped clone goes on).
-    if (armed && v1 && clones > 1 && rng.chance(0.5)) {
-      const mover = (clone + rng.range(1, clones - 1)) % clones;
-      ops.splice(Math.min(off, ops.length), 0, { id: id++, kind: "migrate", clone: mover });
+    // (just before the stopped clone goes on), and sometimes the stopped
+    // clone's commit is an edit of a shared file that the mover then edits
+    // or deletes on the v2 bucket, before the stopped commit goes on.
+    const aimed = armed && v1 && clones > 1 && rng.chance(0.5);
+    const mover = aimed ? (clone + rng.range(1, clones - 1)) % clones : 0;
+    const file = rng.int(SHARED_FILES.length);
+    const race = aimed && rng.chance(0.5);
+    if (aimed) {
+      const end = Math.min(off, ops.length);
+      if (race) {
+        ops.splice(
+          end,
+          0,
+          rng.chance(0.5)
+            ? { id: id++, kind: "delete", clone: mover, file, how: "push" }
+            : { id: id++, kind: "edit", clone: mover, file, how: "push" },
+        );
+      }
+      ops.splice(end, 0, { id: id++, kind: "migrate", clone: mover });
     }
+    if (race) ops.splice(at, 0, { id: id++, kind: "edit", clone, file, how: "push" });
     ops.splice(
       at,
       0,
