@@ -461,10 +461,15 @@ function insertStalls(ops: Op[], clones: number, rng: Rng, share: number, v1: bo
     const race = aimed && rng.chance(0.5);
     if (aimed) {
       const end = Math.min(off, ops.length);
+      // Queued commands run only as the scheduler goes on: time for them
+      // before the stopped clone goes on.
+      ops.splice(end, 0, { id: id++, kind: "tick", n: rng.range(40, 80), pick: rng.int(2 ** 31) });
       if (race) {
+        // After a sync: a clone that never synced the file has nothing to delete.
         ops.splice(
           end,
           0,
+          { id: id++, kind: "sync", clone: mover },
           rng.chance(0.5)
             ? { id: id++, kind: "delete", clone: mover, file, how: "push" }
             : { id: id++, kind: "edit", clone: mover, file, how: "push" },

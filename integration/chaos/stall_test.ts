@@ -75,7 +75,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
     const first = stalls.find((o) => o.kind === "stall" && o.on);
     assert.ok(first);
     for (const o of inserted.filter((o) => o.kind !== "stall")) {
-      assert.ok(["migrate", "edit", "delete"].includes(o.kind), o.kind);
+      assert.ok(["migrate", "sync", "edit", "delete", "tick"].includes(o.kind), o.kind);
       assert.ok(!h.v2);
       assert.ok(stalls.some((s) => s.kind === "stall" && s.at === "companions"));
     }
