@@ -11,8 +11,9 @@
  * - a copy of its bytes is set aside under X's `.sluice/set-aside/`; or
  * - the store held its bytes at P (or, for a deletion, had no object at P
  *   after a delete) at some point after the edit, or already held them when
- *   the edit was made (a marker can repeat a number a peer published): it
- *   was published, and a peer that then changed P based its change on it; or
+ *   the edit was made, as its object or as what the index names (a marker
+ *   can repeat a number a peer published): it was published, and a peer
+ *   that then changed P based its change on it; or
  * - X itself replaced it (a later edit, a run's own marker, a merge), or,
  *   for a deletion, X took theirs in a resolution.
  *
@@ -89,13 +90,21 @@ export class LocalChanges {
   readonly #gone = new Map<string, number>();
   readonly #paths = new Set<string>();
   readonly #read?: (key: string) => Promise<Uint8Array | undefined>;
+  readonly #committed?: (key: string) => Promise<string | undefined>;
 
   /**
-   * `read` (optional) reads what the store holds at a key, past faults and
-   * scheduling: an edit whose bytes the store already holds counts as held.
+   * `read` (optional) reads what the store holds at a key, and `committed`
+   * the hash the remote index names for it, both past faults and
+   * scheduling: an edit whose bytes the store already holds, or that the
+   * index already names (while another writer's object waits uncommitted
+   * there), counts as held.
    */
-  constructor(read?: (key: string) => Promise<Uint8Array | undefined>) {
+  constructor(
+    read?: (key: string) => Promise<Uint8Array | undefined>,
+    committed?: (key: string) => Promise<string | undefined>,
+  ) {
     this.#read = read;
+    this.#committed = committed;
   }
 
   /** True when `path` is one the edits touch (the store's writes to it are watched). */
@@ -114,7 +123,9 @@ export class LocalChanges {
     this.edits.push({ ...e, hash, seq: ++this.#seq, state: "live" });
     if (hash && this.#read) {
       const now = await this.#read(e.path);
-      if (now && await sha256Hex(now) === hash) this.#held.set(`${e.path}\0${hash}`, ++this.#seq);
+      const held = (now && await sha256Hex(now) === hash) ||
+        (this.#committed && await this.#committed(e.path) === hash);
+      if (held) this.#held.set(`${e.path}\0${hash}`, ++this.#seq);
     }
   }
 

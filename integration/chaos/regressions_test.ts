@@ -390,3 +390,16 @@ Deno.test("chaos regression: a refused run's version is not set aside by the ref
     '{"seed":6100380,"clones":2,"kinds":["core","api"],"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000},{"id":4,"kind":"tick","n":3,"pick":1081846361},{"id":9,"kind":"edit","clone":0,"file":1,"how":"push"},{"id":10,"kind":"breakglass","model":0},{"id":13,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":14,"kind":"tick","n":19,"pick":4011658},{"id":16,"kind":"flaky","call":"delete","count":3,"afterEffect":true},{"id":18,"kind":"breakglass","model":0},{"id":19,"kind":"tick","n":11,"pick":1572507265},{"id":23,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000},{"id":24,"kind":"tick","n":5,"pick":690098643},{"id":28,"kind":"breakglass","model":0},{"id":30,"kind":"run","clone":1,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * Seed 2503153 (a false report): a marker write repeated the number the
+ * index named while another writer's crashed, uncommitted marker object
+ * waited over it; that writer later committed its marker, based on the
+ * same number, and the pull took it. The checker now counts bytes the index
+ * names when the edit is made as published.
+ */
+Deno.test("chaos regression: a marker that repeats the committed number under an uncommitted one is not a lost edit (I6)", async () => {
+  await clean(
+    '{"seed":2503153,"clones":5,"kinds":["core","api","core","core","api"],"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":9,"kind":"tick","n":18,"pick":1561945875},{"id":11,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":12,"kind":"bulk","clone":2},{"id":13,"kind":"config","clone":2,"file":2},{"id":16,"kind":"tick","n":27,"pick":1485136035},{"id":17,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":18,"kind":"marker","clone":4,"model":0,"data":1,"back":true},{"id":20,"kind":"crash","clone":3,"at":"commit"},{"id":28,"kind":"tick","n":13,"pick":2048925668},{"id":30,"kind":"sync","clone":4}]}',
+  );
+});

@@ -31,7 +31,7 @@ import {
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
 import { formatOp, type History, kindOf, MODELS, type Op } from "./history.ts";
-import { checkFreshClone, checkIndexNamesHeld } from "./index_checks.ts";
+import { checkFreshClone, checkIndexNamesHeld, indexEntriesOf } from "./index_checks.ts";
 import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
@@ -73,7 +73,10 @@ class World {
   readonly root: string;
   readonly options: WorkloadOptions;
   readonly truth = new GroundTruth();
-  readonly changes = new LocalChanges((key) => this.target.inspect.read(key));
+  readonly changes = new LocalChanges(
+    (key) => this.target.inspect.read(key),
+    async (key) => (await indexEntriesOf(this.target.inspect))[key]?.h,
+  );
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
