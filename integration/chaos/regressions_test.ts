@@ -403,3 +403,17 @@ Deno.test("chaos regression: a marker that repeats the committed number under an
     '{"seed":2503153,"clones":5,"kinds":["core","api","core","core","api"],"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":9,"kind":"tick","n":18,"pick":1561945875},{"id":11,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":12,"kind":"bulk","clone":2},{"id":13,"kind":"config","clone":2,"file":2},{"id":16,"kind":"tick","n":27,"pick":1485136035},{"id":17,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":18,"kind":"marker","clone":4,"model":0,"data":1,"back":true},{"id":20,"kind":"crash","clone":3,"at":"commit"},{"id":28,"kind":"tick","n":13,"pick":2048925668},{"id":30,"kind":"sync","clone":4}]}',
   );
 });
+
+/**
+ * I7/I8: found with the armed stall. A first v1 commit's index write landed
+ * but its answer was lost, so the commit took its retry's refusal for a
+ * conflict and went round again; meanwhile a peer that had read the landed
+ * index deleted the file and its entry. The next round found no entry and
+ * set it again, naming the deleted object. A round after a refusal now
+ * checks a path it sets that has no entry against the store.
+ */
+Deno.test("chaos regression: a v1 commit whose landed index write lost its answer never puts back an entry a peer removed since (I7, I8)", async () => {
+  await clean(
+    '{"seed":2501751,"clones":4,"kinds":["core","core-single-phase","core-single-phase","core-single-phase"],"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000},{"id":26,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":25,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":2,"kind":"tick","n":8,"pick":640725921},{"id":6,"kind":"flaky","call":"put","count":1,"afterEffect":true},{"id":22,"kind":"sync","clone":2},{"id":23,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":21,"kind":"tick","n":9,"pick":1757396924}]}',
+  );
+});

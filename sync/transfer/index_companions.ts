@@ -95,6 +95,7 @@ export async function writeCompanions(
   c: Call,
   now: string,
   seen: ReadonlyMap<string, string | null | undefined>,
+  written: string,
 ) {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
@@ -120,17 +121,38 @@ export async function writeCompanions(
   let refused = marked && !await casPut(store, META_KEY, body, m!.version, c);
   // Shards whose write was refused: changed since `seen`.
   const stale: string[] = [];
+  // Shards this commit created: unguarded by a version, so checked below.
+  const created: string[] = [];
   try {
     if (!refused) {
       await eachLimit(seen.keys(), c.concurrency ?? 4, async (s) => {
         const at = seen.get(s);
         if (at === undefined) return;
-        if (!await writeShard(store, s, byShard.get(s), at, now, c)) stale.push(s);
+        const group = byShard.get(s);
+        if (at === null && !hasEntries(group)) {
+          // Emptied here, and absent when read: an older commit stopped
+          // before its companions may have created it since, from a view
+          // that still has what this commit removed. Looked at again now,
+          // after this commit's index write: if it is there, it is refreshed.
+          const there = await store.head(shardKey(s), { signal: c.signal }).catch((e) => {
+            if (c.signal?.aborted) throw e;
+            return null;
+          });
+          if (there) stale.push(s);
+          return;
+        }
+        if (!await writeShard(store, s, group, at, now, c)) stale.push(s);
+        else if (at === null) created.push(s);
       });
     }
     // Left as it is when unchanged (and written already when marked).
     const same = m && new TextDecoder().decode(metaBody(m.meta)) === new TextDecoder().decode(body);
     if (!marked && !same) refused = !await casPut(store, META_KEY, body, m?.version ?? null, c);
+    // A created shard holds this commit's view: when a later commit wrote
+    // the index object before the shard landed (this commit stopped in
+    // between), that commit may have found no shard to update, so the
+    // shard is brought up to date from the index as it is now.
+    if (created.length > 0 && !await indexStillAt(store, written, c)) stale.push(...created);
   } catch (e) {
     if (c.signal?.aborted) throw e;
   }
@@ -151,6 +173,21 @@ export async function writeCompanions(
   });
 }
 
+function hasEntries(
+  group: Record<string, IndexEntry> | undefined,
+): group is Record<string, IndexEntry> {
+  return group !== undefined && Object.keys(group).length > 0;
+}
+
+/** True when the index object is still at `version` (a failed HEAD counts as moved on). */
+async function indexStillAt(store: ObjectStore, version: string, c: Call): Promise<boolean> {
+  const head = await store.head(MONOLITH_KEY, { signal: c.signal }).catch((e) => {
+    if (c.signal?.aborted) throw e;
+    return null;
+  });
+  return head?.version === version;
+}
+
 /**
  * Writes a companion shard over version `at` (null: only where none is), or,
  * for a partition whose last entry went, deletes it at `at`, so no scoped
@@ -165,7 +202,7 @@ async function writeShard(
   c: Call,
 ): Promise<boolean> {
   const once = { ...c, retry: ONCE };
-  return group && Object.keys(group).length > 0
+  return hasEntries(group)
     ? await casPut(store, shardKey(s), shardBody(group, now), at, once) !== null
     : at === null || await casDelete(store, shardKey(s), at, once);
 }
@@ -206,11 +243,17 @@ async function refreshCompanions(
       group[p] = e;
     }
     const refused: string[] = [];
+    const created: string[] = [];
     await eachLimit(left, c.concurrency ?? 4, async (s) => {
       const at = seen.get(s);
       if (at === undefined) return; // its HEAD failed: left as it is
       if (!await writeShard(store, s, groups.get(s), at, now, c)) refused.push(s);
+      else if (at === null && hasEntries(groups.get(s))) created.push(s);
     });
+    // A shard created from an index object another commit has replaced since: once more.
+    if (created.length > 0 && !(got && await indexStillAt(store, got.version, c))) {
+      refused.push(...created);
+    }
     left = refused;
   }
   return false;

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore, seedPeerBucket } from "../../packages/testing/mod.ts";
-import { shardKey, shardOf } from "./bucket_layout.ts";
+import { UnreachableError } from "../errors.ts";
+import { META_KEY, MONOLITH_KEY, shardKey, shardOf } from "./bucket_layout.ts";
 import { updateIndex } from "./remote_index.ts";
 
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -84,4 +85,74 @@ Deno.test("a first commit (no index object yet) writes its shards without readin
   assert.deepEqual(await read(left), [LEFT], "the shard left behind is rewritten from the index");
   const shard = JSON.parse(new TextDecoder().decode((await store.get(left)).body));
   assert.equal(shard.entries[LEFT].sluice.v, "left");
+});
+
+/**
+ * A first v1 commit that stops after its index write, before its companion
+ * shard: meanwhile a peer's commit removes the entry (its partition's shard
+ * is then absent and empty, so it has nothing to delete).
+ */
+class StoppedBeforeShards extends InMemoryStore {
+  peer?: Promise<string>;
+  #monolithWritten = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const r = await super.put(...args);
+    if (args[0] === MONOLITH_KEY && !this.peer) this.#monolithWritten = true;
+    return r;
+  }
+  override async get(...args: Parameters<InMemoryStore["get"]>) {
+    if (args[0] === META_KEY && this.#monolithWritten && !this.peer) {
+      this.peer = updateIndex(this, { set: {}, remove: [MINE] }, retry);
+      await this.peer;
+    }
+    return await super.get(...args);
+  }
+}
+
+Deno.test("a companion shard a stopped first commit creates after a peer emptied its partition is brought up to date", async () => {
+  const store = new StoppedBeforeShards();
+  await updateIndex(store, { set: { [MINE]: entry("mine") }, remove: [] }, retry);
+  assert.ok(store.peer, "the peer's commit ran in between");
+  await store.peer;
+  const monolith = JSON.parse(new TextDecoder().decode((await store.get(MONOLITH_KEY)).body));
+  assert.deepEqual(Object.keys(monolith.entries), [], "the peer's removal is in the index object");
+  const shard = store.peek(SHARD);
+  const named = shard ? Object.keys(JSON.parse(new TextDecoder().decode(shard)).entries) : [];
+  assert.deepEqual(named, [], "no shard names the removed entry");
+});
+
+/**
+ * The first index write lands but its answer is lost; before the commit
+ * goes round again, a peer that read the landed index deletes the file and
+ * its entry.
+ */
+class LostAnswer extends InMemoryStore {
+  #lost = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const r = await super.put(...args);
+    if (args[0] === MONOLITH_KEY && !this.#lost) {
+      this.#lost = true;
+      await super.delete(MINE);
+      await super.put(
+        MONOLITH_KEY,
+        new TextEncoder().encode(JSON.stringify({ version: 1, entries: {} })),
+        { kind: "update", version: r.version },
+      );
+      throw new UnreachableError("memory://lost: the answer was lost");
+    }
+    return r;
+  }
+}
+
+Deno.test("a commit whose landed index write lost its answer never puts back an entry a peer removed since", async () => {
+  const store = new LostAnswer();
+  await store.put(MINE, new TextEncoder().encode("x"), { kind: "create" });
+  const once = { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  await updateIndex(
+    store,
+    { set: { [MINE]: entry("mine") }, remove: [], base: { [MINE]: null } },
+    once,
+  );
+  const monolith = JSON.parse(new TextDecoder().decode((await store.get(MONOLITH_KEY)).body));
+  assert.deepEqual(Object.keys(monolith.entries), [], "the peer's removal stands");
 });

@@ -160,12 +160,18 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * version (a write) or holds an object again (a delete), a peer has
  * replaced it since and will commit its own, so the entry is left as it is.
  * Returns false when some path was left so.
+ *
+ * With `retried` (a round after a refused write), a path the change sets
+ * that has no entry now is checked the same way: an earlier round's write
+ * may have landed with its answer lost, and a peer may have deleted the
+ * object and its entry since; naming it again would name a missing object.
  */
 export async function apply(
   store: ObjectStore,
   c: Call,
   entries: Record<string, IndexEntry>,
   change: IndexChange,
+  retried = false,
 ): Promise<boolean> {
   let all = true;
   const checked = new Set(change.check ?? []);
@@ -186,7 +192,8 @@ export async function apply(
     delete entries[p];
   }
   for (const [p, e] of Object.entries(change.set)) {
-    if ((change.verify || checked.has(p) || suspect(p, e)) && (await live(p)) !== e.v) {
+    const gone = retried && !Object.hasOwn(entries, p);
+    if ((change.verify || checked.has(p) || gone || suspect(p, e)) && (await live(p)) !== e.v) {
       all = false;
       continue;
     }

@@ -65,7 +65,7 @@ export async function updateV2(
       if (attempt > 0) await conflictPause(attempt, c);
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
-      if (!await apply(store, c, entries, own)) complete = false;
+      if (!await apply(store, c, entries, own, attempt > 0)) complete = false;
       if (Object.keys(entries).length === 0) {
         // An emptied shard is written empty, not deleted, and then dropped
         // from the meta: a crash in between leaves the meta listing a shard

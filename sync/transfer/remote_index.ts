@@ -191,6 +191,8 @@ export async function updateIndex(
   // A v2 meta seen last: the shards are written without reading the meta
   // first (under contention, it is read after them instead).
   const hint = await memo?.meta();
+  // Set once an index write was refused: it may have landed with its answer lost.
+  let refusedBefore = false;
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
     const m = attempt === 0 && hint ? hint : await readMeta(store, c);
@@ -236,7 +238,7 @@ export async function updateIndex(
     }
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
-    const complete = await apply(store, c, entries, change);
+    const complete = await apply(store, c, entries, change, refusedBefore);
     const expected = cur ? cur.version.slice(3) : null;
     // Read before the companion step reads the meta: beside the index write,
     // or before it when requests go one at a time (`concurrency` 1). A new
@@ -251,12 +253,13 @@ export async function updateIndex(
     const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
     if (!v) {
       await shards;
+      refusedBefore = true;
       continue;
     }
     onCommit?.(cur?.version ?? null, complete);
     memo?.remember({ version: `v1:${v}`, entries });
     await memo?.persist();
-    await writeCompanions(store, entries, change, c, now, await shards);
+    await writeCompanions(store, entries, change, c, now, await shards, v);
     return `v1:${v}`;
   }
   throw busy(MONOLITH_KEY);
