@@ -234,6 +234,13 @@ Deno.test("chaos: an edit whose bytes the store already held (a marker repeating
       enc.encode("1"),
     );
     assert.deepEqual(await named.check(0, dir, 3), []);
+    // A deletion of a file a peer had already deleted in the store is published too (a
+    // file created there again later is that peer's change, and comes back).
+    await named.record({ op: 2, clone: 0, path: "data/m/d/other", how: "hand" }, null);
+    assert.deepEqual(await named.check(0, dir, 3), []);
+    const blindDelete = new LocalChanges();
+    await blindDelete.record({ op: 2, clone: 0, path: "data/m/d/other", how: "hand" }, null);
+    assert.equal((await blindDelete.check(0, dir, 3)).length, 1);
     // Without a reader (as before), the first is reported too.
     const blind = new LocalChanges();
     await blind.record(

@@ -12,8 +12,9 @@
  * - the store held its bytes at P (or, for a deletion, had no object at P
  *   after a delete) at some point after the edit, or already held them when
  *   the edit was made, as its object or as what the index names (a marker
- *   can repeat a number a peer published): it was published, and a peer
- *   that then changed P based its change on it; or
+ *   can repeat a number a peer published; a peer may have deleted the file
+ *   first): it was published, and a peer that then changed P based its
+ *   change on it; or
  * - X itself replaced it (a later edit, a run's own marker, a merge), or,
  *   for a deletion, X took theirs in a resolution.
  *
@@ -126,6 +127,9 @@ export class LocalChanges {
       const held = (now && await sha256Hex(now) === hash) ||
         (this.#committed && await this.#committed(e.path) === hash);
       if (held) this.#held.set(`${e.path}\0${hash}`, ++this.#seq);
+    } else if (this.#read && await this.#read(e.path) === undefined) {
+      // A deletion of what the store no longer holds (a peer deleted it first).
+      this.#gone.set(e.path, ++this.#seq);
     }
   }
 

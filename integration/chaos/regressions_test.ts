@@ -417,3 +417,15 @@ Deno.test("chaos regression: a v1 commit whose landed index write lost its answe
     '{"seed":2501751,"clones":4,"kinds":["core","core-single-phase","core-single-phase","core-single-phase"],"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000},{"id":26,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":25,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":2,"kind":"tick","n":8,"pick":640725921},{"id":6,"kind":"flaky","call":"put","count":1,"afterEffect":true},{"id":22,"kind":"sync","clone":2},{"id":23,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":21,"kind":"tick","n":9,"pick":1757396924}]}',
   );
 });
+
+/**
+ * Seed 7102555 (a false report): a clone deleted by hand a file a peer had
+ * already deleted in the store; another peer then created the file anew, and
+ * the pull brought it. The deletion was already in effect when it was made;
+ * the checker now counts that as published.
+ */
+Deno.test("chaos regression: a deletion of a file a peer had deleted already is not undone by a later creation (I6)", async () => {
+  await clean(
+    '{"seed":7102555,"clones":4,"v2":true,"kinds":["api","api","core","api"],"ops":[{"id":2,"kind":"config","clone":3,"file":0},{"id":15,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":21,"kind":"tick","n":2,"pick":612606258},{"id":22,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":23,"kind":"resolve","clone":2,"pick":7,"how":"theirs"},{"id":25,"kind":"config","clone":1,"file":0},{"id":26,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":27,"kind":"tick","n":2,"pick":678941081},{"id":31,"kind":"delete","clone":3,"file":0,"how":"push"},{"id":32,"kind":"delete","clone":2,"file":2,"how":"hand"},{"id":44,"kind":"resolve","clone":2,"pick":2,"how":"mine"}]}',
+  );
+});
