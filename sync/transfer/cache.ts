@@ -1,17 +1,20 @@
 /**
- * The local cache directory: atomic file writes, walks, removal, the
- * internal state directory (`.sluice/`) and the set-aside area.
+ * The local cache directory: path checks (no link is ever followed), reads
+ * and atomic writes, removal, and the entry points to the state directory
+ * (`cache_state.ts`), streamed I/O (`cache_stream.ts`) and walks
+ * (`cache_walk.ts`).
  *
  * @module
  */
-import { createHash } from "node:crypto";
-import { SluiceError, UnreachableError, UnsafePathError } from "../errors.ts";
-import { randomId, sha256HexSync } from "../hash.ts";
-import { CHUNK_BYTES, fileSource } from "./body.ts";
+import { UnsafePathError } from "../errors.ts";
+import { sha256HexSync } from "../hash.ts";
+import { fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import type { CacheAccess } from "../context.ts";
 import { atomicWrite, atomicWriteAsync, atomicWriteSync, SMALL_WRITE_MAX } from "./atomic_write.ts";
+import { hashChecked, streamToFile } from "./cache_stream.ts";
+import { readStateFile, removeStateFile, setAsideIn, writeStateFile } from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
 import { abs, exists, isNotFound, LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
@@ -19,40 +22,7 @@ import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 
 export { LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
 export { type WalkedFile, walkFiles } from "./cache_walk.ts";
-
-/**
- * Hex SHA-256 and size of a file already checked to be a regular file,
- * read in chunks; null when it vanished meanwhile. `sizeHint` (the size seen
- * by lstat) sizes the read buffer: a walk hashes many small files, and a
- * zeroed 1 MiB buffer for each cost more than the file's whole read.
- */
-async function hashChecked(
-  file: string,
-  sizeHint: number,
-): Promise<{ hash: string; size: number } | null> {
-  let f: Deno.FsFile;
-  try {
-    f = await Deno.open(file, { read: true });
-  } catch (e) {
-    if (isNotFound(e)) return null;
-    throw e;
-  }
-  try {
-    const h = createHash("sha256");
-    // One byte over the hint, so that a file of the size seen ends in one read.
-    const buf = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(sizeHint + 1, 16 * 1024)));
-    let size = 0;
-    for (;;) {
-      const n = await f.read(buf);
-      if (n === null) break;
-      h.update(buf.subarray(0, n));
-      size += n;
-    }
-    return { hash: h.digest("hex"), size };
-  } finally {
-    f.close();
-  }
-}
+export { setAsideSource } from "./cache_state.ts";
 
 /** Throws `UnsafePathError` for `path` when `link` (a directory on its way) is a link. */
 function refuseLink(path: string, link: string | undefined): void {
@@ -324,13 +294,9 @@ export class LocalCache implements CacheAccess {
   }
 
   /**
-   * Writes a stream to a cache file atomically (a temp file beside it, then
-   * a rename), hashing as it goes, never holding the whole body. When the
-   * bytes are not `expect.size` long or do not hash to `expect.sha256` (when
-   * given), the
-   * temp file is removed, the cached copy is left as it was, and
-   * `corrupt_download` is thrown. A stream that breaks off throws a
-   * retryable `unreachable` error, with the same clean-up.
+   * Writes a stream to a cache file atomically, hashing as it goes, never
+   * holding the whole body; a size or hash other than `expect` leaves the
+   * cached copy as it was (see `streamToFile` in `cache_stream.ts`).
    */
   async writeStream(
     path: string,
@@ -338,65 +304,7 @@ export class LocalCache implements CacheAccess {
     expect: { size: number; sha256?: string },
     onBytes?: (written: number) => void,
   ): Promise<string> {
-    // The stream is taken at once, so that every failure below, also one
-    // before the first read, cancels it (a store's file or connection).
-    const reader = stream.getReader();
-    const hash = createHash("sha256");
-    let size = 0;
-    let tmp: string | undefined;
-    let placed = false;
-    try {
-      const file = await this.resolve(path);
-      const dir = file.slice(0, file.lastIndexOf("/")) || "/";
-      await Deno.mkdir(dir, { recursive: true });
-      const name = file.slice(dir.length + 1);
-      const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
-      tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
-      {
-        using out = await Deno.open(tmp, { write: true, createNew: true });
-        for (;;) {
-          let chunk: ReadableStreamReadResult<Uint8Array>;
-          try {
-            chunk = await reader.read();
-          } catch (e) {
-            if (e instanceof SluiceError) throw e;
-            throw new UnreachableError(
-              `the download of ${path} broke off after ${size} bytes (${
-                e instanceof Error ? e.message : String(e)
-              }); nothing was written for it and the cached copy was kept`,
-              { cause: e },
-            );
-          }
-          if (chunk.done) break;
-          size += chunk.value.length;
-          if (size > expect.size) break;
-          hash.update(chunk.value);
-          for (let off = 0; off < chunk.value.length;) {
-            off += await out.write(chunk.value.subarray(off));
-          }
-          onBytes?.(size);
-        }
-      }
-      const got = size === expect.size ? hash.digest("hex") : null;
-      if (got === null || (expect.sha256 !== undefined && got !== expect.sha256)) {
-        const what = got === null
-          ? `size ${
-            size > expect.size ? `more than ${expect.size}` : size
-          }, expected ${expect.size}`
-          : `SHA-256 ${got.slice(0, 12)}…, expected ${expect.sha256?.slice(0, 12)}…`;
-        throw new SluiceError(
-          "corrupt_download",
-          `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
-          { retryable: true },
-        );
-      }
-      await Deno.rename(tmp, file);
-      placed = true;
-      return got;
-    } finally {
-      await reader.cancel().catch(() => {});
-      if (!placed && tmp) await Deno.remove(tmp).catch(() => {});
-    }
+    return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes);
   }
 
   async remove(path: string): Promise<void> {
@@ -416,19 +324,8 @@ export class LocalCache implements CacheAccess {
   }
 
   async setAside(path: string, reason: string, code?: string): Promise<string> {
-    const stamp = new Date(this.#clockNow()).toISOString().replace(/[:.]/g, "-");
-    const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
     const from = await this.resolve(path);
-    const to = abs(this.dir, target);
-    await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
-    await Deno.rename(from, to);
-    await atomicWrite(
-      abs(this.dir, `${target.slice(0, target.length - path.length)}REASON.json`),
-      new TextEncoder().encode(
-        JSON.stringify({ path, reason, ...(code ? { code } : {}), at: this.#clockNow() }, null, 2),
-      ),
-    );
-    return target;
+    return await setAsideIn(this.dir, from, path, { reason, code, at: this.#clockNow() });
   }
 
   async moveToState(path: string, name: string): Promise<void> {
@@ -448,54 +345,15 @@ export class LocalCache implements CacheAccess {
     return exists(abs(this.dir, `${STATE_DIR}/${name}`));
   }
 
-  async removeState(name: string): Promise<void> {
-    try {
-      await Deno.remove(abs(this.dir, `${STATE_DIR}/${name}`), { recursive: true });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+  removeState(name: string): Promise<void> {
+    return removeStateFile(this.dir, name);
   }
 
-  async readState<T>(name: string): Promise<T | null> {
-    const file = abs(this.dir, `${STATE_DIR}/${name}`);
-    let text: string;
-    try {
-      text = await Deno.readTextFile(file);
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw e;
-    }
-    try {
-      return JSON.parse(text) as T;
-    } catch (e) {
-      throw new SluiceError(
-        "internal",
-        `The sync state file ${file} is corrupted (${
-          (e as Error).message
-        }). Nothing was changed. Restore the file from a backup, or check what it recorded and remove it by hand, then run the command again.`,
-        { cause: e },
-      );
-    }
+  readState<T>(name: string): Promise<T | null> {
+    return readStateFile<T>(this.dir, name);
   }
 
-  async writeState(name: string, value: unknown): Promise<void> {
-    await atomicWrite(
-      abs(this.dir, `${STATE_DIR}/${name}`),
-      new TextEncoder().encode(JSON.stringify(value)),
-    );
+  writeState(name: string, value: unknown): Promise<void> {
+    return writeStateFile(this.dir, name, value);
   }
-}
-
-/**
- * The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`,
- * as {@link LocalCache.setAside} returns it) holds a copy of.
- *
- * @example
- * ```ts
- * import { setAsideSource } from "./cache.ts";
- * setAsideSource(".sluice/set-aside/2026-01-01T00-00-00-000Z-a1b2c3/notes/n.txt"); // "notes/n.txt"
- * ```
- */
-export function setAsideSource(location: string): string {
-  return location.split("/").slice(3).join("/");
 }
