@@ -6,7 +6,7 @@
  */
 // @ts-types="./cli_progress.d.ts"
 import cliProgress, { type SingleBar } from "cli-progress";
-import type { ProgressEvent } from "../sync/events.ts";
+import type { ProgressEvent, SluiceEmitter } from "../sync/events.ts";
 import { type CliIo, formatBytes } from "./output.ts";
 
 /** Receives progress events and draws a bar; `stop` must be called once the operation ends. */
@@ -75,4 +75,25 @@ export function progressReporter(io: CliIo, json: boolean): ProgressReporter {
     },
   };
   return reporter;
+}
+
+/**
+ * Runs `op` with a progress bar fed by `events` (see {@link progressReporter}),
+ * removing the bar when it ends, however it ends.
+ */
+export async function withProgressBar<T>(
+  io: CliIo,
+  json: boolean,
+  events: SluiceEmitter,
+  op: () => Promise<T>,
+): Promise<T> {
+  const bar = progressReporter(io, json);
+  const feed = (p: ProgressEvent) => bar.update(p);
+  events.on("progress", feed);
+  try {
+    return await op();
+  } finally {
+    events.off("progress", feed);
+    bar.stop();
+  }
 }

@@ -12,7 +12,7 @@ import { setAsideSource } from "../sync/transfer/cache.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { deletedHere, knownHere } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
-import { progressReporter } from "./progress.ts";
+import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 
@@ -82,18 +82,17 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       const unknown = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel)
       );
-      const bar = progressReporter(io, out.json);
-      s.events.on("progress", (p) => bar.update(p));
-      let result: PullResult;
-      try {
-        result = await s.service.pullChanged({
-          signal: io.signal,
-          ...(clean.length ? { prefixes: clean } : {}),
-          ...(restoreDeleted ? { restoreDeleted } : {}),
-        });
-      } finally {
-        bar.stop();
-      }
+      const result: PullResult = await withProgressBar(
+        io,
+        out.json,
+        s.events,
+        () =>
+          s.service.pullChanged({
+            signal: io.signal,
+            ...(clean.length ? { prefixes: clean } : {}),
+            ...(restoreDeleted ? { restoreDeleted } : {}),
+          }),
+      );
       // A prefix with nothing under it, here or in the datastore's index, is a typo.
       const seen = [...result.uncommitted, ...result.conflicts];
       const missing = unknown.filter((rel) =>

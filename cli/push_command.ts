@@ -11,7 +11,7 @@ import { headIndex } from "../sync/transfer/remote_index.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { cachePaths } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
-import { progressReporter } from "./progress.ts";
+import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 
@@ -138,17 +138,16 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       if (!paths.length && walk) await s.service.markDirty();
       // Whether anything was marked for this push: "nothing marked" is said only when nothing was.
       const marked = s.service.state.dirtyPaths().length > 0;
-      const bar = progressReporter(io, out.json);
-      s.events.on("progress", (p) => bar.update(p));
-      let result: PushResult;
-      try {
-        result = await s.service.pushChanged({
-          signal: io.signal,
-          ...(adopt.length ? { adoptUncommitted: adopt } : {}),
-        });
-      } finally {
-        bar.stop();
-      }
+      const result: PushResult = await withProgressBar(
+        io,
+        out.json,
+        s.events,
+        () =>
+          s.service.pushChanged({
+            signal: io.signal,
+            ...(adopt.length ? { adoptUncommitted: adopt } : {}),
+          }),
+      );
       // A push with nothing to do may send no request; before saying so, one
       // small read confirms the store answers, so that a mistyped bucket,
       // refused credentials or an unreachable endpoint fail here (their own
