@@ -150,14 +150,17 @@ export type Op =
    * `at: "companions"`, the stop is armed instead: it happens when the
    * clone's command next stops after its write of the v1 index object,
    * before the shards and meta written beside it (the window in which the
-   * bucket may turn v2 under a v1 commit).
+   * bucket may turn v2 under a v1 commit). With `at: "move"`, it happens
+   * when the clone's move to v2 next stops after reading the v1 index
+   * object, before its shard writes (the window in which its global lock
+   * may be taken over and another move run).
    */
   | {
     readonly id: number;
     readonly kind: "stall";
     readonly clone: number;
     readonly on: boolean;
-    readonly at?: "companions";
+    readonly at?: "companions" | "move";
   }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
@@ -414,6 +417,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     }
   }
   insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
+  const moveShare = (options.stallShare ?? 0.35) / 3;
+  insertMoveStall(ops, clones, new Rng(mixSeed(seed, 0x6d6f7665)), moveShare, !v2);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -488,6 +493,58 @@ function insertStalls(ops: Op[], clones: number, rng: Rng, share: number, v1: bo
   }
 }
 
+/**
+ * Inserts, in a share of v1 histories, a move to v2 that stops after it
+ * read the v1 index (before its shard writes) for long enough that its
+ * global lock is taken over: another clone moves the bucket meanwhile, and
+ * v2 commits (model runs, sometimes a shared file's edit or deletion) follow
+ * before the stopped mover goes on. From a generator of its own, with ids
+ * after every other operation's, like {@link insertStalls}.
+ */
+function insertMoveStall(ops: Op[], clones: number, rng: Rng, share: number, v1: boolean): void {
+  if (!v1 || clones < 2 || ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const stopped = rng.int(clones);
+  const other = () => (stopped + rng.range(1, clones - 1)) % clones;
+  const tick = (lo: number, hi: number): Op => ({
+    id: id++,
+    kind: "tick",
+    n: rng.range(lo, hi),
+    pick: rng.int(2 ** 31),
+  });
+  const mover = other();
+  const inserted: Op[] = [
+    { id: id++, kind: "stall", clone: stopped, on: true, at: "move" },
+    { id: id++, kind: "migrate", clone: stopped },
+    tick(20, 40),
+    { id: id++, kind: "migrate", clone: mover },
+    // Past the stopped mover's lock TTL: the other mover takes the lock over.
+    { id: id++, kind: "wait", ms: 31_000 },
+    tick(40, 80),
+  ];
+  for (let n = rng.range(1, 2); n > 0; n--) {
+    inserted.push({
+      id: id++,
+      kind: "run",
+      clone: other(),
+      model: rng.int(MODELS.length),
+      data: rng.int(DATA_NAMES.length),
+      workMs: 0,
+    });
+  }
+  if (rng.chance(0.5)) {
+    const file = rng.int(SHARED_FILES.length);
+    inserted.push(
+      { id: id++, kind: "sync", clone: mover },
+      rng.chance(0.5)
+        ? { id: id++, kind: "delete", clone: mover, file, how: "push" }
+        : { id: id++, kind: "edit", clone: mover, file, how: "push" },
+    );
+  }
+  inserted.push(tick(40, 80), { id: id++, kind: "stall", clone: stopped, on: false }, tick(20, 60));
+  ops.splice(rng.int(ops.length + 1), 0, ...inserted);
+}
+
 /** The client kind of clone `clone` in `h`. */
 export function kindOf(h: Pick<History, "kinds">, clone: number): ClientKind {
   return h.kinds?.[clone] ?? "api";
@@ -547,7 +604,13 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} ${op.on ? "on" : "off"}`;
     case "stall":
       return `${head} c${op.clone} ${
-        op.on ? op.at ? "stops after its next v1 index write" : "stops" : "goes on"
+        op.on
+          ? op.at === "companions"
+            ? "stops after its next v1 index write"
+            : op.at === "move"
+            ? "stops after its move reads the v1 index"
+            : "stops"
+          : "goes on"
       }`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;

@@ -189,7 +189,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  operations ${s.operations}, commands ${s.commands}, store calls ${s.storeCalls}, scheduling decisions ${s.decisions} (${s.chaosDecisions} before healing)`,
     `  model runs ${s.runs}: acknowledged ${s.acknowledged}, refused (model_lock_lost) ${s.refused}, frozen by a crash ${s.crashedRuns}`,
     `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused})`,
-    `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, stalls ${s.stalls} (after a v1 index write ${s.companionStalls}), crashes ${s.crashes}`,
+    `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, stalls ${s.stalls} (after a v1 index write ${s.companionStalls}, in a move ${s.moveStalls}), crashes ${s.crashes}`,
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
     `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,

@@ -71,13 +71,20 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
     withStalls++;
     // Every stall starts stopped; beside stalls, only a move to v2 of a v1
     // bucket (and edits of one shared file around it) is inserted, for a
-    // stop armed after a v1 index write.
+    // stop armed after a v1 index write; or, for a move stopped after its
+    // read of the v1 index, a second move, time for its lock, and v2 commits.
     const first = stalls.find((o) => o.kind === "stall" && o.on);
     assert.ok(first);
     for (const o of inserted.filter((o) => o.kind !== "stall")) {
-      assert.ok(["migrate", "sync", "edit", "delete", "tick"].includes(o.kind), o.kind);
+      assert.ok(
+        ["migrate", "sync", "edit", "delete", "tick", "wait", "run"].includes(o.kind),
+        o.kind,
+      );
       assert.ok(!h.v2);
-      assert.ok(stalls.some((s) => s.kind === "stall" && s.at === "companions"));
+      assert.ok(stalls.some((s) => s.kind === "stall" && s.at !== undefined));
+      if (o.kind === "run" || o.kind === "wait") {
+        assert.ok(stalls.some((s) => s.kind === "stall" && s.at === "move"));
+      }
     }
     assert.deepEqual(parseHistory(JSON.stringify(h)), h);
   }
@@ -109,4 +116,29 @@ Deno.test("history: an armed stall stops a clone right after its v1 index write,
   );
   assert.ok(stop >= 0, lines.join("\n"));
   assert.equal(formatOp(h.ops[0]), "#1 stall c0 stops after its next v1 index write");
+});
+
+Deno.test("history: a move armed to stop stops right after reading the v1 index, before its shard writes", async () => {
+  const lines: string[] = [];
+  const h = parseHistory(JSON.stringify({
+    seed: 7,
+    clones: 2,
+    ops: [
+      { id: 1, kind: "run", clone: 1, model: 0, data: 0, workMs: 0 },
+      { id: 2, kind: "tick", n: 40, pick: 11 },
+      { id: 3, kind: "stall", clone: 0, on: true, at: "move" },
+      { id: 4, kind: "migrate", clone: 0 },
+      { id: 5, kind: "tick", n: 40, pick: 12 },
+      { id: 6, kind: "stall", clone: 0, on: false },
+      { id: 7, kind: "tick", n: 40, pick: 13 },
+    ],
+  }));
+  const r = await runHistory(h, { trace: (l) => lines.push(l) });
+  assert.deepEqual(r.violations, []);
+  assert.equal(r.stats.moveStalls, 1, lines.join("\n"));
+  const stop = lines.findIndex((l) =>
+    /c0 stops after its move read the v1 index \(.* on (put|delete|get|list) _index\//.test(l)
+  );
+  assert.ok(stop >= 0, lines.join("\n"));
+  assert.equal(formatOp(h.ops[2]), "#3 stall c0 stops after its move reads the v1 index");
 });

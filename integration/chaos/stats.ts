@@ -74,6 +74,8 @@ export interface ChaosStats {
   stalls: number;
   /** Of them, stops armed to come right after a clone's v1 index write. */
   companionStalls: number;
+  /** Of them, moves to v2 stopped after reading the v1 index (armed, `at: "move"`). */
+  moveStalls: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -134,6 +136,7 @@ export function emptyStats(): ChaosStats {
     outages: 0,
     stalls: 0,
     companionStalls: 0,
+    moveStalls: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,

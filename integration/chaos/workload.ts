@@ -89,8 +89,11 @@ class World {
   readonly #env: CommandEnv;
   /** Clones armed to crash between a commit-step write and the index update: saw that write? */
   readonly #armed = new Map<CloneSlot, boolean>();
-  /** Clones armed to stop after their next v1 index write: true once it was seen. */
-  readonly #stallArmed = new Map<CloneSlot, boolean>();
+  /**
+   * Clones armed to stop after their next v1 index write (`companions`) or
+   * after their move's read of the v1 index (`move`): `seen` once it was.
+   */
+  readonly #stallArmed = new Map<CloneSlot, { at: "companions" | "move"; seen: boolean }>();
   /** Armed clones now parked at the index update, to crash after this decision. */
   readonly #due = new Set<CloneSlot>();
 
@@ -153,17 +156,25 @@ class World {
   /** The scheduler parked `unit` on `what`: a commit crash of an armed clone may be due. */
   #parked(unit: Unit, what: string): void {
     const stalling = this.clones.find((s) => s.owner === unit.owner && this.#stallArmed.has(s));
-    if (stalling) {
-      if (/^put \.datastore-index\.json/.test(what)) this.#stallArmed.set(stalling, true);
-      else if (this.#stallArmed.get(stalling)) {
-        // The index object is written; what follows it (the shards and meta
-        // beside it) waits until the clone goes on.
-        this.#stallArmed.delete(stalling);
-        this.stats.stalls++;
-        this.stats.companionStalls++;
-        this.#note(`c${stalling.index} stops after its v1 index write (${unit.label} on ${what})`);
-        this.sched.stop(unit.owner);
-      }
+    const armed = stalling && this.#stallArmed.get(stalling)!;
+    if (armed && !armed.seen) {
+      armed.seen = armed.at === "companions"
+        ? /^put \.datastore-index\.json/.test(what)
+        : /migrate/.test(unit.label) && /^get \.datastore-index\.json/.test(what);
+    } else if (armed) {
+      // The index object is written (read, by a move); what follows it (the
+      // shards and meta beside it; the move's shard writes) waits until the
+      // clone goes on.
+      this.#stallArmed.delete(stalling!);
+      this.stats.stalls++;
+      if (armed.at === "companions") this.stats.companionStalls++;
+      else this.stats.moveStalls++;
+      this.#note(
+        `c${stalling!.index} stops after ${
+          armed.at === "companions" ? "its v1 index write" : "its move read the v1 index"
+        } (${unit.label} on ${what})`,
+      );
+      this.sched.stop(unit.owner);
     }
     const slot = this.clones.find((s) => s.owner === unit.owner && this.#armed.has(s));
     const point = slot && commitCrashPoint(what);
@@ -325,9 +336,9 @@ class World {
         break;
       case "stall": {
         const owner = this.clones[op.clone].owner;
-        if (op.on && op.at === "companions") {
-          this.#note(`c${op.clone} is armed to stop after its next v1 index write`);
-          this.#stallArmed.set(this.clones[op.clone], false);
+        if (op.on && op.at) {
+          this.#note(`c${op.clone} is armed to stop (${op.at})`);
+          this.#stallArmed.set(this.clones[op.clone], { at: op.at, seen: false });
         } else if (op.on && !this.sched.isStopped(owner)) {
           this.stats.stalls++;
           this.sched.stop(owner);
