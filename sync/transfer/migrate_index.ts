@@ -2,7 +2,7 @@
  * The move of a bucket from the v1 index object to v2 shards (`swamp
  * datastore migrate-index`, `sluice bucket migrate-index`): the v1 meta is
  * marked (`movingToV2`), every shard is written from the v1 index (and any
- * other shard deleted), then the
+ * other shard deleted, all by compare-and-swap), then the
  * meta `{version: 2, partitions, commitSeq: 1}` replaces the marked one by
  * compare-and-swap. Run it under the global lock, as swamp core does; a v1
  * writer that commits meanwhile is not lost either way:
@@ -16,6 +16,18 @@
  *   read again, and what changed in it since it was read (all of it, when
  *   there was none then) is applied to the shards (an ordinary v2 commit).
  *
+ * The global lock alone does not fence a move: a mover that stops long
+ * enough for its lock to be taken over (a suspended laptop, a stalled
+ * connection) goes on afterwards, and must not write over the move that
+ * replaced it or the v2 commits after that. So an attempt lists the shards
+ * after its mark, checks the mark is still its own, and writes or deletes a
+ * listed shard only over the version it listed; a shard none was listed for
+ * is created only while the meta still carries its mark, and deleted again
+ * (if unchanged) when the attempt is refused. One window is left, as with
+ * any create an in-flight request may land late: a create checked against
+ * the mark and delayed past a whole other move, then built on by a v2
+ * commit of its partition before the stopped mover deletes it.
+ *
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
  * `commitSeq`). A bucket without a v1 index gets a meta listing the shards
@@ -23,11 +35,8 @@
  *
  * @module
  */
-import { PutModes } from "../ports.ts";
-import { NotFoundError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
-import { withRetry } from "../retry.ts";
 import {
   type IndexEntry,
   META_KEY,
@@ -40,6 +49,7 @@ import {
 } from "./bucket_layout.ts";
 import {
   busy,
+  casDelete,
   casPut,
   CONFLICT_LIMIT,
   eachLimit,
@@ -106,6 +116,14 @@ export async function migrateToShards(
     };
     const marked = await casPut(store, META_KEY, metaBody(mark), read?.version ?? null, c);
     if (!marked) continue;
+    // The shards as they are now, then the mark still ours: no other move
+    // has marked since, so every shard it writes or deletes from here on
+    // changes a version listed here, and this attempt's conditional writes
+    // over those versions are refused (a mover whose lock was taken over
+    // while it stopped never writes over the move that replaced it, nor
+    // over the v2 commits after it).
+    const listed = await listShards(store, c.signal);
+    if ((await readMeta(store, c))?.version !== marked) continue;
     const got = await getOrNull(store, MONOLITH_KEY, c);
     const entries = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : {};
     const groups = new Map<string, Record<string, IndexEntry>>();
@@ -115,23 +133,16 @@ export async function migrateToShards(
       if (!g) groups.set(s, g = {});
       g[p] = e;
     }
-    const at = now();
-    await eachLimit(groups, c.concurrency ?? 4, async ([s, g]) => {
-      await withRetry(
-        () => store.put(shardKey(s), shardBody(g, at), PutModes.overwrite, { signal: c.signal }),
-        c.retry,
-        c.signal,
-      );
-    });
-    // A shard the index has no partition for (one an earlier attempt wrote
-    // from an older read) goes: v2 readers read `_unpartitioned` whether
-    // listed or not, and a v2 commit would build on any shard it finds.
-    if (got) await dropShardsBut(store, new Set(groups.keys()), c);
-    const partitions = got ? [...groups.keys()].sort() : await listedShards(store, c.signal);
+    const created = got ? await writeShards(store, groups, listed, marked, now(), c) : new Map();
+    if (!created) continue;
+    const partitions = got ? [...groups.keys()].sort() : [...listed.keys()].sort();
     const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
-    if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) continue;
+    if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) {
+      await dropCreated(store, created, c);
+      continue;
+    }
     // Also when there was no index object to move: a v1 commit may have
     // created one since it was read.
     await catchUp(store, entries, got?.version ?? null, options);
@@ -156,33 +167,88 @@ function moveId(): string {
   return crypto.randomUUID();
 }
 
-/** Deletes every shard of the bucket but those of `keep`. */
-async function dropShardsBut(
+/**
+ * Writes the shards of `groups` over the versions `listed` (a shard listed
+ * there and not in `groups`, one an earlier attempt wrote from an older
+ * read, is deleted: v2 readers read `_unpartitioned` whether listed or not,
+ * and a v2 commit builds on any shard it finds). False when a write was
+ * refused: someone changed the shards since they were listed (another move
+ * or a v1 commit), and the attempt starts over. Returns the shards it
+ * created (key to version), null when a write was refused.
+ *
+ * Writes and deletions over listed versions go first. Shards none was
+ * listed for are created last, each only while the meta still carries this
+ * attempt's mark (a create cannot be fenced by a version), and those created
+ * are deleted again (if unchanged) when a later write is refused.
+ */
+async function writeShards(
   store: ObjectStore,
-  keep: ReadonlySet<string>,
-  c: { retry: RetryPolicy; signal?: AbortSignal },
-): Promise<void> {
-  for (const p of await listedShards(store, c.signal)) {
-    if (keep.has(p)) continue;
-    await withRetry(() => store.delete(shardKey(p), { signal: c.signal }), c.retry, c.signal)
-      .catch((e) => {
-        if (!(e instanceof NotFoundError)) throw e;
-      });
-  }
+  groups: ReadonlyMap<string, Record<string, IndexEntry>>,
+  listed: ReadonlyMap<string, string>,
+  marked: string,
+  at: string,
+  c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
+): Promise<Map<string, string> | null> {
+  const limit = c.concurrency ?? 4;
+  let refused = false;
+  const step = async (fn: () => Promise<unknown>) => {
+    if (!refused && !await fn()) refused = true;
+  };
+  await eachLimit(
+    [...groups].filter(([s]) => listed.has(s)),
+    limit,
+    ([s, g]) => step(() => casPut(store, shardKey(s), shardBody(g, at), listed.get(s)!, c)),
+  );
+  await eachLimit(
+    [...listed].filter(([s]) => !groups.has(s)),
+    limit,
+    ([s, v]) => step(() => casDelete(store, shardKey(s), v, c)),
+  );
+  const created = new Map<string, string>();
+  await eachLimit(
+    [...groups].filter(([s]) => !listed.has(s)),
+    limit,
+    ([s, g]) =>
+      step(async () => {
+        if ((await readMeta(store, c))?.version !== marked) return false;
+        const v = await casPut(store, shardKey(s), shardBody(g, at), null, c);
+        if (v !== null) created.set(s, v);
+        return v !== null;
+      }),
+  );
+  if (!refused) return created;
+  await dropCreated(store, created, c);
+  return null;
 }
 
-/** The shards a bucket without a v1 index holds (their partition keys, sorted). */
-async function listedShards(store: ObjectStore, signal?: AbortSignal): Promise<string[]> {
-  const out: string[] = [];
+/**
+ * Deletes the shards an attempt created, each only while unchanged: one of
+ * its older read, left under the meta of a move that replaced it, would be
+ * built on by the next v2 commit of its partition. (When the attempt was
+ * refused by a v1 commit instead, the next attempt writes them again.)
+ */
+async function dropCreated(
+  store: ObjectStore,
+  created: ReadonlyMap<string, string>,
+  c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
+): Promise<void> {
+  await eachLimit(created, c.concurrency ?? 4, async ([s, v]) => {
+    await casDelete(store, shardKey(s), v, c);
+  });
+}
+
+/** The shards the bucket holds: partition key to version. */
+async function listShards(store: ObjectStore, signal?: AbortSignal): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
   for await (const page of store.list("_index/", { signal })) {
     for (const o of page) {
       const name = o.key.slice("_index/".length);
       if (name !== "_meta.json" && name.endsWith(".json") && !name.includes("/")) {
-        out.push(name.slice(0, -".json".length));
+        out.set(name.slice(0, -".json".length), o.version);
       }
     }
   }
-  return out.sort();
+  return out;
 }
 
 /**

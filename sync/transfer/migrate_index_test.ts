@@ -429,3 +429,75 @@ Deno.test("a stalled v1 removal carried into v2 never removes what a v2 commit c
   const index = await readIndex(store, retry);
   assert.equal(index!.entries[MINE]?.v, created, "the v2 commit's entry is kept");
 });
+
+const NEW_MODEL = "data/t/m/d/1/raw";
+const OUTPUT = "outputs/aws/create/def-1.yaml";
+
+/**
+ * A store where a move stops (its lock taken over) right before its first
+ * shard write of `at`: meanwhile a second move runs to its end, and v2
+ * commits add an entry to a shard of the move, add a partition and empty
+ * another. Then the stopped move goes on. `before` runs first (a v1 commit).
+ */
+class StoppedMover extends InMemoryStore {
+  armed = false;
+  at = "";
+  before: () => Promise<void> = async () => {};
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === this.at) {
+      this.armed = false;
+      await this.before();
+      assert.equal((await migrateToShards(this, { retry })).migrated, true);
+      await updateIndex(
+        this,
+        { set: { [LATE]: entry("v2-commit"), [NEW_MODEL]: entry("v2-new") }, remove: [OUTPUT] },
+        retry,
+      );
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a move that stops and goes on after another move never writes over that move or the v2 commits after it", async () => {
+  const store = new StoppedMover();
+  await seedPeerBucket(store, FILES, { v2: false });
+  store.at = shardKey(shardOf(LATE));
+  store.armed = true;
+  const stale = await migrateToShards(store, { retry, concurrency: 1 });
+  assert.equal(store.armed, false, "the second move ran while the first was stopped");
+  assert.equal(stale.migrated, false, "the stopped move found the bucket moved");
+  const peer = await peerReadIndex(store); // throws on a listed shard that is missing
+  const index = await readIndex(store, retry);
+  assert.deepEqual(Object.keys(index!.entries).sort(), Object.keys(peer).sort());
+  assert.equal(index!.entries[LATE]?.v, "v2-commit", "the v2 commit on a moved shard is kept");
+  assert.equal(index!.entries[NEW_MODEL]?.v, "v2-new", "the v2 commit's new partition is kept");
+  assert.equal(index!.entries[OUTPUT], undefined, "the emptied partition stays empty");
+  assert.equal(await peerCommitSeq(store), 2, "commitSeq is never reset");
+});
+
+Deno.test("a shard a stopped move creates under the meta of the move that replaced it is deleted again", async () => {
+  const store = new StoppedMover();
+  await seedPeerBucket(store, FILES, { v2: false });
+  // The stopped move read CONFIG; a v1 commit removes it before the second
+  // move reads the index, so only the stopped move has its partition.
+  store.before = async () => {
+    await updateIndex(store, { set: {}, remove: [CONFIG] }, retry);
+  };
+  store.at = shardKey(shardOf(CONFIG));
+  store.armed = true;
+  await migrateToShards(store, { retry, concurrency: 1 });
+  assert.equal(store.armed, false, "the second move ran while the first was stopped");
+  assert.equal(
+    await store.head(shardKey(shardOf(CONFIG))),
+    null,
+    "no shard names the removed file",
+  );
+  await updateIndex(store, { set: { [CONFIG + ".2"]: entry("later") }, remove: [] }, retry);
+  const peer = await peerReadIndex(store);
+  assert.equal(
+    peer[CONFIG],
+    undefined,
+    "a later v2 commit of that partition does not bring it back",
+  );
+  assert.ok(peer[LATE], "the v2 commit is kept");
+});
