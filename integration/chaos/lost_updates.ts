@@ -60,6 +60,8 @@ export interface LostUpdateDeps {
   indexHash(path: string): Promise<string | undefined>;
   /** The clone whose command makes the current call (undefined: the operator or the harness). */
   writer(): WriterView | undefined;
+  /** True while the current call is a move to v2's (its shard writes restate the v1 index). */
+  moving(): boolean;
   violate(v: Violation): void;
   /** The history operation being applied. */
   opId(): number;
@@ -142,9 +144,10 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
     ...(store.getStream ? { getStream: (key, o) => store.getStream!(key, o) } : {}),
     list: (prefix, o) => store.list(prefix, o),
     put: (key, body, mode, o) =>
-      // A commit's compare-and-swap (a move's or a companion's plain shard
-      // writes restate an index read earlier, and are not commits).
-      isIndex(key) && mode.kind !== "overwrite" && deps.writer()
+      // A commit's compare-and-swap (a companion's plain shard writes and a
+      // move's shard writes, plain or not, restate an index read earlier,
+      // and are not commits).
+      isIndex(key) && mode.kind !== "overwrite" && deps.writer() && !deps.moving()
         ? indexWrite(key, () => store.put(key, body, mode, o))
         : watched(key, () => store.put(key, body, mode, o)),
     delete: (key, o) => watched(key, () => store.delete(key, o)),
@@ -167,6 +170,8 @@ export function harnessDeps(h: {
   readonly read: (key: string) => Promise<Uint8Array | undefined>;
   readonly direct: ObjectStore;
   readonly owner: () => string;
+  /** The label of the running command (undefined: a background task). */
+  readonly label: () => string | undefined;
   readonly clones: readonly HarnessClone[];
   readonly violate: (v: Violation) => void;
   readonly opId: () => number;
@@ -178,6 +183,7 @@ export function harnessDeps(h: {
     violate: h.violate,
     opId: h.opId,
     held: async (path) => (await h.direct.head(path))?.version,
+    moving: () => /migrate/.test(h.label() ?? ""),
     indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,
     writer: () => {
       const owner = h.owner();

@@ -450,3 +450,17 @@ Deno.test("chaos regression: the same, the movers and runs driven through the sw
     '{"seed":11,"clones":3,"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":3,"kind":"tick","n":60,"pick":5},{"id":4,"kind":"stall","clone":0,"on":true,"at":"move"},{"id":5,"kind":"migrate","clone":0},{"id":6,"kind":"tick","n":30,"pick":6},{"id":7,"kind":"migrate","clone":1},{"id":8,"kind":"wait","ms":31000},{"id":9,"kind":"tick","n":60,"pick":7},{"id":10,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":11,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":12,"kind":"tick","n":60,"pick":8},{"id":13,"kind":"stall","clone":0,"on":false},{"id":14,"kind":"tick","n":60,"pick":9}],"kinds":["core","api","core-single-phase"]}',
   );
 });
+
+/**
+ * Seed 8000811 (a false report, once the move's shard writes became
+ * conditional): a clone's deletion of a shared file landed, and the clone
+ * crashed before its index update; a move to v2 then copied the v1 index,
+ * which still named the deleted object, into a shard. The checker took that
+ * conditional shard write for a commit naming a gone edit; a move's writes
+ * restate the v1 index, like a companion's plain writes, and are not commits.
+ */
+Deno.test("chaos regression: a move copying a v1 entry whose object a crashed deletion removed is not a commit (I7)", async () => {
+  await clean(
+    '{"seed":8000811,"clones":5,"kinds":["core","api","api","api","api"],"ops":[{"id":0,"kind":"config","clone":1,"file":1},{"id":1,"kind":"delete","clone":2,"file":3,"how":"hand"},{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":1000},{"id":3,"kind":"sync","clone":0},{"id":4,"kind":"tick","n":26,"pick":659939509},{"id":18,"kind":"stall","clone":0,"on":true,"at":"companions"},{"id":5,"kind":"edit","clone":2,"file":0,"how":"hand-tick"},{"id":6,"kind":"breakglass","model":0},{"id":22,"kind":"stall","clone":0,"on":true,"at":"companions"},{"id":7,"kind":"delete","clone":3,"file":1,"how":"hand"},{"id":8,"kind":"crash","clone":1,"at":"commit"},{"id":9,"kind":"tick","n":17,"pick":369943481},{"id":10,"kind":"run","clone":0,"model":0,"data":1,"workMs":1000},{"id":11,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":12,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":13,"kind":"adopt","clone":3,"file":2},{"id":14,"kind":"migrate","clone":1},{"id":17,"kind":"stall","clone":0,"on":false},{"id":21,"kind":"migrate","clone":2},{"id":20,"kind":"tick","n":50,"pick":1411668035},{"id":19,"kind":"stall","clone":0,"on":false},{"id":15,"kind":"edit","clone":2,"file":3,"how":"hand-tick"},{"id":16,"kind":"sync","clone":1}]}',
+  );
+});

@@ -375,6 +375,12 @@ export class SimScheduler {
     }
   }
 
+  /** The label of the unit running now; undefined for a background task or outside any. */
+  get label(): string | undefined {
+    const c = this.#current;
+    return c && !(BACKGROUND in c) ? c.label : undefined;
+  }
+
   #owner(): string {
     return this.#current?.owner ?? "harness";
   }

@@ -132,6 +132,7 @@ class World {
         changes: this.changes,
         direct: this.target.direct,
         owner: () => this.sched.owner,
+        label: () => this.sched.label,
         clones: this.clones,
         violate: (v) => this.truth.violate(v),
         opId: () => this.#opId,
