@@ -464,3 +464,20 @@ Deno.test("chaos regression: a move copying a v1 entry whose object a crashed de
     '{"seed":8000811,"clones":5,"kinds":["core","api","api","api","api"],"ops":[{"id":0,"kind":"config","clone":1,"file":1},{"id":1,"kind":"delete","clone":2,"file":3,"how":"hand"},{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":1000},{"id":3,"kind":"sync","clone":0},{"id":4,"kind":"tick","n":26,"pick":659939509},{"id":18,"kind":"stall","clone":0,"on":true,"at":"companions"},{"id":5,"kind":"edit","clone":2,"file":0,"how":"hand-tick"},{"id":6,"kind":"breakglass","model":0},{"id":22,"kind":"stall","clone":0,"on":true,"at":"companions"},{"id":7,"kind":"delete","clone":3,"file":1,"how":"hand"},{"id":8,"kind":"crash","clone":1,"at":"commit"},{"id":9,"kind":"tick","n":17,"pick":369943481},{"id":10,"kind":"run","clone":0,"model":0,"data":1,"workMs":1000},{"id":11,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":12,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":13,"kind":"adopt","clone":3,"file":2},{"id":14,"kind":"migrate","clone":1},{"id":17,"kind":"stall","clone":0,"on":false},{"id":21,"kind":"migrate","clone":2},{"id":20,"kind":"tick","n":50,"pick":1411668035},{"id":19,"kind":"stall","clone":0,"on":false},{"id":15,"kind":"edit","clone":2,"file":3,"how":"hand-tick"},{"id":16,"kind":"sync","clone":1}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 8000056, shrunk; failing before this fix on every earlier
+ * commit tried): a clone's commit wrote its `_unpartitioned` shard (which
+ * readers read, listed or not) and crashed before its meta; after a restart
+ * it wrote a new edit of the same file over that object (its own) and
+ * crashed again before the index. Its next pull took its own edit over its
+ * own published entry for a conflict, and `resolve --theirs` then set the
+ * edit aside for a version the store no longer held: the index named a dead
+ * version for good. Fixed in sync/service/pull.ts (this cache's own
+ * uncommitted write over the entry's version is kept for the push).
+ */
+Deno.test("chaos regression: a clone's own uncommitted edit over its own published entry is pushed, not a conflict (I7, I8)", async () => {
+  await clean(
+    '{"seed":8000056,"clones":2,"v2":true,"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"tick","n":1,"pick":504377597},{"id":3,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":4,"kind":"resolve","clone":0,"pick":7,"how":"mine"},{"id":7,"kind":"crash","clone":0,"at":"commit"},{"id":11,"kind":"tick","n":10,"pick":1500456700},{"id":12,"kind":"config","clone":0,"file":2},{"id":16,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000},{"id":17,"kind":"tick","n":19,"pick":1386138542},{"id":19,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":23,"kind":"run","clone":1,"model":0,"data":0,"workMs":45000},{"id":24,"kind":"breakglass","model":0},{"id":25,"kind":"tick","n":24,"pick":1713577452},{"id":29,"kind":"crash","clone":0},{"id":37,"kind":"resolve","clone":0,"pick":5,"how":"theirs"}]}',
+  );
+});

@@ -24,6 +24,7 @@ import {
   readIndex,
 } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
+import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
@@ -212,6 +213,17 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
     return null;
   };
+  let writer: Promise<string | null> | undefined;
+  /** True when the store holds this cache's own uncommitted write at `path`, other than `e`'s. */
+  const ownWriteOver = async (path: string, e: IndexEntry): Promise<boolean> => {
+    if (isUnversioned(e)) return false;
+    const id = await (writer ??= readWriterId(cache));
+    if (id === null) return false;
+    // A failed look counts as no: the path is then a conflict.
+    const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
+      .catch(() => null);
+    return now !== null && isOwnUncommitted(now, e.v, id);
+  };
   const todo: [string, IndexEntry][] = [];
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
@@ -235,6 +247,13 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         agreed.push(path);
         continue;
       }
+      // The store holds this cache's own write at another version than the
+      // entry names: a push of it was cut off before its index update. That
+      // write replaced the entry's version by compare-and-swap, which it does
+      // only over a version this cache synced or wrote itself, so the local
+      // change is based on the entry, not in conflict with it: it stays
+      // local (and dirty) for the push to commit.
+      if (local && await ownWriteOver(path, e)) continue;
       conflict(
         path,
         local ? { location: path, ...local } : null,

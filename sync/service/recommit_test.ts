@@ -9,7 +9,7 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
-import { clone, quick } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 
 Deno.test("a re-push of bytes a peer saw and deleted meanwhile does not name the deleted object", async () => {
   const store = new InMemoryStore();
@@ -39,4 +39,37 @@ Deno.test("a re-push of bytes a peer saw and deleted meanwhile does not name the
     named === undefined || named === held,
     `the index names ${named}, the store holds ${held}`,
   );
+});
+
+Deno.test("a pull meeting this cache's own uncommitted write over an entry it wrote itself keeps it for the push, not as a conflict", async () => {
+  const store = new InMemoryStore();
+  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  const a = await clone(store, "a");
+  const path = "notes/shared.txt";
+  // The first push's shard lands and its meta bump does not: readers see
+  // the entry, and the push failed, so nothing is recorded as synced.
+  await put(a, path, "one");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  await assert.rejects(a.pushChanged());
+  const first = (await readIndex(store, quick.retry))?.entries[path]?.v;
+  assert.ok(first, "the entry is published");
+  // A second edit is written over the first (its own object) and its
+  // index update fails.
+  await put(a, path, "two");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k.startsWith("_index/"),
+  });
+  await assert.rejects(a.pushChanged());
+  assert.notEqual((await store.head(path))?.version, first, "the second edit's object landed");
+  assert.equal((await readIndex(store, quick.retry))?.entries[path]?.v, first);
+
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [], "its own edit over its own entry is no conflict");
+  assert.equal(await read(a, path), "two");
+  await a.pushChanged();
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, path), "two");
 });
