@@ -140,8 +140,14 @@ export async function migrateToShards(
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
     if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) {
-      await dropCreated(store, created, c);
-      continue;
+      // Refused, or landed with its answer lost (the retry then met it).
+      const now = await readMeta(store, c);
+      const landed = now?.meta.version === 2 && now.meta.commitSeq === 1 &&
+        now.meta.partitions.join("\n") === partitions.join("\n");
+      if (!landed) {
+        await dropCreated(store, created, c);
+        continue;
+      }
     }
     // Also when there was no index object to move: a v1 commit may have
     // created one since it was read.
@@ -232,8 +238,14 @@ async function dropCreated(
   created: ReadonlyMap<string, string>,
   c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
 ): Promise<void> {
+  if (created.size === 0) return;
+  // Never one a v2 meta lists: another move writes every shard it lists,
+  // so a listed shard still at the version created here is this attempt's
+  // own, under its own meta (a write that landed with its answer lost).
+  const meta = await readMeta(store, c);
+  const listed = new Set(meta?.meta.version === 2 ? meta.meta.partitions : []);
   await eachLimit(created, c.concurrency ?? 4, async ([s, v]) => {
-    await casDelete(store, shardKey(s), v, c);
+    if (!listed.has(s)) await casDelete(store, shardKey(s), v, c);
   });
 }
 

@@ -501,3 +501,26 @@ Deno.test("a shard a stopped move creates under the meta of the move that replac
   );
   assert.ok(peer[LATE], "the v2 commit is kept");
 });
+
+/** A store where the move's v2 meta write lands and its answer is lost (the retry is then refused). */
+class LostMetaAnswer extends InMemoryStore {
+  lost = 0;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const r = await super.put(...args);
+    if (isV2Meta(args) && this.lost === 0) {
+      this.lost++;
+      throw new UnreachableError("the answer was lost");
+    }
+    return r;
+  }
+}
+
+Deno.test("a move whose v2 meta landed with its answer lost keeps the shards it lists and catches up", async () => {
+  const store = new LostMetaAnswer();
+  await seedPeerBucket(store, FILES, { v2: false });
+  const r = await migrateToShards(store, { retry: { ...retry, retries: 1 } });
+  assert.equal(store.lost, 1, "the answer was lost once");
+  assert.equal(r.migrated, true, "the landed move is reported as a move");
+  const peer = await peerReadIndex(store); // throws on a listed shard that is missing
+  assert.deepEqual(Object.keys(peer).sort(), Object.keys(FILES).sort());
+});
