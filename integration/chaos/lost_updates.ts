@@ -123,6 +123,17 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       if (!SHARED_FILES.includes(path) || before[path]?.v === e.v) continue;
       const held = await deps.held(path);
       if (held === e.v) continue;
+      // The named bytes' own writer wrote over them since (it had seen them,
+      // having written them): its push is in flight, as any push is between
+      // its object write and its index update, and its commit names the new
+      // version. (An adoption commit met this: it checked the stranded object,
+      // and its writer replaced it before the adoption's index write landed.)
+      const now = await hashOf(path);
+      const writerOf = (hash: string | undefined) =>
+        deps.changes.edits.find((x) => x.path === path && x.hash === hash)?.clone;
+      if (now !== undefined && writerOf(now) !== undefined && writerOf(now) === writerOf(e.h)) {
+        continue;
+      }
       deps.violate({
         invariant: "I7",
         message:
