@@ -481,3 +481,44 @@ Deno.test("chaos regression: a clone's own uncommitted edit over its own publish
     '{"seed":8000056,"clones":2,"v2":true,"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"tick","n":1,"pick":504377597},{"id":3,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":4,"kind":"resolve","clone":0,"pick":7,"how":"mine"},{"id":7,"kind":"crash","clone":0,"at":"commit"},{"id":11,"kind":"tick","n":10,"pick":1500456700},{"id":12,"kind":"config","clone":0,"file":2},{"id":16,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000},{"id":17,"kind":"tick","n":19,"pick":1386138542},{"id":19,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":23,"kind":"run","clone":1,"model":0,"data":0,"workMs":45000},{"id":24,"kind":"breakglass","model":0},{"id":25,"kind":"tick","n":24,"pick":1713577452},{"id":29,"kind":"crash","clone":0},{"id":37,"kind":"resolve","clone":0,"pick":5,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I10 (seed 8200486, shrunk; found by a weighted run on the move's new
+ * fencing, 2cd3088): a move's v2 meta write landed with its answer lost, its
+ * retry was refused, and the move took that for a refusal and deleted the
+ * shard it had created, which its landed meta listed. Fixed in
+ * sync/transfer/migrate_index.ts (a shard a v2 meta lists is never deleted
+ * as an attempt's leftover, and a meta found as written counts as landed).
+ */
+Deno.test("chaos regression: a move whose meta landed with its answer lost keeps the shards it lists (I10)", async () => {
+  await clean(
+    '{"seed":8200486,"clones":4,"kinds":["core","core","core","core"],"ops":[{"id":0,"kind":"lockfile","clone":3,"set":"@chaos/ext-0"},{"id":1,"kind":"tick","n":10,"pick":1010889079},{"id":4,"kind":"migrate","clone":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":6,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":10,"kind":"breakglass","model":0},{"id":14,"kind":"breakglass","model":0},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"tick","n":20,"pick":1030368176},{"id":20,"kind":"flaky","call":"put","count":2,"afterEffect":true},{"id":21,"kind":"tick","n":1,"pick":176553814}]}',
+  );
+});
+
+/**
+ * Seed 8104115 (a false report): a clone adopted a peer's stranded object of
+ * a shared file, and that peer wrote its own newer edit over it before the
+ * adoption's index write landed (the peer commits its new version next).
+ * The checker took the adoption's entry for a commit naming a gone edit; an
+ * object replaced by its own writer is a push in flight.
+ */
+Deno.test("chaos regression: an adoption whose object its writer replaced meanwhile is not a lost edit (I7)", async () => {
+  await clean(
+    '{"seed":8104115,"clones":5,"ops":[{"id":1,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":2,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":4,"kind":"tick","n":15,"pick":1196806201},{"id":5,"kind":"tick","n":1,"pick":292353203},{"id":6,"kind":"adopt","clone":3,"file":1},{"id":7,"kind":"adopt","clone":1,"file":1},{"id":8,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":9,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":11,"kind":"tick","n":8,"pick":1647111677},{"id":13,"kind":"edit","clone":1,"file":1,"how":"mark"},{"id":14,"kind":"outage","on":true},{"id":15,"kind":"tick","n":7,"pick":109573990},{"id":19,"kind":"run","clone":1,"model":1,"data":1,"workMs":0}]}',
+  );
+});
+
+/**
+ * I1 (seed 8202253, shrunk; failing on every earlier commit tried): a v2
+ * commit's meta bump also published a peer's shard write whose own bump it
+ * overtook; the committing clone took the new meta for an index it
+ * reflected, and its later pulls never read the peer's run. Fixed in
+ * sync/transfer/index_v2.ts, sync/service/push_commit.ts and pull.ts (a
+ * commit's view of the shards is checked by one listing at the next pull).
+ */
+Deno.test("chaos regression: a v2 meta bump that publishes a peer's shard write leaves the committer's next pull reading it (I1)", async () => {
+  await clean(
+    '{"seed":8202253,"clones":5,"kinds":["api","core-single-phase","api","core-single-phase","api"],"ops":[{"id":17,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":24,"kind":"tick","n":22,"pick":405307706},{"id":25,"kind":"run","clone":2,"model":0,"data":1,"workMs":5000},{"id":27,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":33,"kind":"tick","n":33,"pick":1728130186},{"id":41,"kind":"migrate","clone":1},{"id":43,"kind":"tick","n":41,"pick":633502169},{"id":44,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":45,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":46,"kind":"sync","clone":1},{"id":47,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":48,"kind":"tick","n":48,"pick":674657384},{"id":50,"kind":"tick","n":24,"pick":1783375137}]}',
+  );
+});

@@ -25,6 +25,7 @@ import {
 } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
+import { shardsMatch } from "../transfer/index_v2.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
@@ -113,7 +114,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   let head: IndexHead | undefined;
   if (!prefixes && state.indexVersion !== undefined && !deps.restoreDeleted) {
     head = await headIndexAndMeta(store, config.retry, signal);
-    if (head.token === state.indexVersion) {
+    if (head.token === state.indexVersion && await reflected(deps, head)) {
       result.unchanged = true;
       result.conflicts.push(...standingConflicts(deps, prefixes));
       return result;
@@ -444,6 +445,28 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
 }
 
 /** The unresolved conflicts under `prefixes` (internal paths left out). */
+/**
+ * True when the cache reflects the v2 index `head` names (a v1 token alone
+ * tells): the shard versions known for it were read so, or, derived by this
+ * cache's own commit, are what one listing of the shards finds now (that
+ * commit's meta bump may also have published a peer's shard write).
+ */
+async function reflected(deps: PullDeps, head: IndexHead): Promise<boolean> {
+  if (!head.meta || head.meta.meta.version !== 2) return true;
+  const memo = deps.indexMemo;
+  const seen = await memo?.shardsAt(head.meta.version);
+  if (!memo || !seen) return false;
+  if (seen.verified) return true;
+  const same = await shardsMatch(deps.store, head.meta.meta, seen.versions, deps.signal)
+    .catch((e) => {
+      if (deps.signal.aborted) throw e;
+      return false;
+    });
+  memo.noteShards(same ? { ...seen, verified: true } : undefined);
+  await memo.persist();
+  return same;
+}
+
 function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {
   return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
     under(p, prefixes) && !deps.isInternal(p)

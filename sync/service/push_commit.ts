@@ -73,6 +73,13 @@ export async function commitPrepared(
     deps.now,
     (base, complete) => current = complete && base !== null && base === reflected,
   );
+  // On v2, only with the shard versions of the new index as far as this
+  // commit knows them (unverified: its meta bump may also have published a
+  // peer's shard write whose own bump was overtaken or cut off, so the next
+  // pull lists the shards before it takes the index as unchanged).
+  if (current && version.startsWith("v2:")) {
+    current = (await deps.indexMemo?.shardsAt(version.slice("v2:".length))) !== undefined;
+  }
   // Otherwise peers may have pushed too: the next pull reads it.
   if (version) deps.state.indexVersion = current ? version : undefined;
   // A deleted path is forgotten only once the index no longer names it: a

@@ -73,3 +73,35 @@ Deno.test("a pull meeting this cache's own uncommitted write over an entry it wr
   await b.pullChanged();
   assert.equal(await read(b, path), "two");
 });
+
+for (
+  const [where, path] of [
+    ["another shard", "data/t/m2/d/1/raw"],
+    ["the same shard", "notes/b.txt"],
+  ]
+) {
+  Deno.test(`a v2 push (into ${where}) whose meta bump publishes a peer's cut-off shard write does not take the index for one it reflects`, async () => {
+    const store = new InMemoryStore();
+    const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+    await store.put(META_KEY, metaBody(v2), { kind: "create" });
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await put(a, "notes/first.txt", "first");
+    await a.pushChanged();
+    await b.pullChanged();
+    // a's next commit writes its shard; its meta bump is cut off.
+    await put(a, "notes/second.txt", "second");
+    store.failNext("put", 1, () => new UnreachableError("cut off"), {
+      match: (k) => k === META_KEY,
+    });
+    await assert.rejects(a.pushChanged());
+    // b commits: its bump publishes a's shard write too.
+    await put(b, path, "b's change");
+    await b.pushChanged();
+    const c = await clone(store, "c");
+    await c.pullChanged();
+    assert.equal(await read(c, "notes/second.txt"), "second", "published by b's bump");
+    await b.pullChanged();
+    assert.equal(await read(b, "notes/second.txt"), "second", "b's next pull reads it too");
+  });
+}

@@ -21,6 +21,20 @@ export interface RemoteIndex {
   readonly entries: Record<string, IndexEntry>;
   /** For a v2 index, the meta it was read under. */
   readonly meta?: MetaSeen;
+  /** For a v2 index read whole: the object version of each shard read (partition to version). */
+  readonly shards?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The shards of the v2 index a cache reflects: their versions, under the
+ * meta version `at`. `verified` when read so (a whole read); false when
+ * derived by a commit from the index it was based on, which a peer's shard
+ * write published by that commit's meta bump may have left out.
+ */
+export interface ShardsSeen {
+  readonly at: string;
+  readonly versions: Readonly<Record<string, string>>;
+  readonly verified: boolean;
 }
 
 /** A v2 meta with the object version it was read or written at. */
@@ -45,6 +59,8 @@ export class IndexMemo {
   #meta?: MetaSeen;
   #loaded: boolean;
   #saved?: MetaSeen;
+  #shards?: ShardsSeen;
+  #savedShards?: ShardsSeen;
   readonly #file?: string;
   /**
    * True once a meta write of this process was refused: the next commits
@@ -72,6 +88,23 @@ export class IndexMemo {
   remember(index: RemoteIndex | null): void {
     this.#last = index;
     this.#meta = index?.meta;
+    this.#shards = index?.meta && index.shards
+      ? { at: index.meta.version, versions: index.shards, verified: true }
+      : undefined;
+  }
+
+  /**
+   * The shard versions of the index last read whole (or committed on one
+   * known so), when that index is the one under meta version `at`.
+   */
+  async shardsAt(at: string): Promise<ShardsSeen | undefined> {
+    await this.meta();
+    return this.#shards?.at === at ? this.#shards : undefined;
+  }
+
+  /** Records the shard versions under meta version `at` (`undefined`: not known). */
+  noteShards(seen: ShardsSeen | undefined): void {
+    this.#shards = seen;
   }
 
   /** Hands over the kept index, if any, and forgets it. */
@@ -91,6 +124,18 @@ export class IndexMemo {
           ? parseMeta(new TextEncoder().encode(JSON.stringify(j.meta)))
           : null;
         if (meta?.version === 2) this.#saved = this.#meta ??= { meta, version: j.version };
+        const shards = j.shards;
+        if (
+          meta?.version === 2 && typeof shards?.at === "string" &&
+          typeof shards.versions === "object" && shards.versions !== null &&
+          Object.values(shards.versions).every((v) => typeof v === "string")
+        ) {
+          this.#savedShards = this.#shards ??= {
+            at: shards.at,
+            versions: shards.versions,
+            verified: shards.verified === true,
+          };
+        }
       } catch {
         // absent or unreadable: no hint
       }
@@ -106,12 +151,14 @@ export class IndexMemo {
   /** Writes the last v2 meta to the file when it changed (never throws). */
   async persist(): Promise<void> {
     const m = this.#meta;
-    if (!this.#file || m === this.#saved) return;
+    const shards = this.#shards;
+    if (!this.#file || (m === this.#saved && shards === this.#savedShards)) return;
     this.#saved = m;
+    this.#savedShards = shards;
     const body = m
       ? `{"store":${JSON.stringify(this.#store)},"version":${JSON.stringify(m.version)},"meta":${
         new TextDecoder().decode(metaBody(m.meta))
-      }}`
+      }${shards ? `,"shards":${JSON.stringify(shards)}` : ""}}`
       : "{}";
     await atomicWrite(this.#file, new TextEncoder().encode(body), false).catch(() => {});
   }

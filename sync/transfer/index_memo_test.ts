@@ -124,3 +124,19 @@ Deno.test("a remembered meta of another store is not used", async () => {
   assert.ok(await new IndexMemo(file, "s3://a").meta());
   assert.equal(await new IndexMemo(file, "s3://b").meta(), undefined);
 });
+
+Deno.test("v2: the zero-diff pull after this cache's own push lists the shards once (2 requests), then costs 1", async () => {
+  const store = await v2Bucket();
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-memo-" });
+  const svc = await open(store, cacheDir);
+  await svc.pullChanged();
+  await write(svc, "data/t/m/d/2/raw", "two");
+  await svc.pushChanged();
+  store.resetLog();
+  assert.equal((await svc.pullChanged()).unchanged, true);
+  assert.deepEqual(requests(store), ["get _index/_meta.json", "list _index/"]);
+  store.resetLog();
+  const fresh = await open(store, cacheDir); // the listing was kept for the next process too
+  assert.equal((await fresh.pullChanged()).unchanged, true);
+  assert.deepEqual(requests(store), ["get _index/_meta.json"]);
+});

@@ -14,6 +14,7 @@ import {
   shardBody,
   shardKey,
   shardOf,
+  UNPARTITIONED,
 } from "./bucket_layout.ts";
 import {
   apply,
@@ -26,7 +27,7 @@ import {
   readMeta,
   readShardOrNull,
 } from "./index_io.ts";
-import type { IndexMemo, MetaSeen } from "./index_memo.ts";
+import type { IndexMemo, MetaSeen, ShardsSeen } from "./index_memo.ts";
 import type { IndexChange, OnCommit } from "./remote_index.ts";
 
 /** Applies a change to a v2 index: each touched shard by compare-and-swap, then the meta's `commitSeq`. */
@@ -54,6 +55,10 @@ export async function updateV2(
   const kept = new Set<string>();
   const created = new Set<string>();
   const emptied = new Set<string>();
+  // Each touched shard's version as read (null: absent) and as written
+  // (null: not written): what this commit knows of the shards it touched.
+  const read = new Map<string, string | null>();
+  const wrote = new Map<string, string | null>();
   await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
     const own: IndexChange = {
       ...parts.get(part)!,
@@ -71,15 +76,27 @@ export async function updateV2(
         // from the meta: a crash in between leaves the meta listing a shard
         // that is there (and empty), never a missing one readers refuse.
         const empty = shardBody({}, now);
-        if (!cur || await casPut(store, shardKey(part), empty, cur.version, c)) {
+        const v = cur ? await casPut(store, shardKey(part), empty, cur.version, c) : null;
+        if (!cur || v) {
           emptied.add(part);
+          read.set(part, cur?.version ?? null);
+          wrote.set(part, v);
           return;
         }
         continue;
       }
-      if (await casPut(store, shardKey(part), shardBody(entries, now), cur?.version ?? null, c)) {
+      const v = await casPut(
+        store,
+        shardKey(part),
+        shardBody(entries, now),
+        cur?.version ?? null,
+        c,
+      );
+      if (v) {
         kept.add(part);
         if (!cur) created.add(part);
+        read.set(part, cur?.version ?? null);
+        wrote.set(part, v);
         return;
       }
     }
@@ -111,6 +128,7 @@ export async function updateV2(
     };
     const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
     if (v) {
+      memo?.noteShards(await shardsAfter(memo, m.version, v, read, wrote));
       memo?.noteMeta({ meta: next, version: v });
       if (attempt > 0 && memo) memo.contended = true;
       onCommit?.(`v2:${m.version}`, complete);
@@ -131,6 +149,61 @@ export async function updateV2(
     }
   }
   throw busy(META_KEY);
+}
+
+/**
+ * The shard versions of the index under the meta this commit wrote (`at`),
+ * as far as this commit knows them: those of the index under the meta it
+ * was based on (`base`, when the memo knows them), with this commit's own
+ * shard writes. Unknown when a shard it touched was not at the version
+ * known (a peer wrote it since that index was read: this commit built on
+ * entries the cache never saw). Shards it did not touch may have changed
+ * too, by a peer whose meta bump this one overtook or that was cut off: the
+ * result is unverified, and the next pull that takes it for the index its
+ * cache reflects lists the shards first (see {@link shardsMatch}).
+ */
+async function shardsAfter(
+  memo: IndexMemo | undefined,
+  base: string,
+  at: string,
+  read: ReadonlyMap<string, string | null>,
+  wrote: ReadonlyMap<string, string | null>,
+): Promise<ShardsSeen | undefined> {
+  const known = (await memo?.shardsAt(base))?.versions;
+  if (!known) return undefined;
+  for (const [p, v] of read) if ((known[p] ?? null) !== v) return undefined;
+  const versions: Record<string, string> = { ...known };
+  for (const [p, v] of wrote) {
+    if (v === null) delete versions[p];
+    else versions[p] = v;
+  }
+  return { at, versions, verified: false };
+}
+
+/**
+ * True when the shards a reader of `meta` reads (those it lists, and
+ * `_unpartitioned`) are at `versions` now (one listing of `_index/`): no
+ * peer's shard write is published under `meta` that `versions` leave out.
+ */
+export async function shardsMatch(
+  store: ObjectStore,
+  meta: Meta,
+  versions: Readonly<Record<string, string>>,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const now = new Map<string, string>();
+  for await (const page of store.list("_index/", { signal })) {
+    for (const o of page) {
+      const name = o.key.slice("_index/".length);
+      if (name !== "_meta.json" && name.endsWith(".json") && !name.includes("/")) {
+        now.set(name.slice(0, -".json".length), o.version);
+      }
+    }
+  }
+  for (const p of new Set([...meta.partitions, UNPARTITIONED])) {
+    if ((now.get(p) ?? null) !== (versions[p] ?? null)) return false;
+  }
+  return true;
 }
 
 /** Thrown by `updateV2` when the meta is not (or no longer) a v2 one: the update starts over. */

@@ -106,15 +106,17 @@ export async function readIndex(
   // that emptied a shard deletes it just before dropping it from the meta.
   for (let attempt = 0; m?.meta.version === 2; attempt++) {
     const entries: Record<string, IndexEntry> = {};
+    const shards: Record<string, string> = {};
     const listed = new Set(m.meta.partitions);
     const parts = [...listed, ...(listed.has(UNPARTITIONED) ? [] : [UNPARTITIONED])];
     const missing: string[] = [];
     await eachLimit(parts, concurrency, async (p) => {
       const shard = await readShardOrNull(store, p, c);
       if (!shard && listed.has(p)) missing.push(p);
+      if (shard) shards[p] = shard.version;
       Object.assign(entries, shard?.entries ?? {});
     });
-    if (missing.length === 0) return { version: `v2:${m.version}`, entries, meta: m };
+    if (missing.length === 0) return { version: `v2:${m.version}`, entries, meta: m, shards };
     if (attempt + 1 >= MISSING_SHARD_READS) {
       throw unreadable(shardKey(missing[0]), new Error("the meta lists it, but it is missing"));
     }
