@@ -125,6 +125,7 @@ export async function updateV2(
       ...m.meta,
       partitions: [...partitions],
       commitSeq: m.meta.commitSeq + 1,
+      raw: { ...m.meta.raw, [SLUICE_SEQ]: m.meta.commitSeq + 1 },
     };
     const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
     if (v) {
@@ -141,11 +142,17 @@ export async function updateV2(
     // its partitions already list what this change needs. Writers of
     // different models thus meet on the meta at most twice per commit. Not
     // for a shard this change created: a peer that emptied and deleted it
-    // before may still be about to drop it from the meta.
+    // before may still be about to drop it from the meta. And only when that
+    // bump is Sluice's: an old client takes its own bump for the index it
+    // read (its next pulls skip on that `commitSeq`) and would never read
+    // this change, so after an old client's bump this commit bumps again.
     if (fresh && listed) {
-      memo?.noteMeta(m); // stale, but names the layout
-      if (memo) memo.contended = true;
-      return COVERED;
+      const after = await readMeta(store, c);
+      if (after?.meta.version === 2 && bumpedBySluice(after.meta)) {
+        memo?.noteMeta(after);
+        if (memo) memo.contended = true;
+        return COVERED;
+      }
     }
   }
   throw busy(META_KEY);
@@ -204,6 +211,19 @@ export async function shardsMatch(
     if ((now.get(p) ?? null) !== (versions[p] ?? null)) return false;
   }
   return true;
+}
+
+/**
+ * The field of a v2 meta naming the `commitSeq` Sluice last wrote: equal to
+ * `commitSeq` when the meta's last bump was Sluice's (a writer that checks
+ * what its bump published, see {@link shardsAfter}). Old clients write the
+ * meta afresh (or keep the field, which then names an older number).
+ */
+export const SLUICE_SEQ = "sluiceSeq";
+
+/** True when the last bump of `meta` was Sluice's (see {@link SLUICE_SEQ}). */
+export function bumpedBySluice(meta: Meta): boolean {
+  return meta.version === 2 && meta.raw?.[SLUICE_SEQ] === meta.commitSeq;
 }
 
 /** Thrown by `updateV2` when the meta is not (or no longer) a v2 one: the update starts over. */

@@ -260,20 +260,28 @@ Deno.test("a landed commit reports the index it was applied to and whether all o
   }
 });
 
-/** A store where a peer bumps the v2 meta's `commitSeq` just before each of this client's first `bumps` meta writes. */
+/**
+ * A store where a peer bumps the v2 meta's `commitSeq` just before each of
+ * this client's first `bumps` meta writes: a Sluice peer (it marks its bump
+ * as Sluice's), or, with `oldClient`, a client of the layout that keeps the
+ * meta's other fields as they were.
+ */
 class MetaRacer extends InMemoryStore {
   metaPuts = 0;
+  oldClient = false;
   constructor(readonly bumps: number) {
     super();
   }
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     if (args[0] === META_KEY && this.metaPuts++ < this.bumps) {
       const cur = JSON.parse(new TextDecoder().decode((await this.get(META_KEY)).body));
-      await super.put(
-        META_KEY,
-        new TextEncoder().encode(JSON.stringify({ ...cur, commitSeq: cur.commitSeq + 1 })),
-        { kind: "overwrite" },
-      );
+      const seq = cur.commitSeq + 1;
+      const next = this.oldClient
+        ? { ...cur, commitSeq: seq }
+        : { ...cur, commitSeq: seq, sluiceSeq: seq };
+      await super.put(META_KEY, new TextEncoder().encode(JSON.stringify(next)), {
+        kind: "overwrite",
+      });
     }
     return await super.put(...args);
   }
@@ -293,6 +301,22 @@ Deno.test("v2: a meta write refused after the shards landed is published by the 
   assert.equal(store.metaPuts, 2, "the first write and one after reading the meta again");
   assert.equal(await peerCommitSeq(store), seq! + 2, "the peer's two bumps, none of this client's");
   assert.ok((await peerReadIndex(store))[P], "an old client sees the change");
+
+  // Not by an old client's bump: it takes that bump for the index it read,
+  // and would skip this change on it, so this client bumps once more.
+  store.oldClient = true;
+  store.metaPuts = 0;
+  const P2 = "data/aws/ec2/vpc/abc/state/4/raw";
+  const before = await peerCommitSeq(store);
+  const t1 = await updateIndex(store, { set: { [P2]: entry("v10") }, remove: [] }, retry);
+  assert.notEqual(t1, COVERED);
+  assert.equal(store.metaPuts, 3, "a third write, after the old client's second bump");
+  assert.equal(
+    await peerCommitSeq(store),
+    before! + 3,
+    "the old client's two bumps, then this one's",
+  );
+  store.oldClient = false;
 
   // A change needing a partition the meta does not list writes the meta itself.
   const Q = "data/t/new/d/1/raw";
