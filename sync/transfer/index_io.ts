@@ -220,3 +220,20 @@ export async function conflictPause(attempt: number, c: Call): Promise<void> {
   const cap = Math.min(c.retry.maxTimeoutMs, (c.retry.minTimeoutMs / 10) * 2 ** (attempt - 1));
   if (cap > 0) await backoff(Math.random() * cap, c.signal);
 }
+
+/** The shards the bucket holds: partition key to version. */
+export async function listShards(
+  store: ObjectStore,
+  signal?: AbortSignal,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for await (const page of store.list("_index/", { signal })) {
+    for (const o of page) {
+      const name = o.key.slice("_index/".length);
+      if (name !== "_meta.json" && name.endsWith(".json") && !name.includes("/")) {
+        out.set(name.slice(0, -".json".length), o.version);
+      }
+    }
+  }
+  return out;
+}

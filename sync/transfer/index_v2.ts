@@ -24,6 +24,7 @@ import {
   CONFLICT_LIMIT,
   conflictPause,
   eachLimit,
+  listShards,
   readMeta,
   readShardOrNull,
 } from "./index_io.ts";
@@ -198,15 +199,7 @@ export async function shardsMatch(
   versions: Readonly<Record<string, string>>,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const now = new Map<string, string>();
-  for await (const page of store.list("_index/", { signal })) {
-    for (const o of page) {
-      const name = o.key.slice("_index/".length);
-      if (name !== "_meta.json" && name.endsWith(".json") && !name.includes("/")) {
-        now.set(name.slice(0, -".json".length), o.version);
-      }
-    }
-  }
+  const now = await listShards(store, signal);
   for (const p of new Set([...meta.partitions, UNPARTITIONED])) {
     if ((now.get(p) ?? null) !== (versions[p] ?? null)) return false;
   }

@@ -54,6 +54,7 @@ import {
   CONFLICT_LIMIT,
   eachLimit,
   getOrNull,
+  listShards,
   parsed,
   readMeta,
 } from "./index_io.ts";
@@ -247,20 +248,6 @@ async function dropCreated(
   await eachLimit(created, c.concurrency ?? 4, async ([s, v]) => {
     if (!listed.has(s)) await casDelete(store, shardKey(s), v, c);
   });
-}
-
-/** The shards the bucket holds: partition key to version. */
-async function listShards(store: ObjectStore, signal?: AbortSignal): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for await (const page of store.list("_index/", { signal })) {
-    for (const o of page) {
-      const name = o.key.slice("_index/".length);
-      if (name !== "_meta.json" && name.endsWith(".json") && !name.includes("/")) {
-        out.set(name.slice(0, -".json".length), o.version);
-      }
-    }
-  }
-  return out;
 }
 
 /**
