@@ -26,6 +26,7 @@ import {
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
+import { UNCHECKED } from "./push_commit.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
@@ -114,7 +115,11 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   let head: IndexHead | undefined;
   if (!prefixes && state.indexVersion !== undefined && !deps.restoreDeleted) {
     head = await headIndexAndMeta(store, config.retry, signal);
-    if (head.token === state.indexVersion && await reflected(deps, head)) {
+    if (
+      head.token === state.indexVersion ||
+      (head.token !== null && state.indexVersion === `${head.token}${UNCHECKED}` &&
+        await commitChecked(deps, head))
+    ) {
       result.unchanged = true;
       result.conflicts.push(...standingConflicts(deps, prefixes));
       return result;
@@ -446,25 +451,24 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
 
 /** The unresolved conflicts under `prefixes` (internal paths left out). */
 /**
- * True when the cache reflects the v2 index `head` names (a v1 token alone
- * tells): the shard versions known for it were read so, or, derived by this
- * cache's own commit, are what one listing of the shards finds now (that
- * commit's meta bump may also have published a peer's shard write).
+ * True when the shard versions this cache's own v2 commit derived for the
+ * index `head` names are what one listing of the shards finds now (that
+ * commit's meta bump may also have published a peer's shard write, which
+ * this cache never read); the token is then kept as checked.
  */
-async function reflected(deps: PullDeps, head: IndexHead): Promise<boolean> {
-  if (!head.meta || head.meta.meta.version !== 2) return true;
+async function commitChecked(deps: PullDeps, head: IndexHead): Promise<boolean> {
   const memo = deps.indexMemo;
-  const seen = await memo?.shardsAt(head.meta.version);
+  const seen = head.meta?.meta.version === 2 ? await memo?.shardsAt(head.meta.version) : undefined;
   if (!memo || !seen) return false;
-  if (seen.verified) return true;
-  const same = await shardsMatch(deps.store, head.meta.meta, seen.versions, deps.signal)
+  const same = await shardsMatch(deps.store, head.meta!.meta, seen.versions, deps.signal)
     .catch((e) => {
       if (deps.signal.aborted) throw e;
       return false;
     });
-  memo.noteShards(same ? { ...seen, verified: true } : undefined);
-  await memo.persist();
-  return same;
+  if (!same) return false;
+  deps.state.indexVersion = head.token!;
+  await deps.state.saveManifest();
+  return true;
 }
 
 function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {

@@ -61,7 +61,7 @@ export async function commitPrepared(
   // The index this cache reflects, as of its last pull: when the commit lands
   // on exactly that index and applies all of its change, the cache reflects
   // the new index too, and the next pull need not read it.
-  const reflected = deps.state.indexVersion;
+  const reflected = checkedToken(deps.state.indexVersion);
   let current = false;
   const version = await updateIndex(
     deps.store,
@@ -77,11 +77,13 @@ export async function commitPrepared(
   // commit knows them (unverified: its meta bump may also have published a
   // peer's shard write whose own bump was overtaken or cut off, so the next
   // pull lists the shards before it takes the index as unchanged).
+  let token = version;
   if (current && version.startsWith("v2:")) {
     current = (await deps.indexMemo?.shardsAt(version.slice("v2:".length))) !== undefined;
+    token = `${version}${UNCHECKED}`;
   }
   // Otherwise peers may have pushed too: the next pull reads it.
-  if (version) deps.state.indexVersion = current ? version : undefined;
+  if (version) deps.state.indexVersion = current ? token : undefined;
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
@@ -90,4 +92,16 @@ export async function commitPrepared(
     deps.state.setSynced(path, entry);
   }
   await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
+}
+
+/**
+ * Marks an index token a cache took from its own v2 commit: the shard
+ * versions that commit derived are checked against a listing before a pull
+ * skips the read (see `pull`).
+ */
+export const UNCHECKED = "?";
+
+/** The token without its {@link UNCHECKED} mark. */
+export function checkedToken(token: string | undefined): string | undefined {
+  return token?.endsWith(UNCHECKED) ? token.slice(0, -UNCHECKED.length) : token;
 }

@@ -25,16 +25,10 @@ export interface RemoteIndex {
   readonly shards?: Readonly<Record<string, string>>;
 }
 
-/**
- * The shards of the v2 index a cache reflects: their versions, under the
- * meta version `at`. `verified` when read so (a whole read); false when
- * derived by a commit from the index it was based on, which a peer's shard
- * write published by that commit's meta bump may have left out.
- */
+/** Shard versions of a v2 index (partition to object version), under the meta version `at`. */
 export interface ShardsSeen {
   readonly at: string;
   readonly versions: Readonly<Record<string, string>>;
-  readonly verified: boolean;
 }
 
 /** A v2 meta with the object version it was read or written at. */
@@ -89,7 +83,7 @@ export class IndexMemo {
     this.#last = index;
     this.#meta = index?.meta;
     this.#shards = index?.meta && index.shards
-      ? { at: index.meta.version, versions: index.shards, verified: true }
+      ? { at: index.meta.version, versions: index.shards }
       : undefined;
   }
 
@@ -130,11 +124,7 @@ export class IndexMemo {
           typeof shards.versions === "object" && shards.versions !== null &&
           Object.values(shards.versions).every((v) => typeof v === "string")
         ) {
-          this.#savedShards = this.#shards ??= {
-            at: shards.at,
-            versions: shards.versions,
-            verified: shards.verified === true,
-          };
+          this.#savedShards = this.#shards ??= { at: shards.at, versions: shards.versions };
         }
       } catch {
         // absent or unreadable: no hint

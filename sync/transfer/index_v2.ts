@@ -166,9 +166,9 @@ export async function updateV2(
  * shard writes. Unknown when a shard it touched was not at the version
  * known (a peer wrote it since that index was read: this commit built on
  * entries the cache never saw). Shards it did not touch may have changed
- * too, by a peer whose meta bump this one overtook or that was cut off: the
- * result is unverified, and the next pull that takes it for the index its
- * cache reflects lists the shards first (see {@link shardsMatch}).
+ * too, by a peer whose meta bump this one overtook or that was cut off: a
+ * cache that takes the result for the index it reflects checks it with one
+ * listing of the shards first (see {@link shardsMatch}).
  */
 async function shardsAfter(
   memo: IndexMemo | undefined,
@@ -185,7 +185,7 @@ async function shardsAfter(
     if (v === null) delete versions[p];
     else versions[p] = v;
   }
-  return { at, versions, verified: false };
+  return { at, versions };
 }
 
 /**
