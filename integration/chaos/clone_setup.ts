@@ -11,7 +11,7 @@ import {
   type ConditionalWrites,
   withConditionalFallback,
 } from "../../sync/transfer/conditional.ts";
-import { createEmitter } from "../../sync/events.ts";
+import { createEmitter, type WarningEvent } from "../../sync/events.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { type StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import type { Clock, LockBackend, ObjectStore } from "../../sync/ports.ts";
@@ -51,6 +51,8 @@ export interface CloneServiceOptions {
   readonly thirdPartyLocks: boolean;
   /** Counts library warnings by code. */
   readonly warnings: Record<string, number>;
+  /** Told of each library warning (after it is counted). */
+  readonly onWarning?: (w: WarningEvent) => void;
   /** Gates to leave out. */
   readonly disable?: readonly string[];
 }
@@ -82,7 +84,10 @@ export async function cloneService(
       return o.thirdPartyLocks ? absentOnError(lock) : lock;
     },
   };
-  events.on("warning", (w) => (o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1));
+  events.on("warning", (w) => {
+    o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1;
+    o.onWarning?.(w);
+  });
   const svc = await createSluice({
     cacheDir: o.dir,
     store: o.store,

@@ -109,7 +109,10 @@ export async function coreCloneService(
   flush: CoreFlush,
 ): Promise<{ svc: SyncService; locks: StoreLock[] }> {
   const events = createEmitter();
-  events.on("warning", (w) => (o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1));
+  events.on("warning", (w) => {
+    o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1;
+    o.onWarning?.(w);
+  });
   const locks: StoreLock[] = [];
   const random = mulberry32(mixSeed(o.seed, o.index, o.incarnation));
   const lockRegistry = new LockBackendRegistry().register("store", (ctx) => {

@@ -39,8 +39,12 @@ export interface LocalEdit {
   readonly how: string;
   /** Order among edits and observed store writes. */
   readonly seq: number;
-  /** `live`; `replaced` by the clone itself; `waived` (a deletion undone by resolve --theirs). */
-  state: "live" | "replaced" | "waived";
+  /**
+   * `live`; `replaced` by the clone itself; `waived` (a deletion undone by
+   * resolve --theirs); `reported` (discarded by the library with a warning
+   * naming the path).
+   */
+  state: "live" | "replaced" | "waived" | "reported";
 }
 
 async function hashOf(file: string): Promise<string | null> {
@@ -137,6 +141,16 @@ export class LocalChanges {
   replaced(clone: number, path: string): void {
     for (const e of this.edits) {
       if (e.clone === clone && e.path === path && e.state === "live") e.state = "replaced";
+    }
+  }
+
+  /**
+   * The library discarded clone `clone`'s change at `path` and said so by a
+   * warning naming it (a marker naming a refused run's erased version).
+   */
+  reported(clone: number, path: string): void {
+    for (const e of this.edits) {
+      if (e.clone === clone && e.path === path && e.state === "live") e.state = "reported";
     }
   }
 

@@ -195,6 +195,13 @@ class World {
       seed: this.history.seed,
       thirdPartyLocks: this.history.absentOnError === true && name !== "operator",
       warnings: this.stats.warnings,
+      // A marker the library reset after erasing a refused run, saying so:
+      // the edit named that run's erased version (it is discarded, and told).
+      onWarning: (w) => {
+        if (w.code === "latest_reset" && w.path && name !== "operator") {
+          this.changes.reported(index, w.path);
+        }
+      },
       disable: this.options.disable,
     }, kindOf(this.history, index));
   }
