@@ -68,6 +68,11 @@ export interface MarkerOutcome {
   readonly version: number | null;
   /** True when the marker stays dirty (it names an unpushed earlier version). */
   readonly dirty: boolean;
+  /**
+   * What a locally changed marker said before the recomputation replaced it
+   * (it named an erased version); absent when it was not a local change.
+   */
+  readonly was?: string;
 }
 
 /** What {@link completeErasure} did. */

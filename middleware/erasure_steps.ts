@@ -18,7 +18,8 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 /**
  * Recomputes a `latest` marker from the version directories left in the
- * cache. No version left: the marker is removed, cleaned and forgotten (the
+ * cache, unless it names one of them already (it is then left as it is). No
+ * version left: the marker is removed, cleaned and forgotten (the
  * next pull brings the datastore's). The highest version still unpushed:
  * the marker names it and stays dirty. Otherwise it names the highest
  * version, is clean, and is forgotten unless it matches the synced copy, so
@@ -30,35 +31,47 @@ export async function recomputeLatest(
   marker: string,
 ): Promise<MarkerOutcome> {
   const parent = parentOf(marker);
-  let max = -1;
+  const versions = new Set<number>();
   for (const f of await cache.listFiles(parent)) {
     const segs = f.slice(parent.length + 1).split("/");
-    if (segs.length >= 2 && /^\d+$/.test(segs[0])) max = Math.max(max, Number(segs[0]));
+    if (segs.length >= 2 && /^\d+$/.test(segs[0])) versions.add(Number(segs[0]));
   }
+  const max = Math.max(-1, ...versions);
+  const dirty = state.dirtyPaths().includes(marker);
+  const bytes = await cache.read(marker).catch(() => null);
+  const text = bytes === null ? null : new TextDecoder().decode(bytes).trim();
+  // A marker naming a version still here (one set by hand, e.g. one back,
+  // after the refused run) is left as it is: only a marker naming an erased
+  // version is recomputed.
+  if (text !== null && /^\d+$/.test(text) && versions.has(Number(text))) {
+    return { path: marker, version: Number(text), dirty };
+  }
+  // A local change of the marker that the recomputation replaces (reported).
+  const was = dirty && text !== null ? { was: text } : {};
   const synced = state.synced(marker);
   if (max < 0) {
     await cache.remove(marker);
     await state.clean([marker]);
     if (synced) await state.forget([marker]);
-    return { path: marker, version: null, dirty: false };
+    return { path: marker, version: null, dirty: false, ...was };
   }
   const maxDir = `${parent}/${max}`;
   if (state.dirtyPaths().some((p) => isUnder(p, maxDir))) {
     await cache.write(marker, enc(`${max}`));
     await state.markDirty(marker);
-    return { path: marker, version: max, dirty: true };
+    return { path: marker, version: max, dirty: true, ...was };
   }
-  for (const text of [`${max}`, `${max}\n`]) {
-    if (synced && synced.hash === (await sha256Hex(enc(text)))) {
-      await cache.write(marker, enc(text));
+  for (const t of [`${max}`, `${max}\n`]) {
+    if (synced && synced.hash === (await sha256Hex(enc(t)))) {
+      await cache.write(marker, enc(t));
       await state.clean([marker]);
-      return { path: marker, version: max, dirty: false };
+      return { path: marker, version: max, dirty: false, ...was };
     }
   }
   await cache.write(marker, enc(`${max}`));
   await state.clean([marker]);
   if (synced) await state.forget([marker]);
-  return { path: marker, version: max, dirty: false };
+  return { path: marker, version: max, dirty: false, ...was };
 }
 
 /**

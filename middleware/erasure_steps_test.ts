@@ -18,7 +18,7 @@ Deno.test("recomputeLatest matches the synced copy byte for byte, or forgets it"
   await f.synced(`${D}/latest`, "1\n");
   await f.dirty(`${D}/latest`, "2");
   const kept = await recomputeLatest(f.cache, f.state, `${D}/latest`);
-  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: false });
+  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: false, was: "2" });
   assert.equal(text(await f.cache.read(`${D}/latest`)), "1\n");
   assert.deepEqual(f.state.dirtyPaths(), []);
 
@@ -27,6 +27,18 @@ Deno.test("recomputeLatest matches the synced copy byte for byte, or forgets it"
   assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
   assert.equal(f.state.synced(`${D}/latest`), undefined); // the next pull refreshes it
   assert.deepEqual(f.state.dirtyPaths(), []);
+});
+
+Deno.test("recomputeLatest leaves a marker naming a version still here as it is (one set by hand after the run)", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/1/raw`, "a");
+  await f.synced(`${D}/2/raw`, "b");
+  await f.synced(`${D}/latest`, "2");
+  await f.dirty(`${D}/latest`, "1"); // one back, by hand; the refused run's version 3 is gone
+  const kept = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: true });
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
+  assert.deepEqual(f.state.dirtyPaths(), [`${D}/latest`], "it is pushed as set");
 });
 
 Deno.test("deleteUploads falls back to compare-then-delete where conditional deletes are refused", async () => {

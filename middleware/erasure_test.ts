@@ -25,7 +25,8 @@ Deno.test("completeErasure is idempotent", async () => {
   await writeErasureJournal(f.cache, j);
   const first = await completeErasure(f, j);
   assert.deepEqual(first.erased, [`${D}/1`]);
-  assert.deepEqual(first.markers, [{ path: `${D}/latest`, version: null, dirty: false }]);
+  // The refused run's own marker (a local change naming the erased version).
+  assert.deepEqual(first.markers, [{ path: `${D}/latest`, version: null, dirty: false, was: "1" }]);
   const again = await completeErasure(f, { ...emptyJournal(), erase: [`${D}/1`] });
   assert.deepEqual(again.erased, [`${D}/1`]);
   assert.deepEqual(f.state.dirtyPaths(), []);
@@ -63,7 +64,11 @@ Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitte
     await f.dirty(`${D}/latest`, "2");
     const j = { ...emptyJournal(), erase: [`${D}/2`], prefixes: ["data/t/m"] };
     const out = await completeErasure(f, j);
-    assert.deepEqual(out.markers, [{ path: `${D}/latest`, version: 1, dirty: ownOrphan }], writer);
+    assert.deepEqual(
+      out.markers,
+      [{ path: `${D}/latest`, version: 1, dirty: ownOrphan, was: "2" }],
+      writer,
+    );
     assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
     assert.deepEqual(f.state.dirtyPaths(), ownOrphan ? [`${D}/latest`] : [], writer);
   }

@@ -233,6 +233,29 @@ Deno.test("a journaled erasure interrupted by a crash is completed before the ne
   assert.equal(journalPending(await readErasureJournal(m.cache)), false);
 });
 
+Deno.test("a resumed erasure reports a marker changed here that named the erased version, and keeps one naming a version left", async () => {
+  for (const [marker, kept] of [["2", false], ["1", true]] as const) {
+    const m = await arranged();
+    // The crash came before the erasure; then the marker was set by hand.
+    await m.cache.writeState(ERASURE_JOURNAL, {
+      ...emptyJournal(),
+      erase: [V2],
+      prefixes: ["data/t/m"],
+    });
+    await m.cache.write(MARKER, enc(marker));
+    await refusedRunEraser()(m.ctx, spyNext());
+    assert.equal(new TextDecoder().decode((await m.cache.read(MARKER))!), "1", marker);
+    const reset = m.warnings.filter((w) => w.code === "latest_reset");
+    if (kept) {
+      assert.deepEqual(reset, [], "a marker naming version 1, still here, is left as set");
+    } else {
+      assert.equal(reset.length, 1, "the reset of a marker changed here is reported");
+      assert.equal(reset[0].path, MARKER);
+      assert.match(reset[0].message, /named version 2.*now names version 1/s);
+    }
+  }
+});
+
 Deno.test("the refresh of a completed earlier erasure waits until this push is decided", async () => {
   // An earlier refused run's remote deletion is still to do (an outage failed it).
   const journaled = async (m: Awaited<ReturnType<typeof arranged>>) =>

@@ -522,3 +522,20 @@ Deno.test("chaos regression: a v2 meta bump that publishes a peer's shard write 
     '{"seed":8202253,"clones":5,"kinds":["api","core-single-phase","api","core-single-phase","api"],"ops":[{"id":17,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":24,"kind":"tick","n":22,"pick":405307706},{"id":25,"kind":"run","clone":2,"model":0,"data":1,"workMs":5000},{"id":27,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":33,"kind":"tick","n":33,"pick":1728130186},{"id":41,"kind":"migrate","clone":1},{"id":43,"kind":"tick","n":41,"pick":633502169},{"id":44,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":45,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":46,"kind":"sync","clone":1},{"id":47,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":48,"kind":"tick","n":48,"pick":674657384},{"id":50,"kind":"tick","n":24,"pick":1783375137}]}',
   );
 });
+
+/**
+ * I6 (seed 8904925, shrunk; failing on every earlier commit tried): a core
+ * run was refused (its model lock broken) and the clone crashed in the
+ * middle of erasing it; after the restart, the clone set the model's
+ * `latest` marker to the highest version in its cache, the refused run's,
+ * not yet erased. The push then completed the erasure and recomputed the
+ * marker, dropping the edit without a word. A marker naming a version still
+ * in the cache is now left as set, and one naming the erased version is
+ * reset with a `latest_reset` warning naming it (the checker counts an edit
+ * so reported as discarded, not lost).
+ */
+Deno.test("chaos regression: a marker set after a refused run, naming its version, is reset with a warning, not silently (I6)", async () => {
+  await clean(
+    '{"seed":8904925,"clones":4,"v2":true,"kinds":["api","api","api","core"],"ops":[{"id":0,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":1,"kind":"tick","n":19,"pick":647208506},{"id":3,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":4,"kind":"latency","ms":3000},{"id":11,"kind":"run","clone":3,"model":1,"data":1,"workMs":45000},{"id":12,"kind":"tick","n":21,"pick":1183369354},{"id":15,"kind":"marker","clone":3,"model":1,"data":1,"back":false},{"id":16,"kind":"tick","n":14,"pick":899555994},{"id":18,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":19,"kind":"tick","n":26,"pick":1624310679},{"id":20,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":22,"kind":"breakglass","model":1},{"id":23,"kind":"tick","n":6,"pick":1737097612},{"id":24,"kind":"crash","clone":3}]}',
+  );
+});
