@@ -374,7 +374,8 @@ export function moveCommand(
         if (svc.conflicts().length === 0) await svc.pullChanged();
         const list = svc.conflicts();
         if (list.length === 0) return;
-        const path = list[op.pick % list.length].path;
+        const picked = list[op.pick % list.length];
+        const path = picked.path;
         const how = path === MANAGED_LOCKFILE_PATH ? "theirs" : op.how;
         env.stats.resolutions++;
         if (how === "merged") {
@@ -389,6 +390,10 @@ export function moveCommand(
         }
         // Taking theirs undoes a local deletion by choice, whether or not its pull succeeds.
         if (how === "theirs") env.changes.tookTheirs(c, path);
+        // So does publishing a copy a pull set aside (the working copy is neither side).
+        if (how === "mine" && picked.mine && picked.mine.location !== path) {
+          env.changes.choseSetAside(c, path);
+        }
         const r = await svc.resolveConflict(path, how);
         if (r.resolved) env.stats.resolved++;
       });

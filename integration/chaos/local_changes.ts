@@ -154,6 +154,16 @@ export class LocalChanges {
     }
   }
 
+  /**
+   * Clone `clone` published a set-aside copy of `path` (resolve --mine over a
+   * copy a pull set aside): a deletion of the working copy it made since no
+   * longer stands, by its own choice (an edited working copy is set aside
+   * in turn, and checked there).
+   */
+  choseSetAside(clone: number, path: string): void {
+    this.tookTheirs(clone, path);
+  }
+
   /** Clone `clone` took theirs for `path`: a deletion of it no longer stands. */
   tookTheirs(clone: number, path: string): void {
     for (const e of this.edits) {

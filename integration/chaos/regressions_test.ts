@@ -539,3 +539,16 @@ Deno.test("chaos regression: a marker set after a refused run, naming its versio
     '{"seed":8904925,"clones":4,"v2":true,"kinds":["api","api","api","core"],"ops":[{"id":0,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":1,"kind":"tick","n":19,"pick":647208506},{"id":3,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":4,"kind":"latency","ms":3000},{"id":11,"kind":"run","clone":3,"model":1,"data":1,"workMs":45000},{"id":12,"kind":"tick","n":21,"pick":1183369354},{"id":15,"kind":"marker","clone":3,"model":1,"data":1,"back":false},{"id":16,"kind":"tick","n":14,"pick":899555994},{"id":18,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":19,"kind":"tick","n":26,"pick":1624310679},{"id":20,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":22,"kind":"breakglass","model":1},{"id":23,"kind":"tick","n":6,"pick":1737097612},{"id":24,"kind":"crash","clone":3}]}',
   );
 });
+
+/**
+ * Seed 9803355 (a false report): a pull set a clone's never-synced copy of a
+ * config file aside (a conflict) and took the peer's; the clone deleted that
+ * working copy, then resolved the conflict with --mine, which publishes the
+ * set-aside copy (the working copy is neither side). The checker took the
+ * deletion for undone; the clone chose the set-aside copy over it.
+ */
+Deno.test("chaos regression: resolve --mine of a set-aside copy after deleting the working copy is the clone's choice (I6)", async () => {
+  await clean(
+    '{"seed":9803355,"clones":2,"ops":[{"id":0,"kind":"edit","clone":0,"file":0,"how":"hand"},{"id":4,"kind":"sync","clone":0},{"id":5,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":12,"kind":"sync","clone":0},{"id":14,"kind":"tick","n":5,"pick":5422585},{"id":31,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":39,"kind":"resolve","clone":0,"pick":7,"how":"mine"}]}',
+  );
+});
