@@ -552,3 +552,17 @@ Deno.test("chaos regression: resolve --mine of a set-aside copy after deleting t
     '{"seed":9803355,"clones":2,"ops":[{"id":0,"kind":"edit","clone":0,"file":0,"how":"hand"},{"id":4,"kind":"sync","clone":0},{"id":5,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":12,"kind":"sync","clone":0},{"id":14,"kind":"tick","n":5,"pick":5422585},{"id":31,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":39,"kind":"resolve","clone":0,"pick":7,"how":"mine"}]}',
   );
 });
+
+/**
+ * I6 (seed 9904228, shrunk; failing on every earlier commit tried): a pull
+ * fetched a config file, then failed in an outage before it saved what it
+ * had fetched; the clone deleted that file by hand and crashed. After the
+ * restart the file counted as never synced, and the next pull fetched it
+ * again. Fixed in sync/service/pull.ts (a failed fetch keeps its progress:
+ * the files written are recorded as synced, and the conflicts found).
+ */
+Deno.test("chaos regression: a hand deletion of a file a failed pull fetched stands after a restart (I6)", async () => {
+  await clean(
+    '{"seed":9904228,"clones":5,"kinds":["core","core","api","api","core"],"ops":[{"id":9,"kind":"edit","clone":2,"file":1,"how":"mark"},{"id":44,"kind":"stall","clone":2,"on":true,"at":"companions"},{"id":18,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":52,"kind":"tick","n":21,"pick":304505572},{"id":53,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":58,"kind":"tick","n":24,"pick":1160880644},{"id":20,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":21,"kind":"breakglass","model":0},{"id":24,"kind":"resolve","clone":4,"pick":4,"how":"mine"},{"id":45,"kind":"stall","clone":2,"on":false},{"id":29,"kind":"marker","clone":2,"model":0,"data":0,"back":false},{"id":30,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":31,"kind":"tick","n":21,"pick":1661072729},{"id":34,"kind":"delete","clone":4,"file":3,"how":"hand"},{"id":35,"kind":"outage","on":true},{"id":36,"kind":"tick","n":6,"pick":2118620176},{"id":41,"kind":"crash","clone":4}]}',
+  );
+});

@@ -103,3 +103,29 @@ Deno.test("a file deleted here and changed there is reported as the conflict it 
   assert.equal(mine.deleted, true);
   assert.equal(store.peekText("notes/b.txt"), undefined);
 });
+
+Deno.test("files a failed pull fetched count as synced after a restart: deleting one by hand is a local change, not a file to fetch again", async () => {
+  const { clone, put, read } = await import("./clone_kit.ts");
+  const { UnreachableError } = await import("../errors.ts");
+  const store = new InMemoryStore();
+  const peer = await clone(store, "peer");
+  await put(peer, "notes/a.txt", "a");
+  await put(peer, "notes/b.txt", "b");
+  await peer.pushChanged();
+  const dir = await Deno.makeTempDir({ prefix: "sluice-failed-pull-" });
+  const first = await clone(store, "me", dir);
+  // One file comes down, the other's read fails: the pull fails.
+  store.failNext("get", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === "notes/b.txt",
+  });
+  await assert.rejects(first.pullChanged());
+  assert.equal(await read(first, "notes/a.txt"), "a");
+  // The process ends (nothing kept in memory); the user deletes what came down.
+  await Deno.remove(`${dir}/notes/a.txt`);
+  const again = await clone(store, "me", dir);
+  await again.pullChanged();
+  assert.equal(await read(again, "notes/a.txt"), undefined, "the local deletion stands");
+  assert.equal(await read(again, "notes/b.txt"), "b");
+  const listed = (await again.status({ walk: true })).filter((e) => e.path === "notes/a.txt");
+  assert.deepEqual(listed.map((e) => e.reason), [LOCAL_DELETION_REASON]);
+});

@@ -390,6 +390,15 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       path,
     });
   };
+  // A fetch that fails part way keeps what it did: the files written are
+  // recorded as synced (a later deletion of one by hand is then a local
+  // change, not a file to fetch again) and the conflicts found (whose local
+  // copies may be set aside already) are recorded; the index token is not.
+  const keepProgress = async () => {
+    await state.saveManifest();
+    await state.conflicts.clear(agreed);
+    await state.conflicts.record(found);
+  };
   await pMap(todo, async ([path, e]) => {
     let version: string;
     let hash: string;
@@ -413,7 +422,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     result.bytes += e.s;
     done++;
     progress();
-  }, { concurrency: config.concurrency, signal });
+  }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+    await keepProgress().catch(() => {}); // the fetch's own error is the one to report
+    throw err;
+  });
   if (index) {
     for (const path of state.syncedPaths()) {
       // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
