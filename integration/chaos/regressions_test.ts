@@ -566,3 +566,18 @@ Deno.test("chaos regression: a hand deletion of a file a failed pull fetched sta
     '{"seed":9904228,"clones":5,"kinds":["core","core","api","api","core"],"ops":[{"id":9,"kind":"edit","clone":2,"file":1,"how":"mark"},{"id":44,"kind":"stall","clone":2,"on":true,"at":"companions"},{"id":18,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":52,"kind":"tick","n":21,"pick":304505572},{"id":53,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":58,"kind":"tick","n":24,"pick":1160880644},{"id":20,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":21,"kind":"breakglass","model":0},{"id":24,"kind":"resolve","clone":4,"pick":4,"how":"mine"},{"id":45,"kind":"stall","clone":2,"on":false},{"id":29,"kind":"marker","clone":2,"model":0,"data":0,"back":false},{"id":30,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":31,"kind":"tick","n":21,"pick":1661072729},{"id":34,"kind":"delete","clone":4,"file":3,"how":"hand"},{"id":35,"kind":"outage","on":true},{"id":36,"kind":"tick","n":6,"pick":2118620176},{"id":41,"kind":"crash","clone":4}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 10103837, shrunk; failing on every earlier commit tried): a
+ * first v1 commit's index write landed with its answer lost, and the clone
+ * stopped; the bucket moved to v2, and a peer synced and deleted the file.
+ * The commit's next round went to the v2 index without the check a round
+ * after a refused write makes, and named the deleted object again. Fixed in
+ * sync/transfer/remote_index.ts and index_v2.ts (the refusal is carried
+ * into the v2 round).
+ */
+Deno.test("chaos regression: a v1 commit whose landed write lost its answer never names a file deleted on v2 since (I7, I8)", async () => {
+  await clean(
+    '{"seed":10103837,"clones":5,"absentOnError":true,"kinds":["api","api","core","api","api"],"ops":[{"id":38,"kind":"stall","clone":3,"on":true,"at":"companions"},{"id":37,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":3,"kind":"tick","n":1,"pick":542861161},{"id":4,"kind":"flaky","call":"put","count":2,"afterEffect":true},{"id":7,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":36,"kind":"migrate","clone":0},{"id":34,"kind":"sync","clone":0},{"id":35,"kind":"delete","clone":0,"file":1,"how":"push"},{"id":33,"kind":"tick","n":22,"pick":275594392}]}',
+  );
+});

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { InMemoryStore, seedPeerBucket } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { META_KEY, MONOLITH_KEY, shardKey, shardOf } from "./bucket_layout.ts";
-import { updateIndex } from "./remote_index.ts";
+import { readIndex, updateIndex } from "./remote_index.ts";
+import { migrateToShards } from "./migrate_index.ts";
 
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 const entry = (v: string) => ({ v, h: "a".repeat(64), s: 1 });
@@ -155,4 +156,39 @@ Deno.test("a commit whose landed index write lost its answer never puts back an 
   );
   const monolith = JSON.parse(new TextDecoder().decode((await store.get(MONOLITH_KEY)).body));
   assert.deepEqual(Object.keys(monolith.entries), [], "the peer's removal stands");
+});
+
+/**
+ * As {@link LostAnswer}, but meanwhile the bucket moves to v2 and a v2
+ * commit of the peer removes the entry (and the file): the commit's next
+ * round goes to the v2 index.
+ */
+class LostAnswerThenV2 extends InMemoryStore {
+  #lost = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    const r = await super.put(...args);
+    if (args[0] === MONOLITH_KEY && !this.#lost) {
+      this.#lost = true;
+      const quick = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+      await migrateToShards(this, { retry: quick });
+      await updateIndex(this, { set: {}, remove: [MINE] }, quick);
+      await super.delete(MINE);
+      throw new UnreachableError("memory://lost: the answer was lost");
+    }
+    return r;
+  }
+}
+
+Deno.test("a commit whose landed index write lost its answer, its bucket moved to v2 since, never puts back an entry a peer removed", async () => {
+  const store = new LostAnswerThenV2();
+  const mine = await store.put(MINE, new TextEncoder().encode("x"), { kind: "create" });
+  const once = { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  await updateIndex(
+    store,
+    { set: { [MINE]: entry(mine.version) }, remove: [], base: { [MINE]: null } },
+    once,
+  );
+  const index = await readIndex(store, once);
+  assert.ok(index?.version.startsWith("v2:"), "the bucket is on v2");
+  assert.equal(index!.entries[MINE], undefined, "the peer's removal stands");
 });

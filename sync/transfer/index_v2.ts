@@ -40,6 +40,7 @@ export async function updateV2(
   seen: MetaSeen | undefined,
   onCommit?: OnCommit,
   memo?: IndexMemo,
+  retried = false,
 ): Promise<string> {
   let complete = true;
   // The change split by shard once: each shard applies only its own part
@@ -71,7 +72,9 @@ export async function updateV2(
       if (attempt > 0) await conflictPause(attempt, c);
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
-      if (!await apply(store, c, entries, own, attempt > 0)) complete = false;
+      // After a refused index write (`retried`: an earlier round's, of v1 or
+      // v2, may have landed with its answer lost) as after a refused shard.
+      if (!await apply(store, c, entries, own, retried || attempt > 0)) complete = false;
       if (Object.keys(entries).length === 0) {
         // An emptied shard is written empty, not deleted, and then dropped
         // from the meta: a crash in between leaves the meta listing a shard

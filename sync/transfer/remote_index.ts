@@ -209,6 +209,7 @@ export async function updateIndex(
           m === hint && memo?.contended ? undefined : m,
           onCommit,
           memo,
+          refusedBefore,
         );
         await memo?.persist();
         return token;
