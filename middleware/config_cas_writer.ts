@@ -99,13 +99,16 @@ export function configCasWriter(): Middleware<WriteContext> {
     }
     const push = ctx.push;
     let remote = await fetchRemote(ctx);
-    if (remote && (await sha256Hex(remote.body)) === ctx.hash) {
+    /** True (and the write done) when the store holds this write's bytes. */
+    const holdsThese = async () => {
+      if (!remote || (await sha256Hex(remote.body)) !== ctx.hash) return false;
       const { body: _body, ...info } = remote;
       ctx.result = info;
       ctx.outcome = "identical";
       push.note(CONFIG_CAS_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
-      return;
-    }
+      return true;
+    };
+    if (await holdsThese()) return;
     if (remote && remote.metadata?.[WRITER_METADATA] === writer) {
       // This cache's own write that never reached the index: replace it.
       const info = await replaceOwn(ctx, remote.version);
@@ -119,7 +122,9 @@ export function configCasWriter(): Middleware<WriteContext> {
         );
         return;
       }
+      // Refused: a replacement that landed with its answer lost met itself.
       remote = await fetchRemote(ctx);
+      if (await holdsThese()) return;
     }
     if (!remote && ctx.mode.kind === "update" && await stillIndexed(ctx, ctx.mode.version)) {
       // Gone from the store while the index still names the version this
@@ -138,6 +143,7 @@ export function configCasWriter(): Middleware<WriteContext> {
         return;
       }
       remote = await fetchRemote(ctx);
+      if (await holdsThese()) return;
     }
     if (remote && await indexedVersion(ctx) === baseOf(ctx)) {
       // Another writer's object the index does not name: its push is in

@@ -147,6 +147,40 @@ Deno.test("this cache's own uncommitted write is replaced; a peer's object stays
   assert.equal(store.peekText(MARKER), "9");
 });
 
+Deno.test("a replacement of this cache's own uncommitted write that landed with its answer lost is done, not a conflict", async () => {
+  const MARKER = "data/t/m/d/latest";
+  const m = await mockPushContext({
+    config: { retry: { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+  });
+  const store = m.store as InMemoryStore;
+  const first = mockWriteContext(m.ctx, MARKER, "2", {
+    entry: planEntry(MARKER, { class: "latest-marker", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  await configCasWriter()(first, spyNext(() => {}));
+  store.seed(MARKER, "2", { [WRITER_METADATA]: first.metadata[WRITER_METADATA] });
+  const again = mockWriteContext(m.ctx, MARKER, "3", {
+    entry: planEntry(MARKER, { class: "latest-marker", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  // The replacement lands and its answer is lost; its retry is refused (it met itself).
+  store.failNext("put", 1, () => new UnreachableError("the answer was lost"), {
+    afterEffect: true,
+    match: (k) => k === MARKER,
+  });
+  await configCasWriter()(
+    again,
+    spyNext(() => {
+      throw new PreconditionFailedError(MARKER);
+    }),
+  );
+  assert.equal(store.peekText(MARKER), "3");
+  assert.equal(again.entry.action, "put", "not a conflict");
+  assert.equal(again.outcome, "identical");
+  assert.equal(again.result?.version, (await store.head(MARKER))?.version);
+  assert.deepEqual(m.warnings, []);
+});
+
 Deno.test("a config file deleted remotely is skipped; transport errors still fail the write", async () => {
   const m = await mockPushContext();
   const ctx = mockWriteContext(m.ctx, FILE, "mine", {

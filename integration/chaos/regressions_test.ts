@@ -581,3 +581,19 @@ Deno.test("chaos regression: a v1 commit whose landed write lost its answer neve
     '{"seed":10103837,"clones":5,"absentOnError":true,"kinds":["api","api","core","api","api"],"ops":[{"id":38,"kind":"stall","clone":3,"on":true,"at":"companions"},{"id":37,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":3,"kind":"tick","n":1,"pick":542861161},{"id":4,"kind":"flaky","call":"put","count":2,"afterEffect":true},{"id":7,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":36,"kind":"migrate","clone":0},{"id":34,"kind":"sync","clone":0},{"id":35,"kind":"delete","clone":0,"file":1,"how":"push"},{"id":33,"kind":"tick","n":22,"pick":275594392}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 10503501, shrunk; failing from 2cd3088 on, which moved the
+ * interleaving): a clone replaced its own uncommitted write of a config file
+ * (adopting nothing); the replacement landed with its answer lost, and its
+ * retry was refused by itself. The clone took its own object for another
+ * checkout's change and recorded a conflict; nothing ever committed it, and
+ * the index named the replaced version for good. Fixed in
+ * middleware/config_cas_writer.ts (after a refused replacement, an object
+ * holding this write's bytes is this write, done).
+ */
+Deno.test("chaos regression: a replacement of its own write that landed with its answer lost is not a conflict (I7, I8)", async () => {
+  await clean(
+    '{"seed":10503501,"clones":4,"kinds":["api","core","core-single-phase","api"],"ops":[{"id":6,"kind":"bulk","clone":0},{"id":11,"kind":"config","clone":3,"file":1},{"id":12,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":19,"kind":"tick","n":23,"pick":601768294},{"id":20,"kind":"edit","clone":3,"file":4,"how":"push"},{"id":21,"kind":"tick","n":13,"pick":142619693},{"id":22,"kind":"bulk","clone":0},{"id":24,"kind":"tick","n":23,"pick":656942980},{"id":48,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":47,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":27,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":46,"kind":"migrate","clone":2},{"id":44,"kind":"sync","clone":2},{"id":45,"kind":"edit","clone":2,"file":1,"how":"push"},{"id":43,"kind":"tick","n":43,"pick":15937432},{"id":30,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":33,"kind":"outage","on":true},{"id":34,"kind":"tick","n":1,"pick":639029824},{"id":35,"kind":"adopt","clone":2,"file":1},{"id":36,"kind":"outage","on":false},{"id":38,"kind":"tick","n":4,"pick":987487162}]}',
+  );
+});
