@@ -11,7 +11,7 @@ import {
   type ConditionalWrites,
   withConditionalFallback,
 } from "../../sync/transfer/conditional.ts";
-import { createEmitter, type WarningEvent } from "../../sync/events.ts";
+import { createEmitter, type SluiceEmitter, type WarningEvent } from "../../sync/events.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { type StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import type { Clock, LockBackend, ObjectStore } from "../../sync/ports.ts";
@@ -84,10 +84,7 @@ export async function cloneService(
       return o.thirdPartyLocks ? absentOnError(lock) : lock;
     },
   };
-  events.on("warning", (w) => {
-    o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1;
-    o.onWarning?.(w);
-  });
+  watchWarnings(events, o);
   const svc = await createSluice({
     cacheDir: o.dir,
     store: o.store,
@@ -166,4 +163,15 @@ export async function fingerprintOf(truth: GroundTruth, inspect: StoreInspector)
     parts.push(`${key}=${(await sha256Hex((await inspect.read(key))!)).slice(0, 12)}`);
   }
   return parts.join(" ");
+}
+
+/** Counts the library warnings of `events` in `o.warnings` and hands each to `o.onWarning`. */
+export function watchWarnings(
+  events: SluiceEmitter,
+  o: Pick<CloneServiceOptions, "warnings" | "onWarning">,
+): void {
+  events.on("warning", (w) => {
+    o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1;
+    o.onWarning?.(w);
+  });
 }

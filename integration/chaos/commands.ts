@@ -258,6 +258,11 @@ async function recordEdit(
   } else await env.changes.record(e, bytes);
 }
 
+/** True for the label of a move to v2 (`index migrate #…`, or core's `migrate-index #…`). */
+export function isMoveCommand(label: string): boolean {
+  return /migrate/.test(label);
+}
+
 /** `sluice index migrate`: the move to v2 shards under the global lock. */
 export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate" }>): Command {
   return plainCommand(env, op.clone, `index migrate #${op.id}`, async (svc) => {

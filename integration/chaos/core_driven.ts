@@ -39,7 +39,12 @@ import { defineStoreDatastore } from "../../packages/extension/store_datastore.t
 import { createSluice } from "../../sluice.ts";
 import type { ExtensionSyncService } from "../../packages/extension/sync_service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
-import { CHAOS_CONFIG, cloneService, type CloneServiceOptions } from "./clone_setup.ts";
+import {
+  CHAOS_CONFIG,
+  cloneService,
+  type CloneServiceOptions,
+  watchWarnings,
+} from "./clone_setup.ts";
 import {
   CHAOS_LOCK,
   codeOf,
@@ -109,10 +114,7 @@ export async function coreCloneService(
   flush: CoreFlush,
 ): Promise<{ svc: SyncService; locks: StoreLock[] }> {
   const events = createEmitter();
-  events.on("warning", (w) => {
-    o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1;
-    o.onWarning?.(w);
-  });
+  watchWarnings(events, o);
   const locks: StoreLock[] = [];
   const random = mulberry32(mixSeed(o.seed, o.index, o.incarnation));
   const lockRegistry = new LockBackendRegistry().register("store", (ctx) => {

@@ -33,6 +33,7 @@ import {
 } from "../../sync/transfer/bucket_layout.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { SHARED_FILES } from "./history.ts";
+import { isMoveCommand } from "./commands.ts";
 import type { Violation } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
 
@@ -194,7 +195,7 @@ export function harnessDeps(h: {
     violate: h.violate,
     opId: h.opId,
     held: async (path) => (await h.direct.head(path))?.version,
-    moving: () => /migrate/.test(h.label() ?? ""),
+    moving: () => isMoveCommand(h.label() ?? ""),
     indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,
     writer: () => {
       const owner = h.owner();

@@ -25,6 +25,7 @@ import {
   codeOf,
   type Command,
   type CommandEnv,
+  isMoveCommand,
   lockfileCommand,
   moveCommand,
   plainCommand,
@@ -161,7 +162,7 @@ class World {
     if (armed && !armed.seen) {
       armed.seen = armed.at === "companions"
         ? /^put \.datastore-index\.json/.test(what)
-        : /migrate/.test(unit.label) && /^get \.datastore-index\.json/.test(what);
+        : isMoveCommand(unit.label) && /^get \.datastore-index\.json/.test(what);
     } else if (armed) {
       // The index object is written (read, by a move); what follows it (the
       // shards and meta beside it; the move's shard writes) waits until the

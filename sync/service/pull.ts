@@ -26,8 +26,7 @@ import {
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
-import { UNCHECKED } from "./push_commit.ts";
-import type { SyncState } from "./state.ts";
+import { type SyncState, UNCHECKED } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
 
@@ -461,7 +460,6 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   return result;
 }
 
-/** The unresolved conflicts under `prefixes` (internal paths left out). */
 /**
  * True when the shard versions this cache's own v2 commit derived for the
  * index `head` names are what one listing of the shards finds now (that
@@ -483,6 +481,7 @@ async function commitChecked(deps: PullDeps, head: IndexHead): Promise<boolean> 
   return true;
 }
 
+/** The unresolved conflicts under `prefixes` (internal paths left out). */
 function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {
   return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
     under(p, prefixes) && !deps.isInternal(p)

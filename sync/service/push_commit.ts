@@ -6,7 +6,7 @@
  * @module
  */
 import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
-import type { SyncState } from "./state.ts";
+import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
 /** What a prepared push leaves for its commit: the index change and the local state to commit. */
@@ -92,16 +92,4 @@ export async function commitPrepared(
     deps.state.setSynced(path, entry);
   }
   await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
-}
-
-/**
- * Marks an index token a cache took from its own v2 commit: the shard
- * versions that commit derived are checked against a listing before a pull
- * skips the read (see `pull`).
- */
-export const UNCHECKED = "?";
-
-/** The token without its {@link UNCHECKED} mark. */
-export function checkedToken(token: string | undefined): string | undefined {
-  return token?.endsWith(UNCHECKED) ? token.slice(0, -UNCHECKED.length) : token;
 }

@@ -495,3 +495,15 @@ export class SyncState implements StateAccess {
     }
   }
 }
+
+/**
+ * Marks an index token a cache took from its own v2 commit: the shard
+ * versions that commit derived are checked against a listing before a pull
+ * skips the read (see `pull.ts`).
+ */
+export const UNCHECKED = "?";
+
+/** The token without its {@link UNCHECKED} mark. */
+export function checkedToken(token: string | undefined): string | undefined {
+  return token?.endsWith(UNCHECKED) ? token.slice(0, -UNCHECKED.length) : token;
+}

@@ -124,21 +124,28 @@ Deno.test("a companion shard a stopped first commit creates after a peer emptied
 
 /**
  * The first index write lands but its answer is lost; before the commit
- * goes round again, a peer that read the landed index deletes the file and
- * its entry.
+ * goes round again, `meanwhile` runs: by default a peer that read the landed
+ * index deletes the file and its entry.
  */
 class LostAnswer extends InMemoryStore {
   #lost = false;
+  constructor(
+    readonly meanwhile = async (store: InMemoryStore, landed: string) => {
+      await store.delete(MINE);
+      await store.put(
+        MONOLITH_KEY,
+        new TextEncoder().encode(JSON.stringify({ version: 1, entries: {} })),
+        { kind: "update", version: landed },
+      );
+    },
+  ) {
+    super();
+  }
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     const r = await super.put(...args);
     if (args[0] === MONOLITH_KEY && !this.#lost) {
       this.#lost = true;
-      await super.delete(MINE);
-      await super.put(
-        MONOLITH_KEY,
-        new TextEncoder().encode(JSON.stringify({ version: 1, entries: {} })),
-        { kind: "update", version: r.version },
-      );
+      await this.meanwhile(this, r.version);
       throw new UnreachableError("memory://lost: the answer was lost");
     }
     return r;
@@ -158,29 +165,15 @@ Deno.test("a commit whose landed index write lost its answer never puts back an 
   assert.deepEqual(Object.keys(monolith.entries), [], "the peer's removal stands");
 });
 
-/**
- * As {@link LostAnswer}, but meanwhile the bucket moves to v2 and a v2
- * commit of the peer removes the entry (and the file): the commit's next
- * round goes to the v2 index.
- */
-class LostAnswerThenV2 extends InMemoryStore {
-  #lost = false;
-  override async put(...args: Parameters<InMemoryStore["put"]>) {
-    const r = await super.put(...args);
-    if (args[0] === MONOLITH_KEY && !this.#lost) {
-      this.#lost = true;
-      const quick = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
-      await migrateToShards(this, { retry: quick });
-      await updateIndex(this, { set: {}, remove: [MINE] }, quick);
-      await super.delete(MINE);
-      throw new UnreachableError("memory://lost: the answer was lost");
-    }
-    return r;
-  }
-}
-
 Deno.test("a commit whose landed index write lost its answer, its bucket moved to v2 since, never puts back an entry a peer removed", async () => {
-  const store = new LostAnswerThenV2();
+  // Meanwhile the bucket moves to v2, and a v2 commit of the peer removes
+  // the entry (and the file): the commit's next round goes to the v2 index.
+  const store = new LostAnswer(async (peer) => {
+    const quick = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+    await migrateToShards(peer, { retry: quick });
+    await updateIndex(peer, { set: {}, remove: [MINE] }, quick);
+    await peer.delete(MINE);
+  });
   const mine = await store.put(MINE, new TextEncoder().encode("x"), { kind: "create" });
   const once = { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 };
   await updateIndex(

@@ -106,13 +106,16 @@ export async function updateV2(
     }
     throw busy(shardKey(part));
   });
+  // The meta read after a refusal by an old client's bump, for the next attempt.
+  let reread: MetaSeen | undefined;
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     // A meta seen before the shards (read first, or remembered) serves the
     // first attempt (its compare-and-swap fails if it moved meanwhile);
     // without one, and after a conflict, it is read now, after the shards.
     if (attempt > 0) await conflictPause(attempt, c);
     const fresh = attempt > 0 || !seen;
-    const m = fresh ? await readMeta(store, c) : seen;
+    const m = reread ?? (fresh ? await readMeta(store, c) : seen);
+    reread = undefined;
     if (m?.meta.version !== 2) throw NOT_V2;
     const partitions = new Set(m.meta.partitions);
     const listed = created.size === 0 && [...kept].every((p) => partitions.has(p)) &&
@@ -157,6 +160,7 @@ export async function updateV2(
         if (memo) memo.contended = true;
         return COVERED;
       }
+      reread = after ?? undefined;
     }
   }
   throw busy(META_KEY);

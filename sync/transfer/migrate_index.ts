@@ -142,11 +142,11 @@ export async function migrateToShards(
     // another move): start over from it.
     if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) {
       // Refused, or landed with its answer lost (the retry then met it).
-      const now = await readMeta(store, c);
-      const landed = now?.meta.version === 2 && now.meta.commitSeq === 1 &&
-        now.meta.partitions.join("\n") === partitions.join("\n");
+      const current = await readMeta(store, c);
+      const landed = current?.meta.version === 2 && current.meta.commitSeq === 1 &&
+        current.meta.partitions.join("\n") === partitions.join("\n");
       if (!landed) {
-        await dropCreated(store, created, c);
+        await dropCreated(store, created, current, c);
         continue;
       }
     }
@@ -178,10 +178,10 @@ function moveId(): string {
  * Writes the shards of `groups` over the versions `listed` (a shard listed
  * there and not in `groups`, one an earlier attempt wrote from an older
  * read, is deleted: v2 readers read `_unpartitioned` whether listed or not,
- * and a v2 commit builds on any shard it finds). False when a write was
- * refused: someone changed the shards since they were listed (another move
- * or a v1 commit), and the attempt starts over. Returns the shards it
- * created (key to version), null when a write was refused.
+ * and a v2 commit builds on any shard it finds). Returns the shards it
+ * created (key to version), or null when a write was refused: someone
+ * changed the shards since they were listed (another move or a v1 commit),
+ * and the attempt starts over.
  *
  * Writes and deletions over listed versions go first. Shards none was
  * listed for are created last, each only while the meta still carries this
@@ -224,7 +224,7 @@ async function writeShards(
       }),
   );
   if (!refused) return created;
-  await dropCreated(store, created, c);
+  await dropCreated(store, created, created.size ? await readMeta(store, c) : null, c);
   return null;
 }
 
@@ -237,13 +237,13 @@ async function writeShards(
 async function dropCreated(
   store: ObjectStore,
   created: ReadonlyMap<string, string>,
+  meta: Awaited<ReturnType<typeof readMeta>>,
   c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
 ): Promise<void> {
-  if (created.size === 0) return;
-  // Never one a v2 meta lists: another move writes every shard it lists,
-  // so a listed shard still at the version created here is this attempt's
-  // own, under its own meta (a write that landed with its answer lost).
-  const meta = await readMeta(store, c);
+  // Never one a v2 meta (`meta`, read after the refusal) lists: another
+  // move writes every shard it lists, so a listed shard still at the version
+  // created here is this attempt's own, under its own meta (a write that
+  // landed with its answer lost).
   const listed = new Set(meta?.meta.version === 2 ? meta.meta.partitions : []);
   await eachLimit(created, c.concurrency ?? 4, async ([s, v]) => {
     if (!listed.has(s)) await casDelete(store, shardKey(s), v, c);
