@@ -316,12 +316,20 @@ export function moveCommand(
         const path = SHARED_FILES[op.file];
         const file = `${svc.cacheDir}/${path}`;
         const tick = op.how === "hand-tick";
+        env.stats.edits++;
+        const synced = op.how === "revert" ? svc.state.synced(path) : undefined;
+        const back = synced && env.changes.bytesOf(synced.hash);
+        if (back) {
+          // The bytes this cache last synced, by hand: no local change (see recordEdit).
+          await recordEdit(env, svc, { op: op.id, clone: c, path, how: op.how }, back);
+          await handWrite(file, back, false);
+          return;
+        }
         const size = tick ? (await Deno.stat(file).catch(() => null))?.size : undefined;
         const bytes = editBytes(`op ${op.id}: ${path} edited by c${c}`, size);
-        env.stats.edits++;
         await env.changes.record({ op: op.id, clone: c, path, how: op.how }, bytes);
         await handWrite(file, bytes, tick);
-        if (op.how === "hand" || tick) return;
+        if (op.how === "hand" || op.how === "revert" || tick) return;
         await svc.markDirty({ relPath: path });
         if (op.how === "push") await svc.pushChanged();
       });

@@ -31,9 +31,11 @@ export const SHARED_FILES: readonly string[] = [
  * How an edit reaches the datastore: `hand` writes the file and nothing else
  * (no markDirty; `hand-tick` keeps the file's size class and its mtime, as an
  * edit within the filesystem's timestamp tick after the last sync does),
- * `mark` also marks it dirty, `push` marks it and pushes.
+ * `mark` also marks it dirty, `push` marks it and pushes. `revert` puts
+ * back by hand the bytes the clone last synced (a user undoing an edit; a
+ * plain `hand` edit when the clone never synced the file).
  */
-export type EditHow = "hand" | "hand-tick" | "mark" | "push";
+export type EditHow = "hand" | "hand-tick" | "mark" | "push" | "revert";
 
 /** The resolutions a `resolve` operation picks from. */
 export type ResolveHow = "mine" | "theirs" | "merged";
@@ -353,7 +355,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
           kind,
           clone,
           file: rng.int(SHARED_FILES.length),
-          how: rng.pick(["hand", "hand", "hand-tick", "mark", "push", "push"] as const),
+          how: rng.pick(["hand", "hand", "hand-tick", "mark", "push", "push", "revert"] as const),
         });
         break;
       case "delete":

@@ -35,7 +35,7 @@ export interface LocalEdit {
   readonly path: string;
   /** SHA-256 of the bytes written, or null for a deletion. */
   readonly hash: string | null;
-  /** `hand`, `hand-tick`, `mark`, `push`, `merged` or `marker`. */
+  /** `hand`, `hand-tick`, `mark`, `push`, `revert`, `merged` or `marker`. */
   readonly how: string;
   /** Order among edits and observed store writes. */
   readonly seq: number;
@@ -94,6 +94,8 @@ export class LocalChanges {
   /** Paths the store was seen without after a delete, with the last seq. */
   readonly #gone = new Map<string, number>();
   readonly #paths = new Set<string>();
+  /** The bytes of every edit recorded, by hash (a revert writes some back). */
+  readonly #bytes = new Map<string, Uint8Array>();
   readonly #read?: (key: string) => Promise<Uint8Array | undefined>;
   readonly #committed?: (key: string) => Promise<string | undefined>;
 
@@ -112,6 +114,11 @@ export class LocalChanges {
     this.#committed = committed;
   }
 
+  /** The bytes of a recorded edit with this SHA-256; undefined when none had it. */
+  bytesOf(hash: string): Uint8Array | undefined {
+    return this.#bytes.get(hash);
+  }
+
   /** True when `path` is one the edits touch (the store's writes to it are watched). */
   watches(path: string): boolean {
     return this.#paths.has(path);
@@ -125,6 +132,7 @@ export class LocalChanges {
     this.replaced(e.clone, e.path);
     this.#paths.add(e.path);
     const hash = bytes ? await sha256Hex(bytes) : null;
+    if (hash && bytes) this.#bytes.set(hash, bytes);
     this.edits.push({ ...e, hash, seq: ++this.#seq, state: "live" });
     if (hash && this.#read) {
       const now = await this.#read(e.path);
