@@ -107,10 +107,13 @@ export interface PlanEntry {
   /** Done by the preparation of a two-phase push (shown to the gates of its commit, not written again). */
   readonly prepared?: boolean;
   /**
-   * Set (with `skip`) for a path marked dirty that is absent here and this
-   * cache never synced: nothing to push, but an upload of this cache's that
-   * never reached the index (a crash) may still hold it remotely, and the
-   * push deletes that (see `dropOwnStranded` in `service/push_delete.ts`).
+   * Set (with `skip`) for a path absent here that may still hold an upload
+   * of this cache's that never reached the index (a crash, a failed index
+   * update): a path marked dirty that this cache never synced, or one an
+   * earlier walk push uploaded without committing. Never synced, that upload
+   * is deleted (see `dropOwnStranded` in `service/push_delete.ts`); synced,
+   * it is published as the commit would have done (`publishOwnStranded`),
+   * and the local deletion stays one to push by name.
    */
   strandedCheck?: boolean;
   /**

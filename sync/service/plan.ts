@@ -167,6 +167,19 @@ export async function buildPlan(
         }
       }
     }
+    // Paths an earlier walk push uploaded without committing, that this walk
+    // does not plan: the store may hold this cache's own object there that no
+    // index names. A file here as it was synced is written back over it; a
+    // file gone from here is checked (see `strandedCheck`).
+    for (const p of state.attemptedPaths()) {
+      if (plan.has(p) || !isSafeRelPath(p) || isLayoutInternal(p)) continue;
+      const local = cache.exists(p) ? await cache.hashFile(p) : null;
+      if (local) add(p, "put", local.hash, local.size, "walk");
+      else {
+        add(p, "skip", undefined, undefined, "walk");
+        plan.get(p)!.strandedCheck = true;
+      }
+    }
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -17,7 +17,12 @@ import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
 import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
-import { type DeleteOutcome, deleteRemote, dropOwnStranded } from "./push_delete.ts";
+import {
+  type DeleteOutcome,
+  deleteRemote,
+  dropOwnStranded,
+  publishOwnStranded,
+} from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
@@ -309,6 +314,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     };
 
+    // A walk's uploads are recorded before they are made: should their commit
+    // never come, a later walk that no longer plans them still settles them.
+    const walkFound = uploads.filter((e) => e.source === "walk").map((e) => e.path);
+    if (walkFound.length > 0) await state.markAttempted(walkFound);
     await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
@@ -387,7 +396,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         );
       for (const entry of strays) {
         try {
-          await dropOwnStranded(ctx, entry.path, ownWriter);
+          if (entry.syncedVersion === undefined) await dropOwnStranded(ctx, entry.path, ownWriter);
+          else {
+            const published = await publishOwnStranded(ctx, entry, ownWriter);
+            if (published) indexSynced[entry.path] = published;
+          }
         } catch (e) {
           entry.keepDirty = true;
           entry.reason = "could not check the datastore for an upload of this cache's at it";
@@ -396,6 +409,12 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     }
     for (const e of ctx.plan) {
+      // A walk's check of an earlier upload: a local deletion (reported as
+      // one) or a path no longer here; nothing left out.
+      if (e.strandedCheck && e.source === "walk" && !e.keepDirty) {
+        handled.push(e.path);
+        continue;
+      }
       if (e.action === "skip" && !e.prepared) {
         result.skipped.push({
           path: e.path,

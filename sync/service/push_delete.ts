@@ -25,6 +25,7 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
+import { sha256Hex } from "../hash.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -135,4 +136,47 @@ export async function dropOwnStranded(
     return false;
   }
   return await deleteAt(ctx, path, now.version);
+}
+
+/**
+ * A synced path a walk found deleted here, which an earlier walk push of
+ * this cache uploaded without committing (its index update failed, or the
+ * process stopped): when the store holds that upload (this cache's writer
+ * id, another version than the one synced) and the index still names the
+ * synced version, the upload is published as this cache's change, as its
+ * commit would have done, so that no reader skips the path and no peer
+ * waits on it. A walk never deletes, so the local deletion stays one to
+ * push by name; it now goes over the published version. Returns what the
+ * manifest records for the path, or null when there was nothing of this
+ * cache's to publish. Transport errors throw.
+ */
+export async function publishOwnStranded(
+  ctx: PushContext,
+  entry: PlanEntry,
+  writer: () => Promise<string | null>,
+): Promise<{ hash: string; version: string; size: number } | null> {
+  const now = await withRetry(
+    () => ctx.store.head(entry.path, { signal: ctx.signal }),
+    ctx.config.retry,
+    ctx.signal,
+  );
+  if (
+    !now?.metadata?.[WRITER_METADATA] || !isOwnUncommitted(now, entry.syncedVersion, await writer())
+  ) {
+    return null;
+  }
+  const got = await getOrNull(ctx.store, entry.path, {
+    retry: ctx.config.retry,
+    signal: ctx.signal,
+  });
+  if (got?.version !== now.version) return null;
+  const adoption = await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
+    retry: ctx.config.retry,
+    signal: ctx.signal,
+    concurrency: ctx.config.concurrency,
+    clock: () => ctx.clock.now(),
+    pathClass: entry.class,
+  });
+  if (!adoption.adopted) return null;
+  return { hash: await sha256Hex(got.body), version: got.version, size: got.size };
 }

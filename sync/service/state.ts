@@ -67,6 +67,8 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
   return { hash: e.h, version: e.v, size: e.s as number, mtimeMs: e.m };
 }
 const BULK = "*";
+/** Prefix of a dirty-journal line naming a path a walk push uploaded and has not committed yet. */
+const ATTEMPTED = "?";
 
 /**
  * The dirty set and the synced manifest of one cache.
@@ -83,6 +85,12 @@ export class SyncState implements StateAccess {
   readonly #dirty = new Map<string, number>();
   #bulk = false;
   #bulkSeq = 0;
+  /**
+   * Paths a walk push was about to upload whose commit has not come yet: the
+   * store may hold this cache's own object there that no index names. Kept
+   * in the dirty journal, so a crash keeps them too.
+   */
+  readonly #attempted = new Set<string>();
   #seq = 0;
   #manifest = new Map<string, SyncedEntry>();
   /**
@@ -166,6 +174,24 @@ export class SyncState implements StateAccess {
     for (const p of paths) this.#dirty.set(p, ++this.#seq);
   }
 
+  /**
+   * Paths a walk push uploaded (or was about to) whose commit has not come
+   * yet, sorted: a later walk checks those it no longer plans (see
+   * `buildPlan`).
+   */
+  attemptedPaths(): string[] {
+    return [...this.#attempted].sort();
+  }
+
+  /** Records, durably and before they are written, the paths a walk push is about to upload. */
+  async markAttempted(paths: readonly string[]): Promise<void> {
+    const fresh = paths.filter((p) => !this.#attempted.has(p));
+    if (fresh.length === 0) return;
+    await this.#append(fresh.map((p) => `${ATTEMPTED}${JSON.stringify(p)}\n`).join(""));
+    this.#journalStale = true;
+    for (const p of fresh) this.#attempted.add(p);
+  }
+
   async clean(paths: readonly string[]): Promise<void> {
     for (const p of paths) {
       if (p.endsWith("/")) {
@@ -180,8 +206,9 @@ export class SyncState implements StateAccess {
 
   /**
    * After a push: removes the marks the push handled unless they were set
-   * again meanwhile, clears the bulk mark if the push was a walk started
-   * after it, and persists the manifest.
+   * again meanwhile (and the record of an upload it committed or checked),
+   * clears the bulk mark if the push was a walk started after it, and
+   * persists the manifest.
    */
   async commit(
     handled: readonly string[],
@@ -195,6 +222,7 @@ export class SyncState implements StateAccess {
         this.#dirty.delete(p);
         this.#journalStale = true;
       }
+      if (this.#attempted.delete(p)) this.#journalStale = true;
     }
     if (walkDone && this.#bulk && this.#bulkSeq <= snapshot.bulkSeq) {
       this.#bulk = false;
@@ -366,6 +394,7 @@ export class SyncState implements StateAccess {
     const lines = [
       ...(this.#bulk ? [BULK] : []),
       ...[...this.#dirty.keys()].map((p) => JSON.stringify(p)),
+      ...[...this.#attempted].map((p) => `${ATTEMPTED}${JSON.stringify(p)}`),
     ];
     await this.#writing(DIRTY_FILE, () =>
       atomicWrite(
@@ -399,9 +428,11 @@ export class SyncState implements StateAccess {
           continue;
         }
         try {
-          const p = JSON.parse(line);
+          const attempted = line.startsWith(ATTEMPTED);
+          const p = JSON.parse(attempted ? line.slice(ATTEMPTED.length) : line);
           if (typeof p !== "string") throw new Error("not a path");
-          this.#dirty.set(p, seq);
+          if (attempted) this.#attempted.add(p);
+          else this.#dirty.set(p, seq);
         } catch {
           this.#bulk = true;
           this.#bulkSeq = seq;

@@ -1,0 +1,120 @@
+/**
+ * A walk push whose uploads landed and whose index update did not (an
+ * outage, a crash) leaves this cache's own objects that no index names. A
+ * later walk that no longer plans the path (the file was deleted by hand,
+ * or put back as it was synced) must still settle them, or readers skip the
+ * path for good and peers wait on a writer that never commits.
+ */
+import assert from "node:assert/strict";
+import { UnreachableError } from "../errors.ts";
+import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
+
+const PATH = "notes/shared.txt";
+
+async function bucket(layout: "v1" | "v2"): Promise<InMemoryStore> {
+  const store = new InMemoryStore();
+  if (layout === "v2") {
+    const meta = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+    await store.put(META_KEY, metaBody(meta), { kind: "create" });
+  }
+  return store;
+}
+
+/** A walk push whose upload of `text` at PATH lands and whose index update fails. */
+async function walkCutOff(store: InMemoryStore, a: SyncService, text: string) {
+  await put(a, PATH, text, false);
+  await a.markDirty();
+  const before = (await store.head(PATH))?.version;
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k.startsWith("_index/") || k === ".datastore-index.json",
+  });
+  await assert.rejects(a.pushChanged());
+  const landed = (await store.head(PATH))?.version;
+  assert.ok(landed && landed !== before, "the upload landed");
+  assert.notEqual((await readIndex(store, quick.retry))?.entries[PATH]?.v, landed);
+}
+
+/** A fresh clone's pull takes every indexed path: none is skipped as uncommitted. */
+async function freshPull(store: InMemoryStore) {
+  const fresh = await clone(store, "fresh");
+  const r = await fresh.pullChanged();
+  assert.deepEqual(r.uncommitted, [], "a fresh clone skipped a path as not yet committed");
+  return fresh;
+}
+
+for (const layout of ["v1", "v2"] as const) {
+  Deno.test(`${layout}: a file deleted here after a walk push was cut off before its commit: the next walk publishes the landed upload and still reports the deletion`, async () => {
+    const store = await bucket(layout);
+    const dir = (await clone(store, "a")).cacheDir;
+    let a = await clone(store, "a", dir);
+    await put(a, PATH, "one");
+    await a.pushChanged();
+    await walkCutOff(store, a, "two");
+    await Deno.remove(`${a.cacheDir}/${PATH}`);
+    a = await clone(store, "a", dir); // a restart in between: the record is durable
+    await a.markDirty();
+    const r = await a.pushChanged();
+    assert.deepEqual(r.localDeletions, [PATH], "a walk never deletes: the deletion is reported");
+    await assertIndexCurrent(store, { held: true });
+    assert.equal(await read(await freshPull(store), PATH), "two");
+    // The deletion, pushed by name, goes over the version now published.
+    await a.markDirty({ relPath: PATH });
+    assert.deepEqual((await a.pushChanged()).deleted, [PATH]);
+    assert.equal(store.peekText(PATH), undefined);
+    await assertIndexCurrent(store, { held: true });
+  });
+
+  Deno.test(`${layout}: a file put back as it was synced after a walk push was cut off: the next walk writes it back over the landed upload`, async () => {
+    const store = await bucket(layout);
+    const a = await clone(store, "a");
+    await put(a, PATH, "one");
+    await a.pushChanged();
+    await walkCutOff(store, a, "two");
+    await put(a, PATH, "one", false);
+    await a.markDirty();
+    await a.pushChanged();
+    await assertIndexCurrent(store, { held: true });
+    assert.equal(store.peekText(PATH), "one");
+    assert.equal(await read(await freshPull(store), PATH), "one");
+  });
+
+  Deno.test(`${layout}: a new file deleted here after a walk push was cut off: the next walk removes the upload no index names`, async () => {
+    const store = await bucket(layout);
+    const a = await clone(store, "a");
+    await put(a, "notes/other.txt", "x");
+    await a.pushChanged();
+    await walkCutOff(store, a, "new");
+    await Deno.remove(`${a.cacheDir}/${PATH}`);
+    await a.markDirty();
+    const r = await a.pushChanged();
+    assert.deepEqual(r.localDeletions, []);
+    assert.equal(store.peekText(PATH), undefined, "the stranded upload is gone");
+    await assertIndexCurrent(store, { held: true });
+    await freshPull(store);
+  });
+}
+
+Deno.test("a walk that uploads nothing new checks no path again: the record is cleared by the commit", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await walkCutOff(store, a, "two");
+  await a.markDirty();
+  await a.pushChanged();
+  await assertIndexCurrent(store, { held: true });
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty();
+  const heads = store.log.length;
+  const r = await a.pushChanged();
+  assert.deepEqual(r.localDeletions, [PATH]);
+  assert.deepEqual(
+    store.log.slice(heads).filter((c) => c.key === PATH),
+    [],
+    "a local deletion found by a walk costs no request",
+  );
+});
