@@ -331,6 +331,10 @@ export async function benchWriters(
           commits,
           wallMs: round(wallMs),
           commitsPerSecond: round(commits / (wallMs / 1000), 2),
+          meanLatencyMs: round(latencies.reduce((a, b) => a + b, 0) / commits, 1),
+          // Each writer commits again as soon as its last commit ends (a closed
+          // loop), so by Little's law the mean latency is N over the commit rate.
+          littleMeanLatencyMs: round((n * wallMs) / commits, 1),
           p50LatencyMs: round(quantile(latencies, 0.5), 1),
           p99LatencyMs: round(quantile(latencies, 0.99), 1),
           maxLatencyMs: round(Math.max(...latencies), 1),
@@ -381,6 +385,12 @@ export async function benchWriters(
   if (one && top && one.p99LatencyMs && top.p99LatencyMs) {
     out.verdicts = {
       p99RatioTopVsOne: round(top.p99LatencyMs / one.p99LatencyMs, 2),
+      // The p99 goal needs at least this many commits/s at the top count: the
+      // mean latency (N over the rate) can be no higher than the p99.
+      commitsPerSecondTheP99GoalNeeds: round(
+        ((top.writers ?? 0) * 1000) / (3 * one.p99LatencyMs),
+        1,
+      ),
       casRetriesPerCommitAtTop: top.casRetriesPerCommit,
       commitsPerSecond: counts.map((n) => byN[n].commitsPerSecond),
     };
