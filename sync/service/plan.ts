@@ -12,6 +12,10 @@ import type { SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
 
+/** Why a walk checks a path it has nothing to push for (see `strandedCheck`). */
+export const STRANDED_REASON =
+  "an earlier push uploaded it and stopped before its commit; this push settles that upload";
+
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
  * cache. A dirty path that is a directory (or a removed one) stands for every
@@ -177,7 +181,7 @@ export async function buildPlan(
       if (local) add(p, "put", local.hash, local.size, "walk");
       else {
         add(p, "skip", undefined, undefined, "walk");
-        plan.get(p)!.strandedCheck = true;
+        Object.assign(plan.get(p)!, { strandedCheck: true, reason: STRANDED_REASON });
       }
     }
   }

@@ -32,7 +32,9 @@ export function statusEntries(
   writeGates: readonly WriteGateEntry[],
   localOnly: readonly { path: string; reason: string }[] = [],
 ): StatusEntry[] {
-  const planned = plan.map((e): StatusEntry => ({
+  // A local deletion the walk also checks for an earlier upload is listed once, as the deletion.
+  const deleted = new Set(localDeletions);
+  const planned = plan.filter((e) => !deleted.has(e.path)).map((e): StatusEntry => ({
     path: e.path,
     action: e.action,
     class: e.class,

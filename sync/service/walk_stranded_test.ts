@@ -12,6 +12,7 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 import type { SyncService } from "./service.ts";
+import { STRANDED_REASON } from "./plan.ts";
 
 const PATH = "notes/shared.txt";
 
@@ -57,6 +58,8 @@ for (const layout of ["v1", "v2"] as const) {
     await Deno.remove(`${a.cacheDir}/${PATH}`);
     a = await clone(store, "a", dir); // a restart in between: the record is durable
     await a.markDirty();
+    const status = await a.status({ walk: true });
+    assert.deepEqual(status.map((e) => [e.path, e.action]), [[PATH, "skip"]], "listed once");
     const r = await a.pushChanged();
     assert.deepEqual(r.localDeletions, [PATH], "a walk never deletes: the deletion is reported");
     await assertIndexCurrent(store, { held: true });
@@ -90,8 +93,13 @@ for (const layout of ["v1", "v2"] as const) {
     await walkCutOff(store, a, "new");
     await Deno.remove(`${a.cacheDir}/${PATH}`);
     await a.markDirty();
+    const status = await a.status({ walk: true });
+    assert.deepEqual(status.map((e) => [e.path, e.action, e.reason]), [
+      [PATH, "skip", STRANDED_REASON],
+    ]);
     const r = await a.pushChanged();
     assert.deepEqual(r.localDeletions, []);
+    assert.deepEqual(r.skipped, [], "nothing was left out");
     assert.equal(store.peekText(PATH), undefined, "the stranded upload is gone");
     await assertIndexCurrent(store, { held: true });
     await freshPull(store);
