@@ -235,6 +235,17 @@ async function handWrite(file: string, bytes: Uint8Array, sameTick: boolean): Pr
   await Deno.utime(file, new Date(mtime), new Date(mtime));
 }
 
+/** The bytes of a latest marker (a number up to `max`, as written) whose SHA-256 is `hash`. */
+async function markerBytes(hash: string, max: number): Promise<Uint8Array | undefined> {
+  for (let k = 1; k <= max; k++) {
+    for (const text of [`${k}`, `${k}\n`]) {
+      const bytes = enc.encode(text);
+      if (await sha256Hex(bytes) === hash) return bytes;
+    }
+  }
+  return undefined;
+}
+
 /** Bytes of an edit: unique (they name the op), of the old size when asked and possible. */
 function editBytes(head: string, size?: number): Uint8Array {
   const text = `${head}; some settings\n`;
@@ -356,9 +367,16 @@ export function moveCommand(
     case "marker":
       return plain("marker write", async (svc) => {
         const base = `data/${MODELS[op.model]}/${DATA_NAMES[op.data]}`;
-        const n = (await highestVersion(svc.cacheDir, base)) - (op.back ? 1 : 0);
-        if (n < 1) return;
-        const bytes = enc.encode(`${n}`);
+        const highest = await highestVersion(svc.cacheDir, base);
+        const n = highest - (op.back ? 1 : 0);
+        const synced = svc.state.synced(`${base}/latest`);
+        // A revert writes back the number the clone last synced (found by its hash).
+        const back = op.how === "revert" && synced
+          ? await markerBytes(synced.hash, highest + 1)
+          : undefined;
+        if (op.how === "revert" && !back) return;
+        if (!back && n < 1) return;
+        const bytes = back ?? enc.encode(`${n}`);
         env.stats.markerWrites++;
         await recordEdit(
           env,
@@ -366,6 +384,10 @@ export function moveCommand(
           { op: op.id, clone: c, path: `${base}/latest`, how: "marker" },
           bytes,
         );
+        if (op.how === "hand" || op.how === "revert") {
+          await handWrite(`${svc.cacheDir}/${base}/latest`, bytes, false);
+          return;
+        }
         await svc.cache.write(`${base}/latest`, bytes);
         await svc.markDirty({ relPath: `${base}/latest` });
         await svc.pushChanged();

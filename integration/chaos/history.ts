@@ -112,6 +112,8 @@ export type Op =
    * A clone points a latest marker at its highest local version of that data
    * (or, with `back`, one before), outside any model run and without the
    * model lock, marks it dirty and pushes: a second writer of the marker.
+   * With `how: "hand"` it only writes the file (a later walk pushes it);
+   * with `how: "revert"` it puts back by hand the marker it last synced.
    */
   | {
     readonly id: number;
@@ -120,6 +122,7 @@ export type Op =
     readonly model: number;
     readonly data: number;
     readonly back: boolean;
+    readonly how?: "push" | "hand" | "revert";
   }
   /** A clone resolves one of its conflicts (the `pick`-th, modulo their number), if it has any. */
   | {
@@ -375,6 +378,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
           model: rng.chance(0.7) ? lastModel : rng.int(MODELS.length),
           data: rng.int(DATA_NAMES.length),
           back: rng.chance(0.3),
+          how: rng.pick(["push", "push", "push", "hand", "revert"] as const),
         });
         break;
       case "resolve":
@@ -591,7 +595,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "marker":
       return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]}/latest${
         op.back ? " (one back)" : ""
-      }`;
+      }${op.how && op.how !== "push" ? ` (${op.how})` : ""}`;
     case "resolve":
       return `${head} c${op.clone} conflict ${op.pick} --${op.how}`;
     case "config":
