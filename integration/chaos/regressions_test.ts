@@ -625,3 +625,17 @@ Deno.test("chaos regression: a walk's upload whose commit failed is settled afte
     '{"seed":10501958,"clones":4,"absentOnError":true,"kinds":["api","core","api","api"],"ops":[{"id":2,"kind":"migrate","clone":1},{"id":3,"kind":"config","clone":1,"file":0},{"id":6,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":7,"kind":"tick","n":17,"pick":1719689276},{"id":11,"kind":"tick","n":18,"pick":528179110},{"id":12,"kind":"edit","clone":1,"file":0,"how":"hand"},{"id":13,"kind":"bulk","clone":1},{"id":18,"kind":"sync","clone":2},{"id":21,"kind":"tick","n":5,"pick":2066832877},{"id":23,"kind":"sync","clone":0},{"id":24,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":25,"kind":"tick","n":16,"pick":690679176},{"id":26,"kind":"outage","on":true},{"id":27,"kind":"tick","n":13,"pick":1172706545},{"id":46,"kind":"edit","clone":1,"file":0,"how":"revert"}]}',
   );
 });
+
+/**
+ * I7/I8 (built by hand with the marker move's `hand` and `revert` forms,
+ * taught for it; failing at 3f21d39): a walk wrote a latest marker edited by
+ * hand in its commit step and crashed before its index update; the marker
+ * was then put back as synced. The walk had recorded only its uploads, not
+ * its commit-step writes, so nothing settled the marker's landed write.
+ * Fixed in sync/service/push.ts (a walk records its commit-step writes too).
+ */
+Deno.test("chaos regression: a walk's marker write whose commit never came is settled after the marker is put back (I7, I8)", async () => {
+  await clean(
+    '{"seed":1,"clones":2,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":2,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":3,"kind":"marker","clone":0,"model":0,"data":0,"back":true,"how":"hand"},{"id":7,"kind":"tick","n":40,"pick":1},{"id":4,"kind":"crash","clone":0,"at":"commit"},{"id":5,"kind":"bulk","clone":0},{"id":8,"kind":"tick","n":40,"pick":1},{"id":6,"kind":"marker","clone":0,"model":0,"data":0,"back":false,"how":"revert"}]}',
+  );
+});

@@ -177,7 +177,14 @@ export async function buildPlan(
     // file gone from here is checked (see `strandedCheck`).
     for (const p of state.attemptedPaths()) {
       if (plan.has(p) || !isSafeRelPath(p) || isLayoutInternal(p)) continue;
-      const local = cache.exists(p) ? await cache.hashFile(p) : null;
+      let local: { hash: string; size: number } | null;
+      try {
+        local = cache.exists(p) ? await cache.hashFile(p) : null;
+      } catch (e) {
+        // A link now (the walk reports it as local only): left until it is a file again.
+        if (e instanceof UnsafePathError) continue;
+        throw e;
+      }
       if (local) add(p, "put", local.hash, local.size, "walk");
       else {
         add(p, "skip", undefined, undefined, "walk");

@@ -314,9 +314,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     };
 
-    // A walk's uploads are recorded before they are made: should their commit
+    // A walk's writes are recorded before they are made: should their commit
     // never come, a later walk that no longer plans them still settles them.
-    const walkFound = uploads.filter((e) => e.source === "walk").map((e) => e.path);
+    const walkFound = [...uploads, ...commits].filter((e) => e.source === "walk").map((e) =>
+      e.path
+    );
     if (walkFound.length > 0) await state.markAttempted(walkFound);
     await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     if (failures.length === 0) {

@@ -126,3 +126,48 @@ Deno.test("a walk that uploads nothing new checks no path again: the record is c
     "a local deletion found by a walk costs no request",
   );
 });
+
+Deno.test("a file turned into a symbolic link after a walk push was cut off: the next walk goes on and leaves the path as it is", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await walkCutOff(store, a, "two");
+  const outside = await Deno.makeTempFile();
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await Deno.symlink(outside, `${a.cacheDir}/${PATH}`);
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.localOnly.map((l) => l.path), [PATH]);
+  assert.equal(store.peekText(PATH), "two", "the upload waits until the path is a file again");
+  // A file again: the next walk writes it and commits it.
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await put(a, PATH, "three", false);
+  await a.markDirty();
+  await a.pushChanged();
+  assert.equal(store.peekText(PATH), "three");
+  await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("a latest marker a walk wrote in its commit step, put back as synced after the index update failed: the next walk writes it back", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  const base = "data/t/m0/out";
+  const marker = `${base}/latest`;
+  await put(a, `${base}/1/raw`, "one");
+  await put(a, marker, "1");
+  await a.pushChanged();
+  await put(a, `${base}/2/raw`, "two", false);
+  await put(a, marker, "2", false);
+  await a.markDirty();
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText(marker), "2", "the marker's write landed");
+  await put(a, marker, "1", false);
+  await a.markDirty();
+  await a.pushChanged();
+  assert.equal(store.peekText(marker), "1");
+  await assertIndexCurrent(store, { held: true });
+});
