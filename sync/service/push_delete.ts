@@ -56,13 +56,21 @@ async function deleteAt(ctx: PushContext, path: string, version: string | undefi
   }
 }
 
-/** Publishes the store's `now` at the entry's path as its writer's change (see `transfer/adopt.ts`). */
-async function adoptAt(ctx: PushContext, entry: PlanEntry, now: ObjectInfo): Promise<boolean> {
+/**
+ * Publishes the store's `now` at the entry's path as its writer's change
+ * (see `transfer/adopt.ts`); what the index then names, or null when it was
+ * not published.
+ */
+async function adoptAt(
+  ctx: PushContext,
+  entry: PlanEntry,
+  now: ObjectInfo,
+): Promise<{ hash: string; version: string; size: number } | null> {
   const got = await getOrNull(ctx.store, entry.path, {
     retry: ctx.config.retry,
     signal: ctx.signal,
   });
-  if (got?.version !== now.version) return false;
+  if (got?.version !== now.version) return null;
   const adoption = await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
     retry: ctx.config.retry,
     signal: ctx.signal,
@@ -70,7 +78,8 @@ async function adoptAt(ctx: PushContext, entry: PlanEntry, now: ObjectInfo): Pro
     clock: () => ctx.clock.now(),
     pathClass: entry.class,
   });
-  return adoption.adopted;
+  if (!adoption.adopted) return null;
+  return { hash: await sha256Hex(got.body), version: got.version, size: got.size };
 }
 
 /**
@@ -100,7 +109,7 @@ export async function deleteRemote(
   if (entry.syncedVersion !== undefined && named === entry.syncedVersion) {
     // Told to adopt it (its writer is gone for good): published as that
     // writer's change, the deletion meets it as a committed one.
-    if (ctx.adoptUncommitted.has(entry.path) && await adoptAt(ctx, entry, now)) {
+    if (ctx.adoptUncommitted.has(entry.path) && await adoptAt(ctx, entry, now) !== null) {
       return { kind: "conflict", now, adopted: true };
     }
     return { kind: "waiting", now };
@@ -165,18 +174,5 @@ export async function publishOwnStranded(
   ) {
     return null;
   }
-  const got = await getOrNull(ctx.store, entry.path, {
-    retry: ctx.config.retry,
-    signal: ctx.signal,
-  });
-  if (got?.version !== now.version) return null;
-  const adoption = await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
-    retry: ctx.config.retry,
-    signal: ctx.signal,
-    concurrency: ctx.config.concurrency,
-    clock: () => ctx.clock.now(),
-    pathClass: entry.class,
-  });
-  if (!adoption.adopted) return null;
-  return { hash: await sha256Hex(got.body), version: got.version, size: got.size };
+  return await adoptAt(ctx, entry, now);
 }

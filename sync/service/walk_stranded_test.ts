@@ -39,6 +39,16 @@ async function walkCutOff(store: InMemoryStore, a: SyncService, text: string) {
   assert.notEqual((await readIndex(store, quick.retry))?.entries[PATH]?.v, landed);
 }
 
+/** A clone that synced PATH as "one", then a walk push of "two" there cut off before its commit. */
+async function syncedThenCutOff(layout: "v1" | "v2") {
+  const store = await bucket(layout);
+  const a = await clone(store, "a");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await walkCutOff(store, a, "two");
+  return { store, a };
+}
+
 /** A fresh clone's pull takes every indexed path: none is skipped as uncommitted. */
 async function freshPull(store: InMemoryStore) {
   const fresh = await clone(store, "fresh");
@@ -72,11 +82,7 @@ for (const layout of ["v1", "v2"] as const) {
   });
 
   Deno.test(`${layout}: a file put back as it was synced after a walk push was cut off: the next walk writes it back over the landed upload`, async () => {
-    const store = await bucket(layout);
-    const a = await clone(store, "a");
-    await put(a, PATH, "one");
-    await a.pushChanged();
-    await walkCutOff(store, a, "two");
+    const { store, a } = await syncedThenCutOff(layout);
     await put(a, PATH, "one", false);
     await a.markDirty();
     await a.pushChanged();
@@ -107,11 +113,7 @@ for (const layout of ["v1", "v2"] as const) {
 }
 
 Deno.test("a walk that uploads nothing new checks no path again: the record is cleared by the commit", async () => {
-  const store = await bucket("v1");
-  const a = await clone(store, "a");
-  await put(a, PATH, "one");
-  await a.pushChanged();
-  await walkCutOff(store, a, "two");
+  const { store, a } = await syncedThenCutOff("v1");
   await a.markDirty();
   await a.pushChanged();
   await assertIndexCurrent(store, { held: true });
@@ -128,11 +130,7 @@ Deno.test("a walk that uploads nothing new checks no path again: the record is c
 });
 
 Deno.test("a file turned into a symbolic link after a walk push was cut off: the next walk goes on and leaves the path as it is", async () => {
-  const store = await bucket("v1");
-  const a = await clone(store, "a");
-  await put(a, PATH, "one");
-  await a.pushChanged();
-  await walkCutOff(store, a, "two");
+  const { store, a } = await syncedThenCutOff("v1");
   const outside = await Deno.makeTempFile();
   await Deno.remove(`${a.cacheDir}/${PATH}`);
   await Deno.symlink(outside, `${a.cacheDir}/${PATH}`);
