@@ -639,3 +639,22 @@ Deno.test("chaos regression: a walk's marker write whose commit never came is se
     '{"seed":1,"clones":2,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":2,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":3,"kind":"marker","clone":0,"model":0,"data":0,"back":true,"how":"hand"},{"id":7,"kind":"tick","n":40,"pick":1},{"id":4,"kind":"crash","clone":0,"at":"commit"},{"id":5,"kind":"bulk","clone":0},{"id":8,"kind":"tick","n":40,"pick":1},{"id":6,"kind":"marker","clone":0,"model":0,"data":0,"back":false,"how":"revert"}]}',
   );
 });
+
+/**
+ * I7/I8 (seeds 25303158 and 25401650, shrunk; found at f2f9b22 by the
+ * marker move's `revert` form): a core run's push wrote its latest marker
+ * and stopped before its index update (a crash, an outage); the marker was
+ * then put back by hand as synced. The run had marked its directories, not
+ * the marker by name, and the next push's expansion of those directories
+ * skipped the unchanged marker, so its landed write stayed unnamed for good.
+ * Fixed in sync/service/push.ts and plan.ts (writes under a marked directory
+ * are recorded too, and a push expanding that directory settles them).
+ */
+Deno.test("chaos regression: a run's marker write whose commit never came is settled after the marker is put back (I7, I8)", async () => {
+  await clean(
+    '{"seed":25303158,"clones":2,"v2":true,"kinds":["api","core"],"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":3,"kind":"tick","n":15,"pick":1717361852},{"id":4,"kind":"bulk","clone":1},{"id":5,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"tick","n":18,"pick":1997702618},{"id":8,"kind":"tick","n":6,"pick":349976775},{"id":9,"kind":"breakglass","model":0},{"id":10,"kind":"config","clone":0,"file":0},{"id":12,"kind":"tick","n":7,"pick":520663118},{"id":14,"kind":"marker","clone":1,"model":0,"data":0,"back":true,"how":"revert"},{"id":17,"kind":"outage","on":true},{"id":32,"kind":"tick","n":6,"pick":1629143936}]}',
+  );
+  await clean(
+    '{"seed":25401650,"clones":3,"kinds":["core-single-phase","core-single-phase","api"],"ops":[{"id":4,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":7,"kind":"crash","clone":0,"at":"commit"},{"id":27,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":29,"kind":"tick","n":9,"pick":1522809991},{"id":30,"kind":"tick","n":31,"pick":644767173},{"id":39,"kind":"marker","clone":0,"model":0,"data":1,"back":false,"how":"revert"}]}',
+  );
+});

@@ -171,25 +171,28 @@ export async function buildPlan(
         }
       }
     }
-    // Paths an earlier walk push uploaded without committing, that this walk
-    // does not plan: the store may hold this cache's own object there that no
-    // index names. A file here as it was synced is written back over it; a
-    // file gone from here is checked (see `strandedCheck`).
-    for (const p of state.attemptedPaths()) {
-      if (plan.has(p) || !isSafeRelPath(p) || isLayoutInternal(p)) continue;
-      let local: { hash: string; size: number } | null;
-      try {
-        local = cache.exists(p) ? await cache.hashFile(p) : null;
-      } catch (e) {
-        // A link now (the walk reports it as local only): left until it is a file again.
-        if (e instanceof UnsafePathError) continue;
-        throw e;
-      }
-      if (local) add(p, "put", local.hash, local.size, "walk");
-      else {
-        add(p, "skip", undefined, undefined, "walk");
-        Object.assign(plan.get(p)!, { strandedCheck: true, reason: STRANDED_REASON });
-      }
+  }
+  // Paths an earlier push wrote without committing (a walk's, or under a
+  // marked directory: see `SyncState.markAttempted`) that this push covers
+  // and does not plan: the store may hold this cache's own object there that
+  // no index names. A file here as it was synced is written back over it; a
+  // file gone from here is checked (see `strandedCheck`).
+  for (const p of state.attemptedPaths()) {
+    if (plan.has(p) || !isSafeRelPath(p) || isLayoutInternal(p)) continue;
+    if (!walk && !expandedDirs.some((d) => p.startsWith(`${d}/`))) continue;
+    let local: { hash: string; size: number } | null;
+    try {
+      local = cache.exists(p) ? await cache.hashFile(p) : null;
+    } catch (e) {
+      // A link now (the walk reports it as local only): left until it is a file again.
+      if (e instanceof UnsafePathError) continue;
+      throw e;
+    }
+    const source = walk ? "walk" : "dirty";
+    if (local) add(p, "put", local.hash, local.size, source);
+    else {
+      add(p, "skip", undefined, undefined, source);
+      Object.assign(plan.get(p)!, { strandedCheck: true, reason: STRANDED_REASON });
     }
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

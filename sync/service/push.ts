@@ -25,6 +25,7 @@ import {
 } from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
 import type { SyncState } from "./state.ts";
+import { STRANDED_REASON } from "./plan.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import {
   ADOPT_HINT,
@@ -314,12 +315,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     };
 
-    // A walk's writes are recorded before they are made: should their commit
-    // never come, a later walk that no longer plans them still settles them.
-    const walkFound = [...uploads, ...commits].filter((e) => e.source === "walk").map((e) =>
-      e.path
-    );
-    if (walkFound.length > 0) await state.markAttempted(walkFound);
+    // Writes of paths not dirty by name (found by a walk, or under a marked
+    // directory) are recorded before they are made: should their commit never
+    // come, a later push that covers them but no longer plans them (the file
+    // deleted, or put back as synced) still settles them. A path dirty by
+    // name stays dirty until its commit, so the next push plans it anyway.
+    const unnamed = [...uploads, ...commits].filter((e) =>
+      e.source === "walk" || !ctx.snapshot.paths.has(e.path)
+    ).map((e) => e.path);
+    if (unnamed.length > 0) await state.markAttempted(unnamed);
     await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
@@ -411,9 +415,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     }
     for (const e of ctx.plan) {
-      // A walk's check of an earlier upload: a local deletion (reported as
-      // one) or a path no longer here; nothing left out.
-      if (e.strandedCheck && e.source === "walk" && !e.keepDirty) {
+      // A check of an earlier upload (a local deletion, reported as one, or a
+      // path no longer here): nothing left out.
+      if (e.strandedCheck && e.reason === STRANDED_REASON && !e.keepDirty) {
         handled.push(e.path);
         continue;
       }

@@ -67,7 +67,7 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
   return { hash: e.h, version: e.v, size: e.s as number, mtimeMs: e.m };
 }
 const BULK = "*";
-/** Prefix of a dirty-journal line naming a path a walk push uploaded and has not committed yet. */
+/** Prefix of a dirty-journal line naming a path a push wrote unnamed and has not committed yet. */
 const ATTEMPTED = "?";
 
 /**
@@ -86,9 +86,10 @@ export class SyncState implements StateAccess {
   #bulk = false;
   #bulkSeq = 0;
   /**
-   * Paths a walk push was about to upload whose commit has not come yet: the
-   * store may hold this cache's own object there that no index names. Kept
-   * in the dirty journal, so a crash keeps them too.
+   * Paths a push was about to write, not dirty by name (found by a walk, or
+   * under a marked directory), whose commit has not come yet: the store may
+   * hold this cache's own object there that no index names. Kept in the
+   * dirty journal, so a crash keeps them too.
    */
   readonly #attempted = new Set<string>();
   #seq = 0;
@@ -175,15 +176,15 @@ export class SyncState implements StateAccess {
   }
 
   /**
-   * Paths a walk push uploaded (or was about to) whose commit has not come
-   * yet, sorted: a later walk checks those it no longer plans (see
-   * `buildPlan`).
+   * Paths a push wrote (or was about to) without naming them, whose commit
+   * has not come yet, sorted: a later push that covers them checks those it
+   * no longer plans (see `buildPlan`).
    */
   attemptedPaths(): string[] {
     return [...this.#attempted].sort();
   }
 
-  /** Records, durably and before they are written, the paths a walk push is about to upload. */
+  /** Records, durably and before they are written, the paths a push is about to write unnamed. */
   async markAttempted(paths: readonly string[]): Promise<void> {
     const fresh = paths.filter((p) => !this.#attempted.has(p));
     if (fresh.length === 0) return;

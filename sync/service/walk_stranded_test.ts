@@ -169,3 +169,22 @@ Deno.test("a latest marker a walk wrote in its commit step, put back as synced a
   assert.equal(store.peekText(marker), "1");
   await assertIndexCurrent(store, { held: true });
 });
+
+Deno.test("a file under a marked directory put back as synced after the push was cut off: the next push of the directory writes it back", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await put(a, PATH, "two", false);
+  await a.markDirty({ relPath: "notes" });
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText(PATH), "two", "the upload landed");
+  await put(a, PATH, "one", false);
+  await a.pushChanged(); // the directory is still marked
+  assert.equal(store.peekText(PATH), "one");
+  await assertIndexCurrent(store, { held: true });
+  assert.deepEqual(a.state.dirtyPaths(), [], "the directory is clean");
+});
