@@ -107,13 +107,15 @@ export interface PlanEntry {
   /** Done by the preparation of a two-phase push (shown to the gates of its commit, not written again). */
   readonly prepared?: boolean;
   /**
-   * Set (with `skip`) for a path absent here that may still hold an upload
-   * of this cache's that never reached the index (a crash, a failed index
-   * update): a path marked dirty that this cache never synced, or one an
-   * earlier walk push uploaded without committing. Never synced, that upload
+   * Set for a path where the store may still hold a write of this cache's
+   * that never reached the index (a crash, a failed index update): with
+   * `skip`, a path absent here that was marked dirty and never synced, or
+   * that an earlier push wrote without naming it. Never synced, that write
    * is deleted (see `dropOwnStranded` in `service/push_delete.ts`); synced,
    * it is published as the commit would have done (`publishOwnStranded`),
-   * and the local deletion stays one to push by name.
+   * and the local deletion stays one to push (by name, after a walk). With
+   * `put`, a file here as it was synced that such a push wrote: it is
+   * written back only over this cache's own uncommitted write.
    */
   strandedCheck?: boolean;
   /**

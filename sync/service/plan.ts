@@ -188,12 +188,10 @@ export async function buildPlan(
       if (e instanceof UnsafePathError) continue;
       throw e;
     }
-    const source = walk ? "walk" : "dirty";
-    if (local) add(p, "put", local.hash, local.size, source);
-    else {
-      add(p, "skip", undefined, undefined, source);
-      Object.assign(plan.get(p)!, { strandedCheck: true, reason: STRANDED_REASON });
-    }
+    add(p, local ? "put" : "skip", local?.hash, local?.size, walk ? "walk" : "dirty");
+    const e = plan.get(p)!;
+    e.strandedCheck = true;
+    if (!local) e.reason = STRANDED_REASON;
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

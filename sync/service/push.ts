@@ -16,7 +16,7 @@ import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
-import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
+import { isOwnUncommitted, readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import {
   type DeleteOutcome,
   deleteRemote,
@@ -223,6 +223,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         bytesTotal,
       });
 
+    let writer: Promise<string | null> | undefined;
+    const ownWriter = () => writer ??= readWriterId(deps.cache);
     const writeOne = async (entry: PlanEntry) => {
       let finished = false;
       try {
@@ -252,7 +254,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (
           entry.action === "put" && entry.syncedHash === hash &&
           entry.syncedVersion !== undefined && !ctx.adoptUncommitted.has(entry.path) &&
-          await storeHolds(ctx, entry.path, entry.syncedVersion)
+          await storeHolds(ctx, entry.path, entry.syncedVersion, entry.strandedCheck && ownWriter)
         ) {
           indexSynced[entry.path] = {
             hash,
@@ -328,8 +330,6 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
       await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
-      let writer: Promise<string | null> | undefined;
-      const ownWriter = () => writer ??= readWriterId(deps.cache);
       for (const entry of deletes) {
         let outcome: DeleteOutcome;
         try {
@@ -500,12 +500,24 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
   };
 }
 
-/** True when the store holds `version` of `key` now (one HEAD, retried as puts are). */
-async function storeHolds(ctx: PushContext, key: string, version: string): Promise<boolean> {
+/**
+ * True when the store holds `version` of `key` now (one HEAD, retried as puts
+ * are). With `settling` (a path an earlier push wrote without a commit, put
+ * back here as synced), also when it holds anything but this cache's own
+ * uncommitted write: there is nothing of this cache's to settle, and a
+ * peer's change there is the next pull's, not a conflict.
+ */
+async function storeHolds(
+  ctx: PushContext,
+  key: string,
+  version: string,
+  settling?: false | (() => Promise<string | null>),
+): Promise<boolean> {
   const now = await withRetry(
     () => ctx.store.head(key, { signal: ctx.signal }),
     ctx.config.retry,
     ctx.signal,
   );
-  return now?.version === version;
+  if (now?.version === version) return true;
+  return !!settling && !(now && isOwnUncommitted(now, version, await settling()));
 }

@@ -188,3 +188,26 @@ Deno.test("a file under a marked directory put back as synced after the push was
   await assertIndexCurrent(store, { held: true });
   assert.deepEqual(a.state.dirtyPaths(), [], "the directory is clean");
 });
+
+Deno.test("a file put back as synced after a walk's upload of it failed, then changed by a peer: no conflict, the pull takes the peer's", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, PATH, "two", false);
+  await a.markDirty();
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === PATH });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText(PATH), "one", "the upload never landed");
+  await put(b, PATH, "bee");
+  await b.pushChanged();
+  await put(a, PATH, "one", false);
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, [], "nothing of this cache's was there to settle");
+  assert.equal(store.peekText(PATH), "bee");
+  await a.pullChanged();
+  assert.equal(await read(a, PATH), "bee");
+});
