@@ -161,15 +161,19 @@ Deno.test("state: an unreadable state file warns on open; writing it fails with 
   const state = /Could not write the sync state file .*\.sluice\/dirty\.log/;
   const todo = /mark everything dirty .* and push/;
   await refused(a2.markDirty({ relPath: "o.txt" }), "internal", state, todo);
+  // The walk records what it is about to write before writing it: it stops there, having written nothing.
   await refused(a2.pushChanged(), "internal", state, todo);
-  assert.equal(store.peekText("o.txt"), "v2", "the walk's upload landed");
+  assert.equal(store.peekText("o.txt"), "v1", "nothing was written");
   assert.equal(await read(sb.cacheDir, "o.txt"), "v2");
 
-  // After the file is repaired, a fresh start has nothing left to push.
+  // After the file is repaired, a fresh start pushes the change.
   await Deno.remove(`${sb.cacheDir}/.sluice/dirty.log`);
   const a3 = await clone(store, sb.cacheDir);
   await a3.markDirty();
-  assert.deepEqual((await a3.pushChanged()).uploaded, []);
+  assert.deepEqual((await a3.pushChanged()).uploaded, ["o.txt"]);
+  assert.equal(store.peekText("o.txt"), "v2");
+  await a3.markDirty();
+  assert.deepEqual((await a3.pushChanged()).uploaded, [], "nothing left to push");
   await sb.unchanged();
 });
 
