@@ -105,11 +105,13 @@ export async function buildPlan(
       continue;
     }
     if (!st) {
-      // A removed directory: its synced paths are deleted too.
+      // A removed directory: its synced paths are deleted too, and writes
+      // of an earlier push under it are settled (see below).
       const under = state.syncedPaths().filter((p) =>
         p.startsWith(`${path}/`) && !plan.has(p) && !cache.exists(p)
       );
-      if (under.length > 0) {
+      const written = state.attemptedPaths().some((p) => p.startsWith(`${path}/`));
+      if (under.length > 0 || written) {
         expandedDirs.push(path);
         for (const p of under) add(p, "delete");
         if (!state.synced(path)) continue;

@@ -203,6 +203,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       { hash: string; version: string; size: number; mtimeMs?: number }
     > = {};
     const handled: string[] = [];
+    // Paths whose possible stranded write was checked (see `strandedCheck`).
+    const settled = new Set<string>();
     const filesTotal = active.length;
     let filesDone = 0;
     const bytesTotal = active.reduce((n, e) => n + (e.size ?? 0), 0);
@@ -394,12 +396,16 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         }
         handled.push(entry.path);
       }
-      // Absent here and never synced: this cache's own stranded upload of it goes.
-      const strays = committing
-        ? []
-        : ctx.plan.filter((e) =>
-          e.strandedCheck && e.action === "skip" && !state.conflicts.has(e.path)
-        );
+      // Absent here, where this cache may have left a write that never
+      // reached the index: never synced, its own stranded upload goes; synced
+      // (an earlier push's write), it is published, an index write, so in the
+      // commit of a two-phase push, not in its preparation.
+      const publishes = (e: PlanEntry) =>
+        e.reason === STRANDED_REASON && e.syncedVersion !== undefined;
+      const strays = ctx.plan.filter((e) =>
+        e.strandedCheck && e.action === "skip" && !state.conflicts.has(e.path) &&
+        (committing ? e.prepared && publishes(e) : !(deps.prepare && publishes(e)))
+      );
       for (const entry of strays) {
         try {
           if (entry.syncedVersion === undefined) await dropOwnStranded(ctx, entry.path, ownWriter);
@@ -407,6 +413,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             const published = await publishOwnStranded(ctx, entry, ownWriter);
             if (published) indexSynced[entry.path] = published;
           }
+          settled.add(entry.path);
         } catch (e) {
           entry.keepDirty = true;
           entry.reason = "could not check the datastore for an upload of this cache's at it";
@@ -415,11 +422,21 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     }
     for (const e of ctx.plan) {
-      // A check of an earlier upload (a local deletion, reported as one, or a
-      // path no longer here): nothing left out.
-      if (e.strandedCheck && e.reason === STRANDED_REASON && !e.keepDirty) {
-        handled.push(e.path);
+      // A check of an earlier push's write (a local deletion, reported as
+      // one, or a path no longer here): nothing left out; its record goes
+      // only once the check was made.
+      if (e.strandedCheck && e.reason === STRANDED_REASON) {
+        if (settled.has(e.path)) handled.push(e.path);
         continue;
+      }
+      // A path named dirty whose check did not run (a write of this push
+      // failed first) stays dirty for the next push to check.
+      if (
+        e.strandedCheck && e.action === "skip" && !e.prepared && failures.length > 0 &&
+        !settled.has(e.path) && !state.conflicts.has(e.path)
+      ) {
+        e.keepDirty = true;
+        e.reason ??= "not checked for an upload of this cache's: a write of this push failed first";
       }
       if (e.action === "skip" && !e.prepared) {
         result.skipped.push({

@@ -211,3 +211,104 @@ Deno.test("a file put back as synced after a walk's upload of it failed, then ch
   await a.pullChanged();
   assert.equal(await read(a, PATH), "bee");
 });
+
+for (const synced of [true, false]) {
+  Deno.test(`a write of the settling walk failing first keeps the record for the next (${synced ? "synced" : "never synced"})`, async () => {
+    const store = await bucket("v1");
+    const a = await clone(store, "a");
+    await put(a, "keep/x.txt", "x");
+    if (synced) await put(a, PATH, "one");
+    await a.pushChanged();
+    await walkCutOff(store, a, "two");
+    await Deno.remove(`${a.cacheDir}/${PATH}`);
+    await put(a, "other/q.txt", "q", false);
+    await a.markDirty();
+    store.failNext("put", 1, () => new UnreachableError("down"), {
+      match: (k) => k === "other/q.txt",
+    });
+    await assert.rejects(a.pushChanged());
+    assert.deepEqual(a.state.attemptedPaths().includes(PATH), true, "the record stays");
+    await a.markDirty();
+    await a.pushChanged();
+    assert.equal(store.peekText(PATH), synced ? "two" : undefined);
+    await assertIndexCurrent(store, { held: true });
+    await freshPull(store);
+  });
+}
+
+Deno.test("a path named dirty, absent and never synced, stays dirty when a write of its push fails before its check", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  await put(a, "notes/n.txt", "n");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText("notes/n.txt"), "n", "the upload landed");
+  await Deno.remove(`${a.cacheDir}/notes/n.txt`);
+  await put(a, "other/q.txt", "q");
+  store.failNext("put", 1, () => new UnreachableError("down"), {
+    match: (k) => k === "other/q.txt",
+  });
+  await assert.rejects(a.pushChanged());
+  assert.ok(a.state.dirtyPaths().includes("notes/n.txt"), "still dirty");
+  await a.pushChanged();
+  assert.equal(store.peekText("notes/n.txt"), undefined, "the stranded upload is gone");
+  await freshPull(store);
+});
+
+Deno.test("a two-phase push publishes an earlier walk's upload in its commit, never in its preparation", async () => {
+  const { store, a } = await syncedThenCutOff("v1");
+  const before = (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty();
+  const prepared = await a.preparePush();
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries[PATH]?.v,
+    before,
+    "the preparation left the index alone",
+  );
+  const r = await a.commitPush(prepared);
+  assert.deepEqual(r.localDeletions, [PATH]);
+  await assertIndexCurrent(store, { held: true });
+  assert.equal(await read(await freshPull(store), PATH), "two");
+  assert.deepEqual(a.state.attemptedPaths(), []);
+});
+
+Deno.test("a marked directory removed here after its push was cut off: the next push removes the uploads no index names", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  await put(a, "keep/x.txt", "x");
+  await a.pushChanged();
+  await put(a, "runs/tmp/a.txt", "A", false);
+  await a.markDirty({ relPath: "runs/tmp" });
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText("runs/tmp/a.txt"), "A");
+  await Deno.remove(`${a.cacheDir}/runs/tmp`, { recursive: true });
+  await a.pushChanged();
+  assert.equal(store.peekText("runs/tmp/a.txt"), undefined, "the stranded upload is gone");
+  assert.deepEqual([a.state.dirtyPaths(), a.state.attemptedPaths()], [[], []]);
+});
+
+Deno.test("a recorded path whose parent directory became a file: the walk goes on", async () => {
+  const store = await bucket("v1");
+  const a = await clone(store, "a");
+  await put(a, "keep/x.txt", "x");
+  await a.pushChanged();
+  await put(a, "d/x/f.txt", "F", false);
+  await a.markDirty();
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.pushChanged());
+  await Deno.remove(`${a.cacheDir}/d/x`, { recursive: true });
+  await Deno.writeTextFile(`${a.cacheDir}/d/x`, "now a file");
+  await a.markDirty();
+  await a.pushChanged();
+  assert.equal(store.peekText("d/x/f.txt"), undefined, "the stranded upload is gone");
+  assert.equal(store.peekText("d/x"), "now a file");
+  await assertIndexCurrent(store, { held: true });
+});

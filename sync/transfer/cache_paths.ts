@@ -12,9 +12,12 @@ export function abs(dir: string, rel: string): string {
   return `${dir.replace(/\/+$/, "")}/${rel}`;
 }
 
-/** True for a "no such file" error of the runtime. */
+/**
+ * True for a "no such file" error of the runtime, and for a path under a
+ * file (`NotADirectory`): nothing can be there either.
+ */
 export function isNotFound(e: unknown): boolean {
-  return e instanceof Deno.errors.NotFound;
+  return e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory;
 }
 
 /** Why a link is refused: said once, for reads, writes and walks alike. */
