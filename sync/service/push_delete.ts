@@ -26,6 +26,8 @@ import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
+import { createHash } from "node:crypto";
+import { openObject } from "../transfer/body.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -66,11 +68,8 @@ async function adoptAt(
   entry: PlanEntry,
   now: ObjectInfo,
 ): Promise<{ hash: string; version: string; size: number } | null> {
-  const got = await getOrNull(ctx.store, entry.path, {
-    retry: ctx.config.retry,
-    signal: ctx.signal,
-  });
-  if (got?.version !== now.version) return null;
+  const got = await readHashed(ctx, entry.path, now);
+  if (!got) return null;
   const adoption = await adoptStranded(ctx.store, entry.path, got, entry.syncedVersion ?? null, {
     retry: ctx.config.retry,
     signal: ctx.signal,
@@ -79,7 +78,44 @@ async function adoptAt(
     pathClass: entry.class,
   });
   if (!adoption.adopted) return null;
-  return { hash: await sha256Hex(got.body), version: got.version, size: got.size };
+  return { hash: got.hash, version: got.version, size: got.size };
+}
+
+/**
+ * The object at `path` with its SHA-256, while the store still holds `now`'s
+ * version (null otherwise): read whole up to the streaming threshold (with
+ * its bytes), else hashed as it streams, never held whole.
+ */
+async function readHashed(
+  ctx: PushContext,
+  path: string,
+  now: ObjectInfo,
+): Promise<{ version: string; size: number; hash: string; body?: Uint8Array } | null> {
+  const o = { retry: ctx.config.retry, signal: ctx.signal };
+  if (now.size <= ctx.config.streamThresholdBytes) {
+    const got = await getOrNull(ctx.store, path, o);
+    if (got?.version !== now.version) return null;
+    return { ...got, hash: await sha256Hex(got.body) };
+  }
+  try {
+    return await withRetry(
+      async () => {
+        const s = await openObject(ctx.store, path, { signal: ctx.signal });
+        if (s.version !== now.version) {
+          await s.body.cancel();
+          return null;
+        }
+        const h = createHash("sha256");
+        for await (const chunk of s.body) h.update(chunk);
+        return { version: s.version, size: s.size, hash: h.digest("hex") };
+      },
+      ctx.config.retry,
+      ctx.signal,
+    );
+  } catch (e) {
+    if (e instanceof NotFoundError) return null;
+    throw e;
+  }
 }
 
 /**

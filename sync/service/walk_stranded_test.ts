@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { UnreachableError } from "../errors.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+import { createSluice } from "../../sluice.ts";
+import { ConditionalWrites } from "../transfer/conditional.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 import type { SyncService } from "./service.ts";
 import { STRANDED_REASON } from "./plan.ts";
@@ -23,6 +25,11 @@ async function bucket(layout: "v1" | "v2"): Promise<InMemoryStore> {
     await store.put(META_KEY, metaBody(meta), { kind: "create" });
   }
   return store;
+}
+
+/** The next put of `key` fails (by default the v1 index object's: the push's index update is cut off). */
+function cutOff(store: InMemoryStore, key = ".datastore-index.json") {
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === key });
 }
 
 /** A walk push whose upload of `text` at PATH lands and whose index update fails. */
@@ -158,9 +165,7 @@ Deno.test("a latest marker a walk wrote in its commit step, put back as synced a
   await put(a, `${base}/2/raw`, "two", false);
   await put(a, marker, "2", false);
   await a.markDirty();
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
+  cutOff(store);
   await assert.rejects(a.pushChanged());
   assert.equal(store.peekText(marker), "2", "the marker's write landed");
   await put(a, marker, "1", false);
@@ -177,9 +182,7 @@ Deno.test("a file under a marked directory put back as synced after the push was
   await a.pushChanged();
   await put(a, PATH, "two", false);
   await a.markDirty({ relPath: "notes" });
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
+  cutOff(store);
   await assert.rejects(a.pushChanged());
   assert.equal(store.peekText(PATH), "two", "the upload landed");
   await put(a, PATH, "one", false);
@@ -198,7 +201,7 @@ Deno.test("a file put back as synced after a walk's upload of it failed, then ch
   await b.pullChanged();
   await put(a, PATH, "two", false);
   await a.markDirty();
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === PATH });
+  cutOff(store, PATH);
   await assert.rejects(a.pushChanged());
   assert.equal(store.peekText(PATH), "one", "the upload never landed");
   await put(b, PATH, "bee");
@@ -223,9 +226,7 @@ for (const synced of [true, false]) {
     await Deno.remove(`${a.cacheDir}/${PATH}`);
     await put(a, "other/q.txt", "q", false);
     await a.markDirty();
-    store.failNext("put", 1, () => new UnreachableError("down"), {
-      match: (k) => k === "other/q.txt",
-    });
+    cutOff(store, "other/q.txt");
     await assert.rejects(a.pushChanged());
     assert.deepEqual(a.state.attemptedPaths().includes(PATH), true, "the record stays");
     await a.markDirty();
@@ -240,16 +241,12 @@ Deno.test("a path named dirty, absent and never synced, stays dirty when a write
   const store = await bucket("v1");
   const a = await clone(store, "a");
   await put(a, "notes/n.txt", "n");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
+  cutOff(store);
   await assert.rejects(a.pushChanged());
   assert.equal(store.peekText("notes/n.txt"), "n", "the upload landed");
   await Deno.remove(`${a.cacheDir}/notes/n.txt`);
   await put(a, "other/q.txt", "q");
-  store.failNext("put", 1, () => new UnreachableError("down"), {
-    match: (k) => k === "other/q.txt",
-  });
+  cutOff(store, "other/q.txt");
   await assert.rejects(a.pushChanged());
   assert.ok(a.state.dirtyPaths().includes("notes/n.txt"), "still dirty");
   await a.pushChanged();
@@ -282,9 +279,7 @@ Deno.test("a marked directory removed here after its push was cut off: the next 
   await a.pushChanged();
   await put(a, "runs/tmp/a.txt", "A", false);
   await a.markDirty({ relPath: "runs/tmp" });
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
+  cutOff(store);
   await assert.rejects(a.pushChanged());
   assert.equal(store.peekText("runs/tmp/a.txt"), "A");
   await Deno.remove(`${a.cacheDir}/runs/tmp`, { recursive: true });
@@ -300,9 +295,7 @@ Deno.test("a recorded path whose parent directory became a file: the walk goes o
   await a.pushChanged();
   await put(a, "d/x/f.txt", "F", false);
   await a.markDirty();
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
+  cutOff(store);
   await assert.rejects(a.pushChanged());
   await Deno.remove(`${a.cacheDir}/d/x`, { recursive: true });
   await Deno.writeTextFile(`${a.cacheDir}/d/x`, "now a file");
@@ -311,4 +304,27 @@ Deno.test("a recorded path whose parent directory became a file: the walk goes o
   assert.equal(store.peekText("d/x/f.txt"), undefined, "the stranded upload is gone");
   assert.equal(store.peekText("d/x"), "now a file");
   await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("a large file's stranded upload is published from a streamed read, never held whole", async () => {
+  const store = await bucket("v1");
+  const big = (c: string) => c.repeat(4096);
+  const a = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-stranded-big-" }),
+    store,
+    identity: { holder: "a@host", hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: { ...quick, streamThresholdBytes: 1024 },
+    conditional: new ConditionalWrites(),
+  });
+  await put(a, PATH, big("1"));
+  await a.pushChanged();
+  await walkCutOff(store, a, big("2"));
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty();
+  const streamed = store.streamedGets;
+  assert.deepEqual((await a.pushChanged()).localDeletions, [PATH]);
+  assert.equal(store.streamedGets - streamed, 1, "one streamed read");
+  await assertIndexCurrent(store, { held: true });
+  assert.equal(await read(await freshPull(store), PATH), big("2"));
 });

@@ -38,11 +38,12 @@ export interface AdoptOptions {
 async function notAdoptable(
   store: ObjectStore,
   path: string,
-  body: Uint8Array,
+  body: Uint8Array | undefined,
   o: AdoptOptions,
 ): Promise<string | undefined> {
   if (o.pathClass === "index") return "an index file is never adopted";
   if (o.pathClass !== "latest-marker") return undefined;
+  if (!body) return "its bytes were not read";
   const n = new TextDecoder().decode(body).trim();
   const dir = `${path.slice(0, path.lastIndexOf("/"))}/${n}/`;
   const index = await readIndex(store, o.retry, o.signal, o.concurrency);
@@ -51,10 +52,11 @@ async function notAdoptable(
 }
 
 /**
- * Publishes `object` (the store's current object at `path`, with its bytes)
- * in the index, provided the index still names `base` for the path (null:
- * none) and the store still holds that object when the index is written.
- * Adopted when the index names the object afterwards.
+ * Publishes `object` (the store's current object at `path`, with its bytes,
+ * or with its SHA-256 when it was hashed as it streamed: a latest marker
+ * needs its bytes) in the index, provided the index still names `base` for
+ * the path (null: none) and the store still holds that object when the index
+ * is written. Adopted when the index names the object afterwards.
  *
  * @example
  * ```ts
@@ -70,13 +72,20 @@ async function notAdoptable(
 export async function adoptStranded(
   store: ObjectStore,
   path: string,
-  object: { readonly version: string; readonly size: number; readonly body: Uint8Array },
+  object: {
+    readonly version: string;
+    readonly size: number;
+    readonly body?: Uint8Array;
+    readonly hash?: string;
+  },
   base: string | null,
   o: AdoptOptions,
 ): Promise<Adoption> {
   const why = await notAdoptable(store, path, object.body, o);
   if (why) return { adopted: false, why };
-  const entry = { v: object.version, h: await sha256Hex(object.body), s: object.size };
+  const hash = object.hash ?? (object.body ? await sha256Hex(object.body) : undefined);
+  if (hash === undefined) return { adopted: false, why: "its bytes were not read" };
+  const entry = { v: object.version, h: hash, s: object.size };
   await updateIndex(
     store,
     { set: { [path]: entry }, remove: [], base: { [path]: base }, verify: true },
