@@ -345,6 +345,25 @@ export function moveCommand(
         if (op.how === "push") await svc.pushChanged();
       });
     case "delete":
+      if (op.how === "dir") {
+        // The whole notes/ directory, removed by hand, then pushed by its name.
+        return plain("delete (dir notes/)", async (svc) => {
+          const dir = "notes";
+          const held: string[] = [];
+          for (const p of SHARED_FILES.filter((f) => f.startsWith(`${dir}/`))) {
+            if ((await Deno.stat(`${svc.cacheDir}/${p}`).catch(() => null))?.isFile) held.push(p);
+          }
+          env.stats.deletes++;
+          for (const path of held) {
+            if (svc.state.synced(path)) {
+              await env.changes.record({ op: op.id, clone: c, path, how: op.how }, null);
+            } else env.changes.replaced(c, path);
+          }
+          await Deno.remove(`${svc.cacheDir}/${dir}`, { recursive: true }).catch(() => {});
+          await svc.markDirty({ relPath: dir });
+          await svc.pushChanged();
+        });
+      }
       return plain(`delete (${op.how})`, async (svc) => {
         // The op's file, else the next shared file this cache holds.
         let path: string | undefined;

@@ -106,7 +106,8 @@ export type Op =
     readonly kind: "delete";
     readonly clone: number;
     readonly file: number;
-    readonly how: "hand" | "push";
+    /** `dir`: the whole `notes/` directory, removed by hand, marked dirty by its name and pushed. */
+    readonly how: "hand" | "push" | "dir";
   }
   /**
    * A clone points a latest marker at its highest local version of that data
@@ -367,7 +368,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
           kind,
           clone,
           file: rng.int(SHARED_FILES.length),
-          how: rng.chance(0.5) ? "hand" : "push",
+          how: rng.pick(["hand", "hand", "hand", "push", "push", "push", "dir"] as const),
         });
         break;
       case "marker":
@@ -591,7 +592,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone}${op.at ? " (armed: between a commit write and the index)" : ""}`;
     case "edit":
     case "delete":
-      return `${head} c${op.clone} ${SHARED_FILES[op.file]} (${op.how})`;
+      return `${head} c${op.clone} ${
+        op.how === "dir" ? "notes/" : SHARED_FILES[op.file]
+      } (${op.how})`;
     case "marker":
       return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]}/latest${
         op.back ? " (one back)" : ""

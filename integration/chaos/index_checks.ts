@@ -23,6 +23,7 @@ import { sha256Hex } from "../../sync/hash.ts";
 import type { Clock, GetResult, ObjectStore } from "../../sync/ports.ts";
 import { type IndexEntry, readIndex } from "../../sync/transfer/remote_index.ts";
 import type { RetryPolicy } from "../../sync/retry.ts";
+import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { CHAOS_CONFIG } from "./clone_setup.ts";
 import type { StoreInspector, Violation } from "./invariants.ts";
 
@@ -105,6 +106,40 @@ export async function checkIndexNamesHeld(
     }
   }
   return { entries, violations };
+}
+
+/**
+ * I11: after the final sync the store holds no object that the index does
+ * not name (locks and the layout's own objects aside). Such an object is a
+ * write whose commit never came, left for good: no reader sees it, and a
+ * peer's write of the path waits on it. The one exception is a clone's own
+ * write of a path on which that clone has an open conflict: its pending
+ * change, which the conflict's resolution publishes or drops.
+ */
+export async function checkNothingUnnamed(
+  direct: ObjectStore,
+  entries: Record<string, IndexEntry>,
+  clones: readonly { writer: string | null; conflicts: { has(path: string): boolean } }[],
+): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  for await (const page of direct.list("")) {
+    for (const o of page) {
+      if (isLayoutInternal(o.key) || o.key.endsWith(".lock") || Object.hasOwn(entries, o.key)) {
+        continue;
+      }
+      const writer = o.metadata?.[WRITER_METADATA];
+      const pending = clones.some((c) => c.writer === writer && c.conflicts.has(o.key));
+      if (pending) continue;
+      violations.push({
+        invariant: "I11",
+        message: `the store holds ${o.key} (version ${o.version}, writer ${
+          writer ?? "unknown"
+        }) that the index does not name (after the final sync)`,
+        afterOp: -1,
+      });
+    }
+  }
+  return violations;
 }
 
 /**

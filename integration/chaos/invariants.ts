@@ -22,7 +22,10 @@
  *   (`lost_updates.ts`);
  * - I10: the index stays readable and every download matches its entry
  *   (no fault injected here corrupts bytes): no command fails with
- *   `corrupt_download` (the workload).
+ *   `corrupt_download` (the workload);
+ * - I11: after the final sync, the store holds no object the index does not
+ *   name, but a clone's own write of a path it has an open conflict on
+ *   (`index_checks.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -36,7 +39,18 @@ import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { indexEntriesOf } from "./index_checks.ts";
 
 /** The invariants. */
-export type Invariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8" | "I9" | "I10";
+export type Invariant =
+  | "I1"
+  | "I2"
+  | "I3"
+  | "I4"
+  | "I5"
+  | "I6"
+  | "I7"
+  | "I8"
+  | "I9"
+  | "I10"
+  | "I11";
 
 /** A broken invariant. */
 export interface Violation {

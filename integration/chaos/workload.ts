@@ -32,7 +32,13 @@ import {
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
 import { formatOp, type History, kindOf, MODELS, type Op } from "./history.ts";
-import { checkFreshClone, checkIndexNamesHeld, indexEntriesOf } from "./index_checks.ts";
+import {
+  checkFreshClone,
+  checkIndexNamesHeld,
+  checkNothingUnnamed,
+  indexEntriesOf,
+} from "./index_checks.ts";
+import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
@@ -504,6 +510,13 @@ class World {
     for (const slot of this.clones) await this.#checkLocal(slot);
     const { entries, violations } = await checkIndexNamesHeld(this.target.direct);
     for (const v of violations) this.truth.violate(v);
+    const writers = await Promise.all(this.clones.map(async (slot) => ({
+      writer: await readWriterId(slot.svc.cache),
+      conflicts: slot.svc.state.conflicts,
+    })));
+    for (const v of await checkNothingUnnamed(this.target.direct, entries, writers)) {
+      this.truth.violate(v);
+    }
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
     for (const v of await checkFreshClone(fresh, entries)) this.truth.violate(v);
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
