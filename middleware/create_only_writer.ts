@@ -12,7 +12,11 @@
  * - else another writer published the version first (or this cache did,
  *   and the local file changed since): the local version directory is set aside (kept under `.sluice/set-aside/`, out of the dirty
  *   set, so it is not retried forever) and `VersionConflictError`
- *   (`version_exists`) names the key.
+ *   (`version_exists`) names the key. The files of that version this cache
+ *   created itself and no index names (in this push, in flight beside the
+ *   refused one, or in an earlier push whose commit never came) are deleted,
+ *   each over the version found: the version is the other writer's, and an
+ *   object of this cache's beside it would be named by no commit.
  *
  * @module
  */
@@ -22,7 +26,15 @@ import {
   type WriteContext,
   type WriteGateEntry,
 } from "../sync/context.ts";
-import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  PreconditionFailedError,
+  SluiceError,
+  VersionConflictError,
+} from "../sync/errors.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import { ensureWriterId } from "../sync/transfer/writer_id.ts";
 import { createHash } from "node:crypto";
 import { openObject } from "../sync/transfer/body.ts";
 import { randomId } from "../sync/hash.ts";
@@ -67,6 +79,7 @@ async function setAsideVersion(
   if (earlier) return await earlier.done.then(() => []);
   const done = (async () => {
     const files = await push.cache.listFiles(dir);
+    await dropOwnSiblings(push, files.filter((f) => f !== key));
     const reason = ownEarlier
       ? `${key} was uploaded from this cache before and changed here since; a data version on the datastore is never rewritten, so this local copy of ${dir} was not pushed.`
       : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
@@ -80,6 +93,43 @@ async function setAsideVersion(
   })();
   byDir.set(dir, { done, own: ownEarlier });
   return await done;
+}
+
+/**
+ * The files of a version this cache lost that it had created itself and
+ * that no index names (uploaded by this push, or by an earlier one whose
+ * commit never came): deleted, each only over the version found, so that
+ * the version another writer published is not left with an object of this
+ * cache's beside it that no reader sees and no commit will ever name.
+ */
+async function dropOwnSiblings(push: PushContext, paths: readonly string[]): Promise<void> {
+  const writer = await ensureWriterId(push.cache, push.dryRun);
+  let named: Record<string, { v: string }> | undefined;
+  for (const path of paths) {
+    const head = await withRetry(
+      () => push.store.head(path, { signal: push.signal }),
+      push.config.retry,
+      push.signal,
+    );
+    if (!head || head.metadata?.[WRITER_METADATA] !== writer) continue;
+    named ??= (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
+      ?.entries ?? {};
+    if (named[path]?.v === head.version) continue;
+    await dropOwn(push, path, head.version);
+  }
+}
+
+/** Deletes `version` of `path`; nothing when the store holds another one by then. */
+async function dropOwn(push: PushContext, path: string, version: string): Promise<void> {
+  try {
+    await withRetry(
+      () => push.store.delete(path, { signal: push.signal, ifVersion: version }),
+      push.config.retry,
+      push.signal,
+    );
+  } catch (e) {
+    if (!(e instanceof PreconditionFailedError || e instanceof NotFoundError)) throw e;
+  }
 }
 
 /** The remote's content hash: from our metadata tag when present, else by reading the object. */
@@ -133,12 +183,23 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     ctx.metadata[CONTENT_HASH_METADATA] = hash;
     const writer = await writerId(ctx);
     ctx.metadata[WRITER_METADATA] = writer;
-    let exists: AlreadyExistsError;
+    let exists: AlreadyExistsError | undefined;
     try {
-      return await next();
+      await next();
     } catch (e) {
       if (!(e instanceof AlreadyExistsError)) throw e;
       exists = e;
+    }
+    if (!exists) {
+      // A sibling lost the version while this create was in flight: what it
+      // created goes too, and it reports the same conflict.
+      const lost = push.vars.get(SET_ASIDES).get(dir);
+      if (!lost) return;
+      await lost.done;
+      if (ctx.outcome === "written" && ctx.result) {
+        await dropOwn(push, ctx.key, ctx.result.version);
+      }
+      throw new VersionConflictError([ctx.key], [], lost.own);
     }
     const head = await withRetry(
       () => push.store.head(ctx.key, { signal: push.signal }),

@@ -1,4 +1,9 @@
 import assert from "node:assert/strict";
+import {
+  assertIndexCurrent,
+  clone as serviceClone,
+  put as cachePut,
+} from "../sync/service/clone_kit.ts";
 import { WRITER_METADATA, writerId } from "./own_writes.ts";
 import {
   type ConditionalMode,
@@ -353,4 +358,41 @@ Deno.test("a whole push of a version this cache published, edited since, fails s
   assert.equal(err.ownEarlier, true);
   assert.match(err.message, /was uploaded from this cache before/);
   assert.equal(store.peekText(RAW), "published");
+});
+
+Deno.test("two writers of one data version: the writer that loses it deletes what it created of it, and the other completes it", async () => {
+  const store = new InMemoryStore();
+  const a = await serviceClone(store, "a");
+  const b = await serviceClone(store, "b");
+  const dir = "data/t/m0/out/1";
+  // a's raw lands, its metadata does not (an outage), so neither does its index update.
+  await cachePut(a, `${dir}/raw`, "a raw");
+  await cachePut(a, `${dir}/metadata.yaml`, "a meta");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === `${dir}/metadata.yaml`,
+  });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText(`${dir}/raw`), "a raw");
+  // b writes the same version: its metadata create lands (its commit does not), then its raw meets a's.
+  await cachePut(b, `${dir}/metadata.yaml`, "b meta");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(b.pushChanged());
+  assert.equal(store.peekText(`${dir}/metadata.yaml`), "b meta");
+  await cachePut(b, `${dir}/raw`, "b raw");
+  await assert.rejects(
+    b.pushChanged(),
+    (e: Error) => (e as { code?: string }).code === "version_exists",
+  );
+  assert.equal(
+    store.peekText(`${dir}/metadata.yaml`),
+    undefined,
+    "b's own metadata went with its loss",
+  );
+  // a pushes again: the version is a's, whole.
+  await a.pushChanged();
+  assert.equal(store.peekText(`${dir}/raw`), "a raw");
+  assert.equal(store.peekText(`${dir}/metadata.yaml`), "a meta");
+  await assertIndexCurrent(store, { held: true });
 });
