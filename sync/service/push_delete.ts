@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { NotFoundError, PreconditionFailedError } from "../errors.ts";
+import { NotFoundError } from "../errors.ts";
 import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
@@ -26,8 +26,7 @@ import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
-import { createHash } from "node:crypto";
-import { openObject } from "../transfer/body.ts";
+import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -43,19 +42,9 @@ export type DeleteOutcome =
    */
   | { readonly kind: "conflict"; readonly now: ObjectInfo; readonly adopted?: boolean };
 
-/** Deletes `version` of the entry's path; false when the store holds another one. */
-async function deleteAt(ctx: PushContext, path: string, version: string | undefined) {
-  try {
-    await withRetry(
-      () => ctx.store.delete(path, { signal: ctx.signal, ifVersion: version }),
-      ctx.config.retry,
-      ctx.signal,
-    );
-    return true;
-  } catch (e) {
-    if (e instanceof PreconditionFailedError || e instanceof NotFoundError) return false;
-    throw e;
-  }
+/** Deletes `version` of `path`; false when the store holds another one. */
+function deleteOwn(ctx: PushContext, path: string, version: string | undefined) {
+  return deleteAt(ctx.store, path, version, { retry: ctx.config.retry, signal: ctx.signal });
 }
 
 /**
@@ -98,20 +87,8 @@ async function readHashed(
     return { ...got, hash: await sha256Hex(got.body) };
   }
   try {
-    return await withRetry(
-      async () => {
-        const s = await openObject(ctx.store, path, { signal: ctx.signal });
-        if (s.version !== now.version) {
-          await s.body.cancel();
-          return null;
-        }
-        const h = createHash("sha256");
-        for await (const chunk of s.body) h.update(chunk);
-        return { version: s.version, size: s.size, hash: h.digest("hex") };
-      },
-      ctx.config.retry,
-      ctx.signal,
-    );
+    const { info, hash } = await hashObject(ctx.store, path, o);
+    return info.version === now.version ? { version: info.version, size: info.size, hash } : null;
   } catch (e) {
     if (e instanceof NotFoundError) return null;
     throw e;
@@ -128,13 +105,13 @@ export async function deleteRemote(
   entry: PlanEntry,
   writer: () => Promise<string | null>,
 ): Promise<DeleteOutcome> {
-  if (await deleteAt(ctx, entry.path, entry.syncedVersion)) return { kind: "deleted" };
+  if (await deleteOwn(ctx, entry.path, entry.syncedVersion)) return { kind: "deleted" };
   let now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
   if (!now) return { kind: "gone" };
   if (
     now.metadata?.[WRITER_METADATA] && isOwnUncommitted(now, entry.syncedVersion, await writer())
   ) {
-    if (await deleteAt(ctx, entry.path, now.version)) return { kind: "deleted" };
+    if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted" };
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
     if (!now) return { kind: "gone" };
   }
@@ -180,7 +157,7 @@ export async function dropOwnStranded(
   if (index && Object.hasOwn(index.entries, path) && index.entries[path].v === now.version) {
     return false;
   }
-  return await deleteAt(ctx, path, now.version);
+  return await deleteOwn(ctx, path, now.version);
 }
 
 /**

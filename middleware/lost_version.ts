@@ -1,0 +1,106 @@
+/**
+ * What the create-only-writer does once this cache has lost a data version
+ * to another writer (`version_exists`): the local version directory is set
+ * aside, once per directory per push, and the files of that version this
+ * cache created itself and no index names are deleted, so that the version
+ * stays the other writer's, whole.
+ *
+ * @module
+ */
+import { type PushContext, PushVar } from "../sync/context.ts";
+import { withRetry } from "../sync/retry.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import { deleteAt } from "../sync/transfer/object_ops.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+
+/** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
+export interface LostVersion {
+  readonly done: Promise<string[]>;
+  readonly own: boolean;
+}
+
+/** Per push: version directory → its set-aside (one per directory). */
+const LOST = new PushVar("create-only-writer/set-asides", () => new Map<string, LostVersion>());
+
+/**
+ * The version directory (`data/…/<N>`) of a version file key.
+ *
+ * @example
+ * ```ts
+ * import { versionDir } from "./lost_version.ts";
+ * console.log(versionDir("data/t/m/out/3/raw")); // data/t/m/out/3
+ * ```
+ */
+export function versionDir(key: string): string {
+  return key.slice(0, key.lastIndexOf("/"));
+}
+
+/** The version directory's set-aside when this push lost it already. */
+export function lostVersion(push: PushContext, dir: string): LostVersion | undefined {
+  return push.vars.get(LOST).get(dir);
+}
+
+/**
+ * Moves every file of the version directory aside and out of the dirty set,
+ * once per directory per push, after deleting the files of it that this
+ * cache (`writer`) created and no index names. Only the first caller gets
+ * the targets (the push aggregates conflicts, so siblings report none).
+ */
+export async function setAsideVersion(
+  push: PushContext,
+  dir: string,
+  key: string,
+  ownEarlier: boolean,
+  writer: string,
+): Promise<string[]> {
+  const byDir = push.vars.get(LOST);
+  const earlier = byDir.get(dir);
+  if (earlier) return await earlier.done.then(() => []);
+  const done = (async () => {
+    const files = await push.cache.listFiles(dir);
+    await dropOwnSiblings(push, files.filter((f) => f !== key), writer);
+    const reason = ownEarlier
+      ? `${key} was uploaded from this cache before and changed here since; a data version on the datastore is never rewritten, so this local copy of ${dir} was not pushed.`
+      : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
+    const targets: string[] = [];
+    for (const f of files) targets.push(await push.cache.setAside(f, reason, "version_exists"));
+    await push.state.clean([...files, `${dir}/`]);
+    // The local copies are gone: no manifest entry may claim them synced (a
+    // resolution rebases one on theirs), or the next pull would skip theirs.
+    await push.state.forget(files);
+    return targets;
+  })();
+  byDir.set(dir, { done, own: ownEarlier });
+  return await done;
+}
+
+/**
+ * The files of a lost version that this cache created and no index names
+ * (uploaded by this push, or by an earlier one whose commit never came):
+ * deleted, each only over the version found, so that no object of this
+ * cache's stays beside the other writer's version, seen by no reader and
+ * named by no commit.
+ */
+async function dropOwnSiblings(
+  push: PushContext,
+  paths: readonly string[],
+  writer: string,
+): Promise<void> {
+  let named: Record<string, { v: string }> | undefined;
+  for (const path of paths) {
+    const head = await withRetry(
+      () => push.store.head(path, { signal: push.signal }),
+      push.config.retry,
+      push.signal,
+    );
+    if (!head || head.metadata?.[WRITER_METADATA] !== writer) continue;
+    named ??= (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
+      ?.entries ?? {};
+    if (named[path]?.v !== head.version) await dropOwn(push, path, head.version);
+  }
+}
+
+/** Deletes `version` of `path` (this cache's own); nothing when the store holds another one. */
+export async function dropOwn(push: PushContext, path: string, version: string): Promise<void> {
+  await deleteAt(push.store, path, version, { retry: push.config.retry, signal: push.signal });
+}
