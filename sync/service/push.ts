@@ -7,102 +7,25 @@
  * @module
  */
 import pMap from "p-map";
-import { type LeftBehind, SluiceError, VersionConflictError } from "../errors.ts";
+import { SluiceError, VersionConflictError } from "../errors.ts";
 import { PutModes } from "../ports.ts";
-import { withRetry } from "../retry.ts";
 import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
+import { readWriterId } from "../transfer/writer_id.ts";
+import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
+import { runDeletes } from "./push_delete.ts";
+import { pushFailure } from "./push_failure.ts";
+import type { PushResult, PushTally } from "./push_result.ts";
+import { settledAfter, settleStrays } from "./push_settle.ts";
+import { storeHolds } from "./push_write.ts";
+import type { SyncState } from "./state.ts";
+import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
-import { isOwnUncommitted, readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
-import {
-  type DeleteOutcome,
-  deleteRemote,
-  dropOwnStranded,
-  publishOwnStranded,
-} from "./push_delete.ts";
-import { pushFailure } from "./push_failure.ts";
-import type { SyncState } from "./state.ts";
-import { STRANDED_REASON } from "./plan.ts";
-import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
-import {
-  ADOPT_HINT,
-  ADOPTED_UNCOMMITTED,
-  adoptedMessage,
-  type ConflictRecord,
-  resolveHint,
-} from "./conflicts.ts";
-
-/** What a push did. */
-export interface PushResult {
-  /** Paths written to the store. */
-  readonly uploaded: string[];
-  /** Paths whose remote already held identical bytes. */
-  readonly identical: string[];
-  /** Paths deleted remotely. */
-  readonly deleted: string[];
-  /** Paths left out, with the reason (kept dirty when `keepDirty`). */
-  readonly skipped: { path: string; reason: string; keepDirty: boolean }[];
-  /**
-   * Paths with an unresolved conflict: found by this push (the datastore
-   * holds another version than the one this copy is based on), or found
-   * earlier and not yet resolved. Also listed in `skipped`; nothing of them
-   * was written, and the local copies are kept.
-   */
-  readonly conflicts: string[];
-  /**
-   * Files this cache synced that are gone from it and that this push did not
-   * delete remotely: a push that walks the cache (after a bulk `markDirty()`)
-   * never deletes, so that a wiped or partly restored cache never empties the
-   * bucket. Marking such a path dirty and pushing deletes it remotely; a pull
-   * with `restoreDeleted` takes the datastore's copy back.
-   */
-  readonly localDeletions: string[];
-  /**
-   * Files in the cache that no push can publish, with why: a symbolic link
-   * (or a file under one) met by a walk, or a name no store key may carry.
-   * Nothing of them was written; they stay local only until the link is
-   * replaced by a real file or the file renamed. A path named dirty that is
-   * a link is in `skipped` (kept dirty) instead.
-   */
-  readonly localOnly: { path: string; reason: string }[];
-  /** Bytes uploaded. */
-  bytes: number;
-}
-
-/** An empty result. */
-export function emptyPushResult(): PushResult {
-  return {
-    uploaded: [],
-    identical: [],
-    deleted: [],
-    skipped: [],
-    conflicts: [],
-    localDeletions: [],
-    localOnly: [],
-    bytes: 0,
-  };
-}
-
-/**
- * What a push left behind: its conflicts, and the files it left out and kept
- * dirty for a later push. Empty for a clean push (the command line then
- * exits 0; see `leftBehindError` in `errors.ts`).
- */
-export function pushLeftBehind(r: PushResult): LeftBehind {
-  const conflicts = new Set(r.conflicts);
-  return {
-    conflicts: r.conflicts,
-    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((s) => ({
-      path: s.path,
-      reason: s.reason,
-    })),
-    localDeletions: r.localDeletions,
-    localOnly: r.localOnly,
-  };
-}
+export { emptyPushResult, pushLeftBehind, type PushResult } from "./push_result.ts";
+export { terminalWrite } from "./push_write.ts";
 
 /** Dependencies of the terminal handler. */
 export interface TerminalDeps {
@@ -126,23 +49,6 @@ export interface TerminalDeps {
    * with nothing else to commit).
    */
   readonly commitOnly?: PendingCommit | null;
-}
-
-/** The innermost handler of the per-write pipeline: the put itself, with retries. */
-export function terminalWrite(ctx: WriteContext): Promise<void> {
-  const push = ctx.push;
-  return withRetry(
-    async () => {
-      ctx.result = await push.store.put(ctx.key, ctx.body, ctx.mode, {
-        signal: push.signal,
-        metadata: ctx.metadata,
-      });
-      ctx.outcome = "written";
-    },
-    push.config.retry,
-    push.signal,
-    (error, attempt) => push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
-  );
 }
 
 /** The innermost handler of the push pipeline. */
@@ -203,7 +109,6 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       { hash: string; version: string; size: number; mtimeMs?: number }
     > = {};
     const handled: string[] = [];
-    // Paths whose possible stranded write was checked (see `strandedCheck`).
     const settled = new Set<string>();
     const filesTotal = active.length;
     let filesDone = 0;
@@ -225,6 +130,20 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         bytesTotal,
       });
 
+    const tally: PushTally = {
+      result,
+      failures,
+      indexRemove,
+      indexBase,
+      indexSynced,
+      handled,
+      settled,
+      conflictOf,
+      done: () => {
+        filesDone++;
+        progress();
+      },
+    };
     let writer: Promise<string | null> | undefined;
     const ownWriter = () => writer ??= readWriterId(deps.cache);
     const writeOne = async (entry: PlanEntry) => {
@@ -332,112 +251,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
       await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
-      for (const entry of deletes) {
-        let outcome: DeleteOutcome;
-        try {
-          outcome = await deleteRemote(ctx, entry, ownWriter);
-        } catch (e) {
-          failures.push({ entry, error: e });
-          continue;
-        }
-        filesDone++;
-        progress();
-        if (outcome.kind === "waiting") {
-          entry.action = "skip";
-          entry.keepDirty = true;
-          entry.reason = "another writer's uncommitted write holds it";
-          if (!ctx.dryRun) await state.markDirty(entry.path);
-          ctx.events.emit("warning", {
-            code: "push_waiting_uncommitted",
-            message:
-              `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes; ${
-                ADOPT_HINT(entry.path, entry.class)
-              }.`,
-            path: entry.path,
-          });
-          continue;
-        }
-        if (outcome.kind === "conflict") {
-          if (outcome.adopted) {
-            ctx.events.emit("warning", {
-              code: ADOPTED_UNCOMMITTED,
-              message: adoptedMessage(
-                entry.path,
-                outcome.now.version,
-                outcome.now.metadata?.[WRITER_METADATA],
-              ),
-              path: entry.path,
-            });
-          }
-          // A delete is conditional on the version this cache last saw: the
-          // peer's newer copy keeps both its object and its index entry.
-          entry.reason =
-            "a peer changed it since this cache last synced it; its object and index entry were kept, and the local deletion stands as a conflict";
-          ctx.events.emit("warning", {
-            code: "delete_skipped",
-            message:
-              `Did not delete ${entry.path} remotely: ${entry.reason}. Run \`sluice status\` to see the peer's version, then \`${
-                resolveHint(entry.path)
-              }\` (--mine deletes it over that version, --theirs brings it back).`,
-            path: entry.path,
-          });
-          conflictOf(entry, null, {
-            version: outcome.now.version,
-            hash: "",
-            size: outcome.now.size,
-          });
-          continue;
-        }
-        if (outcome.kind === "deleted") result.deleted.push(entry.path);
-        indexRemove.push(entry.path);
-        // Deleted there too: both sides agree (no base: whatever the index names goes).
-        if (outcome.kind === "deleted" && entry.syncedVersion !== undefined) {
-          indexBase[entry.path] = entry.syncedVersion;
-        }
-        handled.push(entry.path);
-      }
-      // Absent here, where this cache may have left a write that never
-      // reached the index: never synced, its own stranded upload goes; synced
-      // (an earlier push's write), it is published, an index write, so in the
-      // commit of a two-phase push, not in its preparation.
-      const publishes = (e: PlanEntry) =>
-        e.reason === STRANDED_REASON && e.syncedVersion !== undefined;
-      const strays = ctx.plan.filter((e) =>
-        e.strandedCheck && e.action === "skip" && !state.conflicts.has(e.path) &&
-        (committing ? e.prepared && publishes(e) : !(deps.prepare && publishes(e)))
-      );
-      for (const entry of strays) {
-        try {
-          if (entry.syncedVersion === undefined) await dropOwnStranded(ctx, entry.path, ownWriter);
-          else {
-            const published = await publishOwnStranded(ctx, entry, ownWriter);
-            if (published) indexSynced[entry.path] = published;
-          }
-          settled.add(entry.path);
-        } catch (e) {
-          entry.keepDirty = true;
-          entry.reason = "could not check the datastore for an upload of this cache's at it";
-          failures.push({ entry, error: e });
-        }
-      }
+      await runDeletes(ctx, deletes, tally, ownWriter);
+      await settleStrays(ctx, state.conflicts, tally, ownWriter, {
+        committing,
+        preparing: !!deps.prepare,
+      });
     }
     for (const e of ctx.plan) {
-      // A check of an earlier push's write (a local deletion, reported as
-      // one, or a path no longer here): nothing left out; its record goes
-      // only once the check was made.
-      if (e.strandedCheck && e.reason === STRANDED_REASON) {
-        if (settled.has(e.path)) handled.push(e.path);
-        continue;
-      }
-      // A path named dirty whose check did not run (a write of this push
-      // failed first) stays dirty for the next push to check.
-      if (
-        e.strandedCheck && e.action === "skip" && !e.prepared && failures.length > 0 &&
-        !settled.has(e.path) && !state.conflicts.has(e.path)
-      ) {
-        e.keepDirty = true;
-        e.reason ??= "not checked for an upload of this cache's: a write of this push failed first";
-      }
+      if (settledAfter(e, tally, state.conflicts)) continue;
       if (e.action === "skip" && !e.prepared) {
         result.skipped.push({
           path: e.path,
@@ -515,26 +336,4 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     }
     if (failures.length > 0) throw pushFailure(failures, commits.length);
   };
-}
-
-/**
- * True when the store holds `version` of `key` now (one HEAD, retried as puts
- * are). With `settling` (a path an earlier push wrote without a commit, put
- * back here as synced), also when it holds anything but this cache's own
- * uncommitted write: there is nothing of this cache's to settle, and a
- * peer's change there is the next pull's, not a conflict.
- */
-async function storeHolds(
-  ctx: PushContext,
-  key: string,
-  version: string,
-  settling?: false | (() => Promise<string | null>),
-): Promise<boolean> {
-  const now = await withRetry(
-    () => ctx.store.head(key, { signal: ctx.signal }),
-    ctx.config.retry,
-    ctx.signal,
-  );
-  if (now?.version === version) return true;
-  return !!settling && !(now && isOwnUncommitted(now, version, await settling()));
 }

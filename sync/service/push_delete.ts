@@ -25,6 +25,8 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
+import { ADOPT_HINT, ADOPTED_UNCOMMITTED, adoptedMessage, resolveHint } from "./conflicts.ts";
+import type { PushTally } from "./push_result.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 
@@ -188,4 +190,81 @@ export async function publishOwnStranded(
     return null;
   }
   return await adoptAt(ctx, entry, now);
+}
+
+/**
+ * Deletes each entry remotely ({@link deleteRemote}) and records what came
+ * of it: deleted (the index entry goes), waiting on another writer's
+ * uncommitted object (the path stays dirty, with a warning), or a conflict
+ * with a peer's committed change.
+ */
+export async function runDeletes(
+  ctx: PushContext,
+  deletes: readonly PlanEntry[],
+  tally: PushTally,
+  ownWriter: () => Promise<string | null>,
+): Promise<void> {
+  for (const entry of deletes) {
+    let outcome: DeleteOutcome;
+    try {
+      outcome = await deleteRemote(ctx, entry, ownWriter);
+    } catch (e) {
+      tally.failures.push({ entry, error: e });
+      continue;
+    }
+    tally.done();
+    if (outcome.kind === "waiting") {
+      entry.action = "skip";
+      entry.keepDirty = true;
+      entry.reason = "another writer's uncommitted write holds it";
+      if (!ctx.dryRun) await ctx.state.markDirty(entry.path);
+      ctx.events.emit("warning", {
+        code: "push_waiting_uncommitted",
+        message:
+          `Did not delete ${entry.path} remotely: the datastore holds another writer's object for it (version ${outcome.now.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was deleted remotely; the local deletion stands and stays dirty. Run \`sluice push\` again once that push completes; ${
+            ADOPT_HINT(entry.path, entry.class)
+          }.`,
+        path: entry.path,
+      });
+      continue;
+    }
+    if (outcome.kind === "conflict") {
+      if (outcome.adopted) {
+        ctx.events.emit("warning", {
+          code: ADOPTED_UNCOMMITTED,
+          message: adoptedMessage(
+            entry.path,
+            outcome.now.version,
+            outcome.now.metadata?.[WRITER_METADATA],
+          ),
+          path: entry.path,
+        });
+      }
+      // A delete is conditional on the version this cache last saw: the
+      // peer's newer copy keeps both its object and its index entry.
+      entry.reason =
+        "a peer changed it since this cache last synced it; its object and index entry were kept, and the local deletion stands as a conflict";
+      ctx.events.emit("warning", {
+        code: "delete_skipped",
+        message:
+          `Did not delete ${entry.path} remotely: ${entry.reason}. Run \`sluice status\` to see the peer's version, then \`${
+            resolveHint(entry.path)
+          }\` (--mine deletes it over that version, --theirs brings it back).`,
+        path: entry.path,
+      });
+      tally.conflictOf(entry, null, {
+        version: outcome.now.version,
+        hash: "",
+        size: outcome.now.size,
+      });
+      continue;
+    }
+    if (outcome.kind === "deleted") tally.result.deleted.push(entry.path);
+    tally.indexRemove.push(entry.path);
+    // Deleted there too: both sides agree (no base: whatever the index names goes).
+    if (outcome.kind === "deleted" && entry.syncedVersion !== undefined) {
+      tally.indexBase[entry.path] = entry.syncedVersion;
+    }
+    tally.handled.push(entry.path);
+  }
 }

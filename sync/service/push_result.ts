@@ -1,0 +1,107 @@
+/**
+ * What a push did ({@link PushResult}), what it left behind, and what it
+ * gathers for its commit while it runs ({@link PushTally}).
+ *
+ * @module
+ */
+import type { LeftBehind } from "../errors.ts";
+import type { PlanEntry } from "../context.ts";
+import type { ConflictRecord } from "./conflicts.ts";
+
+/** What a push did. */
+export interface PushResult {
+  /** Paths written to the store. */
+  readonly uploaded: string[];
+  /** Paths whose remote already held identical bytes. */
+  readonly identical: string[];
+  /** Paths deleted remotely. */
+  readonly deleted: string[];
+  /** Paths left out, with the reason (kept dirty when `keepDirty`). */
+  readonly skipped: { path: string; reason: string; keepDirty: boolean }[];
+  /**
+   * Paths with an unresolved conflict: found by this push (the datastore
+   * holds another version than the one this copy is based on), or found
+   * earlier and not yet resolved. Also listed in `skipped`; nothing of them
+   * was written, and the local copies are kept.
+   */
+  readonly conflicts: string[];
+  /**
+   * Files this cache synced that are gone from it and that this push did not
+   * delete remotely: a push that walks the cache (after a bulk `markDirty()`)
+   * never deletes, so that a wiped or partly restored cache never empties the
+   * bucket. Marking such a path dirty and pushing deletes it remotely; a pull
+   * with `restoreDeleted` takes the datastore's copy back.
+   */
+  readonly localDeletions: string[];
+  /**
+   * Files in the cache that no push can publish, with why: a symbolic link
+   * (or a file under one) met by a walk, or a name no store key may carry.
+   * Nothing of them was written; they stay local only until the link is
+   * replaced by a real file or the file renamed. A path named dirty that is
+   * a link is in `skipped` (kept dirty) instead.
+   */
+  readonly localOnly: { path: string; reason: string }[];
+  /** Bytes uploaded. */
+  bytes: number;
+}
+
+/** An empty result. */
+export function emptyPushResult(): PushResult {
+  return {
+    uploaded: [],
+    identical: [],
+    deleted: [],
+    skipped: [],
+    conflicts: [],
+    localDeletions: [],
+    localOnly: [],
+    bytes: 0,
+  };
+}
+
+/**
+ * What a push left behind: its conflicts, and the files it left out and kept
+ * dirty for a later push. Empty for a clean push (the command line then
+ * exits 0; see `leftBehindError` in `errors.ts`).
+ */
+export function pushLeftBehind(r: PushResult): LeftBehind {
+  const conflicts = new Set(r.conflicts);
+  return {
+    conflicts: r.conflicts,
+    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((s) => ({
+      path: s.path,
+      reason: s.reason,
+    })),
+    localDeletions: r.localDeletions,
+    localOnly: r.localOnly,
+  };
+}
+
+/**
+ * What a push gathers while it writes and deletes, for its result and its
+ * commit: the failures, the index change, the manifest entries, the dirty
+ * marks it handled and the stranded writes it checked.
+ */
+export interface PushTally {
+  readonly result: PushResult;
+  readonly failures: { entry: PlanEntry; error: unknown }[];
+  readonly indexRemove: string[];
+  /** The version each write or delete was conditional on (null: created). */
+  readonly indexBase: Record<string, string | null>;
+  /** What the manifest records for each path, once the index names it. */
+  readonly indexSynced: Record<
+    string,
+    { hash: string; version: string; size: number; mtimeMs?: number }
+  >;
+  readonly handled: string[];
+  /** Paths whose possible stranded write was checked (see `PlanEntry.strandedCheck`). */
+  readonly settled: Set<string>;
+  /** Records a conflict found by the push (the entry is skipped and stays dirty). */
+  conflictOf(
+    entry: PlanEntry,
+    mine: ConflictRecord["mine"],
+    theirs: ConflictRecord["theirs"],
+  ): void;
+  /** One more file done (progress). */
+  done(): void;
+}

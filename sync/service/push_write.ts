@@ -1,0 +1,48 @@
+/**
+ * The write itself: the per-write pipeline's innermost handler, and the
+ * check that lets a push skip a write the store already holds.
+ *
+ * @module
+ */
+import type { PushContext, WriteContext } from "../context.ts";
+import { withRetry } from "../retry.ts";
+import { isOwnUncommitted } from "../transfer/writer_id.ts";
+
+/** The innermost handler of the per-write pipeline: the put itself, with retries. */
+export function terminalWrite(ctx: WriteContext): Promise<void> {
+  const push = ctx.push;
+  return withRetry(
+    async () => {
+      ctx.result = await push.store.put(ctx.key, ctx.body, ctx.mode, {
+        signal: push.signal,
+        metadata: ctx.metadata,
+      });
+      ctx.outcome = "written";
+    },
+    push.config.retry,
+    push.signal,
+    (error, attempt) => push.events.emit("retry", { what: `put ${ctx.key}`, attempt, error }),
+  );
+}
+
+/**
+ * True when the store holds `version` of `key` now (one HEAD, retried as puts
+ * are). With `settling` (a path an earlier push wrote without a commit, put
+ * back here as synced), also when it holds anything but this cache's own
+ * uncommitted write: there is nothing of this cache's to settle, and a
+ * peer's change there is the next pull's, not a conflict.
+ */
+export async function storeHolds(
+  ctx: PushContext,
+  key: string,
+  version: string,
+  settling?: false | (() => Promise<string | null>),
+): Promise<boolean> {
+  const now = await withRetry(
+    () => ctx.store.head(key, { signal: ctx.signal }),
+    ctx.config.retry,
+    ctx.signal,
+  );
+  if (now?.version === version) return true;
+  return !!settling && !(now && isOwnUncommitted(now, version, await settling()));
+}
