@@ -110,7 +110,7 @@ export async function buildPlan(
       const under = state.syncedPaths().filter((p) =>
         p.startsWith(`${path}/`) && !plan.has(p) && !cache.exists(p)
       );
-      const written = state.attemptedPaths().some((p) => p.startsWith(`${path}/`));
+      const written = state.attemptedUnder(path);
       if (under.length > 0 || written) {
         expandedDirs.push(path);
         for (const p of under) add(p, "delete");

@@ -15,60 +15,23 @@ import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
 import { SluiceError, UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { ConflictSet } from "./conflicts.ts";
+import { journalLines, readJournalLine } from "./dirty_journal.ts";
+import {
+  baseText,
+  logLines,
+  maxLogGen,
+  readBase,
+  replayLog,
+  type SyncedEntry,
+} from "./manifest_log.ts";
 
-/** A manifest entry. */
-export interface SyncedEntry {
-  /** Hex SHA-256 of the content. */
-  readonly hash: string;
-  /** Remote version (ETag, generation, …). */
-  readonly version: string;
-  /** Size in bytes. */
-  readonly size: number;
-  /** Local mtime when synced (lets a walk skip hashing unchanged files). */
-  readonly mtimeMs?: number;
-}
-
-/** A manifest entry as stored. */
-interface StoredEntry {
-  h: string;
-  v: string;
-  s: number;
-  m?: number;
-}
-
-interface ManifestFile {
-  format: 1;
-  /** Generation: log lines of another generation predate this base and are ignored. */
-  gen?: number;
-  indexVersion?: string;
-  entries: Record<string, StoredEntry>;
-}
-
-/** One line of the manifest log: a path set (`e`) or removed (no `e`), or the index version (`i`). */
-interface LogLine {
-  g: number;
-  p?: string;
-  e?: StoredEntry;
-  i?: string | null;
-}
+export type { SyncedEntry } from "./manifest_log.ts";
 
 const DIRTY_FILE = "dirty.log";
 const MANIFEST_FILE = "manifest.json";
 const MANIFEST_LOG = "manifest.log";
 /** The log is folded into the base once it has more lines than this and than the manifest has entries. */
 const LOG_MIN_LINES = 1024;
-
-function stored(e: SyncedEntry): StoredEntry {
-  return { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs };
-}
-
-function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): SyncedEntry {
-  if (typeof e?.h !== "string" || typeof e?.v !== "string") throw new Error(`bad entry ${path}`);
-  return { hash: e.h, version: e.v, size: e.s as number, mtimeMs: e.m };
-}
-const BULK = "*";
-/** Prefix of a dirty-journal line naming a path a push wrote unnamed and has not committed yet. */
-const ATTEMPTED = "?";
 
 /**
  * The dirty set and the synced manifest of one cache.
@@ -155,8 +118,9 @@ export class SyncState implements StateAccess {
 
   /** Marks one path dirty, or everything (a walk) when `path` is undefined. Durable on return. */
   async markDirty(path?: string): Promise<void> {
-    const line = path === undefined ? BULK : JSON.stringify(path);
-    await this.#append(`${line}\n`);
+    await this.#append(
+      path === undefined ? journalLines({ bulk: true }) : journalLines({ dirty: [path] }),
+    );
     this.#journalStale = true;
     const seq = ++this.#seq;
     if (path === undefined) {
@@ -170,7 +134,7 @@ export class SyncState implements StateAccess {
   /** Marks many paths dirty with one durable append. */
   async markDirtyMany(paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
-    await this.#append(paths.map((p) => `${JSON.stringify(p)}\n`).join(""));
+    await this.#append(journalLines({ dirty: paths }));
     this.#journalStale = true;
     for (const p of paths) this.#dirty.set(p, ++this.#seq);
   }
@@ -184,11 +148,17 @@ export class SyncState implements StateAccess {
     return [...this.#attempted].sort();
   }
 
+  /** True when a path under `dir` is recorded as attempted (see {@link attemptedPaths}). */
+  attemptedUnder(dir: string): boolean {
+    for (const p of this.#attempted) if (p.startsWith(`${dir}/`)) return true;
+    return false;
+  }
+
   /** Records, durably and before they are written, the paths a push is about to write unnamed. */
   async markAttempted(paths: readonly string[]): Promise<void> {
     const fresh = paths.filter((p) => !this.#attempted.has(p));
     if (fresh.length === 0) return;
-    await this.#append(fresh.map((p) => `${ATTEMPTED}${JSON.stringify(p)}\n`).join(""));
+    await this.#append(journalLines({ attempted: fresh }));
     this.#journalStale = true;
     for (const p of fresh) this.#attempted.add(p);
   }
@@ -305,13 +275,11 @@ export class SyncState implements StateAccess {
   /** Writes a new base of the next generation, then empties the log (whose lines it supersedes). */
   async #writeBase(indexVersion: string | undefined): Promise<void> {
     const gen = this.#gen + 1;
-    const file: ManifestFile = { format: 1, gen, indexVersion, entries: {} };
-    for (const [p, e] of this.#manifest) file.entries[p] = stored(e);
-    await this.#writing(MANIFEST_FILE, () =>
-      atomicWrite(
-        `${this.#dir}/${MANIFEST_FILE}`,
-        new TextEncoder().encode(JSON.stringify(file)),
-      ));
+    const text = baseText(this.#manifest, gen, indexVersion);
+    await this.#writing(
+      MANIFEST_FILE,
+      () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
+    );
     this.#gen = gen;
     this.#hasBase = true;
     this.#logLines = 0;
@@ -326,14 +294,12 @@ export class SyncState implements StateAccess {
     indexChanged: boolean,
     indexVersion: string | undefined,
   ): Promise<void> {
-    const g = this.#gen;
-    const out: string[] = [];
-    for (const p of changed) {
-      const e = this.#manifest.get(p);
-      const line: LogLine = e ? { g, p, e: stored(e) } : { g, p };
-      out.push(JSON.stringify(line));
-    }
-    if (indexChanged) out.push(JSON.stringify({ g, i: indexVersion ?? null } satisfies LogLine));
+    const out = logLines(
+      this.#manifest,
+      this.#gen,
+      changed,
+      indexChanged ? { version: indexVersion } : undefined,
+    );
     await this.#writing(MANIFEST_LOG, async () => {
       const file = `${this.#dir}/${MANIFEST_LOG}`;
       const created = this.#logLines === 0 &&
@@ -392,16 +358,15 @@ export class SyncState implements StateAccess {
 
   async #compact(): Promise<void> {
     if (!this.#journalStale) return;
-    const lines = [
-      ...(this.#bulk ? [BULK] : []),
-      ...[...this.#dirty.keys()].map((p) => JSON.stringify(p)),
-      ...[...this.#attempted].map((p) => `${ATTEMPTED}${JSON.stringify(p)}`),
-    ];
-    await this.#writing(DIRTY_FILE, () =>
-      atomicWrite(
-        `${this.#dir}/${DIRTY_FILE}`,
-        new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")),
-      ));
+    const text = journalLines({
+      bulk: this.#bulk,
+      dirty: this.#dirty.keys(),
+      attempted: this.#attempted,
+    });
+    await this.#writing(
+      DIRTY_FILE,
+      () => atomicWrite(`${this.#dir}/${DIRTY_FILE}`, new TextEncoder().encode(text)),
+    );
     this.#journalStale = false;
   }
 
@@ -423,35 +388,23 @@ export class SyncState implements StateAccess {
       for (const line of text.split("\n")) {
         if (line === "") continue;
         const seq = ++this.#seq;
-        if (line === BULK) {
+        const read = readJournalLine(line);
+        if (read.kind === "dirty") this.#dirty.set(read.path, seq);
+        else if (read.kind === "attempted") this.#attempted.add(read.path);
+        else {
           this.#bulk = true;
           this.#bulkSeq = seq;
-          continue;
-        }
-        try {
-          const attempted = line.startsWith(ATTEMPTED);
-          const p = JSON.parse(attempted ? line.slice(ATTEMPTED.length) : line);
-          if (typeof p !== "string") throw new Error("not a path");
-          if (attempted) this.#attempted.add(p);
-          else this.#dirty.set(p, seq);
-        } catch {
-          this.#bulk = true;
-          this.#bulkSeq = seq;
-          this.loadWarnings.push("dirty set has an unreadable line: walking everything");
+          if (read.kind === "unreadable") {
+            this.loadWarnings.push("dirty set has an unreadable line: walking everything");
+          }
         }
       }
     }
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
-      const m = JSON.parse(raw) as ManifestFile;
-      if (m.format !== 1 || typeof m.entries !== "object" || m.entries === null) {
-        throw new Error("unknown format");
-      }
-      const gen = m.gen ?? 0;
-      if (!Number.isSafeInteger(gen) || gen < 0) throw new Error("bad generation");
-      this.indexVersion = typeof m.indexVersion === "string" ? m.indexVersion : undefined;
-      for (const [p, e] of Object.entries(m.entries)) this.#manifest.set(p, checkedEntry(p, e));
-      this.#gen = gen;
+      const base = readBase(raw, this.#manifest);
+      this.indexVersion = base.indexVersion;
+      this.#gen = base.gen;
       await this.#replayLog();
       this.#hasBase = true;
       this.#savedIndexVersion = this.indexVersion;
@@ -473,15 +426,7 @@ export class SyncState implements StateAccess {
 
   /** The highest generation among the log's readable lines; -1 when none. */
   async #logMaxGen(): Promise<number> {
-    const text = await Deno.readTextFile(`${this.#dir}/${MANIFEST_LOG}`).catch(() => "");
-    let max = -1;
-    for (const line of text.split("\n")) {
-      try {
-        const g = JSON.parse(line)?.g;
-        if (Number.isSafeInteger(g)) max = Math.max(max, g);
-      } catch { /* a damaged line carries no generation */ }
-    }
-    return max;
+    return maxLogGen(await Deno.readTextFile(`${this.#dir}/${MANIFEST_LOG}`).catch(() => ""));
   }
 
   /**
@@ -503,28 +448,10 @@ export class SyncState implements StateAccess {
       if (e instanceof Deno.errors.NotFound) return;
       throw e;
     }
-    const lines = text.split("\n");
-    // Complete lines end in a newline, so the last piece is "" unless an append was cut short.
-    const tail = lines.pop();
-    if (tail !== "") this.#rewrite = true;
-    for (const [n, line] of lines.entries()) {
-      let r: LogLine;
-      try {
-        r = JSON.parse(line);
-        if (typeof r !== "object" || r === null || !Number.isSafeInteger(r.g)) throw new Error();
-      } catch {
-        throw new Error(`the manifest log's line ${n + 1} is unreadable`);
-      }
-      if (r.g < this.#gen) continue; // written before the base: already in it
-      if (r.g > this.#gen) throw new Error("the manifest log is newer than its base");
-      if ("i" in r) {
-        this.indexVersion = typeof r.i === "string" ? r.i : undefined;
-      } else if (typeof r.p === "string") {
-        if (r.e) this.#manifest.set(r.p, checkedEntry(r.p, r.e));
-        else this.#manifest.delete(r.p);
-      } else throw new Error(`the manifest log's line ${n + 1} names no path`);
-      this.#logLines++;
-    }
+    const r = replayLog(text, this.#gen, this.#manifest);
+    if (r.torn) this.#rewrite = true;
+    if (r.index) this.indexVersion = r.index.version;
+    this.#logLines += r.applied;
   }
 }
 

@@ -1,0 +1,157 @@
+/**
+ * The synced manifest's two files, as text: the base (`manifest.json`, every
+ * entry, numbered by a generation) and the log (`manifest.log`, one JSON line
+ * per change since that base: a path set or removed, or the index version).
+ * `SyncState` owns the files and their durability; this reads and writes
+ * their contents.
+ *
+ * @module
+ */
+
+/** A manifest entry. */
+export interface SyncedEntry {
+  /** Hex SHA-256 of the content. */
+  readonly hash: string;
+  /** Remote version (ETag, generation, …). */
+  readonly version: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Local mtime when synced (lets a walk skip hashing unchanged files). */
+  readonly mtimeMs?: number;
+}
+
+/** A manifest entry as stored. */
+interface StoredEntry {
+  h: string;
+  v: string;
+  s: number;
+  m?: number;
+}
+
+interface ManifestFile {
+  format: 1;
+  /** Generation: log lines of another generation predate this base and are ignored. */
+  gen?: number;
+  indexVersion?: string;
+  entries: Record<string, StoredEntry>;
+}
+
+/** One line of the manifest log: a path set (`e`) or removed (no `e`), or the index version (`i`). */
+interface LogLine {
+  g: number;
+  p?: string;
+  e?: StoredEntry;
+  i?: string | null;
+}
+
+function stored(e: SyncedEntry): StoredEntry {
+  return { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs };
+}
+
+function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): SyncedEntry {
+  if (typeof e?.h !== "string" || typeof e?.v !== "string") throw new Error(`bad entry ${path}`);
+  return { hash: e.h, version: e.v, size: e.s as number, mtimeMs: e.m };
+}
+
+/** A base's text for `manifest` at generation `gen`. */
+export function baseText(
+  manifest: ReadonlyMap<string, SyncedEntry>,
+  gen: number,
+  indexVersion: string | undefined,
+): string {
+  const file: ManifestFile = { format: 1, gen, indexVersion, entries: {} };
+  for (const [p, e] of manifest) file.entries[p] = stored(e);
+  return JSON.stringify(file);
+}
+
+/**
+ * Reads a base into `manifest`; its generation and index version. Throws on
+ * anything unreadable (an unknown format, a bad generation or entry).
+ *
+ * @example
+ * ```ts
+ * import { baseText, readBase } from "./manifest_log.ts";
+ * const m = new Map();
+ * console.log(readBase(baseText(new Map([["a", { hash: "h", version: "v", size: 1 }]]), 3, "t"), m).gen); // 3
+ * ```
+ */
+export function readBase(
+  raw: string,
+  manifest: Map<string, SyncedEntry>,
+): { gen: number; indexVersion: string | undefined } {
+  const m = JSON.parse(raw) as ManifestFile;
+  if (m.format !== 1 || typeof m.entries !== "object" || m.entries === null) {
+    throw new Error("unknown format");
+  }
+  const gen = m.gen ?? 0;
+  if (!Number.isSafeInteger(gen) || gen < 0) throw new Error("bad generation");
+  for (const [p, e] of Object.entries(m.entries)) manifest.set(p, checkedEntry(p, e));
+  return { gen, indexVersion: typeof m.indexVersion === "string" ? m.indexVersion : undefined };
+}
+
+/** Log lines (without newlines) for the `changed` paths of `manifest`, and the index version when it changed. */
+export function logLines(
+  manifest: ReadonlyMap<string, SyncedEntry>,
+  gen: number,
+  changed: readonly string[],
+  index?: { readonly version: string | undefined },
+): string[] {
+  const out: string[] = [];
+  for (const p of changed) {
+    const e = manifest.get(p);
+    const line: LogLine = e ? { g: gen, p, e: stored(e) } : { g: gen, p };
+    out.push(JSON.stringify(line));
+  }
+  if (index) out.push(JSON.stringify({ g: gen, i: index.version ?? null } satisfies LogLine));
+  return out;
+}
+
+/**
+ * Applies the log lines of generation `gen` to `manifest`. A last line cut
+ * short (a crash during an append never acknowledged) is dropped and
+ * reported as `torn` (the next save then rewrites the base); an unreadable
+ * line before the last, or a line newer than the base, throws. Returns the
+ * lines applied and, when a line set it, the index version.
+ */
+export function replayLog(
+  text: string,
+  gen: number,
+  manifest: Map<string, SyncedEntry>,
+): { applied: number; torn: boolean; index?: { version: string | undefined } } {
+  const lines = text.split("\n");
+  // Complete lines end in a newline, so the last piece is "" unless an append was cut short.
+  const torn = lines.pop() !== "";
+  let applied = 0;
+  let index: { version: string | undefined } | undefined;
+  for (const [n, line] of lines.entries()) {
+    let r: LogLine;
+    try {
+      r = JSON.parse(line);
+      if (typeof r !== "object" || r === null || !Number.isSafeInteger(r.g)) throw new Error();
+    } catch {
+      throw new Error(`the manifest log's line ${n + 1} is unreadable`);
+    }
+    if (r.g < gen) continue; // written before the base: already in it
+    if (r.g > gen) throw new Error("the manifest log is newer than its base");
+    if ("i" in r) {
+      index = { version: typeof r.i === "string" ? r.i : undefined };
+    } else if (typeof r.p === "string") {
+      if (r.e) manifest.set(r.p, checkedEntry(r.p, r.e));
+      else manifest.delete(r.p);
+    } else throw new Error(`the manifest log's line ${n + 1} names no path`);
+    applied++;
+  }
+  return { applied, torn, index };
+}
+
+/** The highest generation among a log's readable lines; -1 when none. */
+export function maxLogGen(text: string): number {
+  let max = -1;
+  for (const line of text.split("\n")) {
+    try {
+      const g = JSON.parse(line)?.g;
+      if (Number.isSafeInteger(g)) max = Math.max(max, g);
+    } catch { /* a damaged line carries no generation */ }
+  }
+  return max;
+}

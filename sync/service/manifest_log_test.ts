@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import {
+  baseText,
+  logLines,
+  maxLogGen,
+  readBase,
+  replayLog,
+  type SyncedEntry,
+} from "./manifest_log.ts";
+
+const e = (v: string): SyncedEntry => ({ hash: "h", version: v, size: 1, mtimeMs: 5 });
+
+Deno.test("manifest: a base and its log read back as written; a torn last line is reported, older lines skipped", () => {
+  const m = new Map([["a", e("1")], ["b", e("1")]]);
+  const read = new Map<string, SyncedEntry>();
+  assert.deepEqual(readBase(baseText(m, 2, "t1"), read), { gen: 2, indexVersion: "t1" });
+  assert.deepEqual(read, m);
+  m.set("a", e("2"));
+  m.delete("b");
+  const old = logLines(new Map([["c", e("9")]]), 1, ["c"]).join("\n");
+  const lines = logLines(m, 2, ["a", "b"], { version: "t2" });
+  const r = replayLog(`${old}\n${lines.join("\n")}\n{"g":2,"p":"x"`, 2, read);
+  assert.deepEqual(r, { applied: 3, torn: true, index: { version: "t2" } });
+  assert.deepEqual(read, m);
+  assert.equal(maxLogGen(`${old}\n${lines[0]}\nnot json`), 2);
+  assert.throws(() => replayLog(`${lines[0]}\nnot json\n`, 2, read), /line 2 is unreadable/);
+  assert.throws(() => replayLog(`${lines[0]}\n`, 1, read), /newer than its base/);
+  assert.throws(() => readBase('{"format":2,"entries":{}}', read), /unknown format/);
+});
