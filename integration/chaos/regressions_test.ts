@@ -6,13 +6,15 @@ import assert from "node:assert/strict";
 import { formatHistory, parseHistory } from "./history.ts";
 import { runHistory } from "./workload.ts";
 
-async function clean(json: string): Promise<void> {
-  const r = await runHistory(parseHistory(json));
-  assert.deepEqual(
-    r.violations.map((v) => `${v.invariant}: ${v.message}`),
-    [],
-    formatHistory(r.history),
-  );
+async function clean(...jsons: string[]): Promise<void> {
+  for (const json of jsons) {
+    const r = await runHistory(parseHistory(json));
+    assert.deepEqual(
+      r.violations.map((v) => `${v.invariant}: ${v.message}`),
+      [],
+      formatHistory(r.history),
+    );
+  }
 }
 
 /**
@@ -653,8 +655,6 @@ Deno.test("chaos regression: a walk's marker write whose commit never came is se
 Deno.test("chaos regression: a run's marker write whose commit never came is settled after the marker is put back (I7, I8)", async () => {
   await clean(
     '{"seed":25303158,"clones":2,"v2":true,"kinds":["api","core"],"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":3,"kind":"tick","n":15,"pick":1717361852},{"id":4,"kind":"bulk","clone":1},{"id":5,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"tick","n":18,"pick":1997702618},{"id":8,"kind":"tick","n":6,"pick":349976775},{"id":9,"kind":"breakglass","model":0},{"id":10,"kind":"config","clone":0,"file":0},{"id":12,"kind":"tick","n":7,"pick":520663118},{"id":14,"kind":"marker","clone":1,"model":0,"data":0,"back":true,"how":"revert"},{"id":17,"kind":"outage","on":true},{"id":32,"kind":"tick","n":6,"pick":1629143936}]}',
-  );
-  await clean(
     '{"seed":25401650,"clones":3,"kinds":["core-single-phase","core-single-phase","api"],"ops":[{"id":4,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":7,"kind":"crash","clone":0,"at":"commit"},{"id":27,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":29,"kind":"tick","n":9,"pick":1522809991},{"id":30,"kind":"tick","n":31,"pick":644767173},{"id":39,"kind":"marker","clone":0,"model":0,"data":1,"back":false,"how":"revert"}]}',
   );
 });
@@ -672,14 +672,10 @@ Deno.test("chaos regression: a run's marker write whose commit never came is set
 Deno.test("chaos regression: no write whose commit never came is left in the store for good (I11, I7, I8)", async () => {
   await clean(
     '{"seed":27600881,"clones":2,"absentOnError":true,"kinds":["core-single-phase","api"],"ops":[{"id":1,"kind":"crash","clone":1,"at":"commit"},{"id":10,"kind":"edit","clone":1,"file":5,"how":"hand"},{"id":34,"kind":"bulk","clone":1},{"id":40,"kind":"tick","n":4,"pick":1367644939},{"id":41,"kind":"delete","clone":1,"file":5,"how":"hand"}]}',
-  );
-  await clean(
     '{"seed":27600411,"clones":5,"kinds":["core-single-phase","api","api","core-single-phase","core"],"ops":[{"id":3,"kind":"edit","clone":3,"file":0,"how":"push"},{"id":6,"kind":"edit","clone":3,"file":3,"how":"hand"},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":8,"kind":"bulk","clone":3},{"id":9,"kind":"breakglass","model":0},{"id":10,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":11,"kind":"delete","clone":3,"file":2,"how":"hand"},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"tick","n":2,"pick":580995202},{"id":15,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":21,"kind":"tick","n":25,"pick":1273313532},{"id":22,"kind":"outage","on":true},{"id":25,"kind":"tick","n":4,"pick":355847132}]}',
   );
   await clean(
     '{"seed":27500649,"clones":4,"absentOnError":true,"kinds":["core","api","core-single-phase","core"],"ops":[{"id":0,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":1,"kind":"tick","n":13,"pick":411690916},{"id":2,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":6,"kind":"bulk","clone":1},{"id":7,"kind":"tick","n":1,"pick":283187598},{"id":16,"kind":"tick","n":36,"pick":1303344402},{"id":17,"kind":"outage","on":true},{"id":24,"kind":"tick","n":2,"pick":1596639101},{"id":33,"kind":"marker","clone":3,"model":0,"data":1,"back":false,"how":"revert"}]}',
-  );
-  await clean(
     '{"seed":27500560,"clones":2,"kinds":["api","core-single-phase"],"ops":[{"id":11,"kind":"sync","clone":1},{"id":12,"kind":"resolve","clone":1,"pick":4,"how":"theirs"},{"id":13,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":17,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":18,"kind":"breakglass","model":1},{"id":19,"kind":"run","clone":0,"model":1,"data":1,"workMs":45000},{"id":22,"kind":"crash","clone":1},{"id":23,"kind":"breakglass","model":1},{"id":24,"kind":"tick","n":30,"pick":780945510},{"id":25,"kind":"delete","clone":0,"file":1,"how":"push"},{"id":35,"kind":"outage","on":true},{"id":37,"kind":"tick","n":4,"pick":525398504}]}',
   );
 });
@@ -695,8 +691,6 @@ Deno.test("chaos regression: no write whose commit never came is left in the sto
 Deno.test("chaos regression: the writer that loses a data version leaves nothing of it behind (I11)", async () => {
   await clean(
     '{"seed":27801423,"clones":5,"kinds":["api","api","api","api","core"],"ops":[{"id":7,"kind":"crash","clone":0,"at":"commit"},{"id":11,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":12,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":19,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":20,"kind":"adopt","clone":3,"file":4},{"id":21,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000},{"id":22,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":23,"kind":"tick","n":14,"pick":1267477487},{"id":24,"kind":"breakglass","model":0},{"id":25,"kind":"breakglass","model":0},{"id":32,"kind":"adopt","clone":0,"file":3},{"id":33,"kind":"outage","on":true},{"id":34,"kind":"tick","n":8,"pick":1015957096},{"id":35,"kind":"tick","n":7,"pick":1386261287},{"id":37,"kind":"outage","on":false},{"id":39,"kind":"tick","n":2,"pick":527435817},{"id":40,"kind":"run","clone":1,"model":0,"data":0,"workMs":0}]}',
-  );
-  await clean(
     '{"seed":27802496,"clones":5,"kinds":["api","api","core","api","api"],"ops":[{"id":0,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":1,"kind":"tick","n":22,"pick":1338208020},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":8,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":9,"kind":"breakglass","model":0},{"id":10,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":11,"kind":"tick","n":28,"pick":915010260},{"id":12,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":13,"kind":"lockfile","clone":3,"set":"@chaos/ext-13"},{"id":14,"kind":"flaky","call":"get","count":3,"afterEffect":false},{"id":15,"kind":"outage","on":true},{"id":16,"kind":"adopt","clone":3,"file":1},{"id":17,"kind":"config","clone":2,"file":2},{"id":18,"kind":"breakglass","model":1},{"id":19,"kind":"resolve","clone":4,"pick":5,"how":"merged"},{"id":22,"kind":"tick","n":21,"pick":301436074},{"id":23,"kind":"outage","on":false},{"id":26,"kind":"tick","n":3,"pick":1547157826},{"id":36,"kind":"run","clone":3,"model":0,"data":0,"workMs":0}]}',
   );
 });

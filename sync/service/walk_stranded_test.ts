@@ -56,6 +56,13 @@ async function syncedThenCutOff(layout: "v1" | "v2") {
   return { store, a };
 }
 
+/** Writes `text` at `path` by hand (not marked), then pushes the whole cache (a walk). */
+async function handWalk(a: SyncService, path: string, text: string) {
+  await put(a, path, text, false);
+  await a.markDirty();
+  return await a.pushChanged();
+}
+
 /** A fresh clone's pull takes every indexed path: none is skipped as uncommitted. */
 async function freshPull(store: InMemoryStore) {
   const fresh = await clone(store, "fresh");
@@ -90,9 +97,7 @@ for (const layout of ["v1", "v2"] as const) {
 
   Deno.test(`${layout}: a file put back as it was synced after a walk push was cut off: the next walk writes it back over the landed upload`, async () => {
     const { store, a } = await syncedThenCutOff(layout);
-    await put(a, PATH, "one", false);
-    await a.markDirty();
-    await a.pushChanged();
+    await handWalk(a, PATH, "one");
     await assertIndexCurrent(store, { held: true });
     assert.equal(store.peekText(PATH), "one");
     assert.equal(await read(await freshPull(store), PATH), "one");
@@ -147,9 +152,7 @@ Deno.test("a file turned into a symbolic link after a walk push was cut off: the
   assert.equal(store.peekText(PATH), "two", "the upload waits until the path is a file again");
   // A file again: the next walk writes it and commits it.
   await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await put(a, PATH, "three", false);
-  await a.markDirty();
-  await a.pushChanged();
+  await handWalk(a, PATH, "three");
   assert.equal(store.peekText(PATH), "three");
   await assertIndexCurrent(store, { held: true });
 });
@@ -168,9 +171,7 @@ Deno.test("a latest marker a walk wrote in its commit step, put back as synced a
   cutOff(store);
   await assert.rejects(a.pushChanged());
   assert.equal(store.peekText(marker), "2", "the marker's write landed");
-  await put(a, marker, "1", false);
-  await a.markDirty();
-  await a.pushChanged();
+  await handWalk(a, marker, "1");
   assert.equal(store.peekText(marker), "1");
   await assertIndexCurrent(store, { held: true });
 });
@@ -206,9 +207,7 @@ Deno.test("a file put back as synced after a walk's upload of it failed, then ch
   assert.equal(store.peekText(PATH), "one", "the upload never landed");
   await put(b, PATH, "bee");
   await b.pushChanged();
-  await put(a, PATH, "one", false);
-  await a.markDirty();
-  const r = await a.pushChanged();
+  const r = await handWalk(a, PATH, "one");
   assert.deepEqual(r.conflicts, [], "nothing of this cache's was there to settle");
   assert.equal(store.peekText(PATH), "bee");
   await a.pullChanged();
