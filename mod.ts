@@ -29,6 +29,7 @@ export * from "./sync/context.ts";
 export * from "./sync/events.ts";
 export * from "./sync/pipeline.ts";
 export * from "./sync/service/service.ts";
+export { pushUnderGlobalLock } from "./sync/service/global_lock_push.ts";
 export * from "./sync/locks/model_locks.ts";
 export * from "./sync/locks/lock_engine.ts";
 export * from "./sync/locks/lock_registry.ts";

@@ -6,7 +6,8 @@
  */
 import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
-import { leftBehindError } from "../sync/errors.ts";
+import { ConfigError, leftBehindError } from "../sync/errors.ts";
+import { globalLockKey } from "../sync/locks/model_locks.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";
 import { cachePaths } from "./cache_paths.ts";
@@ -23,12 +24,18 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       .option("--mine", "publish your copy over the datastore's version you saw")
       .option("--theirs", "take the datastore's copy (yours is set aside, never deleted)")
       .option("--merged", "publish what the cache holds at the path now (your merge)")
+      .option(
+        "--global-lock",
+        "resolve under the datastore's global lock, as old swamp clients push: use it while old clients push to the same bucket",
+      )
       .addHelpText(
         "after",
         "\nEach outcome is a compare-and-swap on the datastore's version the conflict recorded: if a third writer changed it since, the conflict is recorded again with the new version (exit 3) and nothing is overwritten.\n\nExamples:\n  sluice status\n  sluice resolve config/app.yaml --merged\n  sluice resolve notes/todo.txt --theirs --json",
       ),
   ).action(action(io, state, "resolve", async (out: Output, cmd, path: string) => {
-    const o = cmd.opts<{ mine?: boolean; theirs?: boolean; merged?: boolean }>();
+    const o = cmd.opts<
+      { mine?: boolean; theirs?: boolean; merged?: boolean; globalLock?: boolean }
+    >();
     const chosen = (["mine", "theirs", "merged"] as const).filter((k) => o[k]);
     if (chosen.length !== 1) {
       throw new UsageError("give exactly one of --mine, --theirs or --merged");
@@ -36,7 +43,14 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
     const resolution: Resolution = chosen[0];
     return await withSession(cmd, io, out, async (s) => {
       const [rel] = await cachePaths(s.service, [path]);
-      const r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
+      const resolve = () => s.service.resolveConflict(rel, resolution, { signal: io.signal });
+      let r: Awaited<ReturnType<typeof resolve>>;
+      if (o.globalLock) {
+        const backend = s.service.lockBackend;
+        if (!backend) throw new ConfigError("lock.backend", "a lock backend");
+        r = await backend.createLock(globalLockKey(s.namespace), s.identity)
+          .withLock(resolve, { signal: io.signal });
+      } else r = await resolve();
       const left = leftBehindError("resolve", { conflicts: r.conflicts, left: [] });
       const { outcome, exitCode } = outcomeOf(out, left);
       out.result("resolve", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...r, outcome });

@@ -5,7 +5,9 @@
  * @module
  */
 import { Command } from "commander";
-import { leftBehindError } from "../sync/errors.ts";
+import { ConfigError, leftBehindError } from "../sync/errors.ts";
+import { globalLockKey } from "../sync/locks/model_locks.ts";
+import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
 import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
@@ -120,13 +122,17 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); repeat the option for several paths",
         (path: string, earlier?: string[]) => [...earlier ?? [], path],
       )
+      .option(
+        "--global-lock",
+        "commit under the datastore's global lock, as old swamp clients push: use it while old clients push to the same bucket (the files are written first, outside the lock)",
+      )
       .addHelpText(
         "after",
-        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --adopt-uncommitted config/app.yaml",
+        "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --adopt-uncommitted config/app.yaml\n  sluice push --global-lock",
       ),
   ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
-    const { walk, adoptUncommitted: named = [] } = cmd.opts<
-      { walk: boolean; adoptUncommitted?: string[] }
+    const { walk, adoptUncommitted: named = [], globalLock } = cmd.opts<
+      { walk: boolean; adoptUncommitted?: string[]; globalLock?: boolean }
     >();
     return await withSession(cmd, io, out, async (s) => {
       const adopt = await cachePaths(s.service, named, true);
@@ -142,11 +148,17 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         io,
         out.json,
         s.events,
-        () =>
-          s.service.pushChanged({
+        () => {
+          const options = {
             signal: io.signal,
             ...(adopt.length ? { adoptUncommitted: adopt } : {}),
-          }),
+          };
+          if (!globalLock) return s.service.pushChanged(options);
+          const backend = s.service.lockBackend;
+          if (!backend) throw new ConfigError("lock.backend", "a lock backend");
+          const lock = backend.createLock(globalLockKey(s.namespace), s.identity);
+          return pushUnderGlobalLock(s.service, lock, options);
+        },
       );
       // A push with nothing to do may send no request; before saying so, one
       // small read confirms the store answers, so that a mistyped bucket,

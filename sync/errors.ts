@@ -18,6 +18,7 @@ export type ErrorCode =
   | "version_exists"
   | "lock_timeout"
   | "lock_read_failed"
+  | "global_lock_lost"
   | "conditional_writes_unsupported"
   | "unsafe_path"
   | "invalid_config"
@@ -48,6 +49,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   version_exists: 1,
   lock_timeout: 75,
   lock_read_failed: 75,
+  global_lock_lost: 75,
   conditional_writes_unsupported: 69,
   unsafe_path: 65,
   invalid_config: 78,

@@ -123,8 +123,14 @@ export async function seedPeerBucket(
  * Pushes files as another client does: a plain put of each object, then a
  * read-modify-write of the index (v1: the index object; v2: the touched
  * shards and `commitSeq + 1`). Entries it writes carry no Sluice fields.
+ * `afterRead` runs between its read of the index and its writes of it (the
+ * window another client's commit may fall into).
  */
-export async function peerPush(store: ObjectStore, files: Record<string, string>): Promise<void> {
+export async function peerPush(
+  store: ObjectStore,
+  files: Record<string, string>,
+  options: { readonly afterRead?: () => Promise<void> } = {},
+): Promise<void> {
   const fresh: Record<string, PeerEntry> = {};
   for (const [path, text] of Object.entries(files)) {
     await store.put(path, enc(text), PutModes.overwrite);
@@ -138,13 +144,19 @@ export async function peerPush(store: ObjectStore, files: Record<string, string>
   const meta = await getJson(store, "_index/_meta.json");
   if (meta?.version === 2) {
     const partitions = new Set(meta.partitions as string[]);
+    const shards = new Map<string, Record<string, unknown>>();
     for (const [p, e] of Object.entries(fresh)) {
       const k = peerPartition(p);
       if (!k) continue;
-      const shard = (await getJson(store, `_index/${k}.json`)) ?? { version: 1, entries: {} };
+      const shard = shards.get(k) ?? (await getJson(store, `_index/${k}.json`)) ??
+        { version: 1, entries: {} };
       (shard.entries as Record<string, PeerEntry>)[p] = e;
-      await store.put(`_index/${k}.json`, enc(JSON.stringify(shard)), PutModes.overwrite);
+      shards.set(k, shard);
       partitions.add(k);
+    }
+    await options.afterRead?.();
+    for (const [k, shard] of shards) {
+      await store.put(`_index/${k}.json`, enc(JSON.stringify(shard)), PutModes.overwrite);
     }
     const next = {
       version: 2,
@@ -157,5 +169,6 @@ export async function peerPush(store: ObjectStore, files: Record<string, string>
   const mono = (await getJson(store, ".datastore-index.json")) ??
     { version: 1, lastPulled: "", entries: {} };
   Object.assign(mono.entries as Record<string, PeerEntry>, fresh);
+  await options.afterRead?.();
   await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
 }

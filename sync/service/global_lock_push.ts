@@ -1,0 +1,84 @@
+/**
+ * A push whose commit holds the datastore's global lock, for buckets that
+ * old swamp clients push to as well ({@link pushUnderGlobalLock}).
+ *
+ * An old client rewrites the index without a compare-and-swap: it reads
+ * the index, then writes it back with its change, relying on the global
+ * lock (which swamp core holds around its pushes) to keep other writers out
+ * in between. A Sluice commit that lands in that window is overwritten:
+ * its objects stay in the store, but the index no longer names them, so
+ * peers never see them. Holding the same lock around the commit closes the
+ * window.
+ *
+ * @module
+ */
+import { LockTimeoutError, SluiceError } from "../errors.ts";
+import type { DistributedLock } from "../ports.ts";
+import type { PushOptions } from "./push_options.ts";
+import type { PushResult } from "./push_result.ts";
+import type { SyncService } from "./service.ts";
+
+const NOT_PUBLISHED =
+  "Its files were uploaded but not published: the index was not changed, and the paths stay dirty";
+
+/**
+ * Pushes as a two-phase push does in swamp core: the objects are written
+ * outside the lock (`preparePush`), then the commit (`commitPush`: the
+ * commit-step writes, deletions and the index update) runs under `lock`,
+ * which is acquired (waiting as the lock's `maxWaitMs` says) and released
+ * here. A push with nothing planned takes no lock. A lock found lost before
+ * the commit refuses it (`global_lock_lost`); one lost during it is
+ * reported with a `global_lock_lost` warning.
+ *
+ * @example
+ * ```ts
+ * import { createSluice } from "../../sluice.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * import { pushUnderGlobalLock } from "./global_lock_push.ts";
+ * const identity = { holder: "me@host", hostname: "host", pid: 1 };
+ * const svc = await createSluice({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore(), identity });
+ * const lock = svc.lockBackend!.createLock(".datastore.lock", identity);
+ * await pushUnderGlobalLock(svc, lock);
+ * ```
+ */
+export async function pushUnderGlobalLock(
+  service: SyncService,
+  lock: DistributedLock,
+  options: PushOptions = {},
+): Promise<PushResult> {
+  const prepared = await service.preparePush(options);
+  if (prepared.plan.length === 0) return prepared.result;
+  const signal = options.signal;
+  try {
+    await lock.acquire({ signal });
+  } catch (e) {
+    if (!(e instanceof LockTimeoutError)) throw e;
+    throw new SluiceError(
+      "lock_timeout",
+      `${
+        e.message.replace(/ Nothing was changed\..*$/, "")
+      }. ${NOT_PUBLISHED}. Run the push again once the lock is free; if its holder is gone for good, break it with \`sluice lock release --force\`.`,
+      { cause: e, retryable: true },
+    );
+  }
+  try {
+    if (lock.lost) {
+      throw new SluiceError(
+        "global_lock_lost",
+        `The global lock ${lock.key} was lost before this push's commit (taken over or deleted while it was held). ${NOT_PUBLISHED}. Run the push again.`,
+        { retryable: true },
+      );
+    }
+    const result = await service.commitPush(prepared, { signal });
+    if (lock.lost) {
+      service.events.emit("warning", {
+        code: "global_lock_lost",
+        message:
+          `The global lock ${lock.key} was lost during this push's commit: a client that took it over may have rewritten the index without this push's entries. Check from another cache (\`sluice pull\`) that its files arrived.`,
+      });
+    }
+    return result;
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  peerPush,
+  peerReadIndex,
+  waitFor,
+} from "../../packages/testing/mod.ts";
+import { SluiceError } from "../errors.ts";
+import type { WarningEvent } from "../events.ts";
+import type { DistributedLock } from "../ports.ts";
+import type { SyncService } from "./service.ts";
+import { pushUnderGlobalLock } from "./global_lock_push.ts";
+
+const GLOBAL = ".datastore.lock";
+const MINE = "config/mine.yaml";
+const THEIRS = "config/theirs.yaml";
+const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
+
+async function setup(): Promise<{
+  store: InMemoryStore;
+  clock: FakeClock;
+  svc: SyncService;
+  lock: () => DistributedLock;
+  oldClientLock: DistributedLock;
+}> {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
+  const svc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-lock-" }),
+    store,
+    identity,
+    clock,
+    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+  });
+  const backend = svc.lockBackend!;
+  return {
+    store,
+    clock,
+    svc,
+    lock: () => backend.createLock(GLOBAL, identity, lockOptions),
+    oldClientLock: backend.createLock(
+      GLOBAL,
+      { holder: "old-client@other", hostname: "other", pid: 2 },
+      lockOptions,
+    ),
+  };
+}
+
+/** An old client's push (unconditional index rewrite) under the global lock, with `during` run in its window. */
+async function oldClientPush(
+  s: Awaited<ReturnType<typeof setup>>,
+  during: () => Promise<void>,
+): Promise<void> {
+  await s.oldClientLock.withLock(() =>
+    peerPush(s.store, { [THEIRS]: "theirs\n" }, { afterRead: during })
+  );
+}
+
+async function edit(svc: SyncService, body: string): Promise<void> {
+  await svc.cache.write(MINE, new TextEncoder().encode(body));
+  await svc.markDirty({ relPath: MINE });
+}
+
+Deno.test("global lock: a plain commit inside an old client's read-modify-write is dropped from the index (control)", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  await oldClientPush(s, async () => {
+    const r = await s.svc.pushChanged();
+    assert.deepEqual(r.uploaded, [MINE]);
+  });
+  const index = await peerReadIndex(s.store);
+  // The loss this module exists for: the object is there, the index no longer names it.
+  assert.ok(s.store.peek(MINE));
+  assert.deepEqual(Object.keys(index).sort(), [THEIRS]);
+});
+
+Deno.test("global lock: a push under it waits out an old client's read-modify-write, and both writes stay named", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  let done = false;
+  let run: Promise<unknown> = Promise.resolve();
+  const refused = () =>
+    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+  await oldClientPush(s, async () => {
+    run = pushUnderGlobalLock(s.svc, s.lock()).finally(() => (done = true));
+    await waitFor(refused, { clock: s.clock, stepMs: 50 });
+    assert.equal(done, false, "the commit waits while the old client holds the lock");
+    // Its object is written already (outside the lock); the index does not name it yet.
+    assert.ok(s.store.peek(MINE));
+  });
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  const r = await run as Awaited<ReturnType<typeof pushUnderGlobalLock>>;
+  assert.deepEqual(r.uploaded, [MINE]);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)).sort(), [MINE, THEIRS]);
+  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
+  assert.deepEqual(s.svc.state.dirtyPaths(), []);
+});
+
+Deno.test("global lock: nothing planned takes no lock", async () => {
+  const s = await setup();
+  const r = await pushUnderGlobalLock(s.svc, s.lock());
+  assert.deepEqual(r.uploaded, []);
+  assert.ok(!s.store.log.some((l) => l.key === GLOBAL));
+});
+
+Deno.test("global lock: a lock that cannot be had in time leaves the upload unpublished and the path dirty", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  await s.oldClientLock.acquire();
+  const short = s.svc.lockBackend!.createLock(
+    GLOBAL,
+    { holder: "sluice@host", hostname: "host", pid: 1 },
+    { retryDelayMs: 50, maxWaitMs: 200 },
+  );
+  let error: unknown;
+  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
+  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
+  await run;
+  assert.ok(error instanceof SluiceError && error.code === "lock_timeout", String(error));
+  assert.match((error as Error).message, /uploaded but not published/);
+  assert.match((error as Error).message, /old-client@other/);
+  assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), []);
+  await s.oldClientLock.release();
+  // Once the lock is free, the same push publishes it.
+  const r = await pushUnderGlobalLock(s.svc, s.lock());
+  assert.deepEqual([...r.uploaded, ...r.identical], [MINE]);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [MINE]);
+});
+
+Deno.test("global lock: a lock lost before the commit refuses it; one lost during it warns", async () => {
+  const s = await setup();
+  await edit(s.svc, "one\n");
+  const lost = (when: "before" | "during"): DistributedLock => {
+    const real = s.lock();
+    // Read once before the commit and once after it.
+    let reads = 0;
+    return {
+      key: real.key,
+      acquire: (o) => real.acquire(o),
+      release: () => real.release(),
+      withLock: (fn, o) => real.withLock(fn, o),
+      inspect: (o) => real.inspect(o),
+      forceRelease: (n) => real.forceRelease(n),
+      get lost() {
+        return when === "before" || ++reads > 1;
+      },
+    };
+  };
+  await assert.rejects(
+    pushUnderGlobalLock(s.svc, lost("before")),
+    (e) => e instanceof SluiceError && e.code === "global_lock_lost",
+  );
+  assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), []);
+
+  const warnings: WarningEvent[] = [];
+  s.svc.events.on("warning", (w) => warnings.push(w));
+  await pushUnderGlobalLock(s.svc, lost("during"));
+  assert.deepEqual(warnings.map((w) => w.code), ["global_lock_lost"]);
+  assert.equal(s.store.peek(GLOBAL), undefined);
+});
