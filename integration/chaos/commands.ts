@@ -21,7 +21,11 @@ import {
   type ModelLockSet,
 } from "../../sync/locks/model_locks.ts";
 import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
-import type { LockOptions } from "../../sync/ports.ts";
+import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
+import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
+import type { PushOptions } from "../../sync/service/push_options.ts";
+import type { PushResult } from "../../sync/service/push_result.ts";
+import { peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
@@ -43,6 +47,14 @@ export interface Command {
 export interface CommandEnv {
   /** The history's seed (names the run bytes). */
   readonly seed: number;
+  /** Old clients push too (`oldpush` moves). */
+  readonly oldClients?: boolean;
+  /**
+   * Every Sluice API push and resolution commits under the global lock: set
+   * when old clients push too, unless `--disable global-lock`
+   * ({@link GLOBAL_LOCK_COMMITS}) shows what the lock prevents.
+   */
+  readonly globalLockCommits?: boolean;
   readonly truth: GroundTruth;
   readonly changes: LocalChanges;
   readonly stats: ChaosStats;
@@ -52,6 +64,26 @@ export interface CommandEnv {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+
+/** The `--disable` name that makes Sluice commit without the global lock beside old clients. */
+export const GLOBAL_LOCK_COMMITS = "global-lock";
+
+/** The global lock as a clone's Sluice takes it for a commit in a mixed fleet. */
+function globalLockOf(svc: SyncService): DistributedLock {
+  if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
+  return svc.lockBackend.createLock(globalLockKey(), svc.identity, CHAOS_LOCK);
+}
+
+/** A Sluice API push: under the global lock when old clients push too (see {@link CommandEnv}). */
+export function pushOf(
+  env: CommandEnv,
+  svc: SyncService,
+  options: PushOptions = {},
+): Promise<PushResult> {
+  return env.globalLockCommits
+    ? pushUnderGlobalLock(svc, globalLockOf(svc), options)
+    : svc.pushChanged(options);
+}
 
 /** The error code of `e` (or `exception:<name>`). */
 export function codeOf(e: unknown): string {
@@ -124,7 +156,7 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
         if (op.workMs > 0) await svc.clock.sleep(op.workMs);
         let failure: unknown;
         try {
-          await set.push([dir]);
+          await set.push([dir], env.globalLockCommits ? { globalLock: globalLockOf(svc) } : {});
           rec.outcome = "success";
         } catch (e) {
           rec.outcome = codeOf(e);
@@ -269,6 +301,28 @@ async function recordEdit(
   } else await env.changes.record(e, bytes);
 }
 
+/**
+ * An old client's push on the clone's machine: under the global lock (its
+ * own identity), a plain put of a new file, then an unconditional
+ * read-modify-write of the index (`peerPush`). Recorded for I12 once it
+ * returns.
+ */
+export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush" }>): Command {
+  return plainCommand(env, op.clone, `old client push #${op.id}`, async (svc) => {
+    if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
+    const path = `logs/old-c${op.clone}-op${op.id}.log`;
+    const text = `old client of c${op.clone}, op ${op.id}\n`;
+    const lock = svc.lockBackend.createLock(
+      globalLockKey(),
+      { holder: `old-client-c${op.clone}@chaos`, hostname: `old-c${op.clone}`, pid: 1 },
+      CHAOS_LOCK,
+    );
+    env.stats.oldPushes++;
+    await lock.withLock(() => peerPush(svc.store, { [path]: text }));
+    env.truth.oldPushes.push({ op: op.id, path, text });
+  });
+}
+
 /** True for the label of a move to v2 (`index migrate #…`, or core's `migrate-index #…`). */
 export function isMoveCommand(label: string): boolean {
   return /migrate/.test(label);
@@ -305,13 +359,13 @@ export function moveCommand(
     case "sync":
       return plain("sync", async (svc) => {
         await svc.pullChanged();
-        await svc.pushChanged();
+        await pushOf(env, svc);
       });
     case "bulk":
       return plain("bulk push", async (svc) => {
         await svc.cache.write(`outputs/c${c}-op${op.id}.txt`, enc.encode(`op ${op.id}\n`));
         await svc.markDirty();
-        await svc.pushChanged();
+        await pushOf(env, svc);
       });
     case "config":
       return plain("config edit", async (svc) => {
@@ -320,7 +374,7 @@ export function moveCommand(
         await env.changes.record({ op: op.id, clone: c, path, how: "config" }, bytes);
         await svc.cache.write(path, bytes);
         await svc.markDirty({ relPath: path });
-        await svc.pushChanged();
+        await pushOf(env, svc);
       });
     case "edit":
       return plain(`edit (${op.how})`, async (svc) => {
@@ -342,7 +396,7 @@ export function moveCommand(
         await handWrite(file, bytes, tick);
         if (op.how === "hand" || op.how === "revert" || tick) return;
         await svc.markDirty({ relPath: path });
-        if (op.how === "push") await svc.pushChanged();
+        if (op.how === "push") await pushOf(env, svc);
       });
     case "delete":
       if (op.how === "dir") {
@@ -361,7 +415,7 @@ export function moveCommand(
           }
           await Deno.remove(`${svc.cacheDir}/${dir}`, { recursive: true }).catch(() => {});
           await svc.markDirty({ relPath: dir });
-          await svc.pushChanged();
+          await pushOf(env, svc);
         });
       }
       return plain(`delete (${op.how})`, async (svc) => {
@@ -381,7 +435,7 @@ export function moveCommand(
         await Deno.remove(`${svc.cacheDir}/${path}`);
         if (op.how === "hand") return;
         await svc.markDirty({ relPath: path });
-        await svc.pushChanged();
+        await pushOf(env, svc);
       });
     case "marker":
       return plain("marker write", async (svc) => {
@@ -409,7 +463,7 @@ export function moveCommand(
         }
         await svc.cache.write(`${base}/latest`, bytes);
         await svc.markDirty({ relPath: `${base}/latest` });
-        await svc.pushChanged();
+        await pushOf(env, svc);
       });
     case "adopt":
       return plain("push --adopt-uncommitted", async (svc) => {
@@ -420,7 +474,7 @@ export function moveCommand(
         await svc.cache.write(path, bytes);
         await svc.markDirty({ relPath: path });
         const markers = MODELS.flatMap((m) => DATA_NAMES.map((d) => `data/${m}/${d}/latest`));
-        await svc.pushChanged({ adoptUncommitted: [...SHARED_FILES, ...markers] });
+        await pushOf(env, svc, { adoptUncommitted: [...SHARED_FILES, ...markers] });
       });
     case "resolve":
       return plain(`resolve --${op.how}`, async (svc) => {
@@ -448,7 +502,10 @@ export function moveCommand(
         if (how === "mine" && picked.mine && picked.mine.location !== path) {
           env.changes.choseSetAside(c, path);
         }
-        const r = await svc.resolveConflict(path, how);
+        const resolve = () => svc.resolveConflict(path, how);
+        const r = env.globalLockCommits
+          ? await globalLockOf(svc).withLock(resolve)
+          : await resolve();
         if (r.resolved) env.stats.resolved++;
       });
   }

@@ -168,6 +168,15 @@ export type Op =
     readonly on: boolean;
     readonly at?: "companions" | "move";
   }
+  /**
+   * An old client on the clone's machine (swamp's existing S3/GCS extension
+   * under swamp core: `peerPush` of `packages/testing/layout_peer.ts`)
+   * pushes a new file of its own, `logs/old-c<clone>-op<id>.log`, under the
+   * global lock: a plain put, then an unconditional read-modify-write of
+   * the index. Only in histories with `oldClients`, inserted afterwards
+   * from a generator of their own.
+   */
+  | { readonly id: number; readonly kind: "oldpush"; readonly clone: number }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -200,6 +209,13 @@ export interface History {
   readonly absentOnError?: boolean;
   /** When true, the bucket starts with the sharded (v2) index layout instead of v1. */
   readonly v2?: boolean;
+  /**
+   * When true, old clients push into the bucket too (`oldpush`), and every
+   * Sluice API push and resolution commits under the global lock
+   * (`pushUnderGlobalLock`), as a mixed fleet must. Such histories have no
+   * stall and no breakglass of the global lock.
+   */
+  readonly oldClients?: boolean;
   /** The client kind of each clone (absent: every clone uses Sluice's API). */
   readonly kinds?: readonly ClientKind[];
   /** The operations, in order. */
@@ -222,10 +238,12 @@ export interface GenerateOptions {
   readonly stallShare?: number;
   /** Chance that a clone is core-driven (a third of those single-phase); default 0.4. */
   readonly coreShare?: number;
+  /** Chance that a history has old clients pushing (see {@link History.oldClients}); default 0.25. */
+  readonly oldShare?: number;
 }
 
 /** The kinds drawn by weight (stalls are inserted afterwards, from a generator of their own). */
-export type DrawnKind = Exclude<OpKind, "stall">;
+export type DrawnKind = Exclude<OpKind, "stall" | "oldpush">;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
 export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
@@ -423,9 +441,16 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
     }
   }
-  insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
-  const moveShare = (options.stallShare ?? 0.35) / 3;
-  insertMoveStall(ops, clones, new Rng(mixSeed(seed, 0x6d6f7665)), moveShare, !v2);
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const oldRng = new Rng(mixSeed(seed, 0x6f6c6421));
+  const oldClients = oldRng.chance(options.oldShare ?? 0.25);
+  if (oldClients) {
+    insertOldPushes(ops, clones, oldRng);
+  } else {
+    insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
+    const moveShare = (options.stallShare ?? 0.35) / 3;
+    insertMoveStall(ops, clones, new Rng(mixSeed(seed, 0x6d6f7665)), moveShare, !v2);
+  }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -439,8 +464,26 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(absentOnError ? { absentOnError } : {}),
     ...(v2 ? { v2 } : {}),
     ...(kinds.some((k) => k !== "api") ? { kinds } : {}),
+    ...(oldClients ? { oldClients } : {}),
     ops,
   };
+}
+
+/**
+ * Makes `ops` a mixed fleet's: a breakglass of the global lock becomes one
+ * of a model's lock (breaking the lock an old client's index rewrite
+ * relies on loses writes by design), and two to six old-client pushes are
+ * inserted at random places, with ids after every other.
+ */
+function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (op.kind === "breakglass" && op.model === null) ops[i] = { ...op, model: 0 };
+  }
+  let id = Math.max(0, ...ops.map((o) => o.id)) + 1;
+  for (let n = rng.range(2, 6); n > 0; n--) {
+    ops.splice(rng.int(ops.length + 1), 0, { id: id++, kind: "oldpush", clone: rng.int(clones) });
+  }
 }
 
 /**
@@ -621,6 +664,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
             : "stops"
           : "goes on"
       }`;
+    case "oldpush":
+      return `${head} c${op.clone} logs/old-c${op.clone}-op${op.id}.log (old client, global lock)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":
@@ -645,8 +690,9 @@ export function formatHistory(h: History): string {
   const locks = h.absentOnError ? ", third-party locks (a failed read looks absent)" : "";
   const layout = h.v2 ? ", v2 (sharded) index" : "";
   const clients = h.kinds ? `, clients ${h.kinds.map((k, i) => `c${i} ${k}`).join(" ")}` : "";
+  const old = h.oldClients ? ", old clients push too (Sluice commits under the global lock)" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -668,7 +714,7 @@ export function parseHistory(text: string): History {
   ) {
     throw new Error(`kinds is a list of ${j.clones} client kinds (${CLIENT_KINDS.join(", ")})`);
   }
-  const kinds = new Set([...Object.keys(WEIGHTS), "stall"]);
+  const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush"]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
       throw new Error(`not an operation: ${JSON.stringify(op)}`);

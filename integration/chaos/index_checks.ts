@@ -114,12 +114,14 @@ export async function checkIndexNamesHeld(
  * write whose commit never came, left for good: no reader sees it, and a
  * peer's write of the path waits on it. The one exception is a clone's own
  * write of a path on which that clone has an open conflict: its pending
- * change, which the conflict's resolution publishes or drops.
+ * change, which the conflict's resolution publishes or drops; and an old
+ * client's own file (`oldClientFile`), whose failed push leaves it so.
  */
 export async function checkNothingUnnamed(
   direct: ObjectStore,
   entries: Record<string, IndexEntry>,
   clones: readonly { writer: string | null; conflicts: { has(path: string): boolean } }[],
+  oldClientFile: (key: string) => boolean = () => false,
 ): Promise<Violation[]> {
   const violations: Violation[] = [];
   for await (const page of direct.list("")) {
@@ -127,6 +129,9 @@ export async function checkNothingUnnamed(
       if (isLayoutInternal(o.key) || o.key.endsWith(".lock") || Object.hasOwn(entries, o.key)) {
         continue;
       }
+      // An old client uploads, then rewrites the index: a push of its that
+      // failed in between leaves its upload unnamed, as it always has.
+      if (oldClientFile(o.key) && !o.metadata?.[WRITER_METADATA]) continue;
       const writer = o.metadata?.[WRITER_METADATA];
       const pending = clones.some((c) => c.writer === writer && c.conflicts.has(o.key));
       if (pending) continue;

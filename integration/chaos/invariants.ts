@@ -25,7 +25,10 @@
  *   `corrupt_download` (the workload);
  * - I11: after the final sync, the store holds no object the index does not
  *   name, but a clone's own write of a path it has an open conflict on
- *   (`index_checks.ts`).
+ *   (`index_checks.ts`);
+ * - I12: every push an old client made (histories with old clients) is
+ *   named by the index after the final sync, with its bytes' hash, and is
+ *   on every clone.
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -50,7 +53,8 @@ export type Invariant =
   | "I8"
   | "I9"
   | "I10"
-  | "I11";
+  | "I11"
+  | "I12";
 
 /** A broken invariant. */
 export interface Violation {
@@ -152,10 +156,48 @@ export class GroundTruth {
   readonly txns: TxnRecord[] = [];
   /** Entry names some issued transaction removes (acknowledged or not). */
   readonly removals = new Set<string>();
+  /** Pushes old clients completed (histories with old clients): a new file each. */
+  readonly oldPushes: { op: number; path: string; text: string }[] = [];
   /** Violations found so far. */
   readonly violations: Violation[] = [];
   readonly #seen = new Set<string>();
   readonly #hashes = new WeakMap<RunFile, string>();
+
+  /**
+   * I12 after the final sync: each old client's push is named by the
+   * remote index (`entries`, path → its sha256) with its bytes, and every
+   * clone holds the file.
+   */
+  async checkOldPushes(
+    entries: Readonly<Record<string, { h?: string }>>,
+    cloneDirs: readonly string[],
+  ): Promise<void> {
+    for (const p of this.oldPushes) {
+      const hash = await sha256Hex(new TextEncoder().encode(p.text));
+      const e = entries[p.path];
+      if (!e || (e.h !== undefined && e.h !== hash)) {
+        this.violate({
+          invariant: "I12",
+          message: `an old client's push of ${p.path} (op #${p.op}) is ${
+            e ? "named with other bytes" : "not named"
+          } by the remote index after the final sync`,
+          afterOp: -1,
+        });
+        continue;
+      }
+      for (const dir of cloneDirs) {
+        const here = await Deno.readTextFile(`${dir}/${p.path}`).catch(() => null);
+        if (here !== p.text) {
+          this.violate({
+            invariant: "I12",
+            message:
+              `${dir} does not hold an old client's push of ${p.path} (op #${p.op}) after the final sync`,
+            afterOp: -1,
+          });
+        }
+      }
+    }
+  }
 
   /** Records a violation unless the same (invariant, key) was recorded before. */
   violate(v: Violation, key = v.message): void {

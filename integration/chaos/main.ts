@@ -59,12 +59,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…` and `--stall-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x` and `--old-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -157,13 +157,15 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
         out.generate = { ...out.generate, weights };
         break;
       }
-      case "--stall-share": {
+      case "--stall-share":
+      case "--old-share": {
         const v = value();
         const n = Number(v);
         if (!Number.isFinite(n) || n < 0 || n > 1) {
-          throw new Error(`--stall-share takes a number from 0 to 1, got ${v}\n${USAGE}`);
+          throw new Error(`${flag} takes a number from 0 to 1, got ${v}\n${USAGE}`);
         }
-        out.generate = { ...out.generate, stallShare: n };
+        const key = flag === "--stall-share" ? "stallShare" : "oldShare";
+        out.generate = { ...out.generate, [key]: n };
         break;
       }
       case "--help":
@@ -193,6 +195,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
     `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
+    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes}`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
     `  out-of-turn store calls: ${s.strays}`,

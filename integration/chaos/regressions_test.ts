@@ -694,3 +694,28 @@ Deno.test("chaos regression: the writer that loses a data version leaves nothing
     '{"seed":27802496,"clones":5,"kinds":["api","api","core","api","api"],"ops":[{"id":0,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":1,"kind":"tick","n":22,"pick":1338208020},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":8,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":9,"kind":"breakglass","model":0},{"id":10,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":11,"kind":"tick","n":28,"pick":915010260},{"id":12,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":13,"kind":"lockfile","clone":3,"set":"@chaos/ext-13"},{"id":14,"kind":"flaky","call":"get","count":3,"afterEffect":false},{"id":15,"kind":"outage","on":true},{"id":16,"kind":"adopt","clone":3,"file":1},{"id":17,"kind":"config","clone":2,"file":2},{"id":18,"kind":"breakglass","model":1},{"id":19,"kind":"resolve","clone":4,"pick":5,"how":"merged"},{"id":22,"kind":"tick","n":21,"pick":301436074},{"id":23,"kind":"outage","on":false},{"id":26,"kind":"tick","n":3,"pick":1547157826},{"id":36,"kind":"run","clone":3,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I11 (seed 30000016, shrunk; found with `--old-share 1 --disable
+ * global-lock`): an old client's push (under the global lock, an
+ * unconditional read-modify-write of the index) and a Sluice push of a
+ * config file ran side by side; Sluice's commit landed between the old
+ * client's read of the index and its write, which dropped it: the object
+ * stayed in the store, named by no index. In a mixed fleet Sluice commits
+ * under the global lock (`pushUnderGlobalLock`); without it, the loss.
+ */
+Deno.test("chaos regression: beside an old client, a Sluice commit under the global lock is not dropped from the index (I11)", async () => {
+  const json =
+    '{"seed":30000016,"clones":5,"kinds":["api","core","api","core-single-phase","core-single-phase"],"oldClients":true,"ops":[{"id":18,"kind":"oldpush","clone":0},{"id":16,"kind":"config","clone":1,"file":0}]}';
+  await clean(json);
+  const unlocked = await runHistory(parseHistory(json), { disable: ["global-lock"] });
+  assert.deepEqual(
+    unlocked.violations.map((v) => v.invariant),
+    ["I11"],
+    formatHistory(unlocked.history),
+  );
+  assert.match(
+    unlocked.violations[0].message,
+    /config\/settings-0\.yaml .* the index does not name/,
+  );
+});

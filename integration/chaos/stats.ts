@@ -90,6 +90,10 @@ export interface ChaosStats {
   markerWrites: number;
   /** Pushes told to adopt other writers' uncommitted objects (`adopt` moves). */
   adoptions: number;
+  /** Histories where old clients push too (`oldClients`). */
+  mixedFleets: number;
+  /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
+  oldPushes: number;
   /** Conflict resolutions run (the `resolve` moves that found a conflict). */
   resolutions: number;
   /** Of those, the ones that left the conflict resolved. */
@@ -144,6 +148,8 @@ export function emptyStats(): ChaosStats {
     deletes: 0,
     markerWrites: 0,
     adoptions: 0,
+    mixedFleets: 0,
+    oldPushes: 0,
     resolutions: 0,
     resolved: 0,
     commitCrashes: 0,

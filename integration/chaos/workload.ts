@@ -25,10 +25,13 @@ import {
   codeOf,
   type Command,
   type CommandEnv,
+  GLOBAL_LOCK_COMMITS,
   isMoveCommand,
   lockfileCommand,
   moveCommand,
+  oldPushCommand,
   plainCommand,
+  pushOf,
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
 import { formatOp, type History, kindOf, MODELS, type Op } from "./history.ts";
@@ -115,6 +118,9 @@ class World {
     });
     this.#env = {
       seed: history.seed,
+      oldClients: history.oldClients,
+      globalLockCommits: history.oldClients === true &&
+        !options.disable?.includes(GLOBAL_LOCK_COMMITS),
       truth: this.truth,
       changes: this.changes,
       stats: this.stats,
@@ -209,7 +215,7 @@ class World {
           this.changes.reported(index, w.path);
         }
       },
-      disable: this.options.disable,
+      disable: this.options.disable?.filter((g) => g !== GLOBAL_LOCK_COMMITS),
     }, kindOf(this.history, index));
   }
 
@@ -337,6 +343,9 @@ class World {
         break;
       case "lockfile":
         this.#enqueue(op.clone, lockfileCommand(this.#env, op));
+        break;
+      case "oldpush":
+        this.#enqueue(op.clone, oldPushCommand(this.#env, op));
         break;
       case "breakglass":
         this.#breakglass(op);
@@ -487,7 +496,7 @@ class World {
             this.#env,
             slot.index,
             "final push",
-            (svc) => svc.pushChanged().then(() => {}),
+            (svc) => pushOf(this.#env, svc).then(() => {}),
           ),
         );
       }
@@ -514,11 +523,15 @@ class World {
       writer: await readWriterId(slot.svc.cache),
       conflicts: slot.svc.state.conflicts,
     })));
-    for (const v of await checkNothingUnnamed(this.target.direct, entries, writers)) {
+    const oldClientFile = (key: string) => key.startsWith("logs/old-");
+    for (
+      const v of await checkNothingUnnamed(this.target.direct, entries, writers, oldClientFile)
+    ) {
       this.truth.violate(v);
     }
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
     for (const v of await checkFreshClone(fresh, entries)) this.truth.violate(v);
+    await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
   }
@@ -572,6 +585,7 @@ export async function runHistory(
   }
   const stats = world.stats;
   stats.histories = 1;
+  if (history.oldClients) stats.mixedFleets = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
   stats.refused = world.truth.runs.filter((r) => r.outcome === "model_lock_lost").length;
   stats.crashedRuns = world.truth.runs.filter((r) => r.outcome === "crashed").length;

@@ -121,8 +121,9 @@ export async function seedPeerBucket(
 
 /**
  * Pushes files as another client does: a plain put of each object, then a
- * read-modify-write of the index (v1: the index object; v2: the touched
- * shards and `commitSeq + 1`). Entries it writes carry no Sluice fields.
+ * read-modify-write of the index (v1: the index object, then the touched
+ * shards and a v1 meta beside it; v2: the touched shards and
+ * `commitSeq + 1`). Entries it writes carry no Sluice fields.
  * `afterRead` runs between its read of the index and its writes of it (the
  * window another client's commit may fall into).
  */
@@ -168,7 +169,29 @@ export async function peerPush(
   }
   const mono = (await getJson(store, ".datastore-index.json")) ??
     { version: 1, lastPulled: "", entries: {} };
-  Object.assign(mono.entries as Record<string, PeerEntry>, fresh);
+  const all = mono.entries as Record<string, PeerEntry>;
+  Object.assign(all, fresh);
   await options.afterRead?.();
   await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
+  // Beside the index object, as v1 writers do: the touched partitions'
+  // shards, each rebuilt from the whole index, and a v1 meta listing every
+  // partition (unless the meta is v2).
+  const touched = new Set(Object.keys(fresh).map(peerPartition).filter((k) => k !== undefined));
+  for (const k of touched) {
+    const entries = Object.fromEntries(Object.entries(all).filter(([p]) => peerPartition(p) === k));
+    await store.put(
+      `_index/${k}.json`,
+      enc(JSON.stringify({ version: 1, entries })),
+      PutModes.overwrite,
+    );
+  }
+  if ((await getJson(store, "_index/_meta.json"))?.version !== 2) {
+    const partitions = [...new Set(Object.keys(all).map(peerPartition))]
+      .filter((k) => k !== undefined).sort();
+    await store.put(
+      "_index/_meta.json",
+      enc(JSON.stringify({ version: 1, partitions })),
+      PutModes.overwrite,
+    );
+  }
 }

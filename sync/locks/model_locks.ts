@@ -10,6 +10,7 @@ import { ConfigError, LockTimeoutError } from "../errors.ts";
 import { assertSafeRelPath, joinKey } from "../paths.ts";
 import type { DistributedLock, LockInfo, LockOptions } from "../ports.ts";
 import type { PushResult } from "../service/push.ts";
+import { pushUnderGlobalLock } from "../service/global_lock_push.ts";
 import { TIMESTAMP_SLACK_MS } from "./lock_engine.ts";
 import type { SyncService } from "../service/service.ts";
 
@@ -71,16 +72,24 @@ export class ModelLockSet {
 
   /**
    * Pushes the cache's dirty paths under these locks, given the data version
-   * directories (`data/…/<N>`) the run wrote.
+   * directories (`data/…/<N>`) the run wrote. With `globalLock` (a bucket
+   * old clients push to as well), the commit holds it (see
+   * `pushUnderGlobalLock`).
    */
-  push(written: readonly string[], options: { signal?: AbortSignal } = {}): Promise<PushResult> {
-    return this.#service.pushChanged({
+  push(
+    written: readonly string[],
+    options: { signal?: AbortSignal; globalLock?: DistributedLock } = {},
+  ): Promise<PushResult> {
+    const push = {
       signal: options.signal,
       locks: this.locks,
       written,
       preexisting: this.preexisting,
       models: this.models,
-    });
+    };
+    return options.globalLock
+      ? pushUnderGlobalLock(this.#service, options.globalLock, push)
+      : this.#service.pushChanged(push);
   }
 
   /** Releases every lock (safe to call twice; never throws on an already-gone lock). */

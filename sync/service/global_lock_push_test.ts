@@ -12,6 +12,7 @@ import type { WarningEvent } from "../events.ts";
 import type { DistributedLock } from "../ports.ts";
 import type { SyncService } from "./service.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
+import { acquireModelLocks } from "../locks/model_locks.ts";
 
 const GLOBAL = ".datastore.lock";
 const MINE = "config/mine.yaml";
@@ -162,4 +163,22 @@ Deno.test("global lock: a lock lost before the commit refuses it; one lost durin
   await pushUnderGlobalLock(s.svc, lost("during"));
   assert.deepEqual(warnings.map((w) => w.code), ["global_lock_lost"]);
   assert.equal(s.store.peek(GLOBAL), undefined);
+});
+
+Deno.test("global lock: a model run's push commits under it when given one", async () => {
+  const s = await setup();
+  const set = await acquireModelLocks(s.svc, ["aws/ec2/m1"], { lock: lockOptions });
+  const dir = "data/aws/ec2/m1/state/1";
+  await s.svc.cache.write(`${dir}/raw`, new TextEncoder().encode("raw\n"));
+  await s.svc.markDirty({ relPath: `${dir}/raw` });
+  s.store.resetLog();
+  const r = await set.push([dir], { globalLock: s.lock() });
+  await set.release();
+  assert.deepEqual(r.uploaded, [`${dir}/raw`]);
+  const keys = s.store.log.filter((l) => l.op === "put").map((l) => l.key);
+  // The file first, outside the lock; then the lock, the index, and the lock's release.
+  assert.ok(keys.indexOf(`${dir}/raw`) < keys.indexOf(GLOBAL), keys.join(", "));
+  assert.ok(keys.indexOf(GLOBAL) < keys.indexOf(".datastore-index.json"), keys.join(", "));
+  assert.ok(s.store.log.some((l) => l.op === "delete" && l.key === GLOBAL));
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [`${dir}/raw`]);
 });
