@@ -50,6 +50,20 @@ function describePull(r: PullResult, endpoint: string): string[] {
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,
     ));
   }
+  if (r.dropped.length) {
+    lines.push(
+      `Kept ${
+        plural(r.dropped.length, "file")
+      } that the datastore's index no longer names, though the store still holds the version this cache synced (another client rewrote the index without them):`,
+    );
+    lines.push(...capped(
+      r.dropped.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`--json\` lists each)`,
+    ));
+    lines.push(
+      "They are marked dirty: run `sluice push` to publish them again (`sluice push --global-lock` while old swamp clients push to this bucket).",
+    );
+  }
   if (r.conflicts.length) lines.push(RESOLVE_HINT);
   return lines;
 }

@@ -29,6 +29,7 @@ import { shardsMatch } from "../transfer/index_v2.ts";
 import { type SyncState, UNCHECKED } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
+import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts";
 
 /** What a pull did. */
 export interface PullResult {
@@ -48,6 +49,13 @@ export interface PullResult {
   readonly setAside: string[];
   /** Paths skipped because the object was replaced but its writer has not committed it. */
   readonly uncommitted: string[];
+  /**
+   * Synced paths the index no longer names while the store still holds the
+   * version this cache synced (another client rewrote the index without
+   * them): kept here and marked dirty, so the next push publishes them
+   * again (see `dropped_entries.ts`).
+   */
+  readonly dropped: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */
@@ -82,10 +90,13 @@ export interface PullDeps {
 export function pullLeftBehind(r: PullResult): LeftBehind {
   return {
     conflicts: r.conflicts,
-    left: r.uncommitted.map((path) => ({
-      path,
-      reason: "another writer's push has not committed it yet",
-    })),
+    left: [
+      ...r.uncommitted.map((path) => ({
+        path,
+        reason: "another writer's push has not committed it yet",
+      })),
+      ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
+    ],
   };
 }
 
@@ -103,6 +114,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     conflicts: [],
     setAside: [],
     uncommitted: [],
+    dropped: [],
     unchanged: false,
     bytes: 0,
   };
@@ -413,6 +425,15 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       moving.delete(path);
     }
     if (isUnversioned(e) ? version.endsWith("~") : version !== e.v) {
+      // The store holds the very version this cache synced (its own commit
+      // named it), and the index an older one: the entry was rolled back by
+      // another client's rewrite of the index, not replaced. Kept, to publish again.
+      if (!isUnversioned(e) && version === state.synced(path)?.version) {
+        if (!(await changedLocally(path))) {
+          result.dropped.push(path);
+          return;
+        }
+      }
       return skipUncommitted(path, version.replace(/~$/, ""), e);
     }
     mtimeMs ??= (await cache.stat(path))?.mtimeMs;
@@ -426,6 +447,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     throw err;
   });
   if (index) {
+    // Synced paths the index no longer names, unchanged here: deleted remotely, or dropped.
+    const gone: string[] = [];
     for (const path of state.syncedPaths()) {
       // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
       if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
@@ -445,11 +468,26 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         }
         continue;
       }
+      gone.push(path);
+    }
+    // A deletion removes the object first: one still here at the synced
+    // version had its entry dropped, not its file deleted (one HEAD each).
+    const held = new Set<string>();
+    await pMap(gone, async (path) => {
+      const synced = state.synced(path);
+      if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
+    }, { concurrency: config.concurrency, signal });
+    for (const path of gone) {
+      if (held.has(path)) {
+        result.dropped.push(path);
+        continue;
+      }
       await cache.remove(path);
       state.setSynced(path, undefined);
       result.removed.push(path);
     }
   }
+  await keepDropped(state, events, result.dropped);
   if (!prefixes) state.indexVersion = index?.version;
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();

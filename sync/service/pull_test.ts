@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DROPPED_REASON } from "./dropped_entries.ts";
 import { LocalCache, STATE_DIR } from "../transfer/cache.ts";
 import {
   type IndexEntry,
@@ -199,7 +200,7 @@ Deno.test("a cold pull into missing directories takes every file and records its
   }
 });
 
-Deno.test("pullLeftBehind names the uncommitted paths with a reason", () => {
+Deno.test("pullLeftBehind names the uncommitted and dropped paths with a reason", () => {
   assert.deepEqual(
     pullLeftBehind({
       fetched: [],
@@ -207,12 +208,16 @@ Deno.test("pullLeftBehind names the uncommitted paths with a reason", () => {
       conflicts: [],
       setAside: [],
       uncommitted: ["a"],
+      dropped: ["b"],
       unchanged: false,
       bytes: 0,
     }),
     {
       conflicts: [],
-      left: [{ path: "a", reason: "another writer's push has not committed it yet" }],
+      left: [
+        { path: "a", reason: "another writer's push has not committed it yet" },
+        { path: "b", reason: DROPPED_REASON },
+      ],
     },
   );
 });

@@ -17,6 +17,7 @@ const emptyPull = (): PullResult => ({
   conflicts: [],
   setAside: [],
   uncommitted: [],
+  dropped: [],
   unchanged: false,
   bytes: 0,
 });

@@ -1,5 +1,8 @@
+/** The command line beside old swamp clients: `--global-lock`, and an index entry an old client dropped. */
 import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
+import { FsStore } from "../packages/fs/mod.ts";
+import { peerPush } from "../packages/testing/mod.ts";
 
 Deno.test("push --global-lock publishes under the datastore's global lock and leaves no lock behind", async () => {
   const w = await world();
@@ -66,5 +69,30 @@ Deno.test("resolve --global-lock publishes the resolution and leaves no lock beh
   await assert.rejects(Deno.lstat(`${w.root}/.datastore.lock`), Deno.errors.NotFound);
   assert.equal((await sluice(["pull", "--cache", a])).code, 0);
   assert.equal(await Deno.readTextFile(`${a}/config/app.yaml`), "b's change\n");
+  await w.cleanup();
+});
+
+Deno.test("pull keeps a file whose index entry an old client dropped (exit 2), and push publishes it again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "config/app.yaml", "a: 1\n");
+  // An old client rewrites the index around this cache's push, without its entry.
+  await peerPush(new FsStore({ root: w.root }), { "files/old.txt": "old\n" }, {
+    afterRead: async () => {
+      const pushed = await sluice(["push", "--cache", a, "--store", w.url]);
+      assert.equal(pushed.code, 0, pushed.err);
+    },
+  });
+  const pulled = await sluice(["pull", "--cache", a]);
+  assert.equal(pulled.code, 2, pulled.out + pulled.err);
+  assert.match(pulled.out, /Kept 1 file that the datastore's index no longer names/);
+  assert.match(pulled.out, /run `sluice push` to publish them again/);
+  assert.equal(await Deno.readTextFile(`${a}/config/app.yaml`), "a: 1\n");
+  const again = await sluice(["push", "--cache", a]);
+  assert.equal(again.code, 0, again.err);
+  const b = w.cache("b");
+  const fresh = await sluice(["pull", "--cache", b, "--store", w.url, "--json"]);
+  assert.equal(fresh.code, 0, fresh.err);
+  assert.deepEqual((fresh.json().fetched as string[]).sort(), ["config/app.yaml", "files/old.txt"]);
   await w.cleanup();
 });

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { InMemoryStore, peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
+import type { WarningEvent } from "../events.ts";
+import type { SyncService } from "./service.ts";
+import { pullLeftBehind } from "./pull.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const FILES = {
+  "config/app.yaml": "a: 1\n",
+  "data/aws/ec2/m1/state/1/raw": "raw\n",
+  "outputs/aws/run/report.txt": "report\n",
+};
+const THEIRS = "files/theirs.txt";
+
+async function clone(store: InMemoryStore, name: string): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: `sluice-dropped-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+  });
+}
+
+/** Clone `a` pushes FILES inside an old client's read-modify-write, which drops them from the index. */
+async function dropped(): Promise<{ store: InMemoryStore; a: SyncService }> {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  for (const [p, t] of Object.entries(FILES)) await a.cache.write(p, enc(t));
+  await a.markDirty({ relPaths: Object.keys(FILES) });
+  await peerPush(store, { [THEIRS]: "theirs\n" }, {
+    afterRead: async () => {
+      assert.deepEqual((await a.pushChanged()).uploaded.sort(), Object.keys(FILES).sort());
+    },
+  });
+  assert.deepEqual(Object.keys(await peerReadIndex(store)), [THEIRS]);
+  return { store, a };
+}
+
+Deno.test("a pull keeps a synced file whose index entry another client dropped, and the next push publishes it again", async () => {
+  const { store, a } = await dropped();
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.removed, []);
+  assert.deepEqual(pulled.dropped.sort(), Object.keys(FILES).sort());
+  assert.deepEqual(pulled.fetched, [THEIRS]);
+  for (const [p, t] of Object.entries(FILES)) {
+    assert.equal(await Deno.readTextFile(`${a.cacheDir}/${p}`), t, `${p} kept`);
+  }
+  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dropped"]);
+  assert.match(warnings[0].message, /sluice push --global-lock/);
+  // Not a clean pull: it left them for a push (sync_incomplete in the CLI).
+  assert.equal(pullLeftBehind(pulled).left.length, 3);
+  assert.deepEqual(a.state.dirtyPaths().sort(), Object.keys(FILES).sort());
+
+  const pushed = await a.pushChanged();
+  assert.deepEqual(
+    [...pushed.uploaded, ...pushed.identical].sort(),
+    Object.keys(FILES).sort(),
+    JSON.stringify(pushed),
+  );
+  assert.deepEqual(pushed.skipped, []);
+  assert.deepEqual(pushed.conflicts, []);
+  assert.deepEqual(
+    Object.keys(await peerReadIndex(store)).sort(),
+    [...Object.keys(FILES), THEIRS].sort(),
+  );
+  const b = await clone(store, "b");
+  assert.deepEqual((await b.pullChanged()).fetched.sort(), [...Object.keys(FILES), THEIRS].sort());
+  assert.deepEqual((await a.pullChanged()).dropped, []);
+});
+
+Deno.test("a pull still removes a file a peer deleted: its object is gone with its entry", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await a.cache.write("config/app.yaml", enc("a: 1\n"));
+  await a.markDirty({ relPath: "config/app.yaml" });
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${b.cacheDir}/config/app.yaml`);
+  await b.markDirty({ relPath: "config/app.yaml" });
+  assert.deepEqual((await b.pushChanged()).deleted, ["config/app.yaml"]);
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.removed, ["config/app.yaml"]);
+  assert.deepEqual(pulled.dropped, []);
+  await assert.rejects(Deno.lstat(`${a.cacheDir}/config/app.yaml`), Deno.errors.NotFound);
+});
+
+Deno.test("a dropped entry whose object was replaced since is not this cache's to publish: removed as before", async () => {
+  const { store, a } = await dropped();
+  store.seed("config/app.yaml", "someone else's\n");
+  const pulled = await a.pullChanged();
+  assert.ok(pulled.removed.includes("config/app.yaml"));
+  assert.ok(!pulled.dropped.includes("config/app.yaml"));
+});
+
+Deno.test("a pull keeps a synced file whose index entry another client rolled back to an older version, and the next push publishes it again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const path = "config/app.yaml";
+  await a.cache.write(path, enc("one\n"));
+  await a.markDirty({ relPath: path });
+  await a.pushChanged();
+  await peerPush(store, { [THEIRS]: "theirs\n" }, {
+    afterRead: async () => {
+      await a.cache.write(path, enc("two\n"));
+      await a.markDirty({ relPath: path });
+      assert.deepEqual((await a.pushChanged()).uploaded, [path]);
+    },
+  });
+  // The old client's write put back the entry it had read: "one", whose object is gone.
+  assert.equal((await peerReadIndex(store))[path].size, 4);
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.dropped, [path]);
+  assert.deepEqual(pulled.uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${a.cacheDir}/${path}`), "two\n");
+  const pushed = await a.pushChanged();
+  assert.deepEqual(pushed.conflicts, [], JSON.stringify(pushed));
+  const b = await clone(store, "b");
+  const fresh = await b.pullChanged();
+  assert.deepEqual(fresh.uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "two\n");
+});
