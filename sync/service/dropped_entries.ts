@@ -38,11 +38,11 @@ export async function heldAsSynced(
 }
 
 /**
- * Keeps `paths` (dropped index entries) for the next push: each is
- * forgotten as synced and marked dirty, so that push publishes it again
- * (its object is already there: the write finds it identical, and the
- * commit names it while the store holds it). One `index_entry_dropped`
- * warning names them.
+ * Keeps `paths` (dropped index entries) for the next push: each stays
+ * synced at its version, marked to be published again (`republish`), and
+ * is marked dirty. That push names the version in the index again while
+ * the store holds it; a change made here in between is written over the
+ * synced version as any other. One `index_entry_dropped` warning names them.
  */
 export async function keepDropped(
   state: SyncState,
@@ -50,7 +50,10 @@ export async function keepDropped(
   paths: readonly string[],
 ): Promise<void> {
   if (paths.length === 0) return;
-  for (const p of paths) state.setSynced(p, undefined);
+  for (const p of paths) {
+    const synced = state.synced(p);
+    if (synced) state.setSynced(p, { ...synced, republish: true });
+  }
   await state.markDirtyMany(paths);
   const list = paths.length > 3
     ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`

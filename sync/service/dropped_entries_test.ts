@@ -13,9 +13,9 @@ const FILES = {
 };
 const THEIRS = "files/theirs.txt";
 
-async function clone(store: InMemoryStore, name: string): Promise<SyncService> {
+async function clone(store: InMemoryStore, name: string, dir?: string): Promise<SyncService> {
   return await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: `sluice-dropped-${name}-` }),
+    cacheDir: dir ?? await Deno.makeTempDir({ prefix: `sluice-dropped-${name}-` }),
     store,
     identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
     config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
@@ -35,6 +35,28 @@ async function dropped(): Promise<{ store: InMemoryStore; a: SyncService }> {
   });
   assert.deepEqual(Object.keys(await peerReadIndex(store)), [THEIRS]);
   return { store, a };
+}
+
+/** `config/app.yaml`, pushed by `a`, then dropped from the index or rolled back to an older version by an old client. */
+async function lost(
+  how: "dropped" | "rolled back",
+): Promise<{ store: InMemoryStore; a: SyncService; path: string }> {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const path = "config/app.yaml";
+  if (how === "rolled back") {
+    await a.cache.write(path, enc("one\n"));
+    await a.markDirty({ relPath: path });
+    await a.pushChanged();
+  }
+  await peerPush(store, { [THEIRS]: "theirs\n" }, {
+    afterRead: async () => {
+      await a.cache.write(path, enc("two\n"));
+      await a.markDirty({ relPath: path });
+      assert.deepEqual((await a.pushChanged()).uploaded, [path]);
+    },
+  });
+  return { store, a, path };
 }
 
 Deno.test("a pull keeps a synced file whose index entry another client dropped, and the next push publishes it again", async () => {
@@ -122,4 +144,56 @@ Deno.test("a pull keeps a synced file whose index entry another client rolled ba
   const fresh = await b.pullChanged();
   assert.deepEqual(fresh.uncommitted, []);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "two\n");
+});
+
+Deno.test("after a pull kept a dropped entry, an edit or a deletion made here is pushed over the synced version", async (t) => {
+  for (const how of ["dropped", "rolled back"] as const) {
+    await t.step(`${how}: edit`, async () => {
+      const { store, a, path } = await lost(how);
+      await a.pullChanged();
+      await a.cache.write(path, enc("edited after the pull\n"));
+      await a.markDirty({ relPath: path });
+      const pushed = await a.pushChanged();
+      assert.deepEqual(pushed.uploaded, [path], JSON.stringify(pushed));
+      assert.deepEqual(pushed.conflicts, []);
+      const b = await clone(store, "b");
+      await b.pullChanged();
+      assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "edited after the pull\n");
+    });
+    await t.step(`${how}: deletion`, async () => {
+      const { store, a, path } = await lost(how);
+      await a.pullChanged();
+      await Deno.remove(`${a.cacheDir}/${path}`);
+      await a.markDirty({ relPath: path });
+      const pushed = await a.pushChanged();
+      assert.deepEqual(pushed.deleted, [path], JSON.stringify(pushed));
+      assert.equal((await peerReadIndex(store))[path], undefined);
+      assert.equal(store.peek(path), undefined);
+      const b = await clone(store, "b");
+      const fresh = await b.pullChanged();
+      assert.deepEqual(fresh.uncommitted, []);
+      await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+    });
+  }
+});
+
+Deno.test("a pull whose check of a vanished entry fails keeps what it fetched and the conflicts it found", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await b.cache.write("config/gone.yaml", enc("gone\n"));
+  await b.markDirty({ relPath: "config/gone.yaml" });
+  await b.pushChanged();
+  await a.pullChanged();
+  await Deno.remove(`${b.cacheDir}/config/gone.yaml`);
+  await b.cache.write("config/new.yaml", enc("new\n"));
+  await b.markDirty({ relPaths: ["config/gone.yaml", "config/new.yaml"] });
+  await b.pushChanged();
+  await a.cache.write("config/new.yaml", enc("a's own, never synced\n"));
+  store.failNext("head", 5, undefined, { match: (k) => k === "config/gone.yaml" });
+  await assert.rejects(a.pullChanged());
+  // Reopened from disk: the set-aside copy's conflict was recorded, and the fetch kept.
+  const again = await clone(store, "a", a.cacheDir);
+  assert.deepEqual(again.conflicts().map((c) => c.path), ["config/new.yaml"]);
+  assert.equal(again.state.synced("config/new.yaml")?.size, 4);
 });

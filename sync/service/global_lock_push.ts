@@ -26,7 +26,8 @@ const NOT_PUBLISHED =
  * outside the lock (`preparePush`), then the commit (`commitPush`: the
  * commit-step writes, deletions and the index update) runs under `lock`,
  * which is acquired (waiting as the lock's `maxWaitMs` says) and released
- * here. A push with nothing planned takes no lock. A lock found lost before
+ * here: give it a lock of its own, not one held already (refused with
+ * `invalid_config`). A push with nothing planned takes no lock. A lock found lost before
  * the commit refuses it (`global_lock_lost`); one lost during it is
  * reported with a `global_lock_lost` warning.
  *
@@ -46,9 +47,18 @@ export async function pushUnderGlobalLock(
   lock: DistributedLock,
   options: PushOptions = {},
 ): Promise<PushResult> {
+  if (lock.nonce !== undefined) {
+    // Acquiring a held engine lock returns at once, and the release below
+    // would end another holder's hold: one lock per push.
+    throw new SluiceError(
+      "invalid_config",
+      `pushUnderGlobalLock was given the lock ${lock.key} already held: it acquires and releases its lock itself. Nothing was pushed. Create a lock for each push (\`lockBackend.createLock(globalLockKey(namespace), identity)\`).`,
+    );
+  }
   const prepared = await service.preparePush(options);
-  if (prepared.plan.length === 0) return prepared.result;
   const signal = options.signal;
+  // Nothing planned: no index write to guard (the commit still clears a bulk mark).
+  if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });
   try {
     await lock.acquire({ signal });
   } catch (e) {

@@ -182,3 +182,27 @@ Deno.test("global lock: a model run's push commits under it when given one", asy
   assert.ok(s.store.log.some((l) => l.op === "delete" && l.key === GLOBAL));
   assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [`${dir}/raw`]);
 });
+
+Deno.test("global lock: a lock held already is refused before anything is pushed", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  const lock = s.lock();
+  await lock.acquire();
+  await assert.rejects(
+    pushUnderGlobalLock(s.svc, lock),
+    (e) =>
+      e instanceof SluiceError && e.code === "invalid_config" && /already held/.test(e.message),
+  );
+  assert.equal(s.store.peek(MINE), undefined);
+  assert.ok(s.store.peek(GLOBAL), "the caller's hold is left as it was");
+  await lock.release();
+});
+
+Deno.test("global lock: a walk that finds nothing clears its bulk mark, as a plain push does", async () => {
+  const s = await setup();
+  await s.svc.markDirty();
+  assert.equal(s.svc.state.bulkPending(), true);
+  await pushUnderGlobalLock(s.svc, s.lock());
+  assert.equal(s.svc.state.bulkPending(), false);
+  assert.ok(!s.store.log.some((l) => l.key === GLOBAL));
+});

@@ -18,6 +18,12 @@ export interface SyncedEntry {
   readonly size: number;
   /** Local mtime when synced (lets a walk skip hashing unchanged files). */
   readonly mtimeMs?: number;
+  /**
+   * The index no longer names this version although the store holds it
+   * (another client rewrote the index without it): the next push of the
+   * path names it again (see `dropped_entries.ts`).
+   */
+  readonly republish?: boolean;
 }
 
 /** A manifest entry as stored. */
@@ -26,6 +32,7 @@ interface StoredEntry {
   v: string;
   s: number;
   m?: number;
+  r?: 1;
 }
 
 interface ManifestFile {
@@ -45,12 +52,18 @@ interface LogLine {
 }
 
 function stored(e: SyncedEntry): StoredEntry {
-  return { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs };
+  return { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs, ...(e.republish ? { r: 1 } : {}) };
 }
 
 function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): SyncedEntry {
   if (typeof e?.h !== "string" || typeof e?.v !== "string") throw new Error(`bad entry ${path}`);
-  return { hash: e.h, version: e.v, size: e.s as number, mtimeMs: e.m };
+  return {
+    hash: e.h,
+    version: e.v,
+    size: e.s as number,
+    mtimeMs: e.m,
+    ...(e.r === 1 ? { republish: true } : {}),
+  };
 }
 
 /** A base's text for `manifest` at generation `gen`. */

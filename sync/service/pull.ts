@@ -476,7 +476,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     await pMap(gone, async (path) => {
       const synced = state.synced(path);
       if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
-    }, { concurrency: config.concurrency, signal });
+    }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+      await keepProgress().catch(() => {}); // as a failed fetch does
+      throw err;
+    });
     for (const path of gone) {
       if (held.has(path)) {
         result.dropped.push(path);

@@ -183,6 +183,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             size,
             mtimeMs: read.mtimeMs,
           };
+          // An entry another client dropped from the index: named again,
+          // while the store holds it.
+          if (state.synced(entry.path)?.republish) {
+            indexSet[entry.path] = { v: entry.syncedVersion, h: hash, s: size };
+            indexCheck.push(entry.path);
+            result.identical.push(entry.path);
+          }
           handled.push(entry.path);
           return;
         }
