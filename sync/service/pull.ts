@@ -6,12 +6,10 @@
  * @module
  */
 import pMap from "p-map";
-import { hasCode, NotFoundError, SluiceError, UnsafePathError } from "../errors.ts";
-import { sha256HexSync } from "../hash.ts";
+import { NotFoundError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
-import { openObject } from "../transfer/body.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
@@ -30,6 +28,7 @@ import { type SyncState, UNCHECKED } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
 import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts";
+import { fetchers } from "./pull_fetch.ts";
 
 /** What a pull did. */
 export interface PullResult {
@@ -326,69 +325,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       bytesTotal,
     });
   };
-  /**
-   * Reads the object whole and writes it; returns the version read, the
-   * bytes' hash and the mtime of the file written (nothing written if the
-   * version is not `e.v`).
-   */
-  const fetchWhole = async (path: string, e: IndexEntry): Promise<[string, string, number?]> => {
-    const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
-    if (!isUnversioned(e) && got.version !== e.v) return [got.version, ""];
-    const hash = sha256HexSync(got.body);
-    const badSize = got.body.length !== e.s;
-    // An entry of another client whose object no longer matches it: that
-    // client's push is in flight (its objects go before its index).
-    if (isUnversioned(e) && (badSize || (e.h && hash !== e.h))) return [`${got.version}~`, ""];
-    if (!isUnversioned(e) && (badSize || hash !== e.h)) {
-      const what = badSize
-        ? `size ${got.body.length}, expected ${e.s}`
-        : `SHA-256 ${hash.slice(0, 12)}…, expected ${e.h.slice(0, 12)}…`;
-      throw new SluiceError(
-        "corrupt_download",
-        `The download of ${path} does not match the remote index (${what}). Nothing was written for it; the cached copy was kept. Run the pull again.`,
-        { retryable: true },
-      );
-    }
-    const written = await cache.writeWithStat(path, got.body);
-    return [got.version, hash, written.mtimeMs];
-  };
-  /**
-   * Streams a large object into the cache in chunks (never held whole); a
-   * transfer that breaks off is retried from the start.
-   */
-  const fetchStreamed = async (path: string, e: IndexEntry): Promise<[string, string]> => {
-    let corrupt: unknown;
-    let hash = e.h;
-    const version = await withRetry(
-      async () => {
-        const got = await openObject(store, path, { signal });
-        if (!isUnversioned(e) && got.version !== e.v) {
-          await got.body.cancel().catch(() => {});
-          return got.version;
-        }
-        try {
-          const expect = { size: e.s, sha256: e.h || undefined };
-          hash = await cache.writeStream(path, got.body, expect, (written) => {
-            moving.set(path, written);
-            progress();
-          });
-        } catch (err) {
-          // Reported like a corrupt whole read: not retried here.
-          if (!hasCode(err, "corrupt_download")) throw err;
-          corrupt = err;
-        }
-        return got.version;
-      },
-      config.retry,
-      signal,
-    );
-    if (corrupt) {
-      // Another client's entry whose object does not match it: its push is in flight.
-      if (isUnversioned(e)) return [`${version}~`, ""];
-      throw corrupt;
-    }
-    return [version, hash];
-  };
+  const { fetchWhole, fetchStreamed } = fetchers(deps, moving, progress);
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
     // is in flight, or stopped between its uploads and its index commit
