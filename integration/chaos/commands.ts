@@ -318,7 +318,9 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
       CHAOS_LOCK,
     );
     env.stats.oldPushes++;
-    await lock.withLock(() => peerPush(svc.store, { [path]: text }));
+    await lock.withLock(() =>
+      peerPush(svc.store, { [path]: text }, { now: () => svc.clock.now() })
+    );
     env.truth.oldPushes.push({ op: op.id, path, text });
   });
 }

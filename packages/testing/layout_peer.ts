@@ -125,20 +125,22 @@ export async function seedPeerBucket(
  * shards and a v1 meta beside it; v2: the touched shards and
  * `commitSeq + 1`). Entries it writes carry no Sluice fields.
  * `afterRead` runs between its read of the index and its writes of it (the
- * window another client's commit may fall into).
+ * window another client's commit may fall into); `now` stamps its entries
+ * (default the system clock).
  */
 export async function peerPush(
   store: ObjectStore,
   files: Record<string, string>,
-  options: { readonly afterRead?: () => Promise<void> } = {},
+  options: { readonly afterRead?: () => Promise<void>; readonly now?: () => number } = {},
 ): Promise<void> {
+  const now = options.now ?? Date.now;
   const fresh: Record<string, PeerEntry> = {};
   for (const [path, text] of Object.entries(files)) {
     await store.put(path, enc(text), PutModes.overwrite);
     fresh[path] = {
       key: path,
       size: enc(text).length,
-      lastModified: new Date().toISOString(),
+      lastModified: new Date(now()).toISOString(),
       sha256: await sha256Hex(enc(text)),
     };
   }
