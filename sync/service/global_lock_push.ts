@@ -59,15 +59,24 @@ export async function pushUnderGlobalLock(
   const signal = options.signal;
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });
+  // A wait can be long (a minute by default): say so before it starts.
+  const holder = await lock.inspect({ signal }).catch(() => null);
+  if (holder) {
+    service.events.emit("warning", {
+      code: "global_lock_wait",
+      message:
+        `Waiting for the global lock ${lock.key}, held by ${holder.holder} on ${holder.hostname} (pid ${holder.pid}) since ${holder.acquiredAt}: this push's files are uploaded, and its commit waits for the lock.`,
+      path: lock.key,
+    });
+  }
   try {
     await lock.acquire({ signal });
   } catch (e) {
     if (!(e instanceof LockTimeoutError)) throw e;
+    const what = e.message.replace(/\.? Nothing was changed\..*$/, "");
     throw new SluiceError(
       "lock_timeout",
-      `${
-        e.message.replace(/ Nothing was changed\..*$/, "")
-      }. ${NOT_PUBLISHED}. Run the push again once the lock is free; if its holder is gone for good, break it with \`sluice lock release --force\`.`,
+      `${what}. ${NOT_PUBLISHED}. Run the push again once the lock is free; if its holder is gone for good, break it with \`sluice lock release --force\`.`,
       { cause: e, retryable: true },
     );
   }

@@ -116,6 +116,8 @@ Deno.test("global lock: a lock that cannot be had in time leaves the upload unpu
     { holder: "sluice@host", hostname: "host", pid: 1 },
     { retryDelayMs: 50, maxWaitMs: 200 },
   );
+  const warnings: WarningEvent[] = [];
+  s.svc.events.on("warning", (w) => warnings.push(w));
   let error: unknown;
   const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
   await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
@@ -123,6 +125,10 @@ Deno.test("global lock: a lock that cannot be had in time leaves the upload unpu
   assert.ok(error instanceof SluiceError && error.code === "lock_timeout", String(error));
   assert.match((error as Error).message, /uploaded but not published/);
   assert.match((error as Error).message, /old-client@other/);
+  assert.doesNotMatch((error as Error).message, /\.\./);
+  // Said before the wait began.
+  assert.deepEqual(warnings.map((w) => w.code), ["global_lock_wait"]);
+  assert.match(warnings[0].message, /held by old-client@other on other \(pid 2\)/);
   assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
   assert.deepEqual(Object.keys(await peerReadIndex(s.store)), []);
   await s.oldClientLock.release();
