@@ -93,7 +93,7 @@ export async function pushUnderGlobalLock(
       service.events.emit("warning", {
         code: "global_lock_lost",
         message:
-          `The global lock ${lock.key} was lost during this push's commit: a client that took it over may have rewritten the index without this push's entries. Check from another cache (\`sluice pull\`) that its files arrived.`,
+          `The global lock ${lock.key} was lost during this push's commit: a client that took it over may have rewritten the index without this push's entries. Run \`sluice pull\`: it finds any entry dropped so (\`index_entry_dropped\`), and the push after it names them again.`,
       });
     }
     return result;
