@@ -128,6 +128,7 @@ export function sluiceCommon(
     retry: c.retry,
     lock: c.lock,
     classifierRules: c.classifierRules,
+    ...(c.oldClients === undefined ? {} : { oldClients: c.oldClients }),
   };
 }
 

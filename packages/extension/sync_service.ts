@@ -36,6 +36,8 @@ import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
 import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service/service.ts";
 import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
+import { globalLockKey } from "../../sync/locks/model_locks.ts";
+import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type {
   SwampMigratedIndex,
   SwampModelRef,
@@ -261,9 +263,17 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     const lockOptions = await this.#pushOptions(ns);
+    const push = { signal: options.signal, ...lockOptions };
+    // Beside old clients, a push the tool makes without the global lock
+    // (its token commands do) commits under it, as theirs rely on it.
+    const p = this.#rt.provider;
+    const global = globalLockKey(ns);
+    const commitLock = p.config.oldClients && !this.#rt.held.global(global)
+      ? p.lockBackend.createLock(global, p.identity)
+      : undefined;
     const r = await this.#fenced(
       ns,
-      () => svc.pushChanged({ signal: options.signal, ...lockOptions }),
+      () => commitLock ? pushUnderGlobalLock(svc, commitLock, push) : svc.pushChanged(push),
     );
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     return r.uploaded.length + r.deleted.length;

@@ -57,6 +57,12 @@ export const commonProviderShape = {
   lock: lockConfigSchema.default({ backend: "store" }),
   classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
     .default([]),
+  /**
+   * Old swamp clients (the existing S3/GCS extensions) push to this bucket
+   * too: a push the tool makes without holding the global lock commits
+   * under it (`pushUnderGlobalLock`), since their index rewrites rely on it.
+   */
+  oldClients: z.boolean({ error: "true or false" }).default(false),
 };
 
 /** The parsed form of {@link commonProviderShape}. */
@@ -70,6 +76,8 @@ export interface CommonProviderConfig {
   readonly retry: { retries?: number; minTimeoutMs?: number; maxTimeoutMs?: number };
   readonly lock: { backend: string; [key: string]: unknown };
   readonly classifierRules: readonly ClassifierRule[];
+  /** Old swamp clients push to the bucket too (see `commonProviderShape`); default false. */
+  readonly oldClients?: boolean;
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {

@@ -1,0 +1,93 @@
+/**
+ * The extension beside old clients (`oldClients: true`): a push the tool
+ * makes without holding the global lock commits under it; one under the
+ * tool's own hold of it goes on as before.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { FakeClock, InMemoryStore, peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
+import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
+import { envFrom } from "./env.ts";
+
+const GLOBAL = ".datastore.lock";
+const MINE = "config/mine.yaml";
+const THEIRS = "files/theirs.txt";
+
+async function setup(oldClients: boolean) {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    clock,
+    identity: { holder: "core@host", hostname: "host", pid: 1 },
+  });
+  const config = {
+    bucket: "mem",
+    oldClients,
+    lock: { backend: "store", ttlMs: 30_000, retryDelayMs: 50, maxWaitMs: 10_000 },
+  };
+  const provider = () => ds.createProvider(config);
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-old-" });
+  const svc = provider().createSyncService("/repo", cache);
+  await Deno.mkdir(`${cache}/config`);
+  await Deno.writeTextFile(`${cache}/${MINE}`, "mine\n");
+  await svc.markDirty({ relPath: MINE });
+  const oldClientLock = storeLockBackend(store, { clock }).createLock(
+    GLOBAL,
+    { holder: "old-client@other", hostname: "other", pid: 2 },
+    { retryDelayMs: 50, maxWaitMs: 10_000 },
+  );
+  return { store, clock, svc, provider, oldClientLock };
+}
+
+Deno.test("extension, oldClients: a push without the tool's global lock waits out an old client's index rewrite; both stay named", async () => {
+  const s = await setup(true);
+  let done = false;
+  let run: Promise<unknown> = Promise.resolve();
+  await s.oldClientLock.withLock(() =>
+    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+      now: () => s.clock.now(),
+      afterRead: async () => {
+        run = s.svc.pushChanged().finally(() => (done = true));
+        await waitFor(
+          () =>
+            s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
+          { clock: s.clock, stepMs: 50 },
+        );
+        assert.equal(done, false, "the commit waits for the old client's lock");
+      },
+    })
+  );
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  assert.equal(await run, 1);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)).sort(), [THEIRS, MINE].sort());
+  assert.equal(s.store.peek(GLOBAL), undefined);
+});
+
+Deno.test("extension, without oldClients: the same push lands inside the old client's rewrite and is dropped (control)", async () => {
+  const s = await setup(false);
+  await s.oldClientLock.withLock(() =>
+    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+      now: () => s.clock.now(),
+      afterRead: async () => {
+        assert.equal(await s.svc.pushChanged(), 1);
+      },
+    })
+  );
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [THEIRS]);
+});
+
+Deno.test("extension, oldClients: a push under the tool's own hold of the global lock takes no other", async () => {
+  const s = await setup(true);
+  const global = s.provider().createLock("/repo");
+  await global.acquire();
+  assert.equal(await s.svc.pushChanged(), 1);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [MINE]);
+  // The tool's hold is left as it was; no second acquisition was tried.
+  assert.ok(s.store.peek(GLOBAL));
+  assert.equal(s.store.log.filter((l) => l.op === "put" && l.key === GLOBAL).length, 1);
+  await global.release();
+});
