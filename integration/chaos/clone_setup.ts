@@ -55,6 +55,8 @@ export interface CloneServiceOptions {
   readonly onWarning?: (w: WarningEvent) => void;
   /** Gates to leave out. */
   readonly disable?: readonly string[];
+  /** Old clients push too: a core-driven clone's extension config says so (`oldClients`). */
+  readonly oldClients?: boolean;
 }
 
 /**

@@ -148,7 +148,8 @@ export async function coreCloneService(
     env: () => undefined,
     ...(o.disable ? { disableGatesForTesting: o.disable } : {}),
   });
-  const provider = () => ds.createProvider({ ...CORE_CONFIG });
+  const provider = () =>
+    ds.createProvider(o.oldClients ? { ...CORE_CONFIG, oldClients: true } : { ...CORE_CONFIG });
   const repoDir = o.dir;
   const host: CoreHost = {
     provider,
@@ -364,6 +365,19 @@ export function coreMigrateCommand(env: CommandEnv, op: Extract<Op, { kind: "mig
 }
 
 export function coreSyncCommand(env: CommandEnv, op: Extract<Op, { kind: "sync" }>): Command {
+  // Beside old clients, every other sync is one of the tool's token commands,
+  // which push with no global lock held (the extension's `oldClients` takes it).
+  if (env.oldClients && op.id % 2 === 0) {
+    return plainCommand(env, op.clone, `core token push #${op.id}`, async (svc) => {
+      const host = hostFor(svc);
+      const service = host.provider().createSyncService(host.repoDir, host.cachePath);
+      const rel = `outputs/c${op.clone}-token-op${op.id}.txt`;
+      await service.markDirty({ relPath: rel });
+      await Deno.mkdir(`${host.cachePath}/outputs`, { recursive: true });
+      await Deno.writeTextFile(`${host.cachePath}/${rel}`, `token of op ${op.id}\n`);
+      await service.pushChanged();
+    });
+  }
   return plainCommand(env, op.clone, `core sync #${op.id}`, async (svc) => {
     const host = hostFor(svc);
     await globalLock(host).withLock(async () => {

@@ -216,6 +216,7 @@ class World {
         }
       },
       disable: this.options.disable?.filter((g) => g !== GLOBAL_LOCK_COMMITS),
+      oldClients: this.#env.globalLockCommits,
     }, kindOf(this.history, index));
   }
 
