@@ -6,9 +6,9 @@
  */
 import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
-import { ConfigError, leftBehindError } from "../sync/errors.ts";
-import { globalLockKey } from "../sync/locks/model_locks.ts";
+import { leftBehindError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";
 import { cachePaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
@@ -44,13 +44,9 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
     return await withSession(cmd, io, out, async (s) => {
       const [rel] = await cachePaths(s.service, [path]);
       const resolve = () => s.service.resolveConflict(rel, resolution, { signal: io.signal });
-      let r: Awaited<ReturnType<typeof resolve>>;
-      if (o.globalLock) {
-        const backend = s.service.lockBackend;
-        if (!backend) throw new ConfigError("lock.backend", "a lock backend");
-        r = await backend.createLock(globalLockKey(s.namespace), s.identity)
-          .withLock(resolve, { signal: io.signal });
-      } else r = await resolve();
+      const r = o.globalLock
+        ? await globalLockOf(s).withLock(resolve, { signal: io.signal })
+        : await resolve();
       const left = leftBehindError("resolve", { conflicts: r.conflicts, left: [] });
       const { outcome, exitCode } = outcomeOf(out, left);
       out.result("resolve", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...r, outcome });

@@ -6,10 +6,9 @@
  * @module
  */
 import { Command } from "commander";
-import { ConfigError } from "../sync/errors.ts";
-import { globalLockKey } from "../sync/locks/model_locks.ts";
 import { migrateToShards } from "../sync/transfer/migrate_index.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, plural } from "./output.ts";
 import { endpointFields } from "./store_url.ts";
 
@@ -28,10 +27,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
         ),
     ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
-        const backend = s.service.lockBackend;
-        if (!backend) throw new ConfigError("lock.backend", "a lock backend");
-        const key = globalLockKey(s.namespace);
-        const r = await backend.createLock(key, s.identity).withLock(
+        const r = await globalLockOf(s).withLock(
           () =>
             migrateToShards(s.store, {
               retry: s.service.config.retry,

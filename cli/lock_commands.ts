@@ -28,14 +28,8 @@ import {
 } from "./command_kit.ts";
 import { describeLock, inspectLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
 import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
-import type { Session } from "./session.ts";
+import { lockBackendOf } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
-
-function lockBackend(s: Session) {
-  const backend = s.service.lockBackend;
-  if (!backend) throw new ConfigError("lock.backend", "a lock backend");
-  return backend;
-}
 
 /** Registers `lock` and its subcommands. */
 export function lockCommand(io: CliIo, state: RunState): Command {
@@ -48,7 +42,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
       ),
     ).action(action(io, state, "lock list", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
-        const locks = await listLocks(s.store, lockBackend(s), s.identity, {
+        const locks = await listLocks(s.store, lockBackendOf(s), s.identity, {
           namespace: s.namespace,
           signal: io.signal,
         });
@@ -77,7 +71,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
       const { model } = cmd.opts<{ model?: string }>();
       await withSession(cmd, io, out, async (s) => {
         const key = lockKeyFor(model, s.namespace);
-        const entry = await inspectLock(s.store, lockBackend(s), s.identity, key, {
+        const entry = await inspectLock(s.store, lockBackendOf(s), s.identity, key, {
           namespace: s.namespace,
           signal: io.signal,
         });

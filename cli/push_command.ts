@@ -5,12 +5,12 @@
  * @module
  */
 import { Command } from "commander";
-import { ConfigError, leftBehindError } from "../sync/errors.ts";
-import { globalLockKey } from "../sync/locks/model_locks.ts";
+import { leftBehindError } from "../sync/errors.ts";
 import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
 import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { globalLockOf } from "./session.ts";
 import { cachePaths } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
@@ -153,11 +153,9 @@ export function pushCommand(io: CliIo, state: RunState): Command {
             signal: io.signal,
             ...(adopt.length ? { adoptUncommitted: adopt } : {}),
           };
-          if (!globalLock) return s.service.pushChanged(options);
-          const backend = s.service.lockBackend;
-          if (!backend) throw new ConfigError("lock.backend", "a lock backend");
-          const lock = backend.createLock(globalLockKey(s.namespace), s.identity);
-          return pushUnderGlobalLock(s.service, lock, options);
+          return globalLock
+            ? pushUnderGlobalLock(s.service, globalLockOf(s), options)
+            : s.service.pushChanged(options);
         },
       );
       // A push with nothing to do may send no request; before saying so, one

@@ -27,7 +27,8 @@ import {
   SluiceError,
 } from "../sync/errors.ts";
 import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
-import type { Identity, ObjectStore } from "../sync/ports.ts";
+import type { DistributedLock, Identity, LockBackend, ObjectStore } from "../sync/ports.ts";
+import { globalLockKey } from "../sync/locks/model_locks.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { type CliIo, type Output, shellWord } from "./output.ts";
 import { openStore, parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
@@ -93,6 +94,18 @@ export interface Session {
   recordStore(): Promise<void>;
   /** Releases the store's client. */
   close(): void;
+}
+
+/** The session's lock backend; `invalid_config` (field `lock.backend`) when it has none. */
+export function lockBackendOf(s: Session): LockBackend {
+  const backend = s.service.lockBackend;
+  if (!backend) throw new ConfigError("lock.backend", "a lock backend");
+  return backend;
+}
+
+/** A new (not acquired) lock on the datastore's global lock key of the session's namespace. */
+export function globalLockOf(s: Session): DistributedLock {
+  return lockBackendOf(s).createLock(globalLockKey(s.namespace), s.identity);
 }
 
 interface StoreRecord {
