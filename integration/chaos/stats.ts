@@ -94,6 +94,8 @@ export interface ChaosStats {
   mixedFleets: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
+  /** Of them, those whose global lock was taken over as stale while they pushed (not checked by I12). */
+  oldPushesLockLost: number;
   /** Conflict resolutions run (the `resolve` moves that found a conflict). */
   resolutions: number;
   /** Of those, the ones that left the conflict resolved. */
@@ -150,6 +152,7 @@ export function emptyStats(): ChaosStats {
     adoptions: 0,
     mixedFleets: 0,
     oldPushes: 0,
+    oldPushesLockLost: 0,
     resolutions: 0,
     resolved: 0,
     commitCrashes: 0,

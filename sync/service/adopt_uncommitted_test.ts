@@ -149,3 +149,54 @@ Deno.test("a marker naming a version the index does not hold is not adopted: the
     "the stranded marker stays unpublished",
   );
 });
+
+/**
+ * The case the chaos checker found (seeds 30900032, 31101463): a slow
+ * writer's first copy of a path is adopted, then deleted by a peer that saw
+ * it, and only then does the slow commit land. It names the deleted object
+ * again (no create is checked at its commit: that would cost a request per
+ * new file). The next pull that meets the entry's object gone removes the
+ * entry, so the index names only what the store holds.
+ */
+async function adoptedCreateDeletedBeforeItsCommit() {
+  const path = "notes/new.txt";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, "a's");
+  const prepared = await a.preparePush(); // uploaded, not committed: a is slow
+  await put(b, path, "b's");
+  assert.deepEqual((await b.pushChanged({ adoptUncommitted: [path] })).conflicts, [path]);
+  await b.resolveConflict(path, "theirs");
+  await Deno.remove(`${b.cacheDir}/${path}`);
+  await b.markDirty({ relPath: path });
+  const deletion = await b.pushChanged();
+  assert.deepEqual(deletion.deleted, [path], "b deletes the change it saw");
+  assert.equal(store.peek(path), undefined);
+  await a.commitPush(prepared); // the slow commit lands
+  return { store, a, b, path };
+}
+
+Deno.test("an adopted create deleted before its slow writer's commit: the next pull removes the entry that names the deleted object", async () => {
+  const { store, a, b, path } = await adoptedCreateDeletedBeforeItsCommit();
+  const named = async () => (await readIndex(store, quick.retry))?.entries[path];
+  assert.ok(await named(), "the late commit named the deleted object again");
+  const warnings: { code: string; message: string }[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const r = await b.pullChanged();
+  assert.equal(await named(), undefined, "the pull removed the entry");
+  assert.deepEqual(r.fetched, []);
+  const w = warnings.find((x) => x.code === "index_entry_dangling");
+  assert.ok(w, `warned: ${JSON.stringify(warnings)}`);
+  assert.match(w.message, /removed/);
+  await assertIndexCurrent(store, { held: true });
+  await a.pullChanged();
+  assert.equal(
+    await read(a, path),
+    undefined,
+    "a follows the deletion b made after seeing its change",
+  );
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, path), undefined);
+});

@@ -29,6 +29,7 @@ import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
 import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
+import { removeDangling } from "./dangling_entries.ts";
 
 /** What a pull did. */
 export interface PullResult {
@@ -326,6 +327,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     });
   };
   const { fetchWhole, fetchStreamed } = fetchers(deps, moving, progress);
+  // Entries of this cache's kind whose object the store no longer holds.
+  const vanished: string[] = [];
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
     // is in flight, or stopped between its uploads and its index commit
@@ -356,7 +359,11 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         ? await fetchStreamed(path, e)
         : await fetchWhole(path, e);
     } catch (err) {
-      if (err instanceof NotFoundError) return; // deleted since the index was written
+      if (err instanceof NotFoundError) {
+        // Deleted since the index was written, or named again after its deletion.
+        if (!isUnversioned(e)) vanished.push(path);
+        return;
+      }
       throw err;
     } finally {
       moving.delete(path);
@@ -428,7 +435,9 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
   }
   await keepDropped(state, events, result.dropped);
-  if (!prefixes) state.indexVersion = index?.version;
+  // A removal that failed is tried again by the next pull: it keeps no token.
+  const repaired = await removeDangling(deps, vanished.sort());
+  if (!prefixes) state.indexVersion = repaired ? index?.version : undefined;
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();
   await state.saveManifest();

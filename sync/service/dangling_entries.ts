@@ -1,0 +1,83 @@
+/**
+ * Index entries that name an object the store no longer holds. A deletion
+ * removes the object before its index entry, so a pull can meet one for a
+ * moment; one can also be left for good: a slow writer's first copy of a
+ * path, adopted by a peer (`adoptUncommitted`) and deleted by a peer that saw
+ * it, is named again when the slow writer's commit lands at last (no create
+ * is checked at its commit: that would cost a request per new file). A pull
+ * whose download of such an entry finds nothing removes the entry, only
+ * while the store still holds nothing at the path ({@link removeDangling}).
+ *
+ * @module
+ */
+import type { ObjectStore } from "../ports.ts";
+import type { SyncConfig } from "../context.ts";
+import type { SluiceEmitter } from "../events.ts";
+import { updateIndex } from "../transfer/remote_index.ts";
+
+/** What {@link removeDangling} needs. */
+export interface DanglingDeps {
+  readonly store: ObjectStore;
+  readonly config: Pick<SyncConfig, "retry" | "concurrency">;
+  readonly events: SluiceEmitter;
+  readonly signal: AbortSignal;
+  /** Time of the index written; default the system clock. */
+  readonly now?: () => number;
+}
+
+function listed(paths: readonly string[]): string {
+  return paths.length > 3
+    ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`
+    : paths.join(", ");
+}
+
+/**
+ * Removes `paths` from the remote index, each only while the store holds
+ * nothing at it (one HEAD each as the index is written: a path written again
+ * meanwhile keeps its entry), and says so in one `index_entry_dangling`
+ * warning. A removal that fails (no write access, say) is reported in that
+ * warning and leaves the pull's result as it is: the entry names nothing a
+ * clone could fetch, and a later pull tries again (the caller then keeps no
+ * index token, so that pull reads the index). False when it failed.
+ */
+export async function removeDangling(
+  deps: DanglingDeps,
+  paths: readonly string[],
+): Promise<boolean> {
+  if (paths.length === 0) return true;
+  const { store, config, events, signal } = deps;
+  const them = paths.length === 1 ? "it" : "them";
+  let outcome: string;
+  let removed = false;
+  try {
+    await updateIndex(
+      store,
+      { set: {}, remove: paths, verify: true },
+      config.retry,
+      signal,
+      undefined,
+      config.concurrency,
+      deps.now,
+    );
+    removed = true;
+    outcome =
+      `The entries were removed where the store still held nothing (a path written again meanwhile keeps its entry); no local file was touched`;
+  } catch (err) {
+    if (signal.aborted) throw err;
+    outcome = `They could not be removed (${
+      err instanceof Error ? err.message : String(err)
+    }); no local file was touched, and the next pull tries again`;
+  }
+  events.emit("warning", {
+    code: "index_entry_dangling",
+    message: `The datastore's index names ${
+      listed(paths)
+    }, but the store holds no object there: ${them} ${
+      paths.length === 1 ? "was" : "were"
+    } deleted after ${
+      paths.length === 1 ? "its" : "their"
+    } entry was written (a deletion in flight, or a slow writer's commit that named an adopted copy a peer had deleted since). ${outcome}.`,
+    path: paths[0],
+  });
+  return removed;
+}

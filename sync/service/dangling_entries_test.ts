@@ -1,0 +1,96 @@
+/**
+ * A pull that meets an index entry whose object the store no longer holds
+ * removes the entry, only while the store still holds nothing at the path,
+ * and says so; a removal that fails leaves the pull's result as it is.
+ */
+import assert from "node:assert/strict";
+import { readIndex } from "../transfer/remote_index.ts";
+import { UnreachableError } from "../errors.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import type { WarningEvent } from "../events.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
+
+const PATH = "notes/a.txt";
+
+/** `a` pushed PATH and `notes/b.txt`; PATH's object was then deleted by hand, its entry left. */
+async function dangling() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "a");
+  await put(a, "notes/b.txt", "b");
+  await a.pushChanged();
+  await store.delete(PATH);
+  const b = await clone(store, "b");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  return { store, a, b, warnings, named };
+}
+
+Deno.test("a pull removes an entry whose object is gone, fetches the rest, and warns", async () => {
+  const { b, warnings, named } = await dangling();
+  assert.ok(await named());
+  const r = await b.pullChanged();
+  assert.deepEqual(r.fetched, ["notes/b.txt"]);
+  assert.equal(await named(), undefined);
+  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dangling"]);
+  assert.match(warnings[0].message, /names notes\/a\.txt, but the store holds no object there/);
+  assert.match(warnings[0].message, /were removed/);
+  assert.equal(await read(b, PATH), undefined);
+  assert.equal(await read(b, "notes/b.txt"), "b");
+});
+
+Deno.test("a path written again before the removal lands keeps its entry", async () => {
+  const { store, b, warnings, named } = await dangling();
+  const before = await named();
+  // The removal's check of the path finds a peer's new object there (an upload in flight).
+  const head = store.head.bind(store);
+  let seeded = false;
+  store.head = (key, o) => {
+    if (key === PATH && !seeded) {
+      seeded = true;
+      store.seed(PATH, "again");
+    }
+    return head(key, o);
+  };
+  await b.pullChanged();
+  assert.ok(seeded, "the removal checked the path");
+  assert.equal(await named(), before, "kept: the path holds an object again");
+  assert.equal(warnings.length, 1);
+});
+
+Deno.test("a removal that fails leaves the pull's result as it is, and the next pull removes the entry", async () => {
+  const { store, b, warnings, named } = await dangling();
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  const r = await b.pullChanged();
+  assert.deepEqual(r.fetched, ["notes/b.txt"]);
+  assert.ok(await named(), "not removed");
+  assert.match(warnings[0].message, /could not be removed \(.*cut off/);
+  assert.match(warnings[0].message, /the next pull tries again/);
+  await b.pullChanged();
+  assert.equal(await named(), undefined);
+  assert.match(warnings[1].message, /were removed/);
+});
+
+Deno.test("an entry of another client (no version recorded) whose object is gone is left alone", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "a");
+  await a.pushChanged();
+  // Rewritten as an old client writes its entries: no Sluice version recorded.
+  const idx = JSON.parse(store.peekText(".datastore-index.json")!);
+  idx.entries[PATH] = { key: PATH, size: 1, lastModified: "2026-01-01T00:00:00.000Z" };
+  store.seed(".datastore-index.json", JSON.stringify(idx));
+  await store.delete(PATH);
+  const b = await clone(store, "b");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  await b.pullChanged();
+  assert.ok(
+    (await readIndex(store, quick.retry))?.entries[PATH],
+    "its writer's push may be in flight",
+  );
+  assert.deepEqual(warnings, []);
+});
