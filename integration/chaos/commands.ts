@@ -25,7 +25,7 @@ import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type { PushOptions } from "../../sync/service/push_options.ts";
 import type { PushResult } from "../../sync/service/push_result.ts";
-import { peerPush } from "../../packages/testing/layout_peer.ts";
+import { peerCommitSeq, peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
@@ -308,9 +308,10 @@ async function recordEdit(
  * returns.
  */
 export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush" }>): Command {
-  return plainCommand(env, op.clone, `old client push #${op.id}`, async (svc) => {
+  return plainCommand(env, op.clone, `${OLD_CLIENT_LABEL} #${op.id}`, async (svc) => {
     if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
-    const path = `logs/old-c${op.clone}-op${op.id}.log`;
+    const shared = op.file === undefined ? undefined : SHARED_FILES[op.file];
+    const path = shared ?? `logs/old-c${op.clone}-op${op.id}.log`;
     const text = `old client of c${op.clone}, op ${op.id}\n`;
     const lock = svc.lockBackend.createLock(
       globalLockKey(),
@@ -318,9 +319,38 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
       CHAOS_LOCK,
     );
     env.stats.oldPushes++;
-    await lock.withLock(() =>
-      peerPush(svc.store, { [path]: text }, { now: () => svc.clock.now() })
-    );
+    const again = env.truth.oldUnfinished.has(op.id);
+    env.truth.oldUnfinished.set(op.id, op);
+    const files = op.del ? {} : { [path]: text };
+    const remove = op.del ? [path] : [];
+    let skipped = false;
+    await lock.withLock(async () => {
+      // Old clients give a v2 bucket's `config/` and `notes/` files no shard
+      // (they have no partition): such an edit would stay outside the index
+      // by their own design. Checked under the lock, which a move takes too.
+      if (shared && await peerCommitSeq(svc.store) !== null) {
+        skipped = true;
+        return;
+      }
+      await peerPush(svc.store, files, { now: () => svc.clock.now(), remove });
+      // Its edit of a shared file, as a committed change of a writer of its
+      // own (`oldClientOf`): I9 holds Sluice's writers to have seen it
+      // before they replace it, and I7 at each commit to not name a version
+      // it replaced. (Recorded once its index write landed; I6 checks no
+      // cache for it.)
+      if (shared && !op.del) {
+        await env.changes.record(
+          { op: op.id, clone: oldClientOf(op.clone), path, how: "old client" },
+          new TextEncoder().encode(text),
+        );
+      }
+    });
+    env.truth.oldUnfinished.delete(op.id);
+    if (skipped) env.stats.oldEditsOnV2++;
+    // Its first attempt stopped after its object write, and the bucket
+    // turned v2 since: the object stays outside the index, by its design.
+    if (skipped && again && shared) env.truth.oldStranded.add(path);
+    if (shared) return; // replaced or deleted later by design: I9 and I7 check it
     // An old client whose lock was taken over as stale while it pushed (its
     // renewals late under injected latency) may have its index write
     // overwritten by the next holder's, as two old clients without the lock
@@ -331,6 +361,19 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
     }
     env.truth.oldPushes.push({ op: op.id, path, text });
   });
+}
+
+/** The label of an old client's push (its writes are not a Sluice clone's: see `lost_updates.ts`). */
+export const OLD_CLIENT_LABEL = "old client push";
+
+/** True for the label of an old client's push (a unit's label starts with its clone). */
+export function isOldClientCommand(label: string): boolean {
+  return label.includes(OLD_CLIENT_LABEL);
+}
+
+/** The writer number an old client on clone `clone`'s machine has in the edit records. */
+export function oldClientOf(clone: number): number {
+  return 100 + clone;
 }
 
 /** True for the label of a move to v2 (`index migrate #…`, or core's `migrate-index #…`). */

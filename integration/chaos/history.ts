@@ -171,12 +171,20 @@ export type Op =
   /**
    * An old client on the clone's machine (swamp's existing S3/GCS extension
    * under swamp core: `peerPush` of `packages/testing/layout_peer.ts`)
-   * pushes a new file of its own, `logs/old-c<clone>-op<id>.log`, under the
-   * global lock: a plain put, then an unconditional read-modify-write of
-   * the index. Only in histories with `oldClients`, inserted afterwards
-   * from a generator of their own.
+   * pushes under the global lock: a plain put (or delete), then an
+   * unconditional read-modify-write of the index. It pushes a new file of
+   * its own, `logs/old-c<clone>-op<id>.log`, or, with `file`, its edit of one
+   * of {@link SHARED_FILES} (with `del`, its deletion), written over whatever
+   * the store holds (old clients check nothing). Only in histories with
+   * `oldClients`, inserted afterwards from a generator of their own.
    */
-  | { readonly id: number; readonly kind: "oldpush"; readonly clone: number }
+  | {
+    readonly id: number;
+    readonly kind: "oldpush";
+    readonly clone: number;
+    readonly file?: number;
+    readonly del?: boolean;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -473,7 +481,9 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
  * Makes `ops` a mixed fleet's: a breakglass of the global lock becomes one
  * of a model's lock (breaking the lock an old client's index rewrite
  * relies on loses writes by design), and two to six old-client pushes are
- * inserted at random places, with ids after every other.
+ * inserted at random places, with ids after every other: half of them a new
+ * file of the old client's own, a third an edit of a shared file, a sixth
+ * its deletion.
  */
 function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
   for (let i = 0; i < ops.length; i++) {
@@ -482,7 +492,17 @@ function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
   }
   let id = Math.max(0, ...ops.map((o) => o.id)) + 1;
   for (let n = rng.range(2, 6); n > 0; n--) {
-    ops.splice(rng.int(ops.length + 1), 0, { id: id++, kind: "oldpush", clone: rng.int(clones) });
+    const at = rng.int(ops.length + 1);
+    const clone = rng.int(clones);
+    const what = rng.int(6);
+    const file = what >= 3 ? { file: rng.int(SHARED_FILES.length) } : {};
+    ops.splice(at, 0, {
+      id: id++,
+      kind: "oldpush",
+      clone,
+      ...file,
+      ...(what === 5 ? { del: true } : {}),
+    });
   }
 }
 
@@ -665,7 +685,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           : "goes on"
       }`;
     case "oldpush":
-      return `${head} c${op.clone} logs/old-c${op.clone}-op${op.id}.log (old client, global lock)`;
+      return `${head} c${op.clone} ${
+        op.file === undefined
+          ? `logs/old-c${op.clone}-op${op.id}.log`
+          : `${op.del ? "deletes" : "edits"} ${SHARED_FILES[op.file]}`
+      } (old client, global lock)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":

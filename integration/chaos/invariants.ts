@@ -158,6 +158,21 @@ export class GroundTruth {
   readonly removals = new Set<string>();
   /** Pushes old clients completed (histories with old clients): a new file each. */
   readonly oldPushes: { op: number; path: string; text: string }[] = [];
+  /**
+   * Old clients' pushes started and not returned yet (a crash, an outage):
+   * an old client whose push stopped pushes again when it comes back (its
+   * file still differs from the index), which the final sync does first.
+   */
+  /**
+   * Shared files an old client's stopped push left written but not indexed,
+   * whose push again found the bucket v2 (where old clients index no such
+   * file): outside the index by their design (I11 spares them).
+   */
+  readonly oldStranded = new Set<string>();
+  readonly oldUnfinished = new Map<
+    number,
+    { readonly id: number; readonly clone: number; readonly file?: number; readonly del?: boolean }
+  >();
   /** Violations found so far. */
   readonly violations: Violation[] = [];
   readonly #seen = new Set<string>();

@@ -33,7 +33,7 @@ import {
 } from "../../sync/transfer/bucket_layout.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { SHARED_FILES } from "./history.ts";
-import { isMoveCommand } from "./commands.ts";
+import { isMoveCommand, isOldClientCommand } from "./commands.ts";
 import type { Violation } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
 
@@ -198,6 +198,9 @@ export function harnessDeps(h: {
     moving: () => isMoveCommand(h.label() ?? ""),
     indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,
     writer: () => {
+      // An old client checks nothing before it writes: its writes are no
+      // Sluice clone's (its edits are held to I9 and I7 as a writer of their own).
+      if (isOldClientCommand(h.label() ?? "")) return undefined;
       const owner = h.owner();
       const slot = h.clones.find((c) => c.owner === owner);
       if (!slot) return undefined;

@@ -96,6 +96,10 @@ export interface ChaosStats {
   oldPushes: number;
   /** Of them, those whose global lock was taken over as stale while they pushed (not checked by I12). */
   oldPushesLockLost: number;
+  /** Old clients' pushes that stopped (a crash, an outage) and were pushed again before the final sync. */
+  oldPushesRetried: number;
+  /** Old clients' edits or deletions of shared files not made: the bucket was v2, where they index no such file. */
+  oldEditsOnV2: number;
   /** Conflict resolutions run (the `resolve` moves that found a conflict). */
   resolutions: number;
   /** Of those, the ones that left the conflict resolved. */
@@ -153,6 +157,8 @@ export function emptyStats(): ChaosStats {
     mixedFleets: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
+    oldPushesRetried: 0,
+    oldEditsOnV2: 0,
     resolutions: 0,
     resolved: 0,
     commitCrashes: 0,

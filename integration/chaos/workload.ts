@@ -485,6 +485,12 @@ class World {
     for (const slot of this.clones) this.sched.resume(slot.owner);
     await this.target.faults.heal();
     await this.drain();
+    // Old clients whose push stopped push again, as they do when they come back.
+    for (const op of this.truth.oldUnfinished.values()) {
+      this.stats.oldPushesRetried++;
+      this.#enqueue(op.clone, oldPushCommand(this.#env, { kind: "oldpush", ...op }));
+    }
+    await this.drain();
     for (let round = 0; round < 2 && !this.#aborted; round++) {
       for (const slot of this.clones) {
         this.#enqueue(
@@ -524,7 +530,8 @@ class World {
       writer: await readWriterId(slot.svc.cache),
       conflicts: slot.svc.state.conflicts,
     })));
-    const oldClientFile = (key: string) => key.startsWith("logs/old-");
+    const oldClientFile = (key: string) =>
+      key.startsWith("logs/old-") || this.truth.oldStranded.has(key);
     for (
       const v of await checkNothingUnnamed(this.target.direct, entries, writers, oldClientFile)
     ) {

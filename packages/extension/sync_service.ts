@@ -263,10 +263,12 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     const lockOptions = await this.#pushOptions(ns);
-    const push = { signal: options.signal, ...lockOptions };
+    const p = this.#rt.provider;
+    // Beside old clients, each create is checked at the commit (they delete
+    // without a compare-and-swap).
+    const push = { signal: options.signal, ...lockOptions, checkCreates: !!p.config.oldClients };
     // Beside old clients, a push the tool makes without the global lock
     // (its token commands do) commits under it, as theirs rely on it.
-    const p = this.#rt.provider;
     const global = globalLockKey(ns);
     const commitLock = p.config.oldClients && !this.#rt.held.global(global)
       ? p.lockBackend.createLock(global, p.identity)
@@ -283,9 +285,10 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     const lockOptions = await this.#pushOptions(ns);
+    const checkCreates = !!this.#rt.provider.config.oldClients;
     const prepared = await this.#fenced(
       ns,
-      () => svc.preparePush({ signal: options.signal, ...lockOptions }),
+      () => svc.preparePush({ signal: options.signal, ...lockOptions, checkCreates }),
     );
     const manifest = {} as CarryingManifest;
     Object.defineProperty(manifest, PREPARED, {

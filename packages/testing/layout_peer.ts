@@ -124,14 +124,20 @@ export async function seedPeerBucket(
  * read-modify-write of the index (v1: the index object, then the touched
  * shards and a v1 meta beside it; v2: the touched shards and
  * `commitSeq + 1`). Entries it writes carry no Sluice fields.
- * `afterRead` runs between its read of the index and its writes of it (the
- * window another client's commit may fall into); `now` stamps its entries
- * (default the system clock).
+ * `remove` lists paths it deletes: each object is deleted (unconditionally,
+ * nothing there is no error), then its entry is dropped in the same index
+ * rewrite. `afterRead` runs between its read of the index and its writes of
+ * it (the window another client's commit may fall into); `now` stamps its
+ * entries (default the system clock).
  */
 export async function peerPush(
   store: ObjectStore,
   files: Record<string, string>,
-  options: { readonly afterRead?: () => Promise<void>; readonly now?: () => number } = {},
+  options: {
+    readonly afterRead?: () => Promise<void>;
+    readonly now?: () => number;
+    readonly remove?: readonly string[];
+  } = {},
 ): Promise<void> {
   const now = options.now ?? Date.now;
   const fresh: Record<string, PeerEntry> = {};
@@ -144,18 +150,34 @@ export async function peerPush(
       sha256: await sha256Hex(enc(text)),
     };
   }
+  const remove = options.remove ?? [];
+  for (const path of remove) {
+    try {
+      await store.delete(path);
+    } catch (e) {
+      if ((e as { code?: string }).code !== "not_found") throw e;
+    }
+  }
   const meta = await getJson(store, "_index/_meta.json");
   if (meta?.version === 2) {
     const partitions = new Set(meta.partitions as string[]);
     const shards = new Map<string, Record<string, unknown>>();
+    const shardOf = async (k: string) =>
+      shards.get(k) ?? (await getJson(store, `_index/${k}.json`)) ?? { version: 1, entries: {} };
     for (const [p, e] of Object.entries(fresh)) {
       const k = peerPartition(p);
       if (!k) continue;
-      const shard = shards.get(k) ?? (await getJson(store, `_index/${k}.json`)) ??
-        { version: 1, entries: {} };
+      const shard = await shardOf(k);
       (shard.entries as Record<string, PeerEntry>)[p] = e;
       shards.set(k, shard);
       partitions.add(k);
+    }
+    for (const p of remove) {
+      const k = peerPartition(p);
+      if (!k || !partitions.has(k)) continue;
+      const shard = await shardOf(k);
+      delete (shard.entries as Record<string, PeerEntry>)[p];
+      shards.set(k, shard);
     }
     await options.afterRead?.();
     for (const [k, shard] of shards) {
@@ -173,12 +195,15 @@ export async function peerPush(
     { version: 1, lastPulled: "", entries: {} };
   const all = mono.entries as Record<string, PeerEntry>;
   Object.assign(all, fresh);
+  for (const p of remove) delete all[p];
   await options.afterRead?.();
   await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
   // Beside the index object, as v1 writers do: the touched partitions'
   // shards, each rebuilt from the whole index, and a v1 meta listing every
   // partition (unless the meta is v2).
-  const touched = new Set(Object.keys(fresh).map(peerPartition).filter((k) => k !== undefined));
+  const touched = new Set(
+    [...Object.keys(fresh), ...remove].map(peerPartition).filter((k) => k !== undefined),
+  );
   for (const k of touched) {
     const entries = Object.fromEntries(Object.entries(all).filter(([p]) => peerPartition(p) === k));
     await store.put(

@@ -55,7 +55,8 @@ export async function pushUnderGlobalLock(
       `pushUnderGlobalLock was given the lock ${lock.key} already held: it acquires and releases its lock itself. Nothing was pushed. Create a lock for each push (\`lockBackend.createLock(globalLockKey(namespace), identity)\`).`,
     );
   }
-  const prepared = await service.preparePush(options);
+  // Old clients push beside it: each create is checked at the commit.
+  const prepared = await service.preparePush({ ...options, checkCreates: true });
   const signal = options.signal;
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });

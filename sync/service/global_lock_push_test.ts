@@ -212,3 +212,35 @@ Deno.test("global lock: a walk that finds nothing clears its bulk mark, as a pla
   assert.equal(s.svc.state.bulkPending(), false);
   assert.ok(!s.store.log.some((l) => l.key === GLOBAL));
 });
+
+Deno.test("global lock: a create an old client deletes while the commit waits for the lock is not named, and stays dirty", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  let done = false;
+  let run: Promise<unknown> = Promise.resolve();
+  const refused = () =>
+    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+  const warnings: string[] = [];
+  s.svc.events.on("warning", (w) => warnings.push(w.code));
+  // The old client, from a stale view, deletes the path in its push.
+  await s.oldClientLock.withLock(async () => {
+    run = pushUnderGlobalLock(s.svc, s.lock()).finally(() => (done = true));
+    await waitFor(refused, { clock: s.clock, stepMs: 50 });
+    await peerPush(s.store, { [THEIRS]: "theirs\n" }, { remove: [MINE] });
+  });
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  const r = await run as Awaited<ReturnType<typeof pushUnderGlobalLock>>;
+  assert.deepEqual(r.uploaded, []);
+  assert.deepEqual(r.overwritten, [MINE]);
+  assert.ok(warnings.includes("overwritten_before_commit"));
+  assert.deepEqual(
+    Object.keys(await peerReadIndex(s.store)).sort(),
+    [THEIRS],
+    "no entry names the deleted object",
+  );
+  assert.deepEqual(
+    s.svc.state.dirtyPaths(),
+    [MINE],
+    "kept dirty: the next push publishes it again",
+  );
+});

@@ -17,7 +17,7 @@ import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 import { runDeletes } from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
-import type { PushResult, PushTally } from "./push_result.ts";
+import { noteOverwritten, type PushResult, type PushTally } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
 import { storeHolds } from "./push_write.ts";
 import type { SyncState } from "./state.ts";
@@ -49,6 +49,8 @@ export interface TerminalDeps {
    * with nothing else to commit).
    */
   readonly commitOnly?: PendingCommit | null;
+  /** Check each create at the commit (see `PushOptions.checkCreates`). */
+  readonly checkCreates?: boolean;
 }
 
 /** The innermost handler of the push pipeline. */
@@ -331,7 +333,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     };
     if (deps.prepare) deps.prepare.pending = pending;
     else {
-      await commitPrepared(pending, {
+      const overwritten = await commitPrepared(pending, {
         store: ctx.store,
         state,
         retry: ctx.config.retry,
@@ -339,7 +341,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         indexMemo: deps.indexMemo,
         concurrency: ctx.config.concurrency,
         now: () => ctx.clock.now(),
+        checkCreates: deps.checkCreates,
       });
+      const warning = noteOverwritten(result, overwritten);
+      if (warning) ctx.events.emit("warning", warning);
     }
     if (failures.length > 0) throw pushFailure(failures, commits.length);
   };

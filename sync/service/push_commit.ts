@@ -43,6 +43,11 @@ export interface PendingCommit {
 /**
  * The commit of a push: merges its index change into the remote index
  * (compare-and-swap) and commits the dirty set and the synced manifest.
+ * Returns the paths whose write another client replaced or deleted before
+ * the commit (an old client, writing without a compare-and-swap: see
+ * `apply` in `index_io.ts`): none of them is published, and each stays at
+ * the version this cache synced before, marked dirty, so the next push
+ * meets their change as a conflict and nothing of either side is lost.
  */
 export async function commitPrepared(
   pending: PendingCommit,
@@ -56,22 +61,34 @@ export async function commitPrepared(
     readonly concurrency?: number;
     /** Time of the entries written; default the system clock. */
     readonly now?: () => number;
+    /** Check each create against the store (see `PushOptions.checkCreates`). */
+    readonly checkCreates?: boolean;
   },
-): Promise<void> {
+): Promise<string[]> {
   // The index this cache reflects, as of its last pull: when the commit lands
   // on exactly that index and applies all of its change, the cache reflects
   // the new index too, and the next pull need not read it.
   const reflected = checkedToken(deps.state.indexVersion);
   let current = false;
+  let overwritten: string[] = [];
   const version = await updateIndex(
     deps.store,
-    { set: pending.set, remove: pending.remove, base: pending.base, check: pending.check },
+    {
+      set: pending.set,
+      remove: pending.remove,
+      base: pending.base,
+      check: pending.check,
+      checkCreates: deps.checkCreates,
+    },
     deps.retry,
     deps.signal,
     deps.indexMemo,
     deps.concurrency,
     deps.now,
-    (base, complete) => current = complete && base !== null && base === reflected,
+    (base, complete, foreign) => {
+      current = complete && base !== null && base === reflected;
+      overwritten = [...foreign].sort();
+    },
   );
   // On v2, only with the shard versions of the new index as far as this
   // commit knows them (unverified: its meta bump may also have published a
@@ -87,9 +104,13 @@ export async function commitPrepared(
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
-  for (const path of pending.remove) deps.state.setSynced(path, undefined);
+  const theirs = new Set(overwritten);
+  for (const path of pending.remove) if (!theirs.has(path)) deps.state.setSynced(path, undefined);
   for (const [path, entry] of Object.entries(pending.synced ?? {})) {
-    deps.state.setSynced(path, entry);
+    if (!theirs.has(path)) deps.state.setSynced(path, entry);
   }
-  await deps.state.commit(pending.handled, pending.snapshot, pending.walkDone);
+  if (theirs.size > 0) await deps.state.markDirtyMany(overwritten);
+  const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
+  await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
+  return overwritten;
 }

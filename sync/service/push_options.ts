@@ -28,6 +28,15 @@ export interface PushOptions {
    * written over it.
    */
   readonly adoptUncommitted?: readonly string[];
+  /**
+   * Old clients push to this bucket too: check each file this push creates
+   * at its commit (one HEAD each), since an old client may have deleted it
+   * meanwhile without a compare-and-swap, never having seen it. A deleted
+   * create is then not published and stays dirty (see `overwritten` of the
+   * result). Set by `pushUnderGlobalLock`; off by default, where a create
+   * costs no request at its commit.
+   */
+  readonly checkCreates?: boolean;
 }
 
 /** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */

@@ -41,6 +41,14 @@ export interface PushResult {
    * a link is in `skipped` (kept dirty) instead.
    */
   readonly localOnly: { path: string; reason: string }[];
+  /**
+   * Paths whose write or deletion another client replaced or deleted before
+   * this push committed it (an old client, which writes without a
+   * compare-and-swap): not published, and not in `uploaded` or `deleted`.
+   * Also listed in `skipped`, kept dirty at the version synced before: the
+   * next push meets their change as a conflict, and both copies are kept.
+   */
+  readonly overwritten: string[];
   /** Bytes uploaded. */
   bytes: number;
 }
@@ -55,6 +63,7 @@ export function emptyPushResult(): PushResult {
     conflicts: [],
     localDeletions: [],
     localOnly: [],
+    overwritten: [],
     bytes: 0,
   };
 }
@@ -104,4 +113,42 @@ export interface PushTally {
   ): void;
   /** One more file done (progress). */
   done(): void;
+}
+
+/** Why a path is in `overwritten` (its `skipped` reason). */
+export const OVERWRITTEN_REASON =
+  "another client (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept and stays dirty, and the next push meets their change as a conflict";
+
+/**
+ * Takes `paths` (see `commitPrepared`) out of what `result` says was
+ * written or deleted, lists them as `overwritten` and skipped (kept dirty),
+ * and returns the warning that names them.
+ */
+export function noteOverwritten(
+  result: PushResult,
+  paths: readonly string[],
+): { code: string; message: string; path: string } | undefined {
+  if (paths.length === 0) return undefined;
+  const them = new Set(paths);
+  for (const list of [result.uploaded, result.identical, result.deleted]) {
+    const kept = list.filter((p) => !them.has(p));
+    list.splice(0, list.length, ...kept);
+  }
+  result.overwritten.push(...paths);
+  for (const path of paths) {
+    result.skipped.push({ path, reason: OVERWRITTEN_REASON, keepDirty: true });
+  }
+  const named = paths.length > 3
+    ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`
+    : paths.join(", ");
+  return {
+    code: "overwritten_before_commit",
+    message:
+      `Another client replaced or deleted this push's write of ${named} before the push committed it, without a compare-and-swap (an old swamp client: its writes check nothing). Nothing of ${
+        paths.length === 1 ? "it was" : "them was"
+      } published; the local ${
+        paths.length === 1 ? "copy is" : "copies are"
+      } kept and stay dirty. Run \`sluice push\` again: it meets their change as a conflict, and \`sluice status\` then shows both versions.`,
+    path: paths[0],
+  };
 }

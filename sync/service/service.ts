@@ -211,15 +211,19 @@ export class SyncService {
         { commit: prepared },
       );
       const r = prepared.result;
+      // Writes the preparation made that another client overwrote before this commit.
+      const over = new Set(done.overwritten);
+      const kept = (paths: readonly string[]) => paths.filter((p) => !over.has(p));
       return {
-        uploaded: [...r.uploaded, ...done.uploaded],
-        identical: [...r.identical, ...done.identical],
-        deleted: [...r.deleted, ...done.deleted],
+        uploaded: [...kept(r.uploaded), ...done.uploaded],
+        identical: [...kept(r.identical), ...done.identical],
+        deleted: [...kept(r.deleted), ...done.deleted],
         skipped: [...r.skipped, ...done.skipped],
         conflicts: [...r.conflicts, ...done.conflicts],
         // The commit runs no walk: what the preparation's walk found stands.
         localDeletions: [...r.localDeletions],
         localOnly: [...r.localOnly],
+        overwritten: [...done.overwritten],
         bytes: r.bytes + done.bytes,
       };
     });
@@ -416,6 +420,7 @@ export class SyncService {
         expandedDirs,
         prepare: out?.prepare,
         commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
+        checkCreates: options.checkCreates ?? false,
       }),
     );
     try {

@@ -165,6 +165,16 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * that has no entry now is checked the same way: an earlier round's write
  * may have landed with its answer lost, and a peer may have deleted the
  * object and its entry since; naming it again would name a missing object.
+ *
+ * A conditional path whose entry another client of the layout wrote since
+ * (an entry without an object version: an old client, which writes and
+ * deletes without a compare-and-swap), or whose entry is gone though the
+ * change was based on a version of it, is checked the same way. Left out,
+ * it goes to `foreign` (its paths of this change are cleared first, so a
+ * set reused across rounds holds the last round's): that client replaced
+ * or deleted this change's write before it was committed, never having
+ * seen it, so the write is not published and its writer keeps its change
+ * (see `commitPrepared`).
  */
 export async function apply(
   store: ObjectStore,
@@ -172,29 +182,54 @@ export async function apply(
   entries: Record<string, IndexEntry>,
   change: IndexChange,
   retried = false,
+  foreign?: Set<string>,
 ): Promise<boolean> {
   let all = true;
   const checked = new Set(change.check ?? []);
+  const current = (p: string) => Object.hasOwn(entries, p) ? entries[p] : undefined;
   const suspect = (p: string, own?: IndexEntry) => {
     const base = change.base?.[p];
-    const cur = Object.hasOwn(entries, p) ? entries[p] : undefined;
+    const cur = current(p);
     return base !== undefined && cur !== undefined && !isUnversioned(cur) && cur.v !== base &&
       cur.v !== own?.v;
+  };
+  /**
+   * Another client's entry, or none though the change was based on one (or
+   * created the path, with `checkCreates`).
+   */
+  const foreignOver = (p: string) => {
+    const base = change.base?.[p];
+    const cur = current(p);
+    if (base === undefined) return false;
+    if (cur !== undefined) return isUnversioned(cur);
+    return base !== null || change.checkCreates === true;
   };
   const live = async (p: string) =>
     (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
       null;
+  if (foreign) {
+    for (const p of [...change.remove, ...Object.keys(change.set)]) {
+      foreign.delete(p);
+    }
+  }
   for (const p of change.remove) {
-    if ((change.verify || suspect(p)) && (await live(p)) !== null) {
+    const theirs = foreignOver(p) && current(p) !== undefined;
+    if ((change.verify || theirs || suspect(p)) && (await live(p)) !== null) {
       all = false;
+      if (theirs) foreign?.add(p);
       continue;
     }
     delete entries[p];
   }
   for (const [p, e] of Object.entries(change.set)) {
     const gone = retried && !Object.hasOwn(entries, p);
-    if ((change.verify || checked.has(p) || gone || suspect(p, e)) && (await live(p)) !== e.v) {
+    const theirs = foreignOver(p);
+    if (
+      (change.verify || checked.has(p) || gone || theirs || suspect(p, e)) &&
+      (await live(p)) !== e.v
+    ) {
       all = false;
+      if (theirs) foreign?.add(p);
       continue;
     }
     entries[p] = e;

@@ -41,6 +41,7 @@ export async function updateV2(
   onCommit?: OnCommit,
   memo?: IndexMemo,
   retried = false,
+  foreign?: Set<string>,
 ): Promise<string> {
   let complete = true;
   // The change split by shard once: each shard applies only its own part
@@ -67,6 +68,7 @@ export async function updateV2(
       base: change.base,
       verify: change.verify,
       check: change.check,
+      checkCreates: change.checkCreates,
     };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       if (attempt > 0) await conflictPause(attempt, c);
@@ -74,7 +76,7 @@ export async function updateV2(
       const entries = cur?.entries ?? {};
       // After a refused index write (`retried`: an earlier round's, of v1 or
       // v2, may have landed with its answer lost) as after a refused shard.
-      if (!await apply(store, c, entries, own, retried || attempt > 0)) complete = false;
+      if (!await apply(store, c, entries, own, retried || attempt > 0, foreign)) complete = false;
       if (Object.keys(entries).length === 0) {
         // An emptied shard is written empty, not deleted, and then dropped
         // from the meta: a crash in between leaves the meta listing a shard
@@ -139,7 +141,7 @@ export async function updateV2(
       memo?.noteShards(await shardsAfter(memo, m.version, v, read, wrote));
       memo?.noteMeta({ meta: next, version: v });
       if (attempt > 0 && memo) memo.contended = true;
-      onCommit?.(`v2:${m.version}`, complete);
+      onCommit?.(`v2:${m.version}`, complete, foreign ?? new Set());
       return `v2:${v}`;
     }
     // Refused on a meta read after every shard of this change landed: a peer

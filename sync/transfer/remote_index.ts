@@ -157,14 +157,26 @@ export interface IndexChange {
    * them may have deleted them since).
    */
   readonly check?: readonly string[];
+  /**
+   * Check each created path (`base` null) that has no entry against the
+   * store, as a path another client overwrote (see `apply`): an old client
+   * may have deleted it without a compare-and-swap before this commit.
+   */
+  readonly checkCreates?: boolean;
 }
 
 /**
  * Told, when an index commit lands, the token of the index it was applied
- * to (null: there was none) and whether every path of the change was
- * applied (false when a peer's write stood in the way of some).
+ * to (null: there was none), whether every path of the change was applied
+ * (false when a peer's write stood in the way of some), and the paths left
+ * out because another client replaced or deleted their write without a
+ * compare-and-swap before the commit (see `apply` in `index_io.ts`).
  */
-export type OnCommit = (base: string | null, complete: boolean) => void;
+export type OnCommit = (
+  base: string | null,
+  complete: boolean,
+  foreign: ReadonlySet<string>,
+) => void;
 
 /**
  * Applies `set` and `remove` to the remote index with compare-and-swap
@@ -195,6 +207,8 @@ export async function updateIndex(
   const hint = await memo?.meta();
   // Set once an index write was refused: it may have landed with its answer lost.
   let refusedBefore = false;
+  // Paths another client overwrote before this commit (the last round's).
+  const foreign = new Set<string>();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
     const m = attempt === 0 && hint ? hint : await readMeta(store, c);
@@ -210,6 +224,7 @@ export async function updateIndex(
           onCommit,
           memo,
           refusedBefore,
+          foreign,
         );
         await memo?.persist();
         return token;
@@ -241,7 +256,7 @@ export async function updateIndex(
     }
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
-    const complete = await apply(store, c, entries, change, refusedBefore);
+    const complete = await apply(store, c, entries, change, refusedBefore, foreign);
     const expected = cur ? cur.version.slice(3) : null;
     // Read before the companion step reads the meta: beside the index write,
     // or before it when requests go one at a time (`concurrency` 1). A new
@@ -259,7 +274,7 @@ export async function updateIndex(
       refusedBefore = true;
       continue;
     }
-    onCommit?.(cur?.version ?? null, complete);
+    onCommit?.(cur?.version ?? null, complete, foreign);
     memo?.remember({ version: `v1:${v}`, entries });
     await memo?.persist();
     await writeCompanions(store, entries, change, c, now, await shards, v);
