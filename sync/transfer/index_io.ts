@@ -212,22 +212,41 @@ export async function apply(
       foreign.delete(p);
     }
   }
-  for (const p of change.remove) {
-    const theirs = foreignOver(p) && current(p) !== undefined;
-    if ((change.verify || theirs || suspect(p)) && (await live(p)) !== null) {
+  // The store's version of each path to check, asked at once (`concurrency`
+  // at a time); each path's decision depends on its own entry alone.
+  const heads = async (paths: string[]) => {
+    const out = new Map<string, string | null>();
+    await eachLimit(paths, c.concurrency ?? 4, async (p) => void out.set(p, await live(p)));
+    return out;
+  };
+  const removing = change.remove.map((p) => ({
+    p,
+    theirs: foreignOver(p) && current(p) !== undefined,
+    check: false,
+  }));
+  for (const r of removing) r.check = !!change.verify || r.theirs || suspect(r.p);
+  const removeHeads = await heads(removing.filter((r) => r.check).map((r) => r.p));
+  for (const { p, theirs, check } of removing) {
+    if (check && removeHeads.get(p) !== null) {
       all = false;
       if (theirs) foreign?.add(p);
       continue;
     }
     delete entries[p];
   }
-  for (const [p, e] of Object.entries(change.set)) {
+  const setting = Object.entries(change.set).map(([p, e]) => {
     const gone = retried && !Object.hasOwn(entries, p);
     const theirs = foreignOver(p);
-    if (
-      (change.verify || checked.has(p) || gone || theirs || suspect(p, e)) &&
-      (await live(p)) !== e.v
-    ) {
+    return {
+      p,
+      e,
+      theirs,
+      check: !!change.verify || checked.has(p) || gone || theirs || suspect(p, e),
+    };
+  });
+  const setHeads = await heads(setting.filter((x) => x.check).map((x) => x.p));
+  for (const { p, e, theirs, check } of setting) {
+    if (check && setHeads.get(p) !== e.v) {
       all = false;
       if (theirs) foreign?.add(p);
       continue;
