@@ -91,3 +91,42 @@ Deno.test("extension, oldClients: a push under the tool's own hold of the global
   assert.equal(s.store.log.filter((l) => l.op === "put" && l.key === GLOBAL).length, 1);
   await global.release();
 });
+
+for (const oldClients of [true, false]) {
+  Deno.test(
+    `extension, ${
+      oldClients ? "oldClients" : "without oldClients (control)"
+    }: core's two-phase push of a new file an old client deletes before the commit ${
+      oldClients ? "is not named and stays dirty" : "is named though gone"
+    }`,
+    async () => {
+      const s = await setup(oldClients);
+      // As core drives it: prepare outside the global lock, commit under it.
+      const manifest = await s.svc.preparePush();
+      assert.ok(s.store.peek(MINE), "uploaded by the preparation");
+      await s.oldClientLock.withLock(() =>
+        peerPush(s.store, {}, { now: () => s.clock.now(), remove: [MINE] })
+      );
+      const global = s.provider().createLock("/repo");
+      await global.acquire();
+      const count = await s.svc.commitPush(manifest);
+      await global.release();
+      const named = Object.keys(await peerReadIndex(s.store));
+      if (oldClients) {
+        assert.equal(count, 0, "nothing published");
+        assert.deepEqual(named, []);
+        // Kept dirty: the next push publishes it again.
+        const global2 = s.provider().createLock("/repo");
+        await global2.acquire();
+        assert.equal(await s.svc.pushChanged(), 1);
+        await global2.release();
+        assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [MINE]);
+        assert.equal(s.store.peekText(MINE), "mine\n");
+      } else {
+        assert.equal(count, 1);
+        assert.deepEqual(named, [MINE], "the index names an object the store does not hold");
+        assert.equal(s.store.peek(MINE), undefined);
+      }
+    },
+  );
+}
