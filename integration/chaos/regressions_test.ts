@@ -718,3 +718,28 @@ Deno.test("chaos regression: beside an old client, a Sluice commit under the glo
   assert.deepEqual(unlocked.violations, [], formatHistory(unlocked.history));
   assert.equal(unlocked.stats.warnings.index_entry_dropped, 1);
 });
+
+/**
+ * I7, I8 (seeds 33000053 and 33000165, shrunk; found with `--old-share 1`
+ * once old clients edit and delete shared files): an old client replaced
+ * (or deleted) a Sluice push's upload between its write and its commit,
+ * never having seen it, and the commit named the Sluice version anyway:
+ * the store held the old client's bytes (or nothing), every Sluice reader
+ * skipped the path as uncommitted, and the Sluice edit was gone. The commit
+ * now checks a path under another client's entry (and, beside old clients,
+ * each create), leaves it out, keeps it dirty, and warns
+ * `overwritten_before_commit`; the next push meets the old client's change
+ * as a conflict (`sync/service/old_client_overwrite_test.ts`).
+ */
+Deno.test("chaos regression: a Sluice upload an old client replaced or deleted before the commit is not named (I7, I8)", async () => {
+  for (
+    const json of [
+      '{"seed":33000053,"clones":3,"kinds":["core","api","api"],"oldClients":true,"ops":[{"id":25,"kind":"oldpush","clone":2,"file":0},{"id":17,"kind":"edit","clone":0,"file":0,"how":"push"}]}',
+      '{"seed":33000165,"clones":3,"absentOnError":true,"oldClients":true,"ops":[{"id":3,"kind":"edit","clone":0,"file":2,"how":"revert"},{"id":4,"kind":"bulk","clone":0},{"id":25,"kind":"oldpush","clone":2,"file":2,"del":true}]}',
+    ]
+  ) {
+    const r = await runHistory(parseHistory(json));
+    assert.deepEqual(r.violations, [], formatHistory(r.history));
+    assert.equal(r.stats.warnings.overwritten_before_commit, 1);
+  }
+});
