@@ -117,7 +117,7 @@ export interface PushTally {
 
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
-  "another client (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept and stays dirty, and the next push meets their change as a conflict";
+  "another client (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept and stays dirty, and the next push meets their change as a conflict (or publishes a new file they deleted again)";
 
 /**
  * Takes `paths` (see `commitPrepared`) out of what `result` says was
@@ -147,8 +147,8 @@ export function noteOverwritten(
       `Another client replaced or deleted this push's write of ${named} before the push committed it, without a compare-and-swap (an old swamp client: its writes check nothing). Nothing of ${
         paths.length === 1 ? "it was" : "them was"
       } published; the local ${
-        paths.length === 1 ? "copy is" : "copies are"
-      } kept and stay dirty. Run \`sluice push\` again: it meets their change as a conflict, and \`sluice status\` then shows both versions.`,
+        paths.length === 1 ? "copy is kept and stays" : "copies are kept and stay"
+      } dirty. Run \`sluice push\` again: it meets their change as a conflict (\`sluice status\` then shows both versions), or publishes a new file they deleted again.`,
     path: paths[0],
   };
 }
