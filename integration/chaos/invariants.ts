@@ -28,7 +28,11 @@
  *   (`index_checks.ts`);
  * - I12: every push an old client made (histories with old clients) is
  *   named by the index after the final sync, with its bytes' hash, and is
- *   on every clone.
+ *   on every clone;
+ * - I13: every conflict left open after the final sync can be resolved:
+ *   with no other writer left, `resolve --mine` of each, clone by clone,
+ *   publishes, or meets a version another clone's resolution published
+ *   just before as a new conflict (`workload.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -54,7 +58,8 @@ export type Invariant =
   | "I9"
   | "I10"
   | "I11"
-  | "I12";
+  | "I12"
+  | "I13";
 
 /** A broken invariant. */
 export interface Violation {

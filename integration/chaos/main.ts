@@ -198,6 +198,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (their lock taken over as stale: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
+    `  conflicts left open after the final sync, resolved --mine (I13): ${s.finalResolutions}`,
     `  out-of-turn store calls: ${s.strays}`,
     `  violations ${s.violations}`,
   ].join("\n");

@@ -100,6 +100,8 @@ export interface ChaosStats {
   oldPushesRetried: number;
   /** Old clients' edits or deletions of shared files not made: the bucket was v2, where they index no such file. */
   oldEditsOnV2: number;
+  /** Conflicts left open after the final sync, resolved with --mine for I13. */
+  finalResolutions: number;
   /** Conflict resolutions run (the `resolve` moves that found a conflict). */
   resolutions: number;
   /** Of those, the ones that left the conflict resolved. */
@@ -159,6 +161,7 @@ export function emptyStats(): ChaosStats {
     oldPushesLockLost: 0,
     oldPushesRetried: 0,
     oldEditsOnV2: 0,
+    finalResolutions: 0,
     resolutions: 0,
     resolved: 0,
     commitCrashes: 0,

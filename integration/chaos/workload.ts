@@ -17,6 +17,7 @@ import { META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
+import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
@@ -542,6 +543,51 @@ class World {
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
+    await this.#resolveLeft();
+  }
+
+  /**
+   * I13, last (it publishes): each clone in turn resolves every conflict it
+   * has left with `--mine`, which must publish, or meet a version a
+   * resolution of another clone published before it as a new conflict. A
+   * resolution that is refused or waits on nothing is a conflict its user
+   * cannot get out of. The managed lockfile is resolved only by taking
+   * theirs (its entries go through its transaction), so it is left out.
+   */
+  async #resolveLeft(): Promise<void> {
+    for (const slot of this.clones) {
+      if (this.#aborted) return;
+      this.#enqueue(
+        slot.index,
+        plainCommand(this.#env, slot.index, "final resolve --mine", async (svc) => {
+          for (const c of svc.conflicts()) {
+            if (isManagedLockfilePath(c.path)) continue;
+            this.stats.finalResolutions++;
+            let why: string | undefined;
+            try {
+              const r = await svc.resolveConflict(c.path, "mine");
+              if (!r.resolved && r.conflicts.length === 0) {
+                const left = r.push?.skipped.find((s) => s.path === c.path);
+                why = left ? `its push left it out: ${left.reason}` : "it was not published";
+              }
+            } catch (e) {
+              why = `it failed: ${codeOf(e)}: ${e instanceof Error ? e.message : String(e)}`;
+            }
+            if (why) {
+              this.truth.violate({
+                invariant: "I13",
+                message:
+                  `c${slot.index} cannot resolve its conflict on ${c.path} (${c.reason}; theirs ${
+                    c.theirs ? `version ${c.theirs.version}` : "deleted"
+                  }) with --mine: ${why}`,
+                afterOp: -1,
+              });
+            }
+          }
+        }),
+      );
+      await this.drain();
+    }
   }
 
   abort(v: Violation): void {

@@ -4,11 +4,20 @@
  * between that push's upload and its commit, never having seen it, the
  * commit must not name the write: it is gone, and naming it would hide the
  * old client's change from every reader. The path is left out of the
- * commit, kept dirty at the version synced before, and the next push meets
- * the old client's change as a conflict: both sides' changes are kept.
+ * commit, kept dirty at the version synced before, and recorded as a
+ * conflict against what the store holds: both sides' changes are kept, and
+ * the user chooses.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore, peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
+import {
+  InMemoryStore,
+  peerPush,
+  peerReadIndex,
+  seedPeerBucket,
+} from "../../packages/testing/mod.ts";
+import { META_KEY } from "../transfer/bucket_layout.ts";
+import { SLUICE_SEQ } from "../transfer/index_v2.ts";
+import { PutModes } from "../ports.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { sha256Hex } from "../hash.ts";
 import type { WarningEvent } from "../events.ts";
@@ -42,10 +51,18 @@ for (const first of ["Sluice", "an old client"]) {
 
     assert.deepEqual(r.uploaded, [], "nothing of it was published");
     assert.deepEqual(r.overwritten, [PATH]);
+    assert.deepEqual(r.conflicts, [PATH]);
     assert.deepEqual(r.skipped.map((s) => [s.path, s.keepDirty]), [[PATH, true]]);
     assert.deepEqual(warnings.map((w) => w.code), ["overwritten_before_commit"]);
     assert.match(warnings[0].message, /Nothing of it was published/);
-    assert.match(warnings[0].message, /Run `sluice push` again/);
+    assert.match(warnings[0].message, /sluice resolve config\/app\.yaml --mine/);
+    const rec = a.conflicts().find((c) => c.path === PATH);
+    assert.equal(
+      rec?.theirs?.version,
+      (await store.head(PATH))?.version,
+      "theirs is the old client's",
+    );
+    assert.equal(rec?.mine?.location, PATH);
     assert.equal(store.peekText(PATH), "old client edit\n");
     assert.equal(
       (await peerReadIndex(store))[PATH].size,
@@ -60,7 +77,8 @@ for (const first of ["Sluice", "an old client"]) {
 
     assert.equal(await read(a, PATH), "sluice edit\n", "the Sluice edit is kept");
     const again = await a.pushChanged();
-    assert.deepEqual(again.conflicts, [PATH], "and meets theirs as a conflict");
+    assert.deepEqual(again.conflicts, [PATH], "a push leaves it to its resolution");
+    assert.equal(store.peekText(PATH), "old client edit\n");
     await a.resolveConflict(PATH, "mine");
     assert.equal(store.peekText(PATH), "sluice edit\n");
     await assertIndexCurrent(store, { held: true });
@@ -102,16 +120,20 @@ Deno.test("old client: its file re-created over a Sluice deletion before the com
   const r = await a.commitPush(prepared);
   assert.deepEqual(r.deleted, []);
   assert.deepEqual(r.overwritten, [PATH]);
+  assert.deepEqual(r.conflicts, [PATH]);
   assert.deepEqual(warnings.map((w) => w.code), ["overwritten_before_commit"]);
   assert.ok((await readIndex(store, quick.retry))?.entries[PATH], "the old client's entry stands");
   await assertIndexCurrent(store, { held: true });
   assert.equal(await read(a, PATH), undefined, "the deletion is kept here");
-  const again = await a.pushChanged();
-  assert.deepEqual(again.conflicts, [PATH], "and meets theirs as a conflict");
-  assert.equal(store.peekText(PATH), "old client again\n");
+  assert.equal(a.conflicts().find((c) => c.path === PATH)?.mine, null, "mine is the deletion");
+  await a.pullChanged();
+  assert.equal(await read(a, PATH), undefined, "a pull keeps the deletion, as a conflict");
+  await a.resolveConflict(PATH, "mine");
+  assert.equal(store.peek(PATH), undefined, "resolved: deleted over theirs");
+  await assertIndexCurrent(store, { held: true });
 });
 
-Deno.test("old client: a Sluice create it deleted before the commit is not named; with checkCreates it is published again by the next push", async () => {
+Deno.test("old client: with checkCreates, a Sluice create it deleted before the commit is not named, and is a conflict with the deletion", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const path = "notes/new.txt";
@@ -125,9 +147,13 @@ Deno.test("old client: a Sluice create it deleted before the commit is not named
   assert.deepEqual(warnings.map((w) => w.code), ["overwritten_before_commit"]);
   assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
   await assertIndexCurrent(store, { held: true });
-  const again = await a.pushChanged();
-  assert.deepEqual(again.uploaded, [path], "published again");
-  assert.equal(store.peekText(path), "new\n");
+  const rec = a.conflicts().find((c) => c.path === path);
+  assert.equal(rec?.theirs, null, "theirs is a deletion");
+  assert.equal(rec?.base, undefined);
+  assert.deepEqual((await a.pushChanged()).conflicts, [path], "not published again unasked");
+  assert.equal(store.peek(path), undefined);
+  await a.resolveConflict(path, "mine");
+  assert.equal(store.peekText(path), "new\n", "published by its resolution");
   await assertIndexCurrent(store, { held: true });
 });
 
@@ -148,3 +174,115 @@ Deno.test("old client: without checkCreates, a create it deleted before the comm
   await b.pullChanged();
   assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
 });
+
+/** `a` synced PATH (pushed by Sluice); an old client then wrote over it, and `a` changed it here too. */
+async function conflictWithOldClient(deleteHere: boolean) {
+  const path = "config/app.yaml";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, path, "one\n");
+  await a.pushChanged();
+  await peerPush(store, { [path]: "old client\n" });
+  if (deleteHere) {
+    await Deno.remove(`${a.cacheDir}/${path}`);
+    await a.markDirty({ relPath: path });
+  } else await put(a, path, "mine\n");
+  assert.deepEqual((await a.pullChanged()).conflicts, [path]);
+  assert.match(a.conflicts()[0].theirs!.version, /^~/, "theirs is an entry with no object version");
+  return { store, a, path };
+}
+
+for (const deleteHere of [false, true]) {
+  Deno.test(
+    `resolve --mine over an old client's entry (no object version) ${
+      deleteHere ? "deletes" : "publishes"
+    } over the bytes the conflict showed`,
+    async () => {
+      const { store, a, path } = await conflictWithOldClient(deleteHere);
+      const r = await a.resolveConflict(path, "mine");
+      assert.equal(r.resolved, true, JSON.stringify(r.push?.skipped));
+      assert.equal(store.peekText(path), deleteHere ? undefined : "mine\n");
+      assert.deepEqual(a.conflicts(), []);
+      await assertIndexCurrent(store, { held: true });
+    },
+  );
+}
+
+Deno.test("resolve --mine over an old client's entry that changed again since: a new conflict with what the store holds, then resolved", async () => {
+  const { store, a, path } = await conflictWithOldClient(false);
+  await peerPush(store, { [path]: "old client again\n" });
+  const r = await a.resolveConflict(path, "mine");
+  assert.equal(r.resolved, false);
+  assert.deepEqual(r.conflicts, [path]);
+  assert.equal(store.peekText(path), "old client again\n", "theirs is not written over unseen");
+  const rec = a.conflicts()[0];
+  assert.equal(
+    rec.theirs?.version,
+    (await store.head(path))?.version,
+    "theirs now names the object",
+  );
+  assert.match(rec.reason, /changed again before the resolution/);
+  assert.equal((await a.resolveConflict(path, "mine")).resolved, true);
+  assert.equal(store.peekText(path), "mine\n");
+});
+
+/** A v2 store where, once armed, a Sluice peer bumps the meta before each of the next `bumps` meta writes. */
+class MetaBumpedFirst extends InMemoryStore {
+  armed = false;
+  bumps = 2;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && args[0] === META_KEY && this.bumps-- > 0) {
+      const cur = JSON.parse(new TextDecoder().decode((await this.get(META_KEY)).body));
+      const seq = cur.commitSeq + 1;
+      const bumped = { ...cur, commitSeq: seq, [SLUICE_SEQ]: seq };
+      await super.put(
+        META_KEY,
+        new TextEncoder().encode(JSON.stringify(bumped)),
+        PutModes.overwrite,
+      );
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("old client, v2: an overwrite is reported also when a peer's meta bump publishes the commit", async () => {
+  const path = "files/app.yaml";
+  const store = new MetaBumpedFirst();
+  await seedPeerBucket(store, { [path]: "one\n" }, { v2: true });
+  const a = await clone(store, "a");
+  await a.pullChanged();
+  await put(a, path, "sluice edit\n");
+  const prepared = await a.preparePush();
+  await peerPush(store, { [path]: "old client edit\n" });
+  store.armed = true; // the commit's meta writes are refused, and a Sluice bump publishes its shard
+  const r = await a.commitPush(prepared);
+  assert.equal(store.bumps, 0, "the commit was published by a peer's bump");
+  assert.deepEqual(r.overwritten, [path]);
+  assert.deepEqual(a.conflicts().map((c) => c.path), [path]);
+  await a.pullChanged();
+  assert.equal(await read(a, path), "sluice edit\n", "the Sluice edit is kept");
+});
+
+for (const how of ["edits", "deletes"]) {
+  Deno.test(`old client ${how} a Sluice upload and a Sluice peer commits over that before the commit: the upload is a conflict, not lost`, async () => {
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    const p = await clone(store, "p");
+    await put(a, PATH, "one\n");
+    await a.pushChanged();
+    await p.pullChanged();
+    await put(a, PATH, "sluice edit\n");
+    const prepared = await a.preparePush();
+    if (how === "edits") await peerPush(store, { [PATH]: "old client edit\n" });
+    else await peerPush(store, {}, { remove: [PATH] });
+    await p.pullChanged();
+    await put(p, PATH, "peer edit\n"); // built on the old client's change, never on a's
+    assert.deepEqual((await p.pushChanged()).conflicts, []);
+    const r = await a.commitPush(prepared);
+    assert.deepEqual(r.overwritten, [PATH]);
+    assert.equal(store.peekText(PATH), "peer edit\n");
+    await a.pullChanged();
+    assert.equal(await read(a, PATH), "sluice edit\n", "the Sluice edit is kept, as a conflict");
+    assert.equal(a.conflicts()[0]?.theirs?.version, (await store.head(PATH))?.version);
+  });
+}

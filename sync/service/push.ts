@@ -343,7 +343,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         now: () => ctx.clock.now(),
         checkCreates: deps.checkCreates,
       });
-      const warning = noteOverwritten(result, overwritten);
+      const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);
     }
     if (failures.length > 0) throw pushFailure(failures, commits.length);

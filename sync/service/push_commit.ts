@@ -5,7 +5,12 @@
  *
  * @module
  */
-import { type IndexEntry, type IndexMemo, updateIndex } from "../transfer/remote_index.ts";
+import {
+  type HeldObject,
+  type IndexEntry,
+  type IndexMemo,
+  updateIndex,
+} from "../transfer/remote_index.ts";
 import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
@@ -40,14 +45,26 @@ export interface PendingCommit {
   >;
 }
 
+/** A path another writer replaced or deleted before the commit, as {@link commitPrepared} recorded it. */
+export interface Overwritten {
+  readonly path: string;
+  /** What the store held there at the commit (null: nothing). */
+  readonly theirs: HeldObject | null;
+}
+
+/** Why such a path is a conflict (its record's `reason`). */
+export const OVERWRITTEN_CONFLICT =
+  "another writer replaced or deleted this push's write before the push committed it (an old swamp client, which writes without a compare-and-swap, never having seen it): nothing of it was published";
+
 /**
  * The commit of a push: merges its index change into the remote index
  * (compare-and-swap) and commits the dirty set and the synced manifest.
- * Returns the paths whose write another client replaced or deleted before
+ * Returns the paths whose write another writer replaced or deleted before
  * the commit (an old client, writing without a compare-and-swap: see
- * `apply` in `index_io.ts`): none of them is published, and each stays at
- * the version this cache synced before, marked dirty, so the next push
- * meets their change as a conflict and nothing of either side is lost.
+ * `apply` in `index_io.ts`): none of them is published; each stays at the
+ * version this cache synced before, marked dirty, with a conflict recorded
+ * against what the store holds, so that neither side's change is lost and
+ * the user chooses (`sluice resolve`).
  */
 export async function commitPrepared(
   pending: PendingCommit,
@@ -64,13 +81,13 @@ export async function commitPrepared(
     /** Check each create against the store (see `PushOptions.checkCreates`). */
     readonly checkCreates?: boolean;
   },
-): Promise<string[]> {
+): Promise<Overwritten[]> {
   // The index this cache reflects, as of its last pull: when the commit lands
   // on exactly that index and applies all of its change, the cache reflects
   // the new index too, and the next pull need not read it.
   const reflected = checkedToken(deps.state.indexVersion);
   let current = false;
-  let overwritten: string[] = [];
+  let overwritten: Overwritten[] = [];
   const version = await updateIndex(
     deps.store,
     {
@@ -87,7 +104,8 @@ export async function commitPrepared(
     deps.now,
     (base, complete, foreign) => {
       current = complete && base !== null && base === reflected;
-      overwritten = [...foreign].sort();
+      overwritten = [...foreign].map(([path, theirs]) => ({ path, theirs }))
+        .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
     },
   );
   // On v2, only with the shard versions of the new index as far as this
@@ -101,15 +119,33 @@ export async function commitPrepared(
   }
   // Otherwise peers may have pushed too: the next pull reads it.
   if (version) deps.state.indexVersion = current ? token : undefined;
+  // Recorded before the manifest moves on: the base is the version synced before.
+  const theirs = new Set(overwritten.map((o) => o.path));
+  if (overwritten.length > 0) {
+    const at = (deps.now ?? Date.now)();
+    await deps.state.conflicts.record(overwritten.map((o) => {
+      const mine = pending.synced?.[o.path];
+      return {
+        path: o.path,
+        mine: mine && !pending.remove.includes(o.path)
+          ? { location: o.path, hash: mine.hash, size: mine.size }
+          : null,
+        theirs: o.theirs ? { version: o.theirs.version, hash: "", size: o.theirs.size } : null,
+        base: deps.state.synced(o.path)?.version,
+        foundBy: "push",
+        at,
+        reason: OVERWRITTEN_CONFLICT,
+      };
+    }));
+    await deps.state.markDirtyMany([...theirs]);
+  }
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
-  const theirs = new Set(overwritten);
   for (const path of pending.remove) if (!theirs.has(path)) deps.state.setSynced(path, undefined);
   for (const [path, entry] of Object.entries(pending.synced ?? {})) {
     if (!theirs.has(path)) deps.state.setSynced(path, entry);
   }
-  if (theirs.size > 0) await deps.state.markDirtyMany(overwritten);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
   return overwritten;

@@ -117,12 +117,12 @@ export interface PushTally {
 
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
-  "another client (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept and stays dirty, and the next push meets their change as a conflict (or publishes a new file they deleted again)";
+  "another writer (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";
 
 /**
  * Takes `paths` (see `commitPrepared`) out of what `result` says was
- * written or deleted, lists them as `overwritten` and skipped (kept dirty),
- * and returns the warning that names them.
+ * written or deleted, lists them as `overwritten`, conflicts and skipped
+ * (kept dirty), and returns the warning that names them.
  */
 export function noteOverwritten(
   result: PushResult,
@@ -135,20 +135,24 @@ export function noteOverwritten(
     list.splice(0, list.length, ...kept);
   }
   result.overwritten.push(...paths);
+  result.conflicts.push(...paths);
   for (const path of paths) {
     result.skipped.push({ path, reason: OVERWRITTEN_REASON, keepDirty: true });
   }
+  const one = paths.length === 1;
   const named = paths.length > 3
     ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`
     : paths.join(", ");
   return {
     code: "overwritten_before_commit",
     message:
-      `Another client replaced or deleted this push's write of ${named} before the push committed it, without a compare-and-swap (an old swamp client: its writes check nothing). Nothing of ${
-        paths.length === 1 ? "it was" : "them was"
-      } published; the local ${
-        paths.length === 1 ? "copy is kept and stays" : "copies are kept and stay"
-      } dirty. Run \`sluice push\` again: it meets their change as a conflict (\`sluice status\` then shows both versions), or publishes a new file they deleted again.`,
+      `Another writer replaced or deleted this push's write of ${named} before the push committed it (an old swamp client writes without a compare-and-swap, never having seen it). Nothing of ${
+        one ? "it was" : "them was"
+      } published, and theirs stands on the datastore; the local ${
+        one ? "copy is kept" : "copies are kept"
+      }, and each is recorded as a conflict. Run \`sluice status\` to see both versions, then \`sluice resolve ${
+        one ? paths[0] : "<path>"
+      } --mine\` to publish yours over theirs or \`--theirs\` to take theirs (yours is set aside).`,
     path: paths[0],
   };
 }

@@ -19,7 +19,7 @@
  * @module
  */
 import type { LocalCache } from "../transfer/cache.ts";
-import { type ConflictRecord, type Resolution, resolveHint } from "./conflicts.ts";
+import { type ConflictRecord, type RemoteSide, type Resolution, resolveHint } from "./conflicts.ts";
 import { SluiceError } from "../errors.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
@@ -54,6 +54,40 @@ export interface ResolveDeps {
   pushOnly(paths: readonly string[]): Promise<PushResult>;
   /** Pulls these prefixes. */
   pull(prefixes: readonly string[]): Promise<PullResult>;
+  /**
+   * Reads the datastore's object at a path (streamed, hashed as it comes):
+   * its version, SHA-256 and size, or null when there is none. Used for a
+   * conflict whose theirs is another client's entry, which records no
+   * object version to compare-and-swap on.
+   */
+  readTheirs?(path: string): Promise<RemoteSide | null>;
+}
+
+/**
+ * Theirs as the store holds it, for a conflict recorded against another
+ * client's index entry (an old client's: its version `~…` is no object
+ * version, so no compare-and-swap can be based on it): the object is read,
+ * and when its bytes are the ones the conflict recorded (by hash, or by
+ * size when the entry had none), its version stands for theirs. Otherwise
+ * the datastore changed since: the conflict is recorded again with what it
+ * holds now, and `undefined` is returned (a new conflict, never a loss).
+ */
+async function versionedTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+): Promise<RemoteSide | null | undefined> {
+  const theirs = rec.theirs;
+  if (!theirs || !theirs.version.startsWith("~") || !deps.readTheirs) return theirs;
+  const now = await deps.readTheirs(rec.path);
+  const same = now !== null && now.size === theirs.size &&
+    (!theirs.hash || now.hash === theirs.hash);
+  if (same) return now;
+  await deps.state.conflicts.record([{
+    ...rec,
+    theirs: now,
+    reason: `${rec.reason}; the datastore's copy changed again before the resolution`,
+  }]);
+  return undefined;
 }
 
 /** No unresolved conflict for the path. */
@@ -149,9 +183,12 @@ export async function resolveConflict(
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
+  const theirs = await versionedTheirs(deps, rec);
+  if (theirs === undefined) {
+    return { path, resolution, resolved: false, setAside, conflicts: [path] };
+  }
   if (resolution === "mine") await restoreMine(deps, rec, setAside);
   // Rebase on theirs: every compare-and-swap of the push is now on the version the user saw.
-  const theirs = rec.theirs;
   state.setSynced(
     path,
     theirs ? { hash: theirs.hash, version: theirs.version, size: theirs.size } : undefined,

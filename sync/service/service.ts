@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { AbortedError, SluiceError } from "../errors.ts";
+import { AbortedError, NotFoundError, SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
@@ -44,6 +44,7 @@ import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
+import { hashObject } from "../transfer/object_ops.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
 import {
   DEFAULT_CONFIG,
@@ -269,6 +270,14 @@ export class SyncService {
           state: this.state,
           pushOnly: (paths) => this.#push({ signal: options.signal, only: paths }),
           pull: (prefixes) => this.#pull(options.signal, prefixes),
+          readTheirs: async (p) => {
+            const o = { retry: this.config.retry, signal: options.signal };
+            const got = await hashObject(this.store, p, o).catch((e) => {
+              if (e instanceof NotFoundError) return null;
+              throw e;
+            });
+            return got && { version: got.info.version, hash: got.hash, size: got.info.size };
+          },
         },
         path,
         resolution,

@@ -169,12 +169,17 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * A conditional path whose entry another client of the layout wrote since
  * (an entry without an object version: an old client, which writes and
  * deletes without a compare-and-swap), or whose entry is gone though the
- * change was based on a version of it, is checked the same way. Left out,
- * it goes to `foreign` (its paths of this change are cleared first, so a
- * set reused across rounds holds the last round's): that client replaced
- * or deleted this change's write before it was committed, never having
- * seen it, so the write is not published and its writer keeps its change
- * (see `commitPrepared`).
+ * change was based on a version of it (or, with `checkCreates`, created
+ * it), is checked the same way. A conditional path left out by any of these
+ * checks but `retried` goes to `foreign`, with what the store holds there
+ * (null: nothing): another writer replaced or deleted this change's write
+ * before it was committed. An old client never saw it; a peer that
+ * committed over it may have built on the old client's change instead, or
+ * (a peer that adopted it) have seen it, which cannot be told apart here,
+ * so the write is taken as not published and its writer keeps its change
+ * as a conflict (see `commitPrepared`): at worst a conflict it need not
+ * have had, never a change dropped. The change's paths are cleared from
+ * `foreign` first, so a map reused across rounds holds the last round's.
  */
 export async function apply(
   store: ObjectStore,
@@ -182,7 +187,7 @@ export async function apply(
   entries: Record<string, IndexEntry>,
   change: IndexChange,
   retried = false,
-  foreign?: Set<string>,
+  foreign?: Map<string, HeldObject | null>,
 ): Promise<boolean> {
   let all = true;
   const checked = new Set(change.check ?? []);
@@ -204,56 +209,62 @@ export async function apply(
     if (cur !== undefined) return isUnversioned(cur);
     return base !== null || change.checkCreates === true;
   };
-  const live = async (p: string) =>
-    (await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal))?.version ??
-      null;
+  const live = async (p: string): Promise<HeldObject | null> => {
+    const info = await withRetry(
+      () => store.head(p, { signal: c.signal }),
+      c.retry,
+      c.signal,
+    );
+    return info ? { version: info.version, size: info.size } : null;
+  };
   if (foreign) {
-    for (const p of [...change.remove, ...Object.keys(change.set)]) {
-      foreign.delete(p);
-    }
+    for (const p of [...change.remove, ...Object.keys(change.set)]) foreign.delete(p);
   }
-  // The store's version of each path to check, asked at once (`concurrency`
+  // What the store holds at each path to check, asked at once (`concurrency`
   // at a time); each path's decision depends on its own entry alone.
   const heads = async (paths: string[]) => {
-    const out = new Map<string, string | null>();
+    const out = new Map<string, HeldObject | null>();
     await eachLimit(paths, c.concurrency ?? 4, async (p) => void out.set(p, await live(p)));
     return out;
   };
-  const removing = change.remove.map((p) => ({
-    p,
-    theirs: foreignOver(p) && current(p) !== undefined,
-    check: false,
-  }));
-  for (const r of removing) r.check = !!change.verify || r.theirs || suspect(r.p);
+  const removing = change.remove.map((p) => {
+    const theirs = (foreignOver(p) && current(p) !== undefined) || suspect(p);
+    return { p, theirs, check: !!change.verify || theirs };
+  });
   const removeHeads = await heads(removing.filter((r) => r.check).map((r) => r.p));
   for (const { p, theirs, check } of removing) {
-    if (check && removeHeads.get(p) !== null) {
+    const held = removeHeads.get(p) ?? null;
+    if (check && held !== null) {
       all = false;
-      if (theirs) foreign?.add(p);
+      if (theirs) foreign?.set(p, held);
       continue;
     }
     delete entries[p];
   }
   const setting = Object.entries(change.set).map(([p, e]) => {
     const gone = retried && !Object.hasOwn(entries, p);
-    const theirs = foreignOver(p);
-    return {
-      p,
-      e,
-      theirs,
-      check: !!change.verify || checked.has(p) || gone || theirs || suspect(p, e),
-    };
+    const theirs = foreignOver(p) || suspect(p, e);
+    return { p, e, theirs, check: !!change.verify || checked.has(p) || gone || theirs };
   });
   const setHeads = await heads(setting.filter((x) => x.check).map((x) => x.p));
   for (const { p, e, theirs, check } of setting) {
-    if (check && setHeads.get(p) !== e.v) {
+    const held = setHeads.get(p) ?? null;
+    if (check && held?.version !== e.v) {
       all = false;
-      if (theirs) foreign?.add(p);
+      if (theirs) foreign?.set(p, held);
       continue;
     }
+    // Applied after all (a remove of the same path in this change may have set it).
+    foreign?.delete(p);
     entries[p] = e;
   }
   return all;
+}
+
+/** What the store holds at a path: its version and size. */
+export interface HeldObject {
+  readonly version: string;
+  readonly size: number;
 }
 
 export function busy(key: string): SluiceError {

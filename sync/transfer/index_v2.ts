@@ -24,6 +24,7 @@ import {
   CONFLICT_LIMIT,
   conflictPause,
   eachLimit,
+  type HeldObject,
   listShards,
   readMeta,
   readShardOrNull,
@@ -41,7 +42,7 @@ export async function updateV2(
   onCommit?: OnCommit,
   memo?: IndexMemo,
   retried = false,
-  foreign?: Set<string>,
+  foreign?: Map<string, HeldObject | null>,
 ): Promise<string> {
   let complete = true;
   // The change split by shard once: each shard applies only its own part
@@ -141,7 +142,7 @@ export async function updateV2(
       memo?.noteShards(await shardsAfter(memo, m.version, v, read, wrote));
       memo?.noteMeta({ meta: next, version: v });
       if (attempt > 0 && memo) memo.contended = true;
-      onCommit?.(`v2:${m.version}`, complete, foreign ?? new Set());
+      onCommit?.(`v2:${m.version}`, complete, foreign ?? new Map());
       return `v2:${v}`;
     }
     // Refused on a meta read after every shard of this change landed: a peer
@@ -160,6 +161,8 @@ export async function updateV2(
       if (after?.meta.version === 2 && bumpedBySluice(after.meta)) {
         memo?.noteMeta(after);
         if (memo) memo.contended = true;
+        // Published by that bump: told as a commit on an index not known.
+        onCommit?.(null, false, foreign ?? new Map());
         return COVERED;
       }
       reread = after ?? undefined;

@@ -29,6 +29,7 @@ import {
   conflictPause,
   eachLimit,
   getOrNull,
+  type HeldObject,
   parsed,
   readMeta,
   readShardOrNull,
@@ -38,7 +39,7 @@ import { IndexMemo, type MetaSeen, type RemoteIndex } from "./index_memo.ts";
 import { COVERED, NOT_V2, updateV2 } from "./index_v2.ts";
 import { shardVersions, touchedShards, writeCompanions } from "./index_companions.ts";
 
-export { COVERED, IndexMemo, type MetaSeen, type RemoteIndex };
+export { COVERED, type HeldObject, IndexMemo, type MetaSeen, type RemoteIndex };
 export type { IndexEntry } from "./bucket_layout.ts";
 
 /** Reads of a v2 index whose meta lists a missing shard, before it is refused as corrupt. */
@@ -169,13 +170,13 @@ export interface IndexChange {
  * Told, when an index commit lands, the token of the index it was applied
  * to (null: there was none), whether every path of the change was applied
  * (false when a peer's write stood in the way of some), and the paths left
- * out because another client replaced or deleted their write without a
- * compare-and-swap before the commit (see `apply` in `index_io.ts`).
+ * out because another writer replaced or deleted their write before the
+ * commit, with what the store holds there (see `apply` in `index_io.ts`).
  */
 export type OnCommit = (
   base: string | null,
   complete: boolean,
-  foreign: ReadonlySet<string>,
+  foreign: ReadonlyMap<string, HeldObject | null>,
 ) => void;
 
 /**
@@ -208,7 +209,7 @@ export async function updateIndex(
   // Set once an index write was refused: it may have landed with its answer lost.
   let refusedBefore = false;
   // Paths another client overwrote before this commit (the last round's).
-  const foreign = new Set<string>();
+  const foreign = new Map<string, HeldObject | null>();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
     const m = attempt === 0 && hint ? hint : await readMeta(store, c);
