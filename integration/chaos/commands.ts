@@ -27,6 +27,8 @@ import type { PushOptions } from "../../sync/service/push_options.ts";
 import type { PushResult } from "../../sync/service/push_result.ts";
 import { peerCommitSeq, peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "../../sync/service/service.ts";
+import type { ConflictRecord, Resolution } from "../../sync/service/conflicts.ts";
+import type { ResolveResult } from "../../sync/service/resolve.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
@@ -549,17 +551,32 @@ export function moveCommand(
           await recordEdit(env, svc, { op: op.id, clone: c, path, how: "merged" }, bytes);
           await svc.cache.write(path, bytes);
         }
-        // Taking theirs undoes a local deletion by choice, whether or not its pull succeeds.
-        if (how === "theirs") env.changes.tookTheirs(c, path);
-        // So does publishing a copy a pull set aside (the working copy is neither side).
-        if (how === "mine" && picked.mine && picked.mine.location !== path) {
-          env.changes.choseSetAside(c, path);
-        }
-        const resolve = () => svc.resolveConflict(path, how);
-        const r = env.globalLockCommits
-          ? await globalLockOf(svc).withLock(resolve)
-          : await resolve();
+        const r = await resolveAsUser(env, svc, c, picked, how);
         if (r.resolved) env.stats.resolved++;
       });
   }
+}
+
+/**
+ * Resolves clone `c`'s conflict `picked` with `how` as a user does (under
+ * the global lock where Sluice commits under it), keeping I6's record of
+ * the choice: taking theirs, or publishing a copy a pull set aside, undoes
+ * a later local change by choice.
+ */
+export async function resolveAsUser(
+  env: CommandEnv,
+  svc: SyncService,
+  c: number,
+  picked: ConflictRecord,
+  how: Resolution,
+): Promise<ResolveResult> {
+  const path = picked.path;
+  // Taking theirs undoes a local deletion by choice, whether or not its pull succeeds.
+  if (how === "theirs") env.changes.tookTheirs(c, path);
+  // So does publishing a copy a pull set aside (the working copy is neither side).
+  if (how === "mine" && picked.mine && picked.mine.location !== path) {
+    env.changes.choseSetAside(c, path);
+  }
+  const resolve = () => svc.resolveConflict(path, how);
+  return env.globalLockCommits ? await globalLockOf(svc).withLock(resolve) : await resolve();
 }

@@ -33,6 +33,7 @@ import {
   oldPushCommand,
   plainCommand,
   pushOf,
+  resolveAsUser,
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
 import { formatOp, type History, kindOf, MODELS, type Op } from "./history.ts";
@@ -550,9 +551,11 @@ class World {
    * I13, last (it publishes): each clone in turn resolves every conflict it
    * has left with `--mine`, which must publish, or meet a version a
    * resolution of another clone published before it as a new conflict. A
-   * resolution that is refused or waits on nothing is a conflict its user
-   * cannot get out of. The managed lockfile is resolved only by taking
-   * theirs (its entries go through its transaction), so it is left out.
+   * data version is never written over: there `--mine` is refused
+   * (`version_exists`) and `--theirs` must settle it. A resolution that is
+   * refused otherwise, or waits on nothing, is a conflict its user cannot
+   * get out of. The managed lockfile is resolved only by taking theirs (its
+   * entries go through its transaction), so it is left out.
    */
   async #resolveLeft(): Promise<void> {
     for (const slot of this.clones) {
@@ -560,13 +563,27 @@ class World {
       this.#enqueue(
         slot.index,
         plainCommand(this.#env, slot.index, "final resolve --mine", async (svc) => {
-          for (const c of svc.conflicts()) {
-            if (isManagedLockfilePath(c.path)) continue;
+          const tried = new Set<string>();
+          for (;;) {
+            // Read again each time: one resolution can settle others (a data version's files).
+            const c = svc.conflicts().find((x) =>
+              !tried.has(x.path) && !isManagedLockfilePath(x.path)
+            );
+            if (!c) return;
+            tried.add(c.path);
             this.stats.finalResolutions++;
             let why: string | undefined;
             try {
-              const r = await svc.resolveConflict(c.path, "mine");
-              if (!r.resolved && r.conflicts.length === 0) {
+              const r = await resolveAsUser(this.#env, svc, slot.index, c, "mine").catch(
+                async (e) => {
+                  if (codeOf(e) !== "version_exists") throw e;
+                  const now = svc.conflicts().find((x) => x.path === c.path);
+                  return now
+                    ? await resolveAsUser(this.#env, svc, slot.index, now, "theirs")
+                    : null;
+                },
+              );
+              if (r && !r.resolved && r.conflicts.length === 0) {
                 const left = r.push?.skipped.find((s) => s.path === c.path);
                 why = left ? `its push left it out: ${left.reason}` : "it was not published";
               }
