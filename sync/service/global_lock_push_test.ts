@@ -60,6 +60,11 @@ async function oldClientPush(
   );
 }
 
+/** True once a write of the global lock was refused (a waiter met the holder's lock). */
+function lockRefused(store: InMemoryStore): boolean {
+  return store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+}
+
 async function edit(svc: SyncService, body: string): Promise<void> {
   await svc.cache.write(MINE, new TextEncoder().encode(body));
   await svc.markDirty({ relPath: MINE });
@@ -83,8 +88,7 @@ Deno.test("global lock: a push under it waits out an old client's read-modify-wr
   await edit(s.svc, "mine\n");
   let done = false;
   let run: Promise<unknown> = Promise.resolve();
-  const refused = () =>
-    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+  const refused = () => lockRefused(s.store);
   await oldClientPush(s, async () => {
     run = pushUnderGlobalLock(s.svc, s.lock()).finally(() => (done = true));
     await waitFor(refused, { clock: s.clock, stepMs: 50 });
@@ -213,13 +217,12 @@ Deno.test("global lock: a walk that finds nothing clears its bulk mark, as a pla
   assert.ok(!s.store.log.some((l) => l.key === GLOBAL));
 });
 
-Deno.test("global lock: a create an old client deletes while the commit waits for the lock is not named, and stays dirty", async () => {
+Deno.test("global lock: a create an old client deletes while the commit waits for the lock is not named, and is a conflict", async () => {
   const s = await setup();
   await edit(s.svc, "mine\n");
   let done = false;
   let run: Promise<unknown> = Promise.resolve();
-  const refused = () =>
-    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+  const refused = () => lockRefused(s.store);
   const warnings: string[] = [];
   s.svc.events.on("warning", (w) => warnings.push(w.code));
   // The old client, from a stale view, deletes the path in its push.

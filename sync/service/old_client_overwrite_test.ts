@@ -133,15 +133,21 @@ Deno.test("old client: its file re-created over a Sluice deletion before the com
   await assertIndexCurrent(store, { held: true });
 });
 
-Deno.test("old client: with checkCreates, a Sluice create it deleted before the commit is not named, and is a conflict with the deletion", async () => {
+/** `a` creates `notes/new.txt`; an old client deletes it (a blind delete, from a stale view) before `a`'s commit. */
+async function createDeletedBeforeCommit(checkCreates: boolean) {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const path = "notes/new.txt";
   await put(a, path, "new\n");
   const warnings = warningsOf(a);
-  const prepared = await a.preparePush({ checkCreates: true });
-  await peerPush(store, {}, { remove: [path] }); // an old client's blind delete (a stale view)
+  const prepared = await a.preparePush(checkCreates ? { checkCreates } : {});
+  await peerPush(store, {}, { remove: [path] });
   const r = await a.commitPush(prepared);
+  return { store, a, path, warnings, r };
+}
+
+Deno.test("old client: with checkCreates, a Sluice create it deleted before the commit is not named, and is a conflict with the deletion", async () => {
+  const { store, a, path, warnings, r } = await createDeletedBeforeCommit(true);
   assert.deepEqual(r.uploaded, []);
   assert.deepEqual(r.overwritten, [path]);
   assert.deepEqual(warnings.map((w) => w.code), ["overwritten_before_commit"]);
@@ -158,13 +164,7 @@ Deno.test("old client: with checkCreates, a Sluice create it deleted before the 
 });
 
 Deno.test("old client: without checkCreates, a create it deleted before the commit is named though gone (control), and a pull then removes the entry", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const path = "notes/new.txt";
-  await put(a, path, "new\n");
-  const prepared = await a.preparePush();
-  await peerPush(store, {}, { remove: [path] });
-  const r = await a.commitPush(prepared);
+  const { store, path, r } = await createDeletedBeforeCommit(false);
   assert.deepEqual(r.uploaded, [path], "reported published");
   assert.ok(
     (await readIndex(store, quick.retry))?.entries[path],
