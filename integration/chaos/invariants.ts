@@ -169,9 +169,11 @@ export class GroundTruth {
    * file still differs from the index), which the final sync does first.
    */
   /**
-   * Shared files an old client's stopped push left written but not indexed,
-   * whose push again found the bucket v2 (where old clients index no such
-   * file): outside the index by their design (I11 spares them).
+   * Shared files an old client's push left as old clients leave them: its
+   * stopped push, pushed again on a bucket turned v2 (where old clients
+   * index no such file), or a push whose lock another old client took over
+   * as stale meanwhile (the two rewrote the index over each other). I7, I8
+   * and I11 spare them.
    */
   readonly oldStranded = new Set<string>();
   readonly oldUnfinished = new Map<

@@ -526,21 +526,22 @@ class World {
     if (this.#aborted) return;
     await this.truth.checkFinal(this.target.inspect, this.clones.map((c) => c.dir));
     for (const slot of this.clones) await this.#checkLocal(slot);
-    const { entries, violations } = await checkIndexNamesHeld(this.target.direct);
+    // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`).
+    const spared = (path: string) => this.truth.oldStranded.has(path);
+    const { entries, violations } = await checkIndexNamesHeld(this.target.direct, spared);
     for (const v of violations) this.truth.violate(v);
     const writers = await Promise.all(this.clones.map(async (slot) => ({
       writer: await readWriterId(slot.svc.cache),
       conflicts: slot.svc.state.conflicts,
     })));
-    const oldClientFile = (key: string) =>
-      key.startsWith("logs/old-") || this.truth.oldStranded.has(key);
+    const oldClientFile = (key: string) => key.startsWith("logs/old-") || spared(key);
     for (
       const v of await checkNothingUnnamed(this.target.direct, entries, writers, oldClientFile)
     ) {
       this.truth.violate(v);
     }
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
-    for (const v of await checkFreshClone(fresh, entries)) this.truth.violate(v);
+    for (const v of await checkFreshClone(fresh, entries, spared)) this.truth.violate(v);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
