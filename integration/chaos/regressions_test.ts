@@ -743,3 +743,20 @@ Deno.test("chaos regression: a Sluice upload an old client replaced or deleted b
     assert.equal(r.stats.warnings.overwritten_before_commit, 1);
   }
 });
+
+/**
+ * I13, I8 (seed 33800255, shrunk): a resolution of a conflict with an old
+ * client's edit stopped (a crash) after its upload over the old client's
+ * bytes and before its index write; a later pull found the conflict again,
+ * against the old client's entry (no object version), and `resolve --mine`
+ * then took the clone's own uncommitted upload for a newer version of
+ * theirs: a new conflict at every attempt, and the index kept naming the
+ * old client's bytes, which the store no longer held. The resolution now
+ * goes on from its own upload (`versionedTheirs` in `sync/service/resolve.ts`).
+ */
+Deno.test("chaos regression: a resolution stopped after its upload over an old client's edit goes on from that upload (I13, I8)", async () => {
+  const r = await runHistory(parseHistory(
+    '{"seed":33800255,"clones":4,"oldClients":true,"ops":[{"id":35,"kind":"oldpush","clone":1,"file":0},{"id":3,"kind":"edit","clone":3,"file":0,"how":"push"},{"id":4,"kind":"resolve","clone":3,"pick":3,"how":"merged"},{"id":33,"kind":"oldpush","clone":2},{"id":36,"kind":"oldpush","clone":1,"file":3},{"id":8,"kind":"tick","n":33,"pick":238953758},{"id":9,"kind":"tick","n":10,"pick":1364817910},{"id":17,"kind":"resolve","clone":3,"pick":1,"how":"merged"},{"id":23,"kind":"crash","clone":3}]}',
+  ));
+  assert.deepEqual(r.violations, [], formatHistory(r.history));
+});

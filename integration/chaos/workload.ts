@@ -43,7 +43,7 @@ import {
   checkNothingUnnamed,
   indexEntriesOf,
 } from "./index_checks.ts";
-import { readWriterId } from "../../sync/transfer/writer_id.ts";
+import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
@@ -587,6 +587,14 @@ class World {
               if (r && !r.resolved && r.conflicts.length === 0) {
                 const left = r.push?.skipped.find((s) => s.path === c.path);
                 why = left ? `its push left it out: ${left.reason}` : "it was not published";
+              } else if (r && !r.resolved) {
+                // A new conflict is another writer's doing: never this clone's own write.
+                const held = await this.target.direct.head(c.path);
+                const own = await readWriterId(svc.cache);
+                if (own !== null && held?.metadata?.[WRITER_METADATA] === own) {
+                  why =
+                    `it met its own uncommitted write (version ${held.version}) as theirs, a new conflict it cannot get out of`;
+                }
               }
             } catch (e) {
               why = `it failed: ${codeOf(e)}: ${e instanceof Error ? e.message : String(e)}`;

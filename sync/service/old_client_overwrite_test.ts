@@ -18,6 +18,7 @@ import {
 import { META_KEY } from "../transfer/bucket_layout.ts";
 import { SLUICE_SEQ } from "../transfer/index_v2.ts";
 import { PutModes } from "../ports.ts";
+import { UnreachableError } from "../errors.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { sha256Hex } from "../hash.ts";
 import type { WarningEvent } from "../events.ts";
@@ -286,3 +287,18 @@ for (const how of ["edits", "deletes"]) {
     assert.equal(a.conflicts()[0]?.theirs?.version, (await store.head(PATH))?.version);
   });
 }
+
+Deno.test("resolve --mine over an old client's entry, stopped after its upload (the index write failed): the next push commits that upload", async () => {
+  const { store, a, path } = await conflictWithOldClient(false);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.resolveConflict(path, "mine"));
+  assert.equal(store.peekText(path), "mine\n", "its upload landed over theirs, uncommitted");
+  await a.pullChanged();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.deepEqual([...r.uploaded, ...r.identical], [path]);
+  assert.equal(store.peekText(path), "mine\n");
+  await assertIndexCurrent(store, { held: true });
+});

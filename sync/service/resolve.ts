@@ -60,7 +60,7 @@ export interface ResolveDeps {
    * conflict whose theirs is another client's entry, which records no
    * object version to compare-and-swap on.
    */
-  readTheirs?(path: string): Promise<RemoteSide | null>;
+  readTheirs?(path: string): Promise<(RemoteSide & { readonly own: boolean }) | null>;
 }
 
 /**
@@ -68,9 +68,13 @@ export interface ResolveDeps {
  * client's index entry (an old client's: its version `~…` is no object
  * version, so no compare-and-swap can be based on it): the object is read,
  * and when its bytes are the ones the conflict recorded (by hash, or by
- * size when the entry had none), its version stands for theirs. Otherwise
- * the datastore changed since: the conflict is recorded again with what it
- * holds now, and `undefined` is returned (a new conflict, never a loss).
+ * size when the entry had none), its version stands for theirs. So does
+ * this cache's own uncommitted write there: an earlier resolution's upload,
+ * made over exactly those bytes, whose commit never came (a crash); the
+ * index still names their entry, and the push goes on from that upload.
+ * Otherwise the datastore changed since: the conflict is recorded again
+ * with what it holds now, and `undefined` is returned (a new conflict, never
+ * a loss).
  */
 async function versionedTheirs(
   deps: ResolveDeps,
@@ -81,10 +85,10 @@ async function versionedTheirs(
   const now = await deps.readTheirs(rec.path);
   const same = now !== null && now.size === theirs.size &&
     (!theirs.hash || now.hash === theirs.hash);
-  if (same) return now;
+  if (now && (same || now.own)) return { version: now.version, hash: now.hash, size: now.size };
   await deps.state.conflicts.record([{
     ...rec,
-    theirs: now,
+    theirs: now && { version: now.version, hash: now.hash, size: now.size },
     reason: `${rec.reason}; the datastore's copy changed again before the resolution`,
   }]);
   return undefined;

@@ -45,6 +45,7 @@ import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
 import { hashObject } from "../transfer/object_ops.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
 import {
   DEFAULT_CONFIG,
@@ -276,7 +277,14 @@ export class SyncService {
               if (e instanceof NotFoundError) return null;
               throw e;
             });
-            return got && { version: got.info.version, hash: got.hash, size: got.info.size };
+            if (!got) return null;
+            const own = await readWriterId(this.cache);
+            return {
+              version: got.info.version,
+              hash: got.hash,
+              size: got.info.size,
+              own: own !== null && got.info.metadata?.[WRITER_METADATA] === own,
+            };
           },
         },
         path,
