@@ -27,7 +27,6 @@ import type { PushOptions } from "../../sync/service/push_options.ts";
 import type { PushResult } from "../../sync/service/push_result.ts";
 import { peerCommitSeq, peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "../../sync/service/service.ts";
-import type { SluiceEmitter } from "../../sync/events.ts";
 import type { ConflictRecord, Resolution } from "../../sync/service/conflicts.ts";
 import type { ResolveResult } from "../../sync/service/resolve.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
@@ -311,7 +310,8 @@ async function recordEdit(
  * returns.
  */
 export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush" }>): Command {
-  return plainCommand(env, op.clone, `${OLD_CLIENT_LABEL} #${op.id}`, async (svc) => {
+  const inside = env.truth.oldInside;
+  const cmd = plainCommand(env, op.clone, `${OLD_CLIENT_LABEL} #${op.id}`, async (svc) => {
     if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
     const shared = op.file === undefined ? undefined : SHARED_FILES[op.file];
     const path = shared ?? `logs/old-c${op.clone}-op${op.id}.log`;
@@ -327,64 +327,64 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
     const files = op.del ? {} : { [path]: text };
     const remove = op.del ? [path] : [];
     let skipped = false;
-    let takenOver = false;
-    // Or it took over another old client's hold, stale for the same reason,
-    // whose push may still be under way: the two may rewrite the index over
-    // each other as well.
-    const holder = `old-client-c${op.clone}@chaos`;
-    const events = (lock as { events?: SluiceEmitter }).events;
-    const onWarning = (w: { code: string; message: string }) => {
-      if (
-        w.code === "lock_stale_stolen" && w.message.includes(`${holder} is taking it over`) &&
-        /held by old-client-c\d+@chaos/.test(w.message)
-      ) takenOver = true;
-    };
-    events?.on("warning", onWarning);
     await lock.withLock(async () => {
-      // Old clients give a v2 bucket's `config/` and `notes/` files no shard
-      // (they have no partition): such an edit would stay outside the index
-      // by their own design. Checked under the lock, which a move takes too.
-      if (shared && await peerCommitSeq(svc.store) !== null) {
-        skipped = true;
-        return;
+      // Two old clients inside the global lock at once (a hold taken over
+      // as stale while its renewals were parked, the thief's delete of it
+      // perhaps reported failed): both rewrite the index without a
+      // compare-and-swap, over each other, by design.
+      if (inside.size > 0) {
+        for (const id of [...inside, op.id]) env.truth.oldOverlapped.add(id);
       }
-      await peerPush(svc.store, files, { now: () => svc.clock.now(), remove });
-      // Still ours? A hold whose renewals were late (parked) may have been
-      // taken over as stale by another old client before its heartbeat
-      // noticed; the two then rewrote the index over each other.
-      const now = await lock.inspect().catch(() => null);
-      if (now?.nonce !== lock.nonce) takenOver = true;
-      // Its edit of a shared file, as a committed change of a writer of its
-      // own (`oldClientOf`): I9 holds Sluice's writers to have seen it
-      // before they replace it, and I7 at each commit to not name a version
-      // it replaced. (Recorded once its index write landed; I6 checks no
-      // cache for it.)
-      if (shared && !op.del) {
-        await env.changes.record(
-          { op: op.id, clone: oldClientOf(op.clone), path, how: "old client" },
-          new TextEncoder().encode(text),
-        );
+      inside.add(op.id);
+      try {
+        // Old clients give a v2 bucket's `config/` and `notes/` files no
+        // shard (they have no partition): such an edit would stay outside
+        // the index by their own design. Checked under the lock, which a
+        // move takes too.
+        if (shared && await peerCommitSeq(svc.store) !== null) {
+          skipped = true;
+          return;
+        }
+        await peerPush(svc.store, files, { now: () => svc.clock.now(), remove });
+        // Its edit of a shared file, as a committed change of a writer of
+        // its own (`oldClientOf`): I9 holds Sluice's writers to have seen it
+        // before they replace it, and I7 at each commit to not name a
+        // version it replaced. (Recorded once its index write landed; I6
+        // checks no cache for it.)
+        if (shared && !op.del) {
+          await env.changes.record(
+            { op: op.id, clone: oldClientOf(op.clone), path, how: "old client" },
+            new TextEncoder().encode(text),
+          );
+        }
+      } finally {
+        inside.delete(op.id);
       }
     });
-    events?.off("warning", onWarning);
     env.truth.oldUnfinished.delete(op.id);
     if (skipped) env.stats.oldEditsOnV2++;
+    const overlapped = lock.lost === true || env.truth.oldOverlapped.has(op.id);
     // Its first attempt stopped after its object write, and the bucket
-    // turned v2 since: the object stays outside the index, by its design.
-    if (skipped && again && shared) env.truth.oldStranded.add(path);
-    // Taken over while it pushed: its write may stand unnamed (I11 spares it).
-    if ((takenOver || lock.lost) && shared && !op.del) env.truth.oldStranded.add(path);
+    // turned v2 since; or another old client was inside the lock with it:
+    // its write may stand unnamed, by their design (I7, I8, I11 spare it).
+    if (shared && ((skipped && again) || (overlapped && !op.del))) {
+      env.truth.oldStranded.add(path);
+    }
     if (shared) return; // replaced or deleted later by design: I9 and I7 check it
-    // An old client whose lock was taken over as stale while it pushed (its
-    // renewals late under injected latency) may have its index write
-    // overwritten by the next holder's, as two old clients without the lock
-    // do by design: no promise to check.
-    if (lock.lost || takenOver) {
+    if (overlapped) {
       env.stats.oldPushesLockLost++;
       return;
     }
     env.truth.oldPushes.push({ op: op.id, path, text });
   });
+  // A push frozen by its clone's crash is inside no lock any more.
+  return {
+    ...cmd,
+    onFreeze: (why) => {
+      inside.delete(op.id);
+      cmd.onFreeze(why);
+    },
+  };
 }
 
 /** The label of an old client's push (its writes are not a Sluice clone's: see `lost_updates.ts`). */

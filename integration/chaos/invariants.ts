@@ -176,6 +176,10 @@ export class GroundTruth {
    * and I11 spare them.
    */
   readonly oldStranded = new Set<string>();
+  /** Old clients' pushes inside the global lock now (op ids). */
+  readonly oldInside = new Set<number>();
+  /** Old clients' pushes that were inside the global lock together with another (op ids). */
+  readonly oldOverlapped = new Set<number>();
   readonly oldUnfinished = new Map<
     number,
     { readonly id: number; readonly clone: number; readonly file?: number; readonly del?: boolean }

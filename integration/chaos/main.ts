@@ -195,7 +195,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
     `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
-    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (their lock taken over as stale: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2})`,
+    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
     `  conflicts left open after the final sync, resolved --mine (I13): ${s.finalResolutions}`,

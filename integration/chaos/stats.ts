@@ -94,7 +94,7 @@ export interface ChaosStats {
   mixedFleets: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
-  /** Of them, those whose global lock was taken over as stale while they pushed (not checked by I12). */
+  /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
   oldPushesLockLost: number;
   /** Old clients' pushes that stopped (a crash, an outage) and were pushed again before the final sync. */
   oldPushesRetried: number;
