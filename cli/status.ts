@@ -6,7 +6,7 @@
  * @module
  */
 import { STATE_DIR } from "../sync/transfer/cache.ts";
-import type { ConflictRecord } from "../sync/service/conflicts.ts";
+import { type ConflictRecord, describeVersion } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
 import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
@@ -131,7 +131,7 @@ export function describeConflicts(conflicts: readonly ConflictRecord[]): string[
       })`
       : "deleted here";
     const theirs = c.theirs
-      ? `version ${c.theirs.version} (${c.theirs.size} B, ${short(c.theirs.hash)})`
+      ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)})`
       : "deleted on the datastore";
     lines.push(`  ${c.path}: ${c.reason}`);
     lines.push(`    mine:   ${mine}`);

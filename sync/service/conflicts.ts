@@ -65,6 +65,23 @@ interface ConflictFile {
   conflicts: Record<string, ConflictRecord>;
 }
 
+/**
+ * How a version of theirs reads in messages: `version <v>`, or, for another
+ * client's index entry (an old client's, whose synthetic `~…` id names no
+ * object version), what it is.
+ *
+ * @example
+ * ```ts
+ * import { describeVersion } from "./conflicts.ts";
+ * console.log(describeVersion("v3")); // version v3
+ * ```
+ */
+export function describeVersion(version: string): string {
+  return version.startsWith("~")
+    ? "another client's entry, no object version"
+    : `version ${version}`;
+}
+
 /** Warning code emitted when a push published another writer's uncommitted object as that writer's change, as told. */
 export const ADOPTED_UNCOMMITTED = "adopted_uncommitted";
 

@@ -302,3 +302,20 @@ Deno.test("resolve --mine over an old client's entry, stopped after its upload (
   assert.equal(store.peekText(path), "mine\n");
   await assertIndexCurrent(store, { held: true });
 });
+
+Deno.test("a conflict with an old client's entry says what theirs is, not its synthetic version", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await peerPush(store, { [PATH]: "old client\n" });
+  await put(a, PATH, "mine\n");
+  const warnings = warningsOf(a);
+  await a.pullChanged();
+  const w = warnings.find((x) => x.code === "pull_conflict");
+  assert.match(
+    w?.message ?? "",
+    /changed on the datastore \(another client's entry, no object version\)/,
+  );
+  assert.doesNotMatch(w?.message ?? "", /~[0-9a-f]{64}/);
+});

@@ -25,7 +25,7 @@ import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
 import { type SyncState, UNCHECKED } from "./state.ts";
-import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
 import type { LeftBehind } from "../errors.ts";
 import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
@@ -195,7 +195,9 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     events.emit("warning", {
       code: "pull_conflict",
       message: `${path} ${
-        theirs ? `changed on the datastore (version ${theirs.v})` : "was deleted on the datastore"
+        theirs
+          ? `changed on the datastore (${describeVersion(theirs.v)})`
+          : "was deleted on the datastore"
       } and is also changed here; ${
         mine?.location === path || !mine
           ? "the local copy was kept as it is and not overwritten"

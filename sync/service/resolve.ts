@@ -19,7 +19,13 @@
  * @module
  */
 import type { LocalCache } from "../transfer/cache.ts";
-import { type ConflictRecord, type RemoteSide, type Resolution, resolveHint } from "./conflicts.ts";
+import {
+  type ConflictRecord,
+  describeVersion,
+  type RemoteSide,
+  type Resolution,
+  resolveHint,
+} from "./conflicts.ts";
 import { SluiceError } from "../errors.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
@@ -104,7 +110,9 @@ function noConflict(path: string): SluiceError {
 
 /** `merged` with nothing at the path: no merge to publish (a deletion is `mine`'s to publish). */
 function noMerge(rec: ConflictRecord): SluiceError {
-  const theirs = rec.theirs ? `theirs (version ${rec.theirs.version})` : "the datastore's side";
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
   const other = rec.mine === null
     ? `to delete it on the datastore, run \`sluice resolve ${rec.path} --mine\``
     : `to publish your copy as it was, run \`sluice resolve ${rec.path} --mine\``;
