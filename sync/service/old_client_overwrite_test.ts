@@ -319,3 +319,19 @@ Deno.test("a conflict with an old client's entry says what theirs is, not its sy
   );
   assert.doesNotMatch(w?.message ?? "", /~[0-9a-f]{64}/);
 });
+
+Deno.test("a v1 commit whose every path an old client overwrote leaves the index as the old client wrote it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await put(a, PATH, "sluice edit\n");
+  const prepared = await a.preparePush();
+  await peerPush(store, { [PATH]: "old client edit\n" });
+  const before = (await store.head(".datastore-index.json"))?.version;
+  store.resetLog();
+  const r = await a.commitPush(prepared);
+  assert.deepEqual(r.overwritten, [PATH]);
+  assert.equal((await store.head(".datastore-index.json"))?.version, before, "not rewritten");
+  assert.deepEqual(store.log.filter((l) => l.op === "put").map((l) => l.key), []);
+});

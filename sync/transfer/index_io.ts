@@ -180,6 +180,7 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * as a conflict (see `commitPrepared`): at worst a conflict it need not
  * have had, never a change dropped. The change's paths are cleared from
  * `foreign` first, so a map reused across rounds holds the last round's.
+ * `tally.applied` counts the paths set or removed.
  */
 export async function apply(
   store: ObjectStore,
@@ -188,6 +189,7 @@ export async function apply(
   change: IndexChange,
   retried = false,
   foreign?: Map<string, HeldObject | null>,
+  tally?: { applied: number },
 ): Promise<boolean> {
   let all = true;
   const checked = new Set(change.check ?? []);
@@ -240,6 +242,7 @@ export async function apply(
       continue;
     }
     delete entries[p];
+    if (tally) tally.applied++;
   }
   const setting = Object.entries(change.set).map(([p, e]) => {
     const gone = retried && !Object.hasOwn(entries, p);
@@ -257,6 +260,7 @@ export async function apply(
     // Applied after all (a remove of the same path in this change may have set it).
     foreign?.delete(p);
     entries[p] = e;
+    if (tally) tally.applied++;
   }
   return all;
 }

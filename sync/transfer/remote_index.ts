@@ -257,7 +257,15 @@ export async function updateIndex(
     }
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
-    const complete = await apply(store, c, entries, change, refusedBefore, foreign);
+    const tally = { applied: 0 };
+    const complete = await apply(store, c, entries, change, refusedBefore, foreign, tally);
+    if (tally.applied === 0) {
+      // Every path left out (another writer's since): nothing to write, and
+      // old clients keep the index they hold.
+      onCommit?.(cur?.version ?? null, complete, foreign);
+      if (cur) memo?.remember(cur);
+      return cur?.version ?? "";
+    }
     const expected = cur ? cur.version.slice(3) : null;
     // Read before the companion step reads the meta: beside the index write,
     // or before it when requests go one at a time (`concurrency` 1). A new
