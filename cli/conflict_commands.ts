@@ -47,7 +47,14 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       const r = o.globalLock
         ? await globalLockOf(s).withLock(resolve, { signal: io.signal })
         : await resolve();
-      const left = leftBehindError("resolve", { conflicts: r.conflicts, left: [] });
+      // Theirs not taken, and no conflict either: the store's object is not the one the index names.
+      const notTaken = !r.resolved && r.conflicts.length === 0;
+      const left = leftBehindError("resolve", {
+        conflicts: r.conflicts,
+        left: notTaken
+          ? [{ path: rel, reason: "the datastore's object is not the one its index names" }]
+          : [],
+      });
       const { outcome, exitCode } = outcomeOf(out, left);
       out.result("resolve", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...r, outcome });
       if (r.resolved) {
@@ -59,6 +66,10 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
             : `Published your ${resolution === "mine" ? "copy" : "merge"} of ${rel}${
               r.published ? ` (version ${r.published})` : ""
             }.`,
+        );
+      } else if (notTaken) {
+        out.say(
+          `The datastore's copy of ${rel} could not be taken: its object is not the one the index names (a push that has not committed it, perhaps one of yours that stopped). Nothing was overwritten. Run \`sluice pull\` once that push completes.`,
         );
       } else {
         out.say(

@@ -335,3 +335,95 @@ Deno.test("a v1 commit whose every path an old client overwrote leaves the index
   assert.equal((await store.head(".datastore-index.json"))?.version, before, "not rewritten");
   assert.deepEqual(store.log.filter((l) => l.op === "put").map((l) => l.key), []);
 });
+
+Deno.test("a conflict recorded at the commit, its resolution stopped after the upload and found again by a pull: resolve --mine commits, and the index names what the store holds", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await put(a, PATH, "sluice edit\n");
+  const prepared = await a.preparePush();
+  await peerPush(store, { [PATH]: "old client edit\n" });
+  assert.deepEqual((await a.commitPush(prepared)).overwritten, [PATH]);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.resolveConflict(PATH, "mine"));
+  await a.pullChanged();
+  assert.match(a.conflicts()[0]?.theirs?.version ?? "", /^~/, "found again against the old entry");
+  const r = await a.resolveConflict(PATH, "mine");
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(PATH), "sluice edit\n");
+  await assertIndexCurrent(store, { held: true });
+  const fresh = await clone(store, "fresh");
+  assert.deepEqual((await fresh.pullChanged()).uncommitted, []);
+  assert.equal(await read(fresh, PATH), "sluice edit\n");
+});
+
+/** An old client that records no SHA-256 in its entries: a plain put, then an index rewrite. */
+async function hashlessPush(store: InMemoryStore, path: string, text: string, when: string) {
+  const bytes = new TextEncoder().encode(text);
+  await store.put(path, bytes, PutModes.overwrite);
+  const idx = JSON.parse(store.peekText(".datastore-index.json")!);
+  idx.entries[path] = { key: path, size: bytes.length, lastModified: when };
+  await store.put(
+    ".datastore-index.json",
+    new TextEncoder().encode(JSON.stringify(idx)),
+    PutModes.overwrite,
+  );
+}
+
+Deno.test("resolve --mine over an old client's entry with no hash never writes over bytes of the same size the user did not see", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, { [PATH]: "base-0\n" }, { noHash: true });
+  const a = await clone(store, "a");
+  await a.pullChanged();
+  await put(a, PATH, "mine!!\n");
+  await hashlessPush(store, PATH, "theirs-A!\n", "2026-08-02T00:00:00.000Z");
+  assert.deepEqual((await a.pullChanged()).conflicts, [PATH]);
+  await hashlessPush(store, PATH, "theirs-B?\n", "2026-08-03T00:00:00.000Z"); // same size, unseen
+  const r = await a.resolveConflict(PATH, "mine");
+  assert.equal(r.resolved, false, "a new conflict, with the bytes read");
+  assert.equal(store.peekText(PATH), "theirs-B?\n");
+  assert.equal(a.conflicts()[0]?.theirs?.version, (await store.head(PATH))?.version);
+  assert.equal((await a.resolveConflict(PATH, "mine")).resolved, true, "resolved once seen");
+  assert.equal(store.peekText(PATH), "mine!!\n");
+});
+
+for (const how of ["writes the same bytes", "deletes it"]) {
+  Deno.test(`a data version an old client ${how} before the commit: the next push publishes it and settles its conflict`, async () => {
+    const dv = "data/aws/ec2/m1/state/3/raw";
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    await put(a, dv, "v3 bytes\n");
+    const prepared = await a.preparePush({ checkCreates: true });
+    if (how === "deletes it") await peerPush(store, {}, { remove: [dv] });
+    else await peerPush(store, { [dv]: "v3 bytes\n" });
+    assert.deepEqual((await a.commitPush(prepared)).overwritten, [dv]);
+    assert.deepEqual(a.conflicts().map((c) => c.path), [dv]);
+    const r = await a.pushChanged();
+    assert.deepEqual([...r.uploaded, ...r.identical], [dv]);
+    assert.deepEqual(a.conflicts(), [], "settled by the publish");
+    assert.deepEqual((await a.pullChanged()).conflicts, []);
+    await assertIndexCurrent(store, { held: true });
+  });
+}
+
+Deno.test("resolve --theirs when the store's object is not the one the index names does not claim to have taken theirs", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await put(a, PATH, "sluice edit\n");
+  const prepared = await a.preparePush();
+  await peerPush(store, { [PATH]: "old client edit\n" });
+  await a.commitPush(prepared);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.resolveConflict(PATH, "mine")); // its upload stays, uncommitted
+  await a.pullChanged();
+  const r = await a.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, false, "the old client's bytes are no longer there to take");
+  assert.equal(r.setAside.length, 1, "the local copy is kept, set aside");
+});

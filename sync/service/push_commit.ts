@@ -146,6 +146,12 @@ export async function commitPrepared(
   for (const [path, entry] of Object.entries(pending.synced ?? {})) {
     if (!theirs.has(path)) deps.state.setSynced(path, entry);
   }
+  // A data version's write goes on despite such a conflict (create-only, it
+  // never replaces theirs): once it is committed, the conflict is settled.
+  const settled = Object.keys(pending.synced ?? {}).filter((p) =>
+    !theirs.has(p) && deps.state.conflicts.get(p)?.reason === OVERWRITTEN_CONFLICT
+  );
+  if (settled.length > 0) await deps.state.conflicts.clear(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
   return overwritten;

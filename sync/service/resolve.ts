@@ -73,14 +73,16 @@ export interface ResolveDeps {
  * Theirs as the store holds it, for a conflict recorded against another
  * client's index entry (an old client's: its version `~…` is no object
  * version, so no compare-and-swap can be based on it): the object is read,
- * and when its bytes are the ones the conflict recorded (by hash, or by
- * size when the entry had none), its version stands for theirs. So does
+ * and when its bytes are the ones the conflict recorded (by hash: an entry
+ * that recorded none cannot tell), its version stands for theirs. So does
  * this cache's own uncommitted write there: an earlier resolution's upload,
  * made over exactly those bytes, whose commit never came (a crash); the
- * index still names their entry, and the push goes on from that upload.
- * Otherwise the datastore changed since: the conflict is recorded again
- * with what it holds now, and `undefined` is returned (a new conflict, never
- * a loss).
+ * index still names their entry, and the push writes it again over that
+ * upload (rebased with no hash, so that it is written and committed, never
+ * taken for a copy already published). Otherwise the datastore changed
+ * since, or cannot be told unchanged: the conflict is recorded again with
+ * what it holds now (its version and hash), and `undefined` is returned (a
+ * new conflict, never a loss).
  */
 async function versionedTheirs(
   deps: ResolveDeps,
@@ -89,9 +91,10 @@ async function versionedTheirs(
   const theirs = rec.theirs;
   if (!theirs || !theirs.version.startsWith("~") || !deps.readTheirs) return theirs;
   const now = await deps.readTheirs(rec.path);
-  const same = now !== null && now.size === theirs.size &&
-    (!theirs.hash || now.hash === theirs.hash);
-  if (now && (same || now.own)) return { version: now.version, hash: now.hash, size: now.size };
+  const same = now !== null && theirs.hash !== "" && now.hash === theirs.hash &&
+    now.size === theirs.size;
+  if (now && same) return { version: now.version, hash: now.hash, size: now.size };
+  if (now?.own) return { version: now.version, hash: "", size: now.size };
   await deps.state.conflicts.record([{
     ...rec,
     theirs: now && { version: now.version, hash: now.hash, size: now.size },
@@ -182,7 +185,9 @@ export async function resolveConflict(
     return {
       path,
       resolution,
-      resolved: !pulled.conflicts.includes(path),
+      // Not taken when the store's object is not the one the index names
+      // (a push in flight, or a stopped one's upload over theirs).
+      resolved: !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path),
       setAside,
       conflicts: pulled.conflicts.filter((p) => p === path),
       pull: pulled,
