@@ -33,6 +33,33 @@ function warningsOf(svc: SyncService): WarningEvent[] {
   return out;
 }
 
+/**
+ * `a` pushed PATH, then edited it; its push is prepared (uploaded) and an old
+ * client writes its own edit over that upload before the commit.
+ */
+async function editOverwrittenBeforeCommit() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await put(a, PATH, "sluice edit\n");
+  const prepared = await a.preparePush();
+  await peerPush(store, { [PATH]: "old client edit\n" });
+  return { store, a, prepared };
+}
+
+/** The same, committed (a conflict), then `resolve --mine` stopped after its upload (the index write cut off). */
+async function resolutionStoppedAfterUpload() {
+  const { store, a, prepared } = await editOverwrittenBeforeCommit();
+  assert.deepEqual((await a.commitPush(prepared)).overwritten, [PATH]);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(a.resolveConflict(PATH, "mine")); // its upload stays, uncommitted
+  await a.pullChanged();
+  return { store, a };
+}
+
 for (const first of ["Sluice", "an old client"]) {
   Deno.test(`old client: its edit over a Sluice upload before the commit is kept, and the Sluice edit becomes a conflict (first written by ${first})`, async () => {
     const store = new InMemoryStore();
@@ -321,13 +348,7 @@ Deno.test("a conflict with an old client's entry says what theirs is, not its sy
 });
 
 Deno.test("a v1 commit whose every path an old client overwrote leaves the index as the old client wrote it", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "one\n");
-  await a.pushChanged();
-  await put(a, PATH, "sluice edit\n");
-  const prepared = await a.preparePush();
-  await peerPush(store, { [PATH]: "old client edit\n" });
+  const { store, a, prepared } = await editOverwrittenBeforeCommit();
   const before = (await store.head(".datastore-index.json"))?.version;
   store.resetLog();
   const r = await a.commitPush(prepared);
@@ -337,19 +358,7 @@ Deno.test("a v1 commit whose every path an old client overwrote leaves the index
 });
 
 Deno.test("a conflict recorded at the commit, its resolution stopped after the upload and found again by a pull: resolve --mine commits, and the index names what the store holds", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "one\n");
-  await a.pushChanged();
-  await put(a, PATH, "sluice edit\n");
-  const prepared = await a.preparePush();
-  await peerPush(store, { [PATH]: "old client edit\n" });
-  assert.deepEqual((await a.commitPush(prepared)).overwritten, [PATH]);
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
-  await assert.rejects(a.resolveConflict(PATH, "mine"));
-  await a.pullChanged();
+  const { store, a } = await resolutionStoppedAfterUpload();
   assert.match(a.conflicts()[0]?.theirs?.version ?? "", /^~/, "found again against the old entry");
   const r = await a.resolveConflict(PATH, "mine");
   assert.equal(r.resolved, true);
@@ -410,19 +419,7 @@ for (const how of ["writes the same bytes", "deletes it"]) {
 }
 
 Deno.test("resolve --theirs when the store's object is not the one the index names does not claim to have taken theirs", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "one\n");
-  await a.pushChanged();
-  await put(a, PATH, "sluice edit\n");
-  const prepared = await a.preparePush();
-  await peerPush(store, { [PATH]: "old client edit\n" });
-  await a.commitPush(prepared);
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    match: (k) => k === ".datastore-index.json",
-  });
-  await assert.rejects(a.resolveConflict(PATH, "mine")); // its upload stays, uncommitted
-  await a.pullChanged();
+  const { a } = await resolutionStoppedAfterUpload();
   const r = await a.resolveConflict(PATH, "theirs");
   assert.equal(r.resolved, false, "the old client's bytes are no longer there to take");
   assert.equal(r.setAside.length, 1, "the local copy is kept, set aside");
