@@ -115,6 +115,29 @@ export interface PushTally {
   done(): void;
 }
 
+/**
+ * The result of a two-phase push: what its preparation did, then its commit
+ * (`done`). A write of the preparation that another writer overwrote before
+ * the commit (`done.overwritten`) was not published: it leaves `uploaded`,
+ * `identical` and `deleted`. The commit runs no walk, so what the
+ * preparation's walk found stands.
+ */
+export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
+  const over = new Set(done.overwritten);
+  const kept = (paths: readonly string[]) => paths.filter((p) => !over.has(p));
+  return {
+    uploaded: [...kept(r.uploaded), ...done.uploaded],
+    identical: [...kept(r.identical), ...done.identical],
+    deleted: [...kept(r.deleted), ...done.deleted],
+    skipped: [...r.skipped, ...done.skipped],
+    conflicts: [...r.conflicts, ...done.conflicts],
+    localDeletions: [...r.localDeletions],
+    localOnly: [...r.localOnly],
+    overwritten: [...done.overwritten],
+    bytes: r.bytes + done.bytes,
+  };
+}
+
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
   "another writer (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";

@@ -26,7 +26,11 @@ import {
   type Resolution,
   resolveHint,
 } from "./conflicts.ts";
-import { SluiceError } from "../errors.ts";
+import { NotFoundError, SluiceError } from "../errors.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import { hashObject } from "../transfer/object_ops.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
@@ -67,6 +71,32 @@ export interface ResolveDeps {
    * object version to compare-and-swap on.
    */
   readTheirs?(path: string): Promise<(RemoteSide & { readonly own: boolean }) | null>;
+}
+
+/**
+ * {@link ResolveDeps.readTheirs} over `store`: the object streamed and
+ * hashed, and whether it carries this cache's writer id (its own write).
+ */
+export function theirsReader(
+  store: ObjectStore,
+  cache: LocalCache,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["readTheirs"]> {
+  return async (path) => {
+    const got = await hashObject(store, path, { retry, signal }).catch((e) => {
+      if (e instanceof NotFoundError) return null;
+      throw e;
+    });
+    if (!got) return null;
+    const own = await readWriterId(cache);
+    return {
+      version: got.info.version,
+      hash: got.hash,
+      size: got.info.size,
+      own: own !== null && got.info.metadata?.[WRITER_METADATA] === own,
+    };
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { AbortedError, NotFoundError, SluiceError } from "../errors.ts";
+import { AbortedError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
@@ -29,7 +29,8 @@ import {
   type WriteGateEntry,
 } from "../context.ts";
 import { SyncState } from "./state.ts";
-import { buildPlan } from "./plan.ts";
+import { planPush } from "./push_plan.ts";
+import { cancelled, pushError } from "./cancelled.ts";
 import { statusEntries, type StatusEntry } from "./status.ts";
 
 export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
@@ -40,12 +41,11 @@ import {
   pushTerminal,
   terminalWrite,
 } from "./push.ts";
+import { mergeCommitResult } from "./push_result.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
-import { resolveConflict, type ResolveResult } from "./resolve.ts";
+import { resolveConflict, type ResolveResult, theirsReader } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
-import { hashObject } from "../transfer/object_ops.ts";
-import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
 import {
   DEFAULT_CONFIG,
@@ -212,22 +212,7 @@ export class SyncService {
         { ...prepared.options, signal: options.signal },
         { commit: prepared },
       );
-      const r = prepared.result;
-      // Writes the preparation made that another client overwrote before this commit.
-      const over = new Set(done.overwritten);
-      const kept = (paths: readonly string[]) => paths.filter((p) => !over.has(p));
-      return {
-        uploaded: [...kept(r.uploaded), ...done.uploaded],
-        identical: [...kept(r.identical), ...done.identical],
-        deleted: [...kept(r.deleted), ...done.deleted],
-        skipped: [...r.skipped, ...done.skipped],
-        conflicts: [...r.conflicts, ...done.conflicts],
-        // The commit runs no walk: what the preparation's walk found stands.
-        localDeletions: [...r.localDeletions],
-        localOnly: [...r.localOnly],
-        overwritten: [...done.overwritten],
-        bytes: r.bytes + done.bytes,
-      };
+      return mergeCommitResult(prepared.result, done);
     });
   }
 
@@ -271,21 +256,7 @@ export class SyncService {
           state: this.state,
           pushOnly: (paths) => this.#push({ signal: options.signal, only: paths }),
           pull: (prefixes) => this.#pull(options.signal, prefixes),
-          readTheirs: async (p) => {
-            const o = { retry: this.config.retry, signal: options.signal };
-            const got = await hashObject(this.store, p, o).catch((e) => {
-              if (e instanceof NotFoundError) return null;
-              throw e;
-            });
-            if (!got) return null;
-            const own = await readWriterId(this.cache);
-            return {
-              version: got.info.version,
-              hash: got.hash,
-              size: got.info.size,
-              own: own !== null && got.info.metadata?.[WRITER_METADATA] === own,
-            };
-          },
+          readTheirs: theirsReader(this.store, this.cache, this.config.retry, options.signal),
         },
         path,
         resolution,
@@ -358,43 +329,11 @@ export class SyncService {
     const snapshot = this.state.snapshot();
     const walk = options.only === undefined &&
       (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
-    const expandedDirs: string[] = [];
-    const deletedHere: string[] = [];
-    const skippedHere: { path: string; reason: string }[] = [];
-    // The commit of a prepared push comes back with its plan: the entries its
-    // preparation wrote are done (skipped, so the gates still see them), and
-    // the commit-step writes it deferred (markers, index files) are still to do.
-    const plan = out?.commit
-      ? out.commit.plan.map((e) =>
-        e.commit && e.action === "put"
-          ? { ...e, handledBy: [] }
-          : { ...e, action: "skip" as const, keepDirty: true, prepared: true, handledBy: [] }
-      )
-      : await buildPlan(
-        this.cache,
-        this.state,
-        options.only ?? [...snapshot.paths.keys()],
-        walk,
-        (path, reason) => {
-          skippedHere.push({ path, reason });
-          this.events.emit("warning", {
-            code: "path_skipped",
-            message: `Skipped ${path}: ${reason}.`,
-            path,
-          });
-        },
-        expandedDirs,
-        deletedHere,
-        (p) => this.events.listenerCount("progress") > 0 && this.events.emit("progress", p),
-      );
-    // A deletion here that met a change there is an open conflict, reported as one.
-    for (const p of deletedHere.sort()) {
-      (this.state.conflicts.has(p) ? result.conflicts : result.localDeletions).push(p);
-    }
-    // What the plan left out for good is the push's to report: a path it kept
-    // (a named link stays dirty) is reported with the plan's skips instead.
-    const planned = new Set(plan.map((e) => e.path));
-    result.localOnly.push(...skippedHere.filter((s) => !planned.has(s.path)));
+    const { plan, expandedDirs } = await planPush(
+      { cache: this.cache, state: this.state, events: this.events },
+      { paths: options.only ?? [...snapshot.paths.keys()], walk, commit: out?.commit },
+      result,
+    );
     if (out) out.plan = plan;
     // An empty plan still runs the pipeline: a gate may have durable work left
     // (the refused-run eraser completes a journaled erasure before anything else).
@@ -443,38 +382,10 @@ export class SyncService {
     try {
       await run(ctx);
     } catch (e) {
-      const c = cancelled(
-        e,
-        signal,
-        "The push",
-        "Files already uploaded are not in the index yet, so peers do not see them; every file not committed stays dirty. Run `sluice push` again to finish.",
-      );
-      if (c instanceof SluiceError) throw c;
-      throw new SluiceError(
-        "push_failed",
-        `The push failed: ${
-          (e as Error)?.message ?? String(e)
-        }. Files not pushed stay dirty; run the push again.`,
-        { cause: e },
-      );
+      throw pushError(e, signal);
     }
     return result;
   }
-}
-
-/**
- * The error a push or pull throws for `e`: once its signal was aborted,
- * whatever a request said on its way out (an abort error, or a summary of
- * them, `push_failed` / `pull_failed`) becomes `aborted`, saying what was
- * kept; any other Sluice error (a conflict, a refusal) stands, as does `e`
- * when nothing was cancelled.
- */
-function cancelled(e: unknown, signal: AbortSignal | undefined, what: string, kept: string) {
-  if (!signal?.aborted) return e;
-  if (e instanceof SluiceError && !["aborted", "push_failed", "pull_failed"].includes(e.code)) {
-    return e;
-  }
-  return new AbortedError(what, { cause: e, kept });
 }
 
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */

@@ -1,0 +1,75 @@
+/**
+ * The plan step of a push, as the service runs it: the plan of a prepared
+ * push's commit (its written entries done, its deferred commit-step writes
+ * still to do), or a new plan from the dirty set or a walk; with what the
+ * push reports of it before any gate runs (local deletions, files no push
+ * can publish).
+ *
+ * @module
+ */
+import type { PlanEntry } from "../context.ts";
+import type { SluiceEmitter } from "../events.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import { buildPlan } from "./plan.ts";
+import type { PreparedPush } from "./push_options.ts";
+import type { PushResult } from "./push_result.ts";
+import type { SyncState } from "./state.ts";
+
+/** What {@link planPush} needs. */
+export interface PushPlanDeps {
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly events: SluiceEmitter;
+}
+
+/**
+ * Plans a push of `paths` (or a walk): for the commit of `commit`, its plan
+ * replayed; otherwise a new one. Reports the local deletions and the files
+ * no push can publish into `result`; returns the plan and the marked
+ * directories it expanded.
+ */
+export async function planPush(
+  deps: PushPlanDeps,
+  o: { readonly paths: readonly string[]; readonly walk: boolean; readonly commit?: PreparedPush },
+  result: PushResult,
+): Promise<{ plan: PlanEntry[]; expandedDirs: string[] }> {
+  const { cache, state, events } = deps;
+  const expandedDirs: string[] = [];
+  const deletedHere: string[] = [];
+  const skippedHere: { path: string; reason: string }[] = [];
+  // The commit of a prepared push comes back with its plan: the entries its
+  // preparation wrote are done (skipped, so the gates still see them), and
+  // the commit-step writes it deferred (markers, index files) are still to do.
+  const plan = o.commit
+    ? o.commit.plan.map((e) =>
+      e.commit && e.action === "put"
+        ? { ...e, handledBy: [] }
+        : { ...e, action: "skip" as const, keepDirty: true, prepared: true, handledBy: [] }
+    )
+    : await buildPlan(
+      cache,
+      state,
+      o.paths,
+      o.walk,
+      (path, reason) => {
+        skippedHere.push({ path, reason });
+        events.emit("warning", {
+          code: "path_skipped",
+          message: `Skipped ${path}: ${reason}.`,
+          path,
+        });
+      },
+      expandedDirs,
+      deletedHere,
+      (p) => events.listenerCount("progress") > 0 && events.emit("progress", p),
+    );
+  // A deletion here that met a change there is an open conflict, reported as one.
+  for (const p of deletedHere.sort()) {
+    (state.conflicts.has(p) ? result.conflicts : result.localDeletions).push(p);
+  }
+  // What the plan left out for good is the push's to report: a path it kept
+  // (a named link stays dirty) is reported with the plan's skips instead.
+  const planned = new Set(plan.map((e) => e.path));
+  result.localOnly.push(...skippedHere.filter((s) => !planned.has(s.path)));
+  return { plan, expandedDirs };
+}
