@@ -407,8 +407,22 @@ export interface LeftBehind {
   readonly localOnly?: readonly { readonly path: string; readonly reason: string }[];
 }
 
-const listed = (paths: readonly string[]) =>
-  `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""}`;
+/**
+ * `paths` for a message: the first `shown`, then how many more.
+ *
+ * @example
+ * ```ts
+ * import { listPaths } from "./errors.ts";
+ * console.log(listPaths(["a", "b", "c", "d"], 2)); // a, b and 2 more
+ * ```
+ */
+export function listPaths(paths: readonly string[], shown = 5): string {
+  return `${paths.slice(0, shown).join(", ")}${
+    paths.length > shown ? ` and ${paths.length - shown} more` : ""
+  }`;
+}
+
+const listed = (paths: readonly string[]) => listPaths(paths);
 
 /**
  * A push or pull that finished but left work behind. It is not thrown by the

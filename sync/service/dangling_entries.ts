@@ -14,6 +14,7 @@ import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
+import { listPaths } from "../errors.ts";
 
 /** What {@link removeDangling} needs. */
 export interface DanglingDeps {
@@ -23,12 +24,6 @@ export interface DanglingDeps {
   readonly signal: AbortSignal;
   /** Time of the index written; default the system clock. */
   readonly now?: () => number;
-}
-
-function listed(paths: readonly string[]): string {
-  return paths.length > 3
-    ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`
-    : paths.join(", ");
 }
 
 /**
@@ -71,7 +66,7 @@ export async function removeDangling(
   events.emit("warning", {
     code: "index_entry_dangling",
     message: `The datastore's index names ${
-      listed(paths)
+      listPaths(paths, 3)
     }, but the store holds no object there: ${them} ${
       paths.length === 1 ? "was" : "were"
     } deleted after ${

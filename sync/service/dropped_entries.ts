@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { listPaths } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { SyncConfig } from "../context.ts";
@@ -55,9 +56,7 @@ export async function keepDropped(
     if (synced) state.setSynced(p, { ...synced, republish: true });
   }
   await state.markDirtyMany(paths);
-  const list = paths.length > 3
-    ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`
-    : paths.join(", ");
+  const list = listPaths(paths, 3);
   events.emit("warning", {
     code: "index_entry_dropped",
     message:

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { listPaths } from "../errors.ts";
 import type { LeftBehind } from "../errors.ts";
 import type { PlanEntry } from "../context.ts";
 import type { ConflictRecord } from "./conflicts.ts";
@@ -163,9 +164,7 @@ export function noteOverwritten(
     result.skipped.push({ path, reason: OVERWRITTEN_REASON, keepDirty: true });
   }
   const one = paths.length === 1;
-  const named = paths.length > 3
-    ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`
-    : paths.join(", ");
+  const named = listPaths(paths, 3);
   return {
     code: "overwritten_before_commit",
     message:

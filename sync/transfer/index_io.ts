@@ -219,24 +219,31 @@ export async function apply(
     );
     return info ? { version: info.version, size: info.size } : null;
   };
-  if (foreign) {
-    for (const p of [...change.remove, ...Object.keys(change.set)]) foreign.delete(p);
+  if (foreign?.size) {
+    for (const p of change.remove) foreign.delete(p);
+    for (const p in change.set) foreign.delete(p);
   }
   // What the store holds at each path to check, asked at once (`concurrency`
-  // at a time); each path's decision depends on its own entry alone.
+  // at a time); each path's decision depends on its own entry alone. Only
+  // the paths to check are gathered: a commit of thousands of plain writes
+  // goes through in one pass.
   const heads = async (paths: string[]) => {
     const out = new Map<string, HeldObject | null>();
+    if (paths.length === 0) return out;
     await eachLimit(paths, c.concurrency ?? 4, async (p) => void out.set(p, await live(p)));
     return out;
   };
-  const removing = change.remove.map((p) => {
+  // Paths to check, each with whether it is another writer's (`foreign`).
+  const removeChecks = new Map<string, boolean>();
+  for (const p of change.remove) {
     const theirs = (foreignOver(p) && current(p) !== undefined) || suspect(p);
-    return { p, theirs, check: !!change.verify || theirs };
-  });
-  const removeHeads = await heads(removing.filter((r) => r.check).map((r) => r.p));
-  for (const { p, theirs, check } of removing) {
+    if (change.verify || theirs) removeChecks.set(p, theirs);
+  }
+  const removeHeads = await heads([...removeChecks.keys()]);
+  for (const p of change.remove) {
+    const theirs = removeChecks.get(p);
     const held = removeHeads.get(p) ?? null;
-    if (check && held !== null) {
+    if (theirs !== undefined && held !== null) {
       all = false;
       if (theirs) foreign?.set(p, held);
       continue;
@@ -244,17 +251,18 @@ export async function apply(
     delete entries[p];
     if (tally) tally.applied++;
   }
-  const setting = Object.entries(change.set).map(([p, e]) => {
+  const setChecks = new Map<string, boolean>();
+  for (const [p, e] of Object.entries(change.set)) {
     const gone = retried && !Object.hasOwn(entries, p);
     const theirs = foreignOver(p) || suspect(p, e);
-    return { p, e, theirs, check: !!change.verify || checked.has(p) || gone || theirs };
-  });
-  const setHeads = await heads(setting.filter((x) => x.check).map((x) => x.p));
-  for (const { p, e, theirs, check } of setting) {
-    const held = setHeads.get(p) ?? null;
-    if (check && held?.version !== e.v) {
+    if (change.verify || checked.has(p) || gone || theirs) setChecks.set(p, theirs);
+  }
+  const setHeads = await heads([...setChecks.keys()]);
+  for (const [p, e] of Object.entries(change.set)) {
+    const theirs = setChecks.get(p);
+    if (theirs !== undefined && setHeads.get(p)?.version !== e.v) {
       all = false;
-      if (theirs) foreign?.set(p, held);
+      if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
       continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).
