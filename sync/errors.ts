@@ -440,7 +440,15 @@ const listed = (paths: readonly string[]) => listPaths(paths);
 export class SyncIncompleteError extends SluiceError {
   /** What was left behind. */
   readonly leftBehind: LeftBehind;
-  constructor(op: "push" | "pull" | "resolve" | "status", leftBehind: LeftBehind) {
+  /**
+   * `next`, when given, closes the message: where to run the commands it
+   * names (a datastore extension names the cache and the store).
+   */
+  constructor(
+    op: "push" | "pull" | "resolve" | "status",
+    leftBehind: LeftBehind,
+    next?: string,
+  ) {
     const { conflicts, left } = leftBehind;
     const deletions = leftBehind.localDeletions ?? [];
     const localOnly = leftBehind.localOnly ?? [];
@@ -487,7 +495,7 @@ export class SyncIncompleteError extends SluiceError {
       conflicts.length ? "conflicts_left" : "sync_incomplete",
       `${
         op === "status" ? "The cache has open work." : `The ${op} finished but left work behind.`
-      } ${parts.join(". ")}.`,
+      } ${parts.join(". ")}.${next ? ` ${next}` : ""}`,
     );
     this.leftBehind = leftBehind;
   }
@@ -497,10 +505,11 @@ export class SyncIncompleteError extends SluiceError {
 export function leftBehindError(
   op: "push" | "pull" | "resolve",
   leftBehind: LeftBehind,
+  next?: string,
 ): SyncIncompleteError | null {
   if (
     leftBehind.conflicts.length === 0 && leftBehind.left.length === 0 &&
     !leftBehind.localDeletions?.length && !leftBehind.localOnly?.length
   ) return null;
-  return new SyncIncompleteError(op, leftBehind);
+  return new SyncIncompleteError(op, leftBehind, next);
 }

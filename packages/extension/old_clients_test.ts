@@ -9,6 +9,7 @@ import { FakeClock, InMemoryStore, peerPush, peerReadIndex, waitFor } from "../t
 import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import { defineStoreDatastore } from "./store_datastore.ts";
 import { envFrom } from "./env.ts";
+import { SluiceError } from "../../sync/errors.ts";
 
 const GLOBAL = ".datastore.lock";
 const MINE = "config/mine.yaml";
@@ -109,21 +110,29 @@ for (const oldClients of [true, false]) {
       );
       const global = s.provider().createLock("/repo");
       await global.acquire();
-      const count = await s.svc.commitPush(manifest);
+      const committed = s.svc.commitPush(manifest).then((count) => ({ count }), (e) => ({ e }));
+      const outcome = await committed;
       await global.release();
       const named = Object.keys(await peerReadIndex(s.store));
       if (oldClients) {
-        assert.equal(count, 0, "nothing published");
+        // Nothing published, and said so: the tool reads only the count.
+        assert.ok("e" in outcome, "the commit throws");
+        assert.ok(outcome.e instanceof SluiceError);
+        assert.equal(outcome.e.code, "conflicts_left");
+        assert.match(
+          outcome.e.message,
+          new RegExp(`${MINE}.*npx sluice status --cache ${s.cache}`),
+        );
         assert.deepEqual(named, []);
         // A conflict with the deletion, left to `sluice resolve`: the next push publishes nothing.
         const global2 = s.provider().createLock("/repo");
         await global2.acquire();
-        assert.equal(await s.svc.pushChanged(), 0);
+        await assert.rejects(s.svc.pushChanged(), { code: "conflicts_left" });
         await global2.release();
         assert.deepEqual(Object.keys(await peerReadIndex(s.store)), []);
         assert.equal(await Deno.readTextFile(`${s.cache}/${MINE}`), "mine\n", "kept in the cache");
       } else {
-        assert.equal(count, 1);
+        assert.deepEqual(outcome, { count: 1 });
         assert.deepEqual(named, [MINE], "the index names an object the store does not hold");
         assert.equal(s.store.peek(MINE), undefined);
       }

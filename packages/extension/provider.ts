@@ -141,7 +141,7 @@ export function defineDatastore<S extends z.ZodType>(
   definition: DatastoreDefinition<S>,
   deps: ExtensionDeps,
 ): DefinedDatastore<S> {
-  const runtimes = new RuntimeRegistry(definition.build, deps);
+  const runtimes = new RuntimeRegistry(definition.build, deps, definition.type);
   const env = deps.env ?? processEnv;
   return {
     type: definition.type,

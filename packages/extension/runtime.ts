@@ -28,6 +28,8 @@ import {
 import type { SyncService } from "../../sync/service/service.ts";
 import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
+import { cliStoreUrl, type CliTarget } from "./left_behind.ts";
+import { warningPrinter } from "./warnings.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 
 /** Collaborators injected into an extension entry (tests); production leaves them all out. */
@@ -44,6 +46,11 @@ export interface InjectedExtensionDeps {
   readonly conditional?: ConditionalWrites;
   /** Where `lock.backend` is looked up; default Sluice's registry. */
   readonly lockRegistry?: LockBackendRegistry;
+  /**
+   * Where warnings are written, one line each (see `warnings.ts`); default
+   * nowhere. The entry files pass standard error: the tool prints no events.
+   */
+  readonly warn?: (line: string) => void;
   /**
    * Gate names left out of every push pipeline. For replays that show what a
    * gate prevents; never set it in production.
@@ -90,11 +97,30 @@ export class DatastoreRuntime {
   readonly #services = new Map<string, Promise<SyncService>>();
   #provider?: StoreProvider;
 
-  constructor(config: Record<string, unknown>, build: ProviderBuilder, deps: ExtensionDeps) {
+  /**
+   * `type` labels the warnings written through `deps.warn` (the extension
+   * type, e.g. `@sluice/s3-datastore`).
+   */
+  constructor(
+    config: Record<string, unknown>,
+    build: ProviderBuilder,
+    deps: ExtensionDeps,
+    type = "sluice",
+  ) {
     this.config = config;
     this.#build = build;
     this.#deps = deps;
     this.events = deps.events ?? createEmitter();
+    if (deps.warn) this.events.on("warning", warningPrinter(type, deps.warn));
+  }
+
+  /** The cache and store URL the Sluice command line takes for `cachePath` and `namespace`. */
+  cliTarget(cachePath: string, namespace: string): CliTarget {
+    return {
+      cacheDir: namespace ? `${cachePath}/${namespace}` : cachePath,
+      storeUrl: cliStoreUrl(this.provider.resolveDatastorePath(""), this.config, namespace),
+      namespace,
+    };
   }
 
   /** The Sluice provider, built on first use (no I/O: clients connect on their first request). */
@@ -147,10 +173,12 @@ export class RuntimeRegistry {
   readonly #runtimes = new Map<string, DatastoreRuntime>();
   readonly #build: ProviderBuilder;
   readonly #deps: ExtensionDeps;
+  readonly #type: string;
 
-  constructor(build: ProviderBuilder, deps: ExtensionDeps) {
+  constructor(build: ProviderBuilder, deps: ExtensionDeps, type = "sluice") {
     this.#build = build;
     this.#deps = deps;
+    this.#type = type;
   }
 
   /** The runtime of `config` (created on first request). */
@@ -158,7 +186,7 @@ export class RuntimeRegistry {
     const key = stableJson(config);
     let rt = this.#runtimes.get(key);
     if (!rt) {
-      rt = new DatastoreRuntime(config, this.#build, this.#deps);
+      rt = new DatastoreRuntime(config, this.#build, this.#deps, this.#type);
       this.#runtimes.set(key, rt);
     }
     return rt;

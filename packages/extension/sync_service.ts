@@ -27,6 +27,11 @@
  *   (`lockfile_bridge.ts`).
  * - Counts: pulls return the files fetched, pushes the files uploaded plus
  *   those deleted.
+ * - What a sync left behind is never passed over (the tool reads only the
+ *   count): a push that leaves a conflict or a file unpublished throws
+ *   `conflicts_left` or `sync_incomplete` once the rest is published; a
+ *   pull that does, and a push that kept local deletions, warn
+ *   (`left_behind.ts`).
  *
  * @module
  */
@@ -54,6 +59,9 @@ import {
   transactionLocks,
 } from "./lockfile_bridge.ts";
 import type { DatastoreRuntime } from "./runtime.ts";
+import { pullOutcome, pushOutcome } from "./left_behind.ts";
+import type { PullResult } from "../../sync/service/pull.ts";
+import type { PushResult } from "../../sync/service/push.ts";
 
 /**
  * True for the files the existing extensions keep local (never uploaded,
@@ -243,6 +251,19 @@ export class ExtensionSyncService implements SwampSyncService {
     }
   }
 
+  /** Throws for a conflict or a file left unpublished; warns of local deletions kept. */
+  #settlePush(r: PushResult, ns: string): void {
+    const { error, warning } = pushOutcome(r, this.#rt.cliTarget(this.#cachePath, ns));
+    if (warning) this.#rt.events.emit("warning", warning);
+    if (error) throw error;
+  }
+
+  /** Warns of a conflict or a file left for a later run by a pull. */
+  #reportPull(r: PullResult, ns: string): void {
+    const warning = pullOutcome(r, this.#rt.cliTarget(this.#cachePath, ns));
+    if (warning) this.#rt.events.emit("warning", warning);
+  }
+
   #lockfileLocks(ns: string) {
     return transactionLocks(this.#rt.provider.lockBackend, ns, (k) => this.#rt.held.global(k));
   }
@@ -256,6 +277,7 @@ export class ExtensionSyncService implements SwampSyncService {
       ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
     });
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
+    this.#reportPull(r, ns);
     return r.fetched.length;
   }
 
@@ -278,6 +300,7 @@ export class ExtensionSyncService implements SwampSyncService {
       () => commitLock ? pushUnderGlobalLock(svc, commitLock, push) : svc.pushChanged(push),
     );
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
+    this.#settlePush(r, ns);
     return r.uploaded.length + r.deleted.length;
   }
 
@@ -316,6 +339,7 @@ export class ExtensionSyncService implements SwampSyncService {
     );
     const count = r.uploaded.length + r.deleted.length;
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
+    this.#settlePush(r, ns);
     return count;
   }
 
@@ -337,6 +361,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const svc = await this.#service(ns);
     const r = await svc.pullChanged({ signal: options.signal, prefixes: [rel] });
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
+    this.#reportPull(r, ns);
     return r.fetched.includes(rel) || (await svc.cache.stat(rel)) !== null;
   }
 

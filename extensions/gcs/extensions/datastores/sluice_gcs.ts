@@ -41,7 +41,12 @@ export function createSluiceGcsDatastore(
     configSchema: gcsExtensionConfigSchema,
     toSluiceConfig: toSluiceGcsConfig,
     build: createGcsProvider,
-  }, { ...deps, createService: createSluice });
+  }, {
+    // The tool prints no datastore events: warnings go to standard error, as the existing extensions' do.
+    warn: (line) => console.warn(line),
+    ...deps,
+    createService: createSluice,
+  });
 }
 
 const DESCRIPTION =

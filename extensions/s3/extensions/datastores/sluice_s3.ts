@@ -49,7 +49,12 @@ export function createSluiceS3Datastore(
     toSluiceConfig: toSluiceS3Config,
     build: (config, providerDeps) =>
       createS3Provider(config, { ...providerDeps, ...(credentials ? { credentials } : {}) }),
-  }, { ...rest, createService: createSluice });
+  }, {
+    // The tool prints no datastore events: warnings go to standard error, as the existing extensions' do.
+    warn: (line) => console.warn(line),
+    ...rest,
+    createService: createSluice,
+  });
 }
 
 const DESCRIPTION =

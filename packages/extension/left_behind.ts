@@ -1,0 +1,115 @@
+/**
+ * What a sync the tool drives left behind, said where the tool's user sees
+ * it. The tool takes a push's answer as a count and a pull's as a count, so
+ * a conflict, a file left for a later run or a file no push can publish
+ * would otherwise pass in silence:
+ *
+ * - a push (`pushChanged`, `commitPush`) that leaves a conflict or a file
+ *   unpublished throws `conflicts_left` (exit 3) or `sync_incomplete`
+ *   (exit 2) once everything else is published, naming the paths and the
+ *   Sluice command that shows and settles them on this cache;
+ * - a push of the whole cache that did not delete files deleted here warns
+ *   `local_deletions_kept` instead (the tool's bulk marks never delete, as
+ *   its own extensions do not: this is how it works, not a failure);
+ * - a pull that leaves a conflict or a file for a later run warns with the
+ *   same codes: the tool fails its command on a pull error, and a pull that
+ *   kept the local copy has lost nothing.
+ *
+ * @module
+ */
+import { leftBehindError, SyncIncompleteError } from "../../sync/errors.ts";
+import type { WarningEvent } from "../../sync/events.ts";
+import { pullLeftBehind, type PullResult } from "../../sync/service/pull.ts";
+import { pushLeftBehind, type PushResult } from "../../sync/service/push.ts";
+
+/** Where the Sluice command line finds what the tool's sync left: the cache and its store. */
+export interface CliTarget {
+  /** The cache directory of the namespace (`<cache>/<ns>` when namespaced). */
+  readonly cacheDir: string;
+  /** The store URL as `--store` takes it. */
+  readonly storeUrl: string;
+  /** The namespace (`""`: solo), for `--namespace` (the global lock's key). */
+  readonly namespace: string;
+}
+
+/** Quotes `s` for a POSIX shell when it holds anything but plain path characters. */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
+}
+
+/**
+ * The store URL of a datastore for `--store`: its path (`s3://bucket/prefix`
+ * or `gs://…`, with `/<ns>` when namespaced) and the endpoint, region or
+ * project of the mapped config as query parameters.
+ *
+ * @example
+ * ```ts
+ * import { cliStoreUrl } from "./left_behind.ts";
+ * console.log(cliStoreUrl("s3://b/p", { endpoint: "http://127.0.0.1:9000" }, "prod"));
+ * // s3://b/p/prod?endpoint=http://127.0.0.1:9000
+ * ```
+ */
+export function cliStoreUrl(
+  datastorePath: string,
+  config: Readonly<Record<string, unknown>>,
+  namespace: string,
+): string {
+  const base = `${datastorePath.replace(/\/+$/, "")}${namespace ? `/${namespace}` : ""}`;
+  const pairs: [string, unknown][] = datastorePath.startsWith("gs://")
+    ? [["endpoint", config.apiEndpoint], ["project", config.projectId]]
+    : [["endpoint", config.endpoint], ["region", config.region]];
+  const query = pairs.filter(([, v]) => typeof v === "string" && v !== "")
+    .map(([k, v]) => `${k}=${String(v).replace(/[%&#+ ]/g, (c) => encodeURIComponent(c))}`);
+  return query.length ? `${base}?${query.join("&")}` : base;
+}
+
+/** The closing sentence of a message: the command that shows what was left, on this cache. */
+export function cliNext(target: CliTarget): string {
+  const args = `--cache ${shellWord(target.cacheDir)} --store ${shellWord(target.storeUrl)}${
+    target.namespace ? ` --namespace ${shellWord(target.namespace)}` : ""
+  }`;
+  return `The tool has no command for this: run the Sluice command line on this cache (\`npx sluice status ${args}\` from a Sluice checkout after \`npm ci\`), then each command this message names with the same ${
+    target.namespace ? "--cache, --store and --namespace" : "--cache and --store"
+  }.`;
+}
+
+/**
+ * What a push the tool drove left behind: the error to throw (a conflict,
+ * a file left for a later run or local only; null when none) and the
+ * warning for synced files deleted here that it did not delete (null when
+ * none).
+ *
+ * @example
+ * ```ts
+ * import { emptyPushResult } from "../../sync/service/push.ts";
+ * import { pushOutcome } from "./left_behind.ts";
+ * const r = { ...emptyPushResult(), conflicts: ["config/a.yaml"] };
+ * const t = { cacheDir: "/c", storeUrl: "s3://b/p", namespace: "" };
+ * console.log(pushOutcome(r, t).error?.code); // conflicts_left
+ * ```
+ */
+export function pushOutcome(
+  r: PushResult,
+  target: CliTarget,
+): { error: SyncIncompleteError | null; warning: WarningEvent | null } {
+  const { localDeletions, ...rest } = pushLeftBehind(r);
+  const next = cliNext(target);
+  const error = leftBehindError("push", rest, next);
+  const warning = localDeletions?.length
+    ? {
+      code: "local_deletions_kept",
+      message: new SyncIncompleteError("push", { conflicts: [], left: [], localDeletions }, next)
+        .message,
+    }
+    : null;
+  return { error, warning };
+}
+
+/**
+ * The warning for what a pull the tool drove left behind (`conflicts_left`
+ * or `sync_incomplete`, with the paths and the command); null when nothing.
+ */
+export function pullOutcome(r: PullResult, target: CliTarget): WarningEvent | null {
+  const left = leftBehindError("pull", pullLeftBehind(r), cliNext(target));
+  return left ? { code: left.code, message: left.message } : null;
+}

@@ -1,0 +1,94 @@
+/**
+ * What a sync the tool drives left behind reaches the tool's user: the tool
+ * reads only the count of a push or a pull and prints no datastore events,
+ * so a conflict would otherwise stay open in silence. Each "process" is an
+ * extension instance with its own identity, cache and warning lines.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { SluiceError } from "../../sync/errors.ts";
+import { ConditionalWrites, FALLBACK_WARNING } from "../../sync/transfer/conditional.ts";
+import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { envFrom } from "./env.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
+
+const APP = "config/app.yaml";
+
+async function proc(store: InMemoryStore, name: string) {
+  const lines: string[] = [];
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    identity: { holder: `${name}@host`, hostname: "host", pid: name.charCodeAt(0) },
+    conditional: new ConditionalWrites(),
+    warn: (l) => lines.push(l),
+  });
+  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-said-${name}-` });
+  const svc = ds.createProvider({ bucket: "mem" }).createSyncService(`/repo/${name}`, cache);
+  const write = async (rel: string, text: string) => {
+    await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });
+    await svc.markDirty({ relPath: rel });
+    await Deno.writeTextFile(`${cache}/${rel}`, text);
+  };
+  return { svc, cache, lines, write };
+}
+
+Deno.test("said: a push that leaves a conflict throws conflicts_left once the rest is published, naming the path and the command", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  await a.write(APP, "v1\n");
+  assert.equal(await a.svc.pushChanged(), 1);
+  assert.equal(await b.svc.pullChanged(), 1);
+  await a.write(APP, "from a\n");
+  assert.equal(await a.svc.pushChanged(), 1);
+  await b.write(APP, "from b\n");
+  await b.write("files/other.txt", "other\n");
+  const err = await b.svc.pushChanged().then(() => null, (e) => e);
+  assert.ok(err instanceof SluiceError, "the push does not return a count as if all were pushed");
+  assert.equal(err.code, "conflicts_left");
+  assert.equal(err.exitCode, 3);
+  assert.match(
+    err.message,
+    new RegExp(`${APP}.*npx sluice status --cache ${b.cache} --store`, "s"),
+  );
+  // The rest was published; both copies of the conflicting file are kept.
+  assert.equal(store.peekText("files/other.txt"), "other\n");
+  assert.equal(store.peekText(APP), "from a\n");
+  assert.equal(await Deno.readTextFile(`${b.cache}/${APP}`), "from b\n");
+  // It stays said until resolved: the next push throws again.
+  await assert.rejects(b.svc.pushChanged(), { code: "conflicts_left" });
+});
+
+Deno.test("said: a pull that finds a conflict warns conflicts_left through the extension's lines, and returns", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  await a.write(APP, "v1\n");
+  await a.svc.pushChanged();
+  await b.svc.pullChanged();
+  await a.write(APP, "from a\n");
+  await a.svc.pushChanged();
+  await b.write(APP, "from b\n");
+  assert.equal(await b.svc.pullChanged(), 0);
+  const said = b.lines.filter((l) =>
+    l.startsWith("[@sluice/store-datastore] warning[conflicts_left]")
+  );
+  assert.equal(said.length, 1, b.lines.join("\n"));
+  assert.match(said[0], new RegExp(`${APP}.*npx sluice status --cache ${b.cache}`, "s"));
+  assert.equal(await Deno.readTextFile(`${b.cache}/${APP}`), "from b\n", "the local copy kept");
+  assert.deepEqual(a.lines, []);
+});
+
+Deno.test("said: the endpoint-fallback warning of a push through the tool is written, once", async () => {
+  const store = new InMemoryStore();
+  store.conditionalMode = "ignore";
+  const a = await proc(store, "a");
+  await a.write(APP, "v1\n");
+  assert.equal(await a.svc.pushChanged(), 1);
+  await a.write(APP, "v2\n");
+  assert.equal(await a.svc.pushChanged(), 1);
+  const fallback = a.lines.filter((l) => l.includes(`warning[${FALLBACK_WARNING}]`));
+  assert.equal(fallback.length, 1, a.lines.join("\n"));
+});

@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { warningPrinter, WARNINGS_SHOWN_PER_CODE } from "./warnings.ts";
+
+Deno.test("warnings: one line per warning, labelled with the extension type and the code", () => {
+  const lines: string[] = [];
+  const print = warningPrinter("@sluice/s3-datastore", (l) => lines.push(l));
+  print({ code: "conditional_writes_fallback", message: "The endpoint ignores conditions." });
+  assert.deepEqual(lines, [
+    "[@sluice/s3-datastore] warning[conditional_writes_fallback]: The endpoint ignores conditions.",
+  ]);
+});
+
+Deno.test("warnings: the same line is written once; other lines of the code still are", () => {
+  const lines: string[] = [];
+  const print = warningPrinter("t", (l) => lines.push(l));
+  print({ code: "c", message: "a" });
+  print({ code: "c", message: "a" });
+  print({ code: "c", message: "b" });
+  assert.deepEqual(lines, ["[t] warning[c]: a", "[t] warning[c]: b"]);
+});
+
+Deno.test("warnings: past the cap of one code, one line says the rest are not shown; other codes go on", () => {
+  const lines: string[] = [];
+  const print = warningPrinter("t", (l) => lines.push(l));
+  for (let i = 0; i < WARNINGS_SHOWN_PER_CODE + 5; i++) print({ code: "many", message: `m${i}` });
+  print({ code: "other", message: "x" });
+  assert.equal(lines.length, WARNINGS_SHOWN_PER_CODE + 2);
+  assert.match(lines[WARNINGS_SHOWN_PER_CODE], /more many warnings follow .* not shown/);
+  assert.equal(lines.at(-1), "[t] warning[other]: x");
+});
