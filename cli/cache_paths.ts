@@ -23,15 +23,7 @@ export async function cachePaths(
 ): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
-    let rel = p;
-    if (isAbsolute(p)) {
-      rel = relative(service.cacheDir, p);
-      if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
-        throw new UnsafePathError(p, `it is not inside the cache ${service.cacheDir}`);
-      }
-    }
-    rel = rel.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
-    assertSafeRelPath(rel);
+    const rel = cacheRel(service, p);
     if (await service.cache.stat(rel)) {
       out.push(rel);
       continue;
@@ -47,6 +39,43 @@ export async function cachePaths(
     out.push(...(files.length ? files : [rel]));
   }
   return [...new Set(out)];
+}
+
+/** The cache-relative path of a command-line path (cache-relative, or absolute inside the cache). */
+function cacheRel(service: SyncService, p: string): string {
+  let rel = p;
+  if (isAbsolute(p)) {
+    rel = relative(service.cacheDir, p);
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+      throw new UnsafePathError(p, `it is not inside the cache ${service.cacheDir}`);
+    }
+  }
+  rel = rel.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+  assertSafeRelPath(rel);
+  return rel;
+}
+
+/**
+ * The open conflicts a command-line path names: the one at it, else every
+ * one under it (a directory), sorted. None is a typo, refused with
+ * `not_found` before anything is done: a resolution never acts on a path
+ * it was not given, nor passes over one it was.
+ */
+export function conflictPaths(service: SyncService, paths: readonly string[]): string[] {
+  const open = service.conflicts().map((c) => c.path);
+  const out = new Set<string>();
+  for (const p of paths) {
+    const rel = cacheRel(service, p);
+    const found = open.includes(rel) ? [rel] : open.filter((c) => c.startsWith(`${rel}/`)).sort();
+    if (found.length === 0) {
+      throw new SluiceError(
+        "not_found",
+        `There is no unresolved conflict at or under ${p} in the cache ${service.cacheDir}; nothing was changed. Run \`sluice status\` to list the open conflicts, and name one of them (or a directory holding some).`,
+      );
+    }
+    for (const f of found) out.add(f);
+  }
+  return [...out];
 }
 
 /** True when this cache synced `rel` or paths under it, or holds a conflict on one of them. */

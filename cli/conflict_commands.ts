@@ -1,16 +1,18 @@
 /**
- * `sluice resolve <path> --mine|--theirs|--merged`: resolves a conflict that
- * a push or pull recorded (see `sync/service/conflicts.ts`).
+ * `sluice resolve <path>… --mine|--theirs|--merged`: resolves the conflicts
+ * a push or pull recorded (see `sync/service/conflicts.ts`) at each path,
+ * or under it when it is a directory, one after another.
  *
  * @module
  */
 import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
+import type { ResolveResult } from "../sync/service/resolve.ts";
 import { leftBehindError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";
-import { cachePaths } from "./cache_paths.ts";
+import { conflictPaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 
 /** Registers `resolve`. */
@@ -20,7 +22,10 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       .description(
         "resolve a conflict: publish your copy, take the datastore's, or publish a merge you made",
       )
-      .argument("<path>", "the conflicted cache path (as `sluice status` lists it)")
+      .argument(
+        "<paths...>",
+        "conflicted cache paths (as `sluice status` lists them), or directories: every open conflict under one",
+      )
       .option("--mine", "publish your copy over the datastore's version you saw")
       .option("--theirs", "take the datastore's copy (yours is set aside, never deleted)")
       .option("--merged", "publish what the cache holds at the path now (your merge)")
@@ -30,9 +35,9 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       )
       .addHelpText(
         "after",
-        "\nEach outcome is a compare-and-swap on the datastore's version the conflict recorded: if a third writer changed it since, the conflict is recorded again with the new version (exit 3) and nothing is overwritten.\n\nExamples:\n  sluice status\n  sluice resolve config/app.yaml --merged\n  sluice resolve notes/todo.txt --theirs --json",
+        "\nEach outcome is a compare-and-swap on the datastore's version the conflict recorded: if a third writer changed it since, the conflict is recorded again with the new version (exit 3) and nothing is overwritten.\n\nExamples:\n  sluice status\n  sluice resolve config/app.yaml --merged\n  sluice resolve notes/todo.txt --theirs --json\n  sluice resolve notes --mine            # every open conflict under notes/",
       ),
-  ).action(action(io, state, "resolve", async (out: Output, cmd, path: string) => {
+  ).action(action(io, state, "resolve", async (out: Output, cmd, paths: string[]) => {
     const o = cmd.opts<
       { mine?: boolean; theirs?: boolean; merged?: boolean; globalLock?: boolean }
     >();
@@ -42,42 +47,67 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
     }
     const resolution: Resolution = chosen[0];
     return await withSession(cmd, io, out, async (s) => {
-      const [rel] = await cachePaths(s.service, [path]);
-      const resolve = () => s.service.resolveConflict(rel, resolution, { signal: io.signal });
-      const r = o.globalLock
-        ? await globalLockOf(s).withLock(resolve, { signal: io.signal })
-        : await resolve();
-      // Theirs not taken, and no conflict either: the store's object is not the one the index names.
-      const notTaken = !r.resolved && r.conflicts.length === 0;
+      // Every open conflict the paths name, each resolved in turn; a path
+      // naming none is refused before anything is done.
+      const rels = conflictPaths(s.service, paths);
+      const done: ResolveResult[] = [];
+      const notTaken: string[] = [];
+      for (const rel of rels) {
+        const resolve = () => s.service.resolveConflict(rel, resolution, { signal: io.signal });
+        const r = o.globalLock
+          ? await globalLockOf(s).withLock(resolve, { signal: io.signal })
+          : await resolve();
+        done.push(r);
+        // Theirs not taken, and no conflict either: the store's object is not the one the index names.
+        if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
+        say(out, s.store.endpoint, rel, resolution, r);
+      }
       const left = leftBehindError("resolve", {
-        conflicts: r.conflicts,
-        left: notTaken
-          ? [{ path: rel, reason: "the datastore's object is not the one its index names" }]
-          : [],
+        conflicts: done.flatMap((r) => r.conflicts),
+        left: notTaken.map((path) => ({
+          path,
+          reason: "the datastore's object is not the one its index names",
+        })),
       });
       const { outcome, exitCode } = outcomeOf(out, left);
-      out.result("resolve", { endpoint: s.store.endpoint, cacheDir: s.cacheDir, ...r, outcome });
-      if (r.resolved) {
-        out.say(
-          resolution === "theirs"
-            ? `Took the datastore's copy of ${rel}.`
-            : r.deleted
-            ? `Deleted ${rel} on ${s.store.endpoint} (your deletion).`
-            : `Published your ${resolution === "mine" ? "copy" : "merge"} of ${rel}${
-              r.published ? ` (version ${r.published})` : ""
-            }.`,
-        );
-      } else if (notTaken) {
-        out.say(
-          `The datastore's copy of ${rel} could not be taken: its object is not the one the index names (a push that has not committed it, perhaps one of yours that stopped). Nothing was overwritten. Run \`sluice pull\` once that push completes.`,
-        );
-      } else {
-        out.say(
-          `${rel} changed again on the datastore before your copy landed; nothing was overwritten. Run \`sluice status\` to see the new version, then resolve again.`,
-        );
-      }
-      for (const a of r.setAside) out.say(`Your previous local copy was set aside in ${a}.`);
+      out.result("resolve", {
+        endpoint: s.store.endpoint,
+        cacheDir: s.cacheDir,
+        ...(done.length === 1 ? done[0] : {}),
+        resolutions: done,
+        outcome,
+      });
       return exitCode;
     });
   }));
+}
+
+/** What one resolution did, in a line. */
+function say(
+  out: Output,
+  endpoint: string,
+  rel: string,
+  resolution: Resolution,
+  r: ResolveResult,
+): void {
+  if (r.resolved) {
+    out.say(
+      resolution === "theirs"
+        ? `Took the datastore's copy of ${rel}.`
+        : r.deleted
+        ? `Deleted ${rel} on ${endpoint} (your deletion).`
+        : `Published your ${resolution === "mine" ? "copy" : "merge"} of ${rel}${
+          r.published ? ` (version ${r.published})` : ""
+        }.`,
+    );
+  } else if (r.conflicts.length === 0) {
+    out.say(
+      `The datastore's copy of ${rel} could not be taken: its object is not the one the index names (a push that has not committed it, perhaps one of yours that stopped). Nothing was overwritten. Run \`sluice pull\` once that push completes.`,
+    );
+  } else {
+    out.say(
+      `${rel} changed again on the datastore before your copy landed; nothing was overwritten. Run \`sluice status\` to see the new version, then resolve again.`,
+    );
+  }
+  for (const a of r.setAside) out.say(`Your previous local copy was set aside in ${a}.`);
 }

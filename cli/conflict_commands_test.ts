@@ -238,3 +238,43 @@ Deno.test("a pull that sets aside a never-synced local copy says the datastore's
   assert.doesNotMatch(status.out, /run the method or workflow again/);
   await w.cleanup();
 });
+
+Deno.test("resolve of a directory resolves every open conflict under it; a path with none is refused and nothing changes", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  const files = ["notes/a.txt", "notes/b.txt", "notes/clean.txt", "other/c.txt"];
+  for (const f of files) await w.write(a, f, "1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  for (const f of ["notes/a.txt", "notes/b.txt", "other/c.txt"]) {
+    await w.write(a, f, "from a\n");
+    await w.write(b, f, "from b\n");
+  }
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+
+  // notes/clean.txt has no conflict: refused, and nothing resolved.
+  const typo = await sluice(["resolve", "notes/clean.txt", "--mine", "--cache", b]);
+  assert.equal(typo.code, 1, typo.err);
+  assert.match(typo.err, /no unresolved conflict at or under notes\/clean\.txt/);
+  const before = await sluice(["status", "--cache", b, "--json"]);
+  assert.equal((before.json().conflicts as unknown[]).length, 3, "nothing was resolved");
+
+  const r = await sluice(["resolve", "notes", "--mine", "--cache", b, "--json"]);
+  assert.equal(r.code, 0, r.err);
+  const doc = r.json() as { resolutions: { path: string; resolved: boolean }[] };
+  assert.deepEqual(doc.resolutions.map((x) => [x.path, x.resolved]), [
+    ["notes/a.txt", true],
+    ["notes/b.txt", true],
+  ]);
+  // The conflict outside the directory stays open, and says so.
+  const status = await sluice(["status", "--cache", b, "--json"]);
+  assert.equal(status.code, 3);
+  assert.match(status.out, /other\/c\.txt/);
+  assert.doesNotMatch(status.out, /notes\/a\.txt".*theirs/);
+  assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+  assert.equal(await Deno.readTextFile(`${a}/notes/a.txt`), "from b\n");
+  assert.equal(await Deno.readTextFile(`${a}/notes/b.txt`), "from b\n");
+  await w.cleanup();
+});
