@@ -5,7 +5,7 @@
  * @module
  */
 import { isAbsolute, relative } from "node:path";
-import { SluiceError, UnsafePathError } from "../sync/errors.ts";
+import { SluiceError, UnreadablePathError, UnsafePathError } from "../sync/errors.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
 import type { SyncService } from "../sync/service/service.ts";
 
@@ -24,7 +24,7 @@ export async function cachePaths(
   const out: string[] = [];
   for (const p of paths) {
     const rel = cacheRel(service, p);
-    if (await service.cache.stat(rel)) {
+    if (await service.cache.stat(rel).catch(unreadableIsThere)) {
       out.push(rel);
       continue;
     }
@@ -39,6 +39,12 @@ export async function cachePaths(
     out.push(...(files.length ? files : [rel]));
   }
   return [...new Set(out)];
+}
+
+/** A path this process may not read is there: the push says so for it (never a deletion). */
+function unreadableIsThere(e: unknown): true {
+  if (e instanceof UnreadablePathError) return true;
+  throw e;
 }
 
 /** The cache-relative path of a command-line path (cache-relative, or absolute inside the cache). */

@@ -21,6 +21,7 @@ export type ErrorCode =
   | "global_lock_lost"
   | "conditional_writes_unsupported"
   | "unsafe_path"
+  | "path_unreadable"
   | "invalid_config"
   | "lockfile_conflict"
   | "lockfile_publish_failed"
@@ -52,6 +53,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   global_lock_lost: 75,
   conditional_writes_unsupported: 69,
   unsafe_path: 65,
+  path_unreadable: 77,
   invalid_config: 78,
   lockfile_conflict: 75,
   lockfile_publish_failed: 75,
@@ -220,6 +222,30 @@ export class UnsafePathError extends SluiceError {
       `Refused the path ${
         JSON.stringify(preview(path, 120))
       }: ${reason}. Nothing was written for it.`,
+    );
+    this.path = path;
+  }
+}
+
+/**
+ * Why a cache file or directory this process may not read is left out: said
+ * once, for the plan, the walk and the upload alike.
+ */
+export const UNREADABLE_REASON =
+  "it cannot be read (permission denied), so nothing of it was pushed and nothing was deleted for it: make it readable (chmod u+r, or run as its owner), then push again";
+
+/**
+ * A cache file or directory this process may not read (permission denied).
+ * A push leaves it out (kept dirty, or listed as local only) and goes on
+ * with the rest; it is never taken for a deletion.
+ */
+export class UnreadablePathError extends SluiceError {
+  /** The cache path that could not be read. */
+  readonly path: string;
+  constructor(path: string) {
+    super(
+      "path_unreadable",
+      `Cannot read ${JSON.stringify(preview(path, 120))}: ${UNREADABLE_REASON}.`,
     );
     this.path = path;
   }

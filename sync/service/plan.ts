@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { UnsafePathError } from "../errors.ts";
+import { UNREADABLE_REASON, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
 import { LINK_REFUSED, type LocalCache, walkFiles } from "../transfer/cache.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
@@ -61,6 +61,12 @@ export async function buildPlan(
       syncedHash: s?.hash,
     });
   };
+  // A path this process may not read: reported, kept dirty, never a deletion.
+  const keepUnreadable = (path: string) => {
+    onSkip(path, UNREADABLE_REASON);
+    add(path, "skip");
+    Object.assign(plan.get(path)!, { keepDirty: true, reason: UNREADABLE_REASON });
+  };
   for (const path of dirty) {
     if (!isSafeRelPath(path)) {
       onSkip(path, "unsafe path");
@@ -83,7 +89,14 @@ export async function buildPlan(
         Object.assign(plan.get(path)!, { keepDirty: true, reason });
         continue;
       }
-      // Any other failure keeps the earlier meaning: the file is not there.
+      if (e instanceof UnreadablePathError) {
+        // Not a deletion either: left as it is remotely, and dirty until readable.
+        keepUnreadable(path);
+        continue;
+      }
+      // Any other failure fails the push: a file that could not be looked at
+      // must never be taken for a deletion.
+      throw e;
     }
     if (!st && cache.isDirectory(path)) {
       // A marked directory: every file under it that changed is put, and
@@ -93,7 +106,14 @@ export async function buildPlan(
         if (plan.has(f.path) || !isSafeRelPath(f.path) || isLayoutInternal(f.path)) continue;
         const s = state.synced(f.path);
         if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
-        const local = await cache.hashFile(f.path);
+        let local: { hash: string; size: number } | null;
+        try {
+          local = await cache.hashFile(f.path);
+        } catch (e) {
+          if (!(e instanceof UnreadablePathError)) throw e;
+          keepUnreadable(f.path);
+          continue;
+        }
         if (!local || (s && s.hash === local.hash)) continue;
         add(f.path, "put", local.hash, local.size);
       }
@@ -149,7 +169,14 @@ export async function buildPlan(
     for (let i = 0; i < changed.length; i++) {
       const f = changed[i];
       // Hashed in chunks: a walk never holds a whole (possibly large) file.
-      const local = await cache.hashFile(f.path);
+      let local: { hash: string; size: number } | null;
+      try {
+        local = await cache.hashFile(f.path);
+      } catch (e) {
+        if (!(e instanceof UnreadablePathError)) throw e;
+        onSkip(f.path, UNREADABLE_REASON); // local only until readable
+        local = null;
+      }
       bytesDone += f.size;
       onProgress?.({
         op: "walk",
@@ -186,8 +213,8 @@ export async function buildPlan(
     try {
       local = cache.exists(p) ? await cache.hashFile(p) : null;
     } catch (e) {
-      // A link now (the walk reports it as local only): left until it is a file again.
-      if (e instanceof UnsafePathError) continue;
+      // A link now (the walk reports it as local only), or unreadable: left until it is a file again.
+      if (e instanceof UnsafePathError || e instanceof UnreadablePathError) continue;
       throw e;
     }
     add(p, local ? "put" : "skip", local?.hash, local?.size, walk ? "walk" : "dirty");

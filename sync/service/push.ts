@@ -7,7 +7,12 @@
  * @module
  */
 import pMap from "p-map";
-import { SluiceError, VersionConflictError } from "../errors.ts";
+import {
+  SluiceError,
+  UNREADABLE_REASON,
+  UnreadablePathError,
+  VersionConflictError,
+} from "../errors.ts";
 import { PutModes } from "../ports.ts";
 import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
@@ -238,6 +243,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           entry.action = "skip";
           entry.keepDirty = true;
           entry.reason = "the file vanished during the push";
+        } else if (error instanceof UnreadablePathError) {
+          // Made unreadable since the plan: left out like one the plan found so.
+          entry.action = "skip";
+          entry.keepDirty = true;
+          entry.reason = UNREADABLE_REASON;
         } else failures.push({ entry, error });
       } finally {
         finished = true;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { UnsafePathError } from "../errors.ts";
+import { UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
 import { fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
@@ -16,7 +16,14 @@ import { atomicWrite, atomicWriteAsync, atomicWriteSync, SMALL_WRITE_MAX } from 
 import { hashChecked, streamToFile } from "./cache_stream.ts";
 import { readStateFile, removeStateFile, setAsideIn, writeStateFile } from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
-import { abs, exists, isNotFound, LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
+import {
+  abs,
+  exists,
+  isNotFound,
+  isPermissionDenied,
+  LINK_REFUSED,
+  STATE_DIR,
+} from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 
@@ -120,7 +127,7 @@ export class LocalCache implements CacheAccess {
         this.#checked.add(rel);
       } catch (e) {
         if (isNotFound(e)) break;
-        throw e;
+        throw unreadable(path, e);
       }
     }
     return abs(this.dir, path);
@@ -143,7 +150,7 @@ export class LocalCache implements CacheAccess {
       st = Deno.lstatSync(file);
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unreadable(path, e);
     }
     if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
     return st.isFile ? { file, st } : null;
@@ -190,7 +197,7 @@ export class LocalCache implements CacheAccess {
       return { body, size: body.length, mtimeMs: found.st.mtime?.getTime() ?? 0 };
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unreadable(path, e);
     }
   }
 
@@ -222,7 +229,7 @@ export class LocalCache implements CacheAccess {
       return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unreadable(path, e);
     }
   }
 
@@ -240,11 +247,11 @@ export class LocalCache implements CacheAccess {
         const body = Deno.readFileSync(file);
         return { hash: sha256HexSync(body), size: body.length };
       }
+      return await hashChecked(file, st.size);
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unreadable(path, e);
     }
-    return await hashChecked(file, st.size);
   }
 
   /**
@@ -356,4 +363,9 @@ export class LocalCache implements CacheAccess {
   writeState(name: string, value: unknown): Promise<void> {
     return writeStateFile(this.dir, name, value);
   }
+}
+
+/** `e` as an {@link UnreadablePathError} of `path` when it is "permission denied"; else `e`. */
+function unreadable(path: string, e: unknown): unknown {
+  return isPermissionDenied(e) ? new UnreadablePathError(path) : e;
 }

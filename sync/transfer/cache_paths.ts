@@ -20,17 +20,27 @@ export function isNotFound(e: unknown): boolean {
   return e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory;
 }
 
+/** True for the runtime's "permission denied" (the process may not read or search there). */
+export function isPermissionDenied(e: unknown): boolean {
+  return e instanceof Deno.errors.PermissionDenied;
+}
+
 /** Why a link is refused: said once, for reads, writes and walks alike. */
 export const LINK_REFUSED =
   "Sluice never follows links out of the cache: replace the link with a real file or directory, then run the sync again";
 
-/** True when something (of any kind) is at `path`; links are not followed. */
+/**
+ * True when something (of any kind) is at `path`; links are not followed. A
+ * path this process may not look at (permission denied) counts as present:
+ * it must never be taken for a deletion.
+ */
 export function exists(path: string): boolean {
   try {
     Deno.lstatSync(path);
     return true;
   } catch (e) {
     if (isNotFound(e)) return false;
+    if (isPermissionDenied(e)) return true;
     throw e;
   }
 }

@@ -4,7 +4,15 @@
  *
  * @module
  */
-import { abs, exists, isNotFound, LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
+import {
+  abs,
+  exists,
+  isNotFound,
+  isPermissionDenied,
+  LINK_REFUSED,
+  STATE_DIR,
+} from "./cache_paths.ts";
+import { UNREADABLE_REASON } from "../errors.ts";
 
 /** Why a walk skips a name that is not valid UTF-8. */
 const NOT_UTF8 =
@@ -35,6 +43,11 @@ export async function* walkFiles(
     entries = [...Deno.readDirSync(base)];
   } catch (e) {
     if (isNotFound(e)) return;
+    if (isPermissionDenied(e)) {
+      // Reported, never passed over: what it holds is neither pushed nor deleted.
+      onSkip?.(dir || ".", UNREADABLE_REASON);
+      return;
+    }
     throw e;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -60,6 +73,10 @@ export async function* walkFiles(
         st = Deno.lstatSync(abs(root, rel));
       } catch (err) {
         if (isNotFound(err)) continue; // removed during the walk
+        if (isPermissionDenied(err)) {
+          onSkip?.(rel, UNREADABLE_REASON);
+          continue;
+        }
         throw err;
       }
       yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
