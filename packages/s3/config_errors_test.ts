@@ -81,3 +81,50 @@ Deno.test("S3Store: a prefix with '.', '..' or empty segments is refused before 
   assert.equal(ok.prefix, "team/ds/");
   ok.close();
 });
+
+/** What the SDK throws for a refusal whose body is not S3's: a generic error with the raw response. */
+function webPage(status: number, name = "Error"): Error {
+  const e = new Error("UnknownError");
+  e.name = name;
+  return Object.assign(e, {
+    $metadata: { httpStatusCode: status },
+    $response: {
+      statusCode: status,
+      headers: { "content-type": "text/html;charset=utf-8", server: "SimpleHTTP/0.6" },
+    },
+  });
+}
+
+Deno.test("S3: a web page for a refusal is the wrong endpoint, never a missing object or bucket", () => {
+  for (
+    const [err, ctx] of [
+      [webPage(404), GET],
+      [webPage(404, "NotFound"), { ...GET, op: "head" }],
+      [webPage(501), { op: "put", key: "k", bucket: "bkt", condition: "create" }],
+    ] as const
+  ) {
+    const f = classifyS3Error(err, ctx as S3RequestContext);
+    assert.equal(f.kind, "not_the_service", `${err.name} ${ctx.op}`);
+    const e = toSluiceError(f, ctx as S3RequestContext, err, 1, {
+      endpoint: "s3://bkt/p at http://127.0.0.1:9050",
+    });
+    assert.ok(e instanceof ConfigError);
+    assert.equal(e.field, "endpoint");
+    assert.match(e.message, /a web page rather than an answer of the S3 endpoint/);
+    assert.match(e.message, /nothing was taken for an empty datastore/);
+  }
+  // S3's own answers keep their meaning: NoSuchKey, a body-less HEAD 404, a proxy's 502 page.
+  const noSuchKey = Object.assign(new Error("The specified key does not exist."), {
+    name: "NoSuchKey",
+    $metadata: { httpStatusCode: 404 },
+    $response: { statusCode: 404, headers: { "content-type": "application/xml" } },
+  });
+  assert.equal(classifyS3Error(noSuchKey, GET).kind, "not_found");
+  const head404 = Object.assign(new Error("NotFound"), {
+    name: "NotFound",
+    $metadata: { httpStatusCode: 404 },
+    $response: { statusCode: 404, headers: { "content-length": "0" } },
+  });
+  assert.equal(classifyS3Error(head404, { ...GET, op: "head" }).kind, "not_found");
+  assert.equal(classifyS3Error(webPage(502), GET).kind, "transient");
+});

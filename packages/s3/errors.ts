@@ -200,6 +200,17 @@ function netCodeOf(e: unknown, depth = 0): string | undefined {
   return b.cause !== undefined ? netCodeOf(b.cause, depth + 1) : undefined;
 }
 
+/**
+ * True for a 4xx or a 501 whose body is a web page (`text/html`): S3 and
+ * S3-compatible servers answer refusals in XML (or, for HEAD, with no body).
+ */
+export function isWebPageRefusal(e: ErrorFields, status: number): boolean {
+  if (!(status >= 400 && status < 500) && status !== 501) return false;
+  const headers = fieldsOf(fieldsOf(e.$response).headers);
+  const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]) ?? "";
+  return /^\s*text\/html\b/i.test(type);
+}
+
 function mentionsConditionalHeader(e: ErrorFields): boolean {
   const hay = [e.Header, e.ArgumentName, e.ArgumentValue, e.message, e.Message, e.Code, e.body]
     .map((v) => typeof v === "string" ? v.toLowerCase() : "")
@@ -321,6 +332,10 @@ export function classifyS3Error(
     if (net) return make("transient", !NOT_SENT_NET_CODES.has(net));
     return make("failed");
   }
+
+  // A web page for a refusal: another kind of server (a wrong port, a
+  // proxy's page). Read as a missing object, it would pass for an empty datastore.
+  if (isWebPageRefusal(e, status)) return make("not_the_service");
 
   const conditional = ctx.condition !== undefined;
   if (conditional) {

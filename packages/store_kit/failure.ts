@@ -64,6 +64,9 @@ export interface StoreRequestContext {
  *   signed (or sent); never retried.
  * - `invalid_name`: the endpoint refuses the object name itself; never
  *   retried.
+ * - `not_the_service`: a web page (`text/html`) came back for a 4xx or a
+ *   501, as no storage service answers: the endpoint names another server.
+ *   Never retried, and never read as a missing object.
  * - `failed`: anything else, never retried.
  */
 export type StoreFailureKind =
@@ -77,6 +80,7 @@ export type StoreFailureKind =
   | "access_denied"
   | "credentials_missing"
   | "invalid_name"
+  | "not_the_service"
   | "failed";
 
 /** A classified failure with the facts needed for a safe message. */
@@ -428,6 +432,14 @@ export function storeFailureToError(
       return new ConfigError(
         "credentials",
         `${service} refused the ${where} (${failure.detail}); check the credentials and their permissions on the bucket`,
+        opts,
+      );
+    case "not_the_service":
+      return new ConfigError(
+        "endpoint",
+        `${
+          options.endpoint ?? "the endpoint"
+        } answered the ${where} with ${failure.detail}, a web page rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
         opts,
       );
     case "failed":
