@@ -102,7 +102,7 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
         .argument("[store-url]", `the store (default: $${STORE_ENV})`)
         .addHelpText(
           "after",
-          "\nCredentials come from the environment, as for every command (AWS_* variables, or Application Default Credentials).\n\nExamples:\n  sluice bucket create s3://my-bucket?endpoint=http://127.0.0.1:9000\n  sluice bucket create gs://my-bucket?endpoint=http://127.0.0.1:4443&project=test",
+          "\nCredentials come from the environment, as for every command (AWS_* variables, or Application Default Credentials).\n\nExamples:\n  sluice bucket create 's3://my-bucket?endpoint=http://127.0.0.1:9000'\n  sluice bucket create 'gs://my-bucket?endpoint=http://127.0.0.1:4443&project=test'",
         ),
     ).action(action(io, state, "bucket create", async (out: Output, _cmd, url?: string) => {
       const given = url ?? io.env?.[STORE_ENV];

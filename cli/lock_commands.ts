@@ -113,16 +113,22 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           ...(m ? { model: m } : {}),
           ...(s.namespace ? { namespace: s.namespace } : {}),
         });
-        out.result("lock release", { ...endpointFields(s.spec, s.store), ...r });
-        if (!r.broken) out.say(`No lock at ${r.key}; nothing was released.`);
-        else if (r.released) {
+        if (!r.broken) {
+          // Most often a mistyped model: never a success that did nothing.
+          throw new SluiceError(
+            "not_found",
+            `No lock at ${r.key}; nothing was released. Check the model (\`sluice lock list\` lists the locks held now).`,
+          );
+        } else if (r.released) {
+          out.result("lock release", { ...endpointFields(s.spec, s.store), ...r });
           out.say(
             `Broke the lock ${r.key} held by ${
               describeHolder(r.broken)
             } since ${r.broken.acquiredAt}. If that process is still running, its push will be refused (model_lock_lost) and its new data discarded.`,
           );
         } else {
-          out.say(
+          throw new SluiceError(
+            "precondition_failed",
             `The lock ${r.key} changed while it was being broken (renewed or taken by another process); nothing was deleted. Run \`sluice lock inspect\` and try again.`,
           );
         }

@@ -21,6 +21,9 @@ if (import.meta.main) {
     env = Deno.env.toObject();
   } catch { /* without --allow-env: no environment */ }
   const code = await run(Deno.args, {
+    // `deno task sluice` runs in the project's directory; relative paths are
+    // the user's, from where the task (or npm) was started.
+    ...(env.INIT_CWD ? { cwd: env.INIT_CWD } : {}),
     stdout: streamWriter(Deno.stdout),
     stderr: streamWriter(Deno.stderr),
     env,

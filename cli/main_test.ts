@@ -329,6 +329,21 @@ Deno.test("lock list and inspect show holders and staleness; release needs --for
   assert.equal(global.json().released, true);
   const empty = await sluice(["lock", "list", "--cache", a]);
   assert.match(empty.out, /^No locks are held/);
+  // A model with no lock (a typo, or already broken) is no success.
+  const typo = await sluice([
+    "lock",
+    "release",
+    "--force",
+    "--model",
+    "aws/ec2/web-9",
+    "--cache",
+    a,
+  ]);
+  assert.equal(typo.code, 1, typo.out);
+  assert.match(
+    typo.err,
+    /^error\[not_found\]: No lock at data\/aws\/ec2\/web-9\/\.lock; nothing was released/,
+  );
   const bad = await sluice(["lock", "inspect", "--model", "justone", "--cache", a]);
   assert.equal(bad.code, 78);
   live.abandon();

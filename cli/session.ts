@@ -274,7 +274,11 @@ export function againWithInit(
  * most likely a mistyped `--cache`) unless `--init` asks for a new one, and
  * a cache path that is not a directory.
  */
-export async function checkCacheDir(dir: string, init: boolean, again: string): Promise<void> {
+export async function checkCacheDir(
+  dir: string,
+  init: boolean,
+  again: string | undefined,
+): Promise<void> {
   const kind = await pathKind(dir, "--cache");
   if (kind === "other") {
     throw new SluiceError(
@@ -285,7 +289,11 @@ export async function checkCacheDir(dir: string, init: boolean, again: string): 
   if (kind === "missing" && !init) {
     throw new SluiceError(
       "cache_not_found",
-      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; to start a new cache there, run the command again with --init: \`${again}\`.`,
+      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; ${
+        again
+          ? `to start a new cache there, run the command again with --init: \`${again}\``
+          : "a new cache is started by its first `sluice pull --init` or `sluice push --init`"
+      }.`,
     );
   }
 }
@@ -358,7 +366,10 @@ export async function openSession(
   await checkCacheDir(
     cacheDir,
     options.init ?? false,
-    againWithInit(io, command, ["--cache", cacheDir]),
+    // Only a push or a pull starts a cache: elsewhere --init would make an empty one and fail.
+    command === "push" || command === "pull"
+      ? againWithInit(io, command, ["--cache", cacheDir])
+      : undefined,
   );
   const namespace = resolveNamespace(options.namespace);
   const identity = resolveIdentity(options, io.env);

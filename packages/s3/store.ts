@@ -150,7 +150,12 @@ export class S3Store implements ObjectStore {
     this.#checkOwnWrites = options.checkOwnWrites ?? true;
     this.#wholeBelow = options.wholeBodyBelowBytes ?? 1024 * 1024;
     const c = options.credentials;
-    this.#secrets = c ? [c.secretAccessKey, c.sessionToken ?? "", c.accessKeyId] : [];
+    // The secret and the session token are never shown. The key id is no
+    // secret: it is hidden only when long enough (AWS's are 20 characters)
+    // not to be a word that messages carry (an id "sluice" hid `.sluice/`).
+    this.#secrets = c
+      ? [c.secretAccessKey, c.sessionToken ?? "", c.accessKeyId.length >= 16 ? c.accessKeyId : ""]
+      : [];
     this.endpoint = describeEndpoint("s3", this.bucket, this.prefix, options.endpoint);
   }
 

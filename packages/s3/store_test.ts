@@ -404,6 +404,7 @@ function setup(
     retries?: number;
     conditionalDelete?: "native" | "verify" | "emulate";
     wholeBodyBelowBytes?: number;
+    credentials?: { accessKeyId: string; secretAccessKey: string };
   } = {},
 ) {
   const fake = new FakeS3();
@@ -432,7 +433,8 @@ function setup(
     conditionalDelete: options.conditionalDelete,
     // The streaming tests use small sources: stream them all unless a test says otherwise.
     wholeBodyBelowBytes: options.wholeBodyBelowBytes ?? 0,
-    credentials: { accessKeyId: "AKIAFAKE", secretAccessKey: "fake-secret-key" },
+    credentials: options.credentials ??
+      { accessKeyId: "AKIAFAKE", secretAccessKey: "fake-secret-key" },
     onRetry: (e) => retries.push(e),
   });
   return { fake, clock, store, retries, client };
@@ -531,6 +533,30 @@ Deno.test("store: outages surface as Unreachable after the retries, with a safe 
   assert.match(err.message, /request id FAKE-REQ/);
   assert.ok(!err.message.includes("fake-secret-key"), err.message);
   assert.ok(!err.message.includes("Signature="), err.message);
+});
+
+Deno.test("store: a short key id is not hidden in messages (it is no secret, and may be a word in them); the secret is", async () => {
+  const credentials = { accessKeyId: "sluice", secretAccessKey: "the-secret-key" };
+  const { fake, store, clock } = setup({ retries: 0, credentials });
+  fake.scripts.push(() => ({
+    status: 400,
+    body:
+      "<Error><Code>InvalidArgument</Code><Message>bad pre/.sluice/probe/k the-secret-key</Message></Error>",
+  }));
+  const err = await settle(clock, store.get("k")).catch((e) => e);
+  assert.match(String(err.message), /pre\/\.sluice\/probe\/k/);
+  assert.ok(!String(err.message).includes("the-secret-key"), err.message);
+  // An id as long as AWS's is hidden, as before.
+  const long = setup({
+    retries: 0,
+    credentials: { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "x-secret" },
+  });
+  long.fake.scripts.push(() => ({
+    status: 400,
+    body: "<Error><Code>InvalidArgument</Code><Message>id AKIAIOSFODNN7EXAMPLE</Message></Error>",
+  }));
+  const e2 = await settle(long.clock, long.store.get("k")).catch((e) => e);
+  assert.ok(!String(e2.message).includes("AKIAIOSFODNN7EXAMPLE"), e2.message);
 });
 
 Deno.test("store: an attempt with no answer times out and is retried", async () => {
