@@ -107,7 +107,10 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
     ).action(action(io, state, "bucket create", async (out: Output, _cmd, url?: string) => {
       const given = url ?? io.env?.[STORE_ENV];
       if (!given) {
-        throw new ConfigError("store", `a store URL, as an argument or in $${STORE_ENV}`);
+        throw new ConfigError(
+          "store",
+          `a store URL is needed: pass it as the argument (e.g. sluice bucket create 's3://my-bucket?endpoint=http://127.0.0.1:9000') or set $${STORE_ENV}`,
+        );
       }
       const spec = parseStoreUrl(given, { cwd: io.cwd });
       const opened = openStore(spec, { env: io.env });

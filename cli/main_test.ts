@@ -254,7 +254,7 @@ Deno.test("the store comes from --store, SLUICE_STORE or the cache's record; ano
 
   const pid = await sluice(["status", "--cache", a, "--pid", "abc"]);
   assert.equal(pid.code, 78);
-  assert.match(pid.err, /"--pid"/);
+  assert.match(pid.err, /Invalid value for --pid: .*correct the option/);
   await w.cleanup();
 });
 

@@ -60,7 +60,11 @@ function describePush(
   const keptPaths = new Set(kept.map((s) => s.path));
   const standing = r.conflicts.filter((p) => !keptPaths.has(p));
   if (kept.length) {
-    lines.push(`Kept ${plural(kept.length, "file")} dirty for a later push:`);
+    lines.push(
+      `Kept ${
+        plural(kept.length, "file")
+      } dirty, not pushed (the reason beside each says what holds it back):`,
+    );
     lines.push(...capped(
       kept.map((s) => `  ${s.path}: ${s.reason}`),
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,

@@ -203,9 +203,12 @@ export class ConfigError extends SluiceError {
   /** Dotted path of the offending field. */
   readonly field: string;
   constructor(field: string, expected: string, options: { cause?: unknown } = {}) {
+    const option = field.startsWith("-");
     super(
       "invalid_config",
-      `Invalid configuration at "${field}": ${expected}. Nothing was changed; fix the datastore configuration and run the command again.`,
+      option
+        ? `Invalid value for ${field}: ${expected}. Nothing was changed; correct the option and run the command again.`
+        : `Invalid configuration at "${field}": ${expected}. Nothing was changed; fix the datastore configuration and run the command again.`,
       options,
     );
     this.field = field;
