@@ -11,6 +11,9 @@ import { streamWriter } from "./output.ts";
 export { run } from "./commands.ts";
 export type { CliIo } from "./commands.ts";
 
+/** The directory of the project's `deno.json`, where `deno task` runs its tasks. */
+const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
 if (import.meta.main) {
   const abort = new AbortController();
   // The first Ctrl-C cancels the command cleanly; a second one exits at once.
@@ -21,9 +24,10 @@ if (import.meta.main) {
     env = Deno.env.toObject();
   } catch { /* without --allow-env: no environment */ }
   const code = await run(Deno.args, {
-    // `deno task sluice` runs in the project's directory; relative paths are
-    // the user's, from where the task (or npm) was started.
-    ...(env.INIT_CWD ? { cwd: env.INIT_CWD } : {}),
+    // `deno task sluice` runs in the project's directory: relative paths are
+    // then the user's, from where the task was started (`INIT_CWD`). Run
+    // from anywhere else, the working directory is the user's own.
+    ...(env.INIT_CWD && Deno.cwd() === PROJECT_ROOT ? { cwd: env.INIT_CWD } : {}),
     stdout: streamWriter(Deno.stdout),
     stderr: streamWriter(Deno.stderr),
     env,

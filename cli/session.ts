@@ -306,7 +306,7 @@ export async function checkCacheDir(
 export async function checkFileStore(
   spec: StoreSpec,
   init: boolean,
-  again: string,
+  again: string | undefined,
 ): Promise<void> {
   if (spec.kind !== "file") return;
   const url = storeIdentity(spec);
@@ -321,7 +321,11 @@ export async function checkFileStore(
   if (!init) {
     throw new SluiceError(
       "store_not_found",
-      `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; to start a new datastore there, run the command again with --init: \`${again}\`.`,
+      `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; ${
+        again
+          ? `to start a new datastore there, run the command again with --init: \`${again}\``
+          : "a new datastore is started by the first `sluice push --init` to it"
+      }.`,
     );
   }
   await Deno.mkdir(spec.root, { recursive: true });
@@ -385,7 +389,9 @@ export async function openSession(
   await checkFileStore(
     chosen.spec,
     options.init ?? false,
-    againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
+    command === "push" || command === "pull"
+      ? againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)])
+      : undefined,
   );
   const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
   let reached = false;

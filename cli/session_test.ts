@@ -54,6 +54,11 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
   );
   assert.match(pull.err, /the cache was not tied to that store/);
   assert.match(pull.err, /`sluice pull --cache \S+ --store file:\/\/\S*typo-store --init`/);
+  // Only a push or a pull may start one: status is not offered --init.
+  const status = await sluice(["status", "--cache", a, "--store", typo]);
+  assert.equal(status.code, 66, status.err);
+  assert.doesNotMatch(status.err, /sluice status .*--init/);
+  assert.match(status.err, /a new datastore is started by the first `sluice push --init`/);
   assert.doesNotMatch(pull.out, /up to date/);
   assert.equal(await new LocalCache(a).readState(CLI_STORE_STATE), null);
   assert.equal(await exists(`${w.base}/typo-store`), false);

@@ -57,7 +57,13 @@ Deno.test("unreadable files and directories are left out and said, never deleted
     const cache = `${base}/cache`;
     const storeDir = `${base}/store`;
     const url = `file://${storeDir}`;
-    const files = ["notes/a.txt", "notes/b.txt", "secret/c.txt", "secret/d.txt"];
+    const files = [
+      "notes/a.txt",
+      "notes/b.txt",
+      "secret/c.txt",
+      "secret/d.txt",
+      "secret/sub/e.txt",
+    ];
     for (const f of files) await write(cache, f, `${f} v1\n`);
     await handOver(base);
     const first = await cli(base, ["push", "--init", "--cache", cache, "--store", url]);
@@ -82,7 +88,14 @@ Deno.test("unreadable files and directories are left out and said, never deleted
     assert.equal(doc.outcome.code, "sync_incomplete");
 
     // Named, the unreadable file stays dirty and is said again; nothing is deleted.
-    const named = await cli(base, ["push", "notes/b.txt", "secret/c.txt", "--cache", cache]);
+    const named = await cli(base, [
+      "push",
+      "notes/b.txt",
+      "secret/c.txt",
+      "secret/sub",
+      "--cache",
+      cache,
+    ]);
     assert.equal(named.code, 2, named.err);
     const status = await cli(base, ["status", "--cache", cache]);
     assert.notEqual(status.code, 70, status.err);
@@ -98,6 +111,7 @@ Deno.test("unreadable files and directories are left out and said, never deleted
     );
     assert.equal(await text("secret/c.txt"), "secret/c.txt v1\n");
     assert.equal(await text("secret/d.txt"), "secret/d.txt v1\n");
+    assert.equal(await text("secret/sub/e.txt"), "secret/sub/e.txt v1\n");
 
     // Readable again: the next push publishes it.
     await Deno.chmod(`${cache}/notes/b.txt`, 0o644);

@@ -4,16 +4,19 @@
  * a conflict, a file left for a later run or a file no push can publish
  * would otherwise pass in silence:
  *
- * - a push (`pushChanged`, `commitPush`) that leaves a conflict or a file
- *   unpublished throws `conflicts_left` (exit 3) or `sync_incomplete`
- *   (exit 2) once everything else is published, naming the paths and the
- *   Sluice command that shows and settles them on this cache;
+ * - a push (`pushChanged`, `commitPush`) or a pull that leaves a conflict
+ *   or a file unpublished warns `conflicts_left` or `sync_incomplete`,
+ *   naming the paths and the Sluice command that shows and settles them on
+ *   this cache;
  * - a push of the whole cache that did not delete files deleted here warns
- *   `local_deletions_kept` instead (the tool's bulk marks never delete, as
- *   its own extensions do not: this is how it works, not a failure);
- * - a pull that leaves a conflict or a file for a later run warns with the
- *   same codes: the tool fails its command on a pull error, and a pull that
- *   kept the local copy has lost nothing.
+ *   `local_deletions_kept` (the tool's bulk marks never delete, as its own
+ *   extensions do not: this is how it works, not a failure).
+ *
+ * Warned, never thrown: the tool turns a push that throws into a failed
+ * workflow step, a failed login (its token minted and published, then lost
+ * to the caller) or a setup that never records its config, after the push
+ * published everything else; and one open conflict, re-planned by every
+ * push, would fail every later command until resolved.
  *
  * @module
  */
@@ -26,10 +29,8 @@ import { pushLeftBehind, type PushResult } from "../../sync/service/push.ts";
 export interface CliTarget {
   /** The cache directory of the namespace (`<cache>/<ns>` when namespaced). */
   readonly cacheDir: string;
-  /** The store URL as `--store` takes it. */
+  /** The store URL as `--store` takes it (`/<ns>` added when namespaced). */
   readonly storeUrl: string;
-  /** The namespace (`""`: solo), for `--namespace` (the global lock's key). */
-  readonly namespace: string;
 }
 
 /** Quotes `s` for a POSIX shell when it holds anything but plain path characters. */
@@ -57,7 +58,12 @@ export function cliStoreUrl(
   const base = `${datastorePath.replace(/\/+$/, "")}${namespace ? `/${namespace}` : ""}`;
   const pairs: [string, unknown][] = datastorePath.startsWith("gs://")
     ? [["endpoint", config.apiEndpoint], ["project", config.projectId]]
-    : [["endpoint", config.endpoint], ["region", config.region]];
+    : [
+      ["endpoint", config.endpoint],
+      ["region", config.region],
+      // The command line takes path-style addressing with an endpoint unless told otherwise.
+      ["path-style", config.forcePathStyle === false ? "false" : undefined],
+    ];
   const query = pairs.filter(([, v]) => typeof v === "string" && v !== "")
     .map(([k, v]) => `${k}=${String(v).replace(/[%&#+ ]/g, (c) => encodeURIComponent(c))}`);
   return query.length ? `${base}?${query.join("&")}` : base;
@@ -65,44 +71,39 @@ export function cliStoreUrl(
 
 /** The closing sentence of a message: the command that shows what was left, on this cache. */
 export function cliNext(target: CliTarget): string {
-  const args = `--cache ${shellWord(target.cacheDir)} --store ${shellWord(target.storeUrl)}${
-    target.namespace ? ` --namespace ${shellWord(target.namespace)}` : ""
-  }`;
-  return `The tool has no command for this: run the Sluice command line on this cache (\`npx sluice status ${args}\` from a Sluice checkout after \`npm ci\`), then each command this message names with the same ${
-    target.namespace ? "--cache, --store and --namespace" : "--cache and --store"
-  }.`;
+  const args = `--cache ${shellWord(target.cacheDir)} --store ${shellWord(target.storeUrl)}`;
+  return `The tool has no command for this: run the Sluice command line on this cache (\`npx sluice status ${args}\` from a Sluice checkout after \`npm ci\`), then each command this message names with the same --cache and --store.`;
 }
 
 /**
- * What a push the tool drove left behind: the error to throw (a conflict,
- * a file left for a later run or local only; null when none) and the
- * warning for synced files deleted here that it did not delete (null when
- * none).
+ * The warnings for what a push the tool drove left behind: a conflict or a
+ * file left unpublished (`conflicts_left` or `sync_incomplete`), and synced
+ * files deleted here that it did not delete (`local_deletions_kept`).
+ * Empty for a clean push.
  *
  * @example
  * ```ts
  * import { emptyPushResult } from "../../sync/service/push.ts";
  * import { pushOutcome } from "./left_behind.ts";
  * const r = { ...emptyPushResult(), conflicts: ["config/a.yaml"] };
- * const t = { cacheDir: "/c", storeUrl: "s3://b/p", namespace: "" };
- * console.log(pushOutcome(r, t).error?.code); // conflicts_left
+ * const t = { cacheDir: "/c", storeUrl: "s3://b/p" };
+ * console.log(pushOutcome(r, t).map((w) => w.code)); // ["conflicts_left"]
  * ```
  */
-export function pushOutcome(
-  r: PushResult,
-  target: CliTarget,
-): { error: SyncIncompleteError | null; warning: WarningEvent | null } {
+export function pushOutcome(r: PushResult, target: CliTarget): WarningEvent[] {
   const { localDeletions, ...rest } = pushLeftBehind(r);
   const next = cliNext(target);
-  const error = leftBehindError("push", rest, next);
-  const warning = localDeletions?.length
-    ? {
+  const out: WarningEvent[] = [];
+  const left = leftBehindError("push", rest, next);
+  if (left) out.push({ code: left.code, message: left.message });
+  if (localDeletions?.length) {
+    out.push({
       code: "local_deletions_kept",
       message: new SyncIncompleteError("push", { conflicts: [], left: [], localDeletions }, next)
         .message,
-    }
-    : null;
-  return { error, warning };
+    });
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,7 @@ import { emptyPushResult, type PushResult } from "../../sync/service/push.ts";
 import type { PullResult } from "../../sync/service/pull.ts";
 import { cliNext, cliStoreUrl, pullOutcome, pushOutcome } from "./left_behind.ts";
 
-const SOLO = { cacheDir: "/home/u/.swamp/repos/r1", storeUrl: "s3://b/p", namespace: "" };
+const SOLO = { cacheDir: "/home/u/.swamp/repos/r1", storeUrl: "s3://b/p" };
 
 Deno.test("left behind: the store URL carries the endpoint, region or project, and the namespace", () => {
   assert.equal(
@@ -12,12 +12,16 @@ Deno.test("left behind: the store URL carries the endpoint, region or project, a
   );
   assert.equal(cliStoreUrl("s3://b", {}, "prod"), "s3://b/prod");
   assert.equal(
+    cliStoreUrl("s3://b", { endpoint: "http://h:1", forcePathStyle: false }, ""),
+    "s3://b?endpoint=http://h:1&path-style=false",
+  );
+  assert.equal(
     cliStoreUrl("gs://b/p", { apiEndpoint: "http://127.0.0.1:4443", projectId: "x" }, "ns"),
     "gs://b/p/ns?endpoint=http://127.0.0.1:4443&project=x",
   );
 });
 
-Deno.test("left behind: the command names the cache and the store, quoted for a shell, and the namespace", () => {
+Deno.test("left behind: the command names the cache and the store, quoted for a shell", () => {
   assert.match(
     cliNext(SOLO),
     /`npx sluice status --cache \/home\/u\/\.swamp\/repos\/r1 --store s3:\/\/b\/p`/,
@@ -25,23 +29,20 @@ Deno.test("left behind: the command names the cache and the store, quoted for a 
   const spaced = cliNext({
     cacheDir: "/tmp/my cache",
     storeUrl: "s3://b/p?a=1&b=2",
-    namespace: "n",
   });
-  assert.match(spaced, /--cache '\/tmp\/my cache' --store 's3:\/\/b\/p\?a=1&b=2' --namespace n`/);
+  assert.match(spaced, /--cache '\/tmp\/my cache' --store 's3:\/\/b\/p\?a=1&b=2'`/);
 });
 
-Deno.test("left behind: a push with a conflict is conflicts_left, naming the path and the command", () => {
+Deno.test("left behind: a push with a conflict warns conflicts_left, naming the path and the command", () => {
   const r: PushResult = {
     ...emptyPushResult(),
     uploaded: ["data/a"],
     conflicts: ["config/app.yaml"],
     skipped: [{ path: "config/app.yaml", reason: "conflict", keepDirty: true }],
   };
-  const { error, warning } = pushOutcome(r, SOLO);
-  assert.equal(error?.code, "conflicts_left");
-  assert.equal(error?.exitCode, 3);
-  assert.match(error!.message, /config\/app\.yaml.*npx sluice status --cache/s);
-  assert.equal(warning, null);
+  const said = pushOutcome(r, SOLO);
+  assert.deepEqual(said.map((w) => w.code), ["conflicts_left"]);
+  assert.match(said[0].message, /config\/app\.yaml.*npx sluice status --cache/s);
 });
 
 Deno.test("left behind: a push that kept a file for a later run is sync_incomplete", () => {
@@ -53,24 +54,20 @@ Deno.test("left behind: a push that kept a file for a later run is sync_incomple
       keepDirty: true,
     }],
   };
-  assert.equal(pushOutcome(r, SOLO).error?.code, "sync_incomplete");
+  assert.deepEqual(pushOutcome(r, SOLO).map((w) => w.code), ["sync_incomplete"]);
   const linked: PushResult = { ...emptyPushResult(), localOnly: [{ path: "l", reason: "a link" }] };
-  assert.equal(pushOutcome(linked, SOLO).error?.code, "sync_incomplete");
+  assert.deepEqual(pushOutcome(linked, SOLO).map((w) => w.code), ["sync_incomplete"]);
 });
 
-Deno.test("left behind: local deletions a bulk push kept are a warning, not an error", () => {
+Deno.test("left behind: local deletions a bulk push kept warn local_deletions_kept", () => {
   const r: PushResult = { ...emptyPushResult(), localDeletions: ["data/t/m/old/1/raw"] };
-  const { error, warning } = pushOutcome(r, SOLO);
-  assert.equal(error, null);
-  assert.equal(warning?.code, "local_deletions_kept");
-  assert.match(warning!.message, /data\/t\/m\/old\/1\/raw.*--restore-deleted.*npx sluice status/s);
+  const said = pushOutcome(r, SOLO);
+  assert.deepEqual(said.map((w) => w.code), ["local_deletions_kept"]);
+  assert.match(said[0].message, /data\/t\/m\/old\/1\/raw.*--restore-deleted.*npx sluice status/s);
 });
 
 Deno.test("left behind: a clean push or pull says nothing", () => {
-  assert.deepEqual(pushOutcome({ ...emptyPushResult(), uploaded: ["a"] }, SOLO), {
-    error: null,
-    warning: null,
-  });
+  assert.deepEqual(pushOutcome({ ...emptyPushResult(), uploaded: ["a"] }, SOLO), []);
   const pulled = {
     fetched: ["a"],
     conflicts: [],

@@ -119,7 +119,6 @@ export class DatastoreRuntime {
     return {
       cacheDir: namespace ? `${cachePath}/${namespace}` : cachePath,
       storeUrl: cliStoreUrl(this.provider.resolveDatastorePath(""), this.config, namespace),
-      namespace,
     };
   }
 

@@ -28,10 +28,9 @@
  * - Counts: pulls return the files fetched, pushes the files uploaded plus
  *   those deleted.
  * - What a sync left behind is never passed over (the tool reads only the
- *   count): a push that leaves a conflict or a file unpublished throws
- *   `conflicts_left` or `sync_incomplete` once the rest is published; a
- *   pull that does, and a push that kept local deletions, warn
- *   (`left_behind.ts`).
+ *   count): a push or a pull that leaves a conflict or a file unpublished,
+ *   and a push that kept local deletions, warn (`left_behind.ts`; written
+ *   to standard error by the entry files).
  *
  * @module
  */
@@ -251,11 +250,11 @@ export class ExtensionSyncService implements SwampSyncService {
     }
   }
 
-  /** Throws for a conflict or a file left unpublished; warns of local deletions kept. */
+  /** Warns of a conflict or a file left unpublished, and of local deletions kept (never throws). */
   #settlePush(r: PushResult, ns: string): void {
-    const { error, warning } = pushOutcome(r, this.#rt.cliTarget(this.#cachePath, ns));
-    if (warning) this.#rt.events.emit("warning", warning);
-    if (error) throw error;
+    for (const w of pushOutcome(r, this.#rt.cliTarget(this.#cachePath, ns))) {
+      this.#rt.events.emit("warning", w);
+    }
   }
 
   /** Warns of a conflict or a file left for a later run by a pull. */

@@ -4,17 +4,21 @@
  * extension entry passes a line writer (standard error), and every warning
  * of the datastore's locks and services is written there as one line,
  * `[<type>] warning[<code>]: <message>`, as the existing extensions print
- * theirs. The same line is written once per process, and at most
- * {@link WARNINGS_SHOWN_PER_CODE} of one code, then one line saying the
- * rest are not shown (a push of thousands of files must not bury the
- * command's own output).
+ * theirs. Within a window of {@link WARNING_WINDOW_MS} the same line is
+ * written once, and at most {@link WARNINGS_SHOWN_PER_CODE} of one code,
+ * then one line saying the rest are not shown (a push of thousands of files
+ * must not bury the command's own output); a new window starts afresh, so a
+ * long-running process (a server) goes on saying what is still open.
  *
  * @module
  */
 import type { WarningEvent } from "../../sync/events.ts";
 
-/** Lines written per warning code and process before the rest are only counted. */
+/** Lines written per warning code and window before the rest are only counted. */
 export const WARNINGS_SHOWN_PER_CODE = 20;
+
+/** How long one window of {@link warningPrinter} lasts: 10 minutes. */
+export const WARNING_WINDOW_MS = 10 * 60_000;
 
 /**
  * A `warning` listener writing each warning of datastore `type` through `write`.
@@ -30,10 +34,17 @@ export const WARNINGS_SHOWN_PER_CODE = 20;
 export function warningPrinter(
   type: string,
   write: (line: string) => void,
+  now: () => number = Date.now,
 ): (w: WarningEvent) => void {
   const shown = new Map<string, number>();
   const written = new Set<string>();
+  let windowStart = now();
   return (w) => {
+    if (now() - windowStart >= WARNING_WINDOW_MS) {
+      windowStart = now();
+      shown.clear();
+      written.clear();
+    }
     const line = `[${type}] warning[${w.code}]: ${w.message}`;
     if (written.has(line)) return;
     const n = shown.get(w.code) ?? 0;
@@ -43,7 +54,9 @@ export function warningPrinter(
       write(line);
     } else if (n === WARNINGS_SHOWN_PER_CODE) {
       write(
-        `[${type}] warning[${w.code}]: more ${w.code} warnings follow in this process and are not shown; the Sluice command line (\`npx sluice status\` on the cache) lists what is left open.`,
+        `[${type}] warning[${w.code}]: more ${w.code} warnings follow and are not shown for ${
+          WARNING_WINDOW_MS / 60_000
+        } minutes; the Sluice command line (\`npx sluice status\` on the cache) lists what is left open.`,
       );
     }
   };

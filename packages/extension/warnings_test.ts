@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { warningPrinter, WARNINGS_SHOWN_PER_CODE } from "./warnings.ts";
+import { WARNING_WINDOW_MS, warningPrinter, WARNINGS_SHOWN_PER_CODE } from "./warnings.ts";
 
 Deno.test("warnings: one line per warning, labelled with the extension type and the code", () => {
   const lines: string[] = [];
@@ -25,6 +25,21 @@ Deno.test("warnings: past the cap of one code, one line says the rest are not sh
   for (let i = 0; i < WARNINGS_SHOWN_PER_CODE + 5; i++) print({ code: "many", message: `m${i}` });
   print({ code: "other", message: "x" });
   assert.equal(lines.length, WARNINGS_SHOWN_PER_CODE + 2);
-  assert.match(lines[WARNINGS_SHOWN_PER_CODE], /more many warnings follow .* not shown/);
+  assert.match(
+    lines[WARNINGS_SHOWN_PER_CODE],
+    /more many warnings follow and are not shown for 10 minutes/,
+  );
   assert.equal(lines.at(-1), "[t] warning[other]: x");
+});
+
+Deno.test("warnings: a new window says again what is still open, past the cap too", () => {
+  const lines: string[] = [];
+  let t = 0;
+  const print = warningPrinter("t", (l) => lines.push(l), () => t);
+  for (let i = 0; i < WARNINGS_SHOWN_PER_CODE + 1; i++) print({ code: "c", message: `m${i}` });
+  print({ code: "c", message: "m0" });
+  assert.equal(lines.length, WARNINGS_SHOWN_PER_CODE + 1);
+  t += WARNING_WINDOW_MS;
+  print({ code: "c", message: "m0" });
+  assert.equal(lines.at(-1), "[t] warning[c]: m0");
 });

@@ -127,4 +127,8 @@ Deno.test("S3: a web page for a refusal is the wrong endpoint, never a missing o
   });
   assert.equal(classifyS3Error(head404, { ...GET, op: "head" }).kind, "not_found");
   assert.equal(classifyS3Error(webPage(502), GET).kind, "transient");
+  // A proxy's rate-limit or timeout page is retried as without one; its 403 page is a refusal.
+  assert.equal(classifyS3Error(webPage(429), GET).kind, "transient");
+  assert.equal(classifyS3Error(webPage(408), GET).kind, "transient");
+  assert.equal(classifyS3Error(webPage(403), GET).kind, "access_denied");
 });

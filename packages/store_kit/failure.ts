@@ -64,8 +64,10 @@ export interface StoreRequestContext {
  *   signed (or sent); never retried.
  * - `invalid_name`: the endpoint refuses the object name itself; never
  *   retried.
- * - `not_the_service`: a web page (`text/html`) came back for a 4xx or a
- *   501, as no storage service answers: the endpoint names another server.
+ * - `not_the_service`: a web page (`text/html`) came back for a 400, 404,
+ *   405 or 501, as no storage service answers: the endpoint names another
+ *   server. (A proxy's page for 403, 408, 429 or a 5xx keeps that status's
+ *   meaning: a refusal, or worth another attempt.)
  *   Never retried, and never read as a missing object.
  * - `failed`: anything else, never retried.
  */
@@ -437,9 +439,7 @@ export function storeFailureToError(
     case "not_the_service":
       return new ConfigError(
         "endpoint",
-        `${
-          options.endpoint ?? "the endpoint"
-        } answered the ${where} with ${failure.detail}, a web page rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
+        `the ${where} was answered with ${failure.detail}, a web page rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
         opts,
       );
     case "failed":

@@ -170,14 +170,17 @@ export class LocalCache implements CacheAccess {
 
   /**
    * True when anything is at `path`: a file, a directory, or a link (a path
-   * under a link counts as present, so it is never taken for a deletion).
+   * under a link, or one this process may not look at, counts as present, so
+   * it is never taken for a deletion).
    */
   exists(path: string): boolean {
     let file: string;
     try {
       file = this.resolveSync(path);
     } catch (e) {
-      if (e instanceof UnsafePathError) return true;
+      // Under a link, or under a directory this process may not look into:
+      // present all the same, never a deletion.
+      if (e instanceof UnsafePathError || e instanceof UnreadablePathError) return true;
       throw e;
     }
     return exists(file);
