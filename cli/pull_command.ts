@@ -17,7 +17,11 @@ import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 
 function describePull(r: PullResult, endpoint: string): string[] {
-  if (r.unchanged) return [`Already up to date with ${endpoint}.`];
+  const nothing = r.fetched.length + r.removed.length + r.conflicts.length +
+      r.setAside.length + r.uncommitted.length + r.dropped.length === 0;
+  // The index read was new (another client committed, or the index moved)
+  // but asked nothing of this cache: up to date all the same.
+  if (r.unchanged || nothing) return [`Already up to date with ${endpoint}.`];
   const lines = [
     `Pulled ${plural(r.fetched.length, "file")} (${formatBytes(r.bytes)}) from ${endpoint}${
       r.removed.length ? `; removed ${plural(r.removed.length, "file")} deleted remotely` : ""
