@@ -37,3 +37,4 @@ export { processIdentity, systemClock } from "./sync/clock.ts";
 export type { PushResult } from "./sync/service/push.ts";
 export type { PullResult } from "./sync/service/pull.ts";
 export * from "./middleware/path_classifier.ts";
+export * from "./middleware/mod.ts";

@@ -15,6 +15,7 @@ import {
 } from "../../extensions/gcs/extensions/datastores/sluice_gcs.ts";
 import { envFrom } from "./env.ts";
 import { SluiceError } from "../../sync/errors.ts";
+import { LockBackendRegistry, storeLockFactory } from "../../sync/locks/lock_registry.ts";
 
 const s3Valid = [
   { bucket: "my-bucket", region: "us-east-1" },
@@ -89,6 +90,25 @@ Deno.test("entries: createProvider({}) throws invalid_config naming the field", 
       assert.match(e.message, /bucket/);
       return true;
     });
+  }
+});
+
+Deno.test("entries: an unknown lock backend is refused by createProvider, not at the first lock", () => {
+  for (const make of [createSluiceS3Datastore, createSluiceGcsDatastore]) {
+    const ds = make({ env: envFrom({}) });
+    assert.throws(
+      () => ds.createProvider({ bucket: "my-bucket", lock: { backend: "nope" } }),
+      (e: unknown) => {
+        assert.ok(e instanceof SluiceError);
+        assert.equal(e.code, "invalid_config");
+        assert.match(e.message, /"lock\.backend": one of the registered lock backends \("store"/);
+        return true;
+      },
+    );
+    // A backend registered in the registry the extension was given is taken.
+    const registry = new LockBackendRegistry().register("mine", storeLockFactory);
+    const mine = make({ env: envFrom({}), lockRegistry: registry });
+    mine.createProvider({ bucket: "my-bucket", lock: { backend: "mine" } });
   }
 });
 

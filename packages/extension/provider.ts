@@ -13,6 +13,7 @@
  */
 import type { z } from "zod";
 import { parseProviderConfig } from "../provider/mod.ts";
+import { defaultLockRegistry, lockTimingsFromConfig } from "../../sync/locks/lock_registry.ts";
 import type {
   SwampDatastoreExport,
   SwampDatastoreProvider,
@@ -151,6 +152,11 @@ export function defineDatastore<S extends z.ZodType>(
     createProvider(config: Record<string, unknown>): ExtensionProvider {
       const parsed = parseProviderConfig(definition.configSchema, config);
       const sluiceConfig = definition.toSluiceConfig(parsed, env);
+      // No I/O, but no deferred surprise either: an unknown lock backend or a
+      // bad timing is refused here, not at the first lock or sync.
+      const lock = (sluiceConfig.lock ?? {}) as Record<string, unknown>;
+      (deps.lockRegistry ?? defaultLockRegistry).assertKnown(lock.backend ?? "store");
+      lockTimingsFromConfig(lock);
       return new ExtensionProvider(
         runtimes.get(sluiceConfig),
         definition.type,

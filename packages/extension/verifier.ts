@@ -57,7 +57,7 @@ export function extensionVerifier(target: VerifierTarget): SwampVerifier {
           ...base,
           healthy: false,
           message: `The health check of bucket ${target.bucket} failed: ${
-            e instanceof Error ? e.message : String(e)
+            (e instanceof Error ? e.message : String(e)).replace(/\.\s*$/, "")
           }. Check the datastore configuration and credentials, then run the check again.`,
           latencyMs: Math.max(0, Math.round(now() - t0)),
         };

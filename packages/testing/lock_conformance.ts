@@ -337,6 +337,65 @@ const CASES: Record<string, Case> = {
     holderIs(await a.inspect(), null, "after release");
   },
 
+  "an observer's inspect throws on a failed read, as the holder's does": async (h) => {
+    const { breakReads, healReads } = h.setup;
+    if (!breakReads || !healReads) {
+      throw new Error("this case needs make() to return breakReads() and healReads()");
+    }
+    const a = h.lock("a");
+    await h.settle(a.acquire(), "a.acquire()");
+    // Sluice reads the global lock, and the breakglass reads a model's, through
+    // instances that do not hold it: a null there reads as "free".
+    const seen = h.lock("b");
+    holderIs(await seen.inspect(), "a", "an observer, before reads broke");
+    for (
+      const [who, lock] of [["an observer that read it before", seen], [
+        "a new observer",
+        h.lock("b"),
+      ]] as const
+    ) {
+      await breakReads();
+      let read: unknown;
+      try {
+        read = await lock.inspect();
+      } catch (e) {
+        read = e;
+      }
+      await healReads();
+      check(
+        read instanceof Error,
+        `${who}: inspect() during a failed read must throw, got ${JSON.stringify(read)}`,
+      );
+    }
+    holderIs(await h.inspect(), "a", "after reads healed");
+    await a.release();
+  },
+
+  "acquire never takes a held lock while reads of it fail": async (h) => {
+    const { breakReads, healReads } = h.setup;
+    if (!breakReads || !healReads) {
+      throw new Error("this case needs make() to return breakReads() and healReads()");
+    }
+    const a = h.lock("a");
+    await h.settle(a.acquire(), "a.acquire()");
+    const before = await a.inspect();
+    await breakReads();
+    const b = h.lock("b", { maxWaitMs: 2 * h.retry });
+    const outcome = await h.settle(
+      b.acquire().then(() => "acquired", (e) => e),
+      "b.acquire() while reads fail",
+    );
+    await healReads();
+    check(
+      outcome !== "acquired",
+      "b.acquire() took the lock a holds while reads of it failed: a failed read is not an absent lock",
+    );
+    const after = await h.inspect();
+    holderIs(after, "a", "after b's acquire during failed reads");
+    check(after?.nonce === before?.nonce, "a's lock was replaced during failed reads");
+    await a.release();
+  },
+
   "a former holder's release never deletes the successor's lock": async (h) => {
     const a = h.lock("a");
     await h.settle(a.acquire(), "a.acquire()");
@@ -388,21 +447,37 @@ export function lockConformance(
   options: LockConformanceOptions = {},
 ): void {
   const sanitize = options.sanitize ?? true;
-  for (const [title, run] of Object.entries(CASES)) {
-    const slug = title.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+  for (const title of LOCK_CONFORMANCE_CASES) {
     Deno.test({
       name: `${name}: ${title}`,
       ignore: options.ignore ?? false,
       sanitizeOps: sanitize,
       sanitizeResources: sanitize,
-      fn: async () => {
-        const h = new Harness(await make(), options, slug);
-        try {
-          await run(h);
-        } finally {
-          await h.dispose();
-        }
-      },
+      fn: () => runLockConformanceCase(title, make, options),
     });
+  }
+}
+
+/** The names of the conformance cases, in the order {@link lockConformance} registers them. */
+export const LOCK_CONFORMANCE_CASES: readonly string[] = Object.keys(CASES);
+
+/**
+ * Runs one conformance case (by its name in {@link LOCK_CONFORMANCE_CASES})
+ * against a fresh backend from `make()`; rejects with what the backend got
+ * wrong. For a suite of one's own, or to show that a flawed backend fails.
+ */
+export async function runLockConformanceCase(
+  title: string,
+  make: () => Promise<LockConformanceSetup>,
+  options: LockConformanceOptions = {},
+): Promise<void> {
+  const run = CASES[title];
+  if (!run) throw new Error(`no conformance case named ${JSON.stringify(title)}`);
+  const slug = title.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+  const h = new Harness(await make(), options, slug);
+  try {
+    await run(h);
+  } finally {
+    await h.dispose();
   }
 }

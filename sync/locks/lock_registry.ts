@@ -111,6 +111,27 @@ export class LockBackendRegistry {
     return this.#factories.has(name);
   }
 
+  /**
+   * Throws the `ConfigError` {@link create} would for an unknown `name`,
+   * without creating anything: for a setup that checks its config before any
+   * lock is made.
+   */
+  assertKnown(name: unknown): void {
+    this.#known(name);
+  }
+
+  #known(name: unknown): LockBackendFactory {
+    const factory = typeof name === "string" ? this.#factories.get(name) : undefined;
+    if (factory) return factory;
+    const known = this.names().map((n) => `"${n}"`).join(", ") || "none registered";
+    throw new ConfigError(
+      "lock.backend",
+      `one of the registered lock backends (${known}), got ${
+        JSON.stringify(name)
+      }; register a third-party backend with registerLockBackend() before setting up the datastore`,
+    );
+  }
+
   /** The registered names, sorted. */
   names(): string[] {
     return [...this.#factories.keys()].sort();
@@ -122,16 +143,7 @@ export class LockBackendRegistry {
    * `lock.backend` listing the known names.
    */
   create(name: string, ctx: LockBackendContext): LockBackend {
-    const factory = typeof name === "string" ? this.#factories.get(name) : undefined;
-    const known = this.names().map((n) => `"${n}"`).join(", ") || "none registered";
-    if (!factory) {
-      throw new ConfigError(
-        "lock.backend",
-        `one of the registered lock backends (${known}), got ${
-          JSON.stringify(name)
-        }; register a third-party backend with registerLockBackend() before setting up the datastore`,
-      );
-    }
+    const factory = this.#known(name);
     const backend = factory(ctx);
     if (typeof backend?.createLock !== "function") {
       throw new ConfigError(
@@ -246,10 +258,19 @@ export function conditionalLockBackend(
 ): LockBackend {
   const { conditional, setting, cache, events } = options;
   const factory = options.factory ?? storeLockFactory;
-  return factory({
+  const config = options.config ?? {};
+  const backend = factory({
     store: withConditionalFallback(store, { registry: conditional, setting, events, cache }),
     clock: options.clock ?? systemClock,
-    config: options.config ?? {},
+    config,
     events,
   });
+  // The config's timings reach every backend, a third party's too, as the
+  // defaults of each lock (what the caller passes still wins).
+  const timings = lockTimingsFromConfig(config);
+  if (Object.keys(timings).length === 0) return backend;
+  return {
+    name: backend.name,
+    createLock: (key, identity, o = {}) => backend.createLock(key, identity, { ...timings, ...o }),
+  };
 }

@@ -7,13 +7,14 @@ import {
   conditionalLockBackend,
   defaultLockRegistry,
   type LockBackendContext,
+  type LockBackendFactory,
   LockBackendRegistry,
   lockTimingsFromConfig,
   storeLockFactory,
 } from "./lock_registry.ts";
 import { ConditionalWrites, FALLBACK_WARNING } from "../transfer/conditional.ts";
 import { LockTimeoutError } from "../errors.ts";
-import type { LockBackend } from "../ports.ts";
+import type { LockBackend, LockOptions } from "../ports.ts";
 
 const ALICE = { holder: "alice@host-a", hostname: "host-a", pid: 1 };
 const BOB = { holder: "bob@host-b", hostname: "host-b", pid: 2 };
@@ -144,4 +145,27 @@ Deno.test("conditionalLockBackend: the factory gets the wrapped store, clock, lo
   assert.equal(seen?.events, events);
   assert.deepEqual(seen?.config, { backend: "mine", ttlMs: 6_000 });
   assert.equal((backend.createLock("k", ALICE) as StoreLock).ttlMs, 6_000);
+});
+
+Deno.test("conditionalLockBackend: the config's timings reach a third-party backend's locks as defaults", () => {
+  const got: LockOptions[] = [];
+  const thirdParty: LockBackendFactory = (ctx) => {
+    const inner = storeLockFactory(ctx);
+    return {
+      name: "theirs",
+      createLock: (key, identity, options = {}) => {
+        got.push(options);
+        return inner.createLock(key, identity, options);
+      },
+    };
+  };
+  const backend = conditionalLockBackend(new InMemoryStore(), {
+    conditional: new ConditionalWrites(),
+    config: { backend: "theirs", ttlMs: 5_000, maxWaitMs: 9_000 },
+    factory: thirdParty,
+  });
+  backend.createLock("k", ALICE);
+  backend.createLock("k", ALICE, { maxWaitMs: 1 });
+  assert.deepEqual(got, [{ ttlMs: 5_000, maxWaitMs: 9_000 }, { ttlMs: 5_000, maxWaitMs: 1 }]);
+  assert.equal(backend.name, "theirs");
 });
