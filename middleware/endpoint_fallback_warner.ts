@@ -80,7 +80,14 @@ export function endpointFallbackWarner(
     const { store, config, signal } = push;
     const setting = config.conditionalWrites;
     const env = envOf(push);
-    if (await registry.decide(store, mode.kind, setting, env) === "native") {
+    // The probe is a store operation like any other: retried as the writes are
+    // (over a store that makes one attempt; stores that retry themselves get none here).
+    const decided = await withRetry(
+      () => registry.decide(store, mode.kind, setting, env),
+      config.retry,
+      signal,
+    );
+    if (decided === "native") {
       try {
         return await next();
       } catch (e) {

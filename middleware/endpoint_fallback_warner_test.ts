@@ -140,6 +140,7 @@ async function clone(
     setting?: ConditionalWritesSetting;
     cacheDir?: string;
     clock?: FakeClock;
+    retry?: { retries: number; minTimeoutMs: number; maxTimeoutMs: number };
   } = {},
 ) {
   const push = new Pipeline<PushContext>(PUSH_PHASES);
@@ -154,7 +155,11 @@ async function clone(
     store,
     identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
     clock: o.clock ?? new FakeClock(),
-    config: { ...quick, conditionalWrites: o.setting ?? "auto" },
+    config: {
+      ...quick,
+      ...(o.retry ? { retry: o.retry } : {}),
+      conditionalWrites: o.setting ?? "auto",
+    },
     push,
     write,
   });
@@ -279,4 +284,18 @@ Deno.test("budget: on an honouring endpoint a new version costs one write reques
   assert.equal(probeRequests(store), 0);
   assert.equal(registry.stats.probeRuns, 1);
   assert.deepEqual([...a.warnings, ...b.warnings], []);
+});
+
+Deno.test("the probe is retried as a write is: retries + 1 attempts under an outage, then unreachable", async () => {
+  for (const retries of [0, 2]) {
+    const store = new InMemoryStore();
+    const svc = await clone(store, `probe-retry-${retries}`, {
+      retry: { retries, minTimeoutMs: 0, maxTimeoutMs: 0 },
+    });
+    await svc.put("data/t/m/d/1/raw", "x"); // create-only: the gate decides by the probe
+    store.unreachable = true;
+    await assert.rejects(svc.svc.pushChanged(), { code: "unreachable" });
+    const probePuts = store.log.filter((r) => r.op === "put" && r.key.startsWith(PROBE_PREFIX));
+    assert.equal(probePuts.length, retries + 1, `retries ${retries}`);
+  }
 });

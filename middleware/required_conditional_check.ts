@@ -18,6 +18,7 @@
  */
 import { type ConditionalWrites, defaultConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { PushContext } from "../sync/context.ts";
+import { withRetry } from "../sync/retry.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 
 /** The gate's registered name. */
@@ -64,8 +65,14 @@ export function requiredConditionalCheck(
         events: ctx.events,
       };
       // Each throws ConditionalWritesUnsupportedError unless the form is honoured.
-      await registry.decide(ctx.store, "create", "required", env);
-      await registry.decide(ctx.store, "update", "required", env);
+      // Retried as any store operation (see the endpoint-fallback warner).
+      for (const form of ["create", "update"] as const) {
+        await withRetry(
+          () => registry.decide(ctx.store, form, "required", env),
+          ctx.config.retry,
+          ctx.signal,
+        );
+      }
       ctx.note(
         REQUIRED_CONDITIONAL_CHECK,
         `${ctx.store.endpoint} honours conditional writes (required)`,
