@@ -32,3 +32,17 @@ lockConformance("InMemoryStore engine lock, 30 s TTL", () => {
     healReads: () => store.heal(),
   });
 }, { ttlMs: 30_000 });
+
+// Reads alone fail (writes go through): a failed read must never pass for a free lock.
+lockConformance("InMemoryStore engine lock, only reads failing", () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  return Promise.resolve({
+    backend: storeLockBackend(store, { clock }),
+    clock,
+    fake: true,
+    store,
+    breakReads: () => store.failNext("get", 1_000_000),
+    healReads: () => store.heal(),
+  });
+});

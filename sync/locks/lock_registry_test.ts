@@ -169,3 +169,29 @@ Deno.test("conditionalLockBackend: the config's timings reach a third-party back
   assert.deepEqual(got, [{ ttlMs: 5_000, maxWaitMs: 9_000 }, { ttlMs: 5_000, maxWaitMs: 1 }]);
   assert.equal(backend.name, "theirs");
 });
+
+Deno.test("conditionalLockBackend: a caller's TTL the config's heartbeat does not fit in drops that heartbeat; undefined never overrides", () => {
+  const got: LockOptions[] = [];
+  const backend = conditionalLockBackend(new InMemoryStore(), {
+    conditional: new ConditionalWrites(),
+    config: { backend: "theirs", heartbeatMs: 10_000, maxWaitMs: 9_000 },
+    factory: (ctx) => {
+      const inner = storeLockFactory({ ...ctx, config: {} });
+      return {
+        name: "theirs",
+        createLock: (key, identity, options = {}) => {
+          got.push(options);
+          return inner.createLock(key, identity, options);
+        },
+      };
+    },
+  });
+  // A heartbeat of 10 s under a 5 s TTL would let the live lock go stale: the backend derives one.
+  backend.createLock("k", ALICE, { ttlMs: 5_000 });
+  // Under a longer TTL the config's heartbeat fits and stays; an undefined option changes nothing.
+  backend.createLock("k", ALICE, { ttlMs: 60_000, maxWaitMs: undefined });
+  assert.deepEqual(got, [
+    { ttlMs: 5_000, maxWaitMs: 9_000 },
+    { ttlMs: 60_000, heartbeatMs: 10_000, maxWaitMs: 9_000 },
+  ]);
+});
