@@ -66,6 +66,15 @@ export async function createBucket(
       await store.storage.createBucket(spec.bucket);
       return "created";
     } catch (e) {
+      // A bucket belongs to a project: without one the client fails before
+      // any request (reads and writes need none, so only creation asks).
+      if (/Unable to detect a Project Id/i.test(String((e as Error)?.message ?? e))) {
+        throw new ConfigError(
+          "store.project",
+          `a Google Cloud project to create the bucket ${spec.bucket} in: add ?project=<id> to the store URL (or set GOOGLE_CLOUD_PROJECT); nothing was sent and nothing was created`,
+          { cause: e },
+        );
+      }
       const status = (e as { code?: unknown }).code;
       if (status === 409) {
         // GCS answers 409 both when the caller owns it and when someone else does.

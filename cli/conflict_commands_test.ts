@@ -278,3 +278,16 @@ Deno.test("resolve of a directory resolves every open conflict under it; a path 
   assert.equal(await Deno.readTextFile(`${a}/notes/b.txt`), "from b\n");
   await w.cleanup();
 });
+
+Deno.test("after a push met the conflict, resolve --theirs leaves nothing to push, and status says so", async () => {
+  const { w, b } = await conflicted();
+  // A push of the whole cache meets the conflict (and records the path it was about to write).
+  assert.equal((await sluice(["push", "--cache", b])).code, 3);
+  const theirs = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
+  assert.equal(theirs.code, 0, theirs.err);
+  const status = await sluice(["status", "--cache", b, "--json"]);
+  assert.equal(status.code, 0, status.err);
+  assert.deepEqual(status.json().dirty, [], "theirs is in place: nothing to push");
+  assert.match((await sluice(["push", "--cache", b])).out, /Nothing to push/);
+  await w.cleanup();
+});

@@ -56,3 +56,35 @@ Deno.test("an endpoint that is a plain web server: pull, push and probe fail on 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("gs://: an endpoint that is a plain web server fails on the endpoint (78), never as a missing bucket to create", async () => {
+  const web = webServer();
+  const base = await Deno.makeTempDir({ prefix: "sluice-wrong-endpoint-gs-" });
+  try {
+    const store = `gs://bkt/team?endpoint=${web.url}&project=test`;
+    const pulled = await sluice(["pull", "--init", "--cache", `${base}/c`, "--store", store]);
+    assert.equal(pulled.code, 78, pulled.out + pulled.err);
+    assert.match(pulled.err, /^error\[invalid_config\]: .*"endpoint"/m);
+    assert.match(pulled.err, /a web page rather than an answer of/);
+    assert.doesNotMatch(pulled.err, /create the bucket/);
+
+    const created = await sluice(["bucket", "create", store]);
+    assert.notEqual(created.code, 0);
+    assert.notEqual(created.code, 70, `not an internal error: ${created.err}`);
+  } finally {
+    await web.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("gs://: bucket create without a project is a configuration error naming the project, not an internal one", async () => {
+  const web = webServer();
+  try {
+    const r = await sluice(["bucket", "create", `gs://bkt-noproj?endpoint=${web.url}`]);
+    assert.equal(r.code, 78, r.out + r.err);
+    assert.match(r.err, /^error\[invalid_config\]: .*"store\.project": a Google Cloud project/m);
+    assert.equal(web.seen(), 0, "nothing was sent");
+  } finally {
+    await web.close();
+  }
+});

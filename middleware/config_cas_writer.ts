@@ -162,7 +162,13 @@ export function configCasWriter(): Middleware<WriteContext> {
     }
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;
-    ctx.entry.reason = "changed remotely since this cache last synced it";
+    // A file this cache never synced met one another checkout published first.
+    const since = ctx.entry.syncedVersion === undefined
+      ? "before this cache ever synced it"
+      : "since this cache last synced it";
+    ctx.entry.reason = ctx.entry.syncedVersion === undefined
+      ? "another checkout published it first; this cache never synced it"
+      : "changed remotely since this cache last synced it";
     ctx.entry.conflict = {
       theirs: remote
         ? { version: remote.version, hash: await sha256Hex(remote.body), size: remote.size }
@@ -174,8 +180,12 @@ export function configCasWriter(): Middleware<WriteContext> {
     push.events.emit("warning", {
       code: ctx.entry.class === "config" ? CONFIG_CHANGED_REMOTELY : CHANGED_REMOTELY,
       message: `${ctx.key} was not pushed: another checkout ${
-        remote ? `changed it (version ${remote.version})` : "deleted it"
-      } on the datastore since this cache last synced it, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
+        remote
+          ? `${
+            ctx.entry.syncedVersion === undefined ? "published" : "changed"
+          } it (version ${remote.version})`
+          : "deleted it"
+      } on the datastore ${since}, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
         resolveHint(ctx.key)
       }\`.`,
       path: ctx.key,

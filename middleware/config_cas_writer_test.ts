@@ -25,6 +25,7 @@ import {
   InMemoryStore,
   mockPushContext,
   mockWriteContext,
+  peerPush,
   planEntry,
   spyNext,
   writeCacheFile,
@@ -81,6 +82,28 @@ Deno.test("a refused swap on a config file a peer changed becomes a dirty skip w
   assert.equal(m.warnings[0].path, FILE);
   assert.match(m.warnings[0].message, /changed it \(version v1\) on the datastore/);
   assert.match(m.warnings[0].message, /conflict/);
+});
+
+Deno.test("a refused create of a config file this cache never synced says a peer published it first", async () => {
+  const m = await mockPushContext();
+  await peerPush(m.store as InMemoryStore, { [FILE]: "peer" }); // committed: named by the index
+  const ctx = mockWriteContext(m.ctx, FILE, "mine", {
+    entry: planEntry(FILE, { class: "config" }),
+    mode: PutModes.create,
+  });
+  await configCasWriter()(
+    ctx,
+    spyNext(() => {
+      throw new AlreadyExistsError(FILE);
+    }),
+  );
+  assert.equal(ctx.entry.action, "skip");
+  assert.match(ctx.entry.reason ?? "", /published it first; this cache never synced it/);
+  assert.match(
+    m.warnings[0].message,
+    /published it \(version v1\) on the datastore before this cache ever synced it/,
+  );
+  assert.doesNotMatch(m.warnings[0].message, /last synced/);
 });
 
 Deno.test("a refused create over identical bytes counts as done", async () => {

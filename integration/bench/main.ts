@@ -93,7 +93,14 @@ if (childOf !== undefined) {
   }
   Deno.exit(0);
 }
-const only = args.get("only")?.split(",").map(named) ?? (Object.keys(SECTIONS) as Name[]);
+let only: Name[];
+try {
+  only = args.get("only")?.split(",").map(named) ?? (Object.keys(SECTIONS) as Name[]);
+} catch (e) {
+  // A mistyped section is a usage error, said in a line, not a stack trace.
+  console.error(`${(e as Error).message} Run \`deno task bench --only <section>[,<section>…]\`.`);
+  Deno.exit(64);
+}
 
 /** Runs one section in a process of its own (`--only <name>`, the other arguments as given). */
 async function inOwnProcess(name: Name): Promise<Record<string, unknown>> {

@@ -19,8 +19,11 @@
  * index's version. The measured operations touch no seeded object: a
  * zero-diff pull reads only the index token, and the one-file push creates
  * a new data version (`data/bench/m0/out0/<n>/raw`, 1 KiB) and updates the
- * index. A pull right after the process's own push (the cache then forgets
- * the index token, so it reads the whole index) is printed too, without a goal.
+ * index. The first pull after those pushes (in a process of its own) is
+ * printed too, without a goal: the seeded cache never pulled, so it holds
+ * no record of the shards' versions and reads the index whole once the
+ * meta has moved (a cache that pulled reads one listing of `_index/` more,
+ * see the README's bucket layout).
  *
  * Each operation runs `--onefile-rounds` times (default 3), each in its own
  * process; the requests are counted on the store (by kind) and on the wire
@@ -330,7 +333,7 @@ async function oneFile(sizes: readonly number[], perModel: number, rounds: numbe
         "only the index is seeded (entries naming objects that are not in the bucket) and the cache's manifest records them synced; the measured push creates one new 1 KiB data version, the zero-diff pull fetches nothing",
         "each operation in a fresh process: a new service over the existing cache (no index held in memory); the conditional-write probe result is cached in the cache, as in a cache in use",
         "httpRequests: every HTTP attempt of the SDK client; requests: store calls by kind (getStream counted as get); bytes: object bodies",
-        "pullAfterOwnPush: the first pull after the process's own push (a push forgets the index token, so the pull reads the whole index); no goal",
+        "pullAfterOwnPush: the first pull, in a process of its own, after the one-file pushes: the seeded cache never pulled, so it has no record of the shards' versions and reads the index whole once the meta moved (a cache that pulled reads one listing more); no goal",
       ],
     };
   } finally {

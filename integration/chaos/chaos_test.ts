@@ -432,6 +432,12 @@ Deno.test("command line: seeds, store, gates", async () => {
   assert.equal(parseChaosArgs(["--seed", "9"]).seeds, 1);
   assert.throws(() => parseChaosArgs(["--seeds", "0"]), /integer >= 1/);
   assert.throws(() => parseChaosArgs(["--bogus"]), /unknown argument/);
+  // A mistyped gate must not pass for a gate that prevents nothing.
+  assert.throws(
+    () => parseChaosArgs(["--disable", "overwrite-cass"]),
+    /--disable takes gate names \(.*overwrite-cas.*\), got overwrite-cass/,
+  );
+  assert.deepEqual(parseChaosArgs(["--disable", "global-lock"]).disable, ["global-lock"]);
   // A weighting aimed at one kind of loss, as a hunt uses.
   const aimed = parseChaosArgs(["--weights", "migrate=8,run=25", "--stall-share", "1"]);
   assert.deepEqual(aimed.generate, { weights: { migrate: 8, run: 25 }, stallShare: 1 });

@@ -30,6 +30,8 @@ import {
   WEIGHTS,
 } from "./history.ts";
 import { shrinkHistory } from "./shrink.ts";
+import { defaultPipelines } from "../../sluice.ts";
+import { GLOBAL_LOCK_COMMITS } from "./commands.ts";
 import { chaosTarget, ServerMissingError, type ServerTarget } from "./servers.ts";
 import {
   addStats,
@@ -122,9 +124,18 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--tmp":
         out.tmp = value();
         break;
-      case "--disable":
+      case "--disable": {
         out.disable = value().split(",").map((s) => s.trim()).filter(Boolean);
+        // A mistyped gate must not pass for a gate that prevents nothing.
+        const known = disableable();
+        const unknown = out.disable.filter((g) => !known.includes(g));
+        if (unknown.length) {
+          throw new Error(
+            `--disable takes gate names (${known.join(", ")}), got ${unknown.join(", ")}\n${USAGE}`,
+          );
+        }
         break;
+      }
       case "--replay":
         out.replay = value();
         break;
@@ -263,7 +274,12 @@ async function readReplay(arg: string): Promise<History> {
   return parseHistory(text);
 }
 
-async function explain(result: Failure, options: WorkloadOptions, shrink: boolean) {
+async function explain(
+  result: Failure,
+  options: WorkloadOptions,
+  shrink: boolean,
+  store: string,
+) {
   const first = result.violations[0];
   console.log(`\nVIOLATION in seed ${result.history.seed}:`);
   for (const v of result.violations) {
@@ -292,9 +308,16 @@ async function explain(result: Failure, options: WorkloadOptions, shrink: boolea
   console.log(formatHistory(history));
   console.log(
     `replay: deno task chaos --replay '${JSON.stringify(history)}'${
-      options.disable?.length ? ` --disable ${options.disable.join(",")}` : ""
-    }`,
+      store !== "memory" ? ` --store ${store}` : ""
+    }${options.disable?.length ? ` --disable ${options.disable.join(",")}` : ""}`,
   );
+}
+
+/** What `--disable` takes: the default gates' names, and the checker's own global-lock commits. */
+function disableable(): string[] {
+  const { push, write } = defaultPipelines();
+  const names = [...push.ordered(), ...write.ordered()].map((e) => e.name);
+  return [...names, GLOBAL_LOCK_COMMITS];
 }
 
 /** Runs the command line; returns the exit code. */
@@ -331,7 +354,18 @@ async function run(
   const total = emptyStats();
   const failures: Failure[] = [];
   if (args.replay) {
-    const r = await runHistory(await readReplay(args.replay), options);
+    let history: History;
+    try {
+      history = await readReplay(args.replay);
+    } catch (e) {
+      console.error(
+        `--replay takes a history as printed by a failing run (JSON, or @file holding it): ${
+          (e as Error).message
+        }\n${USAGE}`,
+      );
+      return 64;
+    }
+    const r = await runHistory(history, options);
     addStats(total, r.stats);
     if (r.violations.length > 0) failures.push(r);
   } else {
@@ -367,12 +401,13 @@ async function run(
     }));
   } else {
     console.log(formatSummary(total, args.store, elapsed));
+    if (args.disable.length) console.log(`  gates disabled: ${args.disable.join(", ")}`);
   }
   failures.sort((a, b) => a.history.seed - b.history.seed);
   if (failures.length > 0) {
     console.log(`failing seeds: ${failures.map((f) => f.history.seed).join(", ")}`);
     for (const f of failures.slice(0, args.report)) {
-      await explain(f, options, args.shrink && !args.replay);
+      await explain(f, options, args.shrink && !args.replay, args.store);
     }
   }
   return failures.length > 0 ? 1 : 0;

@@ -145,6 +145,17 @@ function requestIdOf(err: ErrorFields): string | undefined {
   return undefined;
 }
 
+/** Statuses a web server answers for what it does not have or do, and GCS answers in JSON. */
+const NOT_GCS_STATUSES = new Set([400, 404, 405, 501]);
+
+/** True when the answer is a web page: `text/html`, or a body that is an HTML document. */
+function isWebPage(err: ErrorFields, text: string): boolean {
+  const type = header(fieldsOf(err.response).headers, "content-type") ?? "";
+  if (/^\s*text\/html\b/i.test(type)) return true;
+  return /^\s*(<!doctype html|<html)/i.test(text) ||
+    /(^|;\s*)\s*(<!doctype html|<html)/i.test(text);
+}
+
 /** The GCS error reason (`conditionNotMet`, …) from an ApiError's `errors`. */
 function reasonOf(err: ErrorFields): string | undefined {
   if (Array.isArray(err.errors)) {
@@ -231,6 +242,12 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
     const code = reasonOf(bag);
     const detail = detailOf({ status, code, requestId, text });
     const base = { status, code, requestId, detail };
+    // A web page for what GCS answers in JSON: another kind of server (a
+    // wrong port, a proxy's page). Read as a missing object or bucket, it
+    // would send the user to create a bucket on the wrong server.
+    if (NOT_GCS_STATUSES.has(status) && isWebPage(bag, text)) {
+      return { ...base, kind: "not_the_service", ambiguous: false };
+    }
     if (status === 412 || (status === 304 && ctx.condition !== undefined)) {
       // A 412 on a request without a precondition is not a conflict.
       const kind = ctx.condition === undefined ? "failed" : conditionFailureKind(ctx.condition);

@@ -212,12 +212,16 @@ export async function resolveConflict(
     await state.clean([path]);
     await state.conflicts.clear([path]);
     const pulled = await deps.pull([path]);
+    // Not taken when the store's object is not the one the index names
+    // (a push in flight, or a stopped one's upload over theirs).
+    const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+    // Taken: the store holds theirs, so no upload of this cache's is left
+    // there to settle (a push that met the conflict may have recorded one).
+    if (resolved) await state.settleAttempted([path]);
     return {
       path,
       resolution,
-      // Not taken when the store's object is not the one the index names
-      // (a push in flight, or a stopped one's upload over theirs).
-      resolved: !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path),
+      resolved,
       setAside,
       conflicts: pulled.conflicts.filter((p) => p === path),
       pull: pulled,

@@ -176,6 +176,19 @@ export class SyncState implements StateAccess {
   }
 
   /**
+   * Drops the record of an upload this cache may have left at `paths` (see
+   * {@link attemptedPaths}): for paths where the store was just seen to hold
+   * another writer's committed version, so nothing of this cache's is there.
+   */
+  async settleAttempted(paths: readonly string[]): Promise<void> {
+    let any = false;
+    for (const p of paths) if (this.#attempted.delete(p)) any = true;
+    if (!any) return;
+    this.#journalStale = true;
+    await this.#compact();
+  }
+
+  /**
    * After a push: removes the marks the push handled unless they were set
    * again meanwhile (and the record of an upload it committed or checked),
    * clears the bulk mark if the push was a walk started after it, and
