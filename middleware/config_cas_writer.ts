@@ -162,13 +162,10 @@ export function configCasWriter(): Middleware<WriteContext> {
     }
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;
-    // A file this cache never synced met one another checkout published first.
-    const since = ctx.entry.syncedVersion === undefined
-      ? "before this cache ever synced it"
-      : "since this cache last synced it";
-    ctx.entry.reason = ctx.entry.syncedVersion === undefined
-      ? "another checkout published it first; this cache never synced it"
-      : "changed remotely since this cache last synced it";
+    // True whether or not this cache ever synced the path (it may have, and
+    // deleted it since): its copy is not based on the datastore's version.
+    ctx.entry.reason =
+      "changed remotely: this cache's copy is not based on the datastore's version";
     ctx.entry.conflict = {
       theirs: remote
         ? { version: remote.version, hash: await sha256Hex(remote.body), size: remote.size }
@@ -180,12 +177,8 @@ export function configCasWriter(): Middleware<WriteContext> {
     push.events.emit("warning", {
       code: ctx.entry.class === "config" ? CONFIG_CHANGED_REMOTELY : CHANGED_REMOTELY,
       message: `${ctx.key} was not pushed: another checkout ${
-        remote
-          ? `${
-            ctx.entry.syncedVersion === undefined ? "published" : "changed"
-          } it (version ${remote.version})`
-          : "deleted it"
-      } on the datastore ${since}, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
+        remote ? `wrote it (version ${remote.version})` : "deleted it"
+      } on the datastore, a change this cache's copy is not based on, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
         resolveHint(ctx.key)
       }\`.`,
       path: ctx.key,

@@ -80,11 +80,11 @@ Deno.test("a refused swap on a config file a peer changed becomes a dirty skip w
   assert.equal(m.warnings.length, 1);
   assert.equal(m.warnings[0].code, "config_changed_remotely");
   assert.equal(m.warnings[0].path, FILE);
-  assert.match(m.warnings[0].message, /changed it \(version v1\) on the datastore/);
+  assert.match(m.warnings[0].message, /wrote it \(version v1\) on the datastore/);
   assert.match(m.warnings[0].message, /conflict/);
 });
 
-Deno.test("a refused create of a config file this cache never synced says a peer published it first", async () => {
+Deno.test("a refused create of a config file this cache has no synced version of says a peer wrote it, not 'since last synced'", async () => {
   const m = await mockPushContext();
   await peerPush(m.store as InMemoryStore, { [FILE]: "peer" }); // committed: named by the index
   const ctx = mockWriteContext(m.ctx, FILE, "mine", {
@@ -98,10 +98,10 @@ Deno.test("a refused create of a config file this cache never synced says a peer
     }),
   );
   assert.equal(ctx.entry.action, "skip");
-  assert.match(ctx.entry.reason ?? "", /published it first; this cache never synced it/);
+  assert.match(ctx.entry.reason ?? "", /not based on the datastore's version/);
   assert.match(
     m.warnings[0].message,
-    /published it \(version v1\) on the datastore before this cache ever synced it/,
+    /wrote it \(version \S+\) on the datastore, a change this cache.s copy is not based on/,
   );
   assert.doesNotMatch(m.warnings[0].message, /last synced/);
 });

@@ -183,3 +183,22 @@ Deno.test("GcsStore: a prefix with '.', '..' or empty segments is refused before
     );
   }
 });
+
+Deno.test("GCS: a web page for a 404 is the wrong endpoint; GCS's own JSON 404 naming an odd object is a missing object", () => {
+  const key = "team/notes;<html>.txt";
+  const json = {
+    code: 404,
+    message: `No such object: bkt/${key}`,
+    errors: [{ message: `No such object: bkt/${key}`, reason: "notFound" }],
+    response: { headers: { "content-type": "application/json; charset=UTF-8" } },
+  };
+  assert.equal(classifyGcsError(json, { op: "get", key }).kind, "not_found");
+  const page = {
+    code: 404,
+    message: "<!DOCTYPE HTML><html><body>Not Found</body></html>",
+    response: { headers: { "content-type": "text/html;charset=utf-8" } },
+  };
+  assert.equal(classifyGcsError(page, { op: "get", key }).kind, "not_the_service");
+  // A proxy's rate-limit page keeps its meaning: worth another attempt.
+  assert.equal(classifyGcsError({ ...page, code: 429 }, { op: "get", key }).kind, "transient");
+});

@@ -148,12 +148,22 @@ function requestIdOf(err: ErrorFields): string | undefined {
 /** Statuses a web server answers for what it does not have or do, and GCS answers in JSON. */
 const NOT_GCS_STATUSES = new Set([400, 404, 405, 501]);
 
-/** True when the answer is a web page: `text/html`, or a body that is an HTML document. */
-function isWebPage(err: ErrorFields, text: string): boolean {
-  const type = header(fieldsOf(err.response).headers, "content-type") ?? "";
+/**
+ * True when the answer is a web page: served as `text/html`, or a body (or
+ * message) that is an HTML document from its first character. GCS answers
+ * in JSON, whose message may name an object with any characters in it.
+ */
+function isWebPage(err: ErrorFields): boolean {
+  const response = fieldsOf(err.response);
+  const type = header(response.headers, "content-type") ?? "";
   if (/^\s*text\/html\b/i.test(type)) return true;
-  return /^\s*(<!doctype html|<html)/i.test(text) ||
-    /(^|;\s*)\s*(<!doctype html|<html)/i.test(text);
+  const body = response.body;
+  const text = typeof body === "string"
+    ? body
+    : body instanceof Uint8Array
+    ? new TextDecoder().decode(body.subarray(0, 64))
+    : textField(err.message) ?? "";
+  return /^\s*(<!doctype html|<html)/i.test(text);
 }
 
 /** The GCS error reason (`conditionNotMet`, …) from an ApiError's `errors`. */
@@ -245,7 +255,7 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
     // A web page for what GCS answers in JSON: another kind of server (a
     // wrong port, a proxy's page). Read as a missing object or bucket, it
     // would send the user to create a bucket on the wrong server.
-    if (NOT_GCS_STATUSES.has(status) && isWebPage(bag, text)) {
+    if (NOT_GCS_STATUSES.has(status) && isWebPage(bag)) {
       return { ...base, kind: "not_the_service", ambiguous: false };
     }
     if (status === 412 || (status === 304 && ctx.condition !== undefined)) {

@@ -215,9 +215,11 @@ export async function resolveConflict(
     // Not taken when the store's object is not the one the index names
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
-    // Taken: the store holds theirs, so no upload of this cache's is left
-    // there to settle (a push that met the conflict may have recorded one).
-    if (resolved) await state.settleAttempted([path]);
+    // Fetched and checked against the index: the store holds theirs, so no
+    // upload of this cache's is left there to settle (a push that met the
+    // conflict may have recorded one). A copy already equal to theirs is
+    // taken without reading the store: its record stays for the next push.
+    if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
     return {
       path,
       resolution,

@@ -1,0 +1,68 @@
+/**
+ * `resolve --theirs` and the record of an upload this cache may have left
+ * in the store (see `SyncState.attemptedPaths`): the record is settled only
+ * when the pull read theirs from the store; a local copy already equal to
+ * theirs is taken without a read, and the record stays for the next push.
+ */
+import assert from "node:assert/strict";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { clone, put, quick } from "./clone_kit.ts";
+
+const PATH = "notes/shared.txt";
+const cutIndex = (store: InMemoryStore) =>
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k.startsWith("_index/") || k === ".datastore-index.json",
+  });
+const indexed = async (store: InMemoryStore) =>
+  (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+
+Deno.test("resolve --theirs with the local copy already theirs keeps the record of this cache's own uncommitted upload, which the next push settles", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(b, PATH, "base");
+  await b.pushChanged();
+  await a.pullChanged();
+
+  // 1. b: walk push of "A" lands, its commit is cut off (attempted PATH recorded).
+  await put(b, PATH, "A", false);
+  await b.markDirty();
+  cutIndex(store);
+  await assert.rejects(b.pushChanged());
+  const va = (await store.head(PATH))!.version;
+
+  // 2. a (told b is gone): adopts b's upload; the index names va (b's "A").
+  await put(a, PATH, "peer");
+  await a.pushChanged({ adoptUncommitted: [PATH] });
+  assert.equal(await indexed(store), va);
+
+  // 3. b: walk push of "B" replaces its own object va, commit cut off again.
+  await put(b, PATH, "B", false);
+  await b.markDirty();
+  cutIndex(store);
+  await assert.rejects(b.pushChanged());
+  assert.equal(store.peekText(PATH), "B");
+  const vb = (await store.head(PATH))!.version;
+  assert.notEqual(vb, va);
+
+  // 4. b deletes its copy; a pull records a conflict (ownWriteOver is not asked without a local copy).
+  await Deno.remove(`${b.cacheDir}/${PATH}`);
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.conflicts, [PATH]);
+
+  // 5. the user puts theirs ("A") in place by hand, then takes theirs.
+  await put(b, PATH, "A", false);
+  const r = await b.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(PATH), "B", "b's own upload is still there, named by no index");
+
+  // 6. next walk push of b: does anything settle b's stranded "B"?
+  await b.markDirty();
+  await b.pushChanged();
+  const stranded = (await store.head(PATH))!.version !== (await indexed(store));
+  assert.equal(stranded, false, "b's own uncommitted upload is left at PATH, no record settles it");
+  const fresh = await clone(store, "fresh");
+  assert.deepEqual((await fresh.pullChanged()).uncommitted, [], "no peer waits on the path");
+});
