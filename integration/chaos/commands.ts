@@ -573,6 +573,18 @@ export function moveCommand(
           await recordEdit(env, svc, { op: op.id, clone: c, path, how: "merged" }, bytes);
           await svc.cache.write(path, bytes);
         }
+        // Half the time (by the pick's high bit) a user taking theirs first
+        // copies theirs into place by hand, as from a peer's checkout: the
+        // resolution then finds the local copy already theirs.
+        const theirsBytes = how === "theirs" && op.pick >= 4 && picked.theirs?.hash
+          ? env.changes.bytesOf(picked.theirs.hash)
+          : undefined;
+        if (theirsBytes) {
+          env.stats.theirsCopiedByHand++;
+          // The user's own edit there is replaced by choice, not lost (I6).
+          env.changes.replaced(c, path);
+          await svc.cache.write(path, theirsBytes);
+        }
         const r = await resolveAsUser(env, svc, c, picked, how);
         if (r.resolved) env.stats.resolved++;
       });

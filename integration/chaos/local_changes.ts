@@ -125,6 +125,7 @@ export class LocalChanges {
   }
 
   /** Records an edit (`bytes`) or a deletion (`null`) of `path` in clone `clone`'s cache. */
+
   async record(
     e: { op: number; clone: number; path: string; how: string },
     bytes: Uint8Array | null,

@@ -760,3 +760,19 @@ Deno.test("chaos regression: a resolution stopped after its upload over an old c
   ));
   assert.deepEqual(r.violations, [], formatHistory(r.history));
 });
+
+/**
+ * I7 (seed 36000957, shrunk): beside old clients, an old client's push
+ * overwrote a clone's upload of a shared config file and stopped (a crash)
+ * before its index write, while the clone's push waited for the global lock
+ * to commit. The index entry was still the clone's own base, so nothing
+ * showed another writer, and the commit named the clone's version over the
+ * old client's bytes. Beside old clients every conditional write is now
+ * checked at its commit (`apply` in `sync/transfer/index_io.ts`).
+ */
+Deno.test("chaos regression: beside old clients, an old client's overwrite not yet in the index is not named over (I7)", async () => {
+  const r = await runHistory(parseHistory(
+    '{"seed":36000957,"clones":2,"kinds":["api","core"],"oldClients":true,"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":1,"kind":"adopt","clone":1,"file":0},{"id":2,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000},{"id":3,"kind":"lockfile","clone":0,"set":"@chaos/ext-3"},{"id":4,"kind":"tick","n":33,"pick":1401130952},{"id":5,"kind":"tick","n":13,"pick":226611075},{"id":6,"kind":"run","clone":0,"model":0,"data":1,"workMs":5000},{"id":7,"kind":"resolve","clone":1,"pick":6,"how":"merged"},{"id":8,"kind":"tick","n":8,"pick":856807726},{"id":9,"kind":"tick","n":14,"pick":1250835243},{"id":10,"kind":"config","clone":1,"file":2},{"id":11,"kind":"tick","n":33,"pick":958727770},{"id":12,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":16,"kind":"tick","n":30,"pick":489149232},{"id":20,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000},{"id":21,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":22,"kind":"tick","n":6,"pick":447095861},{"id":23,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":24,"kind":"tick","n":17,"pick":1578835904},{"id":25,"kind":"tick","n":17,"pick":1943237062},{"id":26,"kind":"tick","n":36,"pick":1551957270},{"id":43,"kind":"oldpush","clone":0,"file":0},{"id":35,"kind":"crash","clone":0,"at":"commit"},{"id":36,"kind":"tick","n":29,"pick":2073230754}]}',
+  ));
+  assert.deepEqual(r.violations, [], formatHistory(r.history));
+});

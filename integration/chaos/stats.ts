@@ -106,6 +106,8 @@ export interface ChaosStats {
   resolutions: number;
   /** Of those, the ones that left the conflict resolved. */
   resolved: number;
+  /** `--theirs` resolutions whose user first copied theirs into place by hand. */
+  theirsCopiedByHand: number;
   /** Crashes that hit between a commit-step write and the index update. */
   commitCrashes: number;
   /** Moves of the index to v2 started (`sluice index migrate`, or the extension's). */
@@ -164,6 +166,7 @@ export function emptyStats(): ChaosStats {
     finalResolutions: 0,
     resolutions: 0,
     resolved: 0,
+    theirsCopiedByHand: 0,
     commitCrashes: 0,
     migrations: 0,
     migrated: 0,

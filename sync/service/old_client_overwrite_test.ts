@@ -424,3 +424,56 @@ Deno.test("resolve --theirs when the store's object is not the one the index nam
   assert.equal(r.resolved, false, "the old client's bytes are no longer there to take");
   assert.equal(r.setAside.length, 1, "the local copy is kept, set aside");
 });
+
+Deno.test("a deletion that found the file already gone leaves the entry of an old client that created it again before the commit", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  // An old client deletes it first: a's deletion finds nothing there.
+  await peerPush(store, {}, { remove: [PATH] });
+  const prepared = await a.preparePush();
+  // Then, before a's commit, an old client writes it again and names it.
+  await peerPush(store, { [PATH]: "old client again\n" });
+  const r = await a.commitPush(prepared);
+  const named = Object.keys(await peerReadIndex(store));
+  assert.deepEqual(named, [PATH], "the old client's edit stays named: readers see it");
+  assert.equal(store.peekText(PATH), "old client again\n");
+  assert.deepEqual(r.conflicts, [PATH], "a's deletion meets it as a conflict");
+  assert.deepEqual(r.deleted, []);
+});
+
+for (const checked of [true, false]) {
+  Deno.test(
+    `beside old clients, an old client's overwrite of an upload with no index write yet ${
+      checked ? "is not named over" : "is named over without the check (control)"
+    }`,
+    async () => {
+      const store = new InMemoryStore();
+      const a = await clone(store, "a");
+      await put(a, PATH, "one\n");
+      await a.pushChanged();
+      const before = (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+      await put(a, PATH, "sluice edit\n");
+      const prepared = await a.preparePush({ checkCreates: checked });
+      const uploaded = (await store.head(PATH))?.version;
+      // An old client's upload over it; its push stops before its index write.
+      await store.put(PATH, new TextEncoder().encode("old client edit\n"), PutModes.overwrite);
+      const r = await a.commitPush(prepared);
+      const named = (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+      const held = (await store.head(PATH))?.version;
+      assert.notEqual(held, uploaded, "the old client's bytes replaced the upload");
+      if (checked) {
+        assert.deepEqual(r.overwritten, [PATH]);
+        assert.equal(named, before, "the upload the store no longer holds is not named");
+        assert.deepEqual(r.conflicts, [PATH], "a conflict with the old client's bytes");
+        assert.equal(await read(a, PATH), "sluice edit\n", "the edit is kept in the cache");
+      } else {
+        assert.deepEqual(r.overwritten, []);
+        assert.equal(named, uploaded, "the loss: the index names an upload the store lost");
+      }
+    },
+  );
+}

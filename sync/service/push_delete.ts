@@ -34,7 +34,7 @@ import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 export type DeleteOutcome =
   /** Deleted remotely: the index entry goes (conditional on the synced version). */
   | { readonly kind: "deleted" }
-  /** Already gone remotely: the index entry goes too. */
+  /** Already gone remotely: the index entry goes too (while the store still holds nothing). */
   | { readonly kind: "gone" }
   /** Another writer's uncommitted object holds the path: wait for its commit. */
   | { readonly kind: "waiting"; readonly now: ObjectInfo }
@@ -261,8 +261,11 @@ export async function runDeletes(
     }
     if (outcome.kind === "deleted") tally.result.deleted.push(entry.path);
     tally.indexRemove.push(entry.path);
-    // Deleted there too: both sides agree (no base: whatever the index names goes).
-    if (outcome.kind === "deleted" && entry.syncedVersion !== undefined) {
+    // Conditional on the version this cache synced, whether it deleted the
+    // object or found it gone: another writer may write the path again and
+    // name it before this commit (an old client, which checks nothing), and
+    // the commit must not remove that entry (see `apply` in index_io.ts).
+    if (entry.syncedVersion !== undefined) {
       tally.indexBase[entry.path] = entry.syncedVersion;
     }
     tally.handled.push(entry.path);

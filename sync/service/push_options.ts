@@ -29,12 +29,14 @@ export interface PushOptions {
    */
   readonly adoptUncommitted?: readonly string[];
   /**
-   * Old clients push to this bucket too: check each file this push creates
-   * at its commit (one HEAD each), since an old client may have deleted it
-   * meanwhile without a compare-and-swap, never having seen it. A deleted
-   * create is then not published and stays dirty (see `overwritten` of the
-   * result). Set by `pushUnderGlobalLock`; off by default, where a create
-   * costs no request at its commit.
+   * Old clients push to this bucket too: check each conditional write and
+   * deletion this push makes (creates included) at its commit, one HEAD
+   * each, since an old client may have replaced or deleted it meanwhile
+   * without a compare-and-swap, never having seen it, and not yet written
+   * its index (its push stopped, or is on its way). Such a path is then not
+   * published and stays dirty as a conflict (see `overwritten` of the
+   * result). Set by `pushUnderGlobalLock`; off by default, where only a
+   * path whose index entry shows another writer costs a request.
    */
   readonly checkCreates?: boolean;
 }

@@ -169,8 +169,9 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * A conditional path whose entry another client of the layout wrote since
  * (an entry without an object version: an old client, which writes and
  * deletes without a compare-and-swap), or whose entry is gone though the
- * change was based on a version of it (or, with `checkCreates`, created
- * it), is checked the same way. A conditional path left out by any of these
+ * change was based on a version of it (with `checkCreates`, beside old
+ * clients: every conditional path, created or not, whatever its entry),
+ * is checked the same way. A conditional path left out by any of these
  * checks but `retried` goes to `foreign`, with what the store holds there
  * (null: nothing): another writer replaced or deleted this change's write
  * before it was committed. An old client never saw it; a peer that
@@ -208,8 +209,12 @@ export async function apply(
     const base = change.base?.[p];
     const cur = current(p);
     if (base === undefined) return false;
+    // Beside old clients every conditional write is checked: one may have
+    // replaced or deleted it without a trace in the index yet (its push
+    // stopped, or is still on its way to its index write).
+    if (change.checkCreates === true) return true;
     if (cur !== undefined) return isUnversioned(cur);
-    return base !== null || change.checkCreates === true;
+    return base !== null;
   };
   const live = async (p: string): Promise<HeldObject | null> => {
     const info = await withRetry(
@@ -236,7 +241,8 @@ export async function apply(
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();
   for (const p of change.remove) {
-    const theirs = (foreignOver(p) && current(p) !== undefined) || suspect(p);
+    const theirs = (foreignOver(p) && (current(p) !== undefined || change.checkCreates === true)) ||
+      suspect(p);
     if (change.verify || theirs) removeChecks.set(p, theirs);
   }
   const removeHeads = await heads([...removeChecks.keys()]);

@@ -159,9 +159,11 @@ export interface IndexChange {
    */
   readonly check?: readonly string[];
   /**
-   * Check each created path (`base` null) that has no entry against the
-   * store, as a path another client overwrote (see `apply`): an old client
-   * may have deleted it without a compare-and-swap before this commit.
+   * Check every conditional path (`base` set: creates, writes and
+   * deletions) against the store, as a path another client may have
+   * overwritten (see `apply`): an old client may have replaced or deleted
+   * it without a compare-and-swap before this commit, with no trace in the
+   * index yet.
    */
   readonly checkCreates?: boolean;
 }
