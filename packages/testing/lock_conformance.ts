@@ -167,6 +167,18 @@ class Harness {
   }
 }
 
+/** The setup's read faults, which the failed-read cases need. */
+function readFaults(h: Harness): {
+  breakReads: () => void | Promise<void>;
+  healReads: () => void | Promise<void>;
+} {
+  const { breakReads, healReads } = h.setup;
+  if (!breakReads || !healReads) {
+    throw new Error("this case needs make() to return breakReads() and healReads()");
+  }
+  return { breakReads, healReads };
+}
+
 function check(cond: boolean, message: string): void {
   if (!cond) throw new Error(message);
 }
@@ -313,10 +325,7 @@ const CASES: Record<string, Case> = {
   },
 
   "inspect is null only when absent and throws on a failed read": async (h) => {
-    const { breakReads, healReads } = h.setup;
-    if (!breakReads || !healReads) {
-      throw new Error("this case needs make() to return breakReads() and healReads()");
-    }
+    const { breakReads, healReads } = readFaults(h);
     const a = h.lock("a");
     holderIs(await a.inspect(), null, "before any acquire");
     await h.settle(a.acquire(), "a.acquire()");
@@ -338,10 +347,7 @@ const CASES: Record<string, Case> = {
   },
 
   "an observer's inspect throws on a failed read, as the holder's does": async (h) => {
-    const { breakReads, healReads } = h.setup;
-    if (!breakReads || !healReads) {
-      throw new Error("this case needs make() to return breakReads() and healReads()");
-    }
+    const { breakReads, healReads } = readFaults(h);
     const a = h.lock("a");
     await h.settle(a.acquire(), "a.acquire()");
     // Sluice reads the global lock, and the breakglass reads a model's, through
@@ -372,10 +378,7 @@ const CASES: Record<string, Case> = {
   },
 
   "acquire never takes a held lock while reads of it fail": async (h) => {
-    const { breakReads, healReads } = h.setup;
-    if (!breakReads || !healReads) {
-      throw new Error("this case needs make() to return breakReads() and healReads()");
-    }
+    const { breakReads, healReads } = readFaults(h);
     const a = h.lock("a");
     await h.settle(a.acquire(), "a.acquire()");
     const before = await a.inspect();
