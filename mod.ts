@@ -25,6 +25,8 @@ export {
   openObject,
 } from "./sync/transfer/body.ts";
 export * from "./sync/errors.ts";
+export * from "./sync/lock_errors.ts";
+export * from "./sync/left_behind.ts";
 export * from "./sync/context.ts";
 export * from "./sync/events.ts";
 export * from "./sync/pipeline.ts";

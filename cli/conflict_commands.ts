@@ -8,7 +8,7 @@
 import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
 import type { ResolveResult } from "../sync/service/resolve.ts";
-import { leftBehindError } from "../sync/errors.ts";
+import { leftBehindError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";

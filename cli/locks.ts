@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { ConfigError, LockReadError } from "../sync/errors.ts";
+import { ConfigError } from "../sync/errors.ts";
+import { LockReadError } from "../sync/lock_errors.ts";
 import { describeHolder } from "../sync/locks/lock_body.ts";
 import { globalLockKey, modelLockKey } from "../sync/locks/model_locks.ts";
 import { isSafeRelPath } from "../sync/paths.ts";

@@ -5,7 +5,8 @@
  * @module
  */
 import { Command } from "commander";
-import { leftBehindError, SluiceError } from "../sync/errors.ts";
+import { SluiceError } from "../sync/errors.ts";
+import { leftBehindError } from "../sync/left_behind.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";

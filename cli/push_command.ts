@@ -5,7 +5,7 @@
  * @module
  */
 import { Command } from "commander";
-import { leftBehindError } from "../sync/errors.ts";
+import { leftBehindError } from "../sync/left_behind.ts";
 import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
 import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";

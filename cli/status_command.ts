@@ -5,7 +5,7 @@
  * @module
  */
 import { Command } from "commander";
-import { SyncIncompleteError } from "../sync/errors.ts";
+import { SyncIncompleteError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import type { CliIo, Output } from "./output.ts";
 import { describeConflicts, listPendingLockfile, listSetAside, remoteState } from "./status.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SyncIncompleteError } from "../sync/errors.ts";
+import type { SyncIncompleteError } from "../sync/left_behind.ts";
 import type { Output } from "./output.ts";
 
 /**

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { type LostLock, preview, SluiceError } from "../sync/errors.ts";
+import { preview, SluiceError } from "../sync/errors.ts";
+import { type LostLock } from "../sync/lock_errors.ts";
 import { holdsOwnUncommitted, readWriterId } from "../sync/transfer/writer_id.ts";
 import { randomId } from "../sync/hash.ts";
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { LostLock } from "../sync/errors.ts";
+import type { LostLock } from "../sync/lock_errors.ts";
 import { isSafeRelPath, parentOf } from "../sync/paths.ts";
 import type { CacheAccess, UploadRecord } from "../sync/context.ts";
 import type { Unattributable, UploadRef } from "./erasure_journal.ts";

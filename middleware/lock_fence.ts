@@ -13,13 +13,8 @@
  *
  * @module
  */
-import {
-  AbortedError,
-  LockReadError,
-  type LostLock,
-  ModelLockLostError,
-  preview,
-} from "../sync/errors.ts";
+import { AbortedError, preview } from "../sync/errors.ts";
+import { LockReadError, type LostLock, ModelLockLostError } from "../sync/lock_errors.ts";
 import { describeHolder } from "../sync/locks/lock_body.ts";
 import type { PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";

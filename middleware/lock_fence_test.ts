@@ -8,12 +8,8 @@ import {
   planEntry,
   spyNext,
 } from "../packages/testing/mod.ts";
-import {
-  LockReadError,
-  ModelLockLostError,
-  SluiceError,
-  UnreachableError,
-} from "../sync/errors.ts";
+import { SluiceError, UnreachableError } from "../sync/errors.ts";
+import { LockReadError, ModelLockLostError } from "../sync/lock_errors.ts";
 import type { DistributedLock, Identity, LockInfo, LockLoss } from "../sync/ports.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext } from "../sync/context.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { ModelLockLostError } from "../sync/errors.ts";
+import { ModelLockLostError } from "../sync/lock_errors.ts";
 import {
   completeErasure,
   type ErasureJournal,

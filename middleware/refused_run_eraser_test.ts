@@ -15,7 +15,8 @@ import {
   planEntry,
   spyNext,
 } from "../packages/testing/mod.ts";
-import { LockReadError, ModelLockLostError, SluiceError } from "../sync/errors.ts";
+import { SluiceError } from "../sync/errors.ts";
+import { LockReadError, ModelLockLostError } from "../sync/lock_errors.ts";
 import {
   emptyJournal,
   ERASURE_JOURNAL,

@@ -7,13 +7,11 @@ import {
   EXIT_CODES,
   hasCode,
   isRetryable,
-  leftBehindError,
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
   preview,
   SluiceError,
-  SyncIncompleteError,
   UnreachableError,
   UnsafePathError,
 } from "./errors.ts";
@@ -76,21 +74,4 @@ Deno.test("preview flattens whitespace and cuts long text with an ellipsis", () 
   assert.equal(preview("a\n\tb"), "a b");
   assert.equal(preview("abcdef", 3), "abc…");
   assert.equal(preview("abc", 3), "abc");
-});
-
-Deno.test("leftBehindError is null when nothing was left; conflicts win over other leftovers", () => {
-  assert.equal(leftBehindError("push", { conflicts: [], left: [] }), null);
-  const left = leftBehindError("pull", { conflicts: [], left: [{ path: "a", reason: "busy" }] });
-  assert.ok(left instanceof SyncIncompleteError);
-  assert.equal(left.code, "sync_incomplete");
-  assert.equal(left.exitCode, 2);
-  assert.match(left.message, /a: busy.*then the pull again/);
-  const both = leftBehindError("push", {
-    conflicts: ["c1", "c2", "c3", "c4", "c5", "c6", "c7"],
-    left: [{ path: "a", reason: "busy" }],
-  });
-  assert.equal(both?.code, "conflicts_left");
-  assert.equal(both?.exitCode, 3);
-  assert.match(both!.message, /7 conflict\(s\).*c5 and 2 more/);
-  assert.match(both!.message, /sluice resolve <path> --mine\|--theirs\|--merged/);
 });

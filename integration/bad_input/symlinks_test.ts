@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { leftBehindError } from "../../sync/errors.ts";
+import { leftBehindError } from "../../sync/left_behind.ts";
 import { pushLeftBehind } from "../../sync/service/push.ts";
 import { clone, pushPaths, put, read, refused, sandbox, warnings } from "./sandbox.ts";
 

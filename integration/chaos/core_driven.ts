@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { LockTimeoutError } from "../../sync/errors.ts";
+import { LockTimeoutError } from "../../sync/lock_errors.ts";
 import { createEmitter } from "../../sync/events.ts";
 import { type StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import { LockBackendRegistry, lockTimingsFromConfig } from "../../sync/locks/lock_registry.ts";

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { leftBehindError, SyncIncompleteError } from "../../sync/errors.ts";
+import { leftBehindError, SyncIncompleteError } from "../../sync/left_behind.ts";
 import type { WarningEvent } from "../../sync/events.ts";
 import { pullLeftBehind, type PullResult } from "../../sync/service/pull.ts";
 import { pushLeftBehind, type PushResult } from "../../sync/service/push.ts";

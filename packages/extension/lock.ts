@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { LockTimeoutError } from "../../sync/errors.ts";
+import { LockTimeoutError } from "../../sync/lock_errors.ts";
 import type { SluiceEmitter } from "../../sync/events.ts";
 import type { DistributedLock, LockInfo } from "../../sync/ports.ts";
 import type { SwampDistributedLock, SwampLockTimeoutFields } from "./contract.ts";

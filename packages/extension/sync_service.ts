@@ -35,7 +35,8 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { ModelLockLostError, SluiceError } from "../../sync/errors.ts";
+import { SluiceError } from "../../sync/errors.ts";
+import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
 import { type PreparedPush, type PushOptions, SyncService } from "../../sync/service/service.ts";

@@ -15,7 +15,7 @@ import type {
   LockLoss,
   LockOptions,
 } from "../../sync/ports.ts";
-import { LockReadError, LockTimeoutError } from "../../sync/errors.ts";
+import { LockReadError, LockTimeoutError } from "../../sync/lock_errors.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { runLockConformanceCase } from "./lock_conformance.ts";
 

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { LockReadError, preview } from "../errors.ts";
+import { preview } from "../errors.ts";
+import { LockReadError } from "../lock_errors.ts";
 import type { LockInfo } from "../ports.ts";
 
 /**

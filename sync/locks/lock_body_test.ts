@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LockReadError } from "../errors.ts";
+import { LockReadError } from "../lock_errors.ts";
 import { decodeLockInfo, describeHolder, encodeLockInfo, parseLockBody } from "./lock_body.ts";
 import type { LockInfo } from "../ports.ts";
 

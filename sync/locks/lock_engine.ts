@@ -31,12 +31,11 @@ import {
   AbortedError,
   AlreadyExistsError,
   ConfigError,
-  LockReadError,
-  LockTimeoutError,
   NotFoundError,
   PreconditionFailedError,
   preview,
 } from "../errors.ts";
+import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
 import { decodeLockInfo, describeHolder, encodeLockInfo, parseLockBody } from "./lock_body.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { systemClock } from "../clock.ts";

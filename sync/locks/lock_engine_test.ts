@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
-import {
-  AbortedError,
-  ConfigError,
-  LockReadError,
-  LockTimeoutError,
-  PreconditionFailedError,
-} from "../errors.ts";
+import { AbortedError, ConfigError, PreconditionFailedError } from "../errors.ts";
+import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
 import { createEmitter, type LockEvent, type WarningEvent } from "../events.ts";
 import { StoreLock, storeLockBackend } from "./lock_engine.ts";
 import type { Identity, LockOptions, ObjectStore } from "../ports.ts";

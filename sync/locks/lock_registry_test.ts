@@ -13,7 +13,7 @@ import {
   storeLockFactory,
 } from "./lock_registry.ts";
 import { ConditionalWrites, FALLBACK_WARNING } from "../transfer/conditional.ts";
-import { LockTimeoutError } from "../errors.ts";
+import { LockTimeoutError } from "../lock_errors.ts";
 import type { LockBackend, LockOptions } from "../ports.ts";
 
 const ALICE = { holder: "alice@host-a", hostname: "host-a", pid: 1 };

@@ -8,7 +8,7 @@ import {
 import { createSyncService, type SyncService } from "../service/service.ts";
 import { storeLockBackend } from "./lock_engine.ts";
 import { INDEX_KEY } from "../transfer/remote_index.ts";
-import { LockfileRemoteMalformedError } from "../errors.ts";
+import { LockfileRemoteMalformedError } from "../lock_errors.ts";
 import type { PutMode, PutOptions } from "../ports.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 

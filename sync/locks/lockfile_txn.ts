@@ -23,12 +23,12 @@ import {
   ConditionalWritesUnsupportedError,
   ConfigError,
   isRetryable,
-  LockfileRemoteMalformedError,
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
   SluiceError,
 } from "../errors.ts";
+import { LockfileRemoteMalformedError } from "../lock_errors.ts";
 import { sha256Hex } from "../hash.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { type LockOptions, type ObjectInfo, type PutMode, PutModes } from "../ports.ts";

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { ConfigError, LockTimeoutError } from "../errors.ts";
+import { ConfigError } from "../errors.ts";
+import { LockTimeoutError } from "../lock_errors.ts";
 import { assertSafeRelPath, joinKey } from "../paths.ts";
 import type { DistributedLock, LockInfo, LockOptions } from "../ports.ts";
 import type { PushResult } from "../service/push.ts";

@@ -14,7 +14,7 @@ import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
-import { listPaths } from "../errors.ts";
+import { listPaths } from "../left_behind.ts";
 
 /** What {@link removeDangling} needs. */
 export interface DanglingDeps {

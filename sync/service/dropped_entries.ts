@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { listPaths } from "../errors.ts";
+import { listPaths } from "../left_behind.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { SyncConfig } from "../context.ts";

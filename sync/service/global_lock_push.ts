@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { LockTimeoutError, SluiceError } from "../errors.ts";
+import { SluiceError } from "../errors.ts";
+import { LockTimeoutError } from "../lock_errors.ts";
 import type { DistributedLock } from "../ports.ts";
 import type { PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";

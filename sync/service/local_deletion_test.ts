@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createSyncService, LOCAL_DELETION_REASON } from "./service.ts";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 import { pushLeftBehind } from "./push.ts";
-import { leftBehindError } from "../errors.ts";
+import { leftBehindError } from "../left_behind.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 

@@ -26,7 +26,7 @@ import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
 import { type SyncState, UNCHECKED } from "./state.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
-import type { LeftBehind } from "../errors.ts";
+import type { LeftBehind } from "../left_behind.ts";
 import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { removeDangling } from "./dangling_entries.ts";

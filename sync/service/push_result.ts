@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { listPaths } from "../errors.ts";
-import type { LeftBehind } from "../errors.ts";
+import { listPaths } from "../left_behind.ts";
+import type { LeftBehind } from "../left_behind.ts";
 import type { PlanEntry } from "../context.ts";
 import type { ConflictRecord } from "./conflicts.ts";
 

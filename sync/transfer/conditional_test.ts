@@ -20,11 +20,11 @@ import { LocalCache } from "./cache.ts";
 import {
   AlreadyExistsError,
   ConditionalWritesUnsupportedError,
-  LockTimeoutError,
   NotImplementedError,
   PreconditionFailedError,
   UnreachableError,
 } from "../errors.ts";
+import { LockTimeoutError } from "../lock_errors.ts";
 import { createEmitter, type WarningEvent } from "../events.ts";
 import { PutModes } from "../ports.ts";
 import type { Identity } from "../ports.ts";

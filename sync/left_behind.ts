@@ -1,0 +1,127 @@
+/**
+ * What a finished push, pull or resolution left behind (conflicts, files for
+ * a later run, local deletions, files no push can publish), and the error a
+ * command line turns it into (`conflicts_left`, `sync_incomplete`).
+ *
+ * @module
+ */
+import { SluiceError } from "./errors.ts";
+
+/** What a push or pull left behind: unresolved conflicts, and files left for a later run. */
+export interface LeftBehind {
+  /** Paths with an unresolved conflict (both versions kept). */
+  readonly conflicts: readonly string[];
+  /** Paths left out and kept for a later run (with why). */
+  readonly left: readonly { readonly path: string; readonly reason: string }[];
+  /** Synced paths deleted here that a push of the whole cache did not delete remotely. */
+  readonly localDeletions?: readonly string[];
+  /** Files in the cache a push cannot publish (a symbolic link, a name no key may carry). */
+  readonly localOnly?: readonly { readonly path: string; readonly reason: string }[];
+}
+
+/**
+ * `paths` for a message: the first `shown`, then how many more.
+ *
+ * @example
+ * ```ts
+ * import { listPaths } from "./left_behind.ts";
+ * console.log(listPaths(["a", "b", "c", "d"], 2)); // a, b and 2 more
+ * ```
+ */
+export function listPaths(paths: readonly string[], shown = 5): string {
+  return `${paths.slice(0, shown).join(", ")}${
+    paths.length > shown ? ` and ${paths.length - shown} more` : ""
+  }`;
+}
+
+const listed = (paths: readonly string[]) => listPaths(paths);
+
+/**
+ * A push or pull that finished but left work behind. It is not thrown by the
+ * library (the result lists what was left); the command line turns a result
+ * into it so that scripts can tell it from a clean run: `conflicts_left`
+ * (exit 3) when conflicts remain, else `sync_incomplete` (exit 2).
+ *
+ * @example
+ * ```ts
+ * import { SyncIncompleteError } from "./left_behind.ts";
+ * const e = new SyncIncompleteError("push", { conflicts: ["config/a.yaml"], left: [] });
+ * console.log(e.code, e.exitCode); // conflicts_left 3
+ * ```
+ */
+export class SyncIncompleteError extends SluiceError {
+  /** What was left behind. */
+  readonly leftBehind: LeftBehind;
+  /**
+   * `next`, when given, closes the message: where to run the commands it
+   * names (a datastore extension names the cache and the store).
+   */
+  constructor(
+    op: "push" | "pull" | "resolve" | "status",
+    leftBehind: LeftBehind,
+    next?: string,
+  ) {
+    const { conflicts, left } = leftBehind;
+    const deletions = leftBehind.localDeletions ?? [];
+    const localOnly = leftBehind.localOnly ?? [];
+    const parts: string[] = [];
+    if (conflicts.length) {
+      parts.push(
+        `${conflicts.length} conflict(s) are unresolved (${
+          listed(conflicts)
+        }): each path changed both here and on the datastore, and neither copy was overwritten (the local copy is kept in the cache or in the set-aside area). ${
+          op === "status"
+            ? "The status lists both versions; run"
+            : "Run `sluice status` to see both versions, then"
+        } \`sluice resolve <path> --mine|--theirs|--merged\``,
+      );
+    }
+    if (left.length) {
+      parts.push(
+        `${left.length} file(s) were left for a later run (${
+          listed(left.map((l) => `${l.path}: ${l.reason}`))
+        }); nothing of them was lost. Run \`sluice status\`, then the ${
+          op === "pull" ? "pull" : "push"
+        } again`,
+      );
+    }
+    if (deletions.length) {
+      parts.push(
+        `${deletions.length} file(s) deleted here were not deleted on the datastore (${
+          listed(deletions)
+        }): ${
+          op === "pull"
+            ? "a pull keeps a deletion made here, as it keeps any local change"
+            : "a push of the whole cache never deletes, so that a wiped or partial cache never empties the bucket"
+        }. To delete them there too, run \`sluice push <path>…\` naming them; to take the datastore's copies back, run \`sluice pull --restore-deleted\``,
+      );
+    }
+    if (localOnly.length) {
+      parts.push(
+        `${localOnly.length} file(s) in the cache were not pushed and stay local only (${
+          listed(localOnly.map((l) => l.path))
+        }): a symbolic link, or a name no store key may carry, is never published. Replace each link with a real file, or rename the file, then run \`sluice push\` again`,
+      );
+    }
+    super(
+      conflicts.length ? "conflicts_left" : "sync_incomplete",
+      `${
+        op === "status" ? "The cache has open work." : `The ${op} finished but left work behind.`
+      } ${parts.join(". ")}.${next ? ` ${next}` : ""}`,
+    );
+    this.leftBehind = leftBehind;
+  }
+}
+
+/** The error a result with conflicts or files left behind maps to; null when the run was clean. */
+export function leftBehindError(
+  op: "push" | "pull" | "resolve",
+  leftBehind: LeftBehind,
+  next?: string,
+): SyncIncompleteError | null {
+  if (
+    leftBehind.conflicts.length === 0 && leftBehind.left.length === 0 &&
+    !leftBehind.localDeletions?.length && !leftBehind.localOnly?.length
+  ) return null;
+  return new SyncIncompleteError(op, leftBehind, next);
+}

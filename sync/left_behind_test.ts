@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { leftBehindError, listPaths, SyncIncompleteError } from "./left_behind.ts";
+
+Deno.test("leftBehindError is null when nothing was left; conflicts win over other leftovers", () => {
+  assert.equal(leftBehindError("push", { conflicts: [], left: [] }), null);
+  const left = leftBehindError("pull", { conflicts: [], left: [{ path: "a", reason: "busy" }] });
+  assert.ok(left instanceof SyncIncompleteError);
+  assert.equal(left.code, "sync_incomplete");
+  assert.equal(left.exitCode, 2);
+  assert.match(left.message, /a: busy.*then the pull again/);
+  const both = leftBehindError("push", {
+    conflicts: ["c1", "c2", "c3", "c4", "c5", "c6", "c7"],
+    left: [{ path: "a", reason: "busy" }],
+  });
+  assert.equal(both?.code, "conflicts_left");
+  assert.equal(both?.exitCode, 3);
+  assert.match(both!.message, /7 conflict\(s\).*c5 and 2 more/);
+  assert.match(both!.message, /sluice resolve <path> --mine\|--theirs\|--merged/);
+});
+
+Deno.test("listPaths names the first few paths, then counts the rest", () => {
+  assert.equal(listPaths(["a", "b", "c", "d"], 2), "a, b and 2 more");
+  assert.equal(listPaths(["a"]), "a");
+});
+
+Deno.test("a closing sentence, when given, ends the message (where to run the commands)", () => {
+  const e = new SyncIncompleteError("push", { conflicts: ["c"], left: [] }, "Run them on /cache.");
+  assert.match(e.message, /sluice resolve <path>.*Run them on \/cache\.$/s);
+  assert.deepEqual(e.leftBehind.conflicts, ["c"]);
+});

@@ -1,0 +1,104 @@
+/**
+ * The errors of locks: a wait that timed out, a lock that could not be read
+ * (never taken for a released one), a run that lost its model lock, and a
+ * managed lockfile the datastore holds malformed.
+ *
+ * @module
+ */
+import { preview, SluiceError } from "./errors.ts";
+
+/** `acquire` gave up waiting for a lock another process holds. */
+export class LockTimeoutError extends SluiceError {
+  /** The lock key. */
+  readonly key: string;
+  constructor(key: string, waitedMs: number, holder?: string) {
+    super(
+      "lock_timeout",
+      `Timed out after ${waitedMs} ms waiting for lock ${key}${
+        holder ? `, held by ${holder}` : ""
+      }. Nothing was changed. Run the command again later; if the holder is gone for good, break the lock with \`sluice lock release --force\`.`,
+      { retryable: true },
+    );
+    this.key = key;
+  }
+}
+
+/** A lock object could not be read (transport, timeout, malformed body). Never means "released". */
+export class LockReadError extends SluiceError {
+  /** The lock key. */
+  readonly key: string;
+  constructor(key: string, detail: string, options: { cause?: unknown } = {}) {
+    super(
+      "lock_read_failed",
+      `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released; nothing was pushed. Run the command again once the datastore is reachable.`,
+      { ...options, retryable: true },
+    );
+    this.key = key;
+  }
+}
+
+/**
+ * The datastore's copy of the managed lockfile is not a JSON object of
+ * entries. Nothing was published over it and the change stays pending;
+ * retrying cannot help until `sluice lockfile repair` has replaced it.
+ *
+ * @example
+ * ```ts
+ * import { LockfileRemoteMalformedError } from "./lock_errors.ts";
+ * const e = new LockfileRemoteMalformedError("config/upstream_extensions.json", "v7", "not a JSON object: it is an array", new TextEncoder().encode("[1]"), "set @acme/ssh");
+ * console.log(e.code, e.exitCode); // lockfile_remote_malformed 65
+ * ```
+ */
+export class LockfileRemoteMalformedError extends SluiceError {
+  /** The lockfile path (and store key). */
+  readonly path: string;
+  /** The malformed object's version. */
+  readonly version: string;
+  /** What is wrong with it (the parse error). */
+  readonly problem: string;
+  /** A short single-line preview of its bytes. */
+  readonly preview: string;
+  constructor(path: string, version: string, problem: string, body: Uint8Array, change: string) {
+    const shown = preview(new TextDecoder().decode(body), 60);
+    super(
+      "lockfile_remote_malformed",
+      `The datastore's copy of the managed lockfile ${path} (version ${version}) is not a JSON object of entries: ${problem}; it begins ${
+        JSON.stringify(shown)
+      }. Nothing was published and that copy was left as it is; this checkout's change (${change}) is kept as a pending delta in the cache. Retrying cannot help until the copy is repaired: run \`sluice lockfile repair --dry-run\` to see the problem and what would be published, then \`sluice lockfile repair\`, which sets the bad copy aside under .sluice/set-aside/ and republishes this cache's last good copy with the pending changes.`,
+    );
+    this.path = path;
+    this.version = version;
+    this.problem = problem;
+    this.preview = shown;
+  }
+}
+
+/** One lock a run lost before it could push. */
+export interface LostLock {
+  /** The lock key. */
+  readonly key: string;
+  /** Who holds it now, when known (`null`: released). */
+  readonly newHolder: string | null;
+}
+
+/**
+ * A run's model lock was force-released or taken over before its push.
+ * Nothing was pushed and the run's own data versions were discarded.
+ */
+export class ModelLockLostError extends SluiceError {
+  /** The locks that no longer name this run. */
+  readonly lost: readonly LostLock[];
+  /** Data version directories this run wrote and that were discarded (set by the eraser). */
+  discarded: readonly string[] = [];
+  constructor(lost: readonly LostLock[], message?: string) {
+    const names = lost.map((l) =>
+      `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
+    ).join(", ");
+    super(
+      "model_lock_lost",
+      message ??
+        `This run lost its lock on ${names} before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed; this run's data was discarded, and the model's data is refreshed from the datastore when it can be reached. Run the method or workflow again.`,
+    );
+    this.lost = lost;
+  }
+}
