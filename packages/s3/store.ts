@@ -35,7 +35,6 @@
  * @module
  */
 import {
-  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -52,11 +51,7 @@ import {
   SourceFailure,
 } from "../store_kit/mod.ts";
 import { randomId } from "../../sync/hash.ts";
-import {
-  NotImplementedError,
-  PreconditionFailedError,
-  UnsafePathError,
-} from "../../sync/errors.ts";
+import { UnsafePathError } from "../../sync/errors.ts";
 import type {
   CallOptions,
   DeleteOptions,
@@ -81,12 +76,10 @@ import { type ConditionalDeleteStrategy, createS3Client, type S3StoreOptions } f
 import { openUpload, settleOnAbort } from "./upload.ts";
 import { guardBody, webBody } from "./download.ts";
 import { captureDate } from "./server_clock.ts";
+import { checkMetadata, quoteEtag, splitMetadata, WRITE_ID } from "./metadata.ts";
+import { deleteObject } from "./delete.ts";
 
-/**
- * User-metadata key of the random id a conditional put carries; hidden from
- * the metadata that `get` and `head` return.
- */
-export const WRITE_ID = "sluice-write-id";
+export { WRITE_ID } from "./metadata.ts";
 
 /**
  * An {@link ObjectStore} on S3 or an S3-compatible endpoint.
@@ -301,69 +294,18 @@ export class S3Store implements ObjectStore {
   }
 
   async delete(key: string, options: DeleteOptions = {}): Promise<void> {
-    const full = this.#full(key);
-    const ifVersion = options.ifVersion;
-    const plainDelete = (ctx: S3RequestContext) =>
-      this.#run(ctx, options.signal, async (signal) => {
-        try {
-          await this.client.send(
-            new DeleteObjectCommand({ Bucket: this.bucket, Key: full }),
-            { abortSignal: signal },
-          );
-        } catch (e) {
-          // Deleting an absent key succeeds (some endpoints answer 404).
-          if (classifyS3Error(e, ctx).kind !== "not_found") throw e;
-        }
-        return true;
-      });
-    if (ifVersion === undefined) {
-      await plainDelete({ op: "delete", key, bucket: this.bucket, noRetry: options.noRetry });
-      return;
-    }
-
-    if (this.#deleteStrategy !== "native") {
-      const cur = await this.head(key, options);
-      if (!cur) throw new PreconditionFailedError(key, "it does not exist");
-      if (cur.version !== normaliseEtag(ifVersion)) {
-        throw new PreconditionFailedError(key, `version ${cur.version}, expected ${ifVersion}`);
-      }
-      if (this.#deleteStrategy === "emulate") {
-        await plainDelete({ op: "delete", key, bucket: this.bucket });
-        return;
-      }
-    }
-    const ctx: S3RequestContext = { op: "delete", key, condition: "delete", bucket: this.bucket };
-    try {
-      await this.#run(
-        ctx,
-        options.signal,
-        async (signal) => {
-          await this.client.send(
-            new DeleteObjectCommand({
-              Bucket: this.bucket,
-              Key: full,
-              IfMatch: quoteEtag(ifVersion),
-            }),
-            { abortSignal: signal },
-          );
-          return true;
-        },
-        // After a lost answer, "it does not exist" means our delete landed.
-        (failure, lostAnswerBefore) =>
-          Promise.resolve(
-            lostAnswerBefore && failure.kind === "precondition_failed" && failure.status === 404
-              ? true
-              : null,
-          ),
-      );
-    } catch (e) {
-      if (e instanceof NotImplementedError && this.#deleteStrategy === "verify") {
-        // The endpoint refuses If-Match on deletes; the head check above stands in for it.
-        await plainDelete({ op: "delete", key, bucket: this.bucket });
-        return;
-      }
-      throw e;
-    }
+    await deleteObject(
+      {
+        client: this.client,
+        bucket: this.bucket,
+        strategy: this.#deleteStrategy,
+        run: (ctx, signal, fn, resolve) => this.#run(ctx, signal, fn, resolve),
+        head: (k, o) => this.head(k, o),
+      },
+      key,
+      this.#full(key),
+      options,
+    );
   }
 
   async *list(prefix: string, options: ListOptions = {}): AsyncIterable<readonly ObjectInfo[]> {
@@ -459,44 +401,4 @@ export class S3Store implements ObjectStore {
   #full(key: string): string {
     return joinKey(this.prefix, key);
   }
-}
-
-function splitMetadata(
-  raw: Record<string, string> | undefined,
-): { metadata: Record<string, string>; writeId?: string } {
-  const metadata: Record<string, string> = {};
-  let writeId: string | undefined;
-  for (const [k, v] of Object.entries(raw ?? {})) {
-    if (k.toLowerCase() === WRITE_ID) writeId = v;
-    else metadata[k] = v;
-  }
-  return { metadata, writeId };
-}
-
-function quoteEtag(version: string): string {
-  const v = normaliseEtag(version);
-  return `"${v}"`;
-}
-
-function checkMetadata(
-  key: string,
-  metadata: Readonly<Record<string, string>> | undefined,
-): Record<string, string> | undefined {
-  if (!metadata || Object.keys(metadata).length === 0) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(metadata)) {
-    if (k === WRITE_ID) {
-      throw new UnsafePathError(key, `metadata ${JSON.stringify(k)} is reserved by the S3 store`);
-    }
-    if (!/^[a-z0-9][a-z0-9._-]*$/.test(k) || /[^\x20-\x7e]/.test(v)) {
-      throw new UnsafePathError(
-        key,
-        `metadata ${
-          JSON.stringify(k)
-        } must have a lower-case ASCII name and a printable ASCII value`,
-      );
-    }
-    out[k] = v;
-  }
-  return out;
 }
