@@ -13,7 +13,7 @@
  * @module
  */
 import { preview, SluiceError } from "../sync/errors.ts";
-import { type LostLock } from "../sync/lock_errors.ts";
+import type { LostLock } from "../sync/lock_errors.ts";
 import { holdsOwnUncommitted, readWriterId } from "../sync/transfer/writer_id.ts";
 import { randomId } from "../sync/hash.ts";
 

@@ -3,18 +3,30 @@ import { FakeClock } from "./fake_clock.ts";
 import { InMemoryStore } from "./in_memory_store.ts";
 import { lockConformance } from "./lock_conformance.ts";
 
-lockConformance("InMemoryStore engine lock", () => {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  return Promise.resolve({
-    backend: storeLockBackend(store, { clock }),
-    clock,
-    fake: true,
-    store,
-    breakReads: () => void (store.unreachable = true),
-    healReads: () => void (store.unreachable = false),
-  });
-});
+/** The engine lock over a fresh in-memory store, its reads broken as `breaks` says. */
+function engine(breaks: (store: InMemoryStore) => () => void) {
+  return () => {
+    const clock = new FakeClock();
+    const store = new InMemoryStore({ clock });
+    return Promise.resolve({
+      backend: storeLockBackend(store, { clock }),
+      clock,
+      fake: true,
+      store,
+      breakReads: breaks(store),
+      healReads: () => {
+        store.unreachable = false;
+        store.heal();
+      },
+    });
+  };
+}
+
+// The whole store unreachable while reads are broken.
+lockConformance(
+  "InMemoryStore engine lock",
+  engine((store) => () => void (store.unreachable = true)),
+);
 
 lockConformance("InMemoryStore engine lock, 30 s TTL", () => {
   const clock = new FakeClock();
@@ -34,15 +46,7 @@ lockConformance("InMemoryStore engine lock, 30 s TTL", () => {
 }, { ttlMs: 30_000 });
 
 // Reads alone fail (writes go through): a failed read must never pass for a free lock.
-lockConformance("InMemoryStore engine lock, only reads failing", () => {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  return Promise.resolve({
-    backend: storeLockBackend(store, { clock }),
-    clock,
-    fake: true,
-    store,
-    breakReads: () => store.failNext("get", 1_000_000),
-    healReads: () => store.heal(),
-  });
-});
+lockConformance(
+  "InMemoryStore engine lock, only reads failing",
+  engine((store) => () => store.failNext("get", 1_000_000)),
+);

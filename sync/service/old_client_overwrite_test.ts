@@ -48,6 +48,17 @@ async function editOverwrittenBeforeCommit() {
   return { store, a, prepared };
 }
 
+/** `a` pushed PATH, then deleted it here and marked the deletion, not yet pushed. */
+async function deletedHere() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  return { store, a };
+}
+
 /** The same, committed (a conflict), then `resolve --mine` stopped after its upload (the index write cut off). */
 async function resolutionStoppedAfterUpload() {
   const { store, a, prepared } = await editOverwrittenBeforeCommit();
@@ -135,12 +146,7 @@ Deno.test("old client: its edit over a Sluice upload, committed anyway, hides th
 });
 
 Deno.test("old client: its file re-created over a Sluice deletion before the commit is kept, and the deletion becomes a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "one\n");
-  await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
+  const { store, a } = await deletedHere();
   const warnings = warningsOf(a);
   const prepared = await a.preparePush();
   assert.equal(store.peek(PATH), undefined, "deleted by the preparation");
@@ -426,12 +432,7 @@ Deno.test("resolve --theirs when the store's object is not the one the index nam
 });
 
 Deno.test("a deletion that found the file already gone leaves the entry of an old client that created it again before the commit", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "one\n");
-  await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
+  const { store, a } = await deletedHere();
   // An old client deletes it first: a's deletion finds nothing there.
   await peerPush(store, {}, { remove: [PATH] });
   const prepared = await a.preparePush();
