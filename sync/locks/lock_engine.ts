@@ -459,6 +459,30 @@ export class StoreLock implements DistributedLock {
 }
 
 /**
+ * A lock's options over defaults (a datastore config's timings): what the
+ * caller gives (not `undefined`) wins; a default `heartbeatMs` is left out
+ * when the caller sets a TTL it would not fit in (a heartbeat as slow as
+ * the TTL lets a live lock go stale), so one is derived from that TTL.
+ *
+ * @example
+ * ```ts
+ * import { lockOptionsOver } from "./lock_engine.ts";
+ * console.log(lockOptionsOver({ heartbeatMs: 10_000 }, { ttlMs: 5_000 })); // { ttlMs: 5000 }
+ * ```
+ */
+export function lockOptionsOver(defaults: LockOptions, given: LockOptions): LockOptions {
+  const out: Record<string, unknown> = { ...defaults };
+  for (const [k, v] of Object.entries(given)) if (v !== undefined) out[k] = v;
+  if (
+    given.ttlMs !== undefined && given.heartbeatMs === undefined &&
+    defaults.heartbeatMs !== undefined && defaults.heartbeatMs >= given.ttlMs
+  ) {
+    delete out.heartbeatMs;
+  }
+  return out as LockOptions;
+}
+
+/**
  * The engine as a {@link LockBackend} over `store`, for any store with
  * conditional writes.
  *
@@ -483,8 +507,7 @@ export function storeLockBackend(
     name: options.name ?? "store",
     events,
     createLock: (key: string, identity: Identity, lockOptions: LockOptions = {}) => {
-      const given = Object.entries(lockOptions).filter(([, v]) => v !== undefined);
-      const merged: LockOptions = { ...defaults, ...Object.fromEntries(given) };
+      const merged = lockOptionsOver(defaults ?? {}, lockOptions);
       return new StoreLock(store, key, identity, { ...merged, clock, random, events });
     },
   };

@@ -12,7 +12,7 @@
  */
 import { ConfigError } from "../errors.ts";
 import type { SluiceEmitter } from "../events.ts";
-import { storeLockBackend } from "./lock_engine.ts";
+import { lockOptionsOver, storeLockBackend } from "./lock_engine.ts";
 import {
   type ConditionalWrites,
   type ProbeCache,
@@ -272,24 +272,6 @@ export function conditionalLockBackend(
   return {
     name: backend.name,
     createLock: (key, identity, o = {}) =>
-      backend.createLock(key, identity, withDefaults(timings, o)),
+      backend.createLock(key, identity, lockOptionsOver(timings, o)),
   };
-}
-
-/**
- * A lock's options over the config's timings: what the caller gives (not
- * `undefined`) wins; the config's `heartbeatMs` is left out when the caller
- * sets a TTL it would not fit in (a heartbeat as slow as the TTL lets a live
- * lock go stale), so the backend derives one from that TTL.
- */
-function withDefaults(timings: LockOptions, given: LockOptions): LockOptions {
-  const out: Record<string, unknown> = { ...timings };
-  for (const [k, v] of Object.entries(given)) if (v !== undefined) out[k] = v;
-  if (
-    given.ttlMs !== undefined && given.heartbeatMs === undefined &&
-    timings.heartbeatMs !== undefined && timings.heartbeatMs >= given.ttlMs
-  ) {
-    delete out.heartbeatMs;
-  }
-  return out as LockOptions;
 }

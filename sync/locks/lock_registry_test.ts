@@ -195,3 +195,14 @@ Deno.test("conditionalLockBackend: a caller's TTL the config's heartbeat does no
     { ttlMs: 60_000, heartbeatMs: 10_000, maxWaitMs: 9_000 },
   ]);
 });
+
+Deno.test("conditionalLockBackend: the engine lock takes a caller's short TTL beside a config heartbeat that does not fit it", () => {
+  const backend = conditionalLockBackend(new InMemoryStore(), {
+    conditional: new ConditionalWrites(),
+    config: { backend: "store", heartbeatMs: 10_000 },
+  });
+  const lock = backend.createLock("k", ALICE, { ttlMs: 5_000 }) as StoreLock;
+  assert.equal(lock.ttlMs, 5_000);
+  // Beside a long TTL the config's heartbeat still holds.
+  assert.doesNotThrow(() => backend.createLock("k", ALICE, { ttlMs: 60_000 }));
+});
