@@ -52,16 +52,18 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       const rels = conflictPaths(s.service, paths);
       const done: ResolveResult[] = [];
       const notTaken: string[] = [];
-      for (const rel of rels) {
-        const resolve = () => s.service.resolveConflict(rel, resolution, { signal: io.signal });
-        const r = o.globalLock
-          ? await globalLockOf(s).withLock(resolve, { signal: io.signal })
-          : await resolve();
-        done.push(r);
-        // Theirs not taken, and no conflict either: the store's object is not the one the index names.
-        if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
-        say(out, s.store.endpoint, rel, resolution, r);
-      }
+      const resolveAll = async () => {
+        for (const rel of rels) {
+          const r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
+          done.push(r);
+          // Theirs not taken, and no conflict either: the store's object is not the one the index names.
+          if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
+          say(out, s.store.endpoint, rel, resolution, r);
+        }
+      };
+      // One hold of the global lock around them all.
+      if (o.globalLock) await globalLockOf(s).withLock(resolveAll, { signal: io.signal });
+      else await resolveAll();
       const left = leftBehindError("resolve", {
         conflicts: done.flatMap((r) => r.conflicts),
         left: notTaken.map((path) => ({

@@ -257,13 +257,16 @@ async function pathKind(path: string, flag: string): Promise<"dir" | "other" | "
 /**
  * What to run to create what was missing: the command line as the user ran
  * it, with `--init` added, quoted for a shell (without the arguments, as a
- * library caller gives none: `command`, then `fallback`).
+ * library caller gives none: `command`, then `fallback`). Undefined for a
+ * command other than a push or a pull: only those start a cache or a store
+ * (elsewhere `--init` would make an empty one and fail).
  */
 export function againWithInit(
   io: Pick<CliIo, "argv">,
   command: string,
   fallback: readonly string[],
-): string {
+): string | undefined {
+  if (command !== "push" && command !== "pull") return undefined;
   const args = io.argv ? [...io.argv] : [...command.split(" "), ...fallback];
   if (!args.includes("--init")) args.push("--init");
   return `sluice ${args.map(shellWord).join(" ")}`;
@@ -370,10 +373,7 @@ export async function openSession(
   await checkCacheDir(
     cacheDir,
     options.init ?? false,
-    // Only a push or a pull starts a cache: elsewhere --init would make an empty one and fail.
-    command === "push" || command === "pull"
-      ? againWithInit(io, command, ["--cache", cacheDir])
-      : undefined,
+    againWithInit(io, command, ["--cache", cacheDir]),
   );
   const namespace = resolveNamespace(options.namespace);
   const identity = resolveIdentity(options, io.env);
@@ -389,9 +389,7 @@ export async function openSession(
   await checkFileStore(
     chosen.spec,
     options.init ?? false,
-    command === "push" || command === "pull"
-      ? againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)])
-      : undefined,
+    againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
   );
   const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
   let reached = false;

@@ -30,7 +30,7 @@ import {
   WEIGHTS,
 } from "./history.ts";
 import { shrinkHistory } from "./shrink.ts";
-import { defaultPipelines } from "../../sluice.ts";
+import { DEFAULT_GATES } from "../../sluice.ts";
 import { GLOBAL_LOCK_COMMITS } from "./commands.ts";
 import { chaosTarget, ServerMissingError, type ServerTarget } from "./servers.ts";
 import {
@@ -315,9 +315,7 @@ async function explain(
 
 /** What `--disable` takes: the default gates' names, and the checker's own global-lock commits. */
 function disableable(): string[] {
-  const { push, write } = defaultPipelines();
-  const names = [...push.ordered(), ...write.ordered()].map((e) => e.name);
-  return [...names, GLOBAL_LOCK_COMMITS];
+  return [...DEFAULT_GATES.push, ...DEFAULT_GATES.write, GLOBAL_LOCK_COMMITS];
 }
 
 /** Runs the command line; returns the exit code. */

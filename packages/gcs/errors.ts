@@ -18,6 +18,7 @@ import {
   type ErrorFields,
   fieldsOf,
   isTransientStatus,
+  isWebPageAnswer,
   NOT_SENT_NET_CODES,
   redactCredentials,
   StoreAttemptTimeout,
@@ -145,25 +146,21 @@ function requestIdOf(err: ErrorFields): string | undefined {
   return undefined;
 }
 
-/** Statuses a web server answers for what it does not have or do, and GCS answers in JSON. */
-const NOT_GCS_STATUSES = new Set([400, 404, 405, 501]);
-
 /**
- * True when the answer is a web page: served as `text/html`, or a body (or
- * message) that is an HTML document from its first character. GCS answers
- * in JSON, whose message may name an object with any characters in it.
+ * True for a 400, 404, 405 or 501 that is a web page (see
+ * `isWebPageAnswer`): by its type, or by its body (or message) starting as
+ * HTML. GCS answers in JSON, whose message may name an object with any
+ * characters in it, so only the start counts.
  */
-function isWebPage(err: ErrorFields): boolean {
+function isWebPage(err: ErrorFields, status: number): boolean {
   const response = fieldsOf(err.response);
-  const type = header(response.headers, "content-type") ?? "";
-  if (/^\s*text\/html\b/i.test(type)) return true;
   const body = response.body;
-  const text = typeof body === "string"
+  const start = typeof body === "string"
     ? body
     : body instanceof Uint8Array
     ? new TextDecoder().decode(body.subarray(0, 64))
-    : textField(err.message) ?? "";
-  return /^\s*(<!doctype html|<html)/i.test(text);
+    : textField(err.message);
+  return isWebPageAnswer(status, header(response.headers, "content-type"), start);
 }
 
 /** The GCS error reason (`conditionNotMet`, …) from an ApiError's `errors`. */
@@ -255,7 +252,7 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
     // A web page for what GCS answers in JSON: another kind of server (a
     // wrong port, a proxy's page). Read as a missing object or bucket, it
     // would send the user to create a bucket on the wrong server.
-    if (NOT_GCS_STATUSES.has(status) && isWebPage(bag)) {
+    if (isWebPage(bag, status)) {
       return { ...base, kind: "not_the_service", ambiguous: false };
     }
     if (status === 412 || (status === 304 && ctx.condition !== undefined)) {

@@ -15,6 +15,7 @@ import {
   type ErrorFields,
   fieldsOf,
   isTransientStatus,
+  isWebPageAnswer,
   NOT_SENT_NET_CODES,
   redactCredentials,
   StoreAttemptTimeout,
@@ -200,20 +201,14 @@ function netCodeOf(e: unknown, depth = 0): string | undefined {
   return b.cause !== undefined ? netCodeOf(b.cause, depth + 1) : undefined;
 }
 
-/** Statuses a web server answers for what it does not have or do, and S3 answers in XML. */
-const NOT_S3_STATUSES = new Set([400, 404, 405, 501]);
-
 /**
- * True for a 400, 404, 405 or 501 whose body is a web page (`text/html`):
- * S3 and S3-compatible servers answer those in XML (or, for HEAD, with no
- * body). A proxy's or a firewall's page for 403, 408, 429 or a 5xx keeps
- * that status's meaning (a refusal, or worth another attempt).
+ * True for a 400, 404, 405 or 501 served as a web page (see
+ * `isWebPageAnswer`): S3 answers those in XML, or for HEAD with no body.
  */
 export function isWebPageRefusal(e: ErrorFields, status: number): boolean {
-  if (!NOT_S3_STATUSES.has(status)) return false;
   const headers = fieldsOf(fieldsOf(e.$response).headers);
-  const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]) ?? "";
-  return /^\s*text\/html\b/i.test(type);
+  const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]);
+  return isWebPageAnswer(status, type, undefined);
 }
 
 function mentionsConditionalHeader(e: ErrorFields): boolean {

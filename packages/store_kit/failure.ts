@@ -446,3 +446,31 @@ export function storeFailureToError(
       return new StoreRequestError(ctx, failure, options);
   }
 }
+
+/** Statuses a web server answers for what it has not or does not do, which storage services answer in XML or JSON. */
+const WEB_PAGE_STATUSES = new Set([400, 404, 405, 501]);
+
+/**
+ * True when a 400, 404, 405 or 501 came back as a web page: served as
+ * `text/html`, or with a body that is an HTML document from its first
+ * character. No storage service answers so: the endpoint names another
+ * server (a wrong port, a proxy's page). A page for 403, 408, 429 or a 5xx
+ * keeps that status's meaning (a refusal, or worth another attempt). This
+ * is `not_the_service`.
+ *
+ * @example
+ * ```ts
+ * import { isWebPageAnswer } from "./failure.ts";
+ * console.log(isWebPageAnswer(404, "text/html; charset=utf-8", "")); // true
+ * console.log(isWebPageAnswer(404, "application/json", '{"message":"<html>.txt"}')); // false
+ * ```
+ */
+export function isWebPageAnswer(
+  status: number,
+  contentType: string | undefined,
+  bodyStart: string | undefined,
+): boolean {
+  if (!WEB_PAGE_STATUSES.has(status)) return false;
+  if (/^\s*text\/html\b/i.test(contentType ?? "")) return true;
+  return /^\s*(<!doctype html|<html)/i.test(bodyStart ?? "");
+}

@@ -13,6 +13,7 @@ import {
   describeRequest,
   fieldsOf,
   isTransientStatus,
+  isWebPageAnswer,
   NOT_SENT_NET_CODES,
   redactCredentials,
   STORE_TIMEOUT_CODE,
@@ -165,4 +166,13 @@ Deno.test("redactCredentials removes literal secrets and takes the mask to leave
     "Authorization: …",
   );
   assert.equal(redactCredentials("token Bearer abc here", { mask: "…" }), "token Bearer … here");
+});
+
+Deno.test("a web page for 400/404/405/501 is another server's answer; by type or by a body that starts as HTML only", () => {
+  assert.equal(isWebPageAnswer(404, "text/html;charset=utf-8", undefined), true);
+  assert.equal(isWebPageAnswer(501, undefined, "<!DOCTYPE HTML><html>"), true);
+  assert.equal(isWebPageAnswer(404, "application/json", "No such object: b/x;<html>.txt"), false);
+  for (const status of [403, 408, 429, 502]) {
+    assert.equal(isWebPageAnswer(status, "text/html", "<html>"), false, `${status}`);
+  }
 });

@@ -12,6 +12,9 @@ import type { SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
 
+/** What a hash of a file this process may not read gives. */
+const UNREADABLE = Symbol("unreadable");
+
 /** Why a walk checks a path it has nothing to push for (see `strandedCheck`). */
 export const STRANDED_REASON =
   "an earlier push uploaded it and stopped before its commit; this push settles that upload";
@@ -67,6 +70,19 @@ export async function buildPlan(
     add(path, "skip");
     Object.assign(plan.get(path)!, { keepDirty: true, reason: UNREADABLE_REASON });
   };
+  /** The file's hash, or {@link UNREADABLE} (after `onUnreadable`) when it may not be read. */
+  const hashOrUnreadable = async (
+    path: string,
+    onUnreadable: (path: string) => void,
+  ): Promise<{ hash: string; size: number } | null | typeof UNREADABLE> => {
+    try {
+      return await cache.hashFile(path);
+    } catch (e) {
+      if (!(e instanceof UnreadablePathError)) throw e;
+      onUnreadable(path);
+      return UNREADABLE;
+    }
+  };
   for (const path of dirty) {
     if (!isSafeRelPath(path)) {
       onSkip(path, "unsafe path");
@@ -106,15 +122,8 @@ export async function buildPlan(
         if (plan.has(f.path) || !isSafeRelPath(f.path) || isLayoutInternal(f.path)) continue;
         const s = state.synced(f.path);
         if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
-        let local: { hash: string; size: number } | null;
-        try {
-          local = await cache.hashFile(f.path);
-        } catch (e) {
-          if (!(e instanceof UnreadablePathError)) throw e;
-          keepUnreadable(f.path);
-          continue;
-        }
-        if (!local || (s && s.hash === local.hash)) continue;
+        const local = await hashOrUnreadable(f.path, keepUnreadable);
+        if (local === UNREADABLE || !local || (s && s.hash === local.hash)) continue;
         add(f.path, "put", local.hash, local.size);
       }
       for (const synced of state.syncedPaths()) {
@@ -169,14 +178,9 @@ export async function buildPlan(
     for (let i = 0; i < changed.length; i++) {
       const f = changed[i];
       // Hashed in chunks: a walk never holds a whole (possibly large) file.
-      let local: { hash: string; size: number } | null;
-      try {
-        local = await cache.hashFile(f.path);
-      } catch (e) {
-        if (!(e instanceof UnreadablePathError)) throw e;
-        onSkip(f.path, UNREADABLE_REASON); // local only until readable
-        local = null;
-      }
+      // An unreadable file is local only until readable.
+      const read = await hashOrUnreadable(f.path, (p) => onSkip(p, UNREADABLE_REASON));
+      const local = read === UNREADABLE ? null : read;
       bytesDone += f.size;
       onProgress?.({
         op: "walk",
