@@ -28,19 +28,7 @@ export interface CliIo {
   argv?: readonly string[];
 }
 
-/**
- * One word as a POSIX shell reads it: as it is when it holds only safe
- * characters, else single-quoted (a store URL's `?` and `&` included).
- *
- * @example
- * ```ts
- * import { shellWord } from "./output.ts";
- * shellWord("s3://b/p?endpoint=http://127.0.0.1:9000"); // "'s3://b/p?endpoint=http://127.0.0.1:9000'"
- * ```
- */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
+export { shellWord } from "../sync/shell_word.ts";
 
 /** A failure as printed and as returned in `--json` output. */
 export interface ErrorReport {

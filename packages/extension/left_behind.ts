@@ -22,6 +22,7 @@
  */
 import { leftBehindError, SyncIncompleteError } from "../../sync/left_behind.ts";
 import type { WarningEvent } from "../../sync/events.ts";
+import { shellWord } from "../../sync/shell_word.ts";
 import { pullLeftBehind, type PullResult } from "../../sync/service/pull.ts";
 import { pushLeftBehind, type PushResult } from "../../sync/service/push.ts";
 
@@ -31,11 +32,6 @@ export interface CliTarget {
   readonly cacheDir: string;
   /** The store URL as `--store` takes it (`/<ns>` added when namespaced). */
   readonly storeUrl: string;
-}
-
-/** Quotes `s` for a POSIX shell when it holds anything but plain path characters. */
-function shellWord(s: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
 }
 
 /**
