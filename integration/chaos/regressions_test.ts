@@ -776,3 +776,24 @@ Deno.test("chaos regression: beside old clients, an old client's overwrite not y
   ));
   assert.deepEqual(r.violations, [], formatHistory(r.history));
 });
+
+/**
+ * I7, I8 (seed 36200167, shrunk; found with `--old-share 1`, though old
+ * clients play no part in it): a core-driven clone's first write of a
+ * `latest` marker stopped before its index write, and a peer adopted it;
+ * the clone's next write of it, over that adopted version, stopped before
+ * its index write too. The marker is written under the data directory the
+ * core marks dirty, so no mark names it, and the next pull took the local
+ * copy for one this cache never synced: it was set aside and a conflict
+ * recorded, while the store kept the clone's upload over the version the
+ * index named (every reader skipped the marker as uncommitted) until
+ * `resolve`. The pull now keeps such a copy for the push
+ * (`sync/service/recommit_test.ts`).
+ */
+Deno.test("chaos regression: a core-driven clone's own stopped write over an adopted marker is pushed, not a conflict (I7, I8)", async () => {
+  const r = await runHistory(parseHistory(
+    '{"seed":36200167,"clones":3,"kinds":["core-single-phase","api","api"],"oldClients":true,"ops":[{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"lockfile","clone":2,"set":"@chaos/ext-6"},{"id":30,"kind":"oldpush","clone":1},{"id":8,"kind":"crash","clone":0,"at":"commit"},{"id":9,"kind":"run","clone":0,"model":0,"data":0,"workMs":1000},{"id":10,"kind":"tick","n":39,"pick":1217022702},{"id":12,"kind":"tick","n":8,"pick":1722588244},{"id":13,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":14,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":15,"kind":"tick","n":20,"pick":1302890020},{"id":16,"kind":"tick","n":32,"pick":960925697},{"id":18,"kind":"tick","n":18,"pick":1202743833},{"id":19,"kind":"crash","clone":0,"at":"commit"},{"id":20,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":21,"kind":"tick","n":38,"pick":918390368},{"id":22,"kind":"breakglass","model":0},{"id":23,"kind":"adopt","clone":1,"file":3},{"id":24,"kind":"tick","n":12,"pick":205583583},{"id":25,"kind":"tick","n":37,"pick":299249945}]}',
+  ));
+  assert.deepEqual(r.violations, [], formatHistory(r.history));
+  assert.equal(r.stats.warnings.pull_conflict, undefined, "no conflict");
+});

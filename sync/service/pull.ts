@@ -244,6 +244,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     return now !== null && isOwnUncommitted(now, e.v, id);
   };
   const todo: [string, IndexEntry][] = [];
+  // Never-synced paths holding this cache's own uncommitted write (see below).
+  const ownKept: string[] = [];
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
     const synced = state.synced(path);
@@ -289,6 +291,14 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         continue;
       }
+      // This cache's own write over the entry, cut off before its commit, of
+      // a path no dirty mark names (written under a marked directory): based
+      // on the entry as above, so kept for the push, and named dirty so the
+      // push takes it up.
+      if (local && await ownWriteOver(path, e)) {
+        ownKept.push(path);
+        continue;
+      }
       if (local) {
         const aside = await cache.setAside(
           path,
@@ -313,6 +323,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
     todo.push([path, e]);
   }
+  await state.markDirtyMany(ownKept);
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
   let done = 0;
   // Bytes of large objects on their way down, by path (a retry starts its object again).

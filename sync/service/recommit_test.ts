@@ -5,7 +5,7 @@
  * undone by an index entry naming a deleted object.
  */
 import assert from "node:assert/strict";
-import { readIndex } from "../transfer/remote_index.ts";
+import { INDEX_KEY, readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
@@ -103,5 +103,55 @@ for (
     assert.equal(await read(c, "notes/second.txt"), "second", "published by b's bump");
     await b.pullChanged();
     assert.equal(await read(b, "notes/second.txt"), "second", "b's next pull reads it too");
+  });
+}
+
+// The same, for a path this cache wrote as part of a marked directory (as
+// swamp's core marks a model's data directory): no dirty mark names it, so the pull used to take the local copy for one it
+// never synced, set it aside and pull the entry over it, while the store
+// kept this cache's upload over the entry until `resolve` (chaos seed
+// 36200167, where a peer had adopted the first write: readers skipped the
+// path as uncommitted meanwhile).
+for (const layout of ["v1", "v2"] as const) {
+  Deno.test(`a pull meeting this cache's own uncommitted write, under a marked directory, over an entry a peer adopted from it keeps it for the push (${layout})`, async () => {
+    const store = new InMemoryStore();
+    if (layout === "v2") {
+      const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+      await store.put(META_KEY, metaBody(v2), { kind: "create" });
+    }
+    const indexWrite = layout === "v2"
+      ? (k: string) => k.startsWith("_index/")
+      : (k: string) => k === INDEX_KEY;
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    const path = "notes/shared.txt";
+    // a's first write lands and its index update is cut off; b, taking a
+    // for gone, adopts it: the index names a's object.
+    await put(a, path, "1", false);
+    await a.markDirty({ relPath: "notes" });
+    store.failNext("put", 1, () => new UnreachableError("cut off"), { match: indexWrite });
+    await assert.rejects(a.pushChanged());
+    await put(b, path, "b's");
+    assert.deepEqual((await b.pushChanged({ adoptUncommitted: [path] })).conflicts, [path]);
+    const first = (await readIndex(store, quick.retry))?.entries[path]?.v;
+    assert.equal(first, (await store.head(path))?.version, "a's first write is published");
+    // a's second write goes over the first (its own object), and its index
+    // update is cut off too.
+    await put(a, path, "2", false);
+    await a.markDirty({ relPath: "notes" });
+    store.failNext("put", 1, () => new UnreachableError("cut off"), { match: indexWrite });
+    await assert.rejects(a.pushChanged());
+    assert.notEqual((await store.head(path))?.version, first, "the second write's object landed");
+    assert.equal((await readIndex(store, quick.retry))?.entries[path]?.v, first);
+
+    const pulled = await a.pullChanged();
+    assert.deepEqual(pulled.conflicts, [], "its own write over its own entry is no conflict");
+    assert.deepEqual(pulled.setAside, []);
+    assert.equal(await read(a, path), "2");
+    assert.deepEqual((await a.pushChanged()).conflicts, []);
+    await assertIndexCurrent(store, { held: true });
+    const c = await clone(store, "c");
+    await c.pullChanged();
+    assert.equal(await read(c, path), "2");
   });
 }
