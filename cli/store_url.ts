@@ -346,7 +346,8 @@ function queryValue(v: string): string {
 
 /**
  * The store's URL, as `--store` takes it: {@link storeIdentity} with the
- * endpoint, region or project that reach it as query parameters.
+ * endpoint, region or project that reach it (and `path-style=false` where
+ * an endpoint is addressed virtual-hosted) as query parameters.
  *
  * @example
  * ```ts
@@ -360,7 +361,12 @@ export function storeUrl(spec: StoreSpec): string {
     return `file://${spec.root.split("/").map(encodeURIComponent).join("/")}`;
   }
   const params: [string, string | undefined][] = spec.kind === "s3"
-    ? [["endpoint", spec.endpoint], ["region", spec.region]]
+    ? [
+      ["endpoint", spec.endpoint],
+      ["region", spec.region],
+      // With an endpoint, path-style is what the command line takes unless told otherwise.
+      ["path-style", spec.endpoint && spec.forcePathStyle === false ? "false" : undefined],
+    ]
     : [["endpoint", spec.endpoint], ["project", spec.projectId]];
   const query = params.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${queryValue(v!)}`);
   const base = `${spec.kind === "s3" ? "s3" : "gs"}://${spec.bucket}/${

@@ -162,6 +162,8 @@ Deno.test("storeUrl gives a URL that parses back to the same place", () => {
     const url of [
       "s3://b-1/p/q?endpoint=http://127.0.0.1:9000&region=us-east-1",
       "s3://b-1/",
+      // Virtual-hosted addressing is part of how the endpoint is reached.
+      "s3://b-1/p?endpoint=http://h.example:9000&path-style=false",
       "gs://b-1/p?endpoint=http://127.0.0.1:4443&project=demo",
       "file:///srv/data%20store",
     ]
