@@ -135,6 +135,7 @@ export function configCasWriter(): Middleware<WriteContext> {
       if (info) {
         ctx.result = info;
         ctx.outcome = "written";
+        ctx.overDeletion = true;
         push.note(
           CONFIG_CAS_WRITER,
           `${ctx.key}: created again over an uncommitted deletion`,

@@ -48,7 +48,12 @@ export async function completeErasure(
   journal: ErasureJournal,
 ): Promise<ErasureOutcome> {
   const { cache, state } = deps;
-  const remote = await deleteUploads(deps.store, journal.uploads, deps.signal);
+  const remote = await deleteUploads(
+    deps.store,
+    journal.uploads,
+    deps.signal,
+    deps.config?.concurrency,
+  );
   const erased: string[] = [];
   for (const dir of [...journal.erase]) {
     let to = journal.moving[dir];

@@ -95,6 +95,8 @@ export interface ErasureDeps {
   readonly state: StateAccess;
   readonly store: ObjectStore;
   readonly signal?: AbortSignal;
+  /** Parallel store reads (the remote index's shards); default 1. */
+  readonly config?: { readonly concurrency?: number };
 }
 
 /** A new, empty journal. */

@@ -10,6 +10,7 @@ import { NotFoundError, NotImplementedError, PreconditionFailedError } from "../
 import { sha256Hex } from "../sync/hash.ts";
 import { parentOf } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 import type { CacheAccess, StateAccess } from "../sync/context.ts";
 import { isUnder } from "./erasure_attribution.ts";
 import type { MarkerOutcome, UploadRef } from "./erasure_journal.ts";
@@ -74,20 +75,39 @@ export async function recomputeLatest(
   return { path: marker, version: max, dirty: false, ...was };
 }
 
+/** One attempt: a failed read leaves the deletions pending for the next push. */
+const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+
 /**
  * Deletes each object while it still carries the refused push's version, so a
- * peer's object is never deleted. Failures (store unreachable) are returned
- * as pending.
+ * peer's object is never deleted, and only while the remote index does not
+ * name that version: a peer whose create-only write met the same bytes took
+ * the object as its own and committed it (its run, or a deterministic one,
+ * wrote the same output), and it is that peer's published version now.
+ * Failures (store unreachable, the index unreadable) are returned as
+ * pending.
  */
 export async function deleteUploads(
   store: ObjectStore,
   uploads: readonly UploadRef[],
   signal?: AbortSignal,
+  concurrency = 1,
 ): Promise<{ deleted: string[]; kept: string[]; pending: UploadRef[] }> {
   const deleted: string[] = [];
   const kept: string[] = [];
   const pending: UploadRef[] = [];
+  if (uploads.length === 0) return { deleted, kept, pending };
+  let named: Readonly<Record<string, { readonly v?: string }>>;
+  try {
+    named = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+  } catch {
+    return { deleted, kept, pending: [...uploads] };
+  }
   for (const u of uploads) {
+    if (Object.hasOwn(named, u.path) && named[u.path].v === u.version) {
+      kept.push(u.path);
+      continue;
+    }
     try {
       try {
         await store.delete(u.path, { ifVersion: u.version, signal });

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { erasureFixture } from "./erasure_fixture.ts";
 import { deleteUploads, recomputeLatest } from "./erasure_steps.ts";
 import { PutModes } from "../sync/ports.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -53,4 +55,22 @@ Deno.test("deleteUploads falls back to compare-then-delete where conditional del
   ]);
   assert.deepEqual(r, { deleted: ["k1"], kept: ["k2"], pending: [] });
   assert.equal(store.peekText("k2"), "peer");
+});
+
+Deno.test("deleteUploads keeps an upload the remote index names: a peer committed it as its own", async () => {
+  const store = new InMemoryStore();
+  const a = await store.put("data/t/m/d/2/raw", enc("same"), PutModes.create);
+  const b = await store.put("data/t/m/d/2/metadata.yaml", enc("v"), PutModes.create);
+  const entries = { "data/t/m/d/2/raw": { v: a.version, h: await sha256Hex(enc("same")), s: 4 } };
+  await store.put(MONOLITH_KEY, monolithBody(entries, new Date(0).toISOString()), PutModes.create);
+  const r = await deleteUploads(store, [
+    { path: "data/t/m/d/2/raw", version: a.version },
+    { path: "data/t/m/d/2/metadata.yaml", version: b.version },
+  ]);
+  assert.deepEqual(r, {
+    deleted: ["data/t/m/d/2/metadata.yaml"],
+    kept: ["data/t/m/d/2/raw"],
+    pending: [],
+  });
+  assert.equal(store.peekText("data/t/m/d/2/raw"), "same");
 });

@@ -704,3 +704,37 @@ Deno.test("two-phase, eraser on: a refused commit erases A's prepared uploads, a
   assert.ok(!storeHasA(r.store), "nothing of A's refused run is left in the store");
   assert.ok(!(await cacheFiles(r.a))[`${V2}/raw`], "A's refused version left its cache");
 });
+
+/**
+ * Two-phase, and B's run writes the same output as A's (a deterministic
+ * run): B's create-only writes meet A's uncommitted objects with equal
+ * bytes and commit them as B's published version 2.
+ */
+async function twoPhaseSameOutput(gates: Gates) {
+  const w = await world(gates, { createOnly: true });
+  const setA = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "same output");
+  const prepared = await w.a.preparePush({
+    locks: setA.locks,
+    written: [dirA],
+    preexisting: setA.preexisting,
+    models: setA.models,
+  });
+  await releaseLock(w.b, { model: "t/m", force: true });
+  const setB = await acquireModelLocks(w.b, ["t/m"]);
+  await setB.push([await writeVersion(w.b, 2, "same output")]);
+  await setB.release();
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await setA.release();
+  const fresh = await w.clone("c", 3);
+  await fresh.pullChanged();
+  return { ...w, error, fresh };
+}
+
+Deno.test("two-phase, B's run wrote the same output: A's refused commit keeps B's published version 2", async () => {
+  const r = await twoPhaseSameOutput({ fence: true, eraser: true });
+  assert.ok(r.error instanceof ModelLockLostError);
+  assert.equal(r.store.peekText(`${V2}/raw`), "same output", "B's published object stays");
+  assert.equal((await cacheFiles(r.fresh))[`${V2}/raw`], "same output");
+  assert.equal((await cacheFiles(r.fresh))[MARKER], "2");
+});

@@ -352,6 +352,12 @@ export interface WriteContext {
   result?: ObjectInfo;
   /** `written`: a new object; `identical`: the remote already held these bytes. */
   outcome?: "written" | "identical";
+  /**
+   * Set by a gate that created the object again over a deletion nobody had
+   * committed: the commit names it only while the index still names the
+   * version the write was based on (see `IndexChange.overDeletion`).
+   */
+  overDeletion?: boolean;
 }
 
 /**

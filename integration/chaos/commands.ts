@@ -118,8 +118,9 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
     token,
     files: [],
     outcome: "pending",
+    ...(op.same ? { same: true } : {}),
   };
-  const label = `run #${op.id} ${model}/${dataName}`;
+  const label = `run #${op.id} ${model}/${dataName}${op.same ? " (same output)" : ""}`;
   const who = `c${op.clone} ${label}`;
   return {
     label,
@@ -147,9 +148,11 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
         const base = `data/${model}/${dataName}`;
         const n = (await highestVersion(svc.cacheDir, base)) + 1;
         const dir = `${base}/${n}`;
+        // A deterministic run's output names only what it is the output of.
+        const by = op.same ? `[chaos-same s${env.seed} ${dir}]` : `${token} of c${op.clone}`;
         rec.files = [
-          { path: `${dir}/raw`, bytes: enc.encode(`${token} raw output of c${op.clone}\n`) },
-          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${token}"\nversion: ${n}\n`) },
+          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
+          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: ${n}\n`) },
         ];
         for (const f of rec.files) await svc.cache.write(f.path, f.bytes);
         await svc.cache.write(`${base}/latest`, enc.encode(`${n}`));

@@ -272,8 +272,9 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
     token,
     files: [],
     outcome: "pending",
+    ...(op.same ? { same: true } : {}),
   };
-  const label = `core run #${op.id} ${model}/${dataName}`;
+  const label = `core run #${op.id} ${model}/${dataName}${op.same ? " (same output)" : ""}`;
   const who = `c${op.clone} ${label}`;
   return {
     label,
@@ -318,9 +319,11 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         await service.markDirty({ relPath: base });
         const n = version = await allocateVersion(host.cachePath, base);
         const dir = `${base}/${n}`;
+        // A deterministic run's output names only what it is the output of.
+        const by = op.same ? `[chaos-same s${env.seed} ${dir}]` : `${token} of c${op.clone}`;
         rec.files = [
-          { path: `${dir}/raw`, bytes: enc.encode(`${token} raw output of c${op.clone}\n`) },
-          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${token}"\nversion: ${n}\n`) },
+          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
+          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: ${n}\n`) },
         ];
         for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
         await service.markDirty({ relPath: dir });

@@ -54,6 +54,12 @@ export type Op =
     readonly data: number;
     /** Fake milliseconds the method body takes between writing and pushing. */
     readonly workMs: number;
+    /**
+     * A deterministic method: its output depends only
+     * on the model, the data name and the version, so two runs of one
+     * version (a breakglass) write the same bytes.
+     */
+    readonly same?: boolean;
   }
   /** A periodic sync: pull, then push. */
   | { readonly id: number; readonly kind: "sync"; readonly clone: number }
@@ -301,9 +307,11 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // Follow-ups planned by earlier operations: [due at ops.length, kind].
   const planned: {
     due: number;
-    kind: "outage-off" | "breakglass" | "adopt";
+    kind: "outage-off" | "breakglass" | "adopt" | "edit" | "run" | "stall";
     model: number;
     clone?: number;
+    data?: number;
+    on?: boolean;
   }[] = [];
   for (let id = 0; ops.length < length; id++) {
     const due = planned.findIndex((p) => p.due <= ops.length);
@@ -312,6 +320,20 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
       if (p.kind === "breakglass") ops.push({ id, kind: "breakglass", model: p.model });
       else if (p.kind === "adopt") {
         ops.push({ id, kind: "adopt", clone: p.clone!, file: p.model });
+      } else if (p.kind === "stall") {
+        ops.push({ id, kind: "stall", clone: p.clone!, on: p.on! });
+      } else if (p.kind === "run") {
+        ops.push({
+          id,
+          kind: "run",
+          clone: p.clone!,
+          model: p.model,
+          data: p.data!,
+          workMs: 0,
+          same: true,
+        });
+      } else if (p.kind === "edit") {
+        ops.push({ id, kind: "edit", clone: p.clone!, file: p.model, how: "push" });
       } else if (outage) {
         outage = false;
         ops.push({ id, kind: "outage", on: false });
@@ -321,20 +343,41 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     const kind = rng.weighted(weights);
     const clone = rng.int(clones);
     switch (kind) {
-      case "run":
+      case "run": {
         lastModel = rng.chance(0.7) ? lastModel : rng.int(MODELS.length);
+        const data = rng.int(DATA_NAMES.length);
+        const same = rng.chance(0.25);
         ops.push({
           id,
           kind,
           clone,
           model: lastModel,
-          data: rng.int(DATA_NAMES.length),
+          data,
           workMs: rng.pick([0, 1_000, 5_000, 15_000, 15_000, 45_000]),
+          ...(same ? { same: true } : {}),
         });
         if (rng.chance(0.3)) {
-          planned.push({ due: ops.length + rng.range(1, 4), kind: "breakglass", model: lastModel });
+          const due = ops.length + rng.range(1, 4);
+          // The run's process stops (in its push, perhaps) while its lock
+          // is broken, and the lock's new holder runs the same
+          // deterministic method, of the same version: it writes what the
+          // stopped run wrote. The stopped run goes on afterwards.
+          const stop = same && clones > 1 && rng.chance(0.5);
+          if (stop) planned.push({ due, kind: "stall", model: 0, clone, on: true });
+          planned.push({ due, kind: "breakglass", model: lastModel });
+          if (stop) planned.push({ due: due + 3, kind: "stall", model: 0, clone, on: false });
+          if (same && clones > 1) {
+            planned.push({
+              due: due + 1,
+              kind: "run",
+              model: lastModel,
+              data,
+              clone: (clone + rng.range(1, clones - 1)) % clones,
+            });
+          }
         }
         break;
+      }
       case "tick":
         ops.push({ id, kind, n: rng.range(1, 40), pick: rng.int(2 ** 31) });
         break;
@@ -388,15 +431,22 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
           how: rng.pick(["hand", "hand", "hand-tick", "mark", "push", "push", "revert"] as const),
         });
         break;
-      case "delete":
-        ops.push({
-          id,
-          kind,
-          clone,
-          file: rng.int(SHARED_FILES.length),
-          how: rng.pick(["hand", "hand", "hand", "push", "push", "push", "dir"] as const),
-        });
+      case "delete": {
+        const file = rng.int(SHARED_FILES.length);
+        const how = rng.pick(["hand", "hand", "hand", "push", "push", "push", "dir"] as const);
+        ops.push({ id, kind, clone, file, how });
+        // Another clone edits the same file and pushes while the deletion's
+        // push is under way: the two race for the object and the index.
+        if (how !== "hand" && clones > 1 && rng.chance(0.4)) {
+          planned.push({
+            due: ops.length,
+            kind: "edit",
+            model: file,
+            clone: (clone + rng.range(1, clones - 1)) % clones,
+          });
+        }
         break;
+      }
       case "marker":
         ops.push({
           id,
@@ -643,7 +693,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "run":
       return `${head} c${op.clone}${via(op.clone)} ${MODELS[op.model]}/${
         DATA_NAMES[op.data]
-      } work=${seconds(op.workMs)}`;
+      } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}`;
     case "sync":
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;

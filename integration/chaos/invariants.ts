@@ -81,8 +81,13 @@ export interface RunRecord {
   readonly op: number;
   readonly clone: number;
   readonly model: string;
-  /** Unique text inside every file the run wrote. */
+  /** Unique text inside every file the run wrote (unless `same`). */
   readonly token: string;
+  /**
+   * A deterministic run: its files hold what any run of that version
+   * writes, so they tell nothing of this run (no I2 for it; I1 holds).
+   */
+  readonly same?: boolean;
   /** The version files, once written. */
   files: RunFile[];
   /** `pending`, `success`, `crashed`, `hung`, or the error code it failed with. */
@@ -248,7 +253,9 @@ export class GroundTruth {
     cacheDirs: readonly string[],
     afterOp: number,
   ): Promise<void> {
-    const lost = this.runs.filter((r) => r.outcome === "model_lock_lost" && r.files.length > 0);
+    const lost = this.runs.filter((r) =>
+      r.outcome === "model_lock_lost" && r.files.length > 0 && !r.same
+    );
     if (lost.length === 0) return;
     let index: Record<string, { h?: string }> | undefined;
     // Read as every client reads it: the v1 index object, or the v2 shards.
@@ -300,7 +307,9 @@ export class GroundTruth {
         }
       }
     }
-    const lost = this.runs.filter((r) => r.outcome === "model_lock_lost" && r.files.length > 0);
+    const lost = this.runs.filter((r) =>
+      r.outcome === "model_lock_lost" && r.files.length > 0 && !r.same
+    );
     if (lost.length > 0) {
       const find = (text: string) => lost.find((r) => text.includes(r.token));
       for (const key of await store.keys()) {

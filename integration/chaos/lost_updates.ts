@@ -13,6 +13,10 @@
  * deletion's conflict, and a resolution rebased on it, know no hash). Anything else is a lost
  * update: the earlier writer's push reported success, and its change is gone.
  *
+ * The same for a committed deletion: an index commit that names a shared
+ * file again where the index named none must come from a writer that had
+ * seen the deletion (it synced no version there, or holds a conflict on it).
+ *
  * And I7 at each index commit, not only after the final sync: an index
  * object (the v1 index, or a shard) written by compare-and-swap with a new entry for a shared
  * file must name the version the store holds at that moment. A push that
@@ -48,6 +52,8 @@ export interface WriterView {
   theirs(path: string): string | undefined;
   /** Version of the datastore's copy in its open conflict on `path` (a deletion's conflict has no hash). */
   theirsVersion(path: string): string | undefined;
+  /** True while it holds an open conflict on `path`. */
+  conflicted(path: string): boolean;
 }
 
 /** What {@link watchLostUpdates} needs from the harness. */
@@ -116,12 +122,37 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       return {} as Record<string, IndexEntry>;
     }
   };
+  // The version each shared file's last committed deletion removed.
+  const deleted = new Map<string, string>();
   const indexWrite = async <T>(key: string, call: () => Promise<T>): Promise<T> => {
+    // Who writes is known only now, before the first await.
+    const who = deps.writer();
     const before = entriesOf(key, await deps.read(key));
     const r = await call();
     const after = entriesOf(key, await deps.read(key));
+    for (const [path, e] of Object.entries(before)) {
+      // A clone's commit of a deletion (not an entry dropped by an old
+      // client's stale rewrite: the object it named is gone).
+      if (!SHARED_FILES.includes(path) || Object.hasOwn(after, path)) continue;
+      if ((await deps.held(path)) !== e.v) deleted.set(path, e.v);
+    }
     for (const [path, e] of Object.entries(after)) {
       if (!SHARED_FILES.includes(path) || before[path]?.v === e.v) continue;
+      const based = who?.syncedVersion(path);
+      if (
+        !Object.hasOwn(before, path) && who && based !== undefined &&
+        deleted.get(path) === based && !who.conflicted(path)
+      ) {
+        // A deletion committed since this writer synced the path (the index
+        // named it then): naming it again, with no conflict to show the
+        // deletion was seen, undoes a deletion whose push reported success.
+        deps.violate({
+          invariant: "I9",
+          message:
+            `c${who.clone}'s index write (${key}) named ${path} again (version ${e.v}) over a committed deletion it had never seen (it synced version ${based}): that deletion is lost`,
+          afterOp: deps.opId(),
+        });
+      }
       const held = await deps.held(path);
       if (held === e.v) continue;
       // The named bytes' own writer wrote over them since (it had seen them,
@@ -211,6 +242,7 @@ export function harnessDeps(h: {
         syncedVersion: (path) => svc.state.synced(path)?.version,
         theirs: (path) => svc.conflicts().find((c) => c.path === path)?.theirs?.hash ?? undefined,
         theirsVersion: (path) => svc.conflicts().find((c) => c.path === path)?.theirs?.version,
+        conflicted: (path) => svc.conflicts().some((c) => c.path === path),
       };
     },
   };

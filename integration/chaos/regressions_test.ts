@@ -797,3 +797,38 @@ Deno.test("chaos regression: a core-driven clone's own stopped write over an ado
   assert.deepEqual(r.violations, [], formatHistory(r.history));
   assert.equal(r.stats.warnings.pull_conflict, undefined, "no conflict");
 });
+
+/**
+ * I9, deletion (hand-built; the random histories had not met it): a clone's
+ * push of a deletion removed the object, a peer's push of its edit of the
+ * same file found the object gone while the index still named the version
+ * both had synced and created it again, and the deletion's index commit
+ * landed before the edit's. The edit's commit then named the file again: the
+ * acknowledged deletion was undone, with a conflict on neither side. A
+ * commit over a version whose entry is gone is now the editor's conflict
+ * (`apply` in `sync/transfer/index_io.ts`; `sync/service/delete_edit_race_test.ts`).
+ */
+Deno.test("chaos regression: an edit racing a deletion's push never undoes the committed deletion (I9)", async () => {
+  await clean(
+    '{"seed":1,"clones":2,"kinds":["api","api"],"oldClients":false,"ops":[{"id":1,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":2,"kind":"tick","n":40,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":40,"pick":2},{"id":5,"kind":"delete","clone":1,"file":0,"how":"push"},{"id":6,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":7,"kind":"tick","n":60,"pick":1}]}',
+    '{"seed":1,"clones":2,"kinds":["api","api"],"oldClients":false,"ops":[{"id":1,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":2,"kind":"tick","n":40,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":40,"pick":2},{"id":5,"kind":"delete","clone":1,"file":0,"how":"push"},{"id":6,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":7,"kind":"tick","n":60,"pick":4}]}',
+  );
+});
+
+/**
+ * I1 (hand-built from the moves that find it: a deterministic run, its
+ * process stopped in its push while its lock is broken, and the lock's new
+ * holder running the same method): the new holder's run wrote the same
+ * version with the same bytes, its create-only writes met the stopped run's
+ * uncommitted objects with equal bytes, and it committed them as its own.
+ * The stopped run, going on, was refused, and its erasure deleted "its"
+ * uploads: the new holder's acknowledged version was gone from the store.
+ * The erasure now keeps an upload the remote index names
+ * (`deleteUploads` in `middleware/erasure_steps.ts`).
+ */
+Deno.test("chaos regression: a refused run's erasure keeps its uploads a peer's same-output run committed (I1)", async () => {
+  await clean(
+    '{"seed":2,"clones":2,"kinds":["core","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":8,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":9,"kind":"tick","n":80,"pick":4},{"id":11,"kind":"stall","clone":0,"on":false},{"id":12,"kind":"tick","n":80,"pick":5}]}',
+    '{"seed":2,"clones":2,"kinds":["api","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":7,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":9,"kind":"tick","n":80,"pick":4},{"id":11,"kind":"stall","clone":0,"on":false},{"id":12,"kind":"tick","n":80,"pick":5}]}',
+  );
+});

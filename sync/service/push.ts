@@ -108,6 +108,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const indexRemove: string[] = [];
     // Writes that found their bytes already in the store: committed only while it holds them.
     const indexCheck: string[] = [];
+    const overDeletion: string[] = [];
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
@@ -230,6 +231,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
+        if (wctx.overDeletion) overDeletion.push(entry.path);
         handled.push(entry.path);
         if (wctx.outcome === "identical") {
           result.identical.push(entry.path);
@@ -332,6 +334,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
       base: prior ? { ...prior.base, ...indexBase } : indexBase,
       check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
+      overDeletion: prior ? [...prior.overDeletion ?? [], ...overDeletion] : overDeletion,
       synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
       handled: prior ? [...prior.handled, ...handled] : handled,
       deferredDirs,
@@ -352,6 +355,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         concurrency: ctx.config.concurrency,
         now: () => ctx.clock.now(),
         checkCreates: deps.checkCreates,
+        writerId: await ownWriter(),
       });
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);

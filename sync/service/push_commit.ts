@@ -11,6 +11,7 @@ import {
   type IndexMemo,
   updateIndex,
 } from "../transfer/remote_index.ts";
+import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
@@ -24,6 +25,8 @@ export interface PendingCommit {
   readonly base?: Readonly<Record<string, string | null>>;
   /** Paths set only while the store holds their version (see `IndexChange.check`). */
   readonly check?: readonly string[];
+  /** Paths written over a deletion nobody had committed (see `IndexChange.overDeletion`). */
+  readonly overDeletion?: readonly string[];
   /** Dirty paths the commit cleans. */
   readonly handled: readonly string[];
   /**
@@ -54,7 +57,16 @@ export interface Overwritten {
 
 /** Why such a path is a conflict (its record's `reason`). */
 export const OVERWRITTEN_CONFLICT =
+  "another writer replaced or deleted this push's write, or committed a deletion of the path, before the push committed it (an old swamp client writes without a compare-and-swap; a peer's deletion can land between this push's write and its commit): nothing of it was published";
+
+/** The same reason as recorded by earlier releases (still read as one). */
+const OVERWRITTEN_CONFLICT_BEFORE =
   "another writer replaced or deleted this push's write before the push committed it (an old swamp client, which writes without a compare-and-swap, never having seen it): nothing of it was published";
+
+/** True when a conflict record's reason is {@link OVERWRITTEN_CONFLICT}. */
+export function isOverwrittenConflict(reason: string | undefined): boolean {
+  return reason === OVERWRITTEN_CONFLICT || reason === OVERWRITTEN_CONFLICT_BEFORE;
+}
 
 /**
  * The commit of a push: merges its index change into the remote index
@@ -80,6 +92,11 @@ export async function commitPrepared(
     readonly now?: () => number;
     /** Check each create against the store (see `PushOptions.checkCreates`). */
     readonly checkCreates?: boolean;
+    /**
+     * This cache's writer id: a write of its own left unpublished over a
+     * committed deletion is deleted again (see below).
+     */
+    readonly writerId?: string | null;
   },
 ): Promise<Overwritten[]> {
   // The index this cache reflects, as of its last pull: when the commit lands
@@ -95,6 +112,7 @@ export async function commitPrepared(
       remove: pending.remove,
       base: pending.base,
       check: pending.check,
+      overDeletion: pending.overDeletion,
       checkCreates: deps.checkCreates,
     },
     deps.retry,
@@ -138,6 +156,7 @@ export async function commitPrepared(
       };
     }));
     await deps.state.markDirtyMany([...theirs]);
+    await dropOwnOverDeletions(pending, overwritten, deps);
   }
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
@@ -149,10 +168,42 @@ export async function commitPrepared(
   // A data version's write goes on despite such a conflict (create-only, it
   // never replaces theirs): once it is committed, the conflict is settled.
   const settled = Object.keys(pending.synced ?? {}).filter((p) =>
-    !theirs.has(p) && deps.state.conflicts.get(p)?.reason === OVERWRITTEN_CONFLICT
+    !theirs.has(p) && isOverwrittenConflict(deps.state.conflicts.get(p)?.reason)
   );
   if (settled.length > 0) await deps.state.conflicts.clear(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
   return overwritten;
+}
+
+/**
+ * Deletes again this cache's own write at each path left unpublished where
+ * the store holds nothing else (a peer's deletion committed after this write
+ * created the object again): the object is this cache's, no index names it,
+ * and its bytes stay in the local copy the conflict keeps. Left in place, it
+ * would hold the path for every later create as an uncommitted write. Only
+ * while the store still holds exactly that version with this cache's writer
+ * id; best effort, a failure leaves it as it was.
+ */
+async function dropOwnOverDeletions(
+  pending: PendingCommit,
+  overwritten: readonly Overwritten[],
+  deps: {
+    readonly store: PushContext["store"];
+    readonly signal?: AbortSignal;
+    readonly writerId?: string | null;
+  },
+): Promise<void> {
+  if (!deps.writerId) return;
+  for (const o of overwritten) {
+    const own = Object.hasOwn(pending.set, o.path) ? pending.set[o.path] : undefined;
+    if (o.theirs !== null || own?.v === undefined) continue;
+    try {
+      const held = await deps.store.head(o.path, { signal: deps.signal });
+      if (held?.version !== own.v || held.metadata?.[WRITER_METADATA] !== deps.writerId) continue;
+      await deps.store.delete(o.path, { ifVersion: own.v, signal: deps.signal, noRetry: true });
+    } catch {
+      // Best effort: the object stays, as this cache's own uncommitted write.
+    }
+  }
 }

@@ -141,7 +141,7 @@ export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
 
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
-  "another writer (an old client, writing without a compare-and-swap) replaced or deleted this push's write before its commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";
+  "another writer replaced or deleted this push's write (an old client, writing without a compare-and-swap), or committed a deletion of the path, before this push's commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";
 
 /**
  * Takes `paths` (see `commitPrepared`) out of what `result` says was
@@ -168,7 +168,7 @@ export function noteOverwritten(
   return {
     code: "overwritten_before_commit",
     message:
-      `Another writer replaced or deleted this push's write of ${named} before the push committed it (an old swamp client writes without a compare-and-swap, never having seen it). Nothing of ${
+      `Another writer replaced or deleted this push's write of ${named}, or committed a deletion of it, before the push committed it (an old swamp client writes without a compare-and-swap; a peer's deletion can land between this push's write and its commit). Nothing of ${
         one ? "it was" : "them was"
       } published, and theirs stands on the datastore; the local ${
         one ? "copy is kept" : "copies are kept"

@@ -181,6 +181,12 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * as a conflict (see `commitPrepared`): at worst a conflict it need not
  * have had, never a change dropped. The change's paths are cleared from
  * `foreign` first, so a map reused across rounds holds the last round's.
+ *
+ * A path whose write created the object again over a deletion nobody had
+ * committed (`change.overDeletion`) and whose entry is gone now is never
+ * set, whatever the store holds: the deletion was committed since, and this
+ * change was not based on it. It goes to `foreign` as deleted (null), so its
+ * writer keeps its change as a conflict and the deletion stands.
  * `tally.applied` counts the paths set or removed.
  */
 export async function apply(
@@ -238,6 +244,13 @@ export async function apply(
     await eachLimit(paths, c.concurrency ?? 4, async (p) => void out.set(p, await live(p)));
     return out;
   };
+  // Written over a deletion nobody had committed, whose entry is gone now:
+  // that deletion was committed since. Told before this change's own
+  // removals run.
+  const deletedSince = new Set<string>();
+  for (const p of change.overDeletion ?? []) {
+    if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
+  }
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();
   for (const p of change.remove) {
@@ -259,12 +272,18 @@ export async function apply(
   }
   const setChecks = new Map<string, boolean>();
   for (const [p, e] of Object.entries(change.set)) {
+    if (deletedSince.has(p)) continue;
     const gone = retried && !Object.hasOwn(entries, p);
     const theirs = foreignOver(p) || suspect(p, e);
     if (change.verify || checked.has(p) || gone || theirs) setChecks.set(p, theirs);
   }
   const setHeads = await heads([...setChecks.keys()]);
   for (const [p, e] of Object.entries(change.set)) {
+    if (deletedSince.has(p)) {
+      all = false;
+      foreign?.set(p, null);
+      continue;
+    }
     const theirs = setChecks.get(p);
     if (theirs !== undefined && setHeads.get(p)?.version !== e.v) {
       all = false;

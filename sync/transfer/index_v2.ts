@@ -69,12 +69,15 @@ export async function updateV2(
       base: change.base,
       verify: change.verify,
       check: change.check,
+      overDeletion: change.overDeletion,
       checkCreates: change.checkCreates,
     };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       if (attempt > 0) await conflictPause(attempt, c);
       const cur = await readShardOrNull(store, part, c);
       const entries = cur?.entries ?? {};
+      // Found empty: a peer emptied it and may be about to drop it from the meta.
+      const found = Object.keys(entries).length > 0;
       // After a refused index write (`retried`: an earlier round's, of v1 or
       // v2, may have landed with its answer lost) as after a refused shard.
       if (!await apply(store, c, entries, own, retried || attempt > 0, foreign)) complete = false;
@@ -101,7 +104,7 @@ export async function updateV2(
       );
       if (v) {
         kept.add(part);
-        if (!cur) created.add(part);
+        if (!found) created.add(part);
         read.set(part, cur?.version ?? null);
         wrote.set(part, v);
         return;
@@ -109,6 +112,13 @@ export async function updateV2(
     }
     throw busy(shardKey(part));
   });
+  // True when a meta's partitions list what this change needs: every shard
+  // it wrote, none it emptied (and it created none a peer may drop).
+  const lists = (partitions: readonly string[]) => {
+    const has = new Set(partitions);
+    return created.size === 0 && [...kept].every((p) => has.has(p)) &&
+      ![...emptied].some((p) => has.has(p));
+  };
   // The meta read after a refusal by an old client's bump, for the next attempt.
   let reread: MetaSeen | undefined;
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
@@ -121,9 +131,14 @@ export async function updateV2(
     reread = undefined;
     if (m?.meta.version !== 2) throw NOT_V2;
     const partitions = new Set(m.meta.partitions);
-    const listed = created.size === 0 && [...kept].every((p) => partitions.has(p)) &&
-      ![...emptied].some((p) => partitions.has(p));
-    for (const p of emptied) partitions.delete(p);
+    const listed = lists(m.meta.partitions);
+    for (const p of emptied) {
+      // Dropped only while still empty: a peer may have written entries
+      // into it since this change emptied it (and bumped the meta already).
+      if (!partitions.has(p)) continue;
+      const now = await readShardOrNull(store, p, c);
+      if (!now || Object.keys(now.entries).length === 0) partitions.delete(p);
+    }
     for (const p of kept) {
       // After a refusal, a shard this change wrote may be gone: a peer
       // emptied it (its removal came after this change) and deleted it. A
@@ -158,7 +173,7 @@ export async function updateV2(
     // this change, so after an old client's bump this commit bumps again.
     if (fresh && listed) {
       const after = await readMeta(store, c);
-      if (after?.meta.version === 2 && bumpedBySluice(after.meta)) {
+      if (after?.meta.version === 2 && bumpedBySluice(after.meta) && lists(after.meta.partitions)) {
         memo?.noteMeta(after);
         if (memo) memo.contended = true;
         // Published by that bump: told as a commit on an index not known.
