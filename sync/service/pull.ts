@@ -31,6 +31,9 @@ import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts"
 import { fetchers } from "./pull_fetch.ts";
 import { removeDangling } from "./dangling_entries.ts";
 
+/** Files skipped as uncommitted that get a warning each (the rest get one together). */
+const UNCOMMITTED_WARNINGS = 10;
+
 /** What a pull did. */
 export interface PullResult {
   /** Paths fetched into the cache. */
@@ -347,6 +350,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     // is in flight, or stopped between its uploads and its index commit
     // (possibly a refused run). Its bytes are not committed: never pull them.
     result.uncommitted.push(path);
+    // One warning each for the first few; the rest are told at the end.
+    if (result.uncommitted.length > UNCOMMITTED_WARNINGS) return;
     events.emit("warning", {
       code: "pull_skipped_uncommitted",
       message:
@@ -448,9 +453,21 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
   }
   await keepDropped(state, events, result.dropped);
-  // A removal that failed is tried again by the next pull: it keeps no token.
+  const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
+  if (more > 0) {
+    events.emit("warning", {
+      code: "pull_skipped_uncommitted",
+      message:
+        `${more} more file(s) were skipped for the same reason: the datastore's object is not the one the index lists, so another writer's push has not committed it (all are listed in the result's \`uncommitted\`). The cached copies were kept; a later pull fetches them once those pushes complete.`,
+    });
+  }
+  // A removal that failed is tried again by the next pull, and a file
+  // skipped as uncommitted is looked at again: neither keeps the token (a
+  // pull that kept it would take the index as unchanged, and stay behind).
   const repaired = await removeDangling(deps, vanished.sort());
-  if (!prefixes) state.indexVersion = repaired ? index?.version : undefined;
+  if (!prefixes) {
+    state.indexVersion = repaired && result.uncommitted.length === 0 ? index?.version : undefined;
+  }
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();
   await state.saveManifest();

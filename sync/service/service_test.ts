@@ -234,6 +234,27 @@ Deno.test("an object replaced behind the index (an uncommitted push) is never pu
   assert.deepEqual(r.uncommitted, ["o.txt"]);
   assert.deepEqual(warnings, ["pull_skipped_uncommitted"]);
   await assert.rejects(Deno.stat(`${b.cacheDir}/o.txt`));
+  // Still behind: the next pull looks again, not "already up to date".
+  const again = await b.pullChanged();
+  assert.equal(again.unchanged, false);
+  assert.deepEqual(again.uncommitted, ["o.txt"]);
+});
+
+Deno.test("many files skipped as uncommitted: a warning each for the first ten, one for the rest", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  for (let i = 0; i < 25; i++) await write(a.cacheDir, `f${i}.txt`, "committed");
+  await a.markDirty();
+  await a.pushChanged();
+  for (let i = 0; i < 25; i++) store.seed(`f${i}.txt`, "uncommitted");
+  const warnings: { code: string; message: string }[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const r = await b.pullChanged();
+  assert.equal(r.uncommitted.length, 25);
+  assert.equal(warnings.length, 11);
+  assert.ok(warnings.every((w) => w.code === "pull_skipped_uncommitted"));
+  assert.match(warnings[10].message, /^15 more file\(s\) were skipped/);
 });
 
 Deno.test("progress events report files and bytes", async () => {
