@@ -113,6 +113,15 @@ Deno.test("S3: a web page for a refusal is the wrong endpoint, never a missing o
     assert.match(e.message, /a web page rather than an answer of the S3 endpoint/);
     assert.match(e.message, /nothing was taken for an empty datastore/);
   }
+  // Plain text, as a web server's bare "404 page not found" (another kind of
+  // storage server on the port): not S3 either, but for a HEAD.
+  const plain = (status: number) =>
+    Object.assign(webPage(status), {
+      $response: { statusCode: status, headers: { "content-type": "text/plain; charset=utf-8" } },
+    });
+  assert.equal(classifyS3Error(plain(404), GET).kind, "not_the_service");
+  assert.equal(classifyS3Error(plain(404), { ...GET, op: "list" }).kind, "not_the_service");
+  assert.equal(classifyS3Error(plain(404), { ...GET, op: "head" }).kind, "not_found");
   // S3's own answers keep their meaning: NoSuchKey, a body-less HEAD 404, a proxy's 502 page.
   const noSuchKey = Object.assign(new Error("The specified key does not exist."), {
     name: "NoSuchKey",

@@ -203,11 +203,16 @@ function netCodeOf(e: unknown, depth = 0): string | undefined {
 
 /**
  * True for a 400, 404, 405 or 501 served as a web page (see
- * `isWebPageAnswer`): S3 answers those in XML, or for HEAD with no body.
+ * `isWebPageAnswer`), or as plain text to anything but a HEAD (a web
+ * server's bare "404 page not found", as another kind of storage server
+ * answers an S3 path): S3 answers those in XML, or for HEAD with no body.
  */
-export function isWebPageRefusal(e: ErrorFields, status: number): boolean {
+export function isWebPageRefusal(e: ErrorFields, status: number, op?: string): boolean {
   const headers = fieldsOf(fieldsOf(e.$response).headers);
   const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]);
+  if (op !== "head" && /^\s*text\/plain\b/i.test(type ?? "")) {
+    return isWebPageAnswer(status, "text/html", undefined);
+  }
   return isWebPageAnswer(status, type, undefined);
 }
 
@@ -335,7 +340,7 @@ export function classifyS3Error(
 
   // A web page for a refusal: another kind of server (a wrong port, a
   // proxy's page). Read as a missing object, it would pass for an empty datastore.
-  if (isWebPageRefusal(e, status)) return make("not_the_service");
+  if (isWebPageRefusal(e, status, ctx.op)) return make("not_the_service");
 
   const conditional = ctx.condition !== undefined;
   if (conditional) {
