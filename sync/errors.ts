@@ -22,6 +22,7 @@ export type ErrorCode =
   | "conditional_writes_unsupported"
   | "unsafe_path"
   | "path_unreadable"
+  | "cache_unwritable"
   | "invalid_config"
   | "lockfile_conflict"
   | "lockfile_publish_failed"
@@ -54,6 +55,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   conditional_writes_unsupported: 69,
   unsafe_path: 65,
   path_unreadable: 77,
+  cache_unwritable: 73,
   invalid_config: 78,
   lockfile_conflict: 75,
   lockfile_publish_failed: 75,

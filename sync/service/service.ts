@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { AbortedError } from "../errors.ts";
+import { AbortedError, SluiceError } from "../errors.ts";
+import { isWriteRefused } from "../transfer/cache_paths.ts";
 import { randomId } from "../hash.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
@@ -412,7 +413,18 @@ export async function createSyncService(options: SyncServiceOptions): Promise<Sy
  * ```
  */
 export async function openSyncService(options: SyncServiceOptions): Promise<SyncService> {
-  await Deno.mkdir(options.cacheDir, { recursive: true });
+  try {
+    await Deno.mkdir(options.cacheDir, { recursive: true });
+  } catch (e) {
+    if (!isWriteRefused(e)) throw e;
+    throw new SluiceError(
+      "cache_unwritable",
+      `Could not create the cache directory ${options.cacheDir}: ${
+        e instanceof Error ? e.message : String(e)
+      }. Nothing was created, pushed or pulled. Choose a directory this user may write (or create it with the right owner), then run the command again.`,
+      { cause: e },
+    );
+  }
   const state = await SyncState.open(options.cacheDir);
   return new SyncService(options, state);
 }

@@ -12,6 +12,7 @@
  */
 import { STATE_DIR } from "../transfer/cache.ts";
 import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
+import { isWriteRefused } from "../transfer/cache_paths.ts";
 import { SluiceError, UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { ConflictSet } from "./conflicts.ts";
@@ -343,7 +344,7 @@ export class SyncState implements StateAccess {
       if (e instanceof SluiceError) throw e;
       const file = `${this.#dir}/${name}`;
       throw new SluiceError(
-        "internal",
+        isWriteRefused(e) ? "cache_unwritable" : "internal",
         `Could not write the sync state file ${file} (${
           e instanceof Error ? e.message : String(e)
         }). No file in the cache was lost, but this cache's record of what is dirty or synced may be out of date. Make ${file} a writable regular file again (move a directory or a damaged file out of the way), then mark everything dirty (markDirty with no path) and push: the walk uploads only files that changed.`,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { UnreadablePathError, UnsafePathError } from "../errors.ts";
+import { SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
 import { fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
@@ -21,6 +21,7 @@ import {
   exists,
   isNotFound,
   isPermissionDenied,
+  isWriteRefused,
   LINK_REFUSED,
   STATE_DIR,
 } from "./cache_paths.ts";
@@ -282,6 +283,14 @@ export class LocalCache implements CacheAccess {
    * parent directories are made; a link on the way is refused.
    */
   async writeWithStat(path: string, body: Uint8Array): Promise<{ size: number; mtimeMs: number }> {
+    try {
+      return await this.#writeWithStat(path, body);
+    } catch (e) {
+      throw unwritable(this.dir, path, e);
+    }
+  }
+
+  async #writeWithStat(path: string, body: Uint8Array): Promise<{ size: number; mtimeMs: number }> {
     assertSafeRelPath(path);
     const file = abs(this.dir, path);
     let st: Deno.FileInfo;
@@ -314,7 +323,11 @@ export class LocalCache implements CacheAccess {
     expect: { size: number; sha256?: string },
     onBytes?: (written: number) => void,
   ): Promise<string> {
-    return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes);
+    try {
+      return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes);
+    } catch (e) {
+      throw unwritable(this.dir, path, e);
+    }
   }
 
   async remove(path: string): Promise<void> {
@@ -363,12 +376,32 @@ export class LocalCache implements CacheAccess {
     return readStateFile<T>(this.dir, name);
   }
 
-  writeState(name: string, value: unknown): Promise<void> {
-    return writeStateFile(this.dir, name, value);
+  async writeState(name: string, value: unknown): Promise<void> {
+    try {
+      await writeStateFile(this.dir, name, value);
+    } catch (e) {
+      throw unwritable(this.dir, `${STATE_DIR}/${name}`, e);
+    }
   }
 }
 
 /** `e` as an {@link UnreadablePathError} of `path` when it is "permission denied"; else `e`. */
 function unreadable(path: string, e: unknown): unknown {
   return isPermissionDenied(e) ? new UnreadablePathError(path) : e;
+}
+
+/**
+ * `cache_unwritable` for a write the filesystem refused (permission denied,
+ * a read-only filesystem); any other error as it is.
+ */
+export function unwritable(dir: string, path: string, e: unknown): unknown {
+  if (!isWriteRefused(e)) return e;
+  const why = (e as { code?: unknown }).code === "EROFS"
+    ? "the filesystem is read-only"
+    : "permission denied";
+  return new SluiceError(
+    "cache_unwritable",
+    `Could not write ${path} into the cache at ${dir}: ${why}. Files written before it were kept, and nothing was removed; what was not written is fetched by the next run. Make the cache directory writable by this user (or run as its owner), then run the command again.`,
+    { cause: e },
+  );
 }

@@ -25,6 +25,12 @@ export function isPermissionDenied(e: unknown): boolean {
   return e instanceof Deno.errors.PermissionDenied;
 }
 
+/** True for a write the filesystem refused: permission denied, or a read-only filesystem. */
+export function isWriteRefused(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return isPermissionDenied(e) || code === "EACCES" || code === "EPERM" || code === "EROFS";
+}
+
 /** Why a link is refused: said once, for reads, writes and walks alike. */
 export const LINK_REFUSED =
   "Sluice never follows links out of the cache: replace the link with a real file or directory, then run the sync again";

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { LINK_REFUSED, LocalCache, setAsideSource, STATE_DIR, walkFiles } from "./cache.ts";
+import {
+  LINK_REFUSED,
+  LocalCache,
+  setAsideSource,
+  STATE_DIR,
+  unwritable,
+  walkFiles,
+} from "./cache.ts";
 import { isBodySource } from "./body.ts";
 import { SluiceError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
@@ -334,4 +341,18 @@ Deno.test("auto calls: a cache whose small writes are slow makes the rest of the
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a write the filesystem refuses is cache_unwritable, saying what was kept and what to do; other errors pass as they are", () => {
+  const refused = unwritable("/c", "data/x", new Deno.errors.PermissionDenied("EACCES: open"));
+  assert.ok(refused instanceof SluiceError);
+  assert.equal(refused.code, "cache_unwritable");
+  assert.equal(refused.exitCode, 73);
+  assert.match(refused.message, /Could not write data\/x into the cache at \/c: permission denied/);
+  assert.match(refused.message, /Files written before it were kept/);
+  assert.match(refused.message, /Make the cache directory writable/);
+  const rofs = unwritable("/c", "x", Object.assign(new Error("read-only"), { code: "EROFS" }));
+  assert.match((rofs as Error).message, /the filesystem is read-only/);
+  const other = new Deno.errors.NotFound("gone");
+  assert.equal(unwritable("/c", "x", other), other);
 });
