@@ -19,7 +19,7 @@ import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 
 function describePull(r: PullResult, endpoint: string): string[] {
   const nothing = r.fetched.length + r.removed.length + r.conflicts.length +
-      r.setAside.length + r.uncommitted.length + r.dropped.length === 0;
+      r.setAside.length + r.uncommitted.length + r.dropped.length + r.unreadable.length === 0;
   // The index read was new (another client committed, or the index moved)
   // but asked nothing of this cache: up to date all the same.
   if (r.unchanged || nothing) return [`Already up to date with ${endpoint}.`];
@@ -113,7 +113,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
           }),
       );
       // A prefix with nothing under it, here or in the datastore's index, is a typo.
-      const seen = [...result.uncommitted, ...result.conflicts];
+      const seen = [...result.uncommitted, ...result.unreadable, ...result.conflicts];
       const missing = unknown.filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
         !seen.some((p) => p === rel || p.startsWith(`${rel}/`))

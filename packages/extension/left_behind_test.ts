@@ -72,6 +72,7 @@ Deno.test("left behind: a clean push or pull says nothing", () => {
     fetched: ["a"],
     conflicts: [],
     uncommitted: [],
+    unreadable: [],
     dropped: [],
   } as unknown as PullResult;
   assert.equal(pullOutcome(pulled, SOLO), null);
@@ -82,6 +83,7 @@ Deno.test("left behind: a pull that found a conflict warns conflicts_left", () =
     fetched: [],
     conflicts: ["config/app.yaml"],
     uncommitted: [],
+    unreadable: [],
     dropped: [],
   } as unknown as PullResult;
   const w = pullOutcome(pulled, SOLO);

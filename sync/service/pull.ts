@@ -6,7 +6,7 @@
  * @module
  */
 import pMap from "p-map";
-import { NotFoundError, UnsafePathError } from "../errors.ts";
+import { NotFoundError, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
@@ -52,6 +52,12 @@ export interface PullResult {
   readonly setAside: string[];
   /** Paths skipped because the object was replaced but its writer has not committed it. */
   readonly uncommitted: string[];
+  /**
+   * Paths the datastore changed that were neither compared nor fetched:
+   * this process may not read the local copy (or a directory on its way).
+   * Kept as they are; the next pull takes them up once they are readable.
+   */
+  readonly unreadable: string[];
   /**
    * Synced paths the index no longer names while the store still holds the
    * version this cache synced (another client rewrote the index without
@@ -99,6 +105,10 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
         reason: "another writer's push has not committed it yet",
       })),
       ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
+      ...(r.unreadable ?? []).map((path) => ({
+        path,
+        reason: "this process may not read the local copy (permission denied): make it readable",
+      })),
     ],
   };
 }
@@ -117,6 +127,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     conflicts: [],
     setAside: [],
     uncommitted: [],
+    unreadable: [],
     dropped: [],
     unchanged: false,
     bytes: 0,
@@ -246,6 +257,28 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       .catch(() => null);
     return now !== null && isOwnUncommitted(now, e.v, id);
   };
+  /**
+   * True (and the path left out, with a warning) when this process may not
+   * read what is at `path`: never taken for a deletion, nor fetched over.
+   */
+  const leftUnreadable = async (path: string): Promise<boolean> => {
+    try {
+      await cache.stat(path);
+      return false;
+    } catch (e) {
+      if (!(e instanceof UnreadablePathError)) return false;
+    }
+    result.unreadable.push(path);
+    if (result.unreadable.length <= UNCOMMITTED_WARNINGS) {
+      events.emit("warning", {
+        code: "path_skipped",
+        message:
+          `${path} was not pulled: this process may not read the local copy (permission denied), so it cannot be compared with the datastore's. It was kept as it is; make it readable and run the pull again.`,
+        path,
+      });
+    }
+    return true;
+  };
   const todo: [string, IndexEntry][] = [];
   // Never-synced paths holding this cache's own uncommitted write (see below).
   const ownKept: string[] = [];
@@ -264,6 +297,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     // Written by another client of the layout (no object version recorded):
     // unchanged while the content hash (or, without one, the size) is.
     if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
+    if (await leftUnreadable(path)) continue;
     if (await changedLocally(path)) {
       const local = await cache.hashFile(path).catch(() => null);
       if (local && local.hash === e.h) {
@@ -466,7 +500,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   // pull that kept it would take the index as unchanged, and stay behind).
   const repaired = await removeDangling(deps, vanished.sort());
   if (!prefixes) {
-    state.indexVersion = repaired && result.uncommitted.length === 0 ? index?.version : undefined;
+    const skipped = result.uncommitted.length + result.unreadable.length;
+    state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();

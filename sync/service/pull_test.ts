@@ -8,7 +8,8 @@ import {
   MONOLITH_KEY,
   monolithBody,
 } from "../transfer/bucket_layout.ts";
-import { UnsafePathError } from "../errors.ts";
+import { UnreadablePathError, UnsafePathError } from "../errors.ts";
+import { clone, put, read } from "./clone_kit.ts";
 import { createEmitter, type WarningEvent } from "../events.ts";
 import { sha256HexSync } from "../hash.ts";
 import { PutModes } from "../ports.ts";
@@ -208,6 +209,7 @@ Deno.test("pullLeftBehind names the uncommitted and dropped paths with a reason"
       conflicts: [],
       setAside: [],
       uncommitted: ["a"],
+      unreadable: [],
       dropped: ["b"],
       unchanged: false,
       bytes: 0,
@@ -220,4 +222,33 @@ Deno.test("pullLeftBehind names the uncommitted and dropped paths with a reason"
       ],
     },
   );
+});
+
+Deno.test("a path this process may not read is neither taken for a deletion nor fetched over: left out, said, and looked at again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "locked/notes.txt", "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "locked/notes.txt", "2");
+  await a.pushChanged();
+  // b's copy sits under a directory b may not read (as chmod 000 makes it).
+  const stat = b.cache.stat.bind(b.cache);
+  b.cache.stat = (p: string) =>
+    p === "locked/notes.txt" ? Promise.reject(new UnreadablePathError(p)) : stat(p);
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => warnings.push(w.code));
+  const r = await b.pullChanged();
+  assert.deepEqual(r.unreadable, ["locked/notes.txt"]);
+  assert.deepEqual(r.conflicts, [], "no conflict: nothing shows a deletion here");
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(warnings, ["path_skipped"]);
+  assert.equal(pullLeftBehind(r).left[0]?.path, "locked/notes.txt");
+  // Readable again: the next pull (not "already up to date") takes it up.
+  b.cache.stat = stat;
+  const again = await b.pullChanged();
+  assert.deepEqual(again.fetched, ["locked/notes.txt"]);
+  assert.equal(await read(b, "locked/notes.txt"), "2");
 });

@@ -17,6 +17,7 @@ const emptyPull = (): PullResult => ({
   conflicts: [],
   setAside: [],
   uncommitted: [],
+  unreadable: [],
   dropped: [],
   unchanged: false,
   bytes: 0,
