@@ -102,9 +102,16 @@ function say(
           r.published ? ` (version ${r.published})` : ""
         }.`,
     );
-  } else if (r.conflicts.length === 0) {
+  } else if (r.conflicts.length === 0 && resolution === "theirs") {
     out.say(
       `The datastore's copy of ${rel} could not be taken: its object is not the one the index names (a push that has not committed it, perhaps one of yours that stopped). Nothing was overwritten. Run \`sluice pull\` once that push completes.`,
+    );
+  } else if (r.conflicts.length === 0) {
+    const why = r.push?.skipped.find((s) => s.path === rel)?.reason;
+    out.say(
+      `Your ${resolution === "mine" ? "copy" : "merge"} of ${rel} was not published yet${
+        why ? ` (${why})` : ""
+      }: it stays dirty, based on the datastore's version, and the next push publishes it. Run \`sluice push ${rel}\` once it can go.`,
     );
   } else {
     out.say(

@@ -26,7 +26,7 @@ import {
   type Resolution,
   resolveHint,
 } from "./conflicts.ts";
-import { NotFoundError, SluiceError } from "../errors.ts";
+import { NotFoundError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import { hashObject } from "../transfer/object_ops.ts";
@@ -236,6 +236,9 @@ export async function resolveConflict(
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
+  if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
+    await assertPublishable(deps, path, resolution);
+  }
   const theirs = await versionedTheirs(deps, rec);
   if (theirs === undefined) {
     return { path, resolution, resolved: false, setAside, conflicts: [path] };
@@ -263,6 +266,35 @@ export async function resolveConflict(
     conflicts,
     push: pushed,
   };
+}
+
+/**
+ * Refuses, before anything changes, a copy here that no push can publish: a
+ * symbolic link (or a path under one), a directory, or a file this process
+ * may not read. Re-based on theirs and cleared, such a conflict would leave
+ * the push skipping the path, and a later push, once it is a file, writing
+ * over theirs with no conflict to show for it.
+ */
+async function assertPublishable(
+  deps: ResolveDeps,
+  path: string,
+  resolution: Resolution,
+): Promise<void> {
+  let why: string | undefined;
+  try {
+    if (await deps.cache.hashFile(path) === null && deps.cache.exists(path)) {
+      why = "it is not a regular file (a directory, or another kind of file)";
+    }
+  } catch (e) {
+    if (e instanceof UnsafePathError) why = "it is a symbolic link, or lies under one";
+    else if (e instanceof UnreadablePathError) why = "this process may not read it";
+    else throw e;
+  }
+  if (!why) return;
+  throw new SluiceError(
+    "unsafe_path",
+    `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${path} --${resolution}\` again, or take theirs with \`sluice resolve ${path} --theirs\` (what is here is set aside).`,
+  );
 }
 
 export { resolveHint };

@@ -149,3 +149,26 @@ Deno.test("--merged with nothing at the path is refused: nothing is pushed and t
   assert.equal(t.state.conflicts.has("config/a.yaml"), true);
   assert.deepEqual(t.state.dirtyPaths(), []);
 });
+
+Deno.test("--mine or --merged over a copy no push can publish (a link, a directory) is refused before anything changes", async () => {
+  for (const resolution of ["mine", "merged"] as const) {
+    for (const kind of ["link", "dir"] as const) {
+      await using t = await setup("config/app.yaml");
+      const file = `${t.dir}/config/app.yaml`;
+      await Deno.remove(file);
+      if (kind === "link") {
+        await Deno.writeTextFile(`${t.dir}/elsewhere.yaml`, "mine");
+        await Deno.symlink(`${t.dir}/elsewhere.yaml`, file);
+      } else await Deno.mkdir(file);
+      await assert.rejects(
+        resolveConflict(t.deps, "config/app.yaml", resolution),
+        (e: unknown) =>
+          e instanceof SluiceError && e.code === "unsafe_path" &&
+          /Nothing was changed: the conflict stays open/.test(e.message),
+      );
+      assert.equal(t.state.conflicts.get("config/app.yaml")?.theirs?.version, "v2", kind);
+      assert.deepEqual(t.calls.push, [], "nothing pushed");
+      assert.deepEqual(t.state.dirtyPaths(), []);
+    }
+  }
+});
