@@ -200,3 +200,25 @@ Deno.test("an adopted create deleted before its slow writer's commit: the next p
   await c.pullChanged();
   assert.equal(await read(c, path), undefined);
 });
+
+Deno.test("adopting a path where nothing is stranded writes nothing: the unchanged file is not uploaded again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/shared.txt", "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  const before = (await store.head("notes/shared.txt"))?.version;
+  await b.markDirty({ relPath: "notes/shared.txt" });
+  const r = await b.pushChanged({ adoptUncommitted: ["notes/shared.txt"] });
+  assert.deepEqual(r.uploaded, []);
+  assert.deepEqual(r.conflicts, []);
+  assert.equal(
+    (await store.head("notes/shared.txt"))?.version,
+    before,
+    "no new version for peers to meet",
+  );
+  // a, which wrote it, pushes an edit over it without a conflict.
+  await put(a, "notes/shared.txt", "2");
+  assert.deepEqual((await a.pushChanged()).uploaded, ["notes/shared.txt"]);
+});

@@ -179,11 +179,19 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         // (It may hold another: an upload of this cache's whose commit never
         // came, or a peer's; the write then goes through the gates as any
         // other.) Its mtime is recorded, so a walk need not hash it again. A
-        // path to adopt goes through the gates all the same.
+        // path to adopt is passed over only while the store holds exactly
+        // that version (nothing stranded there to adopt); otherwise it goes
+        // through the gates, which adopt what they meet.
+        const adopting = ctx.adoptUncommitted.has(entry.path);
         if (
           entry.action === "put" && entry.syncedHash === hash &&
-          entry.syncedVersion !== undefined && !ctx.adoptUncommitted.has(entry.path) &&
-          await storeHolds(ctx, entry.path, entry.syncedVersion, entry.strandedCheck && ownWriter)
+          entry.syncedVersion !== undefined &&
+          await storeHolds(
+            ctx,
+            entry.path,
+            entry.syncedVersion,
+            !adopting && entry.strandedCheck && ownWriter,
+          )
         ) {
           indexSynced[entry.path] = {
             hash,
