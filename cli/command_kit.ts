@@ -112,6 +112,10 @@ export async function withSession<T>(
     // A configuration error before the store ever answered (a mistyped bucket,
     // refused credentials) says nothing was changed: so is it, in the cache too.
     if (!session.reached && isConfigError(e)) await undoFresh();
+    // Any other failure: a cache directory this run created (`--init`) that
+    // holds nothing but its state goes too, so a failed first command
+    // leaves nothing behind.
+    else await undoFresh({ emptyOnly: true });
     throw e;
   }
   try {
@@ -130,9 +134,13 @@ function isConfigError(e: unknown): boolean {
  * What a command creates in a cache before it reaches the store: the cache
  * directory itself (with `--init`) and its state directory. The returned
  * function removes them again, the directory only while nothing but the
- * state directory is in it; what was there before is never touched.
+ * state directory is in it; what was there before is never touched. With
+ * `emptyOnly`, only such a directory goes (a state directory beside files
+ * stays).
  */
-async function freshCacheUndo(dir: string): Promise<() => Promise<void>> {
+async function freshCacheUndo(
+  dir: string,
+): Promise<(o?: { emptyOnly?: boolean }) => Promise<void>> {
   const isDir = async (p: string) => {
     try {
       return (await Deno.lstat(p)).isDirectory;
@@ -142,7 +150,7 @@ async function freshCacheUndo(dir: string): Promise<() => Promise<void>> {
   };
   const state = `${dir}/${STATE_DIR}`;
   const had = { dir: await isDir(dir) !== null, state: await isDir(state) !== null };
-  return async () => {
+  return async (o = {}) => {
     try {
       if (!had.dir && await isDir(dir)) {
         const names: string[] = [];
@@ -152,7 +160,9 @@ async function freshCacheUndo(dir: string): Promise<() => Promise<void>> {
           return;
         }
       }
-      if (!had.state && await isDir(state)) await Deno.remove(state, { recursive: true });
+      if (!o.emptyOnly && !had.state && await isDir(state)) {
+        await Deno.remove(state, { recursive: true });
+      }
     } catch {
       // Best effort: the command's own error is the one to report.
     }

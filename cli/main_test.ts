@@ -110,6 +110,12 @@ Deno.test("push then pull carries files between two caches over a file:// store"
     typo.err,
     /^error\[not_found\]: Nothing is under logz in the index of file:\/\/.*nothing was pulled there/,
   );
+  // The same typo on a first pull with --init: the new cache directory,
+  // with nothing pulled into it, is not left behind.
+  const fresh = `${w.base}/fresh`;
+  const first = await sluice(["pull", "logz", "--init", "--cache", fresh, "--store", w.url]);
+  assert.equal(first.code, 1, first.out);
+  await assert.rejects(Deno.stat(fresh), Deno.errors.NotFound);
   await w.cleanup();
 });
 

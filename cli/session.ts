@@ -232,7 +232,7 @@ async function chooseStore(
   if (recorded?.format === 1 && recorded.identity !== id) {
     throw new SluiceError(
       "invalid_config",
-      `The cache ${cache.dir} mirrors ${recorded.identity}, not ${id}: its sync records belong to the other store, so a push could skip files ${id} lacks. Nothing was changed. Use another --cache directory for ${id}, or drop --store (and ${STORE_ENV}) to use ${recorded.identity}.`,
+      `The cache ${cache.dir} mirrors ${recorded.identity}, not ${id}: its sync records belong to the other store: a sync with ${id} would take them for its own and skip files ${id} lacks. Nothing was changed. Use another --cache directory for ${id}, or drop --store (and ${STORE_ENV}) to use ${recorded.identity}.`,
     );
   }
   return { spec, url: given, record: recorded?.url !== given };

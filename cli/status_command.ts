@@ -5,6 +5,7 @@
  * @module
  */
 import { Command } from "commander";
+import { EXIT_CODES } from "../sync/errors.ts";
 import { SyncIncompleteError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import type { CliIo, Output } from "./output.ts";
@@ -34,7 +35,8 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       const open = conflicts.length
         ? new SyncIncompleteError("status", { conflicts: conflicts.map((c) => c.path), left: [] })
         : null;
-      const { outcome, exitCode } = outcomeOf(out, open);
+      // Unreachable: only this cache's side is known, so the answer is not "all is well".
+      const { outcome, exitCode } = remote.reachable ? outcomeOf(out, open) : unreachable(out, s);
       out.result("status", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
@@ -90,8 +92,8 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         if (clashes < setAside.length) {
           out.say(
             `${
-              clashes === 0 ? "Each" : "The others"
-            } was moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
+              clashes === 0 ? "Each was" : "The others were"
+            } moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
           );
         }
         out.say("Delete a set-aside directory once you are done with it; Sluice never does.");
@@ -106,4 +108,17 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       return exitCode;
     });
   }));
+}
+
+/** The outcome of a status whose datastore did not answer: `unreachable` (69), said once. */
+function unreachable(
+  out: Output,
+  s: { store: { endpoint: string } },
+): { outcome: { code: string; exitCode: number; message: string }; exitCode: number } {
+  const code = "unreachable";
+  const exitCode = EXIT_CODES[code];
+  const message =
+    `The datastore ${s.store.endpoint} could not be reached, so this status shows only this cache's side (what is dirty, set aside or in conflict here), not what changed there. Nothing was changed. Check the endpoint and the network, then run \`sluice status\` again.`;
+  out.warn({ code, message });
+  return { outcome: { code, exitCode, message }, exitCode };
 }

@@ -17,7 +17,7 @@ const UNREADABLE = Symbol("unreadable");
 
 /** Why a walk checks a path it has nothing to push for (see `strandedCheck`). */
 export const STRANDED_REASON =
-  "an earlier push uploaded it and stopped before its commit; this push settles that upload";
+  "an earlier push was about to write it and no commit of it followed (the push stopped, or the file was set aside); this push checks what the store holds there and settles it";
 
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the

@@ -368,6 +368,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);
     }
-    if (failures.length > 0) throw pushFailure(failures, commits.length);
+    if (failures.length > 0) {
+      // Committed by now unless a prepared push leaves its commit for later.
+      const gone = new Set(lost);
+      const committed = deps.prepare
+        ? undefined
+        : [...result.uploaded, ...result.identical, ...result.deleted]
+          .filter((p) => !gone.has(p)).length;
+      throw pushFailure(failures, commits.length, committed);
+    }
   };
 }

@@ -20,14 +20,23 @@ import type { PlanEntry } from "../context.ts";
 export function pushFailure(
   failures: { entry: PlanEntry; error: unknown }[],
   heldBack: number,
+  committed?: number,
 ): Error {
+  // What else the push did: a failure of some files is not one of all.
+  const others = committed === undefined
+    ? ""
+    : committed > 0
+    ? ` The push's other ${committed} file(s) were pushed and committed.`
+    : " Nothing else of this push was committed.";
   const conflicts = failures.filter((f) => f.error instanceof VersionConflictError);
   if (conflicts.length > 0) {
     const keys = conflicts.flatMap((f) => (f.error as VersionConflictError).keys);
     const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
     const kinds = new Set(conflicts.map((f) => (f.error as VersionConflictError).ownEarlier));
     const own = kinds.size === 1 ? [...kinds][0] ?? "mixed" : "mixed";
-    return new VersionConflictError(keys, aside, own);
+    const e = new VersionConflictError(keys, aside, own);
+    e.message += others;
+    return e;
   }
   const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
   if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
@@ -40,7 +49,7 @@ export function pushFailure(
       first instanceof Error ? first.message : String(first)
     }).${
       heldBack ? ` ${heldBack} marker/index file(s) were held back.` : ""
-    } Every file that failed stays dirty in the cache; run the push again.`,
+    } Every file that failed stays dirty in the cache; run the push again.${others}`,
     {
       cause: first,
       retryable: failures.every((f) => f.error instanceof SluiceError && f.error.retryable),

@@ -29,3 +29,25 @@ Deno.test("pushFailure: version conflicts merge, keeping 'uploaded from this cac
   assert.equal(both.ownEarlier, undefined);
   assert.match(both.message, /some uploaded earlier from this cache, some by another writer/);
 });
+
+Deno.test("pushFailure says what else the push committed, when it knows", () => {
+  const theirs = (k: string) => ({ entry: at(k), error: new VersionConflictError([k], [], false) });
+  assert.match(
+    pushFailure([theirs("a")], 0, 3).message,
+    /The push's other 3 file\(s\) were pushed and committed\.$/,
+  );
+  assert.match(
+    pushFailure([theirs("a")], 0, 0).message,
+    /Nothing else of this push was committed\.$/,
+  );
+  assert.doesNotMatch(pushFailure([theirs("a")], 0).message, /committed\.$/);
+  const mixed = pushFailure(
+    [
+      { entry: at("a"), error: new UnreachableError("x") },
+      { entry: at("b"), error: new Error("disk") },
+    ],
+    0,
+    5,
+  );
+  assert.match(mixed.message, /other 5 file\(s\) were pushed and committed/);
+});
