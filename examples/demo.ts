@@ -46,7 +46,19 @@ async function tour(ctx: ReplayContext) {
   const store = new FsStore({ root: await ctx.temp("store-") });
   say(`Store: ${store.endpoint} (the embedded default: a local directory)`);
   const a = await makeClone(ctx, store, "alice");
-  const b = await makeClone(ctx, store, "bob");
+  // Bob's store calls are counted (step 3).
+  let calls = 0;
+  const counted = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (["get", "getStream", "head", "put", "delete", "list"].includes(String(prop))) calls++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  const b = await makeClone(ctx, counted, "bob");
   say("\nPipeline order:");
   for (const line of [...a.describe().push, ...a.describe().write]) say(`  ${line}`);
 
@@ -66,9 +78,13 @@ async function tour(ctx: ReplayContext) {
   say(`  fetched ${p.fetched.join(", ")}`);
   say(`  bob reads: ${await Deno.readTextFile(`${b.cacheDir}/data/shell/cmd/m1/stdout/1/raw`)}`);
 
-  say("3. a zero-diff pull costs one request; a zero-diff push none");
+  say("3. nothing changed: what a pull and a push then cost");
+  calls = 0;
   const again = await b.pullChanged();
-  say(`  unchanged=${again.unchanged}`);
+  say(`  bob pulls again: unchanged=${again.unchanged}, ${calls} store request(s)`);
+  calls = 0;
+  const none = await b.pushChanged();
+  say(`  bob pushes: ${none.uploaded.length} file(s) uploaded, ${calls} store request(s)`);
 }
 
 /**
