@@ -511,7 +511,10 @@ Deno.test("a push whose walk leaves a link local only exits 2 and names it; once
     r.out,
     /Not pushed, and local only: 1 file:\n {2}notes\/link\.txt: it is a symbolic link/,
   );
-  assert.match(r.err, /warning\[sync_incomplete\].*stay local only \(notes\/link\.txt\)/);
+  assert.match(
+    r.err,
+    /warning\[sync_incomplete\].*stay local only \(notes\/link\.txt: it is a symbolic link/,
+  );
   const json = await sluice(["push", "--cache", a, "--json"]);
   assert.equal(json.code, 2);
   const doc = json.json() as {

@@ -15,7 +15,7 @@ export interface LeftBehind {
   readonly left: readonly { readonly path: string; readonly reason: string }[];
   /** Synced paths deleted here that a push of the whole cache did not delete remotely. */
   readonly localDeletions?: readonly string[];
-  /** Files in the cache a push cannot publish (a symbolic link, a name no key may carry). */
+  /** Files in the cache a push cannot publish (a symbolic link, a name no key may carry, an unreadable file). */
   readonly localOnly?: readonly { readonly path: string; readonly reason: string }[];
 }
 
@@ -99,8 +99,8 @@ export class SyncIncompleteError extends SluiceError {
     if (localOnly.length) {
       parts.push(
         `${localOnly.length} file(s) in the cache were not pushed and stay local only (${
-          listed(localOnly.map((l) => l.path))
-        }): a symbolic link, or a name no store key may carry, is never published. Replace each link with a real file, or rename the file, then run \`sluice push\` again`,
+          listed(localOnly.map((l) => `${l.path}: ${l.reason}`))
+        }): a symbolic link, a name no store key may carry and a file this process may not read are never published. Replace each link with a real file, rename the file or make it readable, as its reason says, then run \`sluice push\` again`,
       );
     }
     super(
