@@ -665,11 +665,11 @@ Deno.test("a version directory that existed before the run is kept, held, and re
   assert.equal(storeHasA(w.store), false);
 });
 
-/** Two-phase: A prepares version 2 under its lock, a breakglass frees it, then A commits. */
-async function twoPhaseBreakglass(gates: Gates) {
+/** A, under its lock, prepares version 2 with `text` (uploaded, not committed); a breakglass frees the lock. */
+async function preparedThenBroken(gates: Gates, text: string) {
   const w = await world(gates, { createOnly: true });
   const setA = await acquireModelLocks(w.a, ["t/m"]);
-  const dirA = await writeVersion(w.a, 2, "A's data");
+  const dirA = await writeVersion(w.a, 2, text);
   const prepared = await w.a.preparePush({
     locks: setA.locks,
     written: [dirA],
@@ -677,6 +677,12 @@ async function twoPhaseBreakglass(gates: Gates) {
     models: setA.models,
   });
   await releaseLock(w.b, { model: "t/m", force: true });
+  return { w, setA, dirA, prepared };
+}
+
+/** Two-phase: A prepares version 2 under its lock, a breakglass frees it, then A commits. */
+async function twoPhaseBreakglass(gates: Gates) {
+  const { w, setA, dirA, prepared } = await preparedThenBroken(gates, "A's data");
   const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
   await setA.release();
   // B takes the lock and publishes its own version 2.
@@ -711,16 +717,7 @@ Deno.test("two-phase, eraser on: a refused commit erases A's prepared uploads, a
  * bytes and commit them as B's published version 2.
  */
 async function twoPhaseSameOutput(gates: Gates) {
-  const w = await world(gates, { createOnly: true });
-  const setA = await acquireModelLocks(w.a, ["t/m"]);
-  const dirA = await writeVersion(w.a, 2, "same output");
-  const prepared = await w.a.preparePush({
-    locks: setA.locks,
-    written: [dirA],
-    preexisting: setA.preexisting,
-    models: setA.models,
-  });
-  await releaseLock(w.b, { model: "t/m", force: true });
+  const { w, setA, prepared } = await preparedThenBroken(gates, "same output");
   const setB = await acquireModelLocks(w.b, ["t/m"]);
   await setB.push([await writeVersion(w.b, 2, "same output")]);
   await setB.release();

@@ -15,3 +15,4 @@ export * from "./absent_on_error.ts";
 export * from "./cache_files.ts";
 export * from "./layout_peer.ts";
 export * from "./swamp_conformance.ts";
+export * from "./hooked_store.ts";

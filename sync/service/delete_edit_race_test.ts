@@ -7,28 +7,10 @@
  * deletion.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { assertIndexCurrent, bothSynced, clone, put, read } from "./clone_kit.ts";
 
 const P = "notes/shared.txt";
-
-/** `store`, calling `before(op, key)` ahead of each put. */
-function beforePut(
-  store: InMemoryStore,
-  before: (key: string) => Promise<void>,
-): InMemoryStore {
-  return new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "put") return value.bind(target);
-      return async (key: string, ...rest: unknown[]) => {
-        await before(key);
-        return await value.call(target, key, ...rest);
-      };
-    },
-  }) as InMemoryStore;
-}
 
 async function assertDeletionStands(store: InMemoryStore) {
   await assertIndexCurrent(store, { held: true });
@@ -76,22 +58,26 @@ Deno.test("single-phase pushes: the edit's commit waits behind the deletion's an
   let aPush: ReturnType<typeof a.pushChanged> | undefined;
   const isIndex = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
   const a = await clone(
-    beforePut(store, async (key) => {
-      if (armed && isIndex(key)) {
-        aAtIndex();
-        await bCommitted;
-      }
+    hookedStore(store, {
+      before: async (key) => {
+        if (armed && isIndex(key)) {
+          aAtIndex();
+          await bCommitted;
+        }
+      },
     }),
     "a",
   );
   const b = await clone(
-    beforePut(store, async (key) => {
-      // b has deleted the object; before its index write, a pushes its edit
-      // up to its own index write.
-      if (armed && isIndex(key) && !aPush) {
-        aPush = a.pushChanged();
-        await aReachedIndex;
-      }
+    hookedStore(store, {
+      before: async (key) => {
+        // b has deleted the object; before its index write, a pushes its edit
+        // up to its own index write.
+        if (armed && isIndex(key) && !aPush) {
+          aPush = a.pushChanged();
+          await aReachedIndex;
+        }
+      },
     }),
     "b",
   );

@@ -4,29 +4,10 @@
  * that shard: whichever meta bump comes last, the added entry stays listed.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { hookedStore, InMemoryStore, type PutHook } from "../../packages/testing/mod.ts";
 import { clone, put, quick, read } from "../service/clone_kit.ts";
 import { migrateToShards } from "./migrate_index.ts";
 import { META_KEY } from "./bucket_layout.ts";
-
-type Hook = (key: string) => Promise<void> | void;
-
-/** `store`, calling `before`/`after` around each put. */
-function hooked(store: InMemoryStore, h: { before?: Hook; after?: Hook }): InMemoryStore {
-  return new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "put") return value.bind(target);
-      return async (key: string, ...rest: unknown[]) => {
-        await h.before?.(key);
-        const r = await value.call(target, key, ...rest);
-        await h.after?.(key);
-        return r;
-      };
-    },
-  }) as InMemoryStore;
-}
 
 function gate() {
   let open!: () => void;
@@ -35,12 +16,12 @@ function gate() {
 }
 
 /** a and b synced on a v2 bucket where `logs/a.txt` is alone in its shard. */
-async function world(
-  hooks: { a?: Parameters<typeof hooked>[1]; b?: Parameters<typeof hooked>[1] },
-) {
+type Hooks = { before?: PutHook; after?: PutHook };
+
+async function world(hooks: { a?: Hooks; b?: Hooks }) {
   const store = new InMemoryStore();
-  const a = await clone(hooked(store, hooks.a ?? {}), "a");
-  const b = await clone(hooked(store, hooks.b ?? {}), "b");
+  const a = await clone(hookedStore(store, hooks.a ?? {}), "a");
+  const b = await clone(hookedStore(store, hooks.b ?? {}), "b");
   await put(a, "logs/a.txt", "a");
   await put(a, "notes/n.txt", "n");
   await a.pushChanged();
