@@ -105,6 +105,8 @@ export function configCasWriter(): Middleware<WriteContext> {
       const { body: _body, ...info } = remote;
       ctx.result = info;
       ctx.outcome = "identical";
+      // Not the base it updates: a deletion may be committed over it by the commit.
+      if (ctx.mode.kind === "update") ctx.baseGone = true;
       push.note(CONFIG_CAS_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
       return true;
     };
@@ -115,6 +117,7 @@ export function configCasWriter(): Middleware<WriteContext> {
       if (info) {
         ctx.result = info;
         ctx.outcome = "written";
+        if (ctx.mode.kind === "update") ctx.baseGone = true;
         push.note(
           CONFIG_CAS_WRITER,
           `${ctx.key}: replaced this cache's own uncommitted write (version ${remote.version})`,
@@ -135,7 +138,7 @@ export function configCasWriter(): Middleware<WriteContext> {
       if (info) {
         ctx.result = info;
         ctx.outcome = "written";
-        ctx.overDeletion = true;
+        ctx.baseGone = true;
         push.note(
           CONFIG_CAS_WRITER,
           `${ctx.key}: created again over an uncommitted deletion`,

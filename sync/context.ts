@@ -353,11 +353,13 @@ export interface WriteContext {
   /** `written`: a new object; `identical`: the remote already held these bytes. */
   outcome?: "written" | "identical";
   /**
-   * Set by a gate that created the object again over a deletion nobody had
-   * committed: the commit names it only while the index still names the
-   * version the write was based on (see `IndexChange.overDeletion`).
+   * Set by a gate whose write went through where the store no longer held
+   * the version it was based on (created again over a deletion nobody had
+   * committed, this cache's own stranded write replaced, equal bytes met):
+   * the commit names it only while the index still names an entry there
+   * (see `IndexChange.baseGone`).
    */
-  overDeletion?: boolean;
+  baseGone?: boolean;
 }
 
 /**

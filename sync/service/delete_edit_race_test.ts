@@ -8,9 +8,11 @@
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
 import { assertIndexCurrent, bothSynced, clone, put, read } from "./clone_kit.ts";
 
 const P = "notes/shared.txt";
+const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
 async function assertDeletionStands(store: InMemoryStore) {
   await assertIndexCurrent(store, { held: true });
@@ -56,11 +58,10 @@ Deno.test("single-phase pushes: the edit's commit waits behind the deletion's an
   let bDone!: () => void;
   const bCommitted = new Promise<void>((r) => bDone = r);
   let aPush: ReturnType<typeof a.pushChanged> | undefined;
-  const isIndex = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
   const a = await clone(
     hookedStore(store, {
       before: async (key) => {
-        if (armed && isIndex(key)) {
+        if (armed && isIndexKey(key)) {
           aAtIndex();
           await bCommitted;
         }
@@ -73,7 +74,7 @@ Deno.test("single-phase pushes: the edit's commit waits behind the deletion's an
       before: async (key) => {
         // b has deleted the object; before its index write, a pushes its edit
         // up to its own index write.
-        if (armed && isIndex(key) && !aPush) {
+        if (armed && isIndexKey(key) && !aPush) {
           aPush = a.pushChanged();
           await aReachedIndex;
         }
@@ -97,4 +98,52 @@ Deno.test("single-phase pushes: the edit's commit waits behind the deletion's an
   assert.equal(a.conflicts()[0]?.theirs, null);
   assert.equal(await read(a, P), "2");
   await assertDeletionStands(store);
+});
+
+Deno.test("an edit created over a deletion in flight whose push stopped before its commit is still a conflict on the next push", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothSynced(store, P, "1", "2");
+  let failIndex = false;
+  const aStopping = await clone(
+    hookedStore(store, {
+      before: (key) => {
+        if (failIndex && isIndexKey(key)) throw new UnreachableError("index write cut off");
+      },
+    }),
+    "a",
+    a.cacheDir,
+  );
+  await Deno.remove(`${b.cacheDir}/${P}`);
+  await b.markDirty({ relPath: P });
+  const pb = await b.preparePush();
+  failIndex = true;
+  await assert.rejects(aStopping.pushChanged());
+  failIndex = false;
+  assert.equal(store.peekText(P), "2", "a's write is in the store, uncommitted");
+  assert.deepEqual((await b.commitPush(pb)).deleted, [P]);
+  // a pushes again: it meets its own stranded write, the deletion committed meanwhile.
+  const ra = await aStopping.pushChanged();
+  assert.deepEqual(ra.conflicts, [P]);
+  await assertDeletionStands(store);
+});
+
+Deno.test("two edits with equal bytes racing one deletion: the deletion stands, whichever edit commits first", async () => {
+  for (const first of ["a", "c"] as const) {
+    const store = new InMemoryStore();
+    const { a, b } = await bothSynced(store, P, "1", "2");
+    const c = await clone(store, "c");
+    await c.pullChanged();
+    await put(c, P, "2");
+    await Deno.remove(`${b.cacheDir}/${P}`);
+    await b.markDirty({ relPath: P });
+    const pb = await b.preparePush(); // deletes the object
+    const pa = await a.preparePush(); // creates it again over the uncommitted deletion
+    const pc = await c.preparePush(); // meets a's object with equal bytes
+    assert.deepEqual((await b.commitPush(pb)).deleted, [P]);
+    const [r1, r2] = first === "a"
+      ? [await a.commitPush(pa), await c.commitPush(pc)]
+      : [await c.commitPush(pc), await a.commitPush(pa)];
+    assert.deepEqual([r1.conflicts, r2.conflicts], [[P], [P]], `${first} first`);
+    await assertDeletionStands(store);
+  }
 });

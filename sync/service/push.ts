@@ -108,7 +108,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const indexRemove: string[] = [];
     // Writes that found their bytes already in the store: committed only while it holds them.
     const indexCheck: string[] = [];
-    const overDeletion: string[] = [];
+    const baseGone: string[] = [];
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
@@ -239,7 +239,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
-        if (wctx.overDeletion) overDeletion.push(entry.path);
+        if (wctx.baseGone) baseGone.push(entry.path);
         handled.push(entry.path);
         if (wctx.outcome === "identical") {
           result.identical.push(entry.path);
@@ -342,7 +342,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
       base: prior ? { ...prior.base, ...indexBase } : indexBase,
       check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
-      overDeletion: prior ? [...prior.overDeletion ?? [], ...overDeletion] : overDeletion,
+      baseGone: prior ? [...prior.baseGone ?? [], ...baseGone] : baseGone,
       synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
       handled: prior ? [...prior.handled, ...handled] : handled,
       deferredDirs,

@@ -25,8 +25,8 @@ export interface PendingCommit {
   readonly base?: Readonly<Record<string, string | null>>;
   /** Paths set only while the store holds their version (see `IndexChange.check`). */
   readonly check?: readonly string[];
-  /** Paths written over a deletion nobody had committed (see `IndexChange.overDeletion`). */
-  readonly overDeletion?: readonly string[];
+  /** Paths written where the store no longer held their base (see `IndexChange.baseGone`). */
+  readonly baseGone?: readonly string[];
   /** Dirty paths the commit cleans. */
   readonly handled: readonly string[];
   /**
@@ -112,7 +112,7 @@ export async function commitPrepared(
       remove: pending.remove,
       base: pending.base,
       check: pending.check,
-      overDeletion: pending.overDeletion,
+      baseGone: pending.baseGone,
       checkCreates: deps.checkCreates,
     },
     deps.retry,

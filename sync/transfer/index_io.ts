@@ -182,10 +182,10 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * have had, never a change dropped. The change's paths are cleared from
  * `foreign` first, so a map reused across rounds holds the last round's.
  *
- * A path whose write created the object again over a deletion nobody had
- * committed (`change.overDeletion`) and whose entry is gone now is never
- * set, whatever the store holds: the deletion was committed since, and this
- * change was not based on it. It goes to `foreign` as deleted (null), so its
+ * A path whose write found its base gone from the store (`change.baseGone`:
+ * created again over a deletion nobody had committed, say) and whose entry
+ * is gone now is never set, whatever the store holds: a deletion was
+ * committed since, and this change was not based on it. It goes to `foreign` as deleted (null), so its
  * writer keeps its change as a conflict and the deletion stands.
  * `tally.applied` counts the paths set or removed.
  */
@@ -244,11 +244,11 @@ export async function apply(
     await eachLimit(paths, c.concurrency ?? 4, async (p) => void out.set(p, await live(p)));
     return out;
   };
-  // Written over a deletion nobody had committed, whose entry is gone now:
-  // that deletion was committed since. Told before this change's own
+  // Written where the store no longer held the base, whose entry is gone
+  // now: a deletion was committed since. Told before this change's own
   // removals run.
   const deletedSince = new Set<string>();
-  for (const p of change.overDeletion ?? []) {
+  for (const p of change.baseGone ?? []) {
     if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
   }
   // Paths to check, each with whether it is another writer's (`foreign`).

@@ -69,7 +69,7 @@ export async function updateV2(
       base: change.base,
       verify: change.verify,
       check: change.check,
-      overDeletion: change.overDeletion,
+      baseGone: change.baseGone,
       checkCreates: change.checkCreates,
     };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {

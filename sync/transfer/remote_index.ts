@@ -159,13 +159,14 @@ export interface IndexChange {
    */
   readonly check?: readonly string[];
   /**
-   * Paths whose write created the object again over a deletion nobody had
-   * committed (the index still named `base`): set only while the index
-   * still names `base` (or this change's own version). Once the entry is
-   * gone, that deletion was committed, and this change, not based on it,
-   * is left out as a conflict (see `apply`).
+   * Paths whose write found its `base` gone from the store and went
+   * through all the same: the object created again over a deletion nobody
+   * had committed, this cache's own stranded write replaced, or equal
+   * bytes met in place. Set only while the index still names an entry
+   * there: once the entry is gone, a deletion was committed, and this
+   * change, not based on it, is left out as a conflict (see `apply`).
    */
-  readonly overDeletion?: readonly string[];
+  readonly baseGone?: readonly string[];
   /**
    * Check every conditional path (`base` set: creates, writes and
    * deletions) against the store, as a path another client may have
