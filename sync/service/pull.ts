@@ -176,13 +176,13 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   const changedLocally = async (path: string): Promise<boolean> => {
     const s = state.synced(path);
     if (!s) return dirty.has(path);
-    const st = await cache.stat(path).catch(() => null);
+    const st = await cache.stat(path).catch(unlessUnreadable);
     if (!st) return true; // deleted here (or not a regular file any more)
     if (s.size !== st.size) return true;
     // The bytes decide, not the mtime: only paths the datastore changed get
     // here, and an edit within the filesystem's timestamp tick after the last
     // sync keeps both size and mtime.
-    const local = await cache.hashFile(path).catch(() => null);
+    const local = await cache.hashFile(path).catch(unlessUnreadable);
     return local === null || local.hash !== s.hash;
   };
   const found: ConflictRecord[] = [];
@@ -234,7 +234,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
       if (missingDirs.has(path.slice(0, i))) return null;
     }
-    const local = await cache.hashFile(path).catch(() => null);
+    const local = await cache.hashFile(path).catch(unlessUnreadable);
     const slash = path.lastIndexOf("/");
     if (local || slash === -1 || !missing(path.slice(0, slash))) return local;
     // The parent is missing: remember the topmost missing directory.
@@ -258,16 +258,12 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     return now !== null && isOwnUncommitted(now, e.v, id);
   };
   /**
-   * True (and the path left out, with a warning) when this process may not
-   * read what is at `path`: never taken for a deletion, nor fetched over.
+   * Leaves out, with a warning, a path this process may not read (the file,
+   * or a directory on its way): never taken for a deletion, nor fetched
+   * over. Returns true for such an error, false for any other.
    */
-  const leftUnreadable = async (path: string): Promise<boolean> => {
-    try {
-      await cache.stat(path);
-      return false;
-    } catch (e) {
-      if (!(e instanceof UnreadablePathError)) return false;
-    }
+  const leftUnreadable = (path: string, e: unknown): boolean => {
+    if (!(e instanceof UnreadablePathError)) return false;
     result.unreadable.push(path);
     if (result.unreadable.length <= UNCOMMITTED_WARNINGS) {
       events.emit("warning", {
@@ -297,9 +293,16 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     // Written by another client of the layout (no object version recorded):
     // unchanged while the content hash (or, without one, the size) is.
     if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
-    if (await leftUnreadable(path)) continue;
-    if (await changedLocally(path)) {
-      const local = await cache.hashFile(path).catch(() => null);
+    let changed: boolean;
+    let local: Awaited<ReturnType<typeof localCopy>> = null;
+    try {
+      changed = await changedLocally(path);
+      local = changed ? await cache.hashFile(path).catch(unlessUnreadable) : null;
+    } catch (err) {
+      if (leftUnreadable(path, err)) continue;
+      throw err;
+    }
+    if (changed) {
       if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         agreed.push(path);
@@ -323,7 +326,12 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     if (!synced) {
       // A local file this cache never synced (copied in, or its sync state was
       // lost): never overwrite it silently.
-      const local = await localCopy(path);
+      try {
+        local = await localCopy(path);
+      } catch (err) {
+        if (leftUnreadable(path, err)) continue;
+        throw err;
+      }
       if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         continue;
@@ -448,8 +456,16 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     for (const path of state.syncedPaths()) {
       // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
       if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
-      if (await changedLocally(path)) {
-        const local = await cache.hashFile(path).catch(() => null);
+      let changed: boolean;
+      let local: Awaited<ReturnType<typeof localCopy>> = null;
+      try {
+        changed = await changedLocally(path);
+        local = changed ? await cache.hashFile(path).catch(unlessUnreadable) : null;
+      } catch (err) {
+        if (leftUnreadable(path, err)) continue;
+        throw err;
+      }
+      if (changed) {
         if (!local && !cache.exists(path)) {
           // Deleted on both sides: they agree.
           state.setSynced(path, undefined);
@@ -538,4 +554,10 @@ function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string
   return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
     under(p, prefixes) && !deps.isInternal(p)
   );
+}
+
+/** For `.catch`: null for a failed local read, but a path this process may not read is thrown on. */
+function unlessUnreadable(e: unknown): null {
+  if (e instanceof UnreadablePathError) throw e;
+  return null;
 }

@@ -252,3 +252,43 @@ Deno.test("a path this process may not read is neither taken for a deletion nor 
   assert.deepEqual(again.fetched, ["locked/notes.txt"]);
   assert.equal(await read(b, "locked/notes.txt"), "2");
 });
+
+Deno.test("a file whose lstat works but whose read is refused (chmod 000 on the file) is left out too, not a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "locked/notes.txt", "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "locked/notes.txt", "2");
+  await a.pushChanged();
+  const hashFile = b.cache.hashFile.bind(b.cache);
+  b.cache.hashFile = (p: string) =>
+    p === "locked/notes.txt" ? Promise.reject(new UnreadablePathError(p)) : hashFile(p);
+  const r = await b.pullChanged();
+  assert.deepEqual(r.unreadable, ["locked/notes.txt"]);
+  assert.deepEqual(b.conflicts(), []);
+});
+
+Deno.test("a remote deletion of a path unreadable here is left out and said; once readable, the next pull takes it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "locked/notes.txt", "1");
+  await put(a, "other.txt", "x");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/locked/notes.txt`);
+  await a.markDirty({ relPath: "locked/notes.txt" });
+  await a.pushChanged();
+  const stat = b.cache.stat.bind(b.cache);
+  b.cache.stat = (p: string) =>
+    p === "locked/notes.txt" ? Promise.reject(new UnreadablePathError(p)) : stat(p);
+  const r = await b.pullChanged();
+  assert.deepEqual(r.unreadable, ["locked/notes.txt"]);
+  assert.deepEqual(r.removed, []);
+  b.cache.stat = stat;
+  const again = await b.pullChanged();
+  assert.deepEqual(again.removed, ["locked/notes.txt"]);
+  assert.equal(await read(b, "locked/notes.txt"), undefined);
+});
