@@ -735,3 +735,35 @@ Deno.test("two-phase, B's run wrote the same output: A's refused commit keeps B'
   assert.equal((await cacheFiles(r.fresh))[`${V2}/raw`], "same output");
   assert.equal((await cacheFiles(r.fresh))[MARKER], "2");
 });
+
+Deno.test("two-phase, B's same-output run prepared before A's refused commit: B is told its version's files were not published, and its next push publishes them", async () => {
+  const { w, setA, prepared } = await preparedThenBroken(
+    { fence: true, eraser: true },
+    "same output",
+  );
+  const setB = await acquireModelLocks(w.b, ["t/m"]);
+  const dirB = await writeVersion(w.b, 2, "same output");
+  const preparedB = await w.b.preparePush({
+    locks: setB.locks,
+    written: [dirB],
+    preexisting: setB.preexisting,
+    models: setB.models,
+  });
+  // A's refused commit erases its uploads: B met them with equal bytes, not committed yet.
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await setA.release();
+  assert.ok(error instanceof ModelLockLostError);
+  const rb = await w.b.commitPush(preparedB);
+  await setB.release();
+  assert.deepEqual(rb.identical, [], "not told its files were published");
+  assert.deepEqual(
+    rb.skipped.filter((s) => s.keepDirty).map((s) => s.path).sort(),
+    [`${V2}/metadata.yaml`, `${V2}/raw`],
+  );
+  assert.ok(w.warnings.includes("b:unpublished_before_commit"));
+  // B's next push writes them; a fresh clone then has version 2 whole.
+  await w.b.pushChanged();
+  const fresh = await w.clone("c", 3);
+  await fresh.pullChanged();
+  assert.equal((await cacheFiles(fresh))[`${V2}/raw`], "same output");
+});

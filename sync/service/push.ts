@@ -22,7 +22,12 @@ import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 import { runDeletes } from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
-import { noteOverwritten, type PushResult, type PushTally } from "./push_result.ts";
+import {
+  noteOverwritten,
+  noteUnpublished,
+  type PushResult,
+  type PushTally,
+} from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
 import { storeHolds } from "./push_write.ts";
 import type { SyncState } from "./state.ts";
@@ -354,7 +359,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     };
     if (deps.prepare) deps.prepare.pending = pending;
     else {
-      const overwritten = await commitPrepared(pending, {
+      const { overwritten, unpublished } = await commitPrepared(pending, {
         store: ctx.store,
         state,
         retry: ctx.config.retry,
@@ -367,6 +372,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       });
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);
+      const gone = noteUnpublished(result, unpublished);
+      if (gone) ctx.events.emit("warning", gone);
     }
     if (failures.length > 0) {
       // Committed by now unless a prepared push leaves its commit for later.

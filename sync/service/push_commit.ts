@@ -98,13 +98,14 @@ export async function commitPrepared(
      */
     readonly writerId?: string | null;
   },
-): Promise<Overwritten[]> {
+): Promise<{ overwritten: Overwritten[]; unpublished: string[] }> {
   // The index this cache reflects, as of its last pull: when the commit lands
   // on exactly that index and applies all of its change, the cache reflects
   // the new index too, and the next pull need not read it.
   const reflected = checkedToken(deps.state.indexVersion);
   let current = false;
   let overwritten: Overwritten[] = [];
+  let unpublished: string[] = [];
   const version = await updateIndex(
     deps.store,
     {
@@ -120,10 +121,11 @@ export async function commitPrepared(
     deps.indexMemo,
     deps.concurrency,
     deps.now,
-    (base, complete, foreign) => {
+    (base, complete, foreign, gone) => {
       current = complete && base !== null && base === reflected;
       overwritten = [...foreign].map(([path, theirs]) => ({ path, theirs }))
         .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+      unpublished = [...gone].sort();
     },
   );
   // On v2, only with the shard versions of the new index as far as this
@@ -158,6 +160,11 @@ export async function commitPrepared(
     await deps.state.markDirtyMany([...theirs]);
     await dropOwnOverDeletions(pending, overwritten, deps);
   }
+  // Bytes found in place whose object was gone by the commit: nothing of
+  // them is published, so they stay dirty at the version synced before, and
+  // the next push writes them.
+  if (unpublished.length > 0) await deps.state.markDirtyMany(unpublished);
+  for (const path of unpublished) theirs.add(path);
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
@@ -173,7 +180,7 @@ export async function commitPrepared(
   if (settled.length > 0) await deps.state.conflicts.clear(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
-  return overwritten;
+  return { overwritten, unpublished };
 }
 
 /**

@@ -124,7 +124,11 @@ export interface PushTally {
  * preparation's walk found stands.
  */
 export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
-  const over = new Set(done.overwritten);
+  // What the commit left unpublished (overwritten, or gone before it) is not what the preparation wrote.
+  const over = new Set([
+    ...done.overwritten,
+    ...done.skipped.filter((s) => s.keepDirty).map((s) => s.path),
+  ]);
   const kept = (paths: readonly string[]) => paths.filter((p) => !over.has(p));
   return {
     uploaded: [...kept(r.uploaded), ...done.uploaded],
@@ -175,6 +179,39 @@ export function noteOverwritten(
       }, and each is recorded as a conflict. Run \`sluice status\` to see both versions, then \`sluice resolve ${
         one ? paths[0] : "<path>"
       } --mine\` to publish yours over theirs or \`--theirs\` to take theirs (yours is set aside).`,
+    path: paths[0],
+  };
+}
+
+/** Why a path found in place was not published (see {@link noteUnpublished}). */
+export const UNPUBLISHED_REASON =
+  "the bytes this push found already in place (another writer's upload, not committed) were deleted before this push committed them: nothing of it was published; it stays dirty, and the next push writes it";
+
+/**
+ * Moves `paths` (bytes found in place, deleted before the commit: see
+ * `apply` in `index_io.ts`) out of the result's `uploaded` and `identical`
+ * into `skipped` (kept dirty); returns the warning to emit, if any.
+ */
+export function noteUnpublished(
+  result: PushResult,
+  paths: readonly string[],
+): { code: string; message: string; path: string } | undefined {
+  if (paths.length === 0) return undefined;
+  const them = new Set(paths);
+  for (const list of [result.uploaded, result.identical]) {
+    const kept = list.filter((p) => !them.has(p));
+    list.splice(0, list.length, ...kept);
+  }
+  for (const path of paths) {
+    result.skipped.push({ path, reason: UNPUBLISHED_REASON, keepDirty: true });
+  }
+  return {
+    code: "unpublished_before_commit",
+    message: `${listPaths(paths, 3)} ${
+      paths.length === 1 ? "was" : "were"
+    } not published: this push found the same bytes already in place (another writer's upload, not committed), and they were deleted before this push committed them (that writer's run was refused, say). The local ${
+      paths.length === 1 ? "copy stays" : "copies stay"
+    } dirty; run \`sluice push\` again to write ${paths.length === 1 ? "it" : "them"}.`,
     path: paths[0],
   };
 }

@@ -187,7 +187,10 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * is gone now is never set, whatever the store holds: a deletion was
  * committed since, and this change was not based on it. It goes to `foreign` as deleted (null), so its
  * writer keeps its change as a conflict and the deletion stands.
- * `tally.applied` counts the paths set or removed.
+ * `tally.applied` counts the paths set or removed. A path of `change.check`
+ * left out because the store no longer holds the version it names (the
+ * bytes this change found in place were deleted since, by their writer)
+ * goes to `unpublished`: nothing of it is published.
  */
 export async function apply(
   store: ObjectStore,
@@ -197,6 +200,7 @@ export async function apply(
   retried = false,
   foreign?: Map<string, HeldObject | null>,
   tally?: { applied: number },
+  unpublished?: Set<string>,
 ): Promise<boolean> {
   let all = true;
   const checked = new Set(change.check ?? []);
@@ -234,6 +238,7 @@ export async function apply(
     for (const p of change.remove) foreign.delete(p);
     for (const p in change.set) foreign.delete(p);
   }
+  if (unpublished?.size) { for (const p in change.set) unpublished.delete(p); }
   // What the store holds at each path to check, asked at once (`concurrency`
   // at a time); each path's decision depends on its own entry alone. Only
   // the paths to check are gathered: a commit of thousands of plain writes
@@ -288,6 +293,9 @@ export async function apply(
     if (theirs !== undefined && setHeads.get(p)?.version !== e.v) {
       all = false;
       if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
+      // Bytes this change found in place (another writer's object, not
+      // committed) that are gone by now: never published, left to its writer.
+      else if (checked.has(p) && !(retried && !Object.hasOwn(entries, p))) unpublished?.add(p);
       continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).

@@ -43,6 +43,7 @@ export async function updateV2(
   memo?: IndexMemo,
   retried = false,
   foreign?: Map<string, HeldObject | null>,
+  unpublished?: Set<string>,
 ): Promise<string> {
   let complete = true;
   // The change split by shard once: each shard applies only its own part
@@ -80,7 +81,17 @@ export async function updateV2(
       const found = Object.keys(entries).length > 0;
       // After a refused index write (`retried`: an earlier round's, of v1 or
       // v2, may have landed with its answer lost) as after a refused shard.
-      if (!await apply(store, c, entries, own, retried || attempt > 0, foreign)) complete = false;
+      const all = await apply(
+        store,
+        c,
+        entries,
+        own,
+        retried || attempt > 0,
+        foreign,
+        undefined,
+        unpublished,
+      );
+      if (!all) complete = false;
       if (Object.keys(entries).length === 0) {
         // An emptied shard is written empty, not deleted, and then dropped
         // from the meta: a crash in between leaves the meta listing a shard
@@ -157,7 +168,7 @@ export async function updateV2(
       memo?.noteShards(await shardsAfter(memo, m.version, v, read, wrote));
       memo?.noteMeta({ meta: next, version: v });
       if (attempt > 0 && memo) memo.contended = true;
-      onCommit?.(`v2:${m.version}`, complete, foreign ?? new Map());
+      onCommit?.(`v2:${m.version}`, complete, foreign ?? new Map(), unpublished ?? new Set());
       return `v2:${v}`;
     }
     // Refused on a meta read after every shard of this change landed: a peer
@@ -177,7 +188,7 @@ export async function updateV2(
         memo?.noteMeta(after);
         if (memo) memo.contended = true;
         // Published by that bump: told as a commit on an index not known.
-        onCommit?.(null, false, foreign ?? new Map());
+        onCommit?.(null, false, foreign ?? new Map(), unpublished ?? new Set());
         return COVERED;
       }
       reread = after ?? undefined;

@@ -182,12 +182,15 @@ export interface IndexChange {
  * to (null: there was none), whether every path of the change was applied
  * (false when a peer's write stood in the way of some), and the paths left
  * out because another writer replaced or deleted their write before the
- * commit, with what the store holds there (see `apply` in `index_io.ts`).
+ * commit, with what the store holds there, and the paths whose bytes found
+ * in place were gone by the commit, published by no one (see `apply` in
+ * `index_io.ts`).
  */
 export type OnCommit = (
   base: string | null,
   complete: boolean,
   foreign: ReadonlyMap<string, HeldObject | null>,
+  unpublished: ReadonlySet<string>,
 ) => void;
 
 /**
@@ -221,6 +224,7 @@ export async function updateIndex(
   let refusedBefore = false;
   // Paths another client overwrote before this commit (the last round's).
   const foreign = new Map<string, HeldObject | null>();
+  const unpublished = new Set<string>();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
     const m = attempt === 0 && hint ? hint : await readMeta(store, c);
@@ -237,6 +241,7 @@ export async function updateIndex(
           memo,
           refusedBefore,
           foreign,
+          unpublished,
         );
         await memo?.persist();
         return token;
@@ -269,11 +274,20 @@ export async function updateIndex(
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
     const entries = cur?.entries ?? {};
     const tally = { applied: 0 };
-    const complete = await apply(store, c, entries, change, refusedBefore, foreign, tally);
+    const complete = await apply(
+      store,
+      c,
+      entries,
+      change,
+      refusedBefore,
+      foreign,
+      tally,
+      unpublished,
+    );
     if (tally.applied === 0) {
       // Every path left out (another writer's since): nothing to write, and
       // old clients keep the index they hold.
-      onCommit?.(cur?.version ?? null, complete, foreign);
+      onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
       if (cur) memo?.remember(cur);
       return cur?.version ?? "";
     }
@@ -294,7 +308,7 @@ export async function updateIndex(
       refusedBefore = true;
       continue;
     }
-    onCommit?.(cur?.version ?? null, complete, foreign);
+    onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
     memo?.remember({ version: `v1:${v}`, entries });
     await memo?.persist();
     await writeCompanions(store, entries, change, c, now, await shards, v);
