@@ -27,7 +27,7 @@ import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
-import { WRITER_METADATA, writerId } from "./own_writes.ts";
+import { replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
 import { dropOwn, lostVersion, setAsideVersion, versionDir } from "./lost_version.ts";
 
 /** The gate's registered name. */
@@ -105,8 +105,20 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       push.signal,
     );
     if (!head) {
-      // It vanished between the refused create and this read (a refused run's
-      // upload being erased, say): nothing to compare with; try again later.
+      // It vanished between the refused create and this read (a refused
+      // run's upload being erased, say): the version is free again, so the
+      // create is made once more; refused again, it is left for a later push.
+      const info = await replaceOwn(ctx, null);
+      if (info) {
+        ctx.result = info;
+        ctx.outcome = "written";
+        push.note(
+          CREATE_ONLY_WRITER,
+          `${ctx.key}: the object met at the first create was gone when read back; created`,
+          ctx.entry,
+        );
+        return;
+      }
       throw new SluiceError(
         "push_failed",
         `${ctx.key} was reported present, then was gone when read back. Nothing was overwritten; the local copy stays dirty. Run the push again.`,

@@ -82,9 +82,18 @@ Deno.test("mutable classes keep their mode and get no tags", async () => {
   }
 });
 
-Deno.test("a create refused for an object that is gone when read back is a retryable push error", async () => {
+Deno.test("a create refused for an object gone when read back is made once more: the version is free again", async () => {
   const { store, ctx, next } = await unit();
   store.failNext("put", 1, () => new AlreadyExistsError(RAW));
+  await createOnlyWriter()(ctx, next);
+  assert.equal(ctx.outcome, "written");
+  assert.equal(ctx.result?.version, (await store.head(RAW))?.version);
+  assert.equal((await store.head(RAW))?.metadata?.[CONTENT_HASH_METADATA], ctx.hash);
+});
+
+Deno.test("refused again when made once more (another writer took the version meanwhile): a retryable push error", async () => {
+  const { store, ctx, next } = await unit();
+  store.failNext("put", 2, () => new AlreadyExistsError(RAW));
   const err = await createOnlyWriter()(ctx, next).catch((e) => e);
   assert.ok(err instanceof SluiceError, String(err));
   assert.equal(err.code, "push_failed");
