@@ -117,7 +117,12 @@ export function createOnlyWriter(): Middleware<WriteContext> {
           `${ctx.key}: the object met at the first create was gone when read back; created`,
           ctx.entry,
         );
-        return;
+        // A sibling lost the version meanwhile: this create goes too, as above.
+        const lost = lostVersion(push, dir);
+        if (!lost) return;
+        await lost.done;
+        await dropOwn(push, ctx.key, info.version);
+        throw new VersionConflictError([ctx.key], [], lost.own);
       }
       throw new SluiceError(
         "push_failed",

@@ -405,3 +405,51 @@ Deno.test("two writers of one data version: the writer that loses it deletes wha
   assert.equal(store.peekText(`${dir}/metadata.yaml`), "a meta");
   await assertIndexCurrent(store, { held: true });
 });
+
+Deno.test("a create made once more while a sibling loses the version leaves no object of this cache's behind", async () => {
+  const inner = new InMemoryStore();
+  const [raw, meta] = [RAW, META];
+  let rawPuts = 0;
+  let atSecond!: () => void;
+  const reachedSecond = new Promise<void>((r) => atSecond = r);
+  let releaseSecond!: () => void;
+  const second = new Promise<void>((r) => releaseSecond = r);
+  const store = new Proxy(inner, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "put") return value.bind(target);
+      return async (key: string, ...rest: unknown[]) => {
+        if (key === raw && ++rawPuts === 1) throw new AlreadyExistsError(raw); // gone when read back
+        if (key === raw && rawPuts === 2) {
+          atSecond();
+          await second;
+        }
+        return await value.call(target, key, ...rest);
+      };
+    },
+  }) as InMemoryStore;
+  const m = await mockPushContext({ store });
+  for (const [path, text] of [[raw, "raw"], [meta, "meta"]]) {
+    await m.cache.write(path, new TextEncoder().encode(text));
+    await m.state.markDirty(path);
+  }
+  // Another writer's version 2, published first with other bytes.
+  inner.seed(meta, "their meta", { [CONTENT_HASH_METADATA]: "0".repeat(64) });
+  const ctxOf = (path: string, text: string) =>
+    mockWriteContext(m.ctx, path, text, { entry: planEntry(path, { class: "data-version" }) });
+  const rawCtx = ctxOf(raw, "raw");
+  const metaCtx = ctxOf(meta, "meta");
+  const rawDone = createOnlyWriter()(rawCtx, spyNext(() => terminalWrite(rawCtx))).then(
+    () => undefined,
+    (e) => e,
+  );
+  await reachedSecond;
+  const metaErr = await createOnlyWriter()(metaCtx, spyNext(() => terminalWrite(metaCtx))).catch(
+    (e) => e,
+  );
+  assert.ok(metaErr instanceof VersionConflictError, String(metaErr));
+  releaseSecond();
+  assert.ok((await rawDone) instanceof VersionConflictError);
+  assert.equal(inner.peek(raw), undefined, "its create of a version it gave up is deleted again");
+});

@@ -294,8 +294,10 @@ export async function apply(
       all = false;
       if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
       // Bytes this change found in place (another writer's object, not
-      // committed) that are gone by now: never published, left to its writer.
-      else if (checked.has(p) && !(retried && !Object.hasOwn(entries, p))) unpublished?.add(p);
+      // committed) that are gone by now: never published, left to its writer
+      // (also after a refused round: a refusal by contention, the common one,
+      // tells nothing of this path).
+      else if (checked.has(p)) unpublished?.add(p);
       continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).
