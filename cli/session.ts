@@ -235,7 +235,42 @@ async function chooseStore(
       `The cache ${cache.dir} mirrors ${recorded.identity}, not ${id}: its sync records belong to the other store: a sync with ${id} would take them for its own and skip files ${id} lacks. Nothing was changed. Use another --cache directory for ${id}, or drop --store (and ${STORE_ENV}) to use ${recorded.identity}.`,
     );
   }
+  // The same bucket and prefix on another server (a mistyped port, another
+  // MinIO) is another datastore: its records would be taken for this one's.
+  if (recorded?.format === 1 && typeof recorded.url === "string") {
+    const was = endpointOf(recorded.url, io.cwd);
+    const now = endpointOf(given, io.cwd);
+    if (was !== null && now !== null && was !== now) {
+      throw new SluiceError(
+        "invalid_config",
+        `The cache ${cache.dir} mirrors ${id} at ${was || "the service's own endpoint"}, not at ${
+          now || "the service's own endpoint"
+        }: the same bucket on another server is another datastore, and its sync records belong to the first one (a sync with the other would take them for its own, push there what belongs here, and take files missing there for deletions). Nothing was changed. Check the endpoint (a mistyped host or port?); drop --store (and ${STORE_ENV}) to use ${recorded.url}; or use another --cache directory for the other server.`,
+      );
+    }
+  }
   return { spec, url: given, record: recorded?.url !== given };
+}
+
+/**
+ * The endpoint a store URL reaches, normalised (origin and path, without a
+ * trailing slash); "" for the service's own endpoint (none given, or a
+ * file:// store); null when the URL does not parse.
+ */
+function endpointOf(url: string, cwd: string | undefined): string | null {
+  let spec: StoreSpec;
+  try {
+    spec = parseStoreUrl(url, { cwd });
+  } catch {
+    return null;
+  }
+  if (spec.kind === "file" || !spec.endpoint) return "";
+  try {
+    const u = new URL(spec.endpoint);
+    return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return spec.endpoint;
+  }
 }
 
 /** What a path is: a directory, something else, or nothing. */

@@ -160,3 +160,40 @@ Deno.test("noticingStore: a call that succeeds marks the store reached; one that
   await assert.rejects(missing.get());
   assert.equal(reached, 2, "not found is an answer: the bucket is there");
 });
+
+Deno.test("the same bucket on another endpoint (a mistyped port) is refused before any request", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const recorded = "s3://team-data/conf?endpoint=http://127.0.0.1:19601";
+  await new LocalCache(a).writeState(CLI_STORE_STATE, {
+    format: 1,
+    url: recorded,
+    identity: "s3://team-data/conf",
+  });
+  const keys = { AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "secret" };
+  const other = "s3://team-data/conf?endpoint=http://127.0.0.1:19603";
+  for (const cmd of ["pull", "push", "status"]) {
+    const r = await sluice([cmd, "--cache", a, "--store", other], { env: keys });
+    assert.equal(r.code, 78, r.err);
+    assert.match(
+      r.err,
+      /mirrors s3:\/\/team-data\/conf at http:\/\/127\.0\.0\.1:19601, not at http:\/\/127\.0\.0\.1:19603/,
+    );
+    assert.match(r.err, /Nothing was changed/);
+  }
+  // The same endpoint written otherwise (a trailing slash) is the same store.
+  const same = await sluice([
+    "status",
+    "--cache",
+    a,
+    "--store",
+    "s3://team-data/conf?endpoint=http://127.0.0.1:19601/&retries=0&timeout=500",
+  ], { env: keys });
+  assert.doesNotMatch(same.err, /mirrors/);
+  assert.deepEqual(
+    (await new LocalCache(a).readState<{ url: string }>(CLI_STORE_STATE))?.url,
+    recorded,
+    "the record is untouched",
+  );
+  await w.cleanup();
+});
