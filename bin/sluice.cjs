@@ -30,8 +30,15 @@ if (!fs.existsSync(deno)) {
 }
 
 const child = spawn(deno, ["run", "-A", main, ...process.argv.slice(2)], { stdio: "inherit" });
-// Ctrl-C reaches the child through the terminal; keep this process alive until the child exits.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
+// Ctrl-C reaches the child through the terminal (the whole process group):
+// this process only stays alive until the child exits. A SIGTERM or SIGHUP
+// sent to this process alone is passed on, so the child stops as it would.
+const handlers = {
+  SIGINT: () => {},
+  SIGTERM: () => child.kill("SIGTERM"),
+  SIGHUP: () => child.kill("SIGHUP"),
+};
+for (const [signal, handler] of Object.entries(handlers)) process.on(signal, handler);
 child.on("error", (e) => {
   process.stderr.write(
     `error[internal]: could not start ${deno} (${e.message}). Nothing was run.\n`,
@@ -39,6 +46,10 @@ child.on("error", (e) => {
   process.exit(70);
 });
 child.on("exit", (code, signal) => {
-  if (signal) process.kill(process.pid, signal);
-  else process.exit(code ?? 1);
+  if (!signal) process.exit(code ?? 1);
+  // Ended by a signal: end the same way (never 0), this process's own handler removed first.
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  const numbers = require("node:os").constants.signals;
+  process.exit(128 + (numbers[signal] ?? 1));
 });

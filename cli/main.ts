@@ -16,9 +16,11 @@ const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
 if (import.meta.main) {
   const abort = new AbortController();
-  // The first Ctrl-C cancels the command cleanly; a second one exits at once.
+  // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command cleanly, which
+  // then ends with \`aborted\` (130), never 0; a second one exits at once.
   const onInterrupt = () => abort.signal.aborted ? Deno.exit(130) : abort.abort();
-  Deno.addSignalListener("SIGINT", onInterrupt);
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const s of signals) Deno.addSignalListener(s, onInterrupt);
   let env: Record<string, string> = {};
   try {
     env = Deno.env.toObject();
@@ -35,6 +37,6 @@ if (import.meta.main) {
     columns: Deno.stdout.isTerminal() ? Deno.consoleSize().columns : undefined,
     signal: abort.signal,
   });
-  Deno.removeSignalListener("SIGINT", onInterrupt);
+  for (const s of signals) Deno.removeSignalListener(s, onInterrupt);
   Deno.exit(code);
 }
