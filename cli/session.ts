@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { createSluice } from "../sluice.ts";
-import { LocalCache } from "../sync/transfer/cache.ts";
+import { LocalCache, STATE_DIR } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
@@ -324,6 +324,15 @@ export async function checkCacheDir(
       `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
     );
   }
+  const outer = await enclosingCache(dir);
+  if (outer) {
+    throw new SluiceError(
+      "invalid_config",
+      `--cache names ${dir}, which lies inside the cache ${outer}: a cache there would publish its files at other paths than the outer cache does, and each would take the other's files for its own. Nothing was changed. Pass --cache ${outer} (and name the paths under it, e.g. \`sluice push ${
+        dir.slice(outer.length + 1)
+      }\`), or choose a directory outside it.`,
+    );
+  }
   if (kind === "missing" && !init) {
     throw new SluiceError(
       "cache_not_found",
@@ -334,6 +343,25 @@ export async function checkCacheDir(
       }.`,
     );
   }
+}
+
+/**
+ * The nearest directory above `dir` that is a cache of the command line (it
+ * holds its record of a store), unless `dir` is one itself; null when none.
+ */
+async function enclosingCache(dir: string): Promise<string | null> {
+  const isCache = async (d: string) => {
+    try {
+      return (await Deno.lstat(`${d}/${STATE_DIR}/${CLI_STORE_STATE}`)).isFile;
+    } catch {
+      return false;
+    }
+  };
+  if (await isCache(dir)) return null;
+  for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
+    if (await isCache(d)) return d;
+  }
+  return null;
 }
 
 /**

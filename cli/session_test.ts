@@ -197,3 +197,16 @@ Deno.test("the same bucket on another endpoint (a mistyped port) is refused befo
   );
   await w.cleanup();
 });
+
+Deno.test("a directory inside a cache is refused as a cache of its own", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const inner = await sluice(["push", "--cache", `${a}/notes`, "--store", w.url]);
+  assert.equal(inner.code, 78, inner.err);
+  assert.match(inner.err, /lies inside the cache .*\/a: /);
+  assert.match(inner.err, /`sluice push notes`/);
+  assert.equal(await exists(`${w.root}/todo.txt`), false, "nothing published at the wrong path");
+  await w.cleanup();
+});

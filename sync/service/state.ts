@@ -347,7 +347,7 @@ export class SyncState implements StateAccess {
         isWriteRefused(e) ? "cache_unwritable" : "internal",
         `Could not write the sync state file ${file} (${
           e instanceof Error ? e.message : String(e)
-        }). No file in the cache was lost, but this cache's record of what is dirty or synced may be out of date. Make ${file} a writable regular file again (move a directory or a damaged file out of the way), then mark everything dirty (markDirty with no path) and push: the walk uploads only files that changed.`,
+        }). No file in the cache was lost, and what the command had already published or fetched stays so (a push's files may be on the datastore already), but this cache's record of what is dirty or synced may be out of date. Make ${file} a writable regular file again (move a directory or a damaged file out of the way), then push the whole cache (\`sluice push\`, or markDirty() with no path and a push): the walk uploads only files that differ from the datastore's.`,
         { cause: e },
       );
     }
