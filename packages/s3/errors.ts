@@ -251,7 +251,13 @@ export function describeS3Error(err: unknown, secrets: readonly string[] = []): 
   if (code && code !== net) parts.push(code);
   else if (net) parts.push(net);
   let head = parts.join(" ");
-  const message = textField(e.message) ?? textField(e.Message);
+  // The SDK's advice to its own callers (a hidden field to inspect) says nothing to a user.
+  const message = (textField(e.message) ?? textField(e.Message))
+    ?.replace(
+      /\s*Deserialization error: to see the raw response, inspect the hidden field \{error\}\.\$response on this object\.?/,
+      "",
+    )
+    .trim();
   if (message && message !== "UnknownError" && message !== code) {
     head += `${head ? ": " : ""}${preview(message, 160)}`;
   }

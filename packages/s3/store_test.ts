@@ -176,6 +176,17 @@ Deno.test("errors: details carry the request id and a body preview, never secret
     assert.ok(!detail.includes(bad), `${bad} leaked into: ${detail}`);
   }
 
+  // The SDK's note to its own callers about a body it could not parse is left out.
+  const unparsed = sdkError(
+    404,
+    undefined,
+    {},
+    "@aws-sdk XML parse error: unexpected content. Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.",
+  );
+  const d1 = describeS3Error(unparsed);
+  assert.match(d1, /^HTTP 404: @aws-sdk XML parse error: unexpected content\. \(request id REQ-123/);
+  assert.doesNotMatch(d1, /hidden field/);
+
   const html = sdkError(500, undefined, { body: "<html>oops: topsecretkey</html>" });
   const d2 = describeS3Error(html, ["topsecretkey"]);
   assert.match(d2, /body "<html>oops: ‹redacted›<\/html>"/);
