@@ -19,8 +19,8 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 /**
  * Recomputes a `latest` marker from the version directories left in the
- * cache, unless it names one of them already (it is then left as it is). No
- * version left: the marker is removed, cleaned and forgotten (the
+ * cache, unless it names one of them already (it is then left as it is), or
+ * there is none (none is made up). No version left: the marker is removed, cleaned and forgotten (the
  * next pull brings the datastore's). The highest version still unpushed:
  * the marker names it and stays dirty. Otherwise it names the highest
  * version, is clean, and is forgotten unless it matches the synced copy, so
@@ -47,6 +47,9 @@ export async function recomputeLatest(
   if (text !== null && /^\d+$/.test(text) && versions.has(Number(text))) {
     return { path: marker, version: Number(text), dirty };
   }
+  // No marker here (the refused run wrote none): none is made up; the next
+  // pull brings the datastore's, if it has one.
+  if (text === null) return { path: marker, version: null, dirty };
   // A local change of the marker that the recomputation replaces (reported).
   const was = dirty && text !== null ? { was: text } : {};
   const synced = state.synced(marker);

@@ -74,3 +74,12 @@ Deno.test("deleteUploads keeps an upload the remote index names: a peer committe
   });
   assert.equal(store.peekText("data/t/m/d/2/raw"), "same");
 });
+
+Deno.test("recomputeLatest makes up no marker where there was none (the refused run wrote none)", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/4/raw`, "four");
+  const out = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(out, { path: `${D}/latest`, version: null, dirty: false });
+  assert.equal(await f.cache.read(`${D}/latest`), null);
+  assert.deepEqual(f.state.dirtyPaths(), []);
+});

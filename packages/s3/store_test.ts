@@ -184,7 +184,10 @@ Deno.test("errors: details carry the request id and a body preview, never secret
     "@aws-sdk XML parse error: unexpected content. Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.",
   );
   const d1 = describeS3Error(unparsed);
-  assert.match(d1, /^HTTP 404: @aws-sdk XML parse error: unexpected content\. \(request id REQ-123/);
+  assert.match(
+    d1,
+    /^HTTP 404: @aws-sdk XML parse error: unexpected content\. \(request id REQ-123/,
+  );
   assert.doesNotMatch(d1, /hidden field/);
 
   const html = sdkError(500, undefined, { body: "<html>oops: topsecretkey</html>" });
