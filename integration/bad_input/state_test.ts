@@ -159,7 +159,7 @@ Deno.test("state: an unreadable state file warns on open; writing it fails with 
   assert.deepEqual(w.codes(), ["state_unreadable"]);
   assert.match(w.list[0].message, /dirty set unreadable .*walking everything/);
   const state = /Could not write the sync state file .*\.sluice\/dirty\.log/;
-  const todo = /mark everything dirty .* and push/;
+  const todo = /then push the whole cache .*markDirty\(\) with no path and a push/;
   await refused(a2.markDirty({ relPath: "o.txt" }), "internal", state, todo);
   // The walk records what it is about to write before writing it: it stops there, having written nothing.
   await refused(a2.pushChanged(), "internal", state, todo);
