@@ -117,7 +117,9 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           // Most often a mistyped model: never a success that did nothing.
           throw new SluiceError(
             "not_found",
-            `No lock at ${r.key}; nothing was released. Check the model (\`sluice lock list\` lists the locks held now).`,
+            `No lock at ${r.key}; nothing was released. ${
+              m ? "Check the model" : "The datastore's global lock is not held"
+            } (\`sluice lock list\` lists the locks held now).`,
           );
         } else if (r.released) {
           out.result("lock release", { ...endpointFields(s.spec, s.store), ...r });
