@@ -81,6 +81,14 @@ export async function startMinio(options: StartMinioOptions = {}): Promise<Minio
       });
       // Ready for S3 requests, not only alive.
       await waitForHttp(`${endpoint}/minio/health/ready`, { process, timeoutMs: 30_000 });
+      // And its object layer up: on a loaded machine an S3 request can still
+      // meet XMinioServerNotInitialized (503) after that; an unsigned one is
+      // refused (403) once it is up.
+      await waitForHttp(`${endpoint}/`, {
+        process,
+        timeoutMs: 30_000,
+        ready: (status) => status < 500,
+      });
     },
   });
   return s3TestServer(started, { accessKey, secretKey, region });
