@@ -275,6 +275,20 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     }
     return true;
   };
+  /**
+   * Whether the copy here changed since the last sync, with its hash when
+   * it did (null: none readable); null when it may not be read (left out).
+   */
+  const probeHere = async (path: string) => {
+    try {
+      const changed = await changedLocally(path);
+      const local = changed ? await cache.hashFile(path).catch(unlessUnreadable) : null;
+      return { changed, local };
+    } catch (err) {
+      if (leftUnreadable(path, err)) return null;
+      throw err;
+    }
+  };
   const todo: [string, IndexEntry][] = [];
   // Never-synced paths holding this cache's own uncommitted write (see below).
   const ownKept: string[] = [];
@@ -293,16 +307,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     // Written by another client of the layout (no object version recorded):
     // unchanged while the content hash (or, without one, the size) is.
     if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
-    let changed: boolean;
-    let local: Awaited<ReturnType<typeof localCopy>> = null;
-    try {
-      changed = await changedLocally(path);
-      local = changed ? await cache.hashFile(path).catch(unlessUnreadable) : null;
-    } catch (err) {
-      if (leftUnreadable(path, err)) continue;
-      throw err;
-    }
-    if (changed) {
+    const here = await probeHere(path);
+    if (!here) continue;
+    let { local } = here;
+    if (here.changed) {
       if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         agreed.push(path);
@@ -456,16 +464,10 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     for (const path of state.syncedPaths()) {
       // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
       if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
-      let changed: boolean;
-      let local: Awaited<ReturnType<typeof localCopy>> = null;
-      try {
-        changed = await changedLocally(path);
-        local = changed ? await cache.hashFile(path).catch(unlessUnreadable) : null;
-      } catch (err) {
-        if (leftUnreadable(path, err)) continue;
-        throw err;
-      }
-      if (changed) {
+      const here = await probeHere(path);
+      if (!here) continue;
+      const { local } = here;
+      if (here.changed) {
         if (!local && !cache.exists(path)) {
           // Deleted on both sides: they agree.
           state.setSynced(path, undefined);

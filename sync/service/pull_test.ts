@@ -224,7 +224,8 @@ Deno.test("pullLeftBehind names the uncommitted and dropped paths with a reason"
   );
 });
 
-Deno.test("a path this process may not read is neither taken for a deletion nor fetched over: left out, said, and looked at again", async () => {
+/** b synced `locked/notes.txt`, then a pushed a new version of it. */
+async function changedThere() {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
@@ -233,6 +234,11 @@ Deno.test("a path this process may not read is neither taken for a deletion nor 
   await b.pullChanged();
   await put(a, "locked/notes.txt", "2");
   await a.pushChanged();
+  return { store, a, b };
+}
+
+Deno.test("a path this process may not read is neither taken for a deletion nor fetched over: left out, said, and looked at again", async () => {
+  const { b } = await changedThere();
   // b's copy sits under a directory b may not read (as chmod 000 makes it).
   const stat = b.cache.stat.bind(b.cache);
   b.cache.stat = (p: string) =>
@@ -254,14 +260,7 @@ Deno.test("a path this process may not read is neither taken for a deletion nor 
 });
 
 Deno.test("a file whose lstat works but whose read is refused (chmod 000 on the file) is left out too, not a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, "locked/notes.txt", "1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, "locked/notes.txt", "2");
-  await a.pushChanged();
+  const { b } = await changedThere();
   const hashFile = b.cache.hashFile.bind(b.cache);
   b.cache.hashFile = (p: string) =>
     p === "locked/notes.txt" ? Promise.reject(new UnreadablePathError(p)) : hashFile(p);
