@@ -9,13 +9,14 @@
  * records it in the cache's internal state when it ends
  * ({@link Session.recordStore}), later commands default to it, and a
  * command naming another datastore for the same cache is refused
- * (its synced manifest would make a push skip files the other store lacks).
+ * (its synced manifest would make a push skip files the other store lacks;
+ * the checks are in `session_checks.ts`).
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createSluice } from "../sluice.ts";
-import { LocalCache, STATE_DIR } from "../sync/transfer/cache.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
@@ -24,24 +25,33 @@ import {
   ConfigError,
   NotFoundError,
   PreconditionFailedError,
-  SluiceError,
 } from "../sync/errors.ts";
 import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
 import type { DistributedLock, Identity, LockBackend, ObjectStore } from "../sync/ports.ts";
 import { globalLockKey } from "../sync/locks/model_locks.ts";
 import type { SyncService } from "../sync/service/service.ts";
-import { type CliIo, type Output, shellWord } from "./output.ts";
-import { openStore, parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
+import type { CliIo, Output } from "./output.ts";
+import { openStore, storeIdentity, type StoreSpec } from "./store_url.ts";
 import { STORE_DEFAULTS, type StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
 /** Default cache directory, relative to the working directory. */
 export const DEFAULT_CACHE_DIR = "./.sluice-cache";
 
-/** Environment variable naming the default store URL. */
-export const STORE_ENV = "SLUICE_STORE";
-
-/** State file (in the cache's `.sluice/`) recording the store the cache mirrors. */
-export const CLI_STORE_STATE = "cli-store.json";
+export {
+  againWithInit,
+  checkCacheDir,
+  checkFileStore,
+  CLI_STORE_STATE,
+  STORE_ENV,
+} from "./session_checks.ts";
+import {
+  againWithInit,
+  checkCacheDir,
+  checkFileStore,
+  chooseStore,
+  CLI_STORE_STATE,
+  type StoreRecord,
+} from "./session_checks.ts";
 
 /** Options every store-using command accepts. */
 export interface CommonOptions {
@@ -106,12 +116,6 @@ export function lockBackendOf(s: Session): LockBackend {
 /** A new (not acquired) lock on the datastore's global lock key of the session's namespace. */
 export function globalLockOf(s: Session): DistributedLock {
   return lockBackendOf(s).createLock(globalLockKey(s.namespace), s.identity);
-}
-
-interface StoreRecord {
-  format: 1;
-  url: string;
-  identity: string;
 }
 
 const SETTINGS: readonly ConditionalWritesSetting[] = ["auto", "required", "off"];
@@ -201,200 +205,6 @@ export function resolveCacheDir(options: Pick<CommonOptions, "cache">, io: CliIo
   const dir = options.cache ?? DEFAULT_CACHE_DIR;
   if (dir.trim() === "") throw new ConfigError("--cache", "a directory");
   return resolve(io.cwd ?? Deno.cwd(), dir);
-}
-
-/**
- * The store URL to use: `--store`, else `SLUICE_STORE`, else the store the
- * cache recorded; refuses a store other than the recorded one.
- */
-async function chooseStore(
-  options: CommonOptions,
-  io: CliIo,
-  cache: LocalCache,
-): Promise<{ spec: StoreSpec; url: string; record: boolean }> {
-  const recorded = await cache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null);
-  const given = options.store ?? io.env?.[STORE_ENV];
-  if (given === undefined) {
-    if (recorded?.format === 1 && typeof recorded.url === "string") {
-      return {
-        spec: parseStoreUrl(recorded.url, { cwd: io.cwd }),
-        url: recorded.url,
-        record: false,
-      };
-    }
-    throw new ConfigError(
-      "--store",
-      `a store URL: pass --store (e.g. --store file:///srv/datastore or --store s3://bucket/prefix), or set ${STORE_ENV}; the cache ${cache.dir} has no recorded store yet`,
-    );
-  }
-  const spec = parseStoreUrl(given, { cwd: io.cwd });
-  const id = storeIdentity(spec);
-  if (recorded?.format === 1 && recorded.identity !== id) {
-    throw new SluiceError(
-      "invalid_config",
-      `The cache ${cache.dir} mirrors ${recorded.identity}, not ${id}: its sync records belong to the other store: a sync with ${id} would take them for its own and skip files ${id} lacks. Nothing was changed. Use another --cache directory for ${id}, or drop --store (and ${STORE_ENV}) to use ${recorded.identity}.`,
-    );
-  }
-  // The same bucket and prefix on another server (a mistyped port, another
-  // MinIO) is another datastore: its records would be taken for this one's.
-  if (recorded?.format === 1 && typeof recorded.url === "string") {
-    const was = endpointOf(recorded.url, io.cwd);
-    const now = endpointOf(given, io.cwd);
-    if (was !== null && now !== null && was !== now) {
-      throw new SluiceError(
-        "invalid_config",
-        `The cache ${cache.dir} mirrors ${id} at ${was || "the service's own endpoint"}, not at ${
-          now || "the service's own endpoint"
-        }: the same bucket on another server is another datastore, and its sync records belong to the first one (a sync with the other would take them for its own, push there what belongs here, and take files missing there for deletions). Nothing was changed. Check the endpoint (a mistyped host or port?); drop --store (and ${STORE_ENV}) to use ${recorded.url}; or use another --cache directory for the other server.`,
-      );
-    }
-  }
-  return { spec, url: given, record: recorded?.url !== given };
-}
-
-/**
- * The endpoint a store URL reaches, normalised (origin and path, without a
- * trailing slash); "" for the service's own endpoint (none given, or a
- * file:// store); null when the URL does not parse.
- */
-function endpointOf(url: string, cwd: string | undefined): string | null {
-  let spec: StoreSpec;
-  try {
-    spec = parseStoreUrl(url, { cwd });
-  } catch {
-    return null;
-  }
-  if (spec.kind === "file" || !spec.endpoint) return "";
-  try {
-    const u = new URL(spec.endpoint);
-    return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
-  } catch {
-    return spec.endpoint;
-  }
-}
-
-/** What a path is: a directory, something else, or nothing. */
-async function pathKind(path: string, flag: string): Promise<"dir" | "other" | "missing"> {
-  try {
-    return (await Deno.stat(path)).isDirectory ? "dir" : "other";
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return "missing";
-    throw new SluiceError(
-      "invalid_config",
-      `${flag} names ${path}, which cannot be used as a directory (${
-        e instanceof Error ? e.message : String(e)
-      }). Nothing was changed. Pass ${flag} a directory.`,
-      { cause: e },
-    );
-  }
-}
-
-/**
- * What to run to create what was missing: the command line as the user ran
- * it, with `--init` added, quoted for a shell (without the arguments, as a
- * library caller gives none: `command`, then `fallback`). Undefined for a
- * command other than a push or a pull: only those start a cache or a store
- * (elsewhere `--init` would make an empty one and fail).
- */
-export function againWithInit(
-  io: Pick<CliIo, "argv">,
-  command: string,
-  fallback: readonly string[],
-): string | undefined {
-  if (command !== "push" && command !== "pull") return undefined;
-  const args = io.argv ? [...io.argv] : [...command.split(" "), ...fallback];
-  if (!args.includes("--init")) args.push("--init");
-  return `sluice ${args.map(shellWord).join(" ")}`;
-}
-
-/**
- * Refuses a cache directory that does not exist (it has never been synced:
- * most likely a mistyped `--cache`) unless `--init` asks for a new one, and
- * a cache path that is not a directory.
- */
-export async function checkCacheDir(
-  dir: string,
-  init: boolean,
-  again: string | undefined,
-): Promise<void> {
-  const kind = await pathKind(dir, "--cache");
-  if (kind === "other") {
-    throw new SluiceError(
-      "invalid_config",
-      `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
-    );
-  }
-  const outer = await enclosingCache(dir);
-  if (outer) {
-    throw new SluiceError(
-      "invalid_config",
-      `--cache names ${dir}, which lies inside the cache ${outer}: a cache there would publish its files at other paths than the outer cache does, and each would take the other's files for its own. Nothing was changed. Pass --cache ${outer} (and name the paths under it, e.g. \`sluice push ${
-        dir.slice(outer.length + 1)
-      }\`), or choose a directory outside it.`,
-    );
-  }
-  if (kind === "missing" && !init) {
-    throw new SluiceError(
-      "cache_not_found",
-      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; ${
-        again
-          ? `to start a new cache there, run the command again with --init: \`${again}\``
-          : "a new cache is started by its first `sluice pull --init` or `sluice push --init`"
-      }.`,
-    );
-  }
-}
-
-/**
- * The nearest directory above `dir` that is a cache of the command line (it
- * holds its record of a store), unless `dir` is one itself; null when none.
- */
-async function enclosingCache(dir: string): Promise<string | null> {
-  const isCache = async (d: string) => {
-    try {
-      return (await Deno.lstat(`${d}/${STATE_DIR}/${CLI_STORE_STATE}`)).isFile;
-    } catch {
-      return false;
-    }
-  };
-  if (await isCache(dir)) return null;
-  for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
-    if (await isCache(d)) return d;
-  }
-  return null;
-}
-
-/**
- * Refuses a `file://` store whose directory does not exist (nothing was ever
- * pushed there: most likely a mistyped `--store`) unless `--init` asks for a
- * new one, which is then created; and a store path that is not a directory.
- */
-export async function checkFileStore(
-  spec: StoreSpec,
-  init: boolean,
-  again: string | undefined,
-): Promise<void> {
-  if (spec.kind !== "file") return;
-  const url = storeIdentity(spec);
-  const kind = await pathKind(spec.root, "--store");
-  if (kind === "other") {
-    throw new SluiceError(
-      "invalid_config",
-      `The store ${url} names ${spec.root}, which is a file, not a directory. Nothing was changed. Pass --store the datastore's directory, as file:///abs/dir.`,
-    );
-  }
-  if (kind === "dir") return;
-  if (!init) {
-    throw new SluiceError(
-      "store_not_found",
-      `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; ${
-        again
-          ? `to start a new datastore there, run the command again with --init: \`${again}\``
-          : "a new datastore is started by the first `sluice push --init` to it"
-      }.`,
-    );
-  }
-  await Deno.mkdir(spec.root, { recursive: true });
 }
 
 /**
