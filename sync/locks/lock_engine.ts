@@ -1,7 +1,8 @@
 /**
  * The lock engine: a {@link DistributedLock} over any {@link ObjectStore}. The
  * S3, GCS, local-directory and in-memory locks are all this engine over their
- * store.
+ * store. Its timings (defaults, checks, options over a config's) are in
+ * `lock_timings.ts`.
  *
  * Protocol. `acquire` writes the body `{holder, hostname, pid, acquiredAt,
  * ttlMs, nonce}` with a create-only put. When the key exists it reads the
@@ -30,12 +31,12 @@
 import {
   AbortedError,
   AlreadyExistsError,
-  ConfigError,
   NotFoundError,
   PreconditionFailedError,
   preview,
 } from "../errors.ts";
 import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
+import { lockOptionsOver, lockTimings, TIMESTAMP_SLACK_MS } from "./lock_timings.ts";
 import { decodeLockInfo, describeHolder, encodeLockInfo, parseLockBody } from "./lock_body.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { systemClock } from "../clock.ts";
@@ -55,15 +56,7 @@ import {
   type TimerHandle,
 } from "../ports.ts";
 
-/**
- * Slack added to the stale check: S3 reports last-modified times rounded down
- * to the second, so a lock renewed a moment ago can read as almost a second
- * old. A lock is stale only once its TTL plus this slack has passed.
- */
-export const TIMESTAMP_SLACK_MS = 1_000;
-
-/** Defaults of {@link LockOptions} (heartbeat: a third of the TTL). */
-export const LOCK_DEFAULTS = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 500 } as const;
+export { LOCK_DEFAULTS, lockOptionsOver, lockTimings, TIMESTAMP_SLACK_MS } from "./lock_timings.ts";
 
 /** Injected collaborators of a {@link StoreLock}. */
 export interface StoreLockOptions extends LockOptions {
@@ -95,14 +88,6 @@ export interface StoreLockBackend extends LockBackend {
 const conditionFailed = (e: unknown) =>
   e instanceof PreconditionFailedError || e instanceof NotFoundError;
 const detail = (e: unknown) => preview(e instanceof Error ? e.message : String(e), 160);
-
-function positive(field: string, v: number | undefined, fallback: number, min = 1): number {
-  const n = v ?? fallback;
-  if (!Number.isFinite(n) || n < min) {
-    throw new ConfigError(`lock.${field}`, `a number of milliseconds >= ${min}, got ${v}`);
-  }
-  return n;
-}
 
 /**
  * A lock held by writing an object to a store, kept alive by a heartbeat.
@@ -155,18 +140,12 @@ export class StoreLock implements DistributedLock {
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.events = options.events ?? createEmitter();
-    this.ttlMs = positive("ttlMs", options.ttlMs, LOCK_DEFAULTS.ttlMs);
-    const beat = positive(
-      "heartbeatMs",
-      options.heartbeatMs,
-      Math.max(1, Math.floor(this.ttlMs / 3)),
-    );
-    if (beat >= this.ttlMs) {
-      throw new ConfigError("lock.heartbeatMs", `less than ttlMs (${this.ttlMs}), got ${beat}`);
-    }
-    this.heartbeatMs = beat;
-    this.maxWaitMs = positive("maxWaitMs", options.maxWaitMs, LOCK_DEFAULTS.maxWaitMs, 0);
-    this.retryDelayMs = positive("retryDelayMs", options.retryDelayMs, LOCK_DEFAULTS.retryDelayMs);
+    ({
+      ttlMs: this.ttlMs,
+      heartbeatMs: this.heartbeatMs,
+      maxWaitMs: this.maxWaitMs,
+      retryDelayMs: this.retryDelayMs,
+    } = lockTimings(options));
   }
 
   /** This acquisition's nonce, from `acquire` until `release` (also after a loss). */
@@ -456,30 +435,6 @@ export class StoreLock implements DistributedLock {
   #warn(code: string, message: string): void {
     this.events.emit("warning", { code, message, path: this.key });
   }
-}
-
-/**
- * A lock's options over defaults (a datastore config's timings): what the
- * caller gives (not `undefined`) wins; a default `heartbeatMs` is left out
- * when the caller sets a TTL it would not fit in (a heartbeat as slow as
- * the TTL lets a live lock go stale), so one is derived from that TTL.
- *
- * @example
- * ```ts
- * import { lockOptionsOver } from "./lock_engine.ts";
- * console.log(lockOptionsOver({ heartbeatMs: 10_000 }, { ttlMs: 5_000 })); // { ttlMs: 5000 }
- * ```
- */
-export function lockOptionsOver(defaults: LockOptions, given: LockOptions): LockOptions {
-  const out: Record<string, unknown> = { ...defaults };
-  for (const [k, v] of Object.entries(given)) if (v !== undefined) out[k] = v;
-  if (
-    given.ttlMs !== undefined && given.heartbeatMs === undefined &&
-    defaults.heartbeatMs !== undefined && defaults.heartbeatMs >= given.ttlMs
-  ) {
-    delete out.heartbeatMs;
-  }
-  return out as LockOptions;
 }
 
 /**
