@@ -2,11 +2,13 @@
  * The pull: fetches what changed remotely (by version), verifies each
  * download against the index hash, writes atomically, never overwrites a
  * locally dirty file, and refuses unsafe remote keys before writing anything.
+ * Its look at the copies here is in `pull_local.ts`, its fetches in
+ * `pull_fetch.ts`, its result in `pull_result.ts`.
  *
  * @module
  */
 import pMap from "p-map";
-import { NotFoundError, UnreadablePathError, UnsafePathError } from "../errors.ts";
+import { NotFoundError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
@@ -26,50 +28,13 @@ import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
 import { type SyncState, UNCHECKED } from "./state.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
-import type { LeftBehind } from "../left_behind.ts";
-import { DROPPED_REASON, heldAsSynced, keepDropped } from "./dropped_entries.ts";
+import { heldAsSynced, keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
+import { localSide } from "./pull_local.ts";
+import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
+
+export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 import { removeDangling } from "./dangling_entries.ts";
-
-/** Files skipped as uncommitted that get a warning each (the rest get one together). */
-const UNCOMMITTED_WARNINGS = 10;
-
-/** What a pull did. */
-export interface PullResult {
-  /** Paths fetched into the cache. */
-  readonly fetched: string[];
-  /** Paths removed locally because a peer deleted them. */
-  readonly removed: string[];
-  /**
-   * Every unresolved conflict (under the pulled prefixes) after the pull:
-   * paths changed here since this cache last synced them (marked dirty or
-   * not, a deletion included) and changed on the datastore too. The local
-   * copy was not overwritten (or, for a copy this cache never synced, was set
-   * aside); `sluice status` shows both versions.
-   */
-  readonly conflicts: string[];
-  /** Where unsynced local copies that differed from the datastore's were set aside. */
-  readonly setAside: string[];
-  /** Paths skipped because the object was replaced but its writer has not committed it. */
-  readonly uncommitted: string[];
-  /**
-   * Paths the datastore changed that were neither compared nor fetched:
-   * this process may not read the local copy (or a directory on its way).
-   * Kept as they are; the next pull takes them up once they are readable.
-   */
-  readonly unreadable: string[];
-  /**
-   * Synced paths the index no longer names while the store still holds the
-   * version this cache synced (another client rewrote the index without
-   * them): kept here and marked dirty, so the next push publishes them
-   * again (see `dropped_entries.ts`).
-   */
-  readonly dropped: string[];
-  /** True when the remote had not changed since the last pull. */
-  unchanged: boolean;
-  /** Bytes fetched. */
-  bytes: number;
-}
 
 /** Dependencies of a pull. */
 export interface PullDeps {
@@ -90,27 +55,6 @@ export interface PullDeps {
    * marked dirty, as a deletion to push is): see `restoreDeleted` of `pullChanged`.
    */
   readonly restoreDeleted?: boolean;
-}
-
-/**
- * What a pull left behind: its unresolved conflicts, and the paths it
- * skipped because their writer has not committed them yet.
- */
-export function pullLeftBehind(r: PullResult): LeftBehind {
-  return {
-    conflicts: r.conflicts,
-    left: [
-      ...r.uncommitted.map((path) => ({
-        path,
-        reason: "another writer's push has not committed it yet",
-      })),
-      ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
-      ...(r.unreadable ?? []).map((path) => ({
-        path,
-        reason: "this process may not read the local copy (permission denied): make it readable",
-      })),
-    ],
-  };
 }
 
 function under(path: string, prefixes: readonly string[] | undefined): boolean {
@@ -167,24 +111,13 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     );
   }
   const dirty = new Set(state.dirtyPaths());
-  // A local change is anything that differs from what this cache last
-  // synced (the manifest's hash), marked dirty or not: a hand edit, or the
-  // deletion of a synced file. The pull neither overwrites nor removes one.
-  // A file without a manifest entry (never synced, or the manifest was lost)
-  // cannot be told from a stale copy: a dirty mark keeps it, otherwise it is
-  // set aside before the datastore's copy is taken.
-  const changedLocally = async (path: string): Promise<boolean> => {
-    const s = state.synced(path);
-    if (!s) return dirty.has(path);
-    const st = await cache.stat(path).catch(unlessUnreadable);
-    if (!st) return true; // deleted here (or not a regular file any more)
-    if (s.size !== st.size) return true;
-    // The bytes decide, not the mtime: only paths the datastore changed get
-    // here, and an edit within the filesystem's timestamp tick after the last
-    // sync keeps both size and mtime.
-    const local = await cache.hashFile(path).catch(unlessUnreadable);
-    return local === null || local.hash !== s.hash;
-  };
+  const { changedLocally, localCopy, leftUnreadable, probeHere } = localSide({
+    cache,
+    state,
+    dirty,
+    events,
+    unreadable: result.unreadable,
+  });
   const found: ConflictRecord[] = [];
   const agreed: string[] = [];
   const conflict = (
@@ -220,32 +153,6 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       path,
     });
   };
-  // Directories found missing while planning: nothing under them is a local
-  // copy (a cold pull then asks once per directory, not once per file).
-  const missingDirs = new Set<string>();
-  const missing = (dir: string) => {
-    try {
-      return !cache.exists(dir);
-    } catch {
-      return false; // not known to be missing
-    }
-  };
-  const localCopy = async (path: string) => {
-    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
-      if (missingDirs.has(path.slice(0, i))) return null;
-    }
-    const local = await cache.hashFile(path).catch(unlessUnreadable);
-    const slash = path.lastIndexOf("/");
-    if (local || slash === -1 || !missing(path.slice(0, slash))) return local;
-    // The parent is missing: remember the topmost missing directory.
-    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
-      if (missing(path.slice(0, i))) {
-        missingDirs.add(path.slice(0, i));
-        break;
-      }
-    }
-    return null;
-  };
   let writer: Promise<string | null> | undefined;
   /** True when the store holds this cache's own uncommitted write at `path`, other than `e`'s. */
   const ownWriteOver = async (path: string, e: IndexEntry): Promise<boolean> => {
@@ -256,38 +163,6 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
       .catch(() => null);
     return now !== null && isOwnUncommitted(now, e.v, id);
-  };
-  /**
-   * Leaves out, with a warning, a path this process may not read (the file,
-   * or a directory on its way): never taken for a deletion, nor fetched
-   * over. Returns true for such an error, false for any other.
-   */
-  const leftUnreadable = (path: string, e: unknown): boolean => {
-    if (!(e instanceof UnreadablePathError)) return false;
-    result.unreadable.push(path);
-    if (result.unreadable.length <= UNCOMMITTED_WARNINGS) {
-      events.emit("warning", {
-        code: "path_skipped",
-        message:
-          `${path} was not pulled: this process may not read the local copy (permission denied), so it cannot be compared with the datastore's. It was kept as it is; make it readable and run the pull again.`,
-        path,
-      });
-    }
-    return true;
-  };
-  /**
-   * Whether the copy here changed since the last sync, with its hash when
-   * it did (null: none readable); null when it may not be read (left out).
-   */
-  const probeHere = async (path: string) => {
-    try {
-      const changed = await changedLocally(path);
-      const local = changed ? await cache.hashFile(path).catch(unlessUnreadable) : null;
-      return { changed, local };
-    } catch (err) {
-      if (leftUnreadable(path, err)) return null;
-      throw err;
-    }
   };
   const todo: [string, IndexEntry][] = [];
   // Never-synced paths holding this cache's own uncommitted write (see below).
@@ -556,10 +431,4 @@ function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string
   return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
     under(p, prefixes) && !deps.isInternal(p)
   );
-}
-
-/** For `.catch`: null for a failed local read, but a path this process may not read is thrown on. */
-function unlessUnreadable(e: unknown): null {
-  if (e instanceof UnreadablePathError) throw e;
-  return null;
 }

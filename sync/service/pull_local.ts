@@ -1,0 +1,115 @@
+/**
+ * The pull's look at the copies here: whether one changed since this cache
+ * last synced it, the hash of a copy this cache never synced (asking once
+ * per missing directory), and a path this process may not read, which is
+ * left out with a warning: never taken for a deletion here, nor fetched over.
+ *
+ * @module
+ */
+import { UnreadablePathError } from "../errors.ts";
+import type { SluiceEmitter } from "../events.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import type { SyncState } from "./state.ts";
+import { UNCOMMITTED_WARNINGS } from "./pull_result.ts";
+
+/** What the probes need: the cache, its state, the dirty set, and where to tell of unreadable paths. */
+export interface LocalSideDeps {
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly dirty: ReadonlySet<string>;
+  readonly events: SluiceEmitter;
+  /** Paths left out as unreadable (the pull's result). */
+  readonly unreadable: string[];
+}
+
+/** The pull's probes of the copies here (see the module). */
+export function localSide(deps: LocalSideDeps) {
+  const { cache, state, dirty, events } = deps;
+  // A local change is anything that differs from what this cache last
+  // synced (the manifest's hash), marked dirty or not: a hand edit, or the
+  // deletion of a synced file. The pull neither overwrites nor removes one.
+  // A file without a manifest entry (never synced, or the manifest was lost)
+  // cannot be told from a stale copy: a dirty mark keeps it, otherwise it is
+  // set aside before the datastore's copy is taken.
+  const compare = async (path: string) => {
+    const s = state.synced(path);
+    const hash = () => cache.hashFile(path).catch(unlessUnreadable);
+    if (!s) return dirty.has(path) ? { changed: true, local: await hash() } : UNCHANGED;
+    const st = await cache.stat(path).catch(unlessUnreadable);
+    // Deleted here (or not a regular file any more).
+    if (!st) return { changed: true, local: null };
+    if (s.size !== st.size) return { changed: true, local: await hash() };
+    // The bytes decide, not the mtime: only paths the datastore changed get
+    // here, and an edit within the filesystem's timestamp tick after the last
+    // sync keeps both size and mtime.
+    const local = await hash();
+    return local === null || local.hash !== s.hash ? { changed: true, local } : UNCHANGED;
+  };
+  const changedLocally = async (path: string) => (await compare(path)).changed;
+  // Directories found missing while planning: nothing under them is a local
+  // copy (a cold pull then asks once per directory, not once per file).
+  const missingDirs = new Set<string>();
+  const missing = (dir: string) => {
+    try {
+      return !cache.exists(dir);
+    } catch {
+      return false; // not known to be missing
+    }
+  };
+  const localCopy = async (path: string) => {
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      if (missingDirs.has(path.slice(0, i))) return null;
+    }
+    const local = await cache.hashFile(path).catch(unlessUnreadable);
+    const slash = path.lastIndexOf("/");
+    if (local || slash === -1 || !missing(path.slice(0, slash))) return local;
+    // The parent is missing: remember the topmost missing directory.
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      if (missing(path.slice(0, i))) {
+        missingDirs.add(path.slice(0, i));
+        break;
+      }
+    }
+    return null;
+  };
+  /**
+   * Leaves out, with a warning, a path this process may not read (the file,
+   * or a directory on its way): never taken for a deletion, nor fetched
+   * over. Returns true for such an error, false for any other.
+   */
+  const leftUnreadable = (path: string, e: unknown): boolean => {
+    if (!(e instanceof UnreadablePathError)) return false;
+    deps.unreadable.push(path);
+    if (deps.unreadable.length <= UNCOMMITTED_WARNINGS) {
+      events.emit("warning", {
+        code: "path_skipped",
+        message:
+          `${path} was not pulled: this process may not read the local copy (permission denied), so it cannot be compared with the datastore's. It was kept as it is; make it readable and run the pull again.`,
+        path,
+      });
+    }
+    return true;
+  };
+  /**
+   * Whether the copy here changed since the last sync, with its hash when
+   * it did (null: none readable); null when it may not be read (left out).
+   */
+  const probeHere = async (path: string) => {
+    try {
+      return await compare(path);
+    } catch (err) {
+      if (leftUnreadable(path, err)) return null;
+      throw err;
+    }
+  };
+  return { changedLocally, localCopy, leftUnreadable, probeHere };
+}
+
+/** A copy as this cache last synced it. */
+const UNCHANGED = { changed: false, local: null } as const;
+
+/** For `.catch`: null for a failed local read, but a path this process may not read is thrown on. */
+function unlessUnreadable(e: unknown): null {
+  if (e instanceof UnreadablePathError) throw e;
+  return null;
+}

@@ -1,0 +1,68 @@
+/**
+ * What a pull did (its result), and what it left behind for a later run.
+ *
+ * @module
+ */
+import type { LeftBehind } from "../left_behind.ts";
+import { DROPPED_REASON } from "./dropped_entries.ts";
+
+/** Files skipped as uncommitted that get a warning each (the rest get one together). */
+export const UNCOMMITTED_WARNINGS = 10;
+
+/** What a pull did. */
+export interface PullResult {
+  /** Paths fetched into the cache. */
+  readonly fetched: string[];
+  /** Paths removed locally because a peer deleted them. */
+  readonly removed: string[];
+  /**
+   * Every unresolved conflict (under the pulled prefixes) after the pull:
+   * paths changed here since this cache last synced them (marked dirty or
+   * not, a deletion included) and changed on the datastore too. The local
+   * copy was not overwritten (or, for a copy this cache never synced, was set
+   * aside); `sluice status` shows both versions.
+   */
+  readonly conflicts: string[];
+  /** Where unsynced local copies that differed from the datastore's were set aside. */
+  readonly setAside: string[];
+  /** Paths skipped because the object was replaced but its writer has not committed it. */
+  readonly uncommitted: string[];
+  /**
+   * Paths the datastore changed that were neither compared nor fetched:
+   * this process may not read the local copy (or a directory on its way).
+   * Kept as they are; the next pull takes them up once they are readable.
+   */
+  readonly unreadable: string[];
+  /**
+   * Synced paths the index no longer names while the store still holds the
+   * version this cache synced (another client rewrote the index without
+   * them): kept here and marked dirty, so the next push publishes them
+   * again (see `dropped_entries.ts`).
+   */
+  readonly dropped: string[];
+  /** True when the remote had not changed since the last pull. */
+  unchanged: boolean;
+  /** Bytes fetched. */
+  bytes: number;
+}
+
+/**
+ * What a pull left behind: its unresolved conflicts, and the paths it
+ * skipped because their writer has not committed them yet.
+ */
+export function pullLeftBehind(r: PullResult): LeftBehind {
+  return {
+    conflicts: r.conflicts,
+    left: [
+      ...r.uncommitted.map((path) => ({
+        path,
+        reason: "another writer's push has not committed it yet",
+      })),
+      ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
+      ...(r.unreadable ?? []).map((path) => ({
+        path,
+        reason: "this process may not read the local copy (permission denied): make it readable",
+      })),
+    ],
+  };
+}
