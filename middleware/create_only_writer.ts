@@ -88,16 +88,17 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       if (!(e instanceof AlreadyExistsError)) throw e;
       exists = e;
     }
-    if (!exists) {
-      // A sibling lost the version while this create was in flight: what it
-      // created goes too, and it reports the same conflict.
+    // A sibling lost the version while this create was in flight: what it
+    // created goes too, and it reports the same conflict.
+    const unlessLost = async (created?: string) => {
       const lost = lostVersion(push, dir);
       if (!lost) return;
       await lost.done;
-      if (ctx.outcome === "written" && ctx.result) {
-        await dropOwn(push, ctx.key, ctx.result.version);
-      }
+      if (created !== undefined) await dropOwn(push, ctx.key, created);
       throw new VersionConflictError([ctx.key], [], lost.own);
+    };
+    if (!exists) {
+      return await unlessLost(ctx.outcome === "written" ? ctx.result?.version : undefined);
     }
     const head = await withRetry(
       () => push.store.head(ctx.key, { signal: push.signal }),
@@ -117,12 +118,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
           `${ctx.key}: the object met at the first create was gone when read back; created`,
           ctx.entry,
         );
-        // A sibling lost the version meanwhile: this create goes too, as above.
-        const lost = lostVersion(push, dir);
-        if (!lost) return;
-        await lost.done;
-        await dropOwn(push, ctx.key, info.version);
-        throw new VersionConflictError([ctx.key], [], lost.own);
+        return await unlessLost(info.version);
       }
       throw new SluiceError(
         "push_failed",

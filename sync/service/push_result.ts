@@ -157,16 +157,9 @@ export function noteOverwritten(
   paths: readonly string[],
 ): { code: string; message: string; path: string } | undefined {
   if (paths.length === 0) return undefined;
-  const them = new Set(paths);
-  for (const list of [result.uploaded, result.identical, result.deleted]) {
-    const kept = list.filter((p) => !them.has(p));
-    list.splice(0, list.length, ...kept);
-  }
+  unpublish(result, paths, OVERWRITTEN_REASON);
   result.overwritten.push(...paths);
   result.conflicts.push(...paths);
-  for (const path of paths) {
-    result.skipped.push({ path, reason: OVERWRITTEN_REASON, keepDirty: true });
-  }
   const one = paths.length === 1;
   const named = listPaths(paths, 3);
   return {
@@ -197,14 +190,7 @@ export function noteUnpublished(
   paths: readonly string[],
 ): { code: string; message: string; path: string } | undefined {
   if (paths.length === 0) return undefined;
-  const them = new Set(paths);
-  for (const list of [result.uploaded, result.identical]) {
-    const kept = list.filter((p) => !them.has(p));
-    list.splice(0, list.length, ...kept);
-  }
-  for (const path of paths) {
-    result.skipped.push({ path, reason: UNPUBLISHED_REASON, keepDirty: true });
-  }
+  unpublish(result, paths, UNPUBLISHED_REASON);
   return {
     code: "unpublished_before_commit",
     message: `${listPaths(paths, 3)} ${
@@ -214,4 +200,14 @@ export function noteUnpublished(
     } dirty; run \`sluice push\` again to write ${paths.length === 1 ? "it" : "them"}.`,
     path: paths[0],
   };
+}
+
+/** Takes `paths` out of what `result` says was written or deleted, into `skipped` (kept dirty) with `reason`. */
+function unpublish(result: PushResult, paths: readonly string[], reason: string): void {
+  const them = new Set(paths);
+  for (const list of [result.uploaded, result.identical, result.deleted]) {
+    const kept = list.filter((p) => !them.has(p));
+    list.splice(0, list.length, ...kept);
+  }
+  for (const path of paths) result.skipped.push({ path, reason, keepDirty: true });
 }
