@@ -30,12 +30,48 @@ export async function atomicWrite(file: string, body: Uint8Array, durable = true
     f.close();
   }
   try {
+    await keepModeAsync(file, tmp);
     await Deno.rename(tmp, file);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
   if (durable) await fsyncDir(dir);
+}
+
+/**
+ * The permission bits a write keeps: those of the regular file `file`
+ * replaces (a file made read-only or executable by hand stays so when its
+ * bytes are replaced), `undefined` when there is none or they are the new
+ * file's already. Set-id bits are never carried over.
+ */
+function modeToKeep(old: Deno.FileInfo | null, made: Deno.FileInfo): number | undefined {
+  if (!old?.isFile || old.mode === null || made.mode === null) return undefined;
+  const keep = old.mode & 0o1777;
+  return keep === (made.mode & 0o1777) ? undefined : keep;
+}
+
+function lstatOrNull(file: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/** Gives the temp file `tmp` the permission bits of the file it replaces (see {@link modeToKeep}). */
+export async function keepModeAsync(
+  file: string,
+  tmp: string,
+  made?: Deno.FileInfo,
+): Promise<void> {
+  const old = await Deno.lstat(file).catch((e) => {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  });
+  const mode = modeToKeep(old, made ?? await Deno.lstat(tmp));
+  if (mode !== undefined) await Deno.chmod(tmp, mode);
 }
 
 /** Temp names: random per process, then counted (a temp file is always created new). */
@@ -69,6 +105,8 @@ export function atomicWriteSync(file: string, body: Uint8Array): Deno.FileInfo {
     Deno.writeFileSync(tmp, body, { createNew: true });
     created = true;
     const st = Deno.lstatSync(tmp);
+    const mode = modeToKeep(lstatOrNull(file), st);
+    if (mode !== undefined) Deno.chmodSync(tmp, mode);
     Deno.renameSync(tmp, file);
     return st;
   } catch (e) {
@@ -95,6 +133,7 @@ export async function atomicWriteAsync(file: string, body: Uint8Array): Promise<
     await Deno.writeFile(tmp, body, { createNew: true });
     created = true;
     const st = await Deno.lstat(tmp);
+    await keepModeAsync(file, tmp, st);
     await Deno.rename(tmp, file);
     return st;
   } catch (e) {

@@ -77,3 +77,35 @@ Deno.test("fsyncDir never throws, also for a directory that does not exist", asy
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("every atomic write keeps the permission bits of the file it replaces, and a new file gets the default", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const writers: [string, (f: string, b: Uint8Array) => unknown][] = [
+      ["atomicWrite", (f, b) => atomicWrite(f, b)],
+      ["atomicWrite, not durable", (f, b) => atomicWrite(f, b, false)],
+      ["atomicWriteSync", atomicWriteSync],
+      ["atomicWriteAsync", atomicWriteAsync],
+    ];
+    for (const [name, write] of writers) {
+      for (const mode of [0o444, 0o755, 0o600]) {
+        const file = `${dir}/${mode.toString(8)}-${name}`;
+        await write(file, enc("one"));
+        const fresh = (await Deno.lstat(file)).mode! & 0o777;
+        await Deno.chmod(file, mode);
+        await write(file, enc("two"));
+        assert.equal(await Deno.readTextFile(file), "two", name);
+        assert.equal(
+          (await Deno.lstat(file)).mode! & 0o777,
+          mode,
+          `${name} over ${mode.toString(8)}`,
+        );
+        await Deno.remove(file);
+        await write(file, enc("three"));
+        assert.equal((await Deno.lstat(file)).mode! & 0o777, fresh, `${name}, a new file`);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

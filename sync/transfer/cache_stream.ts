@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { SluiceError, UnreachableError } from "../errors.ts";
 import { randomId } from "../hash.ts";
+import { keepModeAsync } from "./atomic_write.ts";
 import { CHUNK_BYTES } from "./body.ts";
 import { isNotFound } from "./cache_paths.ts";
 
@@ -110,6 +111,7 @@ export async function streamToFile(
         { retryable: true },
       );
     }
+    await keepModeAsync(file, tmp);
     await Deno.rename(tmp, file);
     placed = true;
     return got;

@@ -356,3 +356,21 @@ Deno.test("a write the filesystem refuses is cache_unwritable, saying what was k
   const other = new Deno.errors.NotFound("gone");
   assert.equal(unwritable("/c", "x", other), other);
 });
+
+Deno.test("a write or a streamed write over a cache file keeps its permission bits (read-only, executable)", async () => {
+  await using t = await tempCache();
+  const file = (p: string) => `${t.dir}/${p}`;
+  await t.cache.write("d/ro", enc("old"));
+  await t.cache.write("d/x", enc("old"));
+  await Deno.chmod(file("d/ro"), 0o444);
+  await Deno.chmod(file("d/x"), 0o755);
+  await t.cache.write("d/ro", enc("new"));
+  await t.cache.writeStream("d/x", streamOf("new ", "bytes"), {
+    size: 9,
+    sha256: sha256HexSync(enc("new bytes")),
+  });
+  assert.equal(await Deno.readTextFile(file("d/ro")), "new");
+  assert.equal((await Deno.lstat(file("d/ro"))).mode! & 0o777, 0o444);
+  assert.equal(await Deno.readTextFile(file("d/x")), "new bytes");
+  assert.equal((await Deno.lstat(file("d/x"))).mode! & 0o777, 0o755);
+});
