@@ -11,6 +11,7 @@ import { dirname } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
+import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { type CliIo, shellWord } from "./output.ts";
 import { parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
@@ -149,6 +150,7 @@ export async function checkCacheDir(
       `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
     );
   }
+  if (kind !== "missing") await refuseStateNotADirectory(dir);
   const outer = await enclosingCache(dir);
   if (outer) {
     throw new SluiceError(

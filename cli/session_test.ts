@@ -210,3 +210,19 @@ Deno.test("a directory inside a cache is refused as a cache of its own", async (
   assert.equal(await exists(`${w.root}/todo.txt`), false, "nothing published at the wrong path");
   await w.cleanup();
 });
+
+Deno.test("a cache whose state directory is a file is refused (73), whatever the command, and nothing is changed", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.rename(`${a}/.sluice`, `${w.root}/state-kept`);
+  await Deno.writeTextFile(`${a}/.sluice`, "a file");
+  for (const cmd of ["status", "push", "pull"]) {
+    const r = await sluice([cmd, "--cache", a, "--store", w.url]);
+    assert.equal(r.code, 73, `${cmd}: ${r.err}`);
+    assert.match(r.err, /error\[cache_unwritable\]: .*\.sluice is not a directory/);
+  }
+  assert.equal(await Deno.readTextFile(`${a}/.sluice`), "a file");
+  await w.cleanup();
+});

@@ -210,3 +210,26 @@ Deno.test("state: a corrupted erasure journal fails pushes closed; corrupted pro
   assert.deepEqual(a2.state.dirtyPaths(), []);
   await sb.unchanged();
 });
+
+Deno.test("state: a file where the state directory belongs is refused before anything is read, pushed or pulled", async () => {
+  const sb = await sandbox();
+  const store = new InMemoryStore();
+  const a = await clone(store, sb.cacheDir);
+  await put(sb.cacheDir, "outputs/o.txt", "v1");
+  await pushPaths(a, "outputs/o.txt");
+  await put(sb.cacheDir, "outputs/o.txt", "an edit");
+  await Deno.remove(`${sb.cacheDir}/.sluice`, { recursive: true });
+  await Deno.writeTextFile(`${sb.cacheDir}/.sluice`, "not a directory");
+  const calls = store.count();
+  const e = await refused(
+    clone(store, sb.cacheDir),
+    "cache_unwritable",
+    /\.sluice is not a directory.*Nothing was read, pushed or pulled/,
+    /mv .*\.sluice .*\.sluice\.moved/,
+  );
+  assert.equal(e.exitCode, 73);
+  assert.equal(store.count(), calls, "no store call");
+  assert.equal(await read(sb.cacheDir, "outputs/o.txt"), "an edit");
+  assert.equal(await read(sb.cacheDir, ".sluice"), "not a directory");
+  await sb.unchanged();
+});

@@ -425,6 +425,28 @@ export async function openSyncService(options: SyncServiceOptions): Promise<Sync
       { cause: e },
     );
   }
+  await refuseStateNotADirectory(options.cacheDir);
   const state = await SyncState.open(options.cacheDir);
   return new SyncService(options, state);
+}
+
+/**
+ * Refuses a cache whose state directory (`.sluice`) is something other than
+ * a directory: every read of the state would fail, and the service would
+ * take the cache for one never synced.
+ */
+export async function refuseStateNotADirectory(cacheDir: string): Promise<void> {
+  const dir = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}`;
+  let st: Deno.FileInfo;
+  try {
+    st = await Deno.stat(dir);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return; // a new cache: made on the first write
+    throw e;
+  }
+  if (st.isDirectory) return;
+  throw new SluiceError(
+    "cache_unwritable",
+    `${dir} is not a directory, but Sluice keeps this cache's sync state there (what is synced, dirty and in conflict). Nothing was read, pushed or pulled, and nothing in the cache was changed. Move it out of the way (\`mv ${dir} ${dir}.moved\`), then run the command again: the cache then has no sync state, so the next pull sets aside each local file that differs from the datastore's copy before taking it.`,
+  );
 }
