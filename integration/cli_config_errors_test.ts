@@ -159,3 +159,64 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "CLI: a gs:// URL naming MinIO and an s3:// URL naming fake-gcs-server fail on the endpoint (78), saying which scheme fits",
+  ignore: ignoreMinio || ignoreFakeGcs,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    if (!minioBinary.path) throw missingBinaryError(minioBinary);
+    if (!fakeGcsBinary.path) throw missingBinaryError(fakeGcsBinary);
+    const minio = await startMinio();
+    const gcs = await startFakeGcs();
+    const dir = await makeTempDir("cli-cross-scheme");
+    try {
+      const env = {
+        HOME: dir,
+        AWS_ACCESS_KEY_ID: minio.accessKey,
+        AWS_SECRET_ACCESS_KEY: minio.secretKey,
+        AWS_REGION: minio.region,
+      };
+      const s3Bucket = await minio.createBucket();
+      const gcsBucket = await gcs.createBucket();
+      await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
+      const cases = [
+        [
+          `gs://${s3Bucket}/team?endpoint=${minio.endpoint}&project=${gcs.projectId}`,
+          /an XML error, as S3-compatible servers answer rather than an answer of GCS/,
+          /use an s3:\/\/ store URL/,
+        ],
+        [
+          `s3://${gcsBucket}/team?endpoint=${gcs.apiEndpoint}`,
+          /rather than an answer of the S3 endpoint/,
+          /most likely the endpoint URL names another server/,
+        ],
+      ] as const;
+      for (const [url, what, todo] of cases) {
+        for (const args of [["push"], ["probe"]]) {
+          const r = await cli(
+            args[0] === "probe" ? ["probe", url] : [...args, "--cache", "c1", "--store", url],
+            env,
+            dir,
+          );
+          const name = `${args[0]} ${url}`;
+          assert.equal(r.code, 78, `${name}: ${r.out}${r.err}`);
+          assert.match(r.err, /^error\[invalid_config\]: .*"endpoint"/m, name);
+          assert.match(r.err, what, name);
+          assert.match(r.err, todo, name);
+        }
+      }
+      // A push's first write is a probe's put: the JSON 404 names the GCS scheme.
+      const probe = await cli(["probe", cases[1][0]], env, dir);
+      assert.match(probe.err, /a JSON error, as the Google Cloud Storage JSON API answers/);
+      assert.match(probe.err, /use a gs:\/\/ store URL/);
+    } finally {
+      await removeTempDir(dir);
+      await gcs.stop();
+      await minio.stop();
+    }
+  },
+});

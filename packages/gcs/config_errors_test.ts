@@ -202,3 +202,31 @@ Deno.test("GCS: a web page for a 404 is the wrong endpoint; GCS's own JSON 404 n
   // A proxy's rate-limit page keeps its meaning: worth another attempt.
   assert.equal(classifyGcsError({ ...page, code: 429 }, { op: "get", key }).kind, "transient");
 });
+
+Deno.test("GCS: an XML refusal is an S3 endpoint named in a gs:// URL, never a missing object or bucket", () => {
+  const xml = (status: number, typed: boolean) => ({
+    code: status,
+    message: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>BadRequest</Code></Error>`,
+    response: { headers: typed ? { "content-type": "application/xml" } : {} },
+  });
+  for (const typed of [true, false]) {
+    for (const [status, ctx] of [[400, "put"], [404, "put"], [404, "get"], [403, "get"]] as const) {
+      const c: GcsRequestContext = { op: ctx, key: "k", bucket: "bkt" };
+      const f = classifyGcsError(xml(status, typed), c);
+      assert.equal(f.kind, "not_the_service", `${status} ${ctx} typed ${typed}`);
+      const e = toSluiceError(f, c, "gs://bkt/p at http://127.0.0.1:9000", xml(status, typed));
+      assert.ok(e instanceof ConfigError);
+      assert.equal(e.field, "endpoint");
+      assert.match(e.message, /an XML error, as S3-compatible servers answer rather than/);
+      assert.match(e.message, /use an s3:\/\/ store URL/);
+    }
+  }
+  // GCS's own JSON 404 on an upload is still a missing bucket.
+  const json = {
+    code: 404,
+    message: "The specified bucket does not exist.",
+    errors: [{ message: "The specified bucket does not exist.", reason: "notFound" }],
+    response: { headers: { "content-type": "application/json; charset=UTF-8" } },
+  };
+  assert.equal(classifyGcsError(json, { op: "put", key: "k" }).kind, "bucket_missing");
+});

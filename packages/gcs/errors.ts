@@ -163,6 +163,36 @@ function isWebPage(err: ErrorFields, status: number): boolean {
   return isWebPageAnswer(status, header(response.headers, "content-type"), start);
 }
 
+/** What an XML refusal is, for the message: most often an S3 endpoint named in a gs:// URL. */
+const S3_LIKE = {
+  what: "an XML error, as S3-compatible servers answer",
+  hint: "for an S3 endpoint such as MinIO, use an s3:// store URL",
+};
+
+/**
+ * True for a 400, 401, 403, 404, 405 or 501 in XML (by its type, or a body
+ * or message starting `<?xml` or `<Error>`): S3-compatible servers answer
+ * so (a 403 to a request they cannot read as signed); the GCS JSON API,
+ * which the client speaks, never does.
+ */
+function isXmlRefusal(err: ErrorFields, status: number): boolean {
+  if (!WEB_PAGE_STATUSES_FOR_XML.has(status)) return false;
+  const response = fieldsOf(err.response);
+  if (/^\s*(application|text)\/xml\b/i.test(header(response.headers, "content-type") ?? "")) {
+    return true;
+  }
+  const body = response.body;
+  const start = typeof body === "string"
+    ? body
+    : body instanceof Uint8Array
+    ? new TextDecoder().decode(body.subarray(0, 64))
+    : textField(err.message) ?? "";
+  return /^\s*(<\?xml\b|<Error>)/i.test(start);
+}
+
+/** The statuses {@link isXmlRefusal} looks at: a refusal, never one worth another attempt. */
+const WEB_PAGE_STATUSES_FOR_XML = new Set([400, 401, 403, 404, 405, 501]);
+
 /** The GCS error reason (`conditionNotMet`, …) from an ApiError's `errors`. */
 function reasonOf(err: ErrorFields): string | undefined {
   if (Array.isArray(err.errors)) {
@@ -254,6 +284,10 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
     // would send the user to create a bucket on the wrong server.
     if (isWebPage(bag, status)) {
       return { ...base, kind: "not_the_service", ambiguous: false };
+    }
+    // An XML error: an S3 server's answer (GCS's JSON API answers in JSON).
+    if (isXmlRefusal(bag, status)) {
+      return { ...base, kind: "not_the_service", ambiguous: false, foreign: S3_LIKE };
     }
     if (status === 412 || (status === 304 && ctx.condition !== undefined)) {
       // A 412 on a request without a precondition is not a conflict.

@@ -141,3 +141,26 @@ Deno.test("S3: a web page for a refusal is the wrong endpoint, never a missing o
   assert.equal(classifyS3Error(webPage(408), GET).kind, "transient");
   assert.equal(classifyS3Error(webPage(403), GET).kind, "access_denied");
 });
+
+Deno.test("S3: a JSON refusal is a GCS endpoint named in an s3:// URL, never a missing object or bucket; a HEAD keeps its meaning", () => {
+  const json = (status: number) =>
+    Object.assign(new Error("@aws-sdk XML parse error: unexpected content."), {
+      $metadata: { httpStatusCode: status },
+      $response: { statusCode: status, headers: { "content-type": "application/json" } },
+    });
+  const put: S3RequestContext = { op: "put", key: "k", bucket: "bkt", condition: "create" };
+  for (const [err, ctx] of [[json(404), put], [json(404), GET], [json(400), put]] as const) {
+    const f = classifyS3Error(err, ctx);
+    assert.equal(f.kind, "not_the_service", `${ctx.op} ${f.status}`);
+    const e = toSluiceError(f, ctx, err, 1, { endpoint: "s3://bkt/p at http://127.0.0.1:4443" });
+    assert.ok(e instanceof ConfigError);
+    assert.equal(e.field, "endpoint");
+    assert.match(
+      e.message,
+      /a JSON error, as the Google Cloud Storage JSON API answers rather than/,
+    );
+    assert.match(e.message, /use a gs:\/\/ store URL/);
+  }
+  assert.equal(classifyS3Error(json(404), { ...GET, op: "head" }).kind, "not_found");
+  assert.equal(classifyS3Error(json(503), GET).kind, "transient");
+});

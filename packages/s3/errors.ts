@@ -216,6 +216,23 @@ export function isWebPageRefusal(e: ErrorFields, status: number, op?: string): b
   return isWebPageAnswer(status, type, undefined);
 }
 
+/** What a JSON refusal is, for the message: most often a GCS endpoint named in an s3:// URL. */
+const GCS_LIKE = {
+  what: "a JSON error, as the Google Cloud Storage JSON API answers",
+  hint: "for GCS or fake-gcs-server, use a gs:// store URL",
+};
+
+/**
+ * True for a 400, 404, 405 or 501 served as JSON to anything but a HEAD
+ * (which has no body to judge): S3 answers those in XML.
+ */
+export function isJsonRefusal(e: ErrorFields, status: number, op?: string): boolean {
+  if (op === "head" || ![400, 404, 405, 501].includes(status)) return false;
+  const headers = fieldsOf(fieldsOf(e.$response).headers);
+  const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]);
+  return /^\s*application\/json\b/i.test(type ?? "");
+}
+
 function mentionsConditionalHeader(e: ErrorFields): boolean {
   const hay = [e.Header, e.ArgumentName, e.ArgumentValue, e.message, e.Message, e.Code, e.body]
     .map((v) => typeof v === "string" ? v.toLowerCase() : "")
@@ -347,6 +364,8 @@ export function classifyS3Error(
   // A web page for a refusal: another kind of server (a wrong port, a
   // proxy's page). Read as a missing object, it would pass for an empty datastore.
   if (isWebPageRefusal(e, status, ctx.op)) return make("not_the_service");
+  // A JSON error: the GCS JSON API's answer (fake-gcs-server's too); S3 answers in XML.
+  if (isJsonRefusal(e, status, ctx.op)) return { ...make("not_the_service"), foreign: GCS_LIKE };
 
   const conditional = ctx.condition !== undefined;
   if (conditional) {

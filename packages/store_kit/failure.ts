@@ -105,6 +105,11 @@ export interface StoreFailure<K extends StoreFailureKind = StoreFailureKind> {
   readonly ambiguous: boolean;
   /** One line for messages: status, code, request id and a short body preview, redacted. */
   readonly detail: string;
+  /**
+   * For `not_the_service`: what the answer looked like when it is another
+   * kind of storage service's, and what to do (a web page when absent).
+   */
+  readonly foreign?: { readonly what: string; readonly hint: string };
 }
 
 /**
@@ -439,7 +444,11 @@ export function storeFailureToError(
     case "not_the_service":
       return new ConfigError(
         "endpoint",
-        `the ${where} was answered with ${failure.detail}, a web page rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
+        `the ${where} was answered with ${failure.detail}, ${
+          failure.foreign?.what ?? "a web page"
+        } rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path${
+          failure.foreign ? `; ${failure.foreign.hint}` : ""
+        }). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
         opts,
       );
     case "failed":
