@@ -182,9 +182,10 @@ Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, w
   const c = w.cache("c");
   assert.equal((await sluice(["pull", "--cache", c, "--store", w.url])).code, 0);
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\n", "the adopted change is published");
+  await w.write(b, CFG, "x: 2\ny: 1\n");
   assert.equal((await sluice(["resolve", CFG, "--merged", "--cache", b])).code, 0);
   assert.equal((await sluice(["pull", "--cache", c])).code, 0);
-  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "y: 1\n");
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\ny: 1\n");
   await w.cleanup();
 });
 

@@ -37,6 +37,7 @@ export type ErrorCode =
   | "invalid_object_name"
   | "sync_incomplete"
   | "conflicts_left"
+  | "not_merged"
   | "internal";
 
 /** Exit codes by error code (sysexits-style where one fits). */
@@ -70,6 +71,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   invalid_object_name: 65,
   sync_incomplete: 2,
   conflicts_left: 3,
+  not_merged: 1,
   internal: 70,
 };
 

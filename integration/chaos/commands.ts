@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { SluiceError } from "../../sync/errors.ts";
+import { hasCode, SluiceError } from "../../sync/errors.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import {
   MANAGED_LOCKFILE_PATH,
@@ -588,7 +588,12 @@ export function moveCommand(
           env.changes.replaced(c, path);
           await svc.cache.write(path, theirsBytes);
         }
-        const r = await resolveAsUser(env, svc, c, picked, how);
+        // A "merge" that left the file as mine is refused (not_merged); the
+        // user, told so, publishes it with --mine, as the message says.
+        const r = await resolveAsUser(env, svc, c, picked, how).catch((e) => {
+          if (!hasCode(e, "not_merged")) throw e;
+          return resolveAsUser(env, svc, c, picked, "mine");
+        });
         if (r.resolved) env.stats.resolved++;
       });
   }

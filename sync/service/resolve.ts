@@ -155,6 +155,22 @@ function noMerge(rec: ConflictRecord): SluiceError {
   );
 }
 
+/**
+ * Refuses `merged` while the file still holds exactly the copy of mine the
+ * conflict recorded, and theirs differs: nothing was merged, and publishing
+ * it would drop their change without a word (`mine` says so outright).
+ */
+async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<void> {
+  if (!rec.mine || !rec.theirs || rec.theirs.hash === rec.mine.hash) return;
+  const here = await deps.cache.hashFile(rec.path).catch(() => null);
+  if (here?.hash !== rec.mine.hash) return;
+  const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
+  throw new SluiceError(
+    "not_merged",
+    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, take theirs (\`sluice resolve ${rec.path} --theirs\`: your copy is set aside under .sluice/set-aside/, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is, run \`sluice resolve ${rec.path} --mine\`.`,
+  );
+}
+
 /** Puts a set-aside copy of mine back in place; returns where the displaced local copy went. */
 async function restoreMine(
   deps: ResolveDeps,
@@ -236,6 +252,7 @@ export async function resolveConflict(
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
+  if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
     await assertPublishable(deps, path, resolution);
   }

@@ -96,10 +96,30 @@ Deno.test("--mine puts a set-aside copy back first, setting aside a third copy i
 Deno.test("a push that meets a newer version of theirs leaves the path in conflict", async () => {
   await using t = await setup("config/a.yaml");
   t.answerPush({ ...emptyPushResult(), conflicts: ["config/a.yaml"] });
+  await t.cache.write("config/a.yaml", enc("a merge"));
   const r = await resolveConflict(t.deps, "config/a.yaml", "merged");
   assert.equal(r.resolved, false);
   assert.equal(r.published, undefined);
   assert.deepEqual(r.conflicts, ["config/a.yaml"]);
+});
+
+Deno.test("--merged over a file that still holds exactly my copy is refused (not_merged): nothing is pushed, the conflict stays", async () => {
+  await using t = await setup("config/a.yaml");
+  await assert.rejects(resolveConflict(t.deps, "config/a.yaml", "merged"), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "not_merged");
+    assert.equal(e.exitCode, 1);
+    assert.match(e.message, /holds the same bytes as your copy when the conflict was found/);
+    assert.match(e.message, /would drop their change. Nothing was changed/);
+    assert.match(e.message, /sluice resolve config\/a\.yaml --theirs/);
+    assert.match(e.message, /sluice resolve config\/a\.yaml --mine/);
+    return true;
+  });
+  assert.deepEqual(t.calls, { push: [], pull: [] });
+  assert.equal(t.state.conflicts.has("config/a.yaml"), true);
+  // Once it differs from my copy, it is a merge; --mine publishes mine as it is.
+  await t.cache.write("config/a.yaml", enc("mine and theirs"));
+  assert.equal((await resolveConflict(t.deps, "config/a.yaml", "merged")).resolved, true);
 });
 
 Deno.test("--theirs sets the local copy aside, forgets the path and pulls it", async () => {
