@@ -187,20 +187,33 @@ export const UNPUBLISHED_REASON =
  */
 export function noteUnpublished(
   result: PushResult,
-  paths: readonly string[],
+  unpublished: readonly string[],
 ): { code: string; message: string; path: string } | undefined {
-  if (paths.length === 0) return undefined;
+  if (unpublished.length === 0) return undefined;
+  // `latest` markers held back with the version files they name (see `apply`).
+  const markers = unpublished.filter((p) => p.endsWith("/latest"));
+  const paths = unpublished.filter((p) => !p.endsWith("/latest"));
   unpublish(result, paths, UNPUBLISHED_REASON);
+  unpublish(result, markers, HELD_MARKER_REASON);
+  const held = markers.length === 0
+    ? ""
+    : ` ${listPaths(markers, 3)}, naming that version, ${
+      markers.length === 1 ? "was" : "were"
+    } held back with them, so that no reader is pointed at files the index does not list.`;
   return {
     code: "unpublished_before_commit",
     message: `${listPaths(paths, 3)} ${
       paths.length === 1 ? "was" : "were"
-    } not published: this push found the same bytes already in place (another writer's upload, not committed), and they were deleted before this push committed them (that writer's run was refused, say). The local ${
-      paths.length === 1 ? "copy stays" : "copies stay"
-    } dirty; run \`sluice push\` again to write ${paths.length === 1 ? "it" : "them"}.`,
-    path: paths[0],
+    } not published: this push found the same bytes already in place (another writer's upload, not committed), and they were deleted before this push committed them (that writer's run was refused, say).${held} The local ${
+      unpublished.length === 1 ? "copy stays" : "copies stay"
+    } dirty; run \`sluice push\` again to write ${unpublished.length === 1 ? "it" : "them"}.`,
+    path: paths[0] ?? unpublished[0],
   };
 }
+
+/** Why a `latest` marker was not published (see {@link noteUnpublished}). */
+export const HELD_MARKER_REASON =
+  "held back with the data version it names, whose files this push found in place were deleted before its commit: it stays dirty, and the next push writes it with them";
 
 /** Takes `paths` out of what `result` says was written or deleted, into `skipped` (kept dirty) with `reason`. */
 function unpublish(result: PushResult, paths: readonly string[], reason: string): void {

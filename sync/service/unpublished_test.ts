@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { clone, put, read } from "./clone_kit.ts";
 
 const P = "notes/same.txt";
@@ -46,3 +47,64 @@ Deno.test("equal bytes erased before a commit whose first index write was refuse
   assert.deepEqual((await a.pushChanged()).uploaded, [P]);
   assert.equal(store.peekText(P), "same");
 });
+
+for (const v2 of [false, true]) {
+  Deno.test(`${v2 ? "v2" : "v1"}: a latest marker naming a version whose files were erased before the commit is held back with them, then published with them`, async () => {
+    const store = new InMemoryStore();
+    if (v2) {
+      const meta = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+      await store.put(META_KEY, metaBody(meta), { kind: "create" });
+    }
+    const FILE = "data/shell/m1/out/1/raw";
+    const MARKER = "data/shell/m1/out/latest";
+    // b's run wrote version 1 (its files in the store, never committed) ...
+    const b = await clone(store, "b");
+    await put(b, FILE, "same output");
+    await b.preparePush();
+    // ... and a's run, deterministic, wrote the same bytes and its marker.
+    let armed = true;
+    const a = await clone(
+      hookedStore(store, {
+        before: async (key) => {
+          // After a's write met b's bytes, before a's commit.
+          if (armed && key === MARKER) {
+            armed = false;
+            await store.delete(FILE); // b's run refused: its upload erased
+          }
+        },
+      }),
+      "a",
+    );
+    await put(a, FILE, "same output");
+    await put(a, MARKER, "1");
+    const told: string[] = [];
+    a.events.on("warning", (w) => {
+      if (w.code === "unpublished_before_commit") told.push(w.message);
+    });
+    const ra = await a.pushChanged();
+    assert.equal(told.length, 1);
+    assert.match(
+      told[0],
+      /data\/shell\/m1\/out\/latest, naming that version, was held back with them/,
+    );
+    const kept = ra.skipped.filter((s) => s.keepDirty).map((s) => s.path).sort();
+    assert.deepEqual(kept, [FILE, MARKER], "neither published");
+    assert.ok(!ra.uploaded.includes(MARKER) && !ra.identical.includes(FILE));
+    assert.match(
+      ra.skipped.find((s) => s.path === MARKER)!.reason,
+      /^held back with the data version/,
+    );
+    // A reader sees no marker naming a version the index does not list.
+    const c = await clone(store, "c");
+    await c.pullChanged();
+    assert.equal(c.cache.exists(MARKER), false, "the marker is not published before its files");
+    assert.equal(c.cache.exists(FILE), false);
+    // a's next push publishes both; the reader gets both.
+    const again = await a.pushChanged();
+    assert.deepEqual([...again.uploaded, ...again.identical].sort(), [FILE, MARKER]);
+    assert.deepEqual(again.skipped, []);
+    await c.pullChanged();
+    assert.equal(await read(c, MARKER), "1");
+    assert.equal(await read(c, FILE), "same output");
+  });
+}

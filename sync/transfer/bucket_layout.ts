@@ -106,6 +106,26 @@ export function partitionKeyFromPath(rel: string): string | undefined {
   }
 }
 
+/**
+ * The `latest` marker of a data version file
+ * (`data/<type…>/<model>/<data>/<N>/raw` or `…/metadata.yaml`: the marker
+ * is `data/<type…>/<model>/<data>/latest`); undefined for any other path.
+ *
+ * @example
+ * ```ts
+ * import { markerOfVersionFile } from "./bucket_layout.ts";
+ * markerOfVersionFile("data/aws/m1/state/4/raw"); // "data/aws/m1/state/latest"
+ * markerOfVersionFile("config/x.yaml"); // undefined
+ * ```
+ */
+export function markerOfVersionFile(rel: string): string | undefined {
+  const segs = rel.split("/");
+  const n = segs.length;
+  if (segs[0] !== "data" || n < 6 || !/^\d+$/.test(segs[n - 2])) return undefined;
+  if (segs[n - 1] !== "raw" && segs[n - 1] !== "metadata.yaml") return undefined;
+  return `${segs.slice(0, n - 2).join("/")}/latest`;
+}
+
 /** The shard Sluice keeps a path in: its partition, or {@link UNPARTITIONED}. */
 export function shardOf(rel: string): string {
   return partitionKeyFromPath(rel) ?? UNPARTITIONED;

@@ -4,6 +4,7 @@ import {
   type IndexEntry,
   isLayoutInternal,
   isUnversioned,
+  markerOfVersionFile,
   META_KEY,
   metaBody,
   MONOLITH_KEY,
@@ -229,4 +230,22 @@ Deno.test("the meta: v1 and v2 forms, unsafe partition names dropped, anything e
     version: 1,
     partitions: ["a", "b"],
   });
+});
+
+Deno.test("markerOfVersionFile: the latest marker of a data version's raw or metadata file, and nothing for any other path", () => {
+  assert.equal(markerOfVersionFile("data/aws/m1/state/4/raw"), "data/aws/m1/state/latest");
+  assert.equal(
+    markerOfVersionFile("data/aws/ec2/vpc/m1/state/12/metadata.yaml"),
+    "data/aws/ec2/vpc/m1/state/latest",
+  );
+  for (
+    const p of [
+      "data/aws/m1/state/latest",
+      "data/aws/m1/state/4/other",
+      "data/m1/state/4/raw",
+      "data/aws/m1/state/x4/raw",
+      "config/x.yaml",
+      "outputs/a/b/c/1/raw",
+    ]
+  ) assert.equal(markerOfVersionFile(p), undefined, p);
 });

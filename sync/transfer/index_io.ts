@@ -17,6 +17,7 @@ import { backoff, type RetryPolicy, withRetry } from "../retry.ts";
 import {
   type IndexEntry,
   isUnversioned,
+  markerOfVersionFile,
   type Meta,
   META_KEY,
   parseMeta,
@@ -283,7 +284,23 @@ export async function apply(
     if (change.verify || checked.has(p) || gone || theirs) setChecks.set(p, theirs);
   }
   const setHeads = await heads([...setChecks.keys()]);
+  // Found in place and gone by now (another writer's upload, not committed,
+  // deleted since): not published, and neither is a `latest` marker of this
+  // change naming that version, which would point readers at files the
+  // index does not list. Both stay with their writer for its next push.
+  const lost = (p: string, e: IndexEntry) =>
+    setChecks.get(p) === false && checked.has(p) && setHeads.get(p)?.version !== e.v;
+  const heldMarkers = new Set<string>();
   for (const [p, e] of Object.entries(change.set)) {
+    const marker = checked.has(p) ? markerOfVersionFile(p) : undefined;
+    if (marker && Object.hasOwn(change.set, marker) && lost(p, e)) heldMarkers.add(marker);
+  }
+  for (const [p, e] of Object.entries(change.set)) {
+    if (heldMarkers.has(p)) {
+      all = false;
+      unpublished?.add(p);
+      continue;
+    }
     if (deletedSince.has(p)) {
       all = false;
       foreign?.set(p, null);

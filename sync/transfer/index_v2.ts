@@ -8,6 +8,7 @@
 import type { ObjectStore } from "../ports.ts";
 import {
   type IndexEntry,
+  markerOfVersionFile,
   type Meta,
   META_KEY,
   metaBody,
@@ -64,7 +65,17 @@ export async function updateV2(
   // (null: not written): what this commit knows of the shards it touched.
   const read = new Map<string, string | null>();
   const wrote = new Map<string, string | null>();
-  await eachLimit(parts.keys(), c.concurrency ?? 4, async (part) => {
+  // A `latest` marker naming a version whose files were found in place
+  // waits for their shards: if those files go unpublished (see `apply`), the
+  // marker is held back with them. Its shard is applied after the others.
+  const waiting = new Map<string, string[]>();
+  for (const p of change.check ?? []) {
+    const marker = Object.hasOwn(change.set, p) ? markerOfVersionFile(p) : undefined;
+    if (!marker || !Object.hasOwn(change.set, marker) || shardOf(marker) === shardOf(p)) continue;
+    waiting.set(marker, [...waiting.get(marker) ?? [], p]);
+  }
+  const later = new Set([...waiting.keys()].map(shardOf));
+  const applyShard = async (part: string) => {
     const own: IndexChange = {
       ...parts.get(part)!,
       base: change.base,
@@ -122,7 +133,21 @@ export async function updateV2(
       }
     }
     throw busy(shardKey(part));
-  });
+  };
+  await eachLimit([...parts.keys()].filter((p) => !later.has(p)), c.concurrency ?? 4, applyShard);
+  if (later.size > 0) {
+    for (const [marker, files] of waiting) {
+      if (!files.some((p) => unpublished?.has(p))) continue;
+      delete parts.get(shardOf(marker))!.set[marker];
+      unpublished?.add(marker);
+      complete = false;
+    }
+    const left = [...later].filter((p) => {
+      const part = parts.get(p)!;
+      return part.remove.length > 0 || Object.keys(part.set).length > 0;
+    });
+    await eachLimit(left, c.concurrency ?? 4, applyShard);
+  }
   // True when a meta's partitions list what this change needs: every shard
   // it wrote, none it emptied (and it created none a peer may drop).
   const lists = (partitions: readonly string[]) => {
