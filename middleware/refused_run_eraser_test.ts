@@ -758,12 +758,17 @@ Deno.test("two-phase, B's same-output run prepared before A's refused commit: B 
   assert.deepEqual(rb.identical, [], "not told its files were published");
   assert.deepEqual(
     rb.skipped.filter((s) => s.keepDirty).map((s) => s.path).sort(),
-    [`${V2}/metadata.yaml`, `${V2}/raw`],
+    [`${V2}/metadata.yaml`, `${V2}/raw`, MARKER],
+    "its latest marker, naming version 2, is held back with them",
   );
   assert.ok(w.warnings.includes("b:unpublished_before_commit"));
+  const early = await w.clone("d", 4);
+  await early.pullChanged();
+  assert.notEqual((await cacheFiles(early))[MARKER], "2", "no reader is pointed at version 2 yet");
   // B's next push writes them; a fresh clone then has version 2 whole.
   await w.b.pushChanged();
   const fresh = await w.clone("c", 3);
   await fresh.pullChanged();
   assert.equal((await cacheFiles(fresh))[`${V2}/raw`], "same output");
+  assert.equal((await cacheFiles(fresh))[MARKER], "2");
 });
