@@ -96,16 +96,18 @@ function tempBeside(dir: string, file: string): string {
  * bodies, where each asynchronous call (open, write, close, rename) cost
  * more than its I/O. Returns the lstat of the file written (taken before
  * the rename, so it is the written file's, whatever replaces it later). On
- * failure the temp file is removed and the target left as it was.
+ * failure the temp file is removed and the target left as it was. The file
+ * replaced keeps its permission bits, unless `keepMode` is false (the
+ * caller knows there is none: its directory was just made).
  */
-export function atomicWriteSync(file: string, body: Uint8Array): Deno.FileInfo {
+export function atomicWriteSync(file: string, body: Uint8Array, keepMode = true): Deno.FileInfo {
   const tmp = tempBeside(file.slice(0, file.lastIndexOf("/")) || "/", file);
   let created = false;
   try {
     Deno.writeFileSync(tmp, body, { createNew: true });
     created = true;
     const st = Deno.lstatSync(tmp);
-    const mode = modeToKeep(lstatOrNull(file), st);
+    const mode = keepMode ? modeToKeep(lstatOrNull(file), st) : undefined;
     if (mode !== undefined) Deno.chmodSync(tmp, mode);
     Deno.renameSync(tmp, file);
     return st;
@@ -126,14 +128,18 @@ export function atomicWriteSync(file: string, body: Uint8Array): Deno.FileInfo {
  * hold up the main thread (see `metadata_pace.ts`). The same temp file, the
  * same lstat before the rename, the same clean-up on failure.
  */
-export async function atomicWriteAsync(file: string, body: Uint8Array): Promise<Deno.FileInfo> {
+export async function atomicWriteAsync(
+  file: string,
+  body: Uint8Array,
+  keepMode = true,
+): Promise<Deno.FileInfo> {
   const tmp = tempBeside(file.slice(0, file.lastIndexOf("/")) || "/", file);
   let created = false;
   try {
     await Deno.writeFile(tmp, body, { createNew: true });
     created = true;
     const st = await Deno.lstat(tmp);
-    await keepModeAsync(file, tmp, st);
+    if (keepMode) await keepModeAsync(file, tmp, st);
     await Deno.rename(tmp, file);
     return st;
   } catch (e) {

@@ -294,16 +294,18 @@ export class LocalCache implements CacheAccess {
     assertSafeRelPath(path);
     const file = abs(this.dir, path);
     let st: Deno.FileInfo;
+    // In a directory this cache just made there is no file to keep the mode of.
+    const inNew = () => this.#parents.firstInNew(path);
     if (body.length <= SMALL_WRITE_MAX && !this.#pace.async) {
       // Timed: where these calls prove slow, the rest of the run makes them asynchronously.
       st = this.#pace.timed(() => {
         refuseLink(path, this.#parents.make(path));
-        return atomicWriteSync(file, body);
+        return atomicWriteSync(file, body, !inNew());
       });
     } else {
       refuseLink(path, await this.#parents.makeAsync(path));
       if (body.length <= SMALL_WRITE_MAX) {
-        st = await atomicWriteAsync(file, body);
+        st = await atomicWriteAsync(file, body, !inNew());
       } else {
         await atomicWrite(file, body, false);
         st = await Deno.lstat(file);

@@ -52,6 +52,8 @@ export class ParentDirs {
   readonly #root: string;
   readonly #checked: Set<string>;
   readonly #made = new Set<string>();
+  /** Paths {@link firstInNew} answered true for. */
+  readonly #claimed = new Set<string>();
   /** Levels being checked or made by {@link makeAsync}: each once, however many writes wait. */
   readonly #making = new Map<string, Promise<Level>>();
 
@@ -65,10 +67,25 @@ export class ParentDirs {
     this.#checked = checked;
   }
 
+  /**
+   * True the first time since the last reset that `path` is asked for, when
+   * its directory was made by this object since then: nothing was at `path`
+   * when the directory was made, nor written there by this cache since, so
+   * a write there replaces no file of the user's (it need not look for one).
+   */
+  firstInNew(path: string): boolean {
+    const slash = path.lastIndexOf("/");
+    if (slash === -1 || !this.#made.has(path.slice(0, slash))) return false;
+    if (this.#claimed.has(path)) return false;
+    this.#claimed.add(path);
+    return true;
+  }
+
   /** Forgets every directory checked or made. */
   reset(): void {
     this.#checked.clear();
     this.#made.clear();
+    this.#claimed.clear();
     this.#making.clear();
   }
 
