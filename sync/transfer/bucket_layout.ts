@@ -201,11 +201,26 @@ export function entryJson(path: string, e: IndexEntry, nowIso: string): string {
   return `${out}}`;
 }
 
+/**
+ * The text of each entry as last serialised (with its path, at its time):
+ * a v1 commit writes each new entry twice (the index object and its shard),
+ * and an entry read from the index keeps its text from commit to commit.
+ */
+const entryTexts = new WeakMap<IndexEntry, { path: string; at: string; text: string }>();
+
 /** The JSON text of a map of entries (`{"<path>":<entry>,…}`, in the map's key order). */
 function entriesJson(entries: Record<string, IndexEntry>, nowIso: string): string {
   const parts: string[] = [];
   for (const p of Object.keys(entries)) {
-    parts.push(`${JSON.stringify(p)}:${entryJson(p, entries[p], nowIso)}`);
+    const e = entries[p];
+    const known = entryTexts.get(e);
+    if (known && known.path === p && (e.raw || known.at === nowIso)) {
+      parts.push(known.text);
+      continue;
+    }
+    const text = `${JSON.stringify(p)}:${entryJson(p, e, nowIso)}`;
+    entryTexts.set(e, { path: p, at: nowIso, text });
+    parts.push(text);
   }
   return `{${parts.join(",")}}`;
 }

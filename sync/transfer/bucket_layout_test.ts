@@ -249,3 +249,28 @@ Deno.test("markerOfVersionFile: the latest marker of a data version's raw or met
     ]
   ) assert.equal(markerOfVersionFile(p), undefined, p);
 });
+
+Deno.test("index bodies written again reuse each entry's text only where it is the same: same path, and the same time for an entry of this commit", () => {
+  const fresh: IndexEntry = { v: "v1", h: "a".repeat(64), s: 3 };
+  const read = parseEntry("x/b", { key: "x/b", size: 1, lastModified: "2020-01-01T00:00:00.000Z" });
+  const entries = { "x/a": fresh, "x/b": read };
+  const at = (iso: string) => new TextDecoder().decode(shardBody(entries, iso));
+  const first = at("2026-01-01T00:00:00.000Z");
+  assert.equal(new TextDecoder().decode(shardBody(entries, "2026-01-01T00:00:00.000Z")), first);
+  const later = JSON.parse(at("2026-02-02T00:00:00.000Z")).entries;
+  assert.equal(
+    later["x/a"].lastModified,
+    "2026-02-02T00:00:00.000Z",
+    "a new entry takes the new time",
+  );
+  assert.equal(later["x/b"].lastModified, "2020-01-01T00:00:00.000Z", "a read entry keeps its own");
+  // The same entry object under another path is written under that path.
+  const moved = JSON.parse(
+    new TextDecoder().decode(shardBody({ "y/a": fresh }, "2026-02-02T00:00:00.000Z")),
+  );
+  assert.equal(moved.entries["y/a"].key, "y/a");
+  assert.deepEqual(
+    JSON.parse(new TextDecoder().decode(monolithBody(entries, "2026-02-02T00:00:00.000Z"))).entries,
+    later,
+  );
+});
