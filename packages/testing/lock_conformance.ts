@@ -63,6 +63,12 @@ export const CONFORMANCE_IDENTITIES: { readonly a: Identity; readonly b: Identit
 
 type Who = keyof typeof CONFORMANCE_IDENTITIES;
 
+/** One turn of the event loop (a macrotask), then the microtasks it queued. */
+async function ioTurn(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 0));
+  await flushMicrotasks();
+}
+
 /** A lock error's `code`, for third-party errors that are not SluiceErrors. */
 function codeOf(e: unknown): unknown {
   return typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
@@ -113,13 +119,19 @@ class Harness {
     }
     for (let done = 0; done < ms; done += this.step) {
       await this.#fake.advance(Math.min(this.step, ms - done));
-      await flushMicrotasks();
+      await ioTurn();
     }
   }
 
-  /** Resolves once `predicate` holds, moving fake time along. */
+  /**
+   * Resolves once `predicate` holds, moving fake time along. With a fake
+   * clock, each step also gives the event loop a turn: a backend's real I/O
+   * (a heartbeat's write to a file) completes there, and fake time racing
+   * ahead of it on a loaded machine would make a held lock look stale.
+   */
   async until(predicate: () => boolean | Promise<boolean>, message: string): Promise<void> {
-    await waitFor(predicate, {
+    const check = this.#fake ? async () => (await ioTurn(), await predicate()) : predicate;
+    await waitFor(check, {
       clock: this.#fake,
       stepMs: this.#fake ? this.step : 20,
       timeoutMs: 10 * this.ttl,
