@@ -301,6 +301,7 @@ async function recordEdit(
   e: { op: number; clone: number; path: string; how: string },
   bytes: Uint8Array,
 ): Promise<void> {
+  if (e.path.endsWith("/latest")) env.truth.userMarkers.add(`${e.path}\0${await sha256Hex(bytes)}`);
   if (svc.state.synced(e.path)?.hash === await sha256Hex(bytes)) {
     env.changes.replaced(e.clone, e.path);
   } else await env.changes.record(e, bytes);

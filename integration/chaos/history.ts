@@ -365,7 +365,12 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
           const stop = same && clones > 1 && rng.chance(0.5);
           if (stop) planned.push({ due, kind: "stall", model: 0, clone, on: true });
           planned.push({ due, kind: "breakglass", model: lastModel });
-          if (stop) planned.push({ due: due + 3, kind: "stall", model: 0, clone, on: false });
+          // It goes on after the new holder's run, or at once, beside it (whose
+          // writes may then meet its uploads just before its erasure).
+          if (stop) {
+            const resume = due + (rng.chance(0.5) ? 2 : 3);
+            planned.push({ due: resume, kind: "stall", model: 0, clone, on: false });
+          }
           if (same && clones > 1) {
             planned.push({
               due: due + 1,

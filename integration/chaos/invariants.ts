@@ -32,7 +32,12 @@
  * - I13: every conflict left open after the final sync can be resolved:
  *   with no other writer left, `resolve --mine` of each, clone by clone,
  *   publishes, or meets a version another clone's resolution published
- *   just before as a new conflict (`workload.ts`).
+ *   just before as a new conflict (`workload.ts`);
+ * - I14: after each operation that leaves no command running (v1 buckets,
+ *   Sluice clones alone, no adoption: see `workload.ts`), every `latest`
+ *   marker the remote index names that a run wrote (not a user's marker
+ *   edit) names a version whose `raw` the index names too: no reader is
+ *   pointed at files the index does not list.
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -59,7 +64,8 @@ export type Invariant =
   | "I10"
   | "I11"
   | "I12"
-  | "I13";
+  | "I13"
+  | "I14";
 
 /** A broken invariant. */
 export interface Violation {
@@ -183,6 +189,10 @@ export class GroundTruth {
   readonly oldStranded = new Set<string>();
   /** Old clients' pushes inside the global lock now (op ids). */
   readonly oldInside = new Set<number>();
+  /** `<marker path>\0<hash>` of every marker a user wrote (a marker edit, a merge): not I14's. */
+  readonly userMarkers = new Set<string>();
+  /** SHA-256 of the marker text `<n>` → n, for I14. */
+  #markerNumbers: Map<string, number> | undefined;
   /** Old clients' pushes that were inside the global lock together with another (op ids). */
   readonly oldOverlapped = new Set<number>();
   readonly oldUnfinished = new Map<
@@ -283,6 +293,29 @@ export class GroundTruth {
           }
         }
       }
+    }
+  }
+
+  /** I14 (see the module) over the index `store` holds now. */
+  async checkMarkersNow(store: StoreInspector, afterOp: number): Promise<void> {
+    if (!this.#markerNumbers) {
+      this.#markerNumbers = new Map();
+      for (let n = 1; n <= 256; n++) {
+        this.#markerNumbers.set(await sha256Hex(new TextEncoder().encode(`${n}`)), n);
+      }
+    }
+    const index = await indexEntriesOf(store);
+    for (const [path, e] of Object.entries(index)) {
+      if (!path.endsWith("/latest") || !e.h || this.userMarkers.has(`${path}\0${e.h}`)) continue;
+      const n = this.#markerNumbers.get(e.h);
+      const raw = `${path.slice(0, -"latest".length)}${n}/raw`;
+      if (n === undefined || Object.hasOwn(index, raw)) continue;
+      this.violate({
+        invariant: "I14",
+        message:
+          `the remote index names ${path} = ${n}, but not ${raw}: readers are pointed at a version whose files it does not list`,
+        afterOp,
+      }, `I14 ${path} ${e.h}`);
     }
   }
 

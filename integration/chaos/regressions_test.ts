@@ -832,3 +832,20 @@ Deno.test("chaos regression: a refused run's erasure keeps its uploads a peer's 
     '{"seed":2,"clones":2,"kinds":["api","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":7,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":9,"kind":"tick","n":80,"pick":4},{"id":11,"kind":"stall","clone":0,"on":false},{"id":12,"kind":"tick","n":80,"pick":5}]}',
   );
 });
+
+/**
+ * I14 (from the move that finds it: the stopped run goes on at once, beside
+ * the new holder's same-output run). The new holder's writes met the
+ * stopped run's uploads of the same bytes and took them as they were; the
+ * stopped run, refused, erased them while the new holder's commit was on its
+ * way. The commit's check found them gone and left them out, but committed
+ * the `latest` marker naming them: readers were pointed at a version the
+ * index did not list. A marker naming files left unpublished is now held
+ * back with them (`apply` in `sync/transfer/index_io.ts`; on v2, `updateV2`
+ * in `index_v2.ts` writes a marker's shard after its files' shards).
+ */
+Deno.test("chaos regression: a same-output run beside the refused run it replaces publishes no marker before its files (I14)", async () => {
+  await clean(
+    '{"seed":2,"clones":2,"kinds":["core","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":6,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":11,"kind":"stall","clone":0,"on":false},{"id":9,"kind":"tick","n":80,"pick":8},{"id":12,"kind":"tick","n":80,"pick":5}]}',
+  );
+});

@@ -65,12 +65,14 @@ export async function updateV2(
   // (null: not written): what this commit knows of the shards it touched.
   const read = new Map<string, string | null>();
   const wrote = new Map<string, string | null>();
-  // A `latest` marker naming a version whose files were found in place
-  // waits for their shards: if those files go unpublished (see `apply`), the
-  // marker is held back with them. Its shard is applied after the others.
+  // A `latest` marker set beside files of its data in other shards waits for
+  // their shards: a reader (or a crash between the shard writes) never finds
+  // the marker naming files no shard lists yet, and if files found in place
+  // go unpublished (see `apply`), the marker is held back with them. Its
+  // shard is written after the others.
   const waiting = new Map<string, string[]>();
-  for (const p of change.check ?? []) {
-    const marker = Object.hasOwn(change.set, p) ? markerOfVersionFile(p) : undefined;
+  for (const p of Object.keys(change.set)) {
+    const marker = markerOfVersionFile(p);
     if (!marker || !Object.hasOwn(change.set, marker) || shardOf(marker) === shardOf(p)) continue;
     waiting.set(marker, [...waiting.get(marker) ?? [], p]);
   }
