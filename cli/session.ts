@@ -263,6 +263,7 @@ export async function openSession(
     chosen.spec,
     options.init ?? false,
     againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
+    cacheDir,
   );
   const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
   let reached = false;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
@@ -200,9 +200,11 @@ export async function checkFileStore(
   spec: StoreSpec,
   init: boolean,
   again: string | undefined,
+  cacheDir?: string,
 ): Promise<void> {
   if (spec.kind !== "file") return;
   const url = storeIdentity(spec);
+  if (cacheDir !== undefined) await refuseNested(url, spec.root, cacheDir);
   const kind = await pathKind(spec.root, "--store");
   if (kind === "other") {
     throw new SluiceError(
@@ -222,4 +224,35 @@ export async function checkFileStore(
     );
   }
   await Deno.mkdir(spec.root, { recursive: true });
+}
+
+/** A directory's real path (links resolved) where it exists, else the path as given, normalised. */
+async function realOrGiven(dir: string): Promise<string> {
+  try {
+    return await Deno.realPath(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+/**
+ * Refuses a `file://` store directory that is the cache, or lies inside it,
+ * or holds it: a push would publish the store's own objects as cache files
+ * (and again, one level deeper, on every push), and a pull would write the
+ * cache into the store.
+ */
+async function refuseNested(url: string, root: string, cacheDir: string): Promise<void> {
+  const store = await realOrGiven(root);
+  const cache = await realOrGiven(cacheDir);
+  const inside = (a: string, b: string) => a === b || a.startsWith(b.endsWith("/") ? b : `${b}/`);
+  if (!inside(store, cache) && !inside(cache, store)) return;
+  const where = store === cache
+    ? "is the cache directory itself"
+    : inside(store, cache)
+    ? `lies inside the cache ${cache}`
+    : `holds the cache ${cache}`;
+  throw new SluiceError(
+    "invalid_config",
+    `The store ${url} ${where}: a push would publish the store's own files as cache files (one level deeper on every push), and a pull would write into the store. Nothing was changed. Put the datastore's directory outside the cache (and the cache outside it), e.g. --store file:///srv/datastore.`,
+  );
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import { LocalCache } from "../sync/transfer/cache.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 import { CLI_STORE_STATE, noticingStore } from "./session.ts";
@@ -224,5 +225,25 @@ Deno.test("a cache whose state directory is a file is refused (73), whatever the
     assert.match(r.err, /error\[cache_unwritable\]: .*\.sluice is not a directory/);
   }
   assert.equal(await Deno.readTextFile(`${a}/.sluice`), "a file");
+  await w.cleanup();
+});
+
+Deno.test("a file:// store that is the cache, lies inside it or holds it is refused (78) before anything is written", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "x/f.txt", "hi\n");
+  const cases = [
+    [`file://${a}/store`, /lies inside the cache/],
+    [`file://${a}`, /is the cache directory itself/],
+    [`file://${dirname(a)}`, /holds the cache/],
+  ] as const;
+  for (const [url, what] of cases) {
+    const r = await sluice(["push", "--init", "--cache", a, "--store", url]);
+    assert.equal(r.code, 78, `${url}: ${r.out}${r.err}`);
+    assert.match(r.err, what, url);
+    assert.match(r.err, /Nothing was changed/);
+  }
+  assert.deepEqual(await exists(`${a}/store`), false, "no store made in the cache");
+  assert.deepEqual(await exists(`${a}/.sluice`), false, "the cache was not touched");
   await w.cleanup();
 });
