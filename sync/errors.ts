@@ -235,6 +235,26 @@ export class UnsafePathError extends SluiceError {
 }
 
 /**
+ * A path the datastore holds that cannot be placed in the cache: a file is
+ * where a directory on its way must be, or a directory is at it (the
+ * datastore holds both `a` and `a/b`; a filesystem holds only one).
+ */
+export class PathBlockedError extends SluiceError {
+  /** The path that could not be written. */
+  readonly path: string;
+  constructor(path: string, why: string, options?: { cause?: unknown }) {
+    super(
+      "unsafe_path",
+      `${
+        JSON.stringify(preview(path, 120))
+      } cannot be written into the cache: ${why}. Nothing was written for it, and what is in the way was kept.`,
+      options,
+    );
+    this.path = path;
+  }
+}
+
+/**
  * Why a cache file or directory this process may not read is left out: said
  * once, for the plan, the walk and the upload alike.
  */

@@ -8,7 +8,7 @@
  * @module
  */
 import pMap from "p-map";
-import { NotFoundError, UnsafePathError } from "../errors.ts";
+import { NotFoundError, PathBlockedError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
@@ -72,6 +72,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     setAside: [],
     uncommitted: [],
     unreadable: [],
+    blocked: [],
     dropped: [],
     unchanged: false,
     bytes: 0,
@@ -270,6 +271,18 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   const { fetchWhole, fetchStreamed } = fetchers(deps, moving, progress);
   // Entries of this cache's kind whose object the store no longer holds.
   const vanished: string[] = [];
+  // Paths a file or directory here is in the way of (see `PullResult.blocked`).
+  const blocked = result.blocked ?? [];
+  const leftBlocked = (path: string, err: PathBlockedError) => {
+    blocked.push(path);
+    if (blocked.length > UNCOMMITTED_WARNINGS) return;
+    events.emit("warning", {
+      code: "path_blocked",
+      message:
+        `${err.message} The datastore holds both a file and files under a directory of the same name, and a cache holds only one; the rest of the pull went on. Move what is in the way (or remove one of the two from the datastore: \`sluice push <path>\` of its deletion from a cache that has it), then pull again.`,
+      path,
+    });
+  };
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
     // is in flight, or stopped between its uploads and its index commit
@@ -307,6 +320,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         if (!isUnversioned(e)) vanished.push(path);
         return;
       }
+      if (err instanceof PathBlockedError) return leftBlocked(path, err);
       throw err;
     } finally {
       moving.delete(path);
@@ -393,7 +407,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   // pull that kept it would take the index as unchanged, and stay behind).
   const repaired = await removeDangling(deps, vanished.sort());
   if (!prefixes) {
-    const skipped = result.uncommitted.length + result.unreadable.length;
+    const skipped = result.uncommitted.length + result.unreadable.length + blocked.length;
     state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);

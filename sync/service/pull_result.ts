@@ -34,6 +34,13 @@ export interface PullResult {
    */
   readonly unreadable: string[];
   /**
+   * Paths the datastore holds that could not be placed in the cache: a file
+   * here is where a directory on their way must be, or a directory is at
+   * them (the datastore holds both `a` and `a/b`). Nothing was written for
+   * them, and what is in the way was kept; each pull tries them again.
+   */
+  readonly blocked?: string[];
+  /**
    * Synced paths the index no longer names while the store still holds the
    * version this cache synced (another client rewrote the index without
    * them): kept here and marked dirty, so the next push publishes them
@@ -63,6 +70,11 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
         path,
         reason: "this process may not read the local copy (permission denied): make it readable",
       })),
+      ...(r.blocked ?? []).map((path) => ({ path, reason: BLOCKED_REASON })),
     ],
   };
 }
+
+/** Why a pull left a path out that a file or directory in the cache is in the way of. */
+export const BLOCKED_REASON =
+  "a file or directory in the cache is in its way (the datastore holds both a file and files under a directory of the same name, and a cache holds only one): move what is in the way, or remove one of the two from the datastore (`sluice push <path>` of its deletion from a cache that has it)";

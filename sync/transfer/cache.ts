@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
+import { PathBlockedError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
 import { fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
@@ -394,9 +394,19 @@ function unreadable(path: string, e: unknown): unknown {
 
 /**
  * `cache_unwritable` for a write the filesystem refused (permission denied,
- * a read-only filesystem); any other error as it is.
+ * a read-only filesystem); {@link PathBlockedError} for a write that a file
+ * or directory in the cache is in the way of; any other error as it is.
  */
 export function unwritable(dir: string, path: string, e: unknown): unknown {
+  if (e instanceof Deno.errors.IsADirectory || e instanceof Deno.errors.NotADirectory) {
+    return new PathBlockedError(
+      path,
+      e instanceof Deno.errors.IsADirectory
+        ? "a directory is at that path in the cache"
+        : "a file is in the cache where a directory on its way must be",
+      { cause: e },
+    );
+  }
   if (!isWriteRefused(e)) return e;
   const why = (e as { code?: unknown }).code === "EROFS"
     ? "the filesystem is read-only"

@@ -8,7 +8,7 @@ import {
   walkFiles,
 } from "./cache.ts";
 import { isBodySource } from "./body.ts";
-import { SluiceError, UnsafePathError } from "../errors.ts";
+import { PathBlockedError, SluiceError, UnsafePathError } from "../errors.ts";
 import { sha256HexSync } from "../hash.ts";
 import type { MetadataOps } from "./metadata_pace.ts";
 
@@ -164,7 +164,12 @@ for (const calls of CALLS) {
     await using t = await tempCache(calls);
     await t.cache.write("f", enc("file"));
     await assert.rejects(t.cache.write("f/x", enc("x")), Deno.errors.AlreadyExists);
-    await assert.rejects(t.cache.write("f/y/z", enc("x")), Deno.errors.NotADirectory);
+    await assert.rejects(t.cache.write("f/y/z", enc("x")), (e) => {
+      assert.ok(e instanceof PathBlockedError, String(e));
+      assert.ok(e.cause instanceof Deno.errors.NotADirectory, String(e.cause));
+      assert.equal(e.path, "f/y/z");
+      return true;
+    });
     await t.cache.write("d/e", enc("x"));
     await assert.rejects(t.cache.write("d/e/big", new Uint8Array(100 * 1024)));
     assert.deepEqual(await namesUnder(t.dir), ["d", "d/e", "f"]);
@@ -319,7 +324,8 @@ Deno.test("async calls: writes into the same new directories at once all land, a
   }
   const failed = results[paths.length];
   assert.equal(failed.status, "rejected");
-  assert.ok(failed.reason instanceof Deno.errors.NotADirectory, String(failed.reason));
+  assert.ok(failed.reason instanceof PathBlockedError, String(failed.reason));
+  assert.ok(failed.reason.cause instanceof Deno.errors.NotADirectory, String(failed.reason.cause));
   assert.ok(String(failed.reason).includes("f/x"), String(failed.reason));
   assert.equal((await namesUnder(t.dir)).filter((n) => n.endsWith(".tmp")).length, 0);
 });

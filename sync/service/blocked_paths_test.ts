@@ -1,0 +1,43 @@
+/**
+ * The datastore can hold both a file `a` and files under `a/` (two caches
+ * pushed each), which no cache can hold at once. A pull places what it can,
+ * leaves the other out with a `path_blocked` warning (listed in `blocked`,
+ * never an internal error that stops every later pull), keeps what is in the
+ * way, and keeps no index token, so the next pull tries again.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { pullLeftBehind } from "./pull_result.ts";
+import { clone, put, read } from "./clone_kit.ts";
+
+Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "clash/x.txt", "under a directory");
+  await a.pushChanged();
+  const b = await clone(store, "b");
+  await put(b, "clash", "a file");
+  await put(b, "notes/other.txt", "another file");
+  await b.pushChanged();
+  const warnings: string[] = [];
+  a.events.on("warning", (w) => void warnings.push(w.code));
+  const r = await a.pullChanged();
+  assert.deepEqual(r.blocked, ["clash"]);
+  assert.deepEqual(r.fetched, ["notes/other.txt"], "the rest of the pull went on");
+  assert.ok(warnings.includes("path_blocked"));
+  assert.equal(await read(a, "clash/x.txt"), "under a directory", "what is in the way is kept");
+  assert.match(pullLeftBehind(r).left[0].reason, /a file or directory in the cache is in its way/);
+  assert.equal(a.state.indexVersion, undefined, "no index token: the next pull looks again");
+  // A fresh cache gets one of the two and is told of the other, the same way.
+  const c = await clone(store, "c");
+  const rc = await c.pullChanged();
+  assert.equal(rc.fetched.length + (rc.blocked?.length ?? 0), 3);
+  assert.equal(rc.blocked?.length, 1);
+  // Once one of the two is deleted on the datastore, the next pull is whole.
+  await Deno.remove(`${b.cacheDir}/clash`);
+  await b.markDirty({ relPath: "clash" });
+  await b.pushChanged();
+  const again = await a.pullChanged();
+  assert.deepEqual(again.blocked, []);
+  assert.equal(await read(a, "clash/x.txt"), "under a directory");
+});
