@@ -244,6 +244,9 @@ Deno.test("the store comes from --store, SLUICE_STORE or the cache's record; ano
   assert.equal(recorded.code, 0, recorded.err);
   assert.equal(recorded.json().endpoint, w.url);
 
+  // Once the cache has synced a file with it, another store is refused.
+  await w.write(a, "notes/x.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
   const other = await sluice(["push", "--cache", a, "--store", `${w.url}-other`]);
   assert.equal(other.code, 78);
   assert.match(other.err, /mirrors file:\/\/.*store, not file:\/\/.*store-other/);

@@ -10,6 +10,7 @@
 import { dirname, resolve } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
+import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { type CliIo, shellWord } from "./output.ts";
@@ -55,6 +56,12 @@ export async function chooseStore(
   }
   const spec = parseStoreUrl(given, { cwd: io.cwd });
   const id = storeIdentity(spec);
+  // A cache that recorded a store but never synced a file with it (a first
+  // pull of a mistyped, empty prefix, say) holds no record to confuse: it
+  // takes the store given now.
+  if (recorded?.format === 1 && recorded.url !== given && await holdsNoSyncRecord(cache.dir)) {
+    return { spec, url: given, record: true };
+  }
   if (recorded?.format === 1 && recorded.identity !== id) {
     throw new SluiceError(
       "invalid_config",
@@ -76,6 +83,27 @@ export async function chooseStore(
     }
   }
   return { spec, url: given, record: recorded?.url !== given };
+}
+
+/**
+ * True when the cache's state directory holds nothing but its record of a
+ * store (and an empty dirty set, or a cached endpoint probe): no file was
+ * ever synced, marked, set aside or left in conflict there.
+ */
+async function holdsNoSyncRecord(cacheDir: string): Promise<boolean> {
+  const dir = `${cacheDir}/${STATE_DIR}`;
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.name === CLI_STORE_STATE || e.name === PROBE_STATE_FILE) continue;
+      if (e.name === "dirty.log" && e.isFile && (await Deno.stat(`${dir}/${e.name}`)).size === 0) {
+        continue;
+      }
+      return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

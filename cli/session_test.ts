@@ -171,6 +171,8 @@ Deno.test("the same bucket on another endpoint (a mistyped port) is refused befo
     url: recorded,
     identity: "s3://team-data/conf",
   });
+  // The cache has a sync record (a path marked dirty): the other server's files are not its.
+  await Deno.writeTextFile(`${a}/.sluice/dirty.log`, "notes/n.txt\n");
   const keys = { AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "secret" };
   const other = "s3://team-data/conf?endpoint=http://127.0.0.1:19603";
   for (const cmd of ["pull", "push", "status"]) {
@@ -245,5 +247,28 @@ Deno.test("a file:// store that is the cache, lies inside it or holds it is refu
   }
   assert.deepEqual(await exists(`${a}/store`), false, "no store made in the cache");
   assert.deepEqual(await exists(`${a}/.sluice`), false, "the cache was not touched");
+  await w.cleanup();
+});
+
+Deno.test("a cache that recorded a store but never synced a file takes another --store (a mistyped, empty prefix); once it has synced, another store is refused", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/n.txt", "n\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const b = `${w.base}/b`;
+  const typo = `file://${w.base}/empty-store`;
+  const first = await sluice(["pull", "--init", "--cache", b, "--store", typo]);
+  assert.equal(first.code, 0, first.err);
+  const right = await sluice(["pull", "--cache", b, "--store", w.url]);
+  assert.equal(right.code, 0, right.err);
+  assert.equal(await Deno.readTextFile(`${b}/notes/n.txt`), "n\n");
+  assert.equal(
+    (await new LocalCache(b).readState<{ url: string }>(CLI_STORE_STATE))?.url,
+    w.url,
+    "the store that synced is recorded",
+  );
+  const back = await sluice(["pull", "--cache", b, "--store", typo]);
+  assert.equal(back.code, 78, back.err);
+  assert.match(back.err, /mirrors .*, not /);
   await w.cleanup();
 });
