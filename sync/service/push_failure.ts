@@ -40,7 +40,13 @@ export function pushFailure(
   }
   const codes = new Set(failures.map((f) => f.error instanceof SluiceError ? f.error.code : ""));
   if (failures[0].error instanceof SluiceError && codes.size === 1 && !codes.has("")) {
-    return failures[0].error; // one kind of failure: keep its code and exit code
+    // One kind of failure: keep its code and exit code, and say what else was done.
+    const e = failures[0].error;
+    const more = failures.length > 1
+      ? ` ${failures.length - 1} more file(s) failed the same way.`
+      : "";
+    e.message += `${more}${others}`;
+    return e;
   }
   const first = failures[0].error;
   return new SluiceError(
