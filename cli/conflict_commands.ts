@@ -98,6 +98,10 @@ function say(
         ? `Took the datastore's copy of ${rel}.`
         : r.deleted
         ? `Deleted ${rel} on ${endpoint} (your deletion).`
+        : r.published === undefined
+        ? `Your ${
+          resolution === "mine" ? "copy" : "merge"
+        } of ${rel} is the datastore's copy already: nothing was published, and the conflict is resolved.`
         : `Published your ${resolution === "mine" ? "copy" : "merge"} of ${rel}${
           r.published ? ` (version ${r.published})` : ""
         }.`,
