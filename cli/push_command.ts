@@ -166,9 +166,9 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       // small read confirms the store answers, so that a mistyped bucket,
       // refused credentials or an unreachable endpoint fail here (their own
       // codes) instead of passing as "Nothing to push".
-      if (pushedNothing(result) && !s.reached) {
-        await headIndex(s.store, s.service.config.retry, io.signal);
-      }
+      // So too when it only left files behind (local deletions, skipped
+      // files): its report names the store, which must have answered.
+      if (!s.reached) await headIndex(s.store, s.service.config.retry, io.signal);
       const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
       out.result("push", {
         ...endpointFields(s.spec, s.store),

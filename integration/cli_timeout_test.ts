@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { sluice } from "../cli/cli_test_kit.ts";
 import { HeldRequests } from "./held_requests.ts";
+import { SyncState } from "../sync/service/state.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
+import { CLI_STORE_STATE } from "../cli/session.ts";
 
 /** A loopback endpoint that holds every request open; counts them. */
 function silentEndpoint() {
@@ -45,6 +48,33 @@ Deno.test("a silent endpoint: a warning before each retry, ?retries= attempts, t
     assert.match(notices[0], /set \?timeout=<ms> and \?retries=<n> on the store URL/);
     // The first operation made its two attempts, and the command stopped there.
     assert.equal(endpoint.seen.length, 2, endpoint.seen.join(", "));
+  } finally {
+    await endpoint.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a push that only leaves a local deletion behind still asks the store first: a silent endpoint is unreachable (69), not 'Pushed 0 files to' it", async () => {
+  const endpoint = silentEndpoint();
+  const base = await Deno.makeTempDir({ prefix: "sluice-cli-timeout-" });
+  try {
+    const cache = `${base}/c`;
+    const store = `s3://bkt/p?endpoint=${endpoint.url}&timeout=300&retries=0`;
+    // A cache that synced notes/a.txt with that store, then deleted it by hand.
+    const state = await SyncState.open(cache);
+    state.setSynced("notes/a.txt", { hash: "a".repeat(64), version: "v1", size: 1 });
+    await state.saveManifest();
+    await new LocalCache(cache).writeState(CLI_STORE_STATE, {
+      format: 1,
+      url: store,
+      identity: "s3://bkt/p",
+    });
+    const r = await sluice(["push", "--cache", cache], {
+      env: { AWS_ACCESS_KEY_ID: "k", AWS_SECRET_ACCESS_KEY: "s", AWS_REGION: "us-east-1" },
+    });
+    assert.equal(r.code, 69, r.out + r.err);
+    assert.match(r.err, /^error\[unreachable\]: /m);
+    assert.doesNotMatch(r.out, /Pushed 0 files/);
   } finally {
     await endpoint.close();
     await Deno.remove(base, { recursive: true });
