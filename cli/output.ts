@@ -103,6 +103,24 @@ export function streamWriter(stream: { writeSync(p: Uint8Array): number }): (s: 
   };
 }
 
+/**
+ * One line of human output as a terminal should get it: control characters
+ * (a newline, a tab or an escape sequence in a file name) shown as `\n`,
+ * `\t`, `\u001b`, so that a name can neither break the line nor drive the
+ * terminal. `--json` output carries the names as they are.
+ *
+ * @example
+ * ```ts
+ * import { forTerminal } from "./output.ts";
+ * forTerminal("notes/a\u001b[2Jb.txt"); // "notes/a\\u001b[2Jb.txt"
+ * ```
+ */
+export function forTerminal(line: string): string {
+  // deno-lint-ignore no-control-regex
+  return line.replace(/[\u0000-\u001f\u007f]/g, (c) =>
+    c === "\n" ? "\\n" : c === "\t" ? "\\t" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** Gate notes shown per gate before the rest are counted instead (all with `--verbose`). */
 export const NOTES_SHOWN_PER_GATE = 10;
 
@@ -171,7 +189,7 @@ export class Output {
   say(line = ""): void {
     if (this.json) return;
     this.#tellHidden();
-    this.#io.stdout(`${line}\n`);
+    this.#io.stdout(`${forTerminal(line)}\n`);
   }
 
   /** One line per gate whose notes were counted rather than shown. */
@@ -189,7 +207,7 @@ export class Output {
   /** A warning: always on stderr, and collected for `--json`. */
   warn(w: WarningEvent): void {
     this.warnings.push(w);
-    this.#io.stderr(`warning[${w.code}]: ${w.message}\n`);
+    this.#io.stderr(`warning[${w.code}]: ${forTerminal(w.message)}\n`);
   }
 
   /** What a gate did: shown unless it is routine classification (shown with `--verbose`). */
@@ -199,7 +217,7 @@ export class Output {
     const shown = this.#shown.get(g.gate) ?? 0;
     if (this.verbose || shown < NOTES_SHOWN_PER_GATE) {
       this.#shown.set(g.gate, shown + 1);
-      this.#io.stdout(`  ${g.gate}: ${g.message}\n`);
+      this.#io.stdout(`  ${g.gate}: ${forTerminal(g.message)}\n`);
     } else {
       this.#hidden.set(g.gate, (this.#hidden.get(g.gate) ?? 0) + 1);
     }
@@ -218,7 +236,7 @@ export class Output {
   /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */
   fail(command: string, report: ErrorReport): number {
     if (!this.json) this.#tellHidden();
-    this.#io.stderr(`error[${report.code}]: ${report.message}\n`);
+    this.#io.stderr(`error[${report.code}]: ${forTerminal(report.message)}\n`);
     if (this.json) {
       const doc = { ok: false, command, error: report, warnings: this.warnings };
       this.#io.stdout(`${JSON.stringify(doc, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   capped,
+  forTerminal,
   NOTES_SHOWN_PER_GATE,
   Output,
   PATHS_LISTED,
@@ -127,4 +128,10 @@ Deno.test("shellWord quotes what a shell would read otherwise (a store URL's ?, 
   );
   assert.equal(shellWord("{}"), "'{}'");
   assert.equal(shellWord("it's"), "'it'\\''s'");
+});
+
+Deno.test("human output shows control characters in names escaped: a name can neither break a line nor drive the terminal", () => {
+  assert.equal(forTerminal("notes/a\u001b[2Jb.txt"), "notes/a\\u001b[2Jb.txt");
+  assert.equal(forTerminal("a\nb\tc\rd\u007f"), "a\\nb\\tc\\rd\\u007f");
+  assert.equal(forTerminal("plain — ünïcode ok"), "plain — ünïcode ok");
 });

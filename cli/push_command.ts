@@ -105,7 +105,7 @@ function describePush(
       (n) => `  … and ${n} more (\`--json\` lists each, as \`localOnly\`)`,
     ));
     lines.push(
-      "Replace each link with a real file (or rename the file), then run `sluice push` again.",
+      "Do what the reason beside each says (replace a link with a real file, rename the file, or make it readable), then run `sluice push` again.",
     );
   }
   return lines;
