@@ -117,8 +117,17 @@ export function streamWriter(stream: { writeSync(p: Uint8Array): number }): (s: 
  */
 export function forTerminal(line: string): string {
   // deno-lint-ignore no-control-regex
-  return line.replace(/[\u0000-\u001f\u007f]/g, (c) =>
-    c === "\n" ? "\\n" : c === "\t" ? "\\t" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return line.replace(
+    /[\u0000-\u001f\u007f]/g,
+    (c) =>
+      c === "\n"
+        ? "\\n"
+        : c === "\t"
+        ? "\\t"
+        : c === "\r"
+        ? "\\r"
+        : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** Gate notes shown per gate before the rest are counted instead (all with `--verbose`). */

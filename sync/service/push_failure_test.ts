@@ -53,10 +53,14 @@ Deno.test("pushFailure says what else the push committed, when it knows", () => 
 });
 
 Deno.test("pushFailure: one kind of failure keeps its code and says what else the push committed", () => {
-  const e = pushFailure([
-    { entry: at("a/b"), error: new SluiceError("unsafe_path", "Refused the path a/b.") },
-    { entry: at("a/c"), error: new SluiceError("unsafe_path", "Refused the path a/c.") },
-  ], 0, 3);
+  const e = pushFailure(
+    [
+      { entry: at("a/b"), error: new SluiceError("unsafe_path", "Refused the path a/b.") },
+      { entry: at("a/c"), error: new SluiceError("unsafe_path", "Refused the path a/c.") },
+    ],
+    0,
+    3,
+  );
   assert.equal((e as SluiceError).code, "unsafe_path");
   assert.match(e.message, /1 more file\(s\) failed the same way/);
   assert.match(e.message, /The push's other 3 file\(s\) were pushed and committed/);
