@@ -294,15 +294,7 @@ Deno.test("after a push met the conflict, resolve --theirs leaves nothing to pus
 });
 
 Deno.test("resolve --merged of a file that is theirs already says nothing was published, not 'Published your merge'", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  const b = w.cache("b");
-  await w.write(a, CFG, "x: 1\n");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-  await w.write(a, CFG, "x: 2\n");
-  assert.equal((await sluice(["push", "--cache", a])).code, 0);
-  await w.write(b, CFG, "y: 1\n");
+  const { w, b } = await conflicted();
   assert.equal((await sluice(["push", "--cache", b])).code, 3);
   await w.write(b, CFG, "x: 2\n"); // the "merge" kept theirs as it is
   const r = await sluice(["resolve", CFG, "--merged", "--cache", b]);
