@@ -103,6 +103,10 @@ export function streamWriter(stream: { writeSync(p: Uint8Array): number }): (s: 
   };
 }
 
+/** C0 control characters and DEL. */
+// deno-lint-ignore no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /**
  * One line of human output as a terminal should get it: control characters
  * (a newline, a tab or an escape sequence in a file name) shown as `\n`,
@@ -116,9 +120,8 @@ export function streamWriter(stream: { writeSync(p: Uint8Array): number }): (s: 
  * ```
  */
 export function forTerminal(line: string): string {
-  // deno-lint-ignore no-control-regex
   return line.replace(
-    /[\u0000-\u001f\u007f]/g,
+    CONTROL_CHARACTERS,
     (c) =>
       c === "\n"
         ? "\\n"
