@@ -12,6 +12,8 @@ import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { markerOf } from "./erasure_attribution.ts";
+import { recomputeLatest } from "./erasure_steps.ts";
 
 /** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
 export interface LostVersion {
@@ -68,6 +70,7 @@ export async function setAsideVersion(
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.
     await push.state.forget(files);
+    await resetMarker(push, dir);
     return targets;
   })();
   byDir.set(dir, { done, own: ownEarlier });
@@ -103,4 +106,25 @@ async function dropOwnSiblings(
 /** Deletes `version` of `path` (this cache's own); nothing when the store holds another one. */
 export async function dropOwn(push: PushContext, path: string, version: string): Promise<void> {
   await deleteAt(push.store, path, version, { retry: push.config.retry, signal: push.signal });
+}
+
+/**
+ * The `latest` marker of a version just set aside names a version this cache
+ * no longer holds: it is reset as a refused run's is (to the highest version
+ * left here, or removed), so that no later push publishes it naming the
+ * other writer's version, whose files may not be committed yet. Told when it
+ * was a change made here. Best effort: a failure leaves it as it was.
+ */
+async function resetMarker(push: PushContext, dir: string): Promise<void> {
+  const m = await recomputeLatest(push.cache, push.state, markerOf(dir)).catch(() => undefined);
+  if (m?.was === undefined) return;
+  push.events.emit("warning", {
+    code: "latest_reset",
+    message: `${m.path} was changed here and named version ${m.was}, which another writer published first (this cache's copy of it was set aside); it ${
+      m.version === null
+        ? "was removed (no version is left here; the next pull brings the datastore's)"
+        : `now names version ${m.version}, the highest left here`
+    }. If you meant another version, set ${m.path} again and push.`,
+    path: m.path,
+  });
 }

@@ -849,3 +849,17 @@ Deno.test("chaos regression: a same-output run beside the refused run it replace
     '{"seed":2,"clones":2,"kinds":["core","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":6,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":11,"kind":"stall","clone":0,"on":false},{"id":9,"kind":"tick","n":80,"pick":8},{"id":12,"kind":"tick","n":80,"pick":5}]}',
   );
 });
+
+/**
+ * I14 (seed 41000934, shrunk): a run lost its version to another writer's
+ * uncommitted upload of it (`version_exists`, its files set aside), and its
+ * clone's next push published its `latest` marker, naming that version,
+ * while the other writer (crashed before its index update) had not committed
+ * the files. The marker of a version set aside is now reset as a refused
+ * run's is (`resetMarker` in `middleware/lost_version.ts`).
+ */
+Deno.test("chaos regression: a run that lost its version publishes no marker naming it (I14)", async () => {
+  await clean(
+    '{"seed":41000934,"clones":5,"absentOnError":true,"kinds":["api","api","api","core","core-single-phase"],"ops":[{"id":3,"kind":"crash","clone":0,"at":"commit"},{"id":12,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":13,"kind":"tick","n":4,"pick":190079453},{"id":14,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":15,"kind":"tick","n":39,"pick":1786284984},{"id":17,"kind":"sync","clone":1},{"id":18,"kind":"tick","n":31,"pick":1832091404}]}',
+  );
+});

@@ -107,3 +107,25 @@ for (const v2 of [false, true]) {
     assert.equal(await read(c, FILE), "same output");
   });
 }
+
+Deno.test("a run that lost its version (version_exists) has its latest marker reset, so no later push publishes it naming the other writer's uncommitted files", async () => {
+  const store = new InMemoryStore();
+  const FILE = "data/shell/m1/out/1/raw";
+  const MARKER = "data/shell/m1/out/latest";
+  // a's version 1 is uploaded, its commit not made (its process crashed, say).
+  const a = await clone(store, "a");
+  await put(a, FILE, "a's output");
+  await a.preparePush();
+  const b = await clone(store, "b");
+  await put(b, FILE, "b's output");
+  await put(b, MARKER, "1");
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => void warnings.push(w.code));
+  await assert.rejects(b.pushChanged(), (e) => (e as { code?: string }).code === "version_exists");
+  assert.equal(b.cache.exists(MARKER), false, "no version is left here: the marker is removed");
+  assert.ok(warnings.includes("latest_reset"));
+  await b.pushChanged();
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(c.cache.exists(MARKER), false, "no marker names files the index does not list");
+});
