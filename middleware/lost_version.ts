@@ -120,11 +120,12 @@ async function resetMarker(push: PushContext, dir: string): Promise<void> {
   if (m?.was === undefined) return;
   push.events.emit("warning", {
     code: "latest_reset",
-    message: `${m.path} was changed here and named version ${m.was}, which another writer published first (this cache's copy of it was set aside); it ${
-      m.version === null
-        ? "was removed (no version is left here; the next pull brings the datastore's)"
-        : `now names version ${m.version}, the highest left here`
-    }. If you meant another version, set ${m.path} again and push.`,
+    message:
+      `${m.path} was changed here and named version ${m.was}, which another writer published first (this cache's copy of it was set aside); it ${
+        m.version === null
+          ? "was removed (no version is left here; the next pull brings the datastore's)"
+          : `now names version ${m.version}, the highest left here`
+      }. If you meant another version, set ${m.path} again and push.`,
     path: m.path,
   });
 }
