@@ -13,6 +13,7 @@ import { STATE_DIR } from "../sync/transfer/cache.ts";
 import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
+import { DIRTY_FILE } from "../sync/service/state.ts";
 import { type CliIo, shellWord } from "./output.ts";
 import { parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
@@ -95,7 +96,7 @@ async function holdsNoSyncRecord(cacheDir: string): Promise<boolean> {
   try {
     for await (const e of Deno.readDir(dir)) {
       if (e.name === CLI_STORE_STATE || e.name === PROBE_STATE_FILE) continue;
-      if (e.name === "dirty.log" && e.isFile && (await Deno.stat(`${dir}/${e.name}`)).size === 0) {
+      if (e.name === DIRTY_FILE && e.isFile && (await Deno.stat(`${dir}/${e.name}`)).size === 0) {
         continue;
       }
       return false;

@@ -28,6 +28,19 @@ async function cli(args: string[], env: Record<string, string>, cwd: string) {
   return { code: out.code, out: text.decode(out.stdout), err: text.decode(out.stderr) };
 }
 
+/** The environment of a CLI process that signs for `minio`, with `home` as HOME. */
+function minioEnv(
+  minio: { accessKey: string; secretKey: string; region: string },
+  home: string,
+): Record<string, string> {
+  return {
+    HOME: home,
+    AWS_ACCESS_KEY_ID: minio.accessKey,
+    AWS_SECRET_ACCESS_KEY: minio.secretKey,
+    AWS_REGION: minio.region,
+  };
+}
+
 /**
  * Pull, push and status of the cache `c1` (which holds a file), and a push
  * of the new, empty cache `c3` (nothing to push: no write, but the store is
@@ -62,12 +75,7 @@ Deno.test({
     try {
       const home = `${dir}/home`;
       await Deno.mkdir(home);
-      const keys = {
-        HOME: home,
-        AWS_ACCESS_KEY_ID: minio.accessKey,
-        AWS_SECRET_ACCESS_KEY: minio.secretKey,
-        AWS_REGION: minio.region,
-      };
+      const keys = minioEnv(minio, home);
       const bucket = await minio.createBucket();
       const url = (b: string) => `s3://${b}/team?endpoint=${minio.endpoint}`;
 
@@ -173,12 +181,7 @@ Deno.test({
     const gcs = await startFakeGcs();
     const dir = await makeTempDir("cli-cross-scheme");
     try {
-      const env = {
-        HOME: dir,
-        AWS_ACCESS_KEY_ID: minio.accessKey,
-        AWS_SECRET_ACCESS_KEY: minio.secretKey,
-        AWS_REGION: minio.region,
-      };
+      const env = minioEnv(minio, dir);
       const s3Bucket = await minio.createBucket();
       const gcsBucket = await gcs.createBucket();
       await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });

@@ -9,7 +9,7 @@
  */
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
-import { isLayoutInternal } from "../sync/transfer/bucket_layout.ts";
+import { isLayoutInternal, isVersionFile } from "../sync/transfer/bucket_layout.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";
@@ -32,10 +32,7 @@ function defaultClass(segs: readonly string[]): PathClass {
   const n = segs.length;
   const base = segs[n - 1];
   if (segs[0] === "data") {
-    // data/<type…>/<modelId>/<dataName>/<N>/(raw|metadata.yaml): type has at least one segment.
-    if (n >= 6 && /^\d+$/.test(segs[n - 2]) && (base === "raw" || base === "metadata.yaml")) {
-      return "data-version";
-    }
+    if (isVersionFile(segs)) return "data-version";
     if (n >= 5 && base === "latest") return "latest-marker";
   }
   if ((n === 1 && INDEX_ROOT_FILES.has(base)) || segs[0] === "_index" || base === "_meta.json") {

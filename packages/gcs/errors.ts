@@ -28,6 +28,7 @@ import {
   type StoreRequestContext,
   textField,
   TRANSIENT_NET_CODES,
+  WEB_PAGE_STATUSES,
 } from "../store_kit/failure.ts";
 import { GCS_CREDENTIALS_HINT } from "./credentials.ts";
 
@@ -153,14 +154,18 @@ function requestIdOf(err: ErrorFields): string | undefined {
  * characters in it, so only the start counts.
  */
 function isWebPage(err: ErrorFields, status: number): boolean {
-  const response = fieldsOf(err.response);
-  const body = response.body;
-  const start = typeof body === "string"
+  const headers = fieldsOf(err.response).headers;
+  return isWebPageAnswer(status, header(headers, "content-type"), answerStart(err));
+}
+
+/** The start of the answer's body, or of the error's message when the body is not kept. */
+function answerStart(err: ErrorFields): string | undefined {
+  const body = fieldsOf(err.response).body;
+  return typeof body === "string"
     ? body
     : body instanceof Uint8Array
     ? new TextDecoder().decode(body.subarray(0, 64))
     : textField(err.message);
-  return isWebPageAnswer(status, header(response.headers, "content-type"), start);
 }
 
 /** What an XML refusal is, for the message: most often an S3 endpoint named in a gs:// URL. */
@@ -176,22 +181,11 @@ const S3_LIKE = {
  * which the client speaks, never does.
  */
 function isXmlRefusal(err: ErrorFields, status: number): boolean {
-  if (!WEB_PAGE_STATUSES_FOR_XML.has(status)) return false;
-  const response = fieldsOf(err.response);
-  if (/^\s*(application|text)\/xml\b/i.test(header(response.headers, "content-type") ?? "")) {
-    return true;
-  }
-  const body = response.body;
-  const start = typeof body === "string"
-    ? body
-    : body instanceof Uint8Array
-    ? new TextDecoder().decode(body.subarray(0, 64))
-    : textField(err.message) ?? "";
-  return /^\s*(<\?xml\b|<Error>)/i.test(start);
+  if (!WEB_PAGE_STATUSES.has(status) && status !== 401 && status !== 403) return false;
+  const type = header(fieldsOf(err.response).headers, "content-type") ?? "";
+  return /^\s*(application|text)\/xml\b/i.test(type) ||
+    /^\s*(<\?xml\b|<Error>)/i.test(answerStart(err) ?? "");
 }
-
-/** The statuses {@link isXmlRefusal} looks at: a refusal, never one worth another attempt. */
-const WEB_PAGE_STATUSES_FOR_XML = new Set([400, 401, 403, 404, 405, 501]);
 
 /** The GCS error reason (`conditionNotMet`, …) from an ApiError's `errors`. */
 function reasonOf(err: ErrorFields): string | undefined {

@@ -26,6 +26,7 @@ import {
   StoreRequestError,
   textField,
   TRANSIENT_NET_CODES,
+  WEB_PAGE_STATUSES,
 } from "../store_kit/failure.ts";
 
 /**
@@ -208,8 +209,7 @@ function netCodeOf(e: unknown, depth = 0): string | undefined {
  * answers an S3 path): S3 answers those in XML, or for HEAD with no body.
  */
 export function isWebPageRefusal(e: ErrorFields, status: number, op?: string): boolean {
-  const headers = fieldsOf(fieldsOf(e.$response).headers);
-  const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]);
+  const type = contentTypeOf(e);
   if (op !== "head" && /^\s*text\/plain\b/i.test(type ?? "")) {
     return isWebPageAnswer(status, "text/html", undefined);
   }
@@ -226,11 +226,15 @@ const GCS_LIKE = {
  * True for a 400, 404, 405 or 501 served as JSON to anything but a HEAD
  * (which has no body to judge): S3 answers those in XML.
  */
-export function isJsonRefusal(e: ErrorFields, status: number, op?: string): boolean {
-  if (op === "head" || ![400, 404, 405, 501].includes(status)) return false;
+function isJsonRefusal(e: ErrorFields, status: number, op?: string): boolean {
+  if (op === "head" || !WEB_PAGE_STATUSES.has(status)) return false;
+  return /^\s*application\/json\b/i.test(contentTypeOf(e) ?? "");
+}
+
+/** The answer's content type, as the SDK kept its headers. */
+function contentTypeOf(e: ErrorFields): string | undefined {
   const headers = fieldsOf(fieldsOf(e.$response).headers);
-  const type = textField(headers["content-type"]) ?? textField(headers["Content-Type"]);
-  return /^\s*application\/json\b/i.test(type ?? "");
+  return textField(headers["content-type"]) ?? textField(headers["Content-Type"]);
 }
 
 function mentionsConditionalHeader(e: ErrorFields): boolean {

@@ -457,7 +457,7 @@ export function storeFailureToError(
 }
 
 /** Statuses a web server answers for what it has not or does not do, which storage services answer in XML or JSON. */
-const WEB_PAGE_STATUSES = new Set([400, 404, 405, 501]);
+export const WEB_PAGE_STATUSES: ReadonlySet<number> = new Set([400, 404, 405, 501]);
 
 /**
  * True when a 400, 404, 405 or 501 came back as a web page: served as

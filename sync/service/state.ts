@@ -28,7 +28,8 @@ import {
 
 export type { SyncedEntry } from "./manifest_log.ts";
 
-const DIRTY_FILE = "dirty.log";
+/** The dirty journal's file in the state directory. */
+export const DIRTY_FILE = "dirty.log";
 const MANIFEST_FILE = "manifest.json";
 const MANIFEST_LOG = "manifest.log";
 /** The log is folded into the base once it has more lines than this and than the manifest has entries. */

@@ -120,10 +120,19 @@ export function partitionKeyFromPath(rel: string): string | undefined {
  */
 export function markerOfVersionFile(rel: string): string | undefined {
   const segs = rel.split("/");
+  return isVersionFile(segs) ? `${segs.slice(0, -2).join("/")}/latest` : undefined;
+}
+
+/**
+ * True for the segments of a data version file:
+ * `data/<type…>/<model>/<data>/<N>/raw` or `…/metadata.yaml` (the type has
+ * at least one segment).
+ */
+export function isVersionFile(segs: readonly string[]): boolean {
   const n = segs.length;
-  if (segs[0] !== "data" || n < 6 || !/^\d+$/.test(segs[n - 2])) return undefined;
-  if (segs[n - 1] !== "raw" && segs[n - 1] !== "metadata.yaml") return undefined;
-  return `${segs.slice(0, n - 2).join("/")}/latest`;
+  const base = segs[n - 1];
+  return segs[0] === "data" && n >= 6 && /^\d+$/.test(segs[n - 2]) &&
+    (base === "raw" || base === "metadata.yaml");
 }
 
 /** The shard Sluice keeps a path in: its partition, or {@link UNPARTITIONED}. */

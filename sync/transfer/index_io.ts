@@ -291,9 +291,11 @@ export async function apply(
   const lost = (p: string, e: IndexEntry) =>
     setChecks.get(p) === false && checked.has(p) && setHeads.get(p)?.version !== e.v;
   const heldMarkers = new Set<string>();
-  for (const [p, e] of Object.entries(change.set)) {
-    const marker = checked.has(p) ? markerOfVersionFile(p) : undefined;
-    if (marker && Object.hasOwn(change.set, marker) && lost(p, e)) heldMarkers.add(marker);
+  for (const p of checked) {
+    const marker = Object.hasOwn(change.set, p) ? markerOfVersionFile(p) : undefined;
+    if (marker && Object.hasOwn(change.set, marker) && lost(p, change.set[p])) {
+      heldMarkers.add(marker);
+    }
   }
   for (const [p, e] of Object.entries(change.set)) {
     if (heldMarkers.has(p)) {
