@@ -53,6 +53,7 @@ export async function completeErasure(
     journal.uploads,
     deps.signal,
     deps.config?.concurrency,
+    (path) => cache.read(path),
   );
   const erased: string[] = [];
   for (const dir of [...journal.erase]) {

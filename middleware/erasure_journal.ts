@@ -85,6 +85,11 @@ export interface ErasureOutcome {
   readonly kept: readonly string[];
   /** Remote deletions that failed (still in the journal, retried by the next push). */
   readonly pending: readonly UploadRef[];
+  /**
+   * Remote objects deleted while a peer's commit named them (its same-output
+   * run's version), put back with the same bytes and named again.
+   */
+  readonly restored: readonly string[];
   /** The recomputed markers. */
   readonly markers: readonly MarkerOutcome[];
 }

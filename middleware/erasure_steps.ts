@@ -6,11 +6,16 @@
  *
  * @module
  */
-import { NotFoundError, NotImplementedError, PreconditionFailedError } from "../sync/errors.ts";
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+} from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { parentOf } from "../sync/paths.ts";
-import type { ObjectStore } from "../sync/ports.ts";
-import { readIndex } from "../sync/transfer/remote_index.ts";
+import { type ObjectStore, PutModes } from "../sync/ports.ts";
+import { type IndexEntry, readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
 import type { CacheAccess, StateAccess } from "../sync/context.ts";
 import { isUnder } from "./erasure_attribution.ts";
 import type { MarkerOutcome, UploadRef } from "./erasure_journal.ts";
@@ -81,34 +86,65 @@ export async function recomputeLatest(
 /** One attempt: a failed read leaves the deletions pending for the next push. */
 const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 
+/** What {@link deleteUploads} reports. */
+export interface DeleteOutcome {
+  readonly deleted: string[];
+  readonly kept: string[];
+  readonly pending: UploadRef[];
+  /**
+   * Objects deleted while a peer's commit named them (see
+   * {@link deleteUploads}), put back with the same bytes and named again.
+   */
+  readonly restored: string[];
+}
+
 /**
  * Deletes each object while it still carries the refused push's version, so a
  * peer's object is never deleted, and only while the remote index does not
  * name that version: a peer whose create-only write met the same bytes took
  * the object as its own and committed it (its run, or a deterministic one,
  * wrote the same output), and it is that peer's published version now.
- * Failures (store unreachable, the index unreadable) are returned as
- * pending.
+ *
+ * Such a peer's commit can land between the index read and the delete (it
+ * checked the object was there just before). So the index is read again
+ * after the deletes: an object deleted while the index now names that very
+ * version is put back from `bytesOf` (the run's local copy, equal to the
+ * bytes the peer named: checked by hash) and its entry is moved to the new
+ * object's version, only while it still names the deleted one. The peer, for
+ * its part, looks again after its commit (`commitPrepared`): between them, one
+ * of the two sees the other. An upload the index names whose object is gone
+ * (this erasure cut off after its delete) is put back the same way.
+ * Failures (store unreachable, the index unreadable, no local copy to put
+ * back) are returned as pending: the next push's erasure looks again.
  */
 export async function deleteUploads(
   store: ObjectStore,
   uploads: readonly UploadRef[],
   signal?: AbortSignal,
   concurrency = 1,
-): Promise<{ deleted: string[]; kept: string[]; pending: UploadRef[] }> {
-  const deleted: string[] = [];
-  const kept: string[] = [];
-  const pending: UploadRef[] = [];
-  if (uploads.length === 0) return { deleted, kept, pending };
-  let named: Readonly<Record<string, { readonly v?: string }>>;
+  bytesOf: (path: string) => Promise<Uint8Array | null> = () => Promise.resolve(null),
+): Promise<DeleteOutcome> {
+  const out: DeleteOutcome = { deleted: [], kept: [], pending: [], restored: [] };
+  if (uploads.length === 0) return out;
+  let named: Readonly<Record<string, IndexEntry>>;
   try {
     named = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
   } catch {
-    return { deleted, kept, pending: [...uploads] };
+    return { ...out, pending: [...uploads] };
   }
+  const namesIt = (at: Readonly<Record<string, IndexEntry>>, u: UploadRef) =>
+    Object.hasOwn(at, u.path) && at[u.path].v === u.version;
+  const deleted: UploadRef[] = [];
+  // Named already: a peer's published version, kept; put back if it is gone.
+  const toRestore: UploadRef[] = [];
   for (const u of uploads) {
-    if (Object.hasOwn(named, u.path) && named[u.path].v === u.version) {
-      kept.push(u.path);
+    if (namesIt(named, u)) {
+      try {
+        if ((await store.head(u.path, { signal }))?.version === u.version) out.kept.push(u.path);
+        else toRestore.push(u);
+      } catch {
+        out.pending.push(u);
+      }
       continue;
     }
     try {
@@ -121,11 +157,67 @@ export async function deleteUploads(
         if (head?.version !== u.version) throw new PreconditionFailedError(u.path);
         await store.delete(u.path, { signal });
       }
-      deleted.push(u.path);
+      deleted.push(u);
     } catch (e) {
-      if (e instanceof PreconditionFailedError || e instanceof NotFoundError) kept.push(u.path);
-      else pending.push(u);
+      if (e instanceof PreconditionFailedError || e instanceof NotFoundError) out.kept.push(u.path);
+      else out.pending.push(u);
     }
   }
-  return { deleted, kept, pending };
+  if (deleted.length > 0) {
+    // A peer's commit naming a deleted object may have landed meanwhile.
+    try {
+      named = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+    } catch {
+      // Not known: looked at again by the next push (named: put back; not: done).
+      out.pending.push(...deleted);
+      return out;
+    }
+    for (const u of deleted) {
+      if (namesIt(named, u)) toRestore.push(u);
+      else out.deleted.push(u.path);
+    }
+  }
+  for (const u of toRestore) {
+    const restored = await putBack(store, u, named[u.path], bytesOf, signal).catch(() => false);
+    if (restored) out.restored.push(u.path);
+    else out.pending.push(u);
+  }
+  return out;
+}
+
+/**
+ * Puts back the bytes of an object a peer's entry names (deleted by this
+ * erasure, or gone): only bytes whose hash is the entry's, created only where
+ * nothing is, and named in place of the gone version only while the entry
+ * still names it. True when the entry names the new object (or names
+ * something else by now: a later writer's, left as it is).
+ */
+async function putBack(
+  store: ObjectStore,
+  u: UploadRef,
+  entry: IndexEntry,
+  bytesOf: (path: string) => Promise<Uint8Array | null>,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const bytes = await bytesOf(u.path);
+  if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
+  let version: string;
+  try {
+    version = (await store.put(u.path, bytes, PutModes.create, { signal })).version;
+  } catch (e) {
+    // Another writer's object is there now: its own commit names it.
+    if (e instanceof AlreadyExistsError || e instanceof PreconditionFailedError) return true;
+    throw e;
+  }
+  await updateIndex(
+    store,
+    {
+      set: { [u.path]: { v: version, h: entry.h, s: bytes.length } },
+      remove: [],
+      base: { [u.path]: u.version },
+    },
+    ONE_TRY,
+    signal,
+  );
+  return true;
 }

@@ -5,6 +5,9 @@ import { PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
+import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
+
+const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
@@ -53,7 +56,7 @@ Deno.test("deleteUploads falls back to compare-then-delete where conditional del
     { path: "k1", version: a.version },
     { path: "k2", version: b.version },
   ]);
-  assert.deepEqual(r, { deleted: ["k1"], kept: ["k2"], pending: [] });
+  assert.deepEqual(r, { deleted: ["k1"], kept: ["k2"], pending: [], restored: [] });
   assert.equal(store.peekText("k2"), "peer");
 });
 
@@ -71,6 +74,7 @@ Deno.test("deleteUploads keeps an upload the remote index names: a peer committe
     deleted: ["data/t/m/d/2/metadata.yaml"],
     kept: ["data/t/m/d/2/raw"],
     pending: [],
+    restored: [],
   });
   assert.equal(store.peekText("data/t/m/d/2/raw"), "same");
 });
@@ -82,4 +86,100 @@ Deno.test("recomputeLatest makes up no marker where there was none (the refused 
   assert.deepEqual(out, { path: `${D}/latest`, version: null, dirty: false });
   assert.equal(await f.cache.read(`${D}/latest`), null);
   assert.deepEqual(f.state.dirtyPaths(), []);
+});
+
+/** `store` with `before(key)` called ahead of each delete. */
+function beforeDelete(store: InMemoryStore, before: (key: string) => Promise<void>): InMemoryStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "delete") return value.bind(target);
+      return async (key: string, ...rest: unknown[]) => {
+        await before(key);
+        return await value.call(target, key, ...rest);
+      };
+    },
+  }) as InMemoryStore;
+}
+
+for (const withPutBack of [true, false]) {
+  Deno.test(
+    `deleteUploads ${
+      withPutBack ? "puts back" : "with no local copy to put back, leaves pending"
+    } an object a peer's commit named between its index read and its delete`,
+    async () => {
+      const inner = new InMemoryStore();
+      const RAW = `${D}/2/raw`;
+      const mine = await inner.put(RAW, enc("same"), PutModes.create);
+      const h = await sha256Hex(enc("same"));
+      let armed = true;
+      const store = beforeDelete(inner, async (key) => {
+        if (!armed || key !== RAW) return;
+        armed = false;
+        // The peer checked the object was there, then its commit lands.
+        await updateIndex(inner, {
+          set: { [RAW]: { v: mine.version, h, s: 4 } },
+          remove: [],
+          base: { [RAW]: null },
+          check: [RAW],
+        }, NO_RETRY);
+      });
+      const r = await deleteUploads(
+        store,
+        [{ path: RAW, version: mine.version }],
+        undefined,
+        1,
+        withPutBack ? () => Promise.resolve(enc("same")) : undefined,
+      );
+      const named = (await readIndex(inner, NO_RETRY))!.entries[RAW];
+      const held = await inner.head(RAW);
+      if (!withPutBack) {
+        // Without its local copy the erasure cannot put it back: the peer's
+        // published file is gone, and it says so (pending, not deleted).
+        assert.equal(held, null);
+        assert.deepEqual(r.pending.map((u) => u.path), [RAW]);
+        return;
+      }
+      assert.deepEqual(r, { deleted: [], kept: [], pending: [], restored: [RAW] });
+      assert.equal(inner.peekText(RAW), "same");
+      assert.equal(named.v, held!.version, "the entry names the object put back");
+      assert.equal(named.h, h);
+    },
+  );
+}
+
+Deno.test("deleteUploads puts back an upload the index names whose object is gone (an erasure cut off after its delete), and never bytes that differ", async () => {
+  const store = new InMemoryStore();
+  const RAW = `${D}/3/raw`;
+  const mine = await store.put(RAW, enc("out"), PutModes.create);
+  const h = await sha256Hex(enc("out"));
+  await updateIndex(store, {
+    set: { [RAW]: { v: mine.version, h, s: 3 } },
+    remove: [],
+    base: { [RAW]: null },
+  }, NO_RETRY);
+  await store.delete(RAW);
+  const wrong = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("other")),
+  );
+  assert.deepEqual(wrong.pending.map((u) => u.path), [RAW], "other bytes are never put back");
+  assert.equal(await store.head(RAW), null);
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("out")),
+  );
+  assert.deepEqual(r.restored, [RAW]);
+  assert.equal(store.peekText(RAW), "out");
+  assert.equal(
+    (await readIndex(store, NO_RETRY))!.entries[RAW].v,
+    (await store.head(RAW))!.version,
+  );
 });

@@ -57,6 +57,21 @@ async function refresh(ctx: PushContext, prefixes: readonly string[]): Promise<v
   }
 }
 
+function warnRestored(ctx: PushContext, restored: readonly string[]): void {
+  if (restored.length === 0) return;
+  ctx.events.emit("warning", {
+    code: "erasure_restored",
+    message: `${restored.join(", ")} (uploaded by a push refused for losing its model lock) ${
+      restored.length === 1 ? "was" : "were"
+    } deleted while a peer's push committed the same bytes as its own version; ${
+      restored.length === 1 ? "it was" : "they were"
+    } put back from this cache's copy and the index names ${
+      restored.length === 1 ? "it" : "them"
+    } again. Nothing of the peer's version was lost; nothing to do.`,
+    path: restored[0],
+  });
+}
+
 function warnPending(ctx: PushContext, pending: readonly UploadRef[]): void {
   if (pending.length === 0) return;
   const paths = pending.map((u) => u.path).join(", ");
@@ -102,6 +117,7 @@ async function resume(ctx: PushContext, journal: ErasureJournal): Promise<string
       path: m.path,
     });
   }
+  warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
   return prefixes;
 }
@@ -175,6 +191,7 @@ async function refuse(
       outcome.deleted.length ? `; deleted ${outcome.deleted.join(", ")} from the datastore` : ""
     }`,
   );
+  warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
   await refresh(ctx, prefixes);
   throw err;

@@ -863,3 +863,24 @@ Deno.test("chaos regression: a run that lost its version publishes no marker nam
     '{"seed":41000934,"clones":5,"absentOnError":true,"kinds":["api","api","api","core","core-single-phase"],"ops":[{"id":3,"kind":"crash","clone":0,"at":"commit"},{"id":12,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":13,"kind":"tick","n":4,"pick":190079453},{"id":14,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":15,"kind":"tick","n":39,"pick":1786284984},{"id":17,"kind":"sync","clone":1},{"id":18,"kind":"tick","n":31,"pick":1832091404}]}',
   );
 });
+
+/**
+ * I1 (from the move that finds it: the stopped run goes on at once, beside
+ * the new holder's same-output run, on a v2 bucket). The new holder's commit
+ * checked that the stopped run's uploads it had met were there, then wrote
+ * the index; the stopped run, refused, had read the index before that write
+ * and deleted the objects after that check. The index named objects that
+ * were gone; a pull removed the entries, and the clones then dropped the new
+ * holder's acknowledged files as deleted. Now each side looks again after
+ * its write: the commit heads what it found in place (`commitPrepared`: gone,
+ * it is not published and stays dirty), and the erasure reads the index
+ * after its deletes and puts back what a commit named (`deleteUploads`).
+ * Either look alone passes these two histories; together one of them sees
+ * the other whatever the order.
+ */
+Deno.test("chaos regression: a refused run's erasure crossing a same-output peer's commit loses none of its files (I1)", async () => {
+  await clean(
+    '{"seed":2,"clones":2,"kinds":["core","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":7,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":11,"kind":"stall","clone":0,"on":false},{"id":9,"kind":"tick","n":80,"pick":22},{"id":12,"kind":"tick","n":80,"pick":5}],"v2":true}',
+    '{"seed":2,"clones":2,"kinds":["api","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":6,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":11,"kind":"stall","clone":0,"on":false},{"id":9,"kind":"tick","n":80,"pick":22},{"id":12,"kind":"tick","n":80,"pick":5}],"v2":true}',
+  );
+});

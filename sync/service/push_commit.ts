@@ -12,6 +12,7 @@ import {
   updateIndex,
 } from "../transfer/remote_index.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
+import { withRetry } from "../retry.ts";
 import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
@@ -128,6 +129,18 @@ export async function commitPrepared(
       unpublished = [...gone].sort();
     },
   );
+  // Bytes found in place and named by this commit can be deleted just after
+  // its check by their writer's erasure (a refused run's), which read the
+  // index before this commit landed: looked at again now. The erasure reads
+  // the index again after its deletes and puts back what a commit named, so
+  // one of the two sees the other; a path found gone here is not taken as
+  // published (kept dirty, reported with the others), and the cache does not
+  // reflect the index, which names it for now.
+  const after = await goneAfterCommit(pending, unpublished, overwritten, deps);
+  if (after.length > 0) {
+    unpublished = [...new Set([...unpublished, ...after])].sort();
+    current = false;
+  }
   // On v2, only with the shard versions of the new index as far as this
   // commit knows them (unverified: its meta bump may also have published a
   // peer's shard write whose own bump was overtaken or cut off, so the next
@@ -181,6 +194,43 @@ export async function commitPrepared(
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
   return { overwritten, unpublished };
+}
+
+/**
+ * The paths this commit named with bytes it found in place (`check`) that
+ * the store no longer holds (one HEAD each, only for such paths: a push of
+ * new files pays nothing). A HEAD that fails counts as gone: the path stays
+ * dirty, and the next push, finding the bytes in place again, names them
+ * again.
+ */
+async function goneAfterCommit(
+  pending: PendingCommit,
+  unpublished: readonly string[],
+  overwritten: readonly Overwritten[],
+  deps: {
+    readonly store: PushContext["store"];
+    readonly retry: PushContext["config"]["retry"];
+    readonly signal?: AbortSignal;
+  },
+): Promise<string[]> {
+  const left = new Set([...unpublished, ...overwritten.map((o) => o.path)]);
+  const named = (pending.check ?? []).filter((p) => Object.hasOwn(pending.set, p) && !left.has(p));
+  const gone: string[] = [];
+  for (const p of named) {
+    try {
+      const held = await withRetry(
+        () => deps.store.head(p, { signal: deps.signal }),
+        deps.retry,
+        deps.signal,
+      );
+      // Another version there: a later write (or the erasure's put-back), named by its writer.
+      if (held === null) gone.push(p);
+    } catch (e) {
+      if (deps.signal?.aborted) throw e;
+      gone.push(p);
+    }
+  }
+  return gone;
 }
 
 /**

@@ -178,7 +178,7 @@ export function noteOverwritten(
 
 /** Why a path found in place was not published (see {@link noteUnpublished}). */
 export const UNPUBLISHED_REASON =
-  "the bytes this push found already in place (another writer's upload, not committed) were deleted before this push committed them: nothing of it was published; it stays dirty, and the next push writes it";
+  "the bytes this push found already in place (another writer's upload, not committed) were deleted before (or just as) this push committed them: nothing of it was published; it stays dirty, and the next push writes it";
 
 /**
  * Moves `paths` (bytes found in place, deleted before the commit: see
@@ -204,7 +204,7 @@ export function noteUnpublished(
     code: "unpublished_before_commit",
     message: `${listPaths(paths, 3)} ${
       paths.length === 1 ? "was" : "were"
-    } not published: this push found the same bytes already in place (another writer's upload, not committed), and they were deleted before this push committed them (that writer's run was refused, say).${held} The local ${
+    } not published: this push found the same bytes already in place (another writer's upload, not committed), and they were deleted before (or just as) this push committed them (that writer's run was refused, say).${held} The local ${
       unpublished.length === 1 ? "copy stays" : "copies stay"
     } dirty; run \`sluice push\` again to write ${unpublished.length === 1 ? "it" : "them"}.`,
     path: paths[0] ?? unpublished[0],

@@ -129,3 +129,52 @@ Deno.test("a run that lost its version (version_exists) has its latest marker re
   await c.pullChanged();
   assert.equal(c.cache.exists(MARKER), false, "no marker names files the index does not list");
 });
+
+for (const lookAgain of [true, false]) {
+  Deno.test(
+    lookAgain
+      ? "equal bytes deleted just after the commit that named them: not reported published, the file kept, published by the next push"
+      : "equal bytes deleted after the commit's look, with no put-back by their eraser: the acknowledged file is lost (why the erasure looks too)",
+    async () => {
+      const store = new InMemoryStore();
+      const b = await clone(store, "b");
+      await put(b, P, "same");
+      await b.preparePush(); // b's upload, never committed (its run is refused)
+      let armed = true;
+      const a = await clone(
+        hookedStore(store, {
+          after: async (key) => {
+            // a's commit checked the object, then its index write landed; b's
+            // erasure, which read the index before it, deletes the object now.
+            if (armed && isIndexKey(key)) {
+              armed = false;
+              if (lookAgain) await store.delete(P);
+            }
+          },
+        }),
+        "a",
+      );
+      await put(a, P, "same");
+      const ra = await a.pushChanged();
+      if (!lookAgain) {
+        // The same deletion, made after a's look instead: nothing tells a.
+        assert.deepEqual(ra.identical, [P]);
+        await store.delete(P);
+        const c = await clone(store, "c");
+        await c.pullChanged(); // meets the entry with nothing behind it and removes it
+        await a.pullChanged();
+        assert.equal(a.cache.exists(P), false, "a's acknowledged file is gone everywhere");
+        return;
+      }
+      assert.ok(!ra.identical.includes(P), "not reported as published");
+      assert.deepEqual(ra.skipped.filter((s) => s.keepDirty).map((s) => s.path), [P]);
+      const c = await clone(store, "c");
+      await c.pullChanged();
+      await a.pullChanged();
+      assert.equal(await read(a, P), "same", "a's file is still here after the pulls");
+      await a.pushChanged();
+      await c.pullChanged();
+      assert.equal(await read(c, P), "same", "published by a's next push");
+    },
+  );
+}
