@@ -4,7 +4,7 @@ import { deleteUploads, recomputeLatest } from "./erasure_steps.ts";
 import { PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
-import { InMemoryStore } from "../packages/testing/mod.ts";
+import { hookedStore, InMemoryStore } from "../packages/testing/mod.ts";
 import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
 
 const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -88,21 +88,6 @@ Deno.test("recomputeLatest makes up no marker where there was none (the refused 
   assert.deepEqual(f.state.dirtyPaths(), []);
 });
 
-/** `store` with `before(key)` called ahead of each delete. */
-function beforeDelete(store: InMemoryStore, before: (key: string) => Promise<void>): InMemoryStore {
-  return new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "delete") return value.bind(target);
-      return async (key: string, ...rest: unknown[]) => {
-        await before(key);
-        return await value.call(target, key, ...rest);
-      };
-    },
-  }) as InMemoryStore;
-}
-
 for (const withPutBack of [true, false]) {
   Deno.test(
     `deleteUploads ${
@@ -114,16 +99,18 @@ for (const withPutBack of [true, false]) {
       const mine = await inner.put(RAW, enc("same"), PutModes.create);
       const h = await sha256Hex(enc("same"));
       let armed = true;
-      const store = beforeDelete(inner, async (key) => {
-        if (!armed || key !== RAW) return;
-        armed = false;
-        // The peer checked the object was there, then its commit lands.
-        await updateIndex(inner, {
-          set: { [RAW]: { v: mine.version, h, s: 4 } },
-          remove: [],
-          base: { [RAW]: null },
-          check: [RAW],
-        }, NO_RETRY);
+      const store = hookedStore(inner, {
+        beforeDelete: async (key) => {
+          if (!armed || key !== RAW) return;
+          armed = false;
+          // The peer checked the object was there, then its commit lands.
+          await updateIndex(inner, {
+            set: { [RAW]: { v: mine.version, h, s: 4 } },
+            remove: [],
+            base: { [RAW]: null },
+            check: [RAW],
+          }, NO_RETRY);
+        },
       });
       const r = await deleteUploads(
         store,

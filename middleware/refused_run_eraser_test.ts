@@ -10,6 +10,7 @@ import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
 import { createOnlyWriterEntry } from "./create_only_writer.ts";
 import {
   FakeClock,
+  hookedStore,
   InMemoryStore,
   mockPushContext,
   planEntry,
@@ -377,6 +378,8 @@ interface WorldOptions {
   readonly onWrite?: (ctx: WriteContext) => Promise<void>;
   /** Adds the create-only writer to the write pipeline. */
   readonly createOnly?: boolean;
+  /** Runs ahead of each store delete of any clone. */
+  readonly beforeDelete?: (key: string) => Promise<void>;
 }
 
 function pipelines(gates: Gates, { onWrite, createOnly }: WorldOptions) {
@@ -404,10 +407,13 @@ async function world(gates: Gates, options: WorldOptions = {}) {
   const store = new InMemoryStore({ clock });
   const lockBackend = storeLockBackend(store, { clock });
   const warnings: string[] = [];
+  const seen = options.beforeDelete
+    ? hookedStore(store, { beforeDelete: options.beforeDelete })
+    : store;
   const clone = async (name: string, pid: number, cacheDir?: string, g = gates) => {
     const svc = await createSyncService({
       cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-eraser-${name}-` }),
-      store,
+      store: seen,
       lockBackend,
       identity: { holder: `${name}@host`, hostname: "host", pid },
       clock,
@@ -666,8 +672,12 @@ Deno.test("a version directory that existed before the run is kept, held, and re
 });
 
 /** A, under its lock, prepares version 2 with `text` (uploaded, not committed); a breakglass frees the lock. */
-async function preparedThenBroken(gates: Gates, text: string) {
-  const w = await world(gates, { createOnly: true });
+async function preparedThenBroken(
+  gates: Gates,
+  text: string,
+  beforeDelete?: (key: string) => Promise<void>,
+) {
+  const w = await world(gates, { createOnly: true, beforeDelete });
   const setA = await acquireModelLocks(w.a, ["t/m"]);
   const dirA = await writeVersion(w.a, 2, text);
   const prepared = await w.a.preparePush({
@@ -771,4 +781,46 @@ Deno.test("two-phase, B's same-output run prepared before A's refused commit: B 
   await fresh.pullChanged();
   assert.equal((await cacheFiles(fresh))[`${V2}/raw`], "same output");
   assert.equal((await cacheFiles(fresh))[MARKER], "2");
+});
+
+Deno.test("two-phase, B's same-output commit lands between A's erasure's index read and its delete: A puts the objects back, and no clone loses version 2", async () => {
+  let commitB: (() => Promise<unknown>) | undefined;
+  let rb: Awaited<ReturnType<SyncService["commitPush"]>> | undefined;
+  const { w, setA, prepared } = await preparedThenBroken(
+    { fence: true, eraser: true },
+    "same output",
+    async (key) => {
+      // A's erasure has read the index (version 2 not named); B's commit,
+      // whose check found the objects there, lands before A's delete.
+      if (commitB && key.startsWith(`${V2}/`)) {
+        const go = commitB;
+        commitB = undefined;
+        rb = await go() as typeof rb;
+      }
+    },
+  );
+  const setB = await acquireModelLocks(w.b, ["t/m"]);
+  const dirB = await writeVersion(w.b, 2, "same output");
+  const preparedB = await w.b.preparePush({
+    locks: setB.locks,
+    written: [dirB],
+    preexisting: setB.preexisting,
+    models: setB.models,
+  });
+  commitB = () => w.b.commitPush(preparedB);
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await setA.release();
+  await setB.release();
+  assert.ok(error instanceof ModelLockLostError);
+  assert.deepEqual(rb?.identical.sort(), [`${V2}/metadata.yaml`, `${V2}/raw`]);
+  assert.equal(w.store.peekText(`${V2}/raw`), "same output", "put back");
+  // Every clone has B's acknowledged version 2, B's too after its pull.
+  const fresh = await w.clone("c", 3);
+  await fresh.pullChanged();
+  await w.b.pullChanged();
+  for (const svc of [fresh, w.b]) {
+    assert.equal((await cacheFiles(svc))[`${V2}/raw`], "same output");
+    assert.equal((await cacheFiles(svc))[MARKER], "2");
+  }
+  assert.ok(w.warnings.includes("a:erasure_restored"), w.warnings.join(", "));
 });

@@ -1,7 +1,8 @@
 /**
  * A store whose writes wait on the test: `before` and `after` run around
- * each put, so a test can hold one clone's write (an index commit, say)
- * while another clone goes on, and build a race step by step.
+ * each put (and `beforeDelete` ahead of each delete), so a test can hold one
+ * clone's write (an index commit, say) while another clone goes on, and
+ * build a race step by step.
  *
  * @module
  */
@@ -12,7 +13,8 @@ export type PutHook = (key: string) => Promise<void> | void;
 
 /**
  * `store`, calling `before(key)` ahead of each put and `after(key)` once it
- * landed; every other call passes straight through.
+ * landed, and `beforeDelete(key)` ahead of each delete; every other call
+ * passes straight through.
  *
  * @example
  * ```ts
@@ -23,12 +25,18 @@ export type PutHook = (key: string) => Promise<void> | void;
  */
 export function hookedStore(
   store: InMemoryStore,
-  hooks: { before?: PutHook; after?: PutHook },
+  hooks: { before?: PutHook; after?: PutHook; beforeDelete?: PutHook },
 ): InMemoryStore {
   return new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
+      if (prop === "delete" && hooks.beforeDelete) {
+        return async (key: string, ...rest: unknown[]) => {
+          await hooks.beforeDelete?.(key);
+          return await value.call(target, key, ...rest);
+        };
+      }
       if (prop !== "put") return value.bind(target);
       return async (key: string, ...rest: unknown[]) => {
         await hooks.before?.(key);
