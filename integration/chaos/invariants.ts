@@ -33,8 +33,8 @@
  *   with no other writer left, `resolve --mine` of each, clone by clone,
  *   publishes, or meets a version another clone's resolution published
  *   just before as a new conflict (`workload.ts`);
- * - I14: after each operation that leaves no command running (v1 buckets,
- *   Sluice clones alone, no adoption: see `workload.ts`), every `latest`
+ * - I14: after each operation that leaves no command running (Sluice
+ *   clones alone, no adoption or move: see `workload.ts`), every `latest`
  *   marker the remote index names that a run wrote (not a user's marker
  *   edit) names a version whose `raw` the index names too: no reader is
  *   pointed at files the index does not list.

@@ -884,3 +884,18 @@ Deno.test("chaos regression: a refused run's erasure crossing a same-output peer
     '{"seed":2,"clones":2,"kinds":["api","api"],"oldClients":false,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"tick","n":60,"pick":1},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"tick","n":60,"pick":2},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":6,"kind":"tick","n":6,"pick":3},{"id":10,"kind":"stall","clone":0,"on":true},{"id":7,"kind":"breakglass","model":0},{"id":8,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":11,"kind":"stall","clone":0,"on":false},{"id":9,"kind":"tick","n":80,"pick":22},{"id":12,"kind":"tick","n":80,"pick":5}],"v2":true}',
   );
 });
+
+/**
+ * I14 (seed 41600315, shrunk; found once I14 ran on v2 buckets too): the
+ * first version of a new model writes its files into a shard of their own,
+ * new, and its `latest` marker into its type's shard, listed already. A
+ * commit cut off (here by an outage) after the marker's shard and before the
+ * meta bump that lists the new shard showed the marker naming files no
+ * listed shard named. The meta now lists a created shard before the
+ * markers' shards are written (`updateV2` in `sync/transfer/index_v2.ts`).
+ */
+Deno.test("chaos regression: a new model's first commit cut off before its meta bump shows no marker before its files (I14)", async () => {
+  await clean(
+    '{"seed":41600315,"clones":3,"v2":true,"ops":[{"id":11,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":14,"kind":"tick","n":11,"pick":1393522592},{"id":15,"kind":"run","clone":1,"model":1,"data":0,"workMs":5000},{"id":16,"kind":"bulk","clone":2},{"id":18,"kind":"tick","n":31,"pick":206972920},{"id":19,"kind":"outage","on":true},{"id":32,"kind":"tick","n":4,"pick":1697304546}]}',
+  );
+});

@@ -415,14 +415,12 @@ class World {
   }
 
   /**
-   * I14 is checked (see `invariants.ts`) on v1 buckets with no old client
-   * and no adoption. Not on v2: a v2 commit writes its shards, then the
-   * meta, and a shard already listed is read as written, so a commit cut
-   * off between them (a crash) shows a marker whose new files' shard the
-   * meta does not list yet, until its writer pushes again.
+   * I14 is checked (see `invariants.ts`) with no old client and no adoption
+   * or move (an old client writes markers its own way; an adoption or a move
+   * publishes what another writer left).
    */
   get #checksMarkers(): boolean {
-    return !this.history.v2 && !this.history.oldClients &&
+    return !this.history.oldClients &&
       !this.history.ops.some((o) => o.kind === "adopt" || o.kind === "migrate");
   }
 

@@ -136,6 +136,89 @@ export async function updateV2(
     }
     throw busy(shardKey(part));
   };
+  // True when a meta's partitions list what this change needs: every shard
+  // it wrote, none it emptied (and it created none a peer may drop).
+  const lists = (partitions: readonly string[]) => {
+    const has = new Set(partitions);
+    return created.size === 0 && [...kept].every((p) => has.has(p)) &&
+      ![...emptied].some((p) => has.has(p));
+  };
+  // The meta's compare-and-swap bump: the commit's last write (`final`), or,
+  // ahead of `later` shards, one that lists the shards created so far.
+  const bumpMeta = async (final: boolean): Promise<string> => {
+    // The meta read after a refusal by an old client's bump, for the next attempt.
+    let reread: MetaSeen | undefined;
+    for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+      // A meta seen before the shards (read first, or remembered) serves the
+      // first attempt (its compare-and-swap fails if it moved meanwhile);
+      // without one, and after a conflict, it is read now, after the shards.
+      if (attempt > 0) await conflictPause(attempt, c);
+      const fresh = attempt > 0 || !seen;
+      const m = reread ?? (fresh ? await readMeta(store, c) : seen);
+      reread = undefined;
+      if (m?.meta.version !== 2) throw NOT_V2;
+      const partitions = new Set(m.meta.partitions);
+      const listed = lists(m.meta.partitions);
+      for (const p of emptied) {
+        // Dropped only while still empty: a peer may have written entries
+        // into it since this change emptied it (and bumped the meta already).
+        if (!partitions.has(p)) continue;
+        const now = await readShardOrNull(store, p, c);
+        if (!now || Object.keys(now.entries).length === 0) partitions.delete(p);
+      }
+      for (const p of kept) {
+        // After a refusal, a shard this change wrote may be gone: a peer
+        // emptied it (its removal came after this change) and deleted it. A
+        // meta never lists a missing shard: readers would refuse the index.
+        if (attempt > 0 && !partitions.has(p) && !await readShardOrNull(store, p, c)) continue;
+        partitions.add(p);
+      }
+      const next: Meta = {
+        ...m.meta,
+        partitions: [...partitions],
+        commitSeq: m.meta.commitSeq + 1,
+        raw: { ...m.meta.raw, [SLUICE_SEQ]: m.meta.commitSeq + 1 },
+      };
+      const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
+      if (v) {
+        memo?.noteShards(await shardsAfter(memo, m.version, v, read, wrote));
+        memo?.noteMeta({ meta: next, version: v });
+        if (attempt > 0 && memo) memo.contended = true;
+        if (!final) {
+          // The final bump's first attempt builds on it.
+          seen = { meta: next, version: v };
+          return v;
+        }
+        onCommit?.(`v2:${m.version}`, complete, foreign ?? new Map(), unpublished ?? new Set());
+        return `v2:${v}`;
+      }
+      // Refused on a meta read after every shard of this change landed: a peer
+      // bumped `commitSeq` since that read, so after these shards. A reader
+      // that sees its meta reads these shards too, and one holding an older
+      // `commitSeq` reads again: that bump publishes this change as well, when
+      // its partitions already list what this change needs. Writers of
+      // different models thus meet on the meta at most twice per commit. Not
+      // for a shard this change created: a peer that emptied and deleted it
+      // before may still be about to drop it from the meta. And only when that
+      // bump is Sluice's: an old client takes its own bump for the index it
+      // read (its next pulls skip on that `commitSeq`) and would never read
+      // this change, so after an old client's bump this commit bumps again.
+      if (final && fresh && listed) {
+        const after = await readMeta(store, c);
+        if (
+          after?.meta.version === 2 && bumpedBySluice(after.meta) && lists(after.meta.partitions)
+        ) {
+          memo?.noteMeta(after);
+          if (memo) memo.contended = true;
+          // Published by that bump: told as a commit on an index not known.
+          onCommit?.(null, false, foreign ?? new Map(), unpublished ?? new Set());
+          return COVERED;
+        }
+        reread = after ?? undefined;
+      }
+    }
+    throw busy(META_KEY);
+  };
   await eachLimit([...parts.keys()].filter((p) => !later.has(p)), c.concurrency ?? 4, applyShard);
   if (later.size > 0) {
     for (const [marker, files] of waiting) {
@@ -148,80 +231,16 @@ export async function updateV2(
       const part = parts.get(p)!;
       return part.remove.length > 0 || Object.keys(part.set).length > 0;
     });
+    // A shard created above is read only once the meta lists it, while the
+    // markers' shards are listed already: the meta lists it first, so that
+    // a commit cut off before its last bump never shows a marker whose files
+    // no listed shard names.
+    if (left.length > 0 && created.size > 0) {
+      await bumpMeta(false);
+    }
     await eachLimit(left, c.concurrency ?? 4, applyShard);
   }
-  // True when a meta's partitions list what this change needs: every shard
-  // it wrote, none it emptied (and it created none a peer may drop).
-  const lists = (partitions: readonly string[]) => {
-    const has = new Set(partitions);
-    return created.size === 0 && [...kept].every((p) => has.has(p)) &&
-      ![...emptied].some((p) => has.has(p));
-  };
-  // The meta read after a refusal by an old client's bump, for the next attempt.
-  let reread: MetaSeen | undefined;
-  for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
-    // A meta seen before the shards (read first, or remembered) serves the
-    // first attempt (its compare-and-swap fails if it moved meanwhile);
-    // without one, and after a conflict, it is read now, after the shards.
-    if (attempt > 0) await conflictPause(attempt, c);
-    const fresh = attempt > 0 || !seen;
-    const m = reread ?? (fresh ? await readMeta(store, c) : seen);
-    reread = undefined;
-    if (m?.meta.version !== 2) throw NOT_V2;
-    const partitions = new Set(m.meta.partitions);
-    const listed = lists(m.meta.partitions);
-    for (const p of emptied) {
-      // Dropped only while still empty: a peer may have written entries
-      // into it since this change emptied it (and bumped the meta already).
-      if (!partitions.has(p)) continue;
-      const now = await readShardOrNull(store, p, c);
-      if (!now || Object.keys(now.entries).length === 0) partitions.delete(p);
-    }
-    for (const p of kept) {
-      // After a refusal, a shard this change wrote may be gone: a peer
-      // emptied it (its removal came after this change) and deleted it. A
-      // meta never lists a missing shard: readers would refuse the index.
-      if (attempt > 0 && !partitions.has(p) && !await readShardOrNull(store, p, c)) continue;
-      partitions.add(p);
-    }
-    const next: Meta = {
-      ...m.meta,
-      partitions: [...partitions],
-      commitSeq: m.meta.commitSeq + 1,
-      raw: { ...m.meta.raw, [SLUICE_SEQ]: m.meta.commitSeq + 1 },
-    };
-    const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
-    if (v) {
-      memo?.noteShards(await shardsAfter(memo, m.version, v, read, wrote));
-      memo?.noteMeta({ meta: next, version: v });
-      if (attempt > 0 && memo) memo.contended = true;
-      onCommit?.(`v2:${m.version}`, complete, foreign ?? new Map(), unpublished ?? new Set());
-      return `v2:${v}`;
-    }
-    // Refused on a meta read after every shard of this change landed: a peer
-    // bumped `commitSeq` since that read, so after these shards. A reader
-    // that sees its meta reads these shards too, and one holding an older
-    // `commitSeq` reads again: that bump publishes this change as well, when
-    // its partitions already list what this change needs. Writers of
-    // different models thus meet on the meta at most twice per commit. Not
-    // for a shard this change created: a peer that emptied and deleted it
-    // before may still be about to drop it from the meta. And only when that
-    // bump is Sluice's: an old client takes its own bump for the index it
-    // read (its next pulls skip on that `commitSeq`) and would never read
-    // this change, so after an old client's bump this commit bumps again.
-    if (fresh && listed) {
-      const after = await readMeta(store, c);
-      if (after?.meta.version === 2 && bumpedBySluice(after.meta) && lists(after.meta.partitions)) {
-        memo?.noteMeta(after);
-        if (memo) memo.contended = true;
-        // Published by that bump: told as a commit on an index not known.
-        onCommit?.(null, false, foreign ?? new Map(), unpublished ?? new Set());
-        return COVERED;
-      }
-      reread = after ?? undefined;
-    }
-  }
-  throw busy(META_KEY);
+  return await bumpMeta(true);
 }
 
 /**

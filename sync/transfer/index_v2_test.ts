@@ -1,0 +1,64 @@
+/**
+ * The order of a v2 commit's writes: a `latest` marker never shows in a
+ * listed shard before the files it names, also when the commit is cut off
+ * between its writes.
+ */
+import assert from "node:assert/strict";
+import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { META_KEY, metaBody, shardKey, shardOf } from "./bucket_layout.ts";
+import { readIndex, updateIndex } from "./remote_index.ts";
+
+const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+const entry = (v: string) => ({ v, h: "0".repeat(64), s: 1 });
+// The marker of a model's data lives in its type's shard, shared by the
+// type's models; each model's version files live in a shard of their own.
+const M0 = "data/shell/cmd/m0/out";
+const M1 = "data/shell/cmd/m1/out";
+
+async function v2Bucket(): Promise<InMemoryStore> {
+  const store = new InMemoryStore();
+  const meta = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+  await store.put(META_KEY, metaBody(meta), { kind: "create" });
+  await updateIndex(store, {
+    set: { [`${M0}/1/raw`]: entry("a"), [`${M0}/latest`]: entry("b") },
+    remove: [],
+  }, NO_RETRY);
+  return store;
+}
+
+Deno.test("v2: the first version of a new model, cut off before its last meta bump, shows no marker naming files no listed shard names", async () => {
+  const store = await v2Bucket();
+  assert.notEqual(shardOf(`${M1}/1/raw`), shardOf(`${M1}/latest`));
+  let markerShardWritten = false;
+  const cut = hookedStore(store, {
+    before: (key) => {
+      if (key === shardKey(shardOf(`${M1}/latest`))) markerShardWritten = true;
+      else if (key === META_KEY && markerShardWritten) throw new Error("the process died");
+    },
+  });
+  await assert.rejects(
+    updateIndex(cut, {
+      set: { [`${M1}/1/raw`]: entry("c"), [`${M1}/latest`]: entry("d") },
+      remove: [],
+    }, NO_RETRY),
+    /the process died/,
+  );
+  assert.ok(markerShardWritten, "cut off after the marker's shard was written");
+  const seen = (await readIndex(store, NO_RETRY))!.entries;
+  assert.ok(Object.hasOwn(seen, `${M1}/latest`), "the marker's shard is listed already");
+  assert.ok(Object.hasOwn(seen, `${M1}/1/raw`), "so the files' new shard is listed too");
+});
+
+Deno.test("v2: a commit that creates no shard bumps the meta once", async () => {
+  const store = await v2Bucket();
+  let bumps = 0;
+  const counted = hookedStore(store, { before: (key) => void (key === META_KEY && bumps++) });
+  await updateIndex(counted, {
+    set: { [`${M0}/2/raw`]: entry("e"), [`${M0}/latest`]: entry("f") },
+    remove: [],
+  }, NO_RETRY);
+  assert.equal(bumps, 1);
+  const seen = (await readIndex(store, NO_RETRY))!.entries;
+  assert.equal(seen[`${M0}/latest`].v, "f");
+  assert.equal(seen[`${M0}/2/raw`].v, "e");
+});
