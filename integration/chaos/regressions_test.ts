@@ -899,3 +899,24 @@ Deno.test("chaos regression: a new model's first commit cut off before its meta 
     '{"seed":41600315,"clones":3,"v2":true,"ops":[{"id":11,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":14,"kind":"tick","n":11,"pick":1393522592},{"id":15,"kind":"run","clone":1,"model":1,"data":0,"workMs":5000},{"id":16,"kind":"bulk","clone":2},{"id":18,"kind":"tick","n":31,"pick":206972920},{"id":19,"kind":"outage","on":true},{"id":32,"kind":"tick","n":4,"pick":1697304546}]}',
   );
 });
+
+/**
+ * I1 (seeds 41600895 and 41600969, shrunk; old clients in both, so Sluice
+ * commits check every create): a same-output run met the refused run's
+ * uploads in place, and they were erased before its commit. Beside old
+ * clients the commit took that for another writer's replacement (a
+ * conflict: 41600895), or, once told apart, left the files unpublished and
+ * dirty for a later push (41600969); either way the run was acknowledged,
+ * and another writer's run then took the same version number with other
+ * output, so the acknowledged run's version was set aside. Bytes found in
+ * place and gone with no entry naming the path are now unpublished, not a
+ * conflict (`apply` in `sync/transfer/index_io.ts`), and a push writes such
+ * paths again at once in a second pass, as its own (`pushChanged` and
+ * `commitPush` in `sync/service/service.ts`), under the run's locks.
+ */
+Deno.test("chaos regression: a same-output run whose found files were erased before its commit publishes them itself (I1)", async () => {
+  await clean(
+    '{"seed":41600895,"clones":4,"kinds":["api","api","core","core"],"oldClients":true,"ops":[{"id":0,"kind":"lockfile","clone":0,"set":"@chaos/ext-0"},{"id":3,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":4,"kind":"lockfile","clone":3,"set":"@chaos/ext-4"},{"id":7,"kind":"sync","clone":3},{"id":8,"kind":"tick","n":26,"pick":1982402615},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":5000,"same":true},{"id":10,"kind":"tick","n":12,"pick":1088001111},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":14,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":16,"kind":"wait","ms":2031},{"id":17,"kind":"tick","n":29,"pick":1662328151},{"id":18,"kind":"config","clone":3,"file":0},{"id":19,"kind":"run","clone":3,"model":0,"data":1,"workMs":15000,"same":true},{"id":21,"kind":"tick","n":26,"pick":138396092},{"id":22,"kind":"tick","n":29,"pick":1681468669},{"id":24,"kind":"breakglass","model":0},{"id":26,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":38,"kind":"oldpush","clone":0},{"id":31,"kind":"tick","n":10,"pick":1115805204},{"id":32,"kind":"resolve","clone":2,"pick":1,"how":"merged"},{"id":35,"kind":"tick","n":25,"pick":974805920}]}',
+    '{"seed":41600969,"clones":5,"kinds":["api","core","api","core","core"],"oldClients":true,"ops":[{"id":0,"kind":"bulk","clone":0},{"id":8,"kind":"tick","n":10,"pick":2138956671},{"id":37,"kind":"oldpush","clone":4},{"id":10,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":12,"kind":"tick","n":21,"pick":336571787},{"id":13,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":14,"kind":"resolve","clone":3,"pick":6,"how":"merged"},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":19,"kind":"breakglass","model":0},{"id":21,"kind":"adopt","clone":3,"file":2},{"id":22,"kind":"tick","n":18,"pick":883053203},{"id":23,"kind":"breakglass","model":0},{"id":26,"kind":"bulk","clone":1},{"id":27,"kind":"tick","n":3,"pick":1874160207},{"id":28,"kind":"breakglass","model":0},{"id":29,"kind":"tick","n":4,"pick":1350652077},{"id":31,"kind":"tick","n":11,"pick":553931721},{"id":33,"kind":"tick","n":20,"pick":1410523858},{"id":34,"kind":"run","clone":3,"model":0,"data":0,"workMs":0}]}',
+  );
+});

@@ -61,6 +61,12 @@ export interface TerminalDeps {
   readonly commitOnly?: PendingCommit | null;
   /** Check each create at the commit (see `PushOptions.checkCreates`). */
   readonly checkCreates?: boolean;
+  /**
+   * Where the `unpublished_before_commit` warning goes instead of the event
+   * stream: the service writes those paths again at once, and warns only of
+   * what that leaves unpublished.
+   */
+  readonly unpublishedWarning?: { warning?: { code: string; message: string; path: string } };
 }
 
 /** The innermost handler of the push pipeline. */
@@ -373,7 +379,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);
       const gone = noteUnpublished(result, unpublished);
-      if (gone) ctx.events.emit("warning", gone);
+      if (gone && deps.unpublishedWarning) deps.unpublishedWarning.warning = gone;
+      else if (gone) ctx.events.emit("warning", gone);
     }
     if (failures.length > 0) {
       // Committed by now unless a prepared push leaves its commit for later.

@@ -143,6 +143,33 @@ export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
   };
 }
 
+/** The paths `result` left unpublished because bytes found in place went (see {@link noteUnpublished}). */
+export function unpublishedIn(result: PushResult): string[] {
+  return result.skipped.filter((s) =>
+    s.reason === UNPUBLISHED_REASON || s.reason === HELD_MARKER_REASON
+  ).map((s) => s.path);
+}
+
+/** A push's result with that of a second pass over `again` (paths it left out) merged in. */
+export function mergeSecondPass(
+  first: PushResult,
+  second: PushResult,
+  again: readonly string[],
+): PushResult {
+  const redone = new Set(again);
+  return {
+    uploaded: [...first.uploaded, ...second.uploaded],
+    identical: [...first.identical, ...second.identical],
+    deleted: [...first.deleted, ...second.deleted],
+    skipped: [...first.skipped.filter((s) => !redone.has(s.path)), ...second.skipped],
+    conflicts: [...new Set([...first.conflicts, ...second.conflicts])],
+    localDeletions: [...first.localDeletions],
+    localOnly: [...first.localOnly],
+    overwritten: [...first.overwritten, ...second.overwritten],
+    bytes: first.bytes + second.bytes,
+  };
+}
+
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
   "another writer replaced or deleted this push's write (an old client, writing without a compare-and-swap), or committed a deletion of the path, before this push's commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";

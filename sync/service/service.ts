@@ -42,7 +42,7 @@ import {
   pushTerminal,
   terminalWrite,
 } from "./push.ts";
-import { mergeCommitResult } from "./push_result.ts";
+import { mergeCommitResult, mergeSecondPass, unpublishedIn } from "./push_result.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult, theirsReader } from "./resolve.ts";
@@ -171,7 +171,36 @@ export class SyncService {
 
   /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */
   pushChanged(options: PushOptions = {}): Promise<PushResult> {
-    return this.#serial(() => this.#push(options));
+    return this.#serial(() => this.#pushTwice(options));
+  }
+
+  /**
+   * A push, and, when bytes it found in place (another writer's upload) were
+   * deleted before its commit took hold, a second pass over those paths at
+   * once: nothing holds them in the store now, so they are written as this
+   * cache's own (a run's model locks are checked again on the way), rather
+   * than left dirty for a later push that another writer of the same data
+   * version could overtake. Once: what the second pass leaves is warned of.
+   */
+  async #pushTwice(
+    options: PushOptions & { walk?: boolean; only?: readonly string[] },
+    commit?: PreparedPush,
+  ): Promise<PushResult> {
+    const held: { warning?: { code: string; message: string; path: string } } = {};
+    const first = commit
+      ? mergeCommitResult(
+        commit.result,
+        await this.#push(options, { commit }, options.dryRun ? undefined : held),
+      )
+      : await this.#push(options, undefined, options.dryRun ? undefined : held);
+    const again = unpublishedIn(first);
+    if (again.length === 0 || options.dryRun) {
+      if (held.warning) this.events.emit("warning", held.warning);
+      return first;
+    }
+    const { adoptUncommitted: _adopt, ...rest } = options;
+    const second = await this.#push({ ...rest, only: again });
+    return mergeSecondPass(first, second, again);
   }
 
   /**
@@ -208,13 +237,9 @@ export class SyncService {
     // once more, and a run that lost one is refused and erased (its prepared
     // uploads included) before its deferred markers are written or anything
     // is committed.
-    return this.#serial(async () => {
-      const done = await this.#push(
-        { ...prepared.options, signal: options.signal },
-        { commit: prepared },
-      );
-      return mergeCommitResult(prepared.result, done);
-    });
+    return this.#serial(() =>
+      this.#pushTwice({ ...prepared.options, signal: options.signal }, prepared)
+    );
   }
 
   /**
@@ -322,6 +347,7 @@ export class SyncService {
       prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
       commit?: PreparedPush;
     },
+    unpublishedWarning?: { warning?: { code: string; message: string; path: string } },
   ): Promise<PushResult> {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new AbortedError("The push");
@@ -378,6 +404,7 @@ export class SyncService {
         prepare: out?.prepare,
         commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
         checkCreates: options.checkCreates ?? false,
+        unpublishedWarning,
       }),
     );
     try {

@@ -288,8 +288,13 @@ export async function apply(
   // deleted since): not published, and neither is a `latest` marker of this
   // change naming that version, which would point readers at files the
   // index does not list. Both stay with their writer for its next push.
+  // Beside old clients (`checkCreates`) every conditional path is checked as
+  // possibly theirs; bytes found in place that are gone while no entry names
+  // the path were still nobody's commit: unpublished too, not a conflict.
   const lost = (p: string, e: IndexEntry) =>
-    setChecks.get(p) === false && checked.has(p) && setHeads.get(p)?.version !== e.v;
+    checked.has(p) && setHeads.get(p)?.version !== e.v &&
+    (setChecks.get(p) === false ||
+      (setChecks.get(p) === true && !setHeads.get(p) && current(p) === undefined));
   const heldMarkers = new Set<string>();
   for (const p of checked) {
     const marker = Object.hasOwn(change.set, p) ? markerOfVersionFile(p) : undefined;
@@ -311,12 +316,12 @@ export async function apply(
     const theirs = setChecks.get(p);
     if (theirs !== undefined && setHeads.get(p)?.version !== e.v) {
       all = false;
-      if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
       // Bytes this change found in place (another writer's object, not
       // committed) that are gone by now: never published, left to its writer
       // (also after a refused round: a refusal by contention, the common one,
       // tells nothing of this path).
-      else if (checked.has(p)) unpublished?.add(p);
+      if (lost(p, e)) unpublished?.add(p);
+      else if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
       continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).
