@@ -820,3 +820,43 @@ Deno.test("two-phase, B's same-output commit lands between A's erasure's index r
   }
   assert.ok(w.warnings.includes("a:erasure_restored"), w.warnings.join(", "));
 });
+
+Deno.test("two-phase, B's same-output commit lands whole before A's erasure deletes, and a third clone pulls between A's delete and its second look: nothing is lost", async () => {
+  let step = 0;
+  // Set once B and C exist.
+  const late: { commitB?: () => Promise<unknown>; pullC?: () => Promise<unknown> } = {};
+  const { w, setA, prepared } = await preparedThenBroken(
+    { fence: true, eraser: true },
+    "same output",
+    async (key) => {
+      if (!key.startsWith(`${V2}/`)) return;
+      step++;
+      // Before A's first delete, B's commit lands, its look after it too;
+      // before the second, C pulls and meets the first file's entry with
+      // nothing behind it.
+      if (step === 1) await late.commitB!();
+      if (step === 2) await late.pullC!();
+    },
+  );
+  const setB = await acquireModelLocks(w.b, ["t/m"]);
+  const dirB = await writeVersion(w.b, 2, "same output");
+  const preparedB = await w.b.preparePush({
+    locks: setB.locks,
+    written: [dirB],
+    preexisting: setB.preexisting,
+    models: setB.models,
+  });
+  const c = await w.clone("c", 3);
+  late.commitB = () => w.b.commitPush(preparedB);
+  late.pullC = () => c.pullChanged();
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await setA.release();
+  await setB.release();
+  assert.ok(error instanceof ModelLockLostError);
+  assert.ok(step >= 2, "both deletes were reached");
+  for (const svc of [c, w.b]) {
+    await svc.pullChanged();
+    assert.equal((await cacheFiles(svc))[`${V2}/raw`], "same output");
+    assert.equal((await cacheFiles(svc))[`${V2}/metadata.yaml`], "version: 2\n");
+  }
+});

@@ -8,7 +8,15 @@ import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, bothSynced, clone, put, quick, read } from "./clone_kit.ts";
+import {
+  assertIndexCurrent,
+  bothSynced,
+  clone,
+  pastDanglingGrace,
+  put,
+  quick,
+  read,
+} from "./clone_kit.ts";
 
 /** `a` and `b` synced `path`; `a` then wrote a new copy whose index update never landed (a crash). */
 async function strandedBy(path: string, versions = ["1", "2"]) {
@@ -183,6 +191,7 @@ Deno.test("an adopted create deleted before its slow writer's commit: the next p
   assert.ok(await named(), "the late commit named the deleted object again");
   const warnings: { code: string; message: string }[] = [];
   b.events.on("warning", (w) => warnings.push(w));
+  pastDanglingGrace(b);
   const r = await b.pullChanged();
   assert.equal(await named(), undefined, "the pull removed the entry");
   assert.deepEqual(r.fetched, []);

@@ -12,7 +12,16 @@ import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
+import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import { FakeClock, type InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+
+/**
+ * Moves `svc`'s fake clock past the grace a pull gives a dangling index
+ * entry (`DANGLING_GRACE_MS`), so that its next pull removes one.
+ */
+export function pastDanglingGrace(svc: SyncService): void {
+  (svc.clock as FakeClock).set(svc.clock.now() + DANGLING_GRACE_MS);
+}
 
 /** No retries, no waits: every failure shows at once. */
 export const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };

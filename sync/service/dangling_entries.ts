@@ -6,15 +6,34 @@
  * it, is named again when the slow writer's commit lands at last (no create
  * is checked at its commit: that would cost a request per new file). A pull
  * whose download of such an entry finds nothing removes the entry, only
- * while the store still holds nothing at the path ({@link removeDangling}).
+ * while the store still holds nothing at the path ({@link removeDangling}),
+ * and only once the entry is older than {@link DANGLING_GRACE_MS}: a commit
+ * that named bytes it found in place can be crossed by their writer's
+ * erasure (a refused run's), which deletes them, reads the index again, and
+ * puts back what a commit named; an entry removed in between would be lost.
  *
  * @module
  */
 import type { ObjectStore } from "../ports.ts";
+import type { IndexEntry } from "../transfer/bucket_layout.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
 import { listPaths } from "../left_behind.ts";
+
+/**
+ * How old (by the time its entry records) a dangling entry must be before a
+ * pull removes it: far longer than an erasure takes from its delete to its
+ * second read of the index, so that it puts the object back first.
+ */
+export const DANGLING_GRACE_MS = 15 * 60_000;
+
+/** True when `entry` (as read from the index) was written more than the grace before `now`. */
+export function pastGrace(entry: IndexEntry, now: number): boolean {
+  const at = Date.parse(String(entry.raw?.lastModified ?? ""));
+  // No time, or one that cannot be read: old (an entry of another client).
+  return !Number.isFinite(at) || now - at >= DANGLING_GRACE_MS;
+}
 
 /** What {@link removeDangling} needs. */
 export interface DanglingDeps {
@@ -37,10 +56,33 @@ export interface DanglingDeps {
  */
 export async function removeDangling(
   deps: DanglingDeps,
-  paths: readonly string[],
+  dangling: readonly (readonly [string, IndexEntry])[],
 ): Promise<boolean> {
-  if (paths.length === 0) return true;
+  if (dangling.length === 0) return true;
   const { store, config, events, signal } = deps;
+  const now = (deps.now ?? Date.now)();
+  const young = dangling.filter(([, e]) => !pastGrace(e, now)).map(([p]) => p).sort();
+  const paths = dangling.filter(([, e]) => pastGrace(e, now)).map(([p]) => p).sort();
+  if (young.length > 0) {
+    events.emit("warning", {
+      code: "index_entry_dangling",
+      message: `The datastore's index names ${
+        listPaths(young, 3)
+      }, but the store holds no object there, and ${
+        young.length === 1 ? "the entry was" : "the entries were"
+      } written less than ${
+        DANGLING_GRACE_MS / 60_000
+      } minutes ago: a refused run's erasure may be about to put ${
+        young.length === 1 ? "it" : "them"
+      } back for the writer whose commit named ${
+        young.length === 1 ? "it" : "them"
+      } (or a deletion is in flight). Left as ${
+        young.length === 1 ? "it is" : "they are"
+      }; no local file was touched, and a later pull looks again.`,
+      path: young[0],
+    });
+    if (paths.length === 0) return false;
+  }
   const them = paths.length === 1 ? "it" : "them";
   let outcome: string;
   let removed = false;
@@ -74,5 +116,5 @@ export async function removeDangling(
     } entry was written (a deletion in flight, or a slow writer's commit that named an adopted copy a peer had deleted since). ${outcome}.`,
     path: paths[0],
   });
-  return removed;
+  return removed && young.length === 0;
 }

@@ -8,7 +8,7 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
+import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "notes/a.txt";
 
@@ -21,6 +21,7 @@ async function dangling() {
   await a.pushChanged();
   await store.delete(PATH);
   const b = await clone(store, "b");
+  pastDanglingGrace(b);
   const warnings: WarningEvent[] = [];
   b.events.on("warning", (w) => warnings.push(w));
   const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
@@ -85,6 +86,7 @@ Deno.test("an entry of another client (no version recorded) whose object is gone
   store.seed(".datastore-index.json", JSON.stringify(idx));
   await store.delete(PATH);
   const b = await clone(store, "b");
+  pastDanglingGrace(b);
   const warnings: WarningEvent[] = [];
   b.events.on("warning", (w) => warnings.push(w));
   await b.pullChanged();
@@ -93,4 +95,25 @@ Deno.test("an entry of another client (no version recorded) whose object is gone
     "its writer's push may be in flight",
   );
   assert.deepEqual(warnings, []);
+});
+
+Deno.test("a dangling entry younger than the grace is left in place and warned of; past it, removed", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "a");
+  await a.pushChanged();
+  await store.delete(PATH);
+  const b = await clone(store, "b");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  await b.pullChanged();
+  assert.ok(await named(), "left: its writer's peer may be about to put the object back");
+  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dangling"]);
+  assert.match(warnings[0].message, /written less than 15 minutes ago/);
+  assert.match(warnings[0].message, /Left as it is/);
+  pastDanglingGrace(b);
+  await b.pullChanged();
+  assert.equal(await named(), undefined, "removed once past the grace");
+  assert.match(warnings[1].message, /were removed/);
 });

@@ -23,7 +23,7 @@ import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { sha256Hex } from "../hash.ts";
 import type { WarningEvent } from "../events.ts";
 import type { SyncService } from "./service.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "config/app.yaml";
 
@@ -205,6 +205,7 @@ Deno.test("old client: without checkCreates, a create it deleted before the comm
     "named, though the store has nothing",
   );
   const b = await clone(store, "b");
+  pastDanglingGrace(b);
   await b.pullChanged();
   assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
 });

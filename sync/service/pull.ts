@@ -270,7 +270,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   };
   const { fetchWhole, fetchStreamed } = fetchers(deps, moving, progress);
   // Entries of this cache's kind whose object the store no longer holds.
-  const vanished: string[] = [];
+  const vanished: [string, IndexEntry][] = [];
   // Paths a file or directory here is in the way of (see `PullResult.blocked`).
   const blocked = result.blocked ?? [];
   const leftBlocked = (path: string, err: PathBlockedError) => {
@@ -317,7 +317,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     } catch (err) {
       if (err instanceof NotFoundError) {
         // Deleted since the index was written, or named again after its deletion.
-        if (!isUnversioned(e)) vanished.push(path);
+        if (!isUnversioned(e)) vanished.push([path, e]);
         return;
       }
       if (err instanceof PathBlockedError) return leftBlocked(path, err);
@@ -405,7 +405,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   // A removal that failed is tried again by the next pull, and a file
   // skipped as uncommitted is looked at again: neither keeps the token (a
   // pull that kept it would take the index as unchanged, and stay behind).
-  const repaired = await removeDangling(deps, vanished.sort());
+  const repaired = await removeDangling(deps, vanished);
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length;
     state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;

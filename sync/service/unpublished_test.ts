@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { clone, pastDanglingGrace, put, read } from "./clone_kit.ts";
 
 const P = "notes/same.txt";
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
@@ -189,6 +189,7 @@ for (const lookAgain of [true, false]) {
         assert.deepEqual(ra.identical, [P]);
         await store.delete(P);
         const c = await clone(store, "c");
+        pastDanglingGrace(c);
         await c.pullChanged(); // meets the entry with nothing behind it and removes it
         await a.pullChanged();
         assert.equal(a.cache.exists(P), false, "a's acknowledged file is gone everywhere");
