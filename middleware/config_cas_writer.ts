@@ -30,6 +30,7 @@
  *
  * @module
  */
+import { UNCOMMITTED_HOLDS } from "../sync/service/push_result.ts";
 import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
 import type { ObjectInfo } from "../sync/ports.ts";
 import { ADOPT_HINT, resolveHint } from "../sync/service/conflicts.ts";
@@ -198,7 +199,7 @@ async function waitFor(ctx: WriteContext, remote: ObjectInfo, notAdopted?: strin
   const push = ctx.push;
   ctx.entry.action = "skip";
   ctx.entry.keepDirty = true;
-  ctx.entry.reason = "another writer's uncommitted write holds it";
+  ctx.entry.reason = UNCOMMITTED_HOLDS;
   if (!push.dryRun) await push.state.markDirty(ctx.key);
   push.note(CONFIG_CAS_WRITER, `${ctx.key}: another writer's uncommitted write`, ctx.entry);
   push.events.emit("warning", {

@@ -920,3 +920,18 @@ Deno.test("chaos regression: a same-output run whose found files were erased bef
     '{"seed":41600969,"clones":5,"kinds":["api","core","api","core","core"],"oldClients":true,"ops":[{"id":0,"kind":"bulk","clone":0},{"id":8,"kind":"tick","n":10,"pick":2138956671},{"id":37,"kind":"oldpush","clone":4},{"id":10,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":12,"kind":"tick","n":21,"pick":336571787},{"id":13,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":14,"kind":"resolve","clone":3,"pick":6,"how":"merged"},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":19,"kind":"breakglass","model":0},{"id":21,"kind":"adopt","clone":3,"file":2},{"id":22,"kind":"tick","n":18,"pick":883053203},{"id":23,"kind":"breakglass","model":0},{"id":26,"kind":"bulk","clone":1},{"id":27,"kind":"tick","n":3,"pick":1874160207},{"id":28,"kind":"breakglass","model":0},{"id":29,"kind":"tick","n":4,"pick":1350652077},{"id":31,"kind":"tick","n":11,"pick":553931721},{"id":33,"kind":"tick","n":20,"pick":1410523858},{"id":34,"kind":"run","clone":3,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I13 (seed 41800916, shrunk; old clients in all): an old client's edit of
+ * a config file, stopped before its index write while the bucket turned v2,
+ * left an object no index will name (old clients give a v2 bucket's config
+ * files no shard). A clone's `resolve --mine` of its conflict on that file
+ * was held back by that uncommitted write, rightly; its warning names the
+ * way out when the writer is gone for good (`push --adopt-uncommitted`,
+ * then resolve again), which the checker now takes as a user does.
+ */
+Deno.test("chaos regression: a resolution held back by a writer gone for good gets out by adopting its object (I13)", async () => {
+  await clean(
+    '{"seed":41800916,"clones":3,"kinds":["api","core","core-single-phase"],"oldClients":true,"ops":[{"id":5,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":6,"kind":"adopt","clone":1,"file":0},{"id":7,"kind":"sync","clone":0},{"id":8,"kind":"crash","clone":0,"at":"commit"},{"id":9,"kind":"migrate","clone":2},{"id":34,"kind":"oldpush","clone":0,"file":0},{"id":12,"kind":"breakglass","model":0},{"id":14,"kind":"tick","n":5,"pick":291808905},{"id":24,"kind":"tick","n":22,"pick":803462257},{"id":31,"kind":"adopt","clone":0,"file":0}]}',
+  );
+});

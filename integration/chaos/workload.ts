@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
@@ -570,7 +571,10 @@ class World {
    * (`version_exists`) and `--theirs` must settle it. A resolution that is
    * refused otherwise, or waits on nothing, is a conflict its user cannot
    * get out of. The managed lockfile is resolved only by taking theirs (its
-   * entries go through its transaction), so it is left out.
+   * entries go through its transaction), so it is left out. A resolution
+   * held back by another writer's uncommitted write does what its warning
+   * says when that writer is gone for good (`push --adopt-uncommitted`,
+   * which makes it a conflict with this copy), then resolves again, once.
    */
   async #resolveLeft(): Promise<void> {
     for (const slot of this.clones) {
@@ -579,6 +583,7 @@ class World {
         slot.index,
         plainCommand(this.#env, slot.index, "final resolve --mine", async (svc) => {
           const tried = new Set<string>();
+          const adopted = new Set<string>();
           for (;;) {
             // Read again each time: one resolution can settle others (a data version's files).
             const c = svc.conflicts().find((x) =>
@@ -598,8 +603,16 @@ class World {
                     : null;
                 },
               );
+              const left = r?.push?.skipped.find((s) => s.path === c.path);
+              if (
+                r && !r.resolved && left?.reason === UNCOMMITTED_HOLDS && !adopted.has(c.path)
+              ) {
+                adopted.add(c.path);
+                await svc.pushChanged({ adoptUncommitted: [c.path] });
+                tried.delete(c.path);
+                continue;
+              }
               if (r && !r.resolved && r.conflicts.length === 0) {
-                const left = r.push?.skipped.find((s) => s.path === c.path);
                 why = left ? `its push left it out: ${left.reason}` : "it was not published";
               } else if (r && !r.resolved) {
                 // A new conflict is another writer's doing: never this clone's own write.

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { UNCOMMITTED_HOLDS } from "./push_result.ts";
 import { NotFoundError } from "../errors.ts";
 import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
@@ -216,7 +217,7 @@ export async function runDeletes(
     if (outcome.kind === "waiting") {
       entry.action = "skip";
       entry.keepDirty = true;
-      entry.reason = "another writer's uncommitted write holds it";
+      entry.reason = UNCOMMITTED_HOLDS;
       if (!ctx.dryRun) await ctx.state.markDirty(entry.path);
       ctx.events.emit("warning", {
         code: "push_waiting_uncommitted",

@@ -170,6 +170,9 @@ export function mergeSecondPass(
   };
 }
 
+/** Why a path is left out while another writer's uncommitted object holds it (its `skipped` reason). */
+export const UNCOMMITTED_HOLDS = "another writer's uncommitted write holds it";
+
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
   "another writer replaced or deleted this push's write (an old client, writing without a compare-and-swap), or committed a deletion of the path, before this push's commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";
