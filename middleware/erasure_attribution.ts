@@ -44,15 +44,24 @@ export function markerOf(dir: string): string {
 /**
  * The objects a refused push uploaded under `dirs`, as references to delete,
  * leaving out those `foundEqual` says the push only found in place (a
- * create-only write that met equal bytes: another writer's object).
+ * create-only write that met equal bytes: another writer's object). Also a
+ * `latest` marker of theirs that the push created: a marker is written only
+ * once the fence let the push commit, but a first pass whose commit held it
+ * back (its files found in place were erased) leaves it to a second pass,
+ * which may then be refused. A marker written over an earlier one is never
+ * among them: that earlier version, which the index may name, is gone.
  */
 export function refusedUploads(
   uploaded: readonly UploadRecord[],
   dirs: readonly string[],
   foundEqual: (u: UploadRecord) => boolean,
 ): UploadRef[] {
+  const markers = new Set(dirs.map(markerOf));
   return uploaded
-    .filter((u) => dirs.some((d) => isUnder(u.path, d)) && !foundEqual(u))
+    .filter((u) =>
+      (dirs.some((d) => isUnder(u.path, d)) && !foundEqual(u)) ||
+      (markers.has(u.path) && u.created && u.outcome === "written")
+    )
     .map((u) => ({ path: u.path, version: u.info.version }));
 }
 

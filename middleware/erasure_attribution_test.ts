@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { erasureFixture } from "./erasure_fixture.ts";
-import { findUnattributable, markerOf, modelPrefixes, versionDir } from "./erasure_attribution.ts";
+import {
+  findUnattributable,
+  markerOf,
+  modelPrefixes,
+  refusedUploads,
+  versionDir,
+} from "./erasure_attribution.ts";
+import type { UploadRecord } from "../sync/context.ts";
 
 const D = "data/t/m/d";
 
@@ -43,4 +50,32 @@ Deno.test("findUnattributable names preexisting, synced and malformed directorie
     (p) => f.state.synced(p) !== undefined,
   );
   assert.deepEqual(problems.map((p) => p.dir), [`${D}/1`, `${D}/2`, "data/t/m"]);
+});
+
+Deno.test("refusedUploads: the run's writes, not bytes found in place, and a latest marker only where the push created it", () => {
+  const rec = (path: string, version: string, created: boolean, outcome: "written" | "identical") =>
+    ({
+      path,
+      info: { key: path, version, size: 1 },
+      created,
+      outcome,
+    }) as UploadRecord;
+  const uploaded = [
+    rec(`${D}/4/raw`, "r", true, "written"),
+    rec(`${D}/4/metadata.yaml`, "m", false, "identical"), // found in place
+    rec(`${D}/latest`, "l", true, "written"), // created: no earlier marker is lost
+    rec("data/t/m/e/latest", "e", false, "written"), // written over an earlier marker
+    rec("data/t/m/e/latest", "e2", true, "written"), // another data name's marker
+  ];
+  const refs = refusedUploads(uploaded, [`${D}/4`], (u) => u.outcome === "identical");
+  assert.deepEqual(refs, [{ path: `${D}/4/raw`, version: "r" }, {
+    path: `${D}/latest`,
+    version: "l",
+  }]);
+  const over = refusedUploads(
+    [rec(`${D}/latest`, "l", false, "written")],
+    [`${D}/4`],
+    () => false,
+  );
+  assert.deepEqual(over, [], "a marker written over an earlier one is never deleted");
 });

@@ -935,3 +935,19 @@ Deno.test("chaos regression: a resolution held back by a writer gone for good ge
     '{"seed":41800916,"clones":3,"kinds":["api","core","core-single-phase"],"oldClients":true,"ops":[{"id":5,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":6,"kind":"adopt","clone":1,"file":0},{"id":7,"kind":"sync","clone":0},{"id":8,"kind":"crash","clone":0,"at":"commit"},{"id":9,"kind":"migrate","clone":2},{"id":34,"kind":"oldpush","clone":0,"file":0},{"id":12,"kind":"breakglass","model":0},{"id":14,"kind":"tick","n":5,"pick":291808905},{"id":24,"kind":"tick","n":22,"pick":803462257},{"id":31,"kind":"adopt","clone":0,"file":0}]}',
   );
 });
+
+/**
+ * I11 (seed 42200555, shrunk; found in this round, after the second pass
+ * came in): a same-output run's first pass found its files in place and
+ * erased before its commit, and held back the `latest` marker it had
+ * created; its second pass was then refused (its lock broken meanwhile),
+ * and the erasure did not know of the first pass's marker upload, which no
+ * index would ever name. The second pass now starts with what the first
+ * uploaded, and a refused run's erasure deletes a marker it created
+ * (`refusedUploads` in `middleware/erasure_attribution.ts`).
+ */
+Deno.test("chaos regression: a second pass refused for a lost lock leaves no marker the first pass created (I11)", async () => {
+  await clean(
+    '{"seed":42200555,"clones":2,"kinds":["core-single-phase","api"],"ops":[{"id":40,"kind":"migrate","clone":0},{"id":43,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":44,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":47,"kind":"tick","n":58,"pick":29309884},{"id":3,"kind":"sync","clone":1},{"id":4,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000,"same":true},{"id":5,"kind":"breakglass","model":0},{"id":6,"kind":"tick","n":21,"pick":1388204078},{"id":7,"kind":"flaky","call":"put","count":2,"afterEffect":false},{"id":8,"kind":"sync","clone":0},{"id":9,"kind":"breakglass","model":0},{"id":10,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":11,"kind":"tick","n":1,"pick":1506835727},{"id":14,"kind":"tick","n":1,"pick":665610239},{"id":16,"kind":"tick","n":22,"pick":238415738},{"id":19,"kind":"breakglass","model":0}]}',
+  );
+});

@@ -186,7 +186,7 @@ export class SyncService {
     options: PushOptions & { walk?: boolean; only?: readonly string[] },
     commit?: PreparedPush,
   ): Promise<PushResult> {
-    const held: { warning?: { code: string; message: string; path: string } } = {};
+    const held: PassCarry = { uploaded: [] };
     const first = commit
       ? mergeCommitResult(
         commit.result,
@@ -199,7 +199,12 @@ export class SyncService {
       return first;
     }
     const { adoptUncommitted: _adopt, ...rest } = options;
-    const second = await this.#push({ ...rest, only: again });
+    // Started with what the first pass uploaded: a refusal now (a run whose
+    // lock was lost meanwhile) erases those uploads too, as it would have.
+    const second = await this.#push({ ...rest, only: again }, undefined, {
+      uploaded: held.uploaded,
+      emit: true,
+    });
     return mergeSecondPass(first, second, again);
   }
 
@@ -347,7 +352,7 @@ export class SyncService {
       prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
       commit?: PreparedPush;
     },
-    unpublishedWarning?: { warning?: { code: string; message: string; path: string } },
+    carry?: PassCarry,
   ): Promise<PushResult> {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new AbortedError("The push");
@@ -385,7 +390,7 @@ export class SyncService {
       signal,
       config: this.config,
       // A commit starts from what its preparation uploaded, so that a refusal erases those too.
-      uploaded: [...(out?.commit?.uploaded ?? [])],
+      uploaded: [...(out?.commit?.uploaded ?? []), ...(carry?.uploaded ?? [])],
       refresh: async (prefixes) => {
         await this.#pull(signal, prefixes);
       },
@@ -393,6 +398,7 @@ export class SyncService {
       snapshot,
     });
     if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
+    if (carry) carry.uploaded = ctx.uploaded;
     const run = this.pushPipeline.build(
       pushTerminal({
         cache: this.cache,
@@ -404,7 +410,7 @@ export class SyncService {
         prepare: out?.prepare,
         commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
         checkCreates: options.checkCreates ?? false,
-        unpublishedWarning,
+        unpublishedWarning: carry?.emit ? undefined : carry,
       }),
     );
     try {
@@ -414,6 +420,17 @@ export class SyncService {
     }
     return result;
   }
+}
+
+/**
+ * What the first pass of a push hands its second (see `#pushTwice`): the
+ * objects it uploaded, and its `unpublished_before_commit` warning, held
+ * back (the second pass, with `emit`, warns of what it leaves itself).
+ */
+interface PassCarry {
+  uploaded: UploadRecord[];
+  warning?: { code: string; message: string; path: string };
+  emit?: boolean;
 }
 
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */
