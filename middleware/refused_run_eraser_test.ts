@@ -690,6 +690,19 @@ async function preparedThenBroken(
   return { w, setA, dirA, prepared };
 }
 
+/** B, under its lock, prepares version 2 with the same output as A's (uploaded, not committed). */
+async function prepareSameOutput(b: SyncService) {
+  const setB = await acquireModelLocks(b, ["t/m"]);
+  const dirB = await writeVersion(b, 2, "same output");
+  const preparedB = await b.preparePush({
+    locks: setB.locks,
+    written: [dirB],
+    preexisting: setB.preexisting,
+    models: setB.models,
+  });
+  return { setB, preparedB };
+}
+
 /** Two-phase: A prepares version 2 under its lock, a breakglass frees it, then A commits. */
 async function twoPhaseBreakglass(gates: Gates) {
   const { w, setA, dirA, prepared } = await preparedThenBroken(gates, "A's data");
@@ -751,14 +764,7 @@ Deno.test("two-phase, B's same-output run prepared before A's refused commit: B'
     { fence: true, eraser: true },
     "same output",
   );
-  const setB = await acquireModelLocks(w.b, ["t/m"]);
-  const dirB = await writeVersion(w.b, 2, "same output");
-  const preparedB = await w.b.preparePush({
-    locks: setB.locks,
-    written: [dirB],
-    preexisting: setB.preexisting,
-    models: setB.models,
-  });
+  const { setB, preparedB } = await prepareSameOutput(w.b);
   // A's refused commit erases its uploads: B met them with equal bytes, not committed yet.
   const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
   await setA.release();
@@ -795,14 +801,7 @@ Deno.test("two-phase, B's same-output commit lands between A's erasure's index r
       }
     },
   );
-  const setB = await acquireModelLocks(w.b, ["t/m"]);
-  const dirB = await writeVersion(w.b, 2, "same output");
-  const preparedB = await w.b.preparePush({
-    locks: setB.locks,
-    written: [dirB],
-    preexisting: setB.preexisting,
-    models: setB.models,
-  });
+  const { setB, preparedB } = await prepareSameOutput(w.b);
   commitB = () => w.b.commitPush(preparedB);
   const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
   await setA.release();
@@ -838,14 +837,7 @@ Deno.test("two-phase, B's same-output commit lands whole before A's erasure dele
       if (step === 2) await late.pullC!();
     },
   );
-  const setB = await acquireModelLocks(w.b, ["t/m"]);
-  const dirB = await writeVersion(w.b, 2, "same output");
-  const preparedB = await w.b.preparePush({
-    locks: setB.locks,
-    written: [dirB],
-    preexisting: setB.preexisting,
-    models: setB.models,
-  });
+  const { setB, preparedB } = await prepareSameOutput(w.b);
   const c = await w.clone("c", 3);
   late.commitB = () => w.b.commitPush(preparedB);
   late.pullC = () => c.pullChanged();
