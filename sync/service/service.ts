@@ -187,12 +187,17 @@ export class SyncService {
     commit?: PreparedPush,
   ): Promise<PushResult> {
     const held: PassCarry = { uploaded: [] };
+    // A pass that throws still says what it left unpublished.
+    const warnHeld = (e: unknown) => {
+      if (held.warning) this.events.emit("warning", held.warning);
+      throw e;
+    };
     const first = commit
       ? mergeCommitResult(
         commit.result,
-        await this.#push(options, { commit }, options.dryRun ? undefined : held),
+        await this.#push(options, { commit }, options.dryRun ? undefined : held).catch(warnHeld),
       )
-      : await this.#push(options, undefined, options.dryRun ? undefined : held);
+      : await this.#push(options, undefined, options.dryRun ? undefined : held).catch(warnHeld);
     const again = unpublishedIn(first);
     if (again.length === 0 || options.dryRun) {
       if (held.warning) this.events.emit("warning", held.warning);
@@ -204,7 +209,7 @@ export class SyncService {
     const second = await this.#push({ ...rest, only: again }, undefined, {
       uploaded: held.uploaded,
       emit: true,
-    });
+    }).catch(warnHeld);
     return mergeSecondPass(first, second, again);
   }
 

@@ -243,3 +243,28 @@ Deno.test("beside old clients (every create checked), equal bytes erased before 
   assert.equal(await read(c, P), "same");
   assert.equal(await read(c, MARKER), "1");
 });
+
+Deno.test("a push that fails on another file still warns of the found-in-place file it left unpublished", async () => {
+  const store = new InMemoryStore();
+  await store.put(P, new TextEncoder().encode("same"), { kind: "create" }); // another writer's upload
+  let armed = true;
+  const a = await clone(
+    hookedStore(store, {
+      before: async (key) => {
+        if (armed && isIndexKey(key)) {
+          armed = false;
+          await store.delete(P); // erased before a's commit
+        }
+      },
+    }),
+    "a",
+  );
+  await put(a, P, "same");
+  await put(a, "notes/bad.txt", "bad");
+  store.failNext("put", 5, undefined, { match: (k) => k === "notes/bad.txt" });
+  const warnings: string[] = [];
+  a.events.on("warning", (w) => void warnings.push(w.code));
+  await assert.rejects(a.pushChanged());
+  assert.ok(warnings.includes("unpublished_before_commit"), warnings.join(", "));
+  assert.ok(a.state.dirtyPaths().includes(P), "kept dirty");
+});

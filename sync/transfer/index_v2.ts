@@ -231,12 +231,14 @@ export async function updateV2(
       const part = parts.get(p)!;
       return part.remove.length > 0 || Object.keys(part.set).length > 0;
     });
-    // A shard created above is read only once the meta lists it, while the
-    // markers' shards are listed already: the meta lists it first, so that
-    // a commit cut off before its last bump never shows a marker whose files
-    // no listed shard names.
-    if (left.length > 0 && created.size > 0) {
-      await bumpMeta(false);
+    // A shard written above that the meta does not list (created here, or
+    // written by a peer cut off before its own bump) is read only once the
+    // meta lists it, while the markers' shards may be listed already: the
+    // meta lists it first, so that a commit cut off before its last bump
+    // never shows a marker whose files no listed shard names.
+    if (left.length > 0 && kept.size > 0) {
+      const listed = new Set((seen ?? await readMeta(store, c))?.meta.partitions ?? []);
+      if (created.size > 0 || [...kept].some((p) => !listed.has(p))) await bumpMeta(false);
     }
     await eachLimit(left, c.concurrency ?? 4, applyShard);
   }

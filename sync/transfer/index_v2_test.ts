@@ -62,3 +62,35 @@ Deno.test("v2: a commit that creates no shard bumps the meta once", async () => 
   assert.equal(seen[`${M0}/latest`].v, "f");
   assert.equal(seen[`${M0}/2/raw`].v, "e");
 });
+
+Deno.test("v2: a files' shard a peer wrote and never listed (cut off before its bump) is listed before the marker's shard is written", async () => {
+  const store = await v2Bucket();
+  // A peer writes m1's first file into a new shard, and dies before its meta bump.
+  const peer = hookedStore(store, {
+    before: (key) => {
+      if (key === META_KEY) throw new Error("the peer died");
+    },
+  });
+  await assert.rejects(
+    updateIndex(peer, { set: { [`${M1}/1/other`]: entry("q") }, remove: [] }, NO_RETRY),
+    /the peer died/,
+  );
+  assert.ok(!Object.hasOwn((await readIndex(store, NO_RETRY))!.entries, `${M1}/1/other`));
+  let markerShardWritten = false;
+  const cut = hookedStore(store, {
+    before: (key) => {
+      if (key === shardKey(shardOf(`${M1}/latest`))) markerShardWritten = true;
+      else if (key === META_KEY && markerShardWritten) throw new Error("the process died");
+    },
+  });
+  await assert.rejects(
+    updateIndex(cut, {
+      set: { [`${M1}/1/raw`]: entry("c"), [`${M1}/latest`]: entry("d") },
+      remove: [],
+    }, NO_RETRY),
+    /the process died/,
+  );
+  const seen = (await readIndex(store, NO_RETRY))!.entries;
+  assert.ok(Object.hasOwn(seen, `${M1}/latest`), "the marker's shard is listed already");
+  assert.ok(Object.hasOwn(seen, `${M1}/1/raw`), "so the files' shard is listed too");
+});
