@@ -48,14 +48,19 @@ export async function completeErasure(
   journal: ErasureJournal,
 ): Promise<ErasureOutcome> {
   const { cache, state } = deps;
+  const keep = journal.keep ?? {};
   const remote = await deleteUploads(
     deps.store,
     journal.uploads,
     deps.signal,
     deps.config?.concurrency,
-    (path) => cache.read(path),
+    // The run's own bytes, kept while a put-back may be due; else the cache's
+    // (a put-back checks either against the entry's hash).
+    async (path) =>
+      (keep[path] ? await cache.readStateBytes(keep[path]) : null) ?? cache.read(path),
   );
   const erased: string[] = [];
+  const movedTo: Record<string, string> = {};
   for (const dir of [...journal.erase]) {
     let to = journal.moving[dir];
     if (!to || !cache.hasState(to)) {
@@ -69,14 +74,28 @@ export async function completeErasure(
       erased.push(dir);
     }
     // Moved (now, or before a crash): the directory is done.
+    movedTo[dir] = to;
     journal.erase = journal.erase.filter((d) => d !== dir);
     delete journal.moving[dir];
     journal.trash = [...new Set([...journal.trash, to])];
     journal.markers = [...new Set([...journal.markers, markerOf(dir)])];
     await writeErasureJournal(cache, journal);
   }
-  for (const t of journal.trash) await cache.removeState(t);
-  journal.trash = [];
+  // The bytes of an upload still pending stay (a peer's commit may name it,
+  // and the next push then puts it back from them); the rest of the moved
+  // directories go.
+  const pendingPaths = new Set(remote.pending.map((u) => u.path));
+  for (const path of Object.keys(keep)) if (!pendingPaths.has(path)) delete keep[path];
+  for (const u of remote.pending) {
+    const dir = Object.keys(movedTo).find((d) => isUnder(u.path, d));
+    if (dir && !keep[u.path]) keep[u.path] = `${movedTo[dir]}${u.path.slice(dir.length)}`;
+  }
+  const kept = Object.values(keep);
+  const held = journal.trash.filter((t) => kept.some((k) => k.startsWith(`${t}/`)));
+  for (const t of journal.trash) if (!held.includes(t)) await cache.removeState(t);
+  journal.trash = held;
+  if (Object.keys(keep).length > 0) journal.keep = keep;
+  else delete journal.keep;
   const markers: MarkerOutcome[] = [];
   let writer: Promise<string | null> | undefined; // read once, and only when a marker needs it
   for (const marker of journal.markers) {

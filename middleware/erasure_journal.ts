@@ -59,6 +59,13 @@ export interface ErasureJournal {
   trash: string[];
   /** `latest` markers still to recompute after their versions were erased. */
   markers: string[];
+  /**
+   * For a pending upload whose directory was moved away already: where its
+   * bytes are kept in the state dir (under a moved-away directory of
+   * `trash`, not deleted while named here), so that the next push can still
+   * put it back if a peer's commit named it (see `deleteUploads`).
+   */
+  keep?: Record<string, string>;
 }
 
 /** What happened to one `latest` marker. */
@@ -138,11 +145,13 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
   const raw = await cache.readState<Partial<ErasureJournal>>(ERASURE_JOURNAL);
   if (raw === null) return emptyJournal();
   const moving = raw.moving ?? {};
+  const keep = raw.keep ?? {};
   if (
     raw.format !== 1 || !strings(raw.erase) || !refs(raw.uploads) || !strings(raw.prefixes) ||
     !Array.isArray(raw.held) || !strings(raw.trash ?? []) || !strings(raw.markers ?? []) ||
     typeof moving !== "object" || Array.isArray(moving) ||
-    !strings(Object.values(moving))
+    !strings(Object.values(moving)) || typeof keep !== "object" || Array.isArray(keep) ||
+    !strings(Object.values(keep))
   ) {
     throw new SluiceError(
       "internal",
@@ -158,6 +167,7 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
     moving: { ...moving },
     trash: raw.trash ?? [],
     markers: raw.markers ?? [],
+    ...(Object.keys(keep).length > 0 ? { keep: { ...keep } } : {}),
   };
 }
 

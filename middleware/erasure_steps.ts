@@ -205,9 +205,16 @@ async function putBack(
   try {
     version = (await store.put(u.path, bytes, PutModes.create, { signal })).version;
   } catch (e) {
-    // Another writer's object is there now: its own commit names it.
-    if (e instanceof AlreadyExistsError || e instanceof PreconditionFailedError) return true;
-    throw e;
+    if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
+    // Something is there now: this erasure's own earlier put-back (its index
+    // update failed), named here; or another writer's object, which its own
+    // commit names.
+    const there = await store.get(u.path, { signal }).catch((err) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
+    if (!there || (entry.h !== "" && await sha256Hex(there.body) !== entry.h)) return true;
+    version = there.version;
   }
   await updateIndex(
     store,

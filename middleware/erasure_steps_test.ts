@@ -170,3 +170,45 @@ Deno.test("deleteUploads puts back an upload the index names whose object is gon
     (await store.head(RAW))!.version,
   );
 });
+
+Deno.test("deleteUploads names its own earlier put-back whose index update failed, on the next try", async () => {
+  const inner = new InMemoryStore();
+  const RAW = `${D}/4/raw`;
+  const mine = await inner.put(RAW, enc("same"), PutModes.create);
+  const h = await sha256Hex(enc("same"));
+  let armed = true;
+  let failIndex = false;
+  const store = hookedStore(inner, {
+    beforeDelete: async (key) => {
+      if (!armed || key !== RAW) return;
+      armed = false;
+      // A peer's commit names the object just before the delete.
+      await updateIndex(inner, {
+        set: { [RAW]: { v: mine.version, h, s: 4 } },
+        remove: [],
+        base: { [RAW]: null },
+        check: [RAW],
+      }, NO_RETRY);
+      failIndex = true; // the put-back's index update fails once
+    },
+    before: (key) => {
+      if (failIndex && key !== RAW) {
+        failIndex = false;
+        throw new Error("network");
+      }
+    },
+  });
+  const bytes = () => Promise.resolve(enc("same"));
+  const first = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    bytes,
+  );
+  assert.deepEqual(first.pending.map((u) => u.path), [RAW], "not named yet: pending");
+  const again = await deleteUploads(store, first.pending, undefined, 1, bytes);
+  assert.deepEqual(again.restored, [RAW]);
+  const named = (await readIndex(inner, NO_RETRY))!.entries[RAW];
+  assert.equal(named.v, (await inner.head(RAW))!.version, "the index names the object put back");
+});

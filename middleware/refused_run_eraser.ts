@@ -76,7 +76,7 @@ function warnPending(ctx: PushContext, pending: readonly UploadRef[]): void {
   if (pending.length === 0) return;
   const paths = pending.map((u) => u.path).join(", ");
   const message =
-    `Could not yet delete ${paths} from the datastore, uploaded by a push refused for losing its model lock. No clone pulls them (they were never committed); the next push deletes them while they are still that push's objects.`;
+    `Could not yet finish with ${paths} on the datastore, uploaded by a push refused for losing its model lock: each is deleted while it is still that push's object and no index names it, or, where a peer's commit of the same bytes named it, put back from the bytes this cache keeps until then. The next push tries again; nothing of the refused run is published meanwhile.`;
   ctx.events.emit("warning", { code: "erasure_pending", message });
 }
 

@@ -36,6 +36,7 @@ import { type DistributedLock, type Identity, type LockInfo, PutModes } from "..
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "../sync/context.ts";
 import { createSyncService, type SyncService } from "../sync/service/service.ts";
 import { walkFiles } from "../sync/transfer/cache.ts";
+import { DANGLING_GRACE_MS } from "../sync/service/dangling_entries.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const KEY = "data/t/m/.lock";
@@ -43,6 +44,9 @@ const DATA = "data/t/m/d";
 const V1 = `${DATA}/1`;
 const V2 = `${DATA}/2`;
 const MARKER = `${DATA}/latest`;
+/** Moves `svc`'s fake clock past the grace a pull gives a dangling index entry. */
+const pastGrace = (svc: SyncService) =>
+  (svc.clock as FakeClock).set(svc.clock.now() + DANGLING_GRACE_MS);
 const lost = () => new ModelLockLostError([{ key: KEY, newHolder: "b@host (pid 2)" }]);
 
 // --- the gate alone, on a mock context ---
@@ -851,4 +855,40 @@ Deno.test("two-phase, B's same-output commit lands whole before A's erasure dele
     assert.equal((await cacheFiles(svc))[`${V2}/raw`], "same output");
     assert.equal((await cacheFiles(svc))[`${V2}/metadata.yaml`], "version: 2\n");
   }
+});
+
+Deno.test("two-phase, the erasure's second look at the index fails once after a same-output commit named its object: the next push puts it back from the bytes the erasure kept", async () => {
+  const late: { commitB?: () => Promise<unknown>; store?: InMemoryStore } = {};
+  const { w, setA, prepared } = await preparedThenBroken(
+    { fence: true, eraser: true },
+    "same output",
+    async (key) => {
+      if (late.commitB && key.startsWith(`${V2}/`)) {
+        const go = late.commitB;
+        late.commitB = undefined;
+        await go();
+        // The erasure's next index read fails once.
+        late.store!.failNext("get", 1, undefined, {
+          match: (k) => k === ".datastore-index.json" || k.startsWith("_index/"),
+        });
+      }
+    },
+  );
+  late.store = w.store;
+  const { setB, preparedB } = await prepareSameOutput(w.b);
+  late.commitB = () => w.b.commitPush(preparedB);
+  const error = await w.a.commitPush(prepared).then(() => undefined, (e) => e);
+  await setA.release();
+  await setB.release();
+  assert.ok(error instanceof ModelLockLostError, String(error));
+  assert.equal((await cacheFiles(w.a))[`${V2}/raw`], undefined, "the refused run left A's cache");
+  // A's next push completes the erasure: the peer's named objects are put back.
+  await w.a.pushChanged();
+  assert.ok(w.warnings.includes("a:erasure_restored"), w.warnings.join(", "));
+  const fresh = await w.clone("c", 3);
+  pastGrace(fresh);
+  await fresh.pullChanged();
+  assert.equal((await cacheFiles(fresh))[`${V2}/raw`], "same output", "B's version 2 is whole");
+  assert.equal((await cacheFiles(fresh))[`${V2}/metadata.yaml`], "version: 2\n");
+  assert.equal(await readErasureJournal(w.a.cache).then((j) => j.trash.length), 0, "nothing kept");
 });

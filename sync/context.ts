@@ -172,6 +172,8 @@ export interface CacheAccess {
   removeState(name: string): Promise<void>;
   /** Reads a JSON file from the internal state dir; null when absent. */
   readState<T>(name: string): Promise<T | null>;
+  /** Reads a file from the internal state dir as it is; null when absent. */
+  readStateBytes(name: string): Promise<Uint8Array | null>;
   /** Writes a JSON file into the internal state dir atomically and durably. */
   writeState(name: string, value: unknown): Promise<void>;
 }

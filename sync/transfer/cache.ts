@@ -378,6 +378,15 @@ export class LocalCache implements CacheAccess {
     return readStateFile<T>(this.dir, name);
   }
 
+  async readStateBytes(name: string): Promise<Uint8Array | null> {
+    try {
+      return await Deno.readFile(abs(this.dir, `${STATE_DIR}/${name}`));
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
   async writeState(name: string, value: unknown): Promise<void> {
     try {
       await writeStateFile(this.dir, name, value);
