@@ -375,6 +375,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         now: () => ctx.clock.now(),
         checkCreates: deps.checkCreates,
         writerId: await ownWriter(),
+        cache,
       });
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);

@@ -13,6 +13,8 @@ import {
 } from "../transfer/remote_index.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { withRetry } from "../retry.ts";
+import { sha256Hex } from "../hash.ts";
+import { PutModes } from "../ports.ts";
 import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
@@ -98,6 +100,8 @@ export async function commitPrepared(
      * committed deletion is deleted again (see below).
      */
     readonly writerId?: string | null;
+    /** The cache, to put back from a found-in-place object gone after the commit. */
+    readonly cache?: { read(path: string): Promise<Uint8Array | null> };
   },
 ): Promise<{ overwritten: Overwritten[]; unpublished: string[] }> {
   // The index this cache reflects, as of its last pull: when the commit lands
@@ -138,8 +142,13 @@ export async function commitPrepared(
   // reflect the index, which names it for now.
   const after = await goneAfterCommit(pending, unpublished, overwritten, deps);
   if (after.length > 0) {
-    unpublished = [...new Set([...unpublished, ...after])].sort();
     current = false;
+    // Written again at once from the local copy and named in place of the
+    // gone object: this commit's (its lock, if any, was checked for it), and
+    // it named the path already. What cannot be is not taken as published.
+    const back = await putBackOwn(pending, after, deps);
+    const still = after.filter((p) => !back.has(p));
+    unpublished = [...new Set([...unpublished, ...still])].sort();
   }
   // On v2, only with the shard versions of the new index as far as this
   // commit knows them (unverified: its meta bump may also have published a
@@ -231,6 +240,61 @@ async function goneAfterCommit(
     }
   }
   return gone;
+}
+
+/**
+ * Puts back each of `paths` (named by this commit, the object gone since)
+ * from the local copy, only while it still has the bytes this commit named
+ * (their hash), where the store holds nothing, with this cache's writer id,
+ * and moves its entry to the new object only while it still names the gone
+ * one. Returns the paths put back and named, whose synced record is moved to
+ * the new object; a failure leaves a path to the caller (not published).
+ */
+async function putBackOwn(
+  pending: PendingCommit,
+  paths: readonly string[],
+  deps: {
+    readonly store: PushContext["store"];
+    readonly retry: PushContext["config"]["retry"];
+    readonly signal?: AbortSignal;
+    readonly concurrency?: number;
+    readonly now?: () => number;
+    readonly writerId?: string | null;
+    readonly cache?: { read(path: string): Promise<Uint8Array | null> };
+  },
+): Promise<Set<string>> {
+  const back = new Set<string>();
+  if (!deps.cache) return back;
+  for (const p of paths) {
+    const named = pending.set[p];
+    try {
+      const bytes = await deps.cache.read(p);
+      if (!bytes || named.h === "" || await sha256Hex(bytes) !== named.h) continue;
+      const info = await deps.store.put(p, bytes, PutModes.create, {
+        signal: deps.signal,
+        ...(deps.writerId ? { metadata: { [WRITER_METADATA]: deps.writerId } } : {}),
+      });
+      const entry = { v: info.version, h: named.h, s: bytes.length };
+      await updateIndex(
+        deps.store,
+        { set: { [p]: entry }, remove: [], base: { [p]: named.v } },
+        deps.retry,
+        deps.signal,
+        undefined,
+        deps.concurrency,
+        deps.now,
+      );
+      const synced = pending.synced?.[p];
+      if (synced) {
+        (pending.synced as Record<string, typeof synced>)[p] = { ...synced, version: info.version };
+      }
+      back.add(p);
+    } catch (e) {
+      if (deps.signal?.aborted) throw e;
+      // Left to the caller: not published (kept dirty, written again).
+    }
+  }
+  return back;
 }
 
 /**
