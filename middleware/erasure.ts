@@ -60,7 +60,19 @@ export async function completeErasure(
       (keep[path] ? await cache.readStateBytes(keep[path]) : null) ?? cache.read(path),
   );
   const erased: string[] = [];
-  const movedTo: Record<string, string> = {};
+  // The bytes of an upload still pending stay (a peer's commit may name it,
+  // and the next push then puts it back from them): recorded in the same
+  // journal write that records its directory moved, so that no crash leaves
+  // them in a moved-away directory the journal does not hold on to.
+  const pendingPaths = new Set(remote.pending.map((u) => u.path));
+  for (const path of Object.keys(keep)) if (!pendingPaths.has(path)) delete keep[path];
+  const keepUnder = (dir: string, to: string) => {
+    for (const u of remote.pending) {
+      if (isUnder(u.path, dir) && !keep[u.path]) keep[u.path] = `${to}${u.path.slice(dir.length)}`;
+    }
+    if (Object.keys(keep).length > 0) journal.keep = keep;
+    else delete journal.keep;
+  };
   for (const dir of [...journal.erase]) {
     let to = journal.moving[dir];
     if (!to || !cache.hasState(to)) {
@@ -74,22 +86,14 @@ export async function completeErasure(
       erased.push(dir);
     }
     // Moved (now, or before a crash): the directory is done.
-    movedTo[dir] = to;
+    keepUnder(dir, to);
     journal.erase = journal.erase.filter((d) => d !== dir);
     delete journal.moving[dir];
     journal.trash = [...new Set([...journal.trash, to])];
     journal.markers = [...new Set([...journal.markers, markerOf(dir)])];
     await writeErasureJournal(cache, journal);
   }
-  // The bytes of an upload still pending stay (a peer's commit may name it,
-  // and the next push then puts it back from them); the rest of the moved
-  // directories go.
-  const pendingPaths = new Set(remote.pending.map((u) => u.path));
-  for (const path of Object.keys(keep)) if (!pendingPaths.has(path)) delete keep[path];
-  for (const u of remote.pending) {
-    const dir = Object.keys(movedTo).find((d) => isUnder(u.path, d));
-    if (dir && !keep[u.path]) keep[u.path] = `${movedTo[dir]}${u.path.slice(dir.length)}`;
-  }
+  // The moved directories go, but those that hold kept bytes.
   const kept = Object.values(keep);
   const held = journal.trash.filter((t) => kept.some((k) => k.startsWith(`${t}/`)));
   for (const t of journal.trash) if (!held.includes(t)) await cache.removeState(t);

@@ -213,7 +213,9 @@ async function putBack(
       if (err instanceof NotFoundError) return null;
       throw err;
     });
-    if (!there || (entry.h !== "" && await sha256Hex(there.body) !== entry.h)) return true;
+    // Gone again before it could be read: not known, looked at again.
+    if (!there) return false;
+    if (entry.h !== "" && await sha256Hex(there.body) !== entry.h) return true;
     version = there.version;
   }
   await updateIndex(

@@ -212,3 +212,41 @@ Deno.test("deleteUploads names its own earlier put-back whose index update faile
   const named = (await readIndex(inner, NO_RETRY))!.entries[RAW];
   assert.equal(named.v, (await inner.head(RAW))!.version, "the index names the object put back");
 });
+
+Deno.test("deleteUploads leaves a put-back pending when what refused its create is gone before it can be read", async () => {
+  const inner = new InMemoryStore();
+  const RAW = `${D}/5/raw`;
+  const mine = await inner.put(RAW, enc("same"), PutModes.create);
+  const h = await sha256Hex(enc("same"));
+  await updateIndex(inner, {
+    set: { [RAW]: { v: mine.version, h, s: 4 } },
+    remove: [],
+    base: { [RAW]: null },
+  }, NO_RETRY);
+  await inner.delete(RAW); // gone: this erasure was cut off after its delete
+  let other = false;
+  const store = hookedStore(inner, {
+    before: async (key) => {
+      // Another upload of the same bytes is there at the put-back ...
+      if (!other && key === RAW) {
+        other = true;
+        await inner.put(RAW, enc("same"), PutModes.create);
+      }
+    },
+  });
+  // ... and gone again before it can be read.
+  const get = inner.get.bind(inner);
+  inner.get = async (key, o) => {
+    if (key === RAW && other) await inner.delete(RAW);
+    return await get(key, o);
+  };
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("same")),
+  );
+  assert.deepEqual(r.restored, []);
+  assert.deepEqual(r.pending.map((u) => u.path), [RAW], "looked at again by the next push");
+});

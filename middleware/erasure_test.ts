@@ -9,7 +9,12 @@ import {
 } from "./erasure.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
 
+const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
 
@@ -102,4 +107,55 @@ Deno.test("completing an erasure a crash cut off after the move keeps a later ru
     [],
     "nothing left moved away",
   );
+});
+
+Deno.test("an erasure cut off after its move, with a put-back still due, keeps the run's bytes and makes it on the next try", async () => {
+  const f = await erasureFixture("sluice-erasure-keep-");
+  const store = new InMemoryStore();
+  const RAW = `${D}/2/raw`;
+  await f.dirty(RAW, "same");
+  await f.dirty(`${D}/latest`, "2");
+  const mine = await store.put(RAW, enc("same"), PutModes.create);
+  const h = await sha256Hex(enc("same"));
+  // A peer's commit named the object; this erasure deleted it (cut off before its second look).
+  await updateIndex(store, {
+    set: { [RAW]: { v: mine.version, h, s: 4 } },
+    remove: [],
+    base: { [RAW]: null },
+  }, NO_RETRY);
+  await store.delete(RAW);
+  store.failNext("put", 1, undefined, { match: (k) => k === RAW }); // the put-back fails once
+  const j = {
+    ...emptyJournal(),
+    erase: [`${D}/2`],
+    uploads: [{ path: RAW, version: mine.version }],
+    prefixes: ["data/t/m"],
+  };
+  await writeErasureJournal(f.cache, j);
+  // The process dies after the move, in the marker step.
+  let alive = true;
+  const dying = new Proxy(f.cache, {
+    get(t, p) {
+      const v = Reflect.get(t, p, t);
+      if (typeof v !== "function") return v;
+      if (p === "listFiles" && alive) {
+        return () => {
+          alive = false;
+          throw new Error("the process died");
+        };
+      }
+      return v.bind(t);
+    },
+  });
+  await assert.rejects(completeErasure({ ...f, cache: dying, store }, j), /the process died/);
+  assert.equal(text(await f.cache.read(RAW)), null, "the run's directory left the cache");
+  const resumed = await completeErasure({ ...f, store }, await readErasureJournal(f.cache));
+  assert.deepEqual(resumed.restored, [RAW], "put back from the bytes kept");
+  assert.equal(store.peekText(RAW), "same");
+  assert.equal(
+    (await readIndex(store, NO_RETRY))!.entries[RAW].v,
+    (await store.head(RAW))!.version,
+  );
+  const after = await readErasureJournal(f.cache);
+  assert.deepEqual([after.trash, after.uploads, after.keep], [[], [], undefined], "nothing left");
 });

@@ -15,6 +15,7 @@ import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { withRetry } from "../retry.ts";
 import { sha256Hex } from "../hash.ts";
 import { PutModes } from "../ports.ts";
+import { AlreadyExistsError, PreconditionFailedError } from "../errors.ts";
 import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
@@ -146,9 +147,12 @@ export async function commitPrepared(
     // Written again at once from the local copy and named in place of the
     // gone object: this commit's (its lock, if any, was checked for it), and
     // it named the path already. What cannot be is not taken as published.
-    const back = await putBackOwn(pending, after, deps);
-    const still = after.filter((p) => !back.has(p));
+    const { back, overtaken } = await putBackOwn(pending, after, deps);
+    const still = after.filter((p) => !back.has(p) && !overtaken.has(p));
     unpublished = [...new Set([...unpublished, ...still])].sort();
+    // A deletion (or a write) of the path committed meanwhile: a conflict, as
+    // any write such a commit overtook (the local copy is kept).
+    for (const [path, theirs] of overtaken) overwritten.push({ path, theirs });
   }
   // On v2, only with the shard versions of the new index as far as this
   // commit knows them (unverified: its meta bump may also have published a
@@ -262,31 +266,61 @@ async function putBackOwn(
     readonly writerId?: string | null;
     readonly cache?: { read(path: string): Promise<Uint8Array | null> };
   },
-): Promise<Set<string>> {
+): Promise<{ back: Set<string>; overtaken: Map<string, HeldObject | null> }> {
   const back = new Set<string>();
-  if (!deps.cache) return back;
+  const overtaken = new Map<string, HeldObject | null>();
+  if (!deps.cache) return { back, overtaken };
   for (const p of paths) {
     const named = pending.set[p];
     try {
       const bytes = await deps.cache.read(p);
       if (!bytes || named.h === "" || await sha256Hex(bytes) !== named.h) continue;
-      const info = await deps.store.put(p, bytes, PutModes.create, {
-        signal: deps.signal,
-        ...(deps.writerId ? { metadata: { [WRITER_METADATA]: deps.writerId } } : {}),
-      });
-      const entry = { v: info.version, h: named.h, s: bytes.length };
+      let version: string;
+      let created = true;
+      try {
+        version = (await deps.store.put(p, bytes, PutModes.create, {
+          signal: deps.signal,
+          ...(deps.writerId ? { metadata: { [WRITER_METADATA]: deps.writerId } } : {}),
+        })).version;
+      } catch (e) {
+        if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
+        // Put back by the erasure first (or another upload of these bytes): named here.
+        const there = await deps.store.get(p, { signal: deps.signal });
+        if (await sha256Hex(there.body) !== named.h) continue;
+        version = there.version;
+        created = false;
+      }
+      // Named only while the entry still names the gone object: a deletion
+      // committed since (the entry gone) is left standing.
+      let left: { theirs: HeldObject | null } | undefined;
       await updateIndex(
         deps.store,
-        { set: { [p]: entry }, remove: [], base: { [p]: named.v } },
+        {
+          set: { [p]: { v: version, h: named.h, s: bytes.length } },
+          remove: [],
+          base: { [p]: named.v },
+          baseGone: [p],
+        },
         deps.retry,
         deps.signal,
         undefined,
         deps.concurrency,
         deps.now,
+        (_base, _complete, foreign) => {
+          left = foreign.has(p) ? { theirs: foreign.get(p) ?? null } : undefined;
+        },
       );
+      if (left) {
+        overtaken.set(p, left.theirs);
+        // Its own object, named by no one: not left to hold the path.
+        if (created) {
+          await deps.store.delete(p, { ifVersion: version, signal: deps.signal }).catch(() => {});
+        }
+        continue;
+      }
       const synced = pending.synced?.[p];
       if (synced) {
-        (pending.synced as Record<string, typeof synced>)[p] = { ...synced, version: info.version };
+        (pending.synced as Record<string, typeof synced>)[p] = { ...synced, version };
       }
       back.add(p);
     } catch (e) {
@@ -294,7 +328,7 @@ async function putBackOwn(
       // Left to the caller: not published (kept dirty, written again).
     }
   }
-  return back;
+  return { back, overtaken };
 }
 
 /**

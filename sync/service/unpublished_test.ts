@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
-import { readIndex } from "../transfer/remote_index.ts";
+import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const P = "notes/same.txt";
@@ -276,4 +276,62 @@ Deno.test("a push that fails on another file still warns of the found-in-place f
   await assert.rejects(a.pushChanged());
   assert.ok(warnings.includes("unpublished_before_commit"), warnings.join(", "));
   assert.ok(a.state.dirtyPaths().includes(P), "kept dirty");
+});
+
+Deno.test("equal bytes deleted after the commit, and the path's deletion committed too before the commit's put-back: a conflict, the deletion stands", async () => {
+  const store = new InMemoryStore();
+  await store.put(P, new TextEncoder().encode("same"), { kind: "create" }); // another writer's upload
+  let armed = true;
+  const a = await clone(
+    hookedStore(store, {
+      after: async (key) => {
+        if (armed && isIndexKey(key)) {
+          armed = false;
+          // After a's commit named it: deleted, and the deletion committed.
+          await store.delete(P);
+          await updateIndex(store, { set: {}, remove: [P] }, quick.retry);
+        }
+      },
+    }),
+    "a",
+  );
+  await put(a, P, "same");
+  const ra = await a.pushChanged();
+  assert.deepEqual(ra.conflicts, [P], "a conflict with the deletion");
+  assert.equal((await readIndex(store, quick.retry))?.entries[P], undefined, "the deletion stands");
+  assert.equal(await store.head(P), null, "no object of a's left holding the path");
+  assert.equal(await read(a, P), "same", "a's copy is kept");
+});
+
+Deno.test("equal bytes deleted after the commit and put back by someone else first: the commit names that object", async () => {
+  const store = new InMemoryStore();
+  await store.put(P, new TextEncoder().encode("same"), { kind: "create" }); // another writer's upload
+  let stage = 0;
+  let puts = 0;
+  const a = await clone(
+    hookedStore(store, {
+      before: async (key) => {
+        if (key === P) puts++;
+        // a's put-back meets the bytes put back by their writer's erasure.
+        if (stage === 1 && key === P) {
+          stage = 2;
+          await store.put(P, new TextEncoder().encode("same"), { kind: "create" });
+        }
+      },
+      after: async (key) => {
+        if (stage === 0 && isIndexKey(key)) {
+          stage = 1;
+          await store.delete(P); // deleted after a's commit named it
+        }
+      },
+    }),
+    "a",
+  );
+  await put(a, P, "same");
+  const ra = await a.pushChanged();
+  assert.equal(stage, 2);
+  assert.equal(puts, 2, "found in place, then the put-back: no second pass");
+  assert.deepEqual(ra.identical, [P]);
+  assert.deepEqual(ra.skipped, []);
+  assert.equal((await readIndex(store, quick.retry))!.entries[P].v, (await store.head(P))!.version);
 });
