@@ -189,8 +189,9 @@ export async function deleteUploads(
  * Puts back the bytes of an object a peer's entry names (deleted by this
  * erasure, or gone): only bytes whose hash is the entry's, created only where
  * nothing is, and named in place of the gone version only while the entry
- * still names it. True when the entry names the new object (or names
- * something else by now: a later writer's, left as it is).
+ * still names it. True when the entry names the new object, or names
+ * something else by now (a later writer's, left as it is), or is gone (a
+ * deletion committed since, which stands).
  */
 async function putBack(
   store: ObjectStore,
@@ -202,6 +203,7 @@ async function putBack(
   const bytes = await bytesOf(u.path);
   if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
   let version: string;
+  let created = true;
   try {
     version = (await store.put(u.path, bytes, PutModes.create, { signal })).version;
   } catch (e) {
@@ -217,16 +219,27 @@ async function putBack(
     if (!there) return false;
     if (entry.h !== "" && await sha256Hex(there.body) !== entry.h) return true;
     version = there.version;
+    created = false;
   }
+  // Only while the entry still names the gone object: a deletion of the
+  // path committed since (the entry gone) stands, and the object put back
+  // here goes again.
+  let left = false;
   await updateIndex(
     store,
     {
       set: { [u.path]: { v: version, h: entry.h, s: bytes.length } },
       remove: [],
       base: { [u.path]: u.version },
+      baseGone: [u.path],
     },
     ONE_TRY,
     signal,
+    undefined,
+    undefined,
+    undefined,
+    (_base, _complete, foreign) => void (left = foreign.has(u.path)),
   );
+  if (left && created) await store.delete(u.path, { ifVersion: version, signal }).catch(() => {});
   return true;
 }

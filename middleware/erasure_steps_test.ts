@@ -250,3 +250,38 @@ Deno.test("deleteUploads leaves a put-back pending when what refused its create 
   assert.deepEqual(r.restored, []);
   assert.deepEqual(r.pending.map((u) => u.path), [RAW], "looked at again by the next push");
 });
+
+Deno.test("deleteUploads never puts back a path whose deletion was committed after the peer named it", async () => {
+  const inner = new InMemoryStore();
+  const RAW = `${D}/6/raw`;
+  const mine = await inner.put(RAW, enc("same"), PutModes.create);
+  const h = await sha256Hex(enc("same"));
+  let armed = true;
+  const store = hookedStore(inner, {
+    beforeDelete: async (key) => {
+      if (!armed || key !== RAW) return;
+      armed = false;
+      // The peer's commit names the object just before the delete ...
+      await updateIndex(inner, {
+        set: { [RAW]: { v: mine.version, h, s: 4 } },
+        remove: [],
+        base: { [RAW]: null },
+        check: [RAW],
+      }, NO_RETRY);
+    },
+    before: async (key) => {
+      // ... and before the put-back, a deletion of the path is committed.
+      if (!armed && key === RAW) await updateIndex(inner, { set: {}, remove: [RAW] }, NO_RETRY);
+    },
+  });
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("same")),
+  );
+  assert.deepEqual(r.pending, []);
+  assert.equal((await readIndex(inner, NO_RETRY))?.entries[RAW], undefined, "the deletion stands");
+  assert.equal(await inner.head(RAW), null, "nothing left holding the path");
+});
