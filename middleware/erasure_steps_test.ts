@@ -13,6 +13,20 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
 
+/** An upload of "same" at `path` (this run's), and a peer's commit that names it, to run when wanted. */
+async function sameUpload(store: InMemoryStore, path: string) {
+  const mine = await store.put(path, enc("same"), PutModes.create);
+  const h = await sha256Hex(enc("same"));
+  const name = () =>
+    updateIndex(store, {
+      set: { [path]: { v: mine.version, h, s: 4 } },
+      remove: [],
+      base: { [path]: null },
+      check: [path],
+    }, NO_RETRY);
+  return { mine, h, name };
+}
+
 function fresh() {
   return erasureFixture("sluice-erasure-steps-");
 }
@@ -96,20 +110,14 @@ for (const withPutBack of [true, false]) {
     async () => {
       const inner = new InMemoryStore();
       const RAW = `${D}/2/raw`;
-      const mine = await inner.put(RAW, enc("same"), PutModes.create);
-      const h = await sha256Hex(enc("same"));
+      const { mine, h, name } = await sameUpload(inner, RAW);
       let armed = true;
       const store = hookedStore(inner, {
         beforeDelete: async (key) => {
           if (!armed || key !== RAW) return;
           armed = false;
           // The peer checked the object was there, then its commit lands.
-          await updateIndex(inner, {
-            set: { [RAW]: { v: mine.version, h, s: 4 } },
-            remove: [],
-            base: { [RAW]: null },
-            check: [RAW],
-          }, NO_RETRY);
+          await name();
         },
       });
       const r = await deleteUploads(
@@ -174,8 +182,7 @@ Deno.test("deleteUploads puts back an upload the index names whose object is gon
 Deno.test("deleteUploads names its own earlier put-back whose index update failed, on the next try", async () => {
   const inner = new InMemoryStore();
   const RAW = `${D}/4/raw`;
-  const mine = await inner.put(RAW, enc("same"), PutModes.create);
-  const h = await sha256Hex(enc("same"));
+  const { mine, name } = await sameUpload(inner, RAW);
   let armed = true;
   let failIndex = false;
   const store = hookedStore(inner, {
@@ -183,12 +190,7 @@ Deno.test("deleteUploads names its own earlier put-back whose index update faile
       if (!armed || key !== RAW) return;
       armed = false;
       // A peer's commit names the object just before the delete.
-      await updateIndex(inner, {
-        set: { [RAW]: { v: mine.version, h, s: 4 } },
-        remove: [],
-        base: { [RAW]: null },
-        check: [RAW],
-      }, NO_RETRY);
+      await name();
       failIndex = true; // the put-back's index update fails once
     },
     before: (key) => {
@@ -216,13 +218,8 @@ Deno.test("deleteUploads names its own earlier put-back whose index update faile
 Deno.test("deleteUploads leaves a put-back pending when what refused its create is gone before it can be read", async () => {
   const inner = new InMemoryStore();
   const RAW = `${D}/5/raw`;
-  const mine = await inner.put(RAW, enc("same"), PutModes.create);
-  const h = await sha256Hex(enc("same"));
-  await updateIndex(inner, {
-    set: { [RAW]: { v: mine.version, h, s: 4 } },
-    remove: [],
-    base: { [RAW]: null },
-  }, NO_RETRY);
+  const { mine, name } = await sameUpload(inner, RAW);
+  await name();
   await inner.delete(RAW); // gone: this erasure was cut off after its delete
   let other = false;
   const store = hookedStore(inner, {
@@ -254,20 +251,14 @@ Deno.test("deleteUploads leaves a put-back pending when what refused its create 
 Deno.test("deleteUploads never puts back a path whose deletion was committed after the peer named it", async () => {
   const inner = new InMemoryStore();
   const RAW = `${D}/6/raw`;
-  const mine = await inner.put(RAW, enc("same"), PutModes.create);
-  const h = await sha256Hex(enc("same"));
+  const { mine, name } = await sameUpload(inner, RAW);
   let armed = true;
   const store = hookedStore(inner, {
     beforeDelete: async (key) => {
       if (!armed || key !== RAW) return;
       armed = false;
       // The peer's commit names the object just before the delete ...
-      await updateIndex(inner, {
-        set: { [RAW]: { v: mine.version, h, s: 4 } },
-        remove: [],
-        base: { [RAW]: null },
-        check: [RAW],
-      }, NO_RETRY);
+      await name();
     },
     before: async (key) => {
       // ... and before the put-back, a deletion of the path is committed.
