@@ -10,7 +10,6 @@
  */
 import { AbortedError, SluiceError } from "../errors.ts";
 import { isWriteRefused } from "../transfer/cache_paths.ts";
-import { randomId } from "../hash.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
@@ -19,7 +18,6 @@ import { LocalCache, STATE_DIR } from "../transfer/cache.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { Pipeline } from "../pipeline.ts";
 import {
-  createPushContext,
   type PlanEntry,
   PUSH_PHASES,
   type PushContext,
@@ -30,19 +28,12 @@ import {
   type WriteGateEntry,
 } from "../context.ts";
 import { SyncState } from "./state.ts";
-import { planPush } from "./push_plan.ts";
-import { cancelled, pushError } from "./cancelled.ts";
+import { cancelled } from "./cancelled.ts";
 import { statusEntries, type StatusEntry } from "./status.ts";
 
 export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
-import {
-  emptyPushResult,
-  type PendingCommit,
-  type PushResult,
-  pushTerminal,
-  terminalWrite,
-} from "./push.ts";
-import { mergeCommitResult, mergeSecondPass, unpublishedIn } from "./push_result.ts";
+import type { PendingCommit, PushResult } from "./push.ts";
+import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult, theirsReader } from "./resolve.ts";
@@ -92,6 +83,8 @@ export class SyncService {
   #queue: Promise<unknown> = Promise.resolve();
   /** The last index read or written (pushes and pulls are serialised, so one at a time uses it). */
   readonly #indexMemo: IndexMemo;
+  /** What a push runs over (`push_run.ts`). */
+  readonly #runDeps: PushRunDeps;
 
   /**
    * Use {@link createSyncService}, which checks the options and opens
@@ -127,6 +120,19 @@ export class SyncService {
     for (const w of state.loadWarnings) {
       this.events.emit("warning", { code: "state_unreadable", message: w });
     }
+    this.#runDeps = {
+      store: this.store,
+      cache: this.cache,
+      state,
+      events: this.events,
+      config: this.config,
+      identity: this.identity,
+      clock: this.clock,
+      pushPipeline: this.pushPipeline,
+      writePipeline: this.writePipeline,
+      indexMemo: this.#indexMemo,
+      refresh: (signal, prefixes) => this.#pull(signal, prefixes),
+    };
   }
 
   /** The gate order of both pipelines. */
@@ -171,46 +177,7 @@ export class SyncService {
 
   /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */
   pushChanged(options: PushOptions = {}): Promise<PushResult> {
-    return this.#serial(() => this.#pushTwice(options));
-  }
-
-  /**
-   * A push, and, when bytes it found in place (another writer's upload) were
-   * deleted before its commit took hold, a second pass over those paths at
-   * once: nothing holds them in the store now, so they are written as this
-   * cache's own (a run's model locks are checked again on the way), rather
-   * than left dirty for a later push that another writer of the same data
-   * version could overtake. Once: what the second pass leaves is warned of.
-   */
-  async #pushTwice(
-    options: PushOptions & { walk?: boolean; only?: readonly string[] },
-    commit?: PreparedPush,
-  ): Promise<PushResult> {
-    const held: PassCarry = { uploaded: [] };
-    // A pass that throws still says what it left unpublished.
-    const warnHeld = (e: unknown) => {
-      if (held.warning) this.events.emit("warning", held.warning);
-      throw e;
-    };
-    const first = commit
-      ? mergeCommitResult(
-        commit.result,
-        await this.#push(options, { commit }, options.dryRun ? undefined : held).catch(warnHeld),
-      )
-      : await this.#push(options, undefined, options.dryRun ? undefined : held).catch(warnHeld);
-    const again = unpublishedIn(first);
-    if (again.length === 0 || options.dryRun) {
-      if (held.warning) this.events.emit("warning", held.warning);
-      return first;
-    }
-    const { adoptUncommitted: _adopt, ...rest } = options;
-    // Started with what the first pass uploaded: a refusal now (a run whose
-    // lock was lost meanwhile) erases those uploads too, as it would have.
-    const second = await this.#push({ ...rest, only: again }, undefined, {
-      uploaded: held.uploaded,
-      emit: true,
-    }).catch(warnHeld);
-    return mergeSecondPass(first, second, again);
+    return this.#serial(() => pushTwice(this.#runDeps, options));
   }
 
   /**
@@ -225,7 +192,7 @@ export class SyncService {
         plan?: PlanEntry[];
         prepare: { pending?: PendingCommit; uploaded?: UploadRecord[] };
       } = { prepare: {} };
-      const result = await this.#push(options, out);
+      const result = await runPush(this.#runDeps, options, out);
       const { signal: _signal, ...rest } = options;
       return {
         result,
@@ -248,7 +215,7 @@ export class SyncService {
     // uploads included) before its deferred markers are written or anything
     // is committed.
     return this.#serial(() =>
-      this.#pushTwice({ ...prepared.options, signal: options.signal }, prepared)
+      pushTwice(this.#runDeps, { ...prepared.options, signal: options.signal }, prepared)
     );
   }
 
@@ -290,7 +257,7 @@ export class SyncService {
         {
           cache: this.cache,
           state: this.state,
-          pushOnly: (paths) => this.#push({ signal: options.signal, only: paths }),
+          pushOnly: (paths) => runPush(this.#runDeps, { signal: options.signal, only: paths }),
           pull: (prefixes) => this.#pull(options.signal, prefixes),
           readTheirs: theirsReader(this.store, this.cache, this.config.retry, options.signal),
         },
@@ -307,7 +274,7 @@ export class SyncService {
    */
   async status(options: { walk?: boolean } = {}): Promise<StatusEntry[]> {
     const ctxRef: { plan?: PlanEntry[] } = {};
-    const dry = await this.#push({ dryRun: true, walk: options.walk }, ctxRef);
+    const dry = await runPush(this.#runDeps, { dryRun: true, walk: options.walk }, ctxRef);
     return statusEntries(
       ctxRef.plan ?? [],
       dry.localDeletions,
@@ -349,93 +316,6 @@ export class SyncService {
       );
     }
   }
-
-  async #push(
-    options: PushOptions & { walk?: boolean; only?: readonly string[] },
-    out?: {
-      plan?: PlanEntry[];
-      prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
-      commit?: PreparedPush;
-    },
-    carry?: PassCarry,
-  ): Promise<PushResult> {
-    const signal = options.signal ?? new AbortController().signal;
-    if (signal.aborted) throw new AbortedError("The push");
-    const result = emptyPushResult();
-    this.cache.resetChecks();
-    const snapshot = this.state.snapshot();
-    const walk = options.only === undefined &&
-      (this.state.bulkPending() || (options.dryRun === true && options.walk === true));
-    const { plan, expandedDirs } = await planPush(
-      { cache: this.cache, state: this.state, events: this.events },
-      { paths: options.only ?? [...snapshot.paths.keys()], walk, commit: out?.commit },
-      result,
-    );
-    if (out) out.plan = plan;
-    // An empty plan still runs the pipeline: a gate may have durable work left
-    // (the refused-run eraser completes a journaled erasure before anything else).
-    if (plan.length === 0 && options.dryRun) return result;
-    const writeRun = this.writePipeline.build(terminalWrite);
-    const ctx = createPushContext({
-      id: randomId(8),
-      kind: walk ? "walk" : "paths",
-      dryRun: options.dryRun ?? false,
-      store: this.store,
-      cache: this.cache,
-      state: this.state,
-      plan,
-      locks: options.locks,
-      written: options.written,
-      preexisting: options.preexisting,
-      models: options.models,
-      adoptUncommitted: new Set(options.adoptUncommitted ?? []),
-      identity: this.identity,
-      clock: this.clock,
-      events: this.events,
-      signal,
-      config: this.config,
-      // A commit starts from what its preparation uploaded, so that a refusal erases those too.
-      uploaded: [...(out?.commit?.uploaded ?? []), ...(carry?.uploaded ?? [])],
-      refresh: async (prefixes) => {
-        await this.#pull(signal, prefixes);
-      },
-      writePipeline: this.writePipeline,
-      snapshot,
-    });
-    if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
-    if (carry) carry.uploaded = ctx.uploaded;
-    const run = this.pushPipeline.build(
-      pushTerminal({
-        cache: this.cache,
-        state: this.state,
-        result,
-        runWrite: writeRun,
-        indexMemo: this.#indexMemo,
-        expandedDirs,
-        prepare: out?.prepare,
-        commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
-        checkCreates: options.checkCreates ?? false,
-        unpublishedWarning: carry?.emit ? undefined : carry,
-      }),
-    );
-    try {
-      await run(ctx);
-    } catch (e) {
-      throw pushError(e, signal);
-    }
-    return result;
-  }
-}
-
-/**
- * What the first pass of a push hands its second (see `#pushTwice`): the
- * objects it uploaded, and its `unpublished_before_commit` warning, held
- * back (the second pass, with `emit`, warns of what it leaves itself).
- */
-interface PassCarry {
-  uploaded: UploadRecord[];
-  warning?: { code: string; message: string; path: string };
-  emit?: boolean;
 }
 
 /** Opens the cache's state and creates a {@link SyncService}; `ConfigError` on bad options, before anything is created. */

@@ -1,0 +1,191 @@
+/**
+ * Running a push through the service's pipelines: one pass (`runPush`: the
+ * plan, the push context, the gates and the terminal), and a push of
+ * `pushChanged` and `commitPush` (`pushTwice`), which runs a second pass at
+ * once over files a first pass found in place and that were erased before
+ * its commit took hold.
+ *
+ * @module
+ */
+import { AbortedError } from "../errors.ts";
+import { randomId } from "../hash.ts";
+import type { Clock, Identity, ObjectStore } from "../ports.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import type { SluiceEmitter } from "../events.ts";
+import type { Pipeline } from "../pipeline.ts";
+import {
+  createPushContext,
+  type PlanEntry,
+  type PushContext,
+  type SyncConfig,
+  type UploadRecord,
+  type WriteContext,
+} from "../context.ts";
+import type { IndexMemo } from "../transfer/remote_index.ts";
+import type { SyncState } from "./state.ts";
+import { planPush } from "./push_plan.ts";
+import { pushError } from "./cancelled.ts";
+import {
+  emptyPushResult,
+  type PendingCommit,
+  type PushResult,
+  pushTerminal,
+  terminalWrite,
+} from "./push.ts";
+import { mergeCommitResult, mergeSecondPass, unpublishedIn } from "./push_result.ts";
+import type { PreparedPush, PushOptions } from "./push_options.ts";
+
+/** What a push runs over: the service's parts. */
+export interface PushRunDeps {
+  readonly store: ObjectStore;
+  readonly cache: LocalCache;
+  readonly state: SyncState;
+  readonly events: SluiceEmitter;
+  readonly config: SyncConfig;
+  readonly identity: Identity;
+  readonly clock: Clock;
+  readonly pushPipeline: Pipeline<PushContext>;
+  readonly writePipeline: Pipeline<WriteContext>;
+  readonly indexMemo: IndexMemo;
+  /** A pull of `prefixes` (a gate's refresh). */
+  refresh(signal: AbortSignal, prefixes: readonly string[]): Promise<unknown>;
+}
+
+/** A push's options, with the service's own: a walk, or only some paths. */
+export type RunOptions = PushOptions & { walk?: boolean; only?: readonly string[] };
+
+/** What a caller takes out of one pass, or gives it: its plan, a preparation, a commit. */
+export interface PassOut {
+  plan?: PlanEntry[];
+  prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+  commit?: PreparedPush;
+}
+
+/**
+ * What the first pass of a push hands its second (see {@link pushTwice}):
+ * the objects it uploaded, and its `unpublished_before_commit` warning, held
+ * back (the second pass, with `emit`, warns of what it leaves itself).
+ */
+export interface PassCarry {
+  uploaded: UploadRecord[];
+  warning?: { code: string; message: string; path: string };
+  emit?: boolean;
+}
+
+/** One pass of a push through the pipelines. */
+export async function runPush(
+  deps: PushRunDeps,
+  options: RunOptions,
+  out?: PassOut,
+  carry?: PassCarry,
+): Promise<PushResult> {
+  const { cache, state, events } = deps;
+  const signal = options.signal ?? new AbortController().signal;
+  if (signal.aborted) throw new AbortedError("The push");
+  const result = emptyPushResult();
+  cache.resetChecks();
+  const snapshot = state.snapshot();
+  const walk = options.only === undefined &&
+    (state.bulkPending() || (options.dryRun === true && options.walk === true));
+  const { plan, expandedDirs } = await planPush(
+    { cache, state, events },
+    { paths: options.only ?? [...snapshot.paths.keys()], walk, commit: out?.commit },
+    result,
+  );
+  if (out) out.plan = plan;
+  // An empty plan still runs the pipeline: a gate may have durable work left
+  // (the refused-run eraser completes a journaled erasure before anything else).
+  if (plan.length === 0 && options.dryRun) return result;
+  const writeRun = deps.writePipeline.build(terminalWrite);
+  const ctx = createPushContext({
+    id: randomId(8),
+    kind: walk ? "walk" : "paths",
+    dryRun: options.dryRun ?? false,
+    store: deps.store,
+    cache,
+    state,
+    plan,
+    locks: options.locks,
+    written: options.written,
+    preexisting: options.preexisting,
+    models: options.models,
+    adoptUncommitted: new Set(options.adoptUncommitted ?? []),
+    identity: deps.identity,
+    clock: deps.clock,
+    events,
+    signal,
+    config: deps.config,
+    // A commit starts from what its preparation uploaded (a second pass from
+    // what its first did), so that a refusal erases those too.
+    uploaded: [...(out?.commit?.uploaded ?? []), ...(carry?.uploaded ?? [])],
+    refresh: async (prefixes) => {
+      await deps.refresh(signal, prefixes);
+    },
+    writePipeline: deps.writePipeline,
+    snapshot,
+  });
+  if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
+  if (carry) carry.uploaded = ctx.uploaded;
+  const run = deps.pushPipeline.build(
+    pushTerminal({
+      cache,
+      state,
+      result,
+      runWrite: writeRun,
+      indexMemo: deps.indexMemo,
+      expandedDirs,
+      prepare: out?.prepare,
+      commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
+      checkCreates: options.checkCreates ?? false,
+      unpublishedWarning: carry?.emit ? undefined : carry,
+    }),
+  );
+  try {
+    await run(ctx);
+  } catch (e) {
+    throw pushError(e, signal);
+  }
+  return result;
+}
+
+/**
+ * A push (or the commit of a prepared one), and, when bytes it found in
+ * place (another writer's upload) were deleted before its commit took hold,
+ * a second pass over those paths at once: nothing holds them in the store
+ * now, so they are written as this cache's own (a run's model locks are
+ * checked again on the way), rather than left dirty for a later push that
+ * another writer of the same data version could overtake. Once: what the
+ * second pass leaves is warned of.
+ */
+export async function pushTwice(
+  deps: PushRunDeps,
+  options: RunOptions,
+  commit?: PreparedPush,
+): Promise<PushResult> {
+  const held: PassCarry = { uploaded: [] };
+  // A pass that throws still says what it left unpublished.
+  const warnHeld = (e: unknown) => {
+    if (held.warning) deps.events.emit("warning", held.warning);
+    throw e;
+  };
+  const carry = options.dryRun ? undefined : held;
+  const first = commit
+    ? mergeCommitResult(
+      commit.result,
+      await runPush(deps, options, { commit }, carry).catch(warnHeld),
+    )
+    : await runPush(deps, options, undefined, carry).catch(warnHeld);
+  const again = unpublishedIn(first);
+  if (again.length === 0 || options.dryRun) {
+    if (held.warning) deps.events.emit("warning", held.warning);
+    return first;
+  }
+  const { adoptUncommitted: _adopt, ...rest } = options;
+  // Started with what the first pass uploaded: a refusal now (a run whose
+  // lock was lost meanwhile) erases those uploads too, as it would have.
+  const second = await runPush(deps, { ...rest, only: again }, undefined, {
+    uploaded: held.uploaded,
+    emit: true,
+  }).catch(warnHeld);
+  return mergeSecondPass(first, second, again);
+}
