@@ -6,16 +6,12 @@
  *
  * @module
  */
-import {
-  AlreadyExistsError,
-  NotFoundError,
-  NotImplementedError,
-  PreconditionFailedError,
-} from "../sync/errors.ts";
+import { NotFoundError, NotImplementedError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { parentOf } from "../sync/paths.ts";
-import { type ObjectStore, PutModes } from "../sync/ports.ts";
-import { type IndexEntry, readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
+import type { ObjectStore } from "../sync/ports.ts";
+import { type IndexEntry, readIndex } from "../sync/transfer/remote_index.ts";
+import { putBackAndName } from "../sync/transfer/put_back.ts";
 import type { CacheAccess, StateAccess } from "../sync/context.ts";
 import { isUnder } from "./erasure_attribution.ts";
 import type { MarkerOutcome, UploadRef } from "./erasure_journal.ts";
@@ -202,44 +198,11 @@ async function putBack(
 ): Promise<boolean> {
   const bytes = await bytesOf(u.path);
   if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
-  let version: string;
-  let created = true;
-  try {
-    version = (await store.put(u.path, bytes, PutModes.create, { signal })).version;
-  } catch (e) {
-    if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
-    // Something is there now: this erasure's own earlier put-back (its index
-    // update failed), named here; or another writer's object, which its own
-    // commit names.
-    const there = await store.get(u.path, { signal }).catch((err) => {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    });
-    // Gone again before it could be read: not known, looked at again.
-    if (!there) return false;
-    if (entry.h !== "" && await sha256Hex(there.body) !== entry.h) return true;
-    version = there.version;
-    created = false;
-  }
-  // Only while the entry still names the gone object: a deletion of the
-  // path committed since (the entry gone) stands, and the object put back
-  // here goes again.
-  let left = false;
-  await updateIndex(
-    store,
-    {
-      set: { [u.path]: { v: version, h: entry.h, s: bytes.length } },
-      remove: [],
-      base: { [u.path]: u.version },
-      baseGone: [u.path],
-    },
-    ONE_TRY,
+  const done = await putBackAndName(store, u.path, bytes, { v: u.version, h: entry.h }, {
+    retry: ONE_TRY,
     signal,
-    undefined,
-    undefined,
-    undefined,
-    (_base, _complete, foreign) => void (left = foreign.has(u.path)),
-  );
-  if (left && created) await store.delete(u.path, { ifVersion: version, signal }).catch(() => {});
-  return true;
+  });
+  // Named, or left to another writer's object or to a commit since: done;
+  // what refused it gone before it could be read: looked at again.
+  return done.kind !== "vanished";
 }

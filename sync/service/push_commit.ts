@@ -14,8 +14,7 @@ import {
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { withRetry } from "../retry.ts";
 import { sha256Hex } from "../hash.ts";
-import { PutModes } from "../ports.ts";
-import { AlreadyExistsError, PreconditionFailedError } from "../errors.ts";
+import { putBackAndName } from "../transfer/put_back.ts";
 import { checkedToken, type SyncState, UNCHECKED } from "./state.ts";
 import type { PushContext } from "../context.ts";
 
@@ -275,52 +274,18 @@ async function putBackOwn(
     try {
       const bytes = await deps.cache.read(p);
       if (!bytes || named.h === "" || await sha256Hex(bytes) !== named.h) continue;
-      let version: string;
-      let created = true;
-      try {
-        version = (await deps.store.put(p, bytes, PutModes.create, {
-          signal: deps.signal,
-          ...(deps.writerId ? { metadata: { [WRITER_METADATA]: deps.writerId } } : {}),
-        })).version;
-      } catch (e) {
-        if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
-        // Put back by the erasure first (or another upload of these bytes): named here.
-        const there = await deps.store.get(p, { signal: deps.signal });
-        if (await sha256Hex(there.body) !== named.h) continue;
-        version = there.version;
-        created = false;
-      }
-      // Named only while the entry still names the gone object: a deletion
-      // committed since (the entry gone) is left standing.
-      let left: { theirs: HeldObject | null } | undefined;
-      await updateIndex(
-        deps.store,
-        {
-          set: { [p]: { v: version, h: named.h, s: bytes.length } },
-          remove: [],
-          base: { [p]: named.v },
-          baseGone: [p],
-        },
-        deps.retry,
-        deps.signal,
-        undefined,
-        deps.concurrency,
-        deps.now,
-        (_base, _complete, foreign) => {
-          left = foreign.has(p) ? { theirs: foreign.get(p) ?? null } : undefined;
-        },
-      );
-      if (left) {
-        overtaken.set(p, left.theirs);
-        // Its own object, named by no one: not left to hold the path.
-        if (created) {
-          await deps.store.delete(p, { ifVersion: version, signal: deps.signal }).catch(() => {});
-        }
-        continue;
-      }
+      const done = await putBackAndName(deps.store, p, bytes, named, {
+        retry: deps.retry,
+        signal: deps.signal,
+        concurrency: deps.concurrency,
+        now: deps.now,
+        ...(deps.writerId ? { metadata: { [WRITER_METADATA]: deps.writerId } } : {}),
+      });
+      if (done.kind === "overtaken") overtaken.set(p, done.theirs);
+      if (done.kind !== "named") continue;
       const synced = pending.synced?.[p];
       if (synced) {
-        (pending.synced as Record<string, typeof synced>)[p] = { ...synced, version };
+        (pending.synced as Record<string, typeof synced>)[p] = { ...synced, version: done.version };
       }
       back.add(p);
     } catch (e) {

@@ -1,0 +1,88 @@
+/**
+ * Putting back an object an index entry names that is gone from the store
+ * (a same-output peer's upload, deleted by its writer's erasure as a commit
+ * named it), from a local copy of the same bytes, and naming the new object
+ * in its place. Used by the erasure (`middleware/erasure_steps.ts`) and by a
+ * commit that finds such an object gone after its index write
+ * (`sync/service/push_commit.ts`).
+ *
+ * @module
+ */
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../errors.ts";
+import { sha256Hex } from "../hash.ts";
+import { type ObjectStore, PutModes } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import { type HeldObject, type IndexEntry, updateIndex } from "./remote_index.ts";
+
+/** What {@link putBackAndName} did. */
+export type PutBack =
+  /** The entry names the object put back (or found put back already) now. */
+  | { readonly kind: "named"; readonly version: string }
+  /** A commit since removed or replaced the entry: it stands (`theirs`: what the store holds). */
+  | { readonly kind: "overtaken"; readonly theirs: HeldObject | null }
+  /** Another writer's object with other bytes holds the path: its own commit names it. */
+  | { readonly kind: "other" }
+  /** What refused the create was gone again before it could be read: not known. */
+  | { readonly kind: "vanished" };
+
+/**
+ * Creates `path` with `bytes` (the caller checked they are the bytes
+ * `named` records) only where nothing is; where something is, takes it when
+ * it has the same bytes (an earlier put-back). Then names that object in
+ * place of `named.v`, only while the entry still names it: a deletion or a
+ * write of the path committed since stands, and an object this call created
+ * is deleted again (best effort). Errors of the store are thrown.
+ */
+export async function putBackAndName(
+  store: ObjectStore,
+  path: string,
+  bytes: Uint8Array,
+  named: Pick<IndexEntry, "v" | "h">,
+  opts: {
+    readonly retry: RetryPolicy;
+    readonly signal?: AbortSignal;
+    readonly concurrency?: number;
+    readonly now?: () => number;
+    readonly metadata?: Readonly<Record<string, string>>;
+  },
+): Promise<PutBack> {
+  const { signal } = opts;
+  let version: string;
+  let created = true;
+  try {
+    const put = { signal, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+    version = (await store.put(path, bytes, PutModes.create, put)).version;
+  } catch (e) {
+    if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
+    const there = await store.get(path, { signal }).catch((err) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
+    if (!there) return { kind: "vanished" };
+    if (named.h !== "" && await sha256Hex(there.body) !== named.h) return { kind: "other" };
+    version = there.version;
+    created = false;
+  }
+  let overtaken: { theirs: HeldObject | null } | undefined;
+  await updateIndex(
+    store,
+    {
+      set: { [path]: { v: version, h: named.h, s: bytes.length } },
+      remove: [],
+      base: { [path]: named.v },
+      baseGone: [path],
+    },
+    opts.retry,
+    signal,
+    undefined,
+    opts.concurrency,
+    opts.now,
+    (_base, _complete, foreign) => {
+      overtaken = foreign.has(path) ? { theirs: foreign.get(path) ?? null } : undefined;
+    },
+  );
+  if (!overtaken) return { kind: "named", version };
+  // Its own object, named by no one: not left to hold the path.
+  if (created) await store.delete(path, { ifVersion: version, signal }).catch(() => {});
+  return { kind: "overtaken", theirs: overtaken.theirs };
+}

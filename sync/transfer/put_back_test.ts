@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { sha256Hex } from "../hash.ts";
+import { PutModes } from "../ports.ts";
+import { putBackAndName } from "./put_back.ts";
+import { readIndex, updateIndex } from "./remote_index.ts";
+
+const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+const enc = (s: string) => new TextEncoder().encode(s);
+const P = "data/t/m/d/1/raw";
+
+/** `P` committed with "same", then its object deleted: the entry names a gone version. */
+async function gone() {
+  const store = new InMemoryStore();
+  const h = await sha256Hex(enc("same"));
+  const v = (await store.put(P, enc("same"), PutModes.create)).version;
+  await updateIndex(store, { set: { [P]: { v, h, s: 4 } }, remove: [] }, NO_RETRY);
+  await store.delete(P);
+  return { store, named: { v, h } };
+}
+
+Deno.test("putBackAndName creates the object again and names it in place of the gone one", async () => {
+  const { store, named } = await gone();
+  const r = await putBackAndName(store, P, enc("same"), named, {
+    retry: NO_RETRY,
+    metadata: { "sluice-writer": "w1" },
+  });
+  assert.equal(r.kind, "named");
+  const held = (await store.head(P))!;
+  assert.equal((await readIndex(store, NO_RETRY))!.entries[P].v, held.version);
+  assert.equal(held.metadata?.["sluice-writer"], "w1");
+});
+
+Deno.test("putBackAndName names the same bytes put back first, and leaves other bytes to their writer", async () => {
+  const same = await gone();
+  const first = await same.store.put(P, enc("same"), PutModes.create);
+  const r = await putBackAndName(same.store, P, enc("same"), same.named, { retry: NO_RETRY });
+  assert.deepEqual(r, { kind: "named", version: first.version });
+  const other = await gone();
+  await other.store.put(P, enc("other"), PutModes.create);
+  const o = await putBackAndName(other.store, P, enc("same"), other.named, { retry: NO_RETRY });
+  assert.deepEqual(o, { kind: "other" });
+  assert.equal((await readIndex(other.store, NO_RETRY))!.entries[P].v, other.named.v, "untouched");
+});
+
+Deno.test("putBackAndName leaves a deletion committed since standing, and its own object gone", async () => {
+  const { store, named } = await gone();
+  await updateIndex(store, { set: {}, remove: [P] }, NO_RETRY);
+  const r = await putBackAndName(store, P, enc("same"), named, { retry: NO_RETRY });
+  assert.deepEqual(r, { kind: "overtaken", theirs: null });
+  assert.equal((await readIndex(store, NO_RETRY))?.entries[P], undefined);
+  assert.equal(await store.head(P), null);
+});
