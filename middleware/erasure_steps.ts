@@ -79,6 +79,26 @@ export async function recomputeLatest(
   return { path: marker, version: max, dirty: false, ...was };
 }
 
+/**
+ * The `latest_reset` warning for a marker changed here that {@link
+ * recomputeLatest} reset (`m.was` set): it named version `m.was`, which
+ * `because` says is gone from this cache.
+ */
+export function latestResetWarning(
+  m: MarkerOutcome,
+  because: string,
+): { code: "latest_reset"; message: string; path: string } {
+  return {
+    code: "latest_reset",
+    message: `${m.path} was changed here and named version ${m.was}, ${because}; it ${
+      m.version === null
+        ? "was removed (no version is left here; the next pull brings the datastore's)"
+        : `now names version ${m.version}, the highest left here`
+    }. If you meant another version, set ${m.path} again and push.`,
+    path: m.path,
+  };
+}
+
 /** One attempt: a failed read leaves the deletions pending for the next push. */
 const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 

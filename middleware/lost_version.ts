@@ -13,7 +13,7 @@ import { readIndex } from "../sync/transfer/remote_index.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
-import { recomputeLatest } from "./erasure_steps.ts";
+import { latestResetWarning, recomputeLatest } from "./erasure_steps.ts";
 
 /** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
 export interface LostVersion {
@@ -118,14 +118,11 @@ export async function dropOwn(push: PushContext, path: string, version: string):
 async function resetMarker(push: PushContext, dir: string): Promise<void> {
   const m = await recomputeLatest(push.cache, push.state, markerOf(dir)).catch(() => undefined);
   if (m?.was === undefined) return;
-  push.events.emit("warning", {
-    code: "latest_reset",
-    message:
-      `${m.path} was changed here and named version ${m.was}, which another writer published first (this cache's copy of it was set aside); it ${
-        m.version === null
-          ? "was removed (no version is left here; the next pull brings the datastore's)"
-          : `now names version ${m.version}, the highest left here`
-      }. If you meant another version, set ${m.path} again and push.`,
-    path: m.path,
-  });
+  push.events.emit(
+    "warning",
+    latestResetWarning(
+      m,
+      "which another writer published first (this cache's copy of it was set aside)",
+    ),
+  );
 }

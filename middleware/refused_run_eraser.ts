@@ -19,6 +19,7 @@ import {
   findUnattributable,
   isUnder,
   journalPending,
+  latestResetWarning,
   markerNamesHeld,
   modelPrefixes,
   readErasureJournal,
@@ -104,18 +105,15 @@ async function resume(ctx: PushContext, journal: ErasureJournal): Promise<string
     if (m.was === undefined) continue;
     // Changed here since the refused run (by hand, or that run's own write):
     // it named a version that run wrote, now erased.
-    ctx.events.emit("warning", {
-      code: "latest_reset",
-      message:
-        `${m.path} was changed here and named version ${m.was}, written by a run refused for losing its model lock and now erased (${
+    ctx.events.emit(
+      "warning",
+      latestResetWarning(
+        m,
+        `written by a run refused for losing its model lock and now erased (${
           done || "erased earlier"
-        }); it ${
-          m.version === null
-            ? "was removed (no version is left here; the next pull brings the datastore's)"
-            : `now names version ${m.version}, the highest left here`
-        }. If you meant another version, set ${m.path} again and push.`,
-      path: m.path,
-    });
+        })`,
+      ),
+    );
   }
   warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
