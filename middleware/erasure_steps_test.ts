@@ -13,6 +13,17 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
 
+/** The erasure of this run's upload of "same" at `path` (its local copy "same"). */
+function eraseSame(store: InMemoryStore, path: string, version: string) {
+  return deleteUploads(
+    store,
+    [{ path, version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("same")),
+  );
+}
+
 /** An upload of "same" at `path` (this run's), and a peer's commit that names it, to run when wanted. */
 async function sameUpload(store: InMemoryStore, path: string) {
   const mine = await store.put(path, enc("same"), PutModes.create);
@@ -200,16 +211,9 @@ Deno.test("deleteUploads names its own earlier put-back whose index update faile
       }
     },
   });
-  const bytes = () => Promise.resolve(enc("same"));
-  const first = await deleteUploads(
-    store,
-    [{ path: RAW, version: mine.version }],
-    undefined,
-    1,
-    bytes,
-  );
+  const first = await eraseSame(store, RAW, mine.version);
   assert.deepEqual(first.pending.map((u) => u.path), [RAW], "not named yet: pending");
-  const again = await deleteUploads(store, first.pending, undefined, 1, bytes);
+  const again = await eraseSame(store, RAW, mine.version);
   assert.deepEqual(again.restored, [RAW]);
   const named = (await readIndex(inner, NO_RETRY))!.entries[RAW];
   assert.equal(named.v, (await inner.head(RAW))!.version, "the index names the object put back");
@@ -237,13 +241,7 @@ Deno.test("deleteUploads leaves a put-back pending when what refused its create 
     if (key === RAW && other) await inner.delete(RAW);
     return await get(key, o);
   };
-  const r = await deleteUploads(
-    store,
-    [{ path: RAW, version: mine.version }],
-    undefined,
-    1,
-    () => Promise.resolve(enc("same")),
-  );
+  const r = await eraseSame(store, RAW, mine.version);
   assert.deepEqual(r.restored, []);
   assert.deepEqual(r.pending.map((u) => u.path), [RAW], "looked at again by the next push");
 });
@@ -265,13 +263,7 @@ Deno.test("deleteUploads never puts back a path whose deletion was committed aft
       if (!armed && key === RAW) await updateIndex(inner, { set: {}, remove: [RAW] }, NO_RETRY);
     },
   });
-  const r = await deleteUploads(
-    store,
-    [{ path: RAW, version: mine.version }],
-    undefined,
-    1,
-    () => Promise.resolve(enc("same")),
-  );
+  const r = await eraseSame(store, RAW, mine.version);
   assert.deepEqual(r.pending, []);
   assert.equal((await readIndex(inner, NO_RETRY))?.entries[RAW], undefined, "the deletion stands");
   assert.equal(await inner.head(RAW), null, "nothing left holding the path");

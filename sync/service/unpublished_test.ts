@@ -14,6 +14,21 @@ import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 const P = "notes/same.txt";
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
+/** `store`, running `fn` once, before or after the first index write through it. */
+function atFirstIndexWrite(
+  store: InMemoryStore,
+  when: "before" | "after",
+  fn: () => Promise<void>,
+): InMemoryStore {
+  let armed = true;
+  const once = async (key: string) => {
+    if (!armed || !isIndexKey(key)) return;
+    armed = false;
+    await fn();
+  };
+  return hookedStore(store, when === "before" ? { before: once } : { after: once });
+}
+
 Deno.test("equal bytes erased before a commit whose first index write was refused: not published by that commit, written again at once as this push's own", async () => {
   const store = new InMemoryStore();
   const b = await clone(store, "b");
@@ -23,18 +38,12 @@ Deno.test("equal bytes erased before a commit whose first index write was refuse
   await b.preparePush(); // b's object is in the store, never committed
   const c = await clone(store, "c");
   await c.pullChanged();
-  let armed = true;
   const a = await clone(
-    hookedStore(store, {
-      before: async (key) => {
-        if (armed && isIndexKey(key)) {
-          armed = false;
-          await store.delete(P); // b's upload erased (its run refused)
-          // A peer commits first: a's index write is refused, a commits in a second round.
-          await put(c, "notes/peer.txt", "p");
-          await c.pushChanged();
-        }
-      },
+    atFirstIndexWrite(store, "before", async () => {
+      await store.delete(P); // b's upload erased (its run refused)
+      // A peer commits first: a's index write is refused, a commits in a second round.
+      await put(c, "notes/peer.txt", "p");
+      await c.pushChanged();
     }),
     "a",
   );
@@ -186,17 +195,11 @@ for (const lookAgain of [true, false]) {
       const b = await clone(store, "b");
       await put(b, P, "same");
       await b.preparePush(); // b's upload, never committed (its run is refused)
-      let armed = true;
       const a = await clone(
-        hookedStore(store, {
-          after: async (key) => {
-            // a's commit checked the object, then its index write landed; b's
-            // erasure, which read the index before it, deletes the object now.
-            if (armed && isIndexKey(key)) {
-              armed = false;
-              if (lookAgain) await store.delete(P);
-            }
-          },
+        // a's commit checked the object, then its index write landed; b's
+        // erasure, which read the index before it, deletes the object now.
+        atFirstIndexWrite(store, "after", async () => {
+          if (lookAgain) await store.delete(P);
         }),
         "a",
       );
@@ -281,17 +284,11 @@ Deno.test("a push that fails on another file still warns of the found-in-place f
 Deno.test("equal bytes deleted after the commit, and the path's deletion committed too before the commit's put-back: a conflict, the deletion stands", async () => {
   const store = new InMemoryStore();
   await store.put(P, new TextEncoder().encode("same"), { kind: "create" }); // another writer's upload
-  let armed = true;
   const a = await clone(
-    hookedStore(store, {
-      after: async (key) => {
-        if (armed && isIndexKey(key)) {
-          armed = false;
-          // After a's commit named it: deleted, and the deletion committed.
-          await store.delete(P);
-          await updateIndex(store, { set: {}, remove: [P] }, quick.retry);
-        }
-      },
+    atFirstIndexWrite(store, "after", async () => {
+      // After a's commit named it: deleted, and the deletion committed.
+      await store.delete(P);
+      await updateIndex(store, { set: {}, remove: [P] }, quick.retry);
     }),
     "a",
   );
