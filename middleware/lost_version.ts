@@ -60,6 +60,8 @@ export async function setAsideVersion(
   if (earlier) return await earlier.done.then(() => []);
   const done = (async () => {
     const files = await push.cache.listFiles(dir);
+    // None of them is committed by this push, whatever their deletion says.
+    for (const f of files) push.withdrawn.add(f);
     await dropOwnSiblings(push, files.filter((f) => f !== key), writer);
     const reason = ownEarlier
       ? `${key} was uploaded from this cache before and changed here since; a data version on the datastore is never rewritten, so this local copy of ${dir} was not pushed.`

@@ -262,6 +262,12 @@ export interface PushContext {
   readonly beforeCommit: Array<() => Promise<void>>;
   /** Objects this push wrote so far. */
   readonly uploaded: UploadRecord[];
+  /**
+   * Paths whose write this push takes back (a data version lost to another
+   * writer: its files set aside, this push's own uploads of them deleted):
+   * never committed, whatever their upload or its deletion reported.
+   */
+  readonly withdrawn: Set<string>;
   /** Best-effort scoped pull of the given cache-relative prefixes. */
   refresh(prefixes: readonly string[]): Promise<void>;
   /** Notes what a gate did: adds to the entry's handledBy and emits a `gate` event. */
@@ -279,6 +285,7 @@ export type PushContextInit =
   & Omit<
     PushContext,
     | "beforeCommit"
+    | "withdrawn"
     | "vars"
     | "note"
     | "uploaded"
@@ -316,6 +323,7 @@ export function createPushContext(init: PushContextInit): PushContext {
     models: init.models ?? [],
     adoptUncommitted: init.adoptUncommitted ?? new Set(),
     uploaded: init.uploaded ?? [],
+    withdrawn: new Set(),
     beforeCommit: [],
     vars: {
       get<T>(key: PushVar<T>): T {

@@ -345,6 +345,19 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       await state.conflicts.clear(lost);
       state.indexVersion = undefined;
     }
+    // Writes a gate took back (a lost data version's files, this push's own
+    // uploads of them deleted): never named, whatever their deletion reported.
+    if (ctx.withdrawn.size > 0) {
+      for (const p of ctx.withdrawn) {
+        delete indexSet[p];
+        delete indexBase[p];
+        delete indexSynced[p];
+      }
+      const kept = (p: string) => !ctx.withdrawn.has(p);
+      for (const list of [indexCheck, baseGone, result.uploaded, result.identical]) {
+        list.splice(0, list.length, ...list.filter(kept));
+      }
+    }
     const prior = deps.commitOnly ?? undefined;
     // Merged with what a prepared push left; otherwise taken as they are (no
     // copies: at 20,000 files they cost more than the index's serialisation).

@@ -332,3 +332,22 @@ Deno.test("equal bytes deleted after the commit and put back by someone else fir
   assert.deepEqual(ra.skipped, []);
   assert.equal((await readIndex(store, quick.retry))!.entries[P].v, (await store.head(P))!.version);
 });
+
+Deno.test("a data version lost to another writer: its sibling this push uploaded is never named, even when that upload's deletion reports a failure after landing", async () => {
+  const store = new InMemoryStore();
+  const RAW = "data/shell/m1/out/1/raw";
+  const META = "data/shell/m1/out/1/metadata.yaml";
+  // Another writer's upload of version 1, other bytes, not committed yet.
+  await store.put(RAW, new TextEncoder().encode("theirs"), { kind: "create" });
+  const a = await clone(store, "a");
+  await put(a, META, "version: 1\n");
+  await put(a, RAW, "mine");
+  // a's deletion of its own sibling lands, and its answer is lost.
+  store.failNext("delete", 5, undefined, { afterEffect: true, match: (k) => k === META });
+  await assert.rejects(a.pushChanged());
+  const named = (await readIndex(store, quick.retry))?.entries ?? {};
+  assert.ok(!Object.hasOwn(named, META), "the sibling of the lost version is not named");
+  for (const [p, e] of Object.entries(named)) {
+    assert.equal((await store.head(p))?.version, e.v, `${p}: named and held`);
+  }
+});
