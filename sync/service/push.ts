@@ -67,7 +67,23 @@ export interface TerminalDeps {
    * what that leaves unpublished.
    */
   readonly unpublishedWarning?: { warning?: { code: string; message: string; path: string } };
+  /**
+   * Where this pass's progress counts on from (a second pass goes on from
+   * its first's figures instead of starting again at zero), and where it
+   * leaves its own, each file's end included.
+   */
+  readonly progressSoFar?: ProgressSoFar;
 }
+
+/** A push's progress figures so far, across its passes. */
+export interface ProgressSoFar {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+const NO_PROGRESS: ProgressSoFar = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
 
 /** The innermost handler of the push pipeline. */
 export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
@@ -131,7 +147,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const settled = new Set<string>();
     const filesTotal = active.length;
     let filesDone = 0;
-    const bytesTotal = active.reduce((n, e) => n + (e.size ?? 0), 0);
+    const bytesTotal = active.reduce((n, e) => n + (e.action === "put" ? e.size ?? 0 : 0), 0);
+    // Bytes of the files whose write ended, whatever its outcome (found in place too).
+    let bytesFinished = 0;
     // Bytes of large files on their way up, by path (a retry starts its file again).
     const moving = new Map<string, number>();
     const bytesMoving = () => {
@@ -139,15 +157,26 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       for (const b of moving.values()) n += b;
       return n;
     };
+    const from = { ...(deps.progressSoFar ?? NO_PROGRESS) };
+    const figures = (): ProgressSoFar => ({
+      filesDone: from.filesDone + filesDone,
+      filesTotal: from.filesTotal + filesTotal,
+      bytesDone: from.bytesDone + bytesFinished + bytesMoving(),
+      bytesTotal: from.bytesTotal + bytesTotal,
+    });
+    const leave = () => deps.progressSoFar && Object.assign(deps.progressSoFar, figures());
+    leave();
     // Nobody listening (a library caller without a progress bar): skip building the event.
     const progress = () =>
-      ctx.events.listenerCount("progress") > 0 && ctx.events.emit("progress", {
-        op: "push",
-        filesDone,
-        filesTotal,
-        bytesDone: result.bytes + bytesMoving(),
-        bytesTotal,
-      });
+      ctx.events.listenerCount("progress") > 0 &&
+      ctx.events.emit("progress", { op: "push", ...figures() });
+    // One more file's write or deletion ended.
+    const step = (bytes = 0) => {
+      filesDone++;
+      bytesFinished += bytes;
+      leave();
+      progress();
+    };
 
     const tally: PushTally = {
       result,
@@ -158,14 +187,12 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       handled,
       settled,
       conflictOf,
-      done: () => {
-        filesDone++;
-        progress();
-      },
+      done: () => step(),
     };
     let writer: Promise<string | null> | undefined;
     const ownWriter = () => writer ??= readWriterId(deps.cache);
     const writeOne = async (entry: PlanEntry) => {
+      const size = entry.size ?? 0;
       let finished = false;
       try {
         const read = await cache.readForPush(
@@ -273,8 +300,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       } finally {
         finished = true;
         moving.delete(entry.path);
-        filesDone++;
-        progress();
+        step(size);
       }
     };
 

@@ -28,6 +28,7 @@ import { pushError } from "./cancelled.ts";
 import {
   emptyPushResult,
   type PendingCommit,
+  type ProgressSoFar,
   type PushResult,
   pushTerminal,
   terminalWrite,
@@ -68,6 +69,8 @@ export interface PassOut {
  */
 export interface PassCarry {
   uploaded: UploadRecord[];
+  /** The progress figures the first pass reached, which the second counts on from. */
+  progress?: ProgressSoFar;
   warning?: { code: string; message: string; path: string };
   emit?: boolean;
 }
@@ -138,6 +141,7 @@ export async function runPush(
       commitOnly: out?.commit ? out.commit.pending ?? null : undefined,
       checkCreates: options.checkCreates ?? false,
       unpublishedWarning: carry?.emit ? undefined : carry,
+      progressSoFar: carry?.progress,
     }),
   );
   try {
@@ -162,7 +166,10 @@ export async function pushTwice(
   options: RunOptions,
   commit?: PreparedPush,
 ): Promise<PushResult> {
-  const held: PassCarry = { uploaded: [] };
+  const held: PassCarry = {
+    uploaded: [],
+    progress: { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 },
+  };
   // A pass that throws still says what it left unpublished.
   const warnHeld = (e: unknown) => {
     if (held.warning) deps.events.emit("warning", held.warning);
@@ -185,6 +192,7 @@ export async function pushTwice(
   // lock was lost meanwhile) erases those uploads too, as it would have.
   const second = await runPush(deps, { ...rest, only: again }, undefined, {
     uploaded: held.uploaded,
+    progress: held.progress,
     emit: true,
   }).catch(warnHeld);
   return mergeSecondPass(first, second, again);

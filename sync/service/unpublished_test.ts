@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import type { ProgressEvent } from "../events.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
@@ -350,4 +351,30 @@ Deno.test("a data version lost to another writer: its sibling this push uploaded
   for (const [p, e] of Object.entries(named)) {
     assert.equal((await store.head(p))?.version, e.v, `${p}: named and held`);
   }
+});
+
+Deno.test("the second pass's progress counts on from the first's: files and bytes never go back", async () => {
+  const store = new InMemoryStore();
+  await store.put(P, new TextEncoder().encode("same"), { kind: "create" }); // never committed
+  const a = await clone(store, "a");
+  erasedAtLook(store, P, 1); // erased before a's commit: a writes it again
+  await put(a, P, "same");
+  await put(a, "notes/b.txt", "bb");
+  const seen: ProgressEvent[] = [];
+  a.events.on("progress", (p) => void seen.push(p));
+  const ra = await a.pushChanged();
+  assert.deepEqual(ra.uploaded.sort(), ["notes/b.txt", P].sort(), "written again in a second pass");
+  assert.ok(seen.length > 0);
+  for (let i = 1; i < seen.length; i++) {
+    assert.ok(seen[i].filesDone >= seen[i - 1].filesDone, `files went back at event ${i}`);
+    assert.ok(seen[i].bytesDone >= seen[i - 1].bytesDone, `bytes went back at event ${i}`);
+    assert.ok(seen[i].filesTotal >= seen[i - 1].filesTotal, `the total went back at event ${i}`);
+  }
+  const last = seen[seen.length - 1];
+  assert.deepEqual(
+    { filesDone: last.filesDone, filesTotal: last.filesTotal },
+    { filesDone: 3, filesTotal: 3 },
+    "two files in the first pass, the one written again in the second",
+  );
+  assert.equal(last.bytesDone, last.bytesTotal);
 });
