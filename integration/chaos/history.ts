@@ -33,9 +33,11 @@ export const SHARED_FILES: readonly string[] = [
  * edit within the filesystem's timestamp tick after the last sync does),
  * `mark` also marks it dirty, `push` marks it and pushes. `revert` puts
  * back by hand the bytes the clone last synced (a user undoing an edit; a
- * plain `hand` edit when the clone never synced the file).
+ * plain `hand` edit when the clone never synced the file). `during` is a
+ * `hand` edit made at once, while the clone's own command (a sync) is under
+ * way, not after it.
  */
-export type EditHow = "hand" | "hand-tick" | "mark" | "push" | "revert";
+export type EditHow = "hand" | "hand-tick" | "mark" | "push" | "revert" | "during";
 
 /** The resolutions a `resolve` operation picks from. */
 export type ResolveHow = "mine" | "theirs" | "merged";
@@ -105,6 +107,8 @@ export type Op =
     readonly clone: number;
     readonly file: number;
     readonly how: EditHow;
+    /** `during`: the choices of the scheduler decisions taken while waiting for its moment. */
+    readonly pick?: number;
   }
   /** A user deletes one of {@link SHARED_FILES}: by hand, or marked dirty and pushed. */
   | {
@@ -112,8 +116,14 @@ export type Op =
     readonly kind: "delete";
     readonly clone: number;
     readonly file: number;
-    /** `dir`: the whole `notes/` directory, removed by hand, marked dirty by its name and pushed. */
-    readonly how: "hand" | "push" | "dir";
+    /**
+     * `dir`: the whole `notes/` directory, removed by hand, marked dirty by
+     * its name and pushed; `during`: by hand, at once, while the clone's own
+     * command (a sync) is under way.
+     */
+    readonly how: "hand" | "push" | "dir" | "during";
+    /** `during`: as for an edit. */
+    readonly pick?: number;
   }
   /**
    * A clone points a latest marker at its highest local version of that data
@@ -496,6 +506,17 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         break;
       case "sync":
         ops.push({ id, kind, clone });
+        if (rng.chance(0.25)) {
+          // The user edits or deletes a file by hand while the sync is under
+          // way (see the workload: aimed at a download in flight).
+          const file = rng.int(SHARED_FILES.length);
+          const pick = rng.int(2 ** 31);
+          ops.push(
+            rng.chance(0.7)
+              ? { id: ++id, kind: "edit", clone, file, how: "during", pick }
+              : { id: ++id, kind: "delete", clone, file, how: "during", pick },
+          );
+        }
         break;
       case "migrate":
         // Once, on a v1 bucket; otherwise a sync.

@@ -204,7 +204,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused})`,
     `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, stalls ${s.stalls} (after a v1 index write ${s.companionStalls}, in a move ${s.moveStalls}), crashes ${s.crashes}`,
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
-    `  edits ${s.edits}, deletes ${s.deletes}, marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
+    `  edits ${s.edits}, deletes ${s.deletes} (by hand during the clone's own sync, at a download or look of the file: ${s.editsDuring}), marker writes ${s.markerWrites}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
     `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2})`,
     `  command outcomes: ${codes(s.outcomes)}`,

@@ -84,6 +84,8 @@ export interface ChaosStats {
   lockfileAcked: number;
   /** Edits of shared config and other files (by hand, marked, pushed). */
   edits: number;
+  /** Edits and deletions by hand made while the clone's sync was parked on that file's download or look. */
+  editsDuring: number;
   /** Deletions of shared files (by hand, or pushed). */
   deletes: number;
   /** Latest markers written outside a model run (a second writer of the marker). */
@@ -155,6 +157,7 @@ export function emptyStats(): ChaosStats {
     lockfileTxns: 0,
     lockfileAcked: 0,
     edits: 0,
+    editsDuring: 0,
     deletes: 0,
     markerWrites: 0,
     adoptions: 0,

@@ -37,7 +37,7 @@ import {
   resolveAsUser,
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
-import { formatOp, type History, kindOf, MODELS, type Op } from "./history.ts";
+import { formatOp, type History, kindOf, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import {
   checkFreshClone,
   checkIndexNamesHeld,
@@ -61,6 +61,9 @@ export {
 } from "./stats.ts";
 export { CHAOS_LOCK } from "./commands.ts";
 export { CHAOS_CONFIG } from "./clone_setup.ts";
+
+/** Scheduler decisions an edit made during a command waits at most for its moment. */
+const DURING_DECISIONS = 40;
 
 interface Busy {
   readonly unit: Unit;
@@ -336,10 +339,36 @@ class World {
       case "migrate":
         this.#enqueue(op.clone, clientCommand(this.#env, op, kindOf(this.history, op.clone)));
         break;
-      case "bulk":
-      case "config":
       case "edit":
       case "delete":
+        if (op.how === "during") {
+          // By hand, while the clone's command runs: the user does not wait
+          // for it. Aimed: the scheduler goes on (a few decisions at most)
+          // until that command is parked on the download or the look of a
+          // shared file, which is then the file edited (the window between
+          // a pull's check of the local copy and its write or removal).
+          const slot = this.clones[op.clone];
+          const parkedOn = () => {
+            const on = /^(?:get|head) (\S+)/.exec(slot.busy?.unit.parkedOn ?? "")?.[1];
+            return on === undefined ? -1 : SHARED_FILES.indexOf(on);
+          };
+          const next = mulberry32(op.pick ?? 0);
+          for (let i = 0; i < DURING_DECISIONS && parkedOn() < 0 && slot.busy; i++) {
+            await this.sched.startReady();
+            await this.sched.step(next(), next());
+            await this.#afterDecision();
+          }
+          const aimed = parkedOn();
+          if (aimed >= 0) this.stats.editsDuring++;
+          const file = aimed >= 0 ? aimed : op.file;
+          await moveCommand(this.#env, { ...op, file, how: "hand" }).body(slot.svc);
+          if (!slot.busy) await this.#checkLocal(slot);
+          break;
+        }
+        this.#enqueue(op.clone, moveCommand(this.#env, op));
+        break;
+      case "bulk":
+      case "config":
       case "marker":
       case "resolve":
       case "adopt":
