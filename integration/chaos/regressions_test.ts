@@ -967,3 +967,20 @@ Deno.test("chaos regression: a lost version's sibling whose deletion reported a 
     '{"seed":43300989,"clones":4,"kinds":["core","api","api","core-single-phase"],"ops":[{"id":9,"kind":"lockfile","clone":3,"set":"@chaos/ext-9"},{"id":10,"kind":"flaky","call":"put","count":1,"afterEffect":true},{"id":22,"kind":"tick","n":1,"pick":1723505106},{"id":24,"kind":"flaky","call":"delete","count":3,"afterEffect":true},{"id":25,"kind":"wait","ms":32500},{"id":28,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":29,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000,"same":true},{"id":31,"kind":"tick","n":16,"pick":2031258709},{"id":34,"kind":"wait","ms":15500},{"id":35,"kind":"breakglass","model":0},{"id":38,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":40,"kind":"flaky","call":"delete","count":1,"afterEffect":false},{"id":41,"kind":"tick","n":23,"pick":1196717430}]}',
   );
 });
+
+/**
+ * I6 (seeds 45000016, 45000050 and 45000069, shrunk; found once the
+ * checker made edits by hand while the clone's own sync was parked on that
+ * file's download or look): a pull checked the local copy, then wrote the
+ * datastore's copy over an edit saved meanwhile, or removed it. The pull now
+ * writes or removes a file only while it is what the pull looked at
+ * (`sync/transfer/file_identity.ts`); an edit saved in between is kept, as
+ * a conflict.
+ */
+Deno.test("chaos regression: an edit saved while the clone's own pull fetches or removes the file is kept (I6)", async () => {
+  await clean(
+    '{"seed":45000016,"clones":4,"v2":true,"kinds":["api","core-single-phase","api","core"],"ops":[{"id":1,"kind":"lockfile","clone":3,"set":"@chaos/ext-1"},{"id":7,"kind":"adopt","clone":0,"file":4},{"id":19,"kind":"sync","clone":3},{"id":20,"kind":"edit","clone":3,"file":0,"how":"during","pick":1495818722}]}',
+    '{"seed":45000050,"clones":5,"kinds":["api","api","core","api","api"],"ops":[{"id":7,"kind":"config","clone":2,"file":0},{"id":8,"kind":"tick","n":1,"pick":1952651092},{"id":13,"kind":"sync","clone":4},{"id":14,"kind":"edit","clone":4,"file":1,"how":"during","pick":2054066021}]}',
+    '{"seed":45000069,"clones":3,"absentOnError":true,"v2":true,"kinds":["core","core","core"],"ops":[{"id":12,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":13,"kind":"tick","n":1,"pick":1032936260},{"id":14,"kind":"tick","n":9,"pick":453079854},{"id":15,"kind":"config","clone":2,"file":1},{"id":16,"kind":"sync","clone":0},{"id":17,"kind":"edit","clone":0,"file":1,"how":"during","pick":1871344653}]}',
+  );
+});

@@ -13,6 +13,7 @@ import { isSafeRelPath } from "../paths.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { LocalCache } from "../transfer/cache.ts";
+import { type FileIdentity, LocalChangedError } from "../transfer/file_identity.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import {
@@ -165,7 +166,9 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       .catch(() => null);
     return now !== null && isOwnUncommitted(now, e.v, id);
   };
-  const todo: [string, IndexEntry][] = [];
+  // Each path to fetch, with what was at it locally when the pull decided to
+  // (checked again just before the write: an edit saved meanwhile stays).
+  const todo: [string, IndexEntry, FileIdentity | undefined][] = [];
   // Never-synced paths holding this cache's own uncommitted write (see below).
   const ownKept: string[] = [];
   for (const [path, e] of Object.entries(entries)) {
@@ -176,13 +179,15 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       (synced.version === e.v || synced.hash === e.h) && !cache.exists(path)
     ) {
       // Deleted here, unchanged there: the datastore's copy is taken back.
-      todo.push([path, e]);
+      todo.push([path, e, null]);
       continue;
     }
     if (synced?.version === e.v) continue;
     // Written by another client of the layout (no object version recorded):
     // unchanged while the content hash (or, without one, the size) is.
     if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
+    // Looked at before the copy's bytes are: an edit after this look is seen at the write.
+    let seen = synced ? cache.identity(path) : undefined;
     const here = await probeHere(path);
     if (!here) continue;
     let { local } = here;
@@ -220,6 +225,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         continue;
       }
+      // Nothing here (or, below, set aside): a file made before the write is kept.
+      seen = null;
       // This cache's own write over the entry, cut off before its commit, of
       // a path no dirty mark names (written under a marked directory): based
       // on the entry as above, so kept for the push, and named dirty so the
@@ -250,7 +257,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         );
       }
     }
-    todo.push([path, e]);
+    todo.push([path, e, seen]);
   }
   await state.markDirtyMany(ownKept);
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
@@ -306,15 +313,41 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     await state.conflicts.clear(agreed);
     await state.conflicts.record(found);
   };
-  await pMap(todo, async ([path, e]) => {
+  // A local edit, deletion or new file saved while the pull fetched the
+  // datastore's copy over it: kept, and a conflict (unless its copy was set
+  // aside already, a conflict then, and this new file stays as it is).
+  const changedMeanwhile = async (path: string, e: IndexEntry) => {
+    if (found.some((r) => r.path === path)) return;
+    let local: Awaited<ReturnType<typeof localCopy>>;
+    try {
+      local = await localCopy(path);
+    } catch (err) {
+      if (leftUnreadable(path, err)) return;
+      throw err;
+    }
+    if (local && local.hash === e.h) {
+      // The same bytes as the datastore's: they agree.
+      state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+      agreed.push(path);
+      return;
+    }
+    conflict(
+      path,
+      local ? { location: path, ...local } : null,
+      e,
+      "changed here while the pull fetched the datastore's copy",
+    );
+  };
+  await pMap(todo, async ([path, e, seen]) => {
     let version: string;
     let hash: string;
     let mtimeMs: number | undefined;
     try {
       [version, hash, mtimeMs] = e.s > config.streamThresholdBytes
-        ? await fetchStreamed(path, e)
-        : await fetchWhole(path, e);
+        ? await fetchStreamed(path, e, seen)
+        : await fetchWhole(path, e, seen);
     } catch (err) {
+      if (err instanceof LocalChangedError) return await changedMeanwhile(path, e);
       if (err instanceof NotFoundError) {
         // Deleted since the index was written, or named again after its deletion.
         if (!isUnversioned(e)) vanished.push([path, e]);
@@ -350,9 +383,12 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   if (index) {
     // Synced paths the index no longer names, unchanged here: deleted remotely, or dropped.
     const gone: string[] = [];
+    // What was at each when it was found unchanged, checked again at its removal.
+    const seenAt = new Map<string, FileIdentity | undefined>();
     for (const path of state.syncedPaths()) {
       // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
       if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
+      seenAt.set(path, cache.identity(path));
       const here = await probeHere(path);
       if (!here) continue;
       const { local } = here;
@@ -388,7 +424,25 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
         result.dropped.push(path);
         continue;
       }
-      await cache.remove(path);
+      try {
+        await cache.removeFile(path, seenAt.get(path));
+      } catch (err) {
+        if (!(err instanceof LocalChangedError)) throw err;
+        // Edited (or deleted) here while the pull looked at the datastore: kept.
+        const local = await localCopy(path).catch(() => null);
+        if (!local && !cache.exists(path)) {
+          state.setSynced(path, undefined);
+          agreed.push(path);
+        } else {
+          conflict(
+            path,
+            local ? { location: path, ...local } : null,
+            null,
+            "changed here while the pull removed it, deleted on the datastore",
+          );
+        }
+        continue;
+      }
       state.setSynced(path, undefined);
       result.removed.push(path);
     }

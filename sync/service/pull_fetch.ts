@@ -11,6 +11,7 @@ import { withRetry } from "../retry.ts";
 import { openObject } from "../transfer/body.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
+import type { FileIdentity } from "../transfer/file_identity.ts";
 import type { PullDeps } from "./pull.ts";
 
 /**
@@ -25,16 +26,25 @@ export function fetchers(
   moving: Map<string, number>,
   progress: () => void,
 ): {
-  fetchWhole: (path: string, e: IndexEntry) => Promise<[string, string, number?]>;
-  fetchStreamed: (path: string, e: IndexEntry) => Promise<[string, string]>;
+  fetchWhole: (
+    path: string,
+    e: IndexEntry,
+    seen?: FileIdentity,
+  ) => Promise<[string, string, number?]>;
+  fetchStreamed: (path: string, e: IndexEntry, seen?: FileIdentity) => Promise<[string, string]>;
 } {
   const { store, cache, config, signal } = deps;
   /**
    * Reads the object whole and writes it; returns the version read, the
    * bytes' hash and the mtime of the file written (nothing written if the
-   * version is not `e.v`).
+   * version is not `e.v`). With `seen`, the local file is replaced only
+   * while it is what was seen there (else `LocalChangedError`).
    */
-  const fetchWhole = async (path: string, e: IndexEntry): Promise<[string, string, number?]> => {
+  const fetchWhole = async (
+    path: string,
+    e: IndexEntry,
+    seen?: FileIdentity,
+  ): Promise<[string, string, number?]> => {
     const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
     if (!isUnversioned(e) && got.version !== e.v) return [got.version, ""];
     const hash = sha256HexSync(got.body);
@@ -52,14 +62,18 @@ export function fetchers(
         { retryable: true },
       );
     }
-    const written = await cache.writeWithStat(path, got.body);
+    const written = await cache.writeWithStat(path, got.body, seen);
     return [got.version, hash, written.mtimeMs];
   };
   /**
    * Streams a large object into the cache in chunks (never held whole); a
    * transfer that breaks off is retried from the start.
    */
-  const fetchStreamed = async (path: string, e: IndexEntry): Promise<[string, string]> => {
+  const fetchStreamed = async (
+    path: string,
+    e: IndexEntry,
+    seen?: FileIdentity,
+  ): Promise<[string, string]> => {
     let corrupt: unknown;
     let hash = e.h;
     const version = await withRetry(
@@ -74,7 +88,7 @@ export function fetchers(
           hash = await cache.writeStream(path, got.body, expect, (written) => {
             moving.set(path, written);
             progress();
-          });
+          }, seen);
         } catch (err) {
           // Reported like a corrupt whole read: not retried here.
           if (!hasCode(err, "corrupt_download")) throw err;

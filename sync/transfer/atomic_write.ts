@@ -17,7 +17,12 @@ import { randomId } from "../hash.ts";
  * await atomicWrite(`${dir}/state/a.json`, new TextEncoder().encode("{}"));
  * ```
  */
-export async function atomicWrite(file: string, body: Uint8Array, durable = true): Promise<void> {
+export async function atomicWrite(
+  file: string,
+  body: Uint8Array,
+  durable = true,
+  check?: TargetCheck,
+): Promise<void> {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
   await Deno.mkdir(dir, { recursive: true });
   const tmp = tempBeside(dir, file);
@@ -30,7 +35,8 @@ export async function atomicWrite(file: string, body: Uint8Array, durable = true
     f.close();
   }
   try {
-    await keepModeAsync(file, tmp);
+    const old = await keepModeAsync(file, tmp);
+    check?.(old);
     await Deno.rename(tmp, file);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
@@ -38,6 +44,14 @@ export async function atomicWrite(file: string, body: Uint8Array, durable = true
   }
   if (durable) await fsyncDir(dir);
 }
+
+/**
+ * Called with the lstat of the file a write is about to replace (null: none
+ * there), just before the rename; throws to leave it as it is (the temp
+ * file is removed). A pull checks that the file is still the one it looked
+ * at: a user's edit saved meanwhile is never replaced.
+ */
+export type TargetCheck = (old: Deno.FileInfo | null) => void;
 
 /**
  * The permission bits a write keeps: those of the regular file `file`
@@ -60,18 +74,22 @@ function lstatOrNull(file: string): Deno.FileInfo | null {
   }
 }
 
-/** Gives the temp file `tmp` the permission bits of the file it replaces (see {@link modeToKeep}). */
+/**
+ * Gives the temp file `tmp` the permission bits of the file it replaces (see
+ * {@link modeToKeep}); returns that file's lstat (null: none there).
+ */
 export async function keepModeAsync(
   file: string,
   tmp: string,
   made?: Deno.FileInfo,
-): Promise<void> {
+): Promise<Deno.FileInfo | null> {
   const old = await Deno.lstat(file).catch((e) => {
     if (e instanceof Deno.errors.NotFound) return null;
     throw e;
   });
   const mode = modeToKeep(old, made ?? await Deno.lstat(tmp));
   if (mode !== undefined) await Deno.chmod(tmp, mode);
+  return old;
 }
 
 /** Temp names: random per process, then counted (a temp file is always created new). */
@@ -100,14 +118,21 @@ function tempBeside(dir: string, file: string): string {
  * replaced keeps its permission bits, unless `keepMode` is false (the
  * caller knows there is none: its directory was just made).
  */
-export function atomicWriteSync(file: string, body: Uint8Array, keepMode = true): Deno.FileInfo {
+export function atomicWriteSync(
+  file: string,
+  body: Uint8Array,
+  keepMode = true,
+  check?: TargetCheck,
+): Deno.FileInfo {
   const tmp = tempBeside(file.slice(0, file.lastIndexOf("/")) || "/", file);
   let created = false;
   try {
     Deno.writeFileSync(tmp, body, { createNew: true });
     created = true;
     const st = Deno.lstatSync(tmp);
-    const mode = keepMode ? modeToKeep(lstatOrNull(file), st) : undefined;
+    const old = keepMode || check ? lstatOrNull(file) : null;
+    check?.(old);
+    const mode = keepMode ? modeToKeep(old, st) : undefined;
     if (mode !== undefined) Deno.chmodSync(tmp, mode);
     Deno.renameSync(tmp, file);
     return st;
@@ -132,6 +157,7 @@ export async function atomicWriteAsync(
   file: string,
   body: Uint8Array,
   keepMode = true,
+  check?: TargetCheck,
 ): Promise<Deno.FileInfo> {
   const tmp = tempBeside(file.slice(0, file.lastIndexOf("/")) || "/", file);
   let created = false;
@@ -139,7 +165,17 @@ export async function atomicWriteAsync(
     await Deno.writeFile(tmp, body, { createNew: true });
     created = true;
     const st = await Deno.lstat(tmp);
-    if (keepMode) await keepModeAsync(file, tmp, st);
+    if (keepMode) {
+      const old = await keepModeAsync(file, tmp, st);
+      check?.(old);
+    } else if (check) {
+      check(
+        await Deno.lstat(file).catch((e) => {
+          if (e instanceof Deno.errors.NotFound) return null;
+          throw e;
+        }),
+      );
+    }
     await Deno.rename(tmp, file);
     return st;
   } catch (e) {

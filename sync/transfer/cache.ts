@@ -12,7 +12,14 @@ import { fileSource } from "./body.ts";
 import type { PutBody } from "../ports.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import type { CacheAccess } from "../context.ts";
-import { atomicWrite, atomicWriteAsync, atomicWriteSync, SMALL_WRITE_MAX } from "./atomic_write.ts";
+import {
+  atomicWrite,
+  atomicWriteAsync,
+  atomicWriteSync,
+  SMALL_WRITE_MAX,
+  type TargetCheck,
+} from "./atomic_write.ts";
+import { type FileIdentity, identityOf, LocalChangedError, sameIdentity } from "./file_identity.ts";
 import { hashChecked, streamToFile } from "./cache_stream.ts";
 import { readStateFile, removeStateFile, setAsideIn, writeStateFile } from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
@@ -279,39 +286,96 @@ export class LocalCache implements CacheAccess {
   }
 
   /**
-   * {@link write}, returning the size and mtime of the file written. Missing
-   * parent directories are made; a link on the way is refused.
+   * What is at `path` now, as one lstat sees it (null: nothing), for a
+   * write or removal to check again ({@link writeWithStat},
+   * {@link removeFile}); undefined when it cannot be looked at (under a
+   * link, or refused), which such a write refuses or reports by itself.
    */
-  async writeWithStat(path: string, body: Uint8Array): Promise<{ size: number; mtimeMs: number }> {
+  identity(path: string): FileIdentity | undefined {
     try {
-      return await this.#writeWithStat(path, body);
-    } catch (e) {
-      throw unwritable(this.dir, path, e);
+      return identityOf(lstatOrNull(this.resolveSync(path)));
+    } catch {
+      return undefined;
     }
   }
 
-  async #writeWithStat(path: string, body: Uint8Array): Promise<{ size: number; mtimeMs: number }> {
+  /**
+   * {@link write}, returning the size and mtime of the file written. Missing
+   * parent directories are made; a link on the way is refused. With
+   * `expect` (see {@link identity}), the file is replaced only while the
+   * path still holds what was seen there, else `LocalChangedError` and
+   * nothing written.
+   */
+  async writeWithStat(
+    path: string,
+    body: Uint8Array,
+    expect?: FileIdentity,
+  ): Promise<{ size: number; mtimeMs: number }> {
+    try {
+      return await this.#writeWithStat(path, body, expect);
+    } catch (e) {
+      throw e instanceof LocalChangedError ? e : unwritable(this.dir, path, e);
+    }
+  }
+
+  async #writeWithStat(
+    path: string,
+    body: Uint8Array,
+    expect?: FileIdentity,
+  ): Promise<{ size: number; mtimeMs: number }> {
     assertSafeRelPath(path);
     const file = abs(this.dir, path);
     let st: Deno.FileInfo;
-    // In a directory this cache just made there is no file to keep the mode of.
+    // In a directory this cache just made there is no file to keep the mode
+    // of, nor one to check (none was there when it was looked at).
     const inNew = () => this.#parents.firstInNew(path);
+    const check = (fresh: boolean) =>
+      expect === undefined || (expect === null && fresh) ? undefined : expected(path, expect);
     if (body.length <= SMALL_WRITE_MAX && !this.#pace.async) {
       // Timed: where these calls prove slow, the rest of the run makes them asynchronously.
       st = this.#pace.timed(() => {
         refuseLink(path, this.#parents.make(path));
-        return atomicWriteSync(file, body, !inNew());
+        const fresh = inNew();
+        return atomicWriteSync(file, body, !fresh, check(fresh));
       });
     } else {
       refuseLink(path, await this.#parents.makeAsync(path));
+      const fresh = inNew();
       if (body.length <= SMALL_WRITE_MAX) {
-        st = await atomicWriteAsync(file, body, !inNew());
+        st = await atomicWriteAsync(file, body, !fresh, check(fresh));
       } else {
-        await atomicWrite(file, body, false);
+        await atomicWrite(file, body, false, check(fresh));
         st = await Deno.lstat(file);
       }
     }
     return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+  }
+
+  /**
+   * Removes the file at `path` while it still holds what `expect` saw there
+   * (else `LocalChangedError`, nothing removed; undefined: not checked), then each directory above
+   * it that this left empty (never the cache's root): an emptied directory
+   * would be in the way of a file of its name the datastore may hold.
+   * Never removes a directory's contents.
+   */
+  async removeFile(path: string, expect: FileIdentity | undefined): Promise<void> {
+    const file = this.resolveSync(path);
+    if (expect !== undefined && !sameIdentity(expect, lstatOrNull(file))) {
+      throw new LocalChangedError(path);
+    }
+    try {
+      await Deno.remove(file);
+    } catch (e) {
+      if (isNotFound(e)) return;
+      throw e;
+    }
+    for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+      try {
+        await Deno.remove(abs(this.dir, path.slice(0, at)));
+      } catch {
+        return; // not empty (or not ours to remove): the directories above are not either
+      }
+    }
   }
 
   /**
@@ -324,11 +388,13 @@ export class LocalCache implements CacheAccess {
     stream: ReadableStream<Uint8Array>,
     expect: { size: number; sha256?: string },
     onBytes?: (written: number) => void,
+    seen?: FileIdentity,
   ): Promise<string> {
+    const check = seen === undefined ? undefined : expected(path, seen);
     try {
-      return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes);
+      return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes, check);
     } catch (e) {
-      throw unwritable(this.dir, path, e);
+      throw e instanceof LocalChangedError ? e : unwritable(this.dir, path, e);
     }
   }
 
@@ -393,6 +459,24 @@ export class LocalCache implements CacheAccess {
     } catch (e) {
       throw unwritable(this.dir, `${STATE_DIR}/${name}`, e);
     }
+  }
+}
+
+/** A check that the file a write replaces is still what `seen` describes. */
+function expected(path: string, seen: FileIdentity): TargetCheck {
+  return (old) => {
+    // A directory is never replaced by the rename (it fails: the path is blocked).
+    if (old?.isDirectory) return;
+    if (!sameIdentity(seen, old)) throw new LocalChangedError(path);
+  };
+}
+
+function lstatOrNull(file: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(file);
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
   }
 }
 

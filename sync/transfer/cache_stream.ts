@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { SluiceError, UnreachableError } from "../errors.ts";
 import { randomId } from "../hash.ts";
-import { keepModeAsync } from "./atomic_write.ts";
+import { keepModeAsync, type TargetCheck } from "./atomic_write.ts";
 import { CHUNK_BYTES } from "./body.ts";
 import { isNotFound } from "./cache_paths.ts";
 
@@ -60,6 +60,7 @@ export async function streamToFile(
   stream: ReadableStream<Uint8Array>,
   expect: { size: number; sha256?: string },
   onBytes?: (written: number) => void,
+  check?: TargetCheck,
 ): Promise<string> {
   // The stream is taken at once, so that every failure below, also one
   // before the first read, cancels it (a store's file or connection).
@@ -111,7 +112,8 @@ export async function streamToFile(
         { retryable: true },
       );
     }
-    await keepModeAsync(file, tmp);
+    const old = await keepModeAsync(file, tmp);
+    check?.(old);
     await Deno.rename(tmp, file);
     placed = true;
     return got;
