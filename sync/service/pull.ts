@@ -64,6 +64,30 @@ function under(path: string, prefixes: readonly string[] | undefined): boolean {
 
 /** Pulls everything (or only `prefixes`). */
 export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
+  const found: ConflictRecord[] = [];
+  const agreed: string[] = [];
+  try {
+    return await pullInto(deps, prefixes, found, agreed);
+  } catch (err) {
+    // Whatever failed, what the pull did is kept, as a failed fetch keeps
+    // it: the conflicts found (so a local copy set aside while planning is
+    // named by its record, never left unnamed), the paths found agreeing,
+    // and the files written.
+    const { state } = deps;
+    await state.conflicts.record(found).catch(() => {});
+    await state.conflicts.clear(agreed).catch(() => {});
+    await state.saveManifest().catch(() => {}); // the pull's own error is the one to report
+    throw err;
+  }
+}
+
+/** {@link pull}, adding the conflicts it finds to `found` and the paths found agreeing to `agreed`. */
+async function pullInto(
+  deps: PullDeps,
+  prefixes: readonly string[] | undefined,
+  found: ConflictRecord[],
+  agreed: string[],
+): Promise<PullResult> {
   const { store, cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
@@ -119,8 +143,6 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     events,
     unreadable: result.unreadable,
   });
-  const found: ConflictRecord[] = [];
-  const agreed: string[] = [];
   const conflict = (
     path: string,
     mine: ConflictRecord["mine"],

@@ -10,6 +10,7 @@ import {
 } from "../transfer/bucket_layout.ts";
 import { UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { clone, put, read } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
 import { createEmitter, type WarningEvent } from "../events.ts";
 import { sha256HexSync } from "../hash.ts";
 import { PutModes } from "../ports.ts";
@@ -291,3 +292,58 @@ Deno.test("a remote deletion of a path unreadable here is left out and said; onc
   assert.deepEqual(again.removed, ["locked/notes.txt"]);
   assert.equal(await read(b, "locked/notes.txt"), undefined);
 });
+
+/**
+ * b holds a copy of `notes/n.txt` it never synced, which a pushed with
+ * other bytes, and synced `gone.txt`, which a deleted: b's next pull sets
+ * its copy aside and removes `gone.txt`.
+ */
+async function setAsideAndRemoval() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "gone.txt", "x");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/gone.txt`);
+  await a.markDirty({ relPath: "gone.txt" });
+  await put(a, "notes/n.txt", "a's copy");
+  await a.pushChanged();
+  await put(b, "notes/n.txt", "b's copy, never synced", false);
+  return { store, b };
+}
+
+for (
+  const [where, breakIt] of [
+    ["the removal of a file deleted remotely", (b: SyncService) => {
+      const remove = b.cache.remove.bind(b.cache);
+      b.cache.remove = (p: string) =>
+        p === "gone.txt"
+          ? Promise.reject(new Deno.errors.PermissionDenied("refused by the test"))
+          : remove(p);
+    }],
+    ["the dirty marks written after planning", (b: SyncService) => {
+      b.state.markDirtyMany = () => Promise.reject(new Error("refused by the test"));
+    }],
+  ] as const
+) {
+  Deno.test(`a pull that fails in ${where}, after setting a local copy aside, still records the conflict naming it`, async () => {
+    const { store, b } = await setAsideAndRemoval();
+    breakIt(b);
+    await assert.rejects(b.pullChanged(), /refused by the test/);
+    // A fresh service over b's cache (as after the process ends) still names the copy.
+    const again = await clone(store, "b", b.cacheDir);
+    const recs = again.conflicts();
+    assert.deepEqual(recs.map((c) => c.path), ["notes/n.txt"]);
+    const aside = recs[0].mine?.location ?? "";
+    assert.match(aside, /^\.sluice\/set-aside\//);
+    assert.equal(await read(again, aside), "b's copy, never synced");
+    // The next pull finishes the work, and the record stays until resolved.
+    const next = await again.pullChanged();
+    assert.equal(next.unchanged, false);
+    assert.equal(await read(again, "notes/n.txt"), "a's copy");
+    assert.equal(await read(again, "gone.txt"), undefined);
+    assert.deepEqual(next.conflicts, ["notes/n.txt"]);
+    assert.equal(again.conflicts()[0].mine?.location, aside);
+  });
+}
