@@ -96,6 +96,7 @@ async function pullInto(
     setAside: [],
     uncommitted: [],
     unreadable: [],
+    links: [],
     blocked: [],
     dropped: [],
     unchanged: false,
@@ -136,12 +137,14 @@ async function pullInto(
     );
   }
   const dirty = new Set(state.dirtyPaths());
-  const { changedLocally, localCopy, leftUnreadable, probeHere } = localSide({
+  const links = result.links ?? [];
+  const { changedLocally, localCopy, leftOut, probeHere } = localSide({
     cache,
     state,
     dirty,
     events,
     unreadable: result.unreadable,
+    links,
   });
   const conflict = (
     path: string,
@@ -235,7 +238,7 @@ async function pullInto(
       try {
         local = await localCopy(path);
       } catch (err) {
-        if (leftUnreadable(path, err)) continue;
+        if (leftOut(path, err)) continue;
         throw err;
       }
       if (local && local.hash === e.h) {
@@ -429,7 +432,8 @@ async function pullInto(
   // pull that kept it would take the index as unchanged, and stay behind).
   const repaired = await removeDangling(deps, vanished);
   if (!prefixes) {
-    const skipped = result.uncommitted.length + result.unreadable.length + blocked.length;
+    const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
+      links.length;
     state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);
