@@ -75,7 +75,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     // and the files written.
     const { state } = deps;
     await state.conflicts.record(found).catch(() => {});
-    await state.conflicts.clear(agreed).catch(() => {});
+    await state.conflicts.settle(agreed).catch(() => {});
     await state.saveManifest().catch(() => {}); // the pull's own error is the one to report
     throw err;
   }
@@ -328,7 +328,7 @@ async function pullInto(
   // copies may be set aside already) are recorded; the index token is not.
   const keepProgress = async () => {
     await state.saveManifest();
-    await state.conflicts.clear(agreed);
+    await state.conflicts.settle(agreed);
     await state.conflicts.record(found);
   };
   await pMap(todo, async ([path, e]) => {
@@ -439,7 +439,7 @@ async function pullInto(
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();
   await state.saveManifest();
-  await state.conflicts.clear(agreed);
+  await state.conflicts.settle(agreed);
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
