@@ -19,7 +19,8 @@ import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 
 function describePull(r: PullResult, endpoint: string): string[] {
   const nothing = r.fetched.length + r.removed.length + r.conflicts.length +
-      r.setAside.length + r.uncommitted.length + r.dropped.length + r.unreadable.length === 0;
+      r.setAside.length + r.uncommitted.length + r.dropped.length + r.unreadable.length +
+      (r.links?.length ?? 0) === 0;
   // The index read was new (another client committed, or the index moved)
   // but asked nothing of this cache: up to date all the same.
   if (r.unchanged || nothing) return [`Already up to date with ${endpoint}.`];

@@ -135,6 +135,9 @@ export function describeConflicts(conflicts: readonly ConflictRecord[]): string[
       : "deleted on the datastore";
     lines.push(`  ${c.path}: ${c.reason}`);
     lines.push(`    mine:   ${mine}`);
+    for (const k of c.keptAside ?? []) {
+      lines.push(`    set aside earlier: ${k.location} (${k.size} B, ${short(k.hash)})`);
+    }
     lines.push(`    theirs: ${theirs}`);
   }
   lines.push(

@@ -1,6 +1,6 @@
 /**
- * Bad input, symlinks inside the cache: a pull never writes through a link, a
- * push never uploads what a link points to. See `sandbox.ts` for the sandbox
+ * Bad input, symlinks inside the cache: a pull never writes through a link
+ * nor over one, a push never uploads what a link points to. See `sandbox.ts` for the sandbox
  * every test runs in.
  *
  * @module
@@ -8,10 +8,11 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { leftBehindError } from "../../sync/left_behind.ts";
+import { pullLeftBehind } from "../../sync/service/pull.ts";
 import { pushLeftBehind } from "../../sync/service/push.ts";
-import { clone, pushPaths, put, read, refused, sandbox, warnings } from "./sandbox.ts";
+import { clone, pushPaths, put, refused, sandbox, warnings } from "./sandbox.ts";
 
-Deno.test("symlinks: a pull never writes through a symlinked directory or a symlinked file", async () => {
+Deno.test("symlinks: a pull never writes through a symlinked directory or a symlinked file, and leaves both as they are", async () => {
   const sb = await sandbox();
   const store = new InMemoryStore();
   const a = await clone(store, `${sb.root}/peer`);
@@ -19,25 +20,34 @@ Deno.test("symlinks: a pull never writes through a symlinked directory or a syml
   await put(a.cacheDir, "leaf/secret.txt", "from the peer, too");
   await pushPaths(a, "outputs/o.txt", "leaf/secret.txt");
 
-  // A directory of the cache is a link out of it.
-  const b = await clone(store, sb.cacheDir, { name: "b" });
+  // A directory of the cache is a link out of it: the path under it is left out, the rest pulled.
+  const w = warnings();
+  const b = await clone(store, sb.cacheDir, { name: "b", events: w.events });
   await Deno.symlink("../sentinel", `${sb.cacheDir}/outputs`);
-  await refused(
-    b.pullChanged(),
-    "unsafe_path",
-    /Refused the path "outputs\/o\.txt": outputs is a symbolic link/,
-    /replace the link with a real file or directory, then run the sync again/,
-  );
+  const r = await b.pullChanged();
+  assert.deepEqual(r.links, ["outputs/o.txt"]);
+  assert.deepEqual(r.fetched, ["leaf/secret.txt"]);
+  const skipped = w.list.filter((x) => x.code === "path_skipped");
+  assert.deepEqual(skipped.map((x) => x.path), ["outputs/o.txt"]);
+  assert.match(skipped[0].message, /symbolic link/);
+  assert.match(skipped[0].message, /replace the link with a real file or directory/);
+  assert.equal(leftBehindError("pull", pullLeftBehind(r))?.code, "sync_incomplete");
   assert.equal(await Deno.readLink(`${sb.cacheDir}/outputs`), "../sentinel", "the link is kept");
   await sb.unchanged();
 
-  // A file of the cache is a link out of it: the pull replaces the link, never its target.
+  // A file of the cache is a link out of it: the pull leaves the link as it is, and its target.
   const sb2 = await sandbox();
   const c = await clone(store, sb2.cacheDir, { name: "c" });
   await Deno.mkdir(`${sb2.cacheDir}/leaf`, { recursive: true });
   await Deno.symlink("../../sentinel/secret.txt", `${sb2.cacheDir}/leaf/secret.txt`);
-  await c.pullChanged();
-  assert.equal(await read(sb2.cacheDir, "leaf/secret.txt"), "from the peer, too");
+  const rc = await c.pullChanged();
+  assert.deepEqual(rc.links, ["leaf/secret.txt"]);
+  assert.deepEqual(rc.fetched, ["outputs/o.txt"]);
+  assert.equal(
+    await Deno.readLink(`${sb2.cacheDir}/leaf/secret.txt`),
+    "../../sentinel/secret.txt",
+    "the link is kept",
+  );
   await sb2.unchanged();
 });
 

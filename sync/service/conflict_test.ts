@@ -272,3 +272,46 @@ Deno.test("a pull keeps a hand edit that kept the file's size and mtime (an edit
   assert.deepEqual((await a.pullChanged()).conflicts, ["notes/x.md"]);
   assert.equal(await read(a, "notes/x.md"), "bbbb");
 });
+
+for (const edit of ["another edit", "the datastore's new bytes"] as const) {
+  Deno.test(`a copy a pull set aside stays named by a conflict record after a later pull finds ${edit} at the path`, async () => {
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await put(a, "notes/n.txt", "a1");
+    await a.pushChanged();
+    // Pull 1 sets b's copy, never synced, aside.
+    await put(b, "notes/n.txt", "b's first copy", false);
+    const first = await b.pullChanged();
+    assert.equal(first.setAside.length, 1);
+    const aside = first.setAside[0];
+    assert.equal(b.conflicts()[0]?.mine?.location, aside);
+    // b edits the path again by hand; a pushes a2. Pull 2 meets both.
+    await put(b, "notes/n.txt", edit === "another edit" ? "b's second copy" : "a2", false);
+    await put(a, "notes/n.txt", "a2");
+    await a.pushChanged();
+    await b.pullChanged();
+    for (const svc of [b, await clone(store, "b", b.cacheDir)]) {
+      const recs = svc.conflicts();
+      assert.deepEqual(recs.map((c) => c.path), ["notes/n.txt"]);
+      assert.ok(
+        JSON.stringify(recs).includes(aside),
+        `the record still names the first set-aside copy ${aside}: ${JSON.stringify(recs)}`,
+      );
+    }
+    const rec = b.conflicts()[0];
+    if (edit === "another edit") {
+      // The new conflict is the copy in place; the first copy is named beside it.
+      assert.equal(rec.mine?.location, "notes/n.txt");
+      assert.deepEqual(rec.keptAside?.map((k) => k.location), [aside]);
+    } else {
+      // The path agrees with the datastore now: the record naming the copy stays as it was.
+      assert.equal(rec.mine?.location, aside);
+    }
+    assert.equal(await read(b, aside), "b's first copy");
+    // Only a resolution drops it; the copy itself stays on disk.
+    assert.ok((await b.resolveConflict("notes/n.txt", "theirs")).resolved);
+    assert.deepEqual(b.conflicts(), []);
+    assert.equal(await read(b, aside), "b's first copy");
+  });
+}

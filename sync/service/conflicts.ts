@@ -6,6 +6,11 @@
  * `theirs`, `merged`) publishes or takes one, each a compare-and-swap on the
  * version recorded here as `theirs`.
  *
+ * A record naming a copy set aside (in `.sluice/set-aside/`) is dropped
+ * only by a resolution: a later conflict at the path keeps naming it
+ * (`keptAside`), and the path agreeing with the datastore again leaves the
+ * record as it is ({@link ConflictSet.settle}).
+ *
  * The records live in `<cache>/.sluice/conflicts.json`, written atomically
  * and durably. An unreadable file is treated as empty (with a warning): the
  * records are bookkeeping, not protection. Local changes are protected by
@@ -53,6 +58,13 @@ export interface ConflictRecord {
   readonly at: number;
   /** What happened, in words. */
   readonly reason: string;
+  /**
+   * Copies of this path set aside by earlier conflicts of it (oldest first),
+   * still in `.sluice/set-aside/`, that `mine` no longer names: a later
+   * conflict at the path replaced the record that did. Kept until the
+   * conflict is resolved. Absent when there are none.
+   */
+  readonly keptAside?: readonly LocalSide[];
 }
 
 /** The resolutions: publish my copy, take theirs, or publish the merge now in the cache. */
@@ -153,7 +165,11 @@ export class ConflictSet {
         throw new Error("unknown format");
       }
       for (const [p, r] of Object.entries(j.conflicts)) {
-        if (typeof r?.path === "string" && r.path === p) set.#records.set(p, r);
+        if (typeof r?.path !== "string" || r.path !== p) continue;
+        // A malformed list of earlier copies is dropped, not the record.
+        const { keptAside, ...rest } = r;
+        const kept = keptCopies(keptAside);
+        set.#records.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
       }
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) {
@@ -180,11 +196,22 @@ export class ConflictSet {
     return this.#records.has(path);
   }
 
-  /** Records (or replaces) conflicts, durably. */
+  /**
+   * Records (or replaces) conflicts, durably. A record replaced keeps
+   * naming its set-aside copies in the new one (`keptAside`).
+   */
   async record(records: readonly ConflictRecord[]): Promise<void> {
     if (records.length === 0) return;
-    for (const r of records) this.#records.set(r.path, r);
+    for (const r of records) this.#records.set(r.path, carryAside(this.#records.get(r.path), r));
     await this.#save();
+  }
+
+  /**
+   * Removes the conflicts of `paths` whose two sides agree now, durably,
+   * except a record naming a copy set aside: only a resolution drops it.
+   */
+  async settle(paths: readonly string[]): Promise<void> {
+    await this.clear(paths.filter((p) => setAsideCopies(this.#records.get(p)).length === 0));
   }
 
   /** Removes the conflicts of `paths` (resolved), durably. */
@@ -198,4 +225,32 @@ export class ConflictSet {
     const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
     await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
   }
+}
+
+/** The well-formed entries of a record's `keptAside` (none when it is not a list). */
+function keptCopies(list: unknown): LocalSide[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter((c) =>
+    typeof c?.location === "string" && typeof c.hash === "string" && typeof c.size === "number"
+  );
+}
+
+/** The copies `rec` names in the set-aside area: its earlier ones, then `mine` when set aside. */
+function setAsideCopies(rec: ConflictRecord | undefined): LocalSide[] {
+  if (!rec) return [];
+  const mine = rec.mine && rec.mine.location !== rec.path ? [rec.mine] : [];
+  return [...keptCopies(rec.keptAside), ...mine];
+}
+
+/** `rec`, also naming the set-aside copies of `old` (the record it replaces) it does not name. */
+function carryAside(old: ConflictRecord | undefined, rec: ConflictRecord): ConflictRecord {
+  const seen = new Set([rec.mine?.location]);
+  const kept: LocalSide[] = [];
+  for (const c of [...setAsideCopies(old), ...keptCopies(rec.keptAside)]) {
+    if (seen.has(c.location)) continue;
+    seen.add(c.location);
+    kept.push(c);
+  }
+  if (kept.length === 0) return rec;
+  return { ...rec, keptAside: kept };
 }

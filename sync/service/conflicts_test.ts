@@ -87,3 +87,51 @@ Deno.test("resolveHint names the three ways out", () => {
     "sluice resolve config/a.yaml --mine|--theirs|--merged",
   );
 });
+
+const ASIDE = ".sluice/set-aside/2026-01-01T00-00-00-000Z-a1b2c3/n";
+const setAside = (at = 1): ConflictRecord => ({
+  ...record("n", at),
+  mine: { location: ASIDE, hash: "c".repeat(64), size: 3 },
+});
+
+Deno.test("a record naming a set-aside copy, replaced by a later conflict, keeps naming it; settle leaves it, clear drops it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const set = await ConflictSet.open(dir);
+    await set.record([setAside(1)]);
+    await set.record([record("n", 2)]);
+    await set.record([record("n", 3)]);
+    const again = await ConflictSet.open(dir);
+    assert.deepEqual(again.get("n"), { ...record("n", 3), keptAside: [setAside().mine] });
+    await again.settle(["n"]);
+    assert.equal((await ConflictSet.open(dir)).has("n"), true, "agreeing sides keep it");
+    // A record naming no set-aside copy is settled.
+    await again.record([record("m")]);
+    await again.settle(["m"]);
+    assert.equal(again.has("m"), false);
+    await again.clear(["n"]);
+    assert.deepEqual((await ConflictSet.open(dir)).list(), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("records written without keptAside load as they were; a malformed keptAside is dropped, not the record", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/${STATE_DIR}`);
+    await Deno.writeTextFile(
+      `${dir}/${STATE_DIR}/conflicts.json`,
+      JSON.stringify({
+        format: 1,
+        conflicts: { n: setAside(), m: { ...record("m"), keptAside: "not a list" } },
+      }),
+    );
+    const set = await ConflictSet.open(dir);
+    assert.equal(set.loadWarning, undefined);
+    assert.deepEqual(set.get("n"), setAside());
+    assert.deepEqual(set.get("m"), record("m"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -65,6 +65,30 @@ function under(path: string, prefixes: readonly string[] | undefined): boolean {
 
 /** Pulls everything (or only `prefixes`). */
 export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
+  const found: ConflictRecord[] = [];
+  const agreed: string[] = [];
+  try {
+    return await pullInto(deps, prefixes, found, agreed);
+  } catch (err) {
+    // Whatever failed, what the pull did is kept, as a failed fetch keeps
+    // it: the conflicts found (so a local copy set aside while planning is
+    // named by its record, never left unnamed), the paths found agreeing,
+    // and the files written.
+    const { state } = deps;
+    await state.conflicts.record(found).catch(() => {});
+    await state.conflicts.settle(agreed).catch(() => {});
+    await state.saveManifest().catch(() => {}); // the pull's own error is the one to report
+    throw err;
+  }
+}
+
+/** {@link pull}, adding the conflicts it finds to `found` and the paths found agreeing to `agreed`. */
+async function pullInto(
+  deps: PullDeps,
+  prefixes: readonly string[] | undefined,
+  found: ConflictRecord[],
+  agreed: string[],
+): Promise<PullResult> {
   const { store, cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
@@ -73,6 +97,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     setAside: [],
     uncommitted: [],
     unreadable: [],
+    links: [],
     blocked: [],
     dropped: [],
     unchanged: false,
@@ -113,15 +138,15 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     );
   }
   const dirty = new Set(state.dirtyPaths());
-  const { changedLocally, localCopy, leftUnreadable, probeHere } = localSide({
+  const links = result.links ?? [];
+  const { changedLocally, localCopy, leftOut, probeHere } = localSide({
     cache,
     state,
     dirty,
     events,
     unreadable: result.unreadable,
+    links,
   });
-  const found: ConflictRecord[] = [];
-  const agreed: string[] = [];
   const conflict = (
     path: string,
     mine: ConflictRecord["mine"],
@@ -218,7 +243,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
       try {
         local = await localCopy(path);
       } catch (err) {
-        if (leftUnreadable(path, err)) continue;
+        if (leftOut(path, err)) continue;
         throw err;
       }
       if (local && local.hash === e.h) {
@@ -310,7 +335,7 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   // copies may be set aside already) are recorded; the index token is not.
   const keepProgress = async () => {
     await state.saveManifest();
-    await state.conflicts.clear(agreed);
+    await state.conflicts.settle(agreed);
     await state.conflicts.record(found);
   };
   // A local edit, deletion or new file saved while the pull fetched the
@@ -461,13 +486,14 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   // pull that kept it would take the index as unchanged, and stay behind).
   const repaired = await removeDangling(deps, vanished);
   if (!prefixes) {
-    const skipped = result.uncommitted.length + result.unreadable.length + blocked.length;
+    const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
+      links.length;
     state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();
   await state.saveManifest();
-  await state.conflicts.clear(agreed);
+  await state.conflicts.settle(agreed);
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;

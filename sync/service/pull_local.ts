@@ -1,18 +1,19 @@
 /**
  * The pull's look at the copies here: whether one changed since this cache
  * last synced it, the hash of a copy this cache never synced (asking once
- * per missing directory), and a path this process may not read, which is
- * left out with a warning: never taken for a deletion here, nor fetched over.
+ * per missing directory), and a path this process may not read or that is
+ * a symbolic link (or lies under one), which is left out with a warning:
+ * never taken for a deletion here, nor fetched over.
  *
  * @module
  */
-import { UnreadablePathError } from "../errors.ts";
+import { UnreadablePathError, UnsafePathError } from "../errors.ts";
 import type { SluiceEmitter } from "../events.ts";
-import type { LocalCache } from "../transfer/cache.ts";
+import { LINK_REFUSED, type LocalCache } from "../transfer/cache.ts";
 import type { SyncState } from "./state.ts";
 import { UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
-/** What the probes need: the cache, its state, the dirty set, and where to tell of unreadable paths. */
+/** What the probes need: the cache, its state, the dirty set, and where to tell of paths left out. */
 export interface LocalSideDeps {
   readonly cache: LocalCache;
   readonly state: SyncState;
@@ -20,6 +21,8 @@ export interface LocalSideDeps {
   readonly events: SluiceEmitter;
   /** Paths left out as unreadable (the pull's result). */
   readonly unreadable: string[];
+  /** Paths left out as symbolic links, or under one (the pull's result). */
+  readonly links: string[];
 }
 
 /** The pull's probes of the copies here (see the module). */
@@ -33,10 +36,10 @@ export function localSide(deps: LocalSideDeps) {
   // set aside before the datastore's copy is taken.
   const compare = async (path: string) => {
     const s = state.synced(path);
-    const hash = () => cache.hashFile(path).catch(unlessUnreadable);
+    const hash = () => cache.hashFile(path).catch(unlessLeftOut);
     if (!s) return dirty.has(path) ? { changed: true, local: await hash() } : UNCHANGED;
-    const st = await cache.stat(path).catch(unlessUnreadable);
-    // Deleted here (or not a regular file any more).
+    const st = await cache.stat(path).catch(unlessLeftOut);
+    // Deleted here (or a directory now: a link is thrown on, never a deletion).
     if (!st) return { changed: true, local: null };
     if (s.size !== st.size) return { changed: true, local: await hash() };
     // The bytes decide, not the mtime: only paths the datastore changed get
@@ -45,7 +48,15 @@ export function localSide(deps: LocalSideDeps) {
     const local = await hash();
     return local === null || local.hash !== s.hash ? { changed: true, local } : UNCHANGED;
   };
-  const changedLocally = async (path: string) => (await compare(path)).changed;
+  const changedLocally = async (path: string) => {
+    try {
+      return (await compare(path)).changed;
+    } catch (err) {
+      // A link now: changed here all the same, never written over.
+      if (err instanceof UnsafePathError) return true;
+      throw err;
+    }
+  };
   // Directories found missing while planning: nothing under them is a local
   // copy (a cold pull then asks once per directory, not once per file).
   const missingDirs = new Set<string>();
@@ -60,7 +71,7 @@ export function localSide(deps: LocalSideDeps) {
     for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
       if (missingDirs.has(path.slice(0, i))) return null;
     }
-    const local = await cache.hashFile(path).catch(unlessUnreadable);
+    const local = await cache.hashFile(path).catch(unlessLeftOut);
     const slash = path.lastIndexOf("/");
     if (local || slash === -1 || !missing(path.slice(0, slash))) return local;
     // The parent is missing: remember the topmost missing directory.
@@ -74,10 +85,23 @@ export function localSide(deps: LocalSideDeps) {
   };
   /**
    * Leaves out, with a warning, a path this process may not read (the file,
-   * or a directory on its way): never taken for a deletion, nor fetched
-   * over. Returns true for such an error, false for any other.
+   * or a directory on its way), or a symbolic link (at the path or on its
+   * way, which is present, not a regular file): never taken for a deletion,
+   * nor fetched over. Returns true for such an error, false for any other.
    */
-  const leftUnreadable = (path: string, e: unknown): boolean => {
+  const leftOut = (path: string, e: unknown): boolean => {
+    if (e instanceof UnsafePathError) {
+      deps.links.push(path);
+      if (deps.links.length <= UNCOMMITTED_WARNINGS) {
+        events.emit("warning", {
+          code: "path_skipped",
+          message:
+            `${path} was not pulled: it is a symbolic link or lies under one, so the datastore's copy was neither compared with it nor written over it, and it was not taken for a deletion. It was kept as it is. ${LINK_REFUSED}.`,
+          path,
+        });
+      }
+      return true;
+    }
     if (!(e instanceof UnreadablePathError)) return false;
     deps.unreadable.push(path);
     if (deps.unreadable.length <= UNCOMMITTED_WARNINGS) {
@@ -92,24 +116,29 @@ export function localSide(deps: LocalSideDeps) {
   };
   /**
    * Whether the copy here changed since the last sync, with its hash when
-   * it did (null: none readable); null when it may not be read (left out).
+   * it did (null: none readable); null when it may not be read, or is a
+   * symbolic link (left out).
    */
   const probeHere = async (path: string) => {
     try {
       return await compare(path);
     } catch (err) {
-      if (leftUnreadable(path, err)) return null;
+      if (leftOut(path, err)) return null;
       throw err;
     }
   };
-  return { changedLocally, localCopy, leftUnreadable, probeHere };
+  return { changedLocally, localCopy, leftOut, probeHere };
 }
 
 /** A copy as this cache last synced it. */
 const UNCHANGED = { changed: false, local: null } as const;
 
-/** For `.catch`: null for a failed local read, but a path this process may not read is thrown on. */
-function unlessUnreadable(e: unknown): null {
-  if (e instanceof UnreadablePathError) throw e;
+/**
+ * For `.catch`: null for a failed local read, but a path this process may
+ * not read, or a symbolic link (or a path under one), is thrown on: either
+ * is present, never an absent file.
+ */
+function unlessLeftOut(e: unknown): null {
+  if (e instanceof UnreadablePathError || e instanceof UnsafePathError) throw e;
   return null;
 }

@@ -5,6 +5,7 @@
  */
 import type { LeftBehind } from "../left_behind.ts";
 import { DROPPED_REASON } from "./dropped_entries.ts";
+import { LINK_REFUSED } from "../transfer/cache_paths.ts";
 
 /** Files skipped as uncommitted that get a warning each (the rest get one together). */
 export const UNCOMMITTED_WARNINGS = 10;
@@ -33,6 +34,13 @@ export interface PullResult {
    * Kept as they are; the next pull takes them up once they are readable.
    */
   readonly unreadable: string[];
+  /**
+   * Paths the datastore changed or deleted where the cache holds a symbolic
+   * link (at the path, or a directory on its way): Sluice never follows one,
+   * so they were neither compared, fetched over nor removed, and never taken
+   * for a local deletion. Kept as they are; each pull looks at them again.
+   */
+  readonly links?: string[];
   /**
    * Paths the datastore holds that could not be placed in the cache: a file
    * here is where a directory on their way must be, or a directory is at
@@ -70,6 +78,7 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
         path,
         reason: "this process may not read the local copy (permission denied): make it readable",
       })),
+      ...(r.links ?? []).map((path) => ({ path, reason: LINK_REASON })),
       ...(r.blocked ?? []).map((path) => ({ path, reason: BLOCKED_REASON })),
     ],
   };
@@ -78,3 +87,6 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
 /** Why a pull left a path out that a file or directory in the cache is in the way of. */
 export const BLOCKED_REASON =
   "a file or directory in the cache is in its way (the datastore holds both a file and files under a directory of the same name, and a cache holds only one): move what is in the way, or remove one of the two from the datastore (`sluice push <path>` of its deletion from a cache that has it)";
+
+/** Why a pull left a path out that is a symbolic link here, or lies under one. */
+export const LINK_REASON = `it is a symbolic link or lies under one; ${LINK_REFUSED}`;

@@ -9,7 +9,8 @@ import {
   monolithBody,
 } from "../transfer/bucket_layout.ts";
 import { UnreadablePathError, UnsafePathError } from "../errors.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { bothSynced, clone, put, read } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
 import { createEmitter, type WarningEvent } from "../events.ts";
 import { sha256HexSync } from "../hash.ts";
 import { PutModes } from "../ports.ts";
@@ -172,7 +173,7 @@ Deno.test("an index naming a key outside the cache is refused before anything is
   assert.equal(t.cache.exists("notes/a.txt"), false);
 });
 
-Deno.test("each pull checks the directories it writes into again: one replaced by a link since the last pull is refused", async () => {
+Deno.test("each pull checks the directories it writes into again: one replaced by a link since the last pull is refused (left out, nothing written through it)", async () => {
   await using t = await setup();
   const outside = await Deno.makeTempDir({ prefix: "sluice-pull-outside-" });
   try {
@@ -180,8 +181,12 @@ Deno.test("each pull checks the directories it writes into again: one replaced b
     assert.deepEqual((await pull(t.deps)).fetched, ["models/m1/a"]);
     await Deno.remove(`${t.dir}/models/m1`, { recursive: true });
     await Deno.symlink(outside, `${t.dir}/models/m1`);
+    // models/m1/a is deleted there, models/m1/b new: neither is looked for through the link.
     await publish(t.store, { "models/m1/b": "beta" });
-    await assert.rejects(pull(t.deps), UnsafePathError);
+    const r = await pull(t.deps);
+    assert.deepEqual(r.links, ["models/m1/b", "models/m1/a"]);
+    assert.deepEqual([r.fetched, r.removed], [[], []]);
+    assert.deepEqual(t.warnings.map((w) => w.code), ["path_skipped", "path_skipped"]);
     assert.deepEqual(await Array.fromAsync(Deno.readDir(outside)), []);
   } finally {
     await Deno.remove(outside, { recursive: true });
@@ -291,3 +296,108 @@ Deno.test("a remote deletion of a path unreadable here is left out and said; onc
   assert.deepEqual(again.removed, ["locked/notes.txt"]);
   assert.equal(await read(b, "locked/notes.txt"), undefined);
 });
+
+/**
+ * b holds a copy of `notes/n.txt` it never synced, which a pushed with
+ * other bytes, and synced `gone.txt`, which a deleted: b's next pull sets
+ * its copy aside and removes `gone.txt`.
+ */
+async function setAsideAndRemoval() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "gone.txt", "x");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/gone.txt`);
+  await a.markDirty({ relPath: "gone.txt" });
+  await put(a, "notes/n.txt", "a's copy");
+  await a.pushChanged();
+  await put(b, "notes/n.txt", "b's copy, never synced", false);
+  return { store, b };
+}
+
+for (
+  const [where, breakIt] of [
+    ["the removal of a file deleted remotely", (b: SyncService) => {
+      const remove = b.cache.remove.bind(b.cache);
+      b.cache.remove = (p: string) =>
+        p === "gone.txt"
+          ? Promise.reject(new Deno.errors.PermissionDenied("refused by the test"))
+          : remove(p);
+    }],
+    ["the dirty marks written after planning", (b: SyncService) => {
+      b.state.markDirtyMany = () => Promise.reject(new Error("refused by the test"));
+    }],
+  ] as const
+) {
+  Deno.test(`a pull that fails in ${where}, after setting a local copy aside, still records the conflict naming it`, async () => {
+    const { store, b } = await setAsideAndRemoval();
+    breakIt(b);
+    await assert.rejects(b.pullChanged(), /refused by the test/);
+    // A fresh service over b's cache (as after the process ends) still names the copy.
+    const again = await clone(store, "b", b.cacheDir);
+    const recs = again.conflicts();
+    assert.deepEqual(recs.map((c) => c.path), ["notes/n.txt"]);
+    const aside = recs[0].mine?.location ?? "";
+    assert.match(aside, /^\.sluice\/set-aside\//);
+    assert.equal(await read(again, aside), "b's copy, never synced");
+    // The next pull finishes the work, and the record stays until resolved.
+    const next = await again.pullChanged();
+    assert.equal(next.unchanged, false);
+    assert.equal(await read(again, "notes/n.txt"), "a's copy");
+    assert.equal(await read(again, "gone.txt"), undefined);
+    assert.deepEqual(next.conflicts, ["notes/n.txt"]);
+    assert.equal(again.conflicts()[0].mine?.location, aside);
+  });
+}
+
+Deno.test("a symbolic link at a path this cache never synced is left as it is: the pull says it left the path out, and looks again next time", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/n.txt", "a's copy");
+  await a.pushChanged();
+  await Deno.mkdir(`${b.cacheDir}/notes`);
+  await Deno.writeTextFile(`${b.cacheDir}/target.txt`, "the link's target");
+  await Deno.symlink(`${b.cacheDir}/target.txt`, `${b.cacheDir}/notes/n.txt`);
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const r = await b.pullChanged();
+  assert.ok((await Deno.lstat(`${b.cacheDir}/notes/n.txt`)).isSymlink, "the link stays a link");
+  assert.deepEqual(r.links, ["notes/n.txt"]);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/target.txt`), "the link's target");
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(r.setAside, []);
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual(warnings.map((w) => [w.code, w.path]), [["path_skipped", "notes/n.txt"]]);
+  assert.match(warnings[0].message, /symbolic link/);
+  assert.deepEqual(pullLeftBehind(r).left.map((l) => l.path), ["notes/n.txt"]);
+  // No index token kept: the next pull looks at the path again.
+  const again = await b.pullChanged();
+  assert.equal(again.unchanged, false);
+  assert.deepEqual(pullLeftBehind(again).left.map((l) => l.path), ["notes/n.txt"]);
+});
+
+for (const there of ["changed", "deleted"] as const) {
+  Deno.test(`a synced file turned into a symbolic link is not a local deletion when the datastore ${there} it: left out and said`, async () => {
+    const { a, b } = await bothSynced(new InMemoryStore(), "notes/n.txt", "1", "2");
+    if (there === "deleted") {
+      await Deno.remove(`${a.cacheDir}/notes/n.txt`);
+      await a.markDirty({ relPath: "notes/n.txt" });
+    }
+    await a.pushChanged();
+    await Deno.remove(`${b.cacheDir}/notes/n.txt`);
+    await Deno.writeTextFile(`${b.cacheDir}/target.txt`, "the link's target");
+    await Deno.symlink(`${b.cacheDir}/target.txt`, `${b.cacheDir}/notes/n.txt`);
+    const r = await b.pullChanged();
+    assert.deepEqual(r.conflicts, []);
+    assert.deepEqual(b.conflicts(), [], "no conflict records a deletion here");
+    assert.deepEqual(r.removed, []);
+    assert.deepEqual(r.fetched, []);
+    assert.deepEqual(r.links, ["notes/n.txt"]);
+    assert.ok((await Deno.lstat(`${b.cacheDir}/notes/n.txt`)).isSymlink);
+    assert.deepEqual(pullLeftBehind(r).left.map((l) => l.path), ["notes/n.txt"]);
+    assert.equal((await b.pullChanged()).unchanged, false, "no index token kept");
+  });
+}
