@@ -347,7 +347,7 @@ async function pullInto(
     try {
       local = await localCopy(path);
     } catch (err) {
-      if (leftUnreadable(path, err)) return;
+      if (leftOut(path, err)) return;
       throw err;
     }
     if (local && local.hash === e.h) {

@@ -320,11 +320,11 @@ async function setAsideAndRemoval() {
 for (
   const [where, breakIt] of [
     ["the removal of a file deleted remotely", (b: SyncService) => {
-      const remove = b.cache.remove.bind(b.cache);
-      b.cache.remove = (p: string) =>
+      const remove = b.cache.removeFile.bind(b.cache);
+      b.cache.removeFile = (p, seen) =>
         p === "gone.txt"
           ? Promise.reject(new Deno.errors.PermissionDenied("refused by the test"))
-          : remove(p);
+          : remove(p, seen);
     }],
     ["the dirty marks written after planning", (b: SyncService) => {
       b.state.markDirtyMany = () => Promise.reject(new Error("refused by the test"));
