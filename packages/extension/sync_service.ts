@@ -25,6 +25,8 @@
  * - A push from a cache the service holds no sync state for walks the whole
  *   cache (a bulk mark first), as the existing extensions do without their
  *   sidecar: the tool's setup copies files in unmarked, then pushes.
+ * - `markDirty` never throws for its path: one that is the cache root,
+ *   leaves the cache or has `.`/`..` segments is a bulk mark.
  * - Files the existing extensions keep local are never marked; the managed
  *   lockfile is published through the lockfile transaction
  *   (`lockfile_bridge.ts`).
@@ -39,6 +41,7 @@
  */
 import { existsSync } from "node:fs";
 import { SluiceError } from "../../sync/errors.ts";
+import { isSafeRelPath } from "../../sync/paths.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
@@ -409,7 +412,12 @@ export class ExtensionSyncService implements SwampSyncService {
       return;
     }
     const { ns, rel } = this.#split(options.relPath);
-    if (rel === "" || isInternalCacheFile(rel) || isInternalCacheFile(options.relPath)) return;
+    if (rel !== "" && (isInternalCacheFile(rel) || isInternalCacheFile(options.relPath))) return;
+    // The tool awaits this before its write, so a throw would fail the write:
+    // a path that is the cache (or namespace) root, leaves the cache or has
+    // `.`/`..` segments (or is otherwise no cache path as it stands) is taken
+    // as the existing extensions take it, a bulk mark (the push walks all).
+    if (rel === "" || !isSafeRelPath(rel)) return await this.markDirty({ signal: options.signal });
     const svc = await this.#service(ns);
     if (isLockfile(rel)) return await rememberLockfileBase(svc);
     await svc.markDirty({ relPath: rel, signal: options.signal });
