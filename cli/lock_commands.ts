@@ -126,7 +126,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           out.say(
             `Broke the lock ${r.key} held by ${
               describeHolder(r.broken)
-            } since ${r.broken.acquiredAt}. If that process is still running, its push will be refused (model_lock_lost) and its new data discarded.`,
+            } (last renewed ${r.broken.acquiredAt}). If that process is still running, its push will be refused (model_lock_lost) and its new data discarded.`,
           );
         } else {
           throw new SluiceError(

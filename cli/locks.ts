@@ -190,5 +190,5 @@ export function describeLock(e: LockEntry): string {
     : `live, stale in ${duration(e.expiresInMs)} unless renewed`;
   return `${e.key}  (${what})  held by ${
     describeHolder(e.info)
-  } on ${e.info.hostname} since ${e.info.acquiredAt}; ${state}`;
+  } on ${e.info.hostname}, last renewed ${e.info.acquiredAt}; ${state}`;
 }

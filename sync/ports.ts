@@ -187,7 +187,7 @@ export interface LockInfo {
   readonly hostname: string;
   /** Process id of the holder. */
   readonly pid: number;
-  /** ISO time of acquisition. */
+  /** ISO time of acquisition, rewritten by every heartbeat (so: the last renewal). */
   readonly acquiredAt: string;
   /** Time to live in milliseconds; stale once the object's last-modified time plus this has passed. */
   readonly ttlMs: number;

@@ -59,8 +59,9 @@ export const s3ExtensionConfigSchema = z.object({
   bucket: z.string({ error: "an S3 bucket name" }).regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
     error: 'an S3 bucket name: 3 to 63 lower-case letters, digits, "." or "-"',
   }),
+  // An empty region is "not set", as when absent: it is not passed on.
   region: z.string({ error: 'an AWS region, e.g. "eu-west-1"' })
-    .regex(/^[a-z0-9-]+$/, { error: 'an AWS region, e.g. "eu-west-1"' })
+    .regex(/^([a-z0-9-]+)?$/, { error: 'an AWS region, e.g. "eu-west-1"' })
     .optional(),
   endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL of an S3-compatible endpoint" })
     .optional(),
@@ -76,8 +77,10 @@ export const gcsExtensionConfigSchema = z.object({
     })
     .refine((b) => !b.startsWith("goog"), { error: 'a bucket name not starting with "goog"' })
     .refine((b) => !b.includes("google"), { error: 'a bucket name not containing "google"' }),
+  // Any non-empty string, as the existing extension takes it: project ids
+  // may be domain-scoped (`example.com:my-project`).
   projectId: z.string({ error: "a Google Cloud project id" })
-    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { error: 'a project id: lower-case letters, digits, "-"' })
+    .min(1, { error: "a non-empty Google Cloud project id" })
     .optional(),
   apiEndpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL of a GCS endpoint" })
     .optional(),
@@ -146,7 +149,7 @@ export function sluiceCommon(
 export function toSluiceS3Config(c: S3ExtensionConfig, env: EnvGetter): Record<string, unknown> {
   return {
     bucket: c.bucket,
-    ...(c.region === undefined ? {} : { region: c.region }),
+    ...(c.region === undefined || c.region === "" ? {} : { region: c.region }),
     ...(c.endpoint === undefined ? {} : { endpoint: c.endpoint }),
     ...(c.forcePathStyle === undefined ? {} : { forcePathStyle: c.forcePathStyle }),
     ...sluiceCommon(c, env, TIMEOUT_ENV.s3),

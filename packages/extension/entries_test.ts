@@ -16,6 +16,7 @@ import {
 import { envFrom } from "./env.ts";
 import { SluiceError } from "../../sync/errors.ts";
 import { LockBackendRegistry, storeLockFactory } from "../../sync/locks/lock_registry.ts";
+import { gcsExtensionConfigSchema, s3ExtensionConfigSchema } from "./config.ts";
 
 const s3Valid = [
   { bucket: "my-bucket", region: "us-east-1" },
@@ -154,4 +155,40 @@ Deno.test("entries: createProvider is cheap and shares one runtime per config", 
   const c = ds.createProvider({ bucket: "other-bucket" });
   assert.equal(a.runtime, b.runtime);
   assert.notEqual(a.runtime, c.runtime);
+});
+
+Deno.test("entries: configs the existing extensions accept: any GCS projectId, an empty S3 region", () => {
+  for (const projectId of ["example.com:my-project", "My Project", "my-project"]) {
+    const c = { bucket: "my-bucket", projectId };
+    assert.equal(gcsExtensionConfigSchema.safeParse(c).success, true, projectId);
+    const p = createSluiceGcsDatastore({ env: envFrom({}) }).createProvider(c);
+    assert.equal((p.runtime.provider.config as { projectId?: string }).projectId, projectId);
+  }
+  assert.equal(
+    gcsExtensionConfigSchema.safeParse({ bucket: "my-bucket", projectId: "" }).success,
+    false,
+  );
+  assert.equal(
+    gcsExtensionConfigSchema.safeParse({ bucket: "my-bucket", projectId: 7 }).success,
+    false,
+  );
+  // An empty region is "not set", as when absent: Sluice's provider never sees it.
+  const c = { bucket: "my-bucket", region: "" };
+  assert.equal(s3ExtensionConfigSchema.safeParse(c).success, true);
+  const p = createSluiceS3Datastore({ env: envFrom({}) }).createProvider(c);
+  assert.equal("region" in p.runtime.config, false);
+  assert.equal((p.runtime.provider.config as { region?: string }).region, undefined);
+  assert.equal(
+    s3ExtensionConfigSchema.safeParse({ bucket: "my-bucket", region: "EU West" }).success,
+    false,
+  );
+  // Unchanged: the prefix and endpoint rules.
+  assert.equal(
+    s3ExtensionConfigSchema.safeParse({ bucket: "my-bucket", prefix: "/abs" }).success,
+    false,
+  );
+  assert.equal(
+    s3ExtensionConfigSchema.safeParse({ bucket: "my-bucket", endpoint: "ftp://x" }).success,
+    false,
+  );
 });

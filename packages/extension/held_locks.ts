@@ -17,17 +17,24 @@
  */
 import type { DistributedLock } from "../../sync/ports.ts";
 
-/** One held model lock. */
+/** One held model lock, as the push of one namespace sees it. */
 export interface HeldModelLock {
   /** The Sluice lock (its key is the full key, `[<ns>/]data/<type…>/<id>/.lock`). */
   readonly lock: DistributedLock;
-  /** The namespace of the key (`""` in solo mode). */
+  /** The namespace of the push (`""` in solo mode). */
   readonly namespace: string;
-  /** `<type…>/<id>`. */
+  /** `<type…>/<id>`, read in that namespace. */
   readonly model: string;
   /** Cache-relative directory of the model's data: `[<ns>/]data/<type…>/<id>`. */
   readonly prefix: string;
   /** Per cache path: version directories not written by this run. */
+  readonly preexisting: Map<string, Set<string>>;
+}
+
+/** A held model lock before a namespace reads it: its key is all it knows. */
+interface HeldEntry {
+  readonly lock: DistributedLock;
+  readonly prefix: string;
   readonly preexisting: Map<string, Set<string>>;
 }
 
@@ -39,24 +46,36 @@ export interface ModelKey {
 }
 
 /**
- * Parses a model lock key, `[<ns>/]data/<type…>/<id>/.lock`; null for any
- * other key (the global locks among them).
+ * Parses a model lock key of `namespace` (`""`: solo): the key belongs to it
+ * when it starts with `<namespace>/data/` (solo: `data/`) and ends with
+ * `/<type…>/<id>/.lock`; null for any other key (another namespace's, and
+ * the global locks). The namespace must be given: type segments may hold
+ * `/`, so `data/data/t/m/.lock` is the model `t/m` of a namespace named
+ * `data` and the model `data/t/m` in solo mode alike.
  *
  * @example
  * ```ts
  * import { parseModelLockKey } from "./held_locks.ts";
- * parseModelLockKey("prod/data/@acme/ec2/i-1/.lock");
+ * parseModelLockKey("prod/data/@acme/ec2/i-1/.lock", "prod");
  * // { namespace: "prod", model: "@acme/ec2/i-1", prefix: "prod/data/@acme/ec2/i-1" }
+ * parseModelLockKey("prod/data/@acme/ec2/i-1/.lock", ""); // null
  * ```
  */
-export function parseModelLockKey(key: string): ModelKey | null {
-  if (!key.endsWith("/.lock")) return null;
-  const segs = key.slice(0, -"/.lock".length).split("/");
-  const at = segs[0] === "data" ? 0 : segs[1] === "data" ? 1 : -1;
-  if (at < 0) return null;
-  const model = segs.slice(at + 1);
+export function parseModelLockKey(key: string, namespace: string): ModelKey | null {
+  const head = namespace ? `${namespace}/data/` : "data/";
+  if (!key.startsWith(head) || !key.endsWith("/.lock")) return null;
+  const prefix = key.slice(0, -"/.lock".length);
+  if (prefix.length < head.length) return null;
+  const model = prefix.slice(head.length).split("/");
   if (model.length < 2 || model.some((s) => s === "")) return null;
-  return { namespace: at === 1 ? segs[0] : "", model: model.join("/"), prefix: segs.join("/") };
+  return { namespace, model: model.join("/"), prefix };
+}
+
+/** True when `key` is a model lock key in solo mode or in some namespace. */
+function isModelLockKey(key: string): boolean {
+  const first = key.slice(0, Math.max(0, key.indexOf("/")));
+  return parseModelLockKey(key, "") !== null ||
+    (first !== "" && parseModelLockKey(key, first) !== null);
 }
 
 /** True for a global lock key: `.datastore.lock` or `.locks/<ns>.lock`. */
@@ -122,7 +141,7 @@ export interface HeldPushOptions {
  * ```
  */
 export class HeldLocks {
-  readonly #models = new Map<DistributedLock, HeldModelLock>();
+  readonly #models = new Map<DistributedLock, HeldEntry>();
   readonly #globals = new Map<string, DistributedLock>();
   readonly #caches = new Set<string>();
 
@@ -132,9 +151,13 @@ export class HeldLocks {
       this.#globals.set(lock.key, lock);
       return;
     }
-    const parsed = parseModelLockKey(lock.key);
-    if (!parsed) return;
-    const held: HeldModelLock = { lock, ...parsed, preexisting: new Map() };
+    if (!isModelLockKey(lock.key)) return;
+    // The data directory is the key's, whichever namespace reads it.
+    const held: HeldEntry = {
+      lock,
+      prefix: lock.key.slice(0, -"/.lock".length),
+      preexisting: new Map(),
+    };
     for (const cache of this.#caches) {
       held.preexisting.set(cache, await versionDirs(cache, held.prefix));
     }
@@ -189,9 +212,14 @@ export class HeldLocks {
     }
   }
 
-  /** The held model locks of `namespace`. */
+  /** The held model locks of `namespace` (`""`: solo), their keys read in it. */
   models(namespace: string): HeldModelLock[] {
-    return [...this.#models.values()].filter((h) => h.namespace === namespace);
+    const out: HeldModelLock[] = [];
+    for (const held of this.#models.values()) {
+      const parsed = parseModelLockKey(held.lock.key, namespace);
+      if (parsed) out.push({ ...held, namespace, model: parsed.model });
+    }
+    return out;
   }
 
   /** The global lock `key` while this process holds it and has not lost it. */

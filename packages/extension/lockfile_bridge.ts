@@ -8,9 +8,13 @@
  * file's content at that moment (the base) in the service's state. At push
  * time the delta is the difference between that base and the file now:
  * entries added or changed are set, entries gone are removed. Entries peers
- * added meanwhile are untouched. Without a base (the file was written before
- * it was marked), a local copy that differs from the one last synced is
- * published as "set every entry it holds" (nothing removed). A change whose
+ * added meanwhile are untouched. With a base of "no file" (the file was
+ * written before it was marked), a local copy that differs from the one last
+ * synced is published as "set every entry it holds" (nothing removed).
+ * Without any base (the tool marked the whole cache, not the file), the
+ * change is the difference between the copy last synced and the local copy,
+ * published only while the datastore still holds the copy last synced (see
+ * `publishUnmarkedChange`); otherwise it is warned, not guessed. A change whose
  * publish fails stays as the transaction's pending delta and is replayed by
  * the next push.
  *
@@ -21,7 +25,10 @@
  * @module
  */
 import { sha256Hex } from "../../sync/hash.ts";
+import { NotFoundError, SluiceError } from "../../sync/errors.ts";
+import { withRetry } from "../../sync/retry.ts";
 import {
+  type LockfileService,
   MANAGED_LOCKFILE_PATH,
   pendingLockfileDelta,
   retryPendingLockfile,
@@ -177,22 +184,12 @@ export async function publishLockfileChange(
   const base = await svc.cache.readState<BaseFile>(LOCKFILE_BASE_STATE);
   if (base?.format !== 1) {
     if (await pendingLockfileDelta(service)) await retryPendingLockfile(service, { signal });
+    else await publishUnmarkedChange(svc, service, signal);
     return;
   }
   const body = await svc.cache.read(MANAGED_LOCKFILE_PATH);
-  let now: LockfileEntries;
-  try {
-    now = readEntries(body) ?? {};
-  } catch (e) {
-    svc.events.emit("warning", {
-      code: "lockfile_local_unreadable",
-      message: `The local ${MANAGED_LOCKFILE_PATH} is not a JSON object (${
-        e instanceof Error ? e.message : String(e)
-      }); nothing of it was published. Fix or remove the file; its change is published by the next push.`,
-      path: MANAGED_LOCKFILE_PATH,
-    });
-    return;
-  }
+  const now = localEntries(svc, body);
+  if (!now) return;
   let delta = lockfileDelta(base.entries ?? {}, now);
   if (isEmpty(delta) && body) {
     const synced = svc.state.synced(MANAGED_LOCKFILE_PATH)?.hash;
@@ -205,4 +202,95 @@ export async function publishLockfileChange(
     // The change is published, or kept by the transaction as its pending delta.
     await svc.cache.writeState(LOCKFILE_BASE_STATE, null);
   }
+}
+
+/** The local copy's entries (`{}` when absent); null, with a warning, when it is not a JSON object. */
+function localEntries(svc: SyncService, body: Uint8Array | null): LockfileEntries | null {
+  try {
+    return readEntries(body) ?? {};
+  } catch (e) {
+    svc.events.emit("warning", {
+      code: "lockfile_local_unreadable",
+      message: `The local ${MANAGED_LOCKFILE_PATH} is not a JSON object (${
+        e instanceof Error ? e.message : String(e)
+      }); nothing of it was published. Fix or remove the file; its change is published by the next push.`,
+      path: MANAGED_LOCKFILE_PATH,
+    });
+    return null;
+  }
+}
+
+/**
+ * A local copy changed without a mark on the file (the tool's bulk
+ * `markDirty()`), so no base was kept: this checkout's change is the
+ * difference between the copy this cache last synced and the local copy,
+ * published through the transaction. The last-synced copy is known only
+ * while the datastore still holds it (same hash), or when neither this cache
+ * nor the datastore ever had a lockfile; otherwise the change cannot be told
+ * apart from a stale copy and nothing is published (a warning says so). A
+ * local deletion is never published (it would remove peers' entries).
+ */
+async function publishUnmarkedChange(
+  svc: SyncService,
+  service: LockfileService,
+  signal?: AbortSignal,
+): Promise<void> {
+  const body = await svc.cache.read(MANAGED_LOCKFILE_PATH);
+  if (!body) return;
+  const synced = svc.state.synced(MANAGED_LOCKFILE_PATH);
+  const hash = await sha256Hex(body);
+  if (synced?.hash === hash) return;
+  const now = localEntries(svc, body);
+  if (!now) return;
+  let remote: Uint8Array | null;
+  try {
+    remote = (await withRetry(
+      () => svc.store.get(MANAGED_LOCKFILE_PATH, { signal }),
+      svc.config.retry,
+      signal,
+    )).body;
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) {
+      throw new SluiceError(
+        "lockfile_publish_failed",
+        `Could not read the datastore's ${MANAGED_LOCKFILE_PATH} to find this checkout's change to it (${
+          e instanceof Error ? e.message : String(e)
+        }). Nothing of the lockfile was published; the local copy was left as it is. Run the push again.`,
+        { cause: e },
+      );
+    }
+    remote = null;
+  }
+  let lastSynced: LockfileEntries | undefined;
+  let why: string;
+  if (synced === undefined) {
+    if (remote === null) lastSynced = {};
+    why = "this cache never synced one and the datastore holds one";
+  } else if (remote === null) {
+    why = "the datastore's copy is gone since this cache last synced it";
+  } else if (await sha256Hex(remote) !== synced.hash) {
+    why = "the datastore's copy changed since this cache last synced it";
+  } else {
+    try {
+      lastSynced = readEntries(remote) ?? {};
+    } catch {
+      lastSynced = undefined;
+    }
+    why = "the copy this cache last synced is not a JSON object";
+  }
+  if (lastSynced === undefined) {
+    svc.events.emit("warning", {
+      code: "lockfile_change_unpublished",
+      message:
+        `The local ${MANAGED_LOCKFILE_PATH} differs from the copy this cache last synced, but it was written under a mark of the whole cache (no base of it was kept) and ${why}, so this checkout's change cannot be told apart from a stale copy: nothing of it was published and the datastore's copy was kept. The local copy was left as it is; ${
+          synced === undefined
+            ? "the next pull sets it aside and takes the datastore's copy"
+            : `the next pull holds it as a conflict: take the datastore's copy (\`sluice resolve ${MANAGED_LOCKFILE_PATH} --theirs\` sets yours aside)`
+        }. Then apply this checkout's extension changes again (pull the extension again, or \`sluice lockfile add <name> '<entry JSON>'\`).`,
+      path: MANAGED_LOCKFILE_PATH,
+    });
+    return;
+  }
+  const delta = lockfileDelta(lastSynced, now);
+  if (!isEmpty(delta)) await updateManagedLockfile(service, delta, { signal });
 }

@@ -22,6 +22,11 @@
  *   peer's copy of the refused version, and a further push under the lost
  *   lock must be refused again, not take that copy for this run's
  *   (`erasure_refused`).
+ * - A push from a cache the service holds no sync state for walks the whole
+ *   cache (a bulk mark first), as the existing extensions do without their
+ *   sidecar: the tool's setup copies files in unmarked, then pushes.
+ * - `markDirty` never throws for its path: one that is the cache root,
+ *   leaves the cache or has `.`/`..` segments is a bulk mark.
  * - Files the existing extensions keep local are never marked; the managed
  *   lockfile is published through the lockfile transaction
  *   (`lockfile_bridge.ts`).
@@ -36,6 +41,7 @@
  */
 import { existsSync } from "node:fs";
 import { SluiceError } from "../../sync/errors.ts";
+import { isSafeRelPath } from "../../sync/paths.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
@@ -43,6 +49,7 @@ import { type PreparedPush, type PushOptions, SyncService } from "../../sync/ser
 import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
+import { walkFiles } from "../../sync/transfer/cache_walk.ts";
 import type {
   SwampMigratedIndex,
   SwampModelRef,
@@ -268,6 +275,59 @@ export class ExtensionSyncService implements SwampSyncService {
     return transactionLocks(this.#rt.provider.lockBackend, ns, (k) => this.#rt.held.global(k));
   }
 
+  /**
+   * Marks the whole cache dirty (a bulk mark: the push walks it) when the
+   * service holds no sync state yet and the cache holds files. The tool's
+   * `datastore setup extension` copies files into a new cache without a mark,
+   * pushes, then deletes its copies; the existing extensions walk a cache
+   * they hold no state for, and so does this. The walk deletes nothing (the
+   * cache recorded no synced file) and never overwrites a datastore copy this
+   * cache never synced. In solo mode a cache whose root holds namespace
+   * directories is not walked (the walk would take their files for root
+   * files): that is warned, naming what to run.
+   */
+  async #walkUntouched(svc: SyncService, ns: string, signal?: AbortSignal): Promise<void> {
+    if (!svc.state.untouched) return;
+    const namespaceDirs = ns ? [] : await this.#namespaceDirsAtRoot();
+    let found: string | undefined;
+    for await (const f of walkFiles(svc.cacheDir)) {
+      const first = f.path.split("/")[0];
+      if (isInternalCacheFile(f.path) || f.path.endsWith(".tmp")) continue;
+      if (namespaceDirs.includes(first)) continue;
+      found = f.path;
+      break;
+    }
+    if (found === undefined) return;
+    if (namespaceDirs.length > 0) {
+      this.#rt.events.emit("warning", {
+        code: "unsynced_cache_not_walked",
+        message: `The cache ${svc.cacheDir} was never synced in solo mode and holds files (${
+          JSON.stringify(found)
+        } among them) beside namespace directories (${
+          namespaceDirs.join(", ")
+        }), so this solo push did not walk it: a walk would take the namespaces' files for root files. Nothing was changed and no unmarked file was pushed. Set the repository's namespace (or move the namespace directories out of ${svc.cacheDir}), then push again.`,
+        path: found,
+      });
+      return;
+    }
+    await svc.markDirty({ signal });
+  }
+
+  /** Root directories of the cache holding `.namespace.json`. */
+  async #namespaceDirsAtRoot(): Promise<string[]> {
+    const found: string[] = [];
+    try {
+      for await (const e of Deno.readDir(this.#cachePath)) {
+        if (e.isDirectory && existsSync(`${this.#cachePath}/${e.name}/.namespace.json`)) {
+          found.push(e.name);
+        }
+      }
+    } catch {
+      return [];
+    }
+    return found.sort();
+  }
+
   async pullChanged(options: SwampSyncOptions = {}): Promise<number> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
@@ -284,6 +344,7 @@ export class ExtensionSyncService implements SwampSyncService {
   async pushChanged(options: SwampSyncOptions = {}): Promise<number> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
+    await this.#walkUntouched(svc, ns, options.signal);
     const lockOptions = await this.#pushOptions(ns);
     const p = this.#rt.provider;
     // Beside old clients, each create is checked at the commit (they delete
@@ -307,6 +368,7 @@ export class ExtensionSyncService implements SwampSyncService {
   async preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
+    await this.#walkUntouched(svc, ns, options.signal);
     const lockOptions = await this.#pushOptions(ns);
     const checkCreates = !!this.#rt.provider.config.oldClients;
     const prepared = await this.#fenced(
@@ -350,7 +412,12 @@ export class ExtensionSyncService implements SwampSyncService {
       return;
     }
     const { ns, rel } = this.#split(options.relPath);
-    if (rel === "" || isInternalCacheFile(rel) || isInternalCacheFile(options.relPath)) return;
+    if (rel !== "" && (isInternalCacheFile(rel) || isInternalCacheFile(options.relPath))) return;
+    // The tool awaits this before its write, so a throw would fail the write:
+    // a path that is the cache (or namespace) root, leaves the cache or has
+    // `.`/`..` segments (or is otherwise no cache path as it stands) is taken
+    // as the existing extensions take it, a bulk mark (the push walks all).
+    if (rel === "" || !isSafeRelPath(rel)) return await this.markDirty({ signal: options.signal });
     const svc = await this.#service(ns);
     if (isLockfile(rel)) return await rememberLockfileBase(svc);
     await svc.markDirty({ relPath: rel, signal: options.signal });

@@ -232,3 +232,36 @@ Deno.test("sync: migrateMonolithToShards moves a namespace's index to v2 once; o
   assert.equal(await b.svc.pullChanged({ namespace: "prod" }), 1);
   assert.equal(await b.read("prod/data/t/m/d/1/raw"), "one");
 });
+
+Deno.test("sync: the model-lock fence holds in a namespace named data as in any other", async () => {
+  for (const ns of ["prod", "data"]) {
+    const store = new InMemoryStore();
+    const a = await proc(store, "a");
+    const b = await proc(store, "b");
+    const op = await proc(store, "op");
+    const key = `${ns}/data/shell/cmd/m1/.lock`;
+    const nsRun = async (p: Proc, text: string) => {
+      await p.write(`${ns}/.namespace.json`, "{}");
+      const lock = p.provider().createLock("/repo/.swamp", { lockKey: key, maxWaitMs: 1000 });
+      await lock.acquire();
+      await p.svc.pullChanged({ namespace: ns, context: { models: [MODEL] } });
+      await p.svc.markDirty({ relPath: `${ns}/data/shell/cmd/m1/out` });
+      await p.write(`${ns}/data/shell/cmd/m1/out/1/raw`, text);
+      await p.write(`${ns}/data/shell/cmd/m1/out/latest`, "1");
+      await p.svc.markDirty({ relPath: `${ns}/data/shell/cmd/m1/out/1` });
+      return lock;
+    };
+    const lockA = await nsRun(a, "from a");
+    const broken = op.provider().createLock("/repo/.swamp", { lockKey: key });
+    const info = await broken.inspect();
+    assert.ok(info?.nonce);
+    assert.equal(await broken.forceRelease(info.nonce), true);
+    const lockB = await nsRun(b, "from b");
+    assert.equal(await b.svc.pushChanged({ namespace: ns }), 2);
+    await lockB.release();
+    await assert.rejects(a.svc.pushChanged({ namespace: ns }), isLockLost, `namespace "${ns}"`);
+    assert.equal(store.peekText(`${ns}/data/shell/cmd/m1/out/1/raw`), "from b");
+    assert.equal(await a.read(`${ns}/data/shell/cmd/m1/out/1/raw`), "from b");
+    await lockA.release();
+  }
+});

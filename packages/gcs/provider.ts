@@ -42,10 +42,9 @@ export const gcsProviderConfigSchema = z.strictObject({
     error:
       'a GCS bucket name of 3 to 222 characters: lower-case letters, digits, ".", "-" and "_", starting and ending with a letter or digit',
   }),
+  // Not checked further: project ids may be domain-scoped (`example.com:my-project`).
   projectId: z.string({ error: "a Google Cloud project id" })
-    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
-      error: 'a Google Cloud project id (lower-case letters, digits and "-")',
-    })
+    .min(1, { error: "a non-empty Google Cloud project id" })
     .optional(),
   apiEndpoint: z.url({
     protocol: /^https?$/,

@@ -46,7 +46,7 @@ Deno.test("createGcsProvider: bad config names the field and what is expected", 
   const cases: [unknown, string, RegExp][] = [
     [{ prefix: "x" }, "bucket", /a GCS bucket name/],
     [{ bucket: "-bad" }, "bucket", /3 to 222 characters/],
-    [{ bucket: "b-1", projectId: "Not Valid" }, "projectId", /project id/],
+    [{ bucket: "b-1", projectId: "" }, "projectId", /non-empty Google Cloud project id/],
     [{ bucket: "b-1", apiEndpoint: "localhost:4443" }, "apiEndpoint", /http\(s\) URL/],
     [{ bucket: "b-1", region: "eu" }, "region", /no such setting/],
     [{ bucket: "b-1", conditionalWrites: true }, "conditionalWrites", /"off", got true/],

@@ -9,8 +9,9 @@
  * current lock: a stale one (the store's last-modified time plus the holder's
  * `ttlMs` has passed) is deleted on its version and the acquire backs off with
  * jitter; a live one is waited for (`retryDelayMs`, jittered) until `maxWaitMs`.
- * A heartbeat every `heartbeatMs` rewrites the body with a compare-and-swap on
- * the version last written, so a lock taken over is never rewritten; a failed
+ * A heartbeat every `heartbeatMs` rewrites the body, `acquiredAt` set to the
+ * renewal time (same holder and nonce), with a compare-and-swap on the version
+ * last written, so a lock taken over is never rewritten; a failed
  * swap re-reads the lock, and a lock gone or carrying another nonce is lost.
  * `release` deletes only while the version (and nonce) is still ours.
  *
@@ -360,24 +361,33 @@ export class StoreLock implements DistributedLock {
     this.#timer = undefined;
   }
 
+  /**
+   * Rewrites the body with `acquiredAt` set to now (same holder, same nonce):
+   * readers that judge staleness by `now - acquiredAt > ttlMs` (swamp core's
+   * global-lock check) see a renewed lock, as store-time readers do. The body
+   * written becomes the lock's current info.
+   */
   async #heartbeat(): Promise<void> {
     const info = this.#info;
     const version = this.#version;
     if (!info || version === undefined || this.#lost) return;
+    const refreshed: LockInfo = { ...info, acquiredAt: new Date(this.#clock.now()).toISOString() };
     try {
       const written = await this.#store.put(
         this.key,
-        encodeLockInfo(info),
+        encodeLockInfo(refreshed),
         PutModes.update(version),
       );
       if (this.#info !== info) return;
+      this.#info = refreshed;
       this.#renewed(written.version);
     } catch (e) {
       if (this.#info !== info) return;
       if (conditionFailed(e)) await this.#recheck(info);
       else this.#failed(info, e);
     }
-    if (this.#info === info && !this.#lost) this.#schedule();
+    const current = this.#info;
+    if (current !== undefined && current.nonce === info.nonce && !this.#lost) this.#schedule();
   }
 
   /** After a failed swap: our nonce means only the version moved; anything else is a loss. */
@@ -391,6 +401,7 @@ export class StoreLock implements DistributedLock {
     if (this.#info !== info) return;
     const found = current ? parseLockBody(current.body) : null;
     if (current && typeof found !== "string" && found?.nonce === info.nonce) {
+      this.#info = { ...info, acquiredAt: found.acquiredAt };
       return this.#renewed(current.version);
     }
     const newHolder = found && typeof found !== "string" ? found : undefined;

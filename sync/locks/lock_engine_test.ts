@@ -180,6 +180,36 @@ Deno.test("the heartbeat renews with a compare-and-swap every ttl/3", async () =
   assert.ok(a.held);
 });
 
+Deno.test("each heartbeat refreshes acquiredAt, so an acquiredAt-based staleness check sees a live lock", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  await a.acquire();
+  const nonce = a.nonce;
+  // swamp core's global-lock rule: stale when now - acquiredAt > ttlMs (local clock).
+  const staleByAcquiredAt = async () => {
+    const info = await a.inspect();
+    assert.ok(info);
+    return t.clock.now() - Date.parse(info.acquiredAt) > info.ttlMs;
+  };
+  for (let i = 0; i < 10; i++) {
+    await t.clock.advance(a.heartbeatMs);
+    assert.equal(await staleByAcquiredAt(), false, `stale after ${(i + 1) * a.heartbeatMs} ms`);
+  }
+  await t.clock.advance(a.heartbeatMs - 1);
+  assert.equal(await staleByAcquiredAt(), false);
+  const info = await a.inspect();
+  assert.deepEqual(info, {
+    ...ALICE,
+    acquiredAt: new Date(t.clock.now() - (a.heartbeatMs - 1)).toISOString(),
+    ttlMs: 3_000,
+    nonce,
+  });
+  assert.equal(a.nonce, nonce);
+  await a.release();
+  assert.equal(t.named("lock-released")[0].info?.acquiredAt, info?.acquiredAt);
+  assert.deepEqual(t.store.keys(), []);
+});
+
 Deno.test("an unreachable heartbeat is reported and retried, and is not a loss", async () => {
   const t = setup();
   const a = t.lock(ALICE);

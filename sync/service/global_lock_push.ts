@@ -67,7 +67,7 @@ export async function pushUnderGlobalLock(
     service.events.emit("warning", {
       code: "global_lock_wait",
       message:
-        `Waiting for the global lock ${lock.key}, held by ${holder.holder} on ${holder.hostname} (pid ${holder.pid}) since ${holder.acquiredAt}: this push's files are uploaded, and its commit waits for the lock.`,
+        `Waiting for the global lock ${lock.key}, held by ${holder.holder} on ${holder.hostname} (pid ${holder.pid}), last renewed ${holder.acquiredAt}: this push's files are uploaded, and its commit waits for the lock.`,
       path: lock.key,
     });
   }

@@ -74,6 +74,8 @@ export class SyncState implements StateAccess {
   #hasBase = false;
   /** Lines of this generation in the manifest log. */
   #logLines = 0;
+  /** Whether a dirty journal was on disk when loaded, or has been written since. */
+  #journalSeen = false;
   /** Remote index version as of the last sync. */
   indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
@@ -107,6 +109,21 @@ export class SyncState implements StateAccess {
 
   dirtyPaths(): string[] {
     return [...this.#dirty.keys()].sort();
+  }
+
+  /**
+   * True while this cache has no sync state at all: no synced manifest (on
+   * disk or in memory) and no remote index version, no dirty journal read or
+   * written (no mark, bulk or attempted upload, ever), and no conflict. Files
+   * copied into such a cache without a mark are known to no record, so only a
+   * walk finds them. Once the cache is pulled with something to record,
+   * pushed with something to record, or marked, it is never true again.
+   */
+  get untouched(): boolean {
+    return !this.#journalSeen && this.#seq === 0 && this.#gen < 0 && !this.#hasBase &&
+      this.#manifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
+      this.#dirty.size === 0 && this.#attempted.size === 0 &&
+      this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
   }
 
   bulkPending(): boolean {
@@ -355,6 +372,7 @@ export class SyncState implements StateAccess {
   }
 
   async #append(text: string): Promise<void> {
+    this.#journalSeen = true;
     await this.#writing(DIRTY_FILE, async () => {
       await Deno.mkdir(this.#dir, { recursive: true });
       const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
@@ -378,6 +396,7 @@ export class SyncState implements StateAccess {
       dirty: this.#dirty.keys(),
       attempted: this.#attempted,
     });
+    this.#journalSeen = true;
     await this.#writing(
       DIRTY_FILE,
       () => atomicWrite(`${this.#dir}/${DIRTY_FILE}`, new TextEncoder().encode(text)),
@@ -399,6 +418,7 @@ export class SyncState implements StateAccess {
     }
     // Whatever the journal holds (repeats, a torn line) is rewritten at the next commit.
     if (text) this.#journalStale = true;
+    if (text !== null) this.#journalSeen = true;
     if (text !== null) {
       for (const line of text.split("\n")) {
         if (line === "") continue;

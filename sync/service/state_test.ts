@@ -170,3 +170,21 @@ Deno.test("syncedCount counts the paths recorded as synced, loaded or set", asyn
   s.setSynced("a", undefined);
   assert.equal(s.syncedCount, 1);
 });
+
+Deno.test("untouched: only a cache with no manifest, no journal and no mark, also after a reopen", async () => {
+  const f = await fresh();
+  const s = await f.open();
+  assert.equal(s.untouched, true);
+  assert.equal((await f.open()).untouched, true);
+  await s.markDirty("a");
+  assert.equal(s.untouched, false);
+  await s.commit(["a"], s.snapshot(), false);
+  assert.deepEqual(s.dirtyPaths(), []);
+  assert.equal((await f.open()).untouched, false, "an emptied journal still shows a past mark");
+  const g = await fresh();
+  const t = await g.open();
+  t.setSynced("a", entry(1));
+  await t.saveManifest();
+  assert.equal(t.untouched, false);
+  assert.equal((await g.open()).untouched, false);
+});

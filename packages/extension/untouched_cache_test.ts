@@ -1,0 +1,91 @@
+/**
+ * A cache the tool fills without marks: `datastore setup extension` copies
+ * the repository's files into a new cache, calls pushChanged() with no
+ * markDirty, then deletes its copies. The push must walk the cache.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
+import { createSluice } from "../../sluice.ts";
+import { envFrom } from "./env.ts";
+import { createEmitter, type WarningEvent } from "../../sync/events.ts";
+
+const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
+
+async function fresh(store: InMemoryStore) {
+  const events = createEmitter();
+  const warnings: WarningEvent[] = [];
+  events.on("warning", (w) => warnings.push(w));
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    events,
+    identity: { holder: "a@host-a", hostname: "host-a", pid: 1 },
+  });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-untouched-" });
+  const svc = ds.createProvider(CONFIG).createSyncService("/repo/a", cache);
+  const write = async (rel: string, text: string) => {
+    const file = `${cache}/${rel}`;
+    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(file, text);
+  };
+  return { svc, cache, write, warnings };
+}
+
+const FILES = {
+  "data/shell/cmd/m1/out/1/raw": "one",
+  "data/shell/cmd/m1/out/latest": "1",
+  "definitions/shell/cmd/m1.yaml": "name: m1",
+};
+
+Deno.test("untouched cache: a push from a cache filled without marks uploads every file, then nothing", async () => {
+  for (const ns of ["", "prod"]) {
+    const store = new InMemoryStore();
+    const a = await fresh(store);
+    const at = (rel: string) => ns ? `${ns}/${rel}` : rel;
+    for (const [rel, text] of Object.entries(FILES)) await a.write(at(rel), text);
+    await a.write(at("data/shell/cmd/m1/.lock"), "{}"); // kept local, never walked up
+    const options = ns ? { namespace: ns } : {};
+    assert.equal(await a.svc.pushChanged(options), 3, `namespace "${ns}"`);
+    for (const [rel, text] of Object.entries(FILES)) assert.equal(store.peekText(at(rel)), text);
+    assert.equal(store.peekText(at("data/shell/cmd/m1/.lock")), undefined);
+    assert.equal(await a.svc.pushChanged(options), 0);
+    assert.deepEqual(a.warnings, []);
+  }
+});
+
+Deno.test("untouched cache: the two-phase push walks it too", async () => {
+  const store = new InMemoryStore();
+  const a = await fresh(store);
+  for (const [rel, text] of Object.entries(FILES)) await a.write(rel, text);
+  const manifest = await a.svc.preparePush();
+  assert.equal(await a.svc.commitPush(manifest), 3);
+  for (const [rel, text] of Object.entries(FILES)) assert.equal(store.peekText(rel), text);
+  assert.equal(await a.svc.pushChanged(), 0);
+});
+
+Deno.test("untouched cache: an empty one writes no state; a synced one is not walked again", async () => {
+  const store = new InMemoryStore();
+  const a = await fresh(store);
+  assert.equal(await a.svc.pushChanged(), 0);
+  assert.equal(await Deno.stat(`${a.cache}/.sluice`).then(() => true, () => false), false);
+  await a.write("data/t/m/d/1/raw", "one");
+  assert.equal(await a.svc.pushChanged(), 1);
+  // Synced now: an unmarked file is a later write the tool did not announce, not walked for.
+  await a.write("data/t/m/d/2/raw", "two");
+  assert.equal(await a.svc.pushChanged(), 0);
+  assert.equal(store.peekText("data/t/m/d/2/raw"), undefined);
+});
+
+Deno.test("untouched cache: a solo push beside namespace directories walks nothing and warns", async () => {
+  const store = new InMemoryStore();
+  const a = await fresh(store);
+  await a.write("prod/.namespace.json", "{}");
+  await a.write("prod/data/t/m/d/1/raw", "ns");
+  await a.write("data/t/m/d/1/raw", "root");
+  assert.equal(await a.svc.pushChanged(), 0);
+  assert.deepEqual(store.keys(""), []);
+  assert.deepEqual(a.warnings.map((w) => w.code), ["unsynced_cache_not_walked"]);
+  assert.match(a.warnings[0].message, /namespace directories \(prod\)/);
+});
