@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put, read } from "./clone_kit.ts";
 import { createSluice } from "../../sluice.ts";
-import { FakeClock } from "../../packages/testing/mod.ts";
+import { FakeClock, waitFor } from "../../packages/testing/mod.ts";
 import { ConditionalWrites } from "../transfer/conditional.ts";
 
 const P = "notes/n.txt";
@@ -144,4 +144,25 @@ Deno.test("a directory emptied by a pull's removal is removed too, so that a fil
   const second = await b.pullChanged();
   assert.deepEqual(second.blocked ?? [], [], "nothing in the way any more");
   assert.equal(await read(b, "clash"), "now a file");
+});
+
+Deno.test("a new file saved in a directory the pull made for another file is kept, as a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const reads = onRead(store, "get", P);
+  const b = await clone(reads.store, "b");
+  await put(a, "notes/a-first.txt", "o");
+  await put(a, P, "a's");
+  await a.pushChanged();
+  // notes/ is made by the pull for the first file; the user saves n.txt there before its write.
+  reads.arm(async () => {
+    await waitFor(async () => await read(b, "notes/a-first.txt") !== undefined, {
+      clock: new FakeClock(),
+    });
+    await Deno.mkdir(`${b.cacheDir}/notes`, { recursive: true });
+    await Deno.writeTextFile(`${b.cacheDir}/${P}`, "b's new file");
+  });
+  const r = await b.pullChanged();
+  assert.equal(await read(b, P), "b's new file");
+  assert.deepEqual(r.conflicts, [P]);
 });

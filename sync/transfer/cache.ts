@@ -327,24 +327,22 @@ export class LocalCache implements CacheAccess {
     const file = abs(this.dir, path);
     let st: Deno.FileInfo;
     // In a directory this cache just made there is no file to keep the mode
-    // of, nor one to check (none was there when it was looked at).
+    // of. Checked all the same: a user may have saved one there since (the
+    // directory may be one this pull made for another file).
     const inNew = () => this.#parents.firstInNew(path);
-    const check = (fresh: boolean) =>
-      expect === undefined || (expect === null && fresh) ? undefined : expected(path, expect);
+    const check = expect === undefined ? undefined : expected(path, expect);
     if (body.length <= SMALL_WRITE_MAX && !this.#pace.async) {
       // Timed: where these calls prove slow, the rest of the run makes them asynchronously.
       st = this.#pace.timed(() => {
         refuseLink(path, this.#parents.make(path));
-        const fresh = inNew();
-        return atomicWriteSync(file, body, !fresh, check(fresh));
+        return atomicWriteSync(file, body, !inNew(), check);
       });
     } else {
       refuseLink(path, await this.#parents.makeAsync(path));
-      const fresh = inNew();
       if (body.length <= SMALL_WRITE_MAX) {
-        st = await atomicWriteAsync(file, body, !fresh, check(fresh));
+        st = await atomicWriteAsync(file, body, !inNew(), check);
       } else {
-        await atomicWrite(file, body, false, check(fresh));
+        await atomicWrite(file, body, false, check);
         st = await Deno.lstat(file);
       }
     }
