@@ -38,6 +38,7 @@ export type ErrorCode =
   | "sync_incomplete"
   | "conflicts_left"
   | "not_merged"
+  | "namespace_taken"
   | "internal";
 
 /** Exit codes by error code (sysexits-style where one fits). */
@@ -72,6 +73,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   sync_incomplete: 2,
   conflicts_left: 3,
   not_merged: 1,
+  namespace_taken: 1,
   internal: 70,
 };
 

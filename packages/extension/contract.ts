@@ -157,7 +157,10 @@ export interface SwampMigratedIndex {
   readonly commitSeq: number;
 }
 
-/** The provider `createProvider` returns; every member synchronous. */
+/**
+ * The provider `createProvider` returns; every member synchronous except
+ * the namespace calls.
+ */
 export interface SwampDatastoreProvider {
   /** A lock for `options.lockKey` (default the global lock); no I/O until used. */
   createLock(datastorePath: string, options?: SwampLockOptions): SwampDistributedLock;
@@ -169,6 +172,17 @@ export interface SwampDatastoreProvider {
   resolveDatastorePath(repoDir: string): string;
   /** The cache path, or `undefined` to let the tool choose its default. */
   resolveCachePath?(repoDir: string): string | undefined;
+  /**
+   * Writes the namespace manifest `<ns>/.namespace.json`
+   * (`{namespace, repoId, registeredAt}`). Rejects when another repository
+   * holds the slug, with a message containing
+   * "already registered by repo <id>"; the same repository again succeeds
+   * and refreshes `registeredAt`. The tool writes its local copy of the
+   * manifest only once this resolved.
+   */
+  registerNamespace?(datastorePath: string, namespace: string, repoId: string): Promise<void>;
+  /** The slugs of every namespace manifest; `[]` means solo mode. */
+  listNamespaces?(datastorePath: string): Promise<string[]>;
 }
 
 /** A zod-like schema: what the loader and conformance helpers look for. */

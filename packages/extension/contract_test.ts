@@ -30,6 +30,14 @@ type _CreateServiceIsSync = Holds<
   SwampSyncService
 >;
 type _Caps = Holds<ReturnType<ExtensionSyncService["capabilities"]>, object>;
+type _Register = Holds<
+  ExtensionProvider["registerNamespace"],
+  NonNullable<SwampDatastoreProvider["registerNamespace"]>
+>;
+type _List = Holds<
+  ExtensionProvider["listNamespaces"],
+  NonNullable<SwampDatastoreProvider["listNamespaces"]>
+>;
 
 const _s3: SwampDatastoreExport = s3;
 const _gcs: SwampDatastoreExport = gcs;
@@ -43,4 +51,12 @@ Deno.test("contract: the entries are the tool's shapes; createSyncService and ca
   assert.equal(caps.scopedSync, true);
   assert.equal(caps.twoPhaseSync, true);
   assert.equal(typeof _gcs.createProvider, "function");
+});
+
+Deno.test("contract: both entries' providers register and list namespaces", () => {
+  for (const ds of [s3, gcs]) {
+    const provider: SwampDatastoreProvider = ds.createProvider({ bucket: "my-bucket" });
+    assert.equal(typeof provider.registerNamespace, "function", ds.type);
+    assert.equal(typeof provider.listNamespaces, "function", ds.type);
+  }
 });

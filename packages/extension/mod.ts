@@ -1,8 +1,8 @@
 /**
  * The datastore extension adapter shared by the S3 and GCS extensions: the
  * tool's shapes (`contract.ts`), the config schemas, and the provider, lock,
- * verifier and sync service that translate the tool's calls into Sluice's
- * API.
+ * verifier, sync service and namespace manifests that translate the tool's
+ * calls into Sluice's API.
  *
  * @module
  */
@@ -16,5 +16,6 @@ export * from "./runtime.ts";
 export * from "./verifier.ts";
 export * from "./sync_service.ts";
 export * from "./lockfile_bridge.ts";
+export * from "./namespaces.ts";
 export * from "./provider.ts";
 export * from "./store_datastore.ts";

@@ -22,6 +22,7 @@ import type {
 } from "./contract.ts";
 import { type EnvGetter, processEnv } from "./env.ts";
 import { ExtensionLock } from "./lock.ts";
+import { listNamespaces, registerNamespace } from "./namespaces.ts";
 import {
   type DatastoreRuntime,
   type ExtensionDeps,
@@ -93,6 +94,27 @@ export class ExtensionProvider implements SwampDatastoreProvider {
   /** Always `undefined`: the tool's default cache location is used. */
   resolveCachePath(_repoDir: string): string | undefined {
     return undefined;
+  }
+
+  /**
+   * Registers `namespace` for `repoId`: writes `<ns>/.namespace.json`
+   * create-only, refreshes it by compare-and-swap when `repoId` holds it,
+   * and throws `namespace_taken` when another repository does
+   * (`namespaces.ts`); `invalid_config` for a bad slug. `datastorePath` is
+   * not used.
+   */
+  registerNamespace(_datastorePath: string, namespace: string, repoId: string): Promise<void> {
+    const rt = this.runtime;
+    return registerNamespace(
+      { store: rt.conditionalStore, clock: rt.provider.clock },
+      namespace,
+      repoId,
+    );
+  }
+
+  /** The sorted slugs of every `<ns>/.namespace.json`; `[]` when none. `datastorePath` is not used. */
+  listNamespaces(_datastorePath: string): Promise<string[]> {
+    return listNamespaces(this.runtime.provider.store);
   }
 }
 

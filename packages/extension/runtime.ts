@@ -15,10 +15,14 @@
  *
  * @module
  */
-import type { ConditionalWrites } from "../../sync/transfer/conditional.ts";
+import {
+  type ConditionalWrites,
+  defaultConditionalWrites,
+  withConditionalFallback,
+} from "../../sync/transfer/conditional.ts";
 import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
 import type { LockBackendRegistry } from "../../sync/locks/lock_registry.ts";
-import type { Clock, Identity } from "../../sync/ports.ts";
+import type { Clock, Identity, ObjectStore } from "../../sync/ports.ts";
 import {
   type BackendProviderDeps,
   type ServiceFactory,
@@ -96,6 +100,7 @@ export class DatastoreRuntime {
   readonly #deps: ExtensionDeps;
   readonly #services = new Map<string, Promise<SyncService>>();
   #provider?: StoreProvider;
+  #conditionalStore?: ObjectStore;
 
   /**
    * `type` labels the warnings written through `deps.warn` (the extension
@@ -131,6 +136,22 @@ export class DatastoreRuntime {
       ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
       ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
       ...(this.#deps.lockRegistry ? { lockRegistry: this.#deps.lockRegistry } : {}),
+    });
+  }
+
+  /**
+   * The datastore's store behind the conditional-write fallback, with the
+   * probe results, setting and warning its locks and pushes use: for the
+   * create-only and compare-and-swap writes made outside a sync service
+   * (namespace manifests).
+   */
+  get conditionalStore(): ObjectStore {
+    const p = this.provider;
+    return this.#conditionalStore ??= withConditionalFallback(p.store, {
+      setting: p.config.conditionalWrites,
+      registry: this.#deps.conditional ?? defaultConditionalWrites,
+      now: () => p.clock.now(),
+      events: this.events,
     });
   }
 

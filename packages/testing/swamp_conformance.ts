@@ -45,7 +45,9 @@ export interface SwampExportConformanceOptions {
  * `safeParse` accepting every valid and refusing every invalid config, and a
  * provider from the first valid config with `createLock`, `createVerifier`
  * and `resolveDatastorePath`, whose lock (made without options) and
- * verifier have their methods. Synchronous and free of I/O.
+ * verifier have their methods; the optional `createSyncService`,
+ * `resolveCachePath`, `registerNamespace` and `listNamespaces` are functions
+ * when present. Synchronous and free of I/O.
  *
  * @example
  * ```ts ignore
@@ -101,6 +103,103 @@ export function assertSwampExportConformance(
     (provider.createVerifier as () => unknown).call(provider),
     "createVerifier()",
     ["verify"],
+  );
+  for (const n of OPTIONAL_PROVIDER_METHODS) {
+    check(
+      provider[n] === undefined || isFn(provider[n]),
+      `the provider's optional ${n} must be a function when present`,
+    );
+  }
+}
+
+/** The provider's optional members, by name. */
+export const OPTIONAL_PROVIDER_METHODS: readonly string[] = [
+  "createSyncService",
+  "resolveCachePath",
+  "registerNamespace",
+  "listNamespaces",
+];
+
+/** The namespace calls the checks drive. */
+export interface NamespacingProvider {
+  registerNamespace?(datastorePath: string, namespace: string, repoId: string): Promise<void>;
+  listNamespaces?(datastorePath: string): Promise<string[]>;
+}
+
+/** Options of {@link assertSwampNamespaceConformance}. */
+export interface SwampNamespaceConformanceOptions {
+  /** What the tool passes as `datastorePath` (`resolveDatastorePath` of a repository). */
+  readonly datastorePath: string;
+  /** A slug not registered in the datastore yet; default `conformance-ns`. */
+  readonly namespace?: string;
+}
+
+/**
+ * Checks a provider's namespace calls on a datastore where `namespace` is
+ * not registered, in order: both exist; `listNamespaces` resolves to an
+ * array of strings without it; `registerNamespace` of it for one repository
+ * resolves, and it is listed; the same repository again resolves
+ * (idempotent); another repository is refused with a message containing
+ * "already registered by repo <first>", and it is still listed once; a slug
+ * that is not one (`Not_A_Slug`) is refused.
+ *
+ * @example
+ * ```ts ignore
+ * import { assertSwampNamespaceConformance } from "./swamp_conformance.ts";
+ * await assertSwampNamespaceConformance(provider, { datastorePath: provider.resolveDatastorePath(repo) });
+ * ```
+ */
+export async function assertSwampNamespaceConformance(
+  provider: NamespacingProvider,
+  options: SwampNamespaceConformanceOptions,
+): Promise<void> {
+  const p = methods(provider, "the provider", ["registerNamespace", "listNamespaces"]);
+  const path = options.datastorePath;
+  const ns = options.namespace ?? "conformance-ns";
+  const register = (slug: string, repoId: string) =>
+    (p.registerNamespace as NonNullable<NamespacingProvider["registerNamespace"]>).call(
+      p,
+      path,
+      slug,
+      repoId,
+    );
+  const list = async () => {
+    const r = await (p.listNamespaces as NonNullable<NamespacingProvider["listNamespaces"]>)
+      .call(p, path);
+    check(
+      Array.isArray(r) && r.every((s) => typeof s === "string"),
+      "listNamespaces() must resolve to an array of strings",
+    );
+    return r;
+  };
+  const rejection = async (run: () => Promise<void>): Promise<unknown> => {
+    try {
+      await run();
+    } catch (e) {
+      return e ?? new Error("rejected");
+    }
+    return undefined;
+  };
+  check(!(await list()).includes(ns), `give a namespace not registered yet, not "${ns}"`);
+  await register(ns, "conformance-repo-a");
+  check((await list()).includes(ns), `listNamespaces() must list "${ns}" once registered`);
+  await register(ns, "conformance-repo-a"); // idempotent: must not reject
+  const refused = await rejection(() => register(ns, "conformance-repo-b"));
+  check(refused !== undefined, "registerNamespace must reject a slug another repoId holds");
+  const message = refused instanceof Error ? refused.message : String(refused);
+  check(
+    message.includes("already registered by repo conformance-repo-a"),
+    `the refusal must say "already registered by repo conformance-repo-a", got ${
+      JSON.stringify(message)
+    }`,
+  );
+  check(
+    (await list()).filter((s) => s === ns).length === 1,
+    `listNamespaces() must list "${ns}" exactly once after the refusal`,
+  );
+  check(
+    (await rejection(() => register("Not_A_Slug", "conformance-repo-a"))) !== undefined,
+    "registerNamespace must reject a slug that is not one",
   );
 }
 

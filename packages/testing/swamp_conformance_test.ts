@@ -8,6 +8,7 @@ import { AssertionError } from "node:assert";
 import {
   assertSwampExportConformance,
   assertSwampLockConformance,
+  assertSwampNamespaceConformance,
   assertSwampSyncServiceConformance,
   assertSwampVerifierConformance,
   type ConformingLock,
@@ -16,8 +17,10 @@ import { InMemoryStore } from "./in_memory_store.ts";
 import { defineStoreDatastore } from "../extension/store_datastore.ts";
 import { envFrom } from "../extension/env.ts";
 import { createSluice } from "../../sluice.ts";
+import { PrefixedStore } from "../extension/prefixed_store.ts";
+import type { ObjectStore } from "../../sync/ports.ts";
 
-function memoryDatastore(store = new InMemoryStore()) {
+function memoryDatastore(store: ObjectStore = new InMemoryStore()) {
   return defineStoreDatastore({ store, env: envFrom({}), createService: createSluice });
 }
 
@@ -49,6 +52,18 @@ Deno.test("swamp conformance: the extension's sync service passes", async () => 
     });
   } finally {
     await Deno.remove(cache, { recursive: true });
+  }
+});
+
+Deno.test("swamp conformance: the extension's namespace calls pass, also under a key prefix", async () => {
+  for (const store of [new InMemoryStore(), new PrefixedStore(new InMemoryStore(), "team/ds")]) {
+    const p = memoryDatastore(store).createProvider({ bucket: "mem" });
+    await assertSwampNamespaceConformance(p, { datastorePath: p.resolveDatastorePath("/repo") });
+    await assertSwampNamespaceConformance(p, {
+      datastorePath: p.resolveDatastorePath("/repo"),
+      namespace: "second",
+    });
+    assert.deepEqual(await p.listNamespaces("/repo/.swamp"), ["conformance-ns", "second"]);
   }
 });
 
@@ -101,4 +116,42 @@ Deno.test("swamp conformance: each check fails on a shape that breaks its rule",
     }),
     AssertionError,
   );
+
+  const provider = ds.createProvider({ bucket: "m" });
+  assert.throws(
+    () =>
+      assertSwampExportConformance({
+        ...ds,
+        createProvider: (c: Record<string, unknown>) =>
+          Object.assign(ds.createProvider(c), { listNamespaces: "not a function" }),
+      }, { validConfigs: [{ bucket: "m" }] }),
+    AssertionError,
+  );
+  const taken = new Map<string, string>();
+  const lastWriterWins = {
+    registerNamespace: (_: string, ns: string, repoId: string) => {
+      if (!/^[a-z0-9-]+$/.test(ns)) return Promise.reject(new Error("bad slug"));
+      taken.set(ns, repoId);
+      return Promise.resolve();
+    },
+    listNamespaces: () => Promise.resolve([...taken.keys()]),
+  };
+  const unlisted = {
+    registerNamespace: provider.registerNamespace.bind(provider),
+    listNamespaces: () => Promise.resolve([]),
+  };
+  const anyMessage = {
+    registerNamespace: (_: string, ns: string, repoId: string) =>
+      repoId === "conformance-repo-b"
+        ? Promise.reject(new Error("taken"))
+        : provider.registerNamespace("/ds", ns, repoId),
+    listNamespaces: () => provider.listNamespaces("/ds"),
+  };
+  const broken = [lastWriterWins, unlisted, anyMessage, {}];
+  for (const [i, shape] of broken.entries()) {
+    await assert.rejects(
+      assertSwampNamespaceConformance(shape, { datastorePath: "/ds", namespace: `broken-${i}` }),
+      (e) => e instanceof AssertionError && !/not registered yet/.test(e.message),
+    );
+  }
 });
