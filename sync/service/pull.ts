@@ -3,7 +3,8 @@
  * download against the index hash, writes atomically, never overwrites a
  * locally dirty file, and refuses unsafe remote keys before writing anything.
  * Its look at the copies here is in `pull_local.ts`, its fetches in
- * `pull_fetch.ts`, its result in `pull_result.ts`.
+ * `pull_fetch.ts`, the local copies it sets aside in `pull_aside.ts`, its
+ * result in `pull_result.ts`.
  *
  * @module
  */
@@ -32,6 +33,7 @@ import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.t
 import { heldAsSynced, keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { localSide } from "./pull_local.ts";
+import { type HeldConflict, PullAsides } from "./pull_aside.ts";
 import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
@@ -67,14 +69,17 @@ function under(path: string, prefixes: readonly string[] | undefined): boolean {
 export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promise<PullResult> {
   const found: ConflictRecord[] = [];
   const agreed: string[] = [];
+  const asides = new PullAsides(deps.cache, deps.events, found);
   try {
-    return await pullInto(deps, prefixes, found, agreed);
+    return await pullInto(deps, prefixes, found, agreed, asides);
   } catch (err) {
     // Whatever failed, what the pull did is kept, as a failed fetch keeps
-    // it: the conflicts found (so a local copy set aside while planning is
-    // named by its record, never left unnamed), the paths found agreeing,
-    // and the files written.
+    // it: the conflicts found (so a local copy left set aside is named by
+    // its record, never left unnamed), the paths found agreeing, and the
+    // files written. A copy set aside for a fetch that never started goes
+    // back first, while nothing is at its path.
     const { state } = deps;
+    asides.failing(() => stoppedBy(err));
     await state.conflicts.record(found).catch(() => {});
     await state.conflicts.settle(agreed).catch(() => {});
     await state.saveManifest().catch(() => {}); // the pull's own error is the one to report
@@ -82,19 +87,28 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
   }
 }
 
-/** {@link pull}, adding the conflicts it finds to `found` and the paths found agreeing to `agreed`. */
+/** Why a pull that failed with `err` wrote nothing at a path it had not fetched yet. */
+function stoppedBy(err: unknown): string {
+  return `the pull failed before it fetched that copy: ${(err as Error)?.message ?? String(err)}`;
+}
+
+/**
+ * {@link pull}, adding the conflicts it finds to `found`, the paths found
+ * agreeing to `agreed`, and the local copies it sets aside to `asides`.
+ */
 async function pullInto(
   deps: PullDeps,
   prefixes: readonly string[] | undefined,
   found: ConflictRecord[],
   agreed: string[],
+  asides: PullAsides,
 ): Promise<PullResult> {
   const { store, cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
     removed: [],
     conflicts: [],
-    setAside: [],
+    setAside: asides.locations,
     uncommitted: [],
     unreadable: [],
     links: [],
@@ -147,12 +161,14 @@ async function pullInto(
     unreadable: result.unreadable,
     links,
   });
+  /** Records a conflict, and tells of it now, or (`later`) by the `tell` returned. */
   const conflict = (
     path: string,
     mine: ConflictRecord["mine"],
     theirs: IndexEntry | null,
     reason: string,
-  ) => {
+    later = false,
+  ): HeldConflict => {
     const rec: ConflictRecord = {
       path,
       mine,
@@ -165,7 +181,19 @@ async function pullInto(
     const known = state.conflicts.get(path);
     found.push(rec);
     // Reported once per version of theirs, not at every pull.
-    if (known && known.theirs?.version === rec.theirs?.version) return;
+    const told = known && known.theirs?.version === rec.theirs?.version;
+    const tell = (taken: boolean) => {
+      if (!told) warnConflict(path, mine, theirs, taken);
+    };
+    if (!later) tell(true);
+    return { rec, tell };
+  };
+  const warnConflict = (
+    path: string,
+    mine: ConflictRecord["mine"],
+    theirs: IndexEntry | null,
+    taken: boolean,
+  ) => {
     events.emit("warning", {
       code: "pull_conflict",
       message: `${path} ${
@@ -175,7 +203,9 @@ async function pullInto(
       } and is also changed here; ${
         mine?.location === path || !mine
           ? "the local copy was kept as it is and not overwritten"
-          : `the local copy was set aside in ${mine.location} and the datastore's copy taken`
+          : taken
+          ? `the local copy was set aside in ${mine.location} and the datastore's copy taken`
+          : `the local copy was set aside in ${mine.location}, and the datastore's copy was not written there`
       }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
       path,
     });
@@ -265,20 +295,17 @@ async function pullInto(
           path,
           "the pull found a local copy this cache never synced, differing from the datastore's",
         );
-        result.setAside.push(aside);
-        events.emit("warning", {
-          code: "local_set_aside",
-          message:
-            `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${aside} (see \`sluice status\`) and the datastore's copy was pulled. Compare them, then \`${
-              resolveHint(path)
-            }\` (--mine publishes the set-aside copy).`,
+        // Told of once its fetch is done: put back if that writes nothing.
+        asides.add(
           path,
-        });
-        conflict(
-          path,
-          { location: aside, ...local },
-          e,
-          "a local copy this cache never synced differed from the datastore's",
+          aside,
+          conflict(
+            path,
+            { location: aside, ...local },
+            e,
+            "a local copy this cache never synced differed from the datastore's",
+            true,
+          ),
         );
       }
     }
@@ -363,7 +390,16 @@ async function pullInto(
       "changed here while the pull fetched the datastore's copy",
     );
   };
-  await pMap(todo, async ([path, e, seen]) => {
+  /** Why the fetch of `path` (a copy of which was set aside) wrote nothing there. */
+  const notWritten = (path: string) =>
+    result.uncommitted.includes(path)
+      ? "another writer's push has not committed it"
+      : vanished.some(([p]) => p === path)
+      ? "the datastore no longer holds its object"
+      : blocked.includes(path)
+      ? "a file or directory in the cache is in its way"
+      : "the path changed while it was fetched";
+  const fetchOne = async ([path, e, seen]: (typeof todo)[number]) => {
     let version: string;
     let hash: string;
     let mtimeMs: number | undefined;
@@ -395,13 +431,27 @@ async function pullInto(
       }
       return skipUncommitted(path, version.replace(/~$/, ""), e);
     }
+    asides.taken(path);
     mtimeMs ??= (await cache.stat(path))?.mtimeMs;
     state.setSynced(path, { hash, version, size: e.s, mtimeMs });
     result.fetched.push(path);
     result.bytes += e.s;
     done++;
     progress();
+  };
+  await pMap(todo, async (item) => {
+    const path = item[0];
+    asides.fetching(path);
+    try {
+      await fetchOne(item);
+    } catch (err) {
+      asides.notTaken(path, () => `the fetch failed: ${(err as Error)?.message ?? String(err)}`);
+      throw err;
+    }
+    // A copy set aside for it, and nothing written there: put back, or told of.
+    asides.notTaken(path, () => notWritten(path));
   }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+    asides.failing(() => stoppedBy(err));
     await keepProgress().catch(() => {}); // the fetch's own error is the one to report
     throw err;
   });

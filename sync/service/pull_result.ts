@@ -24,7 +24,11 @@ export interface PullResult {
    * aside); `sluice status` shows both versions.
    */
   readonly conflicts: string[];
-  /** Where unsynced local copies that differed from the datastore's were set aside. */
+  /**
+   * Where unsynced local copies that differed from the datastore's were set
+   * aside, and stay. A copy whose path the pull then wrote nothing at is put
+   * back there while nothing is there, and is not listed (see `pull_aside.ts`).
+   */
   readonly setAside: string[];
   /** Paths skipped because the object was replaced but its writer has not committed it. */
   readonly uncommitted: string[];

@@ -326,9 +326,6 @@ for (
           ? Promise.reject(new Deno.errors.PermissionDenied("refused by the test"))
           : remove(p, seen);
     }],
-    ["the dirty marks written after planning", (b: SyncService) => {
-      b.state.markDirtyMany = () => Promise.reject(new Error("refused by the test"));
-    }],
   ] as const
 ) {
   Deno.test(`a pull that fails in ${where}, after setting a local copy aside, still records the conflict naming it`, async () => {
@@ -351,6 +348,26 @@ for (
     assert.equal(again.conflicts()[0].mine?.location, aside);
   });
 }
+
+Deno.test("a pull that fails before fetching a path whose local copy it set aside puts the copy back, and records no conflict for it", async () => {
+  const { store, b } = await setAsideAndRemoval();
+  // The dirty marks are written after planning, before any fetch.
+  b.state.markDirtyMany = () => Promise.reject(new Error("refused by the test"));
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  await assert.rejects(b.pullChanged(), /refused by the test/);
+  assert.equal(await read(b, "notes/n.txt"), "b's copy, never synced");
+  assert.deepEqual(warnings.map((w) => w.code), [], "no copy set aside to tell of");
+  // A fresh service over b's cache (as after the process ends) has no conflict, nothing set aside.
+  const again = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(again.conflicts(), []);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(`${b.cacheDir}/${STATE_DIR}/set-aside`)), []);
+  // The next pull sets it aside and takes the datastore's copy.
+  const next = await again.pullChanged();
+  assert.equal(await read(again, "notes/n.txt"), "a's copy");
+  assert.equal(await read(again, next.setAside[0]), "b's copy, never synced");
+  assert.deepEqual(next.conflicts, ["notes/n.txt"]);
+});
 
 Deno.test("a symbolic link at a path this cache never synced is left as it is: the pull says it left the path out, and looks again next time", async () => {
   const store = new InMemoryStore();

@@ -21,7 +21,14 @@ import {
 } from "./atomic_write.ts";
 import { type FileIdentity, identityOf, LocalChangedError, sameIdentity } from "./file_identity.ts";
 import { hashChecked, streamToFile } from "./cache_stream.ts";
-import { readStateFile, removeStateFile, setAsideIn, writeStateFile } from "./cache_state.ts";
+import {
+  putBackIn,
+  readStateFile,
+  removeStateFile,
+  setAsideIn,
+  setAsideSource,
+  writeStateFile,
+} from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
 import {
   abs,
@@ -415,6 +422,35 @@ export class LocalCache implements CacheAccess {
   async setAside(path: string, reason: string, code?: string): Promise<string> {
     const from = await this.resolve(path);
     return await setAsideIn(this.dir, from, path, { reason, code, at: this.#clockNow() });
+  }
+
+  /**
+   * Moves a copy {@link setAside} moved to `location` back to the path it
+   * came from, only while nothing is there (never over a file, directory or
+   * link: see `putBackIn` in `cache_state.ts`). Each directory on its way is
+   * looked at again (none is taken as checked: one may have been replaced
+   * since), and made where missing. True when moved back; false when
+   * something is at the path or in its way (a file where a directory must
+   * be, a link): the copy then stays where it is.
+   */
+  putBack(location: string): boolean {
+    const path = setAsideSource(location);
+    assertSafeRelPath(path);
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      const dir = abs(this.dir, path.slice(0, i));
+      let st = lstatOrNull(dir);
+      if (st === null) {
+        try {
+          Deno.mkdirSync(dir);
+          continue;
+        } catch (e) {
+          if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+          st = Deno.lstatSync(dir);
+        }
+      }
+      if (st.isSymlink || !st.isDirectory) return false;
+    }
+    return putBackIn(this.dir, location, abs(this.dir, path));
   }
 
   async moveToState(path: string, name: string): Promise<void> {

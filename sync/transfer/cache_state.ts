@@ -48,6 +48,49 @@ export async function setAsideIn(
 }
 
 /**
+ * Moves the copy {@link setAsideIn} moved to `location` (cache-relative)
+ * back to `to` (its cache path, resolved and checked), only while nothing is
+ * at `to`: a hard link, which never replaces anything there, then the
+ * set-aside name's removal (on a filesystem without hard links, a look
+ * whether `to` is free right before a rename). The rest of its set-aside
+ * directory (`REASON.json`) is removed too. True when moved back; false when
+ * something is at `to`, or a file is where a directory on its way must be:
+ * the copy then stays where it is. Synchronous, so no other write of this
+ * process comes between the look and the move.
+ */
+export function putBackIn(root: string, location: string, to: string): boolean {
+  const from = abs(root, location);
+  try {
+    Deno.linkSync(from, to);
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists || isNotFound(e)) return false;
+    if (!noHardLinks(e)) throw e;
+    try {
+      Deno.lstatSync(to);
+      return false;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) return false;
+    }
+    Deno.renameSync(from, to);
+  }
+  // Back at its path: what is left in the set-aside area is a duplicate of it, removed (best effort).
+  const path = setAsideSource(location);
+  try {
+    Deno.removeSync(abs(root, location.slice(0, location.length - path.length)), {
+      recursive: true,
+    });
+  } catch { /* an unnamed duplicate left in the set-aside area: nothing lost */ }
+  return true;
+}
+
+/** True for a hard link the filesystem does not make (FAT, some network filesystems). */
+function noHardLinks(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return e instanceof Deno.errors.PermissionDenied || code === "EPERM" ||
+    code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "EMLINK";
+}
+
+/**
  * The cache path a set-aside location (`.sluice/set-aside/<stamp>/<path>`,
  * as {@link setAsideIn} returns it) holds a copy of.
  *

@@ -277,6 +277,52 @@ Deno.test("setAside moves the file under the state directory with a reason besid
   assert.equal(recorded.code, "version_exists");
 });
 
+Deno.test("putBack moves a set-aside copy back only where nothing is at its path, never over anything there", async () => {
+  await using t = await tempCache();
+  const aside = async (body: string) => {
+    t.cache.resetChecks(); // the test removes directories the cache made
+    await t.cache.write("notes/n.txt", enc(body));
+    return await t.cache.setAside("notes/n.txt", "test");
+  };
+  // Nothing there: moved back, and its set-aside directory (REASON.json) is gone.
+  const first = await aside("mine");
+  assert.equal(t.cache.putBack(first), true);
+  assert.equal(dec(await t.cache.read("notes/n.txt")), "mine");
+  await assert.rejects(Deno.lstat(`${t.dir}/${first.slice(0, -"/notes/n.txt".length)}`));
+  // Its directory removed meanwhile: made again, as a write makes it.
+  const second = await aside("mine");
+  await Deno.remove(`${t.dir}/notes`);
+  assert.equal(t.cache.putBack(second), true);
+  assert.equal(dec(await t.cache.read("notes/n.txt")), "mine");
+  // A file, a directory, a file in the way, a link in the way: each kept, the copy stays set aside.
+  const blockers: [string, () => Promise<void>][] = [
+    ["a file", () => Deno.writeTextFile(`${t.dir}/notes/n.txt`, "theirs")],
+    ["a directory", () => Deno.mkdir(`${t.dir}/notes/n.txt`)],
+    ["a file in the way", async () => {
+      await Deno.remove(`${t.dir}/notes`);
+      await Deno.writeTextFile(`${t.dir}/notes`, "in the way");
+    }],
+    ["a link in the way", async () => {
+      await Deno.remove(`${t.dir}/notes`);
+      await Deno.mkdir(`${t.dir}/elsewhere`, { recursive: true });
+      await Deno.symlink(`${t.dir}/elsewhere`, `${t.dir}/notes`);
+    }],
+  ];
+  for (const [what, block] of blockers) {
+    await Deno.remove(`${t.dir}/notes`, { recursive: true }).catch(() => {});
+    await Deno.remove(`${t.dir}/elsewhere`, { recursive: true }).catch(() => {});
+    const location = await aside("mine");
+    await block();
+    assert.equal(t.cache.putBack(location), false, what);
+    assert.equal(await Deno.readTextFile(`${t.dir}/${location}`), "mine", what);
+  }
+  assert.deepEqual(
+    [...Deno.readDirSync(`${t.dir}/elsewhere`)],
+    [],
+    "nothing written through the link",
+  );
+});
+
 Deno.test("state files round-trip as JSON; a corrupted one is a coded error naming the file", async () => {
   await using t = await tempCache();
   assert.equal(await t.cache.readState("s.json"), null);
