@@ -984,3 +984,19 @@ Deno.test("chaos regression: an edit saved while the clone's own pull fetches or
     '{"seed":45000069,"clones":3,"absentOnError":true,"v2":true,"kinds":["core","core","core"],"ops":[{"id":12,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":13,"kind":"tick","n":1,"pick":1032936260},{"id":14,"kind":"tick","n":9,"pick":453079854},{"id":15,"kind":"config","clone":2,"file":1},{"id":16,"kind":"sync","clone":0},{"id":17,"kind":"edit","clone":0,"file":1,"how":"during","pick":1871344653}]}',
   );
 });
+
+/**
+ * I7, I8 (seed 45200526, shrunk): a clone removed notes/ by hand and pushed
+ * the directory; one object delete landed and the index update was cut off
+ * by an outage; the user then put the file back as it was synced, and the
+ * next push passed it over as unchanged, so the index named an object the
+ * store no longer held. Deletions under a marked directory are now recorded
+ * as attempted before they are made, like its writes, and a file put back as
+ * synced is written again where the store holds nothing (through the gates:
+ * a deletion a peer committed meanwhile stands).
+ */
+Deno.test("chaos regression: a deletion cut off before its commit and undone by hand is written again (I7, I8)", async () => {
+  await clean(
+    '{"seed":45200526,"clones":2,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase"],"ops":[{"id":0,"kind":"adopt","clone":0,"file":3},{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000},{"id":9,"kind":"resolve","clone":0,"pick":0,"how":"mine"},{"id":12,"kind":"bulk","clone":1},{"id":13,"kind":"tick","n":11,"pick":1449813216},{"id":15,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":16,"kind":"delete","clone":0,"file":4,"how":"dir"},{"id":17,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":18,"kind":"breakglass","model":0},{"id":20,"kind":"tick","n":4,"pick":660841727},{"id":21,"kind":"breakglass","model":0},{"id":22,"kind":"tick","n":36,"pick":1067718856},{"id":24,"kind":"edit","clone":0,"file":3,"how":"revert"},{"id":26,"kind":"outage","on":true},{"id":27,"kind":"tick","n":4,"pick":1494590410}]}',
+  );
+});

@@ -304,12 +304,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       }
     };
 
-    // Writes of paths not dirty by name (found by a walk, or under a marked
-    // directory) are recorded before they are made: should their commit never
-    // come, a later push that covers them but no longer plans them (the file
-    // deleted, or put back as synced) still settles them. A path dirty by
-    // name stays dirty until its commit, so the next push plans it anyway.
-    const unnamed = [...uploads, ...commits].filter((e) =>
+    // Writes and deletions of paths not dirty by name (found by a walk, or
+    // under a marked directory) are recorded before they are made: should
+    // their commit never come, a later push that covers them but no longer
+    // plans them (the file deleted, or put back as synced: a deletion whose
+    // object is gone while the index still names it) still settles them. A
+    // path dirty by name stays dirty until its commit, so the next push
+    // plans it anyway.
+    const unnamed = [...uploads, ...commits, ...deletes].filter((e) =>
       e.source === "walk" || !ctx.snapshot.paths.has(e.path)
     ).map((e) => e.path);
     if (unnamed.length > 0) await state.markAttempted(unnamed);

@@ -30,7 +30,11 @@ export function terminalWrite(ctx: WriteContext): Promise<void> {
  * are). With `settling` (a path an earlier push wrote without a commit, put
  * back here as synced), also when it holds anything but this cache's own
  * uncommitted write: there is nothing of this cache's to settle, and a
- * peer's change there is the next pull's, not a conflict.
+ * peer's change there is the next pull's, not a conflict. Never when it
+ * holds nothing: this cache's own deletion of the path may have landed
+ * without its commit (the file since put back as synced), and the file is
+ * then written again, through the gates (a deletion a peer committed
+ * meanwhile stands).
  */
 export async function storeHolds(
   ctx: PushContext,
@@ -44,5 +48,5 @@ export async function storeHolds(
     ctx.signal,
   );
   if (now?.version === version) return true;
-  return !!settling && !(now && isOwnUncommitted(now, version, await settling()));
+  return !!settling && now !== null && !isOwnUncommitted(now, version, await settling());
 }
