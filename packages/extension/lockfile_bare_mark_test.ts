@@ -4,35 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
-import { createSluice } from "../../sluice.ts";
-import { envFrom } from "./env.ts";
-import { createEmitter, type WarningEvent } from "../../sync/events.ts";
+import { checkout } from "./checkout_kit.ts";
 
-const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
 const LOCKFILE = "config/upstream_extensions.json";
 
 async function proc(store: InMemoryStore, name: string) {
-  const events = createEmitter();
-  const warnings: WarningEvent[] = [];
-  events.on("warning", (w) => warnings.push(w));
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    events,
-    identity: { holder: `${name}@host-${name}`, hostname: `host-${name}`, pid: name.charCodeAt(0) },
-  });
-  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-lf-${name}-` });
-  const svc = ds.createProvider(CONFIG).createSyncService(`/repo/${name}`, cache);
+  const { svc, cache, write, warnings } = await checkout(store, name);
   const file = `${cache}/${LOCKFILE}`;
   return {
     svc,
     warnings,
-    async write(entries: Record<string, unknown>) {
-      await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-      await Deno.writeTextFile(file, JSON.stringify(entries));
-    },
+    write: (entries: Record<string, unknown>) => write(LOCKFILE, JSON.stringify(entries)),
     read: async () => JSON.parse(await Deno.readTextFile(file)),
   };
 }

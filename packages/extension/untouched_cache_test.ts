@@ -5,33 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
-import { createSluice } from "../../sluice.ts";
-import { envFrom } from "./env.ts";
-import { createEmitter, type WarningEvent } from "../../sync/events.ts";
+import { checkout } from "./checkout_kit.ts";
 
-const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
-
-async function fresh(store: InMemoryStore) {
-  const events = createEmitter();
-  const warnings: WarningEvent[] = [];
-  events.on("warning", (w) => warnings.push(w));
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    events,
-    identity: { holder: "a@host-a", hostname: "host-a", pid: 1 },
-  });
-  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-untouched-" });
-  const svc = ds.createProvider(CONFIG).createSyncService("/repo/a", cache);
-  const write = async (rel: string, text: string) => {
-    const file = `${cache}/${rel}`;
-    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(file, text);
-  };
-  return { svc, cache, write, warnings };
-}
+const fresh = (store: InMemoryStore) => checkout(store, "a");
 
 const FILES = {
   "data/shell/cmd/m1/out/1/raw": "one",
