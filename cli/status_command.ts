@@ -96,7 +96,9 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             } moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
           );
         }
-        out.say("Delete a set-aside directory once you are done with it; Sluice never does.");
+        out.say(
+          "Delete a set-aside directory once you are done with it; Sluice never deletes one (a pull only moves a copy back to its path when it wrote nothing there).",
+        );
       }
       if (pendingLockfile.length) {
         out.say(`Pending lockfile changes, not yet published (${pendingLockfile.length}):`);
