@@ -101,8 +101,10 @@ export class PullAsides {
       try {
         // Synchronous from the look to the record's removal: no save comes between.
         if (this.#cache.putBack(a.location)) {
-          this.#found.splice(this.#found.indexOf(a.conflict.rec), 1);
-          this.locations.splice(this.locations.indexOf(a.location), 1);
+          const at = this.#found.indexOf(a.conflict.rec);
+          if (at >= 0) this.#found.splice(at, 1);
+          const where = this.locations.indexOf(a.location);
+          if (where >= 0) this.locations.splice(where, 1);
           return;
         }
         kept =
