@@ -5,11 +5,12 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { checkout } from "./checkout_kit.ts";
+import { createSluice } from "../../sluice.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
 
 async function proc(store: InMemoryStore, name: string) {
-  const { svc, cache, write, warnings } = await checkout(store, name);
+  const { svc, cache, write, warnings } = await checkout(store, name, createSluice);
   const file = `${cache}/${LOCKFILE}`;
   return {
     svc,

@@ -7,17 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
-import { createEmitter, type WarningEvent } from "../../sync/events.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { hookedStore } from "../testing/hooked_store.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { envFrom } from "./env.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 import type { ExtensionProvider } from "./provider.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
+import { watchedDatastore } from "./checkout_kit.ts";
 
 const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
 const DS_PATH = "/repo/.swamp";
@@ -32,18 +30,11 @@ function datastore(
   store: ObjectStore,
   options: { clock?: FakeClock; name?: string; conditionalWrites?: string } = {},
 ) {
-  const name = options.name ?? "a";
-  const events = createEmitter();
-  const warnings: WarningEvent[] = [];
-  events.on("warning", (w) => warnings.push(w));
-  const ds = defineStoreDatastore({
-    store,
+  const { ds, warnings } = watchedDatastore(store, {
     createService: createSluice,
-    env: envFrom({}),
-    events,
+    name: options.name,
+    clock: options.clock,
     conditional: new ConditionalWrites(),
-    identity: { holder: `${name}@host-${name}`, hostname: `host-${name}`, pid: name.charCodeAt(0) },
-    ...(options.clock ? { clock: options.clock } : {}),
   });
   const config = options.conditionalWrites
     ? { ...CONFIG, conditionalWrites: options.conditionalWrites }

@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { checkout } from "./checkout_kit.ts";
+import { createSluice } from "../../sluice.ts";
 
-const fresh = (store: InMemoryStore) => checkout(store, "a");
+const fresh = (store: InMemoryStore) => checkout(store, "a", createSluice);
 
 const FILES = {
   "data/shell/cmd/m1/out/1/raw": "one",
