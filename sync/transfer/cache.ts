@@ -1,26 +1,34 @@
 /**
  * The local cache directory: path checks (no link is ever followed), reads
- * and atomic writes, removal, and the entry points to the state directory
- * (`cache_state.ts`), streamed I/O (`cache_stream.ts`) and walks
- * (`cache_walk.ts`).
+ * (`cache_read.ts`) and atomic writes, removal, and the entry points to the
+ * state directory (`cache_state.ts`), streamed I/O (`cache_stream.ts`) and
+ * walks (`cache_walk.ts`); the errors it turns the filesystem's into are in
+ * `cache_errors.ts`, the look again before a write in `file_identity.ts`.
  *
  * @module
  */
-import { PathBlockedError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
-import { sha256HexSync } from "../hash.ts";
-import { fileSource } from "./body.ts";
-import type { PutBody } from "../ports.ts";
+import { UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import type { CacheAccess } from "../context.ts";
+import { atomicWrite, atomicWriteAsync, atomicWriteSync, SMALL_WRITE_MAX } from "./atomic_write.ts";
 import {
-  atomicWrite,
-  atomicWriteAsync,
-  atomicWriteSync,
-  SMALL_WRITE_MAX,
-  type TargetCheck,
-} from "./atomic_write.ts";
-import { type FileIdentity, identityOf, LocalChangedError, sameIdentity } from "./file_identity.ts";
-import { hashChecked, streamToFile } from "./cache_stream.ts";
+  type FileIdentity,
+  identityOf,
+  LocalChangedError,
+  lstatOrNull,
+  sameIdentity,
+  targetCheck,
+} from "./file_identity.ts";
+import { streamToFile } from "./cache_stream.ts";
+import { refuseLink, unreadable, unwritable } from "./cache_errors.ts";
+import {
+  type FoundFile,
+  hashAt,
+  type PushRead,
+  readForPushAt,
+  readWithStatAt,
+  regularFileAt,
+} from "./cache_read.ts";
 import {
   putBackIn,
   readStateFile,
@@ -30,43 +38,15 @@ import {
   writeStateFile,
 } from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
-import {
-  abs,
-  exists,
-  isNotFound,
-  isPermissionDenied,
-  isWriteRefused,
-  LINK_REFUSED,
-  STATE_DIR,
-} from "./cache_paths.ts";
+import { abs, exists, isNotFound, LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 
 export { LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
 export { type WalkedFile, walkFiles } from "./cache_walk.ts";
 export { setAsideSource } from "./cache_state.ts";
-
-/** Throws `UnsafePathError` for `path` when `link` (a directory on its way) is a link. */
-function refuseLink(path: string, link: string | undefined): void {
-  if (link !== undefined) {
-    throw new UnsafePathError(path, `${link} is a symbolic link; ${LINK_REFUSED}`);
-  }
-}
-
-/** Files up to this size are read synchronously by a push (one call instead of an async op). */
-const SYNC_READ_MAX = 64 * 1024;
-
-/** What {@link LocalCache.readForPush} returns. */
-export interface PushRead {
-  /** The bytes, or a source streaming them. */
-  readonly body: PutBody;
-  /** Hex SHA-256 of the bytes. */
-  readonly hash: string;
-  /** Size in bytes. */
-  readonly size: number;
-  /** Modification time seen before reading. */
-  readonly mtimeMs: number;
-}
+export { unwritable } from "./cache_errors.ts";
+export type { PushRead } from "./cache_read.ts";
 
 /**
  * The cache directory seen through {@link CacheAccess}.
@@ -158,17 +138,8 @@ export class LocalCache implements CacheAccess {
    * path under one). Synchronous: a push or walk of many small files is
    * dominated by per-call overhead, not by I/O.
    */
-  #regularFile(path: string): { file: string; st: Deno.FileInfo } | null {
-    const file = this.resolveSync(path);
-    let st: Deno.FileInfo;
-    try {
-      st = Deno.lstatSync(file);
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw unreadable(path, e);
-    }
-    if (st.isSymlink) throw new UnsafePathError(path, `it is a symbolic link; ${LINK_REFUSED}`);
-    return st.isFile ? { file, st } : null;
+  #regularFile(path: string): FoundFile | null {
+    return regularFileAt(this.resolveSync(path), path);
   }
 
   /** True when `path` is a directory in the cache (not a link to one); false when absent. */
@@ -209,14 +180,7 @@ export class LocalCache implements CacheAccess {
     path: string,
   ): Promise<{ body: Uint8Array; size: number; mtimeMs: number } | null> {
     const found = this.#regularFile(path);
-    if (!found) return null;
-    try {
-      const body = await Deno.readFile(found.file);
-      return { body, size: body.length, mtimeMs: found.st.mtime?.getTime() ?? 0 };
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw unreadable(path, e);
-    }
+    return found ? await readWithStatAt(found, path) : null;
   }
 
   /**
@@ -226,29 +190,18 @@ export class LocalCache implements CacheAccess {
    * SHA-256, size, and the mtime seen before reading. Null when absent or not
    * a regular file; a symlink throws `UnsafePathError`.
    */
-  async readForPush(
+  readForPush(
     path: string,
     streamThreshold: number,
     onBytes?: (delivered: number) => void,
   ): Promise<PushRead | null> {
-    const found = this.#regularFile(path);
-    if (!found) return null;
-    const { file, st } = found;
+    let found: FoundFile | null;
     try {
-      const mtimeMs = st.mtime?.getTime() ?? 0;
-      if (st.size <= streamThreshold) {
-        const body = st.size <= SYNC_READ_MAX ? Deno.readFileSync(file) : await Deno.readFile(file);
-        return { body, hash: sha256HexSync(body), size: body.length, mtimeMs };
-      }
-      // Already resolved and checked above: hash it as it is.
-      const hashed = await hashChecked(file, st.size);
-      if (!hashed) return null;
-      const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path, onBytes });
-      return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
+      found = this.#regularFile(path);
     } catch (e) {
-      if (isNotFound(e)) return null;
-      throw unreadable(path, e);
+      return Promise.reject(e);
     }
+    return found ? readForPushAt(found, path, streamThreshold, onBytes) : Promise.resolve(null);
   }
 
   /**
@@ -258,18 +211,7 @@ export class LocalCache implements CacheAccess {
    */
   async hashFile(path: string): Promise<{ hash: string; size: number } | null> {
     const found = this.#regularFile(path);
-    if (!found) return null;
-    const { file, st } = found;
-    try {
-      if (st.size <= SYNC_READ_MAX) {
-        const body = Deno.readFileSync(file);
-        return { hash: sha256HexSync(body), size: body.length };
-      }
-      return await hashChecked(file, st.size);
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw unreadable(path, e);
-    }
+    return found ? await hashAt(found, path) : null;
   }
 
   /**
@@ -337,7 +279,7 @@ export class LocalCache implements CacheAccess {
     // of. Checked all the same: a user may have saved one there since (the
     // directory may be one this pull made for another file).
     const inNew = () => this.#parents.firstInNew(path);
-    const check = expect === undefined ? undefined : expected(path, expect);
+    const check = expect === undefined ? undefined : targetCheck(path, expect);
     if (body.length <= SMALL_WRITE_MAX && !this.#pace.async) {
       // Timed: where these calls prove slow, the rest of the run makes them asynchronously.
       st = this.#pace.timed(() => {
@@ -395,7 +337,7 @@ export class LocalCache implements CacheAccess {
     onBytes?: (written: number) => void,
     seen?: FileIdentity,
   ): Promise<string> {
-    const check = seen === undefined ? undefined : expected(path, seen);
+    const check = seen === undefined ? undefined : targetCheck(path, seen);
     try {
       return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes, check);
     } catch (e) {
@@ -434,23 +376,8 @@ export class LocalCache implements CacheAccess {
    * be, a link): the copy then stays where it is.
    */
   putBack(location: string): boolean {
-    const path = setAsideSource(location);
-    assertSafeRelPath(path);
-    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
-      const dir = abs(this.dir, path.slice(0, i));
-      let st = lstatOrNull(dir);
-      if (st === null) {
-        try {
-          Deno.mkdirSync(dir);
-          continue;
-        } catch (e) {
-          if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-          st = Deno.lstatSync(dir);
-        }
-      }
-      if (st.isSymlink || !st.isDirectory) return false;
-    }
-    return putBackIn(this.dir, location, abs(this.dir, path));
+    assertSafeRelPath(setAsideSource(location));
+    return putBackIn(this.dir, location);
   }
 
   async moveToState(path: string, name: string): Promise<void> {
@@ -494,53 +421,4 @@ export class LocalCache implements CacheAccess {
       throw unwritable(this.dir, `${STATE_DIR}/${name}`, e);
     }
   }
-}
-
-/** A check that the file a write replaces is still what `seen` describes. */
-function expected(path: string, seen: FileIdentity): TargetCheck {
-  return (old) => {
-    // A directory is never replaced by the rename (it fails: the path is blocked).
-    if (old?.isDirectory) return;
-    if (!sameIdentity(seen, old)) throw new LocalChangedError(path);
-  };
-}
-
-function lstatOrNull(file: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(file);
-  } catch (e) {
-    if (isNotFound(e)) return null;
-    throw e;
-  }
-}
-
-/** `e` as an {@link UnreadablePathError} of `path` when it is "permission denied"; else `e`. */
-function unreadable(path: string, e: unknown): unknown {
-  return isPermissionDenied(e) ? new UnreadablePathError(path) : e;
-}
-
-/**
- * `cache_unwritable` for a write the filesystem refused (permission denied,
- * a read-only filesystem); {@link PathBlockedError} for a write that a file
- * or directory in the cache is in the way of; any other error as it is.
- */
-export function unwritable(dir: string, path: string, e: unknown): unknown {
-  if (e instanceof Deno.errors.IsADirectory || e instanceof Deno.errors.NotADirectory) {
-    return new PathBlockedError(
-      path,
-      e instanceof Deno.errors.IsADirectory
-        ? "a directory is at that path in the cache"
-        : "a file is in the cache where a directory on its way must be",
-      { cause: e },
-    );
-  }
-  if (!isWriteRefused(e)) return e;
-  const why = (e as { code?: unknown }).code === "EROFS"
-    ? "the filesystem is read-only"
-    : "permission denied";
-  return new SluiceError(
-    "cache_unwritable",
-    `Could not write ${path} into the cache at ${dir}: ${why}. Files written before it were kept, and nothing was removed; what was not written is fetched by the next run. Make the cache directory writable by this user (or run as its owner), then run the command again.`,
-    { cause: e },
-  );
 }

@@ -9,6 +9,7 @@ import { SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { atomicWrite } from "./atomic_write.ts";
 import { abs, isNotFound, STATE_DIR } from "./cache_paths.ts";
+import { lstatOrNull } from "./file_identity.ts";
 
 /** Why a copy was set aside, and when. */
 export interface SetAsideReason {
@@ -49,16 +50,34 @@ export async function setAsideIn(
 
 /**
  * Moves the copy {@link setAsideIn} moved to `location` (cache-relative)
- * back to `to` (its cache path, resolved and checked), only while nothing is
- * at `to`: a hard link, which never replaces anything there, then the
+ * back to the cache path it came from, only while nothing is there: each
+ * directory on its way is looked at again (one may have been replaced since:
+ * a link or a file there leaves the copy where it is) and made where
+ * missing; then a hard link, which never replaces anything, and the
  * set-aside name's removal (on a filesystem without hard links, a look
- * whether `to` is free right before a rename). The rest of its set-aside
+ * whether the path is free right before a rename). The rest of its set-aside
  * directory (`REASON.json`) is removed too. True when moved back; false when
- * something is at `to`, or a file is where a directory on its way must be:
- * the copy then stays where it is. Synchronous, so no other write of this
- * process comes between the look and the move.
+ * something is at the path or in its way: the copy then stays where it is.
+ * Synchronous, so no other write of this process comes between the look and
+ * the move.
  */
-export function putBackIn(root: string, location: string, to: string): boolean {
+export function putBackIn(root: string, location: string): boolean {
+  const path = setAsideSource(location);
+  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+    const dir = abs(root, path.slice(0, i));
+    let st = lstatOrNull(dir);
+    if (st === null) {
+      try {
+        Deno.mkdirSync(dir);
+        continue;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+        st = Deno.lstatSync(dir);
+      }
+    }
+    if (st.isSymlink || !st.isDirectory) return false;
+  }
+  const to = abs(root, path);
   const from = abs(root, location);
   try {
     Deno.linkSync(from, to);
@@ -74,7 +93,6 @@ export function putBackIn(root: string, location: string, to: string): boolean {
     Deno.renameSync(from, to);
   }
   // Back at its path: what is left in the set-aside area is a duplicate of it, removed (best effort).
-  const path = setAsideSource(location);
   try {
     Deno.removeSync(abs(root, location.slice(0, location.length - path.length)), {
       recursive: true,

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { TargetCheck } from "./atomic_write.ts";
+import { isNotFound } from "./cache_paths.ts";
 
 /** The file at a path, as one lstat saw it; null: nothing there. */
 export type FileIdentity = {
@@ -47,5 +49,27 @@ export class LocalChangedError extends Error {
   constructor(readonly path: string) {
     super(`${path} changed in the cache since it was looked at; it was left as it is.`);
     this.name = "LocalChangedError";
+  }
+}
+
+/**
+ * A check, for the write that replaces the file at `path`, that it is still
+ * what `seen` describes (else `LocalChangedError`, nothing written). A
+ * directory passes: the rename fails over it anyway (the path is blocked).
+ */
+export function targetCheck(path: string, seen: FileIdentity): TargetCheck {
+  return (old) => {
+    if (old?.isDirectory) return;
+    if (!sameIdentity(seen, old)) throw new LocalChangedError(path);
+  };
+}
+
+/** The lstat of `file`; null when nothing is there. */
+export function lstatOrNull(file: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(file);
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
   }
 }
