@@ -29,9 +29,16 @@ import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
 import { type SyncState, UNCHECKED } from "./state.ts";
-import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
-import { heldAsSynced, keepDropped } from "./dropped_entries.ts";
+import type { ConflictRecord } from "./conflicts.ts";
+import { keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
+import { removeDeletedRemotely } from "./pull_removals.ts";
+import {
+  blockedWarning,
+  moreUncommittedWarning,
+  pullConflictWarning,
+  uncommittedWarning,
+} from "./pull_warnings.ts";
 import { localSide } from "./pull_local.ts";
 import { type HeldConflict, PullAsides } from "./pull_aside.ts";
 import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
@@ -60,7 +67,8 @@ export interface PullDeps {
   readonly restoreDeleted?: boolean;
 }
 
-function under(path: string, prefixes: readonly string[] | undefined): boolean {
+/** True when `path` is one of `prefixes` or lies under one (every path without them). */
+export function under(path: string, prefixes: readonly string[] | undefined): boolean {
   return !prefixes ||
     prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
 }
@@ -193,23 +201,7 @@ async function pullInto(
     mine: ConflictRecord["mine"],
     theirs: IndexEntry | null,
     taken: boolean,
-  ) => {
-    events.emit("warning", {
-      code: "pull_conflict",
-      message: `${path} ${
-        theirs
-          ? `changed on the datastore (${describeVersion(theirs.v)})`
-          : "was deleted on the datastore"
-      } and is also changed here; ${
-        mine?.location === path || !mine
-          ? "the local copy was kept as it is and not overwritten"
-          : taken
-          ? `the local copy was set aside in ${mine.location} and the datastore's copy taken`
-          : `the local copy was set aside in ${mine.location}, and the datastore's copy was not written there`
-      }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
-      path,
-    });
-  };
+  ) => events.emit("warning", pullConflictWarning(path, mine, theirs, taken));
   let writer: Promise<string | null> | undefined;
   /** True when the store holds this cache's own uncommitted write at `path`, other than `e`'s. */
   const ownWriteOver = async (path: string, e: IndexEntry): Promise<boolean> => {
@@ -334,13 +326,7 @@ async function pullInto(
   const blocked = result.blocked ?? [];
   const leftBlocked = (path: string, err: PathBlockedError) => {
     blocked.push(path);
-    if (blocked.length > UNCOMMITTED_WARNINGS) return;
-    events.emit("warning", {
-      code: "path_blocked",
-      message:
-        `${err.message} The datastore holds both a file and files under a directory of the same name, and a cache holds only one; the rest of the pull went on. Move what is in the way (or remove one of the two from the datastore: \`sluice push <path>\` of its deletion from a cache that has it), then pull again.`,
-      path,
-    });
+    if (blocked.length <= UNCOMMITTED_WARNINGS) events.emit("warning", blockedWarning(path, err));
   };
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
@@ -349,12 +335,7 @@ async function pullInto(
     result.uncommitted.push(path);
     // One warning each for the first few; the rest are told at the end.
     if (result.uncommitted.length > UNCOMMITTED_WARNINGS) return;
-    events.emit("warning", {
-      code: "pull_skipped_uncommitted",
-      message:
-        `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${e.v}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
-      path,
-    });
+    events.emit("warning", uncommittedWarning(path, version, e.v));
   };
   // A fetch that fails part way keeps what it did: the files written are
   // recorded as synced (a later deletion of one by hand is then a local
@@ -456,81 +437,20 @@ async function pullInto(
     throw err;
   });
   if (index) {
-    // Synced paths the index no longer names, unchanged here: deleted remotely, or dropped.
-    const gone: string[] = [];
-    // What was at each when it was found unchanged, checked again at its removal.
-    const seenAt = new Map<string, FileIdentity | undefined>();
-    for (const path of state.syncedPaths()) {
-      // Own keys only: a file named like an Object.prototype member ("constructor") is no exception.
-      if (!under(path, prefixes) || Object.hasOwn(entries, path)) continue;
-      seenAt.set(path, cache.identity(path));
-      const here = await probeHere(path);
-      if (!here) continue;
-      const { local } = here;
-      if (here.changed) {
-        if (!local && !cache.exists(path)) {
-          // Deleted on both sides: they agree.
-          state.setSynced(path, undefined);
-          agreed.push(path);
-        } else if (local) {
-          conflict(
-            path,
-            { location: path, ...local },
-            null,
-            "changed here, deleted on the datastore",
-          );
-        }
-        continue;
-      }
-      gone.push(path);
-    }
-    // A deletion removes the object first: one still here at the synced
-    // version had its entry dropped, not its file deleted (one HEAD each).
-    const held = new Set<string>();
-    await pMap(gone, async (path) => {
-      const synced = state.synced(path);
-      if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
-    }, { concurrency: config.concurrency, signal }).catch(async (err) => {
-      await keepProgress().catch(() => {}); // as a failed fetch does
-      throw err;
+    await removeDeletedRemotely({
+      deps,
+      inScope: (path) => under(path, prefixes) && !Object.hasOwn(entries, path),
+      probeHere,
+      localCopy,
+      conflict: (path, mine, reason) => void conflict(path, mine, null, reason),
+      agreed,
+      result,
+      keepProgress,
     });
-    for (const path of gone) {
-      if (held.has(path)) {
-        result.dropped.push(path);
-        continue;
-      }
-      try {
-        await cache.removeFile(path, seenAt.get(path));
-      } catch (err) {
-        if (!(err instanceof LocalChangedError)) throw err;
-        // Edited (or deleted) here while the pull looked at the datastore: kept.
-        const local = await localCopy(path).catch(() => null);
-        if (!local && !cache.exists(path)) {
-          state.setSynced(path, undefined);
-          agreed.push(path);
-        } else {
-          conflict(
-            path,
-            local ? { location: path, ...local } : null,
-            null,
-            "changed here while the pull removed it, deleted on the datastore",
-          );
-        }
-        continue;
-      }
-      state.setSynced(path, undefined);
-      result.removed.push(path);
-    }
   }
   await keepDropped(state, events, result.dropped);
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
-  if (more > 0) {
-    events.emit("warning", {
-      code: "pull_skipped_uncommitted",
-      message:
-        `${more} more file(s) were skipped for the same reason: the datastore's object is not the one the index lists, so another writer's push has not committed it (all are listed in the result's \`uncommitted\`). The cached copies were kept; a later pull fetches them once those pushes complete.`,
-    });
-  }
+  if (more > 0) events.emit("warning", moreUncommittedWarning(more));
   // A removal that failed is tried again by the next pull, and a file
   // skipped as uncommitted is looked at again: neither keeps the token (a
   // pull that kept it would take the index as unchanged, and stay behind).

@@ -1,0 +1,99 @@
+/**
+ * The pull's removals: each synced file the index no longer names and that
+ * is unchanged here was deleted on the datastore (or its entry dropped by
+ * another client: a file the store still holds at the synced version is
+ * kept, and named again by the next push). A file changed here is a
+ * conflict; one deleted here too agrees. Each is removed only while it is
+ * what the pull looked at: an edit saved in between is kept, a conflict.
+ *
+ * @module
+ */
+import pMap from "p-map";
+import { LocalChangedError } from "../transfer/file_identity.ts";
+import type { FileIdentity } from "../transfer/file_identity.ts";
+import type { ConflictRecord } from "./conflicts.ts";
+import { heldAsSynced } from "./dropped_entries.ts";
+import type { PullDeps } from "./pull.ts";
+import type { localSide } from "./pull_local.ts";
+import type { PullResult } from "./pull_result.ts";
+
+type LocalSide = ReturnType<typeof localSide>;
+
+/** What {@link removeDeletedRemotely} needs of its pull. */
+export interface RemovalDeps {
+  readonly deps: PullDeps;
+  /** True for a synced path this pull covers that the index no longer names. */
+  readonly inScope: (path: string) => boolean;
+  readonly probeHere: LocalSide["probeHere"];
+  readonly localCopy: LocalSide["localCopy"];
+  /** Records a conflict with the datastore's deletion. */
+  readonly conflict: (path: string, mine: ConflictRecord["mine"], reason: string) => void;
+  /** Paths found deleted on both sides (their records settled). */
+  readonly agreed: string[];
+  readonly result: PullResult;
+  /** Saves what the pull did so far (before a failure is reported). */
+  readonly keepProgress: () => Promise<void>;
+}
+
+/** Removes the files deleted on the datastore (see the module). */
+export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
+  const { deps, agreed, result } = r;
+  const { cache, state, config, signal } = deps;
+  const gone: string[] = [];
+  // What was at each when it was found unchanged, checked again at its removal.
+  const seenAt = new Map<string, FileIdentity | undefined>();
+  for (const path of state.syncedPaths()) {
+    if (!r.inScope(path)) continue;
+    seenAt.set(path, cache.identity(path));
+    const here = await r.probeHere(path);
+    if (!here) continue;
+    const { local } = here;
+    if (here.changed) {
+      if (!local && !cache.exists(path)) {
+        // Deleted on both sides: they agree.
+        state.setSynced(path, undefined);
+        agreed.push(path);
+      } else if (local) {
+        r.conflict(path, { location: path, ...local }, "changed here, deleted on the datastore");
+      }
+      continue;
+    }
+    gone.push(path);
+  }
+  // A deletion removes the object first: one still here at the synced
+  // version had its entry dropped, not its file deleted (one HEAD each).
+  const held = new Set<string>();
+  await pMap(gone, async (path) => {
+    const synced = state.synced(path);
+    if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
+  }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+    await r.keepProgress().catch(() => {}); // as a failed fetch does
+    throw err;
+  });
+  for (const path of gone) {
+    if (held.has(path)) {
+      result.dropped.push(path);
+      continue;
+    }
+    try {
+      await cache.removeFile(path, seenAt.get(path));
+    } catch (err) {
+      if (!(err instanceof LocalChangedError)) throw err;
+      // Edited (or deleted) here while the pull looked at the datastore: kept.
+      const local = await r.localCopy(path).catch(() => null);
+      if (!local && !cache.exists(path)) {
+        state.setSynced(path, undefined);
+        agreed.push(path);
+      } else {
+        r.conflict(
+          path,
+          local ? { location: path, ...local } : null,
+          "changed here while the pull removed it, deleted on the datastore",
+        );
+      }
+      continue;
+    }
+    state.setSynced(path, undefined);
+    result.removed.push(path);
+  }
+}

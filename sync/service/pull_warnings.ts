@@ -1,0 +1,63 @@
+/**
+ * The warnings a pull emits about what it did not take: a conflict, a path
+ * something in the cache is in the way of, an object another writer has not
+ * committed.
+ *
+ * @module
+ */
+import type { WarningEvent } from "../events.ts";
+import type { IndexEntry } from "../transfer/remote_index.ts";
+import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
+
+/** `pull_conflict`: `path` changed (or was deleted) on the datastore and here (`taken`: theirs was written). */
+export function pullConflictWarning(
+  path: string,
+  mine: ConflictRecord["mine"],
+  theirs: IndexEntry | null,
+  taken: boolean,
+): WarningEvent {
+  return {
+    code: "pull_conflict",
+    message: `${path} ${
+      theirs
+        ? `changed on the datastore (${describeVersion(theirs.v)})`
+        : "was deleted on the datastore"
+    } and is also changed here; ${
+      mine?.location === path || !mine
+        ? "the local copy was kept as it is and not overwritten"
+        : taken
+        ? `the local copy was set aside in ${mine.location} and the datastore's copy taken`
+        : `the local copy was set aside in ${mine.location}, and the datastore's copy was not written there`
+    }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
+    path,
+  };
+}
+
+/** `path_blocked`: a file or directory in the cache is in the way of `path`. */
+export function blockedWarning(path: string, err: Error): WarningEvent {
+  return {
+    code: "path_blocked",
+    message:
+      `${err.message} The datastore holds both a file and files under a directory of the same name, and a cache holds only one; the rest of the pull went on. Move what is in the way (or remove one of the two from the datastore: \`sluice push <path>\` of its deletion from a cache that has it), then pull again.`,
+    path,
+  };
+}
+
+/** `pull_skipped_uncommitted`: the store holds `version` of `path`, its index `listed`. */
+export function uncommittedWarning(path: string, version: string, listed: string): WarningEvent {
+  return {
+    code: "pull_skipped_uncommitted",
+    message:
+      `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
+    path,
+  };
+}
+
+/** `pull_skipped_uncommitted` for the `more` files past the ones warned of one by one. */
+export function moreUncommittedWarning(more: number): WarningEvent {
+  return {
+    code: "pull_skipped_uncommitted",
+    message:
+      `${more} more file(s) were skipped for the same reason: the datastore's object is not the one the index lists, so another writer's push has not committed it (all are listed in the result's \`uncommitted\`). The cached copies were kept; a later pull fetches them once those pushes complete.`,
+  };
+}
