@@ -5,35 +5,26 @@
  * last sync). The manifest is a base file plus an fsynced log of the changes
  * made since it was written, so that a push of a few files into a large cache
  * appends a few lines instead of rewriting every entry; the base is rewritten
- * once the log holds as many lines as the manifest has entries. An
- * unreadable state file means "walk everything", never "clean".
+ * once the log holds as many lines as the manifest has entries (its files:
+ * `manifest_files.ts`). An unreadable state file means "walk everything",
+ * never "clean".
  *
  * @module
  */
 import { STATE_DIR } from "../transfer/cache.ts";
-import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
-import { isWriteRefused } from "../transfer/cache_paths.ts";
-import { SluiceError, UnsafePathError } from "../errors.ts";
+import { atomicWrite } from "../transfer/atomic_write.ts";
+import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { journalLines, readJournalLine } from "./dirty_journal.ts";
-import {
-  baseText,
-  logLines,
-  maxLogGen,
-  readBase,
-  replayLog,
-  type SyncedEntry,
-} from "./manifest_log.ts";
+import type { SyncedEntry } from "./manifest_log.ts";
+import { ManifestFiles } from "./manifest_files.ts";
+import { writingState } from "./state_files.ts";
 
 export type { SyncedEntry } from "./manifest_log.ts";
 
 /** The dirty journal's file in the state directory. */
 export const DIRTY_FILE = "dirty.log";
-const MANIFEST_FILE = "manifest.json";
-const MANIFEST_LOG = "manifest.log";
-/** The log is folded into the base once it has more lines than this and than the manifest has entries. */
-const LOG_MIN_LINES = 1024;
 
 /**
  * The dirty set and the synced manifest of one cache.
@@ -65,15 +56,10 @@ export class SyncState implements StateAccess {
    * push or pull with nothing to do writes no state file.
    */
   #changed = new Set<string>();
-  #rewrite = false;
   #savedIndexVersion: string | undefined;
   #journalStale = false;
-  /** Generation of the base on disk (-1 before the first); the next base takes a higher one. */
-  #gen = -1;
-  /** Whether a readable base is on disk: until then every save writes one. */
-  #hasBase = false;
-  /** Lines of this generation in the manifest log. */
-  #logLines = 0;
+  /** The manifest's base and log on disk. */
+  readonly #files: ManifestFiles;
   /** Whether a dirty journal was on disk when loaded, or has been written since. */
   #journalSeen = false;
   /** Remote index version as of the last sync. */
@@ -85,6 +71,7 @@ export class SyncState implements StateAccess {
 
   private constructor(cacheDir: string) {
     this.#dir = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}`;
+    this.#files = new ManifestFiles(this.#dir);
   }
 
   /**
@@ -120,7 +107,7 @@ export class SyncState implements StateAccess {
    * pushed with something to record, or marked, it is never true again.
    */
   get untouched(): boolean {
-    return !this.#journalSeen && this.#seq === 0 && this.#gen < 0 && !this.#hasBase &&
+    return !this.#journalSeen && this.#seq === 0 && !this.#files.seen &&
       this.#manifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
       this.#dirty.size === 0 && this.#attempted.size === 0 &&
       this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
@@ -283,20 +270,15 @@ export class SyncState implements StateAccess {
   async saveManifest(): Promise<void> {
     const indexVersion = this.indexVersion;
     const indexChanged = indexVersion !== this.#savedIndexVersion;
-    if (!this.#rewrite && this.#changed.size === 0 && !indexChanged) return;
+    if (!this.#files.mustRewrite && this.#changed.size === 0 && !indexChanged) return;
     // Taken now: changes made while this save waits belong to the next one.
     const changed = [...this.#changed];
     this.#changed.clear();
-    const lines = changed.length + (indexChanged ? 1 : 0);
     try {
-      if (
-        this.#rewrite || !this.#hasBase ||
-        this.#logLines + lines > Math.max(LOG_MIN_LINES, this.#manifest.size)
-      ) {
-        await this.#writeBase(indexVersion);
-      } else {
-        await this.#appendLog(changed, indexChanged, indexVersion);
-      }
+      await this.#files.save(this.#manifest, changed, {
+        changed: indexChanged,
+        version: indexVersion,
+      });
     } catch (e) {
       for (const p of changed) this.#changed.add(p);
       throw e;
@@ -304,76 +286,9 @@ export class SyncState implements StateAccess {
     this.#savedIndexVersion = indexVersion;
   }
 
-  /** Writes a new base of the next generation, then empties the log (whose lines it supersedes). */
-  async #writeBase(indexVersion: string | undefined): Promise<void> {
-    const gen = this.#gen + 1;
-    const text = baseText(this.#manifest, gen, indexVersion);
-    await this.#writing(
-      MANIFEST_FILE,
-      () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
-    );
-    this.#gen = gen;
-    this.#hasBase = true;
-    this.#logLines = 0;
-    this.#rewrite = false;
-    // Lines of an older generation are ignored when loading, so this may fail
-    // harmlessly. Replaced, not truncated: a link in its place is never followed.
-    await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
-  }
-
-  async #appendLog(
-    changed: readonly string[],
-    indexChanged: boolean,
-    indexVersion: string | undefined,
-  ): Promise<void> {
-    const out = logLines(
-      this.#manifest,
-      this.#gen,
-      changed,
-      indexChanged ? { version: indexVersion } : undefined,
-    );
-    await this.#writing(MANIFEST_LOG, async () => {
-      const file = `${this.#dir}/${MANIFEST_LOG}`;
-      const created = this.#logLines === 0 &&
-        !(await Deno.lstat(file).then(() => true, () => false));
-      const f = await Deno.open(file, { append: true, create: true, write: true });
-      try {
-        const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
-        let off = 0;
-        while (off < bytes.length) off += await f.write(bytes.subarray(off));
-        await f.sync();
-      } finally {
-        f.close();
-      }
-      if (created) await fsyncDir(this.#dir);
-    });
-    this.#logLines += out.length;
-  }
-
-  /**
-   * Runs a write of a state file; a failure (the file turned into a
-   * directory, a read-only disk…) becomes a coded error that says what to do
-   * instead of a bare OS error.
-   */
-  async #writing(name: string, write: () => Promise<void>): Promise<void> {
-    try {
-      await write();
-    } catch (e) {
-      if (e instanceof SluiceError) throw e;
-      const file = `${this.#dir}/${name}`;
-      throw new SluiceError(
-        isWriteRefused(e) ? "cache_unwritable" : "internal",
-        `Could not write the sync state file ${file} (${
-          e instanceof Error ? e.message : String(e)
-        }). No file in the cache was lost, and what the command had already published or fetched stays so (a push's files may be on the datastore already), but this cache's record of what is dirty or synced may be out of date. Make ${file} a writable regular file again (move a directory or a damaged file out of the way), then push the whole cache (\`sluice push\`, or markDirty() with no path and a push): the walk uploads only files that differ from the datastore's.`,
-        { cause: e },
-      );
-    }
-  }
-
   async #append(text: string): Promise<void> {
     this.#journalSeen = true;
-    await this.#writing(DIRTY_FILE, async () => {
+    await writingState(this.#dir, DIRTY_FILE, async () => {
       await Deno.mkdir(this.#dir, { recursive: true });
       const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
         append: true,
@@ -397,7 +312,8 @@ export class SyncState implements StateAccess {
       attempted: this.#attempted,
     });
     this.#journalSeen = true;
-    await this.#writing(
+    await writingState(
+      this.#dir,
       DIRTY_FILE,
       () => atomicWrite(`${this.#dir}/${DIRTY_FILE}`, new TextEncoder().encode(text)),
     );
@@ -435,58 +351,17 @@ export class SyncState implements StateAccess {
         }
       }
     }
-    try {
-      const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
-      const base = readBase(raw, this.#manifest);
-      this.indexVersion = base.indexVersion;
-      this.#gen = base.gen;
-      await this.#replayLog();
-      this.#hasBase = true;
+    const loaded = await this.#files.load(this.#manifest);
+    if (loaded.kind === "read") {
+      this.indexVersion = loaded.indexVersion;
       this.#savedIndexVersion = this.indexVersion;
-    } catch (e) {
-      // Without a readable base, the log's lines are void: the next base is
-      // numbered past every one of them so that none can ever apply to it.
-      this.#gen = Math.max(this.#gen, await this.#logMaxGen());
-      if (e instanceof Deno.errors.NotFound) return;
-      this.#manifest.clear();
+    } else if (loaded.kind === "unreadable") {
       this.indexVersion = undefined;
-      // The damaged files are replaced at the next save, even by an empty manifest.
-      this.#rewrite = true;
       this.#bulk = true;
       this.loadWarnings.push(
-        `synced manifest unreadable (${(e as Error).message}): walking everything`,
+        `synced manifest unreadable (${loaded.error.message}): walking everything`,
       );
     }
-  }
-
-  /** The highest generation among the log's readable lines; -1 when none. */
-  async #logMaxGen(): Promise<number> {
-    return maxLogGen(await Deno.readTextFile(`${this.#dir}/${MANIFEST_LOG}`).catch(() => ""));
-  }
-
-  /**
-   * Applies the log lines of the base's generation. A last line cut short (a
-   * crash during an append that was never acknowledged) is dropped, and the
-   * next save rewrites the base so that no line is ever appended to it; an
-   * unreadable line before the last makes the whole manifest unreadable.
-   */
-  async #replayLog(): Promise<void> {
-    const file = `${this.#dir}/${MANIFEST_LOG}`;
-    let text: string;
-    try {
-      if ((await Deno.lstat(file)).isSymlink) {
-        // Never read or appended through: the next save replaces it.
-        throw new Error("the manifest log is a symbolic link");
-      }
-      text = await Deno.readTextFile(file);
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return;
-      throw e;
-    }
-    const r = replayLog(text, this.#gen, this.#manifest);
-    if (r.torn) this.#rewrite = true;
-    if (r.index) this.indexVersion = r.index.version;
-    this.#logLines += r.applied;
   }
 }
 

@@ -1,0 +1,198 @@
+/**
+ * The synced manifest on disk: a base file and an fsynced log of the changes
+ * made since it was written (line formats in `manifest_log.ts`). A save
+ * appends the changed entries to the log, or, once the log holds as many
+ * lines as the manifest has entries, writes a new base of the next
+ * generation; a log line of another generation than the base's never
+ * applies.
+ *
+ * @module
+ */
+import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
+import {
+  baseText,
+  logLines,
+  maxLogGen,
+  readBase,
+  replayLog,
+  type SyncedEntry,
+} from "./manifest_log.ts";
+import { writingState } from "./state_files.ts";
+
+const MANIFEST_FILE = "manifest.json";
+const MANIFEST_LOG = "manifest.log";
+/** The log is never compacted below this many lines (a base rewrite costs the whole manifest). */
+const LOG_MIN_LINES = 1024;
+
+/** What {@link ManifestFiles.load} found. */
+export type ManifestLoad =
+  | { readonly kind: "none" }
+  | { readonly kind: "read"; readonly indexVersion: string | undefined }
+  | { readonly kind: "unreadable"; readonly error: Error };
+
+/**
+ * The manifest's files in the state directory `dir`.
+ *
+ * @example
+ * ```ts
+ * import { ManifestFiles } from "./manifest_files.ts";
+ * const files = new ManifestFiles(await Deno.makeTempDir());
+ * const manifest = new Map();
+ * console.log((await files.load(manifest)).kind); // "none"
+ * ```
+ */
+export class ManifestFiles {
+  readonly #dir: string;
+  /** Generation of the base on disk (-1 before the first); the next base takes a higher one. */
+  #gen = -1;
+  /** Whether a readable base is on disk: until then every save writes one. */
+  #hasBase = false;
+  /** Lines of this generation in the log. */
+  #logLines = 0;
+  /** The next save writes a base (the files were damaged, or the log's last line torn). */
+  #rewrite = false;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /** True once a base was read or written, or a log line of any generation found. */
+  get seen(): boolean {
+    return this.#gen >= 0 || this.#hasBase;
+  }
+
+  /** True when a save must write even with nothing changed (a damaged base or log is replaced). */
+  get mustRewrite(): boolean {
+    return this.#rewrite;
+  }
+
+  /**
+   * Reads the base and applies its generation's log lines into `manifest`.
+   * Unreadable files clear it and make the next save write a base numbered
+   * past every log line.
+   */
+  async load(manifest: Map<string, SyncedEntry>): Promise<ManifestLoad> {
+    try {
+      const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
+      const base = readBase(raw, manifest);
+      this.#gen = base.gen;
+      let indexVersion = base.indexVersion;
+      const index = await this.#replayLog(manifest);
+      if (index) indexVersion = index.version;
+      this.#hasBase = true;
+      return { kind: "read", indexVersion };
+    } catch (e) {
+      // Without a readable base, the log's lines are void: the next base is
+      // numbered past every one of them so that none can ever apply to it.
+      this.#gen = Math.max(this.#gen, await this.#logMaxGen());
+      if (e instanceof Deno.errors.NotFound) return { kind: "none" };
+      manifest.clear();
+      // The damaged files are replaced at the next save, even by an empty manifest.
+      this.#rewrite = true;
+      return { kind: "unreadable", error: e as Error };
+    }
+  }
+
+  /**
+   * Persists `changed` (and the index version, when `indexChanged`) durably:
+   * appended to the log (one fsync), or a new base written atomically.
+   */
+  async save(
+    manifest: ReadonlyMap<string, SyncedEntry>,
+    changed: readonly string[],
+    index: { readonly changed: boolean; readonly version: string | undefined },
+  ): Promise<void> {
+    const lines = changed.length + (index.changed ? 1 : 0);
+    if (
+      this.#rewrite || !this.#hasBase ||
+      this.#logLines + lines > Math.max(LOG_MIN_LINES, manifest.size)
+    ) {
+      await this.#writeBase(manifest, index.version);
+    } else {
+      await this.#appendLog(manifest, changed, index);
+    }
+  }
+
+  /** Writes a new base of the next generation, then empties the log (whose lines it supersedes). */
+  async #writeBase(
+    manifest: ReadonlyMap<string, SyncedEntry>,
+    indexVersion: string | undefined,
+  ): Promise<void> {
+    const gen = this.#gen + 1;
+    const text = baseText(manifest, gen, indexVersion);
+    await writingState(
+      this.#dir,
+      MANIFEST_FILE,
+      () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
+    );
+    this.#gen = gen;
+    this.#hasBase = true;
+    this.#logLines = 0;
+    this.#rewrite = false;
+    // Lines of an older generation are ignored when loading, so this may fail
+    // harmlessly. Replaced, not truncated: a link in its place is never followed.
+    await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
+  }
+
+  async #appendLog(
+    manifest: ReadonlyMap<string, SyncedEntry>,
+    changed: readonly string[],
+    index: { readonly changed: boolean; readonly version: string | undefined },
+  ): Promise<void> {
+    const out = logLines(
+      manifest,
+      this.#gen,
+      changed,
+      index.changed ? { version: index.version } : undefined,
+    );
+    await writingState(this.#dir, MANIFEST_LOG, async () => {
+      const file = `${this.#dir}/${MANIFEST_LOG}`;
+      const created = this.#logLines === 0 &&
+        !(await Deno.lstat(file).then(() => true, () => false));
+      const f = await Deno.open(file, { append: true, create: true, write: true });
+      try {
+        const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
+        let off = 0;
+        while (off < bytes.length) off += await f.write(bytes.subarray(off));
+        await f.sync();
+      } finally {
+        f.close();
+      }
+      if (created) await fsyncDir(this.#dir);
+    });
+    this.#logLines += out.length;
+  }
+
+  /** The highest generation among the log's readable lines; -1 when none. */
+  async #logMaxGen(): Promise<number> {
+    return maxLogGen(await Deno.readTextFile(`${this.#dir}/${MANIFEST_LOG}`).catch(() => ""));
+  }
+
+  /**
+   * Applies the log lines of the base's generation; returns the last index
+   * version they record. A last line cut short (a crash during an append
+   * that was never acknowledged) is dropped, and the next save rewrites the
+   * base so that no line is ever appended to it; an unreadable line before
+   * the last makes the whole manifest unreadable.
+   */
+  async #replayLog(
+    manifest: Map<string, SyncedEntry>,
+  ): Promise<{ version: string | undefined } | undefined> {
+    const file = `${this.#dir}/${MANIFEST_LOG}`;
+    let text: string;
+    try {
+      if ((await Deno.lstat(file)).isSymlink) {
+        // Never read or appended through: the next save replaces it.
+        throw new Error("the manifest log is a symbolic link");
+      }
+      text = await Deno.readTextFile(file);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+    const r = replayLog(text, this.#gen, manifest);
+    if (r.torn) this.#rewrite = true;
+    this.#logLines += r.applied;
+    return r.index;
+  }
+}
