@@ -25,6 +25,17 @@ function eraseSame(store: InMemoryStore, path: string, version: string) {
 }
 
 /** An upload of "same" at `path` (this run's), and a peer's commit that names it, to run when wanted. */
+/** A store hook that runs `fn` once, before the first call on `path`; `fired` once it has. */
+function onceAt(path: string, fn: () => Promise<unknown>) {
+  const hook = async (key: string) => {
+    if (hook.fired || key !== path) return;
+    hook.fired = true;
+    await fn();
+  };
+  hook.fired = false;
+  return hook;
+}
+
 async function sameUpload(store: InMemoryStore, path: string) {
   const mine = await store.put(path, enc("same"), PutModes.create);
   const h = await sha256Hex(enc("same"));
@@ -122,15 +133,8 @@ for (const withPutBack of [true, false]) {
       const inner = new InMemoryStore();
       const RAW = `${D}/2/raw`;
       const { mine, h, name } = await sameUpload(inner, RAW);
-      let armed = true;
-      const store = hookedStore(inner, {
-        beforeDelete: async (key) => {
-          if (!armed || key !== RAW) return;
-          armed = false;
-          // The peer checked the object was there, then its commit lands.
-          await name();
-        },
-      });
+      // The peer checked the object was there, then its commit lands.
+      const store = hookedStore(inner, { beforeDelete: onceAt(RAW, name) });
       const r = await deleteUploads(
         store,
         [{ path: RAW, version: mine.version }],
@@ -194,16 +198,13 @@ Deno.test("deleteUploads names its own earlier put-back whose index update faile
   const inner = new InMemoryStore();
   const RAW = `${D}/4/raw`;
   const { mine, name } = await sameUpload(inner, RAW);
-  let armed = true;
   let failIndex = false;
   const store = hookedStore(inner, {
-    beforeDelete: async (key) => {
-      if (!armed || key !== RAW) return;
-      armed = false;
-      // A peer's commit names the object just before the delete.
+    // A peer's commit names the object just before the delete.
+    beforeDelete: onceAt(RAW, async () => {
       await name();
       failIndex = true; // the put-back's index update fails once
-    },
+    }),
     before: (key) => {
       if (failIndex && key !== RAW) {
         failIndex = false;
@@ -250,17 +251,15 @@ Deno.test("deleteUploads never puts back a path whose deletion was committed aft
   const inner = new InMemoryStore();
   const RAW = `${D}/6/raw`;
   const { mine, name } = await sameUpload(inner, RAW);
-  let armed = true;
+  // The peer's commit names the object just before the delete ...
+  const named = onceAt(RAW, name);
   const store = hookedStore(inner, {
-    beforeDelete: async (key) => {
-      if (!armed || key !== RAW) return;
-      armed = false;
-      // The peer's commit names the object just before the delete ...
-      await name();
-    },
+    beforeDelete: named,
     before: async (key) => {
       // ... and before the put-back, a deletion of the path is committed.
-      if (!armed && key === RAW) await updateIndex(inner, { set: {}, remove: [RAW] }, NO_RETRY);
+      if (named.fired && key === RAW) {
+        await updateIndex(inner, { set: {}, remove: [RAW] }, NO_RETRY);
+      }
     },
   });
   const r = await eraseSame(store, RAW, mine.version);

@@ -164,7 +164,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       bytesDone: from.bytesDone + bytesFinished + bytesMoving(),
       bytesTotal: from.bytesTotal + bytesTotal,
     });
-    const leave = () => deps.progressSoFar && Object.assign(deps.progressSoFar, figures());
+    // Written in place once per file (no object made): a second pass counts on from here.
+    const leave = () => {
+      const to = deps.progressSoFar;
+      if (!to) return;
+      to.filesDone = from.filesDone + filesDone;
+      to.filesTotal = from.filesTotal + filesTotal;
+      to.bytesDone = from.bytesDone + bytesFinished;
+      to.bytesTotal = from.bytesTotal + bytesTotal;
+    };
     leave();
     // Nobody listening (a library caller without a progress bar): skip building the event.
     const progress = () =>
