@@ -5,6 +5,7 @@
  * @module
  */
 import { randomId } from "../hash.ts";
+import { lstatOrNull } from "./cache_paths.ts";
 
 /**
  * Writes `body` to `file` atomically: a temp file in the same directory,
@@ -63,15 +64,6 @@ function modeToKeep(old: Deno.FileInfo | null, made: Deno.FileInfo): number | un
   if (!old?.isFile || old.mode === null || made.mode === null) return undefined;
   const keep = old.mode & 0o1777;
   return keep === (made.mode & 0o1777) ? undefined : keep;
-}
-
-function lstatOrNull(file: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(file);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
 }
 
 /**

@@ -15,7 +15,6 @@ import {
   type FileIdentity,
   identityOf,
   LocalChangedError,
-  lstatOrNull,
   sameIdentity,
   targetCheck,
 } from "./file_identity.ts";
@@ -38,7 +37,7 @@ import {
   writeStateFile,
 } from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
-import { abs, exists, isNotFound, LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
+import { abs, exists, isNotFound, LINK_REFUSED, lstatOrNull, STATE_DIR } from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 

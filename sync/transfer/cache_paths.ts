@@ -50,3 +50,13 @@ export function exists(path: string): boolean {
     throw e;
   }
 }
+
+/** The lstat of `file`; null when nothing is there (or a file is where a directory on its way must be). */
+export function lstatOrNull(file: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(file);
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
+  }
+}

@@ -8,8 +8,7 @@
 import { SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { atomicWrite } from "./atomic_write.ts";
-import { abs, isNotFound, STATE_DIR } from "./cache_paths.ts";
-import { lstatOrNull } from "./file_identity.ts";
+import { abs, isNotFound, lstatOrNull, STATE_DIR } from "./cache_paths.ts";
 
 /** Why a copy was set aside, and when. */
 export interface SetAsideReason {

@@ -6,7 +6,6 @@
  * @module
  */
 import type { TargetCheck } from "./atomic_write.ts";
-import { isNotFound } from "./cache_paths.ts";
 
 /** The file at a path, as one lstat saw it; null: nothing there. */
 export type FileIdentity = {
@@ -62,14 +61,4 @@ export function targetCheck(path: string, seen: FileIdentity): TargetCheck {
     if (old?.isDirectory) return;
     if (!sameIdentity(seen, old)) throw new LocalChangedError(path);
   };
-}
-
-/** The lstat of `file`; null when nothing is there. */
-export function lstatOrNull(file: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(file);
-  } catch (e) {
-    if (isNotFound(e)) return null;
-    throw e;
-  }
 }
