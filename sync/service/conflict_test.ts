@@ -315,3 +315,31 @@ for (const edit of ["another edit", "the datastore's new bytes"] as const) {
     assert.equal(await read(b, aside), "b's first copy");
   });
 }
+
+Deno.test("a data version lost to another writer leaves a record naming a copy set aside earlier until it is resolved", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const raw = "data/shell/cmd/m1/out/1/raw";
+  await put(a, raw, "a's run");
+  await a.pushChanged();
+  // b's copy, never synced, is set aside by the pull that takes a's.
+  await put(b, raw, "b's first run", false);
+  const first = await b.pullChanged();
+  assert.equal(first.setAside.length, 1);
+  const aside = first.setAside[0];
+  // b writes the version again by hand: its push loses to a's (create-only).
+  await put(b, raw, "b's second run");
+  await assert.rejects(() => b.pushChanged(), (e: Error & { code?: string }) => {
+    assert.equal(e.code, "version_exists");
+    return true;
+  });
+  assert.ok(
+    JSON.stringify(b.conflicts()).includes(aside),
+    `the first set-aside copy ${aside} is still named: ${JSON.stringify(b.conflicts())}`,
+  );
+  assert.equal(await read(b, aside), "b's first run");
+  assert.ok((await b.resolveConflict(raw, "theirs")).resolved);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, raw), "a's run");
+});

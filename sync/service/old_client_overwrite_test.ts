@@ -479,3 +479,27 @@ for (const checked of [true, false]) {
     },
   );
 }
+
+Deno.test("a data version whose overwrite conflict settles by a publish keeps naming a copy set aside earlier", async () => {
+  const dv = "data/aws/ec2/m1/state/3/raw";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  // An old client's version 3 takes the place of a's copy, never synced: set aside.
+  await peerPush(store, { [dv]: "old client's v3\n" });
+  await put(a, dv, "a's first v3\n", false);
+  const aside = (await a.pullChanged()).setAside[0];
+  assert.ok(aside);
+  // The old client deletes it; a writes it again, and the old client writes the same bytes over a's upload.
+  await peerPush(store, {}, { remove: [dv] });
+  await a.pullChanged();
+  await put(a, dv, "v3 bytes\n");
+  const prepared = await a.preparePush({ checkCreates: true });
+  await peerPush(store, { [dv]: "v3 bytes\n" });
+  assert.deepEqual((await a.commitPush(prepared)).overwritten, [dv]);
+  await a.pushChanged();
+  assert.ok(
+    JSON.stringify(a.conflicts()).includes(aside),
+    `the set-aside copy ${aside} is still named: ${JSON.stringify(a.conflicts())}`,
+  );
+  assert.equal(await read(a, aside), "a's first v3\n");
+});

@@ -371,14 +371,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     await state.conflicts.record(found);
     // A data version another writer published first was set aside by the
     // create-only writer (version_exists): theirs stands, so a conflict a pull
-    // recorded for it is settled, and the next pull reads the index to take it.
+    // recorded for it is settled (a record naming a copy set aside earlier
+    // stays until resolved), and the next pull reads the index to take it.
     const lost = failures.flatMap((f) =>
       f.error instanceof VersionConflictError
         ? [...f.error.keys, ...f.error.setAsideTo.map(setAsideSource)]
         : []
     );
     if (lost.length > 0) {
-      await state.conflicts.clear(lost);
+      await state.conflicts.settle(lost);
       state.indexVersion = undefined;
     }
     // Writes a gate took back (a lost data version's files, this push's own

@@ -202,7 +202,7 @@ export async function commitPrepared(
   const settled = Object.keys(pending.synced ?? {}).filter((p) =>
     !theirs.has(p) && isOverwrittenConflict(deps.state.conflicts.get(p)?.reason)
   );
-  if (settled.length > 0) await deps.state.conflicts.clear(settled);
+  if (settled.length > 0) await deps.state.conflicts.settle(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
   return { overwritten, unpublished };
