@@ -6,7 +6,9 @@
  *   (`options.namespace`, empty meaning solo); a later call naming another
  *   throws. `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
  *   stripped; before the namespace is bound, a first segment that is a cache
- *   directory holding `.namespace.json` is taken as the namespace.
+ *   directory holding `.namespace.json` is taken as the namespace, else
+ *   the mark goes to the solo state, and the first sync of a namespace moves
+ *   that namespace's marks from there to it.
  * - Locks: every push (`pushChanged`, `preparePush`) is given the model
  *   locks this process holds on the namespace, their models, the versions
  *   written since each was acquired and those not written by this run, so
@@ -50,6 +52,8 @@ import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import { walkFiles } from "../../sync/transfer/cache_walk.ts";
+import { STATE_DIR } from "../../sync/transfer/cache.ts";
+import { DIRTY_FILE } from "../../sync/service/state.ts";
 import type {
   SwampMigratedIndex,
   SwampModelRef,
@@ -151,6 +155,8 @@ export class ExtensionSyncService implements SwampSyncService {
   readonly #cachePath: string;
   readonly #ready: Promise<void>;
   #namespace?: string;
+  /** Whether marks made before the namespace was bound were moved to it. */
+  #adopted = false;
   /** Root directories of the cache found holding `.namespace.json` (or not). */
   readonly #namespaceDirs = new Map<string, boolean>();
 
@@ -185,6 +191,24 @@ export class ExtensionSyncService implements SwampSyncService {
   async #service(ns: string): Promise<SyncService> {
     await this.#ready;
     return await this.#rt.service(this.#cachePath, ns);
+  }
+
+  /**
+   * Moves to namespace `ns` the marks of `<ns>/…` paths made while no
+   * service knew it (a clone without the local manifest marks before its
+   * first sync): they went to the solo state, which a namespaced push never
+   * reads, so its write would stay local, unpublished and untold. Once per
+   * service, and only when the solo state has a dirty journal.
+   */
+  async #adoptUnboundMarks(svc: SyncService, ns: string): Promise<void> {
+    if (!ns || this.#adopted) return;
+    this.#adopted = true;
+    if (!existsSync(`${this.#cachePath}/${STATE_DIR}/${DIRTY_FILE}`)) return;
+    const solo = await this.#service("");
+    const mine = solo.state.dirtyPaths().filter((p) => p.startsWith(`${ns}/`));
+    if (mine.length === 0) return;
+    await svc.markDirty({ relPaths: mine.map((p) => p.slice(ns.length + 1)) });
+    await solo.state.clean(mine);
   }
 
   /** Namespace and namespace-relative path of a cache-relative path. */
@@ -331,6 +355,7 @@ export class ExtensionSyncService implements SwampSyncService {
   async pullChanged(options: SwampSyncOptions = {}): Promise<number> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
+    await this.#adoptUnboundMarks(svc, ns);
     const models = options.context?.models ?? [];
     const r = await svc.pullChanged({
       signal: options.signal,
@@ -345,6 +370,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
+    await this.#adoptUnboundMarks(svc, ns);
     const lockOptions = await this.#pushOptions(ns);
     const p = this.#rt.provider;
     // Beside old clients, each create is checked at the commit (they delete
@@ -369,6 +395,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
+    await this.#adoptUnboundMarks(svc, ns);
     const lockOptions = await this.#pushOptions(ns);
     const checkCreates = !!this.#rt.provider.config.oldClients;
     const prepared = await this.#fenced(
