@@ -620,6 +620,7 @@ export async function resolveAsUser(
   if (how === "mine" && picked.mine && picked.mine.location !== path) {
     env.changes.choseSetAside(c, path);
   }
+  await env.changes.asides.resolving(c, svc.cacheDir, path);
   const resolve = () => svc.resolveConflict(path, how);
   return env.globalLockCommits ? await globalLockOf(svc).withLock(resolve) : await resolve();
 }

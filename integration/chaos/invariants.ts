@@ -13,7 +13,10 @@
  * - I4: no hang (recorded by the workload: a command past its fake-time
  *   budget, a unit stuck in real time, a livelock);
  * - I5: nothing is written outside the cache directories;
- * - I6: no local change is lost by a pull or a resolution (`local_changes.ts`);
+ * - I6: no local change is lost by a pull or a resolution (`local_changes.ts`),
+ *   and after the final sync every copy a pull set aside is named by an
+ *   open conflict record until its clone resolves the path
+ *   (`set_aside_named.ts`);
  * - I7: after the final sync, the remote index never names an object version
  *   the store does not hold (`index_checks.ts`);
  * - I8: a fresh clone gets every committed file, markers included

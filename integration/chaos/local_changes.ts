@@ -26,6 +26,7 @@
  */
 import { sha256Hex } from "../../sync/hash.ts";
 import type { Violation } from "./invariants.ts";
+import { SetAsideWatch } from "./set_aside_named.ts";
 
 /** One edit or deletion a user made in a clone's cache. */
 export interface LocalEdit {
@@ -88,6 +89,8 @@ async function setAsideHashes(cacheDir: string, path: string): Promise<string[]>
 export class LocalChanges {
   /** Every edit, in order. */
   readonly edits: LocalEdit[] = [];
+  /** The copies pulls set aside, each named by a conflict record until resolved (`set_aside_named.ts`). */
+  readonly asides = new SetAsideWatch();
   #seq = 0;
   /** `path\0hash` of bytes the store was seen to hold, with the last seq it was seen at. */
   readonly #held = new Map<string, number>();

@@ -1000,3 +1000,20 @@ Deno.test("chaos regression: a deletion cut off before its commit and undone by 
     '{"seed":45200526,"clones":2,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase"],"ops":[{"id":0,"kind":"adopt","clone":0,"file":3},{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000},{"id":9,"kind":"resolve","clone":0,"pick":0,"how":"mine"},{"id":12,"kind":"bulk","clone":1},{"id":13,"kind":"tick","n":11,"pick":1449813216},{"id":15,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":16,"kind":"delete","clone":0,"file":4,"how":"dir"},{"id":17,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":18,"kind":"breakglass","model":0},{"id":20,"kind":"tick","n":4,"pick":660841727},{"id":21,"kind":"breakglass","model":0},{"id":22,"kind":"tick","n":36,"pick":1067718856},{"id":24,"kind":"edit","clone":0,"file":3,"how":"revert"},{"id":26,"kind":"outage","on":true},{"id":27,"kind":"tick","n":4,"pick":1494590410}]}',
   );
 });
+
+/**
+ * I6 (seed 47000128, shrunk; found once the checker asked that every copy a
+ * pull set aside stay named by a conflict record until its clone resolves
+ * the path): a clone's run crashed after writing version 1 of a data name,
+ * a peer published its own version 1, and the clone's pull set the crashed
+ * run's files aside as conflicts. The clone's resolution (`--mine`) then lost
+ * to the published version (`version_exists`), and the push that settled
+ * that loss dropped the records naming the copies set aside before: they
+ * stayed in the set-aside area, shown by nothing. A push's own settling now
+ * keeps a record that names a set-aside copy; only a resolution drops it.
+ */
+Deno.test("chaos regression: a copy a pull set aside stays named after a push settles a lost data version (I6)", async () => {
+  await clean(
+    '{"seed":47000128,"clones":5,"v2":true,"kinds":["core-single-phase","core-single-phase","api","core-single-phase","core"],"ops":[{"id":0,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":1,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":9,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":10,"kind":"breakglass","model":0},{"id":12,"kind":"tick","n":27,"pick":285049595},{"id":20,"kind":"crash","clone":3},{"id":36,"kind":"resolve","clone":3,"pick":4,"how":"mine"}]}',
+  );
+});

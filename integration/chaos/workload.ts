@@ -569,7 +569,11 @@ class World {
     }
     if (this.#aborted) return;
     await this.truth.checkFinal(this.target.inspect, this.clones.map((c) => c.dir));
-    for (const slot of this.clones) await this.#checkLocal(slot);
+    for (const slot of this.clones) {
+      await this.#checkLocal(slot);
+      const named = this.changes.asides.check(slot.index, slot.dir, slot.svc.conflicts(), -1);
+      for (const v of await named) this.truth.violate(v);
+    }
     // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`).
     const spared = (path: string) => this.truth.oldStranded.has(path);
     const { entries, violations } = await checkIndexNamesHeld(this.target.direct, spared);

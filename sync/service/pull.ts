@@ -40,7 +40,7 @@ import {
   uncommittedWarning,
 } from "./pull_warnings.ts";
 import { localSide } from "./pull_local.ts";
-import { type HeldConflict, PullAsides } from "./pull_aside.ts";
+import { type HeldConflict, PULL_SET_ASIDE_REASON, PullAsides } from "./pull_aside.ts";
 import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
@@ -283,10 +283,7 @@ async function pullInto(
         continue;
       }
       if (local) {
-        const aside = await cache.setAside(
-          path,
-          "the pull found a local copy this cache never synced, differing from the datastore's",
-        );
+        const aside = await cache.setAside(path, PULL_SET_ASIDE_REASON);
         // Told of once its fetch is done: put back if that writes nothing.
         asides.add(
           path,
