@@ -6,7 +6,8 @@
  *   (`options.namespace`, empty meaning solo); a later call naming another
  *   throws. `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
  *   stripped; before the namespace is bound, a first segment that is a cache
- *   directory holding `.namespace.json` is taken as the namespace, else
+ *   directory holding `.namespace.json` is taken as the namespace (for
+ *   `hydrateFile`, also one the datastore holds the manifest of), else
  *   the mark goes to the solo state, and the first sync of a namespace moves
  *   that namespace's marks from there to it.
  * - Locks: every push (`pushChanged`, `preparePush`) is given the model
@@ -68,6 +69,7 @@ import type {
   SwampSyncService,
 } from "./contract.ts";
 import type { HeldModelLock } from "./held_locks.ts";
+import { isNamespaceSlug, namespaceManifestKey } from "./namespaces.ts";
 import {
   isLockfile,
   publishLockfileChange,
@@ -166,6 +168,8 @@ export class ExtensionSyncService implements SwampSyncService {
   #adopted = false;
   /** Root directories of the cache found holding `.namespace.json` (or not). */
   readonly #namespaceDirs = new Map<string, boolean>();
+  /** Root directories asked of the datastore whether they are registered namespaces. */
+  readonly #registered = new Map<string, boolean>();
 
   constructor(runtime: DatastoreRuntime, cachePath: string) {
     this.#rt = runtime;
@@ -240,6 +244,29 @@ export class ExtensionSyncService implements SwampSyncService {
       this.#namespaceDirs.set(first, found);
     }
     return found ? first : "";
+  }
+
+  /**
+   * Before the namespace is bound, learns from the datastore whether the
+   * first segment of `relPath` is a registered namespace when the cache
+   * holds no manifest of it (a clone whose namespace is set in its
+   * configuration but that never ran `namespace set`): the file to hydrate
+   * is then that namespace's, which the solo index never lists, and the
+   * tool would be told it does not exist. One read per root directory and
+   * service; a failed read leaves the path to the solo state, as before.
+   */
+  async #learnRegistered(relPath: string, signal?: AbortSignal): Promise<void> {
+    if (this.#namespace !== undefined) return;
+    const rel = relPath.replaceAll("\\", "/").replace(/^(\.\/)+/, "");
+    const first = rel.split("/")[0];
+    if (!first || first === rel || !isNamespaceSlug(first) || this.#detectNamespace(rel)) return;
+    let found = this.#registered.get(first);
+    if (found === undefined) {
+      found = await this.#rt.provider.store.head(namespaceManifestKey(first), { signal })
+        .then((info) => info !== null, () => false);
+      this.#registered.set(first, found);
+    }
+    if (found) this.#namespaceDirs.set(first, true);
   }
 
   /** The namespace of the cache when exactly one root directory holds `.namespace.json`. */
@@ -509,6 +536,7 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   async hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
+    await this.#learnRegistered(relPath, options.signal);
     const { ns, rel } = this.#split(relPath);
     const svc = await this.#service(ns);
     const r = await svc.pullChanged({ signal: options.signal, prefixes: [rel] });
