@@ -4,7 +4,8 @@
  *
  * - Namespaces: the first pull, push or prepare binds the namespace
  *   (`options.namespace`, empty meaning solo); a later call naming another
- *   throws. `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
+ *   throws, and one naming none is the bound namespace's (the tool's token
+ *   commands push with no namespace on a service a namespaced pull bound). `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
  *   stripped; before the namespace is bound, a first segment that is a cache
  *   directory holding `.namespace.json` is taken as the namespace (for
  *   `hydrateFile`, also one the datastore holds the manifest of), else
@@ -184,6 +185,9 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   #bind(namespace: string | undefined): string {
+    // A call naming no namespace on a bound service is the bound namespace's:
+    // the tool's token commands push so on the service a namespaced pull bound.
+    if (namespace === undefined && this.#namespace !== undefined) return this.#namespace;
     const ns = namespace ?? "";
     if (this.#namespace === undefined) this.#namespace = ns;
     else if (this.#namespace !== ns) {
