@@ -81,5 +81,5 @@ export async function checkout(
     await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
     await Deno.writeTextFile(file, text);
   };
-  return { svc, cache, write, warnings };
+  return { ds, svc, cache, write, warnings };
 }

@@ -10,6 +10,13 @@
  * written by this run: those are the `written` versions the refused-run
  * eraser may remove, and the rest are `preexisting`.
  *
+ * A model lock is settled when this process released it after a push
+ * fenced by it committed, with no push under it started since: the tool
+ * releases a model's lock right after that model's flush, and runs the
+ * steps of a workflow in parallel over one sync service, so a push another
+ * step prepared under the lock may commit after it (see
+ * {@link HeldLocks.settled}).
+ *
  * All paths here are relative to the cache root the tool gives
  * (`<cachePath>`), so they include `<ns>/` when namespaced.
  *
@@ -144,6 +151,10 @@ export class HeldLocks {
   readonly #models = new Map<DistributedLock, HeldEntry>();
   readonly #globals = new Map<string, DistributedLock>();
   readonly #caches = new Set<string>();
+  /** Model locks whose last push committed (no push under them started since). */
+  readonly #committed = new WeakSet<DistributedLock>();
+  /** Model locks released while committed and not lost. */
+  readonly #settled = new WeakSet<DistributedLock>();
 
   /** Records a lock this process now holds; snapshots each known cache for a model lock. */
   async acquired(lock: DistributedLock): Promise<void> {
@@ -166,8 +177,33 @@ export class HeldLocks {
 
   /** Forgets a lock (released, or never acquired). */
   released(lock: DistributedLock): void {
+    if (this.#models.has(lock) && this.#committed.has(lock) && !lock.lost) {
+      this.#settled.add(lock);
+    }
     this.#models.delete(lock);
     if (this.#globals.get(lock.key) === lock) this.#globals.delete(lock.key);
+  }
+
+  /** A push under `locks` starts: none of them is settled by an earlier commit any more. */
+  pushing(locks: readonly DistributedLock[]): void {
+    for (const l of locks) this.#committed.delete(l);
+  }
+
+  /** A push under `locks` committed: the fence found each still this run's after its writes. */
+  committed(locks: readonly DistributedLock[]): void {
+    for (const l of locks) this.#committed.add(l);
+  }
+
+  /**
+   * True when this process released `lock` after a push under it committed,
+   * and began none under it since: every write made under it was published
+   * under its fence, so a push another step prepared while it was held need
+   * not fence it again at its commit (it is gone from the store: the fence
+   * would take it for lost and erase that step's run). A lock released
+   * otherwise (its push failed or was refused, or never came) is not settled.
+   */
+  settled(lock: DistributedLock): boolean {
+    return this.#settled.has(lock);
   }
 
   /** Registers a cache path; held model locks not yet snapshotted there are snapshotted now. */

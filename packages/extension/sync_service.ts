@@ -4,9 +4,11 @@
  *
  * - Namespaces: the first pull, push or prepare binds the namespace
  *   (`options.namespace`, empty meaning solo); a later call naming another
- *   throws. `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
+ *   throws, and one naming none is the bound namespace's (the tool's token
+ *   commands push with no namespace on a service a namespaced pull bound). `markDirty` and `hydrateFile` paths carry `<ns>/`, which is
  *   stripped; before the namespace is bound, a first segment that is a cache
- *   directory holding `.namespace.json` is taken as the namespace, else
+ *   directory holding `.namespace.json` is taken as the namespace (for
+ *   `hydrateFile`, also one the datastore holds the manifest of), else
  *   the mark goes to the solo state, and the first sync of a namespace moves
  *   that namespace's marks from there to it.
  * - Locks: every push (`pushChanged`, `preparePush`) is given the model
@@ -14,6 +16,11 @@
  *   written since each was acquired and those not written by this run, so
  *   the lock fence and the refused-run eraser run as through Sluice's own
  *   API.
+ * - The tool runs a workflow's steps in parallel over one service: a
+ *   push prepared by one step may commit after another step released its
+ *   lock. A lock released after a push under it committed, and no push
+ *   under it begun since, is left out of that commit's lock set (its
+ *   writes were published under it); one released otherwise still counts.
  * - `commitPush` hands the prepared push back to Sluice's `commitPush`,
  *   which runs it through the pipeline again under the locks it was
  *   prepared with: a run that lost one is refused with `model_lock_lost`,
@@ -63,6 +70,7 @@ import type {
   SwampSyncService,
 } from "./contract.ts";
 import type { HeldModelLock } from "./held_locks.ts";
+import { isNamespaceSlug, namespaceManifestKey } from "./namespaces.ts";
 import {
   isLockfile,
   publishLockfileChange,
@@ -97,6 +105,8 @@ export function isInternalCacheFile(rel: string): boolean {
 interface ManifestData {
   readonly namespace: string;
   readonly prepared: PreparedPush;
+  /** The held locks under the prepared push's `options.locks`, in the same order. */
+  readonly held: readonly DistributedLock[];
 }
 
 /**
@@ -159,6 +169,8 @@ export class ExtensionSyncService implements SwampSyncService {
   #adopted = false;
   /** Root directories of the cache found holding `.namespace.json` (or not). */
   readonly #namespaceDirs = new Map<string, boolean>();
+  /** Root directories asked of the datastore whether they are registered namespaces. */
+  readonly #registered = new Map<string, boolean>();
 
   constructor(runtime: DatastoreRuntime, cachePath: string) {
     this.#rt = runtime;
@@ -173,6 +185,9 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   #bind(namespace: string | undefined): string {
+    // A call naming no namespace on a bound service is the bound namespace's:
+    // the tool's token commands push so on the service a namespaced pull bound.
+    if (namespace === undefined && this.#namespace !== undefined) return this.#namespace;
     const ns = namespace ?? "";
     if (this.#namespace === undefined) this.#namespace = ns;
     else if (this.#namespace !== ns) {
@@ -235,6 +250,29 @@ export class ExtensionSyncService implements SwampSyncService {
     return found ? first : "";
   }
 
+  /**
+   * Before the namespace is bound, learns from the datastore whether the
+   * first segment of `relPath` is a registered namespace when the cache
+   * holds no manifest of it (a clone whose namespace is set in its
+   * configuration but that never ran `namespace set`): the file to hydrate
+   * is then that namespace's, which the solo index never lists, and the
+   * tool would be told it does not exist. One read per root directory and
+   * service; a failed read leaves the path to the solo state, as before.
+   */
+  async #learnRegistered(relPath: string, signal?: AbortSignal): Promise<void> {
+    if (this.#namespace !== undefined) return;
+    const rel = relPath.replaceAll("\\", "/").replace(/^(\.\/)+/, "");
+    const first = rel.split("/")[0];
+    if (!first || first === rel || !isNamespaceSlug(first) || this.#detectNamespace(rel)) return;
+    let found = this.#registered.get(first);
+    if (found === undefined) {
+      found = await this.#rt.provider.store.head(namespaceManifestKey(first), { signal })
+        .then((info) => info !== null, () => false);
+      this.#registered.set(first, found);
+    }
+    if (found) this.#namespaceDirs.set(first, true);
+  }
+
   /** The namespace of the cache when exactly one root directory holds `.namespace.json`. */
   async #onlyNamespace(): Promise<string> {
     const found: string[] = [];
@@ -252,17 +290,65 @@ export class ExtensionSyncService implements SwampSyncService {
     return found.length === 1 ? found[0] : "";
   }
 
+  /**
+   * The lock options of a push of `ns` (the held model locks, seen by the
+   * namespace), and the held locks under them (`held`, in the same order),
+   * which are told that a push under them starts.
+   */
   async #pushOptions(
     ns: string,
-  ): Promise<Pick<PushOptions, "locks" | "written" | "preexisting" | "models">> {
+  ): Promise<{
+    options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models">;
+    held: DistributedLock[];
+  }> {
     const h = await this.#rt.held.pushOptions(this.#cachePath, ns);
-    if (h.locks.length === 0) return {};
+    if (h.locks.length === 0) return { options: {}, held: [] };
+    const held = h.locks.map((l: HeldModelLock) => l.lock);
+    this.#rt.held.pushing(held);
     const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
     return {
-      locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
-      models: h.locks.map((l) => l.model),
-      written: h.written.map(strip),
-      preexisting: new Set([...h.preexisting].map(strip)),
+      options: {
+        locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
+        models: h.locks.map((l) => l.model),
+        written: h.written.map(strip),
+        preexisting: new Set([...h.preexisting].map(strip)),
+      },
+      held,
+    };
+  }
+
+  /**
+   * The prepared push `data` as its commit runs it: without the model locks
+   * this process has settled since the preparation (another step's, released
+   * after its own push committed: see `HeldLocks.settled`), their models and
+   * the versions written under them. The tool runs a workflow's steps in
+   * parallel over one service, and each step's prepared push is given every
+   * lock held then; a step whose lock is released before another's commit
+   * would otherwise make that commit refuse as for a lost lock, and erase
+   * the other step's run.
+   */
+  #toCommit(data: ManifestData): { prepared: PreparedPush; held: DistributedLock[] } {
+    const { prepared } = data;
+    const keep = data.held.map((l) => !this.#rt.held.settled(l));
+    if (!keep.includes(false)) return { prepared, held: [...data.held] };
+    const o = prepared.options;
+    const locks = o.locks ?? [];
+    const gone = locks.filter((_, i) => !keep[i]).map((l) =>
+      `${l.key.slice(0, -"/.lock".length)}/`
+    );
+    return {
+      prepared: {
+        ...prepared,
+        options: {
+          ...o,
+          locks: locks.filter((_, i) => keep[i]),
+          ...(o.models ? { models: o.models.filter((_, i) => keep[i]) } : {}),
+          ...(o.written
+            ? { written: o.written.filter((w) => !gone.some((g) => w.startsWith(g))) }
+            : {}),
+        },
+      },
+      held: data.held.filter((_, i) => keep[i]),
     };
   }
 
@@ -371,7 +457,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
     await this.#adoptUnboundMarks(svc, ns);
-    const lockOptions = await this.#pushOptions(ns);
+    const { options: lockOptions, held } = await this.#pushOptions(ns);
     const p = this.#rt.provider;
     // Beside old clients, each create is checked at the commit (they delete
     // without a compare-and-swap).
@@ -386,6 +472,7 @@ export class ExtensionSyncService implements SwampSyncService {
       ns,
       () => commitLock ? pushUnderGlobalLock(svc, commitLock, push) : svc.pushChanged(push),
     );
+    this.#rt.held.committed(held);
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     this.#settlePush(r, ns);
     return r.uploaded.length + r.deleted.length;
@@ -396,7 +483,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
     await this.#adoptUnboundMarks(svc, ns);
-    const lockOptions = await this.#pushOptions(ns);
+    const { options: lockOptions, held } = await this.#pushOptions(ns);
     const checkCreates = !!this.#rt.provider.config.oldClients;
     const prepared = await this.#fenced(
       ns,
@@ -404,7 +491,7 @@ export class ExtensionSyncService implements SwampSyncService {
     );
     const manifest = {} as CarryingManifest;
     Object.defineProperty(manifest, PREPARED, {
-      value: { namespace: ns, prepared, used: false },
+      value: { namespace: ns, prepared, held, used: false },
       enumerable: false,
     });
     return Object.freeze(manifest) as SwampPushManifest;
@@ -421,11 +508,13 @@ export class ExtensionSyncService implements SwampSyncService {
     data.used = true; // committed once only
     const ns = data.namespace;
     const svc = await this.#service(ns);
+    const { prepared, held } = this.#toCommit(data);
     // Sluice's commit fences the prepared locks again; a lost one refuses and erases.
     const r = await this.#fenced(
       ns,
-      () => svc.commitPush(data.prepared, { signal: options.signal }),
+      () => svc.commitPush(prepared, { signal: options.signal }),
     );
+    this.#rt.held.committed(held);
     const count = r.uploaded.length + r.deleted.length;
     await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     this.#settlePush(r, ns);
@@ -451,6 +540,7 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   async hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
+    await this.#learnRegistered(relPath, options.signal);
     const { ns, rel } = this.#split(relPath);
     const svc = await this.#service(ns);
     const r = await svc.pullChanged({ signal: options.signal, prefixes: [rel] });

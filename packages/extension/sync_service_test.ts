@@ -168,7 +168,7 @@ Deno.test("sync: namespaced paths are stripped, keys are <ns>/…, a mismatch th
   assert.deepEqual(store.keys("prod/data"), []);
   assert.deepEqual(store.keys("prod/_catalog"), []);
   await assert.rejects(a.svc.pullChanged({ namespace: "other" }), /Namespace mismatch/);
-  await assert.rejects(a.svc.pushChanged(), /Namespace mismatch/);
+  await assert.rejects(a.svc.pushChanged({ namespace: "" }), /Namespace mismatch/);
 });
 
 Deno.test("sync: the managed lockfile is published as a delta; a peer's entry survives", async () => {

@@ -1,0 +1,117 @@
+/**
+ * A workflow's steps run in parallel in one process over one sync service,
+ * as the tool runs them: each step takes its model's lock, writes, and
+ * flushes (preparePush, the global lock, commitPush), then releases its
+ * model's lock. A step's prepared push is given every model lock held when
+ * it is prepared, so another step may release one of them before it commits.
+ */
+import assert from "node:assert/strict";
+import { SluiceError } from "../../sync/errors.ts";
+import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { createSluice } from "../../sluice.ts";
+import { CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
+
+const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
+
+async function workflow(store: InMemoryStore, name = "a") {
+  const { ds } = watchedDatastore(store, { createService: createSluice, name });
+  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-${name}-` });
+  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
+  const svc = provider().createSyncService(`/repo/${name}`, cache);
+  const write = async (rel: string, text: string) => {
+    const file = `${cache}/${rel}`;
+    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(file, text);
+  };
+  /** A step's start: its model's lock, then its scoped pull. */
+  const start = async (id: string) => {
+    const lock = provider().createLock("/repo/.swamp", {
+      lockKey: `data/shell/cmd/${id}/.lock`,
+      maxWaitMs: 1000,
+    });
+    await lock.acquire();
+    await svc.pullChanged({ context: { models: [model(id)] } });
+    return lock;
+  };
+  /** A step's method: version 1 of its model's `out`. */
+  const method = async (id: string, text = `from ${id}`) => {
+    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out` });
+    await write(`data/shell/cmd/${id}/out/1/raw`, text);
+    await write(`data/shell/cmd/${id}/out/latest`, "1");
+    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out/1` });
+  };
+  const prepare = (id: string) => svc.preparePush({ context: { models: [model(id)] } });
+  /** The rest of a step's flush: commit under the global lock, then its model lock released. */
+  const commit = async (
+    manifest: Awaited<ReturnType<typeof prepare>>,
+    lock: Awaited<ReturnType<typeof start>>,
+  ) => {
+    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+    await global.acquire();
+    try {
+      return await svc.commitPush(manifest);
+    } finally {
+      await global.release();
+      await lock.release();
+    }
+  };
+  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
+  return { svc, provider, start, method, prepare, commit, read };
+}
+
+Deno.test("parallel steps: a step's lock released after its commit does not refuse another step's commit", async () => {
+  const store = new InMemoryStore();
+  const w = await workflow(store);
+  const lock1 = await w.start("m1");
+  const lock2 = await w.start("m2");
+  await w.method("m1");
+  const prepared1 = await w.prepare("m1"); // m2's lock is held: it is in this push's fence
+  await w.method("m2");
+  const prepared2 = await w.prepare("m2"); // so is m1's
+  await w.commit(prepared1, lock1); // m1's lock released
+  await w.commit(prepared2, lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(await w.read("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(await w.svc.pushChanged(), 0);
+  const peer = await workflow(store, "b");
+  assert.equal(await peer.svc.pullChanged(), 4);
+  assert.equal(await peer.read("data/shell/cmd/m2/out/1/raw"), "from m2");
+});
+
+Deno.test("parallel steps: the later-prepared step committing first does not refuse the other", async () => {
+  const store = new InMemoryStore();
+  const w = await workflow(store);
+  const lock1 = await w.start("m1");
+  const lock2 = await w.start("m2");
+  await w.method("m1");
+  await w.method("m2");
+  const prepared1 = await w.prepare("m1");
+  const prepared2 = await w.prepare("m2");
+  await w.commit(prepared2, lock2);
+  await w.commit(prepared1, lock1);
+  for (const id of ["m1", "m2"]) {
+    assert.equal(store.peekText(`data/shell/cmd/${id}/out/1/raw`), `from ${id}`);
+    assert.equal(await w.read(`data/shell/cmd/${id}/out/1/raw`), `from ${id}`);
+  }
+});
+
+Deno.test("parallel steps: a lock released without its push committing still fences the other step's commit", async () => {
+  const store = new InMemoryStore();
+  const w = await workflow(store);
+  const lock1 = await w.start("m1");
+  const lock2 = await w.start("m2");
+  await w.method("m1");
+  await w.method("m2");
+  const prepared2 = await w.prepare("m2"); // m1's lock is held: it is in this push's fence
+  await w.prepare("m1"); // its commit never comes (say, the global lock timed out)
+  await lock1.release();
+  // Prepared with m1's version in it, which no commit fenced by m1's lock published.
+  const global = w.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await global.acquire();
+  await assert.rejects(
+    w.svc.commitPush(prepared2),
+    (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost",
+  );
+  await global.release();
+  await lock2.release();
+});
