@@ -22,9 +22,11 @@ import type { LocalCache } from "../transfer/cache.ts";
 import {
   type ConflictRecord,
   describeVersion,
+  type LocalSide,
   type RemoteSide,
   type Resolution,
   resolveHint,
+  setAsideCopies,
 } from "./conflicts.ts";
 import { NotFoundError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
@@ -231,6 +233,7 @@ export async function resolveConflict(
     // Not taken when the store's object is not the one the index names
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+    await keepAsideNamed(deps, rec, setAside);
     // Fetched and checked against the index: the store holds theirs, so no
     // upload of this cache's is left there to settle (a push that met the
     // conflict may have recorded one). A copy already equal to theirs is
@@ -270,6 +273,7 @@ export async function resolveConflict(
   await state.saveManifest();
   await state.conflicts.clear([path]);
   const pushed = await deps.pushOnly([path]);
+  await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);
   return {
     path,
@@ -283,6 +287,27 @@ export async function resolveConflict(
     conflicts,
     push: pushed,
   };
+}
+
+/**
+ * A resolution that ended in a new conflict of the path (a newer version of
+ * theirs, a file saved meanwhile): the new record also names the copies the
+ * conflict resolved had set aside, and those this resolution set aside
+ * (`made`), so that none is left unnamed in `.sluice/set-aside/` while the
+ * path is in conflict. Nothing when the path has no open conflict.
+ */
+async function keepAsideNamed(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  made: readonly string[],
+): Promise<void> {
+  if (!deps.state.conflicts.has(rec.path)) return;
+  const copies: LocalSide[] = setAsideCopies(rec);
+  for (const location of made) {
+    const at = await deps.cache.hashFile(location).catch(() => null);
+    if (at) copies.push({ location, hash: at.hash, size: at.size });
+  }
+  await deps.state.conflicts.keepNaming(rec.path, copies);
 }
 
 /**
