@@ -5,7 +5,9 @@
  *
  * - `mine`: publish this cache's copy over theirs. A copy set aside by a
  *   pull is first put back in place (whatever is there is set aside when it
- *   is neither side). A deletion deletes theirs, conditional on its version.
+ *   is neither side). A deletion deletes theirs, conditional on its version,
+ *   only when the conflict recorded mine as one: a file recorded and gone
+ *   since is refused (`not_found`).
  * - `merged`: publish what the cache holds at the path now (a merge made by
  *   hand), over theirs. With nothing at the path it is refused (`not_found`):
  *   a deletion is published only by `mine`, when mine is one.
@@ -158,6 +160,21 @@ function noMerge(rec: ConflictRecord): SluiceError {
 }
 
 /**
+ * `mine` where the conflict recorded a file of yours at the path and
+ * nothing is there now: deleted by hand since. Pushed, the deletion would
+ * delete theirs on the datastore, a change nobody chose to publish.
+ */
+function mineGone(rec: ConflictRecord): SluiceError {
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
+  return new SluiceError(
+    "not_found",
+    `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${rec.path} --mine\` again, or take theirs with \`sluice resolve ${rec.path} --theirs\` (then delete it and run \`sluice push ${rec.path}\` to delete it there).`,
+  );
+}
+
+/**
  * Refuses `merged` while the file still holds exactly the copy of mine the
  * conflict recorded, and theirs differs: nothing was merged, and publishing
  * it would drop their change without a word (`mine` says so outright).
@@ -255,6 +272,9 @@ export async function resolveConflict(
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
+  if (resolution === "mine" && rec.mine?.location === path && !cache.exists(path)) {
+    throw mineGone(rec);
+  }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
     await assertPublishable(deps, path, resolution);
