@@ -590,8 +590,13 @@ export function moveCommand(
           await svc.cache.write(path, theirsBytes);
         }
         // A "merge" that left the file as mine is refused (not_merged); the
-        // user, told so, publishes it with --mine, as the message says.
+        // user, told so, publishes it with --mine, as the message says. A
+        // --mine of a copy deleted by hand since is refused (not_found); the
+        // user takes theirs, as that message says.
         const r = await resolveAsUser(env, svc, c, picked, how).catch((e) => {
+          if (hasCode(e, "not_found") && how === "mine") {
+            return resolveAsUser(env, svc, c, picked, "theirs");
+          }
           if (!hasCode(e, "not_merged")) throw e;
           return resolveAsUser(env, svc, c, picked, "mine");
         });

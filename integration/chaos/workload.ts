@@ -601,7 +601,8 @@ class World {
    * has left with `--mine`, which must publish, or meet a version a
    * resolution of another clone published before it as a new conflict. A
    * data version is never written over: there `--mine` is refused
-   * (`version_exists`) and `--theirs` must settle it. A resolution that is
+   * (`version_exists`) and `--theirs` must settle it, as it must a copy
+   * deleted by hand since its conflict recorded it (`not_found`). A resolution that is
    * refused otherwise, or waits on nothing, is a conflict its user cannot
    * get out of. The managed lockfile is resolved only by taking theirs (its
    * entries go through its transaction), so it is left out. A resolution
@@ -629,7 +630,9 @@ class World {
             try {
               const r = await resolveAsUser(this.#env, svc, slot.index, c, "mine").catch(
                 async (e) => {
-                  if (codeOf(e) !== "version_exists") throw e;
+                  // A data version is never written over; a copy deleted here by hand
+                  // since the conflict is not published as a deletion: theirs, as told.
+                  if (codeOf(e) !== "version_exists" && codeOf(e) !== "not_found") throw e;
                   const now = svc.conflicts().find((x) => x.path === c.path);
                   return now
                     ? await resolveAsUser(this.#env, svc, slot.index, now, "theirs")

@@ -189,9 +189,9 @@ Deno.test("an adopted create deleted before its slow writer's commit: the next p
   const { store, a, b, path } = await adoptedCreateDeletedBeforeItsCommit();
   const named = async () => (await readIndex(store, quick.retry))?.entries[path];
   assert.ok(await named(), "the late commit named the deleted object again");
+  await pastDanglingGrace(b);
   const warnings: { code: string; message: string }[] = [];
   b.events.on("warning", (w) => warnings.push(w));
-  pastDanglingGrace(b);
   const r = await b.pullChanged();
   assert.equal(await named(), undefined, "the pull removed the entry");
   assert.deepEqual(r.fetched, []);

@@ -41,3 +41,39 @@ Deno.test("a file and a directory of the same name on the datastore: a pull plac
   assert.deepEqual(again.blocked, []);
   assert.equal(await read(a, "clash/x.txt"), "under a directory");
 });
+
+/** `a` and `c` synced the file `clash`; `a` then replaced it here by a directory of that name. */
+async function fileMadeADirectory() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, "clash", "a file");
+  await a.pushChanged();
+  await c.pullChanged();
+  await Deno.remove(`${a.cacheDir}/clash`);
+  await put(a, "clash/x.txt", "under a directory", false);
+  return { store, a, c };
+}
+
+Deno.test("a synced file replaced here by a directory of the same name, pushed by its name, is deleted on the datastore with the directory's files published", async () => {
+  const { store, a, c } = await fileMadeADirectory();
+  await a.markDirty({ relPath: "clash" });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["clash/x.txt"]);
+  assert.deepEqual(r.deleted, ["clash"], "the file's deletion is pushed, not dropped");
+  assert.deepEqual(store.keys("clash"), ["clash/x.txt"], "the datastore holds no clash of both");
+  assert.equal(a.state.synced("clash"), undefined);
+  // A clone that synced the file follows (a second pull once the file is removed from its way).
+  await c.pullChanged();
+  await c.pullChanged();
+  assert.equal(await read(c, "clash/x.txt"), "under a directory");
+});
+
+Deno.test("a walk push lists a synced file replaced here by a directory of the same name among the files deleted here", async () => {
+  const { store, a } = await fileMadeADirectory();
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["clash/x.txt"]);
+  assert.deepEqual(r.localDeletions, ["clash"], "told of, not silently left on the datastore");
+  assert.deepEqual(store.keys("clash"), ["clash", "clash/x.txt"]);
+});

@@ -16,10 +16,12 @@ import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import { FakeClock, type InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 
 /**
- * Moves `svc`'s fake clock past the grace a pull gives a dangling index
- * entry (`DANGLING_GRACE_MS`), so that its next pull removes one.
+ * Lets `svc` see the dangling index entries there are now (one pull), then
+ * moves its fake clock past the grace a pull gives one it has seen
+ * (`DANGLING_GRACE_MS`), so that its next pull removes them.
  */
-export function pastDanglingGrace(svc: SyncService): void {
+export async function pastDanglingGrace(svc: SyncService): Promise<void> {
+  await svc.pullChanged();
   (svc.clock as FakeClock).set(svc.clock.now() + DANGLING_GRACE_MS);
 }
 

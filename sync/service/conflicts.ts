@@ -207,6 +207,22 @@ export class ConflictSet {
   }
 
   /**
+   * Names `copies` (set aside earlier, oldest first) in the open record of
+   * `path` too, before the copies it names, durably: a resolution that
+   * ended in a new conflict of the path keeps naming what the conflict it
+   * resolved had set aside (only a resolution that resolves drops them).
+   * Nothing when the path has no open record.
+   */
+  async keepNaming(path: string, copies: readonly LocalSide[]): Promise<void> {
+    const rec = this.#records.get(path);
+    if (!rec || copies.length === 0) return;
+    const named = carryAside({ ...rec, mine: null, keptAside: copies }, rec);
+    if (named === rec) return;
+    this.#records.set(path, named);
+    await this.#save();
+  }
+
+  /**
    * Removes the conflicts of `paths` whose two sides agree now, durably,
    * except a record naming a copy set aside: only a resolution drops it.
    */
@@ -235,8 +251,17 @@ function keptCopies(list: unknown): LocalSide[] {
   );
 }
 
-/** The copies `rec` names in the set-aside area: its earlier ones, then `mine` when set aside. */
-function setAsideCopies(rec: ConflictRecord | undefined): LocalSide[] {
+/**
+ * The copies `rec` names in the set-aside area: its earlier ones, then
+ * `mine` when set aside.
+ *
+ * @example
+ * ```ts
+ * import { setAsideCopies } from "./conflicts.ts";
+ * console.log(setAsideCopies(undefined)); // []
+ * ```
+ */
+export function setAsideCopies(rec: ConflictRecord | undefined): LocalSide[] {
   if (!rec) return [];
   const mine = rec.mine && rec.mine.location !== rec.path ? [rec.mine] : [];
   return [...keptCopies(rec.keptAside), ...mine];

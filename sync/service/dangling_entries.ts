@@ -7,10 +7,14 @@
  * is checked at its commit: that would cost a request per new file). A pull
  * whose download of such an entry finds nothing removes the entry, only
  * while the store still holds nothing at the path ({@link removeDangling}),
- * and only once the entry is older than {@link DANGLING_GRACE_MS}: a commit
- * that named bytes it found in place can be crossed by their writer's
- * erasure (a refused run's), which deletes them, reads the index again, and
- * puts back what a commit named; an entry removed in between would be lost.
+ * and only once this cache has seen the entry with nothing behind it for
+ * {@link DANGLING_GRACE_MS}: a commit that named bytes it found in place can
+ * be crossed by their writer's erasure (a refused run's), which deletes
+ * them, reads the index again, and puts back what a commit named; an entry
+ * removed in between would be lost. The grace is counted by this cache's
+ * own clock from its first sighting (kept in `.sluice/dangling.json`), never
+ * from the time the entry records: that is its writer's clock, and a writer
+ * whose clock runs behind would shorten it.
  *
  * @module
  */
@@ -18,21 +22,38 @@ import type { ObjectStore } from "../ports.ts";
 import type { IndexEntry } from "../transfer/bucket_layout.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
+import type { LocalCache } from "../transfer/cache.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
 import { listPaths } from "../left_behind.ts";
 
 /**
- * How old (by the time its entry records) a dangling entry must be before a
- * pull removes it: far longer than an erasure takes from its delete to its
+ * How long this cache must have seen an entry with nothing behind it before
+ * a pull removes it: far longer than an erasure takes from its delete to its
  * second read of the index, so that it puts the object back first.
  */
 export const DANGLING_GRACE_MS = 15 * 60_000;
 
-/** True when `entry` (as read from the index) was written more than the grace before `now`. */
-export function pastGrace(entry: IndexEntry, now: number): boolean {
-  const at = Date.parse(String(entry.raw?.lastModified ?? ""));
-  // No time, or one that cannot be read: old (an entry of another client).
-  return !Number.isFinite(at) || now - at >= DANGLING_GRACE_MS;
+/** The state file where a cache keeps when it first saw each dangling entry. */
+export const SIGHTINGS_FILE = "dangling.json";
+
+/** When (this cache's clock, ms) it first saw the entry naming `v` with nothing behind it. */
+interface Sighting {
+  readonly v: string;
+  readonly at: number;
+}
+
+type Sightings = Record<string, Sighting>;
+
+/** The sightings kept, or none when the file is absent or unreadable (the grace then starts again). */
+async function readSightings(cache: DanglingDeps["cache"]): Promise<Sightings> {
+  if (!cache.hasState(SIGHTINGS_FILE)) return {};
+  const raw = await cache.readState<Sightings>(SIGHTINGS_FILE).catch(() => null);
+  const out: Sightings = {};
+  if (typeof raw !== "object" || raw === null) return out;
+  for (const [p, s] of Object.entries(raw)) {
+    if (typeof s?.v === "string" && Number.isFinite(s.at)) out[p] = { v: s.v, at: s.at };
+  }
+  return out;
 }
 
 /** What {@link removeDangling} needs. */
@@ -41,15 +62,20 @@ export interface DanglingDeps {
   readonly config: Pick<SyncConfig, "retry" | "concurrency">;
   readonly events: SluiceEmitter;
   readonly signal: AbortSignal;
-  /** Time of the index written; default the system clock. */
+  /** Time of the index written and of the sightings; default the system clock. */
   readonly now?: () => number;
+  /** Where the sightings are kept. */
+  readonly cache: Pick<LocalCache, "hasState" | "readState" | "writeState" | "removeState">;
 }
 
 /**
- * Removes `paths` from the remote index, each only while the store holds
- * nothing at it (one HEAD each as the index is written: a path written again
- * meanwhile keeps its entry), and says so in one `index_entry_dangling`
- * warning. A removal that fails (no write access, say) is reported in that
+ * Removes `paths` from the remote index, each once this cache has seen it
+ * dangling (naming the same version) for {@link DANGLING_GRACE_MS} by its
+ * own clock, and only while the store holds nothing at it (one HEAD each as
+ * the index is written: a path written again meanwhile keeps its entry), and
+ * says so in one `index_entry_dangling` warning. A path seen for the first
+ * time is left, and its sighting kept; the sightings of paths this pull
+ * covered (`covered`) and found no longer dangling are dropped. A removal that fails (no write access, say) is reported in that
  * warning and leaves the pull's result as it is: the entry names nothing a
  * clone could fetch, and a later pull tries again (the caller then keeps no
  * index token, so that pull reads the index). False when it failed.
@@ -57,22 +83,37 @@ export interface DanglingDeps {
 export async function removeDangling(
   deps: DanglingDeps,
   dangling: readonly (readonly [string, IndexEntry])[],
+  covered: (path: string) => boolean,
 ): Promise<boolean> {
-  if (dangling.length === 0) return true;
-  const { store, config, events, signal } = deps;
+  const { store, config, events, signal, cache } = deps;
+  const seen = await readSightings(cache);
+  if (dangling.length === 0 && Object.keys(seen).length === 0) return true;
   const now = (deps.now ?? Date.now)();
-  const young = dangling.filter(([, e]) => !pastGrace(e, now)).map(([p]) => p).sort();
-  const paths = dangling.filter(([, e]) => pastGrace(e, now)).map(([p]) => p).sort();
+  const next: Sightings = {};
+  for (const [p, s] of Object.entries(seen)) if (!covered(p)) next[p] = s;
+  for (const [p, e] of dangling) next[p] = seen[p]?.v === e.v ? seen[p] : { v: e.v, at: now };
+  const ripe = (p: string) => now - next[p].at >= DANGLING_GRACE_MS;
+  const young = dangling.map(([p]) => p).filter((p) => !ripe(p)).sort();
+  const paths = dangling.map(([p]) => p).filter(ripe).sort();
+  const keep = async (drop: readonly string[]) => {
+    for (const p of drop) delete next[p];
+    if (JSON.stringify(next) === JSON.stringify(seen)) return;
+    // Bookkeeping: a write that fails starts the grace again, which only waits longer.
+    if (Object.keys(next).length === 0) await cache.removeState(SIGHTINGS_FILE).catch(() => {});
+    else await cache.writeState(SIGHTINGS_FILE, next).catch(() => {});
+  };
+  if (paths.length === 0) await keep([]);
+  if (dangling.length === 0) return true;
   if (young.length > 0) {
     events.emit("warning", {
       code: "index_entry_dangling",
       message: `The datastore's index names ${
         listPaths(young, 3)
-      }, but the store holds no object there, and ${
-        young.length === 1 ? "the entry was" : "the entries were"
-      } written less than ${
+      }, but the store holds no object there, and this cache first saw ${
+        young.length === 1 ? "that entry" : "those entries"
+      } so less than ${
         DANGLING_GRACE_MS / 60_000
-      } minutes ago: a refused run's erasure may be about to put ${
+      } minutes ago (by its own clock, not the writer's): a refused run's erasure may be about to put ${
         young.length === 1 ? "it" : "them"
       } back for the writer whose commit named ${
         young.length === 1 ? "it" : "them"
@@ -97,10 +138,12 @@ export async function removeDangling(
       deps.now,
     );
     removed = true;
+    await keep(paths);
     outcome =
       `The entries were removed where the store still held nothing (a path written again meanwhile keeps its entry); no local file was touched`;
   } catch (err) {
     if (signal.aborted) throw err;
+    await keep([]);
     outcome = `They could not be removed (${
       err instanceof Error ? err.message : String(err)
     }); no local file was touched, and the next pull tries again`;

@@ -8,20 +8,26 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
+import type { FakeClock } from "../../packages/testing/mod.ts";
+import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "notes/a.txt";
 
-/** `a` pushed PATH and `notes/b.txt`; PATH's object was then deleted by hand, its entry left. */
+/**
+ * `a` pushed PATH, whose object was then deleted by hand, its entry left;
+ * `b` saw it so at a pull the grace ago. `a` then pushed `notes/b.txt`.
+ */
 async function dangling() {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await put(a, PATH, "a");
-  await put(a, "notes/b.txt", "b");
   await a.pushChanged();
   await store.delete(PATH);
   const b = await clone(store, "b");
-  pastDanglingGrace(b);
+  await pastDanglingGrace(b);
+  await put(a, "notes/b.txt", "b");
+  await a.pushChanged();
   const warnings: WarningEvent[] = [];
   b.events.on("warning", (w) => warnings.push(w));
   const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
@@ -86,7 +92,7 @@ Deno.test("an entry of another client (no version recorded) whose object is gone
   store.seed(".datastore-index.json", JSON.stringify(idx));
   await store.delete(PATH);
   const b = await clone(store, "b");
-  pastDanglingGrace(b);
+  await pastDanglingGrace(b);
   const warnings: WarningEvent[] = [];
   b.events.on("warning", (w) => warnings.push(w));
   await b.pullChanged();
@@ -110,10 +116,37 @@ Deno.test("a dangling entry younger than the grace is left in place and warned o
   await b.pullChanged();
   assert.ok(await named(), "left: its writer's peer may be about to put the object back");
   assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dangling"]);
-  assert.match(warnings[0].message, /written less than 15 minutes ago/);
+  assert.match(
+    warnings[0].message,
+    /first saw that entry so less than 15 minutes ago \(by its own clock, not the writer.s\)/,
+  );
   assert.match(warnings[0].message, /Left as it is/);
-  pastDanglingGrace(b);
+  (b.clock as FakeClock).set(b.clock.now() + DANGLING_GRACE_MS);
   await b.pullChanged();
   assert.equal(await named(), undefined, "removed once past the grace");
   assert.match(warnings[1].message, /were removed/);
+});
+
+Deno.test("a dangling entry written by a writer whose clock runs behind is left until this cache has seen it dangling for the whole grace", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  // a's clock is an hour behind: its entries record a time long past.
+  (a.clock as FakeClock).set(a.clock.now() - 60 * 60_000);
+  await put(a, PATH, "a");
+  await a.pushChanged();
+  // The object is gone for a moment (a refused run's erasure about to put it back, say).
+  await store.delete(PATH);
+  const b = await clone(store, "b");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  await b.pullChanged();
+  assert.ok(await named(), "left: written moments ago, whatever its writer's clock says");
+  assert.match(warnings[0].message, /Left as it is/);
+  (b.clock as FakeClock).set(b.clock.now() + DANGLING_GRACE_MS - 1);
+  await b.pullChanged();
+  assert.ok(await named(), "still left: seen dangling for less than the grace");
+  (b.clock as FakeClock).set(b.clock.now() + 1);
+  await b.pullChanged();
+  assert.equal(await named(), undefined, "removed once seen dangling for the whole grace");
 });

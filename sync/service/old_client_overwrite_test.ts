@@ -205,7 +205,7 @@ Deno.test("old client: without checkCreates, a create it deleted before the comm
     "named, though the store has nothing",
   );
   const b = await clone(store, "b");
-  pastDanglingGrace(b);
+  await pastDanglingGrace(b);
   await b.pullChanged();
   assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
 });

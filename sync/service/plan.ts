@@ -19,15 +19,26 @@ const UNREADABLE = Symbol("unreadable");
 export const STRANDED_REASON =
   "an earlier push was about to write it and no commit of it followed (the push stopped, or the file was set aside); this push checks what the store holds there and settles it";
 
+/** True when a directory (no link, nor under one) is at `path`. */
+function directoryHere(cache: LocalCache, path: string): boolean {
+  try {
+    return cache.isDirectory(path);
+  } catch (e) {
+    if (e instanceof UnsafePathError || e instanceof UnreadablePathError) return false;
+    throw e;
+  }
+}
+
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
  * cache. A dirty path that is a directory (or a removed one) stands for every
- * path under it; such paths are added to `expandedDirs`, so that the commit
+ * path under it, and for the deletion of a synced file it replaced; such paths are added to `expandedDirs`, so that the commit
  * cleans them once everything under them is handled.
  *
  * A walk never plans a deletion (a wiped or partly restored cache must never
- * empty the bucket): the synced paths it finds gone from the cache, and not
- * planned otherwise, are added to `deletedHere` instead, so that the push can
+ * empty the bucket): the synced paths it finds gone from the cache (or
+ * replaced by a directory of the same name), and not planned otherwise, are
+ * added to `deletedHere` instead, so that the push can
  * say they were not deleted remotely.
  *
  * A walk hashes the files whose size or mtime changed since they were
@@ -131,6 +142,9 @@ export async function buildPlan(
           add(synced, "delete");
         }
       }
+      // A synced file replaced here by this directory: its deletion is the
+      // change named too (left, the datastore would hold both `a` and `a/…`).
+      if (state.synced(path) && !plan.has(path)) add(path, "delete");
       continue;
     }
     if (!st) {
@@ -199,7 +213,11 @@ export async function buildPlan(
     }
     if (met.size < state.syncedCount) {
       for (const p of state.syncedPaths()) {
-        if (!met.has(p) && !plan.has(p) && !isLayoutInternal(p) && !cache.exists(p)) {
+        // Gone, or replaced by a directory of the same name: a deletion here either way.
+        if (
+          !met.has(p) && !plan.has(p) && !isLayoutInternal(p) &&
+          (!cache.exists(p) || directoryHere(cache, p))
+        ) {
           deletedHere.push(p);
         }
       }

@@ -451,7 +451,7 @@ async function pullInto(
   // A removal that failed is tried again by the next pull, and a file
   // skipped as uncommitted is looked at again: neither keeps the token (a
   // pull that kept it would take the index as unchanged, and stay behind).
-  const repaired = await removeDangling(deps, vanished);
+  const repaired = await removeDangling(deps, vanished, (path) => under(path, prefixes));
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
       links.length;

@@ -5,7 +5,9 @@
  *
  * - `mine`: publish this cache's copy over theirs. A copy set aside by a
  *   pull is first put back in place (whatever is there is set aside when it
- *   is neither side). A deletion deletes theirs, conditional on its version.
+ *   is neither side). A deletion deletes theirs, conditional on its version,
+ *   only when the conflict recorded mine as one: a file recorded and gone
+ *   since is refused (`not_found`).
  * - `merged`: publish what the cache holds at the path now (a merge made by
  *   hand), over theirs. With nothing at the path it is refused (`not_found`):
  *   a deletion is published only by `mine`, when mine is one.
@@ -22,9 +24,11 @@ import type { LocalCache } from "../transfer/cache.ts";
 import {
   type ConflictRecord,
   describeVersion,
+  type LocalSide,
   type RemoteSide,
   type Resolution,
   resolveHint,
+  setAsideCopies,
 } from "./conflicts.ts";
 import { NotFoundError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
@@ -156,6 +160,21 @@ function noMerge(rec: ConflictRecord): SluiceError {
 }
 
 /**
+ * `mine` where the conflict recorded a file of yours at the path and
+ * nothing is there now: deleted by hand since. Pushed, the deletion would
+ * delete theirs on the datastore, a change nobody chose to publish.
+ */
+function mineGone(rec: ConflictRecord): SluiceError {
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
+  return new SluiceError(
+    "not_found",
+    `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${rec.path} --mine\` again, or take theirs with \`sluice resolve ${rec.path} --theirs\` (then delete it and run \`sluice push ${rec.path}\` to delete it there).`,
+  );
+}
+
+/**
  * Refuses `merged` while the file still holds exactly the copy of mine the
  * conflict recorded, and theirs differs: nothing was merged, and publishing
  * it would drop their change without a word (`mine` says so outright).
@@ -231,6 +250,7 @@ export async function resolveConflict(
     // Not taken when the store's object is not the one the index names
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+    await keepAsideNamed(deps, rec, setAside);
     // Fetched and checked against the index: the store holds theirs, so no
     // upload of this cache's is left there to settle (a push that met the
     // conflict may have recorded one). A copy already equal to theirs is
@@ -252,6 +272,9 @@ export async function resolveConflict(
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
+  if (resolution === "mine" && rec.mine?.location === path && !cache.exists(path)) {
+    throw mineGone(rec);
+  }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
     await assertPublishable(deps, path, resolution);
@@ -270,6 +293,7 @@ export async function resolveConflict(
   await state.saveManifest();
   await state.conflicts.clear([path]);
   const pushed = await deps.pushOnly([path]);
+  await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);
   return {
     path,
@@ -283,6 +307,27 @@ export async function resolveConflict(
     conflicts,
     push: pushed,
   };
+}
+
+/**
+ * A resolution that ended in a new conflict of the path (a newer version of
+ * theirs, a file saved meanwhile): the new record also names the copies the
+ * conflict resolved had set aside, and those this resolution set aside
+ * (`made`), so that none is left unnamed in `.sluice/set-aside/` while the
+ * path is in conflict. Nothing when the path has no open conflict.
+ */
+async function keepAsideNamed(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  made: readonly string[],
+): Promise<void> {
+  if (!deps.state.conflicts.has(rec.path)) return;
+  const copies: LocalSide[] = setAsideCopies(rec);
+  for (const location of made) {
+    const at = await deps.cache.hashFile(location).catch(() => null);
+    if (at) copies.push({ location, hash: at.hash, size: at.size });
+  }
+  await deps.state.conflicts.keepNaming(rec.path, copies);
 }
 
 /**

@@ -192,3 +192,20 @@ Deno.test("--mine or --merged over a copy no push can publish (a link, a directo
     }
   }
 });
+
+Deno.test("--mine of a copy deleted here since the conflict recorded it is refused: theirs is never deleted in its name", async () => {
+  await using t = await setup("config/a.yaml");
+  await Deno.remove(`${t.dir}/config/a.yaml`);
+  await assert.rejects(resolveConflict(t.deps, "config/a.yaml", "mine"), (e) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, "not_found");
+    assert.equal(e.exitCode, 1);
+    assert.match(e.message, /Your copy of config\/a.yaml .* is gone from the cache/);
+    assert.match(e.message, /Nothing was changed: the conflict stays open/);
+    assert.match(e.message, /sluice resolve config\/a\.yaml --theirs/);
+    return true;
+  });
+  assert.deepEqual(t.calls, { push: [], pull: [] });
+  assert.equal(t.state.conflicts.get("config/a.yaml")?.theirs?.version, "v2");
+  assert.deepEqual(t.state.dirtyPaths(), []);
+});

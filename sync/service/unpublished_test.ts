@@ -211,7 +211,7 @@ for (const lookAgain of [true, false]) {
         assert.deepEqual(ra.identical, [P]);
         await store.delete(P);
         const c = await clone(store, "c");
-        pastDanglingGrace(c);
+        await pastDanglingGrace(c);
         await c.pullChanged(); // meets the entry with nothing behind it and removes it
         await a.pullChanged();
         assert.equal(a.cache.exists(P), false, "a's acknowledged file is gone everywhere");
