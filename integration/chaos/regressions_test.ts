@@ -1017,3 +1017,18 @@ Deno.test("chaos regression: a copy a pull set aside stays named after a push se
     '{"seed":47000128,"clones":5,"v2":true,"kinds":["core-single-phase","core-single-phase","api","core-single-phase","core"],"ops":[{"id":0,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":1,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":9,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":10,"kind":"breakglass","model":0},{"id":12,"kind":"tick","n":27,"pick":285049595},{"id":20,"kind":"crash","clone":3},{"id":36,"kind":"resolve","clone":3,"pick":4,"how":"mine"}]}',
   );
 });
+
+/**
+ * I6 (seed 47100209, shrunk): a clone's pull, run by a resolution to see
+ * what conflicts, set the clone's never-synced copy of a config file aside
+ * and the clone crashed at the download, before the pull saved the conflict
+ * record: the copy stayed in the set-aside area, named by nothing. A pull now
+ * writes the conflict into the copy's `REASON.json` before moving it, and
+ * loading the records names such a copy again until a resolution resolves
+ * its path (`sync/service/conflicts.ts`).
+ */
+Deno.test("chaos regression: a copy set aside by a pull that crashed before recording it is named again (I6)", async () => {
+  await clean(
+    '{"seed":47100209,"clones":2,"v2":true,"kinds":["core","api"],"ops":[{"id":2,"kind":"adopt","clone":1,"file":2},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":10,"kind":"edit","clone":0,"file":2,"how":"hand"},{"id":11,"kind":"tick","n":17,"pick":1896051895},{"id":18,"kind":"resolve","clone":0,"pick":1,"how":"merged"},{"id":20,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":27,"kind":"tick","n":6,"pick":1954705597},{"id":28,"kind":"crash","clone":0}]}',
+  );
+});

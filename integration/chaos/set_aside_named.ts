@@ -11,8 +11,7 @@
  *
  * @module
  */
-import type { ConflictRecord } from "../../sync/service/conflicts.ts";
-import { PULL_SET_ASIDE_REASON } from "../../sync/service/pull_aside.ts";
+import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "../../sync/service/conflicts.ts";
 import type { Violation } from "./invariants.ts";
 
 const AREA = ".sluice/set-aside";

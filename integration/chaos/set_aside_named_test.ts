@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { PULL_SET_ASIDE_REASON } from "../../sync/service/pull_aside.ts";
-import type { ConflictRecord } from "../../sync/service/conflicts.ts";
+import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "../../sync/service/conflicts.ts";
 import { SetAsideWatch } from "./set_aside_named.ts";
 
 async function aside(dir: string, name: string, path: string, reason = PULL_SET_ASIDE_REASON) {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
 import { assertIndexCurrent, bothSynced, clone, put, quick, read } from "./clone_kit.ts";
 
 const MARKER = "data/shell/cmd/m1/out/latest";
@@ -342,4 +342,42 @@ Deno.test("a data version lost to another writer leaves a record naming a copy s
   assert.ok((await b.resolveConflict(raw, "theirs")).resolved);
   assert.deepEqual(b.conflicts(), []);
   assert.equal(await read(b, raw), "a's run");
+});
+
+/** `store`, whose reads of `path` never answer: a process stopped there, for good. */
+function stopsAt(store: InMemoryStore, path: string): InMemoryStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "get" && prop !== "getStream") return value.bind(target);
+      return (key: string, ...rest: unknown[]) =>
+        key === path ? new Promise(() => {}) : value.call(target, key, ...rest);
+    },
+  });
+}
+
+Deno.test("a copy set aside by a pull that stopped before recording its conflict is named again when the cache is next opened, until a resolution", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/n.txt", "a1");
+  await a.pushChanged();
+  await put(b, "notes/n.txt", "b's copy", false);
+  // b's pull sets its copy aside, then stops for good at the download.
+  const stopped = await clone(stopsAt(store, "notes/n.txt"), "b", b.cacheDir);
+  stopped.pullChanged().catch(() => {});
+  await waitFor(async () => (await read(b, "notes/n.txt")) === undefined);
+  const again = await clone(store, "b", b.cacheDir);
+  const rec = again.conflicts()[0];
+  assert.equal(rec?.path, "notes/n.txt", JSON.stringify(again.conflicts()));
+  assert.match(rec.mine?.location ?? "", /^\.sluice\/set-aside\//);
+  assert.equal(await read(again, rec.mine!.location), "b's copy");
+  assert.equal(rec.theirs?.version, (await store.head("notes/n.txt"))?.version);
+  // The next pull takes theirs and keeps naming the copy; a resolution releases it.
+  assert.deepEqual((await again.pullChanged()).conflicts, ["notes/n.txt"]);
+  assert.equal(await read(again, "notes/n.txt"), "a1");
+  assert.ok((await again.resolveConflict("notes/n.txt", "theirs")).resolved);
+  assert.deepEqual((await clone(store, "b", b.cacheDir)).conflicts(), []);
+  assert.equal(await read(again, rec.mine!.location), "b's copy", "the copy itself stays");
 });

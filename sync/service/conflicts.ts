@@ -11,6 +11,12 @@
  * (`keptAside`), and the path agreeing with the datastore again leaves the
  * record as it is ({@link ConflictSet.settle}).
  *
+ * A copy a pull sets aside carries its conflict in its `REASON.json`,
+ * written before the copy moves: a pull stopped before it saved the record
+ * (the process died) leaves a copy no record names, and loading the records
+ * names it again from there, until a resolution that resolves the path
+ * releases it (`released` in its `REASON.json`).
+ *
  * The records live in `<cache>/.sluice/conflicts.json`, written atomically
  * and durably. An unreadable file is treated as empty (with a warning): the
  * records are bookkeeping, not protection. Local changes are protected by
@@ -21,6 +27,11 @@
  */
 import { STATE_DIR } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
+import { isSafeRelPath } from "../paths.ts";
+
+/** Why a pull sets a copy aside, as its `REASON.json` in the set-aside area says. */
+export const PULL_SET_ASIDE_REASON =
+  "the pull found a local copy this cache never synced, differing from the datastore's";
 
 /** One side of a conflict as the datastore holds it. */
 export interface RemoteSide {
@@ -148,12 +159,14 @@ export function resolveHint(path: string): string {
  */
 export class ConflictSet {
   readonly #file: string;
+  readonly #root: string;
   #records = new Map<string, ConflictRecord>();
   /** A problem found while loading, if any. */
   loadWarning?: string;
 
   private constructor(cacheDir: string) {
-    this.#file = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}/${FILE}`;
+    this.#root = cacheDir.replace(/\/+$/, "");
+    this.#file = `${this.#root}/${STATE_DIR}/${FILE}`;
   }
 
   /** Loads the records of the cache at `cacheDir` (none when the file is absent). */
@@ -178,7 +191,54 @@ export class ConflictSet {
         }); they were dropped, local files were not touched. A push or pull finds each conflict again`;
       }
     }
+    await set.#nameStrayCopies();
     return set;
+  }
+
+  /**
+   * Names again, in memory (saved with the next change), each copy a pull
+   * set aside that no record names and no resolution released: its pull
+   * stopped before saving the record (see the module).
+   */
+  async #nameStrayCopies(): Promise<void> {
+    const area = `${this.#root}/${STATE_DIR}/${SET_ASIDE}`;
+    let dirs: string[];
+    try {
+      dirs = [...Deno.readDirSync(area)].filter((d) => d.isDirectory).map((d) => d.name).sort();
+    } catch {
+      return; // none set aside
+    }
+    const named = new Set(
+      [...this.#records.values()].flatMap(setAsideCopies).map((c) => c.location),
+    );
+    for (const dir of dirs) {
+      const stray = await strayCopy(this.#root, dir);
+      if (!stray || named.has(stray.side.location)) continue;
+      named.add(stray.side.location);
+      const old = this.#records.get(stray.rec.path);
+      this.#records.set(
+        stray.rec.path,
+        old ? { ...old, keptAside: [...keptCopies(old.keptAside), stray.side] } : stray.rec,
+      );
+    }
+  }
+
+  /**
+   * A resolution resolved `rec`'s path: the copies it named in the
+   * set-aside area are the user's to keep or remove, never named again.
+   */
+  async release(rec: ConflictRecord): Promise<void> {
+    for (const c of setAsideCopies(rec)) {
+      const reasonFile = `${this.#root}/${reasonOf(c.location, rec.path)}`;
+      try {
+        const why = JSON.parse(await Deno.readTextFile(reasonFile));
+        if (why?.released === true) continue;
+        await atomicWrite(
+          reasonFile,
+          new TextEncoder().encode(JSON.stringify({ ...why, released: true }, null, 2)),
+        );
+      } catch { /* gone, or no reason: nothing names it again */ }
+    }
   }
 
   /** Every unresolved conflict, by path. */
@@ -241,6 +301,62 @@ export class ConflictSet {
     const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
     await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
   }
+}
+
+const SET_ASIDE = "set-aside";
+
+/** The cache-relative `REASON.json` of the copy of `path` set aside at `location`. */
+function reasonOf(location: string, path: string): string {
+  return `${location.slice(0, location.length - path.length)}REASON.json`;
+}
+
+/**
+ * The record a pull's copy in set-aside directory `dir` names, from its
+ * `REASON.json`, when the copy is there, the pull set it aside, and no
+ * resolution released it.
+ */
+async function strayCopy(
+  root: string,
+  dir: string,
+): Promise<{ rec: ConflictRecord; side: LocalSide } | undefined> {
+  // deno-lint-ignore no-explicit-any
+  let why: any;
+  try {
+    why = JSON.parse(
+      await Deno.readTextFile(`${root}/${STATE_DIR}/${SET_ASIDE}/${dir}/REASON.json`),
+    );
+  } catch {
+    return undefined;
+  }
+  const c = why?.conflict;
+  if (why?.reason !== PULL_SET_ASIDE_REASON || why.released === true || !c) return undefined;
+  const path = why.path;
+  const t = c.theirs;
+  if (
+    typeof path !== "string" || !isSafeRelPath(path) || typeof c.mine?.hash !== "string" ||
+    typeof c.mine.size !== "number" || typeof t?.version !== "string" ||
+    typeof t.hash !== "string" || typeof t.size !== "number"
+  ) return undefined;
+  const location = `${STATE_DIR}/${SET_ASIDE}/${dir}/${path}`;
+  try {
+    await Deno.lstat(`${root}/${location}`);
+  } catch {
+    return undefined; // moved back, or its pull stopped before moving it
+  }
+  const side = { location, hash: c.mine.hash, size: c.mine.size };
+  return {
+    side,
+    rec: {
+      path,
+      mine: side,
+      theirs: { version: t.version, hash: t.hash, size: t.size },
+      foundBy: "pull",
+      at: typeof why.at === "number" ? why.at : 0,
+      reason: `${
+        typeof c.reason === "string" ? c.reason : "a local copy differed from the datastore's"
+      } (named again from the copy's REASON.json: the pull that set it aside stopped before recording it)`,
+    },
+  };
 }
 
 /** The well-formed entries of a record's `keptAside` (none when it is not a list). */

@@ -29,7 +29,7 @@ import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
 import { type SyncState, UNCHECKED } from "./state.ts";
-import type { ConflictRecord } from "./conflicts.ts";
+import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { removeDeletedRemotely } from "./pull_removals.ts";
@@ -40,7 +40,7 @@ import {
   uncommittedWarning,
 } from "./pull_warnings.ts";
 import { localSide } from "./pull_local.ts";
-import { type HeldConflict, PULL_SET_ASIDE_REASON, PullAsides } from "./pull_aside.ts";
+import { type HeldConflict, PullAsides } from "./pull_aside.ts";
 import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
@@ -283,19 +283,16 @@ async function pullInto(
         continue;
       }
       if (local) {
-        const aside = await cache.setAside(path, PULL_SET_ASIDE_REASON);
+        const why = "a local copy this cache never synced differed from the datastore's";
+        // The conflict is kept beside the copy until its record is saved (a
+        // stop before that leaves the copy named all the same: see ConflictSet.open).
+        const aside = await cache.setAside(path, PULL_SET_ASIDE_REASON, undefined, {
+          mine: { hash: local.hash, size: local.size },
+          theirs: { version: e.v, hash: e.h, size: e.s },
+          reason: why,
+        });
         // Told of once its fetch is done: put back if that writes nothing.
-        asides.add(
-          path,
-          aside,
-          conflict(
-            path,
-            { location: aside, ...local },
-            e,
-            "a local copy this cache never synced differed from the datastore's",
-            true,
-          ),
-        );
+        asides.add(path, aside, conflict(path, { location: aside, ...local }, e, why, true));
       }
     }
     todo.push([path, e, seen]);

@@ -15,10 +15,6 @@ import type { SluiceEmitter } from "../events.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 
-/** Why a pull sets a copy aside, as its `REASON.json` in the set-aside area says. */
-export const PULL_SET_ASIDE_REASON =
-  "the pull found a local copy this cache never synced, differing from the datastore's";
-
 /** A conflict found by the pull, recorded, and its warning, told later (`taken`: the datastore's copy was written). */
 export interface HeldConflict {
   readonly rec: ConflictRecord;

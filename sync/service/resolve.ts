@@ -256,6 +256,7 @@ export async function resolveConflict(
     // conflict may have recorded one). A copy already equal to theirs is
     // taken without reading the store: its record stays for the next push.
     if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
+    if (resolved) await state.conflicts.release(rec);
     return {
       path,
       resolution,
@@ -295,10 +296,13 @@ export async function resolveConflict(
   const pushed = await deps.pushOnly([path]);
   await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);
+  const resolved = conflicts.length === 0 &&
+    !pushed.skipped.some((s) => s.path === path && s.keepDirty);
+  if (resolved) await state.conflicts.release(rec);
   return {
     path,
     resolution,
-    resolved: conflicts.length === 0 && !pushed.skipped.some((s) => s.path === path && s.keepDirty),
+    resolved,
     published: conflicts.length === 0 && pushed.uploaded.includes(path)
       ? state.synced(path)?.version
       : undefined,

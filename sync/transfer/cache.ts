@@ -360,9 +360,23 @@ export class LocalCache implements CacheAccess {
     return out;
   }
 
-  async setAside(path: string, reason: string, code?: string): Promise<string> {
+  /**
+   * {@link CacheAccess.setAside}; `conflict`, when given, is kept in the
+   * copy's `REASON.json` (see `SetAsideReason`).
+   */
+  async setAside(
+    path: string,
+    reason: string,
+    code?: string,
+    conflict?: Record<string, unknown>,
+  ): Promise<string> {
     const from = await this.resolve(path);
-    return await setAsideIn(this.dir, from, path, { reason, code, at: this.#clockNow() });
+    return await setAsideIn(this.dir, from, path, {
+      reason,
+      code,
+      at: this.#clockNow(),
+      ...(conflict ? { conflict } : {}),
+    });
   }
 
   /**

@@ -16,12 +16,18 @@ export interface SetAsideReason {
   /** The stable code of what set it aside (e.g. `version_exists`), when there is one. */
   readonly code?: string;
   readonly at: number;
+  /**
+   * The conflict the copy is set aside for, as its record will say (a
+   * pull's): kept beside the copy so that a conflict record lost before it
+   * was saved (the process stopped) can be made again from it.
+   */
+  readonly conflict?: Record<string, unknown>;
 }
 
 /**
  * Moves the cache file `path` of the cache `root` (resolved and checked:
  * `from`) to `.sluice/set-aside/<stamp>/<path>` with a `REASON.json` beside
- * it; returns the cache-relative location.
+ * it (written first); returns the cache-relative location.
  */
 export async function setAsideIn(
   root: string,
@@ -33,17 +39,24 @@ export async function setAsideIn(
   const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
   const to = abs(root, target);
   await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
-  await Deno.rename(from, to);
+  // The reason first: a copy is never in the area without it.
   await atomicWrite(
     abs(root, `${target.slice(0, target.length - path.length)}REASON.json`),
     new TextEncoder().encode(
       JSON.stringify(
-        { path, reason: why.reason, ...(why.code ? { code: why.code } : {}), at: why.at },
+        {
+          path,
+          reason: why.reason,
+          ...(why.code ? { code: why.code } : {}),
+          at: why.at,
+          ...(why.conflict ? { conflict: why.conflict } : {}),
+        },
         null,
         2,
       ),
     ),
   );
+  await Deno.rename(from, to);
   return target;
 }
 
