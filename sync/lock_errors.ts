@@ -27,11 +27,18 @@ export class LockTimeoutError extends SluiceError {
 export class LockReadError extends SluiceError {
   /** The lock key. */
   readonly key: string;
-  constructor(key: string, detail: string, options: { cause?: unknown } = {}) {
+  constructor(
+    key: string,
+    detail: string,
+    options: { cause?: unknown; malformed?: boolean } = {},
+  ) {
+    const next = options.malformed
+      ? `The object is no lock; to remove it, run \`sluice lock release --force\` (with \`--model\` for a model lock), which deletes that very object, or wait until it is stale (its last write plus the lock's TTL)`
+      : "Run the command again once the datastore is reachable";
     super(
       "lock_read_failed",
-      `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released; nothing was pushed. Run the command again once the datastore is reachable.`,
-      { ...options, retryable: true },
+      `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released; nothing was pushed. ${next}.`,
+      { cause: options.cause, retryable: true },
     );
     this.key = key;
   }

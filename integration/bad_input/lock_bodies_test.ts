@@ -55,29 +55,27 @@ Deno.test("lock bodies: malformed or incomplete bodies are lock_read_failed, nev
       lock.inspect(),
       "lock_read_failed",
       /Could not read lock \.datastore\.lock: malformed lock body/,
-      /Run the command again/,
+      /run `sluice lock release --force`/,
     );
     assert.match(err.message, detail, what);
     assert.ok(err.message.length < 600, `${what}: the message quotes only a short preview`);
     // Nothing lost: the unreadable lock object is left exactly as it was.
     assert.deepEqual(store.peek(".datastore.lock"), body, what);
   }
-  // The breakglass cannot read a nonce either: it refuses rather than guess.
-  await refused(
-    releaseLock(svc, { force: true }),
-    "lock_read_failed",
-    /malformed lock body/,
-    /Run the command again/,
-  );
-  // A run waiting for the global lock refuses too: unreadable is never "absent, go ahead".
+  // A run waiting for the global lock refuses: unreadable is never "absent, go ahead".
   await refused(
     acquireModelLocks(svc, ["t/m1"]),
     "lock_read_failed",
     /malformed lock body/,
-    /Run the command again/,
+    /sluice lock release --force/,
   );
   assert.deepEqual(store.keys("data/"), [], "no model lock was taken");
   assert.ok(store.peek(".datastore.lock"));
+  // The breakglass removes that very object, and says what it was.
+  const broke = await releaseLock(svc, { force: true });
+  assert.equal(broke.released, true);
+  assert.match(broke.broken?.holder ?? "", /^an unreadable lock: malformed lock body/);
+  assert.equal(store.peek(".datastore.lock"), undefined);
   await sb.unchanged();
 });
 
@@ -95,7 +93,7 @@ Deno.test("lock bodies: a model lock corrupted during a run refuses its push; th
     set.push(["data/t/m1/d/1"]),
     "lock_read_failed",
     /Could not read lock data\/t\/m1\/\.lock: malformed lock body .*nothing was pushed/,
-    /Run the command again/,
+    /sluice lock release --force/,
   );
   assert.equal(err.retryable, true);
   assert.deepEqual(store.keys("data/t/m1/d"), [], "nothing was pushed");

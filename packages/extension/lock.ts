@@ -12,7 +12,9 @@
  *
  * `inspect()` keeps Sluice's rule: `null` only when the lock object is
  * absent; a failed read rejects, so that "unreachable" is never taken for
- * "released".
+ * "released". A lock object whose body is no lock is described as held
+ * (`StoreLock.describe`), so the tool's stale-lock handling and
+ * `lock release --force` can clear it.
  *
  * Every acquire and release is reported to a {@link LockObserver}, which is
  * how the sync service learns which model locks this process holds.
@@ -20,6 +22,7 @@
  * @module
  */
 import { LockTimeoutError } from "../../sync/lock_errors.ts";
+import { StoreLock } from "../../sync/locks/lock_engine.ts";
 import type { SluiceEmitter } from "../../sync/events.ts";
 import type { DistributedLock, LockInfo } from "../../sync/ports.ts";
 import type { SwampDistributedLock, SwampLockTimeoutFields } from "./contract.ts";
@@ -154,8 +157,15 @@ export class ExtensionLock implements SwampDistributedLock {
     }
   }
 
+  /**
+   * The holder, or null when the lock is free. A lock object whose body is
+   * no lock is held by `an unreadable lock: …` (acquired at its last
+   * modification, this lock's TTL): the tool waits for it, takes it for
+   * stale after the TTL, and can force-release it, as it does a crashed
+   * holder's, instead of failing every command on it.
+   */
   inspect(): Promise<LockInfo | null> {
-    return this.inner.inspect();
+    return this.inner instanceof StoreLock ? this.inner.describe() : this.inner.inspect();
   }
 
   forceRelease(expectedNonce: string): Promise<boolean> {

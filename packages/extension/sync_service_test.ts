@@ -265,3 +265,19 @@ Deno.test("sync: the model-lock fence holds in a namespace named data as in any 
     await lockA.release();
   }
 });
+
+Deno.test("a global lock object that is no lock: inspect says it is held (acquired at its last write), and a force-release of what it said clears it", async () => {
+  const store = new InMemoryStore();
+  const p = await proc(store, "a");
+  const seeded = store.seed(".datastore.lock", "{ half a lock");
+  // As the tool's lock status, stale-lock wait and `lock release --force` use it.
+  const lock = p.provider().createLock("/repo/.swamp", {});
+  const info = await lock.inspect();
+  assert.ok(info, "held: an object is there");
+  assert.match(info.holder, /^an unreadable lock: malformed lock body/);
+  assert.equal(Date.parse(info.acquiredAt), seeded.lastModified);
+  assert.equal(info.ttlMs, CONFIG.lock.ttlMs);
+  assert.equal(await lock.forceRelease(info.nonce), true);
+  assert.equal(await lock.inspect(), null);
+  await Deno.remove(p.cache, { recursive: true });
+});

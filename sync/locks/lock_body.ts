@@ -74,7 +74,7 @@ export function parseLockBody(body: Uint8Array): LockInfo | string {
  */
 export function decodeLockInfo(key: string, body: Uint8Array): LockInfo {
   const r = parseLockBody(body);
-  if (typeof r === "string") throw new LockReadError(key, r);
+  if (typeof r === "string") throw new LockReadError(key, r, { malformed: true });
   return r;
 }
 

@@ -91,6 +91,12 @@ const conditionFailed = (e: unknown) =>
 const detail = (e: unknown) => preview(e instanceof Error ? e.message : String(e), 160);
 
 /**
+ * The nonce prefix {@link StoreLock.describe} gives a lock object whose body
+ * is no lock, followed by the object's version.
+ */
+export const UNREADABLE_NONCE = "unreadable@";
+
+/**
  * A lock held by writing an object to a store, kept alive by a heartbeat.
  *
  * @example
@@ -234,7 +240,34 @@ export class StoreLock implements DistributedLock {
     return current ? decodeLockInfo(this.key, current.body) : null;
   }
 
-  /** Breakglass: deletes the lock (on its version) if it carries `nonce`; true only if it did. */
+  /**
+   * {@link StoreLock.inspect}, but a body that is no lock is described, not
+   * thrown: an object is there, so the lock is held, by `an unreadable lock:
+   * <what is wrong>`, with its last-modified time as `acquiredAt`, this
+   * lock's TTL, and as nonce {@link UNREADABLE_NONCE} and the object's
+   * version, which {@link StoreLock.forceRelease} takes to delete that very
+   * object (a breakglass that has seen it). A failed read still throws.
+   */
+  async describe(options: CallOptions = {}): Promise<LockInfo | null> {
+    const current = await this.#fetch(options.signal);
+    if (!current) return null;
+    const found = parseLockBody(current.body);
+    if (typeof found !== "string") return found;
+    return {
+      holder: `an unreadable lock: ${found}`,
+      hostname: "unknown",
+      pid: 0,
+      acquiredAt: new Date(current.lastModified).toISOString(),
+      ttlMs: this.ttlMs,
+      nonce: `${UNREADABLE_NONCE}${current.version}`,
+    };
+  }
+
+  /**
+   * Breakglass: deletes the lock (on its version) if it carries `nonce`, or
+   * is the unreadable object {@link StoreLock.describe} gave that nonce for;
+   * true only if it did.
+   */
   async forceRelease(nonce: string): Promise<boolean> {
     return await this.#deleteIfNonce(nonce, undefined);
   }
@@ -281,7 +314,10 @@ export class StoreLock implements DistributedLock {
         const current = await this.#fetch();
         if (!current) return false;
         const found = parseLockBody(current.body);
-        if (typeof found === "string" || found.nonce !== nonce) return false;
+        const ours = typeof found === "string"
+          ? nonce === `${UNREADABLE_NONCE}${current.version}`
+          : found.nonce === nonce;
+        if (!ours) return false;
         version = current.version;
       }
       try {

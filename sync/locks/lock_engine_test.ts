@@ -354,3 +354,26 @@ Deno.test("the backend applies defaults and shares one emitter; bad timings are 
     (e) => e instanceof ConfigError && e.field === "lock.ttlMs",
   );
 });
+
+Deno.test("describe: a lock object that is no lock is held by 'an unreadable lock', and only a breakglass that saw that very object deletes it", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  assert.equal(await a.describe(), null);
+  const seeded = t.store.seed(KEY, "garbage");
+  const info = await a.describe();
+  assert.match(info?.holder ?? "", /^an unreadable lock: malformed lock body "garbage"/);
+  assert.equal(info?.acquiredAt, new Date(seeded.lastModified).toISOString());
+  assert.equal(info?.ttlMs, a.ttlMs);
+  await assert.rejects(a.inspect(), LockReadError, "inspect keeps its rule");
+  // Rewritten since it was seen: the breakglass deletes nothing.
+  t.store.seed(KEY, "other garbage");
+  assert.equal(await t.lock(BOB).forceRelease(info!.nonce), false);
+  assert.ok(t.store.peek(KEY));
+  const again = await a.describe();
+  assert.equal(await t.lock(BOB).forceRelease(again!.nonce), true);
+  assert.equal(t.store.peek(KEY), undefined);
+  // A readable lock is described as inspect gives it.
+  await a.acquire();
+  assert.deepEqual(await a.describe(), await a.inspect());
+  await a.release();
+});

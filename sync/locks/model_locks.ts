@@ -12,7 +12,7 @@ import { assertSafeRelPath, joinKey } from "../paths.ts";
 import type { DistributedLock, LockInfo, LockOptions } from "../ports.ts";
 import type { PushResult } from "../service/push.ts";
 import { pushUnderGlobalLock } from "../service/global_lock_push.ts";
-import { TIMESTAMP_SLACK_MS } from "./lock_engine.ts";
+import { StoreLock, TIMESTAMP_SLACK_MS } from "./lock_engine.ts";
 import type { SyncService } from "../service/service.ts";
 
 /** Key of a model's lock: `[<ns>/]data/<type…>/<modelId>/.lock`. */
@@ -199,7 +199,8 @@ export async function releaseLock(
     ? modelLockKey(options.model, options.namespace)
     : globalLockKey(options.namespace);
   const lock = backend.createLock(key, service.identity);
-  const info = await lock.inspect();
+  // An unreadable lock object is described, so that it can be broken too.
+  const info = lock instanceof StoreLock ? await lock.describe() : await lock.inspect();
   if (!info) return { key, broken: null, released: false };
   const released = await lock.forceRelease(info.nonce);
   return { key, broken: info, released };
