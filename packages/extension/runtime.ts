@@ -33,7 +33,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
 import { cliStoreUrl, type CliTarget } from "./left_behind.ts";
-import { warningPrinter } from "./warnings.ts";
+import { errorLine, warningPrinter } from "./warnings.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 
 /** Collaborators injected into an extension entry (tests); production leaves them all out. */
@@ -99,6 +99,7 @@ export class DatastoreRuntime {
   readonly #build: ProviderBuilder;
   readonly #deps: ExtensionDeps;
   readonly #services = new Map<string, Promise<SyncService>>();
+  readonly #type: string;
   #provider?: StoreProvider;
   #conditionalStore?: ObjectStore;
 
@@ -116,7 +117,17 @@ export class DatastoreRuntime {
     this.#build = build;
     this.#deps = deps;
     this.events = deps.events ?? createEmitter();
+    this.#type = type;
     if (deps.warn) this.events.on("warning", warningPrinter(type, deps.warn));
+  }
+
+  /**
+   * Writes `e` in full through `deps.warn` when the tool would cut its
+   * message short (see `errorLine` in `warnings.ts`).
+   */
+  tellError(e: unknown): void {
+    const line = errorLine(this.#type, e);
+    if (line && this.#deps.warn) this.#deps.warn(line);
   }
 
   /** The cache and store URL the Sluice command line takes for `cachePath` and `namespace`. */

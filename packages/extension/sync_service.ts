@@ -438,7 +438,45 @@ export class ExtensionSyncService implements SwampSyncService {
     return found.sort();
   }
 
-  async pullChanged(options: SwampSyncOptions = {}): Promise<number> {
+  pullChanged(options: SwampSyncOptions = {}): Promise<number> {
+    return this.#telling(() => this.#pullChanged(options));
+  }
+
+  pushChanged(options: SwampSyncOptions = {}): Promise<number> {
+    return this.#telling(() => this.#pushChanged(options));
+  }
+
+  preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
+    return this.#telling(() => this.#preparePush(options));
+  }
+
+  commitPush(manifest: SwampPushManifest, options: SwampSyncOptions = {}): Promise<number> {
+    return this.#telling(() => this.#commitPush(manifest, options));
+  }
+
+  hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
+    return this.#telling(() => this.#hydrateFile(relPath, options));
+  }
+
+  migrateMonolithToShards(options: SwampSyncOptions = {}): Promise<SwampMigratedIndex> {
+    return this.#telling(() => this.#migrateMonolithToShards(options));
+  }
+
+  /**
+   * Runs a call of the tool, writing its error in full where the tool's
+   * user sees it before it reaches the tool, which shows only its first 200
+   * characters (see `warnings.ts`).
+   */
+  async #telling<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      this.#rt.tellError(e);
+      throw e;
+    }
+  }
+
+  async #pullChanged(options: SwampSyncOptions = {}): Promise<number> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     await this.#adoptUnboundMarks(svc, ns);
@@ -452,7 +490,7 @@ export class ExtensionSyncService implements SwampSyncService {
     return r.fetched.length;
   }
 
-  async pushChanged(options: SwampSyncOptions = {}): Promise<number> {
+  async #pushChanged(options: SwampSyncOptions = {}): Promise<number> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
@@ -478,7 +516,7 @@ export class ExtensionSyncService implements SwampSyncService {
     return r.uploaded.length + r.deleted.length;
   }
 
-  async preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
+  async #preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
@@ -497,7 +535,7 @@ export class ExtensionSyncService implements SwampSyncService {
     return Object.freeze(manifest) as SwampPushManifest;
   }
 
-  async commitPush(manifest: SwampPushManifest, options: SwampSyncOptions = {}): Promise<number> {
+  async #commitPush(manifest: SwampPushManifest, options: SwampSyncOptions = {}): Promise<number> {
     const data = (manifest as CarryingManifest)[PREPARED];
     if (!data || data.used) {
       throw new SluiceError(
@@ -539,7 +577,7 @@ export class ExtensionSyncService implements SwampSyncService {
     await svc.markDirty({ relPath: rel, signal: options.signal });
   }
 
-  async hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
+  async #hydrateFile(relPath: string, options: SwampSyncOptions = {}): Promise<boolean> {
     await this.#learnRegistered(relPath, options.signal);
     const { ns, rel } = this.#split(relPath);
     const svc = await this.#service(ns);
@@ -553,7 +591,7 @@ export class ExtensionSyncService implements SwampSyncService {
    * Moves the namespace's index to v2 (core holds the global lock); a v2
    * index is left as it is. See `sync/transfer/migrate_index.ts`.
    */
-  async migrateMonolithToShards(options: SwampSyncOptions = {}): Promise<SwampMigratedIndex> {
+  async #migrateMonolithToShards(options: SwampSyncOptions = {}): Promise<SwampMigratedIndex> {
     const ns = this.#bind(options.namespace);
     const svc = await this.#service(ns);
     const r = await migrateToShards(svc.store, {

@@ -61,3 +61,26 @@ export function warningPrinter(
     }
   };
 }
+
+/** How much of an error's message the tool shows: the rest is cut off. */
+export const TOOL_MESSAGE_LIMIT = 200;
+
+/**
+ * The line writing `e` in full for datastore `type`,
+ * `[<type>] error[<code>]: <message>`, when the tool would cut its message
+ * short (longer than {@link TOOL_MESSAGE_LIMIT} on one line); undefined
+ * otherwise (the tool shows all of it).
+ *
+ * @example
+ * ```ts
+ * import { errorLine } from "./warnings.ts";
+ * console.log(errorLine("t", new Error("short"))); // undefined
+ * ```
+ */
+export function errorLine(type: string, e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined;
+  const message = e.message.replace(/\s*\n+\s*/g, " ").trim();
+  if (message.length <= TOOL_MESSAGE_LIMIT) return undefined;
+  const code = (e as { code?: unknown }).code;
+  return `[${type}] error[${typeof code === "string" ? code : e.name}]: ${message}`;
+}
