@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
-import { checkout } from "./checkout_kit.ts";
+import { checkout, CHECKOUT_CONFIG } from "./checkout_kit.ts";
+import { envFrom } from "./env.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
 import { createSluice } from "../../sluice.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
@@ -110,4 +112,37 @@ Deno.test("lockfile: under a bare mark, a first lockfile (none synced, none remo
   assert.match(w[0].message, /the next pull sets it aside and takes the datastore's copy/);
   await b.svc.pullChanged();
   assert.deepEqual(Object.keys(await b.read()), ["@x/one"]);
+});
+
+Deno.test("lockfile: the lines written for the tool's user never say a change the extension then published was not pushed", async () => {
+  const store = new InMemoryStore();
+  const lines: string[] = [];
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    identity: { holder: "a@h", hostname: "h", pid: 1 },
+    warn: (line) => lines.push(line),
+  });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-lockfile-" });
+  try {
+    const svc = ds.createProvider(CHECKOUT_CONFIG).createSyncService("/repo/a", cache);
+    for (
+      const [mark, entries] of [[true, { "@x/one": 1 }], [false, { "@x/one": 1, "@x/two": 2 }]]
+    ) {
+      if (mark) await svc.markDirty({ relPath: LOCKFILE });
+      else await svc.markDirty();
+      await Deno.mkdir(`${cache}/config`, { recursive: true });
+      await Deno.writeTextFile(`${cache}/${LOCKFILE}`, JSON.stringify(entries));
+      await svc.pushChanged();
+      assert.deepEqual(remote(store), entries);
+    }
+    assert.deepEqual(
+      lines.filter((l) => l.includes("warning[lockfile_guarded]")),
+      [],
+      lines.join("\n"),
+    );
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
 });

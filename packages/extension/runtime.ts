@@ -34,6 +34,7 @@ import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
 import { cliStoreUrl, type CliTarget } from "./left_behind.ts";
 import { errorLine, warningPrinter } from "./warnings.ts";
+import { LOCKFILE_GUARDED } from "../../middleware/lockfile_guard.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 
 /** Collaborators injected into an extension entry (tests); production leaves them all out. */
@@ -118,7 +119,15 @@ export class DatastoreRuntime {
     this.#deps = deps;
     this.events = deps.events ?? createEmitter();
     this.#type = type;
-    if (deps.warn) this.events.on("warning", warningPrinter(type, deps.warn));
+    // The lockfile guard's warning says a change was not pushed; here the
+    // lockfile bridge publishes it right after (or says it could not:
+    // `lockfile_change_unpublished`), so it is not written.
+    if (deps.warn) {
+      this.events.on(
+        "warning",
+        warningPrinter(type, deps.warn, Date.now, new Set([LOCKFILE_GUARDED])),
+      );
+    }
   }
 
   /**

@@ -21,7 +21,8 @@ export const WARNINGS_SHOWN_PER_CODE = 20;
 export const WARNING_WINDOW_MS = 10 * 60_000;
 
 /**
- * A `warning` listener writing each warning of datastore `type` through `write`.
+ * A `warning` listener writing each warning of datastore `type` through
+ * `write`, but those whose code is in `skip`.
  *
  * @example
  * ```ts
@@ -35,11 +36,13 @@ export function warningPrinter(
   type: string,
   write: (line: string) => void,
   now: () => number = Date.now,
+  skip: ReadonlySet<string> = new Set(),
 ): (w: WarningEvent) => void {
   const shown = new Map<string, number>();
   const written = new Set<string>();
   let windowStart = now();
   return (w) => {
+    if (skip.has(w.code)) return;
     if (now() - windowStart >= WARNING_WINDOW_MS) {
       windowStart = now();
       shown.clear();
