@@ -27,8 +27,8 @@ export interface WatchedOptions {
 }
 
 /**
- * The `datastore` export over `store` for checkout `o.name`, and the
- * warnings it emits.
+ * The `datastore` export over `store` for checkout `o.name`, the warnings
+ * it emits, and the lines it writes for the tool's user.
  *
  * @example
  * ```ts ignore
@@ -43,16 +43,19 @@ export function watchedDatastore(store: ObjectStore, o: WatchedOptions) {
   const events = createEmitter();
   const warnings: WarningEvent[] = [];
   events.on("warning", (w) => warnings.push(w));
+  /** What the extension wrote for the tool's user (standard error in the entries). */
+  const lines: string[] = [];
   const ds = defineStoreDatastore({
     store,
     createService: o.createService,
     env: envFrom({}),
+    warn: (line) => lines.push(line),
     events,
     identity: { holder: `${name}@host-${name}`, hostname: `host-${name}`, pid: name.charCodeAt(0) },
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.conditional ? { conditional: o.conditional } : {}),
   });
-  return { ds, warnings };
+  return { ds, warnings, lines };
 }
 
 /**

@@ -6,9 +6,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { envFrom } from "./env.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
-import { CHECKOUT_CONFIG } from "./checkout_kit.ts";
+import { CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
 import { errorLine, TOOL_MESSAGE_LIMIT } from "./warnings.ts";
 
 Deno.test("errorLine: a message longer than the tool shows is written whole, with its code; a short one is left to the tool", () => {
@@ -25,14 +23,7 @@ Deno.test("errorLine: a message longer than the tool shows is written whole, wit
 
 Deno.test("a sync call that fails writes its whole message before the tool gets the error", async () => {
   const store = new InMemoryStore();
-  const lines: string[] = [];
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: "a@h", hostname: "h", pid: 1 },
-    warn: (line) => lines.push(line),
-  });
+  const { ds, lines } = watchedDatastore(store, { createService: createSluice });
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-err-" });
   try {
     const provider = () => ds.createProvider(CHECKOUT_CONFIG);

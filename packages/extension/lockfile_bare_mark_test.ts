@@ -4,9 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
-import { checkout, CHECKOUT_CONFIG } from "./checkout_kit.ts";
-import { envFrom } from "./env.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
+import { checkout, CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
 import { createSluice } from "../../sluice.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
@@ -116,14 +114,7 @@ Deno.test("lockfile: under a bare mark, a first lockfile (none synced, none remo
 
 Deno.test("lockfile: the lines written for the tool's user never say a change the extension then published was not pushed", async () => {
   const store = new InMemoryStore();
-  const lines: string[] = [];
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: "a@h", hostname: "h", pid: 1 },
-    warn: (line) => lines.push(line),
-  });
+  const { ds, lines } = watchedDatastore(store, { createService: createSluice });
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-lockfile-" });
   try {
     const svc = ds.createProvider(CHECKOUT_CONFIG).createSyncService("/repo/a", cache);
