@@ -126,7 +126,8 @@ export async function completeErasure(
 
 /**
  * Resolves held runs by directory: `discard` erases them (and deletes the
- * objects their push uploaded, when still theirs); `keep` releases the hold,
+ * objects their push uploaded, a `latest` marker it created included, when
+ * still theirs and named by no index); `keep` releases the hold,
  * so the next push uploads them (a create-only write still refuses to
  * overwrite another writer's version). Returns the directories resolved.
  *
@@ -155,7 +156,13 @@ export async function resolveHeldVersions(
     }
     resolved.push(...hit);
     const rest = run.dirs.filter((d) => !wanted.has(d));
-    const uploads = run.uploads.filter((u) => hit.some((d) => isUnder(u.path, d)));
+    // A held run's journal from an earlier release may name the `latest`
+    // marker its push created (refusals now delete it at once): discarded
+    // with the versions, as the erasure of an attributable run does.
+    const markers = new Set(hit.map(markerOf));
+    const uploads = run.uploads.filter((u) =>
+      hit.some((d) => isUnder(u.path, d)) || markers.has(u.path)
+    );
     if (decision === "discard") {
       journal.erase.push(...hit.filter((d) => versionDir(d) !== null));
       journal.uploads.push(...uploads);

@@ -57,6 +57,39 @@ Deno.test("resolveHeldVersions keep releases the hold and leaves the files dirty
   assert.deepEqual(f.state.dirtyPaths(), [`${D}/2/raw`]);
 });
 
+Deno.test("resolveHeldVersions discard deletes the latest marker a held run's push created (a journal of an earlier release names it); keep leaves it to the next push", async () => {
+  for (const decision of ["discard", "keep"] as const) {
+    const f = await fresh();
+    await f.dirty(`${D}/1/raw`, "a");
+    await f.dirty(`${D}/latest`, "1");
+    const raw = await f.store.put(`${D}/1/raw`, enc("a"), PutModes.create);
+    const marker = await f.store.put(`${D}/latest`, enc("1"), PutModes.create);
+    await writeErasureJournal(f.cache, {
+      ...emptyJournal(),
+      held: [{
+        dirs: [`${D}/1`],
+        problems: [{ dir: `${D}/1`, reason: "it existed in the cache before the run started" }],
+        uploads: [
+          { path: `${D}/1/raw`, version: raw.version },
+          { path: `${D}/latest`, version: marker.version },
+        ],
+        at: 0,
+      }],
+    });
+    assert.deepEqual(await resolveHeldVersions(f, [`${D}/1`], decision), [`${D}/1`]);
+    const j = await readErasureJournal(f.cache);
+    assert.deepEqual(j.held, [], decision);
+    assert.deepEqual(j.uploads, [], decision);
+    if (decision === "discard") {
+      assert.deepEqual(f.store.keys(), [], "nothing of the run is left on the store");
+      assert.deepEqual(f.state.dirtyPaths(), []);
+    } else {
+      assert.equal(f.store.peekText(`${D}/latest`), "1", "left for the next push to name");
+      assert.deepEqual(f.state.dirtyPaths(), [`${D}/1/raw`, `${D}/latest`]);
+    }
+  }
+});
+
 Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitted marker object, not a peer's", async () => {
   for (const [writer, ownOrphan] of [["me", true], ["a-peer", false]] as const) {
     const f = await fresh();

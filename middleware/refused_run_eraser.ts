@@ -6,8 +6,9 @@
  * own), erases them from the cache, the dirty set and the manifest,
  * recomputes their `latest` markers, tries a best-effort refresh and
  * rethrows. A version it cannot attribute is never deleted (`erasure_refused`)
- * and is held out of every push. Each push first completes an erasure a crash
- * interrupted.
+ * and is held out of every push; only a `latest` marker object its push
+ * created, named by no index, is deleted from the datastore (the cache keeps
+ * it, held). Each push first completes an erasure a crash interrupted.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import {
   journalPending,
   latestResetWarning,
   markerNamesHeld,
+  markerOf,
   modelPrefixes,
   readErasureJournal,
   refusedUploads,
@@ -142,6 +144,41 @@ async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
   ctx.events.emit("warning", { code: "erasure_held", message });
 }
 
+/**
+ * Deletes the journaled uploads (`created`, the markers a held run's push
+ * created, among them) while each is still the push's own and named by no
+ * index; what cannot be deleted now stays journaled, and the next push
+ * deletes it before uploading anything. Never replaces the refusal.
+ */
+async function dropCreatedMarkers(
+  ctx: PushContext,
+  journal: ErasureJournal,
+  created: readonly UploadRef[],
+): Promise<void> {
+  let outcome;
+  try {
+    outcome = await completeErasure(ctx, journal);
+  } catch (e) {
+    ctx.events.emit("warning", {
+      code: "erasure_incomplete",
+      message: `Could not yet delete ${created.map((u) => u.path).join(", ")} from the datastore (${
+        e instanceof Error ? e.message : String(e)
+      }), created by a push refused for losing its model lock and named by no index. The deletion is journaled: the next push completes it before uploading anything.`,
+    });
+    return;
+  }
+  if (outcome.deleted.length > 0) {
+    ctx.note(
+      REFUSED_RUN_ERASER,
+      `deleted ${
+        outcome.deleted.join(", ")
+      } from the datastore (created by this push, named by no index); the held versions' files were left in place`,
+    );
+  }
+  warnRestored(ctx, outcome.restored);
+  warnPending(ctx, outcome.pending);
+}
+
 /** The refusal: journal, attribute, erase, recompute markers, refresh, rethrow. */
 async function refuse(
   ctx: PushContext,
@@ -161,8 +198,20 @@ async function refuse(
   const uploads = refusedUploads(ctx.uploaded, dirs, (u) => u.outcome === "identical");
   const prefixes = [...new Set([...modelPrefixes(err.lost, dirs), ...resumed])];
   if (problems.length > 0) {
-    journal.held.push({ dirs, problems, uploads, at: ctx.clock.now() });
+    // The held versions' files stay where the push left them, but a `latest`
+    // marker it created goes now (a first pass held it back with files it
+    // found in place, and this, its second pass, was refused): no index names
+    // it, and left in place it would hold off every peer's write of that
+    // marker as an uncommitted one for as long as the run stays held. The
+    // cache keeps its copy, held and dirty: "keep" publishes it with the
+    // version, "discard" recomputes it.
+    const markers = new Set(dirs.map(markerOf));
+    const created = uploads.filter((u) => markers.has(u.path));
+    const left = uploads.filter((u) => !markers.has(u.path));
+    journal.held.push({ dirs, problems, uploads: left, at: ctx.clock.now() });
+    journal.uploads = [...journal.uploads, ...created];
     await writeErasureJournal(ctx.cache, journal);
+    if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
     await refresh(ctx, prefixes);
     throw new ErasureRefusedError(err.lost, dirs, problems, { cause: err });
   }

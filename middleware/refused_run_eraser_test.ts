@@ -175,6 +175,84 @@ Deno.test("a version that cannot be attributed is never deleted: erasure_refused
   }
 });
 
+/**
+ * A held run (version 1 holds a file its push's first pass committed) whose
+ * second pass was refused, after the first had created the `latest` marker
+ * and held it back: its version files and that marker, uploaded, none named.
+ */
+async function heldWithCreatedMarker() {
+  const m = await mockPushContext({ written: [V1], preexisting: new Set() });
+  const store = m.store as InMemoryStore;
+  await m.cache.write(`${V1}/raw`, enc("first"));
+  await m.state.recordSynced(`${V1}/raw`, {
+    hash: await sha256Hex(enc("first")),
+    version: "r1",
+    size: 5,
+  });
+  await m.cache.write(`${V1}/metadata.yaml`, enc("meta"));
+  await m.cache.write(MARKER, enc("1"));
+  await m.state.markDirty(`${V1}/metadata.yaml`);
+  await m.state.markDirty(MARKER);
+  m.ctx.plan.push(
+    planEntry(`${V1}/metadata.yaml`, { class: "data-version" }),
+    planEntry(MARKER, { class: "latest-marker", commit: true }),
+  );
+  const meta = await store.put(`${V1}/metadata.yaml`, enc("meta"), PutModes.create);
+  const marker = await store.put(MARKER, enc("1"), PutModes.create);
+  m.ctx.uploaded.push(
+    { path: `${V1}/metadata.yaml`, info: meta, created: true, outcome: "written" },
+    { path: MARKER, info: marker, created: true, outcome: "written" },
+  );
+  return { m, store, meta };
+}
+
+Deno.test("a held run's latest marker its push created is deleted at the refusal; its version files stay, and the cache keeps both, held", async () => {
+  const { m, store, meta } = await heldWithCreatedMarker();
+  const err = await run(m, () => {
+    throw lost();
+  });
+  assert.ok(err instanceof ErasureRefusedError);
+  assert.match(err.message, /already synced with the datastore/);
+  assert.equal(store.peek(MARKER), undefined, "no object named by no index is left at the marker");
+  assert.equal(store.peekText(`${V1}/metadata.yaml`), "meta", "held: left in place");
+  assert.equal(new TextDecoder().decode((await m.cache.read(MARKER))!), "1");
+  assert.deepEqual(m.state.dirtyPaths(), [`${V1}/metadata.yaml`, MARKER]);
+  const journal = await readErasureJournal(m.cache);
+  assert.deepEqual(journal.held.map((h) => h.uploads), [[
+    { path: `${V1}/metadata.yaml`, version: meta.version },
+  ]]);
+  assert.equal(journalPending(journal), false);
+  assert.deepEqual(m.warnings.map((w) => w.code), []);
+});
+
+Deno.test("a held run's created marker that cannot be deleted yet stays journaled and the next push deletes it; a peer's object there is kept", async () => {
+  const { m, store } = await heldWithCreatedMarker();
+  store.unreachable = true;
+  assert.ok(
+    await run(m, () => {
+      throw lost();
+    }) instanceof ErasureRefusedError,
+  );
+  assert.ok(m.warnings.some((w) => w.code === "erasure_pending"));
+  assert.deepEqual((await readErasureJournal(m.cache)).uploads.map((u) => u.path), [MARKER]);
+  store.heal();
+  m.ctx.uploaded.length = 0;
+  m.ctx.plan.forEach((e) => (e.action = "put"));
+  assert.equal(await run(m), undefined);
+  assert.equal(store.peek(MARKER), undefined);
+  assert.equal(journalPending(await readErasureJournal(m.cache)), false);
+  assert.ok(m.ctx.plan.every((e) => e.action === "skip" && e.keepDirty), "still held");
+
+  const peer = await heldWithCreatedMarker();
+  peer.store.seed(MARKER, "2"); // a peer's marker write since
+  assert.ok(
+    await run(peer.m, () => {
+      throw lost();
+    }) instanceof ErasureRefusedError,
+  );
+  assert.equal(peer.store.peekText(MARKER), "2");
+});
+
 Deno.test("objects the push uploaded are deleted while still its own; a peer's are kept", async () => {
   const m = await arranged();
   const store = m.store as InMemoryStore;

@@ -1032,3 +1032,23 @@ Deno.test("chaos regression: a copy set aside by a pull that crashed before reco
     '{"seed":47100209,"clones":2,"v2":true,"kinds":["core","api"],"ops":[{"id":2,"kind":"adopt","clone":1,"file":2},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":10,"kind":"edit","clone":0,"file":2,"how":"hand"},{"id":11,"kind":"tick","n":17,"pick":1896051895},{"id":18,"kind":"resolve","clone":0,"pick":1,"how":"merged"},{"id":20,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":27,"kind":"tick","n":6,"pick":1954705597},{"id":28,"kind":"crash","clone":0}]}',
   );
 });
+
+/**
+ * I11 (seed 47101896, shrunk; old clients in all, so the run's commit
+ * held the global lock): a same-output run's first pass found its
+ * metadata in place and erased before its commit (the other run's,
+ * refused), committed its other file and held back the `latest` marker it
+ * had created; a second breakglass then refused its second pass, and as
+ * its version held a file the first pass had synced, it was held
+ * (`erasure_refused`) with all it had uploaded left in place, the marker
+ * too, named by no index and holding off every peer's write of that marker
+ * until the user resolved the run, for good once discarded. A held run's
+ * refusal now deletes a marker its push created, while still its own and
+ * named by no index (`middleware/refused_run_eraser.ts`); the cache keeps
+ * its copy, held.
+ */
+Deno.test("chaos regression: a second pass refused into held versions leaves no marker the first pass created (I11)", async () => {
+  await clean(
+    '{"seed":47101896,"clones":4,"kinds":["api","core-single-phase","api","core-single-phase"],"oldClients":true,"ops":[{"id":42,"kind":"oldpush","clone":3},{"id":14,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000,"same":true},{"id":40,"kind":"oldpush","clone":1},{"id":16,"kind":"tick","n":34,"pick":1473325950},{"id":18,"kind":"breakglass","model":0},{"id":19,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":22,"kind":"tick","n":28,"pick":978631374},{"id":24,"kind":"tick","n":14,"pick":541293680},{"id":26,"kind":"breakglass","model":0}]}',
+  );
+});
