@@ -69,6 +69,12 @@ async function heldAfterSecondPass(globalLock: boolean) {
   assert.equal(armed, false, "the marker was written by the first pass");
   assert.ok(error instanceof ErasureRefusedError, String(error));
   assert.match(error.message, /already synced with the datastore/);
+  // What the first pass published is said, not denied.
+  assert.doesNotMatch(error.message, /Nothing was pushed/);
+  assert.match(
+    error.message,
+    /this push had published 1 file\(s\).*\(data\/shell\/m1\/out\/1\/raw\); they stay published/,
+  );
   return { store, a, warnings };
 }
 

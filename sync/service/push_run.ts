@@ -194,6 +194,25 @@ export async function pushTwice(
     uploaded: held.uploaded,
     progress: held.progress,
     emit: true,
-  }).catch(warnHeld);
+  }).catch((e) => warnHeld(firstPassKept(e, first)));
   return mergeSecondPass(first, second, again);
+}
+
+/**
+ * A second pass refused for a lost lock: its error said nothing was pushed,
+ * but the first pass had published files, under the lock checked at its
+ * commit, and they stay. Says so.
+ */
+function firstPassKept(e: unknown, first: PushResult): unknown {
+  const code = (e as { code?: unknown })?.code;
+  if (!(e instanceof Error) || (code !== "model_lock_lost" && code !== "erasure_refused")) {
+    return e;
+  }
+  const published = [...first.uploaded, ...first.deleted];
+  if (published.length === 0) return e;
+  const shown = published.slice(0, 5).join(", ") + (published.length > 5 ? ", …" : "");
+  e.message = `${
+    e.message.replace("Nothing was pushed", "Nothing more was pushed")
+  } Before the lock was lost, this push had published ${published.length} file(s), its lock checked at that commit (${shown}); they stay published.`;
+  return e;
 }
