@@ -405,7 +405,7 @@ export function storeFailureToError(
       return new UnreachableError(
         `the ${where} failed after ${attempts} attempt${
           attempts === 1 ? "" : "s"
-        }, last: ${failure.detail}`,
+        }, last: ${failure.detail}${noServerHint(failure.code)}`,
         opts,
       );
     }
@@ -454,6 +454,21 @@ export function storeFailureToError(
     case "failed":
       return new StoreRequestError(ctx, failure, options);
   }
+}
+
+/**
+ * For a connection refused or a host name that does not resolve, which a
+ * server that is down and a mistyped endpoint both give: the endpoint to
+ * check, so that a typo in the port is not waited out as an outage.
+ */
+function noServerHint(code: string | undefined): string {
+  if (code === "ECONNREFUSED") {
+    return " (nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port in the store URL)";
+  }
+  if (code === "ENOTFOUND") {
+    return " (the host name does not resolve: check the endpoint's host in the store URL)";
+  }
+  return "";
 }
 
 /** Statuses a web server answers for what it has not or does not do, which storage services answer in XML or JSON. */
