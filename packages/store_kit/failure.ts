@@ -325,6 +325,11 @@ export interface StoreErrorOptions {
   readonly credentialsHint?: string;
   /** The store's key prefix, named when the endpoint refuses an object name. */
   readonly prefix?: string;
+  /**
+   * How to create the bucket, for a `bucket_missing` failure; default
+   * `` `sluice bucket create <store-url>` ``.
+   */
+  readonly createBucketHint?: string;
 }
 
 /**
@@ -414,7 +419,9 @@ export function storeFailureToError(
         "bucket",
         `the bucket ${ctx.bucket ?? "(unknown)"} does not exist at ${
           options.endpoint ?? "the endpoint"
-        } (${failure.detail}), so nothing was read from it or written to it (a missing bucket is never taken for an empty datastore); correct the bucket name, or create the bucket (\`sluice bucket create <store-url>\`)`,
+        } (${failure.detail}), so nothing was read from it or written to it (a missing bucket is never taken for an empty datastore); correct the bucket name, or create the bucket (${
+          options.createBucketHint ?? "`sluice bucket create <store-url>`"
+        })`,
         opts,
       );
     case "credentials_missing":
