@@ -43,7 +43,11 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
     >();
     const chosen = (["mine", "theirs", "merged"] as const).filter((k) => o[k]);
     if (chosen.length !== 1) {
-      throw new UsageError("give exactly one of --mine, --theirs or --merged");
+      throw new UsageError(
+        `give exactly one of --mine (publish your copy), --theirs (take the datastore's; yours is set aside) or --merged (publish the merge now in the cache)${
+          chosen.length ? `, not ${chosen.map((k) => `--${k}`).join(" and ")}` : ""
+        }; nothing was changed. \`sluice status\` shows both versions of each open conflict.`,
+      );
     }
     const resolution: Resolution = chosen[0];
     return await withSession(cmd, io, out, async (s) => {

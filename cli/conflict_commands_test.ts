@@ -66,6 +66,23 @@ Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve
   await w.cleanup();
 });
 
+Deno.test("resolve without one outcome, or with two, is a usage error that says what each does, that nothing changed and where to look", async () => {
+  const w = await world();
+  const b = w.cache("b");
+  await w.write(b, CFG, "x: 1\n");
+  for (
+    const [flags, got] of [[[], ""], [["--mine", "--theirs"], ", not --mine and --theirs"]] as const
+  ) {
+    const r = await sluice(["resolve", CFG, ...flags, "--cache", b, "--store", w.url]);
+    assert.equal(r.code, 64, r.err);
+    assert.equal(
+      r.err,
+      `error[usage]: give exactly one of --mine (publish your copy), --theirs (take the datastore's; yours is set aside) or --merged (publish the merge now in the cache)${got}; nothing was changed. \`sluice status\` shows both versions of each open conflict.\n`,
+    );
+  }
+  await w.cleanup();
+});
+
 Deno.test("a push that leaves a file dirty for later exits 2", async () => {
   const w = await world();
   const a = w.cache("a");

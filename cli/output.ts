@@ -189,6 +189,8 @@ export class Output {
   readonly #shown = new Map<string, number>();
   /** Notes not shown yet counted, per gate (told by the next line said). */
   readonly #hidden = new Map<string, number>();
+  /** Called before each line is written: takes a progress bar off the screen. */
+  #interrupt: (() => void) | undefined;
 
   /** Output to `io`, as JSON with `json`. */
   constructor(io: CliIo, options: { json?: boolean; verbose?: boolean } = {}) {
@@ -197,9 +199,21 @@ export class Output {
     this.verbose = options.verbose ?? false;
   }
 
+  /**
+   * Has `fn` called before each line this output writes (none when
+   * `undefined`): a progress bar removes itself from the screen there, to be
+   * drawn again below the line by the next progress event, so that a line
+   * written while the bar is drawn neither lands at the end of the bar's line
+   * nor is erased when the bar is cleared.
+   */
+  interruptWith(fn: (() => void) | undefined): void {
+    this.#interrupt = fn;
+  }
+
   /** A line for people (nothing with `--json`). */
   say(line = ""): void {
     if (this.json) return;
+    this.#interrupt?.();
     this.#tellHidden();
     this.#io.stdout(`${forTerminal(line)}\n`);
   }
@@ -219,6 +233,7 @@ export class Output {
   /** A warning: always on stderr, and collected for `--json`. */
   warn(w: WarningEvent): void {
     this.warnings.push(w);
+    this.#interrupt?.();
     this.#io.stderr(`warning[${w.code}]: ${forTerminal(w.message)}\n`);
   }
 
@@ -229,6 +244,7 @@ export class Output {
     const shown = this.#shown.get(g.gate) ?? 0;
     if (this.verbose || shown < NOTES_SHOWN_PER_GATE) {
       this.#shown.set(g.gate, shown + 1);
+      this.#interrupt?.();
       this.#io.stdout(`  ${g.gate}: ${forTerminal(g.message)}\n`);
     } else {
       this.#hidden.set(g.gate, (this.#hidden.get(g.gate) ?? 0) + 1);
@@ -247,6 +263,7 @@ export class Output {
 
   /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */
   fail(command: string, report: ErrorReport): number {
+    this.#interrupt?.();
     if (!this.json) this.#tellHidden();
     this.#io.stderr(`error[${report.code}]: ${forTerminal(report.message)}\n`);
     if (this.json) {

@@ -7,13 +7,13 @@
 // @ts-types="./cli_progress.d.ts"
 import cliProgress, { type SingleBar } from "cli-progress";
 import type { ProgressEvent, SluiceEmitter } from "../sync/events.ts";
-import { type CliIo, formatBytes } from "./output.ts";
+import { type CliIo, formatBytes, type Output } from "./output.ts";
 
 /** Receives progress events and draws a bar; `stop` must be called once the operation ends. */
 export interface ProgressReporter {
   /** Feeds one progress event. */
   update(p: ProgressEvent): void;
-  /** Removes the bar (safe to call twice, and when no bar was drawn). */
+  /** Removes the bar (safe to call twice, and when no bar was drawn); the next update draws a new one. */
   stop(): void;
   /** True once a bar was drawn. */
   readonly drawn: boolean;
@@ -79,20 +79,24 @@ export function progressReporter(io: CliIo, json: boolean): ProgressReporter {
 
 /**
  * Runs `op` with a progress bar fed by `events` (see {@link progressReporter}),
- * removing the bar when it ends, however it ends.
+ * removing the bar when it ends, however it ends. Each line `out` writes
+ * meanwhile (a gate note, a warning) first takes the bar off the screen; the
+ * next progress event draws it again below that line.
  */
 export async function withProgressBar<T>(
   io: CliIo,
-  json: boolean,
+  out: Pick<Output, "json" | "interruptWith">,
   events: SluiceEmitter,
   op: () => Promise<T>,
 ): Promise<T> {
-  const bar = progressReporter(io, json);
+  const bar = progressReporter(io, out.json);
   const feed = (p: ProgressEvent) => bar.update(p);
   events.on("progress", feed);
+  out.interruptWith(() => bar.stop());
   try {
     return await op();
   } finally {
+    out.interruptWith(undefined);
     events.off("progress", feed);
     bar.stop();
   }

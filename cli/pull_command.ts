@@ -104,7 +104,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       );
       const result: PullResult = await withProgressBar(
         io,
-        out.json,
+        out,
         s.events,
         () =>
           s.service.pullChanged({

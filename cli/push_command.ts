@@ -150,7 +150,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       const marked = s.service.state.dirtyPaths().length > 0;
       const result: PushResult = await withProgressBar(
         io,
-        out.json,
+        out,
         s.events,
         () => {
           const options = {

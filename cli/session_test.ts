@@ -230,6 +230,72 @@ Deno.test("a cache whose state directory is a file is refused (73), whatever the
   await w.cleanup();
 });
 
+Deno.test("a cache directory this process may not search is path_unreadable (77), whatever the command, never internal", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // As `chmod 000` on the cache makes it for a user who is not root.
+  const deno = Deno as { stat: typeof Deno.stat };
+  const stat = deno.stat;
+  deno.stat = (p) =>
+    String(p) === `${a}/.sluice`
+      ? Promise.reject(
+        new Deno.errors.PermissionDenied(`Permission denied (os error 13): stat '${p}'`),
+      )
+      : stat(p);
+  try {
+    for (const cmd of ["status", "push", "pull"]) {
+      const r = await sluice([cmd, "--cache", a, "--store", w.url]);
+      assert.equal(r.code, 77, `${cmd}: ${r.err}`);
+      assert.match(
+        r.err,
+        /^error\[path_unreadable\]: This process may not look inside the cache directory .*\/a \(permission denied on .*\/a\/\.sluice\).* Nothing was read, pushed or pulled, and nothing in the cache was changed\. Make the cache directory readable and searchable by this user \(`chmod u\+rwx .*\/a`, or run as its owner\), then run the command again\.$/m,
+      );
+    }
+  } finally {
+    deno.stat = stat;
+  }
+  await w.cleanup();
+});
+
+Deno.test("a sync state directory this process may not read or search is path_unreadable (77), never a cache with no state", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // As `chmod 000` (then `chmod 600`) on .sluice makes it for a user who is not root.
+  const deno = Deno as { readDir: typeof Deno.readDir; stat: typeof Deno.stat };
+  const { readDir, stat } = deno;
+  const denied = (p: string | URL) =>
+    new Deno.errors.PermissionDenied(`Permission denied (os error 13): '${p}'`);
+  try {
+    for (const refuse of ["read", "search"]) {
+      deno.readDir = (p) => {
+        if (refuse === "read" && String(p) === `${a}/.sluice`) throw denied(p);
+        return readDir(p);
+      };
+      deno.stat = (p) =>
+        refuse === "search" && String(p).startsWith(`${a}/.sluice/`)
+          ? Promise.reject(denied(p))
+          : stat(p);
+      for (const cmd of ["status", "push", "pull"]) {
+        const r = await sluice([cmd, "--cache", a, "--store", w.url]);
+        assert.equal(r.code, 77, `${refuse} ${cmd}: ${r.err}`);
+        assert.match(
+          r.err,
+          /^error\[path_unreadable\]: This process may not read the cache's sync state directory .*\/a\/\.sluice \(permission denied\).* Nothing was read, pushed or pulled, and nothing in the cache was changed\. Make it readable and searchable by this user \(`chmod u\+rwx .*\/a\/\.sluice`, or run as its owner\), then run the command again\.$/m,
+        );
+        assert.doesNotMatch(r.err, /state_unreadable|no recorded store/);
+      }
+    }
+  } finally {
+    deno.readDir = readDir;
+    deno.stat = stat;
+  }
+  await w.cleanup();
+});
+
 Deno.test("a file:// store that is the cache, lies inside it or holds it is refused (78) before anything is written", async () => {
   const w = await world();
   const a = w.cache("a");

@@ -230,3 +230,20 @@ Deno.test("GCS: an XML refusal is an S3 endpoint named in a gs:// URL, never a m
   };
   assert.equal(classifyGcsError(json, { op: "put", key: "k" }).kind, "bucket_missing");
 });
+
+Deno.test("GCS: a missing bucket says to create it with the project it goes in, which bucket create needs", () => {
+  const json = {
+    code: 404,
+    message: "The specified bucket does not exist.",
+    errors: [{ message: "The specified bucket does not exist.", reason: "notFound" }],
+    response: { headers: { "content-type": "application/json; charset=UTF-8" } },
+  };
+  const ctx: GcsRequestContext = { op: "list", key: "p/", bucket: "bkt" };
+  const e = toSluiceError(classifyGcsError(json, ctx), ctx, "gs://bkt/p", json);
+  assert.ok(e instanceof ConfigError);
+  assert.equal(e.field, "bucket");
+  assert.match(
+    e.message,
+    /create the bucket \(`sluice bucket create <store-url>`, with `project=<id>` in the URL's query \(or GOOGLE_CLOUD_PROJECT set\): the project it is created in\)/,
+  );
+});

@@ -348,6 +348,10 @@ function safeCause(err: unknown): Error {
   return e;
 }
 
+/** How to create a missing GCS bucket: the command needs the project to create it in. */
+const GCS_CREATE_BUCKET_HINT =
+  "`sluice bucket create <store-url>`, with `project=<id>` in the URL's query (or GOOGLE_CLOUD_PROJECT set): the project it is created in";
+
 /**
  * Turns a classified failure into the typed error the store throws, with the
  * request id and a short redacted body preview in its message. GCS's own
@@ -397,6 +401,7 @@ export function toSluiceError(
     attempts,
     service: "GCS",
     credentialsHint: GCS_CREDENTIALS_HINT,
+    createBucketHint: GCS_CREATE_BUCKET_HINT,
     ...(prefix === undefined ? {} : { prefix }),
   });
 }

@@ -164,3 +164,29 @@ Deno.test("S3: a JSON refusal is a GCS endpoint named in an s3:// URL, never a m
   assert.equal(classifyS3Error(json(404), { ...GET, op: "head" }).kind, "not_found");
   assert.equal(classifyS3Error(json(503), GET).kind, "transient");
 });
+
+Deno.test("S3: a plain-text refusal (fake-gcs-server's to an S3 path) names the gs:// scheme as well as the endpoint", () => {
+  // fake-gcs-server answers a GET of an S3 path with 404 "Not Found" as text/plain.
+  const plain = Object.assign(new Error("@aws-sdk XML parse error: unexpected content."), {
+    $metadata: { httpStatusCode: 404 },
+    $response: { statusCode: 404, headers: { "content-type": "text/plain; charset=utf-8" } },
+  });
+  const f = classifyS3Error(plain, GET);
+  assert.equal(f.kind, "not_the_service");
+  const e = toSluiceError(f, GET, plain, 1, { endpoint: "s3://bkt/p at http://127.0.0.1:4443" });
+  assert.ok(e instanceof ConfigError);
+  assert.equal(e.field, "endpoint");
+  assert.match(
+    e.message,
+    /a plain-text answer \(a web server's, or fake-gcs-server's to an S3 path\)/,
+  );
+  assert.match(
+    e.message,
+    /check its host, port and path; for GCS or fake-gcs-server, use a gs:\/\/ store URL/,
+  );
+  assert.match(e.message, /nothing was taken for an empty datastore/);
+  // An HTML page keeps the plain wording: a web server, not a storage service of another kind.
+  const html = toSluiceError(classifyS3Error(webPage(404), GET), GET, webPage(404), 1, {});
+  assert.match(html.message, /a web page rather than an answer/);
+  assert.doesNotMatch(html.message, /gs:\/\//);
+});

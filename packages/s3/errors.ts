@@ -209,12 +209,27 @@ function netCodeOf(e: unknown, depth = 0): string | undefined {
  * answers an S3 path): S3 answers those in XML, or for HEAD with no body.
  */
 export function isWebPageRefusal(e: ErrorFields, status: number, op?: string): boolean {
-  const type = contentTypeOf(e);
-  if (op !== "head" && /^\s*text\/plain\b/i.test(type ?? "")) {
-    return isWebPageAnswer(status, "text/html", undefined);
-  }
-  return isWebPageAnswer(status, type, undefined);
+  if (isPlainTextRefusal(e, status, op)) return true;
+  return isWebPageAnswer(status, contentTypeOf(e), undefined);
 }
+
+/**
+ * True for a 400, 404, 405 or 501 served as plain text to anything but a
+ * HEAD: a web server's bare "404 page not found", or fake-gcs-server's
+ * "Not Found" for an S3 path (which it answers so, where it answers its own
+ * JSON API's paths in JSON).
+ */
+function isPlainTextRefusal(e: ErrorFields, status: number, op?: string): boolean {
+  if (op === "head") return false;
+  if (!/^\s*text\/plain\b/i.test(contentTypeOf(e) ?? "")) return false;
+  return isWebPageAnswer(status, "text/html", undefined);
+}
+
+/** What a plain-text refusal is, for the message: a web server, or a GCS emulator named in an s3:// URL. */
+const PLAIN_TEXT = {
+  what: "a plain-text answer (a web server's, or fake-gcs-server's to an S3 path)",
+  hint: "for GCS or fake-gcs-server, use a gs:// store URL",
+};
 
 /** What a JSON refusal is, for the message: most often a GCS endpoint named in an s3:// URL. */
 const GCS_LIKE = {
@@ -367,6 +382,9 @@ export function classifyS3Error(
 
   // A web page for a refusal: another kind of server (a wrong port, a
   // proxy's page). Read as a missing object, it would pass for an empty datastore.
+  if (isPlainTextRefusal(e, status, ctx.op)) {
+    return { ...make("not_the_service"), foreign: PLAIN_TEXT };
+  }
   if (isWebPageRefusal(e, status, ctx.op)) return make("not_the_service");
   // A JSON error: the GCS JSON API's answer (fake-gcs-server's too); S3 answers in XML.
   if (isJsonRefusal(e, status, ctx.op)) return { ...make("not_the_service"), foreign: GCS_LIKE };

@@ -325,6 +325,11 @@ export interface StoreErrorOptions {
   readonly credentialsHint?: string;
   /** The store's key prefix, named when the endpoint refuses an object name. */
   readonly prefix?: string;
+  /**
+   * How to create the bucket, for a `bucket_missing` failure; default
+   * `` `sluice bucket create <store-url>` ``.
+   */
+  readonly createBucketHint?: string;
 }
 
 /**
@@ -405,7 +410,7 @@ export function storeFailureToError(
       return new UnreachableError(
         `the ${where} failed after ${attempts} attempt${
           attempts === 1 ? "" : "s"
-        }, last: ${failure.detail}`,
+        }, last: ${failure.detail}${noServerHint(failure.code)}`,
         opts,
       );
     }
@@ -414,7 +419,9 @@ export function storeFailureToError(
         "bucket",
         `the bucket ${ctx.bucket ?? "(unknown)"} does not exist at ${
           options.endpoint ?? "the endpoint"
-        } (${failure.detail}), so nothing was read from it or written to it (a missing bucket is never taken for an empty datastore); correct the bucket name, or create the bucket (\`sluice bucket create <store-url>\`)`,
+        } (${failure.detail}), so nothing was read from it or written to it (a missing bucket is never taken for an empty datastore); correct the bucket name, or create the bucket (${
+          options.createBucketHint ?? "`sluice bucket create <store-url>`"
+        })`,
         opts,
       );
     case "credentials_missing":
@@ -454,6 +461,21 @@ export function storeFailureToError(
     case "failed":
       return new StoreRequestError(ctx, failure, options);
   }
+}
+
+/**
+ * For a connection refused or a host name that does not resolve, which a
+ * server that is down and a mistyped endpoint both give: the endpoint to
+ * check, so that a typo in the port is not waited out as an outage.
+ */
+function noServerHint(code: string | undefined): string {
+  if (code === "ECONNREFUSED") {
+    return " (nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port in the store URL)";
+  }
+  if (code === "ENOTFOUND") {
+    return " (the host name does not resolve: check the endpoint's host in the store URL)";
+  }
+  return "";
 }
 
 /** Statuses a web server answers for what it has not or does not do, which storage services answer in XML or JSON. */

@@ -87,6 +87,31 @@ Deno.test("an outage counts its attempts and keeps the last detail", () => {
   assert.match(four.message, /put of data\/m\/1\/raw at s3:\/\/b failed after 4 attempts, last:/);
 });
 
+Deno.test("a refused connection or an unknown host points at the endpoint's host and port; other outages do not", () => {
+  const refused = storeFailureToError(
+    failure("transient", {
+      code: "ECONNREFUSED",
+      detail: "ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9399",
+    }),
+    PUT,
+    { endpoint: "s3://b at http://127.0.0.1:9399", attempts: 4 },
+  );
+  assert.equal(refused.code, "unreachable");
+  assert.match(
+    refused.message,
+    /ECONNREFUSED 127\.0\.0\.1:9399 \(nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port in the store URL\)\. Nothing was lost/,
+  );
+  const unknown = storeFailureToError(failure("transient", { code: "ENOTFOUND" }), PUT);
+  assert.match(
+    unknown.message,
+    /the host name does not resolve: check the endpoint's host in the store URL/,
+  );
+  for (const code of ["ECONNRESET", "ETIMEDOUT", STORE_TIMEOUT_CODE, undefined]) {
+    const e = storeFailureToError(failure("transient", { code }), PUT);
+    assert.doesNotMatch(e.message, /check the endpoint/, String(code));
+  }
+});
+
 Deno.test("the cause is kept when given and absent otherwise", () => {
   const cause = new Error("sdk");
   assert.equal(storeFailureToError(failure("not_found"), PUT, { cause }).cause, cause);

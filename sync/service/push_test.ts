@@ -156,3 +156,59 @@ Deno.test("an upload of this cache's that never reached the index is deleted onc
   assert.ok(await store.head("config/b.yaml"), "b's upload is b's to commit");
   assert.deepEqual(a.state.dirtyPaths(), []);
 });
+
+/**
+ * Runs `fn` while this process may not search `dir` (as `chmod 000` makes it
+ * for a user who is not root): listing it and looking at anything under it
+ * are refused with "permission denied"; `dir` itself can still be looked at.
+ */
+async function withUnsearchable<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const deno = Deno as { lstatSync: typeof Deno.lstatSync; readDirSync: typeof Deno.readDirSync };
+  const { lstatSync, readDirSync } = deno;
+  const refused = (p: string | URL) => {
+    const path = String(p);
+    if (path === dir || path.startsWith(`${dir}/`)) {
+      throw new Deno.errors.PermissionDenied(`Permission denied (os error 13): ${path}`);
+    }
+  };
+  deno.lstatSync = (p) => {
+    if (String(p) !== dir) refused(p);
+    return lstatSync(p);
+  };
+  deno.readDirSync = (p) => {
+    refused(p);
+    return readDirSync(p);
+  };
+  try {
+    return await fn();
+  } finally {
+    deno.lstatSync = lstatSync;
+    deno.readDirSync = readDirSync;
+  }
+}
+
+Deno.test("a walk over a directory this process may not search reports it, deletes nothing under it and fails nothing else", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await write(a.cacheDir, "locked/notes.txt", "1");
+  await write(a.cacheDir, "open/todo.txt", "1");
+  await a.markDirty();
+  await a.pushChanged();
+  await write(a.cacheDir, "open/todo.txt", "2");
+  const warned: string[] = [];
+  a.events.on("warning", (w) => warned.push(`${w.code} ${w.path ?? ""}`));
+  const [status, pushed] = await withUnsearchable(`${a.cacheDir}/locked`, async () => {
+    const status = await a.status({ walk: true });
+    await a.markDirty();
+    return [status, await a.pushChanged()] as const;
+  });
+  assert.deepEqual(
+    status.map((e) => [e.path, e.action]).sort(),
+    [["locked", "skip"], ["open/todo.txt", "put"]],
+  );
+  assert.deepEqual(pushed.uploaded, ["open/todo.txt"]);
+  assert.deepEqual(pushed.deleted, [], "nothing under the unsearchable directory is a deletion");
+  assert.deepEqual(pushed.localOnly?.map((e) => e.path), ["locked"]);
+  assert.ok(warned.includes("path_skipped locked"), warned.join("; "));
+  assert.ok(await store.get("locked/notes.txt"), "the datastore's copy stays");
+});

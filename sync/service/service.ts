@@ -9,7 +9,7 @@
  * @module
  */
 import { AbortedError, SluiceError } from "../errors.ts";
-import { isWriteRefused } from "../transfer/cache_paths.ts";
+import { isPermissionDenied, isWriteRefused } from "../transfer/cache_paths.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
@@ -371,9 +371,32 @@ export async function refuseStateNotADirectory(cacheDir: string): Promise<void> 
     st = await Deno.stat(dir);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return; // a new cache: made on the first write
+    if (isPermissionDenied(e)) {
+      // The cache directory (or one above it) may not be searched: nothing in it can be read.
+      throw new SluiceError(
+        "path_unreadable",
+        `This process may not look inside the cache directory ${cacheDir} (permission denied on ${dir}), so its sync state (what is synced, dirty and in conflict) cannot be read. Nothing was read, pushed or pulled, and nothing in the cache was changed. Make the cache directory readable and searchable by this user (\`chmod u+rwx ${cacheDir}\`, or run as its owner), then run the command again.`,
+        { cause: e },
+      );
+    }
     throw e;
   }
-  if (st.isDirectory) return;
+  if (st.isDirectory) {
+    try {
+      // Listed (read) and looked into (search): else every state file would
+      // pass for missing, the cache for one never synced, its conflicts for none.
+      for await (const _ of Deno.readDir(dir)) break;
+      await Deno.stat(`${dir}/.`);
+    } catch (e) {
+      if (!isPermissionDenied(e)) throw e;
+      throw new SluiceError(
+        "path_unreadable",
+        `This process may not read the cache's sync state directory ${dir} (permission denied), where Sluice keeps what is synced, dirty and in conflict; without it the cache would pass for one never synced. Nothing was read, pushed or pulled, and nothing in the cache was changed. Make it readable and searchable by this user (\`chmod u+rwx ${dir}\`, or run as its owner), then run the command again.`,
+        { cause: e },
+      );
+    }
+    return;
+  }
   throw new SluiceError(
     "cache_unwritable",
     `${dir} is not a directory, but Sluice keeps this cache's sync state there (what is synced, dirty and in conflict). Nothing was read, pushed or pulled, and nothing in the cache was changed. Move it out of the way (\`mv ${dir} ${dir}.moved\`), then run the command again: the cache then has no sync state, so the next pull sets aside each local file that differs from the datastore's copy before taking it.`,

@@ -141,7 +141,11 @@ export class LocalCache implements CacheAccess {
     return regularFileAt(this.resolveSync(path), path);
   }
 
-  /** True when `path` is a directory in the cache (not a link to one); false when absent. */
+  /**
+   * True when `path` is a directory in the cache (not a link to one); false
+   * when absent; `UnreadablePathError` when this process may not look there
+   * (under a directory it may not search).
+   */
   isDirectory(path: string): boolean {
     const file = this.resolveSync(path);
     try {
@@ -149,7 +153,7 @@ export class LocalCache implements CacheAccess {
       return st.isDirectory && !st.isSymlink;
     } catch (e) {
       if (isNotFound(e)) return false;
-      throw e;
+      throw unreadable(path, e);
     }
   }
 
