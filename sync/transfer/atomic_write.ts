@@ -52,7 +52,54 @@ export async function atomicWrite(
  * file is removed). A pull checks that the file is still the one it looked
  * at: a user's edit saved meanwhile is never replaced.
  */
-export type TargetCheck = (old: Deno.FileInfo | null) => void;
+export type TargetCheck = ((old: Deno.FileInfo | null) => void) & {
+  /** True when the check passes only while nothing is there. */
+  readonly nothing?: boolean;
+};
+
+/**
+ * For a check that expects nothing at `file`: puts the temp file `tmp` there
+ * by a hard link, which never replaces anything (no look first: nothing
+ * found there throws, and none can come between a look and the move), then
+ * removes the temp name. True when done; false when the filesystem makes no
+ * hard links, or a directory is there (the caller's rename then does as it
+ * does); throws the check's error when something else is there.
+ */
+function linkIntoNothing(tmp: string, file: string, check: TargetCheck): boolean {
+  try {
+    Deno.linkSync(tmp, file);
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) check(lstatOrNull(file));
+    return false;
+  }
+  try {
+    Deno.removeSync(tmp);
+  } catch { /* written all the same: a temp name left beside it is the cache's to ignore */ }
+  return true;
+}
+
+/** Async {@link linkIntoNothing}. */
+async function linkIntoNothingAsync(
+  tmp: string,
+  file: string,
+  check: TargetCheck,
+): Promise<boolean> {
+  try {
+    await Deno.link(tmp, file);
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) {
+      check(
+        await Deno.lstat(file).catch((e) => {
+          if (e instanceof Deno.errors.NotFound) return null;
+          throw e;
+        }),
+      );
+    }
+    return false;
+  }
+  await Deno.remove(tmp).catch(() => {});
+  return true;
+}
 
 /**
  * The permission bits a write keeps: those of the regular file `file`
@@ -122,6 +169,7 @@ export function atomicWriteSync(
     Deno.writeFileSync(tmp, body, { createNew: true });
     created = true;
     const st = Deno.lstatSync(tmp);
+    if (check?.nothing && linkIntoNothing(tmp, file, check)) return st;
     const old = keepMode || check ? lstatOrNull(file) : null;
     check?.(old);
     const mode = keepMode ? modeToKeep(old, st) : undefined;
@@ -157,6 +205,7 @@ export async function atomicWriteAsync(
     await Deno.writeFile(tmp, body, { createNew: true });
     created = true;
     const st = await Deno.lstat(tmp);
+    if (check?.nothing && await linkIntoNothingAsync(tmp, file, check)) return st;
     if (keepMode) {
       const old = await keepModeAsync(file, tmp, st);
       check?.(old);

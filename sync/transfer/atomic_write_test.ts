@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { atomicWrite, atomicWriteAsync, atomicWriteSync, fsyncDir } from "./atomic_write.ts";
+import { LocalChangedError, targetCheck } from "./file_identity.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -109,3 +110,40 @@ Deno.test("every atomic write keeps the permission bits of the file it replaces,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+for (
+  const [name, write] of [["atomicWriteSync", atomicWriteSync], [
+    "atomicWriteAsync",
+    atomicWriteAsync,
+  ]] as const
+) {
+  Deno.test(`${name} with a check that expects nothing: written where nothing is, and never over a file, a link or a dangling link put there`, async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      const check = targetCheck("x", null);
+      assert.equal(check.nothing, true);
+      const st = await write(`${dir}/new.txt`, enc("new"), false, check);
+      assert.equal(await Deno.readTextFile(`${dir}/new.txt`), "new");
+      assert.equal(st.size, 3);
+      assert.equal((await Deno.lstat(`${dir}/new.txt`)).nlink, 1, "the temp name is gone");
+      await Deno.writeTextFile(`${dir}/file.txt`, "user's");
+      await Deno.symlink(`${dir}/nowhere`, `${dir}/link.txt`);
+      for (const target of ["file.txt", "link.txt"]) {
+        await assert.rejects(
+          async () => await write(`${dir}/${target}`, enc("pulled"), false, check),
+          LocalChangedError,
+        );
+      }
+      assert.equal(await Deno.readTextFile(`${dir}/file.txt`), "user's");
+      assert.ok((await Deno.lstat(`${dir}/link.txt`)).isSymlink);
+      // A directory there fails as a rename over it does; it is kept.
+      await Deno.mkdir(`${dir}/sub`);
+      await assert.rejects(async () => await write(`${dir}/sub`, enc("x"), false, check));
+      assert.ok((await Deno.lstat(`${dir}/sub`)).isDirectory);
+      const names = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+      assert.deepEqual(names, ["file.txt", "link.txt", "new.txt", "sub"], "no temp file left");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}

@@ -57,8 +57,9 @@ export class LocalChangedError extends Error {
  * directory passes: the rename fails over it anyway (the path is blocked).
  */
 export function targetCheck(path: string, seen: FileIdentity): TargetCheck {
-  return (old) => {
+  const check = (old: Deno.FileInfo | null) => {
     if (old?.isDirectory) return;
     if (!sameIdentity(seen, old)) throw new LocalChangedError(path);
   };
+  return Object.assign(check, { nothing: seen === null });
 }
