@@ -124,3 +124,56 @@ Deno.test("unreadable files and directories are left out and said, never deleted
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a directory that may be listed but not searched, the cache or its state directory unreadable: said and refused, never internal", async () => {
+  if (!asRoot && Deno.uid() === 0) return;
+  const base = await Deno.makeTempDir({ dir: "/tmp", prefix: "sluice-unsearchable-" });
+  const cache = `${base}/cache`;
+  try {
+    await Deno.chmod(base, 0o755);
+    const url = `file://${base}/store`;
+    await write(cache, "locked/notes.txt", "1\n");
+    await write(cache, "open/todo.txt", "1\n");
+    await handOver(base);
+    assert.equal((await cli(base, ["push", "--init", "--cache", cache, "--store", url])).code, 0);
+    await write(cache, "open/todo.txt", "2\n");
+    if (asRoot) await Deno.chown(`${cache}/open/todo.txt`, NOBODY, NOBODY);
+
+    // Listed, not searched: its synced file is neither read nor taken for a deletion.
+    await Deno.chmod(`${cache}/locked`, 0o600);
+    const status = await cli(base, ["status", "--cache", cache]);
+    assert.notEqual(status.code, 70, status.err);
+    assert.match(status.out, /locked/);
+    const pushed = await cli(base, ["push", "--cache", cache, "--json"]);
+    assert.equal(pushed.code, 2, pushed.err);
+    assert.match(pushed.err, /warning\[path_skipped\]: Skipped locked/);
+    const doc = JSON.parse(pushed.out);
+    assert.deepEqual(doc.uploaded, ["open/todo.txt"]);
+    assert.deepEqual(doc.deleted, []);
+    await Deno.chmod(`${cache}/locked`, 0o755);
+
+    // The state directory, then the cache itself: nothing is taken for missing state.
+    for (
+      const [dir, mode, says] of [
+        [`${cache}/.sluice`, 0o000, /may not read the cache's sync state directory/],
+        [`${cache}/.sluice`, 0o600, /may not read the cache's sync state directory/],
+        [cache, 0o000, /may not look inside the cache directory/],
+      ] as const
+    ) {
+      await Deno.chmod(dir, mode);
+      for (const cmd of ["status", "push", "pull"]) {
+        const r = await cli(base, [cmd, "--cache", cache]);
+        assert.equal(r.code, 77, `${dir} ${mode.toString(8)} ${cmd}: ${r.err}`);
+        assert.match(r.err, /^error\[path_unreadable\]: /m);
+        assert.match(r.err, says);
+        assert.doesNotMatch(r.err, /state_unreadable|no recorded store/);
+      }
+      await Deno.chmod(dir, 0o755);
+    }
+  } finally {
+    for (const d of [cache, `${cache}/.sluice`, `${cache}/locked`]) {
+      await Deno.chmod(d, 0o755).catch(() => {});
+    }
+    await Deno.remove(base, { recursive: true });
+  }
+});
