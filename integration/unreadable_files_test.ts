@@ -158,6 +158,8 @@ Deno.test("a directory that may be listed but not searched, the cache or its sta
         [`${cache}/.sluice`, 0o000, /may not read the cache's sync state directory/],
         [`${cache}/.sluice`, 0o600, /may not read the cache's sync state directory/],
         [cache, 0o000, /may not look inside the cache directory/],
+        [`${cache}/.sluice/cli-store.json`, 0o000, /may not read the cache's sync state file/],
+        [`${cache}/.sluice/manifest.json`, 0o000, /may not read the cache's sync state file/],
       ] as const
     ) {
       await Deno.chmod(dir, mode);
@@ -168,7 +170,7 @@ Deno.test("a directory that may be listed but not searched, the cache or its sta
         assert.match(r.err, says);
         assert.doesNotMatch(r.err, /state_unreadable|no recorded store/);
       }
-      await Deno.chmod(dir, 0o755);
+      await Deno.chmod(dir, dir.endsWith(".json") ? 0o644 : 0o755);
     }
   } finally {
     for (const d of [cache, `${cache}/.sluice`, `${cache}/locked`]) {

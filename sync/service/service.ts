@@ -360,6 +360,29 @@ export async function openSyncService(options: SyncServiceOptions): Promise<Sync
 }
 
 /**
+ * Each state file of the state directory `dir` that this process may not
+ * read is refused (`path_unreadable`): loaded, it would pass for a lost or
+ * corrupt one, and the cache for one whose sync state, conflict records
+ * among it, was dropped.
+ */
+async function refuseUnreadableStateFiles(dir: string): Promise<void> {
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.isFile) continue;
+    const file = `${dir}/${e.name}`;
+    try {
+      (await Deno.open(file, { read: true })).close();
+    } catch (err) {
+      if (!isPermissionDenied(err)) continue; // gone meanwhile, or read later with its own error
+      throw new SluiceError(
+        "path_unreadable",
+        `This process may not read the cache's sync state file ${file} (permission denied), part of what Sluice keeps of what is synced, dirty and in conflict; read as missing, the cache would lose that state. Nothing was read, pushed or pulled, and nothing in the cache was changed. Make it readable by this user (\`chmod u+rw ${file}\`, or run as its owner), then run the command again.`,
+        { cause: err },
+      );
+    }
+  }
+}
+
+/**
  * Refuses a cache whose state directory (`.sluice`) is something other than
  * a directory: every read of the state would fail, and the service would
  * take the cache for one never synced.
@@ -395,6 +418,7 @@ export async function refuseStateNotADirectory(cacheDir: string): Promise<void> 
         { cause: e },
       );
     }
+    await refuseUnreadableStateFiles(dir);
     return;
   }
   throw new SluiceError(
