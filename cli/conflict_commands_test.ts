@@ -130,6 +130,9 @@ Deno.test("a file deleted here: push exits 2 and names both ways out; pull --res
   assert.equal(await Deno.readTextFile(`${b}/notes/a.txt`), "a", "still on the datastore");
   const status = await sluice(["status", "--cache", a]);
   assert.match(status.out, /skip +notes\/a\.txt .*deleted here/);
+  // What a push would leave out is not "all is well": the status exits 2, as the push did.
+  assert.equal(status.code, 2, status.err);
+  assert.match(status.err, /^warning\[sync_incomplete\]: .*not deleted on the datastore/m);
 
   // A pull keeps the deletion, and says so as the push does (exit 2), even with nothing new there.
   const kept = await sluice(["pull", "--cache", a]);

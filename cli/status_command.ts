@@ -1,6 +1,7 @@
 /**
  * `sluice status`: what a push would do, open conflicts, set-aside copies
- * and pending lockfile changes; exits 3 while a conflict is open.
+ * and pending lockfile changes; exits 3 while a conflict is open, else 2
+ * while a push would leave a file out (as the push itself would).
  *
  * @module
  */
@@ -25,15 +26,18 @@ export function statusCommand(io: CliIo, state: RunState): Command {
     const walk = cmd.opts<{ walk: boolean }>().walk;
     return await withSession(cmd, io, out, async (s) => {
       // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
-      const dirty = await s.service.status({ walk });
+      const { entries: dirty, leftBehind } = await s.service.statusReport({ walk });
       const setAside = await listSetAside(s.cacheDir);
       const pendingLockfile = await listPendingLockfile(s.service.cache);
       const conflicts = s.service.conflicts();
       // A missing bucket, missing credentials or a refused prefix fail the status here.
       const remote = await remoteState(s.store, s.service.config.retry, io.signal);
-      // An open conflict is work left behind: the status exits 3 until it is resolved.
-      const open = conflicts.length
-        ? new SyncIncompleteError("status", { conflicts: conflicts.map((c) => c.path), left: [] })
+      // An open conflict is work left behind: the status exits 3 until it is
+      // resolved; so is what a push now would leave out (exit 2).
+      const behind = { ...leftBehind, conflicts: conflicts.map((c) => c.path) };
+      const open = behind.conflicts.length || behind.left.length ||
+          behind.localDeletions?.length || behind.localOnly?.length
+        ? new SyncIncompleteError("status", behind)
         : null;
       // Unreachable: only this cache's side is known, so the answer is not "all is well".
       const { outcome, exitCode } = remote.reachable ? outcomeOf(out, open) : unreachable(out, s);

@@ -33,6 +33,8 @@ import { statusEntries, type StatusEntry } from "./status.ts";
 
 export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
 import type { PendingCommit, PushResult } from "./push.ts";
+import { pushLeftBehind } from "./push_result.ts";
+import type { LeftBehind } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
@@ -273,14 +275,26 @@ export class SyncService {
    * not yet marked dirty are listed too (as the next bulk push would find them).
    */
   async status(options: { walk?: boolean } = {}): Promise<StatusEntry[]> {
+    return (await this.statusReport(options)).entries;
+  }
+
+  /**
+   * {@link SyncService.status}, with what a push now would leave behind
+   * (its conflicts, the files it would leave out and keep dirty, the local
+   * deletions a walk keeps, the files no push can publish).
+   */
+  async statusReport(
+    options: { walk?: boolean } = {},
+  ): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
     const ctxRef: { plan?: PlanEntry[] } = {};
     const dry = await runPush(this.#runDeps, { dryRun: true, walk: options.walk }, ctxRef);
-    return statusEntries(
+    const entries = statusEntries(
       ctxRef.plan ?? [],
       dry.localDeletions,
       this.writePipeline.ordered() as WriteGateEntry[],
       dry.localOnly,
     );
+    return { entries, leftBehind: pushLeftBehind(dry) };
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
