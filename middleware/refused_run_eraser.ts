@@ -145,6 +145,27 @@ async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
 }
 
 /**
+ * {@link completeErasure}, or, when it fails, an `erasure_incomplete`
+ * warning (`said` of the failure) and null: the journal keeps the rest for
+ * the next push.
+ */
+async function completeOrJournaled(
+  ctx: PushContext,
+  journal: ErasureJournal,
+  said: (why: string) => string,
+): Promise<Awaited<ReturnType<typeof completeErasure>> | null> {
+  try {
+    return await completeErasure(ctx, journal);
+  } catch (e) {
+    ctx.events.emit("warning", {
+      code: "erasure_incomplete",
+      message: said(e instanceof Error ? e.message : String(e)),
+    });
+    return null;
+  }
+}
+
+/**
  * Deletes the journaled uploads (`created`, the markers a held run's push
  * created, among them) while each is still the push's own and named by no
  * index; what cannot be deleted now stays journaled, and the next push
@@ -155,18 +176,15 @@ async function dropCreatedMarkers(
   journal: ErasureJournal,
   created: readonly UploadRef[],
 ): Promise<void> {
-  let outcome;
-  try {
-    outcome = await completeErasure(ctx, journal);
-  } catch (e) {
-    ctx.events.emit("warning", {
-      code: "erasure_incomplete",
-      message: `Could not yet delete ${created.map((u) => u.path).join(", ")} from the datastore (${
-        e instanceof Error ? e.message : String(e)
-      }), created by a push refused for losing its model lock and named by no index. The deletion is journaled: the next push completes it before uploading anything.`,
-    });
-    return;
-  }
+  const outcome = await completeOrJournaled(
+    ctx,
+    journal,
+    (why) =>
+      `Could not yet delete ${
+        created.map((u) => u.path).join(", ")
+      } from the datastore (${why}), created by a push refused for losing its model lock and named by no index. The deletion is journaled: the next push completes it before uploading anything.`,
+  );
+  if (!outcome) return;
   if (outcome.deleted.length > 0) {
     ctx.note(
       REFUSED_RUN_ERASER,
@@ -220,18 +238,15 @@ async function refuse(
   journal.prefixes = [...new Set([...journal.prefixes, ...prefixes])];
   await writeErasureJournal(ctx.cache, journal);
   err.discarded = dirs;
-  let outcome;
-  try {
-    outcome = await completeErasure(ctx, journal);
-  } catch (e) {
-    ctx.events.emit("warning", {
-      code: "erasure_incomplete",
-      message: `Could not finish discarding ${dirs.join(", ")} (${
-        e instanceof Error ? e.message : String(e)
-      }). The erasure is journaled: the next push completes it before uploading anything, so none of this run's data is pushed.`,
-    });
-    throw err;
-  }
+  const outcome = await completeOrJournaled(
+    ctx,
+    journal,
+    (why) =>
+      `Could not finish discarding ${
+        dirs.join(", ")
+      } (${why}). The erasure is journaled: the next push completes it before uploading anything, so none of this run's data is pushed.`,
+  );
+  if (!outcome) throw err;
   ctx.note(
     REFUSED_RUN_ERASER,
     `discarded ${dirs.length ? dirs.join(", ") : "nothing (no data version written)"}${
