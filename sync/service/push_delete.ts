@@ -260,7 +260,8 @@ export async function runDeletes(
       });
       continue;
     }
-    if (outcome.kind === "deleted") tally.result.deleted.push(entry.path);
+    // Found gone (its deletion cut off before its commit): deleted all the same by this commit.
+    tally.result.deleted.push(entry.path);
     tally.indexRemove.push(entry.path);
     // Conditional on the version this cache synced, whether it deleted the
     // object or found it gone: another writer may write the path again and

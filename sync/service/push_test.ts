@@ -156,3 +156,19 @@ Deno.test("an upload of this cache's that never reached the index is deleted onc
   assert.ok(await store.head("config/b.yaml"), "b's upload is b's to commit");
   assert.deepEqual(a.state.dirtyPaths(), []);
 });
+
+Deno.test("a deletion whose object a push cut off before its commit had already deleted is reported as deleted by the push that commits it", async () => {
+  const store = new InMemoryStore();
+  const a = await gatedClone(store, "a");
+  await write(a.cacheDir, "notes/x.txt", "x");
+  await a.markDirty({ relPath: "notes/x.txt" });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes/x.txt`);
+  await a.markDirty({ relPath: "notes/x.txt" });
+  await a.preparePush(); // the object is deleted; the commit never comes
+  assert.equal(await store.head("notes/x.txt"), null);
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, ["notes/x.txt"], "not 'nothing to push'");
+  const index = JSON.parse(store.peekText(".datastore-index.json") ?? "{}");
+  assert.deepEqual(Object.keys(index.entries ?? {}), []);
+});
