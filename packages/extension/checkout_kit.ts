@@ -34,8 +34,9 @@ export interface WatchedOptions {
  * ```ts ignore
  * import { watchedDatastore } from "./checkout_kit.ts";
  * import { InMemoryStore } from "../testing/in_memory_store.ts";
- * import { createSluice } from "../../sluice.ts";
- * const { ds, warnings } = watchedDatastore(new InMemoryStore(), { createService: createSluice });
+ * import type { WatchedOptions } from "./checkout_kit.ts";
+ * declare const createService: WatchedOptions["createService"]; // the composition root's, passed in
+ * const { ds, warnings } = watchedDatastore(new InMemoryStore(), { createService });
  * ```
  */
 export function watchedDatastore(store: ObjectStore, o: WatchedOptions) {
@@ -65,8 +66,9 @@ export function watchedDatastore(store: ObjectStore, o: WatchedOptions) {
  * ```ts ignore
  * import { checkout } from "./checkout_kit.ts";
  * import { InMemoryStore } from "../testing/in_memory_store.ts";
- * import { createSluice } from "../../sluice.ts";
- * const a = await checkout(new InMemoryStore(), "a", createSluice);
+ * import type { WatchedOptions } from "./checkout_kit.ts";
+ * declare const createService: WatchedOptions["createService"]; // the composition root's, passed in
+ * const a = await checkout(new InMemoryStore(), "a", createService);
  * await a.write("notes/n.txt", "text");
  * ```
  */
