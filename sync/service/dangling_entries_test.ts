@@ -103,16 +103,22 @@ Deno.test("an entry of another client (no version recorded) whose object is gone
   assert.deepEqual(warnings, []);
 });
 
+/** Clone `b` of `store`, the warnings it emits, and the version the index names at PATH now. */
+async function thirdClone(store: InMemoryStore) {
+  const b = await clone(store, "b");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  return { b, warnings, named };
+}
+
 Deno.test("a dangling entry younger than the grace is left in place and warned of; past it, removed", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await put(a, PATH, "a");
   await a.pushChanged();
   await store.delete(PATH);
-  const b = await clone(store, "b");
-  const warnings: WarningEvent[] = [];
-  b.events.on("warning", (w) => warnings.push(w));
-  const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  const { b, warnings, named } = await thirdClone(store);
   await b.pullChanged();
   assert.ok(await named(), "left: its writer's peer may be about to put the object back");
   assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dangling"]);
@@ -136,10 +142,7 @@ Deno.test("a dangling entry written by a writer whose clock runs behind is left 
   await a.pushChanged();
   // The object is gone for a moment (a refused run's erasure about to put it back, say).
   await store.delete(PATH);
-  const b = await clone(store, "b");
-  const warnings: WarningEvent[] = [];
-  b.events.on("warning", (w) => warnings.push(w));
-  const named = async () => (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+  const { b, warnings, named } = await thirdClone(store);
   await b.pullChanged();
   assert.ok(await named(), "left: written moments ago, whatever its writer's clock says");
   assert.match(warnings[0].message, /Left as it is/);
