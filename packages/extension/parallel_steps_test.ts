@@ -59,11 +59,15 @@ async function workflow(store: InMemoryStore, name = "a") {
   return { svc, provider, start, method, prepare, commit, read };
 }
 
-Deno.test("parallel steps: a step's lock released after its commit does not refuse another step's commit", async () => {
+/** A workflow whose two steps (models m1 and m2) have each taken their model lock. */
+async function twoSteps() {
   const store = new InMemoryStore();
   const w = await workflow(store);
-  const lock1 = await w.start("m1");
-  const lock2 = await w.start("m2");
+  return { store, w, lock1: await w.start("m1"), lock2: await w.start("m2") };
+}
+
+Deno.test("parallel steps: a step's lock released after its commit does not refuse another step's commit", async () => {
+  const { store, w, lock1, lock2 } = await twoSteps();
   await w.method("m1");
   const prepared1 = await w.prepare("m1"); // m2's lock is held: it is in this push's fence
   await w.method("m2");
@@ -79,10 +83,7 @@ Deno.test("parallel steps: a step's lock released after its commit does not refu
 });
 
 Deno.test("parallel steps: the later-prepared step committing first does not refuse the other", async () => {
-  const store = new InMemoryStore();
-  const w = await workflow(store);
-  const lock1 = await w.start("m1");
-  const lock2 = await w.start("m2");
+  const { store, w, lock1, lock2 } = await twoSteps();
   await w.method("m1");
   await w.method("m2");
   const prepared1 = await w.prepare("m1");
@@ -96,10 +97,7 @@ Deno.test("parallel steps: the later-prepared step committing first does not ref
 });
 
 Deno.test("parallel steps: a lock released without its push committing still fences the other step's commit", async () => {
-  const store = new InMemoryStore();
-  const w = await workflow(store);
-  const lock1 = await w.start("m1");
-  const lock2 = await w.start("m2");
+  const { w, lock1, lock2 } = await twoSteps();
   await w.method("m1");
   await w.method("m2");
   const prepared2 = await w.prepare("m2"); // m1's lock is held: it is in this push's fence
