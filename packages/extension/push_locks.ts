@@ -1,0 +1,157 @@
+/**
+ * The model locks a push of the tool runs under, as Sluice's push options
+ * take them: the locks this process holds on the namespace (each seen with
+ * its key relative to the namespace), their models, the versions written
+ * since each was acquired and those not written by this run, so that the
+ * lock fence and the refused-run eraser run as through Sluice's own API.
+ *
+ * - A prepared push commits without the locks this process settled since
+ *   its preparation (see {@link commitView}).
+ * - A push refused for a lost lock tells the held locks that no version
+ *   left in the cache is this run's (see {@link fenced}).
+ *
+ * @module
+ */
+import { ModelLockLostError } from "../../sync/lock_errors.ts";
+import { ErasureRefusedError } from "../../middleware/erasure.ts";
+import type { DistributedLock } from "../../sync/ports.ts";
+import type { PreparedPush, PushOptions } from "../../sync/service/service.ts";
+import type { HeldLocks, HeldModelLock } from "./held_locks.ts";
+
+/** A lock seen by a namespace's service: the same lock, its key relative to the namespace. */
+function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
+  if (!namespace) return lock;
+  const key = lock.key.startsWith(`${namespace}/`)
+    ? lock.key.slice(namespace.length + 1)
+    : lock.key;
+  return {
+    key,
+    get nonce() {
+      return lock.nonce;
+    },
+    get lost() {
+      return lock.lost;
+    },
+    get loss() {
+      return lock.loss;
+    },
+    acquire: (o) => lock.acquire(o),
+    release: () => lock.release(),
+    withLock: (fn, o) => lock.withLock(fn, o),
+    inspect: (o) => lock.inspect(o),
+    forceRelease: (n) => lock.forceRelease(n),
+  };
+}
+
+/** The lock options of a push and the held locks under them. */
+export interface PushLocks {
+  /** The held model locks (seen by the namespace), their models and versions. */
+  readonly options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models">;
+  /** The held locks under `options.locks`, in the same order. */
+  readonly held: DistributedLock[];
+}
+
+/**
+ * The lock options of a push of namespace `ns` from the cache `cachePath`
+ * (the model locks `locks` holds, seen by the namespace), and the held locks
+ * under them, which are told that a push under them starts.
+ *
+ * @example
+ * ```ts
+ * import { pushLockOptions } from "./push_locks.ts";
+ * import { HeldLocks } from "./held_locks.ts";
+ * await pushLockOptions(new HeldLocks(), "/tmp/cache", ""); // { options: {}, held: [] }
+ * ```
+ */
+export async function pushLockOptions(
+  locks: HeldLocks,
+  cachePath: string,
+  ns: string,
+): Promise<PushLocks> {
+  const h = await locks.pushOptions(cachePath, ns);
+  if (h.locks.length === 0) return { options: {}, held: [] };
+  const held = h.locks.map((l: HeldModelLock) => l.lock);
+  locks.pushing(held);
+  const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
+  return {
+    options: {
+      locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
+      models: h.locks.map((l) => l.model),
+      written: h.written.map(strip),
+      preexisting: new Set([...h.preexisting].map(strip)),
+    },
+    held,
+  };
+}
+
+/** A prepared push and the held locks under its `options.locks`, in the same order. */
+export interface HeldPreparedPush {
+  readonly prepared: PreparedPush;
+  readonly held: readonly DistributedLock[];
+}
+
+/**
+ * The prepared push `data` as its commit runs it: without the model locks
+ * `locks` has settled since the preparation (another step's, released
+ * after its own push committed: see `HeldLocks.settled`), their models and
+ * the versions written under them. The tool runs a workflow's steps in
+ * parallel over one service, and each step's prepared push is given every
+ * lock held then; a step whose lock is released before another's commit
+ * would otherwise make that commit refuse as for a lost lock, and erase
+ * the other step's run.
+ */
+export function commitView(
+  data: HeldPreparedPush,
+  locks: HeldLocks,
+): { prepared: PreparedPush; held: DistributedLock[] } {
+  const { prepared } = data;
+  const keep = data.held.map((l) => !locks.settled(l));
+  if (!keep.includes(false)) return { prepared, held: [...data.held] };
+  const o = prepared.options;
+  const optLocks = o.locks ?? [];
+  const gone = optLocks.filter((_, i) => !keep[i]).map((l) =>
+    `${l.key.slice(0, -"/.lock".length)}/`
+  );
+  return {
+    prepared: {
+      ...prepared,
+      options: {
+        ...o,
+        locks: optLocks.filter((_, i) => keep[i]),
+        ...(o.models ? { models: o.models.filter((_, i) => keep[i]) } : {}),
+        ...(o.written
+          ? { written: o.written.filter((w) => !gone.some((g) => w.startsWith(g))) }
+          : {}),
+      },
+    },
+    held: data.held.filter((_, i) => keep[i]),
+  };
+}
+
+/**
+ * Runs `push`, a push of namespace `ns` from the cache `cachePath`; when
+ * the pipeline refuses it for a lost model lock, `locks` learns that no
+ * version left in the cache is this run's (see `HeldLocks.refused`).
+ *
+ * @example
+ * ```ts
+ * import { fenced } from "./push_locks.ts";
+ * import { HeldLocks } from "./held_locks.ts";
+ * await fenced(new HeldLocks(), "/tmp/cache", "", () => Promise.resolve(1)); // 1
+ * ```
+ */
+export async function fenced<T>(
+  locks: HeldLocks,
+  cachePath: string,
+  ns: string,
+  push: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await push();
+  } catch (e) {
+    if (e instanceof ModelLockLostError || e instanceof ErasureRefusedError) {
+      await locks.refused(cachePath, ns);
+    }
+    throw e;
+  }
+}

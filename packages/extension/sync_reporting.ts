@@ -1,0 +1,69 @@
+/**
+ * What the tool's sync calls tell its user beyond their answer, which the
+ * tool reads as a count or cuts short:
+ *
+ * - a call that throws writes its error in full first (the tool shows only
+ *   its first 200 characters: see `warnings.ts`);
+ * - a push or a pull that leaves a conflict or a file unpublished, and a
+ *   push that kept local deletions, warn through the datastore's events
+ *   (`left_behind.ts`; written to standard error by the entry files).
+ *
+ * @module
+ */
+import type { PullResult } from "../../sync/service/pull.ts";
+import type { PushResult } from "../../sync/service/push.ts";
+import { pullOutcome, pushOutcome } from "./left_behind.ts";
+import type { DatastoreRuntime } from "./runtime.ts";
+
+/** Where a left-behind warning goes, and the command line target it names. */
+export type ReportingRuntime = Pick<DatastoreRuntime, "events" | "cliTarget">;
+
+/**
+ * Runs a call of the tool, writing its error in full through `rt` before
+ * it reaches the tool; the error is thrown on as it was.
+ *
+ * @example
+ * ```ts
+ * import { telling } from "./sync_reporting.ts";
+ * const rt = { tellError: (e: unknown) => console.error(e) };
+ * await telling(rt, () => Promise.resolve(3)); // 3
+ * ```
+ */
+export async function telling<T>(
+  rt: Pick<DatastoreRuntime, "tellError">,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    rt.tellError(e);
+    throw e;
+  }
+}
+
+/**
+ * Warns of a conflict or a file left unpublished by the push `r` of
+ * namespace `ns` from the cache `cachePath`, and of local deletions kept
+ * (never throws for them).
+ */
+export function reportPush(
+  rt: ReportingRuntime,
+  cachePath: string,
+  r: PushResult,
+  ns: string,
+): void {
+  for (const w of pushOutcome(r, rt.cliTarget(cachePath, ns))) {
+    rt.events.emit("warning", w);
+  }
+}
+
+/** Warns of a conflict or a file left for a later run by the pull `r` (see {@link reportPush}). */
+export function reportPull(
+  rt: ReportingRuntime,
+  cachePath: string,
+  r: PullResult,
+  ns: string,
+): void {
+  const warning = pullOutcome(r, rt.cliTarget(cachePath, ns));
+  if (warning) rt.events.emit("warning", warning);
+}
