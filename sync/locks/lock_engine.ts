@@ -1,8 +1,11 @@
 /**
  * The lock engine: a {@link DistributedLock} over any {@link ObjectStore}. The
  * S3, GCS, local-directory and in-memory locks are all this engine over their
- * store. Its timings (defaults, checks, options over a config's) are in
- * `lock_timings.ts`.
+ * store. Its timings (defaults, checks, options over a config's, the stale
+ * check) are in `lock_timings.ts`, its heartbeat in `lock_heartbeat.ts`, the
+ * reading and describing of the lock object in `lock_object.ts`, and the
+ * engine as a lock backend in `store_lock_backend.ts` (all re-exported here
+ * where public).
  *
  * Protocol. `acquire` writes the body `{holder, hostname, pid, acquiredAt,
  * ttlMs, nonce}` with a create-only put. When the key exists it reads the
@@ -29,16 +32,19 @@
  *
  * @module
  */
+import { AbortedError, AlreadyExistsError } from "../errors.ts";
+import { LockTimeoutError } from "../lock_errors.ts";
+import { lockIsStale, lockTimings } from "./lock_timings.ts";
+import { decodeLockInfo, encodeLockInfo, parseLockBody } from "./lock_body.ts";
+import { LockHeartbeat } from "./lock_heartbeat.ts";
 import {
-  AbortedError,
-  AlreadyExistsError,
-  NotFoundError,
-  PreconditionFailedError,
-  preview,
-} from "../errors.ts";
-import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
-import { lockOptionsOver, lockTimings, TIMESTAMP_SLACK_MS } from "./lock_timings.ts";
-import { decodeLockInfo, describeHolder, encodeLockInfo, parseLockBody } from "./lock_body.ts";
+  carriesNonce,
+  conditionFailed,
+  describeFound,
+  describeLockObject,
+  errorDetail,
+  readLockObject,
+} from "./lock_object.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { systemClock } from "../clock.ts";
 import { randomId } from "../hash.ts";
@@ -48,16 +54,20 @@ import {
   type DistributedLock,
   type GetResult,
   type Identity,
-  type LockBackend,
   type LockInfo,
   type LockLoss,
   type LockOptions,
   type ObjectStore,
   PutModes,
-  type TimerHandle,
 } from "../ports.ts";
 
 export { LOCK_DEFAULTS, lockOptionsOver, lockTimings, TIMESTAMP_SLACK_MS } from "./lock_timings.ts";
+export { UNREADABLE_NONCE } from "./lock_object.ts";
+export {
+  type StoreLockBackend,
+  storeLockBackend,
+  type StoreLockBackendOptions,
+} from "./store_lock_backend.ts";
 
 /** Injected collaborators of a {@link StoreLock}. */
 export interface StoreLockOptions extends LockOptions {
@@ -68,33 +78,6 @@ export interface StoreLockOptions extends LockOptions {
   /** Where events go; default a private emitter (see {@link StoreLock.events}). */
   readonly events?: SluiceEmitter;
 }
-
-/** Options of {@link storeLockBackend}; `events` is shared by every lock of the backend. */
-export interface StoreLockBackendOptions
-  extends Pick<StoreLockOptions, "clock" | "random" | "events"> {
-  /** Registry name; default `store`. */
-  readonly name?: string;
-  /** Lock options applied when `createLock` leaves them out. */
-  readonly defaults?: LockOptions;
-}
-
-/** The engine's {@link LockBackend}: its locks are {@link StoreLock}s sharing one emitter. */
-export interface StoreLockBackend extends LockBackend {
-  /** Receives the events of every lock this backend creates. */
-  readonly events: SluiceEmitter;
-  /** Creates (does not acquire) the lock at `key` for `identity`. */
-  createLock(key: string, identity: Identity, options?: LockOptions): StoreLock;
-}
-
-const conditionFailed = (e: unknown) =>
-  e instanceof PreconditionFailedError || e instanceof NotFoundError;
-const detail = (e: unknown) => preview(e instanceof Error ? e.message : String(e), 160);
-
-/**
- * The nonce prefix {@link StoreLock.describe} gives a lock object whose body
- * is no lock, followed by the object's version.
- */
-export const UNREADABLE_NONCE = "unreadable@";
 
 /**
  * A lock held by writing an object to a store, kept alive by a heartbeat.
@@ -129,15 +112,8 @@ export class StoreLock implements DistributedLock {
   readonly #store: ObjectStore;
   readonly #clock: Clock;
   readonly #random: () => number;
-  #info?: LockInfo;
-  #version?: string;
-  #timer?: TimerHandle;
-  #beat?: Promise<void>;
+  readonly #heartbeat: LockHeartbeat;
   #releasing?: Promise<void>;
-  #lost = false;
-  #loss?: LockLoss;
-  #renewedAt = 0;
-  #overdueWarned = false;
 
   /** Creates (does not acquire) the lock at `key`; throws `ConfigError` on nonsensical timings. */
   constructor(store: ObjectStore, key: string, identity: Identity, options: StoreLockOptions = {}) {
@@ -153,23 +129,31 @@ export class StoreLock implements DistributedLock {
       maxWaitMs: this.maxWaitMs,
       retryDelayMs: this.retryDelayMs,
     } = lockTimings(options));
+    this.#heartbeat = new LockHeartbeat({
+      store,
+      key,
+      heartbeatMs: this.heartbeatMs,
+      clock: this.#clock,
+      events: this.events,
+      warn: (code, message) => this.#warn(code, message),
+    });
   }
 
   /** This acquisition's nonce, from `acquire` until `release` (also after a loss). */
   get nonce(): string | undefined {
-    return this.#info?.nonce;
+    return this.#heartbeat.info?.nonce;
   }
   /** True once a heartbeat found the lock gone or taken; reset by the next `acquire`. */
   get lost(): boolean {
-    return this.#lost;
+    return this.#heartbeat.lost;
   }
   /** Details of the loss, when {@link StoreLock.lost}. */
   get loss(): LockLoss | undefined {
-    return this.#loss;
+    return this.#heartbeat.loss;
   }
   /** True while acquired, not released and not lost. */
   get held(): boolean {
-    return this.#info !== undefined && !this.#lost;
+    return this.#heartbeat.info !== undefined && !this.#heartbeat.lost;
   }
 
   /** Waits until the lock is ours; `LockTimeoutError` after `maxWaitMs`, `AbortedError` on abort. */
@@ -200,9 +184,9 @@ export class StoreLock implements DistributedLock {
       const current = await this.#fetch(signal);
       if (current) {
         const found = parseLockBody(current.body);
-        holder = typeof found === "string" ? `an unreadable lock: ${found}` : describeHolder(found);
+        holder = describeFound(found);
         const ttl = typeof found === "string" ? this.ttlMs : found.ttlMs;
-        if (current.lastModified + ttl + TIMESTAMP_SLACK_MS < this.#clock.now()) {
+        if (lockIsStale(current.lastModified, ttl, this.#clock.now())) {
           await this.#steal(current, holder, ttl, signal);
           await this.#wait(
             Math.min(this.retryDelayMs * this.#random(), deadline - this.#clock.now()),
@@ -250,17 +234,7 @@ export class StoreLock implements DistributedLock {
    */
   async describe(options: CallOptions = {}): Promise<LockInfo | null> {
     const current = await this.#fetch(options.signal);
-    if (!current) return null;
-    const found = parseLockBody(current.body);
-    if (typeof found !== "string") return found;
-    return {
-      holder: `an unreadable lock: ${found}`,
-      hostname: "unknown",
-      pid: 0,
-      acquiredAt: new Date(current.lastModified).toISOString(),
-      ttlMs: this.ttlMs,
-      nonce: `${UNREADABLE_NONCE}${current.version}`,
-    };
+    return current ? describeLockObject(current, this.ttlMs) : null;
   }
 
   /**
@@ -279,27 +253,21 @@ export class StoreLock implements DistributedLock {
    * not touch the store.
    */
   abandon(): void {
-    this.#stopTimer();
-    this.#info = undefined;
-    this.#version = undefined;
+    this.#heartbeat.abandon();
   }
 
   async #release(): Promise<void> {
-    this.#stopTimer();
-    if (this.#beat) await this.#beat;
-    const info = this.#info;
-    if (!info) return;
-    const version = this.#version;
-    this.#info = undefined;
-    this.#version = undefined;
-    if (!this.#lost) {
+    const ended = await this.#heartbeat.end();
+    if (!ended) return;
+    const { info, version } = ended;
+    if (!this.#heartbeat.lost) {
       try {
         await this.#deleteIfNonce(info.nonce, version);
       } catch (e) {
         this.#warn(
           "lock_release_failed",
           `Could not delete lock ${this.key} on release: ${
-            detail(e)
+            errorDetail(e)
           }. The lock was left in place and goes stale ${info.ttlMs} ms after its last renewal; to free it sooner, run \`sluice lock release --force\`.`,
         );
       }
@@ -312,12 +280,7 @@ export class StoreLock implements DistributedLock {
     for (let attempt = 0; attempt < 5; attempt++) {
       if (version === undefined) {
         const current = await this.#fetch();
-        if (!current) return false;
-        const found = parseLockBody(current.body);
-        const ours = typeof found === "string"
-          ? nonce === `${UNREADABLE_NONCE}${current.version}`
-          : found.nonce === nonce;
-        if (!ours) return false;
+        if (!current || !carriesNonce(current, nonce)) return false;
         version = current.version;
       }
       try {
@@ -332,13 +295,7 @@ export class StoreLock implements DistributedLock {
   }
 
   #take(info: LockInfo, version: string): void {
-    this.#info = info;
-    this.#version = version;
-    this.#lost = false;
-    this.#loss = undefined;
-    this.#renewedAt = this.#clock.now();
-    this.#overdueWarned = false;
-    this.#schedule();
+    this.#heartbeat.start(info, version);
     this.events.emit("lock-acquired", { key: this.key, holder: info.holder, info });
   }
 
@@ -375,142 +332,11 @@ export class StoreLock implements DistributedLock {
   }
 
   /** Reads the lock object: `null` only when absent; other failures throw `LockReadError`. */
-  async #fetch(signal?: AbortSignal): Promise<GetResult | null> {
-    try {
-      return await this.#store.get(this.key, { signal });
-    } catch (e) {
-      if (e instanceof NotFoundError) return null;
-      if (e instanceof AbortedError || e instanceof LockReadError) throw e;
-      throw new LockReadError(this.key, detail(e), { cause: e });
-    }
-  }
-
-  #schedule(): void {
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#timer = undefined;
-      this.#beat = this.#heartbeat().finally(() => (this.#beat = undefined));
-    }, this.heartbeatMs);
-  }
-
-  #stopTimer(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
-
-  /**
-   * Rewrites the body with `acquiredAt` set to now (same holder, same nonce):
-   * readers that judge staleness by `now - acquiredAt > ttlMs` (swamp core's
-   * global-lock check) see a renewed lock, as store-time readers do. The body
-   * written becomes the lock's current info.
-   */
-  async #heartbeat(): Promise<void> {
-    const info = this.#info;
-    const version = this.#version;
-    if (!info || version === undefined || this.#lost) return;
-    const refreshed: LockInfo = { ...info, acquiredAt: new Date(this.#clock.now()).toISOString() };
-    try {
-      const written = await this.#store.put(
-        this.key,
-        encodeLockInfo(refreshed),
-        PutModes.update(version),
-      );
-      if (this.#info !== info) return;
-      this.#info = refreshed;
-      this.#renewed(written.version);
-    } catch (e) {
-      if (this.#info !== info) return;
-      if (conditionFailed(e)) await this.#recheck(info);
-      else this.#failed(info, e);
-    }
-    const current = this.#info;
-    if (current !== undefined && current.nonce === info.nonce && !this.#lost) this.#schedule();
-  }
-
-  /** After a failed swap: our nonce means only the version moved; anything else is a loss. */
-  async #recheck(info: LockInfo): Promise<void> {
-    let current: GetResult | null;
-    try {
-      current = await this.#fetch();
-    } catch (e) {
-      return this.#failed(info, e);
-    }
-    if (this.#info !== info) return;
-    const found = current ? parseLockBody(current.body) : null;
-    if (current && typeof found !== "string" && found?.nonce === info.nonce) {
-      this.#info = { ...info, acquiredAt: found.acquiredAt };
-      return this.#renewed(current.version);
-    }
-    const newHolder = found && typeof found !== "string" ? found : undefined;
-    const loss: LockLoss = {
-      kind: current ? "taken" : "absent",
-      newHolder,
-      detectedAt: this.#clock.now(),
-    };
-    this.#lost = true;
-    this.#loss = loss;
-    this.#stopTimer();
-    this.events.emit("lock-lost", { key: this.key, holder: info.holder, info, loss });
-    const now = !current
-      ? "it was released"
-      : `now held by ${newHolder ? describeHolder(newHolder) : "an unreadable lock"}`;
-    this.#warn(
-      "lock_lost",
-      `Lock ${this.key} was lost while the operation was still running; ${now}. This process stopped renewing it; work done under it must not be pushed.`,
-    );
-  }
-
-  #renewed(version: string): void {
-    this.#version = version;
-    this.#renewedAt = this.#clock.now();
-    this.#overdueWarned = false;
-  }
-
-  #failed(info: LockInfo, error: unknown): void {
-    this.events.emit("heartbeat-failed", { key: this.key, holder: info.holder, info, error });
-    const since = this.#clock.now() - this.#renewedAt;
-    if (since > info.ttlMs && !this.#overdueWarned) {
-      this.#overdueWarned = true;
-      this.#warn(
-        "lock_renewal_overdue",
-        `Lock ${this.key} could not be renewed for ${since} ms, longer than its TTL of ${info.ttlMs} ms (${
-          detail(error)
-        }); another process may take it over. The heartbeat keeps trying and reports a loss if it finds one.`,
-      );
-    }
+  #fetch(signal?: AbortSignal): Promise<GetResult | null> {
+    return readLockObject(this.#store, this.key, signal);
   }
 
   #warn(code: string, message: string): void {
     this.events.emit("warning", { code, message, path: this.key });
   }
-}
-
-/**
- * The engine as a {@link LockBackend} over `store`, for any store with
- * conditional writes.
- *
- * @example
- * ```ts
- * import { storeLockBackend } from "./lock_engine.ts";
- * import type { ObjectStore } from "../ports.ts";
- * function locks(store: ObjectStore) {
- *   const backend = storeLockBackend(store, { defaults: { ttlMs: 30_000 } });
- *   backend.events.on("warning", (w) => console.error(w.message));
- *   return backend.createLock(".datastore.lock", { holder: "a@h", hostname: "h", pid: 1 });
- * }
- * ```
- */
-export function storeLockBackend(
-  store: ObjectStore,
-  options: StoreLockBackendOptions = {},
-): StoreLockBackend {
-  const events = options.events ?? createEmitter();
-  const { clock, random, defaults } = options;
-  return {
-    name: options.name ?? "store",
-    events,
-    createLock: (key: string, identity: Identity, lockOptions: LockOptions = {}) => {
-      const merged = lockOptionsOver(defaults ?? {}, lockOptions);
-      return new StoreLock(store, key, identity, { ...merged, clock, random, events });
-    },
-  };
 }

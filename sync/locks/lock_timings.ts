@@ -1,8 +1,8 @@
 /**
  * A lock's timings: their defaults, their checks (\`ConfigError\` on
  * nonsensical values, a heartbeat a third of the TTL unless set), and a
- * caller's options over a datastore config's; and the slack the stale check
- * allows for the store's clock.
+ * caller's options over a datastore config's; and the stale check, with the
+ * slack it allows for the store's clock.
  *
  * @module
  */
@@ -15,6 +15,22 @@ import type { LockOptions } from "../ports.ts";
  * old. A lock is stale only once its TTL plus this slack has passed.
  */
 export const TIMESTAMP_SLACK_MS = 1_000;
+
+/**
+ * True when a lock object last modified at `lastModified` (milliseconds since
+ * the epoch, by the store's clock) with time to live `ttlMs` is stale at
+ * `now`: its TTL plus {@link TIMESTAMP_SLACK_MS} has passed.
+ *
+ * @example
+ * ```ts
+ * import { lockIsStale } from "./lock_timings.ts";
+ * lockIsStale(0, 30_000, 31_000); // false: within the slack
+ * lockIsStale(0, 30_000, 31_001); // true
+ * ```
+ */
+export function lockIsStale(lastModified: number, ttlMs: number, now: number): boolean {
+  return lastModified + ttlMs + TIMESTAMP_SLACK_MS < now;
+}
 
 /** Defaults of {@link LockOptions} (heartbeat: a third of the TTL). */
 export const LOCK_DEFAULTS = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 500 } as const;
