@@ -63,10 +63,57 @@ Deno.test("a synced file replaced here by a directory of the same name, pushed b
   assert.deepEqual(r.deleted, ["clash"], "the file's deletion is pushed, not dropped");
   assert.deepEqual(store.keys("clash"), ["clash/x.txt"], "the datastore holds no clash of both");
   assert.equal(a.state.synced("clash"), undefined);
-  // A clone that synced the file follows (a second pull once the file is removed from its way).
-  await c.pullChanged();
-  await c.pullChanged();
+  // A clone that synced the file follows in one pull: the file's removal clears the way.
+  const warnings: string[] = [];
+  c.events.on("warning", (w) => void warnings.push(w.code));
+  const rc = await c.pullChanged();
+  assert.deepEqual(rc.removed, ["clash"]);
+  assert.deepEqual(rc.fetched, ["clash/x.txt"]);
+  assert.deepEqual(rc.blocked, []);
+  assert.ok(!warnings.includes("path_blocked"), "nothing was left out");
   assert.equal(await read(c, "clash/x.txt"), "under a directory");
+  assert.ok(c.state.indexVersion !== undefined, "a whole pull keeps its index token");
+});
+
+Deno.test("a synced directory's files deleted on the datastore and a file of the directory's name published: one pull removes them and fetches it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, "clash/x.txt", "under a directory");
+  await a.pushChanged();
+  await c.pullChanged();
+  await Deno.remove(`${a.cacheDir}/clash`, { recursive: true });
+  await put(a, "clash", "a file", false);
+  await a.markDirty({ relPath: "clash/x.txt" });
+  await a.markDirty({ relPath: "clash" });
+  await a.pushChanged();
+  assert.deepEqual(store.keys("clash"), ["clash"]);
+  const rc = await c.pullChanged();
+  assert.deepEqual(rc.removed, ["clash/x.txt"]);
+  assert.deepEqual(rc.fetched, ["clash"]);
+  assert.deepEqual(rc.blocked, []);
+  assert.equal(await read(c, "clash"), "a file");
+});
+
+Deno.test("a file blocked by one changed here stays left out with path_blocked, and the changed file is kept", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, "clash", "a file");
+  await a.pushChanged();
+  await c.pullChanged();
+  await Deno.remove(`${a.cacheDir}/clash`);
+  await put(a, "clash/x.txt", "under a directory", false);
+  await a.markDirty({ relPath: "clash" });
+  await a.pushChanged();
+  await put(c, "clash", "edited here", false);
+  const warnings: string[] = [];
+  c.events.on("warning", (w) => void warnings.push(w.code));
+  const rc = await c.pullChanged();
+  assert.deepEqual(rc.blocked, ["clash/x.txt"]);
+  assert.ok(warnings.includes("path_blocked"));
+  assert.equal(await read(c, "clash"), "edited here", "the edit is kept");
+  assert.equal(c.state.indexVersion, undefined, "the next pull looks again");
 });
 
 Deno.test("a walk push lists a synced file replaced here by a directory of the same name among the files deleted here", async () => {

@@ -316,12 +316,10 @@ async function pullInto(
   const { fetchWhole, fetchStreamed } = fetchers(deps, moving, progress);
   // Entries of this cache's kind whose object the store no longer holds.
   const vanished: [string, IndexEntry][] = [];
-  // Paths a file or directory here is in the way of (see `PullResult.blocked`).
-  const blocked = result.blocked ?? [];
-  const leftBlocked = (path: string, err: PathBlockedError) => {
-    blocked.push(path);
-    if (blocked.length <= UNCOMMITTED_WARNINGS) events.emit("warning", blockedWarning(path, err));
-  };
+  // Paths a file or directory here is in the way of (see `PullResult.blocked`):
+  // told of once the pull's removals had their turn (one of them may clear the way).
+  const blockedBy = new Map<string, PathBlockedError>();
+  const leftBlocked = (path: string, err: PathBlockedError) => void blockedBy.set(path, err);
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
     // is in flight, or stopped between its uploads and its index commit
@@ -371,7 +369,7 @@ async function pullInto(
       ? "another writer's push has not committed it"
       : vanished.some(([p]) => p === path)
       ? "the datastore no longer holds its object"
-      : blocked.includes(path)
+      : blockedBy.has(path)
       ? "a file or directory in the cache is in its way"
       : "the path changed while it was fetched";
   const fetchOne = async ([path, e, seen]: (typeof todo)[number]) => {
@@ -414,22 +412,24 @@ async function pullInto(
     done++;
     progress();
   };
-  await pMap(todo, async (item) => {
-    const path = item[0];
-    asides.fetching(path);
-    try {
-      await fetchOne(item);
-    } catch (err) {
-      asides.notTaken(path, () => `the fetch failed: ${(err as Error)?.message ?? String(err)}`);
+  const fetchAll = (items: typeof todo) =>
+    pMap(items, async (item) => {
+      const path = item[0];
+      asides.fetching(path);
+      try {
+        await fetchOne(item);
+      } catch (err) {
+        asides.notTaken(path, () => `the fetch failed: ${(err as Error)?.message ?? String(err)}`);
+        throw err;
+      }
+      // A copy set aside for it, and nothing written there: put back, or told of.
+      asides.notTaken(path, () => notWritten(path));
+    }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+      asides.failing(() => stoppedBy(err));
+      await keepProgress().catch(() => {}); // the fetch's own error is the one to report
       throw err;
-    }
-    // A copy set aside for it, and nothing written there: put back, or told of.
-    asides.notTaken(path, () => notWritten(path));
-  }, { concurrency: config.concurrency, signal }).catch(async (err) => {
-    asides.failing(() => stoppedBy(err));
-    await keepProgress().catch(() => {}); // the fetch's own error is the one to report
-    throw err;
-  });
+    });
+  await fetchAll(todo);
   if (index) {
     await removeDeletedRemotely({
       deps,
@@ -441,6 +441,17 @@ async function pullInto(
       result,
       keepProgress,
     });
+  }
+  // A file blocked by one this pull removed (a synced file `a` deleted on the
+  // datastore, which now holds `a/b`, or the other way round): fetched now.
+  if (blockedBy.size > 0 && result.removed.length > 0) {
+    const again = todo.filter(([path]) => blockedBy.delete(path));
+    await fetchAll(again);
+  }
+  const blocked = result.blocked ?? [];
+  for (const [path, err] of blockedBy) {
+    blocked.push(path);
+    if (blocked.length <= UNCOMMITTED_WARNINGS) events.emit("warning", blockedWarning(path, err));
   }
   await keepDropped(state, events, result.dropped);
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;

@@ -118,7 +118,9 @@ export class LocalCache implements CacheAccess {
         if (st.isSymlink) {
           throw new UnsafePathError(path, `${rel} is a symbolic link; ${LINK_REFUSED}`);
         }
-        this.#checked.add(rel);
+        // Only a directory: a file here is looked at again (it may be removed,
+        // and a directory made in its place, before the next write under it).
+        if (st.isDirectory) this.#checked.add(rel);
       } catch (e) {
         if (isNotFound(e)) break;
         throw unreadable(path, e);
@@ -320,11 +322,13 @@ export class LocalCache implements CacheAccess {
       throw e;
     }
     for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+      const dir = path.slice(0, at);
       try {
-        await Deno.remove(abs(this.dir, path.slice(0, at)));
+        await Deno.remove(abs(this.dir, dir));
       } catch {
         return; // not empty (or not ours to remove): the directories above are not either
       }
+      this.#parents.forget(dir); // a later write there makes it again
     }
   }
 

@@ -37,6 +37,15 @@ async function mkdirNewAsync(dir: string): Promise<boolean> {
 type Level = "ok" | "link" | "notDir";
 
 /**
+ * What a recursive mkdir under `rel`, a file, failed with: "already exists"
+ * when `rel` is the parent itself, told as the "not a directory" it is.
+ */
+function notADirectory(rel: string, e: unknown): unknown {
+  if (!(e instanceof Deno.errors.AlreadyExists)) return e;
+  return new Deno.errors.NotADirectory(`${rel} is a file, not a directory: ${e.message}`);
+}
+
+/**
  * The directories of a cache checked (not links) or made since the last
  * {@link ParentDirs.reset}.
  *
@@ -81,6 +90,12 @@ export class ParentDirs {
     return true;
   }
 
+  /** Forgets the directory `rel` (removed): the next write under it makes it again. */
+  forget(rel: string): void {
+    this.#checked.delete(rel);
+    this.#made.delete(rel);
+  }
+
   /** Forgets every directory checked or made. */
   reset(): void {
     this.#checked.clear();
@@ -121,9 +136,13 @@ export class ParentDirs {
         if (st?.isSymlink) return rel;
         if (st && !st.isDirectory) {
           // Not remembered: the next write under it fails the same way.
-          Deno.mkdirSync(`${this.#root}/${path.slice(0, path.lastIndexOf("/"))}`, {
-            recursive: true,
-          });
+          try {
+            Deno.mkdirSync(`${this.#root}/${path.slice(0, path.lastIndexOf("/"))}`, {
+              recursive: true,
+            });
+          } catch (e) {
+            throw notADirectory(rel, e);
+          }
           continue;
         }
       }
@@ -157,6 +176,8 @@ export class ParentDirs {
         // Each write fails with its own path, as a recursive mkdir of its parent does.
         await Deno.mkdir(`${this.#root}/${path.slice(0, path.lastIndexOf("/"))}`, {
           recursive: true,
+        }).catch((e) => {
+          throw notADirectory(rel, e);
         });
       }
     }

@@ -22,3 +22,34 @@ Deno.test("ParentDirs.firstInNew: true once per path in a directory it made, nev
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("ParentDirs.make and makeAsync under a file: NotADirectory (a path blocked), in both forms and at every depth", async () => {
+  const root = await Deno.makeTempDir({ prefix: "sluice-dirs-test-" });
+  try {
+    await Deno.writeTextFile(`${root}/f`, "a file");
+    const dirs = new ParentDirs(root, new Set());
+    assert.throws(() => dirs.make("f/x.txt"), Deno.errors.NotADirectory);
+    assert.throws(() => dirs.make("f/y/x.txt"), Deno.errors.NotADirectory);
+    await assert.rejects(() => dirs.makeAsync("f/x.txt"), Deno.errors.NotADirectory);
+    await assert.rejects(() => dirs.makeAsync("f/y/x.txt"), Deno.errors.NotADirectory);
+    assert.equal(await Deno.readTextFile(`${root}/f`), "a file", "what is in the way is kept");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("ParentDirs.forget: a directory removed is made again by the next write under it", async () => {
+  const root = await Deno.makeTempDir({ prefix: "sluice-dirs-test-" });
+  try {
+    const checked = new Set<string>();
+    const dirs = new ParentDirs(root, checked);
+    assert.equal(dirs.make("d/x.txt"), undefined);
+    await Deno.remove(`${root}/d`);
+    dirs.forget("d");
+    assert.ok(!checked.has("d"));
+    assert.equal(dirs.make("d/x.txt"), undefined);
+    assert.ok((await Deno.stat(`${root}/d`)).isDirectory);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
