@@ -38,5 +38,6 @@ export * from "./sync/locks/lock_registry.ts";
 export { processIdentity, systemClock } from "./sync/clock.ts";
 export type { PushResult } from "./sync/service/push.ts";
 export type { PullResult } from "./sync/service/pull.ts";
+export { ResolveRefusedError, type ResolveResult } from "./sync/service/resolve.ts";
 export * from "./middleware/path_classifier.ts";
 export * from "./middleware/mod.ts";

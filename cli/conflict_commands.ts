@@ -7,7 +7,7 @@
  */
 import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
-import type { ResolveResult } from "../sync/service/resolve.ts";
+import { ResolveRefusedError, type ResolveResult } from "../sync/service/resolve.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
@@ -56,9 +56,20 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       const rels = conflictPaths(s.service, paths);
       const done: ResolveResult[] = [];
       const notTaken: string[] = [];
+      // Several conflicts: one refused (nothing changed for it) is told of,
+      // and the others are resolved all the same.
+      const refused: { path: string; code: string; message: string }[] = [];
       const resolveAll = async () => {
         for (const rel of rels) {
-          const r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
+          let r: ResolveResult;
+          try {
+            r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
+          } catch (e) {
+            if (rels.length === 1 || !(e instanceof ResolveRefusedError)) throw e;
+            refused.push({ path: rel, code: e.code, message: e.message });
+            out.warn({ code: e.code, message: e.message });
+            continue;
+          }
           done.push(r);
           // Theirs not taken, and no conflict either: the store's object is not the one the index names.
           if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
@@ -69,7 +80,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       if (o.globalLock) await globalLockOf(s).withLock(resolveAll, { signal: io.signal });
       else await resolveAll();
       const left = leftBehindError("resolve", {
-        conflicts: done.flatMap((r) => r.conflicts),
+        conflicts: [...refused.map((r) => r.path), ...done.flatMap((r) => r.conflicts)],
         left: notTaken.map((path) => ({
           path,
           reason: "the datastore's object is not the one its index names",
@@ -81,6 +92,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
         cacheDir: s.cacheDir,
         ...(done.length === 1 ? done[0] : {}),
         resolutions: done,
+        ...(refused.length > 0 ? { refused } : {}),
         outcome,
       });
       return exitCode;

@@ -300,6 +300,50 @@ Deno.test("resolve of a directory resolves every open conflict under it; a path 
   await w.cleanup();
 });
 
+Deno.test("resolve of a directory: a conflict refused (its copy deleted here) is told of, the others are resolved, and it exits 3", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  const files = ["notes/a.txt", "notes/b.txt", "notes/c.txt"];
+  for (const f of files) await w.write(a, f, "1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  for (const f of files) {
+    await w.write(a, f, "from a\n");
+    await w.write(b, f, "from b\n");
+  }
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  // The copy of notes/a.txt the conflict recorded is deleted by hand: --mine is refused for it.
+  await Deno.remove(`${b}/notes/a.txt`);
+
+  const r = await sluice(["resolve", "notes", "--mine", "--cache", b, "--json"]);
+  assert.equal(r.code, 3, r.err);
+  const doc = r.json() as {
+    resolutions: { path: string; resolved: boolean }[];
+    refused: { path: string; code: string; message: string }[];
+    outcome: { code: string };
+  };
+  assert.deepEqual(doc.resolutions.map((x) => [x.path, x.resolved]), [
+    ["notes/b.txt", true],
+    ["notes/c.txt", true],
+  ], "the refusal did not stop the others");
+  assert.deepEqual(doc.refused.map((x) => [x.path, x.code]), [["notes/a.txt", "not_found"]]);
+  assert.match(doc.refused[0].message, /is gone from the cache/);
+  assert.equal(doc.outcome.code, "conflicts_left");
+  const status = await sluice(["status", "--cache", b, "--json"]);
+  assert.deepEqual(
+    (status.json().conflicts as { path: string }[]).map((c) => c.path),
+    ["notes/a.txt"],
+    "only the refused one stays open",
+  );
+  // Named alone, the refusal is the command's own error.
+  const alone = await sluice(["resolve", "notes/a.txt", "--mine", "--cache", b]);
+  assert.equal(alone.code, 1, alone.err);
+  assert.match(alone.err, /error\[not_found\].*is gone from the cache/);
+  await w.cleanup();
+});
+
 Deno.test("after a push met the conflict, resolve --theirs leaves nothing to push, and status says so", async () => {
   const { w, b } = await conflicted();
   // A push of the whole cache meets the conflict (and records the path it was about to write).

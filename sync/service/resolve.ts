@@ -137,23 +137,30 @@ async function versionedTheirs(
   return undefined;
 }
 
+/**
+ * A resolution refused before anything was changed (no conflict there, no
+ * merge to publish, a copy of yours gone, a file no push can publish): the
+ * conflict stays open as it was. Its `code` says which.
+ */
+export class ResolveRefusedError extends SluiceError {}
+
 /** No unresolved conflict for the path. */
-function noConflict(path: string): SluiceError {
-  return new SluiceError(
+function noConflict(path: string): ResolveRefusedError {
+  return new ResolveRefusedError(
     "not_found",
     `There is no unresolved conflict for ${path}; nothing was changed. Run \`sluice status\` to list the conflicts.`,
   );
 }
 
 /** `merged` with nothing at the path: no merge to publish (a deletion is `mine`'s to publish). */
-function noMerge(rec: ConflictRecord): SluiceError {
+function noMerge(rec: ConflictRecord): ResolveRefusedError {
   const theirs = rec.theirs
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
   const other = rec.mine === null
     ? `to delete it on the datastore, run \`sluice resolve ${rec.path} --mine\``
     : `to publish your copy as it was, run \`sluice resolve ${rec.path} --mine\``;
-  return new SluiceError(
+  return new ResolveRefusedError(
     "not_found",
     `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\` again; ${other}, or take theirs with \`sluice resolve ${rec.path} --theirs\`.`,
   );
@@ -164,11 +171,11 @@ function noMerge(rec: ConflictRecord): SluiceError {
  * nothing is there now: deleted by hand since. Pushed, the deletion would
  * delete theirs on the datastore, a change nobody chose to publish.
  */
-function mineGone(rec: ConflictRecord): SluiceError {
+function mineGone(rec: ConflictRecord): ResolveRefusedError {
   const theirs = rec.theirs
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
-  return new SluiceError(
+  return new ResolveRefusedError(
     "not_found",
     `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${rec.path} --mine\` again, or take theirs with \`sluice resolve ${rec.path} --theirs\` (then delete it and run \`sluice push ${rec.path}\` to delete it there).`,
   );
@@ -184,7 +191,7 @@ async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<v
   const here = await deps.cache.hashFile(rec.path).catch(() => null);
   if (here?.hash !== rec.mine.hash) return;
   const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
-  throw new SluiceError(
+  throw new ResolveRefusedError(
     "not_merged",
     `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, take theirs (\`sluice resolve ${rec.path} --theirs\`: your copy is set aside under .sluice/set-aside/, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is, run \`sluice resolve ${rec.path} --mine\`.`,
   );
@@ -200,7 +207,7 @@ async function restoreMine(
   if (!mine || mine.location === rec.path) return;
   const body = await deps.cache.read(mine.location);
   if (!body) {
-    throw new SluiceError(
+    throw new ResolveRefusedError(
       "not_found",
       `The set-aside copy of ${rec.path} (${mine.location}) is gone, so there is no copy of yours to publish; nothing was changed. Put your copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\`, or take theirs with --theirs.`,
     );
@@ -267,7 +274,7 @@ export async function resolveConflict(
     };
   }
   if (isManagedLockfilePath(path)) {
-    throw new SluiceError(
+    throw new ResolveRefusedError(
       "invalid_config",
       `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${path} --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add\`.`,
     );
@@ -357,7 +364,7 @@ async function assertPublishable(
     else throw e;
   }
   if (!why) return;
-  throw new SluiceError(
+  throw new ResolveRefusedError(
     "unsafe_path",
     `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${path} --${resolution}\` again, or take theirs with \`sluice resolve ${path} --theirs\` (what is here is set aside).`,
   );
