@@ -74,6 +74,7 @@ import { walkUntouched } from "./untouched_cache.ts";
 import { commitView, fenced, pushLockOptions } from "./push_locks.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
 import { reportPull, reportPush, telling } from "./sync_reporting.ts";
+import { isLazySkippable } from "./lazy_paths.ts";
 
 export { isInternalCacheFile, modelPullPrefixes } from "./cache_paths.ts";
 
@@ -163,6 +164,8 @@ export class ExtensionSyncService implements SwampSyncService {
     const r = await svc.pullChanged({
       signal: options.signal,
       ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
+      // Lazy hydration: the data versions' bytes are fetched when read (`hydrateFile`).
+      ...(options.metadataOnly ? { defer: isLazySkippable } : {}),
     });
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
     reportPull(this.#rt, this.#cachePath, r, ns);
@@ -290,7 +293,7 @@ export class ExtensionSyncService implements SwampSyncService {
       namespacedSync: true,
       twoPhaseSync: typeof SyncService.prototype.preparePush === "function" &&
         typeof SyncService.prototype.commitPush === "function",
-      lazyHydration: false,
+      lazyHydration: true,
       previewPush: false,
       controlPlane: false,
     };

@@ -65,6 +65,8 @@ export interface PullDeps {
    * marked dirty, as a deletion to push is): see `restoreDeleted` of `pullChanged`.
    */
   readonly restoreDeleted?: boolean;
+  /** Paths not fetched while this cache has nothing at them: see `defer` of `pullChanged`. */
+  readonly defer?: (path: string) => boolean;
 }
 
 /** True when `path` is one of `prefixes` or lies under one (every path without them). */
@@ -122,6 +124,7 @@ async function pullInto(
     links: [],
     blocked: [],
     dropped: [],
+    deferred: [],
     unchanged: false,
     bytes: 0,
   };
@@ -270,6 +273,12 @@ async function pullInto(
       }
       if (local && local.hash === e.h) {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        continue;
+      }
+      if (!local && deps.defer?.(path) && !cache.exists(path)) {
+        // Left for a later pull of it (hydration): only its directory is made.
+        result.deferred!.push(path);
+        cache.makeParents(path);
         continue;
       }
       // Nothing here (or, below, set aside): a file made before the write is kept.
@@ -462,7 +471,7 @@ async function pullInto(
   const repaired = await removeDangling(deps, vanished, (path) => under(path, prefixes));
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
-      links.length;
+      links.length + result.deferred!.length;
     state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);

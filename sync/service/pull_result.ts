@@ -59,6 +59,12 @@ export interface PullResult {
    * again (see `dropped_entries.ts`).
    */
   readonly dropped: string[];
+  /**
+   * Paths the datastore holds and this cache has nothing at, not fetched
+   * because the pull was asked to defer them (`defer` of `pullChanged`):
+   * not left behind, fetched by a later pull of them.
+   */
+  readonly deferred?: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */

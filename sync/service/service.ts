@@ -228,11 +228,25 @@ export class SyncService {
    * still the one this cache synced is taken back (one the datastore changed
    * meanwhile is a conflict, as without it). A deletion marked dirty, to be
    * pushed, is left as it is.
+   *
+   * With `defer`, a path it answers true for that this cache has nothing
+   * at (no file, never synced) is not fetched: it is listed in `deferred`,
+   * its directory is made, and a later pull of it (by its prefix, or without
+   * `defer`) fetches it; the pull keeps no index token, so a later pull
+   * without `defer` reads the index again. swamp's lazy hydration
+   * (`metadataOnly`) defers the `data/…/raw` files this way.
    */
   pullChanged(
-    options: { signal?: AbortSignal; prefixes?: readonly string[]; restoreDeleted?: boolean } = {},
+    options: {
+      signal?: AbortSignal;
+      prefixes?: readonly string[];
+      restoreDeleted?: boolean;
+      defer?: (path: string) => boolean;
+    } = {},
   ): Promise<PullResult> {
-    return this.#serial(() => this.#pull(options.signal, options.prefixes, options.restoreDeleted));
+    return this.#serial(() =>
+      this.#pull(options.signal, options.prefixes, options.restoreDeleted, options.defer)
+    );
   }
 
   /** Every unresolved conflict, with both versions (see `conflicts.ts`). */
@@ -307,10 +321,12 @@ export class SyncService {
     signal?: AbortSignal,
     prefixes?: readonly string[],
     restoreDeleted?: boolean,
+    defer?: (path: string) => boolean,
   ): Promise<PullResult> {
     try {
       return await pull({
         restoreDeleted,
+        defer,
         store: this.store,
         cache: this.cache,
         state: this.state,

@@ -310,6 +310,19 @@ export class LocalCache implements CacheAccess {
    * would be in the way of a file of its name the datastore may hold.
    * Never removes a directory's contents.
    */
+  /**
+   * Makes the missing parent directories of `path`, best effort: a link or
+   * a file on the way is left as it is (a write there is refused later).
+   */
+  makeParents(path: string): void {
+    assertSafeRelPath(path);
+    try {
+      this.#parents.make(path);
+    } catch {
+      // Something in the way: the write that needs the directory says so.
+    }
+  }
+
   async removeFile(path: string, expect: FileIdentity | undefined): Promise<void> {
     const file = this.resolveSync(path);
     if (expect !== undefined && !sameIdentity(expect, lstatOrNull(file))) {
