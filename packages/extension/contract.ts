@@ -123,6 +123,22 @@ export interface SwampSyncCapabilities {
   readonly controlPlane?: boolean;
 }
 
+/**
+ * The control plane's records (`ControlPlaneStore`): keys are slash paths
+ * such as `heartbeats/<id>`, stored under `[<ns>/]_control/`.
+ */
+export interface SwampControlPlaneStore {
+  put(key: string, data: Uint8Array): Promise<void>;
+  /** True when this call created the record; false when one was there (left as it is). */
+  putIfAbsent?(key: string, data: Uint8Array): Promise<boolean>;
+  /** The record's bytes; null when there is none. */
+  get(key: string): Promise<Uint8Array | null>;
+  /** Deletes the record; deleting one that is not there succeeds. */
+  delete(key: string): Promise<void>;
+  /** The keys (without `[<ns>/]_control/`) that start with `prefix`. */
+  list(prefix: string): Promise<string[]>;
+}
+
 declare const manifestBrand: unique symbol;
 
 /** What `preparePush` returns and `commitPush` takes back; opaque to the caller. */
@@ -148,6 +164,8 @@ export interface SwampSyncService {
   commitPush?(manifest: SwampPushManifest, options?: SwampSyncOptions): Promise<number | void>;
   /** Under the global lock: the one-time move of the index from v1 to v2 shards. */
   migrateMonolithToShards?(options?: SwampSyncOptions): Promise<SwampMigratedIndex>;
+  /** Direct access to the control plane's records under `[<ns>/]_control/` (synchronous). */
+  controlPlaneStore?(): SwampControlPlaneStore;
 }
 
 /** What `migrateMonolithToShards` resolves with: the v2 meta's fields. */

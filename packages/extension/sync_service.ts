@@ -55,6 +55,7 @@ import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type {
+  SwampControlPlaneStore,
   SwampMigratedIndex,
   SwampPushManifest,
   SwampSyncCapabilities,
@@ -75,6 +76,8 @@ import { commitView, fenced, pushLockOptions } from "./push_locks.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
 import { reportPull, reportPush, telling } from "./sync_reporting.ts";
 import { isLazySkippable } from "./lazy_paths.ts";
+import { controlPlane } from "./control_plane.ts";
+import { DEFAULT_RETRY } from "../../sync/retry.ts";
 
 export { isInternalCacheFile, modelPullPrefixes } from "./cache_paths.ts";
 
@@ -295,7 +298,23 @@ export class ExtensionSyncService implements SwampSyncService {
         typeof SyncService.prototype.commitPush === "function",
       lazyHydration: true,
       previewPush: false,
-      controlPlane: false,
+      controlPlane: true,
     };
+  }
+
+  /**
+   * swamp's control plane under `[<ns>/]_control/` of the namespace bound
+   * when it is made (solo before any binding), as the existing extensions
+   * scope it: see `control_plane.ts`. No I/O until used; binds nothing.
+   */
+  controlPlaneStore(): SwampControlPlaneStore {
+    const rt = this.#rt;
+    const store = rt.conditionalStore;
+    const retry = { ...DEFAULT_RETRY, ...rt.provider.config.retry };
+    return controlPlane(
+      store,
+      this.#binding.namespace ?? "",
+      store.retriesInternally ? { ...retry, retries: 0 } : retry,
+    );
   }
 }

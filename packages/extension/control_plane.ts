@@ -1,0 +1,109 @@
+/**
+ * swamp's control plane on the datastore: small records (serve instances'
+ * heartbeats, pending and active runs, claims, token secrets) read and
+ * written directly under `[<ns>/]_control/`, outside the index and the
+ * cache. Several `swamp serve` instances over one bucket coordinate through
+ * them, as they do through the existing extensions; without it each would
+ * fall back to a directory of its own.
+ *
+ * `putIfAbsent` is a create-only write: one writer wins, the others get
+ * `false` (on an endpoint that ignores conditional writes, the datastore's
+ * conditional-write fallback decides, as for locks). Every call goes
+ * through the one retry layer; nothing here is cached.
+ *
+ * @module
+ */
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../../sync/errors.ts";
+import { UnsafePathError } from "../../sync/errors.ts";
+import { isSafeRelPath } from "../../sync/paths.ts";
+import { type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { type RetryPolicy, withRetry } from "../../sync/retry.ts";
+import type { SwampControlPlaneStore } from "./contract.ts";
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array): boolean {
+  return a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The `_control/` prefix of `namespace` (`""`: solo). */
+export function controlPrefix(namespace: string): string {
+  return namespace ? `${namespace}/_control/` : "_control/";
+}
+
+/**
+ * The control plane of `namespace` over `store` (the datastore's root
+ * store, behind its conditional-write fallback), each call retried under
+ * `retry`.
+ *
+ * @example
+ * ```ts
+ * import { controlPlane } from "./control_plane.ts";
+ * import { InMemoryStore } from "../testing/mod.ts";
+ * import { DEFAULT_RETRY } from "../../sync/retry.ts";
+ * const cp = controlPlane(new InMemoryStore(), "", DEFAULT_RETRY);
+ * await cp.put("heartbeats/i1", new TextEncoder().encode("{}"));
+ * console.log(await cp.list("heartbeats/")); // ["heartbeats/i1"]
+ * ```
+ */
+export function controlPlane(
+  store: ObjectStore,
+  namespace: string,
+  retry: RetryPolicy,
+): Required<SwampControlPlaneStore> {
+  const root = controlPrefix(namespace);
+  const keyOf = (key: string) => {
+    if (!isSafeRelPath(key)) {
+      throw new UnsafePathError(
+        key,
+        "not a control-plane key (a relative slash path with no empty, `.` or `..` segment)",
+      );
+    }
+    return `${root}${key}`;
+  };
+  const retried = <T>(fn: () => Promise<T>) => withRetry(fn, retry);
+  const get = async (k: string): Promise<Uint8Array | null> => {
+    try {
+      return (await retried(() => store.get(k))).body;
+    } catch (e) {
+      if (e instanceof NotFoundError) return null;
+      throw e;
+    }
+  };
+  return {
+    async put(key, data) {
+      const k = keyOf(key);
+      await retried(() => store.put(k, data, PutModes.overwrite));
+    },
+    async putIfAbsent(key, data) {
+      const k = keyOf(key);
+      let attempts = 0;
+      try {
+        await retried(() => {
+          attempts++;
+          return store.put(k, data, PutModes.create);
+        });
+        return true;
+      } catch (e) {
+        if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
+        // Refused after an attempt whose answer was lost: that attempt may be
+        // what is there. Its own bytes say so (a network store tells by
+        // itself, with a write id, and never gets here for its own write).
+        return attempts > 1 && sameBytes(await get(k), data);
+      }
+    },
+    get: (key) => get(keyOf(key)),
+    async delete(key) {
+      const k = keyOf(key);
+      await retried(() => store.delete(k));
+    },
+    async list(prefix) {
+      const keys: string[] = [];
+      await retried(async () => {
+        keys.length = 0;
+        for await (const page of store.list(`${root}${prefix}`)) {
+          for (const o of page) keys.push(o.key.slice(root.length));
+        }
+      });
+      return keys;
+    },
+  };
+}
