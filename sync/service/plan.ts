@@ -32,7 +32,9 @@ function directoryHere(cache: LocalCache, path: string): boolean {
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
  * cache. A dirty path that is a directory (or a removed one) stands for every
- * path under it, and for the deletion of a synced file it replaced; such paths are added to `expandedDirs`, so that the commit
+ * path under it, and for the deletion of a synced file it replaced; a dirty
+ * file that replaced a synced directory stands for the deletion of the synced
+ * files under it too; such paths are added to `expandedDirs`, so that the commit
  * cleans them once everything under them is handled.
  *
  * A walk never plans a deletion (a wiped or partly restored cache must never
@@ -93,6 +95,22 @@ export async function buildPlan(
       onUnreadable(path);
       return UNREADABLE;
     }
+  };
+  // Directories the synced paths lie in (built on first need): a dirty file
+  // at such a name replaced a synced directory here.
+  let syncedDirs: Set<string> | undefined;
+  const wasSyncedDir = (path: string): boolean => {
+    if (!syncedDirs) {
+      syncedDirs = new Set();
+      for (const p of state.syncedPaths()) {
+        for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
+          const d = p.slice(0, i);
+          if (syncedDirs.has(d)) break;
+          syncedDirs.add(d);
+        }
+      }
+    }
+    return syncedDirs.has(path);
   };
   for (const path of dirty) {
     if (!isSafeRelPath(path)) {
@@ -158,6 +176,15 @@ export async function buildPlan(
         expandedDirs.push(path);
         for (const p of under) add(p, "delete");
         if (!state.synced(path)) continue;
+      }
+    }
+    if (st && !state.synced(path) && wasSyncedDir(path)) {
+      // A synced directory replaced here by this file: the deletion of its
+      // synced files is the change named too (left, the datastore would hold
+      // both `a` and `a/…`).
+      expandedDirs.push(path);
+      for (const p of state.syncedPaths()) {
+        if (p.startsWith(`${path}/`) && !plan.has(p)) add(p, "delete");
       }
     }
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
