@@ -6,7 +6,12 @@
  */
 import { UNREADABLE_REASON, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
-import { LINK_REFUSED, type LocalCache, walkFiles } from "../transfer/cache.ts";
+import {
+  LINK_REFUSED,
+  type LocalCache,
+  NOT_REGULAR_REFUSED,
+  walkFiles,
+} from "../transfer/cache.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
@@ -163,6 +168,13 @@ export async function buildPlan(
       // A synced file replaced here by this directory: its deletion is the
       // change named too (left, the datastore would hold both `a` and `a/…`).
       if (state.synced(path) && !plan.has(path)) add(path, "delete");
+      continue;
+    }
+    if (!st && cache.exists(path)) {
+      // A FIFO, socket or device: nothing to publish, and no deletion either.
+      onSkip(path, NOT_REGULAR_REFUSED);
+      add(path, "skip");
+      Object.assign(plan.get(path)!, { keepDirty: true, reason: NOT_REGULAR_REFUSED });
       continue;
     }
     if (!st) {
