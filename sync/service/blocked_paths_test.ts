@@ -124,3 +124,64 @@ Deno.test("a walk push lists a synced file replaced here by a directory of the s
   assert.deepEqual(r.localDeletions, ["clash"], "told of, not silently left on the datastore");
   assert.deepEqual(store.keys("clash"), ["clash", "clash/x.txt"]);
 });
+
+Deno.test("a synced directory replaced here by a file of its name, pushed by its name, has its files deleted on the datastore with the file published", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, "clash/x.txt", "under a directory");
+  await put(a, "clash/sub/y.txt", "deeper");
+  await a.pushChanged();
+  await c.pullChanged();
+  await Deno.remove(`${a.cacheDir}/clash`, { recursive: true });
+  await put(a, "clash", "a file");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["clash"]);
+  assert.deepEqual(
+    r.deleted.sort(),
+    ["clash/sub/y.txt", "clash/x.txt"],
+    "not left on the datastore",
+  );
+  assert.deepEqual(store.keys("clash"), ["clash"], "the datastore holds no clash of both");
+  assert.deepEqual(a.state.dirtyPaths(), []);
+  // A clone that synced the directory follows in one pull.
+  const rc = await c.pullChanged();
+  assert.deepEqual(rc.removed.sort(), ["clash/sub/y.txt", "clash/x.txt"]);
+  assert.deepEqual(rc.fetched, ["clash"]);
+  assert.deepEqual(rc.blocked, []);
+  assert.equal(await read(c, "clash"), "a file");
+});
+
+Deno.test("a directory replaced by a file in one cache while another edits a file under it: the edit meets the deletion as a conflict, nothing is lost", async () => {
+  for (const editFirst of [false, true]) {
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await put(a, "clash/x.txt", "v1");
+    await put(a, "clash/y.txt", "y");
+    await a.pushChanged();
+    await b.pullChanged();
+    await Deno.remove(`${a.cacheDir}/clash`, { recursive: true });
+    await put(a, "clash", "a file");
+    await put(b, "clash/x.txt", "edited in b");
+    if (editFirst) await b.pushChanged();
+    const ra = await a.pushChanged();
+    assert.deepEqual(ra.uploaded, ["clash"]);
+    const rb = editFirst ? null : await b.pushChanged();
+    if (editFirst) {
+      // a's deletion met b's committed edit: the edit stays on the datastore, a's deletion is a conflict.
+      assert.deepEqual(ra.conflicts, ["clash/x.txt"]);
+      assert.equal(new TextDecoder().decode(store.peek("clash/x.txt")), "edited in b");
+    } else {
+      // b's edit met a's committed deletion: kept in b as a conflict.
+      assert.deepEqual(rb!.conflicts, ["clash/x.txt"]);
+      assert.equal(store.peek("clash/x.txt"), undefined);
+      assert.equal(await read(b, "clash/x.txt"), "edited in b");
+    }
+    assert.equal(
+      store.peek("clash/y.txt"),
+      undefined,
+      "the unchanged file's deletion went through",
+    );
+  }
+});

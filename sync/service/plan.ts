@@ -6,7 +6,12 @@
  */
 import { UNREADABLE_REASON, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
-import { LINK_REFUSED, type LocalCache, walkFiles } from "../transfer/cache.ts";
+import {
+  LINK_REFUSED,
+  type LocalCache,
+  NOT_REGULAR_REFUSED,
+  walkFiles,
+} from "../transfer/cache.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
 import type { SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
@@ -32,7 +37,9 @@ function directoryHere(cache: LocalCache, path: string): boolean {
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
  * cache. A dirty path that is a directory (or a removed one) stands for every
- * path under it, and for the deletion of a synced file it replaced; such paths are added to `expandedDirs`, so that the commit
+ * path under it, and for the deletion of a synced file it replaced; a dirty
+ * file that replaced a synced directory stands for the deletion of the synced
+ * files under it too; such paths are added to `expandedDirs`, so that the commit
  * cleans them once everything under them is handled.
  *
  * A walk never plans a deletion (a wiped or partly restored cache must never
@@ -94,6 +101,22 @@ export async function buildPlan(
       return UNREADABLE;
     }
   };
+  // Directories the synced paths lie in (built on first need): a dirty file
+  // at such a name replaced a synced directory here.
+  let syncedDirs: Set<string> | undefined;
+  const wasSyncedDir = (path: string): boolean => {
+    if (!syncedDirs) {
+      syncedDirs = new Set();
+      for (const p of state.syncedPaths()) {
+        for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
+          const d = p.slice(0, i);
+          if (syncedDirs.has(d)) break;
+          syncedDirs.add(d);
+        }
+      }
+    }
+    return syncedDirs.has(path);
+  };
   for (const path of dirty) {
     if (!isSafeRelPath(path)) {
       onSkip(path, "unsafe path");
@@ -147,6 +170,13 @@ export async function buildPlan(
       if (state.synced(path) && !plan.has(path)) add(path, "delete");
       continue;
     }
+    if (!st && cache.exists(path)) {
+      // A FIFO, socket or device: nothing to publish, and no deletion either.
+      onSkip(path, NOT_REGULAR_REFUSED);
+      add(path, "skip");
+      Object.assign(plan.get(path)!, { keepDirty: true, reason: NOT_REGULAR_REFUSED });
+      continue;
+    }
     if (!st) {
       // A removed directory: its synced paths are deleted too, and writes
       // of an earlier push under it are settled (see below).
@@ -158,6 +188,15 @@ export async function buildPlan(
         expandedDirs.push(path);
         for (const p of under) add(p, "delete");
         if (!state.synced(path)) continue;
+      }
+    }
+    if (st && !state.synced(path) && wasSyncedDir(path)) {
+      // A synced directory replaced here by this file: the deletion of its
+      // synced files is the change named too (left, the datastore would hold
+      // both `a` and `a/…`).
+      expandedDirs.push(path);
+      for (const p of state.syncedPaths()) {
+        if (p.startsWith(`${path}/`) && !plan.has(p)) add(p, "delete");
       }
     }
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);

@@ -354,7 +354,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       (e.action === "delete" && failed && !committing);
     const deferredDirs: string[] = [];
     for (const dir of [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []]) {
-      const under = (p: string) => p.startsWith(`${dir}/`);
+      // The directory's own name counts too (a file that replaced it, or a
+      // synced file it replaced): its entry failing or kept dirty keeps the mark.
+      const under = (p: string) => p === dir || p.startsWith(`${dir}/`);
       if (failures.some((f) => under(f.entry.path))) continue;
       // One pass over the plan: an entry that stays dirty keeps it open; one not made waits.
       let open = false;

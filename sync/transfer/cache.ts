@@ -41,7 +41,7 @@ import { abs, exists, isNotFound, LINK_REFUSED, lstatOrNull, STATE_DIR } from ".
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 
-export { LINK_REFUSED, STATE_DIR } from "./cache_paths.ts";
+export { LINK_REFUSED, NOT_REGULAR_REFUSED, STATE_DIR } from "./cache_paths.ts";
 export { type WalkedFile, walkFiles } from "./cache_walk.ts";
 export { setAsideSource } from "./cache_state.ts";
 export { unwritable } from "./cache_errors.ts";

@@ -35,6 +35,10 @@ export function isWriteRefused(e: unknown): boolean {
 export const LINK_REFUSED =
   "Sluice never follows links out of the cache: replace the link with a real file or directory, then run the sync again";
 
+/** Why a FIFO, socket or device in the cache is left out: said for walks and named paths alike. */
+export const NOT_REGULAR_REFUSED =
+  "it is not a regular file (a FIFO, socket or device), so it has no bytes to sync and stays local only; its datastore copy, if any, is left as it is: replace it with a regular file or remove it, then run the sync again";
+
 /**
  * True when something (of any kind) is at `path`; links are not followed. A
  * path this process may not look at (permission denied) counts as present:

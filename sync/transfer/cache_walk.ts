@@ -10,6 +10,7 @@ import {
   isNotFound,
   isPermissionDenied,
   LINK_REFUSED,
+  NOT_REGULAR_REFUSED,
   STATE_DIR,
 } from "./cache_paths.ts";
 import { UNREADABLE_REASON } from "../errors.ts";
@@ -28,7 +29,7 @@ export interface WalkedFile {
 /**
  * Walks `root/dir` recursively, yielding regular files (cache-relative),
  * skipping the internal state dir. Symlinks are not followed: a symlink is
- * reported through `onSkip` and never read.
+ * reported through `onSkip` and never read, as is a FIFO, socket or device.
  */
 export async function* walkFiles(
   root: string,
@@ -80,6 +81,10 @@ export async function* walkFiles(
         throw err;
       }
       yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+    } else {
+      // A FIFO, socket or device: never read (a FIFO's read would wait for a
+      // writer), never passed over in silence either.
+      onSkip?.(rel, NOT_REGULAR_REFUSED);
     }
   }
 }
