@@ -67,8 +67,12 @@ export function action<A extends unknown[]>(
 ): (...raw: unknown[]) => Promise<void> {
   return async (...raw: unknown[]) => {
     const cmd = raw[raw.length - 1] as Command;
-    const opts = cmd.opts<{ json?: boolean; verbose?: boolean }>();
-    const out = new Output(io, { json: opts.json, verbose: opts.verbose });
+    const opts = cmd.opts<{ json?: boolean; verbose?: boolean; cache?: string }>();
+    // A cache named on the command line is named in the commands the output suggests.
+    const cacheArgs = opts.cache !== undefined && cmd.getOptionValueSource("cache") === "cli"
+      ? ["--cache", opts.cache]
+      : [];
+    const out = new Output(io, { json: opts.json, verbose: opts.verbose, cacheArgs });
     // Commander passes the declared arguments, then the options, then the command.
     const args = raw.slice(0, raw.length - 2) as A;
     try {

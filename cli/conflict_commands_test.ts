@@ -77,7 +77,7 @@ Deno.test("resolve without one outcome, or with two, is a usage error that says 
     assert.equal(r.code, 64, r.err);
     assert.equal(
       r.err,
-      `error[usage]: give exactly one of --mine (publish your copy), --theirs (take the datastore's; yours is set aside) or --merged (publish the merge now in the cache)${got}; nothing was changed. \`sluice status\` shows both versions of each open conflict.\n`,
+      `error[usage]: give exactly one of --mine (publish your copy), --theirs (take the datastore's; yours is set aside) or --merged (publish the merge now in the cache)${got}; nothing was changed. \`sluice status --cache ${b}\` shows both versions of each open conflict.\n`,
     );
   }
   await w.cleanup();

@@ -218,7 +218,7 @@ Deno.test("status lists dirty paths with class and gates, set-aside copies and p
     /It is a data version that already exists on the datastore with other bytes/,
   );
   assert.doesNotMatch(human.out, /moved out of the way/);
-  assert.match(human.out, /Run `sluice lockfile retry`/);
+  assert.match(human.out, /Run `sluice lockfile retry --cache \S+\/a`/);
 
   const retried = await sluice(["lockfile", "retry", "--cache", a, "--json"]);
   assert.equal(retried.code, 0, retried.err);
