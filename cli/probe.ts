@@ -8,6 +8,7 @@
 import { Command } from "commander";
 import { type ConditionalSupport, probeConditionalWrites } from "../sync/transfer/conditional.ts";
 import {
+  AbortedError,
   ConditionalWritesUnsupportedError,
   ConfigError,
   SluiceError,
@@ -173,11 +174,21 @@ export function describeProbe(r: ProbeReport): string[] {
 
 /**
  * The error `sluice probe <given>` reports for `e`: an unreachable endpoint
- * gets the probe's own account (the sync's "local changes stay dirty" does
- * not fit a command that has no cache) and the command to run again; any
- * other error stands.
+ * or a cancelled probe gets the probe's own account (the sync's "local
+ * changes stay dirty" does not fit a command that has no cache) and the
+ * command to run again; any other error stands.
  */
 export function probeFailure(e: unknown, given: string): unknown {
+  if (e instanceof AbortedError) {
+    // The sync's account (files not yet pushed stay dirty) does not fit either.
+    return new AbortedError("The probe", {
+      cause: e,
+      kept:
+        `It gave no verdict; it deleted its own key under .sluice/probe/ on the way out (a key the endpoint did not let it delete stays there, harmless), and no cache was read or changed. Run \`sluice probe ${
+          shellWord(given)
+        }\` again for a verdict.`,
+    });
+  }
   if (!(e instanceof UnreachableError)) return e;
   return new SluiceError(
     "unreachable",

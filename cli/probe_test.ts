@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { describeProbe, probeFailure, probeWithLatency } from "./probe.ts";
-import { UnreachableError } from "../sync/errors.ts";
+import { AbortedError, UnreachableError } from "../sync/errors.ts";
 import { sluice } from "./cli_test_kit.ts";
 
 Deno.test("probe: an endpoint that honours conditional writes", async () => {
@@ -69,4 +69,15 @@ Deno.test("probe: an unreachable endpoint is reported as the probe's, not as a s
   assert.match(ran.err, /^error\[unreachable\]: The endpoint could not be reached/);
   assert.doesNotMatch(ran.err, /run the sync again/);
   assert.ok(ran.err.includes(`\`sluice probe '${url}'\` again`), ran.err);
+});
+
+Deno.test("probe: a cancelled probe says what it did, not what a sync keeps", () => {
+  const url = "s3://probe-bucket/p?endpoint=http://127.0.0.1:9000";
+  const e = probeFailure(new AbortedError("The wait"), url) as AbortedError;
+  assert.ok(e instanceof AbortedError);
+  assert.equal(e.code, "aborted");
+  assert.equal(e.exitCode, 130);
+  assert.match(e.message, /^The probe was cancelled\. It gave no verdict/);
+  assert.doesNotMatch(e.message, /pushed|dirty|sync/);
+  assert.ok(e.message.includes(`\`sluice probe '${url}'\` again`), e.message);
 });
