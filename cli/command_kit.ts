@@ -5,9 +5,9 @@
  * @module
  */
 import { type Command, Option } from "commander";
-import { errorReport, Output, UsageError } from "./output.ts";
+import { errorReport, Output, shellWord, UsageError } from "./output.ts";
 import type { CliIo } from "./output.ts";
-import { SluiceError } from "../sync/errors.ts";
+import { SluiceError, UnreachableError } from "../sync/errors.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import {
   type CommonOptions,
@@ -171,6 +171,23 @@ async function freshCacheUndo(
       // Best effort: the command's own error is the one to report.
     }
   };
+}
+
+/**
+ * The error a command that only reads the datastore (`lock list`,
+ * `lock inspect`) reports for `e`: an unreachable datastore gets that
+ * command's account (nothing was changed, the command to run again as it
+ * was typed), not the sync's "local changes stay dirty; run the sync
+ * again"; any other error stands.
+ */
+export function readOnlyFailure(e: unknown, io: Pick<CliIo, "argv">, command: string): unknown {
+  if (!(e instanceof UnreachableError)) return e;
+  const again = `sluice ${(io.argv ?? command.split(" ")).map(shellWord).join(" ")}`;
+  return new SluiceError(
+    "unreachable",
+    `The datastore could not be reached: ${e.detail}. Nothing was changed: ${command} only reads. Check the endpoint and the network, then run \`${again}\` again.`,
+    { cause: e, retryable: true },
+  );
 }
 
 /** Throws a {@link UsageError} unless `flag` is set. */
