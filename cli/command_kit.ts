@@ -5,9 +5,9 @@
  * @module
  */
 import { type Command, Option } from "commander";
-import { errorReport, Output, UsageError } from "./output.ts";
+import { errorReport, Output, shellWord, UsageError } from "./output.ts";
 import type { CliIo } from "./output.ts";
-import { SluiceError } from "../sync/errors.ts";
+import { SluiceError, UnreachableError } from "../sync/errors.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import {
   type CommonOptions,
@@ -67,8 +67,12 @@ export function action<A extends unknown[]>(
 ): (...raw: unknown[]) => Promise<void> {
   return async (...raw: unknown[]) => {
     const cmd = raw[raw.length - 1] as Command;
-    const opts = cmd.opts<{ json?: boolean; verbose?: boolean }>();
-    const out = new Output(io, { json: opts.json, verbose: opts.verbose });
+    const opts = cmd.opts<{ json?: boolean; verbose?: boolean; cache?: string }>();
+    // A cache named on the command line is named in the commands the output suggests.
+    const cacheArgs = opts.cache !== undefined && cmd.getOptionValueSource("cache") === "cli"
+      ? ["--cache", opts.cache]
+      : [];
+    const out = new Output(io, { json: opts.json, verbose: opts.verbose, cacheArgs });
     // Commander passes the declared arguments, then the options, then the command.
     const args = raw.slice(0, raw.length - 2) as A;
     try {
@@ -167,6 +171,23 @@ async function freshCacheUndo(
       // Best effort: the command's own error is the one to report.
     }
   };
+}
+
+/**
+ * The error a command that only reads the datastore (`lock list`,
+ * `lock inspect`) reports for `e`: an unreachable datastore gets that
+ * command's account (nothing was changed, the command to run again as it
+ * was typed), not the sync's "local changes stay dirty; run the sync
+ * again"; any other error stands.
+ */
+export function readOnlyFailure(e: unknown, io: Pick<CliIo, "argv">, command: string): unknown {
+  if (!(e instanceof UnreachableError)) return e;
+  const again = `sluice ${(io.argv ?? command.split(" ")).map(shellWord).join(" ")}`;
+  return new SluiceError(
+    "unreachable",
+    `The datastore could not be reached: ${e.detail}. Nothing was changed: ${command} only reads. Check the endpoint and the network, then run \`${again}\` again.`,
+    { cause: e, retryable: true },
+  );
 }
 
 /** Throws a {@link UsageError} unless `flag` is set. */

@@ -105,6 +105,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (e instanceof CommanderError) {
       // Help and version exit 0; commander already printed anything else as error[usage].
       if (e.exitCode === 0) return 0;
+      if (e.code === "commander.help") {
+        // A command group run without its command: commander printed the
+        // group's help alone; say what was wrong, with the usage code.
+        const group = ["sluice", ...args.filter((a) => !a.startsWith("-"))].join(" ");
+        io.stderr(
+          `error[usage]: ${group} needs a command: name one of those listed above; nothing was done.\n`,
+        );
+        return USAGE_EXIT_CODE;
+      }
       if (args.includes("--json")) {
         const error = {
           code: "usage",

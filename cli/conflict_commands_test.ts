@@ -77,7 +77,7 @@ Deno.test("resolve without one outcome, or with two, is a usage error that says 
     assert.equal(r.code, 64, r.err);
     assert.equal(
       r.err,
-      `error[usage]: give exactly one of --mine (publish your copy), --theirs (take the datastore's; yours is set aside) or --merged (publish the merge now in the cache)${got}; nothing was changed. \`sluice status\` shows both versions of each open conflict.\n`,
+      `error[usage]: give exactly one of --mine (publish your copy), --theirs (take the datastore's; yours is set aside) or --merged (publish the merge now in the cache)${got}; nothing was changed. \`sluice status --cache ${b}\` shows both versions of each open conflict.\n`,
     );
   }
   await w.cleanup();
@@ -199,6 +199,7 @@ Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, w
   assert.equal(adopted.code, 3, adopted.err);
   assert.match(adopted.err, /adopted_uncommitted/);
   assert.match(adopted.err, /gone-for-good/);
+  assert.doesNotMatch(adopted.err, /nothing_to_adopt/);
   const c = w.cache("c");
   assert.equal((await sluice(["pull", "--cache", c, "--store", w.url])).code, 0);
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\n", "the adopted change is published");
@@ -206,6 +207,24 @@ Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, w
   assert.equal((await sluice(["resolve", CFG, "--merged", "--cache", b])).code, 0);
   assert.equal((await sluice(["pull", "--cache", c])).code, 0);
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\ny: 1\n");
+  await w.cleanup();
+});
+
+Deno.test("--adopt-uncommitted where nothing is stranded says nothing was adopted", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const r = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", a]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.err,
+    /^warning\[nothing_to_adopt\]: --adopt-uncommitted config\/app\.yaml: nothing was adopted/m,
+  );
+  assert.doesNotMatch(r.err, /adopted_uncommitted/);
+  const json = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", a, "--json"]);
+  const warnings = json.json().warnings as { code: string; path?: string }[];
+  assert.deepEqual(warnings.map((x) => [x.code, x.path]), [["nothing_to_adopt", CFG]]);
   await w.cleanup();
 });
 

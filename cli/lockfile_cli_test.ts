@@ -83,9 +83,9 @@ Deno.test("the lockfile_guarded warning names the CLI command", async () => {
   assert.equal(push.code, 0, push.err);
   assert.match(
     push.err,
-    /warning\[lockfile_guarded\]: .*`sluice lockfile add <name> '<entry JSON>'`/,
+    /warning\[lockfile_guarded\]: .*`sluice lockfile add <name> '<entry JSON>' --cache \S+\/a`/,
   );
-  assert.match(push.err, /`sluice lockfile remove <name>`/);
+  assert.match(push.err, /`sluice lockfile remove <name> --cache \S+\/a`/);
   await w.cleanup();
 });
 
@@ -108,7 +108,7 @@ Deno.test("lockfile repair shows a malformed remote copy, then republishes the m
   assert.match(add.err, /^error\[lockfile_remote_malformed\]: The datastore's copy of the managed/);
   assert.ok(add.err.includes(JSON.stringify(broken)), add.err);
   assert.match(add.err, /\(set @acme\/z\) is kept as a pending delta/);
-  assert.match(add.err, /`sluice lockfile repair --dry-run`/);
+  assert.match(add.err, /`sluice lockfile repair --dry-run --cache \S+\/a`/);
 
   const dry = await sluice(["lockfile", "repair", "--dry-run", "--cache", a]);
   assert.equal(dry.code, 0, dry.err);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../sync/errors.ts";
 import { classifyLockKey, lockKeyFor, parseModel } from "./locks.ts";
+import { sluice, world } from "./cli_test_kit.ts";
 
 Deno.test("classifyLockKey finds model and global lock keys", () => {
   assert.deepEqual(classifyLockKey(".datastore.lock"), { scope: "global" });
@@ -29,4 +30,27 @@ Deno.test("parseModel and lockKeyFor", () => {
   for (const bad of ["web-1", "aws/../x", "aws//x", "aws/.lock"]) {
     assert.throws(() => parseModel(bad), ConfigError, bad);
   }
+});
+
+Deno.test("lock list and lock inspect on an unreachable datastore say they changed nothing, and name themselves to run again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const url = "s3://lock-bucket/p?endpoint=http://127.0.0.1:9&retries=0&timeout=500";
+  const env = { AWS_ACCESS_KEY_ID: "a", AWS_SECRET_ACCESS_KEY: "b" };
+  for (const command of [["lock", "list"], ["lock", "inspect", "--model", "shell/cmd/m1"]]) {
+    const args = [...command, "--cache", a, "--store", url];
+    const r = await sluice(args, { env });
+    assert.equal(r.code, 69, r.err);
+    assert.match(r.err, /^error\[unreachable\]: The datastore could not be reached: /);
+    assert.doesNotMatch(r.err, /stay in the cache and dirty|run the sync again/);
+    assert.match(
+      r.err,
+      new RegExp(`Nothing was changed: ${command.slice(0, 2).join(" ")} only reads`),
+    );
+    assert.ok(
+      r.err.includes(`\`sluice ${command.join(" ")} --cache ${a} --store '${url}'\` again`),
+      r.err,
+    );
+  }
+  await w.cleanup();
 });

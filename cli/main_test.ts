@@ -55,6 +55,13 @@ Deno.test("usage errors print error[usage] and exit 64", async () => {
     message: "unknown option '--nope'",
     exitCode: 64,
   });
+  // A command group (or the program) without its command: the help, then the usage error.
+  for (const [args, group] of [[["lock"], "sluice lock"], [[], "sluice"]] as const) {
+    const bare = await sluice([...args]);
+    assert.equal(bare.code, 64, group);
+    assert.match(bare.err, new RegExp(`^Usage: ${group} `));
+    assert.match(bare.err, new RegExp(`\\nerror\\[usage\\]: ${group} needs a command: `));
+  }
   const missing = await sluice(["lockfile", "add", "only-a-name"]);
   assert.equal(missing.code, 64);
   assert.match(missing.err, /missing required argument 'entry'/);
@@ -218,7 +225,7 @@ Deno.test("status lists dirty paths with class and gates, set-aside copies and p
     /It is a data version that already exists on the datastore with other bytes/,
   );
   assert.doesNotMatch(human.out, /moved out of the way/);
-  assert.match(human.out, /Run `sluice lockfile retry`/);
+  assert.match(human.out, /Run `sluice lockfile retry --cache \S+\/a`/);
 
   const retried = await sluice(["lockfile", "retry", "--cache", a, "--json"]);
   assert.equal(retried.code, 0, retried.err);

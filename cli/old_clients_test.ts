@@ -86,7 +86,7 @@ Deno.test("pull keeps a file whose index entry an old client dropped (exit 2), a
   const pulled = await sluice(["pull", "--cache", a]);
   assert.equal(pulled.code, 2, pulled.out + pulled.err);
   assert.match(pulled.out, /Kept 1 file that the datastore's index no longer names/);
-  assert.match(pulled.out, /run `sluice push` to publish them again/);
+  assert.match(pulled.out, /run `sluice push --cache \S+\/a` to publish them again/);
   assert.equal(await Deno.readTextFile(`${a}/config/app.yaml`), "a: 1\n");
   const again = await sluice(["push", "--cache", a]);
   assert.equal(again.code, 0, again.err);

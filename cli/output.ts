@@ -29,6 +29,36 @@ export interface CliIo {
 }
 
 export { shellWord } from "../sync/shell_word.ts";
+import { shellWord } from "../sync/shell_word.ts";
+
+/** A `sluice` command (as a message names it) that opens a cache, and so takes `--cache`. */
+const OPENS_A_CACHE =
+  /^sluice (push|pull|status|resolve|lock (list|inspect|release)|lockfile (add|remove|retry|repair)|index migrate)(\s|$)/;
+
+/**
+ * `text` with `args` (e.g. `["--cache", "/data/c"]`) added to every command
+ * it names in backquotes that opens a cache and does not name one already
+ * (`--cache`): the next step a message names then acts on the cache the
+ * command was run with, not on the default `./.sluice-cache`. Nothing
+ * changes without `args`.
+ *
+ * @example
+ * ```ts
+ * import { namingTheCache } from "./output.ts";
+ * namingTheCache("Run `sluice status`.", ["--cache", "/c"]); // "Run `sluice status --cache /c`."
+ * ```
+ */
+export function namingTheCache(text: string, args: readonly string[]): string {
+  if (args.length === 0) return text;
+  const extra = args.map(shellWord).join(" ");
+  return text.replace(
+    /`(sluice [^`]*)`/g,
+    (whole, cmd: string) =>
+      OPENS_A_CACHE.test(cmd) && !/(^|\s)--cache(\s|=|$)/.test(cmd) && !cmd.includes(" | ")
+        ? `\`${cmd} ${extra}\``
+        : whole,
+  );
+}
 
 /** A failure as printed and as returned in `--json` output. */
 export interface ErrorReport {
@@ -192,11 +222,22 @@ export class Output {
   /** Called before each line is written: takes a progress bar off the screen. */
   #interrupt: (() => void) | undefined;
 
-  /** Output to `io`, as JSON with `json`. */
-  constructor(io: CliIo, options: { json?: boolean; verbose?: boolean } = {}) {
+  /** Options added to the commands messages name (see {@link namingTheCache}). */
+  readonly #cacheArgs: readonly string[];
+
+  /**
+   * Output to `io`, as JSON with `json`. `cacheArgs` (the `--cache` the
+   * command was given, when not the default) are added to each command a
+   * line, warning or error names to run next on that cache.
+   */
+  constructor(
+    io: CliIo,
+    options: { json?: boolean; verbose?: boolean; cacheArgs?: readonly string[] } = {},
+  ) {
     this.#io = io;
     this.json = options.json ?? false;
     this.verbose = options.verbose ?? false;
+    this.#cacheArgs = options.cacheArgs ?? [];
   }
 
   /**
@@ -215,7 +256,7 @@ export class Output {
     if (this.json) return;
     this.#interrupt?.();
     this.#tellHidden();
-    this.#io.stdout(`${forTerminal(line)}\n`);
+    this.#io.stdout(`${forTerminal(namingTheCache(line, this.#cacheArgs))}\n`);
   }
 
   /** One line per gate whose notes were counted rather than shown. */
@@ -231,7 +272,8 @@ export class Output {
   }
 
   /** A warning: always on stderr, and collected for `--json`. */
-  warn(w: WarningEvent): void {
+  warn(event: WarningEvent): void {
+    const w = { ...event, message: namingTheCache(event.message, this.#cacheArgs) };
     this.warnings.push(w);
     this.#interrupt?.();
     this.#io.stderr(`warning[${w.code}]: ${forTerminal(w.message)}\n`);
@@ -262,7 +304,8 @@ export class Output {
   }
 
   /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */
-  fail(command: string, report: ErrorReport): number {
+  fail(command: string, given: ErrorReport): number {
+    const report = { ...given, message: namingTheCache(given.message, this.#cacheArgs) };
     this.#interrupt?.();
     if (!this.json) this.#tellHidden();
     this.#io.stderr(`error[${report.code}]: ${forTerminal(report.message)}\n`);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   capped,
   forTerminal,
+  namingTheCache,
   NOTES_SHOWN_PER_GATE,
   Output,
   PATHS_LISTED,
@@ -134,4 +135,52 @@ Deno.test("human output shows control characters in names escaped: a name can ne
   assert.equal(forTerminal("notes/a\u001b[2Jb.txt"), "notes/a\\u001b[2Jb.txt");
   assert.equal(forTerminal("a\nb\tc\rd\u007f"), "a\\nb\\tc\\rd\\u007f");
   assert.equal(forTerminal("plain — ünïcode ok"), "plain — ünïcode ok");
+});
+
+Deno.test("namingTheCache adds the cache to each command that opens one, and to nothing else", () => {
+  const args = ["--cache", "/data/my cache"];
+  assert.equal(
+    namingTheCache(
+      "Run `sluice status`, then `sluice resolve <path> --mine|--theirs|--merged`.",
+      args,
+    ),
+    "Run `sluice status --cache '/data/my cache'`, then `sluice resolve <path> --mine|--theirs|--merged --cache '/data/my cache'`.",
+  );
+  assert.equal(
+    namingTheCache("`sluice lock inspect --model m/x` and `sluice index migrate`", args),
+    "`sluice lock inspect --model m/x --cache '/data/my cache'` and `sluice index migrate --cache '/data/my cache'`",
+  );
+  // A command naming its cache already, or taking none, or not a command: unchanged.
+  for (
+    const text of [
+      "`sluice push --cache /other --init`",
+      "`sluice bucket create <store-url>`",
+      "`sluice probe 's3://b'`",
+      "`sluice status | head`",
+      "`--verbose` shows each",
+      "the lockfile `sluice`",
+    ]
+  ) assert.equal(namingTheCache(text, args), text);
+  assert.equal(namingTheCache("Run `sluice status`.", []), "Run `sluice status`.");
+});
+
+Deno.test("the next command a message names acts on the cache given with --cache, and works as printed", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/notes/todo.txt`);
+  // Run from another directory, where the default cache (./.sluice-cache) does not exist.
+  const pulled = await sluice(["pull", "--cache", a], { cwd: w.base });
+  assert.equal(pulled.code, 2, pulled.err);
+  const printed = pulled.out.match(/`sluice (pull --restore-deleted --cache \S+)`/);
+  assert.ok(printed, pulled.out);
+  assert.match(pulled.err, /warning\[sync_incomplete\]: .*`sluice pull --restore-deleted --cache /);
+  const again = await sluice(printed[1].split(" "), { cwd: w.base });
+  assert.equal(again.code, 0, again.err);
+  assert.equal(await Deno.readTextFile(`${a}/notes/todo.txt`), "x\n");
+  // Without --cache the default cache is the one meant: the commands stay as they were.
+  const bare = await sluice(["resolve", "notes/todo.txt"], { cwd: a });
+  assert.match(bare.err, /`sluice status` shows both versions/);
+  await w.cleanup();
 });

@@ -7,9 +7,15 @@
  */
 import { Command } from "commander";
 import { type ConditionalSupport, probeConditionalWrites } from "../sync/transfer/conditional.ts";
-import { ConditionalWritesUnsupportedError, ConfigError, SluiceError } from "../sync/errors.ts";
+import {
+  AbortedError,
+  ConditionalWritesUnsupportedError,
+  ConfigError,
+  SluiceError,
+  UnreachableError,
+} from "../sync/errors.ts";
 import { action, type RunState, withOutputOptions } from "./command_kit.ts";
-import type { CliIo, Output } from "./output.ts";
+import { type CliIo, type Output, shellWord } from "./output.ts";
 import { STORE_ENV } from "./session.ts";
 import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 import type {
@@ -166,6 +172,33 @@ export function describeProbe(r: ProbeReport): string[] {
   return lines;
 }
 
+/**
+ * The error `sluice probe <given>` reports for `e`: an unreachable endpoint
+ * or a cancelled probe gets the probe's own account (the sync's "local
+ * changes stay dirty" does not fit a command that has no cache) and the
+ * command to run again; any other error stands.
+ */
+export function probeFailure(e: unknown, given: string): unknown {
+  if (e instanceof AbortedError) {
+    // The sync's account (files not yet pushed stay dirty) does not fit either.
+    return new AbortedError("The probe", {
+      cause: e,
+      kept:
+        `It gave no verdict; it deleted its own key under .sluice/probe/ on the way out (a key the endpoint did not let it delete stays there, harmless), and no cache was read or changed. Run \`sluice probe ${
+          shellWord(given)
+        }\` again for a verdict.`,
+    });
+  }
+  if (!(e instanceof UnreachableError)) return e;
+  return new SluiceError(
+    "unreachable",
+    `The endpoint could not be reached: ${e.detail}. The probe gave no verdict; it wrote nothing but its own key under .sluice/probe/, deleted as the probe ends when the endpoint answers, and no cache was read or changed. Check the endpoint in the store URL, then run \`sluice probe ${
+      shellWord(given)
+    }\` again.`,
+    { cause: e },
+  );
+}
+
 /** Registers `probe`. */
 export function probeCommand(io: CliIo, state: RunState): Command {
   return withOutputOptions(
@@ -191,7 +224,9 @@ export function probeCommand(io: CliIo, state: RunState): Command {
     }
     const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
     try {
-      const report = await probeWithLatency(opened.store, { signal: io.signal });
+      const report = await probeWithLatency(opened.store, { signal: io.signal }).catch((e) => {
+        throw probeFailure(e, given);
+      });
       const short = opts.require && (report.create !== "honoured" || report.update !== "honoured");
       const refusal = short
         ? new ConditionalWritesUnsupportedError(

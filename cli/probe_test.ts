@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../packages/testing/mod.ts";
-import { describeProbe, probeWithLatency } from "./probe.ts";
+import { describeProbe, probeFailure, probeWithLatency } from "./probe.ts";
+import { AbortedError, UnreachableError } from "../sync/errors.ts";
+import { sluice } from "./cli_test_kit.ts";
 
 Deno.test("probe: an endpoint that honours conditional writes", async () => {
   const store = new InMemoryStore();
@@ -47,4 +49,35 @@ Deno.test("probe: an unreachable endpoint fails with its typed error", async () 
     assert.equal((e as { code?: string }).code, "unreachable");
     return true;
   });
+});
+
+Deno.test("probe: an unreachable endpoint is reported as the probe's, not as a sync's", async () => {
+  const url = "s3://probe-bucket/p?endpoint=http://127.0.0.1:9&retries=0&timeout=500";
+  const e = probeFailure(new UnreachableError("the put of .sluice/probe/x failed"), url);
+  assert.equal((e as UnreachableError).code, "unreachable");
+  const message = (e as Error).message;
+  assert.doesNotMatch(message, /stay in the cache and dirty|run the sync again/);
+  assert.match(message, /no cache was read or changed/);
+  assert.ok(message.includes(`\`sluice probe '${url}'\` again`), message);
+  const other = new Error("not a transport failure");
+  assert.equal(probeFailure(other, url), other);
+
+  const ran = await sluice(["probe", url], {
+    env: { AWS_ACCESS_KEY_ID: "a", AWS_SECRET_ACCESS_KEY: "b" },
+  });
+  assert.equal(ran.code, 69, ran.err);
+  assert.match(ran.err, /^error\[unreachable\]: The endpoint could not be reached/);
+  assert.doesNotMatch(ran.err, /run the sync again/);
+  assert.ok(ran.err.includes(`\`sluice probe '${url}'\` again`), ran.err);
+});
+
+Deno.test("probe: a cancelled probe says what it did, not what a sync keeps", () => {
+  const url = "s3://probe-bucket/p?endpoint=http://127.0.0.1:9000";
+  const e = probeFailure(new AbortedError("The wait"), url) as AbortedError;
+  assert.ok(e instanceof AbortedError);
+  assert.equal(e.code, "aborted");
+  assert.equal(e.exitCode, 130);
+  assert.match(e.message, /^The probe was cancelled\. It gave no verdict/);
+  assert.doesNotMatch(e.message, /pushed|dirty|sync/);
+  assert.ok(e.message.includes(`\`sluice probe '${url}'\` again`), e.message);
 });

@@ -15,6 +15,7 @@ import { cachePaths } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
+import type { WarningEvent } from "../sync/events.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 
 /** True when a push uploaded, confirmed, deleted, skipped and left nothing (no conflict either). */
@@ -111,6 +112,27 @@ function describePush(
   return lines;
 }
 
+/**
+ * A `nothing_to_adopt` warning for each path named to `--adopt-uncommitted`
+ * under which the push adopted nothing (no `adopted_uncommitted` warning
+ * names it or a file under it): the datastore held no other writer's
+ * uncommitted object there.
+ */
+export function nothingAdopted(
+  adopt: readonly string[],
+  warnings: readonly WarningEvent[],
+): WarningEvent[] {
+  const adopted = warnings.filter((w) => w.code === "adopted_uncommitted" && w.path);
+  return adopt
+    .filter((p) => !adopted.some((w) => w.path === p || w.path!.startsWith(`${p}/`)))
+    .map((p) => ({
+      code: "nothing_to_adopt",
+      message:
+        `--adopt-uncommitted ${p}: nothing was adopted, as the datastore holds no other writer's uncommitted object there (it holds what this cache last synced, or nothing); no other writer's change was published for it, and this push treated the path as any other it pushes.`,
+      path: p,
+    }));
+}
+
 /** Registers `push`. */
 export function pushCommand(io: CliIo, state: RunState): Command {
   return withCommonOptions(
@@ -169,6 +191,9 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       // So too when it only left files behind (local deletions, skipped
       // files): its report names the store, which must have answered.
       if (!s.reached) await headIndex(s.store, s.service.config.retry, io.signal);
+      // An adoption that found nothing stranded writes nothing and says nothing
+      // itself: say so, rather than let the push read as having adopted it.
+      for (const w of nothingAdopted(adopt, out.warnings)) out.warn(w);
       const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
       out.result("push", {
         ...endpointFields(s.spec, s.store),

@@ -185,8 +185,8 @@ export async function checkCacheDir(
     throw new SluiceError(
       "invalid_config",
       `--cache names ${dir}, which lies inside the cache ${outer}: a cache there would publish its files at other paths than the outer cache does, and each would take the other's files for its own. Nothing was changed. Pass --cache ${outer} (and name the paths under it, e.g. \`sluice push ${
-        dir.slice(outer.length + 1)
-      }\`), or choose a directory outside it.`,
+        shellWord(dir.slice(outer.length + 1))
+      } --cache ${shellWord(outer)}\`), or choose a directory outside it.`,
     );
   }
   if (kind === "missing" && !init) {

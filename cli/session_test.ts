@@ -33,7 +33,10 @@ Deno.test("a missing cache directory is refused (cache_not_found, 66) unless --i
   assert.equal((nested.json().error as { code: string }).code, "cache_not_found");
   // Only a push or a pull starts a cache: elsewhere --init is not offered (it would not help).
   assert.doesNotMatch(nested.err, /sluice lock list .*--init/);
-  assert.match(nested.err, /a new cache is started by its first `sluice pull --init`/);
+  assert.match(
+    nested.err,
+    /a new cache is started by its first `sluice pull --init --cache \S+typo-cache`/,
+  );
 
   await w.write(w.cache("a"), "logs/run.log", "ok\n");
   assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
@@ -59,7 +62,10 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
   const status = await sluice(["status", "--cache", a, "--store", typo]);
   assert.equal(status.code, 66, status.err);
   assert.doesNotMatch(status.err, /sluice status .*--init/);
-  assert.match(status.err, /a new datastore is started by the first `sluice push --init`/);
+  assert.match(
+    status.err,
+    /a new datastore is started by the first `sluice push --init --cache \S+\/a`/,
+  );
   assert.doesNotMatch(pull.out, /up to date/);
   assert.equal(await new LocalCache(a).readState(CLI_STORE_STATE), null);
   assert.equal(await exists(`${w.base}/typo-store`), false);
@@ -209,7 +215,8 @@ Deno.test("a directory inside a cache is refused as a cache of its own", async (
   const inner = await sluice(["push", "--cache", `${a}/notes`, "--store", w.url]);
   assert.equal(inner.code, 78, inner.err);
   assert.match(inner.err, /lies inside the cache .*\/a: /);
-  assert.match(inner.err, /`sluice push notes`/);
+  // The command it names acts on the outer cache, not on the one refused.
+  assert.ok(inner.err.includes(`\`sluice push notes --cache ${a}\``), inner.err);
   assert.equal(await exists(`${w.root}/todo.txt`), false, "nothing published at the wrong path");
   await w.cleanup();
 });

@@ -171,7 +171,10 @@ export async function probeConditionalWrites(
       : await attempt(4, PutModes.update(stale), PreconditionFailedError);
     return { create, update, checkedAt: (options.now ?? Date.now)() };
   } finally {
-    await store.delete(key, { signal: options.signal, noRetry: true }).catch(() => {});
+    // Not on the caller's signal: a probe cancelled (Ctrl-C) after its first
+    // write must still remove its key, or the bucket keeps it. One attempt,
+    // bounded by the store's own per-attempt deadline.
+    await store.delete(key, { noRetry: true }).catch(() => {});
   }
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   type ConditionalMode,
   FakeClock,
+  hookedStore,
   InMemoryStore,
   waitFor,
 } from "../../packages/testing/mod.ts";
@@ -18,6 +19,7 @@ import {
 } from "./conditional.ts";
 import { LocalCache } from "./cache.ts";
 import {
+  AbortedError,
   AlreadyExistsError,
   ConditionalWritesUnsupportedError,
   NotImplementedError,
@@ -79,6 +81,17 @@ Deno.test("the probe removes its key also when a step fails, and the error propa
   assert.ok(err instanceof UnreachableError);
   assert.equal(store.log.filter((r) => r.op === "delete").length, 1);
   assert.deepEqual(store.keys(PROBE_PREFIX), []);
+});
+
+Deno.test("a cancelled probe still removes its key, and says it was cancelled", async () => {
+  const inner = memStore("honour");
+  const cancel = new AbortController();
+  // Ctrl-C lands right after the probe's first write.
+  const store = hookedStore(inner, { after: () => cancel.abort() });
+  const err = await probeConditionalWrites(store, { signal: cancel.signal }).catch((e) => e);
+  assert.ok(err instanceof AbortedError, String(err));
+  assert.deepEqual(inner.keys(PROBE_PREFIX), [], "the probe key was deleted");
+  assert.deepEqual(inner.keys(), [], "nothing left in the store");
 });
 
 Deno.test("the probe runs once per endpoint per registry, also under concurrent callers", async () => {
