@@ -22,7 +22,8 @@ const RETRY = { retries: 1, minTimeoutMs: 20, maxTimeoutMs: 50 };
 
 function controlPlaneOn(label: string, backend: ScenarioBackend) {
   Deno.test({
-    name: `${label}: control plane records are shared, putIfAbsent has one winner, a sync leaves them alone`,
+    name:
+      `${label}: control plane records are shared, putIfAbsent has one winner, a sync leaves them alone`,
     ignore: backend.ignore,
     sanitizeOps: false,
     sanitizeResources: false,
