@@ -78,7 +78,7 @@ export function action<A extends unknown[]>(
     try {
       state.code = (await body(out, cmd, ...args)) ?? 0;
     } catch (e) {
-      state.code = out.fail(name, errorReport(e));
+      state.code = out.fail(name, errorReport(unreachableFor(e, io, name)));
     }
   };
 }
@@ -186,6 +186,34 @@ export function readOnlyFailure(e: unknown, io: Pick<CliIo, "argv">, command: st
   return new SluiceError(
     "unreachable",
     `The datastore could not be reached: ${e.detail}. Nothing was changed: ${command} only reads. Check the endpoint and the network, then run \`${again}\` again.`,
+    { cause: e, retryable: true },
+  );
+}
+
+/** What each command that is no sync says it left when the datastore could not be reached. */
+const LEFT_BY: Record<string, string> = {
+  "index migrate":
+    "The move stopped where it was: the bucket reads as before until the move's last write lands, and as v2 after it; running the move again takes it up, or says the index is v2 already.",
+  "lock release":
+    "The lock may or may not have been broken: `sluice lock inspect` (with `--model` for a model lock) says whether it is still held.",
+  "bucket create":
+    "The bucket may or may not have been made: running the command again says so either way.",
+};
+
+/**
+ * `e` as the command `name` reports it: an unreachable datastore, met by a
+ * command that is no push or pull, gets that command's account of what it
+ * left and the command to run again as it was typed, not the sync's
+ * "local changes stay dirty; run the sync again"; any other error stands.
+ */
+export function unreachableFor(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
+  if (!(e instanceof UnreachableError) || name === "push" || name === "pull") return e;
+  const again = `sluice ${(io.argv ?? name.split(" ")).map(shellWord).join(" ")}`;
+  return new SluiceError(
+    "unreachable",
+    `The datastore could not be reached: ${e.detail}. ${
+      LEFT_BY[name] ?? `${name} stopped there; what it did before stays.`
+    } Check the endpoint and the network, then run \`${again}\` again.`,
     { cause: e, retryable: true },
   );
 }

@@ -54,3 +54,30 @@ Deno.test("lock list and lock inspect on an unreachable datastore say they chang
   }
   await w.cleanup();
 });
+
+Deno.test("commands that are no sync, on an unreachable datastore, say what they left and name themselves to run again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const url = "s3://lock-bucket/p?endpoint=http://127.0.0.1:9&retries=0&timeout=500";
+  const env = { AWS_ACCESS_KEY_ID: "a", AWS_SECRET_ACCESS_KEY: "b" };
+  for (
+    const [command, left] of [[["index", "migrate"], /The move stopped where it was/]] as const
+  ) {
+    const args = [...command, "--cache", a, "--store", url];
+    const r = await sluice(args, { env });
+    assert.equal(r.code, 69, r.err);
+    assert.ok(/^error\[unreachable\]: The datastore could not be reached: /.test(r.err), r.err);
+    assert.doesNotMatch(r.err, /stay in the cache and dirty|run the sync again/);
+    assert.match(r.err, left);
+    assert.ok(
+      r.err.includes(`\`sluice ${command.join(" ")} --cache ${a} --store '${url}'\` again`),
+      r.err,
+    );
+  }
+  // A breakglass fails reading the lock, before anything is deleted, and says so.
+  const r = await sluice(["lock", "release", "--force", "--cache", a, "--store", url], { env });
+  assert.equal(r.code, 75, r.err);
+  assert.match(r.err, /^error\[lock_read_failed\]: Could not read lock \.datastore\.lock: /);
+  assert.match(r.err, /no release of it\)\. Run the command again once the datastore is reachable/);
+  await w.cleanup();
+});

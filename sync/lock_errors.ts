@@ -37,7 +37,7 @@ export class LockReadError extends SluiceError {
       : "Run the command again once the datastore is reachable";
     super(
       "lock_read_failed",
-      `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released; nothing was pushed. ${next}.`,
+      `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released, and nothing that needed it went ahead (no commit under it, no release of it). ${next}.`,
       { cause: options.cause, retryable: true },
     );
     this.key = key;

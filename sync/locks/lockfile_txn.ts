@@ -27,6 +27,7 @@ import {
   NotImplementedError,
   PreconditionFailedError,
   SluiceError,
+  UnreachableError,
 } from "../errors.ts";
 import { LockfileRemoteMalformedError } from "../lock_errors.ts";
 import { sha256Hex } from "../hash.ts";
@@ -213,7 +214,11 @@ export async function updateManagedLockfile(
       throw new SluiceError(
         "lockfile_publish_failed",
         `Could not publish the managed lockfile ${path}: ${
-          e instanceof Error ? e.message : String(e)
+          e instanceof UnreachableError
+            ? `the datastore could not be reached: ${e.detail}.`
+            : e instanceof Error
+            ? e.message
+            : String(e)
         } This checkout's change (${
           describeLockfileChange(delta)
         }) is kept as a pending delta in the cache; no local copy of the lockfile was uploaded. Run \`sluice lockfile retry\` once the datastore is reachable (the next lockfile change also replays it); if the datastore's copy itself is damaged, \`sluice lockfile repair\` republishes it.`,

@@ -171,6 +171,8 @@ Deno.test("a failed publish keeps the change as a pending delta; retry replays o
   assert.equal(err.retryable, true);
   assert.match(err.message, /pending delta/);
   assert.match(err.message, /sluice lockfile retry/);
+  assert.match(err.message, /the datastore could not be reached: injected failure\. This checkout/);
+  assert.doesNotMatch(err.message, /run the sync again/, "a sync's advice is not this command's");
   assert.deepEqual(await pendingLockfileDelta(a), { set: { X: 1 }, remove: [] });
   assert.equal(a.state.synced(LOCKFILE), undefined, "nothing recorded as synced");
   assert.deepEqual(
