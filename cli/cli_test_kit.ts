@@ -31,7 +31,7 @@ export interface Ran {
  */
 export async function sluice(
   args: string[],
-  opts: { env?: Record<string, string>; isTTY?: boolean; cwd?: string } = {},
+  opts: { env?: Record<string, string>; isTTY?: boolean; cwd?: string; signal?: AbortSignal } = {},
 ): Promise<Ran> {
   let out = "";
   let err = "";
@@ -41,6 +41,7 @@ export async function sluice(
     env: opts.env ?? {},
     isTTY: opts.isTTY,
     cwd: opts.cwd,
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   return { code, out, err, json: () => JSON.parse(out) };
 }

@@ -7,7 +7,7 @@
 import { type Command, Option } from "commander";
 import { errorReport, Output, shellWord, UsageError } from "./output.ts";
 import type { CliIo } from "./output.ts";
-import { SluiceError, UnreachableError } from "../sync/errors.ts";
+import { AbortedError, SluiceError, UnreachableError } from "../sync/errors.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import {
   type CommonOptions,
@@ -78,7 +78,7 @@ export function action<A extends unknown[]>(
     try {
       state.code = (await body(out, cmd, ...args)) ?? 0;
     } catch (e) {
-      state.code = out.fail(name, errorReport(unreachableFor(e, io, name)));
+      state.code = out.fail(name, errorReport(commandFailure(e, io, name)));
     }
   };
 }
@@ -190,7 +190,7 @@ export function readOnlyFailure(e: unknown, io: Pick<CliIo, "argv">, command: st
   );
 }
 
-/** What each command that is no sync says it left when the datastore could not be reached. */
+/** What each command that is no sync says it left when the datastore could not be reached or it was cancelled. */
 const LEFT_BY: Record<string, string> = {
   "index migrate":
     "The move stopped where it was: the bucket reads as before until the move's last write lands, and as v2 after it; running the move again takes it up, or says the index is v2 already.",
@@ -198,22 +198,30 @@ const LEFT_BY: Record<string, string> = {
     "The lock may or may not have been broken: `sluice lock inspect` (with `--model` for a model lock) says whether it is still held.",
   "bucket create":
     "The bucket may or may not have been made: running the command again says so either way.",
+  status: "Nothing was changed: status only reads.",
 };
 
 /**
- * `e` as the command `name` reports it: an unreachable datastore, met by a
- * command that is no push or pull, gets that command's account of what it
- * left and the command to run again as it was typed, not the sync's
- * "local changes stay dirty; run the sync again"; any other error stands.
+ * `e` as the command `name` reports it: an unreachable datastore, or a
+ * cancellation that gives a sync's account, met by a command that is no
+ * push or pull, gets that command's account of what it left and the
+ * command to run again as it was typed, not the sync's "local changes stay
+ * dirty; run the sync again"; any other error stands.
  */
-export function unreachableFor(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
-  if (!(e instanceof UnreachableError) || name === "push" || name === "pull") return e;
+export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
+  if (name === "push" || name === "pull") return e;
+  const left = LEFT_BY[name] ?? `${name} stopped there; what it did before stays.`;
   const again = `sluice ${(io.argv ?? name.split(" ")).map(shellWord).join(" ")}`;
+  if (e instanceof AbortedError && !e.keptGiven) {
+    return new AbortedError(e.what, {
+      cause: e.cause ?? e,
+      kept: `${left} Run \`${again}\` again.`,
+    });
+  }
+  if (!(e instanceof UnreachableError)) return e;
   return new SluiceError(
     "unreachable",
-    `The datastore could not be reached: ${e.detail}. ${
-      LEFT_BY[name] ?? `${name} stopped there; what it did before stays.`
-    } Check the endpoint and the network, then run \`${again}\` again.`,
+    `The datastore could not be reached: ${e.detail}. ${left} Check the endpoint and the network, then run \`${again}\` again.`,
     { cause: e, retryable: true },
   );
 }

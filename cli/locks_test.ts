@@ -81,3 +81,25 @@ Deno.test("commands that are no sync, on an unreachable datastore, say what they
   assert.match(r.err, /no release of it\)\. Run the command again once the datastore is reachable/);
   await w.cleanup();
 });
+
+Deno.test("a cancelled command that is no sync says what it left and names itself, not 'files not yet pushed stay dirty'", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "x.txt", "x");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  for (
+    const [command, left] of [
+      [["index", "migrate"], /The move stopped where it was/],
+      [["status"], /Nothing was changed: status only reads/],
+    ] as const
+  ) {
+    const args = [...command, "--cache", a];
+    const r = await sluice(args, { signal: AbortSignal.abort() });
+    assert.equal(r.code, 130, r.err);
+    assert.ok(/^error\[aborted\]: .* was cancelled\. /.test(r.err), r.err);
+    assert.doesNotMatch(r.err, /Files not yet pushed stay dirty/);
+    assert.match(r.err, left);
+    assert.ok(r.err.includes(`Run \`sluice ${args.join(" ")}\` again.`), r.err);
+  }
+  await w.cleanup();
+});

@@ -186,6 +186,10 @@ export class UnreachableError extends SluiceError {
 
 /** The operation was cancelled through its AbortSignal. */
 export class AbortedError extends SluiceError {
+  /** The cancelled work, e.g. `The pull`. */
+  readonly what: string;
+  /** False when the message gives the default account (a sync's), not one of the caller's. */
+  readonly keptGiven: boolean;
   /**
    * `what` names the cancelled work; `kept` says what was kept and what to
    * run next (default: files not yet pushed stay dirty for the next sync).
@@ -201,6 +205,8 @@ export class AbortedError extends SluiceError {
       }`,
       { cause: options.cause, retryable: true },
     );
+    this.what = what;
+    this.keptGiven = options.kept !== undefined;
   }
 }
 
