@@ -243,6 +243,14 @@ export class UnsafePathError extends SluiceError {
 }
 
 /**
+ * A store that keeps keys as files on disk cannot hold a key `a` and keys
+ * under `a/` at once: the write of one where the other is refused. A push
+ * that deletes the other in the same run makes that deletion first and
+ * writes again.
+ */
+export class KeyClashError extends UnsafePathError {}
+
+/**
  * A path the datastore holds that cannot be placed in the cache: a file is
  * where a directory on its way must be, or a directory is at it (the
  * datastore holds both `a` and `a/b`; a filesystem holds only one).

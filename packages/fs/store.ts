@@ -23,10 +23,10 @@ import { resolve } from "node:path";
 import {
   AbortedError,
   AlreadyExistsError,
+  KeyClashError,
   NotFoundError,
   PreconditionFailedError,
   UnreachableError,
-  UnsafePathError,
 } from "../../sync/errors.ts";
 import type {
   CallOptions,
@@ -447,8 +447,8 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
-function collision(key: string): UnsafePathError {
-  return new UnsafePathError(
+function collision(key: string): KeyClashError {
+  return new KeyClashError(
     key,
     "a local store cannot hold both a key and keys beneath it, and this key or one of its parents is taken by the other kind (a file where a directory of that name is on the datastore, or the reverse): delete the one on the datastore first (`sluice push <path>` of its deletion from a cache that has it), or rename the local one",
   );

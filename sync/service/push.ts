@@ -8,6 +8,7 @@
  */
 import pMap from "p-map";
 import {
+  KeyClashError,
   SluiceError,
   UNREADABLE_REASON,
   UnreadablePathError,
@@ -199,6 +200,27 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     };
     let writer: Promise<string | null> | undefined;
     const ownWriter = () => writer ??= readWriterId(deps.cache);
+    /**
+     * A store that cannot hold a key and keys under it at once (files on
+     * disk) refuses a file written where the other kind is: when this push
+     * deletes that other kind too (a synced file replaced here by a
+     * directory of its name, or the reverse), those deletions are made first
+     * and the refused writes made again (`run` says whether it got that far).
+     * The deletions made are taken out of `deletes`.
+     */
+    const clashesFirst = async (
+      deletes: PlanEntry[],
+      run: (first: PlanEntry[], again: PlanEntry[]) => Promise<boolean>,
+    ) => {
+      const clashed = failures.filter((f) => f.error instanceof KeyClashError);
+      const near = (a: string, b: string) => a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+      const first = deletes.filter((d) => clashed.some((f) => near(d.path, f.entry.path)));
+      if (first.length === 0) return;
+      const again = clashed.filter((f) => first.some((d) => near(d.path, f.entry.path)));
+      for (const f of again) failures.splice(failures.indexOf(f), 1);
+      for (const d of first) deletes.splice(deletes.indexOf(d), 1);
+      if (!(await run(first, again.map((f) => f.entry)))) failures.push(...again);
+    };
     const writeOne = async (entry: PlanEntry) => {
       const size = entry.size ?? 0;
       let finished = false;
@@ -324,6 +346,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     ).map((e) => e.path);
     if (unnamed.length > 0) await state.markAttempted(unnamed);
     await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+    await clashesFirst(deletes, async (first, again) => {
+      await runDeletes(ctx, first, tally, ownWriter);
+      if (failures.length > 0) return false;
+      // Counted once more as they end.
+      filesDone -= again.length;
+      bytesFinished -= again.reduce((n, e) => n + (e.size ?? 0), 0);
+      await pMap(again, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      return true;
+    });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
       await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
