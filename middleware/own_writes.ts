@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { PushVar, type WriteContext } from "../sync/context.ts";
+import type { WriteContext } from "../sync/context.ts";
 import { checkThenPut } from "../sync/transfer/conditional.ts";
-import { ensureWriterId } from "../sync/transfer/writer_id.ts";
+import { pushWriterId } from "../sync/service/push_write.ts";
 import {
   AlreadyExistsError,
   NotImplementedError,
@@ -26,13 +26,9 @@ import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
 export { WRITER_METADATA };
 
-/** Per push: the cache's writer id, read (or created) once. */
-const WRITER = new PushVar<{ id?: Promise<string> }>("config-cas-writer/writer", () => ({}));
-
 /** This cache's writer id: a random id created once and kept in its state directory. */
 export function writerId(ctx: WriteContext): Promise<string> {
-  const slot = ctx.push.vars.get(WRITER);
-  return slot.id ??= ensureWriterId(ctx.push.cache, ctx.push.dryRun);
+  return pushWriterId(ctx.push);
 }
 
 /**

@@ -14,6 +14,7 @@ import { ErasureRefusedError, resolveHeldVersions } from "../../middleware/erasu
 import { acquireModelLocks, globalLockKey, modelLockKey } from "../locks/model_locks.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
+import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 
 const MODEL = "shell/m1";
@@ -40,8 +41,11 @@ async function unnamed(store: InMemoryStore): Promise<string[]> {
  */
 async function heldAfterSecondPass(globalLock: boolean) {
   const store = new InMemoryStore();
-  // Another writer's upload, never committed (its run is refused and erased).
-  await store.put(META, new TextEncoder().encode("same output"), { kind: "create" });
+  // Another writer's upload, never committed (its run is refused and erased):
+  // tagged with its writer id, as every write of a push is.
+  await store.put(META, new TextEncoder().encode("same output"), { kind: "create" }, {
+    metadata: { [WRITER_METADATA]: "the-other-writer" },
+  });
   let armed = true;
   const a = await clone(
     hookedStore(store, {

@@ -24,7 +24,9 @@ import {
   type IndexHead,
   type IndexMemo,
   readIndex,
+  updateIndex,
 } from "../transfer/remote_index.ts";
+import { indexDiscovery } from "./index_discovered.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
@@ -146,9 +148,25 @@ async function pullInto(
       return result;
     }
   }
-  const index = head?.token === null
+  let index = head?.token === null
     ? null
     : await readIndex(store, config.retry, signal, config.concurrency, head);
+  if (!index) {
+    // No index: the objects already on the datastore (another tool's, or
+    // named by an index since lost) are named in one written now.
+    const made = await updateIndex(
+      store,
+      { set: {}, remove: [] },
+      config.retry,
+      signal,
+      deps.indexMemo,
+      config.concurrency,
+      deps.now,
+      undefined,
+      { ...indexDiscovery(store, config.retry, events, signal, config.concurrency), alone: true },
+    );
+    if (made) index = await readIndex(store, config.retry, signal, config.concurrency);
+  }
   if (!index && !prefixes && state.syncedCount === 0) {
     result.unchanged = true;
     result.conflicts.push(...standingConflicts(deps, prefixes));

@@ -15,6 +15,7 @@ import {
   VersionConflictError,
 } from "../errors.ts";
 import { PutModes } from "../ports.ts";
+import { indexDiscovery } from "./index_discovered.ts";
 import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
@@ -459,6 +460,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         checkCreates: deps.checkCreates,
         writerId: await ownWriter(),
         cache,
+        discovery: indexDiscovery(
+          ctx.store,
+          ctx.config.retry,
+          ctx.events,
+          ctx.signal,
+          ctx.config.concurrency,
+        ),
       });
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);

@@ -7,6 +7,7 @@
  */
 import {
   type HeldObject,
+  type IndexDiscovery,
   type IndexEntry,
   type IndexMemo,
   updateIndex,
@@ -102,6 +103,8 @@ export async function commitPrepared(
     readonly writerId?: string | null;
     /** The cache, to put back from a found-in-place object gone after the commit. */
     readonly cache?: { read(path: string): Promise<Uint8Array | null> };
+    /** On a datastore with no index: what the index this commit creates names besides. */
+    readonly discovery?: IndexDiscovery;
   },
 ): Promise<{ overwritten: Overwritten[]; unpublished: string[] }> {
   // The index this cache reflects, as of its last pull: when the commit lands
@@ -132,6 +135,7 @@ export async function commitPrepared(
         .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
       unpublished = [...gone].sort();
     },
+    deps.discovery,
   );
   // Bytes found in place and named by this commit can be deleted just after
   // its check by their writer's erasure (a refused run's), which read the

@@ -4,14 +4,31 @@
  *
  * @module
  */
-import type { PushContext, WriteContext } from "../context.ts";
+import { type PushContext, PushVar, type WriteContext } from "../context.ts";
 import { withRetry } from "../retry.ts";
-import { isOwnUncommitted } from "../transfer/writer_id.ts";
+import { ensureWriterId, isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 
-/** The innermost handler of the per-write pipeline: the put itself, with retries. */
-export function terminalWrite(ctx: WriteContext): Promise<void> {
+/** Per push: the cache's writer id, read (or created) once. */
+const WRITER = new PushVar<{ id?: Promise<string> }>("push/writer", () => ({}));
+
+/** This cache's writer id (a random id created once and kept in its state directory), read once per push. */
+export function pushWriterId(push: PushContext): Promise<string> {
+  const slot = push.vars.get(WRITER);
+  return slot.id ??= ensureWriterId(push.cache, push.dryRun);
+}
+
+/**
+ * The innermost handler of the per-write pipeline: the put itself, with
+ * retries. Every object a push writes carries this cache's writer id
+ * (`WRITER_METADATA`), whatever gates ran: until a commit names it, it is
+ * a write of Sluice's in flight, which an index discovery never names.
+ */
+export async function terminalWrite(ctx: WriteContext): Promise<void> {
   const push = ctx.push;
-  return withRetry(
+  if (ctx.metadata[WRITER_METADATA] === undefined) {
+    ctx.metadata[WRITER_METADATA] = await pushWriterId(push);
+  }
+  await withRetry(
     async () => {
       ctx.result = await push.store.put(ctx.key, ctx.body, ctx.mode, {
         signal: push.signal,

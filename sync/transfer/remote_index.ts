@@ -194,6 +194,19 @@ export type OnCommit = (
 ) => void;
 
 /**
+ * What a commit into a datastore with no index asks first: the entries of
+ * the objects already there to name in the index it creates (see
+ * `index_discovery.ts`), and, once that write landed, how many it named.
+ */
+export interface IndexDiscovery {
+  /** Made for the discovery alone (a pull): an empty change still looks for an index. */
+  readonly alone?: boolean;
+  /** `own`: the paths of the commit's change (its own writes: not looked at). */
+  find(own: ReadonlySet<string>): Promise<Record<string, IndexEntry>>;
+  landed?(count: number): void;
+}
+
+/**
  * Applies `set` and `remove` to the remote index with compare-and-swap
  * writes, re-reading and re-applying on a conflict (bounded). A v1 bucket's
  * index object is rewritten whole, and the shards of the touched partitions
@@ -213,8 +226,10 @@ export async function updateIndex(
   concurrency = 4,
   clock: () => number = Date.now,
   onCommit?: OnCommit,
+  discovery?: IndexDiscovery,
 ): Promise<string> {
-  if (Object.keys(change.set).length === 0 && change.remove.length === 0) return "";
+  const empty = Object.keys(change.set).length === 0 && change.remove.length === 0;
+  if (empty && !discovery?.alone) return "";
   const c = { retry, signal, concurrency };
   const now = new Date(clock()).toISOString();
   // A v2 meta seen last: the shards are written without reading the meta
@@ -228,6 +243,8 @@ export async function updateIndex(
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
     if (attempt > 0) await conflictPause(attempt, c);
     const m = attempt === 0 && hint ? hint : await readMeta(store, c);
+    // Asked only to discover: a v2 index is there, with nothing to change.
+    if (m?.meta.version === 2 && empty) return "";
     if (m?.meta.version === 2) {
       memo?.take();
       try {
@@ -271,8 +288,13 @@ export async function updateIndex(
         }
         : null;
     }
+    // No index: the objects already there are named in the one this creates.
+    const found = !cur && discovery
+      ? await discovery.find(new Set([...Object.keys(change.set), ...change.remove]))
+      : {};
+    const discovered = Object.keys(found).length;
     // Freshly parsed, or taken from the memo: owned here, so changed in place.
-    const entries = cur?.entries ?? {};
+    const entries = cur?.entries ?? { ...found };
     const tally = { applied: 0 };
     const complete = await apply(
       store,
@@ -284,7 +306,7 @@ export async function updateIndex(
       tally,
       unpublished,
     );
-    if (tally.applied === 0) {
+    if (tally.applied === 0 && discovered === 0) {
       // Every path left out (another writer's since): nothing to write, and
       // old clients keep the index they hold.
       onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
@@ -297,7 +319,7 @@ export async function updateIndex(
     // index object (a first push into the bucket) has no shards to read:
     // each is written only where none is, and one there after all (left
     // behind by hand) refuses that write and is refreshed from the index.
-    const touched = touchedShards(change);
+    const touched = touchedShards({ set: { ...found, ...change.set }, remove: change.remove });
     const reading = cur
       ? shardVersions(store, touched, c)
       : Promise.resolve(new Map([...touched].map((s) => [s, null])));
@@ -309,6 +331,7 @@ export async function updateIndex(
       continue;
     }
     onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
+    if (discovered > 0) discovery?.landed?.(discovered);
     memo?.remember({ version: `v1:${v}`, entries });
     await memo?.persist();
     await writeCompanions(store, entries, change, c, now, await shards, v);
