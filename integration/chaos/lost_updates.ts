@@ -30,6 +30,7 @@ import type { ObjectStore } from "../../sync/ports.ts";
 import { readIndex } from "../../sync/transfer/remote_index.ts";
 import {
   type IndexEntry,
+  isUnversioned,
   META_KEY,
   MONOLITH_KEY,
   parseMonolith,
@@ -155,6 +156,13 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       }
       const held = await deps.held(path);
       if (held === e.v) continue;
+      if (isUnversioned(e)) {
+        // Named by its bytes, not a version: an object a listing found on a
+        // datastore with no index (a discovery). It holds while the store's
+        // bytes are of its size (and hash, when it names one).
+        const bytes = await deps.read(path);
+        if (bytes && bytes.length === e.s && (!e.h || (await sha256Hex(bytes)) === e.h)) continue;
+      }
       // The named bytes' own writer wrote over them since (it had seen them,
       // having written them): its push is in flight, as any push is between
       // its object write and its index update, and its commit names the new

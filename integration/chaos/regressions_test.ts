@@ -1054,3 +1054,20 @@ Deno.test("chaos regression: a second pass refused into held versions leaves no 
     '{"seed":47101896,"clones":4,"kinds":["api","core-single-phase","api","core-single-phase"],"oldClients":true,"ops":[{"id":42,"kind":"oldpush","clone":3},{"id":14,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000,"same":true},{"id":40,"kind":"oldpush","clone":1},{"id":16,"kind":"tick","n":34,"pick":1473325950},{"id":18,"kind":"breakglass","model":0},{"id":19,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":22,"kind":"tick","n":28,"pick":978631374},{"id":24,"kind":"tick","n":14,"pick":541293680},{"id":26,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * Discovery beside an old client (seed 48600393, shrunk): an old client's
+ * push put its object into a bucket with no index and stopped before its
+ * index write; a Sluice commit, the bucket's first, found the object by a
+ * listing and named it by its size (no version, no hash: as old clients
+ * name theirs). The checker took that entry for a version the store did not
+ * hold (I7); an entry named by its bytes holds while the store's bytes are
+ * of its size.
+ */
+Deno.test("chaos regression: a Sluice commit into a bucket with no index names an old client's object by its bytes (I7)", async () => {
+  const r = await runHistory(parseHistory(
+    '{"seed":48600393,"clones":5,"kinds":["api","core","core","core","core-single-phase"],"oldClients":true,"ops":[{"id":35,"kind":"oldpush","clone":4,"file":1},{"id":4,"kind":"tick","n":3,"pick":769442097},{"id":5,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":6,"kind":"crash","clone":4}]}',
+  ));
+  assert.deepEqual(r.violations, [], formatHistory(r.history));
+  assert.equal(r.stats.warnings.index_discovered, 1);
+});
