@@ -12,6 +12,7 @@ import { sha256HexSync } from "../../sync/hash.ts";
 import pMap from "p-map";
 import {
   formatHistory,
+  formatOp,
   generateHistory,
   type GenerateOptions,
   type History,
@@ -398,6 +399,26 @@ Deno.test("scheduler: a sleeping unit wakes only when fake time reaches it; a cr
   sched.freeze("z");
   await sched.advanceBy(10_000);
   assert.equal(sched.pendingTimers, 0);
+});
+
+Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, { reshapeShare: 0 });
+    const h = generateHistory(seed);
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    assert.ok(added.every((o) => ["reshape", "edit", "sync"].includes(o.kind)));
+    assert.equal(added.length > 0, h.ops.some((o) => o.kind === "reshape"));
+    if (added.length > 0) inserted++;
+    for (const o of h.ops) {
+      if (o.kind === "reshape") {
+        assert.match(formatOp(o), /notes\/shared-\d\.md file <-> directory/);
+      }
+    }
+  }
+  assert.ok(inserted > 20 && inserted < 70, `${inserted} of 200`);
 });
 
 Deno.test("history: generated from the seed alone, printed, and parsed back", () => {

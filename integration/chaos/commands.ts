@@ -32,6 +32,7 @@ import type { ResolveResult } from "../../sync/service/resolve.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
+import type { ShapeWatch } from "./shapes.ts";
 import type { ChaosStats } from "./stats.ts";
 
 /** Lock timings of the workload (fake time). */
@@ -59,6 +60,8 @@ export interface CommandEnv {
   readonly globalLockCommits?: boolean;
   readonly truth: GroundTruth;
   readonly changes: LocalChanges;
+  /** Reshapes left for a walk, and the writes I15 follows (`shapes.ts`). */
+  readonly shapes: ShapeWatch;
   readonly stats: ChaosStats;
   /** Counts a command outcome and traces it. */
   outcome(o: string, what?: string, error?: unknown): void;
@@ -283,6 +286,27 @@ async function markerBytes(hash: string, max: number): Promise<Uint8Array | unde
   return undefined;
 }
 
+/** True when a directory is at `path` in the cache (a file replaced by a directory of its name). */
+async function directoryAt(svc: SyncService, path: string): Promise<boolean> {
+  return (await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null))?.isDirectory === true;
+}
+
+/** The files under directory `rel` of the cache at `cacheDir`, at any depth (cache-relative). */
+async function filesIn(cacheDir: string, rel: string): Promise<string[]> {
+  const out: string[] = [];
+  let list: Deno.DirEntry[];
+  try {
+    list = [...Deno.readDirSync(`${cacheDir}/${rel}`)];
+  } catch {
+    return out;
+  }
+  for (const e of list) {
+    if (e.isDirectory) out.push(...await filesIn(cacheDir, `${rel}/${e.name}`));
+    else if (e.isFile) out.push(`${rel}/${e.name}`);
+  }
+  return out;
+}
+
 /** Bytes of an edit: unique (they name the op), of the old size when asked and possible. */
 function editBytes(head: string, size?: number): Uint8Array {
   const text = `${head}; some settings\n`;
@@ -430,7 +454,18 @@ export function moveCommand(
   env: CommandEnv,
   op: Extract<
     Op,
-    { kind: "sync" | "bulk" | "config" | "edit" | "delete" | "marker" | "resolve" | "adopt" }
+    {
+      kind:
+        | "sync"
+        | "bulk"
+        | "config"
+        | "edit"
+        | "delete"
+        | "marker"
+        | "resolve"
+        | "adopt"
+        | "reshape";
+    }
   >,
 ): Command {
   const c = op.clone;
@@ -462,6 +497,8 @@ export function moveCommand(
         const path = SHARED_FILES[op.file];
         const file = `${svc.cacheDir}/${path}`;
         const tick = op.how === "hand-tick";
+        // A directory of that name is there (a reshape): no file to edit.
+        if (await directoryAt(svc, path)) return;
         env.stats.edits++;
         const synced = op.how === "revert" ? svc.state.synced(path) : undefined;
         const back = synced && env.changes.bytesOf(synced.hash);
@@ -484,10 +521,8 @@ export function moveCommand(
         // The whole notes/ directory, removed by hand, then pushed by its name.
         return plain("delete (dir notes/)", async (svc) => {
           const dir = "notes";
-          const held: string[] = [];
-          for (const p of SHARED_FILES.filter((f) => f.startsWith(`${dir}/`))) {
-            if ((await Deno.stat(`${svc.cacheDir}/${p}`).catch(() => null))?.isFile) held.push(p);
-          }
+          // Its files at any depth (a file replaced by a directory of its name holds some).
+          const held = await filesIn(svc.cacheDir, dir);
           env.stats.deletes++;
           for (const path of held) {
             if (svc.state.synced(path)) {
@@ -550,12 +585,48 @@ export function moveCommand(
       return plain("push --adopt-uncommitted", async (svc) => {
         const path = SHARED_FILES[op.file];
         const bytes = editBytes(`op ${op.id}: ${path} edited by c${c}`);
+        // A directory of that name is there (a reshape): no file to edit.
+        if (await directoryAt(svc, path)) return;
         env.stats.adoptions++;
         await env.changes.record({ op: op.id, clone: c, path, how: "adopt" }, bytes);
         await svc.cache.write(path, bytes);
         await svc.markDirty({ relPath: path });
         const markers = MODELS.flatMap((m) => DATA_NAMES.map((d) => `data/${m}/${d}/latest`));
         await pushOf(env, svc, { adoptUncommitted: [...SHARED_FILES, ...markers] });
+      });
+    case "reshape":
+      return plain(`reshape (${op.how})`, async (svc) => {
+        const path = SHARED_FILES[op.file];
+        const at = `${svc.cacheDir}/${path}`;
+        const st = await Deno.lstat(at).catch(() => null);
+        // Whatever the user removes here: a deletion when synced, else its own
+        // unpublished change, replaced by choice.
+        const removing = async (p: string) => {
+          if (svc.state.synced(p)) {
+            await env.changes.record({ op: op.id, clone: c, path: p, how: "reshape" }, null);
+          } else env.changes.replaced(c, p);
+        };
+        if (st?.isDirectory) {
+          // The directory goes, a plain file takes its name.
+          for (const p of await filesIn(svc.cacheDir, path)) await removing(p);
+          const bytes = editBytes(`op ${op.id}: ${path} made a file again by c${c}`);
+          await env.changes.record({ op: op.id, clone: c, path, how: "reshape" }, bytes);
+          await Deno.remove(at, { recursive: true });
+          await handWrite(at, bytes, false);
+        } else if (st?.isFile) {
+          // The file goes, a directory of its name holding a new file takes its place.
+          await removing(path);
+          const part = `${path}/part-${op.id}.md`;
+          const bytes = editBytes(`op ${op.id}: ${part} written by c${c}`);
+          await env.changes.record({ op: op.id, clone: c, path: part, how: "reshape" }, bytes);
+          await Deno.remove(at);
+          await handWrite(`${svc.cacheDir}/${part}`, bytes, false);
+        } else return;
+        env.stats.reshapes++;
+        env.shapes.reshaped(c, path, op.how === "push");
+        if (op.how === "hand") return;
+        await svc.markDirty({ relPath: path });
+        await pushOf(env, svc);
       });
     case "resolve":
       return plain(`resolve --${op.how}`, async (svc) => {
@@ -565,7 +636,12 @@ export function moveCommand(
         if (list.length === 0) return;
         const picked = list[op.pick % list.length];
         const path = picked.path;
-        const how = path === MANAGED_LOCKFILE_PATH ? "theirs" : op.how;
+        // A directory of that name here (a reshape) is no file to merge: mine, as it is.
+        const how = path === MANAGED_LOCKFILE_PATH
+          ? "theirs"
+          : op.how === "merged" && await directoryAt(svc, path)
+          ? "mine"
+          : op.how;
         env.stats.resolutions++;
         if (how === "merged") {
           const marker = path.endsWith("/latest");
@@ -580,7 +656,8 @@ export function moveCommand(
         // Half the time (by the pick's high bit) a user taking theirs first
         // copies theirs into place by hand, as from a peer's checkout: the
         // resolution then finds the local copy already theirs.
-        const theirsBytes = how === "theirs" && op.pick >= 4 && picked.theirs?.hash
+        const theirsBytes = how === "theirs" && op.pick >= 4 && picked.theirs?.hash &&
+            !(await directoryAt(svc, path))
           ? env.changes.bytesOf(picked.theirs.hash)
           : undefined;
         if (theirsBytes) {
@@ -593,8 +670,11 @@ export function moveCommand(
         // user, told so, publishes it with --mine, as the message says. A
         // --mine of a copy deleted by hand since is refused (not_found); the
         // user takes theirs, as that message says.
-        const r = await resolveAsUser(env, svc, c, picked, how).catch((e) => {
-          if (hasCode(e, "not_found") && how === "mine") {
+        const r = await resolveAsUser(env, svc, c, picked, how).catch(async (e) => {
+          // A directory that replaced the file here (a reshape) is no file to
+          // publish: theirs, as the refusal says.
+          const dirHere = hasCode(e, "unsafe_path") && await directoryAt(svc, path);
+          if ((hasCode(e, "not_found") || dirHere) && how === "mine") {
             return resolveAsUser(env, svc, c, picked, "theirs");
           }
           if (!hasCode(e, "not_merged")) throw e;

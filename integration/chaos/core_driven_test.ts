@@ -20,6 +20,7 @@ import {
 import { formatHistory, parseHistory } from "./history.ts";
 import { GroundTruth } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
+import { ShapeWatch } from "./shapes.ts";
 import { SimScheduler, type Unit } from "./scheduler.ts";
 import { emptyStats } from "./stats.ts";
 import { type ChaosTarget, memoryTarget } from "./target.ts";
@@ -43,6 +44,7 @@ class Bench {
       seed: 1,
       truth: this.truth,
       changes: new LocalChanges(),
+      shapes: new ShapeWatch(),
       stats: this.stats,
       outcome: (o, what, e) =>
         this.outcomes.push(`${what}: ${o}${e instanceof Error ? ` (${e.message})` : ""}`),

@@ -201,6 +201,22 @@ export type Op =
     readonly file?: number;
     readonly del?: boolean;
   }
+  /**
+   * A user replaces one of the `notes/` files of {@link SHARED_FILES} by a
+   * directory of that name holding a new file (`<path>/part-<id>.md`, bytes
+   * of its own), or such a directory by a plain file again, by hand (`rm`,
+   * `mkdir`, write); then, with `how: "push"`, marks the path by its name
+   * and pushes, or (`hand`) leaves it for a later walk. Nothing happens when
+   * the clone has neither a file nor a directory there. Inserted into some
+   * histories from a generator of their own (see {@link insertReshapes}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "reshape";
+    readonly clone: number;
+    readonly file: number;
+    readonly how: "hand" | "push";
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -264,10 +280,12 @@ export interface GenerateOptions {
   readonly coreShare?: number;
   /** Chance that a history has old clients pushing (see {@link History.oldClients}); default 0.25. */
   readonly oldShare?: number;
+  /** Chance that a history has reshapes inserted (see {@link insertReshapes}); default 0.2. */
+  readonly reshapeShare?: number;
 }
 
-/** The kinds drawn by weight (stalls are inserted afterwards, from a generator of their own). */
-export type DrawnKind = Exclude<OpKind, "stall" | "oldpush">;
+/** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
+export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape">;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
 export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
@@ -538,6 +556,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     const moveShare = (options.stallShare ?? 0.35) / 3;
     insertMoveStall(ops, clones, new Rng(mixSeed(seed, 0x6d6f7665)), moveShare, !v2);
   }
+  // Last, from a generator of their own: the operations above stay as they were.
+  insertReshapes(ops, clones, new Rng(mixSeed(seed, 0x72736870)), options.reshapeShare ?? 0.2);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -642,6 +662,46 @@ function insertStalls(ops: Op[], clones: number, rng: Rng, share: number, v1: bo
   }
 }
 
+/** The indexes in {@link SHARED_FILES} of the files a reshape replaces (`notes/`). */
+export const RESHAPED_FILES: readonly number[] = SHARED_FILES.flatMap((f, i) =>
+  f.startsWith("notes/") ? [i] : []
+);
+
+/**
+ * Inserts, in a share of histories, one or two reshapes (a `notes/` file
+ * replaced by a directory of its name, or back; see the `reshape` {@link Op}),
+ * each often after an edit of that file pushed by the same clone (so that it
+ * has a synced file to replace), and in most of them a second reshape of the
+ * same path a few operations later, by the same clone or by another after a
+ * sync of its own (so that a synced directory is replaced by a file again).
+ * From a generator of its own, with ids after every other operation's, like
+ * {@link insertStalls}: the other operations of a seed stay as they were.
+ */
+function insertReshapes(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const how = () => rng.pick(["hand", "push", "push"] as const);
+  for (let n = rng.range(1, 2); n > 0; n--) {
+    const file = rng.pick(RESHAPED_FILES);
+    const clone = rng.int(clones);
+    const at = rng.int(ops.length + 1);
+    const first: Op[] = [];
+    if (rng.chance(0.6)) first.push({ id: id++, kind: "edit", clone, file, how: "push" });
+    first.push({ id: id++, kind: "reshape", clone, file, how: how() });
+    const later: Op[] = [];
+    if (rng.chance(0.7)) {
+      const other = clones > 1 && rng.chance(0.6)
+        ? (clone + rng.range(1, clones - 1)) % clones
+        : clone;
+      if (other !== clone || rng.chance(0.3)) later.push({ id: id++, kind: "sync", clone: other });
+      later.push({ id: id++, kind: "reshape", clone: other, file, how: how() });
+    }
+    // Later positions first, so that `at` still points where it did.
+    if (later.length > 0) ops.splice(Math.min(at + rng.range(0, 6), ops.length), 0, ...later);
+    ops.splice(at, 0, ...first);
+  }
+}
+
 /**
  * Inserts, in a share of v1 histories, a move to v2 that stops after it
  * read the v1 index (before its shard writes) for long enough that its
@@ -732,6 +792,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone} ${SHARED_FILES[op.file]}`;
     case "crash":
       return `${head} c${op.clone}${op.at ? " (armed: between a commit write and the index)" : ""}`;
+    case "reshape":
+      return `${head} c${op.clone} ${SHARED_FILES[op.file]} file <-> directory (${op.how})`;
     case "edit":
     case "delete":
       return `${head} c${op.clone} ${
@@ -817,7 +879,7 @@ export function parseHistory(text: string): History {
   ) {
     throw new Error(`kinds is a list of ${j.clones} client kinds (${CLIENT_KINDS.join(", ")})`);
   }
-  const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush"]);
+  const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush", "reshape"]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
       throw new Error(`not an operation: ${JSON.stringify(op)}`);

@@ -68,7 +68,8 @@ export type Invariant =
   | "I11"
   | "I12"
   | "I13"
-  | "I14";
+  | "I14"
+  | "I15";
 
 /** A broken invariant. */
 export interface Violation {

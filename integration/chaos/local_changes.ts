@@ -7,7 +7,8 @@
  * edit can be followed wherever it goes. An edit of clone X at path P is
  * kept when, later:
  *
- * - X's cache holds its bytes at P (or, for a deletion, no file at P); or
+ * - X's cache holds its bytes at P (or, for a deletion, no file at P: a
+ *   directory there, a file replaced by a directory of its name, is none); or
  * - a copy of its bytes is set aside under X's `.sluice/set-aside/`; or
  * - the store held its bytes at P (or, for a deletion, had no object at P
  *   after a delete) at some point after the edit, or already held them when
@@ -48,12 +49,15 @@ export interface LocalEdit {
   state: "live" | "replaced" | "waived" | "reported";
 }
 
+/** What {@link hashOf} gives for a directory. */
+const DIRECTORY = "(a directory)";
+
 async function hashOf(file: string): Promise<string | null> {
   try {
     return await sha256Hex(await Deno.readFile(file));
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
-    if (e instanceof Deno.errors.IsADirectory) return "(a directory)";
+    if (e instanceof Deno.errors.IsADirectory) return DIRECTORY;
     throw e;
   }
 }
@@ -206,7 +210,9 @@ export class LocalChanges {
       if (e.clone !== clone || e.state !== "live") continue;
       const here = await hashOf(`${cacheDir}/${e.path}`);
       if (e.hash === null) {
-        if (here === null || (this.#gone.get(e.path) ?? 0) > e.seq) continue;
+        // A directory at the path (the file replaced by a directory of its
+        // name) is no copy of the deleted file.
+        if (here === null || here === DIRECTORY || (this.#gone.get(e.path) ?? 0) > e.seq) continue;
         out.push({
           invariant: "I6",
           message:

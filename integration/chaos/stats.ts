@@ -88,6 +88,8 @@ export interface ChaosStats {
   editsDuring: number;
   /** Deletions of shared files (by hand, or pushed). */
   deletes: number;
+  /** Shared files replaced by a directory of their name, or such directories by a file (`reshape` moves that found one). */
+  reshapes: number;
   /** Latest markers written outside a model run (a second writer of the marker). */
   markerWrites: number;
   /** Pushes told to adopt other writers' uncommitted objects (`adopt` moves). */
@@ -159,6 +161,7 @@ export function emptyStats(): ChaosStats {
     edits: 0,
     editsDuring: 0,
     deletes: 0,
+    reshapes: 0,
     markerWrites: 0,
     adoptions: 0,
     mixedFleets: 0,

@@ -29,6 +29,7 @@ import {
   type CommandEnv,
   GLOBAL_LOCK_COMMITS,
   isMoveCommand,
+  isOldClientCommand,
   lockfileCommand,
   moveCommand,
   oldPushCommand,
@@ -48,6 +49,7 @@ import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts"
 import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
+import { ShapeWatch } from "./shapes.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
 import { type ChaosStats, emptyStats, type HistoryResult, type WorkloadOptions } from "./stats.ts";
 import { type ChaosTarget, memoryTarget } from "./target.ts";
@@ -93,6 +95,7 @@ class World {
     (key) => this.target.inspect.read(key),
     async (key) => (await indexEntriesOf(this.target.inspect))[key]?.h,
   );
+  readonly shapes = new ShapeWatch();
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
@@ -129,6 +132,7 @@ class World {
         !options.disable?.includes(GLOBAL_LOCK_COMMITS),
       truth: this.truth,
       changes: this.changes,
+      shapes: this.shapes,
       stats: this.stats,
       outcome: (o, what, error) => this.#outcome(o, what, error),
     };
@@ -157,7 +161,12 @@ class World {
         opId: () => this.#opId,
       }),
     );
-    this.gated = this.sched.wrap(checked);
+    const shaped = this.shapes.watch(checked, () => {
+      if (isOldClientCommand(this.sched.label ?? "")) return undefined;
+      const slot = this.clones.find((c) => c.owner === this.sched.owner);
+      return slot && { clone: slot.index, state: slot.svc.state };
+    }, () => this.#opId);
+    this.gated = this.sched.wrap(shaped);
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
     await this.registry.probe(this.target.store);
     await plantSentinel(this.root);
@@ -372,6 +381,7 @@ class World {
       case "marker":
       case "resolve":
       case "adopt":
+      case "reshape":
         this.#enqueue(op.clone, moveCommand(this.#env, op));
         break;
       case "lockfile":
@@ -537,6 +547,31 @@ class World {
       this.#enqueue(op.clone, oldPushCommand(this.#env, { kind: "oldpush", ...op }));
     }
     await this.drain();
+    // A reshape left for a walk: the walk's exit (2) names the synced paths
+    // it did not delete, and the user pushes them by name, and the path too.
+    for (const slot of this.clones) {
+      const left = this.shapes.leftByHand(slot.index);
+      if (left.length === 0) continue;
+      this.#enqueue(
+        slot.index,
+        plainCommand(this.#env, slot.index, "mark reshaped paths by name", async (svc) => {
+          const isFile = (p: string) => {
+            try {
+              return Deno.lstatSync(`${svc.cacheDir}/${p}`).isFile;
+            } catch {
+              return false;
+            }
+          };
+          const gone = svc.state.syncedPaths().filter((p) =>
+            left.some((l) => p.startsWith(`${l}/`)) && !isFile(p)
+          );
+          await svc.markDirty({ relPaths: [...left, ...gone] });
+        }),
+      );
+    }
+    await this.drain();
+    /** Each clone's last final pull's paths left out as blocked. */
+    const blocked = new Map<number, string[]>();
     for (let round = 0; round < 2 && !this.#aborted; round++) {
       for (const slot of this.clones) {
         this.#enqueue(
@@ -561,7 +596,7 @@ class World {
             this.#env,
             slot.index,
             "final pull",
-            (svc) => svc.pullChanged().then(() => {}),
+            (svc) => svc.pullChanged().then((r) => void blocked.set(slot.index, r.blocked ?? [])),
           ),
         );
       }
@@ -588,8 +623,30 @@ class World {
     ) {
       this.truth.violate(v);
     }
+    // I15: one shape per path (see `shapes.ts`).
+    const oldWrote = (path: string) =>
+      this.history.ops.some((o) =>
+        o.kind === "oldpush" && o.file !== undefined && SHARED_FILES[o.file] === path
+      );
+    const conflicts = this.clones.map((c) => c.svc.conflicts());
+    const { violations: clashes, clashed } = this.shapes.checkClashes(entries, conflicts, oldWrote);
+    for (const v of clashes) this.truth.violate(v);
+    for (const slot of this.clones) {
+      for (
+        const v of await this.shapes.checkBlocked(
+          slot.index,
+          slot.dir,
+          slot.svc.state,
+          slot.svc.conflicts(),
+          blocked.get(slot.index) ?? [],
+          clashed,
+        )
+      ) this.truth.violate(v);
+    }
+    // A fresh clone can hold only one shape of a path the datastore holds both of (I15's).
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
-    for (const v of await checkFreshClone(fresh, entries, spared)) this.truth.violate(v);
+    const freshSpared = (path: string) => spared(path) || clashed.has(path);
+    for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
@@ -631,8 +688,14 @@ class World {
               const r = await resolveAsUser(this.#env, svc, slot.index, c, "mine").catch(
                 async (e) => {
                   // A data version is never written over; a copy deleted here by hand
-                  // since the conflict is not published as a deletion: theirs, as told.
-                  if (codeOf(e) !== "version_exists" && codeOf(e) !== "not_found") throw e;
+                  // since the conflict is not published as a deletion, nor a directory
+                  // that replaced the file (a reshape) as a file: theirs, as told.
+                  const dirHere = codeOf(e) === "unsafe_path" &&
+                    (await Deno.lstat(`${svc.cacheDir}/${c.path}`).catch(() => null))
+                      ?.isDirectory;
+                  if (codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" && !dirHere) {
+                    throw e;
+                  }
                   const now = svc.conflicts().find((x) => x.path === c.path);
                   return now
                     ? await resolveAsUser(this.#env, svc, slot.index, now, "theirs")

@@ -8,7 +8,9 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { pullLeftBehind } from "./pull_result.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
 
 Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
   const store = new InMemoryStore();
@@ -184,4 +186,51 @@ Deno.test("a directory replaced by a file in one cache while another edits a fil
       "the unchanged file's deletion went through",
     );
   }
+});
+
+/** A synced file `shape` of clone `a`, replaced by a directory of its name, pushed by that name. */
+async function fileReplacedByDirectory(store: InMemoryStore) {
+  const a = await clone(store, "a");
+  await put(a, "shape", "a file");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/shape`);
+  await put(a, "shape/part.txt", "under a directory", false);
+  await a.markDirty({ relPath: "shape" });
+  return a;
+}
+
+/** `a` replaces the directory `shape` by a file again and pushes it by that name. */
+async function fileAgain(store: InMemoryStore, a: Awaited<ReturnType<typeof clone>>) {
+  await Deno.remove(`${a.cacheDir}/shape`, { recursive: true });
+  await put(a, "shape", "a file again");
+  await a.pushChanged();
+  assert.deepEqual(store.keys("shape"), ["shape"], "nothing of the directory is left");
+  const index = await readIndex(store, quick.retry);
+  const named = Object.keys(index?.entries ?? {}).filter((p) => p.startsWith("shape"));
+  assert.deepEqual(named, ["shape"]);
+  assert.equal(store.peekText("shape"), "a file again");
+  const c = await clone(store, "c");
+  const r = await c.pullChanged();
+  assert.deepEqual(r.blocked, []);
+  assert.equal(await read(c, "shape"), "a file again");
+}
+
+Deno.test("a directory's push that committed its file but failed the deletion of the file it replaced, then a file of its name again, pushed by that name: the directory's file is deleted", async () => {
+  const store = new InMemoryStore();
+  const a = await fileReplacedByDirectory(store);
+  store.failNext("delete", 1, () => new UnreachableError("cut off"));
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.deepEqual(a.state.syncedPaths().sort(), ["shape", "shape/part.txt"], "both committed");
+  await fileAgain(store, a);
+});
+
+Deno.test("a directory's push cut off before its commit, then a file of its name again, pushed by that name: the directory's upload is deleted", async () => {
+  const store = new InMemoryStore();
+  const a = await fileReplacedByDirectory(store);
+  const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.equal(store.peekText("shape/part.txt"), "under a directory", "the upload landed");
+  assert.deepEqual(a.state.attemptedPaths(), ["shape/part.txt"]);
+  await fileAgain(store, a);
 });

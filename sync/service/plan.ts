@@ -39,7 +39,8 @@ function directoryHere(cache: LocalCache, path: string): boolean {
  * cache. A dirty path that is a directory (or a removed one) stands for every
  * path under it, and for the deletion of a synced file it replaced; a dirty
  * file that replaced a synced directory stands for the deletion of the synced
- * files under it too; such paths are added to `expandedDirs`, so that the commit
+ * files under it too (and for the writes an earlier push made under it
+ * without committing them); such paths are added to `expandedDirs`, so that the commit
  * cleans them once everything under them is handled.
  *
  * A walk never plans a deletion (a wiped or partly restored cache must never
@@ -190,10 +191,13 @@ export async function buildPlan(
         if (!state.synced(path)) continue;
       }
     }
-    if (st && !state.synced(path) && wasSyncedDir(path)) {
+    if (st && (wasSyncedDir(path) || state.attemptedUnder(path))) {
       // A synced directory replaced here by this file: the deletion of its
       // synced files is the change named too (left, the datastore would hold
-      // both `a` and `a/…`).
+      // both `a` and `a/…`), also where this file was synced beside them (a
+      // push that committed the directory's files and failed the file's
+      // deletion); and writes an earlier push of this cache made under it
+      // without committing them are settled (below).
       expandedDirs.push(path);
       for (const p of state.syncedPaths()) {
         if (p.startsWith(`${path}/`) && !plan.has(p)) add(p, "delete");

@@ -40,7 +40,7 @@ type Level = "ok" | "link" | "notDir";
  * What a recursive mkdir under `rel`, a file, failed with: "already exists"
  * when `rel` is the parent itself, told as the "not a directory" it is.
  */
-function notADirectory(rel: string, e: unknown): unknown {
+export function notADirectory(rel: string, e: unknown): unknown {
   if (!(e instanceof Deno.errors.AlreadyExists)) return e;
   return new Deno.errors.NotADirectory(`${rel} is a file, not a directory: ${e.message}`);
 }

@@ -10,6 +10,7 @@ import { SluiceError, UnreachableError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { keepModeAsync, type TargetCheck } from "./atomic_write.ts";
 import { CHUNK_BYTES } from "./body.ts";
+import { notADirectory } from "./cache_dirs.ts";
 import { isNotFound } from "./cache_paths.ts";
 
 /**
@@ -72,7 +73,11 @@ export async function streamToFile(
   try {
     const file = await resolve();
     const dir = file.slice(0, file.lastIndexOf("/")) || "/";
-    await Deno.mkdir(dir, { recursive: true });
+    // A file at the parent itself fails as "already exists": told as the
+    // "not a directory" it is, a path blocked (as a whole write's is).
+    await Deno.mkdir(dir, { recursive: true }).catch((e) => {
+      throw notADirectory(path.slice(0, path.lastIndexOf("/")), e);
+    });
     const name = file.slice(dir.length + 1);
     const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
     tmp = `${dir}/${stem}.${randomId(6)}.tmp`;

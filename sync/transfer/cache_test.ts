@@ -177,6 +177,20 @@ for (const calls of CALLS) {
   });
 }
 
+Deno.test("a streamed write under a file is a path blocked, at every depth, and leaves no temp file", async () => {
+  await using t = await tempCache("sync");
+  await t.cache.write("f", enc("file"));
+  for (const path of ["f/x", "f/y/z"]) {
+    await assert.rejects(t.cache.writeStream(path, streamOf("x"), { size: 1 }), (e) => {
+      assert.ok(e instanceof PathBlockedError, String(e));
+      assert.ok(e.cause instanceof Deno.errors.NotADirectory, String(e.cause));
+      assert.equal(e.path, path);
+      return true;
+    });
+  }
+  assert.deepEqual(await namesUnder(t.dir), ["f"]);
+});
+
 Deno.test("readForPush reads small files whole and streams large ones, with the same hash", async () => {
   await using t = await tempCache();
   const body = "x".repeat(1000);

@@ -1,0 +1,215 @@
+/**
+ * I15, one shape per path: no cache can hold a file `a` and files under
+ * `a/` at once, so a datastore that holds both leaves one of them out of
+ * every pull (`path_blocked`). Two writers that never saw each other's
+ * shape can make such a clash (two caches pushed one each), and so can an
+ * old client, which checks nothing; a writer that replaced one shape by the
+ * other must not. After the final sync (faults healed, every clone synced,
+ * a replacement left for a walk pushed by its name, as the walk's exit says):
+ *
+ * - the remote index names no path `p` beside paths under `p/` where a
+ *   writer wrote one shape while it had synced a version of the other that
+ *   still stands beside it (the push that replaced the shape left the old
+ *   one), unless a clone holds an open conflict at `p` or under it (the
+ *   replacement met another writer's change there, and kept it);
+ * - no clone's final pull leaves a path out as blocked (`blocked`) when
+ *   nothing of its own is in the way: a conflict open there, a file or
+ *   directory changed here or never synced, or a clash on the datastore
+ *   spared above (a replacement the datastore made, with the synced shape
+ *   unchanged here, is one the pull follows).
+ *
+ * The writes are watched as they are made ({@link ShapeWatch.watch}): for
+ * each put, the versions of the other shape its writer had synced then.
+ *
+ * @module
+ */
+import { sha256Hex } from "../../sync/hash.ts";
+import type { ObjectStore } from "../../sync/ports.ts";
+import type { ConflictRecord } from "../../sync/service/conflicts.ts";
+import type { SyncState } from "../../sync/service/state.ts";
+import { type IndexEntry, isLayoutInternal } from "../../sync/transfer/bucket_layout.ts";
+import type { Violation } from "./invariants.ts";
+
+/** A put by a writer that had synced the other shape of its path. */
+interface InformedWrite {
+  readonly clone: number;
+  readonly op: number;
+  readonly key: string;
+  /** The version the put wrote. */
+  readonly version: string;
+  /** The other shape's paths the writer had synced then (`key`'s ancestors, or paths under it), with their versions. */
+  readonly knew: readonly { readonly path: string; readonly version: string }[];
+}
+
+/** The writing clone, as the harness knows it when a call starts. */
+export interface ShapeWriter {
+  readonly clone: number;
+  readonly state: Pick<SyncState, "synced" | "syncedPaths">;
+}
+
+/** The proper ancestors of `path` (`a/b/c` → `a`, `a/b`). */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+const near = (a: string, p: string) => a === p || a.startsWith(`${p}/`);
+
+/**
+ * The writes made and the checks.
+ *
+ * @example
+ * ```ts ignore
+ * const shapes = new ShapeWatch();
+ * const store = shapes.watch(inner, () => writerOfTheRunningUnit(), () => opId);
+ * // after the final sync:
+ * const { violations, clashed } = shapes.checkClashes(entries, conflicts, oldWrote);
+ * ```
+ */
+export class ShapeWatch {
+  readonly #informed: InformedWrite[] = [];
+  /** `<clone>\0<path>` of reshapes left for a walk (not pushed by name since). */
+  readonly #byHand = new Set<string>();
+
+  /** Clone `clone` replaced `path`'s shape; `pushed`: and pushed it by its name. */
+  reshaped(clone: number, path: string, pushed: boolean): void {
+    if (pushed) this.#byHand.delete(`${clone}\0${path}`);
+    else this.#byHand.add(`${clone}\0${path}`);
+  }
+
+  /** The paths clone `clone` reshaped by hand and never pushed by name since. */
+  leftByHand(clone: number): string[] {
+    return [...this.#byHand].filter((k) => k.startsWith(`${clone}\0`)).map((k) =>
+      k.slice(k.indexOf("\0") + 1)
+    );
+  }
+
+  /** `store`, recording each put whose writer had synced the other shape of its key. */
+  watch(
+    store: ObjectStore,
+    writer: () => ShapeWriter | undefined,
+    opId: () => number,
+  ): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        // Who writes is known only now, before the first await.
+        const who = isLayoutInternal(key) ? undefined : writer();
+        const op = opId();
+        const knew: { path: string; version: string }[] = [];
+        if (who) {
+          for (const a of ancestors(key)) {
+            const s = who.state.synced(a);
+            if (s?.version) knew.push({ path: a, version: s.version });
+          }
+          for (const p of who.state.syncedPaths()) {
+            const s = p.startsWith(`${key}/`) ? who.state.synced(p) : undefined;
+            if (s?.version) knew.push({ path: p, version: s.version });
+          }
+        }
+        const info = await store.put(key, body, mode, o);
+        if (who && knew.length > 0) {
+          this.#informed.push({ clone: who.clone, op, key, version: info.version, knew });
+        }
+        return info;
+      },
+    };
+  }
+
+  /**
+   * The clashes the remote index (`entries`) holds after the final sync: a
+   * violation each where a writer left a shape it had synced beside the one
+   * it wrote (see the module), spared where a clone holds an open conflict
+   * at or under the path (`conflicts`, every clone's) or an old client
+   * wrote it (`oldWrote`). `clashed` holds every path of every clash.
+   */
+  checkClashes(
+    entries: Readonly<Record<string, IndexEntry>>,
+    conflicts: readonly (readonly ConflictRecord[])[],
+    oldWrote: (path: string) => boolean,
+  ): { violations: Violation[]; clashed: Set<string> } {
+    const violations: Violation[] = [];
+    const clashed = new Set<string>();
+    const paths = Object.keys(entries).filter((p) => !isLayoutInternal(p)).sort();
+    for (const p of paths) {
+      const under = paths.filter((q) => q.startsWith(`${p}/`));
+      if (under.length === 0) continue;
+      for (const q of [p, ...under]) clashed.add(q);
+      if (conflicts.some((list) => list.some((c) => near(c.path, p)))) continue;
+      if (oldWrote(p)) continue;
+      const stands = (path: string, version: string) => entries[path]?.v === version;
+      const left = this.#informed.find((w) =>
+        near(w.key, p) && stands(w.key, w.version) &&
+        w.knew.some((k) => near(k.path, p) && stands(k.path, k.version))
+      );
+      if (!left) continue;
+      const old = left.knew.find((k) => near(k.path, p) && stands(k.path, k.version))!;
+      violations.push({
+        invariant: "I15",
+        message: `after the final sync the remote index names both ${p} and ${under[0]}${
+          under.length > 1 ? ` (and ${under.length - 1} more under it)` : ""
+        }: c${left.clone} wrote ${left.key} (op #${left.op}) while it had synced ${old.path} (version ${old.version}), which still stands beside it, and no clone has a conflict open there`,
+        afterOp: -1,
+      });
+    }
+    return { violations, clashed };
+  }
+
+  /**
+   * The blocked paths of clone `clone`'s final pull (`blocked`) that nothing
+   * of its own is in the way of (see the module).
+   */
+  async checkBlocked(
+    clone: number,
+    cacheDir: string,
+    state: Pick<SyncState, "synced">,
+    conflicts: readonly ConflictRecord[],
+    blocked: readonly string[],
+    clashed: ReadonlySet<string>,
+  ): Promise<Violation[]> {
+    const out: Violation[] = [];
+    const changedHere = async (path: string): Promise<boolean> => {
+      const s = state.synced(path);
+      if (!s) return true;
+      try {
+        return (await sha256Hex(await Deno.readFile(`${cacheDir}/${path}`))) !== s.hash;
+      } catch {
+        return true;
+      }
+    };
+    const filesUnder = async (dir: string): Promise<string[]> => {
+      const found: string[] = [];
+      const walk = async (rel: string) => {
+        for await (const e of Deno.readDir(`${cacheDir}/${rel}`)) {
+          if (e.isDirectory) await walk(`${rel}/${e.name}`);
+          else found.push(`${rel}/${e.name}`);
+        }
+      };
+      await walk(dir).catch(() => {});
+      return found;
+    };
+    for (const b of blocked) {
+      if (clashed.has(b) || ancestors(b).some((a) => clashed.has(a))) continue;
+      if (conflicts.some((c) => near(c.path, b) || near(b, c.path))) continue;
+      let own = false;
+      for (const a of ancestors(b)) {
+        const st = await Deno.lstat(`${cacheDir}/${a}`).catch(() => null);
+        if (st && !st.isDirectory && (!st.isFile || await changedHere(a))) own = true;
+      }
+      const st = await Deno.lstat(`${cacheDir}/${b}`).catch(() => null);
+      if (st?.isDirectory) {
+        for (const f of await filesUnder(b)) if (await changedHere(f)) own = true;
+      } else if (st) own = true;
+      if (own) continue;
+      out.push({
+        invariant: "I15",
+        message:
+          `c${clone}'s final pull left ${b} out as blocked, though nothing of its own is in the way (no conflict there, the shape in the way synced and unchanged here) and the datastore holds no other shape beside it`,
+        afterOp: -1,
+      });
+    }
+    return out;
+  }
+}

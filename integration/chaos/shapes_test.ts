@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { PutModes } from "../../sync/ports.ts";
+import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
+import { ShapeWatch, type ShapeWriter } from "./shapes.ts";
+
+/** A writer that synced `synced` (path → version). */
+function writer(clone: number, synced: Record<string, string>): ShapeWriter {
+  return {
+    clone,
+    state: {
+      synced: (p: string) =>
+        synced[p] ? { hash: "h", version: synced[p], size: 1, mtimeMs: 0 } : undefined,
+      syncedPaths: () => Object.keys(synced),
+    } as unknown as ShapeWriter["state"],
+  };
+}
+
+const entry = (v: string): IndexEntry => ({ v, h: "h", s: 1 } as IndexEntry);
+
+Deno.test("I15: a writer that left the shape it had synced beside the one it wrote is a violation; one that never saw it is not", async () => {
+  const shapes = new ShapeWatch();
+  let who: ShapeWriter | undefined;
+  const store = shapes.watch(new InMemoryStore(), () => who, () => 7);
+  const enc = (t: string) => new TextEncoder().encode(t);
+  const part = await store.put("n.md/part.md", enc("part"), PutModes.create);
+  // c1 had synced the directory's file, and wrote the file of its name.
+  who = writer(1, { "n.md/part.md": part.version });
+  const file = await store.put("n.md", enc("file"), PutModes.create);
+  const entries = { "n.md": entry(file.version), "n.md/part.md": entry(part.version) };
+  const found = shapes.checkClashes(entries, [[], []], () => false);
+  assert.equal(found.violations.length, 1);
+  assert.match(
+    found.violations[0].message,
+    /c1 wrote n\.md \(op #7\) while it had synced n\.md\/part\.md/,
+  );
+  assert.deepEqual([...found.clashed].sort(), ["n.md", "n.md/part.md"]);
+  // A conflict open there, or an old client's write, spares it.
+  const conflict = [{ path: "n.md" }] as never;
+  assert.equal(shapes.checkClashes(entries, [[], conflict], () => false).violations.length, 0);
+  assert.equal(shapes.checkClashes(entries, [[], []], (p) => p === "n.md").violations.length, 0);
+  // Another version under the name since (not the one c1 knew): c1 left nothing.
+  const other = { ...entries, "n.md/part.md": entry("other") };
+  assert.equal(shapes.checkClashes(other, [[], []], () => false).violations.length, 0);
+  // Two writers that never saw each other's shape: spared, though clashed.
+  const blind = new ShapeWatch();
+  who = writer(2, {});
+  const s2 = blind.watch(new InMemoryStore(), () => who, () => 8);
+  const a = await s2.put("m.md", enc("a"), PutModes.create);
+  const b = await s2.put("m.md/x", enc("b"), PutModes.create);
+  const both = { "m.md": entry(a.version), "m.md/x": entry(b.version) };
+  const r = blind.checkClashes(both, [[]], () => false);
+  assert.equal(r.violations.length, 0);
+  assert.equal(r.clashed.size, 2);
+});
+
+Deno.test("I15: a path the final pull left out as blocked is a violation only with nothing of the clone's own in the way", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const shapes = new ShapeWatch();
+    const state = { synced: (p: string) => p === "s.md" ? { hash: "x" } : undefined } as never;
+    // A file never synced (or changed here) in the way: its own.
+    await Deno.writeTextFile(`${dir}/n.md`, "mine");
+    assert.deepEqual(await shapes.checkBlocked(0, dir, state, [], ["n.md/part.md"], new Set()), []);
+    // A clash on the datastore: told by the clash check.
+    await Deno.mkdir(`${dir}/d.md`);
+    await Deno.writeTextFile(`${dir}/d.md/part.md`, "synced?");
+    assert.deepEqual(await shapes.checkBlocked(0, dir, state, [], ["d.md"], new Set(["d.md"])), []);
+    // An empty directory in the way, nothing of its own: the pull should have settled it.
+    await Deno.mkdir(`${dir}/e.md`);
+    const v = await shapes.checkBlocked(0, dir, state, [], ["e.md"], new Set());
+    assert.equal(v.length, 1);
+    assert.equal(v[0].invariant, "I15");
+    // A conflict open there spares it.
+    const open = [{ path: "e.md" }] as never;
+    assert.deepEqual(await shapes.checkBlocked(0, dir, state, open, ["e.md"], new Set()), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
