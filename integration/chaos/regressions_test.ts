@@ -1070,7 +1070,9 @@ Deno.test("chaos regression: a Sluice commit into a bucket with no index names a
   ));
   assert.deepEqual(r.violations, [], formatHistory(r.history));
   assert.equal(r.stats.warnings.index_discovered, 1);
+});
 
+/**
  * I15 (seed 49000409, shrunk; found with d8cb120's fix reverted, once the
  * checker replaced files by directories of their name and back): a clone
  * edited `notes/shared-2.md` and pushed it, then replaced it by a directory
