@@ -5,7 +5,7 @@
  * the object's metadata by a real HEAD) is left out until its commit.
  */
 import assert from "node:assert/strict";
-import { openWorld, type ScenarioBackend } from "./scenario_world.ts";
+import { type ScenarioBackend, worldTest } from "./scenario_world.ts";
 import { fakeGcsScenarioBackend, minioScenarioBackend } from "./scenario_backends.ts";
 import { sharedServer, stopSharedServers } from "./servers/common.ts";
 import { startMinio } from "./servers/minio.ts";
@@ -16,38 +16,31 @@ const minio = sharedServer(() => startMinio());
 const gcs = sharedServer(() => startFakeGcs());
 
 function discovery(label: string, backend: ScenarioBackend) {
-  Deno.test({
-    name:
-      `${label}: a bucket with objects and no index is named by the first pull; an uncommitted Sluice write is not`,
-    ignore: backend.ignore,
-    sanitizeOps: false,
-    sanitizeResources: false,
-    fn: async () => {
-      const w = await openWorld(backend);
-      try {
-        const a = await w.clone("a");
-        const b = await w.clone("b");
-        // Another tool's objects: plain puts, no metadata.
-        const enc = (s: string) => new TextEncoder().encode(s);
-        await a.provider.store.put("data/t/m/out/1/raw", enc("tool bytes"), PutModes.overwrite);
-        await a.provider.store.put("notes/readme.md", enc("hello"), PutModes.overwrite);
-        // A push of a's prepared, not committed.
-        await a.write("outputs/o.yaml", "prepared");
-        const prepared = await a.service.preparePush();
-        assert.deepEqual(prepared.result.uploaded, ["outputs/o.yaml"]);
-        const pulled = await b.service.pullChanged();
-        assert.deepEqual(pulled.fetched.sort(), ["data/t/m/out/1/raw", "notes/readme.md"]);
-        assert.equal(await b.readLocal("notes/readme.md"), "hello");
-        assert.ok(b.warnings.some((x) => x.code === "index_discovered"));
-        assert.ok(b.warnings.some((x) => x.code === "unindexed_writes_left"));
-        await a.service.commitPush(prepared);
-        const again = await b.service.pullChanged();
-        assert.deepEqual(again.fetched, ["outputs/o.yaml"]);
-      } finally {
-        await w.dispose();
-      }
+  worldTest(
+    label,
+    backend,
+    `a bucket with objects and no index is named by the first pull; an uncommitted Sluice write is not`,
+    async (w) => {
+      const a = await w.clone("a");
+      const b = await w.clone("b");
+      // Another tool's objects: plain puts, no metadata.
+      const enc = (s: string) => new TextEncoder().encode(s);
+      await a.provider.store.put("data/t/m/out/1/raw", enc("tool bytes"), PutModes.overwrite);
+      await a.provider.store.put("notes/readme.md", enc("hello"), PutModes.overwrite);
+      // A push of a's prepared, not committed.
+      await a.write("outputs/o.yaml", "prepared");
+      const prepared = await a.service.preparePush();
+      assert.deepEqual(prepared.result.uploaded, ["outputs/o.yaml"]);
+      const pulled = await b.service.pullChanged();
+      assert.deepEqual(pulled.fetched.sort(), ["data/t/m/out/1/raw", "notes/readme.md"]);
+      assert.equal(await b.readLocal("notes/readme.md"), "hello");
+      assert.ok(b.warnings.some((x) => x.code === "index_discovered"));
+      assert.ok(b.warnings.some((x) => x.code === "unindexed_writes_left"));
+      await a.service.commitPush(prepared);
+      const again = await b.service.pullChanged();
+      assert.deepEqual(again.fetched, ["outputs/o.yaml"]);
     },
-  });
+  );
 }
 
 discovery("MinIO", minioScenarioBackend(minio.get));

@@ -218,3 +218,29 @@ async function readRemote(store: ObjectStore, key: string): Promise<string | nul
   const head = await store.head(key);
   return head ? dec((await store.get(key)).body) : null;
 }
+
+/**
+ * A test of `backend` named `<label>: <name>`: `fn` runs in a fresh world,
+ * disposed of afterwards; ignored when the backend's server is not installed.
+ */
+export function worldTest(
+  label: string,
+  backend: ScenarioBackend,
+  name: string,
+  fn: (w: ScenarioWorld) => Promise<void>,
+): void {
+  Deno.test({
+    name: `${label}: ${name}`,
+    ignore: backend.ignore,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      const w = await openWorld(backend);
+      try {
+        await fn(w);
+      } finally {
+        await w.dispose();
+      }
+    },
+  });
+}
