@@ -1,0 +1,116 @@
+/**
+ * The refused-run-eraser gate's steps at the start of a push: completing an
+ * erasure a crash interrupted (`resume`) and leaving held runs out (`hold`),
+ * with the skip and the warnings they share with the refusal
+ * (`refused_run_steps.ts`).
+ *
+ * @module
+ */
+import {
+  completeErasure,
+  type ErasureJournal,
+  isUnder,
+  latestResetWarning,
+  markerNamesHeld,
+  type UploadRef,
+} from "./erasure.ts";
+import type { PlanEntry, PushContext } from "../sync/context.ts";
+
+/** The refused-run-eraser gate's registered name. */
+export const REFUSED_RUN_ERASER = "refused-run-eraser";
+
+const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
+const HELD = "written by a run refused for losing its model lock: held out of pushes";
+
+function skip(ctx: PushContext, entry: PlanEntry, reason: string, keepDirty: boolean): void {
+  entry.action = "skip";
+  entry.keepDirty = keepDirty;
+  entry.reason = reason;
+  ctx.note(REFUSED_RUN_ERASER, reason, entry);
+}
+
+/** `erasure_restored`: objects put back after a peer's commit named them. */
+export function warnRestored(ctx: PushContext, restored: readonly string[]): void {
+  if (restored.length === 0) return;
+  ctx.events.emit("warning", {
+    code: "erasure_restored",
+    message: `${restored.join(", ")} (uploaded by a push refused for losing its model lock) ${
+      restored.length === 1 ? "was" : "were"
+    } deleted while a peer's push committed the same bytes as its own version; ${
+      restored.length === 1 ? "it was" : "they were"
+    } put back from this cache's copy and the index names ${
+      restored.length === 1 ? "it" : "them"
+    } again. Nothing of the peer's version was lost; nothing to do.`,
+    path: restored[0],
+  });
+}
+
+/** `erasure_pending`: remote objects the erasure could not finish with yet. */
+export function warnPending(ctx: PushContext, pending: readonly UploadRef[]): void {
+  if (pending.length === 0) return;
+  const paths = pending.map((u) => u.path).join(", ");
+  const message =
+    `Could not yet finish with ${paths} on the datastore, uploaded by a push refused for losing its model lock: each is deleted while it is still that push's object and no index names it, or, where a peer's commit of the same bytes named it, put back from the bytes this cache keeps until then. The next push tries again; nothing of the refused run is published meanwhile.`;
+  ctx.events.emit("warning", { code: "erasure_pending", message });
+}
+
+/**
+ * Completes an erasure a crash (or a failed deletion) left, and leaves those
+ * entries out of this push. Returns the prefixes to refresh once this push
+ * is decided: refreshed now, a pull would meet this push's own new versions
+ * in the cache (a refused run's among them) and set them aside as conflicts
+ * with a peer's, where the refusal could no longer erase them.
+ */
+export async function resume(ctx: PushContext, journal: ErasureJournal): Promise<string[]> {
+  const prefixes = [...journal.prefixes];
+  const outcome = await completeErasure(ctx, journal);
+  const stillDirty = new Set(outcome.markers.filter((m) => m.dirty).map((m) => m.path));
+  const markers = new Set(outcome.markers.map((m) => m.path));
+  for (const entry of ctx.plan) {
+    if (outcome.erased.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, false);
+    else if (markers.has(entry.path) && !stillDirty.has(entry.path)) {
+      skip(ctx, entry, "latest marker recomputed after erasing a refused run", false);
+    }
+  }
+  const done = outcome.erased.join(", ");
+  if (done) ctx.note(REFUSED_RUN_ERASER, `completed the interrupted erasure of ${done}`);
+  for (const m of outcome.markers) {
+    if (m.was === undefined) continue;
+    // Changed here since the refused run (by hand, or that run's own write):
+    // it named a version that run wrote, now erased.
+    ctx.events.emit(
+      "warning",
+      latestResetWarning(
+        m,
+        `written by a run refused for losing its model lock and now erased (${
+          done || "erased earlier"
+        })`,
+      ),
+    );
+  }
+  warnRestored(ctx, outcome.restored);
+  warnPending(ctx, outcome.pending);
+  return prefixes;
+}
+
+/** Leaves held runs' versions (and markers naming them) and pending erasures out of this push. */
+export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
+  const held = journal.held.flatMap((r) => r.dirs);
+  // Not a directory moved away before a crash: what is there now is a later run's.
+  const pending = ctx.dryRun
+    ? journal.erase.filter((d) => !(journal.moving[d] && ctx.cache.hasState(journal.moving[d])))
+    : [];
+  if (held.length + pending.length === 0) return;
+  for (const entry of ctx.plan) {
+    if (pending.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, true);
+    else if (held.some((d) => isUnder(entry.path, d))) skip(ctx, entry, HELD, true);
+    else if (entry.action === "put" && await markerNamesHeld(ctx.cache, entry.path, held)) {
+      skip(ctx, entry, `${HELD} (the marker names a held version)`, true);
+    }
+  }
+  if (held.length === 0 || ctx.dryRun) return;
+  const message = `${
+    held.join(", ")
+  } were written by a run refused for losing its model lock and could not be erased safely; they stay in the cache and are held out of every push until resolved (resolveHeldVersions).`;
+  ctx.events.emit("warning", { code: "erasure_held", message });
+}
