@@ -9,28 +9,17 @@
  * @module
  */
 import pMap from "p-map";
-import { NotFoundError, PathBlockedError, UnsafePathError } from "../errors.ts";
-import { isSafeRelPath } from "../paths.ts";
+import { NotFoundError, PathBlockedError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { type FileIdentity, LocalChangedError } from "../transfer/file_identity.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
-import {
-  headIndexAndMeta,
-  INDEX_KEY,
-  type IndexEntry,
-  type IndexHead,
-  type IndexMemo,
-  readIndex,
-  updateIndex,
-} from "../transfer/remote_index.ts";
-import { indexDiscovery } from "./index_discovered.ts";
+import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
-import { shardsMatch } from "../transfer/index_v2.ts";
-import { type SyncState, UNCHECKED } from "./state.ts";
+import type { SyncState } from "./state.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
@@ -47,6 +36,7 @@ import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 import { removeDangling } from "./dangling_entries.ts";
+import { indexForPull } from "./pull_index.ts";
 
 /** Dependencies of a pull. */
 export interface PullDeps {
@@ -132,54 +122,14 @@ async function pullInto(
   };
   // Directories checked (not links) or made count for this pull only.
   cache.resetChecks();
-  // The index's token tells a whole pull that nothing changed since the
-  // last; a pull with nothing to compare it with (the first, or of some
-  // prefixes) reads the index straight away.
-  let head: IndexHead | undefined;
-  if (!prefixes && state.indexVersion !== undefined && !deps.restoreDeleted) {
-    head = await headIndexAndMeta(store, config.retry, signal);
-    if (
-      head.token === state.indexVersion ||
-      (head.token !== null && state.indexVersion === `${head.token}${UNCHECKED}` &&
-        await commitChecked(deps, head))
-    ) {
-      result.unchanged = true;
-      result.conflicts.push(...standingConflicts(deps, prefixes));
-      return result;
-    }
-  }
-  let index = head?.token === null
-    ? null
-    : await readIndex(store, config.retry, signal, config.concurrency, head);
-  if (!index) {
-    // No index: the objects already on the datastore (another tool's, or
-    // named by an index since lost) are named in one written now.
-    const made = await updateIndex(
-      store,
-      { set: {}, remove: [] },
-      config.retry,
-      signal,
-      deps.indexMemo,
-      config.concurrency,
-      deps.now,
-      undefined,
-      { ...indexDiscovery(store, config.retry, events, signal, config.concurrency), alone: true },
-    );
-    if (made) index = await readIndex(store, config.retry, signal, config.concurrency);
-  }
-  if (!index && !prefixes && state.syncedCount === 0) {
+  const read = await indexForPull(deps, prefixes);
+  if (read === "unchanged") {
     result.unchanged = true;
     result.conflicts.push(...standingConflicts(deps, prefixes));
     return result;
   }
+  const { index } = read;
   const entries: Record<string, IndexEntry> = index?.entries ?? {};
-  const unsafe = Object.keys(entries).filter((p) => !isSafeRelPath(p));
-  if (unsafe.length > 0) {
-    throw new UnsafePathError(
-      unsafe[0],
-      `the remote index (${INDEX_KEY}) lists ${unsafe.length} key(s) that are not safe cache paths (they would resolve outside the cache, or hold a backslash, NUL, control character or invalid Unicode, or are too long); the pull was refused and nothing was written. Sluice never writes such keys, so check the bucket for a foreign writer. Remove those entries from ${INDEX_KEY} (and their objects), then run the pull again`,
-    );
-  }
   const dirty = new Set(state.dirtyPaths());
   const links = result.links ?? [];
   const { changedLocally, localCopy, leftOut, probeHere } = localSide({
@@ -499,27 +449,6 @@ async function pullInto(
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
-}
-
-/**
- * True when the shard versions this cache's own v2 commit derived for the
- * index `head` names are what one listing of the shards finds now (that
- * commit's meta bump may also have published a peer's shard write, which
- * this cache never read); the token is then kept as checked.
- */
-async function commitChecked(deps: PullDeps, head: IndexHead): Promise<boolean> {
-  const memo = deps.indexMemo;
-  const seen = head.meta?.meta.version === 2 ? await memo?.shardsAt(head.meta.version) : undefined;
-  if (!memo || !seen) return false;
-  const same = await shardsMatch(deps.store, head.meta!.meta, seen.versions, deps.signal)
-    .catch((e) => {
-      if (deps.signal.aborted) throw e;
-      return false;
-    });
-  if (!same) return false;
-  deps.state.indexVersion = head.token!;
-  await deps.state.saveManifest();
-  return true;
 }
 
 /** The unresolved conflicts under `prefixes` (internal paths left out). */

@@ -1,0 +1,98 @@
+/**
+ * The index a pull works from: the token's fast path (nothing changed since
+ * the last whole pull, or since this cache's own checked commit), the read of
+ * the v1 index object or the v2 shards, the discovery of a datastore with
+ * objects and no index, and the refusal of an index naming unsafe keys.
+ *
+ * @module
+ */
+import { UnsafePathError } from "../errors.ts";
+import { isSafeRelPath } from "../paths.ts";
+import {
+  headIndexAndMeta,
+  INDEX_KEY,
+  type IndexHead,
+  readIndex,
+  type RemoteIndex,
+  updateIndex,
+} from "../transfer/remote_index.ts";
+import { shardsMatch } from "../transfer/index_v2.ts";
+import { UNCHECKED } from "./state.ts";
+import { indexDiscovery } from "./index_discovered.ts";
+import type { PullDeps } from "./pull.ts";
+
+/**
+ * The remote index for a pull of `prefixes` (all without), null when the
+ * datastore has none; `"unchanged"` when the pull has nothing to do.
+ */
+export async function indexForPull(
+  deps: PullDeps,
+  prefixes: readonly string[] | undefined,
+): Promise<{ readonly index: RemoteIndex | null } | "unchanged"> {
+  const { store, state, config, events, signal } = deps;
+  // The index's token tells a whole pull that nothing changed since the
+  // last; a pull with nothing to compare it with (the first, or of some
+  // prefixes) reads the index straight away.
+  let head: IndexHead | undefined;
+  if (!prefixes && state.indexVersion !== undefined && !deps.restoreDeleted) {
+    head = await headIndexAndMeta(store, config.retry, signal);
+    if (
+      head.token === state.indexVersion ||
+      (head.token !== null && state.indexVersion === `${head.token}${UNCHECKED}` &&
+        await commitChecked(deps, head))
+    ) {
+      return "unchanged";
+    }
+  }
+  let index = head?.token === null
+    ? null
+    : await readIndex(store, config.retry, signal, config.concurrency, head);
+  if (!index) {
+    // No index: the objects already on the datastore (another tool's, or
+    // named by an index since lost) are named in one written now.
+    const made = await updateIndex(
+      store,
+      { set: {}, remove: [] },
+      config.retry,
+      signal,
+      deps.indexMemo,
+      config.concurrency,
+      deps.now,
+      undefined,
+      { ...indexDiscovery(store, config.retry, events, signal, config.concurrency), alone: true },
+    );
+    if (made) index = await readIndex(store, config.retry, signal, config.concurrency);
+  }
+  if (!index && !prefixes && state.syncedCount === 0) {
+    return "unchanged";
+  }
+  const unsafe = Object.keys(index?.entries ?? {}).filter((p) => !isSafeRelPath(p));
+  if (unsafe.length > 0) {
+    throw new UnsafePathError(
+      unsafe[0],
+      `the remote index (${INDEX_KEY}) lists ${unsafe.length} key(s) that are not safe cache paths (they would resolve outside the cache, or hold a backslash, NUL, control character or invalid Unicode, or are too long); the pull was refused and nothing was written. Sluice never writes such keys, so check the bucket for a foreign writer. Remove those entries from ${INDEX_KEY} (and their objects), then run the pull again`,
+    );
+  }
+  return { index };
+}
+
+/**
+ * True when the shard versions this cache's own v2 commit derived for the
+ * index `head` names are what one listing of the shards finds now (that
+ * commit's meta bump may also have published a peer's shard write, which
+ * this cache never read); the token is then kept as checked.
+ */
+async function commitChecked(deps: PullDeps, head: IndexHead): Promise<boolean> {
+  const memo = deps.indexMemo;
+  const seen = head.meta?.meta.version === 2 ? await memo?.shardsAt(head.meta.version) : undefined;
+  if (!memo || !seen) return false;
+  const same = await shardsMatch(deps.store, head.meta!.meta, seen.versions, deps.signal)
+    .catch((e) => {
+      if (deps.signal.aborted) throw e;
+      return false;
+    });
+  if (!same) return false;
+  deps.state.indexVersion = head.token!;
+  await deps.state.saveManifest();
+  return true;
+}
