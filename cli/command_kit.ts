@@ -173,23 +173,6 @@ async function freshCacheUndo(
   };
 }
 
-/**
- * The error a command that only reads the datastore (`lock list`,
- * `lock inspect`) reports for `e`: an unreachable datastore gets that
- * command's account (nothing was changed, the command to run again as it
- * was typed), not the sync's "local changes stay dirty; run the sync
- * again"; any other error stands.
- */
-export function readOnlyFailure(e: unknown, io: Pick<CliIo, "argv">, command: string): unknown {
-  if (!(e instanceof UnreachableError)) return e;
-  const again = `sluice ${(io.argv ?? command.split(" ")).map(shellWord).join(" ")}`;
-  return new SluiceError(
-    "unreachable",
-    `The datastore could not be reached: ${e.detail}. Nothing was changed: ${command} only reads. Check the endpoint and the network, then run \`${again}\` again.`,
-    { cause: e, retryable: true },
-  );
-}
-
 /** What each command that is no sync says it left when the datastore could not be reached or it was cancelled. */
 const LEFT_BY: Record<string, string> = {
   "index migrate":
@@ -199,6 +182,8 @@ const LEFT_BY: Record<string, string> = {
   "bucket create":
     "The bucket may or may not have been made: running the command again says so either way.",
   status: "Nothing was changed: status only reads.",
+  "lock list": "Nothing was changed: lock list only reads.",
+  "lock inspect": "Nothing was changed: lock inspect only reads.",
 };
 
 /**

@@ -21,7 +21,6 @@ import {
 import { releaseLock } from "../sync/locks/model_locks.ts";
 import {
   action,
-  readOnlyFailure,
   requireFlag,
   type RunState,
   withCommonOptions,
@@ -46,8 +45,6 @@ export function lockCommand(io: CliIo, state: RunState): Command {
         const locks = await listLocks(s.store, lockBackendOf(s), s.identity, {
           namespace: s.namespace,
           signal: io.signal,
-        }).catch((e) => {
-          throw readOnlyFailure(e, io, "lock list");
         });
         out.result("lock list", { ...endpointFields(s.spec, s.store), locks });
         if (locks.length === 0) out.say(`No locks are held in ${s.store.endpoint}.`);
@@ -77,8 +74,6 @@ export function lockCommand(io: CliIo, state: RunState): Command {
         const entry = await inspectLock(s.store, lockBackendOf(s), s.identity, key, {
           namespace: s.namespace,
           signal: io.signal,
-        }).catch((e) => {
-          throw readOnlyFailure(e, io, "lock inspect");
         });
         out.result("lock inspect", {
           ...endpointFields(s.spec, s.store),

@@ -9,28 +9,11 @@
  */
 import assert from "node:assert/strict";
 import { FsStore } from "../packages/fs/mod.ts";
+import { runCli, writeUnder } from "./cli_process.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-
-async function cli(base: string, args: string[]) {
-  const r = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/cli/main.ts`, ...args],
-    cwd: ROOT,
-    env: { DENO_DIR: Deno.env.get("DENO_DIR") ?? `${base}/deno-dir`, HOME: base, NO_COLOR: "1" },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  const dec = new TextDecoder();
-  return { code: r.code, out: dec.decode(r.stdout), err: dec.decode(r.stderr) };
-}
-
-async function write(base: string, rel: string, text: string) {
-  const file = `${base}/${rel}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
-}
+const cli = (base: string, args: string[]) =>
+  runCli(base, args, { denoDir: Deno.env.get("DENO_DIR") ?? undefined });
+const write = writeUnder;
 
 async function mkfifo(file: string) {
   const r = await new Deno.Command("mkfifo", { args: [file] }).output();

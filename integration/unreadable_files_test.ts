@@ -9,34 +9,13 @@
  */
 import assert from "node:assert/strict";
 import { FsStore } from "../packages/fs/mod.ts";
+import { NOBODY, runCli, writeUnder } from "./cli_process.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const NOBODY = 65534;
 const asRoot = Deno.uid() === 0;
 
-/** Runs the command line as an unprivileged user; returns exit code, stdout and stderr. */
-async function cli(base: string, args: string[]) {
-  const deno = Deno.execPath();
-  const [cmd, ...pre] = asRoot
-    ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", deno]
-    : [deno];
-  const r = await new Deno.Command(cmd, {
-    args: [...pre, "run", "-A", `${ROOT}/cli/main.ts`, ...args],
-    cwd: ROOT,
-    env: { DENO_DIR: `${base}/deno-dir`, HOME: base, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: r.code, out: dec.decode(r.stdout), err: dec.decode(r.stderr) };
-}
-
-async function write(base: string, rel: string, text: string) {
-  const file = `${base}/${rel}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
-}
+/** Runs the command line as an unprivileged user (as root: nobody). */
+const cli = (base: string, args: string[]) => runCli(base, args, { asNobody: true });
+const write = writeUnder;
 
 /** Hands the tree to the unprivileged user (a no-op when not root). */
 async function handOver(dir: string) {
