@@ -1129,23 +1129,19 @@ Deno.test("chaos regression: a file that replaced a directory settles the direct
 });
 
 /**
- * I11 (seed 49000468, shrunk; open, not fixed yet; seeds 49001158 and
- * 49001446 found the same): a clone's push of a new
- * file `notes/shared-2.md` wrote its object and crashed before the index
- * update; the user then replaced the file by a directory of that name, and
- * the push of that name published the directory's file. Its own upload at
- * `notes/shared-2.md` stayed on the store, named by no index, for good (a
- * file removed instead is checked and its upload deleted: a marked
- * directory that replaced a never-synced file is not). Ignored until the
- * push settles it.
+ * I11 (seed 49000468, shrunk; seeds 49001158 and 49001446 found the same):
+ * a clone's push of a new file `notes/shared-2.md` wrote its object and
+ * crashed before the index update; the user then replaced the file by a
+ * directory of that name, and the push of that name published the
+ * directory's file. Its own upload at `notes/shared-2.md` stayed on the
+ * store, named by no index, for good (a file removed instead is checked and
+ * its upload deleted: a marked directory that replaced a never-synced file
+ * was not). A push now records its never-synced named writes before making
+ * them, and a marked directory at such a name checks it
+ * (`sync/service/plan.ts`).
  */
-Deno.test({
-  name:
-    "chaos regression: a never-synced file's stranded upload is settled when a directory of its name replaced it (I11)",
-  ignore: true,
-  fn: async () => {
-    await clean(
-      '{"seed":49000468,"clones":4,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":15,"kind":"crash","clone":3,"at":"commit"},{"id":21,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":22,"kind":"reshape","clone":3,"file":5,"how":"hand"},{"id":16,"kind":"tick","n":1,"pick":280399466}]}',
-    );
-  },
+Deno.test("chaos regression: a never-synced file's stranded upload is settled when a directory of its name replaced it (I11)", async () => {
+  await clean(
+    '{"seed":49000468,"clones":4,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":15,"kind":"crash","clone":3,"at":"commit"},{"id":21,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":22,"kind":"reshape","clone":3,"file":5,"how":"hand"},{"id":16,"kind":"tick","n":1,"pick":280399466}]}',
+  );
 });

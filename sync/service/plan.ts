@@ -169,6 +169,12 @@ export async function buildPlan(
       // A synced file replaced here by this directory: its deletion is the
       // change named too (left, the datastore would hold both `a` and `a/…`).
       if (state.synced(path) && !plan.has(path)) add(path, "delete");
+      else if (state.attempted(path) && !plan.has(path)) {
+        // A never-synced file an earlier push wrote here without its commit:
+        // its upload is checked (only then: a read of the store per push).
+        add(path, "skip");
+        Object.assign(plan.get(path)!, { strandedCheck: true, reason: STRANDED_REASON });
+      }
       continue;
     }
     if (!st && cache.exists(path)) {

@@ -205,22 +205,32 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
      * A store that cannot hold a key and keys under it at once (files on
      * disk) refuses a file written where the other kind is: when this push
      * deletes that other kind too (a synced file replaced here by a
-     * directory of its name, or the reverse), those deletions are made first
-     * and the refused writes made again (`run` says whether it got that far).
-     * The deletions made are taken out of `deletes`.
+     * directory of its name, or the reverse), or checks an upload of this
+     * cache's left there (a never-synced file, see `settleStrays`), those
+     * deletions and checks are made first and the refused writes made again
+     * (`run` says whether it got that far). The deletions made are taken
+     * out of `deletes`.
      */
     const clashesFirst = async (
       deletes: PlanEntry[],
-      run: (first: PlanEntry[], again: PlanEntry[]) => Promise<boolean>,
+      run: (first: PlanEntry[], strays: Set<PlanEntry>, again: PlanEntry[]) => Promise<boolean>,
     ) => {
       const clashed = failures.filter((f) => f.error instanceof KeyClashError);
+      if (clashed.length === 0) return;
       const near = (a: string, b: string) => a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
-      const first = deletes.filter((d) => clashed.some((f) => near(d.path, f.entry.path)));
-      if (first.length === 0) return;
-      const again = clashed.filter((f) => first.some((d) => near(d.path, f.entry.path)));
+      const nearClash = (e: PlanEntry) => clashed.some((f) => near(e.path, f.entry.path));
+      const first = deletes.filter(nearClash);
+      const strays = new Set(
+        ctx.plan.filter((e) =>
+          e.strandedCheck && e.action === "skip" && e.syncedVersion === undefined && nearClash(e)
+        ),
+      );
+      if (first.length === 0 && strays.size === 0) return;
+      const firstPaths = [...first, ...strays];
+      const again = clashed.filter((f) => firstPaths.some((d) => near(d.path, f.entry.path)));
       for (const f of again) failures.splice(failures.indexOf(f), 1);
       for (const d of first) deletes.splice(deletes.indexOf(d), 1);
-      if (!(await run(first, again.map((f) => f.entry)))) failures.push(...again);
+      if (!(await run(first, strays, again.map((f) => f.entry)))) failures.push(...again);
     };
     const writeOne = async (entry: PlanEntry) => {
       const size = entry.size ?? 0;
@@ -341,14 +351,19 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // plans them (the file deleted, or put back as synced: a deletion whose
     // object is gone while the index still names it) still settles them. A
     // path dirty by name stays dirty until its commit, so the next push
-    // plans it anyway.
+    // plans it anyway; only a never-synced one is recorded too: replaced by
+    // a directory of its name, it is no file the next push would check, and
+    // the record tells that push to check its name (see `buildPlan`).
     const unnamed = [...uploads, ...commits, ...deletes].filter((e) =>
-      e.source === "walk" || !ctx.snapshot.paths.has(e.path)
+      e.source === "walk" || !ctx.snapshot.paths.has(e.path) ||
+      (e.action === "put" && e.syncedVersion === undefined)
     ).map((e) => e.path);
     if (unnamed.length > 0) await state.markAttempted(unnamed);
     await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
-    await clashesFirst(deletes, async (first, again) => {
+    const phase = { committing, preparing: !!deps.prepare };
+    await clashesFirst(deletes, async (first, strays, again) => {
       await runDeletes(ctx, first, tally, ownWriter);
+      await settleStrays(ctx, state.conflicts, tally, ownWriter, phase, strays);
       if (failures.length > 0) return false;
       // Counted once more as they end.
       filesDone -= again.length;
@@ -360,10 +375,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       for (const hook of ctx.beforeCommit) await hook();
       await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
       await runDeletes(ctx, deletes, tally, ownWriter);
-      await settleStrays(ctx, state.conflicts, tally, ownWriter, {
-        committing,
-        preparing: !!deps.prepare,
-      });
+      await settleStrays(ctx, state.conflicts, tally, ownWriter, phase);
     }
     for (const e of ctx.plan) {
       if (settledAfter(e, tally, state.conflicts)) continue;

@@ -17,7 +17,8 @@ type Conflicts = { has(path: string): boolean };
  * Checks the stranded writes of paths absent here: a never-synced path's
  * upload of this cache's is deleted; a synced one's (an earlier push's
  * write) is published, an index write, so in the commit of a two-phase
- * push, never in its preparation.
+ * push, never in its preparation. Each is checked once (`only`: these
+ * alone, when they must go before the writes).
  */
 export async function settleStrays(
   ctx: PushContext,
@@ -25,10 +26,12 @@ export async function settleStrays(
   tally: PushTally,
   ownWriter: () => Promise<string | null>,
   phase: { readonly committing: boolean; readonly preparing: boolean },
+  only?: ReadonlySet<PlanEntry>,
 ): Promise<void> {
   const publishes = (e: PlanEntry) => e.reason === STRANDED_REASON && e.syncedVersion !== undefined;
   const strays = ctx.plan.filter((e) =>
     e.strandedCheck && e.action === "skip" && !conflicts.has(e.path) &&
+    !tally.settled.has(e.path) && (!only || only.has(e)) &&
     (phase.committing ? e.prepared && publishes(e) : !(phase.preparing && publishes(e)))
   );
   for (const entry of strays) {

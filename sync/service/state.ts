@@ -146,12 +146,17 @@ export class SyncState implements StateAccess {
   }
 
   /**
-   * Paths a push wrote (or was about to) without naming them, whose commit
-   * has not come yet, sorted: a later push that covers them checks those it
-   * no longer plans (see `buildPlan`).
+   * Paths a push wrote (or was about to) without naming them, or named but
+   * never synced, whose commit has not come yet, sorted: a later push that
+   * covers them checks those it no longer plans (see `buildPlan`).
    */
   attemptedPaths(): string[] {
     return [...this.#attempted].sort();
+  }
+
+  /** True when `path` itself is recorded as attempted (see {@link attemptedPaths}). */
+  attempted(path: string): boolean {
+    return this.#attempted.has(path);
   }
 
   /** True when a path under `dir` is recorded as attempted (see {@link attemptedPaths}). */

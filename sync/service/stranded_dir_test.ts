@@ -1,0 +1,119 @@
+/**
+ * A push of a new file that wrote its object and was cut off before its
+ * commit, after which the user replaced the file by a directory of its name
+ * and pushed that name: the upload at the file's own name is this cache's,
+ * named by no index, and must not stay on the store (chaos seed 49000468,
+ * I11). On a store that cannot hold `a` and `a/…` at once (files on disk)
+ * it would also refuse the directory's files for good.
+ */
+import assert from "node:assert/strict";
+import { FsStore } from "../../packages/fs/mod.ts";
+import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+import { createSluice } from "../../sluice.ts";
+import { UnreachableError } from "../errors.ts";
+import { ConditionalWrites } from "../transfer/conditional.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { SyncService } from "./service.ts";
+import { put, quick, read } from "./clone_kit.ts";
+
+const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+
+async function over(store: ObjectStore, name: string, cacheDir?: string): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
+    store,
+    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: quick,
+    conditional: new ConditionalWrites(),
+  });
+}
+
+/** Keys the store holds under `notes/`. */
+async function keysUnder(store: ObjectStore): Promise<string[]> {
+  const out: string[] = [];
+  for await (const page of store.list("notes/")) out.push(...page.map((o) => o.key));
+  return out.sort();
+}
+
+/**
+ * `a` pushes the new file `notes/n.md`; its upload lands and the push stops
+ * before its commit (cut off on `store`, or the process gone: `a` comes back
+ * over the same cache). Then the user replaces the file by a directory of
+ * its name and marks that name.
+ */
+async function uploadThenDirectory(store: ObjectStore, cutOff: () => void): Promise<SyncService> {
+  const first = await over(store, "a");
+  await put(first, "notes/n.md", "a file at first");
+  cutOff();
+  await assert.rejects(first.pushChanged(), /could not be reached/);
+  assert.deepEqual(await keysUnder(store), ["notes/n.md"], "the upload landed");
+  const a = await over(store, "a", first.cacheDir);
+  await Deno.remove(`${a.cacheDir}/notes/n.md`);
+  await put(a, "notes/n.md/x.md", "under a directory now", false);
+  await a.markDirty({ relPath: "notes/n.md" });
+  return a;
+}
+
+Deno.test("a new file's upload cut off before its commit, then replaced by a directory of its name: the push of that name deletes the upload", async () => {
+  const store = new InMemoryStore();
+  const a = await uploadThenDirectory(
+    store,
+    () => store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey }),
+  );
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["notes/n.md/x.md"]);
+  assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"], "nothing left at the file's name");
+  assert.deepEqual(Object.keys((await readIndex(store, quick.retry))!.entries), [
+    "notes/n.md/x.md",
+  ]);
+  assert.deepEqual(a.state.dirtyPaths(), [], "nothing left to push");
+  assert.deepEqual(a.state.attemptedPaths(), [], "nothing left to check");
+  const b = await over(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, "notes/n.md/x.md"), "under a directory now");
+});
+
+Deno.test("a directory of the name of a file never pushed: its push reads nothing at that name", async () => {
+  const store = new InMemoryStore();
+  const a = await over(store, "a");
+  await put(a, "notes/n.md/x.md", "a directory from the start", false);
+  await a.markDirty({ relPath: "notes/n.md" });
+  const heads: string[] = [];
+  const head = store.head.bind(store);
+  store.head = (key, opts) => {
+    heads.push(key);
+    return head(key, opts);
+  };
+  await a.pushChanged();
+  assert.ok(!heads.includes("notes/n.md"), `no check of the directory's own name: ${heads}`);
+  assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"]);
+});
+
+Deno.test("file store: a new file's upload cut off before its commit, then replaced by a directory of its name: the push deletes the upload and writes the directory's files", async () => {
+  const root = await Deno.makeTempDir({ prefix: "sluice-fs-store-" });
+  const fs = new FsStore({ root });
+  // The commit's index read is cut off once (the file store has no fault injection of its own).
+  let cut = false;
+  const store = new Proxy(fs, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "get") return value.bind(target);
+      return (key: string, ...rest: unknown[]) => {
+        if (cut && isIndexKey(key)) {
+          cut = false;
+          return Promise.reject(new UnreachableError("cut off"));
+        }
+        return value.call(target, key, ...rest);
+      };
+    },
+  }) as FsStore;
+  const a = await uploadThenDirectory(store, () => cut = true);
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["notes/n.md/x.md"]);
+  assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"]);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+  assert.deepEqual(a.state.attemptedPaths(), []);
+});
