@@ -117,3 +117,21 @@ Deno.test("file store: a new file's upload cut off before its commit, then repla
   assert.deepEqual(a.state.dirtyPaths(), []);
   assert.deepEqual(a.state.attemptedPaths(), []);
 });
+
+Deno.test("a walk push's upload of a new file cut off before its commit, then replaced by a directory of its name: the next walk push deletes the upload", async () => {
+  const store = new InMemoryStore();
+  const first = await over(store, "a");
+  await Deno.mkdir(`${first.cacheDir}/notes`, { recursive: true });
+  await Deno.writeTextFile(`${first.cacheDir}/notes/n.md`, "a file at first");
+  await first.markDirty({});
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(first.pushChanged(), /could not be reached/);
+  assert.deepEqual(await keysUnder(store), ["notes/n.md"], "the upload landed");
+  const a = await over(store, "a", first.cacheDir);
+  await Deno.remove(`${a.cacheDir}/notes/n.md`);
+  await put(a, "notes/n.md/x.md", "under a directory now", false);
+  await a.markDirty({});
+  await a.pushChanged();
+  assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"], "nothing left at the file's name");
+  assert.deepEqual(a.state.attemptedPaths(), [], "nothing left to check");
+});
