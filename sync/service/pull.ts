@@ -445,6 +445,9 @@ async function pullInto(
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();
   await state.saveManifest();
+  // A path fetched holds a peer's committed version on the store: no upload
+  // of this cache's an earlier push left there (a lost data version, say).
+  await state.settleAttempted(result.fetched);
   await state.conflicts.settle(agreed);
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));

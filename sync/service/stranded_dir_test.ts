@@ -135,3 +135,18 @@ Deno.test("a walk push's upload of a new file cut off before its commit, then re
   assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"], "nothing left at the file's name");
   assert.deepEqual(a.state.attemptedPaths(), [], "nothing left to check");
 });
+
+Deno.test("a new data version lost to a peer: the record of its write goes with the pull that fetches the peer's version", async () => {
+  const store = new InMemoryStore();
+  const a = await over(store, "a");
+  const b = await over(store, "b");
+  const v = "data/shell/cmd/m1/out/4/raw";
+  await put(b, v, "b's");
+  await b.pushChanged();
+  await put(a, v, "a's");
+  await assert.rejects(a.pushChanged(), /already exists/);
+  assert.deepEqual(a.state.attemptedPaths(), [v], "recorded before the write");
+  await a.pullChanged();
+  assert.equal(await read(a, v), "b's");
+  assert.deepEqual(a.state.attemptedPaths(), [], "nothing of a's left to check there");
+});
