@@ -40,7 +40,11 @@
  *   clones alone, no adoption or move: see `workload.ts`), every `latest`
  *   marker the remote index names that a run wrote (not a user's marker
  *   edit) names a version whose `raw` the index names too: no reader is
- *   pointed at files the index does not list.
+ *   pointed at files the index does not list;
+ * - I15: every clone ends with one shape per path (`shapes.ts`);
+ * - I16: every command that fails says why with a stable code: none ends
+ *   in an error that is not a Sluice error (a raw filesystem error, say;
+ *   the workload).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -69,7 +73,8 @@ export type Invariant =
   | "I12"
   | "I13"
   | "I14"
-  | "I15";
+  | "I15"
+  | "I16";
 
 /** A broken invariant. */
 export interface Violation {

@@ -1145,3 +1145,18 @@ Deno.test("chaos regression: a never-synced file's stranded upload is settled wh
     '{"seed":49000468,"clones":4,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":15,"kind":"crash","clone":3,"at":"commit"},{"id":21,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":22,"kind":"reshape","clone":3,"file":5,"how":"hand"},{"id":16,"kind":"tick","n":1,"pick":280399466}]}',
   );
 });
+
+/**
+ * I16 (seed 49001587, shrunk): a pull found a local copy never synced that
+ * differed from the datastore's, and the user deleted it by hand between
+ * the pull's look and its move into the set-aside area: the pull failed
+ * with a raw `NotFound` from the rename, no stable code, and left the
+ * copy's `REASON.json` behind. The checker now flags any command that ends
+ * in an error with no stable code; the pull takes such a path as one with
+ * nothing here (`sync/transfer/cache_state.ts`, `sync/service/pull.ts`).
+ */
+Deno.test("chaos regression: a copy deleted by hand as the pull sets it aside fails nothing (I16)", async () => {
+  await clean(
+    '{"seed":49001587,"clones":5,"kinds":["api","core-single-phase","api","core","core-single-phase"],"ops":[{"id":9,"kind":"bulk","clone":0},{"id":11,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":14,"kind":"edit","clone":0,"file":2,"how":"revert"},{"id":27,"kind":"sync","clone":0},{"id":28,"kind":"delete","clone":0,"file":2,"how":"during","pick":877420312}]}',
+  );
+});

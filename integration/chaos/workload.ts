@@ -257,6 +257,16 @@ class World {
     if (o === "corrupt_download") {
       this.truth.violate({ invariant: "I10", message, afterOp: this.#opId });
     }
+    // I16: a failure with no stable code tells the user nothing to act on.
+    if (o.startsWith("exception:")) {
+      this.truth.violate({
+        invariant: "I16",
+        message: `${what ?? "a command"} failed with an error that has no stable code (${o}): ${
+          (error as Error)?.message
+        }`,
+        afterOp: this.#opId,
+      });
+    }
   }
 
   #note(line: string): void {

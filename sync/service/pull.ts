@@ -14,6 +14,7 @@ import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { type FileIdentity, LocalChangedError } from "../transfer/file_identity.ts";
+import { CopyVanishedError } from "../transfer/cache_state.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
@@ -267,9 +268,17 @@ async function pullInto(
           mine: { hash: local.hash, size: local.size },
           theirs: { version: e.v, hash: e.h, size: e.s },
           reason: why,
+        }).catch((err) => {
+          // Deleted here since it was looked at: nothing of it to keep, the
+          // path is taken as one with nothing here (a file saved there
+          // meanwhile is kept by the write, as any).
+          if (err instanceof CopyVanishedError) return null;
+          throw err;
         });
         // Told of once its fetch is done: put back if that writes nothing.
-        asides.add(path, aside, conflict(path, { location: aside, ...local }, e, why, true));
+        if (aside) {
+          asides.add(path, aside, conflict(path, { location: aside, ...local }, e, why, true));
+        }
       }
     }
     todo.push([path, e, seen]);

@@ -221,3 +221,18 @@ Deno.test("a copy set aside for a datastore copy that is written stays set aside
   );
   assert.match(warnings[1].message, /set aside in .* and the datastore's copy taken/);
 });
+
+Deno.test("a copy deleted here just before the pull sets it aside: nothing is set aside, the datastore's copy is pulled, no conflict", async () => {
+  const { b, warnings } = await unsynced();
+  const setAside = b.cache.setAside.bind(b.cache);
+  b.cache.setAside = async (...args: Parameters<typeof setAside>) => {
+    await Deno.remove(`${b.cacheDir}/${P}`); // the user deletes it between the look and the move
+    return await setAside(...args);
+  };
+  const r = await b.pullChanged();
+  assert.deepEqual([r.fetched, r.setAside, r.conflicts], [[P], [], []]);
+  assert.equal(await read(b, P), "a's v1");
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual(await setAsideFiles(b), [], "no reason left without its copy");
+  assert.deepEqual(warnings.map((w) => w.code), []);
+});

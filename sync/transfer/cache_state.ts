@@ -25,9 +25,27 @@ export interface SetAsideReason {
 }
 
 /**
+ * The copy to set aside was gone when it was moved (deleted here after it
+ * was looked at): nothing was set aside, and no reason was left behind.
+ */
+export class CopyVanishedError extends SluiceError {
+  /** The cache path. */
+  readonly path: string;
+  constructor(path: string, cause?: unknown) {
+    super(
+      "file_changed",
+      `${path} vanished while it was being set aside (deleted here meanwhile): nothing was set aside and nothing else changed. Look at ${path}, then run the command again.`,
+      { cause },
+    );
+    this.path = path;
+  }
+}
+
+/**
  * Moves the cache file `path` of the cache `root` (resolved and checked:
  * `from`) to `.sluice/set-aside/<stamp>/<path>` with a `REASON.json` beside
- * it (written first); returns the cache-relative location.
+ * it (written first); returns the cache-relative location. A copy gone by
+ * then throws {@link CopyVanishedError}, its reason removed.
  */
 export async function setAsideIn(
   root: string,
@@ -56,7 +74,15 @@ export async function setAsideIn(
       ),
     ),
   );
-  await Deno.rename(from, to);
+  try {
+    await Deno.rename(from, to);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    await Deno.remove(abs(root, target.slice(0, target.length - path.length - 1)), {
+      recursive: true,
+    });
+    throw new CopyVanishedError(path, e);
+  }
   return target;
 }
 
