@@ -1160,3 +1160,20 @@ Deno.test("chaos regression: a copy deleted by hand as the pull sets it aside fa
     '{"seed":49001587,"clones":5,"kinds":["api","core-single-phase","api","core","core-single-phase"],"ops":[{"id":9,"kind":"bulk","clone":0},{"id":11,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":14,"kind":"edit","clone":0,"file":2,"how":"revert"},{"id":27,"kind":"sync","clone":0},{"id":28,"kind":"delete","clone":0,"file":2,"how":"during","pick":877420312}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 52400079, shrunk): a clone's push of a new shared file wrote
+ * its object and stopped before its commit; its user deleted the file, and
+ * its next push deleted that upload as its own, while a peer, told to adopt
+ * it (`push --adopt-uncommitted`), committed it into the index between that
+ * push's look at the index and its delete. The index named an object the
+ * store no longer held. Now the writer reads the index again after such a
+ * delete and the adopter looks at the object again after its commit; the
+ * one that sees the other's step takes the entry out
+ * (`sync/service/push_delete.ts`, `sync/transfer/adopt.ts`).
+ */
+Deno.test("chaos regression: an adoption crossing its writer's delete of the same upload leaves no entry naming nothing (I7)", async () => {
+  await clean(
+    '{"seed":52400079,"clones":4,"kinds":["core","core","api","api"],"ops":[{"id":5,"kind":"config","clone":1,"file":2},{"id":7,"kind":"adopt","clone":3,"file":5},{"id":49,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":9,"kind":"crash","clone":1},{"id":12,"kind":"sync","clone":3},{"id":13,"kind":"delete","clone":3,"file":4,"how":"during","pick":1305392239},{"id":14,"kind":"adopt","clone":0,"file":5},{"id":15,"kind":"crash","clone":3}]}',
+  );
+});

@@ -22,7 +22,7 @@ import { NotFoundError } from "../errors.ts";
 import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
-import { readIndex } from "../transfer/remote_index.ts";
+import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
@@ -160,7 +160,33 @@ export async function dropOwnStranded(
   if (index && Object.hasOwn(index.entries, path) && index.entries[path].v === now.version) {
     return false;
   }
-  return await deleteOwn(ctx, path, now.version);
+  if (!(await deleteOwn(ctx, path, now.version))) return false;
+  await unnameDeleted(ctx, path, now.version);
+  return true;
+}
+
+/**
+ * After this cache deleted its own upload `version` at `path`: a peer whose
+ * adoption of it (`adoptUncommitted`) committed between this cache's look at
+ * the index and the delete left the index naming an object that is gone.
+ * The index is read again, and such an entry taken out, only while it still
+ * names that version and the store holds nothing there: this cache's
+ * deletion of its own change stands, as it would have had the adoption come
+ * later (the adopter looks again after its commit, see `adoptStranded`).
+ * One index read more, on this rare path alone.
+ */
+async function unnameDeleted(ctx: PushContext, path: string, version: string): Promise<void> {
+  const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+  if (!index || !Object.hasOwn(index.entries, path) || index.entries[path].v !== version) return;
+  await updateIndex(
+    ctx.store,
+    { set: {}, remove: [path], base: { [path]: version }, verify: true },
+    ctx.config.retry,
+    ctx.signal,
+    undefined,
+    ctx.config.concurrency,
+    () => ctx.clock.now(),
+  );
 }
 
 /**

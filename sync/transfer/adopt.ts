@@ -13,7 +13,7 @@
  * @module
  */
 import type { ObjectStore } from "../ports.ts";
-import type { RetryPolicy } from "../retry.ts";
+import { type RetryPolicy, withRetry } from "../retry.ts";
 import { sha256Hex } from "../hash.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
 
@@ -96,7 +96,26 @@ export async function adoptStranded(
     o.clock,
   );
   const index = await readIndex(store, o.retry, o.signal, o.concurrency);
-  return index?.entries[path]?.v === object.version
-    ? { adopted: true }
-    : { adopted: false, why: "it changed meanwhile" };
+  if (index?.entries[path]?.v !== object.version) {
+    return { adopted: false, why: "it changed meanwhile" };
+  }
+  // Its writer was not gone after all: it may have deleted its upload as its
+  // own between the check made by this commit and the commit's write (the
+  // writer reads the index again after such a delete, see `dropOwnStranded`).
+  // The entry then names nothing: taken out, while the store holds nothing there.
+  const held = await withRetry(() => store.head(path, { signal: o.signal }), o.retry, o.signal);
+  if (held) return { adopted: true };
+  await updateIndex(
+    store,
+    { set: {}, remove: [path], base: { [path]: object.version }, verify: true },
+    o.retry,
+    o.signal,
+    undefined,
+    o.concurrency,
+    o.clock,
+  );
+  return {
+    adopted: false,
+    why: "its writer deleted it as the adoption was committed, so the index names it no more",
+  };
 }

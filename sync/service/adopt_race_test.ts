@@ -1,0 +1,87 @@
+/**
+ * A writer that was not gone after all: a peer adopts its stranded upload
+ * of a new file (`adoptUncommitted`) while the writer, whose user deleted
+ * the file meanwhile, deletes that upload as its own. Whichever lands last,
+ * the index must not be left naming an object the store no longer holds
+ * (chaos seed 52400079, I7/I8): the writer reads the index again after its
+ * delete, the adopter looks at the object again after its commit, and the
+ * one that sees the other's step takes the entry out.
+ */
+import assert from "node:assert/strict";
+import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { assertIndexCurrent, clone, put, quick } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
+
+const P = "notes/n.md";
+const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+
+/**
+ * `a` (over `aStore`) pushes the new file `P`, its commit cut off, and then
+ * its user deletes it; `b` (over `bStore`) holds its own copy, waiting on
+ * `a`'s upload.
+ */
+async function stranded(store: InMemoryStore, aStore = store, bStore = store) {
+  const a = await clone(aStore, "a");
+  const b = await clone(bStore, "b");
+  await put(a, P, "a's, never committed");
+  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.equal(store.peekText(P), "a's, never committed");
+  await Deno.remove(`${a.cacheDir}/${P}`);
+  await put(b, P, "b's");
+  return { a, b };
+}
+
+/** No entry names a dead object, and `P` is named by none (the writer's deletion stands). */
+async function assertSettled(store: InMemoryStore) {
+  await assertIndexCurrent(store, { held: true });
+  assert.equal((await readIndex(store, quick.retry))?.entries[P], undefined);
+  assert.equal(store.peek(P), undefined, "the writer's upload is gone");
+}
+
+Deno.test("the adopter commits between the writer's look at the index and its delete: the writer takes the entry out", async () => {
+  const store = new InMemoryStore();
+  let b: SyncService | undefined;
+  let adopted: Promise<unknown> | undefined;
+  const aStore = hookedStore(store, {
+    beforeDelete: async (key) => {
+      if (key !== P || adopted) return;
+      adopted = b!.pushChanged({ adoptUncommitted: [P] });
+      await adopted;
+      assert.ok((await readIndex(store, quick.retry))?.entries[P], "b published a's upload");
+    },
+  });
+  const both = await stranded(store, aStore);
+  b = both.b;
+  await both.a.pushChanged();
+  assert.ok(adopted, "the race was run");
+  await assertSettled(store);
+});
+
+Deno.test("the writer deletes between the adopter's look at the object and its commit: the adopter takes the entry out", async () => {
+  const store = new InMemoryStore();
+  let a: SyncService | undefined;
+  let dropped: Promise<unknown> | undefined;
+  const bStore = hookedStore(store, {
+    before: async (key) => {
+      if (!isIndexKey(key) || dropped) return;
+      dropped = a!.pushChanged();
+      await dropped;
+      assert.equal(store.peek(P), undefined, "a deleted its upload");
+    },
+  });
+  const both = await stranded(store, store, bStore);
+  a = both.a;
+  const warnings: string[] = [];
+  both.b.events.on("warning", (w) => warnings.push(w.message));
+  const r = await both.b.pushChanged({ adoptUncommitted: [P] });
+  assert.ok(dropped, "the race was run");
+  await assertSettled(store);
+  assert.deepEqual(r.conflicts, [], "no conflict with an object that is gone");
+  // b's own copy is still there to push: nothing of it was lost.
+  await both.b.pushChanged();
+  assert.equal(store.peekText(P), "b's");
+  await assertIndexCurrent(store, { held: true });
+});
