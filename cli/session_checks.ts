@@ -162,15 +162,36 @@ export function againWithInit(
   return `sluice ${args.map(shellWord).join(" ")}`;
 }
 
+/** Default cache directory, relative to the working directory. */
+export const DEFAULT_CACHE_DIR = "./.sluice-cache";
+
+/**
+ * The command line as the user ran it with `--cache <dir>` added, quoted for
+ * a shell (`command` alone without the arguments): what to run when no
+ * `--cache` was given and the default one cannot be used.
+ */
+export function againWithCache(
+  io: Pick<CliIo, "argv">,
+  command: string,
+  dir: string,
+): string {
+  const args = io.argv ? [...io.argv] : command.split(" ");
+  return `sluice ${[...args, "--cache", dir].map(shellWord).join(" ")}`;
+}
+
 /**
  * Refuses a cache directory that does not exist (it has never been synced:
  * most likely a mistyped `--cache`) unless `--init` asks for a new one, and
- * a cache path that is not a directory.
+ * a cache path that is not a directory. `defaulted` is the command line to
+ * run again with a `--cache` of its own when none was given (the directory is
+ * then the default `./.sluice-cache`, which the messages say, rather than
+ * taking it for a mistyped `--cache`); it gets the enclosing cache to name.
  */
 export async function checkCacheDir(
   dir: string,
   init: boolean,
   again: string | undefined,
+  defaulted?: (outer: string) => string,
 ): Promise<void> {
   const kind = await pathKind(dir, "--cache");
   if (kind === "other") {
@@ -181,6 +202,14 @@ export async function checkCacheDir(
   }
   if (kind !== "missing") await refuseStateNotADirectory(dir);
   const outer = await enclosingCache(dir);
+  if (outer && defaulted) {
+    throw new SluiceError(
+      "invalid_config",
+      `No --cache was given, so the cache is the default ${DEFAULT_CACHE_DIR} of the working directory (${dir}), which lies inside the cache ${outer}: a cache there would publish its files at other paths than the outer cache does. Nothing was changed. Name the cache with --cache (paths stay relative to it): \`${
+        defaulted(outer)
+      }\`.`,
+    );
+  }
   if (outer) {
     throw new SluiceError(
       "invalid_config",
@@ -192,7 +221,13 @@ export async function checkCacheDir(
   if (kind === "missing" && !init) {
     throw new SluiceError(
       "cache_not_found",
-      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; ${
+      `The cache directory ${dir} does not exist, so it has never been synced (${
+        defaulted
+          ? `no --cache was given, and ${DEFAULT_CACHE_DIR} of the working directory is the default`
+          : "is --cache mistyped?"
+      }). Nothing was created, pushed or pulled. Check the path${
+        defaulted ? " (pass --cache the cache directory)" : ""
+      }; ${
         again
           ? `to start a new cache there, run the command again with --init: \`${again}\``
           : "a new cache is started by its first `sluice pull --init` or `sluice push --init`"

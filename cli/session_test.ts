@@ -221,6 +221,39 @@ Deno.test("a directory inside a cache is refused as a cache of its own", async (
   await w.cleanup();
 });
 
+Deno.test("no --cache given inside a cache: the default cache is named as such, and the command to run names the cache", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, "notes/todo.txt", "y\n");
+  const inner = await sluice(["push", "notes/todo.txt", "--store", w.url], { cwd: a });
+  assert.equal(inner.code, 78, inner.err);
+  assert.match(inner.err, /No --cache was given, so the cache is the default \.\/\.sluice-cache/);
+  // Not the advice for a --cache named inside a cache (push the default's own name).
+  assert.doesNotMatch(inner.err, /sluice push \.sluice-cache/);
+  assert.ok(
+    inner.err.includes(`\`sluice push notes/todo.txt --store ${w.url} --cache ${a}\``),
+    inner.err,
+  );
+  assert.equal(await exists(`${a}/.sluice-cache`), false, "no cache was made inside the cache");
+  const again = await sluice(["push", "notes/todo.txt", "--store", w.url, "--cache", a], {
+    cwd: a,
+  });
+  assert.equal(again.code, 0, again.err);
+
+  // Outside any cache: a missing default is not taken for a mistyped --cache.
+  const empty = `${w.base}/empty`;
+  await Deno.mkdir(empty);
+  const status = await sluice(["status", "--store", w.url], { cwd: empty });
+  assert.equal(status.code, 66, status.err);
+  assert.match(status.err, /no --cache was given/);
+  assert.doesNotMatch(status.err, /is --cache mistyped/);
+  const typo = await sluice(["status", "--store", w.url, "--cache", `${w.base}/typo`]);
+  assert.match(typo.err, /is --cache mistyped/);
+  await w.cleanup();
+});
+
 Deno.test("a cache whose state directory is a file is refused (73), whatever the command, and nothing is changed", async () => {
   const w = await world();
   const a = w.cache("a");
