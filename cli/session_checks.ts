@@ -15,7 +15,7 @@ import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { DIRTY_FILE } from "../sync/service/state.ts";
 import { type CliIo, shellWord } from "./output.ts";
-import { parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
+import { parseStoreUrl, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
 
 /** Environment variable naming the default store URL. */
@@ -44,11 +44,7 @@ export async function chooseStore(
   const given = options.store ?? io.env?.[STORE_ENV];
   if (given === undefined) {
     if (recorded?.format === 1 && typeof recorded.url === "string") {
-      return {
-        spec: parseStoreUrl(recorded.url, { cwd: io.cwd }),
-        url: recorded.url,
-        record: false,
-      };
+      return recordedStore(recorded, io, cache);
     }
     throw new ConfigError(
       "--store",
@@ -57,11 +53,13 @@ export async function chooseStore(
   }
   const spec = parseStoreUrl(given, { cwd: io.cwd });
   const id = storeIdentity(spec);
+  // A relative file:// URL is recorded absolute: the cache is used from other directories too.
+  const url = spec.kind === "file" ? storeUrl(spec) : given;
   // A cache that recorded a store but never synced a file with it (a first
   // pull of a mistyped, empty prefix, say) holds no record to confuse: it
   // takes the store given now.
-  if (recorded?.format === 1 && recorded.url !== given && await holdsNoSyncRecord(cache.dir)) {
-    return { spec, url: given, record: true };
+  if (recorded?.format === 1 && recorded.url !== url && await holdsNoSyncRecord(cache.dir)) {
+    return { spec, url, record: true };
   }
   if (recorded?.format === 1 && recorded.identity !== id) {
     throw new SluiceError(
@@ -83,7 +81,36 @@ export async function chooseStore(
       );
     }
   }
-  return { spec, url: given, record: recorded?.url !== given };
+  return { spec, url, record: recorded?.url !== url };
+}
+
+/**
+ * The store a cache recorded. A relative file:// URL recorded before such
+ * URLs were recorded absolute names, from another working directory, another
+ * directory than the one the cache mirrors: the record's identity (its
+ * absolute directory) is taken instead, and recorded; any other mismatch is
+ * refused.
+ */
+function recordedStore(
+  recorded: StoreRecord,
+  io: CliIo,
+  cache: LocalCache,
+): { spec: StoreSpec; url: string; record: boolean } {
+  const spec = parseStoreUrl(recorded.url, { cwd: io.cwd });
+  if (typeof recorded.identity !== "string" || storeIdentity(spec) === recorded.identity) {
+    return { spec, url: recorded.url, record: false };
+  }
+  if (spec.kind === "file" && recorded.identity.startsWith("file:///")) {
+    const root = recorded.identity.slice("file://".length);
+    const abs: StoreSpec = { ...spec, root };
+    return { spec: abs, url: storeUrl(abs), record: true };
+  }
+  throw new SluiceError(
+    "invalid_config",
+    `The cache ${cache.dir} recorded the store ${recorded.identity}, but its recorded URL ${recorded.url} now names ${
+      storeIdentity(spec)
+    }. Nothing was changed. Pass --store with the URL of ${recorded.identity}.`,
+  );
 }
 
 /**

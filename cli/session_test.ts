@@ -168,6 +168,44 @@ Deno.test("noticingStore: a call that succeeds marks the store reached; one that
   assert.equal(reached, 2, "not found is an answer: the bucket is there");
 });
 
+Deno.test("a relative file:// store is recorded absolute: the cache used from another directory keeps its store", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  const first = await sluice(["push", "--cache", a, "--store", "file://./store"], { cwd: w.base });
+  assert.equal(first.code, 0, first.err);
+  const record = await new LocalCache(a).readState<{ url: string }>(CLI_STORE_STATE);
+  assert.equal(record?.url, w.url);
+  const elsewhere = `${w.base}/elsewhere`;
+  await Deno.mkdir(elsewhere);
+  await w.write(a, "notes/todo.txt", "y\n");
+  const later = await sluice(["push", "--cache", a, "--json"], { cwd: elsewhere });
+  assert.equal(later.code, 0, later.err);
+  assert.equal(later.json().endpoint, w.url);
+  assert.deepEqual(later.json().uploaded, ["notes/todo.txt"]);
+  assert.equal(
+    await exists(`${elsewhere}/store`),
+    false,
+    "no store was taken from the other directory",
+  );
+
+  // A record of a relative URL (as written before) goes to the directory it recorded.
+  await new LocalCache(a).writeState(CLI_STORE_STATE, {
+    format: 1,
+    url: "file://./store",
+    identity: `file://${w.root}`,
+  });
+  const old = await sluice(["pull", "--cache", a, "--json"], { cwd: elsewhere });
+  assert.equal(old.code, 0, old.err);
+  assert.equal(old.json().endpoint, w.url);
+  assert.equal(
+    (await new LocalCache(a).readState<{ url: string }>(CLI_STORE_STATE))?.url,
+    w.url,
+    "recorded absolute once reached",
+  );
+  await w.cleanup();
+});
+
 Deno.test("the same bucket on another endpoint (a mistyped port) is refused before any request", async () => {
   const w = await world();
   const a = w.cache("a");
