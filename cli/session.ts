@@ -34,22 +34,23 @@ import type { CliIo, Output } from "./output.ts";
 import { openStore, storeIdentity, type StoreSpec } from "./store_url.ts";
 import { STORE_DEFAULTS, type StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
-/** Default cache directory, relative to the working directory. */
-export const DEFAULT_CACHE_DIR = "./.sluice-cache";
-
 export {
+  againWithCache,
   againWithInit,
   checkCacheDir,
   checkFileStore,
   CLI_STORE_STATE,
+  DEFAULT_CACHE_DIR,
   STORE_ENV,
 } from "./session_checks.ts";
 import {
+  againWithCache,
   againWithInit,
   checkCacheDir,
   checkFileStore,
   chooseStore,
   CLI_STORE_STATE,
+  DEFAULT_CACHE_DIR,
   type StoreRecord,
 } from "./session_checks.ts";
 
@@ -207,6 +208,12 @@ export function resolveCacheDir(options: Pick<CommonOptions, "cache">, io: CliIo
   return resolve(io.cwd ?? Deno.cwd(), dir);
 }
 
+/** True when no `--cache` was given: the cache is the default one of the working directory. */
+function cacheDefaulted(options: Pick<CommonOptions, "cache">, io: CliIo): boolean {
+  const named = io.argv?.some((a) => a === "--cache" || a.startsWith("--cache="));
+  return !named && (options.cache ?? DEFAULT_CACHE_DIR) === DEFAULT_CACHE_DIR;
+}
+
 /**
  * A warning before a bucket store retries a request, so that an endpoint
  * that does not answer is never a silent wait: one line per attempt number
@@ -247,6 +254,7 @@ export async function openSession(
     cacheDir,
     options.init ?? false,
     againWithInit(io, command, ["--cache", cacheDir]),
+    cacheDefaulted(options, io) ? (dir) => againWithCache(io, command, dir) : undefined,
   );
   const namespace = resolveNamespace(options.namespace);
   const identity = resolveIdentity(options, io.env);

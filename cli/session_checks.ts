@@ -15,7 +15,7 @@ import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { DIRTY_FILE } from "../sync/service/state.ts";
 import { type CliIo, shellWord } from "./output.ts";
-import { parseStoreUrl, storeIdentity, type StoreSpec } from "./store_url.ts";
+import { parseStoreUrl, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
 
 /** Environment variable naming the default store URL. */
@@ -44,11 +44,7 @@ export async function chooseStore(
   const given = options.store ?? io.env?.[STORE_ENV];
   if (given === undefined) {
     if (recorded?.format === 1 && typeof recorded.url === "string") {
-      return {
-        spec: parseStoreUrl(recorded.url, { cwd: io.cwd }),
-        url: recorded.url,
-        record: false,
-      };
+      return recordedStore(recorded, io, cache);
     }
     throw new ConfigError(
       "--store",
@@ -57,11 +53,13 @@ export async function chooseStore(
   }
   const spec = parseStoreUrl(given, { cwd: io.cwd });
   const id = storeIdentity(spec);
+  // A relative file:// URL is recorded absolute: the cache is used from other directories too.
+  const url = spec.kind === "file" ? storeUrl(spec) : given;
   // A cache that recorded a store but never synced a file with it (a first
   // pull of a mistyped, empty prefix, say) holds no record to confuse: it
   // takes the store given now.
-  if (recorded?.format === 1 && recorded.url !== given && await holdsNoSyncRecord(cache.dir)) {
-    return { spec, url: given, record: true };
+  if (recorded?.format === 1 && recorded.url !== url && await holdsNoSyncRecord(cache.dir)) {
+    return { spec, url, record: true };
   }
   if (recorded?.format === 1 && recorded.identity !== id) {
     throw new SluiceError(
@@ -83,7 +81,36 @@ export async function chooseStore(
       );
     }
   }
-  return { spec, url: given, record: recorded?.url !== given };
+  return { spec, url, record: recorded?.url !== url };
+}
+
+/**
+ * The store a cache recorded. A relative file:// URL recorded before such
+ * URLs were recorded absolute names, from another working directory, another
+ * directory than the one the cache mirrors: the record's identity (its
+ * absolute directory) is taken instead, and recorded; any other mismatch is
+ * refused.
+ */
+function recordedStore(
+  recorded: StoreRecord,
+  io: CliIo,
+  cache: LocalCache,
+): { spec: StoreSpec; url: string; record: boolean } {
+  const spec = parseStoreUrl(recorded.url, { cwd: io.cwd });
+  if (typeof recorded.identity !== "string" || storeIdentity(spec) === recorded.identity) {
+    return { spec, url: recorded.url, record: false };
+  }
+  if (spec.kind === "file" && recorded.identity.startsWith("file:///")) {
+    const root = recorded.identity.slice("file://".length);
+    const abs: StoreSpec = { ...spec, root };
+    return { spec: abs, url: storeUrl(abs), record: true };
+  }
+  throw new SluiceError(
+    "invalid_config",
+    `The cache ${cache.dir} recorded the store ${recorded.identity}, but its recorded URL ${recorded.url} now names ${
+      storeIdentity(spec)
+    }. Nothing was changed. Pass --store with the URL of ${recorded.identity}.`,
+  );
 }
 
 /**
@@ -162,15 +189,36 @@ export function againWithInit(
   return `sluice ${args.map(shellWord).join(" ")}`;
 }
 
+/** Default cache directory, relative to the working directory. */
+export const DEFAULT_CACHE_DIR = "./.sluice-cache";
+
+/**
+ * The command line as the user ran it with `--cache <dir>` added, quoted for
+ * a shell (`command` alone without the arguments): what to run when no
+ * `--cache` was given and the default one cannot be used.
+ */
+export function againWithCache(
+  io: Pick<CliIo, "argv">,
+  command: string,
+  dir: string,
+): string {
+  const args = io.argv ? [...io.argv] : command.split(" ");
+  return `sluice ${[...args, "--cache", dir].map(shellWord).join(" ")}`;
+}
+
 /**
  * Refuses a cache directory that does not exist (it has never been synced:
  * most likely a mistyped `--cache`) unless `--init` asks for a new one, and
- * a cache path that is not a directory.
+ * a cache path that is not a directory. `defaulted` is the command line to
+ * run again with a `--cache` of its own when none was given (the directory is
+ * then the default `./.sluice-cache`, which the messages say, rather than
+ * taking it for a mistyped `--cache`); it gets the enclosing cache to name.
  */
 export async function checkCacheDir(
   dir: string,
   init: boolean,
   again: string | undefined,
+  defaulted?: (outer: string) => string,
 ): Promise<void> {
   const kind = await pathKind(dir, "--cache");
   if (kind === "other") {
@@ -181,6 +229,14 @@ export async function checkCacheDir(
   }
   if (kind !== "missing") await refuseStateNotADirectory(dir);
   const outer = await enclosingCache(dir);
+  if (outer && defaulted) {
+    throw new SluiceError(
+      "invalid_config",
+      `No --cache was given, so the cache is the default ${DEFAULT_CACHE_DIR} of the working directory (${dir}), which lies inside the cache ${outer}: a cache there would publish its files at other paths than the outer cache does. Nothing was changed. Name the cache with --cache (paths stay relative to it): \`${
+        defaulted(outer)
+      }\`.`,
+    );
+  }
   if (outer) {
     throw new SluiceError(
       "invalid_config",
@@ -192,7 +248,13 @@ export async function checkCacheDir(
   if (kind === "missing" && !init) {
     throw new SluiceError(
       "cache_not_found",
-      `The cache directory ${dir} does not exist, so it has never been synced (is --cache mistyped?). Nothing was created, pushed or pulled. Check the path; ${
+      `The cache directory ${dir} does not exist, so it has never been synced (${
+        defaulted
+          ? `no --cache was given, and ${DEFAULT_CACHE_DIR} of the working directory is the default`
+          : "is --cache mistyped?"
+      }). Nothing was created, pushed or pulled. Check the path${
+        defaulted ? " (pass --cache the cache directory)" : ""
+      }; ${
         again
           ? `to start a new cache there, run the command again with --init: \`${again}\``
           : "a new cache is started by its first `sluice pull --init` or `sluice push --init`"

@@ -168,6 +168,44 @@ Deno.test("noticingStore: a call that succeeds marks the store reached; one that
   assert.equal(reached, 2, "not found is an answer: the bucket is there");
 });
 
+Deno.test("a relative file:// store is recorded absolute: the cache used from another directory keeps its store", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  const first = await sluice(["push", "--cache", a, "--store", "file://./store"], { cwd: w.base });
+  assert.equal(first.code, 0, first.err);
+  const record = await new LocalCache(a).readState<{ url: string }>(CLI_STORE_STATE);
+  assert.equal(record?.url, w.url);
+  const elsewhere = `${w.base}/elsewhere`;
+  await Deno.mkdir(elsewhere);
+  await w.write(a, "notes/todo.txt", "y\n");
+  const later = await sluice(["push", "--cache", a, "--json"], { cwd: elsewhere });
+  assert.equal(later.code, 0, later.err);
+  assert.equal(later.json().endpoint, w.url);
+  assert.deepEqual(later.json().uploaded, ["notes/todo.txt"]);
+  assert.equal(
+    await exists(`${elsewhere}/store`),
+    false,
+    "no store was taken from the other directory",
+  );
+
+  // A record of a relative URL (as written before) goes to the directory it recorded.
+  await new LocalCache(a).writeState(CLI_STORE_STATE, {
+    format: 1,
+    url: "file://./store",
+    identity: `file://${w.root}`,
+  });
+  const old = await sluice(["pull", "--cache", a, "--json"], { cwd: elsewhere });
+  assert.equal(old.code, 0, old.err);
+  assert.equal(old.json().endpoint, w.url);
+  assert.equal(
+    (await new LocalCache(a).readState<{ url: string }>(CLI_STORE_STATE))?.url,
+    w.url,
+    "recorded absolute once reached",
+  );
+  await w.cleanup();
+});
+
 Deno.test("the same bucket on another endpoint (a mistyped port) is refused before any request", async () => {
   const w = await world();
   const a = w.cache("a");
@@ -218,6 +256,39 @@ Deno.test("a directory inside a cache is refused as a cache of its own", async (
   // The command it names acts on the outer cache, not on the one refused.
   assert.ok(inner.err.includes(`\`sluice push notes --cache ${a}\``), inner.err);
   assert.equal(await exists(`${w.root}/todo.txt`), false, "nothing published at the wrong path");
+  await w.cleanup();
+});
+
+Deno.test("no --cache given inside a cache: the default cache is named as such, and the command to run names the cache", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, "notes/todo.txt", "y\n");
+  const inner = await sluice(["push", "notes/todo.txt", "--store", w.url], { cwd: a });
+  assert.equal(inner.code, 78, inner.err);
+  assert.match(inner.err, /No --cache was given, so the cache is the default \.\/\.sluice-cache/);
+  // Not the advice for a --cache named inside a cache (push the default's own name).
+  assert.doesNotMatch(inner.err, /sluice push \.sluice-cache/);
+  assert.ok(
+    inner.err.includes(`\`sluice push notes/todo.txt --store ${w.url} --cache ${a}\``),
+    inner.err,
+  );
+  assert.equal(await exists(`${a}/.sluice-cache`), false, "no cache was made inside the cache");
+  const again = await sluice(["push", "notes/todo.txt", "--store", w.url, "--cache", a], {
+    cwd: a,
+  });
+  assert.equal(again.code, 0, again.err);
+
+  // Outside any cache: a missing default is not taken for a mistyped --cache.
+  const empty = `${w.base}/empty`;
+  await Deno.mkdir(empty);
+  const status = await sluice(["status", "--store", w.url], { cwd: empty });
+  assert.equal(status.code, 66, status.err);
+  assert.match(status.err, /no --cache was given/);
+  assert.doesNotMatch(status.err, /is --cache mistyped/);
+  const typo = await sluice(["status", "--store", w.url, "--cache", `${w.base}/typo`]);
+  assert.match(typo.err, /is --cache mistyped/);
   await w.cleanup();
 });
 

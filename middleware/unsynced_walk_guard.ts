@@ -10,15 +10,18 @@
  * other state), the gate reads the remote index once: a path absent remotely
  * is pushed as usual; a path the remote holds with the same bytes is recorded
  * as synced and left out; a path the remote holds with other bytes is left
- * out with a warning, and the next pull sets the local copy aside and takes
- * the datastore's. Paths marked dirty by name keep their own rule (the caller
- * said it wrote them); data versions and config files have their own gates.
+ * out with a warning and counted as unpublished (the push left work behind:
+ * the command line exits 2), and the next pull sets the local copy aside and
+ * takes the datastore's. Paths marked dirty by name keep their own rule (the
+ * caller said it wrote them); data versions and config files have their own
+ * gates.
  *
  * @module
  */
 import type { PathClass, PlanEntry, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { shellWord } from "../sync/shell_word.ts";
 
 /** The gate's registered name. */
 export const UNSYNCED_WALK_GUARD = "unsynced-walk-guard";
@@ -67,12 +70,20 @@ export function unsyncedWalkGuard(): Middleware<PushContext> {
           ctx.note(UNSYNCED_WALK_GUARD, `${e.path}: already on the datastore`, e);
           continue;
         }
-        e.reason = "never synced by this cache, and the datastore holds other bytes";
+        e.unpublished = true;
+        e.reason =
+          `never synced by this cache, and the datastore holds other bytes (\`sluice pull\` sets this copy aside and takes theirs; \`sluice push ${
+            shellWord(e.path)
+          }\` meets theirs as a conflict)`;
         ctx.note(UNSYNCED_WALK_GUARD, `${e.path}: left out, the datastore holds other bytes`, e);
         ctx.events.emit("warning", {
           code: UNSYNCED_DIFFERS,
           message:
-            `${e.path} was left out of the push: this cache never synced it, and the datastore holds a different copy that may be newer (a peer's). The datastore's copy was kept. The next pull sets your copy aside and takes the datastore's; to publish your copy anyway, mark it dirty by path (markDirty({relPath})) and push.`,
+            `${e.path} was left out of the push: this cache never synced it, and the datastore holds a different copy that may be newer (a peer's). The datastore's copy was kept. The next pull sets your copy aside and takes the datastore's; to publish your copy over it, push the path by name (\`sluice push ${
+              shellWord(e.path)
+            }\`, or markDirty({relPath}) and a push), which records a conflict that \`sluice resolve ${
+              shellWord(e.path)
+            } --mine\` settles.`,
           path: e.path,
         });
       }

@@ -14,6 +14,8 @@ import { Pipeline } from "../sync/pipeline.ts";
 import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
 import { createSyncService } from "../sync/service/service.ts";
 import { sha256Hex } from "../sync/hash.ts";
+import { pushLeftBehind } from "../sync/service/push_result.ts";
+import { leftBehindError } from "../sync/left_behind.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const fast = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
@@ -56,6 +58,8 @@ Deno.test("walk-found files never synced: same bytes are recorded, other bytes l
   assert.equal(m.state.synced("logs/same.log")?.hash, await sha256Hex(enc("same")));
   assert.equal(peer.action, "skip");
   assert.equal(peer.keepDirty, false);
+  assert.equal(peer.unpublished, true, "other bytes: the local copy stays unpublished");
+  assert.notEqual(same.unpublished, true, "same bytes: nothing is left unpublished");
   assert.deepEqual(m.warnings.map((w) => [w.code, w.path]), [[UNSYNCED_DIFFERS, "logs/peer.log"]]);
   assert.equal(fresh.action, "put");
   assert.equal(marked.action, "put", "a path marked by name keeps its own rule");
@@ -110,8 +114,8 @@ async function lostStateScenario(withGate: boolean) {
   const again = await open(a.cacheDir, "a");
   const warnings: string[] = [];
   again.events.on("warning", (w) => warnings.push(w.code));
-  await again.pushChanged();
-  return { store, marker, again, warnings };
+  const pushed = await again.pushChanged();
+  return { store, marker, again, warnings, pushed };
 }
 
 Deno.test("lost sync state, gate off: a walk push rolls a peer's newer marker back (the loss)", async () => {
@@ -120,9 +124,12 @@ Deno.test("lost sync state, gate off: a walk push rolls a peer's newer marker ba
 });
 
 Deno.test("lost sync state, gate on: the peer's marker survives, A is told, and A's next pull sets its copy aside", async () => {
-  const { store, marker, again, warnings } = await lostStateScenario(true);
+  const { store, marker, again, warnings, pushed } = await lostStateScenario(true);
   assert.equal(store.peekText(marker), "2");
   assert.ok(warnings.includes(UNSYNCED_DIFFERS));
+  // A's copy was not published: the push left work behind (the command line exits 2).
+  assert.deepEqual(pushLeftBehind(pushed).left.map((l) => l.path), [marker]);
+  assert.equal(leftBehindError("push", pushLeftBehind(pushed))?.code, "sync_incomplete");
   const pulled = await again.pullChanged();
   assert.equal(pulled.setAside.length, 1);
   assert.equal(await Deno.readTextFile(`${again.cacheDir}/${marker}`), "2");

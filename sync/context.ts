@@ -90,6 +90,12 @@ export interface PlanEntry {
   commit?: boolean;
   /** With `skip`: keep the path dirty for a later push (default: clean it). */
   keepDirty?: boolean;
+  /**
+   * With `skip` and no `keepDirty`: the local copy differs from the
+   * datastore's and stays unpublished, so the push left work behind (its
+   * result lists it as `unpublished`; the command line exits 2).
+   */
+  unpublished?: boolean;
   /** Why it was skipped or changed. */
   reason?: string;
   /** Gates that acted on this entry, in order. */

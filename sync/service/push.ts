@@ -384,6 +384,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           path: e.path,
           reason: e.reason ?? "skipped",
           keepDirty: !!e.keepDirty,
+          ...(!e.keepDirty && e.unpublished ? { unpublished: true as const } : {}),
         });
         if (!e.keepDirty) handled.push(e.path);
       }

@@ -17,8 +17,12 @@ export interface PushResult {
   readonly identical: string[];
   /** Paths deleted remotely. */
   readonly deleted: string[];
-  /** Paths left out, with the reason (kept dirty when `keepDirty`). */
-  readonly skipped: { path: string; reason: string; keepDirty: boolean }[];
+  /**
+   * Paths left out, with the reason (kept dirty when `keepDirty`;
+   * `unpublished` when the local copy differs from the datastore's and stays
+   * unpublished though its dirty mark was cleared).
+   */
+  readonly skipped: { path: string; reason: string; keepDirty: boolean; unpublished?: true }[];
   /**
    * Paths with an unresolved conflict: found by this push (the datastore
    * holds another version than the one this copy is based on), or found
@@ -78,7 +82,9 @@ export function pushLeftBehind(r: PushResult): LeftBehind {
   const conflicts = new Set(r.conflicts);
   return {
     conflicts: r.conflicts,
-    left: r.skipped.filter((s) => s.keepDirty && !conflicts.has(s.path)).map((s) => ({
+    left: r.skipped.filter((s) => (s.keepDirty || s.unpublished) && !conflicts.has(s.path)).map((
+      s,
+    ) => ({
       path: s.path,
       reason: s.reason,
     })),
