@@ -51,7 +51,9 @@ function guarded(e: PlanEntry): boolean {
  */
 export function unsyncedWalkGuard(): Middleware<PushContext> {
   return async function unsyncedWalkGuardGate(ctx, next) {
-    const candidates = ctx.dryRun ? [] : ctx.plan.filter(guarded);
+    // A dry run (`status`) reads the index too, so that it says what a push
+    // would do with these paths; it records and tells nothing.
+    const candidates = ctx.plan.filter(guarded);
     if (candidates.length > 0) {
       const index = await readIndex(
         ctx.store,
@@ -66,7 +68,9 @@ export function unsyncedWalkGuard(): Middleware<PushContext> {
         e.keepDirty = false;
         if (remote.h === e.hash) {
           e.reason = "the datastore already holds these bytes";
-          ctx.state.setSynced(e.path, { hash: remote.h, version: remote.v, size: remote.s });
+          if (!ctx.dryRun) {
+            ctx.state.setSynced(e.path, { hash: remote.h, version: remote.v, size: remote.s });
+          }
           ctx.note(UNSYNCED_WALK_GUARD, `${e.path}: already on the datastore`, e);
           continue;
         }
@@ -76,6 +80,7 @@ export function unsyncedWalkGuard(): Middleware<PushContext> {
             shellWord(e.path)
           }\` meets theirs as a conflict)`;
         ctx.note(UNSYNCED_WALK_GUARD, `${e.path}: left out, the datastore holds other bytes`, e);
+        if (ctx.dryRun) continue;
         ctx.events.emit("warning", {
           code: UNSYNCED_DIFFERS,
           message:

@@ -65,7 +65,7 @@ Deno.test("walk-found files never synced: same bytes are recorded, other bytes l
   assert.equal(marked.action, "put", "a path marked by name keeps its own rule");
 });
 
-Deno.test("nothing to guard: no request; a dry run makes none either", async () => {
+Deno.test("nothing to guard: no request", async () => {
   const store = new InMemoryStore();
   const synced = await mockPushContext({
     store,
@@ -73,12 +73,33 @@ Deno.test("nothing to guard: no request; a dry run makes none either", async () 
   });
   await unsyncedWalkGuard()(synced.ctx, spyNext());
   assert.equal(store.count(), 0);
-  const dry = await mockPushContext({
+});
+
+Deno.test("a dry run (status) says what a push would do with walk-found files never synced, and records and tells nothing", async () => {
+  const store = new InMemoryStore();
+  await seedIndex(store, { "logs/same.log": "same", "logs/peer.log": "theirs" });
+  const m = await mockPushContext({
     store,
-    plan: [planEntry("logs/b.log", { class: "other", source: "walk" })],
+    kind: "walk",
+    plan: [
+      planEntry("logs/same.log", {
+        class: "other",
+        source: "walk",
+        hash: await sha256Hex(enc("same")),
+      }),
+      planEntry("logs/peer.log", {
+        class: "other",
+        source: "walk",
+        hash: await sha256Hex(enc("mine")),
+      }),
+    ],
   });
-  await unsyncedWalkGuard()({ ...dry.ctx, dryRun: true } as PushContext, spyNext());
-  assert.equal(store.count(), 0);
+  await unsyncedWalkGuard()({ ...m.ctx, dryRun: true } as PushContext, spyNext());
+  const [same, peer] = m.ctx.plan;
+  assert.deepEqual([same.action, peer.action], ["skip", "skip"]);
+  assert.equal(peer.unpublished, true, "a push would leave it unpublished");
+  assert.equal(m.state.synced("logs/same.log"), undefined, "nothing recorded");
+  assert.deepEqual(m.warnings, [], "nothing told");
 });
 
 async function lostStateScenario(withGate: boolean) {

@@ -107,7 +107,20 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
       result.conflicts.push(e.path);
     }
-    if (ctx.dryRun) return;
+    if (ctx.dryRun) {
+      // What a push now would leave out (`status` exits 2 on it), as the plan and the gates found it.
+      for (const e of ctx.plan) {
+        if (e.action !== "skip" || !(e.keepDirty || e.unpublished)) continue;
+        if (state.conflicts.has(e.path)) continue;
+        result.skipped.push({
+          path: e.path,
+          reason: e.reason ?? "skipped",
+          keepDirty: !!e.keepDirty,
+          ...(!e.keepDirty ? { unpublished: true as const } : {}),
+        });
+      }
+      return;
+    }
     const found: ConflictRecord[] = [];
     const conflictOf = (
       entry: PlanEntry,

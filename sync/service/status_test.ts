@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { LOCAL_DELETION_REASON, statusEntries } from "./status.ts";
 import type { PlanEntry, WriteGateEntry } from "../context.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { clone, put } from "./clone_kit.ts";
+import { pushLeftBehind } from "./push_result.ts";
 
 Deno.test("statusEntries: a put lists the write gates that apply to it; deletions here come last, as skips with their reason", () => {
   const plan: PlanEntry[] = [
@@ -22,4 +25,20 @@ Deno.test("statusEntries: a put lists the write gates that apply to it; deletion
     { path: "b.txt", action: "skip", class: undefined, handledBy: [], reason: "a link" },
     { path: "gone.txt", action: "skip", handledBy: [], reason: LOCAL_DELETION_REASON },
   ]);
+});
+
+Deno.test("statusReport: a file a push now would leave out is named in what it leaves behind, as the push then does", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "logs/f.log", "a's");
+  await a.pushChanged();
+  // b never synced logs/f.log and holds other bytes: a walk push leaves it out.
+  const b = await clone(store, "b");
+  await put(b, "logs/f.log", "b's", false);
+  await b.markDirty({});
+  const { leftBehind } = await b.statusReport({ walk: true });
+  assert.deepEqual(leftBehind.left.map((l) => l.path), ["logs/f.log"]);
+  assert.equal(b.state.synced("logs/f.log"), undefined, "a trial records nothing");
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushLeftBehind(pushed).left.map((l) => l.path), ["logs/f.log"]);
 });
