@@ -18,9 +18,12 @@
  *   open conflict record until its clone resolves the path
  *   (`set_aside_named.ts`);
  * - I7: after the final sync, the remote index never names an object version
- *   the store does not hold (`index_checks.ts`);
+ *   the store does not hold (`index_checks.ts`), but where the store holds
+ *   a clone's own write over it at a path that clone has an open conflict on
+ *   (a resolution cut off before its index update: the conflict's
+ *   resolution publishes or drops it, as in I11, and I13 resolves it);
  * - I8: a fresh clone gets every committed file, markers included
- *   (`index_checks.ts`);
+ *   (`index_checks.ts`), with the same exception;
  * - I9: a committed edit is replaced only by a writer that had seen it
  *   (`lost_updates.ts`);
  * - I10: the index stays readable and every download matches its entry

@@ -1177,3 +1177,19 @@ Deno.test("chaos regression: an adoption crossing its writer's delete of the sam
     '{"seed":52400079,"clones":4,"kinds":["core","core","api","api"],"ops":[{"id":5,"kind":"config","clone":1,"file":2},{"id":7,"kind":"adopt","clone":3,"file":5},{"id":49,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":9,"kind":"crash","clone":1},{"id":12,"kind":"sync","clone":3},{"id":13,"kind":"delete","clone":3,"file":4,"how":"during","pick":1305392239},{"id":14,"kind":"adopt","clone":0,"file":5},{"id":15,"kind":"crash","clone":3}]}',
   );
 });
+
+/**
+ * A checker fix (seed 52500790, shrunk): a clone's `resolve --merged` wrote
+ * its copy over the version the index names and crashed before its index
+ * update; the conflict stays open on that clone, whose pushes skip the path
+ * until the resolution is run again. The checker took that pending write
+ * for a lost one (I7: the index names a version the store no longer holds;
+ * I8: a fresh clone skips the path as uncommitted). It is the clone's
+ * pending change, as I11 already held for a created path; I13's final
+ * `resolve --mine` publishes it.
+ */
+Deno.test("chaos regression: a resolution cut off before its index update is pending, and resolving again publishes it (I7, I8, I13)", async () => {
+  await clean(
+    '{"seed":52500790,"clones":2,"ops":[{"id":9,"kind":"edit","clone":1,"file":5,"how":"revert"},{"id":20,"kind":"crash","clone":1,"at":"commit"},{"id":21,"kind":"adopt","clone":0,"file":5},{"id":25,"kind":"tick","n":4,"pick":1016079439},{"id":26,"kind":"resolve","clone":1,"pick":7,"how":"merged"},{"id":28,"kind":"tick","n":12,"pick":447954742}]}',
+  );
+});
