@@ -1193,3 +1193,19 @@ Deno.test("chaos regression: a resolution cut off before its index update is pen
     '{"seed":52500790,"clones":2,"ops":[{"id":9,"kind":"edit","clone":1,"file":5,"how":"revert"},{"id":20,"kind":"crash","clone":1,"at":"commit"},{"id":21,"kind":"adopt","clone":0,"file":5},{"id":25,"kind":"tick","n":4,"pick":1016079439},{"id":26,"kind":"resolve","clone":1,"pick":7,"how":"merged"},{"id":28,"kind":"tick","n":12,"pick":447954742}]}',
   );
 });
+
+/**
+ * I15 (seed 52500756, shrunk): a clone replaced a synced directory by a file
+ * of its name and pushed that name; the file's write landed and the
+ * deletion of the directory's file failed (an outage). The push committed
+ * the file and, the file being handled, cleaned the mark of its name, which
+ * also stood for the directory's deletion: no later push deleted it (a walk
+ * never deletes), and the index named both shapes for good. A name whose
+ * directory part failed, stays dirty or waits now keeps its mark
+ * (`sync/service/push.ts`).
+ */
+Deno.test("chaos regression: a file that replaced a directory keeps its mark while the directory's deletion failed (I15)", async () => {
+  await clean(
+    '{"seed":52500756,"clones":2,"absentOnError":true,"kinds":["api","core-single-phase"],"ops":[{"id":7,"kind":"resolve","clone":1,"pick":4,"how":"merged"},{"id":32,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":33,"kind":"reshape","clone":0,"file":3,"how":"hand"},{"id":34,"kind":"sync","clone":1},{"id":35,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":17,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":18,"kind":"crash","clone":0},{"id":19,"kind":"config","clone":0,"file":1},{"id":22,"kind":"crash","clone":0},{"id":23,"kind":"flaky","call":"delete","count":3,"afterEffect":false},{"id":27,"kind":"tick","n":27,"pick":1405037787}]}',
+  );
+});

@@ -234,3 +234,37 @@ Deno.test("a directory's push cut off before its commit, then a file of its name
   assert.deepEqual(a.state.attemptedPaths(), ["shape/part.txt"]);
   await fileAgain(store, a);
 });
+
+Deno.test("a synced directory replaced by a file of its name, whose push wrote the file but failed a deletion of the directory's files: the name stays dirty, and the next push deletes them", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "clash/x.txt", "under a directory");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/clash`, { recursive: true });
+  await put(a, "clash", "a file");
+  store.failNext("delete", 1, () => new UnreachableError("cut off"));
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.deepEqual(a.state.dirtyPaths(), ["clash"], "the name still stands for the deletion");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, ["clash/x.txt"]);
+  assert.deepEqual(store.keys("clash"), ["clash"], "the datastore holds no clash of both");
+  const index = await readIndex(store, quick.retry);
+  assert.deepEqual(Object.keys(index?.entries ?? {}).filter((p) => p.startsWith("clash")), [
+    "clash",
+  ]);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
+
+Deno.test("a synced file replaced by a directory of its name, whose push deleted the file but failed a write under it: the name stays dirty, and the next push writes it", async () => {
+  const store = new InMemoryStore();
+  const a = await fileReplacedByDirectory(store);
+  await put(a, "shape/other.txt", "another", false);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === "shape/other.txt",
+  });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.deepEqual(a.state.dirtyPaths(), ["shape"], "the name still stands for the directory");
+  await a.pushChanged();
+  assert.deepEqual(store.keys("shape").sort(), ["shape/other.txt", "shape/part.txt"]);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});

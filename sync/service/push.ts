@@ -411,11 +411,17 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       (e.action === "put" && e.commit && (failed || deps.prepare !== undefined)) ||
       (e.action === "delete" && failed && !committing);
     const deferredDirs: string[] = [];
+    // Names whose mark must stay: the file at such a name, handled itself,
+    // must not clean the mark that also stands for what is under it.
+    const kept = new Set<string>();
     for (const dir of [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []]) {
       // The directory's own name counts too (a file that replaced it, or a
       // synced file it replaced): its entry failing or kept dirty keeps the mark.
       const under = (p: string) => p === dir || p.startsWith(`${dir}/`);
-      if (failures.some((f) => under(f.entry.path))) continue;
+      if (failures.some((f) => under(f.entry.path))) {
+        kept.add(dir);
+        continue;
+      }
       // One pass over the plan: an entry that stays dirty keeps it open; one not made waits.
       let open = false;
       let waiting = false;
@@ -424,9 +430,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (e.action === "skip" && e.keepDirty && !e.prepared) open = true;
         else if (notMade(e)) waiting = true;
       }
-      if (open) continue;
-      if (!waiting) handled.push(dir);
-      else if (deps.prepare && failures.length === 0) deferredDirs.push(dir);
+      if (open) kept.add(dir);
+      else if (!waiting) handled.push(dir);
+      else {
+        kept.add(dir);
+        if (deps.prepare && failures.length === 0) deferredDirs.push(dir);
+      }
+    }
+    if (kept.size > 0) {
+      for (let i = handled.length - 1; i >= 0; i--) if (kept.has(handled[i])) handled.splice(i, 1);
     }
     await state.conflicts.record(found);
     // A data version another writer published first was set aside by the
