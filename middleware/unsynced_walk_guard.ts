@@ -21,6 +21,7 @@
 import type { PathClass, PlanEntry, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { UnreachableError } from "../sync/errors.ts";
 import { shellWord } from "../sync/shell_word.ts";
 
 /** The gate's registered name. */
@@ -54,13 +55,18 @@ export function unsyncedWalkGuard(): Middleware<PushContext> {
     // A dry run (`status`) reads the index too, so that it says what a push
     // would do with these paths; it records and tells nothing.
     const candidates = ctx.plan.filter(guarded);
-    if (candidates.length > 0) {
-      const index = await readIndex(
-        ctx.store,
-        ctx.config.retry,
-        ctx.signal,
-        ctx.config.concurrency,
-      );
+    // A dry run whose datastore does not answer lists them as they are
+    // (`status` then says it shows this cache's side only).
+    const index = candidates.length === 0 ? null : await readIndex(
+      ctx.store,
+      ctx.config.retry,
+      ctx.signal,
+      ctx.config.concurrency,
+    ).catch((e) => {
+      if (ctx.dryRun && e instanceof UnreachableError) return undefined;
+      throw e;
+    });
+    if (index !== undefined && candidates.length > 0) {
       for (const e of candidates) {
         const remote = index?.entries[e.path];
         if (!remote) continue; // new here and absent remotely: push it

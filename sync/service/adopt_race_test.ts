@@ -5,13 +5,15 @@
  * the index must not be left naming an object the store no longer holds
  * (chaos seed 52400079, I7/I8): the writer reads the index again after its
  * delete, the adopter looks at the object again after its commit, and the
- * one that sees the other's step takes the entry out.
+ * one that sees the other's step takes the entry out. Should that read fail
+ * too (an outage at that very step), the entry names nothing until a pull
+ * past the dangling-entry grace removes it, as any such entry.
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { assertIndexCurrent, clone, put, quick } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, pastDanglingGrace, put, quick } from "./clone_kit.ts";
 import type { SyncService } from "./service.ts";
 
 const P = "notes/n.md";
@@ -43,18 +45,18 @@ async function assertSettled(store: InMemoryStore) {
 
 Deno.test("the adopter commits between the writer's look at the index and its delete: the writer takes the entry out", async () => {
   const store = new InMemoryStore();
-  let b: SyncService | undefined;
+  const peer: { b?: SyncService } = {};
   let adopted: Promise<unknown> | undefined;
   const aStore = hookedStore(store, {
     beforeDelete: async (key) => {
       if (key !== P || adopted) return;
-      adopted = b!.pushChanged({ adoptUncommitted: [P] });
+      adopted = peer.b!.pushChanged({ adoptUncommitted: [P] });
       await adopted;
       assert.ok((await readIndex(store, quick.retry))?.entries[P], "b published a's upload");
     },
   });
   const both = await stranded(store, aStore);
-  b = both.b;
+  peer.b = both.b;
   await both.a.pushChanged();
   assert.ok(adopted, "the race was run");
   await assertSettled(store);
@@ -62,18 +64,18 @@ Deno.test("the adopter commits between the writer's look at the index and its de
 
 Deno.test("the writer deletes between the adopter's look at the object and its commit: the adopter takes the entry out", async () => {
   const store = new InMemoryStore();
-  let a: SyncService | undefined;
+  const writer: { a?: SyncService } = {};
   let dropped: Promise<unknown> | undefined;
   const bStore = hookedStore(store, {
     before: async (key) => {
       if (!isIndexKey(key) || dropped) return;
-      dropped = a!.pushChanged();
+      dropped = writer.a!.pushChanged();
       await dropped;
       assert.equal(store.peek(P), undefined, "a deleted its upload");
     },
   });
   const both = await stranded(store, store, bStore);
-  a = both.a;
+  writer.a = both.a;
   const warnings: string[] = [];
   both.b.events.on("warning", (w) => warnings.push(w.message));
   const r = await both.b.pushChanged({ adoptUncommitted: [P] });
@@ -84,4 +86,27 @@ Deno.test("the writer deletes between the adopter's look at the object and its c
   await both.b.pushChanged();
   assert.equal(store.peekText(P), "b's");
   await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("the writer's read of the index after its delete cut off too: the entry naming nothing is left to a pull's dangling-entry grace, which removes it", async () => {
+  const store = new InMemoryStore();
+  const peer: { b?: SyncService } = {};
+  let adopted: Promise<unknown> | undefined;
+  const aStore = hookedStore(store, {
+    beforeDelete: async (key) => {
+      if (key !== P || adopted) return;
+      adopted = peer.b!.pushChanged({ adoptUncommitted: [P] });
+      await adopted;
+      store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+    },
+  });
+  const both = await stranded(store, aStore);
+  peer.b = both.b;
+  await assert.rejects(both.a.pushChanged(), /could not be reached/);
+  await both.a.pushChanged();
+  assert.ok((await readIndex(store, quick.retry))?.entries[P], "left naming the gone object");
+  const c = await clone(store, "c");
+  await pastDanglingGrace(c);
+  await c.pullChanged();
+  await assertSettled(store);
 });

@@ -31,6 +31,7 @@ import {
   type PushTally,
 } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
+import { STRANDED_REASON } from "./plan.ts";
 import { storeHolds } from "./push_write.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
@@ -428,7 +429,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       for (const e of ctx.plan) {
         if (!under(e.path)) continue;
         if (e.action === "skip" && e.keepDirty && !e.prepared) open = true;
-        else if (notMade(e)) waiting = true;
+        // A check of an earlier push's write that did not run (a failure came first).
+        else if (e.strandedCheck && e.reason === STRANDED_REASON && !settled.has(e.path)) {
+          open = true;
+        } else if (notMade(e)) waiting = true;
       }
       if (open) kept.add(dir);
       else if (!waiting) handled.push(dir);

@@ -4,6 +4,7 @@ import type { PlanEntry, WriteGateEntry } from "../context.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put } from "./clone_kit.ts";
 import { pushLeftBehind } from "./push_result.ts";
+import { UnreachableError } from "../errors.ts";
 
 Deno.test("statusEntries: a put lists the write gates that apply to it; deletions here come last, as skips with their reason", () => {
   const plan: PlanEntry[] = [
@@ -41,4 +42,16 @@ Deno.test("statusReport: a file a push now would leave out is named in what it l
   assert.equal(b.state.synced("logs/f.log"), undefined, "a trial records nothing");
   const pushed = await b.pushChanged();
   assert.deepEqual(pushLeftBehind(pushed).left.map((l) => l.path), ["logs/f.log"]);
+});
+
+Deno.test("statusReport with a datastore that does not answer still lists this cache's side", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "logs/new.log", "new here", false);
+  await a.markDirty({});
+  for (const call of ["get", "head", "list"] as const) {
+    store.failNext(call, 100, () => new UnreachableError("cut off"));
+  }
+  const r = await a.statusReport({ walk: true });
+  assert.deepEqual(r.entries.map((e) => [e.path, e.action]), [["logs/new.log", "put"]]);
 });

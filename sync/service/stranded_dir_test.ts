@@ -150,3 +150,21 @@ Deno.test("a new data version lost to a peer: the record of its write goes with 
   assert.equal(await read(a, v), "b's");
   assert.deepEqual(a.state.attemptedPaths(), [], "nothing of a's left to check there");
 });
+
+Deno.test("the check of a directory's own name that a failed write kept from running keeps the name dirty, and the next push makes it", async () => {
+  const store = new InMemoryStore();
+  const a = await uploadThenDirectory(
+    store,
+    () => store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey }),
+  );
+  await put(a, "other.txt", "other");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === "other.txt",
+  });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.ok(a.state.dirtyPaths().includes("notes/n.md"), "the name still waits on its check");
+  assert.deepEqual(a.state.attemptedPaths(), ["notes/n.md", "other.txt"]);
+  await a.pushChanged();
+  assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"], "nothing left at the file's name");
+  assert.deepEqual([a.state.dirtyPaths(), a.state.attemptedPaths()], [[], []]);
+});
