@@ -110,7 +110,10 @@ Deno.test("S3: a web page for a refusal is the wrong endpoint, never a missing o
     });
     assert.ok(e instanceof ConfigError);
     assert.equal(e.field, "endpoint");
-    assert.match(e.message, /a web page rather than an answer of the S3 endpoint/);
+    assert.match(
+      e.message,
+      /answered with HTTP \d{3}, a web page rather than an answer of the S3 endpoint/,
+    );
     assert.match(e.message, /nothing was taken for an empty datastore/);
   }
   // Plain text, as a web server's bare "404 page not found" (another kind of

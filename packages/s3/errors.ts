@@ -385,7 +385,10 @@ export function classifyS3Error(
   if (isPlainTextRefusal(e, status, ctx.op)) {
     return { ...make("not_the_service"), foreign: PLAIN_TEXT };
   }
-  if (isWebPageRefusal(e, status, ctx.op)) return make("not_the_service");
+  // Its detail is the status alone: the SDK's own words are a failed parse of the page's HTML.
+  if (isWebPageRefusal(e, status, ctx.op)) {
+    return { ...make("not_the_service"), detail: `HTTP ${status}` };
+  }
   // A JSON error: the GCS JSON API's answer (fake-gcs-server's too); S3 answers in XML.
   if (isJsonRefusal(e, status, ctx.op)) return { ...make("not_the_service"), foreign: GCS_LIKE };
 
