@@ -43,22 +43,36 @@ async function assertSettled(store: InMemoryStore) {
   assert.equal(store.peek(P), undefined, "the writer's upload is gone");
 }
 
-Deno.test("the adopter commits between the writer's look at the index and its delete: the writer takes the entry out", async () => {
-  const store = new InMemoryStore();
+/**
+ * The stranded upload of {@link stranded}, with `b`'s adoption push run
+ * in full just before `a`'s delete of it lands; then `afterAdoption`.
+ */
+async function adoptedBeforeDelete(
+  store: InMemoryStore,
+  afterAdoption: () => Promise<void> | void,
+) {
   const peer: { b?: SyncService } = {};
-  let adopted: Promise<unknown> | undefined;
+  const race: { adopted?: Promise<unknown> } = {};
   const aStore = hookedStore(store, {
     beforeDelete: async (key) => {
-      if (key !== P || adopted) return;
-      adopted = peer.b!.pushChanged({ adoptUncommitted: [P] });
-      await adopted;
-      assert.ok((await readIndex(store, quick.retry))?.entries[P], "b published a's upload");
+      if (key !== P || race.adopted) return;
+      race.adopted = peer.b!.pushChanged({ adoptUncommitted: [P] });
+      await race.adopted;
+      await afterAdoption();
     },
   });
   const both = await stranded(store, aStore);
   peer.b = both.b;
-  await both.a.pushChanged();
-  assert.ok(adopted, "the race was run");
+  return { ...both, race };
+}
+
+Deno.test("the adopter commits between the writer's look at the index and its delete: the writer takes the entry out", async () => {
+  const store = new InMemoryStore();
+  const { a, race } = await adoptedBeforeDelete(store, async () => {
+    assert.ok((await readIndex(store, quick.retry))?.entries[P], "b published a's upload");
+  });
+  await a.pushChanged();
+  assert.ok(race.adopted, "the race was run");
   await assertSettled(store);
 });
 
@@ -90,20 +104,11 @@ Deno.test("the writer deletes between the adopter's look at the object and its c
 
 Deno.test("the writer's read of the index after its delete cut off too: the entry naming nothing is left to a pull's dangling-entry grace, which removes it", async () => {
   const store = new InMemoryStore();
-  const peer: { b?: SyncService } = {};
-  let adopted: Promise<unknown> | undefined;
-  const aStore = hookedStore(store, {
-    beforeDelete: async (key) => {
-      if (key !== P || adopted) return;
-      adopted = peer.b!.pushChanged({ adoptUncommitted: [P] });
-      await adopted;
-      store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-    },
+  const { a } = await adoptedBeforeDelete(store, () => {
+    store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
   });
-  const both = await stranded(store, aStore);
-  peer.b = both.b;
-  await assert.rejects(both.a.pushChanged(), /could not be reached/);
-  await both.a.pushChanged();
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  await a.pushChanged();
   assert.ok((await readIndex(store, quick.retry))?.entries[P], "left naming the gone object");
   const c = await clone(store, "c");
   await pastDanglingGrace(c);

@@ -10,6 +10,7 @@ import { createSluice } from "../../sluice.ts";
 import { ConditionalWrites } from "../transfer/conditional.ts";
 import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
+import type { ObjectStore } from "../ports.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
@@ -39,7 +40,7 @@ export const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } }
  * ```
  */
 export async function clone(
-  store: InMemoryStore,
+  store: ObjectStore,
   name: string,
   cacheDir?: string,
 ): Promise<SyncService> {

@@ -8,27 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { FsStore } from "../../packages/fs/mod.ts";
-import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
-import { createSluice } from "../../sluice.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncService } from "./service.ts";
-import { put, quick, read } from "./clone_kit.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
 
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
-
-async function over(store: ObjectStore, name: string, cacheDir?: string): Promise<SyncService> {
-  return await createSluice({
-    cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
-    store,
-    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-    clock: new FakeClock(),
-    config: quick,
-    conditional: new ConditionalWrites(),
-  });
-}
 
 /** Keys the store holds under `notes/`. */
 async function keysUnder(store: ObjectStore): Promise<string[]> {
@@ -44,12 +31,12 @@ async function keysUnder(store: ObjectStore): Promise<string[]> {
  * its name and marks that name.
  */
 async function uploadThenDirectory(store: ObjectStore, cutOff: () => void): Promise<SyncService> {
-  const first = await over(store, "a");
+  const first = await clone(store, "a");
   await put(first, "notes/n.md", "a file at first");
   cutOff();
   await assert.rejects(first.pushChanged(), /could not be reached/);
   assert.deepEqual(await keysUnder(store), ["notes/n.md"], "the upload landed");
-  const a = await over(store, "a", first.cacheDir);
+  const a = await clone(store, "a", first.cacheDir);
   await Deno.remove(`${a.cacheDir}/notes/n.md`);
   await put(a, "notes/n.md/x.md", "under a directory now", false);
   await a.markDirty({ relPath: "notes/n.md" });
@@ -70,14 +57,14 @@ Deno.test("a new file's upload cut off before its commit, then replaced by a dir
   ]);
   assert.deepEqual(a.state.dirtyPaths(), [], "nothing left to push");
   assert.deepEqual(a.state.attemptedPaths(), [], "nothing left to check");
-  const b = await over(store, "b");
+  const b = await clone(store, "b");
   await b.pullChanged();
   assert.equal(await read(b, "notes/n.md/x.md"), "under a directory now");
 });
 
 Deno.test("a directory of the name of a file never pushed: its push reads nothing at that name", async () => {
   const store = new InMemoryStore();
-  const a = await over(store, "a");
+  const a = await clone(store, "a");
   await put(a, "notes/n.md/x.md", "a directory from the start", false);
   await a.markDirty({ relPath: "notes/n.md" });
   const heads: string[] = [];
@@ -120,14 +107,14 @@ Deno.test("file store: a new file's upload cut off before its commit, then repla
 
 Deno.test("a walk push's upload of a new file cut off before its commit, then replaced by a directory of its name: the next walk push deletes the upload", async () => {
   const store = new InMemoryStore();
-  const first = await over(store, "a");
+  const first = await clone(store, "a");
   await Deno.mkdir(`${first.cacheDir}/notes`, { recursive: true });
   await Deno.writeTextFile(`${first.cacheDir}/notes/n.md`, "a file at first");
   await first.markDirty({});
   store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
   await assert.rejects(first.pushChanged(), /could not be reached/);
   assert.deepEqual(await keysUnder(store), ["notes/n.md"], "the upload landed");
-  const a = await over(store, "a", first.cacheDir);
+  const a = await clone(store, "a", first.cacheDir);
   await Deno.remove(`${a.cacheDir}/notes/n.md`);
   await put(a, "notes/n.md/x.md", "under a directory now", false);
   await a.markDirty({});
@@ -138,8 +125,8 @@ Deno.test("a walk push's upload of a new file cut off before its commit, then re
 
 Deno.test("a new data version lost to a peer: the record of its write goes with the pull that fetches the peer's version", async () => {
   const store = new InMemoryStore();
-  const a = await over(store, "a");
-  const b = await over(store, "b");
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
   const v = "data/shell/cmd/m1/out/4/raw";
   await put(b, v, "b's");
   await b.pushChanged();
