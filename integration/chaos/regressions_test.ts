@@ -1209,3 +1209,19 @@ Deno.test("chaos regression: a file that replaced a directory keeps its mark whi
     '{"seed":52500756,"clones":2,"absentOnError":true,"kinds":["api","core-single-phase"],"ops":[{"id":7,"kind":"resolve","clone":1,"pick":4,"how":"merged"},{"id":32,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":33,"kind":"reshape","clone":0,"file":3,"how":"hand"},{"id":34,"kind":"sync","clone":1},{"id":35,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":17,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":18,"kind":"crash","clone":0},{"id":19,"kind":"config","clone":0,"file":1},{"id":22,"kind":"crash","clone":0},{"id":23,"kind":"flaky","call":"delete","count":3,"afterEffect":false},{"id":27,"kind":"tick","n":27,"pick":1405037787}]}',
   );
 });
+
+/**
+ * I11 (seed 53300126, shrunk; seed 53301249 found the same): a clone
+ * replaced a synced directory by a file of its name and pushed it; the
+ * file's upload and the directory file's deletion landed, and the clone
+ * crashed before the index update. Its user then deleted the file, and the
+ * next push completed the directory's deletion but never checked the file's
+ * name: its upload stayed on the store, named by no index. A removed name
+ * that an earlier push wrote as a never-synced file is now checked as any
+ * (`sync/service/plan.ts`).
+ */
+Deno.test("chaos regression: a file that replaced a directory, cut off before its commit and then deleted, leaves no upload (I11)", async () => {
+  await clean(
+    '{"seed":53300126,"clones":2,"kinds":["api","core"],"ops":[{"id":42,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":43,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":0,"kind":"tick","n":9,"pick":1180802517},{"id":2,"kind":"crash","clone":1,"at":"commit"},{"id":44,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":10,"kind":"tick","n":7,"pick":1232178963},{"id":15,"kind":"delete","clone":1,"file":0,"how":"push"}]}',
+  );
+});

@@ -194,7 +194,9 @@ export async function buildPlan(
       if (under.length > 0 || written) {
         expandedDirs.push(path);
         for (const p of under) add(p, "delete");
-        if (!state.synced(path)) continue;
+        // A never-synced file of this name an earlier push wrote without its
+        // commit (it had replaced the directory) is checked below, as any.
+        if (!state.synced(path) && !state.attempted(path)) continue;
       }
     }
     if (st && (wasSyncedDir(path) || state.attemptedUnder(path))) {

@@ -170,11 +170,30 @@ export class SyncService {
     if (options.signal?.aborted) throw new AbortedError("markDirty");
     if (options.relPaths !== undefined) {
       for (const p of options.relPaths) assertSafeRelPath(p);
-      await this.state.markDirtyMany(options.relPaths);
+      await this.state.markDirtyMany(
+        options.relPaths,
+        options.relPaths.filter((p) => this.#newFile(p)),
+      );
       if (options.relPath === undefined) return;
     }
     if (options.relPath !== undefined) assertSafeRelPath(options.relPath);
-    await this.state.markDirty(options.relPath);
+    const p = options.relPath;
+    await this.state.markDirty(p, p !== undefined && this.#newFile(p));
+  }
+
+  /**
+   * A regular file this cache never synced: its push will write it unnamed
+   * by any index until its commit, so it is recorded as such with its mark
+   * (one append for both; the push need not append again, see
+   * `SyncState.markAttempted`).
+   */
+  #newFile(path: string): boolean {
+    if (this.state.synced(path)) return false;
+    try {
+      return this.cache.isRegularFileSync(path);
+    } catch {
+      return false; // a link, or unreadable: the push decides, and records it then if it writes
+    }
   }
 
   /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */

@@ -122,12 +122,20 @@ export class SyncState implements StateAccess {
     return { paths: new Map(this.#dirty), bulkSeq: this.#bulk ? this.#bulkSeq : -1 };
   }
 
-  /** Marks one path dirty, or everything (a walk) when `path` is undefined. Durable on return. */
-  async markDirty(path?: string): Promise<void> {
+  /**
+   * Marks one path dirty, or everything (a walk) when `path` is undefined.
+   * Durable on return. `attempted`: the path is also recorded as one a push
+   * may write (see {@link markAttempted}), in the same append.
+   */
+  async markDirty(path?: string, attempted = false): Promise<void> {
+    const record = path !== undefined && attempted && !this.#attempted.has(path);
     await this.#append(
-      path === undefined ? journalLines({ bulk: true }) : journalLines({ dirty: [path] }),
+      path === undefined
+        ? journalLines({ bulk: true })
+        : journalLines({ dirty: [path], attempted: record ? [path] : [] }),
     );
     this.#journalStale = true;
+    if (record) this.#attempted.add(path!);
     const seq = ++this.#seq;
     if (path === undefined) {
       this.#bulk = true;
@@ -137,12 +145,20 @@ export class SyncState implements StateAccess {
     }
   }
 
-  /** Marks many paths dirty with one durable append. */
-  async markDirtyMany(paths: readonly string[]): Promise<void> {
+  /**
+   * Marks many paths dirty with one durable append; those of `attempted`
+   * are also recorded as paths a push may write (see {@link markAttempted}).
+   */
+  async markDirtyMany(
+    paths: readonly string[],
+    attempted: readonly string[] = [],
+  ): Promise<void> {
     if (paths.length === 0) return;
-    await this.#append(journalLines({ dirty: paths }));
+    const fresh = attempted.filter((p) => !this.#attempted.has(p));
+    await this.#append(journalLines({ dirty: paths, attempted: fresh }));
     this.#journalStale = true;
     for (const p of paths) this.#dirty.set(p, ++this.#seq);
+    for (const p of fresh) this.#attempted.add(p);
   }
 
   /**

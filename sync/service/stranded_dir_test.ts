@@ -155,3 +155,37 @@ Deno.test("the check of a directory's own name that a failed write kept from run
   assert.deepEqual(await keysUnder(store), ["notes/n.md/x.md"], "nothing left at the file's name");
   assert.deepEqual([a.state.dirtyPaths(), a.state.attemptedPaths()], [[], []]);
 });
+
+Deno.test("a file that replaced a synced directory, its push cut off before its commit, then deleted here: the next push deletes its upload and the directory's file", async () => {
+  const store = new InMemoryStore();
+  const first = await clone(store, "a");
+  await put(first, "notes/n.md/x.md", "under a directory");
+  await first.pushChanged();
+  await Deno.remove(`${first.cacheDir}/notes/n.md`, { recursive: true });
+  await put(first, "notes/n.md", "a file now");
+  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(first.pushChanged(), /could not be reached/);
+  assert.deepEqual(await keysUnder(store), ["notes/n.md"], "the file's upload landed");
+  const a = await clone(store, "a", first.cacheDir);
+  await Deno.remove(`${a.cacheDir}/notes/n.md`);
+  await a.pushChanged();
+  assert.deepEqual(await keysUnder(store), [], "nothing left on the store");
+  assert.deepEqual(Object.keys((await readIndex(store, quick.retry))?.entries ?? {}), []);
+  assert.deepEqual([a.state.dirtyPaths(), a.state.attemptedPaths()], [[], []]);
+});
+
+Deno.test("a new file is recorded as one a push may write with its mark (one append), a directory or a synced file is not", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/synced.md", "synced");
+  await a.pushChanged();
+  await put(a, "notes/new.md", "new", false);
+  await put(a, "notes/dir/x.md", "under a directory", false);
+  await put(a, "notes/synced.md", "changed", false);
+  await a.markDirty({ relPaths: ["notes/new.md", "notes/dir", "notes/synced.md"] });
+  assert.deepEqual(a.state.attemptedPaths(), ["notes/new.md"]);
+  const journal = await Deno.readTextFile(`${a.cacheDir}/.sluice/dirty.log`);
+  assert.match(journal, /\?"notes\/new\.md"/, "recorded in the same journal");
+  await a.pushChanged();
+  assert.deepEqual(a.state.attemptedPaths(), [], "its commit clears it");
+});

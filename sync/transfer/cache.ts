@@ -144,6 +144,14 @@ export class LocalCache implements CacheAccess {
   }
 
   /**
+   * True when `path` is a regular file in the cache (not a link, nor under
+   * one: `UnsafePathError` then); false when absent or of another kind.
+   */
+  isRegularFileSync(path: string): boolean {
+    return this.#regularFile(path) !== null;
+  }
+
+  /**
    * True when `path` is a directory in the cache (not a link to one); false
    * when absent; `UnreadablePathError` when this process may not look there
    * (under a directory it may not search).
