@@ -28,13 +28,23 @@
  * - `heartbeat-failed` `{key, holder, info, error}`: a renewal could not reach
  *   the store; the heartbeat keeps trying, this alone is not a loss.
  * - `warning` `{code, message, path: key}` with codes `lock_lost`,
- *   `lock_stale_stolen`, `lock_renewal_overdue` and `lock_release_failed`.
+ *   `lock_stale_stolen`, `lock_renewal_overdue`, `lock_release_failed` and
+ *   `clock_skew` (once per lock: the store stamped its own write far from this
+ *   machine's clock; the stale check compares the two).
  *
  * @module
  */
 import { AbortedError, AlreadyExistsError } from "../errors.ts";
 import { LockTimeoutError } from "../lock_errors.ts";
 import { lockIsStale, lockTimings } from "./lock_timings.ts";
+
+/**
+ * How far the store's stamp on this lock's own write may be from this
+ * machine's clock before `clock_skew` is warned: well above a request's time
+ * and the second S3 rounds its dates to, well below the 20 s that break a
+ * live lock at the default TTL.
+ */
+export const CLOCK_SKEW_WARN_MS = 5_000;
 import { decodeLockInfo, encodeLockInfo, parseLockBody } from "./lock_body.ts";
 import { LockHeartbeat } from "./lock_heartbeat.ts";
 import {
@@ -111,6 +121,8 @@ export class StoreLock implements DistributedLock {
   readonly retryDelayMs: number;
   readonly #store: ObjectStore;
   readonly #clock: Clock;
+  /** The clock was found off the store's once already (see `#checkClock`). */
+  #skewWarned = false;
   readonly #random: () => number;
   readonly #heartbeat: LockHeartbeat;
   #releasing?: Promise<void>;
@@ -177,6 +189,7 @@ export class StoreLock implements DistributedLock {
         const written = await this.#store.put(this.key, encodeLockInfo(info), PutModes.create, {
           signal,
         });
+        this.#checkClock(written.lastModified);
         return this.#take(info, written.version);
       } catch (e) {
         if (!(e instanceof AlreadyExistsError)) throw e;
@@ -292,6 +305,27 @@ export class StoreLock implements DistributedLock {
       }
     }
     return false;
+  }
+
+  /**
+   * Warns once (`clock_skew`) when the store stamped this lock's own write
+   * more than {@link CLOCK_SKEW_WARN_MS} away from this machine's clock: the
+   * stale check compares the store's stamps with this clock (see the module).
+   */
+  #checkClock(stamped: number): void {
+    if (this.#skewWarned || !(stamped > 0)) return;
+    const ahead = this.#clock.now() - stamped;
+    if (Math.abs(ahead) <= CLOCK_SKEW_WARN_MS) return;
+    this.#skewWarned = true;
+    const s = Math.round(Math.abs(ahead) / 1000);
+    this.#warn(
+      "clock_skew",
+      `This machine's clock is about ${s} s ${
+        ahead > 0 ? "ahead of" : "behind"
+      } the datastore's (the datastore stamped lock ${this.key} at ${
+        new Date(stamped).toISOString()
+      }). A lock is taken for stale when the datastore's stamp on it plus its TTL is behind this clock, so a clock ahead by more than two thirds of a TTL breaks live locks (their holders' runs are refused), and one behind waits longer for abandoned ones. Nothing was changed; synchronise this machine's clock (NTP).`,
+    );
   }
 
   #take(info: LockInfo, version: string): void {

@@ -377,3 +377,26 @@ Deno.test("describe: a lock object that is no lock is held by 'an unreadable loc
   assert.deepEqual(await a.describe(), await a.inspect());
   await a.release();
 });
+
+Deno.test("a store whose stamps are far from this machine's clock: acquire warns clock_skew once, and only then", async () => {
+  for (const [offset, warned] of [[30_000, true], [-30_000, true], [2_000, false]] as const) {
+    const clock = new FakeClock();
+    const store = new InMemoryStore({ clock: new FakeClock(clock.now() - offset) });
+    const events = createEmitter();
+    const warnings: WarningEvent[] = [];
+    events.on("warning", (w) => warnings.push(w));
+    const backend = storeLockBackend(store, { clock, random: () => 0.5, events });
+    const lock = backend.createLock(KEY, ALICE, {
+      ttlMs: 3_000,
+      retryDelayMs: 100,
+      maxWaitMs: 1_000,
+    });
+    await lock.acquire();
+    await lock.release();
+    await lock.acquire();
+    await lock.release();
+    const skew = warnings.filter((w) => w.code === "clock_skew");
+    assert.equal(skew.length, warned ? 1 : 0, `offset ${offset}`);
+    if (warned) assert.match(skew[0].message, offset > 0 ? /30 s ahead of/ : /30 s behind/);
+  }
+});
