@@ -189,3 +189,29 @@ Deno.test("a new file is recorded as one a push may write with its mark (one app
   await a.pushChanged();
   assert.deepEqual(a.state.attemptedPaths(), [], "its commit clears it");
 });
+
+Deno.test("a directory's upload cut off before its commit, at a path whose conflict is then resolved --theirs: the next push deletes the upload", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/n.md", "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(b, "notes/n.md", "b's 2");
+  await b.pushChanged();
+  await put(a, "notes/n.md", "a's 2");
+  await a.pushChanged();
+  assert.deepEqual(a.conflicts().map((c) => c.path), ["notes/n.md"]);
+  // a's user replaces the file by a directory and pushes it; the commit is cut off.
+  await Deno.remove(`${a.cacheDir}/notes/n.md`);
+  await put(a, "notes/n.md/x.md", "under a directory", false);
+  await a.markDirty({ relPath: "notes/n.md" });
+  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await a.pushChanged().catch(() => {});
+  assert.ok(store.peek("notes/n.md/x.md"), "the directory's upload landed");
+  const r = await a.resolveConflict("notes/n.md", "theirs");
+  assert.equal(r.resolved, true);
+  await a.pushChanged();
+  assert.deepEqual(await keysUnder(store), ["notes/n.md"], "nothing of the directory is left");
+  assert.deepEqual(a.state.attemptedPaths(), []);
+});
