@@ -1242,19 +1242,15 @@ Deno.test("chaos regression: a directory's upload cut off before its commit is s
 });
 
 /**
- * I11 (seed 53700780, shrunk; open, not fixed yet, and failing at 8c49b3e
- * too): a run's `latest` marker, created before an outage cut its push off,
- * is later left on the store named by no index, after a second run of the
- * same clone is refused and a core-driven peer's run of the same data meets
- * the marker. Ignored until the push or the erasure settles it.
+ * I11 (seed 53700780, shrunk; failing at 8c49b3e too): a run's `latest`
+ * marker, created before an outage cut its push off, stayed on the store
+ * named by no index: the clone's next run was refused, and its erasure reset
+ * the marker here and cleaned its mark, so no push covered the write any
+ * more. A push of everything pending now settles such a record
+ * (`sync/service/plan.ts`).
  */
-Deno.test({
-  name:
-    "chaos regression: a cut-off run's latest marker is settled after the clone's next run is refused (I11)",
-  ignore: true,
-  fn: async () => {
-    await clean(
-      '{"seed":53700780,"clones":5,"kinds":["core","api","core","api","api"],"ops":[{"id":0,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":1,"kind":"tick","n":13,"pick":1776948473},{"id":4,"kind":"config","clone":4,"file":2},{"id":7,"kind":"outage","on":true},{"id":8,"kind":"tick","n":5,"pick":1816767492},{"id":11,"kind":"outage","on":false},{"id":12,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":13,"kind":"breakglass","model":0},{"id":14,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":17,"kind":"tick","n":39,"pick":1386983543},{"id":18,"kind":"tick","n":22,"pick":459949488},{"id":19,"kind":"breakglass","model":0}]}',
-    );
-  },
+Deno.test("chaos regression: a cut-off run's latest marker is settled after the clone's next run is refused (I11)", async () => {
+  await clean(
+    '{"seed":53700780,"clones":5,"kinds":["core","api","core","api","api"],"ops":[{"id":0,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":1,"kind":"tick","n":13,"pick":1776948473},{"id":4,"kind":"config","clone":4,"file":2},{"id":7,"kind":"outage","on":true},{"id":8,"kind":"tick","n":5,"pick":1816767492},{"id":11,"kind":"outage","on":false},{"id":12,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":13,"kind":"breakglass","model":0},{"id":14,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":17,"kind":"tick","n":39,"pick":1386983543},{"id":18,"kind":"tick","n":22,"pick":459949488},{"id":19,"kind":"breakglass","model":0}]}',
+  );
 });

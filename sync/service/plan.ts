@@ -51,7 +51,9 @@ function directoryHere(cache: LocalCache, path: string): boolean {
  *
  * A walk hashes the files whose size or mtime changed since they were
  * synced once it has listed them, calling `onProgress` (`op: "walk"`) after
- * each, against their count and bytes.
+ * each, against their count and bytes. `full`: a push of everything
+ * pending (not of some paths only), which settles every record of an
+ * earlier push's write to a never-synced path that nothing else covers.
  */
 export async function buildPlan(
   cache: LocalCache,
@@ -62,6 +64,7 @@ export async function buildPlan(
   expandedDirs: string[] = [],
   deletedHere: string[] = [],
   onProgress?: (p: ProgressEvent) => void,
+  full = false,
 ): Promise<PlanEntry[]> {
   const plan = new Map<string, PlanEntry>();
   const add = (
@@ -281,7 +284,17 @@ export async function buildPlan(
   // file gone from here is checked (see `strandedCheck`).
   for (const p of state.attemptedPaths()) {
     if (plan.has(p) || !isSafeRelPath(p) || isLayoutInternal(p)) continue;
-    if (!walk && !expandedDirs.some((d) => p.startsWith(`${d}/`))) continue;
+    if (!walk && !expandedDirs.some((d) => p.startsWith(`${d}/`))) {
+      // A push of everything pending also settles a never-synced path's
+      // record that no mark names any more (its mark cleaned elsewhere: a
+      // refused run's marker reset, say): this cache's upload there is
+      // deleted, as for a file gone from here (see `strandedCheck`).
+      if (full && !state.synced(p)) {
+        add(p, "skip");
+        Object.assign(plan.get(p)!, { strandedCheck: true, reason: STRANDED_REASON });
+      }
+      continue;
+    }
     let local: { hash: string; size: number } | null;
     try {
       local = cache.exists(p) ? await cache.hashFile(p) : null;

@@ -30,7 +30,13 @@ export interface PushPlanDeps {
  */
 export async function planPush(
   deps: PushPlanDeps,
-  o: { readonly paths: readonly string[]; readonly walk: boolean; readonly commit?: PreparedPush },
+  o: {
+    readonly paths: readonly string[];
+    readonly walk: boolean;
+    readonly commit?: PreparedPush;
+    /** A push of everything pending (see `buildPlan`). */
+    readonly full?: boolean;
+  },
   result: PushResult,
 ): Promise<{ plan: PlanEntry[]; expandedDirs: string[] }> {
   const { cache, state, events } = deps;
@@ -62,6 +68,7 @@ export async function planPush(
       expandedDirs,
       deletedHere,
       (p) => events.listenerCount("progress") > 0 && events.emit("progress", p),
+      o.full,
     );
   // A deletion here that met a change there is an open conflict, reported as one.
   for (const p of deletedHere.sort()) {

@@ -92,7 +92,12 @@ export async function runPush(
     (state.bulkPending() || (options.dryRun === true && options.walk === true));
   const { plan, expandedDirs } = await planPush(
     { cache, state, events },
-    { paths: options.only ?? [...snapshot.paths.keys()], walk, commit: out?.commit },
+    {
+      paths: options.only ?? [...snapshot.paths.keys()],
+      walk,
+      commit: out?.commit,
+      full: options.only === undefined,
+    },
     result,
   );
   if (out) out.plan = plan;

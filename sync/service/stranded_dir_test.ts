@@ -215,3 +215,18 @@ Deno.test("a directory's upload cut off before its commit, at a path whose confl
   assert.deepEqual(await keysUnder(store), ["notes/n.md"], "nothing of the directory is left");
   assert.deepEqual(a.state.attemptedPaths(), []);
 });
+
+Deno.test("a push of everything pending settles an earlier push's upload of a never-synced path whose mark was cleaned elsewhere", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/n.md", "a file");
+  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.ok(store.peek("notes/n.md"), "the upload landed");
+  // Its mark is cleaned by something other than a push (a refused run's marker reset does so).
+  await a.state.clean(["notes/n.md"]);
+  await a.pushChanged();
+  assert.equal(store.peek("notes/n.md"), undefined, "this cache's upload is deleted");
+  assert.deepEqual(a.state.attemptedPaths(), []);
+  assert.equal(await read(a, "notes/n.md"), "a file", "the local file is left as it is");
+});
