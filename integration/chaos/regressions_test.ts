@@ -1231,9 +1231,9 @@ Deno.test("chaos regression: a file that replaced a directory, cut off before it
  * name and pushed it; the directory's upload landed and an outage cut the
  * push off before its commit. Its user then resolved the path's conflict
  * with --theirs, which cleaned the mark of the path: the upload under it
- * was covered by no mark any more and stayed, named by no index. The
- * resolution now leaves such uploads marked by name for the next push to
- * check (`sync/service/resolve.ts`).
+ * was covered by no mark any more and stayed, named by no index. A push of
+ * everything pending now settles every record of a never-synced path that
+ * no mark covers (`sync/service/plan.ts`).
  */
 Deno.test("chaos regression: a directory's upload cut off before its commit is still checked after the path's conflict is resolved --theirs (I11)", async () => {
   await clean(

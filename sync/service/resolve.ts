@@ -251,11 +251,6 @@ export async function resolveConflict(
     }
     // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
     state.setSynced(path, undefined);
-    // Writes an earlier push made under it (a directory that had replaced
-    // the file) without their commit: left for the next push to check, by
-    // name, now that the mark of the path no longer covers them.
-    const under = state.attemptedPaths().filter((p) => p.startsWith(`${path}/`));
-    if (under.length > 0) await state.markDirtyMany(under);
     await state.clean([path]);
     await state.conflicts.clear([path]);
     const pulled = await deps.pull([path]);
