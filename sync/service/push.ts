@@ -8,7 +8,6 @@
  */
 import pMap from "p-map";
 import {
-  KeyClashError,
   SluiceError,
   UNREADABLE_REASON,
   UnreadablePathError,
@@ -31,7 +30,9 @@ import {
   type PushTally,
 } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
-import { STRANDED_REASON } from "./plan.ts";
+import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
+import { clashesFirst } from "./push_clash.ts";
+import { settleMarkedDirs } from "./push_marked_dirs.ts";
 import { storeHolds } from "./push_write.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
@@ -39,6 +40,7 @@ import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
 export { emptyPushResult, pushLeftBehind, type PushResult } from "./push_result.ts";
 export { terminalWrite } from "./push_write.ts";
+export type { ProgressSoFar } from "./push_progress.ts";
 
 /** Dependencies of the terminal handler. */
 export interface TerminalDeps {
@@ -77,16 +79,6 @@ export interface TerminalDeps {
    */
   readonly progressSoFar?: ProgressSoFar;
 }
-
-/** A push's progress figures so far, across its passes. */
-export interface ProgressSoFar {
-  filesDone: number;
-  filesTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
-}
-
-const NO_PROGRESS: ProgressSoFar = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
 
 /** The innermost handler of the push pipeline. */
 export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
@@ -161,46 +153,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     > = {};
     const handled: string[] = [];
     const settled = new Set<string>();
-    const filesTotal = active.length;
-    let filesDone = 0;
-    const bytesTotal = active.reduce((n, e) => n + (e.action === "put" ? e.size ?? 0 : 0), 0);
-    // Bytes of the files whose write ended, whatever its outcome (found in place too).
-    let bytesFinished = 0;
-    // Bytes of large files on their way up, by path (a retry starts its file again).
-    const moving = new Map<string, number>();
-    const bytesMoving = () => {
-      let n = 0;
-      for (const b of moving.values()) n += b;
-      return n;
-    };
-    const from = { ...(deps.progressSoFar ?? NO_PROGRESS) };
-    const figures = (): ProgressSoFar => ({
-      filesDone: from.filesDone + filesDone,
-      filesTotal: from.filesTotal + filesTotal,
-      bytesDone: from.bytesDone + bytesFinished + bytesMoving(),
-      bytesTotal: from.bytesTotal + bytesTotal,
-    });
-    // Written in place once per file (no object made): a second pass counts on from here.
-    const leave = () => {
-      const to = deps.progressSoFar;
-      if (!to) return;
-      to.filesDone = from.filesDone + filesDone;
-      to.filesTotal = from.filesTotal + filesTotal;
-      to.bytesDone = from.bytesDone + bytesFinished;
-      to.bytesTotal = from.bytesTotal + bytesTotal;
-    };
-    leave();
-    // Nobody listening (a library caller without a progress bar): skip building the event.
-    const progress = () =>
-      ctx.events.listenerCount("progress") > 0 &&
-      ctx.events.emit("progress", { op: "push", ...figures() });
-    // One more file's write or deletion ended.
-    const step = (bytes = 0) => {
-      filesDone++;
-      bytesFinished += bytes;
-      leave();
-      progress();
-    };
+    const counts = new PushProgress(ctx.events, {
+      files: active.length,
+      bytes: active.reduce((n, e) => n + (e.action === "put" ? e.size ?? 0 : 0), 0),
+    }, deps.progressSoFar);
 
     const tally: PushTally = {
       result,
@@ -211,41 +167,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       handled,
       settled,
       conflictOf,
-      done: () => step(),
+      done: () => counts.step(),
     };
     let writer: Promise<string | null> | undefined;
     const ownWriter = () => writer ??= readWriterId(deps.cache);
-    /**
-     * A store that cannot hold a key and keys under it at once (files on
-     * disk) refuses a file written where the other kind is: when this push
-     * deletes that other kind too (a synced file replaced here by a
-     * directory of its name, or the reverse), or checks an upload of this
-     * cache's left there (a never-synced file, see `settleStrays`), those
-     * deletions and checks are made first and the refused writes made again
-     * (`run` says whether it got that far). The deletions made are taken
-     * out of `deletes`.
-     */
-    const clashesFirst = async (
-      deletes: PlanEntry[],
-      run: (first: PlanEntry[], strays: Set<PlanEntry>, again: PlanEntry[]) => Promise<boolean>,
-    ) => {
-      const clashed = failures.filter((f) => f.error instanceof KeyClashError);
-      if (clashed.length === 0) return;
-      const near = (a: string, b: string) => a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
-      const nearClash = (e: PlanEntry) => clashed.some((f) => near(e.path, f.entry.path));
-      const first = deletes.filter(nearClash);
-      const strays = new Set(
-        ctx.plan.filter((e) =>
-          e.strandedCheck && e.action === "skip" && e.syncedVersion === undefined && nearClash(e)
-        ),
-      );
-      if (first.length === 0 && strays.size === 0) return;
-      const firstPaths = [...first, ...strays];
-      const again = clashed.filter((f) => firstPaths.some((d) => near(d.path, f.entry.path)));
-      for (const f of again) failures.splice(failures.indexOf(f), 1);
-      for (const d of first) deletes.splice(deletes.indexOf(d), 1);
-      if (!(await run(first, strays, again.map((f) => f.entry)))) failures.push(...again);
-    };
     const writeOne = async (entry: PlanEntry) => {
       const size = entry.size ?? 0;
       let finished = false;
@@ -256,8 +181,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           (delivered) => {
             // An abandoned attempt may still be read after this write ended.
             if (finished) return;
-            moving.set(entry.path, delivered);
-            progress();
+            counts.moving(entry.path, delivered);
           },
         );
         if (!read) {
@@ -354,8 +278,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         } else failures.push({ entry, error });
       } finally {
         finished = true;
-        moving.delete(entry.path);
-        step(size);
+        counts.step(size, entry.path);
       }
     };
 
@@ -365,9 +288,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // plans them (the file deleted, or put back as synced: a deletion whose
     // object is gone while the index still names it) still settles them. A
     // path dirty by name stays dirty until its commit, so the next push
-    // plans it anyway; only a never-synced one is recorded too: replaced by
-    // a directory of its name, it is no file the next push would check, and
-    // the record tells that push to check its name (see `buildPlan`).
+    // plans it anyway; only a never-synced one is recorded too (with its
+    // mark already, unless marked otherwise than by `markDirty`): replaced
+    // by a directory of its name, it is no file the next push would check,
+    // and the record tells that push to check its name (see `buildPlan`).
     const unnamed = [...uploads, ...commits, ...deletes].filter((e) =>
       e.source === "walk" || !ctx.snapshot.paths.has(e.path) ||
       (e.action === "put" && e.syncedVersion === undefined)
@@ -375,13 +299,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     if (unnamed.length > 0) await state.markAttempted(unnamed);
     await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     const phase = { committing, preparing: !!deps.prepare };
-    await clashesFirst(deletes, async (first, strays, again) => {
+    await clashesFirst(ctx.plan, failures, deletes, async (first, strays, again) => {
       await runDeletes(ctx, first, tally, ownWriter);
       await settleStrays(ctx, state.conflicts, tally, ownWriter, phase, strays);
       if (failures.length > 0) return false;
-      // Counted once more as they end.
-      filesDone -= again.length;
-      bytesFinished -= again.reduce((n, e) => n + (e.size ?? 0), 0);
+      counts.again(again.length, again.reduce((n, e) => n + (e.size ?? 0), 0));
       await pMap(again, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
       return true;
     });
@@ -403,47 +325,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (!e.keepDirty) handled.push(e.path);
       }
     }
-    // A marked directory is clean once nothing under it failed, stays dirty,
-    // or waits for a write this run did not make: a commit-step write or a
-    // deletion held back by a failure, or a commit-step write deferred by a
-    // preparation (its commit cleans the directory).
-    const failed = failures.length > 0;
-    const notMade = (e: PlanEntry) =>
-      (e.action === "put" && e.commit && (failed || deps.prepare !== undefined)) ||
-      (e.action === "delete" && failed && !committing);
-    const deferredDirs: string[] = [];
-    // Names whose mark must stay: the file at such a name, handled itself,
-    // must not clean the mark that also stands for what is under it.
-    const kept = new Set<string>();
-    for (const dir of [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []]) {
-      // The directory's own name counts too (a file that replaced it, or a
-      // synced file it replaced): its entry failing or kept dirty keeps the mark.
-      const under = (p: string) => p === dir || p.startsWith(`${dir}/`);
-      if (failures.some((f) => under(f.entry.path))) {
-        kept.add(dir);
-        continue;
-      }
-      // One pass over the plan: an entry that stays dirty keeps it open; one not made waits.
-      let open = false;
-      let waiting = false;
-      for (const e of ctx.plan) {
-        if (!under(e.path)) continue;
-        if (e.action === "skip" && e.keepDirty && !e.prepared) open = true;
-        // A check of an earlier push's write that did not run (a failure came first).
-        else if (e.strandedCheck && e.reason === STRANDED_REASON && !settled.has(e.path)) {
-          open = true;
-        } else if (notMade(e)) waiting = true;
-      }
-      if (open) kept.add(dir);
-      else if (!waiting) handled.push(dir);
-      else {
-        kept.add(dir);
-        if (deps.prepare && failures.length === 0) deferredDirs.push(dir);
-      }
-    }
-    if (kept.size > 0) {
-      for (let i = handled.length - 1; i >= 0; i--) if (kept.has(handled[i])) handled.splice(i, 1);
-    }
+    const deferredDirs = settleMarkedDirs({
+      plan: ctx.plan,
+      dirs: [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []],
+      failures,
+      settled,
+      handled,
+      committing,
+      preparing: deps.prepare !== undefined,
+    });
     await state.conflicts.record(found);
     // A data version another writer published first was set aside by the
     // create-only writer (version_exists): theirs stands, so a conflict a pull

@@ -17,6 +17,10 @@ import { clone, put, quick, read } from "./clone_kit.ts";
 
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
+/** The next commit's index read of `store` is cut off (the upload before it lands). */
+const cutOffCommit = (store: InMemoryStore): void =>
+  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+
 /** Keys the store holds under `notes/`. */
 async function keysUnder(store: ObjectStore): Promise<string[]> {
   const out: string[] = [];
@@ -47,7 +51,7 @@ Deno.test("a new file's upload cut off before its commit, then replaced by a dir
   const store = new InMemoryStore();
   const a = await uploadThenDirectory(
     store,
-    () => store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey }),
+    () => cutOffCommit(store),
   );
   const r = await a.pushChanged();
   assert.deepEqual(r.uploaded, ["notes/n.md/x.md"]);
@@ -142,7 +146,7 @@ Deno.test("the check of a directory's own name that a failed write kept from run
   const store = new InMemoryStore();
   const a = await uploadThenDirectory(
     store,
-    () => store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey }),
+    () => cutOffCommit(store),
   );
   await put(a, "other.txt", "other");
   store.failNext("put", 1, () => new UnreachableError("cut off"), {
@@ -163,7 +167,7 @@ Deno.test("a file that replaced a synced directory, its push cut off before its 
   await first.pushChanged();
   await Deno.remove(`${first.cacheDir}/notes/n.md`, { recursive: true });
   await put(first, "notes/n.md", "a file now");
-  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  cutOffCommit(store);
   await assert.rejects(first.pushChanged(), /could not be reached/);
   assert.deepEqual(await keysUnder(store), ["notes/n.md"], "the file's upload landed");
   const a = await clone(store, "a", first.cacheDir);
@@ -206,7 +210,7 @@ Deno.test("a directory's upload cut off before its commit, at a path whose confl
   await Deno.remove(`${a.cacheDir}/notes/n.md`);
   await put(a, "notes/n.md/x.md", "under a directory", false);
   await a.markDirty({ relPath: "notes/n.md" });
-  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  cutOffCommit(store);
   await a.pushChanged().catch(() => {});
   assert.ok(store.peek("notes/n.md/x.md"), "the directory's upload landed");
   const r = await a.resolveConflict("notes/n.md", "theirs");
@@ -220,7 +224,7 @@ Deno.test("a push of everything pending settles an earlier push's upload of a ne
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await put(a, "notes/n.md", "a file");
-  store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  cutOffCommit(store);
   await assert.rejects(a.pushChanged(), /could not be reached/);
   assert.ok(store.peek("notes/n.md"), "the upload landed");
   // Its mark is cleaned by something other than a push (a refused run's marker reset does so).
