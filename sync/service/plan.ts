@@ -105,22 +105,16 @@ export async function buildPlan(
       return UNREADABLE;
     }
   };
-  // Directories the synced paths lie in (built on first need): a dirty file
-  // at such a name replaced a synced directory here.
+  // Directories the synced paths lie in, and those the paths an earlier push
+  // wrote without its commit lie in (each built on first need, so that a
+  // check per path costs one lookup, not a pass over every path): a dirty
+  // file at such a name replaced a directory here.
   let syncedDirs: Set<string> | undefined;
-  const wasSyncedDir = (path: string): boolean => {
-    if (!syncedDirs) {
-      syncedDirs = new Set();
-      for (const p of state.syncedPaths()) {
-        for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
-          const d = p.slice(0, i);
-          if (syncedDirs.has(d)) break;
-          syncedDirs.add(d);
-        }
-      }
-    }
-    return syncedDirs.has(path);
-  };
+  const wasSyncedDir = (path: string): boolean =>
+    (syncedDirs ??= directoriesOf(state.syncedPaths())).has(path);
+  let attemptedDirs: Set<string> | undefined;
+  const attemptedUnder = (path: string): boolean =>
+    (attemptedDirs ??= directoriesOf(state.attemptedPaths())).has(path);
   for (const path of dirty) {
     if (!isSafeRelPath(path)) {
       onSkip(path, "unsafe path");
@@ -190,10 +184,12 @@ export async function buildPlan(
     if (!st) {
       // A removed directory: its synced paths are deleted too, and writes
       // of an earlier push under it are settled (see below).
-      const under = state.syncedPaths().filter((p) =>
-        p.startsWith(`${path}/`) && !plan.has(p) && !cache.exists(p)
-      );
-      const written = state.attemptedUnder(path);
+      const under = wasSyncedDir(path)
+        ? state.syncedPaths().filter((p) =>
+          p.startsWith(`${path}/`) && !plan.has(p) && !cache.exists(p)
+        )
+        : [];
+      const written = attemptedUnder(path);
       if (under.length > 0 || written) {
         expandedDirs.push(path);
         for (const p of under) add(p, "delete");
@@ -202,7 +198,7 @@ export async function buildPlan(
         if (!state.synced(path) && !state.attempted(path)) continue;
       }
     }
-    if (st && (wasSyncedDir(path) || state.attemptedUnder(path))) {
+    if (st && (wasSyncedDir(path) || attemptedUnder(path))) {
       // A synced directory replaced here by this file: the deletion of its
       // synced files is the change named too (left, the datastore would hold
       // both `a` and `a/…`), also where this file was synced beside them (a
@@ -309,4 +305,17 @@ export async function buildPlan(
     if (!local) e.reason = STRANDED_REASON;
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Every directory `paths` lie in (`a/b/c` gives `a/b` and `a`). */
+export function directoriesOf(paths: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
+      const d = p.slice(0, i);
+      if (dirs.has(d)) break;
+      dirs.add(d);
+    }
+  }
+  return dirs;
 }

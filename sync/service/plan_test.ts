@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { LocalCache } from "../transfer/cache.ts";
-import { buildPlan } from "./plan.ts";
+import { buildPlan, directoriesOf } from "./plan.ts";
 import { sha256HexSync } from "../hash.ts";
 import { SyncState } from "./state.ts";
 
@@ -111,4 +111,37 @@ Deno.test("a walk reports its hashing as progress, against the count and bytes o
   });
   assert.deepEqual(actions(plan), ["put a.txt", "put b/c.txt"]);
   assert.deepEqual(seen, ["walk 1/2 5/8", "walk 2/2 8/8"], "the unchanged file is not hashed");
+});
+
+Deno.test("a plan passes over the synced and the recorded paths a fixed number of times, not once per dirty path", async () => {
+  await using t = await setup();
+  const gone: string[] = [];
+  const fresh: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    await t.synced(`data/m${i}/old`, `old ${i}`);
+    await Deno.remove(`${t.dir}/data/m${i}/old`);
+    gone.push(`data/m${i}/old`);
+    await t.cache.write(`data/m${i}/new`, enc(`new ${i}`));
+    fresh.push(`data/m${i}/new`);
+  }
+  await t.state.markAttempted(fresh);
+  const passes = { synced: 0, attempted: 0 };
+  const { syncedPaths, attemptedPaths } = t.state;
+  t.state.syncedPaths = () => (passes.synced++, syncedPaths.call(t.state));
+  t.state.attemptedPaths = () => (passes.attempted++, attemptedPaths.call(t.state));
+  const plan = await t.plan([...gone, ...fresh]);
+  const ops = actions(plan).map((a) => a.split(" ")[0]);
+  assert.deepEqual([
+    ops.filter((o) => o === "delete").length,
+    ops.filter((o) => o === "put").length,
+  ], [40, 40]);
+  assert.ok(passes.synced <= 2, `synced paths listed ${passes.synced} times`);
+  assert.ok(passes.attempted <= 2, `recorded paths listed ${passes.attempted} times`);
+});
+
+Deno.test("directoriesOf: every directory the paths lie in", () => {
+  assert.deepEqual(
+    [...directoriesOf(["a/b/c", "a/b/d", "e", "f/g"])].sort(),
+    ["a", "a/b", "f"],
+  );
 });

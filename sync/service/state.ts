@@ -175,12 +175,6 @@ export class SyncState implements StateAccess {
     return this.#attempted.has(path);
   }
 
-  /** True when a path under `dir` is recorded as attempted (see {@link attemptedPaths}). */
-  attemptedUnder(dir: string): boolean {
-    for (const p of this.#attempted) if (p.startsWith(`${dir}/`)) return true;
-    return false;
-  }
-
   /** Records, durably and before they are written, the paths a push is about to write unnamed. */
   async markAttempted(paths: readonly string[]): Promise<void> {
     const fresh = paths.filter((p) => !this.#attempted.has(p));
