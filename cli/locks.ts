@@ -2,7 +2,9 @@
  * `sluice lock list | inspect`: finds lock objects with the store's `list`
  * (per-model `[<ns>/]data/<type…>/<modelId>/.lock`, global `.datastore.lock`
  * and `.locks/<ns>.lock`) and reads each through the lock engine's
- * `inspect`, with its staleness by the store's last-modified time.
+ * `inspect`, with its staleness by the store's last-modified time and the
+ * store's own clock (read by a probe write, see `store_clock.ts`), so that a
+ * machine whose clock is off never shows a live lock as stale.
  *
  * @module
  */
@@ -10,8 +12,10 @@ import { ConfigError } from "../sync/errors.ts";
 import { LockReadError } from "../sync/lock_errors.ts";
 import { describeHolder } from "../sync/locks/lock_body.ts";
 import { globalLockKey, modelLockKey } from "../sync/locks/model_locks.ts";
+import { storeNow } from "../sync/locks/store_clock.ts";
+import { systemClock } from "../sync/clock.ts";
 import { isSafeRelPath } from "../sync/paths.ts";
-import type { Identity, LockBackend, LockInfo, ObjectStore } from "../sync/ports.ts";
+import type { Clock, Identity, LockBackend, LockInfo, ObjectStore } from "../sync/ports.ts";
 
 /** One lock object as `lock list` and `lock inspect` report it. */
 export interface LockEntry {
@@ -106,8 +110,14 @@ async function entryFor(
 export interface LockQueryOptions {
   /** Only this namespace's locks (default: the unnamespaced ones and every `.locks/*`). */
   readonly namespace?: string;
-  /** Current time, ms since the epoch; default `Date.now()`. */
+  /**
+   * Current time, ms since the epoch; default the store's time, read by a
+   * probe write once a lock object is found (this machine's clock when the
+   * probe fails).
+   */
   readonly now?: number;
+  /** This machine's clock, which the probe's difference is added to; default the system clock. */
+  readonly clock?: Clock;
   /** Cancels the reads. */
   readonly signal?: AbortSignal;
 }
@@ -133,7 +143,6 @@ export async function listLocks(
   options: LockQueryOptions = {},
 ): Promise<LockEntry[]> {
   const ns = options.namespace ?? "";
-  const now = options.now ?? Date.now();
   const prefixes = ns
     ? [`${ns}/data/`, globalLockKey(ns)]
     : ["data/", ".datastore.lock", ".locks/"];
@@ -146,6 +155,8 @@ export async function listLocks(
     }
   }
   const out: LockEntry[] = [];
+  if (found.size === 0) return out;
+  const now = options.now ?? await storeNow(store, options.clock ?? systemClock, options.signal);
   for (const key of [...found.keys()].sort()) {
     const e = await entryFor(backend, identity, key, found.get(key)!, now, ns, options.signal);
     if (e) out.push(e);
@@ -168,7 +179,7 @@ export async function inspectLock(
     identity,
     key,
     head.lastModified,
-    options.now ?? Date.now(),
+    options.now ?? await storeNow(store, options.clock ?? systemClock, options.signal),
     options.namespace ?? "",
     options.signal,
   );

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../sync/errors.ts";
-import { classifyLockKey, lockKeyFor, parseModel } from "./locks.ts";
+import { classifyLockKey, describeLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
+import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { storeLockBackend } from "../sync/locks/lock_engine.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 
 Deno.test("classifyLockKey finds model and global lock keys", () => {
@@ -102,4 +104,23 @@ Deno.test("a cancelled command that is no sync says what it left and names itsel
     assert.ok(r.err.includes(`Run \`sluice ${args.join(" ")}\` again.`), r.err);
   }
   await w.cleanup();
+});
+
+Deno.test("lock list judges a lock by the datastore's clock: a machine 60 s ahead sees a live lock live (by its own clock the lock would read stale)", async () => {
+  const here = new FakeClock();
+  const store = new InMemoryStore({ clock: new FakeClock(here.now() - 60_000) });
+  const holder = { holder: "bob@h2", hostname: "h2", pid: 2 };
+  const me = { holder: "alice@h1", hostname: "h1", pid: 1 };
+  const backend = storeLockBackend(store, { clock: new FakeClock(here.now() - 60_000) });
+  const lock = backend.createLock(".datastore.lock", holder, { ttlMs: 30_000 });
+  await lock.acquire();
+  lock.abandon();
+  const [live] = await listLocks(store, backend, me, { clock: here });
+  assert.equal(live.stale, false, describeLock(live));
+  assert.match(describeLock(live), /live, stale in 30 s unless renewed/);
+  assert.deepEqual(
+    await listLocks(store, backend, me, { now: here.now() }).then((l) => l[0].stale),
+    true,
+    "judged by this machine's clock, it would read stale",
+  );
 });

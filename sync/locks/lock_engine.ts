@@ -10,13 +10,25 @@
  * Protocol. `acquire` writes the body `{holder, hostname, pid, acquiredAt,
  * ttlMs, nonce}` with a create-only put. When the key exists it reads the
  * current lock: a stale one (the store's last-modified time plus the holder's
- * `ttlMs` has passed) is deleted on its version and the acquire backs off with
- * jitter; a live one is waited for (`retryDelayMs`, jittered) until `maxWaitMs`.
+ * `ttlMs` has passed, by the store's own clock: see "Clocks") is deleted on
+ * its version and the acquire backs off with jitter; a live one is waited for
+ * (`retryDelayMs`, jittered) until `maxWaitMs`.
  * A heartbeat every `heartbeatMs` rewrites the body, `acquiredAt` set to the
  * renewal time (same holder and nonce), with a compare-and-swap on the version
  * last written, so a lock taken over is never rewritten; a failed
  * swap re-reads the lock, and a lock gone or carrying another nonce is lost.
  * `release` deletes only while the version (and nonce) is still ours.
+ *
+ * Clocks. The stale check compares two stamps of the store's clock, never
+ * this machine's time with the store's: the first time an acquire finds the
+ * lock held it writes a tiny object at {@link CLOCK_PROBE_KEY} over (one
+ * request) and takes the store's stamp on it for the store's time (a lower
+ * bound: the stamp was made before the answer came). The
+ * difference to this machine's clock is kept for {@link CLOCK_OFFSET_REUSE_MS}
+ * (this lock's own acquire writes renew it), and the wait goes on by this
+ * machine's clock plus that difference. So a clock ahead of the store's breaks
+ * no live lock, and one behind still takes over an abandoned lock after its
+ * TTL. A probe that fails leaves this machine's clock to judge, as before.
  *
  * Events, emitted on the `events` emitter (see `events.ts`; share one emitter
  * to forward them):
@@ -29,14 +41,15 @@
  *   the store; the heartbeat keeps trying, this alone is not a loss.
  * - `warning` `{code, message, path: key}` with codes `lock_lost`,
  *   `lock_stale_stolen`, `lock_renewal_overdue`, `lock_release_failed` and
- *   `clock_skew` (once per lock: the store stamped its own write far from this
- *   machine's clock; the stale check compares the two).
+ *   `clock_skew` (once per lock: the store stamped a write of the lock's far
+ *   from this machine's clock; see "Clocks").
  *
  * @module
  */
 import { AbortedError, AlreadyExistsError } from "../errors.ts";
 import { LockTimeoutError } from "../lock_errors.ts";
 import { lockIsStale, lockTimings } from "./lock_timings.ts";
+import { measureStoreClock, storeClockOffset } from "./store_clock.ts";
 
 /**
  * How far the store's stamp on this lock's own write may be from this
@@ -45,6 +58,9 @@ import { lockIsStale, lockTimings } from "./lock_timings.ts";
  * live lock at the default TTL.
  */
 export const CLOCK_SKEW_WARN_MS = 5_000;
+
+/** How long a measured difference between the store's clock and this machine's is used. */
+export const CLOCK_OFFSET_REUSE_MS = 10 * 60_000;
 import { decodeLockInfo, encodeLockInfo, parseLockBody } from "./lock_body.ts";
 import { LockHeartbeat } from "./lock_heartbeat.ts";
 import {
@@ -58,6 +74,7 @@ import {
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { systemClock } from "../clock.ts";
 import { randomId } from "../hash.ts";
+
 import {
   type CallOptions,
   type Clock,
@@ -73,6 +90,7 @@ import {
 
 export { LOCK_DEFAULTS, lockOptionsOver, lockTimings, TIMESTAMP_SLACK_MS } from "./lock_timings.ts";
 export { UNREADABLE_NONCE } from "./lock_object.ts";
+export { CLOCK_PROBE_KEY } from "./store_clock.ts";
 export {
   type StoreLockBackend,
   storeLockBackend,
@@ -123,6 +141,11 @@ export class StoreLock implements DistributedLock {
   readonly #clock: Clock;
   /** The clock was found off the store's once already (see `#checkClock`). */
   #skewWarned = false;
+  /**
+   * The store's clock minus this machine's (a lower bound), and when (by
+   * this machine's clock) it was measured: see the module's "Clocks".
+   */
+  #offset?: { readonly ms: number; readonly at: number };
   readonly #random: () => number;
   readonly #heartbeat: LockHeartbeat;
   #releasing?: Promise<void>;
@@ -189,7 +212,7 @@ export class StoreLock implements DistributedLock {
         const written = await this.#store.put(this.key, encodeLockInfo(info), PutModes.create, {
           signal,
         });
-        this.#checkClock(written.lastModified);
+        this.#checkClock(written.lastModified, this.#clock.now());
         return this.#take(info, written.version);
       } catch (e) {
         if (!(e instanceof AlreadyExistsError)) throw e;
@@ -199,7 +222,7 @@ export class StoreLock implements DistributedLock {
         const found = parseLockBody(current.body);
         holder = describeFound(found);
         const ttl = typeof found === "string" ? this.ttlMs : found.ttlMs;
-        if (lockIsStale(current.lastModified, ttl, this.#clock.now())) {
+        if (lockIsStale(current.lastModified, ttl, await this.#storeNow(signal))) {
           await this.#steal(current, holder, ttl, signal);
           await this.#wait(
             Math.min(this.retryDelayMs * this.#random(), deadline - this.#clock.now()),
@@ -308,13 +331,37 @@ export class StoreLock implements DistributedLock {
   }
 
   /**
-   * Warns once (`clock_skew`) when the store stamped this lock's own write
-   * more than {@link CLOCK_SKEW_WARN_MS} away from this machine's clock: the
-   * stale check compares the store's stamps with this clock (see the module).
+   * The store's time now, as well as this lock knows it: this machine's clock
+   * plus the difference measured from a stamp of the store's on a write (see
+   * the module's "Clocks"), measured by a probe when none is recent. A probe
+   * that fails gives this machine's clock (an abort still aborts).
    */
-  #checkClock(stamped: number): void {
-    if (this.#skewWarned || !(stamped > 0)) return;
-    const ahead = this.#clock.now() - stamped;
+  async #storeNow(signal?: AbortSignal): Promise<number> {
+    const known = this.#offset;
+    const now = this.#clock.now();
+    if (known && now >= known.at && now - known.at <= CLOCK_OFFSET_REUSE_MS) return now + known.ms;
+    let stamp;
+    try {
+      stamp = await measureStoreClock(this.#store, this.#clock, signal);
+    } catch (e) {
+      throw new AbortedError(`Waiting for lock ${this.key}`, { cause: e });
+    }
+    if (stamp) this.#checkClock(stamp.stamped, stamp.answered);
+    return this.#clock.now() + (stamp ? storeClockOffset(stamp) : 0);
+  }
+
+  /**
+   * Takes the store's stamp on a write of this lock's, answered at `answered`
+   * by this machine's clock, for the difference between the two clocks (see
+   * `#storeNow`), and warns once (`clock_skew`) when it is more than
+   * {@link CLOCK_SKEW_WARN_MS}: tools that judge locks by this machine's
+   * clock misjudge them.
+   */
+  #checkClock(stamped: number, answered: number): void {
+    if (!(stamped > 0)) return;
+    this.#offset = { ms: storeClockOffset({ stamped, answered }), at: answered };
+    if (this.#skewWarned) return;
+    const ahead = answered - stamped;
     if (Math.abs(ahead) <= CLOCK_SKEW_WARN_MS) return;
     this.#skewWarned = true;
     const s = Math.round(Math.abs(ahead) / 1000);
@@ -322,9 +369,9 @@ export class StoreLock implements DistributedLock {
       "clock_skew",
       `This machine's clock is about ${s} s ${
         ahead > 0 ? "ahead of" : "behind"
-      } the datastore's (the datastore stamped lock ${this.key} at ${
+      } the datastore's (the datastore stamped a write of lock ${this.key}'s at ${
         new Date(stamped).toISOString()
-      }). A lock is taken for stale when the datastore's stamp on it plus its TTL is behind this clock, so a clock ahead by more than two thirds of a TTL breaks live locks (their holders' runs are refused), and one behind waits longer for abandoned ones. Nothing was changed; synchronise this machine's clock (NTP).`,
+      }). Sluice judges locks by the datastore's clock, so its own lock checks hold; a tool sharing this datastore that judges locks by this machine's clock breaks live locks when the clock is ahead by more than two thirds of a TTL, and waits longer for abandoned ones when it is behind. Nothing was changed; synchronise this machine's clock (NTP).`,
     );
   }
 

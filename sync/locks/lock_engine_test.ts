@@ -3,8 +3,8 @@ import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts
 import { AbortedError, ConfigError, PreconditionFailedError } from "../errors.ts";
 import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
 import { createEmitter, type LockEvent, type WarningEvent } from "../events.ts";
-import { StoreLock, storeLockBackend } from "./lock_engine.ts";
-import type { Identity, LockOptions, ObjectStore } from "../ports.ts";
+import { CLOCK_PROBE_KEY, StoreLock, storeLockBackend } from "./lock_engine.ts";
+import type { Clock, Identity, LockOptions, ObjectStore } from "../ports.ts";
 
 const KEY = "data/aws/ec2/m1/.lock";
 const ALICE: Identity = { holder: "alice@host-a", hostname: "host-a", pid: 1 };
@@ -88,7 +88,7 @@ Deno.test("a stale lock is stolen with a conditional delete, after a jittered ba
   const a = t.lock(ALICE);
   await t.settle(a.acquire());
   assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, a.nonce);
-  const steal = t.store.log.find((r) => r.op === "delete");
+  const steal = t.store.log.find((r) => r.op === "delete" && r.key === KEY);
   assert.equal(steal?.outcome, "ok");
   assert.equal(t.warnings.length, 1);
   assert.equal(t.warnings[0].code, "lock_stale_stolen");
@@ -399,4 +399,85 @@ Deno.test("a store whose stamps are far from this machine's clock: acquire warns
     assert.equal(skew.length, warned ? 1 : 0, `offset ${offset}`);
     if (warned) assert.match(skew[0].message, offset > 0 ? /30 s ahead of/ : /30 s behind/);
   }
+});
+
+/** A clock `ms` behind `base` (ahead when negative), on `base`'s timers. */
+function shifted(base: FakeClock, ms: number): Clock {
+  return {
+    now: () => base.now() - ms,
+    sleep: (d, signal) => base.sleep(d, signal),
+    setTimeout: (fn, d) => base.setTimeout(fn, d),
+    clearTimeout: (h) => base.clearTimeout(h),
+  };
+}
+
+/**
+ * A store whose clock is `storeBehind` ms behind the waiter's (ahead when
+ * negative), a holder on the store's clock and a waiter on its own.
+ */
+function skewed(storeBehind: number) {
+  const clock = new FakeClock();
+  const storeClock = shifted(clock, storeBehind);
+  const store = new InMemoryStore({ clock: storeClock });
+  const events = createEmitter();
+  const warnings: WarningEvent[] = [];
+  events.on("warning", (w) => warnings.push(w));
+  const timings = { ttlMs: 3_000, retryDelayMs: 100, maxWaitMs: 1_000 };
+  const holder = storeLockBackend(store, { clock: storeClock, random: () => 0.5 })
+    .createLock(KEY, BOB, timings);
+  const waiter = storeLockBackend(store, { clock, random: () => 0.5, events })
+    .createLock(KEY, ALICE, timings);
+  const settle = async <T>(p: Promise<T>): Promise<T> => {
+    let done = false;
+    p.then(() => (done = true), () => (done = true));
+    await waitFor(() => done, { clock, timeoutMs: 60_000, stepMs: 50 });
+    return await p;
+  };
+  const probes = () => store.log.filter((r) => r.key === CLOCK_PROBE_KEY);
+  return { clock, store, holder, waiter, settle, warnings, probes };
+}
+
+Deno.test("a waiter whose clock runs ahead of the store's by more than a TTL breaks no live lock", async () => {
+  const t = skewed(30_000);
+  await t.settle(t.holder.acquire());
+  await assert.rejects(t.settle(t.waiter.acquire()), LockTimeoutError);
+  assert.ok(t.holder.held && !t.holder.lost, "the holder keeps its lock");
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, t.holder.nonce);
+  assert.deepEqual(t.store.log.filter((r) => r.op === "delete" && r.key === KEY), []);
+  assert.deepEqual(t.warnings.map((w) => w.code), ["clock_skew"]);
+  assert.match(t.warnings[0].message, /30 s ahead of/);
+  await t.holder.release();
+});
+
+Deno.test("a waiter whose clock runs behind the store's takes over an abandoned lock once its TTL has passed by the store's clock", async () => {
+  const t = skewed(-60_000);
+  await t.settle(t.holder.acquire());
+  t.holder.abandon();
+  t.clock.set(t.clock.now() + 3_500);
+  await t.settle(t.waiter.acquire());
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, t.waiter.nonce);
+  await t.waiter.release();
+});
+
+Deno.test("the clock probe: one write when an acquire first finds the lock held, its difference used again", async () => {
+  const t = skewed(0);
+  await t.settle(t.holder.acquire());
+  await assert.rejects(t.settle(t.waiter.acquire()), LockTimeoutError);
+  assert.deepEqual(t.probes().map((r) => `${r.op} ${r.outcome}`), ["put ok"]);
+  await assert.rejects(t.settle(t.waiter.acquire()), LockTimeoutError);
+  assert.equal(t.probes().length, 1, "the difference measured a moment ago is used again");
+  await t.holder.release();
+});
+
+Deno.test("a failed clock probe leaves this machine's clock to judge: a stale lock is still taken over", async () => {
+  const t = skewed(0);
+  await t.settle(t.holder.acquire());
+  t.holder.abandon();
+  t.clock.set(t.clock.now() + 4_500);
+  t.store.failNext("put", 1, () => new PreconditionFailedError("refused"), {
+    match: (k) => k === CLOCK_PROBE_KEY,
+  });
+  await t.settle(t.waiter.acquire());
+  assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, t.waiter.nonce);
+  await t.waiter.release();
 });

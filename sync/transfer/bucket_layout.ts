@@ -150,6 +150,7 @@ export function shardOf(rel: string): string {
  * ```ts
  * import { isLayoutInternal } from "./bucket_layout.ts";
  * isLayoutInternal("data/t/m/.lock"); // true
+ * isLayoutInternal(".sluice/clock"); // true
  * isLayoutInternal("data/t/m/d/1/raw"); // false
  * ```
  */
@@ -160,6 +161,7 @@ export function isLayoutInternal(rel: string): boolean {
   ) return true;
   if (rel === "_index" || rel.startsWith("_index/")) return true;
   if (rel === "_control" || rel.startsWith("_control/")) return true;
+  if (rel === ".sluice" || rel.startsWith(".sluice/")) return true;
   const base = rel.slice(rel.lastIndexOf("/") + 1);
   return base === ".lock" || base === ".namespace.json" || base === "_catalog.db" ||
     base.startsWith("_catalog.db-");
