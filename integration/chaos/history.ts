@@ -258,6 +258,12 @@ export interface History {
   readonly oldClients?: boolean;
   /** The client kind of each clone (absent: every clone uses Sluice's API). */
   readonly kinds?: readonly ClientKind[];
+  /**
+   * How far each clone's clock runs ahead of the store's, in ms (behind when
+   * negative; absent: every clock agrees with the store's). A clone's whole
+   * service, its locks included, runs on its clock.
+   */
+  readonly skewMs?: readonly number[];
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }
@@ -282,7 +288,16 @@ export interface GenerateOptions {
   readonly oldShare?: number;
   /** Chance that a history has reshapes inserted (see {@link insertReshapes}); default 0.2. */
   readonly reshapeShare?: number;
+  /** Chance that a history has one clone whose clock is off the store's (see {@link History.skewMs}); default 0.2. */
+  readonly skewShare?: number;
 }
+
+/**
+ * How far a skewed clock runs off, at least and at most: beyond two thirds of
+ * the default lock TTL (30 s), where a lock judged by this clock against the
+ * store's stamps would be broken while its holder renews it.
+ */
+export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
 export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape">;
@@ -565,6 +580,14 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     const r = kindRng.next();
     return r >= share ? "api" : r < share / 3 ? "core-single-phase" : "core";
   });
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const skewRng = new Rng(mixSeed(seed, 0x736b6577));
+  let skewMs: number[] | undefined;
+  if (skewRng.chance(options.skewShare ?? 0.2)) {
+    const [lo, hi] = SKEW_RANGE_MS;
+    skewMs = Array.from({ length: clones }, () => 0);
+    skewMs[skewRng.int(clones)] = (skewRng.chance(0.5) ? 1 : -1) * (lo + skewRng.int(hi - lo));
+  }
   return {
     seed,
     clones,
@@ -572,6 +595,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(v2 ? { v2 } : {}),
     ...(kinds.some((k) => k !== "api") ? { kinds } : {}),
     ...(oldClients ? { oldClients } : {}),
+    ...(skewMs ? { skewMs } : {}),
     ops,
   };
 }
@@ -856,8 +880,11 @@ export function formatHistory(h: History): string {
   const layout = h.v2 ? ", v2 (sharded) index" : "";
   const clients = h.kinds ? `, clients ${h.kinds.map((k, i) => `c${i} ${k}`).join(" ")}` : "";
   const old = h.oldClients ? ", old clients push too (Sluice commits under the global lock)" : "";
+  const skew = h.skewMs?.some((ms) => ms !== 0)
+    ? `, clocks off the store's by ${h.skewMs.map((ms, i) => `c${i} ${ms / 1000} s`).join(" ")}`
+    : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -878,6 +905,13 @@ export function parseHistory(text: string): History {
       !j.kinds.every((k: unknown) => CLIENT_KINDS.includes(k as ClientKind)))
   ) {
     throw new Error(`kinds is a list of ${j.clones} client kinds (${CLIENT_KINDS.join(", ")})`);
+  }
+  if (
+    j.skewMs !== undefined &&
+    (!Array.isArray(j.skewMs) || j.skewMs.length !== j.clones ||
+      !j.skewMs.every((ms: unknown) => typeof ms === "number" && Number.isFinite(ms)))
+  ) {
+    throw new Error(`skewMs is a list of ${j.clones} numbers of milliseconds`);
   }
   const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush", "reshape"]);
   for (const op of j.ops) {

@@ -47,7 +47,10 @@
  * - I15: every clone ends with one shape per path (`shapes.ts`);
  * - I16: every command that fails says why with a stable code: none ends
  *   in an error that is not a Sluice error (a raw filesystem error, say;
- *   the workload).
+ *   the workload);
+ * - I17: a lock is taken over as stale only once its holder has left it
+ *   unrenewed for its TTL by the store's clock, also by a clone whose clock
+ *   runs ahead of or behind the store's (`skewMs`; the workload).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -77,7 +80,8 @@ export type Invariant =
   | "I13"
   | "I14"
   | "I15"
-  | "I16";
+  | "I16"
+  | "I17";
 
 /** A broken invariant. */
 export interface Violation {

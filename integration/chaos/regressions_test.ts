@@ -1254,3 +1254,17 @@ Deno.test("chaos regression: a cut-off run's latest marker is settled after the 
     '{"seed":53700780,"clones":5,"kinds":["core","api","core","api","api"],"ops":[{"id":0,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":1,"kind":"tick","n":13,"pick":1776948473},{"id":4,"kind":"config","clone":4,"file":2},{"id":7,"kind":"outage","on":true},{"id":8,"kind":"tick","n":5,"pick":1816767492},{"id":11,"kind":"outage","on":false},{"id":12,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":13,"kind":"breakglass","model":0},{"id":14,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":17,"kind":"tick","n":39,"pick":1386983543},{"id":18,"kind":"tick","n":22,"pick":459949488},{"id":19,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I17 (seed 54300007, shrunk; the checker's clock-skew move): a clone whose
+ * clock ran 65 s ahead of the store's found another clone's live model lock
+ * and took its store stamp plus TTL, behind its own clock, for stale: it
+ * broke the lock while its holder renewed it (that run was refused). The
+ * stale check now reads the store's clock from the store's stamp on a write
+ * of its own (`sync/locks/store_clock.ts`, `sync/locks/lock_engine.ts`).
+ */
+Deno.test("chaos regression: a clone whose clock runs ahead of the store's breaks no live lock (I17)", async () => {
+  await clean(
+    '{"seed":54300007,"clones":4,"v2":true,"kinds":["api","core","api","api"],"skewMs":[0,0,65469,0],"ops":[{"id":3,"kind":"run","clone":3,"model":0,"data":0,"workMs":0,"same":true},{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":0}]}',
+  );
+});

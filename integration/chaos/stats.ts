@@ -96,6 +96,8 @@ export interface ChaosStats {
   adoptions: number;
   /** Histories where old clients push too (`oldClients`). */
   mixedFleets: number;
+  /** Histories where one clone's clock is off the store's (`skewMs`). */
+  skewedClocks: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
@@ -165,6 +167,7 @@ export function emptyStats(): ChaosStats {
     markerWrites: 0,
     adoptions: 0,
     mixedFleets: 0,
+    skewedClocks: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,

@@ -19,7 +19,7 @@ import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
-import { type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
@@ -219,7 +219,7 @@ class World {
       incarnation,
       store: this.gated,
       registry: this.registry,
-      clock: this.sched.clock,
+      clock: this.#clockOf(name === "operator" ? undefined : index),
       seed: this.history.seed,
       thirdPartyLocks: this.history.absentOnError === true && name !== "operator",
       warnings: this.stats.warnings,
@@ -229,6 +229,7 @@ class World {
         if (w.code === "latest_reset" && w.path && name !== "operator") {
           this.changes.reported(index, w.path);
         }
+        if (w.code === "lock_stale_stolen") this.#checkTakeover(name, w.message);
       },
       disable: this.options.disable?.filter((g) => g !== GLOBAL_LOCK_COMMITS),
       oldClients: this.#env.globalLockCommits,
@@ -245,6 +246,43 @@ class World {
     slot.svc = svc;
     slot.locks = locks;
     slot.owner = `c${slot.index}.${slot.incarnation}`;
+  }
+
+  /**
+   * The clock clone `index` runs on: the scheduler's, shifted by the
+   * history's `skewMs` (the store's stamps stay on the scheduler's time).
+   */
+  #clockOf(index: number | undefined): Clock {
+    const ms = index === undefined ? 0 : this.history.skewMs?.[index] ?? 0;
+    if (ms === 0) return this.sched.clock;
+    const base = this.sched.clock;
+    return {
+      now: () => base.now() + ms,
+      sleep: (d, signal) => base.sleep(d, signal),
+      setTimeout: (fn, d) => base.setTimeout(fn, d),
+      clearTimeout: (h) => base.clearTimeout(h),
+    };
+  }
+
+  /**
+   * I17: a lock is taken over only once its holder has left it unrenewed for
+   * its TTL by the store's clock (the scheduler's), whatever the clock of
+   * the clone that takes it over.
+   */
+  #checkTakeover(name: string, message: string): void {
+    const m = /not renewed since (\S+), TTL (\d+) ms/.exec(message);
+    const since = m ? Date.parse(m[1]) : NaN;
+    const idle = this.sched.clock.now() - since;
+    if (m && idle > Number(m[2])) return;
+    this.truth.violate({
+      invariant: "I17",
+      message: m
+        ? `${name} took over a live lock: renewed ${idle} ms before by the store's clock, TTL ${
+          m[2]
+        } ms (${message})`
+        : `${name}'s take-over warning names no renewal time and TTL: ${message}`,
+      afterOp: this.#opId,
+    });
   }
 
   #outcome(o: string, what?: string, error?: unknown): void {
@@ -816,6 +854,7 @@ export async function runHistory(
   const stats = world.stats;
   stats.histories = 1;
   if (history.oldClients) stats.mixedFleets = 1;
+  if (history.skewMs?.some((ms) => ms !== 0)) stats.skewedClocks = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
   stats.refused = world.truth.runs.filter((r) => r.outcome === "model_lock_lost").length;
   stats.crashedRuns = world.truth.runs.filter((r) => r.outcome === "crashed").length;
