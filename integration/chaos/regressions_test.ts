@@ -1268,3 +1268,18 @@ Deno.test("chaos regression: a clone whose clock runs ahead of the store's break
     '{"seed":54300007,"clones":4,"v2":true,"kinds":["api","core","api","api"],"skewMs":[0,0,65469,0],"ops":[{"id":3,"kind":"run","clone":3,"model":0,"data":0,"workMs":0,"same":true},{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I17 (seed 54600706, shrunk; found by the clock-skew move once the stale
+ * check read the store's clock): a clone whose clock ran 63 s ahead found
+ * the global lock held while its writes failed (a flaky store): its clock
+ * probe failed, and the stale check fell back on its own clock and broke the
+ * live lock. A probe that does not get through now takes nothing over until
+ * one does; only a store that refuses the probe leaves this machine's clock
+ * to judge (`sync/locks/lock_engine.ts`).
+ */
+Deno.test("chaos regression: a clock probe that fails takes no live lock over (I17)", async () => {
+  await clean(
+    '{"seed":54600706,"clones":4,"kinds":["api","api","core","api"],"oldClients":true,"skewMs":[0,0,62981,0],"ops":[{"id":10,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":17,"kind":"resolve","clone":2,"pick":3,"how":"mine"},{"id":44,"kind":"oldpush","clone":0,"file":0},{"id":45,"kind":"oldpush","clone":2,"file":4,"del":true},{"id":23,"kind":"tick","n":10,"pick":122321706}]}',
+  );
+});

@@ -28,7 +28,8 @@
  * (this lock's own acquire writes renew it), and the wait goes on by this
  * machine's clock plus that difference. So a clock ahead of the store's breaks
  * no live lock, and one behind still takes over an abandoned lock after its
- * TTL. A probe that fails leaves this machine's clock to judge, as before.
+ * TTL. A probe the store refuses leaves this machine's clock to judge, as
+ * before; one that does not get through takes nothing over until one does.
  *
  * Events, emitted on the `events` emitter (see `events.ts`; share one emitter
  * to forward them):
@@ -46,7 +47,7 @@
  *
  * @module
  */
-import { AbortedError, AlreadyExistsError } from "../errors.ts";
+import { AbortedError, AlreadyExistsError, isRetryable } from "../errors.ts";
 import { LockTimeoutError } from "../lock_errors.ts";
 import { lockIsStale, lockTimings } from "./lock_timings.ts";
 import { measureStoreClock, storeClockOffset } from "./store_clock.ts";
@@ -222,7 +223,8 @@ export class StoreLock implements DistributedLock {
         const found = parseLockBody(current.body);
         holder = describeFound(found);
         const ttl = typeof found === "string" ? this.ttlMs : found.ttlMs;
-        if (lockIsStale(current.lastModified, ttl, await this.#storeNow(signal))) {
+        const storeNow = await this.#storeNow(signal);
+        if (storeNow !== undefined && lockIsStale(current.lastModified, ttl, storeNow)) {
           await this.#steal(current, holder, ttl, signal);
           await this.#wait(
             Math.min(this.retryDelayMs * this.#random(), deadline - this.#clock.now()),
@@ -334,9 +336,11 @@ export class StoreLock implements DistributedLock {
    * The store's time now, as well as this lock knows it: this machine's clock
    * plus the difference measured from a stamp of the store's on a write (see
    * the module's "Clocks"), measured by a probe when none is recent. A probe
-   * that fails gives this machine's clock (an abort still aborts).
+   * the store refused gives this machine's clock; one that did not get
+   * through gives undefined (nothing is taken over until the store answers);
+   * an abort aborts.
    */
-  async #storeNow(signal?: AbortSignal): Promise<number> {
+  async #storeNow(signal?: AbortSignal): Promise<number | undefined> {
     const known = this.#offset;
     const now = this.#clock.now();
     if (known && now >= known.at && now - known.at <= CLOCK_OFFSET_REUSE_MS) return now + known.ms;
@@ -344,6 +348,7 @@ export class StoreLock implements DistributedLock {
     try {
       stamp = await measureStoreClock(this.#store, this.#clock, signal);
     } catch (e) {
+      if (isRetryable(e)) return undefined;
       throw new AbortedError(`Waiting for lock ${this.key}`, { cause: e });
     }
     if (stamp) this.#checkClock(stamp.stamped, stamp.answered);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
-import { AbortedError, ConfigError, PreconditionFailedError } from "../errors.ts";
+import { AbortedError, ConfigError, PreconditionFailedError, UnreachableError } from "../errors.ts";
 import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
 import { createEmitter, type LockEvent, type WarningEvent } from "../events.ts";
 import { CLOCK_PROBE_KEY, StoreLock, storeLockBackend } from "./lock_engine.ts";
@@ -480,4 +480,16 @@ Deno.test("a failed clock probe leaves this machine's clock to judge: a stale lo
   await t.settle(t.waiter.acquire());
   assert.equal(JSON.parse(t.store.peekText(KEY)!).nonce, t.waiter.nonce);
   await t.waiter.release();
+});
+
+Deno.test("a clock probe that cannot reach the store takes nothing over: a waiter whose clock runs ahead waits, and the holder keeps its lock", async () => {
+  const t = skewed(30_000);
+  await t.settle(t.holder.acquire());
+  t.store.failNext("put", 1_000, () => new UnreachableError("down"), {
+    match: (k) => k === CLOCK_PROBE_KEY,
+  });
+  await assert.rejects(t.settle(t.waiter.acquire()), LockTimeoutError);
+  assert.ok(t.holder.held && !t.holder.lost, "the holder keeps its lock");
+  assert.ok(t.probes().length > 1, "the probe is tried again while the waiter waits");
+  await t.holder.release();
 });

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { AbortedError } from "../errors.ts";
+import { AbortedError, isRetryable } from "../errors.ts";
 import { type Clock, type ObjectStore, PutModes } from "../ports.ts";
 
 /**
@@ -44,8 +44,10 @@ export function storeClockOffset(stamp: StoreStamp): number {
 
 /**
  * Writes the probe object (see the module) and returns the store's stamp on
- * it; null when the write failed or gave no stamp (the caller judges by this
- * machine's clock then). An abort throws `AbortedError`.
+ * it; null when the store refused the write or gave no stamp (the caller
+ * judges by this machine's clock then). A write that did not get through
+ * (a retryable error: the store may answer the next one) throws it, and an
+ * abort throws `AbortedError`.
  *
  * @example
  * ```ts
@@ -67,13 +69,15 @@ export async function measureStoreClock(
     return stamp.stamped > 0 ? stamp : null;
   } catch (e) {
     if (signal?.aborted) throw new AbortedError("Reading the datastore's clock", { cause: e });
+    if (isRetryable(e)) throw e;
     return null;
   }
 }
 
 /**
  * The store's time now, as {@link measureStoreClock} reads it (a lower
- * bound), or `clock`'s when the probe failed.
+ * bound), or `clock`'s when the probe failed (for a display: a lock's
+ * stale check must not fall back on a write that did not get through).
  *
  * @example
  * ```ts
@@ -89,6 +93,11 @@ export async function storeNow(
   clock: Clock,
   signal?: AbortSignal,
 ): Promise<number> {
-  const stamp = await measureStoreClock(store, clock, signal);
+  let stamp: StoreStamp | null = null;
+  try {
+    stamp = await measureStoreClock(store, clock, signal);
+  } catch (e) {
+    if (!isRetryable(e)) throw e;
+  }
   return clock.now() + (stamp ? storeClockOffset(stamp) : 0);
 }

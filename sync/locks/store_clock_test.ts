@@ -23,11 +23,13 @@ Deno.test("the store's clock is read from its stamp on a write over the one prob
   assert.deepEqual(await keys(store), [CLOCK_PROBE_KEY], "one object, however many probes");
 });
 
-Deno.test("a refused or failed probe write gives no stamp (this machine's clock judges)", async () => {
+Deno.test("a refused probe write gives no stamp; one that did not get through throws (storeNow, for display, takes this machine's clock for both)", async () => {
   const here = new FakeClock();
   const store = new InMemoryStore({ clock: new FakeClock(here.now() - 10_000) });
   store.failNext("put", 1, () => new PreconditionFailedError("refused"));
   assert.equal(await measureStoreClock(store, here), null);
+  store.failNext("put", 1, () => new UnreachableError("down"));
+  await assert.rejects(measureStoreClock(store, here), UnreachableError);
   store.failNext("put", 1, () => new UnreachableError("down"));
   assert.equal(await storeNow(store, here), here.now());
   assert.equal((await measureStoreClock(store, here))?.stamped, here.now() - 10_000);
