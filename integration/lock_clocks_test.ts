@@ -31,6 +31,15 @@ async function keys(store: ObjectStore): Promise<string[]> {
   return out.sort();
 }
 
+/** A holder on the system clock and a waiter `waiterAheadMs` off it, over one store. */
+function pair(store: ObjectStore, waiterAheadMs: number, maxWaitMs: number) {
+  return {
+    holder: storeLockBackend(store, { clock: systemClock }).createLock(KEY, HOLDER, TIMINGS),
+    waiter: storeLockBackend(store, { clock: off(waiterAheadMs) })
+      .createLock(KEY, WAITER, { ...TIMINGS, maxWaitMs }),
+  };
+}
+
 function clockCases(name: string, open: () => Promise<ObjectStore>, ignore: boolean): void {
   Deno.test({
     name: `${name}: a waiter whose clock runs 60 s ahead of the server's breaks no live lock`,
@@ -39,13 +48,7 @@ function clockCases(name: string, open: () => Promise<ObjectStore>, ignore: bool
     sanitizeResources: false,
     fn: async () => {
       const store = await open();
-      const holder = storeLockBackend(store, { clock: systemClock }).createLock(
-        KEY,
-        HOLDER,
-        TIMINGS,
-      );
-      const waiter = storeLockBackend(store, { clock: off(60_000) })
-        .createLock(KEY, WAITER, { ...TIMINGS, maxWaitMs: 3_000 });
+      const { holder, waiter } = pair(store, 60_000, 3_000);
       await holder.acquire();
       try {
         await assert.rejects(waiter.acquire(), LockTimeoutError);
@@ -66,13 +69,7 @@ function clockCases(name: string, open: () => Promise<ObjectStore>, ignore: bool
     sanitizeResources: false,
     fn: async () => {
       const store = await open();
-      const holder = storeLockBackend(store, { clock: systemClock }).createLock(
-        KEY,
-        HOLDER,
-        TIMINGS,
-      );
-      const waiter = storeLockBackend(store, { clock: off(-60_000) })
-        .createLock(KEY, WAITER, { ...TIMINGS, maxWaitMs: 10_000 });
+      const { holder, waiter } = pair(store, -60_000, 10_000);
       await holder.acquire();
       holder.abandon();
       await waiter.acquire();
