@@ -20,7 +20,10 @@
  *
  * All sides also run with the first `--pipeline-small` files (default 200):
  * the slope between the two sizes is the cost of one more file, without the
- * push's fixed cost (state files and their fsyncs, the index commit).
+ * push's fixed cost (state files and their fsyncs, the index commit). After
+ * each Sluice push every file it pushed is deleted here and pushed again
+ * (`deletePush`), and the cost per file at both sizes is compared, for the
+ * pushes and the deletions: a cost per file that grows with the push shows.
  *
  * Each side is timed in wall time (`performance.now()`), in CPU time
  * (`process.cpuUsage()`, user + system, every thread of the process) and in
@@ -127,9 +130,10 @@ async function pipelineCost(files: number, small: number, rounds: number) {
       }, { concurrency: CONCURRENCY });
     });
   };
-  const sluice = async (n: number): Promise<{ push: Cost; markDirty: Cost }> => {
+  const sluice = async (n: number): Promise<{ push: Cost; markDirty: Cost; del: Cost }> => {
+    const cacheDir = await copyDir(src);
     const svc = await createSluice({
-      cacheDir: await copyDir(src),
+      cacheDir,
       store: new InMemoryStore({ endpoint: ENDPOINT }),
       identity,
       config: { concurrency: CONCURRENCY },
@@ -140,7 +144,15 @@ async function pipelineCost(files: number, small: number, rounds: number) {
       uploaded = (await svc.pushChanged()).uploaded.length;
     });
     if (uploaded !== n) throw new Error(`the push uploaded ${uploaded} of ${n} files`);
-    return { push, markDirty };
+    // Then every one of them deleted here and pushed (removal and mark untimed).
+    for (const p of paths.slice(0, n)) Deno.removeSync(`${cacheDir}/${p}`);
+    await svc.markDirty({ relPaths: paths.slice(0, n) });
+    let deleted = 0;
+    const del = await timed(async () => {
+      deleted = (await svc.pushChanged()).deleted.length;
+    });
+    if (deleted !== n) throw new Error(`the push deleted ${deleted} of ${n} files`);
+    return { push, markDirty, del };
   };
 
   // Warm-up (JIT, the probe), untimed.
@@ -154,6 +166,8 @@ async function pipelineCost(files: number, small: number, rounds: number) {
     mark: [] as Cost[],
     bareSmall: [] as Cost[],
     pushSmall: [] as Cost[],
+    del: [] as Cost[],
+    delSmall: [] as Cost[],
   };
   const steps = [
     async () => runs.bare.push(await bare(files)),
@@ -162,9 +176,14 @@ async function pipelineCost(files: number, small: number, rounds: number) {
       const r = await sluice(files);
       runs.push.push(r.push);
       runs.mark.push(r.markDirty);
+      runs.del.push(r.del);
     },
     async () => runs.bareSmall.push(await bare(small)),
-    async () => runs.pushSmall.push((await sluice(small)).push),
+    async () => {
+      const r = await sluice(small);
+      runs.pushSmall.push(r.push);
+      runs.delSmall.push(r.del);
+    },
   ];
   for (let i = 0; i < rounds; i++) {
     // Each side goes first in every other round.
@@ -214,6 +233,16 @@ async function pipelineCost(files: number, small: number, rounds: number) {
     cacheLayer: side(runs.cache),
     sluicePush: side(runs.push),
     markDirtyBeforePush: side(runs.mark),
+    deletePush: {
+      usPerFile: round1(perFile(runs.del, files, "wallUs")),
+      usPerFileAtSmall: round1(perFile(runs.delSmall, small, "wallUs")),
+      growth: Number(
+        (perFile(runs.del, files, "wallUs") / perFile(runs.delSmall, small, "wallUs")).toFixed(2),
+      ),
+    },
+    pushGrowth: Number(
+      (perFile(runs.push, files, "wallUs") / perFile(runs.pushSmall, small, "wallUs")).toFixed(2),
+    ),
     pipelineOwnCostUsPerFile: own,
     ownCostParts: {
       cacheChecksAndReads: part(runs.cache, runs.bare),
@@ -239,6 +268,7 @@ async function pipelineCost(files: number, small: number, rounds: number) {
       "markDirtyBeforePush is timed apart and not in sluicePush",
       "ownCostParts: cacheLayer - bareLoop (the checks a push keeps: lstats of each path and its parent directories, the read's lstat, the hash) and sluicePush - cacheLayer (gates, plan, index and state commit), medians of per-round differences",
       "marginal: the slope between pushes of `files` and `smallFiles` files (the cost of one more file), and the push's fixed cost it leaves",
+      "deletePush: after each Sluice push, every file it pushed is deleted here, marked and pushed again (wall µs per file at both sizes); growth and pushGrowth: µs per file at `files` over µs per file at `smallFiles` (below 1 while the push's fixed cost spread over more files outweighs the rest; above 1 when its cost per file grows with the number of paths, as a pass over every path for each path makes it)",
     ],
   };
 }
