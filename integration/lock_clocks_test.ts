@@ -11,7 +11,8 @@ import { S3Store } from "../packages/s3/store.ts";
 import { systemClock } from "../sync/clock.ts";
 import { LockTimeoutError } from "../sync/lock_errors.ts";
 import { CLOCK_PROBE_KEY, storeLockBackend } from "../sync/locks/lock_engine.ts";
-import type { Clock, Identity, ObjectStore } from "../sync/ports.ts";
+import type { Identity, ObjectStore } from "../sync/ports.ts";
+import { shiftedClock } from "../packages/testing/mod.ts";
 import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
 import { ignoreMinio, type MinioServer, startMinio } from "./servers/minio.ts";
 
@@ -19,11 +20,6 @@ const KEY = ".datastore.lock";
 const HOLDER: Identity = { holder: "holder@h1", hostname: "h1", pid: 1 };
 const WAITER: Identity = { holder: "waiter@h2", hostname: "h2", pid: 2 };
 const TIMINGS = { ttlMs: 2_000, heartbeatMs: 250, retryDelayMs: 100 };
-
-/** The system clock, `ms` ahead (behind when negative). */
-function off(ms: number): Clock {
-  return { ...systemClock, now: () => Date.now() + ms };
-}
 
 async function keys(store: ObjectStore): Promise<string[]> {
   const out: string[] = [];
@@ -35,7 +31,7 @@ async function keys(store: ObjectStore): Promise<string[]> {
 function pair(store: ObjectStore, waiterAheadMs: number, maxWaitMs: number) {
   return {
     holder: storeLockBackend(store, { clock: systemClock }).createLock(KEY, HOLDER, TIMINGS),
-    waiter: storeLockBackend(store, { clock: off(waiterAheadMs) })
+    waiter: storeLockBackend(store, { clock: shiftedClock(systemClock, waiterAheadMs) })
       .createLock(KEY, WAITER, { ...TIMINGS, maxWaitMs }),
   };
 }

@@ -20,6 +20,7 @@ import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
@@ -254,14 +255,7 @@ class World {
    */
   #clockOf(index: number | undefined): Clock {
     const ms = index === undefined ? 0 : this.history.skewMs?.[index] ?? 0;
-    if (ms === 0) return this.sched.clock;
-    const base = this.sched.clock;
-    return {
-      now: () => base.now() + ms,
-      sleep: (d, signal) => base.sleep(d, signal),
-      setTimeout: (fn, d) => base.setTimeout(fn, d),
-      clearTimeout: (h) => base.clearTimeout(h),
-    };
+    return ms === 0 ? this.sched.clock : shiftedClock(this.sched.clock, ms);
   }
 
   /**

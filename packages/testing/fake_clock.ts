@@ -110,3 +110,23 @@ export class FakeClock implements Clock {
     return best;
   }
 }
+
+/**
+ * `base`, read `aheadMs` ahead (behind when negative), on `base`'s timers:
+ * a machine whose clock is off another's (a store's, say) by a fixed amount.
+ *
+ * @example
+ * ```ts
+ * import { FakeClock, shiftedClock } from "./fake_clock.ts";
+ * const store = new FakeClock(0);
+ * console.log(shiftedClock(store, 60_000).now()); // 60000
+ * ```
+ */
+export function shiftedClock(base: Clock, aheadMs: number): Clock {
+  return {
+    now: () => base.now() + aheadMs,
+    sleep: (ms, signal) => base.sleep(ms, signal),
+    setTimeout: (fn, ms) => base.setTimeout(fn, ms),
+    clearTimeout: (h) => base.clearTimeout(h),
+  };
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AbortedError } from "../../sync/errors.ts";
-import { FakeClock } from "./fake_clock.ts";
+import { FakeClock, shiftedClock } from "./fake_clock.ts";
 import { waitFor } from "./wait_for.ts";
 
 Deno.test("FakeClock: starts at the given time and moves only when told", async () => {
@@ -111,4 +111,16 @@ Deno.test("waitFor: times out on the fake clock with the message", async () => {
 Deno.test("waitFor: without a clock, returns at once when already true and times out at 0", async () => {
   await waitFor(() => true);
   await assert.rejects(waitFor(() => false, { timeoutMs: 0 }), /timed out after 0 ms/);
+});
+
+Deno.test("shiftedClock reads its base off by a fixed amount and fires on the base's timers", async () => {
+  const base = new FakeClock(1_000);
+  const ahead = shiftedClock(base, 60_000);
+  const behind = shiftedClock(base, -500);
+  assert.deepEqual([ahead.now(), behind.now()], [61_000, 500]);
+  let fired = false;
+  ahead.setTimeout(() => (fired = true), 100);
+  await base.advance(100);
+  assert.ok(fired);
+  assert.equal(ahead.now(), 61_100);
 });

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
+import { FakeClock, InMemoryStore, shiftedClock, waitFor } from "../../packages/testing/mod.ts";
 import { AbortedError, ConfigError, PreconditionFailedError, UnreachableError } from "../errors.ts";
 import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
 import { createEmitter, type LockEvent, type WarningEvent } from "../events.ts";
 import { CLOCK_PROBE_KEY, StoreLock, storeLockBackend } from "./lock_engine.ts";
-import type { Clock, Identity, LockOptions, ObjectStore } from "../ports.ts";
+import type { Identity, LockOptions, ObjectStore } from "../ports.ts";
 
 const KEY = "data/aws/ec2/m1/.lock";
 const ALICE: Identity = { holder: "alice@host-a", hostname: "host-a", pid: 1 };
@@ -401,23 +401,13 @@ Deno.test("a store whose stamps are far from this machine's clock: acquire warns
   }
 });
 
-/** A clock `ms` behind `base` (ahead when negative), on `base`'s timers. */
-function shifted(base: FakeClock, ms: number): Clock {
-  return {
-    now: () => base.now() - ms,
-    sleep: (d, signal) => base.sleep(d, signal),
-    setTimeout: (fn, d) => base.setTimeout(fn, d),
-    clearTimeout: (h) => base.clearTimeout(h),
-  };
-}
-
 /**
  * A store whose clock is `storeBehind` ms behind the waiter's (ahead when
  * negative), a holder on the store's clock and a waiter on its own.
  */
 function skewed(storeBehind: number) {
   const clock = new FakeClock();
-  const storeClock = shifted(clock, storeBehind);
+  const storeClock = shiftedClock(clock, -storeBehind);
   const store = new InMemoryStore({ clock: storeClock });
   const events = createEmitter();
   const warnings: WarningEvent[] = [];

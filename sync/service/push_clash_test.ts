@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
 import { KeyClashError } from "../errors.ts";
 import type { PlanEntry } from "../context.ts";
+import { planEntry } from "../../packages/testing/mod.ts";
 import { clashesFirst, type PushFailureEntry } from "./push_clash.ts";
 
-const entry = (path: string, over: Partial<PlanEntry> = {}): PlanEntry => ({
-  path,
-  action: "put",
-  source: "dirty",
-  handledBy: [],
-  ...over,
-});
+const entry = (path: string, over: Partial<PlanEntry> = {}): PlanEntry =>
+  planEntry(path, { source: "dirty", ...over });
 const clash = (e: PlanEntry): PushFailureEntry => ({
   entry: e,
   error: new KeyClashError(e.path, "a key and keys beneath it"),

@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
 import type { PlanEntry } from "../context.ts";
+import { planEntry } from "../../packages/testing/mod.ts";
 import { STRANDED_REASON } from "./plan.ts";
 import { settleMarkedDirs } from "./push_marked_dirs.ts";
 
-const entry = (path: string, over: Partial<PlanEntry> = {}): PlanEntry => ({
-  path,
-  action: "put",
-  source: "dirty",
-  handledBy: [],
-  ...over,
-});
+const entry = (path: string, over: Partial<PlanEntry> = {}): PlanEntry =>
+  planEntry(path, { source: "dirty", ...over });
 const base = { failures: [], settled: new Set<string>(), committing: false, preparing: false };
 
 Deno.test("marked directories: clean once all under it is done; kept while something under it failed or stays dirty", () => {
