@@ -3,6 +3,7 @@ import {
   classifierRuleSchema,
   concurrencySchema,
   conditionalWritesSchema,
+  firstIndexAtUploadsSchema,
   PATH_CLASSES,
   probeTtlSchema,
   retryConfigSchema,
@@ -78,4 +79,12 @@ Deno.test("probe expiry and stream threshold are whole and not negative", () => 
   assert.equal(streamThresholdSchema.parse(8 * 1024 * 1024), 8 * 1024 * 1024);
   assert.equal(refusal(streamThresholdSchema, 1.5), "a whole number of bytes");
   assert.equal(refusal(streamThresholdSchema, -1), "0 or more bytes");
+});
+
+Deno.test("the first push's early index threshold is a whole number of files, 0 or more", () => {
+  assert.equal(firstIndexAtUploadsSchema.parse(0), 0);
+  assert.equal(firstIndexAtUploadsSchema.parse(200), 200);
+  assert.equal(refusal(firstIndexAtUploadsSchema, 2.5), "a whole number of files");
+  assert.equal(refusal(firstIndexAtUploadsSchema, -1), "0 or more files");
+  assert.equal(refusal(firstIndexAtUploadsSchema, "200"), "a number of files");
 });

@@ -74,6 +74,12 @@ export interface SyncConfig {
   readonly probeTtlMs: number;
   /** Files larger than this many bytes are streamed in chunks, never held whole; default 8 MiB. */
   readonly streamThresholdBytes: number;
+  /**
+   * A cache's first push of at least this many files into a datastore with
+   * no index makes the index as its uploads begin, not at its commit (0:
+   * never); default 200 (see `sync/service/push_first_index.ts`).
+   */
+  readonly firstIndexAtUploads: number;
 }
 
 /** One path in a push plan. */

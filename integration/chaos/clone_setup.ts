@@ -57,6 +57,8 @@ export interface CloneServiceOptions {
   readonly disable?: readonly string[];
   /** Old clients push too: a core-driven clone's extension config says so (`oldClients`). */
   readonly oldClients?: boolean;
+  /** Every first push makes the index first (`firstIndexAtUploads` 1: see `History.indexFirst`). */
+  readonly indexFirst?: boolean;
 }
 
 /**
@@ -97,7 +99,7 @@ export async function cloneService(
     },
     clock: o.clock,
     events,
-    config: CHAOS_CONFIG,
+    config: o.indexFirst ? { ...CHAOS_CONFIG, firstIndexAtUploads: 1 } : CHAOS_CONFIG,
     lockBackend,
     conditional: o.registry,
     disable: o.disable,

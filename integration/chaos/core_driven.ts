@@ -149,7 +149,11 @@ export async function coreCloneService(
     ...(o.disable ? { disableGatesForTesting: o.disable } : {}),
   });
   const provider = () =>
-    ds.createProvider(o.oldClients ? { ...CORE_CONFIG, oldClients: true } : { ...CORE_CONFIG });
+    ds.createProvider({
+      ...CORE_CONFIG,
+      ...(o.oldClients ? { oldClients: true } : {}),
+      ...(o.indexFirst ? { firstIndexAtUploads: 1 } : {}),
+    });
   const repoDir = o.dir;
   const host: CoreHost = {
     provider,

@@ -264,6 +264,12 @@ export interface History {
    * service, its locks included, runs on its clock.
    */
   readonly skewMs?: readonly number[];
+  /**
+   * When true, every clone's first push makes the index (on a bucket with
+   * none) before its uploads, whatever its size (`firstIndexAtUploads` 1;
+   * absent: the default, which no history's push reaches).
+   */
+  readonly indexFirst?: boolean;
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }
@@ -290,6 +296,8 @@ export interface GenerateOptions {
   readonly reshapeShare?: number;
   /** Chance that a history has one clone whose clock is off the store's (see {@link History.skewMs}); default 0.2. */
   readonly skewShare?: number;
+  /** Chance that a history's first pushes make the index first (see {@link History.indexFirst}); default 0.3. */
+  readonly indexFirstShare?: number;
 }
 
 /**
@@ -588,6 +596,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     skewMs = Array.from({ length: clones }, () => 0);
     skewMs[skewRng.int(clones)] = (skewRng.chance(0.5) ? 1 : -1) * (lo + skewRng.int(hi - lo));
   }
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const indexFirst = new Rng(mixSeed(seed, 0x69647866)).chance(options.indexFirstShare ?? 0.3);
   return {
     seed,
     clones,
@@ -596,6 +606,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(kinds.some((k) => k !== "api") ? { kinds } : {}),
     ...(oldClients ? { oldClients } : {}),
     ...(skewMs ? { skewMs } : {}),
+    ...(indexFirst ? { indexFirst } : {}),
     ops,
   };
 }
@@ -883,8 +894,9 @@ export function formatHistory(h: History): string {
   const skew = h.skewMs?.some((ms) => ms !== 0)
     ? `, clocks off the store's by ${h.skewMs.map((ms, i) => `c${i} ${ms / 1000} s`).join(" ")}`
     : "";
+  const first = h.indexFirst ? ", first pushes make the index first" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -912,6 +924,9 @@ export function parseHistory(text: string): History {
       !j.skewMs.every((ms: unknown) => typeof ms === "number" && Number.isFinite(ms)))
   ) {
     throw new Error(`skewMs is a list of ${j.clones} numbers of milliseconds`);
+  }
+  if (j.indexFirst !== undefined && typeof j.indexFirst !== "boolean") {
+    throw new Error("indexFirst is true or false");
   }
   const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush", "reshape"]);
   for (const op of j.ops) {

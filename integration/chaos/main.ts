@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x` and `--skew-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x` and `--index-first-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -171,7 +171,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--stall-share":
       case "--old-share":
       case "--reshape-share":
-      case "--skew-share": {
+      case "--skew-share":
+      case "--index-first-share": {
         const v = value();
         const n = Number(v);
         if (!Number.isFinite(n) || n < 0 || n > 1) {
@@ -183,6 +184,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "oldShare"
           : flag === "--skew-share"
           ? "skewShare"
+          : flag === "--index-first-share"
+          ? "indexFirstShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;
@@ -215,6 +218,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  edits ${s.edits}, deletes ${s.deletes} (by hand during the clone's own sync, at a download or look of the file: ${s.editsDuring}), marker writes ${s.markerWrites}, files and directories of one name replaced by each other ${s.reshapes}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
     `  histories with a clone's clock off the store's ${s.skewedClocks}`,
+    `  histories whose first pushes make the index first ${s.indexFirst}`,
     `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,

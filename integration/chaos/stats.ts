@@ -98,6 +98,8 @@ export interface ChaosStats {
   mixedFleets: number;
   /** Histories where one clone's clock is off the store's (`skewMs`). */
   skewedClocks: number;
+  /** Histories whose first pushes make the index first (`History.indexFirst`). */
+  indexFirst: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
@@ -168,6 +170,7 @@ export function emptyStats(): ChaosStats {
     adoptions: 0,
     mixedFleets: 0,
     skewedClocks: 0,
+    indexFirst: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,

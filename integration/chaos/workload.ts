@@ -234,6 +234,7 @@ class World {
       },
       disable: this.options.disable?.filter((g) => g !== GLOBAL_LOCK_COMMITS),
       oldClients: this.#env.globalLockCommits,
+      indexFirst: this.history.indexFirst,
     }, kindOf(this.history, index));
   }
 
@@ -849,6 +850,7 @@ export async function runHistory(
   stats.histories = 1;
   if (history.oldClients) stats.mixedFleets = 1;
   if (history.skewMs?.some((ms) => ms !== 0)) stats.skewedClocks = 1;
+  if (history.indexFirst) stats.indexFirst = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
   stats.refused = world.truth.runs.filter((r) => r.outcome === "model_lock_lost").length;
   stats.crashedRuns = world.truth.runs.filter((r) => r.outcome === "crashed").length;

@@ -128,6 +128,7 @@ export function sluiceCommon(
     ...(c.streamThresholdBytes === undefined
       ? {}
       : { streamThresholdBytes: c.streamThresholdBytes }),
+    ...(c.firstIndexAtUploads === undefined ? {} : { firstIndexAtUploads: c.firstIndexAtUploads }),
     retry: c.retry,
     lock: c.lock,
     classifierRules: c.classifierRules,

@@ -15,6 +15,7 @@ import {
   concurrencySchema,
   conditionalWritesSchema,
   DEFAULT_CONCURRENCY,
+  firstIndexAtUploadsSchema,
   PATH_CLASSES,
   probeTtlSchema,
   retryConfigSchema,
@@ -53,6 +54,7 @@ export const commonProviderShape = {
     .default(30_000),
   probeTtlMs: probeTtlSchema.optional(),
   streamThresholdBytes: streamThresholdSchema.optional(),
+  firstIndexAtUploads: firstIndexAtUploadsSchema.optional(),
   retry: retryConfigSchema.default({}),
   lock: lockConfigSchema.default({ backend: "store" }),
   classifierRules: z.array(classifierRuleSchema, { error: "a list of {pattern, class} rules" })
@@ -73,6 +75,7 @@ export interface CommonProviderConfig {
   readonly requestTimeoutMs: number;
   readonly probeTtlMs?: number;
   readonly streamThresholdBytes?: number;
+  readonly firstIndexAtUploads?: number;
   readonly retry: { retries?: number; minTimeoutMs?: number; maxTimeoutMs?: number };
   readonly lock: { backend: string; [key: string]: unknown };
   readonly classifierRules: readonly ClassifierRule[];
@@ -160,6 +163,9 @@ export function toSyncConfig(config: CommonProviderConfig): Partial<SyncConfig> 
     ...(config.streamThresholdBytes === undefined
       ? {}
       : { streamThresholdBytes: config.streamThresholdBytes }),
+    ...(config.firstIndexAtUploads === undefined
+      ? {}
+      : { firstIndexAtUploads: config.firstIndexAtUploads }),
   };
 }
 

@@ -34,6 +34,7 @@ import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
 import { clashesFirst } from "./push_clash.ts";
 import { settleMarkedDirs } from "./push_marked_dirs.ts";
 import { storeHolds } from "./push_write.ts";
+import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
 import type { SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 
@@ -297,7 +298,19 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       (e.action === "put" && e.syncedVersion === undefined)
     ).map((e) => e.path);
     if (unnamed.length > 0) await state.markAttempted(unnamed);
-    await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+    // A cache's first push of many files makes the index (where there is
+    // none) beside its uploads, so that its commit need not list a bucket
+    // they have filled; one request at a time (`concurrency` 1), before them.
+    const early = ctx.config.firstIndexAtUploads;
+    const indexFirst = !deps.prepare && early > 0 && uploads.length >= early && isFirstPush(state)
+      ? makeIndexFirst(ctx, deps.indexMemo, active.map((e) => e.path))
+      : undefined;
+    if (ctx.config.concurrency <= 1) await indexFirst;
+    try {
+      await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+    } finally {
+      await indexFirst;
+    }
     const phase = { committing, preparing: !!deps.prepare };
     await clashesFirst(ctx.plan, failures, deletes, async (first, strays, again) => {
       await runDeletes(ctx, first, tally, ownWriter);

@@ -15,6 +15,8 @@ import {
   concurrencySchema,
   conditionalWritesSchema,
   DEFAULT_CONCURRENCY,
+  DEFAULT_FIRST_INDEX_AT_UPLOADS,
+  firstIndexAtUploadsSchema,
   probeTtlSchema,
   retryConfigSchema,
   streamThresholdSchema,
@@ -64,6 +66,7 @@ export const DEFAULT_CONFIG: SyncConfig = {
   classifierRules: [],
   probeTtlMs: 24 * 3600_000,
   streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
+  firstIndexAtUploads: DEFAULT_FIRST_INDEX_AT_UPLOADS,
 };
 
 /** The shape of `config` (every key optional: defaults fill the rest). */
@@ -75,6 +78,7 @@ const syncConfigSchema = z.object({
     .optional(),
   probeTtlMs: probeTtlSchema.optional(),
   streamThresholdBytes: streamThresholdSchema.optional(),
+  firstIndexAtUploads: firstIndexAtUploadsSchema.optional(),
 });
 
 const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);

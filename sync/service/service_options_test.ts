@@ -28,6 +28,7 @@ Deno.test("the default configuration", () => {
     classifierRules: [],
     probeTtlMs: 24 * 3600_000,
     streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
+    firstIndexAtUploads: 200,
   });
 });
 

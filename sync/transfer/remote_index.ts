@@ -201,6 +201,12 @@ export type OnCommit = (
 export interface IndexDiscovery {
   /** Made for the discovery alone (a pull): an empty change still looks for an index. */
   readonly alone?: boolean;
+  /**
+   * Write an index where there is none even when it names nothing (a
+   * cache's first push makes it as its uploads begin: see
+   * `push_first_index.ts`).
+   */
+  readonly create?: boolean;
   /** `own`: the paths of the commit's change (its own writes: not looked at). */
   find(own: ReadonlySet<string>): Promise<Record<string, IndexEntry>>;
   landed?(count: number): void;
@@ -306,7 +312,7 @@ export async function updateIndex(
       tally,
       unpublished,
     );
-    if (tally.applied === 0 && discovered === 0) {
+    if (tally.applied === 0 && discovered === 0 && (cur || !discovery?.create)) {
       // Every path left out (another writer's since): nothing to write, and
       // old clients keep the index they hold.
       onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
