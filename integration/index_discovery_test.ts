@@ -43,7 +43,38 @@ function discovery(label: string, backend: ScenarioBackend) {
   );
 }
 
+/**
+ * A first push that makes the index as its uploads begin
+ * (`firstIndexAtUploads` 1): the other tool's object is named, this push's
+ * own uploads (met by the listing, or not) are named by its commit with
+ * their versions, and none is taken for an uncommitted write.
+ */
+function firstPush(label: string, backend: ScenarioBackend) {
+  worldTest(
+    label,
+    backend,
+    `a first push into a bucket with another tool's object and no index makes the index first, naming it and then its own files`,
+    async (w) => {
+      const a = await w.clone("a", { settings: { firstIndexAtUploads: 1 } });
+      const enc = (s: string) => new TextEncoder().encode(s);
+      await a.provider.store.put("notes/readme.md", enc("hello"), PutModes.overwrite);
+      const mine = Array.from({ length: 12 }, (_, i) => `logs/l${i}.txt`);
+      for (const p of mine) await a.write(p, p);
+      const pushed = await a.service.pushChanged();
+      assert.deepEqual(pushed.uploaded.sort(), [...mine].sort());
+      assert.ok(a.warnings.some((x) => x.code === "index_discovered"));
+      assert.ok(!a.warnings.some((x) => x.code === "unindexed_writes_left"));
+      const b = await w.clone("b");
+      const pulled = await b.service.pullChanged();
+      assert.deepEqual(pulled.fetched.sort(), [...mine, "notes/readme.md"].sort());
+      assert.equal(await b.readLocal("logs/l3.txt"), "logs/l3.txt");
+    },
+  );
+}
+
 discovery("MinIO", minioScenarioBackend(minio.get));
 discovery("fake-gcs-server", fakeGcsScenarioBackend(gcs.get));
+firstPush("MinIO", minioScenarioBackend(minio.get));
+firstPush("fake-gcs-server", fakeGcsScenarioBackend(gcs.get));
 
 stopSharedServers("stop the shared servers (index discovery)", minio, gcs);

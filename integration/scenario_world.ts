@@ -28,8 +28,14 @@ export const SCENARIO_SETTINGS = {
   lock: { backend: "store", ...SCENARIO_LOCK },
 } as const;
 
-/** The common part of a clone's provider config. */
-export type ScenarioSettings = typeof SCENARIO_SETTINGS;
+/** The common part of a clone's provider config (and the settings a clone may add). */
+export type ScenarioSettings = typeof SCENARIO_SETTINGS & CloneSettings;
+
+/** Settings one clone adds to {@link SCENARIO_SETTINGS}. */
+export interface CloneSettings {
+  /** See `SyncConfig.firstIndexAtUploads`. */
+  readonly firstIndexAtUploads?: number;
+}
 
 /** One bucket of a backend, ready for a scenario. */
 export interface ScenarioBucket {
@@ -78,6 +84,8 @@ export interface CloneOptions {
   readonly throughProxy?: boolean;
   /** Gate names left out of the clone's pipelines (the "gate off" runs). */
   readonly disable?: readonly string[];
+  /** Added to the clone's provider config. */
+  readonly settings?: CloneSettings;
 }
 
 /** A scenario's world: one fresh bucket, its fault proxy, its clones. */
@@ -123,7 +131,7 @@ export async function openWorld(backend: ScenarioBackend): Promise<ScenarioWorld
     proxy,
     async clone(name, options = {}) {
       const endpoint = options.throughProxy ? proxy.url : bucket.endpoint;
-      const c = await makeClone(bucket, endpoint, name, options.disable ?? []);
+      const c = await makeClone(bucket, endpoint, name, options.disable ?? [], options.settings);
       clones.push(c);
       return c;
     },
@@ -181,11 +189,15 @@ async function makeClone(
   endpoint: string,
   name: string,
   disable: readonly string[],
+  settings: CloneSettings = {},
 ): Promise<Clone> {
   const identity = identityOf(name);
   // Each clone is its own process in real life: its own probe memo and warning memo.
   const conditional = new ConditionalWrites();
-  const provider = bucket.provider(endpoint, SCENARIO_SETTINGS, { identity, conditional });
+  const provider = bucket.provider(endpoint, { ...SCENARIO_SETTINGS, ...settings }, {
+    identity,
+    conditional,
+  });
   const warnings: WarningEvent[] = [];
   provider.events.on("warning", (w) => warnings.push(w));
   const repoDir = await Deno.makeTempDir({ prefix: `sluice-clone-${name}-` });
