@@ -82,6 +82,27 @@ Deno.test("a first push into an empty datastore lists it while its uploads wait,
   assert.equal(raw.log.filter((l) => l.op === "put" && l.key === INDEX_KEY).length, 2);
 });
 
+Deno.test("the commit over the index a first push made reads no shard (none was written at it) and creates each", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const data = ["data/t/m1/out/1/raw", "data/t/m2/out/1/raw", "data/t/m3/out/1/raw"];
+  for (const f of data) await put(a, f, f);
+  store.resetLog();
+  await a.pushChanged();
+  const shardPuts = store.log.filter((l) =>
+    l.op === "put" && l.key.startsWith("_index/") && l.key !== "_index/_meta.json"
+  );
+  assert.equal(shardPuts.length, 3);
+  assert.ok(shardPuts.every((l) => l.mode === "create" && l.outcome === "ok"));
+  assert.deepEqual(
+    store.log.filter((l) => l.op !== "put" && /^_index\/data/.test(l.key)).map((l) => l.op),
+    [],
+    "no shard read",
+  );
+  const b = await defaultClone(store, "b");
+  assert.deepEqual((await b.pullChanged()).fetched.sort(), data);
+});
+
 Deno.test("a first push's own uploads, met by its early listing, are neither named by it nor reported as left behind", async () => {
   const raw = new InMemoryStore();
   raw.seed("data/t/m/out/1/raw", "bytes another tool wrote");

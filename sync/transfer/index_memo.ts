@@ -23,6 +23,12 @@ export interface RemoteIndex {
   readonly meta?: MetaSeen;
   /** For a v2 index read whole: the object version of each shard read (partition to version). */
   readonly shards?: Readonly<Record<string, string>>;
+  /**
+   * A v1 index this process created naming nothing (a first push's early
+   * index): no shard was written at its version, so a commit over it reads
+   * none, and creates each it writes only where none is, as over a new index.
+   */
+  readonly noShards?: boolean;
 }
 
 /** Shard versions of a v2 index (partition to object version), under the meta version `at`. */

@@ -322,11 +322,13 @@ export async function updateIndex(
     const expected = cur ? cur.version.slice(3) : null;
     // Read before the companion step reads the meta: beside the index write,
     // or before it when requests go one at a time (`concurrency` 1). A new
-    // index object (a first push into the bucket) has no shards to read:
-    // each is written only where none is, and one there after all (left
-    // behind by hand) refuses that write and is refreshed from the index.
+    // index object (a first push into the bucket), or one this process made
+    // naming nothing and finds unchanged (`noShards`: a first push's early
+    // index), has no shards to read: each is written only where none is,
+    // and one there after all (left behind by hand, or a move's) refuses
+    // that write and is refreshed from the index.
     const touched = touchedShards({ set: { ...found, ...change.set }, remove: change.remove });
-    const reading = cur
+    const reading = cur && !cur.noShards
       ? shardVersions(store, touched, c)
       : Promise.resolve(new Map([...touched].map((s) => [s, null])));
     const shards = (c.concurrency ?? 4) > 1 ? reading : Promise.resolve(await reading);
@@ -338,7 +340,8 @@ export async function updateIndex(
     }
     onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
     if (discovered > 0) discovery?.landed?.(discovered);
-    memo?.remember({ version: `v1:${v}`, entries });
+    const noShards = !cur && Object.keys(entries).length === 0;
+    memo?.remember({ version: `v1:${v}`, entries, ...(noShards ? { noShards } : {}) });
     await memo?.persist();
     await writeCompanions(store, entries, change, c, now, await shards, v);
     return `v1:${v}`;
