@@ -42,8 +42,9 @@
  *   the store; the heartbeat keeps trying, this alone is not a loss.
  * - `warning` `{code, message, path: key}` with codes `lock_lost`,
  *   `lock_stale_stolen`, `lock_renewal_overdue`, `lock_release_failed` and
- *   `clock_skew` (once per lock: the store stamped a write of the lock's far
- *   from this machine's clock; see "Clocks").
+ *   `clock_skew` (once per lock, or once for all the locks sharing a
+ *   `skewWarning`, as a backend's do: the store stamped a write of the
+ *   lock's far from this machine's clock; see "Clocks").
  *
  * @module
  */
@@ -106,6 +107,17 @@ export interface StoreLockOptions extends LockOptions {
   readonly random?: () => number;
   /** Where events go; default a private emitter (see {@link StoreLock.events}). */
   readonly events?: SluiceEmitter;
+  /**
+   * Whether `clock_skew` was warned, shared by the locks that should warn of
+   * it once between them (a backend's: see `storeLockBackend`); default this
+   * lock's own.
+   */
+  readonly skewWarning?: SkewWarning;
+}
+
+/** Whether `clock_skew` was warned (see {@link StoreLockOptions.skewWarning}). */
+export interface SkewWarning {
+  warned: boolean;
 }
 
 /**
@@ -141,7 +153,7 @@ export class StoreLock implements DistributedLock {
   readonly #store: ObjectStore;
   readonly #clock: Clock;
   /** The clock was found off the store's once already (see `#checkClock`). */
-  #skewWarned = false;
+  readonly #skew: SkewWarning;
   /**
    * The store's clock minus this machine's (a lower bound), and when (by
    * this machine's clock) it was measured: see the module's "Clocks".
@@ -157,6 +169,7 @@ export class StoreLock implements DistributedLock {
     this.key = key;
     this.identity = { holder: identity.holder, hostname: identity.hostname, pid: identity.pid };
     this.#clock = options.clock ?? systemClock;
+    this.#skew = options.skewWarning ?? { warned: false };
     this.#random = options.random ?? Math.random;
     this.events = options.events ?? createEmitter();
     ({
@@ -365,10 +378,10 @@ export class StoreLock implements DistributedLock {
   #checkClock(stamped: number, answered: number): void {
     if (!(stamped > 0)) return;
     this.#offset = { ms: storeClockOffset({ stamped, answered }), at: answered };
-    if (this.#skewWarned) return;
+    if (this.#skew.warned) return;
     const ahead = answered - stamped;
     if (Math.abs(ahead) <= CLOCK_SKEW_WARN_MS) return;
-    this.#skewWarned = true;
+    this.#skew.warned = true;
     const s = Math.round(Math.abs(ahead) / 1000);
     this.#warn(
       "clock_skew",

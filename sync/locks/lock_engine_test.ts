@@ -401,6 +401,27 @@ Deno.test("a store whose stamps are far from this machine's clock: acquire warns
   }
 });
 
+Deno.test("the locks of one backend warn clock_skew once between them; each backend of its own", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock: shiftedClock(clock, -30_000) });
+  const events = createEmitter();
+  const warnings: WarningEvent[] = [];
+  events.on("warning", (w) => warnings.push(w));
+  const timings = { ttlMs: 3_000, retryDelayMs: 100, maxWaitMs: 1_000 };
+  const backend = storeLockBackend(store, { clock, random: () => 0.5, events });
+  for (const key of [KEY, "data/t/m1/.lock", "data/t/m2/.lock"]) {
+    const lock = backend.createLock(key, ALICE, timings);
+    await lock.acquire();
+    await lock.release();
+  }
+  assert.equal(warnings.filter((w) => w.code === "clock_skew").length, 1);
+  const other = storeLockBackend(store, { clock, random: () => 0.5, events });
+  const lock = other.createLock(KEY, ALICE, timings);
+  await lock.acquire();
+  await lock.release();
+  assert.equal(warnings.filter((w) => w.code === "clock_skew").length, 2);
+});
+
 /**
  * A store whose clock is `storeBehind` ms behind the waiter's (ahead when
  * negative), a holder on the store's clock and a waiter on its own.

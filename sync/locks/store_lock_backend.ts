@@ -1,7 +1,8 @@
 /**
  * The lock engine as a {@link LockBackend}: {@link storeLockBackend} creates
  * {@link StoreLock}s over one store, with a backend's default lock options
- * under each lock's own, all sharing one emitter.
+ * under each lock's own, all sharing one emitter (and one `clock_skew`
+ * warning: the machine's clock is the same for all of them).
  *
  * @module
  */
@@ -48,12 +49,20 @@ export function storeLockBackend(
 ): StoreLockBackend {
   const events = options.events ?? createEmitter();
   const { clock, random, defaults } = options;
+  // One machine, one clock: `clock_skew` is told once by all of the backend's locks.
+  const skewWarning = { warned: false };
   return {
     name: options.name ?? "store",
     events,
     createLock: (key: string, identity: Identity, lockOptions: LockOptions = {}) => {
       const merged = lockOptionsOver(defaults ?? {}, lockOptions);
-      return new StoreLock(store, key, identity, { ...merged, clock, random, events });
+      return new StoreLock(store, key, identity, {
+        ...merged,
+        clock,
+        random,
+        events,
+        skewWarning,
+      });
     },
   };
 }
