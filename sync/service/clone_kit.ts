@@ -11,6 +11,7 @@ import { ConditionalWrites } from "../transfer/conditional.ts";
 import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { ObjectStore } from "../ports.ts";
+import type { SyncConfig } from "../context.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
@@ -30,7 +31,8 @@ export async function pastDanglingGrace(svc: SyncService): Promise<void> {
 export const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
 /**
- * A service named `name` over `store`, in a new cache directory (or `cacheDir`, to restart one).
+ * A service named `name` over `store`, in a new cache directory (or `cacheDir`, to restart one),
+ * with `config` over the quick retries.
  *
  * @example
  * ```ts
@@ -43,13 +45,14 @@ export async function clone(
   store: ObjectStore,
   name: string,
   cacheDir?: string,
+  config: Partial<SyncConfig> = {},
 ): Promise<SyncService> {
   return await createSluice({
     cacheDir: cacheDir ?? await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
     store,
     identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
     clock: new FakeClock(),
-    config: quick,
+    config: { ...quick, ...config },
     conditional: new ConditionalWrites(),
   });
 }

@@ -5,10 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
-import { createSluice } from "../../sluice.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
 import { INDEX_KEY, readIndex } from "../transfer/remote_index.ts";
 import { clone as defaultClone, put, quick } from "./clone_kit.ts";
 import { INDEX_DISCOVERED, UNINDEXED_WRITES_LEFT } from "./index_discovered.ts";
@@ -17,16 +15,8 @@ import { isFirstPush } from "./push_first_index.ts";
 const FILES = ["notes/a.md", "notes/b.md", "notes/c.md"];
 
 /** A clone whose first push of one file or more makes the index first (`firstIndexAtUploads` 1). */
-async function clone(store: ObjectStore, name: string, config: Partial<SyncConfig> = {}) {
-  return await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
-    store,
-    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-    clock: new FakeClock(),
-    config: { ...quick, firstIndexAtUploads: 1, ...config },
-    conditional: new ConditionalWrites(),
-  });
-}
+const clone = (store: ObjectStore, name: string, config: Partial<SyncConfig> = {}) =>
+  defaultClone(store, name, undefined, { firstIndexAtUploads: 1, ...config });
 
 /**
  * `store`, whose `list` calls `onList` first (and waits for it), and whose
