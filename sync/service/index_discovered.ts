@@ -20,8 +20,9 @@ export const UNINDEXED_WRITES_LEFT = "unindexed_writes_left";
 
 /**
  * The discovery of `store` for {@link updateIndex}: finds the entries,
- * warns of Sluice writes it left out, and, once the index naming the rest
- * landed, says how many it named.
+ * warns of Sluice writes it left out (but those at `quiet` paths: a first
+ * push's own, which it commits or settles itself), and, once the index
+ * naming the rest landed, says how many it named.
  *
  * @example
  * ```ts
@@ -38,16 +39,19 @@ export function indexDiscovery(
   events: SluiceEmitter,
   signal?: AbortSignal,
   concurrency = 8,
+  quiet: ReadonlySet<string> = new Set(),
 ): IndexDiscovery {
   return {
     async find(own) {
       const found = await discoverEntries(store, retry, signal, concurrency, own);
-      if (found.heldBack.length > 0) {
+      // Held back all the same; not told of: the caller's own writes (see `quiet`).
+      const heldBack = found.heldBack.filter((k) => !quiet.has(k));
+      if (heldBack.length > 0) {
         events.emit("warning", {
           code: UNINDEXED_WRITES_LEFT,
           message:
-            `The datastore ${store.endpoint} has no index, and ${found.heldBack.length} object(s) there were written by Sluice without being named by a commit (${
-              listPaths(found.heldBack)
+            `The datastore ${store.endpoint} has no index, and ${heldBack.length} object(s) there were written by Sluice without being named by a commit (${
+              listPaths(heldBack)
             }): a push still in flight or stopped before its commit, whose commit (or, for a refused run, its erasure) settles them. They were not named in the index; nothing was deleted. If their writer is gone for good, \`sluice push --adopt-uncommitted <path>\` from a cache holding the file publishes one.`,
         });
       }

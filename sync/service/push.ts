@@ -302,8 +302,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // none) beside its uploads, so that its commit need not list a bucket
     // they have filled; one request at a time (`concurrency` 1), before them.
     const early = ctx.config.firstIndexAtUploads;
-    const indexFirst = !deps.prepare && early > 0 && uploads.length >= early && isFirstPush(state)
-      ? makeIndexFirst(ctx, deps.indexMemo, active.map((e) => e.path))
+    const indexFirst = early > 0 && uploads.length >= early && isFirstPush(state)
+      ? makeIndexFirst(ctx, deps.indexMemo, ctx.plan.map((e) => e.path))
       : undefined;
     if (ctx.config.concurrency <= 1) await indexFirst;
     try {

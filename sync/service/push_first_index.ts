@@ -35,10 +35,16 @@ export function isFirstPush(state: Pick<SyncState, "syncedCount" | "indexVersion
 /**
  * Reads the index and, where there is none, lists the store and writes one
  * naming what the listing found (create-only: a peer's index written
- * meanwhile wins), leaving out `own` (this push's paths, whose uploads the
- * listing may meet). Never rejects: should any of it fail, the commit reads
- * the index (and discovers) as it always does. Resolves once every request
- * it started has ended, so a push that awaits it leaves none behind.
+ * meanwhile wins). Every path is looked at, this push's own included: an
+ * object another tool left at a path this push writes too stays named when
+ * the push's write there does not land (a data version theirs first, say).
+ * This push's uploads the listing meets carry its writer id, so they are
+ * held back, as any uncommitted Sluice write, and not told of (`own`: the
+ * plan's paths, whose objects of this cache's its commit names or its
+ * settling of strays removes). Never rejects: should any of it fail, the
+ * commit reads the index (and discovers) as it always does. Resolves once
+ * every request it started has ended, so a push that awaits it leaves none
+ * behind.
  */
 export async function makeIndexFirst(
   ctx: Pick<PushContext, "store" | "config" | "events" | "signal" | "clock">,
@@ -51,6 +57,7 @@ export async function makeIndexFirst(
     ctx.events,
     ctx.signal,
     ctx.config.concurrency,
+    new Set(own),
   );
   try {
     await updateIndex(
@@ -62,12 +69,7 @@ export async function makeIndexFirst(
       ctx.config.concurrency,
       () => ctx.clock.now(),
       undefined,
-      {
-        ...discovery,
-        alone: true,
-        create: true,
-        find: (found) => discovery.find(new Set([...found, ...own])),
-      },
+      { ...discovery, alone: true, create: true },
     );
   } catch {
     // The commit reads the index again, and makes it if it is still missing.

@@ -8,8 +8,9 @@ import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts
 import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
 import { INDEX_KEY, readIndex } from "../transfer/remote_index.ts";
-import { clone as defaultClone, put, quick } from "./clone_kit.ts";
+import { clone as defaultClone, put, quick, read } from "./clone_kit.ts";
 import { INDEX_DISCOVERED, UNINDEXED_WRITES_LEFT } from "./index_discovered.ts";
+import { hasCode } from "../errors.ts";
 import { isFirstPush } from "./push_first_index.ts";
 
 const FILES = ["notes/a.md", "notes/b.md", "notes/c.md"];
@@ -202,4 +203,46 @@ Deno.test("a first push of fewer files than firstIndexAtUploads (default 200), o
   const bData = fresh.log.findLastIndex((l) => l.op === "put" && FILES.includes(l.key));
   assert.ok(fresh.log.findIndex((l) => l.op === "list") > bData);
   assert.equal(fresh.log.filter((l) => l.op === "put" && l.key === INDEX_KEY).length, 1);
+});
+
+Deno.test("another tool's data version at a path a first push writes too stays named: the push loses the version, a peer pulls theirs", async () => {
+  const store = new InMemoryStore();
+  store.seed("data/t/m/out/1/raw", "theirs");
+  const a = await clone(store, "a");
+  await put(a, "data/t/m/out/1/raw", "mine");
+  await put(a, "notes/x.md", "x");
+  await assert.rejects(a.pushChanged(), (e) => hasCode(e, "version_exists"));
+  const index = await readIndex(store, quick.retry);
+  assert.deepEqual(Object.keys(index!.entries).sort(), ["data/t/m/out/1/raw", "notes/x.md"]);
+  const b = await defaultClone(store, "b");
+  assert.deepEqual((await b.pullChanged()).fetched.sort(), ["data/t/m/out/1/raw", "notes/x.md"]);
+  assert.equal(await read(b, "data/t/m/out/1/raw"), "theirs");
+});
+
+Deno.test("another tool's marker at a path a first push writes too stays named: the push leaves it a conflict, a peer pulls theirs", async () => {
+  const store = new InMemoryStore();
+  store.seed("data/t/m/latest", "theirs");
+  const a = await clone(store, "a");
+  await put(a, "data/t/m/latest", "mine");
+  await put(a, "notes/x.md", "x");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["notes/x.md"]);
+  assert.deepEqual(r.skipped.map((x) => [x.path, x.keepDirty]), [["data/t/m/latest", true]]);
+  assert.equal(store.peekText("data/t/m/latest"), "theirs");
+  const b = await defaultClone(store, "b");
+  assert.deepEqual((await b.pullChanged()).fetched.sort(), ["data/t/m/latest", "notes/x.md"]);
+  assert.equal(await read(b, "data/t/m/latest"), "theirs");
+});
+
+Deno.test("a prepared first push makes the index first too; its commit names its files and lists nothing", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  for (const f of FILES) await put(a, f, f);
+  const prepared = await a.preparePush();
+  assert.deepEqual(prepared.result.uploaded.sort(), FILES);
+  assert.deepEqual(Object.keys((await readIndex(store, quick.retry))!.entries), []);
+  store.resetLog();
+  await a.commitPush(prepared);
+  assert.equal(store.count("list"), 0);
+  assert.deepEqual(Object.keys((await readIndex(store, quick.retry))!.entries).sort(), FILES);
 });

@@ -29,6 +29,8 @@ import type { IndexChange } from "./remote_index.ts";
 /**
  * Runs `fn` over `items`, at most `limit` at a time, in the caller's own
  * turn (no timers between calls: a single-writer scheduler sees one caller).
+ * A failure starts no further call, and is thrown once every call started
+ * has ended: nothing runs on after it returns.
  */
 export async function eachLimit<T>(
   items: Iterable<T>,
@@ -37,10 +39,22 @@ export async function eachLimit<T>(
 ): Promise<void> {
   const list = [...items];
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < list.length) await fn(list[next++]);
+    while (!failed && next < list.length) {
+      try {
+        await fn(list[next++]);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, list.length)) }, worker));
+  const runs = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(limit, list.length)) }, worker),
+  );
+  const failure = runs.find((r) => r.status === "rejected");
+  if (failure) throw (failure as PromiseRejectedResult).reason;
 }
 
 export type Call = { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number };

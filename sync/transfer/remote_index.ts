@@ -332,7 +332,13 @@ export async function updateIndex(
       ? shardVersions(store, touched, c)
       : Promise.resolve(new Map([...touched].map((s) => [s, null])));
     const shards = (c.concurrency ?? 4) > 1 ? reading : Promise.resolve(await reading);
-    const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c);
+    // The shard reads never reject; a failed index write waits for them, so
+    // that no request of this commit runs on after it.
+    const v = await casPut(store, MONOLITH_KEY, monolithBody(entries, now), expected, c)
+      .catch(async (e) => {
+        await shards;
+        throw e;
+      });
     if (!v) {
       await shards;
       refusedBefore = true;
