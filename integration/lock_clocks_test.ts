@@ -13,8 +13,9 @@ import { LockTimeoutError } from "../sync/lock_errors.ts";
 import { CLOCK_PROBE_KEY, storeLockBackend } from "../sync/locks/lock_engine.ts";
 import type { Identity, ObjectStore } from "../sync/ports.ts";
 import { shiftedClock } from "../packages/testing/mod.ts";
-import { type FakeGcsServer, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
-import { ignoreMinio, type MinioServer, startMinio } from "./servers/minio.ts";
+import { ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
+import { ignoreMinio, startMinio } from "./servers/minio.ts";
+import { sharedServer, stopSharedServers } from "./servers/common.ts";
 
 const KEY = ".datastore.lock";
 const HOLDER: Identity = { holder: "holder@h1", hostname: "h1", pid: 1 };
@@ -79,24 +80,17 @@ function clockCases(name: string, open: () => Promise<ObjectStore>, ignore: bool
   });
 }
 
-let minio: Promise<MinioServer> | undefined;
+const minio = sharedServer(() => startMinio());
+const fakeGcs = sharedServer(() => startFakeGcs());
+
 clockCases("engine lock on MinIO", async () => {
-  const server = await (minio ??= startMinio());
+  const server = await minio.get();
   return new S3Store({ bucket: await server.createBucket(), ...server.clientOptions });
 }, ignoreMinio);
 
-let fakeGcs: Promise<FakeGcsServer> | undefined;
 clockCases("engine lock on fake-gcs-server", async () => {
-  const server = await (fakeGcs ??= startFakeGcs());
+  const server = await fakeGcs.get();
   return await server.createStore({});
 }, ignoreFakeGcs);
 
-Deno.test({
-  name: "stop the shared servers (lock clocks)",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
-    if (minio) await (await minio).stop();
-    if (fakeGcs) await (await fakeGcs).stop();
-  },
-});
+stopSharedServers("stop the shared servers (lock clocks)", minio, fakeGcs);

@@ -76,7 +76,6 @@ import {
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { systemClock } from "../clock.ts";
 import { randomId } from "../hash.ts";
-
 import {
   type CallOptions,
   type Clock,
