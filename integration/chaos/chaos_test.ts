@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { sha256HexSync } from "../../sync/hash.ts";
 import pMap from "p-map";
 import {
+  foreignObjects,
   formatHistory,
   formatOp,
   generateHistory,
@@ -404,8 +405,8 @@ Deno.test("scheduler: a sleeping unit wakes only when fake time reaches it; a cr
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { reshapeShare: 0 });
-    const h = generateHistory(seed);
+    const without = generateHistory(seed, { reshapeShare: 0, foreignShare: 0 });
+    const h = generateHistory(seed, { foreignShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -419,6 +420,66 @@ Deno.test("history: reshapes are inserted from a generator of their own, the oth
     }
   }
   assert.ok(inserted > 20 && inserted < 70, `${inserted} of 200`);
+});
+
+Deno.test("history: another tool's writes start some v1 histories without old clients, the other operations as they were", () => {
+  let inserted = 0;
+  let followed = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const without = generateHistory(seed, { foreignShare: 0 });
+    const h = generateHistory(seed);
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (added.length === 0) continue;
+    inserted++;
+    assert.ok(!h.v2 && !h.oldClients, "only into a bucket no index names anything in yet");
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const foreign = added.filter((o) => o.kind === "foreign");
+    assert.ok(foreign.length >= 1 && foreign.length <= 3);
+    assert.equal(
+      added.findIndex((o) => o.kind !== "foreign"),
+      foreign.length === added.length ? -1 : foreign.length,
+    );
+    for (const o of added) {
+      if (o.kind === "foreign") {
+        assert.match(formatOp(o), /another tool puts .* \(no lock, no index\)/);
+        continue;
+      }
+      followed++;
+      assert.ok(o.kind === "run" || (o.kind === "edit" && o.how === "push"));
+    }
+  }
+  assert.ok(inserted > 20 && inserted < 90, `${inserted} of 300`);
+  assert.ok(followed > 0);
+});
+
+Deno.test("history: what another tool puts, by path", () => {
+  assert.deepEqual(foreignObjects({ id: 7, kind: "foreign", what: "file" }), [
+    { path: "imports/foreign-op7.txt", text: "another tool, op 7\n" },
+  ]);
+  assert.deepEqual(
+    foreignObjects({ id: 7, kind: "foreign", what: "shared", file: 3 }).map((o) => o.path),
+    [
+      "notes/shared-0.md",
+    ],
+  );
+  const version = {
+    id: 8,
+    kind: "foreign",
+    what: "version",
+    model: 1,
+    data: 0,
+    version: 2,
+  } as const;
+  assert.deepEqual(foreignObjects(version).map((o) => o.path), [
+    "data/shell/cmd/m1/out/2/raw",
+    "data/shell/cmd/m1/out/2/metadata.yaml",
+  ]);
+  assert.deepEqual(foreignObjects({ ...version, marker: true }).at(-1), {
+    path: "data/shell/cmd/m1/out/latest",
+    text: "2",
+  });
 });
 
 Deno.test("history: generated from the seed alone, printed, and parsed back", () => {

@@ -428,6 +428,9 @@ export function oldClientOf(clone: number): number {
   return 100 + clone;
 }
 
+/** The writer number another tool's writes (`foreign` moves) have in the edit records. */
+export const FOREIGN_WRITER = 200;
+
 /** True for the label of a move to v2 (`index migrate #…`, or core's `migrate-index #…`). */
 export function isMoveCommand(label: string): boolean {
   return /migrate/.test(label);

@@ -217,6 +217,26 @@ export type Op =
     readonly file: number;
     readonly how: "hand" | "push";
   }
+  /**
+   * Another tool (a copy by hand, a script, a restore from a backup) puts
+   * objects straight into the bucket, with no lock, no index update and no
+   * writer of Sluice's: `file`, a file of its own (see {@link foreignObjects});
+   * `shared`, one of {@link SHARED_FILES} (`file`); `version`, version
+   * `version` of a model's data (its raw output and metadata), with
+   * `marker`, that data's latest marker too. Only at the start of v1
+   * histories without old clients (a bucket no index names anything in
+   * yet), inserted from a generator of its own (see {@link insertForeign}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "foreign";
+    readonly what: "file" | "shared" | "version";
+    readonly file?: number;
+    readonly model?: number;
+    readonly data?: number;
+    readonly version?: number;
+    readonly marker?: boolean;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -298,6 +318,8 @@ export interface GenerateOptions {
   readonly skewShare?: number;
   /** Chance that a history's first pushes make the index first (see {@link History.indexFirst}); default 0.3. */
   readonly indexFirstShare?: number;
+  /** Chance that a v1 history without old clients starts with another tool's objects in the bucket (see {@link insertForeign}); default 0.25. */
+  readonly foreignShare?: number;
 }
 
 /**
@@ -308,7 +330,7 @@ export interface GenerateOptions {
 export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
-export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape">;
+export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape" | "foreign">;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
 export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
@@ -581,6 +603,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   }
   // Last, from a generator of their own: the operations above stay as they were.
   insertReshapes(ops, clones, new Rng(mixSeed(seed, 0x72736870)), options.reshapeShare ?? 0.2);
+  // Last, from a generator of their own: the operations above stay as they were.
+  if (!v2 && !oldClients) {
+    insertForeign(ops, clones, new Rng(mixSeed(seed, 0x666f7267)), options.foreignShare ?? 0.25);
+  }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -738,6 +764,68 @@ function insertReshapes(ops: Op[], clones: number, rng: Rng, share: number): voi
 }
 
 /**
+ * Inserts, in a share of histories, one to three writes of another tool
+ * (see the `foreign` {@link Op}) at the start, into a bucket no index names
+ * anything in yet: each a file of its own, a shared file, or a data version
+ * (most often version 1, the one a clone's first run writes too, and often
+ * with its latest marker). In most of them a clone's model run of that
+ * data, or its edit of that shared file, follows at once, before any pull:
+ * its first push writes where the other tool wrote. Ids after every other
+ * operation's, like {@link insertStalls}.
+ */
+function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const first: Op[] = [];
+  const then: Op[] = [];
+  for (let n = rng.range(1, 3); n > 0; n--) {
+    const r = rng.next();
+    const clone = rng.int(clones);
+    if (r < 0.3) {
+      first.push({ id: id++, kind: "foreign", what: "file" });
+    } else if (r < 0.6) {
+      const file = rng.int(SHARED_FILES.length);
+      first.push({ id: id++, kind: "foreign", what: "shared", file });
+      if (rng.chance(0.6)) then.push({ id: id++, kind: "edit", clone, file, how: "push" });
+    } else {
+      const model = rng.int(MODELS.length);
+      const data = rng.int(DATA_NAMES.length);
+      const version = rng.chance(0.8) ? 1 : 2;
+      const marker = rng.chance(0.6);
+      first.push({
+        id: id++,
+        kind: "foreign",
+        what: "version",
+        model,
+        data,
+        version,
+        ...(marker ? { marker } : {}),
+      });
+      if (rng.chance(0.7)) {
+        then.push({ id: id++, kind: "run", clone, model, data, workMs: 0 });
+      }
+    }
+  }
+  ops.splice(0, 0, ...first, ...then);
+}
+
+/** What a `foreign` operation puts into the bucket: each object's path and text. */
+export function foreignObjects(
+  op: Extract<Op, { kind: "foreign" }>,
+): { path: string; text: string }[] {
+  const by = `another tool, op ${op.id}`;
+  if (op.what === "file") return [{ path: `imports/foreign-op${op.id}.txt`, text: `${by}\n` }];
+  if (op.what === "shared") return [{ path: SHARED_FILES[op.file ?? 0], text: `${by}\n` }];
+  const base = `data/${MODELS[op.model ?? 0]}/${DATA_NAMES[op.data ?? 0]}`;
+  const n = op.version ?? 1;
+  return [
+    { path: `${base}/${n}/raw`, text: `[${by}] raw output\n` },
+    { path: `${base}/${n}/metadata.yaml`, text: `token: "[${by}]"\nversion: ${n}\n` },
+    ...(op.marker ? [{ path: `${base}/latest`, text: `${n}` }] : []),
+  ];
+}
+
+/**
  * Inserts, in a share of v1 histories, a move to v2 that stops after it
  * read the v1 index (before its shard writes) for long enough that its
  * global lock is taken over: another clone moves the bucket meanwhile, and
@@ -866,6 +954,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           ? `logs/old-c${op.clone}-op${op.id}.log`
           : `${op.del ? "deletes" : "edits"} ${SHARED_FILES[op.file]}`
       } (old client, global lock)`;
+    case "foreign":
+      return `${head} another tool puts ${
+        foreignObjects(op).map((o) => o.path).join(", ")
+      } (no lock, no index)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":
@@ -928,7 +1020,7 @@ export function parseHistory(text: string): History {
   if (j.indexFirst !== undefined && typeof j.indexFirst !== "boolean") {
     throw new Error("indexFirst is true or false");
   }
-  const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush", "reshape"]);
+  const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush", "reshape", "foreign"]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
       throw new Error(`not an operation: ${JSON.stringify(op)}`);

@@ -50,7 +50,12 @@
  *   the workload);
  * - I17: a lock is taken over as stale only once its holder has left it
  *   unrenewed for its TTL by the store's clock, also by a clone whose clock
- *   runs ahead of or behind the store's (`skewMs`; the workload).
+ *   runs ahead of or behind the store's (`skewMs`; the workload);
+ * - I18: an object another tool put into the bucket before any index named
+ *   anything (`foreign` moves) is, while the store still holds its bytes
+ *   after the final sync, named by the index with them; a file of that
+ *   tool's own is also on every clone. The rule a first index is made by:
+ *   what is there when an index is made is named by it.
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -81,7 +86,8 @@ export type Invariant =
   | "I14"
   | "I15"
   | "I16"
-  | "I17";
+  | "I17"
+  | "I18";
 
 /** A broken invariant. */
 export interface Violation {
@@ -215,6 +221,8 @@ export class GroundTruth {
     number,
     { readonly id: number; readonly clone: number; readonly file?: number; readonly del?: boolean }
   >();
+  /** The objects another tool put into the bucket (`foreign` moves); `own`: a path of its own. */
+  readonly foreign: { op: number; path: string; text: string; own: boolean }[] = [];
   /** Violations found so far. */
   readonly violations: Violation[] = [];
   readonly #seen = new Set<string>();
@@ -249,6 +257,49 @@ export class GroundTruth {
             invariant: "I12",
             message:
               `${dir} does not hold an old client's push of ${p.path} (op #${p.op}) after the final sync`,
+            afterOp: -1,
+          });
+        }
+      }
+    }
+  }
+
+  /**
+   * I18 after the final sync: each object another tool put into the
+   * bucket whose bytes the store (`read`, past faults) still holds is named
+   * by the remote index (`entries`) with its hash; one at a path of the
+   * tool's own is also on every clone.
+   */
+  async checkForeign(
+    entries: Readonly<Record<string, { h?: string }>>,
+    read: (key: string) => Promise<Uint8Array | undefined>,
+    cloneDirs: readonly string[],
+  ): Promise<void> {
+    for (const f of this.foreign) {
+      const hash = await sha256Hex(new TextEncoder().encode(f.text));
+      const held = await read(f.path);
+      if (!held || (await sha256Hex(held)) !== hash) continue;
+      const e = entries[f.path];
+      // A discovered entry has no hash (`h` empty), as other clients' entries.
+      if (!e || (e.h && e.h !== hash)) {
+        this.violate({
+          invariant: "I18",
+          message:
+            `the store still holds the object another tool put at ${f.path} (op #${f.op}) before any index, but the remote index ${
+              e ? "names other bytes there" : "does not name it"
+            } after the final sync: no reader sees it`,
+          afterOp: -1,
+        });
+        continue;
+      }
+      if (!f.own) continue;
+      for (const dir of cloneDirs) {
+        const here = await Deno.readTextFile(`${dir}/${f.path}`).catch(() => null);
+        if (here !== f.text) {
+          this.violate({
+            invariant: "I18",
+            message:
+              `${dir} does not hold ${f.path}, which another tool put into the bucket (op #${f.op}), after the final sync`,
             afterOp: -1,
           });
         }

@@ -100,6 +100,10 @@ export interface ChaosStats {
   skewedClocks: number;
   /** Histories whose first pushes make the index first (`History.indexFirst`). */
   indexFirst: number;
+  /** Histories that start with another tool's objects in the bucket (`foreign` moves). */
+  foreignHistories: number;
+  /** Objects another tool put into the bucket (`foreign` moves); checked by I18. */
+  foreignWrites: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
@@ -171,6 +175,8 @@ export function emptyStats(): ChaosStats {
     mixedFleets: 0,
     skewedClocks: 0,
     indexFirst: 0,
+    foreignHistories: 0,
+    foreignWrites: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,

@@ -28,6 +28,7 @@ import {
   codeOf,
   type Command,
   type CommandEnv,
+  FOREIGN_WRITER,
   GLOBAL_LOCK_COMMITS,
   isMoveCommand,
   isOldClientCommand,
@@ -39,7 +40,15 @@ import {
   resolveAsUser,
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
-import { formatOp, type History, kindOf, MODELS, type Op, SHARED_FILES } from "./history.ts";
+import {
+  foreignObjects,
+  formatOp,
+  type History,
+  kindOf,
+  MODELS,
+  type Op,
+  SHARED_FILES,
+} from "./history.ts";
 import {
   checkFreshClone,
   checkIndexNamesHeld,
@@ -362,6 +371,28 @@ class World {
     this.#startNext(slot);
   }
 
+  /**
+   * Another tool's writes, straight to the store (past faults and
+   * scheduling: no clone's call waits on them). A shared file it writes is
+   * a committed change of a writer of its own (`FOREIGN_WRITER`) once an
+   * index names it: I9 holds Sluice's writers to have seen it before they
+   * replace it. I18 checks the rest at the end.
+   */
+  async #foreign(op: Extract<Op, { kind: "foreign" }>): Promise<void> {
+    for (const o of foreignObjects(op)) {
+      const bytes = new TextEncoder().encode(o.text);
+      await this.target.direct.put(o.path, bytes, PutModes.overwrite);
+      this.stats.foreignWrites++;
+      this.truth.foreign.push({ op: op.id, path: o.path, text: o.text, own: op.what === "file" });
+      if (SHARED_FILES.includes(o.path)) {
+        await this.changes.record(
+          { op: op.id, clone: FOREIGN_WRITER, path: o.path, how: "another tool" },
+          bytes,
+        );
+      }
+    }
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -429,6 +460,9 @@ class World {
         break;
       case "lockfile":
         this.#enqueue(op.clone, lockfileCommand(this.#env, op));
+        break;
+      case "foreign":
+        await this.#foreign(op);
         break;
       case "oldpush":
         this.#enqueue(op.clone, oldPushCommand(this.#env, op));
@@ -705,6 +739,11 @@ class World {
     const freshSpared = (path: string) => spared(path) || clashed.has(path) || pendingOwn.has(path);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
+    await this.truth.checkForeign(
+      entries,
+      (key) => this.target.inspect.read(key),
+      this.clones.map((c) => c.dir),
+    );
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
     await this.#resolveLeft();
@@ -851,6 +890,7 @@ export async function runHistory(
   if (history.oldClients) stats.mixedFleets = 1;
   if (history.skewMs?.some((ms) => ms !== 0)) stats.skewedClocks = 1;
   if (history.indexFirst) stats.indexFirst = 1;
+  if (history.ops.some((o) => o.kind === "foreign")) stats.foreignHistories = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
   stats.refused = world.truth.runs.filter((r) => r.outcome === "model_lock_lost").length;
   stats.crashedRuns = world.truth.runs.filter((r) => r.outcome === "crashed").length;
