@@ -6,7 +6,7 @@
  * @module
  */
 import { Command } from "commander";
-import { migrateToShards } from "../sync/transfer/migrate_index.ts";
+import { migrateIndex } from "../sync/service/migrate.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, plural } from "./output.ts";
@@ -28,12 +28,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
     ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
         const r = await globalLockOf(s).withLock(
-          () =>
-            migrateToShards(s.store, {
-              retry: s.service.config.retry,
-              signal: io.signal,
-              concurrency: s.service.config.concurrency,
-            }),
+          () => migrateIndex(s.service, io.signal),
           { signal: io.signal },
         );
         out.result("index migrate", {

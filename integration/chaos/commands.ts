@@ -20,7 +20,7 @@ import {
   globalLockKey,
   type ModelLockSet,
 } from "../../sync/locks/model_locks.ts";
-import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
+import { migrateIndex } from "../../sync/service/migrate.ts";
 import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type { PushOptions } from "../../sync/service/push_options.ts";
@@ -442,11 +442,7 @@ export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate
     if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
     env.stats.migrations++;
     await svc.lockBackend.createLock(globalLockKey(), svc.identity).withLock(() =>
-      migrateToShards(svc.store, {
-        retry: svc.config.retry,
-        concurrency: svc.config.concurrency,
-        clock: () => svc.clock.now(),
-      })
+      migrateIndex(svc)
     );
     env.stats.migrated++;
   });

@@ -1283,3 +1283,46 @@ Deno.test("chaos regression: a clock probe that fails takes no live lock over (I
     '{"seed":54600706,"clones":4,"kinds":["api","api","core","api"],"oldClients":true,"skewMs":[0,0,62981,0],"ops":[{"id":10,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":17,"kind":"resolve","clone":2,"pick":3,"how":"mine"},{"id":44,"kind":"oldpush","clone":0,"file":0},{"id":45,"kind":"oldpush","clone":2,"file":4,"del":true},{"id":23,"kind":"tick","n":10,"pick":122321706}]}',
   );
 });
+
+/**
+ * I11/I18 (seeds 56000007 and 56000000, shrunk; the checker's move of
+ * another tool writing into a bucket with no index): the bucket's first
+ * commit was a lockfile transaction, whose index write named its lockfile
+ * alone: the other tool's objects stayed named by no index for good. Any
+ * commit that creates the index now names what is there
+ * (`sync/transfer/remote_index.ts`, `sync/locks/lockfile_txn.ts`).
+ */
+Deno.test("chaos regression: a lockfile transaction that makes the first index names another tool's objects (I11, I18)", async () => {
+  await clean(
+    '{"seed":56000007,"clones":3,"kinds":["api","core","core"],"skewMs":[0,0,110428],"ops":[{"id":42,"kind":"foreign","what":"shared","file":2},{"id":5,"kind":"lockfile","clone":1,"set":"@chaos/ext-5"}]}',
+    '{"seed":56000000,"clones":3,"kinds":["api","core","core"],"skewMs":[0,0,51668],"indexFirst":true,"ops":[{"id":22,"kind":"foreign","what":"version","model":1,"data":1,"version":1,"marker":true},{"id":2,"kind":"lockfile","clone":1,"set":"@chaos/ext-2"}]}',
+  );
+});
+
+/**
+ * I11/I18 (seed 56000003, shrunk): a move to v2 of a bucket with no index
+ * wrote a v2 meta naming nothing, through the extension (core's
+ * migrate-index) and through Sluice's API alike: the other tool's objects
+ * were named by no index, and no later commit looked for them. The move now
+ * names them in its shards (`sync/transfer/migrate_index.ts`).
+ */
+Deno.test("chaos regression: a move to v2 of a bucket with no index names another tool's objects (I11, I18)", async () => {
+  await clean(
+    '{"seed":56000003,"clones":3,"kinds":["core","api","core"],"ops":[{"id":31,"kind":"foreign","what":"file"},{"id":4,"kind":"migrate","clone":2}]}',
+    '{"seed":56000003,"clones":3,"ops":[{"id":31,"kind":"foreign","what":"file"},{"id":4,"kind":"migrate","clone":0}]}',
+  );
+});
+
+/**
+ * I11/I18 (seed 56100006, shrunk; the review's finding of 3c294b7, found by
+ * the checker once it had the move, with that fix taken out): a first push
+ * that makes the index first named what its listing found but at the push's
+ * own paths; its edit of a shared file the other tool wrote first did not
+ * land there (a conflict), and the other tool's file stayed named by no
+ * index (`sync/service/push_first_index.ts`).
+ */
+Deno.test("chaos regression: a first push's early index names another tool's object at a path the push writes too (I11, I18)", async () => {
+  await clean(
+    '{"seed":56100006,"clones":2,"kinds":["api","core"],"indexFirst":true,"ops":[{"id":22,"kind":"foreign","what":"shared","file":5},{"id":15,"kind":"edit","clone":0,"file":5,"how":"push"}]}',
+  );
+});

@@ -51,7 +51,7 @@
  */
 import { isSafeRelPath } from "../../sync/paths.ts";
 import { SyncService } from "../../sync/service/service.ts";
-import { migrateToShards } from "../../sync/transfer/migrate_index.ts";
+import { migrateIndex } from "../../sync/service/migrate.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type {
@@ -281,12 +281,7 @@ export class ExtensionSyncService implements SwampSyncService {
   async #migrateMonolithToShards(options: SwampSyncOptions = {}): Promise<SwampMigratedIndex> {
     const ns = this.#binding.bind(options.namespace);
     const svc = await this.#service(ns);
-    const r = await migrateToShards(svc.store, {
-      retry: svc.config.retry,
-      signal: options.signal,
-      concurrency: svc.config.concurrency,
-      clock: () => svc.clock.now(),
-    });
+    const r = await migrateIndex(svc, options.signal);
     return { version: r.version, partitions: r.partitions, commitSeq: r.commitSeq };
   }
 

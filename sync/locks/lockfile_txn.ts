@@ -37,6 +37,7 @@ import { withRetry } from "../retry.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
 import type { CacheAccess } from "../context.ts";
 import type { SyncService } from "../service/service.ts";
+import { indexDiscovery } from "../service/index_discovered.ts";
 import { globalLockKey } from "./model_locks.ts";
 import {
   applyLockfileChange,
@@ -179,6 +180,7 @@ export function serialiseLockfileWork<T>(service: object, fn: () => Promise<T>):
  * ```ts
  * import { updateManagedLockfile } from "./lockfile_txn.ts";
  * import type { SyncService } from "../service/service.ts";
+import { indexDiscovery } from "../service/index_discovered.ts";
  * async function addExtension(service: SyncService) {
  *   await updateManagedLockfile(service, { set: { "@acme/ssh": { version: "1.2.0" } } });
  * }
@@ -236,6 +238,7 @@ export async function updateManagedLockfile(
  * ```ts
  * import { retryPendingLockfile } from "./lockfile_txn.ts";
  * import type { SyncService } from "../service/service.ts";
+import { indexDiscovery } from "../service/index_discovered.ts";
  * async function retry(service: SyncService) {
  *   const done = await retryPendingLockfile(service);
  *   return done?.entries;
@@ -403,6 +406,9 @@ export async function recordPublishedLockfile(
     undefined,
     config.concurrency,
     () => service.clock.now(),
+    undefined,
+    // The bucket's first commit may be this one: it names what is there.
+    indexDiscovery(store, config.retry, service.events, signal, config.concurrency),
   );
   await service.cache.write(path, body);
   const st = await service.cache.stat(path);

@@ -121,6 +121,23 @@ Deno.test("a first transaction creates the lockfile, indexes it and syncs the ca
   assert.deepEqual((await c.pullChanged()).fetched, [LOCKFILE]);
 });
 
+Deno.test("a first transaction into a datastore another tool filled names its objects in the index it makes, and says so", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  store.seed("notes/readme.md", "copied in by hand");
+  const a = await clone(store, "a", clock);
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const r = await updateManagedLockfile(a, { set: { X: { version: "1.0.0" } } });
+  assert.equal(r.published, true);
+  const entries = JSON.parse(store.peekText(INDEX_KEY)!).entries;
+  assert.deepEqual(Object.keys(entries).sort(), [LOCKFILE, "notes/readme.md"]);
+  assert.deepEqual(warnings.map((w) => w.code), ["index_discovered"]);
+  // A peer's pull brings both.
+  const c = await clone(store, "c", clock);
+  assert.deepEqual((await c.pullChanged()).fetched.sort(), [LOCKFILE, "notes/readme.md"]);
+});
+
 Deno.test("a removal on a datastore with no lockfile writes nothing and leaves nothing pending", async () => {
   const clock = new FakeClock();
   const store = new InMemoryStore({ clock });

@@ -31,7 +31,9 @@
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
  * `commitSeq`). A bucket without a v1 index gets a meta listing the shards
- * it holds.
+ * it holds; one with no index of either form has the objects already there
+ * (another tool's) found by a listing and named in the shards it writes, as
+ * any first index names them (`index_discovery.ts`).
  *
  * @module
  */
@@ -58,7 +60,8 @@ import {
   parsed,
   readMeta,
 } from "./index_io.ts";
-import { updateIndex } from "./remote_index.ts";
+import { type IndexDiscovery, updateIndex } from "./remote_index.ts";
+import { discoverEntries } from "./index_discovery.ts";
 
 /** What the move left: the v2 meta's fields (as swamp's `migrateMonolithToShards` returns them). */
 export interface MigratedIndex {
@@ -79,6 +82,11 @@ export interface MigrateOptions {
   readonly concurrency?: number;
   /** Time of the shards written; default the system clock. */
   readonly clock?: () => number;
+  /**
+   * How a bucket with no index has its objects found (a listing, and the
+   * warnings that say what it named); default the listing alone, silent.
+   */
+  readonly discovery?: IndexDiscovery;
 }
 
 /**
@@ -126,7 +134,10 @@ export async function migrateToShards(
     const listed = await listShards(store, c.signal);
     if ((await readMeta(store, c))?.version !== marked) continue;
     const got = await getOrNull(store, MONOLITH_KEY, c);
-    const entries = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : {};
+    // No index of either form: what is there now is named (see the module doc).
+    const found = !got && listed.size === 0 ? await discover(store, options) : {};
+    const discovered = Object.keys(found).length;
+    const entries = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : found;
     const groups = new Map<string, Record<string, IndexEntry>>();
     for (const [p, e] of Object.entries(entries)) {
       const s = shardOf(p);
@@ -134,9 +145,12 @@ export async function migrateToShards(
       if (!g) groups.set(s, g = {});
       g[p] = e;
     }
-    const created = got ? await writeShards(store, groups, listed, marked, now(), c) : new Map();
+    const fromEntries = got !== null || discovered > 0;
+    const created = fromEntries
+      ? await writeShards(store, groups, listed, marked, now(), c)
+      : new Map();
     if (!created) continue;
-    const partitions = got ? [...groups.keys()].sort() : [...listed.keys()].sort();
+    const partitions = fromEntries ? [...groups.keys()].sort() : [...listed.keys()].sort();
     const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
@@ -153,6 +167,7 @@ export async function migrateToShards(
     // Also when there was no index object to move: a v1 commit may have
     // created one since it was read.
     await catchUp(store, entries, got?.version ?? null, options);
+    if (discovered > 0) options.discovery?.landed?.(discovered);
     const after = await readMeta(store, c);
     const final = after?.meta.version === 2 ? after.meta : meta;
     return {
@@ -164,6 +179,15 @@ export async function migrateToShards(
     };
   }
   throw busy(META_KEY);
+}
+
+/** The entries of the objects a bucket with no index holds (see {@link MigrateOptions.discovery}). */
+async function discover(
+  store: ObjectStore,
+  o: MigrateOptions,
+): Promise<Record<string, IndexEntry>> {
+  if (o.discovery) return await o.discovery.find(new Set());
+  return (await discoverEntries(store, o.retry, o.signal, o.concurrency ?? 4)).entries;
 }
 
 /**

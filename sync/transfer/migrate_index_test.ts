@@ -21,6 +21,7 @@ import { migrateToShards } from "./migrate_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { PutModes } from "../ports.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
+import { WRITER_METADATA } from "./writer_id.ts";
 
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 const FILES = {
@@ -127,6 +128,57 @@ Deno.test("a v1 commit that creates the index object during the move of an index
   assert.equal(r.migrated, true);
   assert.ok((await peerReadIndex(store))[LATE], "the first commit is in v2");
   assert.ok((await readIndex(store, retry))?.entries[LATE]);
+});
+
+Deno.test("a move of a bucket with no index names the objects another tool put there", async () => {
+  const store = new InMemoryStore();
+  store.seed("data/t/m/out/1/raw", "another tool's output");
+  store.seed("notes/readme.md", "a copy by hand");
+  let told = 0;
+  const r = await migrateToShards(store, {
+    retry,
+    discovery: {
+      find: (own) => {
+        assert.equal(own.size, 0);
+        return Promise.resolve({
+          "data/t/m/out/1/raw": { v: "~21@x", h: "", s: 21 },
+          "notes/readme.md": { v: "~14@x", h: "", s: 14 },
+        });
+      },
+      landed: (n) => void (told = n),
+    },
+  });
+  assert.equal(r.migrated, true);
+  assert.equal(r.entries, 2);
+  assert.equal(told, 2, "told how many it named");
+  const entries = (await readIndex(store, retry))?.entries ?? {};
+  assert.deepEqual(Object.keys(entries).sort(), ["data/t/m/out/1/raw", "notes/readme.md"]);
+  assert.ok((await peerReadIndex(store))["notes/readme.md"], "old clients' readers see it too");
+});
+
+Deno.test("without a discovery given, the move lists the bucket itself", async () => {
+  const store = new InMemoryStore();
+  store.seed("notes/readme.md", "a copy by hand");
+  store.seed("notes/ours.md", "a Sluice write not committed", { [WRITER_METADATA]: "w1" });
+  const r = await migrateToShards(store, { retry });
+  assert.equal(r.entries, 1);
+  const entries = (await readIndex(store, retry))?.entries ?? {};
+  assert.deepEqual(
+    Object.keys(entries),
+    ["notes/readme.md"],
+    "a Sluice write waits for its commit",
+  );
+});
+
+Deno.test("an old client's first v1 commit during the move of a bucket it found objects in keeps them", async () => {
+  const store = new FirstV1Commit();
+  store.seed("notes/readme.md", "a copy by hand");
+  const r = await migrateToShards(store, { retry });
+  assert.equal(store.armed, false, "the commit raced the move");
+  assert.equal(r.migrated, true);
+  const entries = (await readIndex(store, retry))?.entries ?? {};
+  assert.ok(entries[LATE], "the old client's commit is in v2");
+  assert.ok(entries["notes/readme.md"], "the object the move found stays named");
 });
 
 /**

@@ -36,6 +36,7 @@ import {
   unreadable,
 } from "./index_io.ts";
 import { IndexMemo, type MetaSeen, type RemoteIndex } from "./index_memo.ts";
+import { discoverEntries } from "./index_discovery.ts";
 import { COVERED, NOT_V2, updateV2 } from "./index_v2.ts";
 import { shardVersions, touchedShards, writeCompanions } from "./index_companions.ts";
 
@@ -221,6 +222,9 @@ export interface IndexDiscovery {
  * a v1 index it holds is used when a HEAD shows the remote one unchanged.
  * At most `concurrency` shard requests run at once; entry and index times
  * come from `clock` (the injected clock, so histories replay alike).
+ * Into a bucket with no index, the index it creates names the objects
+ * already there: found by `discover` (which may warn), or else by a listing
+ * alone (`index_discovery.ts`), so that no commit path leaves them out.
  * Returns the new token (`""` when there was nothing to change).
  */
 export async function updateIndex(
@@ -232,10 +236,15 @@ export async function updateIndex(
   concurrency = 4,
   clock: () => number = Date.now,
   onCommit?: OnCommit,
-  discovery?: IndexDiscovery,
+  discover?: IndexDiscovery,
 ): Promise<string> {
   const empty = Object.keys(change.set).length === 0 && change.remove.length === 0;
-  if (empty && !discovery?.alone) return "";
+  // Whoever creates the index names what is there (without a caller's
+  // discovery, silently): no commit path leaves another tool's objects out.
+  const discovery: IndexDiscovery = discover ?? {
+    find: async (own) => (await discoverEntries(store, retry, signal, concurrency, own)).entries,
+  };
+  if (empty && !discovery.alone) return "";
   const c = { retry, signal, concurrency };
   const now = new Date(clock()).toISOString();
   // A v2 meta seen last: the shards are written without reading the meta
@@ -295,7 +304,7 @@ export async function updateIndex(
         : null;
     }
     // No index: the objects already there are named in the one this creates.
-    const found = !cur && discovery
+    const found = !cur
       ? await discovery.find(new Set([...Object.keys(change.set), ...change.remove]))
       : {};
     const discovered = Object.keys(found).length;
@@ -312,7 +321,7 @@ export async function updateIndex(
       tally,
       unpublished,
     );
-    if (tally.applied === 0 && discovered === 0 && (cur || !discovery?.create)) {
+    if (tally.applied === 0 && discovered === 0 && (cur || !discovery.create)) {
       // Every path left out (another writer's since): nothing to write, and
       // old clients keep the index they hold.
       onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
@@ -345,7 +354,7 @@ export async function updateIndex(
       continue;
     }
     onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
-    if (discovered > 0) discovery?.landed?.(discovered);
+    if (discovered > 0) discovery.landed?.(discovered);
     const noShards = !cur && Object.keys(entries).length === 0;
     memo?.remember({ version: `v1:${v}`, entries, ...(noShards ? { noShards } : {}) });
     await memo?.persist();

@@ -16,6 +16,7 @@ import {
 import { COVERED, INDEX_KEY, readIndex, updateIndex } from "./remote_index.ts";
 import { sha256Hex } from "../hash.ts";
 import { META_KEY, shardKey, UNPARTITIONED } from "./bucket_layout.ts";
+import { WRITER_METADATA } from "./writer_id.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
@@ -406,4 +407,24 @@ Deno.test("v2: a listed shard missing while its writer drops it from the meta is
   const stuck = new InMemoryStore();
   await stuck.put(META_KEY, new TextEncoder().encode(JSON.stringify(v2)), { kind: "create" });
   await assert.rejects(readIndex(stuck, quick.retry), /missing/);
+});
+
+Deno.test("a commit that creates the index with no discovery given still names the objects another tool put there", async () => {
+  const store = new InMemoryStore();
+  store.seed("notes/readme.md", "copied in by hand");
+  store.seed("notes/pending.md", "a Sluice write not committed", { [WRITER_METADATA]: "w1" });
+  const put = await store.put("a.txt", new TextEncoder().encode("mine"), { kind: "create" });
+  const entry = { v: put.version, h: await sha256Hex(new TextEncoder().encode("mine")), s: 4 };
+  await updateIndex(store, { set: { "a.txt": entry }, remove: [] }, quick.retry);
+  const entries = (await readIndex(store, quick.retry))?.entries ?? {};
+  assert.deepEqual(Object.keys(entries).sort(), ["a.txt", "notes/readme.md"]);
+  assert.equal(entries["notes/readme.md"].s, 17);
+  // Once there is an index, a commit lists nothing.
+  store.seed("notes/later.md", "copied in after the index");
+  store.resetLog();
+  await updateIndex(store, { set: {}, remove: ["a.txt"] }, quick.retry);
+  assert.equal(store.count("list"), 0, "no listing over an existing index");
+  assert.deepEqual(Object.keys((await readIndex(store, quick.retry))?.entries ?? {}), [
+    "notes/readme.md",
+  ]);
 });
