@@ -27,7 +27,7 @@ import {
   type ConditionalWrites,
   defaultConditionalWrites,
 } from "../sync/transfer/conditional.ts";
-import type { WarmEnv, WriteContext, WriteGateEntry } from "../sync/context.ts";
+import type { PushContext, WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { NotImplementedError } from "../sync/errors.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
@@ -42,7 +42,7 @@ export interface EndpointFallbackWarnerOptions {
   readonly registry?: ConditionalWrites;
 }
 
-function envOf(push: WarmEnv): ConditionalEnv {
+function envOf(push: PushContext): ConditionalEnv {
   return {
     cache: push.cache,
     now: () => push.clock.now(),
@@ -137,12 +137,6 @@ export function endpointFallbackWarnerEntry(
     name: ENDPOINT_FALLBACK_WARNER,
     phase: "conditional",
     middleware: endpointFallbackWarner(options),
-    // The probe of an endpoint new to this process (and cache) runs beside
-    // the push's plan; the first conditional write then finds it done.
-    warm: (env) =>
-      env.config.conditionalWrites === "off"
-        ? undefined
-        : (options.registry ?? defaultConditionalWrites).probe(env.store, envOf(env)),
     description:
       "endpoints without conditional writes are detected and fall back to check-then-write with one warning, or are refused when required",
   };

@@ -141,17 +141,10 @@ async function clone(
     cacheDir?: string;
     clock?: FakeClock;
     retry?: { retries: number; minTimeoutMs: number; maxTimeoutMs: number };
-    /** Told when the push's plan is done (its first gate runs). */
-    onPlanned?: () => void;
-    concurrency?: number;
   } = {},
 ) {
   const push = new Pipeline<PushContext>(PUSH_PHASES);
   push.add({ name: PATH_CLASSIFIER, phase: "classify", middleware: pathClassifier() });
-  if (o.onPlanned) {
-    const seen = o.onPlanned;
-    push.add({ name: "planned", phase: "initialize", middleware: (_c, next) => (seen(), next()) });
-  }
   const write = new Pipeline<WriteContext>(WRITE_PHASES);
   write.add(createOnlyWriterEntry());
   if (o.warner ?? true) {
@@ -165,7 +158,6 @@ async function clone(
     config: {
       ...quick,
       ...(o.retry ? { retry: o.retry } : {}),
-      ...(o.concurrency ? { concurrency: o.concurrency } : {}),
       conditionalWrites: o.setting ?? "auto",
     },
     push,
@@ -182,49 +174,6 @@ function storeIn(mode: ConditionalMode): InMemoryStore {
   store.conditionalMode = mode;
   return store;
 }
-
-/** A registry whose probe calls are logged in `log`. */
-function spiedRegistry(log: string[]): ConditionalWrites {
-  const registry = new ConditionalWrites();
-  const probe = registry.probe.bind(registry);
-  registry.probe = (store, env) => {
-    log.push("probe");
-    return probe(store, env);
-  };
-  return registry;
-}
-
-Deno.test("the probe of an endpoint new to the process starts as a push begins, beside its plan", async () => {
-  const log: string[] = [];
-  const registry = spiedRegistry(log);
-  const a = await clone(storeIn("honour"), "a", { registry, onPlanned: () => log.push("planned") });
-  await a.put(RAW, "from a");
-  await a.svc.pushChanged();
-  assert.deepEqual(log.slice(0, 2), ["probe", "planned"]);
-  assert.equal(registry.stats.probeRuns, 1, "probed once: the write met the same probe");
-});
-
-Deno.test("no probe before the plan at concurrency 1, under off, for a dry run, or with nothing to push", async () => {
-  for (
-    const o of [
-      { concurrency: 1 },
-      { setting: "off" as const },
-      { dryRun: true },
-      { nothing: true },
-    ]
-  ) {
-    const log: string[] = [];
-    const registry = spiedRegistry(log);
-    const a = await clone(storeIn("honour"), "a", {
-      registry,
-      onPlanned: () => log.push("planned"),
-      ...o,
-    });
-    if (!("nothing" in o)) await a.put(RAW, "from a");
-    await a.svc.pushChanged({ dryRun: "dryRun" in o });
-    assert.notEqual(log[0], "probe", JSON.stringify(o));
-  }
-});
 
 Deno.test("ignore: without the gate the create-only write is silently ignored and a version is lost", async () => {
   const store = storeIn("ignore");
@@ -338,21 +287,15 @@ Deno.test("budget: on an honouring endpoint a new version costs one write reques
 });
 
 Deno.test("the probe is retried as a write is: retries + 1 attempts under an outage, then unreachable", async () => {
-  for (const concurrency of [1, 8]) {
-    for (const retries of [0, 2]) {
-      const store = new InMemoryStore();
-      const svc = await clone(store, `probe-retry-${retries}`, {
-        retry: { retries, minTimeoutMs: 0, maxTimeoutMs: 0 },
-        concurrency,
-      });
-      await svc.put("data/t/m/d/1/raw", "x"); // create-only: the gate decides by the probe
-      store.unreachable = true;
-      await assert.rejects(svc.svc.pushChanged(), { code: "unreachable" });
-      const probePuts = store.log.filter((r) => r.op === "put" && r.key.startsWith(PROBE_PREFIX));
-      // Above concurrency 1, one attempt more: the probe started beside the
-      // plan, whose failure the push ignores (the write's own probe follows).
-      const warm = concurrency > 1 ? 1 : 0;
-      assert.equal(probePuts.length, warm + retries + 1, `retries ${retries}`);
-    }
+  for (const retries of [0, 2]) {
+    const store = new InMemoryStore();
+    const svc = await clone(store, `probe-retry-${retries}`, {
+      retry: { retries, minTimeoutMs: 0, maxTimeoutMs: 0 },
+    });
+    await svc.put("data/t/m/d/1/raw", "x"); // create-only: the gate decides by the probe
+    store.unreachable = true;
+    await assert.rejects(svc.svc.pushChanged(), { code: "unreachable" });
+    const probePuts = store.log.filter((r) => r.op === "put" && r.key.startsWith(PROBE_PREFIX));
+    assert.equal(probePuts.length, retries + 1, `retries ${retries}`);
   }
 });

@@ -385,25 +385,10 @@ export interface WriteContext {
 }
 
 /**
- * What a write gate's {@link WriteGateEntry.warm} may use: the push's
- * store, cache, config, clock, events and signal (no plan: there is none yet).
- */
-export type WarmEnv = Pick<
-  PushContext,
-  "store" | "cache" | "config" | "clock" | "events" | "signal"
->;
-
-/**
  * A per-write gate's registration. `appliesTo` tells `status` (which writes
- * nothing) which plan entries the gate will act on; `warm` starts, as a
- * push begins and beside its plan, work the gate's first write would
- * otherwise wait for (the conditional-write probe). The push waits for it
- * only as it ends (so that it leaves nothing running), and ignores its
- * failure: the gate's own write does that work again, and meets it.
+ * nothing) which plan entries the gate will act on.
  */
 export type WriteGateEntry = MiddlewareEntry<WriteContext> & {
   /** True when the gate acts on writes of this entry. */
   readonly appliesTo?: (entry: PlanEntry) => boolean;
-  /** Starts what the gate's first write waits for (see above). */
-  readonly warm?: (env: WarmEnv) => Promise<unknown> | undefined;
 };

@@ -20,7 +20,6 @@ import {
   type SyncConfig,
   type UploadRecord,
   type WriteContext,
-  type WriteGateEntry,
 } from "../context.ts";
 import type { IndexMemo } from "../transfer/remote_index.ts";
 import type { SyncState } from "./state.ts";
@@ -83,7 +82,7 @@ export async function runPush(
   out?: PassOut,
   carry?: PassCarry,
 ): Promise<PushResult> {
-  const { cache, state } = deps;
+  const { cache, state, events } = deps;
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw new AbortedError("The push");
   const result = emptyPushResult();
@@ -91,49 +90,6 @@ export async function runPush(
   const snapshot = state.snapshot();
   const walk = options.only === undefined &&
     (state.bulkPending() || (options.dryRun === true && options.walk === true));
-  const warming = warmWriteGates(
-    deps,
-    signal,
-    !options.dryRun && (walk || snapshot.paths.size > 0),
-  );
-  try {
-    return await planAndRun(deps, options, signal, result, snapshot, walk, out, carry);
-  } finally {
-    await warming;
-  }
-}
-
-/**
- * Starts the write gates' warm-up (see `WriteGateEntry.warm`) when the push
- * may write (`writes`) and more than one request may be in flight; resolves
- * once it has ended, whatever its outcome.
- */
-function warmWriteGates(deps: PushRunDeps, signal: AbortSignal, writes: boolean): Promise<void> {
-  if (!writes || deps.config.concurrency <= 1) return Promise.resolve();
-  const env = {
-    store: deps.store,
-    cache: deps.cache,
-    config: deps.config,
-    clock: deps.clock,
-    events: deps.events,
-    signal,
-  };
-  const started = (deps.writePipeline.ordered() as WriteGateEntry[]).map((g) => g.warm?.(env));
-  return Promise.allSettled(started).then(() => {});
-}
-
-/** The rest of {@link runPush}: the plan, and the pipelines over it. */
-async function planAndRun(
-  deps: PushRunDeps,
-  options: RunOptions,
-  signal: AbortSignal,
-  result: PushResult,
-  snapshot: ReturnType<SyncState["snapshot"]>,
-  walk: boolean,
-  out: PassOut | undefined,
-  carry: PassCarry | undefined,
-): Promise<PushResult> {
-  const { cache, state, events } = deps;
   const { plan, expandedDirs } = await planPush(
     { cache, state, events },
     {
