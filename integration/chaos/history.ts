@@ -770,8 +770,10 @@ function insertReshapes(ops: Op[], clones: number, rng: Rng, share: number): voi
  * (most often version 1, the one a clone's first run writes too, and often
  * with its latest marker). In most of them a clone's model run of that
  * data, or its edit of that shared file, follows at once, before any pull:
- * its first push writes where the other tool wrote. Ids after every other
- * operation's, like {@link insertStalls}.
+ * its first push writes where the other tool wrote. In some, a clone's move
+ * to v2 comes first, cut off by its crash a few decisions in, and another
+ * clone runs the move again. Ids after every other operation's, like
+ * {@link insertStalls}.
  */
 function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void {
   if (ops.length === 0 || !rng.chance(share)) return;
@@ -805,6 +807,20 @@ function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void
         then.push({ id: id++, kind: "run", clone, model, data, workMs: 0 });
       }
     }
+  }
+  // Sometimes a clone moves the bucket to v2 at once, its process dies a few
+  // decisions into the move (its shard writes, perhaps), and another clone
+  // runs the move again once the dead one's global lock has gone stale.
+  if (rng.chance(0.3)) {
+    const mover = rng.int(clones);
+    const again = clones > 1 ? (mover + rng.range(1, clones - 1)) % clones : mover;
+    first.push(
+      { id: id++, kind: "migrate", clone: mover },
+      { id: id++, kind: "tick", n: rng.range(3, 30), pick: rng.int(2 ** 31) },
+      { id: id++, kind: "crash", clone: mover },
+      { id: id++, kind: "wait", ms: 65_000 },
+      { id: id++, kind: "migrate", clone: again },
+    );
   }
   ops.splice(0, 0, ...first, ...then);
 }
