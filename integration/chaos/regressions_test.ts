@@ -1326,3 +1326,19 @@ Deno.test("chaos regression: a first push's early index names another tool's obj
     '{"seed":56100006,"clones":2,"kinds":["api","core"],"indexFirst":true,"ops":[{"id":22,"kind":"foreign","what":"shared","file":5},{"id":15,"kind":"edit","clone":0,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I11/I18 (seed 56600148, shrunk; found once the checker's move of another
+ * tool's writes could be followed by a move to v2 cut off by a crash and run
+ * again, a case a review of febb9c5 pointed at): the first move wrote some
+ * shards and died; the second found shards and no index object, so it
+ * listed those shards in its v2 meta and looked no further: the other
+ * tool's objects in the shards never written stayed named by no index. The
+ * move now makes the index from the shards it finds and what a listing
+ * finds besides them (`sync/transfer/migrate_index.ts`).
+ */
+Deno.test("chaos regression: a move to v2 cut off by a crash and run again names another tool's objects (I11, I18)", async () => {
+  await clean(
+    '{"seed":56600148,"clones":2,"skewMs":[58712,0],"ops":[{"id":44,"kind":"foreign","what":"version","model":0,"data":0,"version":1,"marker":true},{"id":45,"kind":"foreign","what":"file"},{"id":47,"kind":"migrate","clone":1},{"id":48,"kind":"tick","n":16,"pick":1319498037},{"id":49,"kind":"crash","clone":1},{"id":51,"kind":"migrate","clone":0}]}',
+  );
+});

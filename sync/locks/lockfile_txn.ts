@@ -180,7 +180,6 @@ export function serialiseLockfileWork<T>(service: object, fn: () => Promise<T>):
  * ```ts
  * import { updateManagedLockfile } from "./lockfile_txn.ts";
  * import type { SyncService } from "../service/service.ts";
-import { indexDiscovery } from "../service/index_discovered.ts";
  * async function addExtension(service: SyncService) {
  *   await updateManagedLockfile(service, { set: { "@acme/ssh": { version: "1.2.0" } } });
  * }
@@ -238,7 +237,6 @@ export async function updateManagedLockfile(
  * ```ts
  * import { retryPendingLockfile } from "./lockfile_txn.ts";
  * import type { SyncService } from "../service/service.ts";
-import { indexDiscovery } from "../service/index_discovered.ts";
  * async function retry(service: SyncService) {
  *   const done = await retryPendingLockfile(service);
  *   return done?.entries;

@@ -31,9 +31,10 @@
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
  * `commitSeq`). A bucket without a v1 index gets a meta listing the shards
- * it holds; one with no index of either form has the objects already there
- * (another tool's) found by a listing and named in the shards it writes, as
- * any first index names them (`index_discovery.ts`).
+ * it holds; when a listing finds objects besides those the shards name
+ * (another tool's, in a bucket with no index of either form, or left by a
+ * move of such a bucket that was cut off), they are named in the shards it
+ * writes, as any first index names them (`index_discovery.ts`).
  *
  * @module
  */
@@ -59,6 +60,7 @@ import {
   listShards,
   parsed,
   readMeta,
+  readShardOrNull,
 } from "./index_io.ts";
 import { type IndexDiscovery, updateIndex } from "./remote_index.ts";
 import { discoverEntries } from "./index_discovery.ts";
@@ -134,10 +136,16 @@ export async function migrateToShards(
     const listed = await listShards(store, c.signal);
     if ((await readMeta(store, c))?.version !== marked) continue;
     const got = await getOrNull(store, MONOLITH_KEY, c);
-    // No index of either form: what is there now is named (see the module doc).
-    const found = !got && listed.size === 0 ? await discover(store, options) : {};
+    // No index object: the shards there (an earlier move of such a bucket,
+    // cut off; an index object lost) and what the bucket holds besides
+    // them, found by a listing (another tool's objects), make the index.
+    const held = got ? {} : await shardEntries(store, listed, c);
+    if (!held) continue; // a shard changed since it was listed
+    const found = got ? {} : await discover(store, options, held);
     const discovered = Object.keys(found).length;
-    const entries = got ? parsed(MONOLITH_KEY, () => parseMonolith(got.body)) : found;
+    const entries = got
+      ? parsed(MONOLITH_KEY, () => parseMonolith(got.body))
+      : { ...held, ...found };
     const groups = new Map<string, Record<string, IndexEntry>>();
     for (const [p, e] of Object.entries(entries)) {
       const s = shardOf(p);
@@ -181,13 +189,38 @@ export async function migrateToShards(
   throw busy(META_KEY);
 }
 
-/** The entries of the objects a bucket with no index holds (see {@link MigrateOptions.discovery}). */
+/**
+ * The entries of the objects a bucket with no index object holds (see
+ * {@link MigrateOptions.discovery}), but at the paths its shards name
+ * (`named`).
+ */
 async function discover(
   store: ObjectStore,
   o: MigrateOptions,
+  named: Record<string, IndexEntry>,
 ): Promise<Record<string, IndexEntry>> {
-  if (o.discovery) return await o.discovery.find(new Set());
-  return (await discoverEntries(store, o.retry, o.signal, o.concurrency ?? 4)).entries;
+  const own = new Set(Object.keys(named));
+  if (o.discovery) return await o.discovery.find(own);
+  return (await discoverEntries(store, o.retry, o.signal, o.concurrency ?? 4, own)).entries;
+}
+
+/**
+ * Every entry of the shards `listed` (partition to version), or null when
+ * one of them is gone or changed since it was listed (the move starts over).
+ */
+async function shardEntries(
+  store: ObjectStore,
+  listed: ReadonlyMap<string, string>,
+  c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
+): Promise<Record<string, IndexEntry> | null> {
+  const out: Record<string, IndexEntry> = {};
+  let changed = false;
+  await eachLimit([...listed], c.concurrency ?? 4, async ([s, v]) => {
+    const shard = await readShardOrNull(store, s, c);
+    if (!shard || shard.version !== v) changed = true;
+    else Object.assign(out, shard.entries);
+  });
+  return changed ? null : out;
 }
 
 /**

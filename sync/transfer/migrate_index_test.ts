@@ -156,6 +156,31 @@ Deno.test("a move of a bucket with no index names the objects another tool put t
   assert.ok((await peerReadIndex(store))["notes/readme.md"], "old clients' readers see it too");
 });
 
+/** A store whose next put of `fail` fails as unreachable. */
+class FailsOnePut extends InMemoryStore {
+  fail: string | null = null;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (args[0] === this.fail) {
+      this.fail = null;
+      throw new UnreachableError("the connection dropped");
+    }
+    return await super.put(...args);
+  }
+}
+
+Deno.test("a move of a bucket with no index, cut off after some of its shards, names everything when run again", async () => {
+  const store = new FailsOnePut();
+  store.seed("notes/readme.md", "a copy by hand");
+  store.seed("data/t/m/out/1/raw", "another tool's output");
+  store.fail = shardKey(shardOf("notes/readme.md"));
+  await assert.rejects(migrateToShards(store, { retry, concurrency: 1 }), UnreachableError);
+  assert.ok(store.peek(shardKey(shardOf("data/t/m/out/1/raw"))), "one shard was left");
+  const r = await migrateToShards(store, { retry, concurrency: 1 });
+  assert.equal(r.migrated, true);
+  const entries = (await readIndex(store, retry))?.entries ?? {};
+  assert.deepEqual(Object.keys(entries).sort(), ["data/t/m/out/1/raw", "notes/readme.md"]);
+});
+
 Deno.test("without a discovery given, the move lists the bucket itself", async () => {
   const store = new InMemoryStore();
   store.seed("notes/readme.md", "a copy by hand");
