@@ -309,6 +309,15 @@ export async function apply(
     checked.has(p) && setHeads.get(p)?.version !== e.v &&
     (setChecks.get(p) === false ||
       (setChecks.get(p) === true && !setHeads.get(p) && current(p) === undefined));
+  // The store holds what `e` names: its version; for another client's entry,
+  // which names none (a v1 commit replayed into v2), an object of its size,
+  // while no Sluice commit has named a version there since.
+  const holds = (p: string, e: IndexEntry) => {
+    const held = setHeads.get(p);
+    if (!isUnversioned(e)) return held?.version === e.v;
+    const cur = current(p);
+    return !!held && held.size === e.s && (cur === undefined || isUnversioned(cur));
+  };
   const heldMarkers = new Set<string>();
   for (const p of checked) {
     const marker = Object.hasOwn(change.set, p) ? markerOfVersionFile(p) : undefined;
@@ -328,7 +337,7 @@ export async function apply(
       continue;
     }
     const theirs = setChecks.get(p);
-    if (theirs !== undefined && setHeads.get(p)?.version !== e.v) {
+    if (theirs !== undefined && !holds(p, e)) {
       all = false;
       // Bytes this change found in place (another writer's object, not
       // committed) that are gone by now: never published, left to its writer

@@ -3,7 +3,8 @@
  * call and no call still running once it has thrown.
  */
 import assert from "node:assert/strict";
-import { eachLimit } from "./index_io.ts";
+import { apply, eachLimit } from "./index_io.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
 
 /** A call that ends when the test says so. */
 function gate() {
@@ -49,4 +50,29 @@ Deno.test("eachLimit: a failure starts no further call, and is thrown only once 
   await assert.rejects(run, /item 2 failed/);
   assert.ok(slowEnded);
   assert.deepEqual(started, [1, 2]);
+});
+
+Deno.test("a verified set of another client's entry (no object version) applies while an object of its size is there and no Sluice commit named one since", async () => {
+  const store = new InMemoryStore();
+  const held = await store.put("a.txt", new TextEncoder().encode("first"), { kind: "create" });
+  const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+  const theirs = { v: "~5@x", h: "b".repeat(64), s: 5 };
+  const verified = (set: Record<string, typeof theirs>) => ({ set, remove: [], verify: true });
+  // Named by no entry: applied.
+  const none: Record<string, typeof theirs> = {};
+  await apply(store, c, none, verified({ "a.txt": theirs }));
+  assert.deepEqual(none["a.txt"], theirs);
+  // Another size than the object there: left out.
+  const other: Record<string, typeof theirs> = {};
+  await apply(store, c, other, verified({ "a.txt": { ...theirs, s: 6 } }));
+  assert.equal(other["a.txt"], undefined);
+  // A Sluice commit named a version there since: kept.
+  const ours = { v: held.version, h: "c".repeat(64), s: 5 };
+  const named: Record<string, typeof theirs> = { "a.txt": ours };
+  await apply(store, c, named, verified({ "a.txt": theirs }));
+  assert.deepEqual(named["a.txt"], ours);
+  // Nothing there: left out.
+  const gone: Record<string, typeof theirs> = {};
+  await apply(store, c, gone, verified({ "b.txt": theirs }));
+  assert.equal(gone["b.txt"], undefined);
 });

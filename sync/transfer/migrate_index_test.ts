@@ -195,7 +195,7 @@ Deno.test("without a discovery given, the move lists the bucket itself", async (
   );
 });
 
-Deno.test("an old client's first v1 commit during the move of a bucket it found objects in keeps them", async () => {
+Deno.test("a v1 commit that creates the index object during the move of a bucket the move found objects in: both are in v2", async () => {
   const store = new FirstV1Commit();
   store.seed("notes/readme.md", "a copy by hand");
   const r = await migrateToShards(store, { retry });
@@ -205,6 +205,45 @@ Deno.test("an old client's first v1 commit during the move of a bucket it found 
   assert.ok(entries[LATE], "the old client's commit is in v2");
   assert.ok(entries["notes/readme.md"], "the object the move found stays named");
 });
+
+/**
+ * A store where an old client's first commit (its entry as old clients write
+ * it: no object version, a SHA-256) creates the index object just before the
+ * move writes its v2 meta.
+ */
+class OldClientFirstCommit extends InMemoryStore {
+  armed = true;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (this.armed && isV2Meta(args)) {
+      this.armed = false;
+      const late = await super.put(LATE, new TextEncoder().encode("first"), { kind: "create" });
+      const at = new Date(0).toISOString();
+      const body = JSON.stringify({
+        version: 1,
+        lastUpdated: at,
+        entries: {
+          [LATE]: { key: LATE, size: late.size, lastModified: at, sha256: "b".repeat(64) },
+        },
+      });
+      await super.put(MONOLITH_KEY, new TextEncoder().encode(body), { kind: "create" });
+    }
+    return await super.put(...args);
+  }
+}
+
+for (const found of [false, true]) {
+  Deno.test(`an old client's first commit during the move of a bucket with no index is in v2${found ? ", beside what the move found" : ""}`, async () => {
+    const store = new OldClientFirstCommit();
+    if (found) store.seed("notes/readme.md", "a copy by hand");
+    await migrateToShards(store, { retry });
+    assert.equal(store.armed, false, "the commit raced the move");
+    const entries = (await readIndex(store, retry))?.entries ?? {};
+    assert.ok(entries[LATE], "the old client's commit is carried into v2");
+    assert.equal(entries[LATE].h, "b".repeat(64));
+    if (found) assert.ok(entries["notes/readme.md"]);
+    assert.ok((await peerReadIndex(store))[LATE], "old clients' readers see it too");
+  });
+}
 
 /**
  * A store where the move to v2 of a bucket without an index lands between a
