@@ -250,17 +250,12 @@ export class GroundTruth {
         });
         continue;
       }
-      for (const dir of cloneDirs) {
-        const here = await Deno.readTextFile(`${dir}/${p.path}`).catch(() => null);
-        if (here !== p.text) {
-          this.violate({
-            invariant: "I12",
-            message:
-              `${dir} does not hold an old client's push of ${p.path} (op #${p.op}) after the final sync`,
-            afterOp: -1,
-          });
-        }
-      }
+      await this.#onEveryClone(cloneDirs, p.path, p.text, (dir) => ({
+        invariant: "I12",
+        message:
+          `${dir} does not hold an old client's push of ${p.path} (op #${p.op}) after the final sync`,
+        afterOp: -1,
+      }));
     }
   }
 
@@ -293,17 +288,25 @@ export class GroundTruth {
         continue;
       }
       if (!f.own) continue;
-      for (const dir of cloneDirs) {
-        const here = await Deno.readTextFile(`${dir}/${f.path}`).catch(() => null);
-        if (here !== f.text) {
-          this.violate({
-            invariant: "I18",
-            message:
-              `${dir} does not hold ${f.path}, which another tool put into the bucket (op #${f.op}), after the final sync`,
-            afterOp: -1,
-          });
-        }
-      }
+      await this.#onEveryClone(cloneDirs, f.path, f.text, (dir) => ({
+        invariant: "I18",
+        message:
+          `${dir} does not hold ${f.path}, which another tool put into the bucket (op #${f.op}), after the final sync`,
+        afterOp: -1,
+      }));
+    }
+  }
+
+  /** Records `missing(dir)` for each of `cloneDirs` that does not hold `text` at `path`. */
+  async #onEveryClone(
+    cloneDirs: readonly string[],
+    path: string,
+    text: string,
+    missing: (dir: string) => Violation,
+  ): Promise<void> {
+    for (const dir of cloneDirs) {
+      const here = await Deno.readTextFile(`${dir}/${path}`).catch(() => null);
+      if (here !== text) this.violate(missing(dir));
     }
   }
 
