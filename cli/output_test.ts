@@ -184,3 +184,19 @@ Deno.test("the next command a message names acts on the cache given with --cache
   assert.match(bare.err, /`sluice status` shows both versions/);
   await w.cleanup();
 });
+
+Deno.test("a pull that finds a file's object deleted outside Sluice exits 2 naming it, and keeps the rest", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, "notes/gone.txt", "x\n");
+  await w.write(a, "notes/kept.txt", "y\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${w.root}/objects/notes/gone.txt`);
+  const pulled = await sluice(["pull", "--cache", b, "--store", w.url]);
+  assert.equal(pulled.code, 2, pulled.out + pulled.err);
+  assert.match(pulled.err, /warning\[sync_incomplete\]: .*notes\/gone\.txt/s);
+  assert.match(pulled.err, /holds no object there/);
+  assert.equal(await Deno.readTextFile(`${b}/notes/kept.txt`), "y\n");
+  await w.cleanup();
+});

@@ -10,6 +10,7 @@ import { InMemoryStore } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
 import type { FakeClock } from "../../packages/testing/mod.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
+import { pullLeftBehind } from "./pull_result.ts";
 import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "notes/a.txt";
@@ -152,4 +153,31 @@ Deno.test("a dangling entry written by a writer whose clock runs behind is left 
   (b.clock as FakeClock).set(b.clock.now() + 1);
   await b.pullChanged();
   assert.equal(await named(), undefined, "removed once seen dangling for the whole grace");
+});
+
+Deno.test("a pull that finds an entry's object gone lists it as vanished, left behind, and the next pull looks again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "a");
+  await put(a, "notes/b.txt", "b");
+  await a.pushChanged();
+  await store.delete(PATH);
+  const b = await clone(store, "b");
+  const first = await b.pullChanged();
+  assert.deepEqual(first.fetched, ["notes/b.txt"]);
+  assert.deepEqual(first.vanished, [PATH]);
+  const left = pullLeftBehind(first).left;
+  assert.deepEqual(left.map((l) => l.path), [PATH]);
+  assert.match(left[0].reason, /holds no object there/);
+  // Not taken as done: the next pull reads the index again and says so again.
+  const again = await b.pullChanged();
+  assert.equal(again.unchanged, false);
+  assert.deepEqual(again.vanished, [PATH]);
+  // The object written again: fetched, nothing left behind.
+  await put(a, PATH, "a again");
+  await a.pushChanged();
+  const back = await b.pullChanged();
+  assert.deepEqual(back.fetched, [PATH]);
+  assert.deepEqual(back.vanished, []);
+  assert.deepEqual(pullLeftBehind(back).left, []);
 });

@@ -118,6 +118,7 @@ async function pullInto(
     blocked: [],
     dropped: [],
     deferred: [],
+    vanished: [],
     unchanged: false,
     bytes: 0,
   };
@@ -371,6 +372,7 @@ async function pullInto(
       if (err instanceof NotFoundError) {
         // Deleted since the index was written, or named again after its deletion.
         if (!isUnversioned(e)) vanished.push([path, e]);
+        result.vanished!.push(path);
         return;
       }
       if (err instanceof PathBlockedError) return leftBlocked(path, err);
@@ -440,6 +442,7 @@ async function pullInto(
     if (blocked.length <= UNCOMMITTED_WARNINGS) events.emit("warning", blockedWarning(path, err));
   }
   await keepDropped(state, events, result.dropped);
+  result.vanished!.sort();
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
   if (more > 0) events.emit("warning", moreUncommittedWarning(more));
   // A removal that failed is tried again by the next pull, and a file
@@ -448,7 +451,7 @@ async function pullInto(
   const repaired = await removeDangling(deps, vanished, (path) => under(path, prefixes));
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
-      links.length + result.deferred!.length;
+      links.length + result.deferred!.length + result.vanished!.length;
     state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);

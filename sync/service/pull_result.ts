@@ -65,6 +65,14 @@ export interface PullResult {
    * not left behind, fetched by a later pull of them.
    */
   readonly deferred?: string[];
+  /**
+   * Paths the index names whose object the store no longer holds (deleted
+   * outside Sluice, or a deletion still on its way to the index): nothing
+   * was fetched for them and a local copy was kept. Each pull looks again;
+   * an entry a Sluice commit wrote, seen so for 15 minutes, is removed
+   * (`index_entry_dangling`).
+   */
+  readonly vanished?: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */
@@ -90,9 +98,14 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
       })),
       ...(r.links ?? []).map((path) => ({ path, reason: LINK_REASON })),
       ...(r.blocked ?? []).map((path) => ({ path, reason: BLOCKED_REASON })),
+      ...(r.vanished ?? []).map((path) => ({ path, reason: VANISHED_REASON })),
     ],
   };
 }
+
+/** Why a pull fetched nothing for a path the index names and the store holds no object at. */
+export const VANISHED_REASON =
+  "the datastore's index names it, but the store holds no object there (deleted outside Sluice, or a deletion still on its way to the index): nothing was fetched and any local copy was kept; each pull looks again, and an entry a Sluice commit wrote is removed once a pull has seen it so for 15 minutes";
 
 /** Why a pull left a path out that a file or directory in the cache is in the way of. */
 export const BLOCKED_REASON =
