@@ -42,10 +42,12 @@ import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import {
   type IndexEntry,
+  isUnversioned,
   META_KEY,
   metaBody,
   MONOLITH_KEY,
   parseMonolith,
+  parseShard,
   shardBody,
   shardKey,
   shardOf,
@@ -60,7 +62,6 @@ import {
   listShards,
   parsed,
   readMeta,
-  readShardOrNull,
 } from "./index_io.ts";
 import { type IndexDiscovery, updateIndex } from "./remote_index.ts";
 import { discoverEntries } from "./index_discovery.ts";
@@ -199,7 +200,9 @@ async function discover(
   o: MigrateOptions,
   named: Record<string, IndexEntry>,
 ): Promise<Record<string, IndexEntry>> {
-  const own = new Set(Object.keys(named));
+  // An entry recording no object version (another tool's, found by the move
+  // that was cut off) is found again, as the object is now.
+  const own = new Set(Object.keys(named).filter((p) => !isUnversioned(named[p])));
   if (o.discovery) return await o.discovery.find(own);
   return (await discoverEntries(store, o.retry, o.signal, o.concurrency ?? 4, own)).entries;
 }
@@ -216,11 +219,21 @@ async function shardEntries(
   const out: Record<string, IndexEntry> = {};
   let changed = false;
   await eachLimit([...listed], c.concurrency ?? 4, async ([s, v]) => {
-    const shard = await readShardOrNull(store, s, c);
-    if (!shard || shard.version !== v) changed = true;
-    else Object.assign(out, shard.entries);
+    const key = shardKey(s);
+    const got = await getOrNull(store, key, c);
+    if (!got || got.version !== v) {
+      changed = true;
+      return;
+    }
+    // One no reader can read fails the move as it fails them (never a retry).
+    const entries = parsed(key, () => parseShard(got.body) ?? unknownShard());
+    Object.assign(out, entries);
   });
   return changed ? null : out;
+}
+
+function unknownShard(): never {
+  throw new Error("not a shard of a known version");
 }
 
 /**

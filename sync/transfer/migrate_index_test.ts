@@ -181,6 +181,28 @@ Deno.test("a move of a bucket with no index, cut off after some of its shards, n
   assert.deepEqual(Object.keys(entries).sort(), ["data/t/m/out/1/raw", "notes/readme.md"]);
 });
 
+Deno.test("a move run again after another tool rewrote an object the cut-off move had named names it as it is now", async () => {
+  const store = new FailsOnePut();
+  store.seed("notes/readme.md", "a copy by hand");
+  store.seed("data/t/m/out/1/raw", "another tool's output");
+  store.fail = shardKey(shardOf("notes/readme.md"));
+  await assert.rejects(migrateToShards(store, { retry, concurrency: 1 }), UnreachableError);
+  store.seed("data/t/m/out/1/raw", "another tool's output, rewritten longer");
+  await migrateToShards(store, { retry, concurrency: 1 });
+  const entries = (await readIndex(store, retry))?.entries ?? {};
+  assert.equal(entries["data/t/m/out/1/raw"].s, "another tool's output, rewritten longer".length);
+});
+
+Deno.test("a shard no reader can read, in a bucket with no index object, fails the move at once", async () => {
+  const store = new InMemoryStore();
+  store.seed("notes/readme.md", "a copy by hand");
+  store.seed(shardKey("data--t--m"), '{"version":9,"entries":{}}');
+  const err = await migrateToShards(store, { retry }).catch((e) => e);
+  assert.notEqual(err?.code, "push_failed", String(err));
+  assert.match(String(err?.message), /_index\/data--t--m\.json/);
+  assert.ok(store.count("put") <= 1, `${store.count("put")} puts: no round after round of marks`);
+});
+
 Deno.test("without a discovery given, the move lists the bucket itself", async () => {
   const store = new InMemoryStore();
   store.seed("notes/readme.md", "a copy by hand");
