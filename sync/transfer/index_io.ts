@@ -311,12 +311,11 @@ export async function apply(
       (setChecks.get(p) === true && !setHeads.get(p) && current(p) === undefined));
   // The store holds what `e` names: its version; for another client's entry,
   // which names none (a v1 commit replayed into v2), an object of its size,
-  // while no Sluice commit has named a version there since.
+  // while no entry names the path (any entry there now may be newer).
   const holds = (p: string, e: IndexEntry) => {
     const held = setHeads.get(p);
     if (!isUnversioned(e)) return held?.version === e.v;
-    const cur = current(p);
-    return !!held && held.size === e.s && (cur === undefined || isUnversioned(cur));
+    return !!held && held.size === e.s && current(p) === undefined;
   };
   const heldMarkers = new Set<string>();
   for (const p of checked) {

@@ -52,7 +52,7 @@ Deno.test("eachLimit: a failure starts no further call, and is thrown only once 
   assert.deepEqual(started, [1, 2]);
 });
 
-Deno.test("a verified set of another client's entry (no object version) applies while an object of its size is there and no Sluice commit named one since", async () => {
+Deno.test("a verified set of another client's entry (no object version) applies while an object of its size is there and no entry names the path", async () => {
   const store = new InMemoryStore();
   const held = await store.put("a.txt", new TextEncoder().encode("first"), { kind: "create" });
   const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
@@ -71,6 +71,11 @@ Deno.test("a verified set of another client's entry (no object version) applies 
   const named: Record<string, typeof theirs> = { "a.txt": ours };
   await apply(store, c, named, verified({ "a.txt": theirs }));
   assert.deepEqual(named["a.txt"], ours);
+  // Another client's entry there (written since, perhaps): kept.
+  const newer = { v: "~5@y", h: "d".repeat(64), s: 5 };
+  const theirsNow: Record<string, typeof theirs> = { "a.txt": newer };
+  await apply(store, c, theirsNow, verified({ "a.txt": theirs }));
+  assert.deepEqual(theirsNow["a.txt"], newer);
   // Nothing there: left out.
   const gone: Record<string, typeof theirs> = {};
   await apply(store, c, gone, verified({ "b.txt": theirs }));
