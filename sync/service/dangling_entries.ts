@@ -78,12 +78,14 @@ export interface DanglingDeps {
  * covered (`covered`) and found no longer dangling are dropped. A removal that fails (no write access, say) is reported in that
  * warning and leaves the pull's result as it is: the entry names nothing a
  * clone could fetch, and a later pull tries again (the caller then keeps no
- * index token, so that pull reads the index). False when it failed.
+ * index token, so that pull reads the index). False when it failed. The
+ * paths whose entries it removed are added to `removedOut`.
  */
 export async function removeDangling(
   deps: DanglingDeps,
   dangling: readonly (readonly [string, IndexEntry])[],
   covered: (path: string) => boolean,
+  removedOut?: string[],
 ): Promise<boolean> {
   const { store, config, events, signal, cache } = deps;
   const seen = await readSightings(cache);
@@ -138,6 +140,7 @@ export async function removeDangling(
       deps.now,
     );
     removed = true;
+    removedOut?.push(...paths);
     await keep(paths);
     outcome =
       `The entries were removed where the store still held nothing (a path written again meanwhile keeps its entry); no local file was touched`;

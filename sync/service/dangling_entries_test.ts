@@ -41,6 +41,7 @@ Deno.test("a pull removes an entry whose object is gone, fetches the rest, and w
   const r = await b.pullChanged();
   assert.deepEqual(r.fetched, ["notes/b.txt"]);
   assert.equal(await named(), undefined);
+  assert.deepEqual(r.vanished, [], "its entry removed: nothing left behind there");
   assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dangling"]);
   assert.match(warnings[0].message, /names notes\/a\.txt, but the store holds no object there/);
   assert.match(warnings[0].message, /were removed/);
@@ -82,7 +83,7 @@ Deno.test("a removal that fails leaves the pull's result as it is, and the next 
   assert.match(warnings[1].message, /were removed/);
 });
 
-Deno.test("an entry of another client (no version recorded) whose object is gone is left alone", async () => {
+Deno.test("an entry of another client (no version recorded) whose object is gone is removed past the grace, as any", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await put(a, PATH, "a");
@@ -93,15 +94,19 @@ Deno.test("an entry of another client (no version recorded) whose object is gone
   store.seed(".datastore-index.json", JSON.stringify(idx));
   await store.delete(PATH);
   const b = await clone(store, "b");
-  await pastDanglingGrace(b);
+  const first = await b.pullChanged();
+  assert.deepEqual(first.vanished, [PATH], "left behind, and said so");
+  assert.ok((await readIndex(store, quick.retry))?.entries[PATH], "kept within the grace");
+  (b.clock as FakeClock).set(b.clock.now() + DANGLING_GRACE_MS);
   const warnings: WarningEvent[] = [];
   b.events.on("warning", (w) => warnings.push(w));
-  await b.pullChanged();
-  assert.ok(
-    (await readIndex(store, quick.retry))?.entries[PATH],
-    "its writer's push may be in flight",
-  );
-  assert.deepEqual(warnings, []);
+  const past = await b.pullChanged();
+  assert.deepEqual(past.vanished, []);
+  assert.equal((await readIndex(store, quick.retry))?.entries[PATH], undefined);
+  assert.match(warnings[0].message, /were removed/);
+  // Settled: the next pull reads the index its removal wrote, then pulls are up to date.
+  assert.deepEqual((await b.pullChanged()).vanished, []);
+  assert.equal((await b.pullChanged()).unchanged, true);
 });
 
 /** Clone `b` of `store`, the warnings it emits, and the version the index names at PATH now. */

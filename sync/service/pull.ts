@@ -371,7 +371,7 @@ async function pullInto(
       if (err instanceof LocalChangedError) return await changedMeanwhile(path, e);
       if (err instanceof NotFoundError) {
         // Deleted since the index was written, or named again after its deletion.
-        if (!isUnversioned(e)) vanished.push([path, e]);
+        vanished.push([path, e]);
         result.vanished!.push(path);
         return;
       }
@@ -448,7 +448,15 @@ async function pullInto(
   // A removal that failed is tried again by the next pull, and a file
   // skipped as uncommitted is looked at again: neither keeps the token (a
   // pull that kept it would take the index as unchanged, and stay behind).
-  const repaired = await removeDangling(deps, vanished, (path) => under(path, prefixes));
+  const unnamed: string[] = [];
+  const repaired = await removeDangling(
+    deps,
+    vanished,
+    (path) => under(path, prefixes),
+    unnamed,
+  );
+  // Their entries removed: nothing left behind there (as a peer's deletion).
+  result.vanished!.splice(0, Infinity, ...result.vanished!.filter((p) => !unnamed.includes(p)));
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
       links.length + result.deferred!.length + result.vanished!.length;

@@ -69,8 +69,8 @@ export interface PullResult {
    * Paths the index names whose object the store no longer holds (deleted
    * outside Sluice, or a deletion still on its way to the index): nothing
    * was fetched for them and a local copy was kept. Each pull looks again;
-   * an entry recording the object's version, seen so for 15 minutes, is
-   * removed (`index_entry_dangling`); see `VANISHED_REASON`.
+   * a pull that has seen an entry so for 15 minutes removes it
+   * (`index_entry_dangling`), and does not list it here.
    */
   readonly vanished?: string[];
   /** True when the remote had not changed since the last pull. */
@@ -105,7 +105,7 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
 
 /** Why a pull fetched nothing for a path the index names and the store holds no object at. */
 export const VANISHED_REASON =
-  "the datastore's index names it, but the store holds no object there (deleted outside Sluice, or a deletion still on its way to the index): nothing was fetched and any local copy was kept; each pull looks again. An entry recording the object's version (a Sluice commit's) is removed once a pull has seen it so for 15 minutes; one that records none (another client's, or one a listing found) stays until a push of the path (or its deletion) from a cache that holds it";
+  "the datastore's index names it, but the store holds no object there (deleted outside Sluice, or a deletion still on its way to the index): nothing was fetched and any local copy was kept; each pull looks again, and a pull that has seen it so for 15 minutes removes the entry (index_entry_dangling)";
 
 /** Why a pull left a path out that a file or directory in the cache is in the way of. */
 export const BLOCKED_REASON =
