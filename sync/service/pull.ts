@@ -372,7 +372,6 @@ async function pullInto(
       if (err instanceof NotFoundError) {
         // Deleted since the index was written, or named again after its deletion.
         vanished.push([path, e]);
-        result.vanished!.push(path);
         return;
       }
       if (err instanceof PathBlockedError) return leftBlocked(path, err);
@@ -442,7 +441,6 @@ async function pullInto(
     if (blocked.length <= UNCOMMITTED_WARNINGS) events.emit("warning", blockedWarning(path, err));
   }
   await keepDropped(state, events, result.dropped);
-  result.vanished!.sort();
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
   if (more > 0) events.emit("warning", moreUncommittedWarning(more));
   // A removal that failed is tried again by the next pull, and a file
@@ -456,7 +454,7 @@ async function pullInto(
     unnamed,
   );
   // Their entries removed: nothing left behind there (as a peer's deletion).
-  result.vanished!.splice(0, Infinity, ...result.vanished!.filter((p) => !unnamed.includes(p)));
+  result.vanished!.push(...vanished.map(([p]) => p).filter((p) => !unnamed.includes(p)).sort());
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
       links.length + result.deferred!.length + result.vanished!.length;

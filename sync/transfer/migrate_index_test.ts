@@ -104,17 +104,30 @@ function isV2Meta([key, body]: Parameters<InMemoryStore["put"]>): boolean {
 }
 
 /**
- * A store where an old client's v1 commit creates the index object (and
- * nothing else) after the move found none, just before the move writes its
- * v2 meta.
+ * A store where a v1 commit creates the index object (and nothing else)
+ * after the move found none, just before the move writes its v2 meta: its
+ * entry as Sluice writes it, or (`oldClient`) as old clients write theirs,
+ * with no object version and a SHA-256.
  */
 class FirstV1Commit extends InMemoryStore {
   armed = true;
+  constructor(readonly oldClient = false) {
+    super();
+  }
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     if (this.armed && isV2Meta(args)) {
       this.armed = false;
       const late = await super.put(LATE, new TextEncoder().encode("first"), { kind: "create" });
-      const body = monolithBody({ [LATE]: entry(late.version) }, new Date(0).toISOString());
+      const at = new Date(0).toISOString();
+      const body = this.oldClient
+        ? new TextEncoder().encode(JSON.stringify({
+          version: 1,
+          lastUpdated: at,
+          entries: {
+            [LATE]: { key: LATE, size: late.size, lastModified: at, sha256: "b".repeat(64) },
+          },
+        }))
+        : monolithBody({ [LATE]: entry(late.version) }, at);
       await super.put(MONOLITH_KEY, body, { kind: "create" });
     }
     return await super.put(...args);
@@ -233,34 +246,9 @@ Deno.test("a v1 commit that creates the index object during the move of a bucket
   assert.ok(entries["notes/readme.md"], "the object the move found stays named");
 });
 
-/**
- * A store where an old client's first commit (its entry as old clients write
- * it: no object version, a SHA-256) creates the index object just before the
- * move writes its v2 meta.
- */
-class OldClientFirstCommit extends InMemoryStore {
-  armed = true;
-  override async put(...args: Parameters<InMemoryStore["put"]>) {
-    if (this.armed && isV2Meta(args)) {
-      this.armed = false;
-      const late = await super.put(LATE, new TextEncoder().encode("first"), { kind: "create" });
-      const at = new Date(0).toISOString();
-      const body = JSON.stringify({
-        version: 1,
-        lastUpdated: at,
-        entries: {
-          [LATE]: { key: LATE, size: late.size, lastModified: at, sha256: "b".repeat(64) },
-        },
-      });
-      await super.put(MONOLITH_KEY, new TextEncoder().encode(body), { kind: "create" });
-    }
-    return await super.put(...args);
-  }
-}
-
 for (const found of [false, true]) {
   Deno.test(`an old client's first commit during the move of a bucket with no index is in v2${found ? ", beside what the move found" : ""}`, async () => {
-    const store = new OldClientFirstCommit();
+    const store = new FirstV1Commit(true);
     if (found) store.seed("notes/readme.md", "a copy by hand");
     await migrateToShards(store, { retry });
     assert.equal(store.armed, false, "the commit raced the move");
