@@ -1342,3 +1342,17 @@ Deno.test("chaos regression: a move to v2 cut off by a crash and run again names
     '{"seed":56600148,"clones":2,"skewMs":[58712,0],"ops":[{"id":44,"kind":"foreign","what":"version","model":0,"data":0,"version":1,"marker":true},{"id":45,"kind":"foreign","what":"file"},{"id":47,"kind":"migrate","clone":1},{"id":48,"kind":"tick","n":16,"pick":1319498037},{"id":49,"kind":"crash","clone":1},{"id":51,"kind":"migrate","clone":0}]}',
   );
 });
+
+/**
+ * I6 (seed 57700162): a clone's pull fetched a file, its user deleted it by
+ * hand while the pull fetched the next one, and the process died before the
+ * pull ended. The pull made its records of the files it fetched durable
+ * only when it ended or failed, so the next pull fetched the file back and
+ * the deletion was undone. Each fetched file's record is now written to the
+ * manifest's log before the pull goes on (`SyncState.noteSynced`).
+ */
+Deno.test("chaos regression: a file fetched by a pull whose process died, then deleted by hand, stays deleted (I6)", async () => {
+  await clean(
+    '{"seed":57700162,"clones":2,"absentOnError":true,"kinds":["core","core"],"ops":[{"id":24,"kind":"foreign","what":"shared","file":1},{"id":25,"kind":"foreign","what":"shared","file":0},{"id":26,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":1,"kind":"migrate","clone":1},{"id":2,"kind":"resolve","clone":1,"pick":7,"how":"merged"},{"id":3,"kind":"lockfile","clone":0,"set":"@chaos/ext-3"},{"id":4,"kind":"tick","n":1,"pick":958385397},{"id":5,"kind":"tick","n":32,"pick":416652242},{"id":20,"kind":"delete","clone":1,"file":1,"how":"during","pick":1713124186},{"id":21,"kind":"crash","clone":1}]}',
+  );
+});

@@ -361,6 +361,7 @@ class World {
     this.sched.resume(slot.owner); // a stopped process can die too: its restart runs
     this.sched.freeze(slot.owner);
     for (const l of slot.locks) l.abandon();
+    slot.svc.state.release(); // the files the dead process held open are closed
     if (slot.busy) {
       slot.busy.onFreeze(why);
       slot.busy = undefined;

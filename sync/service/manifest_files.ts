@@ -18,6 +18,7 @@ import {
   type SyncedEntry,
 } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
+import { lstatOrNull } from "../transfer/cache_paths.ts";
 
 const MANIFEST_FILE = "manifest.json";
 const MANIFEST_LOG = "manifest.log";
@@ -51,6 +52,16 @@ export class ManifestFiles {
   #logLines = 0;
   /** The next save writes a base (the files were damaged, or the log's last line torn). */
   #rewrite = false;
+  /** The log, held open while lines are written ahead of a save (see {@link writeAhead}). */
+  #ahead: Deno.FsFile | undefined;
+  /** Lines were written ahead since the last save: the next one makes them durable. */
+  #aheadUnsynced = false;
+  /** Writes ahead so far: a save settles only those made before it synced. */
+  #aheadWrites = 0;
+  /** The log was created by a write ahead: the next save makes its directory entry durable. */
+  #aheadCreated = false;
+  /** A base is being written: a line written ahead now could land in the log it replaces. */
+  #writingBase = false;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -64,6 +75,64 @@ export class ManifestFiles {
   /** True when a save must write even with nothing changed (a damaged base or log is replaced). */
   get mustRewrite(): boolean {
     return this.#rewrite;
+  }
+
+  /** True when lines were written ahead that no save has made durable yet. */
+  get aheadUnsynced(): boolean {
+    return this.#aheadUnsynced;
+  }
+
+  /**
+   * Writes a base now unless a readable one is on disk (one that
+   * {@link writeAhead} can append to), recording `indexVersion`.
+   */
+  async ensureBase(
+    manifest: ReadonlyMap<string, SyncedEntry>,
+    indexVersion: string | undefined,
+  ): Promise<void> {
+    if (this.#hasBase && !this.#rewrite) return;
+    await this.#writeBase(manifest, indexVersion);
+  }
+
+  /**
+   * Appends the lines of `paths` to the log at once, in one synchronous write
+   * and without an fsync (the next {@link save} makes them durable), so that
+   * they are on disk even if the process dies before that save. Returns
+   * false, having written nothing, when there is no base to append to, one
+   * is being written, or the write failed (the next save then writes a base):
+   * the caller leaves those paths to the next save.
+   */
+  writeAhead(manifest: ReadonlyMap<string, SyncedEntry>, paths: readonly string[]): boolean {
+    if (this.#rewrite || !this.#hasBase || this.#writingBase) return false;
+    const out = logLines(manifest, this.#gen, paths);
+    const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
+    try {
+      if (!this.#ahead) {
+        const file = `${this.#dir}/${MANIFEST_LOG}`;
+        const created = lstatOrNull(file) === null;
+        this.#ahead = Deno.openSync(file, { append: true, create: true, write: true });
+        this.#aheadCreated ||= created;
+      }
+      let off = 0;
+      while (off < bytes.length) off += this.#ahead.writeSync(bytes.subarray(off));
+    } catch {
+      // Part of a line may be in the log: no line may follow it there.
+      this.#rewrite = true;
+      this.release();
+      return false;
+    }
+    this.#logLines += out.length;
+    this.#aheadUnsynced = true;
+    this.#aheadWrites++;
+    return true;
+  }
+
+  /** Closes the log held open for lines written ahead, without an fsync (as a process's exit does). */
+  release(): void {
+    try {
+      this.#ahead?.close();
+    } catch { /* closed already */ }
+    this.#ahead = undefined;
   }
 
   /**
@@ -108,9 +177,40 @@ export class ManifestFiles {
       this.#logLines + lines > Math.max(LOG_MIN_LINES, manifest.size)
     ) {
       await this.#writeBase(manifest, index.version);
-    } else {
+    } else if (lines > 0) {
       await this.#appendLog(manifest, changed, index);
+    } else {
+      await this.#syncAhead();
     }
+  }
+
+  /** Makes the lines written ahead durable (an fsync of the log, and of its directory if they created it). */
+  async #syncAhead(): Promise<void> {
+    if (!this.#aheadUnsynced) return;
+    const writes = this.#aheadWrites;
+    await writingState(this.#dir, MANIFEST_LOG, async () => {
+      const f = this.#ahead ??
+        await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, { append: true, write: true });
+      try {
+        await f.sync();
+      } finally {
+        if (f !== this.#ahead) f.close();
+      }
+      if (this.#aheadCreated) await fsyncDir(this.#dir);
+    });
+    this.#aheadSettled(writes);
+  }
+
+  /**
+   * The lines written ahead before the `writes`th are durable (synced, or
+   * in a base): unless more were written since, nothing is left to sync and
+   * the log is closed until the next.
+   */
+  #aheadSettled(writes: number): void {
+    if (writes !== this.#aheadWrites) return;
+    this.#aheadUnsynced = false;
+    this.#aheadCreated = false;
+    this.release();
   }
 
   /** Writes a new base of the next generation, then empties the log (whose lines it supersedes). */
@@ -120,18 +220,27 @@ export class ManifestFiles {
   ): Promise<void> {
     const gen = this.#gen + 1;
     const text = baseText(manifest, gen, indexVersion);
-    await writingState(
-      this.#dir,
-      MANIFEST_FILE,
-      () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
-    );
-    this.#gen = gen;
-    this.#hasBase = true;
-    this.#logLines = 0;
-    this.#rewrite = false;
-    // Lines of an older generation are ignored when loading, so this may fail
-    // harmlessly. Replaced, not truncated: a link in its place is never followed.
-    await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
+    // Every line written ahead so far is in this base; none may be written
+    // until the log it would go to is replaced.
+    this.#writingBase = true;
+    const writes = this.#aheadWrites;
+    try {
+      await writingState(
+        this.#dir,
+        MANIFEST_FILE,
+        () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
+      );
+      this.#aheadSettled(writes);
+      this.#gen = gen;
+      this.#hasBase = true;
+      this.#logLines = 0;
+      this.#rewrite = false;
+      // Lines of an older generation are ignored when loading, so this may fail
+      // harmlessly. Replaced, not truncated: a link in its place is never followed.
+      await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
+    } finally {
+      this.#writingBase = false;
+    }
   }
 
   async #appendLog(
@@ -145,6 +254,7 @@ export class ManifestFiles {
       changed,
       index.changed ? { version: index.version } : undefined,
     );
+    const writes = this.#aheadWrites;
     await writingState(this.#dir, MANIFEST_LOG, async () => {
       const file = `${this.#dir}/${MANIFEST_LOG}`;
       const created = this.#logLines === 0 &&
@@ -154,13 +264,14 @@ export class ManifestFiles {
         const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
         let off = 0;
         while (off < bytes.length) off += await f.write(bytes.subarray(off));
-        await f.sync();
+        await f.sync(); // lines written ahead to this file are made durable too
       } finally {
         f.close();
       }
-      if (created) await fsyncDir(this.#dir);
+      if (created || this.#aheadCreated) await fsyncDir(this.#dir);
     });
     this.#logLines += out.length;
+    this.#aheadSettled(writes);
   }
 
   /** The highest generation among the log's readable lines; -1 when none. */

@@ -393,7 +393,9 @@ async function pullInto(
     }
     asides.taken(path);
     mtimeMs ??= (await cache.stat(path))?.mtimeMs;
-    state.setSynced(path, { hash, version, size: e.s, mtimeMs });
+    // On disk before the pull goes on: a deletion by hand from now on is a
+    // local change, even if this process dies before the pull ends.
+    state.noteSynced(path, { hash, version, size: e.s, mtimeMs });
     result.fetched.push(path);
     result.bytes += e.s;
     done++;
@@ -416,6 +418,7 @@ async function pullInto(
       await keepProgress().catch(() => {}); // the fetch's own error is the one to report
       throw err;
     });
+  if (todo.length > 0) await state.readyToNote();
   await fetchAll(todo);
   if (index) {
     await removeDeletedRemotely({

@@ -271,6 +271,31 @@ export class SyncState implements StateAccess {
     this.#changed.add(path);
   }
 
+  /**
+   * {@link setSynced}, its record written to the manifest's log at once,
+   * without an fsync (the next {@link saveManifest} makes it durable): a
+   * process that dies before that save still leaves it on disk. Once
+   * {@link readyToNote} has run; otherwise left to the next save.
+   */
+  noteSynced(path: string, entry: SyncedEntry): void {
+    this.setSynced(path, entry);
+    if (this.#files.writeAhead(this.#manifest, [path])) this.#changed.delete(path);
+  }
+
+  /** Makes {@link noteSynced} write ahead: a manifest base on disk (written now if none). */
+  async readyToNote(): Promise<void> {
+    await this.#files.ensureBase(this.#manifest, this.#savedIndexVersion);
+  }
+
+  /**
+   * Closes the files held open for records written ahead, without saving
+   * (what a process's exit does): for a service dropped in the middle of a
+   * pull that will never return, as a test of a crash drops it.
+   */
+  release(): void {
+    this.#files.release();
+  }
+
   /** How many paths are recorded as synced (without listing them). */
   get syncedCount(): number {
     return this.#manifest.size;
@@ -285,7 +310,10 @@ export class SyncState implements StateAccess {
   async saveManifest(): Promise<void> {
     const indexVersion = this.indexVersion;
     const indexChanged = indexVersion !== this.#savedIndexVersion;
-    if (!this.#files.mustRewrite && this.#changed.size === 0 && !indexChanged) return;
+    if (
+      !this.#files.mustRewrite && !this.#files.aheadUnsynced && this.#changed.size === 0 &&
+      !indexChanged
+    ) return;
     // Taken now: changes made while this save waits belong to the next one.
     const changed = [...this.#changed];
     this.#changed.clear();

@@ -188,3 +188,55 @@ Deno.test("untouched: only a cache with no manifest, no journal and no mark, als
   assert.equal(t.untouched, false);
   assert.equal((await g.open()).untouched, false);
 });
+
+Deno.test("a record noted during a pull is on disk at once, before any save: a dying process leaves it", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  s.noteSynced("early", entry(1));
+  assert.deepEqual(await lines(files.log), [], "no base yet: left to the next save");
+  await s.readyToNote();
+  assert.deepEqual(entries(await open()), { early: entry(1) }, "the base holds it");
+  s.noteSynced("a", entry(2));
+  s.noteSynced("b", entry(3));
+  s.release(); // the process dies: no save
+  assert.deepEqual(entries(await open()), { early: entry(1), a: entry(2), b: entry(3) });
+  assert.equal((await lines(files.log)).length, 2);
+});
+
+Deno.test("records noted ahead are saved once: the save that follows writes no line again", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  await s.readyToNote();
+  s.noteSynced("a", entry(1));
+  s.noteSynced("b", entry(2));
+  await s.saveManifest();
+  assert.equal((await lines(files.log)).length, 2);
+  s.setSynced("c", entry(3));
+  await s.saveManifest();
+  assert.equal((await lines(files.log)).length, 3);
+  const again = await open();
+  assert.deepEqual(entries(again), entries(s));
+  assert.deepEqual(again.loadWarnings, []);
+});
+
+Deno.test("a record noted after the log was folded into a new base goes to the new log", async () => {
+  const { files, open } = await fresh();
+  const s = await open();
+  await s.readyToNote();
+  for (let i = 0; i < 600; i++) s.setSynced(`f${i}`, entry(i));
+  await s.saveManifest();
+  const base = (await Deno.stat(files.base)).ino;
+  s.noteSynced("a", entry(1)); // the log is held open for the next records
+  for (let i = 0; i < 600; i++) s.setSynced(`f${i}`, entry(i + 1000));
+  await s.saveManifest(); // more than the log may hold: a new base, and an empty log
+  assert.notEqual((await Deno.stat(files.base)).ino, base);
+  assert.deepEqual(await lines(files.log), []);
+  s.noteSynced("b", entry(2));
+  assert.equal(
+    (await lines(files.log)).length,
+    1,
+    "written to the log that replaced the folded one",
+  );
+  s.release();
+  assert.deepEqual(entries(await open()), entries(s));
+});
