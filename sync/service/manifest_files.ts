@@ -24,6 +24,7 @@ const MANIFEST_FILE = "manifest.json";
 const MANIFEST_LOG = "manifest.log";
 /** The log is never compacted below this many lines (a base rewrite costs the whole manifest). */
 const LOG_MIN_LINES = 1024;
+const ENCODER = new TextEncoder();
 
 /** What {@link ManifestFiles.load} found. */
 export type ManifestLoad =
@@ -105,7 +106,7 @@ export class ManifestFiles {
   writeAhead(manifest: ReadonlyMap<string, SyncedEntry>, paths: readonly string[]): boolean {
     if (this.#rewrite || !this.#hasBase || this.#writingBase) return false;
     const out = logLines(manifest, this.#gen, paths);
-    const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
+    const bytes = ENCODER.encode(`${out.join("\n")}\n`);
     try {
       if (!this.#ahead) {
         const file = `${this.#dir}/${MANIFEST_LOG}`;
