@@ -57,20 +57,28 @@ export class ManifestFiles {
   #ahead: Deno.FsFile | undefined;
   /** Lines were written ahead since the last save: the next one makes them durable. */
   #aheadUnsynced = false;
-  /** Writes ahead so far: a save settles only those made before it synced. */
-  #aheadWrites = 0;
   /** The log was created by a write ahead: the next save makes its directory entry durable. */
   #aheadCreated = false;
-  /** A base is being written: a line written ahead now could land in the log it replaces. */
-  #writingBase = false;
+  /**
+   * Writes queued or under way ({@link save}, {@link ensureBase}: one at a
+   * time, in call order). No line is written ahead meanwhile: it could land
+   * in a log a base is replacing, or before an older line of its path.
+   */
+  #busy = 0;
+  #queue: Promise<void> = Promise.resolve();
+  /** The base on disk records nothing (no entry, no index version). */
+  #emptyBase = false;
 
   constructor(dir: string) {
     this.#dir = dir;
   }
 
-  /** True once a base was read or written, or a log line of any generation found. */
+  /**
+   * True once a base was read or written, or a log line of any generation
+   * found; a base that records nothing, with no line after it, counts as none.
+   */
   get seen(): boolean {
-    return this.#gen >= 0 || this.#hasBase;
+    return (this.#gen >= 0 || this.#hasBase) && !(this.#emptyBase && this.#logLines === 0);
   }
 
   /** True when a save must write even with nothing changed (a damaged base or log is replaced). */
@@ -91,20 +99,34 @@ export class ManifestFiles {
     manifest: ReadonlyMap<string, SyncedEntry>,
     indexVersion: string | undefined,
   ): Promise<void> {
-    if (this.#hasBase && !this.#rewrite) return;
-    await this.#writeBase(manifest, indexVersion);
+    await this.#serial(async () => {
+      if (this.#hasBase && !this.#rewrite) return;
+      await this.#writeBase(manifest, indexVersion);
+    });
+  }
+
+  /** Runs `write` after every write called before it. */
+  async #serial(write: () => Promise<void>): Promise<void> {
+    this.#busy++;
+    const run = this.#queue.then(write);
+    this.#queue = run.catch(() => {});
+    try {
+      await run;
+    } finally {
+      this.#busy--;
+    }
   }
 
   /**
    * Appends the lines of `paths` to the log at once, in one synchronous write
    * and without an fsync (the next {@link save} makes them durable), so that
    * they are on disk even if the process dies before that save. Returns
-   * false, having written nothing, when there is no base to append to, one
-   * is being written, or the write failed (the next save then writes a base):
-   * the caller leaves those paths to the next save.
+   * false, having written nothing, when there is no base to append to, a
+   * write of the files is queued or under way, or the write failed (the next
+   * save then writes a base): the caller leaves those paths to the next save.
    */
   writeAhead(manifest: ReadonlyMap<string, SyncedEntry>, paths: readonly string[]): boolean {
-    if (this.#rewrite || !this.#hasBase || this.#writingBase) return false;
+    if (this.#rewrite || !this.#hasBase || this.#busy > 0) return false;
     const out = logLines(manifest, this.#gen, paths);
     const bytes = ENCODER.encode(`${out.join("\n")}\n`);
     try {
@@ -124,7 +146,6 @@ export class ManifestFiles {
     }
     this.#logLines += out.length;
     this.#aheadUnsynced = true;
-    this.#aheadWrites++;
     return true;
   }
 
@@ -146,6 +167,7 @@ export class ManifestFiles {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       const base = readBase(raw, manifest);
       this.#gen = base.gen;
+      this.#emptyBase = manifest.size === 0 && base.indexVersion === undefined;
       let indexVersion = base.indexVersion;
       const index = await this.#replayLog(manifest);
       if (index) indexVersion = index.version;
@@ -172,23 +194,24 @@ export class ManifestFiles {
     changed: readonly string[],
     index: { readonly changed: boolean; readonly version: string | undefined },
   ): Promise<void> {
-    const lines = changed.length + (index.changed ? 1 : 0);
-    if (
-      this.#rewrite || !this.#hasBase ||
-      this.#logLines + lines > Math.max(LOG_MIN_LINES, manifest.size)
-    ) {
-      await this.#writeBase(manifest, index.version);
-    } else if (lines > 0) {
-      await this.#appendLog(manifest, changed, index);
-    } else {
-      await this.#syncAhead();
-    }
+    await this.#serial(async () => {
+      const lines = changed.length + (index.changed ? 1 : 0);
+      if (
+        this.#rewrite || !this.#hasBase ||
+        this.#logLines + lines > Math.max(LOG_MIN_LINES, manifest.size)
+      ) {
+        await this.#writeBase(manifest, index.version);
+      } else if (lines > 0) {
+        await this.#appendLog(manifest, changed, index);
+      } else {
+        await this.#syncAhead();
+      }
+    });
   }
 
   /** Makes the lines written ahead durable (an fsync of the log, and of its directory if they created it). */
   async #syncAhead(): Promise<void> {
     if (!this.#aheadUnsynced) return;
-    const writes = this.#aheadWrites;
     await writingState(this.#dir, MANIFEST_LOG, async () => {
       const f = this.#ahead ??
         await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, { append: true, write: true });
@@ -199,16 +222,11 @@ export class ManifestFiles {
       }
       if (this.#aheadCreated) await fsyncDir(this.#dir);
     });
-    this.#aheadSettled(writes);
+    this.#aheadSettled();
   }
 
-  /**
-   * The lines written ahead before the `writes`th are durable (synced, or
-   * in a base): unless more were written since, nothing is left to sync and
-   * the log is closed until the next.
-   */
-  #aheadSettled(writes: number): void {
-    if (writes !== this.#aheadWrites) return;
+  /** The lines written ahead are durable (synced, or in a base): the log is closed until the next. */
+  #aheadSettled(): void {
     this.#aheadUnsynced = false;
     this.#aheadCreated = false;
     this.release();
@@ -221,27 +239,21 @@ export class ManifestFiles {
   ): Promise<void> {
     const gen = this.#gen + 1;
     const text = baseText(manifest, gen, indexVersion);
-    // Every line written ahead so far is in this base; none may be written
-    // until the log it would go to is replaced.
-    this.#writingBase = true;
-    const writes = this.#aheadWrites;
-    try {
-      await writingState(
-        this.#dir,
-        MANIFEST_FILE,
-        () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
-      );
-      this.#aheadSettled(writes);
-      this.#gen = gen;
-      this.#hasBase = true;
-      this.#logLines = 0;
-      this.#rewrite = false;
-      // Lines of an older generation are ignored when loading, so this may fail
-      // harmlessly. Replaced, not truncated: a link in its place is never followed.
-      await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
-    } finally {
-      this.#writingBase = false;
-    }
+    await writingState(
+      this.#dir,
+      MANIFEST_FILE,
+      () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
+    );
+    // Every line written ahead so far is in this base (none is written while it is).
+    this.#aheadSettled();
+    this.#gen = gen;
+    this.#hasBase = true;
+    this.#emptyBase = manifest.size === 0 && indexVersion === undefined;
+    this.#logLines = 0;
+    this.#rewrite = false;
+    // Lines of an older generation are ignored when loading, so this may fail
+    // harmlessly. Replaced, not truncated: a link in its place is never followed.
+    await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
   }
 
   async #appendLog(
@@ -255,7 +267,12 @@ export class ManifestFiles {
       changed,
       index.changed ? { version: index.version } : undefined,
     );
-    const writes = this.#aheadWrites;
+    // A failed append may leave part of a line: no line may follow it, so
+    // the next save writes a base (and nothing is written ahead until then).
+    const torn = (e: unknown) => {
+      this.#rewrite = true;
+      throw e;
+    };
     await writingState(this.#dir, MANIFEST_LOG, async () => {
       const file = `${this.#dir}/${MANIFEST_LOG}`;
       const created = this.#logLines === 0 &&
@@ -270,9 +287,9 @@ export class ManifestFiles {
         f.close();
       }
       if (created || this.#aheadCreated) await fsyncDir(this.#dir);
-    });
+    }).catch(torn);
     this.#logLines += out.length;
-    this.#aheadSettled(writes);
+    this.#aheadSettled();
   }
 
   /** The highest generation among the log's readable lines; -1 when none. */

@@ -87,6 +87,8 @@ export async function pull(deps: PullDeps, prefixes?: readonly string[]): Promis
     await state.conflicts.settle(agreed).catch(() => {});
     await state.saveManifest().catch(() => {}); // the pull's own error is the one to report
     throw err;
+  } finally {
+    deps.state.release(); // a log held open for records written ahead (a save that failed)
   }
 }
 
@@ -359,6 +361,8 @@ async function pullInto(
       : blockedBy.has(path)
       ? "a file or directory in the cache is in its way"
       : "the path changed while it was fetched";
+  // The fetches failed: those still running write no record ahead.
+  let failed = false;
   const fetchOne = async ([path, e, seen]: (typeof todo)[number]) => {
     let version: string;
     let hash: string;
@@ -394,8 +398,11 @@ async function pullInto(
     asides.taken(path);
     mtimeMs ??= (await cache.stat(path))?.mtimeMs;
     // On disk before the pull goes on: a deletion by hand from now on is a
-    // local change, even if this process dies before the pull ends.
-    state.noteSynced(path, { hash, version, size: e.s, mtimeMs });
+    // local change, even if this process dies before the pull ends. A fetch
+    // ending after the pull failed (and saved) is left to the next save.
+    const synced = { hash, version, size: e.s, mtimeMs };
+    if (failed) state.setSynced(path, synced);
+    else state.noteSynced(path, synced);
     result.fetched.push(path);
     result.bytes += e.s;
     done++;
@@ -414,6 +421,7 @@ async function pullInto(
       // A copy set aside for it, and nothing written there: put back, or told of.
       asides.notTaken(path, () => notWritten(path));
     }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+      failed = true;
       asides.failing(() => stoppedBy(err));
       await keepProgress().catch(() => {}); // the fetch's own error is the one to report
       throw err;

@@ -240,3 +240,27 @@ Deno.test("a record noted after the log was folded into a new base goes to the n
   s.release();
   assert.deepEqual(entries(await open()), entries(s));
 });
+
+Deno.test("a record noted while a save is under way is saved after that save's older line of its path", async () => {
+  const { open } = await fresh();
+  const s = await open();
+  await s.readyToNote();
+  s.setSynced("lock.json", entry(1));
+  const saving = s.saveManifest();
+  s.noteSynced("lock.json", entry(2)); // a pull fetched a newer copy meanwhile
+  await saving;
+  await s.saveManifest();
+  assert.deepEqual((await open()).synced("lock.json"), entry(2));
+});
+
+Deno.test("a base asked for by a pull and a save made at once keep every record", async () => {
+  const { open } = await fresh();
+  const s = await open(); // never synced: no base yet
+  const ready = s.readyToNote();
+  const lock = s.recordSynced("lock.json", entry(9)); // a lockfile publish, say
+  await ready;
+  s.noteSynced("fetched", entry(1));
+  await lock;
+  await s.saveManifest();
+  assert.deepEqual((await open()).syncedPaths().sort(), ["fetched", "lock.json"]);
+});
