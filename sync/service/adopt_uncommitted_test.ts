@@ -5,6 +5,7 @@
  * overwritten, so a writer that was only slow loses nothing either.
  */
 import assert from "node:assert/strict";
+import { LOST_REASON } from "./pull_removals.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
@@ -199,7 +200,13 @@ Deno.test("an adopted create deleted before its slow writer's commit: the next p
   assert.ok(w, `warned: ${JSON.stringify(warnings)}`);
   assert.match(w.message, /removed/);
   await assertIndexCurrent(store, { held: true });
-  await a.pullChanged();
+  // a's commit was acknowledged, and b's deletion crossed it: a keeps its
+  // copy as a conflict (the removal is recorded as a lost file), and
+  // follows b's deletion by taking theirs.
+  const ra = await a.pullChanged();
+  assert.deepEqual(ra.conflicts, [path]);
+  assert.equal(a.conflicts()[0].reason, LOST_REASON);
+  await a.resolveConflict(path, "theirs");
   assert.equal(
     await read(a, path),
     undefined,

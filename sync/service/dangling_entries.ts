@@ -25,6 +25,7 @@ import type { SluiceEmitter } from "../events.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
 import { listPaths } from "../left_behind.ts";
+import { recordVanished, VANISHED_KEY } from "./vanished_record.ts";
 
 /**
  * How long this cache must have seen an entry with nothing behind it before
@@ -130,6 +131,10 @@ export async function removeDangling(
   let outcome: string;
   let removed = false;
   try {
+    // Recorded first: a clone holding the synced copy of one of these keeps
+    // it (a conflict) rather than taking the removal for a peer's deletion.
+    const byPath = new Map(dangling);
+    await recordVanished(store, paths.map((p) => [p, byPath.get(p)!]), now, config.retry, signal);
     await updateIndex(
       store,
       { set: {}, remove: paths, verify: true },
@@ -143,7 +148,7 @@ export async function removeDangling(
     removedOut?.push(...paths);
     await keep(paths);
     outcome =
-      `The entries were removed where the store still held nothing (a path written again meanwhile keeps its entry); no local file was touched`;
+      `The entries were removed where the store still held nothing (a path written again meanwhile keeps its entry), and recorded as lost in ${VANISHED_KEY}: a clone holding the synced copy keeps it, as a conflict to resolve (\`--mine\` publishes it again). No local file was touched`;
   } catch (err) {
     if (signal.aborted) throw err;
     await keep([]);

@@ -16,6 +16,11 @@ import { heldAsSynced } from "./dropped_entries.ts";
 import type { PullDeps } from "./pull.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
+import { isLostCopy, readVanished, VANISHED_KEY } from "./vanished_record.ts";
+
+/** Why a pull kept a synced file whose entry was removed as naming a lost object. */
+export const LOST_REASON =
+  `its object is gone from the store and its index entry was removed as naming nothing (recorded in ${VANISHED_KEY}): deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it; this copy, the one synced here, may be the last: resolve --mine to publish it again, --theirs to delete it here`;
 
 type LocalSide = ReturnType<typeof localSide>;
 
@@ -70,10 +75,26 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     await r.keepProgress().catch(() => {}); // as a failed fetch does
     throw err;
   });
+  // Files the datastore lost (their objects deleted outside Sluice, their
+  // entries then removed as dangling): this copy may be the last one.
+  const lost = gone.length > held.size
+    ? await readVanished(deps.store, config.retry, signal).catch(async (err) => {
+      await r.keepProgress().catch(() => {});
+      throw err;
+    })
+    : {};
   for (const path of gone) {
     if (held.has(path)) {
       result.dropped.push(path);
       continue;
+    }
+    const synced = state.synced(path);
+    if (synced && isLostCopy(lost[path], synced)) {
+      const local = await r.localCopy(path).catch(() => null);
+      if (local) {
+        r.conflict(path, { location: path, ...local }, LOST_REASON);
+        continue;
+      }
     }
     try {
       await cache.removeFile(path, seenAt.get(path));

@@ -75,6 +75,8 @@ export interface ResolveDeps {
    * object version to compare-and-swap on.
    */
   readTheirs?(path: string): Promise<(RemoteSide & { readonly own: boolean }) | null>;
+  /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
+  forgetLost?(path: string): Promise<void>;
 }
 
 /**
@@ -306,6 +308,11 @@ export async function resolveConflict(
   const resolved = conflicts.length === 0 &&
     !pushed.skipped.some((s) => s.path === path && s.keepDirty);
   if (resolved) await state.conflicts.release(rec);
+  // A file the datastore had lost, published again: no longer lost. Best
+  // effort: a record left makes at most a later deletion of it a conflict.
+  if (resolved && rec.theirs === null && pushed.uploaded.includes(path)) {
+    await deps.forgetLost?.(path).catch(() => {});
+  }
   return {
     path,
     resolution,

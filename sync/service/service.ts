@@ -28,6 +28,7 @@ import {
   type WriteGateEntry,
 } from "../context.ts";
 import { SyncState } from "./state.ts";
+import { forgetVanished } from "./vanished_record.ts";
 import { cancelled } from "./cancelled.ts";
 import { statusEntries, type StatusEntry } from "./status.ts";
 
@@ -295,6 +296,7 @@ export class SyncService {
           pushOnly: (paths) => runPush(this.#runDeps, { signal: options.signal, only: paths }),
           pull: (prefixes) => this.#pull(options.signal, prefixes),
           readTheirs: theirsReader(this.store, this.cache, this.config.retry, options.signal),
+          forgetLost: (p) => forgetVanished(this.store, [p], this.config.retry, options.signal),
         },
         path,
         resolution,

@@ -6,6 +6,7 @@
  * synced (the next pull would take the missing entry for a remote deletion).
  */
 import assert from "node:assert/strict";
+import { LOST_REASON } from "./pull_removals.ts";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import type { ProgressEvent } from "../events.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
@@ -190,7 +191,7 @@ for (const lookAgain of [true, false]) {
   Deno.test(
     lookAgain
       ? "equal bytes deleted just after the commit that named them: seen by the look after the commit, put back and named again by it"
-      : "equal bytes deleted after the commit's look, with no put-back by their eraser: the acknowledged file is lost (why the erasure looks too)",
+      : "equal bytes deleted after the commit's look, with no put-back by their eraser: the store loses the acknowledged file, and its writer keeps it only as a conflict (why the erasure looks too)",
     async () => {
       const store = new InMemoryStore();
       const b = await clone(store, "b");
@@ -213,8 +214,10 @@ for (const lookAgain of [true, false]) {
         const c = await clone(store, "c");
         await pastDanglingGrace(c);
         await c.pullChanged(); // meets the entry with nothing behind it and removes it
-        await a.pullChanged();
-        assert.equal(a.cache.exists(P), false, "a's acknowledged file is gone everywhere");
+        const r = await a.pullChanged();
+        assert.equal(store.peek(P), undefined, "the store lost a's acknowledged file");
+        assert.deepEqual(r.conflicts, [P], "a keeps the last copy, as a conflict");
+        assert.equal(a.conflicts()[0].reason, LOST_REASON);
         return;
       }
       assert.deepEqual(ra.identical, [P], "published");

@@ -1,0 +1,92 @@
+/**
+ * A file whose object was deleted outside Sluice, its index entry then
+ * removed as naming nothing (`dangling_entries.ts`), is not a peer's
+ * deletion: a clone holding its synced copy keeps it, as a conflict, since
+ * that copy may be the last one (`vanished_record.ts`).
+ */
+import assert from "node:assert/strict";
+import { type FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
+import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
+import { LOST_REASON } from "./pull_removals.ts";
+import type { SyncService } from "./service.ts";
+import { readVanished, VANISHED_KEY } from "./vanished_record.ts";
+import type { WarningEvent } from "../events.ts";
+
+const F = "notes/f.txt";
+
+/**
+ * `a` pushes F; another tool deletes its object; a new clone's pulls, 15
+ * minutes apart, remove the entry. Returns `a`, which still holds F.
+ */
+async function lostOnTheDatastore(store: InMemoryStore): Promise<SyncService> {
+  const a = await clone(store, "a");
+  await put(a, F, "one");
+  await put(a, "notes/other.txt", "kept");
+  await a.pushChanged();
+  await store.delete(F); // outside Sluice
+  const c = await clone(store, "c");
+  assert.deepEqual((await c.pullChanged()).vanished, [F]);
+  (c.clock as FakeClock).set(c.clock.now() + DANGLING_GRACE_MS);
+  const warnings: WarningEvent[] = [];
+  c.events.on("warning", (w) => warnings.push(w));
+  await c.pullChanged();
+  assert.match(warnings.map((w) => w.message).join("\n"), /recorded as lost/);
+  return a;
+}
+
+Deno.test("a file the datastore lost is kept where its synced copy is, as a conflict; --mine publishes it again", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store);
+  const r = await a.pullChanged();
+  assert.deepEqual(r.removed, []);
+  assert.deepEqual(r.conflicts, [F]);
+  assert.equal(await read(a, F), "one", "the last copy is kept");
+  const [c] = a.conflicts();
+  assert.equal(c.reason, LOST_REASON);
+  assert.equal(c.theirs, null);
+  await a.resolveConflict(F, "mine");
+  assert.equal(store.peekText(F), "one", "published again");
+  assert.deepEqual(await readVanished(store, quick.retry), {}, "and no longer recorded as lost");
+  const d = await clone(store, "d");
+  await d.pullChanged();
+  assert.equal(await read(d, F), "one", "and a new clone's pull fetches it");
+});
+
+Deno.test("a file the datastore lost: --theirs deletes it here", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store);
+  await a.pullChanged();
+  await a.resolveConflict(F, "theirs");
+  assert.equal(await read(a, F), undefined);
+  assert.equal(store.peek(F), undefined);
+  assert.deepEqual((await a.pullChanged()).conflicts, []);
+});
+
+Deno.test("without the record of lost files, the holder's pull removes the last copy (what the record prevents)", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store);
+  await store.delete(VANISHED_KEY);
+  const r = await a.pullChanged();
+  assert.deepEqual(r.removed, [F]);
+  assert.equal(await read(a, F), undefined, "the copy is gone: no clone or object holds its bytes");
+});
+
+Deno.test("a later deletion through Sluice of a file published again is a plain removal at its holders", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store);
+  await a.pullChanged();
+  await a.resolveConflict(F, "mine");
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  await Deno.remove(`${b.cacheDir}/${F}`);
+  await b.markDirty({ relPath: F });
+  await b.pushChanged();
+  const r = await a.pullChanged();
+  assert.deepEqual(
+    r.removed,
+    [F],
+    "the record names the lost version, not the one published again",
+  );
+  assert.deepEqual(r.conflicts, []);
+});

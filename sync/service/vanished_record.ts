@@ -1,0 +1,155 @@
+/**
+ * The record of files the datastore lost: `.sluice/vanished.json` in the
+ * bucket. A pull that removes index entries naming objects the store no
+ * longer holds (`dangling_entries.ts`) writes their versions here first.
+ * Such an object went outside Sluice (another tool, a lifecycle rule, a
+ * hand), and a clone that holds its synced copy may hold the last one: its
+ * pull keeps that copy, as a conflict with the deletion, where it would
+ * remove the file of a peer's deletion (`pull_removals.ts`). A resolution
+ * decides: `--mine` publishes the copy again, `--theirs` removes it here.
+ *
+ * A resolution that publishes such a copy again drops its record; a record
+ * older than {@link VANISHED_KEEP_MS} is dropped at the next write. One that
+ * outlives a republication of its path otherwise (the same bytes have the
+ * same ETag on S3) can at worst make a later deletion of that path a
+ * conflict at a clone holding it, never a removal it did not ask for.
+ *
+ * @module
+ */
+import type { ObjectStore } from "../ports.ts";
+import { PutModes } from "../ports.ts";
+import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../errors.ts";
+import type { IndexEntry } from "../transfer/bucket_layout.ts";
+import { type RetryPolicy, withRetry } from "../retry.ts";
+
+/** The record's key in the bucket (internal to Sluice: never pulled, indexed or pushed). */
+export const VANISHED_KEY = ".sluice/vanished.json";
+
+/** How long a path stays recorded as lost: 30 days. */
+export const VANISHED_KEEP_MS = 30 * 24 * 3600_000;
+
+/** One lost file: the entry's version and hash, and when its entry was removed. */
+export interface LostFile {
+  readonly v: string;
+  readonly h: string;
+  readonly at: number;
+}
+
+/** Lost files by path. */
+export type LostFiles = Readonly<Record<string, LostFile>>;
+
+/** Attempts at writing the record while other writers replace it. */
+const ATTEMPTS = 8;
+
+function parse(bytes: Uint8Array): Record<string, LostFile> {
+  const out: Record<string, LostFile> = {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return out; // unreadable: rewritten whole by the next write
+  }
+  const paths = (raw as { paths?: unknown } | null)?.paths;
+  if (typeof paths !== "object" || paths === null) return out;
+  for (const [p, r] of Object.entries(paths as Record<string, Partial<LostFile>>)) {
+    if (typeof r?.v === "string" && typeof r.h === "string" && Number.isFinite(r.at)) {
+      out[p] = { v: r.v, h: r.h, at: r.at as number };
+    }
+  }
+  return out;
+}
+
+async function current(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<{ files: Record<string, LostFile>; version: string | null }> {
+  try {
+    const got = await withRetry(() => store.get(VANISHED_KEY, { signal }), retry, signal);
+    return { files: parse(got.body), version: got.version };
+  } catch (e) {
+    if (e instanceof NotFoundError) return { files: {}, version: null };
+    throw e;
+  }
+}
+
+/** The lost files recorded (none when there is no record). A failed read throws. */
+export async function readVanished(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<LostFiles> {
+  return (await current(store, retry, signal)).files;
+}
+
+/**
+ * Adds `lost` to the record (compare-and-swap, read again when another
+ * writer replaced it meanwhile), dropping records older than
+ * {@link VANISHED_KEEP_MS}. Throws when it could not be written.
+ */
+export async function recordVanished(
+  store: ObjectStore,
+  lost: readonly (readonly [string, IndexEntry])[],
+  now: number,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<void> {
+  await rewrite(store, retry, signal, (files) => {
+    for (const [p, r] of Object.entries(files)) if (now - r.at > VANISHED_KEEP_MS) delete files[p];
+    for (const [p, e] of lost) files[p] = { v: e.v, h: e.h, at: now };
+    return true;
+  });
+}
+
+/**
+ * Drops `paths` from the record: their files were published again. Nothing
+ * is written when none is recorded.
+ */
+export async function forgetVanished(
+  store: ObjectStore,
+  paths: readonly string[],
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<void> {
+  await rewrite(store, retry, signal, (files) => {
+    const had = paths.filter((p) => Object.hasOwn(files, p));
+    for (const p of had) delete files[p];
+    return had.length > 0;
+  });
+}
+
+/** Applies `change` to the record and writes it (unless `change` says there is nothing to write). */
+async function rewrite(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  signal: AbortSignal | undefined,
+  change: (files: Record<string, LostFile>) => boolean,
+): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    const { files, version } = await current(store, retry, signal);
+    if (!change(files)) return;
+    const body = new TextEncoder().encode(JSON.stringify({ format: 1, paths: files }));
+    try {
+      const mode = version === null ? PutModes.create : PutModes.update(version);
+      await withRetry(() => store.put(VANISHED_KEY, body, mode, { signal }), retry, signal);
+      return;
+    } catch (e) {
+      const raced = e instanceof PreconditionFailedError || e instanceof AlreadyExistsError;
+      if (!raced || attempt >= ATTEMPTS) throw e;
+    }
+  }
+}
+
+/**
+ * True when `lost` records the very copy a clone holds as synced: its
+ * version, or, for an entry another client wrote (which names no object
+ * version), its hash.
+ */
+export function isLostCopy(
+  lost: LostFile | undefined,
+  synced: { readonly version: string; readonly hash: string },
+): boolean {
+  if (!lost) return false;
+  if (lost.v.startsWith("~")) return lost.h !== "" && lost.h === synced.hash;
+  return lost.v === synced.version;
+}
