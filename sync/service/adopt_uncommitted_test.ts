@@ -5,7 +5,7 @@
  * overwritten, so a writer that was only slow loses nothing either.
  */
 import assert from "node:assert/strict";
-import { LOST_REASON } from "./pull_removals.ts";
+import { LOST_REASON } from "./vanished_record.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";

@@ -164,7 +164,7 @@ export async function removeDangling(
       paths.length === 1 ? "was" : "were"
     } deleted after ${
       paths.length === 1 ? "its" : "their"
-    } entry was written (a deletion in flight, or a slow writer's commit that named an adopted copy a peer had deleted since). ${outcome}.`,
+    } entry was written (outside Sluice, a deletion in flight, or a slow writer's commit that named an adopted copy a peer had deleted since). ${outcome}.`,
     path: paths[0],
   });
   return removed && young.length === 0;

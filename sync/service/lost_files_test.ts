@@ -8,9 +8,8 @@ import assert from "node:assert/strict";
 import { type FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
-import { LOST_REASON } from "./pull_removals.ts";
 import type { SyncService } from "./service.ts";
-import { readVanished, VANISHED_KEY } from "./vanished_record.ts";
+import { LOST_REASON, readVanished, VANISHED_KEY } from "./vanished_record.ts";
 import type { WarningEvent } from "../events.ts";
 
 const F = "notes/f.txt";
@@ -38,7 +37,12 @@ async function lostOnTheDatastore(store: InMemoryStore): Promise<SyncService> {
 Deno.test("a file the datastore lost is kept where its synced copy is, as a conflict; --mine publishes it again", async () => {
   const store = new InMemoryStore();
   const a = await lostOnTheDatastore(store);
+  const warned: WarningEvent[] = [];
+  a.events.on("warning", (w) => warned.push(w));
   const r = await a.pullChanged();
+  const told = warned.find((w) => w.code === "pull_conflict");
+  assert.match(told?.message ?? "", /is gone from the datastore .* may be the last one/);
+  assert.doesNotMatch(told?.message ?? "", /changed here/);
   assert.deepEqual(r.removed, []);
   assert.deepEqual(r.conflicts, [F]);
   assert.equal(await read(a, F), "one", "the last copy is kept");

@@ -166,7 +166,7 @@ async function pullInto(
     // Reported once per version of theirs, not at every pull.
     const told = known && known.theirs?.version === rec.theirs?.version;
     const tell = (taken: boolean) => {
-      if (!told) warnConflict(path, mine, theirs, taken);
+      if (!told) warnConflict(path, mine, theirs, taken, reason);
     };
     if (!later) tell(true);
     return { rec, tell };
@@ -176,7 +176,8 @@ async function pullInto(
     mine: ConflictRecord["mine"],
     theirs: IndexEntry | null,
     taken: boolean,
-  ) => events.emit("warning", pullConflictWarning(path, mine, theirs, taken));
+    reason?: string,
+  ) => events.emit("warning", pullConflictWarning(path, mine, theirs, taken, reason));
   let writer: Promise<string | null> | undefined;
   /** True when the store holds this cache's own uncommitted write at `path`, other than `e`'s. */
   const ownWriteOver = async (path: string, e: IndexEntry): Promise<boolean> => {

@@ -16,11 +16,7 @@ import { heldAsSynced } from "./dropped_entries.ts";
 import type { PullDeps } from "./pull.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
-import { isLostCopy, readVanished, VANISHED_KEY } from "./vanished_record.ts";
-
-/** Why a pull kept a synced file whose entry was removed as naming a lost object. */
-export const LOST_REASON =
-  `its object is gone from the store and its index entry was removed as naming nothing (recorded in ${VANISHED_KEY}): deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it; this copy, the one synced here, may be the last: resolve --mine to publish it again, --theirs to delete it here`;
+import { isLostCopy, LOST_REASON, readVanished } from "./vanished_record.ts";
 
 type LocalSide = ReturnType<typeof localSide>;
 

@@ -105,7 +105,7 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
 
 /** Why a pull fetched nothing for a path the index names and the store holds no object at. */
 export const VANISHED_REASON =
-  "the datastore's index names it, but the store holds no object there (deleted outside Sluice, or a deletion still on its way to the index): nothing was fetched and any local copy was kept; each pull looks again, and a pull that has seen it so for 15 minutes removes the entry (index_entry_dangling)";
+  "the datastore's index names it, but the store holds no object there (deleted outside Sluice, or a deletion still on its way to the index): nothing was fetched and any local copy was kept; each pull looks again, and a pull that has seen it so for 15 minutes removes the entry (index_entry_dangling), recording it as lost: a clone that holds its synced copy keeps that copy, as a conflict to resolve";
 
 /** Why a pull left a path out that a file or directory in the cache is in the way of. */
 export const BLOCKED_REASON =

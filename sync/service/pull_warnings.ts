@@ -8,21 +8,30 @@
 import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
+import { LOST_REASON } from "./vanished_record.ts";
 
-/** `pull_conflict`: `path` changed (or was deleted) on the datastore and here (`taken`: theirs was written). */
+/**
+ * `pull_conflict`: `path` changed (or was deleted) on the datastore and here
+ * (`taken`: theirs was written); `reason` {@link LOST_REASON}: the datastore
+ * lost it, and this cache holds the copy it synced.
+ */
 export function pullConflictWarning(
   path: string,
   mine: ConflictRecord["mine"],
   theirs: IndexEntry | null,
   taken: boolean,
+  reason?: string,
 ): WarningEvent {
-  return {
-    code: "pull_conflict",
-    message: `${path} ${
+  const what = reason === LOST_REASON
+    ? `is gone from the datastore (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing), and this cache holds the copy it synced, which may be the last one`
+    : `${
       theirs
         ? `changed on the datastore (${describeVersion(theirs.v)})`
         : "was deleted on the datastore"
-    } and is also changed here; ${
+    } and is also changed here`;
+  return {
+    code: "pull_conflict",
+    message: `${path} ${what}; ${
       mine?.location === path || !mine
         ? "the local copy was kept as it is and not overwritten"
         : taken

@@ -6,7 +6,7 @@
  * synced (the next pull would take the missing entry for a remote deletion).
  */
 import assert from "node:assert/strict";
-import { LOST_REASON } from "./pull_removals.ts";
+import { LOST_REASON } from "./vanished_record.ts";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import type { ProgressEvent } from "../events.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";

@@ -25,6 +25,10 @@ import { type RetryPolicy, withRetry } from "../retry.ts";
 /** The record's key in the bucket (internal to Sluice: never pulled, indexed or pushed). */
 export const VANISHED_KEY = ".sluice/vanished.json";
 
+/** Why a pull kept a synced file whose entry was removed as naming a lost object. */
+export const LOST_REASON =
+  `its object is gone from the store and its index entry was removed as naming nothing (recorded in ${VANISHED_KEY}): deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it; this copy, the one synced here, may be the last: resolve --mine to publish it again, --theirs to delete it here`;
+
 /** How long a path stays recorded as lost: 30 days. */
 export const VANISHED_KEEP_MS = 30 * 24 * 3600_000;
 
