@@ -9,7 +9,14 @@ import { type FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import type { SyncService } from "./service.ts";
-import { LOST_REASON, readVanished, VANISHED_KEY } from "./vanished_record.ts";
+import {
+  forgetVanished,
+  isLostCopy,
+  LOST_REASON,
+  readVanished,
+  recordVanished,
+  VANISHED_KEY,
+} from "./vanished_record.ts";
 import type { WarningEvent } from "../events.ts";
 
 const F = "notes/f.txt";
@@ -51,7 +58,11 @@ Deno.test("a file the datastore lost is kept where its synced copy is, as a conf
   assert.equal(c.theirs, null);
   await a.resolveConflict(F, "mine");
   assert.equal(store.peekText(F), "one", "published again");
-  assert.deepEqual(await readVanished(store, quick.retry), {}, "and no longer recorded as lost");
+  assert.deepEqual(
+    await readVanished(store, quick.retry),
+    new Map(),
+    "and no longer recorded as lost",
+  );
   const d = await clone(store, "d");
   await d.pullChanged();
   assert.equal(await read(d, F), "one", "and a new clone's pull fetches it");
@@ -93,4 +104,20 @@ Deno.test("a later deletion through Sluice of a file published again is a plain 
     "the record names the lost version, not the one published again",
   );
   assert.deepEqual(r.conflicts, []);
+});
+
+Deno.test("the record of lost files keeps any path name, __proto__ and constructor included", async () => {
+  const store = new InMemoryStore();
+  const names = ["__proto__", "constructor", "notes/toString"];
+  const entry = { v: "v1", h: "h1", s: 1 };
+  await recordVanished(store, names.map((n) => [n, entry]), 1_000, quick.retry);
+  const read = await readVanished(store, quick.retry);
+  assert.deepEqual([...read.keys()].sort(), [...names].sort());
+  assert.equal(isLostCopy(read.get("__proto__"), { version: "v1", hash: "x" }), true);
+  assert.equal(isLostCopy(new Map().get("__proto__"), { version: "v1", hash: "x" }), false);
+  await forgetVanished(store, ["__proto__"], quick.retry);
+  assert.deepEqual([...(await readVanished(store, quick.retry)).keys()].sort(), [
+    "constructor",
+    "notes/toString",
+  ]);
 });

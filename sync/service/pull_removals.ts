@@ -78,14 +78,14 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
       await r.keepProgress().catch(() => {});
       throw err;
     })
-    : {};
+    : new Map();
   for (const path of gone) {
     if (held.has(path)) {
       result.dropped.push(path);
       continue;
     }
     const synced = state.synced(path);
-    if (synced && isLostCopy(lost[path], synced)) {
+    if (synced && isLostCopy(lost.get(path), synced)) {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {
         r.conflict(path, { location: path, ...local }, LOST_REASON);

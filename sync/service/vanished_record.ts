@@ -39,14 +39,14 @@ export interface LostFile {
   readonly at: number;
 }
 
-/** Lost files by path. */
-export type LostFiles = Readonly<Record<string, LostFile>>;
+/** Lost files by path (a map: a path may be any name, `__proto__` included). */
+export type LostFiles = ReadonlyMap<string, LostFile>;
 
 /** Attempts at writing the record while other writers replace it. */
 const ATTEMPTS = 8;
 
-function parse(bytes: Uint8Array): Record<string, LostFile> {
-  const out: Record<string, LostFile> = {};
+function parse(bytes: Uint8Array): Map<string, LostFile> {
+  const out = new Map<string, LostFile>();
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder().decode(bytes));
@@ -57,7 +57,7 @@ function parse(bytes: Uint8Array): Record<string, LostFile> {
   if (typeof paths !== "object" || paths === null) return out;
   for (const [p, r] of Object.entries(paths as Record<string, Partial<LostFile>>)) {
     if (typeof r?.v === "string" && typeof r.h === "string" && Number.isFinite(r.at)) {
-      out[p] = { v: r.v, h: r.h, at: r.at as number };
+      out.set(p, { v: r.v, h: r.h, at: r.at as number });
     }
   }
   return out;
@@ -67,12 +67,12 @@ async function current(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
-): Promise<{ files: Record<string, LostFile>; version: string | null }> {
+): Promise<{ files: Map<string, LostFile>; version: string | null }> {
   try {
     const got = await withRetry(() => store.get(VANISHED_KEY, { signal }), retry, signal);
     return { files: parse(got.body), version: got.version };
   } catch (e) {
-    if (e instanceof NotFoundError) return { files: {}, version: null };
+    if (e instanceof NotFoundError) return { files: new Map(), version: null };
     throw e;
   }
 }
@@ -99,8 +99,8 @@ export async function recordVanished(
   signal?: AbortSignal,
 ): Promise<void> {
   await rewrite(store, retry, signal, (files) => {
-    for (const [p, r] of Object.entries(files)) if (now - r.at > VANISHED_KEEP_MS) delete files[p];
-    for (const [p, e] of lost) files[p] = { v: e.v, h: e.h, at: now };
+    for (const [p, r] of files) if (now - r.at > VANISHED_KEEP_MS) files.delete(p);
+    for (const [p, e] of lost) files.set(p, { v: e.v, h: e.h, at: now });
     return true;
   });
 }
@@ -116,8 +116,7 @@ export async function forgetVanished(
   signal?: AbortSignal,
 ): Promise<void> {
   await rewrite(store, retry, signal, (files) => {
-    const had = paths.filter((p) => Object.hasOwn(files, p));
-    for (const p of had) delete files[p];
+    const had = paths.filter((p) => files.delete(p));
     return had.length > 0;
   });
 }
@@ -127,12 +126,13 @@ async function rewrite(
   store: ObjectStore,
   retry: RetryPolicy,
   signal: AbortSignal | undefined,
-  change: (files: Record<string, LostFile>) => boolean,
+  change: (files: Map<string, LostFile>) => boolean,
 ): Promise<void> {
   for (let attempt = 1;; attempt++) {
     const { files, version } = await current(store, retry, signal);
     if (!change(files)) return;
-    const body = new TextEncoder().encode(JSON.stringify({ format: 1, paths: files }));
+    const paths = Object.fromEntries(files); // own properties, whatever the names
+    const body = new TextEncoder().encode(JSON.stringify({ format: 1, paths }));
     try {
       const mode = version === null ? PutModes.create : PutModes.update(version);
       await withRetry(() => store.put(VANISHED_KEY, body, mode, { signal }), retry, signal);
