@@ -699,7 +699,10 @@ export async function resolveAsUser(
 ): Promise<ResolveResult> {
   const path = picked.path;
   // Taking theirs undoes a local deletion by choice, whether or not its pull succeeds.
-  if (how === "theirs") env.changes.tookTheirs(c, path);
+  if (how === "theirs") {
+    env.changes.tookTheirs(c, path);
+    env.truth.letGo(path); // a deletion of theirs stands there by choice (I19)
+  }
   // So does publishing a copy a pull set aside (the working copy is neither side).
   if (how === "mine" && picked.mine && picked.mine.location !== path) {
     env.changes.choseSetAside(c, path);

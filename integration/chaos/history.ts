@@ -237,6 +237,14 @@ export type Op =
     readonly version?: number;
     readonly marker?: boolean;
   }
+  /**
+   * Another tool (a script, a lifecycle rule, a hand) deletes the object of
+   * one of {@link SHARED_FILES} (`file`) straight from the bucket, with no
+   * lock and no index update: the index names an object that is gone, and
+   * the clones that synced it may hold the last copies. Inserted from a
+   * generator of its own (see {@link insertVanish}).
+   */
+  | { readonly id: number; readonly kind: "vanish"; readonly file: number }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -320,6 +328,8 @@ export interface GenerateOptions {
   readonly indexFirstShare?: number;
   /** Chance that a v1 history without old clients starts with another tool's objects in the bucket (see {@link insertForeign}); default 0.25. */
   readonly foreignShare?: number;
+  /** Chance that a history without old clients has another tool delete a shared file's object (see {@link insertVanish}); default 0.2. */
+  readonly vanishShare?: number;
 }
 
 /**
@@ -330,7 +340,7 @@ export interface GenerateOptions {
 export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
-export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape" | "foreign">;
+export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape" | "foreign" | "vanish">;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
 export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
@@ -607,6 +617,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   if (!v2 && !oldClients) {
     insertForeign(ops, clones, new Rng(mixSeed(seed, 0x666f7267)), options.foreignShare ?? 0.25);
   }
+  // Last, from a generator of their own: the operations above stay as they were.
+  if (!oldClients) {
+    insertVanish(ops, clones, new Rng(mixSeed(seed, 0x76616e69)), options.vanishShare ?? 0.2);
+  }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -825,6 +839,40 @@ function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void
   ops.splice(0, 0, ...first, ...then);
 }
 
+/**
+ * Inserts, in a share of histories, another tool's deletion of a shared
+ * file's object (see the `vanish` {@link Op}) at a random place: a clone
+ * edits and pushes the file first, then the object goes, and another clone
+ * (one that has not pulled it since) pulls, then, 16 minutes later (in
+ * steps, the scheduler going on between them), pulls again: past the 15 minutes after which a pull removes an index entry
+ * naming nothing, which every clone then meets. Sometimes the editing clone
+ * syncs last. Ids after every other operation's, like {@link insertStalls}.
+ */
+function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const file = rng.int(SHARED_FILES.length);
+  const writer = rng.int(clones);
+  const late = (writer + rng.range(1, clones - 1)) % clones;
+  const block: Op[] = [
+    { id: id++, kind: "edit", clone: writer, file, how: "push" },
+    { id: id++, kind: "tick", n: rng.range(2, 40), pick: rng.int(2 ** 31) },
+    { id: id++, kind: "vanish", file },
+    { id: id++, kind: "sync", clone: late },
+  ];
+  // 16 minutes, in steps the other commands go on between (one long wait
+  // would stop them past their own budget of fake time).
+  for (let i = 0; i < 12; i++) {
+    block.push(
+      { id: id++, kind: "tick", n: 20, pick: rng.int(2 ** 31) },
+      { id: id++, kind: "wait", ms: 80_000 },
+    );
+  }
+  block.push({ id: id++, kind: "sync", clone: late });
+  if (rng.chance(0.5)) block.push({ id: id++, kind: "sync", clone: writer });
+  ops.splice(rng.int(ops.length + 1), 0, ...block);
+}
+
 /** What a `foreign` operation puts into the bucket: each object's path and text. */
 export function foreignObjects(
   op: Extract<Op, { kind: "foreign" }>,
@@ -974,6 +1022,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} another tool puts ${
         foreignObjects(op).map((o) => o.path).join(", ")
       } (no lock, no index)`;
+    case "vanish":
+      return `${head} another tool deletes ${SHARED_FILES[op.file]} (no lock, no index)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":
@@ -1036,7 +1086,14 @@ export function parseHistory(text: string): History {
   if (j.indexFirst !== undefined && typeof j.indexFirst !== "boolean") {
     throw new Error("indexFirst is true or false");
   }
-  const kinds = new Set([...Object.keys(WEIGHTS), "stall", "oldpush", "reshape", "foreign"]);
+  const kinds = new Set([
+    ...Object.keys(WEIGHTS),
+    "stall",
+    "oldpush",
+    "reshape",
+    "foreign",
+    "vanish",
+  ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
       throw new Error(`not an operation: ${JSON.stringify(op)}`);

@@ -74,7 +74,7 @@ export async function indexEntriesOf(
  */
 export async function checkIndexNamesHeld(
   direct: ObjectStore,
-  spared: (path: string) => boolean = () => false,
+  spared: (path: string, entry: IndexEntry) => boolean = () => false,
 ): Promise<{ entries: Record<string, IndexEntry>; violations: Violation[] }> {
   const violations: Violation[] = [];
   let entries: Record<string, IndexEntry> = {};
@@ -89,7 +89,7 @@ export async function checkIndexNamesHeld(
     return { entries, violations };
   }
   for (const [path, e] of Object.entries(entries)) {
-    if (isLayoutInternal(path) || spared(path)) continue;
+    if (isLayoutInternal(path) || spared(path, e)) continue;
     const head = await direct.head(path);
     if (!head) {
       violations.push({

@@ -56,6 +56,12 @@
  *   after the final sync, named by the index with them; a file of that
  *   tool's own is also on every clone. The rule a first index is made by:
  *   what is there when an index is made is named by it.
+ * - I19: the bytes of a shared file another tool deleted from the store
+ *   (`vanish` moves) where a clone held them are, after the final sync,
+ *   on the store or on a clone, unless a user changed, deleted or took
+ *   theirs for that path since: an entry a pull removed for naming nothing
+ *   is not a deletion for the clones holding the last copies. Until such
+ *   an entry is removed it names a missing object, which I7 and I8 allow.
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -87,7 +93,8 @@ export type Invariant =
   | "I15"
   | "I16"
   | "I17"
-  | "I18";
+  | "I18"
+  | "I19";
 
 /** A broken invariant. */
 export interface Violation {
@@ -223,6 +230,20 @@ export class GroundTruth {
   >();
   /** The objects another tool put into the bucket (`foreign` moves); `own`: a path of its own. */
   readonly foreign: { op: number; path: string; text: string; own: boolean }[] = [];
+  /** Objects another tool deleted (`vanish` moves): their bytes, version, and the clones holding them then. */
+  readonly #vanished: {
+    op: number;
+    path: string;
+    bytes: Uint8Array;
+    hash: string;
+    version: string;
+    holders: number[];
+    /** Paths touched before it (`LocalChanges.touched`), and paths let go of before it. */
+    touchedBefore: number;
+    letGoBefore: number;
+  }[] = [];
+  /** Paths a user let go of by taking theirs, in order. */
+  readonly #letGo: string[] = [];
   /** Violations found so far. */
   readonly violations: Violation[] = [];
   readonly #seen = new Set<string>();
@@ -294,6 +315,71 @@ export class GroundTruth {
           `${dir} does not hold ${f.path}, which another tool put into the bucket (op #${f.op}), after the final sync`,
         afterOp: -1,
       }));
+    }
+  }
+
+  /** Another tool deleted the object at `path` (op `op`), holding `bytes` at `version`; `holders` held them. */
+  async vanished(
+    op: number,
+    path: string,
+    bytes: Uint8Array,
+    version: string,
+    holders: number[],
+    touchedBefore: number,
+  ): Promise<void> {
+    this.#vanished.push({
+      op,
+      path,
+      bytes,
+      hash: await sha256Hex(bytes),
+      version,
+      holders,
+      touchedBefore,
+      letGoBefore: this.#letGo.length,
+    });
+  }
+
+  /** A user took theirs at `path` (for I19: a deletion of theirs stands by choice). */
+  letGo(path: string): void {
+    this.#letGo.push(path);
+  }
+
+  /** True when `e` names an object another tool deleted at `path` (its version, or its bytes' hash). */
+  namesVanished(path: string, e: { v: string; h?: string }): boolean {
+    return this.#vanished.some((v) =>
+      v.path === path && (v.version === e.v || (e.v.startsWith("~") && e.h === v.hash))
+    );
+  }
+
+  /**
+   * I19 after the final sync: the bytes of each object another tool deleted
+   * where a clone held them are on the store (`read`) or on a clone
+   * (`cloneDirs`), unless a user changed or deleted that path since
+   * (`touched`: `LocalChanges.touched`) or took theirs there.
+   */
+  async checkVanished(
+    read: (key: string) => Promise<Uint8Array | undefined>,
+    cloneDirs: readonly string[],
+    touched: readonly string[],
+  ): Promise<void> {
+    for (const v of this.#vanished) {
+      if (v.holders.length === 0) continue;
+      if (touched.slice(v.touchedBefore).includes(v.path)) continue;
+      if (this.#letGo.slice(v.letGoBefore).includes(v.path)) continue;
+      if (await read(v.path)) continue;
+      let kept = false;
+      for (const dir of cloneDirs) {
+        const here = await Deno.readFile(`${dir}/${v.path}`).catch(() => null);
+        if (here && (await sha256Hex(here)) === v.hash) kept = true;
+      }
+      if (kept) continue;
+      this.violate({
+        invariant: "I19",
+        message: `another tool deleted ${v.path} from the store (op #${v.op}) while c${
+          v.holders.join(", c")
+        } held its bytes; after the final sync neither the store nor any clone holds them, and no user changed, deleted or took theirs for that path since: the last copies were removed`,
+        afterOp: -1,
+      });
     }
   }
 

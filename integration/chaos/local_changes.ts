@@ -153,8 +153,12 @@ export class LocalChanges {
     }
   }
 
+  /** Every path a clone's user or run replaced, edited or deleted, in order (each edit recorded included). */
+  readonly touched: string[] = [];
+
   /** Clone `clone` itself replaced whatever it had at `path` (a run's marker, a merge). */
   replaced(clone: number, path: string): void {
+    this.touched.push(path);
     for (const e of this.edits) {
       if (e.clone === clone && e.path === path && e.state === "live") e.state = "replaced";
     }

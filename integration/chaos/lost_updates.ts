@@ -73,6 +73,8 @@ export interface LostUpdateDeps {
   violate(v: Violation): void;
   /** The history operation being applied. */
   opId(): number;
+  /** True when `e` names an object another tool deleted at `path` (`vanish` moves). */
+  vanished?(path: string, e: IndexEntry): boolean;
 }
 
 /**
@@ -181,6 +183,9 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       if (
         now === undefined && who && writerOf(e.h) !== undefined && writerOf(e.h) !== who.clone
       ) continue;
+      // Another tool deleted the object between its upload and this commit:
+      // no commit looks again (I19 checks that its bytes are not lost).
+      if (now === undefined && deps.vanished?.(path, e)) continue;
       deps.violate({
         invariant: "I7",
         message:
@@ -233,6 +238,7 @@ export function harnessDeps(h: {
   readonly clones: readonly HarnessClone[];
   readonly violate: (v: Violation) => void;
   readonly opId: () => number;
+  readonly vanished?: (path: string, e: IndexEntry) => boolean;
 }): LostUpdateDeps {
   const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
   return {
@@ -240,6 +246,7 @@ export function harnessDeps(h: {
     read: h.read,
     violate: h.violate,
     opId: h.opId,
+    vanished: h.vanished,
     held: async (path) => (await h.direct.head(path))?.version,
     moving: () => isMoveCommand(h.label() ?? ""),
     indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,

@@ -104,6 +104,10 @@ export interface ChaosStats {
   foreignHistories: number;
   /** Objects another tool put into the bucket (`foreign` moves); checked by I18. */
   foreignWrites: number;
+  /** Histories in which another tool deletes a shared file's object (`vanish` moves). */
+  vanishHistories: number;
+  /** Such deletions (`vanish` moves; one that found no object deletes nothing); checked by I19. */
+  vanishes: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
@@ -177,6 +181,8 @@ export function emptyStats(): ChaosStats {
     indexFirst: 0,
     foreignHistories: 0,
     foreignWrites: 0,
+    vanishHistories: 0,
+    vanishes: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,

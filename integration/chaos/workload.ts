@@ -14,7 +14,7 @@
  * @module
  */
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
-import { META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
@@ -169,6 +169,7 @@ class World {
         clones: this.clones,
         violate: (v) => this.truth.violate(v),
         opId: () => this.#opId,
+        vanished: (path, e) => this.truth.namesVanished(path, e),
       }),
     );
     const shaped = this.shapes.watch(checked, () => {
@@ -394,6 +395,37 @@ class World {
     }
   }
 
+  /**
+   * Another tool's deletion of a shared file's object, straight from the
+   * store (past the scheduling). I19 checks at the end that the
+   * bytes it deleted are not lost where a clone held them.
+   */
+  async #vanish(op: Extract<Op, { kind: "vanish" }>): Promise<void> {
+    const path = SHARED_FILES[op.file];
+    // Its calls meet the outages and flaky calls the clones meet: one that
+    // fails deletes nothing (or, failing after taking effect, deletes).
+    const got = await this.target.direct.get(path).catch(() => null);
+    if (!got) return;
+    await this.target.direct.delete(path).catch(() => {});
+    if (await this.target.inspect.read(path)) return;
+    this.stats.vanishes++;
+    const holders: number[] = [];
+    for (const slot of this.clones) {
+      const here = await Deno.readFile(`${slot.dir}/${path}`).catch(() => null);
+      if (here && here.length === got.body.length && here.every((b, i) => b === got.body[i])) {
+        holders.push(slot.index);
+      }
+    }
+    await this.truth.vanished(
+      op.id,
+      path,
+      got.body,
+      got.version,
+      holders,
+      this.changes.touched.length,
+    );
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -464,6 +496,9 @@ class World {
         break;
       case "foreign":
         await this.#foreign(op);
+        break;
+      case "vanish":
+        await this.#vanish(op);
         break;
       case "oldpush":
         this.#enqueue(op.clone, oldPushCommand(this.#env, op));
@@ -704,9 +739,13 @@ class World {
     }
     // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`).
     const spared = (path: string) => this.truth.oldStranded.has(path);
+    // An entry naming an object another tool deleted, not yet past the grace
+    // after which a pull removes it (I19 checks that object's bytes instead).
+    const gone = (path: string, e: IndexEntry | undefined) =>
+      !!e && this.truth.namesVanished(path, e);
     const { entries, violations } = await checkIndexNamesHeld(
       this.target.direct,
-      (path) => spared(path) || pendingOwn.has(path),
+      (path, e) => spared(path) || pendingOwn.has(path) || gone(path, e),
     );
     for (const v of violations) this.truth.violate(v);
     const oldClientFile = (key: string) => key.startsWith("logs/old-") || spared(key);
@@ -737,13 +776,19 @@ class World {
     }
     // A fresh clone can hold only one shape of a path the datastore holds both of (I15's).
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
-    const freshSpared = (path: string) => spared(path) || clashed.has(path) || pendingOwn.has(path);
+    const freshSpared = (path: string) =>
+      spared(path) || clashed.has(path) || pendingOwn.has(path) || gone(path, entries[path]);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
     await this.truth.checkForeign(
       entries,
       (key) => this.target.inspect.read(key),
       this.clones.map((c) => c.dir),
+    );
+    await this.truth.checkVanished(
+      (key) => this.target.inspect.read(key),
+      this.clones.map((c) => c.dir),
+      this.changes.touched,
     );
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
@@ -892,6 +937,7 @@ export async function runHistory(
   if (history.skewMs?.some((ms) => ms !== 0)) stats.skewedClocks = 1;
   if (history.indexFirst) stats.indexFirst = 1;
   if (history.ops.some((o) => o.kind === "foreign")) stats.foreignHistories = 1;
+  if (history.ops.some((o) => o.kind === "vanish")) stats.vanishHistories = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
   stats.refused = world.truth.runs.filter((r) => r.outcome === "model_lock_lost").length;
   stats.crashedRuns = world.truth.runs.filter((r) => r.outcome === "crashed").length;
