@@ -5,7 +5,7 @@
  * that copy may be the last one (`vanished_record.ts`).
  */
 import assert from "node:assert/strict";
-import { type FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
+import { type FakeClock, hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import type { SyncService } from "./service.ts";
@@ -120,4 +120,29 @@ Deno.test("the record of lost files keeps any path name, __proto__ and construct
     "constructor",
     "notes/toString",
   ]);
+});
+
+Deno.test("a push whose upload another tool deletes before its commit's second round publishes nothing and says so: the local copy is kept, as a conflict", async () => {
+  const store = new InMemoryStore();
+  const c = await clone(store, "c");
+  await put(c, "notes/other.txt", "x");
+  await c.pushChanged();
+  let armed = true;
+  const hooked = hookedStore(store, {
+    before: async (key: string) => {
+      if (!armed || !(key.startsWith("_index/") || key === ".datastore-index.json")) return;
+      armed = false;
+      await store.delete(F); // outside Sluice, between the upload and the commit
+      await put(c, "notes/peer.txt", "p"); // and a peer commits first: a second round
+      await c.pushChanged();
+    },
+  });
+  const a = await clone(hooked, "a");
+  await put(a, F, "one");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded.filter((p) => p === F), [], "not reported as published");
+  assert.deepEqual(r.conflicts, [F]);
+  assert.equal(await read(a, F), "one", "the copy is kept");
+  await a.resolveConflict(F, "mine");
+  assert.equal(store.peekText(F), "one");
 });

@@ -344,6 +344,10 @@ export async function apply(
       // tells nothing of this path).
       if (lost(p, e)) unpublished?.add(p);
       else if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
+      // This change's own write, no longer held when a later round looked
+      // (deleted or replaced since: by a peer's deletion commit or another
+      // tool): not published, and not to be taken as published either.
+      else if (!change.verify) foreign?.set(p, setHeads.get(p) ?? null);
       continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).
