@@ -469,6 +469,38 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
   assert.ok(followed > 0);
 });
 
+Deno.test("history: another tool's deletion of a shared file is inserted into some histories without old clients, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const without = generateHistory(seed, { vanishShare: 0 });
+    const h = generateHistory(seed);
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id) && o.id > Math.max(...ids));
+    const at = h.ops.findIndex((o) => o.kind === "vanish");
+    if (at < 0) continue;
+    inserted++;
+    assert.ok(!h.oldClients && h.clones > 1);
+    const block = h.ops.slice(at - 2, at - 2 + 29);
+    const [edit, , vanish, sync, ...rest] = block as Extract<Op, { clone: number }>[];
+    assert.equal(edit.kind, "edit");
+    assert.equal((vanish as unknown as Op).kind, "vanish");
+    assert.equal((vanish as unknown as { file: number }).file, (edit as { file?: number }).file);
+    assert.match(
+      formatOp(vanish as unknown as Op),
+      /another tool deletes .* \(no lock, no index\)/,
+    );
+    assert.equal(sync.kind, "sync");
+    assert.notEqual(sync.clone, edit.clone, "a clone that has not pulled the edit");
+    const waits = rest.slice(0, 24).filter((o) => (o as unknown as Op).kind === "wait");
+    const ms = waits.reduce((n, o) => n + (o as unknown as { ms: number }).ms, 0);
+    assert.ok(ms > 15 * 60_000, "past the grace after which a pull removes the entry");
+    assert.deepEqual(rest[24], { ...sync, id: rest[24].id }, "then it pulls again");
+    assert.ok(added.length >= 28);
+  }
+  assert.ok(inserted > 20 && inserted < 90, `${inserted} of 300`);
+});
+
 Deno.test("history: what another tool puts, by path", () => {
   assert.deepEqual(foreignObjects({ id: 7, kind: "foreign", what: "file" }), [
     { path: "imports/foreign-op7.txt", text: "another tool, op 7\n" },

@@ -1356,3 +1356,23 @@ Deno.test("chaos regression: a file fetched by a pull whose process died, then d
     '{"seed":57700162,"clones":2,"absentOnError":true,"kinds":["core","core"],"ops":[{"id":24,"kind":"foreign","what":"shared","file":1},{"id":25,"kind":"foreign","what":"shared","file":0},{"id":26,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":1,"kind":"migrate","clone":1},{"id":2,"kind":"resolve","clone":1,"pick":7,"how":"merged"},{"id":3,"kind":"lockfile","clone":0,"set":"@chaos/ext-3"},{"id":4,"kind":"tick","n":1,"pick":958385397},{"id":5,"kind":"tick","n":32,"pick":416652242},{"id":20,"kind":"delete","clone":1,"file":1,"how":"during","pick":1713124186},{"id":21,"kind":"crash","clone":1}]}',
   );
 });
+
+/**
+ * I19 (seeds 58100131 and 58100193, found by the first runs of the move in
+ * which another tool deletes a shared file's object): a clone's push
+ * uploaded a file, another tool deleted the object, and the push's index
+ * write was refused by a peer's commit; the second round found its own
+ * object gone, named nothing, and reported the file pushed. The clone's
+ * next pull took the missing entry for a peer's deletion and removed the
+ * last copy. The push now records a conflict and keeps the copy.
+ */
+for (
+  const history of [
+    '{"seed":58100131,"clones":4,"v2":true,"kinds":["api","core","api","core"],"skewMs":[96218,0,0,0],"ops":[{"id":4,"kind":"lockfile","clone":2,"set":"@chaos/ext-4"},{"id":5,"kind":"config","clone":1,"file":2},{"id":30,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":31,"kind":"tick","n":5,"pick":478785350},{"id":32,"kind":"vanish","file":4},{"id":34,"kind":"tick","n":10,"pick":1689987810}]}',
+    '{"seed":58100193,"clones":2,"indexFirst":true,"ops":[{"id":1,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":28,"kind":"tick","n":32,"pick":802558946},{"id":7,"kind":"breakglass","model":0},{"id":29,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":32,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":33,"kind":"tick","n":10,"pick":919012192},{"id":34,"kind":"vanish","file":1}]}',
+  ]
+) {
+  Deno.test(`chaos regression: a push whose upload another tool deleted before its commit's second round keeps the copy (I19, seed ${JSON.parse(history).seed})`, async () => {
+    await clean(history);
+  });
+}
