@@ -5,6 +5,7 @@
  * that copy may be the last one (`vanished_record.ts`).
  */
 import assert from "node:assert/strict";
+import { PutModes } from "../ports.ts";
 import { type FakeClock, hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
@@ -145,4 +146,73 @@ Deno.test("a push whose upload another tool deletes before its commit's second r
   assert.equal(await read(a, F), "one", "the copy is kept");
   await a.resolveConflict(F, "mine");
   assert.equal(store.peekText(F), "one");
+});
+
+Deno.test("a clone holding an older version of a file the datastore lost keeps it too: it may be the only bytes of the path left", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, F, "one");
+  await a.pushChanged();
+  await b.pullChanged(); // b synced the first version
+  await put(a, F, "two");
+  await a.pushChanged(); // then a's cache goes (a CI runner), and the second version too
+  await store.delete(F);
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  (c.clock as FakeClock).set(c.clock.now() + DANGLING_GRACE_MS);
+  await c.pullChanged();
+  const r = await b.pullChanged();
+  assert.deepEqual(r.conflicts, [F]);
+  assert.equal(await read(b, F), "one");
+});
+
+Deno.test("an open conflict of a file the datastore lost keeps its copy also once the record is gone", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store);
+  assert.deepEqual((await a.pullChanged()).conflicts, [F]);
+  await store.delete(VANISHED_KEY); // dropped by anyone, for any reason
+  const d = await clone(store, "d");
+  await put(d, "notes/new.txt", "new"); // and the index changes: the next pull looks again
+  await d.pushChanged();
+  const r = await a.pullChanged();
+  assert.deepEqual(r.removed, []);
+  assert.equal(await read(a, F), "one");
+  assert.deepEqual(a.conflicts().map((c) => c.path), [F]);
+});
+
+Deno.test("a push that deletes a path drops its record of a lost file first: its holders then take the deletion", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, F, "one");
+  await a.pushChanged();
+  await b.pullChanged();
+  // A record left from an earlier loss of the path (a republication made outside Sluice, say).
+  await recordVanished(store, [[F, { v: "v-old", h: "", s: 1 }]], 1, quick.retry);
+  await Deno.remove(`${a.cacheDir}/${F}`);
+  await a.markDirty({ relPath: F });
+  assert.deepEqual((await a.pushChanged()).deleted, [F]);
+  assert.equal((await readVanished(store, quick.retry)).has(F), false);
+  const r = await b.pullChanged();
+  assert.deepEqual(r.removed, [F], "a user's deletion, not a lost file");
+  assert.deepEqual(r.conflicts, []);
+});
+
+Deno.test("--mine of a file the datastore lost whose object came back meanwhile (identical bytes) drops the record too", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store);
+  await a.pullChanged();
+  await store.put(F, new TextEncoder().encode("one"), PutModes.overwrite); // restored from a backup
+  const r = await a.resolveConflict(F, "mine");
+  assert.equal(r.resolved, true);
+  assert.equal((await readVanished(store, quick.retry)).has(F), false);
+});
+
+Deno.test("on an endpoint that refuses conditional writes the record is written all the same, and the entry removed", async () => {
+  const store = new InMemoryStore();
+  store.conditionalMode = "refuse";
+  const a = await lostOnTheDatastore(store);
+  assert.equal((await readVanished(store, quick.retry)).has(F), true);
+  assert.deepEqual((await a.pullChanged()).conflicts, [F]);
 });

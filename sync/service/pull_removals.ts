@@ -45,6 +45,9 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
   const seenAt = new Map<string, FileIdentity | undefined>();
   for (const path of state.syncedPaths()) {
     if (!r.inScope(path)) continue;
+    // An open conflict keeps its copy until resolved (a file the datastore
+    // lost, say, whose record is gone since).
+    if (state.conflicts.get(path)) continue;
     seenAt.set(path, cache.identity(path));
     const here = await r.probeHere(path);
     if (!here) continue;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { forgetVanished } from "./vanished_record.ts";
 import {
   type HeldObject,
   type IndexDiscovery,
@@ -114,6 +115,12 @@ export async function commitPrepared(
   let current = false;
   let overwritten: Overwritten[] = [];
   let unpublished: string[] = [];
+  // A deletion through Sluice: no longer a file the datastore lost (a
+  // record naming it would make its holders keep it as such). Dropped
+  // before the index names the deletion; one request, on pushes that delete.
+  if (pending.remove.length > 0) {
+    await forgetVanished(deps.store, pending.remove, deps.retry, deps.signal);
+  }
   const version = await updateIndex(
     deps.store,
     {

@@ -310,7 +310,7 @@ export async function resolveConflict(
   if (resolved) await state.conflicts.release(rec);
   // A file the datastore had lost, published again: no longer lost. Best
   // effort: a record left makes at most a later deletion of it a conflict.
-  if (resolved && rec.theirs === null && pushed.uploaded.includes(path)) {
+  if (resolved && rec.theirs === null && !pushed.deleted.includes(path)) {
     await deps.forgetLost?.(path).catch(() => {});
   }
   return {

@@ -3,22 +3,30 @@
  * bucket. A pull that removes index entries naming objects the store no
  * longer holds (`dangling_entries.ts`) writes their versions here first.
  * Such an object went outside Sluice (another tool, a lifecycle rule, a
- * hand), and a clone that holds its synced copy may hold the last one: its
- * pull keeps that copy, as a conflict with the deletion, where it would
- * remove the file of a peer's deletion (`pull_removals.ts`). A resolution
- * decides: `--mine` publishes the copy again, `--theirs` removes it here.
+ * hand), and a clone that holds a synced copy (of that version or an older
+ * one) may hold the last bytes of the path: its pull keeps that copy, as a
+ * conflict with the deletion, where it would remove the file of a peer's
+ * deletion (`pull_removals.ts`). A resolution decides: `--mine` publishes
+ * the copy again, `--theirs` takes the deletion (the copy is set aside under
+ * `.sluice/set-aside/`, as any copy `--theirs` replaces).
  *
- * A resolution that publishes such a copy again drops its record; a record
- * older than {@link VANISHED_KEEP_MS} is dropped at the next write. One that
- * outlives a republication of its path otherwise (the same bytes have the
- * same ETag on S3) can at worst make a later deletion of that path a
+ * A resolution that publishes such a copy again drops its record, and so
+ * does a push that deletes the path (before its index commit). A record
+ * that outlives a republication made otherwise (the same bytes have the
+ * same ETag on S3) can at worst make a later loss of that path's entry a
  * conflict at a clone holding it, never a removal it did not ask for.
+ * Records are never dropped by age: clocks differ between clones.
  *
  * @module
  */
 import type { ObjectStore } from "../ports.ts";
-import { PutModes } from "../ports.ts";
-import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../errors.ts";
+import { type PutMode, PutModes } from "../ports.ts";
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+} from "../errors.ts";
 import type { IndexEntry } from "../transfer/bucket_layout.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 
@@ -28,9 +36,6 @@ export const VANISHED_KEY = ".sluice/vanished.json";
 /** Why a pull kept a synced file whose entry was removed as naming a lost object. */
 export const LOST_REASON =
   `its object is gone from the store and its index entry was removed as naming nothing (recorded in ${VANISHED_KEY}): deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it; this copy, the one synced here, may be the last: resolve --mine to publish it again, --theirs to delete it here`;
-
-/** How long a path stays recorded as lost: 30 days. */
-export const VANISHED_KEEP_MS = 30 * 24 * 3600_000;
 
 /** One lost file: the entry's version and hash, and when its entry was removed. */
 export interface LostFile {
@@ -88,8 +93,7 @@ export async function readVanished(
 
 /**
  * Adds `lost` to the record (compare-and-swap, read again when another
- * writer replaced it meanwhile), dropping records older than
- * {@link VANISHED_KEEP_MS}. Throws when it could not be written.
+ * writer replaced it meanwhile). Throws when it could not be written.
  */
 export async function recordVanished(
   store: ObjectStore,
@@ -99,7 +103,6 @@ export async function recordVanished(
   signal?: AbortSignal,
 ): Promise<void> {
   await rewrite(store, retry, signal, (files) => {
-    for (const [p, r] of files) if (now - r.at > VANISHED_KEEP_MS) files.delete(p);
     for (const [p, e] of lost) files.set(p, { v: e.v, h: e.h, at: now });
     return true;
   });
@@ -133,11 +136,19 @@ async function rewrite(
     if (!change(files)) return;
     const paths = Object.fromEntries(files); // own properties, whatever the names
     const body = new TextEncoder().encode(JSON.stringify({ format: 1, paths }));
+    const put = (mode: PutMode) =>
+      withRetry(() => store.put(VANISHED_KEY, body, mode, { signal }), retry, signal);
     try {
-      const mode = version === null ? PutModes.create : PutModes.update(version);
-      await withRetry(() => store.put(VANISHED_KEY, body, mode, { signal }), retry, signal);
+      await put(version === null ? PutModes.create : PutModes.update(version));
       return;
     } catch (e) {
+      // An endpoint that refuses conditional writes: written as it is (two
+      // writers at once may then keep one's paths only, as with any object
+      // there; such endpoints are told of by the endpoint fallback warning).
+      if (e instanceof NotImplementedError) {
+        await put(PutModes.overwrite);
+        return;
+      }
       const raced = e instanceof PreconditionFailedError || e instanceof AlreadyExistsError;
       if (!raced || attempt >= ATTEMPTS) throw e;
     }
@@ -145,15 +156,13 @@ async function rewrite(
 }
 
 /**
- * True when `lost` records the very copy a clone holds as synced: its
- * version, or, for an entry another client wrote (which names no object
- * version), its hash.
+ * True when a clone holding a synced copy of a path keeps it as a lost
+ * file's: whenever the record names the path, whatever version the copy is
+ * (a copy of an older version may be the only bytes of the path left).
  */
 export function isLostCopy(
   lost: LostFile | undefined,
-  synced: { readonly version: string; readonly hash: string },
+  _synced: { readonly version: string; readonly hash: string },
 ): boolean {
-  if (!lost) return false;
-  if (lost.v.startsWith("~")) return lost.h !== "" && lost.h === synced.hash;
-  return lost.v === synced.version;
+  return lost !== undefined;
 }
