@@ -472,8 +472,8 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
 Deno.test("history: another tool's deletion of a shared file is inserted into some histories without old clients, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, { vanishShare: 0 });
-    const h = generateHistory(seed);
+    const without = generateHistory(seed, { vanishShare: 0, foreignShare: 0 });
+    const h = generateHistory(seed, { foreignShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id) && o.id > Math.max(...ids));

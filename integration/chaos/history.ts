@@ -613,13 +613,14 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   }
   // Last, from a generator of their own: the operations above stay as they were.
   insertReshapes(ops, clones, new Rng(mixSeed(seed, 0x72736870)), options.reshapeShare ?? 0.2);
+  // From a generator of their own: the operations above stay as they were.
+  // Before another tool's first writes, which must come first of all.
+  if (!oldClients) {
+    insertVanish(ops, clones, new Rng(mixSeed(seed, 0x76616e69)), options.vanishShare ?? 0.2);
+  }
   // Last, from a generator of their own: the operations above stay as they were.
   if (!v2 && !oldClients) {
     insertForeign(ops, clones, new Rng(mixSeed(seed, 0x666f7267)), options.foreignShare ?? 0.25);
-  }
-  // Last, from a generator of their own: the operations above stay as they were.
-  if (!oldClients) {
-    insertVanish(ops, clones, new Rng(mixSeed(seed, 0x76616e69)), options.vanishShare ?? 0.2);
   }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));

@@ -344,10 +344,16 @@ export class GroundTruth {
     this.#letGo.push(path);
   }
 
-  /** True when `e` names an object another tool deleted at `path` (its version, or its bytes' hash). */
-  namesVanished(path: string, e: { v: string; h?: string }): boolean {
+  /**
+   * True when `e` names an object another tool deleted at `path`: its
+   * version, or, for an entry naming no version, its bytes' hash (or, naming
+   * no hash either, as a listing's entry does, their size).
+   */
+  namesVanished(path: string, e: { v: string; h?: string; s?: number }): boolean {
     return this.#vanished.some((v) =>
-      v.path === path && (v.version === e.v || (e.v.startsWith("~") && e.h === v.hash))
+      v.path === path &&
+      (v.version === e.v ||
+        (e.v.startsWith("~") && (e.h ? e.h === v.hash : e.s === v.bytes.length)))
     );
   }
 
