@@ -386,3 +386,30 @@ Deno.test("resolve --merged of a file that is theirs already says nothing was pu
   assert.doesNotMatch(r.out, /Published/);
   await w.cleanup();
 });
+
+Deno.test("a pull that keeps a file the datastore lost exits 3 and says so, not as a local change; resolve --mine publishes it again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const c = w.cache("c");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await new FsStore({ root: w.root }).delete(CFG); // outside Sluice
+  const first = await sluice(["pull", "--cache", c, "--store", w.url]);
+  assert.equal(first.code, 2, "left behind: the index names an object that is gone");
+  // The 15 minutes of grace pass (this cache's record of its first sighting, moved back).
+  const seen = JSON.parse(await Deno.readTextFile(`${c}/.sluice/dangling.json`));
+  for (const s of Object.values(seen) as { at: number }[]) s.at -= 16 * 60_000;
+  await Deno.writeTextFile(`${c}/.sluice/dangling.json`, JSON.stringify(seen));
+  const repaired = await sluice(["pull", "--cache", c]);
+  assert.equal(repaired.code, 0, repaired.err);
+  assert.match(repaired.err, /recorded as lost/);
+  const kept = await sluice(["pull", "--cache", a]);
+  assert.equal(kept.code, 3, kept.err);
+  assert.match(kept.out, /Kept 1 file the datastore lost .*\n {2}config\/app\.yaml/);
+  assert.doesNotMatch(kept.out, /local change/);
+  assert.equal(await Deno.readTextFile(`${a}/${CFG}`), "x: 1\n");
+  const again = await sluice(["resolve", CFG, "--mine", "--cache", a]);
+  assert.equal(again.code, 0, again.err);
+  assert.equal((await sluice(["pull", "--cache", c])).code, 0);
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 1\n");
+});

@@ -32,7 +32,8 @@ function describePull(r: PullResult, endpoint: string): string[] {
   // A copy this cache never synced was set aside and the datastore's put in place.
   const asideOf = new Map<string, string>();
   for (const at of r.setAside) asideOf.set(setAsideSource(at), at);
-  const inPlace = r.conflicts.filter((p) => !asideOf.has(p));
+  const lost = new Set(r.lost ?? []);
+  const inPlace = r.conflicts.filter((p) => !asideOf.has(p) && !lost.has(p));
   const moved = r.conflicts.filter((p) => asideOf.has(p));
   if (inPlace.length) {
     lines.push(
@@ -42,6 +43,17 @@ function describePull(r: PullResult, endpoint: string): string[] {
     );
     lines.push(...capped(
       inPlace.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+  }
+  if (lost.size) {
+    lines.push(
+      `Kept ${
+        plural(lost.size, "file")
+      } the datastore lost (deleted outside Sluice, its entry then removed as naming nothing): the copy here may be the last. \`sluice resolve <path> --mine\` publishes it again, \`--theirs\` takes the deletion:`,
+    );
+    lines.push(...capped(
+      [...lost].sort().map((p) => `  ${p}`),
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,
     ));
   }

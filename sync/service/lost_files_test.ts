@@ -53,6 +53,7 @@ Deno.test("a file the datastore lost is kept where its synced copy is, as a conf
   assert.doesNotMatch(told?.message ?? "", /changed here/);
   assert.deepEqual(r.removed, []);
   assert.deepEqual(r.conflicts, [F]);
+  assert.deepEqual(r.lost, [F]);
   assert.equal(await read(a, F), "one", "the last copy is kept");
   const [c] = a.conflicts();
   assert.equal(c.reason, LOST_REASON);

@@ -121,6 +121,7 @@ async function pullInto(
     dropped: [],
     deferred: [],
     vanished: [],
+    lost: [],
     unchanged: false,
     bytes: 0,
   };

@@ -92,6 +92,7 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {
         r.conflict(path, { location: path, ...local }, LOST_REASON);
+        result.lost?.push(path);
         continue;
       }
     }

@@ -73,6 +73,12 @@ export interface PullResult {
    * (`index_entry_dangling`), and does not list it here.
    */
   readonly vanished?: string[];
+  /**
+   * Of `conflicts`, the files the datastore lost (their objects deleted
+   * outside Sluice, their entries removed as naming nothing) whose synced
+   * copy this cache keeps: it may be the last (`vanished_record.ts`).
+   */
+  readonly lost?: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */
