@@ -183,9 +183,10 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       if (
         now === undefined && who && writerOf(e.h) !== undefined && writerOf(e.h) !== who.clone
       ) continue;
-      // Another tool deleted the object between its upload and this commit:
-      // no commit looks again (I19 checks that its bytes are not lost).
-      if (now === undefined && deps.vanished?.(path, e)) continue;
+      // Another tool deleted the object between its upload and this commit
+      // (and a peer's create may have taken the path since): no commit looks
+      // again (I19 checks that its bytes are not lost).
+      if (deps.vanished?.(path, e)) continue;
       deps.violate({
         invariant: "I7",
         message:
