@@ -217,3 +217,37 @@ Deno.test("on an endpoint that refuses conditional writes the record is written 
   assert.equal((await readVanished(store, quick.retry)).has(F), true);
   assert.deepEqual((await a.pullChanged()).conflicts, [F]);
 });
+
+Deno.test("a data version whose files another tool deleted before its commit's second round: its latest marker is held back with them", async () => {
+  const version = "data/shell/m1/out/1";
+  const files = [`${version}/metadata.yaml`, `${version}/raw`];
+  const marker = "data/shell/m1/out/latest";
+  const store = new InMemoryStore();
+  const c = await clone(store, "c");
+  await put(c, "notes/other.txt", "x");
+  await c.pushChanged();
+  let armed = true;
+  const a = await clone(
+    hookedStore(store, {
+      before: async (key: string) => {
+        if (!armed || !(key.startsWith("_index/") || key === ".datastore-index.json")) return;
+        armed = false;
+        for (const f of files) await store.delete(f); // outside Sluice
+        await put(c, "notes/peer.txt", "p"); // and a peer commits first: a second round
+        await c.pushChanged();
+      },
+    }),
+    "a",
+  );
+  for (const f of files) await put(a, f, `${f} of a`);
+  await put(a, marker, "1");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, files);
+  const d = await clone(store, "d");
+  await d.pullChanged();
+  assert.equal(await read(d, marker), undefined, "no reader is pointed at files no entry names");
+  await a.pushChanged(); // the files, then the marker, published again
+  await d.pullChanged();
+  assert.equal(await read(d, marker), "1");
+  assert.equal(await read(d, files[1]), `${files[1]} of a`);
+});

@@ -151,8 +151,14 @@ export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
 
 /** The paths `result` left unpublished because bytes found in place went (see {@link noteUnpublished}). */
 export function unpublishedIn(result: PushResult): string[] {
+  // A marker held back with files of its data that are now in conflict
+  // (their objects gone before the commit) waits for them: the next push.
+  const conflicted = (marker: string) => {
+    const data = marker.slice(0, marker.lastIndexOf("/") + 1);
+    return result.conflicts.some((p) => p.startsWith(data));
+  };
   return result.skipped.filter((s) =>
-    s.reason === UNPUBLISHED_REASON || s.reason === HELD_MARKER_REASON
+    s.reason === UNPUBLISHED_REASON || (s.reason === HELD_MARKER_REASON && !conflicted(s.path))
   ).map((s) => s.path);
 }
 

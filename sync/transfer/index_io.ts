@@ -180,6 +180,9 @@ export async function casDelete(store: ObjectStore, key: string, version: string
  * that has no entry now is checked the same way: an earlier round's write
  * may have landed with its answer lost, and a peer may have deleted the
  * object and its entry since; naming it again would name a missing object.
+ * Left out so, it goes to `foreign` too (unless `change.verify`): the object
+ * may be gone outside Sluice, and the push must not report it published; a
+ * data version's `latest` marker in the change is held back with it.
  *
  * A conditional path whose entry another client of the layout wrote since
  * (an entry without an object version: an old client, which writes and
@@ -317,12 +320,17 @@ export async function apply(
     if (!isUnversioned(e)) return held?.version === e.v;
     return !!held && held.size === e.s && current(p) === undefined;
   };
+  // This change's own write, checked by a later round and no longer held
+  // (see below): not published either.
+  const ownGone = (p: string, e: IndexEntry) =>
+    setChecks.get(p) === false && !change.verify && !holds(p, e) && !lost(p, e);
   const heldMarkers = new Set<string>();
-  for (const p of checked) {
-    const marker = Object.hasOwn(change.set, p) ? markerOfVersionFile(p) : undefined;
-    if (marker && Object.hasOwn(change.set, marker) && lost(p, change.set[p])) {
-      heldMarkers.add(marker);
-    }
+  for (const [p, e] of Object.entries(change.set)) {
+    const marker = markerOfVersionFile(p);
+    if (
+      marker && Object.hasOwn(change.set, marker) && !deletedSince.has(p) &&
+      ((checked.has(p) && lost(p, e)) || ownGone(p, e))
+    ) heldMarkers.add(marker);
   }
   for (const [p, e] of Object.entries(change.set)) {
     if (heldMarkers.has(p)) {
