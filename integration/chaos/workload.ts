@@ -56,7 +56,13 @@ import {
   indexEntriesOf,
 } from "./index_checks.ts";
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
-import { checkOutside, GroundTruth, plantSentinel, type Violation } from "./invariants.ts";
+import {
+  checkOutside,
+  GroundTruth,
+  plantSentinel,
+  sameBytes,
+  type Violation,
+} from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
 import { ShapeWatch } from "./shapes.ts";
@@ -412,9 +418,7 @@ class World {
     const holders: number[] = [];
     for (const slot of this.clones) {
       const here = await Deno.readFile(`${slot.dir}/${path}`).catch(() => null);
-      if (here && here.length === got.body.length && here.every((b, i) => b === got.body[i])) {
-        holders.push(slot.index);
-      }
+      if (here && sameBytes(here, got.body)) holders.push(slot.index);
     }
     await this.truth.vanished(
       op.id,

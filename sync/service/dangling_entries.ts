@@ -133,8 +133,7 @@ export async function removeDangling(
   try {
     // Recorded first: a clone holding the synced copy of one of these keeps
     // it (a conflict) rather than taking the removal for a peer's deletion.
-    const byPath = new Map(dangling);
-    await recordVanished(store, paths.map((p) => [p, byPath.get(p)!]), now, config.retry, signal);
+    await recordVanished(store, dangling.filter(([p]) => ripe(p)), now, config.retry, signal);
     await updateIndex(
       store,
       { set: {}, remove: paths, verify: true },

@@ -16,7 +16,7 @@ import { heldAsSynced } from "./dropped_entries.ts";
 import type { PullDeps } from "./pull.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
-import { isLostCopy, LOST_REASON, readVanished } from "./vanished_record.ts";
+import { LOST_REASON, readVanished } from "./vanished_record.ts";
 
 type LocalSide = ReturnType<typeof localSide>;
 
@@ -64,31 +64,30 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     }
     gone.push(path);
   }
+  // A failed look at the store keeps what the pull did, as a failed fetch does.
+  const keeping = <T>(look: Promise<T>) =>
+    look.catch(async (err) => {
+      await r.keepProgress().catch(() => {});
+      throw err;
+    });
   // A deletion removes the object first: one still here at the synced
   // version had its entry dropped, not its file deleted (one HEAD each).
   const held = new Set<string>();
-  await pMap(gone, async (path) => {
+  await keeping(pMap(gone, async (path) => {
     const synced = state.synced(path);
     if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
-  }, { concurrency: config.concurrency, signal }).catch(async (err) => {
-    await r.keepProgress().catch(() => {}); // as a failed fetch does
-    throw err;
-  });
+  }, { concurrency: config.concurrency, signal }));
   // Files the datastore lost (their objects deleted outside Sluice, their
   // entries then removed as dangling): this copy may be the last one.
   const lost = gone.length > held.size
-    ? await readVanished(deps.store, config.retry, signal).catch(async (err) => {
-      await r.keepProgress().catch(() => {});
-      throw err;
-    })
+    ? await keeping(readVanished(deps.store, config.retry, signal))
     : new Map();
   for (const path of gone) {
     if (held.has(path)) {
       result.dropped.push(path);
       continue;
     }
-    const synced = state.synced(path);
-    if (synced && isLostCopy(lost.get(path), synced)) {
+    if (lost.has(path)) {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {
         r.conflict(path, { location: path, ...local }, LOST_REASON);

@@ -154,15 +154,3 @@ async function rewrite(
     }
   }
 }
-
-/**
- * True when a clone holding a synced copy of a path keeps it as a lost
- * file's: whenever the record names the path, whatever version the copy is
- * (a copy of an older version may be the only bytes of the path left).
- */
-export function isLostCopy(
-  lost: LostFile | undefined,
-  _synced: { readonly version: string; readonly hash: string },
-): boolean {
-  return lost !== undefined;
-}
