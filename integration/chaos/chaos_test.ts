@@ -469,8 +469,9 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
   assert.ok(followed > 0);
 });
 
-Deno.test("history: another tool's deletion of a shared file is inserted into some histories without old clients, the other operations as they were", () => {
+Deno.test("history: another tool's deletion of a shared file (or a run's raw output) is inserted into some histories without old clients, the other operations as they were", () => {
   let inserted = 0;
+  let runs = 0;
   for (let seed = 1; seed <= 300; seed++) {
     const without = generateHistory(seed, { vanishShare: 0, foreignShare: 0 });
     const h = generateHistory(seed, { foreignShare: 0 });
@@ -483,9 +484,17 @@ Deno.test("history: another tool's deletion of a shared file is inserted into so
     assert.ok(!h.oldClients && h.clones > 1);
     const block = h.ops.slice(at - 2, at - 2 + 29);
     const [edit, , vanish, sync, ...rest] = block as Extract<Op, { clone: number }>[];
-    assert.equal(edit.kind, "edit");
-    assert.equal((vanish as unknown as Op).kind, "vanish");
-    assert.equal((vanish as unknown as { file: number }).file, (edit as { file?: number }).file);
+    const gone = vanish as unknown as Extract<Op, { kind: "vanish" }>;
+    assert.equal(gone.kind, "vanish");
+    if (gone.run === undefined) {
+      assert.equal(edit.kind, "edit");
+      assert.equal(gone.file, (edit as { file?: number }).file);
+    } else {
+      // Or a run's raw output, that run's.
+      assert.equal(edit.kind, "run");
+      assert.equal(gone.run, edit.id);
+      runs++;
+    }
     assert.match(
       formatOp(vanish as unknown as Op),
       /another tool deletes .* \(no lock, no index\)/,
@@ -499,6 +508,7 @@ Deno.test("history: another tool's deletion of a shared file is inserted into so
     assert.ok(added.length >= 28);
   }
   assert.ok(inserted > 20 && inserted < 90, `${inserted} of 300`);
+  assert.ok(runs > 5 && runs < inserted * 0.7, `${runs} of ${inserted}`);
 });
 
 Deno.test("history: what another tool puts, by path", () => {

@@ -241,10 +241,12 @@ export type Op =
    * Another tool (a script, a lifecycle rule, a hand) deletes the object of
    * one of {@link SHARED_FILES} (`file`) straight from the bucket, with no
    * lock and no index update: the index names an object that is gone, and
-   * the clones that synced it may hold the last copies. Inserted from a
+   * the clones that synced it may hold the last copies. With `run`, it
+   * deletes instead the `raw` output of the version that run (an operation's
+   * id) wrote, if the run succeeded (nothing otherwise). Inserted from a
    * generator of its own (see {@link insertVanish}).
    */
-  | { readonly id: number; readonly kind: "vanish"; readonly file: number }
+  | { readonly id: number; readonly kind: "vanish"; readonly file: number; readonly run?: number }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -843,7 +845,8 @@ function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void
 /**
  * Inserts, in a share of histories, another tool's deletion of a shared
  * file's object (see the `vanish` {@link Op}) at a random place: a clone
- * edits and pushes the file first, then the object goes, and another clone
+ * edits and pushes the file first (in two fifths of them, runs a model
+ * instead, whose version's `raw` output is then deleted), then the object goes, and another clone
  * (one that has not pulled it since) pulls, then, 16 minutes later (in
  * steps, the scheduler going on between them), pulls again: past the 15 minutes after which a pull removes an index entry
  * naming nothing, which every clone then meets. Sometimes the editing clone
@@ -871,7 +874,19 @@ function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void 
   }
   block.push({ id: id++, kind: "sync", clone: late });
   if (rng.chance(0.5)) block.push({ id: id++, kind: "sync", clone: writer });
-  ops.splice(rng.int(ops.length + 1), 0, ...block);
+  const at = rng.int(ops.length + 1);
+  // Drawn last, so that the shared-file blocks stay as they were drawn before.
+  if (rng.chance(0.4)) {
+    const run = block[0].id;
+    const model = rng.int(MODELS.length);
+    const data = rng.int(DATA_NAMES.length);
+    block[0] = { id: run, kind: "run", clone: writer, model, data, workMs: 0 };
+    // A run takes more steps than an edit's push (its lock, its marker).
+    const tick = block[1] as Extract<Op, { kind: "tick" }>;
+    block[1] = { ...tick, n: rng.range(60, 160) };
+    block[2] = { id: block[2].id, kind: "vanish", file, run };
+  }
+  ops.splice(at, 0, ...block);
 }
 
 /** What a `foreign` operation puts into the bucket: each object's path and text. */
@@ -1024,7 +1039,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         foreignObjects(op).map((o) => o.path).join(", ")
       } (no lock, no index)`;
     case "vanish":
-      return `${head} another tool deletes ${SHARED_FILES[op.file]} (no lock, no index)`;
+      return `${head} another tool deletes ${
+        op.run === undefined ? SHARED_FILES[op.file] : `the raw output of run #${op.run}`
+      } (no lock, no index)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":

@@ -2,7 +2,8 @@
  * Ground truth of a chaos history and the invariants checked against it:
  *
  * - I1: every run that reported success has its version on the store with
- *   its bytes, and on every clone after the final sync;
+ *   its bytes, and on every clone after the final sync (but a file another
+ *   tool deleted from the store: I19);
  * - I2: no byte of a run that failed with `model_lock_lost` is on the store
  *   or on any clone, checked after every scheduling decision as well as at
  *   the end (during the history a refused upload may sit on the store while
@@ -42,8 +43,9 @@
  * - I14: after each operation that leaves no command running (Sluice
  *   clones alone, no adoption or move: see `workload.ts`), every `latest`
  *   marker the remote index names that a run wrote (not a user's marker
- *   edit) names a version whose `raw` the index names too: no reader is
- *   pointed at files the index does not list;
+ *   edit) names a version whose `raw` the index names too (but a `raw`
+ *   another tool deleted: I19): no reader is pointed at files the index
+ *   does not list;
  * - I15: every clone ends with one shape per path (`shapes.ts`);
  * - I16: every command that fails says why with a stable code: none ends
  *   in an error that is not a Sluice error (a raw filesystem error, say;
@@ -56,10 +58,11 @@
  *   after the final sync, named by the index with them; a file of that
  *   tool's own is also on every clone. The rule a first index is made by:
  *   what is there when an index is made is named by it.
- * - I19: the bytes of a shared file another tool deleted from the store
- *   (`vanish` moves) where a clone held them are, after the final sync,
+ * - I19: the bytes of a shared file (or a run's raw output) another tool
+ *   deleted from the store (`vanish` moves) where a clone held them are, after the final sync,
  *   on the store or on a clone, unless a user changed, deleted or took
- *   theirs for that path since: an entry a pull removed for naming nothing
+ *   theirs for that path since (or had changed it before, in a clone that
+ *   had not pushed the change yet): an entry a pull removed for naming nothing
  *   is not a deletion for the clones holding the last copies. Until such
  *   an entry is removed it names a missing object, which I7 and I8 allow.
  *
@@ -241,6 +244,8 @@ export class GroundTruth {
     /** Paths touched before it (`LocalChanges.touched`), and paths let go of before it. */
     touchedBefore: number;
     letGoBefore: number;
+    /** A clone held a user's change there it had not pushed yet (its push may replace or delete the path). */
+    pending: boolean;
   }[] = [];
   /** Paths a user let go of by taking theirs, in order. */
   readonly #letGo: string[] = [];
@@ -326,6 +331,7 @@ export class GroundTruth {
     version: string,
     holders: number[],
     touchedBefore: number,
+    pending = false,
   ): Promise<void> {
     this.#vanished.push({
       op,
@@ -336,6 +342,7 @@ export class GroundTruth {
       holders,
       touchedBefore,
       letGoBefore: this.#letGo.length,
+      pending,
     });
   }
 
@@ -369,7 +376,7 @@ export class GroundTruth {
     touched: readonly string[],
   ): Promise<void> {
     for (const v of this.#vanished) {
-      if (v.holders.length === 0) continue;
+      if (v.holders.length === 0 || v.pending) continue;
       if (touched.slice(v.touchedBefore).includes(v.path)) continue;
       if (this.#letGo.slice(v.letGoBefore).includes(v.path)) continue;
       if (await read(v.path)) continue;
@@ -473,6 +480,8 @@ export class GroundTruth {
       const n = this.#markerNumbers.get(e.h);
       const raw = `${path.slice(0, -"latest".length)}${n}/raw`;
       if (n === undefined || Object.hasOwn(index, raw)) continue;
+      // Its raw output deleted by another tool, and its entry removed since.
+      if (this.#vanished.some((v) => v.path === raw)) continue;
       this.violate({
         invariant: "I14",
         message:
@@ -487,6 +496,8 @@ export class GroundTruth {
     const afterOp = -1;
     for (const r of this.runs.filter((r) => r.outcome === "success")) {
       for (const f of r.files) {
+        // Deleted by another tool: I19 checks its bytes instead.
+        if (this.#vanished.some((v) => v.path === f.path && sameBytes(v.bytes, f.bytes))) continue;
         const missing: string[] = [];
         if (!sameBytes(await store.read(f.path), f.bytes)) missing.push("the store");
         for (const [i, dir] of cacheDirs.entries()) {

@@ -1376,3 +1376,31 @@ for (
     await clean(history);
   });
 }
+
+/**
+ * I19 over a run's output (the move taught afterwards: another tool deletes
+ * the raw output of a version a run pushed): the running clone holds the
+ * last copy, and the other clone's second pull, past the grace, removes the
+ * entry naming nothing. The holder must keep its copy (a conflict, which
+ * the final `resolve --mine` publishes). With the record of lost files
+ * taken out of the pull, this history ends with the copy removed.
+ */
+Deno.test("chaos regression: a run's raw output another tool deleted is kept by the clone holding it (I19)", async () => {
+  await clean(
+    '{"seed":5,"clones":2,"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":2,"kind":"tick","n":150,"pick":7},{"id":3,"kind":"vanish","file":0,"run":1},{"id":4,"kind":"sync","clone":1},{"id":5,"kind":"tick","n":20,"pick":0},{"id":6,"kind":"wait","ms":80000},{"id":7,"kind":"tick","n":20,"pick":1},{"id":8,"kind":"wait","ms":80000},{"id":9,"kind":"tick","n":20,"pick":2},{"id":10,"kind":"wait","ms":80000},{"id":11,"kind":"tick","n":20,"pick":3},{"id":12,"kind":"wait","ms":80000},{"id":13,"kind":"tick","n":20,"pick":4},{"id":14,"kind":"wait","ms":80000},{"id":15,"kind":"tick","n":20,"pick":5},{"id":16,"kind":"wait","ms":80000},{"id":17,"kind":"tick","n":20,"pick":6},{"id":18,"kind":"wait","ms":80000},{"id":19,"kind":"tick","n":20,"pick":7},{"id":20,"kind":"wait","ms":80000},{"id":21,"kind":"tick","n":20,"pick":8},{"id":22,"kind":"wait","ms":80000},{"id":23,"kind":"tick","n":20,"pick":9},{"id":24,"kind":"wait","ms":80000},{"id":25,"kind":"tick","n":20,"pick":10},{"id":26,"kind":"wait","ms":80000},{"id":27,"kind":"tick","n":20,"pick":11},{"id":28,"kind":"wait","ms":80000},{"id":29,"kind":"sync","clone":1},{"id":30,"kind":"sync","clone":0}]}',
+  );
+});
+
+/**
+ * I19, the checker's own gap (seed 60000136, shrunk): a clone pushed its
+ * edit of a shared file, then replaced the file by a directory by hand, and
+ * another tool deleted the pushed object before that clone pushed the
+ * change. The clone's push of its directory (a user's deletion of the
+ * file) then removed the file everywhere, as it should; I19 now spares a
+ * path a clone held an unpushed change of when the object went.
+ */
+Deno.test("chaos regression: a user's change made before another tool's deletion and pushed after it is not a loss (I19, seed 60000136)", async () => {
+  await clean(
+    '{"seed":60000136,"clones":5,"kinds":["api","core","core-single-phase","core","core"],"skewMs":[43137,0,0,0,0],"ops":[{"id":5,"kind":"breakglass","model":0},{"id":7,"kind":"sync","clone":2},{"id":24,"kind":"edit","clone":4,"file":4,"how":"push"},{"id":25,"kind":"reshape","clone":4,"file":4,"how":"hand"},{"id":11,"kind":"tick","n":17,"pick":818059963},{"id":31,"kind":"vanish","file":4}]}',
+  );
+});

@@ -108,6 +108,10 @@ export interface ChaosStats {
   vanishHistories: number;
   /** Such deletions (`vanish` moves; one that found no object deletes nothing); checked by I19. */
   vanishes: number;
+  /** Of them, deletions of a run's raw output (a data version file). */
+  vanishedOutputs: number;
+  /** Of them, those I19 checks: a clone held the bytes, and no clone held an unpushed change of the path. */
+  vanishesChecked: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
@@ -183,6 +187,8 @@ export function emptyStats(): ChaosStats {
     foreignWrites: 0,
     vanishHistories: 0,
     vanishes: 0,
+    vanishedOutputs: 0,
+    vanishesChecked: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,

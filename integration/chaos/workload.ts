@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { sha256Hex } from "../../sync/hash.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
@@ -402,12 +403,20 @@ class World {
   }
 
   /**
-   * Another tool's deletion of a shared file's object, straight from the
-   * store (past the scheduling). I19 checks at the end that the
+   * Another tool's deletion of a shared file's object (or of a run's raw
+   * output), straight from the store (past the scheduling). I19 checks at the end that the
    * bytes it deleted are not lost where a clone held them.
    */
   async #vanish(op: Extract<Op, { kind: "vanish" }>): Promise<void> {
-    const path = SHARED_FILES[op.file];
+    let path = SHARED_FILES[op.file];
+    if (op.run !== undefined) {
+      // The raw output of a run that succeeded (a run still under way, or
+      // failed, leaves nothing to delete).
+      const run = this.truth.runs.find((r) => r.op === op.run && r.outcome === "success");
+      const raw = run?.files.find((f) => f.path.endsWith("/raw"));
+      if (!raw) return;
+      path = raw.path;
+    }
     // Its calls meet the outages and flaky calls the clones meet: one that
     // fails deletes nothing (or, failing after taking effect, deletes).
     const got = await this.target.direct.get(path).catch(() => null);
@@ -416,10 +425,25 @@ class World {
     if (await this.target.inspect.read(path)) return;
     this.stats.vanishes++;
     const holders: number[] = [];
+    let pending = false;
+    const gotHash = await sha256Hex(got.body);
     for (const slot of this.clones) {
-      const here = await Deno.readFile(`${slot.dir}/${path}`).catch(() => null);
-      if (here && sameBytes(here, got.body)) holders.push(slot.index);
+      const here = await Deno.readFile(`${slot.dir}/${path}`).catch((e) =>
+        e instanceof Deno.errors.IsADirectory ? "directory" : null
+      );
+      if (here instanceof Uint8Array && sameBytes(here, got.body)) {
+        holders.push(slot.index);
+        continue;
+      }
+      // A user's change there its clone has not pushed yet (it differs from
+      // what the clone last synced): its push, a user's change, may yet
+      // replace or delete the path.
+      const synced = slot.svc.state.synced(path)?.hash ?? null;
+      const now = here instanceof Uint8Array ? await sha256Hex(here) : here;
+      if (now !== synced && now !== gotHash) pending = true;
     }
+    if (op.run !== undefined) this.stats.vanishedOutputs++;
+    if (holders.length > 0 && !pending) this.stats.vanishesChecked++;
     await this.truth.vanished(
       op.id,
       path,
@@ -427,6 +451,7 @@ class World {
       got.version,
       holders,
       this.changes.touched.length,
+      pending,
     );
   }
 
