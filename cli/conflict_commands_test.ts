@@ -413,3 +413,28 @@ Deno.test("a pull that keeps a file the datastore lost exits 3 and says so, not 
   assert.equal((await sluice(["pull", "--cache", c])).code, 0);
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 1\n");
 });
+
+Deno.test("a pull whose record of lost files cannot be read keeps a peer's deletion here, exits 3 and says why; resolve --theirs takes it", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  await Deno.remove(`${b}/${CFG}`);
+  const del = await sluice(["push", CFG, "--cache", b]);
+  assert.equal(del.code, 0, del.out + del.err);
+  const junk = new TextEncoder().encode("written by another tool");
+  await new FsStore({ root: w.root }).put(".sluice/vanished.json", junk, PutModes.overwrite);
+  const kept = await sluice(["pull", "--cache", a]);
+  assert.equal(kept.code, 3, kept.err);
+  assert.match(
+    kept.out,
+    /Kept 1 file whose entries were removed .*cannot be read.*\n {2}config\/app\.yaml/,
+  );
+  assert.equal(await Deno.readTextFile(`${a}/${CFG}`), "x: 1\n", "not removed");
+  const theirs = await sluice(["resolve", CFG, "--theirs", "--cache", a]);
+  assert.equal(theirs.code, 0, theirs.err);
+  assert.equal(await Deno.readTextFile(`${a}/${CFG}`).catch(() => null), null);
+  await w.cleanup();
+});

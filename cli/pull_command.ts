@@ -10,6 +10,7 @@ import { leftBehindError } from "../sync/left_behind.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
+import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { deletedHere, knownHere } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
@@ -33,7 +34,8 @@ function describePull(r: PullResult, endpoint: string): string[] {
   const asideOf = new Map<string, string>();
   for (const at of r.setAside) asideOf.set(setAsideSource(at), at);
   const lost = new Set(r.lost ?? []);
-  const inPlace = r.conflicts.filter((p) => !asideOf.has(p) && !lost.has(p));
+  const undecided = new Set(r.undecided ?? []);
+  const inPlace = r.conflicts.filter((p) => !asideOf.has(p) && !lost.has(p) && !undecided.has(p));
   const moved = r.conflicts.filter((p) => asideOf.has(p));
   if (inPlace.length) {
     lines.push(
@@ -54,6 +56,17 @@ function describePull(r: PullResult, endpoint: string): string[] {
     );
     lines.push(...capped(
       [...lost].sort().map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+  }
+  if (undecided.size) {
+    lines.push(
+      `Kept ${
+        plural(undecided.size, "file")
+      } whose entries were removed from the datastore's index while its record of lost files (${VANISHED_KEY}) cannot be read, so a peer's deletion cannot be told from a loss: the copy here may be the last. \`sluice resolve <path> --theirs\` takes the deletion, \`--mine\` publishes it again:`,
+    );
+    lines.push(...capped(
+      [...undecided].sort().map((p) => `  ${p}`),
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,
     ));
   }

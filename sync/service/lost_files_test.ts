@@ -13,13 +13,22 @@ import type { SyncService } from "./service.ts";
 import {
   forgetVanished,
   LOST_REASON,
+  type LostFiles,
   readVanished,
   recordVanished,
+  UNREADABLE_RECORD_REASON,
   VANISHED_KEY,
 } from "./vanished_record.ts";
 import type { WarningEvent } from "../events.ts";
 
 const F = "notes/f.txt";
+
+/** The record's files (it must be readable). */
+async function recorded(store: InMemoryStore): Promise<LostFiles> {
+  const files = await readVanished(store, quick.retry);
+  assert.ok(files, "the record can be read");
+  return files;
+}
 
 /**
  * `a` pushes F; another tool deletes its object; a new clone's pulls, 15
@@ -60,7 +69,7 @@ Deno.test("a file the datastore lost is kept where its synced copy is, as a conf
   await a.resolveConflict(F, "mine");
   assert.equal(store.peekText(F), "one", "published again");
   assert.deepEqual(
-    await readVanished(store, quick.retry),
+    await recorded(store),
     new Map(),
     "and no longer recorded as lost",
   );
@@ -88,6 +97,42 @@ Deno.test("without the record of lost files, the holder's pull removes the last 
   assert.equal(await read(a, F), undefined, "the copy is gone: no clone or object holds its bytes");
 });
 
+Deno.test("a record of lost files that cannot be read keeps every copy whose entry was removed, and says why", async () => {
+  for (const junk of ["not json {", '{"format":1,"paths":[]}', "null"]) {
+    const store = new InMemoryStore();
+    const a = await lostOnTheDatastore(store);
+    const b = await clone(store, "b");
+    await b.pullChanged();
+    // A peer's deletion too: with no record to tell, it is kept as well.
+    await Deno.remove(`${b.cacheDir}/notes/other.txt`);
+    await b.markDirty({ relPath: "notes/other.txt" });
+    await b.pushChanged();
+    await store.put(VANISHED_KEY, new TextEncoder().encode(junk), PutModes.overwrite); // another tool's
+    assert.equal(await readVanished(store, quick.retry), null, junk);
+    const warned: WarningEvent[] = [];
+    a.events.on("warning", (w) => warned.push(w));
+    const r = await a.pullChanged();
+    assert.deepEqual(r.removed, [], junk);
+    assert.deepEqual(r.undecided?.sort(), [F, "notes/other.txt"]);
+    assert.deepEqual(r.lost, []);
+    assert.equal(await read(a, F), "one", "the last copy is kept");
+    assert.equal(await read(a, "notes/other.txt"), "kept");
+    assert.equal(a.conflicts()[0].reason, UNREADABLE_RECORD_REASON);
+    assert.match(
+      warned.find((w) => w.code === "pull_conflict")?.message ?? "",
+      /cannot be read, so this pull cannot tell a peer's deletion from a loss/,
+    );
+    // The next record written replaces the unreadable one.
+    await recordVanished(store, [["x", { v: "v9", h: "h9", s: 1 }]], 5, quick.retry);
+    assert.deepEqual([...(await recorded(store)).keys()], ["x"]);
+    // --theirs takes the peer's deletion, --mine publishes the lost file again.
+    await a.resolveConflict("notes/other.txt", "theirs");
+    await a.resolveConflict(F, "mine");
+    assert.equal(await read(a, "notes/other.txt"), undefined);
+    assert.equal(store.peekText(F), "one");
+  }
+});
+
 Deno.test("a later deletion through Sluice of a file published again is a plain removal at its holders", async () => {
   const store = new InMemoryStore();
   const a = await lostOnTheDatastore(store);
@@ -112,13 +157,13 @@ Deno.test("the record of lost files keeps any path name, __proto__ and construct
   const names = ["__proto__", "constructor", "notes/toString"];
   const entry = { v: "v1", h: "h1", s: 1 };
   await recordVanished(store, names.map((n) => [n, entry]), 1_000, quick.retry);
-  const read = await readVanished(store, quick.retry);
+  const read = await recorded(store);
   assert.deepEqual([...read.keys()].sort(), [...names].sort());
   assert.equal(read.has("__proto__"), true, "a holder of __proto__ keeps its copy");
   assert.deepEqual(read.get("__proto__"), { v: "v1", h: "h1", at: 1_000 });
   assert.equal(new Map(read).has("toString"), false, "no name is found through a prototype");
   await forgetVanished(store, ["__proto__"], quick.retry);
-  assert.deepEqual([...(await readVanished(store, quick.retry)).keys()].sort(), [
+  assert.deepEqual([...(await recorded(store)).keys()].sort(), [
     "constructor",
     "notes/toString",
   ]);
@@ -203,7 +248,7 @@ Deno.test("a push that deletes a path drops its record of a lost file first: its
   await Deno.remove(`${a.cacheDir}/${F}`);
   await a.markDirty({ relPath: F });
   assert.deepEqual((await a.pushChanged()).deleted, [F]);
-  assert.equal((await readVanished(store, quick.retry)).has(F), false);
+  assert.equal((await recorded(store)).has(F), false);
   const r = await b.pullChanged();
   assert.deepEqual(r.removed, [F], "a user's deletion, not a lost file");
   assert.deepEqual(r.conflicts, []);
@@ -216,14 +261,14 @@ Deno.test("--mine of a file the datastore lost whose object came back meanwhile 
   await store.put(F, new TextEncoder().encode("one"), PutModes.overwrite); // restored from a backup
   const r = await a.resolveConflict(F, "mine");
   assert.equal(r.resolved, true);
-  assert.equal((await readVanished(store, quick.retry)).has(F), false);
+  assert.equal((await recorded(store)).has(F), false);
 });
 
 Deno.test("on an endpoint that refuses conditional writes the record is written all the same, and the entry removed", async () => {
   const store = new InMemoryStore();
   store.conditionalMode = "refuse";
   const a = await lostOnTheDatastore(store);
-  assert.equal((await readVanished(store, quick.retry)).has(F), true);
+  assert.equal((await recorded(store)).has(F), true);
   assert.deepEqual((await a.pullChanged()).conflicts, [F]);
 });
 

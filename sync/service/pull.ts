@@ -122,6 +122,7 @@ async function pullInto(
     deferred: [],
     vanished: [],
     lost: [],
+    undecided: [],
     unchanged: false,
     bytes: 0,
   };

@@ -16,7 +16,7 @@ import { heldAsSynced } from "./dropped_entries.ts";
 import type { PullDeps } from "./pull.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
-import { LOST_REASON, readVanished } from "./vanished_record.ts";
+import { LOST_REASON, readVanished, UNREADABLE_RECORD_REASON } from "./vanished_record.ts";
 
 type LocalSide = ReturnType<typeof localSide>;
 
@@ -87,11 +87,16 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
       result.dropped.push(path);
       continue;
     }
-    if (lost.has(path)) {
+    // A record that cannot be read cannot tell a peer's deletion from a loss: kept.
+    if (lost === null || lost.has(path)) {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {
-        r.conflict(path, { location: path, ...local }, LOST_REASON);
-        result.lost?.push(path);
+        r.conflict(
+          path,
+          { location: path, ...local },
+          lost ? LOST_REASON : UNREADABLE_RECORD_REASON,
+        );
+        (lost ? result.lost : result.undecided)?.push(path);
         continue;
       }
     }

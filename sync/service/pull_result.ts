@@ -79,6 +79,12 @@ export interface PullResult {
    * copy this cache keeps: it may be the last (`vanished_record.ts`).
    */
   readonly lost?: string[];
+  /**
+   * Of `conflicts`, synced files whose entries were removed while the record
+   * of lost files could not be read: kept, since a peer's deletion could not
+   * be told from a loss (`vanished_record.ts`).
+   */
+  readonly undecided?: string[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */

@@ -8,12 +8,14 @@
 import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
-import { LOST_REASON } from "./vanished_record.ts";
+import { LOST_REASON, UNREADABLE_RECORD_REASON, VANISHED_KEY } from "./vanished_record.ts";
 
 /**
  * `pull_conflict`: `path` changed (or was deleted) on the datastore and here
  * (`taken`: theirs was written); `reason` {@link LOST_REASON}: the datastore
- * lost it, and this cache holds the copy it synced.
+ * lost it, and this cache holds the copy it synced;
+ * {@link UNREADABLE_RECORD_REASON}: its entry was removed while the record
+ * of lost files could not be read.
  */
 export function pullConflictWarning(
   path: string,
@@ -24,6 +26,8 @@ export function pullConflictWarning(
 ): WarningEvent {
   const what = reason === LOST_REASON
     ? `is gone from the datastore (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing), and this cache holds the copy it synced, which may be the last one`
+    : reason === UNREADABLE_RECORD_REASON
+    ? `was removed from the datastore's index with its object, but the record of files the datastore lost (${VANISHED_KEY}) cannot be read, so this pull cannot tell a peer's deletion from a loss, and this cache holds the copy it synced, which may be the last one`
     : `${
       theirs
         ? `changed on the datastore (${describeVersion(theirs.v)})`

@@ -15,7 +15,11 @@
  * that outlives a republication made otherwise (the same bytes have the
  * same ETag on S3) can at worst make a later loss of that path's entry a
  * conflict at a clone holding it, never a removal it did not ask for.
- * Records are never dropped by age: clocks differ between clones.
+ * Records are never dropped by age: clocks differ between clones. A record
+ * that cannot be read (another tool wrote something else there) tells a
+ * pull nothing: it keeps every copy whose entry was removed, as a conflict
+ * ({@link UNREADABLE_RECORD_REASON}), until the next write of the record
+ * (a pull recording a lost file) writes it anew.
  *
  * @module
  */
@@ -32,6 +36,13 @@ import { type RetryPolicy, withRetry } from "../retry.ts";
 
 /** The record's key in the bucket (internal to Sluice: never pulled, indexed or pushed). */
 export const VANISHED_KEY = ".sluice/vanished.json";
+
+/**
+ * Why a pull kept a synced file whose entry was removed while the record
+ * could not be read: a peer's deletion cannot be told from a loss then.
+ */
+export const UNREADABLE_RECORD_REASON =
+  `its index entry was removed and its object is gone, but the record of files the datastore lost (${VANISHED_KEY}) cannot be read, so this pull cannot tell a peer's deletion from a loss: the copy synced here was kept; resolve --theirs to take the deletion, --mine to publish it again (the record is written anew by the next pull that records a lost file)`;
 
 /** Why a pull kept a synced file whose entry was removed as naming a lost object. */
 export const LOST_REASON =
@@ -50,16 +61,17 @@ export type LostFiles = ReadonlyMap<string, LostFile>;
 /** Attempts at writing the record while other writers replace it. */
 const ATTEMPTS = 8;
 
-function parse(bytes: Uint8Array): Map<string, LostFile> {
+/** The record's files; null when it cannot be read (not JSON, or no `paths` object). */
+function parse(bytes: Uint8Array): Map<string, LostFile> | null {
   const out = new Map<string, LostFile>();
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    return out; // unreadable: rewritten whole by the next write
+    return null;
   }
   const paths = (raw as { paths?: unknown } | null)?.paths;
-  if (typeof paths !== "object" || paths === null) return out;
+  if (typeof paths !== "object" || paths === null || Array.isArray(paths)) return null;
   for (const [p, r] of Object.entries(paths as Record<string, Partial<LostFile>>)) {
     if (typeof r?.v === "string" && typeof r.h === "string" && Number.isFinite(r.at)) {
       out.set(p, { v: r.v, h: r.h, at: r.at as number });
@@ -72,7 +84,7 @@ async function current(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
-): Promise<{ files: Map<string, LostFile>; version: string | null }> {
+): Promise<{ files: Map<string, LostFile> | null; version: string | null }> {
   try {
     const got = await withRetry(() => store.get(VANISHED_KEY, { signal }), retry, signal);
     return { files: parse(got.body), version: got.version };
@@ -82,12 +94,16 @@ async function current(
   }
 }
 
-/** The lost files recorded (none when there is no record). A failed read throws. */
+/**
+ * The lost files recorded (none when there is no record); null when the
+ * record cannot be read (another tool wrote something else there): a pull
+ * then keeps every copy whose entry was removed. A failed read throws.
+ */
 export async function readVanished(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
-): Promise<LostFiles> {
+): Promise<LostFiles | null> {
   return (await current(store, retry, signal)).files;
 }
 
@@ -132,7 +148,11 @@ async function rewrite(
   change: (files: Map<string, LostFile>) => boolean,
 ): Promise<void> {
   for (let attempt = 1;; attempt++) {
-    const { files, version } = await current(store, retry, signal);
+    const read = await current(store, retry, signal);
+    const { version } = read;
+    // A record that cannot be read is written anew with what is known now
+    // (its pulls meanwhile keep every copy whose entry was removed).
+    const files = read.files ?? new Map<string, LostFile>();
     if (!change(files)) return;
     const paths = Object.fromEntries(files); // own properties, whatever the names
     const body = new TextEncoder().encode(JSON.stringify({ format: 1, paths }));
