@@ -27,6 +27,7 @@ export type ErrorCode =
   | "lockfile_conflict"
   | "lockfile_publish_failed"
   | "lockfile_remote_malformed"
+  | "lost_record_unreadable"
   | "corrupt_download"
   | "file_changed"
   | "push_failed"
@@ -62,6 +63,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   lockfile_conflict: 75,
   lockfile_publish_failed: 75,
   lockfile_remote_malformed: 65,
+  lost_record_unreadable: 65,
   corrupt_download: 74,
   file_changed: 75,
   push_failed: 75,

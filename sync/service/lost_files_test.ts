@@ -97,8 +97,18 @@ Deno.test("without the record of lost files, the holder's pull removes the last 
   assert.equal(await read(a, F), undefined, "the copy is gone: no clone or object holds its bytes");
 });
 
-Deno.test("a record of lost files that cannot be read keeps every copy whose entry was removed, and says why", async () => {
-  for (const junk of ["not json {", '{"format":1,"paths":[]}', "null"]) {
+/** Bytes another tool (or a newer format) left in the record, none of which can be read whole. */
+const UNREADABLE = [
+  "not json {",
+  "null",
+  '{"format":1,"paths":[]}',
+  '{"paths":{}}',
+  '{"format":2,"paths":{}}',
+  `{"format":1,"paths":{"${F}":{"v":"x","h":"y","at":"2026-12-05"}}}`,
+];
+
+Deno.test("a record of lost files that cannot be read whole keeps every copy whose entry was removed, says why, and is not written over", async () => {
+  for (const junk of UNREADABLE) {
     const store = new InMemoryStore();
     const a = await lostOnTheDatastore(store);
     const b = await clone(store, "b");
@@ -107,7 +117,8 @@ Deno.test("a record of lost files that cannot be read keeps every copy whose ent
     await Deno.remove(`${b.cacheDir}/notes/other.txt`);
     await b.markDirty({ relPath: "notes/other.txt" });
     await b.pushChanged();
-    await store.put(VANISHED_KEY, new TextEncoder().encode(junk), PutModes.overwrite); // another tool's
+    const bytes = new TextEncoder().encode(junk);
+    await store.put(VANISHED_KEY, bytes, PutModes.overwrite); // another tool's
     assert.equal(await readVanished(store, quick.retry), null, junk);
     const warned: WarningEvent[] = [];
     a.events.on("warning", (w) => warned.push(w));
@@ -122,15 +133,48 @@ Deno.test("a record of lost files that cannot be read keeps every copy whose ent
       warned.find((w) => w.code === "pull_conflict")?.message ?? "",
       /cannot be read, so this pull cannot tell a peer's deletion from a loss/,
     );
-    // The next record written replaces the unreadable one.
-    await recordVanished(store, [["x", { v: "v9", h: "h9", s: 1 }]], 5, quick.retry);
-    assert.deepEqual([...(await recorded(store)).keys()], ["x"]);
+    // Never written over: what it names would be forgotten.
+    await assert.rejects(
+      recordVanished(store, [["x", { v: "v9", h: "h9", s: 1 }]], 5, quick.retry),
+      (e: Error & { code?: string }) =>
+        e.code === "lost_record_unreadable" && /was not written over/.test(e.message),
+    );
+    await forgetVanished(store, [F], quick.retry); // nothing to drop: no write
+    assert.equal(store.peekText(VANISHED_KEY), junk);
     // --theirs takes the peer's deletion, --mine publishes the lost file again.
     await a.resolveConflict("notes/other.txt", "theirs");
     await a.resolveConflict(F, "mine");
     assert.equal(await read(a, "notes/other.txt"), undefined);
     assert.equal(store.peekText(F), "one");
+    assert.equal(store.peekText(VANISHED_KEY), junk);
   }
+});
+
+Deno.test("while the record of lost files cannot be read, no pull removes an entry naming nothing: a holder that had not pulled keeps the last copy", async () => {
+  const store = new InMemoryStore();
+  const a = await lostOnTheDatastore(store); // F recorded as lost; a has not pulled since
+  await store.put(VANISHED_KEY, new TextEncoder().encode("junk"), PutModes.overwrite);
+  // Another file goes outside Sluice, and a fresh clone's pulls, past the grace, meet it.
+  const b = await clone(store, "b");
+  await put(b, "notes/q.txt", "q");
+  await b.pushChanged();
+  await store.delete("notes/q.txt");
+  const c = await clone(store, "c2");
+  await c.pullChanged();
+  (c.clock as FakeClock).set(c.clock.now() + DANGLING_GRACE_MS);
+  const warned: WarningEvent[] = [];
+  c.events.on("warning", (w) => warned.push(w));
+  const r = await c.pullChanged();
+  assert.deepEqual(r.vanished, ["notes/q.txt"], "the entry is left, still naming nothing");
+  assert.match(
+    warned.map((w) => w.message).join("\n"),
+    /could not be removed \(The record of files the datastore lost .* cannot be read/,
+  );
+  assert.equal(store.peekText(VANISHED_KEY), "junk", "not written over");
+  const held = await a.pullChanged();
+  assert.deepEqual(held.removed, []);
+  assert.equal(await read(a, F), "one", "F, recorded before the record was overwritten, is kept");
+  assert.equal(await read(b, "notes/q.txt"), "q");
 });
 
 Deno.test("a later deletion through Sluice of a file published again is a plain removal at its holders", async () => {

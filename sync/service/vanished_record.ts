@@ -16,10 +16,11 @@
  * same ETag on S3) can at worst make a later loss of that path's entry a
  * conflict at a clone holding it, never a removal it did not ask for.
  * Records are never dropped by age: clocks differ between clones. A record
- * that cannot be read (another tool wrote something else there) tells a
- * pull nothing: it keeps every copy whose entry was removed, as a conflict
- * ({@link UNREADABLE_RECORD_REASON}), until the next write of the record
- * (a pull recording a lost file) writes it anew.
+ * that cannot be read whole (another tool or a newer format wrote it) tells
+ * a pull nothing: it keeps every copy whose entry was removed, as a conflict
+ * ({@link UNREADABLE_RECORD_REASON}). Such a record is never written over
+ * (`lost_record_unreadable`; a pull then removes no entry naming nothing):
+ * its owner restores it, or deletes it once every clone has pulled.
  *
  * @module
  */
@@ -30,6 +31,7 @@ import {
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
+  SluiceError,
 } from "../errors.ts";
 import type { IndexEntry } from "../transfer/bucket_layout.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
@@ -42,7 +44,7 @@ export const VANISHED_KEY = ".sluice/vanished.json";
  * could not be read: a peer's deletion cannot be told from a loss then.
  */
 export const UNREADABLE_RECORD_REASON =
-  `its index entry was removed and its object is gone, but the record of files the datastore lost (${VANISHED_KEY}) cannot be read, so this pull cannot tell a peer's deletion from a loss: the copy synced here was kept; resolve --theirs to take the deletion, --mine to publish it again (the record is written anew by the next pull that records a lost file)`;
+  `its index entry was removed and its object is gone, but the record of files the datastore lost (${VANISHED_KEY}) cannot be read, so this pull cannot tell a peer's deletion from a loss: the copy synced here was kept; resolve --theirs to take the deletion, --mine to publish it again (and see lost_record_unreadable in the README to repair the record)`;
 
 /** Why a pull kept a synced file whose entry was removed as naming a lost object. */
 export const LOST_REASON =
@@ -61,7 +63,14 @@ export type LostFiles = ReadonlyMap<string, LostFile>;
 /** Attempts at writing the record while other writers replace it. */
 const ATTEMPTS = 8;
 
-/** The record's files; null when it cannot be read (not JSON, or no `paths` object). */
+/** The format this code reads and writes. */
+const FORMAT = 1;
+
+/**
+ * The record's files; null when it cannot be read whole (not JSON, another
+ * format, no `paths` object, or an entry that is not one): a record read in
+ * part could leave out a path it names, whose holders would then remove it.
+ */
 function parse(bytes: Uint8Array): Map<string, LostFile> | null {
   const out = new Map<string, LostFile>();
   let raw: unknown;
@@ -70,14 +79,25 @@ function parse(bytes: Uint8Array): Map<string, LostFile> | null {
   } catch {
     return null;
   }
-  const paths = (raw as { paths?: unknown } | null)?.paths;
+  const record = raw as { format?: unknown; paths?: unknown } | null;
+  if (record?.format !== FORMAT) return null;
+  const paths = record.paths;
   if (typeof paths !== "object" || paths === null || Array.isArray(paths)) return null;
   for (const [p, r] of Object.entries(paths as Record<string, Partial<LostFile>>)) {
-    if (typeof r?.v === "string" && typeof r.h === "string" && Number.isFinite(r.at)) {
-      out.set(p, { v: r.v, h: r.h, at: r.at as number });
+    if (typeof r?.v !== "string" || typeof r.h !== "string" || !Number.isFinite(r.at)) {
+      return null;
     }
+    out.set(p, { v: r.v, h: r.h, at: r.at as number });
   }
   return out;
+}
+
+/** Why the record is not written over when it cannot be read. */
+function unreadableError(): SluiceError {
+  return new SluiceError(
+    "lost_record_unreadable",
+    `The record of files the datastore lost (${VANISHED_KEY} in the bucket) cannot be read (not JSON of format ${FORMAT}: another tool, or a newer Sluice, wrote it), so it was not written over: what it names would be forgotten, and a clone holding the last copy of such a file would remove it. Nothing was recorded and no index entry was removed. Meanwhile every pull keeps each synced copy whose entry was removed, as a conflict. Restore the object from the bucket's versioning or a backup; or, once every clone has pulled since it became unreadable (each copy at risk is then held by an open conflict), delete it.`,
+  );
 }
 
 async function current(
@@ -148,14 +168,16 @@ async function rewrite(
   change: (files: Map<string, LostFile>) => boolean,
 ): Promise<void> {
   for (let attempt = 1;; attempt++) {
-    const read = await current(store, retry, signal);
-    const { version } = read;
-    // A record that cannot be read is written anew with what is known now
-    // (its pulls meanwhile keep every copy whose entry was removed).
-    const files = read.files ?? new Map<string, LostFile>();
+    const { files, version } = await current(store, retry, signal);
+    // A record that cannot be read is never written over (what it names
+    // would be forgotten); nothing to drop from it is no write either.
+    if (files === null) {
+      if (change(new Map())) throw unreadableError();
+      return;
+    }
     if (!change(files)) return;
     const paths = Object.fromEntries(files); // own properties, whatever the names
-    const body = new TextEncoder().encode(JSON.stringify({ format: 1, paths }));
+    const body = new TextEncoder().encode(JSON.stringify({ format: FORMAT, paths }));
     const put = (mode: PutMode) =>
       withRetry(() => store.put(VANISHED_KEY, body, mode, { signal }), retry, signal);
     try {
