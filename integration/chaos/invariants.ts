@@ -61,8 +61,8 @@
  * - I19: the bytes of a shared file (or a run's raw output) another tool
  *   deleted from the store (`vanish` moves) where a clone held them are, after the final sync,
  *   on the store or on a clone, unless a user changed, deleted or took
- *   theirs for that path since (or had changed it before, in a clone that
- *   had not pushed the change yet): an entry a pull removed for naming nothing
+ *   theirs for that path since (or had deleted the file a clone synced
+ *   there before, and not pushed the deletion yet): an entry a pull removed for naming nothing
  *   is not a deletion for the clones holding the last copies. Until such
  *   an entry is removed it names a missing object, which I7 and I8 allow.
  *
@@ -244,7 +244,7 @@ export class GroundTruth {
     /** Paths touched before it (`LocalChanges.touched`), and paths let go of before it. */
     touchedBefore: number;
     letGoBefore: number;
-    /** A clone held a user's change there it had not pushed yet (its push may replace or delete the path). */
+    /** A clone's user had deleted the file it synced there, and not pushed that yet (its push may delete the path). */
     pending: boolean;
   }[] = [];
   /** Paths a user let go of by taking theirs, in order. */

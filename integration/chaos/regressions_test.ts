@@ -1397,7 +1397,7 @@ Deno.test("chaos regression: a run's raw output another tool deleted is kept by 
  * another tool deleted the pushed object before that clone pushed the
  * change. The clone's push of its directory (a user's deletion of the
  * file) then removed the file everywhere, as it should; I19 now spares a
- * path a clone held an unpushed change of when the object went.
+ * path whose synced file a clone had deleted (here: replaced by a directory) and not pushed yet when the object went.
  */
 Deno.test("chaos regression: a user's change made before another tool's deletion and pushed after it is not a loss (I19, seed 60000136)", async () => {
   await clean(

@@ -110,7 +110,7 @@ export interface ChaosStats {
   vanishes: number;
   /** Of them, deletions of a run's raw output (a data version file). */
   vanishedOutputs: number;
-  /** Of them, those I19 checks: a clone held the bytes, and no clone held an unpushed change of the path. */
+  /** Of them, those I19 checks: a clone held the bytes, and no clone held an unpushed deletion of the path. */
   vanishesChecked: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;

@@ -13,7 +13,6 @@
  *
  * @module
  */
-import { sha256Hex } from "../../sync/hash.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
@@ -426,7 +425,6 @@ class World {
     this.stats.vanishes++;
     const holders: number[] = [];
     let pending = false;
-    const gotHash = await sha256Hex(got.body);
     for (const slot of this.clones) {
       const here = await Deno.readFile(`${slot.dir}/${path}`).catch((e) =>
         e instanceof Deno.errors.IsADirectory ? "directory" : null
@@ -435,12 +433,13 @@ class World {
         holders.push(slot.index);
         continue;
       }
-      // A user's change there its clone has not pushed yet (it differs from
-      // what the clone last synced): its push, a user's change, may yet
-      // replace or delete the path.
-      const synced = slot.svc.state.synced(path)?.hash ?? null;
-      const now = here instanceof Uint8Array ? await sha256Hex(here) : here;
-      if (now !== synced && now !== gotHash) pending = true;
+      // A user's deletion of the file its clone synced there (by hand, or
+      // a directory made in its place) not pushed yet: its push, a user's
+      // deletion, may yet remove the path everywhere. (An unpushed edit
+      // needs no sparing: pushed, the store holds it; else it is a conflict,
+      // and the holder must keep its copy.)
+      if (here !== "directory" && here !== null) continue;
+      if (slot.svc.state.synced(path)) pending = true;
     }
     if (op.run !== undefined) this.stats.vanishedOutputs++;
     if (holders.length > 0 && !pending) this.stats.vanishesChecked++;
