@@ -1404,3 +1404,20 @@ Deno.test("chaos regression: a user's change made before another tool's deletion
     '{"seed":60000136,"clones":5,"kinds":["api","core","core-single-phase","core","core"],"skewMs":[43137,0,0,0,0],"ops":[{"id":5,"kind":"breakglass","model":0},{"id":7,"kind":"sync","clone":2},{"id":24,"kind":"edit","clone":4,"file":4,"how":"push"},{"id":25,"kind":"reshape","clone":4,"file":4,"how":"hand"},{"id":11,"kind":"tick","n":17,"pick":818059963},{"id":31,"kind":"vanish","file":4}]}',
   );
 });
+
+/**
+ * I19 (seed 60300148, found by the run-output move's first 1,000 histories,
+ * on a shared file): a clone's push made the index first and committed its
+ * edit to the v1 index while another clone's move to v2 ran, and another
+ * tool deleted the upload just after. Carried into v2 (by the push's own
+ * companion step and by the move's catch-up), the edit was left out for
+ * naming nothing, and neither told anyone: the push reported it published,
+ * and its next pull took the missing entry for a peer's deletion and
+ * removed the last copy. The push now keeps it as a conflict, and the move
+ * records such a write as lost.
+ */
+Deno.test("chaos regression: a write carried into v2 whose upload another tool deleted is neither taken as published nor forgotten (I19, seed 60300148)", async () => {
+  await clean(
+    '{"seed":60300148,"clones":5,"absentOnError":true,"kinds":["core","api","api","api","api"],"indexFirst":true,"ops":[{"id":4,"kind":"migrate","clone":4},{"id":21,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":22,"kind":"tick","n":25,"pick":216021924},{"id":23,"kind":"vanish","file":4}]}',
+  );
+});

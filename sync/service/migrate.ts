@@ -3,12 +3,16 @@
  * extension and every other caller run it (under the global lock, which the
  * caller holds): see `sync/transfer/migrate_index.ts`. A bucket with no index
  * has the objects already there found by a listing, named in the shards, and
- * told of (`index_discovered`), as by any first index.
+ * told of (`index_discovered`), as by any first index. A v1 commit that raced
+ * the move, whose upload is gone from the store since, is not named in the
+ * shards: it is recorded as lost (`vanished_record.ts`), so that a clone
+ * holding its copy keeps it.
  *
  * @module
  */
 import { type MigratedIndex, migrateToShards } from "../transfer/migrate_index.ts";
 import { indexDiscovery } from "./index_discovered.ts";
+import { recordVanished } from "./vanished_record.ts";
 import type { SyncService } from "./service.ts";
 
 /**
@@ -34,5 +38,8 @@ export function migrateIndex(
     concurrency: config.concurrency,
     clock: () => svc.clock.now(),
     discovery: indexDiscovery(store, config.retry, svc.events, signal, config.concurrency),
+    // A v1 commit that raced the move, whose upload is gone since: recorded
+    // as lost, so that a clone holding its copy keeps it.
+    onUnnamed: (lost) => recordVanished(store, lost, svc.clock.now(), config.retry, signal),
   });
 }

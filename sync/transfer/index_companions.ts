@@ -42,6 +42,40 @@ function replayed(change: IndexChange): IndexChange {
   return { ...change, verify: true };
 }
 
+/**
+ * Carries a v1 commit's change into the v2 index (see {@link replayed}).
+ * Returns the paths it sets whose objects the store no longer holds
+ * (deleted outside Sluice, or by a peer, since the upload): not named there,
+ * and not to be taken as published by their writer (its copy may be the
+ * last), which keeps each as a conflict.
+ */
+async function replayIntoV2(
+  store: ObjectStore,
+  change: IndexChange,
+  c: Call,
+  now: string,
+  seen: Awaited<ReturnType<typeof readMeta>>,
+): Promise<Set<string>> {
+  const unpublished = new Set<string>();
+  try {
+    await updateV2(
+      store,
+      replayed(change),
+      c,
+      now,
+      seen ?? undefined,
+      undefined,
+      undefined,
+      false,
+      new Map(),
+      unpublished,
+    );
+  } catch (e) {
+    if (e !== NOT_V2) throw e;
+  }
+  return unpublished;
+}
+
 /** The partitions a change touches that have a shard of their own. */
 export function touchedShards(change: IndexChange): Set<string> {
   return new Set(
@@ -86,7 +120,9 @@ export async function shardVersions(
  * a v2 meta exists, so after a meta read that found v1, and a write from
  * this commit's older view never lands over it (the move to v2 may complete
  * while this commit stalls). A refused shard write sends the change to the
- * v2 index when the bucket has turned v2.
+ * v2 index when the bucket has turned v2. Returns the paths the change sets
+ * that the v2 index could not name, their objects gone (see
+ * {@link replayIntoV2}); none on a v1 bucket.
  */
 export async function writeCompanions(
   store: ObjectStore,
@@ -96,13 +132,10 @@ export async function writeCompanions(
   now: string,
   seen: ReadonlyMap<string, string | null | undefined>,
   written: string,
-) {
+): Promise<Set<string>> {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
-    await updateV2(store, replayed(change), c, now, m).catch((e) => {
-      if (e !== NOT_V2) throw e;
-    });
-    return;
+    return await replayIntoV2(store, change, c, now, m);
   }
   const byShard = new Map<string, Record<string, IndexEntry>>();
   for (const [p, e] of Object.entries(entries)) {
@@ -161,16 +194,14 @@ export async function writeCompanions(
       if (c.signal?.aborted) throw e;
       return false;
     });
-  if (!refused && !turned) return;
+  if (!refused && !turned) return new Set();
   // The meta changed since it was read, or a shard was written after it: a
   // move to v2 may have turned the bucket after reading the index without
   // this commit, or before this commit's shard writes. The change then goes
   // to the v2 index too (its failure fails the commit: the paths stay dirty).
   const now2 = await readMeta(store, c);
-  if (now2?.meta.version !== 2) return;
-  await updateV2(store, replayed(change), c, now, now2).catch((e) => {
-    if (e !== NOT_V2) throw e;
-  });
+  if (now2?.meta.version !== 2) return new Set();
+  return await replayIntoV2(store, change, c, now, now2);
 }
 
 function hasEntries(

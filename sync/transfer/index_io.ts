@@ -356,6 +356,10 @@ export async function apply(
       // (deleted or replaced since: by a peer's deletion commit or another
       // tool): not published, and not to be taken as published either.
       else if (!change.verify) foreign?.set(p, setHeads.get(p) ?? null);
+      // A write carried over (a v1 commit replayed into v2) whose object is
+      // gone: not named, and told to the caller, whose writer took it for
+      // published (its copy may be the last).
+      else unpublished?.add(p);
       continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).

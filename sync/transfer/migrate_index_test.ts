@@ -293,6 +293,10 @@ Deno.test("a v1 commit whose meta write a move to v2 refused applies itself to t
  */
 class DeletedBeforeCatchUp extends InMemoryStore {
   armed = true;
+  /** With `outside`, LATE's object is deleted outside Sluice (no index update) instead. */
+  constructor(readonly outside = false) {
+    super();
+  }
   override async put(...args: Parameters<InMemoryStore["put"]>) {
     if (!this.armed || !isV2Meta(args)) return await super.put(...args);
     this.armed = false;
@@ -304,7 +308,7 @@ class DeletedBeforeCatchUp extends InMemoryStore {
     });
     const meta = await super.put(...args);
     await super.delete(LATE);
-    await updateIndex(this, { set: {}, remove: [LATE] }, retry);
+    if (!this.outside) await updateIndex(this, { set: {}, remove: [LATE] }, retry);
     return meta;
   }
 }
@@ -318,6 +322,49 @@ Deno.test("the move's catch-up never puts back an entry a later v2 commit remove
   assert.ok(index?.version.startsWith("v2:"));
   assert.equal(index!.entries[LATE], undefined, "the deleted object is not named");
   assert.ok(index!.entries["outputs/aws/create/def-1.yaml"], "the rest is there");
+});
+
+Deno.test("a racing v1 commit whose object another tool deleted before the catch-up is told to the caller first, and not named", async () => {
+  const store = new DeletedBeforeCatchUp(true);
+  await seedPeerBucket(store, FILES, { v2: false });
+  const told: string[] = [];
+  await migrateToShards(store, {
+    retry,
+    onUnnamed: (lost) => {
+      // Told before the catch-up's commit: no v2 index has named it yet.
+      told.push(...lost.map(([p]) => p));
+      return Promise.resolve();
+    },
+  });
+  assert.equal(store.armed, false, "the commit and the deletion raced the move");
+  assert.deepEqual(told, [LATE], "its writer took it for published: recorded as lost");
+  const index = await readIndex(store, retry);
+  assert.equal(index!.entries[LATE], undefined, "a gone object is not named");
+});
+
+/**
+ * A v1 commit of MINE stalled before its companion shard while the move ran
+ * and another tool deleted MINE's object: the v2 index cannot name it, and
+ * its writer is told so (`foreign`, deleted), not that it was published.
+ */
+Deno.test("a v1 commit carried into v2 whose object another tool deleted is not taken as published", async () => {
+  const store = new StalledThen((s) => s.delete(MINE));
+  await seedPeerBucket(store, FILES, { v2: false });
+  const mine = (await store.put(MINE, new TextEncoder().encode("x"), PutModes.create)).version;
+  store.armed = true;
+  let told: { complete: boolean; foreign: [string, unknown][] } | undefined;
+  await updateIndex(
+    store,
+    { set: { [MINE]: entry(mine) }, remove: [], base: { [MINE]: null } },
+    retry,
+    undefined,
+    undefined,
+    4,
+    Date.now,
+    (_base, complete, foreign) => void (told = { complete, foreign: [...foreign] }),
+  );
+  assert.equal(store.armed, false, "the move and the deletion raced the companion write");
+  assert.deepEqual(told, { complete: false, foreign: [[MINE, null]] });
 });
 
 /**

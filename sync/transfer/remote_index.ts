@@ -353,12 +353,17 @@ export async function updateIndex(
       refusedBefore = true;
       continue;
     }
-    onCommit?.(cur?.version ?? null, complete, foreign, unpublished);
     if (discovered > 0) discovery.landed?.(discovered);
     const noShards = !cur && Object.keys(entries).length === 0;
     memo?.remember({ version: `v1:${v}`, entries, ...(noShards ? { noShards } : {}) });
     await memo?.persist();
-    await writeCompanions(store, entries, change, c, now, await shards, v);
+    // The bucket turned v2 beside this commit, and the v2 index could not
+    // name some of its writes, their objects gone since (deleted outside
+    // Sluice, or by a peer): not taken as published, each is kept by its
+    // writer as a conflict with the deletion, as in a later round above.
+    const unnamed = await writeCompanions(store, entries, change, c, now, await shards, v);
+    for (const p of unnamed) foreign.set(p, null);
+    onCommit?.(cur?.version ?? null, complete && unnamed.size === 0, foreign, unpublished);
     return `v1:${v}`;
   }
   throw busy(MONOLITH_KEY);
