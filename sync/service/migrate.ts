@@ -12,7 +12,9 @@
  */
 import { type MigratedIndex, migrateToShards } from "../transfer/migrate_index.ts";
 import { indexDiscovery } from "./index_discovered.ts";
-import { recordVanished } from "./vanished_record.ts";
+import { recordVanished, VANISHED_KEY } from "./vanished_record.ts";
+import { SluiceError } from "../errors.ts";
+import { listPaths } from "../left_behind.ts";
 import type { SyncService } from "./service.ts";
 
 /**
@@ -40,6 +42,28 @@ export function migrateIndex(
     discovery: indexDiscovery(store, config.retry, svc.events, signal, config.concurrency),
     // A v1 commit that raced the move, whose upload is gone since: recorded
     // as lost, so that a clone holding its copy keeps it.
-    onUnnamed: (lost) => recordVanished(store, lost, svc.clock.now(), config.retry, signal),
+    onUnnamed: (lost) =>
+      recordVanished(store, lost, svc.clock.now(), config.retry, signal).catch((e) => {
+        throw unrecorded(lost.map(([p]) => p), e);
+      }),
   });
+}
+
+/** The move finished, but the racing writes it could not name were not recorded as lost. */
+function unrecorded(paths: string[], cause: unknown): SluiceError {
+  return new SluiceError(
+    cause instanceof SluiceError ? cause.code : "push_failed",
+    `The move to v2 finished, but ${listPaths(paths, 3)}, written by a commit that raced it, ${
+      paths.length === 1 ? "is" : "are"
+    } gone from the store and not named in the v2 index, and could not be recorded as lost in ${VANISHED_KEY} (${
+      cause instanceof Error ? cause.message : String(cause)
+    }). A clone holding ${
+      paths.length === 1 ? "it" : "one of them"
+    } may take the missing entry for a peer's deletion on its next pull: copy ${
+      paths.length === 1 ? "it" : "them"
+    } aside from the clones that hold ${
+      paths.length === 1 ? "it" : "them"
+    } before they pull, then push ${paths.length === 1 ? "it" : "them"} again.`,
+    { cause },
+  );
 }

@@ -27,6 +27,7 @@ import {
   conflictPause,
   eachLimit,
   getOrNull,
+  type HeldObject,
   parsed,
   readMeta,
 } from "./index_io.ts";
@@ -44,10 +45,12 @@ function replayed(change: IndexChange): IndexChange {
 
 /**
  * Carries a v1 commit's change into the v2 index (see {@link replayed}).
- * Returns the paths it sets whose objects the store no longer holds
- * (deleted outside Sluice, or by a peer, since the upload): not named there,
- * and not to be taken as published by their writer (its copy may be the
- * last), which keeps each as a conflict.
+ * Returns the paths it could not carry, with what the store holds there
+ * (null: nothing): a set whose object is gone (deleted outside Sluice, or
+ * by a peer, since the upload), or a path another writer's object replaced
+ * (beside old clients, every conditional path is checked as possibly
+ * theirs). None is named there, and their writer must not take them for
+ * published (its copy may be the last): it keeps each as a conflict.
  */
 async function replayIntoV2(
   store: ObjectStore,
@@ -55,7 +58,8 @@ async function replayIntoV2(
   c: Call,
   now: string,
   seen: Awaited<ReturnType<typeof readMeta>>,
-): Promise<Set<string>> {
+): Promise<Map<string, HeldObject | null>> {
+  const foreign = new Map<string, HeldObject | null>();
   const unpublished = new Set<string>();
   try {
     await updateV2(
@@ -67,13 +71,14 @@ async function replayIntoV2(
       undefined,
       undefined,
       false,
-      new Map(),
+      foreign,
       unpublished,
     );
   } catch (e) {
     if (e !== NOT_V2) throw e;
   }
-  return unpublished;
+  for (const p of unpublished) foreign.set(p, null);
+  return foreign;
 }
 
 /** The partitions a change touches that have a shard of their own. */
@@ -120,8 +125,8 @@ export async function shardVersions(
  * a v2 meta exists, so after a meta read that found v1, and a write from
  * this commit's older view never lands over it (the move to v2 may complete
  * while this commit stalls). A refused shard write sends the change to the
- * v2 index when the bucket has turned v2. Returns the paths the change sets
- * that the v2 index could not name, their objects gone (see
+ * v2 index when the bucket has turned v2. Returns the paths the v2 index
+ * could not take from the change, with what the store holds there (see
  * {@link replayIntoV2}); none on a v1 bucket.
  */
 export async function writeCompanions(
@@ -132,7 +137,7 @@ export async function writeCompanions(
   now: string,
   seen: ReadonlyMap<string, string | null | undefined>,
   written: string,
-): Promise<Set<string>> {
+): Promise<Map<string, HeldObject | null>> {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
     return await replayIntoV2(store, change, c, now, m);
@@ -194,13 +199,13 @@ export async function writeCompanions(
       if (c.signal?.aborted) throw e;
       return false;
     });
-  if (!refused && !turned) return new Set();
+  if (!refused && !turned) return new Map();
   // The meta changed since it was read, or a shard was written after it: a
   // move to v2 may have turned the bucket after reading the index without
   // this commit, or before this commit's shard writes. The change then goes
   // to the v2 index too (its failure fails the commit: the paths stay dirty).
   const now2 = await readMeta(store, c);
-  if (now2?.meta.version !== 2) return new Set();
+  if (now2?.meta.version !== 2) return new Map();
   return await replayIntoV2(store, change, c, now, now2);
 }
 

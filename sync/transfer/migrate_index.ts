@@ -39,7 +39,7 @@
  * @module
  */
 import type { ObjectStore } from "../ports.ts";
-import { type RetryPolicy, withRetry } from "../retry.ts";
+import type { RetryPolicy } from "../retry.ts";
 import {
   type IndexEntry,
   isUnversioned,
@@ -91,11 +91,11 @@ export interface MigrateOptions {
    */
   readonly discovery?: IndexDiscovery;
   /**
-   * Told, before the v2 index is written without them, of the paths a v1
-   * commit that raced the move set whose objects the store no longer holds
-   * (deleted outside Sluice since): their writers took them for published,
-   * and a copy of theirs may be the last (the caller records them as lost).
-   * A path found gone only by the commit itself is told after it.
+   * Told, after the catch-up's commit, of the paths a v1 commit that raced
+   * the move set whose objects the store no longer holds (deleted outside
+   * Sluice since): the v2 index does not name them, their writers took them
+   * for published, and a copy of theirs may be the last (the caller records
+   * them as lost). Its failure fails the move, which has finished.
    */
   readonly onUnnamed?: (lost: readonly (readonly [string, IndexEntry])[]) => Promise<void>;
 }
@@ -352,19 +352,9 @@ async function catchUp(
   // since. A set is applied only while its object is in the store, and a
   // removal only while the entry still names what the v1 commit removed.
   const base = Object.fromEntries(remove.map((p) => [p, migrated[p].v]));
-  // Sets whose objects are gone are told first (one HEAD each; a catch-up
-  // is rare): the commit below leaves them out.
-  const told = new Set<string>();
-  if (options.onUnnamed) {
-    const gone: [string, IndexEntry][] = [];
-    await eachLimit(Object.entries(set), options.concurrency ?? 4, async ([p, e]) => {
-      const held = await withRetry(() => store.head(p, { signal: c.signal }), c.retry, c.signal);
-      if (!held) gone.push([p, e]);
-    });
-    if (gone.length > 0) await options.onUnnamed(gone);
-    for (const [p] of gone) told.add(p);
-  }
-  let left: string[] = [];
+  // Sets whose objects are gone by the commit are told after it (the v2
+  // index has never named them: the commit names what is still there first).
+  let gone: string[] = [];
   await updateIndex(
     store,
     { set, remove, base, verify: true },
@@ -374,8 +364,8 @@ async function catchUp(
     options.concurrency,
     options.clock,
     (_base, _complete, _foreign, unpublished) => {
-      left = [...unpublished].filter((p) => !told.has(p));
+      gone = [...unpublished];
     },
   );
-  if (left.length > 0) await options.onUnnamed?.(left.map((p) => [p, set[p]]));
+  if (gone.length > 0) await options.onUnnamed?.(gone.map((p) => [p, set[p]]));
 }

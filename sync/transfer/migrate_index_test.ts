@@ -303,6 +303,11 @@ class DeletedBeforeCatchUp extends InMemoryStore {
     const late = await super.put(LATE, new TextEncoder().encode("late"), { kind: "create" });
     const entries = (await readIndex(this, retry))?.entries ?? {};
     entries[LATE] = entry(late.version);
+    if (this.outside) {
+      // A second racing write, whose object stays.
+      const other = await super.put(OTHER, new TextEncoder().encode("other"), { kind: "create" });
+      entries[OTHER] = entry(other.version);
+    }
     await super.put(MONOLITH_KEY, monolithBody(entries, new Date(0).toISOString()), {
       kind: "overwrite",
     });
@@ -324,22 +329,30 @@ Deno.test("the move's catch-up never puts back an entry a later v2 commit remove
   assert.ok(index!.entries["outputs/aws/create/def-1.yaml"], "the rest is there");
 });
 
-Deno.test("a racing v1 commit whose object another tool deleted before the catch-up is told to the caller first, and not named", async () => {
-  const store = new DeletedBeforeCatchUp(true);
-  await seedPeerBucket(store, FILES, { v2: false });
-  const told: string[] = [];
-  await migrateToShards(store, {
-    retry,
-    onUnnamed: (lost) => {
-      // Told before the catch-up's commit: no v2 index has named it yet.
-      told.push(...lost.map(([p]) => p));
-      return Promise.resolve();
-    },
-  });
-  assert.equal(store.armed, false, "the commit and the deletion raced the move");
-  assert.deepEqual(told, [LATE], "its writer took it for published: recorded as lost");
-  const index = await readIndex(store, retry);
-  assert.equal(index!.entries[LATE], undefined, "a gone object is not named");
+const OTHER = "data/aws/ec2/vpc/abc/state/5/raw";
+
+Deno.test("racing v1 commits carried into v2 by the move's catch-up: one whose object another tool deleted is told to the caller, and not named", async () => {
+  for (const fails of [false, true]) {
+    const store = new DeletedBeforeCatchUp(true);
+    await seedPeerBucket(store, FILES, { v2: false });
+    const told: string[] = [];
+    const moved = migrateToShards(store, {
+      retry,
+      onUnnamed: (lost) => {
+        told.push(...lost.map(([p]) => p));
+        return fails
+          ? Promise.reject(new Error("the record could not be written"))
+          : Promise.resolve();
+      },
+    });
+    if (fails) await assert.rejects(moved, /could not be written/);
+    else await moved;
+    assert.equal(store.armed, false, "the commits and the deletion raced the move");
+    assert.deepEqual(told, [LATE], "its writer took it for published: recorded as lost");
+    const index = await readIndex(store, retry);
+    assert.equal(index!.entries[LATE], undefined, "a gone object is not named");
+    assert.ok(index!.entries[OTHER], `the other racing write is in v2 (telling failed: ${fails})`);
+  }
 });
 
 /**
@@ -366,6 +379,46 @@ Deno.test("a v1 commit carried into v2 whose object another tool deleted is not 
   assert.equal(store.armed, false, "the move and the deletion raced the companion write");
   assert.deepEqual(told, { complete: false, foreign: [[MINE, null]] });
 });
+
+/**
+ * A store where the whole move runs between a v1 commit's read of the index
+ * object and its write, and another tool deletes MINE's object just after
+ * that write: the commit's companion step carries it into v2.
+ */
+class MoveThenDelete extends InMemoryStore {
+  armed = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (!this.armed || args[0] !== MONOLITH_KEY) return await super.put(...args);
+    this.armed = false;
+    await migrateToShards(this, { retry });
+    const r = await super.put(...args);
+    await this.delete(MINE);
+    return r;
+  }
+}
+
+for (const checkCreates of [false, true]) {
+  Deno.test(`a write carried into v2 by its own commit, its object deleted by another tool, is not taken as published${checkCreates ? " (beside old clients)" : ""}`, async () => {
+    const store = new MoveThenDelete();
+    await seedPeerBucket(store, FILES, { v2: false });
+    const mine = (await store.put(MINE, new TextEncoder().encode("x"), PutModes.create)).version;
+    store.armed = true;
+    let told: { complete: boolean; foreign: [string, unknown][] } | undefined;
+    await updateIndex(
+      store,
+      { set: { [MINE]: entry(mine) }, remove: [], base: { [MINE]: null }, checkCreates },
+      retry,
+      undefined,
+      undefined,
+      4,
+      Date.now,
+      (_base, complete, foreign) => void (told = { complete, foreign: [...foreign] }),
+    );
+    assert.equal(store.armed, false, "the move ran inside the commit");
+    assert.deepEqual(told, { complete: false, foreign: [[MINE, null]] });
+    assert.equal((await readIndex(store, retry))?.entries[MINE], undefined);
+  });
+}
 
 /**
  * A store where a v1 commit of Sluice's (one that leaves the shard list, so

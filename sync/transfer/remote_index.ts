@@ -358,11 +358,11 @@ export async function updateIndex(
     memo?.remember({ version: `v1:${v}`, entries, ...(noShards ? { noShards } : {}) });
     await memo?.persist();
     // The bucket turned v2 beside this commit, and the v2 index could not
-    // name some of its writes, their objects gone since (deleted outside
-    // Sluice, or by a peer): not taken as published, each is kept by its
-    // writer as a conflict with the deletion, as in a later round above.
+    // take some of its paths (an object gone since, deleted outside Sluice
+    // or by a peer, or another writer's there): not taken as published, each
+    // is kept by its writer as a conflict, as in a later round above.
     const unnamed = await writeCompanions(store, entries, change, c, now, await shards, v);
-    for (const p of unnamed) foreign.set(p, null);
+    for (const [p, held] of unnamed) foreign.set(p, held);
     onCommit?.(cur?.version ?? null, complete && unnamed.size === 0, foreign, unpublished);
     return `v1:${v}`;
   }
