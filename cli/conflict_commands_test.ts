@@ -7,14 +7,20 @@ import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
 const CFG = "config/app.yaml";
 
-/** Caches `a` and `b` of one store; `a` published `x: 2` over what `b` synced, which `b` edited by hand. */
-async function conflicted() {
+/** Caches `a` and `b` of one store, both synced with `x: 1` that `a` published. */
+async function bothSynced() {
   const w = await world();
   const a = w.cache("a");
   const b = w.cache("b");
   await w.write(a, CFG, "x: 1\n");
   assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
   assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  return { w, a, b };
+}
+
+/** Caches `a` and `b` of one store; `a` published `x: 2` over what `b` synced, which `b` edited by hand. */
+async function conflicted() {
+  const { w, a, b } = await bothSynced();
   await w.write(a, CFG, "x: 2\n");
   assert.equal((await sluice(["push", "--cache", a])).code, 0);
   await w.write(b, CFG, "y: 1\n"); // a hand edit, never marked dirty
@@ -177,12 +183,7 @@ Deno.test("a file deleted here and changed there: push names the open conflict a
 });
 
 Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, which turns the wait into a conflict to resolve", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  const b = w.cache("b");
-  await w.write(a, CFG, "x: 1\n");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  const { w, b } = await bothSynced();
   // a's next write of the file landed, and a was gone before its index update.
   const store = new FsStore({ root: w.root });
   const synced = (await store.head(CFG))!.version;
@@ -415,12 +416,7 @@ Deno.test("a pull that keeps a file the datastore lost exits 3 and says so, not 
 });
 
 Deno.test("a pull whose record of lost files cannot be read keeps a peer's deletion here, exits 3 and says why; resolve --theirs takes it", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  const b = w.cache("b");
-  await w.write(a, CFG, "x: 1\n");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  const { w, a, b } = await bothSynced();
   await Deno.remove(`${b}/${CFG}`);
   const del = await sluice(["push", CFG, "--cache", b]);
   assert.equal(del.code, 0, del.out + del.err);

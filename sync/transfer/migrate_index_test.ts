@@ -356,19 +356,20 @@ Deno.test("racing v1 commits carried into v2 by the move's catch-up: one whose o
 });
 
 /**
- * A v1 commit of MINE stalled before its companion shard while the move ran
- * and another tool deleted MINE's object: the v2 index cannot name it, and
- * its writer is told so (`foreign`, deleted), not that it was published.
+ * Seeds a v1 bucket in `store`, uploads MINE, arms the store and commits
+ * MINE (create-only); returns what the commit told its caller.
  */
-Deno.test("a v1 commit carried into v2 whose object another tool deleted is not taken as published", async () => {
-  const store = new StalledThen((s) => s.delete(MINE));
+async function commitMine(
+  store: InMemoryStore & { armed: boolean },
+  checkCreates: boolean,
+): Promise<{ complete: boolean; foreign: [string, unknown][] } | undefined> {
   await seedPeerBucket(store, FILES, { v2: false });
   const mine = (await store.put(MINE, new TextEncoder().encode("x"), PutModes.create)).version;
   store.armed = true;
   let told: { complete: boolean; foreign: [string, unknown][] } | undefined;
   await updateIndex(
     store,
-    { set: { [MINE]: entry(mine) }, remove: [], base: { [MINE]: null } },
+    { set: { [MINE]: entry(mine) }, remove: [], base: { [MINE]: null }, checkCreates },
     retry,
     undefined,
     undefined,
@@ -376,6 +377,17 @@ Deno.test("a v1 commit carried into v2 whose object another tool deleted is not 
     Date.now,
     (_base, complete, foreign) => void (told = { complete, foreign: [...foreign] }),
   );
+  return told;
+}
+
+/**
+ * A v1 commit of MINE stalled before its companion shard while the move ran
+ * and another tool deleted MINE's object: the v2 index cannot name it, and
+ * its writer is told so (`foreign`, deleted), not that it was published.
+ */
+Deno.test("a v1 commit carried into v2 whose object another tool deleted is not taken as published", async () => {
+  const store = new StalledThen((s) => s.delete(MINE));
+  const told = await commitMine(store, false);
   assert.equal(store.armed, false, "the move and the deletion raced the companion write");
   assert.deepEqual(told, { complete: false, foreign: [[MINE, null]] });
 });
@@ -400,20 +412,7 @@ class MoveThenDelete extends InMemoryStore {
 for (const checkCreates of [false, true]) {
   Deno.test(`a write carried into v2 by its own commit, its object deleted by another tool, is not taken as published${checkCreates ? " (beside old clients)" : ""}`, async () => {
     const store = new MoveThenDelete();
-    await seedPeerBucket(store, FILES, { v2: false });
-    const mine = (await store.put(MINE, new TextEncoder().encode("x"), PutModes.create)).version;
-    store.armed = true;
-    let told: { complete: boolean; foreign: [string, unknown][] } | undefined;
-    await updateIndex(
-      store,
-      { set: { [MINE]: entry(mine) }, remove: [], base: { [MINE]: null }, checkCreates },
-      retry,
-      undefined,
-      undefined,
-      4,
-      Date.now,
-      (_base, complete, foreign) => void (told = { complete, foreign: [...foreign] }),
-    );
+    const told = await commitMine(store, checkCreates);
     assert.equal(store.armed, false, "the move ran inside the commit");
     assert.deepEqual(told, { complete: false, foreign: [[MINE, null]] });
     assert.equal((await readIndex(store, retry))?.entries[MINE], undefined);
