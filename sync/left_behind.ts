@@ -69,7 +69,7 @@ export class SyncIncompleteError extends SluiceError {
       parts.push(
         `${conflicts.length} conflict(s) are unresolved (${
           listed(conflicts)
-        }): each path changed both here and on the datastore, and neither copy was overwritten (the local copy is kept in the cache or in the set-aside area). ${
+        }): each path changed both here and on the datastore (or is gone from the datastore while this cache holds a copy it synced: the status says which), and neither copy was overwritten (the local copy is kept in the cache or in the set-aside area). ${
           op === "status"
             ? "The status lists both versions; run"
             : "Run `sluice status` to see both versions, then"
