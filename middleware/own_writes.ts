@@ -18,6 +18,7 @@ import {
 import { type GetResult, type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { type IndexEntry, isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
 import { ADOPTED_UNCOMMITTED, adoptedMessage } from "../sync/service/conflicts.ts";
 import { type Adoption, adoptStranded } from "../sync/transfer/adopt.ts";
@@ -60,8 +61,8 @@ export async function replaceOwn(
   }
 }
 
-/** The version the remote index names for the write's path (null when it names none). */
-export async function indexedVersion(ctx: WriteContext): Promise<string | null> {
+/** The entry the remote index names for the write's path (undefined when none). */
+async function indexedEntry(ctx: WriteContext): Promise<IndexEntry | undefined> {
   const push = ctx.push;
   const index = await readIndex(
     push.store,
@@ -69,13 +70,26 @@ export async function indexedVersion(ctx: WriteContext): Promise<string | null> 
     push.signal,
     push.config.concurrency,
   );
-  const named = index && Object.hasOwn(index.entries, ctx.key) ? index.entries[ctx.key] : undefined;
-  return named?.v ?? null;
+  return index && Object.hasOwn(index.entries, ctx.key) ? index.entries[ctx.key] : undefined;
 }
 
-/** True when the remote index still names `version` for the write's path. */
+/** The version the remote index names for the write's path (null when it names none). */
+export async function indexedVersion(ctx: WriteContext): Promise<string | null> {
+  return (await indexedEntry(ctx))?.v ?? null;
+}
+
+/**
+ * True when the remote index still names `version` for the write's path: or
+ * names, without an object version (another tool's object named by a
+ * listing, an old client's write), the bytes this cache synced at `version`.
+ */
 export async function stillIndexed(ctx: WriteContext, version: string): Promise<boolean> {
-  return await indexedVersion(ctx) === version;
+  const named = await indexedEntry(ctx);
+  if (!named) return false;
+  if (named.v === version) return true;
+  const synced = ctx.push.state.synced(ctx.key);
+  return isUnversioned(named) && synced?.version === version &&
+    (named.h ? named.h === synced.hash : named.s === synced.size);
 }
 
 export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> {

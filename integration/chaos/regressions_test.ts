@@ -1421,3 +1421,19 @@ Deno.test("chaos regression: a write carried into v2 whose upload another tool d
     '{"seed":60300148,"clones":5,"absentOnError":true,"kinds":["core","api","api","api","api"],"indexFirst":true,"ops":[{"id":4,"kind":"migrate","clone":4},{"id":21,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":22,"kind":"tick","n":25,"pick":216021924},{"id":23,"kind":"vanish","file":4}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 60701182, found by 2,000 histories at defaults): another
+ * tool's object named by the first index without an object version; a
+ * clone that synced it replaced the file by a directory and pushed, and
+ * stopped after deleting the object, before its index commit; back as a
+ * file, its next push took the gone object for a peer's deletion (the
+ * version it synced is not what such an entry names) and kept a conflict,
+ * leaving the index naming nothing there. It now creates the file again
+ * over its own uncommitted deletion.
+ */
+Deno.test("chaos regression: a file named without an object version is created again over this clone's own uncommitted deletion (I7, I8, seed 60701182)", async () => {
+  await clean(
+    '{"seed":60701182,"clones":3,"absentOnError":true,"kinds":["api","core-single-phase","api"],"skewMs":[55163,0,0],"ops":[{"id":48,"kind":"foreign","what":"shared","file":4},{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":2,"kind":"resolve","clone":2,"pick":1,"how":"mine"},{"id":3,"kind":"sync","clone":0},{"id":39,"kind":"tick","n":14,"pick":474823189},{"id":45,"kind":"tick","n":10,"pick":467156641},{"id":17,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":18,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":4,"kind":"tick","n":12,"pick":1115406249},{"id":7,"kind":"crash","clone":0}]}',
+  );
+});
