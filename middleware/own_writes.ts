@@ -81,7 +81,10 @@ export async function indexedVersion(ctx: WriteContext): Promise<string | null> 
 /**
  * True when the remote index still names `version` for the write's path: or
  * names, without an object version (another tool's object named by a
- * listing, an old client's write), the bytes this cache synced at `version`.
+ * listing, an old client's write), the bytes this cache synced at `version`:
+ * by their hash, or, for an entry that records none, by their size alone (a
+ * same-size change an old client committed and then deleted the object of,
+ * outside the global lock a mixed fleet pushes under, is not told apart).
  */
 export async function stillIndexed(ctx: WriteContext, version: string): Promise<boolean> {
   const named = await indexedEntry(ctx);

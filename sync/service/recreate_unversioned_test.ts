@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { PutModes } from "../ports.ts";
-import { readIndex } from "../transfer/remote_index.ts";
+import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 
 const P = "notes/shared.txt";
@@ -34,4 +34,22 @@ Deno.test("a file named without an object version, deleted by a push cut off bef
   const b = await clone(store, "b");
   await b.pullChanged();
   assert.equal(await read(b, P), "mine again\n");
+});
+
+Deno.test("an entry without an object version that names other bytes than this cache synced (another writer's change) is still a conflict", async () => {
+  const store = new InMemoryStore();
+  await store.put(P, new TextEncoder().encode("another tool's\n"), PutModes.create);
+  const a = await clone(store, "a");
+  await a.pullChanged();
+  // An old client's change of the same size, committed, then its object deleted.
+  const size = "another tool's\n".length;
+  await updateIndex(store, {
+    set: { [P]: { v: "~changed", h: "f".repeat(64), s: size } },
+    remove: [],
+  }, quick.retry);
+  await store.delete(P);
+  await put(a, P, "mine again\n");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, [P], "not written over a change this cache never saw");
+  assert.equal(store.peek(P), undefined);
 });
