@@ -28,12 +28,12 @@ import type { ObjectStore } from "../ports.ts";
 import { type PutMode, PutModes } from "../ports.ts";
 import {
   AlreadyExistsError,
-  NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
   SluiceError,
 } from "../errors.ts";
 import type { IndexEntry } from "../transfer/bucket_layout.ts";
+import { getOrNull } from "../transfer/index_io.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 
 /** The record's key in the bucket (internal to Sluice: never pulled, indexed or pushed). */
@@ -105,13 +105,10 @@ async function current(
   retry: RetryPolicy,
   signal?: AbortSignal,
 ): Promise<{ files: Map<string, LostFile> | null; version: string | null }> {
-  try {
-    const got = await withRetry(() => store.get(VANISHED_KEY, { signal }), retry, signal);
-    return { files: parse(got.body), version: got.version };
-  } catch (e) {
-    if (e instanceof NotFoundError) return { files: new Map(), version: null };
-    throw e;
-  }
+  const got = await getOrNull(store, VANISHED_KEY, { retry, signal });
+  return got
+    ? { files: parse(got.body), version: got.version }
+    : { files: new Map(), version: null };
 }
 
 /**
