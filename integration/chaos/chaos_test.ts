@@ -619,3 +619,48 @@ for (const make of [minioChaosTarget, gcsChaosTarget]) {
     },
   });
 }
+
+Deno.test("chaos: a command's budget counts the latency of its own store calls, not of others' released meanwhile", async () => {
+  const sched = new SimScheduler({ start: 0 });
+  sched.latencyMs = 1_000;
+  const store = sched.wrap(new InMemoryStore({ clock: sched.clock }));
+  let busyOwn = -1;
+  let quietOwn = -1;
+  // A command of 10 calls beside one of 2: the scheduler releases the 12
+  // calls one at a time, so both see most of 12 s pass.
+  const busy = sched.spawn("busy", "c0.0", async () => {
+    for (let i = 0; i < 10; i++) await store.head(`b${i}`);
+    busyOwn = sched.ownTime(busy);
+  });
+  const quiet = sched.spawn("quiet", "c1.0", async () => {
+    for (let i = 0; i < 2; i++) await store.head(`q${i}`);
+    quietOwn = sched.ownTime(quiet);
+  });
+  await sched.startReady();
+  while (await sched.stepInOrder());
+  assert.equal(sched.now(), 12_000);
+  assert.equal(busyOwn, 10_000);
+  assert.equal(quietOwn, 2_000);
+});
+
+Deno.test("chaos: the time a stopped process stood still is taken out of its command's budget once", async () => {
+  const sched = new SimScheduler({ start: 0 });
+  sched.latencyMs = 1_000;
+  const store = sched.wrap(new InMemoryStore({ clock: sched.clock }));
+  let own = -1;
+  const stalled = sched.spawn("stalled", "c0.0", async () => {
+    for (let i = 0; i < 3; i++) await store.head(`s${i}`);
+    own = sched.ownTime(stalled);
+  });
+  sched.spawn("other", "c1.0", async () => {
+    for (let i = 0; i < 4; i++) await store.head(`o${i}`);
+  });
+  await sched.startReady();
+  sched.stop("c0.0");
+  // Only the other process's calls go while c0 stands still.
+  while (await sched.stepInOrder());
+  sched.resume("c0.0");
+  while (await sched.stepInOrder());
+  assert.equal(sched.now(), 7_000);
+  assert.equal(own, 3_000);
+});

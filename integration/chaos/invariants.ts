@@ -11,8 +11,9 @@
  *   the remote index, so no clone can pull it; at the end it must be gone);
  * - I3: every lockfile entry an acknowledged transaction added is present,
  *   unless a transaction that removes it was issued;
- * - I4: no hang (recorded by the workload: a command past its fake-time
- *   budget, a unit stuck in real time, a livelock);
+ * - I4: no hang (recorded by the workload: a command past its budget of
+ *   its own fake time, which leaves out the latency of other commands'
+ *   store calls released meanwhile; a unit stuck in real time; a livelock);
  * - I5: nothing is written outside the cache directories;
  * - I6: no local change is lost by a pull or a resolution (`local_changes.ts`),
  *   and after the final sync every copy a pull set aside is named by an

@@ -56,6 +56,13 @@ export interface Unit {
   readonly owner: string;
   /** Fake time it was spawned (moved on by the time its owner spent stopped). */
   startedAt: number;
+  /**
+   * Fake time the latency of other commands' store calls added while it
+   * ran, counted when it started (negative) and at each of their calls: the
+   * scheduler releases calls one at a time, where a store serves them side
+   * by side, so that time is not its own.
+   */
+  othersLatency: number;
   /** Where it is. */
   state: UnitState;
   /** The store call or wait it is parked on. */
@@ -151,6 +158,8 @@ export class SimScheduler {
   latencyMs = 0;
 
   #now: number;
+  /** Fake time added by {@link SimScheduler.latencyMs} so far, over every call released. */
+  #latencySpent = 0;
   #timerSeq = 0;
   #unitSeq = 0;
   readonly #timers = new Map<number, Timer>();
@@ -159,6 +168,8 @@ export class SimScheduler {
   readonly #units = new Set<Unit>();
   /** Owners stopped (see {@link SimScheduler.stop}), with the fake time they stopped at. */
   readonly #stopped = new Map<string, number>();
+  /** {@link SimScheduler.#latencySpent} when each stopped process stopped. */
+  readonly #latencyAtStop = new Map<string, number>();
   #current: Current;
   #backgroundCalls = 0;
   #waiter?: { unit: Unit; resolve: () => void };
@@ -209,6 +220,7 @@ export class SimScheduler {
       label,
       owner,
       startedAt: this.#now,
+      othersLatency: -this.#latencySpent,
       state: "ready",
       parkedOn: "",
     };
@@ -297,7 +309,10 @@ export class SimScheduler {
    * none of its timers fires until {@link SimScheduler.resume}.
    */
   stop(owner: string): void {
-    if (!this.#stopped.has(owner)) this.#stopped.set(owner, this.#now);
+    if (!this.#stopped.has(owner)) {
+      this.#stopped.set(owner, this.#now);
+      this.#latencyAtStop.set(owner, this.#latencySpent);
+    }
   }
 
   /**
@@ -309,7 +324,23 @@ export class SimScheduler {
     const since = this.#stopped.get(owner);
     if (since === undefined) return;
     this.#stopped.delete(owner);
-    for (const u of this.#units) if (u.owner === owner) u.startedAt += this.#now - since;
+    // The latency of others' calls meanwhile is in that time already.
+    const latency = this.#latencySpent - (this.#latencyAtStop.get(owner) ?? this.#latencySpent);
+    this.#latencyAtStop.delete(owner);
+    for (const u of this.#units) {
+      if (u.owner !== owner) continue;
+      u.startedAt += this.#now - since;
+      u.othersLatency -= latency;
+    }
+  }
+
+  /**
+   * Fake time `unit` has run, less the latency of other commands' calls
+   * released meanwhile (see {@link Unit.othersLatency}): what its command
+   * budget counts.
+   */
+  ownTime(unit: Unit): number {
+    return this.#now - unit.startedAt - (unit.othersLatency + this.#latencySpent);
   }
 
   /** True while `owner` is stopped. */
@@ -456,7 +487,11 @@ export class SimScheduler {
   }
 
   async #release(p: PendingCall): Promise<void> {
-    if (this.latencyMs > 0) await this.advanceTo(this.#now + this.latencyMs);
+    if (this.latencyMs > 0) {
+      this.#latencySpent += this.latencyMs;
+      p.unit.othersLatency -= this.latencyMs;
+      await this.advanceTo(this.#now + this.latencyMs);
+    }
     if (p.unit.state !== "parked") return;
     await this.#run(p.unit, p.release);
   }

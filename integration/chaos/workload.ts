@@ -639,10 +639,10 @@ class World {
     for (const u of this.sched.active()) {
       // A stopped process's commands are not late: their time counts from when it goes on.
       if (this.sched.isStopped(u.owner)) continue;
-      if (this.sched.now() - u.startedAt <= budget) continue;
+      if (this.sched.ownTime(u) <= budget) continue;
       this.truth.violate({
         invariant: "I4",
-        message: `${u.label} did not end within ${budget} ms of fake time (parked on ${
+        message: `${u.label} did not end within ${budget} ms of its own fake time (parked on ${
           u.parkedOn || "nothing"
         })`,
         afterOp: this.#opId,
