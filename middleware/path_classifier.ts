@@ -10,6 +10,7 @@
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { isLayoutInternal, isVersionFile } from "../sync/transfer/bucket_layout.ts";
+import { isTempFileName } from "../sync/transfer/atomic_write.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";
@@ -19,10 +20,15 @@ export const MANAGED_LOCKFILE = "config/upstream_extensions.json";
 
 const INDEX_ROOT_FILES = new Set([".datastore-index.json", ".catalog-export.json"]);
 
+/**
+ * Sluice's state, the namespaced global locks and temporary files caught
+ * between their write and their rename (`isTempFileName`). Any other name is
+ * a file of the datastore's like the rest: a `yarn.lock` or a `notes.tmp` of
+ * a user's is pushed, as other clients of the layout push it (the layout's
+ * own lock objects are named `.lock` exactly: `isLayoutInternal`).
+ */
 function isInternal(segs: readonly string[]): boolean {
-  const base = segs[segs.length - 1];
-  return segs[0] === ".sluice" || segs[0] === ".locks" || base.endsWith(".tmp") ||
-    base.endsWith(".lock") || base === ".namespace.json" || base.startsWith("_catalog.db");
+  return segs[0] === ".sluice" || segs[0] === ".locks" || isTempFileName(segs[segs.length - 1]);
 }
 
 function defaultClass(segs: readonly string[]): PathClass {

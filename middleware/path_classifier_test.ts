@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { classifyPath, pathClassifier } from "./path_classifier.ts";
-import { mockPushContext, planEntry, spyNext } from "../packages/testing/mod.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  mockPushContext,
+  planEntry,
+  spyNext,
+  writeAndMark,
+} from "../packages/testing/mod.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
+import { createSluice } from "../sluice.ts";
 
 Deno.test("default rules give each known shape its class", () => {
   const cases: [string, string][] = [
@@ -22,7 +31,13 @@ Deno.test("default rules give each known shape its class", () => {
     ["data/t/m/.lock", "internal"],
     [".datastore.lock", "internal"],
     [".locks/prod.lock", "internal"],
-    ["x/y.tmp", "internal"],
+    ["x/.0b6f2c1e-8d4a-4e0b-9a51-3c7d2f9e8a10.tmp", "internal"],
+    ["data/t/m/d/1/raw.9f86d08101.tmp", "internal"],
+    ["files/app/raw.0123456789ab.tmp", "internal"],
+    ["x/y.tmp", "other"],
+    ["files/app/yarn.lock", "other"],
+    ["Cargo.lock", "other"],
+    ["prod/files/app/poetry.lock", "other"],
     [".namespace.json", "internal"],
     ["_catalog.db-wal", "internal"],
     ["workflow-runs/r1.json", "other"],
@@ -69,4 +84,21 @@ Deno.test("the gate classifies every entry, skips internal ones and moves marker
   assert.equal(log.class, "other");
   assert.ok(m.ctx.plan.every((e) => e.handledBy.includes("path-classifier")));
   assert.equal(m.gates.length, 1);
+});
+
+Deno.test("a user's file named like a lock or a temp file is pushed, as other clients of the layout push it", async () => {
+  const store = new InMemoryStore();
+  const svc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
+    store,
+    clock: new FakeClock(),
+    identity: { holder: "a@host", hostname: "host", pid: 1 },
+    conditional: new ConditionalWrites(),
+  });
+  await writeAndMark(svc, "files/app/yarn.lock", "lockfile v1");
+  await writeAndMark(svc, "notes.tmp", "scratch notes");
+  const r = await svc.pushChanged();
+  assert.deepEqual([...r.uploaded].sort(), ["files/app/yarn.lock", "notes.tmp"]);
+  assert.equal(store.peekText("files/app/yarn.lock"), "lockfile v1");
+  assert.equal(store.peekText("notes.tmp"), "scratch notes");
 });

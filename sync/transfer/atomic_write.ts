@@ -136,6 +136,26 @@ const TEMP_TAG = randomId(4);
 let tempSeq = 0;
 
 /**
+ * True for the name of a temporary file caught between its write and its
+ * rename: this module's (`<name>.<hex id><count>.tmp`, or `.<hex id>….tmp`
+ * for a long name), a streamed download's (`<name>.<hex id>.tmp`) and the
+ * tool's own (`.<uuid>.tmp`, hidden). Never pushed as a file of the
+ * datastore's; any other name is (a `yarn.lock`, a `notes.tmp`).
+ *
+ * @example
+ * ```ts
+ * import { isTempFileName } from "./atomic_write.ts";
+ * isTempFileName("raw.9f86d0811.tmp"); // true
+ * isTempFileName("notes.tmp"); // false
+ * ```
+ */
+export function isTempFileName(base: string): boolean {
+  return TEMP_NAME.test(base);
+}
+
+const TEMP_NAME = /^\..*\.tmp$|\.[0-9a-f]{8}[0-9a-z]*\.tmp$/;
+
+/**
  * A fresh temp name in `dir` (the directory of `file`). It fits the 255-byte
  * limit of one name even when the file's own name nearly fills it (a long
  * name then gets a short temp name).

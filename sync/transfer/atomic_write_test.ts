@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { atomicWrite, atomicWriteAsync, atomicWriteSync, fsyncDir } from "./atomic_write.ts";
+import {
+  atomicWrite,
+  atomicWriteAsync,
+  atomicWriteSync,
+  fsyncDir,
+  isTempFileName,
+} from "./atomic_write.ts";
 import { LocalChangedError, targetCheck } from "./file_identity.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -147,3 +153,26 @@ for (
     }
   });
 }
+
+Deno.test("the temp files writes leave between their write and their rename are known by name, and only they", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const seen: string[] = [];
+    const look = Object.assign((_old: Deno.FileInfo | null) => {
+      for (const e of Deno.readDirSync(dir)) seen.push(e.name);
+    }, {});
+    await atomicWrite(`${dir}/raw`, enc("one"), false, look);
+    await atomicWrite(`${dir}/${"n".repeat(250)}`, enc("two"), false, look);
+    const temps = seen.filter((n) => n !== "raw" && !n.startsWith("nnn"));
+    assert.equal(temps.length, 2, seen.join(", "));
+    for (const t of temps) assert.ok(isTempFileName(t), t);
+    // The tool's own temp files, and a streamed download's.
+    assert.ok(isTempFileName(".0b6f2c1e-8d4a-4e0b-9a51-3c7d2f9e8a10.tmp"));
+    assert.ok(isTempFileName("raw.0123456789ab.tmp"));
+    for (const name of ["notes.tmp", "yarn.lock", "raw", "backup.tmp.txt", "report.v2.tmp"]) {
+      assert.ok(!isTempFileName(name), name);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

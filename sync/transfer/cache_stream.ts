@@ -80,6 +80,7 @@ export async function streamToFile(
     });
     const name = file.slice(dir.length + 1);
     const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
+    // A name `isTempFileName` (atomic_write.ts) knows: never pushed if left behind.
     tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
     {
       using out = await Deno.open(tmp, { write: true, createNew: true });
