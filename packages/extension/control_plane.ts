@@ -32,7 +32,12 @@ export function controlPrefix(namespace: string): string {
 /**
  * The control plane of `namespace` over `store` (the datastore's root
  * store, behind its conditional-write fallback), each call retried under
- * `retry`.
+ * `retry`. A `namespace` given as a function is read at each `put`, `get`,
+ * `delete` and `putIfAbsent`, and `list` keeps the prefix of the namespace
+ * read when the control plane is made, as the existing extensions scope
+ * theirs: a store the tool makes before a sync binds the namespace (its
+ * token commands do, then write a secret) writes where a `swamp serve`
+ * that bound it first reads.
  *
  * @example
  * ```ts
@@ -46,10 +51,11 @@ export function controlPrefix(namespace: string): string {
  */
 export function controlPlane(
   store: ObjectStore,
-  namespace: string,
+  namespace: string | (() => string),
   retry: RetryPolicy,
 ): Required<SwampControlPlaneStore> {
-  const root = controlPrefix(namespace);
+  const current = typeof namespace === "string" ? () => namespace : namespace;
+  const root = controlPrefix(current());
   const keyOf = (key: string) => {
     if (!isSafeRelPath(key)) {
       throw new UnsafePathError(
@@ -57,7 +63,7 @@ export function controlPlane(
         "not a control-plane key (a relative slash path with no empty, `.` or `..` segment)",
       );
     }
-    return `${root}${key}`;
+    return `${controlPrefix(current())}${key}`;
   };
   const retried = <T>(fn: () => Promise<T>) => withRetry(fn, retry);
   const get = async (k: string): Promise<Uint8Array | null> => {

@@ -93,7 +93,12 @@ Deno.test("control plane through the extension: advertised, scoped by the bound 
     "prod/_control/heartbeats/i1",
     "prod/_control/migration/root-import-complete",
   ]);
-  assert.equal(dec(await root.get("heartbeats/i1")), "root", "made before the binding: solo");
+  // Made before the binding: its keys follow the namespace bound since (as
+  // the existing extensions' do), its listing keeps the solo prefix.
+  assert.equal(dec(await root.get("heartbeats/i1")), "prod");
+  assert.equal(dec(await store.get("_control/heartbeats/i1").then((g) => g.body)), "root");
+  assert.deepEqual(await root.list("heartbeats/"), ["heartbeats/i1"]);
+  assert.deepEqual(await ns.list(""), ["heartbeats/i1", "migration/root-import-complete"]);
   // A pull and a push of the cache leave the control plane alone.
   await svc.markDirty();
   await svc.pushChanged({ namespace: "prod" });
@@ -103,4 +108,37 @@ Deno.test("control plane through the extension: advertised, scoped by the bound 
   assert.ok(!files.includes("_control"), files.join(","));
   assert.equal(await Deno.stat(`${cache}/prod/_control`).then(() => true, () => false), false);
   assert.equal(dec(await ns.get("heartbeats/i1")), "prod");
+});
+
+Deno.test("control plane: a store made before the namespace is bound writes where a serve that bound it first reads (a token rotated in a namespaced repo)", async () => {
+  const store = new InMemoryStore();
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    identity: { holder: "s@host", hostname: "host", pid: 1 },
+  });
+  // The tool's token command: its vault's store is made first, then a
+  // scoped pull binds the namespace, then the secret is written.
+  const cli = ds.createProvider({ bucket: "mem" }).createSyncService(
+    "/repo",
+    await Deno.makeTempDir({ prefix: "sluice-cp-cli-" }),
+  );
+  const vault = cli.controlPlaneStore!();
+  assert.equal(await vault.get("token-secrets/encryption-key"), null);
+  await cli.pullChanged({
+    context: { models: [{ modelType: "swamp/server-token", modelId: "t1" }] },
+    namespace: "prod",
+  });
+  await vault.put("token-secrets/values/t1", enc("rotated"));
+  assert.deepEqual(store.keys("_control/"), []);
+  // serve, in a process of its own, binds first and then makes its store.
+  const serve = ds.createProvider({ bucket: "mem" }).createSyncService(
+    "/repo",
+    await Deno.makeTempDir({ prefix: "sluice-cp-serve-" }),
+  );
+  await serve.pullChanged({ namespace: "prod" });
+  assert.equal(dec(await serve.controlPlaneStore!().get("token-secrets/values/t1")), "rotated");
+  await vault.delete("token-secrets/values/t1");
+  assert.deepEqual(store.keys("prod/_control/"), []);
 });

@@ -298,9 +298,10 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   /**
-   * swamp's control plane under `[<ns>/]_control/` of the namespace bound
-   * when it is made (solo before any binding), as the existing extensions
-   * scope it: see `control_plane.ts`. No I/O until used; binds nothing.
+   * swamp's control plane under `[<ns>/]_control/` of the bound namespace
+   * (solo before any binding), read at each call, its `list` keeping the
+   * namespace bound when it is made, as the existing extensions scope it:
+   * see `control_plane.ts`. No I/O until used; binds nothing.
    */
   controlPlaneStore(): SwampControlPlaneStore {
     const rt = this.#rt;
@@ -308,7 +309,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const retry = { ...DEFAULT_RETRY, ...rt.provider.config.retry };
     return controlPlane(
       store,
-      this.#binding.namespace ?? "",
+      () => this.#binding.namespace ?? "",
       store.retriesInternally ? { ...retry, retries: 0 } : retry,
     );
   }
