@@ -166,6 +166,17 @@ export interface SwampSyncService {
   migrateMonolithToShards?(options?: SwampSyncOptions): Promise<SwampMigratedIndex>;
   /** Direct access to the control plane's records under `[<ns>/]_control/` (synchronous). */
   controlPlaneStore?(): SwampControlPlaneStore;
+  /** Other namespaces' catalog exports (`<ns>/.catalog-export.json`); one without an export is left out. */
+  pullForeignCatalogs?(
+    namespaces: string[],
+    signal?: AbortSignal,
+  ): Promise<{ namespace: string; rows: unknown[] }[]>;
+  /** One file of another namespace, not kept anywhere; `null` when absent. */
+  fetchForeignContent?(
+    namespace: string,
+    relPath: string,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array | null>;
 }
 
 /** What `migrateMonolithToShards` resolves with: the v2 meta's fields. */

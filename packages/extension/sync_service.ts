@@ -77,7 +77,8 @@ import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
 import { reportPull, reportPush, telling } from "./sync_reporting.ts";
 import { isLazySkippable } from "./lazy_paths.ts";
 import { controlPlane } from "./control_plane.ts";
-import { DEFAULT_RETRY } from "../../sync/retry.ts";
+import { fetchForeignContent, pullForeignCatalogs } from "./foreign.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "../../sync/retry.ts";
 
 export { isInternalCacheFile, modelPullPrefixes } from "./cache_paths.ts";
 
@@ -298,19 +299,57 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   /**
+   * Other namespaces' catalog exports, read from the datastore as they are
+   * (see `foreign.ts`); binds nothing.
+   */
+  pullForeignCatalogs(
+    namespaces: string[],
+    signal?: AbortSignal,
+  ): Promise<{ namespace: string; rows: unknown[] }[]> {
+    return telling(
+      this.#rt,
+      () =>
+        pullForeignCatalogs(
+          this.#rt.conditionalStore,
+          namespaces,
+          this.#retry(),
+          this.#rt.events,
+          signal,
+        ),
+    );
+  }
+
+  /** One file of another namespace (see `foreign.ts`); `null` when absent; binds nothing. */
+  fetchForeignContent(
+    namespace: string,
+    relPath: string,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array | null> {
+    return telling(
+      this.#rt,
+      () =>
+        fetchForeignContent(this.#rt.conditionalStore, namespace, relPath, this.#retry(), signal),
+    );
+  }
+
+  /** The retry policy of direct reads and writes (none where the store retries by itself). */
+  #retry(): RetryPolicy {
+    const store = this.#rt.conditionalStore;
+    const retry = { ...DEFAULT_RETRY, ...this.#rt.provider.config.retry };
+    return store.retriesInternally ? { ...retry, retries: 0 } : retry;
+  }
+
+  /**
    * swamp's control plane under `[<ns>/]_control/` of the bound namespace
    * (solo before any binding), read at each call, its `list` keeping the
    * namespace bound when it is made, as the existing extensions scope it:
    * see `control_plane.ts`. No I/O until used; binds nothing.
    */
   controlPlaneStore(): SwampControlPlaneStore {
-    const rt = this.#rt;
-    const store = rt.conditionalStore;
-    const retry = { ...DEFAULT_RETRY, ...rt.provider.config.retry };
     return controlPlane(
-      store,
+      this.#rt.conditionalStore,
       () => this.#binding.namespace ?? "",
-      store.retriesInternally ? { ...retry, retries: 0 } : retry,
+      this.#retry(),
     );
   }
 }
