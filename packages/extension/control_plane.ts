@@ -32,12 +32,13 @@ export function controlPrefix(namespace: string): string {
 /**
  * The control plane of `namespace` over `store` (the datastore's root
  * store, behind its conditional-write fallback), each call retried under
- * `retry`. A `namespace` given as a function is read at each `put`, `get`,
- * `delete` and `putIfAbsent`, and `list` keeps the prefix of the namespace
- * read when the control plane is made, as the existing extensions scope
- * theirs: a store the tool makes before a sync binds the namespace (its
- * token commands do, then write a secret) writes where a `swamp serve`
- * that bound it first reads.
+ * `retry`. A `namespace` given as a function is asked at each call: the
+ * extension's service answers with the namespace bound, else the one its
+ * cache holds (see `sync_service.ts`), so that a store the tool makes
+ * before a sync binds the namespace (its token commands do: they read and
+ * create the encryption key, then write a secret) keeps every record of
+ * one command in one namespace, where a `swamp serve` that bound it first
+ * reads them.
  *
  * @example
  * ```ts
@@ -51,19 +52,19 @@ export function controlPrefix(namespace: string): string {
  */
 export function controlPlane(
   store: ObjectStore,
-  namespace: string | (() => string),
+  namespace: string | (() => string | Promise<string>),
   retry: RetryPolicy,
 ): Required<SwampControlPlaneStore> {
   const current = typeof namespace === "string" ? () => namespace : namespace;
-  const root = controlPrefix(current());
-  const keyOf = (key: string) => {
+  const root = async () => controlPrefix(await current());
+  const keyOf = async (key: string) => {
     if (!isSafeRelPath(key)) {
       throw new UnsafePathError(
         key,
         "not a control-plane key (a relative slash path with no empty, `.` or `..` segment)",
       );
     }
-    return `${controlPrefix(current())}${key}`;
+    return `${await root()}${key}`;
   };
   const retried = <T>(fn: () => Promise<T>) => withRetry(fn, retry);
   const get = async (k: string): Promise<Uint8Array | null> => {
@@ -76,11 +77,11 @@ export function controlPlane(
   };
   return {
     async put(key, data) {
-      const k = keyOf(key);
+      const k = await keyOf(key);
       await retried(() => store.put(k, data, PutModes.overwrite));
     },
     async putIfAbsent(key, data) {
-      const k = keyOf(key);
+      const k = await keyOf(key);
       let attempts = 0;
       try {
         await retried(() => {
@@ -96,17 +97,18 @@ export function controlPlane(
         return attempts > 1 && sameBytes(await get(k), data);
       }
     },
-    get: (key) => get(keyOf(key)),
+    get: async (key) => await get(await keyOf(key)),
     async delete(key) {
-      const k = keyOf(key);
+      const k = await keyOf(key);
       await retried(() => store.delete(k));
     },
     async list(prefix) {
+      const at = await root();
       const keys: string[] = [];
       await retried(async () => {
         keys.length = 0;
-        for await (const page of store.list(`${root}${prefix}`)) {
-          for (const o of page) keys.push(o.key.slice(root.length));
+        for await (const page of store.list(`${at}${prefix}`)) {
+          for (const o of page) keys.push(o.key.slice(at.length));
         }
       });
       return keys;

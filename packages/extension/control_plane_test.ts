@@ -29,7 +29,7 @@ Deno.test("control plane: put and get round trip, a missing key is null, delete 
   assert.equal(await cp.get("heartbeats/i1"), null);
   assert.deepEqual(await cp.list("heartbeats/"), ["heartbeats/i2"]);
   await assert.rejects(() => cp.put("../escape", enc("x")), UnsafePathError);
-  assert.throws(() => void cp.get("/abs"), UnsafePathError);
+  await assert.rejects(() => cp.get("/abs"), UnsafePathError);
 });
 
 Deno.test("control plane: a namespace's records live under <ns>/_control/ and only it sees them", async () => {
@@ -93,8 +93,7 @@ Deno.test("control plane through the extension: advertised, scoped by the bound 
     "prod/_control/heartbeats/i1",
     "prod/_control/migration/root-import-complete",
   ]);
-  // Made before the binding: its keys follow the namespace bound since (as
-  // the existing extensions' do), its listing keeps the solo prefix.
+  // Made before the binding: each call follows the namespace bound since.
   assert.equal(dec(await root.get("heartbeats/i1")), "prod");
   assert.equal(dec(await store.get("_control/heartbeats/i1").then((g) => g.body)), "root");
   assert.deepEqual(await root.list("heartbeats/"), ["heartbeats/i1"]);
@@ -110,7 +109,7 @@ Deno.test("control plane through the extension: advertised, scoped by the bound 
   assert.equal(dec(await ns.get("heartbeats/i1")), "prod");
 });
 
-Deno.test("control plane: a store made before the namespace is bound writes where a serve that bound it first reads (a token rotated in a namespaced repo)", async () => {
+Deno.test("control plane: a token command's store, made before its sync binds the namespace, keeps the key and the secret where a serve of that namespace reads them", async () => {
   const store = new InMemoryStore();
   const ds = defineStoreDatastore({
     store,
@@ -118,27 +117,49 @@ Deno.test("control plane: a store made before the namespace is bound writes wher
     env: envFrom({}),
     identity: { holder: "s@host", hostname: "host", pid: 1 },
   });
-  // The tool's token command: its vault's store is made first, then a
-  // scoped pull binds the namespace, then the secret is written.
-  const cli = ds.createProvider({ bucket: "mem" }).createSyncService(
-    "/repo",
-    await Deno.makeTempDir({ prefix: "sluice-cp-cli-" }),
-  );
+  // A namespaced repository's cache: the tool keeps `<ns>/.namespace.json` there.
+  const cacheCli = await Deno.makeTempDir({ prefix: "sluice-cp-cli-" });
+  await Deno.mkdir(`${cacheCli}/prod`);
+  await Deno.writeTextFile(`${cacheCli}/prod/.namespace.json`, '{"namespace":"prod"}');
+  const cli = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cacheCli);
+  // The tool's token command: its vault's store is made, the encryption key
+  // read and created, then a scoped pull binds the namespace, then the
+  // secret is written.
   const vault = cli.controlPlaneStore!();
   assert.equal(await vault.get("token-secrets/encryption-key"), null);
+  assert.equal(await vault.putIfAbsent!("token-secrets/encryption-key", enc("K")), true);
   await cli.pullChanged({
     context: { models: [{ modelType: "swamp/server-token", modelId: "t1" }] },
     namespace: "prod",
   });
   await vault.put("token-secrets/values/t1", enc("rotated"));
   assert.deepEqual(store.keys("_control/"), []);
+  assert.deepEqual(await vault.list("token-secrets/values/"), ["token-secrets/values/t1"]);
   // serve, in a process of its own, binds first and then makes its store.
   const serve = ds.createProvider({ bucket: "mem" }).createSyncService(
     "/repo",
     await Deno.makeTempDir({ prefix: "sluice-cp-serve-" }),
   );
   await serve.pullChanged({ namespace: "prod" });
-  assert.equal(dec(await serve.controlPlaneStore!().get("token-secrets/values/t1")), "rotated");
+  const served = serve.controlPlaneStore!();
+  assert.equal(dec(await served.get("token-secrets/encryption-key")), "K");
+  assert.equal(dec(await served.get("token-secrets/values/t1")), "rotated");
   await vault.delete("token-secrets/values/t1");
-  assert.deepEqual(store.keys("prod/_control/"), []);
+  assert.deepEqual(store.keys("prod/_control/token-secrets/values/"), []);
+});
+
+Deno.test("control plane: before any binding, a cache holding no namespace is solo", async () => {
+  const store = new InMemoryStore();
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    identity: { holder: "s@host", hostname: "host", pid: 1 },
+  });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-cp-solo-" });
+  const cp = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cache)
+    .controlPlaneStore!();
+  await cp.put("heartbeats/i1", enc("solo"));
+  assert.deepEqual(store.keys(""), ["_control/heartbeats/i1"]);
+  assert.deepEqual(await cp.list("heartbeats/"), ["heartbeats/i1"]);
 });

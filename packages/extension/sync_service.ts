@@ -340,15 +340,15 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   /**
-   * swamp's control plane under `[<ns>/]_control/` of the bound namespace
-   * (solo before any binding), read at each call, its `list` keeping the
-   * namespace bound when it is made, as the existing extensions scope it:
+   * swamp's control plane under `[<ns>/]_control/` of the bound namespace,
+   * asked at each call; before any binding, of the namespace the cache
+   * holds (its one root directory holding `.namespace.json`), else solo:
    * see `control_plane.ts`. No I/O until used; binds nothing.
    */
   controlPlaneStore(): SwampControlPlaneStore {
     return controlPlane(
       this.#rt.conditionalStore,
-      () => this.#binding.namespace ?? "",
+      async () => this.#binding.namespace ?? await this.#binding.onlyNamespace(),
       this.#retry(),
     );
   }
