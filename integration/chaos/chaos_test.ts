@@ -416,7 +416,7 @@ Deno.test("history: reshapes are inserted from a generator of their own, the oth
     if (added.length > 0) inserted++;
     for (const o of h.ops) {
       if (o.kind === "reshape") {
-        assert.match(formatOp(o), /notes\/shared-\d\.md file <-> directory/);
+        assert.match(formatOp(o), /notes\/shared-\d\.(md|lock) file <-> directory/);
       }
     }
   }

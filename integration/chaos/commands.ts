@@ -34,6 +34,7 @@ import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
 import type { ShapeWatch } from "./shapes.ts";
 import type { ChaosStats } from "./stats.ts";
+import { pendingChanges, unaccounted } from "./accounted.ts";
 
 /** Lock timings of the workload (fake time). */
 export const CHAOS_LOCK: LockOptions = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 2_000 };
@@ -65,6 +66,8 @@ export interface CommandEnv {
   readonly stats: ChaosStats;
   /** Counts a command outcome and traces it. */
   outcome(o: string, what?: string, error?: unknown): void;
+  /** The history operation running now (for violations seen by a command). */
+  opId(): number;
 }
 
 const enc = new TextEncoder();
@@ -79,15 +82,29 @@ function globalLockOf(svc: SyncService): DistributedLock {
   return svc.lockBackend.createLock(globalLockKey(), svc.identity, CHAOS_LOCK);
 }
 
-/** A Sluice API push: under the global lock when old clients push too (see {@link CommandEnv}). */
-export function pushOf(
+/**
+ * A Sluice API push: under the global lock when old clients push too (see
+ * {@link CommandEnv}). One that succeeds must account for every local
+ * change it was asked to publish (I20, `accounted.ts`).
+ */
+export async function pushOf(
   env: CommandEnv,
   svc: SyncService,
   options: PushOptions = {},
 ): Promise<PushResult> {
-  return env.globalLockCommits
-    ? pushUnderGlobalLock(svc, globalLockOf(svc), options)
-    : svc.pushChanged(options);
+  const before = options.dryRun ? new Map() : await pendingChanges(svc);
+  const r = env.globalLockCommits
+    ? await pushUnderGlobalLock(svc, globalLockOf(svc), options)
+    : await svc.pushChanged(options);
+  for (const path of await unaccounted(svc, before, r)) {
+    env.truth.violate({
+      invariant: "I20",
+      message:
+        `a push of ${svc.identity.holder} succeeded, but dropped its local change of ${path}: not published, not kept dirty, not a conflict, not said to be unpublished; no later push takes it`,
+      afterOp: env.opId(),
+    });
+  }
+  return r;
 }
 
 /** The error code of `e` (or `exception:<name>`). */

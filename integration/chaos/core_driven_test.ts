@@ -48,6 +48,7 @@ class Bench {
       stats: this.stats,
       outcome: (o, what, e) =>
         this.outcomes.push(`${what}: ${o}${e instanceof Error ? ` (${e.message})` : ""}`),
+      opId: () => 0,
     };
   }
 

@@ -16,7 +16,9 @@ export const DATA_NAMES: readonly string[] = ["out", "log"];
 
 /**
  * The files the edit and delete moves touch, shared by every clone so that
- * their edits conflict: three config files and three "other" state files.
+ * their edits conflict: three config files and three "other" state files,
+ * one of them named like a package manager's lockfile (a user's file, not
+ * one of the layout's own `.lock` objects: it is pushed as any other).
  */
 export const SHARED_FILES: readonly string[] = [
   "config/settings-0.yaml",
@@ -24,7 +26,7 @@ export const SHARED_FILES: readonly string[] = [
   "config/settings-2.yaml",
   "notes/shared-0.md",
   "notes/shared-1.md",
-  "notes/shared-2.md",
+  "notes/shared-2.lock",
 ];
 
 /**

@@ -128,7 +128,7 @@ export async function checkNothingUnnamed(
   const violations: Violation[] = [];
   for await (const page of direct.list("")) {
     for (const o of page) {
-      if (isLayoutInternal(o.key) || o.key.endsWith(".lock") || Object.hasOwn(entries, o.key)) {
+      if (isLayoutInternal(o.key) || o.key.startsWith(".locks/") || Object.hasOwn(entries, o.key)) {
         continue;
       }
       // An old client uploads, then rewrites the index: a push of its that

@@ -66,6 +66,9 @@
  *   there before, and not pushed the deletion yet): an entry a pull removed for naming nothing
  *   is not a deletion for the clones holding the last copies. Until such
  *   an entry is removed it names a missing object, which I7 and I8 allow.
+ * - I20: a push that succeeds accounts for every local change it was asked
+ *   to publish: published, still marked dirty, or named in its result
+ *   (`accounted.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -98,7 +101,8 @@ export type Invariant =
   | "I16"
   | "I17"
   | "I18"
-  | "I19";
+  | "I19"
+  | "I20";
 
 /** A broken invariant. */
 export interface Violation {

@@ -151,6 +151,7 @@ class World {
       shapes: this.shapes,
       stats: this.stats,
       outcome: (o, what, error) => this.#outcome(o, what, error),
+      opId: () => this.#opId,
     };
   }
 
