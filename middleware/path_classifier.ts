@@ -9,8 +9,7 @@
  */
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
-import { isLayoutInternal, isVersionFile } from "../sync/transfer/bucket_layout.ts";
-import { isTempFileName } from "../sync/transfer/atomic_write.ts";
+import { isLocalOnly, isVersionFile } from "../sync/transfer/bucket_layout.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";
@@ -21,20 +20,20 @@ export const MANAGED_LOCKFILE = "config/upstream_extensions.json";
 const INDEX_ROOT_FILES = new Set([".datastore-index.json", ".catalog-export.json"]);
 
 /**
- * Sluice's state, the namespaced global locks and temporary files caught
- * between their write and their rename (`isTempFileName`). Any other name is
- * a file of the datastore's like the rest: a `yarn.lock` or a `notes.tmp` of
- * a user's is pushed, as other clients of the layout push it (the layout's
- * own lock objects are named `.lock` exactly: `isLayoutInternal`).
+ * Sluice's state, the namespaced global locks, temporary files caught
+ * between their write and their rename, and the layout's own objects
+ * (`isLocalOnly`, the rule the pull keeps too). Any other name is a file of
+ * the datastore's like the rest: a `yarn.lock` or a `notes.tmp` of a
+ * user's is pushed, as other clients of the layout push it.
  */
 function isInternal(segs: readonly string[]): boolean {
-  return segs[0] === ".sluice" || segs[0] === ".locks" || isTempFileName(segs[segs.length - 1]);
+  return isLocalOnly(segs.join("/"));
 }
 
 function defaultClass(segs: readonly string[]): PathClass {
   // The bucket layout's own objects (the index, its shards, locks, sidecars)
   // are never pushed as files: a stale local copy must not replace them.
-  if (isInternal(segs) || isLayoutInternal(segs.join("/"))) return "internal";
+  if (isInternal(segs)) return "internal";
   const n = segs.length;
   const base = segs[n - 1];
   if (segs[0] === "data") {

@@ -9,6 +9,7 @@ import {
   writeAndMark,
 } from "../packages/testing/mod.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
+import { peerPush } from "../packages/testing/layout_peer.ts";
 import { createSluice } from "../sluice.ts";
 
 Deno.test("default rules give each known shape its class", () => {
@@ -32,9 +33,12 @@ Deno.test("default rules give each known shape its class", () => {
     [".datastore.lock", "internal"],
     [".locks/prod.lock", "internal"],
     ["x/.0b6f2c1e-8d4a-4e0b-9a51-3c7d2f9e8a10.tmp", "internal"],
-    ["data/t/m/d/1/raw.9f86d08101.tmp", "internal"],
-    ["files/app/raw.0123456789ab.tmp", "internal"],
+    ["data/t/m/d/1/raw.sluice-9f86d08101.tmp", "internal"],
+    ["files/app/raw.sluice-0123456789ab.tmp", "internal"],
     ["x/y.tmp", "other"],
+    ["logs/report.20241231.tmp", "other"],
+    ["files/build.deadbeef1.tmp", "other"],
+    ["notes/.draft.tmp", "other"],
     ["files/app/yarn.lock", "other"],
     ["Cargo.lock", "other"],
     ["prod/files/app/poetry.lock", "other"],
@@ -101,4 +105,37 @@ Deno.test("a user's file named like a lock or a temp file is pushed, as other cl
   assert.deepEqual([...r.uploaded].sort(), ["files/app/yarn.lock", "notes.tmp"]);
   assert.equal(store.peekText("files/app/yarn.lock"), "lockfile v1");
   assert.equal(store.peekText("notes.tmp"), "scratch notes");
+});
+
+Deno.test("the pull brings what the push takes, and leaves out what it leaves out: a file named like a temp file is synced both ways, a temp file of Sluice's neither", async () => {
+  const store = new InMemoryStore();
+  const clone = async (holder: string) =>
+    await createSluice({
+      cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
+      store,
+      clock: new FakeClock(),
+      identity: { holder, hostname: "host", pid: 1 },
+      conditional: new ConditionalWrites(),
+    });
+  const a = await clone("a@host");
+  await writeAndMark(a, "logs/report.20241231.tmp", "report v1");
+  await writeAndMark(a, "notes/.draft.tmp", "draft v1");
+  const first = await a.pushChanged();
+  assert.deepEqual([...first.uploaded].sort(), ["logs/report.20241231.tmp", "notes/.draft.tmp"]);
+  // Another client of the layout names a file with Sluice's temp name in the index.
+  await peerPush(store, { "notes/raw.sluice-0123456789ab.tmp": "a leftover" });
+  const b = await clone("b@host");
+  await b.pullChanged();
+  assert.equal(
+    await Deno.stat(`${b.cacheDir}/notes/raw.sluice-0123456789ab.tmp`).then(
+      () => true,
+      () => false,
+    ),
+    false,
+  );
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/logs/report.20241231.tmp`), "report v1");
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/notes/.draft.tmp`), "draft v1");
+  await writeAndMark(b, "logs/report.20241231.tmp", "report v2");
+  assert.deepEqual((await b.pushChanged()).uploaded, ["logs/report.20241231.tmp"]);
+  assert.equal(store.peekText("logs/report.20241231.tmp"), "report v2");
 });

@@ -66,3 +66,13 @@ Deno.test("untouched cache: a solo push beside namespace directories walks nothi
   assert.deepEqual(a.warnings.map((w) => w.code), ["unsynced_cache_not_walked"]);
   assert.match(a.warnings[0].message, /namespace directories \(prod\)/);
 });
+
+Deno.test("untouched cache: a user's file named like a temp file is walked for and pushed; a temp file of Sluice's is not", async () => {
+  const store = new InMemoryStore();
+  const a = await fresh(store);
+  await a.write("files/notes.tmp", "mine");
+  await a.write("files/raw.sluice-0123456789ab.tmp", "a leftover");
+  assert.equal(await a.svc.pushChanged(), 1);
+  assert.equal(store.peekText("files/notes.tmp"), "mine");
+  assert.equal(store.peekText("files/raw.sluice-0123456789ab.tmp"), undefined);
+});

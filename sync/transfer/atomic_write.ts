@@ -137,23 +137,28 @@ let tempSeq = 0;
 
 /**
  * True for the name of a temporary file caught between its write and its
- * rename: this module's (`<name>.<hex id><count>.tmp`, or `.<hex id>….tmp`
- * for a long name), a streamed download's (`<name>.<hex id>.tmp`) and the
- * tool's own (`.<uuid>.tmp`, hidden). Never pushed as a file of the
- * datastore's; any other name is (a `yarn.lock`, a `notes.tmp`).
+ * rename: Sluice's (`<name>.sluice-<hex id>.tmp`, from this module and from
+ * a streamed download; `.sluice-<hex id>.tmp` for a long name) and the
+ * tool's own (`.<uuid>.tmp`). Never pushed or pulled as a file of the
+ * datastore's; any other name is (a `yarn.lock`, a `notes.tmp`, a
+ * `report.20241231.tmp`).
  *
  * @example
  * ```ts
  * import { isTempFileName } from "./atomic_write.ts";
- * isTempFileName("raw.9f86d0811.tmp"); // true
- * isTempFileName("notes.tmp"); // false
+ * isTempFileName("raw.sluice-9f86d0811.tmp"); // true
+ * isTempFileName("report.20241231.tmp"); // false
  * ```
  */
 export function isTempFileName(base: string): boolean {
   return TEMP_NAME.test(base);
 }
 
-const TEMP_NAME = /^\..*\.tmp$|\.[0-9a-f]{8}[0-9a-z]*\.tmp$/;
+/** The infix of Sluice's temporary file names (see {@link isTempFileName}). */
+export const TEMP_INFIX = ".sluice-";
+
+const TEMP_NAME =
+  /\.sluice-[0-9a-f]{8,}[0-9a-z]*\.tmp$|^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
 
 /**
  * A fresh temp name in `dir` (the directory of `file`). It fits the 255-byte
@@ -164,7 +169,7 @@ function tempBeside(dir: string, file: string): string {
   const name = file.slice(dir.length + 1);
   // At most 3 UTF-8 bytes per UTF-16 unit: most names need no encoding.
   const long = name.length * 3 > 200 && new TextEncoder().encode(name).length > 200;
-  return `${dir}/${long ? "" : name}.${TEMP_TAG}${(++tempSeq).toString(36)}.tmp`;
+  return `${dir}/${long ? "" : name}${TEMP_INFIX}${TEMP_TAG}${(++tempSeq).toString(36)}.tmp`;
 }
 
 /**

@@ -168,8 +168,22 @@ Deno.test("the temp files writes leave between their write and their rename are 
     for (const t of temps) assert.ok(isTempFileName(t), t);
     // The tool's own temp files, and a streamed download's.
     assert.ok(isTempFileName(".0b6f2c1e-8d4a-4e0b-9a51-3c7d2f9e8a10.tmp"));
-    assert.ok(isTempFileName("raw.0123456789ab.tmp"));
-    for (const name of ["notes.tmp", "yarn.lock", "raw", "backup.tmp.txt", "report.v2.tmp"]) {
+    assert.ok(isTempFileName("raw.sluice-0123456789ab.tmp"));
+    // A user's files, however they are named.
+    for (
+      const name of [
+        "notes.tmp",
+        "yarn.lock",
+        "raw",
+        "backup.tmp.txt",
+        "report.v2.tmp",
+        "report.20241231.tmp",
+        "build.deadbeef1.tmp",
+        ".draft.tmp",
+        "raw.9f86d0811.tmp",
+        ".sluice-notes.tmp",
+      ]
+    ) {
       assert.ok(!isTempFileName(name), name);
     }
   } finally {

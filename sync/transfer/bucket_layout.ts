@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { isTempFileName } from "./atomic_write.ts";
 import { preview } from "../errors.ts";
 
 /** The v1 index object. */
@@ -165,6 +166,25 @@ export function isLayoutInternal(rel: string): boolean {
   const base = rel.slice(rel.lastIndexOf("/") + 1);
   return base === ".lock" || base === ".namespace.json" || base === "_catalog.db" ||
     base.startsWith("_catalog.db-");
+}
+
+/**
+ * True for a cache path Sluice never pushes nor pulls: the layout's own
+ * objects ({@link isLayoutInternal}, `.sluice/` among them), the namespaced
+ * global locks under `.locks/`, and temporary files caught between their
+ * write and their rename (`isTempFileName`). The push's path classifier and
+ * the pull take the same paths for local-only.
+ *
+ * @example
+ * ```ts
+ * import { isLocalOnly } from "./bucket_layout.ts";
+ * isLocalOnly("notes/raw.sluice-9f86d0811.tmp"); // true
+ * isLocalOnly("files/app/yarn.lock"); // false
+ * ```
+ */
+export function isLocalOnly(rel: string): boolean {
+  return isLayoutInternal(rel) || rel === ".locks" || rel.startsWith(".locks/") ||
+    isTempFileName(rel.slice(rel.lastIndexOf("/") + 1));
 }
 
 type Raw = Record<string, unknown>;

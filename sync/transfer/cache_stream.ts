@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { SluiceError, UnreachableError } from "../errors.ts";
 import { randomId } from "../hash.ts";
-import { keepModeAsync, type TargetCheck } from "./atomic_write.ts";
+import { keepModeAsync, type TargetCheck, TEMP_INFIX } from "./atomic_write.ts";
 import { CHUNK_BYTES } from "./body.ts";
 import { notADirectory } from "./cache_dirs.ts";
 import { isNotFound } from "./cache_paths.ts";
@@ -80,8 +80,8 @@ export async function streamToFile(
     });
     const name = file.slice(dir.length + 1);
     const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
-    // A name `isTempFileName` (atomic_write.ts) knows: never pushed if left behind.
-    tmp = `${dir}/${stem}.${randomId(6)}.tmp`;
+    // A name `isTempFileName` (atomic_write.ts) knows: never pushed nor pulled if left behind.
+    tmp = `${dir}/${stem}${TEMP_INFIX}${randomId(6)}.tmp`;
     {
       using out = await Deno.open(tmp, { write: true, createNew: true });
       for (;;) {
