@@ -7,6 +7,7 @@
 import { isAbsolute, relative } from "node:path";
 import { SluiceError, UnreadablePathError, UnsafePathError } from "../sync/errors.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
+import { isLocalOnly } from "../sync/transfer/bucket_layout.ts";
 import type { SyncService } from "../sync/service/service.ts";
 
 /**
@@ -24,6 +25,12 @@ export async function cachePaths(
   const out: string[] = [];
   for (const p of paths) {
     const rel = cacheRel(service, p);
+    if (known && isLocalOnly(rel)) {
+      throw new SluiceError(
+        "local_only",
+        `${p} is local-only: Sluice never pushes nor pulls it (the bucket layout's own objects, a lock, Sluice's state or a temporary file; see "Path classes" in the README). Nothing was pushed. Name the files you mean to publish; \`sluice status\` lists what changed.`,
+      );
+    }
     if (await service.cache.stat(rel).catch(unreadableIsThere)) {
       out.push(rel);
       continue;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { STATE_DIR } from "../sync/transfer/cache.ts";
 import { run } from "./commands.ts";
 
 /** One in-process run of the command line. */
@@ -54,7 +55,7 @@ export interface World {
   root: string;
   /** `file://<root>`. */
   url: string;
-  /** The directory of the cache `name` (created). */
+  /** The directory of the cache `name`, made a cache (its state directory created, as by `--init`). */
   cache(name: string): string;
   /** Writes a file into a cache, creating its directories. */
   write(cache: string, path: string, text: string): Promise<void>;
@@ -73,7 +74,7 @@ export async function world(): Promise<World> {
     url: `file://${root}`,
     cache: (name) => {
       const dir = `${base}/${name}`;
-      Deno.mkdirSync(dir, { recursive: true });
+      Deno.mkdirSync(`${dir}/${STATE_DIR}`, { recursive: true });
       return dir;
     },
     async write(cache, path, text) {

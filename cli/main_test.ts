@@ -481,7 +481,7 @@ Deno.test("relative --cache and file://./ stores resolve against the given cwd",
   const w = await world();
   const cwd = w.cache("");
   await w.write(`${cwd}/.sluice-cache`, "outputs/o.txt", "o");
-  const r = await sluice(["push", "--store", "file://./store", "--json"], { cwd });
+  const r = await sluice(["push", "--init", "--store", "file://./store", "--json"], { cwd });
   assert.equal(r.code, 0, r.err);
   assert.equal(r.json().cacheDir, `${cwd.replace(/\/$/, "")}/.sluice-cache`);
   assert.equal(r.json().endpoint, w.url);

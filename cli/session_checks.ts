@@ -245,6 +245,16 @@ export async function checkCacheDir(
       } --cache ${shellWord(outer)}\`), or choose a directory outside it.`,
     );
   }
+  if (kind === "dir" && !init && again && await neverACache(dir)) {
+    throw new SluiceError(
+      "cache_not_found",
+      `The directory ${dir} holds files but has never been a cache (it has no ${STATE_DIR}/ of Sluice's): ${
+        defaulted
+          ? `no --cache was given, and ${DEFAULT_CACHE_DIR} of the working directory is the default.`
+          : "is --cache mistyped?"
+      } Nothing was created, pushed or pulled. Check the path; to make this directory a new cache, run the command again with --init: \`${again}\` (a push then publishes the files in it; a pull keeps a file of it that the datastore also holds, set aside as a conflict).`,
+    );
+  }
   if (kind === "missing" && !init) {
     throw new SluiceError(
       "cache_not_found",
@@ -261,6 +271,22 @@ export async function checkCacheDir(
       }.`,
     );
   }
+}
+
+/** True when `dir` holds anything but has no state directory of Sluice's: not a cache yet. */
+async function neverACache(dir: string): Promise<boolean> {
+  try {
+    await Deno.lstat(`${dir}/${STATE_DIR}`);
+    return false;
+  } catch {
+    // No state: a cache only once it is made one.
+  }
+  try {
+    for await (const _ of Deno.readDir(dir)) return true;
+  } catch {
+    return false;
+  }
+  return false;
 }
 
 /**

@@ -46,6 +46,49 @@ Deno.test("a missing cache directory is refused (cache_not_found, 66) unless --i
   await w.cleanup();
 });
 
+Deno.test("a directory that holds files but was never a cache is refused (cache_not_found, 66) by push and pull unless --init", async () => {
+  const w = await world();
+  await w.write(w.cache("a"), "notes/team.txt", "the team's\n");
+  assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
+  // A project directory named by mistake.
+  const project = `${w.base}/project`;
+  await w.write(project, "src/main.c", "int main;\n");
+  await w.write(project, "notes/team.txt", "mine\n");
+  for (const command of ["pull", "push"]) {
+    const r = await sluice([command, "--cache", project, "--store", w.url]);
+    assert.equal(r.code, 66, `${command}: ${r.err}`);
+    assert.match(
+      r.err,
+      /^error\[cache_not_found\]: The directory \S*project holds files but has never been a cache/,
+    );
+    assert.match(
+      r.err,
+      new RegExp(`\`sluice ${command} --cache \\S*project --store file://\\S+ --init\``),
+    );
+  }
+  assert.equal(await Deno.readTextFile(`${project}/notes/team.txt`), "mine\n");
+  assert.equal(await exists(`${project}/.sluice`), false, "nothing was written there");
+  const status = await sluice([
+    "pull",
+    "--init",
+    "--cache",
+    `${w.base}/b`,
+    "--store",
+    w.url,
+    "--json",
+  ]);
+  assert.deepEqual(status.json().fetched, ["notes/team.txt"], "nothing was pushed");
+  // An empty directory is a new cache as it is; --init makes one of a full one.
+  const empty = `${w.base}/empty`;
+  await Deno.mkdir(empty);
+  assert.equal((await sluice(["pull", "--cache", empty, "--store", w.url])).code, 0);
+  // Its own file is pushed; the datastore's copy it never synced is not written over (exit 2).
+  const made = await sluice(["push", "--init", "--cache", project, "--store", w.url, "--json"]);
+  assert.equal(made.code, 2, made.err);
+  assert.deepEqual(made.json().uploaded, ["src/main.c"]);
+  await w.cleanup();
+});
+
 Deno.test("a missing file:// store directory is refused (store_not_found, 66) and the cache is not tied to it", async () => {
   const w = await world();
   const a = w.cache("a");
@@ -310,7 +353,7 @@ Deno.test("a cache whose state directory is a file is refused (73), whatever the
 
 Deno.test("a file:// store that is the cache, lies inside it or holds it is refused (78) before anything is written", async () => {
   const w = await world();
-  const a = w.cache("a");
+  const a = `${w.base}/a`;
   await w.write(a, "x/f.txt", "hi\n");
   const cases = [
     [`file://${a}/store`, /lies inside the cache/],
@@ -348,5 +391,26 @@ Deno.test("a cache that recorded a store but never synced a file takes another -
   const back = await sluice(["pull", "--cache", b, "--store", typo]);
   assert.equal(back.code, 78, back.err);
   assert.match(back.err, /mirrors .*, not /);
+  await w.cleanup();
+});
+
+Deno.test("a local-only path named to push is refused (local_only, 1): never 'Nothing to push'", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "data/t/m/.lock", "{}");
+  await w.write(a, "notes/raw.sluice-0123456789ab.tmp", "left over");
+  await w.write(a, "notes/keep.txt", "mine");
+  for (
+    const p of ["data/t/m/.lock", ".sluice/cli-store.json", "notes/raw.sluice-0123456789ab.tmp"]
+  ) {
+    const r = await sluice(["push", p, "--cache", a, "--store", w.url]);
+    assert.equal(r.code, 1, `${p}: ${r.out}${r.err}`);
+    assert.match(
+      r.err,
+      /^error\[local_only\]: \S+ is local-only: Sluice never pushes nor pulls it/,
+    );
+    assert.doesNotMatch(r.out, /Nothing to push/);
+  }
+  assert.equal((await sluice(["push", "notes/keep.txt", "--cache", a, "--store", w.url])).code, 0);
   await w.cleanup();
 });

@@ -42,13 +42,14 @@ function minioEnv(
 }
 
 /**
- * Pull, push and status of the cache `c1` (which holds a file), and a push
+ * Pull, push and status of the new cache `c1` (which holds a file), and a push
  * of the new, empty cache `c3` (nothing to push: no write, but the store is
  * still asked), against `missing`: each a clear error naming the bucket.
  */
 async function missingBucketFails(missing: string, env: Record<string, string>, dir: string) {
-  for (const args of [["pull", "--init"], ["push"], ["status"], ["push", "--init"]]) {
-    const cache = args[1] === "--init" && args[0] === "push" ? "c3" : "c1";
+  const runs = [["pull", "--init"], ["push", "--init"], ["status"], ["push", "--init"]];
+  for (const [i, args] of runs.entries()) {
+    const cache = i === 3 ? "c3" : "c1";
     const r = await cli([...args, "--cache", cache, "--store", missing], env, dir);
     const what = `${args.join(" ")} --cache ${cache}`;
     assert.equal(r.code, 78, `${what}: ${r.out}${r.err}`);
@@ -102,7 +103,11 @@ Deno.test({
       assert.equal(nothing.code, 0, nothing.err);
       assert.match(nothing.out, /^Nothing to push: the cache holds no file to publish yet/);
       // The failed commands did not tie c1 to the mistyped bucket: the right one is taken.
-      const fixed = await cli(["push", "--cache", "c1", "--store", url(bucket)], keys, dir);
+      const fixed = await cli(
+        ["push", "--init", "--cache", "c1", "--store", url(bucket)],
+        keys,
+        dir,
+      );
       assert.equal(fixed.code, 0, `${fixed.out}${fixed.err}`);
       assert.match(fixed.out, /^Pushed 1 file/m);
       const later = await cli(["push", "--cache", "c1"], keys, dir);
@@ -115,7 +120,11 @@ Deno.test({
       );
       assert.equal(local.code, 0, local.err);
       await Deno.writeTextFile(`${dir}/c4/c.txt`, "c");
-      const right = await cli(["push", "--cache", "c4", "--store", url(bucket)], keys, dir);
+      const right = await cli(
+        ["push", "--init", "--cache", "c4", "--store", url(bucket)],
+        keys,
+        dir,
+      );
       assert.equal(right.code, 0, `${right.out}${right.err}`);
 
       const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
@@ -151,7 +160,11 @@ Deno.test({
       await missingBucketFails(url("no-such-bucket-16"), env, dir);
       const bucket = await gcs.createBucket();
       // The failed commands did not tie c1 to the mistyped bucket: the right one is taken.
-      const fixed = await cli(["push", "--cache", "c1", "--store", url(bucket)], env, dir);
+      const fixed = await cli(
+        ["push", "--init", "--cache", "c1", "--store", url(bucket)],
+        env,
+        dir,
+      );
       assert.equal(fixed.code, 0, `${fixed.out}${fixed.err}`);
       assert.match(fixed.out, /^Pushed 1 file/m);
       const pulled = await cli(
@@ -199,7 +212,7 @@ Deno.test({
         ],
       ] as const;
       for (const [url, what, todo] of cases) {
-        for (const args of [["push"], ["probe"]]) {
+        for (const args of [["push", "--init"], ["probe"]]) {
           const r = await cli(
             args[0] === "probe" ? ["probe", url] : [...args, "--cache", "c1", "--store", url],
             env,

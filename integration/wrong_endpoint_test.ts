@@ -42,7 +42,9 @@ Deno.test("an endpoint that is a plain web server: pull, push and probe fail on 
 
     await Deno.mkdir(`${base}/d/notes`, { recursive: true });
     await Deno.writeTextFile(`${base}/d/notes/a.txt`, "a\n");
-    const pushed = await sluice(["push", "--cache", `${base}/d`, "--store", store], { env: ENV });
+    const pushed = await sluice(["push", "--init", "--cache", `${base}/d`, "--store", store], {
+      env: ENV,
+    });
     assert.equal(pushed.code, 78, pushed.out + pushed.err);
     assert.match(pushed.err, /a web page rather than an answer/);
 

@@ -11,6 +11,7 @@ export type ErrorCode =
   | "already_exists"
   | "precondition_failed"
   | "not_found"
+  | "local_only"
   | "not_implemented"
   | "unreachable"
   | "aborted"
@@ -47,6 +48,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   already_exists: 1,
   precondition_failed: 1,
   not_found: 1,
+  local_only: 1,
   not_implemented: 69,
   unreachable: 69,
   aborted: 130,
