@@ -182,6 +182,7 @@ const LEFT_BY: Record<string, string> = {
   "bucket create":
     "The bucket may or may not have been made: running the command again says so either way.",
   status: "Nothing was changed: status only reads.",
+  theirs: "Nothing was changed: theirs only reads.",
   "lock list": "Nothing was changed: lock list only reads.",
   "lock inspect": "Nothing was changed: lock inspect only reads.",
 };

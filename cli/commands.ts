@@ -17,6 +17,7 @@ import { pushCommand } from "./push_command.ts";
 import { statusCommand } from "./status_command.ts";
 import { lockCommand, lockfileCommand } from "./lock_commands.ts";
 import { resolveCommand } from "./conflict_commands.ts";
+import { theirsCommand } from "./theirs_command.ts";
 import { bucketCommand } from "./bucket_commands.ts";
 import { indexCommand } from "./index_commands.ts";
 import { STORE_ENV } from "./session.ts";
@@ -74,6 +75,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.addCommand(pullCommand(io, state));
   program.addCommand(statusCommand(io, state));
   program.addCommand(resolveCommand(io, state));
+  program.addCommand(theirsCommand(io, state));
   program.addCommand(lockCommand(io, state));
   program.addCommand(lockfileCommand(io, state));
   program.addCommand(bucketCommand(io, state));

@@ -434,3 +434,36 @@ Deno.test("a pull whose record of lost files cannot be read keeps a peer's delet
   assert.equal(await Deno.readTextFile(`${a}/${CFG}`).catch(() => null), null);
   await w.cleanup();
 });
+
+Deno.test("theirs prints the datastore's copy of a conflicted path to merge from, or writes it outside the cache; nothing in the cache changes", async () => {
+  const { w, a, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const shown = await sluice(["theirs", CFG, "--cache", b]);
+  assert.equal(shown.code, 0, shown.err);
+  assert.equal(shown.out, "x: 2\n");
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "y: 1\n", "the cache is untouched");
+  const json = await sluice(["theirs", CFG, "--cache", b, "--json"]);
+  assert.equal(json.json().text, "x: 2\n");
+  assert.equal(json.json().changedSinceRecorded, false);
+  // To a file outside the cache, never inside it.
+  const file = `${w.base}/app.theirs.yaml`;
+  assert.equal((await sluice(["theirs", CFG, "--out", file, "--cache", b])).code, 0);
+  assert.equal(await Deno.readTextFile(file), "x: 2\n");
+  const inside = await sluice(["theirs", CFG, "--out", `${b}/config/x.yaml`, "--cache", b]);
+  assert.equal(inside.code, 65, inside.err);
+  assert.match(inside.err, /lies inside the cache/);
+  // A newer copy since the conflict was recorded is shown, and said to be newer.
+  await w.write(a, CFG, "x: 3\n");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  const newer = await sluice(["theirs", CFG, "--cache", b]);
+  assert.equal(newer.out, "x: 3\n");
+  assert.match(newer.err, /warning\[theirs_changed\]/);
+  // A path with no conflict is refused; the merge then goes through as before.
+  assert.equal((await sluice(["theirs", "config/none.yaml", "--cache", b])).code, 1);
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  await w.write(b, CFG, "x: 3\ny: 1\n");
+  const merged = await sluice(["resolve", CFG, "--merged", "--cache", b]);
+  assert.equal(merged.code, 0, merged.err);
+  assert.equal((await sluice(["theirs", CFG, "--cache", b])).code, 1, "resolved: no conflict left");
+  await w.cleanup();
+});

@@ -33,7 +33,7 @@ import { shellWord } from "../sync/shell_word.ts";
 
 /** A `sluice` command (as a message names it) that opens a cache, and so takes `--cache`. */
 const OPENS_A_CACHE =
-  /^sluice (push|pull|status|resolve|lock (list|inspect|release)|lockfile (add|remove|retry|repair)|index migrate)(\s|$)/;
+  /^sluice (push|pull|status|resolve|theirs|lock (list|inspect|release)|lockfile (add|remove|retry|repair)|index migrate)(\s|$)/;
 
 /**
  * `text` with `args` (e.g. `["--cache", "/data/c"]`) added to every command

@@ -141,7 +141,7 @@ export function describeConflicts(conflicts: readonly ConflictRecord[]): string[
     lines.push(`    theirs: ${theirs}`);
   }
   lines.push(
-    "Resolve each with `sluice resolve <path> --mine` (publish yours over theirs), `--theirs` (take theirs; yours is set aside) or `--merged` (publish the merge now in the cache).",
+    "Resolve each with `sluice resolve <path> --mine` (publish yours over theirs), `--theirs` (take theirs; yours is set aside) or `--merged` (publish the merge now in the cache; `sluice theirs <path>` prints theirs to merge from).",
   );
   return lines;
 }
