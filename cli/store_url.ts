@@ -310,6 +310,15 @@ export function parseStoreUrl(url: string, options: ParseStoreUrlOptions = {}): 
     if (!s.toLowerCase().startsWith("file://")) throw bad("", "file:// followed by a directory");
     return parseFile(`file://${s.slice(7)}`, options);
   }
+  if (
+    (scheme === "s3" || scheme === "gs" || scheme === "gcs") &&
+    !s.slice(scheme.length).startsWith("://")
+  ) {
+    throw bad(
+      "",
+      `${scheme}:// followed by the bucket: two slashes after ${scheme}: (for example ${scheme}://bucket/prefix)`,
+    );
+  }
   if (scheme === "s3") return parseBucketUrl(s, "s3");
   if (scheme === "gs" || scheme === "gcs") {
     return parseBucketUrl(`gs${s.slice(scheme.length)}`, "gcs");

@@ -99,6 +99,9 @@ Deno.test("bad bucket URLs are refused, naming the offending part", () => {
   refused("s3://bucket/p?region=a&region=b", "store.region", /once/);
   refused("gs://bucket/p?region=x", "store.region", /endpoint, project, anonymous/);
   refused("gs://bucket/p?anonymous=sure", "store.anonymous");
+  for (const url of ["s3:/first-sync/team", "s3:bucket", "gs:/bucket/p", "gcs:bucket"]) {
+    refused(url, "store", /two slashes after (s3|gs|gcs):/);
+  }
 });
 
 Deno.test("credentials in a URL are refused without being echoed", () => {
