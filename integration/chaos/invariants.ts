@@ -251,6 +251,12 @@ export class GroundTruth {
     letGoBefore: number;
     /** A clone's user had deleted the file it synced there, and not pushed that yet (its push may delete the path). */
     pending: boolean;
+    /**
+     * The version the remote index named at the path when the object went:
+     * another than `version` where a write no commit named yet had replaced
+     * it (the index then names an object gone for the same deletion).
+     */
+    indexed?: string;
   }[] = [];
   /** Paths a user let go of by taking theirs, in order. */
   readonly #letGo: string[] = [];
@@ -328,7 +334,11 @@ export class GroundTruth {
     }
   }
 
-  /** Another tool deleted the object at `path` (op `op`), holding `bytes` at `version`; `holders` held them. */
+  /**
+   * Another tool deleted the object at `path` (op `op`), holding `bytes` at
+   * `version`; `holders` held them; the remote index named `indexed` there
+   * then (undefined: nothing).
+   */
   async vanished(
     op: number,
     path: string,
@@ -337,6 +347,7 @@ export class GroundTruth {
     holders: number[],
     touchedBefore: number,
     pending = false,
+    indexed?: string,
   ): Promise<void> {
     this.#vanished.push({
       op,
@@ -348,6 +359,7 @@ export class GroundTruth {
       touchedBefore,
       letGoBefore: this.#letGo.length,
       pending,
+      ...(indexed !== undefined ? { indexed } : {}),
     });
   }
 
@@ -359,12 +371,14 @@ export class GroundTruth {
   /**
    * True when `e` names an object another tool deleted at `path`: its
    * version, or, for an entry naming no version, its bytes' hash (or, naming
-   * no hash either, as a listing's entry does, their size).
+   * no hash either, as a listing's entry does, their size); or the version
+   * the index named there when it was deleted (a write replaced that object
+   * before the deletion, and its commit never came).
    */
   namesVanished(path: string, e: { v: string; h?: string; s?: number }): boolean {
     return this.#vanished.some((v) =>
       v.path === path &&
-      (v.version === e.v ||
+      (v.version === e.v || v.indexed === e.v ||
         (e.v.startsWith("~") && (e.h ? e.h === v.hash : e.s === v.bytes.length)))
     );
   }

@@ -421,6 +421,8 @@ class World {
     // fails deletes nothing (or, failing after taking effect, deletes).
     const got = await this.target.direct.get(path).catch(() => null);
     if (!got) return;
+    // Read past faults and scheduling: the checker's look, not a client's.
+    const indexed = (await indexEntriesOf(this.target.inspect))[path]?.v;
     await this.target.direct.delete(path).catch(() => {});
     if (await this.target.inspect.read(path)) return;
     this.stats.vanishes++;
@@ -452,6 +454,7 @@ class World {
       holders,
       this.changes.touched.length,
       pending,
+      indexed,
     );
   }
 
