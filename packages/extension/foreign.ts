@@ -14,14 +14,17 @@
  *   cannot be read fails the call after the retries, never passes for one
  *   either.
  * - {@link fetchForeignContent} reads `<ns>/<relPath>`; `null` when absent.
- *   An absolute path, or one with an empty, `.` or `..` segment, is refused
- *   (`unsafe_path`).
+ *   An absolute path, one with an empty, `.` or `..` segment, and one of the
+ *   layout's own objects (`_control/`, `_index/`, a lock, Sluice's records)
+ *   are refused (`unsafe_path`).
  *
  * @module
  */
 import { NotFoundError, SluiceError, UnsafePathError } from "../../sync/errors.ts";
 import type { SluiceEmitter } from "../../sync/events.ts";
 import { isSafeRelPath } from "../../sync/paths.ts";
+import { isLocalOnly } from "../../sync/transfer/bucket_layout.ts";
+import { isNamespaceSlug } from "./namespaces.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { type RetryPolicy, withRetry } from "../../sync/retry.ts";
 
@@ -34,11 +37,8 @@ export interface ForeignCatalog {
   readonly rows: unknown[];
 }
 
-/** A namespace slug (the tool's rule): lowercase letters, digits and inner dashes, at most 64. */
-const SLUG = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
-
 function checkNamespace(ns: string): void {
-  if (typeof ns === "string" && ns.length <= 64 && SLUG.test(ns)) return;
+  if (typeof ns === "string" && isNamespaceSlug(ns)) return;
   throw new SluiceError(
     "invalid_config",
     `${
@@ -135,6 +135,12 @@ export async function fetchForeignContent(
     throw new UnsafePathError(
       relPath,
       "not a path inside a namespace (a relative slash path with no empty, `.` or `..` segment); nothing was read",
+    );
+  }
+  if (isLocalOnly(relPath)) {
+    throw new UnsafePathError(
+      relPath,
+      "one of the layout's own objects (its index, control plane, locks or Sluice's records), not a file of the namespace; nothing was read",
     );
   }
   return await getOrNull(store, `${namespace}/${relPath}`, retry, signal);

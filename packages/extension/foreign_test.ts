@@ -58,7 +58,20 @@ Deno.test("foreign reads refuse a name that is not a namespace and a path that l
       ns,
     );
   }
-  for (const p of ["../secret.txt", "/secret.txt", "a//b", "./x", "data/../../secret.txt", ""]) {
+  for (
+    const p of [
+      "../secret.txt",
+      "/secret.txt",
+      "a//b",
+      "./x",
+      "data/../../secret.txt",
+      "",
+      "_control/token-secrets/encryption-key",
+      "_index/_meta.json",
+      "data/t/m/.lock",
+      ".sluice/vanished.json",
+    ]
+  ) {
     await assert.rejects(() => fetchForeignContent(store, "dev", p, RETRY), UnsafePathError, p);
   }
   assert.equal(store.count("get"), 0);
