@@ -10,6 +10,16 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null) => b === null ? null : new TextDecoder().decode(b);
 const RETRY = { retries: 2, minTimeoutMs: 0, maxTimeoutMs: 0 };
 
+/** The extension's datastore over `store`, as the tool loads it. */
+function datastoreOver(store: InMemoryStore) {
+  return defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    identity: { holder: "s@host", hostname: "host", pid: 1 },
+  });
+}
+
 Deno.test("control plane: put and get round trip, a missing key is null, delete is idempotent, list strips the prefix", async () => {
   const store = new InMemoryStore();
   const cp = controlPlane(store, "", RETRY);
@@ -74,12 +84,7 @@ Deno.test("control plane: a lost answer is retried, and a create that landed is 
 
 Deno.test("control plane through the extension: advertised, scoped by the bound namespace, never synced into the cache", async () => {
   const store = new InMemoryStore();
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: "s@host", hostname: "host", pid: 1 },
-  });
+  const ds = datastoreOver(store);
   const cache = await Deno.makeTempDir({ prefix: "sluice-cp-" });
   const svc = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cache);
   assert.equal(svc.capabilities?.().controlPlane, true);
@@ -111,12 +116,7 @@ Deno.test("control plane through the extension: advertised, scoped by the bound 
 
 Deno.test("control plane: a token command's store, made before its sync binds the namespace, keeps the key and the secret where a serve of that namespace reads them", async () => {
   const store = new InMemoryStore();
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: "s@host", hostname: "host", pid: 1 },
-  });
+  const ds = datastoreOver(store);
   // A namespaced repository's cache: the tool keeps `<ns>/.namespace.json` there.
   const cacheCli = await Deno.makeTempDir({ prefix: "sluice-cp-cli-" });
   await Deno.mkdir(`${cacheCli}/prod`);
@@ -150,12 +150,7 @@ Deno.test("control plane: a token command's store, made before its sync binds th
 
 Deno.test("control plane: before any binding, a cache holding no namespace is solo", async () => {
   const store = new InMemoryStore();
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: "s@host", hostname: "host", pid: 1 },
-  });
+  const ds = datastoreOver(store);
   const cache = await Deno.makeTempDir({ prefix: "sluice-cp-solo-" });
   const cp = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cache)
     .controlPlaneStore!();
