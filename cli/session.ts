@@ -16,7 +16,7 @@
  */
 import { resolve } from "node:path";
 import { createSluice } from "../sluice.ts";
-import { LocalCache } from "../sync/transfer/cache.ts";
+import { LocalCache, STATE_DIR } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
@@ -250,6 +250,8 @@ export async function openSession(
   command = "push",
 ): Promise<Session> {
   const cacheDir = resolveCacheDir(options, io);
+  const startsCaches = command === "push" || command === "pull";
+  const wasCache = await Deno.lstat(`${cacheDir}/${STATE_DIR}`).then(() => true, () => false);
   await checkCacheDir(
     cacheDir,
     options.init ?? false,
@@ -296,6 +298,10 @@ export async function openSession(
       },
       recordStore: async () => {
         if (!chosen.record || !reached) return;
+        // Only a push or a pull makes a cache: another command run on a
+        // directory that is none yet leaves it as it is (its record of a
+        // store would let a later push take the directory for a cache).
+        if (!startsCaches && !wasCache) return;
         await service.cache.writeState(
           CLI_STORE_STATE,
           {

@@ -248,7 +248,7 @@ export async function checkCacheDir(
   if (kind === "dir" && !init && again && await neverACache(dir)) {
     throw new SluiceError(
       "cache_not_found",
-      `The directory ${dir} holds files but has never been a cache (it has no ${STATE_DIR}/ of Sluice's): ${
+      `The directory ${dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's: never synced, or its sync state was removed): ${
         defaulted
           ? `no --cache was given, and ${DEFAULT_CACHE_DIR} of the working directory is the default.`
           : "is --cache mistyped?"

@@ -59,7 +59,7 @@ Deno.test("a directory that holds files but was never a cache is refused (cache_
     assert.equal(r.code, 66, `${command}: ${r.err}`);
     assert.match(
       r.err,
-      /^error\[cache_not_found\]: The directory \S*project holds files but has never been a cache/,
+      /^error\[cache_not_found\]: The directory \S*project holds files but is no cache/,
     );
     assert.match(
       r.err,
@@ -412,5 +412,21 @@ Deno.test("a local-only path named to push is refused (local_only, 1): never 'No
     assert.doesNotMatch(r.out, /Nothing to push/);
   }
   assert.equal((await sluice(["push", "notes/keep.txt", "--cache", a, "--store", w.url])).code, 0);
+  await w.cleanup();
+});
+
+Deno.test("a command that is no push or pull, run on a directory that is no cache yet, leaves it none: a later push still asks for --init", async () => {
+  const w = await world();
+  await w.write(w.cache("a"), "notes/team.txt", "the team's\n");
+  assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
+  const project = `${w.base}/project`;
+  await w.write(project, "src/main.c", "int main;\n");
+  for (const args of [["status"], ["lock", "list"]]) {
+    const r = await sluice([...args, "--cache", project, "--store", w.url]);
+    assert.notEqual(r.code, 66, `${args.join(" ")}: ${r.err}`);
+  }
+  assert.equal(await exists(`${project}/.sluice`), false);
+  const push = await sluice(["push", "--cache", project, "--store", w.url]);
+  assert.equal(push.code, 66, push.err);
   await w.cleanup();
 });
