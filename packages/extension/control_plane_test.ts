@@ -158,3 +158,25 @@ Deno.test("control plane: before any binding, a cache holding no namespace is so
   assert.deepEqual(store.keys(""), ["_control/heartbeats/i1"]);
   assert.deepEqual(await cp.list("heartbeats/"), ["heartbeats/i1"]);
 });
+
+Deno.test("control plane: a solo repository's cache beside a namespace directory left behind keeps a token command's key and secret solo", async () => {
+  const store = new InMemoryStore();
+  const ds = datastoreOver(store);
+  const cache = await Deno.makeTempDir({ prefix: "sluice-cp-left-" });
+  await Deno.mkdir(`${cache}/old`);
+  await Deno.writeTextFile(`${cache}/old/.namespace.json`, '{"namespace":"old"}');
+  await Deno.mkdir(`${cache}/data/t/m/d/1`, { recursive: true });
+  await Deno.writeTextFile(`${cache}/data/t/m/d/1/raw`, "solo data");
+  const cli = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cache);
+  const vault = cli.controlPlaneStore!();
+  assert.equal(await vault.putIfAbsent!("token-secrets/encryption-key", enc("K")), true);
+  await cli.pullChanged({
+    context: { models: [{ modelType: "swamp/server-token", modelId: "t1" }] },
+  });
+  await vault.put("token-secrets/values/t1", enc("S"));
+  assert.deepEqual(store.keys("old/"), []);
+  assert.deepEqual(store.keys("_control/"), [
+    "_control/token-secrets/encryption-key",
+    "_control/token-secrets/values/t1",
+  ]);
+});

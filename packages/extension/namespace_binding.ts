@@ -21,6 +21,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import { STATE_DIR } from "../../sync/transfer/cache.ts";
 import { DIRTY_FILE } from "../../sync/service/state.ts";
 import { isNamespaceSlug, namespaceManifestKey } from "./namespaces.ts";
+import { isInternalCacheFile } from "./cache_paths.ts";
 
 /**
  * The namespace of one sync service over the cache `cachePath`, bound by
@@ -146,6 +147,28 @@ export class NamespaceBinding {
       this.#registered.set(first, found);
     }
     if (found) this.#namespaceDirs.set(first, true);
+  }
+
+  /**
+   * The namespace the cache is laid out for, before any binding: the one
+   * root directory holding `.namespace.json`, when nothing else at the root
+   * is data of the solo layout (files the existing extensions keep local and
+   * Sluice's state aside); else `""` (solo, or not known). A solo cache
+   * beside a namespace directory left behind, or one holding two, is solo,
+   * as the existing extensions take every call made before a binding.
+   */
+  async impliedNamespace(): Promise<string> {
+    const ns = await this.onlyNamespace();
+    if (ns === "") return "";
+    try {
+      for await (const e of Deno.readDir(this.#cachePath)) {
+        if (e.name === ns || e.name === STATE_DIR || isInternalCacheFile(e.name)) continue;
+        return "";
+      }
+    } catch {
+      return "";
+    }
+    return ns;
   }
 
   /** The namespace of the cache when exactly one root directory holds `.namespace.json`. */

@@ -341,14 +341,15 @@ export class ExtensionSyncService implements SwampSyncService {
 
   /**
    * swamp's control plane under `[<ns>/]_control/` of the bound namespace,
-   * asked at each call; before any binding, of the namespace the cache
-   * holds (its one root directory holding `.namespace.json`), else solo:
-   * see `control_plane.ts`. No I/O until used; binds nothing.
+   * asked at each call; before any binding, of the namespace the cache is
+   * laid out for (its one root directory holding `.namespace.json`, with no
+   * solo data beside it), else solo: see `control_plane.ts`. No I/O until
+   * used; binds nothing.
    */
   controlPlaneStore(): SwampControlPlaneStore {
     return controlPlane(
       this.#rt.conditionalStore,
-      async () => this.#binding.namespace ?? await this.#binding.onlyNamespace(),
+      async () => this.#binding.namespace ?? await this.#binding.impliedNamespace(),
       this.#retry(),
     );
   }
