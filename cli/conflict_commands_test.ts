@@ -467,3 +467,19 @@ Deno.test("theirs prints the datastore's copy of a conflicted path to merge from
   assert.equal((await sluice(["theirs", CFG, "--cache", b])).code, 1, "resolved: no conflict left");
   await w.cleanup();
 });
+
+Deno.test("theirs never writes into the cache through a link, on either side", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const link = `${w.base}/to-b`;
+  await Deno.symlink(b, link);
+  for (
+    const [cache, out] of [[b, `${link}/config/app.theirs.yaml`], [link, `${b}/config/x.yaml`]]
+  ) {
+    const r = await sluice(["theirs", CFG, "--out", out, "--cache", cache]);
+    assert.equal(r.code, 65, `${cache} ${out}: ${r.err}`);
+    assert.match(r.err, /lies inside the cache/);
+  }
+  assert.equal(await Deno.stat(`${b}/config/app.theirs.yaml`).then(() => true, () => false), false);
+  await w.cleanup();
+});

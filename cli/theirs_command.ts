@@ -7,7 +7,8 @@
  * @module
  */
 import { Command } from "commander";
-import { isAbsolute, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { sha256Hex } from "../sync/hash.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
@@ -15,9 +16,30 @@ import type { CliIo, Output } from "./output.ts";
 import { conflictPaths } from "./cache_paths.ts";
 
 /** True when `file` is `dir` or lies under it. */
-function inside(dir: string, file: string): boolean {
+function under(dir: string, file: string): boolean {
   const rel = relative(dir, file);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * True when `file` lies in the cache `dir`, also through a link (on either
+ * side): the real path of its nearest existing directory is compared with
+ * the cache's.
+ */
+async function inside(dir: string, file: string): Promise<boolean> {
+  if (under(dir, file)) return true;
+  const realDir = await Deno.realPath(dir).catch(() => dir);
+  let at = dirname(file);
+  let rest = basename(file);
+  for (;;) {
+    try {
+      return under(realDir, join(await Deno.realPath(at), rest));
+    } catch {
+      if (dirname(at) === at) return false;
+      rest = join(basename(at), rest);
+      at = dirname(at);
+    }
+  }
 }
 
 /** Registers `theirs`. */
@@ -53,7 +75,7 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
       }
       const rel = rec.path;
       const file = o.out === undefined ? undefined : resolve(io.cwd ?? Deno.cwd(), o.out);
-      if (file !== undefined && inside(s.cacheDir, file)) {
+      if (file !== undefined && await inside(s.cacheDir, file)) {
         throw new SluiceError(
           "unsafe_path",
           `--out ${o.out} lies inside the cache ${s.cacheDir}, where a push would take it for a file of yours; nothing was written. Choose a file outside the cache.`,
@@ -76,7 +98,11 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
           `The datastore holds no object at ${rel} any more (it held version ${rec.theirs.version} when the conflict was recorded); nothing was shown. Run \`sluice pull\` to see what changed, then \`sluice status\`.`,
         );
       }
-      const moved = got.version !== rec.theirs.version;
+      // By the bytes where the record has their hash (another client's entry
+      // names no version of the store's), else by the version.
+      const moved = rec.theirs.hash
+        ? (await sha256Hex(got.body)) !== rec.theirs.hash
+        : got.version !== rec.theirs.version;
       if (moved) {
         out.warn({
           code: "theirs_changed",
