@@ -4,6 +4,7 @@ import { SyncState } from "../sync/service/state.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { peerPush } from "../packages/testing/layout_peer.ts";
 
 const CFG = "config/app.yaml";
 
@@ -481,5 +482,18 @@ Deno.test("theirs never writes into the cache through a link, on either side", a
     assert.match(r.err, /lies inside the cache/);
   }
   assert.equal(await Deno.stat(`${b}/config/app.theirs.yaml`).then(() => true, () => false), false);
+  await w.cleanup();
+});
+
+Deno.test("theirs of an old client's change (an entry naming no version) is not taken for a newer copy", async () => {
+  const { w, b } = await bothSynced();
+  await peerPush(new FsStore({ root: w.root }), { [CFG]: "x: old client\n" });
+  await w.write(b, CFG, "y: 1\n");
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const shown = await sluice(["theirs", CFG, "--cache", b, "--json"]);
+  assert.equal(shown.code, 0, shown.err);
+  assert.equal(shown.json().text, "x: old client\n");
+  assert.equal(shown.json().changedSinceRecorded, false);
+  assert.doesNotMatch(shown.err, /theirs_changed/);
   await w.cleanup();
 });
