@@ -16,7 +16,7 @@
  */
 import { resolve } from "node:path";
 import { createSluice } from "../sluice.ts";
-import { LocalCache, STATE_DIR } from "../sync/transfer/cache.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
@@ -251,8 +251,7 @@ export async function openSession(
 ): Promise<Session> {
   const cacheDir = resolveCacheDir(options, io);
   const startsCaches = command === "push" || command === "pull";
-  const wasCache = await Deno.lstat(`${cacheDir}/${STATE_DIR}`).then(() => true, () => false);
-  await checkCacheDir(
+  const wasCache = await checkCacheDir(
     cacheDir,
     options.init ?? false,
     againWithInit(io, command, ["--cache", cacheDir]),

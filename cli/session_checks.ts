@@ -213,13 +213,15 @@ export function againWithCache(
  * run again with a `--cache` of its own when none was given (the directory is
  * then the default `./.sluice-cache`, which the messages say, rather than
  * taking it for a mistyped `--cache`); it gets the enclosing cache to name.
+ * Resolves true when the directory holds Sluice's state directory (it is a
+ * cache already).
  */
 export async function checkCacheDir(
   dir: string,
   init: boolean,
   again: string | undefined,
   defaulted?: (outer: string) => string,
-): Promise<void> {
+): Promise<boolean> {
   const kind = await pathKind(dir, "--cache");
   if (kind === "other") {
     throw new SluiceError(
@@ -228,6 +230,8 @@ export async function checkCacheDir(
     );
   }
   if (kind !== "missing") await refuseStateNotADirectory(dir);
+  const hasState = kind === "dir" &&
+    await Deno.lstat(`${dir}/${STATE_DIR}`).then(() => true, () => false);
   const outer = await enclosingCache(dir);
   if (outer && defaulted) {
     throw new SluiceError(
@@ -245,7 +249,7 @@ export async function checkCacheDir(
       } --cache ${shellWord(outer)}\`), or choose a directory outside it.`,
     );
   }
-  if (kind === "dir" && !init && again && await neverACache(dir)) {
+  if (kind === "dir" && !init && again && !hasState && await holdsAnything(dir)) {
     throw new SluiceError(
       "cache_not_found",
       `The directory ${dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's: never synced, or its sync state was removed): ${
@@ -271,16 +275,11 @@ export async function checkCacheDir(
       }.`,
     );
   }
+  return hasState;
 }
 
-/** True when `dir` holds anything but has no state directory of Sluice's: not a cache yet. */
-async function neverACache(dir: string): Promise<boolean> {
-  try {
-    await Deno.lstat(`${dir}/${STATE_DIR}`);
-    return false;
-  } catch {
-    // No state: a cache only once it is made one.
-  }
+/** True when `dir` holds anything at all. */
+async function holdsAnything(dir: string): Promise<boolean> {
   try {
     for await (const _ of Deno.readDir(dir)) return true;
   } catch {

@@ -46,13 +46,21 @@ Deno.test("a missing cache directory is refused (cache_not_found, 66) unless --i
   await w.cleanup();
 });
 
-Deno.test("a directory that holds files but was never a cache is refused (cache_not_found, 66) by push and pull unless --init", async () => {
+/**
+ * A store a cache pushed `notes/team.txt` to, and a project directory
+ * holding `src/main.c` that is no cache (named by mistake as one).
+ */
+async function teamAndProject() {
   const w = await world();
   await w.write(w.cache("a"), "notes/team.txt", "the team's\n");
   assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
-  // A project directory named by mistake.
   const project = `${w.base}/project`;
   await w.write(project, "src/main.c", "int main;\n");
+  return { w, project };
+}
+
+Deno.test("a directory that holds files but was never a cache is refused (cache_not_found, 66) by push and pull unless --init", async () => {
+  const { w, project } = await teamAndProject();
   await w.write(project, "notes/team.txt", "mine\n");
   for (const command of ["pull", "push"]) {
     const r = await sluice([command, "--cache", project, "--store", w.url]);
@@ -416,11 +424,7 @@ Deno.test("a local-only path named to push is refused (local_only, 1): never 'No
 });
 
 Deno.test("a command that is no push or pull, run on a directory that is no cache yet, leaves it none: a later push still asks for --init", async () => {
-  const w = await world();
-  await w.write(w.cache("a"), "notes/team.txt", "the team's\n");
-  assert.equal((await sluice(["push", "--cache", `${w.base}/a`, "--store", w.url])).code, 0);
-  const project = `${w.base}/project`;
-  await w.write(project, "src/main.c", "int main;\n");
+  const { w, project } = await teamAndProject();
   for (const args of [["status"], ["lock", "list"]]) {
     const r = await sluice([...args, "--cache", project, "--store", w.url]);
     assert.notEqual(r.code, 66, `${args.join(" ")}: ${r.err}`);

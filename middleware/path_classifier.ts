@@ -19,21 +19,15 @@ export const MANAGED_LOCKFILE = "config/upstream_extensions.json";
 
 const INDEX_ROOT_FILES = new Set([".datastore-index.json", ".catalog-export.json"]);
 
-/**
- * Sluice's state, the namespaced global locks, temporary files caught
- * between their write and their rename, and the layout's own objects
- * (`isLocalOnly`, the rule the pull keeps too). Any other name is a file of
- * the datastore's like the rest: a `yarn.lock` or a `notes.tmp` of a
- * user's is pushed, as other clients of the layout push it.
- */
-function isInternal(segs: readonly string[]): boolean {
-  return isLocalOnly(segs.join("/"));
-}
-
-function defaultClass(segs: readonly string[]): PathClass {
-  // The bucket layout's own objects (the index, its shards, locks, sidecars)
-  // are never pushed as files: a stale local copy must not replace them.
-  if (isInternal(segs)) return "internal";
+/** The class of `path` (its segments `segs`) by the default rules. */
+function defaultClass(path: string, segs: readonly string[]): PathClass {
+  // Sluice's state, the namespaced global locks, temporary files caught
+  // between their write and their rename, and the layout's own objects (the
+  // index, its shards, locks, sidecars): never pushed as files, by the rule
+  // the pull keeps too. Any other name is a file of the datastore's like the
+  // rest: a `yarn.lock` or a `notes.tmp` of a user's is pushed, as other
+  // clients of the layout push it.
+  if (isLocalOnly(path)) return "internal";
   const n = segs.length;
   const base = segs[n - 1];
   if (segs[0] === "data") {
@@ -43,7 +37,7 @@ function defaultClass(segs: readonly string[]): PathClass {
   if ((n === 1 && INDEX_ROOT_FILES.has(base)) || segs[0] === "_index" || base === "_meta.json") {
     return "index";
   }
-  if (segs.join("/") === MANAGED_LOCKFILE) return "managed-lockfile";
+  if (path === MANAGED_LOCKFILE) return "managed-lockfile";
   if (segs[0] === "config" && n >= 2) return "config";
   return "other";
 }
@@ -78,16 +72,19 @@ export function globToRegExp(pattern: string): RegExp {
 export function classifyPath(path: string, rules: readonly ClassifierRule[] = []): PathClass {
   for (const r of rules) if (globToRegExp(r.pattern).test(path)) return r.class;
   const segs = path.split("/");
-  const whole = defaultClass(segs);
+  const whole = defaultClass(path, segs);
   if (whole !== "other" || segs.length < 2) return whole;
-  return defaultClass(segs.slice(1));
+  return defaultClass(path.slice(segs[0].length + 1), segs.slice(1));
 }
 
 /** The namespace prefix of a path (`""` when the path is not namespaced). */
 export function namespaceOf(path: string, rules: readonly ClassifierRule[] = []): string {
   const segs = path.split("/");
-  if (defaultClass(segs) !== "other" || segs.length < 2) return "";
-  return defaultClass(segs.slice(1)) !== "other" || rules.length > 0 ? segs[0] : "";
+  if (defaultClass(path, segs) !== "other" || segs.length < 2) return "";
+  return defaultClass(path.slice(segs[0].length + 1), segs.slice(1)) !== "other" ||
+      rules.length > 0
+    ? segs[0]
+    : "";
 }
 
 /**

@@ -10,6 +10,14 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null) => b === null ? null : new TextDecoder().decode(b);
 const RETRY = { retries: 2, minTimeoutMs: 0, maxTimeoutMs: 0 };
 
+/** A new cache holding namespace `ns`'s directory with its `.namespace.json`, as the tool keeps it. */
+async function cacheWithNamespace(ns: string): Promise<string> {
+  const cache = await Deno.makeTempDir({ prefix: "sluice-cp-" });
+  await Deno.mkdir(`${cache}/${ns}`);
+  await Deno.writeTextFile(`${cache}/${ns}/.namespace.json`, JSON.stringify({ namespace: ns }));
+  return cache;
+}
+
 /** The extension's datastore over `store`, as the tool loads it. */
 function datastoreOver(store: InMemoryStore) {
   return defineStoreDatastore({
@@ -118,9 +126,7 @@ Deno.test("control plane: a token command's store, made before its sync binds th
   const store = new InMemoryStore();
   const ds = datastoreOver(store);
   // A namespaced repository's cache: the tool keeps `<ns>/.namespace.json` there.
-  const cacheCli = await Deno.makeTempDir({ prefix: "sluice-cp-cli-" });
-  await Deno.mkdir(`${cacheCli}/prod`);
-  await Deno.writeTextFile(`${cacheCli}/prod/.namespace.json`, '{"namespace":"prod"}');
+  const cacheCli = await cacheWithNamespace("prod");
   const cli = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cacheCli);
   // The tool's token command: its vault's store is made, the encryption key
   // read and created, then a scoped pull binds the namespace, then the
@@ -162,9 +168,7 @@ Deno.test("control plane: before any binding, a cache holding no namespace is so
 Deno.test("control plane: a solo repository's cache beside a namespace directory left behind keeps a token command's key and secret solo", async () => {
   const store = new InMemoryStore();
   const ds = datastoreOver(store);
-  const cache = await Deno.makeTempDir({ prefix: "sluice-cp-left-" });
-  await Deno.mkdir(`${cache}/old`);
-  await Deno.writeTextFile(`${cache}/old/.namespace.json`, '{"namespace":"old"}');
+  const cache = await cacheWithNamespace("old");
   await Deno.mkdir(`${cache}/data/t/m/d/1`, { recursive: true });
   await Deno.writeTextFile(`${cache}/data/t/m/d/1/raw`, "solo data");
   const cli = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cache);

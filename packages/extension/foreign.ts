@@ -20,13 +20,14 @@
  *
  * @module
  */
-import { NotFoundError, SluiceError, UnsafePathError } from "../../sync/errors.ts";
+import { SluiceError, UnsafePathError } from "../../sync/errors.ts";
 import type { SluiceEmitter } from "../../sync/events.ts";
 import { isSafeRelPath } from "../../sync/paths.ts";
 import { isLocalOnly } from "../../sync/transfer/bucket_layout.ts";
 import { isNamespaceSlug } from "./namespaces.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
-import { type RetryPolicy, withRetry } from "../../sync/retry.ts";
+import type { RetryPolicy } from "../../sync/retry.ts";
+import { getOrNull } from "../../sync/transfer/index_io.ts";
 
 /** The warning code of an export left out because it is not a JSON array of rows. */
 export const FOREIGN_CATALOG_UNREADABLE = "foreign_catalog_unreadable";
@@ -45,20 +46,6 @@ function checkNamespace(ns: string): void {
       JSON.stringify(ns)
     } is not a namespace name (lowercase letters, digits and inner dashes, at most 64 characters). Nothing was read. Check the namespace names given (\`swamp datastore namespace list\` lists them).`,
   );
-}
-
-async function getOrNull(
-  store: ObjectStore,
-  key: string,
-  retry: RetryPolicy,
-  signal?: AbortSignal,
-): Promise<Uint8Array | null> {
-  try {
-    return (await withRetry(() => store.get(key, { signal }), retry, signal)).body;
-  } catch (e) {
-    if (e instanceof NotFoundError) return null;
-    throw e;
-  }
 }
 
 /**
@@ -88,8 +75,8 @@ export async function pullForeignCatalogs(
   const out: ForeignCatalog[] = [];
   for (const ns of namespaces) {
     const key = `${ns}/.catalog-export.json`;
-    const body = await getOrNull(store, key, retry, signal);
-    if (body === null) continue;
+    const body = (await getOrNull(store, key, { retry, signal }))?.body;
+    if (body === undefined) continue;
     let rows: unknown;
     try {
       rows = JSON.parse(new TextDecoder().decode(body));
@@ -143,5 +130,5 @@ export async function fetchForeignContent(
       "one of the layout's own objects (its index, control plane, locks or Sluice's records), not a file of the namespace; nothing was read",
     );
   }
-  return await getOrNull(store, `${namespace}/${relPath}`, retry, signal);
+  return (await getOrNull(store, `${namespace}/${relPath}`, { retry, signal }))?.body ?? null;
 }

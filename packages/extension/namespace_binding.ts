@@ -158,17 +158,20 @@ export class NamespaceBinding {
    * as the existing extensions take every call made before a binding.
    */
   async impliedNamespace(): Promise<string> {
-    const ns = await this.onlyNamespace();
-    if (ns === "") return "";
+    const found: string[] = [];
     try {
       for await (const e of Deno.readDir(this.#cachePath)) {
-        if (e.name === ns || e.name === STATE_DIR || isInternalCacheFile(e.name)) continue;
-        return "";
+        if (e.name === STATE_DIR || isInternalCacheFile(e.name)) continue;
+        const holds = e.isDirectory && existsSync(`${this.#cachePath}/${e.name}/.namespace.json`);
+        if (e.isDirectory) this.#namespaceDirs.set(e.name, holds);
+        // Anything else at the root is data of the solo layout.
+        if (!holds) return "";
+        found.push(e.name);
       }
     } catch {
       return "";
     }
-    return ns;
+    return found.length === 1 ? found[0] : "";
   }
 
   /** The namespace of the cache when exactly one root directory holds `.namespace.json`. */

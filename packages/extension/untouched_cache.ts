@@ -17,8 +17,7 @@ import { existsSync } from "node:fs";
 import type { SluiceEmitter } from "../../sync/events.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { walkFiles } from "../../sync/transfer/cache_walk.ts";
-import { isTempFileName } from "../../sync/transfer/atomic_write.ts";
-import { isInternalCacheFile } from "./cache_paths.ts";
+import { isLocalOnly } from "../../sync/transfer/bucket_layout.ts";
 
 /** Where {@link walkUntouched} looks and warns. */
 export interface UntouchedWalk {
@@ -41,9 +40,7 @@ export async function walkUntouched(svc: SyncService, walk: UntouchedWalk): Prom
   let found: string | undefined;
   for await (const f of walkFiles(svc.cacheDir)) {
     const first = f.path.split("/")[0];
-    if (isInternalCacheFile(f.path) || isTempFileName(f.path.slice(f.path.lastIndexOf("/") + 1))) {
-      continue;
-    }
+    if (isLocalOnly(f.path)) continue;
     if (namespaceDirs.includes(first)) continue;
     found = f.path;
     break;
