@@ -30,6 +30,7 @@ import { describeLock, inspectLock, listLocks, lockKeyFor, parseModel } from "./
 import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { lockBackendOf } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
+import { statePath } from "../sync/transfer/cache.ts";
 
 /** Registers `lock` and its subcommands. */
 export function lockCommand(io: CliIo, state: RunState): Command {
@@ -205,13 +206,13 @@ function entryList(entries: Record<string, unknown>): string {
 }
 
 /** What `lockfile repair` found and did, for people. */
-function reportRepair(out: Output, cacheDir: string, r: LockfileRepairResult) {
+function reportRepair(out: Output, stateDir: string, r: LockfileRepairResult) {
   out.result("lockfile repair", { ...r });
   const p = r.problem;
   const change = r.pending
     ? `this cache's pending change (${describeLockfileChange(r.pending)})`
     : "no pending change";
-  const kept = r.setAside.map((w) => `${cacheDir}/${w}`).join(", ");
+  const kept = r.setAside.map((w) => statePath(stateDir, w)).join(", ");
   if (p) {
     out.say(
       `The datastore's copy of ${r.path} (version ${p.version}, ${
@@ -228,7 +229,7 @@ function reportRepair(out: Output, cacheDir: string, r: LockfileRepairResult) {
   const base = REPAIR_BASE[r.base ?? "none"];
   if (r.outcome === "would_repair") {
     out.say(
-      `A repair would keep those bytes in ${cacheDir}/.sluice/set-aside/ and replace them, with a compare-and-swap on version ${p?.version}, by ${base} with ${change}: ${
+      `A repair would keep those bytes in ${stateDir}/set-aside/ and replace them, with a compare-and-swap on version ${p?.version}, by ${base} with ${change}: ${
         entryList(r.entries)
       }. Nothing was written (dry run). Run \`sluice lockfile repair\` to do it.`,
     );
@@ -346,7 +347,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
         .option("--dry-run", "only show the problem and what would be published; write nothing")
         .addHelpText(
           "after",
-          "\nUnder the datastore's global lock, a copy that is not a JSON object of entries is kept in <cache>/.sluice/set-aside/ and replaced, with a compare-and-swap on its version, by this cache's lockfile with its pending change applied. If another writer replaced it with a valid copy meanwhile, that copy wins and only the pending change is applied to it. A readable copy is left alone (a pending change is published on it, as by `lockfile retry`).\n\nExample:\n  sluice lockfile repair --dry-run --cache .cache\n  sluice lockfile repair --cache .cache",
+          "\nUnder the datastore's global lock, a copy that is not a JSON object of entries is kept in the cache's set-aside area (`sluice status` lists it) and replaced, with a compare-and-swap on its version, by this cache's lockfile with its pending change applied. If another writer replaced it with a valid copy meanwhile, that copy wins and only the pending change is applied to it. A readable copy is left alone (a pending change is published on it, as by `lockfile retry`).\n\nExample:\n  sluice lockfile repair --dry-run --cache .cache\n  sluice lockfile repair --cache .cache",
         ),
     ).action(action(io, state, "lockfile repair", async (out: Output, cmd) => {
       const { dryRun } = cmd.opts<{ dryRun?: boolean }>();
@@ -356,7 +357,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
           signal: io.signal,
           ...(s.namespace ? { namespace: s.namespace } : {}),
         });
-        reportRepair(out, s.service.cacheDir, r);
+        reportRepair(out, s.service.cache.stateDir, r);
       });
     })),
   );

@@ -17,8 +17,13 @@ import { capped, type CliIo, formatBytes, type Output, plural } from "./output.t
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
+import { shownStatePath } from "./status.ts";
 
-function describePull(r: PullResult, endpoint: string): string[] {
+function describePull(
+  r: PullResult,
+  endpoint: string,
+  shown: (location: string) => string = (l) => l,
+): string[] {
   const nothing = r.fetched.length + r.removed.length + r.conflicts.length +
       r.setAside.length + r.uncommitted.length + r.dropped.length + r.unreadable.length +
       (r.links?.length ?? 0) === 0;
@@ -77,7 +82,7 @@ function describePull(r: PullResult, endpoint: string): string[] {
       } this cache never synced, which differed from the datastore's: the datastore's copy is now in place, yours is kept here:`,
     );
     lines.push(...capped(
-      moved.map((p) => `  ${p} → ${asideOf.get(p)}`),
+      moved.map((p) => `  ${p} → ${shown(asideOf.get(p)!)}`),
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,
     ));
   }
@@ -168,7 +173,8 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         localDeletions,
         outcome,
       });
-      for (const line of describePull(result, s.store.endpoint)) out.say(line);
+      const shown = (l: string) => shownStatePath(s.cacheDir, l);
+      for (const line of describePull(result, s.store.endpoint, shown)) out.say(line);
       if (localDeletions.length) {
         out.say(
           `Kept deleted here (a pull keeps a local deletion): ${

@@ -16,7 +16,7 @@
  */
 import { resolve } from "node:path";
 import { createSluice } from "../sluice.ts";
-import { LocalCache } from "../sync/transfer/cache.ts";
+import { findStateDir, LocalCache } from "../sync/transfer/cache.ts";
 import { processIdentity } from "../sync/clock.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { ConditionalWritesSetting } from "../sync/context.ts";
@@ -266,7 +266,7 @@ export async function openSession(
       `auto, required or off, got ${JSON.stringify(setting)}`,
     );
   }
-  const probeCache = new LocalCache(cacheDir);
+  const probeCache = new LocalCache(cacheDir, undefined, {}, findStateDir(cacheDir));
   const chosen = await chooseStore(options, io, probeCache);
   await checkFileStore(
     chosen.spec,
@@ -285,6 +285,8 @@ export async function openSession(
     // on an endpoint that refuses or ignores them, locks get check-then-write too.
     const service = await createSluice({
       cacheDir,
+      // A datastore's cache keeps it under `_control/` (see `sharedStateDir`).
+      stateDir: findStateDir(cacheDir),
       store,
       conditional: new ConditionalWrites(),
       identity,

@@ -9,7 +9,7 @@
  */
 import { dirname, resolve } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
-import { STATE_DIR } from "../sync/transfer/cache.ts";
+import { findStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
 import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
@@ -119,7 +119,7 @@ function recordedStore(
  * ever synced, marked, set aside or left in conflict there.
  */
 async function holdsNoSyncRecord(cacheDir: string): Promise<boolean> {
-  const dir = `${cacheDir}/${STATE_DIR}`;
+  const dir = findStateDir(cacheDir);
   try {
     for await (const e of Deno.readDir(dir)) {
       if (e.name === CLI_STORE_STATE || e.name === PROBE_STATE_FILE) continue;
@@ -229,9 +229,9 @@ export async function checkCacheDir(
       `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
     );
   }
-  if (kind !== "missing") await refuseStateNotADirectory(dir);
+  if (kind !== "missing") await refuseStateNotADirectory(dir, findStateDir(dir));
   const hasState = kind === "dir" &&
-    await Deno.lstat(`${dir}/${STATE_DIR}`).then(() => true, () => false);
+    await Deno.lstat(findStateDir(dir)).then(() => true, () => false);
   const outer = await enclosingCache(dir);
   if (outer && defaulted) {
     throw new SluiceError(
@@ -295,7 +295,7 @@ async function holdsAnything(dir: string): Promise<boolean> {
 async function enclosingCache(dir: string): Promise<string | null> {
   const isCache = async (d: string) => {
     try {
-      return (await Deno.lstat(`${d}/${STATE_DIR}/${CLI_STORE_STATE}`)).isFile;
+      return (await Deno.lstat(`${findStateDir(d)}/${CLI_STORE_STATE}`)).isFile;
     } catch {
       return false;
     }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { STATE_DIR } from "../sync/transfer/cache.ts";
+import { findStateDir, STATE_DIR, statePath } from "../sync/transfer/cache.ts";
 import { type ConflictRecord, describeVersion } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
@@ -19,7 +19,7 @@ import type { RetryPolicy } from "../sync/retry.ts";
 export interface SetAsideEntry {
   /** The cache path the copy came from. */
   readonly path: string;
-  /** Where it is now, cache-relative (under `.sluice/set-aside/`). */
+  /** Where it is now: cache-relative (`.sluice/set-aside/…`), or absolute when the state is outside the cache. */
   readonly location: string;
   /** Why it was set aside. */
   readonly reason: string;
@@ -55,7 +55,20 @@ async function filesUnder(dir: string, rel = ""): Promise<string[]> {
 }
 
 /**
- * Every set-aside copy in the cache at `cacheDir`, oldest first.
+ * Where the state location `location` (`.sluice/…`) of the cache `cacheDir`
+ * is on disk, as a user finds it: relative to the cache when the state is in
+ * it, else absolute (a datastore namespace's state is beside the namespace
+ * directory: see `sharedStateDir`).
+ */
+export function shownStatePath(cacheDir: string, location: string): string {
+  const file = statePath(findStateDir(cacheDir), location);
+  const root = `${cacheDir.replace(/\/+$/, "")}/`;
+  return file.startsWith(root) ? file.slice(root.length) : file;
+}
+
+/**
+ * Every set-aside copy in the cache at `cacheDir`, oldest first; `location`
+ * as {@link shownStatePath} shows it.
  *
  * @example
  * ```ts
@@ -64,7 +77,7 @@ async function filesUnder(dir: string, rel = ""): Promise<string[]> {
  * ```
  */
 export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
-  const root = `${cacheDir}/${SET_ASIDE_DIR}`;
+  const root = statePath(findStateDir(cacheDir), SET_ASIDE_DIR);
   const dirs: string[] = [];
   try {
     for await (const e of Deno.readDir(root)) if (e.isDirectory) dirs.push(e.name);
@@ -82,7 +95,7 @@ export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
     for (const f of files) {
       out.push({
         path: f,
-        location: `${SET_ASIDE_DIR}/${d}/${f}`,
+        location: shownStatePath(cacheDir, `${SET_ASIDE_DIR}/${d}/${f}`),
         reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
         ...(typeof reason.code === "string" ? { code: reason.code } : {}),
         ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),
@@ -112,8 +125,8 @@ const short = (h: string) => (h ? `${h.slice(0, 12)}…` : "hash unknown");
 
 /**
  * `sluice status` lines for unresolved conflicts: each path with both
- * versions (where this cache's copy is, and the datastore's version), and
- * the command that resolves it.
+ * versions (where this cache's copy is, a set-aside location as `shown`
+ * shows it, and the datastore's version), and the command that resolves it.
  *
  * @example
  * ```ts
@@ -121,12 +134,15 @@ const short = (h: string) => (h ? `${h.slice(0, 12)}…` : "hash unknown");
  * console.log(describeConflicts([])); // []
  * ```
  */
-export function describeConflicts(conflicts: readonly ConflictRecord[]): string[] {
+export function describeConflicts(
+  conflicts: readonly ConflictRecord[],
+  shown: (location: string) => string = (l) => l,
+): string[] {
   if (conflicts.length === 0) return [];
   const lines = [`Unresolved conflicts (${conflicts.length}):`];
   for (const c of conflicts) {
     const mine = c.mine
-      ? `${c.mine.location === c.path ? "in place" : c.mine.location} (${c.mine.size} B, ${
+      ? `${c.mine.location === c.path ? "in place" : shown(c.mine.location)} (${c.mine.size} B, ${
         short(c.mine.hash)
       })`
       : "deleted here";
@@ -136,7 +152,7 @@ export function describeConflicts(conflicts: readonly ConflictRecord[]): string[
     lines.push(`  ${c.path}: ${c.reason}`);
     lines.push(`    mine:   ${mine}`);
     for (const k of c.keptAside ?? []) {
-      lines.push(`    set aside earlier: ${k.location} (${k.size} B, ${short(k.hash)})`);
+      lines.push(`    set aside earlier: ${shown(k.location)} (${k.size} B, ${short(k.hash)})`);
     }
     lines.push(`    theirs: ${theirs}`);
   }

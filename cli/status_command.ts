@@ -10,7 +10,13 @@ import { EXIT_CODES } from "../sync/errors.ts";
 import { SyncIncompleteError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import type { CliIo, Output } from "./output.ts";
-import { describeConflicts, listPendingLockfile, listSetAside, remoteState } from "./status.ts";
+import {
+  describeConflicts,
+  listPendingLockfile,
+  listSetAside,
+  remoteState,
+  shownStatePath,
+} from "./status.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 
@@ -76,7 +82,9 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             : "Run `sluice push` to publish them.",
         );
       }
-      for (const line of describeConflicts(conflicts)) out.say(line);
+      for (
+        const line of describeConflicts(conflicts, (l) => shownStatePath(s.cacheDir, l))
+      ) out.say(line);
       if (setAside.length) {
         out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);
         for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);

@@ -155,7 +155,7 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
   ) {
     throw new SluiceError(
       "internal",
-      `The erasure journal ${cache.dir}/.sluice/${ERASURE_JOURNAL} is malformed. Nothing was pushed, so that no refused run's data can leave this cache. Restore the file or remove the refused run's version directories and the file by hand, then run the sync again.`,
+      `The erasure journal ${cache.stateDir}/${ERASURE_JOURNAL} is malformed. Nothing was pushed, so that no refused run's data can leave this cache. Restore the file or remove the refused run's version directories and the file by hand, then run the sync again.`,
     );
   }
   return {

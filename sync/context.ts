@@ -188,6 +188,13 @@ export interface CacheAccess {
   readStateBytes(name: string): Promise<Uint8Array | null>;
   /** Writes a JSON file into the internal state dir atomically and durably. */
   writeState(name: string, value: unknown): Promise<void>;
+  /** Writes `body` as it is to `name` in the internal state dir, atomically and durably. */
+  writeStateBytes(name: string, body: Uint8Array): Promise<void>;
+  /**
+   * The internal state dir (absolute): `<dir>/.sluice` unless the cache was
+   * told otherwise. Records name its files `.sluice/<name>` wherever it is.
+   */
+  readonly stateDir: string;
 }
 
 /** Dirty-set and manifest operations gates may use. */

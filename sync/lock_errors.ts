@@ -71,7 +71,7 @@ export class LockfileRemoteMalformedError extends SluiceError {
       "lockfile_remote_malformed",
       `The datastore's copy of the managed lockfile ${path} (version ${version}) is not a JSON object of entries: ${problem}; it begins ${
         JSON.stringify(shown)
-      }. Nothing was published and that copy was left as it is; this checkout's change (${change}) is kept as a pending delta in the cache. Retrying cannot help until the copy is repaired: run \`sluice lockfile repair --dry-run\` to see the problem and what would be published, then \`sluice lockfile repair\`, which sets the bad copy aside under .sluice/set-aside/ and republishes this cache's last good copy with the pending changes.`,
+      }. Nothing was published and that copy was left as it is; this checkout's change (${change}) is kept as a pending delta in the cache. Retrying cannot help until the copy is repaired: run \`sluice lockfile repair --dry-run\` to see the problem and what would be published, then \`sluice lockfile repair\`, which sets the bad copy aside in the cache's set-aside area (\`sluice status\` lists it) and republishes this cache's last good copy with the pending changes.`,
     );
     this.path = path;
     this.version = version;

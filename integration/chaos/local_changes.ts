@@ -28,6 +28,7 @@
 import { sha256Hex } from "../../sync/hash.ts";
 import type { Violation } from "./invariants.ts";
 import { SetAsideWatch } from "./set_aside_named.ts";
+import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
 
 /** One edit or deletion a user made in a clone's cache. */
 export interface LocalEdit {
@@ -63,7 +64,7 @@ async function hashOf(file: string): Promise<string | null> {
 }
 
 async function setAsideHashes(cacheDir: string, path: string): Promise<string[]> {
-  const root = `${cacheDir}/.sluice/set-aside`;
+  const root = `${stateDirOf(cacheDir)}/set-aside`;
   const out: string[] = [];
   let dirs: Deno.DirEntry[];
   try {

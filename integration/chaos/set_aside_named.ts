@@ -13,6 +13,7 @@
  */
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "../../sync/service/conflicts.ts";
 import type { Violation } from "./invariants.ts";
+import { findStateDir as stateDirOf, statePath } from "../../sync/transfer/cache.ts";
 
 const AREA = ".sluice/set-aside";
 
@@ -28,7 +29,7 @@ async function copiesIn(cacheDir: string, path?: string): Promise<SetAsideCopy[]
   const out: SetAsideCopy[] = [];
   let dirs: Deno.DirEntry[];
   try {
-    dirs = [...Deno.readDirSync(`${cacheDir}/${AREA}`)];
+    dirs = [...Deno.readDirSync(statePath(stateDirOf(cacheDir), AREA))];
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return out;
     throw e;
@@ -37,14 +38,16 @@ async function copiesIn(cacheDir: string, path?: string): Promise<SetAsideCopy[]
     if (!d.isDirectory) continue;
     let why: { path?: unknown; reason?: unknown };
     try {
-      why = JSON.parse(await Deno.readTextFile(`${cacheDir}/${AREA}/${d.name}/REASON.json`));
+      why = JSON.parse(
+        await Deno.readTextFile(statePath(stateDirOf(cacheDir), `${AREA}/${d.name}/REASON.json`)),
+      );
     } catch {
       continue; // a set-aside cut off before its reason was written
     }
     if (typeof why.path !== "string" || (path !== undefined && why.path !== path)) continue;
     const location = `${AREA}/${d.name}/${why.path}`;
     try {
-      await Deno.lstat(`${cacheDir}/${location}`);
+      await Deno.lstat(statePath(stateDirOf(cacheDir), location));
     } catch {
       continue; // moved back, or never there
     }

@@ -19,6 +19,7 @@ import { SluiceError } from "../../sync/errors.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { STATE_DIR } from "../../sync/transfer/cache.ts";
+import { extensionStateDir } from "./state_dirs.ts";
 import { DIRTY_FILE } from "../../sync/service/state.ts";
 import { isNamespaceSlug, namespaceManifestKey } from "./namespaces.ts";
 import { isInternalCacheFile } from "./cache_paths.ts";
@@ -94,7 +95,10 @@ export class NamespaceBinding {
   ): Promise<void> {
     if (!ns || this.#adopted) return;
     this.#adopted = true;
-    if (!existsSync(`${this.#cachePath}/${STATE_DIR}/${DIRTY_FILE}`)) return;
+    if (
+      !existsSync(`${extensionStateDir(this.#cachePath, "")}/${DIRTY_FILE}`) &&
+      !existsSync(`${this.#cachePath}/${STATE_DIR}/${DIRTY_FILE}`) // kept before the move
+    ) return;
     const soloSvc = await solo();
     const mine = soloSvc.state.dirtyPaths().filter((p) => p.startsWith(`${ns}/`));
     if (mine.length === 0) return;

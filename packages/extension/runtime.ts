@@ -36,6 +36,9 @@ import { cliStoreUrl, type CliTarget } from "./left_behind.ts";
 import { errorLine, warningPrinter } from "./warnings.ts";
 import { LOCKFILE_GUARDED } from "../../middleware/lockfile_guard.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
+import { adoptEarlierState, extensionStateDir } from "./state_dirs.ts";
+import { shellWord } from "../../sync/shell_word.ts";
+import { STATE_DIR } from "../../sync/transfer/cache.ts";
 
 /** Collaborators injected into an extension entry (tests); production leaves them all out. */
 export interface InjectedExtensionDeps {
@@ -185,17 +188,30 @@ export class DatastoreRuntime {
     const cacheDir = namespace ? `${cachePath}/${namespace}` : cachePath;
     let svc = this.#services.get(cacheDir);
     if (!svc) {
-      svc = this.#open(cacheDir, namespace);
+      svc = this.#open(cachePath, cacheDir, namespace);
       this.#services.set(cacheDir, svc);
       svc.catch(() => this.#services.delete(cacheDir));
     }
     return svc;
   }
 
-  #open(cacheDir: string, namespace: string): Promise<SyncService> {
+  async #open(cachePath: string, cacheDir: string, namespace: string): Promise<SyncService> {
     const p = this.provider;
-    return this.#deps.createService({
+    // Where the existing extensions, on the same cache, never upload it.
+    const stateDir = extensionStateDir(cachePath, namespace);
+    if (await adoptEarlierState(cacheDir, stateDir) === "both") {
+      const earlier = `${cacheDir}/${STATE_DIR}`;
+      this.events.emit("warning", {
+        code: "earlier_state_kept",
+        message:
+          `${earlier} holds a sync state of this cache, which now keeps it in ${stateDir}: it was left as it is and is not read. The tool's existing S3 and GCS extensions, if ever run on this cache, would upload it. Nothing else was changed. Look through it (a set-aside copy under set-aside/ may be the only one of a change), then remove it (\`rm -r ${
+            shellWord(earlier)
+          }\`).`,
+      });
+    }
+    return await this.#deps.createService({
       cacheDir,
+      stateDir,
       store: namespace ? new PrefixedStore(p.store, namespace) : p.store,
       lockBackend: p.lockBackend,
       identity: p.identity,

@@ -149,7 +149,7 @@ async function lastGoodCopy(
   }
 }
 
-/** Keeps a malformed remote copy's bytes in the set-aside area; returns where (cache-relative). */
+/** Keeps a malformed remote copy's bytes in the set-aside area; returns where (`.sluice/set-aside/…`). */
 async function setAsideRemoteCopy(
   service: LockfileService,
   path: string,
@@ -158,15 +158,15 @@ async function setAsideRemoteCopy(
 ): Promise<string> {
   const now = service.clock.now();
   const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
-  const dir = `${STATE_DIR}/set-aside/${stamp}-remote-${crypto.randomUUID().slice(0, 6)}`;
+  const dir = `set-aside/${stamp}-remote-${crypto.randomUUID().slice(0, 6)}`;
   const reason =
     `the datastore's copy of ${path} (version ${problem.version}) was malformed (${problem.problem}); \`sluice lockfile repair\` kept it here before replacing it`;
-  await service.cache.write(`${dir}/${path}`, body);
-  await service.cache.write(
+  await service.cache.writeStateBytes(
     `${dir}/REASON.json`,
     new TextEncoder().encode(JSON.stringify({ path, reason, at: now }, null, 2)),
   );
-  return `${dir}/${path}`;
+  await service.cache.writeStateBytes(`${dir}/${path}`, body);
+  return `${STATE_DIR}/${dir}/${path}`;
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) =>

@@ -35,6 +35,7 @@ import { assertSafeRelPath } from "../paths.ts";
 import { type LockOptions, type ObjectInfo, type PutMode, PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
+import { statePath } from "../transfer/cache_paths.ts";
 import type { CacheAccess } from "../context.ts";
 import type { SyncService } from "../service/service.ts";
 import { indexDiscovery } from "../service/index_discovered.ts";
@@ -273,7 +274,9 @@ export async function setAsideMalformedLocal(service: LockfileService, path: str
   service.events.emit("warning", {
     code: LOCKFILE_LOCAL_MALFORMED,
     message:
-      `The local copy of the managed lockfile ${path} is not a JSON object (${problem}), so it was never published. It was moved to ${service.cache.dir}/${where}, and this transaction writes the datastore's copy with this change in its place. If the bad copy held entries you need, add each with \`sluice lockfile add <name> '{"version":"1.2.0"}'\`; then delete the moved copy.`,
+      `The local copy of the managed lockfile ${path} is not a JSON object (${problem}), so it was never published. It was moved to ${
+        statePath(service.cache.stateDir, where)
+      }, and this transaction writes the datastore's copy with this change in its place. If the bad copy held entries you need, add each with \`sluice lockfile add <name> '{"version":"1.2.0"}'\`; then delete the moved copy.`,
     path,
   });
 }

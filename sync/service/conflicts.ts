@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { STATE_DIR } from "../transfer/cache.ts";
+import { defaultStateDir, STATE_DIR, statePath } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
 import { isSafeRelPath } from "../paths.ts";
 
@@ -159,19 +159,26 @@ export function resolveHint(path: string): string {
  */
 export class ConflictSet {
   readonly #file: string;
-  readonly #root: string;
+  /** The state directory. */
+  readonly #stateDir: string;
   #records = new Map<string, ConflictRecord>();
   /** A problem found while loading, if any. */
   loadWarning?: string;
 
-  private constructor(cacheDir: string) {
-    this.#root = cacheDir.replace(/\/+$/, "");
-    this.#file = `${this.#root}/${STATE_DIR}/${FILE}`;
+  private constructor(stateDir: string) {
+    this.#stateDir = stateDir.replace(/\/+$/, "");
+    this.#file = `${this.#stateDir}/${FILE}`;
   }
 
-  /** Loads the records of the cache at `cacheDir` (none when the file is absent). */
-  static async open(cacheDir: string): Promise<ConflictSet> {
-    const set = new ConflictSet(cacheDir);
+  /**
+   * Loads the records of the cache at `cacheDir`, whose state is in
+   * `stateDir` (default `<cacheDir>/.sluice`); none when the file is absent.
+   */
+  static async open(
+    cacheDir: string,
+    stateDir: string = defaultStateDir(cacheDir),
+  ): Promise<ConflictSet> {
+    const set = new ConflictSet(stateDir);
     try {
       const j = JSON.parse(await Deno.readTextFile(set.#file)) as ConflictFile;
       if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
@@ -201,7 +208,7 @@ export class ConflictSet {
    * stopped before saving the record (see the module).
    */
   async #nameStrayCopies(): Promise<void> {
-    const area = `${this.#root}/${STATE_DIR}/${SET_ASIDE}`;
+    const area = `${this.#stateDir}/${SET_ASIDE}`;
     let dirs: string[];
     try {
       dirs = [...Deno.readDirSync(area)].filter((d) => d.isDirectory).map((d) => d.name).sort();
@@ -212,7 +219,7 @@ export class ConflictSet {
       [...this.#records.values()].flatMap(setAsideCopies).map((c) => c.location),
     );
     for (const dir of dirs) {
-      const stray = await strayCopy(this.#root, dir);
+      const stray = await strayCopy(this.#stateDir, dir);
       if (!stray || named.has(stray.side.location)) continue;
       named.add(stray.side.location);
       const old = this.#records.get(stray.rec.path);
@@ -229,7 +236,7 @@ export class ConflictSet {
    */
   async release(rec: ConflictRecord): Promise<void> {
     for (const c of setAsideCopies(rec)) {
-      const reasonFile = `${this.#root}/${reasonOf(c.location, rec.path)}`;
+      const reasonFile = statePath(this.#stateDir, reasonOf(c.location, rec.path));
       try {
         const why = JSON.parse(await Deno.readTextFile(reasonFile));
         if (why?.released === true) continue;
@@ -316,14 +323,14 @@ function reasonOf(location: string, path: string): string {
  * resolution released it.
  */
 async function strayCopy(
-  root: string,
+  stateDir: string,
   dir: string,
 ): Promise<{ rec: ConflictRecord; side: LocalSide } | undefined> {
   // deno-lint-ignore no-explicit-any
   let why: any;
   try {
     why = JSON.parse(
-      await Deno.readTextFile(`${root}/${STATE_DIR}/${SET_ASIDE}/${dir}/REASON.json`),
+      await Deno.readTextFile(`${stateDir}/${SET_ASIDE}/${dir}/REASON.json`),
     );
   } catch {
     return undefined;
@@ -339,7 +346,7 @@ async function strayCopy(
   ) return undefined;
   const location = `${STATE_DIR}/${SET_ASIDE}/${dir}/${path}`;
   try {
-    await Deno.lstat(`${root}/${location}`);
+    await Deno.lstat(statePath(stateDir, location));
   } catch {
     return undefined; // moved back, or its pull stopped before moving it
   }

@@ -195,7 +195,7 @@ async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<v
   const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
   throw new ResolveRefusedError(
     "not_merged",
-    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, edit your copy into the merge (\`sluice theirs ${rec.path}\` prints theirs) and run this again, or take theirs (\`sluice resolve ${rec.path} --theirs\`: your copy is set aside under .sluice/set-aside/, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is, run \`sluice resolve ${rec.path} --mine\`.`,
+    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, edit your copy into the merge (\`sluice theirs ${rec.path}\` prints theirs) and run this again, or take theirs (\`sluice resolve ${rec.path} --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is, run \`sluice resolve ${rec.path} --mine\`.`,
   );
 }
 

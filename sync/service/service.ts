@@ -14,7 +14,7 @@ import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
 import { DEFAULT_RETRY } from "../retry.ts";
-import { LocalCache, STATE_DIR } from "../transfer/cache.ts";
+import { defaultStateDir, LocalCache, STATE_DIR } from "../transfer/cache.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { Pipeline } from "../pipeline.ts";
 import {
@@ -95,8 +95,9 @@ export class SyncService {
    */
   constructor(options: SyncServiceOptions, state: SyncState) {
     this.cacheDir = options.cacheDir.replace(/\/+$/, "");
+    const stateDir = options.stateDir ?? defaultStateDir(this.cacheDir);
     this.#indexMemo = new IndexMemo(
-      `${this.cacheDir}/${STATE_DIR}/index-meta.json`,
+      `${stateDir}/index-meta.json`,
       options.store.endpoint,
     );
     this.store = options.store;
@@ -112,7 +113,7 @@ export class SyncService {
       // per operation here, so a dead endpoint costs `retries + 1` attempts.
       retry: options.store.retriesInternally ? { ...retry, retries: 0 } : retry,
     };
-    this.cache = new LocalCache(this.cacheDir, () => this.clock.now());
+    this.cache = new LocalCache(this.cacheDir, () => this.clock.now(), {}, stateDir);
     this.state = state;
     this.lockBackend = options.lockBackend;
     this.pushPipeline = options.push?.clone() ?? new Pipeline<PushContext>(PUSH_PHASES);
@@ -406,8 +407,9 @@ export async function openSyncService(options: SyncServiceOptions): Promise<Sync
       { cause: e },
     );
   }
-  await refuseStateNotADirectory(options.cacheDir);
-  const state = await SyncState.open(options.cacheDir);
+  const stateDir = options.stateDir ?? defaultStateDir(options.cacheDir);
+  await refuseStateNotADirectory(options.cacheDir, stateDir);
+  const state = await SyncState.open(options.cacheDir, stateDir);
   return new SyncService(options, state);
 }
 
@@ -435,12 +437,16 @@ async function refuseUnreadableStateFiles(dir: string): Promise<void> {
 }
 
 /**
- * Refuses a cache whose state directory (`.sluice`) is something other than
- * a directory: every read of the state would fail, and the service would
- * take the cache for one never synced.
+ * Refuses a cache whose state directory (`stateDir`, default
+ * `<cacheDir>/.sluice`) is something other than a directory: every read of
+ * the state would fail, and the service would take the cache for one never
+ * synced.
  */
-export async function refuseStateNotADirectory(cacheDir: string): Promise<void> {
-  const dir = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}`;
+export async function refuseStateNotADirectory(
+  cacheDir: string,
+  stateDir: string = defaultStateDir(cacheDir),
+): Promise<void> {
+  const dir = stateDir.replace(/\/+$/, "");
   let st: Deno.FileInfo;
   try {
     st = await Deno.stat(dir);

@@ -38,6 +38,14 @@ export interface SluicePlugin {
 export interface SyncServiceOptions {
   /** The cache directory (created if missing). */
   readonly cacheDir: string;
+  /**
+   * Where the cache keeps its sync state (what is synced, dirty and in
+   * conflict, and the copies set aside); default `<cacheDir>/.sluice`. A
+   * cache shared with clients that upload every file but their own names
+   * keeps it where they never look (the extension: `_control/` at the
+   * cache's root, see `packages/extension/state_dirs.ts`).
+   */
+  readonly stateDir?: string;
   /** The store the cache mirrors. */
   readonly store: ObjectStore;
   /** Creates model and datastore locks; optional for services that never lock. */
@@ -100,6 +108,9 @@ export function validateSyncServiceOptions(options: SyncServiceOptions): void {
   const o = options as unknown as Record<string, unknown>;
   if (typeof o.cacheDir !== "string" || o.cacheDir === "") {
     throw new ConfigError("cacheDir", `a directory path, got ${shown(o.cacheDir)}`);
+  }
+  if (o.stateDir !== undefined && (typeof o.stateDir !== "string" || o.stateDir === "")) {
+    throw new ConfigError("stateDir", `a directory path, got ${shown(o.stateDir)}`);
   }
   const store = o.store as Record<string, unknown> | undefined;
   if (

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { STATE_DIR } from "../transfer/cache.ts";
+import { defaultStateDir, STATE_DIR } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
 import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
@@ -69,18 +69,22 @@ export class SyncState implements StateAccess {
   /** Unresolved conflicts (see `conflicts.ts`). */
   conflicts!: ConflictSet;
 
-  private constructor(cacheDir: string) {
-    this.#dir = `${cacheDir.replace(/\/+$/, "")}/${STATE_DIR}`;
+  private constructor(stateDir: string) {
+    this.#dir = stateDir.replace(/\/+$/, "");
     this.#files = new ManifestFiles(this.#dir);
   }
 
   /**
-   * Loads the state of the cache at `cacheDir` (creating nothing until the
-   * first write). A state directory that is a symlink is refused with
-   * `UnsafePathError`: the state would be written outside the cache.
+   * Loads the state of the cache at `cacheDir`, kept in `stateDir` (default
+   * `<cacheDir>/.sluice`), creating nothing until the first write. A state
+   * directory that is a symlink is refused with `UnsafePathError`: the state
+   * would be written outside the cache.
    */
-  static async open(cacheDir: string): Promise<SyncState> {
-    const s = new SyncState(cacheDir);
+  static async open(
+    cacheDir: string,
+    stateDir: string = defaultStateDir(cacheDir),
+  ): Promise<SyncState> {
+    const s = new SyncState(stateDir);
     const st = await Deno.lstat(s.#dir).catch(() => null);
     if (st?.isSymlink) {
       throw new UnsafePathError(
@@ -89,7 +93,7 @@ export class SyncState implements StateAccess {
       );
     }
     await s.#load();
-    s.conflicts = await ConflictSet.open(cacheDir);
+    s.conflicts = await ConflictSet.open(cacheDir, stateDir);
     if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
     return s;
   }

@@ -37,11 +37,26 @@ import {
   writeStateFile,
 } from "./cache_state.ts";
 import { ParentDirs } from "./cache_dirs.ts";
-import { abs, exists, isNotFound, LINK_REFUSED, lstatOrNull, STATE_DIR } from "./cache_paths.ts";
+import {
+  abs,
+  defaultStateDir,
+  exists,
+  isNotFound,
+  LINK_REFUSED,
+  lstatOrNull,
+} from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
 
-export { LINK_REFUSED, NOT_REGULAR_REFUSED, STATE_DIR } from "./cache_paths.ts";
+export {
+  defaultStateDir,
+  findStateDir,
+  LINK_REFUSED,
+  NOT_REGULAR_REFUSED,
+  sharedStateDir,
+  STATE_DIR,
+  statePath,
+} from "./cache_paths.ts";
 export { type WalkedFile, walkFiles } from "./cache_walk.ts";
 export { setAsideSource } from "./cache_state.ts";
 export { unwritable } from "./cache_errors.ts";
@@ -59,6 +74,8 @@ export type { PushRead } from "./cache_read.ts";
  */
 export class LocalCache implements CacheAccess {
   readonly dir: string;
+  /** Where this cache keeps its sync state (`<dir>/.sluice` unless told otherwise). */
+  readonly stateDir: string;
   readonly #clockNow: () => number;
   readonly #checked = new Set<string>();
   readonly #parents: ParentDirs;
@@ -67,10 +84,17 @@ export class LocalCache implements CacheAccess {
   /**
    * `now` stamps set-aside copies; `metadata` says how directories and small
    * files are made (synchronous calls until the filesystem proves slow at
-   * them, by default: see `metadata_pace.ts`).
+   * them, by default: see `metadata_pace.ts`); `stateDir` is where the
+   * sync state is kept (default `<dir>/.sluice`).
    */
-  constructor(dir: string, now: () => number = Date.now, metadata: MetadataPaceOptions = {}) {
+  constructor(
+    dir: string,
+    now: () => number = Date.now,
+    metadata: MetadataPaceOptions = {},
+    stateDir?: string,
+  ) {
     this.dir = dir.replace(/\/+$/, "");
+    this.stateDir = stateDir?.replace(/\/+$/, "") ?? defaultStateDir(this.dir);
     this.#clockNow = now;
     this.#parents = new ParentDirs(this.dir, this.#checked);
     this.#pace = new MetadataPace(metadata);
@@ -400,7 +424,7 @@ export class LocalCache implements CacheAccess {
     conflict?: Record<string, unknown>,
   ): Promise<string> {
     const from = await this.resolve(path);
-    return await setAsideIn(this.dir, from, path, {
+    return await setAsideIn(this.stateDir, from, path, {
       reason,
       code,
       at: this.#clockNow(),
@@ -419,12 +443,12 @@ export class LocalCache implements CacheAccess {
    */
   putBack(location: string): boolean {
     assertSafeRelPath(setAsideSource(location));
-    return putBackIn(this.dir, location);
+    return putBackIn(this.dir, this.stateDir, location);
   }
 
   async moveToState(path: string, name: string): Promise<void> {
     const from = await this.resolve(path.replace(/\/+$/, ""));
-    const to = abs(this.dir, `${STATE_DIR}/${name}`);
+    const to = `${this.stateDir}/${name}`;
     await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
     try {
       await Deno.rename(from, to);
@@ -436,20 +460,20 @@ export class LocalCache implements CacheAccess {
   }
 
   hasState(name: string): boolean {
-    return exists(abs(this.dir, `${STATE_DIR}/${name}`));
+    return exists(`${this.stateDir}/${name}`);
   }
 
   removeState(name: string): Promise<void> {
-    return removeStateFile(this.dir, name);
+    return removeStateFile(this.stateDir, name);
   }
 
   readState<T>(name: string): Promise<T | null> {
-    return readStateFile<T>(this.dir, name);
+    return readStateFile<T>(this.stateDir, name);
   }
 
   async readStateBytes(name: string): Promise<Uint8Array | null> {
     try {
-      return await Deno.readFile(abs(this.dir, `${STATE_DIR}/${name}`));
+      return await Deno.readFile(`${this.stateDir}/${name}`);
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -458,9 +482,17 @@ export class LocalCache implements CacheAccess {
 
   async writeState(name: string, value: unknown): Promise<void> {
     try {
-      await writeStateFile(this.dir, name, value);
+      await writeStateFile(this.stateDir, name, value);
     } catch (e) {
-      throw unwritable(this.dir, `${STATE_DIR}/${name}`, e);
+      throw unwritable(this.stateDir, name, e);
+    }
+  }
+
+  async writeStateBytes(name: string, body: Uint8Array): Promise<void> {
+    try {
+      await atomicWrite(`${this.stateDir}/${name}`, body);
+    } catch (e) {
+      throw unwritable(this.stateDir, name, e);
     }
   }
 }

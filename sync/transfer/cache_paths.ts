@@ -4,8 +4,81 @@
  * @module
  */
 
-/** Name of the internal state directory inside the cache (never synced). */
+/**
+ * Name of the sync state directory inside a cache (never synced), where a
+ * cache keeps it by default; and the prefix its records name state files by
+ * (`.sluice/set-aside/<stamp>/<path>`), wherever the directory is
+ * ({@link statePath}).
+ */
 export const STATE_DIR = ".sluice";
+
+/** Where the cache `dir` keeps its sync state unless told otherwise: `<dir>/.sluice`. */
+export function defaultStateDir(dir: string): string {
+  return `${dir.replace(/\/+$/, "")}/${STATE_DIR}`;
+}
+
+/**
+ * Where a cache shared with the layout's other clients keeps its sync state:
+ * under `_control/` at the cache's root, the one directory those clients keep
+ * local both in their solo and in their namespaced walks (every other file
+ * of the cache they upload, a `.sluice/` directory among them):
+ * `_control/.sluice` for the solo layout, `_control/.sluice-ns/<ns>` for the
+ * namespace `ns` (whose files are under `<cacheRoot>/<ns>/`).
+ *
+ * @example
+ * ```ts
+ * import { sharedStateDir } from "./cache_paths.ts";
+ * sharedStateDir("/home/me/.swamp/repos/r1", ""); // "/home/me/.swamp/repos/r1/_control/.sluice"
+ * sharedStateDir("/home/me/.swamp/repos/r1", "prod"); // "/home/me/.swamp/repos/r1/_control/.sluice-ns/prod"
+ * ```
+ */
+export function sharedStateDir(cacheRoot: string, namespace: string): string {
+  const root = cacheRoot.replace(/\/+$/, "");
+  return namespace
+    ? `${root}/_control/${STATE_DIR}-ns/${namespace}`
+    : `${root}/_control/${STATE_DIR}`;
+}
+
+/**
+ * The state directory of the cache `dir`, as found on disk: its own
+ * `.sluice` when there is one; else, for a cache a datastore shares with the
+ * layout's other clients ({@link sharedStateDir}), the solo state under its
+ * `_control/`, or for a namespace directory (one holding `.namespace.json`)
+ * the namespace's state beside it; else `<dir>/.sluice`, where a new cache
+ * keeps it.
+ */
+export function findStateDir(dir: string): string {
+  const root = dir.replace(/\/+$/, "");
+  const own = defaultStateDir(root);
+  if (exists(own)) return own;
+  const solo = sharedStateDir(root, "");
+  if (exists(solo)) return solo;
+  const slash = root.lastIndexOf("/");
+  if (slash > 0 && exists(`${root}/.namespace.json`)) {
+    const ns = sharedStateDir(root.slice(0, slash), root.slice(slash + 1));
+    if (exists(ns)) return ns;
+  }
+  return own;
+}
+
+/**
+ * The file a state location (`.sluice/<rest>`, as records and reports name
+ * it) is, for a cache whose state directory is `stateDir`.
+ *
+ * @example
+ * ```ts
+ * import { statePath } from "./cache_paths.ts";
+ * statePath("/c/_control/.sluice", ".sluice/set-aside/s/n.txt"); // "/c/_control/.sluice/set-aside/s/n.txt"
+ * ```
+ */
+export function statePath(stateDir: string, location: string): string {
+  if (location !== STATE_DIR && !location.startsWith(`${STATE_DIR}/`)) {
+    throw new Error(
+      `${JSON.stringify(location)} names no state file (it must start with ${STATE_DIR}/)`,
+    );
+  }
+  return `${stateDir.replace(/\/+$/, "")}${location.slice(STATE_DIR.length)}`;
+}
 
 /** Joins an absolute directory and a validated relative path. */
 export function abs(dir: string, rel: string): string {

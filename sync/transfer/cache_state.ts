@@ -8,7 +8,7 @@
 import { SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import { atomicWrite } from "./atomic_write.ts";
-import { abs, isNotFound, lstatOrNull, STATE_DIR } from "./cache_paths.ts";
+import { abs, isNotFound, lstatOrNull, STATE_DIR, statePath } from "./cache_paths.ts";
 
 /** Why a copy was set aside, and when. */
 export interface SetAsideReason {
@@ -42,24 +42,25 @@ export class CopyVanishedError extends SluiceError {
 }
 
 /**
- * Moves the cache file `path` of the cache `root` (resolved and checked:
- * `from`) to `.sluice/set-aside/<stamp>/<path>` with a `REASON.json` beside
- * it (written first); returns the cache-relative location. A copy gone by
- * then throws {@link CopyVanishedError}, its reason removed.
+ * Moves the cache file `path` (resolved and checked: `from`) to
+ * `set-aside/<stamp>/<path>` in the state directory `stateDir`, with a
+ * `REASON.json` beside it (written first); returns its location as records
+ * name it (`.sluice/set-aside/<stamp>/<path>`: see `statePath`). A copy
+ * gone by then throws {@link CopyVanishedError}, its reason removed.
  */
 export async function setAsideIn(
-  root: string,
+  stateDir: string,
   from: string,
   path: string,
   why: SetAsideReason,
 ): Promise<string> {
   const stamp = new Date(why.at).toISOString().replace(/[:.]/g, "-");
   const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
-  const to = abs(root, target);
+  const to = statePath(stateDir, target);
   await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
   // The reason first: a copy is never in the area without it.
   await atomicWrite(
-    abs(root, `${target.slice(0, target.length - path.length)}REASON.json`),
+    statePath(stateDir, `${target.slice(0, target.length - path.length)}REASON.json`),
     new TextEncoder().encode(
       JSON.stringify(
         {
@@ -78,7 +79,7 @@ export async function setAsideIn(
     await Deno.rename(from, to);
   } catch (e) {
     if (!isNotFound(e)) throw e;
-    await Deno.remove(abs(root, target.slice(0, target.length - path.length - 1)), {
+    await Deno.remove(statePath(stateDir, target.slice(0, target.length - path.length - 1)), {
       recursive: true,
     });
     throw new CopyVanishedError(path, e);
@@ -87,8 +88,8 @@ export async function setAsideIn(
 }
 
 /**
- * Moves the copy {@link setAsideIn} moved to `location` (cache-relative)
- * back to the cache path it came from, only while nothing is there: each
+ * Moves the copy {@link setAsideIn} moved to `location` (in the state
+ * directory `stateDir`) back to its path in the cache `root`, only while nothing is there: each
  * directory on its way is looked at again (one may have been replaced since:
  * a link or a file there leaves the copy where it is) and made where
  * missing; then a hard link, which never replaces anything, and the
@@ -99,7 +100,7 @@ export async function setAsideIn(
  * Synchronous, so no other write of this process comes between the look and
  * the move.
  */
-export function putBackIn(root: string, location: string): boolean {
+export function putBackIn(root: string, stateDir: string, location: string): boolean {
   const path = setAsideSource(location);
   for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
     const dir = abs(root, path.slice(0, i));
@@ -116,7 +117,7 @@ export function putBackIn(root: string, location: string): boolean {
     if (st.isSymlink || !st.isDirectory) return false;
   }
   const to = abs(root, path);
-  const from = abs(root, location);
+  const from = statePath(stateDir, location);
   try {
     Deno.linkSync(from, to);
   } catch (e) {
@@ -132,7 +133,7 @@ export function putBackIn(root: string, location: string): boolean {
   }
   // Back at its path: what is left in the set-aside area is a duplicate of it, removed (best effort).
   try {
-    Deno.removeSync(abs(root, location.slice(0, location.length - path.length)), {
+    Deno.removeSync(statePath(stateDir, location.slice(0, location.length - path.length)), {
       recursive: true,
     });
   } catch { /* an unnamed duplicate left in the set-aside area: nothing lost */ }
@@ -160,9 +161,9 @@ export function setAsideSource(location: string): string {
   return location.split("/").slice(3).join("/");
 }
 
-/** Reads the state file `name` of the cache `root` (null when absent); a corrupted one is a coded error. */
-export async function readStateFile<T>(root: string, name: string): Promise<T | null> {
-  const file = abs(root, `${STATE_DIR}/${name}`);
+/** Reads the state file `name` of the state directory `stateDir` (null when absent); a corrupted one is a coded error. */
+export async function readStateFile<T>(stateDir: string, name: string): Promise<T | null> {
+  const file = `${stateDir}/${name}`;
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -183,18 +184,22 @@ export async function readStateFile<T>(root: string, name: string): Promise<T | 
   }
 }
 
-/** Writes the state file `name` of the cache `root` atomically, as JSON. */
-export async function writeStateFile(root: string, name: string, value: unknown): Promise<void> {
+/** Writes the state file `name` of the state directory `stateDir` atomically, as JSON. */
+export async function writeStateFile(
+  stateDir: string,
+  name: string,
+  value: unknown,
+): Promise<void> {
   await atomicWrite(
-    abs(root, `${STATE_DIR}/${name}`),
+    `${stateDir}/${name}`,
     new TextEncoder().encode(JSON.stringify(value)),
   );
 }
 
-/** Removes `name` (a file or directory) from the state directory of the cache `root`; absent is fine. */
-export async function removeStateFile(root: string, name: string): Promise<void> {
+/** Removes `name` (a file or directory) from the state directory `stateDir`; absent is fine. */
+export async function removeStateFile(stateDir: string, name: string): Promise<void> {
   try {
-    await Deno.remove(abs(root, `${STATE_DIR}/${name}`), { recursive: true });
+    await Deno.remove(`${stateDir}/${name}`, { recursive: true });
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }

@@ -15,6 +15,13 @@ import {
 } from "./cache_paths.ts";
 import { UNREADABLE_REASON } from "../errors.ts";
 
+/**
+ * The control plane's directory at the cache root: never synced (the layout
+ * keeps it local), and where a cache shared with other clients of the layout
+ * keeps its sync state (see `packages/extension/state_dirs.ts`).
+ */
+const CONTROL_DIR = "_control";
+
 /** Why a walk skips a name that is not valid UTF-8. */
 const NOT_UTF8 =
   "its name is not valid UTF-8, so it cannot be a store key and stays local only: rename it to sync it";
@@ -28,7 +35,7 @@ export interface WalkedFile {
 
 /**
  * Walks `root/dir` recursively, yielding regular files (cache-relative),
- * skipping the internal state dir. Symlinks are not followed: a symlink is
+ * skipping the state directory (`.sluice/`) and the control plane's `_control/` at its root. Symlinks are not followed: a symlink is
  * reported through `onSkip` and never read, as is a FIFO, socket or device.
  */
 export async function* walkFiles(
@@ -54,7 +61,7 @@ export async function* walkFiles(
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const rel = dir ? `${dir}/${e.name}` : e.name;
-    if (!dir && e.name === STATE_DIR) continue;
+    if (!dir && (e.name === STATE_DIR || e.name === CONTROL_DIR)) continue;
     // A name that is not valid UTF-8 arrives with U+FFFD in place of the bad
     // bytes and then names no file: report it rather than fail the walk (or,
     // for a directory, silently never sync what it holds).

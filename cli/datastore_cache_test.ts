@@ -1,0 +1,52 @@
+/**
+ * The command line on a datastore's cache, where the extension keeps the
+ * sync state under `_control/` at the cache's root (`sharedStateDir`): it
+ * reads and writes that state, never starting another `.sluice/` beside the
+ * files, and shows set-aside copies where they are.
+ */
+import assert from "node:assert/strict";
+import { sluice, world } from "./cli_test_kit.ts";
+import { sharedStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
+
+const CFG = "config/app.yaml";
+
+for (const ns of ["", "prod"]) {
+  Deno.test(`CLI on a datastore's cache${ns ? " (a namespace)" : ""}: status, pull and resolve use the state under _control/, and show where a copy was set aside`, async () => {
+    const w = await world();
+    const url = ns ? `file://${w.root}/${ns}` : w.url;
+    if (ns) await Deno.mkdir(`${w.root}/${ns}`);
+    const a = w.cache("a");
+    await w.write(a, CFG, "x: 1\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", url])).code, 0);
+
+    // A datastore's cache synced by the CLI, its state then where the extension keeps it.
+    const repo = `${w.base}/repo`;
+    const dir = ns ? `${repo}/${ns}` : repo;
+    const pulled = await sluice(["pull", "--init", "--cache", dir, "--store", url]);
+    assert.equal(pulled.code, 0, pulled.err);
+    const state = sharedStateDir(repo, ns);
+    await Deno.mkdir(state.slice(0, state.lastIndexOf("/")), { recursive: true });
+    await Deno.rename(`${dir}/${STATE_DIR}`, state);
+    if (ns) await Deno.writeTextFile(`${dir}/.namespace.json`, "{}");
+
+    await w.write(a, CFG, "x: 2\n");
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    await w.write(dir, CFG, "y: 1\n"); // a hand edit, never marked dirty
+    const conflicted = await sluice(["pull", "--cache", dir]);
+    assert.equal(conflicted.code, 3, conflicted.err);
+    const resolved = await sluice(["resolve", CFG, "--theirs", "--cache", dir]);
+    assert.equal(resolved.code, 0, resolved.err);
+    assert.equal(await Deno.readTextFile(`${dir}/${CFG}`), "x: 2\n");
+
+    const status = await sluice(["status", "--cache", dir, "--json"]);
+    assert.equal(status.code, 0, status.err);
+    const aside = status.json().setAside as { path: string; location: string }[];
+    assert.equal(aside.length, 1, status.out);
+    const shown = aside[0].location;
+    const file = shown.startsWith("/") ? shown : `${dir}/${shown}`;
+    assert.ok(file.startsWith(`${state}/set-aside/`), shown);
+    assert.equal(await Deno.readTextFile(file), "y: 1\n");
+    assert.equal(await Deno.lstat(`${dir}/${STATE_DIR}`).then(() => 1, () => 0), 0);
+    await w.cleanup();
+  });
+}

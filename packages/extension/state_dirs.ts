@@ -1,0 +1,75 @@
+/**
+ * Where a datastore cache keeps Sluice's sync state. The tool's existing S3
+ * and GCS extensions upload every file of the cache but the few names they
+ * keep local (`isInternalCacheFile`): a `.sluice/` directory in the cache or
+ * in a namespace directory would be uploaded by one of them working on the
+ * same cache (a datastore switched back, or a clone still on them), and
+ * pulled by every other, which would take that cache's records for its own.
+ * So the state is kept under `_control/` at the cache's root, the one
+ * directory they keep local in both their solo and namespaced walks
+ * (`sharedStateDir`: `_control/.sluice/` for the solo layout,
+ * `_control/.sluice-ns/<ns>/` for a namespace). A cache synced before keeps
+ * its state: the `.sluice/` of its root or namespace directory is moved
+ * there once, in one rename.
+ *
+ * @module
+ */
+import { SluiceError } from "../../sync/errors.ts";
+import { shellWord } from "../../sync/shell_word.ts";
+import { sharedStateDir, STATE_DIR } from "../../sync/transfer/cache.ts";
+
+/**
+ * The state directory of the cache `cachePath` for `namespace` (`""`: solo):
+ * under `_control/` at its root (`sharedStateDir`).
+ *
+ * @example
+ * ```ts
+ * import { extensionStateDir } from "./state_dirs.ts";
+ * extensionStateDir("/home/me/.swamp/repos/r1", "prod"); // "/home/me/.swamp/repos/r1/_control/.sluice-ns/prod"
+ * ```
+ */
+export const extensionStateDir: (cachePath: string, namespace: string) => string = sharedStateDir;
+
+/** What {@link adoptEarlierState} did. */
+export type StateAdoption = "none" | "moved" | "both";
+
+/**
+ * Moves the sync state a cache kept in its sync root (`<syncRoot>/.sluice`,
+ * where releases before this layout kept it) to `stateDir`, once: in one
+ * rename, so an interrupted move leaves it either where it was or where it
+ * goes. `"none"` when there was nothing to move, `"moved"`, or `"both"` when
+ * `stateDir` exists already: the earlier directory is then left as it is
+ * (the caller says so; nothing of either is merged or removed).
+ */
+export async function adoptEarlierState(
+  syncRoot: string,
+  stateDir: string,
+): Promise<StateAdoption> {
+  const earlier = `${syncRoot.replace(/\/+$/, "")}/${STATE_DIR}`;
+  const st = await Deno.lstat(earlier).catch((e) => {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  });
+  if (st === null || !st.isDirectory) return "none";
+  const there = await Deno.lstat(stateDir).then(() => true, (e) => {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  });
+  if (there) return "both";
+  const parent = stateDir.slice(0, stateDir.lastIndexOf("/"));
+  try {
+    await Deno.mkdir(parent, { recursive: true });
+    await Deno.rename(earlier, stateDir);
+  } catch (e) {
+    throw new SluiceError(
+      "cache_unwritable",
+      `Could not move this cache's sync state from ${earlier} to ${stateDir} (${
+        e instanceof Error ? e.message : String(e)
+      }), where the tool's existing extensions never upload it. Nothing was moved, read, pushed or pulled. Make the cache directory writable by this user, or move the directory by hand (\`mkdir -p ${
+        shellWord(parent)
+      } && mv ${shellWord(earlier)} ${shellWord(stateDir)}\`), then run the command again.`,
+      { cause: e },
+    );
+  }
+  return "moved";
+}
