@@ -128,7 +128,7 @@ export async function createSluice(options: SluiceOptions): Promise<SyncService>
   const lockBackend = options.lockBackend ?? conditionalLockBackend(options.store, {
     conditional,
     setting: options.config?.conditionalWrites,
-    cache: new LocalCache(options.cacheDir),
+    cache: new LocalCache(options.cacheDir, undefined, {}, options.stateDir),
     clock: options.clock,
     events,
   });

@@ -14,6 +14,7 @@ import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";
 import { conflictPaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
+import { shownLocation } from "./status.ts";
 
 /** Registers `resolve`. */
 export function resolveCommand(io: CliIo, state: RunState): Command {
@@ -73,7 +74,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
           done.push(r);
           // Theirs not taken, and no conflict either: the store's object is not the one the index names.
           if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
-          say(out, s.store.endpoint, rel, resolution, r);
+          say(out, s.store.endpoint, rel, resolution, r, (l) => shownLocation(s.cacheDir, l));
         }
       };
       // One hold of the global lock around them all.
@@ -107,6 +108,7 @@ function say(
   rel: string,
   resolution: Resolution,
   r: ResolveResult,
+  shown: (location: string) => string,
 ): void {
   if (r.resolved) {
     out.say(
@@ -138,5 +140,5 @@ function say(
       `${rel} changed again on the datastore before your copy landed; nothing was overwritten. Run \`sluice status\` to see the new version, then resolve again.`,
     );
   }
-  for (const a of r.setAside) out.say(`Your previous local copy was set aside in ${a}.`);
+  for (const a of r.setAside) out.say(`Your previous local copy was set aside in ${shown(a)}.`);
 }

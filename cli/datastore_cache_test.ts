@@ -50,3 +50,52 @@ for (const ns of ["", "prod"]) {
     await w.cleanup();
   });
 }
+
+/** A datastore cache synced once by the command line, its state then moved where the extension keeps it. */
+async function datastoreCache(ns: string) {
+  const w = await world();
+  const url = ns ? `file://${w.root}/${ns}` : w.url;
+  if (ns) await Deno.mkdir(`${w.root}/${ns}`);
+  const a = w.cache("a");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", url])).code, 0);
+  const repo = `${w.base}/repo`;
+  const dir = ns ? `${repo}/${ns}` : repo;
+  const pulled = await sluice(["pull", "--init", "--cache", dir, "--store", url]);
+  assert.equal(pulled.code, 0, pulled.err);
+  const state = sharedStateDir(repo, ns);
+  await Deno.mkdir(state.slice(0, state.lastIndexOf("/")), { recursive: true });
+  await Deno.rename(`${dir}/${STATE_DIR}`, state);
+  return { w, a, dir, state };
+}
+
+for (const ns of ["", "prod"]) {
+  Deno.test(`CLI on a datastore's cache${ns ? " (a namespace, no .namespace.json here)" : ""}: resolve --mine publishes the copy a pull set aside`, async () => {
+    const { w, a, dir } = await datastoreCache(ns);
+    await w.write(a, "notes/n.txt", "theirs\n");
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    await w.write(dir, "notes/n.txt", "mine, never synced\n");
+    const pulled = await sluice(["pull", "--cache", dir]);
+    assert.equal(pulled.code, 3, pulled.err);
+    assert.equal(await Deno.readTextFile(`${dir}/notes/n.txt`), "theirs\n");
+    const r = await sluice(["resolve", "notes/n.txt", "--mine", "--cache", dir]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+    assert.equal(await Deno.readTextFile(`${a}/notes/n.txt`), "mine, never synced\n");
+    assert.equal(await Deno.lstat(`${dir}/${STATE_DIR}`).then(() => 1, () => 0), 0);
+    await w.cleanup();
+  });
+
+  Deno.test(`CLI on a datastore's cache${ns ? " (a namespace)" : ""}: a command taking a lock keeps its endpoint probe in the state, and starts no .sluice/ beside the files`, async () => {
+    const { w, dir, state } = await datastoreCache(ns);
+    const r = await sluice(["lockfile", "add", "@acme/ssh", '{"version":"1.2.0"}', "--cache", dir]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(await Deno.lstat(`${dir}/${STATE_DIR}`).then(() => 1, () => 0), 0);
+    const names: string[] = [];
+    for await (const e of Deno.readDir(state)) names.push(e.name);
+    assert.ok(names.includes("conditional-probe.json"), names.join(","));
+    const st = await sluice(["status", "--cache", dir]);
+    assert.equal(st.code, 0, st.err);
+    await w.cleanup();
+  });
+}

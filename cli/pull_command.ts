@@ -17,7 +17,7 @@ import { capped, type CliIo, formatBytes, type Output, plural } from "./output.t
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
-import { shownStatePath } from "./status.ts";
+import { shownLocation } from "./status.ts";
 
 function describePull(
   r: PullResult,
@@ -173,7 +173,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         localDeletions,
         outcome,
       });
-      const shown = (l: string) => shownStatePath(s.cacheDir, l);
+      const shown = (l: string) => shownLocation(s.cacheDir, l);
       for (const line of describePull(result, s.store.endpoint, shown)) out.say(line);
       if (localDeletions.length) {
         out.say(

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { findStateDir, STATE_DIR, statePath } from "../sync/transfer/cache.ts";
+import { findStateDir, shownStatePath, STATE_DIR, statePath } from "../sync/transfer/cache.ts";
 import { type ConflictRecord, describeVersion } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
@@ -54,21 +54,14 @@ async function filesUnder(dir: string, rel = ""): Promise<string[]> {
   return out;
 }
 
-/**
- * Where the state location `location` (`.sluice/…`) of the cache `cacheDir`
- * is on disk, as a user finds it: relative to the cache when the state is in
- * it, else absolute (a datastore namespace's state is beside the namespace
- * directory: see `sharedStateDir`).
- */
-export function shownStatePath(cacheDir: string, location: string): string {
-  const file = statePath(findStateDir(cacheDir), location);
-  const root = `${cacheDir.replace(/\/+$/, "")}/`;
-  return file.startsWith(root) ? file.slice(root.length) : file;
+/** Where the state location `location` (`.sluice/…`) of the cache `cacheDir` is, as `shownStatePath` shows it. */
+export function shownLocation(cacheDir: string, location: string): string {
+  return shownStatePath(cacheDir, findStateDir(cacheDir), location);
 }
 
 /**
  * Every set-aside copy in the cache at `cacheDir`, oldest first; `location`
- * as {@link shownStatePath} shows it.
+ * as {@link shownLocation} shows it.
  *
  * @example
  * ```ts
@@ -95,7 +88,7 @@ export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
     for (const f of files) {
       out.push({
         path: f,
-        location: shownStatePath(cacheDir, `${SET_ASIDE_DIR}/${d}/${f}`),
+        location: shownLocation(cacheDir, `${SET_ASIDE_DIR}/${d}/${f}`),
         reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
         ...(typeof reason.code === "string" ? { code: reason.code } : {}),
         ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),

@@ -15,7 +15,7 @@ import {
   listPendingLockfile,
   listSetAside,
   remoteState,
-  shownStatePath,
+  shownLocation,
 } from "./status.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf } from "./sync_outcome.ts";
@@ -83,7 +83,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
       }
       for (
-        const line of describeConflicts(conflicts, (l) => shownStatePath(s.cacheDir, l))
+        const line of describeConflicts(conflicts, (l) => shownLocation(s.cacheDir, l))
       ) out.say(line);
       if (setAside.length) {
         out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);

@@ -27,6 +27,7 @@ import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
+import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 import { replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
 import { dropOwn, lostVersion, setAsideVersion, versionDir } from "./lost_version.ts";
 
@@ -154,7 +155,8 @@ export function createOnlyWriter(): Middleware<WriteContext> {
         : `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
       ctx.entry,
     );
-    throw new VersionConflictError([ctx.key], aside, ownEarlier);
+    const shown = aside.map((l) => shownStatePath(push.cache.dir, push.cache.stateDir, l));
+    throw new VersionConflictError([ctx.key], aside, ownEarlier, shown);
   };
 }
 

@@ -322,8 +322,10 @@ export function preview(s: string, max = 80): string {
 export class VersionConflictError extends SluiceError {
   /** The conflicting version keys. */
   readonly keys: readonly string[];
-  /** Where the local copies were set aside, relative to the cache. */
+  /** Where the local copies were set aside: their state locations (`.sluice/set-aside/…`). */
   readonly setAsideTo: readonly string[];
+  /** The same, as the message shows them (where they are on disk: see `shownStatePath`). */
+  readonly setAsideShown: readonly string[];
   /**
    * True when the datastore's copies were uploaded from this cache (they
    * carry its writer id) and changed here since; false when another
@@ -334,9 +336,10 @@ export class VersionConflictError extends SluiceError {
     keys: readonly string[],
     setAsideTo: readonly string[] = [],
     ownEarlier: boolean | "mixed" = false,
+    setAsideShown: readonly string[] = setAsideTo,
   ) {
-    const aside = setAsideTo.length
-      ? `; it was set aside in ${setAsideTo.join(", ")} (see \`sluice status\`)`
+    const aside = setAsideShown.length
+      ? `; it was set aside in ${setAsideShown.join(", ")} (see \`sluice status\`)`
       : "";
     const what = ownEarlier === true
       ? "was uploaded from this cache before and its local copy changed since: a data version on the datastore is never rewritten. The datastore's copy was kept and the changed copy was not pushed"
@@ -353,6 +356,7 @@ export class VersionConflictError extends SluiceError {
     );
     this.keys = keys;
     this.setAsideTo = setAsideTo;
+    this.setAsideShown = setAsideShown;
     this.ownEarlier = ownEarlier === "mixed" ? undefined : ownEarlier;
   }
 }

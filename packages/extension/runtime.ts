@@ -36,7 +36,7 @@ import { cliStoreUrl, type CliTarget } from "./left_behind.ts";
 import { errorLine, warningPrinter } from "./warnings.ts";
 import { LOCKFILE_GUARDED } from "../../middleware/lockfile_guard.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
-import { adoptEarlierState, extensionStateDir } from "./state_dirs.ts";
+import { adoptEarlierState, extensionStateDir, refuseLinkedStateDir } from "./state_dirs.ts";
 import { shellWord } from "../../sync/shell_word.ts";
 import { STATE_DIR } from "../../sync/transfer/cache.ts";
 
@@ -199,12 +199,13 @@ export class DatastoreRuntime {
     const p = this.provider;
     // Where the existing extensions, on the same cache, never upload it.
     const stateDir = extensionStateDir(cachePath, namespace);
+    await refuseLinkedStateDir(cachePath, stateDir);
     if (await adoptEarlierState(cacheDir, stateDir) === "both") {
       const earlier = `${cacheDir}/${STATE_DIR}`;
       this.events.emit("warning", {
         code: "earlier_state_kept",
         message:
-          `${earlier} holds a sync state of this cache, which now keeps it in ${stateDir}: it was left as it is and is not read. The tool's existing S3 and GCS extensions, if ever run on this cache, would upload it. Nothing else was changed. Look through it (a set-aside copy under set-aside/ may be the only one of a change), then remove it (\`rm -r ${
+          `${earlier} holds a sync state of this cache, which now keeps it in ${stateDir}: it was left as it is and is not read: its dirty marks (changes made here and not pushed) and open conflicts are not acted on. The tool's existing S3 and GCS extensions, if ever run on this cache, would upload it. Nothing else was changed. Look through it (dirty.log names changes made here that it had not pushed: push those paths again; a copy under set-aside/ may be the only one of a change), then remove it (\`rm -r ${
             shellWord(earlier)
           }\`).`,
       });

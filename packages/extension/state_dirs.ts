@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { SluiceError } from "../../sync/errors.ts";
+import { SluiceError, UnsafePathError } from "../../sync/errors.ts";
 import { shellWord } from "../../sync/shell_word.ts";
 import { sharedStateDir, STATE_DIR } from "../../sync/transfer/cache.ts";
 
@@ -29,6 +29,33 @@ import { sharedStateDir, STATE_DIR } from "../../sync/transfer/cache.ts";
  * ```
  */
 export const extensionStateDir: (cachePath: string, namespace: string) => string = sharedStateDir;
+
+/**
+ * Refuses a state directory reached through a link under the cache
+ * `cachePath` (`_control`, `_control/.sluice-ns`, or the state directory
+ * itself a symbolic link): Sluice never writes its state outside the cache.
+ */
+export async function refuseLinkedStateDir(cachePath: string, stateDir: string): Promise<void> {
+  const root = `${cachePath.replace(/\/+$/, "")}/`;
+  if (!stateDir.startsWith(root)) return;
+  const parts = stateDir.slice(root.length).split("/");
+  for (let i = 1; i <= parts.length; i++) {
+    const rel = parts.slice(0, i).join("/");
+    const st = await Deno.lstat(`${root}${rel}`).catch((e) => {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    });
+    if (st === null) return;
+    if (st.isSymlink || !st.isDirectory) {
+      throw new UnsafePathError(
+        rel,
+        `Sluice keeps this cache's sync state in ${stateDir}, but ${root}${rel} is ${
+          st.isSymlink ? "a symbolic link" : "not a directory"
+        }, and Sluice never writes its state outside the cache: move it out of the way (the state is made again there), then run the command again`,
+      );
+    }
+  }
+}
 
 /** What {@link adoptEarlierState} did. */
 export type StateAdoption = "none" | "moved" | "both";
@@ -50,17 +77,30 @@ export async function adoptEarlierState(
     if (e instanceof Deno.errors.NotFound) return null;
     throw e;
   });
-  if (st === null || !st.isDirectory) return "none";
-  const there = await Deno.lstat(stateDir).then(() => true, (e) => {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  });
-  if (there) return "both";
+  if (st === null) return "none";
+  if (!st.isDirectory) {
+    throw new SluiceError(
+      "cache_unwritable",
+      `${earlier} is ${
+        st.isSymlink ? "a symbolic link" : "not a directory"
+      }, but earlier releases kept this cache's sync state there, and it is moved from there to ${stateDir}. Nothing was moved, read, pushed or pulled. Move it out of the way (\`mv ${
+        shellWord(earlier)
+      } ${shellWord(`${earlier}.moved`)}\`), then run the command again.`,
+    );
+  }
+  const there = () =>
+    Deno.lstat(stateDir).then(() => true, (e) => {
+      if (e instanceof Deno.errors.NotFound) return false;
+      throw e;
+    });
+  if (await there()) return "both";
   const parent = stateDir.slice(0, stateDir.lastIndexOf("/"));
   try {
     await Deno.mkdir(parent, { recursive: true });
     await Deno.rename(earlier, stateDir);
   } catch (e) {
+    // Another process moved it first: done all the same.
+    if (e instanceof Deno.errors.NotFound && await there()) return "moved";
     throw new SluiceError(
       "cache_unwritable",
       `Could not move this cache's sync state from ${earlier} to ${stateDir} (${

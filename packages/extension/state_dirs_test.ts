@@ -175,3 +175,77 @@ Deno.test("extension state: an earlier state beside the current one is reported 
   assert.match(w.message, /rm -r/);
   assert.ok(await Deno.stat(`${cache}/.sluice`).then(() => true, () => false));
 });
+
+Deno.test("adoptEarlierState: two openings of one cache at once both find the state moved, neither fails", async () => {
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-race-" });
+  await Deno.mkdir(`${cache}/.sluice`);
+  await Deno.writeTextFile(`${cache}/.sluice/dirty.log`, "notes/a.md\n");
+  const dir = extensionStateDir(cache, "");
+  const got = await Promise.all([adoptEarlierState(cache, dir), adoptEarlierState(cache, dir)]);
+  assert.deepEqual(got, ["moved", "moved"]);
+  assert.equal(await Deno.readTextFile(`${dir}/dirty.log`), "notes/a.md\n");
+});
+
+Deno.test("adoptEarlierState: an earlier .sluice that is a file or a link is refused, never taken for no state", async () => {
+  for (const kind of ["file", "link"]) {
+    const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-odd-" });
+    if (kind === "file") await Deno.writeTextFile(`${cache}/.sluice`, "x");
+    else await Deno.symlink(await Deno.makeTempDir(), `${cache}/.sluice`);
+    await assert.rejects(
+      () => adoptEarlierState(cache, extensionStateDir(cache, "")),
+      (e: Error & { code?: string }) => e.code === "cache_unwritable" && /mv /.test(e.message),
+    );
+  }
+});
+
+Deno.test("extension state: a _control that is a link out of the cache is refused (unsafe_path); nothing is written through it", async () => {
+  const store = new InMemoryStore();
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    identity: { holder: "a@host-a", hostname: "host-a", pid: 1 },
+  });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-link-" });
+  const outside = await Deno.makeTempDir({ prefix: "sluice-ext-state-outside-" });
+  await Deno.symlink(outside, `${cache}/_control`);
+  const svc = ds.createProvider(CONFIG).createSyncService("/repo/a", cache);
+  await assert.rejects(
+    () => svc.pullChanged({}),
+    (e: Error & { code?: string }) => e.code === "unsafe_path",
+  );
+  assert.deepEqual(await filesUnder(outside), []);
+});
+
+for (const ns of ["", "prod"]) {
+  Deno.test(`extension state${ns ? ", namespaced" : ""}: the warning of a copy a pull set aside names where it is`, async () => {
+    const t = clones(ns);
+    const a = await t.clone("a");
+    if (ns) {
+      await Deno.mkdir(`${a.cache}/${ns}`, { recursive: true });
+      await Deno.writeTextFile(`${a.cache}/${ns}/.namespace.json`, "{}");
+    }
+    await write(a.svc, a.cache, t.at("files/notes.txt"), "a's");
+    assert.equal(await a.svc.pushChanged(t.options), 1);
+    const lines: string[] = [];
+    const ds = defineStoreDatastore({
+      store: t.store,
+      createService: createSluice,
+      env: envFrom({}),
+      identity: { holder: "c@host-c", hostname: "host-c", pid: 1 },
+      warn: (line: string) => lines.push(line),
+    });
+    const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-warned-" });
+    await Deno.mkdir(`${cache}/${t.at("files")}`, { recursive: true });
+    if (ns) await Deno.writeTextFile(`${cache}/${ns}/.namespace.json`, "{}");
+    await Deno.writeTextFile(`${cache}/${t.at("files/notes.txt")}`, "c's own");
+    const svc = ds.createProvider(CONFIG).createSyncService("/repo/c", cache);
+    await svc.pullChanged(t.options);
+    const line = lines.find((l) => l.includes("local_set_aside"));
+    assert.ok(line, lines.join("\n"));
+    const at = line.match(/set aside in (\S+) \(see/)?.[1] ?? "";
+    const file = at.startsWith("/") ? at : `${cache}/${at}`;
+    assert.ok(file.startsWith(`${extensionStateDir(cache, ns)}/set-aside/`), line);
+    assert.equal(await Deno.readTextFile(file), "c's own");
+  });
+}

@@ -12,7 +12,7 @@ import pMap from "p-map";
 import { NotFoundError, PathBlockedError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
-import type { LocalCache } from "../transfer/cache.ts";
+import { type LocalCache, shownStatePath } from "../transfer/cache.ts";
 import { type FileIdentity, LocalChangedError } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
 import type { SyncConfig } from "../context.ts";
@@ -179,7 +179,18 @@ async function pullInto(
     theirs: IndexEntry | null,
     taken: boolean,
     reason?: string,
-  ) => events.emit("warning", pullConflictWarning(path, mine, theirs, taken, reason));
+  ) =>
+    events.emit(
+      "warning",
+      pullConflictWarning(
+        path,
+        mine,
+        theirs,
+        taken,
+        reason,
+        (l) => shownStatePath(cache.dir, cache.stateDir, l),
+      ),
+    );
   let writer: Promise<string | null> | undefined;
   /** True when the store holds this cache's own uncommitted write at `path`, other than `e`'s. */
   const ownWriteOver = async (path: string, e: IndexEntry): Promise<boolean> => {

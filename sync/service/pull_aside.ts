@@ -12,7 +12,7 @@
  * @module
  */
 import type { SluiceEmitter } from "../events.ts";
-import type { LocalCache } from "../transfer/cache.ts";
+import { type LocalCache, shownStatePath } from "../transfer/cache.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 
 /** A conflict found by the pull, recorded, and its warning, told later (`taken`: the datastore's copy was written). */
@@ -44,17 +44,25 @@ interface Aside {
 export class PullAsides {
   /** Where copies are set aside now (the pull's `setAside`). */
   readonly locations: string[] = [];
-  readonly #cache: Pick<LocalCache, "putBack">;
+  readonly #cache: Pick<LocalCache, "putBack" | "dir" | "stateDir">;
   readonly #events: SluiceEmitter;
   readonly #found: ConflictRecord[];
   readonly #open = new Map<string, Aside>();
   /** The records in `found` are being saved: a copy they name stays where it is. */
   #saving = false;
 
-  constructor(cache: Pick<LocalCache, "putBack">, events: SluiceEmitter, found: ConflictRecord[]) {
+  constructor(
+    cache: Pick<LocalCache, "putBack" | "dir" | "stateDir">,
+    events: SluiceEmitter,
+    found: ConflictRecord[],
+  ) {
     this.#cache = cache;
     this.#events = events;
     this.#found = found;
+  }
+  /** Where a set-aside location is on disk, as a user finds it. */
+  #shown(location: string): string {
+    return shownStatePath(this.#cache.dir, this.#cache.stateDir, location);
   }
 
   /** `path`'s copy was set aside in `location`, named by `conflict` (in `found`, its warning not told yet). */
@@ -77,7 +85,9 @@ export class PullAsides {
     this.#events.emit("warning", {
       code: "local_set_aside",
       message:
-        `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${a.location} (see \`sluice status\`) and the datastore's copy was pulled. Compare them, then \`${
+        `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${
+          this.#shown(a.location)
+        } (see \`sluice status\`) and the datastore's copy was pulled. Compare them, then \`${
           resolveHint(path)
         }\` (--mine publishes the set-aside copy).`,
       path,
@@ -116,7 +126,9 @@ export class PullAsides {
     this.#events.emit("warning", {
       code: "local_set_aside",
       message:
-        `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${a.location} (see \`sluice status\`), and the datastore's copy was not written there (${why()}); ${kept}. Compare them, then \`${
+        `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${
+          this.#shown(a.location)
+        } (see \`sluice status\`), and the datastore's copy was not written there (${why()}); ${kept}. Compare them, then \`${
           resolveHint(path)
         }\` (--mine publishes the set-aside copy; --theirs takes the datastore's, setting aside what is at ${path}).`,
       path,

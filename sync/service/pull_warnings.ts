@@ -23,6 +23,7 @@ export function pullConflictWarning(
   theirs: IndexEntry | null,
   taken: boolean,
   reason?: string,
+  shown: (location: string) => string = (l) => l,
 ): WarningEvent {
   const what = reason === LOST_REASON
     ? `is gone from the datastore (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing), and this cache holds the copy it synced, which may be the last one`
@@ -39,8 +40,10 @@ export function pullConflictWarning(
       mine?.location === path || !mine
         ? "the local copy was kept as it is and not overwritten"
         : taken
-        ? `the local copy was set aside in ${mine.location} and the datastore's copy taken`
-        : `the local copy was set aside in ${mine.location}, and the datastore's copy was not written there`
+        ? `the local copy was set aside in ${shown(mine.location)} and the datastore's copy taken`
+        : `the local copy was set aside in ${
+          shown(mine.location)
+        }, and the datastore's copy was not written there`
     }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
     path,
   };

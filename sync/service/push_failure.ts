@@ -34,7 +34,8 @@ export function pushFailure(
     const aside = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideTo);
     const kinds = new Set(conflicts.map((f) => (f.error as VersionConflictError).ownEarlier));
     const own = kinds.size === 1 ? [...kinds][0] ?? "mixed" : "mixed";
-    const e = new VersionConflictError(keys, aside, own);
+    const shown = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideShown);
+    const e = new VersionConflictError(keys, aside, own, shown);
     e.message += others;
     return e;
   }

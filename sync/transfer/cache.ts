@@ -44,6 +44,8 @@ import {
   isNotFound,
   LINK_REFUSED,
   lstatOrNull,
+  STATE_DIR,
+  statePath,
 } from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
@@ -54,6 +56,7 @@ export {
   LINK_REFUSED,
   NOT_REGULAR_REFUSED,
   sharedStateDir,
+  shownStatePath,
   STATE_DIR,
   statePath,
 } from "./cache_paths.ts";
@@ -76,6 +79,8 @@ export class LocalCache implements CacheAccess {
   readonly dir: string;
   /** Where this cache keeps its sync state (`<dir>/.sluice` unless told otherwise). */
   readonly stateDir: string;
+  /** True when the state is not in the cache's own `.sluice/` (see {@link resolveSync}). */
+  readonly #stateElsewhere: boolean;
   readonly #clockNow: () => number;
   readonly #checked = new Set<string>();
   readonly #parents: ParentDirs;
@@ -95,6 +100,7 @@ export class LocalCache implements CacheAccess {
   ) {
     this.dir = dir.replace(/\/+$/, "");
     this.stateDir = stateDir?.replace(/\/+$/, "") ?? defaultStateDir(this.dir);
+    this.#stateElsewhere = this.stateDir !== defaultStateDir(this.dir);
     this.#clockNow = now;
     this.#parents = new ParentDirs(this.dir, this.#checked);
     this.#pace = new MetadataPace(metadata);
@@ -124,9 +130,18 @@ export class LocalCache implements CacheAccess {
     }
   }
 
-  /** {@link resolve}, synchronously (throws instead of rejecting). */
+  /**
+   * {@link resolve}, synchronously (throws instead of rejecting). A state
+   * location (`.sluice/…`, as records name a set-aside copy) is the file in
+   * the state directory, wherever that is: the reads of this class (`read`,
+   * `hashFile`, `readForPush`, `stat`, `exists`) find a set-aside copy by its
+   * location, also when the state is kept outside the cache's `.sluice/`.
+   */
   resolveSync(path: string): string {
     assertSafeRelPath(path);
+    if (this.#stateElsewhere && (path === STATE_DIR || path.startsWith(`${STATE_DIR}/`))) {
+      return statePath(this.stateDir, path);
+    }
     // A directory is marked checked only once every directory above it is:
     // a checked parent (or none) leaves nothing to check. (`dir` has no
     // trailing slash: this is `abs(this.dir, path)`.)

@@ -40,25 +40,45 @@ export function sharedStateDir(cacheRoot: string, namespace: string): string {
 }
 
 /**
- * The state directory of the cache `dir`, as found on disk: its own
- * `.sluice` when there is one; else, for a cache a datastore shares with the
- * layout's other clients ({@link sharedStateDir}), the solo state under its
- * `_control/`, or for a namespace directory (one holding `.namespace.json`)
- * the namespace's state beside it; else `<dir>/.sluice`, where a new cache
+ * The state directory of the cache `dir`, as found on disk. A cache a
+ * datastore shares with the layout's other clients ({@link sharedStateDir})
+ * keeps it under `_control/`: the solo state under its own `_control/`, or,
+ * for a namespace directory, the namespace's state under the `_control/`
+ * beside it; those win, as the datastore reads them (an earlier `.sluice/`
+ * left beside them is not read). Else `<dir>/.sluice`, where any other cache
  * keeps it.
  */
 export function findStateDir(dir: string): string {
   const root = dir.replace(/\/+$/, "");
-  const own = defaultStateDir(root);
-  if (exists(own)) return own;
   const solo = sharedStateDir(root, "");
   if (exists(solo)) return solo;
   const slash = root.lastIndexOf("/");
-  if (slash > 0 && exists(`${root}/.namespace.json`)) {
+  if (slash > 0) {
     const ns = sharedStateDir(root.slice(0, slash), root.slice(slash + 1));
     if (exists(ns)) return ns;
   }
-  return own;
+  return defaultStateDir(root);
+}
+
+/**
+ * Where the state location `location` (`.sluice/…`) of the cache `dir`,
+ * whose state is in `stateDir`, is on disk, as a user finds it: relative to
+ * the cache when the state is in it (`.sluice/set-aside/…` by default),
+ * else absolute (a datastore namespace's state is beside the namespace
+ * directory: see {@link sharedStateDir}).
+ *
+ * @example
+ * ```ts
+ * import { shownStatePath } from "./cache_paths.ts";
+ * shownStatePath("/c", "/c/.sluice", ".sluice/set-aside/s/n.txt"); // ".sluice/set-aside/s/n.txt"
+ * shownStatePath("/c/prod", "/c/_control/.sluice-ns/prod", ".sluice/set-aside/s/n.txt");
+ * // "/c/_control/.sluice-ns/prod/set-aside/s/n.txt"
+ * ```
+ */
+export function shownStatePath(dir: string, stateDir: string, location: string): string {
+  const file = statePath(stateDir, location);
+  const root = `${dir.replace(/\/+$/, "")}/`;
+  return file.startsWith(root) ? file.slice(root.length) : file;
 }
 
 /**
