@@ -80,6 +80,8 @@ export interface ReplayBucket {
   rawCreate(key: string, body: string): Promise<boolean>;
   /** The raw object under the prefix, or null when absent. */
   rawGet(key: string): Promise<string | null>;
+  /** The environment the Sluice command line reaches the bucket with (credentials). */
+  readonly cliEnv: Readonly<Record<string, string>>;
 }
 
 /** A server the replay runs on. */

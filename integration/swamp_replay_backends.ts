@@ -47,6 +47,7 @@ export function minioReplayBackend(): ReplayBackend {
       });
       return {
         endpoint: s.endpoint,
+        cliEnv: { AWS_ACCESS_KEY_ID: s.accessKey, AWS_SECRET_ACCESS_KEY: s.secretKey },
         datastore: (deps) => createSluiceS3Datastore({ ...deps, credentials }),
         config,
         observer: () =>
@@ -106,6 +107,7 @@ export function fakeGcsReplayBackend(): ReplayBackend {
       const object = (key: string) => encodeURIComponent(`${PREFIX}/${key}`);
       return {
         endpoint: s.apiEndpoint,
+        cliEnv: {},
         datastore: (deps) => createSluiceGcsDatastore(deps),
         config,
         observer: () => createGcsProvider(config(s.apiEndpoint), { createService: createSluice }),

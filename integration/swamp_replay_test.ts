@@ -22,6 +22,7 @@ import {
   breakglass,
   datastoreSync,
   type FlushMode,
+  type Host,
   modelLockKey,
   openReplayWorld,
   type ReplayBackend,
@@ -32,6 +33,7 @@ import {
 import { fakeGcsReplayBackend, minioReplayBackend } from "./swamp_replay_backends.ts";
 import { assertCode, INCIDENTS, MODEL, outcome, REPLAY_GATES } from "./swamp_replay_incidents.ts";
 import { LOCK_FENCE } from "../middleware/lock_fence.ts";
+import { sluice } from "../cli/cli_test_kit.ts";
 
 const BACKENDS: readonly ReplayBackend[] = [minioReplayBackend(), fakeGcsReplayBackend()];
 
@@ -118,6 +120,47 @@ function registerFor(backend: ReplayBackend): void {
       },
     );
   }
+
+  inWorld(
+    "a conflict the extension leaves behind is resolved with the command line it names, on the same cache",
+    async (w) => {
+      const a = await w.host("a");
+      const b = await w.host("b");
+      const path = "definitions-evaluated/command/shell/m0.yaml";
+      const edit = (h: Host, text: string) =>
+        structuralCommand(h, async (s) => {
+          await s.markDirty({ relPath: path });
+          await h.write(path, text);
+        });
+      assert.equal((await edit(a, "name: m0\n")).pushError, null);
+      await datastoreSync(b);
+      assert.equal(await b.read(path), "name: m0\n");
+      assert.equal((await edit(a, "name: from a\n")).pushError, null);
+      // b changes the file too (marked as the tool marks it), then syncs: both versions are kept.
+      await b.service().markDirty({ relPath: path });
+      await b.write(path, "name: from b\n");
+      await datastoreSync(b);
+      assert.equal(await b.read(path), "name: from b\n");
+      const left = b.warnings.find((x) => x.code === "conflicts_left");
+      assert.ok(left, b.warnings.map((x) => x.code).join(","));
+      const m = left.message.match(
+        /--cache ('(?:[^']|'\\'')*'|\S+) --store ('(?:[^']|'\\'')*'|\S+?)\`/,
+      );
+      assert.ok(m, left.message);
+      const word = (s: string) => s.startsWith("'") ? s.slice(1, -1).replaceAll("'\\''", "'") : s;
+      const target = ["--cache", word(m[1]), "--store", word(m[2])];
+      const env = { ...w.bucket.cliEnv };
+      const status = await sluice(["status", ...target], { env });
+      assert.equal(status.code, 3, status.err + status.out);
+      assert.match(status.out, new RegExp(path));
+      const resolved = await sluice(["resolve", path, "--mine", ...target], { env });
+      assert.equal(resolved.code, 0, resolved.err + resolved.out);
+      await datastoreSync(a);
+      assert.equal(await a.read(path), "name: from b\n");
+      // No state of Sluice's where an existing extension on this cache would upload it.
+      assert.equal(await Deno.lstat(`${b.cachePath}/.sluice`).then(() => 1, () => 0), 0);
+    },
+  );
 
   for (const v2 of [false, true]) {
     const version = v2 ? "v2 (shards)" : "v1 (index object)";
