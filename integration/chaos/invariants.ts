@@ -69,6 +69,9 @@
  * - I20: a push that succeeds accounts for every local change it was asked
  *   to publish: published, still marked dirty, or named in its result
  *   (`accounted.ts`).
+ * - I21: a cache the swamp extension drives holds nothing of Sluice's own
+ *   that the existing extensions, switched in on it, would upload
+ *   (`switch_back.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -102,7 +105,8 @@ export type Invariant =
   | "I17"
   | "I18"
   | "I19"
-  | "I20";
+  | "I20"
+  | "I21";
 
 /** A broken invariant. */
 export interface Violation {

@@ -66,6 +66,7 @@ import {
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
 import { ShapeWatch } from "./shapes.ts";
+import { checkSwitchBack } from "./switch_back.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
 import { type ChaosStats, emptyStats, type HistoryResult, type WorkloadOptions } from "./stats.ts";
 import { type ChaosTarget, memoryTarget } from "./target.ts";
@@ -753,6 +754,10 @@ class World {
       await this.#checkLocal(slot);
       const named = this.changes.asides.check(slot.index, slot.dir, slot.svc.conflicts(), -1);
       for (const v of await named) this.truth.violate(v);
+      // I21: only where the extension keeps the state (a library user chooses where).
+      if ((this.history.kinds?.[slot.index] ?? "api") !== "api") {
+        for (const v of checkSwitchBack(slot.index, slot.dir)) this.truth.violate(v);
+      }
     }
     const writers = await Promise.all(this.clones.map(async (slot) => ({
       writer: await readWriterId(slot.svc.cache),
