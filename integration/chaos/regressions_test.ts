@@ -1468,3 +1468,20 @@ Deno.test("chaos regression: an entry left dangling by another tool's deletion o
     '{"seed":62300291,"clones":2,"kinds":["api","core"],"ops":[{"id":62,"kind":"foreign","what":"shared","file":4},{"id":21,"kind":"bulk","clone":1},{"id":22,"kind":"tick","n":9,"pick":1461628055},{"id":24,"kind":"resolve","clone":1,"pick":6,"how":"mine"},{"id":27,"kind":"breakglass","model":1},{"id":33,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":34,"kind":"tick","n":7,"pick":557982722},{"id":35,"kind":"vanish","file":4}]}',
   );
 });
+
+/**
+ * I7 (seed 64900841, found by 1,000 histories at defaults): beside old
+ * clients, a clone deleted a shared file (its synced version) and, before
+ * its commit, another clone's create of the path landed (uploaded, not
+ * committed). The deletion's commit, checking what the store held there,
+ * took that create for an old client's change and left the entry naming
+ * the deleted version; the other clone then withdrew its create (its file
+ * became a directory), and the entry named a missing object. An entry that
+ * still names the version a removal was based on goes, whatever another
+ * writer put there since (its writer names it when it commits).
+ */
+Deno.test("chaos regression: a deletion's commit removes the entry of the version it deleted, though another writer's create stands there uncommitted (I7, seed 64900841)", async () => {
+  await clean(
+    '{"seed":64900841,"clones":4,"v2":true,"oldClients":true,"ops":[{"id":12,"kind":"adopt","clone":0,"file":3},{"id":14,"kind":"tick","n":4,"pick":1050490809},{"id":16,"kind":"resolve","clone":2,"pick":6,"how":"merged"},{"id":20,"kind":"tick","n":4,"pick":1472819752},{"id":36,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":37,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":49,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":50,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":41,"kind":"edit","clone":0,"file":1,"how":"during","pick":857865023},{"id":44,"kind":"wait","ms":65000}]}',
+  );
+});

@@ -503,3 +503,49 @@ Deno.test("a data version whose overwrite conflict settles by a publish keeps na
   );
   assert.equal(await read(a, aside), "a's first v3\n");
 });
+
+/**
+ * `a` deletes `notes/gone.md` (synced) with checkCreates, as beside old
+ * clients; after its delete and before its commit, `c` (which never synced
+ * the path) uploads its own create there, not committed yet, and then
+ * withdraws it (its file became a directory). Found by the chaos checker
+ * (seed 64900841, I7): the index named the deleted version for good.
+ */
+async function deletedThenRecreated() {
+  const path = "notes/gone.md";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, path, "one\n");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await a.markDirty({ relPath: path });
+  const prepared = await a.preparePush({ checkCreates: true });
+  assert.equal(store.peek(path), undefined, "deleted before the commit");
+  await put(c, path, "c's own\n");
+  const uploaded = await c.preparePush();
+  assert.equal(store.peekText(path), "c's own\n", "c's create, not committed");
+  const r = await a.commitPush(prepared);
+  return { store, a, c, path, r, uploaded };
+}
+
+Deno.test("a deletion whose object another writer's uncommitted create replaced before the commit: the entry of the deleted version goes", async () => {
+  const { store, c, path, uploaded } = await deletedThenRecreated();
+  assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
+  await assertIndexCurrent(store);
+  // c commits its create after all: named as c's.
+  await c.commitPush(uploaded);
+  const held = await store.head(path);
+  assert.equal((await readIndex(store, quick.retry))?.entries[path]?.v, held?.version);
+  await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("a deletion whose object another writer's uncommitted create replaced, withdrawn later: the index names no missing object", async () => {
+  const { store, c, path } = await deletedThenRecreated();
+  // c's file became a directory: its push drops its own uncommitted create.
+  await Deno.remove(`${c.cacheDir}/${path}`);
+  await put(c, `${path}/part.md`, "part\n");
+  await c.pushChanged();
+  assert.equal(store.peek(path), undefined);
+  await assertIndexCurrent(store, { held: true });
+});

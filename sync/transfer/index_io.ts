@@ -282,10 +282,24 @@ export async function apply(
     if (change.verify || theirs) removeChecks.set(p, theirs);
   }
   const removeHeads = await heads([...removeChecks.keys()]);
+  /**
+   * The entry still names the version this removal was based on, and the
+   * store holds another one there: that version is gone (this change deleted
+   * it), and what is there now is a write no commit named yet (a peer's
+   * create in flight, an old client's put before its index write), which
+   * its writer names when it commits. Left, the entry would name a missing
+   * object, for good if that write is withdrawn.
+   */
+  const namesGoneBase = (p: string, held: HeldObject) => {
+    const base = change.base?.[p];
+    const cur = current(p);
+    return typeof base === "string" && cur !== undefined && !isUnversioned(cur) &&
+      cur.v === base && held.version !== base;
+  };
   for (const p of change.remove) {
     const theirs = removeChecks.get(p);
     const held = removeHeads.get(p) ?? null;
-    if (theirs !== undefined && held !== null) {
+    if (theirs !== undefined && held !== null && !namesGoneBase(p, held)) {
       all = false;
       if (theirs) foreign?.set(p, held);
       continue;
