@@ -15,6 +15,8 @@
 import { sha256Hex } from "../../sync/hash.ts";
 import type { PushResult } from "../../sync/service/push_result.ts";
 import type { SyncService } from "../../sync/service/service.ts";
+import { isLocalOnly } from "../../sync/transfer/bucket_layout.ts";
+import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 
 /** What a file here holds: its hash, `null` when absent, `undefined` when not a file (a directory). */
 async function localHash(svc: SyncService, path: string): Promise<string | null | undefined> {
@@ -38,13 +40,56 @@ async function localHash(svc: SyncService, path: string): Promise<string | null 
  */
 export async function pendingChanges(svc: SyncService): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
-  for (const path of svc.state.dirtyPaths()) {
-    const here = await localHash(svc, path);
-    if (here === undefined) continue;
+  const consider = (path: string, here: string | null | undefined) => {
+    // The managed lockfile is never pushed whole: the lockfile guard keeps it
+    // out of every push and says so (`lockfile_guarded`); its changes are
+    // published by lockfile transactions, a failed one's kept as a pending delta.
+    if (here === undefined || isLocalOnly(path) || path === MANAGED_LOCKFILE_PATH) return;
     const synced = svc.state.synced(path);
     if (here === null ? synced !== undefined : synced?.hash !== here) out.set(path, here);
+  };
+  /** Each file under `dir` (`""`: the cache), and each synced path there that is gone. */
+  const underDir = async (dir: string) => {
+    for (const f of filesUnder(svc.cacheDir, dir)) consider(f, await localHash(svc, f));
+    for (const p of svc.state.syncedPaths()) {
+      if ((dir === "" || p.startsWith(`${dir}/`)) && (await localHash(svc, p)) === null) {
+        consider(p, null);
+      }
+    }
+  };
+  if (svc.state.bulkPending()) await underDir("");
+  for (const path of svc.state.dirtyPaths()) {
+    const here = await localHash(svc, path);
+    if (here === undefined) await underDir(path);
+    else consider(path, here);
   }
   return out;
+}
+
+/** Regular files under `dir` of the cache `root` (links and the state left out), cache-relative. */
+function filesUnder(root: string, dir: string): string[] {
+  const out: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir ? `${root}/${dir}` : root)];
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const rel = dir ? `${dir}/${e.name}` : e.name;
+    if (e.isDirectory) out.push(...filesUnder(root, rel));
+    else if (e.isFile) out.push(rel);
+  }
+  return out;
+}
+
+/** True when a mark still covers `path`: its own, a directory's above it, or a bulk mark. */
+function stillMarked(svc: SyncService, dirty: ReadonlySet<string>, path: string): boolean {
+  if (svc.state.bulkPending() || dirty.has(path)) return true;
+  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
+    if (dirty.has(path.slice(0, i))) return true;
+  }
+  return false;
 }
 
 /** The changes of `before` the push `r` of `svc` left unaccounted for (see the module). */
@@ -68,7 +113,7 @@ export async function unaccounted(
   const dirty = new Set(svc.state.dirtyPaths());
   const out: string[] = [];
   for (const [path, hash] of before) {
-    if (named.has(path) || dirty.has(path)) continue;
+    if (named.has(path) || stillMarked(svc, dirty, path)) continue;
     const synced = svc.state.synced(path);
     if (hash === null ? synced === undefined : synced?.hash === hash) continue;
     // Changed again while the push ran (an edit made beside it): another change.
