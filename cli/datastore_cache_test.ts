@@ -99,3 +99,20 @@ for (const ns of ["", "prod"]) {
     await w.cleanup();
   });
 }
+
+Deno.test("CLI on the root of a datastore's cache laid out in namespaces: refused (invalid_config), naming the namespace directory; nothing is made there", async () => {
+  const { w, dir } = await datastoreCache("prod");
+  const root = dir.slice(0, dir.lastIndexOf("/"));
+  await Deno.writeTextFile(`${dir}/.namespace.json`, "{}");
+  for (const args of [["status"], ["pull", "--init"], ["push", "--init"]]) {
+    const r = await sluice([...args, "--cache", root, "--store", w.url]);
+    assert.equal(r.code, 78, `${args.join(" ")}: ${r.err}`);
+    assert.match(r.err, /laid out in namespaces \(prod\/\)/);
+    assert.match(r.err, new RegExp(`--cache ${dir.replaceAll("/", "\\/")}`));
+  }
+  assert.equal(await Deno.lstat(`${root}/${STATE_DIR}`).then(() => 1, () => 0), 0);
+  const stored: string[] = [];
+  for await (const e of Deno.readDir(w.root)) stored.push(e.name);
+  assert.deepEqual(stored, ["prod"], "nothing pushed beside the namespace");
+  await w.cleanup();
+});

@@ -10,6 +10,7 @@
 import { dirname, resolve } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
 import { findStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
+import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
 import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
@@ -21,15 +22,9 @@ import type { CommonOptions } from "./session.ts";
 /** Environment variable naming the default store URL. */
 export const STORE_ENV = "SLUICE_STORE";
 
-/** State file (in the cache's `.sluice/`) recording the store the cache mirrors. */
-export const CLI_STORE_STATE = "cli-store.json";
-
-/** What a cache records of the store it mirrors. */
-export interface StoreRecord {
-  format: 1;
-  url: string;
-  identity: string;
-}
+/** State file (in the cache's state directory) recording the store the cache mirrors. */
+export const CLI_STORE_STATE = STORE_RECORD;
+export type { StoreRecord };
 
 /**
  * The store URL to use: `--store`, else `SLUICE_STORE`, else the store the
@@ -230,6 +225,7 @@ export async function checkCacheDir(
     );
   }
   if (kind !== "missing") await refuseStateNotADirectory(dir, findStateDir(dir));
+  if (kind === "dir") await refuseNamespacedRoot(dir);
   const hasState = kind === "dir" &&
     await Deno.lstat(findStateDir(dir)).then(() => true, () => false);
   const outer = await enclosingCache(dir);
@@ -276,6 +272,35 @@ export async function checkCacheDir(
     );
   }
   return hasState;
+}
+
+/**
+ * Refuses the root of a datastore's cache laid out in namespaces (a
+ * directory holding `.namespace.json` under it): each namespace directory
+ * mirrors its own prefix, and a sync of the root would take their files for
+ * root files (a push would publish `prod/config/app.yaml` beside them).
+ */
+async function refuseNamespacedRoot(dir: string): Promise<void> {
+  const namespaces: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isDirectory) continue;
+      const manifest = await Deno.lstat(`${dir}/${e.name}/.namespace.json`).catch(() => null);
+      if (manifest?.isFile) namespaces.push(e.name);
+    }
+  } catch {
+    return; // unreadable: the command's own checks say so
+  }
+  if (namespaces.length === 0) return;
+  namespaces.sort();
+  throw new SluiceError(
+    "invalid_config",
+    `--cache names ${dir}, the root of a datastore's cache laid out in namespaces (${
+      namespaces.map((n) => `${n}/`).join(", ")
+    }): each namespace directory mirrors its own prefix, and a sync of the root would take their files for its own. Nothing was changed. Pass --cache the namespace's directory and the namespace's store (its prefix ending in /<namespace>), e.g. \`--cache ${
+      shellWord(`${dir}/${namespaces[0]}`)
+    }\`.`,
+  );
 }
 
 /** True when `dir` holds anything at all. */

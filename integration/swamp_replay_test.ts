@@ -150,6 +150,14 @@ function registerFor(backend: ReplayBackend): void {
       const word = (s: string) => s.startsWith("'") ? s.slice(1, -1).replaceAll("'\\''", "'") : s;
       const target = ["--cache", word(m[1]), "--store", word(m[2])];
       const env = { ...w.bucket.cliEnv };
+      // Before any command line run on it, the cache recorded its store: the command line takes it unasked, and refuses another.
+      const unasked = await sluice(["status", "--cache", target[1]], { env });
+      assert.equal(unasked.code, 3, unasked.err + unasked.out);
+      const other = target[3].replace("/datastore", "/datastore-typo");
+      const refused = await sluice(["pull", "--cache", target[1], "--store", other], { env });
+      assert.equal(refused.code, 78, refused.err + refused.out);
+      assert.match(refused.err, /mirrors .*datastore[^-]/);
+      assert.equal(await b.read(path), "name: from b\n", "nothing changed by the refused pull");
       const status = await sluice(["status", ...target], { env });
       assert.equal(status.code, 3, status.err + status.out);
       assert.match(status.out, new RegExp(path));

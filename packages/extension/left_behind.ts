@@ -25,6 +25,7 @@ import type { WarningEvent } from "../../sync/events.ts";
 import { shellWord } from "../../sync/shell_word.ts";
 import { pullLeftBehind, type PullResult } from "../../sync/service/pull.ts";
 import { pushLeftBehind, type PushResult } from "../../sync/service/push.ts";
+import type { StoreRecord } from "../../sync/store_record.ts";
 
 /** Where the Sluice command line finds what the tool's sync left: the cache and its store. */
 export interface CliTarget {
@@ -63,6 +64,28 @@ export function cliStoreUrl(
   const query = pairs.filter(([, v]) => typeof v === "string" && v !== "")
     .map(([k, v]) => `${k}=${String(v).replace(/[%&#+ ]/g, (c) => encodeURIComponent(c))}`);
   return query.length ? `${base}?${query.join("&")}` : base;
+}
+
+/**
+ * What the cache of `target` records of its store (see `sync/store_record.ts`),
+ * so that the command line run on it takes that store and refuses another;
+ * null for a store the command line cannot reach (an in-memory one).
+ *
+ * @example
+ * ```ts
+ * import { storeRecordOf } from "./left_behind.ts";
+ * storeRecordOf({ cacheDir: "/c/prod", storeUrl: "s3://b/p/prod?endpoint=http://127.0.0.1:9000" });
+ * // { format: 1, url: "s3://b/p/prod?endpoint=http://127.0.0.1:9000", identity: "s3://b/p/prod" }
+ * ```
+ */
+export function storeRecordOf(target: CliTarget): StoreRecord | null {
+  const m = /^(s3|gs):\/\/([^/?#]+)([^?#]*)/.exec(target.storeUrl);
+  if (!m) return null;
+  return {
+    format: 1,
+    url: target.storeUrl,
+    identity: `${m[1]}://${m[2]}/${m[3].replace(/^\/+|\/+$/g, "")}`,
+  };
 }
 
 /** The closing sentence of a message: the command that shows what was left, on this cache. */

@@ -32,7 +32,8 @@ import {
 import type { SyncService } from "../../sync/service/service.ts";
 import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
-import { cliStoreUrl, type CliTarget } from "./left_behind.ts";
+import { cliStoreUrl, type CliTarget, storeRecordOf } from "./left_behind.ts";
+import { STORE_RECORD, type StoreRecord } from "../../sync/store_record.ts";
 import { errorLine, warningPrinter } from "./warnings.ts";
 import { LOCKFILE_GUARDED } from "../../middleware/lockfile_guard.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
@@ -210,7 +211,7 @@ export class DatastoreRuntime {
           }\`).`,
       });
     }
-    return await this.#deps.createService({
+    const svc = await this.#deps.createService({
       cacheDir,
       stateDir,
       store: namespace ? new PrefixedStore(p.store, namespace) : p.store,
@@ -222,6 +223,17 @@ export class DatastoreRuntime {
       ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
       ...(this.#deps.disableGatesForTesting ? { disable: this.#deps.disableGatesForTesting } : {}),
     });
+    // The store this cache mirrors, for the command line run on it (which a
+    // warning may name): it takes that store and refuses another one.
+    const record = storeRecordOf(this.cliTarget(cachePath, namespace));
+    if (record) {
+      const had = await svc.cache.readState<StoreRecord>(STORE_RECORD).catch(() => null);
+      if (had?.url !== record.url || had?.identity !== record.identity) {
+        // Best effort: a cache this process may not write fails its sync with its own error.
+        await svc.cache.writeState(STORE_RECORD, record).catch(() => {});
+      }
+    }
+    return svc;
   }
 }
 
