@@ -236,3 +236,35 @@ Deno.test("a copy deleted here just before the pull sets it aside: nothing is se
   assert.deepEqual(await setAsideFiles(b), [], "no reason left without its copy");
   assert.deepEqual(warnings.map((w) => w.code), []);
 });
+
+Deno.test("resolve --mine of a copy a pull set aside never writes over an edit saved while it runs: refused (file_changed), the edit and the copy kept", async () => {
+  const path = "notes/n.txt";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, "a's\n");
+  await a.pushChanged();
+  await put(b, path, "b's, never synced\n", false);
+  await b.pullChanged(); // b's copy set aside, a's in place
+  assert.equal(await read(b, path), "a's\n");
+  // The user saves an edit right after the resolution looked at the path.
+  const hashFile = b.cache.hashFile.bind(b.cache);
+  let saved = false;
+  b.cache.hashFile = async (p: string) => {
+    const got = await hashFile(p);
+    if (p === path && !saved) {
+      saved = true;
+      await Deno.writeTextFile(`${b.cacheDir}/${path}`, "saved meanwhile\n");
+    }
+    return got;
+  };
+  await assert.rejects(
+    () => b.resolveConflict(path, "mine"),
+    (e: Error & { code?: string }) => e.code === "file_changed",
+  );
+  assert.equal(await read(b, path), "saved meanwhile\n");
+  assert.equal(store.peekText(path), "a's\n", "nothing published");
+  assert.ok(b.conflicts().some((c) => c.path === path), "the conflict stays open");
+  const aside = b.conflicts().find((c) => c.path === path)!.mine!.location;
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${aside}`), "b's, never synced\n");
+});

@@ -34,6 +34,7 @@ import { NotFoundError, SluiceError, UnreadablePathError, UnsafePathError } from
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import { hashObject } from "../transfer/object_ops.ts";
+import { LocalChangedError } from "../transfer/file_identity.ts";
 import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
@@ -214,13 +215,25 @@ async function restoreMine(
       `The set-aside copy of ${rec.path} (${mine.location}) is gone, so there is no copy of yours to publish; nothing was changed. Put your copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\`, or take theirs with --theirs.`,
     );
   }
+  // Looked at before its hash: an edit saved from here on is never written over.
+  let seen = deps.cache.identity(rec.path);
   const here = await deps.cache.hashFile(rec.path);
   if (here && here.hash !== rec.theirs?.hash && here.hash !== mine.hash) {
     setAside.push(
       await deps.cache.setAside(rec.path, "displaced by resolve --mine (neither side)"),
     );
+    seen = null; // moved away: the path must be free when the copy is put back
   }
-  await deps.cache.write(rec.path, body);
+  try {
+    await deps.cache.writeWithStat(rec.path, body, seen);
+  } catch (e) {
+    if (!(e instanceof LocalChangedError)) throw e;
+    throw new ResolveRefusedError(
+      "file_changed",
+      `${rec.path} changed in the cache while resolve --mine was putting your set-aside copy back (an edit saved meanwhile): it was left as it is, and the set-aside copy stays at ${mine.location}. The conflict stays open and nothing was published. Look at ${rec.path}, then run the resolution again (\`sluice resolve ${rec.path} --merged\` publishes what is there now).`,
+      { cause: e },
+    );
+  }
 }
 
 /**
@@ -251,11 +264,28 @@ export async function resolveConflict(
     } else if (!here && cache.exists(path)) {
       setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
     }
+    // A directory the copy leaves empty would be in the way of a file of its
+    // name that theirs may be (a peer made a directory a file).
+    if (setAside.length > 0) await cache.removeEmptyParents(path);
     // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
     state.setSynced(path, undefined);
     await state.clean([path]);
     await state.conflicts.clear([path]);
     const pulled = await deps.pull([path]);
+    if ((pulled.blocked ?? []).includes(path)) {
+      // Theirs cannot be put there: a file or directory here is in the way.
+      // The conflict stays open, naming any copy set aside on the way.
+      await state.conflicts.record([rec]);
+      await keepAsideNamed(deps, rec, setAside);
+      throw new ResolveRefusedError(
+        "unsafe_path",
+        `The datastore's copy of ${path} cannot be taken: a file or directory here is in the way of it (a path above it is a file here, or it is a directory here, where the datastore holds both shapes). ${
+          setAside.length
+            ? `Your copy was set aside in ${setAside.join(", ")} (named by the conflict); `
+            : ""
+        }the conflict stays open and nothing else was changed. Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
+      );
+    }
     // Not taken when the store's object is not the one the index names
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);

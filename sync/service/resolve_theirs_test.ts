@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, put, quick } from "./clone_kit.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "notes/shared.txt";
 const cutIndex = (store: InMemoryStore) =>
@@ -65,4 +65,48 @@ Deno.test("resolve --theirs with the local copy already theirs keeps the record 
   assert.equal(stranded, false, "b's own uncommitted upload is left at PATH, no record settles it");
   const fresh = await clone(store, "fresh");
   assert.deepEqual((await fresh.pullChanged()).uncommitted, [], "no peer waits on the path");
+});
+
+Deno.test("resolve --theirs over a peer that made a directory a file: the directory the set-aside copy leaves empty goes, and the next pull takes their file", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "s/d/x", "base\n");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/s/d`, { recursive: true });
+  await put(a, "s/d", "a's file\n");
+  await a.pushChanged();
+  await put(b, "s/d/x", "b's edit\n", false);
+  assert.deepEqual((await b.pullChanged()).conflicts, ["s/d/x"]);
+  const r = await b.resolveConflict("s/d/x", "theirs");
+  assert.equal(r.resolved, true);
+  const next = await b.pullChanged();
+  assert.deepEqual(next.blocked ?? [], []);
+  assert.equal(await read(b, "s/d"), "a's file\n");
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}`), "b's edit\n");
+});
+
+Deno.test("resolve --theirs of a path a file here is in the way of is refused (unsafe_path), never reported resolved; the conflict stays open", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, "s/a/x", "base\n");
+  await a.pushChanged();
+  await c.pullChanged();
+  await put(a, "s/a/x", "a's edit\n");
+  await a.pushChanged();
+  // c made the directory a file, and published it: a's edit under it is c's conflict.
+  await Deno.remove(`${c.cacheDir}/s/a`, { recursive: true });
+  await put(c, "s/a", "c's file\n");
+  await c.markDirty({ relPath: "s/a/x" });
+  const pushed = await c.pushChanged();
+  assert.ok(pushed.conflicts.includes("s/a/x"), JSON.stringify(pushed));
+  await assert.rejects(
+    () => c.resolveConflict("s/a/x", "theirs"),
+    (e: Error & { code?: string }) => e.code === "unsafe_path" && /in the way/.test(e.message),
+  );
+  assert.ok(c.conflicts().some((x) => x.path === "s/a/x"), "the conflict stays open");
+  assert.equal(await read(c, "s/a"), "c's file\n");
+  assert.equal(store.peekText("s/a/x"), "a's edit\n");
 });

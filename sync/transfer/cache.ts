@@ -351,13 +351,6 @@ export class LocalCache implements CacheAccess {
   }
 
   /**
-   * Removes the file at `path` while it still holds what `expect` saw there
-   * (else `LocalChangedError`, nothing removed; undefined: not checked), then each directory above
-   * it that this left empty (never the cache's root): an emptied directory
-   * would be in the way of a file of its name the datastore may hold.
-   * Never removes a directory's contents.
-   */
-  /**
    * Makes the missing parent directories of `path`, best effort: a link or
    * a file on the way is left as it is (a write there is refused later).
    */
@@ -370,6 +363,13 @@ export class LocalCache implements CacheAccess {
     }
   }
 
+  /**
+   * Removes the file at `path` while it still holds what `expect` saw there
+   * (else `LocalChangedError`, nothing removed; undefined: not checked), then each directory above
+   * it that this left empty (never the cache's root): an emptied directory
+   * would be in the way of a file of its name the datastore may hold.
+   * Never removes a directory's contents.
+   */
   async removeFile(path: string, expect: FileIdentity | undefined): Promise<void> {
     const file = this.resolveSync(path);
     if (expect !== undefined && !sameIdentity(expect, lstatOrNull(file))) {
@@ -381,6 +381,17 @@ export class LocalCache implements CacheAccess {
       if (isNotFound(e)) return;
       throw e;
     }
+    await this.removeEmptyParents(path);
+  }
+
+  /**
+   * Removes each directory above `path` that is empty, nearest first, up to
+   * the first that is not (never the cache's root): once `path` was moved or
+   * removed, an emptied directory would be in the way of a file of its name
+   * the datastore may hold. Never removes a directory's contents.
+   */
+  async removeEmptyParents(path: string): Promise<void> {
+    assertSafeRelPath(path);
     for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
       const dir = path.slice(0, at);
       try {
