@@ -88,11 +88,18 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
         })),
       });
       const { outcome, exitCode } = outcomeOf(out, left);
+      // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
+      const shown = (l: string) => shownLocation(s.cacheDir, l);
+      const shownDone = done.map((r) => ({
+        ...r,
+        setAside: r.setAside.map(shown),
+        ...(r.pull ? { pull: { ...r.pull, setAside: r.pull.setAside.map(shown) } } : {}),
+      }));
       out.result("resolve", {
         endpoint: s.store.endpoint,
         cacheDir: s.cacheDir,
-        ...(done.length === 1 ? done[0] : {}),
-        resolutions: done,
+        ...(shownDone.length === 1 ? shownDone[0] : {}),
+        resolutions: shownDone,
         ...(refused.length > 0 ? { refused } : {}),
         outcome,
       });

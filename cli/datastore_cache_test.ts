@@ -116,3 +116,29 @@ Deno.test("CLI on the root of a datastore's cache laid out in namespaces: refuse
   assert.deepEqual(stored, ["prod"], "nothing pushed beside the namespace");
   await w.cleanup();
 });
+
+for (const ns of ["", "prod"]) {
+  Deno.test(`CLI --json on a datastore's cache${ns ? " (a namespace)" : ""}: pull, status and resolve name set-aside copies where they are`, async () => {
+    const { w, a, dir } = await datastoreCache(ns);
+    const at = (l: string) => (l.startsWith("/") ? l : `${dir}/${l}`);
+    await w.write(a, "notes/n.txt", "theirs\n");
+    await w.write(a, CFG, "x: 2\n");
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    await w.write(dir, "notes/n.txt", "mine, never synced\n");
+    await w.write(dir, CFG, "y: 1\n"); // a hand edit of a synced file
+    const pulled = await sluice(["pull", "--cache", dir, "--json"]);
+    assert.equal(pulled.code, 3, pulled.err);
+    const aside = pulled.json().setAside as string[];
+    assert.equal(aside.length, 1);
+    assert.equal(await Deno.readTextFile(at(aside[0])), "mine, never synced\n");
+    const status = await sluice(["status", "--cache", dir, "--json"]);
+    const recs = status.json().conflicts as { path: string; mine: { location: string } }[];
+    const n = recs.find((r) => r.path === "notes/n.txt")!;
+    assert.equal(await Deno.readTextFile(at(n.mine.location)), "mine, never synced\n");
+    const resolved = await sluice(["resolve", CFG, "--theirs", "--cache", dir, "--json"]);
+    assert.equal(resolved.code, 0, resolved.err);
+    const moved = resolved.json().setAside as string[];
+    assert.equal(await Deno.readTextFile(at(moved[0])), "y: 1\n");
+    await w.cleanup();
+  });
+}

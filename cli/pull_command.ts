@@ -166,14 +166,16 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         out,
         leftBehindError("pull", { ...pullLeftBehind(result), localDeletions }),
       );
+      // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
+      const shown = (l: string) => shownLocation(s.cacheDir, l);
       out.result("pull", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
         ...result,
+        setAside: result.setAside.map(shown),
         localDeletions,
         outcome,
       });
-      const shown = (l: string) => shownLocation(s.cacheDir, l);
       for (const line of describePull(result, s.store.endpoint, shown)) out.say(line);
       if (localDeletions.length) {
         out.say(

@@ -60,6 +60,24 @@ export function shownLocation(cacheDir: string, location: string): string {
 }
 
 /**
+ * A conflict record as the command line shows it: each set-aside location
+ * as `shown` gives it (the path itself, a copy in place, as it is).
+ */
+export function shownRecord(
+  rec: ConflictRecord,
+  shown: (location: string) => string,
+): ConflictRecord {
+  const at = (l: string) => (l === rec.path ? l : shown(l));
+  return {
+    ...rec,
+    ...(rec.mine ? { mine: { ...rec.mine, location: at(rec.mine.location) } } : {}),
+    ...(rec.keptAside
+      ? { keptAside: rec.keptAside.map((k) => ({ ...k, location: at(k.location) })) }
+      : {}),
+  };
+}
+
+/**
  * Every set-aside copy in the cache at `cacheDir`, oldest first; `location`
  * as {@link shownLocation} shows it.
  *

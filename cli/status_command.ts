@@ -16,6 +16,7 @@ import {
   listSetAside,
   remoteState,
   shownLocation,
+  shownRecord,
 } from "./status.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf } from "./sync_outcome.ts";
@@ -52,7 +53,8 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         cacheDir: s.cacheDir,
         remote,
         dirty,
-        conflicts,
+        // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
+        conflicts: conflicts.map((c) => shownRecord(c, (l) => shownLocation(s.cacheDir, l))),
         setAside,
         pendingLockfile,
         outcome,

@@ -268,3 +268,19 @@ Deno.test("resolve --mine of a copy a pull set aside never writes over an edit s
   const aside = b.conflicts().find((c) => c.path === path)!.mine!.location;
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${aside}`), "b's, never synced\n");
 });
+
+Deno.test("resolve --mine of a set-aside copy moved back to its path by hand, unchanged, publishes it (never sends the user between --mine and --merged)", async () => {
+  const path = "notes/n.txt";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, "a's\n");
+  await a.pushChanged();
+  await put(b, path, "b's, never synced\n", false);
+  await b.pullChanged();
+  const aside = b.conflicts().find((c) => c.path === path)!.mine!.location;
+  await Deno.rename(`${b.cacheDir}/${aside}`, `${b.cacheDir}/${path}`);
+  const r = await b.resolveConflict(path, "mine");
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(path), "b's, never synced\n");
+});

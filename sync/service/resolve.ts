@@ -210,6 +210,8 @@ async function restoreMine(
   if (!mine || mine.location === rec.path) return;
   const body = await deps.cache.read(mine.location);
   if (!body) {
+    // Moved back to its path by hand, as it was: the copy to publish is in place.
+    if ((await deps.cache.hashFile(rec.path).catch(() => null))?.hash === mine.hash) return;
     throw new ResolveRefusedError(
       "not_found",
       `The set-aside copy of ${rec.path} (${mine.location}) is gone, so there is no copy of yours to publish; nothing was changed. Put your copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\`, or take theirs with --theirs.`,
