@@ -726,5 +726,16 @@ export async function resolveAsUser(
   }
   await env.changes.asides.resolving(c, svc.cacheDir, path);
   const resolve = () => svc.resolveConflict(path, how);
-  return env.globalLockCommits ? await globalLockOf(svc).withLock(resolve) : await resolve();
+  const r = env.globalLockCommits ? await globalLockOf(svc).withLock(resolve) : await resolve();
+  // I22: a resolution reported resolved took its side: a --theirs whose pull
+  // left the path out (something here in the way) took nothing.
+  if (r.resolved && how === "theirs" && (r.pull?.blocked ?? []).includes(path)) {
+    env.truth.violate({
+      invariant: "I22",
+      message:
+        `c${c}'s resolve --theirs of ${path} was reported resolved, but its pull left the path out (blocked by something here): theirs was not taken, and the path is neither synced nor in conflict`,
+      afterOp: env.opId(),
+    });
+  }
+  return r;
 }

@@ -72,6 +72,8 @@
  * - I21: a cache the swamp extension drives holds nothing of Sluice's own
  *   that the existing extensions, switched in on it, would upload
  *   (`switch_back.ts`).
+ * - I22: a resolution reported resolved took its side: a `--theirs` whose
+ *   pull left the path out (something here in the way) is never resolved.
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -106,7 +108,8 @@ export type Invariant =
   | "I18"
   | "I19"
   | "I20"
-  | "I21";
+  | "I21"
+  | "I22";
 
 /** A broken invariant. */
 export interface Violation {

@@ -13,9 +13,15 @@ async function setup() {
   const skipped: string[] = [];
   const plan = (dirty: readonly string[], walk = false, expanded: string[] = []) =>
     buildPlan(cache, state, dirty, walk, (p, why) => skipped.push(`${p}: ${why}`), expanded);
-  /** Writes `body` at `path` and records it as synced with the file's own size and mtime. */
+  /**
+   * Writes `body` at `path` and records it as synced with the file's own
+   * size and mtime, written a minute ago (so past the racy window: see
+   * `racyWindowMs`).
+   */
   const synced = async (path: string, body: string) => {
     await cache.write(path, enc(body));
+    const past = new Date(Date.now() - 60_000);
+    await Deno.utime(`${dir}/${path}`, past, past);
     const st = (await cache.stat(path))!;
     state.setSynced(path, { hash: sha256HexSync(enc(body)), version: "v1", ...st });
   };
@@ -91,8 +97,8 @@ Deno.test("a walk puts only files whose bytes changed, and refreshes the mtime o
   await t.synced("edited.txt", "before");
   await t.cache.write("edited.txt", enc("after, longer"));
   await t.cache.write("new.txt", enc("new"));
-  // Touched: same bytes, another mtime.
-  const touched = new Date(Date.now() + 60_000);
+  // Touched: same bytes, another mtime (settled: older than the racy window).
+  const touched = new Date(Date.now() - 30_000);
   await Deno.utime(`${t.dir}/same.txt`, touched, touched);
   const plan = await t.plan([], true);
   assert.deepEqual(actions(plan), ["put edited.txt", "put new.txt"]);
@@ -144,4 +150,25 @@ Deno.test("directoriesOf: every directory the paths lie in", () => {
     [...directoriesOf(["a/b/c", "a/b/d", "e", "f/g"])].sort(),
     ["a", "a/b", "f"],
   );
+});
+
+Deno.test("a file edited within its timestamp's tick after its sync, to the same size, is found by a walk (racily clean: its record keeps no mtime)", async () => {
+  await using t = await setup();
+  await t.cache.write("racy.txt", enc("one"));
+  const st = (await t.cache.stat("racy.txt"))!;
+  // Synced at once after its write: within the racy window.
+  t.state.setSynced("racy.txt", { hash: sha256HexSync(enc("one")), version: "v1", ...st });
+  assert.equal(t.state.synced("racy.txt")?.mtimeMs, undefined);
+  // Edited in the same tick: same size, same mtime.
+  await Deno.writeTextFile(`${t.dir}/racy.txt`, "two");
+  const at = new Date(st.mtimeMs);
+  await Deno.utime(`${t.dir}/racy.txt`, at, at);
+  assert.deepEqual(actions(await t.plan([], true)), ["put racy.txt"]);
+});
+
+Deno.test("a file synced long after its last write keeps its mtime: a walk does not hash it again", async () => {
+  await using t = await setup();
+  await t.synced("settled.txt", "one");
+  assert.equal(typeof t.state.synced("settled.txt")?.mtimeMs, "number");
+  assert.deepEqual(actions(await t.plan([], true)), []);
 });

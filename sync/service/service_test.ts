@@ -262,8 +262,11 @@ Deno.test("progress events report files and bytes", async () => {
   const a = await clone(store, "a");
   const seen: number[] = [];
   a.events.on("progress", (p) => seen.push(p.filesDone));
+  // Written a minute ago: past the racy window, their mtimes are recorded (see `racyWindowMs`).
+  const past = new Date(Date.now() - 60_000);
   for (let i = 0; i < 3; i++) {
     await write(a.cacheDir, `f${i}`, "x");
+    await Deno.utime(`${a.cacheDir}/f${i}`, past, past);
     await a.markDirty({ relPath: `f${i}` });
   }
   await a.pushChanged();

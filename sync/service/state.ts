@@ -270,7 +270,7 @@ export class SyncState implements StateAccess {
 
   /** Records without persisting (the caller persists once with {@link saveManifest}). */
   setSynced(path: string, entry: SyncedEntry | undefined): void {
-    if (entry) this.#manifest.set(path, entry);
+    if (entry) this.#manifest.set(path, settledMtime(entry));
     else this.#manifest.delete(path);
     this.#changed.add(path);
   }
@@ -422,4 +422,29 @@ export const UNCHECKED = "?";
 /** The token without its {@link UNCHECKED} mark. */
 export function checkedToken(token: string | undefined): string | undefined {
   return token?.endsWith(UNCHECKED) ? token.slice(0, -UNCHECKED.length) : token;
+}
+
+/**
+ * How long after its last write a file's mtime is kept out of its synced
+ * record: an edit within the same tick of the filesystem's timestamps (1 s
+ * on some filesystems, 2 s on FAT, whose timestamps are even seconds) to the
+ * same size leaves size and mtime as they were, and a walk that trusts them
+ * would never see it (a "racily clean" file).
+ */
+export function racyWindowMs(mtimeMs: number): number {
+  return mtimeMs % 2000 === 0 ? 2000 : 1000;
+}
+
+/**
+ * `entry` as recorded: its mtime kept only once the file was last written
+ * longer ago than {@link racyWindowMs} (by the filesystem's clock, the
+ * system's); a record without one makes a walk hash the file, and the walk
+ * then records its mtime once it has settled.
+ */
+function settledMtime(entry: SyncedEntry): SyncedEntry {
+  if (entry.mtimeMs === undefined || Date.now() - entry.mtimeMs >= racyWindowMs(entry.mtimeMs)) {
+    return entry;
+  }
+  const { mtimeMs: _racy, ...rest } = entry;
+  return rest;
 }
