@@ -27,8 +27,9 @@ export function indexCommand(io: CliIo, state: RunState): Command {
         ),
     ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
-        const r = await globalLockOf(s).withLock(
-          () => migrateIndex(s.service, io.signal),
+        const lock = globalLockOf(s);
+        const r = await lock.withLock(
+          () => migrateIndex(s.service, io.signal, lock),
           { signal: io.signal },
         );
         out.result("index migrate", {

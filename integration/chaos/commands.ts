@@ -458,9 +458,8 @@ export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate
   return plainCommand(env, op.clone, `index migrate #${op.id}`, async (svc) => {
     if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
     env.stats.migrations++;
-    await svc.lockBackend.createLock(globalLockKey(), svc.identity).withLock(() =>
-      migrateIndex(svc)
-    );
+    const lock = svc.lockBackend.createLock(globalLockKey(), svc.identity);
+    await lock.withLock(() => migrateIndex(svc, undefined, lock));
     env.stats.migrated++;
   });
 }

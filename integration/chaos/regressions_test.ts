@@ -1485,3 +1485,18 @@ Deno.test("chaos regression: a deletion's commit removes the entry of the versio
     '{"seed":64900841,"clones":4,"v2":true,"oldClients":true,"ops":[{"id":12,"kind":"adopt","clone":0,"file":3},{"id":14,"kind":"tick","n":4,"pick":1050490809},{"id":16,"kind":"resolve","clone":2,"pick":6,"how":"merged"},{"id":20,"kind":"tick","n":4,"pick":1472819752},{"id":36,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":37,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":49,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":50,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":41,"kind":"edit","clone":0,"file":1,"how":"during","pick":857865023},{"id":44,"kind":"wait","ms":65000}]}',
   );
 });
+
+/**
+ * I4 (seed 65500077, found by 1,000 histories at defaults, failing the same
+ * at 3666e35): a core-driven clone's move to v2 stopped (a stall) after its
+ * first read; its global lock was taken over as stale by another clone's
+ * move. Resumed, the first move went on, and the two marked the meta over
+ * each other, each mark starting the other's attempt over, until neither
+ * ended within the budget. A move whose lock was lost now stops
+ * (`global_lock_lost`), leaving the bucket to the one holding the lock.
+ */
+Deno.test("chaos regression: a move to v2 whose global lock was taken over stops instead of marking over the move that took it (I4, seed 65500077)", async () => {
+  await clean(
+    '{"seed":65500077,"clones":2,"kinds":["core","api"],"ops":[{"id":1,"kind":"sync","clone":1},{"id":2,"kind":"sync","clone":1},{"id":3,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000,"same":true},{"id":4,"kind":"crash","clone":1,"at":"commit"},{"id":8,"kind":"tick","n":28,"pick":241611845},{"id":9,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000},{"id":10,"kind":"bulk","clone":0},{"id":11,"kind":"lockfile","clone":0,"set":"@chaos/ext-11"},{"id":12,"kind":"run","clone":1,"model":0,"data":1,"workMs":5000,"same":true},{"id":13,"kind":"wait","ms":31000},{"id":39,"kind":"stall","clone":0,"on":true,"at":"move"},{"id":40,"kind":"migrate","clone":0},{"id":41,"kind":"tick","n":26,"pick":1551066058},{"id":42,"kind":"migrate","clone":1},{"id":43,"kind":"wait","ms":31000},{"id":44,"kind":"tick","n":65,"pick":1535618797},{"id":46,"kind":"tick","n":40,"pick":743456396},{"id":47,"kind":"stall","clone":0,"on":false},{"id":48,"kind":"tick","n":42,"pick":115088459},{"id":53,"kind":"tick","n":17,"pick":1080485765},{"id":54,"kind":"wait","ms":80000},{"id":55,"kind":"tick","n":8,"pick":201663434},{"id":56,"kind":"wait","ms":80000},{"id":57,"kind":"tick","n":20,"pick":941128276},{"id":58,"kind":"wait","ms":80000},{"id":62,"kind":"wait","ms":80000},{"id":68,"kind":"wait","ms":80000},{"id":69,"kind":"tick","n":10,"pick":1302528102},{"id":70,"kind":"wait","ms":80000},{"id":71,"kind":"tick","n":16,"pick":1329252685},{"id":72,"kind":"wait","ms":80000},{"id":73,"kind":"tick","n":19,"pick":1485565130},{"id":74,"kind":"wait","ms":80000},{"id":76,"kind":"wait","ms":80000}]}',
+  );
+});

@@ -282,7 +282,8 @@ export class ExtensionSyncService implements SwampSyncService {
   async #migrateMonolithToShards(options: SwampSyncOptions = {}): Promise<SwampMigratedIndex> {
     const ns = this.#binding.bind(options.namespace);
     const svc = await this.#service(ns);
-    const r = await migrateIndex(svc, options.signal);
+    // Core holds the global lock around it: once lost, the move stops.
+    const r = await migrateIndex(svc, options.signal, this.#rt.held.global(globalLockKey(ns)));
     return { version: r.version, partitions: r.partitions, commitSeq: r.commitSeq };
   }
 

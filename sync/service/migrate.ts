@@ -16,6 +16,7 @@ import { recordVanished, VANISHED_KEY } from "./vanished_record.ts";
 import { SluiceError } from "../errors.ts";
 import { listPaths } from "../left_behind.ts";
 import type { SyncService } from "./service.ts";
+import type { DistributedLock } from "../ports.ts";
 
 /**
  * Moves the bucket of `svc` to v2 (a v2 bucket is left as it is).
@@ -24,6 +25,7 @@ import type { SyncService } from "./service.ts";
  * ```ts
  * import { migrateIndex } from "./migrate.ts";
  * import type { SyncService } from "./service.ts";
+import type { DistributedLock } from "../ports.ts";
  * declare const svc: SyncService;
  * const r = await migrateIndex(svc);
  * console.log(r.migrated, r.entries);
@@ -32,9 +34,12 @@ import type { SyncService } from "./service.ts";
 export function migrateIndex(
   svc: Pick<SyncService, "store" | "config" | "events" | "clock">,
   signal?: AbortSignal,
+  lock?: Pick<DistributedLock, "lost">,
 ): Promise<MigratedIndex> {
   const { store, config } = svc;
   return migrateToShards(store, {
+    // The global lock it runs under, once lost, stops it (engine locks tell).
+    lockLost: () => lock?.lost === true,
     retry: config.retry,
     signal,
     concurrency: config.concurrency,

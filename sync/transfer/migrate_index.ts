@@ -38,6 +38,7 @@
  *
  * @module
  */
+import { SluiceError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import {
@@ -98,6 +99,23 @@ export interface MigrateOptions {
    * them as lost). Its failure fails the move, which has finished.
    */
   readonly onUnnamed?: (lost: readonly (readonly [string, IndexEntry])[]) => Promise<void>;
+  /**
+   * True once the global lock the move runs under was lost (taken over
+   * while this process stopped, say): the move then stops before its next
+   * attempt and before its v2 meta write (`global_lock_lost`), leaving the
+   * bucket to the move that holds the lock now. Two moves marking the meta
+   * over each other would each start over, again and again.
+   */
+  readonly lockLost?: () => boolean;
+}
+
+/** The move's lock was lost: it stops, the bucket left to the move holding the lock now. */
+function moveLockLost(): SluiceError {
+  return new SluiceError(
+    "global_lock_lost",
+    "The global lock this move to v2 ran under was lost (taken over or deleted while it was held, as when this process stopped for longer than the lock's TTL); the move stopped, leaving the bucket to the one that holds the lock now. Nothing of this attempt was published: the v2 meta was not written. Run the move again: a bucket already on v2 is left as it is.",
+    { retryable: true },
+  );
 }
 
 /**
@@ -120,6 +138,7 @@ export async function migrateToShards(
   const c = { retry: options.retry, signal: options.signal, concurrency: options.concurrency };
   const now = () => new Date((options.clock ?? Date.now)()).toISOString();
   for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
+    if (options.lockLost?.()) throw moveLockLost();
     const read = await readMeta(store, c);
     if (read?.meta.version === 2) {
       return { ...read.meta, partitions: [...read.meta.partitions], migrated: false, entries: 0 };
@@ -169,6 +188,10 @@ export async function migrateToShards(
     if (!created) continue;
     const partitions = fromEntries ? [...groups.keys()].sort() : [...listed.keys()].sort();
     const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
+    if (options.lockLost?.()) {
+      await dropCreated(store, created, await readMeta(store, c), c);
+      throw moveLockLost();
+    }
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
     if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) {

@@ -754,3 +754,26 @@ Deno.test("a move whose v2 meta landed with its answer lost keeps the shards it 
   const peer = await peerReadIndex(store); // throws on a listed shard that is missing
   assert.deepEqual(Object.keys(peer).sort(), Object.keys(FILES).sort());
 });
+
+Deno.test("a move whose global lock was lost stops (global_lock_lost): before an attempt, or before its v2 meta, which it never writes", async () => {
+  for (const lostAfter of [0, 1]) {
+    const store = new InMemoryStore();
+    await updateIndex(store, { set: { "notes/a.md": entry("a") }, remove: [] }, retry);
+    let asked = 0;
+    // Lost at once, or once the move has marked the meta and written its shards.
+    const lockLost = () => asked++ >= lostAfter;
+    const err = await migrateToShards(store, { retry, lockLost }).catch((e) => e);
+    assert.equal(err?.code, "global_lock_lost", String(err));
+    const index = await readIndex(store, retry);
+    assert.ok(
+      index?.version.startsWith("v1:"),
+      "still v1: the move that holds the lock now does it",
+    );
+    assert.ok(index?.entries["notes/a.md"]);
+    assert.deepEqual(
+      store.keys("_index/").filter((k) => k !== "_index/_meta.json"),
+      [],
+      "no shard of the stopped attempt left",
+    );
+  }
+});
