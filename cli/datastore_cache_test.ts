@@ -10,23 +10,27 @@ import { sharedStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
 
 const CFG = "config/app.yaml";
 
+/** A datastore cache synced once by the command line, its state then moved where the extension keeps it. */
+async function datastoreCache(ns: string) {
+  const w = await world();
+  const url = ns ? `file://${w.root}/${ns}` : w.url;
+  if (ns) await Deno.mkdir(`${w.root}/${ns}`);
+  const a = w.cache("a");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", url])).code, 0);
+  const repo = `${w.base}/repo`;
+  const dir = ns ? `${repo}/${ns}` : repo;
+  const pulled = await sluice(["pull", "--init", "--cache", dir, "--store", url]);
+  assert.equal(pulled.code, 0, pulled.err);
+  const state = sharedStateDir(repo, ns);
+  await Deno.mkdir(state.slice(0, state.lastIndexOf("/")), { recursive: true });
+  await Deno.rename(`${dir}/${STATE_DIR}`, state);
+  return { w, a, dir, state };
+}
+
 for (const ns of ["", "prod"]) {
   Deno.test(`CLI on a datastore's cache${ns ? " (a namespace)" : ""}: status, pull and resolve use the state under _control/, and show where a copy was set aside`, async () => {
-    const w = await world();
-    const url = ns ? `file://${w.root}/${ns}` : w.url;
-    if (ns) await Deno.mkdir(`${w.root}/${ns}`);
-    const a = w.cache("a");
-    await w.write(a, CFG, "x: 1\n");
-    assert.equal((await sluice(["push", "--cache", a, "--store", url])).code, 0);
-
-    // A datastore's cache synced by the CLI, its state then where the extension keeps it.
-    const repo = `${w.base}/repo`;
-    const dir = ns ? `${repo}/${ns}` : repo;
-    const pulled = await sluice(["pull", "--init", "--cache", dir, "--store", url]);
-    assert.equal(pulled.code, 0, pulled.err);
-    const state = sharedStateDir(repo, ns);
-    await Deno.mkdir(state.slice(0, state.lastIndexOf("/")), { recursive: true });
-    await Deno.rename(`${dir}/${STATE_DIR}`, state);
+    const { w, a, dir, state } = await datastoreCache(ns);
     if (ns) await Deno.writeTextFile(`${dir}/.namespace.json`, "{}");
 
     await w.write(a, CFG, "x: 2\n");
@@ -49,24 +53,6 @@ for (const ns of ["", "prod"]) {
     assert.equal(await Deno.lstat(`${dir}/${STATE_DIR}`).then(() => 1, () => 0), 0);
     await w.cleanup();
   });
-}
-
-/** A datastore cache synced once by the command line, its state then moved where the extension keeps it. */
-async function datastoreCache(ns: string) {
-  const w = await world();
-  const url = ns ? `file://${w.root}/${ns}` : w.url;
-  if (ns) await Deno.mkdir(`${w.root}/${ns}`);
-  const a = w.cache("a");
-  await w.write(a, CFG, "x: 1\n");
-  assert.equal((await sluice(["push", "--cache", a, "--store", url])).code, 0);
-  const repo = `${w.base}/repo`;
-  const dir = ns ? `${repo}/${ns}` : repo;
-  const pulled = await sluice(["pull", "--init", "--cache", dir, "--store", url]);
-  assert.equal(pulled.code, 0, pulled.err);
-  const state = sharedStateDir(repo, ns);
-  await Deno.mkdir(state.slice(0, state.lastIndexOf("/")), { recursive: true });
-  await Deno.rename(`${dir}/${STATE_DIR}`, state);
-  return { w, a, dir, state };
 }
 
 for (const ns of ["", "prod"]) {

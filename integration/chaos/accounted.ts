@@ -66,8 +66,8 @@ export async function pendingChanges(svc: SyncService): Promise<Map<string, stri
   return out;
 }
 
-/** Regular files under `dir` of the cache `root` (links and the state left out), cache-relative. */
-function filesUnder(root: string, dir: string): string[] {
+/** Regular files under `dir` of the cache `root` (`""`: all of it; links left out), cache-relative. */
+export function filesUnder(root: string, dir: string): string[] {
   const out: string[] = [];
   let entries: Deno.DirEntry[];
   try {

@@ -13,23 +13,7 @@
 import { isInternalCacheFile } from "../../packages/extension/cache_paths.ts";
 import { isLocalOnly } from "../../sync/transfer/bucket_layout.ts";
 import type { Violation } from "./invariants.ts";
-
-/** Every file under `dir` (links not followed), relative to it. */
-function filesUnder(dir: string, rel = ""): string[] {
-  const out: string[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(rel ? `${dir}/${rel}` : dir)];
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory) out.push(...filesUnder(dir, r));
-    else out.push(r);
-  }
-  return out;
-}
+import { filesUnder } from "./accounted.ts";
 
 /**
  * The files of Sluice's own that an existing extension's push (unbound, the
@@ -52,7 +36,7 @@ export function uploadedBySwitchBack(dir: string): string[] {
       }
     } catch { /* no manifest: not a namespace directory */ }
   }
-  return filesUnder(dir).filter((rel) =>
+  return filesUnder(dir, "").filter((rel) =>
     !isInternalCacheFile(rel) && !namespaceDirs.has(rel.split("/")[0]) && isLocalOnly(rel)
   ).sort();
 }

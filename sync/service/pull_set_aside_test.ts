@@ -237,7 +237,8 @@ Deno.test("a copy deleted here just before the pull sets it aside: nothing is se
   assert.deepEqual(warnings.map((w) => w.code), []);
 });
 
-Deno.test("resolve --mine of a copy a pull set aside never writes over an edit saved while it runs: refused (file_changed), the edit and the copy kept", async () => {
+/** `a` published `notes/n.txt`; `b`, holding a copy of its own never synced, pulled: its copy set aside. */
+async function pulledOverOwnCopy() {
   const path = "notes/n.txt";
   const store = new InMemoryStore();
   const a = await clone(store, "a");
@@ -246,6 +247,11 @@ Deno.test("resolve --mine of a copy a pull set aside never writes over an edit s
   await a.pushChanged();
   await put(b, path, "b's, never synced\n", false);
   await b.pullChanged(); // b's copy set aside, a's in place
+  return { path, store, b };
+}
+
+Deno.test("resolve --mine of a copy a pull set aside never writes over an edit saved while it runs: refused (file_changed), the edit and the copy kept", async () => {
+  const { path, store, b } = await pulledOverOwnCopy();
   assert.equal(await read(b, path), "a's\n");
   // The user saves an edit right after the resolution looked at the path.
   const hashFile = b.cache.hashFile.bind(b.cache);
@@ -270,14 +276,7 @@ Deno.test("resolve --mine of a copy a pull set aside never writes over an edit s
 });
 
 Deno.test("resolve --mine of a set-aside copy moved back to its path by hand, unchanged, publishes it (never sends the user between --mine and --merged)", async () => {
-  const path = "notes/n.txt";
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, path, "a's\n");
-  await a.pushChanged();
-  await put(b, path, "b's, never synced\n", false);
-  await b.pullChanged();
+  const { path, store, b } = await pulledOverOwnCopy();
   const aside = b.conflicts().find((c) => c.path === path)!.mine!.location;
   await Deno.rename(`${b.cacheDir}/${aside}`, `${b.cacheDir}/${path}`);
   const r = await b.resolveConflict(path, "mine");
