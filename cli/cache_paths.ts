@@ -64,6 +64,12 @@ function cacheRel(service: SyncService, p: string): string {
     }
   }
   rel = rel.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+  if (rel === ".." || rel.startsWith("../")) {
+    throw new UnsafePathError(
+      p,
+      `it leaves the cache ${service.cacheDir}: paths are relative to the cache (as \`sluice status\` shows them), not to the working directory`,
+    );
+  }
   assertSafeRelPath(rel);
   return rel;
 }

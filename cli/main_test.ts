@@ -150,6 +150,7 @@ Deno.test("push of named paths pushes only those; directories expand to their fi
   const outside = await sluice(["push", "../escape", "--cache", a]);
   assert.equal(outside.code, 65);
   assert.match(outside.err, /^error\[unsafe_path\]: /);
+  assert.match(outside.err, /leaves the cache .*paths are relative to the cache/);
 
   // A typo is not "nothing to push": refused before anything is done.
   await w.write(a, "outputs/x/3.txt", "3");

@@ -200,5 +200,8 @@ function noServerHint(code: string | undefined): string {
   if (code === "ENOTFOUND") {
     return " (the host name does not resolve: check the endpoint's host in the store URL)";
   }
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER") {
+    return " (the server at that host and port does not answer TLS: if it serves plain HTTP, write the endpoint with http://, not https://)";
+  }
   return "";
 }

@@ -101,6 +101,14 @@ Deno.test("a refused connection or an unknown host points at the endpoint's host
     refused.message,
     /ECONNREFUSED 127\.0\.0\.1:9399 \(nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port in the store URL\)\. Nothing was lost/,
   );
+  const plain = storeFailureToError(
+    failure("transient", { code: "ERR_SSL_WRONG_VERSION_NUMBER" }),
+    PUT,
+  );
+  assert.match(
+    plain.message,
+    /does not answer TLS: if it serves plain HTTP, write the endpoint with http:\/\//,
+  );
   const unknown = storeFailureToError(failure("transient", { code: "ENOTFOUND" }), PUT);
   assert.match(
     unknown.message,
