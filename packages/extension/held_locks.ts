@@ -264,6 +264,11 @@ export class HeldLocks {
     return lock && !lock.lost ? lock : undefined;
   }
 
+  /** The global lock `key` this process acquired and has not released, lost or not. */
+  acquiredGlobal(key: string): DistributedLock | undefined {
+    return this.#globals.get(key);
+  }
+
   /** The push options for `namespace` in `cachePath`: held locks, written and preexisting versions. */
   async pushOptions(cachePath: string, namespace: string): Promise<HeldPushOptions> {
     const locks = this.models(namespace);

@@ -52,7 +52,13 @@ export function cliStoreUrl(
   config: Readonly<Record<string, unknown>>,
   namespace: string,
 ): string {
-  const base = `${datastorePath.replace(/\/+$/, "")}${namespace ? `/${namespace}` : ""}`;
+  // A prefix's `%`, `?` and `#` escaped, as the command line decodes its path.
+  const base = `${datastorePath.replace(/\/+$/, "")}${namespace ? `/${namespace}` : ""}`
+    .replace(
+      /^([a-z0-9]+:\/\/[^/]*)(.*)$/,
+      (_, head: string, path: string) =>
+        head + path.replace(/[%?#]/g, (c) => encodeURIComponent(c)),
+    );
   const pairs: [string, unknown][] = datastorePath.startsWith("gs://")
     ? [["endpoint", config.apiEndpoint], ["project", config.projectId]]
     : [
@@ -81,11 +87,13 @@ export function cliStoreUrl(
 export function storeRecordOf(target: CliTarget): StoreRecord | null {
   const m = /^(s3|gs):\/\/([^/?#]+)([^?#]*)/.exec(target.storeUrl);
   if (!m) return null;
-  return {
-    format: 1,
-    url: target.storeUrl,
-    identity: `${m[1]}://${m[2]}/${m[3].replace(/^\/+|\/+$/g, "")}`,
-  };
+  let prefix: string;
+  try {
+    prefix = decodeURIComponent(m[3]).replace(/^\/+|\/+$/g, "");
+  } catch {
+    return null;
+  }
+  return { format: 1, url: target.storeUrl, identity: `${m[1]}://${m[2]}/${prefix}` };
 }
 
 /** The closing sentence of a message: the command that shows what was left, on this cache. */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { emptyPushResult, type PushResult } from "../../sync/service/push.ts";
 import type { PullResult } from "../../sync/service/pull.ts";
-import { cliNext, cliStoreUrl, pullOutcome, pushOutcome } from "./left_behind.ts";
+import { cliNext, cliStoreUrl, pullOutcome, pushOutcome, storeRecordOf } from "./left_behind.ts";
+import { parseStoreUrl, storeIdentity } from "../../cli/store_url.ts";
 
 const SOLO = { cacheDir: "/home/u/.swamp/repos/r1", storeUrl: "s3://b/p" };
 
@@ -89,4 +90,18 @@ Deno.test("left behind: a pull that found a conflict warns conflicts_left", () =
   const w = pullOutcome(pulled, SOLO);
   assert.equal(w?.code, "conflicts_left");
   assert.match(w!.message, /The pull finished but left work behind.*config\/app\.yaml/s);
+});
+
+Deno.test("left behind: the store a cache records is the one the command line takes for its URL, whatever the prefix holds", () => {
+  for (const prefix of ["", "team", "team/ds", "team#1", "a%20b", "q?x", "a b+c"]) {
+    for (const ns of ["", "prod"]) {
+      const path = prefix ? `s3://my-bucket/${prefix}` : "s3://my-bucket";
+      const url = cliStoreUrl(path, { endpoint: "http://127.0.0.1:9000" }, ns);
+      const record = storeRecordOf({ cacheDir: "/c", storeUrl: url })!;
+      const spec = parseStoreUrl(record.url);
+      assert.equal(storeIdentity(spec), record.identity, `${prefix} ${ns}`);
+      const want = [prefix, ns].filter(Boolean).join("/");
+      assert.equal(spec.kind === "s3" && spec.prefix, want, `${prefix} ${ns}`);
+    }
+  }
 });

@@ -283,7 +283,11 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = this.#binding.bind(options.namespace);
     const svc = await this.#service(ns);
     // Core holds the global lock around it: once lost, the move stops.
-    const r = await migrateIndex(svc, options.signal, this.#rt.held.global(globalLockKey(ns)));
+    const r = await migrateIndex(
+      svc,
+      options.signal,
+      this.#rt.held.acquiredGlobal(globalLockKey(ns)),
+    );
     return { version: r.version, partitions: r.partitions, commitSeq: r.commitSeq };
   }
 

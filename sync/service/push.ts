@@ -35,7 +35,7 @@ import { clashesFirst } from "./push_clash.ts";
 import { settleMarkedDirs } from "./push_marked_dirs.ts";
 import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
-import type { SyncState } from "./state.ts";
+import { settledAt, type SyncState } from "./state.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
@@ -192,6 +192,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           return;
         }
         const { hash, size } = read;
+        // Judged racy at its read, not at its record (a commit may come much
+        // later): see `settledAt` in `state.ts`.
+        const mtimeMs = settledAt(read.mtimeMs, Date.now());
         // Unchanged since this cache synced it (a path marked dirty, or named,
         // again), and the store still holds that version: nothing to write.
         // (It may hold another: an upload of this cache's whose commit never
@@ -215,7 +218,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             hash,
             version: entry.syncedVersion,
             size,
-            mtimeMs: read.mtimeMs,
+            mtimeMs,
           };
           // An entry another client dropped from the index: named again,
           // while the store holds it.
@@ -253,7 +256,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs: read.mtimeMs };
+        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs };
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;

@@ -230,6 +230,8 @@ async function restoreMine(
     await deps.cache.writeWithStat(rec.path, body, seen);
   } catch (e) {
     if (!(e instanceof LocalChangedError)) throw e;
+    // A copy moved out of the way above stays named by the open conflict.
+    await keepAsideNamed(deps, rec, setAside);
     throw new ResolveRefusedError(
       "file_changed",
       `${rec.path} changed in the cache while resolve --mine was putting your set-aside copy back (an edit saved meanwhile): it was left as it is, and the set-aside copy stays at ${mine.location}. The conflict stays open and nothing was published. Look at ${rec.path}, then run the resolution again (\`sluice resolve ${rec.path} --merged\` publishes what is there now).`,

@@ -442,9 +442,20 @@ export function racyWindowMs(mtimeMs: number): number {
  * then records its mtime once it has settled.
  */
 function settledMtime(entry: SyncedEntry): SyncedEntry {
-  if (entry.mtimeMs === undefined || Date.now() - entry.mtimeMs >= racyWindowMs(entry.mtimeMs)) {
-    return entry;
-  }
+  if (settledAt(entry.mtimeMs, Date.now()) !== undefined) return entry;
   const { mtimeMs: _racy, ...rest } = entry;
   return rest;
+}
+
+/**
+ * `mtimeMs` when a file last written then was settled at `seenAt` (both by
+ * the filesystem's clock, the system's): older than {@link racyWindowMs}.
+ * Undefined otherwise (also for an mtime in the future): its record then
+ * keeps none, and a walk hashes the file. A push judges it at its read, as
+ * an edit after the read in the same tick would go unseen.
+ */
+export function settledAt(mtimeMs: number | undefined, seenAt: number): number | undefined {
+  if (mtimeMs === undefined) return undefined;
+  const age = seenAt - mtimeMs;
+  return age >= racyWindowMs(mtimeMs) ? mtimeMs : undefined;
 }

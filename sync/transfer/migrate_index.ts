@@ -183,15 +183,17 @@ export async function migrateToShards(
     }
     const fromEntries = got !== null || discovered > 0;
     const created = fromEntries
-      ? await writeShards(store, groups, listed, marked, now(), c)
+      ? await writeShards(store, groups, listed, marked, mark.movingToV2, now(), c)
       : new Map();
     if (!created) continue;
     const partitions = fromEntries ? [...groups.keys()].sort() : [...listed.keys()].sort();
     const meta = { version: 2 as const, partitions, commitSeq: 1, raw: {} };
-    if (options.lockLost?.()) {
-      await dropCreated(store, created, await readMeta(store, c), c);
-      throw moveLockLost();
-    }
+    // Its shards are left: the move holding the lock now may have written
+    // one again with the same bytes, which a store whose versions are
+    // content hashes (S3's ETags) gives the same version, so a conditional
+    // delete could remove that move's shard. The move rewrites or deletes
+    // every shard it lists, and no reader reads one no meta lists.
+    if (options.lockLost?.()) throw moveLockLost();
     // Refused when the meta changed meanwhile (a v1 companion write, or
     // another move): start over from it.
     if (!await casPut(store, META_KEY, metaBody(meta), marked, c)) {
@@ -200,7 +202,7 @@ export async function migrateToShards(
       const landed = current?.meta.version === 2 && current.meta.commitSeq === 1 &&
         current.meta.partitions.join("\n") === partitions.join("\n");
       if (!landed) {
-        await dropCreated(store, created, current, c);
+        await dropCreated(store, created, current, mark.movingToV2, c);
         continue;
       }
     }
@@ -294,6 +296,7 @@ async function writeShards(
   groups: ReadonlyMap<string, Record<string, IndexEntry>>,
   listed: ReadonlyMap<string, string>,
   marked: string,
+  moveMark: string,
   at: string,
   c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
 ): Promise<Map<string, string> | null> {
@@ -325,7 +328,7 @@ async function writeShards(
       }),
   );
   if (!refused) return created;
-  await dropCreated(store, created, created.size ? await readMeta(store, c) : null, c);
+  await dropCreated(store, created, created.size ? await readMeta(store, c) : null, moveMark, c);
   return null;
 }
 
@@ -339,8 +342,20 @@ async function dropCreated(
   store: ObjectStore,
   created: ReadonlyMap<string, string>,
   meta: Awaited<ReturnType<typeof readMeta>>,
+  moveMark: string,
   c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
 ): Promise<void> {
+  // Another move marked the meta since: it may have written one of these
+  // shards again with the same bytes, which a store whose versions are
+  // content hashes (S3's ETags) gives the same version, so a conditional
+  // delete could remove that move's shard. They are left to it: it rewrites
+  // or deletes every shard it lists, and no reader reads one no meta lists.
+  if (
+    meta?.meta.version === 1 && meta.meta.movingToV2 !== undefined &&
+    meta.meta.movingToV2 !== moveMark
+  ) {
+    return;
+  }
   // Never one a v2 meta (`meta`, read after the refusal) lists: another
   // move writes every shard it lists, so a listed shard still at the version
   // created here is this attempt's own, under its own meta (a write that
