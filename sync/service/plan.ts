@@ -13,7 +13,7 @@ import {
   walkFiles,
 } from "../transfer/cache.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
-import type { SyncState } from "./state.ts";
+import { settledAt, type SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
 
@@ -155,7 +155,14 @@ export async function buildPlan(
         const s = state.synced(f.path);
         if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
         const local = await hashOrUnreadable(f.path, keepUnreadable);
-        if (local === UNREADABLE || !local || (s && s.hash === local.hash)) continue;
+        if (local === UNREADABLE || !local) continue;
+        if (s && s.hash === local.hash) {
+          // Unchanged: its mtime recorded (once settled), so that it is not hashed again.
+          if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs) {
+            state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+          }
+          continue;
+        }
         add(f.path, "put", local.hash, local.size);
       }
       for (const synced of state.syncedPaths()) {
@@ -256,7 +263,10 @@ export async function buildPlan(
       if (!local) continue;
       const s = state.synced(f.path);
       if (s && s.hash === local.hash) {
-        state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+        // Its mtime recorded once settled (a racy one is not: no record rewritten for it).
+        if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs) {
+          state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+        }
         continue;
       }
       add(f.path, "put", local.hash, local.size, "walk");

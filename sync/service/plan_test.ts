@@ -172,3 +172,15 @@ Deno.test("a file synced long after its last write keeps its mtime: a walk does 
   assert.equal(typeof t.state.synced("settled.txt")?.mtimeMs, "number");
   assert.deepEqual(actions(await t.plan([], true)), []);
 });
+
+Deno.test("a marked directory's unchanged files get their settled mtime recorded, so the next push of it hashes none of them", async () => {
+  await using t = await setup();
+  await t.cache.write("d/a.txt", enc("a"));
+  const st = (await t.cache.stat("d/a.txt"))!;
+  t.state.setSynced("d/a.txt", { hash: sha256HexSync(enc("a")), version: "v1", ...st });
+  assert.equal(t.state.synced("d/a.txt")?.mtimeMs, undefined, "racy when recorded");
+  const past = new Date(Date.now() - 60_000);
+  await Deno.utime(`${t.dir}/d/a.txt`, past, past);
+  assert.deepEqual(actions(await t.plan(["d"])), []);
+  assert.equal(t.state.synced("d/a.txt")?.mtimeMs, past.getTime());
+});
