@@ -2,7 +2,8 @@
  * The pull: fetches what changed remotely (by version), verifies each
  * download against the index hash, writes atomically, never overwrites a
  * locally dirty file, and refuses unsafe remote keys before writing anything.
- * Its look at the copies here is in `pull_local.ts`, its fetches in
+ * Its look at the copies here is in `pull_local.ts`, what it fetches (and
+ * the conflicts it records) in `pull_plan.ts`, its fetches in
  * `pull_fetch.ts`, the local copies it sets aside in `pull_aside.ts`, its
  * result in `pull_result.ts`.
  *
@@ -11,31 +12,25 @@
 import pMap from "p-map";
 import { NotFoundError, PathBlockedError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
-import { withRetry } from "../retry.ts";
-import { type LocalCache, shownStatePath } from "../transfer/cache.ts";
-import { type FileIdentity, LocalChangedError } from "../transfer/file_identity.ts";
-import { CopyVanishedError } from "../transfer/cache_state.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import { LocalChangedError } from "../transfer/file_identity.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
-import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import type { SyncState } from "./state.ts";
-import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
+import type { ConflictRecord } from "./conflicts.ts";
 import { keepDropped } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { removeDeletedRemotely } from "./pull_removals.ts";
-import {
-  blockedWarning,
-  moreUncommittedWarning,
-  pullConflictWarning,
-  uncommittedWarning,
-} from "./pull_warnings.ts";
+import { blockedWarning, moreUncommittedWarning, uncommittedWarning } from "./pull_warnings.ts";
 import { localSide } from "./pull_local.ts";
-import { type HeldConflict, PullAsides } from "./pull_aside.ts";
+import { PullAsides } from "./pull_aside.ts";
 import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
+export { under } from "./pull_plan.ts";
+import { conflictRecorder, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { indexForPull } from "./pull_index.ts";
 
@@ -60,12 +55,6 @@ export interface PullDeps {
   readonly restoreDeleted?: boolean;
   /** Paths not fetched while this cache has nothing at them: see `defer` of `pullChanged`. */
   readonly defer?: (path: string) => boolean;
-}
-
-/** True when `path` is one of `prefixes` or lies under one (every path without them). */
-export function under(path: string, prefixes: readonly string[] | undefined): boolean {
-  return !prefixes ||
-    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
 }
 
 /** Pulls everything (or only `prefixes`). */
@@ -108,7 +97,7 @@ async function pullInto(
   agreed: string[],
   asides: PullAsides,
 ): Promise<PullResult> {
-  const { store, cache, state, config, events, signal } = deps;
+  const { cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
     removed: [],
@@ -146,160 +135,19 @@ async function pullInto(
     unreadable: result.unreadable,
     links,
   });
-  /** Records a conflict, and tells of it now, or (`later`) by the `tell` returned. */
-  const conflict = (
-    path: string,
-    mine: ConflictRecord["mine"],
-    theirs: IndexEntry | null,
-    reason: string,
-    later = false,
-  ): HeldConflict => {
-    const rec: ConflictRecord = {
-      path,
-      mine,
-      theirs: theirs ? { version: theirs.v, hash: theirs.h, size: theirs.s } : null,
-      base: state.synced(path)?.version,
-      foundBy: "pull",
-      at: (deps.now ?? Date.now)(),
-      reason,
-    };
-    const known = state.conflicts.get(path);
-    found.push(rec);
-    // Reported once per version of theirs, not at every pull.
-    const told = known && known.theirs?.version === rec.theirs?.version;
-    const tell = (taken: boolean) => {
-      if (!told) warnConflict(path, mine, theirs, taken, reason);
-    };
-    if (!later) tell(true);
-    return { rec, tell };
-  };
-  const warnConflict = (
-    path: string,
-    mine: ConflictRecord["mine"],
-    theirs: IndexEntry | null,
-    taken: boolean,
-    reason?: string,
-  ) =>
-    events.emit(
-      "warning",
-      pullConflictWarning(
-        path,
-        mine,
-        theirs,
-        taken,
-        reason,
-        (l) => shownStatePath(cache.dir, cache.stateDir, l),
-      ),
-    );
-  let writer: Promise<string | null> | undefined;
-  /** True when the store holds this cache's own uncommitted write at `path`, other than `e`'s. */
-  const ownWriteOver = async (path: string, e: IndexEntry): Promise<boolean> => {
-    if (isUnversioned(e)) return false;
-    const id = await (writer ??= readWriterId(cache));
-    if (id === null) return false;
-    // A failed look counts as no: the path is then a conflict.
-    const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
-      .catch(() => null);
-    return now !== null && isOwnUncommitted(now, e.v, id);
-  };
-  // Each path to fetch, with what was at it locally when the pull decided to
-  // (checked again just before the write: an edit saved meanwhile stays).
-  const todo: [string, IndexEntry, FileIdentity | undefined][] = [];
-  // Never-synced paths holding this cache's own uncommitted write (see below).
-  const ownKept: string[] = [];
-  for (const [path, e] of Object.entries(entries)) {
-    if (!under(path, prefixes) || deps.isInternal(path)) continue;
-    const synced = state.synced(path);
-    if (
-      deps.restoreDeleted && synced && !dirty.has(path) &&
-      (synced.version === e.v || synced.hash === e.h) && !cache.exists(path)
-    ) {
-      // Deleted here, unchanged there: the datastore's copy is taken back.
-      todo.push([path, e, null]);
-      continue;
-    }
-    if (synced?.version === e.v) continue;
-    // Written by another client of the layout (no object version recorded):
-    // unchanged while the content hash (or, without one, the size) is.
-    if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
-    // Looked at before the copy's bytes are: an edit after this look is seen at the write.
-    let seen = synced ? cache.identity(path) : undefined;
-    const here = await probeHere(path);
-    if (!here) continue;
-    let { local } = here;
-    if (here.changed) {
-      if (local && local.hash === e.h) {
-        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
-        agreed.push(path);
-        continue;
-      }
-      // The store holds this cache's own write at another version than the
-      // entry names: a push of it was cut off before its index update. That
-      // write replaced the entry's version by compare-and-swap, which it does
-      // only over a version this cache synced or wrote itself, so the local
-      // change is based on the entry, not in conflict with it: it stays
-      // local (and dirty) for the push to commit.
-      if (local && await ownWriteOver(path, e)) continue;
-      conflict(
-        path,
-        local ? { location: path, ...local } : null,
-        e,
-        "changed here since the last sync, and on the datastore",
-      );
-      continue;
-    }
-    if (!synced) {
-      // A local file this cache never synced (copied in, or its sync state was
-      // lost): never overwrite it silently.
-      try {
-        local = await localCopy(path);
-      } catch (err) {
-        if (leftOut(path, err)) continue;
-        throw err;
-      }
-      if (local && local.hash === e.h) {
-        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
-        continue;
-      }
-      if (!local && deps.defer?.(path) && !cache.exists(path)) {
-        // Left for a later pull of it (hydration): only its directory is made.
-        result.deferred!.push(path);
-        cache.makeParents(path);
-        continue;
-      }
-      // Nothing here (or, below, set aside): a file made before the write is kept.
-      seen = null;
-      // This cache's own write over the entry, cut off before its commit, of
-      // a path no dirty mark names (written under a marked directory): based
-      // on the entry as above, so kept for the push, and named dirty so the
-      // push takes it up.
-      if (local && await ownWriteOver(path, e)) {
-        ownKept.push(path);
-        continue;
-      }
-      if (local) {
-        const why = "a local copy this cache never synced differed from the datastore's";
-        // The conflict is kept beside the copy until its record is saved (a
-        // stop before that leaves the copy named all the same: see ConflictSet.open).
-        const aside = await cache.setAside(path, PULL_SET_ASIDE_REASON, undefined, {
-          mine: { hash: local.hash, size: local.size },
-          theirs: { version: e.v, hash: e.h, size: e.s },
-          reason: why,
-        }).catch((err) => {
-          // Deleted here since it was looked at: nothing of it to keep, the
-          // path is taken as one with nothing here (a file saved there
-          // meanwhile is kept by the write, as any).
-          if (err instanceof CopyVanishedError) return null;
-          throw err;
-        });
-        // Told of once its fetch is done: put back if that writes nothing.
-        if (aside) {
-          asides.add(path, aside, conflict(path, { location: aside, ...local }, e, why, true));
-        }
-      }
-    }
-    todo.push([path, e, seen]);
-  }
+  const conflict = conflictRecorder(deps, found);
+  const { todo, ownKept } = await planFetches({
+    deps,
+    prefixes,
+    entries,
+    dirty,
+    local: { probeHere, localCopy, leftOut },
+    conflict,
+    ownWriteOver: ownWriteChecker(deps),
+    agreed,
+    asides,
+    deferred: result.deferred!,
+  });
   await state.markDirtyMany(ownKept);
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
   let done = 0;

@@ -1,0 +1,229 @@
+/**
+ * What a pull fetches: each entry that changed on the datastore since this
+ * cache synced it, unless the copy here changed too (a conflict, recorded
+ * by {@link conflictRecorder}) or holds this cache's own write cut off
+ * before its commit (kept for the push). A copy here this cache never
+ * synced is set aside first. `pull.ts` runs the fetches.
+ *
+ * @module
+ */
+import { withRetry } from "../retry.ts";
+import { shownStatePath } from "../transfer/cache.ts";
+import type { FileIdentity } from "../transfer/file_identity.ts";
+import { CopyVanishedError } from "../transfer/cache_state.ts";
+import type { IndexEntry } from "../transfer/remote_index.ts";
+import { isUnversioned } from "../transfer/bucket_layout.ts";
+import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
+import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
+import { pullConflictWarning } from "./pull_warnings.ts";
+import type { HeldConflict, PullAsides } from "./pull_aside.ts";
+import type { localSide } from "./pull_local.ts";
+import type { PullDeps } from "./pull.ts";
+
+/** True when `path` is one of `prefixes` or lies under one (every path without them). */
+export function under(path: string, prefixes: readonly string[] | undefined): boolean {
+  return !prefixes ||
+    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
+}
+
+/** Records a conflict in `found`, and tells of it now, or (`later`) by the `tell` returned. */
+export type RecordConflict = (
+  path: string,
+  mine: ConflictRecord["mine"],
+  theirs: IndexEntry | null,
+  reason: string,
+  later?: boolean,
+) => HeldConflict;
+
+/**
+ * The {@link RecordConflict} of a pull: each conflict is told of once per
+ * version of theirs (`pull_conflict`), not at every pull.
+ */
+export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): RecordConflict {
+  const { cache, state, events } = deps;
+  const warnConflict = (
+    path: string,
+    mine: ConflictRecord["mine"],
+    theirs: IndexEntry | null,
+    taken: boolean,
+    reason?: string,
+  ) =>
+    events.emit(
+      "warning",
+      pullConflictWarning(
+        path,
+        mine,
+        theirs,
+        taken,
+        reason,
+        (l) => shownStatePath(cache.dir, cache.stateDir, l),
+      ),
+    );
+  return (path, mine, theirs, reason, later = false) => {
+    const rec: ConflictRecord = {
+      path,
+      mine,
+      theirs: theirs ? { version: theirs.v, hash: theirs.h, size: theirs.s } : null,
+      base: state.synced(path)?.version,
+      foundBy: "pull",
+      at: (deps.now ?? Date.now)(),
+      reason,
+    };
+    const known = state.conflicts.get(path);
+    found.push(rec);
+    const told = known && known.theirs?.version === rec.theirs?.version;
+    const tell = (taken: boolean) => {
+      if (!told) warnConflict(path, mine, theirs, taken, reason);
+    };
+    if (!later) tell(true);
+    return { rec, tell };
+  };
+}
+
+/**
+ * True when the store holds this cache's own uncommitted write at `path`,
+ * other than `e`'s (its writer id read once per pull; a failed look counts
+ * as no: the path is then a conflict).
+ */
+export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
+  const { store, cache, config, signal } = deps;
+  let writer: Promise<string | null> | undefined;
+  return async (path, e) => {
+    if (isUnversioned(e)) return false;
+    const id = await (writer ??= readWriterId(cache));
+    if (id === null) return false;
+    const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
+      .catch(() => null);
+    return now !== null && isOwnUncommitted(now, e.v, id);
+  };
+}
+
+/** What {@link planFetches} needs of the pull. */
+export interface PlanInput {
+  readonly deps: PullDeps;
+  readonly prefixes: readonly string[] | undefined;
+  readonly entries: Record<string, IndexEntry>;
+  readonly dirty: ReadonlySet<string>;
+  readonly local: Pick<ReturnType<typeof localSide>, "probeHere" | "localCopy" | "leftOut">;
+  readonly conflict: RecordConflict;
+  readonly ownWriteOver: (path: string, e: IndexEntry) => Promise<boolean>;
+  /** Paths found agreeing with the datastore (their conflicts settled). */
+  readonly agreed: string[];
+  readonly asides: PullAsides;
+  /** Paths left for a later pull (hydration). */
+  readonly deferred: string[];
+}
+
+/** What to fetch, and the never-synced paths kept for the push (to mark dirty). */
+export interface FetchPlan {
+  /** Each path, its entry, and what was at it here when the pull decided (checked again at the write). */
+  readonly todo: [string, IndexEntry, FileIdentity | undefined][];
+  readonly ownKept: string[];
+}
+
+/** Decides what the pull fetches (see the module). */
+export async function planFetches(input: PlanInput): Promise<FetchPlan> {
+  const { deps, prefixes, entries, dirty, conflict, ownWriteOver, agreed, asides, deferred } =
+    input;
+  const { cache, state } = deps;
+  const { probeHere, localCopy, leftOut } = input.local;
+  // Each path to fetch, with what was at it locally when the pull decided to
+  // (checked again just before the write: an edit saved meanwhile stays).
+  const todo: [string, IndexEntry, FileIdentity | undefined][] = [];
+  // Never-synced paths holding this cache's own uncommitted write (see below).
+  const ownKept: string[] = [];
+  for (const [path, e] of Object.entries(entries)) {
+    if (!under(path, prefixes) || deps.isInternal(path)) continue;
+    const synced = state.synced(path);
+    if (
+      deps.restoreDeleted && synced && !dirty.has(path) &&
+      (synced.version === e.v || synced.hash === e.h) && !cache.exists(path)
+    ) {
+      // Deleted here, unchanged there: the datastore's copy is taken back.
+      todo.push([path, e, null]);
+      continue;
+    }
+    if (synced?.version === e.v) continue;
+    // Written by another client of the layout (no object version recorded):
+    // unchanged while the content hash (or, without one, the size) is.
+    if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
+    // Looked at before the copy's bytes are: an edit after this look is seen at the write.
+    let seen = synced ? cache.identity(path) : undefined;
+    const here = await probeHere(path);
+    if (!here) continue;
+    let { local } = here;
+    if (here.changed) {
+      if (local && local.hash === e.h) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        agreed.push(path);
+        continue;
+      }
+      // The store holds this cache's own write at another version than the
+      // entry names: a push of it was cut off before its index update. That
+      // write replaced the entry's version by compare-and-swap, which it does
+      // only over a version this cache synced or wrote itself, so the local
+      // change is based on the entry, not in conflict with it: it stays
+      // local (and dirty) for the push to commit.
+      if (local && await ownWriteOver(path, e)) continue;
+      conflict(
+        path,
+        local ? { location: path, ...local } : null,
+        e,
+        "changed here since the last sync, and on the datastore",
+      );
+      continue;
+    }
+    if (!synced) {
+      // A local file this cache never synced (copied in, or its sync state was
+      // lost): never overwrite it silently.
+      try {
+        local = await localCopy(path);
+      } catch (err) {
+        if (leftOut(path, err)) continue;
+        throw err;
+      }
+      if (local && local.hash === e.h) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        continue;
+      }
+      if (!local && deps.defer?.(path) && !cache.exists(path)) {
+        // Left for a later pull of it (hydration): only its directory is made.
+        deferred.push(path);
+        cache.makeParents(path);
+        continue;
+      }
+      // Nothing here (or, below, set aside): a file made before the write is kept.
+      seen = null;
+      // This cache's own write over the entry, cut off before its commit, of
+      // a path no dirty mark names (written under a marked directory): based
+      // on the entry as above, so kept for the push, and named dirty so the
+      // push takes it up.
+      if (local && await ownWriteOver(path, e)) {
+        ownKept.push(path);
+        continue;
+      }
+      if (local) {
+        const why = "a local copy this cache never synced differed from the datastore's";
+        // The conflict is kept beside the copy until its record is saved (a
+        // stop before that leaves the copy named all the same: see ConflictSet.open).
+        const aside = await cache.setAside(path, PULL_SET_ASIDE_REASON, undefined, {
+          mine: { hash: local.hash, size: local.size },
+          theirs: { version: e.v, hash: e.h, size: e.s },
+          reason: why,
+        }).catch((err) => {
+          // Deleted here since it was looked at: nothing of it to keep, the
+          // path is taken as one with nothing here (a file saved there
+          // meanwhile is kept by the write, as any).
+          if (err instanceof CopyVanishedError) return null;
+          throw err;
+        });
+        // Told of once its fetch is done: put back if that writes nothing.
+        if (aside) {
+          asides.add(path, aside, conflict(path, { location: aside, ...local }, e, why, true));
+        }
+      }
+    }
+    todo.push([path, e, seen]);
+  }
+  return { todo, ownKept };
+}
