@@ -74,7 +74,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
           done.push(r);
           // Theirs not taken, and no conflict either: the store's object is not the one the index names.
           if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
-          say(out, s.store.endpoint, rel, resolution, r, (l) => shownLocation(s.cacheDir, l));
+          say(out, s.store.endpoint, rel, resolution, r, (l) => shownLocation(s.service.cache, l));
         }
       };
       // One hold of the global lock around them all.
@@ -89,7 +89,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       });
       const { outcome, exitCode } = outcomeOf(out, left);
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
-      const shown = (l: string) => shownLocation(s.cacheDir, l);
+      const shown = (l: string) => shownLocation(s.service.cache, l);
       const shownDone = done.map((r) => ({
         ...r,
         setAside: r.setAside.map(shown),

@@ -167,7 +167,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         leftBehindError("pull", { ...pullLeftBehind(result), localDeletions }),
       );
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
-      const shown = (l: string) => shownLocation(s.cacheDir, l);
+      const shown = (l: string) => shownLocation(s.service.cache, l);
       out.result("pull", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,

@@ -286,7 +286,7 @@ export async function openSession(
     const service = await createSluice({
       cacheDir,
       // A datastore's cache keeps it under `_control/` (see `sharedStateDir`).
-      stateDir: findStateDir(cacheDir),
+      stateDir: probeCache.stateDir,
       store,
       conditional: new ConditionalWrites(),
       identity,

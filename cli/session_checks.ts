@@ -224,10 +224,10 @@ export async function checkCacheDir(
       `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
     );
   }
-  if (kind !== "missing") await refuseStateNotADirectory(dir, findStateDir(dir));
+  const stateDir = findStateDir(dir);
+  if (kind !== "missing") await refuseStateNotADirectory(dir, stateDir);
   if (kind === "dir") await refuseNamespacedRoot(dir);
-  const hasState = kind === "dir" &&
-    await Deno.lstat(findStateDir(dir)).then(() => true, () => false);
+  const hasState = kind === "dir" && await Deno.lstat(stateDir).then(() => true, () => false);
   const outer = await enclosingCache(dir);
   if (outer && defaulted) {
     throw new SluiceError(

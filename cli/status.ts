@@ -54,9 +54,12 @@ async function filesUnder(dir: string, rel = ""): Promise<string[]> {
   return out;
 }
 
-/** Where the state location `location` (`.sluice/…`) of the cache `cacheDir` is, as `shownStatePath` shows it. */
-export function shownLocation(cacheDir: string, location: string): string {
-  return shownStatePath(cacheDir, findStateDir(cacheDir), location);
+/** Where the state location `location` (`.sluice/…`) of `cache` is, as `shownStatePath` shows it. */
+export function shownLocation(
+  cache: { readonly dir: string; readonly stateDir: string },
+  location: string,
+): string {
+  return shownStatePath(cache.dir, cache.stateDir, location);
 }
 
 /**
@@ -87,8 +90,12 @@ export function shownRecord(
  * console.log(await listSetAside(await Deno.makeTempDir())); // []
  * ```
  */
-export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
-  const root = statePath(findStateDir(cacheDir), SET_ASIDE_DIR);
+export async function listSetAside(
+  cacheDir: string,
+  stateDir: string = findStateDir(cacheDir),
+): Promise<SetAsideEntry[]> {
+  const cache = { dir: cacheDir, stateDir };
+  const root = statePath(stateDir, SET_ASIDE_DIR);
   const dirs: string[] = [];
   try {
     for await (const e of Deno.readDir(root)) if (e.isDirectory) dirs.push(e.name);
@@ -106,7 +113,7 @@ export async function listSetAside(cacheDir: string): Promise<SetAsideEntry[]> {
     for (const f of files) {
       out.push({
         path: f,
-        location: shownLocation(cacheDir, `${SET_ASIDE_DIR}/${d}/${f}`),
+        location: shownLocation(cache, `${SET_ASIDE_DIR}/${d}/${f}`),
         reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
         ...(typeof reason.code === "string" ? { code: reason.code } : {}),
         ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),

@@ -34,7 +34,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
     return await withSession(cmd, io, out, async (s) => {
       // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
       const { entries: dirty, leftBehind } = await s.service.statusReport({ walk });
-      const setAside = await listSetAside(s.cacheDir);
+      const setAside = await listSetAside(s.cacheDir, s.service.cache.stateDir);
       const pendingLockfile = await listPendingLockfile(s.service.cache);
       const conflicts = s.service.conflicts();
       // A missing bucket, missing credentials or a refused prefix fail the status here.
@@ -54,7 +54,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         remote,
         dirty,
         // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
-        conflicts: conflicts.map((c) => shownRecord(c, (l) => shownLocation(s.cacheDir, l))),
+        conflicts: conflicts.map((c) => shownRecord(c, (l) => shownLocation(s.service.cache, l))),
         setAside,
         pendingLockfile,
         outcome,
@@ -85,7 +85,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
       }
       for (
-        const line of describeConflicts(conflicts, (l) => shownLocation(s.cacheDir, l))
+        const line of describeConflicts(conflicts, (l) => shownLocation(s.service.cache, l))
       ) out.say(line);
       if (setAside.length) {
         out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);

@@ -19,7 +19,7 @@ import { SluiceError } from "../../sync/errors.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { STATE_DIR } from "../../sync/transfer/cache.ts";
-import { extensionStateDir } from "./state_dirs.ts";
+import { sharedStateDir } from "../../sync/transfer/cache.ts";
 import { DIRTY_FILE } from "../../sync/service/state.ts";
 import { isNamespaceSlug, namespaceManifestKey } from "./namespaces.ts";
 import { isInternalCacheFile } from "./cache_paths.ts";
@@ -96,7 +96,7 @@ export class NamespaceBinding {
     if (!ns || this.#adopted) return;
     this.#adopted = true;
     if (
-      !existsSync(`${extensionStateDir(this.#cachePath, "")}/${DIRTY_FILE}`) &&
+      !existsSync(`${sharedStateDir(this.#cachePath, "")}/${DIRTY_FILE}`) &&
       !existsSync(`${this.#cachePath}/${STATE_DIR}/${DIRTY_FILE}`) // kept before the move
     ) return;
     const soloSvc = await solo();

@@ -37,7 +37,8 @@ import { STORE_RECORD, type StoreRecord } from "../../sync/store_record.ts";
 import { errorLine, warningPrinter } from "./warnings.ts";
 import { LOCKFILE_GUARDED } from "../../middleware/lockfile_guard.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
-import { adoptEarlierState, extensionStateDir, refuseLinkedStateDir } from "./state_dirs.ts";
+import { adoptEarlierState, refuseLinkedStateDir } from "./state_dirs.ts";
+import { sharedStateDir } from "../../sync/transfer/cache.ts";
 import { shellWord } from "../../sync/shell_word.ts";
 import { STATE_DIR } from "../../sync/transfer/cache.ts";
 
@@ -199,7 +200,7 @@ export class DatastoreRuntime {
   async #open(cachePath: string, cacheDir: string, namespace: string): Promise<SyncService> {
     const p = this.provider;
     // Where the existing extensions, on the same cache, never upload it.
-    const stateDir = extensionStateDir(cachePath, namespace);
+    const stateDir = sharedStateDir(cachePath, namespace);
     await refuseLinkedStateDir(cachePath, stateDir);
     if (await adoptEarlierState(cacheDir, stateDir) === "both") {
       const earlier = `${cacheDir}/${STATE_DIR}`;

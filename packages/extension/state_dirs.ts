@@ -16,19 +16,7 @@
  */
 import { SluiceError, UnsafePathError } from "../../sync/errors.ts";
 import { shellWord } from "../../sync/shell_word.ts";
-import { sharedStateDir, STATE_DIR } from "../../sync/transfer/cache.ts";
-
-/**
- * The state directory of the cache `cachePath` for `namespace` (`""`: solo):
- * under `_control/` at its root (`sharedStateDir`).
- *
- * @example
- * ```ts
- * import { extensionStateDir } from "./state_dirs.ts";
- * extensionStateDir("/home/me/.swamp/repos/r1", "prod"); // "/home/me/.swamp/repos/r1/_control/.sluice-ns/prod"
- * ```
- */
-export const extensionStateDir: (cachePath: string, namespace: string) => string = sharedStateDir;
+import { STATE_DIR } from "../../sync/transfer/cache.ts";
 
 /**
  * Refuses a state directory reached through a link under the cache

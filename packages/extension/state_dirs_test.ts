@@ -12,7 +12,8 @@ import { defineStoreDatastore } from "./store_datastore.ts";
 import { createSluice } from "../../sluice.ts";
 import { envFrom } from "./env.ts";
 import { isInternalCacheFile } from "./cache_paths.ts";
-import { adoptEarlierState, extensionStateDir } from "./state_dirs.ts";
+import { adoptEarlierState } from "./state_dirs.ts";
+import { sharedStateDir } from "../../sync/transfer/cache.ts";
 import type { SwampSyncService } from "./contract.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 
@@ -101,8 +102,8 @@ for (const ns of ["", "prod"]) {
       assert.equal(await Deno.lstat(`${x.cache}/${t.at(".sluice")}`).then(() => 1, () => 0), 0);
     }
     // What it kept is in the extension's state directory: b's conflict, c's copy set aside.
-    assert.ok((await filesUnder(extensionStateDir(b.cache, ns))).includes("conflicts.json"));
-    const kept = await filesUnder(extensionStateDir(c.cache, ns));
+    assert.ok((await filesUnder(sharedStateDir(b.cache, ns))).includes("conflicts.json"));
+    const kept = await filesUnder(sharedStateDir(c.cache, ns));
     assert.ok(kept.some((f) => f.startsWith("set-aside/")), kept.join("\n"));
   });
 }
@@ -128,7 +129,7 @@ Deno.test("extension state: a cache synced before keeps its state, moved once to
     assert.equal(await a.svc.pushChanged(t.options), 1, ns);
     assert.equal(t.store.peekText(t.at("files/pending.txt")), "marked before the move");
     assert.equal(await Deno.lstat(`${root}/.sluice`).then(() => 1, () => 0), 0, ns);
-    assert.ok((await filesUnder(extensionStateDir(a.cache, ns))).length > 0);
+    assert.ok((await filesUnder(sharedStateDir(a.cache, ns))).length > 0);
     assert.deepEqual(await oldClientUploads(a.cache, ns), [t.at("files/pending.txt")]);
   }
 });
@@ -142,7 +143,7 @@ Deno.test("adoptEarlierState: a state directory already there is never merged no
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-both-" });
   await Deno.mkdir(`${cache}/.sluice`);
   await Deno.writeTextFile(`${cache}/.sluice/conflicts.json`, "earlier");
-  const dir = extensionStateDir(cache, "");
+  const dir = sharedStateDir(cache, "");
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/conflicts.json`, "current");
   assert.equal(await adoptEarlierState(cache, dir), "both");
@@ -167,7 +168,7 @@ Deno.test("extension state: an earlier state beside the current one is reported 
   });
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-warn-" });
   await Deno.mkdir(`${cache}/.sluice`);
-  await Deno.mkdir(extensionStateDir(cache, ""), { recursive: true });
+  await Deno.mkdir(sharedStateDir(cache, ""), { recursive: true });
   const svc = ds.createProvider(CONFIG).createSyncService("/repo/a", cache);
   await svc.pullChanged({});
   const w = warnings.find((x) => x.code === "earlier_state_kept");
@@ -180,7 +181,7 @@ Deno.test("adoptEarlierState: two openings of one cache at once both find the st
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-race-" });
   await Deno.mkdir(`${cache}/.sluice`);
   await Deno.writeTextFile(`${cache}/.sluice/dirty.log`, "notes/a.md\n");
-  const dir = extensionStateDir(cache, "");
+  const dir = sharedStateDir(cache, "");
   const got = await Promise.all([adoptEarlierState(cache, dir), adoptEarlierState(cache, dir)]);
   assert.deepEqual(got, ["moved", "moved"]);
   assert.equal(await Deno.readTextFile(`${dir}/dirty.log`), "notes/a.md\n");
@@ -192,7 +193,7 @@ Deno.test("adoptEarlierState: an earlier .sluice that is a file or a link is ref
     if (kind === "file") await Deno.writeTextFile(`${cache}/.sluice`, "x");
     else await Deno.symlink(await Deno.makeTempDir(), `${cache}/.sluice`);
     await assert.rejects(
-      () => adoptEarlierState(cache, extensionStateDir(cache, "")),
+      () => adoptEarlierState(cache, sharedStateDir(cache, "")),
       (e: Error & { code?: string }) => e.code === "cache_unwritable" && /mv /.test(e.message),
     );
   }
@@ -245,7 +246,7 @@ for (const ns of ["", "prod"]) {
     assert.ok(line, lines.join("\n"));
     const at = line.match(/set aside in (\S+) \(see/)?.[1] ?? "";
     const file = at.startsWith("/") ? at : `${cache}/${at}`;
-    assert.ok(file.startsWith(`${extensionStateDir(cache, ns)}/set-aside/`), line);
+    assert.ok(file.startsWith(`${sharedStateDir(cache, ns)}/set-aside/`), line);
     assert.equal(await Deno.readTextFile(file), "c's own");
   });
 }
