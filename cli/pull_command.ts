@@ -26,7 +26,7 @@ function describePull(
 ): string[] {
   const nothing = r.fetched.length + r.removed.length + r.conflicts.length +
       r.setAside.length + r.uncommitted.length + r.dropped.length + r.unreadable.length +
-      (r.links?.length ?? 0) === 0;
+      (r.links?.length ?? 0) + (r.blocked?.length ?? 0) + (r.vanished?.length ?? 0) === 0;
   // The index read was new (another client committed, or the index moved)
   // but asked nothing of this cache: up to date all the same.
   if (r.unchanged || nothing) return [`Already up to date with ${endpoint}.`];
@@ -120,6 +120,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         "after",
         "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/",
       ),
+    { init: true },
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
     const restoreDeleted = cmd.opts<{ restoreDeleted?: boolean }>().restoreDeleted === true;
     return await withSession(cmd, io, out, async (s) => {

@@ -18,8 +18,15 @@
  *   spared above (a replacement the datastore made, with the synced shape
  *   unchanged here, is one the pull follows).
  *
+ * A writer a pull told of the other shape (`path_blocked`: the datastore
+ * holds a path its own file or directory is in the way of) knows of it as
+ * well as one that synced it: a put of its made after that warning, while
+ * the path it was told of still stands as it was then (no put to it since),
+ * must not leave the two shapes side by side either.
+ *
  * The writes are watched as they are made ({@link ShapeWatch.watch}): for
- * each put, the versions of the other shape its writer had synced then.
+ * each put, the versions of the other shape its writer had synced then, and
+ * its turn among every put watched.
  *
  * @module
  */
@@ -39,6 +46,16 @@ interface InformedWrite {
   readonly version: string;
   /** The other shape's paths the writer had synced then (`key`'s ancestors, or paths under it), with their versions. */
   readonly knew: readonly { readonly path: string; readonly version: string }[];
+  /** The put's turn among every put watched. */
+  readonly turn: number;
+}
+
+/** A `path_blocked` warning of a clone's pull: the datastore holds `path`, which something here is in the way of. */
+interface Told {
+  readonly clone: number;
+  readonly path: string;
+  /** The number of puts watched before it. */
+  readonly turn: number;
 }
 
 /** The writing clone, as the harness knows it when a call starts. */
@@ -69,6 +86,17 @@ const near = (a: string, p: string) => a === p || a.startsWith(`${p}/`);
  */
 export class ShapeWatch {
   readonly #informed: InformedWrite[] = [];
+  /** Every put of a clone watched (informed or not), for the warnings' checks. */
+  readonly #puts: InformedWrite[] = [];
+  readonly #told: Told[] = [];
+  /** The turn of the last put watched to each key. */
+  readonly #lastPut = new Map<string, number>();
+  #turns = 0;
+
+  /** Clone `clone`'s pull warned that the datastore holds `path`, which something of its own is in the way of. */
+  told(clone: number, path: string): void {
+    this.#told.push({ clone, path, turn: this.#turns });
+  }
   /** `<clone>\0<path>` of reshapes left for a walk (not pushed by name since). */
   readonly #byHand = new Set<string>();
 
@@ -110,8 +138,12 @@ export class ShapeWatch {
           }
         }
         const info = await store.put(key, body, mode, o);
-        if (who && knew.length > 0) {
-          this.#informed.push({ clone: who.clone, op, key, version: info.version, knew });
+        const turn = ++this.#turns;
+        this.#lastPut.set(key, turn);
+        if (who) {
+          const write = { clone: who.clone, op, key, version: info.version, knew, turn };
+          this.#puts.push(write);
+          if (knew.length > 0) this.#informed.push(write);
         }
         return info;
       },
@@ -140,17 +172,39 @@ export class ShapeWatch {
       if (conflicts.some((list) => list.some((c) => near(c.path, p)))) continue;
       if (oldWrote(p)) continue;
       const stands = (path: string, version: string) => entries[path]?.v === version;
+      const both = `after the final sync the remote index names both ${p} and ${under[0]}${
+        under.length > 1 ? ` (and ${under.length - 1} more under it)` : ""
+      }`;
       const left = this.#informed.find((w) =>
         near(w.key, p) && stands(w.key, w.version) &&
         w.knew.some((k) => near(k.path, p) && stands(k.path, k.version))
       );
-      if (!left) continue;
-      const old = left.knew.find((k) => near(k.path, p) && stands(k.path, k.version))!;
+      if (left) {
+        const old = left.knew.find((k) => near(k.path, p) && stands(k.path, k.version))!;
+        violations.push({
+          invariant: "I15",
+          message:
+            `${both}: c${left.clone} wrote ${left.key} (op #${left.op}) while it had synced ${old.path} (version ${old.version}), which still stands beside it, and no clone has a conflict open there`,
+          afterOp: -1,
+        });
+        continue;
+      }
+      // Told by its pull of the other shape, unchanged since, and wrote its own anyway.
+      const isOther = (key: string, other: string) =>
+        other.startsWith(`${key}/`) || key.startsWith(`${other}/`);
+      let told: Told | undefined;
+      const warned = this.#puts.find((w) =>
+        near(w.key, p) && stands(w.key, w.version) &&
+        (told = this.#told.find((t) =>
+            t.clone === w.clone && t.turn < w.turn && isOther(w.key, t.path) &&
+            entries[t.path] !== undefined && (this.#lastPut.get(t.path) ?? 0) <= t.turn
+          )) !== undefined
+      );
+      if (!warned || !told) continue;
       violations.push({
         invariant: "I15",
-        message: `after the final sync the remote index names both ${p} and ${under[0]}${
-          under.length > 1 ? ` (and ${under.length - 1} more under it)` : ""
-        }: c${left.clone} wrote ${left.key} (op #${left.op}) while it had synced ${old.path} (version ${old.version}), which still stands beside it, and no clone has a conflict open there`,
+        message:
+          `${both}: c${warned.clone} wrote ${warned.key} (op #${warned.op}) after its pull had told it (path_blocked) that the datastore holds ${told.path}, which still stands as it was then, and no clone has a conflict open there`,
         afterOp: -1,
       });
     }

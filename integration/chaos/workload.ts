@@ -249,6 +249,9 @@ class World {
           this.changes.reported(index, w.path);
         }
         if (w.code === "lock_stale_stolen") this.#checkTakeover(name, w.message);
+        if (w.code === "path_blocked" && w.path && name !== "operator") {
+          this.shapes.told(index, w.path);
+        }
       },
       disable: this.options.disable?.filter((g) => g !== GLOBAL_LOCK_COMMITS),
       oldClients: this.#env.globalLockCommits,
@@ -845,6 +848,8 @@ class World {
    * held back by another writer's uncommitted write does what its warning
    * says when that writer is gone for good (`push --adopt-uncommitted`,
    * which makes it a conflict with this copy), then resolves again, once.
+   * Nor is a copy published beside another shape of its name that the
+   * datastore holds (`unsafe_path`: theirs, as told; see I15).
    */
   async #resolveLeft(): Promise<void> {
     for (const slot of this.clones) {
@@ -872,7 +877,15 @@ class World {
                   const dirHere = codeOf(e) === "unsafe_path" &&
                     (await Deno.lstat(`${svc.cacheDir}/${c.path}`).catch(() => null))
                       ?.isDirectory;
-                  if (codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" && !dirHere) {
+                  // Nor beside another shape of its name the datastore holds (I15).
+                  const otherShape = codeOf(e) === "unsafe_path" &&
+                    (await this.target.inspect.keys()).some((k) =>
+                      k.startsWith(`${c.path}/`) || c.path.startsWith(`${k}/`)
+                    );
+                  if (
+                    codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" && !dirHere &&
+                    !otherShape
+                  ) {
                     throw e;
                   }
                   const now = svc.conflicts().find((x) => x.path === c.path);

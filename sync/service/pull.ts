@@ -309,9 +309,15 @@ async function pullInto(
     await fetchAll(again);
   }
   const blocked = result.blocked ?? [];
+  const told = blocked.length;
+  blocked.push(...blockedBy.keys());
+  // Kept before it is told of: a push must not publish what is in the way
+  // beside them (see `blocked_record.ts`).
+  await state.blocked.update(blocked, prefixes);
+  let n = told;
   for (const [path, err] of blockedBy) {
-    blocked.push(path);
-    if (blocked.length <= UNCOMMITTED_WARNINGS) events.emit("warning", blockedWarning(path, err));
+    if (++n > UNCOMMITTED_WARNINGS) break;
+    events.emit("warning", blockedWarning(path, err, holdsBothShapes(entries, path)));
   }
   await keepDropped(state, events, result.dropped);
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
@@ -343,6 +349,19 @@ async function pullInto(
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
+}
+
+/**
+ * True when `entries` name another shape of `path` beside it: a file at a
+ * directory above it, or files under `path/`.
+ */
+function holdsBothShapes(entries: Record<string, IndexEntry>, path: string): boolean {
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+    if (entries[path.slice(0, i)] !== undefined) return true;
+  }
+  const dir = `${path}/`;
+  for (const p in entries) if (p.startsWith(dir)) return true;
+  return false;
 }
 
 /** The unresolved conflicts under `prefixes` (internal paths left out). */

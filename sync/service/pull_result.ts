@@ -121,7 +121,7 @@ export const VANISHED_REASON =
 
 /** Why a pull left a path out that a file or directory in the cache is in the way of. */
 export const BLOCKED_REASON =
-  "a file or directory in the cache is in its way (the datastore holds both a file and files under a directory of the same name, and a cache holds only one): move what is in the way, or remove one of the two from the datastore (`sluice push <path>` of its deletion from a cache that has it)";
+  "a file or directory in the cache is in its way: either one the datastore does not hold (made here, or deleted there), then move it to another name and pull again (a push of it is held back meanwhile: it would leave the datastore holding a file and files under a directory of one name), or the datastore holds both shapes of one name and a cache holds only one, then remove one of the two from the datastore (`sluice push <path>` of its deletion from a cache that has it)";
 
 /** Why a pull left a path out that is a symbolic link here, or lies under one. */
 export const LINK_REASON = `it is a symbolic link or lies under one; ${LINK_REFUSED}`;

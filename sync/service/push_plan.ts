@@ -15,6 +15,29 @@ import type { PreparedPush } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncState } from "./state.ts";
 
+/**
+ * Holds back each write that would publish a file beside a path of the
+ * other shape that the last pull could not place here, because that file
+ * (or a directory of files) is in its way (see `blocked_record.ts`): the
+ * datastore would then hold a file and files under a directory of one name,
+ * which no cache can pull whole. The write is skipped and its path stays
+ * dirty, with the way on in its reason.
+ */
+function holdBackClashes(plan: PlanEntry[], state: SyncState): void {
+  for (const e of plan) {
+    if (e.action !== "put") continue;
+    const other = state.blocked.clashOf(e.path, (p) => state.synced(p) !== undefined);
+    if (other === undefined) continue;
+    const shape = other.startsWith(`${e.path}/`)
+      ? `files under a directory ${e.path} (${other} among them), which the last pull could not place here because this file is in their way`
+      : `a file ${other}, which the last pull could not place here because this cache's directory of that name is in its way`;
+    e.action = "skip";
+    e.keepDirty = true;
+    e.reason =
+      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. Move it to another name and push that (a pull then fetches theirs), or take theirs first and delete them from a cache that has them; if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
+  }
+}
+
 /** What {@link planPush} needs. */
 export interface PushPlanDeps {
   readonly cache: LocalCache;
@@ -70,6 +93,7 @@ export async function planPush(
       (p) => events.listenerCount("progress") > 0 && events.emit("progress", p),
       o.full,
     );
+  if (!o.commit) holdBackClashes(plan, state);
   // A deletion here that met a change there is an open conflict, reported as one.
   for (const p of deletedHere.sort()) {
     (state.conflicts.has(p) ? result.conflicts : result.localDeletions).push(p);

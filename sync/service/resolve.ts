@@ -40,6 +40,7 @@ import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
+import { shellWord } from "../shell_word.ts";
 
 /** What a resolution did. */
 export interface ResolveResult {
@@ -327,6 +328,8 @@ export async function resolveConflict(
   if (theirs === undefined) {
     return { path, resolution, resolved: false, setAside, conflicts: [path] };
   }
+  // As the push will see it, rebased on theirs.
+  refuseShapeClash(state, path, resolution, (p) => p === path ? !!theirs : !!state.synced(p));
   if (resolution === "mine") await restoreMine(deps, rec, setAside);
   // Rebase on theirs: every compare-and-swap of the push is now on the version the user saw.
   state.setSynced(
@@ -408,6 +411,29 @@ async function assertPublishable(
   throw new ResolveRefusedError(
     "unsafe_path",
     `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${path} --${resolution}\` again, or take theirs with \`sluice resolve ${path} --theirs\` (what is here is set aside).`,
+  );
+}
+
+/**
+ * Refuses to publish `path` beside a path of the other shape the last pull
+ * could not place here because this copy is in its way (the push would hold
+ * it back: see `blocked_record.ts`), before anything is changed.
+ */
+function refuseShapeClash(
+  state: SyncState,
+  path: string,
+  resolution: Resolution,
+  synced: (path: string) => boolean,
+): void {
+  const other = state.blocked.clashOf(path, synced);
+  if (other === undefined) return;
+  const word = shellWord(path);
+  const shape = other.startsWith(`${path}/`)
+    ? `files under a directory of that name (${other} among them)`
+    : `a file ${other} where your copy lies under a directory of that name`;
+  throw new ResolveRefusedError(
+    "unsafe_path",
+    `${path} cannot be resolved with --${resolution}: the datastore now holds ${shape}, which the last pull could not place here because your copy is in the way, and publishing your copy would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing was changed: the conflict stays open and theirs stays on the datastore. Take theirs with \`sluice resolve ${word} --theirs\` (your copy is set aside, never deleted), then put your changes under another name and push them; if those files were deleted meanwhile, run \`sluice pull\` and then this again.`,
   );
 }
 

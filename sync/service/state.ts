@@ -15,6 +15,7 @@ import { defaultStateDir, STATE_DIR } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
 import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
+import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { journalLines, readJournalLine } from "./dirty_journal.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
@@ -68,6 +69,8 @@ export class SyncState implements StateAccess {
   readonly loadWarnings: string[] = [];
   /** Unresolved conflicts (see `conflicts.ts`). */
   conflicts!: ConflictSet;
+  /** The datastore paths the last pull left out as blocked (see `blocked_record.ts`). */
+  blocked!: BlockedRecord;
 
   private constructor(stateDir: string) {
     this.#dir = stateDir.replace(/\/+$/, "");
@@ -95,6 +98,7 @@ export class SyncState implements StateAccess {
     await s.#load();
     s.conflicts = await ConflictSet.open(cacheDir, stateDir);
     if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
+    s.blocked = await BlockedRecord.open(stateDir);
     return s;
   }
 

@@ -1,0 +1,113 @@
+/**
+ * A pull that could not place a path of the datastore's because this
+ * cache's own file (never synced) is in its way tells so, and the next push
+ * holds that file back: publishing it would leave the datastore holding a
+ * file and files under a directory of one name, which no cache can pull
+ * whole. A resolution that would publish such a copy is refused the same way.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { pushLeftBehind } from "./push_result.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
+
+const retry = quick.retry;
+
+Deno.test("a file of this cache's own in the way of the datastore's files under its name: the pull says so, the push holds it back, and a move clears the way", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's own, never pushed");
+  const warnings: { code: string; message: string }[] = [];
+  bob.events.on("warning", (w) => void warnings.push(w));
+  const pulled = await bob.pullChanged();
+  assert.deepEqual(pulled.blocked, ["notes/clash/f.txt"]);
+  const told = warnings.find((w) => w.code === "path_blocked")!;
+  assert.match(told.message, /this cache's own \(the datastore does not hold it/);
+  assert.doesNotMatch(told.message, /holds both a file and files under a directory/);
+
+  const pushed = await bob.pushChanged();
+  assert.deepEqual(pushed.uploaded, []);
+  const held = pushed.skipped.find((s) => s.path === "notes/clash")!;
+  assert.ok(held.keepDirty, "it stays marked");
+  assert.match(held.reason, /the datastore holds files under a directory notes\/clash/);
+  assert.equal(pushLeftBehind(pushed).left[0]?.path, "notes/clash", "left behind: not a success");
+  assert.deepEqual(store.keys("notes"), ["notes/clash/f.txt"], "nothing was uploaded");
+  const index = await readIndex(store, retry);
+  assert.deepEqual(Object.keys(index?.entries ?? {}).sort(), ["notes/clash/f.txt"]);
+  assert.ok(bob.state.dirtyPaths().includes("notes/clash"));
+  // Status tells the same before any push.
+  const status = await bob.status();
+  assert.equal(status.find((e) => e.path === "notes/clash")?.action, "skip");
+
+  // Moved to another name: the pull fetches theirs, the push publishes bob's.
+  await Deno.rename(`${bob.cacheDir}/notes/clash`, `${bob.cacheDir}/notes/clash.bob`);
+  await bob.markDirty({ relPaths: ["notes/clash", "notes/clash.bob"] });
+  const again = await bob.pullChanged();
+  assert.deepEqual(again.blocked, []);
+  assert.equal(await read(bob, "notes/clash/f.txt"), "alice's");
+  const published = await bob.pushChanged();
+  assert.deepEqual(published.uploaded, ["notes/clash.bob"]);
+  assert.deepEqual(store.keys("notes"), ["notes/clash.bob", "notes/clash/f.txt"]);
+});
+
+Deno.test("the other way round: files under a directory of this cache's own where the datastore holds a file of that name are held back", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "logs/old", "a file");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "logs/old/new.txt", "under bob's directory");
+  const pulled = await bob.pullChanged();
+  assert.deepEqual(pulled.blocked, ["logs/old"]);
+  const pushed = await bob.pushChanged();
+  assert.deepEqual(pushed.uploaded, []);
+  assert.match(
+    pushed.skipped.find((s) => s.path === "logs/old/new.txt")!.reason,
+    /the datastore holds a file logs\/old, which the last pull could not place here/,
+  );
+  assert.deepEqual(store.keys("logs"), ["logs/old"]);
+});
+
+Deno.test("without a pull that told of the other shape, two caches that never saw each other's may still make both (the pull then leaves one out)", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's");
+  const pushed = await bob.pushChanged();
+  assert.deepEqual(pushed.uploaded, ["notes/clash"]);
+});
+
+Deno.test("resolve --mine of a copy the datastore's files under its name are blocked by is refused (unsafe_path), nothing changed; --theirs takes their files and sets the copy aside", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/p", "first");
+  await a.pushChanged();
+  await b.pullChanged();
+  // a replaces the file by a directory of its name; b changes the file meanwhile.
+  await Deno.remove(`${a.cacheDir}/notes/p`);
+  await put(a, "notes/p/x.txt", "a's directory", false);
+  await a.markDirty({ relPath: "notes/p" });
+  await a.pushChanged();
+  await put(b, "notes/p", "b's change");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.blocked, ["notes/p/x.txt"]);
+  assert.ok(b.conflicts().some((c) => c.path === "notes/p"), "the deletion met b's change");
+  await assert.rejects(
+    b.resolveConflict("notes/p", "mine"),
+    (e: Error & { code?: string }) =>
+      e.code === "unsafe_path" && /files under a directory of that name/.test(e.message) &&
+      /Nothing was changed/.test(e.message),
+  );
+  assert.deepEqual(store.keys("notes"), ["notes/p/x.txt"], "nothing published");
+  assert.ok(b.conflicts().some((c) => c.path === "notes/p"), "the conflict stays open");
+  const theirs = await b.resolveConflict("notes/p", "theirs");
+  assert.ok(theirs.resolved);
+  assert.equal(theirs.setAside.length, 1, "b's copy is set aside, never deleted");
+  assert.equal(await read(b, "notes/p/x.txt"), "a's directory");
+});
