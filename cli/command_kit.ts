@@ -30,8 +30,17 @@ export function withOutputOptions(cmd: Command): Command {
     .option("-v, --verbose", "show every gate note, routine classification included");
 }
 
-/** Adds the options of every command that opens the cache and the store. */
-export function withCommonOptions(cmd: Command): Command {
+/**
+ * Adds the options of every command that opens the cache and the store.
+ * `init`: the command starts a new cache (a push or a pull), and so offers
+ * `--init`; elsewhere `--init` is not shown, and refused as a usage error
+ * before anything is made ({@link openSession}).
+ */
+export function withCommonOptions(cmd: Command, o: { init?: boolean } = {}): Command {
+  const init = new Option(
+    "--init",
+    "create the cache directory, or a file:// store's directory, when it does not exist yet (without it a missing one is refused)",
+  );
   return withOutputOptions(
     cmd
       .option("--cache <dir>", "the cache directory", DEFAULT_CACHE_DIR)
@@ -43,10 +52,7 @@ export function withCommonOptions(cmd: Command): Command {
       .option("--hostname <name>", "host name recorded in locks (default: this host)")
       .option("--pid <n>", "process id recorded in locks (default: this process)")
       .option("--namespace <ns>", "datastore namespace (one path segment)")
-      .option(
-        "--init",
-        "create the cache directory, or a file:// store's directory, when it does not exist yet (without it a missing one is refused)",
-      )
+      .addOption(o.init ? init : init.hideHelp())
       .addOption(
         new Option("--conditional-writes <mode>", "on endpoints without conditional writes")
           .choices(["auto", "required", "off"])

@@ -123,12 +123,35 @@ export async function run(args: string[], io: CliIo): Promise<number> {
           exitCode: USAGE_EXIT_CODE,
         };
         io.stdout(
-          `${JSON.stringify({ ok: false, command: args[0] ?? "sluice", error }, null, 2)}\n`,
+          `${
+            JSON.stringify({ ok: false, command: commandNamed(program, args), error }, null, 2)
+          }\n`,
         );
       }
       return USAGE_EXIT_CODE;
     }
     const out = new Output(io, { json: args.includes("--json") });
-    return out.fail(args[0] ?? "sluice", errorReport(e));
+    return out.fail(commandNamed(program, args), errorReport(e));
   }
+}
+
+/**
+ * The command `args` name, as its output names it (`push`, `lock list`):
+ * the first word that is no option where it names a command, then the
+ * subcommand the next one names (the program and its command groups take
+ * no option with a value); `sluice` when it names none (an unknown
+ * command, or options only): never an option or a mistyped word.
+ */
+function commandNamed(program: Command, args: readonly string[]): string {
+  const names: string[] = [];
+  let at = program;
+  for (const word of args) {
+    if (word.startsWith("-")) continue;
+    const sub = at.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub === undefined) break;
+    names.push(sub.name());
+    if (sub.commands.length === 0) break;
+    at = sub;
+  }
+  return names.length > 0 ? names.join(" ") : "sluice";
 }

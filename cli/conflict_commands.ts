@@ -14,6 +14,7 @@ import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, UsageError } from "./output.ts";
 import { conflictPaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
+import { endpointFields } from "./store_url.ts";
 import { shownLocation } from "./status.ts";
 
 /** Registers `resolve`. */
@@ -96,7 +97,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
         ...(r.pull ? { pull: { ...r.pull, setAside: r.pull.setAside.map(shown) } } : {}),
       }));
       out.result("resolve", {
-        endpoint: s.store.endpoint,
+        ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
         ...(shownDone.length === 1 ? shownDone[0] : {}),
         resolutions: shownDone,

@@ -497,3 +497,69 @@ Deno.test("theirs of an old client's change (an entry naming no version) is not 
   assert.doesNotMatch(shown.err, /theirs_changed/);
   await w.cleanup();
 });
+
+/** The names in `dir`. */
+async function namesIn(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(dir)) names.push(e.name);
+  return names.sort();
+}
+
+Deno.test("theirs --out refuses a file that is there (usage, 64) and keeps it; --force replaces it whole", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const dir = `${w.base}/notes`;
+  await Deno.mkdir(dir);
+  const file = `${dir}/precious.txt`;
+  await Deno.writeTextFile(file, "my precious notes\n");
+  const refused = await sluice(["theirs", CFG, "--out", file, "--cache", b, "--json"]);
+  assert.equal(refused.code, 64, refused.err);
+  assert.equal((refused.json().error as { code: string }).code, "usage");
+  assert.match(refused.err, /names a file that exists/);
+  assert.match(refused.err, /nothing was written, and the file was kept as it is/);
+  assert.match(refused.err, /Pass --out another path, or add --force to replace it/);
+  assert.equal(await Deno.readTextFile(file), "my precious notes\n", "the file is kept");
+  const forced = await sluice(["theirs", CFG, "--out", file, "--force", "--cache", b]);
+  assert.equal(forced.code, 0, forced.err);
+  assert.match(forced.out, /replacing the file there/);
+  assert.equal(await Deno.readTextFile(file), "x: 2\n");
+  assert.deepEqual(await namesIn(dir), ["precious.txt"], "no temporary file is left beside it");
+  await w.cleanup();
+});
+
+Deno.test("theirs --out in a missing directory, or naming a directory, is invalid_config (78) saying what to do; nothing is written", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const missing = await sluice(["theirs", CFG, "--out", `${w.base}/no/such/x.yaml`, "--cache", b]);
+  assert.equal(missing.code, 78, missing.err);
+  assert.match(
+    missing.err,
+    /^error\[invalid_config\]: --out \S+ names a file in \S+\/no\/such, which does not exist; nothing was written\. Create the directory first \(`mkdir -p /,
+  );
+  assert.equal(await Deno.stat(`${w.base}/no`).then(() => true, () => false), false);
+  const dir = `${w.base}/outdir`;
+  await Deno.mkdir(dir);
+  const isDir = await sluice(["theirs", CFG, "--out", dir, "--cache", b]);
+  assert.equal(isDir.code, 78, isDir.err);
+  assert.match(isDir.err, /^error\[invalid_config\]: --out \S+ is a directory/);
+  assert.match(isDir.err, /Pass --out the file to write, e\.g\. --out \S+\/outdir\/app\.yaml/);
+  const forced = await sluice(["theirs", CFG, "--out", dir, "--force", "--cache", b]);
+  assert.equal(forced.code, 78, "--force never replaces a directory");
+  assert.deepEqual(await namesIn(dir), [], "nothing was written into it");
+  assert.doesNotMatch(missing.err + isDir.err + forced.err, /internal|Unexpected failure/);
+  await w.cleanup();
+});
+
+Deno.test("theirs and resolve --json give the store's URL as endpoint and its description apart", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const theirs = await sluice(["theirs", CFG, "--cache", b, "--json"]);
+  assert.equal(theirs.code, 0, theirs.err);
+  assert.equal(theirs.json().endpoint, w.url);
+  assert.equal(theirs.json().endpointDescription, w.url);
+  const resolved = await sluice(["resolve", CFG, "--theirs", "--cache", b, "--json"]);
+  assert.equal(resolved.code, 0, resolved.err);
+  assert.equal(resolved.json().endpoint, w.url);
+  assert.equal(resolved.json().endpointDescription, w.url);
+  await w.cleanup();
+});

@@ -128,3 +128,30 @@ for (const ns of ["", "prod"]) {
     await w.cleanup();
   });
 }
+
+Deno.test("a .namespace.json in a directory of a cache with its own sync state is one of its files: the cache is no namespaced root; a root without state still is one", async () => {
+  const w = await world();
+  const alice = w.cache("alice");
+  await w.write(alice, "notes/todo.txt", "a\n");
+  assert.equal((await sluice(["push", "--cache", alice, "--store", w.url])).code, 0);
+  await w.write(alice, "notes/.namespace.json", "6\n");
+  const status = await sluice(["status", "--cache", alice]);
+  assert.equal(status.code, 0, status.err);
+  assert.doesNotMatch(status.err, /laid out in namespaces/);
+  const pushed = await sluice(["push", "--cache", alice]);
+  assert.equal(pushed.code, 0, pushed.err);
+  // A directory with no state of its own whose directories hold manifests is still refused.
+  const { w: w2, dir } = await datastoreCache("prod");
+  const root = dir.slice(0, dir.lastIndexOf("/"));
+  await Deno.writeTextFile(`${dir}/.namespace.json`, "{}");
+  const refused = await sluice(["status", "--cache", root, "--store", w2.url]);
+  assert.equal(refused.code, 78, refused.err);
+  assert.match(refused.err, /laid out in namespaces \(prod\/\)/);
+  assert.match(
+    refused.err,
+    /If a \.namespace\.json there is no namespace manifest but a file of your own, move it away \(e\.g\. `mv \S+\/prod\/\.namespace\.json \S+\/prod\/namespace\.json`\)/,
+  );
+  assert.equal(await Deno.lstat(`${root}/${STATE_DIR}`).then(() => 1, () => 0), 0);
+  await w.cleanup();
+  await w2.cleanup();
+});

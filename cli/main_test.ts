@@ -542,3 +542,21 @@ Deno.test("a push whose walk leaves a link local only exits 2 and names it; once
   assert.equal(again.code, 0, again.out + again.err);
   await w.cleanup();
 });
+
+Deno.test("--json before the command: the usage error's JSON names the command, never an option or a mistyped word", async () => {
+  for (
+    const [args, command] of [
+      [["--json", "push", "--cache", "c"], "push"],
+      [["--json", "lock", "list"], "lock list"],
+      [["--json", "lock", "--nope", "inspect"], "lock inspect"],
+      [["bogus", "--json"], "sluice"],
+      [["--json"], "sluice"],
+    ] as const
+  ) {
+    const r = await sluice([...args]);
+    assert.equal(r.code, 64, `${args.join(" ")}: ${r.err}`);
+    const doc = r.json();
+    assert.equal(doc.command, command, args.join(" "));
+    assert.equal((doc.error as { code: string }).code, "usage");
+  }
+});

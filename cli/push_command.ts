@@ -156,6 +156,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         "after",
         "\nExamples:\n  sluice push --store file:///srv/datastore\n  sluice push data/aws/ec2/web-1 --json\n  sluice push --adopt-uncommitted config/app.yaml\n  sluice push --global-lock",
       ),
+    { init: true },
   ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
     const { walk, adoptUncommitted: named = [], globalLock } = cmd.opts<
       { walk: boolean; adoptUncommitted?: string[]; globalLock?: boolean }

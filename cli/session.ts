@@ -30,7 +30,7 @@ import { createEmitter, type SluiceEmitter } from "../sync/events.ts";
 import type { DistributedLock, Identity, LockBackend, ObjectStore } from "../sync/ports.ts";
 import { globalLockKey } from "../sync/locks/model_locks.ts";
 import type { SyncService } from "../sync/service/service.ts";
-import type { CliIo, Output } from "./output.ts";
+import { type CliIo, type Output, shellWord } from "./output.ts";
 import { openStore, storeIdentity, type StoreSpec } from "./store_url.ts";
 import { STORE_DEFAULTS, type StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
@@ -51,6 +51,8 @@ import {
   chooseStore,
   CLI_STORE_STATE,
   DEFAULT_CACHE_DIR,
+  refuseInit,
+  startsCaches,
   type StoreRecord,
 } from "./session_checks.ts";
 
@@ -249,8 +251,13 @@ export async function openSession(
   out: Output,
   command = "push",
 ): Promise<Session> {
+  if (options.init) {
+    refuseInit(
+      command,
+      io.argv && `sluice ${io.argv.filter((a) => a !== "--init").map(shellWord).join(" ")}`,
+    );
+  }
   const cacheDir = resolveCacheDir(options, io);
-  const startsCaches = command === "push" || command === "pull";
   const wasCache = await checkCacheDir(
     cacheDir,
     options.init ?? false,
@@ -302,7 +309,7 @@ export async function openSession(
         // Only a push or a pull makes a cache: another command run on a
         // directory that is none yet leaves it as it is (its record of a
         // store would let a later push take the directory for a cache).
-        if (!startsCaches && !wasCache) return;
+        if (!startsCaches(command) && !wasCache) return;
         await service.cache.writeState(
           CLI_STORE_STATE,
           {

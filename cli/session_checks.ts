@@ -15,7 +15,7 @@ import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
 import { ConfigError, SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { DIRTY_FILE } from "../sync/service/state.ts";
-import { type CliIo, shellWord } from "./output.ts";
+import { type CliIo, shellWord, UsageError } from "./output.ts";
 import { parseStoreUrl, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
 
@@ -166,6 +166,25 @@ async function pathKind(path: string, flag: string): Promise<"dir" | "other" | "
   }
 }
 
+/** True for the commands that may start a new cache or `file://` store (`--init`): push and pull. */
+export function startsCaches(command: string): boolean {
+  return command === "push" || command === "pull";
+}
+
+/**
+ * Refuses `--init` given to a command other than a push or a pull (see
+ * {@link startsCaches}): it would make an empty cache directory that no
+ * sync state calls a cache. `again` is the command line without `--init`.
+ */
+export function refuseInit(command: string, again: string | undefined): void {
+  if (startsCaches(command)) return;
+  throw new UsageError(
+    `${command} does not take --init: only push and pull start a new cache (or file:// store), and ${command} works on one that exists. Nothing was created or changed. ${
+      again ? `Run it without --init: \`${again}\`` : "Run it without --init"
+    }; if the cache does not exist yet, start it first with \`sluice pull --init\` (or \`sluice push --init\`) and the same --store.`,
+  );
+}
+
 /**
  * What to run to create what was missing: the command line as the user ran
  * it, with `--init` added, quoted for a shell (without the arguments, as a
@@ -178,7 +197,7 @@ export function againWithInit(
   command: string,
   fallback: readonly string[],
 ): string | undefined {
-  if (command !== "push" && command !== "pull") return undefined;
+  if (!startsCaches(command)) return undefined;
   const args = io.argv ? [...io.argv] : [...command.split(" "), ...fallback];
   if (!args.includes("--init")) args.push("--init");
   return `sluice ${args.map(shellWord).join(" ")}`;
@@ -226,7 +245,7 @@ export async function checkCacheDir(
   }
   const stateDir = findStateDir(dir);
   if (kind !== "missing") await refuseStateNotADirectory(dir, stateDir);
-  if (kind === "dir") await refuseNamespacedRoot(dir);
+  if (kind === "dir") await refuseNamespacedRoot(dir, stateDir);
   const hasState = kind === "dir" && await Deno.lstat(stateDir).then(() => true, () => false);
   const outer = await enclosingCache(dir);
   if (outer && defaulted) {
@@ -276,11 +295,15 @@ export async function checkCacheDir(
 
 /**
  * Refuses the root of a datastore's cache laid out in namespaces (a
- * directory holding `.namespace.json` under it): each namespace directory
- * mirrors its own prefix, and a sync of the root would take their files for
- * root files (a push would publish `prod/config/app.yaml` beside them).
+ * directory without sync state of its own holding `.namespace.json` under
+ * it): each namespace directory mirrors its own prefix, and a sync of the
+ * root would take their files for root files (a push would publish
+ * `prod/config/app.yaml` beside them). A directory with its own state
+ * directory (`stateDir`, as {@link findStateDir} finds it) is a cache: a
+ * `.namespace.json` in a directory of it is one of its files.
  */
-async function refuseNamespacedRoot(dir: string): Promise<void> {
+async function refuseNamespacedRoot(dir: string, stateDir: string): Promise<void> {
+  if ((await Deno.lstat(stateDir).catch(() => null))?.isDirectory) return;
   const namespaces: string[] = [];
   try {
     for await (const e of Deno.readDir(dir)) {
@@ -299,7 +322,9 @@ async function refuseNamespacedRoot(dir: string): Promise<void> {
       namespaces.map((n) => `${n}/`).join(", ")
     }): each namespace directory mirrors its own prefix, and a sync of the root would take their files for its own. Nothing was changed. Pass --cache the namespace's directory and the namespace's store (its prefix ending in /<namespace>), e.g. \`--cache ${
       shellWord(`${dir}/${namespaces[0]}`)
-    }\`.`,
+    }\`. If a .namespace.json there is no namespace manifest but a file of your own, move it away (e.g. \`mv ${
+      shellWord(`${dir}/${namespaces[0]}/.namespace.json`)
+    } ${shellWord(`${dir}/${namespaces[0]}/namespace.json`)}\`) and run the command again.`,
   );
 }
 

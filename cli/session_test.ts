@@ -434,3 +434,38 @@ Deno.test("a command that is no push or pull, run on a directory that is no cach
   assert.equal(push.code, 66, push.err);
   await w.cleanup();
 });
+
+Deno.test("--init is taken only by push and pull: elsewhere it is a usage error (64) and nothing is created", async () => {
+  const w = await world();
+  const zed = `${w.base}/zed`;
+  const store = `file://${w.base}/no-store`;
+  for (
+    const args of [
+      ["status"],
+      ["theirs", "config/app.yaml"],
+      ["resolve", "config/app.yaml", "--mine"],
+      ["lock", "list"],
+      ["lock", "release", "--force"],
+      ["lockfile", "retry"],
+      ["index", "migrate"],
+    ]
+  ) {
+    const r = await sluice([...args, "--init", "--cache", zed, "--store", store, "--json"]);
+    const what = args.filter((a) => !a.includes(".") && !a.startsWith("-")).join(" ");
+    assert.equal(r.code, 64, `${what}: ${r.err}`);
+    assert.equal((r.json().error as { code: string }).code, "usage", what);
+    assert.match(r.err, new RegExp(`^error\\[usage\\]: ${what} does not take --init: only `));
+    assert.match(r.err, /Nothing was created or changed\. Run it without --init: `sluice /);
+    assert.match(r.err, /start it first with `sluice pull --init --cache \S+\/zed`/);
+    assert.equal(await exists(zed), false, `${what} created nothing`);
+    assert.equal(await exists(`${w.base}/no-store`), false, `${what} created no store`);
+    assert.doesNotMatch((await sluice([...args, "--help"])).out, /--init/, `${what} --help`);
+    assert.doesNotMatch(r.err, /Run it without --init: `[^`]*--init/);
+  }
+  for (const command of ["push", "pull"]) {
+    assert.match((await sluice([command, "--help"])).out, /--init/, command);
+  }
+  const status = await sluice(["status", "--cache", w.cache("a"), "--store", w.url]);
+  assert.equal(status.code, 0, status.err);
+  await w.cleanup();
+});

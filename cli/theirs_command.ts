@@ -1,8 +1,9 @@
 /**
  * `sluice theirs <path> [--out <file>]`: the datastore's copy of a path with
  * an open conflict, to merge from before `sluice resolve <path> --merged`.
- * Printed (text), or written whole to `--out` (any bytes), never into the
- * cache: nothing of the cache, its state or the conflict changes.
+ * Printed (text), or written whole to `--out` (any bytes; a file there is
+ * replaced only with `--force`), never into the cache: nothing of the
+ * cache, its state or the conflict changes.
  *
  * @module
  */
@@ -11,9 +12,11 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { sha256Hex } from "../sync/hash.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
+import { atomicWriteAsync, type TargetCheck } from "../sync/transfer/atomic_write.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
-import type { CliIo, Output } from "./output.ts";
+import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
 import { conflictPaths } from "./cache_paths.ts";
+import { endpointFields } from "./store_url.ts";
 
 /** True when `file` is `dir` or lies under it. */
 function under(dir: string, file: string): boolean {
@@ -42,6 +45,109 @@ async function inside(dir: string, file: string): Promise<boolean> {
   }
 }
 
+/** What is at a path: a directory (also through a link), another thing, or nothing. */
+async function kindAt(path: string): Promise<"dir" | "other" | "missing"> {
+  const at = await Deno.lstat(path).catch(() => null);
+  if (at === null) return "missing";
+  if (at.isDirectory) return "dir";
+  if (at.isSymlink && (await Deno.stat(path).catch(() => null))?.isDirectory) return "dir";
+  return "other";
+}
+
+/** `--out` as given, and the file it names. */
+interface OutFile {
+  /** As given on the command line. */
+  readonly given: string;
+  /** Absolute. */
+  readonly file: string;
+}
+
+/**
+ * Refuses an `--out` that cannot take the copy, before the datastore is
+ * asked for it: a directory, a file in a directory that does not exist (or
+ * is no directory), and, without `--force`, a file that is there already.
+ */
+async function checkOut(o: OutFile, rel: string, force: boolean): Promise<void> {
+  const kind = await kindAt(o.file);
+  if (kind === "dir") throw outIsDir(o, rel);
+  if (kind === "other" && !force) throw outExists(o, rel);
+  if (kind === "missing") {
+    const parent = await kindAt(dirname(o.file));
+    if (parent !== "dir") {
+      throw outNoDir(o, parent === "missing" ? "does not exist" : "is no directory");
+    }
+  }
+}
+
+/** The refusal of an `--out` that is a directory. */
+function outIsDir(o: OutFile, rel: string): SluiceError {
+  return new SluiceError(
+    "invalid_config",
+    `--out ${o.given} is a directory (${o.file}); nothing was written, and the directory was left as it is. Pass --out the file to write, e.g. --out ${
+      shellWord(join(o.file, basename(rel)))
+    }.`,
+  );
+}
+
+/** The refusal of an `--out` file that is there already. */
+function outExists(o: OutFile, rel: string): UsageError {
+  return new UsageError(
+    `--out ${o.given} names a file that exists (${o.file}); nothing was written, and the file was kept as it is. Pass --out another path, or add --force to replace it: \`sluice theirs ${
+      shellWord(rel)
+    } --out ${shellWord(o.given)} --force\`.`,
+  );
+}
+
+/** The refusal of an `--out` in a directory that is missing (`what`: "does not exist"). */
+function outNoDir(o: OutFile, what: string): SluiceError {
+  const parent = dirname(o.file);
+  return new SluiceError(
+    "invalid_config",
+    `--out ${o.given} names a file in ${parent}, which ${what}; nothing was written. Create the directory first (\`mkdir -p ${
+      shellWord(parent)
+    }\`), or pass --out a file in a directory that exists.`,
+  );
+}
+
+/**
+ * Writes the copy to `--out` whole: a temp file beside it, then a rename
+ * (without `--force` a link, which never replaces a file that came there
+ * meanwhile), so a failed write never leaves part of the copy there.
+ * Resolves true when a file there was replaced.
+ */
+async function writeOut(
+  o: OutFile,
+  rel: string,
+  body: Uint8Array,
+  force: boolean,
+): Promise<boolean> {
+  let replaced = false;
+  const check: TargetCheck = Object.assign((old: Deno.FileInfo | null) => {
+    if (old === null) return;
+    if (old.isDirectory) throw outIsDir(o, rel);
+    if (!force) throw outExists(o, rel);
+    replaced = true;
+  }, { nothing: !force });
+  try {
+    await atomicWriteAsync(o.file, body, true, check);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw outNoDir(o, "does not exist");
+    if (e instanceof Deno.errors.NotADirectory) throw outNoDir(o, "is no directory");
+    if (e instanceof Deno.errors.IsADirectory) throw outIsDir(o, rel);
+    if (e instanceof Deno.errors.PermissionDenied) {
+      throw new SluiceError(
+        "invalid_config",
+        `--out ${o.given}: ${
+          dirname(o.file)
+        } may not be written to (permission denied); nothing was written, and what was there was left as it is. Pass --out a file in a directory you may write to.`,
+        { cause: e },
+      );
+    }
+    throw e;
+  }
+  return replaced;
+}
+
 /** Registers `theirs`. */
 export function theirsCommand(io: CliIo, state: RunState): Command {
   return withCommonOptions(
@@ -52,14 +158,15 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
       .argument("<path>", "a conflicted cache path, as `sluice status` lists it")
       .option(
         "--out <file>",
-        "write the copy to this file (outside the cache) instead of printing it",
+        "write the copy to this file (outside the cache) instead of printing it; a file there is refused unless --force",
       )
+      .option("--force", "with --out: replace the file there")
       .addHelpText(
         "after",
-        "\nPrinted as text; a copy that is not UTF-8 text needs --out. Then edit your copy in the cache into the merge and publish it with `sluice resolve <path> --merged`.\n\nExamples:\n  sluice theirs config/app.yaml\n  sluice theirs data/report.bin --out /tmp/report.theirs",
+        "\nPrinted as text; a copy that is not UTF-8 text needs --out. Then edit your copy in the cache into the merge and publish it with `sluice resolve <path> --merged`.\n\nExamples:\n  sluice theirs config/app.yaml\n  sluice theirs data/report.bin --out /tmp/report.theirs\n  sluice theirs data/report.bin --out /tmp/report.theirs --force   # replace that file",
       ),
   ).action(action(io, state, "theirs", async (out: Output, cmd, path: string) => {
-    const o = cmd.opts<{ out?: string }>();
+    const o = cmd.opts<{ out?: string; force?: boolean }>();
     return await withSession(cmd, io, out, async (s) => {
       const rels = conflictPaths(s.service, [path]);
       const rec = rels.length === 1
@@ -74,7 +181,10 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
         );
       }
       const rel = rec.path;
-      const file = o.out === undefined ? undefined : resolve(io.cwd ?? Deno.cwd(), o.out);
+      const to: OutFile | undefined = o.out === undefined
+        ? undefined
+        : { given: o.out, file: resolve(io.cwd ?? Deno.cwd(), o.out) };
+      const file = to?.file;
       if (file !== undefined && await inside(s.cacheDir, file)) {
         throw new SluiceError(
           "unsafe_path",
@@ -85,9 +195,10 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
         out.say(
           `The datastore's side of ${rel} is a deletion: there is no copy to show. \`sluice resolve ${rel} --theirs\` takes the deletion (your copy is set aside); \`--mine\` publishes your copy again.`,
         );
-        out.result("theirs", { endpoint: s.store.endpoint, path: rel, deleted: true });
+        out.result("theirs", { ...endpointFields(s.spec, s.store), path: rel, deleted: true });
         return 0;
       }
+      if (to !== undefined) await checkOut(to, rel, o.force ?? false);
       const got = await getOrNull(s.store, rel, {
         retry: s.service.config.retry,
         signal: io.signal,
@@ -112,10 +223,12 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
         });
       }
       let shown: string | undefined;
-      if (file !== undefined) {
-        await Deno.writeFile(file, got.body);
+      if (to !== undefined) {
+        const replaced = await writeOut(to, rel, got.body, o.force ?? false);
         out.say(
-          `Wrote the datastore's copy of ${rel} (version ${got.version}, ${got.body.length} B) to ${file}.`,
+          `Wrote the datastore's copy of ${rel} (version ${got.version}, ${got.body.length} B) to ${to.file}${
+            replaced ? ", replacing the file there (--force)" : ""
+          }.`,
         );
       } else {
         let text: string;
@@ -131,7 +244,7 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
         else io.stdout(text);
       }
       out.result("theirs", {
-        endpoint: s.store.endpoint,
+        ...endpointFields(s.spec, s.store),
         path: rel,
         version: got.version,
         size: got.body.length,

@@ -113,8 +113,9 @@ Deno.test({
       const later = await cli(["push", "--cache", "c1"], keys, dir);
       assert.equal(later.code, 0, "now the cache records the store that answered");
       // A command that succeeds without asking the store does not tie the cache to it either.
+      await Deno.mkdir(`${dir}/c4`);
       const local = await cli(
-        ["lockfile", "retry", "--init", "--cache", "c4", "--store", url("no-such-bucket-16")],
+        ["lockfile", "retry", "--cache", "c4", "--store", url("no-such-bucket-16")],
         keys,
         dir,
       );
