@@ -6,7 +6,6 @@
  */
 import { Command } from "commander";
 import { ConfigError, preview, SluiceError } from "../sync/errors.ts";
-import { describeHolder } from "../sync/locks/lock_body.ts";
 import {
   type LockfileTxnResult,
   retryPendingLockfile,
@@ -26,7 +25,14 @@ import {
   withCommonOptions,
   withSession,
 } from "./command_kit.ts";
-import { describeLock, inspectLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
+import {
+  describeBroken,
+  describeLock,
+  inspectLock,
+  listLocks,
+  lockKeyFor,
+  parseModel,
+} from "./locks.ts";
 import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { lockBackendOf } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
@@ -97,7 +103,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
         .option("--force", "confirm breaking a lock another process may still hold")
         .addHelpText(
           "after",
-          "\nIf the holder is still running, its push is refused (model_lock_lost) and the data versions it wrote are discarded.\n\nExample:\n  sluice lock release --force --model aws/ec2/web-1",
+          "\nIf the holder is still running, its push is refused: under a model lock with model_lock_lost, the data versions it wrote discarded; under the global lock with global_lock_lost, the files it uploaded left unpublished and dirty.\n\nExample:\n  sluice lock release --force --model aws/ec2/web-1",
         ),
     ).action(action(io, state, "lock release", async (out: Output, cmd) => {
       const { model, force } = cmd.opts<{ model?: string; force?: boolean }>();
@@ -124,11 +130,7 @@ export function lockCommand(io: CliIo, state: RunState): Command {
           );
         } else if (r.released) {
           out.result("lock release", { ...endpointFields(s.spec, s.store), ...r });
-          out.say(
-            `Broke the lock ${r.key} held by ${
-              describeHolder(r.broken)
-            } (last renewed ${r.broken.acquiredAt}). If that process is still running, its push will be refused (model_lock_lost) and its new data discarded.`,
-          );
+          out.say(describeBroken(r.key, m ? "model" : "global", r.broken));
         } else {
           throw new SluiceError(
             "precondition_failed",

@@ -10,7 +10,7 @@
  */
 import { ConfigError } from "../sync/errors.ts";
 import { LockReadError } from "../sync/lock_errors.ts";
-import { describeHolder } from "../sync/locks/lock_body.ts";
+import { describeHolder, unreadableProblem } from "../sync/locks/lock_body.ts";
 import { globalLockKey, modelLockKey } from "../sync/locks/model_locks.ts";
 import { storeNow } from "../sync/locks/store_clock.ts";
 import { systemClock } from "../sync/clock.ts";
@@ -202,4 +202,35 @@ export function describeLock(e: LockEntry): string {
   return `${e.key}  (${what})  held by ${
     describeHolder(e.info)
   } on ${e.info.hostname}, last renewed ${e.info.acquiredAt}; ${state}`;
+}
+
+/**
+ * What `lock release --force` says of the lock at `key` it broke: whose it
+ * was (or what was wrong with a body that was no lock), and how a holder
+ * still running finds out: a model lock's run is refused with
+ * `model_lock_lost`, a push under the global lock with `global_lock_lost`.
+ *
+ * @example
+ * ```ts
+ * import { describeBroken } from "./locks.ts";
+ * const broken = { holder: "a@h", hostname: "h", pid: 1, acquiredAt: "2026-01-01T00:00:00.000Z", ttlMs: 30_000, nonce: "n" };
+ * console.log(describeBroken(".datastore.lock", "global", broken));
+ * ```
+ */
+export function describeBroken(
+  key: string,
+  scope: "model" | "global",
+  broken: LockInfo,
+): string {
+  const problem = unreadableProblem(broken);
+  const what = problem === undefined
+    ? `Broke the lock ${key} held by ${describeHolder(broken)} (last renewed ${broken.acquiredAt}).`
+    : `Broke the lock ${key}, whose body could not be read (${problem}; last written ${broken.acquiredAt}).`;
+  const who = problem === undefined
+    ? "If that process is still running"
+    : "If a process still held it";
+  const then = scope === "model"
+    ? "its push will be refused (model_lock_lost) and its new data discarded"
+    : "its push will be refused (global_lock_lost): the files it uploaded stay unpublished and dirty in its cache, for its next push";
+  return `${what} ${who}, ${then}.`;
 }

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { ConfigError } from "../sync/errors.ts";
 import { classifyLockKey, describeLock, listLocks, lockKeyFor, parseModel } from "./locks.ts";
 import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { FsStore } from "../packages/fs/mod.ts";
 import { storeLockBackend } from "../sync/locks/lock_engine.ts";
+import { PutModes } from "../sync/ports.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 
 Deno.test("classifyLockKey finds model and global lock keys", () => {
@@ -123,4 +125,62 @@ Deno.test("lock list judges a lock by the datastore's clock: a machine 60 s ahea
     true,
     "judged by this machine's clock, it would read stale",
   );
+});
+
+Deno.test("lock release --force names the code a still-running holder is refused with: global_lock_lost for the global lock, model_lock_lost for a model lock", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const other = { holder: "other@elsewhere", hostname: "elsewhere", pid: 4242 };
+  const backend = storeLockBackend(new FsStore({ root: w.root }));
+  const locks = [".datastore.lock", "data/aws/ec2/web-1/.lock"].map((k) =>
+    backend.createLock(k, other)
+  );
+  for (const l of locks) await l.acquire();
+
+  const global = await sluice(["lock", "release", "--force", "--cache", a, "--store", w.url]);
+  assert.equal(global.code, 0, global.err);
+  assert.match(
+    global.out,
+    /^Broke the lock \.datastore\.lock held by other@elsewhere \(pid 4242\) \(last renewed [^)]+\)\. If that process is still running, its push will be refused \(global_lock_lost\)/,
+  );
+  assert.doesNotMatch(global.out, /model_lock_lost/);
+
+  const model = await sluice([
+    ...["lock", "release", "--force", "--model", "aws/ec2/web-1"],
+    ...["--cache", a, "--store", w.url],
+  ]);
+  assert.equal(model.code, 0, model.err);
+  assert.match(model.out, /^Broke the lock data\/aws\/ec2\/web-1\/\.lock held by other@elsewhere/);
+  assert.match(
+    model.out,
+    /its push will be refused \(model_lock_lost\) and its new data discarded/,
+  );
+  assert.doesNotMatch(model.out, /global_lock_lost/);
+
+  const help = await sluice(["lock", "release", "--help"]);
+  assert.match(help.out, /model_lock_lost.*global_lock_lost/s);
+  for (const l of locks) l.abandon();
+  await w.cleanup();
+});
+
+Deno.test("lock release --force of a lock whose body is no lock says what was wrong with it, with no made-up holder or pid", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const key = "data/shell/cmd/m2/.lock";
+  await new FsStore({ root: w.root }).put(
+    key,
+    new TextEncoder().encode("garbage"),
+    PutModes.create,
+  );
+  const r = await sluice([
+    ...["lock", "release", "--force", "--model", "shell/cmd/m2"],
+    ...["--cache", a, "--store", w.url],
+  ]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.out,
+    /^Broke the lock data\/shell\/cmd\/m2\/\.lock, whose body could not be read \(malformed lock body "garbage": not JSON; last written [^)]+\)\. If a process still held it, its push will be refused \(model_lock_lost\)/,
+  );
+  assert.doesNotMatch(r.out, /pid|held by|\(not JSON\)/);
+  await w.cleanup();
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { preview, SluiceError } from "./errors.ts";
+import { lockReleaseCommand } from "./locks/lock_object.ts";
 
 /** `acquire` gave up waiting for a lock another process holds. */
 export class LockTimeoutError extends SluiceError {
@@ -16,7 +17,9 @@ export class LockTimeoutError extends SluiceError {
       "lock_timeout",
       `Timed out after ${waitedMs} ms waiting for lock ${key}${
         holder ? `, held by ${holder}` : ""
-      }. Nothing was changed. Run the command again later; if the holder is gone for good, break the lock with \`sluice lock release --force\`.`,
+      }. Nothing was changed. Run the command again later; if the holder is gone for good, break the lock with \`${
+        lockReleaseCommand(key)
+      }\`.`,
       { retryable: true },
     );
     this.key = key;

@@ -48,3 +48,14 @@ Deno.test("a malformed remote lockfile is previewed, kept, and sent to repair", 
   assert.match(e.message, /sluice lockfile repair --dry-run/);
   assert.ok(!isRetryable(e));
 });
+
+Deno.test("a lock timeout names the command that breaks that very lock (--model for a model lock)", () => {
+  assert.match(
+    new LockTimeoutError("data/t/m1/.lock", 10).message,
+    /`sluice lock release --force --model t\/m1`/,
+  );
+  assert.match(
+    new LockTimeoutError(".datastore.lock", 10).message,
+    /`sluice lock release --force`\./,
+  );
+});

@@ -192,3 +192,19 @@ Deno.test("entries: configs the existing extensions accept: any GCS projectId, a
     false,
   );
 });
+
+Deno.test("entries: the README's swamp setup example configs are ones the entries take", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const examples = [
+    ...readme.matchAll(
+      /swamp datastore setup extension (@sluice\/[a-z0-9-]+) \\\n\s*--config '([^']*)'/g,
+    ),
+  ];
+  assert.ok(examples.length > 0, "the README shows a swamp setup example");
+  for (const [, type, json] of examples) {
+    const ds = type === s3.type ? s3 : type === gcs.type ? gcs : undefined;
+    assert.ok(ds, `${type} is one of the entries`);
+    const config = JSON.parse(json);
+    assert.doesNotThrow(() => ds.createProvider(config), `${type} --config '${json}'`);
+  }
+});

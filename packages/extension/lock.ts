@@ -23,6 +23,7 @@
  */
 import { LockTimeoutError } from "../../sync/lock_errors.ts";
 import { StoreLock } from "../../sync/locks/lock_engine.ts";
+import { describeHolder } from "../../sync/locks/lock_body.ts";
 import type { SluiceEmitter } from "../../sync/events.ts";
 import type { DistributedLock, LockInfo } from "../../sync/ports.ts";
 import type { SwampDistributedLock, SwampLockTimeoutFields } from "./contract.ts";
@@ -81,7 +82,7 @@ export interface ExtensionLockOptions {
 }
 
 function holderOf(info: LockInfo | null): string {
-  return info ? `${info.holder} (pid ${info.pid})` : "unknown";
+  return info ? describeHolder(info) : "unknown";
 }
 
 /**
@@ -122,7 +123,8 @@ export class ExtensionLock implements SwampDistributedLock {
       await this.inner.acquire();
     } catch (e) {
       if (!(e instanceof LockTimeoutError)) throw e;
-      const holder = await this.inner.inspect().then(holderOf, () => "unknown");
+      // A lock object that is no lock is described by what is wrong with it.
+      const holder = await this.inspect().then(holderOf, () => "unknown");
       throw new SwampLockTimeoutError(this.key, this.#now() - start, holder, { cause: e });
     }
     try {

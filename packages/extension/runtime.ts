@@ -20,7 +20,7 @@ import {
   defaultConditionalWrites,
   withConditionalFallback,
 } from "../../sync/transfer/conditional.ts";
-import { createEmitter, type SluiceEmitter } from "../../sync/events.ts";
+import { createEmitter, type SluiceEmitter, type WarningEvent } from "../../sync/events.ts";
 import type { LockBackendRegistry } from "../../sync/locks/lock_registry.ts";
 import type { Clock, Identity, ObjectStore } from "../../sync/ports.ts";
 import {
@@ -105,6 +105,10 @@ export class DatastoreRuntime {
   readonly #build: ProviderBuilder;
   readonly #deps: ExtensionDeps;
   readonly #services = new Map<string, Promise<SyncService>>();
+  /** The cache and store of the service each warning came from (see {@link cliTargetOf}). */
+  readonly #warnedFrom = new WeakMap<WarningEvent, CliTarget>();
+  /** The cache the tool first asked a solo service of, for warnings of no one service (its locks). */
+  #soloCachePath?: string;
   readonly #type: string;
   #provider?: StoreProvider;
   #conditionalStore?: ObjectStore;
@@ -130,9 +134,53 @@ export class DatastoreRuntime {
     if (deps.warn) {
       this.events.on(
         "warning",
-        warningPrinter(type, deps.warn, Date.now, new Set([LOCKFILE_GUARDED])),
+        warningPrinter(
+          type,
+          deps.warn,
+          Date.now,
+          new Set([LOCKFILE_GUARDED]),
+          (w) => this.cliTargetOf(w),
+        ),
       );
     }
+  }
+
+  /**
+   * The cache and store the Sluice commands a warning names are run on, as
+   * the Sluice command line takes them: those of the service that warned;
+   * for a warning of no one service (a lock's), the datastore's own store
+   * with the first solo cache this process opened; undefined before any (a
+   * namespace's cache takes its store under the namespace, where the lock
+   * keys are not). A message that names its `--cache` already is written as
+   * it is (see `withCliTarget`).
+   */
+  cliTargetOf(w: WarningEvent): CliTarget | undefined {
+    const from = this.#warnedFrom.get(w);
+    if (from) return from;
+    return this.#soloCachePath === undefined ? undefined : this.cliTarget(this.#soloCachePath, "");
+  }
+
+  /**
+   * The datastore's events as the service of `target` emits them: the same
+   * emitter (its listeners, their counts and every event as before), but a
+   * warning emitted through it is remembered as that service's.
+   */
+  #warningFrom(target: CliTarget): SluiceEmitter {
+    const events = this.events;
+    const warnedFrom = this.#warnedFrom;
+    const emit = ((name: string, ...args: unknown[]) => {
+      if (name === "warning" && args[0] && typeof args[0] === "object") {
+        warnedFrom.set(args[0] as WarningEvent, target);
+      }
+      return (events.emit as (name: string, ...args: unknown[]) => boolean)(name, ...args);
+    }) as SluiceEmitter["emit"];
+    return new Proxy(events, {
+      get(t, key) {
+        if (key === "emit") return emit;
+        const v = Reflect.get(t, key, t);
+        return typeof v === "function" ? v.bind(t) : v;
+      },
+    });
   }
 
   /**
@@ -187,6 +235,7 @@ export class DatastoreRuntime {
 
   /** The Sluice service of `cachePath` for `namespace` (`""`: solo), opened once. */
   service(cachePath: string, namespace: string): Promise<SyncService> {
+    if (!namespace) this.#soloCachePath ??= cachePath;
     const cacheDir = namespace ? `${cachePath}/${namespace}` : cachePath;
     let svc = this.#services.get(cacheDir);
     if (!svc) {
@@ -219,7 +268,7 @@ export class DatastoreRuntime {
       lockBackend: p.lockBackend,
       identity: p.identity,
       clock: p.clock,
-      events: this.events,
+      events: this.#warningFrom(this.cliTarget(cachePath, namespace)),
       config: toSyncConfig(p.config),
       ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
       ...(this.#deps.disableGatesForTesting ? { disable: this.#deps.disableGatesForTesting } : {}),

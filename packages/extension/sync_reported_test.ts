@@ -25,13 +25,14 @@ async function proc(store: InMemoryStore, name: string) {
     warn: (l) => lines.push(l),
   });
   const cache = await Deno.makeTempDir({ prefix: `sluice-ext-said-${name}-` });
-  const svc = ds.createProvider({ bucket: "mem" }).createSyncService(`/repo/${name}`, cache);
+  const provider = ds.createProvider({ bucket: "mem" });
+  const svc = provider.createSyncService(`/repo/${name}`, cache);
   const write = async (rel: string, text: string) => {
     await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });
     await svc.markDirty({ relPath: rel });
     await Deno.writeTextFile(`${cache}/${rel}`, text);
   };
-  return { svc, cache, lines, write };
+  return { svc, provider, cache, lines, write };
 }
 
 Deno.test("said: a push that leaves a conflict publishes the rest, returns, and warns conflicts_left with the path and the command", async () => {
@@ -86,4 +87,53 @@ Deno.test("said: the endpoint-fallback warning of a push through the tool is wri
   assert.equal(await a.svc.pushChanged(), 1);
   const fallback = a.lines.filter((l) => l.includes(`warning[${FALLBACK_WARNING}]`));
   assert.equal(fallback.length, 1, a.lines.join("\n"));
+});
+
+Deno.test("said: a library warning naming Sluice commands gives each with this cache's --cache and --store, so it runs as printed", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  await a.write(APP, "v1\n");
+  await a.svc.pushChanged();
+  await b.svc.pullChanged();
+  await a.write(APP, "from a\n");
+  await a.svc.pushChanged();
+  await b.write(APP, "from b\n");
+  await b.svc.pushChanged();
+  const said = b.lines.filter((l) => l.startsWith(`${LABEL} warning[config_changed_remotely]:`));
+  assert.equal(said.length, 1, b.lines.join("\n"));
+  const target = `--cache ${b.cache} --store store://mem`;
+  assert.ok(said[0].includes(`Run \`sluice status ${target}\` to see both versions`), said[0]);
+  assert.ok(
+    said[0].includes(`then \`sluice resolve ${APP} --mine|--theirs|--merged ${target}\`.`),
+    said[0],
+  );
+  assert.doesNotMatch(said[0], /`sluice status`/);
+  // One that says its cache already (cliNext) is written as it was made.
+  const left = b.lines.filter((l) => l.startsWith(`${LABEL} warning[conflicts_left]:`));
+  assert.equal(left.length, 1, b.lines.join("\n"));
+  assert.ok(left[0].includes(`\`npx sluice status ${target}\` from a Sluice checkout`), left[0]);
+  assert.ok(left[0].includes("`sluice resolve <path> --mine|--theirs|--merged`"), left[0]);
+});
+
+Deno.test("said: a lock's warning gives its command for that very lock, with the datastore's --cache and --store", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  await a.svc.pullChanged(); // the tool opens the cache's service before it locks
+  const lock = a.provider.createLock("/repo/a/.swamp", { lockKey: "data/t/m/.lock" });
+  await lock.acquire();
+  store.unreachable = true;
+  await lock.release(); // never throws: it warns and leaves the lock to go stale
+  store.unreachable = false;
+  const said = a.lines.filter((l) => l.startsWith(`${LABEL} warning[lock_release_failed]:`));
+  assert.ok(said.length >= 1, a.lines.join("\n"));
+  assert.ok(
+    said.some((l) =>
+      l.includes(
+        `\`sluice lock release --force --model t/m --cache ${a.cache} --store store://mem\``,
+      )
+    ),
+    said.join("\n"),
+  );
+  await lock.forceRelease((await lock.inspect())!.nonce);
 });

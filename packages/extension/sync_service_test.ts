@@ -281,3 +281,22 @@ Deno.test("a global lock object that is no lock: inspect says it is held (acquir
   assert.equal(await lock.inspect(), null);
   await Deno.remove(p.cache, { recursive: true });
 });
+
+Deno.test("lock: a wait for a lock object that is no lock times out naming what is wrong with it, with no made-up holder or pid", async () => {
+  const store = new InMemoryStore();
+  const p = await proc(store, "a");
+  store.seed(".datastore.lock", "{ half a lock");
+  const lock = p.provider().createLock("/repo/.swamp", { retryIntervalMs: 10, maxWaitMs: 50 });
+  await assert.rejects(lock.acquire(), (e: unknown) => {
+    assert.ok(e instanceof SwampLockTimeoutError);
+    assert.equal(e.holder, 'an unknown holder (malformed lock body "{ half a lock": not JSON)');
+    assert.match(
+      e.message,
+      /waiting for lock \.datastore\.lock, held by an unknown holder \(malformed lock body "\{ half a lock": not JSON\)\. Nothing was changed/,
+    );
+    assert.doesNotMatch(e.message, /pid/);
+    return true;
+  });
+  assert.equal(store.peekText(".datastore.lock"), "{ half a lock", "nothing was removed");
+  await Deno.remove(p.cache, { recursive: true });
+});

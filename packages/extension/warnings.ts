@@ -13,6 +13,8 @@
  * @module
  */
 import type { WarningEvent } from "../../sync/events.ts";
+import { shellWord } from "../../sync/shell_word.ts";
+import type { CliTarget } from "./left_behind.ts";
 
 /** Lines written per warning code and window before the rest are only counted. */
 export const WARNINGS_SHOWN_PER_CODE = 20;
@@ -21,8 +23,34 @@ export const WARNINGS_SHOWN_PER_CODE = 20;
 export const WARNING_WINDOW_MS = 10 * 60_000;
 
 /**
+ * `message` with each Sluice command it names in backticks (`` `sluice …` ``
+ * or `` `npx sluice …` ``) given the cache and store of `target`, so that it
+ * runs as printed from any directory (the command line run without them
+ * looks for a cache in the current directory). A message that names a
+ * `--cache` already (one that says which cache its commands run on, see
+ * `cliNext`) is left as it is.
+ *
+ * @example
+ * ```ts
+ * import { withCliTarget } from "./warnings.ts";
+ * withCliTarget("Run `sluice status`.", { cacheDir: "/c", storeUrl: "s3://b/p" });
+ * // "Run `sluice status --cache /c --store s3://b/p`."
+ * ```
+ */
+export function withCliTarget(message: string, target: CliTarget): string {
+  if (/(^|\s)--cache\b/.test(message)) return message;
+  const args = `--cache ${shellWord(target.cacheDir)} --store ${shellWord(target.storeUrl)}`;
+  return message.replace(
+    /`((?:npx )?sluice [^`]+)`/g,
+    (_, command: string) => `\`${command} ${args}\``,
+  );
+}
+
+/**
  * A `warning` listener writing each warning of datastore `type` through
- * `write`, but those whose code is in `skip`.
+ * `write`, but those whose code is in `skip`. `targetOf` gives the cache and
+ * store the Sluice commands a warning names are run on (see
+ * {@link withCliTarget}); a warning it gives none for is written as it is.
  *
  * @example
  * ```ts
@@ -37,6 +65,7 @@ export function warningPrinter(
   write: (line: string) => void,
   now: () => number = Date.now,
   skip: ReadonlySet<string> = new Set(),
+  targetOf: (w: WarningEvent) => CliTarget | undefined = () => undefined,
 ): (w: WarningEvent) => void {
   const shown = new Map<string, number>();
   const written = new Set<string>();
@@ -48,7 +77,9 @@ export function warningPrinter(
       shown.clear();
       written.clear();
     }
-    const line = `[${type}] warning[${w.code}]: ${w.message}`;
+    const target = targetOf(w);
+    const said = (message: string) => target ? withCliTarget(message, target) : message;
+    const line = `[${type}] warning[${w.code}]: ${said(w.message)}`;
     if (written.has(line)) return;
     const n = shown.get(w.code) ?? 0;
     shown.set(w.code, n + 1);
@@ -59,7 +90,11 @@ export function warningPrinter(
       write(
         `[${type}] warning[${w.code}]: more ${w.code} warnings follow and are not shown for ${
           WARNING_WINDOW_MS / 60_000
-        } minutes; the Sluice command line (\`npx sluice status\` on the cache) lists what is left open.`,
+        } minutes; ${
+          said(
+            "the Sluice command line (`npx sluice status` on the cache) lists what is left open.",
+          )
+        }`,
       );
     }
   };

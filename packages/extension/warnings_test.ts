@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { WARNING_WINDOW_MS, warningPrinter, WARNINGS_SHOWN_PER_CODE } from "./warnings.ts";
+import {
+  WARNING_WINDOW_MS,
+  warningPrinter,
+  WARNINGS_SHOWN_PER_CODE,
+  withCliTarget,
+} from "./warnings.ts";
 
 Deno.test("warnings: one line per warning, labelled with the extension type and the code", () => {
   const lines: string[] = [];
@@ -42,4 +47,34 @@ Deno.test("warnings: a new window says again what is still open, past the cap to
   t += WARNING_WINDOW_MS;
   print({ code: "c", message: "m0" });
   assert.equal(lines.at(-1), "[t] warning[c]: m0");
+});
+
+Deno.test("warnings: each Sluice command a warning names is given the cache and store of where it came from", () => {
+  const target = { cacheDir: "/home/u/.swamp/repos/r 1", storeUrl: "s3://b/p?endpoint=http://h:9" };
+  const args = "--cache '/home/u/.swamp/repos/r 1' --store 's3://b/p?endpoint=http://h:9'";
+  assert.equal(
+    withCliTarget("Run `sluice status` to see both, then `sluice resolve a.yaml --mine`.", target),
+    `Run \`sluice status ${args}\` to see both, then \`sluice resolve a.yaml --mine ${args}\`.`,
+  );
+  assert.equal(
+    withCliTarget("No command; `sluice-writer` metadata.", target),
+    "No command; `sluice-writer` metadata.",
+  );
+  const named = "Run `npx sluice status --cache /c --store s3://b/p`, then `sluice push`.";
+  assert.equal(withCliTarget(named, target), named, "a message naming its cache is left as it is");
+
+  const lines: string[] = [];
+  const print = warningPrinter(
+    "t",
+    (l) => lines.push(l),
+    Date.now,
+    new Set(),
+    (w) => w.path === "mine" ? target : undefined,
+  );
+  print({ code: "c", message: "Run `sluice status`.", path: "mine" });
+  print({ code: "c", message: "Run `sluice push`." });
+  assert.deepEqual(lines, [
+    `[t] warning[c]: Run \`sluice status ${args}\`.`,
+    "[t] warning[c]: Run `sluice push`.",
+  ]);
 });

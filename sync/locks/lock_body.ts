@@ -79,7 +79,55 @@ export function decodeLockInfo(key: string, body: Uint8Array): LockInfo {
 }
 
 /**
- * A holder for messages: `alice@host (pid 42)`.
+ * The holder a lock object whose body is no lock is described with
+ * (`StoreLock.describe`), before what is wrong with its body.
+ */
+export const UNREADABLE_HOLDER = "an unreadable lock: ";
+
+/**
+ * The nonce prefix `StoreLock.describe` gives a lock object whose body is no
+ * lock, followed by the object's version.
+ */
+export const UNREADABLE_NONCE = "unreadable@";
+
+/**
+ * What {@link parseLockBody} found wrong with a body, worded to stand in
+ * parentheses: `malformed lock body "x": not JSON`.
+ *
+ * @example
+ * ```ts
+ * import { bodyProblem } from "./lock_body.ts";
+ * bodyProblem('malformed lock body "x" (not JSON)'); // 'malformed lock body "x": not JSON'
+ * ```
+ */
+export function bodyProblem(found: string): string {
+  return found.replace(/ \(([^()]*)\)$/, ": $1");
+}
+
+/**
+ * For a lock object described as held by an unreadable lock, what is wrong
+ * with its body (see {@link bodyProblem}); undefined for a lock's holder.
+ *
+ * @example
+ * ```ts
+ * import { unreadableProblem } from "./lock_body.ts";
+ * unreadableProblem({ holder: 'an unreadable lock: malformed lock body "x" (not JSON)', nonce: "unreadable@v1" });
+ * // 'malformed lock body "x": not JSON'
+ * unreadableProblem({ holder: "a@h", nonce: "n" }); // undefined
+ * ```
+ */
+export function unreadableProblem(
+  info: Pick<LockInfo, "holder"> & Partial<Pick<LockInfo, "nonce">>,
+): string | undefined {
+  if (!info.holder.startsWith(UNREADABLE_HOLDER)) return undefined;
+  if (info.nonce !== undefined && !info.nonce.startsWith(UNREADABLE_NONCE)) return undefined;
+  return bodyProblem(info.holder.slice(UNREADABLE_HOLDER.length));
+}
+
+/**
+ * A holder for messages: `alice@host (pid 42)`; for a lock object whose body
+ * is no lock, `an unknown holder (<what is wrong with the body>)`, with no
+ * pid (it has none).
  *
  * @example
  * ```ts
@@ -87,6 +135,11 @@ export function decodeLockInfo(key: string, body: Uint8Array): LockInfo {
  * describeHolder({ holder: "a@h", pid: 1 }); // "a@h (pid 1)"
  * ```
  */
-export function describeHolder(info: Pick<LockInfo, "holder" | "pid">): string {
-  return `${info.holder} (pid ${info.pid})`;
+export function describeHolder(
+  info: Pick<LockInfo, "holder" | "pid"> & Partial<Pick<LockInfo, "nonce">>,
+): string {
+  const problem = unreadableProblem(info);
+  return problem === undefined
+    ? `${info.holder} (pid ${info.pid})`
+    : `an unknown holder (${problem})`;
 }

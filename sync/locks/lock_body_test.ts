@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { LockReadError } from "../lock_errors.ts";
-import { decodeLockInfo, describeHolder, encodeLockInfo, parseLockBody } from "./lock_body.ts";
+import {
+  decodeLockInfo,
+  describeHolder,
+  encodeLockInfo,
+  parseLockBody,
+  unreadableProblem,
+} from "./lock_body.ts";
+import { describeLockObject } from "./lock_object.ts";
 import type { LockInfo } from "../ports.ts";
 
 const INFO: LockInfo = {
@@ -39,4 +46,22 @@ Deno.test("malformed bodies are described with a short preview", () => {
     () => decodeLockInfo(".datastore.lock", enc("[]")),
     (e) => e instanceof LockReadError && /lock \.datastore\.lock: malformed/.test(e.message),
   );
+});
+
+Deno.test("a lock object whose body is no lock is described by what is wrong with it, with no made-up pid", () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const current = { key: "k", version: "v1", size: 7, lastModified: 0, body: enc("garbage") };
+  const info = describeLockObject(current, 30_000);
+  assert.equal(info.pid, 0);
+  assert.equal(unreadableProblem(info), 'malformed lock body "garbage": not JSON');
+  assert.equal(describeHolder(info), 'an unknown holder (malformed lock body "garbage": not JSON)');
+  const partial = describeLockObject({ ...current, body: enc("{}") }, 30_000);
+  assert.match(
+    describeHolder(partial),
+    /^an unknown holder \(malformed lock body "\{\}": missing or invalid holder, [a-zA-Z, ]+\)$/,
+  );
+  // A lock's holder, even one that reads like that, keeps its pid.
+  assert.equal(unreadableProblem(INFO), undefined);
+  const odd = { ...INFO, holder: "an unreadable lock: x" };
+  assert.equal(describeHolder(odd), "an unreadable lock: x (pid 7)");
 });

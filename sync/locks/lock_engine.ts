@@ -71,6 +71,7 @@ import {
   describeFound,
   describeLockObject,
   errorDetail,
+  lockReleaseCommand,
   readLockObject,
 } from "./lock_object.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
@@ -318,7 +319,9 @@ export class StoreLock implements DistributedLock {
           "lock_release_failed",
           `Could not delete lock ${this.key} on release: ${
             errorDetail(e)
-          }. The lock was left in place and goes stale ${info.ttlMs} ms after its last renewal; to free it sooner, run \`sluice lock release --force\`.`,
+          }. The lock was left in place and goes stale ${info.ttlMs} ms after its last renewal; to free it sooner, run \`${
+            lockReleaseCommand(this.key)
+          }\`.`,
         );
       }
     }

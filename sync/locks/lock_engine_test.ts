@@ -4,6 +4,7 @@ import { AbortedError, ConfigError, PreconditionFailedError, UnreachableError } 
 import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
 import { createEmitter, type LockEvent, type WarningEvent } from "../events.ts";
 import { CLOCK_PROBE_KEY, StoreLock, storeLockBackend } from "./lock_engine.ts";
+import { lockReleaseCommand } from "./lock_object.ts";
 import type { Identity, LockOptions, ObjectStore } from "../ports.ts";
 
 const KEY = "data/aws/ec2/m1/.lock";
@@ -160,7 +161,14 @@ Deno.test("a malformed lock is neither force-released nor stolen before the wait
   assert.equal(await t.lock(BOB).forceRelease("anything"), false);
   const err = await t.settle(t.lock(ALICE, { maxWaitMs: 2_000 }).acquire()).catch((e) => e);
   assert.ok(err instanceof LockTimeoutError);
-  assert.match(err.message, /an unreadable lock: malformed lock body "garbage"/);
+  // What is wrong with the body, said once and plainly: no holder or pid is made up.
+  assert.match(
+    err.message,
+    new RegExp(
+      `waiting for lock ${KEY}, held by an unknown holder \\(malformed lock body "garbage": not JSON\\)\\. Nothing was changed`,
+    ),
+  );
+  assert.doesNotMatch(err.message, /pid|an unreadable lock/);
   const a = t.lock(ALICE, { maxWaitMs: 3_000 });
   await t.settle(a.acquire()); // past the waiter's own TTL plus the timestamp slack: stale
   assert.ok(a.held);
@@ -305,8 +313,25 @@ Deno.test("release never throws when the store is unreachable; it warns and leav
     return Promise.resolve();
   });
   assert.equal(t.warnings[0].code, "lock_release_failed");
-  assert.match(t.warnings[0].message, /sluice lock release --force/);
+  // The model's lock, not the global one a bare `lock release --force` breaks.
+  assert.match(t.warnings[0].message, /`sluice lock release --force --model aws\/ec2\/m1`/);
   assert.deepEqual(t.store.keys(), [KEY]);
+});
+
+Deno.test("lockReleaseCommand names the lock the command line breaks: a model's, a namespace's, the global one", () => {
+  assert.equal(lockReleaseCommand(".datastore.lock"), "sluice lock release --force");
+  assert.equal(
+    lockReleaseCommand(".locks/prod.lock"),
+    "sluice lock release --force --namespace prod",
+  );
+  assert.equal(
+    lockReleaseCommand("data/aws/ec2/web-1/.lock"),
+    "sluice lock release --force --model aws/ec2/web-1",
+  );
+  assert.equal(
+    lockReleaseCommand("prod/data/shell/m1/.lock"),
+    "sluice lock release --force --model shell/m1 --namespace prod",
+  );
 });
 
 Deno.test("forceRelease: false on a wrong nonce or absent lock, retries a moved version", async () => {

@@ -10,13 +10,16 @@
 import { AbortedError, NotFoundError, PreconditionFailedError, preview } from "../errors.ts";
 import { LockReadError } from "../lock_errors.ts";
 import type { GetResult, LockInfo, ObjectStore } from "../ports.ts";
-import { describeHolder, parseLockBody } from "./lock_body.ts";
+import { shellWord } from "../shell_word.ts";
+import {
+  bodyProblem,
+  describeHolder,
+  parseLockBody,
+  UNREADABLE_HOLDER,
+  UNREADABLE_NONCE,
+} from "./lock_body.ts";
 
-/**
- * The nonce prefix `StoreLock.describe` ({@link describeLockObject}) gives a
- * lock object whose body is no lock, followed by the object's version.
- */
-export const UNREADABLE_NONCE = "unreadable@";
+export { UNREADABLE_NONCE } from "./lock_body.ts";
 
 /**
  * True when a conditional write or delete of the lock object failed on its
@@ -75,17 +78,42 @@ export async function readLockObject(
 }
 
 /**
- * Who holds a lock, for messages: its holder and pid, or `an unreadable
- * lock: <what is wrong>` for a body {@link parseLockBody} refused.
+ * The command that breaks the lock at `key`: `sluice lock release --force`,
+ * with `--model` for a model lock (`[<ns>/]data/<type…>/<id>/.lock`) and
+ * `--namespace` for a namespace's (`.locks/<ns>.lock` is its global lock);
+ * without them it breaks the global lock, not this one.
+ *
+ * @example
+ * ```ts
+ * import { lockReleaseCommand } from "./lock_object.ts";
+ * lockReleaseCommand("prod/data/aws/ec2/web-1/.lock");
+ * // "sluice lock release --force --model aws/ec2/web-1 --namespace prod"
+ * ```
+ */
+export function lockReleaseCommand(key: string): string {
+  const command = "sluice lock release --force";
+  const global = /^\.locks\/([^/]+)\.lock$/.exec(key);
+  if (global) return `${command} --namespace ${shellWord(global[1])}`;
+  const model = /^(?:([^/]+)\/)?data\/([^/]+\/.+)\/\.lock$/.exec(key);
+  if (!model) return command;
+  const ns = model[1] ? ` --namespace ${shellWord(model[1])}` : "";
+  return `${command} --model ${shellWord(model[2])}${ns}`;
+}
+
+/**
+ * Who holds a lock, for messages: its holder and pid, or `an unknown holder
+ * (<what is wrong>)` for a body {@link parseLockBody} refused.
  *
  * @example
  * ```ts
  * import { describeFound } from "./lock_object.ts";
- * describeFound("malformed lock body \"x\" (not JSON)"); // "an unreadable lock: malformed …"
+ * describeFound("malformed lock body \"x\" (not JSON)"); // 'an unknown holder (malformed lock body "x": not JSON)'
  * ```
  */
 export function describeFound(found: LockInfo | string): string {
-  return typeof found === "string" ? `an unreadable lock: ${found}` : describeHolder(found);
+  return typeof found === "string"
+    ? `an unknown holder (${bodyProblem(found)})`
+    : describeHolder(found);
 }
 
 /**
@@ -106,7 +134,7 @@ export function describeLockObject(current: GetResult, ttlMs: number): LockInfo 
   const found = parseLockBody(current.body);
   if (typeof found !== "string") return found;
   return {
-    holder: describeFound(found),
+    holder: `${UNREADABLE_HOLDER}${found}`,
     hostname: "unknown",
     pid: 0,
     acquiredAt: new Date(current.lastModified).toISOString(),

@@ -126,7 +126,7 @@ export function isWriteRefused(e: unknown): boolean {
 
 /** Why a link is refused: said once, for reads, writes and walks alike. */
 export const LINK_REFUSED =
-  "Sluice never follows links out of the cache: replace the link with a real file or directory, then run the sync again";
+  "Sluice never follows a symbolic link, whether it points inside the cache or out of it: replace the link with a real file or directory, then run the sync again";
 
 /** Why a FIFO, socket or device in the cache is left out: said for walks and named paths alike. */
 export const NOT_REGULAR_REFUSED =
