@@ -11,7 +11,7 @@ import { ResolveRefusedError, type ResolveResult } from "../sync/service/resolve
 import { leftBehindError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { type CliIo, type Output, UsageError } from "./output.ts";
+import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
 import { conflictPaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { endpointFields } from "./store_url.ts";
@@ -141,7 +141,9 @@ function say(
     out.say(
       `Your ${resolution === "mine" ? "copy" : "merge"} of ${rel} was not published yet${
         why ? ` (${why})` : ""
-      }: it stays dirty, based on the datastore's version, and the next push publishes it. Run \`sluice push ${rel}\` once it can go.`,
+      }: it stays dirty, based on the datastore's version, and the next push publishes it. Run \`sluice push ${
+        shellWord(rel)
+      }\` once it can go.`,
     );
   } else {
     out.say(

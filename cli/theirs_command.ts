@@ -193,7 +193,9 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
       }
       if (rec.theirs === null) {
         out.say(
-          `The datastore's side of ${rel} is a deletion: there is no copy to show. \`sluice resolve ${rel} --theirs\` takes the deletion (your copy is set aside); \`--mine\` publishes your copy again.`,
+          `The datastore's side of ${rel} is a deletion: there is no copy to show. \`sluice resolve ${
+            shellWord(rel)
+          } --theirs\` takes the deletion (your copy is set aside); \`--mine\` publishes your copy again.`,
         );
         out.result("theirs", { ...endpointFields(s.spec, s.store), path: rel, deleted: true });
         return 0;
@@ -237,7 +239,9 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
         } catch {
           throw new SluiceError(
             "invalid_config",
-            `The datastore's copy of ${rel} is not UTF-8 text; nothing was printed. Write it to a file: \`sluice theirs ${rel} --out <file outside the cache>\`.`,
+            `The datastore's copy of ${rel} is not UTF-8 text; nothing was printed. Write it to a file: \`sluice theirs ${
+              shellWord(rel)
+            } --out <file outside the cache>\`.`,
           );
         }
         if (out.json) shown = text;

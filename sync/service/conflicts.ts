@@ -25,6 +25,7 @@
  *
  * @module
  */
+import { shellWord } from "../shell_word.ts";
 import { defaultStateDir, STATE_DIR, statePath } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
 import { isSafeRelPath } from "../paths.ts";
@@ -137,14 +138,16 @@ export function adoptedMessage(path: string, version: string, writer?: string): 
  */
 export function ADOPT_HINT(path: string, pathClass?: string): string {
   if (pathClass === "index") return "an index file is never adopted";
-  return `if that writer is gone for good, \`sluice push --adopt-uncommitted ${path}\` publishes its object as its change${
+  return `if that writer is gone for good, \`sluice push --adopt-uncommitted ${
+    shellWord(path)
+  }\` publishes its object as its change${
     pathClass === "latest-marker" ? " (once the version it names is in the index)" : ""
   }, and this cache's copy becomes a conflict with it`;
 }
 
 /** The command that resolves a conflict of `path`, for messages. */
 export function resolveHint(path: string): string {
-  return `sluice resolve ${path} --mine|--theirs|--merged`;
+  return `sluice resolve ${shellWord(path)} --mine|--theirs|--merged`;
 }
 
 /**

@@ -135,3 +135,11 @@ Deno.test("records written without keptAside load as they were; a malformed kept
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the resolve hint quotes a path a shell would split", () => {
+  assert.equal(resolveHint("notes/a.txt"), "sluice resolve notes/a.txt --mine|--theirs|--merged");
+  assert.equal(
+    resolveHint("notes/sp ace.txt"),
+    "sluice resolve 'notes/sp ace.txt' --mine|--theirs|--merged",
+  );
+});

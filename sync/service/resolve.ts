@@ -162,11 +162,15 @@ function noMerge(rec: ConflictRecord): ResolveRefusedError {
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
   const other = rec.mine === null
-    ? `to delete it on the datastore, run \`sluice resolve ${rec.path} --mine\``
-    : `to publish your copy as it was, run \`sluice resolve ${rec.path} --mine\``;
+    ? `to delete it on the datastore, run \`sluice resolve ${shellWord(rec.path)} --mine\``
+    : `to publish your copy as it was, run \`sluice resolve ${shellWord(rec.path)} --mine\``;
   return new ResolveRefusedError(
     "not_found",
-    `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\` again; ${other}, or take theirs with \`sluice resolve ${rec.path} --theirs\`.`,
+    `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${
+      shellWord(rec.path)
+    } --merged\` again; ${other}, or take theirs with \`sluice resolve ${
+      shellWord(rec.path)
+    } --theirs\`.`,
   );
 }
 
@@ -181,7 +185,13 @@ function mineGone(rec: ConflictRecord): ResolveRefusedError {
     : "the datastore's side";
   return new ResolveRefusedError(
     "not_found",
-    `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${rec.path} --mine\` again, or take theirs with \`sluice resolve ${rec.path} --theirs\` (then delete it and run \`sluice push ${rec.path}\` to delete it there).`,
+    `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${
+      shellWord(rec.path)
+    } --mine\` again, or take theirs with \`sluice resolve ${
+      shellWord(rec.path)
+    } --theirs\` (then delete it and run \`sluice push ${
+      shellWord(rec.path)
+    }\` to delete it there).`,
   );
 }
 
@@ -197,7 +207,13 @@ async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<v
   const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
   throw new ResolveRefusedError(
     "not_merged",
-    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, edit your copy into the merge (\`sluice theirs ${rec.path}\` prints theirs) and run this again, or take theirs (\`sluice resolve ${rec.path} --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is, run \`sluice resolve ${rec.path} --mine\`.`,
+    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, edit your copy into the merge (\`sluice theirs ${
+      shellWord(rec.path)
+    }\` prints theirs) and run this again, or take theirs (\`sluice resolve ${
+      shellWord(rec.path)
+    } --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is, run \`sluice resolve ${
+      shellWord(rec.path)
+    } --mine\`.`,
   );
 }
 
@@ -215,7 +231,9 @@ async function restoreMine(
     if ((await deps.cache.hashFile(rec.path).catch(() => null))?.hash === mine.hash) return;
     throw new ResolveRefusedError(
       "not_found",
-      `The set-aside copy of ${rec.path} (${mine.location}) is gone, so there is no copy of yours to publish; nothing was changed. Put your copy at ${rec.path} and run \`sluice resolve ${rec.path} --merged\`, or take theirs with --theirs.`,
+      `The set-aside copy of ${rec.path} (${mine.location}) is gone, so there is no copy of yours to publish; nothing was changed. Put your copy at ${rec.path} and run \`sluice resolve ${
+        shellWord(rec.path)
+      } --merged\`, or take theirs with --theirs.`,
     );
   }
   // Looked at before its hash: an edit saved from here on is never written over.
@@ -235,7 +253,9 @@ async function restoreMine(
     await keepAsideNamed(deps, rec, setAside);
     throw new ResolveRefusedError(
       "file_changed",
-      `${rec.path} changed in the cache while resolve --mine was putting your set-aside copy back (an edit saved meanwhile): it was left as it is, and the set-aside copy stays at ${mine.location}. The conflict stays open and nothing was published. Look at ${rec.path}, then run the resolution again (\`sluice resolve ${rec.path} --merged\` publishes what is there now).`,
+      `${rec.path} changed in the cache while resolve --mine was putting your set-aside copy back (an edit saved meanwhile): it was left as it is, and the set-aside copy stays at ${mine.location}. The conflict stays open and nothing was published. Look at ${rec.path}, then run the resolution again (\`sluice resolve ${
+        shellWord(rec.path)
+      } --merged\` publishes what is there now).`,
       { cause: e },
     );
   }
@@ -313,7 +333,9 @@ export async function resolveConflict(
   if (isManagedLockfilePath(path)) {
     throw new ResolveRefusedError(
       "invalid_config",
-      `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${path} --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add\`.`,
+      `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${
+        shellWord(path)
+      } --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add\`.`,
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
@@ -410,7 +432,11 @@ async function assertPublishable(
   if (!why) return;
   throw new ResolveRefusedError(
     "unsafe_path",
-    `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${path} --${resolution}\` again, or take theirs with \`sluice resolve ${path} --theirs\` (what is here is set aside).`,
+    `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${
+      shellWord(path)
+    } --${resolution}\` again, or take theirs with \`sluice resolve ${
+      shellWord(path)
+    } --theirs\` (what is here is set aside).`,
   );
 }
 
