@@ -14,6 +14,7 @@ import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import type { RetryPolicy } from "../sync/retry.ts";
+import { shellWord } from "../sync/shell_word.ts";
 
 /** A local copy moved aside because another writer published the same data version first. */
 export interface SetAsideEntry {
@@ -27,6 +28,20 @@ export interface SetAsideEntry {
   readonly code?: string;
   /** When (ISO time), when recorded. */
   readonly at?: string;
+  /**
+   * True for a copy kept from a conflict a resolution (`sluice resolve`)
+   * resolved since, which no open conflict names: it is the user's to keep
+   * or delete. Absent otherwise.
+   */
+  readonly resolved?: boolean;
+  /**
+   * For a {@link resolved} copy: whether the file at `path` holds the same
+   * bytes now (true), or other bytes or none (false). Absent when not
+   * compared.
+   */
+  readonly sameAsPath?: boolean;
+  /** The set-aside directory that holds the copy (and its `REASON.json`), absolute: delete it to delete the copy. */
+  readonly dir?: string;
 }
 
 /** A managed-lockfile change recorded in this cache but not yet published. */
@@ -80,9 +95,24 @@ export function shownRecord(
   };
 }
 
+/** What {@link listSetAside} may compare a set-aside copy with. */
+export interface SetAsideLook {
+  /** The set-aside locations (`.sluice/set-aside/…`) the open conflicts name. */
+  readonly named?: ReadonlySet<string>;
+  /**
+   * SHA-256 of a cache path or a set-aside location (`.sluice/set-aside/…`);
+   * null when nothing readable is there. Without it, a resolved copy is not
+   * compared with its path.
+   */
+  readonly hashFile?: (path: string) => Promise<{ readonly hash: string } | null>;
+}
+
 /**
  * Every set-aside copy in the cache at `cacheDir`, oldest first; `location`
- * as {@link shownLocation} shows it.
+ * as {@link shownLocation} shows it. A copy whose conflict a resolution
+ * released (`released` in its `REASON.json`) and that no open conflict of
+ * `look.named` names is {@link SetAsideEntry.resolved}, and compared with
+ * the file at its path when `look.hashFile` is given.
  *
  * @example
  * ```ts
@@ -93,6 +123,7 @@ export function shownRecord(
 export async function listSetAside(
   cacheDir: string,
   stateDir: string = findStateDir(cacheDir),
+  look: SetAsideLook = {},
 ): Promise<SetAsideEntry[]> {
   const cache = { dir: cacheDir, stateDir };
   const root = statePath(stateDir, SET_ASIDE_DIR);
@@ -105,22 +136,68 @@ export async function listSetAside(
   }
   const out: SetAsideEntry[] = [];
   for (const d of dirs.sort()) {
-    let reason: { path?: unknown; reason?: unknown; code?: unknown; at?: unknown } = {};
+    let reason: {
+      path?: unknown;
+      reason?: unknown;
+      code?: unknown;
+      at?: unknown;
+      released?: unknown;
+    } = {};
     try {
       reason = JSON.parse(await Deno.readTextFile(`${root}/${d}/REASON.json`));
     } catch { /* missing or unreadable: list the files with an unknown reason */ }
     const files = (await filesUnder(`${root}/${d}`)).filter((f) => f !== "REASON.json");
     for (const f of files) {
+      const location = `${SET_ASIDE_DIR}/${d}/${f}`;
+      const resolved = reason.released === true && !look.named?.has(location);
       out.push({
         path: f,
-        location: shownLocation(cache, `${SET_ASIDE_DIR}/${d}/${f}`),
+        location: shownLocation(cache, location),
         reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
         ...(typeof reason.code === "string" ? { code: reason.code } : {}),
         ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),
+        ...(resolved ? { resolved } : {}),
+        ...(resolved && look.hashFile
+          ? { sameAsPath: await sameBytes(look.hashFile, location, f) }
+          : {}),
+        dir: statePath(stateDir, `${SET_ASIDE_DIR}/${d}`),
       });
     }
   }
   return out;
+}
+
+/** True when the copy at `location` and the file at `path` hash alike (a path that cannot be read: false). */
+async function sameBytes(
+  hashFile: NonNullable<SetAsideLook["hashFile"]>,
+  location: string,
+  path: string,
+): Promise<boolean> {
+  const hashOf = (p: string) => hashFile(p).catch(() => null);
+  const [copy, here] = await Promise.all([hashOf(location), hashOf(path)]);
+  return copy !== null && here !== null && copy.hash === here.hash;
+}
+
+/**
+ * The `sluice status` line under a set-aside copy kept from a resolved
+ * conflict ({@link SetAsideEntry.resolved}): whether its path holds the
+ * same bytes now, and how to delete it. Nothing for any other copy.
+ *
+ * @example
+ * ```ts
+ * import { describeResolvedCopy } from "./status.ts";
+ * describeResolvedCopy({ path: "a.txt", location: "x", reason: "r", resolved: true, sameAsPath: true, dir: "/c/.sluice/set-aside/d" });
+ * ```
+ */
+export function describeResolvedCopy(e: SetAsideEntry): string | undefined {
+  if (!e.resolved) return undefined;
+  const rm = e.dir ? `: \`rm -r ${shellWord(e.dir)}\`` : "";
+  const state = e.sameAsPath === true
+    ? `${e.path} holds the same bytes now, so it is safe to delete${rm}`
+    : e.sameAsPath === false
+    ? `${e.path} holds other bytes now (or nothing): compare them and keep what you need, then delete it${rm}`
+    : `compare it with ${e.path} and keep what you need, then delete it${rm}`;
+  return `    kept from a conflict resolved since, which no open conflict names: ${state}`;
 }
 
 /** Pending managed-lockfile changes of a cache, by lockfile path. */

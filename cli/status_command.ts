@@ -12,6 +12,7 @@ import { action, type RunState, withCommonOptions, withSession } from "./command
 import type { CliIo, Output } from "./output.ts";
 import {
   describeConflicts,
+  describeResolvedCopy,
   listPendingLockfile,
   listSetAside,
   remoteState,
@@ -20,6 +21,9 @@ import {
 } from "./status.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf } from "./sync_outcome.ts";
+import { setAsideCopies } from "../sync/service/conflicts.ts";
+import { withPathClasses } from "../sync/service/status.ts";
+import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
 
 /** Registers `status`. */
 export function statusCommand(io: CliIo, state: RunState): Command {
@@ -33,10 +37,21 @@ export function statusCommand(io: CliIo, state: RunState): Command {
     const walk = cmd.opts<{ walk: boolean }>().walk;
     return await withSession(cmd, io, out, async (s) => {
       // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
-      const { entries: dirty, leftBehind } = await s.service.statusReport({ walk });
-      const setAside = await listSetAside(s.cacheDir, s.service.cache.stateDir);
-      const pendingLockfile = await listPendingLockfile(s.service.cache);
+      const report = await s.service.statusReport({ walk });
+      const { leftBehind } = report;
+      // What the push leaves out before its gates (a deletion here, a link)
+      // still has the class the push's classifier gives its path.
+      const rules = s.service.config.classifierRules;
+      const dirty = s.service.pushPipeline.has(PATH_CLASSIFIER)
+        ? withPathClasses(report.entries, (p) => classifyPath(p, rules))
+        : report.entries;
       const conflicts = s.service.conflicts();
+      // A copy kept from a conflict resolved since is compared with what is at its path now.
+      const setAside = await listSetAside(s.cacheDir, s.service.cache.stateDir, {
+        named: new Set(conflicts.flatMap(setAsideCopies).map((c) => c.location)),
+        hashFile: (p) => s.service.cache.hashFile(p),
+      });
+      const pendingLockfile = await listPendingLockfile(s.service.cache);
       // A missing bucket, missing credentials or a refused prefix fail the status here.
       const remote = await remoteState(s.store, s.service.config.retry, io.signal);
       // An open conflict is work left behind: the status exits 3 until it is
@@ -75,13 +90,23 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             }`,
           );
         }
+        if (dirty.some((e) => e.handledBy.length === 0)) {
+          out.say(
+            "(A `-` for gates: no gate handles the path, as the push leaves it out before its gates run, for the reason beside it.)",
+          );
+        }
         const held = dirty.filter((e) => e.action === "skip").length;
+        // How the last push ran (e.g. under the global lock, which it may have
+        // timed out waiting for) is not recorded: the hint names no options
+        // of its own, and says to keep the usual ones.
+        const push =
+          "Run `sluice push` to publish them, with the options you push this cache with (`sluice push --global-lock` while old swamp clients push to this bucket)";
         out.say(
           held === dirty.length
             ? "None of them will be pushed as they are: the reason beside each says what holds it back and what to run."
             : held > 0
-            ? `Run \`sluice push\` to publish them; ${held} will stay back (the reason beside each says why).`
-            : "Run `sluice push` to publish them.",
+            ? `${push}; ${held} will stay back (the reason beside each says why).`
+            : `${push}.`,
         );
       }
       for (
@@ -89,7 +114,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       ) out.say(line);
       if (setAside.length) {
         out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);
-        for (const e of setAside) out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);
+        for (const e of setAside) {
+          out.say(`  ${e.path} -> ${e.location}: ${e.reason}`);
+          const kept = describeResolvedCopy(e);
+          if (kept) out.say(kept);
+        }
         const clashes = setAside.filter((e) => e.code === "version_exists").length;
         if (clashes > 0) {
           const who = clashes === setAside.length
@@ -103,10 +132,12 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             `${who} on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which): run \`sluice pull\` to get the datastore's copies, and run the method or workflow again to write a new version.`,
           );
         }
-        if (clashes < setAside.length) {
+        // A copy kept from a resolved conflict has its own line: copying it back is no next step.
+        const moved = setAside.filter((e) => e.code !== "version_exists" && !e.resolved).length;
+        if (moved > 0) {
           out.say(
             `${
-              clashes === 0 ? "Each was" : "The others were"
+              moved === setAside.length ? "Each was" : "The others were"
             } moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
           );
         }

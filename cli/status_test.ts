@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import { describeConflicts } from "./status.ts";
+import { sluice, world } from "./cli_test_kit.ts";
+import { createSluice } from "../sluice.ts";
+import { FsStore } from "../packages/fs/mod.ts";
+import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
+import { globalLockKey } from "../sync/locks/model_locks.ts";
 
 Deno.test("status shows the copies a conflict's earlier records set aside, beside mine", () => {
   const lines = describeConflicts([{
@@ -22,4 +27,66 @@ Deno.test("status shows the copies a conflict's earlier records set aside, besid
     "    set aside earlier: .sluice/set-aside/2026-01-01T00-00-00-000Z-a1b2c3/notes/n.txt (5 B, cccccccccccc…)",
     "    theirs: version v2 (2 B, bbbbbbbbbbbb…)",
   ]);
+});
+
+Deno.test("status shows the class of a deletion here and of a link, as the push's classifier gives it, and what a `-` for gates means", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "config/gone.yaml", "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/config/gone.yaml`);
+  await Deno.mkdir(`${a}/data/aws/ec2/m1/state/1`, { recursive: true });
+  await Deno.symlink(`${a}/config`, `${a}/data/aws/ec2/m1/state/1/raw`);
+  const doc = (await sluice(["status", "--cache", a, "--json"])).json();
+  const dirty = doc.dirty as { path: string; class?: string; handledBy: string[] }[];
+  assert.deepEqual(dirty.map((e) => [e.path, e.class, e.handledBy]), [
+    ["config/gone.yaml", "config", []],
+    ["data/aws/ec2/m1/state/1/raw", "data-version", []],
+  ]);
+  const human = await sluice(["status", "--cache", a]);
+  assert.match(human.out, /^ {2}skip {3}config\/gone\.yaml\s+config\s+- {2}\(deleted here/m);
+  assert.match(
+    human.out,
+    /^ {2}skip {3}data\/aws\/ec2\/m1\/state\/1\/raw\s+data-version\s+- {2}\(/m,
+  );
+  assert.doesNotMatch(human.out, /\?\s+-/);
+  assert.match(
+    human.out,
+    /^\(A `-` for gates: no gate handles the path, as the push leaves it out before its gates run, for the reason beside it\.\)$/m,
+  );
+  await w.cleanup();
+});
+
+Deno.test("after a push under the global lock timed out, status says to push with the same options, naming --global-lock", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "config/app.yaml", "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, "config/app.yaml", "x: 2\n");
+  const svc = await createSluice({ cacheDir: a, store: new FsStore({ root: w.root }) });
+  await svc.markDirty({ relPath: "config/app.yaml" });
+  const held = svc.lockBackend!.createLock(globalLockKey(""), {
+    holder: "old-client@other",
+    hostname: "other",
+    pid: 2,
+  });
+  await held.acquire();
+  const short = svc.lockBackend!.createLock(globalLockKey(""), svc.identity, {
+    retryDelayMs: 10,
+    maxWaitMs: 50,
+  });
+  await assert.rejects(
+    pushUnderGlobalLock(svc, short),
+    (e: Error & { code?: string }) => e.code === "lock_timeout",
+  );
+  await held.release();
+
+  const status = await sluice(["status", "--cache", a]);
+  assert.equal(status.code, 0, status.err);
+  assert.match(status.out, /^ {2}put {4}config\/app\.yaml /m);
+  assert.match(
+    status.out,
+    /^Run `sluice push --cache \S+` to publish them, with the options you push this cache with \(`sluice push --global-lock --cache \S+` while old swamp clients push to this bucket\)\.$/m,
+  );
+  await w.cleanup();
 });

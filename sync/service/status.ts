@@ -32,8 +32,10 @@ export function statusEntries(
   writeGates: readonly WriteGateEntry[],
   localOnly: readonly { path: string; reason: string }[] = [],
 ): StatusEntry[] {
-  // A local deletion the walk also checks for an earlier upload is listed once, as the deletion.
+  // A local deletion the walk also checks for an earlier upload is listed
+  // once, as the deletion, with the class the gates gave it there.
   const deleted = new Set(localDeletions);
+  const classOf = new Map(plan.filter((e) => deleted.has(e.path)).map((e) => [e.path, e.class]));
   const planned = plan.filter((e) => !deleted.has(e.path)).map((e): StatusEntry => ({
     path: e.path,
     action: e.action,
@@ -53,6 +55,7 @@ export function statusEntries(
     ...localDeletions.map((path): StatusEntry => ({
       path,
       action: "skip",
+      ...(classOf.get(path) !== undefined ? { class: classOf.get(path) } : {}),
       handledBy: [],
       reason: LOCAL_DELETION_REASON,
     })),
@@ -63,4 +66,28 @@ export function statusEntries(
       reason: `stays local only: ${reason}`,
     })),
   ];
+}
+
+/**
+ * `entries`, each one the push leaves out before any gate sees it (a skip
+ * no gate handled: a local deletion, a file no push can publish) given the
+ * class `classify` gives its path when it has none: the class the push's
+ * classifier gives that path. The others are as they are.
+ *
+ * @example
+ * ```ts
+ * import { withPathClasses } from "./status.ts";
+ * withPathClasses([{ path: "a.txt", action: "skip", handledBy: [] }], () => "other");
+ * // [{ path: "a.txt", action: "skip", handledBy: [], class: "other" }]
+ * ```
+ */
+export function withPathClasses(
+  entries: readonly StatusEntry[],
+  classify: (path: string) => string,
+): StatusEntry[] {
+  return entries.map((e) =>
+    e.class === undefined && e.action === "skip" && e.handledBy.length === 0
+      ? { ...e, class: classify(e.path) }
+      : e
+  );
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LOCAL_DELETION_REASON, statusEntries } from "./status.ts";
+import { LOCAL_DELETION_REASON, statusEntries, withPathClasses } from "./status.ts";
 import type { PlanEntry, WriteGateEntry } from "../context.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put } from "./clone_kit.ts";
@@ -54,4 +54,34 @@ Deno.test("statusReport with a datastore that does not answer still lists this c
   }
   const r = await a.statusReport({ walk: true });
   assert.deepEqual(r.entries.map((e) => [e.path, e.action]), [["logs/new.log", "put"]]);
+});
+
+Deno.test("statusEntries: a deletion here the plan also holds keeps the class the gates gave it there; withPathClasses classifies only what no gate saw", () => {
+  const plan: PlanEntry[] = [
+    {
+      path: "config/gone.yaml",
+      action: "skip",
+      source: "walk",
+      class: "config",
+      handledBy: ["path-classifier"],
+    },
+  ];
+  const entries = statusEntries(plan, ["config/gone.yaml", "other/gone.txt"], [], [
+    { path: "link", reason: "it is a symbolic link" },
+  ]);
+  assert.deepEqual(entries.map((e) => [e.path, e.class]), [
+    ["config/gone.yaml", "config"],
+    ["other/gone.txt", undefined],
+    ["link", undefined],
+  ]);
+  const classified = withPathClasses([
+    ...entries,
+    { path: "unclassified.txt", action: "put", handledBy: ["overwrite-cas"] },
+  ], (p) => `class of ${p}`);
+  assert.deepEqual(classified.map((e) => [e.path, e.class]), [
+    ["config/gone.yaml", "config"],
+    ["other/gone.txt", "class of other/gone.txt"],
+    ["link", "class of link"],
+    ["unclassified.txt", undefined],
+  ]);
 });
