@@ -277,6 +277,9 @@ Deno.test("a pull that sets aside a never-synced local copy says the datastore's
   const status = await sluice(["status", "--cache", c]);
   assert.match(status.out, /Set-aside copies, kept until you delete them \(1\)/);
   assert.match(status.out, /Each was moved out of the way instead of being overwritten/);
+  // Its conflict is open: the way on is its resolution, not a push (which meets the conflict again).
+  assert.match(status.out, /resolve its conflict \(`sluice resolve <path> --mine[^`]*` publishes/);
+  assert.doesNotMatch(status.out, /copy it back, then/);
   assert.doesNotMatch(status.out, /run the method or workflow again/);
   await w.cleanup();
 });

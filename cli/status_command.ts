@@ -133,12 +133,26 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           );
         }
         // A copy kept from a resolved conflict has its own line: copying it back is no next step.
-        const moved = setAside.filter((e) => e.code !== "version_exists" && !e.resolved).length;
+        const movedAside = setAside.filter((e) => e.code !== "version_exists" && !e.resolved);
+        const moved = movedAside.length;
         if (moved > 0) {
+          // A copy of a path whose conflict is open is published by its resolution, not by a push.
+          const openPaths = new Set(conflicts.map((c) => c.path));
+          const inConflict = movedAside.filter((e) => openPaths.has(e.path)).length;
+          const resolveNext =
+            "resolve its conflict (`sluice resolve <path> --mine` publishes the set-aside copy, `--theirs` keeps the datastore's; the copy stays either way)";
+          const compareNext =
+            "compare it with the file now at its path and keep what you need (copy it back, then `sluice push <path>`)";
           out.say(
             `${
               moved === setAside.length ? "Each was" : "The others were"
-            } moved out of the way instead of being overwritten (the reason beside each says when): compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`).`,
+            } moved out of the way instead of being overwritten (the reason beside each says when): ${
+              inConflict === moved
+                ? resolveNext
+                : inConflict === 0
+                ? compareNext
+                : `where its path has an open conflict, ${resolveNext}; otherwise ${compareNext}`
+            }.`,
           );
         }
         out.say(
