@@ -19,7 +19,8 @@
  *   unchanged here, is one the pull follows).
  *
  * A writer a pull told of the other shape (`path_blocked`: the datastore
- * holds a path its own file or directory is in the way of) knows of it as
+ * holds a path its own file or directory is in the way of, one the
+ * datastore does not hold: the harness tells only of those) knows of it as
  * well as one that synced it: a put of its made after that warning, while
  * the path it was told of still stands as it was then (no put to it since),
  * must not leave the two shapes side by side either.

@@ -249,7 +249,11 @@ class World {
           this.changes.reported(index, w.path);
         }
         if (w.code === "lock_stale_stolen") this.#checkTakeover(name, w.message);
-        if (w.code === "path_blocked" && w.path && name !== "operator") {
+        // Told that its own file or directory (not a clash the datastore holds) is in the way.
+        if (
+          w.code === "path_blocked" && w.path && name !== "operator" &&
+          /this cache's own/.test(w.message)
+        ) {
           this.shapes.told(index, w.path);
         }
       },

@@ -1,18 +1,22 @@
 /**
  * The datastore's paths this cache's last pull could not place, because a
- * file or directory here is in their way (`path_blocked`): the datastore
- * holds `a/b` and this cache a file `a`, or the datastore a file `a` and
- * this cache files under `a/`. Kept in the state directory
+ * file or directory of this cache's own is in their way (`path_blocked`):
+ * the datastore holds `a/b` and this cache a file `a` the datastore does
+ * not hold, or the datastore a file `a` and this cache files under `a/`
+ * (where the datastore holds both shapes already, nothing is recorded). Kept in the state directory
  * (`blocked.json`), so that a later push, in this process or another, does
  * not publish the shape in the way beside them: the datastore would then
  * hold a file and files under a directory of one name, which no cache can
  * pull whole ({@link BlockedRecord.clashOf}). Each pull replaces what it
- * covered; a record that cannot be read is taken as empty (the next pull
- * finds the same paths again).
+ * covered, and a whole pull reads the index while any path is recorded (a
+ * token that says nothing changed would keep a stale record); a record that
+ * cannot be read is taken as empty (the next pull finds the same paths
+ * again).
  *
  * @module
  */
 import { atomicWrite } from "../transfer/atomic_write.ts";
+import { under } from "./pull_plan.ts";
 import { writingState } from "./state_files.ts";
 
 /** The file name, in the state directory. */
@@ -22,10 +26,6 @@ interface BlockedFile {
   readonly format: 1;
   readonly paths: string[];
 }
-
-/** True when `path` is `prefix` or lies under it. */
-const within = (path: string, prefix: string) =>
-  prefix === "" || path === prefix || path.startsWith(`${prefix}/`);
 
 /**
  * The datastore paths the last pull left out as blocked.
@@ -62,6 +62,11 @@ export class BlockedRecord {
     return r;
   }
 
+  /** How many paths are recorded. */
+  get size(): number {
+    return this.#paths.size;
+  }
+
   /** The recorded paths, sorted. */
   paths(): string[] {
     return [...this.#paths].sort();
@@ -73,9 +78,7 @@ export class BlockedRecord {
    * changed.
    */
   async update(blocked: readonly string[], prefixes?: readonly string[]): Promise<void> {
-    const next = new Set(
-      [...this.#paths].filter((p) => prefixes && !prefixes.some((x) => within(p, x))),
-    );
+    const next = new Set([...this.#paths].filter((p) => prefixes && !under(p, prefixes)));
     for (const p of blocked) next.add(p);
     if (next.size === this.#paths.size && [...next].every((p) => this.#paths.has(p))) return;
     this.#paths = next;

@@ -310,10 +310,10 @@ async function pullInto(
   }
   const blocked = result.blocked ?? [];
   const told = blocked.length;
-  blocked.push(...blockedBy.keys());
-  // Kept before it is told of: a push must not publish what is in the way
-  // beside them (see `blocked_record.ts`).
-  await state.blocked.update(blocked, prefixes);
+  for (const path of blockedBy.keys()) blocked.push(path);
+  // Kept before it is told of: a push must not publish this cache's own
+  // shape in the way beside them (see `blocked_record.ts`).
+  await state.blocked.update(blocked.filter((p) => !holdsBothShapes(entries, p)), prefixes);
   let n = told;
   for (const [path, err] of blockedBy) {
     if (++n > UNCOMMITTED_WARNINGS) break;

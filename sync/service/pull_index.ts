@@ -34,7 +34,11 @@ export async function indexForPull(
   // last; a pull with nothing to compare it with (the first, or of some
   // prefixes) reads the index straight away.
   let head: IndexHead | undefined;
-  if (!prefixes && state.indexVersion !== undefined && !deps.restoreDeleted) {
+  // Paths a pull left out as blocked are looked at again whatever the token says.
+  if (
+    !prefixes && state.indexVersion !== undefined && !deps.restoreDeleted &&
+    state.blocked.size === 0
+  ) {
     head = await headIndexAndMeta(store, config.retry, signal);
     if (
       head.token === state.indexVersion ||

@@ -23,9 +23,11 @@ import type { SyncState } from "./state.ts";
  * which no cache can pull whole. The write is skipped and its path stays
  * dirty, with the way on in its reason.
  */
-function holdBackClashes(plan: PlanEntry[], state: SyncState): void {
+function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
+  const held: string[] = [];
   for (const e of plan) {
-    if (e.action !== "put") continue;
+    // A path with an open conflict is left to its resolution (see `push.ts`).
+    if (e.action !== "put" || state.conflicts.has(e.path)) continue;
     const other = state.blocked.clashOf(e.path, (p) => state.synced(p) !== undefined);
     if (other === undefined) continue;
     const shape = other.startsWith(`${e.path}/`)
@@ -33,9 +35,11 @@ function holdBackClashes(plan: PlanEntry[], state: SyncState): void {
       : `a file ${other}, which the last pull could not place here because this cache's directory of that name is in its way`;
     e.action = "skip";
     e.keepDirty = true;
+    held.push(e.path);
     e.reason =
       `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. Move it to another name and push that (a pull then fetches theirs), or take theirs first and delete them from a cache that has them; if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
   }
+  return held;
 }
 
 /** What {@link planPush} needs. */
@@ -59,6 +63,8 @@ export async function planPush(
     readonly commit?: PreparedPush;
     /** A push of everything pending (see `buildPlan`). */
     readonly full?: boolean;
+    /** A dry run: nothing recorded. */
+    readonly dryRun?: boolean;
   },
   result: PushResult,
 ): Promise<{ plan: PlanEntry[]; expandedDirs: string[] }> {
@@ -93,7 +99,13 @@ export async function planPush(
       (p) => events.listenerCount("progress") > 0 && events.emit("progress", p),
       o.full,
     );
-  if (!o.commit) holdBackClashes(plan, state);
+  if (!o.commit) {
+    // Held back, and kept dirty also when a walk found it (the walk's mark goes with this push).
+    const held = holdBackClashes(plan, state);
+    const walked = new Set(plan.filter((e) => e.source === "walk").map((e) => e.path));
+    const found = held.filter((p) => walked.has(p));
+    if (found.length > 0 && !o.dryRun) await state.markDirtyMany(found);
+  }
   // A deletion here that met a change there is an open conflict, reported as one.
   for (const p of deletedHere.sort()) {
     (state.conflicts.has(p) ? result.conflicts : result.localDeletions).push(p);

@@ -97,6 +97,7 @@ export async function runPush(
       walk,
       commit: out?.commit,
       full: options.only === undefined,
+      dryRun: options.dryRun,
     },
     result,
   );

@@ -111,3 +111,81 @@ Deno.test("resolve --mine of a copy the datastore's files under its name are blo
   assert.equal(theirs.setAside.length, 1, "b's copy is set aside, never deleted");
   assert.equal(await read(b, "notes/p/x.txt"), "a's directory");
 });
+
+Deno.test("a record that went stale (the blocked path deleted by this cache's own push) is cleared by the next whole pull, whatever the index token says", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "a/b", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await bob.pullChanged(); // a whole pull that skips nothing keeps the index token
+  await Deno.remove(`${bob.cacheDir}/a`, { recursive: true });
+  await put(bob, "a", "bob's own", false);
+  await bob.pullChanged({ prefixes: ["a"], restoreDeleted: true });
+  assert.deepEqual(bob.state.blocked.paths(), ["a/b"]);
+  // bob moves his file away and deletes a/b on the datastore: his commit keeps the token current.
+  await Deno.rename(`${bob.cacheDir}/a`, `${bob.cacheDir}/a.bob`);
+  await bob.markDirty({ relPaths: ["a", "a/b", "a.bob"] });
+  await bob.pushChanged();
+  assert.deepEqual(store.keys("a"), ["a.bob"]);
+  const again = await bob.pullChanged();
+  assert.equal(again.unchanged, false, "the index is read while a path is recorded");
+  assert.deepEqual(bob.state.blocked.paths(), []);
+  await put(bob, "a", "bob's file again");
+  assert.deepEqual((await bob.pushChanged()).uploaded, ["a"]);
+});
+
+Deno.test("a pull of a prefix written with a trailing slash replaces what it covers in the record", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's own");
+  await bob.pullChanged();
+  assert.deepEqual(bob.state.blocked.paths(), ["notes/clash/f.txt"]);
+  await Deno.rename(`${bob.cacheDir}/notes/clash`, `${bob.cacheDir}/notes/clash.bob`);
+  await bob.pullChanged({ prefixes: ["notes/"] });
+  assert.deepEqual(bob.state.blocked.paths(), []);
+});
+
+Deno.test("where the datastore holds both shapes already, nothing is held back: an edit of a synced file under the directory goes through", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "alice's");
+  await alice.pushChanged();
+  const carol = await clone(store, "carol");
+  await carol.pullChanged();
+  // bob never saw alice's directory: two writers that never met make both shapes.
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's");
+  await bob.pushChanged();
+  const warnings: string[] = [];
+  carol.events.on("warning", (w) => void warnings.push(w.message));
+  const pulled = await carol.pullChanged();
+  assert.deepEqual(pulled.blocked, ["notes/clash"]);
+  assert.match(warnings.join("\n"), /holds both a file and files under a directory/);
+  assert.deepEqual(carol.state.blocked.paths(), [], "not this cache's own shape: nothing recorded");
+  await put(carol, "notes/clash/f.txt", "carol's edit");
+  assert.deepEqual((await carol.pushChanged()).uploaded, ["notes/clash/f.txt"]);
+});
+
+Deno.test("a file a walk push holds back stays marked: once the way is clear, a push by the marks publishes it", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's own", false);
+  await bob.pullChanged();
+  await bob.markDirty(); // a walk
+  const walked = await bob.pushChanged();
+  assert.ok(walked.skipped.some((s) => s.path === "notes/clash" && s.keepDirty));
+  assert.ok(bob.state.dirtyPaths().includes("notes/clash"), "kept marked after the walk");
+  // alice deletes her files; bob's next pull finds the way clear.
+  await Deno.remove(`${alice.cacheDir}/notes/clash`, { recursive: true });
+  await alice.markDirty({ relPath: "notes/clash" });
+  await alice.pushChanged();
+  await bob.pullChanged();
+  assert.deepEqual((await bob.pushChanged()).uploaded, ["notes/clash"]);
+});
