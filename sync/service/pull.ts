@@ -31,6 +31,7 @@ import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 export { under } from "./pull_plan.ts";
 import { conflictRecorder, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
+import { directoriesOf } from "./plan.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { indexForPull } from "./pull_index.ts";
 
@@ -313,11 +314,12 @@ async function pullInto(
   for (const path of blockedBy.keys()) blocked.push(path);
   // Kept before it is told of: a push must not publish this cache's own
   // shape in the way beside them (see `blocked_record.ts`).
-  await state.blocked.update(blocked.filter((p) => !holdsBothShapes(entries, p)), prefixes);
+  const both = blocked.length > 0 ? bothShapes(entries) : () => false;
+  await state.blocked.update(blocked.filter((p) => !both(p)), prefixes);
   let n = told;
   for (const [path, err] of blockedBy) {
     if (++n > UNCOMMITTED_WARNINGS) break;
-    events.emit("warning", blockedWarning(path, err, holdsBothShapes(entries, path)));
+    events.emit("warning", blockedWarning(path, err, both(path)));
   }
   await keepDropped(state, events, result.dropped);
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
@@ -352,16 +354,18 @@ async function pullInto(
 }
 
 /**
- * True when `entries` name another shape of `path` beside it: a file at a
- * directory above it, or files under `path/`.
+ * A test of whether `entries` name another shape of a path beside it: a
+ * file at a directory above it, or files under it (every directory the
+ * entries lie in is gathered once).
  */
-function holdsBothShapes(entries: Record<string, IndexEntry>, path: string): boolean {
-  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
-    if (entries[path.slice(0, i)] !== undefined) return true;
-  }
-  const dir = `${path}/`;
-  for (const p in entries) if (p.startsWith(dir)) return true;
-  return false;
+function bothShapes(entries: Record<string, IndexEntry>): (path: string) => boolean {
+  let dirs: Set<string> | undefined;
+  return (path) => {
+    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+      if (entries[path.slice(0, i)] !== undefined) return true;
+    }
+    return (dirs ??= directoriesOf(Object.keys(entries))).has(path);
+  };
 }
 
 /** The unresolved conflicts under `prefixes` (internal paths left out). */

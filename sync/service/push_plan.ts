@@ -30,14 +30,18 @@ function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
     if (e.action !== "put" || state.conflicts.has(e.path)) continue;
     const other = state.blocked.clashOf(e.path, (p) => state.synced(p) !== undefined);
     if (other === undefined) continue;
-    const shape = other.startsWith(`${e.path}/`)
+    const under = other.startsWith(`${e.path}/`);
+    const shape = under
       ? `files under a directory ${e.path} (${other} among them), which the last pull could not place here because this file is in their way`
       : `a file ${other}, which the last pull could not place here because this cache's directory of that name is in its way`;
+    const move = under
+      ? "Move it to another name and push that"
+      : `Move the directory ${other} (with everything in it) to another name and push that`;
     e.action = "skip";
     e.keepDirty = true;
     held.push(e.path);
     e.reason =
-      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. Move it to another name and push that (a pull then fetches theirs), or take theirs first and delete them from a cache that has them; if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
+      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. ${move} (a pull then fetches theirs), or take theirs first and delete them from a cache that has them; if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
   }
   return held;
 }
@@ -100,11 +104,12 @@ export async function planPush(
       o.full,
     );
   if (!o.commit) {
-    // Held back, and kept dirty also when a walk found it (the walk's mark goes with this push).
-    const held = holdBackClashes(plan, state);
-    const walked = new Set(plan.filter((e) => e.source === "walk").map((e) => e.path));
-    const found = held.filter((p) => walked.has(p));
-    if (found.length > 0 && !o.dryRun) await state.markDirtyMany(found);
+    // Held back; one a walk found keeps the whole cache marked for a walk
+    // (the walk's mark goes with this push), never a mark of its name, which
+    // a directory of theirs may take later: a walk never deletes.
+    const held = new Set(holdBackClashes(plan, state));
+    const walked = plan.some((e) => e.source === "walk" && held.has(e.path));
+    if (walked && !o.dryRun) await state.markDirty();
   }
   // A deletion here that met a change there is an open conflict, reported as one.
   for (const p of deletedHere.sort()) {

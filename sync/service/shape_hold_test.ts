@@ -170,7 +170,7 @@ Deno.test("where the datastore holds both shapes already, nothing is held back: 
   assert.deepEqual((await carol.pushChanged()).uploaded, ["notes/clash/f.txt"]);
 });
 
-Deno.test("a file a walk push holds back stays marked: once the way is clear, a push by the marks publishes it", async () => {
+Deno.test("a file a walk push holds back keeps the cache marked for a walk: once the way is clear, the next push publishes it", async () => {
   const store = new InMemoryStore();
   const alice = await clone(store, "alice");
   await put(alice, "notes/clash/f.txt", "alice's");
@@ -181,11 +181,50 @@ Deno.test("a file a walk push holds back stays marked: once the way is clear, a 
   await bob.markDirty(); // a walk
   const walked = await bob.pushChanged();
   assert.ok(walked.skipped.some((s) => s.path === "notes/clash" && s.keepDirty));
-  assert.ok(bob.state.dirtyPaths().includes("notes/clash"), "kept marked after the walk");
+  assert.ok(bob.state.bulkPending(), "the walk's mark stays");
+  assert.ok(!bob.state.dirtyPaths().includes("notes/clash"), "no mark of its name");
   // alice deletes her files; bob's next pull finds the way clear.
   await Deno.remove(`${alice.cacheDir}/notes/clash`, { recursive: true });
   await alice.markDirty({ relPath: "notes/clash" });
   await alice.pushChanged();
   await bob.pullChanged();
   assert.deepEqual((await bob.pushChanged()).uploaded, ["notes/clash"]);
+});
+
+Deno.test("what a walk held back leaves no mark that a directory of theirs of that name takes later: a walk never deletes there", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "f");
+  await put(alice, "notes/clash/g.txt", "g");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's own", false);
+  await bob.pullChanged();
+  await bob.markDirty();
+  await bob.pushChanged(); // held back
+  await Deno.rename(`${bob.cacheDir}/notes/clash`, `${bob.cacheDir}/notes/clash.bob`);
+  await bob.pullChanged();
+  assert.equal(await read(bob, "notes/clash/g.txt"), "g");
+  await Deno.remove(`${bob.cacheDir}/notes/clash/g.txt`);
+  await bob.markDirty();
+  const r = await bob.pushChanged();
+  assert.deepEqual(r.uploaded, ["notes/clash.bob"]);
+  assert.deepEqual(r.deleted, [], "a walk never deletes on the datastore");
+  assert.deepEqual(r.localDeletions, ["notes/clash/g.txt"]);
+  assert.ok(store.keys("notes").includes("notes/clash/g.txt"));
+});
+
+Deno.test("the way out for files under a directory of this cache's own names the directory", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "logs/old", "a file");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "logs/old/new.txt", "bob's");
+  await bob.pullChanged();
+  const r = await bob.pushChanged();
+  assert.match(
+    r.skipped.find((s) => s.path === "logs/old/new.txt")!.reason,
+    /Move the directory logs\/old \(with everything in it\) to another name/,
+  );
 });
