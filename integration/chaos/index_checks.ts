@@ -116,13 +116,20 @@ export async function checkIndexNamesHeld(
  * write whose commit never came, left for good: no reader sees it, and a
  * peer's write of the path waits on it. The one exception is a clone's own
  * write of a path on which that clone has an open conflict: its pending
- * change, which the conflict's resolution publishes or drops; and an old
- * client's own file (`oldClientFile`), whose failed push leaves it so.
+ * change, which the conflict's resolution publishes or drops; or of a path
+ * its push holds back (its own shape in the way of the other one the
+ * datastore holds: `blocked_record.ts`), which waits there until the way is
+ * clear; and an old client's own file (`oldClientFile`), whose failed push
+ * leaves it so.
  */
 export async function checkNothingUnnamed(
   direct: ObjectStore,
   entries: Record<string, IndexEntry>,
-  clones: readonly { writer: string | null; conflicts: { has(path: string): boolean } }[],
+  clones: readonly {
+    writer: string | null;
+    conflicts: { has(path: string): boolean };
+    heldBack?: (path: string) => boolean;
+  }[],
   oldClientFile: (key: string) => boolean = () => false,
 ): Promise<Violation[]> {
   const violations: Violation[] = [];
@@ -135,7 +142,9 @@ export async function checkNothingUnnamed(
       // failed in between leaves its upload unnamed, as it always has.
       if (oldClientFile(o.key) && !o.metadata?.[WRITER_METADATA]) continue;
       const writer = o.metadata?.[WRITER_METADATA];
-      const pending = clones.some((c) => c.writer === writer && c.conflicts.has(o.key));
+      const pending = clones.some((c) =>
+        c.writer === writer && (c.conflicts.has(o.key) || c.heldBack?.(o.key) === true)
+      );
       if (pending) continue;
       violations.push({
         invariant: "I11",

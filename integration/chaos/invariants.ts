@@ -74,6 +74,11 @@
  *   (`switch_back.ts`).
  * - I22: a resolution reported resolved took its side: a `--theirs` whose
  *   pull left the path out (something here in the way) is never resolved.
+ * - I23: a clone deletes another writer's object at a shared file's path
+ *   (or under one) only where a mark of its user's still names it, or a
+ *   directory above it, once its user removed the copy here: a copy
+ *   removed by hand and left to a walk is never deleted on the datastore
+ *   (`named_deletions.ts`).
  *
  * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
  * timeout, a crash) are neither acknowledged nor refused: their data may or
@@ -109,7 +114,8 @@ export type Invariant =
   | "I19"
   | "I20"
   | "I21"
-  | "I22";
+  | "I22"
+  | "I23";
 
 /** A broken invariant. */
 export interface Violation {

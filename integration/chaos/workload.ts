@@ -66,6 +66,7 @@ import {
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
 import { ShapeWatch } from "./shapes.ts";
+import { NamedDeletions } from "./named_deletions.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
 import { type ChaosStats, emptyStats, type HistoryResult, type WorkloadOptions } from "./stats.ts";
@@ -113,6 +114,8 @@ class World {
     async (key) => (await indexEntriesOf(this.target.inspect))[key]?.h,
   );
   readonly shapes = new ShapeWatch();
+  /** I23: deletions on the datastore are named by a user (`named_deletions.ts`). */
+  readonly namedDeletes = new NamedDeletions();
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
@@ -137,6 +140,12 @@ class World {
     this.history = history;
     this.root = root;
     this.options = options;
+    // Each copy a user removes here is told of to I23.
+    const record = this.changes.record.bind(this.changes);
+    this.changes.record = (e, bytes) => {
+      if (bytes === null) this.namedDeletes.removed(e.clone, e.path);
+      return record(e, bytes);
+    };
     this.sched = new SimScheduler({
       realTimeoutMs: options.realTimeoutMs,
       onSettle: (u) => this.#settled(u),
@@ -180,7 +189,7 @@ class World {
         vanished: (path, e) => this.truth.namesVanished(path, e),
       }),
     );
-    const shaped = this.shapes.watch(checked, () => {
+    const shaped = this.shapes.watch(this.#namedDeletions(checked), () => {
       if (isOldClientCommand(this.sched.label ?? "")) return undefined;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };
@@ -192,9 +201,63 @@ class World {
     for (let i = 0; i < this.history.clones; i++) {
       const dir = `${this.root}/c${i}`;
       const { svc, locks } = await this.#service(dir, `c${i}`, i, 0);
+      this.#named(svc, i);
       this.clones.push({ index: i, dir, incarnation: 0, owner: `c${i}.0`, svc, locks, queue: [] });
     }
     this.operator = (await this.#service(`${this.root}/operator`, "operator", 999, 0)).svc;
+  }
+
+  /**
+   * I23 (`named_deletions.ts`): the marks by name and resolutions of clone
+   * `index`'s users are told of as they are made, and each push that ends
+   * settles the marks it did not leave.
+   */
+  #named(svc: SyncService, index: number): void {
+    const mark = svc.markDirty.bind(svc);
+    svc.markDirty = (o = {}) => {
+      const paths = [...(o.relPath !== undefined ? [o.relPath] : []), ...(o.relPaths ?? [])];
+      if (paths.length > 0) this.namedDeletes.named(index, paths);
+      return mark(o);
+    };
+    const resolve = svc.resolveConflict.bind(svc);
+    svc.resolveConflict = (path, how, ...rest) => {
+      this.namedDeletes.named(index, [path]);
+      return resolve(path, how, ...rest);
+    };
+    const push = svc.pushChanged.bind(svc);
+    svc.pushChanged = async (o) => {
+      const r = await push(o);
+      if (!o?.dryRun) {
+        this.namedDeletes.pushed(index, [
+          ...r.skipped.filter((s) => s.keepDirty).map((s) => s.path),
+          ...r.conflicts,
+        ]);
+      }
+      return r;
+    };
+  }
+
+  /** `store`, checking each deletion a clone makes against I23 (`named_deletions.ts`). */
+  #namedDeletions(store: ObjectStore): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      delete: async (key, o) => {
+        const slot = isOldClientCommand(this.sched.label ?? "")
+          ? undefined
+          : this.clones.find((c) => c.owner === this.sched.owner);
+        const why = slot && this.namedDeletes.check(slot.index, key);
+        if (slot && why) {
+          // A clone's own uncommitted write is its to withdraw.
+          const held = await this.target.direct.head(key);
+          const own = await readWriterId(slot.svc.cache);
+          if (held && held.metadata?.[WRITER_METADATA] !== own) {
+            this.truth.violate({ invariant: "I23", message: why, afterOp: this.#opId });
+          }
+        }
+        return await store.delete(key, o);
+      },
+    };
   }
 
   #watched(store: ObjectStore): ObjectStore {
@@ -271,6 +334,7 @@ class World {
       slot.incarnation,
     );
     slot.svc = svc;
+    this.#named(svc, slot.index);
     slot.locks = locks;
     slot.owner = `c${slot.index}.${slot.incarnation}`;
   }
@@ -766,10 +830,17 @@ class World {
         for (const v of checkSwitchBack(slot.index, slot.dir)) this.truth.violate(v);
       }
     }
-    const writers = await Promise.all(this.clones.map(async (slot) => ({
-      writer: await readWriterId(slot.svc.cache),
-      conflicts: slot.svc.state.conflicts,
-    })));
+    const writers = await Promise.all(this.clones.map(async (slot) => {
+      const state = slot.svc.state;
+      return {
+        writer: await readWriterId(slot.svc.cache),
+        conflicts: state.conflicts,
+        // A path its push holds back (in the way of the other shape): its own
+        // upload waits there until the way is clear (I11's exception).
+        heldBack: (path: string) =>
+          state.blocked.clashOf(path, (p) => state.synced(p) !== undefined) !== undefined,
+      };
+    }));
     // A clone's own write over the version the index names, at a path that
     // clone has an open conflict on (a resolution cut off before its index
     // update): its pending change, which the resolution publishes or drops

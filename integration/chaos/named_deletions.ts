@@ -1,0 +1,87 @@
+/**
+ * I23, a deletion on the datastore is a user's by name: a clone deletes
+ * another writer's object at a shared file's path (or under one: a file's
+ * directory of parts) only where its user named that path, or a directory
+ * above it, after the copy here went (a mark by name, `markDirty({ relPath })`,
+ * or a resolution of the path), never for a copy removed by hand and left
+ * to a walk, which never deletes on the datastore (a push of the whole
+ * cache lists it as deleted here instead). A mark the library made of its
+ * own, which a later directory of that name could take for the user's, is
+ * what this catches.
+ *
+ * The harness tells of each mark and resolution its users make
+ * ({@link NamedDeletions.named}) and of each copy they remove
+ * ({@link NamedDeletions.removed}); each delete call a clone makes is then
+ * checked ({@link NamedDeletions.check}). A clone's own uncommitted write
+ * (its writer id on the object) is its to withdraw, named or not.
+ *
+ * @module
+ */
+import { SHARED_FILES } from "./history.ts";
+
+/** True for a shared file's path, or a path under one. */
+export function inSharedFiles(key: string): boolean {
+  return SHARED_FILES.some((f) => key === f || key.startsWith(`${f}/`));
+}
+
+/**
+ * What each clone's users named and removed, in the order it happened.
+ *
+ * @example
+ * ```ts ignore
+ * const named = new NamedDeletions();
+ * named.removed(0, "notes/shared-0.md");
+ * named.check(0, "notes/shared-0.md"); // a message: removed by hand, never named
+ * named.named(0, ["notes/shared-0.md"]);
+ * named.check(0, "notes/shared-0.md"); // undefined
+ * ```
+ */
+export class NamedDeletions {
+  /** Per clone, the paths its users marked by name (or resolved) whose push has not ended yet. */
+  readonly #pending = new Map<number, Set<string>>();
+  /** `<clone>\0<path>`: copies its users removed here. */
+  readonly #removed = new Set<string>();
+
+  /** Clone `clone`'s user marked (or resolved) `paths` by name. */
+  named(clone: number, paths: readonly string[]): void {
+    let set = this.#pending.get(clone);
+    if (!set) this.#pending.set(clone, set = new Set());
+    for (const p of paths) set.add(p.replace(/\/+$/, ""));
+  }
+
+  /**
+   * A push of clone `clone` ended (succeeded): each mark it settled is
+   * done; one it left (`left`: kept dirty, or a conflict, at the path or
+   * under it) stays.
+   */
+  pushed(clone: number, left: readonly string[]): void {
+    const set = this.#pending.get(clone);
+    if (!set) return;
+    for (const p of [...set]) {
+      if (!left.some((l) => l === p || l.startsWith(`${p}/`))) set.delete(p);
+    }
+  }
+
+  /** Clone `clone`'s user removed its copy at `path`. */
+  removed(clone: number, path: string): void {
+    this.#removed.add(`${clone}\0${path}`);
+  }
+
+  /**
+   * Why clone `clone` deleting `key` (not its own uncommitted write) breaks
+   * I23; undefined when a mark of its user's names it (or a directory above
+   * it) and is not settled yet, or when its user never removed a copy there.
+   */
+  check(clone: number, key: string): string | undefined {
+    if (!inSharedFiles(key) || !this.#removed.has(`${clone}\0${key}`)) return undefined;
+    const pending = this.#pending.get(clone);
+    for (
+      let n: string | undefined = key;
+      n;
+      n = n.includes("/") ? n.slice(0, n.lastIndexOf("/")) : undefined
+    ) {
+      if (pending?.has(n)) return undefined;
+    }
+    return `c${clone} deleted ${key} on the datastore, though its user removed the copy here by hand and no mark of the user's names it or a directory above it (a walk never deletes on the datastore)`;
+  }
+}
