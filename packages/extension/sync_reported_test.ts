@@ -35,6 +35,20 @@ async function proc(store: InMemoryStore, name: string) {
   return { svc, provider, cache, lines, write };
 }
 
+/** Two caches of one store that synced APP; a then published its edit, and b edited it too (not pushed). */
+async function bothEdited() {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  await a.write(APP, "v1\n");
+  await a.svc.pushChanged();
+  await b.svc.pullChanged();
+  await a.write(APP, "from a\n");
+  await a.svc.pushChanged();
+  await b.write(APP, "from b\n");
+  return { store, a, b };
+}
+
 Deno.test("said: a push that leaves a conflict publishes the rest, returns, and warns conflicts_left with the path and the command", async () => {
   const store = new InMemoryStore();
   const a = await proc(store, "a");
@@ -58,15 +72,7 @@ Deno.test("said: a push that leaves a conflict publishes the rest, returns, and 
 });
 
 Deno.test("said: a pull that finds a conflict warns conflicts_left through the extension's lines, and returns", async () => {
-  const store = new InMemoryStore();
-  const a = await proc(store, "a");
-  const b = await proc(store, "b");
-  await a.write(APP, "v1\n");
-  await a.svc.pushChanged();
-  await b.svc.pullChanged();
-  await a.write(APP, "from a\n");
-  await a.svc.pushChanged();
-  await b.write(APP, "from b\n");
+  const { a, b } = await bothEdited();
   assert.equal(await b.svc.pullChanged(), 0);
   const said = b.lines.filter((l) =>
     l.startsWith("[@sluice/store-datastore] warning[conflicts_left]")
@@ -90,15 +96,7 @@ Deno.test("said: the endpoint-fallback warning of a push through the tool is wri
 });
 
 Deno.test("said: a library warning naming Sluice commands gives each with this cache's --cache and --store, so it runs as printed", async () => {
-  const store = new InMemoryStore();
-  const a = await proc(store, "a");
-  const b = await proc(store, "b");
-  await a.write(APP, "v1\n");
-  await a.svc.pushChanged();
-  await b.svc.pullChanged();
-  await a.write(APP, "from a\n");
-  await a.svc.pushChanged();
-  await b.write(APP, "from b\n");
+  const { b } = await bothEdited();
   await b.svc.pushChanged();
   const said = b.lines.filter((l) => l.startsWith(`${LABEL} warning[config_changed_remotely]:`));
   assert.equal(said.length, 1, b.lines.join("\n"));
