@@ -12,7 +12,9 @@ import type { SyncService } from "../sync/service/service.ts";
 
 /**
  * Cache-relative paths from command-line paths (cache-relative, or absolute
- * inside the cache); directories expand to their files. With `known`, a
+ * inside the cache); directories expand to their files, or, with
+ * `keepDirs`, stay as named (a push of a marked directory handles what is
+ * under it, deletions included). With `known`, a
  * path with nothing at it in the cache must be one this cache synced (a
  * deletion to push), or hold synced paths, or an open conflict: anything
  * else is a typo, refused with `not_found` before anything is done.
@@ -21,6 +23,7 @@ export async function cachePaths(
   service: SyncService,
   paths: readonly string[],
   known = false,
+  keepDirs = false,
 ): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
@@ -35,6 +38,12 @@ export async function cachePaths(
       out.push(rel);
       continue;
     }
+    // A directory named as it is (`keepDirs`): a push of it also deletes the
+    // synced files under it that are gone, and a synced file it replaced.
+    if (keepDirs && isDirectoryHere(service, rel)) {
+      out.push(rel);
+      continue;
+    }
     const files = await service.cache.listFiles(rel);
     if (known && files.length === 0 && !service.cache.exists(rel) && !knownHere(service, rel)) {
       throw new SluiceError(
@@ -46,6 +55,15 @@ export async function cachePaths(
     out.push(...(files.length ? files : [rel]));
   }
   return [...new Set(out)];
+}
+
+/** True when a directory (not a link) is at `rel` in the cache; false when it cannot be told. */
+function isDirectoryHere(service: SyncService, rel: string): boolean {
+  try {
+    return service.cache.isDirectory(rel);
+  } catch {
+    return false;
+  }
 }
 
 /** A path this process may not read is there: the push says so for it (never a deletion). */

@@ -560,3 +560,28 @@ Deno.test("--json before the command: the usage error's JSON names the command, 
     assert.equal((doc.error as { code: string }).code, "usage");
   }
 });
+
+Deno.test("push of a directory that replaced a synced file of its name deletes the file there and publishes the files under it; deletions under a named directory go too", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a", "a file");
+  await w.write(a, "notes/keep/gone.txt", "to delete");
+  await w.write(a, "notes/keep/stays.txt", "stays");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/notes/a`);
+  await w.write(a, "notes/a/b.txt", "under a directory");
+  const r = await sluice(["push", "notes/a", "--cache", a, "--json"]);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(r.json().uploaded, ["notes/a/b.txt"]);
+  assert.deepEqual(r.json().deleted, ["notes/a"]);
+  const store = new FsStore({ root: w.root });
+  assert.equal(await store.head("notes/a"), null);
+  assert.ok(await store.head("notes/a/b.txt"));
+  // A file deleted under a directory named to push is deleted there too.
+  await Deno.remove(`${a}/notes/keep/gone.txt`);
+  const d = await sluice(["push", "notes/keep", "--cache", a, "--json"]);
+  assert.equal(d.code, 0, d.err);
+  assert.deepEqual(d.json().deleted, ["notes/keep/gone.txt"]);
+  assert.ok(await store.head("notes/keep/stays.txt"));
+  await w.cleanup();
+});

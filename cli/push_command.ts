@@ -163,7 +163,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
     >();
     return await withSession(cmd, io, out, async (s) => {
       const adopt = await cachePaths(s.service, named, true);
-      const given = await cachePaths(s.service, paths, true);
+      const given = await cachePaths(s.service, paths, true, true);
       // A path to adopt is pushed: it is marked dirty like a named path.
       if (given.length || adopt.length) {
         await s.service.markDirty({ relPaths: [...given, ...adopt] });

@@ -495,8 +495,10 @@ export function moveCommand(
     case "bulk":
       return plain("bulk push", async (svc) => {
         await svc.cache.write(`outputs/c${c}-op${op.id}.txt`, enc.encode(`op ${op.id}\n`));
+        const from = env.shapes.puts;
         await svc.markDirty();
         await pushOf(env, svc);
+        for (const v of await env.shapes.checkWalk(c, from, op.id)) env.truth.violate(v);
       });
     case "config":
       return plain("config edit", async (svc) => {

@@ -94,6 +94,41 @@ export class ShapeWatch {
   readonly #lastPut = new Map<string, number>();
   #turns = 0;
 
+  /** The store's object at a key, read beside the scheduler (set by the harness; needed by {@link checkWalk}). */
+  head?: (key: string) => Promise<{ readonly version: string } | null>;
+
+  /** How many puts were watched so far (a mark for {@link checkWalk}). */
+  get puts(): number {
+    return this.#puts.length;
+  }
+
+  /**
+   * I15 at the end of a walk push of clone `clone` (a push of the whole
+   * cache, which never deletes): none of its puts since `from` (a
+   * {@link puts} mark) stands beside a shape of the other kind that it had
+   * synced and that still stands at that version: the walk would have left
+   * a file and files under a directory of one name on the datastore.
+   */
+  async checkWalk(clone: number, from: number, op: number): Promise<Violation[]> {
+    const out: Violation[] = [];
+    if (!this.head) return out;
+    for (const w of this.#puts.slice(from)) {
+      if (w.clone !== clone || w.knew.length === 0) continue;
+      if ((await this.head(w.key))?.version !== w.version) continue;
+      for (const k of w.knew) {
+        if ((await this.head(k.path))?.version !== k.version) continue;
+        out.push({
+          invariant: "I15",
+          message:
+            `c${clone}'s walk push (op #${op}) published ${w.key} while it had synced ${k.path} (version ${k.version}), which still stands beside it: a walk never deletes, so it left a file and files under a directory of one name`,
+          afterOp: op,
+        });
+        break;
+      }
+    }
+    return out;
+  }
+
   /** Clone `clone`'s pull warned that the datastore holds `path`, which something of its own is in the way of. */
   told(clone: number, path: string): void {
     this.#told.push({ clone, path, turn: this.#turns });

@@ -195,6 +195,7 @@ class World {
       return slot && { clone: slot.index, state: slot.svc.state };
     }, () => this.#opId);
     this.gated = this.sched.wrap(shaped);
+    this.shapes.head = (key) => this.target.direct.head(key);
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
     await this.registry.probe(this.target.store);
     await plantSentinel(this.root);

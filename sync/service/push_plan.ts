@@ -14,37 +14,7 @@ import { buildPlan } from "./plan.ts";
 import type { PreparedPush } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncState } from "./state.ts";
-
-/**
- * Holds back each write that would publish a file beside a path of the
- * other shape that the last pull could not place here, because that file
- * (or a directory of files) is in its way (see `blocked_record.ts`): the
- * datastore would then hold a file and files under a directory of one name,
- * which no cache can pull whole. The write is skipped and its path stays
- * dirty, with the way on in its reason.
- */
-function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
-  const held: string[] = [];
-  for (const e of plan) {
-    // A path with an open conflict is left to its resolution (see `push.ts`).
-    if (e.action !== "put" || state.conflicts.has(e.path)) continue;
-    const other = state.blocked.clashOf(e.path, (p) => state.synced(p) !== undefined);
-    if (other === undefined) continue;
-    const under = other.startsWith(`${e.path}/`);
-    const shape = under
-      ? `files under a directory ${e.path} (${other} among them), which the last pull could not place here because this file is in their way`
-      : `a file ${other}, which the last pull could not place here because this cache's directory of that name is in its way`;
-    const move = under
-      ? "Move it to another name and push that"
-      : `Move the directory ${other} (with everything in it) to another name and push that`;
-    e.action = "skip";
-    e.keepDirty = true;
-    held.push(e.path);
-    e.reason =
-      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. ${move} (a pull then fetches theirs), or take theirs first and delete them from a cache that has them; if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
-  }
-  return held;
-}
+import { holdBackClashes, holdBackWalkReshapes } from "./shape_holds.ts";
 
 /** What {@link planPush} needs. */
 export interface PushPlanDeps {
@@ -108,6 +78,7 @@ export async function planPush(
     // (the walk's mark goes with this push), never a mark of its name, which
     // a directory of theirs may take later: a walk never deletes.
     const held = new Set(holdBackClashes(plan, state));
+    if (o.walk) { for (const p of holdBackWalkReshapes(plan, deletedHere)) held.add(p); }
     const walked = plan.some((e) => e.source === "walk" && held.has(e.path));
     if (walked && !o.dryRun) await state.markDirty();
   }

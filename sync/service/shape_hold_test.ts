@@ -228,3 +228,46 @@ Deno.test("the way out for files under a directory of this cache's own names the
     /Move the directory logs\/old \(with everything in it\) to another name/,
   );
 });
+
+Deno.test("a walk never publishes a shape beside the synced one it replaced and leaves: the files of a directory that replaced a synced file wait for a push of its name", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/a", "a file");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes/a`);
+  await put(a, "notes/a/b.txt", "under a directory", false);
+  await a.markDirty(); // a walk
+  const walked = await a.pushChanged();
+  assert.deepEqual(walked.uploaded, []);
+  assert.deepEqual(walked.localDeletions, ["notes/a"]);
+  assert.match(
+    walked.skipped.find((s) => s.path === "notes/a/b.txt")!.reason,
+    /Push notes\/a by its name \(`sluice push notes\/a`\)/,
+  );
+  assert.deepEqual(store.keys("notes"), ["notes/a"], "no clash made");
+  assert.ok(a.state.bulkPending(), "the walk's mark stays");
+  await a.markDirty({ relPath: "notes/a" });
+  const named = await a.pushChanged();
+  assert.deepEqual(named.deleted, ["notes/a"]);
+  assert.deepEqual(named.uploaded, ["notes/a/b.txt"]);
+  assert.deepEqual(store.keys("notes"), ["notes/a/b.txt"]);
+});
+
+Deno.test("a walk holds back a file that replaced a synced directory whose files it leaves on the datastore", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/d/x.txt", "x");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes/d`, { recursive: true });
+  await put(a, "notes/d", "a file now", false);
+  await a.markDirty();
+  const walked = await a.pushChanged();
+  assert.deepEqual(walked.uploaded, []);
+  assert.deepEqual(walked.localDeletions, ["notes/d/x.txt"]);
+  assert.match(walked.skipped.find((s) => s.path === "notes/d")!.reason, /sluice push notes\/d/);
+  assert.deepEqual(store.keys("notes"), ["notes/d/x.txt"]);
+  await a.markDirty({ relPath: "notes/d" });
+  const named = await a.pushChanged();
+  assert.deepEqual(named.deleted, ["notes/d/x.txt"]);
+  assert.deepEqual(named.uploaded, ["notes/d"]);
+});
