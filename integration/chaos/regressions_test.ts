@@ -1544,3 +1544,17 @@ Deno.test("chaos regression: a walk push holds back the files of a directory tha
     '{"seed":69500120,"clones":3,"kinds":["core","api","api"],"ops":[{"id":0,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":1,"kind":"sync","clone":1},{"id":2,"kind":"wait","ms":5000},{"id":3,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":4,"kind":"sync","clone":1},{"id":5,"kind":"tick","n":29,"pick":1288810904},{"id":6,"kind":"lockfile","clone":0,"set":"@chaos/ext-6"},{"id":7,"kind":"crash","clone":0},{"id":8,"kind":"edit","clone":2,"file":4,"how":"hand-tick"},{"id":9,"kind":"sync","clone":1},{"id":10,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":11,"kind":"adopt","clone":2,"file":5},{"id":20,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":21,"kind":"reshape","clone":0,"file":4,"how":"hand"},{"id":12,"kind":"wait","ms":1000},{"id":22,"kind":"sync","clone":2},{"id":23,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":13,"kind":"edit","clone":2,"file":1,"how":"push"},{"id":14,"kind":"bulk","clone":0},{"id":15,"kind":"breakglass","model":0},{"id":16,"kind":"adopt","clone":0,"file":5},{"id":17,"kind":"run","clone":1,"model":1,"data":0,"workMs":1000,"same":true},{"id":18,"kind":"sync","clone":1},{"id":19,"kind":"delete","clone":1,"file":2,"how":"during","pick":404972233}]}',
   );
 });
+
+/**
+ * I13 (seed 69000200, found by 1,000 histories at defaults, failing the
+ * same at dc68025; the checker's own): a clone's run was refused for losing
+ * its model lock after a breakglass, and its `latest` marker, naming the
+ * refused version, met a peer's as a conflict. `--mine` is left out (a
+ * refused run's marker is never published) and, as a user does, the
+ * checker then takes theirs, which settles it.
+ */
+Deno.test("chaos regression: a conflict on a refused run's marker is left by taking theirs (I13, seed 69000200)", async () => {
+  await clean(
+    '{"seed":69000200,"clones":3,"absentOnError":true,"kinds":["api","api","core"],"skewMs":[0,0,49094],"ops":[{"id":1,"kind":"run","clone":1,"model":1,"data":1,"workMs":45000},{"id":2,"kind":"tick","n":8,"pick":1264796344},{"id":3,"kind":"sync","clone":1},{"id":5,"kind":"run","clone":0,"model":1,"data":1,"workMs":45000},{"id":6,"kind":"breakglass","model":1},{"id":10,"kind":"tick","n":3,"pick":1984161630},{"id":11,"kind":"tick","n":26,"pick":275146820},{"id":12,"kind":"flaky","call":"put","count":1,"afterEffect":true},{"id":13,"kind":"tick","n":34,"pick":1963540339},{"id":14,"kind":"outage","on":true},{"id":15,"kind":"tick","n":7,"pick":60641561},{"id":43,"kind":"run","clone":1,"model":1,"data":1,"workMs":0}]}',
+  );
+});

@@ -79,6 +79,9 @@ export {
   type HistoryResult,
   type WorkloadOptions,
 } from "./stats.ts";
+
+/** The start of the reason a push gives for a refused run's file or marker it holds out. */
+const REFUSED_RUN_HELD = "written by a run refused for losing its model lock";
 export { CHAOS_LOCK } from "./commands.ts";
 export { CHAOS_CONFIG } from "./clone_setup.ts";
 
@@ -971,7 +974,14 @@ class World {
                 },
               );
               const left = r?.push?.skipped.find((s) => s.path === c.path);
-              if (
+              // A copy written by a run refused for losing its model lock is never
+              // published: its conflict is left by taking theirs.
+              if (r && !r.resolved && left?.reason.startsWith(REFUSED_RUN_HELD)) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.#env, svc, slot.index, now, "theirs");
+                if (!taken || taken.resolved) continue;
+                why = `--mine left it out (${left.reason}) and --theirs did not resolve it`;
+              } else if (
                 r && !r.resolved && left?.reason === UNCOMMITTED_HOLDS && !adopted.has(c.path)
               ) {
                 adopted.add(c.path);
