@@ -125,14 +125,18 @@ export function knownHere(service: SyncService, rel: string): boolean {
 
 /**
  * Synced files (under `prefixes`, when given) with nothing at their path in
- * the cache, not in conflict: deletions made here that a pull keeps.
+ * the cache, or a directory of their name, not in conflict: deletions made
+ * here that a pull keeps.
  */
 export function deletedHere(service: SyncService, prefixes: readonly string[]): string[] {
   const roots = prefixes.map((p) => p.replace(/\/+$/, ""));
   const under = (p: string) =>
     roots.length === 0 || roots.some((r) => p === r || p.startsWith(`${r}/`));
   const conflicted = new Set(service.conflicts().map((c) => c.path));
+  // A synced file replaced here by a directory of its name is deleted here too.
   return service.state.syncedPaths()
-    .filter((p) => under(p) && !conflicted.has(p) && !service.cache.exists(p))
+    .filter((p) =>
+      under(p) && !conflicted.has(p) && (!service.cache.exists(p) || isDirectoryHere(service, p))
+    )
     .sort();
 }

@@ -585,3 +585,20 @@ Deno.test("push of a directory that replaced a synced file of its name deletes t
   assert.ok(await store.head("notes/keep/stays.txt"));
   await w.cleanup();
 });
+
+Deno.test("pull lists a synced file replaced here by a directory of its name among the files deleted here, and exits 2, also with --restore-deleted", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/z", "a file");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/notes/z`);
+  await w.write(a, "notes/z/zz", "under a directory");
+  for (const extra of [[], ["--restore-deleted"]]) {
+    const r = await sluice(["pull", ...extra, "--cache", a, "--json"]);
+    assert.equal(r.code, 2, r.err);
+    assert.deepEqual(r.json().localDeletions, ["notes/z"]);
+    const text = await sluice(["pull", ...extra, "--cache", a]);
+    assert.match(text.out, /notes\/z \(a directory of that name is here now: `sluice push notes\/z[ `]/);
+  }
+  await w.cleanup();
+});

@@ -13,7 +13,7 @@ import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { deletedHere, knownHere } from "./cache_paths.ts";
-import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
+import { capped, type CliIo, formatBytes, type Output, plural, shellWord } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
@@ -186,7 +186,13 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         );
         for (
           const line of capped(
-            localDeletions.map((p) => `  ${p}`),
+            localDeletions.map((p) =>
+              s.service.cache.exists(p)
+                ? `  ${p} (a directory of that name is here now: \`sluice push ${
+                  shellWord(p)
+                }\` deletes the file there and publishes the directory's files; move the directory away to take the file back)`
+                : `  ${p}`
+            ),
             (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
           )
         ) out.say(line);
