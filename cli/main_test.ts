@@ -598,7 +598,10 @@ Deno.test("pull lists a synced file replaced here by a directory of its name amo
     assert.equal(r.code, 2, r.err);
     assert.deepEqual(r.json().localDeletions, ["notes/z"]);
     const text = await sluice(["pull", ...extra, "--cache", a]);
-    assert.match(text.out, /notes\/z \(a directory of that name is here now: `sluice push notes\/z[ `]/);
+    assert.match(
+      text.out,
+      /notes\/z \(a directory of that name is here now: `sluice push notes\/z[ `]/,
+    );
   }
   await w.cleanup();
 });
