@@ -232,14 +232,19 @@ const short = (h: string) => (h ? `${h.slice(0, 12)}…` : "hash unknown");
 export function describeConflicts(
   conflicts: readonly ConflictRecord[],
   shown: (location: string) => string = (l) => l,
+  here: (path: string) => boolean = () => true,
 ): string[] {
   if (conflicts.length === 0) return [];
   const lines = [`Unresolved conflicts (${conflicts.length}):`];
   for (const c of conflicts) {
+    // A copy recorded in place that is gone since (deleted by hand) is said so.
+    const place = c.mine?.location !== c.path
+      ? undefined
+      : here(c.path)
+      ? "in place"
+      : "was in place, deleted here since (put it back for --mine, or take theirs)";
     const mine = c.mine
-      ? `${c.mine.location === c.path ? "in place" : shown(c.mine.location)} (${c.mine.size} B, ${
-        short(c.mine.hash)
-      })`
+      ? `${place ?? shown(c.mine.location)} (${c.mine.size} B, ${short(c.mine.hash)})`
       : "deleted here";
     const theirs = c.theirs
       ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)})`

@@ -110,7 +110,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
       }
       for (
-        const line of describeConflicts(conflicts, (l) => shownLocation(s.service.cache, l))
+        const line of describeConflicts(
+          conflicts,
+          (l) => shownLocation(s.service.cache, l),
+          (p) => s.service.cache.exists(p),
+        )
       ) out.say(line);
       if (setAside.length) {
         out.say(`Set-aside copies, kept until you delete them (${setAside.length}):`);

@@ -29,6 +29,26 @@ Deno.test("status shows the copies a conflict's earlier records set aside, besid
   ]);
 });
 
+Deno.test("status says a copy recorded in place that was deleted here since is gone, not in place", () => {
+  const rec = {
+    path: "notes/n.txt",
+    mine: { location: "notes/n.txt", hash: "a".repeat(64), size: 3 },
+    theirs: { version: "v2", hash: "b".repeat(64), size: 2 },
+    base: "v1",
+    foundBy: "pull" as const,
+    at: 1,
+    reason: "changed here since the last sync, and on the datastore",
+  };
+  assert.equal(
+    describeConflicts([rec], (l) => l, () => true)[2],
+    "    mine:   in place (3 B, aaaaaaaaaaaa…)",
+  );
+  assert.equal(
+    describeConflicts([rec], (l) => l, () => false)[2],
+    "    mine:   was in place, deleted here since (put it back for --mine, or take theirs) (3 B, aaaaaaaaaaaa…)",
+  );
+});
+
 Deno.test("status shows the class of a deletion here and of a link, as the push's classifier gives it, and what a `-` for gates means", async () => {
   const w = await world();
   const a = w.cache("a");
