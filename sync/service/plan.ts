@@ -24,6 +24,10 @@ const UNREADABLE = Symbol("unreadable");
 export const STRANDED_REASON =
   "an earlier push was about to write it and no commit of it followed (the push stopped, or the file was set aside); this push checks what the store holds there and settles it";
 
+/** Why a push passes over a path named to it with nothing there that this cache never synced. */
+export const NOTHING_HERE_REASON =
+  "nothing is at it in the cache and this cache never synced it, so there is nothing to publish or delete there (moved or removed before the push; an upload of this cache's that an earlier push left there is withdrawn)";
+
 /** True when a directory (no link, nor under one) is at `path`. */
 function directoryHere(cache: LocalCache, path: string): boolean {
   try {
@@ -218,7 +222,11 @@ export async function buildPlan(
       }
     }
     add(path, st ? "put" : state.synced(path) ? "delete" : "skip", undefined, st?.size);
-    if (!st && !state.synced(path)) plan.get(path)!.strandedCheck = true;
+    if (!st && !state.synced(path)) {
+      const e = plan.get(path)!;
+      e.strandedCheck = true;
+      e.reason ??= NOTHING_HERE_REASON;
+    }
   }
   if (walk) {
     // Synced paths the walk meets: the others are gone from the cache (or

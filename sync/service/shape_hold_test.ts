@@ -50,6 +50,8 @@ Deno.test("a file of this cache's own in the way of the datastore's files under 
   assert.equal(await read(bob, "notes/clash/f.txt"), "alice's");
   const published = await bob.pushChanged();
   assert.deepEqual(published.uploaded, ["notes/clash.bob"]);
+  // The name moved away is nothing to push, and said so.
+  assert.match(published.skipped.find((s) => s.path === "notes/clash")!.reason, /nothing is at it/);
   assert.deepEqual(store.keys("notes"), ["notes/clash.bob", "notes/clash/f.txt"]);
 });
 

@@ -39,7 +39,7 @@ export function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
     e.keepDirty = true;
     held.push(e.path);
     e.reason =
-      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. ${move} (a pull then fetches theirs), or take theirs first and delete them from a cache that has them; if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
+      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. ${move} (a pull then fetches theirs), or, to put it in their place, have them deleted on the datastore first (a push of their deletion, by name, from a cache that holds them); if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
   }
   return held;
 }
