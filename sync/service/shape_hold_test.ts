@@ -50,8 +50,6 @@ Deno.test("a file of this cache's own in the way of the datastore's files under 
   assert.equal(await read(bob, "notes/clash/f.txt"), "alice's");
   const published = await bob.pushChanged();
   assert.deepEqual(published.uploaded, ["notes/clash.bob"]);
-  // The name moved away is nothing to push, and said so.
-  assert.match(published.skipped.find((s) => s.path === "notes/clash")!.reason, /nothing is at it/);
   assert.deepEqual(store.keys("notes"), ["notes/clash.bob", "notes/clash/f.txt"]);
 });
 
@@ -272,4 +270,23 @@ Deno.test("a walk holds back a file that replaced a synced directory whose files
   const named = await a.pushChanged();
   assert.deepEqual(named.deleted, ["notes/d/x.txt"]);
   assert.deepEqual(named.uploaded, ["notes/d"]);
+});
+
+Deno.test("a held-back file moved away before the next push: its name is nothing to push, and said so", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "rep/r1.txt", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "rep", "bob's own");
+  await bob.pullChanged();
+  await bob.pushChanged(); // held back, kept marked
+  await Deno.rename(`${bob.cacheDir}/rep`, `${bob.cacheDir}/rep.mine`);
+  await bob.markDirty({ relPath: "rep.mine" });
+  const r = await bob.pushChanged();
+  assert.deepEqual(r.uploaded, ["rep.mine"]);
+  const rep = r.skipped.find((s) => s.path === "rep")!;
+  assert.equal(rep.keepDirty, false);
+  assert.match(rep.reason, /nothing is at it in the cache and this cache never synced it/);
+  assert.deepEqual(bob.state.dirtyPaths(), []);
 });
