@@ -121,7 +121,10 @@ function say(
   if (r.resolved) {
     out.say(
       resolution === "theirs"
-        ? `Took the datastore's copy of ${rel}.`
+        ? r.pull && !r.pull.fetched.includes(rel) &&
+            (r.pull.removed.includes(rel) || r.setAside.length > 0)
+          ? `Took the datastore's side of ${rel}, a deletion: nothing is at ${rel} here now.`
+          : `Took the datastore's copy of ${rel}.`
         : r.deleted
         ? `Deleted ${rel} on ${endpoint} (your deletion).`
         : r.published === undefined

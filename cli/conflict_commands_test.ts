@@ -566,3 +566,26 @@ Deno.test("theirs and resolve --json give the store's URL as endpoint and its de
   assert.equal(resolved.json().endpointDescription, w.url);
   await w.cleanup();
 });
+
+Deno.test("theirs --out of a deletion writes nothing and exits 1 (not_found); resolve --theirs says it took a deletion", async () => {
+  const { w, a, b } = await bothSynced();
+  await Deno.remove(`${a}/${CFG}`);
+  assert.equal((await sluice(["push", CFG, "--cache", a])).code, 0);
+  await w.write(b, CFG, "y: 1\n"); // a hand edit, never marked dirty
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const out = `${w.root}-theirs.txt`;
+  const t = await sluice(["theirs", CFG, "--out", out, "--cache", b]);
+  assert.equal(t.code, 1, t.err);
+  assert.match(
+    t.err,
+    /^error\[not_found\]: The datastore's side of config\/app\.yaml is a deletion: there is no copy to write, and nothing was written/,
+  );
+  await assert.rejects(Deno.lstat(out), Deno.errors.NotFound);
+  const r = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.out,
+    /Took the datastore's side of config\/app\.yaml, a deletion: nothing is at config\/app\.yaml here now\./,
+  );
+  await w.cleanup();
+});

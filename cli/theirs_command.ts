@@ -191,6 +191,14 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
           `--out ${o.out} lies inside the cache ${s.cacheDir}, where a push would take it for a file of yours; nothing was written. Choose a file outside the cache.`,
         );
       }
+      if (rec.theirs === null && to !== undefined) {
+        throw new SluiceError(
+          "not_found",
+          `The datastore's side of ${rel} is a deletion: there is no copy to write, and nothing was written to ${to.given}. \`sluice resolve ${
+            shellWord(rel)
+          } --theirs\` takes the deletion (your copy is set aside); \`--mine\` publishes your copy again.`,
+        );
+      }
       if (rec.theirs === null) {
         out.say(
           `The datastore's side of ${rel} is a deletion: there is no copy to show. \`sluice resolve ${
