@@ -319,7 +319,7 @@ async function pullInto(
   let n = told;
   for (const [path, err] of blockedBy) {
     if (++n > UNCOMMITTED_WARNINGS) break;
-    events.emit("warning", blockedWarning(path, err, both(path)));
+    events.emit("warning", blockedWarning(path, err, both(path), inTheWay(cache, path)));
   }
   await keepDropped(state, events, result.dropped);
   const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
@@ -351,6 +351,24 @@ async function pullInto(
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
+}
+
+/** What in the cache is in the way of `path`: a file at a directory above it, or a directory at it. */
+function inTheWay(cache: PullDeps["cache"], path: string): string | undefined {
+  const kind = (p: string) => {
+    try {
+      const st = Deno.lstatSync(`${cache.dir}/${p}`);
+      return st.isDirectory ? "dir" : "other";
+    } catch {
+      return "none";
+    }
+  };
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+    const k = kind(path.slice(0, i));
+    if (k === "none") return undefined;
+    if (k === "other") return path.slice(0, i);
+  }
+  return kind(path) === "dir" ? `${path}/` : undefined;
 }
 
 /**

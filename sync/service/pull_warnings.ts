@@ -54,12 +54,18 @@ export function pullConflictWarning(
  * `both`: the datastore holds that shape too (a file and files under a
  * directory of one name), else it is this cache's alone.
  */
-export function blockedWarning(path: string, err: Error, both: boolean): WarningEvent {
+export function blockedWarning(
+  path: string,
+  err: Error,
+  both: boolean,
+  inWay?: string,
+): WarningEvent {
+  const what = inWay === undefined ? "" : ` In the way here: ${inWay}.`;
   return {
     code: "path_blocked",
     message: both
-      ? `${err.message} The datastore holds both a file and files under a directory of the same name, and a cache holds only one; the rest of the pull went on. Move what is in the way (or remove one of the two from the datastore: \`sluice push <path>\` of its deletion from a cache that has it), then pull again.`
-      : `${err.message} What is in the way is this cache's own (the datastore does not hold it: made here, or deleted there); the rest of the pull went on. Until a pull finds the way clear, a push holds it back (unless it replaces a file or directory this cache synced, whose deletion the push makes), as publishing it would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Move it to another name, then pull again (and push it under its new name).`,
+      ? `${err.message}${what} The datastore holds both a file and files under a directory of the same name, and a cache holds only one; the rest of the pull went on. Move what is in the way (or remove one of the two from the datastore: \`sluice push <path>\` of its deletion from a cache that has it), then pull again.`
+      : `${err.message}${what} What is in the way is this cache's own (the datastore does not hold it: made here, or deleted there); the rest of the pull went on. Until a pull finds the way clear, a push holds it back (unless it replaces a file or directory this cache synced, whose deletion the push makes), as publishing it would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Move it to another name, then pull again (and push it under its new name).`,
     path,
   };
 }

@@ -26,6 +26,7 @@ Deno.test("a file of this cache's own in the way of the datastore's files under 
   assert.deepEqual(pulled.blocked, ["notes/clash/f.txt"]);
   const told = warnings.find((w) => w.code === "path_blocked")!;
   assert.match(told.message, /this cache's own \(the datastore does not hold it/);
+  assert.match(told.message, /In the way here: notes\/clash\./);
   assert.doesNotMatch(told.message, /holds both a file and files under a directory/);
 
   const pushed = await bob.pushChanged();
