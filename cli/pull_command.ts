@@ -190,7 +190,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
               s.service.cache.exists(p)
                 ? `  ${p} (a directory of that name is here now: \`sluice push ${
                   shellWord(p)
-                }\` deletes the file there and publishes the directory's files; move the directory away to take the file back)`
+                }\` deletes the file there and publishes the directory's files; move the directory away and run \`sluice pull --restore-deleted\` to take the file back)`
                 : `  ${p}`
             ),
             (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,

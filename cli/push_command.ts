@@ -140,7 +140,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       .description("push the cache's changes to the store through the gate pipeline")
       .argument(
         "[paths...]",
-        "only these cache paths (files or directories); default: every changed file",
+        "only these cache paths (files or directories: a directory stands for everything under it, so a synced file deleted under it, or replaced by a directory of its name, is deleted on the datastore too); default: every changed file, and never a deletion",
       )
       .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
       .option(

@@ -170,7 +170,11 @@ export async function buildPlan(
         add(f.path, "put", local.hash, local.size);
       }
       for (const synced of state.syncedPaths()) {
-        if (synced.startsWith(`${path}/`) && !plan.has(synced) && !cache.exists(synced)) {
+        // Gone, or replaced by a directory of its name: a deletion either way.
+        if (
+          synced.startsWith(`${path}/`) && !plan.has(synced) &&
+          (!cache.exists(synced) || directoryHere(cache, synced))
+        ) {
           add(synced, "delete");
         }
       }

@@ -14,7 +14,7 @@ import { buildPlan } from "./plan.ts";
 import type { PreparedPush } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncState } from "./state.ts";
-import { holdBackClashes, holdBackWalkReshapes } from "./shape_holds.ts";
+import { holdBackClashes, holdBackReshapes } from "./shape_holds.ts";
 
 /** What {@link planPush} needs. */
 export interface PushPlanDeps {
@@ -78,7 +78,7 @@ export async function planPush(
     // (the walk's mark goes with this push), never a mark of its name, which
     // a directory of theirs may take later: a walk never deletes.
     const held = new Set(holdBackClashes(plan, state));
-    if (o.walk) { for (const p of holdBackWalkReshapes(plan, deletedHere)) held.add(p); }
+    for (const p of holdBackReshapes(plan, state)) held.add(p);
     const walked = plan.some((e) => e.source === "walk" && held.has(e.path));
     if (walked && !o.dryRun) await state.markDirty();
   }

@@ -291,3 +291,70 @@ Deno.test("a held-back file moved away before the next push: its name is nothing
   assert.match(rep.reason, /nothing is at it in the cache and this cache never synced it/);
   assert.deepEqual(bob.state.dirtyPaths(), []);
 });
+
+/** `a` synced the file `notes/a`, then replaced it here by a directory holding `b.txt` (not marked). */
+async function fileReplacedByDirectory() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/a", "a file");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes/a`);
+  await put(a, "notes/a/b.txt", "under a directory", false);
+  return { store, a };
+}
+
+Deno.test("a file named to a push under a directory that replaced a synced file is held back until that name is pushed", async () => {
+  const { store, a } = await fileReplacedByDirectory();
+  await a.markDirty({ relPath: "notes/a/b.txt" });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, []);
+  assert.match(
+    r.skipped.find((s) => s.path === "notes/a/b.txt")!.reason,
+    /Push notes\/a by its name \(`sluice push notes\/a`\)/,
+  );
+  assert.deepEqual(store.keys("notes"), ["notes/a"], "no clash made");
+  assert.ok(a.state.dirtyPaths().includes("notes/a/b.txt"), "it stays marked");
+});
+
+Deno.test("a marked directory above a directory that replaced a synced file deletes that file with the new files published", async () => {
+  const { store, a } = await fileReplacedByDirectory();
+  await a.markDirty({ relPath: "notes" });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, ["notes/a"]);
+  assert.deepEqual(r.uploaded, ["notes/a/b.txt"]);
+  assert.deepEqual(store.keys("notes"), ["notes/a/b.txt"]);
+});
+
+Deno.test("a directory that replaced a synced file a peer changed meanwhile: the push of its name holds its files back and points to the conflict's resolution", async () => {
+  const { store, a } = await fileReplacedByDirectory();
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  await put(c, "notes/a", "c's change");
+  await c.pushChanged();
+  await a.pullChanged();
+  assert.ok(a.conflicts().some((x) => x.path === "notes/a"));
+  await a.markDirty({ relPath: "notes/a" });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, []);
+  assert.match(
+    r.skipped.find((s) => s.path === "notes/a/b.txt")!.reason,
+    /notes\/a has an open conflict .*`sluice resolve notes\/a --theirs`/,
+  );
+  assert.deepEqual(store.keys("notes"), ["notes/a"], "no clash made");
+});
+
+Deno.test("a synced file the datastore deleted while a directory of its name replaced it here: the pull agrees with the deletion, and the directory's files go out", async () => {
+  const { store, a } = await fileReplacedByDirectory();
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  await Deno.remove(`${c.cacheDir}/notes/a`);
+  await c.markDirty({ relPath: "notes/a" });
+  await c.pushChanged();
+  assert.deepEqual(store.keys("notes"), []);
+  await a.pullChanged();
+  assert.equal(a.state.synced("notes/a"), undefined, "the record goes with the deletion");
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.uploaded, ["notes/a/b.txt"]);
+  assert.deepEqual(r.localDeletions, []);
+});

@@ -11,6 +11,7 @@
  */
 import type { PlanEntry } from "../context.ts";
 import { shellWord } from "../shell_word.ts";
+import { directoriesOf } from "./plan.ts";
 import type { SyncState } from "./state.ts";
 
 /**
@@ -45,42 +46,52 @@ export function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
 }
 
 /**
- * Holds back each file a walk found that would stand beside a synced shape
- * of one name the walk leaves on the datastore (`deletedHere`: a walk never
- * deletes): a file under a synced file's name now a directory here, or a
- * file in place of a synced directory whose files are gone here. A push of
- * that name, by name, makes the deletion and the write together.
+ * Holds back each file a push would publish beside a synced shape of one
+ * name that the push does not delete: a file under a synced file's name
+ * (now a directory here), or a file in place of a synced directory whose
+ * files stay. A walk never deletes, and a push of some paths deletes only
+ * what it names (a marked directory stands for what is under it); a
+ * deletion that meets an open conflict is not made either. A push of that
+ * name, by name, makes the deletion and the write together.
  */
-export function holdBackWalkReshapes(plan: PlanEntry[], deletedHere: readonly string[]): string[] {
-  if (deletedHere.length === 0) return [];
-  const gone = new Set(deletedHere);
-  const goneDirs = new Map<string, string>();
-  for (const p of deletedHere) {
-    for (let i = p.indexOf("/"); i > 0; i = p.indexOf("/", i + 1)) {
-      const d = p.slice(0, i);
-      if (!goneDirs.has(d)) goneDirs.set(d, p);
-    }
-  }
+export function holdBackReshapes(plan: PlanEntry[], state: SyncState): string[] {
+  if (state.syncedCount === 0) return [];
+  const deleting = new Set(
+    plan.filter((e) => e.action === "delete" && !state.conflicts.has(e.path)).map((e) => e.path),
+  );
+  let syncedDirs: Set<string> | undefined;
   const held: string[] = [];
   for (const e of plan) {
-    if (e.action !== "put" || e.source !== "walk") continue;
+    if (e.action !== "put") continue;
     let above: string | undefined;
     for (let i = e.path.indexOf("/"); i > 0 && !above; i = e.path.indexOf("/", i + 1)) {
-      if (gone.has(e.path.slice(0, i))) above = e.path.slice(0, i);
+      const a = e.path.slice(0, i);
+      if (state.synced(a) && !deleting.has(a)) above = a;
     }
-    const under = goneDirs.get(e.path);
+    let under: string | undefined;
+    if (above === undefined && (syncedDirs ??= directoriesOf(state.syncedPaths())).has(e.path)) {
+      under = state.syncedPaths().find((p) => p.startsWith(`${e.path}/`) && !deleting.has(p));
+    }
     if (above === undefined && under === undefined) continue;
     const name = above ?? e.path;
     const old = above !== undefined
       ? `${above}, a file this cache synced and replaced here by a directory of that name`
-      : `this cache's synced files under a directory ${e.path} (${under} among them), gone here`;
+      : `this cache's synced files under a directory ${e.path} (${under} among them)`;
+    const conflicted = state.conflicts.has(above ?? under!);
+    const way = conflicted
+      ? `${
+        above ?? under
+      } has an open conflict (changed on the datastore meanwhile): resolve it first (\`sluice resolve ${
+        shellWord(above ?? under!)
+      } --theirs\` takes theirs and sets what is here aside; then make the change again and push ${name} by its name)`
+      : `Push ${name} by its name (\`sluice push ${
+        shellWord(name)
+      }\`): that deletes the old shape there and publishes this one`;
     e.action = "skip";
     e.keepDirty = true;
     held.push(e.path);
     e.reason =
-      `a push of the whole cache never deletes on the datastore, so publishing it would leave ${old} beside it there: a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded. Push ${name} by its name (\`sluice push ${
-        shellWord(name)
-      }\`): that deletes the old shape there and publishes this one`;
+      `publishing it would leave ${old} beside it on the datastore (this push does not delete that): a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded. ${way}`;
   }
   return held;
 }

@@ -194,7 +194,7 @@ Deno.test("a new file is recorded as one a push may write with its mark (one app
   assert.deepEqual(a.state.attemptedPaths(), [], "its commit clears it");
 });
 
-Deno.test("a directory's upload cut off before its commit, at a path whose conflict is then resolved --theirs: the next push deletes the upload", async () => {
+Deno.test("a directory that replaced a file with an open conflict: its files are held back (no upload to strand), and after --theirs nothing of it is on the datastore", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
@@ -206,13 +206,12 @@ Deno.test("a directory's upload cut off before its commit, at a path whose confl
   await put(a, "notes/n.md", "a's 2");
   await a.pushChanged();
   assert.deepEqual(a.conflicts().map((c) => c.path), ["notes/n.md"]);
-  // a's user replaces the file by a directory and pushes it; the commit is cut off.
+  // a's user replaces the file by a directory and pushes it.
   await Deno.remove(`${a.cacheDir}/notes/n.md`);
   await put(a, "notes/n.md/x.md", "under a directory", false);
   await a.markDirty({ relPath: "notes/n.md" });
-  cutOffCommit(store);
-  await a.pushChanged().catch(() => {});
-  assert.ok(store.peek("notes/n.md/x.md"), "the directory's upload landed");
+  await a.pushChanged();
+  assert.equal(store.peek("notes/n.md/x.md"), undefined, "held back while the conflict is open");
   const r = await a.resolveConflict("notes/n.md", "theirs");
   assert.equal(r.resolved, true);
   await a.pushChanged();
