@@ -13,6 +13,20 @@ import { clone, put, quick, read } from "./clone_kit.ts";
 
 const retry = quick.retry;
 
+/**
+ * `alice` published `notes/clash/f.txt`; `bob` has a file of his own at
+ * `notes/clash` (never pushed; marked dirty unless `mark` is false).
+ */
+async function ownFileInTheWay(mark = true) {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/clash/f.txt", "alice's");
+  await alice.pushChanged();
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/clash", "bob's own", mark);
+  return { store, alice, bob };
+}
+
 Deno.test("a file of this cache's own in the way of the datastore's files under its name: the pull says so, the push holds it back, and a move clears the way", async () => {
   const store = new InMemoryStore();
   const alice = await clone(store, "alice");
@@ -137,12 +151,7 @@ Deno.test("a record that went stale (the blocked path deleted by this cache's ow
 });
 
 Deno.test("a pull of a prefix written with a trailing slash replaces what it covers in the record", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "notes/clash/f.txt", "alice's");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "notes/clash", "bob's own");
+  const { bob } = await ownFileInTheWay();
   await bob.pullChanged();
   assert.deepEqual(bob.state.blocked.paths(), ["notes/clash/f.txt"]);
   await Deno.rename(`${bob.cacheDir}/notes/clash`, `${bob.cacheDir}/notes/clash.bob`);
@@ -172,12 +181,7 @@ Deno.test("where the datastore holds both shapes already, nothing is held back: 
 });
 
 Deno.test("a file a walk push holds back keeps the cache marked for a walk: once the way is clear, the next push publishes it", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "notes/clash/f.txt", "alice's");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "notes/clash", "bob's own", false);
+  const { alice, bob } = await ownFileInTheWay(false);
   await bob.pullChanged();
   await bob.markDirty(); // a walk
   const walked = await bob.pushChanged();
