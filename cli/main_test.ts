@@ -605,3 +605,20 @@ Deno.test("pull lists a synced file replaced here by a directory of its name amo
   }
   await w.cleanup();
 });
+
+Deno.test("--json gives the commands an outcome's message and an entry's reason name with this command's --cache, as the text does", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a", "a file");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/notes/a`);
+  await w.write(a, "notes/a/b.txt", "under a directory");
+  const r = await sluice(["push", "--cache", a, "--json"]);
+  assert.equal(r.code, 2, r.err);
+  const held = (r.json().skipped as { path: string; reason: string }[])
+    .find((s) => s.path === "notes/a/b.txt")!;
+  assert.ok(held.reason.includes(`\`sluice push notes/a --cache ${a}\``), held.reason);
+  const outcome = r.json().outcome as { message: string };
+  assert.ok(outcome.message.includes(`--cache ${a}`), outcome.message);
+  await w.cleanup();
+});

@@ -299,8 +299,35 @@ export class Output {
     // `ok` is the exit status being 0: a finished command that left something has an `outcome`.
     const outcome = data.outcome as { exitCode?: number } | undefined;
     const ok = (outcome?.exitCode ?? 0) === 0;
-    const doc = { ok, command, ...data, warnings: this.warnings, gates: this.gates };
+    const doc = {
+      ok,
+      command,
+      ...this.#namingTheCacheIn(data),
+      warnings: this.warnings,
+      gates: this.gates,
+    };
     this.#io.stdout(`${JSON.stringify(doc, null, 2)}\n`);
+  }
+
+  /**
+   * `data` with the commands its outcome's message and its entries' reasons
+   * name given this command's `--cache`, as the text says them (one level
+   * down: `outcome.message`, and `reason` of each entry of a list).
+   */
+  #namingTheCacheIn(data: Record<string, unknown>): Record<string, unknown> {
+    if (this.#cacheArgs.length === 0) return data;
+    const name = (v: unknown): unknown => {
+      if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+      const o = v as Record<string, unknown>;
+      const out = { ...o };
+      for (const k of ["message", "reason"]) {
+        if (typeof o[k] === "string") out[k] = namingTheCache(o[k] as string, this.#cacheArgs);
+      }
+      return out;
+    };
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(data)) out[k] = Array.isArray(v) ? v.map(name) : name(v);
+    return out;
   }
 
   /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */

@@ -142,7 +142,10 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         "[paths...]",
         "only these cache paths (files or directories: a directory stands for everything under it, so a synced file deleted under it, or replaced by a directory of its name, is deleted on the datastore too); default: every changed file, and never a deletion",
       )
-      .option("--no-walk", "push only paths already marked dirty (skip the walk of the cache)")
+      .option(
+        "--no-walk",
+        "push only paths already marked dirty (skip the walk of the cache; a walk still pending from an earlier push, one that held a file back or stopped, runs all the same)",
+      )
       .option(
         "--adopt-uncommitted <path>",
         "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); repeat the option for several paths",
