@@ -40,7 +40,7 @@ export async function cachePaths(
     }
     // A directory named as it is (`keepDirs`): a push of it also deletes the
     // synced files under it that are gone, and a synced file it replaced.
-    if (keepDirs && isDirectoryHere(service, rel)) {
+    if (keepDirs && service.cache.holdsDirectory(rel)) {
       out.push(rel);
       continue;
     }
@@ -55,15 +55,6 @@ export async function cachePaths(
     out.push(...(files.length ? files : [rel]));
   }
   return [...new Set(out)];
-}
-
-/** True when a directory (not a link) is at `rel` in the cache; false when it cannot be told. */
-function isDirectoryHere(service: SyncService, rel: string): boolean {
-  try {
-    return service.cache.isDirectory(rel);
-  } catch {
-    return false;
-  }
 }
 
 /** A path this process may not read is there: the push says so for it (never a deletion). */
@@ -135,8 +126,6 @@ export function deletedHere(service: SyncService, prefixes: readonly string[]): 
   const conflicted = new Set(service.conflicts().map((c) => c.path));
   // A synced file replaced here by a directory of its name is deleted here too.
   return service.state.syncedPaths()
-    .filter((p) =>
-      under(p) && !conflicted.has(p) && (!service.cache.exists(p) || isDirectoryHere(service, p))
-    )
+    .filter((p) => under(p) && !conflicted.has(p) && service.cache.fileGone(p))
     .sort();
 }

@@ -561,15 +561,26 @@ Deno.test("--json before the command: the usage error's JSON names the command, 
   }
 });
 
-Deno.test("push of a directory that replaced a synced file of its name deletes the file there and publishes the files under it; deletions under a named directory go too", async () => {
+/**
+ * A world whose cache `a` pushed the file `file` (and `also`, each with its
+ * name as its text), then replaced `file` here by a directory holding `under`.
+ */
+async function fileMadeADirectory(file: string, under: string, also: string[] = []) {
   const w = await world();
   const a = w.cache("a");
-  await w.write(a, "notes/a", "a file");
-  await w.write(a, "notes/keep/gone.txt", "to delete");
-  await w.write(a, "notes/keep/stays.txt", "stays");
+  await w.write(a, file, "a file");
+  for (const p of also) await w.write(a, p, p);
   assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  await Deno.remove(`${a}/notes/a`);
-  await w.write(a, "notes/a/b.txt", "under a directory");
+  await Deno.remove(`${a}/${file}`);
+  await w.write(a, `${file}/${under}`, "under a directory");
+  return { w, a };
+}
+
+Deno.test("push of a directory that replaced a synced file of its name deletes the file there and publishes the files under it; deletions under a named directory go too", async () => {
+  const { w, a } = await fileMadeADirectory("notes/a", "b.txt", [
+    "notes/keep/gone.txt",
+    "notes/keep/stays.txt",
+  ]);
   const r = await sluice(["push", "notes/a", "--cache", a, "--json"]);
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(r.json().uploaded, ["notes/a/b.txt"]);
@@ -587,12 +598,7 @@ Deno.test("push of a directory that replaced a synced file of its name deletes t
 });
 
 Deno.test("pull lists a synced file replaced here by a directory of its name among the files deleted here, and exits 2, also with --restore-deleted", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  await w.write(a, "notes/z", "a file");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  await Deno.remove(`${a}/notes/z`);
-  await w.write(a, "notes/z/zz", "under a directory");
+  const { w, a } = await fileMadeADirectory("notes/z", "zz");
   for (const extra of [[], ["--restore-deleted"]]) {
     const r = await sluice(["pull", ...extra, "--cache", a, "--json"]);
     assert.equal(r.code, 2, r.err);
@@ -607,12 +613,7 @@ Deno.test("pull lists a synced file replaced here by a directory of its name amo
 });
 
 Deno.test("--json gives the commands an outcome's message and an entry's reason name with this command's --cache, as the text does", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  await w.write(a, "notes/a", "a file");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  await Deno.remove(`${a}/notes/a`);
-  await w.write(a, "notes/a/b.txt", "under a directory");
+  const { w, a } = await fileMadeADirectory("notes/a", "b.txt");
   const r = await sluice(["push", "--cache", a, "--json"]);
   assert.equal(r.code, 2, r.err);
   const held = (r.json().skipped as { path: string; reason: string }[])

@@ -174,11 +174,16 @@ export class DatastoreRuntime {
       }
       return (events.emit as (name: string, ...args: unknown[]) => boolean)(name, ...args);
     }) as SluiceEmitter["emit"];
+    // Each method bound once (a push reads some of them per file).
+    const bound = new Map<PropertyKey, unknown>();
     return new Proxy(events, {
       get(t, key) {
         if (key === "emit") return emit;
         const v = Reflect.get(t, key, t);
-        return typeof v === "function" ? v.bind(t) : v;
+        if (typeof v !== "function") return v;
+        let b = bound.get(key);
+        if (b === undefined) bound.set(key, b = v.bind(t));
+        return b;
       },
     });
   }

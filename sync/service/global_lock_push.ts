@@ -14,6 +14,7 @@
  */
 import { SluiceError } from "../errors.ts";
 import { LockTimeoutError } from "../lock_errors.ts";
+import { lockReleaseCommand } from "../locks/lock_object.ts";
 import type { DistributedLock } from "../ports.ts";
 import type { PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
@@ -78,7 +79,9 @@ export async function pushUnderGlobalLock(
     const what = e.message.replace(/\.? Nothing was changed\..*$/, "");
     throw new SluiceError(
       "lock_timeout",
-      `${what}. ${NOT_PUBLISHED}. Run the push again once the lock is free; if its holder is gone for good, break it with \`sluice lock release --force\`.`,
+      `${what}. ${NOT_PUBLISHED}. Run the push again once the lock is free; if its holder is gone for good, break it with \`${
+        lockReleaseCommand(lock.key)
+      }\`.`,
       { cause: e, retryable: true },
     );
   }

@@ -28,16 +28,6 @@ export const STRANDED_REASON =
 export const NOTHING_HERE_REASON =
   "nothing is at it in the cache and this cache never synced it, so there is nothing to publish or delete there (moved or removed before the push; an upload of this cache's that an earlier push left there is withdrawn)";
 
-/** True when a directory (no link, nor under one) is at `path`. */
-function directoryHere(cache: LocalCache, path: string): boolean {
-  try {
-    return cache.isDirectory(path);
-  } catch (e) {
-    if (e instanceof UnsafePathError || e instanceof UnreadablePathError) return false;
-    throw e;
-  }
-}
-
 /**
  * Builds plan entries from the dirty set and, after a bulk mark, a walk of the
  * cache. A dirty path that is a directory (or a removed one) stands for every
@@ -172,8 +162,7 @@ export async function buildPlan(
       for (const synced of state.syncedPaths()) {
         // Gone, or replaced by a directory of its name: a deletion either way.
         if (
-          synced.startsWith(`${path}/`) && !plan.has(synced) &&
-          (!cache.exists(synced) || directoryHere(cache, synced))
+          synced.startsWith(`${path}/`) && !plan.has(synced) && cache.fileGone(synced)
         ) {
           add(synced, "delete");
         }
@@ -288,7 +277,7 @@ export async function buildPlan(
         // Gone, or replaced by a directory of the same name: a deletion here either way.
         if (
           !met.has(p) && !plan.has(p) && !isLayoutInternal(p) &&
-          (!cache.exists(p) || directoryHere(cache, p))
+          cache.fileGone(p)
         ) {
           deletedHere.push(p);
         }

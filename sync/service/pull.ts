@@ -353,22 +353,14 @@ async function pullInto(
   return result;
 }
 
-/** What in the cache is in the way of `path`: a file at a directory above it, or a directory at it. */
+/** What in the cache is in the way of `path`: a file (or link) at a directory above it, or a directory at it. */
 function inTheWay(cache: PullDeps["cache"], path: string): string | undefined {
-  const kind = (p: string) => {
-    try {
-      const st = Deno.lstatSync(`${cache.dir}/${p}`);
-      return st.isDirectory ? "dir" : "other";
-    } catch {
-      return "none";
-    }
-  };
   for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
-    const k = kind(path.slice(0, i));
-    if (k === "none") return undefined;
-    if (k === "other") return path.slice(0, i);
+    const above = path.slice(0, i);
+    if (!cache.exists(above)) return undefined;
+    if (!cache.holdsDirectory(above)) return above;
   }
-  return kind(path) === "dir" ? `${path}/` : undefined;
+  return cache.holdsDirectory(path) ? `${path}/` : undefined;
 }
 
 /**

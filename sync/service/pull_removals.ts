@@ -36,15 +36,6 @@ export interface RemovalDeps {
   readonly keepProgress: () => Promise<void>;
 }
 
-/** True when a directory (not a link) is at `path` in the cache; false when it cannot be told. */
-function directoryAt(cache: RemovalDeps["deps"]["cache"], path: string): boolean {
-  try {
-    return cache.isDirectory(path);
-  } catch {
-    return false;
-  }
-}
-
 /** Removes the files deleted on the datastore (see the module). */
 export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
   const { deps, agreed, result } = r;
@@ -62,7 +53,7 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     if (!here) continue;
     const { local } = here;
     if (here.changed) {
-      if (!local && (!cache.exists(path) || directoryAt(cache, path))) {
+      if (!local && cache.fileGone(path)) {
         // Deleted on both sides (here, or replaced by a directory of its name): they agree.
         state.setSynced(path, undefined);
         agreed.push(path);

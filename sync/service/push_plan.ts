@@ -78,7 +78,7 @@ export async function planPush(
     // (the walk's mark goes with this push), never a mark of its name, which
     // a directory of theirs may take later: a walk never deletes.
     const held = new Set(holdBackClashes(plan, state));
-    for (const p of holdBackReshapes(plan, state)) held.add(p);
+    for (const p of holdBackReshapes(plan, state, deletedHere)) held.add(p);
     const walked = plan.some((e) => e.source === "walk" && held.has(e.path));
     if (walked && !o.dryRun) await state.markDirty();
   }

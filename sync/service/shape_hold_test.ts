@@ -14,26 +14,36 @@ import { clone, put, quick, read } from "./clone_kit.ts";
 const retry = quick.retry;
 
 /**
- * `alice` published `notes/clash/f.txt`; `bob` has a file of his own at
- * `notes/clash` (never pushed; marked dirty unless `mark` is false).
+ * `alice` published `peer` (with `peerText`); `bob` has a path of his own,
+ * `own` (never pushed; marked dirty unless `mark` is false).
  */
-async function ownFileInTheWay(mark = true) {
+async function peerThenOwn(
+  peer: string,
+  peerText: string,
+  own: string,
+  ownText: string,
+  mark = true,
+) {
   const store = new InMemoryStore();
   const alice = await clone(store, "alice");
-  await put(alice, "notes/clash/f.txt", "alice's");
+  await put(alice, peer, peerText);
   await alice.pushChanged();
   const bob = await clone(store, "bob");
-  await put(bob, "notes/clash", "bob's own", mark);
+  await put(bob, own, ownText, mark);
   return { store, alice, bob };
 }
 
+/** `alice` published `notes/clash/f.txt`; `bob` has a file of his own at `notes/clash`. */
+const ownFileInTheWay = (mark = true) =>
+  peerThenOwn("notes/clash/f.txt", "alice's", "notes/clash", "bob's own", mark);
+
 Deno.test("a file of this cache's own in the way of the datastore's files under its name: the pull says so, the push holds it back, and a move clears the way", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "notes/clash/f.txt", "alice's");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "notes/clash", "bob's own, never pushed");
+  const { store, bob } = await peerThenOwn(
+    "notes/clash/f.txt",
+    "alice's",
+    "notes/clash",
+    "bob's own, never pushed",
+  );
   const warnings: { code: string; message: string }[] = [];
   bob.events.on("warning", (w) => void warnings.push(w));
   const pulled = await bob.pullChanged();
@@ -69,12 +79,12 @@ Deno.test("a file of this cache's own in the way of the datastore's files under 
 });
 
 Deno.test("the other way round: files under a directory of this cache's own where the datastore holds a file of that name are held back", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "logs/old", "a file");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "logs/old/new.txt", "under bob's directory");
+  const { store, bob } = await peerThenOwn(
+    "logs/old",
+    "a file",
+    "logs/old/new.txt",
+    "under bob's directory",
+  );
   const pulled = await bob.pullChanged();
   assert.deepEqual(pulled.blocked, ["logs/old"]);
   const pushed = await bob.pushChanged();
@@ -87,12 +97,12 @@ Deno.test("the other way round: files under a directory of this cache's own wher
 });
 
 Deno.test("without a pull that told of the other shape, two caches that never saw each other's may still make both (the pull then leaves one out)", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "notes/clash/f.txt", "alice's");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "notes/clash", "bob's");
+  const { bob } = await peerThenOwn(
+    "notes/clash/f.txt",
+    "alice's",
+    "notes/clash",
+    "bob's",
+  );
   const pushed = await bob.pushChanged();
   assert.deepEqual(pushed.uploaded, ["notes/clash"]);
 });
@@ -220,12 +230,12 @@ Deno.test("what a walk held back leaves no mark that a directory of theirs of th
 });
 
 Deno.test("the way out for files under a directory of this cache's own names the directory", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "logs/old", "a file");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "logs/old/new.txt", "bob's");
+  const { alice, bob } = await peerThenOwn(
+    "logs/old",
+    "a file",
+    "logs/old/new.txt",
+    "bob's",
+  );
   await bob.pullChanged();
   const r = await bob.pushChanged();
   assert.match(
@@ -278,12 +288,7 @@ Deno.test("a walk holds back a file that replaced a synced directory whose files
 });
 
 Deno.test("a held-back file moved away before the next push: its name is nothing to push, and said so", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "rep/r1.txt", "alice's");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "rep", "bob's own");
+  const { store, alice, bob } = await peerThenOwn("rep/r1.txt", "alice's", "rep", "bob's own");
   await bob.pullChanged();
   await bob.pushChanged(); // held back, kept marked
   await Deno.rename(`${bob.cacheDir}/rep`, `${bob.cacheDir}/rep.mine`);

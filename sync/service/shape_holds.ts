@@ -54,12 +54,24 @@ export function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
  * deletion that meets an open conflict is not made either. A push of that
  * name, by name, makes the deletion and the write together.
  */
-export function holdBackReshapes(plan: PlanEntry[], state: SyncState): string[] {
+export function holdBackReshapes(
+  plan: PlanEntry[],
+  state: SyncState,
+  deletedHere: readonly string[],
+): string[] {
   if (state.syncedCount === 0) return [];
-  const deleting = new Set(
-    plan.filter((e) => e.action === "delete" && !state.conflicts.has(e.path)).map((e) => e.path),
-  );
-  let syncedDirs: Set<string> | undefined;
+  const deleting = new Set<string>();
+  // Synced files gone here that stay on the datastore: a walk's, or a
+  // deletion that meets an open conflict. (A file here replaced a synced
+  // directory only where every synced file under it is gone: the plan
+  // deletes them, or they are among these.)
+  const staying = [...deletedHere];
+  for (const e of plan) {
+    if (e.action !== "delete") continue;
+    if (state.conflicts.has(e.path)) staying.push(e.path);
+    else deleting.add(e.path);
+  }
+  let stayingDirs: Set<string> | undefined;
   const held: string[] = [];
   for (const e of plan) {
     if (e.action !== "put") continue;
@@ -69,8 +81,8 @@ export function holdBackReshapes(plan: PlanEntry[], state: SyncState): string[] 
       if (state.synced(a) && !deleting.has(a)) above = a;
     }
     let under: string | undefined;
-    if (above === undefined && (syncedDirs ??= directoriesOf(state.syncedPaths())).has(e.path)) {
-      under = state.syncedPaths().find((p) => p.startsWith(`${e.path}/`) && !deleting.has(p));
+    if (above === undefined && (stayingDirs ??= directoriesOf(staying)).has(e.path)) {
+      under = staying.find((p) => p.startsWith(`${e.path}/`));
     }
     if (above === undefined && under === undefined) continue;
     const name = above ?? e.path;

@@ -141,6 +141,27 @@ export class CacheReads {
   }
 
   /**
+   * {@link isDirectory}, and false where it cannot be told (a link at or on
+   * the way, or a directory this process may not look into).
+   */
+  holdsDirectory(path: string): boolean {
+    try {
+      return this.isDirectory(path);
+    } catch (e) {
+      if (e instanceof UnsafePathError || e instanceof UnreadablePathError) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * True when no file is at `path` any more: nothing is there, or a
+   * directory of its name (a synced file replaced by one).
+   */
+  fileGone(path: string): boolean {
+    return !this.exists(path) || this.holdsDirectory(path);
+  }
+
+  /**
    * True when anything is at `path`: a file, a directory, or a link (a path
    * under a link, or one this process may not look at, counts as present, so
    * it is never taken for a deletion).
