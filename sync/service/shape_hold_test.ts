@@ -230,7 +230,7 @@ Deno.test("what a walk held back leaves no mark that a directory of theirs of th
 });
 
 Deno.test("the way out for files under a directory of this cache's own names the directory", async () => {
-  const { alice, bob } = await peerThenOwn(
+  const { bob } = await peerThenOwn(
     "logs/old",
     "a file",
     "logs/old/new.txt",
@@ -288,7 +288,7 @@ Deno.test("a walk holds back a file that replaced a synced directory whose files
 });
 
 Deno.test("a held-back file moved away before the next push: its name is nothing to push, and said so", async () => {
-  const { store, alice, bob } = await peerThenOwn("rep/r1.txt", "alice's", "rep", "bob's own");
+  const { bob } = await peerThenOwn("rep/r1.txt", "alice's", "rep", "bob's own");
   await bob.pullChanged();
   await bob.pushChanged(); // held back, kept marked
   await Deno.rename(`${bob.cacheDir}/rep`, `${bob.cacheDir}/rep.mine`);
