@@ -145,7 +145,17 @@ export function pullCommand(io: CliIo, state: RunState): Command {
           }),
       );
       // A prefix with nothing under it, here or in the datastore's index, is a typo.
-      const seen = [...result.uncommitted, ...result.unreadable, ...result.conflicts];
+      // (A path the pull named but left out, for whatever reason, is not one.)
+      const seen = [
+        ...result.uncommitted,
+        ...result.unreadable,
+        ...result.conflicts,
+        ...result.blocked ?? [],
+        ...result.links ?? [],
+        ...result.vanished ?? [],
+        ...result.deferred ?? [],
+        ...result.dropped,
+      ];
       const missing = unknown.filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
         !seen.some((p) => p === rel || p.startsWith(`${rel}/`))

@@ -511,11 +511,17 @@ export function moveCommand(
       });
     case "edit":
       return plain(`edit (${op.how})`, async (svc) => {
-        const path = SHARED_FILES[op.file];
-        const file = `${svc.cacheDir}/${path}`;
+        let path = SHARED_FILES[op.file];
         const tick = op.how === "hand-tick";
-        // A directory of that name is there (a reshape): no file to edit.
-        if (await directoryAt(svc, path)) return;
+        if (await directoryAt(svc, path)) {
+          // A directory of that name is there (a reshape): the user edits the
+          // first file in it instead (a revert or a same-size edit: none).
+          if (op.how === "revert" || tick) return;
+          const [inside] = (await filesIn(svc.cacheDir, path)).sort();
+          if (!inside) return;
+          path = inside;
+        }
+        const file = `${svc.cacheDir}/${path}`;
         env.stats.edits++;
         const synced = op.how === "revert" ? svc.state.synced(path) : undefined;
         const back = synced && env.changes.bytesOf(synced.hash);

@@ -22,8 +22,11 @@
  * holds a path its own file or directory is in the way of, one the
  * datastore does not hold: the harness tells only of those) knows of it as
  * well as one that synced it: a put of its made after that warning, while
- * the path it was told of still stands as it was then (no put to it since),
- * must not leave the two shapes side by side either.
+ * the path it was told of still stands (its object never deleted since: a
+ * new version of it, another writer's edit, is the same path still in the
+ * way, and a later pull that leaves it out for another reason, an upload
+ * not committed yet, tells the writer nothing new), must not leave the two
+ * shapes side by side either.
  *
  * The writes are watched as they are made ({@link ShapeWatch.watch}): for
  * each put, the versions of the other shape its writer had synced then, and
@@ -90,8 +93,8 @@ export class ShapeWatch {
   /** Every put of a clone watched (informed or not), for the warnings' checks. */
   readonly #puts: InformedWrite[] = [];
   readonly #told: Told[] = [];
-  /** The turn of the last put watched to each key. */
-  readonly #lastPut = new Map<string, number>();
+  /** The turn of the last deletion of each key's object (watched, or by another tool: {@link gone}). */
+  readonly #lastGone = new Map<string, number>();
   #turns = 0;
 
   /** The store's object at a key, read beside the scheduler (set by the harness; needed by {@link checkWalk}). */
@@ -127,6 +130,11 @@ export class ShapeWatch {
       }
     }
     return out;
+  }
+
+  /** The object at `key` was deleted (by a writer watched, or by another tool beside them). */
+  gone(key: string): void {
+    this.#lastGone.set(key, ++this.#turns);
   }
 
   /** Clone `clone`'s pull warned that the datastore holds `path`, which something of its own is in the way of. */
@@ -175,13 +183,20 @@ export class ShapeWatch {
         }
         const info = await store.put(key, body, mode, o);
         const turn = ++this.#turns;
-        this.#lastPut.set(key, turn);
         if (who) {
           const write = { clone: who.clone, op, key, version: info.version, knew, turn };
           this.#puts.push(write);
           if (knew.length > 0) this.#informed.push(write);
         }
         return info;
+      },
+      delete: async (key, o) => {
+        try {
+          await store.delete(key, o);
+        } finally {
+          // Taken as gone even when the call failed: it may have taken effect.
+          this.gone(key);
+        }
       },
     };
   }
@@ -225,7 +240,7 @@ export class ShapeWatch {
         });
         continue;
       }
-      // Told by its pull of the other shape, unchanged since, and wrote its own anyway.
+      // Told by its pull of the other shape, still standing since, and wrote its own anyway.
       const isOther = (key: string, other: string) =>
         other.startsWith(`${key}/`) || key.startsWith(`${other}/`);
       let told: Told | undefined;
@@ -233,14 +248,14 @@ export class ShapeWatch {
         near(w.key, p) && stands(w.key, w.version) &&
         (told = this.#told.find((t) =>
             t.clone === w.clone && t.turn < w.turn && isOther(w.key, t.path) &&
-            entries[t.path] !== undefined && (this.#lastPut.get(t.path) ?? 0) <= t.turn
+            entries[t.path] !== undefined && (this.#lastGone.get(t.path) ?? 0) <= t.turn
           )) !== undefined
       );
       if (!warned || !told) continue;
       violations.push({
         invariant: "I15",
         message:
-          `${both}: c${warned.clone} wrote ${warned.key} (op #${warned.op}) after its pull had told it (path_blocked) that the datastore holds ${told.path}, which still stands as it was then, and no clone has a conflict open there`,
+          `${both}: c${warned.clone} wrote ${warned.key} (op #${warned.op}) after its pull had told it (path_blocked) that the datastore holds ${told.path}, which has stood since, and no clone has a conflict open there`,
         afterOp: -1,
       });
     }

@@ -500,6 +500,7 @@ class World {
     // Read past faults and scheduling: the checker's look, not a client's.
     const indexed = (await indexEntriesOf(this.target.inspect))[path]?.v;
     await this.target.direct.delete(path).catch(() => {});
+    this.shapes.gone(path);
     if (await this.target.inspect.read(path)) return;
     this.stats.vanishes++;
     const holders: number[] = [];

@@ -30,7 +30,7 @@ import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 export { under } from "./pull_plan.ts";
-import { conflictRecorder, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
+import { conflictRecorder, inTheWay, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
 import { directoriesOf } from "./plan.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { indexForPull } from "./pull_index.ts";
@@ -314,8 +314,20 @@ async function pullInto(
   for (const path of blockedBy.keys()) blocked.push(path);
   // Kept before it is told of: a push must not publish this cache's own
   // shape in the way beside them (see `blocked_record.ts`).
-  const both = blocked.length > 0 ? bothShapes(entries) : () => false;
-  await state.blocked.update(blocked.filter((p) => !both(p)), prefixes);
+  // Also kept: a path recorded before, or one this pull left out for another
+  // reason (another writer's upload in flight there, an entry rolled back),
+  // that the index still names while something here still stands in its
+  // way. The pull did not try to place it, so it could not find it blocked,
+  // but a push must hold back all the same.
+  const recheck = new Set<string>([
+    ...state.blocked.paths().filter((p) => under(p, prefixes)),
+    ...result.uncommitted,
+    ...result.dropped,
+  ]);
+  for (const p of blocked) recheck.delete(p);
+  const still = [...recheck].filter((p) => Object.hasOwn(entries, p) && inTheWay(cache, p));
+  const both = blocked.length + still.length > 0 ? bothShapes(entries) : () => false;
+  await state.blocked.update([...blocked, ...still].filter((p) => !both(p)), prefixes);
   let n = told;
   for (const [path, err] of blockedBy) {
     if (++n > UNCOMMITTED_WARNINGS) break;
@@ -351,16 +363,6 @@ async function pullInto(
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
-}
-
-/** What in the cache is in the way of `path`: a file (or link) at a directory above it, or a directory at it. */
-function inTheWay(cache: PullDeps["cache"], path: string): string | undefined {
-  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
-    const above = path.slice(0, i);
-    if (!cache.exists(above)) return undefined;
-    if (!cache.holdsDirectory(above)) return above;
-  }
-  return cache.holdsDirectory(path) ? `${path}/` : undefined;
 }
 
 /**

@@ -26,6 +26,22 @@ export function under(path: string, prefixes: readonly string[] | undefined): bo
     prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
 }
 
+/**
+ * What in the cache is in the way of `path`: a file (or link) at a directory
+ * above it, or a directory at it; undefined when the way is clear.
+ */
+export function inTheWay(
+  cache: Pick<PullDeps["cache"], "exists" | "holdsDirectory">,
+  path: string,
+): string | undefined {
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+    const above = path.slice(0, i);
+    if (!cache.exists(above)) return undefined;
+    if (!cache.holdsDirectory(above)) return above;
+  }
+  return cache.holdsDirectory(path) ? `${path}/` : undefined;
+}
+
 /** Records a conflict in `found`, and tells of it now, or (`later`) by the `tell` returned. */
 export type RecordConflict = (
   path: string,
@@ -186,7 +202,10 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         continue;
       }
-      if (!local && deps.defer?.(path) && !cache.exists(path)) {
+      // Never deferred with a file here in the way of it: the fetch finds it
+      // blocked, tells of it and records it, so that no push publishes that
+      // file beside it (see `blocked_record.ts`).
+      if (!local && deps.defer?.(path) && !cache.exists(path) && !inTheWay(cache, path)) {
         // Left for a later pull of it (hydration): only its directory is made.
         deferred.push(path);
         cache.makeParents(path);

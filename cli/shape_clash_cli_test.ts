@@ -1,0 +1,31 @@
+/**
+ * The command line on a path a file of this cache is in the way of: a pull
+ * of that path by name says it was left out (exit 2), never that nothing is
+ * there.
+ */
+import assert from "node:assert/strict";
+import { sluice, world } from "./cli_test_kit.ts";
+
+Deno.test("pull of a path by name that a file here is in the way of: sync_incomplete (exit 2) naming it, not not_found", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    await w.write(a, "n/c/f", "alice");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    await w.write(b, "n/c", "bob's own file");
+    for (const named of ["n/c/f", "n/c/"]) {
+      const r = await sluice(["pull", named, "--cache", b, "--store", w.url]);
+      assert.equal(r.code, 2, `${named}: ${r.out}${r.err}`);
+      assert.doesNotMatch(r.err, /not_found/);
+      assert.match(r.err, /n\/c\/f/);
+    }
+    assert.equal(
+      await Deno.readTextFile(`${b}/n/c`),
+      "bob's own file",
+      "what is in the way is kept",
+    );
+  } finally {
+    await w.cleanup();
+  }
+});
