@@ -9,7 +9,7 @@
  */
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
-import { isLocalOnly, isVersionFile } from "../sync/transfer/bucket_layout.ts";
+import { isLocalOnly, isLocalOnlyPath, isVersionFile } from "../sync/transfer/bucket_layout.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";
@@ -34,7 +34,10 @@ function defaultClass(path: string, segs: readonly string[]): PathClass {
     if (isVersionFile(segs)) return "data-version";
     if (n >= 5 && base === "latest") return "latest-marker";
   }
-  if ((n === 1 && INDEX_ROOT_FILES.has(base)) || segs[0] === "_index" || base === "_meta.json") {
+  if (
+    (n === 1 && INDEX_ROOT_FILES.has(base)) || segs[0] === "_index" ||
+    (base === "_meta.json" && segs[n - 2] !== "_index")
+  ) {
     return "index";
   }
   if (path === MANAGED_LOCKFILE) return "managed-lockfile";
@@ -71,6 +74,9 @@ export function globToRegExp(pattern: string): RegExp {
  */
 export function classifyPath(path: string, rules: readonly ClassifierRule[] = []): PathClass {
   for (const r of rules) if (globToRegExp(r.pattern).test(path)) return r.class;
+  // The layout's own objects, also under a namespace (`<ns>/_index/_meta.json`):
+  // never pushed, as the pull never brings them.
+  if (isLocalOnlyPath(path)) return "internal";
   const segs = path.split("/");
   const whole = defaultClass(path, segs);
   if (whole !== "other" || segs.length < 2) return whole;

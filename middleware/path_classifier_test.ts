@@ -57,6 +57,20 @@ Deno.test("a namespace prefix is stripped", () => {
   assert.equal(classifyPath("prod/notes.txt"), "other");
 });
 
+Deno.test("the layout's own objects under a namespace or another datastore's prefix are internal, never pushed", () => {
+  for (
+    const p of [
+      "prod/_index/_meta.json",
+      "team/_index/_root.json",
+      "team/.datastore-index.json",
+      "team/_control/heartbeats/h1",
+      "config/_index/_meta.json",
+    ]
+  ) assert.equal(classifyPath(p), "internal", p);
+  assert.equal(classifyPath("prod/data/t/m/_meta.json"), "index", "a _meta.json outside _index/");
+  assert.equal(classifyPath("notes/deep/_index/_meta.json"), "other");
+});
+
 Deno.test("extra rules win over the defaults", () => {
   const rules = [{ pattern: "reports/**/*.json", class: "index" as const }, {
     pattern: "config/local.yaml",
@@ -138,4 +152,29 @@ Deno.test("the pull brings what the push takes, and leaves out what it leaves ou
   await writeAndMark(b, "logs/report.20241231.tmp", "report v2");
   assert.deepEqual((await b.pushChanged()).uploaded, ["logs/report.20241231.tmp"]);
   assert.equal(store.peekText("logs/report.20241231.tmp"), "report v2");
+});
+
+Deno.test("a cache at the bucket's root, over another datastore's prefix: the pull brings none of that prefix's index objects, and a push of one is left out, never written over theirs", async () => {
+  const store = new InMemoryStore();
+  // Another datastore under `team/` (no namespace manifest): its index objects.
+  store.seed("team/.datastore-index.json", '{"entries":{}}');
+  store.seed("team/_index/_meta.json", '{"version":2,"partitions":["_root"],"commitSeq":7}');
+  store.seed("team/_index/_root.json", '{"version":1,"entries":{}}');
+  store.seed("notes/a.txt", "a file of this datastore's");
+  const root = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
+    store,
+    clock: new FakeClock(),
+    identity: { holder: "a@host", hostname: "host", pid: 1 },
+    conditional: new ConditionalWrites(),
+  });
+  const pulled = await root.pullChanged();
+  assert.deepEqual(pulled.fetched, ["notes/a.txt"]);
+  await writeAndMark(root, "team/_index/_meta.json", "{}");
+  const pushed = await root.pushChanged();
+  assert.deepEqual(pushed.uploaded, []);
+  assert.equal(
+    store.peekText("team/_index/_meta.json"),
+    '{"version":2,"partitions":["_root"],"commitSeq":7}',
+  );
 });

@@ -41,7 +41,7 @@ import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult, theirsReader } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
-import { isLocalOnly } from "../transfer/bucket_layout.ts";
+import { isLocalOnlyPath } from "../transfer/bucket_layout.ts";
 import {
   DEFAULT_CONFIG,
   type SyncServiceOptions,
@@ -355,8 +355,8 @@ export class SyncService {
         config: this.config,
         events: this.events,
         signal: signal ?? new AbortController().signal,
-        // What a push never takes, a pull never brings (`isLocalOnly`).
-        isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLocalOnly(p),
+        // What a push never takes, a pull never brings (`isLocalOnlyPath`).
+        isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLocalOnlyPath(p),
         indexMemo: this.#indexMemo,
         now: () => this.clock.now(),
       }, prefixes);

@@ -187,6 +187,26 @@ export function isLocalOnly(rel: string): boolean {
     isTempFileName(rel.slice(rel.lastIndexOf("/") + 1));
 }
 
+/**
+ * {@link isLocalOnly} of `rel`, or of `rel` under a namespace or another
+ * datastore's prefix (its first segment taken off): `prod/_index/_meta.json`
+ * and `team/.datastore-index.json` are that prefix's own layout objects,
+ * never a file of this datastore's. The push's path classifier, the pull and
+ * the index discovery take these paths for local-only alike.
+ *
+ * @example
+ * ```ts
+ * import { isLocalOnlyPath } from "./bucket_layout.ts";
+ * isLocalOnlyPath("prod/_index/_meta.json"); // true
+ * isLocalOnlyPath("notes/_meta.json"); // false
+ * ```
+ */
+export function isLocalOnlyPath(rel: string): boolean {
+  if (isLocalOnly(rel)) return true;
+  const slash = rel.indexOf("/");
+  return slash > 0 && isLocalOnly(rel.slice(slash + 1));
+}
+
 type Raw = Record<string, unknown>;
 
 const isObject = (x: unknown): x is Raw => typeof x === "object" && x !== null && !Array.isArray(x);

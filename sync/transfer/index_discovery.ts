@@ -21,7 +21,7 @@
 import type { ObjectStore } from "../ports.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 import { isSafeRelPath } from "../paths.ts";
-import { type IndexEntry, isLayoutInternal, parseEntry } from "./bucket_layout.ts";
+import { type IndexEntry, isLocalOnlyPath, parseEntry } from "./bucket_layout.ts";
 import { eachLimit } from "./index_io.ts";
 import { WRITER_METADATA } from "./writer_id.ts";
 
@@ -75,7 +75,7 @@ export async function discoverEntries(
     ),
   );
   const candidates = listed.filter((o) =>
-    !own.has(o.key) && isSafeRelPath(o.key) && !isLayoutInternal(o.key) &&
+    !own.has(o.key) && isSafeRelPath(o.key) && !isLocalOnlyPath(o.key) &&
     !OWN_PREFIXES.some((p) => o.key.startsWith(p)) &&
     !namespaces.has(o.key.slice(0, o.key.indexOf("/")))
   );

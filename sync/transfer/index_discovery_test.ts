@@ -21,6 +21,10 @@ Deno.test("discoverEntries names another tool's objects, and leaves out the layo
       ".sluice/probe/abc",
       "prod/.namespace.json",
       "prod/data/t/m/out/1/raw",
+      // Another datastore's layout under a prefix of this one (no namespace manifest).
+      "team/.datastore-index.json",
+      "team/_index/_meta.json",
+      "team/_index/_root.json",
     ]
   ) store.seed(own, "x");
   store.seed("notes/in-flight.txt", "a push's", { [WRITER_METADATA]: "w1" });
