@@ -97,6 +97,15 @@ Deno.test("CLI on the root of a datastore's cache laid out in namespaces: refuse
     assert.match(r.err, new RegExp(`--cache ${dir.replaceAll("/", "\\/")}`));
   }
   assert.equal(await Deno.lstat(`${root}/${STATE_DIR}`).then(() => 1, () => 0), 0);
+  // The root's own state under _control/ (the extension's, from a mark made
+  // before a namespace was bound): still a namespaced root, still refused.
+  await Deno.mkdir(sharedStateDir(root, ""), { recursive: true });
+  await Deno.writeTextFile(`${sharedStateDir(root, "")}/dirty.log`, "");
+  for (const args of [["status"], ["push"]]) {
+    const r = await sluice([...args, "--cache", root, "--store", w.url]);
+    assert.equal(r.code, 78, `${args.join(" ")} with the root's state under _control/: ${r.err}`);
+    assert.match(r.err, /laid out in namespaces \(prod\/\)/);
+  }
   const stored: string[] = [];
   for await (const e of Deno.readDir(w.root)) stored.push(e.name);
   assert.deepEqual(stored, ["prod"], "nothing pushed beside the namespace");

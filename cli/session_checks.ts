@@ -298,12 +298,18 @@ export async function checkCacheDir(
  * directory without sync state of its own holding `.namespace.json` under
  * it): each namespace directory mirrors its own prefix, and a sync of the
  * root would take their files for root files (a push would publish
- * `prod/config/app.yaml` beside them). A directory with its own state
- * directory (`stateDir`, as {@link findStateDir} finds it) is a cache: a
- * `.namespace.json` in a directory of it is one of its files.
+ * `prod/config/app.yaml` beside them). A directory with a state directory
+ * of its own in it (`<dir>/.sluice`, as {@link findStateDir} finds it) is an
+ * ordinary cache: a `.namespace.json` in a directory of it is one of its
+ * files. A datastore's cache keeps its root's state under `_control/`, made
+ * before any namespace was (a mark of swamp's before one was bound): there,
+ * a namespace directory beside it is one, and the root is still refused.
  */
 async function refuseNamespacedRoot(dir: string, stateDir: string): Promise<void> {
-  if ((await Deno.lstat(stateDir).catch(() => null))?.isDirectory) return;
+  if (
+    stateDir === `${dir.replace(/\/+$/, "")}/${STATE_DIR}` &&
+    (await Deno.lstat(stateDir).catch(() => null))?.isDirectory
+  ) return;
   const namespaces: string[] = [];
   try {
     for await (const e of Deno.readDir(dir)) {
