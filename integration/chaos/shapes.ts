@@ -93,8 +93,10 @@ export class ShapeWatch {
   /** Every put of a clone watched (informed or not), for the warnings' checks. */
   readonly #puts: InformedWrite[] = [];
   readonly #told: Told[] = [];
-  /** The turn of the last deletion of each key's object (watched, or by another tool: {@link gone}). */
-  readonly #lastGone = new Map<string, number>();
+  /** The turns of the deletions of each key's object (watched, or by another tool: {@link gone}). */
+  readonly #gone = new Map<string, number[]>();
+  /** The turn of each put watched, by `<key>\0<version>`. */
+  readonly #putTurn = new Map<string, number>();
   #turns = 0;
 
   /** The store's object at a key, read beside the scheduler (set by the harness; needed by {@link checkWalk}). */
@@ -134,7 +136,16 @@ export class ShapeWatch {
 
   /** The object at `key` was deleted (by a writer watched, or by another tool beside them). */
   gone(key: string): void {
-    this.#lastGone.set(key, ++this.#turns);
+    const turns = this.#gone.get(key) ?? [];
+    turns.push(++this.#turns);
+    this.#gone.set(key, turns);
+  }
+
+  /** The turn of the last deletion of `key` before `turn` (0: none). */
+  #goneBefore(key: string, turn = Infinity): number {
+    const turns = this.#gone.get(key) ?? [];
+    for (let i = turns.length - 1; i >= 0; i--) if (turns[i] < turn) return turns[i];
+    return 0;
   }
 
   /** Clone `clone`'s pull warned that the datastore holds `path`, which something of its own is in the way of. */
@@ -183,6 +194,7 @@ export class ShapeWatch {
         }
         const info = await store.put(key, body, mode, o);
         const turn = ++this.#turns;
+        this.#putTurn.set(`${key}\0${info.version}`, turn);
         if (who) {
           const write = { clone: who.clone, op, key, version: info.version, knew, turn };
           this.#puts.push(write);
@@ -220,26 +232,39 @@ export class ShapeWatch {
       const under = paths.filter((q) => q.startsWith(`${p}/`));
       if (under.length === 0) continue;
       for (const q of [p, ...under]) clashed.add(q);
-      if (conflicts.some((list) => list.some((c) => near(c.path, p)))) continue;
       if (oldWrote(p)) continue;
       const stands = (path: string, version: string) => entries[path]?.v === version;
       const both = `after the final sync the remote index names both ${p} and ${under[0]}${
         under.length > 1 ? ` (and ${under.length - 1} more under it)` : ""
       }`;
+      // The other shape stood, at the version named now, before the write
+      // and before the writer's deletion of it, where it made one (a newer
+      // version of the path the writer had synced: a peer's edit its
+      // deletion met): a conflict open there does not make the write right,
+      // the write had to wait for the deletion. (One put after a deletion
+      // that went through is another writer's the writer never saw.)
+      const before = (path: string, turn: number) => {
+        const e = entries[path];
+        const at = this.#goneBefore(path, turn) || turn;
+        return !!e && (this.#putTurn.get(`${path}\0${e.v}`) ?? Infinity) < at;
+      };
       const left = this.#informed.find((w) =>
         near(w.key, p) && stands(w.key, w.version) &&
-        w.knew.some((k) => near(k.path, p) && stands(k.path, k.version))
+        w.knew.some((k) => near(k.path, p) && before(k.path, w.turn))
       );
       if (left) {
-        const old = left.knew.find((k) => near(k.path, p) && stands(k.path, k.version))!;
+        const old = left.knew.find((k) => near(k.path, p) && before(k.path, left.turn))!;
         violations.push({
           invariant: "I15",
           message:
-            `${both}: c${left.clone} wrote ${left.key} (op #${left.op}) while it had synced ${old.path} (version ${old.version}), which still stands beside it, and no clone has a conflict open there`,
+            `${both}: c${left.clone} wrote ${left.key} (op #${left.op}) while it had synced ${old.path} (version ${old.version}), whose version named now (${
+              entries[old.path]?.v
+            }) stood before that write and still stands beside it`,
           afterOp: -1,
         });
         continue;
       }
+      if (conflicts.some((list) => list.some((c) => near(c.path, p)))) continue;
       // Told by its pull of the other shape, still standing since, and wrote its own anyway.
       const isOther = (key: string, other: string) =>
         other.startsWith(`${key}/`) || key.startsWith(`${other}/`);
@@ -248,7 +273,7 @@ export class ShapeWatch {
         near(w.key, p) && stands(w.key, w.version) &&
         (told = this.#told.find((t) =>
             t.clone === w.clone && t.turn < w.turn && isOther(w.key, t.path) &&
-            entries[t.path] !== undefined && (this.#lastGone.get(t.path) ?? 0) <= t.turn
+            entries[t.path] !== undefined && this.#goneBefore(t.path) <= t.turn
           )) !== undefined
       );
       if (!warned || !told) continue;

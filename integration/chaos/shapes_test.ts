@@ -35,13 +35,30 @@ Deno.test("I15: a writer that left the shape it had synced beside the one it wro
     /c1 wrote n\.md \(op #7\) while it had synced n\.md\/part\.md/,
   );
   assert.deepEqual([...found.clashed].sort(), ["n.md", "n.md/part.md"]);
-  // A conflict open there, or an old client's write, spares it.
+  // An old client's write spares it; a conflict open there does not (the
+  // write had to wait for the deletion of what it replaces).
   const conflict = [{ path: "n.md" }] as never;
-  assert.equal(shapes.checkClashes(entries, [[], conflict], () => false).violations.length, 0);
+  assert.equal(shapes.checkClashes(entries, [[], conflict], () => false).violations.length, 1);
   assert.equal(shapes.checkClashes(entries, [[], []], (p) => p === "n.md").violations.length, 0);
-  // Another version under the name since (not the one c1 knew): c1 left nothing.
+  // Another version under the name written since (not there when c1 wrote): c1 left nothing.
   const other = { ...entries, "n.md/part.md": entry("other") };
   assert.equal(shapes.checkClashes(other, [[], []], () => false).violations.length, 0);
+  // A newer version of the path c1 had synced, put before c1's write (a
+  // peer's edit its deletion met): c1's write stands beside it, a violation.
+  const watch = new ShapeWatch();
+  who = undefined;
+  const s1 = watch.watch(new InMemoryStore(), () => who, () => 9);
+  const v1 = await s1.put("k.md", enc("v1"), PutModes.create);
+  const v2 = await s1.put("k.md", enc("v2, a peer's edit"), PutModes.overwrite);
+  who = writer(3, { "k.md": v1.version });
+  const x = await s1.put("k.md/x", enc("under"), PutModes.create);
+  const edited = { "k.md": entry(v2.version), "k.md/x": entry(x.version) };
+  const met = watch.checkClashes(edited, [[{ path: "k.md" }] as never], () => false);
+  assert.equal(met.violations.length, 1);
+  assert.match(
+    met.violations[0].message,
+    /whose version named now \(v\d+\) stood before that write/,
+  );
   // Two writers that never saw each other's shape: spared, though clashed.
   const blind = new ShapeWatch();
   who = writer(2, {});

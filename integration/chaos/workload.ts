@@ -840,10 +840,15 @@ class World {
       return {
         writer: await readWriterId(slot.svc.cache),
         conflicts: state.conflicts,
-        // A path its push holds back (in the way of the other shape): its own
-        // upload waits there until the way is clear (I11's exception).
+        // A path its push holds back (in the way of the other shape, or of
+        // the new shape of a name whose old shape's deletion met a conflict):
+        // its own upload waits there until the way is clear or the conflict
+        // resolved (I11's exception).
         heldBack: (path: string) =>
-          state.blocked.clashOf(path, (p) => state.synced(p) !== undefined) !== undefined,
+          state.blocked.clashOf(path, (p) => state.synced(p) !== undefined) !== undefined ||
+          state.conflicts.list().some((c) =>
+            c.mine === null && (path.startsWith(`${c.path}/`) || c.path.startsWith(`${path}/`))
+          ),
       };
     }));
     // A clone's own write over the version the index names, at a path that

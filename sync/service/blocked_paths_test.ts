@@ -169,12 +169,16 @@ Deno.test("a directory replaced by a file in one cache while another edits a fil
     await put(b, "clash/x.txt", "edited in b");
     if (editFirst) await b.pushChanged();
     const ra = await a.pushChanged();
-    assert.deepEqual(ra.uploaded, ["clash"]);
+    // a's file waits for the deletions of the directory's files: published
+    // beside one that stays, it would make a clash.
+    assert.deepEqual(ra.uploaded, editFirst ? [] : ["clash"]);
     const rb = editFirst ? null : await b.pushChanged();
     if (editFirst) {
       // a's deletion met b's committed edit: the edit stays on the datastore, a's deletion is a conflict.
       assert.deepEqual(ra.conflicts, ["clash/x.txt"]);
       assert.equal(new TextDecoder().decode(store.peek("clash/x.txt")), "edited in b");
+      assert.ok(ra.skipped.some((s) => s.path === "clash" && s.keepDirty), "a's file held back");
+      assert.equal(store.peek("clash"), undefined);
     } else {
       // b's edit met a's committed deletion: kept in b as a conflict.
       assert.deepEqual(rb!.conflicts, ["clash/x.txt"]);
@@ -216,12 +220,13 @@ async function fileAgain(store: InMemoryStore, a: Awaited<ReturnType<typeof clon
   assert.equal(await read(c, "shape"), "a file again");
 }
 
-Deno.test("a directory's push that committed its file but failed the deletion of the file it replaced, then a file of its name again, pushed by that name: the directory's file is deleted", async () => {
+Deno.test("a directory's push whose deletion of the file it replaced failed: nothing of the directory is uploaded (no file beside files under its name); then a file of its name again, pushed by that name", async () => {
   const store = new InMemoryStore();
   const a = await fileReplacedByDirectory(store);
   store.failNext("delete", 1, () => new UnreachableError("cut off"));
   await assert.rejects(a.pushChanged(), /could not be reached/);
-  assert.deepEqual(a.state.syncedPaths().sort(), ["shape", "shape/part.txt"], "both committed");
+  assert.deepEqual(a.state.syncedPaths(), ["shape"]);
+  assert.deepEqual(store.keys("shape"), ["shape"], "the directory's file waits for the deletion");
   await fileAgain(store, a);
 });
 
@@ -268,4 +273,68 @@ Deno.test("a synced file replaced by a directory of its name, whose push deleted
   await a.pushChanged();
   assert.deepEqual(store.keys("shape").sort(), ["shape/other.txt", "shape/part.txt"]);
   assert.deepEqual(a.state.dirtyPaths(), []);
+});
+
+/** `b` replaced the synced file `notes/f` by a directory of its name and pushed it by that name, after `a` edited the file. */
+async function replacedAfterPeerEdit() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "notes/f", "v1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "notes/f", "v2, a's edit");
+  await a.pushChanged();
+  await Deno.remove(`${b.cacheDir}/notes/f`);
+  await put(b, "notes/f/x", "b's file under a directory", false);
+  await b.markDirty({ relPath: "notes/f" });
+  const pushed = await b.pushChanged();
+  return { store, b, pushed };
+}
+
+const notesNamed = async (store: InMemoryStore) =>
+  Object.keys((await readIndex(store, quick.retry))?.entries ?? {}).filter((p) =>
+    p.startsWith("notes/")
+  );
+
+Deno.test("a file replaced here by a directory, whose deletion meets a peer's edit: the directory's files are held back, never published beside the file", async () => {
+  const { store, b, pushed } = await replacedAfterPeerEdit();
+  assert.deepEqual(pushed.conflicts, ["notes/f"]);
+  assert.deepEqual(pushed.uploaded, []);
+  const held = pushed.skipped.find((s) => s.path === "notes/f/x");
+  assert.ok(held?.keepDirty);
+  assert.match(held.reason, /was not deleted on the datastore .*sluice resolve notes\/f --mine/);
+  assert.deepEqual(await notesNamed(store), ["notes/f"]);
+  assert.deepEqual(store.keys("notes"), ["notes/f"], "nothing of the directory uploaded");
+  assert.deepEqual(b.conflicts().map((c) => c.mine), [null], "b's side: a deletion");
+});
+
+Deno.test("that conflict resolved --mine: the file is deleted on the datastore and the directory's files published", async () => {
+  const { store, b } = await replacedAfterPeerEdit();
+  const r = await b.resolveConflict("notes/f", "mine");
+  assert.equal(r.resolved, true);
+  assert.equal(r.deleted, true);
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual(await notesNamed(store), ["notes/f/x"]);
+  assert.equal(store.peek("notes/f"), undefined);
+  const c = await clone(store, "c");
+  assert.deepEqual((await c.pullChanged()).blocked, []);
+  assert.equal(await read(c, "notes/f/x"), "b's file under a directory");
+});
+
+Deno.test("that conflict resolved --theirs: the peer's file is taken, the directory set aside whole, and nothing of it published", async () => {
+  const { store, b } = await replacedAfterPeerEdit();
+  const r = await b.resolveConflict("notes/f", "theirs");
+  assert.equal(r.resolved, true);
+  assert.equal(await read(b, "notes/f"), "v2, a's edit");
+  assert.equal(r.setAside.length, 1);
+  assert.equal(
+    await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}/x`),
+    "b's file under a directory",
+  );
+  const next = await b.pushChanged();
+  assert.deepEqual(next.uploaded, []);
+  assert.deepEqual(next.conflicts, []);
+  assert.deepEqual(await notesNamed(store), ["notes/f"]);
+  assert.deepEqual(store.keys("notes"), ["notes/f"]);
 });

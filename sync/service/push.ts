@@ -31,7 +31,7 @@ import {
 } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
 import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
-import { clashesFirst } from "./push_clash.ts";
+import { clashesFirst, replacedFirst } from "./push_clash.ts";
 import { settleMarkedDirs } from "./push_marked_dirs.ts";
 import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
@@ -309,8 +309,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       ? makeIndexFirst(ctx, deps.indexMemo, ctx.plan.map((e) => e.path))
       : undefined;
     if (ctx.config.concurrency <= 1) await indexFirst;
+    const writes = await replacedFirst(
+      uploads,
+      deletes,
+      (first) => runDeletes(ctx, first, tally, ownWriter),
+      failures,
+    );
     try {
-      await pMap(uploads, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      await pMap(writes, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     } finally {
       await indexFirst;
     }

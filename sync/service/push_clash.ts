@@ -10,6 +10,8 @@
  */
 import { KeyClashError } from "../errors.ts";
 import type { PlanEntry } from "../context.ts";
+import { shellWord } from "../shell_word.ts";
+import { directoriesOf } from "./plan.ts";
 
 /** A write or deletion of the push that failed. */
 export interface PushFailureEntry {
@@ -53,4 +55,74 @@ export async function clashesFirst(
   for (const f of again) failures.splice(failures.indexOf(f), 1);
   for (const d of first) deletes.splice(deletes.indexOf(d), 1);
   if (!(await run(first, strays, again.map((f) => f.entry)))) failures.push(...again);
+}
+
+/**
+ * A synced shape this push replaces by the other (a file by a directory of
+ * its name, or a directory by a file): its deletions (in `deletes`) go
+ * first, through `run`, and are taken out of `deletes`; the writes of the
+ * new shape (in `uploads`) wait for them. A deletion that is not made (it
+ * meets a peer's change as a conflict, or another writer's upload not
+ * committed yet, or fails) holds back the writes beside it, skipped and
+ * kept dirty with the way on in their reason: published beside the shape
+ * that stays, they would leave the datastore holding a file and files under
+ * a directory of one name, which no cache can pull whole. Returns the
+ * writes to make.
+ */
+export async function replacedFirst(
+  uploads: readonly PlanEntry[],
+  deletes: PlanEntry[],
+  run: (first: PlanEntry[]) => Promise<void>,
+  failures: readonly PushFailureEntry[],
+): Promise<PlanEntry[]> {
+  if (deletes.length === 0 || uploads.length === 0) return [...uploads];
+  const uploaded = new Set(uploads.map((u) => u.path));
+  const uploadDirs = directoriesOf([...uploaded]);
+  // A deletion of a directory's file an upload replaces, or of a file an upload lies under.
+  const first = deletes.filter((d) =>
+    uploadDirs.has(d.path) || above(d.path, uploaded) !== undefined
+  );
+  if (first.length === 0) return [...uploads];
+  for (const d of first) deletes.splice(deletes.indexOf(d), 1);
+  await run(first);
+  const failed = new Set(failures.map((f) => f.entry));
+  const standing = new Map(
+    first.filter((d) => d.action !== "delete" || failed.has(d)).map((d) => [d.path, d]),
+  );
+  if (standing.size === 0) return [...uploads];
+  const standingPaths = new Set(standing.keys());
+  const standingDirs = directoriesOf([...standingPaths]);
+  const writes: PlanEntry[] = [];
+  for (const u of uploads) {
+    const file = above(u.path, standingPaths);
+    const stays = file !== undefined
+      ? standing.get(file)
+      : standingDirs.has(u.path)
+      ? [...standing.values()].find((d) => d.path.startsWith(`${u.path}/`))
+      : undefined;
+    if (!stays) {
+      writes.push(u);
+      continue;
+    }
+    u.action = "skip";
+    u.keepDirty = true;
+    u.reason = `${
+      file !== undefined
+        ? `the file ${stays.path}, replaced here by a directory of its name,`
+        : `${stays.path}, under the directory ${u.path} that this file replaces here,`
+    } was not deleted on the datastore (${
+      stays.reason ?? "its deletion failed"
+    }); published beside it, ${u.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked: once ${stays.path} is settled (\`sluice resolve ${
+      shellWord(stays.path)
+    } --mine\` deletes it over the peer's version), push again`;
+  }
+  return writes;
+}
+
+/** The directory above `path` (its own or one further up) that `set` holds; undefined when none. */
+function above(path: string, set: ReadonlySet<string>): string | undefined {
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+    if (set.has(path.slice(0, i))) return path.slice(0, i);
+  }
+  return undefined;
 }

@@ -344,7 +344,12 @@ export async function resolveConflict(
   }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
-    await assertPublishable(deps, path, resolution);
+    // A deletion of yours with a directory of its name here (the file
+    // replaced by one): the push of the name deletes the file on the
+    // datastore and publishes the directory's files, as a push of it does.
+    const deletionByDirectory = resolution === "mine" && !rec.mine &&
+      deps.cache.holdsDirectory(path);
+    if (!deletionByDirectory) await assertPublishable(deps, path, resolution);
   }
   const theirs = await versionedTheirs(deps, rec);
   if (theirs === undefined) {
