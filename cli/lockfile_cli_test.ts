@@ -79,13 +79,27 @@ Deno.test("the lockfile_guarded warning names the CLI command", async () => {
   ]);
   assert.equal(add.code, 0, add.err);
   await w.write(a, LOCKFILE, '{"@acme/ssh":{"version":"9.9.9"}}\n');
+  for (const args of [["push"], ["push", LOCKFILE], ["status"]]) {
+    // Left out, and said so: the hand edit is not published (exit 2).
+    const r = await sluice([...args, "--cache", a]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.out}${r.err}`);
+    assert.match(r.out + r.err, new RegExp(LOCKFILE.replaceAll("/", "\\/")));
+  }
   const push = await sluice(["push", "--cache", a]);
-  assert.equal(push.code, 0, push.err);
   assert.match(
     push.err,
     /warning\[lockfile_guarded\]: .*`sluice lockfile add <name> '<entry JSON>' --cache \S+\/a`/,
   );
   assert.match(push.err, /`sluice lockfile remove <name> --cache \S+\/a`/);
+  assert.match(push.err, /delete it here and run `sluice pull --restore-deleted --cache \S+\/a`/);
+  // The way back: the datastore's copy, and nothing left out.
+  await Deno.remove(`${a}/${LOCKFILE}`);
+  const back = await sluice(["pull", "--restore-deleted", "--cache", a]);
+  assert.equal(back.code, 0, back.err);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${a}/${LOCKFILE}`)), {
+    "@acme/ssh": { version: "1.2.0" },
+  });
+  assert.equal((await sluice(["status", "--cache", a])).code, 0);
   await w.cleanup();
 });
 

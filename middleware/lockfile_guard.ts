@@ -71,7 +71,7 @@ function guardedMessage(
       describeLockfileChange(pending)
     }) that was not published yet: run \`sluice lockfile retry\` to replay it on the current remote copy.`
     : " To add or remove extensions, use the lockfile transaction, which applies only the named entries to the current remote copy: on the command line \`sluice lockfile add <name> '<entry JSON>'\` or \`sluice lockfile remove <name>\`; from code updateManagedLockfile.";
-  return `${what} ${entry.path} was not pushed: the managed lockfile is published only by its transaction, because this copy may be stale and uploading it would erase entries other checkouts added. Nothing was uploaded; the local file was left as is and its dirty mark cleared.${next}`;
+  return `${what} ${entry.path} was not pushed: the managed lockfile is published only by its transaction, because this copy may be stale and uploading it would erase entries other checkouts added. Nothing was uploaded; the local file was left as is and its dirty mark cleared, and a push or status lists it as left out (exit 2) while it differs from the datastore's.${next} To take the datastore's copy back instead, delete it here and run \`sluice pull --restore-deleted\`.`;
 }
 
 /**
@@ -104,6 +104,9 @@ export function lockfileGuard(): Middleware<PushContext> {
         entry.reason = "managed lockfile: published only by the lockfile transaction";
         guarded++;
         ctx.note(LOCKFILE_GUARD, `left ${entry.path} out of the push`, entry);
+        // A copy here that differs from the datastore's stays unpublished:
+        // left out, as a push or `status` says (exit 2), not pushed.
+        if (changed) entry.unpublished = true;
         if (changed && !ctx.dryRun) {
           pending ??= await pendingDeltas(ctx);
           ctx.events.emit("warning", {

@@ -45,6 +45,7 @@ Deno.test("the lockfile is left out of the push, its mark cleared, and a changed
   const [lock, other] = m.ctx.plan;
   assert.equal(lock.action, "skip");
   assert.equal(lock.keepDirty, false);
+  assert.equal(lock.unpublished, true, "a changed copy is left out, not published");
   assert.ok(lock.handledBy.includes(LOCKFILE_GUARD));
   assert.equal(other.action, "put");
   assert.equal(other.mode, undefined);
@@ -67,6 +68,7 @@ Deno.test("an unchanged lockfile is left out silently; a namespaced one and a de
   await m.cache.write(LOCKFILE, body);
   await lockfileGuard()(m.ctx, spyNext());
   assert.ok(m.ctx.plan.every((e) => e.action === "skip" && !e.keepDirty));
+  assert.deepEqual(m.ctx.plan.map((e) => !!e.unpublished), [false, true]);
   assert.deepEqual(m.warnings.map((w) => w.path), [ns]);
   assert.match(m.warnings[0].message, /local deletion/);
 });

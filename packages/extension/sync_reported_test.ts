@@ -12,6 +12,7 @@ import { envFrom } from "./env.ts";
 import { defineStoreDatastore } from "./store_datastore.ts";
 
 const APP = "config/app.yaml";
+const LOCKFILE = "config/upstream_extensions.json";
 const LABEL = "[@sluice/store-datastore]";
 
 async function proc(store: InMemoryStore, name: string) {
@@ -135,3 +136,35 @@ Deno.test("said: a lock's warning gives its command for that very lock, with the
   );
   await lock.forceRelease((await lock.inspect())!.nonce);
 });
+
+for (const bulk of [false, true]) {
+  Deno.test(
+    `said: the tool's write of the managed lockfile${
+      bulk ? " (the whole cache marked)" : ""
+    }, published through its transaction, is no file left behind`,
+    async () => {
+      const store = new InMemoryStore();
+      const a = await proc(store, "a");
+      const b = await proc(store, "b");
+      await a.write(LOCKFILE, '{"@acme/a":{"version":"1"}}\n');
+      await a.svc.pushChanged();
+      await b.svc.pullChanged();
+      // b's tool adds an extension to the copy it synced: the bridge publishes the entry.
+      const both = '{"@acme/a":{"version":"1"},"@acme/b":{"version":"2"}}\n';
+      if (bulk) {
+        await b.svc.markDirty({});
+        await Deno.writeTextFile(`${b.cache}/${LOCKFILE}`, both);
+      } else await b.write(LOCKFILE, both);
+      await b.svc.pushChanged();
+      assert.deepEqual(JSON.parse(store.peekText(LOCKFILE)!), {
+        "@acme/a": { version: "1" },
+        "@acme/b": { version: "2" },
+      });
+      assert.deepEqual(
+        b.lines.filter((l) => /warning\[(sync_incomplete|conflicts_left)\]/.test(l)),
+        [],
+        b.lines.join("\n"),
+      );
+    },
+  );
+}

@@ -12,6 +12,7 @@
  */
 import type { PullResult } from "../../sync/service/pull.ts";
 import type { PushResult } from "../../sync/service/push.ts";
+import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { pullOutcome, pushOutcome } from "./left_behind.ts";
 import type { DatastoreRuntime } from "./runtime.ts";
 
@@ -52,7 +53,14 @@ export function reportPush(
   r: PushResult,
   ns: string,
 ): void {
-  for (const w of pushOutcome(r, rt.cliTarget(cachePath, ns))) {
+  // The managed lockfile a push leaves out is the lockfile bridge's: it
+  // publishes the change through the transaction, or warns why not
+  // (`lockfile_change_unpublished`).
+  const bridged = {
+    ...r,
+    skipped: r.skipped.filter((s) => !(s.unpublished && isManagedLockfilePath(s.path))),
+  };
+  for (const w of pushOutcome(bridged, rt.cliTarget(cachePath, ns))) {
     rt.events.emit("warning", w);
   }
 }
