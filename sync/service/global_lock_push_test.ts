@@ -247,3 +247,25 @@ Deno.test("global lock: a create an old client deletes while the commit waits fo
     "kept dirty: the next push publishes it again",
   );
 });
+
+Deno.test("global lock: an object at the lock's key that is no lock is said before the wait, with how to remove it", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  s.store.seed(GLOBAL, "not json");
+  const short = s.svc.lockBackend!.createLock(
+    GLOBAL,
+    { holder: "sluice@host", hostname: "host", pid: 1 },
+    { retryDelayMs: 50, maxWaitMs: 200 },
+  );
+  const warnings: WarningEvent[] = [];
+  s.svc.events.on("warning", (w) => warnings.push(w));
+  let error: unknown;
+  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
+  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
+  await run;
+  assert.equal((error as SluiceError).code, "lock_timeout");
+  assert.equal(warnings[0]?.code, "global_lock_wait");
+  assert.match(warnings[0].message, /an object is there that is no lock \(malformed lock body/);
+  assert.match(warnings[0].message, /taken over once it is older than the lock's time to live/);
+  assert.match(warnings[0].message, /`sluice lock release --force`/);
+});
