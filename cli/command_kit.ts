@@ -119,9 +119,11 @@ export async function withSession<T>(
     // A store that answered is the right one, even if the command then failed.
     await session.recordStore().catch(() => {}); // the command's own error is the one to report
     session.close();
-    // A configuration error before the store ever answered (a mistyped bucket,
-    // refused credentials) says nothing was changed: so is it, in the cache too.
-    if (!session.reached && isConfigError(e)) await undoFresh();
+    // A failure before the store ever answered (a mistyped bucket, refused
+    // credentials, an endpoint that is down) synced nothing: what this run
+    // made in the cache goes too, so that a directory of files is not taken
+    // for a cache by the next command without --init.
+    if (!session.reached) await undoFresh();
     // Any other failure: a cache directory this run created (`--init`) that
     // holds nothing but its state goes too, so a failed first command
     // leaves nothing behind.

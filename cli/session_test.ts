@@ -97,6 +97,23 @@ Deno.test("a directory that holds files but was never a cache is refused (cache_
   await w.cleanup();
 });
 
+Deno.test("push --init of a directory of files against a datastore that cannot be reached leaves no state behind: it is no cache to the next command", async () => {
+  const w = await world();
+  const dir = `${w.base}/files`;
+  await w.write(dir, "notes/a.txt", "mine\n");
+  const url = "s3://init-bucket/p?endpoint=http://127.0.0.1:9&retries=0&timeout=500";
+  const env = { AWS_ACCESS_KEY_ID: "a", AWS_SECRET_ACCESS_KEY: "b" };
+  for (const command of ["push", "pull"]) {
+    const r = await sluice([command, "--init", "--cache", dir, "--store", url], { env });
+    assert.equal(r.code, 69, r.err);
+    assert.equal(await exists(`${dir}/.sluice`), false, `${command}: no state left behind`);
+  }
+  assert.equal(await Deno.readTextFile(`${dir}/notes/a.txt`), "mine\n");
+  const again = await sluice(["push", "--cache", dir, "--store", url], { env });
+  assert.equal(again.code, 66, again.err);
+  await w.cleanup();
+});
+
 Deno.test("a missing file:// store directory is refused (store_not_found, 66) and the cache is not tied to it", async () => {
   const w = await world();
   const a = w.cache("a");
