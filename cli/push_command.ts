@@ -140,7 +140,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       .description("push the cache's changes to the store through the gate pipeline")
       .argument(
         "[paths...]",
-        "only these cache paths (files or directories: a directory stands for everything under it, so a synced file deleted under it, or replaced by a directory of its name, is deleted on the datastore too); default: every changed file, and never a deletion",
+        "only these cache paths (files or directories: a directory stands for everything under it, so a synced file deleted under it, or replaced by a directory of its name, is deleted on the datastore too); other changed files, and a walk still pending from an earlier push, wait for a push of the whole cache; default: every changed file, and never a deletion",
       )
       .option(
         "--no-walk",
@@ -179,9 +179,12 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         out,
         s.events,
         () => {
+          // Named paths: those alone (a walk still pending waits for a push of the whole cache).
+          const named = [...given, ...adopt];
           const options = {
             signal: io.signal,
             ...(adopt.length ? { adoptUncommitted: adopt } : {}),
+            ...(paths.length ? { only: named } : {}),
           };
           return globalLock
             ? pushUnderGlobalLock(s.service, globalLockOf(s), options)

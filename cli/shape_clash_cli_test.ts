@@ -29,3 +29,31 @@ Deno.test("pull of a path by name that a file here is in the way of: sync_incomp
     await w.cleanup();
   }
 });
+
+Deno.test("push <name>, as a walk's hold-back advises, pushes that name alone: other edits, and the walk still pending, wait for a push of the whole cache", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    await w.write(a, "n/a", "file");
+    await w.write(a, "keep/x", "v1");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    await Deno.remove(`${a}/n/a`);
+    await w.write(a, "n/a/x", "a file under a directory of its name");
+    const walked = await sluice(["push", "--cache", a]);
+    assert.equal(walked.code, 2, walked.out + walked.err);
+    assert.match(walked.out + walked.err, /sluice push n\/a/);
+    // Drafts the user does not name.
+    await w.write(a, "keep/x", "v2, a draft");
+    await w.write(a, "scratch.txt", "a draft");
+    const named = await sluice(["push", "n/a", "--cache", a, "--json"]);
+    assert.equal(named.code, 0, named.err);
+    const j = named.json() as { uploaded: string[]; deleted: string[] };
+    assert.deepEqual(j.uploaded, ["n/a/x"]);
+    assert.deepEqual(j.deleted, ["n/a"]);
+    const whole = await sluice(["push", "--cache", a, "--json"]);
+    assert.equal(whole.code, 0, whole.err);
+    assert.deepEqual((whole.json().uploaded as string[]).sort(), ["keep/x", "scratch.txt"]);
+  } finally {
+    await w.cleanup();
+  }
+});

@@ -21,6 +21,13 @@ export interface PushOptions {
   /** Compute the plan only; write nothing. */
   readonly dryRun?: boolean;
   /**
+   * Push only these paths, marked dirty first (files, or directories that
+   * stand for what is under them, deletions included), not the rest of the
+   * dirty set: what else is marked, and a walk still pending from an
+   * earlier push (a bulk `markDirty()`), stay for a later push.
+   */
+  readonly only?: readonly string[];
+  /**
    * Paths where another writer's uncommitted object (its push stopped
    * before its index update, and it is gone for good) is published in the
    * index as that writer's change instead of waited for; a local change of

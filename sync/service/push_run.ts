@@ -53,7 +53,7 @@ export interface PushRunDeps {
 }
 
 /** A push's options, with the service's own: a walk, or only some paths. */
-export type RunOptions = PushOptions & { walk?: boolean; only?: readonly string[] };
+export type RunOptions = PushOptions & { walk?: boolean };
 
 /** What a caller takes out of one pass, or gives it: its plan, a preparation, a commit. */
 export interface PassOut {

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { createSyncService, type SyncService } from "./service.ts";
-import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone as gatedClone } from "./clone_kit.ts";
+import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import { clone as gatedClone, put } from "./clone_kit.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
@@ -171,4 +171,20 @@ Deno.test("a deletion whose object a push cut off before its commit had already 
   assert.deepEqual(r.deleted, ["notes/x.txt"], "not 'nothing to push'");
   const index = JSON.parse(store.peekText(".datastore-index.json") ?? "{}");
   assert.deepEqual(Object.keys(index.entries ?? {}), []);
+});
+
+Deno.test("pushChanged({ only }) pushes those paths alone: other marks and a pending walk stay for a later push", async () => {
+  const store = new InMemoryStore();
+  const a = await gatedClone(store, "a");
+  await put(a, "one.txt", "1");
+  await put(a, "two.txt", "2");
+  await writeCacheFile(a.cacheDir, "walked.txt", "found by a walk");
+  await a.markDirty();
+  const r = await a.pushChanged({ only: ["one.txt"] });
+  assert.deepEqual(r.uploaded, ["one.txt"]);
+  assert.deepEqual(a.state.dirtyPaths(), ["two.txt"]);
+  assert.equal(a.state.bulkPending(), true, "the walk still pending");
+  const rest = await a.pushChanged();
+  assert.deepEqual([...rest.uploaded].sort(), ["two.txt", "walked.txt"]);
+  assert.equal(a.state.bulkPending(), false);
 });
