@@ -456,6 +456,13 @@ Deno.test("theirs prints the datastore's copy of a conflicted path to merge from
   const inside = await sluice(["theirs", CFG, "--out", `${b}/config/x.yaml`, "--cache", b]);
   assert.equal(inside.code, 65, inside.err);
   assert.match(inside.err, /lies inside the cache/);
+  // A copy that is not text needs --out: a usage error (64), nothing printed.
+  await Deno.writeFile(`${a}/${CFG}`, new Uint8Array([0xff, 0xfe, 0x00, 0x80]));
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  const binary = await sluice(["theirs", CFG, "--cache", b]);
+  assert.equal(binary.code, 64, binary.err);
+  assert.match(binary.err, /error\[usage\]: .*is not UTF-8 text; nothing was printed.*--out/);
+  assert.equal(binary.out, "");
   // A newer copy since the conflict was recorded is shown, and said to be newer.
   await w.write(a, CFG, "x: 3\n");
   assert.equal((await sluice(["push", "--cache", a])).code, 0);

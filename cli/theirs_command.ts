@@ -245,8 +245,7 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
         try {
           text = new TextDecoder("utf-8", { fatal: true }).decode(got.body);
         } catch {
-          throw new SluiceError(
-            "invalid_config",
+          throw new UsageError(
             `The datastore's copy of ${rel} is not UTF-8 text; nothing was printed. Write it to a file: \`sluice theirs ${
               shellWord(rel)
             } --out <file outside the cache>\`.`,
