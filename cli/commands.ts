@@ -51,7 +51,14 @@ function configure(cmd: Command, io: CliIo): void {
       getErrHasColors: () => false,
     })
     .exitOverride()
-    .showHelpAfterError("(add --help for usage)");
+    .showHelpAfterError(
+      // A command group names its commands (a mistyped one may resemble none).
+      cmd.parent && cmd.commands.length > 0
+        ? `(\`sluice ${cmd.name()}\` takes one of: ${
+          cmd.commands.map((c) => c.name()).join(", ")
+        }; add --help for usage)`
+        : "(add --help for usage)",
+    );
   for (const sub of cmd.commands) configure(sub, io);
 }
 

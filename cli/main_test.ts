@@ -43,6 +43,13 @@ Deno.test("usage errors print error[usage] and exit 64", async () => {
   const unknown = await sluice(["bogus"]);
   assert.equal(unknown.code, 64);
   assert.match(unknown.err, /^error\[usage\]: unknown command 'bogus'/);
+  // A group's unknown command names the group's commands.
+  const inGroup = await sluice(["lock", "status"]);
+  assert.equal(inGroup.code, 64);
+  assert.match(
+    inGroup.err,
+    /unknown command 'status'\n\(`sluice lock` takes one of: list, inspect, release;/,
+  );
   const option = await sluice(["push", "--frobnicate"]);
   assert.equal(option.code, 64);
   assert.match(option.err, /error\[usage\]: unknown option '--frobnicate'/);
