@@ -41,7 +41,11 @@ function describePush(
     ];
   }
   const extra = [
-    ...(r.identical.length ? [`${r.identical.length} already identical remotely`] : []),
+    ...(r.identical.length
+      ? [
+        `${r.identical.length} already on the datastore with the same bytes (an upload of an earlier push cut off, or a peer's), now named in its index`,
+      ]
+      : []),
     ...(r.deleted.length ? [`${plural(r.deleted.length, "file")} deleted remotely`] : []),
   ];
   lines.push(
