@@ -57,7 +57,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       // naming none is refused before anything is done.
       const rels = conflictPaths(s.service, paths);
       const done: ResolveResult[] = [];
-      const notTaken: string[] = [];
+      const notTaken: { path: string; reason: string }[] = [];
       // Several conflicts: one refused (nothing changed for it) is told of,
       // and the others are resolved all the same.
       const refused: { path: string; code: string; message: string }[] = [];
@@ -73,8 +73,17 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
             continue;
           }
           done.push(r);
-          // Theirs not taken, and no conflict either: the store's object is not the one the index names.
-          if (!r.resolved && r.conflicts.length === 0) notTaken.push(rel);
+          // Not resolved, and no conflict either: theirs not taken (the store's
+          // object is not the one the index names), or yours not published yet
+          // (its push left it out, for the reason it gave).
+          if (!r.resolved && r.conflicts.length === 0) {
+            notTaken.push({
+              path: rel,
+              reason: resolution === "theirs"
+                ? "the datastore's object is not the one its index names"
+                : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
+            });
+          }
           say(out, s.store.endpoint, rel, resolution, r, (l) => shownLocation(s.service.cache, l));
         }
       };
@@ -83,10 +92,7 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       else await resolveAll();
       const left = leftBehindError("resolve", {
         conflicts: [...refused.map((r) => r.path), ...done.flatMap((r) => r.conflicts)],
-        left: notTaken.map((path) => ({
-          path,
-          reason: "the datastore's object is not the one its index names",
-        })),
+        left: notTaken,
       });
       const { outcome, exitCode } = outcomeOf(out, left);
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).

@@ -596,3 +596,18 @@ Deno.test("theirs --out of a deletion writes nothing and exits 1 (not_found); re
   );
   await w.cleanup();
 });
+
+Deno.test("resolve --mine held back by another writer's upload in flight says why, with the push's own reason (exit 2)", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  // Another writer's push of the path is on its way: its object is up, its index update not yet.
+  const store = new FsStore({ root: w.root });
+  await store.put(CFG, new TextEncoder().encode("x: 3, in flight\n"), PutModes.overwrite, {
+    metadata: { [WRITER_METADATA]: "another-writer" },
+  });
+  const r = await sluice(["resolve", CFG, "--mine", "--cache", b, "--json"]);
+  assert.equal(r.code, 2, r.err);
+  const said = (r.json().outcome as { message: string }).message;
+  assert.match(said, /config\/app\.yaml: another writer's uncommitted write holds it/);
+  assert.doesNotMatch(said, /is not the one its index names/);
+});
