@@ -1603,3 +1603,19 @@ Deno.test("chaos regression: resolve --mine of a deletion whose path is now a di
     '{"seed":70300786,"clones":5,"v2":true,"kinds":["api","api","core","api","core-single-phase"],"indexFirst":true,"ops":[{"id":5,"kind":"edit","clone":3,"file":4,"how":"push"},{"id":39,"kind":"stall","clone":4,"on":true},{"id":40,"kind":"edit","clone":4,"file":4,"how":"push"},{"id":41,"kind":"reshape","clone":4,"file":4,"how":"hand"},{"id":44,"kind":"tick","n":2,"pick":2072119315},{"id":45,"kind":"vanish","file":4},{"id":71,"kind":"sync","clone":2},{"id":72,"kind":"sync","clone":4},{"id":27,"kind":"resolve","clone":1,"pick":5,"how":"merged"},{"id":38,"kind":"stall","clone":4,"on":false},{"id":32,"kind":"tick","n":8,"pick":1806127962},{"id":33,"kind":"crash","clone":4}]}',
   );
 });
+
+/**
+ * I7 (seed 71400023, found by 1,000 histories with reshapes and stalls in
+ * all, failing the same at 59d98ff): an old client's file, synced by a
+ * clone, was deleted by that clone's push of a directory of its name; before
+ * the commit another clone's upload of its edit landed at the path (then was
+ * withdrawn by its writer), so the commit kept the old client's entry, which
+ * names no version, though it named the very copy the deletion removed: the
+ * index named a missing object. The commit now compares such an entry's
+ * bytes with the copy the deletion was based on (`baseHash`).
+ */
+Deno.test("chaos regression: a deletion's commit removes another client's entry naming the copy it deleted, with a Sluice writer's upload there now (I7, seed 71400023)", async () => {
+  await clean(
+    '{"seed":71400023,"clones":2,"kinds":["api","core"],"oldClients":true,"skewMs":[0,82236],"ops":[{"id":0,"kind":"sync","clone":1},{"id":1,"kind":"lockfile","clone":1,"set":"@chaos/ext-1"},{"id":2,"kind":"run","clone":0,"model":0,"data":0,"workMs":1000},{"id":26,"kind":"oldpush","clone":1,"file":4},{"id":3,"kind":"tick","n":36,"pick":3977877},{"id":4,"kind":"config","clone":1,"file":2},{"id":5,"kind":"tick","n":15,"pick":1439828736},{"id":21,"kind":"oldpush","clone":0},{"id":6,"kind":"tick","n":17,"pick":1601449972},{"id":7,"kind":"migrate","clone":1},{"id":27,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":28,"kind":"reshape","clone":1,"file":4,"how":"hand"},{"id":9,"kind":"tick","n":32,"pick":442679524},{"id":29,"kind":"sync","clone":0},{"id":30,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":11,"kind":"tick","n":15,"pick":1273341455},{"id":13,"kind":"tick","n":26,"pick":104668864},{"id":17,"kind":"crash","clone":1}]}',
+  );
+});

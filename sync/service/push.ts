@@ -148,6 +148,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
+    const indexBaseHash: Record<string, string> = {};
     const indexSynced: Record<
       string,
       { hash: string; version: string; size: number; mtimeMs?: number }
@@ -164,6 +165,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       failures,
       indexRemove,
       indexBase,
+      indexBaseHash,
       indexSynced,
       handled,
       settled,
@@ -390,6 +392,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       set: prior ? { ...prior.set, ...indexSet } : indexSet,
       remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
       base: prior ? { ...prior.base, ...indexBase } : indexBase,
+      baseHash: prior ? { ...prior.baseHash, ...indexBaseHash } : indexBaseHash,
       check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
       baseGone: prior ? [...prior.baseGone ?? [], ...baseGone] : baseGone,
       synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,

@@ -28,6 +28,8 @@ export interface PendingCommit {
   readonly remove: readonly string[];
   /** The version each change was conditional on (see `IndexChange.base`). */
   readonly base?: Readonly<Record<string, string | null>>;
+  /** The hash of the copy each deletion was based on (see `IndexChange.baseHash`). */
+  readonly baseHash?: Readonly<Record<string, string>>;
   /** Paths set only while the store holds their version (see `IndexChange.check`). */
   readonly check?: readonly string[];
   /** Paths written where the store no longer held their base (see `IndexChange.baseGone`). */
@@ -127,6 +129,7 @@ export async function commitPrepared(
       set: pending.set,
       remove: pending.remove,
       base: pending.base,
+      baseHash: pending.baseHash,
       check: pending.check,
       baseGone: pending.baseGone,
       checkCreates: deps.checkCreates,

@@ -295,6 +295,7 @@ export async function runDeletes(
     // the commit must not remove that entry (see `apply` in index_io.ts).
     if (entry.syncedVersion !== undefined) {
       tally.indexBase[entry.path] = entry.syncedVersion;
+      if (entry.syncedHash) tally.indexBaseHash[entry.path] = entry.syncedHash;
     }
     tally.handled.push(entry.path);
   }

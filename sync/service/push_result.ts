@@ -104,6 +104,8 @@ export interface PushTally {
   readonly indexRemove: string[];
   /** The version each write or delete was conditional on (null: created). */
   readonly indexBase: Record<string, string | null>;
+  /** The hash of the copy each deletion was based on (see `IndexChange.baseHash`). */
+  readonly indexBaseHash: Record<string, string>;
   /** What the manifest records for each path, once the index names it. */
   readonly indexSynced: Record<
     string,

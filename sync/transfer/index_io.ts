@@ -25,6 +25,7 @@ import {
   shardKey,
 } from "./bucket_layout.ts";
 import type { IndexChange } from "./remote_index.ts";
+import { WRITER_METADATA } from "./writer_id.ts";
 
 /**
  * Runs `fn` over `items`, at most `limit` at a time, in the caller's own
@@ -250,7 +251,13 @@ export async function apply(
       c.retry,
       c.signal,
     );
-    return info ? { version: info.version, size: info.size } : null;
+    return info
+      ? {
+        version: info.version,
+        size: info.size,
+        ...(info.metadata?.[WRITER_METADATA] ? { uncommitted: true } : {}),
+      }
+      : null;
   };
   if (foreign?.size) {
     for (const p of change.remove) foreign.delete(p);
@@ -293,8 +300,15 @@ export async function apply(
   const namesGoneBase = (p: string, held: HeldObject) => {
     const base = change.base?.[p];
     const cur = current(p);
-    return typeof base === "string" && cur !== undefined && !isUnversioned(cur) &&
-      cur.v === base && held.version !== base;
+    if (typeof base !== "string" || cur === undefined || held.version === base) return false;
+    if (!isUnversioned(cur)) return cur.v === base;
+    // Another client's entry, which names no version: it is the one this
+    // deletion was based on when it names that copy's bytes, and what is
+    // there now is a Sluice writer's upload no commit named yet (an old
+    // client writes without a writer id: a write of its own could hold the
+    // same bytes, and is never taken for gone).
+    const hash = change.baseHash?.[p];
+    return held.uncommitted === true && !!hash && cur.h === hash;
   };
   for (const p of change.remove) {
     const theirs = removeChecks.get(p);
@@ -388,6 +402,8 @@ export async function apply(
 export interface HeldObject {
   readonly version: string;
   readonly size: number;
+  /** A Sluice writer's upload (it carries a writer id), as a commit's check found it. */
+  readonly uncommitted?: true;
 }
 
 export function busy(key: string): SluiceError {

@@ -3,6 +3,7 @@
  * call and no call still running once it has thrown.
  */
 import assert from "node:assert/strict";
+import { WRITER_METADATA } from "./writer_id.ts";
 import { apply, eachLimit } from "./index_io.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 
@@ -80,4 +81,40 @@ Deno.test("a verified set of another client's entry (no object version) applies 
   const gone: Record<string, typeof theirs> = {};
   await apply(store, c, gone, verified({ "b.txt": theirs }));
   assert.equal(gone["b.txt"], undefined);
+});
+
+Deno.test("a deletion based on another client's entry (no object version) removes it when it names the deleted copy's bytes and a Sluice writer's upload not committed yet stands there; an old client's write there keeps it", async () => {
+  const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+  const hash = "b".repeat(64);
+  const theirs = { v: `~${hash}`, h: hash, s: 5 };
+  for (const writer of [true, false]) {
+    const store = new InMemoryStore();
+    // The copy this deletion was based on is gone; another write stands at the path now.
+    await store.put("a.txt", new TextEncoder().encode("again"), { kind: "create" }, {
+      metadata: writer ? { [WRITER_METADATA]: "w2" } : {},
+    });
+    const entries: Record<string, typeof theirs> = { "a.txt": theirs };
+    const foreign = new Map();
+    await apply(
+      store,
+      c,
+      entries,
+      {
+        set: {},
+        remove: ["a.txt"],
+        base: { "a.txt": "deleted-version" },
+        baseHash: { "a.txt": hash },
+        checkCreates: true,
+      },
+      false,
+      foreign,
+    );
+    if (writer) {
+      assert.equal(entries["a.txt"], undefined, "the entry named the deleted copy: removed");
+      assert.equal(foreign.size, 0);
+    } else {
+      assert.deepEqual(entries["a.txt"], theirs, "an old client's write may be that entry's: kept");
+      assert.ok(foreign.has("a.txt"));
+    }
+  }
 });

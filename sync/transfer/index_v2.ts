@@ -81,6 +81,7 @@ export async function updateV2(
     const own: IndexChange = {
       ...parts.get(part)!,
       base: change.base,
+      baseHash: change.baseHash,
       verify: change.verify,
       check: change.check,
       baseGone: change.baseGone,

@@ -146,6 +146,12 @@ export interface IndexChange {
    */
   readonly base?: Readonly<Record<string, string | null>>;
   /**
+   * For a deletion: the hash of the copy it was based on. Where the index
+   * names that copy by another client's entry (no version of Sluice's), the
+   * entry is taken for the one the deletion was based on (see `apply`).
+   */
+  readonly baseHash?: Readonly<Record<string, string>>;
+  /**
    * Apply each `set` only while the store holds the version it names, and
    * each `remove` only while it holds nothing at the path: for a change
    * replayed from an older commit (an index move's catch-up, or a v1 commit
