@@ -10,6 +10,7 @@ import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { pullLeftBehind } from "./pull_result.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
+import type { DistributedLock } from "../ports.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
 
 Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
@@ -337,4 +338,82 @@ Deno.test("that conflict resolved --theirs: the peer's file is taken, the direct
   assert.deepEqual(next.conflicts, []);
   assert.deepEqual(await notesNamed(store), ["notes/f"]);
   assert.deepEqual(store.keys("notes"), ["notes/f"]);
+});
+
+Deno.test("a file replaced by a directory holding commit-step files (a marker, an index file), whose deletion meets a peer's edit: those are held back too", async () => {
+  for (const inside of ["notes/x/latest", "notes/x/_meta.json"]) {
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    const c = await clone(store, "c");
+    await put(a, "notes/x", "v1");
+    await a.pushChanged();
+    await c.pullChanged();
+    await put(c, "notes/x", "v2, c's edit");
+    await c.pushChanged();
+    await Deno.remove(`${a.cacheDir}/notes/x`);
+    await put(a, inside, "1", false);
+    await a.markDirty({ relPath: "notes/x" });
+    const r = await a.pushChanged({ only: ["notes/x"] });
+    assert.deepEqual(r.conflicts, ["notes/x"], inside);
+    assert.deepEqual(r.uploaded, [], inside);
+    assert.ok(r.skipped.some((s) => s.path === inside && s.keepDirty), inside);
+    assert.deepEqual(store.keys("notes"), ["notes/x"], `${inside}: nothing beside the file`);
+  }
+});
+
+Deno.test("a synced directory replaced by a file a walk found, whose files' deletion meets a peer's edit: the file is held back and the walk stays pending, so it is not forgotten", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, "d/x", "x");
+  await a.pushChanged();
+  await c.pullChanged();
+  await put(c, "d/x", "edited by c");
+  await c.pushChanged();
+  await Deno.remove(`${a.cacheDir}/d`, { recursive: true });
+  await a.markDirty({ relPath: "d/x" }); // the deletion, by name
+  await put(a, "d", "now a file", false); // found by the walk
+  await a.markDirty();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, ["d/x"]);
+  assert.ok(r.skipped.some((s) => s.path === "d" && s.keepDirty));
+  assert.equal(a.state.bulkPending(), true, "the walk stays pending");
+  assert.deepEqual(store.keys("d"), ["d/x"]);
+  // Resolved --mine, the deletion is made; the next push (the walk) publishes the file.
+  assert.equal((await a.resolveConflict("d/x", "mine")).resolved, true);
+  const next = await a.pushChanged();
+  assert.ok(next.uploaded.includes("d"), JSON.stringify(next));
+  assert.deepEqual(store.keys("d"), ["d"]);
+});
+
+Deno.test("a run that loses its model lock makes no deletion of the shape it replaced: the lock is checked before it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes", "a file");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes`);
+  await put(a, "notes/a.txt", "under a directory", false);
+  await a.markDirty({ relPath: "notes" });
+  // A lock found held at the uploads, lost at the next look.
+  let looks = 0;
+  const lock = {
+    key: "data/t/m/.lock",
+    get lost() {
+      return ++looks > 1;
+    },
+    loss: { kind: "taken" as const },
+    acquire: () => Promise.resolve(),
+    release: () => Promise.resolve(),
+    withLock: <T>(fn: () => Promise<T>) => fn(),
+    inspect: () =>
+      Promise.resolve({ holder: "a@host", hostname: "host", pid: 1, acquiredAt: "", ttlMs: 1 }),
+    forceRelease: () => Promise.resolve(false),
+  } as unknown as DistributedLock;
+  await assert.rejects(
+    a.pushChanged({ only: ["notes"], locks: [lock] }),
+    /model_lock_lost|lost its lock/,
+  );
+  assert.equal(store.peekText("notes"), "a file", "the file it replaced is still there");
+  const named = Object.keys((await readIndex(store, quick.retry))?.entries ?? {});
+  assert.deepEqual(named, ["notes"]);
 });

@@ -311,12 +311,17 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       ? makeIndexFirst(ctx, deps.indexMemo, ctx.plan.map((e) => e.path))
       : undefined;
     if (ctx.config.concurrency <= 1) await indexFirst;
-    const writes = await replacedFirst(
-      uploads,
-      deletes,
-      (first) => runDeletes(ctx, first, tally, ownWriter),
-      failures,
-    );
+    // A synced shape replaced by the other: its deletions first (never by a
+    // run whose lock is lost: checked first, as before the commit), and the
+    // new shape's writes held back when one is not made.
+    const replaced = await replacedFirst(uploads, commits, deletes, async (first) => {
+      for (const hook of ctx.beforeCommit) await hook();
+      await runDeletes(ctx, first, tally, ownWriter);
+    }, failures);
+    // One a walk found: the whole cache stays marked for a walk (as a
+    // plan's hold-back keeps it), never a mark of its name.
+    if (replaced.held.some((e) => e.source === "walk")) await state.markDirty();
+    const writes = replaced.uploads;
     try {
       await pMap(writes, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
     } finally {
@@ -333,7 +338,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
-      await pMap(commits, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
+      await pMap(replaced.commits, writeOne, {
+        concurrency: ctx.config.concurrency,
+        signal: ctx.signal,
+      });
       await runDeletes(ctx, deletes, tally, ownWriter);
       await settleStrays(ctx, state.conflicts, tally, ownWriter, phase);
     }

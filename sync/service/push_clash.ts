@@ -61,49 +61,50 @@ export async function clashesFirst(
  * A synced shape this push replaces by the other (a file by a directory of
  * its name, or a directory by a file): its deletions (in `deletes`) go
  * first, through `run`, and are taken out of `deletes`; the writes of the
- * new shape (in `uploads`) wait for them. A deletion that is not made (it
- * meets a peer's change as a conflict, or another writer's upload not
- * committed yet, or fails) holds back the writes beside it, skipped and
- * kept dirty with the way on in their reason: published beside the shape
- * that stays, they would leave the datastore holding a file and files under
- * a directory of one name, which no cache can pull whole. Returns the
- * writes to make.
+ * new shape (in `uploads` and the commit-step `commits`) wait for them. A
+ * deletion that is not made (it meets a peer's change as a conflict, or
+ * another writer's upload not committed yet, or fails) holds back the
+ * writes beside it, skipped and kept dirty with the way on in their reason:
+ * published beside the shape that stays, they would leave the datastore
+ * holding a file and files under a directory of one name, which no cache
+ * can pull whole. Returns the writes to make, and those held back.
  */
 export async function replacedFirst(
   uploads: readonly PlanEntry[],
+  commits: readonly PlanEntry[],
   deletes: PlanEntry[],
   run: (first: PlanEntry[]) => Promise<void>,
   failures: readonly PushFailureEntry[],
-): Promise<PlanEntry[]> {
-  if (deletes.length === 0 || uploads.length === 0) return [...uploads];
-  const uploaded = new Set(uploads.map((u) => u.path));
-  const uploadDirs = directoriesOf([...uploaded]);
-  // A deletion of a directory's file an upload replaces, or of a file an upload lies under.
+): Promise<{ uploads: PlanEntry[]; commits: PlanEntry[]; held: PlanEntry[] }> {
+  const none = { uploads: [...uploads], commits: [...commits], held: [] };
+  const writes = [...uploads, ...commits];
+  if (deletes.length === 0 || writes.length === 0) return none;
+  const written = new Set(writes.map((u) => u.path));
+  const writtenDirs = directoriesOf([...written]);
+  // A deletion of a directory's file a write replaces, or of a file a write lies under.
   const first = deletes.filter((d) =>
-    uploadDirs.has(d.path) || above(d.path, uploaded) !== undefined
+    writtenDirs.has(d.path) || above(d.path, written) !== undefined
   );
-  if (first.length === 0) return [...uploads];
+  if (first.length === 0) return none;
   for (const d of first) deletes.splice(deletes.indexOf(d), 1);
   await run(first);
   const failed = new Set(failures.map((f) => f.entry));
   const standing = new Map(
     first.filter((d) => d.action !== "delete" || failed.has(d)).map((d) => [d.path, d]),
   );
-  if (standing.size === 0) return [...uploads];
+  if (standing.size === 0) return none;
   const standingPaths = new Set(standing.keys());
   const standingDirs = directoriesOf([...standingPaths]);
-  const writes: PlanEntry[] = [];
-  for (const u of uploads) {
+  const held: PlanEntry[] = [];
+  for (const u of writes) {
     const file = above(u.path, standingPaths);
     const stays = file !== undefined
       ? standing.get(file)
       : standingDirs.has(u.path)
       ? [...standing.values()].find((d) => d.path.startsWith(`${u.path}/`))
       : undefined;
-    if (!stays) {
-      writes.push(u);
-      continue;
-    }
+    if (!stays) continue;
+    held.push(u);
     u.action = "skip";
     u.keepDirty = true;
     u.reason = `${
@@ -116,7 +117,9 @@ export async function replacedFirst(
       shellWord(stays.path)
     } --mine\` deletes it over the peer's version), push again`;
   }
-  return writes;
+  const heldSet = new Set(held);
+  const kept = (e: PlanEntry) => !heldSet.has(e);
+  return { uploads: uploads.filter(kept), commits: commits.filter(kept), held };
 }
 
 /** The directory above `path` (its own or one further up) that `set` holds; undefined when none. */
