@@ -6,8 +6,7 @@
  */
 import { isAbsolute, relative } from "node:path";
 import { SluiceError, UnreadablePathError, UnsafePathError } from "../sync/errors.ts";
-import { assertSafeRelPath } from "../sync/paths.ts";
-import { isLocalOnly } from "../sync/transfer/bucket_layout.ts";
+import { assertSafeRelPath, isInternalPath } from "../sync/paths.ts";
 import type { SyncService } from "../sync/service/service.ts";
 
 /**
@@ -28,10 +27,10 @@ export async function cachePaths(
   const out: string[] = [];
   for (const p of paths) {
     const rel = cacheRel(service, p);
-    if (known && isLocalOnly(rel)) {
+    if (known && isInternalPath(rel, service.config.classifierRules)) {
       throw new SluiceError(
         "local_only",
-        `${p} is local-only: Sluice never pushes nor pulls it (the bucket layout's own objects, a lock, Sluice's state or a temporary file; see "Path classes" in the README). Nothing was pushed. Name the files you mean to publish; \`sluice status\` lists what changed.`,
+        `${p} is local-only: Sluice never pushes nor pulls it (the bucket layout's own objects, also under a first segment, a lock, Sluice's state, a temporary file, or a path a classifier rule classes internal; see "Path classes" in the README). Nothing was pushed. Name the files you mean to publish; \`sluice status\` lists what changed.`,
       );
     }
     if (await service.cache.stat(rel).catch(unreadableIsThere)) {

@@ -631,3 +631,15 @@ Deno.test("--json gives the commands an outcome's message and an entry's reason 
   assert.ok(outcome.message.includes(`--cache ${a}`), outcome.message);
   await w.cleanup();
 });
+
+Deno.test("push of a layout object under a first segment is refused as local_only, as the classifier leaves it out", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/n.txt", "n\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, "team/_index/_meta.json", "{}\n");
+  const r = await sluice(["push", "team/_index/_meta.json", "--cache", a]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /^error\[local_only\]: team\/_index\/_meta\.json is local-only/);
+  await w.cleanup();
+});

@@ -10,6 +10,7 @@
 import type { ClassifierRule, PathClass, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { isLocalOnly, isLocalOnlyPath, isVersionFile } from "../sync/transfer/bucket_layout.ts";
+import { globToRegExp, ruledClass } from "../sync/paths.ts";
 
 /** The gate's registered name. */
 export const PATH_CLASSIFIER = "path-classifier";
@@ -45,20 +46,7 @@ function defaultClass(path: string, segs: readonly string[]): PathClass {
   return "other";
 }
 
-/** Compiles a rule pattern: `*` matches one segment's characters, `**` any number of segments. */
-export function globToRegExp(pattern: string): RegExp {
-  let re = "";
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === "*" && pattern[i + 1] === "*") {
-      re += pattern[i + 2] === "/" ? "(?:.*/)?" : ".*";
-      i += pattern[i + 2] === "/" ? 2 : 1;
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}
+export { globToRegExp };
 
 /**
  * The class of a cache-relative path. Extra rules are tried first (against
@@ -73,7 +61,8 @@ export function globToRegExp(pattern: string): RegExp {
  * ```
  */
 export function classifyPath(path: string, rules: readonly ClassifierRule[] = []): PathClass {
-  for (const r of rules) if (globToRegExp(r.pattern).test(path)) return r.class;
+  const ruled = ruledClass(path, rules);
+  if (ruled !== undefined) return ruled;
   // The layout's own objects, also under a namespace (`<ns>/_index/_meta.json`):
   // never pushed, as the pull never brings them.
   if (isLocalOnlyPath(path)) return "internal";

@@ -178,3 +178,31 @@ Deno.test("a cache at the bucket's root, over another datastore's prefix: the pu
     '{"version":2,"partitions":["_root"],"commitSeq":7}',
   );
 });
+
+Deno.test("the pull leaves out what the push classes internal, extra rules included: a rule that makes a path under <seg>/_index/ a file of the datastore's has it pushed and pulled alike", async () => {
+  const store = new InMemoryStore();
+  const rules = [{ pattern: "docs/**", class: "other" as const }];
+  const clone = async (holder: string) =>
+    await createSluice({
+      cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
+      store,
+      clock: new FakeClock(),
+      identity: { holder, hostname: "host", pid: 1 },
+      conditional: new ConditionalWrites(),
+      config: { classifierRules: rules },
+    });
+  const a = await clone("a@host");
+  await writeAndMark(a, "docs/_index/page.md", "a page");
+  assert.deepEqual((await a.pushChanged()).uploaded, ["docs/_index/page.md"]);
+  const b = await clone("b@host");
+  assert.deepEqual((await b.pullChanged()).fetched, ["docs/_index/page.md"]);
+  // Without the rule, the same path is the layout's own: neither pushed nor pulled.
+  const plain = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
+    store,
+    clock: new FakeClock(),
+    identity: { holder: "c@host", hostname: "host", pid: 1 },
+    conditional: new ConditionalWrites(),
+  });
+  assert.deepEqual((await plain.pullChanged()).fetched, []);
+});

@@ -4,6 +4,8 @@
  * @module
  */
 import { UnsafePathError } from "./errors.ts";
+import type { ClassifierRule, PathClass } from "./context.ts";
+import { isLocalOnlyPath } from "./transfer/bucket_layout.ts";
 
 /** Longest cache-relative path accepted, in UTF-16 code units. */
 export const MAX_PATH_LENGTH = 1024;
@@ -97,4 +99,54 @@ export function joinKey(...parts: string[]): string {
 export function parentOf(p: string): string {
   const i = p.lastIndexOf("/");
   return i < 0 ? "" : p.slice(0, i);
+}
+
+/** Compiles a rule pattern: `*` matches one segment's characters, `**` any number of segments. */
+export function globToRegExp(pattern: string): RegExp {
+  let re = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "*" && pattern[i + 1] === "*") {
+      re += pattern[i + 2] === "/" ? "(?:.*/)?" : ".*";
+      i += pattern[i + 2] === "/" ? 2 : 1;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+const compiled = new Map<string, RegExp>();
+
+/**
+ * The class the first of `rules` whose pattern matches `path` gives it
+ * (patterns compiled once each); undefined when none matches.
+ *
+ * @example
+ * ```ts
+ * import { ruledClass } from "./paths.ts";
+ * ruledClass("docs/_index/a.md", [{ pattern: "docs/**", class: "other" }]); // "other"
+ * ```
+ */
+export function ruledClass(
+  path: string,
+  rules: readonly ClassifierRule[],
+): PathClass | undefined {
+  for (const r of rules) {
+    let re = compiled.get(r.pattern);
+    if (!re) compiled.set(r.pattern, re = globToRegExp(r.pattern));
+    if (re.test(path)) return r.class;
+  }
+  return undefined;
+}
+
+/**
+ * True for a path no push takes and no pull brings: one an extra rule
+ * classes `internal`, or, where no rule matches, a local-only path
+ * (`isLocalOnlyPath`: the layout's own objects, also under a first segment).
+ * The push's path classifier decides the same.
+ */
+export function isInternalPath(path: string, rules: readonly ClassifierRule[] = []): boolean {
+  const ruled = ruledClass(path, rules);
+  return ruled !== undefined ? ruled === "internal" : isLocalOnlyPath(path);
 }

@@ -41,7 +41,7 @@ import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { resolveConflict, type ResolveResult, theirsReader } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
-import { isLocalOnlyPath } from "../transfer/bucket_layout.ts";
+import { isInternalPath } from "../paths.ts";
 import {
   DEFAULT_CONFIG,
   type SyncServiceOptions,
@@ -356,7 +356,8 @@ export class SyncService {
         events: this.events,
         signal: signal ?? new AbortController().signal,
         // What a push never takes, a pull never brings (`isLocalOnlyPath`).
-        isInternal: (p) => p.startsWith(`${STATE_DIR}/`) || isLocalOnlyPath(p),
+        isInternal: (p) =>
+          p.startsWith(`${STATE_DIR}/`) || isInternalPath(p, this.config.classifierRules),
         indexMemo: this.#indexMemo,
         now: () => this.clock.now(),
       }, prefixes);
