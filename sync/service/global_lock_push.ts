@@ -22,13 +22,20 @@ import type { PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncService } from "./service.ts";
 
-const NOT_PUBLISHED =
-  "Its files were uploaded but not published: the index was not changed, and the paths stay dirty";
+/** What a push whose commit did not run left: its uploads, and the deletions its preparation made. */
+function notPublished(deleted: number): string {
+  return `Its files were uploaded but not published: the index was not changed, and the paths stay dirty${
+    deleted > 0
+      ? `; its ${deleted} deletion(s) were made on the store (outside the lock, as old clients make theirs), and the index names those files until the push runs again`
+      : ""
+  }`;
+}
 
 /**
  * Pushes as a two-phase push does in swamp core: the objects are written
- * outside the lock (`preparePush`), then the commit (`commitPush`: the
- * commit-step writes, deletions and the index update) runs under `lock`,
+ * outside the lock (`preparePush`, deletions included, as swamp's
+ * extensions make theirs), then the commit (`commitPush`: the commit-step
+ * writes and the index update) runs under `lock`,
  * which is acquired (waiting as the lock's `maxWaitMs` says) and released
  * here: give it a lock of its own, not one held already (refused with
  * `invalid_config`). A push with nothing planned takes no lock. A lock found lost before
@@ -64,6 +71,7 @@ export async function pushUnderGlobalLock(
   const signal = options.signal;
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });
+  const deleted = prepared.plan.filter((e) => e.action === "delete").length;
   // A wait can be long (a minute by default): say so before it starts. An
   // object there that is no lock is described, not thrown: it is waited
   // for as well, until it is stale.
@@ -89,7 +97,9 @@ export async function pushUnderGlobalLock(
     const what = e.message.replace(/\.? Nothing was changed\..*$/, "");
     throw new SluiceError(
       "lock_timeout",
-      `${what}. ${NOT_PUBLISHED}. Run the push again once the lock is free; if its holder is gone for good, break it with \`${
+      `${what}. ${
+        notPublished(deleted)
+      }. Run the push again once the lock is free; if its holder is gone for good, break it with \`${
         lockReleaseCommand(lock.key)
       }\`.`,
       { cause: e, retryable: true },
@@ -99,7 +109,9 @@ export async function pushUnderGlobalLock(
     if (lock.lost) {
       throw new SluiceError(
         "global_lock_lost",
-        `The global lock ${lock.key} was lost before this push's commit (taken over or deleted while it was held). ${NOT_PUBLISHED}. Run the push again.`,
+        `The global lock ${lock.key} was lost before this push's commit (taken over or deleted while it was held). ${
+          notPublished(deleted)
+        }. Run the push again.`,
         { retryable: true },
       );
     }

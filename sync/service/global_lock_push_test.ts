@@ -269,3 +269,28 @@ Deno.test("global lock: an object at the lock's key that is no lock is said befo
   assert.match(warnings[0].message, /taken over once it is older than the lock's time to live/);
   assert.match(warnings[0].message, /`sluice lock release --force`/);
 });
+
+Deno.test("global lock: a push whose lock cannot be had in time says the deletions its preparation made", async () => {
+  const s = await setup();
+  await edit(s.svc, "mine\n");
+  await pushUnderGlobalLock(s.svc, s.lock());
+  await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
+  await s.svc.markDirty({ relPath: MINE });
+  await s.oldClientLock.acquire();
+  const short = s.svc.lockBackend!.createLock(
+    GLOBAL,
+    { holder: "sluice@host", hostname: "host", pid: 1 },
+    { retryDelayMs: 50, maxWaitMs: 200 },
+  );
+  let error: unknown;
+  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
+  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
+  await run;
+  assert.equal((error as SluiceError).code, "lock_timeout");
+  assert.match(
+    (error as Error).message,
+    /its 1 deletion\(s\) were made on the store .*the index names those files until the push runs again/,
+  );
+  assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
+  await s.oldClientLock.release();
+});

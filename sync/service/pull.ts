@@ -315,14 +315,13 @@ async function pullInto(
   // Kept before it is told of: a push must not publish this cache's own
   // shape in the way beside them (see `blocked_record.ts`).
   // Also kept: a path recorded before, or one this pull left out for another
-  // reason (another writer's upload in flight there, an entry rolled back),
-  // that the index still names while something here still stands in its
-  // way. The pull did not try to place it, so it could not find it blocked,
-  // but a push must hold back all the same.
+  // reason (another writer's upload in flight there), that the index still
+  // names while something here still stands in its way. The pull did not
+  // try to place it, so it could not find it blocked, but a push must hold
+  // back all the same.
   const recheck = new Set<string>([
     ...state.blocked.paths().filter((p) => under(p, prefixes)),
     ...result.uncommitted,
-    ...result.dropped,
   ]);
   for (const p of blocked) recheck.delete(p);
   const still = [...recheck].filter((p) => Object.hasOwn(entries, p) && inTheWay(cache, p));

@@ -188,3 +188,17 @@ Deno.test("pushChanged({ only }) pushes those paths alone: other marks and a pen
   assert.deepEqual([...rest.uploaded].sort(), ["two.txt", "walked.txt"]);
   assert.equal(a.state.bulkPending(), false);
 });
+
+Deno.test("pushChanged({ only }) marks its paths first: one held back stays marked for the next push", async () => {
+  const store = new InMemoryStore();
+  const a = await gatedClone(store, "a");
+  await put(a, "a", "a file");
+  await a.pushChanged();
+  // The file replaced by a directory of its name, never marked, a file under it named alone:
+  // held back (the file it replaces is not deleted by this push).
+  await Deno.remove(`${a.cacheDir}/a`);
+  await put(a, "a/x", "under a directory", false);
+  const r = await a.pushChanged({ only: ["a/x"] });
+  assert.ok(r.skipped.some((s) => s.path === "a/x" && s.keepDirty), JSON.stringify(r.skipped));
+  assert.ok(a.state.dirtyPaths().includes("a/x"), "still marked");
+});

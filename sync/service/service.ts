@@ -200,7 +200,17 @@ export class SyncService {
 
   /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */
   pushChanged(options: PushOptions = {}): Promise<PushResult> {
-    return this.#serial(() => pushTwice(this.#runDeps, options));
+    return this.#serial(async () => {
+      await this.#markOnly(options);
+      return await pushTwice(this.#runDeps, options);
+    });
+  }
+
+  /** The paths of `options.only`, marked dirty before their push (see `PushOptions.only`). */
+  async #markOnly(options: PushOptions): Promise<void> {
+    if (options.only?.length && !options.dryRun) {
+      await this.markDirty({ relPaths: options.only, signal: options.signal });
+    }
   }
 
   /**
@@ -215,6 +225,7 @@ export class SyncService {
         plan?: PlanEntry[];
         prepare: { pending?: PendingCommit; uploaded?: UploadRecord[] };
       } = { prepare: {} };
+      await this.#markOnly(options);
       const result = await runPush(this.#runDeps, options, out);
       const { signal: _signal, ...rest } = options;
       return {
