@@ -1619,3 +1619,19 @@ Deno.test("chaos regression: a deletion's commit removes another client's entry 
     '{"seed":71400023,"clones":2,"kinds":["api","core"],"oldClients":true,"skewMs":[0,82236],"ops":[{"id":0,"kind":"sync","clone":1},{"id":1,"kind":"lockfile","clone":1,"set":"@chaos/ext-1"},{"id":2,"kind":"run","clone":0,"model":0,"data":0,"workMs":1000},{"id":26,"kind":"oldpush","clone":1,"file":4},{"id":3,"kind":"tick","n":36,"pick":3977877},{"id":4,"kind":"config","clone":1,"file":2},{"id":5,"kind":"tick","n":15,"pick":1439828736},{"id":21,"kind":"oldpush","clone":0},{"id":6,"kind":"tick","n":17,"pick":1601449972},{"id":7,"kind":"migrate","clone":1},{"id":27,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":28,"kind":"reshape","clone":1,"file":4,"how":"hand"},{"id":9,"kind":"tick","n":32,"pick":442679524},{"id":29,"kind":"sync","clone":0},{"id":30,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":11,"kind":"tick","n":15,"pick":1273341455},{"id":13,"kind":"tick","n":26,"pick":104668864},{"id":17,"kind":"crash","clone":1}]}',
   );
 });
+
+/**
+ * I13 (seed 72400900, found by 1,000 histories with reshapes in all once an
+ * edit of a file replaced by a directory edited the file in it; the
+ * checker's own): a clone whose directory became a file again had two open
+ * conflicts, the file's and a synced file's under the directory it
+ * replaced; `--mine` of the file is held back until the other is resolved,
+ * as its reason says, and the checker resolved them in the other order
+ * only once. It now tries such a conflict again once the rest are
+ * resolved, as a user following the reason does.
+ */
+Deno.test("chaos regression: a resolution held back by another open conflict of the other shape goes through once that one is resolved (I13, seed 72400900)", async () => {
+  await clean(
+    '{"seed":72400900,"clones":3,"kinds":["core","core","core-single-phase"],"ops":[{"id":29,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":30,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":26,"kind":"tick","n":11,"pick":1862832403},{"id":17,"kind":"adopt","clone":2,"file":1},{"id":31,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":32,"kind":"reshape","clone":2,"file":5,"how":"hand"},{"id":33,"kind":"sync","clone":0},{"id":34,"kind":"reshape","clone":0,"file":5,"how":"push"}]}',
+  );
+});

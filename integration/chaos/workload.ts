@@ -944,11 +944,23 @@ class World {
         plainCommand(this.#env, slot.index, "final resolve --mine", async (svc) => {
           const tried = new Set<string>();
           const adopted = new Set<string>();
+          // Held back until another open conflict of the other shape is
+          // resolved, as its reason says: tried again once the rest were.
+          const waiting = new Set<string>();
+          const retried = new Set<string>();
           for (;;) {
             // Read again each time: one resolution can settle others (a data version's files).
-            const c = svc.conflicts().find((x) =>
+            let c = svc.conflicts().find((x) =>
               !tried.has(x.path) && !isManagedLockfilePath(x.path)
             );
+            if (!c && waiting.size > 0) {
+              for (const p of waiting) {
+                tried.delete(p);
+                retried.add(p);
+              }
+              waiting.clear();
+              c = svc.conflicts().find((x) => !tried.has(x.path) && !isManagedLockfilePath(x.path));
+            }
             if (!c) return;
             tried.add(c.path);
             this.stats.finalResolutions++;
@@ -987,6 +999,13 @@ class World {
                 const taken = now && await resolveAsUser(this.#env, svc, slot.index, now, "theirs");
                 if (!taken || taken.resolved) continue;
                 why = `--mine left it out (${left.reason}) and --theirs did not resolve it`;
+              } else if (
+                r && !r.resolved && !retried.has(c.path) &&
+                /has an open conflict \(changed on the datastore meanwhile\): resolve it first/
+                  .test(left?.reason ?? "")
+              ) {
+                waiting.add(c.path);
+                continue;
               } else if (
                 r && !r.resolved && left?.reason === UNCOMMITTED_HOLDS && !adopted.has(c.path)
               ) {

@@ -347,9 +347,12 @@ Deno.test("a directory that replaced a synced file a peer changed meanwhile: the
   assert.deepEqual(r.uploaded, []);
   assert.match(
     r.skipped.find((s) => s.path === "notes/a/b.txt")!.reason,
-    /notes\/a has an open conflict .*`sluice resolve notes\/a --theirs`/,
+    /notes\/a has an open conflict .*`sluice resolve notes\/a --mine` deletes it on the datastore over that change and publishes the directory's files; `sluice resolve notes\/a --theirs`/,
   );
   assert.deepEqual(store.keys("notes"), ["notes/a"], "no clash made");
+  // As advised: --mine deletes the file over c's change and publishes the directory's files.
+  assert.equal((await a.resolveConflict("notes/a", "mine")).resolved, true);
+  assert.deepEqual(store.keys("notes"), ["notes/a/b.txt"]);
 });
 
 Deno.test("a synced file the datastore deleted while a directory of its name replaced it here: the pull agrees with the deletion, and the directory's files go out", async () => {

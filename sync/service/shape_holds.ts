@@ -90,12 +90,15 @@ export function holdBackReshapes(
       ? `${above}, a file this cache synced and replaced here by a directory of that name`
       : `this cache's synced files under a directory ${e.path} (${under} among them)`;
     const conflicted = state.conflicts.has(above ?? under!);
+    const other = shellWord(above ?? under!);
     const way = conflicted
       ? `${
         above ?? under
-      } has an open conflict (changed on the datastore meanwhile): resolve it first (\`sluice resolve ${
-        shellWord(above ?? under!)
-      } --theirs\` takes theirs and sets what is here aside; then make the change again and push ${name} by its name)`
+      } has an open conflict (changed on the datastore meanwhile): resolve it first: \`sluice resolve ${other} --mine\` deletes it on the datastore over that change${
+        above !== undefined
+          ? " and publishes the directory's files"
+          : `, then push ${name} by its name (\`sluice push ${shellWord(name)}\`)`
+      }; \`sluice resolve ${other} --theirs\` takes theirs instead and sets what is here aside`
       : `Push ${name} by its name (\`sluice push ${
         shellWord(name)
       }\`): that deletes the old shape there and publishes this one`;
