@@ -107,6 +107,20 @@ export function lockfileDelta(base: LockfileEntries, now: LockfileEntries): Lock
   return { set, remove };
 }
 
+/**
+ * `change` with the value each of its entries had in `base` (null: none),
+ * so that the transaction leaves an entry another checkout changed
+ * meanwhile as theirs and says so, instead of writing this change over it
+ * (see `LockfileChange.base`).
+ */
+function withBase(change: LockfileChange, base: LockfileEntries): LockfileChange {
+  const values: Record<string, unknown> = {};
+  for (const name of [...Object.keys(change.set ?? {}), ...(change.remove ?? [])]) {
+    values[name] = Object.hasOwn(base, name) ? base[name] : null;
+  }
+  return { ...change, base: values };
+}
+
 const isEmpty = (c: LockfileChange) =>
   Object.keys(c.set ?? {}).length === 0 && (c.remove ?? []).length === 0;
 
@@ -190,7 +204,7 @@ export async function publishLockfileChange(
   const body = await svc.cache.read(MANAGED_LOCKFILE_PATH);
   const now = localEntries(svc, body);
   if (!now) return;
-  let delta = lockfileDelta(base.entries ?? {}, now);
+  let delta = withBase(lockfileDelta(base.entries ?? {}, now), base.entries ?? {});
   if (isEmpty(delta) && body) {
     const synced = svc.state.synced(MANAGED_LOCKFILE_PATH)?.hash;
     if (synced !== undefined && synced !== await sha256Hex(body)) delta = { set: now };
@@ -291,6 +305,6 @@ async function publishUnmarkedChange(
     });
     return;
   }
-  const delta = lockfileDelta(lastSynced, now);
+  const delta = withBase(lockfileDelta(lastSynced, now), lastSynced);
   if (!isEmpty(delta)) await updateManagedLockfile(service, delta, { signal });
 }

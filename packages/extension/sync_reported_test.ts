@@ -168,3 +168,39 @@ for (const bulk of [false, true]) {
     },
   );
 }
+
+Deno.test("said: two repos changing one lockfile entry at once: the second change is not written over the first, and is told of with the command that makes it anyway", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  const start = { "@acme/a": { version: "1.0.0" }, "@acme/b": { version: "2.0.0" } };
+  await a.write(LOCKFILE, JSON.stringify(start));
+  await a.svc.pushChanged();
+  await b.svc.pullChanged();
+  // a removes @acme/a and moves @acme/b to 2.1.0; b moves @acme/a to 1.1.0 and @acme/b to 3.0.0, and adds @acme/c.
+  await a.write(LOCKFILE, JSON.stringify({ "@acme/b": { version: "2.1.0" } }));
+  await b.write(
+    LOCKFILE,
+    JSON.stringify({
+      "@acme/a": { version: "1.1.0" },
+      "@acme/b": { version: "3.0.0" },
+      "@acme/c": { version: "1.0.0" },
+    }),
+  );
+  await a.svc.pushChanged();
+  await b.svc.pushChanged();
+  assert.deepEqual(JSON.parse(store.peekText(LOCKFILE)!), {
+    "@acme/b": { version: "2.1.0" },
+    "@acme/c": { version: "1.0.0" },
+  }, "a's changes stand; b's new entry is added");
+  const said = b.lines.filter((l) => l.includes("warning[lockfile_entry_conflict]"));
+  assert.equal(said.length, 2, b.lines.join("\n"));
+  assert.match(
+    said.join("\n"),
+    /@acme\/a .*from \{"version":"1\.0\.0"\} to no entry.*sluice lockfile add @acme\/a '\{"version":"1\.1\.0"\}'/,
+  );
+  assert.match(
+    said.join("\n"),
+    /@acme\/b .*to \{"version":"2\.1\.0"\}.*sluice lockfile add @acme\/b '\{"version":"3\.0\.0"\}'/,
+  );
+});

@@ -17,6 +17,15 @@ export interface LockfileChange {
   readonly set?: Readonly<Record<string, unknown>>;
   /** Names of entries to remove. */
   readonly remove?: readonly string[];
+  /**
+   * For an entry set or removed: the value it had where the change was made
+   * (null: no such entry). Where the datastore's copy holds another value by
+   * the time the change is applied (another checkout changed that entry
+   * meanwhile), that entry is left as the datastore has it and the change
+   * of it is told of (`lockfile_entry_conflict`), never applied over the
+   * other; an entry without one is applied as it is.
+   */
+  readonly base?: Readonly<Record<string, unknown>>;
 }
 
 /** `b` after `a`, as one change (`set` and `remove` stay disjoint). */
@@ -31,7 +40,54 @@ export function mergeLockfileChanges(a: LockfileChange, b: LockfileChange): Lock
     remove.delete(name);
     set[name] = value;
   }
-  return { set, remove: [...remove].sort() };
+  // The value each entry had before the first of the two changes made it.
+  const base: Record<string, unknown> = { ...(b.base ?? {}), ...(a.base ?? {}) };
+  for (const name of Object.keys(base)) {
+    if (!Object.hasOwn(set, name) && !remove.has(name)) delete base[name];
+  }
+  return {
+    set,
+    remove: [...remove].sort(),
+    ...(Object.keys(base).length > 0 ? { base } : {}),
+  };
+}
+
+/** True when two entry values are equal as JSON (key order aside; undefined and null alike: no entry). */
+export function sameLockfileValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortDeep(a ?? null)) === JSON.stringify(sortDeep(b ?? null));
+}
+
+/**
+ * The entries of `change` whose base (see `LockfileChange.base`) `remote`
+ * no longer holds, where the change would not leave them as `remote` has
+ * them anyway: another checkout changed each meanwhile. Returns the change
+ * without them, and them.
+ */
+export function splitConflictingEntries(
+  remote: LockfileEntries,
+  change: LockfileChange,
+): {
+  change: LockfileChange;
+  conflicts: { name: string; mine: unknown; base: unknown; theirs: unknown }[];
+} {
+  const base = change.base ?? {};
+  const conflicts: { name: string; mine: unknown; base: unknown; theirs: unknown }[] = [];
+  const stale = (name: string, mine: unknown) =>
+    Object.hasOwn(base, name) && !sameLockfileValue(remote[name], base[name]) &&
+    !sameLockfileValue(remote[name], mine);
+  const set: LockfileEntries = {};
+  for (const [name, value] of Object.entries(change.set ?? {})) {
+    if (stale(name, value)) {
+      conflicts.push({ name, mine: value, base: base[name] ?? null, theirs: remote[name] ?? null });
+    } else set[name] = value;
+  }
+  const remove: string[] = [];
+  for (const name of change.remove ?? []) {
+    if (stale(name, null)) {
+      conflicts.push({ name, mine: null, base: base[name] ?? null, theirs: remote[name] ?? null });
+    } else remove.push(name);
+  }
+  return { change: { set, remove }, conflicts };
 }
 
 /** Applies a change to entries, returning new entries. */

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { shellWord } from "../shell_word.ts";
 import {
   AlreadyExistsError,
   ConditionalWritesUnsupportedError,
@@ -50,6 +51,7 @@ import {
   parseLockfile,
   sameLockfileEntries,
   serializeLockfile,
+  splitConflictingEntries,
   validateLockfileChange,
 } from "./lockfile_change.ts";
 
@@ -103,7 +105,7 @@ export type LockfileService = Pick<
 
 interface PendingFile {
   format: 1;
-  deltas: Record<string, { set: LockfileEntries; remove: string[] }>;
+  deltas: Record<string, { set: LockfileEntries; remove: string[]; base?: LockfileEntries }>;
 }
 
 /**
@@ -153,8 +155,13 @@ export async function writePendingLockfileDelta(
   delta: LockfileChange | null,
 ) {
   const deltas = { ...(await readPendingLockfileDeltas(cache)) };
-  if (delta) deltas[path] = { set: { ...(delta.set ?? {}) }, remove: [...(delta.remove ?? [])] };
-  else delete deltas[path];
+  if (delta) {
+    deltas[path] = {
+      set: { ...(delta.set ?? {}) },
+      remove: [...(delta.remove ?? [])],
+      ...(delta.base ? { base: { ...delta.base } } : {}),
+    };
+  } else delete deltas[path];
   await cache.writeState(PENDING_LOCKFILE_STATE, { format: 1, deltas });
 }
 
@@ -333,7 +340,9 @@ async function publish(
         }
       }
       seen.remote = remote;
-      const entries = applyLockfileChange(remote, delta);
+      // An entry another checkout changed since this change was made is left as theirs, and told of.
+      const { change: applied, conflicts } = splitConflictingEntries(remote, delta);
+      const entries = applyLockfileChange(remote, applied);
       if (!current && Object.keys(entries).length === 0) {
         // Removing from a lockfile that does not exist: there is nothing to
         // write, and an empty lockfile would be a change nobody asked for.
@@ -362,6 +371,7 @@ async function publish(
         signal,
         published ? current?.version ?? null : info.version,
       );
+      for (const c of conflicts) service.events.emit("warning", entryConflictWarning(path, c));
       return { path, entries, version: info.version, published, attempts: attempt };
     }
     throw new SluiceError(
@@ -452,4 +462,27 @@ export async function putLockfileConditional(
     config.retry,
     signal,
   );
+}
+
+/** The warning code of an entry change left out because another checkout changed that entry meanwhile. */
+export const LOCKFILE_ENTRY_CONFLICT = "lockfile_entry_conflict";
+
+/** Says what became of an entry change left out for another checkout's (see `LockfileChange.base`). */
+function entryConflictWarning(
+  path: string,
+  c: { name: string; mine: unknown; base: unknown; theirs: unknown },
+): { code: string; message: string; path: string } {
+  const shown = (v: unknown) => v === null ? "no entry" : JSON.stringify(v);
+  const again = c.mine === null
+    ? `\`sluice lockfile remove ${shellWord(c.name)}\``
+    : `\`sluice lockfile add ${shellWord(c.name)} ${shellWord(JSON.stringify(c.mine))}\``;
+  return {
+    code: LOCKFILE_ENTRY_CONFLICT,
+    message: `The entry ${c.name} of ${path} was changed by another checkout meanwhile (from ${
+      shown(c.base)
+    } to ${shown(c.theirs)}), so this checkout's change of it (to ${
+      shown(c.mine)
+    }) was not applied over theirs; the datastore's copy keeps theirs, and the rest of the change was published. To make your change anyway, run ${again}.`,
+    path,
+  };
 }
