@@ -12,16 +12,15 @@ import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { DistributedLock } from "../ports.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
+import { peerPush } from "../../packages/testing/layout_peer.ts";
 
 Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await put(a, "clash/x.txt", "under a directory");
   await a.pushChanged();
-  const b = await clone(store, "b");
-  await put(b, "clash", "a file");
-  await put(b, "notes/other.txt", "another file");
-  await b.pushChanged();
+  // An old client, which checks nothing, publishes a file of the directory's name.
+  await peerPush(store, { clash: "a file", "notes/other.txt": "another file" });
   const warnings: string[] = [];
   a.events.on("warning", (w) => void warnings.push(w.code));
   const r = await a.pullChanged();
@@ -37,9 +36,7 @@ Deno.test("a file and a directory of the same name on the datastore: a pull plac
   assert.equal(rc.fetched.length + (rc.blocked?.length ?? 0), 3);
   assert.equal(rc.blocked?.length, 1);
   // Once one of the two is deleted on the datastore, the next pull is whole.
-  await Deno.remove(`${b.cacheDir}/clash`);
-  await b.markDirty({ relPath: "clash" });
-  await b.pushChanged();
+  await peerPush(store, {}, { remove: ["clash"] });
   const again = await a.pullChanged();
   assert.deepEqual(again.blocked, []);
   assert.equal(await read(a, "clash/x.txt"), "under a directory");
@@ -416,4 +413,55 @@ Deno.test("a run that loses its model lock makes no deletion of the shape it rep
   assert.equal(store.peekText("notes"), "a file", "the file it replaced is still there");
   const named = Object.keys((await readIndex(store, quick.retry))?.entries ?? {});
   assert.deepEqual(named, ["notes"]);
+});
+
+Deno.test("a directory replaced by a file and pushed by its name while a peer added a file under it: the commit leaves the file out, kept marked and told, and no clash is made", async () => {
+  const store = new InMemoryStore();
+  const x = await clone(store, "x");
+  const y = await clone(store, "y");
+  await put(x, "notes/report/part1", "1");
+  await put(x, "notes/report/part2", "2");
+  await x.pushChanged();
+  await y.pullChanged();
+  await put(y, "notes/report/part3", "y's new part");
+  await y.pushChanged();
+  await Deno.remove(`${x.cacheDir}/notes/report`, { recursive: true });
+  await put(x, "notes/report", "a file now", false);
+  const warnings: string[] = [];
+  x.events.on("warning", (w) => void warnings.push(`${w.code}: ${w.message}`));
+  const r = await x.pushChanged({ only: ["notes/report"] });
+  assert.deepEqual(r.uploaded, []);
+  assert.deepEqual([...r.deleted].sort(), ["notes/report/part1", "notes/report/part2"]);
+  const held = r.skipped.find((s) => s.path === "notes/report");
+  assert.ok(held?.keepDirty);
+  assert.match(
+    held.reason,
+    /the datastore holds files under a directory notes\/report \(notes\/report\/part3 among them\)/,
+  );
+  assert.ok(warnings.some((w) => w.startsWith("path_blocked: Did not publish notes/report")));
+  assert.deepEqual(await notesNamed(store), ["notes/report/part3"]);
+  assert.ok(x.state.dirtyPaths().includes("notes/report"));
+  // The next push holds it back as well, until the way is clear.
+  const again = await x.pushChanged();
+  assert.deepEqual(again.uploaded, []);
+  assert.ok(again.skipped.some((s) => s.path === "notes/report" && s.keepDirty));
+  assert.equal(await read(x, "notes/report"), "a file now", "kept");
+  const fresh = await clone(store, "fresh");
+  assert.deepEqual((await fresh.pullChanged()).blocked, []);
+});
+
+Deno.test("two caches creating a file and a directory of one new name: the second commit leaves its own out, told, and the datastore holds one shape", async () => {
+  for (const fileFirst of [true, false]) {
+    const store = new InMemoryStore();
+    const x = await clone(store, "x");
+    const y = await clone(store, "y");
+    await put(x, "notes/a", "x's file");
+    await put(y, "notes/a/f", "y's file under a directory");
+    const [first, second] = fileFirst ? [x, y] : [y, x];
+    await first.pushChanged();
+    const r = await second.pushChanged();
+    assert.deepEqual(r.uploaded, [], `fileFirst ${fileFirst}`);
+    assert.equal(r.skipped.filter((s) => s.keepDirty).length, 1);
+    assert.deepEqual(await notesNamed(store), [fileFirst ? "notes/a" : "notes/a/f"]);
+  }
 });

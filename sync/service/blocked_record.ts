@@ -96,6 +96,12 @@ export class BlockedRecord {
     });
   }
 
+  /** Adds `paths` to the record, durably (a commit that found them in the way: see `commitPrepared`). */
+  async add(paths: readonly string[]): Promise<void> {
+    if (paths.every((p) => this.#paths.has(p))) return;
+    await this.update([...this.#paths, ...paths], []);
+  }
+
   /**
    * The recorded path a file published at `path` would stand beside as the
    * other shape of one name (one under `path/`, or `path`'s own directory

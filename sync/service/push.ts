@@ -24,6 +24,7 @@ import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 import { runDeletes } from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
 import {
+  noteClashing,
   noteOverwritten,
   noteUnpublished,
   type PushResult,
@@ -414,7 +415,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     };
     if (deps.prepare) deps.prepare.pending = pending;
     else {
-      const { overwritten, unpublished } = await commitPrepared(pending, {
+      const { overwritten, unpublished, clashing } = await commitPrepared(pending, {
         store: ctx.store,
         state,
         retry: ctx.config.retry,
@@ -435,6 +436,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       });
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);
+      const clash = noteClashing(result, clashing);
+      if (clash) ctx.events.emit("warning", clash);
       const gone = noteUnpublished(result, unpublished);
       if (gone && deps.unpublishedWarning) deps.unpublishedWarning.warning = gone;
       else if (gone) ctx.events.emit("warning", gone);

@@ -109,7 +109,7 @@ export async function commitPrepared(
     /** On a datastore with no index: what the index this commit creates names besides. */
     readonly discovery?: IndexDiscovery;
   },
-): Promise<{ overwritten: Overwritten[]; unpublished: string[] }> {
+): Promise<{ overwritten: Overwritten[]; unpublished: string[]; clashing: Map<string, string> }> {
   // The index this cache reflects, as of its last pull: when the commit lands
   // on exactly that index and applies all of its change, the cache reflects
   // the new index too, and the next pull need not read it.
@@ -123,9 +123,12 @@ export async function commitPrepared(
   if (pending.remove.length > 0) {
     await forgetVanished(deps.store, pending.remove, deps.retry, deps.signal);
   }
+  // Paths new to the index left out beside the other shape of their name there.
+  const clashing = new Map<string, string>();
   const version = await updateIndex(
     deps.store,
     {
+      clashing,
       set: pending.set,
       remove: pending.remove,
       base: pending.base,
@@ -154,7 +157,12 @@ export async function commitPrepared(
   // one of the two sees the other; a path found gone here is not taken as
   // published (kept dirty, reported with the others), and the cache does not
   // reflect the index, which names it for now.
-  const after = await goneAfterCommit(pending, unpublished, overwritten, deps);
+  const after = await goneAfterCommit(
+    pending,
+    [...unpublished, ...clashing.keys()],
+    overwritten,
+    deps,
+  );
   if (after.length > 0) {
     current = false;
     // Written again at once from the local copy and named in place of the
@@ -204,6 +212,15 @@ export async function commitPrepared(
   // the next push writes them.
   if (unpublished.length > 0) await deps.state.markDirtyMany(unpublished);
   for (const path of unpublished) theirs.add(path);
+  // Left out beside the other shape of their name: they stay dirty, and the
+  // paths of that shape are kept as blocked (this cache's file or directory
+  // is in their way), so that the next push holds them back with the way on
+  // until the way is clear (see `blocked_record.ts`).
+  if (clashing.size > 0) {
+    await deps.state.markDirtyMany([...clashing.keys()]);
+    for (const path of clashing.keys()) theirs.add(path);
+    await deps.state.blocked.add([...new Set(clashing.values())]);
+  }
   // A deleted path is forgotten only once the index no longer names it: a
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
@@ -219,7 +236,7 @@ export async function commitPrepared(
   if (settled.length > 0) await deps.state.conflicts.settle(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
-  return { overwritten, unpublished };
+  return { overwritten, unpublished, clashing };
 }
 
 /**

@@ -260,6 +260,38 @@ export const HELD_MARKER_REASON =
   "held back with the data version it names, whose files this push found in place were deleted before its commit: it stays dirty, and the next push writes it with them";
 
 /** Takes `paths` out of what `result` says was written or deleted, into `skipped` (kept dirty) with `reason`. */
+/**
+ * Records paths the commit left out beside the other shape of their name on
+ * the datastore (`clashing`: path → a path of that shape): not published,
+ * kept dirty, each with the way on; returns the warning (`path_blocked`).
+ */
+export function noteClashing(
+  result: PushResult,
+  clashing: ReadonlyMap<string, string>,
+): { code: string; message: string; path: string } | undefined {
+  if (clashing.size === 0) return undefined;
+  const paths = [...clashing.keys()].sort();
+  for (const p of paths) {
+    unpublish(result, [p], clashReason(p, clashing.get(p)!));
+  }
+  const [first] = paths;
+  return {
+    code: "path_blocked",
+    message: `Did not publish ${listPaths(paths, 3)}: ${clashReason(first, clashing.get(first)!)}.`,
+    path: first,
+  };
+}
+
+/** Why a path the commit left out beside the other shape of its name stays here. */
+function clashReason(path: string, other: string): string {
+  const under = other.startsWith(`${path}/`);
+  return `the datastore holds ${
+    under ? `files under a directory ${path} (${other} among them)` : `a file ${other} above it`
+  }, published by another writer since this cache last pulled; publishing ${path} would leave a file and files under a directory of one name, which no cache can pull whole. Nothing of it was named in the index, and it stays marked. Run \`sluice pull\` to see theirs (it is left out here while your ${
+    under ? "file" : "directory"
+  } is in its way), then move yours to another name and push that, or have theirs deleted on the datastore first`;
+}
+
 function unpublish(result: PushResult, paths: readonly string[], reason: string): void {
   const them = new Set(paths);
   for (const list of [result.uploaded, result.identical, result.deleted]) {

@@ -6,6 +6,7 @@
  * whole. A resolution that would publish such a copy is refused the same way.
  */
 import assert from "node:assert/strict";
+import { peerPush } from "../../packages/testing/layout_peer.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { pushLeftBehind } from "./push_result.ts";
@@ -96,7 +97,7 @@ Deno.test("the other way round: files under a directory of this cache's own wher
   assert.deepEqual(store.keys("logs"), ["logs/old"]);
 });
 
-Deno.test("without a pull that told of the other shape, two caches that never saw each other's may still make both (the pull then leaves one out)", async () => {
+Deno.test("without a pull that told of the other shape, the commit still finds it in the index: the second of two caches that never saw each other's leaves its own out, told and kept marked", async () => {
   const { bob } = await peerThenOwn(
     "notes/clash/f.txt",
     "alice's",
@@ -104,7 +105,9 @@ Deno.test("without a pull that told of the other shape, two caches that never sa
     "bob's",
   );
   const pushed = await bob.pushChanged();
-  assert.deepEqual(pushed.uploaded, ["notes/clash"]);
+  assert.deepEqual(pushed.uploaded, []);
+  assert.ok(pushed.skipped.some((s) => s.path === "notes/clash" && s.keepDirty));
+  assert.deepEqual(bob.state.blocked.paths(), ["notes/clash/f.txt"]);
 });
 
 Deno.test("resolve --mine of a copy the datastore's files under its name are blocked by is refused (unsafe_path), nothing changed; --theirs takes their files and sets the copy aside", async () => {
@@ -176,10 +179,8 @@ Deno.test("where the datastore holds both shapes already, nothing is held back: 
   await alice.pushChanged();
   const carol = await clone(store, "carol");
   await carol.pullChanged();
-  // bob never saw alice's directory: two writers that never met make both shapes.
-  const bob = await clone(store, "bob");
-  await put(bob, "notes/clash", "bob's");
-  await bob.pushChanged();
+  // An old client, which checks nothing, makes both shapes.
+  await peerPush(store, { "notes/clash": "bob's" });
   const warnings: string[] = [];
   carol.events.on("warning", (w) => void warnings.push(w.message));
   const pulled = await carol.pullChanged();

@@ -360,7 +360,24 @@ export async function apply(
       ((checked.has(p) && lost(p, e)) || ownGone(p, e))
     ) heldMarkers.add(marker);
   }
+  // A path new to the index beside the other shape of its name there.
+  let dirs: Set<string> | undefined;
+  const otherShape = (p: string): string | undefined => {
+    for (let i = p.indexOf("/"); i > 0; i = p.indexOf("/", i + 1)) {
+      const a = p.slice(0, i);
+      if (Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a)) return a;
+    }
+    if (!dirs) {
+      dirs = new Set();
+      for (const k of Object.keys(entries)) {
+        for (let i = k.indexOf("/"); i > 0; i = k.indexOf("/", i + 1)) dirs.add(k.slice(0, i));
+      }
+    }
+    if (!dirs.has(p)) return undefined;
+    return Object.keys(entries).find((k) => k.startsWith(`${p}/`) && !Object.hasOwn(change.set, k));
+  };
   for (const [p, e] of Object.entries(change.set)) {
+    change.clashing?.delete(p);
     if (heldMarkers.has(p)) {
       all = false;
       unpublished?.add(p);
@@ -389,6 +406,15 @@ export async function apply(
       // published (its copy may be the last).
       else unpublished?.add(p);
       continue;
+    }
+    // New to the index beside the other shape of its name there: left out.
+    if (change.clashing && current(p) === undefined) {
+      const other = otherShape(p);
+      if (other !== undefined) {
+        all = false;
+        change.clashing.set(p, other);
+        continue;
+      }
     }
     // Applied after all (a remove of the same path in this change may have set it).
     foreign?.delete(p);

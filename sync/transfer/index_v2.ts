@@ -86,6 +86,7 @@ export async function updateV2(
       check: change.check,
       baseGone: change.baseGone,
       checkCreates: change.checkCreates,
+      clashing: change.clashing,
     };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       if (attempt > 0) await conflictPause(attempt, c);

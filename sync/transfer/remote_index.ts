@@ -182,6 +182,14 @@ export interface IndexChange {
    * index yet.
    */
   readonly checkCreates?: boolean;
+  /**
+   * Filled by the commit: each path of `set` the index did not name that was
+   * left out because the index names the other shape of it (a file above
+   * it, or files under it), with one such path: published, it would leave a
+   * file and files under a directory of one name, which no cache can pull
+   * whole.
+   */
+  readonly clashing?: Map<string, string>;
 }
 
 /**
