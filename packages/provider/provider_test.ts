@@ -190,3 +190,17 @@ Deno.test("verifyStore: latency and conditional-write support, by setting", asyn
   assert.equal(r.latencyMs, -1);
   assert.match(r.message, /did not answer/);
 });
+
+Deno.test("verifyStore: a probe that fails with Sluice's own error gives its advice, not a guess", async () => {
+  const missing = new InMemoryStore();
+  missing.failNext("put", 1, () => new ConfigError("bucket", "a bucket that exists"));
+  const r = await verifyStore(missing, "auto");
+  assert.equal(r.ok, false);
+  assert.match(r.message, /conditional-write probe failed: .*bucket/);
+  assert.doesNotMatch(r.message, /\.\./);
+  assert.doesNotMatch(r.message, /write permission/);
+  const denied = new InMemoryStore();
+  denied.failNext("put", 1, () => new Error("AccessDenied."));
+  const d = await verifyStore(denied, "auto");
+  assert.match(d.message, /AccessDenied\. Check write permission on the bucket/);
+});

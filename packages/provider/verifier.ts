@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { SluiceError } from "../../sync/errors.ts";
 import { probeConditionalWrites, type ProbeResult } from "../../sync/transfer/conditional.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import type { VerifyResult } from "./shapes.ts";
@@ -62,9 +63,14 @@ export async function verifyStore(
       latencyMs,
       conditionalWrites: null,
       endpoint,
+      // A Sluice error says itself what to do (a missing bucket, refused credentials).
       message: `${endpoint} answered in ${latencyMs} ms but the conditional-write probe failed: ${
-        e instanceof Error ? e.message : String(e)
-      }. Check write permission on the bucket, then run the check again.`,
+        (e instanceof Error ? e.message : String(e)).replace(/\.\s*$/, "")
+      }.${
+        e instanceof SluiceError
+          ? ""
+          : " Check write permission on the bucket, then run the check again."
+      }`,
     };
   }
   const honoured = probe.create === "honoured" && probe.update === "honoured";

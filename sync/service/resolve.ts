@@ -335,7 +335,7 @@ export async function resolveConflict(
       "invalid_config",
       `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${
         shellWord(path)
-      } --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add\`.`,
+      } --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add <name> '<entry JSON>'\` (or \`sluice lockfile remove <name>\`).`,
     );
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);

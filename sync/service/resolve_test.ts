@@ -145,7 +145,7 @@ Deno.test("no conflict, or the managed lockfile with --mine, is refused and chan
   await assert.rejects(resolveConflict(l.deps, "config/upstream_extensions.json", "mine"), (e) => {
     assert.ok(e instanceof SluiceError);
     assert.equal(e.code, "invalid_config");
-    assert.match(e.message, /managed lockfile.*sluice lockfile add/);
+    assert.match(e.message, /managed lockfile.*`sluice lockfile add <name> '<entry JSON>'`/);
     return true;
   });
   assert.deepEqual(l.calls, { push: [], pull: [] });
