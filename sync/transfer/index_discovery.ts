@@ -74,6 +74,12 @@ export async function discoverEntries(
       o.key.slice(0, o.key.indexOf("/"))
     ),
   );
+  // Another datastore under a prefix of this one (a prefix holding an index
+  // of its own, say a mistyped prefix's parent): its objects are its own.
+  for (const o of listed) {
+    const m = /^([^/]+)\/(?:\.datastore-index\.json|_index\/_meta\.json)$/.exec(o.key);
+    if (m) namespaces.add(m[1]);
+  }
   const candidates = listed.filter((o) =>
     !own.has(o.key) && isSafeRelPath(o.key) && !isLocalOnlyPath(o.key) &&
     !OWN_PREFIXES.some((p) => o.key.startsWith(p)) &&

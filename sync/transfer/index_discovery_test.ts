@@ -21,10 +21,14 @@ Deno.test("discoverEntries names another tool's objects, and leaves out the layo
       ".sluice/probe/abc",
       "prod/.namespace.json",
       "prod/data/t/m/out/1/raw",
-      // Another datastore's layout under a prefix of this one (no namespace manifest).
+      // Another datastore's layout under a prefix of this one (no namespace
+      // manifest): its index objects and its files alike.
       "team/.datastore-index.json",
       "team/_index/_meta.json",
       "team/_index/_root.json",
+      "team/config/app.yaml",
+      "other/_index/_meta.json",
+      "other/notes/n.txt",
     ]
   ) store.seed(own, "x");
   store.seed("notes/in-flight.txt", "a push's", { [WRITER_METADATA]: "w1" });
