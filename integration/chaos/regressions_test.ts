@@ -1635,3 +1635,16 @@ Deno.test("chaos regression: a resolution held back by another open conflict of 
     '{"seed":72400900,"clones":3,"kinds":["core","core","core-single-phase"],"ops":[{"id":29,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":30,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":26,"kind":"tick","n":11,"pick":1862832403},{"id":17,"kind":"adopt","clone":2,"file":1},{"id":31,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":32,"kind":"reshape","clone":2,"file":5,"how":"hand"},{"id":33,"kind":"sync","clone":0},{"id":34,"kind":"reshape","clone":0,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I13 (seed 72800061, found by 1,000 histories with reshapes in all; the
+ * checker's own): a clone's --mine of a file under a directory was refused
+ * on a file of that name its last pull recorded in the way, which another
+ * clone's resolution had deleted since; the refusal says to pull and try
+ * again, and the checker now does, as a user does.
+ */
+Deno.test("chaos regression: a resolution refused on a path in the way that is gone since goes through after a pull, as the refusal says (I13, seed 72800061)", async () => {
+  await clean(
+    '{"seed":72800061,"clones":3,"absentOnError":true,"kinds":["api","core","core-single-phase"],"ops":[{"id":56,"kind":"foreign","what":"file"},{"id":59,"kind":"foreign","what":"shared","file":4},{"id":58,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":1,"kind":"tick","n":3,"pick":1960573106},{"id":2,"kind":"edit","clone":2,"file":2,"how":"push"},{"id":3,"kind":"sync","clone":0},{"id":4,"kind":"tick","n":8,"pick":927202510},{"id":5,"kind":"edit","clone":1,"file":0,"how":"mark"},{"id":19,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":20,"kind":"reshape","clone":2,"file":3,"how":"push"},{"id":6,"kind":"tick","n":3,"pick":2135014970},{"id":23,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":24,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":7,"kind":"tick","n":12,"pick":257215679},{"id":26,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":28,"kind":"tick","n":15,"pick":1838311824},{"id":37,"kind":"tick","n":15,"pick":1368651927},{"id":55,"kind":"sync","clone":1},{"id":21,"kind":"sync","clone":1},{"id":22,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":16,"kind":"edit","clone":2,"file":3,"how":"hand"}]}',
+  );
+});

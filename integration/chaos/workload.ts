@@ -966,7 +966,20 @@ class World {
             this.stats.finalResolutions++;
             let why: string | undefined;
             try {
-              const r = await resolveAsUser(this.#env, svc, slot.index, c, "mine").catch(
+              // Refused on what the last pull recorded in the way, which may be
+              // gone since (another clone's resolution): pulled, then tried
+              // again, as the refusal says.
+              const mine = () => resolveAsUser(this.#env, svc, slot.index, c, "mine");
+              const r = await mine().catch(async (e) => {
+                if (
+                  codeOf(e) !== "unsafe_path" ||
+                  !/run `sluice pull` and then this again/.test((e as Error).message)
+                ) throw e;
+                await svc.pullChanged();
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                if (!now) return null;
+                return await resolveAsUser(this.#env, svc, slot.index, now, "mine");
+              }).catch(
                 async (e) => {
                   // A data version is never written over; a copy deleted here by hand
                   // since the conflict is not published as a deletion, nor a directory
