@@ -11,6 +11,19 @@ import {
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import { peerPush } from "../packages/testing/layout_peer.ts";
 import { createSluice } from "../sluice.ts";
+import type { ClassifierRule } from "../sync/context.ts";
+
+/** A cache of `store` with the gates, under `holder`, and any extra classifier rules. */
+async function classified(store: InMemoryStore, holder: string, rules?: ClassifierRule[]) {
+  return await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
+    store,
+    clock: new FakeClock(),
+    identity: { holder, hostname: "host", pid: 1 },
+    conditional: new ConditionalWrites(),
+    ...(rules ? { config: { classifierRules: rules } } : {}),
+  });
+}
 
 Deno.test("default rules give each known shape its class", () => {
   const cases: [string, string][] = [
@@ -123,14 +136,7 @@ Deno.test("a user's file named like a lock or a temp file is pushed, as other cl
 
 Deno.test("the pull brings what the push takes, and leaves out what it leaves out: a file named like a temp file is synced both ways, a temp file of Sluice's neither", async () => {
   const store = new InMemoryStore();
-  const clone = async (holder: string) =>
-    await createSluice({
-      cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
-      store,
-      clock: new FakeClock(),
-      identity: { holder, hostname: "host", pid: 1 },
-      conditional: new ConditionalWrites(),
-    });
+  const clone = (holder: string) => classified(store, holder);
   const a = await clone("a@host");
   await writeAndMark(a, "logs/report.20241231.tmp", "report v1");
   await writeAndMark(a, "notes/.draft.tmp", "draft v1");
@@ -161,13 +167,7 @@ Deno.test("a cache at the bucket's root, over another datastore's prefix: the pu
   store.seed("team/_index/_meta.json", '{"version":2,"partitions":["_root"],"commitSeq":7}');
   store.seed("team/_index/_root.json", '{"version":1,"entries":{}}');
   store.seed("notes/a.txt", "a file of this datastore's");
-  const root = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
-    store,
-    clock: new FakeClock(),
-    identity: { holder: "a@host", hostname: "host", pid: 1 },
-    conditional: new ConditionalWrites(),
-  });
+  const root = await classified(store, "a@host");
   const pulled = await root.pullChanged();
   assert.deepEqual(pulled.fetched, ["notes/a.txt"]);
   await writeAndMark(root, "team/_index/_meta.json", "{}");
@@ -182,27 +182,13 @@ Deno.test("a cache at the bucket's root, over another datastore's prefix: the pu
 Deno.test("the pull leaves out what the push classes internal, extra rules included: a rule that makes a path under <seg>/_index/ a file of the datastore's has it pushed and pulled alike", async () => {
   const store = new InMemoryStore();
   const rules = [{ pattern: "docs/**", class: "other" as const }];
-  const clone = async (holder: string) =>
-    await createSluice({
-      cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
-      store,
-      clock: new FakeClock(),
-      identity: { holder, hostname: "host", pid: 1 },
-      conditional: new ConditionalWrites(),
-      config: { classifierRules: rules },
-    });
+  const clone = (holder: string) => classified(store, holder, rules);
   const a = await clone("a@host");
   await writeAndMark(a, "docs/_index/page.md", "a page");
   assert.deepEqual((await a.pushChanged()).uploaded, ["docs/_index/page.md"]);
   const b = await clone("b@host");
   assert.deepEqual((await b.pullChanged()).fetched, ["docs/_index/page.md"]);
   // Without the rule, the same path is the layout's own: neither pushed nor pulled.
-  const plain = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-classify-" }),
-    store,
-    clock: new FakeClock(),
-    identity: { holder: "c@host", hostname: "host", pid: 1 },
-    conditional: new ConditionalWrites(),
-  });
+  const plain = await classified(store, "c@host");
   assert.deepEqual((await plain.pullChanged()).fetched, []);
 });

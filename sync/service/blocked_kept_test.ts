@@ -57,13 +57,19 @@ Deno.test("a path never seen blocked, left out as uncommitted with a file of thi
   assert.deepEqual(await clashes(store), []);
 });
 
-Deno.test("a deferring pull (lazy hydration) does not defer a path a file of this cache is in the way of: it is told of and recorded, and the file held back", async () => {
+/** alice published a run's raw file `data/m/1/raw`; bob holds a file `data/m/1` of his own, in its way. */
+async function rawInTheWay() {
   const store = new InMemoryStore();
   const alice = await clone(store, "alice");
   await put(alice, "data/m/1/raw", "alice raw");
   await alice.pushChanged();
   const bob = await clone(store, "bob");
   await put(bob, "data/m/1", "bob's own file", false);
+  return { store, bob };
+}
+
+Deno.test("a deferring pull (lazy hydration) does not defer a path a file of this cache is in the way of: it is told of and recorded, and the file held back", async () => {
+  const { store, bob } = await rawInTheWay();
   const warnings: string[] = [];
   bob.events.on("warning", (w) => void warnings.push(w.code));
   const pulled = await bob.pullChanged({ defer: raw });
@@ -77,12 +83,7 @@ Deno.test("a deferring pull (lazy hydration) does not defer a path a file of thi
 });
 
 Deno.test("a deferring pull keeps what an earlier whole pull recorded as blocked", async () => {
-  const store = new InMemoryStore();
-  const alice = await clone(store, "alice");
-  await put(alice, "data/m/1/raw", "alice raw");
-  await alice.pushChanged();
-  const bob = await clone(store, "bob");
-  await put(bob, "data/m/1", "bob's own file", false);
+  const { store, bob } = await rawInTheWay();
   await bob.pullChanged();
   assert.deepEqual(bob.state.blocked.paths(), ["data/m/1/raw"]);
   await bob.pullChanged({ defer: raw });

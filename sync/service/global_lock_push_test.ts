@@ -65,6 +65,15 @@ function lockRefused(store: InMemoryStore): boolean {
   return store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
 }
 
+/** This service's global lock, given up after 200 ms of waiting. */
+function shortLock(svc: SyncService): DistributedLock {
+  return svc.lockBackend!.createLock(
+    GLOBAL,
+    { holder: "sluice@host", hostname: "host", pid: 1 },
+    { retryDelayMs: 50, maxWaitMs: 200 },
+  );
+}
+
 async function edit(svc: SyncService, body: string): Promise<void> {
   await svc.cache.write(MINE, new TextEncoder().encode(body));
   await svc.markDirty({ relPath: MINE });
@@ -115,11 +124,7 @@ Deno.test("global lock: a lock that cannot be had in time leaves the upload unpu
   const s = await setup();
   await edit(s.svc, "mine\n");
   await s.oldClientLock.acquire();
-  const short = s.svc.lockBackend!.createLock(
-    GLOBAL,
-    { holder: "sluice@host", hostname: "host", pid: 1 },
-    { retryDelayMs: 50, maxWaitMs: 200 },
-  );
+  const short = shortLock(s.svc);
   const warnings: WarningEvent[] = [];
   s.svc.events.on("warning", (w) => warnings.push(w));
   let error: unknown;
@@ -252,11 +257,7 @@ Deno.test("global lock: an object at the lock's key that is no lock is said befo
   const s = await setup();
   await edit(s.svc, "mine\n");
   s.store.seed(GLOBAL, "not json");
-  const short = s.svc.lockBackend!.createLock(
-    GLOBAL,
-    { holder: "sluice@host", hostname: "host", pid: 1 },
-    { retryDelayMs: 50, maxWaitMs: 200 },
-  );
+  const short = shortLock(s.svc);
   const warnings: WarningEvent[] = [];
   s.svc.events.on("warning", (w) => warnings.push(w));
   let error: unknown;
@@ -277,11 +278,7 @@ Deno.test("global lock: a push whose lock cannot be had in time says the deletio
   await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
   await s.svc.markDirty({ relPath: MINE });
   await s.oldClientLock.acquire();
-  const short = s.svc.lockBackend!.createLock(
-    GLOBAL,
-    { holder: "sluice@host", hostname: "host", pid: 1 },
-    { retryDelayMs: 50, maxWaitMs: 200 },
-  );
+  const short = shortLock(s.svc);
   let error: unknown;
   const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
   await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
