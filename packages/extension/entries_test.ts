@@ -208,3 +208,36 @@ Deno.test("entries: the README's swamp setup example configs are ones the entrie
     assert.doesNotThrow(() => ds.createProvider(config), `${type} --config '${json}'`);
   }
 });
+
+Deno.test("entries: an unknown config key is ignored, as the existing extensions ignore it, and said, with the key it most resembles", () => {
+  for (
+    const [make, config, typo, near] of [
+      [
+        createSluiceS3Datastore,
+        { bucket: "my-bucket", endpiont: "http://127.0.0.1:9000" },
+        "endpiont",
+        "endpoint",
+      ],
+      [createSluiceGcsDatastore, { bucket: "my-bucket", projectID: "p" }, "projectID", "projectId"],
+    ] as const
+  ) {
+    const lines: string[] = [];
+    const ds = make({ env: envFrom({}), warn: (l) => lines.push(l) });
+    ds.createProvider({ ...config });
+    const said = lines.filter((l) => l.includes("warning[config_key_unknown]"));
+    assert.equal(said.length, 1, lines.join("\n"));
+    assert.match(
+      said[0],
+      new RegExp(
+        `key "${typo}" is not one this extension knows \\(did you mean "${near}"\\?\\): it was ignored`,
+      ),
+    );
+  }
+  // Known keys only: nothing said.
+  const quiet: string[] = [];
+  createSluiceS3Datastore({ env: envFrom({}), warn: (l) => quiet.push(l) }).createProvider({
+    bucket: "my-bucket",
+    region: "us-east-1",
+  });
+  assert.deepEqual(quiet, []);
+});

@@ -179,11 +179,60 @@ export function defineDatastore<S extends z.ZodType>(
       const lock = (sluiceConfig.lock ?? {}) as Record<string, unknown>;
       (deps.lockRegistry ?? defaultLockRegistry).assertKnown(lock.backend ?? "store");
       lockTimingsFromConfig(lock);
-      return new ExtensionProvider(
-        runtimes.get(sluiceConfig),
-        definition.type,
-        String(sluiceConfig.bucket),
-      );
+      const runtime = runtimes.get(sluiceConfig);
+      for (const w of unknownKeyWarnings(definition.configSchema, config)) {
+        runtime.events.emit("warning", w);
+      }
+      return new ExtensionProvider(runtime, definition.type, String(sluiceConfig.bucket));
     },
   };
+}
+
+/**
+ * A warning for each key of `config` the schema does not know: dropped, as
+ * the existing extensions drop them, but said (a mistyped `endpiont` would
+ * otherwise send every request to the default endpoint), with the known key
+ * it most resembles.
+ */
+export function unknownKeyWarnings(
+  schema: z.ZodType,
+  config: Record<string, unknown>,
+): { code: string; message: string }[] {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  if (!shape || typeof config !== "object" || config === null) return [];
+  const known = Object.keys(shape);
+  return Object.keys(config).filter((k) => !known.includes(k)).map((k) => {
+    const near = closest(k, known);
+    return {
+      code: "config_key_unknown",
+      message: `The datastore config's key "${k}" is not one this extension knows${
+        near ? ` (did you mean "${near}"?)` : ""
+      }: it was ignored, as the existing extensions ignore unknown keys. Known keys: ${
+        known.join(", ")
+      }. Fix it in the datastore config (.swamp.yaml, or SWAMP_DATASTORE).`,
+    };
+  });
+}
+
+/** The key of `known` nearest to `key` by edit distance, when within a third of its length. */
+function closest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Math.max(2, Math.floor(key.length / 3)) + 1;
+  for (const k of known) {
+    const d = editDistance(key.toLowerCase(), k.toLowerCase());
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
 }
