@@ -29,6 +29,7 @@ import { NotFoundError, SluiceError } from "../../sync/errors.ts";
 import { withRetry } from "../../sync/retry.ts";
 import {
   type LockfileService,
+  type LockfileTxnResult,
   MANAGED_LOCKFILE_PATH,
   pendingLockfileDelta,
   retryPendingLockfile,
@@ -184,7 +185,7 @@ export async function publishLockfileChange(
   svc: SyncService,
   locks: LockBackend,
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   const service = {
     store: svc.store,
     cache: svc.cache,
@@ -196,22 +197,27 @@ export async function publishLockfileChange(
     clock: svc.clock,
   };
   const base = await svc.cache.readState<BaseFile>(LOCKFILE_BASE_STATE);
+  const count = (r: { published: boolean } | null | undefined) => r?.published ? 1 : 0;
   if (base?.format !== 1) {
-    if (await pendingLockfileDelta(service)) await retryPendingLockfile(service, { signal });
-    else await publishUnmarkedChange(svc, service, signal);
-    return;
+    if (await pendingLockfileDelta(service)) {
+      return count(await retryPendingLockfile(service, { signal }));
+    }
+    return count(await publishUnmarkedChange(svc, service, signal));
   }
   const body = await svc.cache.read(MANAGED_LOCKFILE_PATH);
   const now = localEntries(svc, body);
-  if (!now) return;
+  if (!now) return 0;
   let delta = withBase(lockfileDelta(base.entries ?? {}, now), base.entries ?? {});
   if (isEmpty(delta) && body) {
     const synced = svc.state.synced(MANAGED_LOCKFILE_PATH)?.hash;
     if (synced !== undefined && synced !== await sha256Hex(body)) delta = { set: now };
   }
   try {
-    if (!isEmpty(delta)) await updateManagedLockfile(service, delta, { signal });
-    else if (await pendingLockfileDelta(service)) await retryPendingLockfile(service, { signal });
+    if (!isEmpty(delta)) return count(await updateManagedLockfile(service, delta, { signal }));
+    if (await pendingLockfileDelta(service)) {
+      return count(await retryPendingLockfile(service, { signal }));
+    }
+    return 0;
   } finally {
     // The change is published, or kept by the transaction as its pending delta.
     await svc.cache.writeState(LOCKFILE_BASE_STATE, null);
@@ -248,14 +254,14 @@ async function publishUnmarkedChange(
   svc: SyncService,
   service: LockfileService,
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<LockfileTxnResult | null> {
   const body = await svc.cache.read(MANAGED_LOCKFILE_PATH);
-  if (!body) return;
+  if (!body) return null;
   const synced = svc.state.synced(MANAGED_LOCKFILE_PATH);
   const hash = await sha256Hex(body);
-  if (synced?.hash === hash) return;
+  if (synced?.hash === hash) return null;
   const now = localEntries(svc, body);
-  if (!now) return;
+  if (!now) return null;
   let remote: Uint8Array | null;
   try {
     remote = (await withRetry(
@@ -303,8 +309,8 @@ async function publishUnmarkedChange(
         }. Then apply this checkout's extension changes again (pull the extension again, or \`sluice lockfile add <name> '<entry JSON>'\`).`,
       path: MANAGED_LOCKFILE_PATH,
     });
-    return;
+    return null;
   }
   const delta = withBase(lockfileDelta(lastSynced, now), lastSynced);
-  if (!isEmpty(delta)) await updateManagedLockfile(service, delta, { signal });
+  return isEmpty(delta) ? null : await updateManagedLockfile(service, delta, { signal });
 }

@@ -203,9 +203,10 @@ export class ExtensionSyncService implements SwampSyncService {
       () => commitLock ? pushUnderGlobalLock(svc, commitLock, push) : svc.pushChanged(push),
     );
     this.#rt.held.committed(held);
-    await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
+    // The lockfile, published through its transaction, counts as a file pushed.
+    const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     reportPush(this.#rt, this.#cachePath, r, ns);
-    return r.uploaded.length + r.deleted.length;
+    return r.uploaded.length + r.deleted.length + lockfile;
   }
 
   async #preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
@@ -242,9 +243,9 @@ export class ExtensionSyncService implements SwampSyncService {
     );
     this.#rt.held.committed(held);
     const count = r.uploaded.length + r.deleted.length;
-    await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
+    const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     reportPush(this.#rt, this.#cachePath, r, ns);
-    return count;
+    return count + lockfile;
   }
 
   async markDirty(options: SwampSyncOptions = {}): Promise<void> {
