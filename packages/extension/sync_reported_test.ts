@@ -155,7 +155,8 @@ for (const bulk of [false, true]) {
         await b.svc.markDirty({});
         await Deno.writeTextFile(`${b.cache}/${LOCKFILE}`, both);
       } else await b.write(LOCKFILE, both);
-      await b.svc.pushChanged();
+      // The lockfile, published through its transaction, counts as the file pushed.
+      assert.equal(await b.svc.pushChanged(), 1);
       assert.deepEqual(JSON.parse(store.peekText(LOCKFILE)!), {
         "@acme/a": { version: "1" },
         "@acme/b": { version: "2" },
