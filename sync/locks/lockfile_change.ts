@@ -40,10 +40,19 @@ export function mergeLockfileChanges(a: LockfileChange, b: LockfileChange): Lock
     remove.delete(name);
     set[name] = value;
   }
-  // The value each entry had before the first of the two changes made it.
-  const base: Record<string, unknown> = { ...(b.base ?? {}), ...(a.base ?? {}) };
-  for (const name of Object.keys(base)) {
-    if (!Object.hasOwn(set, name) && !remove.has(name)) delete base[name];
+  // The value each entry had before the first of the two changes made it:
+  // an entry either change made unconditionally (no base) stays so, and one
+  // both made keeps the first's (the second's was a value never published).
+  const touched = (c: LockfileChange, name: string) =>
+    Object.hasOwn(c.set ?? {}, name) || (c.remove ?? []).includes(name);
+  const base: Record<string, unknown> = {};
+  for (const name of [...Object.keys(set), ...remove]) {
+    const inA = touched(a, name);
+    const inB = touched(b, name);
+    if (inB && !Object.hasOwn(b.base ?? {}, name)) continue;
+    if (inA && !Object.hasOwn(a.base ?? {}, name)) continue;
+    if (inA) base[name] = a.base![name];
+    else if (inB) base[name] = b.base![name];
   }
   return {
     set,

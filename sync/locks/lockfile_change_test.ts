@@ -43,3 +43,16 @@ Deno.test("merged changes keep the value each entry had before the first of them
   assert.deepEqual(merged.base, { a: { v: "1" }, b: null, c: 1 });
   assert.deepEqual(merged.set, { a: { v: "3" }, b: { v: "1" } });
 });
+
+Deno.test("merged changes: an entry either made unconditionally (no base) stays unconditional", () => {
+  // A pending change of the extension's, then the command line's add.
+  assert.equal(
+    mergeLockfileChanges({ set: { x: 2 }, base: { x: 1 } }, { set: { x: 9 } }).base,
+    undefined,
+  );
+  // A pending add of the command line's, then the extension's change of that value (never published).
+  assert.equal(
+    mergeLockfileChanges({ set: { x: 3 } }, { set: { x: 4 }, base: { x: 3 } }).base,
+    undefined,
+  );
+});

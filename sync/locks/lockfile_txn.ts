@@ -347,6 +347,7 @@ async function publish(
         // Removing from a lockfile that does not exist: there is nothing to
         // write, and an empty lockfile would be a change nobody asked for.
         await writePendingLockfileDelta(service.cache, path, null);
+        for (const c of conflicts) service.events.emit("warning", entryConflictWarning(path, c));
         return { path, entries, version: null, published: false, attempts: attempt };
       }
       let body: Uint8Array;

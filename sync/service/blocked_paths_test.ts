@@ -10,6 +10,7 @@ import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { pullLeftBehind } from "./pull_result.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
+import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import type { DistributedLock } from "../ports.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
@@ -465,3 +466,38 @@ Deno.test("two caches creating a file and a directory of one new name: the secon
     assert.deepEqual(await notesNamed(store), [fileFirst ? "notes/a" : "notes/a/f"]);
   }
 });
+
+/** A store whose index is v2 (shards) from the start, or v1. */
+async function storeAt(v2: boolean): Promise<InMemoryStore> {
+  const store = new InMemoryStore();
+  if (v2) {
+    const meta = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+    await store.put(META_KEY, metaBody(meta), { kind: "create" });
+  }
+  return store;
+}
+
+for (const v2 of [false, true]) {
+  Deno.test(`a latest marker whose version files the commit leaves out beside a file of their directory's name is left out with them, never published alone (${v2 ? "v2" : "v1"})`, async () => {
+    for (const x_ of ["data/t/m/d/3", "data/t/m/d"]) {
+      const store = await storeAt(v2);
+      const x = await clone(store, "x");
+      const y = await clone(store, "y");
+      await put(x, x_, "x's file");
+      await x.pushChanged();
+      await put(y, "data/t/m/d/3/raw", "y's raw");
+      await put(y, "data/t/m/d/latest", "3");
+      const r = await y.pushChanged();
+      const named = Object.keys((await readIndex(store, quick.retry))?.entries ?? {});
+      if (!v2) {
+        // On v1 (one index), the version files are left out, and the marker with them.
+        assert.deepEqual(named, [x_], `${x_}: ${JSON.stringify(r.skipped)}`);
+        assert.ok(r.skipped.some((s) => s.path === "data/t/m/d/latest" && s.keepDirty));
+      }
+      assert.ok(
+        !named.includes("data/t/m/d/latest") || named.includes("data/t/m/d/3/raw"),
+        `${x_}: the marker names no files the index lacks`,
+      );
+    }
+  });
+}

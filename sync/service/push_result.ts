@@ -285,8 +285,13 @@ export function noteClashing(
 /** Why a path the commit left out beside the other shape of its name stays here. */
 function clashReason(path: string, other: string): string {
   const under = other.startsWith(`${path}/`);
+  const above = path.startsWith(`${other}/`);
   return `the datastore holds ${
-    under ? `files under a directory ${path} (${other} among them)` : `a file ${other} above it`
+    under
+      ? `files under a directory ${path} (${other} among them)`
+      : above
+      ? `a file ${other} above it`
+      : `a file ${other} where the files of the version this marker names go`
   }, published by another writer since this cache last pulled; publishing ${path} would leave a file and files under a directory of one name, which no cache can pull whole. Nothing of it was named in the index, and it stays marked. Run \`sluice pull\` to see theirs (it is left out here while your ${
     under ? "file" : "directory"
   } is in its way), then move yours to another name and push that, or have theirs deleted on the datastore first`;

@@ -352,14 +352,6 @@ export async function apply(
   // (see below): not published either.
   const ownGone = (p: string, e: IndexEntry) =>
     setChecks.get(p) === false && !change.verify && !holds(p, e) && !lost(p, e);
-  const heldMarkers = new Set<string>();
-  for (const [p, e] of Object.entries(change.set)) {
-    const marker = markerOfVersionFile(p);
-    if (
-      marker && Object.hasOwn(change.set, marker) && !deletedSince.has(p) &&
-      ((checked.has(p) && lost(p, e)) || ownGone(p, e))
-    ) heldMarkers.add(marker);
-  }
   // A path new to the index beside the other shape of its name there.
   let dirs: Set<string> | undefined;
   const otherShape = (p: string): string | undefined => {
@@ -376,8 +368,31 @@ export async function apply(
     if (!dirs.has(p)) return undefined;
     return Object.keys(entries).find((k) => k.startsWith(`${p}/`) && !Object.hasOwn(change.set, k));
   };
+  // Paths new to the index beside the other shape of their name there (see below).
+  const clash = new Map<string, string>();
+  if (change.clashing) {
+    for (const p of Object.keys(change.set)) {
+      const other = current(p) === undefined ? otherShape(p) : undefined;
+      if (other !== undefined) clash.set(p, other);
+    }
+  }
+  const heldMarkers = new Set<string>();
+  // A marker whose version files are left out beside the other shape: left out with them.
+  const clashMarkers = new Map<string, string>();
+  for (const [p, e] of Object.entries(change.set)) {
+    const marker = markerOfVersionFile(p);
+    if (!marker || !Object.hasOwn(change.set, marker) || deletedSince.has(p)) continue;
+    if (clash.has(p)) clashMarkers.set(marker, clash.get(p)!);
+    else if ((checked.has(p) && lost(p, e)) || ownGone(p, e)) heldMarkers.add(marker);
+  }
   for (const [p, e] of Object.entries(change.set)) {
     change.clashing?.delete(p);
+    const held = clashMarkers.get(p);
+    if (change.clashing && held !== undefined && !heldMarkers.has(p)) {
+      all = false;
+      change.clashing.set(p, held);
+      continue;
+    }
     if (heldMarkers.has(p)) {
       all = false;
       unpublished?.add(p);
@@ -408,13 +423,11 @@ export async function apply(
       continue;
     }
     // New to the index beside the other shape of its name there: left out.
-    if (change.clashing && current(p) === undefined) {
-      const other = otherShape(p);
-      if (other !== undefined) {
-        all = false;
-        change.clashing.set(p, other);
-        continue;
-      }
+    const other = clash.get(p);
+    if (change.clashing && other !== undefined) {
+      all = false;
+      change.clashing.set(p, other);
+      continue;
     }
     // Applied after all (a remove of the same path in this change may have set it).
     foreign?.delete(p);

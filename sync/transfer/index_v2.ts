@@ -224,7 +224,9 @@ export async function updateV2(
   await eachLimit([...parts.keys()].filter((p) => !later.has(p)), c.concurrency ?? 4, applyShard);
   if (later.size > 0) {
     for (const [marker, files] of waiting) {
-      if (!files.some((p) => unpublished?.has(p) || foreign?.has(p))) continue;
+      if (!files.some((p) => unpublished?.has(p) || foreign?.has(p) || change.clashing?.has(p))) {
+        continue;
+      }
       delete parts.get(shardOf(marker))!.set[marker];
       unpublished?.add(marker);
       complete = false;
