@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { checkout, CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
 import { createSluice } from "../../sluice.ts";
+import { lockfileDelta } from "./lockfile_bridge.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
 
@@ -136,4 +137,11 @@ Deno.test("lockfile: the lines written for the tool's user never say a change th
   } finally {
     await Deno.remove(cache, { recursive: true });
   }
+});
+
+Deno.test("lockfileDelta: an entry whose keys were only reordered is no change", () => {
+  assert.deepEqual(
+    lockfileDelta({ a: { version: "1", source: "x" } }, { a: { source: "x", version: "1" } }),
+    { set: {}, remove: [] },
+  );
 });

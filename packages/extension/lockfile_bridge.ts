@@ -39,6 +39,7 @@ import {
   type LockfileChange,
   type LockfileEntries,
   parseLockfile,
+  sameLockfileValue,
 } from "../../sync/locks/lockfile_change.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import type {
@@ -100,7 +101,7 @@ export async function rememberLockfileBase(svc: SyncService): Promise<void> {
 export function lockfileDelta(base: LockfileEntries, now: LockfileEntries): LockfileChange {
   const set: LockfileEntries = {};
   for (const [name, value] of Object.entries(now)) {
-    if (!Object.hasOwn(base, name) || JSON.stringify(base[name]) !== JSON.stringify(value)) {
+    if (!Object.hasOwn(base, name) || !sameLockfileValue(base[name], value)) {
       set[name] = value;
     }
   }
