@@ -40,7 +40,8 @@ import type { IndexChange } from "./remote_index.ts";
  * deleted, replaced or created again what it names.
  */
 function replayed(change: IndexChange): IndexChange {
-  return { ...change, verify: true };
+  // What the v1 commit left out beside the other shape stays its own record.
+  return { ...change, verify: true, clashing: undefined };
 }
 
 /**
