@@ -171,10 +171,11 @@ export function pushCommand(io: CliIo, state: RunState): Command {
     return await withSession(cmd, io, out, async (s) => {
       const adopt = await cachePaths(s.service, named, true);
       const given = await cachePaths(s.service, paths, true, true);
-      // A path to adopt is pushed: it is marked dirty like a named path.
-      if (given.length || adopt.length) {
-        await s.service.markDirty({ relPaths: [...given, ...adopt] });
-      }
+      // Named paths go alone (`only`, which marks them first; a walk still
+      // pending waits for a push of the whole cache). A path to adopt is
+      // pushed like a named one: without named paths, it is marked here.
+      const only = [...given, ...adopt];
+      if (!paths.length && adopt.length) await s.service.markDirty({ relPaths: adopt });
       if (!paths.length && walk) await s.service.markDirty();
       // Whether anything was marked for this push: "nothing marked" is said only when nothing was.
       const marked = s.service.state.dirtyPaths().length > 0;
@@ -183,12 +184,10 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         out,
         s.events,
         () => {
-          // Named paths: those alone (a walk still pending waits for a push of the whole cache).
-          const named = [...given, ...adopt];
           const options = {
             signal: io.signal,
             ...(adopt.length ? { adoptUncommitted: adopt } : {}),
-            ...(paths.length ? { only: named } : {}),
+            ...(paths.length ? { only } : {}),
           };
           return globalLock
             ? pushUnderGlobalLock(s.service, globalLockOf(s), options)

@@ -116,6 +116,37 @@ export function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
+/** Every directory `paths` lie in (`a/b/c` gives `a/b` and `a`). */
+export function directoriesOf(paths: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
+      const d = p.slice(0, i);
+      if (dirs.has(d)) break;
+      dirs.add(d);
+    }
+  }
+  return dirs;
+}
+
+/**
+ * The first directory above `path` (from the top down) that `holds` says
+ * yes to; undefined when none does.
+ *
+ * @example
+ * ```ts
+ * import { ancestorWhere } from "./paths.ts";
+ * ancestorWhere("a/b/c", (d) => d === "a/b"); // "a/b"
+ * ```
+ */
+export function ancestorWhere(path: string, holds: (dir: string) => boolean): string | undefined {
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+    const dir = path.slice(0, i);
+    if (holds(dir)) return dir;
+  }
+  return undefined;
+}
+
 const compiled = new Map<string, RegExp>();
 
 /**

@@ -275,18 +275,18 @@ Deno.test("a synced file replaced by a directory of its name, whose push deleted
 });
 
 /** `b` replaced the synced file `notes/f` by a directory of its name and pushed it by that name, after `a` edited the file. */
-async function replacedAfterPeerEdit() {
+async function replacedAfterPeerEdit(file = "notes/f", inside = `${file}/x`) {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
-  await put(a, "notes/f", "v1");
+  await put(a, file, "v1");
   await a.pushChanged();
   await b.pullChanged();
-  await put(a, "notes/f", "v2, a's edit");
+  await put(a, file, "v2, a's edit");
   await a.pushChanged();
-  await Deno.remove(`${b.cacheDir}/notes/f`);
-  await put(b, "notes/f/x", "b's file under a directory", false);
-  await b.markDirty({ relPath: "notes/f" });
+  await Deno.remove(`${b.cacheDir}/${file}`);
+  await put(b, inside, "b's file under a directory", false);
+  await b.markDirty({ relPath: file });
   const pushed = await b.pushChanged();
   return { store, b, pushed };
 }
@@ -340,18 +340,7 @@ Deno.test("that conflict resolved --theirs: the peer's file is taken, the direct
 
 Deno.test("a file replaced by a directory holding commit-step files (a marker, an index file), whose deletion meets a peer's edit: those are held back too", async () => {
   for (const inside of ["notes/x/latest", "notes/x/_meta.json"]) {
-    const store = new InMemoryStore();
-    const a = await clone(store, "a");
-    const c = await clone(store, "c");
-    await put(a, "notes/x", "v1");
-    await a.pushChanged();
-    await c.pullChanged();
-    await put(c, "notes/x", "v2, c's edit");
-    await c.pushChanged();
-    await Deno.remove(`${a.cacheDir}/notes/x`);
-    await put(a, inside, "1", false);
-    await a.markDirty({ relPath: "notes/x" });
-    const r = await a.pushChanged({ only: ["notes/x"] });
+    const { store, pushed: r } = await replacedAfterPeerEdit("notes/x", inside);
     assert.deepEqual(r.conflicts, ["notes/x"], inside);
     assert.deepEqual(r.uploaded, [], inside);
     assert.ok(r.skipped.some((s) => s.path === inside && s.keepDirty), inside);

@@ -17,6 +17,7 @@
  */
 import { atomicWrite } from "../transfer/atomic_write.ts";
 import { under } from "./pull_plan.ts";
+import { directoriesOf } from "../paths.ts";
 import { writingState } from "./state_files.ts";
 
 /** The file name, in the state directory. */
@@ -117,15 +118,7 @@ export class BlockedRecord {
       if (this.#paths.has(above)) return synced(above) ? undefined : above;
     }
     if (synced(path)) return undefined;
-    if (!this.#dirs) {
-      this.#dirs = new Set();
-      for (const p of this.#paths) {
-        for (let i = p.indexOf("/"); i > 0; i = p.indexOf("/", i + 1)) {
-          this.#dirs.add(p.slice(0, i));
-        }
-      }
-    }
-    if (!this.#dirs.has(path)) return undefined;
+    if (!(this.#dirs ??= directoriesOf(this.#paths)).has(path)) return undefined;
     return this.paths().find((p) => p.startsWith(`${path}/`));
   }
 }

@@ -65,6 +65,18 @@ function lockRefused(store: InMemoryStore): boolean {
   return store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
 }
 
+/** The error of a push under `lock` that fails (the clock moved on until it does). */
+async function pushFailing(
+  s: { svc: SyncService; clock: FakeClock },
+  lock: DistributedLock,
+): Promise<unknown> {
+  let error: unknown;
+  const run = pushUnderGlobalLock(s.svc, lock).catch((e) => (error = e));
+  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
+  await run;
+  return error;
+}
+
 /** This service's global lock, given up after 200 ms of waiting. */
 function shortLock(svc: SyncService): DistributedLock {
   return svc.lockBackend!.createLock(
@@ -127,10 +139,7 @@ Deno.test("global lock: a lock that cannot be had in time leaves the upload unpu
   const short = shortLock(s.svc);
   const warnings: WarningEvent[] = [];
   s.svc.events.on("warning", (w) => warnings.push(w));
-  let error: unknown;
-  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
-  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
-  await run;
+  const error = await pushFailing(s, short);
   assert.ok(error instanceof SluiceError && error.code === "lock_timeout", String(error));
   assert.match((error as Error).message, /uploaded but not published/);
   assert.match((error as Error).message, /old-client@other/);
@@ -260,10 +269,7 @@ Deno.test("global lock: an object at the lock's key that is no lock is said befo
   const short = shortLock(s.svc);
   const warnings: WarningEvent[] = [];
   s.svc.events.on("warning", (w) => warnings.push(w));
-  let error: unknown;
-  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
-  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
-  await run;
+  const error = await pushFailing(s, short);
   assert.equal((error as SluiceError).code, "lock_timeout");
   assert.equal(warnings[0]?.code, "global_lock_wait");
   assert.match(warnings[0].message, /an object is there that is no lock \(malformed lock body/);
@@ -279,10 +285,7 @@ Deno.test("global lock: a push whose lock cannot be had in time says the deletio
   await s.svc.markDirty({ relPath: MINE });
   await s.oldClientLock.acquire();
   const short = shortLock(s.svc);
-  let error: unknown;
-  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
-  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
-  await run;
+  const error = await pushFailing(s, short);
   assert.equal((error as SluiceError).code, "lock_timeout");
   assert.match(
     (error as Error).message,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { directoriesOf } from "../paths.ts";
 import { UNREADABLE_REASON, UnreadablePathError, UnsafePathError } from "../errors.ts";
 import { isSafeRelPath } from "../paths.ts";
 import {
@@ -318,15 +319,4 @@ export async function buildPlan(
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Every directory `paths` lie in (`a/b/c` gives `a/b` and `a`). */
-export function directoriesOf(paths: Iterable<string>): Set<string> {
-  const dirs = new Set<string>();
-  for (const p of paths) {
-    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
-      const d = p.slice(0, i);
-      if (dirs.has(d)) break;
-      dirs.add(d);
-    }
-  }
-  return dirs;
-}
+export { directoriesOf };

@@ -31,7 +31,7 @@ import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 export { under } from "./pull_plan.ts";
 import { conflictRecorder, inTheWay, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
-import { directoriesOf } from "./plan.ts";
+import { directoriesOf } from "../paths.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { indexForPull } from "./pull_index.ts";
 

@@ -11,7 +11,7 @@
 import { KeyClashError } from "../errors.ts";
 import type { PlanEntry } from "../context.ts";
 import { shellWord } from "../shell_word.ts";
-import { directoriesOf } from "./plan.ts";
+import { ancestorWhere, directoriesOf } from "../paths.ts";
 
 /** A write or deletion of the push that failed. */
 export interface PushFailureEntry {
@@ -83,7 +83,7 @@ export async function replacedFirst(
   const writtenDirs = directoriesOf([...written]);
   // A deletion of a directory's file a write replaces, or of a file a write lies under.
   const first = deletes.filter((d) =>
-    writtenDirs.has(d.path) || above(d.path, written) !== undefined
+    writtenDirs.has(d.path) || ancestorWhere(d.path, (a) => written.has(a)) !== undefined
   );
   if (first.length === 0) return none;
   for (const d of first) deletes.splice(deletes.indexOf(d), 1);
@@ -97,7 +97,7 @@ export async function replacedFirst(
   const standingDirs = directoriesOf([...standingPaths]);
   const held: PlanEntry[] = [];
   for (const u of writes) {
-    const file = above(u.path, standingPaths);
+    const file = ancestorWhere(u.path, (a) => standingPaths.has(a));
     const stays = file !== undefined
       ? standing.get(file)
       : standingDirs.has(u.path)
@@ -120,12 +120,4 @@ export async function replacedFirst(
   const heldSet = new Set(held);
   const kept = (e: PlanEntry) => !heldSet.has(e);
   return { uploads: uploads.filter(kept), commits: commits.filter(kept), held };
-}
-
-/** The directory above `path` (its own or one further up) that `set` holds; undefined when none. */
-function above(path: string, set: ReadonlySet<string>): string | undefined {
-  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
-    if (set.has(path.slice(0, i))) return path.slice(0, i);
-  }
-  return undefined;
 }

@@ -11,7 +11,7 @@
  */
 import type { PlanEntry } from "../context.ts";
 import { shellWord } from "../shell_word.ts";
-import { directoriesOf } from "./plan.ts";
+import { directoriesOf } from "../paths.ts";
 import type { SyncState } from "./state.ts";
 
 /**

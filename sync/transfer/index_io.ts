@@ -26,6 +26,7 @@ import {
 } from "./bucket_layout.ts";
 import type { IndexChange } from "./remote_index.ts";
 import { WRITER_METADATA } from "./writer_id.ts";
+import { ancestorWhere, directoriesOf } from "../paths.ts";
 
 /**
  * Runs `fn` over `items`, at most `limit` at a time, in the caller's own
@@ -355,17 +356,12 @@ export async function apply(
   // A path new to the index beside the other shape of its name there.
   let dirs: Set<string> | undefined;
   const otherShape = (p: string): string | undefined => {
-    for (let i = p.indexOf("/"); i > 0; i = p.indexOf("/", i + 1)) {
-      const a = p.slice(0, i);
-      if (Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a)) return a;
-    }
-    if (!dirs) {
-      dirs = new Set();
-      for (const k of Object.keys(entries)) {
-        for (let i = k.indexOf("/"); i > 0; i = k.indexOf("/", i + 1)) dirs.add(k.slice(0, i));
-      }
-    }
-    if (!dirs.has(p)) return undefined;
+    const above = ancestorWhere(
+      p,
+      (a) => Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a),
+    );
+    if (above !== undefined) return above;
+    if (!(dirs ??= directoriesOf(Object.keys(entries))).has(p)) return undefined;
     return Object.keys(entries).find((k) => k.startsWith(`${p}/`) && !Object.hasOwn(change.set, k));
   };
   // Paths new to the index beside the other shape of their name there (see below).
