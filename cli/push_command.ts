@@ -24,6 +24,42 @@ function pushedNothing(r: PushResult): boolean {
       r.localDeletions.length + r.conflicts.length + r.localOnly.length === 0;
 }
 
+/** What the push's checks of writes an earlier push left uncommitted came to (see `PushResult.strandedChecks`). */
+function describeStrandedChecks(r: PushResult): string[] {
+  const of = (o: string) => r.strandedChecks.filter((c) => c.outcome === o).map((c) => c.path);
+  const withdrawn = of("withdrawn");
+  const published = of("published");
+  const none = of("none");
+  const list = (paths: string[]) =>
+    capped(paths.map((p) => `  ${p}`), (n) => `  … and ${n} more (\`--json\` lists each)`);
+  return [
+    ...(withdrawn.length
+      ? [
+        `Withdrew ${
+          plural(withdrawn.length, "upload")
+        } of this cache's that an earlier push made and never committed, at paths with nothing here now (deleted from the datastore, so that no reader takes them for a change):`,
+        ...list(withdrawn),
+      ]
+      : []),
+    ...(published.length
+      ? [
+        `Named in the index ${
+          plural(published.length, "upload")
+        } of this cache's that an earlier push made and never committed:`,
+        ...list(published),
+      ]
+      : []),
+    ...(none.length
+      ? [
+        `Checked ${
+          plural(none.length, "path")
+        } an earlier push was about to write: the datastore holds nothing of this cache's there, so nothing was left behind:`,
+        ...list(none),
+      ]
+      : []),
+  ];
+}
+
 function describePush(
   r: PushResult,
   endpoint: string,
@@ -38,6 +74,7 @@ function describePush(
         : everSynced
         ? `Nothing to push: no file changed since the last sync with ${endpoint}.`
         : `Nothing to push: the cache holds no file to publish yet (${endpoint} answered).`,
+      ...describeStrandedChecks(r),
     ];
   }
   const extra = [
@@ -53,6 +90,7 @@ function describePush(
       extra.length ? `; ${extra.join(", ")}` : ""
     }.`,
   );
+  lines.push(...describeStrandedChecks(r));
   const kept = r.skipped.filter((s) => s.keepDirty);
   const dropped = r.skipped.filter((s) => !s.keepDirty);
   if (dropped.length) {

@@ -57,3 +57,40 @@ Deno.test("push <name>, as a walk's hold-back advises, pushes that name alone: o
     await w.cleanup();
   }
 });
+
+Deno.test("after resolve --theirs of a file replaced here by a directory: the status lists the set-aside file to check, not to push, and the push tells the check", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    await w.write(a, "foo", "v1");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    await Deno.remove(`${a}/foo`);
+    await w.write(a, "foo/x", "a file under a directory of its name");
+    await w.write(b, "foo", "v2 from b");
+    assert.equal((await sluice(["push", "--cache", b])).code, 0);
+    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    const resolved = await sluice(["resolve", "foo", "--theirs", "--cache", a]);
+    assert.equal(resolved.code, 0, resolved.err);
+
+    const status = await sluice(["status", "--cache", a]);
+    assert.equal(status.code, 0, status.err);
+    assert.match(status.out, /^Nothing to push\.$/m);
+    assert.doesNotMatch(status.out, /To push/);
+    assert.match(
+      status.out,
+      /^To check \(1\): an earlier push was about to write this path.*\n {2}foo\/x$/m,
+    );
+    const pushed = await sluice(["push", "--cache", a]);
+    assert.equal(pushed.code, 0, pushed.err);
+    assert.match(
+      pushed.out,
+      /Checked 1 path an earlier push was about to write: the datastore holds nothing of this cache's there, so nothing was left behind:\n {2}foo\/x/,
+    );
+    const again = await sluice(["status", "--cache", a]);
+    assert.doesNotMatch(again.out, /To check/, "settled");
+  } finally {
+    await w.cleanup();
+  }
+});

@@ -78,8 +78,13 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       if (!remote.reachable) {
         out.say(`The datastore could not be reached; what follows is this cache's side only.`);
       }
-      if (dirty.length === 0) out.say("Nothing to push.");
+      // A path with nothing here to push where an earlier push was about to
+      // write is only checked by the next push: listed apart, not as one to push.
+      const checks = dirty.filter((e) => e.check);
+      const toPush = dirty.filter((e) => !e.check);
+      if (toPush.length === 0) out.say("Nothing to push.");
       else {
+        const dirty = toPush;
         out.say(`To push (${dirty.length}):`);
         const w = Math.max(...dirty.map((e) => e.path.length));
         for (const e of dirty) {
@@ -108,6 +113,14 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             ? `${push}; ${held} will stay back (the reason beside each says why).`
             : `${push}.`,
         );
+      }
+      if (checks.length) {
+        out.say(
+          `To check (${checks.length}): an earlier push was about to write ${
+            checks.length === 1 ? "this path" : "these paths"
+          } and no commit of it followed (it stopped, or the file was set aside); nothing is here to push, and the next push looks at what the datastore holds there (an upload of this cache's left there is withdrawn):`,
+        );
+        for (const e of checks) out.say(`  ${e.path}`);
       }
       for (
         const line of describeConflicts(

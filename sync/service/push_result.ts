@@ -54,6 +54,16 @@ export interface PushResult {
    * next push meets their change as a conflict, and both copies are kept.
    */
   readonly overwritten: string[];
+  /**
+   * Paths where an earlier push was about to write and no commit of it
+   * followed (it stopped, or the file was set aside), with no file here to
+   * push now, whose check this push made (see `PlanEntry.strandedCheck`):
+   * `withdrawn` when an upload of this cache's was left there and this push
+   * deleted it, `published` when that upload was an earlier push's write of
+   * a synced path and this push named it in the index, `none` when the
+   * datastore held nothing of this cache's there.
+   */
+  readonly strandedChecks: { path: string; outcome: "withdrawn" | "published" | "none" }[];
   /** Bytes uploaded. */
   bytes: number;
 }
@@ -69,6 +79,7 @@ export function emptyPushResult(): PushResult {
     localDeletions: [],
     localOnly: [],
     overwritten: [],
+    strandedChecks: [],
     bytes: 0,
   };
 }
@@ -147,6 +158,7 @@ export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
     localDeletions: [...r.localDeletions],
     localOnly: [...r.localOnly],
     overwritten: [...done.overwritten],
+    strandedChecks: [...r.strandedChecks, ...done.strandedChecks],
     bytes: r.bytes + done.bytes,
   };
 }
@@ -180,6 +192,7 @@ export function mergeSecondPass(
     localDeletions: [...first.localDeletions],
     localOnly: [...first.localOnly],
     overwritten: [...first.overwritten, ...second.overwritten],
+    strandedChecks: [...first.strandedChecks, ...second.strandedChecks],
     bytes: first.bytes + second.bytes,
   };
 }

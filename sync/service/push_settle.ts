@@ -36,12 +36,18 @@ export async function settleStrays(
   );
   for (const entry of strays) {
     try {
-      if (entry.syncedVersion === undefined) await dropOwnStranded(ctx, entry.path, ownWriter);
-      else {
+      let outcome: "withdrawn" | "published" | "none" = "none";
+      if (entry.syncedVersion === undefined) {
+        if (await dropOwnStranded(ctx, entry.path, ownWriter)) outcome = "withdrawn";
+      } else {
         const published = await publishOwnStranded(ctx, entry, ownWriter);
-        if (published) tally.indexSynced[entry.path] = published;
+        if (published) {
+          tally.indexSynced[entry.path] = published;
+          outcome = "published";
+        }
       }
       tally.settled.add(entry.path);
+      tally.result.strandedChecks.push({ path: entry.path, outcome });
     } catch (e) {
       entry.keepDirty = true;
       entry.reason = "could not check the datastore for an upload of this cache's at it";

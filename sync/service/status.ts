@@ -6,6 +6,7 @@
  * @module
  */
 import type { PlanEntry, WriteGateEntry } from "../context.ts";
+import { STRANDED_REASON } from "./plan.ts";
 
 /** A dirty path as `status` reports it. */
 export interface StatusEntry {
@@ -14,6 +15,12 @@ export interface StatusEntry {
   readonly class?: string;
   readonly handledBy: readonly string[];
   readonly reason?: string;
+  /**
+   * True for a path with nothing here to push where an earlier push was
+   * about to write (see `PlanEntry.strandedCheck`): the push only checks
+   * what the datastore holds there and settles it (`PushResult.strandedChecks`).
+   */
+  readonly check?: true;
 }
 
 /** Why `status` lists a synced file deleted here that a walk push leaves on the datastore. */
@@ -49,6 +56,9 @@ export function statusEntries(
         : []),
     ],
     reason: e.reason,
+    ...(e.action === "skip" && e.strandedCheck && e.reason === STRANDED_REASON
+      ? { check: true as const }
+      : {}),
   }));
   return [
     ...planned,

@@ -86,6 +86,7 @@ for (const layout of ["v1", "v2"] as const) {
     assert.deepEqual(status.map((e) => [e.path, e.action]), [[PATH, "skip"]], "listed once");
     const r = await a.pushChanged();
     assert.deepEqual(r.localDeletions, [PATH], "a walk never deletes: the deletion is reported");
+    assert.deepEqual(r.strandedChecks, [{ path: PATH, outcome: "published" }], "and the check");
     await assertIndexCurrent(store, { held: true });
     assert.equal(await read(await freshPull(store), PATH), "two");
     // The deletion, pushed by name, goes over the version now published.
@@ -112,12 +113,13 @@ for (const layout of ["v1", "v2"] as const) {
     await Deno.remove(`${a.cacheDir}/${PATH}`);
     await a.markDirty();
     const status = await a.status({ walk: true });
-    assert.deepEqual(status.map((e) => [e.path, e.action, e.reason]), [
-      [PATH, "skip", STRANDED_REASON],
-    ]);
+    assert.deepEqual(status.map((e) => [e.path, e.action, e.reason, e.check]), [
+      [PATH, "skip", STRANDED_REASON, true],
+    ], "listed as a check, not as a path to push");
     const r = await a.pushChanged();
     assert.deepEqual(r.localDeletions, []);
     assert.deepEqual(r.skipped, [], "nothing was left out");
+    assert.deepEqual(r.strandedChecks, [{ path: PATH, outcome: "withdrawn" }], "told");
     assert.equal(store.peekText(PATH), undefined, "the stranded upload is gone");
     await assertIndexCurrent(store, { held: true });
     await freshPull(store);
