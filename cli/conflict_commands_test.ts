@@ -281,6 +281,22 @@ Deno.test("a pull that sets aside a never-synced local copy says the datastore's
   assert.match(status.out, /resolve its conflict \(`sluice resolve <path> --mine[^`]*` publishes/);
   assert.doesNotMatch(status.out, /copy it back, then/);
   assert.doesNotMatch(status.out, /run the method or workflow again/);
+  // A push has nothing to push, and still exits 3 over the open conflict,
+  // as status and pull do: never "synced" while the copy sits set aside.
+  const told = await sluice(["push", "--cache", c]);
+  assert.equal(told.code, 3, told.out);
+  assert.match(told.out, /^Nothing to push: no file changed since the last sync/m);
+  assert.match(told.out, /^Open conflicts, left untouched \(1\):\n {2}config\/app\.yaml$/m);
+  for (const args of [["push"], ["push", CFG], ["push", "config"]]) {
+    const pushed = await sluice([...args, "--cache", c, "--json"]);
+    assert.equal(pushed.code, 3, `${args.join(" ")}: ${pushed.out}`);
+    assert.deepEqual(pushed.json().conflicts, [CFG]);
+  }
+  // A push of other paths leaves it out of its answer.
+  await w.write(c, "notes/other.txt", "other\n");
+  const other = await sluice(["push", "notes/other.txt", "--cache", c, "--json"]);
+  assert.equal(other.code, 0, other.out);
+  assert.deepEqual(other.json().conflicts, []);
   await w.cleanup();
 });
 

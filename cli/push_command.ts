@@ -24,6 +24,28 @@ function pushedNothing(r: PushResult): boolean {
       r.localDeletions.length + r.conflicts.length + r.localOnly.length === 0;
 }
 
+/**
+ * `r` with every conflict still open in the push's scope (the whole cache,
+ * or under the paths named) listed in `conflicts`, and those of them the
+ * push did not meet (`unplanned`): a conflict whose path nothing marked (a
+ * pull set this cache's copy aside and wrote theirs there) is not in the
+ * push's plan, and a push must not exit 0 over it, as `status` and `pull`
+ * do not.
+ */
+function withOpenConflicts(
+  r: PushResult,
+  open: readonly string[],
+  named: readonly string[],
+): { result: PushResult; unplanned: string[] } {
+  const inScope = (p: string) =>
+    !named.length || named.some((n) => p === n || p.startsWith(`${n}/`));
+  const unplanned = open.filter((p) => inScope(p) && !r.conflicts.includes(p));
+  return {
+    result: unplanned.length ? { ...r, conflicts: [...r.conflicts, ...unplanned] } : r,
+    unplanned,
+  };
+}
+
 /** What the push's checks of writes an earlier push left uncommitted came to (see `PushResult.strandedChecks`). */
 function describeStrandedChecks(r: PushResult): string[] {
   const of = (o: string) => r.strandedChecks.filter((c) => c.outcome === o).map((c) => c.path);
@@ -62,11 +84,23 @@ function describeStrandedChecks(r: PushResult): string[] {
 
 function describePush(
   r: PushResult,
+  unplanned: readonly string[],
   endpoint: string,
   everSynced: boolean,
   walked: boolean,
 ): string[] {
   const lines: string[] = [];
+  // Conflicts open beside the push (on none of its paths), told after what it did.
+  const open = unplanned.length
+    ? [
+      `Open conflicts, left untouched (${unplanned.length}):`,
+      ...capped(
+        unplanned.map((p) => `  ${p}`),
+        (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+      ),
+      RESOLVE_HINT,
+    ]
+    : [];
   if (pushedNothing(r)) {
     return [
       !walked
@@ -75,6 +109,7 @@ function describePush(
         ? `Nothing to push: no file changed since the last sync with ${endpoint}.`
         : `Nothing to push: the cache holds no file to publish yet (${endpoint} answered).`,
       ...describeStrandedChecks(r),
+      ...open,
     ];
   }
   const extra = [
@@ -101,7 +136,7 @@ function describePush(
     ));
   }
   const keptPaths = new Set(kept.map((s) => s.path));
-  const standing = r.conflicts.filter((p) => !keptPaths.has(p));
+  const standing = [...r.conflicts.filter((p) => !keptPaths.has(p)), ...unplanned];
   if (kept.length) {
     lines.push(
       `Kept ${
@@ -217,7 +252,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       if (!paths.length && walk) await s.service.markDirty();
       // Whether anything was marked for this push: "nothing marked" is said only when nothing was.
       const marked = s.service.state.dirtyPaths().length > 0;
-      const result: PushResult = await withProgressBar(
+      const pushed: PushResult = await withProgressBar(
         io,
         out,
         s.events,
@@ -239,6 +274,11 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       // So too when it only left files behind (local deletions, skipped
       // files): its report names the store, which must have answered.
       if (!s.reached) await headIndex(s.store, s.service.config.retry, io.signal);
+      const { result, unplanned } = withOpenConflicts(
+        pushed,
+        s.service.conflicts().map((c) => c.path),
+        paths.length ? only : [],
+      );
       // An adoption that found nothing stranded writes nothing and says nothing
       // itself: say so, rather than let the push read as having adopted it.
       for (const w of nothingAdopted(adopt, out.warnings)) out.warn(w);
@@ -251,7 +291,8 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       });
       for (
         const line of describePush(
-          result,
+          pushed,
+          unplanned,
           s.store.endpoint,
           s.service.state.syncedCount > 0,
           walk || paths.length > 0 || marked,
