@@ -123,7 +123,8 @@ export class FsStore implements ObjectStore {
     try {
       file = await Deno.readFile(path);
     } catch (e) {
-      if (isAbsent(e)) throw new NotFoundError(key);
+      // A directory there holds other keys (`key/…`): no object at `key`.
+      if (isAbsent(e) || e instanceof Deno.errors.IsADirectory) throw new NotFoundError(key);
       throw ioError("reading", path, e);
     }
     const { header, body } = decodeObject(path, file);
@@ -150,6 +151,7 @@ export class FsStore implements ObjectStore {
       await file.seek(bodyOffset, Deno.SeekMode.Start);
     } catch (e) {
       file.close();
+      if (e instanceof Deno.errors.IsADirectory) throw new NotFoundError(key); // as `get`
       throw e;
     }
     let left = header.size;

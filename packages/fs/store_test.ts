@@ -143,6 +143,10 @@ Deno.test("FsStore: a key and keys beneath it cannot coexist; deletes prune empt
     await assert.rejects(store.put("a", enc("x"), PutModes.create), UnsafePathError);
     await assert.rejects(store.put("a/b", enc("x"), PutModes.overwrite), UnsafePathError);
     assert.equal(await store.head("a"), null);
+    // A key whose name is a directory of other keys holds no object: absent, not an outage.
+    await assert.rejects(store.get("a"), NotFoundError);
+    await assert.rejects(store.get("a/b"), NotFoundError);
+    await assert.rejects(store.getStream("a"), NotFoundError);
     await store.delete("a/b/c");
     assert.deepEqual(await entries(`${root}/objects`), []);
     await store.put("a", enc("file again"), PutModes.create);

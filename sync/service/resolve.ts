@@ -41,6 +41,8 @@ import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
+import { ancestorWhere } from "../paths.ts";
+import { readIndex } from "../transfer/remote_index.ts";
 
 /** What a resolution did. */
 export interface ResolveResult {
@@ -79,6 +81,30 @@ export interface ResolveDeps {
   readTheirs?(path: string): Promise<(RemoteSide & { readonly own: boolean }) | null>;
   /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
   forgetLost?(path: string): Promise<void>;
+  /**
+   * A path of the other shape of `path`'s name that the datastore's index
+   * names now (a file above it, or a file under a directory of its name),
+   * if any: see {@link indexedShapeReader}.
+   */
+  indexedOtherShape?(path: string): Promise<string | undefined>;
+}
+
+/**
+ * {@link ResolveDeps.indexedOtherShape} over `store`: the datastore's index
+ * read whole (every shard of a v2 one), once per resolution that needs it.
+ */
+export function indexedShapeReader(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  concurrency: number,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["indexedOtherShape"]> {
+  return async (path) => {
+    const index = await readIndex(store, retry, signal, concurrency);
+    if (!index) return undefined;
+    return ancestorWhere(path, (d) => Object.hasOwn(index.entries, d)) ??
+      Object.keys(index.entries).find((k) => k.startsWith(`${path}/`));
+  };
 }
 
 /**
@@ -357,6 +383,17 @@ export async function resolveConflict(
   }
   // As the push will see it, rebased on theirs.
   refuseShapeClash(state, path, resolution, (p) => p === path ? !!theirs : !!state.synced(p));
+  // Theirs a deletion, and a file of yours to publish: a peer may have put
+  // the other shape of its name on the datastore since (a directory of that
+  // name, or a file above it), which no pull of this cache has met yet. The
+  // push would upload the file and its commit leave it out, an object no
+  // index names; refused first, with the conflict open.
+  if (theirs === null && (rec.mine || resolution === "merged") && deps.indexedOtherShape) {
+    const other = await deps.indexedOtherShape(path);
+    if (other !== undefined) {
+      throw shapeClash(path, resolution, other, "published since this cache last pulled");
+    }
+  }
   if (resolution === "mine") await restoreMine(deps, rec, setAside);
   // Rebase on theirs: every compare-and-swap of the push is now on the version the user saw.
   state.setSynced(
@@ -458,13 +495,28 @@ function refuseShapeClash(
 ): void {
   const other = state.blocked.clashOf(path, synced);
   if (other === undefined) return;
+  throw shapeClash(
+    path,
+    resolution,
+    other,
+    "which the last pull could not place here because your copy is in the way",
+  );
+}
+
+/** The refusal of a resolution whose publish would meet `other`, the other shape of `path`'s name. */
+function shapeClash(
+  path: string,
+  resolution: Resolution,
+  other: string,
+  how: string,
+): ResolveRefusedError {
   const word = shellWord(path);
   const shape = other.startsWith(`${path}/`)
     ? `files under a directory of that name (${other} among them)`
     : `a file ${other} where your copy lies under a directory of that name`;
-  throw new ResolveRefusedError(
+  return new ResolveRefusedError(
     "unsafe_path",
-    `${path} cannot be resolved with --${resolution}: the datastore now holds ${shape}, which the last pull could not place here because your copy is in the way, and publishing your copy would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing was changed: the conflict stays open and theirs stays on the datastore. Take theirs with \`sluice resolve ${word} --theirs\` (your copy is set aside, never deleted), then put your changes under another name and push them; if those files were deleted meanwhile, run \`sluice pull\` and then this again.`,
+    `${path} cannot be resolved with --${resolution}: the datastore now holds ${shape}, ${how}, and publishing your copy would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing was changed: the conflict stays open and theirs stays on the datastore. Take theirs with \`sluice resolve ${word} --theirs\` (your copy is set aside, never deleted), then put your changes under another name and push them; if those files were deleted meanwhile, run \`sluice pull\` and then this again.`,
   );
 }
 

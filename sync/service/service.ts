@@ -39,7 +39,12 @@ import type { LeftBehind } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
-import { resolveConflict, type ResolveResult, theirsReader } from "./resolve.ts";
+import {
+  indexedShapeReader,
+  resolveConflict,
+  type ResolveResult,
+  theirsReader,
+} from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
 import { isInternalPath } from "../paths.ts";
 import {
@@ -309,6 +314,12 @@ export class SyncService {
           pull: (prefixes) => this.#pull(options.signal, prefixes),
           readTheirs: theirsReader(this.store, this.cache, this.config.retry, options.signal),
           forgetLost: (p) => forgetVanished(this.store, [p], this.config.retry, options.signal),
+          indexedOtherShape: indexedShapeReader(
+            this.store,
+            this.config.retry,
+            this.config.concurrency,
+            options.signal,
+          ),
         },
         path,
         resolution,

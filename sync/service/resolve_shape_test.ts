@@ -1,0 +1,51 @@
+/**
+ * A resolution whose publish meets the other shape of its path's name on
+ * the datastore (a peer replaced the file by a directory since this cache
+ * last pulled): refused before anything changes, the conflict stays open,
+ * and nothing of the copy is left in the store.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { assertIndexCurrent, clone, put, read } from "./clone_kit.ts";
+import { ResolveRefusedError } from "./resolve.ts";
+
+/** `b` edited `s3` while `a` replaced it by a directory and pushed: `b`'s push met the conflict. */
+async function replacedByDirectory() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "s3", "v1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/s3`);
+  await put(a, "s3/f.txt", "a's file under a directory of that name", false);
+  await a.markDirty({ relPath: "s3" });
+  const replaced = await a.pushChanged();
+  assert.deepEqual([replaced.uploaded, replaced.deleted], [["s3/f.txt"], ["s3"]]);
+  await put(b, "s3", "b's edit");
+  const met = await b.pushChanged();
+  assert.deepEqual(met.conflicts, ["s3"]);
+  return { store, a, b };
+}
+
+Deno.test("resolve --mine of an edit whose file a peer replaced by a directory since: refused before any upload, the conflict stays open", async () => {
+  const { store, b } = await replacedByDirectory();
+  for (const resolution of ["mine", "merged"] as const) {
+    await assert.rejects(
+      b.resolveConflict("s3", resolution),
+      (e: unknown) =>
+        e instanceof ResolveRefusedError && e.code === "unsafe_path" &&
+        /the datastore now holds files under a directory of that name \(s3\/f\.txt among them\), published since this cache last pulled/
+          .test(e.message),
+    );
+    assert.equal(store.peekText("s3"), undefined, "no upload of b's left beside s3/f.txt");
+    assert.deepEqual(b.conflicts().map((c) => c.path), ["s3"], "the conflict stays open");
+    assert.equal(await read(b, "s3"), "b's edit");
+  }
+  await assertIndexCurrent(store, { held: true });
+  // Theirs is the way on: b's copy is set aside, the directory's file pulled.
+  const theirs = await b.resolveConflict("s3", "theirs");
+  assert.equal(theirs.resolved, true);
+  assert.equal(await read(b, "s3/f.txt"), "a's file under a directory of that name");
+  assert.equal(await read(b, theirs.setAside[0]), "b's edit");
+});
