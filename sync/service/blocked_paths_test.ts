@@ -12,7 +12,7 @@ import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import type { DistributedLock } from "../ports.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 
 Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
@@ -455,6 +455,32 @@ Deno.test("two caches creating a file and a directory of one new name: the secon
     assert.deepEqual(await notesNamed(store), [fileFirst ? "notes/a" : "notes/a/f"]);
   }
 });
+
+Deno.test("a file under a directory of a name the datastore holds both shapes of already (an old client's doing): published with the rest, never held back for good", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "clash/x.txt", "under a directory");
+  await a.pushChanged();
+  // An old client, which checks nothing, publishes a file of the directory's name.
+  await peerPush(store, { clash: "a file" });
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  await put(c, "clash/y.txt", "c's file under the directory");
+  const r = await c.pushChanged();
+  assert.deepEqual(r.uploaded, ["clash/y.txt"]);
+  assert.deepEqual(r.skipped, [], "no hold-back: the clash was there before, and stays as it was");
+  const names = Object.keys((await readIndex(store, quick.retry))?.entries ?? {}).sort();
+  assert.deepEqual(names, ["clash", "clash/x.txt", "clash/y.txt"]);
+  await assertIndexCurrent(store, { held: true });
+  assert.equal(await read(await pulled(store), "clash/y.txt"), "c's file under the directory");
+});
+
+/** A fresh clone of `store`, pulled. */
+async function pulled(store: InMemoryStore) {
+  const f = await clone(store, "fresh");
+  await f.pullChanged();
+  return f;
+}
 
 /** A store whose index is v2 (shards) from the start, or v1. */
 async function storeAt(v2: boolean): Promise<InMemoryStore> {

@@ -353,12 +353,19 @@ export async function apply(
   // (see below): not published either.
   const ownGone = (p: string, e: IndexEntry) =>
     setChecks.get(p) === false && !change.verify && !holds(p, e) && !lost(p, e);
-  // A path new to the index beside the other shape of its name there.
+  // A path new to the index beside the other shape of its name there. A
+  // file above it that already stands beside files under a directory of its
+  // name (another client made both, which no cache can pull whole) is no new
+  // clash: a pull keeps no hold-back for it either (see `bothShapes` in
+  // `pull.ts`), so the file is published under that directory with the rest.
   let dirs: Set<string> | undefined;
+  const removed = new Set(change.remove);
+  const standsBeside = (a: string) =>
+    Object.keys(entries).some((k) => k.startsWith(`${a}/`) && !removed.has(k));
   const otherShape = (p: string): string | undefined => {
     const above = ancestorWhere(
       p,
-      (a) => Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a),
+      (a) => Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a) && !standsBeside(a),
     );
     if (above !== undefined) return above;
     if (!(dirs ??= directoriesOf(Object.keys(entries))).has(p)) return undefined;
