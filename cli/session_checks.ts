@@ -12,7 +12,7 @@ import type { LocalCache } from "../sync/transfer/cache.ts";
 import { findStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
 import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
 import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
-import { ConfigError, SluiceError } from "../sync/errors.ts";
+import { SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { DIRTY_FILE } from "../sync/service/state.ts";
 import { type CliIo, shellWord, UsageError } from "./output.ts";
@@ -41,9 +41,18 @@ export async function chooseStore(
     if (recorded?.format === 1 && typeof recorded.url === "string") {
       return recordedStore(recorded, io, cache);
     }
-    throw new ConfigError(
-      "--store",
-      `a store URL: pass --store (e.g. --store file:///srv/datastore or --store s3://bucket/prefix), or set ${STORE_ENV}; the cache ${cache.dir} has no recorded store yet`,
+    // A directory that holds files and no sync state at all is most often a
+    // mistyped --cache: said so, as push and pull say it.
+    const stateless = !(await Deno.lstat(findStateDir(cache.dir)).then(() => true, () => false));
+    if (stateless && await holdsAnything(cache.dir)) {
+      throw new SluiceError(
+        "cache_not_found",
+        `No store was given, and the directory ${cache.dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's, so it recorded no store): is --cache mistyped? Nothing was read or changed. Check the path, or pass --store (or set ${STORE_ENV}); a new cache is started by \`sluice push --init\` or \`sluice pull --init\`.`,
+      );
+    }
+    throw new SluiceError(
+      "invalid_config",
+      `No store was given: pass --store (e.g. --store file:///srv/datastore or --store s3://bucket/prefix), or set ${STORE_ENV}; the cache ${cache.dir} has no recorded store yet (it records one at its first push or pull). Nothing was changed.`,
     );
   }
   const spec = parseStoreUrl(given, { cwd: io.cwd });

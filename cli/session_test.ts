@@ -440,6 +440,25 @@ Deno.test("a local-only path named to push is refused (local_only, 1): never 'No
   await w.cleanup();
 });
 
+Deno.test("with no store given, a directory that holds files and no sync state is cache_not_found (66) for every command, as for push and pull; an empty one is told to pass --store (78)", async () => {
+  const { w, project } = await teamAndProject();
+  for (const args of [["status"], ["lock", "list"], ["push"], ["pull"]]) {
+    const r = await sluice([...args, "--cache", project, "--json"]);
+    assert.equal(r.code, 66, `${args.join(" ")}: ${r.err}`);
+    assert.equal((r.json().error as { code: string }).code, "cache_not_found");
+  }
+  const told = await sluice(["status", "--cache", project]);
+  assert.match(told.err, /is --cache mistyped\? Nothing was read or changed/);
+  assert.doesNotMatch(told.err, /Invalid value for --store/);
+  const empty = `${w.base}/empty`;
+  await Deno.mkdir(empty);
+  const r = await sluice(["status", "--cache", empty]);
+  assert.equal(r.code, 78, r.err);
+  assert.match(r.err, /^error\[invalid_config\]: No store was given: pass --store/);
+  assert.equal(await exists(`${project}/.sluice`), false);
+  await w.cleanup();
+});
+
 Deno.test("a command that is no push or pull, run on a directory that is no cache yet, leaves it none: a later push still asks for --init", async () => {
   const { w, project } = await teamAndProject();
   for (const args of [["status"], ["lock", "list"]]) {
