@@ -176,10 +176,22 @@ Deno.test("a file deleted here and changed there: push names the open conflict a
   assert.doesNotMatch(pushed.out, /Nothing to push/);
   assert.match(pushed.out, /Open conflicts, left untouched \(1\):\n {2}config\/app\.yaml\n/);
   assert.doesNotMatch(pushed.out, /Not deleted on the datastore/);
+
   const theirs = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
   assert.equal(theirs.code, 0, theirs.err);
   assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "x: 2\n");
   assert.equal((await sluice(["push", "--cache", b])).code, 0);
+  await w.cleanup();
+});
+
+Deno.test("a deletion pushed by name that meets a peer's edit: the status shows theirs with the hash the index records, never 'hash unknown'", async () => {
+  const { w, b } = await conflicted();
+  await Deno.remove(`${b}/${CFG}`);
+  const pushed = await sluice(["push", CFG, "--cache", b]);
+  assert.equal(pushed.code, 3, pushed.err);
+  const status = await sluice(["status", "--cache", b]);
+  assert.match(status.out, /theirs: version \S+ \(5 B, [0-9a-f]{12}…\)/);
+  assert.doesNotMatch(status.out, /hash unknown/);
   await w.cleanup();
 });
 

@@ -43,7 +43,13 @@ export type DeleteOutcome =
    * A peer's committed change: a conflict. `adopted`: that change was
    * another writer's uncommitted object, published as its change, as told.
    */
-  | { readonly kind: "conflict"; readonly now: ObjectInfo; readonly adopted?: boolean };
+  | {
+    readonly kind: "conflict";
+    readonly now: ObjectInfo;
+    readonly adopted?: boolean;
+    /** The SHA-256 the index records for `now`'s version, when it names that version. */
+    readonly hash?: string;
+  };
 
 /** Deletes `version` of `path`; false when the store holds another one. */
 function deleteOwn(ctx: PushContext, path: string, version: string | undefined) {
@@ -130,7 +136,9 @@ export async function deleteRemote(
     }
     return { kind: "waiting", now };
   }
-  return { kind: "conflict", now };
+  // The index's hash of the version found, when it names that one (the status shows it).
+  const hash = index && named === now.version ? index.entries[entry.path].h : undefined;
+  return { kind: "conflict", now, ...(hash ? { hash } : {}) };
 }
 
 /**
@@ -281,7 +289,7 @@ export async function runDeletes(
       });
       tally.conflictOf(entry, null, {
         version: outcome.now.version,
-        hash: "",
+        hash: outcome.hash ?? "",
         size: outcome.now.size,
       });
       continue;
