@@ -1663,3 +1663,19 @@ Deno.test("chaos regression: a file under a directory whose name the datastore h
     '{"seed":75100138,"clones":2,"absentOnError":true,"kinds":["core","api"],"oldClients":true,"ops":[{"id":46,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":47,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":18,"kind":"tick","n":16,"pick":142974993},{"id":42,"kind":"oldpush","clone":1,"file":4},{"id":31,"kind":"tick","n":14,"pick":2118327083},{"id":44,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":45,"kind":"reshape","clone":1,"file":4,"how":"hand"},{"id":34,"kind":"outage","on":true},{"id":38,"kind":"tick","n":3,"pick":573638220}]}',
   );
 });
+
+/**
+ * I7, I8 (seed 75200719, found by 1,000 histories with reshapes and old
+ * clients in all): a v2 commit's shard write landed and its meta write
+ * failed, and the clone stopped there (a crash), its state never learning of
+ * the commit; its next edit's upload replaced that committed version (taken
+ * for its own uncommitted write) and its commit was cut off by an outage;
+ * then the file was deleted and pushed: the push withdrew the upload, and
+ * the index kept naming the version the upload had replaced, gone from the
+ * store. The withdrawal now takes that entry out too.
+ */
+Deno.test("chaos regression: withdrawing an own upload that replaced a version its own lost commit named takes that entry out (I7, I8, seed 75200719)", async () => {
+  await clean(
+    '{"seed":75200719,"clones":2,"v2":true,"oldClients":true,"ops":[{"id":3,"kind":"crash","clone":1,"at":"commit"},{"id":11,"kind":"bulk","clone":1},{"id":19,"kind":"lockfile","clone":1,"set":"@chaos/ext-19"},{"id":26,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":41,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":27,"kind":"tick","n":16,"pick":1901238301},{"id":28,"kind":"tick","n":16,"pick":792444394},{"id":29,"kind":"outage","on":true},{"id":30,"kind":"tick","n":2,"pick":571602530},{"id":31,"kind":"delete","clone":1,"file":3,"how":"dir"}]}',
+  );
+});

@@ -25,6 +25,7 @@ import type { PlanEntry, PushContext } from "../context.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
+import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ADOPT_HINT, ADOPTED_UNCOMMITTED, adoptedMessage, resolveHint } from "./conflicts.ts";
 import type { PushTally } from "./push_result.ts";
@@ -164,12 +165,16 @@ export async function dropOwnStranded(
     return false;
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+  const named = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
   // Published meanwhile (adopted by a peer): a committed version, which a pull takes.
-  if (index && Object.hasOwn(index.entries, path) && index.entries[path].v === now.version) {
-    return false;
-  }
+  if (named?.v === now.version) return false;
   if (!(await deleteOwn(ctx, path, now.version))) return false;
-  await unnameDeleted(ctx, path, now.version);
+  // An entry of a version the store no longer held before this delete (this
+  // cache's upload stood there, written over it: this cache's own commit of
+  // it landed and its answer never came back, a crash) names nothing once
+  // the upload is gone: taken out with it.
+  const over = named && !isUnversioned(named) ? named.v : undefined;
+  await unnameDeleted(ctx, path, now.version, over);
   return true;
 }
 
@@ -181,14 +186,22 @@ export async function dropOwnStranded(
  * names that version and the store holds nothing there: this cache's
  * deletion of its own change stands, as it would have had the adoption come
  * later (the adopter looks again after its commit, see `adoptStranded`).
- * One index read more, on this rare path alone.
+ * So too an entry of `over`, the version the index named before the delete,
+ * which the upload had replaced in the store. One index read more, on this
+ * rare path alone.
  */
-async function unnameDeleted(ctx: PushContext, path: string, version: string): Promise<void> {
+async function unnameDeleted(
+  ctx: PushContext,
+  path: string,
+  version: string,
+  over?: string,
+): Promise<void> {
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
-  if (!index || !Object.hasOwn(index.entries, path) || index.entries[path].v !== version) return;
+  const v = index && Object.hasOwn(index.entries, path) ? index.entries[path].v : undefined;
+  if (v === undefined || (v !== version && v !== over)) return;
   await updateIndex(
     ctx.store,
-    { set: {}, remove: [path], base: { [path]: version }, verify: true },
+    { set: {}, remove: [path], base: { [path]: v }, verify: true },
     ctx.config.retry,
     ctx.signal,
     undefined,

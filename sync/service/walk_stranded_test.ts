@@ -329,3 +329,29 @@ Deno.test("a large file's stranded upload is published from a streamed read, nev
   await assertIndexCurrent(store, { held: true });
   assert.equal(await read(await freshPull(store), PATH), big("2"));
 });
+
+Deno.test("v2: a commit whose shard write landed and whose meta write failed, then an edit's push cut off, then the file deleted and pushed by name: the index names nothing gone (chaos seed 75200719)", async () => {
+  const store = await bucket("v2");
+  const dir = (await clone(store, "a")).cacheDir;
+  let a = await clone(store, "a", dir);
+  await put(a, PATH, "one");
+  // The shard names the upload; the meta write fails, and the process stops there.
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === META_KEY,
+  });
+  await assert.rejects(a.pushChanged());
+  a = await clone(store, "a", dir); // restarted: its state never learnt of that commit
+  assert.equal(a.state.synced(PATH), undefined);
+  await put(a, PATH, "two");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k.startsWith("_index/"),
+  });
+  await assert.rejects(a.pushChanged()); // its upload over "one" landed, its commit did not
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.strandedChecks, [{ path: PATH, outcome: "withdrawn" }]);
+  assert.equal(store.peekText(PATH), undefined);
+  await assertIndexCurrent(store, { held: true });
+  assert.deepEqual(Object.keys((await readIndex(store, quick.retry))?.entries ?? {}), []);
+});
