@@ -643,3 +643,30 @@ Deno.test("push of a layout object under a first segment is refused as local_onl
   assert.match(r.err, /^error\[local_only\]: team\/_index\/_meta\.json is local-only/);
   await w.cleanup();
 });
+
+Deno.test("a first pull from a datastore with no index says it holds none (a new one, or a mistyped prefix), not only 'Already up to date'", async () => {
+  const w = await world();
+  const empty = `${w.base}/empty-store`;
+  await Deno.mkdir(empty);
+  const first = await sluice([
+    "pull",
+    "--init",
+    "--cache",
+    w.cache("n"),
+    "--store",
+    `file://${empty}`,
+  ]);
+  assert.equal(first.code, 0, first.err);
+  assert.match(first.out, /^Already up to date with file:\/\//);
+  assert.match(
+    first.out,
+    /holds no index: nothing was ever pushed there\. If you expected files, check the bucket and prefix in --store/,
+  );
+  // Once the datastore holds files, an up-to-date pull says only that.
+  await w.write(w.cache("a"), "notes/a.txt", "a");
+  assert.equal((await sluice(["push", "--cache", w.cache("a"), "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", w.cache("b"), "--store", w.url])).code, 0);
+  const again = await sluice(["pull", "--cache", w.cache("b")]);
+  assert.doesNotMatch(again.out, /holds no index/);
+  await w.cleanup();
+});

@@ -9,6 +9,7 @@ import { SluiceError } from "../sync/errors.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { assertSafeRelPath } from "../sync/paths.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
+import { headIndex } from "../sync/transfer/remote_index.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
@@ -188,6 +189,16 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         outcome,
       });
       for (const line of describePull(result, s.store.endpoint, shown)) out.say(line);
+      // A cache that synced nothing from a datastore with no index: a new
+      // datastore, or a mistyped bucket or prefix, which reads the same. Said.
+      if (
+        result.fetched.length === 0 && s.service.state.syncedCount === 0 &&
+        await headIndex(s.store, s.service.config.retry, io.signal) === null
+      ) {
+        out.say(
+          `The datastore at ${s.store.endpoint} holds no index: nothing was ever pushed there. If you expected files, check the bucket and prefix in --store (a new datastore starts with the first push to it).`,
+        );
+      }
       if (localDeletions.length) {
         out.say(
           `Kept deleted here (a pull keeps a local deletion): ${
