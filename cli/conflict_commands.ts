@@ -11,7 +11,7 @@ import { ResolveRefusedError, type ResolveResult } from "../sync/service/resolve
 import { leftBehindError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
+import { type CliIo, type Output, plural, shellWord, UsageError } from "./output.ts";
 import { conflictPaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { endpointFields } from "./store_url.ts";
@@ -116,6 +116,10 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
 }
 
 /** What one resolution did, in a line. */
+/** The paths of `paths` under the directory `rel`. */
+const underIt = (paths: readonly string[], rel: string) =>
+  paths.filter((p) => p.startsWith(`${rel}/`));
+
 function say(
   out: Output,
   endpoint: string,
@@ -129,7 +133,11 @@ function say(
       resolution === "theirs"
         ? r.pull && !r.pull.fetched.includes(rel) &&
             (r.pull.removed.includes(rel) || r.setAside.length > 0)
-          ? `Took the datastore's side of ${rel}, a deletion: nothing is at ${rel} here now.`
+          ? underIt(r.pull.fetched, rel).length
+            ? `Took the datastore's side of ${rel}, a directory of that name now: ${
+              plural(underIt(r.pull.fetched, rel).length, "file")
+            } under ${rel}/ fetched, and no file ${rel} here now.`
+            : `Took the datastore's side of ${rel}, a deletion: nothing is at ${rel} here now.`
           : `Took the datastore's copy of ${rel}.`
         : r.deleted
         ? `Deleted ${rel} on ${endpoint} (your deletion).`

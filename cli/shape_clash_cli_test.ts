@@ -71,6 +71,8 @@ Deno.test("after resolve --theirs of a file replaced here by a directory: the st
     await w.write(b, "foo", "v2 from b");
     assert.equal((await sluice(["push", "--cache", b])).code, 0);
     assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    const before = await sluice(["status", "--cache", a]);
+    assert.match(before.out, /mine: {3}replaced here by a directory of that name/);
     const resolved = await sluice(["resolve", "foo", "--theirs", "--cache", a]);
     assert.equal(resolved.code, 0, resolved.err);
 
@@ -90,6 +92,31 @@ Deno.test("after resolve --theirs of a file replaced here by a directory: the st
     );
     const again = await sluice(["status", "--cache", a]);
     assert.doesNotMatch(again.out, /To check/, "settled");
+  } finally {
+    await w.cleanup();
+  }
+});
+
+Deno.test("resolve --theirs where the datastore replaced the file by a directory says so, not 'a deletion: nothing is here'", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    await w.write(a, "foo", "v1");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    await Deno.remove(`${a}/foo`);
+    await w.write(a, "foo/x", "a file under a directory of its name");
+    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 0);
+    await w.write(b, "foo", "b's edit");
+    assert.equal((await sluice(["push", "--cache", b])).code, 3, "b's edit meets the deletion");
+    const r = await sluice(["resolve", "foo", "--theirs", "--cache", b]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      /^Took the datastore's side of foo, a directory of that name now: 1 file under foo\/ fetched, and no file foo here now\.$/m,
+    );
+    assert.equal(await Deno.readTextFile(`${b}/foo/x`), "a file under a directory of its name");
   } finally {
     await w.cleanup();
   }

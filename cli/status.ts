@@ -233,6 +233,7 @@ export function describeConflicts(
   conflicts: readonly ConflictRecord[],
   shown: (location: string) => string = (l) => l,
   here: (path: string) => boolean = () => true,
+  dirHere: (path: string) => boolean = () => false,
 ): string[] {
   if (conflicts.length === 0) return [];
   const lines = [`Unresolved conflicts (${conflicts.length}):`];
@@ -245,6 +246,8 @@ export function describeConflicts(
       : "was in place, deleted here since (put it back for --mine, or take theirs)";
     const mine = c.mine
       ? `${place ?? shown(c.mine.location)} (${c.mine.size} B, ${short(c.mine.hash)})`
+      : dirHere(c.path)
+      ? "replaced here by a directory of that name (--mine deletes the file on the datastore and publishes the directory's files)"
       : "deleted here";
     const theirs = c.theirs
       ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)})`

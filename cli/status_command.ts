@@ -127,6 +127,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           conflicts,
           (l) => shownLocation(s.service.cache, l),
           (p) => s.service.cache.exists(p),
+          (p) => s.service.cache.holdsDirectory(p),
         )
       ) out.say(line);
       if (setAside.length) {
