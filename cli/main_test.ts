@@ -670,3 +670,19 @@ Deno.test("a first pull from a datastore with no index says it holds none (a new
   assert.doesNotMatch(again.out, /holds no index/);
   await w.cleanup();
 });
+
+Deno.test("push --init of a cache whose sync state was lost: files the datastore holds with the same bytes are said to be in sync, not 'Left out'", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  for (const n of ["n1", "n2"]) await w.write(a, `notes/${n}.txt`, n);
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/.sluice`, { recursive: true });
+  const r = await sluice(["push", "--init", "--cache", a, "--store", w.url]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.out,
+    /^Already on the datastore with the same bytes, now recorded as synced here: 2 files \(notes\/n1\.txt, notes\/n2\.txt\)\.$/m,
+  );
+  assert.doesNotMatch(r.out, /Left out/);
+  await w.cleanup();
+});

@@ -17,6 +17,7 @@ import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
+import { ALREADY_THERE_REASON } from "../middleware/unsynced_walk_guard.ts";
 
 /** True when a push uploaded, confirmed, deleted, skipped and left nothing (no conflict either). */
 function pushedNothing(r: PushResult): boolean {
@@ -115,7 +116,7 @@ function describePush(
   const extra = [
     ...(r.identical.length
       ? [
-        `${r.identical.length} already on the datastore with the same bytes (an upload of an earlier push cut off, or a peer's), now named in its index`,
+        `${r.identical.length} already on the datastore with the same bytes (an upload of an earlier push cut off, a peer's, or this cache's own copy), named in its index`,
       ]
       : []),
     ...(r.deleted.length ? [`${plural(r.deleted.length, "file")} deleted remotely`] : []),
@@ -127,7 +128,17 @@ function describePush(
   );
   lines.push(...describeStrandedChecks(r));
   const kept = r.skipped.filter((s) => s.keepDirty);
-  const dropped = r.skipped.filter((s) => !s.keepDirty);
+  // Found on the datastore with the same bytes (a cache whose state was
+  // lost): in sync, recorded as synced, nothing left out.
+  const there = r.skipped.filter((s) => !s.keepDirty && s.reason === ALREADY_THERE_REASON);
+  const dropped = r.skipped.filter((s) => !s.keepDirty && s.reason !== ALREADY_THERE_REASON);
+  if (there.length) {
+    lines.push(
+      `Already on the datastore with the same bytes, now recorded as synced here: ${
+        plural(there.length, "file")
+      }${there.length <= 3 ? ` (${there.map((s) => s.path).join(", ")})` : ""}.`,
+    );
+  }
   if (dropped.length) {
     lines.push(`Left out ${plural(dropped.length, "file")} (not synced by a push):`);
     lines.push(...capped(

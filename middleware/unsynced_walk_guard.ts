@@ -27,6 +27,9 @@ import { shellWord } from "../sync/shell_word.ts";
 /** The gate's registered name. */
 export const UNSYNCED_WALK_GUARD = "unsynced-walk-guard";
 
+/** Why a walk-found file the datastore holds with the same bytes is not written (recorded as synced). */
+export const ALREADY_THERE_REASON = "the datastore already holds these bytes";
+
 /** Warning code for a walk-found file left out because the remote holds other bytes. */
 export const UNSYNCED_DIFFERS = "unsynced_differs";
 
@@ -73,7 +76,7 @@ export function unsyncedWalkGuard(): Middleware<PushContext> {
         e.action = "skip";
         e.keepDirty = false;
         if (remote.h === e.hash) {
-          e.reason = "the datastore already holds these bytes";
+          e.reason = ALREADY_THERE_REASON;
           if (!ctx.dryRun) {
             ctx.state.setSynced(e.path, { hash: remote.h, version: remote.v, size: remote.s });
           }
