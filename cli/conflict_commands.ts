@@ -138,7 +138,11 @@ function say(
               plural(underIt(r.pull.fetched, rel).length, "file")
             } under ${rel}/ fetched, and no file ${rel} here now.`
             : `Took the datastore's side of ${rel}, a deletion: nothing is at ${rel} here now.`
-          : `Took the datastore's copy of ${rel}.`
+          : `Took the datastore's copy of ${rel}${
+            r.tookNewer
+              ? ` (version ${r.tookNewer}, newer than the one the conflict showed: it changed again on the datastore since)`
+              : ""
+          }.`
         : r.deleted
         ? `Deleted ${rel} on ${endpoint} (your deletion).`
         : r.published === undefined

@@ -639,3 +639,24 @@ Deno.test("resolve --mine held back by another writer's upload in flight says wh
   assert.match(said, /config\/app\.yaml: another writer's uncommitted write holds it/);
   assert.doesNotMatch(said, /is not the one its index names/);
 });
+
+Deno.test("resolve --theirs of a file changed again on the datastore since the conflict says it took a newer version than the one shown", async () => {
+  const { w, a, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  await w.write(a, CFG, "x: 3\n");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  const r = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.out,
+    /^Took the datastore's copy of config\/app\.yaml \(version \S+, newer than the one the conflict showed: it changed again on the datastore since\)\.$/m,
+  );
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "x: 3\n");
+  // Taken as shown: said plainly.
+  const { w: w2, b: b2 } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b2])).code, 3);
+  const plain = await sluice(["resolve", CFG, "--theirs", "--cache", b2]);
+  assert.match(plain.out, /^Took the datastore's copy of config\/app\.yaml\.$/m);
+  await w.cleanup();
+  await w2.cleanup();
+});

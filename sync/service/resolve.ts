@@ -52,6 +52,12 @@ export interface ResolveResult {
   readonly resolved: boolean;
   /** The version published (`mine`, `merged`), when a file was written. */
   readonly published?: string;
+  /**
+   * `theirs`: the version taken, when it is not the one the conflict
+   * recorded (the datastore's copy changed again since; or `null`, deleted
+   * since): theirs is what the datastore holds now.
+   */
+  readonly tookNewer?: string | null;
   /** True when the resolution deleted theirs on the datastore. */
   readonly deleted?: boolean;
   /** Where a local copy was set aside (cache-relative), if one was. */
@@ -332,9 +338,9 @@ export async function resolveConflict(
         "unsafe_path",
         `The datastore's copy of ${path} cannot be taken: a file or directory here is in the way of it (a path above it is a file here, or it is a directory here, where the datastore holds both shapes). ${
           setAside.length
-            ? `Your copy was set aside in ${setAside.join(", ")} (named by the conflict); `
-            : ""
-        }the conflict stays open and nothing else was changed. Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
+            ? `Your copy was set aside in ${setAside.join(", ")} (named by the conflict); the`
+            : "The"
+        } conflict stays open and nothing else was changed. Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
       );
     }
     // Not taken when the store's object is not the one the index names
@@ -347,10 +353,13 @@ export async function resolveConflict(
     // taken without reading the store: its record stays for the next push.
     if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
     if (resolved) await state.conflicts.release(rec);
+    const took = state.synced(path)?.version ?? null;
+    const newer = resolved && took !== (rec.theirs?.version ?? null);
     return {
       path,
       resolution,
       resolved,
+      ...(newer ? { tookNewer: took } : {}),
       setAside,
       conflicts: pulled.conflicts.filter((p) => p === path),
       pull: pulled,

@@ -25,7 +25,7 @@ export interface StatusEntry {
 
 /** Why `status` lists a synced file deleted here that a walk push leaves on the datastore. */
 export const LOCAL_DELETION_REASON =
-  "deleted here; a push of the whole cache never deletes it on the datastore: push it by path to delete it there, or pull with restoreDeleted (`sluice pull --restore-deleted`) to take it back";
+  "deleted here; a push of the whole cache never deletes it on the datastore: push it by path to delete it there, or take it back with `sluice pull --restore-deleted` (`restoreDeleted` in the library)";
 
 /**
  * The status of a dry-run plan: each entry with the gates that handled it
