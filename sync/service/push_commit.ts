@@ -11,6 +11,7 @@ import {
   type IndexDiscovery,
   type IndexEntry,
   type IndexMemo,
+  readIndexAround,
   updateIndex,
 } from "../transfer/remote_index.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
@@ -125,10 +126,22 @@ export async function commitPrepared(
   }
   // Paths new to the index left out beside the other shape of their name there.
   const clashing = new Map<string, string>();
+  // The index around a file found above a new path in the commit's shard,
+  // read only then, once per such file (see `IndexChange.besideElsewhere`).
+  const around = new Map<string, Promise<Record<string, IndexEntry>>>();
+  const removed = new Set(pending.remove);
+  const besideElsewhere = async (dir: string) => {
+    if (!around.has(dir)) {
+      around.set(dir, readIndexAround(deps.store, dir, deps.retry, deps.signal, deps.concurrency));
+    }
+    const entries = await around.get(dir)!;
+    return Object.keys(entries).some((k) => k.startsWith(`${dir}/`) && !removed.has(k));
+  };
   const version = await updateIndex(
     deps.store,
     {
       clashing,
+      besideElsewhere,
       set: pending.set,
       remove: pending.remove,
       base: pending.base,

@@ -26,6 +26,7 @@ import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
+import { recordVanished } from "./vanished_record.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ADOPT_HINT, ADOPTED_UNCOMMITTED, adoptedMessage, resolveHint } from "./conflicts.ts";
 import type { PushTally } from "./push_result.ts";
@@ -170,9 +171,10 @@ export async function dropOwnStranded(
   if (named?.v === now.version) return false;
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
-  // cache's upload stood there, written over it: this cache's own commit of
-  // it landed and its answer never came back, a crash) names nothing once
-  // the upload is gone: taken out with it.
+  // cache's upload stood there: written over this cache's own commit whose
+  // answer never came back, a crash; or created where a peer's committed
+  // object had gone outside Sluice) names nothing once the upload is gone:
+  // taken out with it, recorded as lost (see `unnameDeleted`).
   const over = named && !isUnversioned(named) ? named.v : undefined;
   await unnameDeleted(ctx, path, now.version, over);
   return true;
@@ -199,6 +201,19 @@ async function unnameDeleted(
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const v = index && Object.hasOwn(index.entries, path) ? index.entries[path].v : undefined;
   if (v === undefined || (v !== version && v !== over)) return;
+  // `over` may be a peer's commit whose object went outside Sluice before
+  // this cache's upload stood there: recorded as lost first (as a pull does
+  // for an entry naming nothing), so that a cache holding that copy keeps
+  // it, told, and never takes the removal for a deletion.
+  if (v !== version) {
+    await recordVanished(
+      ctx.store,
+      [[path, index!.entries[path]]],
+      ctx.clock.now(),
+      ctx.config.retry,
+      ctx.signal,
+    );
+  }
   await updateIndex(
     ctx.store,
     { set: {}, remove: [path], base: { [path]: v }, verify: true },

@@ -42,7 +42,7 @@ import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
 import { ancestorWhere } from "../paths.ts";
-import { readIndex } from "../transfer/remote_index.ts";
+import { readIndexAround } from "../transfer/remote_index.ts";
 
 /** What a resolution did. */
 export interface ResolveResult {
@@ -96,8 +96,11 @@ export interface ResolveDeps {
 }
 
 /**
- * {@link ResolveDeps.indexedOtherShape} over `store`: the datastore's index
- * read whole (every shard of a v2 one), once per resolution that needs it.
+ * {@link ResolveDeps.indexedOtherShape} over `store`: the index entries
+ * around the path (the shards that can hold it, a directory above it or a
+ * path under it), read once per resolution that needs them. A file above it
+ * that already stands beside files under a directory of its name is no new
+ * clash (another client made both), as for a commit (see `apply`).
  */
 export function indexedShapeReader(
   store: ObjectStore,
@@ -106,10 +109,11 @@ export function indexedShapeReader(
   signal?: AbortSignal,
 ): NonNullable<ResolveDeps["indexedOtherShape"]> {
   return async (path) => {
-    const index = await readIndex(store, retry, signal, concurrency);
-    if (!index) return undefined;
-    return ancestorWhere(path, (d) => Object.hasOwn(index.entries, d)) ??
-      Object.keys(index.entries).find((k) => k.startsWith(`${path}/`));
+    const entries = await readIndexAround(store, path, retry, signal, concurrency);
+    const beside = (d: string) =>
+      Object.keys(entries).some((k) => k.startsWith(`${d}/`) && k !== path);
+    return ancestorWhere(path, (d) => Object.hasOwn(entries, d) && !beside(d)) ??
+      Object.keys(entries).find((k) => k.startsWith(`${path}/`));
   };
 }
 
@@ -353,8 +357,13 @@ export async function resolveConflict(
     // taken without reading the store: its record stays for the next push.
     if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
     if (resolved) await state.conflicts.release(rec);
-    const took = state.synced(path)?.version ?? null;
-    const newer = resolved && took !== (rec.theirs?.version ?? null);
+    // Theirs recorded as another client's entry (`~…`, no object version)
+    // is the same copy when the bytes are (its hash).
+    const got = state.synced(path);
+    const took = got?.version ?? null;
+    const same = !!rec.theirs && !!got && rec.theirs.version.startsWith("~") &&
+      rec.theirs.hash !== "" && got.hash === rec.theirs.hash;
+    const newer = resolved && !same && took !== (rec.theirs?.version ?? null);
     return {
       path,
       resolution,

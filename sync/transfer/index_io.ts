@@ -362,12 +362,16 @@ export async function apply(
   const removed = new Set(change.remove);
   const standsBeside = (a: string) =>
     Object.keys(entries).some((k) => k.startsWith(`${a}/`) && !removed.has(k));
-  const otherShape = (p: string): string | undefined => {
-    const above = ancestorWhere(
-      p,
-      (a) => Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a) && !standsBeside(a),
-    );
-    if (above !== undefined) return above;
+  const otherShape = async (p: string): Promise<string | undefined> => {
+    const above: string[] = [];
+    ancestorWhere(p, (a) => {
+      if (Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a) && !standsBeside(a)) {
+        above.push(a);
+      }
+      return false;
+    });
+    // Files beside it may lie in another shard (v2): asked there.
+    for (const a of above) if (!(await change.besideElsewhere?.(a))) return a;
     if (!(dirs ??= directoriesOf(Object.keys(entries))).has(p)) return undefined;
     return Object.keys(entries).find((k) => k.startsWith(`${p}/`) && !Object.hasOwn(change.set, k));
   };
@@ -375,7 +379,7 @@ export async function apply(
   const clash = new Map<string, string>();
   if (change.clashing) {
     for (const p of Object.keys(change.set)) {
-      const other = current(p) === undefined ? otherShape(p) : undefined;
+      const other = current(p) === undefined ? await otherShape(p) : undefined;
       if (other !== undefined) clash.set(p, other);
     }
   }

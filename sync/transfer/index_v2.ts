@@ -87,6 +87,7 @@ export async function updateV2(
       baseGone: change.baseGone,
       checkCreates: change.checkCreates,
       clashing: change.clashing,
+      besideElsewhere: change.besideElsewhere,
     };
     for (let attempt = 0; attempt < CONFLICT_LIMIT; attempt++) {
       if (attempt > 0) await conflictPause(attempt, c);

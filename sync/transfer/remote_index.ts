@@ -133,6 +133,37 @@ export async function readIndex(
   };
 }
 
+/**
+ * The index entries that can name `dir`, a directory above it, or a path
+ * under it: the whole index on v1 (one object); on v2 only the shards that
+ * can hold such paths (a path's partition is one of its own directories, or
+ * the unpartitioned shard), so that a look at one name does not read every
+ * shard of a large bucket. `{}` when the bucket has no index.
+ */
+export async function readIndexAround(
+  store: ObjectStore,
+  dir: string,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+  concurrency = 10,
+): Promise<Record<string, IndexEntry>> {
+  const c = { retry, signal };
+  const m = await readMeta(store, c);
+  if (m?.meta.version !== 2) {
+    return (await readIndex(store, retry, signal, concurrency, { meta: m }))?.entries ?? {};
+  }
+  const key = dir.replaceAll("/", "--");
+  const near = (part: string) =>
+    part === key || part.startsWith(`${key}--`) || key.startsWith(`${part}--`) ||
+    part.startsWith("_") || !part.includes("--");
+  const parts = [...new Set([...m.meta.partitions.filter(near), UNPARTITIONED])];
+  const entries: Record<string, IndexEntry> = {};
+  await eachLimit(parts, concurrency, async (part) => {
+    Object.assign(entries, (await readShardOrNull(store, part, c))?.entries ?? {});
+  });
+  return entries;
+}
+
 /** A change of the index. */
 export interface IndexChange {
   readonly set: Record<string, IndexEntry>;
@@ -190,6 +221,14 @@ export interface IndexChange {
    * whole.
    */
   readonly clashing?: Map<string, string>;
+  /**
+   * With `clashing`: whether the index holds, beyond the entries the commit
+   * sees (another shard of a v2 index), a path under the directory `dir`
+   * that this change does not remove: a file `dir` then already stands
+   * beside files under a directory of its name, and a path under it is no
+   * new clash (see `apply`). Asked only of a file found above a new path.
+   */
+  readonly besideElsewhere?: (dir: string) => Promise<boolean>;
 }
 
 /**
