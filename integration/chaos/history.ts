@@ -852,7 +852,9 @@ function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void
  * (one that has not pulled it since) pulls, then, 16 minutes later (in
  * steps, the scheduler going on between them), pulls again: past the 15 minutes after which a pull removes an index entry
  * naming nothing, which every clone then meets. Sometimes the editing clone
- * syncs last. Ids after every other operation's, like {@link insertStalls}.
+ * syncs last; sometimes the other clone first writes the file, its push cut
+ * off after the upload, then deletes it and pushes (see below). Ids after
+ * every other operation's, like {@link insertStalls}.
  */
 function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void {
   if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
@@ -876,6 +878,22 @@ function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void 
   }
   block.push({ id: id++, kind: "sync", clone: late });
   if (rng.chance(0.5)) block.push({ id: id++, kind: "sync", clone: writer });
+  // In a share of them, the other clone writes the file before its first
+  // pull (nothing is in the way of a create there), its push cut off after
+  // the upload landed (before its commit), then deletes it and pushes: its
+  // withdrawal of that upload must not take the writer's committed change,
+  // which the writer then pulls past (I19 holds it to keep its copy).
+  if (rng.chance(0.35)) {
+    block.splice(
+      3,
+      1,
+      // Its reads fail past the retries: the upload lands, the commit does not.
+      { id: id++, kind: "flaky", call: "get", count: 6, afterEffect: false },
+      { id: id++, kind: "edit", clone: late, file, how: "push" },
+      { id: id++, kind: "delete", clone: late, file, how: "push" },
+    );
+    block.push({ id: id++, kind: "sync", clone: writer });
+  }
   const at = rng.int(ops.length + 1);
   // Drawn last, so that the shared-file blocks stay as they were drawn before.
   if (rng.chance(0.4)) {

@@ -38,6 +38,7 @@ import {
 } from "../../sync/transfer/bucket_layout.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { SHARED_FILES } from "./history.ts";
+import { VANISHED_KEY } from "../../sync/service/vanished_record.ts";
 import { isMoveCommand, isOldClientCommand } from "./commands.ts";
 import type { Violation } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
@@ -127,6 +128,17 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
   };
   // The version each shared file's last committed deletion removed.
   const deleted = new Map<string, string>();
+  /** What the datastore's record of lost files names at `path`, read directly. */
+  const recordedLost = async (path: string): Promise<{ v: string } | undefined> => {
+    const bytes = await deps.read(VANISHED_KEY);
+    if (!bytes) return undefined;
+    try {
+      const paths = JSON.parse(new TextDecoder().decode(bytes))?.paths;
+      return paths && Object.hasOwn(paths, path) ? paths[path] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const indexWrite = async <T>(key: string, call: () => Promise<T>): Promise<T> => {
     // Who writes is known only now, before the first await.
     const who = deps.writer();
@@ -137,7 +149,28 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       // A clone's commit of a deletion (not an entry dropped by an old
       // client's stale rewrite: the object it named is gone).
       if (!SHARED_FILES.includes(path) || Object.hasOwn(after, path)) continue;
-      if ((await deps.held(path)) !== e.v) deleted.set(path, e.v);
+      const gone = (await deps.held(path)) !== e.v;
+      if (gone) deleted.set(path, e.v);
+      // Another clone's committed edit taken out of the index by a writer
+      // that never saw it, while the store still holds it or after another
+      // tool deleted its object: its holders would take that for a deletion.
+      // Only an entry recorded as lost first (a pull's or a withdrawal's
+      // removal of an entry naming nothing: holders keep their copies) may go
+      // so. (An object its own writer deleted is that writer's deletion: an
+      // adopter that meets it takes the entry out.)
+      const editor = deps.changes.edits.find((x) => x.path === path && x.hash === e.h)?.clone;
+      if (
+        who && editor !== undefined && editor !== who.clone && who.synced(path) !== e.h &&
+        who.syncedVersion(path) !== e.v && !who.conflicted(path) &&
+        (!gone || deps.vanished?.(path, e)) && (await recordedLost(path))?.v !== e.v
+      ) {
+        deps.violate({
+          invariant: "I9",
+          message:
+            `c${who.clone}'s index write (${key}) took out ${path} (version ${e.v}, c${editor}'s committed edit), which it had never seen, and recorded no loss: its holders take that for a deletion, and the edit is lost`,
+          afterOp: deps.opId(),
+        });
+      }
     }
     for (const [path, e] of Object.entries(after)) {
       if (!SHARED_FILES.includes(path) || before[path]?.v === e.v) continue;

@@ -1679,3 +1679,32 @@ Deno.test("chaos regression: withdrawing an own upload that replaced a version i
     '{"seed":75200719,"clones":2,"v2":true,"oldClients":true,"ops":[{"id":3,"kind":"crash","clone":1,"at":"commit"},{"id":11,"kind":"bulk","clone":1},{"id":19,"kind":"lockfile","clone":1,"set":"@chaos/ext-19"},{"id":26,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":41,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":27,"kind":"tick","n":16,"pick":1901238301},{"id":28,"kind":"tick","n":16,"pick":792444394},{"id":29,"kind":"outage","on":true},{"id":30,"kind":"tick","n":2,"pick":571602530},{"id":31,"kind":"delete","clone":1,"file":3,"how":"dir"}]}',
   );
 });
+
+/**
+ * I9 (seed 76900011, found once the checker learnt the move and the check
+ * below; a review had found the bug first): another tool deleted a clone's
+ * committed object; a clone that never pulled the file wrote it (a create:
+ * nothing was there), its push cut off after the upload, then deleted it and
+ * pushed: the withdrawal took the first clone's entry out of the index with
+ * no record of the loss, and that clone's next pull deleted its copy. The
+ * checker now holds every index write that takes out another clone's
+ * committed edit its writer never saw to a record of the loss first.
+ */
+Deno.test("chaos regression: withdrawing an upload where another tool deleted a peer's committed object keeps the peer's copy (I9, seed 76900011)", async () => {
+  await clean(
+    '{"seed":76900011,"clones":4,"kinds":["core","core","api","api"],"ops":[{"id":26,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":27,"kind":"tick","n":3,"pick":832672286},{"id":28,"kind":"vanish","file":0},{"id":55,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":56,"kind":"edit","clone":3,"file":0,"how":"push"},{"id":57,"kind":"delete","clone":3,"file":0,"how":"push"},{"id":30,"kind":"tick","n":4,"pick":1768612790}]}',
+  );
+});
+
+/**
+ * I13 (seed 76900508, the checker's own): a clone deleted its copy in
+ * conflict by hand, so its final resolution is --theirs, which a pull could
+ * not take while another clone's upload there waited for that clone's own
+ * resolution to withdraw it; the checker now tries such a resolution again
+ * once the others were made, as a user does after the pull's note.
+ */
+Deno.test("chaos regression: a --theirs held by another clone's pending upload goes through once that clone resolved (I13, seed 76900508)", async () => {
+  await clean(
+    '{"seed":76900508,"clones":4,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":3,"kind":"config","clone":0,"file":1},{"id":5,"kind":"tick","n":6,"pick":55022202},{"id":22,"kind":"edit","clone":2,"file":1,"how":"push"},{"id":23,"kind":"tick","n":4,"pick":2064598311},{"id":24,"kind":"vanish","file":1},{"id":52,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":53,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":54,"kind":"delete","clone":3,"file":1,"how":"push"},{"id":26,"kind":"tick","n":8,"pick":33077914},{"id":50,"kind":"sync","clone":3},{"id":12,"kind":"delete","clone":2,"file":4,"how":"push"}]}',
+  );
+});

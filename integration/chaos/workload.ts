@@ -1026,6 +1026,16 @@ class World {
                 await svc.pushChanged({ adoptUncommitted: [c.path] });
                 tried.delete(c.path);
                 continue;
+              } else if (
+                r && !r.resolved && r.resolution === "theirs" && !retried.has(c.path) &&
+                r.pull?.uncommitted.includes(c.path)
+              ) {
+                // Theirs not taken while another writer's upload there waits
+                // for its commit (or its withdrawal, by that clone's own
+                // resolution): tried again once the rest were, as a user
+                // does after the pull's note that it was skipped.
+                waiting.add(c.path);
+                continue;
               }
               if (r && !r.resolved && r.conflicts.length === 0) {
                 why = left ? `its push left it out: ${left.reason}` : "it was not published";
