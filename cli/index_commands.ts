@@ -9,8 +9,10 @@ import { Command } from "commander";
 import { migrateIndex } from "../sync/service/migrate.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { type CliIo, type Output, plural } from "./output.ts";
-import { endpointFields } from "./store_url.ts";
+import { type CliIo, type Output, plural, shellWord } from "./output.ts";
+import { endpointFields, storeUrl } from "./store_url.ts";
+import { SluiceError } from "../sync/errors.ts";
+import { headIndex } from "../sync/transfer/remote_index.ts";
 
 /** Registers `index` and its subcommand `migrate`. */
 export function indexCommand(io: CliIo, state: RunState): Command {
@@ -27,6 +29,21 @@ export function indexCommand(io: CliIo, state: RunState): Command {
         ),
     ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
+        // Nothing at all there (no index, no object): no index to move, and
+        // most often a mistyped bucket or prefix; never started as a v2 one.
+        if (await headIndex(s.store, s.service.config.retry, io.signal) === null) {
+          let empty = true;
+          for await (const page of s.store.list("", { signal: io.signal })) {
+            empty = page.length === 0;
+            break;
+          }
+          if (empty) {
+            throw new SluiceError(
+              "not_found",
+              `Nothing is at ${s.store.endpoint}: no index and no object, so there is no index to move (is the bucket or prefix mistyped?). Nothing was written. A new datastore starts with its first push (\`sluice push --init\`); run this after it to lay it out in v2 shards.`,
+            );
+          }
+        }
         const lock = globalLockOf(s);
         const r = await lock.withLock(
           () => migrateIndex(s.service, io.signal, lock),
@@ -39,6 +56,13 @@ export function indexCommand(io: CliIo, state: RunState): Command {
           partitions: r.partitions.length,
           commitSeq: r.commitSeq,
         });
+        // A directory that is no cache records no store (see `recordStore`):
+        // the commands a note names need the store named too.
+        const after = s.storeKept ? [] : [
+          `(The cache ${s.cacheDir} records no store: name it with --store in any command above, or make it a cache with \`sluice pull --init --store ${
+            shellWord(storeUrl(s.spec))
+          } --cache ${shellWord(s.cacheDir)}\`.)`,
+        ];
         out.say(
           r.migrated
             ? `Moved the index of ${s.store.endpoint} to v2: ${
@@ -46,6 +70,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
             } in ${plural(r.partitions.length, "shard")} (commitSeq ${r.commitSeq}).`
             : `The index of ${s.store.endpoint} is v2 already (commitSeq ${r.commitSeq}); nothing was changed.`,
         );
+        for (const line of after) out.say(line);
       });
     })),
   );

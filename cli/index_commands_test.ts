@@ -36,3 +36,38 @@ Deno.test("index migrate moves a pushed bucket to v2 once; a clone then pulls ev
   assert.equal(after.commitSeq, 2, "the push committed on v2");
   await w.cleanup();
 });
+
+Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) is not_found and writes nothing; run from a directory that is no cache, it names --store for what comes next", async () => {
+  const w = await world();
+  const empty = `${w.base}/empty-store`;
+  await Deno.mkdir(empty);
+  const r = await sluice([
+    "index",
+    "migrate",
+    "--cache",
+    w.cache("x"),
+    "--store",
+    `file://${empty}`,
+  ]);
+  assert.equal(r.code, 1, r.out);
+  assert.match(
+    r.err,
+    /^error\[not_found\]: Nothing is at file:\/\/\S+: no index and no object, so there is no index to move \(is the bucket or prefix mistyped\?\)\. Nothing was written\./,
+  );
+  assert.deepEqual([...Deno.readDirSync(empty)], [], "no meta made");
+
+  const a = w.cache("a");
+  await w.write(a, "notes/a.txt", "a");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const fresh = `${w.base}/fresh`;
+  await Deno.mkdir(fresh);
+  const moved = await sluice(["index", "migrate", "--cache", fresh, "--store", w.url]);
+  assert.equal(moved.code, 0, moved.err);
+  assert.match(
+    moved.out,
+    /records no store: name it with --store in any command above, or make it a cache with `sluice pull --init --store file:\/\/\S+ --cache \S+`/,
+  );
+  const inCache = await sluice(["index", "migrate", "--cache", a]);
+  assert.doesNotMatch(inCache.out, /records no store/);
+  await w.cleanup();
+});

@@ -105,6 +105,12 @@ export interface Session {
    * leaves the cache free for the right one.
    */
   recordStore(): Promise<void>;
+  /**
+   * False when the cache does not record this store and this command will
+   * not record it (another command than a push or a pull, on a directory
+   * that was no cache): later commands there need `--store`.
+   */
+  readonly storeKept: boolean;
   /** Releases the store's client. */
   close(): void;
 }
@@ -304,6 +310,7 @@ export async function openSession(
       get reached() {
         return reached;
       },
+      storeKept: !chosen.record || startsCaches(command) || wasCache,
       recordStore: async () => {
         if (!chosen.record || !reached) return;
         // Only a push or a pull makes a cache: another command run on a
