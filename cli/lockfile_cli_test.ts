@@ -158,3 +158,22 @@ Deno.test("lockfile repair shows a malformed remote copy, then republishes the m
   assert.match(help.out, /--dry-run/);
   await w.cleanup();
 });
+
+Deno.test("a conflict on the managed lockfile: status gives the way out that works (theirs, then lockfile add), not --mine", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  const add = ["lockfile", "add", "@acme/ssh", '{"version":"1.2.0"}', "--store", w.url];
+  assert.equal((await sluice([...add, "--cache", a])).code, 0);
+  await w.write(b, LOCKFILE, '{"@acme/ssh":{"version":"9.9.9"}}\n'); // by hand, never synced
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 3);
+  const status = await sluice(["status", "--cache", b]);
+  assert.equal(status.code, 3, status.err);
+  assert.match(
+    status.out,
+    /the managed lockfile, published only by its transaction: --mine and --merged are refused; take theirs with `sluice resolve config\/upstream_extensions\.json --theirs --cache \S+` \(yours is set aside\), then apply your entries again with `sluice lockfile add <name> '<entry JSON>' --cache \S+`/,
+  );
+  const theirs = await sluice(["resolve", LOCKFILE, "--theirs", "--cache", b]);
+  assert.equal(theirs.code, 0, theirs.err);
+  await w.cleanup();
+});

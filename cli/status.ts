@@ -8,7 +8,7 @@
 import { findStateDir, shownStatePath, STATE_DIR, statePath } from "../sync/transfer/cache.ts";
 import { type ConflictRecord, describeVersion } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
-import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
+import { isManagedLockfilePath, readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
 import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
 import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
@@ -258,6 +258,13 @@ export function describeConflicts(
       lines.push(`    set aside earlier: ${shown(k.location)} (${k.size} B, ${short(k.hash)})`);
     }
     lines.push(`    theirs: ${theirs}`);
+    if (isManagedLockfilePath(c.path)) {
+      lines.push(
+        `    (the managed lockfile, published only by its transaction: --mine and --merged are refused; take theirs with \`sluice resolve ${
+          shellWord(c.path)
+        } --theirs\` (yours is set aside), then apply your entries again with \`sluice lockfile add <name> '<entry JSON>'\`)`,
+      );
+    }
   }
   lines.push(
     "Resolve each with `sluice resolve <path> --mine` (publish yours over theirs), `--theirs` (take theirs; yours is set aside) or `--merged` (publish the merge now in the cache; `sluice theirs <path>` prints theirs to merge from).",
