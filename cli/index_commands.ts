@@ -13,6 +13,7 @@ import { type CliIo, type Output, plural, shellWord } from "./output.ts";
 import { endpointFields, storeUrl } from "./store_url.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
+import { sayGlobalLockWait } from "../sync/locks/global_lock_wait.ts";
 
 /** Registers `index` and its subcommand `migrate`. */
 export function indexCommand(io: CliIo, state: RunState): Command {
@@ -45,6 +46,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
           }
         }
         const lock = globalLockOf(s);
+        await sayGlobalLockWait(lock, s.events, "the index move waits for it", io.signal);
         const r = await lock.withLock(
           () => migrateIndex(s.service, io.signal, lock),
           { signal: io.signal },

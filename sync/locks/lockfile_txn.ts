@@ -40,6 +40,7 @@ import { statePath } from "../transfer/cache_paths.ts";
 import type { CacheAccess } from "../context.ts";
 import type { SyncService } from "../service/service.ts";
 import { indexDiscovery } from "../service/index_discovered.ts";
+import { sayGlobalLockWait } from "./global_lock_wait.ts";
 import { globalLockKey } from "./model_locks.ts";
 import {
   applyLockfileChange,
@@ -318,6 +319,12 @@ async function publish(
   const signal = options.signal;
   const lockKey = globalLockKey(options.namespace);
   const lock = service.lockBackend!.createLock(lockKey, service.identity, options.lockOptions);
+  await sayGlobalLockWait(
+    lock,
+    service.events,
+    "the lockfile change waits for it, and is published once it is free",
+    signal,
+  );
   await lock.acquire({ signal });
   try {
     const max = Math.max(1, options.maxAttempts ?? DEFAULT_LOCKFILE_ATTEMPTS);

@@ -321,10 +321,15 @@ Deno.test("a lock held elsewhere fails the transaction and keeps the change pend
     pid: 9,
   });
   await other.acquire();
+  const warnings: { code: string; message: string }[] = [];
+  a.events.on("warning", (w) => void warnings.push(w));
   const err = await updateManagedLockfile(a, { set: { X: 1 } }, { lockOptions: { maxWaitMs: 0 } })
     .catch((e) => e);
   assert.equal(err.code, "lockfile_publish_failed");
   assert.match(err.message, /z@host/);
+  // The wait was said before it began, naming the holder.
+  assert.equal(warnings[0]?.code, "global_lock_wait");
+  assert.match(warnings[0].message, /held by z@host on host \(pid 9\).*the lockfile change waits for it/);
   assert.deepEqual(await pendingLockfileDelta(a), { set: { X: 1 }, remove: [] });
   await other.release();
   await retryPendingLockfile(a);

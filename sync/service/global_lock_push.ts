@@ -15,8 +15,7 @@
 import { SluiceError } from "../errors.ts";
 import { LockTimeoutError } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
-import { unreadableProblem } from "../locks/lock_body.ts";
-import { StoreLock } from "../locks/lock_engine.ts";
+import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
 import type { DistributedLock } from "../ports.ts";
 import type { PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
@@ -72,24 +71,12 @@ export async function pushUnderGlobalLock(
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });
   const deleted = prepared.plan.filter((e) => e.action === "delete").length;
-  // A wait can be long (a minute by default): say so before it starts. An
-  // object there that is no lock is described, not thrown: it is waited
-  // for as well, until it is stale.
-  const holder =
-    await (lock instanceof StoreLock ? lock.describe({ signal }) : lock.inspect({ signal }))
-      .catch(() => null);
-  if (holder) {
-    const problem = unreadableProblem(holder);
-    service.events.emit("warning", {
-      code: "global_lock_wait",
-      message: problem === undefined
-        ? `Waiting for the global lock ${lock.key}, held by ${holder.holder} on ${holder.hostname} (pid ${holder.pid}), last renewed ${holder.acquiredAt}: this push's files are uploaded, and its commit waits for the lock.`
-        : `Waiting for the global lock ${lock.key}: an object is there that is no lock (${problem}), last written ${holder.acquiredAt}, so it is held by an unknown holder; it is taken over once it is older than the lock's time to live (${holder.ttlMs} ms). This push's files are uploaded, and its commit waits for the lock. If nothing holds it, remove it now with \`${
-          lockReleaseCommand(lock.key)
-        }\`.`,
-      path: lock.key,
-    });
-  }
+  await sayGlobalLockWait(
+    lock,
+    service.events,
+    "this push's files are uploaded, and its commit waits for the lock",
+    signal,
+  );
   try {
     await lock.acquire({ signal });
   } catch (e) {

@@ -1,0 +1,40 @@
+/**
+ * The warning said before a wait for the global lock (`global_lock_wait`):
+ * a wait can be long, and is never silent.
+ *
+ * @module
+ */
+import type { WarningEvent } from "../events.ts";
+import type { DistributedLock } from "../ports.ts";
+import { lockReleaseCommand } from "./lock_object.ts";
+import { unreadableProblem } from "./lock_body.ts";
+import { StoreLock } from "./lock_engine.ts";
+
+/**
+ * Before waiting for the global lock `lock`: a `global_lock_wait` warning
+ * through `events` when something holds it (a wait can be long, a minute by
+ * default), naming the holder and `what` waits. An object there that is no
+ * lock is described, not thrown: it is waited for as well, until it is stale.
+ * A failed look says nothing (the wait itself reports what it meets).
+ */
+export async function sayGlobalLockWait(
+  lock: DistributedLock,
+  events: { emit(type: "warning", w: WarningEvent): unknown },
+  what: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const holder =
+    await (lock instanceof StoreLock ? lock.describe({ signal }) : lock.inspect({ signal }))
+      .catch(() => null);
+  if (!holder) return;
+  const problem = unreadableProblem(holder);
+  events.emit("warning", {
+    code: "global_lock_wait",
+    message: problem === undefined
+      ? `Waiting for the global lock ${lock.key}, held by ${holder.holder} on ${holder.hostname} (pid ${holder.pid}), last renewed ${holder.acquiredAt}: ${what}.`
+      : `Waiting for the global lock ${lock.key}: an object is there that is no lock (${problem}), last written ${holder.acquiredAt}, so it is held by an unknown holder; it is taken over once it is older than the lock's time to live (${holder.ttlMs} ms). Meanwhile ${what}. If nothing holds it, remove it now with \`${
+        lockReleaseCommand(lock.key)
+      }\`.`,
+    path: lock.key,
+  });
+}
