@@ -329,7 +329,10 @@ Deno.test("a lock held elsewhere fails the transaction and keeps the change pend
   assert.match(err.message, /z@host/);
   // The wait was said before it began, naming the holder.
   assert.equal(warnings[0]?.code, "global_lock_wait");
-  assert.match(warnings[0].message, /held by z@host on host \(pid 9\).*the lockfile change waits for it/);
+  assert.match(
+    warnings[0].message,
+    /held by z@host on host \(pid 9\).*the lockfile change waits for it/,
+  );
   assert.deepEqual(await pendingLockfileDelta(a), { set: { X: 1 }, remove: [] });
   await other.release();
   await retryPendingLockfile(a);

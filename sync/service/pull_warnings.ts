@@ -71,11 +71,18 @@ export function blockedWarning(
 }
 
 /** `pull_skipped_uncommitted`: the store holds `version` of `path`, its index `listed`. */
-export function uncommittedWarning(path: string, version: string, listed: string): WarningEvent {
+export function uncommittedWarning(
+  path: string,
+  version: string,
+  listed: string,
+  here = true,
+): WarningEvent {
   return {
     code: "pull_skipped_uncommitted",
     message:
-      `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}), so another writer's push has not committed it. The cached copy was kept; a later pull fetches it once that push completes.`,
+      `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}), so another writer's push has not committed it. ${
+        here ? "The cached copy was kept" : "This cache has no copy of it yet"
+      }; a later pull fetches it once that push completes.`,
     path,
   };
 }

@@ -229,10 +229,16 @@ Deno.test("an object replaced behind the index (an uncommitted push) is never pu
   await a.pushChanged();
   store.seed("o.txt", "uncommitted"); // uploaded, but its writer never committed the index
   const warnings: string[] = [];
-  b.events.on("warning", (w) => warnings.push(w.code));
+  const said: string[] = [];
+  b.events.on("warning", (w) => {
+    warnings.push(w.code);
+    said.push(w.message);
+  });
   const r = await b.pullChanged();
   assert.deepEqual(r.uncommitted, ["o.txt"]);
   assert.deepEqual(warnings, ["pull_skipped_uncommitted"]);
+  // A fresh cache has no copy to keep: said so, not "the cached copy was kept".
+  assert.match(said[0], /This cache has no copy of it yet/);
   await assert.rejects(Deno.stat(`${b.cacheDir}/o.txt`));
   // Still behind: the next pull looks again, not "already up to date".
   const again = await b.pullChanged();
