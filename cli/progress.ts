@@ -47,7 +47,9 @@ export function progressReporter(io: CliIo, json: boolean): ProgressReporter {
   };
   const payload = (p: ProgressEvent) => ({
     op: p.op,
-    bytes: `${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}`,
+    bytes: `${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}${
+      p.filesFailed ? ` | ${p.filesFailed} failed` : ""
+    }`,
   });
   const reporter = {
     drawn: false,

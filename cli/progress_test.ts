@@ -101,3 +101,29 @@ Deno.test("the terminal model of the test reads the bar's sequences as a termina
   ]);
   assert.deepEqual(screen("bar 50%\x1b[1G\x1b[0Kbar 100%  note\n"), ["bar 100%  note"]);
 });
+
+Deno.test("the bar counts failed files beside the done ones", async () => {
+  let written = "";
+  const io: CliIo = {
+    stdout: (s) => written += s,
+    stderr: (s) => written += s,
+    isTTY: true,
+    columns: 120,
+  };
+  const out = new Output(io);
+  const events = createEmitter();
+  await withProgressBar(io, out, events, () => {
+    for (const filesFailed of [undefined, 2]) {
+      events.emit("progress", {
+        op: "push",
+        filesDone: 3,
+        filesTotal: 4,
+        bytesDone: 3,
+        bytesTotal: 4,
+        ...(filesFailed ? { filesFailed } : {}),
+      });
+    }
+    return Promise.resolve();
+  });
+  assert.match(written, /3\/4 files \| 3 B\/4 B \| 2 failed/);
+});

@@ -14,6 +14,8 @@ export interface ProgressEvent {
   readonly filesTotal: number;
   readonly bytesDone: number;
   readonly bytesTotal: number;
+  /** Of `filesDone`, the files whose write or deletion failed (a push: it ends with an error). */
+  readonly filesFailed?: number;
 }
 
 /** Something the user should know; nothing failed because of it. */

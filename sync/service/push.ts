@@ -178,6 +178,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const writeOne = async (entry: PlanEntry) => {
       const size = entry.size ?? 0;
       let finished = false;
+      let failed = false;
       try {
         const read = await cache.readForPush(
           entry.path,
@@ -282,10 +283,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           entry.action = "skip";
           entry.keepDirty = true;
           entry.reason = UNREADABLE_REASON;
-        } else failures.push({ entry, error });
+        } else {
+          failures.push({ entry, error });
+          failed = true;
+        }
       } finally {
         finished = true;
-        counts.step(size, entry.path);
+        counts.step(size, entry.path, failed);
       }
     };
 

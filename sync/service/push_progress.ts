@@ -14,6 +14,8 @@ export interface ProgressSoFar {
   filesTotal: number;
   bytesDone: number;
   bytesTotal: number;
+  /** Of `filesDone`, those whose write failed (absent: none). */
+  filesFailed?: number;
 }
 
 const NO_PROGRESS: ProgressSoFar = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
@@ -38,6 +40,8 @@ export class PushProgress {
   readonly #filesTotal: number;
   readonly #bytesTotal: number;
   #filesDone = 0;
+  /** Of them, failed ones (this pass). */
+  #filesFailed = 0;
   /** Bytes of the files whose write ended, whatever its outcome (found in place too). */
   #bytesFinished = 0;
   /** Bytes of large files on their way up, by path (a retry starts its file again). */
@@ -65,6 +69,7 @@ export class PushProgress {
       filesTotal: this.#from.filesTotal + this.#filesTotal,
       bytesDone: this.#from.bytesDone + this.#bytesFinished + moving,
       bytesTotal: this.#from.bytesTotal + this.#bytesTotal,
+      ...(this.#filesFailed > 0 ? { filesFailed: this.#filesFailed } : {}),
     };
   }
 
@@ -74,10 +79,15 @@ export class PushProgress {
     this.#tell();
   }
 
-  /** One more file's write (of `bytes`, its upload over: `path`) or deletion ended. */
-  step(bytes = 0, path?: string): void {
+  /**
+   * One more file's write (of `bytes`, its upload over: `path`) or deletion
+   * ended; `failed` when it failed (counted apart, so that a bar at its end
+   * never reads as all done).
+   */
+  step(bytes = 0, path?: string, failed = false): void {
     if (path !== undefined) this.#moving.delete(path);
     this.#filesDone++;
+    if (failed) this.#filesFailed++;
     this.#bytesFinished += bytes;
     this.#leave();
     this.#tell();

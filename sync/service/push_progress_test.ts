@@ -35,3 +35,17 @@ Deno.test("push progress: a second pass counts on from the first's figures, and 
   });
   assert.deepEqual(soFar, second.figures());
 });
+
+Deno.test("push progress: a file whose write failed is counted apart, so an ended pass never reads as all done", () => {
+  const p = new PushProgress(createEmitter(), { files: 2, bytes: 20 });
+  p.step(10, "a");
+  assert.equal(p.figures().filesFailed, undefined);
+  p.step(10, "b", true);
+  assert.deepEqual(p.figures(), {
+    filesDone: 2,
+    filesTotal: 2,
+    bytesDone: 20,
+    bytesTotal: 20,
+    filesFailed: 1,
+  });
+});
