@@ -179,7 +179,9 @@ async function pullInto(
     result.uncommitted.push(path);
     // One warning each for the first few; the rest are told at the end.
     if (result.uncommitted.length > UNCOMMITTED_WARNINGS) return;
-    events.emit("warning", uncommittedWarning(path, version, e.v, deps.cache.exists(path)));
+    // A copy set aside by this pull goes back to its path (see `pull_aside.ts`).
+    const here = deps.cache.exists(path) || asides.holds(path);
+    events.emit("warning", uncommittedWarning(path, version, e.v, here));
   };
   // A fetch that fails part way keeps what it did: the files written are
   // recorded as synced (a later deletion of one by hand is then a local

@@ -71,6 +71,11 @@ export class PullAsides {
     this.#open.set(path, { location, conflict, fetching: false });
   }
 
+  /** True while a copy of `path` set aside by this pull waits for its fetch's outcome. */
+  holds(path: string): boolean {
+    return this.#open.has(path);
+  }
+
   /** The fetch of `path` starts: from now on its outcome settles the copy. */
   fetching(path: string): void {
     const a = this.#open.get(path);
