@@ -140,8 +140,10 @@ export async function checkNothingUnnamed(
       }
       // An old client uploads, then rewrites the index: a push of its that
       // failed in between leaves its upload unnamed, as it always has.
-      if (oldClientFile(o.key) && !o.metadata?.[WRITER_METADATA]) continue;
-      const writer = o.metadata?.[WRITER_METADATA];
+      // An S3 listing carries no user metadata: the object's own head does.
+      const meta = o.metadata ?? (await direct.head(o.key))?.metadata;
+      if (oldClientFile(o.key) && !meta?.[WRITER_METADATA]) continue;
+      const writer = meta?.[WRITER_METADATA];
       const pending = clones.some((c) =>
         c.writer === writer && (c.conflicts.has(o.key) || c.heldBack?.(o.key) === true)
       );
