@@ -13,6 +13,7 @@ import { type CliIo, type Output, plural, shellWord } from "./output.ts";
 import { endpointFields, storeUrl } from "./store_url.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
+import { isLocalOnly } from "../sync/transfer/bucket_layout.ts";
 import { sayGlobalLockWait } from "../sync/locks/global_lock_wait.ts";
 
 /** Registers `index` and its subcommand `migrate`. */
@@ -33,10 +34,14 @@ export function indexCommand(io: CliIo, state: RunState): Command {
         // Nothing at all there (no index, no object): no index to move, and
         // most often a mistyped bucket or prefix; never started as a v2 one.
         if (await headIndex(s.store, s.service.config.retry, io.signal) === null) {
+          // Sluice's own objects (a lock, a clock reading, a probe) are no
+          // content; shards are (a meta gone bad is no empty datastore).
           let empty = true;
           for await (const page of s.store.list("", { signal: io.signal })) {
-            empty = page.length === 0;
-            break;
+            if (page.some((o) => !isLocalOnly(o.key) || o.key.startsWith("_index/"))) {
+              empty = false;
+              break;
+            }
           }
           if (empty) {
             throw new SluiceError(

@@ -71,3 +71,26 @@ Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) 
   assert.doesNotMatch(inCache.out, /records no store/);
   await w.cleanup();
 });
+
+Deno.test("index migrate of a datastore holding only Sluice's own objects (a lock, a clock reading, a probe) is not_found too", async () => {
+  for (const key of [".sluice/clock", ".sluice/probe/abc", ".locks/ns.lock"]) {
+    const w = await world();
+    const empty = `${w.base}/empty-store`;
+    await Deno.mkdir(empty);
+    const store = new FsStore({ root: empty });
+    await store.put(key, new TextEncoder().encode("x\n"), { kind: "overwrite" });
+    const r = await sluice([
+      "index",
+      "migrate",
+      "--cache",
+      w.cache("x"),
+      "--store",
+      `file://${empty}`,
+    ]);
+    assert.equal(r.code, 1, `${key}: ${r.out}`);
+    const left: string[] = [];
+    for await (const page of store.list("")) for (const o of page) left.push(o.key);
+    assert.deepEqual(left, [key], "no meta made");
+    await w.cleanup();
+  }
+});

@@ -121,3 +121,25 @@ Deno.test("resolve --theirs where the datastore replaced the file by a directory
     await w.cleanup();
   }
 });
+
+Deno.test("status of a conflict whose copy in place was replaced here by a directory says so, never 'in place'", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    await w.write(a, "notes/n.txt", "one");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    await w.write(a, "notes/n.txt", "two-a");
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    await w.write(b, "notes/n.txt", "two-b");
+    assert.equal((await sluice(["push", "--cache", b])).code, 3);
+    await Deno.remove(`${b}/notes/n.txt`);
+    await w.write(b, "notes/n.txt/inner.txt", "a directory now");
+    const st = await sluice(["status", "--cache", b]);
+    assert.doesNotMatch(st.out, /mine: +in place/);
+    assert.match(st.out, /mine: +was in place, replaced here since by a directory of that name/);
+  } finally {
+    await w.cleanup();
+  }
+});

@@ -241,6 +241,8 @@ export function describeConflicts(
     // A copy recorded in place that is gone since (deleted by hand) is said so.
     const place = c.mine?.location !== c.path
       ? undefined
+      : dirHere(c.path)
+      ? "was in place, replaced here since by a directory of that name (--mine publishes a file, so put your file back for it; --theirs takes theirs and sets the directory aside)"
       : here(c.path)
       ? "in place"
       : "was in place, deleted here since (put it back for --mine, or take theirs)";

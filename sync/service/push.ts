@@ -171,7 +171,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       handled,
       settled,
       conflictOf,
-      done: () => counts.step(),
+      done: (failed = false) => counts.step(0, undefined, failed),
     };
     let writer: Promise<string | null> | undefined;
     const ownWriter = () => writer ??= readWriterId(deps.cache);

@@ -273,6 +273,7 @@ export async function runDeletes(
       outcome = await deleteRemote(ctx, entry, ownWriter);
     } catch (e) {
       tally.failures.push({ entry, error: e });
+      tally.done(true);
       continue;
     }
     tally.done();

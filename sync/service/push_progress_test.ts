@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import type { ProgressEvent } from "../events.ts";
+import { clone, put } from "./clone_kit.ts";
 import { createEmitter } from "../events.ts";
 import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
 
@@ -48,4 +51,23 @@ Deno.test("push progress: a file whose write failed is counted apart, so an ende
     bytesTotal: 20,
     filesFailed: 1,
   });
+});
+
+Deno.test("push progress: a deletion that failed is counted as failed too", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/a.txt", "a");
+  await put(a, "notes/b.txt", "b");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/notes/a.txt`);
+  await a.markDirty({ relPath: "notes/a.txt" });
+  await put(a, "notes/b.txt", "b2");
+  const seen: ProgressEvent[] = [];
+  a.events.on("progress", (p) => void seen.push(p));
+  store.failNext("delete", 1, undefined, { match: (k) => k === "notes/a.txt" });
+  await assert.rejects(a.pushChanged());
+  assert.deepEqual(
+    { done: seen.at(-1)?.filesDone, failed: seen.at(-1)?.filesFailed },
+    { done: 2, failed: 1 },
+  );
 });

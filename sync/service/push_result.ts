@@ -131,8 +131,8 @@ export interface PushTally {
     mine: ConflictRecord["mine"],
     theirs: ConflictRecord["theirs"],
   ): void;
-  /** One more file done (progress). */
-  done(): void;
+  /** One more file done (progress); `failed` when its write or deletion failed. */
+  done(failed?: boolean): void;
 }
 
 /**
