@@ -37,10 +37,12 @@ Deno.test("index migrate moves a pushed bucket to v2 once; a clone then pulls ev
   await w.cleanup();
 });
 
-Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) is not_found and writes nothing; run from a directory that is no cache, it names --store for what comes next", async () => {
-  const w = await world();
+/** An empty store directory in the world, and `index migrate` run on it from cache `x`. */
+async function migrateEmpty(w: Awaited<ReturnType<typeof world>>, seed?: string) {
   const empty = `${w.base}/empty-store`;
   await Deno.mkdir(empty);
+  const store = new FsStore({ root: empty });
+  if (seed) await store.put(seed, new TextEncoder().encode("x\n"), { kind: "overwrite" });
   const r = await sluice([
     "index",
     "migrate",
@@ -49,12 +51,20 @@ Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) 
     "--store",
     `file://${empty}`,
   ]);
+  const left: string[] = [];
+  for await (const page of store.list("")) for (const o of page) left.push(o.key);
+  return { r, left };
+}
+
+Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) is not_found and writes nothing; run from a directory that is no cache, it names --store for what comes next", async () => {
+  const w = await world();
+  const { r, left } = await migrateEmpty(w);
   assert.equal(r.code, 1, r.out);
   assert.match(
     r.err,
     /^error\[not_found\]: Nothing is at file:\/\/\S+: no index and no object, so there is no index to move \(is the bucket or prefix mistyped\?\)\. Nothing was written\./,
   );
-  assert.deepEqual([...Deno.readDirSync(empty)], [], "no meta made");
+  assert.deepEqual(left, [], "no meta made");
 
   const a = w.cache("a");
   await w.write(a, "notes/a.txt", "a");
@@ -75,21 +85,8 @@ Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) 
 Deno.test("index migrate of a datastore holding only Sluice's own objects (a lock, a clock reading, a probe) is not_found too", async () => {
   for (const key of [".sluice/clock", ".sluice/probe/abc", ".locks/ns.lock"]) {
     const w = await world();
-    const empty = `${w.base}/empty-store`;
-    await Deno.mkdir(empty);
-    const store = new FsStore({ root: empty });
-    await store.put(key, new TextEncoder().encode("x\n"), { kind: "overwrite" });
-    const r = await sluice([
-      "index",
-      "migrate",
-      "--cache",
-      w.cache("x"),
-      "--store",
-      `file://${empty}`,
-    ]);
+    const { r, left } = await migrateEmpty(w, key);
     assert.equal(r.code, 1, `${key}: ${r.out}`);
-    const left: string[] = [];
-    for await (const page of store.list("")) for (const o of page) left.push(o.key);
     assert.deepEqual(left, [key], "no meta made");
     await w.cleanup();
   }

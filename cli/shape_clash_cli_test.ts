@@ -58,16 +58,27 @@ Deno.test("push <name>, as a walk's hold-back advises, pushes that name alone: o
   }
 });
 
+/** Caches `a` and `b` over one store, both having synced `path` as `text` (then `a` may reshape it). */
+async function bothSynced(w: Awaited<ReturnType<typeof world>>, path: string, text: string) {
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, path, text);
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  return { a, b };
+}
+
+/** `a` replaces the synced file `foo` by a directory of its name holding `foo/x`. */
+async function fooToDirectory(w: Awaited<ReturnType<typeof world>>, a: string) {
+  await Deno.remove(`${a}/foo`);
+  await w.write(a, "foo/x", "a file under a directory of its name");
+}
+
 Deno.test("after resolve --theirs of a file replaced here by a directory: the status lists the set-aside file to check, not to push, and the push tells the check", async () => {
   const w = await world();
   try {
-    const a = w.cache("a");
-    const b = w.cache("b");
-    await w.write(a, "foo", "v1");
-    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-    await Deno.remove(`${a}/foo`);
-    await w.write(a, "foo/x", "a file under a directory of its name");
+    const { a, b } = await bothSynced(w, "foo", "v1");
+    await fooToDirectory(w, a);
     await w.write(b, "foo", "v2 from b");
     assert.equal((await sluice(["push", "--cache", b])).code, 0);
     assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
@@ -100,13 +111,8 @@ Deno.test("after resolve --theirs of a file replaced here by a directory: the st
 Deno.test("resolve --theirs where the datastore replaced the file by a directory says so, not 'a deletion: nothing is here'", async () => {
   const w = await world();
   try {
-    const a = w.cache("a");
-    const b = w.cache("b");
-    await w.write(a, "foo", "v1");
-    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-    await Deno.remove(`${a}/foo`);
-    await w.write(a, "foo/x", "a file under a directory of its name");
+    const { a, b } = await bothSynced(w, "foo", "v1");
+    await fooToDirectory(w, a);
     assert.equal((await sluice(["push", "foo", "--cache", a])).code, 0);
     await w.write(b, "foo", "b's edit");
     assert.equal((await sluice(["push", "--cache", b])).code, 3, "b's edit meets the deletion");
@@ -125,11 +131,7 @@ Deno.test("resolve --theirs where the datastore replaced the file by a directory
 Deno.test("status of a conflict whose copy in place was replaced here by a directory says so, never 'in place'", async () => {
   const w = await world();
   try {
-    const a = w.cache("a");
-    const b = w.cache("b");
-    await w.write(a, "notes/n.txt", "one");
-    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    const { a, b } = await bothSynced(w, "notes/n.txt", "one");
     await w.write(a, "notes/n.txt", "two-a");
     assert.equal((await sluice(["push", "--cache", a])).code, 0);
     await w.write(b, "notes/n.txt", "two-b");
