@@ -27,7 +27,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
         )
         .addHelpText(
           "after",
-          "\nOn v2, writers of different models update different shards, and a one-file push reads and writes only its shard and the meta. Clients that only read the v1 index object no longer see new writes: move every client of the bucket to a version that reads v2 first.\n\nExample:\n  sluice index migrate --store 's3://my-bucket?endpoint=http://127.0.0.1:9000'",
+          "\nOn v2, writers of different models update different shards, and a one-file push reads and writes only its shard and the meta. Clients that only read the v1 index object no longer see new writes: move every client of the bucket to a version that reads v2 first.\n\nExample:\n  sluice index migrate --cache .cache --store 's3://my-bucket?endpoint=http://127.0.0.1:9000'",
         ),
     ).action(action(io, state, "index migrate", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
@@ -46,7 +46,9 @@ export function indexCommand(io: CliIo, state: RunState): Command {
           if (empty) {
             throw new SluiceError(
               "not_found",
-              `Nothing is at ${s.store.endpoint}: no index and no object, so there is no index to move (is the bucket or prefix mistyped?). Nothing was written. A new datastore starts with its first push (\`sluice push --init\`); run this after it to lay it out in v2 shards.`,
+              `Nothing is at ${s.store.endpoint}: no index and no object, so there is no index to move (is the bucket or prefix mistyped?). Nothing was written. A new datastore starts with its first push (\`sluice push --init --store ${
+                shellWord(storeUrl(s.spec))
+              }\`); run this after it to lay it out in v2 shards.`,
             );
           }
         }

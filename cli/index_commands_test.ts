@@ -65,6 +65,10 @@ Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) 
     /^error\[not_found\]: Nothing is at file:\/\/\S+: no index and no object, so there is no index to move \(is the bucket or prefix mistyped\?\)\. Nothing was written\./,
   );
   assert.deepEqual(left, [], "no meta made");
+  assert.match(
+    r.err,
+    /A new datastore starts with its first push \(`sluice push --init --store file:\/\/\S+/,
+  );
 
   const a = w.cache("a");
   await w.write(a, "notes/a.txt", "a");

@@ -659,15 +659,21 @@ Deno.test("a first pull from a datastore with no index says it holds none (a new
   assert.equal(first.code, 0, first.err);
   assert.match(first.out, /^Already up to date with file:\/\//);
   assert.match(
-    first.out,
-    /holds no index: nothing was ever pushed there\. If you expected files, check the bucket and prefix in --store/,
+    first.err,
+    /warning\[datastore_empty\]: .*holds no index: nothing was ever pushed there\. If you expected files, check the bucket and prefix in --store/,
+  );
+  const json = await sluice(["pull", "--cache", w.cache("n"), "--json"]);
+  assert.deepEqual(
+    (json.json().warnings as { code: string }[]).map((x) => x.code),
+    ["datastore_empty"],
+    "a script sees it too",
   );
   // Once the datastore holds files, an up-to-date pull says only that.
   await w.write(w.cache("a"), "notes/a.txt", "a");
   assert.equal((await sluice(["push", "--cache", w.cache("a"), "--store", w.url])).code, 0);
   assert.equal((await sluice(["pull", "--cache", w.cache("b"), "--store", w.url])).code, 0);
   const again = await sluice(["pull", "--cache", w.cache("b")]);
-  assert.doesNotMatch(again.out, /holds no index/);
+  assert.doesNotMatch(again.out + again.err, /holds no index/);
   await w.cleanup();
 });
 

@@ -180,6 +180,18 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       );
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
       const shown = (l: string) => shownLocation(s.service.cache, l);
+      // A cache that synced nothing from a datastore with no index: a new
+      // datastore, or a mistyped bucket or prefix, which reads the same. Said.
+      if (
+        result.fetched.length === 0 && s.service.state.syncedCount === 0 &&
+        await headIndex(s.store, s.service.config.retry, io.signal) === null
+      ) {
+        out.warn({
+          code: "datastore_empty",
+          message:
+            `The datastore at ${s.store.endpoint} holds no index: nothing was ever pushed there. If you expected files, check the bucket and prefix in --store (a new datastore starts with the first push to it).`,
+        });
+      }
       out.result("pull", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
@@ -189,16 +201,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         outcome,
       });
       for (const line of describePull(result, s.store.endpoint, shown)) out.say(line);
-      // A cache that synced nothing from a datastore with no index: a new
-      // datastore, or a mistyped bucket or prefix, which reads the same. Said.
-      if (
-        result.fetched.length === 0 && s.service.state.syncedCount === 0 &&
-        await headIndex(s.store, s.service.config.retry, io.signal) === null
-      ) {
-        out.say(
-          `The datastore at ${s.store.endpoint} holds no index: nothing was ever pushed there. If you expected files, check the bucket and prefix in --store (a new datastore starts with the first push to it).`,
-        );
-      }
+
       if (localDeletions.length) {
         out.say(
           `Kept deleted here (a pull keeps a local deletion): ${

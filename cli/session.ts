@@ -53,6 +53,7 @@ import {
   DEFAULT_CACHE_DIR,
   refuseInit,
   startsCaches,
+  STORE_ENV,
   type StoreRecord,
 } from "./session_checks.ts";
 
@@ -267,7 +268,12 @@ export async function openSession(
   const wasCache = await checkCacheDir(
     cacheDir,
     options.init ?? false,
-    againWithInit(io, command, ["--cache", cacheDir]),
+    againWithInit(
+      io,
+      command,
+      ["--cache", cacheDir],
+      options.store === undefined && io.env?.[STORE_ENV] === undefined,
+    ),
     cacheDefaulted(options, io) ? (dir) => againWithCache(io, command, dir) : undefined,
   );
   const namespace = resolveNamespace(options.namespace);

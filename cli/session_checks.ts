@@ -44,15 +44,17 @@ export async function chooseStore(
     // A directory that holds files and no sync state at all is most often a
     // mistyped --cache: said so, as push and pull say it.
     const stateless = !(await Deno.lstat(findStateDir(cache.dir)).then(() => true, () => false));
-    if (stateless && await holdsAnything(cache.dir)) {
+    if (stateless && !options.init && await holdsAnything(cache.dir)) {
       throw new SluiceError(
         "cache_not_found",
-        `No store was given, and the directory ${cache.dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's, so it recorded no store): is --cache mistyped? Nothing was read or changed. Check the path, or pass --store (or set ${STORE_ENV}); a new cache is started by \`sluice push --init\` or \`sluice pull --init\`.`,
+        `No store was given, and the directory ${cache.dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's, so it recorded no store): is --cache mistyped? Nothing was read or changed. Check the path, or pass --store (or set ${STORE_ENV}); a new cache is started by \`sluice push --init --store <store-url>\` or \`sluice pull --init --store <store-url>\`.`,
       );
     }
     throw new SluiceError(
       "invalid_config",
-      `No store was given: pass --store (e.g. --store file:///srv/datastore or --store s3://bucket/prefix), or set ${STORE_ENV}; the cache ${cache.dir} has no recorded store yet (it records one at its first push or pull). Nothing was changed.`,
+      `No store was given: pass --store (e.g. --store file:///srv/datastore or --store s3://bucket/prefix), or set ${STORE_ENV}; the cache ${cache.dir} has no recorded store yet (it records one at its first push or pull${
+        options.init ? ", which --init starts with the store named" : ""
+      }). Nothing was changed.`,
     );
   }
   const spec = parseStoreUrl(given, { cwd: io.cwd });
@@ -205,11 +207,16 @@ export function againWithInit(
   io: Pick<CliIo, "argv">,
   command: string,
   fallback: readonly string[],
+  needsStore = false,
 ): string | undefined {
   if (!startsCaches(command)) return undefined;
   const args = io.argv ? [...io.argv] : [...command.split(" "), ...fallback];
   if (!args.includes("--init")) args.push("--init");
-  return `sluice ${args.map(shellWord).join(" ")}`;
+  // A new cache records the store it is started with: one must be named.
+  const store = needsStore && !args.some((a) => a === "--store" || a.startsWith("--store="))
+    ? " --store <store-url>"
+    : "";
+  return `sluice ${args.map(shellWord).join(" ")}${store}`;
 }
 
 /** Default cache directory, relative to the working directory. */

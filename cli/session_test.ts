@@ -505,3 +505,27 @@ Deno.test("--init is taken only by push and pull: elsewhere it is a usage error 
   assert.equal(status.code, 0, status.err);
   await w.cleanup();
 });
+
+Deno.test("on a directory that is no cache: the --init advice names a store when none was given, --init without one says to name it, and status says what a first push would do", async () => {
+  const { w, project } = await teamAndProject();
+  const push = await sluice(["push", "--cache", project]);
+  assert.equal(push.code, 66, push.err);
+  assert.match(push.err, /`sluice push --cache \S+project --init --store <store-url>`/);
+  const init = await sluice(["push", "--cache", project, "--init"]);
+  assert.equal(init.code, 78, init.err);
+  assert.match(init.err, /^error\[invalid_config\]: No store was given: pass --store/);
+  assert.match(init.err, /which --init starts with the store named/);
+  const status = await sluice(["status", "--cache", project, "--store", w.url]);
+  assert.equal(status.code, 0, status.err);
+  assert.match(
+    status.out,
+    /is no cache yet \(it has no \.sluice\/ of Sluice's\): this is what a first push would do/,
+  );
+  assert.match(
+    status.out,
+    /Run `sluice push --init --store file:\/\/\S+ --cache \S+` to make this directory a cache and publish them/,
+  );
+  assert.doesNotMatch(status.out, /Run `sluice push` to publish them/);
+  assert.equal(await exists(`${project}/.sluice`), false);
+  await w.cleanup();
+});

@@ -19,7 +19,9 @@ import {
   shownLocation,
   shownRecord,
 } from "./status.ts";
-import { endpointFields } from "./store_url.ts";
+import { endpointFields, storeUrl } from "./store_url.ts";
+import { STATE_DIR } from "../sync/transfer/cache.ts";
+import { shellWord } from "./output.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { setAsideCopies } from "../sync/service/conflicts.ts";
 import { withPathClasses } from "../sync/service/status.ts";
@@ -75,6 +77,16 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         outcome,
       });
       out.say(`Cache ${s.cacheDir} mirrors ${s.store.endpoint}.`);
+      // A directory that is no cache yet (no sync state, no store recorded):
+      // what follows is what a first push would do, which needs --init.
+      const fresh = !s.storeKept;
+      if (fresh) {
+        out.say(
+          `${s.cacheDir} is no cache yet (it has no ${STATE_DIR}/ of Sluice's): this is what a first push would do; \`sluice push --init --store ${
+            shellWord(storeUrl(s.spec))
+          }\` makes it a cache and publishes what it lists.`,
+        );
+      }
       if (!remote.reachable) {
         out.say(`The datastore could not be reached; what follows is this cache's side only.`);
       }
@@ -104,8 +116,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         // How the last push ran (e.g. under the global lock, which it may have
         // timed out waiting for) is not recorded: the hint names no options
         // of its own, and says to keep the usual ones.
-        const push =
-          "Run `sluice push` to publish them, with the options you push this cache with (`sluice push --global-lock` while old swamp clients push to this bucket)";
+        const push = fresh
+          ? `Run \`sluice push --init --store ${
+            shellWord(storeUrl(s.spec))
+          }\` to make this directory a cache and publish them`
+          : "Run `sluice push` to publish them, with the options you push this cache with (`sluice push --global-lock` while old swamp clients push to this bucket)";
         out.say(
           held === dirty.length
             ? "None of them will be pushed as they are: the reason beside each says what holds it back and what to run."

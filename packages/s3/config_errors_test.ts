@@ -69,6 +69,21 @@ Deno.test("S3: MinIO's invalid-name answer is invalid_object_name (65) naming th
   assert.match(err.message, /prefix "p\/"/);
 });
 
+Deno.test("S3: MinIO's console port (its 'API port' answer) is a wrong endpoint: invalid_config (78), not internal", () => {
+  const e = Object.assign(new Error("S3 API Requests must be made to API port."), {
+    name: "InvalidArgument",
+    Code: "InvalidArgument",
+    $metadata: { httpStatusCode: 400, requestId: "R1" },
+  });
+  const ctx: S3RequestContext = { op: "get", key: "_index/_meta.json", bucket: "bkt" };
+  const f = classifyS3Error(e, ctx);
+  assert.equal(f.kind, "not_the_service");
+  const err = toSluiceError(f, ctx, e, 1, { endpoint: "s3://bkt/p", prefix: "p/" });
+  assert.equal(err.code, "invalid_config");
+  assert.equal(err.exitCode, 78);
+  assert.match(err.message, /must be made to API port/);
+});
+
 Deno.test("S3Store: a prefix with '.', '..' or empty segments is refused before any request", () => {
   for (const prefix of ["safe/../escape", "..", "./a", "a/./b", "a//b", "a\\b"]) {
     assert.throws(

@@ -391,6 +391,10 @@ export function classifyS3Error(
   }
   // A JSON error: the GCS JSON API's answer (fake-gcs-server's too); S3 answers in XML.
   if (isJsonRefusal(e, status, ctx.op)) return { ...make("not_the_service"), foreign: GCS_LIKE };
+  // MinIO's console port answers S3 requests so: the endpoint names the wrong port.
+  if (status === 400 && /must be made to API port/i.test(textField(e.message) ?? "")) {
+    return { ...make("not_the_service"), detail: `HTTP 400: ${textField(e.message)}` };
+  }
 
   const conditional = ctx.condition !== undefined;
   if (conditional) {
