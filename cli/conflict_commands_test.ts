@@ -170,7 +170,14 @@ Deno.test("a file deleted here: push exits 2 and names both ways out; pull --res
 Deno.test("a file deleted here and changed there: push names the open conflict and exits 3", async () => {
   const { w, b } = await conflicted();
   await Deno.remove(`${b}/${CFG}`);
-  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const pulled = await sluice(["pull", "--cache", b]);
+  assert.equal(pulled.code, 3);
+  // Said as a deletion, not as a copy kept.
+  assert.match(
+    pulled.err,
+    /config\/app\.yaml changed on the datastore \([^)]*\) and is also deleted here; its deletion here stands/,
+  );
+  assert.match(pulled.out, /a deletion stays deleted/);
   const pushed = await sluice(["push", "--cache", b]);
   assert.equal(pushed.code, 3, pushed.err);
   assert.doesNotMatch(pushed.out, /Nothing to push/);

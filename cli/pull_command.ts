@@ -47,7 +47,7 @@ function describePull(
     lines.push(
       `Kept ${
         plural(inPlace.length, "local change")
-      } that also changed remotely (the local copy was not overwritten):`,
+      } that also changed remotely (nothing here was overwritten: an edit stays as it is, a deletion stays deleted):`,
     );
     lines.push(...capped(
       inPlace.map((p) => `  ${p}`),

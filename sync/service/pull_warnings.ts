@@ -33,11 +33,13 @@ export function pullConflictWarning(
       theirs
         ? `changed on the datastore (${describeVersion(theirs.v)})`
         : "was deleted on the datastore"
-    } and is also changed here`;
+    } and is also ${mine ? "changed" : "deleted"} here`;
   return {
     code: "pull_conflict",
     message: `${path} ${what}; ${
-      mine?.location === path || !mine
+      !mine
+        ? "its deletion here stands, and the datastore's copy was not written here"
+        : mine.location === path
         ? "the local copy was kept as it is and not overwritten"
         : taken
         ? `the local copy was set aside in ${shown(mine.location)} and the datastore's copy taken`
