@@ -23,26 +23,35 @@
 import type { LocalCache } from "../transfer/cache.ts";
 import {
   type ConflictRecord,
-  describeVersion,
   type LocalSide,
   type RemoteSide,
   type Resolution,
   resolveHint,
   setAsideCopies,
 } from "./conflicts.ts";
-import { NotFoundError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
-import type { ObjectStore } from "../ports.ts";
-import type { RetryPolicy } from "../retry.ts";
-import { hashObject } from "../transfer/object_ops.ts";
 import { LocalChangedError } from "../transfer/file_identity.ts";
-import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
-import { ancestorWhere } from "../paths.ts";
-import { readIndexAround } from "../transfer/remote_index.ts";
+import { indexedShapeReader, theirsReader, versionedTheirs } from "./resolve_reads.ts";
+import { forgetVanished } from "./vanished_record.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { SyncConfig } from "../context.ts";
+import {
+  assertPublishable,
+  mineGone,
+  noConflict,
+  noMerge,
+  refuseShapeClash,
+  refuseUnmerged,
+  ResolveRefusedError,
+  shapeClash,
+} from "./resolve_refusals.ts";
+
+export { indexedShapeReader, theirsReader } from "./resolve_reads.ts";
+export { ResolveRefusedError } from "./resolve_refusals.ts";
 
 /** What a resolution did. */
 export interface ResolveResult {
@@ -71,6 +80,7 @@ export interface ResolveResult {
 }
 
 /** What a resolution needs from the service (its own pushes and pulls, serialised by the caller). */
+
 export interface ResolveDeps {
   readonly cache: LocalCache;
   readonly state: SyncState;
@@ -96,161 +106,42 @@ export interface ResolveDeps {
 }
 
 /**
- * {@link ResolveDeps.indexedOtherShape} over `store`: the index entries
- * around the path (the shards that can hold it, a directory above it or a
- * path under it), read once per resolution that needs them. A file above it
- * that already stands beside files under a directory of its name is no new
- * clash (another client made both), as for a commit (see `apply`).
+ * {@link ResolveDeps} of a service over `service.store`: theirs read from
+ * the store, the index around a path for its other shape, and the record
+ * of lost files, with the service's own push and pull (`run`).
+ *
+ * @example
+ * ```ts
+ * import { storeResolveDeps } from "./resolve.ts";
+ * import { createSyncService } from "./service.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const svc = await createSyncService({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * const deps = storeResolveDeps(svc, {
+ *   pushOnly: (paths) => svc.pushChanged({ only: paths }),
+ *   pull: (prefixes) => svc.pullChanged({ prefixes }),
+ * });
+ * console.log(typeof deps.readTheirs); // "function"
+ * ```
  */
-export function indexedShapeReader(
-  store: ObjectStore,
-  retry: RetryPolicy,
-  concurrency: number,
+export function storeResolveDeps(
+  service: {
+    readonly store: ObjectStore;
+    readonly cache: LocalCache;
+    readonly state: SyncState;
+    readonly config: Pick<SyncConfig, "retry" | "concurrency">;
+  },
+  run: Pick<ResolveDeps, "pushOnly" | "pull">,
   signal?: AbortSignal,
-): NonNullable<ResolveDeps["indexedOtherShape"]> {
-  return async (path) => {
-    const entries = await readIndexAround(store, path, retry, signal, concurrency);
-    const beside = (d: string) =>
-      Object.keys(entries).some((k) => k.startsWith(`${d}/`) && k !== path);
-    return ancestorWhere(path, (d) => Object.hasOwn(entries, d) && !beside(d)) ??
-      Object.keys(entries).find((k) => k.startsWith(`${path}/`));
+): ResolveDeps {
+  const { store, cache, state, config } = service;
+  return {
+    cache,
+    state,
+    ...run,
+    readTheirs: theirsReader(store, cache, config.retry, signal),
+    forgetLost: (p) => forgetVanished(store, [p], config.retry, signal),
+    indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
   };
-}
-
-/**
- * {@link ResolveDeps.readTheirs} over `store`: the object streamed and
- * hashed, and whether it carries this cache's writer id (its own write).
- */
-export function theirsReader(
-  store: ObjectStore,
-  cache: LocalCache,
-  retry: RetryPolicy,
-  signal?: AbortSignal,
-): NonNullable<ResolveDeps["readTheirs"]> {
-  return async (path) => {
-    const got = await hashObject(store, path, { retry, signal }).catch((e) => {
-      if (e instanceof NotFoundError) return null;
-      throw e;
-    });
-    if (!got) return null;
-    const own = await readWriterId(cache);
-    return {
-      version: got.info.version,
-      hash: got.hash,
-      size: got.info.size,
-      own: own !== null && got.info.metadata?.[WRITER_METADATA] === own,
-    };
-  };
-}
-
-/**
- * Theirs as the store holds it, for a conflict recorded against another
- * client's index entry (an old client's: its version `~…` is no object
- * version, so no compare-and-swap can be based on it): the object is read,
- * and when its bytes are the ones the conflict recorded (by hash: an entry
- * that recorded none cannot tell), its version stands for theirs. So does
- * this cache's own uncommitted write there: an earlier resolution's upload,
- * made over exactly those bytes, whose commit never came (a crash); the
- * index still names their entry, and the push writes it again over that
- * upload (rebased with no hash, so that it is written and committed, never
- * taken for a copy already published). Otherwise the datastore changed
- * since, or cannot be told unchanged: the conflict is recorded again with
- * what it holds now (its version and hash), and `undefined` is returned (a
- * new conflict, never a loss).
- */
-async function versionedTheirs(
-  deps: ResolveDeps,
-  rec: ConflictRecord,
-): Promise<RemoteSide | null | undefined> {
-  const theirs = rec.theirs;
-  if (!theirs || !theirs.version.startsWith("~") || !deps.readTheirs) return theirs;
-  const now = await deps.readTheirs(rec.path);
-  const same = now !== null && theirs.hash !== "" && now.hash === theirs.hash &&
-    now.size === theirs.size;
-  if (now && same) return { version: now.version, hash: now.hash, size: now.size };
-  if (now?.own) return { version: now.version, hash: "", size: now.size };
-  await deps.state.conflicts.record([{
-    ...rec,
-    theirs: now && { version: now.version, hash: now.hash, size: now.size },
-    reason: `${rec.reason}; the datastore's copy changed again before the resolution`,
-  }]);
-  return undefined;
-}
-
-/**
- * A resolution refused before anything was changed (no conflict there, no
- * merge to publish, a copy of yours gone, a file no push can publish): the
- * conflict stays open as it was. Its `code` says which.
- */
-export class ResolveRefusedError extends SluiceError {}
-
-/** No unresolved conflict for the path. */
-function noConflict(path: string): ResolveRefusedError {
-  return new ResolveRefusedError(
-    "not_found",
-    `There is no unresolved conflict for ${path}; nothing was changed. Run \`sluice status\` to list the conflicts.`,
-  );
-}
-
-/** `merged` with nothing at the path: no merge to publish (a deletion is `mine`'s to publish). */
-function noMerge(rec: ConflictRecord): ResolveRefusedError {
-  const theirs = rec.theirs
-    ? `theirs (${describeVersion(rec.theirs.version)})`
-    : "the datastore's side";
-  const other = rec.mine === null
-    ? `to delete it on the datastore, run \`sluice resolve ${shellWord(rec.path)} --mine\``
-    : `to publish your copy as it was, run \`sluice resolve ${shellWord(rec.path)} --mine\``;
-  return new ResolveRefusedError(
-    "not_found",
-    `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${
-      shellWord(rec.path)
-    } --merged\` again; ${other}, or take theirs with \`sluice resolve ${
-      shellWord(rec.path)
-    } --theirs\`.`,
-  );
-}
-
-/**
- * `mine` where the conflict recorded a file of yours at the path and
- * nothing is there now: deleted by hand since. Pushed, the deletion would
- * delete theirs on the datastore, a change nobody chose to publish.
- */
-function mineGone(rec: ConflictRecord): ResolveRefusedError {
-  const theirs = rec.theirs
-    ? `theirs (${describeVersion(rec.theirs.version)})`
-    : "the datastore's side";
-  return new ResolveRefusedError(
-    "not_found",
-    `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${
-      shellWord(rec.path)
-    } --mine\` again, or take theirs with \`sluice resolve ${
-      shellWord(rec.path)
-    } --theirs\` (then delete it and run \`sluice push ${
-      shellWord(rec.path)
-    }\` to delete it there).`,
-  );
-}
-
-/**
- * Refuses `merged` while the file still holds exactly the copy of mine the
- * conflict recorded, and theirs differs: nothing was merged, and publishing
- * it would drop their change without a word (`mine` says so outright).
- */
-async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<void> {
-  if (!rec.mine || !rec.theirs || rec.theirs.hash === rec.mine.hash) return;
-  const here = await deps.cache.hashFile(rec.path).catch(() => null);
-  if (here?.hash !== rec.mine.hash) return;
-  const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
-  throw new ResolveRefusedError(
-    "not_merged",
-    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, edit your copy into the merge (\`sluice theirs ${
-      shellWord(rec.path)
-    }\` prints theirs) and run this again, or take theirs (\`sluice resolve ${
-      shellWord(rec.path)
-    } --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is (as when it is already your merge of the newer copy \`sluice theirs\` showed, which an earlier --merged met as this conflict), run \`sluice resolve ${
-      shellWord(rec.path)
-    } --mine\`.`,
-  );
 }
 
 /** Puts a set-aside copy of mine back in place; returns where the displaced local copy went. */
@@ -465,77 +356,6 @@ async function keepAsideNamed(
     if (at) copies.push({ location, hash: at.hash, size: at.size });
   }
   await deps.state.conflicts.keepNaming(rec.path, copies);
-}
-
-/**
- * Refuses, before anything changes, a copy here that no push can publish: a
- * symbolic link (or a path under one), a directory, or a file this process
- * may not read. Re-based on theirs and cleared, such a conflict would leave
- * the push skipping the path, and a later push, once it is a file, writing
- * over theirs with no conflict to show for it.
- */
-async function assertPublishable(
-  deps: ResolveDeps,
-  path: string,
-  resolution: Resolution,
-): Promise<void> {
-  let why: string | undefined;
-  try {
-    if (await deps.cache.hashFile(path) === null && deps.cache.exists(path)) {
-      why = "it is not a regular file (a directory, or another kind of file)";
-    }
-  } catch (e) {
-    if (e instanceof UnsafePathError) why = "it is a symbolic link, or lies under one";
-    else if (e instanceof UnreadablePathError) why = "this process may not read it";
-    else throw e;
-  }
-  if (!why) return;
-  throw new ResolveRefusedError(
-    "unsafe_path",
-    `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${
-      shellWord(path)
-    } --${resolution}\` again, or take theirs with \`sluice resolve ${
-      shellWord(path)
-    } --theirs\` (what is here is set aside).`,
-  );
-}
-
-/**
- * Refuses to publish `path` beside a path of the other shape the last pull
- * could not place here because this copy is in its way (the push would hold
- * it back: see `blocked_record.ts`), before anything is changed.
- */
-function refuseShapeClash(
-  state: SyncState,
-  path: string,
-  resolution: Resolution,
-  synced: (path: string) => boolean,
-): void {
-  const other = state.blocked.clashOf(path, synced);
-  if (other === undefined) return;
-  throw shapeClash(
-    path,
-    resolution,
-    other,
-    "which the last pull could not place here because your copy is in the way",
-  );
-}
-
-/** The refusal of a resolution whose publish would meet `other`, the other shape of `path`'s name. */
-function shapeClash(
-  path: string,
-  resolution: Resolution,
-  other: string,
-  how: string,
-): ResolveRefusedError {
-  const word = shellWord(path);
-  const shape = other.startsWith(`${path}/`)
-    ? `files under a directory of that name (${other} among them)`
-    : `a file ${other} where your copy lies under a directory of that name`;
-  return new ResolveRefusedError(
-    "unsafe_path",
-    `${path} cannot be resolved with --${resolution}: the datastore now holds ${shape}, ${how}, and publishing your copy would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing was changed: the conflict stays open and theirs stays on the datastore. Take theirs with \`sluice resolve ${word} --theirs\` (your copy is set aside, never deleted), then put your changes under another name and push them; if those files were deleted meanwhile, run \`sluice pull\` and then this again.`,
-  );
 }
 
 export { resolveHint };

@@ -1,0 +1,99 @@
+/**
+ * What a resolution reads of the datastore (see `resolve.ts`): theirs as the
+ * store holds it, for a conflict recorded against another client's entry,
+ * and the index entries around a path, for the other shape of its name.
+ *
+ * @module
+ */
+import type { LocalCache } from "../transfer/cache.ts";
+import type { ConflictRecord, RemoteSide } from "./conflicts.ts";
+import { NotFoundError } from "../errors.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import { hashObject } from "../transfer/object_ops.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
+import { ancestorWhere } from "../paths.ts";
+import { readIndexAround } from "../transfer/remote_index.ts";
+import type { ResolveDeps } from "./resolve.ts";
+
+/**
+ * {@link ResolveDeps.indexedOtherShape} over `store`: the index entries
+ * around the path (the shards that can hold it, a directory above it or a
+ * path under it), read once per resolution that needs them. A file above it
+ * that already stands beside files under a directory of its name is no new
+ * clash (another client made both), as for a commit (see `apply`).
+ */
+export function indexedShapeReader(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  concurrency: number,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["indexedOtherShape"]> {
+  return async (path) => {
+    const entries = await readIndexAround(store, path, retry, signal, concurrency);
+    const beside = (d: string) =>
+      Object.keys(entries).some((k) => k.startsWith(`${d}/`) && k !== path);
+    return ancestorWhere(path, (d) => Object.hasOwn(entries, d) && !beside(d)) ??
+      Object.keys(entries).find((k) => k.startsWith(`${path}/`));
+  };
+}
+
+/**
+ * {@link ResolveDeps.readTheirs} over `store`: the object streamed and
+ * hashed, and whether it carries this cache's writer id (its own write).
+ */
+export function theirsReader(
+  store: ObjectStore,
+  cache: LocalCache,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["readTheirs"]> {
+  return async (path) => {
+    const got = await hashObject(store, path, { retry, signal }).catch((e) => {
+      if (e instanceof NotFoundError) return null;
+      throw e;
+    });
+    if (!got) return null;
+    const own = await readWriterId(cache);
+    return {
+      version: got.info.version,
+      hash: got.hash,
+      size: got.info.size,
+      own: own !== null && got.info.metadata?.[WRITER_METADATA] === own,
+    };
+  };
+}
+
+/**
+ * Theirs as the store holds it, for a conflict recorded against another
+ * client's index entry (an old client's: its version `~…` is no object
+ * version, so no compare-and-swap can be based on it): the object is read,
+ * and when its bytes are the ones the conflict recorded (by hash: an entry
+ * that recorded none cannot tell), its version stands for theirs. So does
+ * this cache's own uncommitted write there: an earlier resolution's upload,
+ * made over exactly those bytes, whose commit never came (a crash); the
+ * index still names their entry, and the push writes it again over that
+ * upload (rebased with no hash, so that it is written and committed, never
+ * taken for a copy already published). Otherwise the datastore changed
+ * since, or cannot be told unchanged: the conflict is recorded again with
+ * what it holds now (its version and hash), and `undefined` is returned (a
+ * new conflict, never a loss).
+ */
+export async function versionedTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+): Promise<RemoteSide | null | undefined> {
+  const theirs = rec.theirs;
+  if (!theirs || !theirs.version.startsWith("~") || !deps.readTheirs) return theirs;
+  const now = await deps.readTheirs(rec.path);
+  const same = now !== null && theirs.hash !== "" && now.hash === theirs.hash &&
+    now.size === theirs.size;
+  if (now && same) return { version: now.version, hash: now.hash, size: now.size };
+  if (now?.own) return { version: now.version, hash: "", size: now.size };
+  await deps.state.conflicts.record([{
+    ...rec,
+    theirs: now && { version: now.version, hash: now.hash, size: now.size },
+    reason: `${rec.reason}; the datastore's copy changed again before the resolution`,
+  }]);
+  return undefined;
+}

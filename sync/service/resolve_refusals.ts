@@ -1,0 +1,162 @@
+/**
+ * The refusals of a resolution (see `resolve.ts`): each made before
+ * anything changes, so that the conflict stays open as it was, with what to
+ * run instead.
+ *
+ * @module
+ */
+import { type ConflictRecord, describeVersion, type Resolution } from "./conflicts.ts";
+import { SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
+import type { SyncState } from "./state.ts";
+import { shellWord } from "../shell_word.ts";
+import type { ResolveDeps } from "./resolve.ts";
+
+/**
+ * A resolution refused before anything was changed (no conflict there, no
+ * merge to publish, a copy of yours gone, a file no push can publish): the
+ * conflict stays open as it was. Its `code` says which.
+ */
+export class ResolveRefusedError extends SluiceError {}
+
+/** No unresolved conflict for the path. */
+
+export function noConflict(path: string): ResolveRefusedError {
+  return new ResolveRefusedError(
+    "not_found",
+    `There is no unresolved conflict for ${path}; nothing was changed. Run \`sluice status\` to list the conflicts.`,
+  );
+}
+
+/** `merged` with nothing at the path: no merge to publish (a deletion is `mine`'s to publish). */
+
+export function noMerge(rec: ConflictRecord): ResolveRefusedError {
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
+  const other = rec.mine === null
+    ? `to delete it on the datastore, run \`sluice resolve ${shellWord(rec.path)} --mine\``
+    : `to publish your copy as it was, run \`sluice resolve ${shellWord(rec.path)} --mine\``;
+  return new ResolveRefusedError(
+    "not_found",
+    `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${
+      shellWord(rec.path)
+    } --merged\` again; ${other}, or take theirs with \`sluice resolve ${
+      shellWord(rec.path)
+    } --theirs\`.`,
+  );
+}
+
+/**
+ * `mine` where the conflict recorded a file of yours at the path and
+ * nothing is there now: deleted by hand since. Pushed, the deletion would
+ * delete theirs on the datastore, a change nobody chose to publish.
+ */
+export function mineGone(rec: ConflictRecord): ResolveRefusedError {
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
+  return new ResolveRefusedError(
+    "not_found",
+    `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${
+      shellWord(rec.path)
+    } --mine\` again, or take theirs with \`sluice resolve ${
+      shellWord(rec.path)
+    } --theirs\` (then delete it and run \`sluice push ${
+      shellWord(rec.path)
+    }\` to delete it there).`,
+  );
+}
+
+/**
+ * Refuses `merged` while the file still holds exactly the copy of mine the
+ * conflict recorded, and theirs differs: nothing was merged, and publishing
+ * it would drop their change without a word (`mine` says so outright).
+ */
+export async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<void> {
+  if (!rec.mine || !rec.theirs || rec.theirs.hash === rec.mine.hash) return;
+  const here = await deps.cache.hashFile(rec.path).catch(() => null);
+  if (here?.hash !== rec.mine.hash) return;
+  const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
+  throw new ResolveRefusedError(
+    "not_merged",
+    `${rec.path} holds the same bytes as your copy when the conflict was found, so it merges nothing of ${theirs}: publishing it as your merge would drop their change. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To merge, edit your copy into the merge (\`sluice theirs ${
+      shellWord(rec.path)
+    }\` prints theirs) and run this again, or take theirs (\`sluice resolve ${
+      shellWord(rec.path)
+    } --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is (as when it is already your merge of the newer copy \`sluice theirs\` showed, which an earlier --merged met as this conflict), run \`sluice resolve ${
+      shellWord(rec.path)
+    } --mine\`.`,
+  );
+}
+
+/**
+ * Refuses, before anything changes, a copy here that no push can publish: a
+ * symbolic link (or a path under one), a directory, or a file this process
+ * may not read. Re-based on theirs and cleared, such a conflict would leave
+ * the push skipping the path, and a later push, once it is a file, writing
+ * over theirs with no conflict to show for it.
+ */
+export async function assertPublishable(
+  deps: ResolveDeps,
+  path: string,
+  resolution: Resolution,
+): Promise<void> {
+  let why: string | undefined;
+  try {
+    if (await deps.cache.hashFile(path) === null && deps.cache.exists(path)) {
+      why = "it is not a regular file (a directory, or another kind of file)";
+    }
+  } catch (e) {
+    if (e instanceof UnsafePathError) why = "it is a symbolic link, or lies under one";
+    else if (e instanceof UnreadablePathError) why = "this process may not read it";
+    else throw e;
+  }
+  if (!why) return;
+  throw new ResolveRefusedError(
+    "unsafe_path",
+    `${path} cannot be resolved with --${resolution}: ${why}, so no push can publish it. Nothing was changed: the conflict stays open and theirs stays on the datastore. Replace it with a regular, readable file and run \`sluice resolve ${
+      shellWord(path)
+    } --${resolution}\` again, or take theirs with \`sluice resolve ${
+      shellWord(path)
+    } --theirs\` (what is here is set aside).`,
+  );
+}
+
+/**
+ * Refuses to publish `path` beside a path of the other shape the last pull
+ * could not place here because this copy is in its way (the push would hold
+ * it back: see `blocked_record.ts`), before anything is changed.
+ */
+export function refuseShapeClash(
+  state: SyncState,
+  path: string,
+  resolution: Resolution,
+  synced: (path: string) => boolean,
+): void {
+  const other = state.blocked.clashOf(path, synced);
+  if (other === undefined) return;
+  throw shapeClash(
+    path,
+    resolution,
+    other,
+    "which the last pull could not place here because your copy is in the way",
+  );
+}
+
+/** The refusal of a resolution whose publish would meet `other`, the other shape of `path`'s name. */
+
+export function shapeClash(
+  path: string,
+  resolution: Resolution,
+  other: string,
+  how: string,
+): ResolveRefusedError {
+  const word = shellWord(path);
+  const shape = other.startsWith(`${path}/`)
+    ? `files under a directory of that name (${other} among them)`
+    : `a file ${other} where your copy lies under a directory of that name`;
+  return new ResolveRefusedError(
+    "unsafe_path",
+    `${path} cannot be resolved with --${resolution}: the datastore now holds ${shape}, ${how}, and publishing your copy would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing was changed: the conflict stays open and theirs stays on the datastore. Take theirs with \`sluice resolve ${word} --theirs\` (your copy is set aside, never deleted), then put your changes under another name and push them; if those files were deleted meanwhile, run \`sluice pull\` and then this again.`,
+  );
+}
