@@ -41,16 +41,20 @@ function screen(written: string): string[] {
   );
 }
 
-Deno.test("a note or warning written while a progress bar is drawn keeps its own line, and no bar is left behind", async () => {
-  let written = "";
+/** A terminal of `columns` (stdout and stderr on one screen), its output, and an emitter. */
+function terminal(columns: number) {
+  const t = { written: "" };
   const io: CliIo = {
-    stdout: (s) => written += s,
-    stderr: (s) => written += s,
+    stdout: (s) => t.written += s,
+    stderr: (s) => t.written += s,
     isTTY: true,
-    columns: 100,
+    columns,
   };
-  const out = new Output(io);
-  const events = createEmitter();
+  return { t, io, out: new Output(io), events: createEmitter() };
+}
+
+Deno.test("a note or warning written while a progress bar is drawn keeps its own line, and no bar is left behind", async () => {
+  const { t, io, out, events } = terminal(100);
   await withProgressBar(io, out, events, () => {
     events.emit("progress", {
       op: "walk",
@@ -84,10 +88,10 @@ Deno.test("a note or warning written while a progress bar is drawn keeps its own
     });
     return Promise.resolve();
   });
-  assert.match(written, /walk \[/, "a bar was drawn");
-  assert.match(written, /push \[/, "the bar was drawn again after the note");
+  assert.match(t.written, /walk \[/, "a bar was drawn");
+  assert.match(t.written, /push \[/, "the bar was drawn again after the note");
   out.say("Pushed 3 files.");
-  assert.deepEqual(screen(written), [
+  assert.deepEqual(screen(t.written), [
     "  overwrite-cas: 3 never synced here",
     "warning[store_retry]: attempt 1 of 4 failed",
     "Pushed 3 files.",
@@ -103,15 +107,7 @@ Deno.test("the terminal model of the test reads the bar's sequences as a termina
 });
 
 Deno.test("the bar counts failed files beside the done ones", async () => {
-  let written = "";
-  const io: CliIo = {
-    stdout: (s) => written += s,
-    stderr: (s) => written += s,
-    isTTY: true,
-    columns: 120,
-  };
-  const out = new Output(io);
-  const events = createEmitter();
+  const { t, io, out, events } = terminal(120);
   await withProgressBar(io, out, events, () => {
     for (const filesFailed of [undefined, 2]) {
       events.emit("progress", {
@@ -125,5 +121,5 @@ Deno.test("the bar counts failed files beside the done ones", async () => {
     }
     return Promise.resolve();
   });
-  assert.match(written, /3\/4 files \| 3 B\/4 B \| 2 failed/);
+  assert.match(t.written, /3\/4 files \| 3 B\/4 B \| 2 failed/);
 });

@@ -52,12 +52,21 @@ Deno.test("S3Store: a client without credentials fails with the credentials erro
   }
 });
 
-Deno.test("S3: MinIO's invalid-name answer is invalid_object_name (65) naming the key and prefix", () => {
-  const e = Object.assign(new Error('Resource name contains bad components such as ".." or ".".'), {
-    name: "XMinioInvalidResourceName",
-    Code: "XMinioInvalidResourceName",
-    $metadata: { httpStatusCode: 400, requestId: "R1" },
+/** An error as the S3 SDK throws it for an answer of `status` with the error `code`. */
+function s3Answer(status: number, code: string, message: string): Error {
+  return Object.assign(new Error(message), {
+    name: code,
+    Code: code,
+    $metadata: { httpStatusCode: status, requestId: "R1" },
   });
+}
+
+Deno.test("S3: MinIO's invalid-name answer is invalid_object_name (65) naming the key and prefix", () => {
+  const e = s3Answer(
+    400,
+    "XMinioInvalidResourceName",
+    'Resource name contains bad components such as ".." or ".".',
+  );
   const ctx: S3RequestContext = { op: "put", key: "a/../b", bucket: "bkt" };
   const f = classifyS3Error(e, ctx);
   assert.equal(f.kind, "invalid_name");
@@ -70,11 +79,7 @@ Deno.test("S3: MinIO's invalid-name answer is invalid_object_name (65) naming th
 });
 
 Deno.test("S3: MinIO's console port (its 'API port' answer) is a wrong endpoint: invalid_config (78), not internal", () => {
-  const e = Object.assign(new Error("S3 API Requests must be made to API port."), {
-    name: "InvalidArgument",
-    Code: "InvalidArgument",
-    $metadata: { httpStatusCode: 400, requestId: "R1" },
-  });
+  const e = s3Answer(400, "InvalidArgument", "S3 API Requests must be made to API port.");
   const ctx: S3RequestContext = { op: "get", key: "_index/_meta.json", bucket: "bkt" };
   const f = classifyS3Error(e, ctx);
   assert.equal(f.kind, "not_the_service");

@@ -12,7 +12,7 @@ import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import type { DistributedLock } from "../ports.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, fileMadeADirectory, put, quick, read } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 
 Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
@@ -42,19 +42,6 @@ Deno.test("a file and a directory of the same name on the datastore: a pull plac
   assert.deepEqual(again.blocked, []);
   assert.equal(await read(a, "clash/x.txt"), "under a directory");
 });
-
-/** `a` and `c` synced the file `clash`; `a` then replaced it here by a directory of that name. */
-async function fileMadeADirectory() {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const c = await clone(store, "c");
-  await put(a, "clash", "a file");
-  await a.pushChanged();
-  await c.pullChanged();
-  await Deno.remove(`${a.cacheDir}/clash`);
-  await put(a, "clash/x.txt", "under a directory", false);
-  return { store, a, c };
-}
 
 Deno.test("a synced file replaced here by a directory of the same name, pushed by its name, is deleted on the datastore with the directory's files published", async () => {
   const { store, a, c } = await fileMadeADirectory();

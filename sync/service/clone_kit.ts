@@ -15,7 +15,7 @@ import type { SyncConfig } from "../context.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
-import { FakeClock, type InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 
 /**
  * Lets `svc` see the dangling index entries there are now (one pull), then
@@ -82,6 +82,34 @@ export async function bothSynced(
   await b.pullChanged();
   await put(a, path, second);
   return { a, b };
+}
+
+/**
+ * Clones `a` and `c` over a new store that both synced the file `path`;
+ * then `a` replaced it here by a directory of that name holding `path/under`
+ * (`text`, not marked).
+ *
+ * @example
+ * ```ts
+ * import { fileMadeADirectory } from "./clone_kit.ts";
+ * const { a } = await fileMadeADirectory();
+ * console.log(a.cacheDir);
+ * ```
+ */
+export async function fileMadeADirectory(
+  path = "clash",
+  under = "x.txt",
+  text = "under a directory",
+): Promise<{ store: InMemoryStore; a: SyncService; c: SyncService }> {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await put(a, path, "a file");
+  await a.pushChanged();
+  await c.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await put(a, `${path}/${under}`, text, false);
+  return { store, a, c };
 }
 
 /** Writes `text` at `path` in the service's cache and, unless `mark` is false, marks it dirty. */

@@ -5,20 +5,16 @@
  * and nothing of the copy is left in the store.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, clone, put, read } from "./clone_kit.ts";
+import { assertIndexCurrent, fileMadeADirectory, put, read } from "./clone_kit.ts";
 import { ResolveRefusedError } from "./resolve.ts";
 
 /** `b` edited `s3` while `a` replaced it by a directory and pushed: `b`'s push met the conflict. */
 async function replacedByDirectory() {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, "s3", "v1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/s3`);
-  await put(a, "s3/f.txt", "a's file under a directory of that name", false);
+  const { store, a, c: b } = await fileMadeADirectory(
+    "s3",
+    "f.txt",
+    "a's file under a directory of that name",
+  );
   await a.markDirty({ relPath: "s3" });
   const replaced = await a.pushChanged();
   assert.deepEqual([replaced.uploaded, replaced.deleted], [["s3/f.txt"], ["s3"]]);
