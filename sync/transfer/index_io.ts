@@ -362,7 +362,8 @@ export async function apply(
   const removed = new Set(change.remove);
   const standsBeside = (a: string) =>
     Object.keys(entries).some((k) => k.startsWith(`${a}/`) && !removed.has(k));
-  const otherShape = async (p: string): Promise<string | undefined> => {
+  /** Files of this index above `p` that stand alone (no file beside them under their name). */
+  const filesAbove = (p: string): string[] => {
     const above: string[] = [];
     ancestorWhere(p, (a) => {
       if (Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a) && !standsBeside(a)) {
@@ -370,8 +371,10 @@ export async function apply(
       }
       return false;
     });
-    // Files beside it may lie in another shard (v2): asked there.
-    for (const a of above) if (!(await change.besideElsewhere?.(a))) return a;
+    return above;
+  };
+  /** A file of this index under a directory of `p`'s name, if any. */
+  const fileUnder = (p: string): string | undefined => {
     if (!(dirs ??= directoriesOf(Object.keys(entries))).has(p)) return undefined;
     return Object.keys(entries).find((k) => k.startsWith(`${p}/`) && !Object.hasOwn(change.set, k));
   };
@@ -379,7 +382,17 @@ export async function apply(
   const clash = new Map<string, string>();
   if (change.clashing) {
     for (const p of Object.keys(change.set)) {
-      const other = current(p) === undefined ? await otherShape(p) : undefined;
+      if (current(p) !== undefined) continue;
+      let other: string | undefined;
+      // Files beside one above may lie in another shard (v2): asked there,
+      // and only then (no wait on the paths with nothing above them).
+      for (const a of filesAbove(p)) {
+        if (!(await change.besideElsewhere?.(a))) {
+          other = a;
+          break;
+        }
+      }
+      other ??= fileUnder(p);
       if (other !== undefined) clash.set(p, other);
     }
   }
