@@ -237,7 +237,7 @@ Deno.test("--adopt-uncommitted where nothing is stranded says nothing was adopte
   await w.write(a, CFG, "x: 1\n");
   assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
   const r = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", a]);
-  assert.equal(r.code, 0, r.err);
+  assert.equal(r.code, 2, r.err);
   assert.match(
     r.err,
     /^warning\[nothing_to_adopt\]: --adopt-uncommitted config\/app\.yaml: nothing was adopted/m,
@@ -246,6 +246,13 @@ Deno.test("--adopt-uncommitted where nothing is stranded says nothing was adopte
   const json = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", a, "--json"]);
   const warnings = json.json().warnings as { code: string; path?: string }[];
   assert.deepEqual(warnings.map((x) => [x.code, x.path]), [["nothing_to_adopt", CFG]]);
+  assert.equal(json.code, 2);
+  const outcome = json.json().outcome as { code: string; exitCode: number };
+  assert.deepEqual([outcome.code, outcome.exitCode, json.json().ok], [
+    "nothing_to_adopt",
+    2,
+    false,
+  ]);
   await w.cleanup();
 });
 
@@ -266,7 +273,9 @@ Deno.test("--adopt-uncommitted takes one path per use, leaving the push's own pa
     w.url,
     "--json",
   ]);
-  assert.equal(r.code, 0, r.err);
+  // Nothing was stranded at notes/one.txt: the push says so (exit 2).
+  assert.equal(r.code, 2, r.err);
+  assert.equal((r.json().outcome as { code: string }).code, "nothing_to_adopt");
   assert.deepEqual((r.json().uploaded as string[]).sort(), ["notes/one.txt", "notes/two.txt"]);
   await w.cleanup();
 });

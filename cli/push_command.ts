@@ -221,6 +221,22 @@ export function nothingAdopted(
     }));
 }
 
+/**
+ * A push asked to adopt a path that adopted nothing did not do what it was
+ * asked: where it left nothing else behind, it exits 2 (`nothing_to_adopt`)
+ * rather than 0, so that a script never reads the adoption as done.
+ */
+export function adoptionOutcome(
+  done: ReturnType<typeof outcomeOf>,
+  notAdopted: readonly WarningEvent[],
+): ReturnType<typeof outcomeOf> {
+  if (done.exitCode !== 0 || !notAdopted.length) return done;
+  const message = `nothing was adopted at ${
+    notAdopted.map((w) => w.path).join(", ")
+  }: the datastore holds no other writer's uncommitted object there; check the path (a push names each one it waits on with \`push_waiting_uncommitted\`); this push's other changes were pushed.`;
+  return { outcome: { code: "nothing_to_adopt", exitCode: 2, message }, exitCode: 2 };
+}
+
 /** Registers `push`. */
 export function pushCommand(io: CliIo, state: RunState): Command {
   return withCommonOptions(
@@ -292,8 +308,12 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       );
       // An adoption that found nothing stranded writes nothing and says nothing
       // itself: say so, rather than let the push read as having adopted it.
-      for (const w of nothingAdopted(adopt, out.warnings)) out.warn(w);
-      const { outcome, exitCode } = outcomeOf(out, leftBehindError("push", pushLeftBehind(result)));
+      const notAdopted = nothingAdopted(adopt, out.warnings);
+      for (const w of notAdopted) out.warn(w);
+      const { outcome, exitCode } = adoptionOutcome(
+        outcomeOf(out, leftBehindError("push", pushLeftBehind(result))),
+        notAdopted,
+      );
       out.result("push", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
