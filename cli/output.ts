@@ -60,6 +60,21 @@ export function namingTheCache(text: string, args: readonly string[]): string {
   );
 }
 
+/**
+ * `text` with each `<store-url>` placeholder (in a command a message names
+ * to run next, e.g. `sluice bucket create <store-url>`) given the store
+ * this command used, as one shell word; unchanged without one.
+ *
+ * @example
+ * ```ts
+ * import { namingTheStore } from "./output.ts";
+ * namingTheStore("create it (`sluice bucket create <store-url>`)", "s3://b/p"); // "… create s3://b/p`)"
+ * ```
+ */
+export function namingTheStore(text: string, url: string | undefined): string {
+  return url === undefined ? text : text.replaceAll("<store-url>", shellWord(url));
+}
+
 /** A failure as printed and as returned in `--json` output. */
 export interface ErrorReport {
   /** The error code (`usage` for usage errors). */
@@ -224,6 +239,8 @@ export class Output {
 
   /** Options added to the commands messages name (see {@link namingTheCache}). */
   readonly #cacheArgs: readonly string[];
+  /** The store's URL, for the commands messages name (see {@link namingTheStore}). */
+  #storeUrl: string | undefined;
 
   /**
    * Output to `io`, as JSON with `json`. `cacheArgs` (the `--cache` the
@@ -247,6 +264,19 @@ export class Output {
    * written while the bar is drawn neither lands at the end of the bar's line
    * nor is erased when the bar is cleared.
    */
+  /**
+   * Names `url` (the store this command uses) in each command a later line,
+   * warning or error names with a `<store-url>` placeholder.
+   */
+  usingStore(url: string): void {
+    this.#storeUrl = url;
+  }
+
+  /** `text` naming this command's cache and store in the commands it names. */
+  #naming(text: string): string {
+    return namingTheStore(namingTheCache(text, this.#cacheArgs), this.#storeUrl);
+  }
+
   interruptWith(fn: (() => void) | undefined): void {
     this.#interrupt = fn;
   }
@@ -256,7 +286,7 @@ export class Output {
     if (this.json) return;
     this.#interrupt?.();
     this.#tellHidden();
-    this.#io.stdout(`${forTerminal(namingTheCache(line, this.#cacheArgs))}\n`);
+    this.#io.stdout(`${forTerminal(this.#naming(line))}\n`);
   }
 
   /** One line per gate whose notes were counted rather than shown. */
@@ -273,7 +303,7 @@ export class Output {
 
   /** A warning: always on stderr, and collected for `--json`. */
   warn(event: WarningEvent): void {
-    const w = { ...event, message: namingTheCache(event.message, this.#cacheArgs) };
+    const w = { ...event, message: this.#naming(event.message) };
     this.warnings.push(w);
     this.#interrupt?.();
     this.#io.stderr(`warning[${w.code}]: ${forTerminal(w.message)}\n`);
@@ -315,13 +345,13 @@ export class Output {
    * down: `outcome.message`, and `reason` of each entry of a list).
    */
   #namingTheCacheIn(data: Record<string, unknown>): Record<string, unknown> {
-    if (this.#cacheArgs.length === 0) return data;
+    if (this.#cacheArgs.length === 0 && this.#storeUrl === undefined) return data;
     const name = (v: unknown): unknown => {
       if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
       const o = v as Record<string, unknown>;
       const out = { ...o };
       for (const k of ["message", "reason"]) {
-        if (typeof o[k] === "string") out[k] = namingTheCache(o[k] as string, this.#cacheArgs);
+        if (typeof o[k] === "string") out[k] = this.#naming(o[k] as string);
       }
       return out;
     };
@@ -332,7 +362,7 @@ export class Output {
 
   /** Prints a failure (`error[<code>]: …` on stderr, and a JSON document with `--json`); returns its exit code. */
   fail(command: string, given: ErrorReport): number {
-    const report = { ...given, message: namingTheCache(given.message, this.#cacheArgs) };
+    const report = { ...given, message: this.#naming(given.message) };
     this.#interrupt?.();
     if (!this.json) this.#tellHidden();
     this.#io.stderr(`error[${report.code}]: ${forTerminal(report.message)}\n`);

@@ -3,6 +3,7 @@ import {
   capped,
   forTerminal,
   namingTheCache,
+  namingTheStore,
   NOTES_SHOWN_PER_GATE,
   Output,
   PATHS_LISTED,
@@ -164,6 +165,16 @@ Deno.test("namingTheCache adds the cache to each command that opens one, and to 
     ]
   ) assert.equal(namingTheCache(text, args), text);
   assert.equal(namingTheCache("Run `sluice status`.", []), "Run `sluice status`.");
+});
+
+Deno.test("namingTheStore fills the store-url placeholder with the store as one shell word", () => {
+  const text = "create it (`sluice bucket create <store-url>`)";
+  assert.equal(
+    namingTheStore(text, "s3://b/p?endpoint=http://127.0.0.1:9000"),
+    "create it (`sluice bucket create 's3://b/p?endpoint=http://127.0.0.1:9000'`)",
+  );
+  assert.equal(namingTheStore(text, "gs://b/p"), "create it (`sluice bucket create gs://b/p`)");
+  assert.equal(namingTheStore(text, undefined), text);
 });
 
 Deno.test("the next command a message names acts on the cache given with --cache, and works as printed", async () => {

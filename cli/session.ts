@@ -31,7 +31,7 @@ import type { DistributedLock, Identity, LockBackend, ObjectStore } from "../syn
 import { globalLockKey } from "../sync/locks/model_locks.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { type CliIo, type Output, shellWord } from "./output.ts";
-import { openStore, storeIdentity, type StoreSpec } from "./store_url.ts";
+import { openStore, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import { STORE_DEFAULTS, type StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
 export {
@@ -287,6 +287,7 @@ export async function openSession(
   }
   const probeCache = new LocalCache(cacheDir, undefined, {}, findStateDir(cacheDir));
   const chosen = await chooseStore(options, io, probeCache);
+  out.usingStore(storeUrl(chosen.spec));
   await checkFileStore(
     chosen.spec,
     options.init ?? false,

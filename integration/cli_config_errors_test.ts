@@ -46,7 +46,12 @@ function minioEnv(
  * of the new, empty cache `c3` (nothing to push: no write, but the store is
  * still asked), against `missing`: each a clear error naming the bucket.
  */
-async function missingBucketFails(missing: string, env: Record<string, string>, dir: string) {
+async function missingBucketFails(
+  missing: string,
+  env: Record<string, string>,
+  dir: string,
+): Promise<string> {
+  let create = "";
   const runs = [["pull", "--init"], ["push", "--init"], ["status"], ["push", "--init"]];
   for (const [i, args] of runs.entries()) {
     const cache = i === 3 ? "c3" : "c1";
@@ -55,6 +60,11 @@ async function missingBucketFails(missing: string, env: Record<string, string>, 
     assert.equal(r.code, 78, `${what}: ${r.out}${r.err}`);
     assert.match(r.err, /"bucket": the bucket no-such-bucket-16 does not exist/, what);
     assert.doesNotMatch(r.out, /Already up to date|Nothing to push/, what);
+    // The way out is named with this store's URL, ready to run.
+    const named = r.err.match(/`sluice bucket create ('[^']*'|\S+)`/);
+    assert.ok(named, `${what}: ${r.err}`);
+    create = named[1].replace(/^'(.*)'$/, "$1");
+    assert.equal(create, missing, what);
     // "Nothing was changed" holds in the cache too: no state directory is
     // left in c1, and the new cache c3 is not left behind.
     const left: string[] = [];
@@ -62,6 +72,7 @@ async function missingBucketFails(missing: string, env: Record<string, string>, 
     assert.deepEqual(left, ["notes"], what);
     await assert.rejects(Deno.stat(`${dir}/c3`), Deno.errors.NotFound, what);
   }
+  return create;
 }
 
 Deno.test({
@@ -92,7 +103,7 @@ Deno.test({
 
       await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
       await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
-      await missingBucketFails(url("no-such-bucket-16"), keys, dir);
+      const create = await missingBucketFails(url("no-such-bucket-16"), keys, dir);
       const empty = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
         keys,
@@ -127,6 +138,11 @@ Deno.test({
         dir,
       );
       assert.equal(right.code, 0, `${right.out}${right.err}`);
+      // The command the missing-bucket error named, run as printed, creates it.
+      const created = await cli(["bucket", "create", create], keys, dir);
+      assert.equal(created.code, 0, `${created.out}${created.err}`);
+      const into = await cli(["pull", "--init", "--cache", "c5", "--store", create], keys, dir);
+      assert.equal(into.code, 0, `${into.out}${into.err}`);
 
       const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
       try {
