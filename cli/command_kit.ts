@@ -123,12 +123,13 @@ export async function withSession<T>(
     // credentials, an endpoint that is down) synced nothing: what this run
     // made in the cache goes too, so that a directory of files is not taken
     // for a cache by the next command without --init.
-    if (!session.reached) await undoFresh();
     // Any other failure: a cache directory this run created (`--init`) that
     // holds nothing but its state goes too, so a failed first command
     // leaves nothing behind.
-    else await undoFresh({ emptyOnly: true });
-    throw e;
+    const removed = await undoFresh(session.reached ? { emptyOnly: true } : {});
+    throw removed
+      ? withoutNewCache(e, io, commandPath(cmd), resolveCacheDir(opts, io), removed)
+      : e;
   }
   try {
     await session.recordStore();
@@ -148,11 +149,13 @@ function isConfigError(e: unknown): boolean {
  * function removes them again, the directory only while nothing but the
  * state directory is in it; what was there before is never touched. With
  * `emptyOnly`, only such a directory goes (a state directory beside files
- * stays).
+ * stays). It answers, of a directory that was no cache before the command,
+ * what is left: nothing (`dir`) or the directory without a cache's state
+ * (`state`); `null` where there is a cache now, or was before.
  */
 async function freshCacheUndo(
   dir: string,
-): Promise<(o?: { emptyOnly?: boolean }) => Promise<void>> {
+): Promise<(o?: { emptyOnly?: boolean }) => Promise<"dir" | "state" | null>> {
   const isDir = async (p: string) => {
     try {
       return (await Deno.lstat(p)).isDirectory;
@@ -167,10 +170,7 @@ async function freshCacheUndo(
       if (!had.dir && await isDir(dir)) {
         const names: string[] = [];
         for await (const e of Deno.readDir(dir)) names.push(e.name);
-        if (names.every((n) => n === STATE_DIR)) {
-          await Deno.remove(dir, { recursive: true });
-          return;
-        }
+        if (names.every((n) => n === STATE_DIR)) await Deno.remove(dir, { recursive: true });
       }
       if (!o.emptyOnly && !had.state && await isDir(state)) {
         await Deno.remove(state, { recursive: true });
@@ -178,7 +178,41 @@ async function freshCacheUndo(
     } catch {
       // Best effort: the command's own error is the one to report.
     }
+    // What is there now, of a directory that was no cache before.
+    if (had.state || await isDir(state)) return null;
+    return had.dir || await isDir(dir) ? "state" : "dir";
   };
+}
+
+/**
+ * `e` as reported by a command that made the cache `dir` (`--init`: the
+ * directory, or the state in a directory of files) and `removed` it again
+ * on failing: an unreachable datastore or a cancellation says that no cache
+ * was kept, not that local changes stay dirty in it; any other error stands.
+ */
+function withoutNewCache(
+  e: unknown,
+  io: Pick<CliIo, "argv">,
+  name: string,
+  dir: string,
+  removed: "dir" | "state",
+): unknown {
+  const kept = removed === "dir"
+    ? `No cache was made: the new directory ${dir} was removed again.`
+    : `No cache was made: ${dir} is no cache, as before, and its files were not touched.`;
+  const again = `sluice ${(io.argv ?? name.split(" ")).map(shellWord).join(" ")}`;
+  if (e instanceof AbortedError) {
+    return new AbortedError(e.what, {
+      cause: e.cause ?? e,
+      kept: `${kept} Run \`${again}\` again.`,
+    });
+  }
+  if (!(e instanceof UnreachableError)) return e;
+  return new SluiceError(
+    "unreachable",
+    `The datastore could not be reached: ${e.detail}. ${kept} Check the endpoint and the network, then run \`${again}\` again.`,
+    { cause: e, retryable: true },
+  );
 }
 
 /** What each command that is no sync says it left when the datastore could not be reached or it was cancelled. */

@@ -242,7 +242,7 @@ function retryNotice(spec: StoreSpec, out: Output): ((e: StoreRetryEvent) => voi
         e.key || "(bucket)"
       }: attempt ${e.attempt} of ${attempts} failed (${e.detail}); trying again in ${
         Math.round(e.delayMs)
-      } ms. Each attempt waits at most ${timeoutS} s; Ctrl-C stops, and local changes stay dirty. To fail sooner, set ?timeout=<ms> and ?retries=<n> on the store URL.`,
+      } ms. Each attempt waits at most ${timeoutS} s; Ctrl-C stops, and what is not synced yet waits for the next run. To fail sooner, set ?timeout=<ms> and ?retries=<n> on the store URL.`,
     });
   };
 }

@@ -107,7 +107,20 @@ Deno.test("push --init of a directory of files against a datastore that cannot b
     const r = await sluice([command, "--init", "--cache", dir, "--store", url], { env });
     assert.equal(r.code, 69, r.err);
     assert.equal(await exists(`${dir}/.sluice`), false, `${command}: no state left behind`);
+    // It says so, not that local changes stay dirty in a cache.
+    assert.match(
+      r.err,
+      /No cache was made: \S+\/files is no cache, as before, and its files were not touched/,
+    );
+    assert.doesNotMatch(r.err, /stay in the cache and dirty/);
+    assert.match(r.err, new RegExp(`then run \`sluice ${command} --init --cache `));
   }
+  // A new directory: it goes again, and the error says so.
+  const fresh = `${w.base}/fresh`;
+  const pulled = await sluice(["pull", "--init", "--cache", fresh, "--store", url], { env });
+  assert.equal(pulled.code, 69, pulled.err);
+  assert.equal(await exists(fresh), false);
+  assert.match(pulled.err, /No cache was made: the new directory \S+\/fresh was removed again/);
   assert.equal(await Deno.readTextFile(`${dir}/notes/a.txt`), "mine\n");
   const again = await sluice(["push", "--cache", dir, "--store", url], { env });
   assert.equal(again.code, 66, again.err);
