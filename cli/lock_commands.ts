@@ -177,6 +177,25 @@ export function parseEntry(name: string, text: string): Record<string, unknown> 
   );
 }
 
+/** An extension's name as swamp names extensions: `@collective/name`, more `/segments` allowed. */
+const EXTENSION_NAME = /^@[a-z0-9_-]+(\/[a-z0-9_-]+)+$/;
+
+/**
+ * The `<name>` of `lockfile add`: an extension name (`@collective/name`, in
+ * lower-case letters, digits, hyphens and underscores, more `/segments`
+ * allowed); anything else (a path, a space, capitals) is refused with
+ * `invalid_config` before any lock is taken or anything is written.
+ */
+export function checkNewName(name: string): string {
+  if (EXTENSION_NAME.test(name)) return name;
+  throw new SluiceError(
+    "invalid_config",
+    `${
+      JSON.stringify(preview(name, 60))
+    } is no extension name: an entry of the lockfile is named @collective/name (lower-case letters, digits, hyphens and underscores, with more /segments allowed), e.g. @acme/ssh. Nothing was changed. Run \`sluice lockfile add @collective/name '${EXAMPLE_ENTRY}'\` with the name you mean.`,
+  );
+}
+
 function checkName(name: string): string {
   if (name.trim() === "") throw new ConfigError("name", "a non-empty extension name");
   return name;
@@ -303,7 +322,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
         state,
         "lockfile add",
         (out: Output, cmd, name: string, entry: string) =>
-          txn(cmd, out, "lockfile add", { set: { [checkName(name)]: parseEntry(name, entry) } }),
+          txn(cmd, out, "lockfile add", { set: { [checkNewName(name)]: parseEntry(name, entry) } }),
       ),
     ),
   );

@@ -30,6 +30,44 @@ Deno.test("lockfile add refuses an entry that is not a JSON object and shows wha
   await w.cleanup();
 });
 
+Deno.test("lockfile add refuses a name that is no extension name (a path, a space, capitals) and writes nothing", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const store = new FsStore({ root: w.root });
+  for (
+    const name of ["../x", "Foo Bar", "@Acme/ssh", "acme/ssh", "@acme", "@acme/", "@acme/../x"]
+  ) {
+    const r = await sluice([
+      "lockfile",
+      "add",
+      name,
+      '{"version":"1"}',
+      "--cache",
+      a,
+      "--store",
+      w.url,
+    ]);
+    assert.equal(r.code, 78, `${name}: ${r.err}`);
+    assert.match(r.err, /^error\[invalid_config\]: .* is no extension name: .*@collective\/name/);
+    assert.match(r.err, /Nothing was changed/);
+    assert.equal(await store.head(LOCKFILE), null, `${name}: nothing was published`);
+  }
+  for (const name of ["@acme/ssh", "@my_org/tools/sub-1"]) {
+    const r = await sluice([
+      "lockfile",
+      "add",
+      name,
+      '{"version":"1"}',
+      "--cache",
+      a,
+      "--store",
+      w.url,
+    ]);
+    assert.equal(r.code, 0, `${name}: ${r.err}`);
+  }
+  await w.cleanup();
+});
+
 Deno.test("lockfile add sets a malformed local lockfile aside with a warning naming where", async () => {
   const w = await world();
   const a = w.cache("a");
