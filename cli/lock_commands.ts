@@ -8,6 +8,7 @@ import { Command } from "commander";
 import { ConfigError, preview, SluiceError } from "../sync/errors.ts";
 import {
   type LockfileTxnResult,
+  managedLockfilePath,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../sync/locks/lockfile_txn.ts";
@@ -37,6 +38,7 @@ import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
 import { lockBackendOf } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
 import { statePath } from "../sync/transfer/cache.ts";
+import { asideBeforeTxn, tellAside } from "./lockfile_local.ts";
 
 /** Registers `lock` and its subcommands. */
 export function lockCommand(io: CliIo, state: RunState): Command {
@@ -285,10 +287,19 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
   );
   const txn = (cmd: Command, out: Output, command: string, change: LockfileChange) =>
     withSession(cmd, io, out, async (s) => {
-      const r = await updateManagedLockfile(s.service, change, {
-        signal: io.signal,
-        ...(s.namespace ? { namespace: s.namespace } : {}),
-      });
+      const path = managedLockfilePath(s.namespace);
+      const aside = await asideBeforeTxn(s.service, path, io.signal);
+      let r: LockfileTxnResult;
+      try {
+        r = await updateManagedLockfile(s.service, change, {
+          signal: io.signal,
+          ...(s.namespace ? { namespace: s.namespace } : {}),
+        });
+      } catch (e) {
+        if (aside) tellAside(out, s.service, path, aside, {});
+        throw e;
+      }
+      if (aside) tellAside(out, s.service, path, aside, r.entries);
       // Removing a name the lockfile never had is most often a typo: say so, non-zero.
       const absent = (change.remove ?? []).filter((n) => !Object.hasOwn(r.entries, n));
       if (!r.published && absent.length === (change.remove ?? []).length && absent.length > 0) {
@@ -301,7 +312,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
             }; nothing was written (no empty lockfile was created). Check the --store and namespace, or add an entry with \`sluice lockfile add <name> '${EXAMPLE_ENTRY}'\`.`
             : `${r.path} has no entry named ${
               absent.join(", ")
-            }; nothing was written. Its entries: ${
+            }; nothing was published. Its entries: ${
               names.length ? names.join(", ") : "none"
             }. Check the name${absent.length > 1 ? "s" : ""}.`,
         );

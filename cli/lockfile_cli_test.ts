@@ -215,3 +215,101 @@ Deno.test("a conflict on the managed lockfile: status gives the way out that wor
   assert.equal(theirs.code, 0, theirs.err);
   await w.cleanup();
 });
+
+/** A cache `a` synced with a lockfile holding @acme/ssh, published by `lockfile add`. */
+async function withLockfile() {
+  const w = await world();
+  const a = w.cache("a");
+  const add = await sluice([
+    "lockfile",
+    "add",
+    "@acme/ssh",
+    '{"version":"1.0.0"}',
+    "--cache",
+    a,
+    "--store",
+    w.url,
+  ]);
+  assert.equal(add.code, 0, add.err);
+  return { w, a };
+}
+
+Deno.test("a lockfile transaction never loses a hand edit of the local copy: it is set aside, and each entry it held is named with the command that publishes it", async () => {
+  const { w, a } = await withLockfile();
+  await w.write(a, LOCKFILE, '{"@acme/ssh":{"version":"9.9.9"},"@acme/own":{"version":"1"}}\n');
+  // Even a remove that fails (no such entry) keeps the hand edit.
+  const typo = await sluice(["lockfile", "remove", "@acme/nosuch", "--cache", a]);
+  assert.equal(typo.code, 1, typo.err);
+  const told =
+    /warning\[lockfile_local_changed\]: .* it was moved to (\S+) first\. .*lacks or holds differently @acme\/ssh, @acme\/own: to publish them, run `sluice lockfile add @acme\/ssh '\{"version":"9\.9\.9"\}' --cache \S+`, then `sluice lockfile add @acme\/own '\{"version":"1"\}' --cache \S+`/
+      .exec(typo.err);
+  assert.ok(told, typo.err);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(told[1])), {
+    "@acme/ssh": { version: "9.9.9" },
+    "@acme/own": { version: "1" },
+  });
+  // The commands it names work as printed, and nothing is moved aside again.
+  for (
+    const [name, entry] of [["@acme/ssh", '{"version":"9.9.9"}'], ["@acme/own", '{"version":"1"}']]
+  ) {
+    const r = await sluice(["lockfile", "add", name, entry, "--cache", a]);
+    assert.equal(r.code, 0, r.err);
+    assert.doesNotMatch(r.err, /lockfile_local_changed/);
+  }
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${a}/${LOCKFILE}`)), {
+    "@acme/ssh": { version: "9.9.9" },
+    "@acme/own": { version: "1" },
+  });
+  await w.cleanup();
+});
+
+Deno.test("a project's own lockfile, never synced, is set aside by the first lockfile add, its entries named", async () => {
+  const w = await world();
+  const g = w.cache("g");
+  await w.write(g, LOCKFILE, '{"@acme/old":{"version":"1"}}\n');
+  const r = await sluice([
+    "lockfile",
+    "add",
+    "@acme/new",
+    '{"version":"2"}',
+    "--cache",
+    g,
+    "--store",
+    w.url,
+  ]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.err,
+    /lockfile_local_changed.*lacks or holds differently @acme\/old: to publish it, run `sluice lockfile add @acme\/old '\{"version":"1"\}'/,
+  );
+  // Unchanged copies are not moved: a second add says nothing of it.
+  const again = await sluice(["lockfile", "add", "@acme/old", '{"version":"1"}', "--cache", g]);
+  assert.equal(again.code, 0, again.err);
+  assert.doesNotMatch(again.err, /lockfile_local_changed/);
+  assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(`${g}/${LOCKFILE}`))).sort(), [
+    "@acme/new",
+    "@acme/old",
+  ]);
+  await w.cleanup();
+});
+
+Deno.test("lockfile add while a conflict at the lockfile is open is refused, and both copies stay as they are", async () => {
+  const { w, a } = await withLockfile();
+  const b = w.cache("b");
+  assert.equal((await sluice(["pull", "--init", "--cache", b, "--store", w.url])).code, 0);
+  await w.write(a, LOCKFILE, '{"@acme/handedit":{"version":"1"}}\n');
+  const peer = await sluice(["lockfile", "add", "@acme/d", '{"version":"4"}', "--cache", b]);
+  assert.equal(peer.code, 0, peer.err);
+  const pulled = await sluice(["pull", "--cache", a]);
+  assert.equal(pulled.code, 3, pulled.err);
+  const r = await sluice(["lockfile", "add", "@acme/e", '{"version":"5"}', "--cache", a]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(
+    r.err,
+    /^error\[lockfile_local_changed\]: config\/upstream_extensions\.json has an open conflict/m,
+  );
+  assert.equal(await Deno.readTextFile(`${a}/${LOCKFILE}`), '{"@acme/handedit":{"version":"1"}}\n');
+  const store = new FsStore({ root: w.root });
+  assert.doesNotMatch(new TextDecoder().decode((await store.get(LOCKFILE))!.body), /@acme\/e/);
+  await w.cleanup();
+});

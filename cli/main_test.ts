@@ -416,7 +416,7 @@ Deno.test("lockfile add and remove go through the transaction", async () => {
   assert.equal(typo.code, 1, typo.err);
   assert.match(
     typo.err,
-    /^error\[not_found\]: .* has no entry named @acme\/ssh; nothing was written/,
+    /^error\[not_found\]: .* has no entry named @acme\/ssh; nothing was published/,
   );
   const nothing = await sluice(["lockfile", "retry", "--cache", a]);
   assert.match(nothing.out, /^No pending lockfile change/);

@@ -26,6 +26,7 @@ export type ErrorCode =
   | "cache_unwritable"
   | "invalid_config"
   | "lockfile_conflict"
+  | "lockfile_local_changed"
   | "lockfile_publish_failed"
   | "lockfile_remote_malformed"
   | "lost_record_unreadable"
@@ -63,6 +64,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   cache_unwritable: 73,
   invalid_config: 78,
   lockfile_conflict: 75,
+  lockfile_local_changed: 1,
   lockfile_publish_failed: 75,
   lockfile_remote_malformed: 65,
   lost_record_unreadable: 65,
