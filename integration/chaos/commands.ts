@@ -733,7 +733,24 @@ export async function resolveAsUser(
   }
   await env.changes.asides.resolving(c, svc.cacheDir, path);
   const resolve = () => svc.resolveConflict(path, how);
-  const r = env.globalLockCommits ? await globalLockOf(svc).withLock(resolve) : await resolve();
+  const r = await (env.globalLockCommits ? globalLockOf(svc).withLock(resolve) : resolve()).catch(
+    (e) => {
+      // I22: a resolution that failed part way (the datastore unreachable,
+      // say) resolved nothing: its conflict stays open, for the user to see
+      // and to resolve again. A data version lost whole to another writer
+      // (`version_exists`) is settled: theirs stands.
+      if (codeOf(e) !== "version_exists" && !svc.conflicts().some((x) => x.path === path)) {
+        env.truth.violate({
+          invariant: "I22",
+          message: `c${c}'s resolve --${how} of ${path} failed (${
+            codeOf(e)
+          }), and its conflict is gone: nothing says the path is still in conflict, and the same resolution, run again, is refused`,
+          afterOp: env.opId(),
+        });
+      }
+      throw e;
+    },
+  );
   // I22: a resolution reported resolved took its side: a --theirs whose pull
   // left the path out (something here in the way) took nothing.
   if (r.resolved && how === "theirs" && (r.pull?.blocked ?? []).includes(path)) {

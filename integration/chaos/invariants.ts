@@ -73,7 +73,9 @@
  *   that the existing extensions, switched in on it, would upload
  *   (`switch_back.ts`).
  * - I22: a resolution reported resolved took its side: a `--theirs` whose
- *   pull left the path out (something here in the way) is never resolved.
+ *   pull left the path out (something here in the way) is never resolved;
+ *   and one that failed part way (its push or pull cut off) leaves its
+ *   conflict open.
  * - I23: a clone deletes another writer's object at a shared file's path
  *   (or under one) only where a mark of its user's still names it, or a
  *   directory above it, once its user removed the copy here: a copy

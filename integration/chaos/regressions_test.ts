@@ -1708,3 +1708,16 @@ Deno.test("chaos regression: a --theirs held by another clone's pending upload g
     '{"seed":76900508,"clones":4,"kinds":["api","api","core-single-phase","api"],"ops":[{"id":3,"kind":"config","clone":0,"file":1},{"id":5,"kind":"tick","n":6,"pick":55022202},{"id":22,"kind":"edit","clone":2,"file":1,"how":"push"},{"id":23,"kind":"tick","n":4,"pick":2064598311},{"id":24,"kind":"vanish","file":1},{"id":52,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":53,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":54,"kind":"delete","clone":3,"file":1,"how":"push"},{"id":26,"kind":"tick","n":8,"pick":33077914},{"id":50,"kind":"sync","clone":3},{"id":12,"kind":"delete","clone":2,"file":4,"how":"push"}]}',
   );
 });
+
+/**
+ * I22 (seed 79000482, shrunk; found once the checker looked at failed
+ * resolutions): a `resolve --mine` cleared its conflict before its push,
+ * which the outage then cut off; the conflict was gone, `status` showed
+ * none, and the same resolution, run again, was refused (`not_found`). The
+ * record is now put back when the resolution's push or pull fails.
+ */
+Deno.test("chaos regression: a resolution cut off by an outage leaves its conflict open (I22, seed 79000482)", async () => {
+  await clean(
+    '{"seed":79000482,"clones":2,"absentOnError":true,"kinds":["api","core-single-phase"],"ops":[{"id":1,"kind":"config","clone":1,"file":1},{"id":7,"kind":"config","clone":0,"file":1},{"id":27,"kind":"tick","n":7,"pick":591148664},{"id":28,"kind":"tick","n":3,"pick":122061161},{"id":34,"kind":"resolve","clone":0,"pick":3,"how":"mine"},{"id":35,"kind":"outage","on":true},{"id":38,"kind":"tick","n":4,"pick":509884094}]}',
+  );
+});

@@ -322,17 +322,19 @@ for (const how of ["edits", "deletes"]) {
   });
 }
 
-Deno.test("resolve --mine over an old client's entry, stopped after its upload (the index write failed): the next push commits that upload", async () => {
+Deno.test("resolve --mine over an old client's entry, stopped after its upload (the index write failed): the conflict stays open, and the same resolution then commits that upload", async () => {
   const { store, a, path } = await conflictWithOldClient(false);
   store.failNext("put", 1, () => new UnreachableError("cut off"), {
     match: (k) => k === ".datastore-index.json",
   });
   await assert.rejects(a.resolveConflict(path, "mine"));
   assert.equal(store.peekText(path), "mine\n", "its upload landed over theirs, uncommitted");
+  assert.deepEqual(a.conflicts().map((c) => c.path), [path], "not resolved until it lands");
   await a.pullChanged();
-  const r = await a.pushChanged();
+  const r = await a.resolveConflict(path, "mine");
+  assert.equal(r.resolved, true);
   assert.deepEqual(r.conflicts, []);
-  assert.deepEqual([...r.uploaded, ...r.identical], [path]);
+  assert.deepEqual([...r.push!.uploaded, ...r.push!.identical], [path]);
   assert.equal(store.peekText(path), "mine\n");
   await assertIndexCurrent(store, { held: true });
 });

@@ -30,6 +30,7 @@ import {
   setAsideCopies,
 } from "./conflicts.ts";
 import { LocalChangedError } from "../transfer/file_identity.ts";
+import { VersionConflictError } from "../errors.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
@@ -223,7 +224,7 @@ export async function resolveConflict(
     state.setSynced(path, undefined);
     await state.clean([path]);
     await state.conflicts.clear([path]);
-    const pulled = await deps.pull([path]);
+    const pulled = await keptOpenOnFailure(deps, rec, setAside, () => deps.pull([path]));
     if ((pulled.blocked ?? []).includes(path)) {
       // Theirs cannot be put there: a file or directory here is in the way.
       // The conflict stays open, naming any copy set aside on the way.
@@ -312,7 +313,7 @@ export async function resolveConflict(
   await state.markDirty(path);
   await state.saveManifest();
   await state.conflicts.clear([path]);
-  const pushed = await deps.pushOnly([path]);
+  const pushed = await keptOpenOnFailure(deps, rec, setAside, () => deps.pushOnly([path]));
   await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);
   const resolved = conflicts.length === 0 &&
@@ -335,6 +336,35 @@ export async function resolveConflict(
     conflicts,
     push: pushed,
   };
+}
+
+/**
+ * The pull or push of a resolution (`fn`), with the conflict record put back
+ * when it fails (the datastore unreachable, a cancellation; not a data
+ * version set aside whole, whose loss settles it): the record is
+ * cleared for it to run (a push leaves out a path in conflict), and the
+ * conflict is not resolved until it lands, so that `status` still lists it,
+ * a plain push still leaves it out, and the same `resolve` works again.
+ * Copies this resolution set aside are named by the record.
+ */
+async function keptOpenOnFailure<T>(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: readonly string[],
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    // A data version lost to another writer was set aside whole: theirs
+    // stands, the conflict is settled (`version_exists` says where it went).
+    if (e instanceof VersionConflictError) throw e;
+    if (!deps.state.conflicts.get(rec.path)) {
+      await deps.state.conflicts.record([rec]).catch(() => {});
+      await keepAsideNamed(deps, rec, [...setAside]).catch(() => {});
+    }
+    throw e;
+  }
 }
 
 /**
