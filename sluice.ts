@@ -21,6 +21,7 @@ import { type ConditionalWrites, defaultConditionalWrites } from "./sync/transfe
 import { conditionalLockBackend } from "./sync/locks/lock_registry.ts";
 import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
+import { unfinishedVersionHolderEntry } from "./middleware/unfinished_version_holder.ts";
 import { overwriteCasEntry } from "./middleware/overwrite_cas.ts";
 import { requiredConditionalCheckEntry } from "./middleware/required_conditional_check.ts";
 import { lockFenceEntry } from "./middleware/lock_fence.ts";
@@ -53,6 +54,7 @@ function defaultGateEntries(registry: ConditionalWrites): {
       pathClassifierEntry(),
       lockfileGuardEntry(),
       unsyncedWalkGuardEntry(),
+      unfinishedVersionHolderEntry(),
       overwriteCasEntry(),
       refusedRunEraserEntry(),
       lockFenceEntry(),

@@ -9,6 +9,7 @@ Deno.test("the default pipeline order is pinned", () => {
     "path-classifier",
     "lockfile-guard",
     "unsynced-walk-guard",
+    "unfinished-version-holder",
     "overwrite-cas",
     "refused-run-eraser",
     "lock-fence",

@@ -31,6 +31,11 @@ export {
   unsyncedWalkGuardEntry,
 } from "./unsynced_walk_guard.ts";
 export {
+  UNFINISHED_VERSION_HOLDER,
+  unfinishedVersionHolder,
+  unfinishedVersionHolderEntry,
+} from "./unfinished_version_holder.ts";
+export {
   REQUIRED_CONDITIONAL_CHECK,
   requiredConditionalCheck,
   requiredConditionalCheckEntry,

@@ -80,6 +80,13 @@ export interface SyncConfig {
    * never); default 200 (see `sync/service/push_first_index.ts`).
    */
   readonly firstIndexAtUploads: number;
+  /**
+   * A new data version's `raw` whose directory holds no `metadata.yaml` yet:
+   * `push` publishes it as it is (default); `hold` leaves it out, kept dirty,
+   * until the version is finalized (see the unfinished-version-holder gate;
+   * the swamp extension holds, as the tool writes `metadata.yaml` last).
+   */
+  readonly unfinishedVersions: "push" | "hold";
 }
 
 /** One path in a push plan. */

@@ -185,6 +185,7 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
           rec.outcome = "success";
         } catch (e) {
           rec.outcome = codeOf(e);
+          rec.refusedKeys = (e as { keys?: readonly string[] }).keys;
           failure = e;
         }
         env.outcome(rec.outcome, `${who} (version ${n})`, failure);

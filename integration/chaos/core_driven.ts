@@ -329,6 +329,24 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
           { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
           { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: ${n}\n`) },
         ];
+        if (op.streamed && !op.same) {
+          // As the tool's data writer: `raw` is written part way first, with
+          // no `metadata.yaml` yet, while another step of the workflow, on
+          // the same service, flushes; the version is finalized after.
+          const part = enc.encode(`${by} raw output, part 1\n`);
+          rec.files[0] = {
+            path: `${dir}/raw`,
+            bytes: enc.encode(`${by} raw output, part 1\n${by} raw output, part 2\n`),
+          };
+          await Deno.mkdir(`${host.cachePath}/${dir}`, { recursive: true });
+          await Deno.writeFile(`${host.cachePath}/${dir}/raw`, part);
+          env.stats.streamedRuns++;
+          const other = { modelType: "chaos/other", modelId: `step-of-op${op.id}` };
+          await globalLock(host).withLock(() =>
+            service.pushChanged({ context: { models: [other] } })
+          )
+            .catch(() => {}); // the other step's flush: its failure is its own
+        }
         for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
         await service.markDirty({ relPath: dir });
         await atomicWrite(host.cachePath, `${base}/latest`, enc.encode(`${n}`));
@@ -345,6 +363,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         env.outcome(rec.outcome, `${who} (version ${n})`);
       } catch (e) {
         rec.outcome = codeOf(e);
+        rec.refusedKeys = (e as { keys?: readonly string[] }).keys;
         if (rec.outcome === "model_lock_lost") env.stats.coreRefused++;
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {

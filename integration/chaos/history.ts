@@ -64,6 +64,14 @@ export type Op =
      * version (a breakglass) write the same bytes.
      */
     readonly same?: boolean;
+    /**
+     * Its output is streamed, as the tool's data writer does (a core-driven
+     * clone only): the version's `raw` is made and written part way, another
+     * step's flush of the same service runs meanwhile, then the rest of `raw`
+     * and the `metadata.yaml` are written (the version finalized) and the
+     * run's own flush pushes it.
+     */
+    readonly streamed?: boolean;
   }
   /** A periodic sync: pull, then push. */
   | { readonly id: number; readonly kind: "sync"; readonly clone: number }
@@ -334,6 +342,8 @@ export interface GenerateOptions {
   readonly foreignShare?: number;
   /** Chance that a history without old clients has another tool delete a shared file's object (see {@link insertVanish}); default 0.2. */
   readonly vanishShare?: number;
+  /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
+  readonly streamedShare?: number;
 }
 
 /**
@@ -626,6 +636,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   if (!v2 && !oldClients) {
     insertForeign(ops, clones, new Rng(mixSeed(seed, 0x666f7267)), options.foreignShare ?? 0.25);
   }
+  // From a generator of their own: the operations above stay as they were.
+  markStreamed(ops, seed, options.streamedShare ?? 0.3);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -909,6 +921,20 @@ function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void 
   ops.splice(at, 0, ...block);
 }
 
+/**
+ * In a share of histories, marks about half the runs (not the deterministic
+ * ones), each by its id, as streaming their output (see the `run` {@link Op}'s `streamed`); a run
+ * of an API clone ignores it.
+ */
+function markStreamed(ops: Op[], seed: number, share: number): void {
+  if (!new Rng(mixSeed(seed, 0x73747265)).chance(share)) return;
+  for (const [i, op] of ops.entries()) {
+    // Drawn per operation (by its id): the same run is marked whatever else was inserted.
+    if (op.kind !== "run" || op.same) continue;
+    if (new Rng(mixSeed(seed, 0x73740000 + op.id)).chance(0.5)) ops[i] = { ...op, streamed: true };
+  }
+}
+
 /** What a `foreign` operation puts into the bucket: each object's path and text. */
 export function foreignObjects(
   op: Extract<Op, { kind: "foreign" }>,
@@ -1005,7 +1031,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "run":
       return `${head} c${op.clone}${via(op.clone)} ${MODELS[op.model]}/${
         DATA_NAMES[op.data]
-      } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}`;
+      } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}${
+        op.streamed ? " streamed" : ""
+      }`;
     case "sync":
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;

@@ -80,11 +80,16 @@
  *   (or under one) only where a mark of its user's still names it, or a
  *   directory above it, once its user removed the copy here: a copy
  *   removed by hand and left to a walk is never deleted on the datastore
- *   (`named_deletions.ts`).
+ *   (`named_deletions.ts`);
+ * - I24: a run refused with `version_exists` for its own version (another
+ *   writer published it first) has none of its bytes in a file the remote index names
+ *   after the final sync: a streamed run's `raw`, published part way by
+ *   another step's flush, counts.
  *
- * Runs that fail with anything else (`version_exists`, `unreachable`, a lock
- * timeout, a crash) are neither acknowledged nor refused: their data may or
- * may not land later, and no invariant speaks about them.
+ * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
+ * are neither acknowledged nor refused: their data may or may not land
+ * later, and no invariant speaks about them (a `version_exists` one only
+ * through I24).
  *
  * @module
  */
@@ -117,7 +122,8 @@ export type Invariant =
   | "I20"
   | "I21"
   | "I22"
-  | "I23";
+  | "I23"
+  | "I24";
 
 /** A broken invariant. */
 export interface Violation {
@@ -150,6 +156,8 @@ export interface RunRecord {
   files: RunFile[];
   /** `pending`, `success`, `crashed`, `hung`, or the error code it failed with. */
   outcome: string;
+  /** With `version_exists`: the keys the error named (a version of its own, or another left dirty here). */
+  refusedKeys?: readonly string[];
 }
 
 /** What happened to a lockfile transaction. */
@@ -543,6 +551,30 @@ export class GroundTruth {
             message: `run #${r.op} (c${r.clone}) reported success, but after the final sync ${
               missing.join(", ")
             } ${missing.length > 1 ? "do" : "does"} not hold its ${f.path}`,
+            afterOp,
+          });
+        }
+      }
+    }
+    // I24: a run that lost its version to another writer (`version_exists`)
+    // has none of its own bytes committed: the version is the other's, whole.
+    const own = (r: RunRecord) => {
+      const dirs = r.files.map((f) => f.path.slice(0, f.path.lastIndexOf("/") + 1));
+      return (r.refusedKeys ?? []).some((k) => dirs.some((d) => k.startsWith(d)));
+    };
+    const beaten = this.runs.filter((r) =>
+      r.outcome === "version_exists" && r.files.length > 0 && !r.same && own(r)
+    );
+    if (beaten.length > 0) {
+      const index = await indexEntriesOf(store);
+      for (const path of Object.keys(index)) {
+        const text = dec.decode((await store.read(path)) ?? new Uint8Array());
+        const r = beaten.find((r) => text.includes(r.token));
+        if (r) {
+          this.violate({
+            invariant: "I24",
+            message:
+              `the remote index names ${path}, which holds bytes of run #${r.op} (c${r.clone}), refused with version_exists: a version another writer won holds part of the loser's output`,
             afterOp,
           });
         }

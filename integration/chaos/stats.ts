@@ -64,6 +64,8 @@ export interface ChaosStats {
   coreAcknowledged: number;
   /** Of those, the ones refused with `model_lock_lost`. */
   coreRefused: number;
+  /** Of those, the ones whose output was streamed, with another step's flush meanwhile. */
+  streamedRuns: number;
   /** Breakglass operations. */
   breakglasses: number;
   /** Breakglasses that deleted a lock. */
@@ -165,6 +167,7 @@ export function emptyStats(): ChaosStats {
     coreRuns: 0,
     coreAcknowledged: 0,
     coreRefused: 0,
+    streamedRuns: 0,
     breakglasses: 0,
     locksBroken: 0,
     outages: 0,

@@ -12,6 +12,7 @@ import type { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { defineStoreDatastore, type StoreDatastoreOptions } from "./store_datastore.ts";
 import { envFrom } from "./env.ts";
 import { createEmitter, type WarningEvent } from "../../sync/events.ts";
+import { isVersionFile } from "../../sync/transfer/bucket_layout.ts";
 
 /** The extension config of these checkouts: the store's own locks. */
 export const CHECKOUT_CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
@@ -80,11 +81,33 @@ export async function checkout(
   const { ds, warnings } = watchedDatastore(store, { createService, name });
   const cache = await Deno.makeTempDir({ prefix: `sluice-ext-${name}-` });
   const svc = ds.createProvider(CHECKOUT_CONFIG).createSyncService(`/repo/${name}`, cache);
-  /** Writes `text` at the cache-relative `rel`, making its directories. */
-  const write = async (rel: string, text: string) => {
-    const file = `${cache}/${rel}`;
-    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(file, text);
-  };
+  /** Writes `text` at the cache-relative `rel` as the tool does ({@link writeAsTool}). */
+  const write = (rel: string, text: string) => writeAsTool(cache, rel, text);
   return { ds, svc, cache, write, warnings };
+}
+
+/**
+ * Writes `text` at the cache-relative `rel` of `cache`, making its
+ * directories. A data version's `raw` gets its `metadata.yaml` beside it
+ * first where there is none, as the tool's save writes them (a version
+ * without one is still being written, which the extension does not push).
+ */
+export async function writeAsTool(cache: string, rel: string, text: string): Promise<void> {
+  const file = `${cache}/${rel}`;
+  const dir = file.slice(0, file.lastIndexOf("/"));
+  await Deno.mkdir(dir, { recursive: true });
+  if (isVersionRaw(rel)) {
+    await Deno.writeTextFile(`${dir}/metadata.yaml`, `name: ${rel}\n`, { createNew: true })
+      .catch((e) => {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      });
+  }
+  await Deno.writeTextFile(file, text);
+}
+
+/** True for a data version's `raw` (`[<ns>/]data/<type…>/<model>/<data>/<N>/raw`). */
+function isVersionRaw(rel: string): boolean {
+  const segs = rel.split("/");
+  const at = segs[0] === "data" ? 0 : segs[1] === "data" ? 1 : -1;
+  return at >= 0 && isVersionFile(segs.slice(at)) && segs[segs.length - 1] === "raw";
 }

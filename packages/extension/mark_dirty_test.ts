@@ -4,6 +4,7 @@
  * leaving the cache, or with `.` or `..` segments) is a bulk mark, as the
  * existing extensions make it.
  */
+import { writeAsTool } from "./checkout_kit.ts";
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { defineStoreDatastore } from "./store_datastore.ts";
@@ -24,16 +25,12 @@ async function synced(ns: string) {
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-mark-" });
   const svc = ds.createProvider(CONFIG).createSyncService("/repo/a", cache);
   const at = (rel: string) => ns ? `${ns}/${rel}` : rel;
-  const write = async (rel: string, text: string) => {
-    const file = `${cache}/${at(rel)}`;
-    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(file, text);
-  };
+  const write = (rel: string, text: string) => writeAsTool(cache, at(rel), text);
   const options = ns ? { namespace: ns } : {};
   if (ns) await write(".namespace.json", "{}");
-  await svc.markDirty({ relPath: at("data/t/m/d/1/raw") });
+  await svc.markDirty({ relPath: at("data/t/m/d/1") });
   await write("data/t/m/d/1/raw", "one");
-  assert.equal(await svc.pushChanged(options), 1);
+  assert.equal(await svc.pushChanged(options), 2); // its raw and metadata.yaml
   return { store, svc, at, write, options };
 }
 
@@ -55,7 +52,8 @@ Deno.test("markDirty: a path leaving the cache or with . or .. segments is a bul
         : relPath;
       await t.svc.markDirty({ relPath: path }); // resolves, does not throw
       await t.write("data/t/m/d/2/raw", "two"); // not marked by name
-      assert.equal(await t.svc.pushChanged(t.options), 1, `${JSON.stringify(path)} in "${ns}"`);
+      // The walk finds the version whole: its raw and its metadata.yaml.
+      assert.equal(await t.svc.pushChanged(t.options), 2, `${JSON.stringify(path)} in "${ns}"`);
       assert.equal(t.store.peekText(t.at("data/t/m/d/2/raw")), "two");
       assert.equal(await t.svc.pushChanged(t.options), 0);
     }
@@ -67,6 +65,6 @@ Deno.test("markDirty: a safe path is still marked alone (no walk)", async () => 
   await t.svc.markDirty({ relPath: "data/t/m/d/2" });
   await t.write("data/t/m/d/2/raw", "two");
   await t.write("data/t/m/d/3/raw", "three"); // not marked
-  assert.equal(await t.svc.pushChanged(), 1);
+  assert.equal(await t.svc.pushChanged(), 2); // d/2's raw and metadata.yaml
   assert.equal(t.store.peekText("data/t/m/d/3/raw"), undefined);
 });

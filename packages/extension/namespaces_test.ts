@@ -15,7 +15,7 @@ import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
 import type { ExtensionProvider } from "./provider.ts";
-import { watchedDatastore } from "./checkout_kit.ts";
+import { watchedDatastore, writeAsTool } from "./checkout_kit.ts";
 
 const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
 const DS_PATH = "/repo/.swamp";
@@ -257,9 +257,7 @@ Deno.test("listNamespaces: only the manifests under the store's prefix", async (
 });
 
 async function write(cache: string, rel: string, text: string) {
-  const file = `${cache}/${rel}`;
-  await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(file, text);
+  await writeAsTool(cache, rel, text);
 }
 
 /** Runs `fn` with fresh cache directories, removed afterwards. */
@@ -284,16 +282,16 @@ Deno.test("namespace set, then an unbound service marks in the namespace; the ma
 
     // A first sync of the namespace, so that later pushes walk only what is marked.
     const first = a.provider().createSyncService("/repo/a", cache);
-    await first.markDirty({ relPath: "prod/data/t/m/d/1/raw" });
+    await first.markDirty({ relPath: "prod/data/t/m/d/1" });
     await write(cache, "prod/data/t/m/d/1/raw", "one");
-    assert.equal(await first.pushChanged({ namespace: "prod" }), 1);
+    assert.equal(await first.pushChanged({ namespace: "prod" }), 2); // raw and metadata.yaml
 
     // The next command's service: not bound before its push.
     const svc = a.provider().createSyncService("/repo/a", cache);
     await svc.markDirty({ relPath: "prod/data/t/m/d/2" });
     await write(cache, "prod/data/t/m/d/2/raw", "two");
     await write(cache, "prod/data/t/m/d/3/raw", "unmarked");
-    assert.equal(await svc.pushChanged({ namespace: "prod" }), 1);
+    assert.equal(await svc.pushChanged({ namespace: "prod" }), 2);
     assert.equal(store.peekText("prod/data/t/m/d/2/raw"), "two");
     assert.equal(store.peekText("prod/data/t/m/d/3/raw"), undefined);
     assert.equal(store.peekText("data/t/m/d/2/raw"), undefined);
@@ -301,7 +299,7 @@ Deno.test("namespace set, then an unbound service marks in the namespace; the ma
     // A bulk mark walks the namespace: still not the local manifest.
     const bulk = a.provider().createSyncService("/repo/a", cache);
     await bulk.markDirty();
-    assert.equal(await bulk.pushChanged({ namespace: "prod" }), 1); // d/3
+    assert.equal(await bulk.pushChanged({ namespace: "prod" }), 2); // d/3, raw and metadata.yaml
     assert.equal(store.peekText("prod/.namespace.json"), registered);
     assert.deepEqual(store.keys("").filter((k) => k.endsWith(".namespace.json")), [
       "prod/.namespace.json",
@@ -323,7 +321,7 @@ Deno.test("namespace set, then an unbound service of another cache hydrates from
     await svcA.markDirty({ relPath: "prod/data/t/m/d/2" });
     await write(cacheA, "prod/data/t/m/d/1/raw", "one");
     await write(cacheA, "prod/data/t/m/d/2/raw", "two");
-    assert.equal(await svcA.pushChanged({ namespace: "prod" }), 2);
+    assert.equal(await svcA.pushChanged({ namespace: "prod" }), 4); // each raw and metadata.yaml
 
     // Another clone of the repository, in another process and cache.
     const b = datastore(store, { name: "b" });
@@ -333,7 +331,7 @@ Deno.test("namespace set, then an unbound service of another cache hydrates from
     assert.equal(await svcB.hydrateFile!("prod/data/t/m/d/2/raw"), true);
     assert.equal(await Deno.readTextFile(`${cacheB}/prod/data/t/m/d/2/raw`), "two");
     assert.equal(await Deno.stat(`${cacheB}/data`).then(() => true, () => false), false);
-    assert.equal(await svcB.pullChanged({ namespace: "prod" }), 1); // d/1
+    assert.equal(await svcB.pullChanged({ namespace: "prod" }), 3); // d/1 whole, d/2's metadata.yaml
     assert.equal(await Deno.readTextFile(`${cacheB}/prod/.namespace.json`), localB);
     assert.deepEqual([a.warnings, b.warnings], [[], []]);
     assert.deepEqual([setA, setB], [true, true]);

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
+import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
 
 const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
 
@@ -18,11 +18,7 @@ async function workflow(store: InMemoryStore, name = "a") {
   const cache = await Deno.makeTempDir({ prefix: `sluice-ext-${name}-` });
   const provider = () => ds.createProvider(CHECKOUT_CONFIG);
   const svc = provider().createSyncService(`/repo/${name}`, cache);
-  const write = async (rel: string, text: string) => {
-    const file = `${cache}/${rel}`;
-    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(file, text);
-  };
+  const write = (rel: string, text: string) => writeAsTool(cache, rel, text);
   /** A step's start: its model's lock, then its scoped pull. */
   const start = async (id: string) => {
     const lock = provider().createLock("/repo/.swamp", {
@@ -78,7 +74,7 @@ Deno.test("parallel steps: a step's lock released after its commit does not refu
   assert.equal(await w.read("data/shell/cmd/m2/out/1/raw"), "from m2");
   assert.equal(await w.svc.pushChanged(), 0);
   const peer = await workflow(store, "b");
-  assert.equal(await peer.svc.pullChanged(), 4);
+  assert.equal(await peer.svc.pullChanged(), 6); // each version's raw, metadata.yaml, latest
   assert.equal(await peer.read("data/shell/cmd/m2/out/1/raw"), "from m2");
 });
 

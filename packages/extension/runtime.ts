@@ -274,7 +274,9 @@ export class DatastoreRuntime {
       identity: p.identity,
       clock: p.clock,
       events: this.#warningFrom(this.cliTarget(cachePath, namespace)),
-      config: toSyncConfig(p.config),
+      // The tool writes a version's metadata.yaml last: a version without one
+      // is still being written (unfinished-version-holder).
+      config: { ...toSyncConfig(p.config), unfinishedVersions: "hold" },
       ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
       ...(this.#deps.disableGatesForTesting ? { disable: this.#deps.disableGatesForTesting } : {}),
     });

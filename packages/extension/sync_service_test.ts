@@ -5,6 +5,7 @@
  * bucket shared by "processes" that are separate extension instances with
  * their own identity and cache.
  */
+import { writeAsTool } from "./checkout_kit.ts";
 import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
@@ -45,11 +46,7 @@ async function proc(store: InMemoryStore, name: string, disable?: string[]): Pro
     provider,
     svc: provider().createSyncService(`/repo/${name}`, cache),
     cache,
-    async write(rel, text) {
-      const file = `${cache}/${rel}`;
-      await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-      await Deno.writeTextFile(file, text);
-    },
+    write: (rel, text) => writeAsTool(cache, rel, text),
     read: (rel) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null),
   };
 }
@@ -85,7 +82,7 @@ Deno.test("sync: a run whose model lock was broken is refused and its version er
     const lockA = await run(a, 1, "from a");
     await breakglass(op);
     const lockB = await run(b, 1, "from b");
-    assert.equal(await b.svc.pushChanged(), 2);
+    assert.equal(await b.svc.pushChanged(), 3); // raw, metadata.yaml, latest
     await lockB.release();
     if (gatesOn) {
       await assert.rejects(a.svc.pushChanged(), isLockLost);
@@ -124,9 +121,9 @@ Deno.test("sync: a lock lost between preparePush and commitPush makes commitPush
       assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
     } else {
       // Without the fence the refused run's version is committed: peers pull it.
-      assert.equal(await a.svc.commitPush(manifest), 2);
+      assert.equal(await a.svc.commitPush(manifest), 3); // raw, metadata.yaml, latest
       const c = await proc(store, "c");
-      assert.equal(await c.svc.pullChanged(), 2);
+      assert.equal(await c.svc.pullChanged(), 3);
       assert.equal(await c.read("data/shell/cmd/m1/out/1/raw"), "from a");
     }
     await global.release();
@@ -144,10 +141,10 @@ Deno.test("sync: two-phase push under held locks equals a push; counts are files
   assert.equal(await b.svc.pullChanged(), 0); // nothing committed yet
   const global = a.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
   await global.acquire();
-  assert.equal(await a.svc.commitPush(manifest), 2);
+  assert.equal(await a.svc.commitPush(manifest), 3); // raw, metadata.yaml, latest
   await global.release();
   await lockA.release();
-  assert.equal(await b.svc.pullChanged(), 2);
+  assert.equal(await b.svc.pullChanged(), 3);
   assert.equal(await b.read("data/shell/cmd/m1/out/1/raw"), "one");
   assert.equal(await b.svc.hydrateFile("data/shell/cmd/m1/out/1/raw"), true);
   assert.equal(await b.svc.hydrateFile("data/shell/cmd/m1/out/9/raw"), false);
@@ -257,7 +254,7 @@ Deno.test("sync: the model-lock fence holds in a namespace named data as in any 
     assert.ok(info?.nonce);
     assert.equal(await broken.forceRelease(info.nonce), true);
     const lockB = await nsRun(b, "from b");
-    assert.equal(await b.svc.pushChanged({ namespace: ns }), 2);
+    assert.equal(await b.svc.pushChanged({ namespace: ns }), 3); // raw, metadata.yaml, latest
     await lockB.release();
     await assert.rejects(a.svc.pushChanged({ namespace: ns }), isLockLost, `namespace "${ns}"`);
     assert.equal(store.peekText(`${ns}/data/shell/cmd/m1/out/1/raw`), "from b");

@@ -20,7 +20,7 @@ Deno.test("marks made before the namespace is bound, with no local manifest, are
     // The first command: a never-synced namespace is walked by its push.
     await first.markDirty({ relPath: "prod/data/t/m/d/1" });
     await write("prod/data/t/m/d/1/raw", "one");
-    assert.equal(await first.pushChanged({ namespace: "prod" }), 1);
+    assert.equal(await first.pushChanged({ namespace: "prod" }), 2); // raw, metadata.yaml
     assert.equal(store.peekText("prod/data/t/m/d/1/raw"), "one");
 
     // The next commands: each service marks before its push binds it.
@@ -29,7 +29,7 @@ Deno.test("marks made before the namespace is bound, with no local manifest, are
       await next.markDirty({ relPath: `prod/data/t/m/d/${n}` });
       await write(`prod/data/t/m/d/${n}/raw`, `v${n}`);
       await write(`prod/data/t/m/e/${n}/raw`, "unmarked");
-      assert.equal(await next.pushChanged({ namespace: "prod" }), 1, `push ${n}`);
+      assert.equal(await next.pushChanged({ namespace: "prod" }), 2, `push ${n}`);
       assert.equal(store.peekText(`prod/data/t/m/d/${n}/raw`), `v${n}`);
       assert.equal(store.peekText(`prod/data/t/m/e/${n}/raw`), undefined, "only what was marked");
     }
@@ -52,7 +52,7 @@ Deno.test("a file hydrated before the namespace is bound, with no local manifest
     await a.svc.markDirty({ relPath: "prod/data/t/m/d" });
     await a.write("prod/data/t/m/d/1/raw", "one");
     await a.write("prod/data/t/m/d/latest", "1");
-    assert.equal(await a.svc.pushChanged({ namespace: "prod" }), 2);
+    assert.equal(await a.svc.pushChanged({ namespace: "prod" }), 3); // raw, metadata.yaml, latest
 
     // b's configuration names the namespace, but b never ran `namespace set`:
     // a read-only command hydrates through a service no sync has bound.
@@ -63,11 +63,11 @@ Deno.test("a file hydrated before the namespace is bound, with no local manifest
     // b's next command: the namespace's pull agrees with the hydrated file, and a write is pushed.
     const { ds } = watchedDatastore(store, { createService: createSluice, name: "b" });
     const next = ds.createProvider(CHECKOUT_CONFIG).createSyncService("/repo/b", b.cache);
-    assert.equal(await next.pullChanged({ namespace: "prod" }), 1);
+    assert.equal(await next.pullChanged({ namespace: "prod" }), 2); // latest, metadata.yaml
     await next.markDirty({ relPath: "prod/data/t/m/d" });
     await b.write("prod/data/t/m/d/2/raw", "two");
     await b.write("prod/data/t/m/d/latest", "2");
-    assert.equal(await next.pushChanged({ namespace: "prod" }), 2);
+    assert.equal(await next.pushChanged({ namespace: "prod" }), 3);
     assert.equal(store.peekText("prod/data/t/m/d/2/raw"), "two");
     assert.deepEqual(b.warnings, []);
   } finally {

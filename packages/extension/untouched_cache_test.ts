@@ -24,7 +24,8 @@ Deno.test("untouched cache: a push from a cache filled without marks uploads eve
     for (const [rel, text] of Object.entries(FILES)) await a.write(at(rel), text);
     await a.write(at("data/shell/cmd/m1/.lock"), "{}"); // kept local, never walked up
     const options = ns ? { namespace: ns } : {};
-    assert.equal(await a.svc.pushChanged(options), 3, `namespace "${ns}"`);
+    // The version's metadata.yaml too, written beside its raw as the tool does.
+    assert.equal(await a.svc.pushChanged(options), 4, `namespace "${ns}"`);
     for (const [rel, text] of Object.entries(FILES)) assert.equal(store.peekText(at(rel)), text);
     assert.equal(store.peekText(at("data/shell/cmd/m1/.lock")), undefined);
     assert.equal(await a.svc.pushChanged(options), 0);
@@ -37,7 +38,7 @@ Deno.test("untouched cache: the two-phase push walks it too", async () => {
   const a = await fresh(store);
   for (const [rel, text] of Object.entries(FILES)) await a.write(rel, text);
   const manifest = await a.svc.preparePush();
-  assert.equal(await a.svc.commitPush(manifest), 3);
+  assert.equal(await a.svc.commitPush(manifest), 4);
   for (const [rel, text] of Object.entries(FILES)) assert.equal(store.peekText(rel), text);
   assert.equal(await a.svc.pushChanged(), 0);
 });
@@ -48,7 +49,7 @@ Deno.test("untouched cache: an empty one writes no state; a synced one is not wa
   assert.equal(await a.svc.pushChanged(), 0);
   assert.equal(await Deno.stat(`${a.cache}/.sluice`).then(() => true, () => false), false);
   await a.write("data/t/m/d/1/raw", "one");
-  assert.equal(await a.svc.pushChanged(), 1);
+  assert.equal(await a.svc.pushChanged(), 2); // raw, metadata.yaml
   // Synced now: an unmarked file is a later write the tool did not announce, not walked for.
   await a.write("data/t/m/d/2/raw", "two");
   assert.equal(await a.svc.pushChanged(), 0);

@@ -75,6 +75,7 @@ export const DEFAULT_CONFIG: SyncConfig = {
   probeTtlMs: 24 * 3600_000,
   streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
   firstIndexAtUploads: DEFAULT_FIRST_INDEX_AT_UPLOADS,
+  unfinishedVersions: "push",
 };
 
 /** The shape of `config` (every key optional: defaults fill the rest). */
@@ -87,6 +88,7 @@ const syncConfigSchema = z.object({
   probeTtlMs: probeTtlSchema.optional(),
   streamThresholdBytes: streamThresholdSchema.optional(),
   firstIndexAtUploads: firstIndexAtUploadsSchema.optional(),
+  unfinishedVersions: z.enum(["push", "hold"], { error: "push or hold" }).optional(),
 });
 
 const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);

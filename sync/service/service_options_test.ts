@@ -29,6 +29,7 @@ Deno.test("the default configuration", () => {
     probeTtlMs: 24 * 3600_000,
     streamThresholdBytes: DEFAULT_STREAM_THRESHOLD,
     firstIndexAtUploads: 200,
+    unfinishedVersions: "push",
   });
 });
 
