@@ -158,9 +158,17 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       // removal of an entry naming nothing: holders keep their copies) may go
       // so. (An object its own writer deleted is that writer's deletion: an
       // adopter that meets it takes the entry out.)
-      const editor = deps.changes.edits.find((x) => x.path === path && x.hash === e.h)?.clone;
+      const edit = deps.changes.edits.find((x) => x.path === path && x.hash === e.h);
+      const editor = edit?.clone;
+      // The editor deleted the file since (its deletion dropped the record
+      // of the loss, its holder's own choice): nothing of it is lost.
+      const deletedByEditor = !!edit &&
+        deps.changes.edits.some((x) =>
+          x.path === path && x.clone === edit.clone && x.hash === null && x.seq > edit.seq
+        );
       if (
-        who && editor !== undefined && editor !== who.clone && who.synced(path) !== e.h &&
+        who && editor !== undefined && editor !== who.clone && !deletedByEditor &&
+        who.synced(path) !== e.h &&
         who.syncedVersion(path) !== e.v && !who.conflicted(path) &&
         (!gone || deps.vanished?.(path, e)) && (await recordedLost(path))?.v !== e.v
       ) {

@@ -1736,3 +1736,16 @@ Deno.test("chaos regression: a version still being written is not published by a
     '{"seed":79100001,"clones":2,"absentOnError":true,"kinds":["core-single-phase","core-single-phase"],"ops":[{"id":29,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true}]}',
   );
 });
+
+/**
+ * I9 (seed 79200706, shrunk; the checker's own): another tool deleted a
+ * clone's committed config file; a second clone's pull, 15 minutes on,
+ * recorded the loss and removed the entry, while the editing clone deleted
+ * the file itself, which dropped the record first. The checker took the
+ * removal for a lost edit; an edit its own writer deleted since is no loss.
+ */
+Deno.test("chaos regression: an entry removed after its own editor deleted the file is no lost edit (I9, seed 79200706)", async () => {
+  await clean(
+    '{"seed":79200706,"clones":2,"kinds":["core","core"],"ops":[{"id":20,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":21,"kind":"tick","n":1,"pick":1545400921},{"id":22,"kind":"vanish","file":1},{"id":23,"kind":"sync","clone":0},{"id":24,"kind":"tick","n":15,"pick":1345577837},{"id":25,"kind":"wait","ms":20000},{"id":27,"kind":"wait","ms":80000},{"id":29,"kind":"wait","ms":80000},{"id":31,"kind":"wait","ms":80000},{"id":33,"kind":"wait","ms":80000},{"id":35,"kind":"wait","ms":80000},{"id":37,"kind":"wait","ms":80000},{"id":39,"kind":"wait","ms":80000},{"id":41,"kind":"wait","ms":80000},{"id":43,"kind":"wait","ms":80000},{"id":45,"kind":"wait","ms":80000},{"id":47,"kind":"wait","ms":80000},{"id":4,"kind":"sync","clone":0},{"id":5,"kind":"edit","clone":0,"file":4,"how":"during","pick":1855963949},{"id":6,"kind":"delete","clone":1,"file":5,"how":"push"}]}',
+  );
+});
