@@ -148,9 +148,12 @@ export function sluiceCommon(
  * ```
  */
 export function toSluiceS3Config(c: S3ExtensionConfig, env: EnvGetter): Record<string, unknown> {
+  // Without one in the config, the region is the environment's, as the AWS
+  // SDK (and the existing extension, which leaves it to the SDK) reads it.
+  const region = c.region || env("AWS_REGION") || env("AWS_DEFAULT_REGION") || undefined;
   return {
     bucket: c.bucket,
-    ...(c.region === undefined || c.region === "" ? {} : { region: c.region }),
+    ...(region === undefined ? {} : { region }),
     ...(c.endpoint === undefined ? {} : { endpoint: c.endpoint }),
     ...(c.forcePathStyle === undefined ? {} : { forcePathStyle: c.forcePathStyle }),
     ...sluiceCommon(c, env, TIMEOUT_ENV.s3),

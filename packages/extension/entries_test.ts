@@ -182,6 +182,21 @@ Deno.test("entries: configs the existing extensions accept: any GCS projectId, a
     s3ExtensionConfigSchema.safeParse({ bucket: "my-bucket", region: "EU West" }).success,
     false,
   );
+  // Without one in the config, the environment's region is used, as the AWS
+  // SDK reads it for the existing extension (never us-east-1 by default).
+  for (
+    const [env, want] of [
+      [{ AWS_REGION: "eu-west-1" }, "eu-west-1"],
+      [{ AWS_DEFAULT_REGION: "ap-south-1" }, "ap-south-1"],
+      [{ AWS_REGION: "eu-west-1", AWS_DEFAULT_REGION: "ap-south-1" }, "eu-west-1"],
+    ] as const
+  ) {
+    const q = createSluiceS3Datastore({ env: envFrom(env) }).createProvider(c);
+    assert.equal((q.runtime.provider.config as { region?: string }).region, want);
+    const given = createSluiceS3Datastore({ env: envFrom(env) })
+      .createProvider({ bucket: "my-bucket", region: "us-west-2" });
+    assert.equal((given.runtime.provider.config as { region?: string }).region, "us-west-2");
+  }
   // Unchanged: the prefix and endpoint rules.
   assert.equal(
     s3ExtensionConfigSchema.safeParse({ bucket: "my-bucket", prefix: "/abs" }).success,
