@@ -5,7 +5,7 @@
  * @module
  */
 import { Command } from "commander";
-import { ConfigError, preview, SluiceError } from "../sync/errors.ts";
+import { preview, SluiceError } from "../sync/errors.ts";
 import {
   type LockfileTxnResult,
   managedLockfilePath,
@@ -199,8 +199,11 @@ export function checkNewName(name: string): string {
 }
 
 function checkName(name: string): string {
-  if (name.trim() === "") throw new ConfigError("name", "a non-empty extension name");
-  return name;
+  if (name.trim() !== "") return name;
+  throw new SluiceError(
+    "invalid_config",
+    `An extension name is needed (got an empty one). Nothing was changed. Run \`sluice lockfile remove @collective/name\` with the name of an entry of the lockfile.`,
+  );
 }
 
 function reportTxn(out: Output, command: string, r: LockfileTxnResult, change?: LockfileChange) {

@@ -52,6 +52,10 @@ Deno.test("lockfile add refuses a name that is no extension name (a path, a spac
     assert.match(r.err, /Nothing was changed/);
     assert.equal(await store.head(LOCKFILE), null, `${name}: nothing was published`);
   }
+  const empty = await sluice(["lockfile", "remove", "", "--cache", a, "--store", w.url]);
+  assert.equal(empty.code, 78, empty.err);
+  assert.match(empty.err, /An extension name is needed/);
+  assert.doesNotMatch(empty.err, /datastore configuration/);
   for (const name of ["@acme/ssh", "@my_org/tools/sub-1"]) {
     const r = await sluice([
       "lockfile",

@@ -27,6 +27,7 @@ export type ErrorCode =
   | "invalid_config"
   | "lockfile_conflict"
   | "lockfile_local_changed"
+  | "lockfile_guarded"
   | "lockfile_publish_failed"
   | "lockfile_remote_malformed"
   | "lost_record_unreadable"
@@ -65,6 +66,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   invalid_config: 78,
   lockfile_conflict: 75,
   lockfile_local_changed: 1,
+  lockfile_guarded: 1,
   lockfile_publish_failed: 75,
   lockfile_remote_malformed: 65,
   lost_record_unreadable: 65,

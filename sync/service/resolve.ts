@@ -268,7 +268,7 @@ export async function resolveConflict(
   }
   if (isManagedLockfilePath(path)) {
     throw new ResolveRefusedError(
-      "invalid_config",
+      "lockfile_guarded",
       `${path} is the managed lockfile: it is published only by its transaction, never as a file; nothing was changed. Take theirs (\`sluice resolve ${
         shellWord(path)
       } --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add <name> '<entry JSON>'\` (or \`sluice lockfile remove <name>\`).`,

@@ -144,7 +144,8 @@ Deno.test("no conflict, or the managed lockfile with --mine, is refused and chan
   await using l = await setup("config/upstream_extensions.json");
   await assert.rejects(resolveConflict(l.deps, "config/upstream_extensions.json", "mine"), (e) => {
     assert.ok(e instanceof SluiceError);
-    assert.equal(e.code, "invalid_config");
+    assert.equal(e.code, "lockfile_guarded");
+    assert.equal(e.exitCode, 1, "a refusal, not a configuration error");
     assert.match(e.message, /managed lockfile.*`sluice lockfile add <name> '<entry JSON>'`/);
     return true;
   });
