@@ -482,6 +482,24 @@ for (const checked of [true, false]) {
   );
 }
 
+Deno.test("an index that holds an old client's entry has every write checked at the commit, checkCreates or not: its overwrite of an upload with no index write yet is not named over", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  // An old client pushed to this bucket: its entry names no object version.
+  await peerPush(store, { "notes/theirs.txt": "an old client's file\n" });
+  await put(a, PATH, "sluice create\n");
+  const prepared = await a.preparePush(); // no checkCreates: nothing asked
+  const uploaded = (await store.head(PATH))?.version;
+  // An old client's upload over it; its push stops before its index write.
+  await store.put(PATH, new TextEncoder().encode("old client edit\n"), PutModes.overwrite);
+  const r = await a.commitPush(prepared);
+  assert.notEqual((await store.head(PATH))?.version, uploaded);
+  assert.deepEqual(r.overwritten, [PATH]);
+  assert.equal((await readIndex(store, quick.retry))?.entries[PATH], undefined, "not named over");
+  assert.deepEqual(r.conflicts, [PATH], "a conflict with the old client's bytes");
+  assert.equal(await read(a, PATH), "sluice create\n", "the create is kept in the cache");
+});
+
 Deno.test("a data version whose overwrite conflict settles by a publish keeps naming a copy set aside earlier", async () => {
   const dv = "data/aws/ec2/m1/state/3/raw";
   const store = new InMemoryStore();

@@ -225,6 +225,12 @@ export async function apply(
   let all = true;
   const checked = new Set(change.check ?? []);
   const current = (p: string) => Object.hasOwn(entries, p) ? entries[p] : undefined;
+  // Where the index already holds another client's entries (an old client
+  // pushes to this bucket, or another tool's objects were named by a
+  // listing), every conditional path is checked as with `checkCreates`,
+  // asked or not: such a client writes and deletes without a
+  // compare-and-swap, and its write may not be in the index yet.
+  const checkAll = change.checkCreates === true || Object.values(entries).some(isUnversioned);
   const suspect = (p: string, own?: IndexEntry) => {
     const base = change.base?.[p];
     const cur = current(p);
@@ -242,7 +248,7 @@ export async function apply(
     // Beside old clients every conditional write is checked: one may have
     // replaced or deleted it without a trace in the index yet (its push
     // stopped, or is still on its way to its index write).
-    if (change.checkCreates === true) return true;
+    if (checkAll) return true;
     if (cur !== undefined) return isUnversioned(cur);
     return base !== null;
   };
@@ -285,7 +291,7 @@ export async function apply(
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();
   for (const p of change.remove) {
-    const theirs = (foreignOver(p) && (current(p) !== undefined || change.checkCreates === true)) ||
+    const theirs = (foreignOver(p) && (current(p) !== undefined || checkAll)) ||
       suspect(p);
     if (change.verify || theirs) removeChecks.set(p, theirs);
   }
