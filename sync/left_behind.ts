@@ -36,6 +36,9 @@ export function listPaths(paths: readonly string[], shown = 5): string {
 
 const listed = (paths: readonly string[]) => listPaths(paths);
 
+/** The managed lockfile's path, alone or under a namespace (as `isManagedLockfilePath`). */
+const MANAGED_LOCKFILE = /^([^/]+\/)?config\/upstream_extensions\.json$/;
+
 /**
  * A push or pull that finished but left work behind. It is not thrown by the
  * library (the result lists what was left); the command line turns a result
@@ -76,13 +79,24 @@ export class SyncIncompleteError extends SluiceError {
         } \`sluice resolve <path> --mine|--theirs|--merged\``,
       );
     }
-    if (left.length) {
+    // The managed lockfile a push left out is never published by another
+    // push: its way out is the transaction.
+    const lockfiles = op === "pull" ? [] : left.filter((l) => MANAGED_LOCKFILE.test(l.path));
+    const later = left.filter((l) => !lockfiles.includes(l));
+    if (later.length) {
       parts.push(
-        `${left.length} file(s) were left for a later run (${
-          listed(left.map((l) => `${l.path}: ${l.reason}`))
+        `${later.length} file(s) were left for a later run (${
+          listed(later.map((l) => `${l.path}: ${l.reason}`))
         }); nothing of them was lost. Run \`sluice status\`, then the ${
           op === "pull" ? "pull" : "push"
         } again`,
+      );
+    }
+    if (lockfiles.length) {
+      parts.push(
+        `The managed lockfile changed here was left out (${
+          listed(lockfiles.map((l) => l.path))
+        }), as every push leaves it out (a stale copy would erase entries other checkouts added); nothing of it was lost. Publish your entries with \`sluice lockfile add <name> '<entry JSON>'\` (or \`sluice lockfile remove <name>\`), or take the datastore's copy back: delete it here, then run \`sluice pull --restore-deleted\``,
       );
     }
     if (deletions.length) {

@@ -28,3 +28,17 @@ Deno.test("a closing sentence, when given, ends the message (where to run the co
   assert.match(e.message, /sluice resolve <path>.*Run them on \/cache\.$/s);
   assert.deepEqual(e.leftBehind.conflicts, ["c"]);
 });
+
+Deno.test("a push that left only the managed lockfile out names the transaction as the way out, not another push", () => {
+  const e = new SyncIncompleteError("push", {
+    conflicts: [],
+    left: [{
+      path: "prod/config/upstream_extensions.json",
+      reason: "managed lockfile: published only by the lockfile transaction",
+    }],
+  });
+  assert.equal(e.code, "sync_incomplete");
+  assert.match(e.message, /The managed lockfile changed here was left out/);
+  assert.match(e.message, /`sluice lockfile add <name> '<entry JSON>'`/);
+  assert.doesNotMatch(e.message, /then the push again/);
+});
