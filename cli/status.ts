@@ -232,7 +232,7 @@ const short = (h: string) => (h ? `${h.slice(0, 12)}…` : "hash unknown");
 export function describeConflicts(
   conflicts: readonly ConflictRecord[],
   shown: (location: string) => string = (l) => l,
-  here: (path: string) => boolean = () => true,
+  here?: (path: string) => boolean,
   dirHere: (path: string) => boolean = () => false,
 ): string[] {
   if (conflicts.length === 0) return [];
@@ -243,13 +243,15 @@ export function describeConflicts(
       ? undefined
       : dirHere(c.path)
       ? "was in place, replaced here since by a directory of that name (--mine publishes a file, so put your file back for it; --theirs takes theirs and sets the directory aside)"
-      : here(c.path)
+      : !here || here(c.path)
       ? "in place"
       : "was in place, deleted here since (put it back for --mine, or take theirs)";
     const mine = c.mine
       ? `${place ?? shown(c.mine.location)} (${c.mine.size} B, ${short(c.mine.hash)})`
       : dirHere(c.path)
       ? "replaced here by a directory of that name (--mine deletes the file on the datastore and publishes the directory's files)"
+      : here?.(c.path)
+      ? "deleted here, and written here again since (--mine publishes the file now in place; --theirs takes theirs and sets it aside)"
       : "deleted here";
     const theirs = c.theirs
       ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)})`

@@ -49,6 +49,23 @@ Deno.test("status says a copy recorded in place that was deleted here since is g
   );
 });
 
+Deno.test("status says a deletion here written again since is in place now, not deleted", () => {
+  const rec = {
+    path: "notes/m.txt",
+    mine: null,
+    theirs: { version: "v2", hash: "b".repeat(64), size: 2 },
+    base: "v1",
+    foundBy: "push" as const,
+    at: 1,
+    reason: "a peer changed it since this cache last synced it",
+  };
+  assert.equal(describeConflicts([rec], (l) => l, () => false)[2], "    mine:   deleted here");
+  assert.match(
+    describeConflicts([rec], (l) => l, () => true)[2],
+    /^ {4}mine: {3}deleted here, and written here again since \(--mine publishes the file now in place/,
+  );
+});
+
 Deno.test("status shows the class of a deletion here and of a link, as the push's classifier gives it, and what a `-` for gates means", async () => {
   const w = await world();
   const a = w.cache("a");
