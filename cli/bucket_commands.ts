@@ -114,7 +114,7 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
           "\nCredentials come from the environment, as for every command (AWS_* variables, or Application Default Credentials).\n\nExamples:\n  sluice bucket create 's3://my-bucket?endpoint=http://127.0.0.1:9000'\n  sluice bucket create 'gs://my-bucket?endpoint=http://127.0.0.1:4443&project=test'",
         ),
     ).action(action(io, state, "bucket create", async (out: Output, _cmd, url?: string) => {
-      const given = url ?? io.env?.[STORE_ENV];
+      const given = url ?? (io.env?.[STORE_ENV] || undefined);
       if (!given) {
         throw new ConfigError(
           "store",

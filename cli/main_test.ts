@@ -259,6 +259,10 @@ Deno.test("the store comes from --store, SLUICE_STORE or the cache's record; ano
   const recorded = await sluice(["status", "--cache", a, "--json"]);
   assert.equal(recorded.code, 0, recorded.err);
   assert.equal(recorded.json().endpoint, w.url);
+  // An empty SLUICE_STORE (`SLUICE_STORE= sluice …`) is no store given: the record is used.
+  const empty = await sluice(["status", "--cache", a, "--json"], { env: { SLUICE_STORE: "" } });
+  assert.equal(empty.code, 0, empty.err);
+  assert.equal(empty.json().endpoint, w.url);
 
   // Once the cache has synced a file with it, another store is refused.
   await w.write(a, "notes/x.txt", "x\n");

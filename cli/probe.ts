@@ -218,7 +218,7 @@ export function probeCommand(io: CliIo, state: RunState): Command {
       ),
   ).action(action(io, state, "probe", async (out: Output, cmd, url?: string) => {
     const opts = cmd.opts<{ store?: string; require?: boolean }>();
-    const given = url ?? opts.store ?? io.env?.[STORE_ENV];
+    const given = url ?? opts.store ?? (io.env?.[STORE_ENV] || undefined);
     if (!given) {
       throw new ConfigError("store", `a store URL to probe, as an argument or in $${STORE_ENV}`);
     }

@@ -272,7 +272,7 @@ export async function openSession(
       io,
       command,
       ["--cache", cacheDir],
-      options.store === undefined && io.env?.[STORE_ENV] === undefined,
+      options.store === undefined && !io.env?.[STORE_ENV],
     ),
     cacheDefaulted(options, io) ? (dir) => againWithCache(io, command, dir) : undefined,
   );

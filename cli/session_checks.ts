@@ -36,7 +36,7 @@ export async function chooseStore(
   cache: LocalCache,
 ): Promise<{ spec: StoreSpec; url: string; record: boolean }> {
   const recorded = await cache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null);
-  const given = options.store ?? io.env?.[STORE_ENV];
+  const given = options.store ?? (io.env?.[STORE_ENV] || undefined);
   if (given === undefined) {
     if (recorded?.format === 1 && typeof recorded.url === "string") {
       return recordedStore(recorded, io, cache);
