@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { ResolveRefusedError } from "../../sync/service/resolve.ts";
 import { hasCode, SluiceError } from "../../sync/errors.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import {
@@ -734,24 +735,41 @@ export async function resolveAsUser(
   }
   await env.changes.asides.resolving(c, svc.cacheDir, path);
   const resolve = () => svc.resolveConflict(path, how);
+  // I22: a resolution that failed part way (the datastore unreachable, say)
+  // or did not take its side resolved nothing: its conflict stays open, for
+  // the user to see and to resolve again, naming this cache's copy where it
+  // is. A data version lost whole to another writer (`version_exists`) is
+  // settled: theirs stands.
+  // The copy this cache had before the resolution (none: deleted by hand since).
+  const had = !!picked.mine &&
+    (await svc.cache.hashFile(picked.mine.location).catch(() => null)) !== null;
+  const stillOpen = async (what: string) => {
+    const open = svc.conflicts().find((x) => x.path === path);
+    const mineGone = had && open?.mine &&
+      !(await svc.cache.hashFile(open.mine.location).catch(() => null));
+    if (open && !mineGone) return;
+    env.truth.violate({
+      invariant: "I22",
+      message: open
+        ? `c${c}'s resolve --${how} of ${path} ${what}, and its conflict names this cache's copy at ${
+          open.mine!.location
+        }, where there is none: a later --mine would publish something else`
+        : `c${c}'s resolve --${how} of ${path} ${what}, and its conflict is gone: nothing says the path is still in conflict, and the same resolution, run again, is refused`,
+      afterOp: env.opId(),
+    });
+  };
   const r = await (env.globalLockCommits ? globalLockOf(svc).withLock(resolve) : resolve()).catch(
-    (e) => {
-      // I22: a resolution that failed part way (the datastore unreachable,
-      // say) resolved nothing: its conflict stays open, for the user to see
-      // and to resolve again. A data version lost whole to another writer
-      // (`version_exists`) is settled: theirs stands.
-      if (codeOf(e) !== "version_exists" && !svc.conflicts().some((x) => x.path === path)) {
-        env.truth.violate({
-          invariant: "I22",
-          message: `c${c}'s resolve --${how} of ${path} failed (${
-            codeOf(e)
-          }), and its conflict is gone: nothing says the path is still in conflict, and the same resolution, run again, is refused`,
-          afterOp: env.opId(),
-        });
+    async (e) => {
+      if (codeOf(e) !== "version_exists" && !(e instanceof ResolveRefusedError)) {
+        await stillOpen(`failed (${codeOf(e)})`);
       }
       throw e;
     },
   );
+  // A --mine held back (another writer's upload in flight there) keeps its
+  // choice as a change to push: the next push completes it.
+  const pending = how === "mine" && svc.state.dirtyPaths().includes(path);
+  if (!r.resolved && !pending) await stillOpen("was not resolved");
   // I22: a resolution reported resolved took its side: a --theirs whose pull
   // left the path out (something here in the way) took nothing.
   if (r.resolved && how === "theirs" && (r.pull?.blocked ?? []).includes(path)) {

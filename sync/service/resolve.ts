@@ -221,20 +221,27 @@ export async function resolveConflict(
     // name that theirs may be (a peer made a directory a file).
     if (setAside.length > 0) await cache.removeEmptyParents(path);
     // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
+    const before = { synced: state.synced(path), dirty: state.dirtyPaths().includes(path) };
     state.setSynced(path, undefined);
     await state.clean([path]);
     await state.conflicts.clear([path]);
-    const pulled = await keptOpenOnFailure(deps, rec, setAside, () => deps.pull([path]));
+    let pulled: PullResult;
+    try {
+      pulled = await deps.pull([path]);
+    } catch (e) {
+      await reopenTheirs(deps, rec, setAside, before).catch(() => {});
+      throw e;
+    }
     if ((pulled.blocked ?? []).includes(path)) {
       // Theirs cannot be put there: a file or directory here is in the way.
       // The conflict stays open, naming any copy set aside on the way.
-      await state.conflicts.record([rec]);
-      await keepAsideNamed(deps, rec, setAside);
+      await reopenTheirs(deps, rec, setAside, before);
+      const still = setAside.filter((l) => cache.exists(l));
       throw new ResolveRefusedError(
         "unsafe_path",
         `The datastore's copy of ${path} cannot be taken: a file or directory here is in the way of it (a path above it is a file here, or it is a directory here, where the datastore holds both shapes). ${
-          setAside.length
-            ? `Your copy was set aside in ${setAside.join(", ")} (named by the conflict); the`
+          still.length
+            ? `Your copy was set aside in ${still.join(", ")} (named by the conflict); the`
             : "The"
         } conflict stays open and nothing else was changed. Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
       );
@@ -242,6 +249,8 @@ export async function resolveConflict(
     // Not taken when the store's object is not the one the index names
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+    // Not taken, and no new conflict recorded by the pull: this one stays open.
+    if (!resolved && !state.conflicts.get(path)) await reopenTheirs(deps, rec, setAside, before);
     await keepAsideNamed(deps, rec, setAside);
     // Fetched and checked against the index: the store holds theirs, so no
     // upload of this cache's is left there to settle (a push that met the
@@ -336,6 +345,37 @@ export async function resolveConflict(
     conflicts,
     push: pushed,
   };
+}
+
+/**
+ * A `--theirs` that did not take theirs (its pull failed, was blocked, or met
+ * an upload no index names): the conflict stays open as it was. The copy it
+ * set aside goes back to the path where nothing took its place (its synced
+ * version and dirty mark back too); else the record names it where it is
+ * now, so that a later `--mine` publishes that copy, never what a pull put
+ * at the path meanwhile.
+ */
+async function reopenTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: readonly string[],
+  before: { synced: ReturnType<SyncState["synced"]>; dirty: boolean },
+): Promise<void> {
+  const { cache, state } = deps;
+  const moved = rec.mine?.location === rec.path ? setAside[0] : undefined;
+  if (moved !== undefined && !cache.exists(rec.path) && cache.putBack(moved)) {
+    state.setSynced(rec.path, before.synced);
+    if (before.dirty) await state.markDirty(rec.path);
+    await state.conflicts.record([rec]);
+    await keepAsideNamed(deps, rec, setAside.slice(1));
+    return;
+  }
+  const at = moved === undefined ? null : await cache.hashFile(moved).catch(() => null);
+  const open: ConflictRecord = at && moved !== undefined
+    ? { ...rec, mine: { location: moved, hash: at.hash, size: at.size } }
+    : rec;
+  await state.conflicts.record([open]);
+  await keepAsideNamed(deps, open, setAside.filter((l) => l !== open.mine?.location));
 }
 
 /**

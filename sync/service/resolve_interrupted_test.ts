@@ -43,7 +43,7 @@ Deno.test("resolve --mine whose push fails keeps the conflict open; run again, i
   assert.deepEqual(b.conflicts(), []);
 });
 
-Deno.test("resolve --theirs whose pull fails keeps the conflict open, naming the copy it set aside; run again, it takes theirs", async () => {
+Deno.test("resolve --theirs whose pull fails keeps the conflict open, its copy back in place; run again, it takes theirs", async () => {
   const { store, b } = await conflicted();
   store.failNext("get", 1, () => new UnreachableError("injected outage"), {
     match: (k) => k === PATH,
@@ -51,13 +51,48 @@ Deno.test("resolve --theirs whose pull fails keeps the conflict open, naming the
   await assert.rejects(b.resolveConflict(PATH, "theirs"), UnreachableError);
   const rec = b.conflicts().find((c) => c.path === PATH);
   assert.ok(rec, "still open");
-  const kept = [rec.mine?.location, ...(rec.keptAside ?? []).map((k) => k.location)]
-    .filter((l): l is string => !!l && l !== PATH);
-  assert.equal(kept.length, 1, JSON.stringify(rec));
-  assert.equal(await read(b, kept[0]), "b's edit", "the copy set aside is named by the conflict");
+  assert.equal(rec.mine?.location, PATH);
+  assert.equal(await read(b, PATH), "b's edit", "the copy it had set aside is back in place");
+  assert.ok(b.state.dirtyPaths().includes(PATH), "still a change of this cache's");
   const again = await b.resolveConflict(PATH, "theirs");
   assert.equal(again.resolved, true);
   assert.equal(await read(b, PATH), "a's edit");
   assert.deepEqual(b.conflicts(), []);
-  assert.equal(await read(b, kept[0]), "b's edit", "kept aside after the resolution too");
+  assert.equal(again.setAside.length, 1);
+  assert.equal(await read(b, again.setAside[0]), "b's edit", "kept aside by the resolution");
+});
+
+Deno.test("after a --theirs cut off, a pull and then --mine publish this cache's copy, never theirs", async () => {
+  const { store, b } = await conflicted();
+  store.failNext("get", 1, () => new UnreachableError("injected outage"), {
+    match: (k) => k === PATH,
+  });
+  await assert.rejects(b.resolveConflict(PATH, "theirs"), UnreachableError);
+  // The copy went back where it was: the cut-off resolution changed nothing here.
+  assert.equal(await read(b, PATH), "b's edit");
+  assert.deepEqual((await b.pullChanged()).conflicts, [PATH]);
+  assert.equal(await read(b, PATH), "b's edit", "a pull keeps the copy in conflict");
+  const r = await b.resolveConflict(PATH, "mine");
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(PATH), "b's edit", "mine is what was published");
+});
+
+Deno.test("a --theirs that meets this cache's own upload no index names keeps the conflict open and both copies", async () => {
+  const { store, b } = await conflicted();
+  // A --mine whose upload landed and whose index write failed.
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(b.resolveConflict(PATH, "mine"));
+  assert.equal(store.peekText(PATH), "b's edit", "uploaded, not committed");
+  const r = await b.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, false, "theirs was not there to take");
+  assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
+  const rec = b.conflicts()[0];
+  assert.ok(rec.mine);
+  assert.equal(await read(b, rec.mine.location), "b's edit", "mine is named where it is");
+  const again = await b.resolveConflict(PATH, "mine");
+  assert.equal(again.resolved, true);
+  assert.equal(store.peekText(PATH), "b's edit");
+  assert.deepEqual(b.conflicts(), []);
 });
