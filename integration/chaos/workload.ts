@@ -937,8 +937,16 @@ class World {
    * datastore holds (`unsafe_path`: theirs, as told; see I15).
    */
   async #resolveLeft(): Promise<void> {
+    // Twice: a --theirs held by another clone's upload in flight goes
+    // through once that clone's own resolution withdrew or published it,
+    // which may come after this clone's turn.
+    for (const last of [false, true]) await this.#resolveLeftOnce(last);
+  }
+
+  async #resolveLeftOnce(last: boolean): Promise<void> {
     for (const slot of this.clones) {
       if (this.#aborted) return;
+      if (last && !slot.svc.conflicts().some((x) => !isManagedLockfilePath(x.path))) continue;
       this.#enqueue(
         slot.index,
         plainCommand(this.#env, slot.index, "final resolve --mine", async (svc) => {
@@ -1035,6 +1043,13 @@ class World {
                 // resolution): tried again once the rest were, as a user
                 // does after the pull's note that it was skipped.
                 waiting.add(c.path);
+                continue;
+              }
+              if (
+                !last && r && !r.resolved && r.resolution === "theirs" &&
+                r.pull?.uncommitted.includes(c.path)
+              ) {
+                // Still held by another clone's upload: its turn may withdraw it.
                 continue;
               }
               if (r && !r.resolved && r.conflicts.length === 0) {
