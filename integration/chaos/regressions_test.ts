@@ -1749,3 +1749,17 @@ Deno.test("chaos regression: an entry removed after its own editor deleted the f
     '{"seed":79200706,"clones":2,"kinds":["core","core"],"ops":[{"id":20,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":21,"kind":"tick","n":1,"pick":1545400921},{"id":22,"kind":"vanish","file":1},{"id":23,"kind":"sync","clone":0},{"id":24,"kind":"tick","n":15,"pick":1345577837},{"id":25,"kind":"wait","ms":20000},{"id":27,"kind":"wait","ms":80000},{"id":29,"kind":"wait","ms":80000},{"id":31,"kind":"wait","ms":80000},{"id":33,"kind":"wait","ms":80000},{"id":35,"kind":"wait","ms":80000},{"id":37,"kind":"wait","ms":80000},{"id":39,"kind":"wait","ms":80000},{"id":41,"kind":"wait","ms":80000},{"id":43,"kind":"wait","ms":80000},{"id":45,"kind":"wait","ms":80000},{"id":47,"kind":"wait","ms":80000},{"id":4,"kind":"sync","clone":0},{"id":5,"kind":"edit","clone":0,"file":4,"how":"during","pick":1855963949},{"id":6,"kind":"delete","clone":1,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I9 (seed 79700547, shrunk; found with `--vanish-share 1`): another tool
+ * deleted a clone's committed edit of a shared file; a second clone, which
+ * had synced an older version, deleted its copy and pushed: its delete found
+ * nothing there and its commit took out the first clone's entry, which it
+ * never saw, recording no loss. A removal whose delete found the object gone
+ * now leaves an entry naming another version than its base.
+ */
+Deno.test("chaos regression: a deletion that finds the object gone leaves a peer's later entry (I9, seed 79700547)", async () => {
+  await clean(
+    '{"seed":79700547,"clones":2,"ops":[{"id":39,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":38,"kind":"migrate","clone":0},{"id":36,"kind":"sync","clone":0},{"id":35,"kind":"tick","n":31,"pick":692387859},{"id":41,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":42,"kind":"tick","n":2,"pick":2022410118},{"id":43,"kind":"vanish","file":5},{"id":72,"kind":"delete","clone":0,"file":5,"how":"push"}]}',
+  );
+});

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { PutModes } from "../ports.ts";
 import { type FakeClock, hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
+import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
+import { readIndex } from "../transfer/remote_index.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import type { SyncService } from "./service.ts";
 import {
@@ -333,4 +334,32 @@ Deno.test("a data version whose files another tool deleted before its commit's s
   await d.pullChanged();
   assert.equal(await read(d, marker), "1");
   assert.equal(await read(d, files[1]), `${files[1]} of a`);
+});
+
+Deno.test("a deletion that finds the object gone never takes out a peer's later commit it never saw: the entry stays for a pull to record as lost, and the peer keeps its copy", async () => {
+  // Found by the chaos checker (I9, seed 79700547): a clone deleted its copy
+  // of a file a peer had changed since (unseen), after another tool deleted
+  // the peer's object; its commit removed the peer's entry, unrecorded, and
+  // the peer's next pull would have taken that for a deletion.
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(b, F, "one\n");
+  await b.pushChanged();
+  await a.pullChanged();
+  await put(b, F, "b's later edit\n");
+  await b.pushChanged();
+  const named = (await readIndex(store, quick.retry))?.entries[F]?.v;
+  await store.delete(F); // another tool
+  await Deno.remove(`${a.cacheDir}/${F}`);
+  await a.markDirty({ relPath: F });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, [], JSON.stringify(r));
+  assert.equal((await readIndex(store, quick.retry))?.entries[F]?.v, named, "b's entry stays");
+  assert.deepEqual(a.conflicts().map((c) => c.path), [F], "a's deletion meets it as a conflict");
+  await pastDanglingGrace(b);
+  await b.pullChanged();
+  await pastDanglingGrace(b);
+  await b.pullChanged();
+  assert.equal(await read(b, F), "b's later edit\n", "b keeps the last copy of its edit");
 });

@@ -146,6 +146,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // Writes that found their bytes already in the store: committed only while it holds them.
     const indexCheck: string[] = [];
     const baseGone: string[] = [];
+    const foundGone: string[] = [];
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
@@ -165,6 +166,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       result,
       failures,
       indexRemove,
+      indexFoundGone: foundGone,
       indexBase,
       indexBaseHash,
       indexSynced,
@@ -408,6 +410,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       baseHash: prior ? { ...prior.baseHash, ...indexBaseHash } : indexBaseHash,
       check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
       baseGone: prior ? [...prior.baseGone ?? [], ...baseGone] : baseGone,
+      foundGone: prior ? [...prior.foundGone ?? [], ...foundGone] : foundGone,
       synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
       handled: prior ? [...prior.handled, ...handled] : handled,
       deferredDirs,

@@ -35,6 +35,8 @@ export interface PendingCommit {
   readonly check?: readonly string[];
   /** Paths written where the store no longer held their base (see `IndexChange.baseGone`). */
   readonly baseGone?: readonly string[];
+  /** Removals whose delete found the object gone (see `IndexChange.foundGone`). */
+  readonly foundGone?: readonly string[];
   /** Dirty paths the commit cleans. */
   readonly handled: readonly string[];
   /**
@@ -148,6 +150,7 @@ export async function commitPrepared(
       baseHash: pending.baseHash,
       check: pending.check,
       baseGone: pending.baseGone,
+      foundGone: pending.foundGone,
       checkCreates: deps.checkCreates,
     },
     deps.retry,

@@ -326,6 +326,7 @@ export async function runDeletes(
     // Found gone (its deletion cut off before its commit): deleted all the same by this commit.
     tally.result.deleted.push(entry.path);
     tally.indexRemove.push(entry.path);
+    if (outcome.kind === "gone") tally.indexFoundGone.push(entry.path);
     // Conditional on the version this cache synced, whether it deleted the
     // object or found it gone: another writer may write the path again and
     // name it before this commit (an old client, which checks nothing), and

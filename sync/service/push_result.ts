@@ -113,6 +113,8 @@ export interface PushTally {
   readonly result: PushResult;
   readonly failures: { entry: PlanEntry; error: unknown }[];
   readonly indexRemove: string[];
+  /** Removals whose delete found the object gone (see `IndexChange.foundGone`). */
+  readonly indexFoundGone: string[];
   /** The version each write or delete was conditional on (null: created). */
   readonly indexBase: Record<string, string | null>;
   /** The hash of the copy each deletion was based on (see `IndexChange.baseHash`). */

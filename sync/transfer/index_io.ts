@@ -224,6 +224,7 @@ export async function apply(
 ): Promise<boolean> {
   let all = true;
   const checked = new Set(change.check ?? []);
+  const foundGone = new Set(change.foundGone ?? []);
   const current = (p: string) => Object.hasOwn(entries, p) ? entries[p] : undefined;
   // Where the index already holds another client's entries (an old client
   // pushes to this bucket, or another tool's objects were named by a
@@ -323,6 +324,16 @@ export async function apply(
     if (theirs !== undefined && held !== null && !namesGoneBase(p, held)) {
       all = false;
       if (theirs) foreign?.set(p, held);
+      continue;
+    }
+    // Nothing there, and the entry names a version this removal was not
+    // based on: a peer's commit it never saw, whose object went outside
+    // Sluice (this deletion, conditional on its base, cannot have removed
+    // it). Taken out here, its holders would read a deletion; left, it names
+    // a missing object, which a pull records as lost before it removes it.
+    if (held === null && foundGone.has(p) && suspect(p)) {
+      all = false;
+      foreign?.set(p, null);
       continue;
     }
     delete entries[p];

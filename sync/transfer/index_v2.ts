@@ -85,6 +85,7 @@ export async function updateV2(
       verify: change.verify,
       check: change.check,
       baseGone: change.baseGone,
+      foundGone: change.foundGone,
       checkCreates: change.checkCreates,
       clashing: change.clashing,
       besideElsewhere: change.besideElsewhere,

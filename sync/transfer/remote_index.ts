@@ -206,6 +206,13 @@ export interface IndexChange {
    */
   readonly baseGone?: readonly string[];
   /**
+   * Removals whose delete found nothing there (the object already gone).
+   * Where the entry names another version than the removal's `base` (a
+   * peer's commit this cache never saw, whose object went outside Sluice),
+   * it is left, not taken out (see `apply`).
+   */
+  readonly foundGone?: readonly string[];
+  /**
    * Check every conditional path (`base` set: creates, writes and
    * deletions) against the store, as a path another client may have
    * overwritten (see `apply`): an old client may have replaced or deleted
