@@ -294,6 +294,9 @@ export async function openSession(
     againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
     cacheDir,
   );
+  // A cache the swamp extension made holds unfinished data versions (its record says so).
+  const hold = (await probeCache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null))
+    ?.unfinishedVersions === "hold";
   const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
   let reached = false;
   const store = noticingStore(opened.store, () => reached = true);
@@ -311,7 +314,7 @@ export async function openSession(
       conditional: new ConditionalWrites(),
       identity,
       events,
-      config: { conditionalWrites: setting },
+      config: { conditionalWrites: setting, ...(hold ? { unfinishedVersions: "hold" } : {}) },
     });
     return {
       get reached() {
@@ -330,6 +333,7 @@ export async function openSession(
             format: 1,
             url: chosen.url,
             identity: storeIdentity(chosen.spec),
+            ...(hold ? { unfinishedVersions: "hold" as const } : {}),
           } satisfies StoreRecord,
         );
       },

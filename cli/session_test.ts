@@ -4,6 +4,7 @@ import { LocalCache } from "../sync/transfer/cache.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 import { CLI_STORE_STATE, noticingStore } from "./session.ts";
 import { NotFoundError } from "../sync/errors.ts";
+import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -541,4 +542,24 @@ Deno.test("on a directory that is no cache: the --init advice names a store when
   assert.doesNotMatch(status.out, /Run `sluice push` to publish them/);
   assert.equal(await exists(`${project}/.sluice`), false);
   await w.cleanup();
+});
+
+Deno.test("a cache whose store record says the swamp extension made it holds a data version still being written (no metadata.yaml), and keeps the record", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/x.txt", "x\n");
+  assert.equal((await sluice(["push", "--init", "--cache", a, "--store", w.url])).code, 0);
+  const cache = new LocalCache(a);
+  const record = await cache.readState<StoreRecord>(STORE_RECORD);
+  await cache.writeState(STORE_RECORD, { ...record!, unfinishedVersions: "hold" });
+  const dir = "data/shell/cmd/m1/log/1";
+  await w.write(a, `${dir}/raw`, "line 1\n");
+  const held = await sluice(["push", "--cache", a]);
+  assert.equal(held.code, 2, held.err);
+  assert.match(held.out, /still being written \(its directory holds no metadata\.yaml yet\)/);
+  assert.equal(await exists(`${w.root}/objects/${dir}/raw`), false);
+  await w.write(a, `${dir}/metadata.yaml`, "version: 1\n");
+  const pushed = await sluice(["push", "--cache", a]);
+  assert.equal(pushed.code, 0, pushed.err);
+  assert.equal((await cache.readState<StoreRecord>(STORE_RECORD))?.unfinishedVersions, "hold");
 });

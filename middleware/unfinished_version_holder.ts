@@ -27,7 +27,7 @@ export const UNFINISHED_VERSION_HOLDER = "unfinished-version-holder";
 
 /** Why a held version file was left out. */
 export const UNFINISHED_REASON =
-  "the data version is still being written (its directory holds no metadata.yaml yet): it is pushed once the version is finalized";
+  "the data version is still being written (its directory holds no metadata.yaml yet): it is pushed once the version is finalized; if its writer stopped for good, delete the version's directory";
 
 /** A new version's `raw` (never synced here), put by this push. */
 function candidate(e: PlanEntry): boolean {

@@ -18,4 +18,10 @@ export interface StoreRecord {
   url: string;
   /** The store's identity: `s3://bucket/prefix`, `gs://bucket/prefix` or `file:///dir`. */
   identity: string;
+  /**
+   * `hold` where the swamp extension made the cache: a data version whose
+   * `metadata.yaml` is not written yet is still being written by the tool,
+   * and every push on this cache (the command line's too) holds it.
+   */
+  unfinishedVersions?: "hold";
 }

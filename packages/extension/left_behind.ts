@@ -93,7 +93,14 @@ export function storeRecordOf(target: CliTarget): StoreRecord | null {
   } catch {
     return null;
   }
-  return { format: 1, url: target.storeUrl, identity: `${m[1]}://${m[2]}/${prefix}` };
+  return {
+    format: 1,
+    url: target.storeUrl,
+    identity: `${m[1]}://${m[2]}/${prefix}`,
+    // The tool writes a version's metadata.yaml last: the command line run
+    // on this cache holds an unfinished version as the extension does.
+    unfinishedVersions: "hold",
+  };
 }
 
 /** The closing sentence of a message: the command that shows what was left, on this cache. */

@@ -285,7 +285,10 @@ export class DatastoreRuntime {
     const record = storeRecordOf(this.cliTarget(cachePath, namespace));
     if (record) {
       const had = await svc.cache.readState<StoreRecord>(STORE_RECORD).catch(() => null);
-      if (had?.url !== record.url || had?.identity !== record.identity) {
+      if (
+        had?.url !== record.url || had?.identity !== record.identity ||
+        had?.unfinishedVersions !== record.unfinishedVersions
+      ) {
         // Best effort: a cache this process may not write fails its sync with its own error.
         await svc.cache.writeState(STORE_RECORD, record).catch(() => {});
       }

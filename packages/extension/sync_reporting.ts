@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts";
 import type { PullResult } from "../../sync/service/pull.ts";
 import type { PushResult } from "../../sync/service/push.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
@@ -56,9 +57,14 @@ export function reportPush(
   // The managed lockfile a push leaves out is the lockfile bridge's: it
   // publishes the change through the transaction, or warns why not
   // (`lockfile_change_unpublished`).
+  // A data version another step of the workflow is still writing is held
+  // for that step's own flush: no work left behind (its writer's flush
+  // publishes it), so nothing to warn of.
   const bridged = {
     ...r,
-    skipped: r.skipped.filter((s) => !(s.unpublished && isManagedLockfilePath(s.path))),
+    skipped: r.skipped.filter((s) =>
+      !(s.unpublished && isManagedLockfilePath(s.path)) && s.reason !== UNFINISHED_REASON
+    ),
   };
   for (const w of pushOutcome(bridged, rt.cliTarget(cachePath, ns))) {
     rt.events.emit("warning", w);
