@@ -299,7 +299,15 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
           ...(s.namespace ? { namespace: s.namespace } : {}),
         });
       } catch (e) {
-        if (aside) tellAside(out, s.service, path, aside, {});
+        // Nothing was published: the copy goes back in place of the view of
+        // the pending change the failed transaction wrote (the change stays
+        // pending, replayed by the next transaction or `lockfile retry`).
+        if (aside) {
+          await s.service.cache.remove(path).catch(() => {});
+          if (!s.service.cache.putBack(aside.location)) {
+            tellAside(out, s.service, path, aside, null);
+          }
+        }
         throw e;
       }
       if (aside) tellAside(out, s.service, path, aside, r.entries);

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { FsStore } from "../packages/fs/mod.ts";
 import { sluice, world } from "./cli_test_kit.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
+import { writePendingLockfileDelta } from "../sync/locks/lockfile_txn.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
 
@@ -315,5 +317,26 @@ Deno.test("lockfile add while a conflict at the lockfile is open is refused, and
   assert.equal(await Deno.readTextFile(`${a}/${LOCKFILE}`), '{"@acme/handedit":{"version":"1"}}\n');
   const store = new FsStore({ root: w.root });
   assert.doesNotMatch(new TextDecoder().decode((await store.get(LOCKFILE))!.body), /@acme\/e/);
+  await w.cleanup();
+});
+
+Deno.test("the copy a failed transaction left (the datastore's with the pending change) is no hand edit: the next lockfile add publishes both, moving nothing aside", async () => {
+  const { w, a } = await withLockfile();
+  // As a failed `lockfile add @acme/x` leaves it: the change pending, the local view written.
+  const cache = new LocalCache(a, undefined, {});
+  await writePendingLockfileDelta(cache, LOCKFILE, { set: { "@acme/x": { version: "3" } } });
+  await w.write(
+    a,
+    LOCKFILE,
+    '{\n  "@acme/ssh": {\n    "version": "1.0.0"\n  },\n  "@acme/x": {\n    "version": "3"\n  }\n}\n',
+  );
+  const r = await sluice(["lockfile", "add", "@acme/y", '{"version":"4"}', "--cache", a]);
+  assert.equal(r.code, 0, r.err);
+  assert.doesNotMatch(r.err, /lockfile_local_changed/);
+  assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(`${a}/${LOCKFILE}`))).sort(), [
+    "@acme/ssh",
+    "@acme/x",
+    "@acme/y",
+  ]);
   await w.cleanup();
 });

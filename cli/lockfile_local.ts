@@ -12,10 +12,12 @@
 import { SluiceError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import {
+  applyLockfileChange,
   type LockfileEntries,
   parseLockfile,
   sameLockfileValue,
 } from "../sync/locks/lockfile_change.ts";
+import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
 import { statePath } from "../sync/transfer/cache.ts";
 import type { SyncService } from "../sync/service/service.ts";
@@ -40,6 +42,13 @@ export async function asideBeforeTxn(
   path: string,
   signal?: AbortSignal,
 ): Promise<LocalLockfileAside | null> {
+  // First: whatever is here (or not), an open conflict decides between the two copies.
+  if (service.conflicts().some((c) => c.path === path)) {
+    throw new SluiceError(
+      "lockfile_local_changed",
+      `${path} has an open conflict: the copy here and the datastore's both changed. A lockfile transaction would write the datastore's copy with this change over the copy here, so nothing was done. Resolve it first: \`sluice resolve ${path} --theirs\` takes the datastore's copy (yours is set aside, kept), then add the entries of yours you need with \`sluice lockfile add <name> '<entry JSON>'\`, and run this command again.`,
+    );
+  }
   const local = await service.cache.read(path).catch(() => null);
   if (!local) return null;
   let entries: LockfileEntries;
@@ -48,18 +57,22 @@ export async function asideBeforeTxn(
   } catch {
     return null;
   }
-  if (service.conflicts().some((c) => c.path === path)) {
-    throw new SluiceError(
-      "lockfile_local_changed",
-      `${path} has an open conflict: the copy here and the datastore's both changed. A lockfile transaction would write the datastore's copy with this change over the copy here, so nothing was done. Resolve it first: \`sluice resolve ${path} --theirs\` takes the datastore's copy (yours is set aside, kept), then add the entries of yours you need with \`sluice lockfile add <name> '<entry JSON>'\`, and run this command again.`,
-    );
-  }
   const hash = await sha256Hex(local);
   const synced = service.state.synced(path);
   if (synced?.hash === hash) return null;
-  if (!synced) {
+  const pending = (await readPendingLockfileDeltas(service.cache))[path];
+  if (!synced || pending) {
     const remote = await getOrNull(service.store, path, { retry: service.config.retry, signal });
     if (remote && await sha256Hex(remote.body) === hash) return null;
+    // What a failed transaction left here: the datastore's copy with the
+    // pending change (which this transaction publishes), no change of a user's.
+    let theirs: LockfileEntries = {};
+    try {
+      theirs = remote ? parseLockfile(remote.body) : {};
+    } catch {
+      theirs = {};
+    }
+    if (pending && sameLockfileValue(applyLockfileChange(theirs, pending), entries)) return null;
   }
   const reason = synced
     ? "the local copy of the managed lockfile was changed here since it was last synced; a lockfile transaction writes the datastore's copy with its change in its place"
@@ -73,19 +86,31 @@ export async function asideBeforeTxn(
 /**
  * After the transaction: tells where the copy set aside went and, of its
  * entries, each the lockfile now holds differently or not at all, with the
- * command that publishes it (entries it lacked are not removed by anything).
+ * command that publishes it, and the entries it lacked (removed by hand, or
+ * added by another checkout: never removed by anything unasked). `now` null:
+ * the transaction failed and the copy could not be put back.
  */
 export function tellAside(
   out: Output,
   service: SyncService,
   path: string,
   aside: LocalLockfileAside,
-  now: LockfileEntries,
+  now: LockfileEntries | null,
 ): void {
+  const where = statePath(service.cache.stateDir, aside.location);
+  if (now === null) {
+    out.warn({
+      code: "lockfile_local_changed",
+      message:
+        `The local copy of ${path} was not the one this cache last synced (changed by hand, or never synced): it was moved to ${where} before the lockfile transaction, which then failed, publishing nothing, and it could not be put back. Move it back to ${path} by hand (it holds your entries), then run the command again once the datastore answers.`,
+      path,
+    });
+    return;
+  }
   const missing = Object.entries(aside.entries).filter(([name, value]) =>
     !Object.hasOwn(now, name) || !sameLockfileValue(now[name], value)
   );
-  const where = statePath(service.cache.stateDir, aside.location);
+  const lacked = Object.keys(now).filter((name) => !Object.hasOwn(aside.entries, name));
   const publish = missing.map(([name, value]) =>
     `\`sluice lockfile add ${shellWord(name)} ${shellWord(JSON.stringify(value))}\``
   );
@@ -94,13 +119,17 @@ export function tellAside(
     message:
       `The local copy of ${path} was not the one this cache last synced (changed by hand, or never synced), and a lockfile transaction writes the datastore's copy with its change: it was moved to ${where} first. ${
         missing.length === 0
-          ? "Every entry it held is in the lockfile as published; the moved copy can be deleted."
+          ? "Every entry it held is in the lockfile as published."
           : `Of its entries, the lockfile as published lacks or holds differently ${
             missing.map(([name]) => name).join(", ")
-          }: to publish ${missing.length === 1 ? "it" : "them"}, run ${
-            publish.join(", then ")
-          }; then delete the moved copy.`
-      }`,
+          }: to publish ${missing.length === 1 ? "it" : "them"}, run ${publish.join(", then ")}.`
+      }${
+        lacked.length === 0
+          ? ""
+          : ` The lockfile also holds ${
+            lacked.join(", ")
+          }, which the moved copy lacked (another checkout's additions, or entries you removed by hand: \`sluice lockfile remove <name>\` removes one).`
+      } Then delete the moved copy.`,
     path,
   });
 }
