@@ -233,7 +233,7 @@ export function adoptionOutcome(
   if (done.exitCode !== 0 || !notAdopted.length) return done;
   const message = `nothing was adopted at ${
     notAdopted.map((w) => w.path).join(", ")
-  }: the datastore holds no other writer's uncommitted object there; check the path (a push names each one it waits on with \`push_waiting_uncommitted\`); this push's other changes were pushed.`;
+  }: the datastore holds no other writer's uncommitted object there; check the path (a push names each one it waits on with \`push_waiting_uncommitted\`); whatever else this push had to publish was pushed as usual.`;
   return { outcome: { code: "nothing_to_adopt", exitCode: 2, message }, exitCode: 2 };
 }
 

@@ -161,11 +161,12 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       const edit = deps.changes.edits.find((x) => x.path === path && x.hash === e.h);
       const editor = edit?.clone;
       // The editor deleted the file since (its deletion dropped the record
-      // of the loss, its holder's own choice): nothing of it is lost.
-      const deletedByEditor = !!edit &&
-        deps.changes.edits.some((x) =>
-          x.path === path && x.clone === edit.clone && x.hash === null && x.seq > edit.seq
-        );
+      // of the loss, its holder's own choice): nothing of it is lost. Its
+      // latest change there, a deletion that stands (not undone since).
+      const latest = !edit ? undefined : deps.changes.edits
+        .filter((x) => x.path === path && x.clone === edit.clone && x.seq > edit.seq)
+        .reduce<typeof edit | undefined>((a, x) => (!a || x.seq > a.seq ? x : a), undefined);
+      const deletedByEditor = latest?.hash === null && latest.state !== "waived";
       if (
         who && editor !== undefined && editor !== who.clone && !deletedByEditor &&
         who.synced(path) !== e.h &&

@@ -148,8 +148,9 @@ export function sluiceCommon(
  * ```
  */
 export function toSluiceS3Config(c: S3ExtensionConfig, env: EnvGetter): Record<string, unknown> {
-  // Without one in the config, the region is the environment's, as the AWS
-  // SDK (and the existing extension, which leaves it to the SDK) reads it.
+  // Without one in the config, the region is the environment's: AWS_REGION,
+  // as the AWS SDK reads it for the existing extension (which leaves it to
+  // the SDK), else AWS_DEFAULT_REGION, as the AWS CLI reads it.
   const region = c.region || env("AWS_REGION") || env("AWS_DEFAULT_REGION") || undefined;
   return {
     bucket: c.bucket,
