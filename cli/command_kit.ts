@@ -200,17 +200,32 @@ function withoutNewCache(
   const kept = removed === "dir"
     ? `No cache was made: the new directory ${dir} was removed again.`
     : `No cache was made: ${dir} is no cache, as before, and its files were not touched.`;
+  return telling(e, io, name, kept, e instanceof AbortedError);
+}
+
+/**
+ * `e`, an unreachable datastore or a cancellation (`aborted`: any; else one
+ * giving a sync's account), told with `left` (what the command left) and
+ * the command to run again as it was typed; any other error stands.
+ */
+function telling(
+  e: unknown,
+  io: Pick<CliIo, "argv">,
+  name: string,
+  left: string,
+  aborted: boolean,
+): unknown {
   const again = `sluice ${(io.argv ?? name.split(" ")).map(shellWord).join(" ")}`;
-  if (e instanceof AbortedError) {
+  if (e instanceof AbortedError && aborted) {
     return new AbortedError(e.what, {
       cause: e.cause ?? e,
-      kept: `${kept} Run \`${again}\` again.`,
+      kept: `${left} Run \`${again}\` again.`,
     });
   }
   if (!(e instanceof UnreachableError)) return e;
   return new SluiceError(
     "unreachable",
-    `The datastore could not be reached: ${e.detail}. ${kept} Check the endpoint and the network, then run \`${again}\` again.`,
+    `The datastore could not be reached: ${e.detail}. ${left} Check the endpoint and the network, then run \`${again}\` again.`,
     { cause: e, retryable: true },
   );
 }
@@ -239,19 +254,7 @@ const LEFT_BY: Record<string, string> = {
 export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
   if (name === "push" || name === "pull") return e;
   const left = LEFT_BY[name] ?? `${name} stopped there; what it did before stays.`;
-  const again = `sluice ${(io.argv ?? name.split(" ")).map(shellWord).join(" ")}`;
-  if (e instanceof AbortedError && !e.keptGiven) {
-    return new AbortedError(e.what, {
-      cause: e.cause ?? e,
-      kept: `${left} Run \`${again}\` again.`,
-    });
-  }
-  if (!(e instanceof UnreachableError)) return e;
-  return new SluiceError(
-    "unreachable",
-    `The datastore could not be reached: ${e.detail}. ${left} Check the endpoint and the network, then run \`${again}\` again.`,
-    { cause: e, retryable: true },
-  );
+  return telling(e, io, name, left, e instanceof AbortedError && !e.keptGiven);
 }
 
 /** Throws a {@link UsageError} unless `flag` is set. */
