@@ -256,6 +256,20 @@ Deno.test("--adopt-uncommitted where nothing is stranded says nothing was adopte
   await w.cleanup();
 });
 
+Deno.test("--adopt-uncommitted followed by an option is a usage error, never a path named --cache", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, CFG, "x: 1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const r = await sluice(["push", "--adopt-uncommitted", "--cache", a]);
+  assert.equal(r.code, 64, r.err);
+  assert.match(
+    r.err,
+    /^error\[usage\]: --adopt-uncommitted takes the path of a file, got the option --cache/,
+  );
+  await w.cleanup();
+});
+
 Deno.test("--adopt-uncommitted takes one path per use, leaving the push's own paths to it", async () => {
   const w = await world();
   const a = w.cache("a");

@@ -9,6 +9,7 @@ import { preview, SluiceError } from "../sync/errors.ts";
 import {
   type LockfileTxnResult,
   managedLockfilePath,
+  readPendingLockfileDeltas,
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../sync/locks/lockfile_txn.ts";
@@ -35,7 +36,7 @@ import {
   parseModel,
 } from "./locks.ts";
 import { type CliIo, formatBytes, type Output, plural } from "./output.ts";
-import { lockBackendOf } from "./session.ts";
+import { lockBackendOf, type Session } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
 import { statePath } from "../sync/transfer/cache.ts";
 import { asideBeforeTxn, tellAside } from "./lockfile_local.ts";
@@ -283,6 +284,37 @@ function reportRepair(out: Output, stateDir: string, r: LockfileRepairResult) {
   else out.say("No pending lockfile change in this cache; nothing was written.");
 }
 
+/**
+ * Runs a lockfile transaction (`run`, publishing `change`) with a hand-edited
+ * local copy of the lockfile set aside first (see `asideBeforeTxn`): told
+ * after it, or put back when it fails (nothing was published; the view of
+ * the pending change it wrote goes).
+ */
+async function asideAround<
+  T extends { readonly entries: Readonly<Record<string, unknown>> } | null,
+>(
+  s: Session,
+  out: Output,
+  io: CliIo,
+  change: LockfileChange,
+  run: () => Promise<T>,
+): Promise<T> {
+  const path = managedLockfilePath(s.namespace);
+  const aside = await asideBeforeTxn(s.service, path, io.signal);
+  let r: T;
+  try {
+    r = await run();
+  } catch (e) {
+    if (aside) {
+      await s.service.cache.remove(path).catch(() => {});
+      if (!s.service.cache.putBack(aside.location)) tellAside(out, s.service, path, aside, null);
+    }
+    throw e;
+  }
+  if (aside) tellAside(out, s.service, path, aside, r?.entries ?? {}, change);
+  return r;
+}
+
 /** Registers `lockfile` and its subcommands. */
 export function lockfileCommand(io: CliIo, state: RunState): Command {
   const lockfile = new Command("lockfile").description(
@@ -290,27 +322,17 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
   );
   const txn = (cmd: Command, out: Output, command: string, change: LockfileChange) =>
     withSession(cmd, io, out, async (s) => {
-      const path = managedLockfilePath(s.namespace);
-      const aside = await asideBeforeTxn(s.service, path, io.signal);
-      let r: LockfileTxnResult;
-      try {
-        r = await updateManagedLockfile(s.service, change, {
-          signal: io.signal,
-          ...(s.namespace ? { namespace: s.namespace } : {}),
-        });
-      } catch (e) {
-        // Nothing was published: the copy goes back in place of the view of
-        // the pending change the failed transaction wrote (the change stays
-        // pending, replayed by the next transaction or `lockfile retry`).
-        if (aside) {
-          await s.service.cache.remove(path).catch(() => {});
-          if (!s.service.cache.putBack(aside.location)) {
-            tellAside(out, s.service, path, aside, null);
-          }
-        }
-        throw e;
-      }
-      if (aside) tellAside(out, s.service, path, aside, r.entries);
+      const r = await asideAround(
+        s,
+        out,
+        io,
+        change,
+        () =>
+          updateManagedLockfile(s.service, change, {
+            signal: io.signal,
+            ...(s.namespace ? { namespace: s.namespace } : {}),
+          }),
+      );
       // Removing a name the lockfile never had is most often a typo: say so, non-zero.
       const absent = (change.remove ?? []).filter((n) => !Object.hasOwn(r.entries, n));
       if (!r.published && absent.length === (change.remove ?? []).length && absent.length > 0) {
@@ -370,10 +392,13 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
       new Command("retry").description("publish this cache's pending lockfile change"),
     ).action(action(io, state, "lockfile retry", async (out: Output, cmd) => {
       await withSession(cmd, io, out, async (s) => {
-        const r = await retryPendingLockfile(s.service, {
-          signal: io.signal,
-          ...(s.namespace ? { namespace: s.namespace } : {}),
-        });
+        const path = managedLockfilePath(s.namespace);
+        const pending = (await readPendingLockfileDeltas(s.service.cache))[path] ?? {};
+        const r = await asideAround(s, out, io, pending, () =>
+          retryPendingLockfile(s.service, {
+            signal: io.signal,
+            ...(s.namespace ? { namespace: s.namespace } : {}),
+          }));
         if (r) return reportTxn(out, "lockfile retry", r);
         out.result("lockfile retry", { pending: false });
         out.say("No pending lockfile change in this cache; nothing to publish.");
@@ -395,6 +420,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
     ).action(action(io, state, "lockfile repair", async (out: Output, cmd) => {
       const { dryRun } = cmd.opts<{ dryRun?: boolean }>();
       await withSession(cmd, io, out, async (s) => {
+        // The local copy is the repair's base: it is read, never set aside here.
         const r = await repairManagedLockfile(s.service, {
           dryRun: dryRun ?? false,
           signal: io.signal,

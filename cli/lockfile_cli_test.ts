@@ -340,3 +340,26 @@ Deno.test("the copy a failed transaction left (the datastore's with the pending 
   ]);
   await w.cleanup();
 });
+
+Deno.test("lockfile retry sets a hand-edited copy aside as add does, and no warning names the transaction's own change", async () => {
+  const { w, a } = await withLockfile();
+  const cache = new LocalCache(a, undefined, {});
+  await writePendingLockfileDelta(cache, LOCKFILE, { set: { "@acme/pend": { version: "2" } } });
+  await w.write(a, LOCKFILE, '{"@acme/ssh":{"version":"1.0.0"},"@acme/mine":{"version":"9"}}\n');
+  const r = await sluice(["lockfile", "retry", "--cache", a]);
+  assert.equal(r.code, 0, r.err);
+  const told = /warning\[lockfile_local_changed\]: .* it was moved to (\S+) first\. (.*)/.exec(
+    r.err,
+  );
+  assert.ok(told, r.err);
+  assert.match(told[2], /lacks or holds differently @acme\/mine/);
+  assert.doesNotMatch(told[2], /@acme\/pend/, "the retried change is no entry of the copy's");
+  assert.match(await Deno.readTextFile(told[1]), /@acme\/mine/);
+  // remove, with a hand edit: the removed entry is not offered back.
+  await w.write(a, LOCKFILE, '{"@acme/ssh":{"version":"1.0.0"},"@acme/other":{"version":"3"}}\n');
+  const rm = await sluice(["lockfile", "remove", "@acme/ssh", "--cache", a]);
+  assert.equal(rm.code, 0, rm.err);
+  assert.doesNotMatch(rm.err, /lockfile add @acme\/ssh/);
+  assert.match(rm.err, /lockfile add @acme\/other/);
+  await w.cleanup();
+});

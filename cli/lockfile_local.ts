@@ -13,6 +13,7 @@ import { SluiceError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import {
   applyLockfileChange,
+  type LockfileChange,
   type LockfileEntries,
   parseLockfile,
   sameLockfileValue,
@@ -96,6 +97,7 @@ export function tellAside(
   path: string,
   aside: LocalLockfileAside,
   now: LockfileEntries | null,
+  change: LockfileChange = {},
 ): void {
   const where = statePath(service.cache.stateDir, aside.location);
   if (now === null) {
@@ -107,10 +109,14 @@ export function tellAside(
     });
     return;
   }
+  // The transaction's own change is no entry of the copy's to tell of.
+  const own = new Set([...Object.keys(change.set ?? {}), ...(change.remove ?? [])]);
   const missing = Object.entries(aside.entries).filter(([name, value]) =>
-    !Object.hasOwn(now, name) || !sameLockfileValue(now[name], value)
+    !own.has(name) && (!Object.hasOwn(now, name) || !sameLockfileValue(now[name], value))
   );
-  const lacked = Object.keys(now).filter((name) => !Object.hasOwn(aside.entries, name));
+  const lacked = Object.keys(now).filter((name) =>
+    !own.has(name) && !Object.hasOwn(aside.entries, name)
+  );
   const publish = missing.map(([name, value]) =>
     `\`sluice lockfile add ${shellWord(name)} ${shellWord(JSON.stringify(value))}\``
   );

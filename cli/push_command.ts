@@ -12,7 +12,7 @@ import { headIndex } from "../sync/transfer/remote_index.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { cachePaths } from "./cache_paths.ts";
-import { capped, type CliIo, formatBytes, type Output, plural } from "./output.ts";
+import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import type { WarningEvent } from "../sync/events.ts";
@@ -268,6 +268,13 @@ export function pushCommand(io: CliIo, state: RunState): Command {
     const { walk, adoptUncommitted: named = [], globalLock } = cmd.opts<
       { walk: boolean; adoptUncommitted?: string[]; globalLock?: boolean }
     >();
+    // `--adopt-uncommitted --cache a` takes `--cache` for the path: an option, never a path.
+    const option = named.find((p) => p.startsWith("-"));
+    if (option !== undefined) {
+      throw new UsageError(
+        `--adopt-uncommitted takes the path of a file, got the option ${option}: give the path right after it (\`sluice push --adopt-uncommitted <path> ${option} …\`). Nothing was pushed.`,
+      );
+    }
     return await withSession(cmd, io, out, async (s) => {
       const adopt = await cachePaths(s.service, named, true);
       const given = await cachePaths(s.service, paths, true, true);
