@@ -431,7 +431,10 @@ Deno.test("resolve --theirs when the store's object is not the one the index nam
   const { a } = await resolutionStoppedAfterUpload();
   const r = await a.resolveConflict(PATH, "theirs");
   assert.equal(r.resolved, false, "the old client's bytes are no longer there to take");
-  assert.equal(r.setAside.length, 1, "the local copy is kept, set aside");
+  // The local copy is kept: back in place, its conflict still open.
+  assert.deepEqual(r.setAside, []);
+  assert.equal(await read(a, PATH), "sluice edit\n");
+  assert.deepEqual(a.conflicts().map((c) => c.path), [PATH]);
 });
 
 Deno.test("a deletion that found the file already gone leaves the entry of an old client that created it again before the commit", async () => {

@@ -270,7 +270,8 @@ export async function resolveConflict(
       resolution,
       resolved,
       ...(newer ? { tookNewer: took } : {}),
-      setAside,
+      // Only the copies still aside (one put back where theirs was not taken is in place).
+      setAside: setAside.filter((l) => cache.exists(l)),
       conflicts: pulled.conflicts.filter((p) => p === path),
       pull: pulled,
     };
@@ -365,6 +366,7 @@ async function reopenTheirs(
   const moved = rec.mine?.location === rec.path ? setAside[0] : undefined;
   if (moved !== undefined && !cache.exists(rec.path) && cache.putBack(moved)) {
     state.setSynced(rec.path, before.synced);
+    await state.saveManifest();
     if (before.dirty) await state.markDirty(rec.path);
     await state.conflicts.record([rec]);
     await keepAsideNamed(deps, rec, setAside.slice(1));

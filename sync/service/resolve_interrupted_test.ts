@@ -52,6 +52,9 @@ Deno.test("resolve --theirs whose pull fails keeps the conflict open, its copy b
   const rec = b.conflicts().find((c) => c.path === PATH);
   assert.ok(rec, "still open");
   assert.equal(rec.mine?.location, PATH);
+  // Its synced version is back, on disk too: a service opened again sees it.
+  const again0 = await clone(store, "b", b.cacheDir);
+  assert.ok(again0.state.synced(PATH), "still synced at the version it had");
   assert.equal(await read(b, PATH), "b's edit", "the copy it had set aside is back in place");
   assert.ok(b.state.dirtyPaths().includes(PATH), "still a change of this cache's");
   const again = await b.resolveConflict(PATH, "theirs");
@@ -87,6 +90,7 @@ Deno.test("a --theirs that meets this cache's own upload no index names keeps th
   assert.equal(store.peekText(PATH), "b's edit", "uploaded, not committed");
   const r = await b.resolveConflict(PATH, "theirs");
   assert.equal(r.resolved, false, "theirs was not there to take");
+  for (const l of r.setAside) assert.ok(await read(b, l), `${l} named as set aside is there`);
   assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
   const rec = b.conflicts()[0];
   assert.ok(rec.mine);
