@@ -24,10 +24,14 @@ import { REFUSED_RUN_ERASER, warnPending, warnRestored } from "./refused_run_hol
 export { hold, REFUSED_RUN_ERASER, resume } from "./refused_run_hold.ts";
 
 /** Best-effort refresh: a failure is a warning and never replaces the refusal. */
-export async function refresh(ctx: PushContext, prefixes: readonly string[]): Promise<void> {
+export async function refresh(
+  ctx: PushContext,
+  prefixes: readonly string[],
+  leave?: readonly string[],
+): Promise<void> {
   if (prefixes.length === 0) return;
   try {
-    await ctx.refresh(prefixes);
+    await ctx.refresh(prefixes, leave);
   } catch (e) {
     ctx.events.emit("warning", {
       code: "refresh_failed",
@@ -127,6 +131,15 @@ export async function refuse(
     await refresh(ctx, prefixes);
     throw new ErasureRefusedError(err.lost, dirs, problems, { cause: err });
   }
+  // A version still being written (its `raw` there, its `metadata.yaml`
+  // not yet): its writer may go on writing into the directory, so the
+  // refresh leaves it empty rather than put the datastore's copy of that
+  // version there for the writer to write into (a later pull fetches it).
+  const unfinished: string[] = [];
+  for (const d of dirs) {
+    const files: string[] = await ctx.cache.listFiles(d).catch(() => []);
+    if (files.includes(`${d}/raw`) && !files.includes(`${d}/metadata.yaml`)) unfinished.push(d);
+  }
   journal.erase = [...new Set([...journal.erase, ...dirs])];
   journal.uploads = [...journal.uploads, ...uploads];
   journal.prefixes = [...new Set([...journal.prefixes, ...prefixes])];
@@ -149,6 +162,6 @@ export async function refuse(
   );
   warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
-  await refresh(ctx, prefixes);
+  await refresh(ctx, prefixes, unfinished);
   throw err;
 }

@@ -294,8 +294,11 @@ export interface PushContext {
    * never committed, whatever their upload or its deletion reported.
    */
   readonly withdrawn: Set<string>;
-  /** Best-effort scoped pull of the given cache-relative prefixes. */
-  refresh(prefixes: readonly string[]): Promise<void>;
+  /**
+   * Best-effort scoped pull of the given cache-relative prefixes; nothing is
+   * fetched into the directories `leave` names (a later pull fetches it).
+   */
+  refresh(prefixes: readonly string[], leave?: readonly string[]): Promise<void>;
   /** Notes what a gate did: adds to the entry's handledBy and emits a `gate` event. */
   note(gate: string, message: string, entry?: PlanEntry): void;
   /** The per-write pipeline (read-only use: gates may inspect it). */

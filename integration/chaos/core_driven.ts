@@ -346,8 +346,32 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
             service.pushChanged({ context: { models: [other] } })
           )
             .catch(() => {}); // the other step's flush: its failure is its own
+          // The writer goes on appending to `raw`, never making it again: a
+          // version erased meanwhile (that flush refused for this run's lost
+          // lock) fails the writer there, as the tool's does, unfinalized.
+          const file = await Deno.open(`${host.cachePath}/${dir}/raw`, { append: true }).catch(
+            (e) => {
+              if (e instanceof Deno.errors.NotFound) return null;
+              throw e;
+            },
+          );
+          if (!file) {
+            rec.outcome = "model_lock_lost";
+            env.stats.coreRefused++;
+            env.outcome(rec.outcome, `${who} (version ${n}, erased while being written)`);
+            return;
+          }
+          try {
+            await file.write(enc.encode(`${by} raw output, part 2\n`));
+          } finally {
+            file.close();
+          }
         }
-        for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
+        for (const f of rec.files) {
+          // A streamed `raw` is written in place, already whole.
+          if (op.streamed && !op.same && f.path.endsWith("/raw")) continue;
+          await atomicWrite(host.cachePath, f.path, f.bytes);
+        }
         await service.markDirty({ relPath: dir });
         await atomicWrite(host.cachePath, `${base}/latest`, enc.encode(`${n}`));
         env.changes.replaced(op.clone, `${base}/latest`);

@@ -297,3 +297,61 @@ Deno.test("lock: a wait for a lock object that is no lock times out naming what 
   assert.equal(store.peekText(".datastore.lock"), "{ half a lock", "nothing was removed");
   await Deno.remove(p.cache, { recursive: true });
 });
+
+for (const twoPhase of [false, true]) {
+  Deno.test(`sync: a run whose version another step's flush held (still being written) is erased when its own flush is refused for a lost lock (${twoPhase ? "two-phase" : "single-phase"})`, async () => {
+    const store = new InMemoryStore();
+    const a = await proc(store, "a");
+    const op = await proc(store, "op");
+    const lock = a.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY, maxWaitMs: 1000 });
+    await lock.acquire();
+    await a.svc.pullChanged({ context: { models: [MODEL] } });
+    await a.svc.markDirty({ relPath: "data/shell/cmd/m1/out" });
+    const dir = "data/shell/cmd/m1/out/1";
+    await Deno.mkdir(`${a.cache}/${dir}`, { recursive: true });
+    await Deno.writeTextFile(`${a.cache}/${dir}/raw`, "part 1\n"); // the data writer, part way
+    // Another step's flush, of another model: it holds the unfinished version.
+    await a.svc.pushChanged({ context: { models: [{ modelType: "shell/cmd", modelId: "m9" }] } });
+    assert.equal(store.peekText(`${dir}/raw`), undefined);
+    await Deno.writeTextFile(`${a.cache}/${dir}/raw`, "part 1\npart 2\n");
+    await Deno.writeTextFile(`${a.cache}/${dir}/metadata.yaml`, "version: 1\n");
+    await a.svc.markDirty({ relPath: dir });
+    await breakglass(op);
+    const refused = twoPhase
+      ? a.svc.preparePush({ context: { models: [MODEL] } }).then((m) => a.svc.commitPush(m))
+      : a.svc.pushChanged({ context: { models: [MODEL] } });
+    await assert.rejects(refused, isLockLost);
+    assert.equal(await a.read(`${dir}/raw`), null, "the refused run's version is erased");
+    await lock.release();
+    assert.equal(await a.svc.pushChanged(), 0, "nothing of it is left to push");
+    assert.equal(store.peekText(`${dir}/raw`), undefined);
+  });
+}
+
+Deno.test("sync: a version still being written, erased when another step's flush is refused for this run's lost lock, is left empty by the refresh: its writer cannot write into the peer's copy", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const b = await proc(store, "b");
+  const op = await proc(store, "op");
+  const lock = a.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY, maxWaitMs: 1000 });
+  await lock.acquire();
+  await a.svc.pullChanged({ context: { models: [MODEL] } });
+  await a.svc.markDirty({ relPath: "data/shell/cmd/m1/out" });
+  const dir = "data/shell/cmd/m1/out/1";
+  await Deno.mkdir(`${a.cache}/${dir}`, { recursive: true });
+  await Deno.writeTextFile(`${a.cache}/${dir}/raw`, "a's part 1\n"); // the data writer, part way
+  await breakglass(op);
+  (await run(b, 1, "from b")).release(); // the new holder publishes version 1
+  assert.equal(await b.svc.pushChanged(), 3);
+  // Another step's flush in a's process: refused for a's lost lock, a's run erased.
+  const other = { context: { models: [{ modelType: "shell/cmd", modelId: "m9" }] } };
+  await assert.rejects(a.svc.pushChanged(other), isLockLost);
+  assert.equal(
+    await a.read(`${dir}/raw`),
+    null,
+    "erased, and left empty: the writer's next append fails",
+  );
+  await lock.release();
+  await a.svc.pullChanged();
+  assert.equal(await a.read(`${dir}/raw`), "from b", "a later pull takes the datastore's version");
+});

@@ -48,8 +48,12 @@ export interface PushRunDeps {
   readonly pushPipeline: Pipeline<PushContext>;
   readonly writePipeline: Pipeline<WriteContext>;
   readonly indexMemo: IndexMemo;
-  /** A pull of `prefixes` (a gate's refresh). */
-  refresh(signal: AbortSignal, prefixes: readonly string[]): Promise<unknown>;
+  /** A pull of `prefixes` (a gate's refresh), fetching nothing into the directories `leave` names. */
+  refresh(
+    signal: AbortSignal,
+    prefixes: readonly string[],
+    leave?: readonly string[],
+  ): Promise<unknown>;
 }
 
 /** A push's options, with the service's own: a walk, or only some paths. */
@@ -127,8 +131,8 @@ export async function runPush(
     // A commit starts from what its preparation uploaded (a second pass from
     // what its first did), so that a refusal erases those too.
     uploaded: [...(out?.commit?.uploaded ?? []), ...(carry?.uploaded ?? [])],
-    refresh: async (prefixes) => {
-      await deps.refresh(signal, prefixes);
+    refresh: async (prefixes, leave) => {
+      await deps.refresh(signal, prefixes, leave);
     },
     writePipeline: deps.writePipeline,
     snapshot,

@@ -136,7 +136,13 @@ export class SyncService {
       pushPipeline: this.pushPipeline,
       writePipeline: this.writePipeline,
       indexMemo: this.#indexMemo,
-      refresh: (signal, prefixes) => this.#pull(signal, prefixes),
+      refresh: (signal, prefixes, leave) =>
+        this.#pull(
+          signal,
+          prefixes,
+          undefined,
+          leave?.length ? (p) => leave.some((d) => p.startsWith(`${d}/`)) : undefined,
+        ),
     };
   }
 
