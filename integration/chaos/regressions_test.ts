@@ -1763,3 +1763,17 @@ Deno.test("chaos regression: a deletion that finds the object gone leaves a peer
     '{"seed":79700547,"clones":2,"ops":[{"id":39,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":38,"kind":"migrate","clone":0},{"id":36,"kind":"sync","clone":0},{"id":35,"kind":"tick","n":31,"pick":692387859},{"id":41,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":42,"kind":"tick","n":2,"pick":2022410118},{"id":43,"kind":"vanish","file":5},{"id":72,"kind":"delete","clone":0,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I2 (seed 80200556, shrunk; found with stalls in all once runs stream
+ * their output): another step's flush was refused for a streamed run's lost
+ * lock and erased its version, still being written; the refresh then pulled
+ * the new holder's copy of that version into the same directory, and the
+ * run's writer went on appending into it. The refresh now leaves such a
+ * directory empty (the writer fails there, as the tool's does).
+ */
+Deno.test("chaos regression: a refused run's version still being written is left empty by the refresh (I2, seed 80200556)", async () => {
+  await clean(
+    '{"seed":80200556,"clones":2,"kinds":["api","core"],"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"streamed":true},{"id":2,"kind":"breakglass","model":0},{"id":4,"kind":"breakglass","model":0},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":8,"kind":"tick","n":1,"pick":1719960211},{"id":10,"kind":"delete","clone":0,"file":2,"how":"during","pick":991693033}]}',
+  );
+});
