@@ -13,7 +13,12 @@ import {
   retryPendingLockfile,
   updateManagedLockfile,
 } from "../sync/locks/lockfile_txn.ts";
-import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
+import {
+  describeLockfileChange,
+  type LockfileChange,
+  parseLockfile,
+} from "../sync/locks/lockfile_change.ts";
+import { getOrNull } from "../sync/transfer/index_io.ts";
 import {
   type LockfileRepairBase,
   type LockfileRepairResult,
@@ -322,6 +327,36 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
   );
   const txn = (cmd: Command, out: Output, command: string, change: LockfileChange) =>
     withSession(cmd, io, out, async (s) => {
+      // Several names to remove, one of them not in the lockfile: most often
+      // a typo, refused before anything is published (the rest with it).
+      const removing = change.remove ?? [];
+      if (removing.length > 1) {
+        const path = managedLockfilePath(s.namespace);
+        const got = await getOrNull(s.service.store, path, {
+          retry: s.service.config.retry,
+          signal: io.signal,
+        });
+        let held: Record<string, unknown> = {};
+        try {
+          held = got ? parseLockfile(got.body) : {};
+        } catch {
+          held = {}; // a malformed copy: the transaction says so
+        }
+        const pending = (await readPendingLockfileDeltas(s.service.cache))[path]?.set ?? {};
+        const absent = removing.filter((n) =>
+          !Object.hasOwn(held, n) && !Object.hasOwn(pending, n)
+        );
+        if (got && absent.length > 0 && absent.length < removing.length) {
+          throw new SluiceError(
+            "not_found",
+            `${path} has no entry named ${absent.join(", ")}; nothing was published (${
+              removing.filter((n) => !absent.includes(n)).join(", ")
+            } included). Check the name${
+              absent.length > 1 ? "s" : ""
+            }, then run the command again. Its entries: ${Object.keys(held).join(", ") || "none"}.`,
+          );
+        }
+      }
       const r = await asideAround(
         s,
         out,

@@ -363,3 +363,21 @@ Deno.test("lockfile retry sets a hand-edited copy aside as add does, and no warn
   assert.match(rm.err, /lockfile add @acme\/other/);
   await w.cleanup();
 });
+
+Deno.test("lockfile remove of several names, one a typo, removes none and says which", async () => {
+  const { w, a } = await withLockfile();
+  const add = await sluice(["lockfile", "add", "@acme/cb", '{"version":"1"}', "--cache", a]);
+  assert.equal(add.code, 0, add.err);
+  const r = await sluice(["lockfile", "remove", "@acme/cb", "@acme/tpyo", "--cache", a]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(
+    r.err,
+    /^error\[not_found\]: .* has no entry named @acme\/tpyo; nothing was published \(@acme\/cb included\)/,
+  );
+  const store = new FsStore({ root: w.root });
+  const entries = JSON.parse(new TextDecoder().decode((await store.get(LOCKFILE))!.body));
+  assert.deepEqual(Object.keys(entries).sort(), ["@acme/cb", "@acme/ssh"]);
+  const ok = await sluice(["lockfile", "remove", "@acme/cb", "@acme/ssh", "--cache", a]);
+  assert.equal(ok.code, 0, ok.err);
+  await w.cleanup();
+});
