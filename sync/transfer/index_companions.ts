@@ -27,10 +27,10 @@ import {
   conflictPause,
   eachLimit,
   getOrNull,
-  type HeldObject,
   parsed,
   readMeta,
 } from "./index_io.ts";
+import type { HeldObject } from "./index_apply.ts";
 import { NOT_V2, updateV2 } from "./index_v2.ts";
 import type { IndexChange } from "./remote_index.ts";
 

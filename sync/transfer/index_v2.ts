@@ -18,18 +18,17 @@ import {
   UNPARTITIONED,
 } from "./bucket_layout.ts";
 import {
-  apply,
   busy,
   type Call,
   casPut,
   CONFLICT_LIMIT,
   conflictPause,
   eachLimit,
-  type HeldObject,
   listShards,
   readMeta,
   readShardOrNull,
 } from "./index_io.ts";
+import { apply, type HeldObject } from "./index_apply.ts";
 import type { IndexMemo, MetaSeen, ShardsSeen } from "./index_memo.ts";
 import type { IndexChange, OnCommit } from "./remote_index.ts";
 

@@ -22,19 +22,18 @@ import {
   UNPARTITIONED,
 } from "./bucket_layout.ts";
 import {
-  apply,
   busy,
   casPut,
   CONFLICT_LIMIT,
   conflictPause,
   eachLimit,
   getOrNull,
-  type HeldObject,
   parsed,
   readMeta,
   readShardOrNull,
   unreadable,
 } from "./index_io.ts";
+import { apply, type HeldObject } from "./index_apply.ts";
 import { IndexMemo, type MetaSeen, type RemoteIndex } from "./index_memo.ts";
 import { discoverEntries } from "./index_discovery.ts";
 import { COVERED, NOT_V2, updateV2 } from "./index_v2.ts";

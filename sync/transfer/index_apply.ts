@@ -1,0 +1,329 @@
+/**
+ * The application of an index change to a set of entries (the whole v1
+ * index, or one v2 shard's): which paths are set or removed as asked, and
+ * which are left because the store shows another writer replaced or deleted
+ * this change's write before its commit (`foreign`), checked with one HEAD
+ * per path in doubt.
+ *
+ * @module
+ */
+import { withRetry } from "../retry.ts";
+import type { ObjectStore } from "../ports.ts";
+import { type IndexEntry, isUnversioned, markerOfVersionFile } from "./bucket_layout.ts";
+import type { IndexChange } from "./remote_index.ts";
+import { WRITER_METADATA } from "./writer_id.ts";
+import { ancestorWhere, directoriesOf } from "../paths.ts";
+import { type Call, eachLimit } from "./index_io.ts";
+
+/** What the store holds at a path: its version and size. */
+export interface HeldObject {
+  readonly version: string;
+  readonly size: number;
+  /** A Sluice writer's upload (it carries a writer id), as a commit's check found it. */
+  readonly uncommitted?: true;
+}
+
+/**
+ * Applies `change` to `entries` (the whole index, or one shard's entries
+ * with that shard's part of the change). A path whose change was conditional (`change.base`) and
+ * whose index entry names neither that base nor the change's own version is
+ * checked against the store: when the store no longer holds this change's
+ * version (a write) or holds an object again (a delete), a peer has
+ * replaced it since and will commit its own, so the entry is left as it is.
+ * Returns false when some path was left so.
+ *
+ * With `retried` (a round after a refused write), a path the change sets
+ * that has no entry now is checked the same way: an earlier round's write
+ * may have landed with its answer lost, and a peer may have deleted the
+ * object and its entry since; naming it again would name a missing object.
+ * Left out so, it goes to `foreign` too (unless `change.verify`): the object
+ * may be gone outside Sluice, and the push must not report it published; a
+ * data version's `latest` marker in the change is held back with it.
+ *
+ * A conditional path whose entry another client of the layout wrote since
+ * (an entry without an object version: an old client, which writes and
+ * deletes without a compare-and-swap), or whose entry is gone though the
+ * change was based on a version of it (with `checkCreates`, beside old
+ * clients: every conditional path, created or not, whatever its entry),
+ * is checked the same way. A conditional path left out by any of these
+ * checks but `retried` goes to `foreign`, with what the store holds there
+ * (null: nothing): another writer replaced or deleted this change's write
+ * before it was committed. An old client never saw it; a peer that
+ * committed over it may have built on the old client's change instead, or
+ * (a peer that adopted it) have seen it, which cannot be told apart here,
+ * so the write is taken as not published and its writer keeps its change
+ * as a conflict (see `commitPrepared`): at worst a conflict it need not
+ * have had, never a change dropped. The change's paths are cleared from
+ * `foreign` first, so a map reused across rounds holds the last round's.
+ *
+ * A path whose write found its base gone from the store (`change.baseGone`:
+ * created again over a deletion nobody had committed, say) and whose entry
+ * is gone now is never set, whatever the store holds: a deletion was
+ * committed since, and this change was not based on it. It goes to `foreign` as deleted (null), so its
+ * writer keeps its change as a conflict and the deletion stands.
+ * `tally.applied` counts the paths set or removed. A path of `change.check`
+ * left out because the store no longer holds the version it names (the
+ * bytes this change found in place were deleted since, by their writer)
+ * goes to `unpublished`: nothing of it is published.
+ */
+export async function apply(
+  store: ObjectStore,
+  c: Call,
+  entries: Record<string, IndexEntry>,
+  change: IndexChange,
+  retried = false,
+  foreign?: Map<string, HeldObject | null>,
+  tally?: { applied: number },
+  unpublished?: Set<string>,
+): Promise<boolean> {
+  let all = true;
+  const checked = new Set(change.check ?? []);
+  const foundGone = new Set(change.foundGone ?? []);
+  const current = (p: string) => Object.hasOwn(entries, p) ? entries[p] : undefined;
+  // Where the index already holds another client's entries (an old client
+  // pushes to this bucket, or another tool's objects were named by a
+  // listing), every conditional path is checked as with `checkCreates`,
+  // asked or not: such a client writes and deletes without a
+  // compare-and-swap, and its write may not be in the index yet.
+  const checkAll = change.checkCreates === true || Object.values(entries).some(isUnversioned);
+  const suspect = (p: string, own?: IndexEntry) => {
+    const base = change.base?.[p];
+    const cur = current(p);
+    return base !== undefined && cur !== undefined && !isUnversioned(cur) && cur.v !== base &&
+      cur.v !== own?.v;
+  };
+  /**
+   * Another client's entry, or none though the change was based on one (or
+   * created the path, with `checkCreates`).
+   */
+  const foreignOver = (p: string) => {
+    const base = change.base?.[p];
+    const cur = current(p);
+    if (base === undefined) return false;
+    // Beside old clients every conditional write is checked: one may have
+    // replaced or deleted it without a trace in the index yet (its push
+    // stopped, or is still on its way to its index write).
+    if (checkAll) return true;
+    if (cur !== undefined) return isUnversioned(cur);
+    return base !== null;
+  };
+  const live = async (p: string): Promise<HeldObject | null> => {
+    const info = await withRetry(
+      () => store.head(p, { signal: c.signal }),
+      c.retry,
+      c.signal,
+    );
+    return info
+      ? {
+        version: info.version,
+        size: info.size,
+        ...(info.metadata?.[WRITER_METADATA] ? { uncommitted: true } : {}),
+      }
+      : null;
+  };
+  if (foreign?.size) {
+    for (const p of change.remove) foreign.delete(p);
+    for (const p in change.set) foreign.delete(p);
+  }
+  if (unpublished?.size) { for (const p in change.set) unpublished.delete(p); }
+  // What the store holds at each path to check, asked at once (`concurrency`
+  // at a time); each path's decision depends on its own entry alone. Only
+  // the paths to check are gathered: a commit of thousands of plain writes
+  // goes through in one pass.
+  const heads = async (paths: string[]) => {
+    const out = new Map<string, HeldObject | null>();
+    if (paths.length === 0) return out;
+    await eachLimit(paths, c.concurrency ?? 4, async (p) => void out.set(p, await live(p)));
+    return out;
+  };
+  // Written where the store no longer held the base, whose entry is gone
+  // now: a deletion was committed since. Told before this change's own
+  // removals run.
+  const deletedSince = new Set<string>();
+  for (const p of change.baseGone ?? []) {
+    if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
+  }
+  // Paths to check, each with whether it is another writer's (`foreign`).
+  const removeChecks = new Map<string, boolean>();
+  for (const p of change.remove) {
+    const theirs = (foreignOver(p) && (current(p) !== undefined || checkAll)) ||
+      suspect(p);
+    if (change.verify || theirs) removeChecks.set(p, theirs);
+  }
+  const removeHeads = await heads([...removeChecks.keys()]);
+  /**
+   * The entry still names the version this removal was based on, and the
+   * store holds another one there: that version is gone (this change deleted
+   * it), and what is there now is a write no commit named yet (a peer's
+   * create in flight, an old client's put before its index write), which
+   * its writer names when it commits. Left, the entry would name a missing
+   * object, for good if that write is withdrawn.
+   */
+  const namesGoneBase = (p: string, held: HeldObject) => {
+    const base = change.base?.[p];
+    const cur = current(p);
+    if (typeof base !== "string" || cur === undefined || held.version === base) return false;
+    if (!isUnversioned(cur)) return cur.v === base;
+    // Another client's entry, which names no version: it is the one this
+    // deletion was based on when it names that copy's bytes, and what is
+    // there now is a Sluice writer's upload no commit named yet (an old
+    // client writes without a writer id: a write of its own could hold the
+    // same bytes, and is never taken for gone).
+    const hash = change.baseHash?.[p];
+    return held.uncommitted === true && !!hash && cur.h === hash;
+  };
+  for (const p of change.remove) {
+    const theirs = removeChecks.get(p);
+    const held = removeHeads.get(p) ?? null;
+    if (theirs !== undefined && held !== null && !namesGoneBase(p, held)) {
+      all = false;
+      if (theirs) foreign?.set(p, held);
+      continue;
+    }
+    // Nothing there, and the entry names a version this removal was not
+    // based on: a peer's commit it never saw, whose object went outside
+    // Sluice (this deletion, conditional on its base, cannot have removed
+    // it). Taken out here, its holders would read a deletion; left, it names
+    // a missing object, which a pull records as lost before it removes it.
+    if (held === null && foundGone.has(p) && suspect(p)) {
+      all = false;
+      foreign?.set(p, null);
+      continue;
+    }
+    delete entries[p];
+    if (tally) tally.applied++;
+  }
+  const setChecks = new Map<string, boolean>();
+  for (const [p, e] of Object.entries(change.set)) {
+    if (deletedSince.has(p)) continue;
+    const gone = retried && !Object.hasOwn(entries, p);
+    const theirs = foreignOver(p) || suspect(p, e);
+    if (change.verify || checked.has(p) || gone || theirs) setChecks.set(p, theirs);
+  }
+  const setHeads = await heads([...setChecks.keys()]);
+  // Found in place and gone by now (another writer's upload, not committed,
+  // deleted since): not published, and neither is a `latest` marker of this
+  // change naming that version, which would point readers at files the
+  // index does not list. Both stay with their writer for its next push.
+  // Beside old clients (`checkCreates`) every conditional path is checked as
+  // possibly theirs; bytes found in place that are gone while no entry names
+  // the path were still nobody's commit: unpublished too, not a conflict.
+  const lost = (p: string, e: IndexEntry) =>
+    checked.has(p) && setHeads.get(p)?.version !== e.v &&
+    (setChecks.get(p) === false ||
+      (setChecks.get(p) === true && !setHeads.get(p) && current(p) === undefined));
+  // The store holds what `e` names: its version; for another client's entry,
+  // which names none (a v1 commit replayed into v2), an object of its size,
+  // while no entry names the path (any entry there now may be newer).
+  const holds = (p: string, e: IndexEntry) => {
+    const held = setHeads.get(p);
+    if (!isUnversioned(e)) return held?.version === e.v;
+    return !!held && held.size === e.s && current(p) === undefined;
+  };
+  // This change's own write, checked by a later round and no longer held
+  // (see below): not published either.
+  const ownGone = (p: string, e: IndexEntry) =>
+    setChecks.get(p) === false && !change.verify && !holds(p, e) && !lost(p, e);
+  // A path new to the index beside the other shape of its name there. A
+  // file above it that already stands beside files under a directory of its
+  // name (another client made both, which no cache can pull whole) is no new
+  // clash: a pull keeps no hold-back for it either (see `bothShapes` in
+  // `pull.ts`), so the file is published under that directory with the rest.
+  let dirs: Set<string> | undefined;
+  const removed = new Set(change.remove);
+  const standsBeside = (a: string) =>
+    Object.keys(entries).some((k) => k.startsWith(`${a}/`) && !removed.has(k));
+  /** Files of this index above `p` that stand alone (no file beside them under their name). */
+  const filesAbove = (p: string): string[] => {
+    const above: string[] = [];
+    ancestorWhere(p, (a) => {
+      if (Object.hasOwn(entries, a) && !Object.hasOwn(change.set, a) && !standsBeside(a)) {
+        above.push(a);
+      }
+      return false;
+    });
+    return above;
+  };
+  /** A file of this index under a directory of `p`'s name, if any. */
+  const fileUnder = (p: string): string | undefined => {
+    if (!(dirs ??= directoriesOf(Object.keys(entries))).has(p)) return undefined;
+    return Object.keys(entries).find((k) => k.startsWith(`${p}/`) && !Object.hasOwn(change.set, k));
+  };
+  // Paths new to the index beside the other shape of their name there (see below).
+  const clash = new Map<string, string>();
+  if (change.clashing) {
+    for (const p of Object.keys(change.set)) {
+      if (current(p) !== undefined) continue;
+      let other: string | undefined;
+      // Files beside one above may lie in another shard (v2): asked there,
+      // and only then (no wait on the paths with nothing above them).
+      for (const a of filesAbove(p)) {
+        if (!(await change.besideElsewhere?.(a))) {
+          other = a;
+          break;
+        }
+      }
+      other ??= fileUnder(p);
+      if (other !== undefined) clash.set(p, other);
+    }
+  }
+  const heldMarkers = new Set<string>();
+  // A marker whose version files are left out beside the other shape: left out with them.
+  const clashMarkers = new Map<string, string>();
+  for (const [p, e] of Object.entries(change.set)) {
+    const marker = markerOfVersionFile(p);
+    if (!marker || !Object.hasOwn(change.set, marker) || deletedSince.has(p)) continue;
+    if (clash.has(p)) clashMarkers.set(marker, clash.get(p)!);
+    else if ((checked.has(p) && lost(p, e)) || ownGone(p, e)) heldMarkers.add(marker);
+  }
+  for (const [p, e] of Object.entries(change.set)) {
+    change.clashing?.delete(p);
+    const held = clashMarkers.get(p);
+    if (change.clashing && held !== undefined && !heldMarkers.has(p)) {
+      all = false;
+      change.clashing.set(p, held);
+      continue;
+    }
+    if (heldMarkers.has(p)) {
+      all = false;
+      unpublished?.add(p);
+      continue;
+    }
+    if (deletedSince.has(p)) {
+      all = false;
+      foreign?.set(p, null);
+      continue;
+    }
+    const theirs = setChecks.get(p);
+    if (theirs !== undefined && !holds(p, e)) {
+      all = false;
+      // Bytes this change found in place (another writer's object, not
+      // committed) that are gone by now: never published, left to its writer
+      // (also after a refused round: a refusal by contention, the common one,
+      // tells nothing of this path).
+      if (lost(p, e)) unpublished?.add(p);
+      else if (theirs) foreign?.set(p, setHeads.get(p) ?? null);
+      // This change's own write, no longer held when a later round looked
+      // (deleted or replaced since: by a peer's deletion commit or another
+      // tool): not published, and not to be taken as published either.
+      else if (!change.verify) foreign?.set(p, setHeads.get(p) ?? null);
+      // A write carried over (a v1 commit replayed into v2) whose object is
+      // gone: not named, and told to the caller, whose writer took it for
+      // published (its copy may be the last).
+      else unpublished?.add(p);
+      continue;
+    }
+    // New to the index beside the other shape of its name there: left out.
+    const other = clash.get(p);
+    if (change.clashing && other !== undefined) {
+      all = false;
+      change.clashing.set(p, other);
+      continue;
+    }
+    // Applied after all (a remove of the same path in this change may have set it).
+    foreign?.delete(p);
+    entries[p] = e;
+    if (tally) tally.applied++;
+  }
+  return all;
+}
