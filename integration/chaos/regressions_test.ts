@@ -770,7 +770,7 @@ Deno.test("chaos regression: a resolution stopped after its upload over an old c
  * to commit. The index entry was still the clone's own base, so nothing
  * showed another writer, and the commit named the clone's version over the
  * old client's bytes. Beside old clients every conditional write is now
- * checked at its commit (`apply` in `sync/transfer/index_io.ts`).
+ * checked at its commit (`apply` in `sync/transfer/index_apply.ts`).
  */
 Deno.test("chaos regression: beside old clients, an old client's overwrite not yet in the index is not named over (I7)", async () => {
   const r = await runHistory(parseHistory(
@@ -808,7 +808,7 @@ Deno.test("chaos regression: a core-driven clone's own stopped write over an ado
  * landed before the edit's. The edit's commit then named the file again: the
  * acknowledged deletion was undone, with a conflict on neither side. A
  * commit over a version whose entry is gone is now the editor's conflict
- * (`apply` in `sync/transfer/index_io.ts`; `sync/service/delete_edit_race_test.ts`).
+ * (`apply` in `sync/transfer/index_apply.ts`; `sync/service/delete_edit_race_test.ts`).
  */
 Deno.test("chaos regression: an edit racing a deletion's push never undoes the committed deletion (I9)", async () => {
   await clean(
@@ -843,7 +843,7 @@ Deno.test("chaos regression: a refused run's erasure keeps its uploads a peer's 
  * way. The commit's check found them gone and left them out, but committed
  * the `latest` marker naming them: readers were pointed at a version the
  * index did not list. A marker naming files left unpublished is now held
- * back with them (`apply` in `sync/transfer/index_io.ts`; on v2, `updateV2`
+ * back with them (`apply` in `sync/transfer/index_apply.ts`; on v2, `updateV2`
  * in `index_v2.ts` writes a marker's shard after its files' shards).
  */
 Deno.test("chaos regression: a same-output run beside the refused run it replaces publishes no marker before its files (I14)", async () => {
@@ -912,7 +912,7 @@ Deno.test("chaos regression: a new model's first commit cut off before its meta 
  * and another writer's run then took the same version number with other
  * output, so the acknowledged run's version was set aside. Bytes found in
  * place and gone with no entry naming the path are now unpublished, not a
- * conflict (`apply` in `sync/transfer/index_io.ts`), and a push writes such
+ * conflict (`apply` in `sync/transfer/index_apply.ts`), and a push writes such
  * paths again at once in a second pass, as its own (`pushChanged` and
  * `commitPush` in `sync/service/service.ts`), under the run's locks.
  */

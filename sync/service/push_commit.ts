@@ -83,7 +83,7 @@ export function isOverwrittenConflict(reason: string | undefined): boolean {
  * (compare-and-swap) and commits the dirty set and the synced manifest.
  * Returns the paths whose write another writer replaced or deleted before
  * the commit (an old client, writing without a compare-and-swap: see
- * `apply` in `index_io.ts`): none of them is published; each stays at the
+ * `apply` in `index_apply.ts`): none of them is published; each stays at the
  * version this cache synced before, marked dirty, with a conflict recorded
  * against what the store holds, so that neither side's change is lost and
  * the user chooses (`sluice resolve`).

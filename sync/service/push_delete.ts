@@ -330,7 +330,7 @@ export async function runDeletes(
     // Conditional on the version this cache synced, whether it deleted the
     // object or found it gone: another writer may write the path again and
     // name it before this commit (an old client, which checks nothing), and
-    // the commit must not remove that entry (see `apply` in index_io.ts).
+    // the commit must not remove that entry (see `apply` in index_apply.ts).
     if (entry.syncedVersion !== undefined) {
       tally.indexBase[entry.path] = entry.syncedVersion;
       if (entry.syncedHash) tally.indexBaseHash[entry.path] = entry.syncedHash;

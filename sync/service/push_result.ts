@@ -241,7 +241,7 @@ export const UNPUBLISHED_REASON =
 
 /**
  * Moves `paths` (bytes found in place, deleted before the commit: see
- * `apply` in `index_io.ts`) out of the result's `uploaded` and `identical`
+ * `apply` in `index_apply.ts`) out of the result's `uploaded` and `identical`
  * into `skipped` (kept dirty); returns the warning to emit, if any.
  */
 export function noteUnpublished(

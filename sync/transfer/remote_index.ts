@@ -244,7 +244,7 @@ export interface IndexChange {
  * out because another writer replaced or deleted their write before the
  * commit, with what the store holds there, and the paths whose bytes found
  * in place were gone by the commit, published by no one (see `apply` in
- * `index_io.ts`).
+ * `index_apply.ts`).
  */
 export type OnCommit = (
   base: string | null,
