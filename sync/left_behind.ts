@@ -6,6 +6,7 @@
  * @module
  */
 import { SluiceError } from "./errors.ts";
+import { isManagedLockfilePath } from "./locks/lockfile_change.ts";
 
 /** What a push or pull left behind: unresolved conflicts, and files left for a later run. */
 export interface LeftBehind {
@@ -35,9 +36,6 @@ export function listPaths(paths: readonly string[], shown = 5): string {
 }
 
 const listed = (paths: readonly string[]) => listPaths(paths);
-
-/** The managed lockfile's path, alone or under a namespace (as `isManagedLockfilePath`). */
-const MANAGED_LOCKFILE = /^([^/]+\/)?config\/upstream_extensions\.json$/;
 
 /**
  * A push or pull that finished but left work behind. It is not thrown by the
@@ -81,7 +79,7 @@ export class SyncIncompleteError extends SluiceError {
     }
     // The managed lockfile a push left out is never published by another
     // push: its way out is the transaction.
-    const lockfiles = op === "pull" ? [] : left.filter((l) => MANAGED_LOCKFILE.test(l.path));
+    const lockfiles = op === "pull" ? [] : left.filter((l) => isManagedLockfilePath(l.path));
     const later = left.filter((l) => !lockfiles.includes(l));
     if (later.length) {
       parts.push(

@@ -8,6 +8,16 @@
  */
 import { ConfigError } from "../errors.ts";
 
+/** Cache-relative path of the managed lockfile, before any namespace. */
+export const MANAGED_LOCKFILE_PATH = "config/upstream_extensions.json";
+
+/** True for `config/upstream_extensions.json` and `<ns>/config/upstream_extensions.json`. */
+export function isManagedLockfilePath(path: string): boolean {
+  return path === MANAGED_LOCKFILE_PATH ||
+    (path.endsWith(`/${MANAGED_LOCKFILE_PATH}`) &&
+      path.split("/").length === MANAGED_LOCKFILE_PATH.split("/").length + 1);
+}
+
 /** The lockfile's content: extension name → entry (any JSON value). */
 export type LockfileEntries = Record<string, unknown>;
 

@@ -55,9 +55,9 @@ import {
   splitConflictingEntries,
   validateLockfileChange,
 } from "./lockfile_change.ts";
+import { isManagedLockfilePath, MANAGED_LOCKFILE_PATH } from "./lockfile_change.ts";
 
-/** Cache-relative path of the managed lockfile, before any namespace. */
-export const MANAGED_LOCKFILE_PATH = "config/upstream_extensions.json";
+export { isManagedLockfilePath, MANAGED_LOCKFILE_PATH };
 
 /** Name of the state file (in the cache's `.sluice/`) holding pending deltas. */
 export const PENDING_LOCKFILE_STATE = "lockfile-pending.json";
@@ -123,13 +123,6 @@ export function managedLockfilePath(namespace?: string): string {
   assertSafeRelPath(namespace);
   if (namespace.includes("/")) throw new ConfigError("namespace", "a single path segment");
   return `${namespace}/${MANAGED_LOCKFILE_PATH}`;
-}
-
-/** True for `config/upstream_extensions.json` and `<ns>/config/upstream_extensions.json`. */
-export function isManagedLockfilePath(path: string): boolean {
-  return path === MANAGED_LOCKFILE_PATH ||
-    (path.endsWith(`/${MANAGED_LOCKFILE_PATH}`) &&
-      path.split("/").length === MANAGED_LOCKFILE_PATH.split("/").length + 1);
 }
 
 /** Every pending delta recorded in a cache, by lockfile path. */
