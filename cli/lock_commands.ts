@@ -19,6 +19,7 @@ import {
   parseLockfile,
 } from "../sync/locks/lockfile_change.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
+import type { GetResult } from "../sync/ports.ts";
 import {
   type LockfileRepairBase,
   type LockfileRepairResult,
@@ -303,9 +304,10 @@ async function asideAround<
   io: CliIo,
   change: LockfileChange,
   run: () => Promise<T>,
+  remoteCopy?: () => Promise<GetResult | null>,
 ): Promise<T> {
   const path = managedLockfilePath(s.namespace);
-  const aside = await asideBeforeTxn(s.service, path, io.signal);
+  const aside = await asideBeforeTxn(s.service, path, io.signal, remoteCopy);
   let r: T;
   try {
     r = await run();
@@ -330,12 +332,16 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
       // Several names to remove, one of them not in the lockfile: most often
       // a typo, refused before anything is published (the rest with it).
       const removing = change.remove ?? [];
-      if (removing.length > 1) {
-        const path = managedLockfilePath(s.namespace);
-        const got = await getOrNull(s.service.store, path, {
+      const path = managedLockfilePath(s.namespace);
+      // The datastore's copy, read once for both checks below (when either needs it).
+      let read: Promise<GetResult | null> | undefined;
+      const remoteCopy = () =>
+        read ??= getOrNull(s.service.store, path, {
           retry: s.service.config.retry,
           signal: io.signal,
         });
+      if (removing.length > 1) {
+        const got = await remoteCopy();
         let held: Record<string, unknown> = {};
         try {
           held = got ? parseLockfile(got.body) : {};
@@ -367,6 +373,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
             signal: io.signal,
             ...(s.namespace ? { namespace: s.namespace } : {}),
           }),
+        remoteCopy,
       );
       // Removing a name the lockfile never had is most often a typo: say so, non-zero.
       const absent = (change.remove ?? []).filter((n) => !Object.hasOwn(r.entries, n));

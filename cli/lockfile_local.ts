@@ -20,6 +20,7 @@ import {
 } from "../sync/locks/lockfile_change.ts";
 import { readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
+import type { GetResult } from "../sync/ports.ts";
 import { statePath } from "../sync/transfer/cache.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { shellWord } from "../sync/shell_word.ts";
@@ -37,11 +38,14 @@ export interface LocalLockfileAside {
  * is not the one this cache last synced (nor, never synced, the datastore's)
  * to the set-aside area. A copy that is no JSON object is left to the
  * transaction, which sets it aside itself (`lockfile_local_malformed`).
+ * `remoteCopy` reads the datastore's copy (once; the caller may have it).
  */
 export async function asideBeforeTxn(
   service: SyncService,
   path: string,
   signal?: AbortSignal,
+  remoteCopy: () => Promise<GetResult | null> = () =>
+    getOrNull(service.store, path, { retry: service.config.retry, signal }),
 ): Promise<LocalLockfileAside | null> {
   // First: whatever is here (or not), an open conflict decides between the two copies.
   if (service.conflicts().some((c) => c.path === path)) {
@@ -63,7 +67,7 @@ export async function asideBeforeTxn(
   if (synced?.hash === hash) return null;
   const pending = (await readPendingLockfileDeltas(service.cache))[path];
   if (!synced || pending) {
-    const remote = await getOrNull(service.store, path, { retry: service.config.retry, signal });
+    const remote = await remoteCopy();
     if (remote && await sha256Hex(remote.body) === hash) return null;
     // What a failed transaction left here: the datastore's copy with the
     // pending change (which this transaction publishes), no change of a user's.
