@@ -298,18 +298,28 @@ Deno.test("lock: a wait for a lock object that is no lock times out naming what 
   await Deno.remove(p.cache, { recursive: true });
 });
 
+/**
+ * A run of `p` as the tool's data writer starts it: its model's lock, its
+ * scoped pull, version 1's `raw` written part way (`first`), no
+ * `metadata.yaml` yet.
+ */
+async function streaming(p: Proc, first: string) {
+  const lock = p.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY, maxWaitMs: 1000 });
+  await lock.acquire();
+  await p.svc.pullChanged({ context: { models: [MODEL] } });
+  await p.svc.markDirty({ relPath: "data/shell/cmd/m1/out" });
+  const dir = "data/shell/cmd/m1/out/1";
+  await Deno.mkdir(`${p.cache}/${dir}`, { recursive: true });
+  await Deno.writeTextFile(`${p.cache}/${dir}/raw`, first);
+  return { lock, dir };
+}
+
 for (const twoPhase of [false, true]) {
   Deno.test(`sync: a run whose version another step's flush held (still being written) is erased when its own flush is refused for a lost lock (${twoPhase ? "two-phase" : "single-phase"})`, async () => {
     const store = new InMemoryStore();
     const a = await proc(store, "a");
     const op = await proc(store, "op");
-    const lock = a.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY, maxWaitMs: 1000 });
-    await lock.acquire();
-    await a.svc.pullChanged({ context: { models: [MODEL] } });
-    await a.svc.markDirty({ relPath: "data/shell/cmd/m1/out" });
-    const dir = "data/shell/cmd/m1/out/1";
-    await Deno.mkdir(`${a.cache}/${dir}`, { recursive: true });
-    await Deno.writeTextFile(`${a.cache}/${dir}/raw`, "part 1\n"); // the data writer, part way
+    const { lock, dir } = await streaming(a, "part 1\n");
     // Another step's flush, of another model: it holds the unfinished version.
     await a.svc.pushChanged({ context: { models: [{ modelType: "shell/cmd", modelId: "m9" }] } });
     assert.equal(store.peekText(`${dir}/raw`), undefined);
@@ -333,13 +343,7 @@ Deno.test("sync: a version still being written, erased when another step's flush
   const a = await proc(store, "a");
   const b = await proc(store, "b");
   const op = await proc(store, "op");
-  const lock = a.provider().createLock("/repo/.swamp", { lockKey: LOCK_KEY, maxWaitMs: 1000 });
-  await lock.acquire();
-  await a.svc.pullChanged({ context: { models: [MODEL] } });
-  await a.svc.markDirty({ relPath: "data/shell/cmd/m1/out" });
-  const dir = "data/shell/cmd/m1/out/1";
-  await Deno.mkdir(`${a.cache}/${dir}`, { recursive: true });
-  await Deno.writeTextFile(`${a.cache}/${dir}/raw`, "a's part 1\n"); // the data writer, part way
+  const { lock, dir } = await streaming(a, "a's part 1\n");
   await breakglass(op);
   (await run(b, 1, "from b")).release(); // the new holder publishes version 1
   assert.equal(await b.svc.pushChanged(), 3);
