@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { PutModes } from "../ports.ts";
 import { type FakeClock, hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
+import { bothSynced, clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import type { SyncService } from "./service.ts";
@@ -342,12 +342,8 @@ Deno.test("a deletion that finds the object gone never takes out a peer's later 
   // the peer's object; its commit removed the peer's entry, unrecorded, and
   // the peer's next pull would have taken that for a deletion.
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(b, F, "one\n");
-  await b.pushChanged();
-  await a.pullChanged();
-  await put(b, F, "b's later edit\n");
+  // b wrote F first and then changed it; a synced only the first version.
+  const { a: b, b: a } = await bothSynced(store, F, "one\n", "b's later edit\n");
   await b.pushChanged();
   const named = (await readIndex(store, quick.retry))?.entries[F]?.v;
   await store.delete(F); // another tool

@@ -7,19 +7,14 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { bothSynced, clone, put, read } from "./clone_kit.ts";
 
 const PATH = "notes/m.txt";
 
 /** `b` holds a conflict at PATH: both edited it, `a` pushed first. */
 async function conflicted() {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, PATH, "base");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(a, PATH, "a's edit");
+  const { a, b } = await bothSynced(store, PATH, "base", "a's edit");
   await a.pushChanged();
   await put(b, PATH, "b's edit");
   const met = await b.pushChanged();
