@@ -295,8 +295,7 @@ export async function openSession(
     cacheDir,
   );
   // A cache the swamp extension made holds unfinished data versions (its record says so).
-  const hold = (await probeCache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null))
-    ?.unfinishedVersions === "hold";
+  const hold = chosen.recorded?.unfinishedVersions === "hold";
   const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
   let reached = false;
   const store = noticingStore(opened.store, () => reached = true);

@@ -28,14 +28,25 @@ export type { StoreRecord };
 
 /**
  * The store URL to use: `--store`, else `SLUICE_STORE`, else the store the
- * cache recorded; refuses a store other than the recorded one.
+ * cache recorded; refuses a store other than the recorded one. Also gives
+ * the record the cache holds.
  */
 export async function chooseStore(
   options: CommonOptions,
   io: CliIo,
   cache: LocalCache,
-): Promise<{ spec: StoreSpec; url: string; record: boolean }> {
+): Promise<{ spec: StoreSpec; url: string; record: boolean; recorded: StoreRecord | null }> {
   const recorded = await cache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null);
+  return { ...await chosenStore(options, io, cache, recorded), recorded };
+}
+
+/** {@link chooseStore}, given the record the cache holds (null: none). */
+async function chosenStore(
+  options: CommonOptions,
+  io: CliIo,
+  cache: LocalCache,
+  recorded: StoreRecord | null,
+): Promise<{ spec: StoreSpec; url: string; record: boolean }> {
   const given = options.store ?? (io.env?.[STORE_ENV] || undefined);
   if (given === undefined) {
     if (recorded?.format === 1 && typeof recorded.url === "string") {
