@@ -85,7 +85,21 @@ export async function apply(
   // listing), every conditional path is checked as with `checkCreates`,
   // asked or not: such a client writes and deletes without a
   // compare-and-swap, and its write may not be in the index yet.
-  const checkAll = change.checkCreates === true || Object.values(entries).some(isUnversioned);
+  // Looked at once, only when a conditional path asks, without copying the entries.
+  let others: boolean | undefined;
+  const checkAll = () => {
+    if (change.checkCreates === true) return true;
+    if (others === undefined) {
+      others = false;
+      for (const p in entries) {
+        if (isUnversioned(entries[p])) {
+          others = true;
+          break;
+        }
+      }
+    }
+    return others;
+  };
   const suspect = (p: string, own?: IndexEntry) => {
     const base = change.base?.[p];
     const cur = current(p);
@@ -103,7 +117,7 @@ export async function apply(
     // Beside old clients every conditional write is checked: one may have
     // replaced or deleted it without a trace in the index yet (its push
     // stopped, or is still on its way to its index write).
-    if (checkAll) return true;
+    if (checkAll()) return true;
     if (cur !== undefined) return isUnversioned(cur);
     return base !== null;
   };
@@ -146,7 +160,7 @@ export async function apply(
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();
   for (const p of change.remove) {
-    const theirs = (foreignOver(p) && (current(p) !== undefined || checkAll)) ||
+    const theirs = (foreignOver(p) && (current(p) !== undefined || checkAll())) ||
       suspect(p);
     if (change.verify || theirs) removeChecks.set(p, theirs);
   }
