@@ -132,7 +132,13 @@ function say(
   r: ResolveResult,
   shown: (location: string) => string,
 ): void {
-  if (r.resolved) {
+  if (r.resolved && r.ownUpload !== undefined) {
+    out.say(
+      `The datastore no longer held theirs of ${rel}: a resolution of this conflict, cut off before its commit, had written your copy over it (version ${r.ownUpload}). Took that copy into the cache and finished publishing it${
+        r.published ? ` (version ${r.published})` : ""
+      }: the datastore's index names it now.`,
+    );
+  } else if (r.resolved) {
     out.say(
       resolution === "theirs"
         ? r.pull && !r.pull.fetched.includes(rel) &&

@@ -690,3 +690,31 @@ Deno.test("resolve --theirs of a file changed again on the datastore since the c
   await w.cleanup();
   await w2.cleanup();
 });
+
+Deno.test("a resolution cut off after its upload over theirs, its file deleted here: --mine says theirs is gone too (exit 1), --theirs finishes publishing the upload", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3, "the conflict is recorded");
+  // b's --merged uploaded over theirs and was cut off before its index update.
+  const store = new FsStore({ root: w.root });
+  const theirs = (await store.head(CFG))!.version;
+  const own = "b-writer"; // made by the push of that resolution, as its first
+  await Deno.writeTextFile(`${b}/.sluice/writer.json`, JSON.stringify({ id: own }));
+  await store.put(CFG, new TextEncoder().encode("x: 2\ny: 1\n"), PutModes.update(theirs), {
+    metadata: { [WRITER_METADATA]: own },
+  });
+  await Deno.remove(`${b}/${CFG}`); // then deleted by hand
+  const mine = await sluice(["resolve", CFG, "--mine", "--cache", b]);
+  assert.equal(mine.code, 1, mine.err);
+  assert.match(mine.err, /not_found/);
+  assert.match(mine.err, /no longer on the datastore either/);
+  assert.match(mine.err, /sluice resolve config\/app\.yaml --theirs/);
+  const taken = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
+  assert.equal(taken.code, 0, taken.err);
+  assert.match(taken.out, /The datastore no longer held theirs of config\/app\.yaml/);
+  assert.match(taken.out, /finished publishing it/);
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "x: 2\ny: 1\n");
+  const c = w.cache("c");
+  assert.equal((await sluice(["pull", "--cache", c, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\ny: 1\n", "a peer takes it");
+  await w.cleanup();
+});

@@ -1777,3 +1777,17 @@ Deno.test("chaos regression: a refused run's version still being written is left
     '{"seed":80200556,"clones":2,"kinds":["api","core"],"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"streamed":true},{"id":2,"kind":"breakglass","model":0},{"id":4,"kind":"breakglass","model":0},{"id":5,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":8,"kind":"tick","n":1,"pick":1719960211},{"id":10,"kind":"delete","clone":0,"file":2,"how":"during","pick":991693033}]}',
   );
 });
+
+/**
+ * I13 (seed 80600338, shrunk; found with streamed runs in all, left open a
+ * round before): a `--merged` whose upload landed over theirs and whose
+ * commit was cut off, its file then deleted by hand. `--mine` was refused
+ * (no copy here) and `--theirs` could not take theirs, which the upload had
+ * replaced: a conflict with no way out. `--theirs` now takes what the
+ * datastore holds, this cache's own upload, and finishes publishing it.
+ */
+Deno.test("chaos regression: a --theirs that meets this cache's own cut-off upload over theirs takes it and commits it (I13, seed 80600338)", async () => {
+  await clean(
+    '{"seed":80600338,"clones":2,"kinds":["api","core"],"indexFirst":true,"ops":[{"id":25,"kind":"foreign","what":"shared","file":2},{"id":1,"kind":"edit","clone":0,"file":0,"how":"mark"},{"id":2,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":21,"kind":"stall","clone":0,"on":true},{"id":4,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"streamed":true},{"id":5,"kind":"resolve","clone":0,"pick":6,"how":"merged"},{"id":6,"kind":"tick","n":14,"pick":1314278759},{"id":22,"kind":"stall","clone":0,"on":false},{"id":8,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":15,"kind":"tick","n":8,"pick":1128217899},{"id":17,"kind":"flaky","call":"put","count":2,"afterEffect":false},{"id":19,"kind":"delete","clone":0,"file":0,"how":"during","pick":494510510}]}',
+  );
+});

@@ -427,14 +427,17 @@ for (const how of ["writes the same bytes", "deletes it"]) {
   });
 }
 
-Deno.test("resolve --theirs when the store's object is not the one the index names does not claim to have taken theirs", async () => {
-  const { a } = await resolutionStoppedAfterUpload();
+Deno.test("resolve --theirs where this cache's own upload replaced the old client's edit takes that upload, saying so, and commits it", async () => {
+  const { store, a } = await resolutionStoppedAfterUpload();
   const r = await a.resolveConflict(PATH, "theirs");
-  assert.equal(r.resolved, false, "the old client's bytes are no longer there to take");
-  // The local copy is kept: back in place, its conflict still open.
-  assert.deepEqual(r.setAside, []);
+  assert.equal(r.resolved, true);
+  assert.ok(r.ownUpload, "the old client's bytes are no longer there: what is there is its own");
+  assert.equal(r.tookNewer, undefined, "never claimed as a newer version of theirs");
   assert.equal(await read(a, PATH), "sluice edit\n");
-  assert.deepEqual(a.conflicts().map((c) => c.path), [PATH]);
+  for (const l of r.setAside) assert.equal(await read(a, l), "sluice edit\n", "kept aside");
+  assert.deepEqual(a.conflicts(), []);
+  assert.equal(store.peekText(PATH), "sluice edit\n");
+  await assertIndexCurrent(store, { held: true });
 });
 
 Deno.test("a deletion that found the file already gone leaves the entry of an old client that created it again before the commit", async () => {

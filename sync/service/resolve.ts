@@ -36,7 +36,12 @@ import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
-import { indexedShapeReader, theirsReader, versionedTheirs } from "./resolve_reads.ts";
+import {
+  indexedShapeReader,
+  ownUploadTaker,
+  theirsReader,
+  versionedTheirs,
+} from "./resolve_reads.ts";
 import { forgetVanished } from "./vanished_record.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
@@ -51,7 +56,7 @@ import {
   shapeClash,
 } from "./resolve_refusals.ts";
 
-export { indexedShapeReader, theirsReader } from "./resolve_reads.ts";
+export { indexedShapeReader, ownUploadTaker, theirsReader } from "./resolve_reads.ts";
 export { ResolveRefusedError } from "./resolve_refusals.ts";
 
 /** What a resolution did. */
@@ -68,6 +73,13 @@ export interface ResolveResult {
    * since): theirs is what the datastore holds now.
    */
   readonly tookNewer?: string | null;
+  /**
+   * `theirs`: the version of this cache's own upload the datastore held
+   * instead of theirs (a resolution cut off before its commit had written
+   * it over theirs), taken into the cache and published as the path's
+   * version (`published`, `push`): theirs was no longer there to take.
+   */
+  readonly ownUpload?: string;
   /** True when the resolution deleted theirs on the datastore. */
   readonly deleted?: boolean;
   /** Where a local copy was set aside (cache-relative), if one was. */
@@ -96,6 +108,13 @@ export interface ResolveDeps {
    * object version to compare-and-swap on.
    */
   readTheirs?(path: string): Promise<(RemoteSide & { readonly own: boolean }) | null>;
+  /**
+   * Streams the datastore's object at `path` into the cache at `path` when
+   * it is this cache's own upload (its writer id) and not version `theirs`,
+   * returning what was written; null, with nothing written, otherwise (see
+   * {@link ownUploadTaker}).
+   */
+  takeBackOwn?(path: string, theirs: string | undefined): Promise<RemoteSide | null>;
   /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
   forgetLost?(path: string): Promise<void>;
   /**
@@ -140,6 +159,7 @@ export function storeResolveDeps(
     state,
     ...run,
     readTheirs: theirsReader(store, cache, config.retry, signal),
+    takeBackOwn: ownUploadTaker(store, cache, config.retry, signal),
     forgetLost: (p) => forgetVanished(store, [p], config.retry, signal),
     indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
   };
@@ -249,6 +269,10 @@ export async function resolveConflict(
     // Not taken when the store's object is not the one the index names
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+    if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
+      const own = await takeOwnAsTheirs(deps, rec, setAside, pulled);
+      if (own) return own;
+    }
     // Not taken, and no new conflict recorded by the pull: this one stays open.
     if (!resolved && !state.conflicts.get(path)) await reopenTheirs(deps, rec, setAside, before);
     await keepAsideNamed(deps, rec, setAside);
@@ -286,7 +310,13 @@ export async function resolveConflict(
   }
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
   if (resolution === "mine" && rec.mine?.location === path && !cache.exists(path)) {
-    throw mineGone(rec);
+    // Said when theirs is no longer on the datastore either: this cache's
+    // own upload replaced it (a resolution cut off before its commit).
+    const held = await deps.readTheirs?.(path).catch(() => null);
+    throw mineGone(
+      rec,
+      held?.own && held.version !== rec.theirs?.version ? held.version : undefined,
+    );
   }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
@@ -315,7 +345,23 @@ export async function resolveConflict(
     }
   }
   if (resolution === "mine") await restoreMine(deps, rec, setAside);
-  // Rebase on theirs: every compare-and-swap of the push is now on the version the user saw.
+  return await publishRebased(deps, rec, resolution, theirs, setAside);
+}
+
+/**
+ * Publishes what the cache holds at the conflict's path, rebased on
+ * `theirs`: every compare-and-swap of the push is then on the version the
+ * user saw. The conflict is released once it lands.
+ */
+async function publishRebased(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  resolution: Resolution,
+  theirs: RemoteSide | null,
+  setAside: string[],
+): Promise<ResolveResult> {
+  const { state } = deps;
+  const path = rec.path;
   state.setSynced(
     path,
     theirs ? { hash: theirs.hash, version: theirs.version, size: theirs.size } : undefined,
@@ -346,6 +392,50 @@ export async function resolveConflict(
     conflicts,
     push: pushed,
   };
+}
+
+/**
+ * A `--theirs` whose pull met, instead of theirs, this cache's own upload
+ * over it (a `--mine` or `--merged` of this conflict cut off before its
+ * commit: the index still names theirs, whose bytes the upload replaced).
+ * Theirs is no longer on the datastore to take; what it holds is that
+ * upload, so it is taken: streamed into the cache (any copy at the path set
+ * aside first) and committed as the path's version, the resolution the cut
+ * off one began. `null` when the object is not this cache's own (another
+ * writer's upload in flight: the caller leaves the conflict open).
+ */
+async function takeOwnAsTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: string[],
+  pulled: PullResult,
+): Promise<ResolveResult | null> {
+  const { cache } = deps;
+  const path = rec.path;
+  if (!deps.readTheirs || !deps.takeBackOwn) return null;
+  const held = await deps.readTheirs(path);
+  if (!held?.own || held.version === rec.theirs?.version) return null;
+  if (cache.exists(path)) {
+    setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
+  }
+  const took = await deps.takeBackOwn(path, rec.theirs?.version);
+  if (!took) return null;
+  const theirs = await versionedTheirs(deps, rec);
+  if (theirs === undefined) {
+    await keepAsideNamed(deps, rec, setAside);
+    return {
+      path,
+      resolution: "theirs",
+      resolved: false,
+      setAside,
+      conflicts: [path],
+      pull: pulled,
+    };
+  }
+  const r = await publishRebased(deps, rec, "theirs", theirs, setAside);
+  // Committed as it stood (the push finds its bytes there already): published all the same.
+  const published = r.resolved ? r.published ?? deps.state.synced(path)?.version : undefined;
+  return { ...r, published, ownUpload: took.version, pull: pulled };
 }
 
 /**

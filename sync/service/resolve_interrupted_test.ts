@@ -75,23 +75,52 @@ Deno.test("after a --theirs cut off, a pull and then --mine publish this cache's
   assert.equal(store.peekText(PATH), "b's edit", "mine is what was published");
 });
 
-Deno.test("a --theirs that meets this cache's own upload no index names keeps the conflict open and both copies", async () => {
-  const { store, b } = await conflicted();
-  // A --mine whose upload landed and whose index write failed.
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+/** `b`'s resolution (`how`) whose upload landed and whose index write failed. */
+async function cutAfterUpload(how: "mine" | "merged") {
+  const c = await conflicted();
+  if (how === "merged") await put(c.b, PATH, "merged by hand");
+  c.store.failNext("put", 1, () => new UnreachableError("cut off"), {
     match: (k) => k === ".datastore-index.json",
   });
-  await assert.rejects(b.resolveConflict(PATH, "mine"));
-  assert.equal(store.peekText(PATH), "b's edit", "uploaded, not committed");
+  await assert.rejects(c.b.resolveConflict(PATH, how));
+  const uploaded = how === "merged" ? "merged by hand" : "b's edit";
+  assert.equal(c.store.peekText(PATH), uploaded, "uploaded over theirs, not committed");
+  assert.deepEqual(c.b.conflicts().map((x) => x.path), [PATH], "kept open");
+  return { ...c, uploaded };
+}
+
+Deno.test("a --theirs that meets this cache's own upload over theirs takes it and finishes publishing it", async () => {
+  const { store, b, uploaded } = await cutAfterUpload("mine");
   const r = await b.resolveConflict(PATH, "theirs");
-  assert.equal(r.resolved, false, "theirs was not there to take");
-  for (const l of r.setAside) assert.ok(await read(b, l), `${l} named as set aside is there`);
-  assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
-  const rec = b.conflicts()[0];
-  assert.ok(rec.mine);
-  assert.equal(await read(b, rec.mine.location), "b's edit", "mine is named where it is");
-  const again = await b.resolveConflict(PATH, "mine");
-  assert.equal(again.resolved, true);
-  assert.equal(store.peekText(PATH), "b's edit");
+  assert.equal(r.resolved, true, "what the datastore holds is taken");
+  assert.ok(r.ownUpload, "said to be this cache's own upload");
+  assert.ok(r.published, "and committed");
   assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, PATH), uploaded);
+  for (const l of r.setAside) assert.equal(await read(b, l), "b's edit", `${l} kept aside`);
+  // The index names it: a peer's pull takes it (before, it skipped it as uncommitted).
+  const a = await clone(store, "a2");
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.uncommitted, []);
+  assert.equal(await read(a, PATH), uploaded);
+});
+
+Deno.test("a --merged cut off after its upload, its file then deleted by hand: --mine says theirs is gone too, and --theirs finishes the merge", async () => {
+  const { store, b, uploaded } = await cutAfterUpload("merged");
+  await Deno.remove(`${b.cacheDir}/${PATH}`);
+  const refused = await b.resolveConflict(PATH, "mine").catch((e) => e);
+  assert.equal(refused.code, "not_found");
+  assert.match(refused.message, /no longer on the datastore either/);
+  assert.match(refused.message, /sluice resolve notes\/m\.txt --theirs/);
+  assert.equal(store.peekText(PATH), uploaded, "nothing changed on the datastore");
+  const r = await b.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, true);
+  assert.deepEqual(r.setAside, [], "nothing was here to set aside");
+  assert.equal(await read(b, PATH), uploaded);
+  assert.equal(store.peekText(PATH), uploaded);
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual((await b.pushChanged()).uploaded, [], "nothing left to publish");
+  const a = await clone(store, "a2");
+  await a.pullChanged();
+  assert.equal(await read(a, PATH), uploaded, "a peer's pull takes the merge");
 });

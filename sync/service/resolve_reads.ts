@@ -11,6 +11,8 @@ import { NotFoundError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import { hashObject } from "../transfer/object_ops.ts";
+import { openObject } from "../transfer/body.ts";
+import { withRetry } from "../retry.ts";
 import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ancestorWhere } from "../paths.ts";
 import { readIndexAround } from "../transfer/remote_index.ts";
@@ -61,6 +63,44 @@ export function theirsReader(
       size: got.info.size,
       own: own !== null && got.info.metadata?.[WRITER_METADATA] === own,
     };
+  };
+}
+
+/**
+ * {@link ResolveDeps.takeBackOwn} over `store`: when the object at the path
+ * carries this cache's writer id and is not `theirs` (its own upload, made
+ * over theirs by a resolution cut off before its commit), it is streamed
+ * into the cache at the path (atomically, checked against its size) and its
+ * version, hash and size returned; otherwise nothing is written and `null`
+ * is returned.
+ */
+export function ownUploadTaker(
+  store: ObjectStore,
+  cache: LocalCache,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["takeBackOwn"]> {
+  return async (path, theirs) => {
+    const own = await readWriterId(cache);
+    if (own === null) return null;
+    return await withRetry(
+      async () => {
+        const got = await openObject(store, path, { signal }).catch((e) => {
+          if (e instanceof NotFoundError) return null;
+          throw e;
+        });
+        if (!got) return null;
+        const { body, ...info } = got;
+        if (info.metadata?.[WRITER_METADATA] !== own || info.version === theirs) {
+          await body.cancel().catch(() => {});
+          return null;
+        }
+        const hash = await cache.writeStream(path, body, { size: info.size });
+        return { version: info.version, hash, size: info.size };
+      },
+      retry,
+      signal,
+    );
   };
 }
 

@@ -51,10 +51,20 @@ export function noMerge(rec: ConflictRecord): ResolveRefusedError {
  * nothing is there now: deleted by hand since. Pushed, the deletion would
  * delete theirs on the datastore, a change nobody chose to publish.
  */
-export function mineGone(rec: ConflictRecord): ResolveRefusedError {
+export function mineGone(rec: ConflictRecord, ownUpload?: string): ResolveRefusedError {
   const theirs = rec.theirs
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
+  if (ownUpload !== undefined) {
+    return new ResolveRefusedError(
+      "not_found",
+      `Your copy of ${rec.path} is gone from the cache, and ${theirs} is no longer on the datastore either: a resolution of this conflict, cut off before its commit, wrote this cache's copy over it (version ${ownUpload}, not named by the index yet). Nothing was changed: the conflict stays open. Run \`sluice resolve ${
+        shellWord(rec.path)
+      } --theirs\` to take what the datastore holds (that copy) and finish publishing it, or put your copy back at ${rec.path} and run \`sluice resolve ${
+        shellWord(rec.path)
+      } --mine\` again.`,
+    );
+  }
   return new ResolveRefusedError(
     "not_found",
     `Your copy of ${rec.path} (the file the conflict recorded) is gone from the cache, so there is no copy of yours to publish: --mine would delete ${theirs} on the datastore instead. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put your copy back at ${rec.path} and run \`sluice resolve ${
