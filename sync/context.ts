@@ -121,6 +121,8 @@ export interface PlanEntry {
   readonly syncedVersion?: string;
   /** Content hash as of this cache's last sync, if any. */
   readonly syncedHash?: string;
+  /** Size as of this cache's last sync, if any. */
+  readonly syncedSize?: number;
   /** `dirty`: marked by path; `walk`: found changed by a walk after a bulk markDirty. */
   readonly source?: "dirty" | "walk";
   /** Done by the preparation of a two-phase push (shown to the gates of its commit, not written again). */

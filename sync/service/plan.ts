@@ -79,6 +79,7 @@ export async function buildPlan(
       size,
       syncedVersion: s?.version,
       syncedHash: s?.hash,
+      syncedSize: s?.size,
     });
   };
   // A path this process may not read: reported, kept dirty, never a deletion.

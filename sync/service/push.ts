@@ -151,6 +151,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // the commit never puts back an entry a peer has since replaced.
     const indexBase: Record<string, string | null> = {};
     const indexBaseHash: Record<string, string> = {};
+    const indexBaseSize: Record<string, number> = {};
     const indexSynced: Record<
       string,
       { hash: string; version: string; size: number; mtimeMs?: number }
@@ -169,6 +170,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       indexFoundGone: foundGone,
       indexBase,
       indexBaseHash,
+      indexBaseSize,
       indexSynced,
       handled,
       settled,
@@ -408,6 +410,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
       base: prior ? { ...prior.base, ...indexBase } : indexBase,
       baseHash: prior ? { ...prior.baseHash, ...indexBaseHash } : indexBaseHash,
+      baseSize: prior ? { ...prior.baseSize, ...indexBaseSize } : indexBaseSize,
       check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
       baseGone: prior ? [...prior.baseGone ?? [], ...baseGone] : baseGone,
       foundGone: prior ? [...prior.foundGone ?? [], ...foundGone] : foundGone,

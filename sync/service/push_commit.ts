@@ -31,6 +31,8 @@ export interface PendingCommit {
   readonly base?: Readonly<Record<string, string | null>>;
   /** The hash of the copy each deletion was based on (see `IndexChange.baseHash`). */
   readonly baseHash?: Readonly<Record<string, string>>;
+  /** The size of the copy each deletion was based on (see `IndexChange.baseSize`). */
+  readonly baseSize?: Readonly<Record<string, number>>;
   /** Paths set only while the store holds their version (see `IndexChange.check`). */
   readonly check?: readonly string[];
   /** Paths written where the store no longer held their base (see `IndexChange.baseGone`). */
@@ -148,6 +150,7 @@ export async function commitPrepared(
       remove: pending.remove,
       base: pending.base,
       baseHash: pending.baseHash,
+      baseSize: pending.baseSize,
       check: pending.check,
       baseGone: pending.baseGone,
       foundGone: pending.foundGone,

@@ -334,6 +334,7 @@ export async function runDeletes(
     if (entry.syncedVersion !== undefined) {
       tally.indexBase[entry.path] = entry.syncedVersion;
       if (entry.syncedHash) tally.indexBaseHash[entry.path] = entry.syncedHash;
+      if (entry.syncedSize !== undefined) tally.indexBaseSize[entry.path] = entry.syncedSize;
     }
     tally.handled.push(entry.path);
   }

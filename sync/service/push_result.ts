@@ -119,6 +119,8 @@ export interface PushTally {
   readonly indexBase: Record<string, string | null>;
   /** The hash of the copy each deletion was based on (see `IndexChange.baseHash`). */
   readonly indexBaseHash: Record<string, string>;
+  /** The size of the copy each deletion was based on (see `IndexChange.baseSize`). */
+  readonly indexBaseSize: Record<string, number>;
   /** What the manifest records for each path, once the index names it. */
   readonly indexSynced: Record<
     string,

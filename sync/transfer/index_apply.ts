@@ -179,12 +179,19 @@ export async function apply(
     if (typeof base !== "string" || cur === undefined || held.version === base) return false;
     if (!isUnversioned(cur)) return cur.v === base;
     // Another client's entry, which names no version: it is the one this
-    // deletion was based on when it names that copy's bytes, and what is
-    // there now is a Sluice writer's upload no commit named yet (an old
-    // client writes without a writer id: a write of its own could hold the
-    // same bytes, and is never taken for gone).
+    // deletion was based on when it names that copy's bytes (by their hash;
+    // by their size alone for an entry that records none, a listing's or an
+    // old client's, as `stillIndexed` does), and what is there now is a
+    // Sluice writer's upload no commit named yet (an old client writes
+    // without a writer id: a write of its own could hold the same bytes,
+    // and is never taken for gone).
+    if (held.uncommitted !== true) return false;
+    if (cur.h === "") {
+      const size = change.baseSize?.[p];
+      return size !== undefined && cur.s === size;
+    }
     const hash = change.baseHash?.[p];
-    return held.uncommitted === true && !!hash && cur.h === hash;
+    return !!hash && cur.h === hash;
   };
   for (const p of change.remove) {
     const theirs = removeChecks.get(p);

@@ -72,3 +72,41 @@ Deno.test("a deletion based on another client's entry (no object version) remove
     }
   }
 });
+
+Deno.test("a deletion based on another client's entry that records no hash (a listing's) removes it by the deleted copy's size where a Sluice writer's upload not committed yet stands there", async () => {
+  const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+  const listed = { v: "~5@2026-01-01T00:00:00.000Z", h: "", s: 5 };
+  for (const baseSize of [5, 6, undefined]) {
+    const store = new InMemoryStore();
+    // The copy this deletion was based on is gone; another writer's upload stands there now.
+    await store.put("a.txt", new TextEncoder().encode("again!"), { kind: "create" }, {
+      metadata: { [WRITER_METADATA]: "w2" },
+    });
+    const entries: Record<string, typeof listed> = { "a.txt": listed };
+    const foreign = new Map();
+    await apply(
+      store,
+      c,
+      entries,
+      {
+        set: {},
+        remove: ["a.txt"],
+        base: { "a.txt": "deleted-version" },
+        ...(baseSize === undefined ? {} : { baseSize: { "a.txt": baseSize } }),
+      },
+      false,
+      foreign,
+    );
+    if (baseSize === 5) {
+      assert.equal(entries["a.txt"], undefined, "the entry named the deleted copy: removed");
+      assert.equal(foreign.size, 0);
+    } else {
+      assert.deepEqual(
+        entries["a.txt"],
+        listed,
+        `another copy's entry (base size ${baseSize}): kept`,
+      );
+      assert.ok(foreign.has("a.txt"));
+    }
+  }
+});

@@ -81,6 +81,7 @@ export async function updateV2(
       ...parts.get(part)!,
       base: change.base,
       baseHash: change.baseHash,
+      baseSize: change.baseSize,
       verify: change.verify,
       check: change.check,
       baseGone: change.baseGone,

@@ -182,6 +182,11 @@ export interface IndexChange {
    */
   readonly baseHash?: Readonly<Record<string, string>>;
   /**
+   * For a deletion: the size of the copy it was based on, for another
+   * client's entry that records no hash (see `apply`).
+   */
+  readonly baseSize?: Readonly<Record<string, number>>;
+  /**
    * Apply each `set` only while the store holds the version it names, and
    * each `remove` only while it holds nothing at the path: for a change
    * replayed from an older commit (an index move's catch-up, or a v1 commit
