@@ -13,6 +13,9 @@ import { ignoreMinio, startMinio } from "./servers/minio.ts";
 import { ignoreS3rver, startS3rver } from "./servers/s3rver.ts";
 import { type S3TestServer, sharedServer, stopSharedServers } from "./servers/common.ts";
 import { dec, enc, faultProxyTests, realClient, type StoreThrough } from "./contract_helpers.ts";
+import { seedPeerBucket } from "../packages/testing/mod.ts";
+import { MONOLITH_KEY } from "../sync/transfer/bucket_layout.ts";
+import { migrateToShards } from "../sync/transfer/migrate_index.ts";
 
 // One server per kind for this file, started on first use and stopped by the
 // last test (and killed on unload if a filter skipped that test).
@@ -170,3 +173,23 @@ Deno.test({
 });
 
 stopSharedServers("stop the shared test servers", minio, s3rver);
+
+Deno.test({
+  name:
+    "MinIO: the move to v2 changes the v1 index object's ETag, which an existing client's clone last synced on v1 compares",
+  ignore: ignoreMinio,
+  ...realClient,
+  fn: async () => {
+    const store = await storeOn(await minio.get());
+    try {
+      await seedPeerBucket(store, { "data/t/m/d/1/raw": "one", "notes/a.md": "a" }, { v2: false });
+      const before = (await store.head(MONOLITH_KEY))!.version;
+      await migrateToShards(store, { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } });
+      const after = (await store.head(MONOLITH_KEY))!.version;
+      assert.notEqual(after, before);
+      assert.doesNotMatch(after, /-\d+$/, "a single-part ETag: the fast path compares it");
+    } finally {
+      store.close();
+    }
+  },
+});

@@ -28,6 +28,11 @@
  * the mark and delayed past a whole other move, then built on by a v2
  * commit of its partition before the stopped mover deletes it.
  *
+ * Last, the v1 index object is written again with the same entries and
+ * other bytes, so that its ETag changes: a clone of the existing clients
+ * last synced on v1 compares that ETag in its fast path, and would
+ * otherwise skip every v2 commit until it pushed.
+ *
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
  * `commitSeq`). A bucket without a v1 index gets a meta listing the shards
@@ -39,7 +44,7 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
-import type { ObjectStore } from "../ports.ts";
+import type { GetResult, ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import {
   type IndexEntry,
@@ -208,7 +213,14 @@ export async function migrateToShards(
     }
     // Also when there was no index object to move: a v1 commit may have
     // created one since it was read.
-    await catchUp(store, entries, got?.version ?? null, options);
+    const left = await catchUp(store, entries, got?.version ?? null, options);
+    // The existing clients' fast path, in a clone last synced on v1, compares
+    // the index object's ETag (or generation), which no v2 commit changes:
+    // written again with other bytes (a newline more or less, the same
+    // entries), it sends each such clone to its full pull, which reads the
+    // shards, once. Never over a commit that wrote it meanwhile (its version
+    // changed all the same).
+    if (left) await casPut(store, MONOLITH_KEY, toggledNewline(left.body), left.version, c);
     if (discovered > 0) options.discovery?.landed?.(discovered);
     const after = await readMeta(store, c);
     const final = after?.meta.version === 2 ? after.meta : meta;
@@ -368,17 +380,18 @@ async function dropCreated(
 
 /**
  * Applies to the shards what changed in the v1 index since version `read`
- * was migrated (`null`: there was none, so all of it).
+ * was migrated (`null`: there was none, so all of it); returns the v1 index
+ * object as it read it (null when there is none).
  */
 async function catchUp(
   store: ObjectStore,
   migrated: Record<string, IndexEntry>,
   read: string | null,
   options: MigrateOptions,
-): Promise<void> {
+): Promise<GetResult | null> {
   const c = { retry: options.retry, signal: options.signal };
   const got = await getOrNull(store, MONOLITH_KEY, c);
-  if (!got || got.version === read) return;
+  if (!got || got.version === read) return got;
   const now = parsed(MONOLITH_KEY, () => parseMonolith(got.body));
   const set: Record<string, IndexEntry> = {};
   for (const [p, e] of Object.entries(now)) {
@@ -406,4 +419,14 @@ async function catchUp(
     },
   );
   if (gone.length > 0) await options.onUnnamed?.(gone.map((p) => [p, set[p]]));
+  return got;
+}
+
+/** The same JSON with a final newline added, or taken off when it has one. */
+export function toggledNewline(body: Uint8Array): Uint8Array {
+  if (body.length > 0 && body[body.length - 1] === 0x0a) return body.subarray(0, body.length - 1);
+  const out = new Uint8Array(body.length + 1);
+  out.set(body);
+  out[body.length] = 0x0a;
+  return out;
 }

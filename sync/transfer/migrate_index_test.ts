@@ -395,7 +395,8 @@ Deno.test("a v1 commit carried into v2 whose object another tool deleted is not 
 /**
  * A store where the whole move runs between a v1 commit's read of the index
  * object and its write, and another tool deletes MINE's object just after
- * that write: the commit's companion step carries it into v2.
+ * that write: the write is refused (the move wrote the index object again),
+ * and the commit, read again, is a v2 commit.
  */
 class MoveThenDelete extends InMemoryStore {
   armed = false;
@@ -403,9 +404,12 @@ class MoveThenDelete extends InMemoryStore {
     if (!this.armed || args[0] !== MONOLITH_KEY) return await super.put(...args);
     this.armed = false;
     await migrateToShards(this, { retry });
-    const r = await super.put(...args);
-    await this.delete(MINE);
-    return r;
+    try {
+      // Refused: the move wrote the index object again (see below).
+      return await super.put(...args);
+    } finally {
+      await this.delete(MINE);
+    }
   }
 }
 
@@ -777,4 +781,39 @@ Deno.test("a move whose global lock was lost stops (global_lock_lost): before an
     assert.ok(moved?.version.startsWith("v2:"));
     assert.ok(moved?.entries["notes/a.md"]);
   }
+});
+
+Deno.test("the move writes the v1 index object again, the same entries in other bytes, so that a clone last synced on v1 leaves its fast path", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: false });
+  const before = await store.get(MONOLITH_KEY);
+  await migrateToShards(store, { retry });
+  const after = await store.get(MONOLITH_KEY);
+  assert.notEqual(after.version, before.version, "the version an old clone recorded changed");
+  assert.notDeepEqual(after.body, before.body, "other bytes: a content-hash ETag changes too");
+  const parse = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
+  assert.deepEqual(parse(after.body), parse(before.body), "the same entries");
+  // A second run over the v2 bucket leaves it as it is.
+  await migrateToShards(store, { retry });
+  assert.equal((await store.get(MONOLITH_KEY)).version, after.version);
+});
+
+Deno.test("the move's rewrite of the v1 index object never writes over a v1 commit that changed it meanwhile", async () => {
+  const late = new TextEncoder().encode('{"late": true}');
+  let armed = true;
+  class Racing extends InMemoryStore {
+    override async put(...args: Parameters<InMemoryStore["put"]>) {
+      // Right before the rewrite (the catch-up has read the object): another writer changes it.
+      if (armed && args[0] === MONOLITH_KEY && args[2].kind === "update") {
+        armed = false;
+        await super.put(MONOLITH_KEY, late, PutModes.overwrite);
+      }
+      return await super.put(...args);
+    }
+  }
+  const store = new Racing();
+  await seedPeerBucket(store, FILES, { v2: false });
+  await migrateToShards(store, { retry });
+  assert.equal(armed, false, "the other writer wrote first");
+  assert.deepEqual((await store.get(MONOLITH_KEY)).body, late, "left as the other writer wrote it");
 });
