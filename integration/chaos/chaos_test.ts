@@ -473,6 +473,7 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   let inserted = 0;
   let runs = 0;
   let writers = 0;
+  let rewrites = 0;
   for (let seed = 1; seed <= 300; seed++) {
     const without = generateHistory(seed, { vanishShare: 0, foreignShare: 0 });
     const h = generateHistory(seed, { foreignShare: 0 });
@@ -514,8 +515,14 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
     }
     assert.match(
       formatOp(vanish as unknown as Op),
-      /another tool deletes .* \(no lock, no index\)/,
+      gone.rewrite
+        ? /another client publishes the raw output of run #\d+ again with other bytes/
+        : /another tool deletes .* \(no lock, no index\)/,
     );
+    if (gone.rewrite) {
+      assert.notEqual(gone.run, undefined, "only a run's output is published again");
+      rewrites++;
+    }
     assert.equal(sync.kind, writesFirst ? "edit" : "sync");
     assert.notEqual(sync.clone, edit.clone, "a clone that has not pulled the edit");
     const waits = rest.slice(0, 24).filter((o) => (o as unknown as Op).kind === "wait");
@@ -531,6 +538,7 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   assert.ok(inserted > 20 && inserted < 90, `${inserted} of 300`);
   assert.ok(runs > 5 && runs < inserted * 0.7, `${runs} of ${inserted}`);
   assert.ok(writers > 3 && writers < inserted * 0.6, `${writers} of ${inserted}`);
+  assert.ok(rewrites > 0 && rewrites < runs, `${rewrites} rewrites of ${runs} runs' outputs`);
 });
 
 Deno.test("history: what another tool puts, by path", () => {

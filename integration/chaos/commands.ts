@@ -766,9 +766,9 @@ export async function resolveAsUser(
       throw e;
     },
   );
-  // A --mine held back (another writer's upload in flight there) keeps its
-  // choice as a change to push: the next push completes it.
-  const pending = how === "mine" && svc.state.dirtyPaths().includes(path);
+  // A --mine or --merged held back (another writer's upload in flight
+  // there) keeps its choice as a change to push: the next push completes it.
+  const pending = how !== "theirs" && svc.state.dirtyPaths().includes(path);
   if (!r.resolved && !pending) await stillOpen("was not resolved");
   // I22: a resolution reported resolved took its side: a --theirs whose pull
   // left the path out (something here in the way) took nothing.

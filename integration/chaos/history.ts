@@ -254,9 +254,19 @@ export type Op =
    * the clones that synced it may hold the last copies. With `run`, it
    * deletes instead the `raw` output of the version that run (an operation's
    * id) wrote, if the run succeeded (nothing otherwise). Inserted from a
-   * generator of its own (see {@link insertVanish}).
+   * generator of its own (see {@link insertVanish}). With `run` and
+   * `rewrite`, that `raw` is not deleted but published again with other
+   * bytes by another client of the layout (an existing extension whose
+   * fast path skipped the commit that published it numbers its own run's
+   * version the same): a plain put and its index entry, written at once.
    */
-  | { readonly id: number; readonly kind: "vanish"; readonly file: number; readonly run?: number }
+  | {
+    readonly id: number;
+    readonly kind: "vanish";
+    readonly file: number;
+    readonly run?: number;
+    readonly rewrite?: boolean;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -342,6 +352,8 @@ export interface GenerateOptions {
   readonly foreignShare?: number;
   /** Chance that a history without old clients has another tool delete a shared file's object (see {@link insertVanish}); default 0.2. */
   readonly vanishShare?: number;
+  /** Chance that such a deletion of a run's output is a rewrite of it instead (see the `vanish` {@link Op}); default 0.4. */
+  readonly rewriteShare?: number;
   /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
   readonly streamedShare?: number;
 }
@@ -638,6 +650,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   }
   // From a generator of their own: the operations above stay as they were.
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
+  markRewrites(ops, seed, options.rewriteShare ?? 0.4);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -922,6 +935,17 @@ function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void 
 }
 
 /**
+ * Marks each deletion of a run's output as a rewrite of it instead (see the
+ * `vanish` {@link Op}) with chance `share`, drawn per operation (by its id).
+ */
+function markRewrites(ops: Op[], seed: number, share: number): void {
+  for (const [i, op] of ops.entries()) {
+    if (op.kind !== "vanish" || op.run === undefined) continue;
+    if (new Rng(mixSeed(seed, 0x72770000 + op.id)).chance(share)) ops[i] = { ...op, rewrite: true };
+  }
+}
+
+/**
  * In a share of histories, marks about half the runs (not the deterministic
  * ones), each by its id, as streaming their output (see the `run` {@link Op}'s `streamed`); a run
  * of an API clone ignores it.
@@ -1087,9 +1111,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         foreignObjects(op).map((o) => o.path).join(", ")
       } (no lock, no index)`;
     case "vanish":
-      return `${head} another tool deletes ${
-        op.run === undefined ? SHARED_FILES[op.file] : `the raw output of run #${op.run}`
-      } (no lock, no index)`;
+      return op.rewrite
+        ? `${head} another client publishes the raw output of run #${op.run} again with other bytes (a plain put and its index entry)`
+        : `${head} another tool deletes ${
+          op.run === undefined ? SHARED_FILES[op.file] : `the raw output of run #${op.run}`
+        } (no lock, no index)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;
     case "flaky":

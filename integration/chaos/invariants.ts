@@ -66,6 +66,9 @@
  *   there before, and not pushed the deletion yet): an entry a pull removed for naming nothing
  *   is not a deletion for the clones holding the last copies. Until such
  *   an entry is removed it names a missing object, which I7 and I8 allow.
+ *   A run's `raw` another client published again with other bytes (a
+ *   `vanish` move with `rewrite`) is, after the final sync, still held by
+ *   every clone that held it then, at its path or set aside;
  * - I20: a push that succeeds accounts for every local change it was asked
  *   to publish: published, still marked dirty, or named in its result
  *   (`accounted.ts`).
@@ -263,6 +266,8 @@ export class GroundTruth {
   readonly foreign: { op: number; path: string; text: string; own: boolean }[] = [];
   /** Objects another tool deleted (`vanish` moves): their bytes, version, and the clones holding them then. */
   readonly #vanished: {
+    /** Published again with other bytes by another client (not deleted): see `checkVanished`. */
+    rewritten: boolean;
     op: number;
     path: string;
     bytes: Uint8Array;
@@ -371,8 +376,10 @@ export class GroundTruth {
     touchedBefore: number,
     pending = false,
     indexed?: string,
+    rewritten = false,
   ): Promise<void> {
     this.#vanished.push({
+      rewritten,
       op,
       path,
       bytes,
@@ -419,6 +426,10 @@ export class GroundTruth {
   ): Promise<void> {
     for (const v of this.#vanished) {
       if (v.holders.length === 0 || v.pending) continue;
+      if (v.rewritten) {
+        await this.#checkRewritten(v, cloneDirs);
+        continue;
+      }
       if (touched.slice(v.touchedBefore).includes(v.path)) continue;
       if (this.#letGo.slice(v.letGoBefore).includes(v.path)) continue;
       if (await read(v.path)) continue;
@@ -434,6 +445,29 @@ export class GroundTruth {
         message: `another tool deleted ${v.path} from the store (op #${v.op}) while c${
           v.holders.join(", c")
         } held its bytes; after the final sync neither the store nor any clone holds them, and no user changed, deleted or took theirs for that path since: the last copies were removed`,
+        afterOp: -1,
+      });
+    }
+  }
+
+  /**
+   * A data version another client published again with other bytes: each
+   * clone that held the bytes published first still holds them somewhere in
+   * its directory (at the path, or set aside by the pull that met the
+   * rewrite), whatever its user resolved since: a data version is never
+   * rewritten, and nothing deletes a set-aside copy but its user.
+   */
+  async #checkRewritten(
+    v: { path: string; op: number; bytes: Uint8Array; holders: number[] },
+    cloneDirs: readonly string[],
+  ): Promise<void> {
+    for (const c of v.holders) {
+      const dir = cloneDirs[c];
+      if (dir === undefined || await holdsBytes(dir, v.bytes)) continue;
+      this.violate({
+        invariant: "I19",
+        message:
+          `another client published ${v.path} again with other bytes (op #${v.op}) while c${c} held the bytes published first; after the final sync c${c} holds them nowhere: its pull wrote over the last copy`,
         afterOp: -1,
       });
     }
@@ -688,4 +722,14 @@ export async function checkOutside(
     }
   }
   return out;
+}
+
+/** True when a file anywhere under `dir` (links not followed) holds exactly `bytes`. */
+async function holdsBytes(dir: string, bytes: Uint8Array): Promise<boolean> {
+  for await (const e of Deno.readDir(dir)) {
+    const at = `${dir}/${e.name}`;
+    if (e.isDirectory && await holdsBytes(at, bytes)) return true;
+    if (e.isFile && sameBytes(await Deno.readFile(at).catch(() => undefined), bytes)) return true;
+  }
+  return false;
 }

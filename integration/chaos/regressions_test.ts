@@ -1806,3 +1806,31 @@ Deno.test("chaos regression: a deletion of a listed object whose entry records n
     '{"seed":80600802,"clones":4,"absentOnError":true,"kinds":["core-single-phase","core","core-single-phase","api"],"ops":[{"id":68,"kind":"foreign","what":"shared","file":0},{"id":69,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":2,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000},{"id":4,"kind":"tick","n":19,"pick":1725858073},{"id":5,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"streamed":true},{"id":6,"kind":"config","clone":0,"file":1},{"id":8,"kind":"tick","n":13,"pick":591214376},{"id":9,"kind":"tick","n":22,"pick":109797811},{"id":10,"kind":"breakglass","model":0},{"id":12,"kind":"delete","clone":0,"file":0,"how":"push"},{"id":13,"kind":"edit","clone":3,"file":0,"how":"push"},{"id":14,"kind":"resolve","clone":1,"pick":7,"how":"theirs"},{"id":15,"kind":"tick","n":27,"pick":1471351008},{"id":17,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":20,"kind":"bulk","clone":1},{"id":21,"kind":"tick","n":11,"pick":1269167813},{"id":26,"kind":"outage","on":true},{"id":40,"kind":"tick","n":7,"pick":673864010}]}',
   );
 });
+
+/**
+ * I19 (seed 83000012, shrunk; found by the rewrite move once it was taught:
+ * 59 of 300 histories with rewrites in all failed before the fix, 0 after).
+ * Another client of the layout published a run's version again with other
+ * bytes (an existing extension whose fast path had skipped the commit that
+ * published it numbers its own run the same): the pull of every clone that
+ * held the version wrote over the copy published first, the last one left.
+ * A pull now sets such a copy aside and records a conflict
+ * (`version_rewritten`).
+ */
+Deno.test("chaos regression: a data version published again with other bytes is kept by the clone that held it (I19, seed 83000012)", async () => {
+  await clean(
+    '{"seed":83000012,"clones":3,"kinds":["core","core","core"],"indexFirst":true,"ops":[{"id":30,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":31,"kind":"tick","n":37,"pick":1033800679},{"id":32,"kind":"vanish","file":4,"run":30,"rewrite":true}]}',
+  );
+});
+
+/**
+ * I22 (seed 83000278, shrunk; the checker's own): a `--merged` held back by
+ * another writer's upload in flight leaves the merge dirty, rebased on
+ * theirs, for the next push, as a `--mine` does; the checker had spared
+ * only `--mine`.
+ */
+Deno.test("chaos regression: a --merged held back by another writer's upload in flight stays a change to push (I22, seed 83000278)", async () => {
+  await clean(
+    '{"seed":83000278,"clones":5,"kinds":["api","api","api","core","core-single-phase"],"indexFirst":true,"ops":[{"id":2,"kind":"adopt","clone":2,"file":4},{"id":23,"kind":"edit","clone":3,"file":4,"how":"push"},{"id":24,"kind":"tick","n":14,"pick":266520265},{"id":25,"kind":"vanish","file":4},{"id":52,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":53,"kind":"edit","clone":4,"file":4,"how":"push"},{"id":41,"kind":"tick","n":7,"pick":1807215368},{"id":15,"kind":"resolve","clone":2,"pick":6,"how":"merged"}]}',
+  );
+});

@@ -146,6 +146,8 @@ function target(
       name: kind,
       store,
       direct,
+      // Past the proxy: no fault reaches it.
+      unfaulted: (fn) => fn(direct),
       faults: {
         outage: (on) => (on ? proxy.cut("close") : proxy.heal()),
         latency: (ms) => env.setLatency(ms),

@@ -114,6 +114,8 @@ export interface ChaosStats {
   vanishedOutputs: number;
   /** Of them, those I19 checks: a clone held the bytes, and no clone held an unpushed deletion of the path. */
   vanishesChecked: number;
+  /** A run's raw output published again with other bytes by another client (`vanish` moves with `rewrite`); checked by I19. */
+  rewrites: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
@@ -192,6 +194,7 @@ export function emptyStats(): ChaosStats {
     vanishes: 0,
     vanishedOutputs: 0,
     vanishesChecked: 0,
+    rewrites: 0,
     oldPushes: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,

@@ -40,6 +40,8 @@ export interface ChaosTarget {
    * healing (the in-memory target's own store: it has no faults once healed).
    */
   readonly direct: ObjectStore;
+  /** Runs `fn` over the store with no fault injected into its calls (another client's writes, the checker's moves). */
+  unfaulted<T>(fn: (store: ObjectStore) => Promise<T>): Promise<T>;
   /** Releases what the target holds (buckets, proxies). */
   close(): Promise<void>;
 }
@@ -91,6 +93,7 @@ export const memoryTarget: TargetFactory = (env) => {
     store,
     faults,
     direct: store,
+    unfaulted: (fn) => store.withoutFaults(() => fn(store)),
     inspect: {
       keys: () => Promise.resolve(store.keys()),
       read: (key) => Promise.resolve(store.peek(key)),

@@ -20,7 +20,7 @@ import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
-import { shiftedClock } from "../../packages/testing/mod.ts";
+import { peerPush, shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
@@ -499,10 +499,20 @@ class World {
     if (!got) return;
     // Read past faults and scheduling: the checker's look, not a client's.
     const indexed = (await indexEntriesOf(this.target.inspect))[path]?.v;
-    await this.target.direct.delete(path).catch(() => {});
-    this.shapes.gone(path);
-    if (await this.target.inspect.read(path)) return;
-    this.stats.vanishes++;
+    if (op.rewrite) {
+      // Another client of the layout publishes the version again, its own
+      // bytes over them, at once (between two scheduling decisions).
+      const text = `another client's run, numbered as run #${op.run}'s (op #${op.id})\n`;
+      await this.target.unfaulted((s) =>
+        peerPush(s, { [path]: text }, { now: () => this.sched.clock.now() })
+      );
+      this.stats.rewrites++;
+    } else {
+      await this.target.direct.delete(path).catch(() => {});
+      this.shapes.gone(path);
+      if (await this.target.inspect.read(path)) return;
+      this.stats.vanishes++;
+    }
     const holders: number[] = [];
     let pending = false;
     for (const slot of this.clones) {
@@ -521,7 +531,7 @@ class World {
       if (here !== "directory" && here !== null) continue;
       if (slot.svc.state.synced(path)) pending = true;
     }
-    if (op.run !== undefined) this.stats.vanishedOutputs++;
+    if (op.run !== undefined && !op.rewrite) this.stats.vanishedOutputs++;
     if (holders.length > 0 && !pending) this.stats.vanishesChecked++;
     await this.truth.vanished(
       op.id,
@@ -532,6 +542,7 @@ class World {
       this.changes.touched.length,
       pending,
       indexed,
+      op.rewrite === true,
     );
   }
 

@@ -320,12 +320,13 @@ export class InMemoryStore implements ObjectStore {
       record("error");
       throw new AbortedError(`The ${op} of ${key}`);
     }
-    if (this.latencyMs > 0) await this.#clock.sleep(this.latencyMs, signal);
-    if (this.unreachable) {
+    const faulted = this.#unfaulted === 0;
+    if (faulted && this.latencyMs > 0) await this.#clock.sleep(this.latencyMs, signal);
+    if (faulted && this.unreachable) {
       record("error");
       throw new UnreachableError(`${this.endpoint} is unreachable (injected)`);
     }
-    const fault = this.#takeFault(op, key);
+    const fault = faulted ? this.#takeFault(op, key) : undefined;
     if (fault && !fault.afterEffect) {
       record("error");
       throw fault.error();
@@ -344,6 +345,21 @@ export class InMemoryStore implements ObjectStore {
     record("ok");
     return result;
   }
+
+  /**
+   * Runs `fn` with no fault injected into the calls made meanwhile (no
+   * latency, outage or scheduled failure; none is used up): for a test's
+   * own writes beside the faults it injects into the code under test.
+   */
+  async withoutFaults<T>(fn: () => Promise<T>): Promise<T> {
+    this.#unfaulted++;
+    try {
+      return await fn();
+    } finally {
+      this.#unfaulted--;
+    }
+  }
+  #unfaulted = 0;
 
   #takeFault(op: StoreOp, key: string): ScheduledFault | undefined {
     const list = this.#faults.get(op);

@@ -14,6 +14,10 @@
 import type { SluiceEmitter } from "../events.ts";
 import { type LocalCache, shownStatePath } from "../transfer/cache.ts";
 import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+import { shellWord } from "../shell_word.ts";
+
+/** Warning code of a data version the datastore holds again with other bytes (see `planFetches`). */
+export const VERSION_REWRITTEN = "version_rewritten";
 
 /** A conflict found by the pull, recorded, and its warning, told later (`taken`: the datastore's copy was written). */
 export interface HeldConflict {
@@ -24,6 +28,8 @@ export interface HeldConflict {
 interface Aside {
   readonly location: string;
   readonly conflict: HeldConflict;
+  /** A data version this cache had synced, published again with other bytes (see `planFetches`). */
+  readonly rewritten: boolean;
   /** Its fetch started: its own outcome settles it. */
   fetching: boolean;
 }
@@ -65,10 +71,25 @@ export class PullAsides {
     return shownStatePath(this.#cache.dir, this.#cache.stateDir, location);
   }
 
-  /** `path`'s copy was set aside in `location`, named by `conflict` (in `found`, its warning not told yet). */
-  add(path: string, location: string, conflict: HeldConflict): void {
+  /**
+   * `path`'s copy was set aside in `location`, named by `conflict` (in
+   * `found`, its warning not told yet); `rewritten`: a data version this
+   * cache had synced, which the datastore now holds with other bytes.
+   */
+  add(path: string, location: string, conflict: HeldConflict, rewritten = false): void {
     this.locations.push(location);
-    this.#open.set(path, { location, conflict, fetching: false });
+    this.#open.set(path, { location, conflict, fetching: false, rewritten });
+  }
+
+  /** What the copy of `a` was, and where it went. */
+  #setAsideWhy(path: string, a: Aside): string {
+    return a.rewritten
+      ? `${path} is a data version this cache had synced, and the datastore now holds other bytes for it (another writer published the same version again, as a client that missed a commit can): a data version is never rewritten, so this cache's copy, the one published before, was set aside in ${
+        this.#shown(a.location)
+      } (see \`sluice status\`)`
+      : `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${
+        this.#shown(a.location)
+      } (see \`sluice status\`)`;
   }
 
   /** True while a copy of `path` set aside by this pull waits for its fetch's outcome. */
@@ -88,13 +109,14 @@ export class PullAsides {
     if (!a) return;
     this.#open.delete(path);
     this.#events.emit("warning", {
-      code: "local_set_aside",
-      message:
-        `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${
-          this.#shown(a.location)
-        } (see \`sluice status\`) and the datastore's copy was pulled. Compare them, then \`${
-          resolveHint(path)
-        }\` (--mine publishes the set-aside copy).`,
+      code: a.rewritten ? VERSION_REWRITTEN : "local_set_aside",
+      message: `${this.#setAsideWhy(path, a)} and the datastore's copy was pulled. ${
+        a.rewritten
+          ? `Nothing was deleted: keep the copy you need, then \`sluice resolve ${
+            shellWord(path)
+          } --theirs\` settles it (the set-aside copy stays until you delete it).`
+          : `Compare them, then \`${resolveHint(path)}\` (--mine publishes the set-aside copy).`
+      }`,
       path,
     });
     a.conflict.tell(true);
@@ -129,13 +151,12 @@ export class PullAsides {
       }
     }
     this.#events.emit("warning", {
-      code: "local_set_aside",
-      message:
-        `${path} existed locally but was never synced, and differs from the datastore's copy: the local copy was set aside in ${
-          this.#shown(a.location)
-        } (see \`sluice status\`), and the datastore's copy was not written there (${why()}); ${kept}. Compare them, then \`${
-          resolveHint(path)
-        }\` (--mine publishes the set-aside copy; --theirs takes the datastore's, setting aside what is at ${path}).`,
+      code: a.rewritten ? VERSION_REWRITTEN : "local_set_aside",
+      message: `${
+        this.#setAsideWhy(path, a)
+      }, and the datastore's copy was not written there (${why()}); ${kept}. Compare them, then \`${
+        resolveHint(path)
+      }\` (--mine publishes the set-aside copy; --theirs takes the datastore's, setting aside what is at ${path}).`,
       path,
     });
     a.conflict.tell(false);

@@ -12,7 +12,8 @@ import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
-import { isUnversioned } from "../transfer/bucket_layout.ts";
+import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
+import { VERSION_REWRITTEN } from "./pull_aside.ts";
 import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { pullConflictWarning } from "./pull_warnings.ts";
@@ -137,6 +138,25 @@ export interface FetchPlan {
   readonly ownKept: string[];
 }
 
+/** Why a pull set aside a copy of a data version published again with other bytes. */
+export const VERSION_REWRITTEN_REASON =
+  "the datastore holds this data version again with other bytes (another writer published it again)";
+
+/**
+ * True when `e` names other bytes than the copy of a data version file
+ * (`path`) this cache synced: by hash, or by size for an entry that records
+ * none. The same bytes at another version (a second writer of identical
+ * bytes, an adoption) are no rewrite.
+ */
+function rewritten(
+  path: string,
+  synced: { hash: string; size: number },
+  e: IndexEntry,
+): boolean {
+  if (!isVersionFile(path.split("/"))) return false;
+  return e.h ? e.h !== synced.hash : e.s !== synced.size;
+}
+
 /** Decides what the pull fetches (see the module). */
 export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   const { deps, prefixes, entries, dirty, conflict, ownWriteOver, agreed, asides, deferred } =
@@ -188,6 +208,27 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
         "changed here since the last sync, and on the datastore",
       );
       continue;
+    }
+    if (synced && rewritten(path, synced, e) && cache.exists(path)) {
+      // A data version this cache synced, which the datastore holds again
+      // with other bytes: another writer published the same version (a
+      // client of the layout that missed a commit, and numbered its own
+      // version as this one). The copy here may be the last of what was
+      // published first: set aside, never written over, and a conflict.
+      const why = "a data version this cache had synced was published again with other bytes";
+      const mine = { hash: synced.hash, size: synced.size };
+      const aside = await cache.setAside(path, VERSION_REWRITTEN_REASON, VERSION_REWRITTEN, {
+        mine,
+        theirs: { version: e.v, hash: e.h, size: e.s },
+        reason: why,
+      }).catch((err) => {
+        if (err instanceof CopyVanishedError) return null;
+        throw err;
+      });
+      if (aside) {
+        asides.add(path, aside, conflict(path, { location: aside, ...mine }, e, why, true), true);
+      }
+      seen = null;
     }
     if (!synced) {
       // A local file this cache never synced (copied in, or its sync state was

@@ -1,0 +1,57 @@
+/**
+ * A data version is never rewritten by Sluice, but another client of the
+ * layout can publish the same version again with other bytes (one whose
+ * fast path skipped the commit that published it numbers its own run the
+ * same). A pull never writes over the copy this cache synced of such a
+ * version: it sets it aside, records a conflict and says so.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
+import { clone, put, read } from "./clone_kit.ts";
+import type { WarningEvent } from "../events.ts";
+import { VERSION_REWRITTEN } from "./pull_aside.ts";
+
+const RAW = "data/aws/ec2/m1/state/2/raw";
+
+/** `b` synced RAW as `a` published it; an old client then wrote the same version with other bytes. */
+async function rewrittenVersion(bytes = "the old client's version 2") {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, RAW, "sluice's version 2");
+  await a.pushChanged();
+  await b.pullChanged();
+  assert.equal(await read(b, RAW), "sluice's version 2");
+  await peerPush(store, { [RAW]: bytes });
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  return { store, b, warnings };
+}
+
+Deno.test("a pull sets aside the copy of a data version the datastore holds again with other bytes, and records a conflict", async () => {
+  const { b, warnings } = await rewrittenVersion();
+  const r = await b.pullChanged();
+  assert.deepEqual(r.conflicts, [RAW], "left for its user to look at: not a success");
+  assert.equal(r.setAside.length, 1);
+  assert.equal(
+    await read(b, r.setAside[0]),
+    "sluice's version 2",
+    "what was published first is kept",
+  );
+  assert.equal(await read(b, RAW), "the old client's version 2", "the datastore's copy is taken");
+  const told = warnings.find((w) => w.code === VERSION_REWRITTEN);
+  assert.ok(told, JSON.stringify(warnings.map((w) => w.code)));
+  assert.match(told.message, /never rewritten/);
+  assert.match(told.message, /sluice resolve data\/aws\/ec2\/m1\/state\/2\/raw --theirs/);
+  // Settled by taking theirs; the set-aside copy stays until deleted.
+  const settled = await b.resolveConflict(RAW, "theirs");
+  assert.equal(settled.resolved, true);
+  assert.equal(await read(b, r.setAside[0]), "sluice's version 2");
+});
+
+Deno.test("the same bytes published again at another version are no rewrite: taken quietly", async () => {
+  const { b, warnings } = await rewrittenVersion("sluice's version 2");
+  const r = await b.pullChanged();
+  assert.deepEqual([r.conflicts, r.setAside], [[], []]);
+  assert.deepEqual(warnings.filter((w) => w.code === VERSION_REWRITTEN), []);
+});
