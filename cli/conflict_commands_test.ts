@@ -632,7 +632,7 @@ Deno.test("theirs and resolve --json give the store's URL as endpoint and its de
   await w.cleanup();
 });
 
-Deno.test("theirs --out of a deletion writes nothing and exits 1 (not_found); resolve --theirs says it took a deletion", async () => {
+Deno.test("theirs of a deletion, printed or --out, writes nothing and exits 1 (not_found); resolve --theirs says it took a deletion", async () => {
   const { w, a, b } = await bothSynced();
   await Deno.remove(`${a}/${CFG}`);
   assert.equal((await sluice(["push", CFG, "--cache", a])).code, 0);
@@ -646,6 +646,11 @@ Deno.test("theirs --out of a deletion writes nothing and exits 1 (not_found); re
     /^error\[not_found\]: The datastore's side of config\/app\.yaml is a deletion: there is no copy to write, and nothing was written/,
   );
   await assert.rejects(Deno.lstat(out), Deno.errors.NotFound);
+  // Printed, the same: nothing on stdout for `theirs > file` to take for their copy.
+  const shown = await sluice(["theirs", CFG, "--cache", b]);
+  assert.equal(shown.code, 1, shown.err);
+  assert.equal(shown.out, "");
+  assert.match(shown.err, /is a deletion: there is no copy to show, and nothing was printed/);
   const r = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
   assert.equal(r.code, 0, r.err);
   assert.match(
@@ -702,6 +707,13 @@ Deno.test("a resolution cut off after its upload over theirs, its file deleted h
   await store.put(CFG, new TextEncoder().encode("x: 2\ny: 1\n"), PutModes.update(theirs), {
     metadata: { [WRITER_METADATA]: own },
   });
+  // `theirs` never shows this cache's own upload as theirs.
+  const shown = await sluice(["theirs", CFG, "--cache", b]);
+  assert.equal(shown.code, 1, shown.err);
+  assert.equal(shown.out, "");
+  assert.match(shown.err, /not_found/);
+  assert.match(shown.err, /no longer holds theirs of config\/app\.yaml/);
+  assert.match(shown.err, /wrote this cache's own copy over it/);
   await Deno.remove(`${b}/${CFG}`); // then deleted by hand
   const mine = await sluice(["resolve", CFG, "--mine", "--cache", b]);
   assert.equal(mine.code, 1, mine.err);

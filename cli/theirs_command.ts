@@ -12,6 +12,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { sha256Hex } from "../sync/hash.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
+import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { atomicWriteAsync, type TargetCheck } from "../sync/transfer/atomic_write.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
@@ -191,22 +192,19 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
           `--out ${o.out} lies inside the cache ${s.cacheDir}, where a push would take it for a file of yours; nothing was written. Choose a file outside the cache.`,
         );
       }
-      if (rec.theirs === null && to !== undefined) {
+      if (rec.theirs === null) {
+        // No copy to show or write: an error, so that `theirs > file` never
+        // takes this sentence for their copy.
         throw new SluiceError(
           "not_found",
-          `The datastore's side of ${rel} is a deletion: there is no copy to write, and nothing was written to ${to.given}. \`sluice resolve ${
+          `The datastore's side of ${rel} is a deletion: there is no copy to ${
+            to === undefined ? "show" : "write"
+          }, and nothing was ${
+            to === undefined ? "printed" : `written to ${to.given}`
+          }. \`sluice resolve ${
             shellWord(rel)
           } --theirs\` takes the deletion (your copy is set aside); \`--mine\` publishes your copy again.`,
         );
-      }
-      if (rec.theirs === null) {
-        out.say(
-          `The datastore's side of ${rel} is a deletion: there is no copy to show. \`sluice resolve ${
-            shellWord(rel)
-          } --theirs\` takes the deletion (your copy is set aside); \`--mine\` publishes your copy again.`,
-        );
-        out.result("theirs", { ...endpointFields(s.spec, s.store), path: rel, deleted: true });
-        return 0;
       }
       if (to !== undefined) await checkOut(to, rel, o.force ?? false);
       const got = await getOrNull(s.store, rel, {
@@ -224,6 +222,23 @@ export function theirsCommand(io: CliIo, state: RunState): Command {
       const moved = rec.theirs.hash
         ? (await sha256Hex(got.body)) !== rec.theirs.hash
         : got.version !== rec.theirs.version;
+      // This cache's own upload over theirs (a resolution cut off before its
+      // commit): never shown as theirs, which is no longer there.
+      const own = moved ? await readWriterId(s.service.cache) : null;
+      if (own !== null && got.metadata?.[WRITER_METADATA] === own) {
+        throw new SluiceError(
+          "not_found",
+          `The datastore no longer holds theirs of ${rel} (version ${rec.theirs.version}): a resolution of this conflict, cut off before its commit, wrote this cache's own copy over it (version ${got.version}, not named by the index yet), so there is no copy of theirs to ${
+            to === undefined ? "show" : "write"
+          }; nothing was ${
+            to === undefined ? "printed" : `written to ${to.given}`
+          }. Their bytes may still be in the cache of the clone that published them. Run \`sluice resolve ${
+            shellWord(rel)
+          } --theirs\` to take what the datastore holds (your copy) and finish publishing it, or \`sluice resolve ${
+            shellWord(rel)
+          } --mine\` to publish the copy you have here.`,
+        );
+      }
       if (moved) {
         out.warn({
           code: "theirs_changed",

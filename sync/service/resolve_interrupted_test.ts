@@ -124,3 +124,21 @@ Deno.test("a --merged cut off after its upload, its file then deleted by hand: -
   await a.pullChanged();
   assert.equal(await read(a, PATH), uploaded, "a peer's pull takes the merge");
 });
+
+Deno.test("--merged of a copy left as the conflict found it over a peer's deletion is refused (not_merged): their deletion is not undone without a word", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothSynced(store, PATH, "base", "base");
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.pushChanged({ only: [PATH] });
+  await put(b, PATH, "b's edit");
+  assert.deepEqual((await b.pushChanged()).conflicts, [PATH]);
+  const refused = await b.resolveConflict(PATH, "merged").catch((e) => e);
+  assert.equal(refused.code, "not_merged");
+  assert.match(refused.message, /the datastore's side is a deletion/);
+  assert.match(refused.message, /sluice resolve notes\/m\.txt --mine/);
+  assert.equal(store.peekText(PATH), undefined, "their deletion stands");
+  assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
+  // --mine says it outright.
+  assert.equal((await b.resolveConflict(PATH, "mine")).resolved, true);
+  assert.equal(store.peekText(PATH), "b's edit");
+});

@@ -79,13 +79,25 @@ export function mineGone(rec: ConflictRecord, ownUpload?: string): ResolveRefuse
 
 /**
  * Refuses `merged` while the file still holds exactly the copy of mine the
- * conflict recorded, and theirs differs: nothing was merged, and publishing
- * it would drop their change without a word (`mine` says so outright).
+ * conflict recorded, and theirs differs (or is a deletion): nothing was
+ * merged, and publishing it would drop their change without a word (`mine`
+ * says so outright).
  */
 export async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<void> {
-  if (!rec.mine || !rec.theirs || rec.theirs.hash === rec.mine.hash) return;
+  if (!rec.mine || rec.theirs?.hash === rec.mine.hash) return;
   const here = await deps.cache.hashFile(rec.path).catch(() => null);
   if (here?.hash !== rec.mine.hash) return;
+  if (!rec.theirs) {
+    // Theirs a deletion: the copy as it was merges nothing of it either.
+    throw new ResolveRefusedError(
+      "not_merged",
+      `${rec.path} holds the same bytes as your copy when the conflict was found, and the datastore's side is a deletion: publishing it as your merge would undo their deletion without a word. Nothing was changed: the conflict stays open. To keep your copy (undoing their deletion), run \`sluice resolve ${
+        shellWord(rec.path)
+      } --mine\`; to take their deletion, \`sluice resolve ${
+        shellWord(rec.path)
+      } --theirs\` (your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted).`,
+    );
+  }
   const theirs = `theirs (${describeVersion(rec.theirs.version)})`;
   throw new ResolveRefusedError(
     "not_merged",
