@@ -30,7 +30,7 @@ import {
   setAsideCopies,
 } from "./conflicts.ts";
 import { LocalChangedError } from "../transfer/file_identity.ts";
-import { VersionConflictError } from "../errors.ts";
+import { AbortedError, SluiceError, VersionConflictError } from "../errors.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
@@ -380,13 +380,16 @@ async function publishRebased(
   if (resolved && rec.theirs === null && !pushed.deleted.includes(path)) {
     await deps.forgetLost?.(path).catch(() => {});
   }
+  // Published by this push: uploaded, or found in place (this cache's own
+  // upload of an earlier, cut-off resolution) and named now instead of theirs.
+  const now = state.synced(path)?.version;
+  const named = pushed.uploaded.includes(path) ||
+    (pushed.identical.includes(path) && now !== undefined && now !== theirs?.version);
   return {
     path,
     resolution,
     resolved,
-    published: conflicts.length === 0 && pushed.uploaded.includes(path)
-      ? state.synced(path)?.version
-      : undefined,
+    published: conflicts.length === 0 && named ? now : undefined,
     deleted: pushed.deleted.includes(path),
     setAside,
     conflicts,
@@ -433,9 +436,7 @@ async function takeOwnAsTheirs(
     };
   }
   const r = await publishRebased(deps, rec, "theirs", theirs, setAside);
-  // Committed as it stood (the push finds its bytes there already): published all the same.
-  const published = r.resolved ? r.published ?? deps.state.synced(path)?.version : undefined;
-  return { ...r, published, ownUpload: took.version, pull: pulled };
+  return { ...r, ownUpload: took.version, pull: pulled };
 }
 
 /**
@@ -494,6 +495,17 @@ async function keptOpenOnFailure<T>(
     if (!deps.state.conflicts.get(rec.path)) {
       await deps.state.conflicts.record([rec]).catch(() => {});
       await keepAsideNamed(deps, rec, [...setAside]).catch(() => {});
+    }
+    // Said of the resolution, not of a plain push, which leaves a path in
+    // conflict out: the same resolution, run again, finishes it.
+    if (e instanceof SluiceError && e.code === "aborted") {
+      throw new AbortedError(`The resolution of ${rec.path}`, {
+        cause: e,
+        kept:
+          `Its upload may have landed and its commit may not have (peers then do not see it yet); the conflict stays open (\`sluice status\` lists it). Run the same \`sluice resolve ${
+            shellWord(rec.path)
+          }\` again to finish: it publishes your copy, or says it is published already.`,
+      });
     }
     throw e;
   }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { UnreachableError } from "../errors.ts";
+import { AbortedError, UnreachableError } from "../errors.ts";
 import { bothSynced, clone, put, read } from "./clone_kit.ts";
 
 const PATH = "notes/m.txt";
@@ -140,5 +140,37 @@ Deno.test("--merged of a copy left as the conflict found it over a peer's deleti
   assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
   // --mine says it outright.
   assert.equal((await b.resolveConflict(PATH, "mine")).resolved, true);
+  assert.equal(store.peekText(PATH), "b's edit");
+});
+
+Deno.test("a --mine run again after one cut off after its upload says it published (the upload, committed now), never that nothing was", async () => {
+  const { store, b, uploaded } = await cutAfterUpload("mine");
+  const uploadedAt = (await store.head(PATH))!.version;
+  const again = await b.resolveConflict(PATH, "mine");
+  assert.equal(again.resolved, true);
+  assert.ok(again.published, "published by this run: the index named theirs before it");
+  assert.equal(b.state.synced(PATH)?.version, again.published);
+  assert.equal(store.peekText(PATH), uploaded);
+  assert.equal((await store.head(PATH))!.version, uploadedAt, "found in place, not uploaded again");
+});
+
+Deno.test("a --mine cancelled after its upload says so of the resolution (run the same resolve again), not of a push", async () => {
+  const { store, b } = await conflicted();
+  const ctl = new AbortController();
+  // Cancelled as its commit reads the index, its upload landed.
+  store.failNext("get", 1, () => {
+    ctl.abort();
+    return new AbortedError("The get of .datastore-index.json");
+  }, { match: (k) => k === ".datastore-index.json" });
+  const err = await b.resolveConflict(PATH, "mine", { signal: ctl.signal }).catch((e) => e);
+  assert.equal(err.code, "aborted", err.message);
+  assert.equal(err.exitCode, 130);
+  assert.match(err.message, /The resolution of notes\/m\.txt was cancelled/);
+  assert.match(err.message, /Run the same `sluice resolve notes\/m\.txt` again to finish/);
+  assert.doesNotMatch(err.message, /sluice push/);
+  assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
+  const again = await b.resolveConflict(PATH, "mine");
+  assert.equal(again.resolved, true);
+  assert.ok(again.published);
   assert.equal(store.peekText(PATH), "b's edit");
 });
