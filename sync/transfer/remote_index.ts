@@ -12,9 +12,11 @@
  * @module
  */
 import type { ObjectStore } from "../ports.ts";
-import { type RetryPolicy, withRetry } from "../retry.ts";
+import { backoff, type RetryPolicy, withRetry } from "../retry.ts";
+import { SluiceError } from "../errors.ts";
 import {
   type IndexEntry,
+  META_KEY,
   MONOLITH_KEY,
   monolithBody,
   parseMonolith,
@@ -31,7 +33,6 @@ import {
   parsed,
   readMeta,
   readShardOrNull,
-  unreadable,
 } from "./index_io.ts";
 import { apply, type HeldObject } from "./index_apply.ts";
 import { IndexMemo, type MetaSeen, type RemoteIndex } from "./index_memo.ts";
@@ -118,10 +119,12 @@ export async function readIndex(
       Object.assign(entries, shard?.entries ?? {});
     });
     if (missing.length === 0) return { version: `v2:${m.version}`, entries, meta: m, shards };
-    if (attempt + 1 >= MISSING_SHARD_READS) {
-      throw unreadable(shardKey(missing[0]), new Error("the meta lists it, but it is missing"));
-    }
-    await conflictPause(attempt + 1, c);
+    if (attempt + 1 >= MISSING_SHARD_READS) throw missingShard(shardKey(missing[0]));
+    // Paced as the retries of a request are (about 3 s in all at the
+    // defaults): the existing extensions delete an emptied shard one request
+    // or more before they write the meta that drops it.
+    const pause = Math.min(retry.maxTimeoutMs, retry.minTimeoutMs * 2 ** attempt);
+    if (pause > 0) await backoff(pause * (0.5 + Math.random() / 2), signal);
     m = await readMeta(store, c);
   }
   const got = await getOrNull(store, MONOLITH_KEY, c);
@@ -130,6 +133,14 @@ export async function readIndex(
     version: `v1:${got.version}`,
     entries: parsed(MONOLITH_KEY, () => parseMonolith(got.body)),
   };
+}
+
+/** A shard the meta still lists after every read (see {@link readIndex}). */
+function missingShard(key: string): SluiceError {
+  return new SluiceError(
+    "corrupt_download",
+    `The remote index's meta (${META_KEY}) lists the shard ${key}, which is missing, in ${MISSING_SHARD_READS} reads a few seconds apart. Nothing was changed locally, and pushes stay refused while it is so (local changes stay dirty). A writer between deleting an emptied shard and writing the meta that drops it (the existing extensions do so) ends that within a request: run the command again. If it stays, another tool or a lifecycle rule deleted the shard: restore ${key} from the bucket's versioning or a backup, then run the command again.`,
+  );
 }
 
 /**

@@ -428,3 +428,35 @@ Deno.test("a commit that creates the index with no discovery given still names t
     "notes/readme.md",
   ]);
 });
+
+Deno.test("v2: a shard the meta lists, missing for a read or two (a writer between deleting an emptied shard and its meta), is read again; one missing for good is refused saying both causes", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: true });
+  const meta = JSON.parse(store.peekText(META_KEY)!);
+  const gone = meta.partitions[0];
+  const body = store.peek(shardKey(gone))!;
+  await store.delete(shardKey(gone));
+  // Put back after two reads of the meta (the writer's next request lands).
+  let metaReads = 0;
+  const pacing = new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      if (key !== "get") return value.bind(target);
+      return async (k: string, ...rest: unknown[]) => {
+        if (k === META_KEY && ++metaReads === 2) {
+          await target.put(shardKey(gone), body, { kind: "create" });
+        }
+        return await value.call(target, k, ...rest);
+      };
+    },
+  });
+  const index = await readIndex(pacing, quick.retry);
+  assert.deepEqual(Object.keys(index!.entries).sort(), Object.keys(FILES).sort());
+  await store.delete(shardKey(gone));
+  const err = await readIndex(store, quick.retry).catch((e) => e);
+  assert.equal(err.code, "corrupt_download");
+  assert.match(err.message, new RegExp(`lists the shard _index/${gone}\\.json, which is missing`));
+  assert.match(err.message, /run the command again/);
+  assert.match(err.message, /restore _index\/.*\.json from the bucket's versioning or a backup/);
+});
