@@ -63,7 +63,7 @@ function unreadableIsThere(e: unknown): true {
 }
 
 /** The cache-relative path of a command-line path (cache-relative, or absolute inside the cache). */
-function cacheRel(service: SyncService, p: string): string {
+export function cacheRel(service: SyncService, p: string): string {
   let rel = p;
   if (isAbsolute(p)) {
     rel = relative(service.cacheDir, p);

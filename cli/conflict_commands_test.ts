@@ -256,6 +256,21 @@ Deno.test("--adopt-uncommitted where nothing is stranded says nothing was adopte
   await w.cleanup();
 });
 
+Deno.test("--adopt-uncommitted of a directory where nothing is stranded says so once, for the directory, not for each file", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  for (let i = 0; i < 12; i++) await w.write(a, `notes/f${i}.txt`, `${i}`);
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const r = await sluice(["push", "--adopt-uncommitted", "notes", "--cache", a, "--json"]);
+  assert.equal(r.code, 2, r.err);
+  const warnings = r.json().warnings as { code: string; path?: string }[];
+  assert.deepEqual(
+    warnings.filter((x) => x.code === "nothing_to_adopt").map((x) => x.path),
+    ["notes"],
+  );
+  await w.cleanup();
+});
+
 Deno.test("--adopt-uncommitted followed by an option is a usage error, never a path named --cache", async () => {
   const w = await world();
   const a = w.cache("a");

@@ -11,7 +11,7 @@ import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { cachePaths } from "./cache_paths.ts";
+import { cachePaths, cacheRel } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
@@ -315,7 +315,11 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       );
       // An adoption that found nothing stranded writes nothing and says nothing
       // itself: say so, rather than let the push read as having adopted it.
-      const notAdopted = nothingAdopted(adopt, out.warnings);
+      // One per path as named (a directory's files are not each told of).
+      const notAdopted = nothingAdopted(
+        [...new Set(named.map((p) => cacheRel(s.service, p)))],
+        out.warnings,
+      );
       for (const w of notAdopted) out.warn(w);
       const { outcome, exitCode } = adoptionOutcome(
         outcomeOf(out, leftBehindError("push", pushLeftBehind(result))),
