@@ -215,6 +215,13 @@ Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, w
   assert.equal(waiting.code, 2, waiting.err);
   assert.match(waiting.err, /push_waiting_uncommitted/);
   assert.match(waiting.err, /sluice push --adopt-uncommitted config\/app\.yaml/);
+  // status reads no object: it says so from what that push recorded, and is no all-clear.
+  const status = await sluice(["status", "--cache", b]);
+  assert.equal(status.code, 2, status.out);
+  assert.match(
+    status.out,
+    /config\/app\.yaml .*the last push waited here: another writer's uncommitted/,
+  );
 
   const adopted = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", b]);
   assert.equal(adopted.code, 3, adopted.err);

@@ -40,6 +40,7 @@ import type { LeftBehind } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
+import { noteWaiting, readWaiting } from "./waiting_record.ts";
 import { resolveConflict, type ResolveResult, storeResolveDeps } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
 import { isInternalPath } from "../paths.ts";
@@ -209,8 +210,14 @@ export class SyncService {
   pushChanged(options: PushOptions = {}): Promise<PushResult> {
     return this.#serial(async () => {
       await this.#markOnly(options);
-      return await pushTwice(this.#runDeps, options);
+      return await this.#noted(options, await pushTwice(this.#runDeps, options));
     });
+  }
+
+  /** Records the paths `result` left waiting on another writer's upload (see `waiting_record.ts`). */
+  async #noted(options: { dryRun?: boolean }, result: PushResult): Promise<PushResult> {
+    if (!options.dryRun) await noteWaiting(this.cache, result);
+    return result;
   }
 
   /** The paths of `options.only`, marked dirty before their push (see `PushOptions.only`). */
@@ -255,8 +262,11 @@ export class SyncService {
     // once more, and a run that lost one is refused and erased (its prepared
     // uploads included) before its deferred markers are written or anything
     // is committed.
-    return this.#serial(() =>
-      pushTwice(this.#runDeps, { ...prepared.options, signal: options.signal }, prepared)
+    return this.#serial(async () =>
+      await this.#noted(
+        prepared.options,
+        await pushTwice(this.#runDeps, { ...prepared.options, signal: options.signal }, prepared),
+      )
     );
   }
 
@@ -311,7 +321,8 @@ export class SyncService {
     return this.#serial(() =>
       resolveConflict(
         storeResolveDeps(this, {
-          pushOnly: (paths) => runPush(this.#runDeps, { signal, only: paths }),
+          pushOnly: async (paths) =>
+            await this.#noted({}, await runPush(this.#runDeps, { signal, only: paths })),
           pull: (prefixes) => this.#pull(signal, prefixes),
         }, signal),
         path,
@@ -339,13 +350,34 @@ export class SyncService {
   ): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
     const ctxRef: { plan?: PlanEntry[] } = {};
     const dry = await runPush(this.#runDeps, { dryRun: true, walk: options.walk }, ctxRef);
-    const entries = statusEntries(
+    const planned = statusEntries(
       ctxRef.plan ?? [],
       dry.localDeletions,
       this.writePipeline.ordered() as WriteGateEntry[],
       dry.localOnly,
     );
-    return { entries, leftBehind: pushLeftBehind(dry) };
+    const leftBehind = pushLeftBehind(dry);
+    // What the last push found holding a path (another writer's upload), which
+    // a dry run does not read: a push now would most likely wait there again.
+    const waiting = await readWaiting(this.cache);
+    const waits = (e: StatusEntry) =>
+      Object.hasOwn(waiting, e.path) && e.action !== "skip" && e.action !== "delete";
+    const entries = planned.map((e) =>
+      waits(e) ? { ...e, reason: `the last push waited here: ${waiting[e.path]}` } : e
+    );
+    const held = entries.filter(waits);
+    return {
+      entries,
+      leftBehind: held.length
+        ? {
+          ...leftBehind,
+          left: [
+            ...leftBehind.left,
+            ...held.map((e) => ({ path: e.path, reason: e.reason! })),
+          ],
+        }
+        : leftBehind,
+    };
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {

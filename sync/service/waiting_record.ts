@@ -1,0 +1,64 @@
+/**
+ * The paths this cache's last pushes left dirty because another writer's
+ * uncommitted object held them (`push_waiting_uncommitted`), with what the
+ * push said: kept in the state directory (`waiting.json`) so that `status`,
+ * which reads no object, can say a push now would wait on them again, not
+ * that they simply go. Each push replaces what it says of the paths it
+ * handled; a record that cannot be read is taken as empty (the next push
+ * finds the same paths again).
+ *
+ * @module
+ */
+import type { LocalCache } from "../transfer/cache.ts";
+import { type PushResult, UNCOMMITTED_HOLDS } from "./push_result.ts";
+
+/** The file name, in the state directory. */
+export const WAITING_FILE = "waiting.json";
+
+interface WaitingFile {
+  readonly format: 1;
+  /** Path to the reason the push gave. */
+  readonly paths: Record<string, string>;
+}
+
+/** The paths the last pushes left waiting, with their reasons (empty when none, or unreadable). */
+export async function readWaiting(cache: LocalCache): Promise<Record<string, string>> {
+  const got = await cache.readState<WaitingFile>(WAITING_FILE).catch(() => null);
+  if (got?.format !== 1 || typeof got.paths !== "object" || got.paths === null) return {};
+  return { ...got.paths };
+}
+
+/**
+ * Records what `result` (a push that ran, not a dry run) says of its paths:
+ * each it left waiting on another writer's uncommitted object is recorded,
+ * each it handled otherwise is dropped. Best effort: a record left stale is
+ * corrected by the next push of the path.
+ *
+ * @example
+ * ```ts
+ * import { noteWaiting, readWaiting } from "./waiting_record.ts";
+ * import { LocalCache } from "../transfer/cache.ts";
+ * import { emptyPushResult } from "./push_result.ts";
+ * const cache = new LocalCache(await Deno.makeTempDir());
+ * await noteWaiting(cache, emptyPushResult());
+ * console.log(await readWaiting(cache)); // {}
+ * ```
+ */
+export async function noteWaiting(cache: LocalCache, result: PushResult): Promise<void> {
+  const before = await readWaiting(cache);
+  const now = { ...before };
+  const handled = [
+    ...result.uploaded,
+    ...result.identical,
+    ...result.deleted,
+    ...result.conflicts,
+    ...result.skipped.map((s) => s.path),
+  ];
+  for (const p of handled) delete now[p];
+  for (const s of result.skipped) if (s.reason === UNCOMMITTED_HOLDS) now[s.path] = s.reason;
+  const same = Object.keys(now).length === Object.keys(before).length &&
+    Object.entries(now).every(([p, r]) => before[p] === r);
+  if (same) return;
+  await cache.writeState(WAITING_FILE, { format: 1, paths: now } satisfies WaitingFile)
+    .catch(() => {});
+}
