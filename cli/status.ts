@@ -234,6 +234,7 @@ export function describeConflicts(
   shown: (location: string) => string = (l) => l,
   here?: (path: string) => boolean,
   dirHere: (path: string) => boolean = () => false,
+  asideHere: (location: string) => boolean = () => true,
 ): string[] {
   if (conflicts.length === 0) return [];
   const lines = [`Unresolved conflicts (${conflicts.length}):`];
@@ -246,8 +247,12 @@ export function describeConflicts(
       : !here || here(c.path)
       ? "in place"
       : "was in place, deleted here since (put it back for --mine, or take theirs)";
+    // A set-aside copy deleted by hand since is said gone: --mine is refused for it.
+    const gone = place === undefined && c.mine && !asideHere(c.mine.location)
+      ? " (gone: deleted since; put your copy back at the path for --mine, or take theirs)"
+      : "";
     const mine = c.mine
-      ? `${place ?? shown(c.mine.location)} (${c.mine.size} B, ${short(c.mine.hash)})`
+      ? `${place ?? shown(c.mine.location)}${gone} (${c.mine.size} B, ${short(c.mine.hash)})`
       : dirHere(c.path)
       ? "replaced here by a directory of that name (--mine deletes the file on the datastore and publishes the directory's files)"
       : here?.(c.path)

@@ -10,6 +10,9 @@ import { EXIT_CODES } from "../sync/errors.ts";
 import { SyncIncompleteError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import type { CliIo, Output } from "./output.ts";
+import { existsSync } from "node:fs";
+import { statePath } from "../sync/transfer/cache_paths.ts";
+import { isManagedLockfilePath } from "../sync/locks/lockfile_change.ts";
 import {
   describeConflicts,
   describeResolvedCopy,
@@ -143,6 +146,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           (l) => shownLocation(s.service.cache, l),
           (p) => s.service.cache.exists(p),
           (p) => s.service.cache.holdsDirectory(p),
+          (l) => existsSync(statePath(s.service.cache.stateDir, l)),
         )
       ) out.say(line);
       if (setAside.length) {
@@ -172,10 +176,21 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           // A copy of a path whose conflict is open is published by its resolution, not by a push.
           const openPaths = new Set(conflicts.map((c) => c.path));
           const inConflict = movedAside.filter((e) => openPaths.has(e.path)).length;
-          const resolveNext =
-            "resolve its conflict (`sluice resolve <path> --mine` publishes the set-aside copy, `--theirs` keeps the datastore's; the copy stays either way)";
+          // Only the copy an open conflict names as yours is what --mine publishes.
+          const mineCopies = new Set(conflicts.map((c) => c.mine?.location));
+          const earlier = movedAside.some((e) =>
+            openPaths.has(e.path) && !mineCopies.has(e.location)
+          );
+          const resolveNext = earlier
+            ? "resolve its conflict (`sluice resolve <path> --mine` publishes the copy the conflict names as yours, `mine:` in the list above, never a copy set aside earlier that it does not name: copy what you need of such a copy into the file, then `--merged`; `--theirs` keeps the datastore's; the copies stay either way)"
+            : "resolve its conflict (`sluice resolve <path> --mine` publishes the set-aside copy, `--theirs` keeps the datastore's; the copy stays either way)";
+          const lockfile = movedAside.some((e) => isManagedLockfilePath(e.path));
           const compareNext =
-            "compare it with the file now at its path and keep what you need (copy it back, then `sluice push <path>`)";
+            `compare it with the file now at its path and keep what you need (copy it back, then \`sluice push <path>\`${
+              lockfile
+                ? "; for the managed lockfile, which no push publishes, apply its entries with `sluice lockfile add <name> '<entry JSON>'` instead"
+                : ""
+            })`;
           out.say(
             `${
               moved === setAside.length ? "Each was" : "The others were"

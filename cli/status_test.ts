@@ -127,3 +127,48 @@ Deno.test("after a push under the global lock timed out, status says to push wit
   );
   await w.cleanup();
 });
+
+Deno.test("status says a set-aside copy a conflict names as yours that was deleted since is gone", () => {
+  const rec = {
+    path: "notes/n.txt",
+    mine: { location: ".sluice/set-aside/x/notes/n.txt", hash: "a".repeat(64), size: 3 },
+    theirs: { version: "v2", hash: "b".repeat(64), size: 2 },
+    base: "v1",
+    foundBy: "pull" as const,
+    at: 1,
+    reason: "a local copy this cache never synced differed from the datastore's",
+  };
+  assert.equal(
+    describeConflicts([rec], (l) => l, () => true, () => false, () => true)[2],
+    "    mine:   .sluice/set-aside/x/notes/n.txt (3 B, aaaaaaaaaaaa…)",
+  );
+  assert.equal(
+    describeConflicts([rec], (l) => l, () => true, () => false, () => false)[2],
+    "    mine:   .sluice/set-aside/x/notes/n.txt (gone: deleted since; put your copy back at the path for --mine, or take theirs) (3 B, aaaaaaaaaaaa…)",
+  );
+});
+
+Deno.test("status: with a copy set aside by an earlier resolution of the path, it never says --mine publishes that copy", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, "notes/n.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  // A first conflict, resolved by taking theirs: b's copy is set aside.
+  await w.write(a, "notes/n.txt", "a2");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  await w.write(b, "notes/n.txt", "b2");
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  assert.equal((await sluice(["resolve", "notes/n.txt", "--theirs", "--cache", b])).code, 0);
+  // A second conflict of the same path, b's copy in place.
+  await w.write(a, "notes/n.txt", "a3");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  await w.write(b, "notes/n.txt", "b3");
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const status = await sluice(["status", "--cache", b]);
+  assert.equal(status.code, 3, status.out);
+  assert.doesNotMatch(status.out, /publishes the set-aside copy/);
+  assert.match(status.out, /never a copy set aside earlier that it does not name/);
+  await w.cleanup();
+});

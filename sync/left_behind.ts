@@ -94,7 +94,7 @@ export class SyncIncompleteError extends SluiceError {
       parts.push(
         `The managed lockfile changed here was left out (${
           listed(lockfiles.map((l) => l.path))
-        }), as every push leaves it out (a stale copy would erase entries other checkouts added); nothing of it was lost. Publish your entries with \`sluice lockfile add <name> '<entry JSON>'\` (or \`sluice lockfile remove <name>\`), or take the datastore's copy back: delete it here, then run \`sluice pull --restore-deleted\``,
+        }), as every push leaves it out (a stale copy would erase entries other checkouts added); nothing of it was lost. Publish your entries with \`sluice lockfile add <name> '<entry JSON>'\` (or \`sluice lockfile remove <name>\`; a change one of them could not publish is kept pending, and \`sluice lockfile retry\` publishes it), or take the datastore's copy back: delete it here, then run \`sluice pull --restore-deleted\``,
       );
     }
     if (deletions.length) {

@@ -40,5 +40,7 @@ Deno.test("a push that left only the managed lockfile out names the transaction 
   assert.equal(e.code, "sync_incomplete");
   assert.match(e.message, /The managed lockfile changed here was left out/);
   assert.match(e.message, /`sluice lockfile add <name> '<entry JSON>'`/);
+  // A change a lockfile command could not publish is kept pending: its retry is named.
+  assert.match(e.message, /`sluice lockfile retry` publishes it/);
   assert.doesNotMatch(e.message, /then the push again/);
 });
