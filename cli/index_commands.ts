@@ -77,7 +77,7 @@ export function indexCommand(io: CliIo, state: RunState): Command {
             ? `Moved the index of ${s.store.endpoint} to v2: ${
               plural(r.entries, "entry", "entries")
             } in ${plural(r.partitions.length, "shard")} (commitSeq ${r.commitSeq}).`
-            : `The index of ${s.store.endpoint} is v2 already (commitSeq ${r.commitSeq}); nothing was changed.`,
+            : `The index of ${s.store.endpoint} is v2 already (commitSeq ${r.commitSeq}); its shards and meta were left as they are (the v1 index object, where there is one, was written again with the same entries, so that existing clients' clones last synced on v1 read the shards).`,
         );
         for (const line of after) out.say(line);
       });

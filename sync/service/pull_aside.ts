@@ -154,9 +154,15 @@ export class PullAsides {
       code: a.rewritten ? VERSION_REWRITTEN : "local_set_aside",
       message: `${
         this.#setAsideWhy(path, a)
-      }, and the datastore's copy was not written there (${why()}); ${kept}. Compare them, then \`${
-        resolveHint(path)
-      }\` (--mine publishes the set-aside copy; --theirs takes the datastore's, setting aside what is at ${path}).`,
+      }, and the datastore's copy was not written there (${why()}); ${kept}. ${
+        a.rewritten
+          ? `A data version is never written over: \`sluice resolve ${
+            shellWord(path)
+          } --theirs\` takes the datastore's once it can be (the copy stays set aside).`
+          : `Compare them, then \`${
+            resolveHint(path)
+          }\` (--mine publishes the set-aside copy; --theirs takes the datastore's, setting aside what is at ${path}).`
+      }`,
       path,
     });
     a.conflict.tell(false);

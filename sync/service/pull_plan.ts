@@ -138,6 +138,10 @@ export interface FetchPlan {
   readonly ownKept: string[];
 }
 
+/** The reason of the conflict a pull records for a data version published again with other bytes. */
+export const REWRITTEN_WHY =
+  "a data version this cache had synced was published again with other bytes";
+
 /** Why a pull set aside a copy of a data version published again with other bytes. */
 export const VERSION_REWRITTEN_REASON =
   "the datastore holds this data version again with other bytes (another writer published it again)";
@@ -215,7 +219,7 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // client of the layout that missed a commit, and numbered its own
       // version as this one). The copy here may be the last of what was
       // published first: set aside, never written over, and a conflict.
-      const why = "a data version this cache had synced was published again with other bytes";
+      const why = REWRITTEN_WHY;
       const mine = { hash: synced.hash, size: synced.size };
       const aside = await cache.setAside(path, VERSION_REWRITTEN_REASON, VERSION_REWRITTEN, {
         mine,

@@ -43,6 +43,7 @@ import {
   versionedTheirs,
 } from "./resolve_reads.ts";
 import { forgetVanished } from "./vanished_record.ts";
+import { REWRITTEN_WHY } from "./pull_plan.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
 import {
@@ -53,6 +54,7 @@ import {
   refuseShapeClash,
   refuseUnmerged,
   ResolveRefusedError,
+  rewrittenVersion,
   shapeClash,
 } from "./resolve_refusals.ts";
 
@@ -270,7 +272,17 @@ export async function resolveConflict(
     // (a push in flight, or a stopped one's upload over theirs).
     const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
     if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
-      const own = await takeOwnAsTheirs(deps, rec, setAside, pulled);
+      let own: ResolveResult | null;
+      try {
+        own = await takeOwnAsTheirs(deps, rec, setAside, pulled);
+      } catch (e) {
+        // Cut off on the way (the datastore unreachable, a cancellation): the
+        // conflict stays open as it was, naming the copy set aside, if any.
+        if (!state.conflicts.get(path)) {
+          await reopenTheirs(deps, rec, setAside, before).catch(() => {});
+        }
+        throw e;
+      }
       if (own) return own;
     }
     // Not taken, and no new conflict recorded by the pull: this one stays open.
@@ -308,6 +320,8 @@ export async function resolveConflict(
       } --theirs\`, your copy is set aside), then re-apply your entries with \`sluice lockfile add <name> '<entry JSON>'\` (or \`sluice lockfile remove <name>\`).`,
     );
   }
+  // A data version published again by another writer: never written over.
+  if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution);
   if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
   if (resolution === "mine" && rec.mine?.location === path && !cache.exists(path)) {
     // Said when theirs is no longer on the datastore either: this cache's
@@ -369,7 +383,13 @@ async function publishRebased(
   await state.markDirty(path);
   await state.saveManifest();
   await state.conflicts.clear([path]);
-  const pushed = await keptOpenOnFailure(deps, rec, setAside, () => deps.pushOnly([path]));
+  const pushed = await keptOpenOnFailure(
+    deps,
+    rec,
+    resolution,
+    setAside,
+    () => deps.pushOnly([path]),
+  );
   await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);
   const resolved = conflicts.length === 0 &&
@@ -483,6 +503,7 @@ async function reopenTheirs(
 async function keptOpenOnFailure<T>(
   deps: ResolveDeps,
   rec: ConflictRecord,
+  resolution: Resolution,
   setAside: readonly string[],
   fn: () => Promise<T>,
 ): Promise<T> {
@@ -504,7 +525,9 @@ async function keptOpenOnFailure<T>(
         kept:
           `Its upload may have landed and its commit may not have (peers then do not see it yet); the conflict stays open (\`sluice status\` lists it). Run the same \`sluice resolve ${
             shellWord(rec.path)
-          }\` again to finish: it publishes your copy, or says it is published already.`,
+          } --${resolution}\` again to finish: it publishes your ${
+            resolution === "merged" ? "merge" : "copy"
+          }, or says it is published already.`,
       });
     }
     throw e;

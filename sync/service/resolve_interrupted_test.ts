@@ -166,11 +166,30 @@ Deno.test("a --mine cancelled after its upload says so of the resolution (run th
   assert.equal(err.code, "aborted", err.message);
   assert.equal(err.exitCode, 130);
   assert.match(err.message, /The resolution of notes\/m\.txt was cancelled/);
-  assert.match(err.message, /Run the same `sluice resolve notes\/m\.txt` again to finish/);
+  assert.match(err.message, /Run the same `sluice resolve notes\/m\.txt --mine` again to finish/);
   assert.doesNotMatch(err.message, /sluice push/);
   assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
   const again = await b.resolveConflict(PATH, "mine");
   assert.equal(again.resolved, true);
   assert.ok(again.published);
   assert.equal(store.peekText(PATH), "b's edit");
+});
+
+Deno.test("a --theirs cut off while it takes this cache's own upload keeps the conflict open, naming the copy it set aside; run again, it finishes", async () => {
+  const { store, b, uploaded } = await cutAfterUpload("merged");
+  // The datastore goes away as the upload is read back (its second read: the first looks whose it is).
+  let reads = 0;
+  const get = store.getStream!.bind(store);
+  store.getStream = async (k, o) => {
+    if (k === PATH && ++reads === 2) throw new UnreachableError("outage during the take");
+    return await get(k, o);
+  };
+  await assert.rejects(b.resolveConflict(PATH, "theirs"), UnreachableError);
+  store.getStream = get;
+  const rec = b.conflicts().find((c) => c.path === PATH);
+  assert.ok(rec, "still open");
+  assert.equal(await read(b, rec.mine!.location), "merged by hand", "the copy it names is there");
+  const again = await b.resolveConflict(PATH, "theirs");
+  assert.equal(again.resolved, true);
+  assert.equal(await read(b, PATH), uploaded);
 });

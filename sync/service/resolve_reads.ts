@@ -70,9 +70,10 @@ export function theirsReader(
  * {@link ResolveDeps.takeBackOwn} over `store`: when the object at the path
  * carries this cache's writer id and is not `theirs` (its own upload, made
  * over theirs by a resolution cut off before its commit), it is streamed
- * into the cache at the path (atomically, checked against its size) and its
- * version, hash and size returned; otherwise nothing is written and `null`
- * is returned.
+ * into the cache at the path (atomically, checked against its size, and
+ * only while nothing is there: a file saved there meanwhile is never written
+ * over) and its version, hash and size returned; otherwise nothing is
+ * written and `null` is returned.
  */
 export function ownUploadTaker(
   store: ObjectStore,
@@ -95,7 +96,7 @@ export function ownUploadTaker(
           await body.cancel().catch(() => {});
           return null;
         }
-        const hash = await cache.writeStream(path, body, { size: info.size });
+        const hash = await cache.writeStream(path, body, { size: info.size }, undefined, null);
         return { version: info.version, hash, size: info.size };
       },
       retry,

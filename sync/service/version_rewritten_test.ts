@@ -43,6 +43,14 @@ Deno.test("a pull sets aside the copy of a data version the datastore holds agai
   assert.ok(told, JSON.stringify(warnings.map((w) => w.code)));
   assert.match(told.message, /never rewritten/);
   assert.match(told.message, /sluice resolve data\/aws\/ec2\/m1\/state\/2\/raw --theirs/);
+  // Never written over: --mine and --merged are refused, nothing changed.
+  for (const how of ["mine", "merged"] as const) {
+    const refused = await b.resolveConflict(RAW, how).catch((e) => e);
+    assert.equal(refused.code, "version_exists", refused.message);
+    assert.match(refused.message, /never written over/);
+    assert.deepEqual(b.conflicts().map((c) => c.path), [RAW]);
+    assert.equal(await read(b, RAW), "the old client's version 2");
+  }
   // Settled by taking theirs; the set-aside copy stays until deleted.
   const settled = await b.resolveConflict(RAW, "theirs");
   assert.equal(settled.resolved, true);

@@ -35,7 +35,8 @@
  *
  * A bucket already on v2 is left as it is (running the move again would
  * rebuild the shards from a v1 index v2 commits no longer update, and reset
- * `commitSeq`). A bucket without a v1 index gets a meta listing the shards
+ * `commitSeq`), but for that rewrite of the v1 index object, which a move
+ * stopped after its v2 meta never made. A bucket without a v1 index gets a meta listing the shards
  * it holds; when a listing finds objects besides those the shards name
  * (another tool's, in a bucket with no index of either form, or left by a
  * move of such a bucket that was cut off), they are named in the shards it
@@ -146,6 +147,12 @@ export async function migrateToShards(
     if (options.lockLost?.()) throw moveLockLost();
     const read = await readMeta(store, c);
     if (read?.meta.version === 2) {
+      // A move that stopped after its v2 meta may not have written the v1
+      // index object again (below): done here, so that running it again
+      // finishes that too (at worst, an existing client's clone reads the
+      // shards once more).
+      const left = await getOrNull(store, MONOLITH_KEY, c);
+      if (left) await casPut(store, MONOLITH_KEY, toggledNewline(left.body), left.version, c);
       return { ...read.meta, partitions: [...read.meta.partitions], migrated: false, entries: 0 };
     }
     // Marked before the index object is read: a v1 commit that lands after

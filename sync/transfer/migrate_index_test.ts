@@ -793,9 +793,24 @@ Deno.test("the move writes the v1 index object again, the same entries in other 
   assert.notDeepEqual(after.body, before.body, "other bytes: a content-hash ETag changes too");
   const parse = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
   assert.deepEqual(parse(after.body), parse(before.body), "the same entries");
-  // A second run over the v2 bucket leaves it as it is.
-  await migrateToShards(store, { retry });
-  assert.equal((await store.get(MONOLITH_KEY)).version, after.version);
+  // A second run over the v2 bucket leaves its index as it is, and writes the object again.
+  const meta = store.peekText(META_KEY);
+  assert.equal((await migrateToShards(store, { retry })).migrated, false);
+  assert.equal(store.peekText(META_KEY), meta);
+  assert.deepEqual(parse((await store.get(MONOLITH_KEY)).body), parse(before.body));
+});
+
+Deno.test("a move cut off after its v2 meta, before its rewrite of the v1 index object, makes that rewrite when run again", async () => {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, FILES, { v2: false });
+  const before = await store.get(MONOLITH_KEY);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === MONOLITH_KEY,
+  });
+  await assert.rejects(migrateToShards(store, { retry }), UnreachableError);
+  assert.equal((await store.get(MONOLITH_KEY)).version, before.version, "not rewritten yet");
+  assert.equal((await migrateToShards(store, { retry })).migrated, false, "already v2");
+  assert.notEqual((await store.get(MONOLITH_KEY)).version, before.version, "rewritten now");
 });
 
 Deno.test("the move's rewrite of the v1 index object never writes over a v1 commit that changed it meanwhile", async () => {
