@@ -26,7 +26,7 @@ import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type { PushOptions } from "../../sync/service/push_options.ts";
 import type { PushResult } from "../../sync/service/push_result.ts";
-import { peerCommitSeq, peerPush } from "../../packages/testing/layout_peer.ts";
+import { peerCommitSeq, peerPull, peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import type { ConflictRecord, Resolution } from "../../sync/service/conflicts.ts";
 import type { ResolveResult } from "../../sync/service/resolve.ts";
@@ -356,6 +356,36 @@ async function recordEdit(
  * read-modify-write of the index (`peerPush`). Recorded for I12 once it
  * returns.
  */
+/**
+ * An old client's pull (`peerPull`), on the clone's machine: no lock. Its
+ * writes are by design (a commit it drops is named again by its writer's
+ * next pull); counted, nothing recorded.
+ */
+export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull" }>): Command {
+  return plainCommand(env, op.clone, `old client pull #${op.id}`, async (svc) => {
+    env.stats.oldPulls++;
+    const finishedBefore = env.truth.oldPushes.length;
+    const dropped = await peerPull(svc.store, {
+      // An entry another old client committed since this pull's read is
+      // dropped by its write, by their design: no Sluice clone names it
+      // again (I12 spares it: those in flight, or done, since the pull
+      // began, that it did not write). Sluice's own are named again by
+      // their writers.
+      afterWrite: (wrote) => {
+        const since = [
+          ...env.truth.oldPushes.slice(finishedBefore).map((p) => p.path),
+          ...[...env.truth.oldUnfinished.values()].map((o) =>
+            o.file === undefined ? `logs/old-c${o.clone}-op${o.id}.log` : SHARED_FILES[o.file]
+          ),
+        ];
+        for (const p of since) if (!Object.hasOwn(wrote, p)) env.truth.oldPullDropped.add(p);
+        return Promise.resolve();
+      },
+    });
+    env.stats.oldPullDrops += dropped.length;
+  });
+}
+
 export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush" }>): Command {
   const inside = env.truth.oldInside;
   const cmd = plainCommand(env, op.clone, `${OLD_CLIENT_LABEL} #${op.id}`, async (svc) => {

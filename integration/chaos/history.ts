@@ -204,6 +204,14 @@ export type Op =
    * the store holds (old clients check nothing). Only in histories with
    * `oldClients`, inserted afterwards from a generator of their own.
    */
+  /**
+   * An old client on the clone's machine pulls (`peerPull`): on a v1 bucket,
+   * where it finds an entry's object missing (a deletion on its way to the
+   * index, another tool's), it writes back the index it read, with no lock:
+   * a commit landing meanwhile is dropped, and its writer's next pull names
+   * it again (`index_entry_dropped`). Only in histories with `oldClients`.
+   */
+  | { readonly id: number; readonly kind: "oldpull"; readonly clone: number }
   | {
     readonly id: number;
     readonly kind: "oldpush";
@@ -366,7 +374,10 @@ export interface GenerateOptions {
 export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
-export type DrawnKind = Exclude<OpKind, "stall" | "oldpush" | "reshape" | "foreign" | "vanish">;
+export type DrawnKind = Exclude<
+  OpKind,
+  "stall" | "oldpush" | "oldpull" | "reshape" | "foreign" | "vanish"
+>;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
 export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
@@ -632,6 +643,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     // it taken over, which loses writes by design): the planned ones go.
     for (let i = ops.length - 1; i >= 0; i--) if (ops[i].kind === "stall") ops.splice(i, 1);
     insertOldPushes(ops, clones, oldRng);
+    // From a generator of their own: the pushes above stay as they were.
+    insertOldPulls(ops, clones, new Rng(mixSeed(seed, 0x6f6c7050)));
   } else {
     insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
     const moveShare = (options.stallShare ?? 0.35) / 3;
@@ -707,6 +720,30 @@ function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
       ...file,
       ...(what === 5 ? { del: true } : {}),
     });
+  }
+}
+
+/**
+ * Inserts one to three old-client pulls (see the `oldpull` {@link Op}) at
+ * random places (half of them right after a deletion), with ids after every
+ * other.
+ */
+function insertOldPulls(ops: Op[], clones: number, rng: Rng): void {
+  let id = Math.max(0, ...ops.map((o) => o.id)) + 1;
+  for (let n = rng.range(1, 3); n > 0; n--) {
+    // Half of them right after a clone's deletion, which removes the object
+    // before its entry: the pull may meet it missing, its commit on the way.
+    // (On another clone's machine: a clone's commands run one at a time.)
+    const deletions = ops.flatMap((o, i) => o.kind === "delete" ? [i] : []);
+    const after = deletions.length && rng.chance(0.5)
+      ? deletions[rng.int(deletions.length)]
+      : undefined;
+    const by = after === undefined ? undefined : (ops[after] as { clone: number }).clone;
+    const clone = by === undefined || clones < 2
+      ? rng.int(clones)
+      : (by + rng.range(1, clones - 1)) % clones;
+    const at = after === undefined ? rng.int(ops.length + 1) : after + 1;
+    ops.splice(at, 0, { id: id++, kind: "oldpull", clone });
   }
 }
 
@@ -1100,6 +1137,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
             : "stops"
           : "goes on"
       }`;
+    case "oldpull":
+      return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
       return `${head} c${op.clone} ${
         op.file === undefined
@@ -1182,6 +1221,7 @@ export function parseHistory(text: string): History {
     ...Object.keys(WEIGHTS),
     "stall",
     "oldpush",
+    "oldpull",
     "reshape",
     "foreign",
     "vanish",

@@ -250,6 +250,8 @@ export class GroundTruth {
    * and I11 spare them.
    */
   readonly oldStranded = new Set<string>();
+  /** Paths an old client's pull wrote an index over that no longer named them (`oldpull` moves). */
+  readonly oldPullDropped = new Set<string>();
   /** Old clients' pushes inside the global lock now (op ids). */
   readonly oldInside = new Set<number>();
   /** `<marker path>\0<hash>` of every marker a user wrote (a marker edit, a merge): not I14's. */
@@ -303,6 +305,8 @@ export class GroundTruth {
     cloneDirs: readonly string[],
   ): Promise<void> {
     for (const p of this.oldPushes) {
+      // Dropped by an old client's pull, by their design (no lock, no compare-and-swap).
+      if (this.oldPullDropped.has(p.path)) continue;
       const hash = await sha256Hex(new TextEncoder().encode(p.text));
       const e = entries[p.path];
       if (!e || (e.h !== undefined && e.h !== hash)) {

@@ -233,7 +233,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  histories whose first pushes make the index first ${s.indexFirst}`,
     `  histories that start with another tool's objects in the bucket ${s.foreignHistories} (objects ${s.foreignWrites})`,
     `  histories where another tool deletes a shared file's or a run's object ${s.vanishHistories} (deletions ${s.vanishes}: of a run's raw output ${s.vanishedOutputs}; checked by I19, held by a clone and no unpushed deletion there ${s.vanishesChecked}); a run's raw output published again with other bytes ${s.rewrites}`,
-    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2})`,
+    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2}); old-client pulls ${s.oldPulls} (entries dropped for a missing object, the index they read written back: ${s.oldPullDrops})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
     `  conflicts left open after the final sync, resolved --mine (I13): ${s.finalResolutions}`,

@@ -118,6 +118,9 @@ export interface ChaosStats {
   rewrites: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
+  /** Old clients' pulls (`oldpull` moves), and the entries they dropped (writing back the index they read). */
+  oldPulls: number;
+  oldPullDrops: number;
   /** Of them, those inside the global lock together with another old client's (a hold taken over as stale, or lost): not checked by I12. */
   oldPushesLockLost: number;
   /** Old clients' pushes that stopped (a crash, an outage) and were pushed again before the final sync. */
@@ -196,6 +199,8 @@ export function emptyStats(): ChaosStats {
     vanishesChecked: 0,
     rewrites: 0,
     oldPushes: 0,
+    oldPulls: 0,
+    oldPullDrops: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,
     oldEditsOnV2: 0,

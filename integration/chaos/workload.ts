@@ -34,6 +34,7 @@ import {
   isOldClientCommand,
   lockfileCommand,
   moveCommand,
+  oldPullCommand,
   oldPushCommand,
   plainCommand,
   pushOf,
@@ -622,6 +623,9 @@ class World {
         break;
       case "oldpush":
         this.#enqueue(op.clone, oldPushCommand(this.#env, op));
+        break;
+      case "oldpull":
+        this.#enqueue(op.clone, oldPullCommand(this.#env, op));
         break;
       case "breakglass":
         this.#breakglass(op);

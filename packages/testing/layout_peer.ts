@@ -222,3 +222,39 @@ export async function peerPush(
     );
   }
 }
+
+/**
+ * Pulls as another client does, for what its pull writes to the bucket: on
+ * a v1 bucket it reads the index object, fetches each entry's object, and
+ * where one is gone (a deletion on its way to the index, another tool's)
+ * drops that entry and writes back the whole index it read, with no lock
+ * and no compare-and-swap: a commit that landed between its read and its
+ * write is dropped (or rolled back to the entry it read). On a v2 bucket
+ * its pull writes nothing. `afterRead` runs between its read of the index
+ * and its write, `afterWrite` once its write landed, with the entries it
+ * wrote. Returns the paths whose entries it dropped.
+ */
+export async function peerPull(
+  store: ObjectStore,
+  options: {
+    readonly afterRead?: () => Promise<void>;
+    readonly afterWrite?: (entries: Readonly<Record<string, PeerEntry>>) => Promise<void>;
+  } = {},
+): Promise<string[]> {
+  if ((await getJson(store, "_index/_meta.json"))?.version === 2) return [];
+  const mono = await getJson(store, ".datastore-index.json");
+  if (!mono) return [];
+  const entries = mono.entries as Record<string, PeerEntry>;
+  const dropped: string[] = [];
+  for (const path of Object.keys(entries)) {
+    if (await store.head(path)) continue;
+    delete entries[path];
+    dropped.push(path);
+  }
+  await options.afterRead?.();
+  if (dropped.length) {
+    await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
+    await options.afterWrite?.(entries);
+  }
+  return dropped;
+}

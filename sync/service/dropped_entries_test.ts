@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
-import { InMemoryStore, peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
+import { InMemoryStore, peerPull, peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
 import type { SyncService } from "./service.ts";
 import { pullLeftBehind } from "./pull.ts";
@@ -184,4 +184,31 @@ Deno.test("a pull whose check of a vanished entry fails keeps what it fetched an
   const again = await clone(store, "a", a.cacheDir);
   assert.deepEqual(again.conflicts().map((c) => c.path), ["config/new.yaml"]);
   assert.equal(again.state.synced("config/new.yaml")?.size, 4);
+});
+
+Deno.test("an old client's pull that meets a missing object writes back the index it read, dropping a commit made meanwhile: the writer's next pull names it again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
+  await a.markDirty({ relPath: "notes/gone.txt" });
+  await a.pushChanged();
+  // Another tool deletes that object; an old client's pull meets it missing.
+  await store.delete("notes/gone.txt");
+  const dropped = await peerPull(store, {
+    afterRead: async () => {
+      // b commits between that pull's read of the index and its write.
+      await b.cache.write("config/b.yaml", enc("b: 1\n"));
+      await b.markDirty({ relPath: "config/b.yaml" });
+      assert.deepEqual((await b.pushChanged()).uploaded, ["config/b.yaml"]);
+    },
+  });
+  assert.deepEqual(dropped, ["notes/gone.txt"]);
+  assert.equal((await peerReadIndex(store))["config/b.yaml"], undefined, "b's commit dropped");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  await b.pullChanged();
+  assert.ok(warnings.some((w) => w.code === "index_entry_dropped"));
+  await b.pushChanged();
+  assert.ok((await peerReadIndex(store))["config/b.yaml"], "named again");
 });
