@@ -357,6 +357,30 @@ async function recordEdit(
  * returns.
  */
 /**
+ * A mark whose write never came (the `unwritten` move): only where nothing
+ * is at the path here (a mark of a file here is an edit's).
+ */
+export function unwrittenCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "unwritten" }>,
+): Command {
+  return plainCommand(env, op.clone, `mark, never written #${op.id}`, async (svc) => {
+    const path = SHARED_FILES[op.file];
+    if (await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null)) return;
+    // Nor where it synced the path (a file deleted here: a mark of that is a deletion's).
+    if (svc.state.synced(path)) return;
+    env.stats.unwrittenMarks++;
+    env.truth.unwritten.push({
+      op: op.id,
+      clone: op.clone,
+      path,
+      touchedBefore: env.changes.touched.length,
+    });
+    await svc.markDirty({ relPath: path });
+  });
+}
+
+/**
  * An old client's pull (`peerPull`), on the clone's machine: no lock. Its
  * writes are by design (a commit it drops is named again by its writer's
  * next pull); counted, nothing recorded.

@@ -205,6 +205,18 @@ export type Op =
    * `oldClients`, inserted afterwards from a generator of their own.
    */
   /**
+   * The tool marks one of {@link SHARED_FILES} dirty before writing it, and
+   * the write never comes (the command failed): a mark on a path with
+   * nothing here. Made only where the clone has nothing at the path.
+   * Inserted from a generator of its own (see {@link insertUnwritten}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "unwritten";
+    readonly clone: number;
+    readonly file: number;
+  }
+  /**
    * An old client on the clone's machine pulls (`peerPull`): on a v1 bucket,
    * where it finds an entry's object missing (a deletion on its way to the
    * index, another tool's), it writes back the index it read, with no lock:
@@ -362,6 +374,8 @@ export interface GenerateOptions {
   readonly vanishShare?: number;
   /** Chance that such a deletion of a run's output is a rewrite of it instead (see the `vanish` {@link Op}); default 0.4. */
   readonly rewriteShare?: number;
+  /** Chance that a history has marks whose writes never came (see the `unwritten` {@link Op}); default 0.25. */
+  readonly unwrittenShare?: number;
   /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
   readonly streamedShare?: number;
 }
@@ -376,7 +390,7 @@ export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
 export type DrawnKind = Exclude<
   OpKind,
-  "stall" | "oldpush" | "oldpull" | "reshape" | "foreign" | "vanish"
+  "stall" | "oldpush" | "oldpull" | "reshape" | "foreign" | "vanish" | "unwritten"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -664,6 +678,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // From a generator of their own: the operations above stay as they were.
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
   markRewrites(ops, seed, options.rewriteShare ?? 0.4);
+  insertUnwritten(ops, clones, new Rng(mixSeed(seed, 0x756e7772)), options.unwrittenShare ?? 0.25);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -972,6 +987,28 @@ function insertVanish(ops: Op[], clones: number, rng: Rng, share: number): void 
 }
 
 /**
+ * Inserts, in a share of histories, one or two marks whose writes never
+ * came (see the `unwritten` {@link Op}) at random places, with ids after
+ * every other.
+ */
+function insertUnwritten(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  for (let n = rng.range(1, 2); n > 0; n--) {
+    const op: Op = {
+      id: id++,
+      kind: "unwritten",
+      clone: rng.int(clones),
+      file: rng.int(SHARED_FILES.length),
+    };
+    // After another tool's first writes, which come first of all.
+    const first = ops.findIndex((o) => o.kind !== "foreign");
+    const from = first < 0 ? ops.length : first;
+    ops.splice(from + rng.int(ops.length - from + 1), 0, op);
+  }
+}
+
+/**
  * Marks each deletion of a run's output as a rewrite of it instead (see the
  * `vanish` {@link Op}) with chance `share`, drawn per operation (by its id).
  */
@@ -1137,6 +1174,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
             : "stops"
           : "goes on"
       }`;
+    case "unwritten":
+      return `${head} c${op.clone} marks ${
+        SHARED_FILES[op.file]
+      } dirty, and the write never comes (nothing there)`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
@@ -1222,6 +1263,7 @@ export function parseHistory(text: string): History {
     "stall",
     "oldpush",
     "oldpull",
+    "unwritten",
     "reshape",
     "foreign",
     "vanish",

@@ -84,6 +84,9 @@
  *   directory above it, once its user removed the copy here: a copy
  *   removed by hand and left to a walk is never deleted on the datastore
  *   (`named_deletions.ts`);
+ * - I25: a mark whose write never came (nothing ever at the path here) is
+ *   never taken for a deletion here: no conflict records one there, unless
+ *   a user changed or deleted the path since (`unwritten` moves);
  * - I24: a run refused with `version_exists` for its own version (another
  *   writer published it first) has none of its bytes in a file the remote index names
  *   after the final sync: a streamed run's `raw`, published part way by
@@ -126,7 +129,8 @@ export type Invariant =
   | "I21"
   | "I22"
   | "I23"
-  | "I24";
+  | "I24"
+  | "I25";
 
 /** A broken invariant. */
 export interface Violation {
@@ -250,6 +254,8 @@ export class GroundTruth {
    * and I11 spare them.
    */
   readonly oldStranded = new Set<string>();
+  /** Marks whose writes never came (`unwritten` moves), for I25. */
+  readonly unwritten: { op: number; clone: number; path: string; touchedBefore: number }[] = [];
   /** Paths an old client's pull wrote an index over that no longer named them (`oldpull` moves). */
   readonly oldPullDropped = new Set<string>();
   /** Old clients' pushes inside the global lock now (op ids). */
@@ -423,6 +429,29 @@ export class GroundTruth {
    * (`cloneDirs`), unless a user changed or deleted that path since
    * (`touched`: `LocalChanges.touched`) or took theirs there.
    */
+  /**
+   * I25 after the final sync: a mark whose write never came (nothing was
+   * ever at the path here) is no deletion here: no conflict of the clone's
+   * records one at that path, unless a user changed or deleted the path
+   * since (`touched`).
+   */
+  checkUnwritten(
+    conflictsOf: (clone: number) => readonly { path: string; mine: unknown }[],
+    touched: readonly string[],
+  ): void {
+    for (const u of this.unwritten) {
+      if (touched.slice(u.touchedBefore).includes(u.path)) continue;
+      const rec = conflictsOf(u.clone).find((c) => c.path === u.path);
+      if (!rec || rec.mine !== null) continue;
+      this.violate({
+        invariant: "I25",
+        message:
+          `c${u.clone} marked ${u.path} dirty with nothing there (op #${u.op}: its write never came), and a conflict of its records that as a deletion here: --mine would delete theirs, which no user deleted`,
+        afterOp: -1,
+      });
+    }
+  }
+
   async checkVanished(
     read: (key: string) => Promise<Uint8Array | undefined>,
     cloneDirs: readonly string[],

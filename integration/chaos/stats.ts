@@ -116,6 +116,8 @@ export interface ChaosStats {
   vanishesChecked: number;
   /** A run's raw output published again with other bytes by another client (`vanish` moves with `rewrite`); checked by I19. */
   rewrites: number;
+  /** Marks of a path with nothing there whose writes never came (`unwritten` moves). */
+  unwrittenMarks: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Old clients' pulls (`oldpull` moves), and the entries they dropped (writing back the index they read). */
@@ -198,6 +200,7 @@ export function emptyStats(): ChaosStats {
     vanishedOutputs: 0,
     vanishesChecked: 0,
     rewrites: 0,
+    unwrittenMarks: 0,
     oldPushes: 0,
     oldPulls: 0,
     oldPullDrops: 0,

@@ -39,6 +39,7 @@ import {
   plainCommand,
   pushOf,
   resolveAsUser,
+  unwrittenCommand,
 } from "./commands.ts";
 import { clientCommand, clientService } from "./core_driven.ts";
 import {
@@ -627,6 +628,9 @@ class World {
       case "oldpull":
         this.#enqueue(op.clone, oldPullCommand(this.#env, op));
         break;
+      case "unwritten":
+        this.#enqueue(op.clone, unwrittenCommand(this.#env, op));
+        break;
       case "breakglass":
         this.#breakglass(op);
         break;
@@ -930,6 +934,7 @@ class World {
       this.clones.map((c) => c.dir),
       this.changes.touched,
     );
+    this.truth.checkUnwritten((c) => this.clones[c].svc.conflicts(), this.changes.touched);
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
     await this.#resolveLeft();

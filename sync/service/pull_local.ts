@@ -37,7 +37,16 @@ export function localSide(deps: LocalSideDeps) {
   const compare = async (path: string) => {
     const s = state.synced(path);
     const hash = () => cache.hashFile(path).catch(unlessLeftOut);
-    if (!s) return dirty.has(path) ? { changed: true, local: await hash() } : UNCHANGED;
+    if (!s) {
+      if (!dirty.has(path)) return UNCHANGED;
+      const local = await hash();
+      // A mark on a path never synced with nothing here (the tool marks
+      // before it writes, and a write may never come) is no deletion here:
+      // there is nothing of this cache's to keep, and the datastore's copy
+      // is taken.
+      if (local === null && !cache.exists(path)) return UNCHANGED;
+      return { changed: true, local };
+    }
     const st = await cache.stat(path).catch(unlessLeftOut);
     // Deleted here (or a directory now: a link is thrown on, never a deletion).
     if (!st) return { changed: true, local: null };
