@@ -18,6 +18,7 @@ import { statusCommand } from "./status_command.ts";
 import { lockCommand, lockfileCommand } from "./lock_commands.ts";
 import { resolveCommand } from "./conflict_commands.ts";
 import { theirsCommand } from "./theirs_command.ts";
+import { heldCommand } from "./held_command.ts";
 import { bucketCommand } from "./bucket_commands.ts";
 import { indexCommand } from "./index_commands.ts";
 import { STORE_ENV } from "./session.ts";
@@ -83,6 +84,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.addCommand(statusCommand(io, state));
   program.addCommand(resolveCommand(io, state));
   program.addCommand(theirsCommand(io, state));
+  program.addCommand(heldCommand(io, state));
   program.addCommand(lockCommand(io, state));
   program.addCommand(lockfileCommand(io, state));
   program.addCommand(bucketCommand(io, state));

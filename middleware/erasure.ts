@@ -211,7 +211,7 @@ export class ErasureRefusedError extends SluiceError {
         preview(why, 600)
       }), so nothing was deleted: ${
         held.join(", ")
-      } stay in the cache and are held out of every push. Check those directories, then either discard them (resolveHeldVersions with "discard") or release them for the next push ("keep"), and run the method or workflow again.`,
+      } stay in the cache and are held out of every push. Check those directories, then either discard them (\`sluice held <dir>… --discard\`; resolveHeldVersions with "discard") or release them for the next push (\`--keep\`), and run the method or workflow again.`,
       options,
     );
     this.lost = lost;

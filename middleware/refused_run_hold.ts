@@ -20,7 +20,8 @@ import type { PlanEntry, PushContext } from "../sync/context.ts";
 export const REFUSED_RUN_ERASER = "refused-run-eraser";
 
 const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
-const HELD = "written by a run refused for losing its model lock: held out of pushes";
+const HELD =
+  "written by a run refused for losing its model lock: held out of pushes (`sluice held` lists them, with the way out)";
 
 function skip(ctx: PushContext, entry: PlanEntry, reason: string, keepDirty: boolean): void {
   entry.action = "skip";
@@ -111,6 +112,6 @@ export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<v
   if (held.length === 0 || ctx.dryRun) return;
   const message = `${
     held.join(", ")
-  } were written by a run refused for losing its model lock and could not be erased safely; they stay in the cache and are held out of every push until resolved (resolveHeldVersions).`;
+  } were written by a run refused for losing its model lock and could not be erased safely; they stay in the cache and are held out of every push until resolved: \`sluice held <dir>… --keep\` (publish them with the next push) or \`--discard\` (erase them); resolveHeldVersions through the API.`;
   ctx.events.emit("warning", { code: "erasure_held", message });
 }

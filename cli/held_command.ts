@@ -1,0 +1,126 @@
+/**
+ * `sluice held [<dir>…] [--keep | --discard]`: the data versions a run
+ * refused for losing its model lock left held, because they could not be
+ * told apart from another run's (`erasure_refused`): listed, or resolved.
+ * `--keep` releases them for the next push (they are this cache's run's
+ * after all); `--discard` erases them as the refusal would have (the cache
+ * copies, the objects that run uploaded, its `latest` markers recomputed).
+ * Nothing else resolves them: until then every push leaves them out.
+ *
+ * @module
+ */
+import { Command } from "commander";
+import { readErasureJournal, resolveHeldVersions } from "../middleware/erasure.ts";
+import { SluiceError } from "../sync/errors.ts";
+import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import { type CliIo, type Output, plural, shellWord, UsageError } from "./output.ts";
+import { cacheRel } from "./cache_paths.ts";
+import { endpointFields } from "./store_url.ts";
+
+/** The way out of a held version, as messages name it. */
+export function heldHint(dirs: readonly string[]): string {
+  const named = dirs.length === 1 ? shellWord(dirs[0]) : "<dir>…";
+  return `\`sluice held ${named} --keep\` (publish it with the next push) or \`--discard\` (erase it)`;
+}
+
+/** Registers `held`. */
+export function heldCommand(io: CliIo, state: RunState): Command {
+  return withCommonOptions(
+    new Command("held")
+      .description(
+        "list the data versions a run refused for losing its model lock left held out of every push, or resolve them",
+      )
+      .argument("[dirs...]", "held version directories, as `sluice held` lists them")
+      .option("--keep", "release them: the next push publishes them")
+      .option("--discard", "erase them: the cache copies and what that run uploaded")
+      .addHelpText(
+        "after",
+        "\nA run refused for losing its model lock has its versions erased, but where one cannot be told apart from another run's (the same model written under another lock meanwhile) nothing is deleted: it is held out of every push until resolved here.\n\nExamples:\n  sluice held\n  sluice held data/shell/cmd/m1/out/2 --discard\n  sluice held data/shell/cmd/m1/out/2 --keep",
+      ),
+  ).action(action(io, state, "held", async (out: Output, cmd, dirs: string[]) => {
+    const o = cmd.opts<{ keep?: boolean; discard?: boolean }>();
+    if (o.keep && o.discard) {
+      throw new UsageError(
+        "give one of --keep (publish them with the next push) or --discard (erase them), not both; nothing was changed.",
+      );
+    }
+    const decision = o.keep ? "keep" : o.discard ? "discard" : undefined;
+    if (decision && dirs.length === 0) {
+      throw new UsageError(
+        `--${decision} takes the held directories to resolve (\`sluice held\` lists them); nothing was changed.`,
+      );
+    }
+    if (!decision && dirs.length > 0) {
+      throw new UsageError(
+        `give --keep (publish ${
+          dirs.join(", ")
+        } with the next push) or --discard (erase them); nothing was changed.`,
+      );
+    }
+    return await withSession(cmd, io, out, async (s) => {
+      const journal = await readErasureJournal(s.service.cache);
+      const held = journal.held.flatMap((r) => r.dirs);
+      if (!decision) {
+        out.result("held", { ...endpointFields(s.spec, s.store), cacheDir: s.cacheDir, held });
+        if (held.length === 0) {
+          out.say("No data version is held.");
+          return 0;
+        }
+        out.say(`Held out of every push (${held.length}):`);
+        for (const run of journal.held) {
+          for (const d of run.dirs) {
+            const why = run.problems.find((p) => p.dir === d)?.reason;
+            out.say(`  ${d}${why ? `  (${why})` : ""}`);
+          }
+        }
+        out.say(
+          `Each was written by a run refused for losing its model lock that could not be told apart from another run's. Look at each, then run ${
+            heldHint(held)
+          }.`,
+        );
+        return 2;
+      }
+      const wanted = dirs.map((d) => cacheRel(s.service, d));
+      const unknown = wanted.filter((d) => !held.includes(d));
+      if (unknown.length > 0) {
+        throw new SluiceError(
+          "not_found",
+          `${unknown.join(", ")} ${
+            unknown.length === 1 ? "is" : "are"
+          } not held; nothing was changed. ${
+            held.length ? `Held now: ${held.join(", ")}.` : "No data version is held."
+          }`,
+        );
+      }
+      const resolved = await resolveHeldVersions(
+        {
+          cache: s.service.cache,
+          state: s.service.state,
+          store: s.store,
+          signal: io.signal,
+          config: s.service.config,
+        },
+        wanted,
+        decision,
+      );
+      out.result("held", {
+        ...endpointFields(s.spec, s.store),
+        cacheDir: s.cacheDir,
+        decision,
+        resolved,
+      });
+      out.say(
+        decision === "keep"
+          ? `Released ${plural(resolved.length, "held version")}: the next push publishes ${
+            resolved.length === 1 ? "it" : "them"
+          } (run \`sluice push\`).`
+          : `Erased ${
+            plural(resolved.length, "held version")
+          }: the cache copies, and what that run uploaded of ${
+            resolved.length === 1 ? "it" : "them"
+          }.`,
+      );
+      return 0;
+    });
+  }));
+}

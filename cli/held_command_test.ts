@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { sluice, world } from "./cli_test_kit.ts";
+
+const V = "data/shell/cmd/m1/out/2";
+
+/** A cache whose refused run's version V could not be erased, so it is held (as `erasure_refused` leaves it). */
+async function heldCache() {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/seed.txt", "seed");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, `${V}/raw`, "the refused run's output");
+  const journal = {
+    format: 1,
+    erase: [],
+    uploads: [],
+    prefixes: [],
+    held: [{
+      dirs: [V],
+      problems: [{ dir: V, reason: "the model was written under another lock meanwhile" }],
+      uploads: [],
+      at: 1,
+    }],
+    moving: {},
+    trash: [],
+    markers: [],
+  };
+  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+  return { w, a };
+}
+
+Deno.test("held lists a refused run's held versions (exit 2) and --keep releases them for the next push", async () => {
+  const { w, a } = await heldCache();
+  const listed = await sluice(["held", "--cache", a]);
+  assert.equal(listed.code, 2, listed.err);
+  assert.match(
+    listed.out,
+    new RegExp(`${V}  \\(the model was written under another lock meanwhile\\)`),
+  );
+  assert.match(listed.out, /sluice held data\/shell\/cmd\/m1\/out\/2 --keep/);
+  const pushed = await sluice(["push", V, "--cache", a]);
+  assert.equal(pushed.code, 2, "held out of the push");
+  assert.match(pushed.err + pushed.out, /sluice held/);
+  const kept = await sluice(["held", V, "--keep", "--cache", a]);
+  assert.equal(kept.code, 0, kept.err);
+  assert.match(kept.out, /Released 1 held version/);
+  assert.equal((await sluice(["push", V, "--cache", a])).code, 0);
+  const b = w.cache("b");
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${b}/${V}/raw`), "the refused run's output");
+  assert.equal((await sluice(["held", "--cache", a])).code, 0, "none held now");
+  await w.cleanup();
+});
+
+Deno.test("held --discard erases a held version; a directory not held is refused and nothing changes", async () => {
+  const { w, a } = await heldCache();
+  const typo = await sluice(["held", "data/shell/cmd/m1/out/3", "--discard", "--cache", a]);
+  assert.equal(typo.code, 1, typo.err);
+  assert.match(typo.err, /not_found/);
+  assert.match(
+    typo.err,
+    /is not held; nothing was changed\. Held now: data\/shell\/cmd\/m1\/out\/2/,
+  );
+  assert.equal(await Deno.readTextFile(`${a}/${V}/raw`), "the refused run's output");
+  const gone = await sluice(["held", V, "--discard", "--cache", a]);
+  assert.equal(gone.code, 0, gone.err);
+  await assert.rejects(Deno.lstat(`${a}/${V}/raw`), Deno.errors.NotFound);
+  const usage = await sluice(["held", V, "--cache", a]);
+  assert.equal(usage.code, 64, "a directory without --keep or --discard is a usage error");
+  await w.cleanup();
+});
