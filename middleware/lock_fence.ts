@@ -79,12 +79,17 @@ export async function verifyLocks(
   identity: Identity,
   signal?: AbortSignal,
 ): Promise<void> {
-  const results = await Promise.allSettled(locks.map((l) => checkLock(l, identity, signal)));
+  // One at a time: a push holds few locks (a step's, and the steps' beside
+  // it), and its requests stay in the order they were made.
   const lost: LostLock[] = [];
   let failure: unknown;
-  for (const r of results) {
-    if (r.status === "rejected") failure ??= r.reason;
-    else if (r.value) lost.push(r.value);
+  for (const l of locks) {
+    try {
+      const r = await checkLock(l, identity, signal);
+      if (r) lost.push(r);
+    } catch (e) {
+      failure ??= e;
+    }
   }
   // A lock known lost decides the run even when another one could not be read.
   if (lost.length > 0) throw new ModelLockLostError(lost);

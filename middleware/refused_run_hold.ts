@@ -20,6 +20,8 @@ import type { PlanEntry, PushContext } from "../sync/context.ts";
 export const REFUSED_RUN_ERASER = "refused-run-eraser";
 
 const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
+const OTHER_RUN =
+  "written by another run under a model lock lost since: left out of this push, for that run's own push (which is refused and erases it)";
 const HELD =
   "written by a run refused for losing its model lock: held out of pushes (`sluice held` lists them, with the way out)";
 
@@ -96,6 +98,14 @@ export async function resume(ctx: PushContext, journal: ErasureJournal): Promise
 
 /** Leaves held runs' versions (and markers naming them) and pending erasures out of this push. */
 export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
+  // Another run's, under a model lock this process lost since: left for its own push.
+  const others = ctx.holdBack;
+  for (const entry of ctx.plan) {
+    if (others.some((d) => isUnder(entry.path, d))) skip(ctx, entry, OTHER_RUN, true);
+    else if (entry.action === "put" && await markerNamesHeld(ctx.cache, entry.path, others)) {
+      skip(ctx, entry, `${OTHER_RUN} (the marker names such a version)`, true);
+    }
+  }
   const held = journal.held.flatMap((r) => r.dirs);
   // Not a directory moved away before a crash: what is there now is a later run's.
   const pending = ctx.dryRun

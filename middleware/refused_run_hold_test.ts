@@ -30,3 +30,22 @@ Deno.test("hold and resume with an empty journal change nothing and say nothing"
   assert.equal(m.ctx.plan[0].action, "put");
   assert.deepEqual(m.warnings, []);
 });
+
+Deno.test("hold leaves out another run's versions under a lost lock (holdBack), and a marker naming one, kept dirty, with no warning", async () => {
+  const m = await mockPushContext({ written: [], holdBack: [V2] });
+  await m.cache.write("data/t/m/d/latest", new TextEncoder().encode("2"));
+  m.ctx.plan.push(
+    planEntry(`${V2}/raw`, { class: "data-version" }),
+    planEntry("data/t/m/d/latest", { class: "latest-marker" }),
+    planEntry(OTHER),
+  );
+  await hold(m.ctx, emptyJournal());
+  const [raw, marker, other] = m.ctx.plan;
+  for (const e of [raw, marker]) {
+    assert.equal(e.action, "skip");
+    assert.equal(e.keepDirty, true);
+    assert.match(e.reason!, /another run under a model lock lost since/);
+  }
+  assert.equal(other.action, "put");
+  assert.deepEqual(m.warnings, []);
+});

@@ -276,6 +276,11 @@ export interface PushContext {
   /** Models (`type…/modelId`) this push is made for, when under model locks. */
   readonly models: readonly string[];
   /**
+   * Version directories left out of this push, dirty (another run's, under
+   * a model lock this process lost since: see `PushOptions.holdBack`).
+   */
+  readonly holdBack: readonly string[];
+  /**
    * Paths where another writer's uncommitted object (one the index does not
    * list) is published in the index as that writer's change instead of
    * waited for: the user said the writer is gone for good.
@@ -324,12 +329,13 @@ export type PushContextInit =
     | "written"
     | "preexisting"
     | "models"
+    | "holdBack"
     | "adoptUncommitted"
   >
   & Partial<
     Pick<
       PushContext,
-      "uploaded" | "locks" | "written" | "preexisting" | "models" | "adoptUncommitted"
+      "uploaded" | "locks" | "written" | "preexisting" | "models" | "holdBack" | "adoptUncommitted"
     >
   >;
 
@@ -352,6 +358,7 @@ export function createPushContext(init: PushContextInit): PushContext {
     written: init.written ?? [],
     preexisting: init.preexisting ?? new Set(),
     models: init.models ?? [],
+    holdBack: init.holdBack ?? [],
     adoptUncommitted: init.adoptUncommitted ?? new Set(),
     uploaded: init.uploaded ?? [],
     withdrawn: new Set(),

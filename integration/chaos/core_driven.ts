@@ -341,11 +341,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
           await Deno.mkdir(`${host.cachePath}/${dir}`, { recursive: true });
           await Deno.writeFile(`${host.cachePath}/${dir}/raw`, part);
           env.stats.streamedRuns++;
-          const other = { modelType: "chaos/other", modelId: `step-of-op${op.id}` };
-          await globalLock(host).withLock(() =>
-            service.pushChanged({ context: { models: [other] } })
-          )
-            .catch(() => {}); // the other step's flush: its failure is its own
+          await otherStep(env, host, service, op, lock);
           // The writer goes on appending to `raw`, never making it again: a
           // version erased meanwhile (that flush refused for this run's lost
           // lock) fails the writer there, as the tool's does, unfinalized.
@@ -395,6 +391,77 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
       }
     },
   };
+}
+
+/**
+ * Another step of the streamed run's workflow, on the same service: its own
+ * model's lock (which no breakglass ever breaks), a version of its own, and
+ * its flush, scoped to its model, while the streamed run's `raw` is part
+ * written. I26: it is never refused for a lock it does not hold (the
+ * streamed run's, broken before that flush began); its version,
+ * acknowledged, is held to I1 as any run's.
+ */
+async function otherStep(
+  env: CommandEnv,
+  host: CoreHost,
+  service: ReturnType<ExtensionProvider["createSyncService"]>,
+  op: Extract<Op, { kind: "run" }>,
+  runLock: ReturnType<ExtensionProvider["createLock"]>,
+): Promise<void> {
+  const ref = { modelType: "chaos/other", modelId: `step-of-op${op.id}` };
+  const model = `${ref.modelType}/${ref.modelId}`;
+  // A token of its own: none of the streamed run's bytes.
+  const by = `[chaos-step s${env.seed} op${op.id}] of c${op.clone}`;
+  const dir = `data/${model}/out/1`;
+  const rec: RunRecord = {
+    op: op.id,
+    clone: op.clone,
+    model,
+    token: by,
+    files: [],
+    outcome: "pending",
+  };
+  const lock = host.provider().createLock(host.datastorePath, {
+    lockKey: `data/${model}/.lock`,
+    maxWaitMs: CHAOS_LOCK.maxWaitMs,
+  });
+  try {
+    await lock.acquire();
+  } catch {
+    return; // its failure is its own (an outage)
+  }
+  let lostBefore = false;
+  try {
+    await service.markDirty({ relPath: `data/${model}/out` });
+    rec.files = [
+      { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
+      { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: 1\n`) },
+    ];
+    env.truth.runs.push(rec);
+    for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
+    await service.markDirty({ relPath: dir });
+    await atomicWrite(host.cachePath, `data/${model}/out/latest`, enc.encode("1"));
+    // Whether the streamed run's lock was already lost when this flush began
+    // (one broken while the flush is under way may still refuse it: the
+    // flush looks at the other locks once, as it starts).
+    const seen = await runLock.inspect().catch(() => undefined);
+    const ours = host.provider().runtime.provider.identity.holder;
+    lostBefore = seen === null || (seen !== undefined && seen.holder !== ours);
+    await globalLock(host).withLock(() => service.pushChanged({ context: { models: [ref] } }));
+    rec.outcome = "success";
+  } catch (e) {
+    rec.outcome = codeOf(e);
+    if (lostBefore && (rec.outcome === "model_lock_lost" || rec.outcome === "erasure_refused")) {
+      env.truth.violate({
+        invariant: "I26",
+        message:
+          `c${op.clone}'s other step of run #${op.id} (${model}, whose lock nobody broke) was refused with ${rec.outcome}: another run's lost lock refused its flush`,
+        afterOp: env.opId(),
+      });
+    }
+  } finally {
+    await lock.release().catch(() => {});
+  }
 }
 
 /** `swamp datastore sync` on a core-driven clone: global lock, a new service, pull, push. */

@@ -84,6 +84,9 @@
  *   directory above it, once its user removed the copy here: a copy
  *   removed by hand and left to a walk is never deleted on the datastore
  *   (`named_deletions.ts`);
+ * - I26: a step of a workflow whose model lock nobody broke is never
+ *   refused (`model_lock_lost`, `erasure_refused`) for another step's lock
+ *   lost meanwhile (the streamed run's other step, `core_driven.ts`);
  * - I25: a mark whose write never came (nothing ever at the path here) is
  *   never taken for a deletion here: no conflict records one there, unless
  *   a user changed or deleted the path since (`unwritten` moves);
@@ -130,7 +133,8 @@ export type Invariant =
   | "I22"
   | "I23"
   | "I24"
-  | "I25";
+  | "I25"
+  | "I26";
 
 /** A broken invariant. */
 export interface Violation {

@@ -1848,3 +1848,19 @@ Deno.test("chaos regression: a mark whose write never came is no deletion here (
     '{"seed":85000277,"clones":4,"absentOnError":true,"v2":true,"kinds":["core","api","api","core"],"skewMs":[0,0,0,115630],"indexFirst":true,"ops":[{"id":13,"kind":"config","clone":0,"file":2},{"id":26,"kind":"tick","n":2,"pick":1880466807},{"id":45,"kind":"unwritten","clone":3,"file":2},{"id":38,"kind":"sync","clone":3}]}',
   );
 });
+
+/**
+ * I26 (seed 86000026, shrunk; found by the other-step move once it was
+ * taught, after a newcomer driving the extension as the tool's parallel
+ * steps met it: 9 of 300 histories with streamed runs in all failed before
+ * the fix, 0 after): a step's flush, scoped to its own model, was refused
+ * because another step's model lock had been broken, and its own version
+ * erased or held. A lost lock of another model now leaves the fence, and
+ * the versions written under it stay out of the push, for that step's own
+ * flush (refused, it erases them).
+ */
+Deno.test("chaos regression: a step's flush is not refused for another step's broken lock (I26, seed 86000026)", async () => {
+  await clean(
+    '{"seed":86000026,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase","core","api","core"],"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"streamed":true},{"id":2,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"streamed":true},{"id":4,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":6,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":11,"kind":"tick","n":4,"pick":1526156731}]}',
+  );
+});

@@ -269,9 +269,16 @@ export class HeldLocks {
     return this.#globals.get(key);
   }
 
-  /** The push options for `namespace` in `cachePath`: held locks, written and preexisting versions. */
-  async pushOptions(cachePath: string, namespace: string): Promise<HeldPushOptions> {
-    const locks = this.models(namespace);
+  /**
+   * The push options for `namespace` in `cachePath`: held locks (those
+   * `only` keeps, all by default), written and preexisting versions.
+   */
+  async pushOptions(
+    cachePath: string,
+    namespace: string,
+    only: (held: HeldModelLock) => boolean = () => true,
+  ): Promise<HeldPushOptions> {
+    const locks = this.models(namespace).filter(only);
     const written: string[] = [];
     const preexisting = new Set<string>();
     for (const held of locks) {

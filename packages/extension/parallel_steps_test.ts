@@ -109,3 +109,33 @@ Deno.test("parallel steps: a lock released without its push committing still fen
   await global.release();
   await lock2.release();
 });
+
+Deno.test("parallel steps: a step's flush is not refused for another step's model lock broken since; that step's version stays out of it, and its own flush is refused and erases it", async () => {
+  const { store, w, lock1, lock2 } = await twoSteps();
+  await w.method("m1");
+  await w.method("m2");
+  // An operator breaks m1's lock from another checkout.
+  const breaker = w.provider().createLock("/repo/.swamp", {
+    lockKey: "data/shell/cmd/m1/.lock",
+    maxWaitMs: 1000,
+  });
+  const info = await breaker.inspect();
+  assert.ok(info?.nonce);
+  assert.equal(await breaker.forceRelease(info.nonce), true);
+  // m2's step flushes: published, without m1's version (nor its marker).
+  await w.commit(await w.prepare("m2"), lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/latest"), undefined);
+  // m1's step flushes: refused, and its version erased from the cache.
+  await assert.rejects(
+    (async () => w.commit(await w.prepare("m1"), lock1))(),
+    (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost",
+  );
+  await lock1.release().catch(() => {}); // the tool releases it whatever its flush did
+  assert.equal(await w.read("data/shell/cmd/m1/out/1/raw"), null, "erased");
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined, "never published");
+  // Nothing of it is left for a later push either.
+  await w.svc.pushChanged();
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
+});

@@ -46,7 +46,7 @@ function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
 /** The lock options of a push and the held locks under them. */
 export interface PushLocks {
   /** The held model locks (seen by the namespace), their models and versions. */
-  readonly options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models">;
+  readonly options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models" | "holdBack">;
   /** The held locks under `options.locks`, in the same order. */
   readonly held: DistributedLock[];
 }
@@ -67,9 +67,24 @@ export async function pushLockOptions(
   locks: HeldLocks,
   cachePath: string,
   ns: string,
+  scope?: PushScope,
 ): Promise<PushLocks> {
-  const h = await locks.pushOptions(cachePath, ns);
-  if (h.locks.length === 0) return { options: {}, held: [] };
+  const all = await locks.pushOptions(cachePath, ns);
+  if (all.locks.length === 0) return { options: {}, held: [] };
+  // A push for some models (a step's flush) is not refused for another
+  // model's lock this process lost since (a parallel step's, broken by an
+  // operator): that lock leaves the fence, and the versions written under
+  // it stay out of this push, dirty, for that step's own flush, which is
+  // refused and erases them.
+  const lost = new Set<DistributedLock>();
+  if (scope?.models.length) {
+    for (const l of all.locks) {
+      if (!scope.models.includes(l.model) && await scope.lost(l.lock)) lost.add(l.lock);
+    }
+  }
+  const h = lost.size ? await locks.pushOptions(cachePath, ns, (l) => !lost.has(l.lock)) : all;
+  const holdBack = lost.size ? all.written.filter((d) => !h.written.includes(d)) : [];
+  if (h.locks.length === 0 && holdBack.length === 0) return { options: {}, held: [] };
   const held = h.locks.map((l: HeldModelLock) => l.lock);
   locks.pushing(held);
   const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
@@ -79,9 +94,17 @@ export async function pushLockOptions(
       models: h.locks.map((l) => l.model),
       written: h.written.map(strip),
       preexisting: new Set([...h.preexisting].map(strip)),
+      ...(holdBack.length ? { holdBack: holdBack.map(strip) } : {}),
     },
     held,
   };
+}
+
+/** The models a push is for (`type…/id`, as the tool's context names them), and how a held lock is found lost. */
+export interface PushScope {
+  readonly models: readonly string[];
+  /** True when the lock no longer names this process (a read failure is not a loss). */
+  lost(lock: DistributedLock): Promise<boolean>;
 }
 
 /** A prepared push and the held locks under its `options.locks`, in the same order. */

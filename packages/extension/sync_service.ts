@@ -72,7 +72,9 @@ import type { DatastoreRuntime } from "./runtime.ts";
 import { isInternalCacheFile, modelPullPrefixes } from "./cache_paths.ts";
 import { NamespaceBinding } from "./namespace_binding.ts";
 import { walkUntouched } from "./untouched_cache.ts";
-import { commitView, fenced, pushLockOptions } from "./push_locks.ts";
+import { commitView, fenced, pushLockOptions, type PushScope } from "./push_locks.ts";
+import { verifyLocks } from "../../middleware/lock_fence.ts";
+import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
 import { reportPull, reportPush, telling } from "./sync_reporting.ts";
 import { isLazySkippable } from "./lazy_paths.ts";
@@ -185,6 +187,7 @@ export class ExtensionSyncService implements SwampSyncService {
       this.#rt.held,
       this.#cachePath,
       ns,
+      this.#scope(options),
     );
     const p = this.#rt.provider;
     // Beside old clients, each create is checked at the commit (they delete
@@ -209,6 +212,25 @@ export class ExtensionSyncService implements SwampSyncService {
     return r.uploaded.length + r.deleted.length + lockfile;
   }
 
+  /** The models a push is for (a step's flush names them), and how a held lock is found lost. */
+  #scope(options: SwampSyncOptions): PushScope | undefined {
+    const models = (options.context?.models ?? []).map((m) => `${m.modelType}/${m.modelId}`);
+    if (models.length === 0) return undefined;
+    const identity = this.#rt.provider.identity;
+    return {
+      models,
+      lost: async (lock) => {
+        try {
+          await verifyLocks([lock], identity, options.signal);
+          return false;
+        } catch (e) {
+          if (e instanceof ModelLockLostError) return true;
+          return false; // unreadable: kept in the fence, which fails the push retryably
+        }
+      },
+    };
+  }
+
   async #preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
     const ns = this.#binding.bind(options.namespace);
     const svc = await this.#service(ns);
@@ -218,6 +240,7 @@ export class ExtensionSyncService implements SwampSyncService {
       this.#rt.held,
       this.#cachePath,
       ns,
+      this.#scope(options),
     );
     const checkCreates = !!this.#rt.provider.config.oldClients;
     const prepared = await fenced(

@@ -338,7 +338,7 @@ for (const twoPhase of [false, true]) {
   });
 }
 
-Deno.test("sync: a version still being written, erased when another step's flush is refused for this run's lost lock, is left empty by the refresh: its writer cannot write into the peer's copy", async () => {
+Deno.test("sync: another step's flush is not refused for this run's lost lock: the version still being written stays out of it, and this run's own flush is refused and erases it", async () => {
   const store = new InMemoryStore();
   const a = await proc(store, "a");
   const b = await proc(store, "b");
@@ -347,15 +347,18 @@ Deno.test("sync: a version still being written, erased when another step's flush
   await breakglass(op);
   (await run(b, 1, "from b")).release(); // the new holder publishes version 1
   assert.equal(await b.svc.pushChanged(), 3);
-  // Another step's flush in a's process: refused for a's lost lock, a's run erased.
+  // Another step's flush in a's process, for another model: not refused.
   const other = { context: { models: [{ modelType: "shell/cmd", modelId: "m9" }] } };
-  await assert.rejects(a.svc.pushChanged(other), isLockLost);
-  assert.equal(
-    await a.read(`${dir}/raw`),
-    null,
-    "erased, and left empty: the writer's next append fails",
-  );
+  await a.svc.pushChanged(other);
+  assert.equal(await a.read(`${dir}/raw`), "a's part 1\n", "left out of it, not erased by it");
+  assert.equal(store.peekText(`${dir}/raw`), "from b", "b's version stands");
+  // The writer finishes; this run's own flush is refused and erases it.
+  await Deno.writeTextFile(`${a.cache}/${dir}/raw`, "a's part 1\na's part 2\n");
+  await Deno.writeTextFile(`${a.cache}/${dir}/metadata.yaml`, "version: 1\n");
+  await a.svc.markDirty({ relPath: dir });
+  await assert.rejects(a.svc.pushChanged({ context: { models: [MODEL] } }), isLockLost);
   await lock.release();
   await a.svc.pullChanged();
   assert.equal(await a.read(`${dir}/raw`), "from b", "a later pull takes the datastore's version");
+  assert.equal(store.peekText(`${dir}/raw`), "from b");
 });

@@ -63,6 +63,8 @@ export interface MockPushOptions {
   readonly written?: readonly string[];
   readonly preexisting?: ReadonlySet<string>;
   readonly models?: readonly string[];
+  /** Version directories left out of the push (see `PushContext.holdBack`). */
+  readonly holdBack?: readonly string[];
   readonly identity?: Identity;
   readonly clock?: FakeClock;
   readonly config?: Partial<SyncConfig>;
@@ -118,6 +120,7 @@ export async function mockPushContext(options: MockPushOptions = {}): Promise<Mo
     written: options.written,
     preexisting: options.preexisting,
     models: options.models,
+    holdBack: options.holdBack,
     identity: options.identity ?? { holder: "test@host", hostname: "host", pid: 1 },
     clock,
     events,

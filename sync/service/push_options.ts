@@ -46,6 +46,13 @@ export interface PushOptions {
    * path whose index entry shows another writer costs a request.
    */
   readonly checkCreates?: boolean;
+  /**
+   * Data version directories left out of this push, dirty as they are:
+   * written under a model lock of another run this process lost since,
+   * whose own push is refused and erases them (with any `latest` marker
+   * naming one of them).
+   */
+  readonly holdBack?: readonly string[];
 }
 
 /** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */

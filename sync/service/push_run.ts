@@ -122,6 +122,7 @@ export async function runPush(
     written: options.written,
     preexisting: options.preexisting,
     models: options.models,
+    holdBack: options.holdBack,
     adoptUncommitted: new Set(options.adoptUncommitted ?? []),
     identity: deps.identity,
     clock: deps.clock,
