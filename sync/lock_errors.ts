@@ -107,7 +107,7 @@ export class ModelLockLostError extends SluiceError {
     super(
       "model_lock_lost",
       message ??
-        `This run lost its lock on ${names} before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed; this run's data was discarded, and the model's data is refreshed from the datastore when it can be reached. Run the method or workflow again.`,
+        `This run lost its lock on ${names} before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed; this run's data versions were discarded (other files it wrote, such as its output records, stay in the cache for the next push), and the model's data is refreshed from the datastore when it can be reached. Run the method or workflow again.`,
     );
     this.lost = lost;
   }

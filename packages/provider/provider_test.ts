@@ -189,6 +189,23 @@ Deno.test("verifyStore: latency and conditional-write support, by setting", asyn
   assert.equal(r.ok, false);
   assert.equal(r.latencyMs, -1);
   assert.match(r.message, /did not answer/);
+  assert.doesNotMatch(r.message, /\.\./, "no double period");
+  assert.doesNotMatch(
+    r.message,
+    /run the sync again|Nothing was lost/,
+    "a check keeps and pushes nothing",
+  );
+  store.unreachable = false;
+  // Refused (credentials, a missing bucket): it answered, and says so.
+  store.failNext(
+    "head",
+    1,
+    () => new ConfigError("credentials", "credentials the endpoint accepts"),
+  );
+  r = await verifyStore(store, "auto");
+  assert.equal(r.ok, false);
+  assert.match(r.message, /refused the check \(invalid_config\)/);
+  assert.doesNotMatch(r.message, /did not answer/);
 });
 
 Deno.test("verifyStore: a probe that fails with Sluice's own error gives its advice, not a guess", async () => {

@@ -33,14 +33,21 @@ export async function verifyStore(
   try {
     await store.head(".sluice/verify", { signal: options.signal });
   } catch (e) {
+    // What the store said, without the advice a sync gives (nothing is kept or pushed by a check).
+    const why = (e instanceof Error ? e.message : String(e))
+      .replace(/\s*Nothing was lost:[\s\S]*$/, "")
+      .replace(/\.\s*$/, "");
+    const code = e instanceof SluiceError ? e.code : undefined;
+    const answered = code !== undefined && code !== "unreachable" &&
+      code !== "aborted";
     return {
       ok: false,
       latencyMs: -1,
       conditionalWrites: null,
       endpoint,
-      message: `${endpoint} did not answer: ${
-        e instanceof Error ? e.message : String(e)
-      }. Check the endpoint, bucket and credentials, then run the check again.`,
+      message: answered
+        ? `${endpoint} refused the check (${code}): ${why}.`
+        : `${endpoint} did not answer: ${why}. Check the endpoint (its host and port) and that the service runs, then run the check again.`,
     };
   }
   const latencyMs = Math.round(performance.now() - t0);

@@ -5,7 +5,7 @@
  * @module
  */
 import type { WarningEvent } from "../events.ts";
-import type { DistributedLock } from "../ports.ts";
+import type { DistributedLock, Identity } from "../ports.ts";
 import { lockReleaseCommand } from "./lock_object.ts";
 import { unreadableProblem } from "./lock_body.ts";
 import { StoreLock } from "./lock_engine.ts";
@@ -22,11 +22,17 @@ export async function sayGlobalLockWait(
   events: { emit(type: "warning", w: WarningEvent): unknown },
   what: string,
   signal?: AbortSignal,
+  self?: Identity,
 ): Promise<void> {
   const holder =
     await (lock instanceof StoreLock ? lock.describe({ signal }) : lock.inspect({ signal }))
       .catch(() => null);
   if (!holder) return;
+  // Held by this very process (the tool's command holds it, and lends it): no wait.
+  if (
+    self && holder.holder === self.holder && holder.hostname === self.hostname &&
+    holder.pid === self.pid
+  ) return;
   const problem = unreadableProblem(holder);
   events.emit("warning", {
     code: "global_lock_wait",

@@ -317,6 +317,7 @@ async function publish(
     service.events,
     "the lockfile change waits for it, and is published once it is free",
     signal,
+    service.identity,
   );
   await lock.acquire({ signal });
   try {

@@ -261,6 +261,19 @@ export function noteUnpublished(
     : ` ${listPaths(markers, 3)}, naming that version, ${
       markers.length === 1 ? "was" : "were"
     } held back with them, so that no reader is pointed at files the index does not list.`;
+  if (paths.length === 0) {
+    // Markers alone: the version files they name were held back by another
+    // rule (replaced before this push's commit, say), not found gone here.
+    return {
+      code: "unpublished_before_commit",
+      message: `${listPaths(markers, 3)} ${markers.length === 1 ? "was" : "were"} not published: ${
+        markers.length === 1 ? "it names" : "they name"
+      } a data version whose files this push did not publish, so that no reader is pointed at files the index does not list. The local ${
+        markers.length === 1 ? "copy stays" : "copies stay"
+      } dirty; the push's other warnings say why those files were not published.`,
+      path: markers[0],
+    };
+  }
   return {
     code: "unpublished_before_commit",
     message: `${listPaths(paths, 3)} ${

@@ -40,6 +40,16 @@ Deno.test("files found in place and gone by the commit, and the marker held back
   assert.ok(r.skipped.every((s) => s.keepDirty));
 });
 
+Deno.test("a marker held back alone (its version's files held back by another rule) is warned of by name, never with an empty list", () => {
+  const r = emptyPushResult();
+  const MARKER = "data/t/m/d/latest";
+  r.uploaded.push(MARKER);
+  const w = noteUnpublished(r, [MARKER])!;
+  assert.match(w.message, /^data\/t\/m\/d\/latest was not published: it names a data version/);
+  assert.doesNotMatch(w.message, /deleted before/);
+  assert.equal(w.path, MARKER);
+});
+
 Deno.test("a second pass's result replaces what the first left out, and adds to the rest", () => {
   const first = emptyPushResult();
   first.uploaded.push("a");
