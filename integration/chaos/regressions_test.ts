@@ -1864,3 +1864,19 @@ Deno.test("chaos regression: a step's flush is not refused for another step's br
     '{"seed":86000026,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase","core","api","core"],"ops":[{"id":1,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"streamed":true},{"id":2,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"streamed":true},{"id":4,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":6,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":11,"kind":"tick","n":4,"pick":1526156731}]}',
   );
 });
+
+/**
+ * I27 (seed 87000082, shrunk; found once the checker was taught that a run
+ * refused with `version_exists` must have lost to a published version, after
+ * a newcomer met it through the extension: 1 of 1,000 histories at defaults
+ * failed before the fix, 0 after): the lock's new holder met the fenced-out
+ * run's upload of the same version, not committed, and was refused with
+ * `version_exists`; that upload was then erased, and the version was left to
+ * nobody, the new holder's copy only in its set-aside area. Such a version
+ * now waits, dirty, and the run's push fails with `sync_incomplete`.
+ */
+Deno.test("chaos regression: a version another writer's uncommitted upload is in the way of waits, never lost to it (I27, seed 87000082)", async () => {
+  await clean(
+    '{"seed":87000082,"clones":4,"absentOnError":true,"ops":[{"id":1,"kind":"lockfile","clone":1,"set":"@chaos/ext-1"},{"id":2,"kind":"run","clone":2,"model":0,"data":1,"workMs":45000},{"id":3,"kind":"tick","n":1,"pick":1081267422},{"id":7,"kind":"tick","n":23,"pick":1738732923},{"id":9,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000,"same":true},{"id":10,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":11,"kind":"tick","n":20,"pick":1373416786},{"id":12,"kind":"breakglass","model":0},{"id":15,"kind":"edit","clone":3,"file":5,"how":"during","pick":750560521},{"id":17,"kind":"flaky","call":"get","count":2,"afterEffect":false},{"id":21,"kind":"tick","n":2,"pick":1360491065}]}',
+  );
+});
