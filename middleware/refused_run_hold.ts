@@ -100,7 +100,7 @@ export async function resume(ctx: PushContext, journal: ErasureJournal): Promise
 export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
   // Another run's, under a model lock this process lost since: left for its own push.
   const others = ctx.holdBack;
-  for (const entry of ctx.plan) {
+  for (const entry of others.length ? ctx.plan : []) {
     if (others.some((d) => isUnder(entry.path, d))) skip(ctx, entry, OTHER_RUN, true);
     else if (entry.action === "put" && await markerNamesHeld(ctx.cache, entry.path, others)) {
       skip(ctx, entry, `${OTHER_RUN} (the marker names such a version)`, true);

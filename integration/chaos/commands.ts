@@ -388,7 +388,11 @@ export function unwrittenCommand(
 export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull" }>): Command {
   return plainCommand(env, op.clone, `old client pull #${op.id}`, async (svc) => {
     env.stats.oldPulls++;
-    const finishedBefore = env.truth.oldPushes.length;
+    const startedBefore = env.truth.oldStarted.length;
+    const pathOf = (o: { clone: number; id: number; file?: number }) =>
+      o.file === undefined ? `logs/old-c${o.clone}-op${o.id}.log` : SHARED_FILES[o.file];
+    // Under way as it starts: their index write may land after its read.
+    const inFlight = [...env.truth.oldUnfinished.values()].map(pathOf);
     const dropped = await peerPull(svc.store, {
       // An entry another old client committed since this pull's read is
       // dropped by its write, by their design: no Sluice clone names it
@@ -397,10 +401,9 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
       // their writers.
       afterWrite: (wrote) => {
         const since = [
-          ...env.truth.oldPushes.slice(finishedBefore).map((p) => p.path),
-          ...[...env.truth.oldUnfinished.values()].map((o) =>
-            o.file === undefined ? `logs/old-c${o.clone}-op${o.id}.log` : SHARED_FILES[o.file]
-          ),
+          ...inFlight,
+          ...env.truth.oldStarted.slice(startedBefore),
+          ...[...env.truth.oldUnfinished.values()].map(pathOf),
         ];
         for (const p of since) if (!Object.hasOwn(wrote, p)) env.truth.oldPullDropped.add(p);
         return Promise.resolve();
@@ -423,6 +426,7 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
       CHAOS_LOCK,
     );
     env.stats.oldPushes++;
+    env.truth.oldStarted.push(path);
     const again = env.truth.oldUnfinished.has(op.id);
     env.truth.oldUnfinished.set(op.id, op);
     const files = op.del ? {} : { [path]: text };

@@ -881,8 +881,10 @@ class World {
         if (w.writer && head?.metadata?.[WRITER_METADATA] === w.writer) pendingOwn.add(c.path);
       }
     }
-    // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`).
-    const spared = (path: string) => this.truth.oldStranded.has(path);
+    // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`),
+    // or an old client's write another old client's pull dropped from the index.
+    const spared = (path: string) =>
+      this.truth.oldStranded.has(path) || this.truth.oldPullDropped.has(path);
     // An entry naming an object another tool deleted, not yet past the grace
     // after which a pull removes it (I19 checks that object's bytes instead).
     const gone = (path: string, e: IndexEntry | undefined) =>
@@ -1033,7 +1035,20 @@ class World {
                     : null;
                 },
               );
-              const left = r?.push?.skipped.find((s) => s.path === c.path);
+              let left = r?.push?.skipped.find((s) => s.path === c.path);
+              // Left out beside the other shape of its name that the datastore
+              // holds (published since): theirs, as its reason says (see I15),
+              // as for the refusal of the same before any upload.
+              if (
+                r && !r.resolved &&
+                /would leave a file and files under a directory of one name/.test(
+                  left?.reason ?? "",
+                )
+              ) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.#env, svc, slot.index, now, "theirs");
+                if (!now || taken?.resolved) continue;
+              }
               // A copy written by a run refused for losing its model lock is never
               // published: its conflict is left by taking theirs.
               if (r && !r.resolved && left?.reason.startsWith(REFUSED_RUN_HELD)) {

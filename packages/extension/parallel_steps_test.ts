@@ -139,3 +139,21 @@ Deno.test("parallel steps: a step's flush is not refused for another step's mode
   await w.svc.pushChanged();
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
 });
+
+Deno.test("parallel steps: another step's lock that cannot be read fails a step's flush retryably (lock_read_failed), nothing refused or erased", async () => {
+  const { store, w, lock1, lock2 } = await twoSteps();
+  await w.method("m1");
+  await w.method("m2");
+  store.failNext("get", 20, () => new Error("read refused"), {
+    match: (k) => k === "data/shell/cmd/m1/.lock",
+  });
+  await assert.rejects(
+    w.prepare("m2"),
+    (e: unknown) => e instanceof SluiceError && e.code === "lock_read_failed",
+  );
+  store.heal();
+  assert.equal(await w.read("data/shell/cmd/m2/out/1/raw"), "from m2", "nothing erased");
+  await w.commit(await w.prepare("m2"), lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  await lock1.release();
+});

@@ -103,7 +103,7 @@ export async function pushLockOptions(
 /** The models a push is for (`type…/id`, as the tool's context names them), and how a held lock is found lost. */
 export interface PushScope {
   readonly models: readonly string[];
-  /** True when the lock no longer names this process (a read failure is not a loss). */
+  /** True when the lock no longer names this process; throws when it cannot be read. */
   lost(lock: DistributedLock): Promise<boolean>;
 }
 

@@ -225,7 +225,9 @@ export class ExtensionSyncService implements SwampSyncService {
           return false;
         } catch (e) {
           if (e instanceof ModelLockLostError) return true;
-          return false; // unreadable: kept in the fence, which fails the push retryably
+          // Unreadable: whether it is lost cannot be told, so the push fails
+          // retryably now (lock_read_failed), as the fence would.
+          throw e;
         }
       },
     };
