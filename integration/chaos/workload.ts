@@ -1035,7 +1035,7 @@ class World {
                     : null;
                 },
               );
-              let left = r?.push?.skipped.find((s) => s.path === c.path);
+              const left = r?.push?.skipped.find((s) => s.path === c.path);
               // Left out beside the other shape of its name that the datastore
               // holds (published since): theirs, as its reason says (see I15),
               // as for the refusal of the same before any upload.
