@@ -172,6 +172,35 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   const todo: [string, IndexEntry, FileIdentity | undefined][] = [];
   // Never-synced paths holding this cache's own uncommitted write (see below).
   const ownKept: string[] = [];
+  /**
+   * Sets the copy at `path` (`mine`) aside before the datastore's is
+   * fetched, with the conflict that names it kept beside it until its
+   * record is saved (a stop before that leaves the copy named all the same:
+   * see ConflictSet.open), told once its fetch is done (put back if that
+   * writes nothing). A copy deleted here since it was looked at has nothing
+   * to keep: the path is taken as one with nothing here (a file saved there
+   * meanwhile is kept by the write, as any).
+   */
+  const setAsideInConflict = async (
+    path: string,
+    mine: { hash: string; size: number },
+    e: IndexEntry,
+    why: string,
+    reason: string,
+    rewritten = false,
+  ) => {
+    const aside = await cache.setAside(path, reason, rewritten ? VERSION_REWRITTEN : undefined, {
+      mine: { hash: mine.hash, size: mine.size },
+      theirs: { version: e.v, hash: e.h, size: e.s },
+      reason: why,
+    }).catch((err) => {
+      if (err instanceof CopyVanishedError) return null;
+      throw err;
+    });
+    if (!aside) return;
+    const at = { location: aside, hash: mine.hash, size: mine.size };
+    asides.add(path, aside, conflict(path, at, e, why, true), rewritten);
+  };
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
     const synced = state.synced(path);
@@ -219,19 +248,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // client of the layout that missed a commit, and numbered its own
       // version as this one). The copy here may be the last of what was
       // published first: set aside, never written over, and a conflict.
-      const why = REWRITTEN_WHY;
       const mine = { hash: synced.hash, size: synced.size };
-      const aside = await cache.setAside(path, VERSION_REWRITTEN_REASON, VERSION_REWRITTEN, {
-        mine,
-        theirs: { version: e.v, hash: e.h, size: e.s },
-        reason: why,
-      }).catch((err) => {
-        if (err instanceof CopyVanishedError) return null;
-        throw err;
-      });
-      if (aside) {
-        asides.add(path, aside, conflict(path, { location: aside, ...mine }, e, why, true), true);
-      }
+      await setAsideInConflict(path, mine, e, REWRITTEN_WHY, VERSION_REWRITTEN_REASON, true);
       seen = null;
     }
     if (!synced) {
@@ -268,23 +286,7 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       }
       if (local) {
         const why = "a local copy this cache never synced differed from the datastore's";
-        // The conflict is kept beside the copy until its record is saved (a
-        // stop before that leaves the copy named all the same: see ConflictSet.open).
-        const aside = await cache.setAside(path, PULL_SET_ASIDE_REASON, undefined, {
-          mine: { hash: local.hash, size: local.size },
-          theirs: { version: e.v, hash: e.h, size: e.s },
-          reason: why,
-        }).catch((err) => {
-          // Deleted here since it was looked at: nothing of it to keep, the
-          // path is taken as one with nothing here (a file saved there
-          // meanwhile is kept by the write, as any).
-          if (err instanceof CopyVanishedError) return null;
-          throw err;
-        });
-        // Told of once its fetch is done: put back if that writes nothing.
-        if (aside) {
-          asides.add(path, aside, conflict(path, { location: aside, ...local }, e, why, true));
-        }
+        await setAsideInConflict(path, local, e, why, PULL_SET_ASIDE_REASON);
       }
     }
     todo.push([path, e, seen]);
