@@ -52,6 +52,21 @@ async function changedLocally(ctx: PushContext, entry: PlanEntry): Promise<boole
   return hash !== entry.syncedHash;
 }
 
+/**
+ * True for the managed lockfile's entry another client dropped from the
+ * index (a pull marked it to be published again: see `dropped_entries.ts`)
+ * while the copy here is the one synced and the store still holds that very
+ * version: the push then names it again, uploading nothing (see `runPush`),
+ * as for any dropped entry. Anything else stays the transaction's.
+ */
+async function namedAgain(ctx: PushContext, entry: PlanEntry): Promise<boolean> {
+  if (entry.action !== "put" || entry.syncedVersion === undefined) return false;
+  if (!ctx.state.synced(entry.path)?.republish) return false;
+  if (await changedLocally(ctx, entry)) return false;
+  const now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
+  return now?.version === entry.syncedVersion;
+}
+
 async function pendingDeltas(ctx: PushContext): Promise<Record<string, LockfileChange>> {
   try {
     return await readPendingLockfileDeltas(ctx.cache);
@@ -94,7 +109,9 @@ export function lockfileGuard(): Middleware<PushContext> {
     let guarded = 0;
     let swapped = 0;
     for (const entry of ctx.plan) {
-      if (isLockfile(entry)) {
+      if (isLockfile(entry) && await namedAgain(ctx, entry)) {
+        ctx.note(LOCKFILE_GUARD, `${entry.path}: named again as synced, nothing uploaded`, entry);
+      } else if (isLockfile(entry)) {
         const changed = await changedLocally(ctx, entry);
         const deleted = entry.action === "delete";
         entry.action = "skip";

@@ -217,7 +217,9 @@ export interface StateAccess {
   /** Removes paths (and everything under a path ending in `/`) from the dirty set, durably. */
   clean(paths: readonly string[]): Promise<void>;
   /** The synced manifest entry of a path. */
-  synced(path: string): { hash: string; version: string; size: number } | undefined;
+  synced(
+    path: string,
+  ): { hash: string; version: string; size: number; republish?: boolean } | undefined;
   /** Forgets manifest entries (e.g. for erased files), durably. */
   forget(paths: readonly string[]): Promise<void>;
   /** Records a path as synced at a remote version. */

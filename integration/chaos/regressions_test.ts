@@ -1880,3 +1880,17 @@ Deno.test("chaos regression: a version another writer's uncommitted upload is in
     '{"seed":87000082,"clones":4,"absentOnError":true,"ops":[{"id":1,"kind":"lockfile","clone":1,"set":"@chaos/ext-1"},{"id":2,"kind":"run","clone":2,"model":0,"data":1,"workMs":45000},{"id":3,"kind":"tick","n":1,"pick":1081267422},{"id":7,"kind":"tick","n":23,"pick":1738732923},{"id":9,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000,"same":true},{"id":10,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":11,"kind":"tick","n":20,"pick":1373416786},{"id":12,"kind":"breakglass","model":0},{"id":15,"kind":"edit","clone":3,"file":5,"how":"during","pick":750560521},{"id":17,"kind":"flaky","call":"get","count":2,"afterEffect":false},{"id":21,"kind":"tick","n":2,"pick":1360491065}]}',
   );
 });
+
+/**
+ * I11 (seed 88100847, shrunk; found by the old-client pull move in 1,000
+ * histories with reshapes in all, left open in the README's rows at 07e43f3):
+ * an old client's pull wrote back the index it read over a lockfile
+ * transaction's commit, and the managed lockfile's entry, dropped, was never
+ * named again (every push leaves the lockfile out). Its writer's next pull
+ * marks it to be published again, and the push names it, uploading nothing.
+ */
+Deno.test("chaos regression: the managed lockfile's entry an old client's pull dropped is named again (I11, seed 88100847)", async () => {
+  await clean(
+    '{"seed":88100847,"clones":5,"kinds":["core","core-single-phase","core","api","core"],"oldClients":true,"skewMs":[-62030,0,0,0,0],"ops":[{"id":32,"kind":"oldpush","clone":4},{"id":4,"kind":"run","clone":2,"model":0,"data":1,"workMs":45000},{"id":34,"kind":"oldpush","clone":1,"file":2},{"id":5,"kind":"tick","n":23,"pick":1876151309},{"id":18,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":20,"kind":"tick","n":30,"pick":282263931},{"id":21,"kind":"tick","n":20,"pick":1107304568},{"id":22,"kind":"delete","clone":3,"file":5,"how":"push"},{"id":39,"kind":"oldpull","clone":1},{"id":23,"kind":"lockfile","clone":4,"set":"@chaos/ext-23"}]}',
+  );
+});

@@ -4,6 +4,9 @@ import { InMemoryStore, peerPull, peerPush, peerReadIndex } from "../../packages
 import type { WarningEvent } from "../events.ts";
 import type { SyncService } from "./service.ts";
 import { pullLeftBehind } from "./pull.ts";
+import { updateManagedLockfile } from "../locks/lockfile_txn.ts";
+
+const LOCKFILE = "config/upstream_extensions.json";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const FILES = {
@@ -211,4 +214,32 @@ Deno.test("an old client's pull that meets a missing object writes back the inde
   assert.ok(warnings.some((w) => w.code === "index_entry_dropped"));
   await b.pushChanged();
   assert.ok((await peerReadIndex(store))["config/b.yaml"], "named again");
+});
+
+Deno.test("the managed lockfile's entry an old client's pull dropped is named again by its writer's next pull and push, nothing uploaded", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
+  await a.markDirty({ relPath: "notes/gone.txt" });
+  await a.pushChanged();
+  await store.delete("notes/gone.txt"); // another tool's: an old client's pull meets it missing
+  await peerPull(store, {
+    afterRead: async () => {
+      await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
+    },
+  });
+  assert.equal(
+    (await peerReadIndex(store))[LOCKFILE],
+    undefined,
+    "the transaction's entry dropped",
+  );
+  const before = (await store.head(LOCKFILE))!.version;
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  await a.pullChanged();
+  assert.ok(warnings.some((w) => w.code === "index_entry_dropped"));
+  await a.pushChanged();
+  assert.ok((await peerReadIndex(store))[LOCKFILE], "named again");
+  assert.equal((await store.head(LOCKFILE))!.version, before, "nothing uploaded");
+  assert.ok(!warnings.some((w) => w.code === "lockfile_guarded"));
 });
