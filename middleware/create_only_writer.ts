@@ -28,15 +28,8 @@ import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
 import { shownStatePath } from "../sync/transfer/cache_paths.ts";
-import { indexedVersion, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
-import {
-  dropOwn,
-  lostVersion,
-  setAsideVersion,
-  versionDir,
-  versionWaits,
-  waitVersion,
-} from "./lost_version.ts";
+import { replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
+import { dropOwn, lostVersion, setAsideVersion, versionDir } from "./lost_version.ts";
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -82,12 +75,6 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       await earlier.done;
       throw new VersionConflictError([ctx.key], [], earlier.own);
     }
-    const held = versionWaits(push, dir);
-    if (held) {
-      // A sibling found another writer's upload in the way: nothing of it is written.
-      await held;
-      return;
-    }
     const hash = ctx.hash;
     const writeId = randomId();
     ctx.mode = PutModes.create;
@@ -112,16 +99,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       throw new VersionConflictError([ctx.key], [], lost.own);
     };
     if (!exists) {
-      const created = ctx.outcome === "written" ? ctx.result?.version : undefined;
-      const waits = versionWaits(push, dir);
-      if (waits) {
-        // A sibling met another writer's upload meanwhile: this one goes too.
-        await waits;
-        if (created !== undefined) await dropOwn(push, ctx.key, created);
-        ctx.outcome = undefined;
-        return;
-      }
-      return await unlessLost(created);
+      return await unlessLost(ctx.outcome === "written" ? ctx.result?.version : undefined);
     }
     const head = await withRetry(
       () => push.store.head(ctx.key, { signal: push.signal }),
@@ -164,19 +142,6 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       ctx.result = remote.info;
       ctx.outcome = "identical";
       push.note(CREATE_ONLY_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
-      return;
-    }
-    // Another Sluice writer's upload that no index names (a run refused for
-    // its lost lock, whose erasure deletes it; a commit on its way): the
-    // version is not lost to it yet. Held back whole, dirty, for a later push.
-    const by = head.metadata?.[WRITER_METADATA];
-    if (by !== undefined && by !== writer && await indexedVersion(ctx) !== head.version) {
-      await waitVersion(push, dir, ctx.key, head.version, writer);
-      push.note(
-        CREATE_ONLY_WRITER,
-        `${ctx.key}: another writer's upload, not committed, holds this version; ${dir} waits`,
-        ctx.entry,
-      );
       return;
     }
     // The remote copy carries this cache's writer id: the version was
