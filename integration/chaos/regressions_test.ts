@@ -1878,3 +1878,18 @@ Deno.test("chaos regression: the managed lockfile's entry an old client's pull d
     '{"seed":88100847,"clones":5,"kinds":["core","core-single-phase","core","api","core"],"oldClients":true,"skewMs":[-62030,0,0,0,0],"ops":[{"id":32,"kind":"oldpush","clone":4},{"id":4,"kind":"run","clone":2,"model":0,"data":1,"workMs":45000},{"id":34,"kind":"oldpush","clone":1,"file":2},{"id":5,"kind":"tick","n":23,"pick":1876151309},{"id":18,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":20,"kind":"tick","n":30,"pick":282263931},{"id":21,"kind":"tick","n":20,"pick":1107304568},{"id":22,"kind":"delete","clone":3,"file":5,"how":"push"},{"id":39,"kind":"oldpull","clone":1},{"id":23,"kind":"lockfile","clone":4,"set":"@chaos/ext-23"}]}',
   );
 });
+
+/**
+ * I2 (seed 89000521, shrunk; 1,000 histories at defaults from 89,000,000,
+ * after the step's-flush change of this round): a streamed run's lock and its
+ * other step's were both lost to failed renewals in an outage; the other
+ * step's flush, refused for its own lock, reset what counts as written under
+ * every held lock, the run's (left out of that flush) included, so the run's
+ * own refusal erased nothing and a later push published its version. A
+ * refusal now resets only the locks of the push it refused.
+ */
+Deno.test("chaos regression: another step's refusal never makes a lost run's version look preexisting (I2, seed 89000521)", async () => {
+  await clean(
+    '{"seed":89000521,"clones":5,"absentOnError":true,"kinds":["api","api","api","core","core"],"indexFirst":true,"ops":[{"id":44,"kind":"foreign","what":"file"},{"id":45,"kind":"foreign","what":"version","model":1,"data":0,"version":1},{"id":2,"kind":"adopt","clone":0,"file":1},{"id":4,"kind":"tick","n":4,"pick":839325509},{"id":5,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"streamed":true},{"id":6,"kind":"run","clone":4,"model":1,"data":0,"workMs":0,"streamed":true},{"id":9,"kind":"config","clone":0,"file":0},{"id":15,"kind":"tick","n":27,"pick":617565645},{"id":17,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":18,"kind":"lockfile","clone":3,"set":"@chaos/ext-18"},{"id":19,"kind":"breakglass","model":1},{"id":20,"kind":"tick","n":3,"pick":6275030},{"id":22,"kind":"outage","on":true},{"id":25,"kind":"tick","n":25,"pick":773565234}]}',
+  );
+});

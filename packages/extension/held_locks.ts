@@ -242,8 +242,15 @@ export class HeldLocks {
    * written by this run, so that a further push under a lost lock is
    * refused again without taking a peer's version for this run's.
    */
-  async refused(cachePath: string, namespace: string): Promise<void> {
+  async refused(
+    cachePath: string,
+    namespace: string,
+    only?: readonly DistributedLock[],
+  ): Promise<void> {
     for (const held of this.models(namespace)) {
+      // A lock left out of the refused push (another step's, lost: its run's
+      // versions were held back, not erased) keeps its own: its run's push erases them.
+      if (only && !only.includes(held.lock)) continue;
       held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix));
     }
   }

@@ -152,9 +152,10 @@ export function commitView(
 }
 
 /**
- * Runs `push`, a push of namespace `ns` from the cache `cachePath`; when
- * the pipeline refuses it for a lost model lock, `locks` learns that no
- * version left in the cache is this run's (see `HeldLocks.refused`).
+ * Runs `push`, a push of namespace `ns` from the cache `cachePath` under
+ * the held locks `fence` (all, when not given); when the pipeline refuses
+ * it for a lost model lock, `locks` learns that no version left in the cache
+ * under those locks is this run's (see `HeldLocks.refused`).
  *
  * @example
  * ```ts
@@ -168,12 +169,13 @@ export async function fenced<T>(
   cachePath: string,
   ns: string,
   push: () => Promise<T>,
+  fence?: readonly DistributedLock[],
 ): Promise<T> {
   try {
     return await push();
   } catch (e) {
     if (e instanceof ModelLockLostError || e instanceof ErasureRefusedError) {
-      await locks.refused(cachePath, ns);
+      await locks.refused(cachePath, ns, fence);
     }
     throw e;
   }

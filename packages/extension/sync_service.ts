@@ -204,6 +204,7 @@ export class ExtensionSyncService implements SwampSyncService {
       this.#cachePath,
       ns,
       () => commitLock ? pushUnderGlobalLock(svc, commitLock, push) : svc.pushChanged(push),
+      held,
     );
     this.#rt.held.committed(held);
     // The lockfile, published through its transaction, counts as a file pushed.
@@ -250,6 +251,7 @@ export class ExtensionSyncService implements SwampSyncService {
       this.#cachePath,
       ns,
       () => svc.preparePush({ signal: options.signal, ...lockOptions, checkCreates }),
+      held,
     );
     return carryPrepared({ namespace: ns, prepared, held });
   }
@@ -265,6 +267,7 @@ export class ExtensionSyncService implements SwampSyncService {
       this.#cachePath,
       ns,
       () => svc.commitPush(prepared, { signal: options.signal }),
+      held,
     );
     this.#rt.held.committed(held);
     const count = r.uploaded.length + r.deleted.length;
