@@ -1,0 +1,182 @@
+/**
+ * `theirs` of a resolution (see `resolve.ts`): the local copy set aside
+ * (never deleted), the path forgotten and pulled. Where the pull does not
+ * take theirs (it failed, something here is in its way, the store's object
+ * is not the one the index names), the conflict stays open as it was, the
+ * copy put back where nothing took its place. Where what the store holds is
+ * this cache's own upload over theirs (a `mine` or `merged` cut off before
+ * its commit), theirs is gone: that upload is taken and its publishing
+ * finished.
+ *
+ * @module
+ */
+import type { ConflictRecord } from "./conflicts.ts";
+import type { PullResult } from "./pull.ts";
+import type { SyncState } from "./state.ts";
+import { versionedTheirs } from "./resolve_reads.ts";
+import { ResolveRefusedError } from "./resolve_refusals.ts";
+import { keepAsideNamed, publishRebased } from "./resolve_publish.ts";
+import type { ResolveDeps, ResolveResult } from "./resolve.ts";
+
+/** Resolves the conflict `rec` by taking theirs (see the module). */
+export async function resolveTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+): Promise<ResolveResult> {
+  const { cache, state } = deps;
+  const path = rec.path;
+  const resolution = "theirs";
+  const setAside: string[] = [];
+  const here = await cache.hashFile(path);
+  if (here && here.hash !== rec.theirs?.hash) {
+    setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
+  } else if (!here && cache.exists(path)) {
+    setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
+  }
+  // A directory the copy leaves empty would be in the way of a file of its
+  // name that theirs may be (a peer made a directory a file).
+  if (setAside.length > 0) await cache.removeEmptyParents(path);
+  // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
+  const before = { synced: state.synced(path), dirty: state.dirtyPaths().includes(path) };
+  state.setSynced(path, undefined);
+  await state.clean([path]);
+  await state.conflicts.clear([path]);
+  let pulled: PullResult;
+  try {
+    pulled = await deps.pull([path]);
+  } catch (e) {
+    await reopenTheirs(deps, rec, setAside, before).catch(() => {});
+    throw e;
+  }
+  if ((pulled.blocked ?? []).includes(path)) {
+    // Theirs cannot be put there: a file or directory here is in the way.
+    // The conflict stays open, naming any copy set aside on the way.
+    await reopenTheirs(deps, rec, setAside, before);
+    const still = setAside.filter((l) => cache.exists(l));
+    throw new ResolveRefusedError(
+      "unsafe_path",
+      `The datastore's copy of ${path} cannot be taken: a file or directory here is in the way of it (a path above it is a file here, or it is a directory here, where the datastore holds both shapes). ${
+        still.length
+          ? `Your copy was set aside in ${still.join(", ")} (named by the conflict); the`
+          : "The"
+      } conflict stays open and nothing else was changed. Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
+    );
+  }
+  // Not taken when the store's object is not the one the index names
+  // (a push in flight, or a stopped one's upload over theirs).
+  const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+  if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
+    let own: ResolveResult | null;
+    try {
+      own = await takeOwnAsTheirs(deps, rec, setAside, pulled);
+    } catch (e) {
+      // Cut off on the way (the datastore unreachable, a cancellation): the
+      // conflict stays open as it was, naming the copy set aside, if any.
+      if (!state.conflicts.get(path)) {
+        await reopenTheirs(deps, rec, setAside, before).catch(() => {});
+      }
+      throw e;
+    }
+    if (own) return own;
+  }
+  // Not taken, and no new conflict recorded by the pull: this one stays open.
+  if (!resolved && !state.conflicts.get(path)) await reopenTheirs(deps, rec, setAside, before);
+  await keepAsideNamed(deps, rec, setAside);
+  // Fetched and checked against the index: the store holds theirs, so no
+  // upload of this cache's is left there to settle (a push that met the
+  // conflict may have recorded one). A copy already equal to theirs is
+  // taken without reading the store: its record stays for the next push.
+  if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
+  if (resolved) await state.conflicts.release(rec);
+  // Theirs recorded as another client's entry (`~…`, no object version)
+  // is the same copy when the bytes are (its hash).
+  const got = state.synced(path);
+  const took = got?.version ?? null;
+  const same = !!rec.theirs && !!got && rec.theirs.version.startsWith("~") &&
+    rec.theirs.hash !== "" && got.hash === rec.theirs.hash;
+  const newer = resolved && !same && took !== (rec.theirs?.version ?? null);
+  return {
+    path,
+    resolution,
+    resolved,
+    ...(newer ? { tookNewer: took } : {}),
+    // Only the copies still aside (one put back where theirs was not taken is in place).
+    setAside: setAside.filter((l) => cache.exists(l)),
+    conflicts: pulled.conflicts.filter((p) => p === path),
+    pull: pulled,
+  };
+}
+
+/**
+ * A `--theirs` whose pull met, instead of theirs, this cache's own upload
+ * over it (a `--mine` or `--merged` of this conflict cut off before its
+ * commit: the index still names theirs, whose bytes the upload replaced).
+ * Theirs is no longer on the datastore to take; what it holds is that
+ * upload, so it is taken: streamed into the cache (any copy at the path set
+ * aside first) and committed as the path's version, the resolution the cut
+ * off one began. `null` when the object is not this cache's own (another
+ * writer's upload in flight: the caller leaves the conflict open).
+ */
+async function takeOwnAsTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: string[],
+  pulled: PullResult,
+): Promise<ResolveResult | null> {
+  const { cache } = deps;
+  const path = rec.path;
+  if (!deps.readTheirs || !deps.takeBackOwn) return null;
+  const held = await deps.readTheirs(path);
+  if (!held?.own || held.version === rec.theirs?.version) return null;
+  if (cache.exists(path)) {
+    setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
+  }
+  const took = await deps.takeBackOwn(path, rec.theirs?.version);
+  if (!took) return null;
+  const theirs = await versionedTheirs(deps, rec);
+  if (theirs === undefined) {
+    await keepAsideNamed(deps, rec, setAside);
+    return {
+      path,
+      resolution: "theirs",
+      resolved: false,
+      setAside,
+      conflicts: [path],
+      pull: pulled,
+    };
+  }
+  const r = await publishRebased(deps, rec, "theirs", theirs, setAside);
+  return { ...r, ownUpload: took.version, pull: pulled };
+}
+
+/**
+ * A `--theirs` that did not take theirs (its pull failed, was blocked, or met
+ * an upload no index names): the conflict stays open as it was. The copy it
+ * set aside goes back to the path where nothing took its place (its synced
+ * version and dirty mark back too); else the record names it where it is
+ * now, so that a later `--mine` publishes that copy, never what a pull put
+ * at the path meanwhile.
+ */
+async function reopenTheirs(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: readonly string[],
+  before: { synced: ReturnType<SyncState["synced"]>; dirty: boolean },
+): Promise<void> {
+  const { cache, state } = deps;
+  const moved = rec.mine?.location === rec.path ? setAside[0] : undefined;
+  if (moved !== undefined && !cache.exists(rec.path) && cache.putBack(moved)) {
+    state.setSynced(rec.path, before.synced);
+    await state.saveManifest();
+    if (before.dirty) await state.markDirty(rec.path);
+    await state.conflicts.record([rec]);
+    await keepAsideNamed(deps, rec, setAside.slice(1));
+    return;
+  }
+  const at = moved === undefined ? null : await cache.hashFile(moved).catch(() => null);
+  const open: ConflictRecord = at && moved !== undefined
+    ? { ...rec, mine: { location: moved, hash: at.hash, size: at.size } }
+    : rec;
+  await state.conflicts.record([open]);
+  await keepAsideNamed(deps, open, setAside.filter((l) => l !== open.mine?.location));
+}
