@@ -109,7 +109,11 @@ export interface ResolveDeps {
    * returning what was written; null, with nothing written, otherwise (see
    * {@link ownUploadTaker}).
    */
-  takeBackOwn?(path: string, theirs: string | undefined): Promise<RemoteSide | null>;
+  takeBackOwn?(
+    path: string,
+    theirs: string | undefined,
+    before?: () => Promise<void>,
+  ): Promise<RemoteSide | null>;
   /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
   forgetLost?(path: string): Promise<void>;
   /**

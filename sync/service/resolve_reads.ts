@@ -73,7 +73,9 @@ export function theirsReader(
  * into the cache at the path (atomically, checked against its size, and
  * only while nothing is there: a file saved there meanwhile is never written
  * over) and its version, hash and size returned; otherwise nothing is
- * written and `null` is returned.
+ * written and `null` is returned. `before` runs once the object is known
+ * to be this cache's own, before anything is written (the caller sets aside
+ * what is at the path).
  */
 export function ownUploadTaker(
   store: ObjectStore,
@@ -81,9 +83,10 @@ export function ownUploadTaker(
   retry: RetryPolicy,
   signal?: AbortSignal,
 ): NonNullable<ResolveDeps["takeBackOwn"]> {
-  return async (path, theirs) => {
+  return async (path, theirs, before) => {
     const own = await readWriterId(cache);
     if (own === null) return null;
+    let ready = false;
     return await withRetry(
       async () => {
         const got = await openObject(store, path, { signal }).catch((e) => {
@@ -95,6 +98,11 @@ export function ownUploadTaker(
         if (info.metadata?.[WRITER_METADATA] !== own || info.version === theirs) {
           await body.cancel().catch(() => {});
           return null;
+        }
+        // Once, on the first attempt that found it its own (a retry reads it again).
+        if (!ready) {
+          ready = true;
+          await before?.();
         }
         const hash = await cache.writeStream(path, body, { size: info.size }, undefined, null);
         return { version: info.version, hash, size: info.size };

@@ -125,13 +125,13 @@ async function takeOwnAsTheirs(
 ): Promise<ResolveResult | null> {
   const { cache } = deps;
   const path = rec.path;
-  if (!deps.readTheirs || !deps.takeBackOwn) return null;
-  const held = await deps.readTheirs(path);
-  if (!held?.own || held.version === rec.theirs?.version) return null;
-  if (cache.exists(path)) {
-    setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
-  }
-  const took = await deps.takeBackOwn(path, rec.theirs?.version);
+  if (!deps.takeBackOwn) return null;
+  // Read once: what is at the path goes aside only once the object is known to be this cache's own.
+  const took = await deps.takeBackOwn(path, rec.theirs?.version, async () => {
+    if (cache.exists(path)) {
+      setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
+    }
+  });
   if (!took) return null;
   const theirs = await versionedTheirs(deps, rec);
   if (theirs === undefined) {
