@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { WRITER_METADATA } from "./writer_id.ts";
 import { apply } from "./index_apply.ts";
+import type { IndexEntry } from "./bucket_layout.ts";
+import type { IndexChange } from "./remote_index.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 
 Deno.test("a verified set of another client's entry (no object version) applies while an object of its size is there and no entry names the path", async () => {
@@ -37,32 +39,37 @@ Deno.test("a verified set of another client's entry (no object version) applies 
   assert.equal(gone["b.txt"], undefined);
 });
 
-Deno.test("a deletion based on another client's entry (no object version) removes it when it names the deleted copy's bytes and a Sluice writer's upload not committed yet stands there; an old client's write there keeps it", async () => {
+/**
+ * A deletion of `a.txt` based on another client's entry `entry` (its copy
+ * gone), applied where another write stands at the path now (a Sluice
+ * writer's upload not committed yet, with `writer`), with `change`'s base
+ * facts: the entries and the paths taken for another writer's after it.
+ */
+async function removeOverWrite(
+  entry: IndexEntry,
+  writer: boolean,
+  change: Pick<IndexChange, "baseHash" | "baseSize" | "checkCreates">,
+) {
+  const store = new InMemoryStore();
+  await store.put("a.txt", new TextEncoder().encode("again!"), { kind: "create" }, {
+    metadata: writer ? { [WRITER_METADATA]: "w2" } : {},
+  });
+  const entries: Record<string, IndexEntry> = { "a.txt": entry };
+  const foreign = new Map();
   const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+  const remove = { set: {}, remove: ["a.txt"], base: { "a.txt": "deleted-version" } };
+  await apply(store, c, entries, { ...remove, ...change }, false, foreign);
+  return { entries, foreign };
+}
+
+Deno.test("a deletion based on another client's entry (no object version) removes it when it names the deleted copy's bytes and a Sluice writer's upload not committed yet stands there; an old client's write there keeps it", async () => {
   const hash = "b".repeat(64);
   const theirs = { v: `~${hash}`, h: hash, s: 5 };
   for (const writer of [true, false]) {
-    const store = new InMemoryStore();
-    // The copy this deletion was based on is gone; another write stands at the path now.
-    await store.put("a.txt", new TextEncoder().encode("again"), { kind: "create" }, {
-      metadata: writer ? { [WRITER_METADATA]: "w2" } : {},
+    const { entries, foreign } = await removeOverWrite(theirs, writer, {
+      baseHash: { "a.txt": hash },
+      checkCreates: true,
     });
-    const entries: Record<string, typeof theirs> = { "a.txt": theirs };
-    const foreign = new Map();
-    await apply(
-      store,
-      c,
-      entries,
-      {
-        set: {},
-        remove: ["a.txt"],
-        base: { "a.txt": "deleted-version" },
-        baseHash: { "a.txt": hash },
-        checkCreates: true,
-      },
-      false,
-      foreign,
-    );
     if (writer) {
       assert.equal(entries["a.txt"], undefined, "the entry named the deleted copy: removed");
       assert.equal(foreign.size, 0);
@@ -74,28 +81,12 @@ Deno.test("a deletion based on another client's entry (no object version) remove
 });
 
 Deno.test("a deletion based on another client's entry that records no hash (a listing's) removes it by the deleted copy's size where a Sluice writer's upload not committed yet stands there", async () => {
-  const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
   const listed = { v: "~5@2026-01-01T00:00:00.000Z", h: "", s: 5 };
   for (const baseSize of [5, 6, undefined]) {
-    const store = new InMemoryStore();
-    // The copy this deletion was based on is gone; another writer's upload stands there now.
-    await store.put("a.txt", new TextEncoder().encode("again!"), { kind: "create" }, {
-      metadata: { [WRITER_METADATA]: "w2" },
-    });
-    const entries: Record<string, typeof listed> = { "a.txt": listed };
-    const foreign = new Map();
-    await apply(
-      store,
-      c,
-      entries,
-      {
-        set: {},
-        remove: ["a.txt"],
-        base: { "a.txt": "deleted-version" },
-        ...(baseSize === undefined ? {} : { baseSize: { "a.txt": baseSize } }),
-      },
-      false,
-      foreign,
+    const { entries, foreign } = await removeOverWrite(
+      listed,
+      true,
+      baseSize === undefined ? {} : { baseSize: { "a.txt": baseSize } },
     );
     if (baseSize === 5) {
       assert.equal(entries["a.txt"], undefined, "the entry named the deleted copy: removed");
