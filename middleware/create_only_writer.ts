@@ -28,8 +28,25 @@ import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
 import { shownStatePath } from "../sync/transfer/cache_paths.ts";
-import { replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
-import { dropOwn, lostVersion, setAsideVersion, versionDir } from "./lost_version.ts";
+import { indexedVersion, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
+import { ADOPTED_UNCOMMITTED } from "../sync/service/conflicts.ts";
+import {
+  dropOwn,
+  lostVersion,
+  setAsideVersion,
+  versionDir,
+  versionWaits,
+  waitVersion,
+} from "./lost_version.ts";
+
+/**
+ * The `adopted_uncommitted` warning's message for a data version file: the
+ * upload of a writer gone for good, which no index names, replaced by this
+ * cache's (a data version is never published from a run that lost its lock).
+ */
+export function replacedUploadMessage(key: string, version: string, writer: string): string {
+  return `${key}: removed another writer's upload of this data version (version ${version}, writer ${writer}), which no index names, as asked (--adopt-uncommitted: its writer is gone for good), and wrote this cache's copy in its place, published with this push's commit. A data version another writer uploaded and never committed is never published as its own: its run never finished publishing it.`;
+}
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -75,6 +92,12 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       await earlier.done;
       throw new VersionConflictError([ctx.key], [], earlier.own);
     }
+    const held = versionWaits(push, dir);
+    if (held) {
+      // A sibling found another writer's upload in the way: nothing of it is written.
+      await held;
+      return;
+    }
     const hash = ctx.hash;
     const writeId = randomId();
     ctx.mode = PutModes.create;
@@ -99,7 +122,16 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       throw new VersionConflictError([ctx.key], [], lost.own);
     };
     if (!exists) {
-      return await unlessLost(ctx.outcome === "written" ? ctx.result?.version : undefined);
+      const created = ctx.outcome === "written" ? ctx.result?.version : undefined;
+      const waits = versionWaits(push, dir);
+      if (waits) {
+        // A sibling met another writer's upload meanwhile: this one goes too.
+        await waits;
+        if (created !== undefined) await dropOwn(push, ctx.key, created);
+        ctx.outcome = undefined;
+        return;
+      }
+      return await unlessLost(created);
     }
     const head = await withRetry(
       () => push.store.head(ctx.key, { signal: push.signal }),
@@ -142,6 +174,40 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       ctx.result = remote.info;
       ctx.outcome = "identical";
       push.note(CREATE_ONLY_WRITER, `${ctx.key}: the remote already holds these bytes`, ctx.entry);
+      return;
+    }
+    // Another Sluice writer's upload that no index names (a run refused for
+    // its lost lock, whose erasure deletes it; a commit on its way): the
+    // version is not lost to it yet. Held back whole, dirty, for a later push.
+    const by = head.metadata?.[WRITER_METADATA];
+    if (by !== undefined && by !== writer && await indexedVersion(ctx) !== head.version) {
+      // Unless told that writer is gone for good (`adoptUncommitted`): its
+      // upload is then replaced, only over the very version met, by this
+      // cache's. Never published as its: a run that lost its lock never is.
+      if (push.adoptUncommitted.has(ctx.key) && !versionWaits(push, dir)) {
+        const info = await replaceOwn(ctx, head.version);
+        if (info) {
+          ctx.result = info;
+          ctx.outcome = "written";
+          push.note(
+            CREATE_ONLY_WRITER,
+            `${ctx.key}: replaced another writer's uncommitted upload (version ${head.version}), as asked`,
+            ctx.entry,
+          );
+          push.events.emit("warning", {
+            code: ADOPTED_UNCOMMITTED,
+            message: replacedUploadMessage(ctx.key, head.version, by),
+            path: ctx.key,
+          });
+          return await unlessLost(info.version);
+        }
+      }
+      await waitVersion(push, dir, ctx.key, head.version, writer);
+      push.note(
+        CREATE_ONLY_WRITER,
+        `${ctx.key}: another writer's upload, not committed, holds this version; ${dir} waits`,
+        ctx.entry,
+      );
       return;
     }
     // The remote copy carries this cache's writer id: the version was

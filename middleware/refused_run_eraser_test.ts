@@ -804,7 +804,8 @@ Deno.test("two-phase, eraser off: A's prepared version 2 stays in the store and 
   const r = await twoPhaseBreakglass({ fence: true, eraser: false });
   assert.ok(r.error instanceof ModelLockLostError);
   assert.equal(r.store.peekText(`${V2}/raw`), "A's data");
-  assert.equal(r.errorB?.code, "version_exists");
+  // B waits on A's upload, not committed: its version stays dirty, not lost.
+  assert.equal(r.errorB?.code, "sync_incomplete");
 });
 
 Deno.test("two-phase, eraser on: a refused commit erases A's prepared uploads, and B publishes version 2", async () => {

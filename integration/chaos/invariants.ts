@@ -84,6 +84,10 @@
  *   directory above it, once its user removed the copy here: a copy
  *   removed by hand and left to a walk is never deleted on the datastore
  *   (`named_deletions.ts`);
+ * - I27: a run refused with `version_exists` lost its version to a version
+ *   another writer published: after the final sync the index names that
+ *   version's `raw`, with bytes no refused run wrote (a refused run's upload,
+ *   erased since, is no version to lose to), unless another tool deleted it;
  * - I26: a step of a workflow whose model lock nobody broke is never
  *   refused (`model_lock_lost`, `erasure_refused`) for another step's lock
  *   lost meanwhile (the streamed run's other step, `core_driven.ts`);
@@ -134,7 +138,8 @@ export type Invariant =
   | "I23"
   | "I24"
   | "I25"
-  | "I26";
+  | "I26"
+  | "I27";
 
 /** A broken invariant. */
 export interface Violation {
@@ -435,6 +440,36 @@ export class GroundTruth {
    * (`cloneDirs`), unless a user changed or deleted that path since
    * (`touched`: `LocalChanges.touched`) or took theirs there.
    */
+  /**
+   * I27 after the final sync (see the module): each run refused with
+   * `version_exists` lost to a version the index names, not to nothing nor
+   * to a refused run's bytes.
+   */
+  async checkLostVersions(
+    entries: Readonly<Record<string, unknown>>,
+    read: (key: string) => Promise<Uint8Array | undefined>,
+  ): Promise<void> {
+    const refused = this.runs.filter((r) => r.outcome === "model_lock_lost" && !r.same);
+    for (const r of this.runs) {
+      if (r.outcome !== "version_exists") continue;
+      const raw = r.files.find((f) => f.path.endsWith("/raw"));
+      if (!raw || this.#vanished.some((v) => v.path === raw.path)) continue;
+      const named = Object.hasOwn(entries, raw.path);
+      const bytes = named ? new TextDecoder().decode(await read(raw.path) ?? new Uint8Array()) : "";
+      const to = refused.find((x) => bytes.includes(x.token));
+      if (named && !to) continue;
+      this.violate({
+        invariant: "I27",
+        message: `run #${r.op} (c${r.clone}) was refused with version_exists for ${raw.path}, ${
+          to
+            ? `which holds run #${to.op}'s bytes, a run refused for losing its lock`
+            : "which no index names after the final sync"
+        }: it lost its version to no version`,
+        afterOp: -1,
+      });
+    }
+  }
+
   /**
    * I25 after the final sync: a mark whose write never came (nothing was
    * ever at the path here) is no deletion here: no conflict of the clone's

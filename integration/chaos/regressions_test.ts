@@ -1866,6 +1866,22 @@ Deno.test("chaos regression: a step's flush is not refused for another step's br
 });
 
 /**
+ * I27 (seed 87000082, shrunk; found once the checker was taught that a run
+ * refused with `version_exists` must have lost to a published version, after
+ * a newcomer met it through the extension: 1 of 1,000 histories at defaults
+ * failed before the fix, 0 after): the lock's new holder met the fenced-out
+ * run's upload of the same version, not committed, and was refused with
+ * `version_exists`; that upload was then erased, and the version was left to
+ * nobody, the new holder's copy only in its set-aside area. Such a version
+ * now waits, dirty, and the run's push fails with `sync_incomplete`.
+ */
+Deno.test("chaos regression: a version another writer's uncommitted upload is in the way of waits, never lost to it (I27, seed 87000082)", async () => {
+  await clean(
+    '{"seed":87000082,"clones":4,"absentOnError":true,"ops":[{"id":1,"kind":"lockfile","clone":1,"set":"@chaos/ext-1"},{"id":2,"kind":"run","clone":2,"model":0,"data":1,"workMs":45000},{"id":3,"kind":"tick","n":1,"pick":1081267422},{"id":7,"kind":"tick","n":23,"pick":1738732923},{"id":9,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000,"same":true},{"id":10,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":11,"kind":"tick","n":20,"pick":1373416786},{"id":12,"kind":"breakglass","model":0},{"id":15,"kind":"edit","clone":3,"file":5,"how":"during","pick":750560521},{"id":17,"kind":"flaky","call":"get","count":2,"afterEffect":false},{"id":21,"kind":"tick","n":2,"pick":1360491065}]}',
+  );
+});
+
+/**
  * I11 (seed 88100847, shrunk; found by the old-client pull move in 1,000
  * histories with reshapes in all, left open in the README's rows at 07e43f3):
  * an old client's pull wrote back the index it read over a lockfile

@@ -926,6 +926,7 @@ class World {
       spared(path) || clashed.has(path) || pendingOwn.has(path) || gone(path, entries[path]);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
+    await this.truth.checkLostVersions(entries, (key) => this.target.inspect.read(key));
     await this.truth.checkForeign(
       entries,
       (key) => this.target.inspect.read(key),

@@ -347,7 +347,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     });
     if (failures.length === 0) {
       for (const hook of ctx.beforeCommit) await hook();
-      await pMap(replaced.commits, writeOne, {
+      // A gate may have held a commit-step write back since the plan (a
+      // marker naming a version another writer's upload is in the way of).
+      const due = replaced.commits.filter((e) => e.action !== "skip");
+      await pMap(due, writeOne, {
         concurrency: ctx.config.concurrency,
         signal: ctx.signal,
       });

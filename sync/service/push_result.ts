@@ -204,6 +204,10 @@ export function mergeSecondPass(
 /** Why a path is left out while another writer's uncommitted object holds it (its `skipped` reason). */
 export const UNCOMMITTED_HOLDS = "another writer's uncommitted write holds it";
 
+/** Why a data version file was left out: another writer's upload of it, not committed. */
+export const VERSION_WAITS =
+  "another writer's upload of this data version, not committed, is in the way (a run refused for losing its lock, whose erasure deletes it, or a commit on its way): left dirty, the next push publishes it once that upload is gone, or meets it published";
+
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
   "another writer replaced or deleted this push's write (an old client, writing without a compare-and-swap), or committed a deletion of the path, before this push's commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";

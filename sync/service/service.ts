@@ -35,8 +35,8 @@ import { statusEntries, type StatusEntry } from "./status.ts";
 
 export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
 import type { PendingCommit, PushResult } from "./push.ts";
-import { pushLeftBehind } from "./push_result.ts";
-import type { LeftBehind } from "../left_behind.ts";
+import { pushLeftBehind, VERSION_WAITS } from "./push_result.ts";
+import { type LeftBehind, SyncIncompleteError } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
@@ -214,9 +214,24 @@ export class SyncService {
     });
   }
 
-  /** Records the paths `result` left waiting on another writer's upload (see `waiting_record.ts`). */
-  async #noted(options: { dryRun?: boolean }, result: PushResult): Promise<PushResult> {
+  /**
+   * Records the paths `result` left waiting on another writer's upload (see
+   * `waiting_record.ts`). A run's push (under model locks) that left a data
+   * version of its own waiting so is not done: it fails (`sync_incomplete`,
+   * the version kept dirty), so that the run is never taken as published.
+   */
+  async #noted(
+    options: { dryRun?: boolean; locks?: readonly unknown[] },
+    result: PushResult,
+  ): Promise<PushResult> {
     if (!options.dryRun) await noteWaiting(this.cache, result);
+    const waits = result.skipped.filter((s) => s.reason.startsWith(VERSION_WAITS));
+    if (!options.dryRun && options.locks?.length && waits.length) {
+      throw new SyncIncompleteError("push", {
+        conflicts: result.conflicts,
+        left: waits.map((s) => ({ path: s.path, reason: s.reason })),
+      });
+    }
     return result;
   }
 

@@ -10,7 +10,7 @@
  * @module
  */
 import type { LocalCache } from "../transfer/cache.ts";
-import { type PushResult, UNCOMMITTED_HOLDS } from "./push_result.ts";
+import { type PushResult, UNCOMMITTED_HOLDS, VERSION_WAITS } from "./push_result.ts";
 
 /** The file name, in the state directory. */
 export const WAITING_FILE = "waiting.json";
@@ -55,7 +55,12 @@ export async function noteWaiting(cache: LocalCache, result: PushResult): Promis
     ...result.skipped.map((s) => s.path),
   ];
   for (const p of handled) delete now[p];
-  for (const s of result.skipped) if (s.reason === UNCOMMITTED_HOLDS) now[s.path] = s.reason;
+  for (const s of result.skipped) {
+    // A data version held back whole (its marker with it) waits the same way.
+    if (s.reason === UNCOMMITTED_HOLDS || s.reason.startsWith(VERSION_WAITS)) {
+      now[s.path] = s.reason;
+    }
+  }
   const same = Object.keys(now).length === Object.keys(before).length &&
     Object.entries(now).every(([p, r]) => before[p] === r);
   if (same) return;

@@ -1,0 +1,159 @@
+/**
+ * A data version whose files another Sluice writer uploaded and no index
+ * names yet (a run refused for its lost lock, whose erasure deletes them; a
+ * commit on its way) is not lost to it: the push holds the version back
+ * whole, dirty, and publishes it once that upload is gone, or meets it
+ * published (`version_exists`).
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { clone, put, read } from "./clone_kit.ts";
+import { PutModes } from "../ports.ts";
+import { WRITER_METADATA } from "../transfer/writer_id.ts";
+import type { WarningEvent } from "../events.ts";
+import { readIndex, updateIndex } from "../transfer/remote_index.ts";
+
+const DIR = "data/shell/cmd/m1/out/1";
+const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+
+/** `b` wrote version 1 (raw, metadata.yaml, latest) where another writer's upload of raw, uncommitted, stands. */
+async function inTheWay() {
+  const store = new InMemoryStore();
+  const other = await store.put(
+    `${DIR}/raw`,
+    new TextEncoder().encode("a's refused run"),
+    PutModes.create,
+    {
+      metadata: { [WRITER_METADATA]: "a-writer" },
+    },
+  );
+  const b = await clone(store, "b");
+  await put(b, `${DIR}/raw`, "b's run");
+  await put(b, `${DIR}/metadata.yaml`, "version: 1\n");
+  await put(b, "data/shell/cmd/m1/out/latest", "1");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  return { store, b, other, warnings };
+}
+
+Deno.test("a data version another writer's uncommitted upload is in the way of waits, whole and dirty; published once that upload is gone", async () => {
+  const { store, b, warnings } = await inTheWay();
+  const r = await b.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.deepEqual(r.uploaded, [], "nothing of the version, nor its marker");
+  assert.equal(store.peekText(`${DIR}/metadata.yaml`), undefined, "no sibling left behind");
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  assert.deepEqual(Object.keys(named), [], "no reader is pointed at the version");
+  assert.ok(warnings.some((w) => w.code === "push_waiting_uncommitted"));
+  assert.deepEqual(b.state.dirtyPaths().sort(), [
+    `${DIR}/metadata.yaml`,
+    `${DIR}/raw`,
+    "data/shell/cmd/m1/out/latest",
+  ], "every file of it stays dirty");
+  assert.equal(await read(b, `${DIR}/raw`), "b's run", "kept here");
+  // The refused run's erasure deletes its upload: the next push publishes b's.
+  await store.delete(`${DIR}/raw`);
+  await b.pushChanged();
+  const now = (await readIndex(store, retry))?.entries ?? {};
+  assert.deepEqual(Object.keys(now).sort(), [
+    `${DIR}/metadata.yaml`,
+    `${DIR}/raw`,
+    "data/shell/cmd/m1/out/latest",
+  ]);
+  assert.deepEqual(b.state.dirtyPaths(), []);
+  assert.equal(store.peekText(`${DIR}/raw`), "b's run");
+});
+
+Deno.test("once that upload is committed, the version is the other writer's: version_exists, b's copy set aside", async () => {
+  const { store, b, other } = await inTheWay();
+  await b.pushChanged();
+  const h = "0".repeat(64);
+  await updateIndex(
+    store,
+    { set: { [`${DIR}/raw`]: { v: other.version, h, s: 15 } }, remove: [] },
+    retry,
+  );
+  const err = await b.pushChanged().catch((e) => e);
+  assert.equal(err.code, "version_exists");
+  assert.equal(store.peekText(`${DIR}/raw`), "a's refused run");
+});
+
+Deno.test("the latest marker naming a version held back is not written over the one it replaces, though the plan had it due", async () => {
+  const store = new InMemoryStore();
+  const MARKER = "data/shell/cmd/m1/out/latest";
+  const V2 = "data/shell/cmd/m1/out/2";
+  const b = await clone(store, "b");
+  await put(b, `${DIR}/raw`, "b's first run");
+  await put(b, MARKER, "1");
+  await b.pushChanged();
+  await store.put(`${V2}/raw`, new TextEncoder().encode("a's refused run"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "a-writer" },
+  });
+  await put(b, `${V2}/raw`, "b's second run");
+  await put(b, `${V2}/metadata.yaml`, "version: 2\n");
+  await put(b, MARKER, "2");
+  await b.pushChanged();
+  assert.equal(store.peekText(MARKER), "1", "the marker still names the published version");
+  assert.ok(b.state.dirtyPaths().includes(MARKER), "kept dirty, with its version");
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  assert.equal(store.peekText(`${V2}/metadata.yaml`), undefined);
+  assert.ok(!Object.hasOwn(named, `${V2}/raw`));
+});
+
+Deno.test("status after a push that waited lists the version's files and its marker as left behind, saying why", async () => {
+  const { b } = await inTheWay();
+  await b.pushChanged();
+  const { leftBehind } = await b.statusReport();
+  const left = leftBehind.left.map((l) => l.path).sort();
+  assert.deepEqual(left, [
+    `${DIR}/metadata.yaml`,
+    `${DIR}/raw`,
+    "data/shell/cmd/m1/out/latest",
+  ]);
+  assert.ok(leftBehind.left.every((l) => l.reason.includes("the last push waited here")));
+});
+
+Deno.test("--adopt-uncommitted on a waiting version: the gone writer's upload is removed (only that version of it) and this cache's published", async () => {
+  const { store, b, other, warnings } = await inTheWay();
+  await b.pushChanged();
+  const r = await b.pushChanged({ adoptUncommitted: [`${DIR}/raw`] });
+  assert.deepEqual(r.conflicts, []);
+  assert.equal(store.peekText(`${DIR}/raw`), "b's run");
+  assert.notEqual((await store.head(`${DIR}/raw`))?.version, other.version);
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  assert.deepEqual(Object.keys(named).sort(), [
+    `${DIR}/metadata.yaml`,
+    `${DIR}/raw`,
+    "data/shell/cmd/m1/out/latest",
+  ]);
+  assert.deepEqual(b.state.dirtyPaths(), []);
+  const adopted = warnings.filter((w) => w.code === "adopted_uncommitted");
+  assert.deepEqual(adopted.map((w) => w.path), [`${DIR}/raw`]);
+  assert.match(adopted[0].message, /removed/);
+  const { leftBehind } = await b.statusReport();
+  assert.deepEqual(leftBehind.left, [], "nothing is said to wait any more");
+});
+
+Deno.test("--adopt-uncommitted replaces only the upload it met: a newer one of the gone writer's is waited on again", async () => {
+  const { store, b, other } = await inTheWay();
+  // Between b's look and its replacement, that writer's object was replaced (another upload of it).
+  let swapped = false;
+  const put = store.put.bind(store);
+  store.put = async (key, body, mode, o) => {
+    if (
+      !swapped && key === `${DIR}/raw` && mode.kind === "update" && mode.version === other.version
+    ) {
+      swapped = true;
+      await store.delete(key);
+      await put(key, new TextEncoder().encode("a's again"), PutModes.create, {
+        metadata: { [WRITER_METADATA]: "a-writer" },
+      });
+    }
+    return await put(key, body, mode, o);
+  };
+  const r = await b.pushChanged({ adoptUncommitted: [`${DIR}/raw`] });
+  assert.ok(swapped);
+  assert.equal(store.peekText(`${DIR}/raw`), "a's again", "not replaced: not the upload b met");
+  assert.deepEqual(r.uploaded, []);
+  assert.ok(b.state.dirtyPaths().includes(`${DIR}/raw`), "b's stays dirty, waiting");
+});
