@@ -1909,3 +1909,22 @@ Deno.test("chaos regression: another step's refusal never makes a lost run's ver
     '{"seed":89000521,"clones":5,"absentOnError":true,"kinds":["api","api","api","core","core"],"indexFirst":true,"ops":[{"id":44,"kind":"foreign","what":"file"},{"id":45,"kind":"foreign","what":"version","model":1,"data":0,"version":1},{"id":2,"kind":"adopt","clone":0,"file":1},{"id":4,"kind":"tick","n":4,"pick":839325509},{"id":5,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"streamed":true},{"id":6,"kind":"run","clone":4,"model":1,"data":0,"workMs":0,"streamed":true},{"id":9,"kind":"config","clone":0,"file":0},{"id":15,"kind":"tick","n":27,"pick":617565645},{"id":17,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":18,"kind":"lockfile","clone":3,"set":"@chaos/ext-18"},{"id":19,"kind":"breakglass","model":1},{"id":20,"kind":"tick","n":3,"pick":6275030},{"id":22,"kind":"outage","on":true},{"id":25,"kind":"tick","n":25,"pick":773565234}]}',
   );
 });
+
+/**
+ * I13 (seed 90100905, shrunk; the reshapes row, `--reshape-share 1`, left
+ * open in the README's rows at 7fe923a), a checker bug: c2 edited
+ * `notes/shared-1.md/part-35.md` while c1 replaced the directory by a file
+ * `notes/shared-1.md` and pushed it, and another tool then deleted that
+ * file's object (its index entry stays, dangling). c2's conflict (changed
+ * here, deleted there) is refused `--mine` (`unsafe_path`): the index names
+ * a file above it, and publishing it would leave both shapes of the name on
+ * the datastore. `--theirs` resolves it (the copy set aside), but the
+ * checker took that way out only where the store held an object of the
+ * other shape, not an index entry whose object was gone, and reported the
+ * refusal itself. It now looks at the index too (`holdsOtherShape`).
+ */
+Deno.test("chaos regression: --mine refused beside a file the index still names, its object deleted, is left by --theirs (I13, seed 90100905)", async () => {
+  await clean(
+    '{"seed":90100905,"clones":3,"absentOnError":true,"kinds":["core","core-single-phase","core"],"ops":[{"id":34,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":35,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":0,"kind":"crash","clone":2},{"id":36,"kind":"sync","clone":1},{"id":37,"kind":"reshape","clone":1,"file":4,"how":"push"},{"id":42,"kind":"tick","n":21,"pick":1906338541},{"id":43,"kind":"vanish","file":4},{"id":71,"kind":"edit","clone":2,"file":4,"how":"push"}]}',
+  );
+});

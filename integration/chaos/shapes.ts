@@ -41,6 +41,33 @@ import type { SyncState } from "../../sync/service/state.ts";
 import { type IndexEntry, isLayoutInternal } from "../../sync/transfer/bucket_layout.ts";
 import type { Violation } from "./invariants.ts";
 
+/**
+ * Whether the datastore holds the other shape of `path`'s name (a file
+ * above it, or a path under a directory of its name), as a resolution's
+ * refusal (`unsafe_path`) may say: among the objects the store holds
+ * (`keys`) or the paths its index names (`indexed`). Both count: Sluice
+ * reads the index for it (`indexedShapeReader`), and an entry whose object
+ * another tool deleted since (a lost file, `index_entry_dangling`) is still
+ * a file of that name that `--mine` would publish beside.
+ *
+ * @example
+ * ```ts
+ * import { holdsOtherShape } from "./shapes.ts";
+ * console.log(holdsOtherShape("a/b", [], ["a"])); // true: the index names a file a
+ * ```
+ */
+export function holdsOtherShape(
+  path: string,
+  keys: Iterable<string>,
+  indexed: Iterable<string>,
+): boolean {
+  const other = (k: string) => k.startsWith(`${path}/`) || path.startsWith(`${k}/`);
+  for (const names of [keys, indexed]) {
+    for (const k of names) if (other(k)) return true;
+  }
+  return false;
+}
+
 /** A put by a writer that had synced the other shape of its path. */
 interface InformedWrite {
   readonly clone: number;

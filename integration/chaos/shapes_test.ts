@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { PutModes } from "../../sync/ports.ts";
 import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
-import { ShapeWatch, type ShapeWriter } from "./shapes.ts";
+import { holdsOtherShape, ShapeWatch, type ShapeWriter } from "./shapes.ts";
 
 /** A writer that synced `synced` (path → version). */
 function writer(clone: number, synced: Record<string, string>): ShapeWriter {
@@ -94,4 +94,14 @@ Deno.test("I15: a path the final pull left out as blocked is a violation only wi
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("holdsOtherShape: a file above the path or a path under it, held as an object or named by the index alone", () => {
+  // The store holds the file above, or a file under a directory of the name.
+  assert.equal(holdsOtherShape("a/b", ["a"], []), true);
+  assert.equal(holdsOtherShape("a", ["a/b"], []), true);
+  // The index names a file above it whose object another tool deleted: still the other shape.
+  assert.equal(holdsOtherShape("notes/n.md/part.md", [], ["notes/n.md"]), true);
+  // Siblings and names that only share a prefix are not.
+  assert.equal(holdsOtherShape("a/b", ["a/c", "ab", "a/bc"], ["a/b", "a.md"]), false);
 });

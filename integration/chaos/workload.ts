@@ -67,7 +67,7 @@ import {
 } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
-import { ShapeWatch } from "./shapes.ts";
+import { holdsOtherShape, ShapeWatch } from "./shapes.ts";
 import { NamedDeletions } from "./named_deletions.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
@@ -957,7 +957,9 @@ class World {
    * says when that writer is gone for good (`push --adopt-uncommitted`,
    * which makes it a conflict with this copy), then resolves again, once.
    * Nor is a copy published beside another shape of its name that the
-   * datastore holds (`unsafe_path`: theirs, as told; see I15).
+   * datastore holds (`unsafe_path`: theirs, as told; see I15), its object or
+   * just its index entry (a file another tool deleted since: the index still
+   * names it).
    */
   async #resolveLeft(): Promise<void> {
     // Twice: a --theirs held by another clone's upload in flight goes
@@ -1018,10 +1020,14 @@ class World {
                   const dirHere = codeOf(e) === "unsafe_path" &&
                     (await Deno.lstat(`${svc.cacheDir}/${c.path}`).catch(() => null))
                       ?.isDirectory;
-                  // Nor beside another shape of its name the datastore holds (I15).
+                  // Nor beside another shape of its name the datastore holds (I15):
+                  // an object, or an entry of the index, which Sluice reads for it
+                  // (one whose object another tool deleted since included).
                   const otherShape = codeOf(e) === "unsafe_path" &&
-                    (await this.target.inspect.keys()).some((k) =>
-                      k.startsWith(`${c.path}/`) || c.path.startsWith(`${k}/`)
+                    holdsOtherShape(
+                      c.path,
+                      await this.target.inspect.keys(),
+                      Object.keys(await indexEntriesOf(this.target.inspect)),
                     );
                   if (
                     codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" && !dirHere &&
