@@ -110,6 +110,8 @@ export function lockfileGuard(): Middleware<PushContext> {
     let swapped = 0;
     for (const entry of ctx.plan) {
       if (isLockfile(entry) && await namedAgain(ctx, entry)) {
+        // Never written, should a transaction land before the push names it.
+        entry.nameOnly = true;
         ctx.note(LOCKFILE_GUARD, `${entry.path}: named again as synced, nothing uploaded`, entry);
       } else if (isLockfile(entry)) {
         const changed = await changedLocally(ctx, entry);

@@ -140,6 +140,13 @@ export interface PlanEntry {
    */
   strandedCheck?: boolean;
   /**
+   * Only named again in the index, never written: the entry another client
+   * dropped of a file that only its own transaction publishes (the managed
+   * lockfile). Should the store no longer hold the version synced (a
+   * transaction landed since), the path is left out, its mark cleared.
+   */
+  nameOnly?: boolean;
+  /**
    * Set (with `skip`) when the entry is a conflict: the datastore holds
    * another version than the one this cache based its copy on (`theirs`,
    * null when it was deleted there). The push records it as an unresolved

@@ -243,3 +243,37 @@ Deno.test("the managed lockfile's entry an old client's pull dropped is named ag
   assert.equal((await store.head(LOCKFILE))!.version, before, "nothing uploaded");
   assert.ok(!warnings.some((w) => w.code === "lockfile_guarded"));
 });
+
+Deno.test("a lockfile entry to name again is never written over a peer's transaction landing between the guard's look and the push's", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const c = await clone(store, "c");
+  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
+  await a.markDirty({ relPath: "notes/gone.txt" });
+  await a.pushChanged();
+  await store.delete("notes/gone.txt");
+  await peerPull(store, {
+    afterRead: async () => {
+      await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
+    },
+  });
+  await a.pullChanged();
+  // c's transaction lands right after a's guard looked at the lockfile.
+  const head = store.head.bind(store);
+  let heads = 0;
+  store.head = async (k, o) => {
+    const r = await head(k, o);
+    if (k === LOCKFILE && ++heads === 1) {
+      await updateManagedLockfile(c, { set: { "@acme/peer": { version: "9.9.9" } } });
+    }
+    return r;
+  };
+  const pushed = await a.pushChanged();
+  store.head = head;
+  assert.equal(heads > 0, true);
+  assert.deepEqual(pushed.uploaded, [], "nothing uploaded");
+  const now = JSON.parse(store.peekText(LOCKFILE)!);
+  assert.ok(now["@acme/peer"], "the peer's transaction entry is kept");
+  assert.ok(now["@acme/x"], "and a's, which that transaction was applied over");
+  assert.ok((await peerReadIndex(store))[LOCKFILE], "named by c's transaction");
+});

@@ -238,6 +238,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           handled.push(entry.path);
           return;
         }
+        if (entry.nameOnly) {
+          // The store holds another version now (a transaction landed): that
+          // is the path's, never this copy, which only named it again.
+          entry.action = "skip";
+          entry.keepDirty = false;
+          entry.reason =
+            "only named again, and the datastore holds another version of it now (its own transaction published one): left out";
+          return;
+        }
         const wctx: WriteContext = {
           push: ctx,
           entry,
