@@ -38,6 +38,7 @@ import { publishRebased, restoreMine } from "./resolve_publish.ts";
 import { resolveTheirs } from "./resolve_theirs.ts";
 import { REWRITTEN_WHY } from "./pull_plan.ts";
 import type { ObjectStore } from "../ports.ts";
+import { deleteAt } from "../transfer/object_ops.ts";
 import type { SyncConfig } from "../context.ts";
 import {
   assertPublishable,
@@ -114,6 +115,11 @@ export interface ResolveDeps {
     theirs: string | undefined,
     before?: () => Promise<void>,
   ): Promise<RemoteSide | null>;
+  /**
+   * Deletes `version` of `path` from the datastore, only while it holds that
+   * very version (this cache's own upload, named by no index).
+   */
+  withdrawOwn?(path: string, version: string): Promise<void>;
   /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
   forgetLost?(path: string): Promise<void>;
   /**
@@ -159,6 +165,9 @@ export function storeResolveDeps(
     ...run,
     readTheirs: theirsReader(store, cache, config.retry, signal),
     takeBackOwn: ownUploadTaker(store, cache, config.retry, signal),
+    withdrawOwn: async (p, version) => {
+      await deleteAt(store, p, version, { retry: config.retry, signal });
+    },
     forgetLost: (p) => forgetVanished(store, [p], config.retry, signal),
     indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
   };

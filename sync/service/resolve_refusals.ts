@@ -55,6 +55,14 @@ export function mineGone(rec: ConflictRecord, ownUpload?: string): ResolveRefuse
   const theirs = rec.theirs
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
+  if (ownUpload !== undefined && rec.theirs === null) {
+    // Theirs is a deletion, which still stands: the upload replaced nothing.
+    const p = shellWord(rec.path);
+    return new ResolveRefusedError(
+      "not_found",
+      `Your copy of ${rec.path} is gone from the cache; the datastore holds this cache's own upload of it (version ${ownUpload}), from a resolution of this conflict cut off before its commit, which no index names: theirs, a deletion, still stands. Nothing was changed: the conflict stays open. Put your copy back at ${rec.path} and run \`sluice resolve ${p} --mine\` again, or run \`sluice resolve ${p} --theirs\` to take the deletion: that upload is then taken off the datastore and its bytes kept in the set-aside area (the result names where).`,
+    );
+  }
   if (ownUpload !== undefined) {
     return new ResolveRefusedError(
       "not_found",

@@ -79,6 +79,14 @@ export async function resolveTheirs(
     }
     if (own) return own;
   }
+  if (resolved && rec.theirs === null) {
+    try {
+      await withdrawOwnOverDeletion(deps, rec, setAside, here?.hash);
+    } catch (e) {
+      await reopenTheirs(deps, rec, setAside, before).catch(() => {});
+      throw e;
+    }
+  }
   // Not taken, and no new conflict recorded by the pull: this one stays open.
   if (!resolved && !state.conflicts.get(path)) await reopenTheirs(deps, rec, setAside, before);
   await keepAsideNamed(deps, rec, setAside);
@@ -105,6 +113,37 @@ export async function resolveTheirs(
     conflicts: pulled.conflicts.filter((p) => p === path),
     pull: pulled,
   };
+}
+
+/**
+ * Theirs is a deletion, taken; the datastore may still hold this cache's own
+ * upload at the path, named by no index (a `--mine` or `--merged` of this
+ * conflict cut off before its commit). That upload is no one's version: it
+ * is taken off the datastore (only that very version), so that no peer's
+ * write of the path waits on it, and its bytes are kept in the set-aside
+ * area, unless the copy set aside here already holds them (`keptHash`).
+ */
+async function withdrawOwnOverDeletion(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  setAside: string[],
+  keptHash: string | undefined,
+): Promise<void> {
+  const { cache } = deps;
+  if (!deps.takeBackOwn || !deps.withdrawOwn || cache.exists(rec.path)) return;
+  const took = await deps.takeBackOwn(rec.path, undefined);
+  if (!took) return;
+  if (took.hash === keptHash) await cache.remove(rec.path);
+  else {
+    setAside.push(
+      await cache.setAside(
+        rec.path,
+        "resolve --theirs: this cache's own upload, cut off before its commit, taken off the datastore (theirs is a deletion)",
+      ),
+    );
+  }
+  await cache.removeEmptyParents(rec.path);
+  await deps.withdrawOwn(rec.path, took.version);
 }
 
 /**

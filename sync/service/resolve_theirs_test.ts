@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
+import { bothSynced, clone, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "notes/shared.txt";
 const cutIndex = (store: InMemoryStore) =>
@@ -109,4 +109,50 @@ Deno.test("resolve --theirs of a path a file here is in the way of is refused (u
   assert.ok(c.conflicts().some((x) => x.path === "s/a/x"), "the conflict stays open");
   assert.equal(await read(c, "s/a"), "c's file\n");
   assert.equal(store.peekText("s/a/x"), "a's edit\n");
+});
+
+/** `b`'s `--mine` over a's deletion of PATH was cut off after its upload, before its commit. */
+async function cutOffMineOverDeletion(bytes: string) {
+  const store = new InMemoryStore();
+  const { a, b } = await bothSynced(store, DEL_PATH, "base", "base");
+  await Deno.remove(`${a.cacheDir}/${DEL_PATH}`);
+  await a.pushChanged({ only: [DEL_PATH] });
+  await put(b, DEL_PATH, bytes);
+  assert.deepEqual((await b.pushChanged()).conflicts, [DEL_PATH]);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(b.resolveConflict(DEL_PATH, "mine"));
+  assert.equal(store.peekText(DEL_PATH), bytes, "uploaded, not committed");
+  return { store, a, b };
+}
+
+const DEL_PATH = "notes/m.txt";
+
+Deno.test("--theirs over a deletion takes this cache's cut-off upload off the datastore: a peer's new file of the path is not held by it", async () => {
+  const { store, b } = await cutOffMineOverDeletion("b's edit");
+  const r = await b.resolveConflict(DEL_PATH, "theirs");
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(DEL_PATH), undefined, "the upload is gone");
+  assert.equal(r.setAside.length, 1, "b's copy, set aside once (the upload held the same bytes)");
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}`), "b's edit");
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  await put(c, DEL_PATH, "c's new file");
+  assert.deepEqual((await c.pushChanged()).uploaded, [DEL_PATH]);
+});
+
+Deno.test("--mine with the copy deleted here, over a deletion, points at --theirs, which keeps the cut-off upload's bytes aside", async () => {
+  const { store, b } = await cutOffMineOverDeletion("merged by hand");
+  await Deno.remove(`${b.cacheDir}/${DEL_PATH}`);
+  const refused = await b.resolveConflict(DEL_PATH, "mine").catch((e) => e);
+  assert.equal(refused.code, "not_found");
+  assert.match(refused.message, /a deletion, still stands/);
+  const r = await b.resolveConflict(DEL_PATH, "theirs");
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(DEL_PATH), undefined);
+  assert.equal(r.setAside.length, 1);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}`), "merged by hand");
+  await b.pushChanged();
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}`), "merged by hand");
 });
