@@ -40,7 +40,7 @@ import { type LeftBehind, SyncIncompleteError } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
-import { noteWaiting, readWaiting } from "./waiting_record.ts";
+import { forgetWaiting, noteWaiting, readWaiting } from "./waiting_record.ts";
 import { resolveConflict, type ResolveResult, storeResolveDeps } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
 import { isInternalPath } from "../paths.ts";
@@ -408,7 +408,7 @@ export class SyncService {
     defer?: (path: string) => boolean,
   ): Promise<PullResult> {
     try {
-      return await pull({
+      const result = await pull({
         restoreDeleted,
         defer,
         store: this.store,
@@ -423,6 +423,11 @@ export class SyncService {
         indexMemo: this.#indexMemo,
         now: () => this.clock.now(),
       }, prefixes);
+      // Taken from the datastore, or found a conflict: no push waits there now.
+      if (!signal?.aborted) {
+        await forgetWaiting(this.cache, [...result.fetched, ...result.conflicts]);
+      }
+      return result;
     } catch (e) {
       throw cancelled(
         e,

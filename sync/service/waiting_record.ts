@@ -67,3 +67,26 @@ export async function noteWaiting(cache: LocalCache, result: PushResult): Promis
   await cache.writeState(WAITING_FILE, { format: 1, paths: now } satisfies WaitingFile)
     .catch(() => {});
 }
+
+/**
+ * Drops `paths` from the record: a pull took the datastore's copy of each, or
+ * found it a conflict, so the upload a push waited on there is settled.
+ *
+ * @example
+ * ```ts
+ * import { forgetWaiting, readWaiting } from "./waiting_record.ts";
+ * import { LocalCache } from "../transfer/cache.ts";
+ * const cache = new LocalCache(await Deno.makeTempDir());
+ * await forgetWaiting(cache, ["notes/a.txt"]);
+ * console.log(await readWaiting(cache)); // {}
+ * ```
+ */
+export async function forgetWaiting(cache: LocalCache, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const before = await readWaiting(cache);
+  const gone = paths.filter((p) => Object.hasOwn(before, p));
+  if (gone.length === 0) return;
+  for (const p of gone) delete before[p];
+  await cache.writeState(WAITING_FILE, { format: 1, paths: before } satisfies WaitingFile)
+    .catch(() => {});
+}

@@ -37,3 +37,24 @@ Deno.test("status says a push now waits where the last push waited on another wr
   const after = await b.statusReport();
   assert.deepEqual(after.leftBehind.left, []);
 });
+
+Deno.test("a wait a pull settled (theirs taken, or a conflict) is not said again by status once the path is edited anew", async () => {
+  const store = new InMemoryStore();
+  const PATH = "notes/w.txt";
+  const { a, b } = await bothSynced(store, PATH, "base", "a's edit");
+  const synced = (await store.head(PATH))!.version;
+  await store.put(PATH, new TextEncoder().encode("a's edit"), PutModes.update(synced), {
+    metadata: { [WRITER_METADATA]: "a-writer" },
+  });
+  await put(b, PATH, "b's edit");
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushed.skipped.map((s) => [s.path, s.reason]), [[PATH, UNCOMMITTED_HOLDS]]);
+  await put(a, PATH, "a's edit");
+  await a.pushChanged();
+  assert.deepEqual((await b.pullChanged()).conflicts, [PATH]);
+  assert.equal((await b.resolveConflict(PATH, "theirs")).resolved, true);
+  await put(b, PATH, "b's new edit on top of a's");
+  const report = await b.statusReport();
+  assert.deepEqual(report.leftBehind.left, [], "nothing waits");
+  assert.deepEqual((await b.pushChanged()).uploaded, [PATH]);
+});
