@@ -61,7 +61,23 @@ export function heldCommand(io: CliIo, state: RunState): Command {
       const journal = await readErasureJournal(s.service.cache);
       const held = journal.held.flatMap((r) => r.dirs);
       if (!decision) {
-        out.result("held", { ...endpointFields(s.spec, s.store), cacheDir: s.cacheDir, held });
+        // Held versions are work left to do: exit 2, said as the outcome.
+        const outcome = held.length === 0 ? { code: "ok", exitCode: 0 } : {
+          code: "versions_held",
+          exitCode: 2,
+          message: `${held.length} data version${
+            held.length === 1 ? " is" : "s are"
+          } held out of every push; run ${heldHint(held)}.`,
+        };
+        out.result("held", {
+          ...endpointFields(s.spec, s.store),
+          cacheDir: s.cacheDir,
+          held: held.map((dir) => ({
+            dir,
+            reason: journal.held.flatMap((r) => r.problems).find((p) => p.dir === dir)?.reason,
+          })),
+          outcome,
+        });
         if (held.length === 0) {
           out.say("No data version is held.");
           return 0;

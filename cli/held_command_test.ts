@@ -69,3 +69,17 @@ Deno.test("held --discard erases a held version; a directory not held is refused
   assert.equal(usage.code, 64, "a directory without --keep or --discard is a usage error");
   await w.cleanup();
 });
+
+Deno.test("held --json: ok false with its outcome (exit 2) while versions are held, each with its reason", async () => {
+  const { a } = await heldCache();
+  const listed = await sluice(["held", "--json", "--cache", a]);
+  assert.equal(listed.code, 2, listed.err);
+  const doc = JSON.parse(listed.out);
+  assert.equal(doc.ok, false);
+  assert.equal(doc.outcome.code, "versions_held");
+  assert.equal(doc.outcome.exitCode, 2);
+  assert.deepEqual(doc.held, [{
+    dir: V,
+    reason: "the model was written under another lock meanwhile",
+  }]);
+});
