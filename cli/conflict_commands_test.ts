@@ -222,6 +222,10 @@ Deno.test("a push waiting on a writer gone for good names --adopt-uncommitted, w
     status.out,
     /config\/app\.yaml .*the last push waited here: another writer's uncommitted/,
   );
+  assert.match(
+    status.out,
+    /if its writer is gone for good, `sluice push --adopt-uncommitted config\/app\.yaml[^`]*` ends the wait/,
+  );
 
   const adopted = await sluice(["push", "--adopt-uncommitted", CFG, "--cache", b]);
   assert.equal(adopted.code, 3, adopted.err);

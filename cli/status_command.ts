@@ -27,6 +27,7 @@ import { STATE_DIR } from "../sync/transfer/cache.ts";
 import { shellWord } from "./output.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { setAsideCopies } from "../sync/service/conflicts.ts";
+import { WAITED_HERE } from "../sync/service/waiting_record.ts";
 import { withPathClasses } from "../sync/service/status.ts";
 import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
 
@@ -131,6 +132,16 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             ? `${push}; ${held} will stay back (the reason beside each says why).`
             : `${push}.`,
         );
+        // Where the last push waited on another writer's upload, a push now
+        // most likely waits again: say the way out the push named.
+        const waited = dirty.filter((e) => e.reason?.startsWith(WAITED_HERE)).map((e) => e.path);
+        if (waited.length) {
+          out.say(
+            `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; if its writer is gone for good, \`sluice push --adopt-uncommitted ${
+              waited.map(shellWord).join(" ")
+            }\` ends the wait (see "Conflicts" in the README).`,
+          );
+        }
       }
       if (checks.length) {
         out.say(

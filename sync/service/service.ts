@@ -40,7 +40,7 @@ import { type LeftBehind, SyncIncompleteError } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
-import { forgetWaiting, noteWaiting, readWaiting } from "./waiting_record.ts";
+import { forgetWaiting, noteWaiting, readWaiting, WAITED_HERE } from "./waiting_record.ts";
 import { resolveConflict, type ResolveResult, storeResolveDeps } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
 import { isInternalPath } from "../paths.ts";
@@ -378,7 +378,7 @@ export class SyncService {
     const waits = (e: StatusEntry) =>
       Object.hasOwn(waiting, e.path) && e.action !== "skip" && e.action !== "delete";
     const entries = planned.map((e) =>
-      waits(e) ? { ...e, reason: `the last push waited here: ${waiting[e.path]}` } : e
+      waits(e) ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` } : e
     );
     const held = entries.filter(waits);
     return {

@@ -12,6 +12,9 @@
 import type { LocalCache } from "../transfer/cache.ts";
 import { type PushResult, UNCOMMITTED_HOLDS, VERSION_WAITS } from "./push_result.ts";
 
+/** How `status` starts the reason of a path the last push left waiting. */
+export const WAITED_HERE = "the last push waited here";
+
 /** The file name, in the state directory. */
 export const WAITING_FILE = "waiting.json";
 
