@@ -205,15 +205,16 @@ export async function resolveConflict(
   }
   // A data version published again by another writer: never written over.
   if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution);
-  if (resolution === "merged" && !cache.exists(path)) throw noMerge(rec);
-  if (resolution === "mine" && rec.mine?.location === path && !cache.exists(path)) {
+  if (
+    (resolution === "merged" || (resolution === "mine" && rec.mine?.location === path)) &&
+    !cache.exists(path)
+  ) {
     // Said when theirs is no longer on the datastore either: this cache's
     // own upload replaced it (a resolution cut off before its commit).
     const held = await deps.readTheirs?.(path).catch(() => null);
-    throw mineGone(
-      rec,
-      held?.own && held.version !== rec.theirs?.version ? held.version : undefined,
-    );
+    const ownUpload = held?.own && held.version !== rec.theirs?.version ? held.version : undefined;
+    if (resolution === "merged" && ownUpload === undefined) throw noMerge(rec);
+    throw mineGone(rec, ownUpload);
   }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (resolution === "merged" || !rec.mine || rec.mine.location === path) {

@@ -112,6 +112,9 @@ Deno.test("a --merged cut off after its upload, its file then deleted by hand: -
   assert.equal(refused.code, "not_found");
   assert.match(refused.message, /no longer on the datastore either/);
   assert.match(refused.message, /sluice resolve notes\/m\.txt --theirs/);
+  // --merged again, with no file to merge, says the same (never that theirs stays there).
+  const merged = await b.resolveConflict(PATH, "merged").catch((e) => e);
+  assert.match(merged.message, /no longer on the datastore either/);
   assert.equal(store.peekText(PATH), uploaded, "nothing changed on the datastore");
   const r = await b.resolveConflict(PATH, "theirs");
   assert.equal(r.resolved, true);
