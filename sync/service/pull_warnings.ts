@@ -82,8 +82,8 @@ export function uncommittedWarning(
   return {
     code: "pull_skipped_uncommitted",
     message:
-      `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}), so another writer's push has not committed it. ${
-        here ? "The cached copy was kept" : "This cache has no copy of it yet"
+      `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}): a push has not committed it (another writer's, on its way, or one of this cache's cut off before its commit). ${
+        here ? "The cached copy was kept" : "Nothing is at the path in the cache now"
       }; a later pull fetches it once that push completes.`,
     path,
   };
