@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ADOPT_TOO_SOON } from "../middleware/create_only_writer.ts";
 import { Command } from "commander";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
@@ -210,7 +211,10 @@ export function nothingAdopted(
   adopt: readonly string[],
   warnings: readonly WarningEvent[],
 ): WarningEvent[] {
-  const adopted = warnings.filter((w) => w.code === "adopted_uncommitted" && w.path);
+  // A path whose adoption was refused as too soon was told of already.
+  const adopted = warnings.filter((w) =>
+    (w.code === "adopted_uncommitted" || w.code === ADOPT_TOO_SOON) && w.path
+  );
   return adopt
     .filter((p) => !adopted.some((w) => w.path === p || w.path!.startsWith(`${p}/`)))
     .map((p) => ({

@@ -28,7 +28,7 @@ import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
 import { shownStatePath } from "../sync/transfer/cache_paths.ts";
-import { indexedVersion, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
+import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
 import { ADOPTED_UNCOMMITTED } from "../sync/service/conflicts.ts";
 import {
   dropOwn,
@@ -46,6 +46,24 @@ import {
  */
 export function replacedUploadMessage(key: string, version: string, writer: string): string {
   return `${key}: removed another writer's upload of this data version (version ${version}, writer ${writer}), which no index names, as asked (--adopt-uncommitted: its writer is gone for good), and wrote this cache's copy in its place, published with this push's commit. A data version another writer uploaded and never committed is never published as its own: its run never finished publishing it.`;
+}
+
+/**
+ * How old another writer's uncommitted upload of a data version file must be
+ * (by its last-modified time, against this push's clock) before `push
+ * --adopt-uncommitted` replaces it: a writer's commit comes seconds after its
+ * uploads, so one still missing after this long is taken as never coming.
+ */
+export const ADOPT_VERSION_AFTER_MS = 15 * 60_000;
+
+/** Warning: an adoption of a data version file refused, the upload in the way too recent. */
+export const ADOPT_TOO_SOON = "adopt_too_soon";
+
+function adoptTooSoonMessage(key: string, version: string, writer: string, ageMs: number): string {
+  const minutes = Math.max(0, Math.floor(ageMs / 60_000));
+  return `${key}: not adopted: another writer's upload of this data version (version ${version}, writer ${writer}) is only ${minutes} minute(s) old, and its commit may still be on its way (replacing it then would lose that writer's published version). Nothing was changed; this cache's copy stays dirty, waiting. Run the same push again once that upload is ${
+    ADOPT_VERSION_AFTER_MS / 60_000
+  } minutes old, if its writer is still gone.`;
 }
 
 /** The gate's registered name. */
@@ -121,16 +139,20 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       if (created !== undefined) await dropOwn(push, ctx.key, created);
       throw new VersionConflictError([ctx.key], [], lost.own);
     };
+    // A sibling met another writer's upload meanwhile: what this write
+    // created goes too (true), and nothing of the version is committed.
+    const unlessWaiting = async (created?: string): Promise<boolean> => {
+      const waits = versionWaits(push, dir);
+      if (!waits) return false;
+      await waits;
+      if (created !== undefined) await dropOwn(push, ctx.key, created);
+      ctx.outcome = undefined;
+      ctx.result = undefined;
+      return true;
+    };
     if (!exists) {
       const created = ctx.outcome === "written" ? ctx.result?.version : undefined;
-      const waits = versionWaits(push, dir);
-      if (waits) {
-        // A sibling met another writer's upload meanwhile: this one goes too.
-        await waits;
-        if (created !== undefined) await dropOwn(push, ctx.key, created);
-        ctx.outcome = undefined;
-        return;
-      }
+      if (await unlessWaiting(created)) return;
       return await unlessLost(created);
     }
     const head = await withRetry(
@@ -146,6 +168,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       if (info) {
         ctx.result = info;
         ctx.outcome = "written";
+        if (await unlessWaiting(info.version)) return;
         push.note(
           CREATE_ONLY_WRITER,
           `${ctx.key}: the object met at the first create was gone when read back; created`,
@@ -179,16 +202,28 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     // Another Sluice writer's upload that no index names (a run refused for
     // its lost lock, whose erasure deletes it; a commit on its way): the
     // version is not lost to it yet. Held back whole, dirty, for a later push.
+    // (An index that names the path at all names a published version, its
+    // object version or not: another client's entry records none.)
     const by = head.metadata?.[WRITER_METADATA];
-    if (by !== undefined && by !== writer && await indexedVersion(ctx) !== head.version) {
+    if (by !== undefined && by !== writer && await indexedEntry(ctx) === undefined) {
       // Unless told that writer is gone for good (`adoptUncommitted`): its
       // upload is then replaced, only over the very version met, by this
       // cache's. Never published as its: a run that lost its lock never is.
+      // Not while that upload is recent: its commit may still be on its way.
       if (push.adoptUncommitted.has(ctx.key) && !versionWaits(push, dir)) {
-        const info = await replaceOwn(ctx, head.version);
+        const age = push.clock.now() - head.lastModified;
+        const info = age >= ADOPT_VERSION_AFTER_MS ? await replaceOwn(ctx, head.version) : null;
+        if (age < ADOPT_VERSION_AFTER_MS) {
+          push.events.emit("warning", {
+            code: ADOPT_TOO_SOON,
+            message: adoptTooSoonMessage(ctx.key, head.version, by, age),
+            path: ctx.key,
+          });
+        }
         if (info) {
           ctx.result = info;
           ctx.outcome = "written";
+          if (await unlessWaiting(info.version)) return;
           push.note(
             CREATE_ONLY_WRITER,
             `${ctx.key}: replaced another writer's uncommitted upload (version ${head.version}), as asked`,

@@ -13,7 +13,7 @@ import { readIndex } from "../sync/transfer/remote_index.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
-import { VERSION_WAITS } from "../sync/service/push_result.ts";
+import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
 import { latestResetWarning, recomputeLatest } from "./erasure_steps.ts";
 
 /** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
@@ -171,7 +171,7 @@ export function waitVersion(
       if (!inside && !naming) continue;
       entry.action = "skip";
       entry.keepDirty = true;
-      entry.reason = naming ? `${VERSION_WAITS} (the marker names that version)` : VERSION_WAITS;
+      entry.reason = naming ? `${VERSION_WAITS} ${MARKER_WAITS}` : VERSION_WAITS;
       // Marked again: the commit cleans only the marks not renewed since the push began.
       if (!push.dryRun) await push.state.markDirty(entry.path);
     }

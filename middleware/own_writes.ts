@@ -62,7 +62,7 @@ export async function replaceOwn(
 }
 
 /** The entry the remote index names for the write's path (undefined when none). */
-async function indexedEntry(ctx: WriteContext): Promise<IndexEntry | undefined> {
+export async function indexedEntry(ctx: WriteContext): Promise<IndexEntry | undefined> {
   const push = ctx.push;
   const index = await readIndex(
     push.store,

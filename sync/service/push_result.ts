@@ -208,6 +208,9 @@ export const UNCOMMITTED_HOLDS = "another writer's uncommitted write holds it";
 export const VERSION_WAITS =
   "another writer's upload of this data version, not committed, is in the way (a run refused for losing its lock, whose erasure deletes it, or a commit on its way): left dirty, the next push publishes it once that upload is gone, or meets it published";
 
+/** What a `latest` marker's {@link VERSION_WAITS} reason adds: it waits with the version it names. */
+export const MARKER_WAITS = "(the marker names that version)";
+
 /** Why a path is in `overwritten` (its `skipped` reason). */
 export const OVERWRITTEN_REASON =
   "another writer replaced or deleted this push's write (an old client, writing without a compare-and-swap), or committed a deletion of the path, before this push's commit: nothing of it was published, the local copy is kept, and the two are a conflict to resolve";

@@ -12,6 +12,7 @@ import { PutModes } from "../ports.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { WarningEvent } from "../events.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
+import { ADOPT_TOO_SOON, ADOPT_VERSION_AFTER_MS } from "../../middleware/create_only_writer.ts";
 
 const DIR = "data/shell/cmd/m1/out/1";
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -113,9 +114,15 @@ Deno.test("status after a push that waited lists the version's files and its mar
   assert.ok(leftBehind.left.every((l) => l.reason.includes("the last push waited here")));
 });
 
+/** That writer's upload, made long enough ago (by b's clock) to be taken as never committed. */
+function aged(store: InMemoryStore, b: { clock: { now(): number } }): void {
+  store.touch(`${DIR}/raw`, b.clock.now() - ADOPT_VERSION_AFTER_MS);
+}
+
 Deno.test("--adopt-uncommitted on a waiting version: the gone writer's upload is removed (only that version of it) and this cache's published", async () => {
   const { store, b, other, warnings } = await inTheWay();
   await b.pushChanged();
+  aged(store, b);
   const r = await b.pushChanged({ adoptUncommitted: [`${DIR}/raw`] });
   assert.deepEqual(r.conflicts, []);
   assert.equal(store.peekText(`${DIR}/raw`), "b's run");
@@ -136,6 +143,7 @@ Deno.test("--adopt-uncommitted on a waiting version: the gone writer's upload is
 
 Deno.test("--adopt-uncommitted replaces only the upload it met: a newer one of the gone writer's is waited on again", async () => {
   const { store, b, other } = await inTheWay();
+  aged(store, b);
   // Between b's look and its replacement, that writer's object was replaced (another upload of it).
   let swapped = false;
   const put = store.put.bind(store);
@@ -156,4 +164,99 @@ Deno.test("--adopt-uncommitted replaces only the upload it met: a newer one of t
   assert.equal(store.peekText(`${DIR}/raw`), "a's again", "not replaced: not the upload b met");
   assert.deepEqual(r.uploaded, []);
   assert.ok(b.state.dirtyPaths().includes(`${DIR}/raw`), "b's stays dirty, waiting");
+});
+
+Deno.test("--adopt-uncommitted of a recent upload is refused (its commit may still come): nothing replaced, the version still waits", async () => {
+  const { store, b, warnings } = await inTheWay();
+  const r = await b.pushChanged({ adoptUncommitted: [`${DIR}/raw`] });
+  assert.equal(store.peekText(`${DIR}/raw`), "a's refused run", "not replaced");
+  assert.deepEqual(r.uploaded, []);
+  assert.ok(warnings.some((w) => w.code === ADOPT_TOO_SOON && w.path === `${DIR}/raw`));
+  assert.ok(!warnings.some((w) => w.code === "adopted_uncommitted"));
+  assert.ok(b.state.dirtyPaths().includes(`${DIR}/raw`), "still waiting, dirty");
+});
+
+Deno.test("an upload the index names through another client's entry (no object version) is published, not waited on: version_exists", async () => {
+  const { store, b, other } = await inTheWay();
+  const h = "0".repeat(64);
+  // Another client rewrote the index: its entry records the bytes, no Sluice version.
+  await updateIndex(
+    store,
+    { set: { [`${DIR}/raw`]: { v: `~${h}`, h, s: 15 } }, remove: [] },
+    retry,
+  );
+  const err = await b.pushChanged().catch((e) => e);
+  assert.equal(err.code, "version_exists");
+  assert.equal((await store.head(`${DIR}/raw`))?.version, other.version, "theirs kept");
+});
+
+/** Both files of version 1 uploaded by a gone writer, b's own version 1 written here. */
+async function bothInTheWay() {
+  const store = new InMemoryStore();
+  const meta = { metadata: { [WRITER_METADATA]: "a-writer" } };
+  const enc = (s: string) => new TextEncoder().encode(s);
+  await store.put(`${DIR}/raw`, enc("a's refused run"), PutModes.create, meta);
+  await store.put(`${DIR}/metadata.yaml`, enc("version: 1 (a)\n"), PutModes.create, meta);
+  const b = await clone(store, "b");
+  await put(b, `${DIR}/raw`, "b's run");
+  await put(b, `${DIR}/metadata.yaml`, "version: 1\n");
+  let waited!: () => void;
+  const waitSaid = new Promise<void>((r) => waited = r);
+  b.events.on("warning", (w) => {
+    if (w.code === "push_waiting_uncommitted") waited();
+  });
+  return { store, b, waitSaid };
+}
+
+/** No object of b's is left in the store that no index names. */
+async function noneUnnamed(store: InMemoryStore): Promise<void> {
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  for (const f of ["raw", "metadata.yaml"]) {
+    const head = await store.head(`${DIR}/${f}`);
+    if (head?.metadata?.[WRITER_METADATA] === "a-writer") continue;
+    assert.ok(!head || Object.hasOwn(named, `${DIR}/${f}`), `b's ${f} stands, named by no index`);
+  }
+}
+
+Deno.test("an adoption that lands after a sibling's wait began is taken back: no object of this cache's is left unnamed", async () => {
+  const { store, b, waitSaid } = await bothInTheWay();
+  store.touch(`${DIR}/raw`, b.clock.now() - ADOPT_VERSION_AFTER_MS);
+  let replacing!: () => void;
+  const started = new Promise<void>((r) => replacing = r);
+  const orig = store.put.bind(store);
+  store.put = async (key, body, mode, o) => {
+    // metadata.yaml (not adopted) meets a's upload only once raw's replacement began,
+    // and that replacement lands only after metadata.yaml's wait was said.
+    if (key === `${DIR}/metadata.yaml` && mode.kind === "create") await started;
+    if (key === `${DIR}/raw` && mode.kind === "update") {
+      replacing();
+      await waitSaid;
+    }
+    return await orig(key, body, mode, o);
+  };
+  await b.pushChanged({ adoptUncommitted: [`${DIR}/raw`] });
+  await noneUnnamed(store);
+  assert.ok(b.state.dirtyPaths().includes(`${DIR}/raw`), "b's copy stays dirty");
+});
+
+Deno.test("a sibling created again after the object it met vanished, while the version waits, is taken back", async () => {
+  const { store, b, waitSaid } = await bothInTheWay();
+  let creates = 0;
+  const orig = store.put.bind(store);
+  store.put = async (key, body, mode, o) => {
+    if (key === `${DIR}/metadata.yaml` && mode.kind === "create" && ++creates === 1) {
+      try {
+        return await orig(key, body, mode, o);
+      } finally {
+        // That writer's erasure takes its metadata.yaml (not yet its raw).
+        await store.delete(key);
+      }
+    }
+    // The second create lands after raw's wait looked at the siblings.
+    if (key === `${DIR}/metadata.yaml` && mode.kind === "create") await waitSaid;
+    return await orig(key, body, mode, o);
+  };
+  await b.pushChanged().catch(() => {});
+  await noneUnnamed(store);
+  assert.ok(b.state.dirtyPaths().includes(`${DIR}/metadata.yaml`), "b's copy stays dirty");
 });
