@@ -756,3 +756,25 @@ Deno.test("a resolution cut off after its upload over theirs, its file deleted h
   assert.equal(await Deno.readTextFile(`${c}/${CFG}`), "x: 2\ny: 1\n", "a peer takes it");
   await w.cleanup();
 });
+
+Deno.test("status names one --adopt-uncommitted per path to end the waits it lists: a data version by its directory, its marker left out", async () => {
+  const { w, b } = await bothSynced();
+  const V = "data/shell/cmd/m1/out/1";
+  const store = new FsStore({ root: w.root });
+  await store.put(`${V}/raw`, new TextEncoder().encode("a's run"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "gone-for-good" },
+  });
+  await w.write(b, `${V}/raw`, "b's run");
+  await w.write(b, `${V}/metadata.yaml`, "version: 1\n");
+  await w.write(b, "data/shell/cmd/m1/out/latest", "1");
+  const waiting = await sluice(["push", "--cache", b]);
+  assert.equal(waiting.code, 2, waiting.err);
+  assert.match(waiting.err, /push_waiting_uncommitted/);
+  const status = await sluice(["status", "--cache", b]);
+  assert.equal(status.code, 2, status.out);
+  const hint = status.out.split("\n").find((l) => l.includes("ends the wait")) ?? "";
+  assert.match(hint, /`sluice push --adopt-uncommitted data\/shell\/cmd\/m1\/out\/1[ `]/);
+  assert.equal(hint.match(/--adopt-uncommitted/g)?.length, 1, hint);
+  assert.doesNotMatch(hint, /latest|metadata\.yaml|\/raw/);
+  await w.cleanup();
+});

@@ -28,9 +28,24 @@ import { shellWord } from "./output.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { setAsideCopies } from "../sync/service/conflicts.ts";
 import { WAITED_HERE } from "../sync/service/waiting_record.ts";
+import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
 import { withPathClasses } from "../sync/service/status.ts";
 import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
 
+/**
+ * The `--adopt-uncommitted` options that end the waits `status` lists, one
+ * per path (the option takes one): a data version's files by their version
+ * directory (its `latest` marker waits with it, and needs none).
+ */
+export function adoptArgs(waited: readonly { path: string; reason?: string }[]): string[] {
+  const named = new Set<string>();
+  for (const e of waited) {
+    const version = e.reason?.startsWith(`${WAITED_HERE}: ${VERSION_WAITS}`);
+    if (!version) named.add(e.path);
+    else if (!e.reason!.includes(MARKER_WAITS)) named.add(e.path.slice(0, e.path.lastIndexOf("/")));
+  }
+  return [...named].map((p) => `--adopt-uncommitted ${shellWord(p)}`);
+}
 /** Registers `status`. */
 export function statusCommand(io: CliIo, state: RunState): Command {
   return withCommonOptions(
@@ -134,11 +149,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
         // Where the last push waited on another writer's upload, a push now
         // most likely waits again: say the way out the push named.
-        const waited = dirty.filter((e) => e.reason?.startsWith(WAITED_HERE)).map((e) => e.path);
+        const waited = dirty.filter((e) => e.reason?.startsWith(WAITED_HERE));
         if (waited.length) {
           out.say(
-            `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; if its writer is gone for good, \`sluice push --adopt-uncommitted ${
-              waited.map(shellWord).join(" ")
+            `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; if its writer is gone for good, \`sluice push ${
+              adoptArgs(waited).join(" ")
             }\` ends the wait (see "Conflicts" in the README).`,
           );
         }
