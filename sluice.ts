@@ -22,6 +22,7 @@ import { conditionalLockBackend } from "./sync/locks/lock_registry.ts";
 import { lockfileGuardEntry } from "./middleware/lockfile_guard.ts";
 import { unsyncedWalkGuardEntry } from "./middleware/unsynced_walk_guard.ts";
 import { unfinishedVersionHolderEntry } from "./middleware/unfinished_version_holder.ts";
+import { markerAfterVersionEntry } from "./middleware/marker_after_version.ts";
 import { overwriteCasEntry } from "./middleware/overwrite_cas.ts";
 import { requiredConditionalCheckEntry } from "./middleware/required_conditional_check.ts";
 import { lockFenceEntry } from "./middleware/lock_fence.ts";
@@ -55,6 +56,7 @@ function defaultGateEntries(registry: ConditionalWrites): {
       lockfileGuardEntry(),
       unsyncedWalkGuardEntry(),
       unfinishedVersionHolderEntry(),
+      markerAfterVersionEntry(),
       overwriteCasEntry(),
       refusedRunEraserEntry(),
       lockFenceEntry(),

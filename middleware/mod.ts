@@ -36,6 +36,11 @@ export {
   unfinishedVersionHolderEntry,
 } from "./unfinished_version_holder.ts";
 export {
+  MARKER_AFTER_VERSION,
+  markerAfterVersion,
+  markerAfterVersionEntry,
+} from "./marker_after_version.ts";
+export {
   REQUIRED_CONDITIONAL_CHECK,
   requiredConditionalCheck,
   requiredConditionalCheckEntry,

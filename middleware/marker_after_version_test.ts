@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { createSluice } from "../sluice.ts";
+import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
+import { PutModes } from "../sync/ports.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import type { SyncService } from "../sync/service/service.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import { MARKER_AFTER_VERSION, markerHeldReason } from "./marker_after_version.ts";
+
+const OUT = "data/shell/cmd/m1/out";
+const MARKER = `${OUT}/latest`;
+const enc = new TextEncoder();
+const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+
+async function service(store: InMemoryStore, disable: string[] = []): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-marker-" }),
+    store,
+    identity: { holder: "w@host", hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: { retry },
+    conditional: new ConditionalWrites(),
+    ...(disable.length ? { disable } : {}),
+  });
+}
+
+async function write(svc: SyncService, path: string, text: string): Promise<void> {
+  await svc.cache.write(path, enc.encode(text));
+  await svc.markDirty({ relPath: path });
+}
+
+/** Version 2 written here and held back by another writer's upload in the way; then the marker alone pushed. */
+async function markerAlone(disable: string[] = []) {
+  const store = new InMemoryStore();
+  const svc = await service(store, disable);
+  await write(svc, `${OUT}/1/raw`, "first");
+  await write(svc, MARKER, "1");
+  await svc.pushChanged();
+  await store.put(`${OUT}/2/raw`, enc.encode("a's"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "a-writer" },
+  });
+  await write(svc, `${OUT}/2/raw`, "second");
+  await write(svc, MARKER, "2");
+  await svc.pushChanged();
+  const alone = await svc.pushChanged({ only: [MARKER] });
+  return { store, svc, alone };
+}
+
+Deno.test("a marker pushed alone ahead of the version it names is held, dirty, and goes with that version", async () => {
+  const { store, svc, alone } = await markerAlone();
+  assert.equal(store.peekText(MARKER), "1", "readers still pointed at a published version");
+  assert.deepEqual(alone.uploaded, []);
+  assert.deepEqual(alone.skipped, [{
+    path: MARKER,
+    reason: markerHeldReason(`${OUT}/2`),
+    keepDirty: true,
+  }]);
+  assert.ok(svc.state.dirtyPaths().includes(MARKER));
+  // That writer's upload erased: the whole cache's push publishes the version, then the marker.
+  await store.delete(`${OUT}/2/raw`);
+  await svc.pushChanged();
+  assert.equal(store.peekText(MARKER), "2");
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  assert.ok(Object.hasOwn(named, `${OUT}/2/raw`));
+});
+
+Deno.test("without the gate, the marker pushed alone points readers at a version the index does not list", async () => {
+  const { store } = await markerAlone([MARKER_AFTER_VERSION]);
+  assert.equal(store.peekText(MARKER), "2");
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  assert.ok(!Object.hasOwn(named, `${OUT}/2/raw`));
+});
+
+Deno.test("a marker naming a version published, or one this cache does not hold, is pushed as it is", async () => {
+  const store = new InMemoryStore();
+  const svc = await service(store);
+  await write(svc, `${OUT}/1/raw`, "first");
+  await write(svc, `${OUT}/2/raw`, "second");
+  await write(svc, MARKER, "2");
+  await svc.pushChanged();
+  await write(svc, MARKER, "1");
+  assert.deepEqual((await svc.pushChanged({ only: [MARKER] })).uploaded, [MARKER]);
+  await write(svc, MARKER, "7");
+  assert.deepEqual((await svc.pushChanged({ only: [MARKER] })).uploaded, [MARKER]);
+  assert.ok(svc.describe().push.some((line) => line.includes(MARKER_AFTER_VERSION)));
+});
