@@ -277,3 +277,33 @@ Deno.test("a lockfile entry to name again is never written over a peer's transac
   assert.ok(now["@acme/x"], "and a's, which that transaction was applied over");
   assert.ok((await peerReadIndex(store))[LOCKFILE], "named by c's transaction");
 });
+
+Deno.test("a lockfile entry to name again whose copy here changed meanwhile is left out as unpublished, never written", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
+  await a.markDirty({ relPath: "notes/gone.txt" });
+  await a.pushChanged();
+  await store.delete("notes/gone.txt");
+  await peerPull(store, {
+    afterRead: async () => {
+      await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
+    },
+  });
+  await a.pullChanged();
+  const before = (await store.head(LOCKFILE))!.version;
+  // The copy here is edited right after the guard looked at the store.
+  const head = store.head.bind(store);
+  let heads = 0;
+  store.head = async (k, o) => {
+    const r = await head(k, o);
+    if (k === LOCKFILE && ++heads === 1) await a.cache.write(LOCKFILE, enc('{"@acme/y":{}}\n'));
+    return r;
+  };
+  const pushed = await a.pushChanged();
+  store.head = head;
+  assert.deepEqual(pushed.uploaded, []);
+  assert.equal((await store.head(LOCKFILE))!.version, before, "nothing written");
+  const left = pushed.skipped.find((s) => s.path === LOCKFILE);
+  assert.equal(left?.unpublished, true, JSON.stringify(pushed.skipped));
+});

@@ -239,12 +239,16 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           return;
         }
         if (entry.nameOnly) {
-          // The store holds another version now (a transaction landed): that
-          // is the path's, never this copy, which only named it again.
+          // The store holds another version now (a transaction landed), or
+          // the copy here changed since the guard looked: never written, as
+          // the guard leaves such a file out (a change here stays
+          // unpublished, said so).
           entry.action = "skip";
           entry.keepDirty = false;
-          entry.reason =
-            "only named again, and the datastore holds another version of it now (its own transaction published one): left out";
+          if (hash !== entry.syncedHash) entry.unpublished = true;
+          entry.reason = hash !== entry.syncedHash
+            ? "managed lockfile: published only by the lockfile transaction (changed here while this push named it again)"
+            : "only named again, and the datastore holds another version of it now (its own transaction published one): left out";
           return;
         }
         const wctx: WriteContext = {
