@@ -56,12 +56,12 @@ function defaultGateEntries(registry: ConditionalWrites): {
       lockfileGuardEntry(),
       unsyncedWalkGuardEntry(),
       unfinishedVersionHolderEntry(),
-      markerAfterVersionEntry(),
       overwriteCasEntry(),
       refusedRunEraserEntry(),
       lockFenceEntry(),
     ],
     write: [
+      markerAfterVersionEntry(),
       createOnlyWriterEntry(),
       configCasWriterEntry(),
       endpointFallbackWarnerEntry({ registry }),

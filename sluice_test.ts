@@ -10,12 +10,12 @@ Deno.test("the default pipeline order is pinned", () => {
     "lockfile-guard",
     "unsynced-walk-guard",
     "unfinished-version-holder",
-    "marker-after-version",
     "overwrite-cas",
     "refused-run-eraser",
     "lock-fence",
   ]);
   assert.deepEqual(write.names(), [
+    "marker-after-version",
     "create-only-writer",
     "config-cas-writer",
     "endpoint-fallback-warner",

@@ -4,19 +4,26 @@
  *
  * A reader follows `latest` to the version it names. A push that writes the
  * marker while that version's files here are neither published (synced) nor
- * pushed with it would leave every reader pointed at a version the index does
- * not list: a push of the marker alone (`sluice push <dir>/latest`, or
- * `pushChanged({ only })`) after the version was held back (another writer's
- * upload in the way, a failed upload, a version still being written), or
- * with the version's files left out by another gate. Such a marker stays out
- * of the push, dirty, with the reason; the push that publishes its version
- * publishes it too. A marker naming a version this cache does not hold, or
- * holds as synced, is not this gate's concern.
+ * written by this push would leave every reader pointed at a version the
+ * index does not list: a push of the marker alone (`sluice push
+ * <dir>/latest`, or `pushChanged({ only })`) after the version was held back
+ * (another writer's upload in the way, a failed upload, a version still
+ * being written), the version's files left out by another gate, or the
+ * marker rewritten here to name a newer version while the push ran. So the
+ * gate looks at the very bytes the marker's write carries, when that write
+ * comes (a marker is a commit-step write: after every upload of the push,
+ * or of its preparation): a marker naming a version with a file here that is
+ * neither synced nor written by this push (and not taken back since) stays
+ * out of the push, dirty, with the reason; the push that publishes the
+ * version publishes it. Files no push publishes (local-only, `internal`) are
+ * no part of the version. A marker naming a version this cache does not
+ * hold, or holds as synced, is written as it is.
  *
  * @module
  */
-import type { PlanEntry, PushContext } from "../sync/context.ts";
-import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
+import type { Middleware } from "../sync/pipeline.ts";
+import { isInternalPath } from "../sync/paths.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";
@@ -26,17 +33,16 @@ export function markerHeldReason(dir: string): string {
   return `it names ${dir}, whose files here are not published and not in this push: it is pushed with that version (push the version, or the whole cache)`;
 }
 
-/** The version directory a marker entry names (its content), if it reads as one. */
-async function namedDir(ctx: PushContext, marker: PlanEntry): Promise<string | undefined> {
-  const body = await ctx.cache.read(marker.path).catch(() => null);
-  if (!body || body.length > 256) return undefined;
+/** The version directory a marker's bytes name, if they read as one. */
+function namedDir(marker: string, body: WriteContext["body"]): string | undefined {
+  if (!(body instanceof Uint8Array) || body.length > 64) return undefined;
   const named = new TextDecoder().decode(body).trim();
   if (!/^[0-9]+$/.test(named)) return undefined;
-  return `${marker.path.slice(0, marker.path.lastIndexOf("/"))}/${named}`;
+  return `${marker.slice(0, marker.lastIndexOf("/"))}/${named}`;
 }
 
 /**
- * The gate (push phase `guard`).
+ * The gate (write phase `prepare`).
  *
  * @example
  * ```ts
@@ -44,47 +50,48 @@ async function namedDir(ctx: PushContext, marker: PlanEntry): Promise<string | u
  * const gate = markerAfterVersion();
  * ```
  */
-export function markerAfterVersion(): Middleware<PushContext> {
+export function markerAfterVersion(): Middleware<WriteContext> {
   return async function markerAfterVersionGate(ctx, next) {
-    const markers = ctx.plan.filter((e) => e.action === "put" && e.class === "latest-marker");
-    if (markers.length > 0) {
-      // Going with this push: put by it, or uploaded by its preparation.
-      const going = new Set(
-        ctx.plan.filter((e) => e.action === "put" || e.prepared).map((e) => e.path),
-      );
-      for (const m of markers) {
-        const dir = await namedDir(ctx, m);
-        if (dir === undefined) continue;
-        const files = await ctx.cache.listFiles(dir).catch(() => [] as string[]);
-        const behind = files.filter((f) => !going.has(f) && ctx.state.synced(f) === undefined);
-        if (behind.length === 0) continue;
-        m.action = "skip";
-        m.keepDirty = true;
-        m.reason = markerHeldReason(dir);
-        ctx.note(MARKER_AFTER_VERSION, `${m.path}: names ${dir}, not published yet: held`, m);
-      }
-    }
-    await next();
+    if (ctx.entry.class !== "latest-marker") return await next();
+    const dir = namedDir(ctx.key, ctx.body);
+    if (dir === undefined) return await next();
+    const push = ctx.push;
+    const files = (await push.cache.listFiles(dir).catch(() => [] as string[]))
+      .filter((f) => !isInternalPath(f, push.config.classifierRules));
+    if (files.length === 0) return await next();
+    const written = new Set(
+      push.uploaded.map((u) => u.path).filter((p) => !push.withdrawn.has(p)),
+    );
+    const behind = files.filter((f) => !written.has(f) && push.state.synced(f) === undefined);
+    if (behind.length === 0) return await next();
+    ctx.entry.action = "skip";
+    ctx.entry.keepDirty = true;
+    ctx.entry.reason = markerHeldReason(dir);
+    // A file found by a walk is not in the dirty set: marked, so it stays dirty after this push.
+    if (!push.dryRun) await push.state.markDirty(ctx.key);
+    push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published yet: held`, ctx.entry);
   };
 }
 
 /**
- * The gate's default registration (phase `guard`).
+ * The gate's default registration (write phase `prepare`, for `latest`
+ * markers).
  *
  * @example
  * ```ts
  * import { Pipeline } from "../sync/pipeline.ts";
- * import { PUSH_PHASES, type PushContext } from "../sync/context.ts";
+ * import { WRITE_PHASES, type WriteContext } from "../sync/context.ts";
  * import { markerAfterVersionEntry } from "./marker_after_version.ts";
- * new Pipeline<PushContext>(PUSH_PHASES).add(markerAfterVersionEntry());
+ * new Pipeline<WriteContext>(WRITE_PHASES).add(markerAfterVersionEntry());
  * ```
  */
-export function markerAfterVersionEntry(): MiddlewareEntry<PushContext> {
+export function markerAfterVersionEntry(): WriteGateEntry {
   return {
+    appliesTo: (entry) => entry.class === "latest-marker",
     name: MARKER_AFTER_VERSION,
-    phase: "guard",
+    phase: "prepare",
     middleware: markerAfterVersion(),
     description:
-      "a latest marker is not pushed ahead of the version it names (that version's files here neither published nor in the push)",
+      "a latest marker is not written ahead of the version its bytes name (that version's files here neither published nor written by the push)",
   };
 }

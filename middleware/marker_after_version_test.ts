@@ -83,5 +83,47 @@ Deno.test("a marker naming a version published, or one this cache does not hold,
   assert.deepEqual((await svc.pushChanged({ only: [MARKER] })).uploaded, [MARKER]);
   await write(svc, MARKER, "7");
   assert.deepEqual((await svc.pushChanged({ only: [MARKER] })).uploaded, [MARKER]);
-  assert.ok(svc.describe().push.some((line) => line.includes(MARKER_AFTER_VERSION)));
+  assert.ok(svc.describe().write.some((line) => line.includes(MARKER_AFTER_VERSION)));
+});
+
+Deno.test("files no push publishes (a crashed write's temp file) are no part of the version: its marker goes with it", async () => {
+  const store = new InMemoryStore();
+  const svc = await service(store);
+  await write(svc, `${OUT}/2/raw`, "two");
+  await write(svc, `${OUT}/2/metadata.yaml`, "m2");
+  await write(svc, MARKER, "2");
+  await Deno.writeTextFile(`${svc.cacheDir}/${OUT}/2/raw.sluice-0123abcdef.tmp`, "partial");
+  await Deno.writeTextFile(
+    `${svc.cacheDir}/${OUT}/2/.0123abcd-0123-4567-89ab-0123456789ab.tmp`,
+    "p",
+  );
+  const r = await svc.pushChanged();
+  assert.deepEqual(r.skipped, []);
+  assert.equal(store.peekText(MARKER), "2");
+});
+
+Deno.test("a marker rewritten here while the push ran (another step finalizing version 2) is judged by the bytes written: held", async () => {
+  const store = new InMemoryStore();
+  const svc = await service(store);
+  await write(svc, `${OUT}/1/raw`, "one");
+  await write(svc, MARKER, "1");
+  await write(svc, "notes/x", "x");
+  const put = store.put.bind(store);
+  let once = false;
+  store.put = async (k, b, m, o) => {
+    if (k === "notes/x" && !once) {
+      once = true;
+      await write(svc, `${OUT}/2/raw`, "two");
+      await write(svc, MARKER, "2");
+    }
+    return await put(k, b, m, o);
+  };
+  await svc.pushChanged();
+  store.put = put;
+  assert.equal(store.peekText(MARKER), undefined, "not published naming version 2");
+  assert.ok(svc.state.dirtyPaths().includes(MARKER));
+  await svc.pushChanged();
+  assert.equal(store.peekText(MARKER), "2", "published with version 2");
+  const named = (await readIndex(store, retry))?.entries ?? {};
+  assert.ok(Object.hasOwn(named, `${OUT}/2/raw`));
 });
