@@ -20,7 +20,12 @@
  *
  * @module
  */
-import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
+import {
+  type PushContext,
+  PushVar,
+  type WriteContext,
+  type WriteGateEntry,
+} from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
@@ -55,6 +60,38 @@ export function replacedUploadMessage(key: string, version: string, writer: stri
  * uploads, so one still missing after this long is taken as never coming.
  */
 export const ADOPT_VERSION_AFTER_MS = 15 * 60_000;
+
+/** Per push: version directory → the age of the youngest object of it another writer uploaded. */
+const YOUNGEST = new PushVar(
+  "create-only-writer/youngest-other",
+  () => new Map<string, Promise<number>>(),
+);
+
+/**
+ * The age (by this push's clock) of the youngest object at the version
+ * directory's files that another writer uploaded (`Infinity` when none),
+ * read once per directory per push.
+ */
+function youngestOther(push: PushContext, dir: string, writer: string): Promise<number> {
+  const byDir = push.vars.get(YOUNGEST);
+  const earlier = byDir.get(dir);
+  if (earlier) return earlier;
+  const found = (async () => {
+    let youngest = Infinity;
+    for (const f of await push.cache.listFiles(dir)) {
+      const head = await withRetry(
+        () => push.store.head(f, { signal: push.signal }),
+        push.config.retry,
+        push.signal,
+      );
+      if (!head || head.metadata?.[WRITER_METADATA] === writer) continue;
+      youngest = Math.min(youngest, push.clock.now() - head.lastModified);
+    }
+    return youngest;
+  })();
+  byDir.set(dir, found);
+  return found;
+}
 
 /** Warning: an adoption of a data version file refused, the upload in the way too recent. */
 export const ADOPT_TOO_SOON = "adopt_too_soon";
@@ -211,7 +248,12 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       // cache's. Never published as its: a run that lost its lock never is.
       // Not while that upload is recent: its commit may still be on its way.
       if (push.adoptUncommitted.has(ctx.key) && !versionWaits(push, dir)) {
-        const age = push.clock.now() - head.lastModified;
+        // Judged for the whole version: a file of it that writer uploaded
+        // recently says it may still be at work on the rest.
+        const age = Math.min(
+          push.clock.now() - head.lastModified,
+          await youngestOther(push, dir, writer),
+        );
         const info = age >= ADOPT_VERSION_AFTER_MS ? await replaceOwn(ctx, head.version) : null;
         if (age < ADOPT_VERSION_AFTER_MS) {
           push.events.emit("warning", {

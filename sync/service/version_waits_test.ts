@@ -220,7 +220,9 @@ async function noneUnnamed(store: InMemoryStore): Promise<void> {
 
 Deno.test("an adoption that lands after a sibling's wait began is taken back: no object of this cache's is left unnamed", async () => {
   const { store, b, waitSaid } = await bothInTheWay();
-  store.touch(`${DIR}/raw`, b.clock.now() - ADOPT_VERSION_AFTER_MS);
+  for (const f of ["raw", "metadata.yaml"]) {
+    store.touch(`${DIR}/${f}`, b.clock.now() - ADOPT_VERSION_AFTER_MS);
+  }
   let replacing!: () => void;
   const started = new Promise<void>((r) => replacing = r);
   const orig = store.put.bind(store);
@@ -259,4 +261,21 @@ Deno.test("a sibling created again after the object it met vanished, while the v
   await b.pushChanged().catch(() => {});
   await noneUnnamed(store);
   assert.ok(b.state.dirtyPaths().includes(`${DIR}/metadata.yaml`), "b's copy stays dirty");
+});
+
+Deno.test("an adoption is judged for the whole version: a file of it that writer uploaded recently keeps every file of it", async () => {
+  const { store, b } = await bothInTheWay();
+  const before = {
+    raw: (await store.head(`${DIR}/raw`))!.version,
+    meta: (await store.head(`${DIR}/metadata.yaml`))!.version,
+  };
+  // Its metadata.yaml is old, its raw recent: that writer may still be at work.
+  store.touch(`${DIR}/metadata.yaml`, b.clock.now() - ADOPT_VERSION_AFTER_MS);
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => void warnings.push(w.code));
+  await b.pushChanged({ adoptUncommitted: [`${DIR}/raw`, `${DIR}/metadata.yaml`] });
+  assert.equal((await store.head(`${DIR}/raw`))?.version, before.raw);
+  assert.equal((await store.head(`${DIR}/metadata.yaml`))?.version, before.meta, "not replaced");
+  assert.ok(warnings.includes(ADOPT_TOO_SOON));
+  assert.ok(!warnings.includes("adopted_uncommitted"));
 });
