@@ -21,6 +21,7 @@ import { readIndex } from "../sync/transfer/remote_index.ts";
 import { type IndexEntry, isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
 import { ADOPTED_UNCOMMITTED, adoptedMessage } from "../sync/service/conflicts.ts";
+import { recordVanished } from "../sync/service/vanished_record.ts";
 import { type Adoption, adoptStranded } from "../sync/transfer/adopt.ts";
 
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
@@ -120,6 +121,8 @@ export async function adopt(
     concurrency: push.config.concurrency,
     clock: () => push.clock.now(),
     pathClass: ctx.entry.class,
+    recordLost: (path, entry) =>
+      recordVanished(push.store, [[path, entry]], push.clock.now(), push.config.retry, push.signal),
   });
   if (!adoption.adopted) return adoption;
   push.note(

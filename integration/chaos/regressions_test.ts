@@ -1928,3 +1928,19 @@ Deno.test("chaos regression: --mine refused beside a file the index still names,
     '{"seed":90100905,"clones":3,"absentOnError":true,"kinds":["core","core-single-phase","core"],"ops":[{"id":34,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":35,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":0,"kind":"crash","clone":2},{"id":36,"kind":"sync","clone":1},{"id":37,"kind":"reshape","clone":1,"file":4,"how":"push"},{"id":42,"kind":"tick","n":21,"pick":1906338541},{"id":43,"kind":"vanish","file":4},{"id":71,"kind":"edit","clone":2,"file":4,"how":"push"}]}',
   );
 });
+
+/**
+ * I9 (seed 96100441, the reshapes row at 88f7cc0; failing the same at
+ * 2689d95): c2's upload of a shared file stood uncommitted when c4's push,
+ * told to adopt it, met it; another tool then deleted the object, and c2's
+ * commit named it. c4's adoption found the entry naming nothing after its
+ * commit and took it out as its writer's own withdrawal, unrecorded: c2's
+ * pull then took the removal for a deletion, and c2's committed edit was
+ * gone everywhere. An adopter's removal of an entry naming nothing now
+ * records it as lost first, as a pull does for a dangling entry.
+ */
+Deno.test("chaos regression: an adoption that takes out an entry naming nothing records it as lost (I9, seed 96100441)", async () => {
+  await clean(
+    '{"seed":96100441,"clones":5,"absentOnError":true,"kinds":["core","api","api","api","api"],"ops":[{"id":1,"kind":"adopt","clone":4,"file":0},{"id":34,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":35,"kind":"tick","n":6,"pick":1228119019},{"id":36,"kind":"vanish","file":0}]}',
+  );
+});

@@ -76,6 +76,8 @@ async function adoptAt(
     concurrency: ctx.config.concurrency,
     clock: () => ctx.clock.now(),
     pathClass: entry.class,
+    recordLost: (path, lost) =>
+      recordVanished(ctx.store, [[path, lost]], ctx.clock.now(), ctx.config.retry, ctx.signal),
   });
   if (!adoption.adopted) return null;
   return { hash: got.hash, version: got.version, size: got.size };

@@ -16,6 +16,7 @@ import type { ObjectStore } from "../ports.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 import { sha256Hex } from "../hash.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
+import type { IndexEntry } from "./bucket_layout.ts";
 
 /** Whether {@link adoptStranded} published the object, and why not. */
 export type Adoption = { readonly adopted: true } | {
@@ -32,6 +33,14 @@ export interface AdoptOptions {
   readonly clock?: () => number;
   /** The path's class (`latest-marker` and `index` are checked, see the module doc). */
   readonly pathClass?: string;
+  /**
+   * Records an entry about to be taken out for naming nothing as a lost file
+   * (the datastore's record of them: `vanished_record.ts`). The entry may be
+   * its writer's own commit, landed before the adoption, whose object went
+   * outside Sluice since: recorded, a cache holding that copy keeps it,
+   * told, and never takes the removal for a deletion.
+   */
+  readonly recordLost?: (path: string, entry: IndexEntry) => Promise<void>;
 }
 
 /** Why a marker or index file is not adopted; undefined when it may be. */
@@ -105,6 +114,7 @@ export async function adoptStranded(
   // The entry then names nothing: taken out, while the store holds nothing there.
   const held = await withRetry(() => store.head(path, { signal: o.signal }), o.retry, o.signal);
   if (held) return { adopted: true };
+  await o.recordLost?.(path, index.entries[path]);
   await updateIndex(
     store,
     { set: {}, remove: [path], base: { [path]: object.version }, verify: true },
