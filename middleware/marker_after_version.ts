@@ -17,13 +17,15 @@
  * out of the push, dirty, with the reason; the push that publishes the
  * version publishes it. Files no push publishes (local-only, `internal`) are
  * no part of the version. A marker naming a version this cache does not
- * hold, or holds as synced, is written as it is.
+ * hold is written only where the datastore's index lists that version (one
+ * index read, on that rare path); one it holds as synced, as it is.
  *
  * @module
  */
 import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { isInternalPath } from "../sync/paths.ts";
+import { readIndexAround } from "../sync/transfer/remote_index.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";
@@ -58,19 +60,44 @@ export function markerAfterVersion(): Middleware<WriteContext> {
     const push = ctx.push;
     const files = (await push.cache.listFiles(dir).catch(() => [] as string[]))
       .filter((f) => !isInternalPath(f, push.config.classifierRules));
-    if (files.length === 0) return await next();
+    if (files.length === 0) {
+      // Not held here: another writer's version the datastore lists (this
+      // cache never pulled it), or none at all (a marker set by hand, its
+      // version deleted here before it was pushed). One index read, on this
+      // rare path alone.
+      const near = await readIndexAround(
+        push.store,
+        dir,
+        push.config.retry,
+        push.signal,
+        push.config.concurrency,
+      );
+      if (Object.keys(near).some((k) => k.startsWith(`${dir}/`))) return await next();
+      await hold(ctx, dir, markerUnlistedReason(dir));
+      return;
+    }
     const written = new Set(
       push.uploaded.map((u) => u.path).filter((p) => !push.withdrawn.has(p)),
     );
     const behind = files.filter((f) => !written.has(f) && push.state.synced(f) === undefined);
     if (behind.length === 0) return await next();
-    ctx.entry.action = "skip";
-    ctx.entry.keepDirty = true;
-    ctx.entry.reason = markerHeldReason(dir);
-    // A file found by a walk is not in the dirty set: marked, so it stays dirty after this push.
-    if (!push.dryRun) await push.state.markDirty(ctx.key);
-    push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published yet: held`, ctx.entry);
+    await hold(ctx, dir, markerHeldReason(dir));
   };
+}
+
+/** Leaves the marker's write out, dirty, with `reason`. */
+async function hold(ctx: WriteContext, dir: string, reason: string): Promise<void> {
+  ctx.entry.action = "skip";
+  ctx.entry.keepDirty = true;
+  ctx.entry.reason = reason;
+  // A file found by a walk is not in the dirty set: marked, so it stays dirty after this push.
+  if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
+  ctx.push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published: held`, ctx.entry);
+}
+
+/** Why a marker naming a version neither held here nor listed by the datastore was left out. */
+export function markerUnlistedReason(dir: string): string {
+  return `it names ${dir}, which this cache does not hold and the datastore does not list, so no reader could follow it: write the version there first, or set the marker to a version that exists`;
 }
 
 /**

@@ -6,7 +6,11 @@ import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
-import { MARKER_AFTER_VERSION, markerHeldReason } from "./marker_after_version.ts";
+import {
+  MARKER_AFTER_VERSION,
+  markerHeldReason,
+  markerUnlistedReason,
+} from "./marker_after_version.ts";
 
 const OUT = "data/shell/cmd/m1/out";
 const MARKER = `${OUT}/latest`;
@@ -72,7 +76,7 @@ Deno.test("without the gate, the marker pushed alone points readers at a version
   assert.ok(!Object.hasOwn(named, `${OUT}/2/raw`));
 });
 
-Deno.test("a marker naming a version published, or one this cache does not hold, is pushed as it is", async () => {
+Deno.test("a marker naming a version published (here, or only by another writer) is pushed; one naming a version nowhere is held", async () => {
   const store = new InMemoryStore();
   const svc = await service(store);
   await write(svc, `${OUT}/1/raw`, "first");
@@ -81,8 +85,23 @@ Deno.test("a marker naming a version published, or one this cache does not hold,
   await svc.pushChanged();
   await write(svc, MARKER, "1");
   assert.deepEqual((await svc.pushChanged({ only: [MARKER] })).uploaded, [MARKER]);
-  await write(svc, MARKER, "7");
+  // Version 3, another writer's, published: this cache never pulled it.
+  const other = await service(store);
+  await other.pullChanged();
+  await write(other, `${OUT}/3/raw`, "third, by another writer");
+  await other.pushChanged({ only: [`${OUT}/3/raw`] });
+  await write(svc, MARKER, "3");
   assert.deepEqual((await svc.pushChanged({ only: [MARKER] })).uploaded, [MARKER]);
+  // Version 7 is nowhere: no reader could follow the marker.
+  await write(svc, MARKER, "7");
+  const held = await svc.pushChanged({ only: [MARKER] });
+  assert.deepEqual(held.uploaded, []);
+  assert.deepEqual(held.skipped, [{
+    path: MARKER,
+    reason: markerUnlistedReason(`${OUT}/7`),
+    keepDirty: true,
+  }]);
+  assert.equal(store.peekText(MARKER), "3");
   assert.ok(svc.describe().write.some((line) => line.includes(MARKER_AFTER_VERSION)));
 });
 

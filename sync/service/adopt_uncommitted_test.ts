@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { LOST_REASON } from "./vanished_record.ts";
-import { readIndex } from "../transfer/remote_index.ts";
+import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import {
@@ -20,7 +20,7 @@ import {
 } from "./clone_kit.ts";
 
 /** `a` and `b` synced `path`; `a` then wrote a new copy whose index update never landed (a crash). */
-async function strandedBy(path: string, versions = ["1", "2"]) {
+async function strandedBy(path: string, versions = ["1", "2", "3"]) {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
@@ -142,7 +142,10 @@ Deno.test("a writer taken for gone that was only slow: its commit after the adop
 
 Deno.test("a marker naming a version the index does not hold is not adopted: the push waits and says why", async () => {
   const path = "data/shell/cmd/m1/out/latest";
-  const { store, b } = await strandedBy(path, ["1"]);
+  const { store, b } = await strandedBy(path, ["1", "2", "3"]);
+  // Version 2, which a's stranded marker names, is no longer in the index
+  // (another client's rewrite dropped it).
+  await updateIndex(store, { set: {}, remove: ["data/shell/cmd/m1/out/2/raw"] }, quick.retry);
   await put(b, path, "3");
   const warnings: string[] = [];
   b.events.on("warning", (w) => warnings.push(w.message));

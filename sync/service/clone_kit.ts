@@ -58,6 +58,29 @@ export async function clone(
 }
 
 /**
+ * Publishes versions `names` of the data a `latest` marker at `marker`
+ * names (a `raw` each), through a clone of its own: a marker is published
+ * only naming a version the datastore lists (`marker-after-version`).
+ *
+ * @example
+ * ```ts
+ * import { publishVersions } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * await publishVersions(new InMemoryStore(), "data/shell/cmd/m1/out/latest", ["1", "2"]);
+ * ```
+ */
+export async function publishVersions(
+  store: InMemoryStore,
+  marker: string,
+  names: readonly string[],
+): Promise<void> {
+  const v = await clone(store, "versions");
+  const dir = marker.slice(0, marker.lastIndexOf("/"));
+  for (const n of names) await put(v, `${dir}/${n}/raw`, `version ${n}`);
+  await v.pushChanged();
+}
+
+/**
  * Clones `a` and `b` over `store` that both synced `path`: `a` pushed it
  * with `first`, `b` pulled it. Then `a`'s cache holds `second` there, marked
  * dirty and not pushed yet.

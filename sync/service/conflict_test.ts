@@ -7,13 +7,22 @@ import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, bothSynced, clone, put, quick, read } from "./clone_kit.ts";
+import {
+  assertIndexCurrent,
+  bothSynced,
+  clone,
+  publishVersions,
+  put,
+  quick,
+  read,
+} from "./clone_kit.ts";
 
 const MARKER = "data/shell/cmd/m1/out/latest";
 
 for (const path of [MARKER, "notes/shared.txt"]) {
   Deno.test(`two clones writing ${path} at once: one wins, the other gets a conflict, the index stays current`, async () => {
     const store = new InMemoryStore();
+    if (path === MARKER) await publishVersions(store, MARKER, ["1", "2", "3"]);
     const { a, b } = await bothSynced(store, path, "1", "2");
     await put(b, path, "3");
     const pa = await a.preparePush();
@@ -47,6 +56,7 @@ for (const path of [MARKER, "notes/shared.txt"]) {
 
 Deno.test("a peer waits for a writer that crashed between its marker write and its index commit, and is never rolled back by it", async () => {
   const store = new InMemoryStore();
+  await publishVersions(store, MARKER, ["1", "2", "3"]);
   const { a, b } = await bothSynced(store, MARKER, "1", "2");
   // The marker is written, its index update never lands: the process dies here.
   store.failNext("put", 1, () => new UnreachableError("cut off"), {
@@ -80,6 +90,7 @@ Deno.test("a peer waits for a writer that crashed between its marker write and i
 
 Deno.test("a pull keeps hand edits that were never marked dirty, and reports them as conflicts", async () => {
   const store = new InMemoryStore();
+  await publishVersions(store, MARKER, ["1", "2", "7"]);
   const a = await clone(store, "a");
   const b = await clone(store, "b");
   await put(a, "notes/todo.txt", "a1");
