@@ -256,7 +256,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       )
       .option(
         "--adopt-uncommitted <path>",
-        "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); repeat the option for several paths",
+        "for a writer gone for good: publish its uncommitted object at this file path as its change instead of waiting for it (nothing is overwritten; this cache's copy becomes a conflict to resolve); for a data version (a file or its version directory), replace that writer's upload, 15 minutes old or more, with this cache's copy instead (a data version is never published from a run that did not finish publishing it); repeat the option for several paths",
         (path: string, earlier?: string[]) => [...earlier ?? [], path],
       )
       .option(

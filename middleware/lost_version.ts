@@ -178,7 +178,7 @@ export function waitVersion(
     push.events.emit("warning", {
       code: "push_waiting_uncommitted",
       message:
-        `${dir} was not pushed: the datastore holds another writer's upload of ${key} (version ${found}) that its index does not list (a run refused for losing its model lock, whose erasure deletes it, or a commit on its way). Nothing was overwritten; the local copy stays dirty, and the next push publishes it once that upload is gone, or meets it published (version_exists). If that writer is gone for good (a crashed run, whose upload nothing will erase), \`sluice push --adopt-uncommitted ${dir}\` replaces its upload with this copy; \`sluice status\` lists what waits.`,
+        `${dir} was not pushed: the datastore holds another writer's upload of ${key} (version ${found}) that its index does not list (a run refused for losing its model lock, whose erasure deletes it, or a commit on its way). Nothing was overwritten; the local copy stays dirty, and the next push publishes it once that upload is gone, or meets it published (version_exists). If that writer is gone for good (a crashed run, whose upload nothing will erase), \`sluice push --adopt-uncommitted ${dir}\` replaces its upload with this copy once that upload is 15 minutes old; \`sluice status\` lists what waits.`,
       path: key,
     });
   })();

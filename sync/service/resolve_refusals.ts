@@ -33,9 +33,17 @@ export function noMerge(rec: ConflictRecord): ResolveRefusedError {
   const theirs = rec.theirs
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
+  // Your copy as the conflict recorded it is at the path itself, gone with
+  // the file (--mine would be refused too), or set aside, where it still is.
   const other = rec.mine === null
     ? `to delete it on the datastore, run \`sluice resolve ${shellWord(rec.path)} --mine\``
-    : `to publish your copy as it was, run \`sluice resolve ${shellWord(rec.path)} --mine\``;
+    : rec.mine.location === rec.path
+    ? `your copy as the conflict found it was that file, so put it back there to publish it with \`sluice resolve ${
+      shellWord(rec.path)
+    } --mine\``
+    : `to publish your copy as it was (kept in ${rec.mine.location}), run \`sluice resolve ${
+      shellWord(rec.path)
+    } --mine\``;
   return new ResolveRefusedError(
     "not_found",
     `There is no file at ${rec.path} to publish as your merge; nothing was changed: the conflict stays open and ${theirs} stays on the datastore. Put the merged copy at ${rec.path} and run \`sluice resolve ${

@@ -164,6 +164,12 @@ Deno.test("--merged with nothing at the path is refused: nothing is pushed and t
       /no file at config\/a.yaml to publish as your merge; nothing was changed/,
     );
     assert.match(e.message, /theirs \(version v2\) stays on the datastore/);
+    // Your copy was that file: --mine alone would be refused too, so it is not offered as is.
+    assert.match(
+      e.message,
+      /put it back there to publish it with `sluice resolve config\/a\.yaml --mine`/,
+    );
+    assert.doesNotMatch(e.message, /to publish your copy as it was, run/);
     return true;
   });
   assert.deepEqual(t.calls, { push: [], pull: [] });

@@ -29,7 +29,14 @@ export async function resolveTheirs(
   const setAside: string[] = [];
   const here = await cache.hashFile(path);
   if (here && here.hash !== rec.theirs?.hash) {
-    setAside.push(await cache.setAside(path, "resolve --theirs: the local copy was replaced"));
+    setAside.push(
+      await cache.setAside(
+        path,
+        rec.theirs === null
+          ? "resolve --theirs: the local copy was set aside, theirs being a deletion"
+          : "resolve --theirs: the local copy was replaced",
+      ),
+    );
   } else if (!here && cache.exists(path)) {
     setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
   }
