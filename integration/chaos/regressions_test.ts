@@ -1944,3 +1944,19 @@ Deno.test("chaos regression: an adoption that takes out an entry naming nothing 
     '{"seed":96100441,"clones":5,"absentOnError":true,"kinds":["core","api","api","api","api"],"ops":[{"id":1,"kind":"adopt","clone":4,"file":0},{"id":34,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":35,"kind":"tick","n":6,"pick":1228119019},{"id":36,"kind":"vanish","file":0}]}',
   );
 });
+
+/**
+ * I8 (seed 97300339, the old-clients row at 6a871e4; failing the same at
+ * 2689d95): an old client's pull read the index, then c3's edit of a file
+ * an old client had written committed, and that pull wrote back the index
+ * it read (another object was missing): the index named the old client's
+ * bytes again while the store held c3's, and every fresh clone skipped the
+ * file as uncommitted, for good. A pull that meets another client's entry
+ * naming other bytes while the store still holds the version it synced now
+ * keeps its copy, as for a dropped entry, and its next push names it again.
+ */
+Deno.test("chaos regression: an entry an old client wrote back stale over a Sluice commit is named again by its writer (I8, seed 97300339)", async () => {
+  await clean(
+    '{"seed":97300339,"clones":5,"absentOnError":true,"kinds":["api","core-single-phase","api","api","core"],"oldClients":true,"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":8,"kind":"tick","n":26,"pick":581796175},{"id":9,"kind":"tick","n":33,"pick":2041283130},{"id":10,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":45,"kind":"oldpush","clone":1,"file":3},{"id":41,"kind":"oldpush","clone":4,"file":4},{"id":12,"kind":"config","clone":3,"file":0},{"id":13,"kind":"flaky","call":"head","count":2,"afterEffect":false},{"id":14,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":15,"kind":"tick","n":16,"pick":230546472},{"id":16,"kind":"tick","n":2,"pick":647124469},{"id":17,"kind":"lockfile","clone":0,"set":"@chaos/ext-17"},{"id":19,"kind":"tick","n":18,"pick":815842840},{"id":20,"kind":"sync","clone":2},{"id":44,"kind":"oldpush","clone":4,"file":5},{"id":21,"kind":"delete","clone":2,"file":3,"how":"dir"},{"id":47,"kind":"oldpull","clone":0},{"id":22,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":23,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":24,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":25,"kind":"tick","n":13,"pick":36850518},{"id":28,"kind":"tick","n":14,"pick":1198591158},{"id":29,"kind":"crash","clone":4},{"id":30,"kind":"tick","n":13,"pick":618645887},{"id":32,"kind":"tick","n":30,"pick":731922069},{"id":33,"kind":"wait","ms":11000},{"id":38,"kind":"tick","n":34,"pick":1672898908}]}',
+  );
+});

@@ -307,3 +307,32 @@ Deno.test("a lockfile entry to name again whose copy here changed meanwhile is l
   const left = pushed.skipped.find((s) => s.path === LOCKFILE);
   assert.equal(left?.unpublished, true, JSON.stringify(pushed.skipped));
 });
+
+Deno.test("an old client's pull that writes back an entry it read before a Sluice edit of the file: the writer's next pull keeps its version and its push names it again", async () => {
+  const store = new InMemoryStore();
+  // An old client's file, and one whose object another tool then deletes.
+  await peerPush(store, { "notes/x.md": "old client's\n", "notes/gone.txt": "soon gone\n" });
+  const a = await clone(store, "a");
+  await a.pullChanged();
+  await store.delete("notes/gone.txt");
+  await peerPull(store, {
+    afterRead: async () => {
+      // a's edit commits between that pull's read of the index and its write.
+      await a.cache.write("notes/x.md", enc("a's edit, committed\n"));
+      await a.markDirty({ relPath: "notes/x.md" });
+      assert.deepEqual((await a.pushChanged()).uploaded, ["notes/x.md"]);
+    },
+  });
+  // The index names the old client's bytes again; the store holds a's.
+  assert.equal((await peerReadIndex(store))["notes/x.md"]?.size, 13);
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.dropped, ["notes/x.md"]);
+  assert.ok(warnings.some((w) => w.code === "index_entry_dropped"));
+  await a.pushChanged();
+  const fresh = await clone(store, "fresh");
+  const got = await fresh.pullChanged();
+  assert.deepEqual(got.uncommitted, [], "a fresh clone skips nothing");
+  assert.equal(await Deno.readTextFile(`${fresh.cacheDir}/notes/x.md`), "a's edit, committed\n");
+});

@@ -148,6 +148,7 @@ async function pullInto(
     agreed,
     asides,
     deferred: result.deferred!,
+    dropped: result.dropped,
   });
   await state.markDirtyMany(ownKept);
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { heldAsSynced } from "./dropped_entries.ts";
 import { withRetry } from "../retry.ts";
 import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
@@ -129,6 +130,11 @@ export interface PlanInput {
   readonly asides: PullAsides;
   /** Paths left for a later pull (hydration). */
   readonly deferred: string[];
+  /**
+   * Paths whose entry another client wrote back stale (see
+   * {@link planFetches}): kept, to be named again by the next push.
+   */
+  readonly dropped: string[];
 }
 
 /** What to fetch, and the never-synced paths kept for the push (to mark dirty). */
@@ -216,6 +222,19 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     // Written by another client of the layout (no object version recorded):
     // unchanged while the content hash (or, without one, the size) is.
     if (isUnversioned(e) && synced && (e.h ? synced.hash === e.h : synced.size === e.s)) continue;
+    // Another client's entry naming other bytes while the store still holds
+    // the very version this cache synced: no edit (an edit replaces the
+    // object), but an index read earlier and written back since (an old
+    // client's pull), which took this cache's committed version out of it.
+    // Kept, as a dropped entry is, and named again by the next push (one
+    // HEAD, on this path alone).
+    if (
+      isUnversioned(e) && synced && !dirty.has(path) &&
+      await heldAsSynced(deps, path, synced.version).catch(() => false)
+    ) {
+      input.dropped.push(path);
+      continue;
+    }
     // Looked at before the copy's bytes are: an edit after this look is seen at the write.
     let seen = synced ? cache.identity(path) : undefined;
     const here = await probeHere(path);
