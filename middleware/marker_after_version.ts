@@ -58,8 +58,11 @@ export function markerAfterVersion(): Middleware<WriteContext> {
     const dir = namedDir(ctx.key, ctx.body);
     if (dir === undefined) return await next();
     const push = ctx.push;
-    const files = (await push.cache.listFiles(dir).catch(() => [] as string[]))
-      .filter((f) => !isInternalPath(f, push.config.classifierRules));
+    const held = await push.cache.listFiles(dir).catch(() => [] as string[]);
+    const files = held.filter((f) => !isInternalPath(f, push.config.classifierRules));
+    // Held here, but only as files no push publishes (kept local by a rule):
+    // nothing of the version is this gate's to wait for.
+    if (held.length > 0 && files.length === 0) return await next();
     if (files.length === 0) {
       // Not held here: another writer's version the datastore lists (this
       // cache never pulled it), or none at all (a marker set by hand, its

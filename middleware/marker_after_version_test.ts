@@ -146,3 +146,19 @@ Deno.test("a marker rewritten here while the push ran (another step finalizing v
   const named = (await readIndex(store, retry))?.entries ?? {};
   assert.ok(Object.hasOwn(named, `${OUT}/2/raw`));
 });
+
+Deno.test("a version whose files are all kept local by a classifier rule holds no marker: it is pushed", async () => {
+  const store = new InMemoryStore();
+  const svc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-marker-" }),
+    store,
+    identity: { holder: "w@host", hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: { retry, classifierRules: [{ pattern: `${OUT}/1/**`, class: "internal" }] },
+    conditional: new ConditionalWrites(),
+  });
+  await write(svc, `${OUT}/1/raw`, "one, kept local");
+  await write(svc, MARKER, "1");
+  const r = await svc.pushChanged();
+  assert.deepEqual(r.uploaded, [MARKER]);
+});
