@@ -114,7 +114,10 @@ export async function adoptStranded(
   // The entry then names nothing: taken out, while the store holds nothing there.
   const held = await withRetry(() => store.head(path, { signal: o.signal }), o.retry, o.signal);
   if (held) return { adopted: true };
-  await o.recordLost?.(path, index.entries[path]);
+  // A record that cannot be written (unreadable: its owner restores it)
+  // keeps every copy whose entry was removed already, as a conflict: the
+  // removal goes on, so that the index never names an object that is gone.
+  await o.recordLost?.(path, index.entries[path]).catch(() => {});
   await updateIndex(
     store,
     { set: {}, remove: [path], base: { [path]: object.version }, verify: true },
