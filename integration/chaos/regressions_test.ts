@@ -1960,3 +1960,17 @@ Deno.test("chaos regression: an entry an old client wrote back stale over a Slui
     '{"seed":97300339,"clones":5,"absentOnError":true,"kinds":["api","core-single-phase","api","api","core"],"oldClients":true,"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":1,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":8,"kind":"tick","n":26,"pick":581796175},{"id":9,"kind":"tick","n":33,"pick":2041283130},{"id":10,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":45,"kind":"oldpush","clone":1,"file":3},{"id":41,"kind":"oldpush","clone":4,"file":4},{"id":12,"kind":"config","clone":3,"file":0},{"id":13,"kind":"flaky","call":"head","count":2,"afterEffect":false},{"id":14,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":15,"kind":"tick","n":16,"pick":230546472},{"id":16,"kind":"tick","n":2,"pick":647124469},{"id":17,"kind":"lockfile","clone":0,"set":"@chaos/ext-17"},{"id":19,"kind":"tick","n":18,"pick":815842840},{"id":20,"kind":"sync","clone":2},{"id":44,"kind":"oldpush","clone":4,"file":5},{"id":21,"kind":"delete","clone":2,"file":3,"how":"dir"},{"id":47,"kind":"oldpull","clone":0},{"id":22,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":23,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":24,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":25,"kind":"tick","n":13,"pick":36850518},{"id":28,"kind":"tick","n":14,"pick":1198591158},{"id":29,"kind":"crash","clone":4},{"id":30,"kind":"tick","n":13,"pick":618645887},{"id":32,"kind":"tick","n":30,"pick":731922069},{"id":33,"kind":"wait","ms":11000},{"id":38,"kind":"tick","n":34,"pick":1672898908}]}',
   );
 });
+
+/**
+ * I13 (seed 98000661, 1,000 histories at defaults at 2347338), the
+ * checker's own, after marker-after-version: another tool's version 2 and
+ * its marker, then c4's marker moved "one back", to version 1, which exists
+ * nowhere (c1's run wrote version 3). Such a marker is never published; the
+ * checker's way out is now the one its reason gives (--theirs), not a
+ * violation.
+ */
+Deno.test("chaos regression: a marker moved back to a version that exists nowhere is left by --theirs (I13, seed 98000661)", async () => {
+  await clean(
+    '{"seed":98000661,"clones":5,"kinds":["api","api","core-single-phase","api","api"],"skewMs":[-102613,0,0,0,0],"ops":[{"id":29,"kind":"foreign","what":"version","model":0,"data":0,"version":2,"marker":true},{"id":0,"kind":"sync","clone":4},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":10,"kind":"marker","clone":4,"model":0,"data":0,"back":true,"how":"push"}]}',
+  );
+});

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { markerUnlistedReason } from "../../middleware/marker_after_version.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
@@ -1055,6 +1056,14 @@ class World {
                 const taken = now && await resolveAsUser(this.#env, svc, slot.index, now, "theirs");
                 if (!now || taken?.resolved) continue;
               }
+              // A marker naming a version that exists nowhere (a hand move
+              // "one back" past the first version) is never published
+              // (marker-after-version): theirs, as its reason says.
+              if (r && !r.resolved && left && isMarkerUnlisted(left.reason)) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.#env, svc, slot.index, now, "theirs");
+                if (!now || taken?.resolved) continue;
+              }
               // A copy written by a run refused for losing its model lock is never
               // published: its conflict is left by taking theirs.
               if (r && !r.resolved && left?.reason.startsWith(REFUSED_RUN_HELD)) {
@@ -1194,4 +1203,10 @@ export async function runHistory(
     elapsedMs: performance.now() - started,
     fingerprint,
   };
+}
+
+/** True for the reason `marker-after-version` gives a marker naming a version that exists nowhere. */
+function isMarkerUnlisted(reason: string): boolean {
+  const m = /^it names (\S+), /.exec(reason);
+  return m !== null && reason === markerUnlistedReason(m[1]);
 }
