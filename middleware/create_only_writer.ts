@@ -187,6 +187,13 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       ctx.result = undefined;
       return true;
     };
+    // This write's own object, written after the refused create: it stands
+    // unless a sibling waits meanwhile (true: taken back).
+    const took = async (info: ObjectInfo): Promise<boolean> => {
+      ctx.result = info;
+      ctx.outcome = "written";
+      return await unlessWaiting(info.version);
+    };
     if (!exists) {
       const created = ctx.outcome === "written" ? ctx.result?.version : undefined;
       if (await unlessWaiting(created)) return;
@@ -203,9 +210,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       // create is made once more; refused again, it is left for a later push.
       const info = await replaceOwn(ctx, null);
       if (info) {
-        ctx.result = info;
-        ctx.outcome = "written";
-        if (await unlessWaiting(info.version)) return;
+        if (await took(info)) return;
         push.note(
           CREATE_ONLY_WRITER,
           `${ctx.key}: the object met at the first create was gone when read back; created`,
@@ -263,9 +268,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
           });
         }
         if (info) {
-          ctx.result = info;
-          ctx.outcome = "written";
-          if (await unlessWaiting(info.version)) return;
+          if (await took(info)) return;
           push.note(
             CREATE_ONLY_WRITER,
             `${ctx.key}: replaced another writer's uncommitted upload (version ${head.version}), as asked`,

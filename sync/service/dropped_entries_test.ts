@@ -216,8 +216,12 @@ Deno.test("an old client's pull that meets a missing object writes back the inde
   assert.ok((await peerReadIndex(store))["config/b.yaml"], "named again");
 });
 
-Deno.test("the managed lockfile's entry an old client's pull dropped is named again by its writer's next pull and push, nothing uploaded", async () => {
-  const store = new InMemoryStore();
+/**
+ * Clone `a` whose lockfile transaction an old client's pull dropped from the
+ * index: that pull met another object missing and wrote back the index it
+ * had read before the transaction's commit.
+ */
+async function lockfileEntryDropped(store: InMemoryStore): Promise<SyncService> {
   const a = await clone(store, "a");
   await a.cache.write("notes/gone.txt", enc("soon gone\n"));
   await a.markDirty({ relPath: "notes/gone.txt" });
@@ -228,6 +232,12 @@ Deno.test("the managed lockfile's entry an old client's pull dropped is named ag
       await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
     },
   });
+  return a;
+}
+
+Deno.test("the managed lockfile's entry an old client's pull dropped is named again by its writer's next pull and push, nothing uploaded", async () => {
+  const store = new InMemoryStore();
+  const a = await lockfileEntryDropped(store);
   assert.equal(
     (await peerReadIndex(store))[LOCKFILE],
     undefined,
@@ -246,17 +256,8 @@ Deno.test("the managed lockfile's entry an old client's pull dropped is named ag
 
 Deno.test("a lockfile entry to name again is never written over a peer's transaction landing between the guard's look and the push's", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
+  const a = await lockfileEntryDropped(store);
   const c = await clone(store, "c");
-  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
-  await a.markDirty({ relPath: "notes/gone.txt" });
-  await a.pushChanged();
-  await store.delete("notes/gone.txt");
-  await peerPull(store, {
-    afterRead: async () => {
-      await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
-    },
-  });
   await a.pullChanged();
   // c's transaction lands right after a's guard looked at the lockfile.
   const head = store.head.bind(store);
@@ -280,16 +281,7 @@ Deno.test("a lockfile entry to name again is never written over a peer's transac
 
 Deno.test("a lockfile entry to name again whose copy here changed meanwhile is left out as unpublished, never written", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
-  await a.markDirty({ relPath: "notes/gone.txt" });
-  await a.pushChanged();
-  await store.delete("notes/gone.txt");
-  await peerPull(store, {
-    afterRead: async () => {
-      await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
-    },
-  });
+  const a = await lockfileEntryDropped(store);
   await a.pullChanged();
   const before = (await store.head(LOCKFILE))!.version;
   // The copy here is edited right after the guard looked at the store.

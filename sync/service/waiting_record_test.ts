@@ -14,10 +14,10 @@ import { readWaiting } from "./waiting_record.ts";
 
 const PATH = "notes/w.txt";
 
-Deno.test("status says a push now waits where the last push waited on another writer's upload, and counts it as left behind", async () => {
+/** `b` waited on `a`'s upload of PATH, landed and not committed (a stopped before its index update). */
+async function waitedOnA() {
   const store = new InMemoryStore();
   const { a, b } = await bothSynced(store, PATH, "base", "a's edit");
-  // a's upload landed, and a stopped before its index update.
   const synced = (await store.head(PATH))!.version;
   await store.put(PATH, new TextEncoder().encode("a's edit"), PutModes.update(synced), {
     metadata: { [WRITER_METADATA]: "a-writer" },
@@ -25,6 +25,11 @@ Deno.test("status says a push now waits where the last push waited on another wr
   await put(b, PATH, "b's edit");
   const pushed = await b.pushChanged();
   assert.deepEqual(pushed.skipped.map((s) => [s.path, s.reason]), [[PATH, UNCOMMITTED_HOLDS]]);
+  return { a, b };
+}
+
+Deno.test("status says a push now waits where the last push waited on another writer's upload, and counts it as left behind", async () => {
+  const { a, b } = await waitedOnA();
   const report = await b.statusReport();
   const entry = report.entries.find((e) => e.path === PATH);
   assert.match(entry?.reason ?? "", /^the last push waited here: another writer's uncommitted/);
@@ -39,16 +44,7 @@ Deno.test("status says a push now waits where the last push waited on another wr
 });
 
 Deno.test("a wait a pull settled (theirs taken, or a conflict) is not said again by status once the path is edited anew", async () => {
-  const store = new InMemoryStore();
-  const PATH = "notes/w.txt";
-  const { a, b } = await bothSynced(store, PATH, "base", "a's edit");
-  const synced = (await store.head(PATH))!.version;
-  await store.put(PATH, new TextEncoder().encode("a's edit"), PutModes.update(synced), {
-    metadata: { [WRITER_METADATA]: "a-writer" },
-  });
-  await put(b, PATH, "b's edit");
-  const pushed = await b.pushChanged();
-  assert.deepEqual(pushed.skipped.map((s) => [s.path, s.reason]), [[PATH, UNCOMMITTED_HOLDS]]);
+  const { a, b } = await waitedOnA();
   await put(a, PATH, "a's edit");
   await a.pushChanged();
   assert.deepEqual((await b.pullChanged()).conflicts, [PATH]);
