@@ -81,7 +81,14 @@ export async function adoptEarlierState(
       if (e instanceof Deno.errors.NotFound) return false;
       throw e;
     });
-  if (await there()) return "both";
+  if (await there()) {
+    // Another opening of this cache may have moved it between the two looks.
+    const still = await Deno.lstat(earlier).then(() => true, (e) => {
+      if (e instanceof Deno.errors.NotFound) return false;
+      throw e;
+    });
+    return still ? "both" : "moved";
+  }
   const parent = stateDir.slice(0, stateDir.lastIndexOf("/"));
   try {
     await Deno.mkdir(parent, { recursive: true });
