@@ -28,7 +28,7 @@ import { shellWord } from "./output.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { setAsideCopies } from "../sync/service/conflicts.ts";
 import { WAITED_HERE } from "../sync/service/waiting_record.ts";
-import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
+import { MARKER_AHEAD, MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
 import { withPathClasses } from "../sync/service/status.ts";
 import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
 
@@ -149,7 +149,10 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
         // Where the last push waited on another writer's upload, a push now
         // most likely waits again: say the way out the push named.
-        const waited = dirty.filter((e) => e.reason?.startsWith(WAITED_HERE));
+        const waited = dirty.filter((e) =>
+          e.reason?.startsWith(WAITED_HERE) &&
+          !e.reason.startsWith(`${WAITED_HERE}: ${MARKER_AHEAD}`)
+        );
         if (waited.length) {
           out.say(
             `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; if its writer is gone for good, \`sluice push ${

@@ -26,13 +26,14 @@ import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { readIndexAround } from "../sync/transfer/remote_index.ts";
+import { MARKER_AHEAD } from "../sync/service/push_result.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";
 
 /** Why a marker was left out. */
 export function markerHeldReason(dir: string): string {
-  return `it names ${dir}, whose files here are not published and not in this push: it is pushed with that version (push the version, or the whole cache)`;
+  return `${MARKER_AHEAD}: it names ${dir}, whose files here are not published and not in this push: it is pushed with that version (push the version, or the whole cache)`;
 }
 
 /** The version directory a marker's bytes name, if they read as one. */
@@ -100,7 +101,7 @@ async function hold(ctx: WriteContext, dir: string, reason: string): Promise<voi
 
 /** Why a marker naming a version neither held here nor listed by the datastore was left out. */
 export function markerUnlistedReason(dir: string): string {
-  return `it names ${dir}, which this cache does not hold and the datastore does not list, so no reader could follow it: write the version there first, or set the marker to a version that exists`;
+  return `${MARKER_AHEAD}: it names ${dir}, which this cache does not hold and the datastore does not list, so no reader could follow it: write the version there first, or set the marker to a version that exists`;
 }
 
 /**

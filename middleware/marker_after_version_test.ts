@@ -61,6 +61,9 @@ Deno.test("a marker pushed alone ahead of the version it names is held, dirty, a
     keepDirty: true,
   }]);
   assert.ok(svc.state.dirtyPaths().includes(MARKER));
+  // status, a dry run that runs no write gate, says so from what the push recorded.
+  const { leftBehind } = await svc.statusReport();
+  assert.ok(leftBehind.left.some((l) => l.path === MARKER && l.reason.includes(`${OUT}/2`)));
   // That writer's upload erased: the whole cache's push publishes the version, then the marker.
   await store.delete(`${OUT}/2/raw`);
   await svc.pushChanged();

@@ -1207,6 +1207,6 @@ export async function runHistory(
 
 /** True for the reason `marker-after-version` gives a marker naming a version that exists nowhere. */
 function isMarkerUnlisted(reason: string): boolean {
-  const m = /^it names (\S+), /.exec(reason);
+  const m = /: it names (\S+), /.exec(reason);
   return m !== null && reason === markerUnlistedReason(m[1]);
 }

@@ -208,6 +208,13 @@ export const UNCOMMITTED_HOLDS = "another writer's uncommitted write holds it";
 export const VERSION_WAITS =
   "another writer's upload of this data version, not committed, is in the way (a run refused for losing its lock, whose erasure deletes it, or a commit on its way): left dirty, the next push publishes it once that upload is gone, or meets it published";
 
+/**
+ * How the reason of a `latest` marker left out by `marker-after-version`
+ * starts (a write gate: a dry run cannot see it, so the push records it for
+ * `status`, see `waiting_record.ts`).
+ */
+export const MARKER_AHEAD = "a latest marker is never published ahead of its version";
+
 /** What a `latest` marker's {@link VERSION_WAITS} reason adds: it waits with the version it names. */
 export const MARKER_WAITS = "(the marker names that version)";
 

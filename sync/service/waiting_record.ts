@@ -10,7 +10,7 @@
  * @module
  */
 import type { LocalCache } from "../transfer/cache.ts";
-import { type PushResult, UNCOMMITTED_HOLDS, VERSION_WAITS } from "./push_result.ts";
+import { MARKER_AHEAD, type PushResult, UNCOMMITTED_HOLDS, VERSION_WAITS } from "./push_result.ts";
 
 /** How `status` starts the reason of a path the last push left waiting. */
 export const WAITED_HERE = "the last push waited here";
@@ -60,7 +60,12 @@ export async function noteWaiting(cache: LocalCache, result: PushResult): Promis
   for (const p of handled) delete now[p];
   for (const s of result.skipped) {
     // A data version held back whole (its marker with it) waits the same way.
-    if (s.reason === UNCOMMITTED_HOLDS || s.reason.startsWith(VERSION_WAITS)) {
+    // A marker held back ahead of its version is said here too: a dry run,
+    // which runs no write gate, cannot see it.
+    if (
+      s.reason === UNCOMMITTED_HOLDS || s.reason.startsWith(VERSION_WAITS) ||
+      s.reason.startsWith(MARKER_AHEAD)
+    ) {
       now[s.path] = s.reason;
     }
   }
