@@ -776,5 +776,15 @@ Deno.test("status names one --adopt-uncommitted per path to end the waits it lis
   assert.match(hint, /`sluice push --adopt-uncommitted data\/shell\/cmd\/m1\/out\/1[ `]/);
   assert.equal(hint.match(/--adopt-uncommitted/g)?.length, 1, hint);
   assert.doesNotMatch(hint, /latest|metadata\.yaml|\/raw/);
+  // The same for scripts: what waits, and what to adopt.
+  const json = await sluice(["status", "--json", "--cache", b]);
+  assert.equal(json.code, 2);
+  const doc = JSON.parse(json.out);
+  assert.deepEqual([...doc.waiting].sort(), [
+    "data/shell/cmd/m1/out/1/metadata.yaml",
+    "data/shell/cmd/m1/out/1/raw",
+    "data/shell/cmd/m1/out/latest",
+  ]);
+  assert.deepEqual(doc.adoptUncommitted, [V]);
   await w.cleanup();
 });

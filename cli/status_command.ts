@@ -32,19 +32,26 @@ import { MARKER_AHEAD, MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_
 import { withPathClasses } from "../sync/service/status.ts";
 import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
 
+/** The entries the last push left waiting on another writer's upload (not a marker held ahead). */
+function waitedOn<E extends { path: string; reason?: string }>(entries: readonly E[]): E[] {
+  return entries.filter((e) =>
+    e.reason?.startsWith(WAITED_HERE) && !e.reason.startsWith(`${WAITED_HERE}: ${MARKER_AHEAD}`)
+  );
+}
+
 /**
- * The `--adopt-uncommitted` options that end the waits `status` lists, one
- * per path (the option takes one): a data version's files by their version
+ * What to give `--adopt-uncommitted` (once per path: the option takes one)
+ * to end the waits `status` lists: a data version's files by their version
  * directory (its `latest` marker waits with it, and needs none).
  */
-export function adoptArgs(waited: readonly { path: string; reason?: string }[]): string[] {
+export function adoptPaths(waited: readonly { path: string; reason?: string }[]): string[] {
   const named = new Set<string>();
   for (const e of waited) {
     const version = e.reason?.startsWith(`${WAITED_HERE}: ${VERSION_WAITS}`);
     if (!version) named.add(e.path);
     else if (!e.reason!.includes(MARKER_WAITS)) named.add(e.path.slice(0, e.path.lastIndexOf("/")));
   }
-  return [...named].map((p) => `--adopt-uncommitted ${shellWord(p)}`);
+  return [...named];
 }
 /** Registers `status`. */
 export function statusCommand(io: CliIo, state: RunState): Command {
@@ -84,6 +91,9 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         : null;
       // Unreachable: only this cache's side is known, so the answer is not "all is well".
       const { outcome, exitCode } = remote.reachable ? outcomeOf(out, open) : unreachable(out, s);
+      // The paths the last push left waiting on another writer's upload, and
+      // what to adopt to end those waits once that writer is gone for good.
+      const waited = waitedOn(dirty);
       out.result("status", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
@@ -93,6 +103,9 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         conflicts: conflicts.map((c) => shownRecord(c, (l) => shownLocation(s.service.cache, l))),
         setAside,
         pendingLockfile,
+        ...(waited.length
+          ? { waiting: waited.map((e) => e.path), adoptUncommitted: adoptPaths(waited) }
+          : {}),
         outcome,
       });
       out.say(`Cache ${s.cacheDir} mirrors ${s.store.endpoint}.`);
@@ -149,14 +162,10 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
         // Where the last push waited on another writer's upload, a push now
         // most likely waits again: say the way out the push named.
-        const waited = dirty.filter((e) =>
-          e.reason?.startsWith(WAITED_HERE) &&
-          !e.reason.startsWith(`${WAITED_HERE}: ${MARKER_AHEAD}`)
-        );
         if (waited.length) {
           out.say(
             `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; if its writer is gone for good, \`sluice push ${
-              adoptArgs(waited).join(" ")
+              adoptPaths(waited).map((p) => `--adopt-uncommitted ${shellWord(p)}`).join(" ")
             }\` ends the wait (see "Conflicts" in the README).`,
           );
         }
