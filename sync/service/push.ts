@@ -408,7 +408,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // Writes a gate took back (a lost data version's files, this push's own
     // uploads of them deleted): never named, whatever their deletion reported.
     if (ctx.withdrawn.size > 0) {
+      const uploaded = new Set(result.uploaded);
       for (const p of ctx.withdrawn) {
+        // Not pushed after all: its bytes are no longer counted as pushed.
+        if (uploaded.has(p)) result.bytes -= indexSynced[p]?.size ?? 0;
         delete indexSet[p];
         delete indexBase[p];
         delete indexSynced[p];

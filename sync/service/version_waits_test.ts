@@ -42,6 +42,7 @@ Deno.test("a data version another writer's uncommitted upload is in the way of w
   const r = await b.pushChanged();
   assert.deepEqual(r.conflicts, []);
   assert.deepEqual(r.uploaded, [], "nothing of the version, nor its marker");
+  assert.equal(r.bytes, 0, "nor any of its bytes counted as pushed");
   assert.equal(store.peekText(`${DIR}/metadata.yaml`), undefined, "no sibling left behind");
   const named = (await readIndex(store, retry))?.entries ?? {};
   assert.deepEqual(Object.keys(named), [], "no reader is pointed at the version");
