@@ -41,6 +41,11 @@ Deno.test("held lists a refused run's held versions (exit 2) and --keep releases
   const pushed = await sluice(["push", V, "--cache", a]);
   assert.equal(pushed.code, 2, "held out of the push");
   assert.match(pushed.err + pushed.out, /sluice held/);
+  // The push's warning names the held directory in a command that runs as given.
+  assert.match(
+    pushed.err,
+    /data\/shell\/cmd\/m1\/out\/2 was written by a run refused[^\n]*`sluice held data\/shell\/cmd\/m1\/out\/2 --keep[^`]*`/,
+  );
   const kept = await sluice(["held", V, "--keep", "--cache", a]);
   assert.equal(kept.code, 0, kept.err);
   assert.match(kept.out, /Released 1 held version/);

@@ -120,8 +120,15 @@ export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<v
     }
   }
   if (held.length === 0 || ctx.dryRun) return;
-  const message = `${
-    held.join(", ")
-  } were written by a run refused for losing its model lock and could not be erased safely; they stay in the cache and are held out of every push until resolved: \`sluice held <dir>… --keep\` (publish them with the next push) or \`--discard\` (erase them); resolveHeldVersions through the API.`;
+  const one = held.length === 1;
+  const message = `${held.join(", ")} ${
+    one ? "was" : "were"
+  } written by a run refused for losing its model lock and could not be erased safely; ${
+    one ? "it stays" : "they stay"
+  } in the cache, held out of every push until resolved: \`sluice held ${
+    held.join(" ")
+  } --keep\` (publish ${one ? "it" : "them"} with the next push) or \`--discard\` (erase ${
+    one ? "it" : "them"
+  }); resolveHeldVersions through the API.`;
   ctx.events.emit("warning", { code: "erasure_held", message });
 }
