@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ADOPT_TOO_SOON } from "../middleware/create_only_writer.ts";
+import { ADOPT_TOO_SOON } from "../middleware/version_adoption.ts";
 import { Command } from "commander";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";

@@ -16,16 +16,16 @@
  *   created itself and no index names (in this push, in flight beside the
  *   refused one, or in an earlier push whose commit never came) are deleted,
  *   each over the version found: the version is the other writer's, and an
- *   object of this cache's beside it would be named by no commit.
+ *   object of this cache's beside it would be named by no commit;
+ * - unless it is another Sluice writer's upload that no index names (a run
+ *   refused for its lost lock, whose erasure deletes it; a commit on its
+ *   way): the whole version then waits, dirty (`lost_version.ts`), or, told
+ *   that writer is gone for good, replaces that upload
+ *   (`version_adoption.ts`).
  *
  * @module
  */
-import {
-  type PushContext,
-  PushVar,
-  type WriteContext,
-  type WriteGateEntry,
-} from "../sync/context.ts";
+import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
@@ -34,74 +34,16 @@ import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
 import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
-import { ADOPTED_UNCOMMITTED } from "../sync/service/conflicts.ts";
+import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
 import {
-  dropOwn,
   lostVersion,
   setAsideVersion,
+  unlessSiblingLost,
+  unlessSiblingWaits,
   versionDir,
   versionWaits,
   waitVersion,
 } from "./lost_version.ts";
-
-/**
- * The `adopted_uncommitted` warning's message for a data version file: the
- * upload of a writer gone for good, which no index names, replaced by this
- * cache's (a data version is never published from a run that lost its lock).
- */
-export function replacedUploadMessage(key: string, version: string, writer: string): string {
-  return `${key}: removed another writer's upload of this data version (version ${version}, writer ${writer}), which no index names, as asked (--adopt-uncommitted: its writer is gone for good), and wrote this cache's copy in its place, published with this push's commit. A data version another writer uploaded and never committed is never published as its own: its run never finished publishing it.`;
-}
-
-/**
- * How old another writer's uncommitted upload of a data version file must be
- * (by its last-modified time, against this push's clock) before `push
- * --adopt-uncommitted` replaces it: a writer's commit comes seconds after its
- * uploads, so one still missing after this long is taken as never coming.
- */
-export const ADOPT_VERSION_AFTER_MS = 15 * 60_000;
-
-/** Per push: version directory → the age of the youngest object of it another writer uploaded. */
-const YOUNGEST = new PushVar(
-  "create-only-writer/youngest-other",
-  () => new Map<string, Promise<number>>(),
-);
-
-/**
- * The age (by this push's clock) of the youngest object at the version
- * directory's files that another writer uploaded (`Infinity` when none),
- * read once per directory per push.
- */
-function youngestOther(push: PushContext, dir: string, writer: string): Promise<number> {
-  const byDir = push.vars.get(YOUNGEST);
-  const earlier = byDir.get(dir);
-  if (earlier) return earlier;
-  const found = (async () => {
-    let youngest = Infinity;
-    for (const f of await push.cache.listFiles(dir)) {
-      const head = await withRetry(
-        () => push.store.head(f, { signal: push.signal }),
-        push.config.retry,
-        push.signal,
-      );
-      if (!head || head.metadata?.[WRITER_METADATA] === writer) continue;
-      youngest = Math.min(youngest, push.clock.now() - head.lastModified);
-    }
-    return youngest;
-  })();
-  byDir.set(dir, found);
-  return found;
-}
-
-/** Warning: an adoption of a data version file refused, the upload in the way too recent. */
-export const ADOPT_TOO_SOON = "adopt_too_soon";
-
-function adoptTooSoonMessage(key: string, version: string, writer: string, ageMs: number): string {
-  const minutes = Math.max(0, Math.floor(ageMs / 60_000));
-  return `${key}: not adopted: another writer's upload of this data version (version ${version}, writer ${writer}) is only ${minutes} minute(s) old, and its commit may still be on its way (replacing it then would lose that writer's published version). Nothing was changed; this cache's copy stays dirty, waiting. Run the same push again once that upload is ${
-    ADOPT_VERSION_AFTER_MS / 60_000
-  } minutes old, if its writer is still gone.`;
-}
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -167,36 +109,17 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       if (!(e instanceof AlreadyExistsError)) throw e;
       exists = e;
     }
-    // A sibling lost the version while this create was in flight: what it
-    // created goes too, and it reports the same conflict.
-    const unlessLost = async (created?: string) => {
-      const lost = lostVersion(push, dir);
-      if (!lost) return;
-      await lost.done;
-      if (created !== undefined) await dropOwn(push, ctx.key, created);
-      throw new VersionConflictError([ctx.key], [], lost.own);
-    };
-    // A sibling met another writer's upload meanwhile: what this write
-    // created goes too (true), and nothing of the version is committed.
-    const unlessWaiting = async (created?: string): Promise<boolean> => {
-      const waits = versionWaits(push, dir);
-      if (!waits) return false;
-      await waits;
-      if (created !== undefined) await dropOwn(push, ctx.key, created);
-      ctx.outcome = undefined;
-      ctx.result = undefined;
-      return true;
-    };
+    const unlessLost = (created?: string) => unlessSiblingLost(ctx, dir, created);
     // This write's own object, written after the refused create: it stands
     // unless a sibling waits meanwhile (true: taken back).
     const took = async (info: ObjectInfo): Promise<boolean> => {
       ctx.result = info;
       ctx.outcome = "written";
-      return await unlessWaiting(info.version);
+      return await unlessSiblingWaits(ctx, dir, info.version);
     };
     if (!exists) {
       const created = ctx.outcome === "written" ? ctx.result?.version : undefined;
-      if (await unlessWaiting(created)) return;
+      if (await unlessSiblingWaits(ctx, dir, created)) return;
       return await unlessLost(created);
     }
     const head = await withRetry(
@@ -253,32 +176,10 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       // cache's. Never published as its: a run that lost its lock never is.
       // Not while that upload is recent: its commit may still be on its way.
       if (push.adoptUncommitted.has(ctx.key) && !versionWaits(push, dir)) {
-        // Judged for the whole version: a file of it that writer uploaded
-        // recently says it may still be at work on the rest.
-        const age = Math.min(
-          push.clock.now() - head.lastModified,
-          await youngestOther(push, dir, writer),
-        );
-        const info = age >= ADOPT_VERSION_AFTER_MS ? await replaceOwn(ctx, head.version) : null;
-        if (age < ADOPT_VERSION_AFTER_MS) {
-          push.events.emit("warning", {
-            code: ADOPT_TOO_SOON,
-            message: adoptTooSoonMessage(ctx.key, head.version, by, age),
-            path: ctx.key,
-          });
-        }
+        const info = await adoptVersionFile(ctx, head, by, dir, writer);
         if (info) {
           if (await took(info)) return;
-          push.note(
-            CREATE_ONLY_WRITER,
-            `${ctx.key}: replaced another writer's uncommitted upload (version ${head.version}), as asked`,
-            ctx.entry,
-          );
-          push.events.emit("warning", {
-            code: ADOPTED_UNCOMMITTED,
-            message: replacedUploadMessage(ctx.key, head.version, by),
-            path: ctx.key,
-          });
+          sayAdopted(ctx, CREATE_ONLY_WRITER, head, by);
           return await unlessLost(info.version);
         }
       }

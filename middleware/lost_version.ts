@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { type PushContext, PushVar } from "../sync/context.ts";
+import { type PushContext, PushVar, type WriteContext } from "../sync/context.ts";
+import { VersionConflictError } from "../sync/errors.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
@@ -104,6 +105,42 @@ export async function dropOwnSiblings(
       ?.entries ?? {};
     if (named[path]?.v !== head.version) await dropOwn(push, path, head.version);
   }
+}
+
+/**
+ * After a write of a file of the version directory `dir`: when a sibling
+ * lost the version meanwhile, what this write `created` is deleted too, and
+ * the same conflict is thrown (`version_exists`).
+ */
+export async function unlessSiblingLost(
+  ctx: WriteContext,
+  dir: string,
+  created?: string,
+): Promise<void> {
+  const lost = lostVersion(ctx.push, dir);
+  if (!lost) return;
+  await lost.done;
+  if (created !== undefined) await dropOwn(ctx.push, ctx.key, created);
+  throw new VersionConflictError([ctx.key], [], lost.own);
+}
+
+/**
+ * After a write of a file of the version directory `dir`: when a sibling met
+ * another writer's upload meanwhile (the version waits), what this write
+ * `created` is taken back too, and nothing of it is committed (true).
+ */
+export async function unlessSiblingWaits(
+  ctx: WriteContext,
+  dir: string,
+  created?: string,
+): Promise<boolean> {
+  const waits = versionWaits(ctx.push, dir);
+  if (!waits) return false;
+  await waits;
+  if (created !== undefined) await dropOwn(ctx.push, ctx.key, created);
+  ctx.outcome = undefined;
+  ctx.result = undefined;
+  return true;
 }
 
 /** Deletes `version` of `path` (this cache's own); nothing when the store holds another one. */

@@ -12,7 +12,7 @@ import { PutModes } from "../ports.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { WarningEvent } from "../events.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
-import { ADOPT_TOO_SOON, ADOPT_VERSION_AFTER_MS } from "../../middleware/create_only_writer.ts";
+import { ADOPT_TOO_SOON, ADOPT_VERSION_AFTER_MS } from "../../middleware/version_adoption.ts";
 
 const DIR = "data/shell/cmd/m1/out/1";
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
