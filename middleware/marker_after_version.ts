@@ -22,7 +22,12 @@
  *
  * @module
  */
-import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
+import {
+  type PushContext,
+  PushVar,
+  type WriteContext,
+  type WriteGateEntry,
+} from "../sync/context.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { readIndexAround } from "../sync/transfer/remote_index.ts";
@@ -80,13 +85,26 @@ export function markerAfterVersion(): Middleware<WriteContext> {
       await hold(ctx, dir, markerUnlistedReason(dir));
       return;
     }
-    const written = new Set(
-      push.uploaded.map((u) => u.path).filter((p) => !push.withdrawn.has(p)),
+    const written = writtenBy(push);
+    const behind = files.filter((f) =>
+      (!written.has(f) || push.withdrawn.has(f)) && push.state.synced(f) === undefined
     );
-    const behind = files.filter((f) => !written.has(f) && push.state.synced(f) === undefined);
     if (behind.length === 0) return await next();
     await hold(ctx, dir, markerHeldReason(dir));
   };
+}
+
+/** Per push: the paths it wrote so far, grown as its uploads do (one set, not one per marker). */
+const WRITTEN = new PushVar(
+  "marker-after-version/written",
+  () => ({ seen: 0, paths: new Set<string>() }),
+);
+
+/** The paths `push` wrote so far (taken back or not: see `withdrawn`). */
+function writtenBy(push: PushContext): ReadonlySet<string> {
+  const w = push.vars.get(WRITTEN);
+  for (; w.seen < push.uploaded.length; w.seen++) w.paths.add(push.uploaded[w.seen].path);
+  return w.paths;
 }
 
 /** Leaves the marker's write out, dirty, with `reason`. */
