@@ -58,6 +58,8 @@ export async function completeErasure(
     // (a put-back checks either against the entry's hash).
     async (path) =>
       (keep[path] ? await cache.readStateBytes(keep[path]) : null) ?? cache.read(path),
+    // Only an object carrying this cache's writer id is the run's own.
+    await readWriterId(cache),
   );
   const erased: string[] = [];
   // The bytes of an upload still pending stay (a peer's commit may name it,

@@ -6,11 +6,18 @@
  *
  * @module
  */
-import { NotFoundError, NotImplementedError, PreconditionFailedError } from "../sync/errors.ts";
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  NotImplementedError,
+  PreconditionFailedError,
+} from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { parentOf } from "../sync/paths.ts";
-import type { ObjectStore } from "../sync/ports.ts";
+import { type ObjectStore, PutModes } from "../sync/ports.ts";
 import { type IndexEntry, readIndex } from "../sync/transfer/remote_index.ts";
+import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { putBackAndName } from "../sync/transfer/put_back.ts";
 import type { CacheAccess, StateAccess } from "../sync/context.ts";
 import { isUnder } from "./erasure_attribution.ts";
@@ -115,23 +122,34 @@ export interface DeleteOutcome {
 }
 
 /**
- * Deletes each object while it still carries the refused push's version, so a
- * peer's object is never deleted, and only while the remote index does not
- * name that version: a peer whose create-only write met the same bytes took
- * the object as its own and committed it (its run, or a deterministic one,
- * wrote the same output), and it is that peer's published version now.
+ * Deletes each object while it still carries the refused push's version and
+ * this cache's writer id, so a peer's object is never deleted, and only while
+ * the remote index does not name it: a peer whose create-only write met the
+ * same bytes took the object as its own and committed it (its run, or a
+ * deterministic one, wrote the same output), and it is that peer's published
+ * version now. Another client's entry (an old client's, which records no
+ * version) names the object when it records the upload's bytes (its hash is
+ * theirs).
+ *
+ * Where a version is derived from the bytes (an S3 ETag), another client's
+ * plain write of the same bytes over the upload leaves its version as it
+ * was: only the writer id, which such a write does not carry, tells the two
+ * apart. So each object is looked at before its delete, and one whose
+ * writer id is not this cache's (`writerId`; not checked when null) is kept
+ * as that writer's, whose commit may come at any time.
  *
  * Such a peer's commit can land between the index read and the delete (it
  * checked the object was there just before). So the index is read again
  * after the deletes: an object deleted while the index now names that very
- * version is put back from `bytesOf` (the run's local copy, equal to the
- * bytes the peer named: checked by hash) and its entry is moved to the new
- * object's version, only while it still names the deleted one. The peer, for
- * its part, looks again after its commit (`commitPrepared`): between them, one
- * of the two sees the other. An upload the index names whose object is gone
- * (this erasure cut off after its delete) is put back the same way.
- * Failures (store unreachable, the index unreadable, no local copy to put
- * back) are returned as pending: the next push's erasure looks again.
+ * version (or, another client's entry, those bytes) is put back from
+ * `bytesOf` (the run's local copy, equal to the bytes the peer named:
+ * checked by hash) and its entry is moved to the new object's version, only
+ * while it still names the deleted one. The peer, for its part, looks again
+ * after its commit (`commitPrepared`): between them, one of the two sees the
+ * other. An upload the index names whose object is gone (this erasure cut
+ * off after its delete) is put back the same way. Failures (store
+ * unreachable, the index unreadable, no local copy to put back) are returned
+ * as pending: the next push's erasure looks again.
  */
 export async function deleteUploads(
   store: ObjectStore,
@@ -139,6 +157,7 @@ export async function deleteUploads(
   signal?: AbortSignal,
   concurrency = 1,
   bytesOf: (path: string) => Promise<Uint8Array | null> = () => Promise.resolve(null),
+  writerId: string | null = null,
 ): Promise<DeleteOutcome> {
   const out: DeleteOutcome = { deleted: [], kept: [], pending: [], restored: [] };
   if (uploads.length === 0) return out;
@@ -148,29 +167,50 @@ export async function deleteUploads(
   } catch {
     return { ...out, pending: [...uploads] };
   }
-  const namesIt = (at: Readonly<Record<string, IndexEntry>>, u: UploadRef) =>
-    Object.hasOwn(at, u.path) && at[u.path].v === u.version;
+  const hashes = new Map<string, Promise<string | null>>();
+  const hashOf = (path: string) => {
+    let h = hashes.get(path);
+    if (!h) {
+      h = bytesOf(path).then((b) => (b ? sha256Hex(b) : null), () => null);
+      hashes.set(path, h);
+    }
+    return h;
+  };
+  const namesIt = async (at: Readonly<Record<string, IndexEntry>>, u: UploadRef) => {
+    if (!Object.hasOwn(at, u.path)) return false;
+    const e = at[u.path];
+    if (e.v === u.version) return true;
+    // Another client's entry names whatever object holds its bytes.
+    return isUnversioned(e) && e.h !== "" && e.h === await hashOf(u.path);
+  };
   const deleted: UploadRef[] = [];
   // Named already: a peer's published version, kept; put back if it is gone.
   const toRestore: UploadRef[] = [];
   for (const u of uploads) {
-    if (namesIt(named, u)) {
+    if (await namesIt(named, u)) {
       try {
-        if ((await store.head(u.path, { signal }))?.version === u.version) out.kept.push(u.path);
-        else toRestore.push(u);
+        const head = await store.head(u.path, { signal });
+        if (head && (head.version === u.version || isUnversioned(named[u.path]))) {
+          out.kept.push(u.path);
+        } else toRestore.push(u);
       } catch {
         out.pending.push(u);
       }
       continue;
     }
     try {
+      const head = await store.head(u.path, { signal });
+      // Gone, or another version: not this run's object any more.
+      if (head?.version !== u.version) throw new PreconditionFailedError(u.path);
+      // The same version, written again by another writer (same bytes, same ETag).
+      if (writerId !== null && head.metadata?.[WRITER_METADATA] !== writerId) {
+        throw new PreconditionFailedError(u.path);
+      }
       try {
         await store.delete(u.path, { ifVersion: u.version, signal });
       } catch (e) {
         if (!(e instanceof NotImplementedError)) throw e;
-        // The endpoint refuses conditional deletes: compare, then delete.
-        const head = await store.head(u.path, { signal });
-        if (head?.version !== u.version) throw new PreconditionFailedError(u.path);
+        // The endpoint refuses conditional deletes: deleted as compared just above.
         await store.delete(u.path, { signal });
       }
       deleted.push(u);
@@ -189,7 +229,7 @@ export async function deleteUploads(
       return out;
     }
     for (const u of deleted) {
-      if (namesIt(named, u)) toRestore.push(u);
+      if (await namesIt(named, u)) toRestore.push(u);
       else out.deleted.push(u.path);
     }
   }
@@ -218,6 +258,16 @@ async function putBack(
 ): Promise<boolean> {
   const bytes = await bytesOf(u.path);
   if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
+  if (isUnversioned(entry)) {
+    // Another client's entry names no version: the bytes put back where
+    // nothing is are what it names (anything there by then is a later write).
+    try {
+      await store.put(u.path, bytes, PutModes.create, { signal });
+    } catch (e) {
+      if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
+    }
+    return true;
+  }
   const done = await putBackAndName(store, u.path, bytes, { v: u.version, h: entry.h }, {
     retry: ONE_TRY,
     signal,

@@ -267,3 +267,83 @@ Deno.test("deleteUploads never puts back a path whose deletion was committed aft
   assert.equal((await readIndex(inner, NO_RETRY))?.entries[RAW], undefined, "the deletion stands");
   assert.equal(await inner.head(RAW), null, "nothing left holding the path");
 });
+
+/**
+ * An old client's plain write of the same bytes over this run's upload (on S3
+ * the version is the ETag, the bytes' MD5: it stays as it was), and its
+ * commit, which names the path with no version, before or after the erasure.
+ */
+for (const commitFirst of [true, false]) {
+  Deno.test(
+    `deleteUploads never deletes an old client's write of the same bytes over the run's upload (an ETag-versioned store; its commit ${
+      commitFirst ? "before" : "after"
+    } the erasure)`,
+    async () => {
+      const store = new InMemoryStore({ versionFromBytes: true });
+      const META = `${D}/1/metadata.yaml`;
+      const mine = await store.put(META, enc("same"), PutModes.create, {
+        metadata: { "sluice-writer": "me" },
+      });
+      const theirs = await store.put(META, enc("same"), PutModes.overwrite);
+      assert.equal(theirs.version, mine.version, "the same bytes, the same ETag");
+      const h = await sha256Hex(enc("same"));
+      const commit = () =>
+        updateIndex(store, { set: { [META]: { v: `~${h}`, h, s: 4 } }, remove: [] }, NO_RETRY);
+      if (commitFirst) await commit();
+      const r = await deleteUploads(
+        store,
+        [{ path: META, version: mine.version }],
+        undefined,
+        1,
+        () => Promise.resolve(enc("same")),
+        "me",
+      );
+      if (!commitFirst) await commit();
+      assert.equal(store.peekText(META), "same", "the old client's committed file is there");
+      assert.deepEqual(r, { deleted: [], kept: [META], pending: [], restored: [] });
+    },
+  );
+}
+
+Deno.test("deleteUploads deletes the run's own upload on an ETag-versioned store (it carries this cache's writer id)", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const RAW = `${D}/1/raw`;
+  const mine = await store.put(RAW, enc("out"), PutModes.create, {
+    metadata: { "sluice-writer": "me" },
+  });
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("out")),
+    "me",
+  );
+  assert.deepEqual(r, { deleted: [RAW], kept: [], pending: [], restored: [] });
+  assert.equal(await store.head(RAW), null);
+});
+
+Deno.test("deleteUploads puts back an object an old client's commit names by its bytes, deleted before that commit was seen", async () => {
+  const inner = new InMemoryStore({ versionFromBytes: true });
+  const RAW = `${D}/1/raw`;
+  const mine = await inner.put(RAW, enc("same"), PutModes.create, {
+    metadata: { "sluice-writer": "me" },
+  });
+  const h = await sha256Hex(enc("same"));
+  // The old client found the bytes it meant to write in place, and its commit
+  // lands between the erasure's index read and its delete.
+  const commit = () =>
+    updateIndex(inner, { set: { [RAW]: { v: `~${h}`, h, s: 4 } }, remove: [] }, NO_RETRY);
+  const store = hookedStore(inner, { beforeDelete: onceAt(RAW, commit) });
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("same")),
+    "me",
+  );
+  assert.deepEqual(r, { deleted: [], kept: [], pending: [], restored: [RAW] });
+  assert.equal(inner.peekText(RAW), "same");
+  assert.equal((await readIndex(inner, NO_RETRY))!.entries[RAW].h, h, "its entry as it wrote it");
+});

@@ -26,6 +26,7 @@ import type {
 } from "../../sync/ports.ts";
 import { bodyBytes, CHUNK_BYTES, isBodySource } from "../../sync/transfer/body.ts";
 import { systemClock } from "../../sync/clock.ts";
+import { createHash } from "node:crypto";
 
 /** The store operations, as counted in the request log. */
 export type StoreOp = "get" | "head" | "put" | "delete" | "list";
@@ -68,6 +69,12 @@ export interface InMemoryStoreOptions {
   readonly endpoint?: string;
   /** Page size of `list`; default 1000. */
   readonly pageSize?: number;
+  /**
+   * Versions derived from the bytes, as an S3 ETag is (the MD5 of a
+   * single-part upload): two writes of the same bytes carry the same version.
+   * Default false: every write gets a new version, as a GCS generation does.
+   */
+  readonly versionFromBytes?: boolean;
 }
 
 let storeCounter = 0;
@@ -106,9 +113,11 @@ export class InMemoryStore implements ObjectStore {
   readonly #objects = new Map<string, Entry>();
   readonly #faults = new Map<StoreOp, ScheduledFault[]>();
   #versionSeq = 0;
+  readonly #versionFromBytes: boolean;
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.#clock = options.clock ?? systemClock;
+    this.#versionFromBytes = options.versionFromBytes ?? false;
     this.endpoint = options.endpoint ?? `memory://${++storeCounter}`;
     this.#pageSize = options.pageSize ?? 1000;
   }
@@ -290,7 +299,9 @@ export class InMemoryStore implements ObjectStore {
   #write(key: string, body: Uint8Array, metadata: Record<string, string>): Entry {
     const e: Entry = {
       body,
-      version: `v${++this.#versionSeq}`,
+      version: this.#versionFromBytes
+        ? `"${createHash("md5").update(body).digest("hex")}"`
+        : `v${++this.#versionSeq}`,
       lastModified: this.#clock.now(),
       metadata,
     };
