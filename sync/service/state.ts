@@ -28,6 +28,14 @@ export type { SyncedEntry } from "./manifest_log.ts";
 export const DIRTY_FILE = "dirty.log";
 
 /**
+ * The state directory's lock file: every write of the dirty journal holds
+ * it (an advisory `flock`), so that processes sharing one cache (swamp runs
+ * models of one repository at once, each process with its own service)
+ * never lose each other's marks.
+ */
+export const STATE_LOCK_FILE = "state.lock";
+
+/**
  * The dirty set and the synced manifest of one cache.
  *
  * @example
@@ -63,6 +71,21 @@ export class SyncState implements StateAccess {
   readonly #files: ManifestFiles;
   /** Whether a dirty journal was on disk when loaded, or has been written since. */
   #journalSeen = false;
+  /**
+   * The dirty journal as this process last read or wrote it: its inode
+   * (null: none seen) and length. Lines past that length, or another inode
+   * (another process compacted it), are other processes' marks, taken in
+   * before every write of the journal ({@link catchUp}).
+   */
+  #journalIno: number | null = null;
+  #journalLen = 0;
+  /**
+   * Marks other processes sharing this cache made since this one loaded the
+   * journal (taken in by {@link catchUp}): kept in every rewrite of the
+   * journal, never pushed nor cleared by this process (their own push does
+   * that, or the next process to load the journal, which takes them all).
+   */
+  readonly #foreign = { dirty: new Set<string>(), attempted: new Set<string>(), bulk: false };
   /** Remote index version as of the last sync. */
   indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
@@ -117,7 +140,8 @@ export class SyncState implements StateAccess {
   get untouched(): boolean {
     return !this.#journalSeen && this.#seq === 0 && !this.#files.seen &&
       this.#manifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
-      this.#dirty.size === 0 && this.#attempted.size === 0 &&
+      this.#dirty.size === 0 && this.#attempted.size === 0 && this.#foreign.dirty.size === 0 &&
+      this.#foreign.attempted.size === 0 && !this.#foreign.bulk &&
       this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
   }
 
@@ -193,15 +217,18 @@ export class SyncState implements StateAccess {
   }
 
   async clean(paths: readonly string[]): Promise<void> {
-    for (const p of paths) {
-      if (p.endsWith("/")) {
-        for (const k of [...this.#dirty.keys()]) if (k.startsWith(p)) this.#dirty.delete(k);
-      } else {
-        this.#dirty.delete(p);
+    await this.#exclusive(async () => {
+      await this.#catchUp();
+      for (const p of paths) {
+        if (p.endsWith("/")) {
+          for (const k of [...this.#dirty.keys()]) if (k.startsWith(p)) this.#dirty.delete(k);
+        } else {
+          this.#dirty.delete(p);
+        }
       }
-    }
-    this.#journalStale = true;
-    await this.#compact();
+      this.#journalStale = true;
+      await this.#compact();
+    });
   }
 
   /**
@@ -210,11 +237,15 @@ export class SyncState implements StateAccess {
    * another writer's committed version, so nothing of this cache's is there.
    */
   async settleAttempted(paths: readonly string[]): Promise<void> {
-    let any = false;
-    for (const p of paths) if (this.#attempted.delete(p)) any = true;
-    if (!any) return;
-    this.#journalStale = true;
-    await this.#compact();
+    if (!paths.some((p) => this.#attempted.has(p))) return;
+    await this.#exclusive(async () => {
+      await this.#catchUp();
+      let any = false;
+      for (const p of paths) if (this.#attempted.delete(p)) any = true;
+      if (!any) return;
+      this.#journalStale = true;
+      await this.#compact();
+    });
   }
 
   /**
@@ -228,21 +259,26 @@ export class SyncState implements StateAccess {
     snapshot: { paths: Map<string, number>; bulkSeq: number },
     walkDone: boolean,
   ): Promise<void> {
-    for (const p of handled) {
-      const seen = snapshot.paths.get(p);
-      const now = this.#dirty.get(p);
-      if (now !== undefined && (seen === undefined || now <= seen)) {
-        this.#dirty.delete(p);
+    // Another process's marks since this one last looked are taken in first:
+    // a path it marked again since the snapshot stays dirty.
+    await this.#exclusive(async () => {
+      await this.#catchUp();
+      for (const p of handled) {
+        const seen = snapshot.paths.get(p);
+        const now = this.#dirty.get(p);
+        if (now !== undefined && (seen === undefined || now <= seen)) {
+          this.#dirty.delete(p);
+          this.#journalStale = true;
+        }
+        if (this.#attempted.delete(p)) this.#journalStale = true;
+      }
+      if (walkDone && this.#bulk && this.#bulkSeq <= snapshot.bulkSeq) {
+        this.#bulk = false;
         this.#journalStale = true;
       }
-      if (this.#attempted.delete(p)) this.#journalStale = true;
-    }
-    if (walkDone && this.#bulk && this.#bulkSeq <= snapshot.bulkSeq) {
-      this.#bulk = false;
-      this.#journalStale = true;
-    }
-    await this.saveManifest();
-    await this.#compact();
+      await this.saveManifest();
+      await this.#compact();
+    });
   }
 
   synced(path: string): SyncedEntry | undefined {
@@ -341,34 +377,128 @@ export class SyncState implements StateAccess {
     this.#journalSeen = true;
     await writingState(this.#dir, DIRTY_FILE, async () => {
       await Deno.mkdir(this.#dir, { recursive: true });
-      const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
-        append: true,
-        create: true,
-        write: true,
+      await this.#exclusive(async () => {
+        await this.#catchUp();
+        const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
+          append: true,
+          create: true,
+          write: true,
+        });
+        try {
+          const bytes = new TextEncoder().encode(text);
+          let off = 0;
+          while (off < bytes.length) off += await f.write(bytes.subarray(off));
+          await f.sync();
+          const st = await f.stat();
+          this.#sawJournal(st.ino, st.size);
+        } finally {
+          f.close();
+        }
       });
-      try {
-        await f.write(new TextEncoder().encode(text));
-        await f.sync();
-      } finally {
-        f.close();
-      }
     });
   }
 
+  /** Rewrites the journal from memory (call holding the lock, after {@link catchUp}). */
   async #compact(): Promise<void> {
     if (!this.#journalStale) return;
+    const f = this.#foreign;
     const text = journalLines({
-      bulk: this.#bulk,
-      dirty: this.#dirty.keys(),
-      attempted: this.#attempted,
+      bulk: this.#bulk || f.bulk,
+      dirty: f.dirty.size === 0 ? this.#dirty.keys() : new Set([...this.#dirty.keys(), ...f.dirty]),
+      attempted: f.attempted.size === 0
+        ? this.#attempted
+        : new Set([...this.#attempted, ...f.attempted]),
     });
     this.#journalSeen = true;
-    await writingState(
-      this.#dir,
-      DIRTY_FILE,
-      () => atomicWrite(`${this.#dir}/${DIRTY_FILE}`, new TextEncoder().encode(text)),
-    );
+    const file = `${this.#dir}/${DIRTY_FILE}`;
+    await writingState(this.#dir, DIRTY_FILE, async () => {
+      await atomicWrite(file, new TextEncoder().encode(text));
+      const st = await Deno.lstat(file);
+      this.#sawJournal(st.ino, st.size);
+    });
     this.#journalStale = false;
+  }
+
+  #sawJournal(ino: number | null, size: number): void {
+    this.#journalIno = ino;
+    this.#journalLen = size;
+  }
+
+  /**
+   * Runs `fn` holding the state directory's lock ({@link STATE_LOCK_FILE}),
+   * which every process's writes of the journal take. Where the filesystem
+   * has no such locks, `fn` runs without it.
+   */
+  async #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    let lock: Deno.FsFile | undefined;
+    try {
+      await Deno.mkdir(this.#dir, { recursive: true });
+      lock = await Deno.open(`${this.#dir}/${STATE_LOCK_FILE}`, {
+        read: true,
+        write: true,
+        create: true,
+      });
+      await lock.lock(true);
+    } catch {
+      lock?.close();
+      lock = undefined;
+    }
+    try {
+      return await fn();
+    } finally {
+      if (lock) {
+        try {
+          await lock.unlock();
+        } catch { /* released by the close */ }
+        lock.close();
+      }
+    }
+  }
+
+  /**
+   * Takes in the marks other processes wrote to the journal since this one
+   * last read or wrote it (call holding the lock), as {@link #foreign}
+   * marks. Lines appended since are added to them; a journal rewritten since
+   * (another process compacted it, carrying this process's marks) holds
+   * every mark still due: what it holds beyond this process's own marks
+   * replaces them.
+   */
+  async #catchUp(): Promise<void> {
+    const file = `${this.#dir}/${DIRTY_FILE}`;
+    const st = await Deno.lstat(file).catch(() => null);
+    if (!st?.isFile) return;
+    if (st.ino === this.#journalIno && st.size === this.#journalLen) return;
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(file);
+    } catch {
+      return; // unreadable now: the marks in memory are written back whole
+    }
+    const tail = st.ino !== null && st.ino === this.#journalIno &&
+      bytes.length > this.#journalLen &&
+      (this.#journalLen === 0 || bytes[this.#journalLen - 1] === 10);
+    const from = tail ? this.#journalLen : 0;
+    // A last line without its newline is an append under way: left for later.
+    const end = bytes.lastIndexOf(10) + 1;
+    const lines = end > from
+      ? new TextDecoder().decode(bytes.subarray(from, end)).split("\n").slice(0, -1)
+      : [];
+    const f = this.#foreign;
+    if (!tail) {
+      f.dirty.clear();
+      f.attempted.clear();
+      f.bulk = false;
+    }
+    for (const line of lines) {
+      if (line === "") continue;
+      const read = readJournalLine(line);
+      if (read.kind === "dirty") {
+        if (tail || !this.#dirty.has(read.path)) f.dirty.add(read.path);
+      } else if (read.kind === "attempted") {
+        if (tail || !this.#attempted.has(read.path)) f.attempted.add(read.path);
+      } else if (tail || !this.#bulk) f.bulk = true;
+    }
+    this.#sawJournal(st.ino, Math.max(end, from));
   }
 
   async #load(): Promise<void> {
@@ -385,6 +515,10 @@ export class SyncState implements StateAccess {
     }
     // Whatever the journal holds (repeats, a torn line) is rewritten at the next commit.
     if (text) this.#journalStale = true;
+    if (text !== null) {
+      const st = await Deno.lstat(`${this.#dir}/${DIRTY_FILE}`).catch(() => null);
+      if (st) this.#sawJournal(st.ino, new TextEncoder().encode(text).length);
+    }
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
       for (const line of text.split("\n")) {

@@ -264,3 +264,50 @@ Deno.test("a base asked for by a pull and a save made at once keep every record"
   await s.saveManifest();
   assert.deepEqual((await open()).syncedPaths().sort(), ["fetched", "lock.json"]);
 });
+
+/** Two processes' states over one cache (swamp runs models of one repository at once). */
+async function sharedBy2() {
+  const f = await fresh();
+  return { ...f, one: await f.open(), two: await f.open() };
+}
+
+Deno.test("a commit keeps the marks another process sharing the cache made since it loaded, and never pushes them", async () => {
+  const { open, one, two } = await sharedBy2();
+  await two.markDirty("m2/raw");
+  await one.markDirty("m1/raw");
+  assert.deepEqual(
+    one.dirtyPaths(),
+    ["m1/raw"],
+    "the other process's mark is not this one's to push",
+  );
+  await one.commit(["m1/raw"], one.snapshot(), false);
+  assert.deepEqual((await open()).dirtyPaths(), ["m2/raw"], "a fresh process pushes it");
+  await two.commit(["m2/raw"], two.snapshot(), false);
+  assert.deepEqual((await open()).dirtyPaths(), []);
+});
+
+Deno.test("a journal another process compacted keeps this process's marks and takes in its own, the bulk mark and uploads about to be written among them", async () => {
+  const { open, one, two } = await sharedBy2();
+  await one.markDirty("a");
+  await two.markDirty("b");
+  await two.markDirty();
+  await two.markAttempted(["c"]);
+  // The other process compacts (its push of nothing of its own).
+  await one.commit([], one.snapshot(), false);
+  await two.markDirty("d");
+  await two.commit(["b"], two.snapshot(), false);
+  await one.commit(["a"], one.snapshot(), false);
+  const three = await open();
+  assert.deepEqual(three.dirtyPaths(), ["d"]);
+  assert.equal(three.bulkPending(), true, "the other process's walk is still due");
+  assert.deepEqual(three.attemptedPaths(), ["c"]);
+});
+
+Deno.test("a path another process marks again after this one's push read it stays dirty", async () => {
+  const { open, one, two } = await sharedBy2();
+  await one.markDirty("x");
+  const snap = one.snapshot();
+  await two.markDirty("x"); // written again by the other process after the push's read
+  await one.commit(["x"], snap, false);
+  assert.deepEqual((await open()).dirtyPaths(), ["x"]);
+});
