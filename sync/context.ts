@@ -140,6 +140,13 @@ export interface PlanEntry {
    */
   strandedCheck?: boolean;
   /**
+   * Planned without a dirty mark of its own: a data version's `latest`
+   * marker that a deletion of the version took along (see `buildPlan`). A
+   * push that fails on it or leaves it dirty marks it, so that the next
+   * push takes it again.
+   */
+  unmarked?: boolean;
+  /**
    * Only named again in the index, never written: the entry another client
    * dropped of a file that only its own transaction publishes (the managed
    * lockfile). Should the store no longer hold the version synced (a

@@ -13,7 +13,7 @@ import {
   NOT_REGULAR_REFUSED,
   walkFiles,
 } from "../transfer/cache.ts";
-import { isLayoutInternal } from "../transfer/bucket_layout.ts";
+import { isLayoutInternal, markerOfVersionFile } from "../transfer/bucket_layout.ts";
 import { settledAt, type SyncState } from "./state.ts";
 import type { PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
@@ -37,6 +37,10 @@ export const NOTHING_HERE_REASON =
  * files under it too (and for the writes an earlier push made under it
  * without committing them); such paths are added to `expandedDirs`, so that the commit
  * cleans them once everything under them is handled.
+ *
+ * A planned deletion of a data version's file takes the version's `latest`
+ * marker along when this cache changed or removed it since its sync, marked
+ * or not (see `addMarkersOfDeletions`).
  *
  * A walk never plans a deletion (a wiped or partly restored cache must never
  * empty the bucket): the synced paths it finds gone from the cache (or
@@ -286,6 +290,14 @@ export async function buildPlan(
       }
     }
   }
+  // The `latest` marker beside a version this push deletes: the datastore
+  // deletes a version by marking only the version's directory, then rewrites
+  // the marker to the version left (or removes it with its data) without a
+  // mark of its own. Its change here goes with the deletion (the gates see it
+  // as any marker: it waits for the version it names, and a change of it
+  // there since this cache's sync is a conflict); left out, the datastore's
+  // marker would name the deleted version, and no later push would find it.
+  await addMarkersOfDeletions(cache, state, plan, add);
   // Paths an earlier push wrote without committing (a walk's, or under a
   // marked directory: see `SyncState.markAttempted`) that this push covers
   // and does not plan: the store may hold this cache's own object there that
@@ -318,6 +330,55 @@ export async function buildPlan(
     if (!local) e.reason = STRANDED_REASON;
   }
   return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Adds to `plan` the `latest` marker of each data version a deletion of it
+ * names, when the marker is not planned already and its synced file changed
+ * here (a put) or is gone (a deletion). A marker as it was synced, one this
+ * cache never synced, and one it may not read are left out.
+ */
+async function addMarkersOfDeletions(
+  cache: LocalCache,
+  state: SyncState,
+  plan: Map<string, PlanEntry>,
+  add: (path: string, action: PlanEntry["action"], hash?: string, size?: number) => void,
+): Promise<void> {
+  const markers = new Set<string>();
+  for (const e of plan.values()) {
+    if (e.action !== "delete") continue;
+    const marker = markerOfVersionFile(e.path);
+    if (marker !== undefined && !plan.has(marker)) markers.add(marker);
+  }
+  for (const marker of markers) {
+    const s = state.synced(marker);
+    if (!s || !isSafeRelPath(marker)) continue;
+    let st: { size: number; mtimeMs: number } | null;
+    try {
+      st = await cache.stat(marker);
+    } catch (e) {
+      // Under a link, or unreadable: left as it is, as any file that may not be read.
+      if (e instanceof UnsafePathError || e instanceof UnreadablePathError) continue;
+      throw e;
+    }
+    if (!st) {
+      // Gone (or replaced by a directory of its name): its deletion.
+      if (cache.fileGone(marker)) add(marker, "delete");
+      if (plan.has(marker)) plan.get(marker)!.unmarked = true;
+      continue;
+    }
+    if (s.size === st.size && s.mtimeMs === st.mtimeMs) continue;
+    let local: { hash: string; size: number } | null;
+    try {
+      local = await cache.hashFile(marker);
+    } catch (e) {
+      if (e instanceof UnreadablePathError) continue;
+      throw e;
+    }
+    if (!local || local.hash === s.hash) continue;
+    add(marker, "put", local.hash, local.size);
+    plan.get(marker)!.unmarked = true;
+  }
 }
 
 export { directoriesOf };

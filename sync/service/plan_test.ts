@@ -3,6 +3,9 @@ import { LocalCache } from "../transfer/cache.ts";
 import { buildPlan, directoriesOf } from "./plan.ts";
 import { sha256HexSync } from "../hash.ts";
 import { SyncState } from "./state.ts";
+import type { SyncService } from "./service.ts";
+import { assertIndexCurrent, clone, put, read } from "./clone_kit.ts";
+import { hookedStore, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -183,4 +186,122 @@ Deno.test("a marked directory's unchanged files get their settled mtime recorded
   await Deno.utime(`${t.dir}/d/a.txt`, past, past);
   assert.deepEqual(actions(await t.plan(["d"])), []);
   assert.equal(t.state.synced("d/a.txt")?.mtimeMs, past.getTime());
+});
+
+/**
+ * The `latest` marker of a deleted version: the datastore's deletion of a
+ * version marks only the version's directory and rewrites the marker (or
+ * removes it with the data) without a mark of its own. The push of the
+ * deletion publishes the marker's local state; a marker unchanged here is
+ * left alone; a peer's change of it since this cache's sync is a conflict.
+ */
+const DATA = "data/shell/cmd/m1/out";
+const LATEST = `${DATA}/latest`;
+
+/** A clone that published versions 1..`n` of `DATA` (its directory marked), `latest` naming `n`. */
+async function withVersions(store: InMemoryStore, n: number): Promise<SyncService> {
+  const a = await clone(store, "a");
+  await a.markDirty({ relPath: DATA });
+  for (let v = 1; v <= n; v++) {
+    await writeCacheFile(a.cacheDir, `${DATA}/${v}/metadata.yaml`, `version: ${v}\n`);
+    await writeCacheFile(a.cacheDir, `${DATA}/${v}/raw`, `v${v}`);
+  }
+  await writeCacheFile(a.cacheDir, LATEST, String(n));
+  await a.pushChanged();
+  assert.equal(store.peekText(LATEST), String(n));
+  return a;
+}
+
+/** The datastore's deletion of version `v`: its directory marked, then removed. */
+async function deleteVersion(svc: SyncService, v: number): Promise<void> {
+  await svc.markDirty({ relPath: `${DATA}/${v}` });
+  await Deno.remove(`${svc.cacheDir}/${DATA}/${v}`, { recursive: true });
+}
+
+Deno.test("the deletion of the latest version publishes the marker rewritten here, unmarked, to the version left", async () => {
+  const store = new InMemoryStore();
+  const a = await withVersions(store, 3);
+  await deleteVersion(a, 3);
+  await writeCacheFile(a.cacheDir, LATEST, "2");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.equal(store.peekText(`${DATA}/3/raw`), undefined);
+  assert.equal(store.peekText(LATEST), "2", "the datastore's marker names the version left");
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  const named = await read(c, LATEST);
+  assert.equal(named, "2");
+  assert.equal(await read(c, `${DATA}/${named}/raw`), "v2");
+  assert.equal(await read(c, `${DATA}/3/raw`), undefined);
+  await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("the deletion of the only version, its data directory removed with its marker, deletes the marker too", async () => {
+  const store = new InMemoryStore();
+  const a = await withVersions(store, 1);
+  await a.markDirty({ relPath: `${DATA}/1` });
+  await Deno.remove(`${a.cacheDir}/${DATA}`, { recursive: true });
+  await a.pushChanged();
+  assert.equal(store.peekText(`${DATA}/1/raw`), undefined);
+  assert.equal(store.peekText(LATEST), undefined, "no marker left naming a deleted version");
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, LATEST), undefined);
+  await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("the deletion of an older version leaves a marker rewritten here with the same version alone: no write of it", async () => {
+  const store = new InMemoryStore();
+  const writes: string[] = [];
+  const a = await withVersions(
+    hookedStore(store, {
+      before: (k) => void writes.push(k),
+      beforeDelete: (k) => void writes.push(k),
+    }),
+    3,
+  );
+  writes.length = 0;
+  await deleteVersion(a, 1);
+  // Rewritten as the datastore does after any deletion: the same version, a new mtime.
+  await Deno.remove(`${a.cacheDir}/${LATEST}`);
+  await writeCacheFile(a.cacheDir, LATEST, "3");
+  const r = await a.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.equal(store.peekText(`${DATA}/1/raw`), undefined);
+  assert.equal(store.peekText(LATEST), "3");
+  assert.deepEqual(writes.filter((k) => k === LATEST), [], "the unchanged marker is not written");
+});
+
+Deno.test("the marker a version's deletion carries along meets a peer's change of it since this cache's sync as a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await withVersions(store, 3);
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  await put(b, `${DATA}/4/raw`, "v4");
+  await put(b, LATEST, "4");
+  await b.pushChanged();
+  assert.equal(store.peekText(LATEST), "4");
+  await deleteVersion(a, 3);
+  await writeCacheFile(a.cacheDir, LATEST, "2");
+  const r = await a.pushChanged();
+  assert.equal(store.peekText(`${DATA}/3/raw`), undefined);
+  assert.deepEqual(r.conflicts, [LATEST], "a conflict, not an overwrite of the peer's marker");
+  assert.equal(store.peekText(LATEST), "4", "the peer's marker stays");
+  assert.equal(await read(a, LATEST), "2", "this cache keeps its own");
+  await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("a marker taken along unmarked whose deletion fails stays dirty, and the next push deletes it", async () => {
+  const store = new InMemoryStore();
+  const a = await withVersions(store, 1);
+  await a.markDirty({ relPath: `${DATA}/1` });
+  await Deno.remove(`${a.cacheDir}/${DATA}`, { recursive: true });
+  store.failNext("delete", 1, undefined, { match: (k) => k === LATEST });
+  await assert.rejects(a.pushChanged());
+  assert.equal(store.peekText(`${DATA}/1/raw`), undefined);
+  assert.equal(store.peekText(LATEST), "1");
+  assert.ok(a.state.dirtyPaths().includes(LATEST), "the failed marker stays dirty");
+  await a.pushChanged();
+  assert.equal(store.peekText(LATEST), undefined);
+  await assertIndexCurrent(store, { held: true });
 });

@@ -382,6 +382,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (!e.keepDirty) handled.push(e.path);
       }
     }
+    // A marker the plan took along without a mark (see `PlanEntry.unmarked`)
+    // that failed or stays dirty is marked, or no later push would take it.
+    const failedHere = new Set(failures.map((f) => f.entry));
+    const toMark = ctx.plan.filter((e) =>
+      e.unmarked && !e.prepared && (failedHere.has(e) || (e.action === "skip" && e.keepDirty))
+    ).map((e) => e.path);
+    if (toMark.length > 0 && !ctx.dryRun) await state.markDirtyMany(toMark);
     const deferredDirs = settleMarkedDirs({
       plan: ctx.plan,
       dirs: [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []],
