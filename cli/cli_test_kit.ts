@@ -6,7 +6,7 @@
  * @module
  */
 import { STATE_DIR } from "../sync/transfer/cache.ts";
-import { run } from "./commands.ts";
+import { type CliIo, run } from "./commands.ts";
 
 /** One in-process run of the command line. */
 export interface Ran {
@@ -32,7 +32,8 @@ export interface Ran {
  */
 export async function sluice(
   args: string[],
-  opts: { env?: Record<string, string>; isTTY?: boolean; cwd?: string; signal?: AbortSignal } = {},
+  opts: Pick<CliIo, "isTTY" | "cwd" | "signal" | "openStore"> & { env?: Record<string, string> } =
+    {},
 ): Promise<Ran> {
   let out = "";
   let err = "";
@@ -43,6 +44,7 @@ export async function sluice(
     isTTY: opts.isTTY,
     cwd: opts.cwd,
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.openStore ? { openStore: opts.openStore } : {}),
   });
   return { code, out, err, json: () => JSON.parse(out) };
 }

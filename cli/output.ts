@@ -7,6 +7,7 @@
  */
 import { SluiceError } from "../sync/errors.ts";
 import type { GateEvent, WarningEvent } from "../sync/events.ts";
+import type { OpenedStore, OpenStoreOptions, StoreSpec } from "./store_url.ts";
 
 /** The command line's window on the world, injected so tests run it in-process. */
 export interface CliIo {
@@ -26,6 +27,8 @@ export interface CliIo {
   signal?: AbortSignal;
   /** The arguments the command was run with (after `sluice`), for hints that repeat it. */
   argv?: readonly string[];
+  /** Opens the store a command works with; default `openStore` of `store_url.ts` (tests pass a faulty one). */
+  openStore?: (spec: StoreSpec, options: OpenStoreOptions) => OpenedStore;
 }
 
 export { shellWord } from "../sync/shell_word.ts";

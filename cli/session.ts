@@ -6,8 +6,9 @@
  *
  * A cache mirrors one datastore: the first command that names a store and
  * reaches it (the store answered one of its requests: {@link noticingStore})
- * records it in the cache's internal state when it ends
- * ({@link Session.recordStore}), later commands default to it, and a
+ * records it in the cache's internal state at that first answer, before the
+ * command goes on to upload or fetch anything ({@link Session.recordStore}:
+ * one killed midway leaves it recorded), later commands default to it, and a
  * command naming another datastore for the same cache is refused
  * (its synced manifest would make a push skip files the other store lacks;
  * the checks are in `session_checks.ts`).
@@ -103,7 +104,8 @@ export interface Session {
    * Records the store in the cache, when this command named one the cache
    * has not recorded and the store answered (a no-op otherwise): a first
    * command that failed on a mistyped bucket, or never asked the store,
-   * leaves the cache free for the right one.
+   * leaves the cache free for the right one. The store's first answer
+   * records it already (once), before the answer is handed on.
    */
   recordStore(): Promise<void>;
   /**
@@ -187,24 +189,32 @@ export function resolveNamespace(ns: string | undefined): string {
  * as an answer about an object (not found, already exists, a failed
  * condition): the store answered, so its bucket exists and the credentials
  * were taken. A missing bucket, refused credentials or an outage do not
- * count. Methods run on the store itself, so its private state is untouched.
+ * count. The answer is handed on once `onReached` has settled (a promise it
+ * gives, awaited; its error instead, when it fails): what the caller does
+ * next with the store comes after it. Methods run on the store itself, so
+ * its private state is untouched.
  */
-export function noticingStore<S extends object>(store: S, onReached: () => void): S {
+export function noticingStore<S extends object>(store: S, onReached: () => unknown): S {
   return new Proxy(store, {
     get(target, key) {
       const value = Reflect.get(target, key);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         const out = value.apply(target, args);
-        if (out instanceof Promise) {
-          out.then(onReached, (e) => {
+        if (!(out instanceof Promise)) return out;
+        return out.then(
+          async (answer) => {
+            await onReached();
+            return answer;
+          },
+          async (e) => {
             if (
               e instanceof NotFoundError || e instanceof AlreadyExistsError ||
               e instanceof PreconditionFailedError
-            ) onReached();
-          });
-        }
-        return out;
+            ) await onReached();
+            throw e;
+          },
+        );
       };
     },
   });
@@ -296,9 +306,39 @@ export async function openSession(
   );
   // A cache the swamp extension made holds unfinished data versions (its record says so).
   const hold = chosen.recorded?.unfinishedVersions === "hold";
-  const opened = openStore(chosen.spec, { env: io.env, onRetry: retryNotice(chosen.spec, out) });
+  const opened = (io.openStore ?? openStore)(chosen.spec, {
+    env: io.env,
+    onRetry: retryNotice(chosen.spec, out),
+  });
+  // Only a push or a pull makes a cache: another command run on a directory
+  // that is none yet leaves it as it is (its record of a store would let a
+  // later push take the directory for a cache).
+  const records = chosen.record && (startsCaches(command) || wasCache);
   let reached = false;
-  const store = noticingStore(opened.store, () => reached = true);
+  let recording: Promise<void> | undefined;
+  const recordStore = (): Promise<void> => {
+    if (!records || !reached) return Promise.resolve();
+    // Once: a failed write is tried again by the next answer (or at the end).
+    return recording ??= probeCache.writeState(
+      CLI_STORE_STATE,
+      {
+        format: 1,
+        url: chosen.url,
+        identity: storeIdentity(chosen.spec),
+        ...(hold ? { unfinishedVersions: "hold" as const } : {}),
+      } satisfies StoreRecord,
+    ).catch((e) => {
+      recording = undefined;
+      throw e;
+    });
+  };
+  // Recorded at the store's first answer, before the command goes on: a push
+  // or a pull reads the index before it uploads or fetches anything, so a
+  // command killed midway leaves the cache tied to the store it wrote to.
+  const store = noticingStore(opened.store, () => {
+    reached = true;
+    return recordStore();
+  });
   try {
     const events = createEmitter();
     events.on("warning", (w) => out.warn(w));
@@ -320,22 +360,7 @@ export async function openSession(
         return reached;
       },
       storeKept: !chosen.record || startsCaches(command) || wasCache,
-      recordStore: async () => {
-        if (!chosen.record || !reached) return;
-        // Only a push or a pull makes a cache: another command run on a
-        // directory that is none yet leaves it as it is (its record of a
-        // store would let a later push take the directory for a cache).
-        if (!startsCaches(command) && !wasCache) return;
-        await service.cache.writeState(
-          CLI_STORE_STATE,
-          {
-            format: 1,
-            url: chosen.url,
-            identity: storeIdentity(chosen.spec),
-            ...(hold ? { unfinishedVersions: "hold" as const } : {}),
-          } satisfies StoreRecord,
-        );
-      },
+      recordStore,
       service,
       store,
       spec: chosen.spec,

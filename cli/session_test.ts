@@ -5,6 +5,8 @@ import { sluice, world } from "./cli_test_kit.ts";
 import { CLI_STORE_STATE, noticingStore } from "./session.ts";
 import { NotFoundError } from "../sync/errors.ts";
 import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
+import type { ObjectStore } from "../sync/ports.ts";
+import { openStore } from "./store_url.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -248,6 +250,133 @@ Deno.test("noticingStore: a call that succeeds marks the store reached; one that
   }, () => reached++);
   await assert.rejects(missing.get());
   assert.equal(reached, 2, "not found is an answer: the bucket is there");
+});
+
+Deno.test("noticingStore: an answer is handed on once onReached has settled, and its failure instead", async () => {
+  const steps: string[] = [];
+  let settle = () => {};
+  const store = noticingStore({ get: () => Promise.resolve("body") }, () => {
+    steps.push("reached");
+    return new Promise<void>((done) => settle = done);
+  });
+  const answer = store.get().then((body) => steps.push(`answer ${body}`));
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.deepEqual(steps, ["reached"], "the answer waits for onReached");
+  settle();
+  await answer;
+  assert.deepEqual(steps, ["reached", "answer body"]);
+  const unrecorded = noticingStore(
+    { get: () => Promise.reject(new NotFoundError("_index/_meta.json")) },
+    () => Promise.reject(new Error("state directory is read-only")),
+  );
+  await assert.rejects(unrecorded.get(), /read-only/);
+});
+
+/** Copies the directory `from` to `to` at once: nothing else runs meanwhile. */
+function copyDir(from: string, to: string): void {
+  Deno.mkdirSync(to, { recursive: true });
+  for (const e of Deno.readDirSync(from)) {
+    if (e.isDirectory) copyDir(`${from}/${e.name}`, `${to}/${e.name}`);
+    else Deno.copyFileSync(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+}
+
+/**
+ * Runs `sluice <args>` on the cache `dir` as a process killed as it starts
+ * its third upload (`put`) or fetch (`get`) of a file under `notes/`: the
+ * cache is then what its disk held at that moment (copied to `crashed`),
+ * the store what it held then (every later call fails).
+ */
+async function killedMidway(
+  args: string[],
+  op: "put" | "get",
+  dir: string,
+  crashed: string,
+): Promise<void> {
+  let calls = 0;
+  let killed = false;
+  const dying = (store: ObjectStore): ObjectStore =>
+    new Proxy(store, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (typeof value !== "function") return value;
+        return async (...callArgs: unknown[]) => {
+          if (killed) throw new Error("killed");
+          if (key === op && String(callArgs[0]).startsWith("notes/") && ++calls === 3) {
+            killed = true;
+            copyDir(dir, crashed);
+            throw new Error("killed");
+          }
+          return await value.apply(target, callArgs);
+        };
+      },
+    });
+  await sluice(args, {
+    openStore: (spec, o) => {
+      const opened = openStore(spec, o);
+      return { ...opened, store: dying(opened.store) };
+    },
+  });
+  assert.equal(killed, true, `${args[0]} was killed midway`);
+}
+
+/** A store directory `name` beside the world's store, which a cache killed midway must not take. */
+async function otherStore(w: { base: string }, name = "other"): Promise<string> {
+  await Deno.mkdir(`${w.base}/${name}`);
+  return `file://${w.base}/${name}`;
+}
+
+Deno.test("a first push killed after some uploads leaves the cache tied to its store: the next command takes it without --store, and another store is refused", async () => {
+  const w = await world();
+  const dir = `${w.base}/new`;
+  for (let i = 1; i <= 6; i++) await w.write(dir, `notes/${i}.txt`, `${i}\n`);
+  const crashed = `${w.base}/crashed`;
+  await killedMidway(["push", "--init", "--cache", dir, "--store", w.url], "put", dir, crashed);
+
+  const other = await otherStore(w);
+  const refused = await sluice(["push", "--cache", crashed, "--store", other]);
+  assert.equal(refused.code, 78, refused.err);
+  assert.match(
+    refused.err,
+    /^error\[invalid_config\]: The cache \S+ mirrors file:\/\/\S+\/store, not /,
+  );
+  assert.match(refused.err, /drop --store/);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(other.slice(7))), [], "nothing went there");
+
+  const again = await sluice(["push", "--cache", crashed, "--json"]);
+  assert.equal(again.code, 0, again.err);
+  assert.equal(again.json().endpoint, w.url);
+  // Its two uploads that landed are found there, the rest uploaded.
+  const { uploaded, identical } = again.json() as Record<string, string[]>;
+  assert.deepEqual(
+    [...uploaded, ...identical].sort(),
+    [1, 2, 3, 4, 5, 6].map((i) => `notes/${i}.txt`),
+  );
+  assert.equal(identical.length, 2);
+  await w.cleanup();
+});
+
+Deno.test("a first pull killed after some fetches leaves the cache tied to its store: the next pull takes it without --store, and another store is refused", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  for (let i = 1; i <= 6; i++) await w.write(a, `notes/${i}.txt`, `${i}\n`);
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const dir = `${w.base}/new`;
+  const crashed = `${w.base}/crashed`;
+  await killedMidway(["pull", "--init", "--cache", dir, "--store", w.url], "get", dir, crashed);
+
+  const refused = await sluice(["pull", "--cache", crashed, "--store", await otherStore(w)]);
+  assert.equal(refused.code, 78, refused.err);
+  assert.match(refused.err, /mirrors file:\/\/\S+\/store, not /);
+
+  const again = await sluice(["pull", "--cache", crashed, "--json"]);
+  assert.equal(again.code, 0, again.err);
+  assert.equal(again.json().endpoint, w.url);
+  for (let i = 1; i <= 6; i++) {
+    assert.equal(await Deno.readTextFile(`${crashed}/notes/${i}.txt`), `${i}\n`);
+  }
+  await w.cleanup();
 });
 
 Deno.test("a relative file:// store is recorded absolute: the cache used from another directory keeps its store", async () => {
