@@ -30,11 +30,14 @@ if (!fs.existsSync(deno)) {
 }
 
 const child = spawn(deno, ["run", "-A", main, ...process.argv.slice(2)], { stdio: "inherit" });
-// Ctrl-C reaches the child through the terminal (the whole process group):
-// this process only stays alive until the child exits. A SIGTERM or SIGHUP
-// sent to this process alone is passed on, so the child stops as it would.
+// A SIGTERM or SIGHUP sent to this process is passed on, so the child stops as
+// it would. A SIGINT is passed on as a SIGTERM: sent to this process alone
+// (`kill -INT <pid>`) it cancels the child all the same, and where Ctrl-C
+// reaches the child too (the terminal signals the whole process group) the
+// child takes the two as one, since only a second signal of the same kind
+// makes it exit at once (cli/main.ts).
 const handlers = {
-  SIGINT: () => {},
+  SIGINT: () => child.kill("SIGTERM"),
   SIGTERM: () => child.kill("SIGTERM"),
   SIGHUP: () => child.kill("SIGHUP"),
 };

@@ -17,10 +17,20 @@ const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 if (import.meta.main) {
   const abort = new AbortController();
   // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command cleanly, which
-  // then ends with \`aborted\` (130), never 0; a second one exits at once.
-  const onInterrupt = () => abort.signal.aborted ? Deno.exit(130) : abort.abort();
+  // then ends with \`aborted\` (130), never 0; a second one of the same kind
+  // exits at once. A signal of another kind does not: \`bin/sluice.cjs\` passes
+  // a SIGINT on as a SIGTERM, and a Ctrl-C reaches this process directly too.
   const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  for (const s of signals) Deno.addSignalListener(s, onInterrupt);
+  const seen = new Set<string>();
+  const listeners = signals.map((s) => {
+    const onInterrupt = () => {
+      if (seen.has(s)) Deno.exit(130);
+      seen.add(s);
+      abort.abort();
+    };
+    Deno.addSignalListener(s, onInterrupt);
+    return [s, onInterrupt] as const;
+  });
   let env: Record<string, string> = {};
   try {
     env = Deno.env.toObject();
@@ -37,6 +47,6 @@ if (import.meta.main) {
     columns: Deno.stdout.isTerminal() ? Deno.consoleSize().columns : undefined,
     signal: abort.signal,
   });
-  for (const s of signals) Deno.removeSignalListener(s, onInterrupt);
+  for (const [s, onInterrupt] of listeners) Deno.removeSignalListener(s, onInterrupt);
   Deno.exit(code);
 }
