@@ -83,6 +83,7 @@ export function action<A extends unknown[]>(
     const args = raw.slice(0, raw.length - 2) as A;
     try {
       state.code = (await body(out, cmd, ...args)) ?? 0;
+      out.finish();
     } catch (e) {
       state.code = out.fail(name, errorReport(commandFailure(e, io, name)));
     }

@@ -62,32 +62,42 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       // Several conflicts: one refused (nothing changed for it) is told of,
       // and the others are resolved all the same.
       const refused: { path: string; code: string; message: string }[] = [];
-      const resolveAll = async () => {
-        for (const rel of rels) {
-          let r: ResolveResult;
-          try {
-            r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
-          } catch (e) {
-            if (rels.length === 1 || !(e instanceof ResolveRefusedError)) throw e;
-            refused.push({ path: rel, code: e.code, message: e.message });
-            out.warn({ code: e.code, message: e.message });
-            continue;
+      // The notes and warnings counted past their limit are told once for
+      // them all, not after each file's line.
+      const resolveAll = () =>
+        out.together(async () => {
+          for (const rel of rels) {
+            let r: ResolveResult;
+            try {
+              r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
+            } catch (e) {
+              if (rels.length === 1 || !(e instanceof ResolveRefusedError)) throw e;
+              refused.push({ path: rel, code: e.code, message: e.message });
+              out.warn({ code: e.code, message: e.message });
+              continue;
+            }
+            done.push(r);
+            // Not resolved, and no conflict either: theirs not taken (the store's
+            // object is not the one the index names), or yours not published yet
+            // (its push left it out, for the reason it gave).
+            if (!r.resolved && r.conflicts.length === 0) {
+              notTaken.push({
+                path: rel,
+                reason: resolution === "theirs"
+                  ? "the datastore's object is not the one its index names"
+                  : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
+              });
+            }
+            say(
+              out,
+              s.store.endpoint,
+              rel,
+              resolution,
+              r,
+              (l) => shownLocation(s.service.cache, l),
+            );
           }
-          done.push(r);
-          // Not resolved, and no conflict either: theirs not taken (the store's
-          // object is not the one the index names), or yours not published yet
-          // (its push left it out, for the reason it gave).
-          if (!r.resolved && r.conflicts.length === 0) {
-            notTaken.push({
-              path: rel,
-              reason: resolution === "theirs"
-                ? "the datastore's object is not the one its index names"
-                : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
-            });
-          }
-          say(out, s.store.endpoint, rel, resolution, r, (l) => shownLocation(s.service.cache, l));
-        }
-      };
+        });
       // One hold of the global lock around them all.
       if (o.globalLock) {
         const lock = globalLockOf(s);

@@ -184,6 +184,13 @@ export function forTerminal(line: string): string {
 /** Gate notes shown per gate before the rest are counted instead (all with `--verbose`). */
 export const NOTES_SHOWN_PER_GATE = 10;
 
+/**
+ * Warnings of one code shown before the rest are counted instead (all with
+ * `--verbose`; `--json` lists them all): a push of 1,500 files changed
+ * remotely prints 10 `changed_remotely` paragraphs, not 1,500.
+ */
+export const WARNINGS_SHOWN_PER_CODE = 10;
+
 /** Paths listed one per line in a command's result before the rest are counted. */
 export const PATHS_LISTED = 20;
 
@@ -237,6 +244,12 @@ export class Output {
   readonly #shown = new Map<string, number>();
   /** Notes not shown yet counted, per gate (told by the next line said). */
   readonly #hidden = new Map<string, number>();
+  /** Warnings shown so far, per code. */
+  readonly #warningsShown = new Map<string, number>();
+  /** Warnings not shown yet counted, per code (told with the notes). */
+  readonly #warningsHidden = new Map<string, number>();
+  /** Inside {@link Output.together}: the counts are told at its end, not by each line said. */
+  #together = 0;
   /** Called before each line is written: takes a progress bar off the screen. */
   #interrupt: (() => void) | undefined;
 
@@ -288,12 +301,40 @@ export class Output {
   say(line = ""): void {
     if (this.json) return;
     this.#interrupt?.();
-    this.#tellHidden();
+    if (this.#together === 0) this.#tellHidden();
     this.#io.stdout(`${forTerminal(this.#naming(line))}\n`);
   }
 
-  /** One line per gate whose notes were counted rather than shown. */
+  /**
+   * Runs `fn`, whose lines (one result per file, as `resolve <dir>` says
+   * them) do not each tell the notes and warnings counted so far: they are
+   * told once, when `fn` ends, one line per gate or code for the whole run.
+   */
+  async together<T>(fn: () => Promise<T>): Promise<T> {
+    this.#together++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#together === 0) {
+        this.#interrupt?.();
+        this.#tellHidden();
+      }
+    }
+  }
+
+  /** Tells what is still counted and not told (at the end of a command). */
+  finish(): void {
+    this.#interrupt?.();
+    this.#tellHidden();
+  }
+
+  /**
+   * One line per gate whose notes were counted rather than shown (stdout,
+   * none with `--json`), and one per warning code (stderr).
+   */
   #tellHidden(): void {
+    this.#tellHiddenWarnings();
+    if (this.json) return;
     for (const [gate, n] of this.#hidden) {
       this.#io.stdout(
         `  ${gate}: ${
@@ -304,11 +345,36 @@ export class Output {
     this.#hidden.clear();
   }
 
-  /** A warning: always on stderr, and collected for `--json`. */
+  /** One line per warning code whose warnings were counted rather than shown (stderr). */
+  #tellHiddenWarnings(): void {
+    for (const [code, n] of this.#warningsHidden) {
+      this.#io.stderr(
+        `… and ${n} more \`${code}\` ${
+          n === 1 ? "warning" : "warnings"
+        } like these (\`--verbose\` shows each; \`--json\` lists them)\n`,
+      );
+    }
+    this.#warningsHidden.clear();
+  }
+
+  /**
+   * A warning: on stderr, and collected for `--json`. Past
+   * {@link WARNINGS_SHOWN_PER_CODE} of one code (unless `--verbose`) the
+   * rest are counted instead, and the count told by the next line said or
+   * warning shown, or at the command's end.
+   */
   warn(event: WarningEvent): void {
     const w = { ...event, message: this.#naming(event.message) };
     this.warnings.push(w);
+    const shown = this.#warningsShown.get(w.code) ?? 0;
+    if (!this.verbose && shown >= WARNINGS_SHOWN_PER_CODE) {
+      this.#warningsHidden.set(w.code, (this.#warningsHidden.get(w.code) ?? 0) + 1);
+      return;
+    }
+    this.#warningsShown.set(w.code, shown + 1);
     this.#interrupt?.();
+    // The warnings of another code counted before it are told first, right after the ones shown.
+    if (this.#together === 0) this.#tellHiddenWarnings();
     this.#io.stderr(`warning[${w.code}]: ${forTerminal(w.message)}\n`);
   }
 
@@ -367,7 +433,7 @@ export class Output {
   fail(command: string, given: ErrorReport): number {
     const report = { ...given, message: this.#naming(given.message) };
     this.#interrupt?.();
-    if (!this.json) this.#tellHidden();
+    this.#tellHidden();
     this.#io.stderr(`error[${report.code}]: ${forTerminal(report.message)}\n`);
     if (this.json) {
       const doc = { ok: false, command, error: report, warnings: this.warnings };

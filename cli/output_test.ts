@@ -9,6 +9,7 @@ import {
   PATHS_LISTED,
   shellWord,
   streamWriter,
+  WARNINGS_SHOWN_PER_CODE,
 } from "./output.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 
@@ -86,6 +87,71 @@ Deno.test("gate notes: --verbose shows each, --json prints none but lists them a
   assert.doesNotMatch(verbose.out(), /more notes/);
   assert.equal(json.out(), "");
   assert.equal(json.o.gates.length, 30);
+});
+
+Deno.test("warnings: the first few of each code are shown, the rest counted on one line; --json keeps them all", () => {
+  for (const options of [{}, { json: true }]) {
+    let err = "";
+    const o = new Output({ stdout: () => {}, stderr: (s) => (err += s) }, options);
+    for (let i = 0; i < WARNINGS_SHOWN_PER_CODE + 15; i++) {
+      o.warn({ code: "changed_remotely", message: `notes/f${i}.txt was not pushed` });
+    }
+    o.warn({ code: "conflicts_left", message: "25 conflicts are unresolved" });
+    o.say("Pushed 0 files.");
+    o.finish();
+    assert.deepEqual(err.trimEnd().split("\n").slice(-3), [
+      `warning[changed_remotely]: notes/f${WARNINGS_SHOWN_PER_CODE - 1}.txt was not pushed`,
+      "… and 15 more `changed_remotely` warnings like these (`--verbose` shows each; `--json` lists them)",
+      "warning[conflicts_left]: 25 conflicts are unresolved",
+    ]);
+    assert.equal(o.warnings.length, WARNINGS_SHOWN_PER_CODE + 16);
+  }
+  let verbose = "";
+  const v = new Output({ stdout: () => {}, stderr: (s) => (verbose += s) }, { verbose: true });
+  for (let i = 0; i < 30; i++) v.warn({ code: "changed_remotely", message: `f${i}` });
+  v.finish();
+  assert.equal(verbose.trimEnd().split("\n").length, 30);
+});
+
+Deno.test("a push and a resolve of many files changed on both sides print a bounded number of lines", async () => {
+  const w = await world();
+  try {
+    const [a, b, c] = [w.cache("a"), w.cache("b"), w.cache("c")];
+    const n = 40;
+    for (let i = 0; i < n; i++) await w.write(a, `notes/f${i}.txt`, "1\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    for (const dir of [b, c]) {
+      assert.equal((await sluice(["pull", "--cache", dir, "--store", w.url])).code, 0);
+    }
+    for (let i = 0; i < n; i++) {
+      for (const dir of [a, b, c]) await w.write(dir, `notes/f${i}.txt`, `from ${dir}\n`);
+    }
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    const pushed = await sluice(["push", "--cache", b]);
+    assert.equal(pushed.code, 3, pushed.err);
+    assert.equal(
+      pushed.err.split("\n").filter((l) => l.startsWith("warning[changed_remotely]")).length,
+      WARNINGS_SHOWN_PER_CODE,
+    );
+    assert.match(
+      pushed.err,
+      new RegExp(
+        `… and ${n - WARNINGS_SHOWN_PER_CODE} more \`changed_remotely\` warnings like these`,
+      ),
+    );
+    const json = await sluice(["push", "--cache", c, "--json"]);
+    assert.equal(json.code, 3, json.err);
+    const warnings = json.json().warnings as { code: string }[];
+    assert.equal(warnings.filter((x) => x.code === "changed_remotely").length, n);
+    // Each file's resolution notes the same gate: the notes past the limit are counted once, for all.
+    const resolved = await sluice(["resolve", "notes", "--mine", "--cache", b]);
+    assert.equal(resolved.code, 0, resolved.err);
+    const counts = resolved.out.split("\n").filter((l) => / more notes? like these/.test(l));
+    assert.equal(counts.length, 1, resolved.out);
+    assert.match(counts[0], /^ {2}overwrite-cas: \d+ more notes like these/);
+  } finally {
+    await w.cleanup();
+  }
 });
 
 Deno.test("capped lists up to the limit, then counts the rest on one line", () => {
