@@ -9,6 +9,7 @@ import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
 import { ResolveRefusedError, type ResolveResult } from "../sync/service/resolve.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
+import { AbortedError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, plural, shellWord, UsageError } from "./output.ts";
@@ -71,6 +72,10 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
             try {
               r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
             } catch (e) {
+              if (rels.length > 1 && e instanceof AbortedError) {
+                const again = (io.argv ?? ["resolve", ...paths, `--${resolution}`]).map(shellWord);
+                throw cancelledAmong(e, rel, done, rels.length, `sluice ${again.join(" ")}`);
+              }
               if (rels.length === 1 || !(e instanceof ResolveRefusedError)) throw e;
               refused.push({ path: rel, code: e.code, message: e.message });
               out.warn({ code: e.code, message: e.message });
@@ -127,6 +132,29 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       return exitCode;
     });
   }));
+}
+
+/**
+ * The cancellation of one resolution among several (`resolve <dir>`, or
+ * several paths), at `rel`: told of the whole command, whose run `again`
+ * finishes them all, not of `rel` alone, as the resolution's own message
+ * does (the command it names would resolve that one file and leave the
+ * rest open).
+ */
+function cancelledAmong(
+  e: AbortedError,
+  rel: string,
+  done: readonly ResolveResult[],
+  total: number,
+  again: string,
+): AbortedError {
+  const resolved = done.filter((r) => r.resolved).length;
+  return new AbortedError(`The resolution of ${plural(total, "conflict")}`, {
+    cause: e,
+    kept: `${resolved} of them ${
+      resolved === 1 ? "was" : "were"
+    } resolved before it stopped, at ${rel}, whose upload may have landed and its commit may not have (peers then do not see it yet). The others stay open (\`sluice status\` lists them). Run \`${again}\` again to finish: it resolves those left, and says of a copy published already that it is.`,
+  });
 }
 
 /** What one resolution did, in a line. */

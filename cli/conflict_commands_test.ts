@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
+import { run } from "./commands.ts";
 import { SyncState } from "../sync/service/state.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 import { PutModes } from "../sync/ports.ts";
@@ -787,4 +788,46 @@ Deno.test("status names one --adopt-uncommitted per path to end the waits it lis
   ]);
   assert.deepEqual(doc.adoptUncommitted, [V]);
   await w.cleanup();
+});
+
+Deno.test("resolve of a directory cancelled mid-way names the command that was run, which resolves the rest", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    const files = ["notes/f1.txt", "notes/f2.txt", "notes/f3.txt", "notes/f4.txt"];
+    for (const f of files) await w.write(a, f, "1\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    for (const f of files) {
+      await w.write(a, f, "from a\n");
+      await w.write(b, f, "from b\n");
+    }
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+
+    // Ctrl-C once the first file is published.
+    const ctrlC = new AbortController();
+    let err = "";
+    const code = await run(["resolve", "notes", "--mine", "--cache", b], {
+      stdout: (s) => s.startsWith("Published your copy") && ctrlC.abort(),
+      stderr: (s) => (err += s),
+      env: {},
+      signal: ctrlC.signal,
+    });
+    assert.equal(code, 130, err);
+    assert.match(
+      err,
+      /^error\[aborted\]: The resolution of 4 conflicts was cancelled\. 1 of them was resolved/,
+    );
+    const again = err.match(/Run `sluice (resolve notes --mine --cache \S+)` again to finish/);
+    assert.ok(again, err);
+    // Run as printed, it resolves every conflict left.
+    const rerun = await sluice(again[1].split(" "));
+    assert.equal(rerun.code, 0, rerun.err);
+    const status = await sluice(["status", "--cache", b, "--json"]);
+    assert.deepEqual(status.json().conflicts, []);
+  } finally {
+    await w.cleanup();
+  }
 });
