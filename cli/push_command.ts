@@ -5,6 +5,7 @@
  * @module
  */
 import { ADOPT_TOO_SOON } from "../middleware/version_adoption.ts";
+import { UnsafePathError } from "../sync/errors.ts";
 import { Command } from "commander";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
@@ -277,6 +278,14 @@ export function pushCommand(io: CliIo, state: RunState): Command {
     if (option !== undefined) {
       throw new UsageError(
         `--adopt-uncommitted takes the path of a file, got the option ${option}: give the path right after it (\`sluice push --adopt-uncommitted <path> ${option} …\`). Nothing was pushed.`,
+      );
+    }
+    // `sluice push .` means the whole cache: a path is never `.`, so say what does that.
+    const dot = paths.find((p) => p === "." || p === "./");
+    if (dot !== undefined) {
+      throw new UnsafePathError(
+        dot,
+        "it has a '.' or '..' segment (a plain `sluice push`, with no path, pushes the whole cache)",
       );
     }
     return await withSession(cmd, io, out, async (s) => {

@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { sluice, world } from "./cli_test_kit.ts";
+
+Deno.test("push . is refused, saying that a plain push pushes the whole cache", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    await w.write(a, "notes/a.txt", "1\n");
+    for (const dot of [".", "./"]) {
+      const r = await sluice(["push", dot, "--cache", a, "--store", w.url]);
+      assert.equal(r.code, 65, r.err);
+      assert.match(
+        r.err,
+        /^error\[unsafe_path\]: Refused the path "\.\/?": it has a '\.' or '\.\.' segment \(a plain `sluice push --cache \S+`, with no path, pushes the whole cache\)\. Nothing was written for it\.$/m,
+      );
+    }
+    // Any other path with such a segment is refused as before, without it.
+    const inner = await sluice(["push", "notes/./a.txt", "--cache", a, "--store", w.url]);
+    assert.equal(inner.code, 65, inner.err);
+    assert.doesNotMatch(inner.err, /plain `sluice push/);
+    // The plain push it names pushes the file.
+    const plain = await sluice(["push", "--cache", a, "--store", w.url, "--json"]);
+    assert.equal(plain.code, 0, plain.err);
+    assert.deepEqual(plain.json().uploaded, ["notes/a.txt"]);
+  } finally {
+    await w.cleanup();
+  }
+});
