@@ -104,6 +104,22 @@ Deno.test("bad bucket URLs are refused, naming the offending part", () => {
   }
 });
 
+Deno.test("a mistyped query parameter is refused with the one it likely means, as a mistyped flag is", () => {
+  refused(
+    "s3://bucket/p?endpiont=http://x",
+    "store.endpiont",
+    /"endpiont" is not one \(did you mean `endpoint`\?\)/,
+  );
+  refused("s3://bucket/p?pathstyle=true", "store.pathstyle", /\(did you mean `path-style`\?\)/);
+  refused("gs://bucket/p?projcet=x", "store.projcet", /\(did you mean `project`\?\)/);
+  // Nothing near: no guess.
+  refused("s3://bucket/p?color=blue", "store.color");
+  assert.throws(() => parseStoreUrl("s3://bucket/p?color=blue"), (e: unknown) => {
+    assert.doesNotMatch(String(e), /did you mean/);
+    return true;
+  });
+});
+
 Deno.test("credentials in a URL are refused without being echoed", () => {
   for (const url of ["s3://AKIAXYZ:topsecret@bucket/p", "gs://user:pw@bucket"]) {
     assert.throws(() => parseStoreUrl(url), (e: unknown) => {
