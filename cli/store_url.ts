@@ -18,7 +18,7 @@
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
-import { Command } from "commander";
+import { closest } from "../sync/closest.ts";
 import { ConfigError } from "../sync/errors.ts";
 import { isSafeRelPath } from "../sync/paths.ts";
 import type { ObjectStore } from "../sync/ports.ts";
@@ -181,35 +181,11 @@ function checkPrefix(raw: string): string {
   return prefix;
 }
 
-/**
- * The one of `known` that `word` most likely mistypes, as the command
- * line's own "Did you mean" of a mistyped option finds it: Commander's
- * suggestion, which its package does not export, asked of a parser that
- * knows `known` as options. `undefined` when none is near enough.
- */
-export function didYouMean(word: string, known: readonly string[]): string | undefined {
-  const option = /^[A-Za-z0-9][\w.-]*$/;
-  if (!option.test(word)) return undefined;
-  const parser = new Command().exitOverride().helpOption(false).configureOutput({
-    writeOut: () => {},
-    writeErr: () => {},
-    outputError: () => {},
-  });
-  for (const k of known.filter((k) => option.test(k))) parser.option(`--${k} <value>`);
-  try {
-    parser.parse([`--${word}`, "x"], { from: "user" });
-  } catch (e) {
-    const near = /\(Did you mean --(\S+)\?\)/.exec(e instanceof Error ? e.message : "");
-    if (near) return near[1];
-  }
-  return undefined;
-}
-
 function params(u: URL, allowed: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of u.searchParams) {
     if (!allowed.includes(k)) {
-      const near = didYouMean(k, allowed);
+      const near = closest(k, allowed);
       throw bad(
         k,
         allowed.length

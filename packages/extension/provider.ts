@@ -31,6 +31,7 @@ import {
 } from "./runtime.ts";
 import { ExtensionSyncService } from "./sync_service.ts";
 import { extensionVerifier } from "./verifier.ts";
+import { closest } from "../../sync/closest.ts";
 
 /** The default global lock key (solo mode). */
 export const DEFAULT_LOCK_KEY = ".datastore.lock";
@@ -212,27 +213,4 @@ export function unknownKeyWarnings(
       }. Fix it in the datastore config (.swamp.yaml, or SWAMP_DATASTORE).`,
     };
   });
-}
-
-/** The key of `known` nearest to `key` by edit distance, when within a third of its length. */
-function closest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Math.max(2, Math.floor(key.length / 3)) + 1;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k.toLowerCase());
-    if (d < bestD) [best, bestD] = [k, d];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length];
 }
