@@ -109,6 +109,23 @@ Deno.test("a walk puts only files whose bytes changed, and refreshes the mtime o
   assert.equal(t.state.synced("same.txt")?.mtimeMs, touched.getTime());
 });
 
+Deno.test("a walk, of the cache or of a marked directory, passes over the layout's own files under a namespace as at the root, and reports none of them", async () => {
+  await using t = await setup();
+  for (
+    const p of [
+      "proj/.push-queue.json",
+      "proj/.sluice/keep.txt",
+      "proj/_catalog.db",
+      "proj/.locks/global.json",
+      ".push-queue.json",
+      "proj/real.txt",
+    ]
+  ) await t.cache.write(p, enc(p));
+  assert.deepEqual(actions(await t.plan([], true)), ["put proj/real.txt"]);
+  assert.deepEqual(actions(await t.plan(["proj"])), ["put proj/real.txt"]);
+  assert.deepEqual(t.skipped, []);
+});
+
 Deno.test("a walk reports its hashing as progress, against the count and bytes of the files it found changed", async () => {
   await using t = await setup();
   await t.synced("same.txt", "unchanged");
