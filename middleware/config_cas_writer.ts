@@ -11,6 +11,9 @@
  * for config files, `changed_remotely` for the others) names the file and
  * the command that resolves it.
  *
+ * A snapshot (a catalog export: see `snapshot_rebase.ts`) met by a
+ * committed change is no conflict: it is written again over that version.
+ *
  * When the remote already holds the same bytes, the write counts as done
  * (`identical`), so a cache that lost its sync state does not report
  * conflicts for files that agree.
@@ -46,6 +49,7 @@ import {
   WRITER_METADATA,
   writerId,
 } from "./own_writes.ts";
+import { rebaseSnapshot } from "./snapshot_rebase.ts";
 
 export { WRITER_METADATA } from "./own_writes.ts";
 
@@ -150,7 +154,12 @@ export function configCasWriter(): Middleware<WriteContext> {
       remote = await fetchRemote(ctx);
       if (await holdsThese()) return;
     }
-    if (remote && await indexedVersion(ctx) === baseOf(ctx)) {
+    // A snapshot is written over the committed version (see `snapshot_rebase.ts`):
+    // an object the index does not name is waited for as with any file.
+    const named = remote ? await indexedVersion(ctx) : undefined;
+    if (
+      remote && (named === baseOf(ctx) || (ctx.entry.snapshot && named !== remote.version))
+    ) {
       // Another writer's object the index does not name: its push is in
       // flight, or stopped between its upload and its index commit. That is
       // no committed change to resolve against, and writing over it could
@@ -165,6 +174,7 @@ export function configCasWriter(): Middleware<WriteContext> {
         return;
       }
     }
+    if (ctx.entry.snapshot) return await rebaseSnapshot(ctx, remote, CONFIG_CAS_WRITER);
     ctx.entry.action = "skip";
     ctx.entry.keepDirty = true;
     // True whether or not this cache ever synced the path (it may have, and

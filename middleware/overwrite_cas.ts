@@ -16,11 +16,16 @@
  * leaves the path dirty; the next push finds its own bytes there and commits
  * them.
  *
+ * A snapshot (a catalog export, rewritten whole by its writer) is marked
+ * as one (`PlanEntry.snapshot`): refused by a committed change, it is
+ * written again over that version instead (see `snapshot_rebase.ts`).
+ *
  * @module
  */
 import { PutModes } from "../sync/ports.ts";
 import type { PathClass, PlanEntry, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import { isSnapshot } from "./snapshot_rebase.ts";
 
 /** The gate's registered name. */
 export const OVERWRITE_CAS = "overwrite-cas";
@@ -48,6 +53,7 @@ export function overwriteCas(): Middleware<PushContext> {
     let creates = 0;
     for (const entry of ctx.plan) {
       if (!overwriteCasApplies(entry)) continue;
+      if (isSnapshot(entry)) entry.snapshot = true;
       if (entry.syncedVersion !== undefined) {
         entry.mode = PutModes.update(entry.syncedVersion);
         updates++;

@@ -25,6 +25,9 @@ Deno.test("markers, index files and other state get a compare-and-swap on their 
   const [marker, index, other, version, config, gone] = m.ctx.plan;
   assert.deepEqual(marker.mode, PutModes.update("v3"));
   assert.deepEqual(index.mode, PutModes.create, "never synced: create-only");
+  assert.equal(index.snapshot, true, "a catalog export is a snapshot");
+  assert.equal(marker.snapshot, undefined);
+  assert.equal(other.snapshot, undefined);
   assert.deepEqual(other.mode, PutModes.update("v7"));
   assert.equal(version.mode, undefined, "data versions are the create-only writer's");
   assert.equal(config.mode, undefined, "config files are the lockfile guard's");

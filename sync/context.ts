@@ -154,6 +154,16 @@ export interface PlanEntry {
    */
   nameOnly?: boolean;
   /**
+   * A file its writer rewrites whole each time (a snapshot, such as a
+   * catalog export): written over the version the datastore holds when the
+   * write is made, by a compare-and-swap on that version, rather than only
+   * over the version this cache last synced. A write that loses that race
+   * stays dirty for the next push; it is never a conflict, and a conflict
+   * recorded on the path earlier neither holds it back nor outlives its
+   * publication.
+   */
+  snapshot?: boolean;
+  /**
    * Set (with `skip`) when the entry is a conflict: the datastore holds
    * another version than the one this cache based its copy on (`theirs`,
    * null when it was deleted there). The push records it as an unresolved

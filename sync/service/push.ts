@@ -93,10 +93,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // A path with an unresolved conflict is published only by its resolution.
     // Data versions are the exception: their write is create-only, so it can
     // never replace theirs, and a losing copy is set aside (version_exists),
-    // after which a pull takes the published version.
+    // after which a pull takes the published version. So are snapshots: their
+    // writer makes them whole, and publishing one settles its conflict.
     for (const e of ctx.plan) {
       if (e.action === "skip" || !state.conflicts.has(e.path)) continue;
-      if (e.class === "data-version") continue;
+      if (e.class === "data-version" || e.snapshot) continue;
       e.action = "skip";
       e.keepDirty = true;
       e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
@@ -470,6 +471,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           ctx.config.concurrency,
         ),
       });
+      // A snapshot published settles a conflict recorded on it before.
+      const kept = new Set([...overwritten.map((o) => o.path), ...unpublished, ...clashing.keys()]);
+      const republished = ctx.plan.filter((e) =>
+        e.snapshot && Object.hasOwn(indexSynced, e.path) && !kept.has(e.path) &&
+        state.conflicts.has(e.path)
+      ).map((e) => e.path);
+      if (republished.length > 0) await state.conflicts.settle(republished);
       const warning = noteOverwritten(result, overwritten.map((o) => o.path));
       if (warning) ctx.events.emit("warning", warning);
       const clash = noteClashing(result, clashing);
