@@ -39,11 +39,12 @@ import type { ObjectInfo } from "../sync/ports.ts";
 import { ADOPT_HINT, resolveHint } from "../sync/service/conflicts.ts";
 import { AlreadyExistsError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
+import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import {
   adopt,
   fetchRemote,
-  indexedVersion,
+  indexedEntry,
   replaceOwn,
   stillIndexed,
   WRITER_METADATA,
@@ -156,9 +157,16 @@ export function configCasWriter(): Middleware<WriteContext> {
     }
     // A snapshot is written over the committed version (see `snapshot_rebase.ts`):
     // an object the index does not name is waited for as with any file.
-    const named = remote ? await indexedVersion(ctx) : undefined;
+    const named = remote ? await indexedEntry(ctx) : undefined;
+    /** The index names the object met: that version, or (an old client's entry) its bytes. */
+    const namesRemote = async () =>
+      named !== undefined && remote !== null &&
+      (named.v === remote.version ||
+        (isUnversioned(named) &&
+          (named.h ? named.h === await sha256Hex(remote.body) : named.s === remote.size)));
     if (
-      remote && (named === baseOf(ctx) || (ctx.entry.snapshot && named !== remote.version))
+      remote &&
+      ((named?.v ?? null) === baseOf(ctx) || (ctx.entry.snapshot && !(await namesRemote())))
     ) {
       // Another writer's object the index does not name: its push is in
       // flight, or stopped between its upload and its index commit. That is

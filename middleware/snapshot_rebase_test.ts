@@ -9,6 +9,7 @@ import { CHANGED_REMOTELY } from "./config_cas_writer.ts";
 import { isSnapshot, SNAPSHOT_RACE_REASON } from "./snapshot_rebase.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { UNCOMMITTED_HOLDS } from "../sync/service/push_result.ts";
+import { updateIndex } from "../sync/transfer/remote_index.ts";
 
 const EXPORT = "prod/.catalog-export.json";
 const enc = new TextEncoder();
@@ -180,4 +181,34 @@ Deno.test("an ordinary index file and other state a peer changed are still confl
     [...files].sort(),
   );
   for (const f of files) assert.equal(store.peekText(f), "a", f);
+});
+
+Deno.test("a catalog export an old client published (its entry records no version) is written over it, not waited on as an uncommitted upload", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await a.write(EXPORT, '["m1"]');
+  await a.svc.pushChanged();
+  // An old client's plain write and its commit, whose entry carries no version.
+  const old = enc.encode('["m0","m1"]');
+  await store.put(EXPORT, old, { kind: "overwrite" });
+  const h = Array.from(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", old)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+  await updateIndex(
+    store,
+    { set: { [EXPORT]: { v: `~${h}`, h, s: old.length } }, remove: [] },
+    retry,
+  );
+  await a.write(EXPORT, '["m1","m2"]');
+  const r = await a.svc.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.deepEqual(r.uploaded, [EXPORT]);
+  assert.deepEqual(
+    a.warnings.map((w) => w.code).filter((c) =>
+      c === "push_waiting_uncommitted" || c === CHANGED_REMOTELY
+    ),
+    [],
+  );
+  assert.equal(store.peekText(EXPORT), '["m1","m2"]');
 });
