@@ -231,6 +231,14 @@ function telling(
   );
 }
 
+/** What a push or a pull says it left when the datastore could not be reached. */
+const SYNC_LEFT: Record<"push" | "pull", string> = {
+  push:
+    "Nothing was lost: local changes stay in the cache and dirty, and what the push published before stays published.",
+  pull:
+    "Nothing was lost: local changes stay in the cache, and the files the pull placed before stay (the rest are fetched by the next pull).",
+};
+
 /** What each command that is no sync says it left when the datastore could not be reached or it was cancelled. */
 const LEFT_BY: Record<string, string> = {
   "index migrate":
@@ -250,10 +258,15 @@ const LEFT_BY: Record<string, string> = {
  * cancellation that gives a sync's account, met by a command that is no
  * push or pull, gets that command's account of what it left and the
  * command to run again as it was typed, not the sync's "local changes stay
- * dirty; run the sync again"; any other error stands.
+ * dirty; run the sync again"; a push or a pull that could not reach the
+ * datastore names itself as typed too; any other error stands.
  */
 export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
-  if (name === "push" || name === "pull") return e;
+  if (name === "push" || name === "pull") {
+    // A sync's own account of a cancellation stands; an unreachable datastore
+    // gets the command to run again as it was typed.
+    return e instanceof UnreachableError ? telling(e, io, name, SYNC_LEFT[name], false) : e;
+  }
   const left = LEFT_BY[name] ?? `${name} stopped there; what it did before stays.`;
   return telling(e, io, name, left, e instanceof AbortedError && !e.keptGiven);
 }

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { LocalCache } from "../sync/transfer/cache.ts";
 import { sluice, world } from "./cli_test_kit.ts";
 import { CLI_STORE_STATE, noticingStore } from "./session.ts";
-import { NotFoundError } from "../sync/errors.ts";
+import { NotFoundError, UnreachableError } from "../sync/errors.ts";
 import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { openStore } from "./store_url.ts";
@@ -691,4 +691,51 @@ Deno.test("a cache whose store record says the swamp extension made it holds a d
   const pushed = await sluice(["push", "--cache", a]);
   assert.equal(pushed.code, 0, pushed.err);
   assert.equal((await cache.readState<StoreRecord>(STORE_RECORD))?.unfinishedVersions, "hold");
+});
+
+/** `sluice args` over the world's store, which stops answering at the third put or get under `notes/`. */
+async function outageMidway(args: string[], op: "put" | "get") {
+  let calls = 0;
+  return await sluice(args, {
+    openStore: (spec, o) => {
+      const opened = openStore(spec, o);
+      const store = opened.store;
+      const down = new Proxy(store, {
+        get(target, key) {
+          const value = Reflect.get(target, key);
+          if (typeof value !== "function") return value;
+          return async (...callArgs: unknown[]) => {
+            if (key === op && String(callArgs[0]).startsWith("notes/") && ++calls >= 3) {
+              throw new UnreachableError("connection refused (injected)");
+            }
+            return await value.apply(target, callArgs);
+          };
+        },
+      });
+      return { ...opened, store: down };
+    },
+  });
+}
+
+Deno.test("a push or a pull that loses the datastore midway names itself, as typed, to run again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  for (let i = 1; i <= 6; i++) await w.write(a, `notes/${i}.txt`, `${i}\n`);
+  const push = await outageMidway(["push", "--cache", a, "--store", w.url], "put");
+  assert.equal(push.code, 69, push.err);
+  assert.match(push.err, /^error\[unreachable\]: The datastore could not be reached: /);
+  assert.match(push.err, /local changes stay in the cache and dirty/);
+  assert.ok(push.err.includes(`run \`sluice push --cache ${a} --store ${w.url}\` again`), push.err);
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const b = w.cache("b");
+  const pull = await outageMidway(["pull", "--init", "--cache", b, "--store", w.url], "get");
+  assert.equal(pull.code, 69, pull.err);
+  assert.ok(
+    pull.err.includes(`run \`sluice pull --init --cache ${b} --store ${w.url}\` again`),
+    pull.err,
+  );
+  // Run again as told, it finishes.
+  const again = await sluice(["pull", "--init", "--cache", b, "--store", w.url]);
+  assert.equal(again.code, 0, again.err);
+  assert.equal(await Deno.readTextFile(`${b}/notes/6.txt`), "6\n");
 });
