@@ -6,20 +6,16 @@
  */
 import { directoriesOf } from "../paths.ts";
 import { UNREADABLE_REASON, UnreadablePathError, UnsafePathError } from "../errors.ts";
-import { isSafeRelPath } from "../paths.ts";
+import { isInternalPath, isSafeRelPath } from "../paths.ts";
 import {
   LINK_REFUSED,
   type LocalCache,
   NOT_REGULAR_REFUSED,
   walkFiles,
 } from "../transfer/cache.ts";
-import {
-  isLayoutInternal,
-  isLocalOnlyPath,
-  markerOfVersionFile,
-} from "../transfer/bucket_layout.ts";
+import { isLayoutInternal, markerOfVersionFile } from "../transfer/bucket_layout.ts";
 import { settledAt, type SyncState } from "./state.ts";
-import type { PlanEntry } from "../context.ts";
+import type { ClassifierRule, PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
 
 /** What a hash of a file this process may not read gives. */
@@ -68,7 +64,12 @@ export async function buildPlan(
   deletedHere: string[] = [],
   onProgress?: (p: ProgressEvent) => void,
   full = false,
+  rules: readonly ClassifierRule[] = [],
 ): Promise<PlanEntry[]> {
+  // The layout's own files, also under a namespace or another prefix
+  // (`<ns>/.push-queue.json`), as the classifier and the pull take them
+  // (extra rules first): never pushed, and no file of the user's to report.
+  const internal = (path: string) => isInternalPath(path, rules);
   const plan = new Map<string, PlanEntry>();
   const add = (
     path: string,
@@ -155,7 +156,7 @@ export async function buildPlan(
       // every synced path under it that is gone is deleted.
       expandedDirs.push(path);
       for await (const f of walkFiles(cache.dir, path, onSkip)) {
-        if (plan.has(f.path) || !isSafeRelPath(f.path) || isLocalOnlyPath(f.path)) continue;
+        if (plan.has(f.path) || !isSafeRelPath(f.path) || internal(f.path)) continue;
         const s = state.synced(f.path);
         if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
         const local = await hashOrUnreadable(f.path, keepUnreadable);
@@ -241,10 +242,7 @@ export async function buildPlan(
     const changed: { path: string; size: number; mtimeMs: number }[] = [];
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
       if (state.synced(f.path)) met.add(f.path);
-      // The layout's own files, also under a namespace or another prefix
-      // (`<ns>/.push-queue.json`), as the classifier and the pull take them:
-      // never pushed, and no file of the user's to report.
-      if (plan.has(f.path) || isLocalOnlyPath(f.path)) continue;
+      if (plan.has(f.path) || internal(f.path)) continue;
       if (!isSafeRelPath(f.path)) {
         // A local name no store key may carry (a control character, a
         // backslash, too long) must not fail the whole walk: skip it.

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { PlanEntry } from "../context.ts";
+import type { ClassifierRule, PlanEntry } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { buildPlan } from "./plan.ts";
@@ -21,6 +21,8 @@ export interface PushPlanDeps {
   readonly cache: LocalCache;
   readonly state: SyncState;
   readonly events: SluiceEmitter;
+  /** The path classifier's extra rules: a walk passes over what they class `internal`, and only that. */
+  readonly rules?: readonly ClassifierRule[];
 }
 
 /**
@@ -72,6 +74,7 @@ export async function planPush(
       deletedHere,
       (p) => events.listenerCount("progress") > 0 && events.emit("progress", p),
       o.full,
+      deps.rules,
     );
   if (!o.commit) {
     // Held back; one a walk found keeps the whole cache marked for a walk

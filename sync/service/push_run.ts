@@ -95,7 +95,7 @@ export async function runPush(
   const walk = options.only === undefined &&
     (state.bulkPending() || (options.dryRun === true && options.walk === true));
   const { plan, expandedDirs } = await planPush(
-    { cache, state, events },
+    { cache, state, events, rules: deps.config.classifierRules },
     {
       paths: options.only ?? [...snapshot.paths.keys()],
       walk,
