@@ -322,3 +322,61 @@ Deno.test("a marker taken along unmarked whose deletion fails stays dirty, and t
   assert.equal(store.peekText(LATEST), undefined);
   await assertIndexCurrent(store, { held: true });
 });
+
+Deno.test("a walk of a marked directory plans what a classifier rule publishes, though the layout would keep it local", async () => {
+  const store = new InMemoryStore();
+  const rules = { classifierRules: [{ pattern: "files/**", class: "other" as const }] };
+  const a = await clone(store, "a", undefined, rules);
+  await writeCacheFile(a.cacheDir, "files/_index/notes.md", "user notes");
+  await writeCacheFile(a.cacheDir, "files/plain.md", "plain");
+  await a.markDirty({ relPath: "files" });
+  await a.pushChanged();
+  assert.equal(store.peekText("files/plain.md"), "plain");
+  assert.equal(store.peekText("files/_index/notes.md"), "user notes");
+});
+
+for (const fromBytes of [true, false]) {
+  Deno.test(
+    `a marker taken along with a version's deletion that is refused stays as the datastore has it, naming the peer's version (${
+      fromBytes
+        ? "versions from the bytes, as S3 ETags"
+        : "a new version per write, as GCS generations"
+    })`,
+    async () => {
+      const D = "data/shell/cmd/m1/out";
+      const LATEST = `${D}/latest`;
+      const store = new InMemoryStore({ versionFromBytes: fromBytes });
+      const a = await clone(store, "a");
+      for (let v = 1; v <= 3; v++) {
+        await put(a, `${D}/${v}/metadata.yaml`, `version: ${v}\n`);
+        await put(a, `${D}/${v}/raw`, `v${v}`);
+      }
+      await put(a, LATEST, "3");
+      await a.pushChanged();
+      // A peer deletes version 3, then writes a version 3 of its own and sets
+      // the marker back to "3": on S3 the marker has the version a synced.
+      const b = await clone(store, "b");
+      await b.pullChanged();
+      await b.markDirty({ relPath: `${D}/3` });
+      await Deno.remove(`${b.cacheDir}/${D}/3`, { recursive: true });
+      await writeCacheFile(b.cacheDir, LATEST, "2");
+      await b.pushChanged();
+      await put(b, `${D}/3/metadata.yaml`, "version: 3 (b)\n");
+      await put(b, `${D}/3/raw`, "v3 by b");
+      await put(b, LATEST, "3");
+      await b.pushChanged();
+      // a, stale, deletes its version 3 as the tool does (the marker rewritten, unmarked).
+      await a.markDirty({ relPath: `${D}/3` });
+      await Deno.remove(`${a.cacheDir}/${D}/3`, { recursive: true });
+      await writeCacheFile(a.cacheDir, LATEST, "2");
+      const r = await a.pushChanged();
+      assert.deepEqual([...r.conflicts].sort(), [
+        `${D}/3/metadata.yaml`,
+        `${D}/3/raw`,
+      ]);
+      assert.equal(store.peekText(`${D}/3/raw`), "v3 by b", "b's version stays");
+      assert.equal(store.peekText(LATEST), "3", "the marker still names b's version 3");
+      assert.ok(!a.state.dirtyPaths().includes(LATEST), "not pushed again by the next push");
+    },
+  );
+}

@@ -82,6 +82,13 @@ export interface TerminalDeps {
   readonly progressSoFar?: ProgressSoFar;
 }
 
+/**
+ * Why a `latest` marker taken along with its version's deletion was left
+ * out: a deletion under its data directory did not go through.
+ */
+export const MARKER_WITH_REFUSED_DELETION =
+  "taken along with a version's deletion that did not go through (a conflict, or another writer's upload in the way): the datastore's marker stays as it is until that deletion is resolved";
+
 /** The innermost handler of the push pipeline. */
 export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
   return async (ctx) => {
@@ -364,11 +371,41 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       // A gate may have held a commit-step write back since the plan (a
       // marker naming a version another writer's upload is in the way of).
       const due = replaced.commits.filter((e) => e.action !== "skip");
-      await pMap(due, writeOne, {
+      // A marker the plan took along for a version's deletion (see
+      // `PlanEntry.unmarked`) goes after the deletions, and only once every
+      // one under its data directory went through: one refused (a peer's
+      // version there, met as a conflict) leaves the marker as it is on the
+      // datastore, naming that version. (On S3 a peer's marker set back to
+      // the bytes this cache synced has the version it synced: its
+      // compare-and-swap alone would not tell.)
+      await pMap(due.filter((e) => !e.unmarked), writeOne, {
         concurrency: ctx.config.concurrency,
         signal: ctx.signal,
       });
-      await runDeletes(ctx, deletes, tally, ownWriter);
+      await runDeletes(ctx, deletes.filter((e) => !e.unmarked), tally, ownWriter);
+      const along = [...due, ...deletes].filter((e) => e.unmarked);
+      if (along.length > 0) {
+        const gone = new Set(tally.result.deleted);
+        for (const m of along) {
+          const dir = `${m.path.slice(0, m.path.lastIndexOf("/"))}/`;
+          const refused = deletes.some((d) =>
+            !d.unmarked && d.path.startsWith(dir) && !gone.has(d.path)
+          );
+          if (!refused) continue;
+          m.action = "skip";
+          m.reason = MARKER_WITH_REFUSED_DELETION;
+        }
+        await pMap(due.filter((e) => e.unmarked && e.action !== "skip"), writeOne, {
+          concurrency: ctx.config.concurrency,
+          signal: ctx.signal,
+        });
+        await runDeletes(
+          ctx,
+          deletes.filter((e) => e.unmarked && e.action !== "skip"),
+          tally,
+          ownWriter,
+        );
+      }
       await settleStrays(ctx, state.conflicts, tally, ownWriter, phase);
     }
     for (const e of ctx.plan) {
