@@ -3,18 +3,27 @@
  * `*` marks everything (a walk), a JSON string marks a path dirty, and `?`
  * before a JSON string records a path a push is about to write without its
  * being dirty by name (see `SyncState.markAttempted`). `SyncState` appends
- * lines as marks are made and rewrites the whole journal when it compacts.
+ * lines as marks are made and rewrites the whole journal when it compacts;
+ * a rewritten journal begins with `#` and a random generation, so that a
+ * process sharing the cache tells a rewrite from appends to the journal it
+ * read (a file's inode may be reused by the next rewrite). Each mark is
+ * written with `@<owner> ` before it, the id of the process that made it
+ * (processes sharing a cache each carry the others' marks, and clear only
+ * their own); a line without one is read as before.
  *
  * @module
  */
 
 const BULK = "*";
 const ATTEMPTED = "?";
+const GENERATION = "#";
+const OWNER = "@";
 
 /** One line of the journal, read. */
 export type JournalLine =
-  | { readonly kind: "bulk" }
-  | { readonly kind: "dirty" | "attempted"; readonly path: string }
+  | { readonly kind: "bulk"; readonly owner?: string }
+  | { readonly kind: "dirty" | "attempted"; readonly path: string; readonly owner?: string }
+  | { readonly kind: "generation"; readonly id: string }
   | { readonly kind: "unreadable" };
 
 /**
@@ -27,7 +36,16 @@ export type JournalLine =
  * ```
  */
 export function readJournalLine(line: string): JournalLine {
+  if (line.startsWith(OWNER)) {
+    const space = line.indexOf(" ");
+    if (space < 0) return { kind: "unreadable" };
+    const read = readJournalLine(line.slice(space + 1));
+    return read.kind === "unreadable" || read.kind === "generation"
+      ? { kind: "unreadable" }
+      : { ...read, owner: line.slice(OWNER.length, space) };
+  }
   if (line === BULK) return { kind: "bulk" };
+  if (line.startsWith(GENERATION)) return { kind: "generation", id: line.slice(GENERATION.length) };
   const attempted = line.startsWith(ATTEMPTED);
   try {
     const path = JSON.parse(attempted ? line.slice(ATTEMPTED.length) : line);
@@ -53,10 +71,16 @@ export function journalLines(
     readonly bulk?: boolean;
     readonly dirty?: Iterable<string>;
     readonly attempted?: Iterable<string>;
+    /** The generation of a rewritten journal, its first line. */
+    readonly generation?: string;
+    /** The process that made the marks (see the module's note). */
+    readonly owner?: string;
   },
 ): string {
-  let out = marks.bulk ? `${BULK}\n` : "";
-  for (const p of marks.dirty ?? []) out += `${JSON.stringify(p)}\n`;
-  for (const p of marks.attempted ?? []) out += `${ATTEMPTED}${JSON.stringify(p)}\n`;
+  let out = marks.generation !== undefined ? `${GENERATION}${marks.generation}\n` : "";
+  const by = marks.owner !== undefined ? `${OWNER}${marks.owner} ` : "";
+  if (marks.bulk) out += `${by}${BULK}\n`;
+  for (const p of marks.dirty ?? []) out += `${by}${JSON.stringify(p)}\n`;
+  for (const p of marks.attempted ?? []) out += `${by}${ATTEMPTED}${JSON.stringify(p)}\n`;
   return out;
 }

@@ -13,3 +13,22 @@ Deno.test("dirty journal lines read back as written; anything else is unreadable
     assert.deepEqual(readJournalLine(bad), { kind: "unreadable" }, bad);
   }
 });
+
+Deno.test("journal lines carry the process that made them, and a rewritten journal its generation first", () => {
+  const text = journalLines({
+    generation: "g1",
+    bulk: true,
+    dirty: ["a"],
+    attempted: ["b"],
+    owner: "p1",
+  });
+  assert.equal(text, '#g1\n@p1 *\n@p1 "a"\n@p1 ?"b"\n');
+  assert.deepEqual(text.split("\n").slice(0, -1).map(readJournalLine), [
+    { kind: "generation", id: "g1" },
+    { kind: "bulk", owner: "p1" },
+    { kind: "dirty", path: "a", owner: "p1" },
+    { kind: "attempted", path: "b", owner: "p1" },
+  ]);
+  assert.deepEqual(readJournalLine("@p1"), { kind: "unreadable" });
+  assert.deepEqual(readJournalLine('"a"'), { kind: "dirty", path: "a" }, "a line of no owner");
+});

@@ -13,6 +13,7 @@
  */
 import { defaultStateDir, STATE_DIR } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
+import { randomId } from "../hash.ts";
 import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { BlockedRecord } from "./blocked_record.ts";
@@ -72,12 +73,13 @@ export class SyncState implements StateAccess {
   /** Whether a dirty journal was on disk when loaded, or has been written since. */
   #journalSeen = false;
   /**
-   * The dirty journal as this process last read or wrote it: its inode
-   * (null: none seen) and length. Lines past that length, or another inode
-   * (another process compacted it), are other processes' marks, taken in
-   * before every write of the journal ({@link catchUp}).
+   * The dirty journal as this process last read or wrote it: its generation
+   * (the first line of a rewritten journal; "" for none) and its length.
+   * Lines past that length, or another generation (another process
+   * compacted it), are other processes' marks, taken in before every write
+   * of the journal ({@link catchUp}).
    */
-  #journalIno: number | null = null;
+  #journalGen = "";
   #journalLen = 0;
   /**
    * Marks other processes sharing this cache made since this one loaded the
@@ -85,7 +87,9 @@ export class SyncState implements StateAccess {
    * journal, never pushed nor cleared by this process (their own push does
    * that, or the next process to load the journal, which takes them all).
    */
-  readonly #foreign = { dirty: new Set<string>(), attempted: new Set<string>(), bulk: false };
+  readonly #foreign = new Set<string>();
+  /** This process's id in the journal's lines (see `dirty_journal.ts`). */
+  readonly #owner = randomId(6);
   /** Remote index version as of the last sync. */
   indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
@@ -140,8 +144,7 @@ export class SyncState implements StateAccess {
   get untouched(): boolean {
     return !this.#journalSeen && this.#seq === 0 && !this.#files.seen &&
       this.#manifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
-      this.#dirty.size === 0 && this.#attempted.size === 0 && this.#foreign.dirty.size === 0 &&
-      this.#foreign.attempted.size === 0 && !this.#foreign.bulk &&
+      this.#dirty.size === 0 && this.#attempted.size === 0 && this.#foreign.size === 0 &&
       this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
   }
 
@@ -163,8 +166,8 @@ export class SyncState implements StateAccess {
     const record = path !== undefined && attempted && !this.#attempted.has(path);
     await this.#append(
       path === undefined
-        ? journalLines({ bulk: true })
-        : journalLines({ dirty: [path], attempted: record ? [path] : [] }),
+        ? journalLines({ bulk: true, owner: this.#owner })
+        : journalLines({ dirty: [path], attempted: record ? [path] : [], owner: this.#owner }),
     );
     this.#journalStale = true;
     if (record) this.#attempted.add(path!);
@@ -187,7 +190,7 @@ export class SyncState implements StateAccess {
   ): Promise<void> {
     if (paths.length === 0) return;
     const fresh = attempted.filter((p) => !this.#attempted.has(p));
-    await this.#append(journalLines({ dirty: paths, attempted: fresh }));
+    await this.#append(journalLines({ dirty: paths, attempted: fresh, owner: this.#owner }));
     this.#journalStale = true;
     for (const p of paths) this.#dirty.set(p, ++this.#seq);
     for (const p of fresh) this.#attempted.add(p);
@@ -211,7 +214,7 @@ export class SyncState implements StateAccess {
   async markAttempted(paths: readonly string[]): Promise<void> {
     const fresh = paths.filter((p) => !this.#attempted.has(p));
     if (fresh.length === 0) return;
-    await this.#append(journalLines({ attempted: fresh }));
+    await this.#append(journalLines({ attempted: fresh, owner: this.#owner }));
     this.#journalStale = true;
     for (const p of fresh) this.#attempted.add(p);
   }
@@ -389,8 +392,8 @@ export class SyncState implements StateAccess {
           let off = 0;
           while (off < bytes.length) off += await f.write(bytes.subarray(off));
           await f.sync();
-          const st = await f.stat();
-          this.#sawJournal(st.ino, st.size);
+          // Under the lock: nothing was written after this append.
+          this.#journalLen = (await f.stat()).size;
         } finally {
           f.close();
         }
@@ -401,27 +404,21 @@ export class SyncState implements StateAccess {
   /** Rewrites the journal from memory (call holding the lock, after {@link catchUp}). */
   async #compact(): Promise<void> {
     if (!this.#journalStale) return;
-    const f = this.#foreign;
+    const generation = randomId(8);
     const text = journalLines({
-      bulk: this.#bulk || f.bulk,
-      dirty: f.dirty.size === 0 ? this.#dirty.keys() : new Set([...this.#dirty.keys(), ...f.dirty]),
-      attempted: f.attempted.size === 0
-        ? this.#attempted
-        : new Set([...this.#attempted, ...f.attempted]),
-    });
+      generation,
+      bulk: this.#bulk,
+      dirty: this.#dirty.keys(),
+      attempted: this.#attempted,
+      owner: this.#owner,
+    }) + [...this.#foreign].map((l) => `${l}\n`).join("");
     this.#journalSeen = true;
     const file = `${this.#dir}/${DIRTY_FILE}`;
-    await writingState(this.#dir, DIRTY_FILE, async () => {
-      await atomicWrite(file, new TextEncoder().encode(text));
-      const st = await Deno.lstat(file);
-      this.#sawJournal(st.ino, st.size);
-    });
+    const bytes = new TextEncoder().encode(text);
+    await writingState(this.#dir, DIRTY_FILE, () => atomicWrite(file, bytes));
+    this.#journalGen = generation;
+    this.#journalLen = bytes.length;
     this.#journalStale = false;
-  }
-
-  #sawJournal(ino: number | null, size: number): void {
-    this.#journalIno = ino;
-    this.#journalLen = size;
   }
 
   /**
@@ -458,47 +455,48 @@ export class SyncState implements StateAccess {
   /**
    * Takes in the marks other processes wrote to the journal since this one
    * last read or wrote it (call holding the lock), as {@link #foreign}
-   * marks. Lines appended since are added to them; a journal rewritten since
-   * (another process compacted it, carrying this process's marks) holds
-   * every mark still due: what it holds beyond this process's own marks
-   * replaces them.
+   * lines: those of another owner. Lines appended since are added to them;
+   * a journal rewritten since (another generation: another process
+   * compacted it, carrying this process's marks and the others') holds
+   * every other process's mark still due, which replace them. This
+   * process's own marks are its memory's: a line of its own in a rewrite
+   * is one it has cleared since, or holds still.
    */
   async #catchUp(): Promise<void> {
-    const file = `${this.#dir}/${DIRTY_FILE}`;
-    const st = await Deno.lstat(file).catch(() => null);
-    if (!st?.isFile) return;
-    if (st.ino === this.#journalIno && st.size === this.#journalLen) return;
     let bytes: Uint8Array;
     try {
-      bytes = await Deno.readFile(file);
+      bytes = await Deno.readFile(`${this.#dir}/${DIRTY_FILE}`);
     } catch {
-      return; // unreadable now: the marks in memory are written back whole
+      return; // none, or unreadable now: the marks in memory are written back whole
     }
-    const tail = st.ino !== null && st.ino === this.#journalIno &&
-      bytes.length > this.#journalLen &&
+    const firstEnd = bytes.indexOf(10);
+    const first = firstEnd < 0 ? "" : new TextDecoder().decode(bytes.subarray(0, firstEnd));
+    const read0 = readJournalLine(first);
+    const generation = read0.kind === "generation" ? read0.id : "";
+    const tail = generation === this.#journalGen && bytes.length >= this.#journalLen &&
       (this.#journalLen === 0 || bytes[this.#journalLen - 1] === 10);
+    if (tail && bytes.length === this.#journalLen) return;
     const from = tail ? this.#journalLen : 0;
     // A last line without its newline is an append under way: left for later.
-    const end = bytes.lastIndexOf(10) + 1;
-    const lines = end > from
-      ? new TextDecoder().decode(bytes.subarray(from, end)).split("\n").slice(0, -1)
-      : [];
-    const f = this.#foreign;
-    if (!tail) {
-      f.dirty.clear();
-      f.attempted.clear();
-      f.bulk = false;
-    }
-    for (const line of lines) {
+    const end = Math.max(from, bytes.lastIndexOf(10) + 1);
+    if (!tail) this.#foreign.clear();
+    for (const line of new TextDecoder().decode(bytes.subarray(from, end)).split("\n")) {
       if (line === "") continue;
       const read = readJournalLine(line);
-      if (read.kind === "dirty") {
-        if (tail || !this.#dirty.has(read.path)) f.dirty.add(read.path);
-      } else if (read.kind === "attempted") {
-        if (tail || !this.#attempted.has(read.path)) f.attempted.add(read.path);
-      } else if (tail || !this.#bulk) f.bulk = true;
+      if (read.kind === "generation") continue;
+      if (read.kind === "unreadable") {
+        // What it marked cannot be told: everything is walked (this
+        // process's walk, which clears it), as at a load.
+        this.#bulk = true;
+        this.#bulkSeq = ++this.#seq;
+        this.#journalStale = true;
+      } else if (read.owner !== this.#owner) {
+        // Another process's line, or one of no owner (an older build's): carried.
+        this.#foreign.add(line);
+      }
     }
-    this.#sawJournal(st.ino, Math.max(end, from));
+    this.#journalGen = generation;
+    this.#journalLen = end;
   }
 
   async #load(): Promise<void> {
@@ -516,8 +514,14 @@ export class SyncState implements StateAccess {
     // Whatever the journal holds (repeats, a torn line) is rewritten at the next commit.
     if (text) this.#journalStale = true;
     if (text !== null) {
-      const st = await Deno.lstat(`${this.#dir}/${DIRTY_FILE}`).catch(() => null);
-      if (st) this.#sawJournal(st.ino, new TextEncoder().encode(text).length);
+      // What was read is this process's view of the journal (see `catchUp`);
+      // a torn last line is left out of it, to be read again whole.
+      const bytes = new TextEncoder().encode(text);
+      const end = bytes.lastIndexOf(10) + 1;
+      const first = text.slice(0, Math.max(0, text.indexOf("\n")));
+      const read0 = readJournalLine(first);
+      this.#journalGen = read0.kind === "generation" ? read0.id : "";
+      this.#journalLen = end;
     }
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
@@ -527,7 +531,7 @@ export class SyncState implements StateAccess {
         const read = readJournalLine(line);
         if (read.kind === "dirty") this.#dirty.set(read.path, seq);
         else if (read.kind === "attempted") this.#attempted.add(read.path);
-        else {
+        else if (read.kind !== "generation") {
           this.#bulk = true;
           this.#bulkSeq = seq;
           if (read.kind === "unreadable") {

@@ -311,3 +311,45 @@ Deno.test("a path another process marks again after this one's push read it stay
   await one.commit(["x"], snap, false);
   assert.deepEqual((await open()).dirtyPaths(), ["x"]);
 });
+
+Deno.test("a path another process marks again after this one's push read it stays dirty, also when a third process compacts the journal in between", async () => {
+  const { open, one, two } = await sharedBy2();
+  const four = await open();
+  await one.markDirty("p");
+  const snap = one.snapshot();
+  await two.markDirty("p"); // and exits before its push
+  await four.markDirty("r");
+  await four.commit(four.dirtyPaths(), four.snapshot(), false); // rewrites the journal
+  await one.commit(["p"], snap, false);
+  assert.deepEqual((await open()).dirtyPaths(), ["p"]);
+});
+
+Deno.test("a walk another process asks for after this one's walk began stays due, also across a compaction in between", async () => {
+  const { open, one, two } = await sharedBy2();
+  await one.markDirty();
+  const snap = one.snapshot();
+  await two.markDirty();
+  await two.markDirty("q");
+  await two.commit(["q"], two.snapshot(), false);
+  await one.commit([], snap, true);
+  assert.equal((await open()).bulkPending(), true);
+});
+
+Deno.test("a journal rewritten twice by another process (its inode may be the one this process last saw) is read as rewritten", async () => {
+  const { open, one, two } = await sharedBy2();
+  await two.markDirty("x");
+  await one.markDirty("a");
+  await one.commit([], one.snapshot(), false);
+  await two.commit(["x"], two.snapshot(), false);
+  await two.markDirty("b");
+  await two.markDirty("c");
+  await two.commit(["c"], two.snapshot(), false);
+  // two exits with b due.
+  await one.markDirty("d");
+  await one.commit(["a", "d"], one.snapshot(), false);
+  assert.deepEqual(
+    (await open()).dirtyPaths(),
+    ["b"],
+    "the other process's mark of b, and no other",
+  );
+});
