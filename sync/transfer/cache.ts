@@ -20,6 +20,7 @@ import { streamToFile } from "./cache_stream.ts";
 import { CacheReads } from "./cache_reads.ts";
 import { refuseLink, unwritable } from "./cache_errors.ts";
 import {
+  createStateFile,
   putBackIn,
   readStateFile,
   removeStateFile,
@@ -309,6 +310,18 @@ export class LocalCache extends CacheReads implements CacheAccess {
   async writeState(name: string, value: unknown): Promise<void> {
     try {
       await writeStateFile(this.stateDir, name, value);
+    } catch (e) {
+      throw unwritable(this.stateDir, name, e);
+    }
+  }
+
+  /**
+   * Writes the state file `name` only where none is (see
+   * `createStateFile`): false when another process made it first.
+   */
+  async createState(name: string, value: unknown): Promise<boolean> {
+    try {
+      return await createStateFile(this.stateDir, name, value);
     } catch (e) {
       throw unwritable(this.stateDir, name, e);
     }

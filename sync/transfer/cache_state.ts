@@ -7,7 +7,7 @@
  */
 import { SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
-import { atomicWrite } from "./atomic_write.ts";
+import { atomicWrite, fsyncDir } from "./atomic_write.ts";
 import { abs, isNotFound, lstatOrNull, STATE_DIR, statePath } from "./cache_paths.ts";
 
 /** Why a copy was set aside, and when. */
@@ -194,6 +194,43 @@ export async function writeStateFile(
     `${stateDir}/${name}`,
     new TextEncoder().encode(JSON.stringify(value)),
   );
+}
+
+/**
+ * Writes `value` as the state file `name` only where none is: durably, by a
+ * hard link of a synced temp file, which never replaces anything. True when
+ * written; false when a file of that name is there already (another process
+ * made it first). Where the filesystem makes no hard links, written as
+ * {@link writeStateFile} does when none is there after a look.
+ */
+export async function createStateFile(
+  stateDir: string,
+  name: string,
+  value: unknown,
+): Promise<boolean> {
+  const file = `${stateDir}/${name}`;
+  await Deno.mkdir(stateDir, { recursive: true });
+  const tmp = `${file}.${randomId(6)}.tmp`;
+  const f = await Deno.open(tmp, { write: true, createNew: true });
+  try {
+    await f.write(new TextEncoder().encode(JSON.stringify(value)));
+    await f.sync();
+  } finally {
+    f.close();
+  }
+  try {
+    await Deno.link(tmp, file);
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return false;
+    if (await Deno.lstat(file).then(() => true, () => false)) return false;
+    await Deno.rename(tmp, file);
+    await fsyncDir(stateDir);
+    return true;
+  } finally {
+    await Deno.remove(tmp).catch(() => {});
+  }
+  await fsyncDir(stateDir);
+  return true;
 }
 
 /** Removes `name` (a file or directory) from the state directory `stateDir`; absent is fine. */

@@ -19,6 +19,8 @@ const WRITER_STATE = "writer.json";
 export interface WriterIdState {
   readState<T>(name: string): Promise<T | null>;
   writeState(name: string, value: unknown): Promise<void>;
+  /** Writes a state file only where none is; false when one is there (another process's). */
+  createState?(name: string, value: unknown): Promise<boolean>;
 }
 
 /**
@@ -55,7 +57,15 @@ export async function ensureWriterId(cache: WriterIdState, dryRun: boolean): Pro
   const kept = await readWriterId(cache);
   if (kept) return kept;
   const id = randomId(12);
-  if (!dryRun) await cache.writeState(WRITER_STATE, { id });
+  if (dryRun) return id;
+  // Two processes sharing a new cache may make one each: the first kept is
+  // the cache's, for both (the other's uploads would not be known as its own).
+  if (cache.createState) {
+    if (await cache.createState(WRITER_STATE, { id })) return id;
+    const first = await readWriterId(cache);
+    if (first) return first;
+  }
+  await cache.writeState(WRITER_STATE, { id });
   return id;
 }
 

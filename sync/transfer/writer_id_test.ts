@@ -30,3 +30,26 @@ Deno.test("holdsOwnUncommitted: only this writer's object at another version tha
   await store.put("k", enc.encode("b"), PutModes.overwrite);
   assert.equal(await holdsOwnUncommitted(store, "k", "older", "me"), false, "no writer id");
 });
+
+Deno.test("two processes making a new cache's writer id at once both take the first one kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-writer-id-" });
+  const one = new LocalCache(dir);
+  const two = new LocalCache(dir);
+  // Both look before either writes (both find none).
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const late = {
+    readState: async <T>(n: string) => {
+      const v = await two.readState<T>(n);
+      await gate;
+      return v;
+    },
+    writeState: (n: string, v: unknown) => two.writeState(n, v),
+    createState: (n: string, v: unknown) => two.createState(n, v),
+  };
+  const pTwo = ensureWriterId(late, false);
+  const idOne = await ensureWriterId(one, false);
+  release();
+  assert.equal(await pTwo, idOne);
+  assert.equal(await readWriterId(one), idOne);
+});
