@@ -298,10 +298,15 @@ export async function openSession(
   const probeCache = new LocalCache(cacheDir, undefined, {}, findStateDir(cacheDir));
   const chosen = await chooseStore(options, io, probeCache);
   out.usingStore(storeUrl(chosen.spec));
+  // Only a push starts a new datastore: a pull finds nothing in one that is
+  // not there (most often a mistyped path), `--init` or not.
+  const newStore = command === "push" && (options.init ?? false);
   await checkFileStore(
     chosen.spec,
-    options.init ?? false,
-    againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)]),
+    newStore,
+    command === "push"
+      ? againWithInit(io, command, ["--cache", cacheDir, "--store", storeIdentity(chosen.spec)])
+      : undefined,
     cacheDir,
   );
   // A cache the swamp extension made holds unfinished data versions (its record says so).

@@ -141,7 +141,17 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
     /^error\[store_not_found\]: The store directory .*typo-store does not exist/,
   );
   assert.match(pull.err, /the cache was not tied to that store/);
-  assert.match(pull.err, /`sluice pull --cache \S+ --store file:\/\/\S*typo-store --init`/);
+  // A pull starts no datastore, --init or not: only a push does.
+  assert.match(
+    pull.err,
+    /a new datastore is started by the first `sluice push --init --cache \S+\/a`/,
+  );
+  const pullInit = await sluice(["pull", "--init", "--cache", `${w.base}/new`, "--store", typo]);
+  assert.equal(pullInit.code, 66, pullInit.err);
+  assert.match(
+    pullInit.err,
+    /^error\[store_not_found\]: The store directory .*typo-store does not exist/,
+  );
   // Only a push or a pull may start one: status is not offered --init.
   const status = await sluice(["status", "--cache", a, "--store", typo]);
   assert.equal(status.code, 66, status.err);
@@ -546,6 +556,7 @@ Deno.test("a cache that recorded a store but never synced a file takes another -
   assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
   const b = `${w.base}/b`;
   const typo = `file://${w.base}/empty-store`;
+  await Deno.mkdir(`${w.base}/empty-store`); // as a bucket's mistyped, empty prefix
   const first = await sluice(["pull", "--init", "--cache", b, "--store", typo]);
   assert.equal(first.code, 0, first.err);
   const right = await sluice(["pull", "--cache", b, "--store", w.url]);
