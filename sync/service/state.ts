@@ -463,24 +463,13 @@ export class SyncState implements StateAccess {
    * is one it has cleared since, or holds still.
    */
   async #catchUp(): Promise<void> {
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(`${this.#dir}/${DIRTY_FILE}`);
-    } catch {
-      return; // none, or unreadable now: the marks in memory are written back whole
-    }
-    const firstEnd = bytes.indexOf(10);
-    const first = firstEnd < 0 ? "" : new TextDecoder().decode(bytes.subarray(0, firstEnd));
-    const read0 = readJournalLine(first);
-    const generation = read0.kind === "generation" ? read0.id : "";
-    const tail = generation === this.#journalGen && bytes.length >= this.#journalLen &&
-      (this.#journalLen === 0 || bytes[this.#journalLen - 1] === 10);
-    if (tail && bytes.length === this.#journalLen) return;
-    const from = tail ? this.#journalLen : 0;
+    const since = await this.#journalSince();
+    if (!since) return;
+    const { bytes, tail } = since;
     // A last line without its newline is an append under way: left for later.
-    const end = Math.max(from, bytes.lastIndexOf(10) + 1);
+    const end = bytes.lastIndexOf(10) + 1;
     if (!tail) this.#foreign.clear();
-    for (const line of new TextDecoder().decode(bytes.subarray(from, end)).split("\n")) {
+    for (const line of new TextDecoder().decode(bytes.subarray(0, end)).split("\n")) {
       if (line === "") continue;
       const read = readJournalLine(line);
       if (read.kind === "generation") continue;
@@ -495,8 +484,48 @@ export class SyncState implements StateAccess {
         this.#foreign.add(line);
       }
     }
-    this.#journalGen = generation;
-    this.#journalLen = end;
+    this.#journalGen = since.generation;
+    this.#journalLen = since.at + end;
+  }
+
+  /**
+   * What the journal holds past this process's view of it: the bytes
+   * appended since (`tail`: read from the length it knew, as its generation
+   * is the one it knew), or the whole journal, rewritten since; undefined
+   * when nothing changed, or there is no journal to read. Reads only the
+   * first line and the new bytes when they are appends, so a run's marks
+   * one by one each read only what came since.
+   */
+  async #journalSince(): Promise<
+    { bytes: Uint8Array; tail: boolean; at: number; generation: string } | undefined
+  > {
+    let f: Deno.FsFile;
+    try {
+      f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, { read: true });
+    } catch {
+      return undefined; // none, or unreadable now: the marks in memory are written back whole
+    }
+    try {
+      const size = (await f.stat()).size;
+      const head = await readAt(f, 0, Math.min(size, 64));
+      const nl = head.indexOf(10);
+      const first = readJournalLine(nl < 0 ? "" : new TextDecoder().decode(head.subarray(0, nl)));
+      const generation = first.kind === "generation" ? first.id : "";
+      const known = this.#journalLen;
+      if (generation === this.#journalGen && size >= known) {
+        if (size === known) return undefined;
+        // Appends since: the byte before them ends a line of the journal known.
+        const from = Math.max(0, known - 1);
+        const chunk = await readAt(f, from, size - from);
+        if (known === 0) return { bytes: chunk, tail: true, at: 0, generation };
+        if (chunk[0] === 10) return { bytes: chunk.subarray(1), tail: true, at: known, generation };
+      }
+      return { bytes: await readAt(f, 0, size), tail: false, at: 0, generation };
+    } catch {
+      return undefined;
+    } finally {
+      f.close();
+    }
   }
 
   async #load(): Promise<void> {
@@ -600,4 +629,17 @@ export function settledAt(mtimeMs: number | undefined, seenAt: number): number |
   if (mtimeMs === undefined) return undefined;
   const age = seenAt - mtimeMs;
   return age >= racyWindowMs(mtimeMs) ? mtimeMs : undefined;
+}
+
+/** Up to `n` bytes of `f` from `offset` (fewer at its end). */
+async function readAt(f: Deno.FsFile, offset: number, n: number): Promise<Uint8Array> {
+  const out = new Uint8Array(n);
+  await f.seek(offset, Deno.SeekMode.Start);
+  let got = 0;
+  while (got < n) {
+    const r = await f.read(out.subarray(got));
+    if (r === null || r === 0) break;
+    got += r;
+  }
+  return out.subarray(0, got);
 }
