@@ -411,8 +411,14 @@ Deno.test("history: reshapes are inserted from a generator of their own, the oth
       foreignShare: 0,
       vanishShare: 0,
       unwrittenShare: 0,
+      sharedCacheShare: 0,
     });
-    const h = generateHistory(seed, { foreignShare: 0, vanishShare: 0, unwrittenShare: 0 });
+    const h = generateHistory(seed, {
+      foreignShare: 0,
+      vanishShare: 0,
+      unwrittenShare: 0,
+      sharedCacheShare: 0,
+    });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -433,8 +439,13 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
   let followed = 0;
   let moves = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, { foreignShare: 0, vanishShare: 0, unwrittenShare: 0 });
-    const h = generateHistory(seed, { vanishShare: 0, unwrittenShare: 0 });
+    const without = generateHistory(seed, {
+      foreignShare: 0,
+      vanishShare: 0,
+      unwrittenShare: 0,
+      sharedCacheShare: 0,
+    });
+    const h = generateHistory(seed, { vanishShare: 0, unwrittenShare: 0, sharedCacheShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -480,8 +491,13 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   let writers = 0;
   let rewrites = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, { vanishShare: 0, foreignShare: 0, unwrittenShare: 0 });
-    const h = generateHistory(seed, { foreignShare: 0, unwrittenShare: 0 });
+    const without = generateHistory(seed, {
+      vanishShare: 0,
+      foreignShare: 0,
+      unwrittenShare: 0,
+      sharedCacheShare: 0,
+    });
+    const h = generateHistory(seed, { foreignShare: 0, unwrittenShare: 0, sharedCacheShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id) && o.id > Math.max(...ids));
@@ -698,4 +714,27 @@ Deno.test("chaos: the time a stopped process stood still is taken out of its com
   while (await sched.stepInOrder());
   assert.equal(sched.now(), 7_000);
   assert.equal(own, 3_000);
+});
+
+Deno.test("history: second processes over a clone's cache are inserted from a generator of their own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, { sharedCacheShare: 0 });
+    const h = generateHistory(seed);
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (added.length === 0) continue;
+    inserted++;
+    for (const [i, o] of h.ops.entries()) {
+      if (o.kind !== "sibling") continue;
+      // Followed at once by the clone's own run or sync, then scheduling.
+      const [next, tick] = h.ops.slice(i + 1, i + 3);
+      assert.ok(next.kind === "run" || next.kind === "sync");
+      assert.equal((next as { clone: number }).clone, o.clone);
+      assert.equal(tick.kind, "tick");
+      assert.match(formatOp(o), /a second process over its cache/);
+    }
+  }
+  assert.ok(inserted > 5 && inserted < 45, `${inserted} of 200`);
 });

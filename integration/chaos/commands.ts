@@ -197,6 +197,92 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
   };
 }
 
+/**
+ * A second process of the tool over clone `op.clone`'s cache (the `sibling`
+ * move), on `svc`, a service of its own over that cache: the lock of a model
+ * of its own, version 1 of its data written and marked dirty, then, after
+ * `op.workMs`, its push under that lock, or its death before it (`die`
+ * stops its lock's heartbeats; the lock is left to expire). Its version is
+ * a run's: acknowledged, I1 holds it; marked and never pushed by it (it
+ * died, or its push failed), I28 holds the next process on that cache to
+ * publish it.
+ */
+export function siblingCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "sibling" }>,
+  die: () => void,
+): Command {
+  const model = `chaos/sibling/op${op.id}`;
+  const by = `[chaos-sibling s${env.seed} op${op.id}] of c${op.clone}`;
+  const rec: RunRecord = {
+    op: op.id,
+    clone: op.clone,
+    model,
+    token: by,
+    files: [],
+    outcome: "pending",
+  };
+  const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
+  const who = `c${op.clone} ${label}`;
+  return {
+    label,
+    onFreeze: (why) => {
+      if (rec.outcome !== "pending") return;
+      rec.outcome = why;
+      env.outcome(why, who);
+    },
+    body: async (svc) => {
+      env.truth.runs.push(rec);
+      env.stats.runs++;
+      let set: ModelLockSet;
+      try {
+        set = await acquireModelLocks(svc, [model], {
+          lock: CHAOS_LOCK,
+          globalWaitMs: 60_000,
+          globalPollMs: 2_000,
+        });
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        env.outcome(rec.outcome, who, e);
+        return;
+      }
+      let died = false;
+      try {
+        const base = `data/${model}/out`;
+        const dir = `${base}/1`;
+        rec.files = [
+          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
+          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: 1\n`) },
+        ];
+        for (const f of rec.files) await svc.cache.write(f.path, f.bytes);
+        await svc.cache.write(`${base}/latest`, enc.encode("1"));
+        await svc.markDirty({ relPaths: [...rec.files.map((f) => f.path), `${base}/latest`] });
+        env.truth.marked.push(rec);
+        if (op.workMs > 0) await svc.clock.sleep(op.workMs);
+        if (op.how === "dies") {
+          died = true;
+          die();
+          rec.outcome = "crashed";
+          env.stats.siblingsDied++;
+          env.outcome("crashed", `${who} (died before its push)`);
+          return;
+        }
+        let failure: unknown;
+        try {
+          await set.push([dir], env.globalLockCommits ? { globalLock: globalLockOf(svc) } : {});
+          rec.outcome = "success";
+        } catch (e) {
+          rec.outcome = codeOf(e);
+          failure = e;
+        }
+        env.outcome(rec.outcome, who, failure);
+      } finally {
+        if (!died) await set.release();
+      }
+    },
+  };
+}
+
 /** A command whose outcome is its body's: success, or the error code it threw. */
 export function plainCommand(
   env: CommandEnv,

@@ -394,6 +394,100 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
 }
 
 /**
+ * A second process of the tool over a core-driven clone's cache (the
+ * `sibling` move; see `siblingCommand` for an API clone's), run as the tool
+ * runs `model method run` of a model of its own: its model lock, a scoped
+ * pull, version 1 written and marked, then, after `op.workMs`, its flush
+ * (two-phase or single-phase, as the clone's tool does), or its death before
+ * it (`die` stops its lock's heartbeats; the lock is left to expire).
+ */
+export function coreSiblingCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "sibling" }>,
+  die: () => void,
+): Command {
+  const ref = { modelType: "chaos/sibling", modelId: `op${op.id}` };
+  const model = `${ref.modelType}/${ref.modelId}`;
+  const by = `[chaos-sibling s${env.seed} op${op.id}] of c${op.clone}`;
+  const rec: RunRecord = {
+    op: op.id,
+    clone: op.clone,
+    model,
+    token: by,
+    files: [],
+    outcome: "pending",
+  };
+  const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
+  const who = `c${op.clone} ${label}`;
+  return {
+    label,
+    onFreeze: (why) => {
+      if (rec.outcome !== "pending") return;
+      rec.outcome = why;
+      env.outcome(why, who);
+    },
+    body: async (svc) => {
+      const host = hostFor(svc);
+      env.truth.runs.push(rec);
+      env.stats.runs++;
+      env.stats.coreRuns++;
+      const service = host.provider().createSyncService(host.repoDir, host.cachePath);
+      const context = { models: [ref] };
+      const lock = host.provider().createLock(host.datastorePath, {
+        lockKey: `data/${model}/.lock`,
+        maxWaitMs: CHAOS_LOCK.maxWaitMs,
+      });
+      try {
+        await waitForGlobalLock(host);
+        await lock.acquire();
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        env.outcome(rec.outcome, who, e);
+        return;
+      }
+      let died = false;
+      try {
+        await service.pullChanged({ context });
+        const base = `data/${model}/out`;
+        const dir = `${base}/1`;
+        await service.markDirty({ relPath: base });
+        rec.files = [
+          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
+          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: 1\n`) },
+        ];
+        for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
+        await service.markDirty({ relPath: dir });
+        await atomicWrite(host.cachePath, `${base}/latest`, enc.encode("1"));
+        env.truth.marked.push(rec);
+        if (op.workMs > 0) await host.clock.sleep(op.workMs);
+        if (op.how === "dies") {
+          died = true;
+          die();
+          rec.outcome = "crashed";
+          env.stats.siblingsDied++;
+          env.outcome("crashed", `${who} (died before its flush)`);
+          return;
+        }
+        if (host.flush === "two-phase" && service.capabilities().twoPhaseSync) {
+          const manifest = await service.preparePush({ context });
+          await globalLock(host).withLock(() => service.commitPush(manifest));
+        } else {
+          await globalLock(host).withLock(() => service.pushChanged({ context }));
+        }
+        rec.outcome = "success";
+        env.stats.coreAcknowledged++;
+        env.outcome(rec.outcome, who);
+      } catch (e) {
+        rec.outcome = codeOf(e);
+        env.outcome(rec.outcome, who, e);
+      } finally {
+        if (!died) await lock.release().catch(() => {});
+      }
+    },
+  };
+}
+
+/**
  * Another step of the streamed run's workflow, on the same service: its own
  * model's lock (which no breakglass ever breaks), a version of its own, and
  * its flush, scoped to its model, while the streamed run's `raw` is part

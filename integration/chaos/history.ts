@@ -287,6 +287,24 @@ export type Op =
     readonly run?: number;
     readonly rewrite?: boolean;
   }
+  /**
+   * A second process of the tool over the clone's cache directory (swamp
+   * runs models of one repository at once, each process with its own
+   * service over the same cache): it takes the lock of a model of its own,
+   * writes version 1 of that model's data, marks it dirty and, `workMs`
+   * later (the clone's own commands going on meanwhile), pushes it
+   * (`push`) or dies before its push (`dies`: its service dropped, its
+   * lock left to expire). Either way the clone's final sync runs in a
+   * process started afresh on that cache. Inserted from a generator of its
+   * own (see {@link insertSiblings}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "sibling";
+    readonly clone: number;
+    readonly how: "push" | "dies";
+    readonly workMs: number;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -378,6 +396,8 @@ export interface GenerateOptions {
   readonly unwrittenShare?: number;
   /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
   readonly streamedShare?: number;
+  /** Chance that a history has a second process over a clone's cache (see {@link insertSiblings}); default 0.1. */
+  readonly sharedCacheShare?: number;
 }
 
 /**
@@ -390,7 +410,7 @@ export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
 export type DrawnKind = Exclude<
   OpKind,
-  "stall" | "oldpush" | "oldpull" | "reshape" | "foreign" | "vanish" | "unwritten"
+  "stall" | "oldpush" | "oldpull" | "reshape" | "foreign" | "vanish" | "unwritten" | "sibling"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -679,6 +699,12 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
   markRewrites(ops, seed, options.rewriteShare ?? 0.4);
   insertUnwritten(ops, clones, new Rng(mixSeed(seed, 0x756e7772)), options.unwrittenShare ?? 0.25);
+  insertSiblings(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x73696273)),
+    options.sharedCacheShare ?? 0.1,
+  );
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -1009,6 +1035,45 @@ function insertUnwritten(ops: Op[], clones: number, rng: Rng, share: number): vo
 }
 
 /**
+ * Inserts, in a share of histories, one or two second processes over a
+ * clone's cache (see the `sibling` {@link Op}) at random places, each
+ * followed at once by a model run or a sync of that clone's own process,
+ * whose commit then lands while the second one's marks stand unpushed. Ids
+ * after every other operation's, like {@link insertStalls}.
+ */
+function insertSiblings(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  for (let n = rng.range(1, 2); n > 0; n--) {
+    const clone = rng.int(clones);
+    const block: Op[] = [{
+      id: id++,
+      kind: "sibling",
+      clone,
+      how: rng.chance(0.6) ? "dies" : "push",
+      workMs: rng.pick([5_000, 15_000, 45_000]),
+    }];
+    block.push(
+      rng.chance(0.6)
+        ? {
+          id: id++,
+          kind: "run",
+          clone,
+          model: rng.int(MODELS.length),
+          data: rng.int(DATA_NAMES.length),
+          workMs: 0,
+        }
+        : { id: id++, kind: "sync", clone },
+      { id: id++, kind: "tick", n: rng.range(20, 80), pick: rng.int(2 ** 31) },
+    );
+    // After another tool's first writes, which come first of all.
+    const first = ops.findIndex((o) => o.kind !== "foreign");
+    const from = first < 0 ? ops.length : first;
+    ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+  }
+}
+
+/**
  * Marks each deletion of a run's output as a rewrite of it instead (see the
  * `vanish` {@link Op}) with chance `share`, drawn per operation (by its id).
  */
@@ -1178,6 +1243,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone} marks ${
         SHARED_FILES[op.file]
       } dirty, and the write never comes (nothing there)`;
+    case "sibling":
+      return `${head} c${op.clone} a second process over its cache runs a model of its own, marks its version, and ${
+        op.how === "push" ? "pushes it" : "dies before its push"
+      } ${seconds(op.workMs)} later`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
@@ -1267,6 +1336,7 @@ export function parseHistory(text: string): History {
     "reshape",
     "foreign",
     "vanish",
+    "sibling",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {

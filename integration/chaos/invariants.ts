@@ -98,6 +98,11 @@
  *   writer published it first) has none of its bytes in a file the remote index names
  *   after the final sync: a streamed run's `raw`, published part way by
  *   another step's flush, counts.
+ * - I28: a version a second process over a clone's cache marked dirty and
+ *   did not push itself (it died first, or its push failed) is published
+ *   by the final sync, which runs in a process started afresh on that
+ *   cache: another process's commit meanwhile never erases its marks
+ *   (`sibling` moves).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -139,7 +144,8 @@ export type Invariant =
   | "I24"
   | "I25"
   | "I26"
-  | "I27";
+  | "I27"
+  | "I28";
 
 /** A broken invariant. */
 export interface Violation {
@@ -244,6 +250,12 @@ async function* walk(dir: string, rel = ""): AsyncGenerator<string> {
 export class GroundTruth {
   /** Model runs, in start order. */
   readonly runs: RunRecord[] = [];
+  /**
+   * Versions a second process over a clone's cache marked dirty (`sibling`
+   * moves): one it did not push itself (it died, or its push failed) is the
+   * next process's on that cache to publish (I28).
+   */
+  readonly marked: RunRecord[] = [];
   /** Lockfile transactions, in start order. */
   readonly txns: TxnRecord[] = [];
   /** Entry names some issued transaction removes (acknowledged or not). */
@@ -342,6 +354,46 @@ export class GroundTruth {
           `${dir} does not hold an old client's push of ${p.path} (op #${p.op}) after the final sync`,
         afterOp: -1,
       }));
+    }
+  }
+
+  /**
+   * I28 after the final sync: each version a process marked dirty in a
+   * cache it shared with another process, and did not push itself (it died
+   * before its push, or its push failed), is named by the remote index
+   * (`entries`) with its bytes, held by the store (`read`), and on every
+   * clone: the final sync, in a process started afresh on that cache, took
+   * the marks in and published it. (One acknowledged is I1's; one refused,
+   * its lock lost, is erased.)
+   */
+  async checkMarked(
+    entries: Readonly<Record<string, { h?: string }>>,
+    read: (key: string) => Promise<Uint8Array | undefined>,
+    cloneDirs: readonly string[],
+  ): Promise<void> {
+    const settled = ["success", "model_lock_lost", "version_exists"];
+    for (const r of this.marked) {
+      if (settled.includes(r.outcome)) continue;
+      for (const f of r.files) {
+        const hash = await this.#hash(f);
+        const missing: string[] = [];
+        if (entries[f.path]?.h !== hash) missing.push("the remote index");
+        if (!sameBytes(await read(f.path), f.bytes)) missing.push("the store");
+        for (const [i, dir] of cloneDirs.entries()) {
+          if (!sameBytes(await readCacheFile(dir, f.path), f.bytes)) missing.push(`clone c${i}`);
+        }
+        if (missing.length === 0) continue;
+        this.violate({
+          invariant: "I28",
+          message:
+            `a second process over c${r.clone}'s cache marked ${f.path} dirty (op #${r.op}) and ${
+              r.outcome === "crashed" ? "died before its push" : `its push failed (${r.outcome})`
+            }; after the final sync, in a process started afresh on that cache, ${
+              missing.join(", ")
+            } ${missing.length > 1 ? "do" : "does"} not hold it: its marks were lost`,
+          afterOp: -1,
+        });
+      }
     }
   }
 

@@ -1974,3 +1974,18 @@ Deno.test("chaos regression: a marker moved back to a version that exists nowher
     '{"seed":98000661,"clones":5,"kinds":["api","api","core-single-phase","api","api"],"skewMs":[-102613,0,0,0,0],"ops":[{"id":29,"kind":"foreign","what":"version","model":0,"data":0,"version":2,"marker":true},{"id":0,"kind":"sync","clone":4},{"id":9,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":10,"kind":"marker","clone":4,"model":0,"data":0,"back":true,"how":"push"}]}',
   );
 });
+
+/**
+ * I28 (seed 99500001, shrunk, `--shared-cache-share 1`; found by the
+ * `sibling` move on a3e2c7e's parent): a second process over c1's cache
+ * marked a version of a model of its own and died before its flush, while
+ * c1's own process ran a model and committed. That commit rewrote the dirty
+ * journal from its memory, erasing the second process's marks, so no later
+ * process ever pushed its version. Fixed in a3e2c7e (sync/service/state.ts:
+ * every write of the journal takes in what other processes appended since).
+ */
+Deno.test("chaos regression: a process's commit never erases marks another process over the same cache made (I28, seed 99500001)", async () => {
+  await clean(
+    '{"seed":99500001,"clones":2,"absentOnError":true,"v2":true,"kinds":["core-single-phase","core-single-phase"],"ops":[{"id":25,"kind":"sibling","clone":1,"how":"dies","workMs":15000},{"id":26,"kind":"run","clone":1,"model":0,"data":0,"workMs":0}]}',
+  );
+});

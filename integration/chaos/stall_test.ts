@@ -61,12 +61,18 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
   let withStalls = 0;
   for (let seed = 1; seed <= 40; seed++) {
     // Reshapes and another tool's writes, inserted from generators of their own too, are left out here.
-    const h = generateHistory(seed, { reshapeShare: 0, foreignShare: 0, unwrittenShare: 0 });
+    const h = generateHistory(seed, {
+      reshapeShare: 0,
+      foreignShare: 0,
+      unwrittenShare: 0,
+      sharedCacheShare: 0,
+    });
     const base = generateHistory(seed, {
       stallShare: 0,
       reshapeShare: 0,
       foreignShare: 0,
       unwrittenShare: 0,
+      sharedCacheShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

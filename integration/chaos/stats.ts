@@ -118,6 +118,9 @@ export interface ChaosStats {
   rewrites: number;
   /** Marks of a path with nothing there whose writes never came (`unwritten` moves). */
   unwrittenMarks: number;
+  /** Second processes over a clone's cache (`sibling` moves), and those that died before their push. */
+  siblings: number;
+  siblingsDied: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Old clients' pulls (`oldpull` moves), and the entries they dropped (writing back the index they read). */
@@ -201,6 +204,8 @@ export function emptyStats(): ChaosStats {
     vanishesChecked: 0,
     rewrites: 0,
     unwrittenMarks: 0,
+    siblings: 0,
+    siblingsDied: 0,
     oldPushes: 0,
     oldPulls: 0,
     oldPullDrops: 0,

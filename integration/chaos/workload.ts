@@ -40,9 +40,10 @@ import {
   plainCommand,
   pushOf,
   resolveAsUser,
+  siblingCommand,
   unwrittenCommand,
 } from "./commands.ts";
-import { clientCommand, clientService } from "./core_driven.ts";
+import { clientCommand, clientService, coreSiblingCommand } from "./core_driven.ts";
 import {
   foreignObjects,
   formatOp,
@@ -141,6 +142,8 @@ class World {
   readonly #stallArmed = new Map<CloneSlot, { at: "companions" | "move"; seen: boolean }>();
   /** Armed clones now parked at the index update, to crash after this decision. */
   readonly #due = new Set<CloneSlot>();
+  /** Clones whose cache a second process shared (`sibling` moves). */
+  readonly #shared = new Set<CloneSlot>();
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -549,6 +552,39 @@ class World {
     );
   }
 
+  /**
+   * A second process over a clone's cache (see the `sibling` move): a
+   * service of its own over the clone's directory, as the tool's, running
+   * beside the clone's own commands (a unit of its own), its service
+   * dropped when its command ends. The clone's final sync then runs in a
+   * process started afresh on that cache (see {@link finish}).
+   */
+  async #sibling(op: Extract<Op, { kind: "sibling" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    this.#shared.add(slot);
+    this.stats.siblings++;
+    this.stats.commands++;
+    const { svc, locks } = await this.#service(
+      slot.dir,
+      `c${slot.index}`,
+      slot.index,
+      1000 + op.id,
+    );
+    const die = () => {
+      for (const l of locks) l.abandon();
+    };
+    const cmd = kindOf(this.history, op.clone) === "api"
+      ? siblingCommand(this.#env, op, die)
+      : coreSiblingCommand(this.#env, op, die);
+    this.sched.spawn(`c${slot.index} ${cmd.label}`, `c${slot.index}.s${op.id}`, async () => {
+      try {
+        await cmd.body(svc);
+      } finally {
+        svc.state.release(); // the process ends: the files it held open are closed
+      }
+    });
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -631,6 +667,9 @@ class World {
         break;
       case "unwritten":
         this.#enqueue(op.clone, unwrittenCommand(this.#env, op));
+        break;
+      case "sibling":
+        await this.#sibling(op);
         break;
       case "breakglass":
         this.#breakglass(op);
@@ -783,6 +822,15 @@ class World {
     for (const slot of this.clones) this.sched.resume(slot.owner);
     await this.target.faults.heal();
     await this.drain();
+    // A cache a second process shared is synced by a process started afresh
+    // on it, as the next command on that checkout is: it loads the marks
+    // every process left there.
+    for (const slot of this.#shared) {
+      for (const l of slot.locks) l.abandon();
+      slot.svc.state.release();
+      slot.incarnation++;
+      await this.#boot(slot);
+    }
     // Old clients whose push stopped push again, as they do when they come back.
     for (const op of this.truth.oldUnfinished.values()) {
       this.stats.oldPushesRetried++;
@@ -927,6 +975,11 @@ class World {
       spared(path) || clashed.has(path) || pendingOwn.has(path) || gone(path, entries[path]);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
+    await this.truth.checkMarked(
+      entries,
+      (key) => this.target.inspect.read(key),
+      this.clones.map((c) => c.dir),
+    );
     await this.truth.checkLostVersions(entries, (key) => this.target.inspect.read(key));
     await this.truth.checkForeign(
       entries,
