@@ -738,3 +738,25 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
   }
   assert.ok(inserted > 5 && inserted < 45, `${inserted} of 200`);
 });
+
+Deno.test("history: old clients' writes of a refused run's bytes come after a breakglass of a deterministic run's model, on ETag stores only", () => {
+  let etag = 0;
+  let writes = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const h = generateHistory(seed, { oldShare: 1 });
+    if (h.etag) etag++;
+    for (const [i, o] of h.ops.entries()) {
+      if (o.kind !== "oldsame") continue;
+      writes++;
+      assert.ok(h.etag && h.oldClients);
+      const b = h.ops[i - 1];
+      assert.equal(b.kind, "breakglass");
+      const run = h.ops.find((r) => r.id === o.run);
+      assert.ok(run?.kind === "run" && run.same && run.model === (b as { model: number }).model);
+      assert.match(formatOp(o), /writes run #\d+'s bytes at its version's path/);
+    }
+    assert.ok(!generateHistory(seed, { oldShare: 0 }).etag);
+  }
+  assert.ok(etag > 100 && etag < 200, `${etag} of 300`);
+  assert.ok(writes > 10, `${writes} writes`);
+});

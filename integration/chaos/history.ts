@@ -305,6 +305,23 @@ export type Op =
     readonly how: "push" | "dies";
     readonly workMs: number;
   }
+  /**
+   * An old client on the clone's machine writes the bytes run `run` (a
+   * deterministic run, whose model lock a breakglass broke) wrote at its
+   * version's path, a plain put and its index entry at once, the moment
+   * that run's erasure, refused, is about to delete its upload there
+   * (aimed: the scheduler goes on, a few hundred decisions at most, with
+   * choices drawn from `pick`, until then; nothing happens when it never
+   * comes). On a store whose versions are the bytes' (`etag`), its object
+   * keeps the upload's version. Only in histories with `oldClients`.
+   */
+  | {
+    readonly id: number;
+    readonly kind: "oldsame";
+    readonly clone: number;
+    readonly run: number;
+    readonly pick: number;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -358,6 +375,13 @@ export interface History {
    * absent: the default, which no history's push reaches).
    */
   readonly indexFirst?: boolean;
+  /**
+   * When true, the store derives an object's version from its bytes, as an
+   * S3 ETag is (the MD5 of a single-part upload): two writes of the same
+   * bytes carry the same version. Only with `oldClients` (see
+   * {@link insertOldSame}).
+   */
+  readonly etag?: boolean;
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }
@@ -398,6 +422,8 @@ export interface GenerateOptions {
   readonly streamedShare?: number;
   /** Chance that a history has a second process over a clone's cache (see {@link insertSiblings}); default 0.1. */
   readonly sharedCacheShare?: number;
+  /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */
+  readonly etagShare?: number;
 }
 
 /**
@@ -410,7 +436,15 @@ export const SKEW_RANGE_MS = [40_000, 120_000] as const;
 /** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
 export type DrawnKind = Exclude<
   OpKind,
-  "stall" | "oldpush" | "oldpull" | "reshape" | "foreign" | "vanish" | "unwritten" | "sibling"
+  | "stall"
+  | "oldpush"
+  | "oldpull"
+  | "reshape"
+  | "foreign"
+  | "vanish"
+  | "unwritten"
+  | "sibling"
+  | "oldsame"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -672,6 +706,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const oldRng = new Rng(mixSeed(seed, 0x6f6c6421));
   const oldClients = oldRng.chance(options.oldShare ?? 0.25);
+  let etag = false;
   if (oldClients) {
     // No stall beside old clients (a stalled holder of the global lock has
     // it taken over, which loses writes by design): the planned ones go.
@@ -679,6 +714,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     insertOldPushes(ops, clones, oldRng);
     // From a generator of their own: the pushes above stay as they were.
     insertOldPulls(ops, clones, new Rng(mixSeed(seed, 0x6f6c7050)));
+    // From a generator of their own: the operations above stay as they were.
+    const etagRng = new Rng(mixSeed(seed, 0x65746167));
+    etag = etagRng.chance(options.etagShare ?? 0.5);
+    if (etag) insertOldSame(ops, clones, etagRng);
   } else {
     insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
     const moveShare = (options.stallShare ?? 0.35) / 3;
@@ -731,6 +770,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(oldClients ? { oldClients } : {}),
     ...(skewMs ? { skewMs } : {}),
     ...(indexFirst ? { indexFirst } : {}),
+    ...(etag ? { etag } : {}),
     ops,
   };
 }
@@ -761,6 +801,26 @@ function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
       ...file,
       ...(what === 5 ? { del: true } : {}),
     });
+  }
+}
+
+/**
+ * After each breakglass that follows a deterministic run of its model
+ * (within four operations), inserts, with chance one half, an old client's
+ * write of that run's bytes (see the `oldsame` {@link Op}) on another
+ * clone's machine, with ids after every other.
+ */
+function insertOldSame(ops: Op[], clones: number, rng: Rng): void {
+  let id = Math.max(0, ...ops.map((o) => o.id)) + 1;
+  for (let i = ops.length - 1; i >= 0; i--) {
+    const b = ops[i];
+    if (b.kind !== "breakglass" || b.model === null) continue;
+    const run = ops.slice(Math.max(0, i - 4), i).reverse().find((o) =>
+      o.kind === "run" && o.same === true && o.model === b.model
+    ) as Extract<Op, { kind: "run" }> | undefined;
+    if (!run || !rng.chance(0.5)) continue;
+    const clone = clones < 2 ? run.clone : (run.clone + rng.range(1, clones - 1)) % clones;
+    ops.splice(i + 1, 0, { id: id++, kind: "oldsame", clone, run: run.id, pick: rng.int(2 ** 31) });
   }
 }
 
@@ -1247,6 +1307,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone} a second process over its cache runs a model of its own, marks its version, and ${
         op.how === "push" ? "pushes it" : "dies before its push"
       } ${seconds(op.workMs)} later`;
+    case "oldsame":
+      return `${head} c${op.clone} (old client: writes run #${op.run}'s bytes at its version's path as its erasure deletes them, a plain put and its index entry)`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
@@ -1294,8 +1356,9 @@ export function formatHistory(h: History): string {
     ? `, clocks off the store's by ${h.skewMs.map((ms, i) => `c${i} ${ms / 1000} s`).join(" ")}`
     : "";
   const first = h.indexFirst ? ", first pushes make the index first" : "";
+  const etag = h.etag ? ", versions are the bytes' (ETags)" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -1327,6 +1390,9 @@ export function parseHistory(text: string): History {
   if (j.indexFirst !== undefined && typeof j.indexFirst !== "boolean") {
     throw new Error("indexFirst is true or false");
   }
+  if (j.etag !== undefined && typeof j.etag !== "boolean") {
+    throw new Error("etag is true or false");
+  }
   const kinds = new Set([
     ...Object.keys(WEIGHTS),
     "stall",
@@ -1337,6 +1403,7 @@ export function parseHistory(text: string): History {
     "foreign",
     "vanish",
     "sibling",
+    "oldsame",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {

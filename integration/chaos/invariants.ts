@@ -260,6 +260,8 @@ export class GroundTruth {
   readonly txns: TxnRecord[] = [];
   /** Entry names some issued transaction removes (acknowledged or not). */
   readonly removals = new Set<string>();
+  /** Old clients' writes of a refused run's bytes (`oldsame` moves), for I12 at every decision. */
+  readonly oldCommitted: { op: number; path: string; bytes: Uint8Array }[] = [];
   /** Pushes old clients completed (histories with old clients): a new file each. */
   readonly oldPushes: { op: number; path: string; text: string }[] = [];
   /**
@@ -354,6 +356,29 @@ export class GroundTruth {
           `${dir} does not hold an old client's push of ${p.path} (op #${p.op}) after the final sync`,
         afterOp: -1,
       }));
+    }
+  }
+
+  /**
+   * I12 during the history (at each point no command runs) and after the
+   * final sync: each old client's committed write recorded here (`oldsame`
+   * moves) is held by the store, with its bytes, while the remote index
+   * names those bytes there: no erasure of a refused run deletes an old
+   * client's object of the same bytes (on S3, the same ETag) for good.
+   */
+  async checkOldCommittedNow(store: StoreInspector, afterOp: number): Promise<void> {
+    if (this.oldCommitted.length === 0) return;
+    const index = await indexEntriesOf(store);
+    for (const w of this.oldCommitted) {
+      const e = index[w.path];
+      if (!e || e.h !== await sha256Hex(w.bytes)) continue;
+      if (sameBytes(await store.read(w.path), w.bytes)) continue;
+      this.violate({
+        invariant: "I12",
+        message:
+          `an old client's committed write of ${w.path} (op #${w.op}) is gone from the store while the remote index names it: a refused run's erasure deleted another client's object of the same bytes`,
+        afterOp,
+      }, `gone ${w.op} ${w.path}`);
     }
   }
 

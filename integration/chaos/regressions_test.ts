@@ -1989,3 +1989,21 @@ Deno.test("chaos regression: a process's commit never erases marks another proce
     '{"seed":99500001,"clones":2,"absentOnError":true,"v2":true,"kinds":["core-single-phase","core-single-phase"],"ops":[{"id":25,"kind":"sibling","clone":1,"how":"dies","workMs":15000},{"id":26,"kind":"run","clone":1,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I12 (seed 99500179, shrunk, `--old-share 1 --etag-share 1`; found by the
+ * `oldsame` move on e04ceaf's parent): on a store whose versions are the
+ * bytes' (S3 ETags), c1's deterministic run lost its model lock to a
+ * breakglass, and as its erasure was about to delete its upload of
+ * `metadata.yaml`, an old client wrote the same bytes there (a plain put,
+ * keeping the ETag) and committed its entry. The erasure deleted the old
+ * client's object by the unchanged version, and the index named nothing.
+ * Fixed in e04ceaf (middleware/erasure_steps.ts: an object without this
+ * cache's writer id is kept, and one an old client's entry names by its
+ * hash is put back).
+ */
+Deno.test("chaos regression: a refused run's erasure never deletes an old client's write of the same bytes (I12, seed 99500179)", async () => {
+  await clean(
+    '{"seed":99500179,"clones":4,"kinds":["core-single-phase","api","api","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":0,"kind":"bulk","clone":2},{"id":2,"kind":"run","clone":3,"model":0,"data":1,"workMs":1000},{"id":5,"kind":"tick","n":32,"pick":410750983},{"id":7,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":8,"kind":"tick","n":35,"pick":1947483586},{"id":10,"kind":"breakglass","model":0},{"id":49,"kind":"oldsame","clone":0,"run":7,"pick":162826339}]}',
+  );
+});

@@ -121,6 +121,9 @@ export interface ChaosStats {
   /** Second processes over a clone's cache (`sibling` moves), and those that died before their push. */
   siblings: number;
   siblingsDied: number;
+  /** Histories on a store whose versions are the bytes' (ETags), and old clients' writes there of a refused run's bytes. */
+  etagHistories: number;
+  oldSameWrites: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Old clients' pulls (`oldpull` moves), and the entries they dropped (writing back the index they read). */
@@ -206,6 +209,8 @@ export function emptyStats(): ChaosStats {
     unwrittenMarks: 0,
     siblings: 0,
     siblingsDied: 0,
+    etagHistories: 0,
+    oldSameWrites: 0,
     oldPushes: 0,
     oldPulls: 0,
     oldPullDrops: 0,

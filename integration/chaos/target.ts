@@ -52,6 +52,11 @@ export interface TargetEnv {
   readonly clock: Clock;
   /** Sets the scheduler's per-call latency (fake time). */
   readonly setLatency: (ms: number) => void;
+  /**
+   * Versions derived from the bytes, as S3 ETags are (`History.etag`): the
+   * in-memory store's `versionFromBytes`; a real server's versions are its own.
+   */
+  readonly versionFromBytes?: boolean;
 }
 
 /** Creates a fresh target for one history. */
@@ -71,7 +76,11 @@ export type TargetFactory = (env: TargetEnv) => Promise<ChaosTarget>;
  * ```
  */
 export const memoryTarget: TargetFactory = (env) => {
-  const store = new InMemoryStore({ clock: env.clock, endpoint: "memory://chaos" });
+  const store = new InMemoryStore({
+    clock: env.clock,
+    endpoint: "memory://chaos",
+    ...(env.versionFromBytes ? { versionFromBytes: true } : {}),
+  });
   const faults: FaultController = {
     outage: (on) => {
       store.unreachable = on;

@@ -92,6 +92,9 @@ export { CHAOS_CONFIG } from "./clone_setup.ts";
 /** Scheduler decisions an edit made during a command waits at most for its moment. */
 const DURING_DECISIONS = 40;
 
+/** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
+const OLD_SAME_DECISIONS = 300;
+
 interface Busy {
   readonly unit: Unit;
   readonly onFreeze: (why: "crashed" | "hung") => void;
@@ -179,6 +182,7 @@ class World {
     this.target = await factory({
       clock: this.sched.clock,
       setLatency: (ms) => (this.sched.latencyMs = ms),
+      ...(this.history.etag ? { versionFromBytes: true } : {}),
     });
     if (this.history.v2) {
       const meta = { version: 2, partitions: [], commitSeq: 0, raw: {} } as const;
@@ -585,6 +589,46 @@ class World {
     });
   }
 
+  /**
+   * An old client's write of a refused deterministic run's bytes (see the
+   * `oldsame` move), aimed at the moment that run's erasure is about to
+   * delete its upload: a plain put of the same bytes and its index entry,
+   * at once (between two scheduling decisions, past faults). Recorded as an
+   * old client's push (I12), which must never be gone from the store while
+   * the index names it.
+   */
+  async #oldSame(op: Extract<Op, { kind: "oldsame" }>): Promise<void> {
+    const aimed = () => {
+      const run = this.truth.runs.find((r) => r.op === op.run && r.same && r.files.length > 0);
+      if (!run) return undefined;
+      for (const u of this.sched.active()) {
+        const on = /^delete (\S+)$/.exec(u.parkedOn)?.[1];
+        const f = on === undefined ? undefined : run.files.find((f) => f.path === on);
+        if (f) return f;
+      }
+      return undefined;
+    };
+    const next = mulberry32(op.pick);
+    for (let i = 0; i < OLD_SAME_DECISIONS && !aimed() && this.sched.active().length > 0; i++) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.#afterDecision();
+      if (this.#aborted) return;
+    }
+    const f = aimed();
+    if (!f) return;
+    const text = new TextDecoder().decode(f.bytes);
+    await this.target.unfaulted((s) =>
+      peerPush(s, { [f.path]: text }, { now: () => this.sched.clock.now() })
+    );
+    this.stats.oldSameWrites++;
+    this.#note(
+      `c${op.clone}'s old client wrote run #${op.run}'s ${f.path} as its erasure deletes it`,
+    );
+    this.truth.oldPushes.push({ op: op.id, path: f.path, text });
+    this.truth.oldCommitted.push({ op: op.id, path: f.path, bytes: f.bytes });
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -671,6 +715,9 @@ class World {
       case "sibling":
         await this.#sibling(op);
         break;
+      case "oldsame":
+        await this.#oldSame(op);
+        break;
       case "breakglass":
         this.#breakglass(op);
         break;
@@ -732,6 +779,11 @@ class World {
     // I14 at quiet points only: a commit in flight may have written part of a v2 index.
     if (this.#checksMarkers && this.sched.active().length === 0 && !this.#aborted) {
       await this.truth.checkMarkersNow(this.target.inspect, this.#opId);
+    }
+    // I12 for an old client's write of a refused run's bytes, at quiet points
+    // too: an erasure that met that write deletes and puts back in one command.
+    if (this.sched.active().length === 0 && !this.#aborted) {
+      await this.truth.checkOldCommittedNow(this.target.inspect, this.#opId);
     }
   }
 
@@ -974,6 +1026,7 @@ class World {
     const freshSpared = (path: string) =>
       spared(path) || clashed.has(path) || pendingOwn.has(path) || gone(path, entries[path]);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
+    await this.truth.checkOldCommittedNow(this.target.inspect, -1);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
     await this.truth.checkMarked(
       entries,
@@ -1239,6 +1292,7 @@ export async function runHistory(
   if (history.oldClients) stats.mixedFleets = 1;
   if (history.skewMs?.some((ms) => ms !== 0)) stats.skewedClocks = 1;
   if (history.indexFirst) stats.indexFirst = 1;
+  if (history.etag) stats.etagHistories = 1;
   if (history.ops.some((o) => o.kind === "foreign")) stats.foreignHistories = 1;
   if (history.ops.some((o) => o.kind === "vanish")) stats.vanishHistories = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
