@@ -6,6 +6,13 @@
  * generation; a log line of another generation than the base's never
  * applies.
  *
+ * Processes sharing the cache write these files under the state
+ * directory's lock (`SyncState` takes it): a save that finds another
+ * process's base on disk (another generation than the one it read) first
+ * takes that base and its log in, with its own unsaved records over them,
+ * and a new base is written only over what the files hold now, read under
+ * that lock, so that no process's records are dropped by another's base.
+ *
  * @module
  */
 import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
@@ -68,6 +75,8 @@ export class ManifestFiles {
   #queue: Promise<void> = Promise.resolve();
   /** The base on disk records nothing (no entry, no index version). */
   #emptyBase = false;
+  /** Paths written ahead since the last save (their lines carry this base's generation). */
+  readonly #aheadPaths = new Set<string>();
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -96,13 +105,92 @@ export class ManifestFiles {
    * {@link writeAhead} can append to), recording `indexVersion`.
    */
   async ensureBase(
-    manifest: ReadonlyMap<string, SyncedEntry>,
+    manifest: Map<string, SyncedEntry>,
     indexVersion: string | undefined,
+    unsaved: Iterable<string> = [],
   ): Promise<void> {
     await this.#serial(async () => {
-      if (this.#hasBase && !this.#rewrite) return;
+      if (this.#hasBase && !this.#rewrite && await this.#diskGen() === this.#gen) return;
+      if (!this.#rewrite) await this.#takeIn(manifest, new Set(unsaved));
+      if (this.#hasBase && !this.#rewrite) return; // another process's base, taken in
       await this.#writeBase(manifest, indexVersion);
     });
+  }
+
+  /**
+   * The generation of the base on disk, from its first bytes (its JSON
+   * begins with its format and generation); undefined when there is none,
+   * or it cannot be read.
+   */
+  async #diskGen(): Promise<number | undefined> {
+    let f: Deno.FsFile;
+    try {
+      f = await Deno.open(`${this.#dir}/${MANIFEST_FILE}`, { read: true });
+    } catch {
+      return undefined;
+    }
+    try {
+      const head = new Uint8Array(96);
+      const n = (await f.read(head)) ?? 0;
+      if (n === 0) return undefined;
+      const m = /"gen":(\d+)/.exec(new TextDecoder().decode(head.subarray(0, n)));
+      return m ? Number(m[1]) : 0;
+    } catch {
+      return undefined;
+    } finally {
+      f.close();
+    }
+  }
+
+  /**
+   * Takes in what the files hold now (a base, and its log: another process
+   * may have written either since this one read them), with this process's
+   * own records of `unsaved` paths (and of those written ahead) over them;
+   * `manifest` then holds the result. Returns the paths whose lines this
+   * process must write again (its own, under the base taken in), or
+   * undefined when there is no readable base on disk (nothing taken in).
+   */
+  async #takeIn(
+    manifest: Map<string, SyncedEntry>,
+    unsaved: ReadonlySet<string>,
+  ): Promise<string[] | undefined> {
+    const fresh = new Map<string, SyncedEntry>();
+    let gen: number;
+    let applied = 0;
+    let torn = false;
+    try {
+      const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
+      gen = readBase(raw, fresh).gen;
+      const logFile = `${this.#dir}/${MANIFEST_LOG}`;
+      const st = await Deno.lstat(logFile).catch(() => null);
+      if (st?.isSymlink) return undefined; // never read through: the next base replaces it
+      const log = st ? await Deno.readTextFile(logFile) : "";
+      const r = replayLog(log, gen, fresh);
+      applied = r.applied;
+      torn = r.torn;
+    } catch {
+      return undefined;
+    }
+    const own = new Set([...unsaved, ...this.#aheadPaths]);
+    for (const p of own) {
+      const e = manifest.get(p);
+      if (e) fresh.set(p, e);
+      else fresh.delete(p);
+    }
+    manifest.clear();
+    for (const [p, e] of fresh) manifest.set(p, e);
+    if (gen !== this.#gen) {
+      // Lines written ahead under the older base carry its generation.
+      this.release();
+      this.#aheadUnsynced = false;
+      this.#aheadCreated = false;
+    }
+    this.#gen = gen;
+    this.#hasBase = true;
+    this.#emptyBase = false;
+    this.#logLines = applied;
+    this.#rewrite ||= torn;
+    return [...own];
   }
 
   /** Runs `write` after every write called before it. */
@@ -146,6 +234,7 @@ export class ManifestFiles {
     }
     this.#logLines += out.length;
     this.#aheadUnsynced = true;
+    for (const p of paths) this.#aheadPaths.add(p);
     return true;
   }
 
@@ -190,22 +279,33 @@ export class ManifestFiles {
    * appended to the log (one fsync), or a new base written atomically.
    */
   async save(
-    manifest: ReadonlyMap<string, SyncedEntry>,
+    manifest: Map<string, SyncedEntry>,
     changed: readonly string[],
     index: { readonly changed: boolean; readonly version: string | undefined },
   ): Promise<void> {
     await this.#serial(async () => {
+      if (this.#hasBase && !this.#rewrite && await this.#diskGen() !== this.#gen) {
+        // Another process wrote a base since: taken in, this process's own
+        // records written again under it.
+        const again = await this.#takeIn(manifest, new Set(changed));
+        if (again) changed = again;
+      }
       const lines = changed.length + (index.changed ? 1 : 0);
       if (
         this.#rewrite || !this.#hasBase ||
         this.#logLines + lines > Math.max(LOG_MIN_LINES, manifest.size)
       ) {
+        // A new base holds what the files hold now (another process's log
+        // lines among them), with this process's own records over it;
+        // damaged files are replaced by what this process holds.
+        if (!this.#rewrite) await this.#takeIn(manifest, new Set(changed));
         await this.#writeBase(manifest, index.version);
       } else if (lines > 0) {
         await this.#appendLog(manifest, changed, index);
       } else {
         await this.#syncAhead();
       }
+      this.#aheadPaths.clear();
     });
   }
 

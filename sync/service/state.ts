@@ -279,7 +279,7 @@ export class SyncState implements StateAccess {
         this.#bulk = false;
         this.#journalStale = true;
       }
-      await this.saveManifest();
+      await this.#saveManifestHeld();
       await this.#compact();
     });
   }
@@ -331,7 +331,9 @@ export class SyncState implements StateAccess {
 
   /** Makes {@link noteSynced} write ahead: a manifest base on disk (written now if none). */
   async readyToNote(): Promise<void> {
-    await this.#files.ensureBase(this.#manifest, this.#savedIndexVersion);
+    await this.#exclusive(() =>
+      this.#files.ensureBase(this.#manifest, this.#savedIndexVersion, this.#changed)
+    );
   }
 
   /**
@@ -355,6 +357,17 @@ export class SyncState implements StateAccess {
    * nothing changed.
    */
   async saveManifest(): Promise<void> {
+    const indexVersion = this.indexVersion;
+    const indexChanged = indexVersion !== this.#savedIndexVersion;
+    if (
+      !this.#files.mustRewrite && !this.#files.aheadUnsynced && this.#changed.size === 0 &&
+      !indexChanged
+    ) return;
+    await this.#exclusive(() => this.#saveManifestHeld());
+  }
+
+  /** {@link saveManifest}, holding the state directory's lock already. */
+  async #saveManifestHeld(): Promise<void> {
     const indexVersion = this.indexVersion;
     const indexChanged = indexVersion !== this.#savedIndexVersion;
     if (

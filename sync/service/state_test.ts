@@ -353,3 +353,31 @@ Deno.test("a journal rewritten twice by another process (its inode may be the on
     "the other process's mark of b, and no other",
   );
 });
+
+Deno.test("a process that writes the manifest's base keeps the records another process sharing the cache saved since it loaded", async () => {
+  const { open, one, two } = await sharedBy2();
+  one.setSynced("a", entry(1));
+  await one.saveManifest(); // the first base: a
+  two.setSynced("b", entry(2));
+  await two.saveManifest(); // two loaded no base: it writes one, over what is there now
+  assert.deepEqual(entries(await open()), { a: entry(1), b: entry(2) });
+  // one appends to its log: the base is two's now, and one's line goes under it.
+  one.setSynced("c", entry(3));
+  await one.saveManifest();
+  assert.deepEqual(entries(await open()), { a: entry(1), b: entry(2), c: entry(3) });
+  assert.deepEqual(entries(one), { a: entry(1), b: entry(2), c: entry(3) }, "one took two's in");
+});
+
+Deno.test("records one process wrote ahead under a base another process replaced since are written again at its save", async () => {
+  const { open, one, two } = await sharedBy2();
+  one.setSynced("a", entry(1));
+  await one.saveManifest();
+  await one.readyToNote();
+  one.noteSynced("p", entry(4)); // a pull's record, on disk at once
+  two.setSynced("b", entry(2));
+  await two.saveManifest(); // a new base (two had none), which takes p in too
+  two.setSynced("b", entry(5));
+  await two.saveManifest();
+  await one.saveManifest();
+  assert.deepEqual(entries(await open()), { a: entry(1), b: entry(5), p: entry(4) });
+});
