@@ -2007,3 +2007,19 @@ Deno.test("chaos regression: a refused run's erasure never deletes an old client
     '{"seed":99500179,"clones":4,"kinds":["core-single-phase","api","api","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":0,"kind":"bulk","clone":2},{"id":2,"kind":"run","clone":3,"model":0,"data":1,"workMs":1000},{"id":5,"kind":"tick","n":32,"pick":410750983},{"id":7,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":8,"kind":"tick","n":35,"pick":1947483586},{"id":10,"kind":"breakglass","model":0},{"id":49,"kind":"oldsame","clone":0,"run":7,"pick":162826339}]}',
   );
 });
+
+/**
+ * I6 (seed 99800488, shrunk, `--shared-cache-share 1`; found by the
+ * `sibling` move): a second process over c2's cache, opened before c2's own
+ * sync recorded an old client's edit of a config file, saved its manifest as
+ * a new base from its own memory after c2's user deleted that file by hand.
+ * The record of c2's sync was gone, so the next pull took the datastore's
+ * copy for a new file and brought the deleted file back. Fixed in 5cd1b89
+ * (sync/service/manifest_files.ts: a save takes in another process's base
+ * and log before writing over them).
+ */
+Deno.test("chaos regression: a second process's manifest save never drops the records of the cache's own sync (I6, seed 99800488)", async () => {
+  await clean(
+    '{"seed":99800488,"clones":3,"oldClients":true,"ops":[{"id":21,"kind":"oldpush","clone":1,"file":0},{"id":33,"kind":"sibling","clone":2,"how":"push","workMs":15000},{"id":34,"kind":"sync","clone":2},{"id":4,"kind":"delete","clone":2,"file":5,"how":"hand"}]}',
+  );
+});
