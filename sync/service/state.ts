@@ -357,23 +357,21 @@ export class SyncState implements StateAccess {
    * nothing changed.
    */
   async saveManifest(): Promise<void> {
-    const indexVersion = this.indexVersion;
-    const indexChanged = indexVersion !== this.#savedIndexVersion;
-    if (
-      !this.#files.mustRewrite && !this.#files.aheadUnsynced && this.#changed.size === 0 &&
-      !indexChanged
-    ) return;
+    if (this.#nothingToSave) return;
     await this.#exclusive(() => this.#saveManifestHeld());
+  }
+
+  /** True when a save would write nothing: no change, nothing written ahead, nothing damaged. */
+  get #nothingToSave(): boolean {
+    return !this.#files.mustRewrite && !this.#files.aheadUnsynced && this.#changed.size === 0 &&
+      this.indexVersion === this.#savedIndexVersion;
   }
 
   /** {@link saveManifest}, holding the state directory's lock already. */
   async #saveManifestHeld(): Promise<void> {
+    if (this.#nothingToSave) return;
     const indexVersion = this.indexVersion;
     const indexChanged = indexVersion !== this.#savedIndexVersion;
-    if (
-      !this.#files.mustRewrite && !this.#files.aheadUnsynced && this.#changed.size === 0 &&
-      !indexChanged
-    ) return;
     // Taken now: changes made while this save waits belong to the next one.
     const changed = [...this.#changed];
     this.#changed.clear();
