@@ -77,6 +77,12 @@ export class ManifestFiles {
   #emptyBase = false;
   /** Paths written ahead since the last save (their lines carry this base's generation). */
   readonly #aheadPaths = new Set<string>();
+  /**
+   * Paths written ahead under a base another process has replaced since
+   * (their lines carry its generation, ignored now): written again by the
+   * next save.
+   */
+  readonly #staleAhead = new Set<string>();
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -97,7 +103,7 @@ export class ManifestFiles {
 
   /** True when lines were written ahead that no save has made durable yet. */
   get aheadUnsynced(): boolean {
-    return this.#aheadUnsynced;
+    return this.#aheadUnsynced || this.#staleAhead.size > 0;
   }
 
   /**
@@ -111,7 +117,7 @@ export class ManifestFiles {
   ): Promise<void> {
     await this.#serial(async () => {
       if (this.#hasBase && !this.#rewrite && await this.#diskGen() === this.#gen) return;
-      if (!this.#rewrite) await this.#takeIn(manifest, new Set(unsaved));
+      await this.#takeIn(manifest, new Set(unsaved));
       if (this.#hasBase && !this.#rewrite) return; // another process's base, taken in
       await this.#writeBase(manifest, indexVersion);
     });
@@ -171,7 +177,7 @@ export class ManifestFiles {
     } catch {
       return undefined;
     }
-    const own = new Set([...unsaved, ...this.#aheadPaths]);
+    const own = new Set([...unsaved, ...this.#aheadPaths, ...this.#staleAhead]);
     for (const p of own) {
       const e = manifest.get(p);
       if (e) fresh.set(p, e);
@@ -180,10 +186,13 @@ export class ManifestFiles {
     manifest.clear();
     for (const [p, e] of fresh) manifest.set(p, e);
     if (gen !== this.#gen) {
-      // Lines written ahead under the older base carry its generation.
+      // Lines written ahead under the older base carry its generation: the
+      // next save writes them again.
       this.release();
       this.#aheadUnsynced = false;
       this.#aheadCreated = false;
+      for (const p of this.#aheadPaths) this.#staleAhead.add(p);
+      this.#aheadPaths.clear();
     }
     this.#gen = gen;
     this.#hasBase = true;
@@ -218,8 +227,15 @@ export class ManifestFiles {
     const out = logLines(manifest, this.#gen, paths);
     const bytes = ENCODER.encode(`${out.join("\n")}\n`);
     try {
+      const file = `${this.#dir}/${MANIFEST_LOG}`;
+      if (this.#ahead && this.#ahead.statSync().ino !== lstatOrNull(file)?.ino) {
+        // Another process replaced the log (with a base of its own): lines
+        // of this base's generation would be lost there. Left to the save,
+        // which takes that base in first.
+        this.release();
+        return false;
+      }
       if (!this.#ahead) {
-        const file = `${this.#dir}/${MANIFEST_LOG}`;
         const created = lstatOrNull(file) === null;
         this.#ahead = Deno.openSync(file, { append: true, create: true, write: true });
         this.#aheadCreated ||= created;
@@ -290,6 +306,10 @@ export class ManifestFiles {
         const again = await this.#takeIn(manifest, new Set(changed));
         if (again) changed = again;
       }
+      if (this.#staleAhead.size > 0) changed = [...new Set([...changed, ...this.#staleAhead])];
+      // Another process's write ahead cut off part way: no line may follow
+      // it, so a new base replaces the log.
+      if (this.#hasBase && !this.#rewrite && await this.#logTorn()) this.#rewrite = true;
       const lines = changed.length + (index.changed ? 1 : 0);
       if (
         this.#rewrite || !this.#hasBase ||
@@ -297,8 +317,8 @@ export class ManifestFiles {
       ) {
         // A new base holds what the files hold now (another process's log
         // lines among them), with this process's own records over it;
-        // damaged files are replaced by what this process holds.
-        if (!this.#rewrite) await this.#takeIn(manifest, new Set(changed));
+        // files that cannot be read are replaced by what this process holds.
+        await this.#takeIn(manifest, new Set(changed));
         await this.#writeBase(manifest, index.version);
       } else if (lines > 0) {
         await this.#appendLog(manifest, changed, index);
@@ -306,6 +326,7 @@ export class ManifestFiles {
         await this.#syncAhead();
       }
       this.#aheadPaths.clear();
+      this.#staleAhead.clear();
     });
   }
 
@@ -337,7 +358,9 @@ export class ManifestFiles {
     manifest: ReadonlyMap<string, SyncedEntry>,
     indexVersion: string | undefined,
   ): Promise<void> {
-    const gen = this.#gen + 1;
+    // Past every generation on disk (another process's base, or lines of a
+    // base no longer readable): a number no other base ever had.
+    const gen = Math.max(this.#gen, (await this.#diskGen()) ?? -1, await this.#logMaxGen()) + 1;
     const text = baseText(manifest, gen, indexVersion);
     await writingState(
       this.#dir,
@@ -390,6 +413,30 @@ export class ManifestFiles {
     }).catch(torn);
     this.#logLines += out.length;
     this.#aheadSettled();
+  }
+
+  /**
+   * True when the log's last byte ends no line (a write cut off part way,
+   * another process's); false when it does, or there is no log.
+   */
+  async #logTorn(): Promise<boolean> {
+    let f: Deno.FsFile;
+    try {
+      f = await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, { read: true });
+    } catch {
+      return false;
+    }
+    try {
+      const size = (await f.stat()).size;
+      if (size === 0) return false;
+      await f.seek(size - 1, Deno.SeekMode.Start);
+      const last = new Uint8Array(1);
+      return (await f.read(last)) === 1 && last[0] !== 10;
+    } catch {
+      return false;
+    } finally {
+      f.close();
+    }
   }
 
   /** The highest generation among the log's readable lines; -1 when none. */

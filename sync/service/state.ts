@@ -122,7 +122,11 @@ export class SyncState implements StateAccess {
         "the cache's state directory is a symbolic link, and Sluice never writes its state outside the cache: move the directory it points to into the cache in its place, then run the command again",
       );
     }
-    await s.#load();
+    // Read under the lock other processes write these files under (when
+    // there is state to read): a base and its log read between another
+    // process's writes of the two would not agree.
+    if (st?.isDirectory) await s.#exclusive(() => s.#load());
+    else await s.#load();
     s.conflicts = await ConflictSet.open(cacheDir, stateDir);
     if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
     s.blocked = await BlockedRecord.open(stateDir);

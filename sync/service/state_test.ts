@@ -381,3 +381,54 @@ Deno.test("records one process wrote ahead under a base another process replaced
   await one.saveManifest();
   assert.deepEqual(entries(await open()), { a: entry(1), b: entry(5), p: entry(4) });
 });
+
+Deno.test("a save after another process's write ahead was cut off part way keeps the manifest readable", async () => {
+  const { files, open } = await fresh();
+  const one = await open();
+  one.setSynced("a", entry(1));
+  await one.saveManifest();
+  const two = await open();
+  // A third process's write ahead failed part way (a full disk, say): part of a line.
+  await Deno.writeTextFile(files.log, '{"g":0,"p":"x","e":{"h":"h9"', { append: true });
+  two.setSynced("b", entry(2));
+  await two.saveManifest();
+  const after = await open();
+  assert.deepEqual(after.loadWarnings, []);
+  assert.deepEqual(entries(after), { a: entry(1), b: entry(2) });
+});
+
+Deno.test("records written ahead under a base another process replaced are written again by the next save", async () => {
+  const { open, one, two } = await sharedBy2();
+  one.setSynced("a", entry(1));
+  await one.saveManifest();
+  await one.readyToNote();
+  one.noteSynced("p", entry(4));
+  two.setSynced("b", entry(2));
+  await two.saveManifest(); // a new base (two had none), the log replaced
+  one.noteSynced("q", entry(5)); // not written into the replaced log: left to the save
+  await one.readyToNote();
+  await one.saveManifest();
+  assert.deepEqual(entries(await open()), { a: entry(1), b: entry(2), p: entry(4), q: entry(5) });
+});
+
+Deno.test("a process that loaded a log cut off part way writes its base over what the files hold, and with a generation no other base had", async () => {
+  const { files, open, one, two: late } = await sharedBy2();
+  one.setSynced("a", entry(1));
+  await one.saveManifest();
+  const whole = await Deno.readTextFile(files.log);
+  await Deno.writeTextFile(files.log, '{"g":0,"p":"x","e":{"h":"h9"', { append: true });
+  const two = await open(); // sees another's write ahead half done
+  await Deno.writeTextFile(files.log, whole);
+  await Deno.writeTextFile(files.log, '{"g":0,"p":"x","e":{"h":"h9","v":"v9","s":9}}\n', {
+    append: true,
+  });
+  late.setSynced("b", entry(2));
+  await late.saveManifest(); // a new base: a, b, x
+  one.setSynced("c", entry(3));
+  await one.saveManifest();
+  two.setSynced("d", entry(4));
+  await two.saveManifest();
+  one.setSynced("e", entry(5));
+  await one.saveManifest();
+  assert.deepEqual(Object.keys(entries(await open())), ["a", "b", "c", "d", "e", "x"]);
+});
