@@ -531,8 +531,15 @@ export class GroundTruth {
       if (r.outcome !== "version_exists") continue;
       const raw = r.files.find((f) => f.path.endsWith("/raw"));
       if (!raw || this.#vanished.some((v) => v.path === raw.path)) continue;
-      const named = Object.hasOwn(entries, raw.path);
-      const bytes = named ? new TextDecoder().decode(await read(raw.path) ?? new Uint8Array()) : "";
+      // The version lost to: its raw, or, where an old client wrote only
+      // another file of it (the same bytes as a run's, over its upload), that.
+      const dir = raw.path.slice(0, raw.path.lastIndexOf("/") + 1);
+      const files = r.files.map((f) => f.path).filter((p) => p.startsWith(dir));
+      const shown = [raw.path, ...files.filter((p) => p !== raw.path)].find((p) =>
+        Object.hasOwn(entries, p)
+      );
+      const named = shown !== undefined;
+      const bytes = named ? new TextDecoder().decode(await read(shown) ?? new Uint8Array()) : "";
       const to = refused.find((x) => bytes.includes(x.token));
       if (named && !to) continue;
       this.violate({
