@@ -432,3 +432,17 @@ Deno.test("a process that loaded a log cut off part way writes its base over wha
   await one.saveManifest();
   assert.deepEqual(Object.keys(entries(await open())), ["a", "b", "c", "d", "e", "x"]);
 });
+
+Deno.test("marks another process made are taken over at load, told apart until this process marks them itself", async () => {
+  const { open, one } = await sharedBy2();
+  await one.markDirty("run/1/raw");
+  await one.markDirty();
+  const two = await open();
+  assert.deepEqual(two.dirtyPaths(), ["run/1/raw"]);
+  assert.deepEqual([...two.takenOver().paths], ["run/1/raw"]);
+  assert.equal(two.takenOver().bulk, true);
+  await two.markDirty("run/1/raw");
+  await two.markDirty();
+  assert.deepEqual([...two.takenOver().paths], []);
+  assert.equal(two.takenOver().bulk, false);
+});
