@@ -165,12 +165,21 @@ export class ConflictSet {
   /** The state directory. */
   readonly #stateDir: string;
   #records = new Map<string, ConflictRecord>();
+  /**
+   * Paths whose record this process set or removed since its last save:
+   * its own changes, written over what another process sharing the cache
+   * saved meanwhile (the rest of the file is taken as it is on disk).
+   */
+  readonly #touched = new Set<string>();
+  /** Runs a save under the state directory's lock (see `SyncState`). */
+  readonly #locked: <T>(fn: () => Promise<T>) => Promise<T>;
   /** A problem found while loading, if any. */
   loadWarning?: string;
 
-  private constructor(stateDir: string) {
+  private constructor(stateDir: string, locked?: <T>(fn: () => Promise<T>) => Promise<T>) {
     this.#stateDir = stateDir.replace(/\/+$/, "");
     this.#file = `${this.#stateDir}/${FILE}`;
+    this.#locked = locked ?? ((fn) => fn());
   }
 
   /**
@@ -180,20 +189,11 @@ export class ConflictSet {
   static async open(
     cacheDir: string,
     stateDir: string = defaultStateDir(cacheDir),
+    locked?: <T>(fn: () => Promise<T>) => Promise<T>,
   ): Promise<ConflictSet> {
-    const set = new ConflictSet(stateDir);
+    const set = new ConflictSet(stateDir, locked);
     try {
-      const j = JSON.parse(await Deno.readTextFile(set.#file)) as ConflictFile;
-      if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
-        throw new Error("unknown format");
-      }
-      for (const [p, r] of Object.entries(j.conflicts)) {
-        if (typeof r?.path !== "string" || r.path !== p) continue;
-        // A malformed list of earlier copies is dropped, not the record.
-        const { keptAside, ...rest } = r;
-        const kept = keptCopies(keptAside);
-        set.#records.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
-      }
+      set.#records = await set.#read();
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) {
         set.loadWarning = `the conflict records ${set.#file} are unreadable (${
@@ -226,6 +226,7 @@ export class ConflictSet {
       if (!stray || named.has(stray.side.location)) continue;
       named.add(stray.side.location);
       const old = this.#records.get(stray.rec.path);
+      this.#touched.add(stray.rec.path);
       this.#records.set(
         stray.rec.path,
         old ? { ...old, keptAside: [...keptCopies(old.keptAside), stray.side] } : stray.rec,
@@ -272,7 +273,10 @@ export class ConflictSet {
    */
   async record(records: readonly ConflictRecord[]): Promise<void> {
     if (records.length === 0) return;
-    for (const r of records) this.#records.set(r.path, carryAside(this.#records.get(r.path), r));
+    for (const r of records) {
+      this.#records.set(r.path, carryAside(this.#records.get(r.path), r));
+      this.#touched.add(r.path);
+    }
     await this.#save();
   }
 
@@ -289,6 +293,7 @@ export class ConflictSet {
     const named = carryAside({ ...rec, mine: null, keptAside: copies }, rec);
     if (named === rec) return;
     this.#records.set(path, named);
+    this.#touched.add(path);
     await this.#save();
   }
 
@@ -303,13 +308,51 @@ export class ConflictSet {
   /** Removes the conflicts of `paths` (resolved), durably. */
   async clear(paths: readonly string[]): Promise<void> {
     let changed = false;
-    for (const p of paths) changed = this.#records.delete(p) || changed;
+    for (const p of paths) {
+      if (!this.#records.delete(p)) continue;
+      changed = true;
+      this.#touched.add(p);
+    }
     if (changed) await this.#save();
   }
 
+  /** The records on disk; throws when the file is absent or unreadable. */
+  async #read(): Promise<Map<string, ConflictRecord>> {
+    const out = new Map<string, ConflictRecord>();
+    const j = JSON.parse(await Deno.readTextFile(this.#file)) as ConflictFile;
+    if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
+      throw new Error("unknown format");
+    }
+    for (const [p, r] of Object.entries(j.conflicts)) {
+      if (typeof r?.path !== "string" || r.path !== p) continue;
+      // A malformed list of earlier copies is dropped, not the record.
+      const { keptAside, ...rest } = r;
+      const kept = keptCopies(keptAside);
+      out.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
+    }
+    return out;
+  }
+
+  /**
+   * Writes the records, under the state directory's lock: what is on disk
+   * (another process sharing the cache may have recorded or resolved a
+   * conflict since) with this process's own changes over it.
+   */
   async #save(): Promise<void> {
-    const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
-    await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
+    await this.#locked(async () => {
+      const disk = await this.#read().catch(() => undefined);
+      if (disk) {
+        for (const p of this.#touched) {
+          const mine = this.#records.get(p);
+          if (mine) disk.set(p, mine);
+          else disk.delete(p);
+        }
+        this.#records = disk;
+      }
+      const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
+      await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
+      this.#touched.clear();
+    });
   }
 }
 
