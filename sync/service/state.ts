@@ -100,6 +100,13 @@ export class SyncState implements StateAccess {
   readonly #takenOver = new Set<string>();
   /** The same for the bulk mark (a walk another process asked for). */
   #bulkTakenOver = false;
+  /**
+   * A rewrite by another process left out marks of this one (a process that
+   * took them over at its start handled them): the next write of the
+   * journal writes them all again, so that what this process holds is on
+   * disk.
+   */
+  #ownDropped = false;
   /** Remote index version as of the last sync. */
   indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
@@ -137,7 +144,7 @@ export class SyncState implements StateAccess {
     // process's writes of the two would not agree.
     if (st?.isDirectory) await s.#exclusive(() => s.#load());
     else await s.#load();
-    s.conflicts = await ConflictSet.open(cacheDir, stateDir);
+    s.conflicts = await ConflictSet.open(cacheDir, stateDir, (fn) => s.#exclusive(fn));
     if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
     s.blocked = await BlockedRecord.open(stateDir);
     return s;
@@ -241,7 +248,15 @@ export class SyncState implements StateAccess {
   /** Records, durably and before they are written, the paths a push is about to write unnamed. */
   async markAttempted(paths: readonly string[]): Promise<void> {
     const fresh = paths.filter((p) => !this.#attempted.has(p));
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) {
+      // Recorded here already: on disk too, unless another process's
+      // rewrite left them out since (see `#ownDropped`).
+      await this.#exclusive(async () => {
+        await this.#catchUp();
+        if (this.#ownDropped) await this.#compact();
+      });
+      return;
+    }
     await this.#append(journalLines({ attempted: fresh, owner: this.#owner }));
     this.#journalStale = true;
     for (const p of fresh) this.#attempted.add(p);
@@ -421,6 +436,7 @@ export class SyncState implements StateAccess {
       await Deno.mkdir(this.#dir, { recursive: true });
       await this.#exclusive(async () => {
         await this.#catchUp();
+        if (this.#ownDropped) await this.#compact();
         const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
           append: true,
           create: true,
@@ -457,6 +473,7 @@ export class SyncState implements StateAccess {
     await writingState(this.#dir, DIRTY_FILE, () => atomicWrite(file, bytes));
     this.#journalGen = generation;
     this.#journalLen = bytes.length;
+    this.#ownDropped = false;
     this.#journalStale = false;
   }
 
@@ -508,10 +525,16 @@ export class SyncState implements StateAccess {
     // A last line without its newline is an append under way: left for later.
     const end = bytes.lastIndexOf(10) + 1;
     if (!tail) this.#foreign.clear();
+    const own = { dirty: new Set<string>(), attempted: new Set<string>(), bulk: false };
     for (const line of new TextDecoder().decode(bytes.subarray(0, end)).split("\n")) {
       if (line === "") continue;
       const read = readJournalLine(line);
       if (read.kind === "generation") continue;
+      if (read.kind !== "unreadable" && read.owner === this.#owner) {
+        if (read.kind === "dirty") own.dirty.add(read.path);
+        else if (read.kind === "attempted") own.attempted.add(read.path);
+        else own.bulk = true;
+      }
       if (read.kind === "unreadable") {
         // What it marked cannot be told: everything is walked (this
         // process's walk, which clears it), as at a load.
@@ -521,6 +544,17 @@ export class SyncState implements StateAccess {
       } else if (read.owner !== this.#owner) {
         // Another process's line, or one of no owner (an older build's): carried.
         this.#foreign.add(line);
+      }
+    }
+    if (!tail) {
+      // A rewrite holds every mark of this process it knew of, unless one
+      // that took them over at its start handled them since.
+      const dropped = (this.#bulk && !own.bulk) ||
+        [...this.#dirty.keys()].some((p) => !own.dirty.has(p)) ||
+        [...this.#attempted].some((p) => !own.attempted.has(p));
+      if (dropped) {
+        this.#ownDropped = true;
+        this.#journalStale = true;
       }
     }
     this.#journalGen = since.generation;

@@ -446,3 +446,30 @@ Deno.test("marks another process made are taken over at load, told apart until t
   assert.deepEqual([...two.takenOver().paths], []);
   assert.equal(two.takenOver().bulk, false);
 });
+
+Deno.test("conflicts two processes sharing the cache record are both kept, and one resolved stays resolved", async () => {
+  const { open, one, two } = await sharedBy2();
+  const conflict = (path: string) => ({
+    path,
+    mine: { location: path, hash: "m", size: 1 },
+    theirs: { version: "t", hash: "t", size: 1 },
+    foundBy: "pull" as const,
+    at: 1,
+    reason: "test",
+  });
+  await one.conflicts.record([conflict("x"), conflict("z")]);
+  await two.conflicts.record([conflict("y")]);
+  assert.deepEqual((await open()).conflicts.list().map((c) => c.path), ["x", "y", "z"]);
+  await two.conflicts.clear(["x"]); // resolved by two
+  await one.conflicts.record([conflict("w")]);
+  assert.deepEqual((await open()).conflicts.list().map((c) => c.path), ["w", "y", "z"]);
+});
+
+Deno.test("an upload this process records again is on disk though a process that took the first record over cleared it", async () => {
+  const { open, one } = await sharedBy2();
+  await one.markAttempted(["p"]);
+  const two = await open(); // takes ?p over at its start
+  await two.commit(["p"], two.snapshot(), false); // pushed p and committed it: its record cleared
+  await one.markAttempted(["p"]); // one's next push is about to write p again
+  assert.deepEqual((await open()).attemptedPaths(), ["p"]);
+});
