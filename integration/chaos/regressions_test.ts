@@ -2023,18 +2023,3 @@ Deno.test("chaos regression: a second process's manifest save never drops the re
     '{"seed":99800488,"clones":3,"oldClients":true,"ops":[{"id":21,"kind":"oldpush","clone":1,"file":0},{"id":33,"kind":"sibling","clone":2,"how":"push","workMs":15000},{"id":34,"kind":"sync","clone":2},{"id":4,"kind":"delete","clone":2,"file":5,"how":"hand"}]}',
   );
 });
-
-/**
- * I2 (seed 99800112, `--shared-cache-share 1`; found by the `sibling`
- * move): a second process over a clone's cache, started while the clone's
- * own run was under way, took that run's marks over at its load and
- * published its version with its own run's push; the clone's run was then
- * refused for its broken lock, and its bytes stayed committed. A push under
- * model locks now leaves out the marks its process took over from another
- * (sync/service/push_run.ts); a plain sync publishes them.
- */
-Deno.test("chaos regression: a run's push never publishes another process's marks it took over at its start (I2, seed 99800112)", async () => {
-  await clean(
-    '{"seed":99800112,"clones":5,"kinds":["core","api","api","api","core-single-phase"],"ops":[{"id":0,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":1,"kind":"run","clone":3,"model":0,"data":0,"workMs":45000},{"id":9,"kind":"lockfile","clone":1,"set":"@chaos/ext-9"},{"id":10,"kind":"tick","n":5,"pick":1301794982},{"id":11,"kind":"breakglass","model":0},{"id":23,"kind":"tick","n":15,"pick":252547036},{"id":43,"kind":"sibling","clone":3,"how":"push","workMs":5000}]}',
-  );
-});

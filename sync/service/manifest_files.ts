@@ -75,14 +75,6 @@ export class ManifestFiles {
   #queue: Promise<void> = Promise.resolve();
   /** The base on disk records nothing (no entry, no index version). */
   #emptyBase = false;
-  /** Paths written ahead since the last save (their lines carry this base's generation). */
-  readonly #aheadPaths = new Set<string>();
-  /**
-   * Paths written ahead under a base another process has replaced since
-   * (their lines carry its generation, ignored now): written again by the
-   * next save.
-   */
-  readonly #staleAhead = new Set<string>();
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -103,7 +95,7 @@ export class ManifestFiles {
 
   /** True when lines were written ahead that no save has made durable yet. */
   get aheadUnsynced(): boolean {
-    return this.#aheadUnsynced || this.#staleAhead.size > 0;
+    return this.#aheadUnsynced;
   }
 
   /**
@@ -151,7 +143,8 @@ export class ManifestFiles {
   /**
    * Takes in what the files hold now (a base, and its log: another process
    * may have written either since this one read them), with this process's
-   * own records of `unsaved` paths (and of those written ahead) over them;
+   * own records of `unsaved` paths over them (a record written ahead is in
+   * the log taken in, or superseded there by another process's since);
    * `manifest` then holds the result. Returns the paths whose lines this
    * process must write again (its own, under the base taken in), or
    * undefined when there is no readable base on disk (nothing taken in).
@@ -177,7 +170,9 @@ export class ManifestFiles {
     } catch {
       return undefined;
     }
-    const own = new Set([...unsaved, ...this.#aheadPaths, ...this.#staleAhead]);
+    // This process's unsaved records only: one it wrote ahead is in the log
+    // taken in, where another process may have recorded the path since.
+    const own = new Set(unsaved);
     for (const p of own) {
       const e = manifest.get(p);
       if (e) fresh.set(p, e);
@@ -186,13 +181,11 @@ export class ManifestFiles {
     manifest.clear();
     for (const [p, e] of fresh) manifest.set(p, e);
     if (gen !== this.#gen) {
-      // Lines written ahead under the older base carry its generation: the
-      // next save writes them again.
+      // Lines written ahead under the older base were in the log that base's
+      // writer took in (or superseded by a newer record there).
       this.release();
       this.#aheadUnsynced = false;
       this.#aheadCreated = false;
-      for (const p of this.#aheadPaths) this.#staleAhead.add(p);
-      this.#aheadPaths.clear();
     }
     this.#gen = gen;
     this.#hasBase = true;
@@ -250,7 +243,6 @@ export class ManifestFiles {
     }
     this.#logLines += out.length;
     this.#aheadUnsynced = true;
-    for (const p of paths) this.#aheadPaths.add(p);
     return true;
   }
 
@@ -306,7 +298,6 @@ export class ManifestFiles {
         const again = await this.#takeIn(manifest, new Set(changed));
         if (again) changed = again;
       }
-      if (this.#staleAhead.size > 0) changed = [...new Set([...changed, ...this.#staleAhead])];
       // Another process's write ahead cut off part way: no line may follow
       // it, so a new base replaces the log.
       if (this.#hasBase && !this.#rewrite && await this.#logTorn()) this.#rewrite = true;
@@ -325,8 +316,6 @@ export class ManifestFiles {
       } else {
         await this.#syncAhead();
       }
-      this.#aheadPaths.clear();
-      this.#staleAhead.clear();
     });
   }
 

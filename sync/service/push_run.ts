@@ -92,20 +92,12 @@ export async function runPush(
   const result = emptyPushResult();
   cache.resetChecks();
   const snapshot = state.snapshot();
-  // A run's push (under model locks) leaves out the marks this process took
-  // over from another process at its start: that process may still be in a
-  // run whose lock may yet be broken, and its own push, or a plain sync,
-  // publishes them (a run's refused data is never pushed by another).
-  const underRun = (options.locks?.length ?? 0) > 0;
-  const takenOver = underRun ? state.takenOver() : undefined;
   const walk = options.only === undefined &&
-    ((state.bulkPending() && !takenOver?.bulk) ||
-      (options.dryRun === true && options.walk === true));
+    (state.bulkPending() || (options.dryRun === true && options.walk === true));
   const { plan, expandedDirs } = await planPush(
     { cache, state, events, rules: deps.config.classifierRules },
     {
-      paths: options.only ??
-        [...snapshot.paths.keys()].filter((p) => !takenOver?.paths.has(p)),
+      paths: options.only ?? [...snapshot.paths.keys()],
       walk,
       commit: out?.commit,
       full: options.only === undefined,

@@ -91,16 +91,6 @@ export class SyncState implements StateAccess {
   /** This process's id in the journal's lines (see `dirty_journal.ts`). */
   readonly #owner = randomId(6);
   /**
-   * Paths marked dirty, when this process loaded the journal, by another
-   * process only (its lines name it), not by this one since: that process
-   * may still be running, in a run whose lock may yet be broken, so a push
-   * made under model locks (a run's) leaves them to a plain sync (see
-   * `takenOver`).
-   */
-  readonly #takenOver = new Set<string>();
-  /** The same for the bulk mark (a walk another process asked for). */
-  #bulkTakenOver = false;
-  /**
    * A rewrite by another process left out marks of this one (a process that
    * took them over at its start handled them): the next write of the
    * journal writes them all again, so that what this process holds is on
@@ -155,15 +145,6 @@ export class SyncState implements StateAccess {
   }
 
   /**
-   * The marks this process took over from another process when it loaded
-   * the journal (see the field), and whether the bulk mark is only such a
-   * one: a push under model locks leaves them out, a plain sync pushes them.
-   */
-  takenOver(): { readonly paths: ReadonlySet<string>; readonly bulk: boolean } {
-    return { paths: this.#takenOver, bulk: this.#bulkTakenOver };
-  }
-
-  /**
    * True while this cache has no sync state at all: no synced manifest (on
    * disk or in memory) and no remote index version, no dirty journal read or
    * written (no mark, bulk or attempted upload, ever), and no conflict. Files
@@ -205,10 +186,8 @@ export class SyncState implements StateAccess {
     if (path === undefined) {
       this.#bulk = true;
       this.#bulkSeq = seq;
-      this.#bulkTakenOver = false;
     } else {
       this.#dirty.set(path, seq);
-      this.#takenOver.delete(path);
     }
   }
 
@@ -224,10 +203,7 @@ export class SyncState implements StateAccess {
     const fresh = attempted.filter((p) => !this.#attempted.has(p));
     await this.#append(journalLines({ dirty: paths, attempted: fresh, owner: this.#owner }));
     this.#journalStale = true;
-    for (const p of paths) {
-      this.#dirty.set(p, ++this.#seq);
-      this.#takenOver.delete(p);
-    }
+    for (const p of paths) this.#dirty.set(p, ++this.#seq);
     for (const p of fresh) this.#attempted.add(p);
   }
 
@@ -627,32 +603,20 @@ export class SyncState implements StateAccess {
     }
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
-      // Marks another process made (a line naming its owner) are taken
-      // over, but told apart (see `takenOver`) unless a line of no owner
-      // (an older build's) marks the path too.
-      const unowned = new Set<string>();
-      let bulkUnowned = false;
       for (const line of text.split("\n")) {
         if (line === "") continue;
         const seq = ++this.#seq;
         const read = readJournalLine(line);
-        if (read.kind === "dirty") {
-          this.#dirty.set(read.path, seq);
-          if (read.owner === undefined) unowned.add(read.path);
-          else this.#takenOver.add(read.path);
-        } else if (read.kind === "attempted") this.#attempted.add(read.path);
+        if (read.kind === "dirty") this.#dirty.set(read.path, seq);
+        else if (read.kind === "attempted") this.#attempted.add(read.path);
         else if (read.kind !== "generation") {
           this.#bulk = true;
           this.#bulkSeq = seq;
-          if (read.kind === "bulk" && read.owner !== undefined) this.#bulkTakenOver = true;
-          else bulkUnowned = true;
           if (read.kind === "unreadable") {
             this.loadWarnings.push("dirty set has an unreadable line: walking everything");
           }
         }
       }
-      for (const p of unowned) this.#takenOver.delete(p);
-      if (bulkUnowned) this.#bulkTakenOver = false;
     }
     const loaded = await this.#files.load(this.#manifest);
     if (loaded.kind === "read") {

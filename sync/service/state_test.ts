@@ -433,20 +433,6 @@ Deno.test("a process that loaded a log cut off part way writes its base over wha
   assert.deepEqual(Object.keys(entries(await open())), ["a", "b", "c", "d", "e", "x"]);
 });
 
-Deno.test("marks another process made are taken over at load, told apart until this process marks them itself", async () => {
-  const { open, one } = await sharedBy2();
-  await one.markDirty("run/1/raw");
-  await one.markDirty();
-  const two = await open();
-  assert.deepEqual(two.dirtyPaths(), ["run/1/raw"]);
-  assert.deepEqual([...two.takenOver().paths], ["run/1/raw"]);
-  assert.equal(two.takenOver().bulk, true);
-  await two.markDirty("run/1/raw");
-  await two.markDirty();
-  assert.deepEqual([...two.takenOver().paths], []);
-  assert.equal(two.takenOver().bulk, false);
-});
-
 Deno.test("conflicts two processes sharing the cache record are both kept, and one resolved stays resolved", async () => {
   const { open, one, two } = await sharedBy2();
   const conflict = (path: string) => ({
@@ -473,3 +459,24 @@ Deno.test("an upload this process records again is on disk though a process that
   await one.markAttempted(["p"]); // one's next push is about to write p again
   assert.deepEqual((await open()).attemptedPaths(), ["p"]);
 });
+
+for (const later of ["recorded again", "forgotten"] as const) {
+  Deno.test(`a record one process wrote ahead and a third ${later} since is not brought back when a second process's base came in between`, async () => {
+    const { open, one, two } = await sharedBy2();
+    one.setSynced("a", entry(1));
+    await one.saveManifest();
+    await one.readyToNote();
+    one.noteSynced("p", entry(4)); // one's pull
+    const three = await open();
+    if (later === "recorded again") await three.recordSynced("p", entry(5));
+    else await three.forget(["p"]);
+    two.setSynced("b", entry(2));
+    await two.saveManifest(); // two had no base: a base over what the files hold
+    await one.saveManifest(); // one's pull ends
+    assert.deepEqual(entries(await open()), {
+      a: entry(1),
+      b: entry(2),
+      ...(later === "recorded again" ? { p: entry(5) } : {}),
+    });
+  });
+}
