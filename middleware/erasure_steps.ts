@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  AbortedError,
   AlreadyExistsError,
   NotFoundError,
   NotImplementedError,
@@ -199,18 +200,30 @@ export async function deleteUploads(
       continue;
     }
     try {
-      const head = await store.head(u.path, { signal });
-      // Gone, or another version: not this run's object any more.
-      if (head?.version !== u.version) throw new PreconditionFailedError(u.path);
-      // The same version, written again by another writer (same bytes, same ETag).
-      if (writerId !== null && head.metadata?.[WRITER_METADATA] !== writerId) {
+      // The same version, written again by another writer (same bytes, same
+      // ETag), is kept as that writer's. A look that fails does not hold the
+      // erasure back (deferred, its deletion would meet a peer's commit of
+      // the same bytes since): the conditional delete alone decides then.
+      const head = writerId === null
+        ? undefined
+        : await store.head(u.path, { signal }).catch((e) => {
+          if (e instanceof AbortedError) throw e;
+          return undefined;
+        });
+      if (head === null || (head && head.version !== u.version)) {
+        throw new PreconditionFailedError(u.path); // gone, or another version: not the run's
+      }
+      if (head && head.metadata?.[WRITER_METADATA] !== writerId) {
         throw new PreconditionFailedError(u.path);
       }
       try {
         await store.delete(u.path, { ifVersion: u.version, signal });
       } catch (e) {
         if (!(e instanceof NotImplementedError)) throw e;
-        // The endpoint refuses conditional deletes: deleted as compared just above.
+        // The endpoint refuses conditional deletes: compare (unless just
+        // compared), then delete.
+        const now = head ?? await store.head(u.path, { signal });
+        if (now?.version !== u.version) throw new PreconditionFailedError(u.path);
         await store.delete(u.path, { signal });
       }
       deleted.push(u);

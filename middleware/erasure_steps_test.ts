@@ -347,3 +347,21 @@ Deno.test("deleteUploads puts back an object an old client's commit names by its
   assert.equal(inner.peekText(RAW), "same");
   assert.equal((await readIndex(inner, NO_RETRY))!.entries[RAW].h, h, "its entry as it wrote it");
 });
+
+Deno.test("deleteUploads deletes the run's upload by its version when the look at its writer fails, rather than leave it for a later push", async () => {
+  const store = new InMemoryStore();
+  const RAW = `${D}/1/raw`;
+  const mine = await store.put(RAW, enc("out"), PutModes.create, {
+    metadata: { "sluice-writer": "me" },
+  });
+  store.failNext("head", 1);
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("out")),
+    "me",
+  );
+  assert.deepEqual(r, { deleted: [RAW], kept: [], pending: [], restored: [] });
+});

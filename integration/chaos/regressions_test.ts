@@ -2023,3 +2023,18 @@ Deno.test("chaos regression: a second process's manifest save never drops the re
     '{"seed":99800488,"clones":3,"oldClients":true,"ops":[{"id":21,"kind":"oldpush","clone":1,"file":0},{"id":33,"kind":"sibling","clone":2,"how":"push","workMs":15000},{"id":34,"kind":"sync","clone":2},{"id":4,"kind":"delete","clone":2,"file":5,"how":"hand"}]}',
   );
 });
+
+/**
+ * I1 (seed 101100505, default mix; found after e04ceaf): c0's run, refused
+ * for its broken lock, could not look at its upload's writer (a failed
+ * HEAD), so its erasure was left to c0's next push; meanwhile c1's run of
+ * the same output took the upload as its own and committed it, and the
+ * deferred erasure, its index read made before that commit, deleted it.
+ * A look that fails no longer holds the erasure back
+ * (middleware/erasure_steps.ts).
+ */
+Deno.test("chaos regression: a failed look at a refused run's upload does not defer its erasure past a peer's commit of the same bytes (I1, seed 101100505)", async () => {
+  await clean(
+    '{"seed":101100505,"clones":2,"v2":true,"kinds":["core","api"],"indexFirst":true,"ops":[{"id":0,"kind":"lockfile","clone":0,"set":"@chaos/ext-0"},{"id":1,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000,"same":true},{"id":4,"kind":"breakglass","model":1},{"id":5,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"same":true},{"id":9,"kind":"bulk","clone":0},{"id":10,"kind":"flaky","call":"head","count":3,"afterEffect":true},{"id":14,"kind":"crash","clone":0},{"id":15,"kind":"tick","n":37,"pick":1524708276},{"id":16,"kind":"wait","ms":15500},{"id":17,"kind":"tick","n":9,"pick":1891445631},{"id":34,"kind":"stall","clone":0,"on":true},{"id":21,"kind":"tick","n":13,"pick":765663926}]}',
+  );
+});
