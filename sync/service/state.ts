@@ -37,6 +37,60 @@ export const DIRTY_FILE = "dirty.log";
 export const STATE_LOCK_FILE = "state.lock";
 
 /**
+ * The state directory's folder of owner locks: each process that writes the
+ * dirty journal holds `<owner>.lock` there (an advisory `flock`, released
+ * when the process ends), so that another process tells whether the owner
+ * of a journal line still runs.
+ */
+export const OWNERS_DIR = "owners";
+
+/**
+ * True when the process that wrote journal lines as `owner` (`<pid>.<id>`)
+ * still runs: another process than this one, holding its owner lock. False
+ * for this process's own (several services of one process take each other's
+ * marks over, as a process's next service would), for a lock nobody holds
+ * (its process ended: the file is removed), and where it cannot be told.
+ *
+ * @example
+ * ```ts
+ * import { ownerRuns } from "./state.ts";
+ * ownerRuns(await Deno.makeTempDir(), `${Deno.pid}.abc`); // false
+ * ```
+ */
+export function ownerRuns(stateDir: string, owner: string): boolean {
+  const pid = Number(owner.slice(0, owner.indexOf(".")));
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === Deno.pid) return false;
+  return ownerLockHeld(stateDir, owner);
+}
+
+/**
+ * True when some process holds the owner lock of `owner` (see
+ * {@link OWNERS_DIR}); a lock file nobody holds is removed.
+ */
+export function ownerLockHeld(stateDir: string, owner: string): boolean {
+  if (!/^[\w.-]+$/.test(owner)) return false;
+  const file = `${stateDir}/${OWNERS_DIR}/${owner}.lock`;
+  let f: Deno.FsFile;
+  try {
+    f = Deno.openSync(file, { read: true, write: true });
+  } catch {
+    return false; // none: its process never wrote, or is gone
+  }
+  try {
+    if (!f.tryLockSync(true)) return true;
+    f.unlockSync();
+    try {
+      Deno.removeSync(file);
+    } catch { /* removed by another look */ }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    f.close();
+  }
+}
+
+/**
  * The dirty set and the synced manifest of one cache.
  *
  * @example
@@ -88,8 +142,12 @@ export class SyncState implements StateAccess {
    * that, or the next process to load the journal, which takes them all).
    */
   readonly #foreign = new Set<string>();
-  /** This process's id in the journal's lines (see `dirty_journal.ts`). */
-  readonly #owner = randomId(6);
+  /** This process's id in the journal's lines (see `dirty_journal.ts`): `<pid>.<random>`. */
+  readonly #owner = `${Deno.pid}.${randomId(6)}`;
+  /** This process's owner lock, held from its first write of the journal (see {@link OWNERS_DIR}). */
+  #ownerLock: Deno.FsFile | undefined;
+  /** Whether the process that wrote journal lines as an owner still runs (see {@link ownerRuns}). */
+  readonly #ownerRuns: (owner: string) => boolean;
   /**
    * A rewrite by another process left out marks of this one (a process that
    * took them over at its start handled them): the next write of the
@@ -106,9 +164,10 @@ export class SyncState implements StateAccess {
   /** The datastore paths the last pull left out as blocked (see `blocked_record.ts`). */
   blocked!: BlockedRecord;
 
-  private constructor(stateDir: string) {
+  private constructor(stateDir: string, runs?: (owner: string) => boolean) {
     this.#dir = stateDir.replace(/\/+$/, "");
     this.#files = new ManifestFiles(this.#dir);
+    this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
   }
 
   /**
@@ -120,8 +179,12 @@ export class SyncState implements StateAccess {
   static async open(
     cacheDir: string,
     stateDir: string = defaultStateDir(cacheDir),
+    options: {
+      /** Whether the writer of journal lines as `owner` still runs; default {@link ownerRuns}. */
+      readonly ownerRuns?: (owner: string) => boolean;
+    } = {},
   ): Promise<SyncState> {
-    const s = new SyncState(stateDir);
+    const s = new SyncState(stateDir, options.ownerRuns);
     const st = await Deno.lstat(s.#dir).catch(() => null);
     if (st?.isSymlink) {
       throw new UnsafePathError(
@@ -364,6 +427,19 @@ export class SyncState implements StateAccess {
     this.#files.release();
   }
 
+  /**
+   * Ends this process's hold on the cache (what its exit does): the files it
+   * held open are closed and its owner lock released, so that the next
+   * process to open the cache takes its marks over.
+   */
+  exit(): void {
+    this.release();
+    try {
+      this.#ownerLock?.close();
+    } catch { /* closed already */ }
+    this.#ownerLock = undefined;
+  }
+
   /** How many paths are recorded as synced (without listing them). */
   get syncedCount(): number {
     return this.#manifest.size;
@@ -411,6 +487,7 @@ export class SyncState implements StateAccess {
     await writingState(this.#dir, DIRTY_FILE, async () => {
       await Deno.mkdir(this.#dir, { recursive: true });
       await this.#exclusive(async () => {
+        this.#holdOwnerLock();
         await this.#catchUp();
         if (this.#ownDropped) await this.#compact();
         const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
@@ -446,6 +523,7 @@ export class SyncState implements StateAccess {
     this.#journalSeen = true;
     const file = `${this.#dir}/${DIRTY_FILE}`;
     const bytes = new TextEncoder().encode(text);
+    this.#holdOwnerLock();
     await writingState(this.#dir, DIRTY_FILE, () => atomicWrite(file, bytes));
     this.#journalGen = generation;
     this.#journalLen = bytes.length;
@@ -481,6 +559,39 @@ export class SyncState implements StateAccess {
         } catch { /* released by the close */ }
         lock.close();
       }
+    }
+  }
+
+  /**
+   * Takes this process's owner lock, once: held until the process ends (or
+   * {@link exit}), so that others tell its journal lines from a gone
+   * process's. Where it cannot be taken, others take its lines over, as
+   * they did before there were owner locks.
+   */
+  #holdOwnerLock(): void {
+    if (this.#ownerLock) return;
+    try {
+      Deno.mkdirSync(`${this.#dir}/${OWNERS_DIR}`, { recursive: true });
+      const f = Deno.openSync(`${this.#dir}/${OWNERS_DIR}/${this.#owner}.lock`, {
+        read: true,
+        write: true,
+        create: true,
+      });
+      if (f.tryLockSync(true)) this.#ownerLock = f;
+      else f.close();
+    } catch { /* no owner lock: as before */ }
+  }
+
+  /** Removes the owner locks no process holds (theirs ended), found at a load. */
+  #sweepOwnerLocks(): void {
+    let names: string[];
+    try {
+      names = [...Deno.readDirSync(`${this.#dir}/${OWNERS_DIR}`)].map((e) => e.name);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (n.endsWith(".lock")) ownerLockHeld(this.#dir, n.slice(0, -".lock".length));
     }
   }
 
@@ -603,10 +714,23 @@ export class SyncState implements StateAccess {
     }
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
+      this.#sweepOwnerLocks();
+      const live = new Map<string, boolean>();
       for (const line of text.split("\n")) {
         if (line === "") continue;
         const seq = ++this.#seq;
         const read = readJournalLine(line);
+        if (read.kind !== "unreadable" && read.kind !== "generation" && read.owner !== undefined) {
+          // A mark of a process that still runs (in a run whose lock may
+          // yet be broken) stays its own: carried, never pushed nor cleared
+          // here. One of a process gone is taken over.
+          let runs = live.get(read.owner);
+          if (runs === undefined) live.set(read.owner, runs = this.#ownerRuns(read.owner));
+          if (runs) {
+            this.#foreign.add(line);
+            continue;
+          }
+        }
         if (read.kind === "dirty") this.#dirty.set(read.path, seq);
         else if (read.kind === "attempted") this.#attempted.add(read.path);
         else if (read.kind !== "generation") {

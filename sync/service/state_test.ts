@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SyncState } from "./state.ts";
+import { ownerLockHeld, ownerRuns, OWNERS_DIR, SyncState } from "./state.ts";
 
 const entry = (n: number) => ({ hash: `h${n}`, version: `v${n}`, size: n, mtimeMs: 1000 + n });
 
@@ -480,3 +480,48 @@ for (const later of ["recorded again", "forgotten"] as const) {
     });
   });
 }
+
+Deno.test("a mark of a process that still runs is carried, never taken over, by a process that opens the cache; once it ends, the next one takes it over", async () => {
+  const { dir, open, one } = await sharedBy2();
+  await one.markDirty("run/1/raw"); // one's run, under way
+  const runs = await SyncState.open(dir, undefined, { ownerRuns: () => true });
+  assert.deepEqual(runs.dirtyPaths(), [], "not this process's to push");
+  await runs.markDirty("mine");
+  await runs.commit(["mine"], runs.snapshot(), false); // its own push rewrites the journal
+  const gone = await SyncState.open(dir, undefined, { ownerRuns: () => false });
+  assert.deepEqual(gone.dirtyPaths(), ["run/1/raw"], "carried: the next process takes it over");
+  assert.deepEqual((await open()).dirtyPaths(), ["run/1/raw"]);
+});
+
+Deno.test("an owner lock tells a process that runs from one gone, and one gone leaves no lock file behind", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-owner-" });
+  await Deno.mkdir(`${dir}/${OWNERS_DIR}`);
+  const file = `${dir}/${OWNERS_DIR}/4242.abc.lock`;
+  const held = await Deno.open(file, { read: true, write: true, create: true });
+  assert.equal(held.tryLockSync(true), true);
+  assert.equal(ownerLockHeld(dir, "4242.abc"), true, "held by another open file: runs");
+  held.close(); // its process ends
+  assert.equal(ownerLockHeld(dir, "4242.abc"), false);
+  assert.equal(await Deno.lstat(file).then(() => true, () => false), false, "removed");
+  assert.equal(ownerRuns(dir, `${Deno.pid}.abc`), false, "this process's own services take over");
+  assert.equal(ownerRuns(dir, "../x"), false);
+});
+
+Deno.test("a process holds its owner lock from its first write of the journal until it exits", async () => {
+  const { dir, one } = await sharedBy2();
+  const owners = () => {
+    try {
+      return [...Deno.readDirSync(`${dir}/.sluice/${OWNERS_DIR}`)].map((e) =>
+        e.name.slice(0, -".lock".length)
+      );
+    } catch {
+      return [];
+    }
+  };
+  assert.deepEqual(owners(), [], "nothing written yet");
+  await one.markDirty("a");
+  const [owner] = owners();
+  assert.equal(ownerLockHeld(`${dir}/.sluice`, owner), true);
+  one.exit();
+  assert.equal(ownerLockHeld(`${dir}/.sluice`, owner), false);
+});
