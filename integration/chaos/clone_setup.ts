@@ -92,6 +92,8 @@ export async function cloneService(
   const svc = await createSluice({
     cacheDir: o.dir,
     store: o.store,
+    // Each process of a clone is a service here: its marks are its own while it runs.
+    ownersInProcess: true,
     identity: {
       holder: `${o.name}@chaos`,
       hostname: `${o.name}-host`,

@@ -135,7 +135,8 @@ export async function coreCloneService(
   });
   const ds = defineStoreDatastore({
     store: o.store,
-    createService: createSluice,
+    // Each process of a clone is a service here: its marks are its own while it runs.
+    createService: (o) => createSluice({ ...o, ownersInProcess: true }),
     identity: {
       holder: `${o.name}@chaos`,
       hostname: `${o.name}-host`,

@@ -2038,3 +2038,19 @@ Deno.test("chaos regression: a failed look at a refused run's upload does not de
     '{"seed":101100505,"clones":2,"v2":true,"kinds":["core","api"],"indexFirst":true,"ops":[{"id":0,"kind":"lockfile","clone":0,"set":"@chaos/ext-0"},{"id":1,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000,"same":true},{"id":4,"kind":"breakglass","model":1},{"id":5,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"same":true},{"id":9,"kind":"bulk","clone":0},{"id":10,"kind":"flaky","call":"head","count":3,"afterEffect":true},{"id":14,"kind":"crash","clone":0},{"id":15,"kind":"tick","n":37,"pick":1524708276},{"id":16,"kind":"wait","ms":15500},{"id":17,"kind":"tick","n":9,"pick":1891445631},{"id":34,"kind":"stall","clone":0,"on":true},{"id":21,"kind":"tick","n":13,"pick":765663926}]}',
   );
 });
+
+/**
+ * I2 (seed 99800112, `--shared-cache-share 1`; found by the `sibling`
+ * move): a second process over a clone's cache, started while the clone's
+ * own run was under way, took that run's marks over at its load and
+ * published its version with its own run's push; the clone's run was then
+ * refused for its broken lock, and its bytes stayed committed. A process's
+ * marks are its own while it holds its owner lock (sync/service/state.ts);
+ * the checker runs each process as a service of one process and counts
+ * each as one (`ownersInProcess`).
+ */
+Deno.test("chaos regression: a process never takes over the marks of another that still runs (I2, seed 99800112)", async () => {
+  await clean(
+    '{"seed":99800112,"clones":5,"kinds":["core","api","api","api","core-single-phase"],"ops":[{"id":0,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":1,"kind":"run","clone":3,"model":0,"data":0,"workMs":45000},{"id":9,"kind":"lockfile","clone":1,"set":"@chaos/ext-9"},{"id":10,"kind":"tick","n":5,"pick":1301794982},{"id":11,"kind":"breakglass","model":0},{"id":23,"kind":"tick","n":15,"pick":252547036},{"id":43,"kind":"sibling","clone":3,"how":"push","workMs":5000}]}',
+  );
+});

@@ -455,7 +455,7 @@ class World {
     this.sched.resume(slot.owner); // a stopped process can die too: its restart runs
     this.sched.freeze(slot.owner);
     for (const l of slot.locks) l.abandon();
-    slot.svc.state.release(); // the files the dead process held open are closed
+    slot.svc.state.exit(); // the dead process's files are closed, its owner lock released
     if (slot.busy) {
       slot.busy.onFreeze(why);
       slot.busy = undefined;
@@ -584,7 +584,7 @@ class World {
       try {
         await cmd.body(svc);
       } finally {
-        svc.state.release(); // the process ends: the files it held open are closed
+        svc.state.exit(); // the process ends: its files closed, its owner lock released
       }
     });
   }
@@ -879,7 +879,7 @@ class World {
     // every process left there.
     for (const slot of this.#shared) {
       for (const l of slot.locks) l.abandon();
-      slot.svc.state.release();
+      slot.svc.state.exit();
       slot.incarnation++;
       await this.#boot(slot);
     }

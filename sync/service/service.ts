@@ -26,7 +26,7 @@ import {
   type WriteContext,
   type WriteGateEntry,
 } from "../context.ts";
-import { SyncState } from "./state.ts";
+import { ownerLockHeld, SyncState } from "./state.ts";
 import { makeCacheDir, refuseStateNotADirectory } from "./cache_dir.ts";
 
 export { refuseStateNotADirectory } from "./cache_dir.ts";
@@ -466,6 +466,10 @@ export async function openSyncService(options: SyncServiceOptions): Promise<Sync
   await makeCacheDir(options.cacheDir);
   const stateDir = options.stateDir ?? defaultStateDir(options.cacheDir);
   await refuseStateNotADirectory(options.cacheDir, stateDir);
-  const state = await SyncState.open(options.cacheDir, stateDir);
+  const state = await SyncState.open(
+    options.cacheDir,
+    stateDir,
+    options.ownersInProcess ? { ownerRuns: (owner) => ownerLockHeld(stateDir, owner) } : {},
+  );
   return new SyncService(options, state);
 }

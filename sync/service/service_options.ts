@@ -46,6 +46,15 @@ export interface SyncServiceOptions {
    * cache's root, see `packages/extension/state_dirs.ts`).
    */
   readonly stateDir?: string;
+  /**
+   * Count the other services of this process over the same cache as
+   * processes of their own: their journal marks are theirs while they hold
+   * their owner lock (until `state.exit()`), as another process's are. For a
+   * harness that runs each process of a test as a service of one process;
+   * default false (the services of one process take each other's marks
+   * over, as a process's next service does).
+   */
+  readonly ownersInProcess?: boolean;
   /** The store the cache mirrors. */
   readonly store: ObjectStore;
   /** Creates model and datastore locks; optional for services that never lock. */
