@@ -207,12 +207,12 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
  * died, or its push failed), I28 holds the next process on that cache to
  * publish it.
  */
-export function siblingCommand(
-  env: CommandEnv,
-  op: Extract<Op, { kind: "sibling" }>,
-  die: () => void,
-): Command {
-  const model = `chaos/sibling/op${op.id}`;
+/**
+ * What a second process's run over a clone's cache records (`siblingCommand`
+ * and the core-driven one): its model, the token its bytes carry, its run
+ * record, its label, and its outcome when it is frozen.
+ */
+export function siblingRun(env: CommandEnv, op: Extract<Op, { kind: "sibling" }>, model: string) {
   const by = `[chaos-sibling s${env.seed} op${op.id}] of c${op.clone}`;
   const rec: RunRecord = {
     op: op.id,
@@ -224,13 +224,24 @@ export function siblingCommand(
   };
   const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
   const who = `c${op.clone} ${label}`;
+  const onFreeze = (why: string) => {
+    if (rec.outcome !== "pending") return;
+    rec.outcome = why;
+    env.outcome(why, who);
+  };
+  return { by, rec, label, who, onFreeze };
+}
+
+export function siblingCommand(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "sibling" }>,
+  die: () => void,
+): Command {
+  const model = `chaos/sibling/op${op.id}`;
+  const { by, rec, label, who, onFreeze } = siblingRun(env, op, model);
   return {
     label,
-    onFreeze: (why) => {
-      if (rec.outcome !== "pending") return;
-      rec.outcome = why;
-      env.outcome(why, who);
-    },
+    onFreeze,
     body: async (svc) => {
       env.truth.runs.push(rec);
       env.stats.runs++;

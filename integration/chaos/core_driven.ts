@@ -54,6 +54,7 @@ import {
   moveCommand,
   plainCommand,
   runCommand,
+  siblingRun,
 } from "./commands.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history.ts";
 import type { RunRecord } from "./invariants.ts";
@@ -409,24 +410,10 @@ export function coreSiblingCommand(
 ): Command {
   const ref = { modelType: "chaos/sibling", modelId: `op${op.id}` };
   const model = `${ref.modelType}/${ref.modelId}`;
-  const by = `[chaos-sibling s${env.seed} op${op.id}] of c${op.clone}`;
-  const rec: RunRecord = {
-    op: op.id,
-    clone: op.clone,
-    model,
-    token: by,
-    files: [],
-    outcome: "pending",
-  };
-  const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
-  const who = `c${op.clone} ${label}`;
+  const { by, rec, label, who, onFreeze } = siblingRun(env, op, model);
   return {
     label,
-    onFreeze: (why) => {
-      if (rec.outcome !== "pending") return;
-      rec.outcome = why;
-      env.outcome(why, who);
-    },
+    onFreeze,
     body: async (svc) => {
       const host = hostFor(svc);
       env.truth.runs.push(rec);
