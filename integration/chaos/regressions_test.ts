@@ -2054,3 +2054,18 @@ Deno.test("chaos regression: a process never takes over the marks of another tha
     '{"seed":99800112,"clones":5,"kinds":["core","api","api","api","core-single-phase"],"ops":[{"id":0,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":1,"kind":"run","clone":3,"model":0,"data":0,"workMs":45000},{"id":9,"kind":"lockfile","clone":1,"set":"@chaos/ext-9"},{"id":10,"kind":"tick","n":5,"pick":1301794982},{"id":11,"kind":"breakglass","model":0},{"id":23,"kind":"tick","n":15,"pick":252547036},{"id":43,"kind":"sibling","clone":3,"how":"push","workMs":5000}]}',
   );
 });
+
+/**
+ * I12 at a quiet point (seed 103900098, `--shared-cache-share 1`; the
+ * checker's own): between a refused run's erasure's look at its upload and
+ * its delete, an old client wrote the same bytes there (an S3 ETag does not
+ * tell them apart) and committed them; the erasure's delete took them, and
+ * its put-back, met by an outage, stayed pending in its journal until the
+ * clone's next push made it. The quiet-point check now lets a put-back
+ * recorded as pending wait for that push; the final check still holds it.
+ */
+Deno.test("chaos regression: an old client's same-bytes write an erasure deleted is put back by the next push (I12, seed 103900098)", async () => {
+  await clean(
+    '{"seed":103900098,"clones":3,"kinds":["core","api","api"],"oldClients":true,"skewMs":[94841,0,0],"etag":true,"ops":[{"id":7,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000,"same":true},{"id":8,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":9,"kind":"tick","n":16,"pick":782093595},{"id":10,"kind":"tick","n":11,"pick":857955861},{"id":11,"kind":"breakglass","model":0},{"id":43,"kind":"oldsame","clone":0,"run":7,"pick":226191100},{"id":13,"kind":"tick","n":1,"pick":1580016403},{"id":14,"kind":"outage","on":true},{"id":35,"kind":"tick","n":10,"pick":123720153}]}',
+  );
+});

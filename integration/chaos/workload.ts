@@ -14,6 +14,7 @@
  * @module
  */
 import { markerUnlistedReason } from "../../middleware/marker_after_version.ts";
+import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
@@ -781,9 +782,16 @@ class World {
       await this.truth.checkMarkersNow(this.target.inspect, this.#opId);
     }
     // I12 for an old client's write of a refused run's bytes, at quiet points
-    // too: an erasure that met that write deletes and puts back in one command.
+    // too: an erasure that met that write deletes and puts back in one command,
+    // or, where that put-back could not be made (an outage), records it as
+    // pending in its journal for the next push (not "for good" yet).
     if (this.sched.active().length === 0 && !this.#aborted) {
-      await this.truth.checkOldCommittedNow(this.target.inspect, this.#opId);
+      const pending = new Set<string>();
+      for (const c of this.clones) {
+        const j = await readErasureJournal(c.svc.cache).catch(() => undefined);
+        for (const u of j?.uploads ?? []) pending.add(u.path);
+      }
+      await this.truth.checkOldCommittedNow(this.target.inspect, this.#opId, pending);
     }
   }
 
