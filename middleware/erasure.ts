@@ -20,7 +20,9 @@ import { randomId } from "../sync/hash.ts";
 export * from "./erasure_journal.ts";
 export * from "./erasure_attribution.ts";
 export * from "./erasure_steps.ts";
-import { deleteUploads, recomputeLatest } from "./erasure_steps.ts";
+export * from "./erasure_markers.ts";
+import { deleteUploads } from "./erasure_steps.ts";
+import { recomputeLatest } from "./erasure_markers.ts";
 import { isUnder, markerOf, versionDir } from "./erasure_attribution.ts";
 import {
   type ErasureDeps,

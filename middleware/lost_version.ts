@@ -15,7 +15,7 @@ import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
-import { latestResetWarning, recomputeLatest } from "./erasure_steps.ts";
+import { latestResetWarning, recomputeLatest } from "./erasure_markers.ts";
 
 /** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
 export interface LostVersion {

@@ -1,0 +1,96 @@
+/**
+ * The step of a refused run's erasure that acts on one `latest` marker at a
+ * time: recomputing it from the version directories left in the cache, and
+ * the warning for a local change of it that the recomputation replaced.
+ * `erasure.ts` drives it.
+ *
+ * @module
+ */
+import { sha256Hex } from "../sync/hash.ts";
+import { parentOf } from "../sync/paths.ts";
+import type { CacheAccess, StateAccess } from "../sync/context.ts";
+import { isUnder } from "./erasure_attribution.ts";
+import type { MarkerOutcome } from "./erasure_journal.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/**
+ * Recomputes a `latest` marker from the version directories left in the
+ * cache, unless it names one of them already (it is then left as it is), or
+ * there is none (none is made up). No version left: the marker is removed, cleaned and forgotten (the
+ * next pull brings the datastore's). The highest version still unpushed:
+ * the marker names it and stays dirty. Otherwise it names the highest
+ * version, is clean, and is forgotten unless it matches the synced copy, so
+ * that the next pull refreshes it; it never pushes a refused version number.
+ */
+export async function recomputeLatest(
+  cache: CacheAccess,
+  state: StateAccess,
+  marker: string,
+): Promise<MarkerOutcome> {
+  const parent = parentOf(marker);
+  const versions = new Set<number>();
+  for (const f of await cache.listFiles(parent)) {
+    const segs = f.slice(parent.length + 1).split("/");
+    if (segs.length >= 2 && /^\d+$/.test(segs[0])) versions.add(Number(segs[0]));
+  }
+  const max = Math.max(-1, ...versions);
+  const dirty = state.dirtyPaths().includes(marker);
+  const bytes = await cache.read(marker).catch(() => null);
+  const text = bytes === null ? null : new TextDecoder().decode(bytes).trim();
+  // A marker naming a version still here (one set by hand, e.g. one back,
+  // after the refused run) is left as it is: only a marker naming an erased
+  // version is recomputed.
+  if (text !== null && /^\d+$/.test(text) && versions.has(Number(text))) {
+    return { path: marker, version: Number(text), dirty };
+  }
+  // No marker here (the refused run wrote none): none is made up; the next
+  // pull brings the datastore's, if it has one.
+  if (text === null) return { path: marker, version: null, dirty };
+  // A local change of the marker that the recomputation replaces (reported).
+  const was = dirty && text !== null ? { was: text } : {};
+  const synced = state.synced(marker);
+  if (max < 0) {
+    await cache.remove(marker);
+    await state.clean([marker]);
+    if (synced) await state.forget([marker]);
+    return { path: marker, version: null, dirty: false, ...was };
+  }
+  const maxDir = `${parent}/${max}`;
+  if (state.dirtyPaths().some((p) => isUnder(p, maxDir))) {
+    await cache.write(marker, enc(`${max}`));
+    await state.markDirty(marker);
+    return { path: marker, version: max, dirty: true, ...was };
+  }
+  for (const t of [`${max}`, `${max}\n`]) {
+    if (synced && synced.hash === (await sha256Hex(enc(t)))) {
+      await cache.write(marker, enc(t));
+      await state.clean([marker]);
+      return { path: marker, version: max, dirty: false, ...was };
+    }
+  }
+  await cache.write(marker, enc(`${max}`));
+  await state.clean([marker]);
+  if (synced) await state.forget([marker]);
+  return { path: marker, version: max, dirty: false, ...was };
+}
+
+/**
+ * The `latest_reset` warning for a marker changed here that {@link
+ * recomputeLatest} reset (`m.was` set): it named version `m.was`, which
+ * `because` says is gone from this cache.
+ */
+export function latestResetWarning(
+  m: MarkerOutcome,
+  because: string,
+): { code: "latest_reset"; message: string; path: string } {
+  return {
+    code: "latest_reset",
+    message: `${m.path} was changed here and named version ${m.was}, ${because}; it ${
+      m.version === null
+        ? "was removed (no version is left here; the next pull brings the datastore's)"
+        : `now names version ${m.version}, the highest left here`
+    }. If you meant another version, set ${m.path} again and push.`,
+    path: m.path,
+  };
+}

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { erasureFixture } from "./erasure_fixture.ts";
+import { recomputeLatest } from "./erasure_markers.ts";
+
+const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
+const D = "data/t/m/d";
+
+function fresh() {
+  return erasureFixture("sluice-erasure-markers-");
+}
+
+Deno.test("recomputeLatest matches the synced copy byte for byte, or forgets it", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/1/raw`, "a");
+  await f.synced(`${D}/latest`, "1\n");
+  await f.dirty(`${D}/latest`, "2");
+  const kept = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: false, was: "2" });
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1\n");
+  assert.deepEqual(f.state.dirtyPaths(), []);
+
+  await f.synced(`${D}/latest`, "7"); // the synced marker names something no longer local
+  await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
+  assert.equal(f.state.synced(`${D}/latest`), undefined); // the next pull refreshes it
+  assert.deepEqual(f.state.dirtyPaths(), []);
+});
+
+Deno.test("recomputeLatest leaves a marker naming a version still here as it is (one set by hand after the run)", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/1/raw`, "a");
+  await f.synced(`${D}/2/raw`, "b");
+  await f.synced(`${D}/latest`, "2");
+  await f.dirty(`${D}/latest`, "1"); // one back, by hand; the refused run's version 3 is gone
+  const kept = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(kept, { path: `${D}/latest`, version: 1, dirty: true });
+  assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
+  assert.deepEqual(f.state.dirtyPaths(), [`${D}/latest`], "it is pushed as set");
+});
+
+Deno.test("recomputeLatest makes up no marker where there was none (the refused run wrote none)", async () => {
+  const f = await fresh();
+  await f.synced(`${D}/4/raw`, "four");
+  const out = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(out, { path: `${D}/latest`, version: null, dirty: false });
+  assert.equal(await f.cache.read(`${D}/latest`), null);
+  assert.deepEqual(f.state.dirtyPaths(), []);
+});
