@@ -33,10 +33,7 @@
  *
  * @module
  */
-import { UNCOMMITTED_HOLDS } from "../sync/service/push_result.ts";
 import type { PathClass, WriteContext, WriteGateEntry } from "../sync/context.ts";
-import type { ObjectInfo } from "../sync/ports.ts";
-import { ADOPT_HINT, resolveHint } from "../sync/service/conflicts.ts";
 import { AlreadyExistsError, PreconditionFailedError } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
@@ -51,20 +48,18 @@ import {
   writerId,
 } from "./own_writes.ts";
 import { rebaseSnapshot } from "./snapshot_rebase.ts";
+import { recordConflict, waitFor } from "./cas_outcomes.ts";
+
+export {
+  CHANGED_REMOTELY,
+  CONFIG_CHANGED_REMOTELY,
+  PUSH_WAITING_UNCOMMITTED,
+} from "./cas_outcomes.ts";
 
 export { WRITER_METADATA } from "./own_writes.ts";
 
 /** The gate's registered name. */
 export const CONFIG_CAS_WRITER = "config-cas-writer";
-
-/** Warning code emitted when a config file was not pushed because a peer changed it. */
-export const CONFIG_CHANGED_REMOTELY = "config_changed_remotely";
-
-/** Warning code emitted when a marker, index file or other state was not pushed because a peer changed it. */
-export const CHANGED_REMOTELY = "changed_remotely";
-
-/** Warning code emitted when a file was not pushed because another writer's uncommitted object holds its key. */
-export const PUSH_WAITING_UNCOMMITTED = "push_waiting_uncommitted";
 
 /** The version this write is based on: the one it updates, null for a create. */
 function baseOf(ctx: WriteContext): string | null {
@@ -178,56 +173,13 @@ export function configCasWriter(): Middleware<WriteContext> {
         ? await adopt(ctx, remote, CONFIG_CAS_WRITER)
         : undefined;
       if (!adoption?.adopted) {
-        await waitFor(ctx, remote, adoption?.why);
+        await waitFor(ctx, remote, CONFIG_CAS_WRITER, adoption?.why);
         return;
       }
     }
     if (ctx.entry.snapshot) return await rebaseSnapshot(ctx, remote, CONFIG_CAS_WRITER);
-    ctx.entry.action = "skip";
-    ctx.entry.keepDirty = true;
-    // True whether or not this cache ever synced the path (it may have, and
-    // deleted it since): its copy is not based on the datastore's version.
-    ctx.entry.reason =
-      "changed remotely: this cache's copy is not based on the datastore's version";
-    ctx.entry.conflict = {
-      theirs: remote
-        ? { version: remote.version, hash: await sha256Hex(remote.body), size: remote.size }
-        : null,
-    };
-    // A file found by a walk is not in the dirty set: mark it so it stays dirty after this push.
-    if (!push.dryRun) await push.state.markDirty(ctx.key);
-    push.note(CONFIG_CAS_WRITER, `${ctx.key}: conflict, changed remotely`, ctx.entry);
-    push.events.emit("warning", {
-      code: ctx.entry.class === "config" ? CONFIG_CHANGED_REMOTELY : CHANGED_REMOTELY,
-      message: `${ctx.key} was not pushed: another checkout ${
-        remote ? `wrote it (version ${remote.version})` : "deleted it"
-      } on the datastore, a change this cache's copy is not based on, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
-        resolveHint(ctx.key)
-      }\`.`,
-      path: ctx.key,
-    });
+    await recordConflict(ctx, remote, CONFIG_CAS_WRITER);
   };
-}
-
-/**
- * Leaves the write for a later push: another writer's uncommitted object
- * holds its path (see the gate).
- */
-async function waitFor(ctx: WriteContext, remote: ObjectInfo, notAdopted?: string): Promise<void> {
-  const push = ctx.push;
-  ctx.entry.action = "skip";
-  ctx.entry.keepDirty = true;
-  ctx.entry.reason = UNCOMMITTED_HOLDS;
-  if (!push.dryRun) await push.state.markDirty(ctx.key);
-  push.note(CONFIG_CAS_WRITER, `${ctx.key}: another writer's uncommitted write`, ctx.entry);
-  push.events.emit("warning", {
-    code: PUSH_WAITING_UNCOMMITTED,
-    message:
-      `${ctx.key} was not pushed: the datastore holds another writer's object for it (version ${remote.version}) that its index does not list, so that writer's push is in flight or stopped before its index update. Nothing was overwritten; the local copy was kept and stays dirty. Run \`sluice push\` again once that push completes (a stopped push completes when its cache pushes again); ${
-        notAdopted ? `it was not adopted: ${notAdopted}` : ADOPT_HINT(ctx.key, ctx.entry.class)
-      }.`,
-    path: ctx.key,
-  });
 }
 
 /**
