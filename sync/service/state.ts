@@ -12,13 +12,14 @@
  * @module
  */
 import { defaultStateDir, STATE_DIR } from "../transfer/cache.ts";
-import { atomicWrite } from "../transfer/atomic_write.ts";
 import { randomId } from "../hash.ts";
 import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { journalLines, readJournalLine } from "./dirty_journal.ts";
+import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
+import { ownerRuns, StateLock } from "./state_lock.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
 import { ManifestFiles } from "./manifest_files.ts";
 import { writingState } from "./state_files.ts";
@@ -28,67 +29,7 @@ export type { SyncedEntry } from "./manifest_log.ts";
 /** The dirty journal's file in the state directory. */
 export const DIRTY_FILE = "dirty.log";
 
-/**
- * The state directory's lock file: every write of the dirty journal holds
- * it (an advisory `flock`), so that processes sharing one cache (swamp runs
- * models of one repository at once, each process with its own service)
- * never lose each other's marks.
- */
-export const STATE_LOCK_FILE = "state.lock";
-
-/**
- * The state directory's folder of owner locks: each process that writes the
- * dirty journal holds `<owner>.lock` there (an advisory `flock`, released
- * when the process ends), so that another process tells whether the owner
- * of a journal line still runs.
- */
-export const OWNERS_DIR = "owners";
-
-/**
- * True when the process that wrote journal lines as `owner` (`<pid>.<id>`)
- * still runs: another process than this one, holding its owner lock. False
- * for this process's own (several services of one process take each other's
- * marks over, as a process's next service would), for a lock nobody holds
- * (its process ended: the file is removed), and where it cannot be told.
- *
- * @example
- * ```ts
- * import { ownerRuns } from "./state.ts";
- * ownerRuns(await Deno.makeTempDir(), `${Deno.pid}.abc`); // false
- * ```
- */
-export function ownerRuns(stateDir: string, owner: string): boolean {
-  const pid = Number(owner.slice(0, owner.indexOf(".")));
-  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === Deno.pid) return false;
-  return ownerLockHeld(stateDir, owner);
-}
-
-/**
- * True when some process holds the owner lock of `owner` (see
- * {@link OWNERS_DIR}); a lock file nobody holds is removed.
- */
-export function ownerLockHeld(stateDir: string, owner: string): boolean {
-  if (!/^[\w.-]+$/.test(owner)) return false;
-  const file = `${stateDir}/${OWNERS_DIR}/${owner}.lock`;
-  let f: Deno.FsFile;
-  try {
-    f = Deno.openSync(file, { read: true, write: true });
-  } catch {
-    return false; // none: its process never wrote, or is gone
-  }
-  try {
-    if (!f.tryLockSync(true)) return true;
-    f.unlockSync();
-    try {
-      Deno.removeSync(file);
-    } catch { /* removed by another look */ }
-    return false;
-  } catch {
-    return false;
-  } finally {
-    f.close();
-  }
-}
+export { ownerLockHeld, ownerRuns, OWNERS_DIR, STATE_LOCK_FILE } from "./state_lock.ts";
 
 /**
  * The dirty set and the synced manifest of one cache.
@@ -126,26 +67,12 @@ export class SyncState implements StateAccess {
   readonly #files: ManifestFiles;
   /** Whether a dirty journal was on disk when loaded, or has been written since. */
   #journalSeen = false;
-  /**
-   * The dirty journal as this process last read or wrote it: its generation
-   * (the first line of a rewritten journal; "" for none) and its length.
-   * Lines past that length, or another generation (another process
-   * compacted it), are other processes' marks, taken in before every write
-   * of the journal ({@link catchUp}).
-   */
-  #journalGen = "";
-  #journalLen = 0;
-  /**
-   * Marks other processes sharing this cache made since this one loaded the
-   * journal (taken in by {@link catchUp}): kept in every rewrite of the
-   * journal, never pushed nor cleared by this process (their own push does
-   * that, or the next process to load the journal, which takes them all).
-   */
-  readonly #foreign = new Set<string>();
   /** This process's id in the journal's lines (see `dirty_journal.ts`): `<pid>.<random>`. */
   readonly #owner = `${Deno.pid}.${randomId(6)}`;
-  /** This process's owner lock, held from its first write of the journal (see {@link OWNERS_DIR}). */
-  #ownerLock: Deno.FsFile | undefined;
+  /** The state directory's locks this process takes (see `state_lock.ts`). */
+  readonly #lock: StateLock;
+  /** The journal's file, shared with other processes (see `shared_journal.ts`). */
+  readonly #journal: SharedJournal;
   /** Whether the process that wrote journal lines as an owner still runs (see {@link ownerRuns}). */
   readonly #ownerRuns: (owner: string) => boolean;
   /**
@@ -168,6 +95,8 @@ export class SyncState implements StateAccess {
     this.#dir = stateDir.replace(/\/+$/, "");
     this.#files = new ManifestFiles(this.#dir);
     this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
+    this.#lock = new StateLock(this.#dir, this.#owner);
+    this.#journal = new SharedJournal(`${this.#dir}/${DIRTY_FILE}`, this.#owner);
   }
 
   /**
@@ -195,9 +124,9 @@ export class SyncState implements StateAccess {
     // Read under the lock other processes write these files under (when
     // there is state to read): a base and its log read between another
     // process's writes of the two would not agree.
-    if (st?.isDirectory) await s.#exclusive(() => s.#load());
+    if (st?.isDirectory) await s.#lock.exclusive(() => s.#load());
     else await s.#load();
-    s.conflicts = await ConflictSet.open(cacheDir, stateDir, (fn) => s.#exclusive(fn));
+    s.conflicts = await ConflictSet.open(cacheDir, stateDir, (fn) => s.#lock.exclusive(fn));
     if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
     s.blocked = await BlockedRecord.open(stateDir);
     return s;
@@ -218,7 +147,7 @@ export class SyncState implements StateAccess {
   get untouched(): boolean {
     return !this.#journalSeen && this.#seq === 0 && !this.#files.seen &&
       this.#manifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
-      this.#dirty.size === 0 && this.#attempted.size === 0 && this.#foreign.size === 0 &&
+      this.#dirty.size === 0 && this.#attempted.size === 0 && this.#journal.foreign.size === 0 &&
       this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
   }
 
@@ -290,7 +219,7 @@ export class SyncState implements StateAccess {
     if (fresh.length === 0) {
       // Recorded here already: on disk too, unless another process's
       // rewrite left them out since (see `#ownDropped`).
-      await this.#exclusive(async () => {
+      await this.#lock.exclusive(async () => {
         await this.#catchUp();
         if (this.#ownDropped) await this.#compact();
       });
@@ -302,7 +231,7 @@ export class SyncState implements StateAccess {
   }
 
   async clean(paths: readonly string[]): Promise<void> {
-    await this.#exclusive(async () => {
+    await this.#lock.exclusive(async () => {
       await this.#catchUp();
       for (const p of paths) {
         if (p.endsWith("/")) {
@@ -323,7 +252,7 @@ export class SyncState implements StateAccess {
    */
   async settleAttempted(paths: readonly string[]): Promise<void> {
     if (!paths.some((p) => this.#attempted.has(p))) return;
-    await this.#exclusive(async () => {
+    await this.#lock.exclusive(async () => {
       await this.#catchUp();
       let any = false;
       for (const p of paths) if (this.#attempted.delete(p)) any = true;
@@ -346,7 +275,7 @@ export class SyncState implements StateAccess {
   ): Promise<void> {
     // Another process's marks since this one last looked are taken in first:
     // a path it marked again since the snapshot stays dirty.
-    await this.#exclusive(async () => {
+    await this.#lock.exclusive(async () => {
       await this.#catchUp();
       for (const p of handled) {
         const seen = snapshot.paths.get(p);
@@ -413,7 +342,7 @@ export class SyncState implements StateAccess {
 
   /** Makes {@link noteSynced} write ahead: a manifest base on disk (written now if none). */
   async readyToNote(): Promise<void> {
-    await this.#exclusive(() =>
+    await this.#lock.exclusive(() =>
       this.#files.ensureBase(this.#manifest, this.#savedIndexVersion, this.#changed)
     );
   }
@@ -434,10 +363,7 @@ export class SyncState implements StateAccess {
    */
   exit(): void {
     this.release();
-    try {
-      this.#ownerLock?.close();
-    } catch { /* closed already */ }
-    this.#ownerLock = undefined;
+    this.#lock.release();
   }
 
   /** How many paths are recorded as synced (without listing them). */
@@ -453,7 +379,7 @@ export class SyncState implements StateAccess {
    */
   async saveManifest(): Promise<void> {
     if (this.#nothingToSave) return;
-    await this.#exclusive(() => this.#saveManifestHeld());
+    await this.#lock.exclusive(() => this.#saveManifestHeld());
   }
 
   /** True when a save would write nothing: no change, nothing written ahead, nothing damaged. */
@@ -485,26 +411,11 @@ export class SyncState implements StateAccess {
   async #append(text: string): Promise<void> {
     this.#journalSeen = true;
     await writingState(this.#dir, DIRTY_FILE, async () => {
-      await Deno.mkdir(this.#dir, { recursive: true });
-      await this.#exclusive(async () => {
-        this.#holdOwnerLock();
+      await this.#lock.exclusive(async () => {
+        this.#lock.holdOwner();
         await this.#catchUp();
         if (this.#ownDropped) await this.#compact();
-        const f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, {
-          append: true,
-          create: true,
-          write: true,
-        });
-        try {
-          const bytes = new TextEncoder().encode(text);
-          let off = 0;
-          while (off < bytes.length) off += await f.write(bytes.subarray(off));
-          await f.sync();
-          // Under the lock: nothing was written after this append.
-          this.#journalLen = (await f.stat()).size;
-        } finally {
-          f.close();
-        }
+        await this.#journal.append(text);
       });
     });
   }
@@ -512,179 +423,38 @@ export class SyncState implements StateAccess {
   /** Rewrites the journal from memory (call holding the lock, after {@link catchUp}). */
   async #compact(): Promise<void> {
     if (!this.#journalStale) return;
-    const generation = randomId(8);
-    const text = journalLines({
-      generation,
-      bulk: this.#bulk,
-      dirty: this.#dirty.keys(),
-      attempted: this.#attempted,
-      owner: this.#owner,
-    }) + [...this.#foreign].map((l) => `${l}\n`).join("");
     this.#journalSeen = true;
-    const file = `${this.#dir}/${DIRTY_FILE}`;
-    const bytes = new TextEncoder().encode(text);
-    this.#holdOwnerLock();
-    await writingState(this.#dir, DIRTY_FILE, () => atomicWrite(file, bytes));
-    this.#journalGen = generation;
-    this.#journalLen = bytes.length;
+    this.#lock.holdOwner();
+    await writingState(this.#dir, DIRTY_FILE, () => this.#journal.rewrite(this.#ownMarks()));
     this.#ownDropped = false;
     this.#journalStale = false;
   }
 
-  /**
-   * Runs `fn` holding the state directory's lock ({@link STATE_LOCK_FILE}),
-   * which every process's writes of the journal take. Where the filesystem
-   * has no such locks, `fn` runs without it.
-   */
-  async #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    let lock: Deno.FsFile | undefined;
-    try {
-      await Deno.mkdir(this.#dir, { recursive: true });
-      lock = await Deno.open(`${this.#dir}/${STATE_LOCK_FILE}`, {
-        read: true,
-        write: true,
-        create: true,
-      });
-      await lock.lock(true);
-    } catch {
-      lock?.close();
-      lock = undefined;
-    }
-    try {
-      return await fn();
-    } finally {
-      if (lock) {
-        try {
-          await lock.unlock();
-        } catch { /* released by the close */ }
-        lock.close();
-      }
-    }
+  #ownMarks(): OwnMarks {
+    return { bulk: this.#bulk, dirty: this.#dirty.keys(), attempted: this.#attempted };
   }
 
   /**
-   * Takes this process's owner lock, once: held until the process ends (or
-   * {@link exit}), so that others tell its journal lines from a gone
-   * process's. Where it cannot be taken, others take its lines over, as
-   * they did before there were owner locks.
-   */
-  #holdOwnerLock(): void {
-    if (this.#ownerLock) return;
-    try {
-      Deno.mkdirSync(`${this.#dir}/${OWNERS_DIR}`, { recursive: true });
-      const f = Deno.openSync(`${this.#dir}/${OWNERS_DIR}/${this.#owner}.lock`, {
-        read: true,
-        write: true,
-        create: true,
-      });
-      if (f.tryLockSync(true)) this.#ownerLock = f;
-      else f.close();
-    } catch { /* no owner lock: as before */ }
-  }
-
-  /** Removes the owner locks no process holds (theirs ended), found at a load. */
-  #sweepOwnerLocks(): void {
-    let names: string[];
-    try {
-      names = [...Deno.readDirSync(`${this.#dir}/${OWNERS_DIR}`)].map((e) => e.name);
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      if (n.endsWith(".lock")) ownerLockHeld(this.#dir, n.slice(0, -".lock".length));
-    }
-  }
-
-  /**
-   * Takes in the marks other processes wrote to the journal since this one
-   * last read or wrote it (call holding the lock), as {@link #foreign}
-   * lines: those of another owner. Lines appended since are added to them;
-   * a journal rewritten since (another generation: another process
-   * compacted it, carrying this process's marks and the others') holds
-   * every other process's mark still due, which replace them. This
-   * process's own marks are its memory's: a line of its own in a rewrite
-   * is one it has cleared since, or holds still.
+   * Takes in what other processes wrote to the journal since this one last
+   * looked (call holding the lock; see `SharedJournal.catchUp`). A line no
+   * one can read makes this process walk everything (its walk clears it),
+   * as at a load; marks of its own another process's rewrite left out are
+   * written again by the next write of the journal.
    */
   async #catchUp(): Promise<void> {
-    const since = await this.#journalSince();
-    if (!since) return;
-    const { bytes, tail } = since;
-    // A last line without its newline is an append under way: left for later.
-    const end = bytes.lastIndexOf(10) + 1;
-    if (!tail) this.#foreign.clear();
-    const own = { dirty: new Set<string>(), attempted: new Set<string>(), bulk: false };
-    for (const line of new TextDecoder().decode(bytes.subarray(0, end)).split("\n")) {
-      if (line === "") continue;
-      const read = readJournalLine(line);
-      if (read.kind === "generation") continue;
-      if (read.kind !== "unreadable" && read.owner === this.#owner) {
-        if (read.kind === "dirty") own.dirty.add(read.path);
-        else if (read.kind === "attempted") own.attempted.add(read.path);
-        else own.bulk = true;
-      }
-      if (read.kind === "unreadable") {
-        // What it marked cannot be told: everything is walked (this
-        // process's walk, which clears it), as at a load.
-        this.#bulk = true;
-        this.#bulkSeq = ++this.#seq;
-        this.#journalStale = true;
-      } else if (read.owner !== this.#owner) {
-        // Another process's line, or one of no owner (an older build's): carried.
-        this.#foreign.add(line);
-      }
+    const found = await this.#journal.catchUp({
+      bulk: this.#bulk,
+      dirty: [...this.#dirty.keys()],
+      attempted: this.#attempted,
+    });
+    if (found.unreadable) {
+      this.#bulk = true;
+      this.#bulkSeq = ++this.#seq;
+      this.#journalStale = true;
     }
-    if (!tail) {
-      // A rewrite holds every mark of this process it knew of, unless one
-      // that took them over at its start handled them since.
-      const dropped = (this.#bulk && !own.bulk) ||
-        [...this.#dirty.keys()].some((p) => !own.dirty.has(p)) ||
-        [...this.#attempted].some((p) => !own.attempted.has(p));
-      if (dropped) {
-        this.#ownDropped = true;
-        this.#journalStale = true;
-      }
-    }
-    this.#journalGen = since.generation;
-    this.#journalLen = since.at + end;
-  }
-
-  /**
-   * What the journal holds past this process's view of it: the bytes
-   * appended since (`tail`: read from the length it knew, as its generation
-   * is the one it knew), or the whole journal, rewritten since; undefined
-   * when nothing changed, or there is no journal to read. Reads only the
-   * first line and the new bytes when they are appends, so a run's marks
-   * one by one each read only what came since.
-   */
-  async #journalSince(): Promise<
-    { bytes: Uint8Array; tail: boolean; at: number; generation: string } | undefined
-  > {
-    let f: Deno.FsFile;
-    try {
-      f = await Deno.open(`${this.#dir}/${DIRTY_FILE}`, { read: true });
-    } catch {
-      return undefined; // none, or unreadable now: the marks in memory are written back whole
-    }
-    try {
-      const size = (await f.stat()).size;
-      const head = await readAt(f, 0, Math.min(size, 64));
-      const nl = head.indexOf(10);
-      const first = readJournalLine(nl < 0 ? "" : new TextDecoder().decode(head.subarray(0, nl)));
-      const generation = first.kind === "generation" ? first.id : "";
-      const known = this.#journalLen;
-      if (generation === this.#journalGen && size >= known) {
-        if (size === known) return undefined;
-        // Appends since: the byte before them ends a line of the journal known.
-        const from = Math.max(0, known - 1);
-        const chunk = await readAt(f, from, size - from);
-        if (known === 0) return { bytes: chunk, tail: true, at: 0, generation };
-        if (chunk[0] === 10) return { bytes: chunk.subarray(1), tail: true, at: known, generation };
-      }
-      return { bytes: await readAt(f, 0, size), tail: false, at: 0, generation };
-    } catch {
-      return undefined;
-    } finally {
-      f.close();
+    if (found.ownDropped) {
+      this.#ownDropped = true;
+      this.#journalStale = true;
     }
   }
 
@@ -702,19 +472,11 @@ export class SyncState implements StateAccess {
     }
     // Whatever the journal holds (repeats, a torn line) is rewritten at the next commit.
     if (text) this.#journalStale = true;
-    if (text !== null) {
-      // What was read is this process's view of the journal (see `catchUp`);
-      // a torn last line is left out of it, to be read again whole.
-      const bytes = new TextEncoder().encode(text);
-      const end = bytes.lastIndexOf(10) + 1;
-      const first = text.slice(0, Math.max(0, text.indexOf("\n")));
-      const read0 = readJournalLine(first);
-      this.#journalGen = read0.kind === "generation" ? read0.id : "";
-      this.#journalLen = end;
-    }
+    // What was read is this process's view of the journal (see `catchUp`).
+    if (text !== null) this.#journal.loaded(text);
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
-      this.#sweepOwnerLocks();
+      this.#lock.sweepOwners();
       const live = new Map<string, boolean>();
       for (const line of text.split("\n")) {
         if (line === "") continue;
@@ -727,7 +489,7 @@ export class SyncState implements StateAccess {
           let runs = live.get(read.owner);
           if (runs === undefined) live.set(read.owner, runs = this.#ownerRuns(read.owner));
           if (runs) {
-            this.#foreign.add(line);
+            this.#journal.foreign.add(line);
             continue;
           }
         }
@@ -802,17 +564,4 @@ export function settledAt(mtimeMs: number | undefined, seenAt: number): number |
   if (mtimeMs === undefined) return undefined;
   const age = seenAt - mtimeMs;
   return age >= racyWindowMs(mtimeMs) ? mtimeMs : undefined;
-}
-
-/** Up to `n` bytes of `f` from `offset` (fewer at its end). */
-async function readAt(f: Deno.FsFile, offset: number, n: number): Promise<Uint8Array> {
-  const out = new Uint8Array(n);
-  await f.seek(offset, Deno.SeekMode.Start);
-  let got = 0;
-  while (got < n) {
-    const r = await f.read(out.subarray(got));
-    if (r === null || r === 0) break;
-    got += r;
-  }
-  return out.subarray(0, got);
 }

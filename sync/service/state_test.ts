@@ -493,20 +493,6 @@ Deno.test("a mark of a process that still runs is carried, never taken over, by 
   assert.deepEqual((await open()).dirtyPaths(), ["run/1/raw"]);
 });
 
-Deno.test("an owner lock tells a process that runs from one gone, and one gone leaves no lock file behind", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-owner-" });
-  await Deno.mkdir(`${dir}/${OWNERS_DIR}`);
-  const file = `${dir}/${OWNERS_DIR}/4242.abc.lock`;
-  const held = await Deno.open(file, { read: true, write: true, create: true });
-  assert.equal(held.tryLockSync(true), true);
-  assert.equal(ownerLockHeld(dir, "4242.abc"), true, "held by another open file: runs");
-  held.close(); // its process ends
-  assert.equal(ownerLockHeld(dir, "4242.abc"), false);
-  assert.equal(await Deno.lstat(file).then(() => true, () => false), false, "removed");
-  assert.equal(ownerRuns(dir, `${Deno.pid}.abc`), false, "this process's own services take over");
-  assert.equal(ownerRuns(dir, "../x"), false);
-});
-
 Deno.test("a process holds its owner lock from its first write of the journal until it exits", async () => {
   const { dir, one } = await sharedBy2();
   const owners = () => {
