@@ -31,13 +31,17 @@ import {
   type PushTally,
 } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
+import { commitStep, MARKER_WITH_REFUSED_DELETION } from "./push_commit_step.ts";
+import { holdConflicted, reportDryRun } from "./push_holds.ts";
+
+export { MARKER_WITH_REFUSED_DELETION };
 import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
 import { clashesFirst, replacedFirst } from "./push_clash.ts";
 import { settleMarkedDirs } from "./push_marked_dirs.ts";
 import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
 import { settledAt, type SyncState } from "./state.ts";
-import { type ConflictRecord, resolveHint } from "./conflicts.ts";
+import type { ConflictRecord } from "./conflicts.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
 export { emptyPushResult, pushLeftBehind, type PushResult } from "./push_result.ts";
@@ -82,13 +86,6 @@ export interface TerminalDeps {
   readonly progressSoFar?: ProgressSoFar;
 }
 
-/**
- * Why a `latest` marker taken along with its version's deletion was left
- * out: a deletion under its data directory did not go through.
- */
-export const MARKER_WITH_REFUSED_DELETION =
-  "taken along with a version's deletion that did not go through (a conflict, or another writer's upload in the way): the datastore's marker stays as it is until that deletion is resolved";
-
 /** The innermost handler of the push pipeline. */
 export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<void> {
   return async (ctx) => {
@@ -97,33 +94,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // index files), deferred to it so that a run refused in between never
     // leaves one behind; its uploads and deletes were done by the preparation.
     const committing = deps.commitOnly !== undefined;
-    // A path with an unresolved conflict is published only by its resolution.
-    // Data versions are the exception: their write is create-only, so it can
-    // never replace theirs, and a losing copy is set aside (version_exists),
-    // after which a pull takes the published version. So are snapshots: their
-    // writer makes them whole, and publishing one settles its conflict.
-    for (const e of ctx.plan) {
-      if (e.action === "skip" || !state.conflicts.has(e.path)) continue;
-      if (e.class === "data-version" || e.snapshot) continue;
-      e.action = "skip";
-      e.keepDirty = true;
-      e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
-      result.conflicts.push(e.path);
-    }
-    if (ctx.dryRun) {
-      // What a push now would leave out (`status` exits 2 on it), as the plan and the gates found it.
-      for (const e of ctx.plan) {
-        if (e.action !== "skip" || !(e.keepDirty || e.unpublished)) continue;
-        if (state.conflicts.has(e.path)) continue;
-        result.skipped.push({
-          path: e.path,
-          reason: e.reason ?? "skipped",
-          keepDirty: !!e.keepDirty,
-          ...(!e.keepDirty ? { unpublished: true as const } : {}),
-        });
-      }
-      return;
-    }
+    holdConflicted(ctx.plan, state.conflicts, result);
+    if (ctx.dryRun) return reportDryRun(ctx.plan, state.conflicts, result);
     const found: ConflictRecord[] = [];
     const conflictOf = (
       entry: PlanEntry,
@@ -370,42 +342,12 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       for (const hook of ctx.beforeCommit) await hook();
       // A gate may have held a commit-step write back since the plan (a
       // marker naming a version another writer's upload is in the way of).
-      const due = replaced.commits.filter((e) => e.action !== "skip");
-      // A marker the plan took along for a version's deletion (see
-      // `PlanEntry.unmarked`) goes after the deletions, and only once every
-      // one under its data directory went through: one refused (a peer's
-      // version there, met as a conflict) leaves the marker as it is on the
-      // datastore, naming that version. (On S3 a peer's marker set back to
-      // the bytes this cache synced has the version it synced: its
-      // compare-and-swap alone would not tell.)
-      await pMap(due.filter((e) => !e.unmarked), writeOne, {
-        concurrency: ctx.config.concurrency,
-        signal: ctx.signal,
+      await commitStep(replaced.commits.filter((e) => e.action !== "skip"), deletes, {
+        write: (due) =>
+          pMap(due, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal }),
+        remove: (gone) => runDeletes(ctx, gone, tally, ownWriter),
+        deleted: () => tally.result.deleted,
       });
-      await runDeletes(ctx, deletes.filter((e) => !e.unmarked), tally, ownWriter);
-      const along = [...due, ...deletes].filter((e) => e.unmarked);
-      if (along.length > 0) {
-        const gone = new Set(tally.result.deleted);
-        for (const m of along) {
-          const dir = `${m.path.slice(0, m.path.lastIndexOf("/"))}/`;
-          const refused = deletes.some((d) =>
-            !d.unmarked && d.path.startsWith(dir) && !gone.has(d.path)
-          );
-          if (!refused) continue;
-          m.action = "skip";
-          m.reason = MARKER_WITH_REFUSED_DELETION;
-        }
-        await pMap(due.filter((e) => e.unmarked && e.action !== "skip"), writeOne, {
-          concurrency: ctx.config.concurrency,
-          signal: ctx.signal,
-        });
-        await runDeletes(
-          ctx,
-          deletes.filter((e) => e.unmarked && e.action !== "skip"),
-          tally,
-          ownWriter,
-        );
-      }
       await settleStrays(ctx, state.conflicts, tally, ownWriter, phase);
     }
     for (const e of ctx.plan) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ownerLockHeld, ownerRuns, OWNERS_DIR, SyncState } from "./state.ts";
+import { ownerLockHeld, OWNERS_DIR, SyncState } from "./state.ts";
 
 const entry = (n: number) => ({ hash: `h${n}`, version: `v${n}`, size: n, mtimeMs: 1000 + n });
 

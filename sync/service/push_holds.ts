@@ -1,0 +1,69 @@
+/**
+ * What a push holds back before its writes for the conflicts this cache
+ * records, and what a dry run reports as left out.
+ *
+ * @module
+ */
+import type { PlanEntry } from "../context.ts";
+import { type ConflictSet, resolveHint } from "./conflicts.ts";
+import type { PushResult } from "./push_result.ts";
+
+/**
+ * A path with an unresolved conflict is published only by its resolution:
+ * held back, kept dirty, and reported in `result.conflicts`. Data versions
+ * are the exception: their write is create-only, so it can never replace
+ * theirs, and a losing copy is set aside (version_exists), after which a
+ * pull takes the published version. So are snapshots: their writer makes
+ * them whole, and publishing one settles its conflict.
+ *
+ * @example
+ * ```ts
+ * import { holdConflicted } from "./push_holds.ts";
+ * import { ConflictSet } from "./conflicts.ts";
+ * import { emptyPushResult } from "./push_result.ts";
+ * holdConflicted([], await ConflictSet.open(await Deno.makeTempDir()), emptyPushResult());
+ * ```
+ */
+export function holdConflicted(
+  plan: readonly PlanEntry[],
+  conflicts: ConflictSet,
+  result: PushResult,
+): void {
+  for (const e of plan) {
+    if (e.action === "skip" || !conflicts.has(e.path)) continue;
+    if (e.class === "data-version" || e.snapshot) continue;
+    e.action = "skip";
+    e.keepDirty = true;
+    e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;
+    result.conflicts.push(e.path);
+  }
+}
+
+/**
+ * What a push now would leave out (`status` exits 2 on it), as the plan and
+ * the gates found it, into `result.skipped` (a dry run writes nothing).
+ *
+ * @example
+ * ```ts
+ * import { reportDryRun } from "./push_holds.ts";
+ * import { ConflictSet } from "./conflicts.ts";
+ * import { emptyPushResult } from "./push_result.ts";
+ * reportDryRun([], await ConflictSet.open(await Deno.makeTempDir()), emptyPushResult());
+ * ```
+ */
+export function reportDryRun(
+  plan: readonly PlanEntry[],
+  conflicts: ConflictSet,
+  result: PushResult,
+): void {
+  for (const e of plan) {
+    if (e.action !== "skip" || !(e.keepDirty || e.unpublished)) continue;
+    if (conflicts.has(e.path)) continue;
+    result.skipped.push({
+      path: e.path,
+      reason: e.reason ?? "skipped",
+      keepDirty: !!e.keepDirty,
+      ...(!e.keepDirty ? { unpublished: true as const } : {}),
+    });
+  }
+}

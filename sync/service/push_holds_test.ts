@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { holdConflicted, reportDryRun } from "./push_holds.ts";
+import { ConflictSet } from "./conflicts.ts";
+import { emptyPushResult } from "./push_result.ts";
+import { planEntry } from "../../packages/testing/mod.ts";
+
+async function conflictsOn(paths: string[]) {
+  const set = await ConflictSet.open(await Deno.makeTempDir({ prefix: "sluice-holds-" }));
+  await set.record(paths.map((path) => ({
+    path,
+    mine: { location: path, hash: "m", size: 1 },
+    theirs: { version: "t", hash: "t", size: 1 },
+    foundBy: "pull" as const,
+    at: 1,
+    reason: "test",
+  })));
+  return set;
+}
+
+Deno.test("a path with an open conflict is held back, but a data version or a snapshot is not", async () => {
+  const set = await conflictsOn(["notes/a.md", "data/t/m/d/1/raw", "p/.catalog-export.json"]);
+  const plan = [
+    planEntry("notes/a.md", { class: "other" }),
+    planEntry("data/t/m/d/1/raw", { class: "data-version" }),
+    planEntry("p/.catalog-export.json", { class: "index", snapshot: true }),
+    planEntry("notes/b.md", { class: "other" }),
+  ];
+  const result = emptyPushResult();
+  holdConflicted(plan, set, result);
+  assert.deepEqual(plan.map((e) => e.action), ["skip", "put", "put", "put"]);
+  assert.equal(plan[0].keepDirty, true);
+  assert.match(plan[0].reason!, /^unresolved conflict: run `sluice resolve/);
+  assert.deepEqual(result.conflicts, ["notes/a.md"]);
+});
+
+Deno.test("a dry run reports what a push now would leave out, but not an open conflict", async () => {
+  const set = await conflictsOn(["notes/a.md"]);
+  const plan = [
+    planEntry("notes/a.md", { action: "skip", keepDirty: true }),
+    planEntry("notes/b.md", { action: "skip", keepDirty: true, reason: "held" }),
+    planEntry("notes/c.md", { action: "skip", unpublished: true }),
+    planEntry("notes/d.md", { action: "skip" }),
+  ];
+  const result = emptyPushResult();
+  reportDryRun(plan, set, result);
+  assert.deepEqual(result.skipped, [
+    { path: "notes/b.md", reason: "held", keepDirty: true },
+    { path: "notes/c.md", reason: "skipped", keepDirty: false, unpublished: true },
+  ]);
+});
