@@ -19,6 +19,7 @@ import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { journalLines, readJournalLine } from "./dirty_journal.ts";
 import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
+import { settledMtime } from "./synced_time.ts";
 import { ownerRuns, StateLock } from "./state_lock.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
 import { ManifestFiles } from "./manifest_files.ts";
@@ -442,11 +443,8 @@ export class SyncState implements StateAccess {
    * written again by the next write of the journal.
    */
   async #catchUp(): Promise<void> {
-    const found = await this.#journal.catchUp({
-      bulk: this.#bulk,
-      dirty: [...this.#dirty.keys()],
-      attempted: this.#attempted,
-    });
+    // Read only where another process rewrote the journal: not a copy per mark.
+    const found = await this.#journal.catchUp(this.#ownMarks());
     if (found.unreadable) {
       this.#bulk = true;
       this.#bulkSeq = ++this.#seq;
@@ -518,50 +516,4 @@ export class SyncState implements StateAccess {
   }
 }
 
-/**
- * Marks an index token a cache took from its own v2 commit: the shard
- * versions that commit derived are checked against a listing before a pull
- * skips the read (see `pull.ts`).
- */
-export const UNCHECKED = "?";
-
-/** The token without its {@link UNCHECKED} mark. */
-export function checkedToken(token: string | undefined): string | undefined {
-  return token?.endsWith(UNCHECKED) ? token.slice(0, -UNCHECKED.length) : token;
-}
-
-/**
- * How long after its last write a file's mtime is kept out of its synced
- * record: an edit within the same tick of the filesystem's timestamps (1 s
- * on some filesystems, 2 s on FAT, whose timestamps are even seconds) to the
- * same size leaves size and mtime as they were, and a walk that trusts them
- * would never see it (a "racily clean" file).
- */
-export function racyWindowMs(mtimeMs: number): number {
-  return mtimeMs % 2000 === 0 ? 2000 : 1000;
-}
-
-/**
- * `entry` as recorded: its mtime kept only once the file was last written
- * longer ago than {@link racyWindowMs} (by the filesystem's clock, the
- * system's); a record without one makes a walk hash the file, and the walk
- * then records its mtime once it has settled.
- */
-function settledMtime(entry: SyncedEntry): SyncedEntry {
-  if (settledAt(entry.mtimeMs, Date.now()) !== undefined) return entry;
-  const { mtimeMs: _racy, ...rest } = entry;
-  return rest;
-}
-
-/**
- * `mtimeMs` when a file last written then was settled at `seenAt` (both by
- * the filesystem's clock, the system's): older than {@link racyWindowMs}.
- * Undefined otherwise (also for an mtime in the future): its record then
- * keeps none, and a walk hashes the file. A push judges it at its read, as
- * an edit after the read in the same tick would go unseen.
- */
-export function settledAt(mtimeMs: number | undefined, seenAt: number): number | undefined {
-  if (mtimeMs === undefined) return undefined;
-  const age = seenAt - mtimeMs;
-  return age >= racyWindowMs(mtimeMs) ? mtimeMs : undefined;
-}
+export { checkedToken, racyWindowMs, settledAt, UNCHECKED } from "./synced_time.ts";
