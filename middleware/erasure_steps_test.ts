@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { deleteUploads } from "./erasure_steps.ts";
-import { PutModes } from "../sync/ports.ts";
+import { type ObjectStore, PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
 import { hookedStore, InMemoryStore } from "../packages/testing/mod.ts";
@@ -19,6 +19,23 @@ function eraseSame(store: InMemoryStore, path: string, version: string) {
     undefined,
     1,
     () => Promise.resolve(enc("same")),
+  );
+}
+
+/** This run's upload of `text` at `path`, as a cache whose writer id is "me" writes it. */
+function uploadAsMe(store: InMemoryStore, path: string, text: string) {
+  return store.put(path, enc(text), PutModes.create, { metadata: { "sluice-writer": "me" } });
+}
+
+/** The erasure, by the cache whose writer id is "me", of its upload at `path` (its local copy `text`). */
+function eraseAsMe(store: ObjectStore, path: string, version: string, text: string) {
+  return deleteUploads(
+    store,
+    [{ path, version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc(text)),
+    "me",
   );
 }
 
@@ -237,23 +254,14 @@ for (const commitFirst of [true, false]) {
     async () => {
       const store = new InMemoryStore({ versionFromBytes: true });
       const META = `${D}/1/metadata.yaml`;
-      const mine = await store.put(META, enc("same"), PutModes.create, {
-        metadata: { "sluice-writer": "me" },
-      });
+      const mine = await uploadAsMe(store, META, "same");
       const theirs = await store.put(META, enc("same"), PutModes.overwrite);
       assert.equal(theirs.version, mine.version, "the same bytes, the same ETag");
       const h = await sha256Hex(enc("same"));
       const commit = () =>
         updateIndex(store, { set: { [META]: { v: `~${h}`, h, s: 4 } }, remove: [] }, NO_RETRY);
       if (commitFirst) await commit();
-      const r = await deleteUploads(
-        store,
-        [{ path: META, version: mine.version }],
-        undefined,
-        1,
-        () => Promise.resolve(enc("same")),
-        "me",
-      );
+      const r = await eraseAsMe(store, META, mine.version, "same");
       if (!commitFirst) await commit();
       assert.equal(store.peekText(META), "same", "the old client's committed file is there");
       assert.deepEqual(r, { deleted: [], kept: [META], pending: [], restored: [] });
@@ -264,17 +272,8 @@ for (const commitFirst of [true, false]) {
 Deno.test("deleteUploads deletes the run's own upload on an ETag-versioned store (it carries this cache's writer id)", async () => {
   const store = new InMemoryStore({ versionFromBytes: true });
   const RAW = `${D}/1/raw`;
-  const mine = await store.put(RAW, enc("out"), PutModes.create, {
-    metadata: { "sluice-writer": "me" },
-  });
-  const r = await deleteUploads(
-    store,
-    [{ path: RAW, version: mine.version }],
-    undefined,
-    1,
-    () => Promise.resolve(enc("out")),
-    "me",
-  );
+  const mine = await uploadAsMe(store, RAW, "out");
+  const r = await eraseAsMe(store, RAW, mine.version, "out");
   assert.deepEqual(r, { deleted: [RAW], kept: [], pending: [], restored: [] });
   assert.equal(await store.head(RAW), null);
 });
@@ -282,23 +281,14 @@ Deno.test("deleteUploads deletes the run's own upload on an ETag-versioned store
 Deno.test("deleteUploads puts back an object an old client's commit names by its bytes, deleted before that commit was seen", async () => {
   const inner = new InMemoryStore({ versionFromBytes: true });
   const RAW = `${D}/1/raw`;
-  const mine = await inner.put(RAW, enc("same"), PutModes.create, {
-    metadata: { "sluice-writer": "me" },
-  });
+  const mine = await uploadAsMe(inner, RAW, "same");
   const h = await sha256Hex(enc("same"));
   // The old client found the bytes it meant to write in place, and its commit
   // lands between the erasure's index read and its delete.
   const commit = () =>
     updateIndex(inner, { set: { [RAW]: { v: `~${h}`, h, s: 4 } }, remove: [] }, NO_RETRY);
   const store = hookedStore(inner, { beforeDelete: onceAt(RAW, commit) });
-  const r = await deleteUploads(
-    store,
-    [{ path: RAW, version: mine.version }],
-    undefined,
-    1,
-    () => Promise.resolve(enc("same")),
-    "me",
-  );
+  const r = await eraseAsMe(store, RAW, mine.version, "same");
   assert.deepEqual(r, { deleted: [], kept: [], pending: [], restored: [RAW] });
   assert.equal(inner.peekText(RAW), "same");
   assert.equal((await readIndex(inner, NO_RETRY))!.entries[RAW].h, h, "its entry as it wrote it");
@@ -307,17 +297,8 @@ Deno.test("deleteUploads puts back an object an old client's commit names by its
 Deno.test("deleteUploads deletes the run's upload by its version when the look at its writer fails, rather than leave it for a later push", async () => {
   const store = new InMemoryStore();
   const RAW = `${D}/1/raw`;
-  const mine = await store.put(RAW, enc("out"), PutModes.create, {
-    metadata: { "sluice-writer": "me" },
-  });
+  const mine = await uploadAsMe(store, RAW, "out");
   store.failNext("head", 1);
-  const r = await deleteUploads(
-    store,
-    [{ path: RAW, version: mine.version }],
-    undefined,
-    1,
-    () => Promise.resolve(enc("out")),
-    "me",
-  );
+  const r = await eraseAsMe(store, RAW, mine.version, "out");
   assert.deepEqual(r, { deleted: [RAW], kept: [], pending: [], restored: [] });
 });

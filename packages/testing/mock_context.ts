@@ -17,6 +17,7 @@ import {
 } from "../../sync/ports.ts";
 import { DEFAULT_CONFIG } from "../../sync/service/service.ts";
 import { SyncState } from "../../sync/service/state.ts";
+import type { ConflictRecord } from "../../sync/service/conflicts.ts";
 import { sha256HexSync } from "../../sync/hash.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { InMemoryStore } from "./in_memory_store.ts";
@@ -47,6 +48,18 @@ export function spyNext(impl: () => Promise<void> | void = () => {}): SpyNext {
   };
   Object.defineProperty(fn, "calls", { get: () => calls });
   return fn as SpyNext;
+}
+
+/** An open conflict of `path` a pull found (both sides one byte), for tests. */
+export function conflictRecord(path: string): ConflictRecord {
+  return {
+    path,
+    mine: { location: path, hash: "m", size: 1 },
+    theirs: { version: "t", hash: "t", size: 1 },
+    foundBy: "pull",
+    at: 1,
+    reason: "test",
+  };
 }
 
 /** A plan entry for tests. */

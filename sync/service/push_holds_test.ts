@@ -2,18 +2,11 @@ import assert from "node:assert/strict";
 import { holdConflicted, reportDryRun } from "./push_holds.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { emptyPushResult } from "./push_result.ts";
-import { planEntry } from "../../packages/testing/mod.ts";
+import { conflictRecord, planEntry } from "../../packages/testing/mod.ts";
 
 async function conflictsOn(paths: string[]) {
   const set = await ConflictSet.open(await Deno.makeTempDir({ prefix: "sluice-holds-" }));
-  await set.record(paths.map((path) => ({
-    path,
-    mine: { location: path, hash: "m", size: 1 },
-    theirs: { version: "t", hash: "t", size: 1 },
-    foundBy: "pull" as const,
-    at: 1,
-    reason: "test",
-  })));
+  await set.record(paths.map(conflictRecord));
   return set;
 }
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { conflictRecord } from "../../packages/testing/mod.ts";
 import { ownerLockHeld, OWNERS_DIR, SyncState } from "./state.ts";
 
 const entry = (n: number) => ({ hash: `h${n}`, version: `v${n}`, size: n, mtimeMs: 1000 + n });
@@ -435,14 +436,7 @@ Deno.test("a process that loaded a log cut off part way writes its base over wha
 
 Deno.test("conflicts two processes sharing the cache record are both kept, and one resolved stays resolved", async () => {
   const { open, one, two } = await sharedBy2();
-  const conflict = (path: string) => ({
-    path,
-    mine: { location: path, hash: "m", size: 1 },
-    theirs: { version: "t", hash: "t", size: 1 },
-    foundBy: "pull" as const,
-    at: 1,
-    reason: "test",
-  });
+  const conflict = conflictRecord;
   await one.conflicts.record([conflict("x"), conflict("z")]);
   await two.conflicts.record([conflict("y")]);
   assert.deepEqual((await open()).conflicts.list().map((c) => c.path), ["x", "y", "z"]);
