@@ -21,7 +21,9 @@
  * object (the v1 index, or a shard) written by compare-and-swap with a new entry for a shared
  * file must name the version the store holds at that moment. A push that
  * commits a version another writer already replaced reports success for an
- * edit that is gone (the pull that follows takes the replacement over it).
+ * edit that is gone (the pull that follows takes the replacement over it),
+ * unless that writer had seen it (a resolution whose "theirs" was the
+ * upload, its commit still on its way: the user chose over it).
  *
  * @module
  */
@@ -92,6 +94,9 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
     const bytes = await deps.read(key);
     return bytes ? await sha256Hex(bytes) : undefined;
   };
+  // Versions of shared files replaced by a writer that had seen them (its
+  // conflict's "theirs", or what it synced): committed or not at the time.
+  const replacedSeen = new Set<string>();
   const watched = <T>(key: string, call: () => Promise<T>): Promise<T> => {
     // Who writes is known only now, before the first await.
     const who = SHARED_FILES.includes(key) ? deps.writer() : undefined;
@@ -102,6 +107,11 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       const committed = before !== undefined && (await deps.indexHash(key)) === before;
       const r = await call();
       const after = await hashOf(key);
+      if (
+        beforeVersion !== undefined && after !== before &&
+        (who.theirs(key) === before || who.theirsVersion(key) === beforeVersion ||
+          who.syncedVersion(key) === beforeVersion)
+      ) replacedSeen.add(`${key}\0${beforeVersion}`);
       if (!committed || after === before) return r;
       const edit = deps.changes.edits.find((e) => e.path === key && e.hash === before);
       if (!edit || edit.clone === who.clone) return r;
@@ -225,6 +235,11 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       if (
         now === undefined && who && writerOf(e.h) !== undefined && writerOf(e.h) !== who.clone
       ) continue;
+      // A writer that had seen these bytes replaced them before this commit
+      // landed (a resolution whose "theirs" was this upload, its commit on
+      // its way): the user chose over them, as over a committed edit, and
+      // that writer's own commit names what replaced them.
+      if (replacedSeen.has(`${path}\0${e.v}`)) continue;
       // Another tool deleted the object between its upload and this commit
       // (and a peer's create may have taken the path since): no commit looks
       // again (I19 checks that its bytes are not lost).

@@ -2069,3 +2069,33 @@ Deno.test("chaos regression: an old client's same-bytes write an erasure deleted
     '{"seed":103900098,"clones":3,"kinds":["core","api","api"],"oldClients":true,"skewMs":[94841,0,0],"etag":true,"ops":[{"id":7,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000,"same":true},{"id":8,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":9,"kind":"tick","n":16,"pick":782093595},{"id":10,"kind":"tick","n":11,"pick":857955861},{"id":11,"kind":"breakglass","model":0},{"id":43,"kind":"oldsame","clone":0,"run":7,"pick":226191100},{"id":13,"kind":"tick","n":1,"pick":1580016403},{"id":14,"kind":"outage","on":true},{"id":35,"kind":"tick","n":10,"pick":123720153}]}',
   );
 });
+
+/**
+ * I7 at a commit (seed 101200776, `--reshape-share 1`; the checker's own):
+ * c3's create of a shared file met c1's upload of it, whose commit was on
+ * its way, and c3 resolved that conflict `--merged` over that upload before
+ * c1's index write landed. c1's commit then named a version c3 had replaced,
+ * having seen it: the user chose over it, as over a committed edit. The
+ * check at each commit now spares a version replaced by a writer that had
+ * seen it (lost_updates.ts).
+ */
+Deno.test("chaos regression: a resolution over an upload whose commit is on its way is no lost edit (I7, seed 101200776)", async () => {
+  await clean(
+    '{"seed":101200776,"clones":4,"absentOnError":true,"kinds":["api","api","api","core"],"ops":[{"id":34,"kind":"foreign","what":"shared","file":3},{"id":35,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":2,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":7,"kind":"tick","n":14,"pick":816074159},{"id":8,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":10,"kind":"breakglass","model":1},{"id":11,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"streamed":true},{"id":30,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":31,"kind":"reshape","clone":1,"file":5,"how":"hand"},{"id":12,"kind":"tick","n":15,"pick":221100013},{"id":13,"kind":"tick","n":27,"pick":864571557},{"id":14,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":32,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":16,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":18,"kind":"tick","n":14,"pick":1411796431},{"id":20,"kind":"breakglass","model":0},{"id":23,"kind":"breakglass","model":1},{"id":26,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":27,"kind":"resolve","clone":3,"pick":1,"how":"merged"},{"id":28,"kind":"tick","n":11,"pick":1556258505}]}',
+  );
+});
+
+/**
+ * I7 and I8 after the final sync (seed 101200593, `--reshape-share 1`; the
+ * checker's own): c0's resolution `--mine` of its directory over c1's file
+ * of that name deleted the file, then met an outage before its own files
+ * and its index update; the index named the deleted file until the
+ * resolution, made again, committed the deletion, and the checks after the
+ * final sync came before that. They now spare the other shape of a name a
+ * clone's resolution deleted while that conflict is open (workload.ts).
+ */
+Deno.test("chaos regression: a resolution cut off after it deleted the other shape is finished by its next try (I7, I8, seed 101200593)", async () => {
+  await clean(
+    '{"seed":101200593,"clones":2,"v2":true,"kinds":["api","core"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":48,"kind":"oldpush","clone":1},{"id":4,"kind":"adopt","clone":1,"file":5},{"id":6,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000,"same":true},{"id":7,"kind":"latency","ms":3000},{"id":12,"kind":"tick","n":11,"pick":1338967100},{"id":14,"kind":"tick","n":35,"pick":1483432656},{"id":54,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":55,"kind":"reshape","clone":1,"file":4,"how":"hand"},{"id":16,"kind":"run","clone":1,"model":1,"data":1,"workMs":5000},{"id":17,"kind":"sync","clone":0},{"id":18,"kind":"edit","clone":0,"file":5,"how":"during","pick":433585130},{"id":20,"kind":"config","clone":0,"file":0},{"id":21,"kind":"run","clone":0,"model":1,"data":0,"workMs":1000},{"id":22,"kind":"crash","clone":0,"at":"commit"},{"id":23,"kind":"tick","n":31,"pick":442574609},{"id":51,"kind":"reshape","clone":1,"file":4,"how":"push"},{"id":24,"kind":"tick","n":29,"pick":884452775},{"id":25,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":52,"kind":"sync","clone":0},{"id":53,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":28,"kind":"sync","clone":0},{"id":29,"kind":"tick","n":3,"pick":1770524565},{"id":30,"kind":"resolve","clone":0,"pick":2,"how":"mine"},{"id":31,"kind":"breakglass","model":1},{"id":32,"kind":"tick","n":26,"pick":1238692400},{"id":35,"kind":"tick","n":19,"pick":97812892},{"id":36,"kind":"tick","n":17,"pick":825713241},{"id":39,"kind":"edit","clone":0,"file":0,"how":"during","pick":1305487020},{"id":41,"kind":"outage","on":true},{"id":43,"kind":"tick","n":13,"pick":1726570561},{"id":46,"kind":"oldpush","clone":0}]}',
+  );
+});

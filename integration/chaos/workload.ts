@@ -127,6 +127,12 @@ class World {
   readonly shapes = new ShapeWatch();
   /** I23: deletions on the datastore are named by a user (`named_deletions.ts`). */
   readonly namedDeletes = new NamedDeletions();
+  /**
+   * Deletions a clone's resolution made, by path: the clone and the version
+   * it deleted (the other shape of a name it resolved, deleted before its
+   * own shape's writes and its index update).
+   */
+  readonly #resolutionDeleted = new Map<string, { clone: number; version?: string }>();
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
@@ -270,7 +276,10 @@ class World {
             this.truth.violate({ invariant: "I23", message: why, afterOp: this.#opId });
           }
         }
-        return await store.delete(key, o);
+        await store.delete(key, o);
+        if (slot && / resolve /.test(` ${this.sched.label ?? ""} `)) {
+          this.#resolutionDeleted.set(key, { clone: slot.index, version: o?.ifVersion });
+        }
       },
     };
   }
@@ -990,6 +999,22 @@ class World {
         if (w.writer && head?.metadata?.[WRITER_METADATA] === w.writer) pendingOwn.add(c.path);
       }
     }
+    // So too the other shape of a name a clone's resolution deleted, at the
+    // version the index names, before an outage cut it off ahead of its own
+    // shape's writes and its index update, while that clone's conflict there
+    // is still open: the resolution, made again, commits the deletion.
+    const near = (a: string, b: string) =>
+      a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+    const resolvedAway = new Map<string, string | undefined>();
+    for (const [path, d] of this.#resolutionDeleted) {
+      const open = writers[d.clone]?.conflicts.list().some((c) => near(c.path, path));
+      if (open && !(await this.target.direct.head(path).catch(() => null))) {
+        resolvedAway.set(path, d.version);
+      }
+    }
+    const pendingGone = (path: string, e: IndexEntry | undefined) =>
+      !!e && resolvedAway.has(path) &&
+      (resolvedAway.get(path) === undefined || resolvedAway.get(path) === e.v);
     // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`),
     // or an old client's write another old client's pull dropped from the index.
     const spared = (path: string) =>
@@ -1000,7 +1025,7 @@ class World {
       !!e && this.truth.namesVanished(path, e);
     const { entries, violations } = await checkIndexNamesHeld(
       this.target.direct,
-      (path, e) => spared(path) || pendingOwn.has(path) || gone(path, e),
+      (path, e) => spared(path) || pendingOwn.has(path) || pendingGone(path, e) || gone(path, e),
     );
     for (const v of violations) this.truth.violate(v);
     const oldClientFile = (key: string) => key.startsWith("logs/old-") || spared(key);
@@ -1032,7 +1057,8 @@ class World {
     // A fresh clone can hold only one shape of a path the datastore holds both of (I15's).
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
     const freshSpared = (path: string) =>
-      spared(path) || clashed.has(path) || pendingOwn.has(path) || gone(path, entries[path]);
+      spared(path) || clashed.has(path) || pendingOwn.has(path) ||
+      pendingGone(path, entries[path]) || gone(path, entries[path]);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldCommittedNow(this.target.inspect, -1);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
