@@ -2099,3 +2099,19 @@ Deno.test("chaos regression: a resolution cut off after it deleted the other sha
     '{"seed":101200593,"clones":2,"v2":true,"kinds":["api","core"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":48,"kind":"oldpush","clone":1},{"id":4,"kind":"adopt","clone":1,"file":5},{"id":6,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000,"same":true},{"id":7,"kind":"latency","ms":3000},{"id":12,"kind":"tick","n":11,"pick":1338967100},{"id":14,"kind":"tick","n":35,"pick":1483432656},{"id":54,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":55,"kind":"reshape","clone":1,"file":4,"how":"hand"},{"id":16,"kind":"run","clone":1,"model":1,"data":1,"workMs":5000},{"id":17,"kind":"sync","clone":0},{"id":18,"kind":"edit","clone":0,"file":5,"how":"during","pick":433585130},{"id":20,"kind":"config","clone":0,"file":0},{"id":21,"kind":"run","clone":0,"model":1,"data":0,"workMs":1000},{"id":22,"kind":"crash","clone":0,"at":"commit"},{"id":23,"kind":"tick","n":31,"pick":442574609},{"id":51,"kind":"reshape","clone":1,"file":4,"how":"push"},{"id":24,"kind":"tick","n":29,"pick":884452775},{"id":25,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":52,"kind":"sync","clone":0},{"id":53,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":28,"kind":"sync","clone":0},{"id":29,"kind":"tick","n":3,"pick":1770524565},{"id":30,"kind":"resolve","clone":0,"pick":2,"how":"mine"},{"id":31,"kind":"breakglass","model":1},{"id":32,"kind":"tick","n":26,"pick":1238692400},{"id":35,"kind":"tick","n":19,"pick":97812892},{"id":36,"kind":"tick","n":17,"pick":825713241},{"id":39,"kind":"edit","clone":0,"file":0,"how":"during","pick":1305487020},{"id":41,"kind":"outage","on":true},{"id":43,"kind":"tick","n":13,"pick":1726570561},{"id":46,"kind":"oldpush","clone":0}]}',
   );
 });
+
+/**
+ * I13 (seed 103100904, `--streamed-share 1`): c0's push of a file replaced
+ * by a directory of its name committed its shard, and a failed read after
+ * it cut the push off before it recorded anything as synced; an edit made
+ * since then met, at the next pull, an entry naming c0's own write, which
+ * the pull took for a peer's change: a conflict of c0 with itself, which
+ * `--mine` could not resolve once the name was a file again. The pull now
+ * knows an entry naming this cache's own write as its own
+ * (sync/service/pull_plan.ts).
+ */
+Deno.test("chaos regression: a pull never takes an entry naming this clone's own write for a peer's change (I13, seed 103100904)", async () => {
+  await clean(
+    '{"seed":103100904,"clones":3,"v2":true,"kinds":["core","api","core-single-phase"],"indexFirst":true,"ops":[{"id":30,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":31,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":28,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":35,"kind":"tick","n":21,"pick":1668798631},{"id":64,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":65,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":60,"kind":"tick","n":8,"pick":712537341},{"id":32,"kind":"sync","clone":0},{"id":33,"kind":"reshape","clone":0,"file":5,"how":"push"}]}',
+  );
+});

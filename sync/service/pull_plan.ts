@@ -15,7 +15,7 @@ import { CopyVanishedError } from "../transfer/cache_state.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
-import { isOwnUncommitted, readWriterId } from "../transfer/writer_id.ts";
+import { isOwnUncommitted, readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { pullConflictWarning } from "./pull_warnings.ts";
 import type { HeldConflict, PullAsides } from "./pull_aside.ts";
@@ -99,9 +99,10 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
 }
 
 /**
- * True when the store holds this cache's own uncommitted write at `path`,
- * other than `e`'s (its writer id read once per pull; a failed look counts
- * as no: the path is then a conflict).
+ * True when the store holds this cache's own write at `path`: uncommitted,
+ * other than `e`'s, or `e`'s own version (a commit whose answer was lost, so
+ * this cache never recorded it as synced). Its writer id is read once per
+ * pull; a failed look counts as no: the path is then a conflict.
  */
 export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
   const { store, cache, config, signal } = deps;
@@ -112,7 +113,9 @@ export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) =
     if (id === null) return false;
     const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
       .catch(() => null);
-    return now !== null && isOwnUncommitted(now, e.v, id);
+    return now !== null &&
+      (isOwnUncommitted(now, e.v, id) ||
+        (now.version === e.v && now.metadata?.[WRITER_METADATA] === id));
   };
 }
 
@@ -251,7 +254,9 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // write replaced the entry's version by compare-and-swap, which it does
       // only over a version this cache synced or wrote itself, so the local
       // change is based on the entry, not in conflict with it: it stays
-      // local (and dirty) for the push to commit.
+      // local (and dirty) for the push to commit. So too when the entry
+      // names this cache's own write (its commit landed, the answer did
+      // not): the change here was made over it, and nothing came after it.
       if (local && await ownWriteOver(path, e)) continue;
       conflict(
         path,

@@ -74,6 +74,35 @@ Deno.test("a pull meeting this cache's own uncommitted write over an entry it wr
   assert.equal(await read(b, path), "two");
 });
 
+Deno.test("a pull meeting an entry that names this cache's own write, whose commit's answer was lost, keeps the edit made since for the push, not as a conflict", async () => {
+  const store = new InMemoryStore();
+  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  const a = await clone(store, "a");
+  const path = "notes/shared.txt";
+  // The push's shard lands and its meta bump does not: readers see the
+  // entry (this cache's own object), and the push failed, so nothing is
+  // recorded as synced.
+  await put(a, path, "one");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  await assert.rejects(a.pushChanged());
+  const first = (await readIndex(store, quick.retry))?.entries[path]?.v;
+  assert.ok(first, "the entry is published");
+  assert.equal((await store.head(path))?.version, first, "the store holds what the entry names");
+  // An edit made since, pulled before it is pushed: it is based on the
+  // entry, this cache's own write, so no conflict with itself.
+  await put(a, path, "two");
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [], "its own committed write is no peer's change");
+  assert.deepEqual(a.conflicts(), []);
+  assert.equal(await read(a, path), "two");
+  await a.pushChanged();
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, path), "two");
+});
+
 for (
   const [where, path] of [
     ["another shard", "data/t/m2/d/1/raw"],
