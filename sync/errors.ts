@@ -182,11 +182,19 @@ export class NotImplementedError extends SluiceError {
 export class UnreachableError extends SluiceError {
   /** What failed, without the advice. */
   readonly detail: string;
-  constructor(detail: string, options: { cause?: unknown } = {}) {
+  /**
+   * `next`: what was kept and what to run, when not a sync's (local changes
+   * kept dirty, the sync run again).
+   */
+  constructor(detail: string, options: { cause?: unknown; next?: string } = {}) {
+    const { next, ...rest } = options;
     super(
       "unreachable",
-      `The datastore could not be reached: ${detail}. Nothing was lost: local changes stay in the cache and dirty; run the sync again once the datastore is reachable.`,
-      { ...options, retryable: true },
+      `The datastore could not be reached: ${detail}. Nothing was lost: ${
+        next ??
+          "local changes stay in the cache and dirty; run the sync again once the datastore is reachable"
+      }.`,
+      { ...rest, retryable: true },
     );
     this.detail = detail;
   }

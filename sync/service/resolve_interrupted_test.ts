@@ -25,7 +25,12 @@ async function conflicted() {
 Deno.test("resolve --mine whose push fails keeps the conflict open; run again, it publishes", async () => {
   const { store, b } = await conflicted();
   store.failNext("put", 1, () => new UnreachableError("injected outage"));
-  await assert.rejects(b.resolveConflict(PATH, "mine"), UnreachableError);
+  await assert.rejects(b.resolveConflict(PATH, "mine"), (e: Error) => {
+    assert.ok(e instanceof UnreachableError);
+    assert.match(e.message, /the conflict on notes\/m\.txt stays open/);
+    assert.match(e.message, /run `sluice resolve notes\/m\.txt --mine` again/, e.message);
+    return true;
+  });
   assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
   assert.equal(store.peekText(PATH), "a's edit");
   assert.equal(await read(b, PATH), "b's edit");

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { AbortedError } from "../errors.ts";
+import { AbortedError, UnreachableError } from "../errors.ts";
+import { shellWord } from "../shell_word.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
@@ -342,7 +343,18 @@ export class SyncService {
         }, signal),
         path,
         resolution,
-      )
+      ).catch((e) => {
+        // Cut off part way: the conflict stays open, and the resolution is
+        // what to run again (a plain sync leaves the path out while it is).
+        if (!(e instanceof UnreachableError) || !this.state.conflicts.get(path)) throw e;
+        throw new UnreachableError(e.detail, {
+          cause: e,
+          next:
+            `the conflict on ${path} stays open, and your copy stays in the cache; run \`sluice resolve ${
+              shellWord(path)
+            } --${resolution}\` again once the datastore is reachable`,
+        });
+      })
     );
   }
 
