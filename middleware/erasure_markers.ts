@@ -47,9 +47,11 @@ export async function recomputeLatest(
   // No marker here (the refused run wrote none): none is made up; the next
   // pull brings the datastore's, if it has one.
   if (text === null) return { path: marker, version: null, dirty };
-  // A local change of the marker that the recomputation replaces (reported).
-  const was = dirty && text !== null ? { was: text } : {};
+  // A local change of the marker that the recomputation replaces (reported):
+  // marked, or not its synced copy (written by hand, with no mark).
   const synced = state.synced(marker);
+  const changedHere = dirty || !synced || synced.hash !== (await sha256Hex(bytes!));
+  const was = changedHere ? { was: text } : {};
   if (max < 0) {
     await cache.remove(marker);
     await state.clean([marker]);

@@ -46,3 +46,24 @@ Deno.test("recomputeLatest makes up no marker where there was none (the refused 
   assert.equal(await f.cache.read(`${D}/latest`), null);
   assert.deepEqual(f.state.dirtyPaths(), []);
 });
+
+Deno.test("recomputeLatest reports a marker changed here without a mark (written by hand) that it removes or resets", async () => {
+  const f = await fresh();
+  // Never synced, written by hand (no mark), naming the refused run's version 1, now erased.
+  await f.cache.write(`${D}/latest`, new TextEncoder().encode("1"));
+  const removed = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(removed, { path: `${D}/latest`, version: null, dirty: false, was: "1" });
+  assert.equal(await f.cache.read(`${D}/latest`), null);
+
+  // Synced as "1", changed by hand to "3" (the erased version): reset, and told.
+  await f.synced(`${D}/1/raw`, "a");
+  await f.synced(`${D}/latest`, "1");
+  await f.cache.write(`${D}/latest`, new TextEncoder().encode("3"));
+  const reset = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.deepEqual(reset, { path: `${D}/latest`, version: 1, dirty: false, was: "3" });
+
+  // The synced copy itself, naming a version no longer here: no change of this cache's to report.
+  await f.synced(`${D}/latest`, "7");
+  const plain = await recomputeLatest(f.cache, f.state, `${D}/latest`);
+  assert.equal(plain.was, undefined);
+});

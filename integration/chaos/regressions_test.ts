@@ -2115,3 +2115,18 @@ Deno.test("chaos regression: a pull never takes an entry naming this clone's own
     '{"seed":103100904,"clones":3,"v2":true,"kinds":["core","api","core-single-phase"],"indexFirst":true,"ops":[{"id":30,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":31,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":28,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":35,"kind":"tick","n":21,"pick":1668798631},{"id":64,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":65,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":60,"kind":"tick","n":8,"pick":712537341},{"id":32,"kind":"sync","clone":0},{"id":33,"kind":"reshape","clone":0,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I6 (seed 104000141, `--reshape-share 1`): while c0's run was under way,
+ * its lock broken, c0's user wrote the run's `latest` marker by hand (no
+ * mark), naming the run's version; c0 crashed, and its next push erased
+ * the refused run and removed the marker, which named an erased version,
+ * without a word: the warning was given only for a marked marker. A marker
+ * that is not its synced copy is now reported too (`latest_reset`,
+ * middleware/erasure_markers.ts).
+ */
+Deno.test("chaos regression: a marker written by hand naming a refused run's version is removed with a warning, never silently (I6, seed 104000141)", async () => {
+  await clean(
+    '{"seed":104000141,"clones":2,"kinds":["core","core"],"ops":[{"id":34,"kind":"foreign","what":"file"},{"id":31,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":7,"kind":"tick","n":5,"pick":2102698354},{"id":10,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000,"same":true},{"id":13,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":14,"kind":"tick","n":14,"pick":1654717037},{"id":15,"kind":"tick","n":17,"pick":1546105349},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"marker","clone":0,"model":0,"data":0,"back":false,"how":"hand"},{"id":20,"kind":"tick","n":33,"pick":1638272358},{"id":22,"kind":"crash","clone":0}]}',
+  );
+});
