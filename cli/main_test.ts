@@ -133,6 +133,27 @@ Deno.test("push then pull carries files between two caches over a file:// store"
   await w.cleanup();
 });
 
+Deno.test("pull prefixes are taken as push paths are: relative to the cache or absolute inside it; one outside it is refused", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "logs/run.log", "ok\n");
+  await w.write(a, "notes/a.txt", "a\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const b = w.cache("b");
+  const abs = await sluice(["pull", `${b}/logs/`, "--cache", b, "--store", w.url, "--json"]);
+  assert.equal(abs.code, 0, abs.err);
+  assert.deepEqual(abs.json().fetched, ["logs/run.log"]);
+  const dotted = await sluice(["pull", "./notes", "--cache", b, "--json"]);
+  assert.equal(dotted.code, 0, dotted.err);
+  assert.deepEqual(dotted.json().fetched, ["notes/a.txt"]);
+  for (const outside of [`${w.base}/elsewhere`, "../a/logs"]) {
+    const r = await sluice(["pull", outside, "--cache", b]);
+    assert.equal(r.code, 65, `${outside}: ${r.out}${r.err}`);
+    assert.match(r.err, /^error\[unsafe_path\]: .*(not inside|leaves) the cache/);
+  }
+  await w.cleanup();
+});
+
 Deno.test("push of named paths pushes only those; directories expand to their files", async () => {
   const w = await world();
   const a = w.cache("a");

@@ -7,13 +7,12 @@
 import { Command } from "commander";
 import { SluiceError } from "../sync/errors.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
-import { assertSafeRelPath } from "../sync/paths.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
-import { deletedHere, knownHere } from "./cache_paths.ts";
+import { cacheRel, deletedHere, knownHere } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, shellWord } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
@@ -125,11 +124,8 @@ export function pullCommand(io: CliIo, state: RunState): Command {
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
     const restoreDeleted = cmd.opts<{ restoreDeleted?: boolean }>().restoreDeleted === true;
     return await withSession(cmd, io, out, async (s) => {
-      const clean = prefixes.map((p) => {
-        const rel = p.replace(/^(\.\/)+/, "");
-        assertSafeRelPath(rel.replace(/\/+$/, ""));
-        return rel;
-      });
+      // Relative to the cache, or absolute inside it, as push and resolve take paths.
+      const clean = prefixes.map((p) => cacheRel(s.service, p));
       // Prefixes with nothing under them here before the pull: a typo unless the pull finds them.
       const unknown = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel)
