@@ -376,18 +376,20 @@ async function holdsAnything(dir: string): Promise<boolean> {
  * holds its record of a store), unless `dir` is one itself; null when none.
  */
 async function enclosingCache(dir: string): Promise<string | null> {
-  const isCache = async (d: string) => {
-    try {
-      return (await Deno.lstat(`${findStateDir(d)}/${CLI_STORE_STATE}`)).isFile;
-    } catch {
-      return false;
-    }
-  };
-  if (await isCache(dir)) return null;
+  if (await isCliCache(dir)) return null;
   for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
-    if (await isCache(d)) return d;
+    if (await isCliCache(d)) return d;
   }
   return null;
+}
+
+/** True when `dir` is a cache of the command line (it holds its record of a store). */
+async function isCliCache(dir: string): Promise<boolean> {
+  try {
+    return (await Deno.lstat(`${findStateDir(dir)}/${CLI_STORE_STATE}`)).isFile;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -404,6 +406,7 @@ export async function checkFileStore(
   if (spec.kind !== "file") return;
   const url = storeIdentity(spec);
   if (cacheDir !== undefined) await refuseNested(url, spec.root, cacheDir);
+  await refuseInCache(url, spec.root);
   const kind = await pathKind(spec.root, "--store");
   if (kind === "other") {
     throw new SluiceError(
@@ -423,6 +426,25 @@ export async function checkFileStore(
     );
   }
   await Deno.mkdir(spec.root, { recursive: true });
+}
+
+/**
+ * Refuses a `file://` store directory that is a cache of the command line,
+ * or lies inside one (another cache than the command's: that one is refused
+ * by {@link refuseNested}): the store's own files would land in that cache,
+ * and its next push would publish them to its datastore as its files.
+ */
+async function refuseInCache(url: string, root: string): Promise<void> {
+  const store = await realOrGiven(root);
+  const cache = (await isCliCache(store)) ? store : await enclosingCache(store);
+  if (cache === null) return;
+  const where = cache === store ? `is the cache ${cache}` : `lies inside the cache ${cache}`;
+  throw new SluiceError(
+    "invalid_config",
+    `The store ${url} ${where}, which syncs with a datastore of its own: the store's files (its objects, locks and temporary files) would be written into that cache, and its next push would publish them to its datastore as its own files. Nothing was changed. Pass --store the datastore's directory, outside every cache (e.g. --store file:///srv/datastore); \`sluice status --cache ${
+      shellWord(cache)
+    }\` names the store that cache syncs with.`,
+  );
 }
 
 /** A directory's real path (links resolved) where it exists, else the path as given, normalised. */

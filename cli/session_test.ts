@@ -549,6 +549,38 @@ Deno.test("a file:// store that is the cache, lies inside it or holds it is refu
   await w.cleanup();
 });
 
+Deno.test("a file:// store that is another cache, or lies inside one, is refused (78): nothing of the store lands in that cache for its push to publish", async () => {
+  const w = await world();
+  const a = `${w.base}/a`;
+  await w.write(a, "notes/a.txt", "a\n");
+  assert.equal((await sluice(["push", "--init", "--cache", a, "--store", w.url])).code, 0);
+  const b = `${w.base}/b`;
+  await w.write(b, "x.txt", "from b\n");
+  const cases = [
+    [`file://${a}`, /is the cache .*\/a, which syncs with a datastore of its own/],
+    [`file://${a}/store`, /lies inside the cache .*\/a, which syncs/],
+  ] as const;
+  for (const [url, what] of cases) {
+    for (const cmd of [["push", "--init"], ["pull", "--init"]]) {
+      const r = await sluice([...cmd, "--cache", b, "--store", url]);
+      assert.equal(r.code, 78, `${cmd} ${url}: ${r.out}${r.err}`);
+      assert.match(r.err, what, url);
+      assert.match(r.err, /Nothing was changed/);
+    }
+  }
+  const entries: string[] = [];
+  for await (const e of Deno.readDir(a)) entries.push(e.name);
+  assert.deepEqual(
+    entries.sort(),
+    [".sluice", "notes"],
+    "nothing was written into the other cache",
+  );
+  const status = await sluice(["status", "--cache", a, "--json"]);
+  assert.equal(status.code, 0, status.err);
+  assert.match(status.out, /"dirty": \[\]/);
+  await w.cleanup();
+});
+
 Deno.test("a cache that recorded a store but never synced a file takes another --store (a mistyped, empty prefix); once it has synced, another store is refused", async () => {
   const w = await world();
   const a = w.cache("a");
