@@ -425,7 +425,7 @@ export async function recordPublishedLockfile(
   );
   await service.cache.write(path, body);
   const st = await service.cache.stat(path);
-  const entry = { hash, version, size: body.length, mtimeMs: st?.mtimeMs };
+  const entry = { hash, version, size: body.length, mtimeMs: st?.mtimeMs, ctimeMs: st?.ctimeMs };
   await service.state.recordSynced(path, entry);
   await service.state.clean([path]);
   await writePendingLockfileDelta(service.cache, path, null);

@@ -19,6 +19,12 @@ export interface SyncedEntry {
   /** Local mtime when synced (lets a walk skip hashing unchanged files). */
   readonly mtimeMs?: number;
   /**
+   * Local ctime when synced: an edit that puts size and mtime back (`touch
+   * -r`, `cp -p`, `rsync -t`, a restore) still changes it. Absent in records
+   * made before it was kept: size and mtime alone are compared then.
+   */
+  readonly ctimeMs?: number;
+  /**
    * The index no longer names this version although the store holds it
    * (another client rewrote the index without it): the next push of the
    * path names it again (see `dropped_entries.ts`).
@@ -32,6 +38,7 @@ interface StoredEntry {
   v: string;
   s: number;
   m?: number;
+  c?: number;
   r?: 1;
 }
 
@@ -52,7 +59,14 @@ interface LogLine {
 }
 
 function stored(e: SyncedEntry): StoredEntry {
-  return { h: e.hash, v: e.version, s: e.size, m: e.mtimeMs, ...(e.republish ? { r: 1 } : {}) };
+  return {
+    h: e.hash,
+    v: e.version,
+    s: e.size,
+    m: e.mtimeMs,
+    ...(e.ctimeMs !== undefined ? { c: e.ctimeMs } : {}),
+    ...(e.republish ? { r: 1 } : {}),
+  };
 }
 
 function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): SyncedEntry {
@@ -62,6 +76,7 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
     version: e.v,
     size: e.s as number,
     mtimeMs: e.m,
+    ...(typeof e.c === "number" ? { ctimeMs: e.c } : {}),
     ...(e.r === 1 ? { republish: true } : {}),
   };
 }

@@ -15,6 +15,7 @@ import {
 } from "../transfer/cache.ts";
 import { isLayoutInternal, markerOfVersionFile } from "../transfer/bucket_layout.ts";
 import { settledAt, type SyncState } from "./state.ts";
+import { unchangedSince } from "./synced_time.ts";
 import type { ClassifierRule, PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
 
@@ -158,13 +159,13 @@ export async function buildPlan(
       for await (const f of walkFiles(cache.dir, path, onSkip)) {
         if (plan.has(f.path) || !isSafeRelPath(f.path) || internal(f.path)) continue;
         const s = state.synced(f.path);
-        if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+        if (s && unchangedSince(s, f)) continue;
         const local = await hashOrUnreadable(f.path, keepUnreadable);
         if (local === UNREADABLE || !local) continue;
         if (s && s.hash === local.hash) {
           // Unchanged: its mtime recorded (once settled), so that it is not hashed again.
-          if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs) {
-            state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+          if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs || f.ctimeMs !== s.ctimeMs) {
+            state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs });
           }
           continue;
         }
@@ -239,7 +240,7 @@ export async function buildPlan(
     // Files whose size or mtime differs from what was synced: hashed once the
     // walk has listed them all, so that the hashing (the long part) reports
     // its progress against a known total.
-    const changed: { path: string; size: number; mtimeMs: number }[] = [];
+    const changed: { path: string; size: number; mtimeMs: number; ctimeMs?: number }[] = [];
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
       if (state.synced(f.path)) met.add(f.path);
       if (plan.has(f.path) || internal(f.path)) continue;
@@ -253,7 +254,7 @@ export async function buildPlan(
         continue;
       }
       const s = state.synced(f.path);
-      if (s && s.size === f.size && s.mtimeMs === f.mtimeMs) continue;
+      if (s && unchangedSince(s, f)) continue;
       changed.push(f);
     }
     const bytesTotal = changed.reduce((n, f) => n + f.size, 0);
@@ -276,8 +277,8 @@ export async function buildPlan(
       const s = state.synced(f.path);
       if (s && s.hash === local.hash) {
         // Its mtime recorded once settled (a racy one is not: no record rewritten for it).
-        if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs) {
-          state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs });
+        if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs || f.ctimeMs !== s.ctimeMs) {
+          state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs });
         }
         continue;
       }
@@ -358,7 +359,7 @@ async function addMarkersOfDeletions(
   for (const marker of markers) {
     const s = state.synced(marker);
     if (!s || !isSafeRelPath(marker)) continue;
-    let st: { size: number; mtimeMs: number } | null;
+    let st: { size: number; mtimeMs: number; ctimeMs?: number } | null;
     try {
       st = await cache.stat(marker);
     } catch (e) {
@@ -372,7 +373,7 @@ async function addMarkersOfDeletions(
       if (plan.has(marker)) plan.get(marker)!.unmarked = true;
       continue;
     }
-    if (s.size === st.size && s.mtimeMs === st.mtimeMs) continue;
+    if (unchangedSince(s, st)) continue;
     let local: { hash: string; size: number } | null;
     try {
       local = await cache.hashFile(marker);

@@ -193,6 +193,58 @@ Deno.test("a file synced long after its last write keeps its mtime: a walk does 
   assert.deepEqual(actions(await t.plan([], true)), []);
 });
 
+/**
+ * The record of `path` as if made `ms` earlier (a file's ctime cannot be
+ * set, and the system gives it to the second): its ctime moved since.
+ */
+function recordedEarlier(state: SyncState, path: string, ms = 5_000): void {
+  const s = state.synced(path)!;
+  assert.equal(typeof s.ctimeMs, "number", "the record keeps the ctime");
+  state.setSynced(path, { ...s, ctimeMs: s.ctimeMs! - ms });
+}
+
+Deno.test("a synced file edited to the same size with its mtime put back (touch -r, cp -p, a restore) is found by a walk: its ctime moved", async () => {
+  await using t = await setup();
+  await t.synced("kept.txt", "one");
+  recordedEarlier(t.state, "kept.txt");
+  const s = t.state.synced("kept.txt")!;
+  await Deno.writeTextFile(`${t.dir}/kept.txt`, "two");
+  const at = new Date(s.mtimeMs!);
+  await Deno.utime(`${t.dir}/kept.txt`, at, at);
+  const st = (await t.cache.stat("kept.txt"))!;
+  assert.equal(st.size, s.size);
+  assert.equal(st.mtimeMs, s.mtimeMs, "size and mtime as recorded");
+  assert.deepEqual(actions(await t.plan([], true)), ["put kept.txt"]);
+});
+
+Deno.test("a synced file whose ctime alone moved (chmod) is hashed once, found unchanged, and its ctime recorded: the next walk hashes nothing", async () => {
+  await using t = await setup();
+  await t.synced("mode.txt", "same");
+  recordedEarlier(t.state, "mode.txt");
+  await Deno.chmod(`${t.dir}/mode.txt`, 0o600);
+  const hashed: string[] = [];
+  const walk = () =>
+    buildPlan(t.cache, t.state, [], true, () => {}, [], [], (p) => {
+      hashed.push(`${p.filesDone}/${p.filesTotal}`);
+    });
+  assert.deepEqual(actions(await walk()), []);
+  assert.deepEqual(hashed, ["1/1"], "hashed once");
+  assert.equal(t.state.synced("mode.txt")?.ctimeMs, (await t.cache.stat("mode.txt"))!.ctimeMs);
+  hashed.length = 0;
+  assert.deepEqual(actions(await walk()), []);
+  assert.deepEqual(hashed, [], "not hashed again");
+});
+
+Deno.test("a record made before ctimes were kept compares size and mtime alone", async () => {
+  await using t = await setup();
+  await t.synced("old.txt", "one");
+  const { ctimeMs: _c, ...old } = t.state.synced("old.txt")!;
+  t.state.setSynced("old.txt", old);
+  const hashed: string[] = [];
+  await buildPlan(t.cache, t.state, [], true, () => {}, [], [], (p) => void hashed.push(p.op));
+  assert.deepEqual(hashed, [], "not hashed");
+});
+
 Deno.test("a marked directory's unchanged files get their settled mtime recorded, so the next push of it hashes none of them", async () => {
   await using t = await setup();
   await t.cache.write("d/a.txt", enc("a"));

@@ -233,8 +233,9 @@ async function pullInto(
     let version: string;
     let hash: string;
     let mtimeMs: number | undefined;
+    let ctimeMs: number | undefined;
     try {
-      [version, hash, mtimeMs] = e.s > config.streamThresholdBytes
+      [version, hash, mtimeMs, ctimeMs] = e.s > config.streamThresholdBytes
         ? await fetchStreamed(path, e, seen)
         : await fetchWhole(path, e, seen);
     } catch (err) {
@@ -262,11 +263,21 @@ async function pullInto(
       return skipUncommitted(path, version.replace(/~$/, ""), e);
     }
     asides.taken(path);
-    mtimeMs ??= (await cache.stat(path))?.mtimeMs;
+    if (mtimeMs === undefined) {
+      const st = await cache.stat(path);
+      mtimeMs = st?.mtimeMs;
+      ctimeMs = st?.ctimeMs;
+    }
     // On disk before the pull goes on: a deletion by hand from now on is a
     // local change, even if this process dies before the pull ends. A fetch
     // ending after the pull failed (and saved) is left to the next save.
-    const synced = { hash, version, size: e.s, mtimeMs };
+    const synced = {
+      hash,
+      version,
+      size: e.s,
+      mtimeMs,
+      ...(ctimeMs !== undefined ? { ctimeMs } : {}),
+    };
     if (failed) state.setSynced(path, synced);
     else state.noteSynced(path, synced);
     result.fetched.push(path);

@@ -30,7 +30,7 @@ export function fetchers(
     path: string,
     e: IndexEntry,
     seen?: FileIdentity,
-  ) => Promise<[string, string, number?]>;
+  ) => Promise<[string, string, number?, number?]>;
   fetchStreamed: (path: string, e: IndexEntry, seen?: FileIdentity) => Promise<[string, string]>;
 } {
   const { store, cache, config, signal } = deps;
@@ -44,7 +44,7 @@ export function fetchers(
     path: string,
     e: IndexEntry,
     seen?: FileIdentity,
-  ): Promise<[string, string, number?]> => {
+  ): Promise<[string, string, number?, number?]> => {
     const got = await withRetry(() => store.get(path, { signal }), config.retry, signal);
     if (!isUnversioned(e) && got.version !== e.v) return [got.version, ""];
     const hash = sha256HexSync(got.body);
@@ -63,7 +63,7 @@ export function fetchers(
       );
     }
     const written = await cache.writeWithStat(path, got.body, seen);
-    return [got.version, hash, written.mtimeMs];
+    return [got.version, hash, written.mtimeMs, written.ctimeMs];
   };
   /**
    * Streams a large object into the cache in chunks (never held whole); a

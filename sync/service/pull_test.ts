@@ -204,6 +204,8 @@ Deno.test("a cold pull into missing directories takes every file; a file written
     assert.equal(text(await t.cache.read(path)), body);
     assert.equal(t.state.synced(path)?.mtimeMs, undefined);
     assert.equal(t.state.synced(path)?.size, body.length);
+    // The ctime of the file in place (after its rename), which a walk compares.
+    assert.equal(t.state.synced(path)?.ctimeMs, (await t.cache.stat(path))?.ctimeMs);
   }
 });
 

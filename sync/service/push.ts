@@ -134,7 +134,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const indexBaseSize: Record<string, number> = {};
     const indexSynced: Record<
       string,
-      { hash: string; version: string; size: number; mtimeMs?: number }
+      { hash: string; version: string; size: number; mtimeMs?: number; ctimeMs?: number }
     > = {};
     const handled: string[] = [];
     const settled = new Set<string>();
@@ -183,6 +183,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         // Judged racy at its read, not at its record (a commit may come much
         // later): see `settledAt` in `state.ts`.
         const mtimeMs = settledAt(read.mtimeMs, Date.now());
+        const ctimeMs = read.ctimeMs;
         // Unchanged since this cache synced it (a path marked dirty, or named,
         // again), and the store still holds that version: nothing to write.
         // (It may hold another: an upload of this cache's whose commit never
@@ -207,6 +208,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             version: entry.syncedVersion,
             size,
             mtimeMs,
+            ctimeMs,
           };
           // An entry another client dropped from the index: named again,
           // while the store holds it.
@@ -257,7 +259,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs };
+        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs, ctimeMs };
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;

@@ -56,7 +56,10 @@ export interface PendingCommit {
    * manifest at the version before it, so the next push writes it again.
    */
   readonly synced?: Readonly<
-    Record<string, { hash: string; version: string; size: number; mtimeMs?: number }>
+    Record<
+      string,
+      { hash: string; version: string; size: number; mtimeMs?: number; ctimeMs?: number }
+    >
   >;
 }
 

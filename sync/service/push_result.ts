@@ -124,7 +124,7 @@ export interface PushTally {
   /** What the manifest records for each path, once the index names it. */
   readonly indexSynced: Record<
     string,
-    { hash: string; version: string; size: number; mtimeMs?: number }
+    { hash: string; version: string; size: number; mtimeMs?: number; ctimeMs?: number }
   >;
   readonly handled: string[];
   /** Paths whose possible stranded write was checked (see `PlanEntry.strandedCheck`). */

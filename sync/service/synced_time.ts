@@ -44,6 +44,20 @@ export function settledMtime(entry: SyncedEntry): SyncedEntry {
 }
 
 /**
+ * True when a file's lstat (`f`) says it is unchanged since `s` was
+ * recorded: the same size, mtime and, where both have one, ctime (an edit
+ * that puts size and mtime back still moves the ctime). Anything else is
+ * hashed.
+ */
+export function unchangedSince(
+  s: SyncedEntry,
+  f: { readonly size: number; readonly mtimeMs: number; readonly ctimeMs?: number },
+): boolean {
+  return s.size === f.size && s.mtimeMs === f.mtimeMs &&
+    (s.ctimeMs === undefined || f.ctimeMs === undefined || s.ctimeMs === f.ctimeMs);
+}
+
+/**
  * `mtimeMs` when a file last written then was settled at `seenAt` (both by
  * the filesystem's clock, the system's): older than {@link racyWindowMs}.
  * Undefined otherwise (also for an mtime in the future): its record then

@@ -112,7 +112,7 @@ export class LocalCache extends CacheReads implements CacheAccess {
     path: string,
     body: Uint8Array,
     expect?: FileIdentity,
-  ): Promise<{ size: number; mtimeMs: number }> {
+  ): Promise<{ size: number; mtimeMs: number; ctimeMs?: number }> {
     try {
       return await this.#writeWithStat(path, body, expect);
     } catch (e) {
@@ -124,7 +124,7 @@ export class LocalCache extends CacheReads implements CacheAccess {
     path: string,
     body: Uint8Array,
     expect?: FileIdentity,
-  ): Promise<{ size: number; mtimeMs: number }> {
+  ): Promise<{ size: number; mtimeMs: number; ctimeMs?: number }> {
     assertSafeRelPath(path);
     const file = abs(this.dir, path);
     let st: Deno.FileInfo;
@@ -148,7 +148,14 @@ export class LocalCache extends CacheReads implements CacheAccess {
         st = await Deno.lstat(file);
       }
     }
-    return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+    const mtimeMs = st.mtime?.getTime() ?? 0;
+    // The ctime once in place (the rename moves it), taken only from the
+    // same file, unwritten since (same inode, size and mtime): an edit saved
+    // right after the rename is never recorded as what was synced.
+    const placed = lstatOrNull(file);
+    const same = placed !== null && placed.ino === st.ino && placed.size === st.size &&
+      (placed.mtime?.getTime() ?? 0) === mtimeMs;
+    return { size: st.size, mtimeMs, ...(same ? { ctimeMs: placed.ctime?.getTime() } : {}) };
   }
 
   /**

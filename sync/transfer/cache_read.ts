@@ -26,6 +26,8 @@ export interface PushRead {
   readonly size: number;
   /** Modification time seen before reading. */
   readonly mtimeMs: number;
+  /** Change time seen before reading (undefined where the system gives none). */
+  readonly ctimeMs?: number;
 }
 
 /** A regular file found at its absolute path, with the lstat that found it. */
@@ -87,14 +89,15 @@ export async function readForPushAt(
   const { file, st } = found;
   try {
     const mtimeMs = st.mtime?.getTime() ?? 0;
+    const ctimeMs = st.ctime?.getTime();
     if (st.size <= streamThreshold) {
       const body = st.size <= SYNC_READ_MAX ? Deno.readFileSync(file) : await Deno.readFile(file);
-      return { body, hash: sha256HexSync(body), size: body.length, mtimeMs };
+      return { body, hash: sha256HexSync(body), size: body.length, mtimeMs, ctimeMs };
     }
     const hashed = await hashChecked(file, st.size);
     if (!hashed) return null;
     const body = fileSource(file, hashed.size, { sha256: hashed.hash, label: path, onBytes });
-    return { body, hash: hashed.hash, size: hashed.size, mtimeMs };
+    return { body, hash: hashed.hash, size: hashed.size, mtimeMs, ctimeMs };
   } catch (e) {
     if (isNotFound(e)) return null;
     throw unreadable(path, e);

@@ -226,11 +226,17 @@ export class CacheReads {
    * symlink (or a path under one) throws `UnsafePathError`: it is not an
    * absent file, so a push must not take it for a deletion.
    */
-  stat(path: string): Promise<{ size: number; mtimeMs: number } | null> {
+  stat(path: string): Promise<{ size: number; mtimeMs: number; ctimeMs?: number } | null> {
     try {
       const found = this.regularFile(path);
       return Promise.resolve(
-        found ? { size: found.st.size, mtimeMs: found.st.mtime?.getTime() ?? 0 } : null,
+        found
+          ? {
+            size: found.st.size,
+            mtimeMs: found.st.mtime?.getTime() ?? 0,
+            ctimeMs: found.st.ctime?.getTime(),
+          }
+          : null,
       );
     } catch (e) {
       return Promise.reject(e);

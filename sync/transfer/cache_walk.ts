@@ -31,6 +31,8 @@ export interface WalkedFile {
   readonly path: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** Undefined where the system gives no change time. */
+  readonly ctimeMs?: number;
 }
 
 /**
@@ -87,7 +89,12 @@ export async function* walkFiles(
         }
         throw err;
       }
-      yield { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+      yield {
+        path: rel,
+        size: st.size,
+        mtimeMs: st.mtime?.getTime() ?? 0,
+        ctimeMs: st.ctime?.getTime(),
+      };
     } else {
       // A FIFO, socket or device: never read (a FIFO's read would wait for a
       // writer), never passed over in silence either.
