@@ -61,6 +61,9 @@ export class IndexMemo {
   #saved?: MetaSeen;
   #shards?: ShardsSeen;
   #savedShards?: ShardsSeen;
+  /** The highest `commitSeq` of any v2 meta this cache saw (see {@link highestSeq}). */
+  #highest = 0;
+  #savedHighest = 0;
   readonly #file?: string;
   /**
    * True once a meta write of this process was refused: the next commits
@@ -88,6 +91,9 @@ export class IndexMemo {
   remember(index: RemoteIndex | null): void {
     this.#last = index;
     this.#meta = index?.meta;
+    if (index?.meta?.meta.version === 2) {
+      this.#highest = Math.max(this.#highest, index.meta.meta.commitSeq);
+    }
     this.#shards = index?.meta && index.shards
       ? { at: index.meta.version, versions: index.shards }
       : undefined;
@@ -124,6 +130,13 @@ export class IndexMemo {
           ? parseMeta(new TextEncoder().encode(JSON.stringify(j.meta)))
           : null;
         if (meta?.version === 2) this.#saved = this.#meta ??= { meta, version: j.version };
+        // Of this store only (the numbers of two buckets are unrelated).
+        const highest = j?.store !== this.#store ? 0 : Math.max(
+          meta?.version === 2 ? meta.commitSeq : 0,
+          Number.isSafeInteger(j.highestSeq) ? j.highestSeq : 0,
+        );
+        this.#savedHighest = highest;
+        this.#highest = Math.max(this.#highest, highest);
         const shards = j.shards;
         if (
           meta?.version === 2 && typeof shards?.at === "string" &&
@@ -142,20 +155,37 @@ export class IndexMemo {
   /** Records the v2 meta last read or written (`undefined`: none known). */
   noteMeta(seen: MetaSeen | undefined): void {
     this.#meta = seen;
+    if (seen?.meta.version === 2) this.#highest = Math.max(this.#highest, seen.meta.commitSeq);
+  }
+
+  /**
+   * The highest `commitSeq` of a v2 meta this cache saw, also in earlier
+   * processes (loaded from the file on first use): a meta below it was put
+   * back by a writer of an older one, and old clients may have recorded
+   * numbers above it that a bump to the next one would repeat.
+   */
+  async highestSeq(): Promise<number> {
+    await this.meta();
+    return this.#highest;
   }
 
   /** Writes the last v2 meta to the file when it changed (never throws). */
   async persist(): Promise<void> {
     const m = this.#meta;
     const shards = this.#shards;
-    if (!this.#file || (m === this.#saved && shards === this.#savedShards)) return;
+    const highest = this.#highest;
+    if (
+      !this.#file ||
+      (m === this.#saved && shards === this.#savedShards && highest === this.#savedHighest)
+    ) return;
     this.#saved = m;
     this.#savedShards = shards;
+    this.#savedHighest = highest;
     const body = m
       ? `{"store":${JSON.stringify(this.#store)},"version":${JSON.stringify(m.version)},"meta":${
         new TextDecoder().decode(metaBody(m.meta))
-      }${shards ? `,"shards":${JSON.stringify(shards)}` : ""}}`
-      : "{}";
+      }${shards ? `,"shards":${JSON.stringify(shards)}` : ""},"highestSeq":${highest}}`
+      : `{"store":${JSON.stringify(this.#store)},"highestSeq":${highest}}`;
     await atomicWrite(this.#file, new TextEncoder().encode(body), false).catch(() => {});
   }
 }

@@ -177,11 +177,12 @@ export async function updateV2(
         if (attempt > 0 && !partitions.has(p) && !await readShardOrNull(store, p, c)) continue;
         partitions.add(p);
       }
+      const seq = nextCommitSeq(m.meta, (await memo?.highestSeq()) ?? 0, Date.parse(now));
       const next: Meta = {
         ...m.meta,
         partitions: [...partitions],
-        commitSeq: m.meta.commitSeq + 1,
-        raw: { ...m.meta.raw, [SLUICE_SEQ]: m.meta.commitSeq + 1 },
+        commitSeq: seq,
+        raw: { ...m.meta.raw, [SLUICE_SEQ]: seq },
       };
       const v = await casPut(store, META_KEY, metaBody(next), m.version, c);
       if (v) {
@@ -305,6 +306,24 @@ export async function shardsMatch(
  * meta afresh (or keep the field, which then names an older number).
  */
 export const SLUICE_SEQ = "sluiceSeq";
+
+/**
+ * The `commitSeq` a commit over `meta` writes: the next one, unless `meta`
+ * went back (below `highest`, the highest this cache saw, or below the
+ * number Sluice last wrote there): a writer put back an older meta, and old
+ * clients may have recorded numbers above what this cache saw, which the
+ * next one would repeat; their fast path would then pass over this commit.
+ * Then it jumps to the commit's time in milliseconds (`nowMs`), past any
+ * number counted up one commit at a time since an earlier such jump, and
+ * past `highest`.
+ */
+export function nextCommitSeq(meta: Meta, highest: number, nowMs: number): number {
+  if (meta.version !== 2) return 1;
+  const own = meta.raw?.[SLUICE_SEQ];
+  const top = Math.max(highest, Number.isSafeInteger(own) ? own as number : 0);
+  if (top <= meta.commitSeq) return meta.commitSeq + 1;
+  return Math.max(top + 1, Number.isSafeInteger(nowMs) ? nowMs : 0);
+}
 
 /** True when the last bump of `meta` was Sluice's (see {@link SLUICE_SEQ}). */
 export function bumpedBySluice(meta: Meta): boolean {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { META_KEY, metaBody, shardKey, shardOf } from "./bucket_layout.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
+import { nextCommitSeq, SLUICE_SEQ } from "./index_v2.ts";
 
 const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 const entry = (v: string) => ({ v, h: "0".repeat(64), s: 1 });
@@ -90,4 +91,28 @@ Deno.test("v2: a files' shard a peer wrote and never listed (cut off before its 
   const seen = (await readIndex(store, NO_RETRY))!.entries;
   assert.ok(Object.hasOwn(seen, `${M1}/latest`), "the marker's shard is listed already");
   assert.ok(Object.hasOwn(seen, `${M1}/1/raw`), "so the files' shard is listed too");
+});
+
+Deno.test("nextCommitSeq counts on by one, and jumps past every number seen when the meta went back", () => {
+  const meta = (commitSeq: number, raw: Record<string, unknown> = {}) => ({
+    version: 2 as const,
+    partitions: [],
+    commitSeq,
+    raw,
+  });
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  assert.equal(nextCommitSeq(meta(7), 7, now), 8, "the meta this cache last saw");
+  assert.equal(nextCommitSeq(meta(9), 7, now), 10, "moved on by others");
+  assert.equal(nextCommitSeq(meta(3), 7, now), now, "below what this cache saw: past it");
+  assert.equal(
+    nextCommitSeq(meta(3, { [SLUICE_SEQ]: 5 }), 0, now),
+    now,
+    "below Sluice's last number there",
+  );
+  assert.equal(nextCommitSeq(meta(now), now, now + 5), now + 1, "after a jump, on by one");
+  assert.equal(
+    nextCommitSeq(meta(3), now + 9, now),
+    now + 10,
+    "past a jump seen, whatever the clock",
+  );
 });
