@@ -7,6 +7,7 @@ import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { checkout, CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
 import { createSluice } from "../../sluice.ts";
 import { lockfileDelta } from "./lockfile_bridge.ts";
+import { SluiceError, UnreachableError } from "../../sync/errors.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
 
@@ -16,6 +17,7 @@ async function proc(store: InMemoryStore, name: string) {
   return {
     svc,
     warnings,
+    writeAt: write,
     write: (entries: Record<string, unknown>) => write(LOCKFILE, JSON.stringify(entries)),
     read: async () => JSON.parse(await Deno.readTextFile(file)),
   };
@@ -144,4 +146,24 @@ Deno.test("lockfileDelta: an entry whose keys were only reordered is no change",
     lockfileDelta({ a: { version: "1", source: "x" } }, { a: { source: "x", version: "1" } }),
     { set: {}, remove: [] },
   );
+});
+
+Deno.test("lockfile: a lockfile publish that fails after the push committed says what the push published, with the lockfile's own code", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  await a.svc.markDirty({ relPath: "notes/a.txt" });
+  await a.writeAt("notes/a.txt", "a");
+  await a.svc.markDirty({ relPath: LOCKFILE });
+  await a.write({ "@x/one": { version: "1" } });
+  store.failNext("put", 50, () => new UnreachableError("injected outage"), {
+    match: (k) => k === LOCKFILE,
+  });
+  const e = await a.svc.pushChanged().then(() => null, (e) => e);
+  assert.ok(e instanceof SluiceError, String(e));
+  assert.equal(e.code, "lockfile_publish_failed");
+  assert.match(
+    e.message,
+    /^The push published and committed 1 file\(s\) \(notes\/a\.txt\); only the managed lockfile's change was not published: /,
+  );
+  assert.equal(store.peekText("notes/a.txt"), "a", "the file was published");
 });

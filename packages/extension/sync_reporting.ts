@@ -15,6 +15,7 @@ import type { PullResult } from "../../sync/service/pull.ts";
 import type { PushResult } from "../../sync/service/push.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { pullOutcome, pushOutcome } from "./left_behind.ts";
+import { SluiceError } from "../../sync/errors.ts";
 import type { DatastoreRuntime } from "./runtime.ts";
 
 /** Where a left-behind warning goes, and the command line target it names. */
@@ -80,4 +81,36 @@ export function reportPull(
 ): void {
   const warning = pullOutcome(r, rt.cliTarget(cachePath, ns));
   if (warning) rt.events.emit("warning", warning);
+}
+
+/**
+ * The error of the lockfile transaction that failed after the push `r`
+ * committed its files: the same code and exit code, its message led by
+ * what the push published (the tool shows only the start of a message, and
+ * the transaction's "nothing was changed" is the lockfile's alone). Any
+ * other error, or one after a push that published nothing, as it is.
+ *
+ * @example
+ * ```ts
+ * import { afterCommitted } from "./sync_reporting.ts";
+ * import { SluiceError } from "../../sync/errors.ts";
+ * const r = { uploaded: ["notes/a.txt"], deleted: [] };
+ * afterCommitted(r, new SluiceError("lockfile_publish_failed", "Timed out."));
+ * ```
+ */
+export function afterCommitted(
+  r: Pick<PushResult, "uploaded" | "deleted">,
+  e: unknown,
+): unknown {
+  const n = r.uploaded.length + r.deleted.length;
+  if (!(e instanceof SluiceError) || n === 0) return e;
+  const paths = [...r.uploaded, ...r.deleted];
+  const named = paths.slice(0, 3).join(", ") +
+    (paths.length > 3 ? `, and ${paths.length - 3} more` : "");
+  const err = new SluiceError(
+    e.code,
+    `The push published and committed ${n} file(s) (${named}); only the managed lockfile's change was not published: ${e.message}`,
+    { cause: e, retryable: e.retryable, exitCode: e.exitCode },
+  );
+  return err;
 }

@@ -76,7 +76,7 @@ import { commitView, fenced, pushLockOptions, type PushScope } from "./push_lock
 import { verifyLocks } from "../../middleware/lock_fence.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
-import { reportPull, reportPush, telling } from "./sync_reporting.ts";
+import { afterCommitted, reportPull, reportPush, telling } from "./sync_reporting.ts";
 import { isLazySkippable } from "./lazy_paths.ts";
 import { controlPlane } from "./control_plane.ts";
 import { fetchForeignContent, pullForeignCatalogs } from "./foreign.ts";
@@ -207,9 +207,12 @@ export class ExtensionSyncService implements SwampSyncService {
       held,
     );
     this.#rt.held.committed(held);
-    // The lockfile, published through its transaction, counts as a file pushed.
-    const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     reportPush(this.#rt, this.#cachePath, r, ns);
+    // The lockfile, published through its transaction, counts as a file pushed.
+    const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
+      .catch((e) => {
+        throw afterCommitted(r, e);
+      });
     return r.uploaded.length + r.deleted.length + lockfile;
   }
 
@@ -271,8 +274,11 @@ export class ExtensionSyncService implements SwampSyncService {
     );
     this.#rt.held.committed(held);
     const count = r.uploaded.length + r.deleted.length;
-    const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal);
     reportPush(this.#rt, this.#cachePath, r, ns);
+    const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
+      .catch((e) => {
+        throw afterCommitted(r, e);
+      });
     return count + lockfile;
   }
 
