@@ -136,3 +136,29 @@ for (const oldClients of [true, false]) {
     },
   );
 }
+
+for (const twoPhase of [false, true]) {
+  Deno.test(
+    `extension: a ${
+      twoPhase ? "two-phase" : "one-phase"
+    } push under the tool's hold of the global lock, lost since (broken by an operator), warns global_lock_lost`,
+    async () => {
+      const s = await setup(false);
+      const global = s.provider().createLock("/repo");
+      await global.acquire();
+      // An operator breaks it; the hold's heartbeat finds it gone.
+      await s.store.delete(GLOBAL);
+      await waitFor(() => s.lines.some((l) => /warning\[lock_lost\]/.test(l)), {
+        clock: s.clock,
+        stepMs: 1_000,
+        timeoutMs: 120_000,
+      });
+      if (twoPhase) assert.equal(await s.svc.commitPush(await s.svc.preparePush()), 1);
+      else assert.equal(await s.svc.pushChanged(), 1);
+      const said = s.lines.filter((l) => /warning\[global_lock_lost\]/.test(l));
+      assert.equal(said.length, 1, s.lines.join("\n"));
+      assert.match(said[0], /Run `sluice pull --cache /);
+      await global.release();
+    },
+  );
+}

@@ -53,7 +53,8 @@ import { isSafeRelPath } from "../../sync/paths.ts";
 import { SyncService } from "../../sync/service/service.ts";
 import { migrateIndex } from "../../sync/service/migrate.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
-import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
+import { globalLockLostWarning, pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
+import type { DistributedLock } from "../../sync/ports.ts";
 import type {
   SwampControlPlaneStore,
   SwampMigratedIndex,
@@ -199,6 +200,9 @@ export class ExtensionSyncService implements SwampSyncService {
     const commitLock = p.config.oldClients && !this.#rt.held.global(global)
       ? p.lockBackend.createLock(global, p.identity)
       : undefined;
+    // The global lock the tool holds around this push, if any: lost during
+    // it, the commit is told of (as under a lock of the push's own).
+    const toolGlobal = commitLock ? undefined : this.#rt.held.acquiredGlobal(global);
     const r = await fenced(
       this.#rt.held,
       this.#cachePath,
@@ -207,6 +211,7 @@ export class ExtensionSyncService implements SwampSyncService {
       held,
     );
     this.#rt.held.committed(held);
+    warnIfGlobalLost(svc, toolGlobal, r);
     reportPush(this.#rt, this.#cachePath, r, ns);
     // The lockfile, published through its transaction, counts as a file pushed.
     const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
@@ -264,6 +269,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const ns = data.namespace;
     const svc = await this.#service(ns);
     const { prepared, held } = commitView(data, this.#rt.held);
+    const toolGlobal = this.#rt.held.acquiredGlobal(globalLockKey(ns));
     // Sluice's commit fences the prepared locks again; a lost one refuses and erases.
     const r = await fenced(
       this.#rt.held,
@@ -273,6 +279,7 @@ export class ExtensionSyncService implements SwampSyncService {
       held,
     );
     this.#rt.held.committed(held);
+    warnIfGlobalLost(svc, toolGlobal, r);
     const count = r.uploaded.length + r.deleted.length;
     reportPush(this.#rt, this.#cachePath, r, ns);
     const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
@@ -392,5 +399,19 @@ export class ExtensionSyncService implements SwampSyncService {
       async () => this.#binding.namespace ?? await this.#binding.impliedNamespace(),
       this.#retry(),
     );
+  }
+}
+
+/**
+ * Warns (`global_lock_lost`) when the global lock the tool held around a
+ * push that published something (`r`) was lost by the end of it.
+ */
+function warnIfGlobalLost(
+  svc: SyncService,
+  lock: DistributedLock | undefined,
+  r: { readonly uploaded: readonly string[]; readonly deleted: readonly string[] },
+): void {
+  if (lock?.lost && r.uploaded.length + r.deleted.length > 0) {
+    svc.events.emit("warning", globalLockLostWarning(lock.key));
   }
 }

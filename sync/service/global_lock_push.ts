@@ -31,6 +31,19 @@ function notPublished(deleted: number): string {
 }
 
 /**
+ * The `global_lock_lost` warning for a commit made while the global lock
+ * `key` was lost (taken over or deleted while held): a client that took it
+ * may have rewritten the index without the commit's entries.
+ */
+export function globalLockLostWarning(key: string): { code: "global_lock_lost"; message: string } {
+  return {
+    code: "global_lock_lost",
+    message:
+      `The global lock ${key} was lost by the end of this push's commit (taken over or deleted while held): a client that took it over may have rewritten the index without this push's entries. Run \`sluice pull\`: it finds any entry dropped so (\`index_entry_dropped\`), and the push after it names them again.`,
+  };
+}
+
+/**
  * Pushes as a two-phase push does in swamp core: the objects are written
  * outside the lock (`preparePush`, deletions included, as swamp's
  * extensions make theirs), then the commit (`commitPush`: the commit-step
@@ -103,13 +116,7 @@ export async function pushUnderGlobalLock(
       );
     }
     const result = await service.commitPush(prepared, { signal });
-    if (lock.lost) {
-      service.events.emit("warning", {
-        code: "global_lock_lost",
-        message:
-          `The global lock ${lock.key} was lost during this push's commit: a client that took it over may have rewritten the index without this push's entries. Run \`sluice pull\`: it finds any entry dropped so (\`index_entry_dropped\`), and the push after it names them again.`,
-      });
-    }
+    if (lock.lost) service.events.emit("warning", globalLockLostWarning(lock.key));
     return result;
   } finally {
     await lock.release();
