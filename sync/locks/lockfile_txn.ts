@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { LOCKFILE_TXN_METADATA } from "../service/pull_lockfile.ts";
 import { shellWord } from "../shell_word.ts";
 import {
   AlreadyExistsError,
@@ -440,8 +441,10 @@ export async function putLockfileConditional(
   signal: AbortSignal | undefined,
 ): Promise<ObjectInfo | null> {
   const { store, config, events } = service;
+  // Marked as the transaction's copy: a pull tells a plain write by another client from it.
+  const o = { signal, metadata: { [LOCKFILE_TXN_METADATA]: "txn" } };
   try {
-    return await withRetry(() => store.put(path, body, mode, { signal }), config.retry, signal);
+    return await withRetry(() => store.put(path, body, mode, o), config.retry, signal);
   } catch (e) {
     if (e instanceof PreconditionFailedError || e instanceof AlreadyExistsError) return null;
     if (!(e instanceof NotImplementedError)) throw e;
@@ -460,7 +463,7 @@ export async function putLockfileConditional(
     path,
   });
   return await withRetry(
-    () => store.put(path, body, PutModes.overwrite, { signal }),
+    () => store.put(path, body, PutModes.overwrite, o),
     config.retry,
     signal,
   );

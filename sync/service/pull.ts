@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { lockfileWatch } from "./pull_lockfile.ts";
 import pMap from "p-map";
 import { NotFoundError, PathBlockedError } from "../errors.ts";
 import type { ObjectStore } from "../ports.ts";
@@ -98,6 +99,7 @@ async function pullInto(
   agreed: string[],
   asides: PullAsides,
 ): Promise<PullResult> {
+  const lockfiles = lockfileWatch(deps);
   const { cache, state, config, events, signal } = deps;
   const result: PullResult = {
     fetched: [],
@@ -281,6 +283,7 @@ async function pullInto(
     if (failed) state.setSynced(path, synced);
     else state.noteSynced(path, synced);
     result.fetched.push(path);
+    await lockfiles.after(path);
     result.bytes += e.s;
     done++;
     progress();
@@ -304,6 +307,7 @@ async function pullInto(
       throw err;
     });
   if (todo.length > 0) await state.readyToNote();
+  for (const [path] of todo) await lockfiles.before(path);
   await fetchAll(todo);
   if (index) {
     await removeDeletedRemotely({
