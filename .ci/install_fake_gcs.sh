@@ -10,7 +10,7 @@
 # store uses (`resumable: false`); integration/gcs_contract_test.ts checks it.
 #
 # Env:
-#   SLUICE_CACHE       cache root (default: $HOME/.cache/sluice)
+#   SLUICE_SERVER_CACHE       cache root (default: $HOME/.cache/sluice)
 #   FAKE_GCS_VERSION   module version to install (default below)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

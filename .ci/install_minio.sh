@@ -4,7 +4,7 @@
 #
 #   bash .ci/install_minio.sh        # prints the path of the binary on the last line
 #
-# Cache: ${SLUICE_CACHE:-$HOME/.cache/sluice}/bin/minio, stamped with the module version
+# Cache: ${SLUICE_SERVER_CACHE:-$HOME/.cache/sluice}/bin/minio, stamped with the module version
 # in bin/minio.version; a change of MINIO_VERSION below rebuilds.
 #
 # Version: the release tag RELEASE.2025-10-15T17-29-55Z is not served by the Go module

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs s3rver (an S3 fake that silently ignores conditional headers) for the
 # integration tests, into a cache folder outside the repository:
-#   ${SLUICE_CACHE:-$HOME/.cache/sluice}/s3rver   (package)
-#   ${SLUICE_CACHE:-$HOME/.cache/sluice}/bin/s3rver  (launcher, printed on the last line)
+#   ${SLUICE_SERVER_CACHE:-$HOME/.cache/sluice}/s3rver   (package)
+#   ${SLUICE_SERVER_CACHE:-$HOME/.cache/sluice}/bin/s3rver  (launcher, printed on the last line)
 # A second run with the same version does nothing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -4,8 +4,8 @@
 # Each install script stays runnable on its own and prints the installed
 # binary's path on its last line (.ci/run reads it with `tail -n 1`).
 
-# Cache root and its bin folder: $SLUICE_CACHE, else $HOME/.cache/sluice.
-SLUICE_CACHE_ROOT="${SLUICE_CACHE:-$HOME/.cache/sluice}"
+# Cache root and its bin folder: $SLUICE_SERVER_CACHE, else $HOME/.cache/sluice.
+SLUICE_CACHE_ROOT="${SLUICE_SERVER_CACHE:-$HOME/.cache/sluice}"
 SLUICE_BIN_DIR="$SLUICE_CACHE_ROOT/bin"
 
 # reuse_cached NAME VERSION BIN STAMP

@@ -224,9 +224,13 @@ function telling(
     });
   }
   if (!(e instanceof UnreachableError)) return e;
+  // What the failing work added to the error's account (a push: what else of
+  // it was committed), kept after the command's own.
+  const plain = new UnreachableError(e.detail).message;
+  const added = e.message.startsWith(plain) ? e.message.slice(plain.length) : "";
   return new SluiceError(
     "unreachable",
-    `The datastore could not be reached: ${e.detail}. ${left} Check the endpoint and the network, then run \`${again}\` again.`,
+    `The datastore could not be reached: ${e.detail}. ${left}${added} Check the endpoint and the network, then run \`${again}\` again.`,
     { cause: e, retryable: true },
   );
 }

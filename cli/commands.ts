@@ -58,6 +58,8 @@ function configure(cmd: Command, io: CliIo): void {
         ? `(\`sluice ${cmd.name()}\` takes one of: ${
           cmd.commands.map((c) => c.name()).join(", ")
         }; add --help for usage)`
+        : cmd.name() === "push"
+        ? "(add --help for usage; `sluice status` shows what a push would do, without pushing)"
         : "(add --help for usage)",
     );
   for (const sub of cmd.commands) configure(sub, io);

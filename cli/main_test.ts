@@ -53,6 +53,10 @@ Deno.test("usage errors print error[usage] and exit 64", async () => {
   const option = await sluice(["push", "--frobnicate"]);
   assert.equal(option.code, 64);
   assert.match(option.err, /error\[usage\]: unknown option '--frobnicate'/);
+  // There is no dry run of a push: the status is its preview.
+  const dry = await sluice(["push", "--dry-run"]);
+  assert.equal(dry.code, 64);
+  assert.match(dry.err, /`sluice status` shows what a push would do, without pushing/);
   const choice = await sluice(["push", "--conditional-writes", "maybe"]);
   assert.equal(choice.code, 64);
   const json = await sluice(["pull", "--json", "--nope"]);
@@ -553,7 +557,7 @@ Deno.test("a push whose walk leaves a link local only exits 2 and names it; once
   assert.equal(r.code, 2, `a skipped file is not a clean push: ${r.out}${r.err}`);
   assert.match(
     r.out,
-    /Not pushed, and local only: 1 file:\n {2}notes\/link\.txt: it is a symbolic link/,
+    /Not pushed, left as they are here and on the datastore: 1 file:\n {2}notes\/link\.txt: it is a symbolic link/,
   );
   assert.match(
     r.err,

@@ -190,7 +190,11 @@ function describePush(
     );
   }
   if (r.localOnly.length) {
-    lines.push(`Not pushed, and local only: ${plural(r.localOnly.length, "file")}:`);
+    lines.push(
+      `Not pushed, left as they are here and on the datastore: ${
+        plural(r.localOnly.length, "file")
+      }:`,
+    );
     lines.push(...capped(
       r.localOnly.map((s) => `  ${s.path}: ${s.reason}`),
       (n) => `  … and ${n} more (\`--json\` lists each, as \`localOnly\`)`,

@@ -238,10 +238,21 @@ function cacheDefaulted(options: Pick<CommonOptions, "cache">, io: CliIo): boole
  * that does not answer is never a silent wait: one line per attempt number
  * (not one per request in flight), with how long it may still take.
  */
-function retryNotice(spec: StoreSpec, out: Output): ((e: StoreRetryEvent) => void) | undefined {
+export function retryNotice(
+  spec: StoreSpec,
+  out: Pick<Output, "warn">,
+): ((e: StoreRetryEvent) => void) | undefined {
   if (spec.kind === "file") return undefined;
   const timeoutS = (spec.requestTimeoutMs ?? STORE_DEFAULTS.requestTimeoutMs) / 1000;
   const attempts = (spec.retries ?? STORE_DEFAULTS.retries) + 1;
+  // What is left to set to fail sooner (nothing once both are given).
+  const unset = [
+    spec.requestTimeoutMs === undefined ? "?timeout=<ms>" : "",
+    spec.retries === undefined ? "?retries=<n>" : "",
+  ].filter((x) => x);
+  const sooner = unset.length === 0
+    ? ` The store URL sets timeout=${spec.requestTimeoutMs} and retries=${spec.retries}: lower them to fail sooner.`
+    : ` To fail sooner, set ${unset.join(" and ")} on the store URL.`;
   let shown = 0;
   return (e) => {
     if (e.attempt <= shown) return;
@@ -252,7 +263,7 @@ function retryNotice(spec: StoreSpec, out: Output): ((e: StoreRetryEvent) => voi
         e.key || "(bucket)"
       }: attempt ${e.attempt} of ${attempts} failed (${e.detail}); trying again in ${
         Math.round(e.delayMs)
-      } ms. Each attempt waits at most ${timeoutS} s; Ctrl-C stops, and what is not synced yet waits for the next run. To fail sooner, set ?timeout=<ms> and ?retries=<n> on the store URL.`,
+      } ms. Each attempt waits at most ${timeoutS} s; Ctrl-C stops, and what is not synced yet waits for the next run.${sooner}`,
     });
   };
 }

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { LocalCache } from "../sync/transfer/cache.ts";
 import { sluice, world } from "./cli_test_kit.ts";
-import { CLI_STORE_STATE, noticingStore } from "./session.ts";
+import { CLI_STORE_STATE, noticingStore, retryNotice } from "./session.ts";
 import { NotFoundError, UnreachableError } from "../sync/errors.ts";
 import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
 import type { ObjectStore } from "../sync/ports.ts";
-import { openStore } from "./store_url.ts";
+import { openStore, parseStoreUrl } from "./store_url.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -781,4 +781,25 @@ Deno.test("a push or a pull that loses the datastore midway names itself, as typ
   const again = await sluice(["pull", "--init", "--cache", b, "--store", w.url]);
   assert.equal(again.code, 0, again.err);
   assert.equal(await Deno.readTextFile(`${b}/notes/6.txt`), "6\n");
+});
+
+Deno.test("a store retry notice says what to set to fail sooner, or what the store URL sets already", () => {
+  const notice = (url: string) => {
+    const said: string[] = [];
+    const on = retryNotice(parseStoreUrl(url), { warn: (w) => void said.push(w.message) })!;
+    on({ op: "get", key: "a.txt", attempt: 1, delayMs: 100, detail: "timed out" });
+    return said[0];
+  };
+  assert.match(
+    notice("s3://bkt?endpoint=http://127.0.0.1:9000"),
+    /To fail sooner, set \?timeout=<ms> and \?retries=<n> on the store URL\.$/,
+  );
+  assert.match(
+    notice("s3://bkt?endpoint=http://127.0.0.1:9000&timeout=1000"),
+    /To fail sooner, set \?retries=<n> on the store URL\.$/,
+  );
+  assert.match(
+    notice("s3://bkt?endpoint=http://127.0.0.1:9000&timeout=1000&retries=1"),
+    /The store URL sets timeout=1000 and retries=1: lower them to fail sooner\.$/,
+  );
 });

@@ -9,7 +9,7 @@
 
 /** The cache folder outside the repository where test servers are installed. */
 export function cacheDir(): string {
-  const explicit = Deno.env.get("SLUICE_CACHE");
+  const explicit = Deno.env.get("SLUICE_SERVER_CACHE");
   if (explicit) return explicit;
   const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE") ?? "/tmp";
   return `${home}/.cache/sluice`;

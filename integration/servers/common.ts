@@ -6,7 +6,7 @@
  * an S3-compatible server (MinIO, s3rver).
  *
  * Binaries are built or installed by `.ci/install_*.sh` into
- * `${SLUICE_CACHE:-$HOME/.cache/sluice}/bin`. When one is missing, tests that
+ * `${SLUICE_SERVER_CACHE:-$HOME/.cache/sluice}/bin`. When one is missing, tests that
  * need it are ignored with a message, unless `SLUICE_REQUIRE_SERVERS=1`, in
  * which case they run and fail with instructions.
  *
