@@ -100,8 +100,8 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
 
 /**
  * True when the store holds this cache's own write at `path`: uncommitted,
- * other than `e`'s, or `e`'s own version (a commit whose answer was lost, so
- * this cache never recorded it as synced). Its writer id is read once per
+ * other than `e`'s, or `e`'s own version (a commit whose answer was lost, of
+ * a path this cache recorded as attempted and never saw synced). Its writer id is read once per
  * pull; a failed look counts as no: the path is then a conflict.
  */
 export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
@@ -115,7 +115,11 @@ export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) =
       .catch(() => null);
     return now !== null &&
       (isOwnUncommitted(now, e.v, id) ||
-        (now.version === e.v && now.metadata?.[WRITER_METADATA] === id));
+        // At the entry's version: only where this cache recorded a write of
+        // the path whose commit it never saw come (a copy of the cache, where
+        // the system gives no identity to bind the id to, never did).
+        (now.version === e.v && now.metadata?.[WRITER_METADATA] === id &&
+          deps.state.attempted(path)));
   };
 }
 

@@ -301,6 +301,16 @@ export class LocalCache extends CacheReads implements CacheAccess {
     return removeStateFile(this.stateDir, name);
   }
 
+  /** The state directory's identity (`<dev>:<ino>`), null where the system gives none or it is absent. */
+  stateIdentity(): string | null {
+    try {
+      const st = Deno.statSync(this.stateDir);
+      return st.ino !== null && st.dev !== null ? `${st.dev}:${st.ino}` : null;
+    } catch {
+      return null;
+    }
+  }
+
   readState<T>(name: string): Promise<T | null> {
     return readStateFile<T>(this.stateDir, name);
   }

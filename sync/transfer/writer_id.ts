@@ -4,6 +4,12 @@
  * a cache can tell its own uncommitted objects (a push cut off between its
  * uploads and its index commit) from a peer's.
  *
+ * The id is bound to the state directory it was made in (its device and
+ * inode, where the system gives them): a copy of the cache with its state
+ * (a backup restored elsewhere, a CI cache restored on several runners) is
+ * another writer, and takes an id of its own at its first write; read
+ * before that, it has none. Processes sharing one cache share its id.
+ *
  * @module
  */
 import { randomId } from "../hash.ts";
@@ -21,6 +27,25 @@ export interface WriterIdState {
   writeState(name: string, value: unknown): Promise<void>;
   /** Writes a state file only where none is; false when one is there (another process's). */
   createState?(name: string, value: unknown): Promise<boolean>;
+  /**
+   * The state directory's identity (`<dev>:<ino>`), null where the system
+   * gives none: an id kept under another one was copied here.
+   */
+  stateIdentity?(): string | null;
+}
+
+/** The writer id as kept: the id, and the identity of the state directory it was made in. */
+interface KeptWriter {
+  id?: unknown;
+  home?: unknown;
+}
+
+/** The kept id, unless it was made in another state directory (a copy of the cache). */
+function idOf(kept: KeptWriter | null, home: string | null): string | null {
+  if (typeof kept?.id !== "string" || kept.id === "") return null;
+  // Kept before ids were bound (no home), or where no identity is given: as it is.
+  if (typeof kept.home !== "string" || home === null) return kept.id;
+  return kept.home === home ? kept.id : null;
 }
 
 /**
@@ -35,8 +60,7 @@ export interface WriterIdState {
  * ```
  */
 export async function readWriterId(cache: WriterIdState): Promise<string | null> {
-  const kept = await cache.readState<{ id?: unknown }>(WRITER_STATE);
-  return typeof kept?.id === "string" && kept.id !== "" ? kept.id : null;
+  return idOf(await cache.readState<KeptWriter>(WRITER_STATE), cache.stateIdentity?.() ?? null);
 }
 
 /**
@@ -54,18 +78,28 @@ export async function readWriterId(cache: WriterIdState): Promise<string | null>
  * ```
  */
 export async function ensureWriterId(cache: WriterIdState, dryRun: boolean): Promise<string> {
-  const kept = await readWriterId(cache);
-  if (kept) return kept;
+  const home = cache.stateIdentity?.() ?? null;
+  const found = await cache.readState<KeptWriter>(WRITER_STATE);
+  const kept = idOf(found, home);
+  if (kept) {
+    // Bound to this state directory from now on (kept before ids were).
+    if (!dryRun && home !== null && typeof found?.home !== "string") {
+      await cache.writeState(WRITER_STATE, { id: kept, home });
+    }
+    return kept;
+  }
   const id = randomId(12);
   if (dryRun) return id;
+  const value = home === null ? { id } : { id, home };
   // Two processes sharing a new cache may make one each: the first kept is
   // the cache's, for both (the other's uploads would not be known as its own).
-  if (cache.createState) {
-    if (await cache.createState(WRITER_STATE, { id })) return id;
+  // One copied here (another directory's) is replaced.
+  if (cache.createState && found === null) {
+    if (await cache.createState(WRITER_STATE, value)) return id;
     const first = await readWriterId(cache);
     if (first) return first;
   }
-  await cache.writeState(WRITER_STATE, { id });
+  await cache.writeState(WRITER_STATE, value);
   return id;
 }
 
