@@ -45,3 +45,24 @@ Deno.test("a commit over a meta sent back by a stale writer never repeats a comm
   await again.pushChanged();
   assert.equal(await peerCommitSeq(store), seq + 1);
 });
+
+Deno.test("a fresh process that pulls a meta sent back before it commits still jumps past every number this cache saw", async () => {
+  const store = new InMemoryStore();
+  await store.put(META_KEY, metaBody(v2(0)), { kind: "create" });
+  const a = await clone(store, "a");
+  for (const n of ["one", "two", "three"]) {
+    await put(a, "notes/a.txt", n);
+    await a.pushChanged();
+  }
+  await oldClientMeta(store, 4);
+  await a.pullChanged();
+  await oldClientMeta(store, 3);
+  // A fresh process over the same cache pulls first (the meta moved: the
+  // index is read again, and the memo kept), then commits.
+  const again = await clone(store, "a", a.cacheDir);
+  await again.pullChanged();
+  await put(again, "notes/a.txt", "four");
+  await again.pushChanged();
+  const seq = (await peerCommitSeq(store))!;
+  assert.ok(seq > 4, `commitSeq ${seq} repeats a number an old client recorded`);
+});

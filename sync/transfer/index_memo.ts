@@ -129,7 +129,11 @@ export class IndexMemo {
         const meta = typeof j?.version === "string" && j.store === this.#store
           ? parseMeta(new TextEncoder().encode(JSON.stringify(j.meta)))
           : null;
-        if (meta?.version === 2) this.#saved = this.#meta ??= { meta, version: j.version };
+        // The file's meta is the one known only while none was noted first
+        // (then that one is newer, and not saved yet).
+        if (meta?.version === 2 && this.#meta === undefined) {
+          this.#saved = this.#meta = { meta, version: j.version };
+        }
         // Of this store only (the numbers of two buckets are unrelated).
         const highest = j?.store !== this.#store ? 0 : Math.max(
           meta?.version === 2 ? meta.commitSeq : 0,
@@ -143,7 +147,9 @@ export class IndexMemo {
           typeof shards.versions === "object" && shards.versions !== null &&
           Object.values(shards.versions).every((v) => typeof v === "string")
         ) {
-          this.#savedShards = this.#shards ??= { at: shards.at, versions: shards.versions };
+          if (this.#shards === undefined) {
+            this.#savedShards = this.#shards = { at: shards.at, versions: shards.versions };
+          }
         }
       } catch {
         // absent or unreadable: no hint
@@ -171,6 +177,8 @@ export class IndexMemo {
 
   /** Writes the last v2 meta to the file when it changed (never throws). */
   async persist(): Promise<void> {
+    // The file read first: the highest number it keeps is kept on.
+    if (!this.#loaded) await this.meta();
     const m = this.#meta;
     const shards = this.#shards;
     const highest = this.#highest;
