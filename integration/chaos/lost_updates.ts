@@ -238,8 +238,9 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       // A writer that had seen these bytes replaced them before this commit
       // landed (a resolution whose "theirs" was this upload, its commit on
       // its way): the user chose over them, as over a committed edit, and
-      // that writer's own commit names what replaced them.
-      if (replacedSeen.has(`${path}\0${e.v}`)) continue;
+      // that writer's own commit names what replaced them; only while that
+      // commit has not landed (this index object did not name it already).
+      if (replacedSeen.has(`${path}\0${e.v}`) && before[path]?.v !== held) continue;
       // Another tool deleted the object between its upload and this commit
       // (and a peer's create may have taken the path since): no commit looks
       // again (I19 checks that its bytes are not lost).

@@ -263,6 +263,12 @@ class World {
     return {
       ...store,
       endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        const r = await store.put(key, body, mode, o);
+        // Written again since a resolution deleted it: no hole of that resolution's.
+        this.#resolutionDeleted.delete(key);
+        return r;
+      },
       delete: async (key, o) => {
         const slot = isOldClientCommand(this.sched.label ?? "")
           ? undefined

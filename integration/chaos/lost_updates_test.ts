@@ -1,0 +1,70 @@
+/**
+ * I7 as `watchLostUpdates` checks it at an index write: an entry naming a
+ * version the store no longer holds.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { sha256Hex } from "../../sync/hash.ts";
+import { shardBody, shardKey, shardOf } from "../../sync/transfer/bucket_layout.ts";
+import { readIndex } from "../../sync/transfer/remote_index.ts";
+import { PutModes } from "../../sync/ports.ts";
+import { watchLostUpdates, type WriterView } from "./lost_updates.ts";
+import { SHARED_FILES } from "./history.ts";
+import type { LocalChanges } from "./local_changes.ts";
+import type { Violation } from "./invariants.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+Deno.test("I7: a late commit naming a version whose replacement's commit already landed is a loss, though the replacing writer had seen it", async () => {
+  const direct = new InMemoryStore();
+  const K = SHARED_FILES[0];
+  const shard = shardKey(shardOf(K));
+  const hashA = await sha256Hex(enc("a's edit"));
+  const hashB = await sha256Hex(enc("b's edit"));
+  const edits = [
+    { path: K, hash: hashA, clone: 0, op: 1, how: "edit", seq: 1 },
+    { path: K, hash: hashB, clone: 1, op: 2, how: "edit", seq: 2 },
+  ];
+  const view = (clone: number, syncedVersion?: string, synced?: string): WriterView => ({
+    clone,
+    synced: () => synced,
+    syncedVersion: () => syncedVersion,
+    theirs: () => undefined,
+    theirsVersion: () => undefined,
+    conflicted: () => false,
+  });
+  let who: WriterView = view(0);
+  const violations: Violation[] = [];
+  const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  const store = watchLostUpdates(direct, {
+    changes: { edits } as unknown as LocalChanges,
+    read: async (key) => (await direct.get(key).catch(() => null))?.body,
+    held: async (path) => (await direct.head(path))?.version,
+    indexHash: async (path) => (await readIndex(direct, retry))?.entries[path]?.h,
+    writer: () => who,
+    moving: () => false,
+    violate: (v) => void violations.push(v),
+    opId: () => 0,
+  });
+  const now = new Date(0).toISOString();
+  // c0 writes its edit and commits it.
+  const v1 = (await store.put(K, enc("a's edit"), PutModes.create)).version;
+  let s =
+    (await store.put(shard, shardBody({ [K]: { v: v1, h: hashA, s: 8 } }, now), PutModes.create))
+      .version;
+  // c1 synced it, edits over it, and commits its edit.
+  who = view(1, v1, hashA);
+  const v2 = (await store.put(K, enc("b's edit"), PutModes.update(v1))).version;
+  s =
+    (await store.put(shard, shardBody({ [K]: { v: v2, h: hashB, s: 8 } }, now), PutModes.update(s)))
+      .version;
+  assert.deepEqual(violations, []);
+  // c0 writes its entry again, naming v1 over c1's committed v2: c1's edit is
+  // taken out of the index for a version that is gone.
+  who = view(0);
+  await store.put(shard, shardBody({ [K]: { v: v1, h: hashA, s: 8 } }, now), PutModes.update(s));
+  assert.ok(
+    violations.some((v) => v.invariant === "I7"),
+    "the index now names a version the store no longer holds, over c1's committed edit",
+  );
+});
