@@ -831,3 +831,18 @@ Deno.test("resolve of a directory cancelled mid-way names the command that was r
     await w.cleanup();
   }
 });
+
+Deno.test("pull --restore-deleted that cannot take a file back (a directory of its name is here) does not advise running it again", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a.txt", "a");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.remove(`${a}/notes/a.txt`);
+  await w.write(a, "notes/a.txt/part.md", "part");
+  const restored = await sluice(["pull", "--restore-deleted", "--cache", a]);
+  assert.equal(restored.code, 2, restored.err);
+  assert.match(restored.out, /notes\/a\.txt \(a directory of that name is here now/);
+  assert.doesNotMatch(restored.out, /or `sluice pull --restore-deleted --cache \S+` to take/);
+  assert.match(restored.out, /or do what the line beside each says\./);
+  await w.cleanup();
+});

@@ -216,8 +216,12 @@ export function pullCommand(io: CliIo, state: RunState): Command {
             (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
           )
         ) out.say(line);
+        // After --restore-deleted, what stays deleted here is held by a
+        // directory of its name (said beside each): no advice to run it again.
         out.say(
-          "Run `sluice push <path>…` naming them to delete them on the datastore too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+          restoreDeleted
+            ? "Run `sluice push <path>…` naming them to delete them on the datastore too, or do what the line beside each says."
+            : "Run `sluice push <path>…` naming them to delete them on the datastore too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
         );
       }
       return exitCode;

@@ -163,7 +163,9 @@ function describePush(
     const conflicts = new Set(r.conflicts);
     const others = kept.filter((s) => !conflicts.has(s.path)).length;
     if (others > 0) {
-      lines.push("Run `sluice status` to see how each is handled, then `sluice push` again.");
+      lines.push(
+        "Do what the reason beside each says (`sluice status` shows how each is handled); a file held only until another writer's push lands goes with the next `sluice push`.",
+      );
     }
     if (conflicts.size > 0 && standing.length === 0) lines.push(RESOLVE_HINT); // else said below
   }

@@ -45,7 +45,10 @@ Deno.test("a silent endpoint: a warning before each retry, ?retries= attempts, t
       notices[0],
       /attempt 1 of 2 failed .*; trying again in \d+ ms\. Each attempt waits at most 0\.3 s; Ctrl-C stops/,
     );
-    assert.match(notices[0], /set \?timeout=<ms> and \?retries=<n> on the store URL/);
+    assert.match(
+      notices[0],
+      /The store URL sets timeout=300 and retries=1: lower them to fail sooner/,
+    );
     // The first operation made its two attempts, and the command stopped there.
     assert.equal(endpoint.seen.length, 2, endpoint.seen.join(", "));
   } finally {
