@@ -146,6 +146,9 @@ export class LocalCache extends CacheReads implements CacheAccess {
       } else {
         await atomicWrite(file, body, false, check);
         st = await Deno.lstat(file);
+        // Looked at in place already.
+        const ctimeMs = st.ctime?.getTime();
+        return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0, ctimeMs };
       }
     }
     const mtimeMs = st.mtime?.getTime() ?? 0;
