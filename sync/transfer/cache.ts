@@ -146,19 +146,12 @@ export class LocalCache extends CacheReads implements CacheAccess {
       } else {
         await atomicWrite(file, body, false, check);
         st = await Deno.lstat(file);
-        // Looked at in place already.
-        const ctimeMs = st.ctime?.getTime();
-        return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0, ctimeMs };
       }
     }
-    const mtimeMs = st.mtime?.getTime() ?? 0;
-    // The ctime once in place (the rename moves it), taken only from the
-    // same file, unwritten since (same inode, size and mtime): an edit saved
-    // right after the rename is never recorded as what was synced.
-    const placed = lstatOrNull(file);
-    const same = placed !== null && placed.ino === st.ino && placed.size === st.size &&
-      (placed.mtime?.getTime() ?? 0) === mtimeMs;
-    return { size: st.size, mtimeMs, ...(same ? { ctimeMs: placed.ctime?.getTime() } : {}) };
+    // The ctime of the file written, before its rename: the rename moves it
+    // within the same second or into the next (the system gives it to the
+    // second), and a later ctime found by a walk only costs one hash there.
+    return { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0, ctimeMs: st.ctime?.getTime() };
   }
 
   /**
