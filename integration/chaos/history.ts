@@ -306,6 +306,22 @@ export type Op =
     readonly workMs: number;
   }
   /**
+   * The clone's cache is replaced by a copy of clone `from`'s, state and
+   * all (a backup restored on another machine, a CI cache restored on
+   * another runner): its process stops, its directory takes the copy, and
+   * it starts again there, the same user going on (its own unpushed changes
+   * were given up with its old directory). Made only while neither clone
+   * runs a command, and only between clones of one kind (a library's cache
+   * and the tool's keep their state apart). Inserted from a generator of
+   * its own (see {@link insertCopies}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "copy";
+    readonly clone: number;
+    readonly from: number;
+  }
+  /**
    * An old client on the clone's machine writes the bytes run `run` (a
    * deterministic run, whose model lock a breakglass broke) wrote at its
    * version's path, a plain put and its index entry at once, the moment
@@ -422,6 +438,8 @@ export interface GenerateOptions {
   readonly streamedShare?: number;
   /** Chance that a history has a second process over a clone's cache (see {@link insertSiblings}); default 0.1. */
   readonly sharedCacheShare?: number;
+  /** Chance that a history has a clone's cache replaced by a copy of another's (see {@link insertCopies}); default 0.1. */
+  readonly copyShare?: number;
   /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */
   readonly etagShare?: number;
 }
@@ -445,6 +463,7 @@ export type DrawnKind = Exclude<
   | "unwritten"
   | "sibling"
   | "oldsame"
+  | "copy"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -744,6 +763,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x73696273)),
     options.sharedCacheShare ?? 0.1,
   );
+  // From a generator of their own: the operations above stay as they were.
+  insertCopies(ops, clones, new Rng(mixSeed(seed, 0x636f7079)), options.copyShare ?? 0.1);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -1134,6 +1155,33 @@ function insertSiblings(ops: Op[], clones: number, rng: Rng, share: number): voi
 }
 
 /**
+ * Inserts, in a share of histories with two clones or more, one copy of a
+ * clone's cache over another's (see the `copy` {@link Op}) at a random
+ * place, followed by an edit of one shared file by both (the one copied
+ * from pushing first, the copy syncing after: the copy must take the
+ * other's committed edit for a peer's, never for its own) and a tick. Ids
+ * after every other operation's, like {@link insertStalls}.
+ */
+function insertCopies(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const clone = rng.int(clones);
+  const from = (clone + rng.range(1, clones - 1)) % clones;
+  const file = rng.int(SHARED_FILES.length);
+  const block: Op[] = [
+    { id: id++, kind: "copy", clone, from },
+    { id: id++, kind: "edit", clone: from, file, how: "push" },
+    { id: id++, kind: "edit", clone, file, how: "hand" },
+    { id: id++, kind: "sync", clone },
+    { id: id++, kind: "tick", n: rng.range(20, 80), pick: rng.int(2 ** 31) },
+  ];
+  // After another tool's first writes, which come first of all.
+  const first = ops.findIndex((o) => o.kind !== "foreign");
+  const at = first < 0 ? ops.length : first;
+  ops.splice(at + rng.int(ops.length - at + 1), 0, ...block);
+}
+
+/**
  * Marks each deletion of a run's output as a rewrite of it instead (see the
  * `vanish` {@link Op}) with chance `share`, drawn per operation (by its id).
  */
@@ -1303,6 +1351,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone} marks ${
         SHARED_FILES[op.file]
       } dirty, and the write never comes (nothing there)`;
+    case "copy":
+      return `${head} c${op.clone} takes a copy of c${op.from}'s cache, state and all, in place of its own`;
     case "sibling":
       return `${head} c${op.clone} a second process over its cache runs a model of its own, marks its version, and ${
         op.how === "push" ? "pushes it" : "dies before its push"
@@ -1404,6 +1454,7 @@ export function parseHistory(text: string): History {
     "vanish",
     "sibling",
     "oldsame",
+    "copy",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
@@ -1411,6 +1462,9 @@ export function parseHistory(text: string): History {
     }
     if ("clone" in op && (op.clone < 0 || op.clone >= j.clones)) {
       throw new Error(`operation #${op.id} names clone ${op.clone} of ${j.clones}`);
+    }
+    if (op.kind === "copy" && !(op.from >= 0 && op.from < j.clones && op.from !== op.clone)) {
+      throw new Error(`operation #${op.id} copies from clone ${op.from} of ${j.clones}`);
     }
   }
   return j as History;

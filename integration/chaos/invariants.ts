@@ -468,6 +468,14 @@ export class GroundTruth {
   }
 
   /**
+   * Clone `clone`'s cache was replaced by a copy of another's (a `copy`
+   * move): what it held there its user gave up, and it holds it no more.
+   */
+  cacheReplaced(clone: number): void {
+    for (const v of this.#vanished) v.holders = v.holders.filter((c) => c !== clone);
+  }
+
+  /**
    * Another tool deleted the object at `path` (op `op`), holding `bytes` at
    * `version`; `holders` held them; the remote index named `indexed` there
    * then (undefined: nothing).

@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--unwritten-share x`, `--streamed-share x`, `--shared-cache-share x` and `--etag-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--unwritten-share x`, `--streamed-share x`, `--shared-cache-share x`, `--copy-share x` and `--etag-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--shared-cache-share 0..1] [--etag-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -179,6 +179,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--unwritten-share":
       case "--streamed-share":
       case "--shared-cache-share":
+      case "--copy-share":
       case "--etag-share": {
         const v = value();
         const n = Number(v);
@@ -205,6 +206,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "unwrittenShare"
           : flag === "--shared-cache-share"
           ? "sharedCacheShare"
+          : flag === "--copy-share"
+          ? "copyShare"
           : flag === "--etag-share"
           ? "etagShare"
           : "reshapeShare";
@@ -244,6 +247,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  histories where another tool deletes a shared file's or a run's object ${s.vanishHistories} (deletions ${s.vanishes}: of a run's raw output ${s.vanishedOutputs}; checked by I19, held by a clone and no unpushed deletion there ${s.vanishesChecked}); a run's raw output published again with other bytes ${s.rewrites}`,
     `  marks whose writes never came ${s.unwrittenMarks}`,
     `  second processes over a clone's cache ${s.siblings} (died before their push: ${s.siblingsDied})`,
+    `  clones' caches replaced by a copy of another's ${s.copies}`,
     `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2}); old-client pulls ${s.oldPulls} (entries dropped for a missing object, the index they read written back: ${s.oldPullDrops}); on a store whose versions are ETags ${s.etagHistories} (a refused run's bytes written by an old client as its erasure deletes them: ${s.oldSameWrites})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,

@@ -2130,3 +2130,17 @@ Deno.test("chaos regression: a marker written by hand naming a refused run's ver
     '{"seed":104000141,"clones":2,"kinds":["core","core"],"ops":[{"id":34,"kind":"foreign","what":"file"},{"id":31,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":7,"kind":"tick","n":5,"pick":2102698354},{"id":10,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000,"same":true},{"id":13,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":14,"kind":"tick","n":14,"pick":1654717037},{"id":15,"kind":"tick","n":17,"pick":1546105349},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"marker","clone":0,"model":0,"data":0,"back":false,"how":"hand"},{"id":20,"kind":"tick","n":33,"pick":1638272358},{"id":22,"kind":"crash","clone":0}]}',
   );
 });
+
+/**
+ * I9 (seed 106100056, `--copy-share 1`; found by the `copy` move, taught
+ * after a review found the loss): c1's cache was replaced by a copy of
+ * c0's, writer id and all; c0 committed an edit, and c1's edit of the same
+ * file, pushed by its final sync, took c0's committed object for its own
+ * upload and wrote over it. The writer id is bound to the state directory
+ * it was made in (sync/transfer/writer_id.ts): the copy takes its own.
+ */
+Deno.test("chaos regression: a copy of a cache never takes the other copy's committed edit for its own (I9, seed 106100056)", async () => {
+  await clean(
+    '{"seed":106100056,"clones":2,"skewMs":[0,-61646],"ops":[{"id":9,"kind":"bulk","clone":0},{"id":65,"kind":"tick","n":10,"pick":433048186},{"id":79,"kind":"copy","clone":1,"from":0},{"id":80,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":81,"kind":"edit","clone":1,"file":4,"how":"hand"}]}',
+  );
+});

@@ -121,6 +121,8 @@ export interface ChaosStats {
   /** Second processes over a clone's cache (`sibling` moves), and those that died before their push. */
   siblings: number;
   siblingsDied: number;
+  /** Clones' caches replaced by a copy of another's (`copy` moves made). */
+  copies: number;
   /** Histories on a store whose versions are the bytes' (ETags), and old clients' writes there of a refused run's bytes. */
   etagHistories: number;
   oldSameWrites: number;
@@ -209,6 +211,7 @@ export function emptyStats(): ChaosStats {
     unwrittenMarks: 0,
     siblings: 0,
     siblingsDied: 0,
+    copies: 0,
     etagHistories: 0,
     oldSameWrites: 0,
     oldPushes: 0,

@@ -133,6 +133,8 @@ class World {
    * own shape's writes and its index update).
    */
   readonly #resolutionDeleted = new Map<string, { clone: number; version?: string }>();
+  /** Writer ids of caches a `copy` move replaced: their uploads no commit named are left for good. */
+  readonly #abandonedWriters = new Set<string>();
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
@@ -579,6 +581,34 @@ class World {
    * dropped when its command ends. The clone's final sync then runs in a
    * process started afresh on that cache (see {@link finish}).
    */
+  /**
+   * A clone's cache replaced by a copy of another's (see the `copy` Op):
+   * only while neither runs a command, between clones of one kind. The
+   * clone's process stops, its own changes not pushed are given up with its
+   * old directory (its user chose the copy), and it starts again on the copy.
+   */
+  async #copy(op: Extract<Op, { kind: "copy" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const from = this.clones[op.from];
+    const kind = (i: number) => this.history.kinds?.[i] ?? "api";
+    if (slot.busy || from.busy || kind(op.clone) !== kind(op.from)) return;
+    if (this.#shared.has(slot) || this.#shared.has(from)) return; // another process over either
+    this.stats.copies++;
+    const gone = await readWriterId(slot.svc.cache);
+    if (gone) this.#abandonedWriters.add(gone);
+    for (const l of slot.locks) l.abandon();
+    slot.svc.state.exit();
+    for (const e of this.changes.edits) {
+      if (e.clone === slot.index) this.changes.replaced(slot.index, e.path);
+    }
+    this.truth.cacheReplaced(slot.index);
+    await Deno.remove(slot.dir, { recursive: true });
+    await copyTree(from.dir, slot.dir);
+    slot.incarnation++;
+    await this.#boot(slot);
+    this.#startNext(slot);
+  }
+
   async #sibling(op: Extract<Op, { kind: "sibling" }>): Promise<void> {
     const slot = this.clones[op.clone];
     this.#shared.add(slot);
@@ -730,6 +760,9 @@ class World {
         break;
       case "sibling":
         await this.#sibling(op);
+        break;
+      case "copy":
+        await this.#copy(op);
         break;
       case "oldsame":
         await this.#oldSame(op);
@@ -994,6 +1027,14 @@ class World {
           ),
       };
     }));
+    // The uploads of a cache its user replaced by a copy of another's (a
+    // `copy` move), whose commit never came (a crash before it): left for
+    // good, waiting for an adoption no history makes (I11's exception).
+    const abandoned = [...this.#abandonedWriters].map((writer) => ({
+      writer,
+      conflicts: { has: () => false },
+      heldBack: () => true,
+    }));
     // A clone's own write over the version the index names, at a path that
     // clone has an open conflict on (a resolution cut off before its index
     // update): its pending change, which the resolution publishes or drops
@@ -1036,7 +1077,12 @@ class World {
     for (const v of violations) this.truth.violate(v);
     const oldClientFile = (key: string) => key.startsWith("logs/old-") || spared(key);
     for (
-      const v of await checkNothingUnnamed(this.target.direct, entries, writers, oldClientFile)
+      const v of await checkNothingUnnamed(
+        this.target.direct,
+        entries,
+        [...writers, ...abandoned],
+        oldClientFile,
+      )
     ) {
       this.truth.violate(v);
     }
@@ -1356,4 +1402,13 @@ export async function runHistory(
 function isMarkerUnlisted(reason: string): boolean {
   const m = /: it names (\S+), /.exec(reason);
   return m !== null && reason === markerUnlistedReason(m[1]);
+}
+
+/** Copies the directory `from` into `to` (made), files and directories, in process. */
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
+    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
 }
