@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { LOCKFILE_TXN_METADATA } from "../service/pull_lockfile.ts";
+import { droppedEntriesWarning, LOCKFILE_TXN_METADATA } from "../service/pull_lockfile.ts";
 import { shellWord } from "../shell_word.ts";
 import {
   AlreadyExistsError,
@@ -342,6 +342,7 @@ async function publish(
         }
       }
       seen.remote = remote;
+      if (attempt === 1 && current) await warnDroppedOutside(service, path, current, remote, delta);
       // An entry another checkout changed since this change was made is left as theirs, and told of.
       const { change: applied, conflicts } = splitConflictingEntries(remote, delta);
       const entries = applyLockfileChange(remote, applied);
@@ -467,6 +468,38 @@ export async function putLockfileConditional(
     config.retry,
     signal,
   );
+}
+
+/**
+ * A datastore copy of the lockfile written outside the transaction (no
+ * {@link LOCKFILE_TXN_METADATA}: an existing client's write of its own
+ * copy), other than the copy this cache last synced, which this cache's
+ * copy still is: the entries it drops or sets back against that copy (but
+ * those this change sets or removes) are told of (`lockfile_entries_dropped`),
+ * as a pull that takes such a copy tells of them; the transaction then
+ * applies this change to the datastore's copy, as always.
+ */
+async function warnDroppedOutside(
+  service: LockfileService,
+  path: string,
+  current: { body: Uint8Array; version: string; metadata?: Readonly<Record<string, string>> },
+  remote: LockfileEntries,
+  delta: LockfileChange,
+): Promise<void> {
+  if (current.metadata?.[LOCKFILE_TXN_METADATA] !== undefined) return;
+  const synced = service.state.synced(path);
+  if (!synced || synced.version === current.version) return;
+  const body = await service.cache.read(path).catch(() => null);
+  if (!body || (await sha256Hex(body)) !== synced.hash) return;
+  let was: LockfileEntries;
+  try {
+    was = parseLockfile(body);
+  } catch {
+    return;
+  }
+  const keep = new Set([...Object.keys(delta.set ?? {}), ...(delta.remove ?? [])]);
+  const warning = droppedEntriesWarning(path, was, remote, keep);
+  if (warning) service.events.emit("warning", warning);
 }
 
 /** The warning code of an entry change left out because another checkout changed that entry meanwhile. */

@@ -76,18 +76,49 @@ export function lockfileWatch(deps: {
       held.delete(path);
       const now = entriesOf(await deps.cache.read(path).catch(() => null));
       if (!now) return;
-      const dropped = Object.keys(was).filter((k) => !Object.hasOwn(now, k));
-      if (dropped.length === 0) return;
+      const warning = droppedEntriesWarning(path, was, now);
+      if (!warning) return;
       const info = await deps.store.head(path, { signal: deps.signal }).catch(() => null);
       if (!info || info.metadata?.[LOCKFILE_TXN_METADATA] !== undefined) return;
-      const listed = dropped.map((k) => `${k} ${JSON.stringify(was[k])}`).join("; ");
-      deps.events.emit("warning", {
-        code: "lockfile_entries_dropped",
-        path,
-        message: `The datastore's ${path} no longer lists ${dropped.length} entr${
-          dropped.length === 1 ? "y" : "ies"
-        } this cache's copy listed (${listed}): it was written outside Sluice's lockfile transaction (an existing client's write of its own copy, which may predate them), so they may have been dropped by mistake. This cache now holds the datastore's copy. Add back each that should stay with \`sluice lockfile add <name> '<entry JSON>'\`, the entries as listed here.`,
-      });
+      deps.events.emit("warning", warning);
     },
+  };
+}
+
+/**
+ * The `lockfile_entries_dropped` warning for the managed lockfile `path`
+ * whose copy here listed `was` and whose datastore copy, written outside
+ * the transaction, lists `now`: each entry it lacks, and each it lists
+ * with another value, named with this cache's value. Null when none.
+ * `keep`: entries the change under way sets or removes itself (no news).
+ *
+ * @example
+ * ```ts
+ * import { droppedEntriesWarning } from "./pull_lockfile.ts";
+ * droppedEntriesWarning("config/upstream_extensions.json", { "@x/a": 1 }, {})?.code; // "lockfile_entries_dropped"
+ * ```
+ */
+export function droppedEntriesWarning(
+  path: string,
+  was: LockfileEntries,
+  now: LockfileEntries,
+  keep: ReadonlySet<string> = new Set(),
+): { code: "lockfile_entries_dropped"; path: string; message: string } | null {
+  const dropped = Object.keys(was).filter((k) => !keep.has(k) && !Object.hasOwn(now, k));
+  const changed = Object.keys(was).filter((k) =>
+    !keep.has(k) && Object.hasOwn(now, k) && JSON.stringify(now[k]) !== JSON.stringify(was[k])
+  );
+  if (dropped.length === 0 && changed.length === 0) return null;
+  const listed = (keys: string[]) => keys.map((k) => `${k} ${JSON.stringify(was[k])}`).join("; ");
+  const parts = [
+    dropped.length ? `no longer lists ${listed(dropped)}` : "",
+    changed.length ? `lists other values than this cache's copy for ${listed(changed)}` : "",
+  ].filter((x) => x);
+  return {
+    code: "lockfile_entries_dropped",
+    path,
+    message: `The datastore's ${path} ${
+      parts.join(", and ")
+    } (this cache's values shown): it was written outside Sluice's lockfile transaction (an existing client's write of its own copy, which may predate them), so they may have been dropped or set back by mistake. This cache now holds the datastore's copy. Add back each that should stay as shown with \`sluice lockfile add <name> '<entry JSON>'\`.`,
   };
 }

@@ -47,7 +47,7 @@ Deno.test("a pull of a lockfile an existing client wrote without entries this ca
   assert.equal(dropped[0].path, LOCKFILE);
   assert.match(
     dropped[0].message,
-    /no longer lists 1 entry this cache's copy listed \(@x\/c \{"version":"3"\}\)/,
+    /no longer lists @x\/c \{"version":"3"\} \(this cache's values shown\)/,
   );
   assert.match(dropped[0].message, /sluice lockfile add <name> '<entry JSON>'/);
 });
@@ -66,4 +66,30 @@ Deno.test("a pull of a lockfile whose entry a Sluice transaction removed says no
     "@x/a",
   ]);
   assert.deepEqual(seen.filter((w) => w.code === "lockfile_entries_dropped"), []);
+});
+
+Deno.test("a transaction over a lockfile an existing client wrote without entries (or with older values) this cache's copy listed names them, though no pull took that copy", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const a = await clone(store, "a", clock);
+  await updateManagedLockfile(a, {
+    set: { "@x/a": { version: "1" }, "@x/c": { version: "3" }, "@x/e": { version: "2" } },
+  });
+  await a.pullChanged();
+  const seen = warned(a);
+  // An existing client writes its older copy as a plain object (on a v2
+  // bucket it may not even name it in the index): @x/c gone, @x/e back at 1.
+  const old = { "@x/a": { version: "1" }, "@x/e": { version: "1" }, "@x/d": {} };
+  await store.put(LOCKFILE, new TextEncoder().encode(JSON.stringify(old)), { kind: "overwrite" });
+  await updateManagedLockfile(a, { set: { "@x/f": { version: "1" } } });
+  const dropped = seen.filter((w) => w.code === "lockfile_entries_dropped");
+  assert.equal(dropped.length, 1, JSON.stringify(seen));
+  assert.match(dropped[0].message, /no longer lists @x\/c \{"version":"3"\}/);
+  assert.match(
+    dropped[0].message,
+    /lists other values than this cache's copy for @x\/e \{"version":"2"\}/,
+  );
+  // The change itself is published over the datastore's copy, as always.
+  const remote = JSON.parse(store.peekText(LOCKFILE)!);
+  assert.deepEqual(Object.keys(remote).sort(), ["@x/a", "@x/d", "@x/e", "@x/f"]);
 });
