@@ -62,6 +62,8 @@ export class ManifestFiles {
   #rewrite = false;
   /** The log, held open while lines are written ahead of a save (see {@link writeAhead}). */
   #ahead: Deno.FsFile | undefined;
+  /** The inode of the log `#ahead` holds open, taken once at its open. */
+  #aheadIno: number | null | undefined;
   /** Lines were written ahead since the last save: the next one makes them durable. */
   #aheadUnsynced = false;
   /** The log was created by a write ahead: the next save makes its directory entry durable. */
@@ -221,7 +223,8 @@ export class ManifestFiles {
     const bytes = ENCODER.encode(`${out.join("\n")}\n`);
     try {
       const file = `${this.#dir}/${MANIFEST_LOG}`;
-      if (this.#ahead && this.#ahead.statSync().ino !== lstatOrNull(file)?.ino) {
+      // One lstat per write: the held log's inode was taken at its open.
+      if (this.#ahead && this.#aheadIno !== lstatOrNull(file)?.ino) {
         // Another process replaced the log (with a base of its own): lines
         // of this base's generation would be lost there. Left to the save,
         // which takes that base in first.
@@ -231,6 +234,7 @@ export class ManifestFiles {
       if (!this.#ahead) {
         const created = lstatOrNull(file) === null;
         this.#ahead = Deno.openSync(file, { append: true, create: true, write: true });
+        this.#aheadIno = this.#ahead.statSync().ino;
         this.#aheadCreated ||= created;
       }
       let off = 0;
@@ -252,6 +256,7 @@ export class ManifestFiles {
       this.#ahead?.close();
     } catch { /* closed already */ }
     this.#ahead = undefined;
+    this.#aheadIno = undefined;
   }
 
   /**
