@@ -162,3 +162,26 @@ for (const twoPhase of [false, true]) {
     },
   );
 }
+
+Deno.test("extension, oldClients: a push under the tool's hold of the global lock, taken over faster than a heartbeat, warns global_lock_lost", async () => {
+  const s = await setup(true);
+  const global = s.provider().createLock("/repo");
+  await global.acquire();
+  // An operator breaks it and an old client takes it at once: no heartbeat ran.
+  await s.store.delete(GLOBAL);
+  await s.oldClientLock.acquire();
+  assert.equal(await s.svc.pushChanged(), 1);
+  const said = s.lines.filter((l) => /warning\[global_lock_lost\]/.test(l));
+  assert.equal(said.length, 1, s.lines.join("\n"));
+  await s.oldClientLock.release();
+  await global.release();
+});
+
+Deno.test("extension, oldClients: a push under the tool's own live hold of the global lock warns nothing of it", async () => {
+  const s = await setup(true);
+  const global = s.provider().createLock("/repo");
+  await global.acquire();
+  assert.equal(await s.svc.pushChanged(), 1);
+  assert.deepEqual(s.lines.filter((l) => /global_lock_lost/.test(l)), []);
+  await global.release();
+});

@@ -211,7 +211,7 @@ export class ExtensionSyncService implements SwampSyncService {
       held,
     );
     this.#rt.held.committed(held);
-    warnIfGlobalLost(svc, toolGlobal, r);
+    await warnIfGlobalLost(svc, toolGlobal, r, !!p.config.oldClients);
     reportPush(this.#rt, this.#cachePath, r, ns);
     // The lockfile, published through its transaction, counts as a file pushed.
     const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
@@ -279,7 +279,7 @@ export class ExtensionSyncService implements SwampSyncService {
       held,
     );
     this.#rt.held.committed(held);
-    warnIfGlobalLost(svc, toolGlobal, r);
+    await warnIfGlobalLost(svc, toolGlobal, r, !!this.#rt.provider.config.oldClients);
     const count = r.uploaded.length + r.deleted.length;
     reportPush(this.#rt, this.#cachePath, r, ns);
     const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
@@ -404,14 +404,23 @@ export class ExtensionSyncService implements SwampSyncService {
 
 /**
  * Warns (`global_lock_lost`) when the global lock the tool held around a
- * push that published something (`r`) was lost by the end of it.
+ * push that published something (`r`) was lost by the end of it: its
+ * heartbeat saw it gone, or (with `look`: beside old clients), taken over
+ * faster than a heartbeat, the lock object names another holder now (one
+ * read; a failed read says nothing).
  */
-function warnIfGlobalLost(
+async function warnIfGlobalLost(
   svc: SyncService,
   lock: DistributedLock | undefined,
   r: { readonly uploaded: readonly string[]; readonly deleted: readonly string[] },
-): void {
-  if (lock?.lost && r.uploaded.length + r.deleted.length > 0) {
-    svc.events.emit("warning", globalLockLostWarning(lock.key));
+  look: boolean,
+): Promise<void> {
+  if (!lock || r.uploaded.length + r.deleted.length === 0) return;
+  let lost = lock.lost === true;
+  // The read only beside old clients, whose index rewrites the lock keeps out.
+  if (!lost && look && lock.nonce !== undefined) {
+    const info = await lock.inspect().catch(() => undefined);
+    lost = info !== undefined && info?.nonce !== lock.nonce;
   }
+  if (lost) svc.events.emit("warning", globalLockLostWarning(lock.key));
 }
