@@ -75,6 +75,20 @@ export class SetAsideWatch {
     for (const c of await copiesIn(cacheDir, path)) this.#released.add(`${clone}\0${c.location}`);
   }
 
+  /**
+   * Clone `to`'s cache was replaced by a copy of clone `from`'s (a `copy`
+   * move): the copies `from`'s resolutions released are released in the
+   * copy too, and those of `to`'s old cache are gone with it.
+   */
+  copied(to: number, from: number): void {
+    for (const k of [...this.#released]) {
+      if (k.startsWith(`${to}\0`)) this.#released.delete(k);
+    }
+    for (const k of [...this.#released]) {
+      if (k.startsWith(`${from}\0`)) this.#released.add(`${to}\0${k.slice(`${from}\0`.length)}`);
+    }
+  }
+
   /** The violations: copies a pull set aside that no open record of clone `clone` names. */
   async check(
     clone: number,

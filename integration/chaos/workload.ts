@@ -602,6 +602,7 @@ class World {
       if (e.clone === slot.index) this.changes.replaced(slot.index, e.path);
     }
     this.truth.cacheReplaced(slot.index);
+    this.changes.asides.copied(slot.index, from.index);
     await Deno.remove(slot.dir, { recursive: true });
     await copyTree(from.dir, slot.dir);
     slot.incarnation++;
