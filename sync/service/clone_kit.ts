@@ -12,7 +12,7 @@ import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
-import { isUnversioned } from "../transfer/bucket_layout.ts";
+import { isUnversioned, META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
@@ -164,4 +164,20 @@ export async function assertIndexCurrent(store: InMemoryStore, o: { held?: boole
       );
     } else assert.equal(e.v, info.version, `the index names a dead version of ${path}`);
   }
+}
+
+/**
+ * A store whose bucket is v2 already (an empty meta, no shard).
+ *
+ * @example
+ * ```ts
+ * import { v2Store } from "./clone_kit.ts";
+ * const store = await v2Store();
+ * ```
+ */
+export async function v2Store(): Promise<InMemoryStore> {
+  const store = new InMemoryStore();
+  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
+  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  return store;
 }

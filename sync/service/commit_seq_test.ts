@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { InMemoryStore, peerCommitSeq } from "../../packages/testing/mod.ts";
 import { clone, put } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
 
 const v2 = (commitSeq: number) => ({ version: 2 as const, partitions: [], commitSeq, raw: {} });
 
@@ -19,14 +20,19 @@ async function oldClientMeta(store: InMemoryStore, commitSeq: number): Promise<v
   await store.put(META_KEY, new TextEncoder().encode(JSON.stringify(body)), { kind: "overwrite" });
 }
 
-Deno.test("a commit over a meta sent back by a stale writer never repeats a commitSeq an old client may have recorded", async () => {
-  const store = new InMemoryStore();
-  await store.put(META_KEY, metaBody(v2(0)), { kind: "create" });
-  const a = await clone(store, "a");
+/** Three commits of `a` (commitSeq 1, 2, 3 on a fresh v2 bucket). */
+async function pushedThrice(a: SyncService): Promise<void> {
   for (const n of ["one", "two", "three"]) {
     await put(a, "notes/a.txt", n);
     await a.pushChanged();
   }
+}
+
+Deno.test("a commit over a meta sent back by a stale writer never repeats a commitSeq an old client may have recorded", async () => {
+  const store = new InMemoryStore();
+  await store.put(META_KEY, metaBody(v2(0)), { kind: "create" });
+  const a = await clone(store, "a");
+  await pushedThrice(a);
   assert.equal(await peerCommitSeq(store), 3);
   // An old client commits (4, which it records), and this cache pulls it.
   await oldClientMeta(store, 4);
@@ -50,10 +56,7 @@ Deno.test("a fresh process that pulls a meta sent back before it commits still j
   const store = new InMemoryStore();
   await store.put(META_KEY, metaBody(v2(0)), { kind: "create" });
   const a = await clone(store, "a");
-  for (const n of ["one", "two", "three"]) {
-    await put(a, "notes/a.txt", n);
-    await a.pushChanged();
-  }
+  await pushedThrice(a);
   await oldClientMeta(store, 4);
   await a.pullChanged();
   await oldClientMeta(store, 3);

@@ -6,10 +6,9 @@
  * taken for the other's.
  */
 import assert from "node:assert/strict";
-import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { readWriterId } from "../transfer/writer_id.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { clone, put, read, v2Store } from "./clone_kit.ts";
 
 /** Copies the directory `from` into `to`, files and directories (in process). */
 async function copyTree(from: string, to: string): Promise<void> {
@@ -21,9 +20,7 @@ async function copyTree(from: string, to: string): Promise<void> {
 }
 
 Deno.test("a copy of a cache meeting the other copy's committed write, with an edit of its own, keeps both (a conflict), never writes over it", async () => {
-  const store = new InMemoryStore();
-  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
-  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  const store = await v2Store();
   const a = await clone(store, "a");
   const path = "notes/shared.txt";
   await put(a, path, "one");

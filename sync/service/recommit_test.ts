@@ -9,12 +9,29 @@ import { INDEX_KEY, readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { UnreachableError } from "../errors.ts";
 import { InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, put, quick, read, v2Store } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
+
+/**
+ * `a`'s first push of `path` ("one"), whose shard lands and whose meta bump
+ * does not: readers see the entry (`a`'s own object), and the push failed,
+ * so nothing is recorded as synced. The version the entry names.
+ */
+async function publishedUnanswered(
+  store: InMemoryStore,
+  a: SyncService,
+  path: string,
+): Promise<string> {
+  await put(a, path, "one");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  await assert.rejects(a.pushChanged());
+  const first = (await readIndex(store, quick.retry))?.entries[path]?.v;
+  assert.ok(first, "the entry is published");
+  return first;
+}
 
 Deno.test("a re-push of bytes a peer saw and deleted meanwhile does not name the deleted object", async () => {
-  const store = new InMemoryStore();
-  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
-  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  const store = await v2Store();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
   const path = "notes/shared.txt";
@@ -42,18 +59,10 @@ Deno.test("a re-push of bytes a peer saw and deleted meanwhile does not name the
 });
 
 Deno.test("a pull meeting this cache's own uncommitted write over an entry it wrote itself keeps it for the push, not as a conflict", async () => {
-  const store = new InMemoryStore();
-  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
-  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  const store = await v2Store();
   const a = await clone(store, "a");
   const path = "notes/shared.txt";
-  // The first push's shard lands and its meta bump does not: readers see
-  // the entry, and the push failed, so nothing is recorded as synced.
-  await put(a, path, "one");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
-  await assert.rejects(a.pushChanged());
-  const first = (await readIndex(store, quick.retry))?.entries[path]?.v;
-  assert.ok(first, "the entry is published");
+  const first = await publishedUnanswered(store, a, path);
   // A second edit is written over the first (its own object) and its
   // index update fails.
   await put(a, path, "two");
@@ -75,19 +84,10 @@ Deno.test("a pull meeting this cache's own uncommitted write over an entry it wr
 });
 
 Deno.test("a pull meeting an entry that names this cache's own write, whose commit's answer was lost, keeps the edit made since for the push, not as a conflict", async () => {
-  const store = new InMemoryStore();
-  const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
-  await store.put(META_KEY, metaBody(v2), { kind: "create" });
+  const store = await v2Store();
   const a = await clone(store, "a");
   const path = "notes/shared.txt";
-  // The push's shard lands and its meta bump does not: readers see the
-  // entry (this cache's own object), and the push failed, so nothing is
-  // recorded as synced.
-  await put(a, path, "one");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
-  await assert.rejects(a.pushChanged());
-  const first = (await readIndex(store, quick.retry))?.entries[path]?.v;
-  assert.ok(first, "the entry is published");
+  const first = await publishedUnanswered(store, a, path);
   assert.equal((await store.head(path))?.version, first, "the store holds what the entry names");
   // An edit made since, pulled before it is pushed: it is based on the
   // entry, this cache's own write, so no conflict with itself.
