@@ -7,6 +7,7 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
+import { assertSafeRelPath } from "../paths.ts";
 
 /** Cache-relative path of the managed lockfile, before any namespace. */
 export const MANAGED_LOCKFILE_PATH = "config/upstream_extensions.json";
@@ -16,6 +17,22 @@ export function isManagedLockfilePath(path: string): boolean {
   return path === MANAGED_LOCKFILE_PATH ||
     (path.endsWith(`/${MANAGED_LOCKFILE_PATH}`) &&
       path.split("/").length === MANAGED_LOCKFILE_PATH.split("/").length + 1);
+}
+
+/**
+ * The lockfile path for a namespace.
+ *
+ * @example
+ * ```ts
+ * import { managedLockfilePath } from "./lockfile_change.ts";
+ * managedLockfilePath("prod"); // "prod/config/upstream_extensions.json"
+ * ```
+ */
+export function managedLockfilePath(namespace?: string): string {
+  if (namespace === undefined || namespace === "") return MANAGED_LOCKFILE_PATH;
+  assertSafeRelPath(namespace);
+  if (namespace.includes("/")) throw new ConfigError("namespace", "a single path segment");
+  return `${namespace}/${MANAGED_LOCKFILE_PATH}`;
 }
 
 /** The lockfile's content: extension name → entry (any JSON value). */
