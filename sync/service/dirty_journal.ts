@@ -84,3 +84,61 @@ export function journalLines(
   for (const p of marks.attempted ?? []) out += `${by}${ATTEMPTED}${JSON.stringify(p)}\n`;
   return out;
 }
+
+/** What a process opening the cache takes from the journal it read (see {@link takeJournal}). */
+export interface TakenJournal {
+  /** The journal's lines (not empty), each a mark numbered by its place (from 1). */
+  readonly count: number;
+  /** The marks this process takes, with the number of their line. */
+  readonly marks: readonly {
+    readonly at: number;
+    readonly kind: "dirty" | "attempted" | "bulk" | "unreadable";
+    readonly path?: string;
+  }[];
+  /** Lines of processes that still run: carried, never this process's to push or clear. */
+  readonly foreign: readonly string[];
+}
+
+/**
+ * Reads the journal `text` as a process opening the cache takes it: a mark
+ * of a process that still runs (`runs` of its owner, asked once per owner;
+ * a run whose lock may yet be broken) stays that process's; every other
+ * mark (and a line no one can read, which makes the process walk
+ * everything) is taken over. A generation line marks nothing.
+ *
+ * @example
+ * ```ts
+ * import { takeJournal } from "./dirty_journal.ts";
+ * takeJournal('"a.txt"\n', () => false).marks; // [{ at: 1, kind: "dirty", path: "a.txt" }]
+ * ```
+ */
+export function takeJournal(text: string, runs: (owner: string) => boolean): TakenJournal {
+  const marks: {
+    at: number;
+    kind: "dirty" | "attempted" | "bulk" | "unreadable";
+    path?: string;
+  }[] = [];
+  const foreign: string[] = [];
+  const live = new Map<string, boolean>();
+  let count = 0;
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const at = ++count;
+    const read = readJournalLine(line);
+    if (read.kind === "generation") continue;
+    if (read.kind !== "unreadable" && read.owner !== undefined) {
+      let alive = live.get(read.owner);
+      if (alive === undefined) live.set(read.owner, alive = runs(read.owner));
+      if (alive) {
+        foreign.push(line);
+        continue;
+      }
+    }
+    marks.push(
+      read.kind === "dirty" || read.kind === "attempted"
+        ? { at, kind: read.kind, path: read.path }
+        : { at, kind: read.kind },
+    );
+  }
+  return { count, marks, foreign };
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { journalLines, readJournalLine } from "./dirty_journal.ts";
+import { journalLines, readJournalLine, takeJournal } from "./dirty_journal.ts";
 
 Deno.test("dirty journal lines read back as written; anything else is unreadable", () => {
   const text = journalLines({ bulk: true, dirty: ["a b.txt", "?odd"], attempted: ["c.txt"] });
@@ -31,4 +31,31 @@ Deno.test("journal lines carry the process that made them, and a rewritten journ
   ]);
   assert.deepEqual(readJournalLine("@p1"), { kind: "unreadable" });
   assert.deepEqual(readJournalLine('"a"'), { kind: "dirty", path: "a" }, "a line of no owner");
+});
+
+Deno.test("takeJournal takes the marks of processes gone, carries those of processes that run, and numbers each line", () => {
+  const text = [
+    "#gen1",
+    '@1.a "a.txt"',
+    '@2.b "b.txt"',
+    '@1.a ?"c.txt"',
+    "@2.b *",
+    "not a line",
+    '"d.txt"',
+    "",
+  ].join("\n");
+  const asked: string[] = [];
+  const taken = takeJournal(text, (owner) => {
+    asked.push(owner);
+    return owner === "2.b";
+  });
+  assert.equal(taken.count, 7);
+  assert.deepEqual(asked, ["1.a", "2.b"], "each owner asked once");
+  assert.deepEqual(taken.foreign, ['@2.b "b.txt"', "@2.b *"]);
+  assert.deepEqual(taken.marks, [
+    { at: 2, kind: "dirty", path: "a.txt" },
+    { at: 4, kind: "attempted", path: "c.txt" },
+    { at: 6, kind: "unreadable" },
+    { at: 7, kind: "dirty", path: "d.txt" },
+  ]);
 });

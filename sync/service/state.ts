@@ -17,12 +17,11 @@ import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
-import { journalLines, readJournalLine } from "./dirty_journal.ts";
+import { journalLines, takeJournal } from "./dirty_journal.ts";
 import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
-import { settledMtime } from "./synced_time.ts";
 import { ownerRuns, StateLock } from "./state_lock.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
-import { ManifestFiles } from "./manifest_files.ts";
+import { SyncedManifest } from "./synced_manifest.ts";
 import { writingState } from "./state_files.ts";
 
 export type { SyncedEntry } from "./manifest_log.ts";
@@ -55,17 +54,13 @@ export class SyncState implements StateAccess {
    */
   readonly #attempted = new Set<string>();
   #seq = 0;
-  #manifest = new Map<string, SyncedEntry>();
+  /** The synced manifest, and what of it differs from its files (see `synced_manifest.ts`). */
+  readonly #synced: SyncedManifest;
   /**
-   * What differs between memory and disk: manifest paths changed since the
-   * last save, whether the base must be rewritten, and the dirty journal. A
-   * push or pull with nothing to do writes no state file.
+   * Whether the dirty journal differs from memory (a push or pull with
+   * nothing to do writes no state file).
    */
-  #changed = new Set<string>();
-  #savedIndexVersion: string | undefined;
   #journalStale = false;
-  /** The manifest's base and log on disk. */
-  readonly #files: ManifestFiles;
   /** Whether a dirty journal was on disk when loaded, or has been written since. */
   #journalSeen = false;
   /** This process's id in the journal's lines (see `dirty_journal.ts`): `<pid>.<random>`. */
@@ -94,7 +89,7 @@ export class SyncState implements StateAccess {
 
   private constructor(stateDir: string, runs?: (owner: string) => boolean) {
     this.#dir = stateDir.replace(/\/+$/, "");
-    this.#files = new ManifestFiles(this.#dir);
+    this.#synced = new SyncedManifest(this.#dir);
     this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
     this.#lock = new StateLock(this.#dir, this.#owner);
     this.#journal = new SharedJournal(`${this.#dir}/${DIRTY_FILE}`, this.#owner);
@@ -146,8 +141,8 @@ export class SyncState implements StateAccess {
    * pushed with something to record, or marked, it is never true again.
    */
   get untouched(): boolean {
-    return !this.#journalSeen && this.#seq === 0 && !this.#files.seen &&
-      this.#manifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
+    return !this.#journalSeen && this.#seq === 0 && !this.#synced.seen &&
+      this.#synced.size === 0 && this.indexVersion === undefined && !this.#bulk &&
       this.#dirty.size === 0 && this.#attempted.size === 0 && this.#journal.foreign.size === 0 &&
       this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
   }
@@ -291,24 +286,24 @@ export class SyncState implements StateAccess {
         this.#bulk = false;
         this.#journalStale = true;
       }
-      await this.#saveManifestHeld();
+      await this.#synced.save(this.indexVersion);
       await this.#compact();
     });
   }
 
   synced(path: string): SyncedEntry | undefined {
-    return this.#manifest.get(path);
+    return this.#synced.get(path);
   }
 
   /** All manifest paths. */
   syncedPaths(): string[] {
-    return [...this.#manifest.keys()];
+    return this.#synced.paths();
   }
 
   async forget(paths: readonly string[]): Promise<void> {
     for (const p of paths) {
       if (p.endsWith("/")) {
-        for (const k of [...this.#manifest.keys()]) {
+        for (const k of this.#synced.paths()) {
           if (k.startsWith(p)) this.setSynced(k, undefined);
         }
       } else {
@@ -325,9 +320,7 @@ export class SyncState implements StateAccess {
 
   /** Records without persisting (the caller persists once with {@link saveManifest}). */
   setSynced(path: string, entry: SyncedEntry | undefined): void {
-    if (entry) this.#manifest.set(path, settledMtime(entry));
-    else this.#manifest.delete(path);
-    this.#changed.add(path);
+    this.#synced.set(path, entry);
   }
 
   /**
@@ -337,15 +330,12 @@ export class SyncState implements StateAccess {
    * {@link readyToNote} has run; otherwise left to the next save.
    */
   noteSynced(path: string, entry: SyncedEntry): void {
-    this.setSynced(path, entry);
-    if (this.#files.writeAhead(this.#manifest, [path])) this.#changed.delete(path);
+    this.#synced.note(path, entry);
   }
 
   /** Makes {@link noteSynced} write ahead: a manifest base on disk (written now if none). */
   async readyToNote(): Promise<void> {
-    await this.#lock.exclusive(() =>
-      this.#files.ensureBase(this.#manifest, this.#savedIndexVersion, this.#changed)
-    );
+    await this.#lock.exclusive(() => this.#synced.ensureBase());
   }
 
   /**
@@ -354,7 +344,7 @@ export class SyncState implements StateAccess {
    * pull that will never return, as a test of a crash drops it.
    */
   release(): void {
-    this.#files.release();
+    this.#synced.release();
   }
 
   /**
@@ -369,7 +359,7 @@ export class SyncState implements StateAccess {
 
   /** How many paths are recorded as synced (without listing them). */
   get syncedCount(): number {
-    return this.#manifest.size;
+    return this.#synced.size;
   }
 
   /**
@@ -379,34 +369,8 @@ export class SyncState implements StateAccess {
    * nothing changed.
    */
   async saveManifest(): Promise<void> {
-    if (this.#nothingToSave) return;
-    await this.#lock.exclusive(() => this.#saveManifestHeld());
-  }
-
-  /** True when a save would write nothing: no change, nothing written ahead, nothing damaged. */
-  get #nothingToSave(): boolean {
-    return !this.#files.mustRewrite && !this.#files.aheadUnsynced && this.#changed.size === 0 &&
-      this.indexVersion === this.#savedIndexVersion;
-  }
-
-  /** {@link saveManifest}, holding the state directory's lock already. */
-  async #saveManifestHeld(): Promise<void> {
-    if (this.#nothingToSave) return;
-    const indexVersion = this.indexVersion;
-    const indexChanged = indexVersion !== this.#savedIndexVersion;
-    // Taken now: changes made while this save waits belong to the next one.
-    const changed = [...this.#changed];
-    this.#changed.clear();
-    try {
-      await this.#files.save(this.#manifest, changed, {
-        changed: indexChanged,
-        version: indexVersion,
-      });
-    } catch (e) {
-      for (const p of changed) this.#changed.add(p);
-      throw e;
-    }
-    this.#savedIndexVersion = indexVersion;
+    if (this.#synced.nothingToSave(this.indexVersion)) return;
+    await this.#lock.exclusive(() => this.#synced.save(this.indexVersion));
   }
 
   async #append(text: string): Promise<void> {
@@ -475,37 +439,26 @@ export class SyncState implements StateAccess {
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
       this.#lock.sweepOwners();
-      const live = new Map<string, boolean>();
-      for (const line of text.split("\n")) {
-        if (line === "") continue;
-        const seq = ++this.#seq;
-        const read = readJournalLine(line);
-        if (read.kind !== "unreadable" && read.kind !== "generation" && read.owner !== undefined) {
-          // A mark of a process that still runs (in a run whose lock may
-          // yet be broken) stays its own: carried, never pushed nor cleared
-          // here. One of a process gone is taken over.
-          let runs = live.get(read.owner);
-          if (runs === undefined) live.set(read.owner, runs = this.#ownerRuns(read.owner));
-          if (runs) {
-            this.#journal.foreign.add(line);
-            continue;
-          }
-        }
-        if (read.kind === "dirty") this.#dirty.set(read.path, seq);
-        else if (read.kind === "attempted") this.#attempted.add(read.path);
-        else if (read.kind !== "generation") {
+      const taken = takeJournal(text, this.#ownerRuns);
+      for (const line of taken.foreign) this.#journal.foreign.add(line);
+      const base = this.#seq;
+      for (const m of taken.marks) {
+        const seq = base + m.at;
+        if (m.kind === "dirty") this.#dirty.set(m.path!, seq);
+        else if (m.kind === "attempted") this.#attempted.add(m.path!);
+        else {
           this.#bulk = true;
           this.#bulkSeq = seq;
-          if (read.kind === "unreadable") {
+          if (m.kind === "unreadable") {
             this.loadWarnings.push("dirty set has an unreadable line: walking everything");
           }
         }
       }
+      this.#seq = base + taken.count;
     }
-    const loaded = await this.#files.load(this.#manifest);
+    const loaded = await this.#synced.load();
     if (loaded.kind === "read") {
       this.indexVersion = loaded.indexVersion;
-      this.#savedIndexVersion = this.indexVersion;
     } else if (loaded.kind === "unreadable") {
       this.indexVersion = undefined;
       this.#bulk = true;
