@@ -29,6 +29,25 @@ async function conflicted() {
   return { w, a, b };
 }
 
+/**
+ * Caches `a` and `b` of world `w` both synced `files`, then both edited
+ * them: `a` pushed its edits, and `b`'s pull met them as conflicts (exit 3).
+ */
+async function bothEdited(w: Awaited<ReturnType<typeof world>>, files: readonly string[]) {
+  const a = w.cache("a");
+  const b = w.cache("b");
+  for (const f of files) await w.write(a, f, "1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  for (const f of files) {
+    await w.write(a, f, "from a\n");
+    await w.write(b, f, "from b\n");
+  }
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  return { a, b };
+}
+
 Deno.test("a conflict makes pull and push exit 3 with --json listing it; resolve --merged publishes the merge", async () => {
   const { w, a, b } = await conflicted();
 
@@ -411,18 +430,8 @@ Deno.test("resolve of a directory resolves every open conflict under it; a path 
 
 Deno.test("resolve of a directory: a conflict refused (its copy deleted here) is told of, the others are resolved, and it exits 3", async () => {
   const w = await world();
-  const a = w.cache("a");
-  const b = w.cache("b");
   const files = ["notes/a.txt", "notes/b.txt", "notes/c.txt"];
-  for (const f of files) await w.write(a, f, "1\n");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-  for (const f of files) {
-    await w.write(a, f, "from a\n");
-    await w.write(b, f, "from b\n");
-  }
-  assert.equal((await sluice(["push", "--cache", a])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  const { b } = await bothEdited(w, files);
   // The copy of notes/a.txt the conflict recorded is deleted by hand: --mine is refused for it.
   await Deno.remove(`${b}/notes/a.txt`);
 
@@ -793,18 +802,8 @@ Deno.test("status names one --adopt-uncommitted per path to end the waits it lis
 Deno.test("resolve of a directory cancelled mid-way names the command that was run, which resolves the rest", async () => {
   const w = await world();
   try {
-    const a = w.cache("a");
-    const b = w.cache("b");
     const files = ["notes/f1.txt", "notes/f2.txt", "notes/f3.txt", "notes/f4.txt"];
-    for (const f of files) await w.write(a, f, "1\n");
-    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-    for (const f of files) {
-      await w.write(a, f, "from a\n");
-      await w.write(b, f, "from b\n");
-    }
-    assert.equal((await sluice(["push", "--cache", a])).code, 0);
-    assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+    const { b } = await bothEdited(w, files);
 
     // Ctrl-C once the first file is published.
     const ctrlC = new AbortController();

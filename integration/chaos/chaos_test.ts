@@ -404,24 +404,20 @@ Deno.test("scheduler: a sleeping unit wakes only when fake time reaches it; a cr
   assert.equal(sched.pendingTimers, 0);
 });
 
+/** The shares of the moves inserted after the drawn ones (reshapes aside), all off. */
+const INSERTS_OFF = {
+  foreignShare: 0,
+  vanishShare: 0,
+  unwrittenShare: 0,
+  sharedCacheShare: 0,
+  copyShare: 0,
+} as const;
+
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, {
-      reshapeShare: 0,
-      foreignShare: 0,
-      vanishShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      copyShare: 0,
-    });
-    const h = generateHistory(seed, {
-      foreignShare: 0,
-      vanishShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      copyShare: 0,
-    });
+    const without = generateHistory(seed, { ...INSERTS_OFF, reshapeShare: 0 });
+    const h = generateHistory(seed, INSERTS_OFF);
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -442,19 +438,8 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
   let followed = 0;
   let moves = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, {
-      foreignShare: 0,
-      vanishShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      copyShare: 0,
-    });
-    const h = generateHistory(seed, {
-      vanishShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      copyShare: 0,
-    });
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, foreignShare: undefined });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -500,19 +485,8 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   let writers = 0;
   let rewrites = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, {
-      vanishShare: 0,
-      foreignShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      copyShare: 0,
-    });
-    const h = generateHistory(seed, {
-      foreignShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      copyShare: 0,
-    });
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, vanishShare: undefined });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id) && o.id > Math.max(...ids));

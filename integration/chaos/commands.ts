@@ -145,36 +145,18 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
   const who = `c${op.clone} ${label}`;
   return {
     label,
-    onFreeze: (why) => {
-      if (rec.outcome !== "pending") return;
-      rec.outcome = why;
-      env.outcome(why, who);
-    },
+    onFreeze: freezeRun(env, rec, who),
     body: async (svc) => {
-      env.truth.runs.push(rec);
-      env.stats.runs++;
-      let set: ModelLockSet;
-      try {
-        set = await acquireModelLocks(svc, [model], {
-          lock: CHAOS_LOCK,
-          globalWaitMs: 60_000,
-          globalPollMs: 2_000,
-        });
-      } catch (e) {
-        rec.outcome = codeOf(e);
-        env.outcome(rec.outcome, who, e);
-        return;
-      }
+      runStarted(env, rec);
+      const set = await runLock(env, svc, model, rec, who);
+      if (!set) return;
       try {
         const base = `data/${model}/${dataName}`;
         const n = (await highestVersion(svc.cacheDir, base)) + 1;
         const dir = `${base}/${n}`;
         // A deterministic run's output names only what it is the output of.
         const by = op.same ? `[chaos-same s${env.seed} ${dir}]` : `${token} of c${op.clone}`;
-        rec.files = [
-          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
-          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: ${n}\n`) },
-        ];
+        rec.files = runFiles(by, dir, n);
         for (const f of rec.files) await svc.cache.write(f.path, f.bytes);
         await svc.cache.write(`${base}/latest`, enc.encode(`${n}`));
         env.changes.replaced(op.clone, `${base}/latest`);
@@ -195,6 +177,72 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
       }
     },
   };
+}
+
+/**
+ * A run's two files in version directory `dir` (number `n`), whose bytes
+ * name the run (`by`).
+ */
+export function runFiles(
+  by: string,
+  dir: string,
+  n: number,
+): { path: string; bytes: Uint8Array }[] {
+  return [
+    { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
+    { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: ${n}\n`) },
+  ];
+}
+
+/** A run's `onFreeze`: its process crashed or hung while the run was pending. */
+export function freezeRun(env: CommandEnv, rec: RunRecord, who: string): (why: string) => void {
+  return (why) => {
+    if (rec.outcome !== "pending") return;
+    rec.outcome = why;
+    env.outcome(why, who);
+  };
+}
+
+/** The run `rec` starts (counted; `core`: driven as the tool drives it). */
+export function runStarted(env: CommandEnv, rec: RunRecord, core = false): void {
+  env.truth.runs.push(rec);
+  env.stats.runs++;
+  if (core) env.stats.coreRuns++;
+}
+
+/** A second process that dies before its push (`die` stops it), as its run's outcome says. */
+export function siblingDies(
+  env: CommandEnv,
+  rec: RunRecord,
+  who: string,
+  die: () => void,
+  before: string,
+): void {
+  die();
+  rec.outcome = "crashed";
+  env.stats.siblingsDied++;
+  env.outcome("crashed", `${who} (died before its ${before})`);
+}
+
+/** The model lock of a run over the library (null, its outcome told, when it could not be had). */
+async function runLock(
+  env: CommandEnv,
+  svc: SyncService,
+  model: string,
+  rec: RunRecord,
+  who: string,
+): Promise<ModelLockSet | null> {
+  try {
+    return await acquireModelLocks(svc, [model], {
+      lock: CHAOS_LOCK,
+      globalWaitMs: 60_000,
+      globalPollMs: 2_000,
+    });
+  } catch (e) {
+    rec.outcome = codeOf(e);
+    env.outcome(rec.outcome, who, e);
+    return null;
+  }
 }
 
 /**
@@ -224,12 +272,7 @@ export function siblingRun(env: CommandEnv, op: Extract<Op, { kind: "sibling" }>
   };
   const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
   const who = `c${op.clone} ${label}`;
-  const onFreeze = (why: string) => {
-    if (rec.outcome !== "pending") return;
-    rec.outcome = why;
-    env.outcome(why, who);
-  };
-  return { by, rec, label, who, onFreeze };
+  return { by, rec, label, who, onFreeze: freezeRun(env, rec, who) };
 }
 
 export function siblingCommand(
@@ -243,28 +286,14 @@ export function siblingCommand(
     label,
     onFreeze,
     body: async (svc) => {
-      env.truth.runs.push(rec);
-      env.stats.runs++;
-      let set: ModelLockSet;
-      try {
-        set = await acquireModelLocks(svc, [model], {
-          lock: CHAOS_LOCK,
-          globalWaitMs: 60_000,
-          globalPollMs: 2_000,
-        });
-      } catch (e) {
-        rec.outcome = codeOf(e);
-        env.outcome(rec.outcome, who, e);
-        return;
-      }
+      runStarted(env, rec);
+      const set = await runLock(env, svc, model, rec, who);
+      if (!set) return;
       let died = false;
       try {
         const base = `data/${model}/out`;
         const dir = `${base}/1`;
-        rec.files = [
-          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
-          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: 1\n`) },
-        ];
+        rec.files = runFiles(by, dir, 1);
         for (const f of rec.files) await svc.cache.write(f.path, f.bytes);
         await svc.cache.write(`${base}/latest`, enc.encode("1"));
         await svc.markDirty({ relPaths: [...rec.files.map((f) => f.path), `${base}/latest`] });
@@ -272,10 +301,7 @@ export function siblingCommand(
         if (op.workMs > 0) await svc.clock.sleep(op.workMs);
         if (op.how === "dies") {
           died = true;
-          die();
-          rec.outcome = "crashed";
-          env.stats.siblingsDied++;
-          env.outcome("crashed", `${who} (died before its push)`);
+          siblingDies(env, rec, who, die, "push");
           return;
         }
         let failure: unknown;

@@ -50,10 +50,14 @@ import {
   codeOf,
   type Command,
   type CommandEnv,
+  freezeRun,
   migrateCommand,
   moveCommand,
   plainCommand,
   runCommand,
+  runFiles,
+  runStarted,
+  siblingDies,
   siblingRun,
 } from "./commands.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history.ts";
@@ -284,16 +288,10 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
   const who = `c${op.clone} ${label}`;
   return {
     label,
-    onFreeze: (why) => {
-      if (rec.outcome !== "pending") return;
-      rec.outcome = why;
-      env.outcome(why, who);
-    },
+    onFreeze: freezeRun(env, rec, who),
     body: async (svc) => {
       const host = hostFor(svc);
-      env.truth.runs.push(rec);
-      env.stats.runs++;
-      env.stats.coreRuns++;
+      runStarted(env, rec, true);
       const service = host.provider().createSyncService(host.repoDir, host.cachePath);
       const context = { models: [ref] };
       let lock: ReturnType<ExtensionProvider["createLock"]>;
@@ -327,10 +325,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         const dir = `${base}/${n}`;
         // A deterministic run's output names only what it is the output of.
         const by = op.same ? `[chaos-same s${env.seed} ${dir}]` : `${token} of c${op.clone}`;
-        rec.files = [
-          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
-          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: ${n}\n`) },
-        ];
+        rec.files = runFiles(by, dir, n);
         if (op.streamed && !op.same) {
           // As the tool's data writer: `raw` is written part way first, with
           // no `metadata.yaml` yet, while another step of the workflow, on
@@ -416,9 +411,7 @@ export function coreSiblingCommand(
     onFreeze,
     body: async (svc) => {
       const host = hostFor(svc);
-      env.truth.runs.push(rec);
-      env.stats.runs++;
-      env.stats.coreRuns++;
+      runStarted(env, rec, true);
       const service = host.provider().createSyncService(host.repoDir, host.cachePath);
       const context = { models: [ref] };
       const lock = host.provider().createLock(host.datastorePath, {
@@ -439,10 +432,7 @@ export function coreSiblingCommand(
         const base = `data/${model}/out`;
         const dir = `${base}/1`;
         await service.markDirty({ relPath: base });
-        rec.files = [
-          { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
-          { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: 1\n`) },
-        ];
+        rec.files = runFiles(by, dir, 1);
         for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
         await service.markDirty({ relPath: dir });
         await atomicWrite(host.cachePath, `${base}/latest`, enc.encode("1"));
@@ -450,10 +440,7 @@ export function coreSiblingCommand(
         if (op.workMs > 0) await host.clock.sleep(op.workMs);
         if (op.how === "dies") {
           died = true;
-          die();
-          rec.outcome = "crashed";
-          env.stats.siblingsDied++;
-          env.outcome("crashed", `${who} (died before its flush)`);
+          siblingDies(env, rec, who, die, "flush");
           return;
         }
         if (host.flush === "two-phase" && service.capabilities().twoPhaseSync) {
@@ -515,10 +502,7 @@ async function otherStep(
   let lostBefore = false;
   try {
     await service.markDirty({ relPath: `data/${model}/out` });
-    rec.files = [
-      { path: `${dir}/raw`, bytes: enc.encode(`${by} raw output\n`) },
-      { path: `${dir}/metadata.yaml`, bytes: enc.encode(`token: "${by}"\nversion: 1\n`) },
-    ];
+    rec.files = runFiles(by, dir, 1);
     env.truth.runs.push(rec);
     for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
     await service.markDirty({ relPath: dir });

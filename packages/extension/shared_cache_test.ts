@@ -68,7 +68,12 @@ async function peerRead(store: InMemoryStore, rel: string) {
   return await Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
 }
 
-Deno.test("shared cache: B's commit never comes (its flush failed after its uploads); A commits after B marked; the next command still publishes B's version", async () => {
+/**
+ * Two processes A and B over one cache: each takes its model's lock and
+ * writes its version (B marks first), then A's flush commits and A releases
+ * its lock, B's still under way.
+ */
+async function aCommitsAfterBMarked() {
   const store = new InMemoryStore();
   const cache = await Deno.makeTempDir({ prefix: "sluice-shared-" });
   const a = proc(store, cache, "a");
@@ -79,6 +84,11 @@ Deno.test("shared cache: B's commit never comes (its flush failed after its uplo
   await a.method("m1");
   await a.commit(await a.prepare("m1"));
   await lockA.release();
+  return { store, cache, b, lockB };
+}
+
+Deno.test("shared cache: B's commit never comes (its flush failed after its uploads); A commits after B marked; the next command still publishes B's version", async () => {
+  const { store, cache, b, lockB } = await aCommitsAfterBMarked();
   // B's flush uploads, then fails before its commit (the tool logs the error).
   await b.prepare("m2");
   await lockB.release(); // core: finally releases model locks; command exits (flush error logged)
@@ -94,16 +104,7 @@ Deno.test("shared cache: B's commit never comes (its flush failed after its uplo
 });
 
 Deno.test("shared cache: B marks and writes, A commits, B dies before its flush; the next command publishes B's version", async () => {
-  const store = new InMemoryStore();
-  const cache = await Deno.makeTempDir({ prefix: "sluice-shared-" });
-  const a = proc(store, cache, "a");
-  const b = proc(store, cache, "b");
-  const lockA = await a.start("m1");
-  const lockB = await b.start("m2");
-  await b.method("m2");
-  await a.method("m1");
-  await a.commit(await a.prepare("m1"));
-  await lockA.release();
+  const { store, cache, lockB } = await aCommitsAfterBMarked();
   void lockB; // B is killed: its lock expires (TTL) on the store
   const c = proc(store, cache, "c");
   await c.datastoreSync();
@@ -115,16 +116,7 @@ Deno.test("shared cache: B marks and writes, A commits, B dies before its flush;
 });
 
 Deno.test("shared cache: both flush normally, A's commit lands between B's mark and B's prepare", async () => {
-  const store = new InMemoryStore();
-  const cache = await Deno.makeTempDir({ prefix: "sluice-shared-" });
-  const a = proc(store, cache, "a");
-  const b = proc(store, cache, "b");
-  const lockA = await a.start("m1");
-  const lockB = await b.start("m2");
-  await b.method("m2");
-  await a.method("m1");
-  await a.commit(await a.prepare("m1"));
-  await lockA.release();
+  const { store, cache, b, lockB } = await aCommitsAfterBMarked();
   await b.commit(await b.prepare("m2"));
   await lockB.release();
   assert.equal(await peerRead(store, "data/shell/cmd/m1/out/1/raw"), "from m1");

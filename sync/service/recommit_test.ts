@@ -30,6 +30,15 @@ async function publishedUnanswered(
   return first;
 }
 
+/** `a` pushes its "two" at `path`: the index then names what the store holds, and a fresh clone gets it. */
+async function publishesTwo(store: InMemoryStore, a: SyncService, path: string): Promise<void> {
+  await a.pushChanged();
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, path), "two");
+}
+
 Deno.test("a re-push of bytes a peer saw and deleted meanwhile does not name the deleted object", async () => {
   const store = await v2Store();
   const a = await clone(store, "a");
@@ -76,11 +85,7 @@ Deno.test("a pull meeting this cache's own uncommitted write over an entry it wr
   const pulled = await a.pullChanged();
   assert.deepEqual(pulled.conflicts, [], "its own edit over its own entry is no conflict");
   assert.equal(await read(a, path), "two");
-  await a.pushChanged();
-  await assertIndexCurrent(store, { held: true });
-  const b = await clone(store, "b");
-  await b.pullChanged();
-  assert.equal(await read(b, path), "two");
+  await publishesTwo(store, a, path);
 });
 
 Deno.test("a pull meeting an entry that names this cache's own write, whose commit's answer was lost, keeps the edit made since for the push, not as a conflict", async () => {
@@ -96,11 +101,7 @@ Deno.test("a pull meeting an entry that names this cache's own write, whose comm
   assert.deepEqual(pulled.conflicts, [], "its own committed write is no peer's change");
   assert.deepEqual(a.conflicts(), []);
   assert.equal(await read(a, path), "two");
-  await a.pushChanged();
-  await assertIndexCurrent(store, { held: true });
-  const b = await clone(store, "b");
-  await b.pullChanged();
-  assert.equal(await read(b, path), "two");
+  await publishesTwo(store, a, path);
 });
 
 for (
