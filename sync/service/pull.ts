@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { isManagedLockfilePath } from "../locks/lockfile_change.ts";
 import { lockfileWatch } from "./pull_lockfile.ts";
 import pMap from "p-map";
 import { NotFoundError, PathBlockedError } from "../errors.ts";
@@ -283,7 +284,7 @@ async function pullInto(
     if (failed) state.setSynced(path, synced);
     else state.noteSynced(path, synced);
     result.fetched.push(path);
-    await lockfiles.after(path);
+    if (lockfiles.watches(path)) await lockfiles.after(path);
     result.bytes += e.s;
     done++;
     progress();
@@ -307,7 +308,8 @@ async function pullInto(
       throw err;
     });
   if (todo.length > 0) await state.readyToNote();
-  for (const [path] of todo) await lockfiles.before(path);
+  // The managed lockfile alone (no await per file of a large pull).
+  for (const [path] of todo) if (isManagedLockfilePath(path)) await lockfiles.before(path);
   await fetchAll(todo);
   if (index) {
     await removeDeletedRemotely({

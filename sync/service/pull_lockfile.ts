@@ -29,6 +29,8 @@ export const LOCKFILE_TXN_METADATA = "sluice-lockfile";
 export interface LockfileWatch {
   /** Reads the copy here of `path` (a managed lockfile this cache synced and did not change). */
   before(path: string): Promise<void>;
+  /** True when {@link before} read a copy of `path` (only then has {@link after} anything to do). */
+  watches(path: string): boolean;
   /** After `path` was fetched: warns of the entries the new copy dropped, if a plain write did. */
   after(path: string): Promise<void>;
 }
@@ -70,6 +72,7 @@ export function lockfileWatch(deps: {
       const entries = entriesOf(body);
       if (entries) held.set(path, entries);
     },
+    watches: (path) => held.has(path),
     async after(path) {
       const was = held.get(path);
       if (!was) return;
