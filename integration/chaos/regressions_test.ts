@@ -2144,3 +2144,18 @@ Deno.test("chaos regression: a copy of a cache never takes the other copy's comm
     '{"seed":106100056,"clones":2,"skewMs":[0,-61646],"ops":[{"id":9,"kind":"bulk","clone":0},{"id":65,"kind":"tick","n":10,"pick":433048186},{"id":79,"kind":"copy","clone":1,"from":0},{"id":80,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":81,"kind":"edit","clone":1,"file":4,"how":"hand"}]}',
   );
 });
+
+/**
+ * I25 (seed 107600550, `--unwritten-share 1`): c1's pull planned a first
+ * fetch of notes/shared-1.md with notes/ missing here; the user saved a new
+ * file there while the pull fetched it, and the pull, trusting its memo of
+ * directories missing at planning time, recorded the conflict as a
+ * deletion here. The user then deleted that never-synced file and a mark
+ * whose write never came followed: `--mine` would have deleted theirs.
+ * The memo is forgotten once the plan is made (sync/service/pull_local.ts).
+ */
+Deno.test("chaos regression: a file saved in a directory missing when the pull planned is a change here, never a deletion (I25, seed 107600550)", async () => {
+  await clean(
+    '{"seed":107600550,"clones":3,"oldClients":true,"indexFirst":true,"ops":[{"id":38,"kind":"oldpush","clone":0,"file":4},{"id":4,"kind":"crash","clone":1,"at":"commit"},{"id":39,"kind":"oldpush","clone":1,"file":1},{"id":12,"kind":"sync","clone":1},{"id":13,"kind":"edit","clone":1,"file":2,"how":"during","pick":1434537493},{"id":14,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":42,"kind":"unwritten","clone":1,"file":4}]}',
+  );
+});

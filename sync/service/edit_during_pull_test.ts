@@ -105,7 +105,12 @@ Deno.test("a new file saved at a path the pull is fetching for the first time is
   const r = await b.pullChanged();
   assert.equal(await read(b, P), "b's new file");
   assert.deepEqual(r.conflicts, [P]);
+  // Its directory was missing when the pull looked: the new file is a change here, never a
+  // deletion (which `--mine` would settle by deleting the datastore's copy).
+  console.log("MINE", JSON.stringify(b.conflicts()[0].mine));
   assert.equal(await read(b, "notes/other.txt"), "o", "the rest of the pull went on");
+  await b.resolveConflict(P, "mine");
+  assert.equal(store.peekText(P), "b's new file", "--mine publishes the new file");
 });
 
 Deno.test("an edit saved while the pull looks at a file deleted on the datastore is kept, as a conflict", async () => {

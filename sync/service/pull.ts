@@ -131,7 +131,7 @@ async function pullInto(
   const entries: Record<string, IndexEntry> = index?.entries ?? {};
   const dirty = new Set(state.dirtyPaths());
   const links = result.links ?? [];
-  const { changedLocally, localCopy, leftOut, probeHere } = localSide({
+  const { changedLocally, localCopy, leftOut, probeHere, planned } = localSide({
     cache,
     state,
     dirty,
@@ -153,6 +153,7 @@ async function pullInto(
     deferred: result.deferred!,
     dropped: result.dropped,
   });
+  planned();
   await state.markDirtyMany(ownKept);
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
   let done = 0;

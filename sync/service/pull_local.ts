@@ -68,7 +68,14 @@ export function localSide(deps: LocalSideDeps) {
   };
   // Directories found missing while planning: nothing under them is a local
   // copy (a cold pull then asks once per directory, not once per file).
+  // Forgotten once the plan is made (`planned`): a user may make one while
+  // the pull fetches, and a file saved there is then a change here.
   const missingDirs = new Set<string>();
+  let planning = true;
+  const planned = () => {
+    planning = false;
+    missingDirs.clear();
+  };
   const missing = (dir: string) => {
     try {
       return !cache.exists(dir);
@@ -82,7 +89,7 @@ export function localSide(deps: LocalSideDeps) {
     }
     const local = await cache.hashFile(path).catch(unlessLeftOut);
     const slash = path.lastIndexOf("/");
-    if (local || slash === -1 || !missing(path.slice(0, slash))) return local;
+    if (local || !planning || slash === -1 || !missing(path.slice(0, slash))) return local;
     // The parent is missing: remember the topmost missing directory.
     for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
       if (missing(path.slice(0, i))) {
@@ -136,7 +143,7 @@ export function localSide(deps: LocalSideDeps) {
       throw err;
     }
   };
-  return { changedLocally, localCopy, leftOut, probeHere };
+  return { changedLocally, localCopy, leftOut, probeHere, planned };
 }
 
 /** A copy as this cache last synced it. */
