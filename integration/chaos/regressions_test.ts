@@ -2159,3 +2159,19 @@ Deno.test("chaos regression: a file saved in a directory missing when the pull p
     '{"seed":107600550,"clones":3,"oldClients":true,"indexFirst":true,"ops":[{"id":38,"kind":"oldpush","clone":0,"file":4},{"id":4,"kind":"crash","clone":1,"at":"commit"},{"id":39,"kind":"oldpush","clone":1,"file":1},{"id":12,"kind":"sync","clone":1},{"id":13,"kind":"edit","clone":1,"file":2,"how":"during","pick":1434537493},{"id":14,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":42,"kind":"unwritten","clone":1,"file":4}]}',
   );
 });
+
+/**
+ * I15 (seed 108000392, `--old-share 1 --etag-share 1`; the checker's): c0
+ * replaced notes/shared-0.md by a directory; an old client's pull wrote
+ * back an index it had read before, without the directory's file, and an
+ * old client then wrote a file of that name. c0's final pull kept the
+ * directory's file, its entry dropped by that rewrite, to publish again,
+ * and left the file out as blocked by it: the checker took that file for
+ * synced and unchanged, nothing of c0's own. What a pull keeps to publish
+ * again is the clone's own (integration/chaos/shapes.ts).
+ */
+Deno.test("chaos regression: a file the pull keeps to publish again, its entry dropped by an old client's rewrite, is the clone's own where it blocks a path (I15, seed 108000392)", async () => {
+  await clean(
+    '{"seed":108000392,"clones":3,"absentOnError":true,"kinds":["api","core","api"],"oldClients":true,"skewMs":[0,0,53254],"etag":true,"ops":[{"id":17,"kind":"oldpush","clone":0,"file":4},{"id":1,"kind":"tick","n":9,"pick":2103792799},{"id":2,"kind":"lockfile","clone":2,"set":"@chaos/ext-2"},{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":16,"kind":"oldpush","clone":0},{"id":4,"kind":"tick","n":15,"pick":601887514},{"id":20,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":21,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":6,"kind":"tick","n":29,"pick":730090463},{"id":8,"kind":"tick","n":16,"pick":1858252341},{"id":19,"kind":"oldpull","clone":2},{"id":18,"kind":"oldpush","clone":0,"file":3}]}',
+  );
+});

@@ -316,7 +316,10 @@ export class ShapeWatch {
 
   /**
    * The blocked paths of clone `clone`'s final pull (`blocked`) that nothing
-   * of its own is in the way of (see the module).
+   * of its own is in the way of (see the module). `kept`: files that pull
+   * kept to publish again, their index entries dropped by another client's
+   * rewrite of the index (`PullResult.dropped`): the clone's own, though
+   * synced and unchanged here.
    */
   async checkBlocked(
     clone: number,
@@ -325,9 +328,11 @@ export class ShapeWatch {
     conflicts: readonly ConflictRecord[],
     blocked: readonly string[],
     clashed: ReadonlySet<string>,
+    kept: ReadonlySet<string> = new Set(),
   ): Promise<Violation[]> {
     const out: Violation[] = [];
     const changedHere = async (path: string): Promise<boolean> => {
+      if (kept.has(path)) return true;
       const s = state.synced(path);
       if (!s) return true;
       try {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { PutModes } from "../../sync/ports.ts";
 import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
+import { sha256Hex } from "../../sync/hash.ts";
 import { holdsOtherShape, ShapeWatch, type ShapeWriter } from "./shapes.ts";
 
 /** A writer that synced `synced` (path → version). */
@@ -91,6 +92,30 @@ Deno.test("I15: a path the final pull left out as blocked is a violation only wi
     // A conflict open there spares it.
     const open = [{ path: "e.md" }] as never;
     assert.deepEqual(await shapes.checkBlocked(0, dir, state, open, ["e.md"], new Set()), []);
+    // A synced, unchanged file in the way that the pull kept to publish again (its index
+    // entry dropped by another client's rewrite): its own.
+    await Deno.mkdir(`${dir}/s.md`);
+    await Deno.writeTextFile(`${dir}/s.md/part.md`, "x");
+    const xHash = await sha256Hex(new TextEncoder().encode("x"));
+    const syncedPart = {
+      synced: (p: string) => p === "s.md/part.md" ? { hash: xHash } : undefined,
+    } as never;
+    assert.equal(
+      (await shapes.checkBlocked(0, dir, syncedPart, [], ["s.md"], new Set())).length,
+      1,
+    );
+    assert.deepEqual(
+      await shapes.checkBlocked(
+        0,
+        dir,
+        syncedPart,
+        [],
+        ["s.md"],
+        new Set(),
+        new Set(["s.md/part.md"]),
+      ),
+      [],
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -971,6 +971,8 @@ class World {
     await this.drain();
     /** Each clone's last final pull's paths left out as blocked. */
     const blocked = new Map<number, string[]>();
+    /** Each clone's last final pull's files kept to publish again (their entries dropped). */
+    const kept = new Map<number, Set<string>>();
     for (let round = 0; round < 2 && !this.#aborted; round++) {
       for (const slot of this.clones) {
         this.#enqueue(
@@ -995,7 +997,11 @@ class World {
             this.#env,
             slot.index,
             "final pull",
-            (svc) => svc.pullChanged().then((r) => void blocked.set(slot.index, r.blocked ?? [])),
+            (svc) =>
+              svc.pullChanged().then((r) => {
+                blocked.set(slot.index, r.blocked ?? []);
+                kept.set(slot.index, new Set(r.dropped));
+              }),
           ),
         );
       }
@@ -1104,6 +1110,7 @@ class World {
           slot.svc.conflicts(),
           blocked.get(slot.index) ?? [],
           clashed,
+          kept.get(slot.index),
         )
       ) this.truth.violate(v);
     }
