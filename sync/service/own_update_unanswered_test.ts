@@ -1,0 +1,33 @@
+/**
+ * An update (of a path this cache synced before, dirty by name) whose
+ * commit landed and whose answer was lost: the entry names this cache's own
+ * write, and an edit made since is based on it, not a peer's change.
+ */
+import assert from "node:assert/strict";
+import { readIndex } from "../transfer/remote_index.ts";
+import { META_KEY } from "../transfer/bucket_layout.ts";
+import { UnreachableError } from "../errors.ts";
+import { clone, put, quick, read, v2Store } from "./clone_kit.ts";
+
+Deno.test("a pull meeting an entry naming this cache's own update, whose commit's answer was lost, keeps the edit made since, not as a conflict", async () => {
+  const store = await v2Store();
+  const a = await clone(store, "a");
+  const path = "notes/shared.txt";
+  await put(a, path, "one");
+  await a.pushChanged();
+  const one = a.state.synced(path)?.version;
+  assert.ok(one);
+  // The update's shard lands, its meta bump does not.
+  await put(a, path, "two");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  await assert.rejects(a.pushChanged());
+  const two = (await readIndex(store, quick.retry))?.entries[path]?.v;
+  assert.ok(two && two !== one, "the update's entry is published");
+  assert.equal(a.state.synced(path)?.version, one, "never recorded as synced");
+  // An edit made since, pulled before it is pushed.
+  await put(a, path, "three");
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [], "its own committed write is no peer's change");
+  assert.deepEqual(a.conflicts(), []);
+  assert.equal(await read(a, path), "three");
+});
