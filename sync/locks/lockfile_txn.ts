@@ -273,6 +273,8 @@ async function publish(
   await lock.acquire({ signal });
   try {
     const max = Math.max(1, options.maxAttempts ?? DEFAULT_LOCKFILE_ATTEMPTS);
+    // Each datastore copy met is checked once (a retry may meet a plain copy written meanwhile).
+    const met = new Set<string>();
     for (let attempt = 1; attempt <= max; attempt++) {
       if (lock.lost) throw new Error(`the global lock ${lockKey} was lost during the transaction.`);
       let current: { body: Uint8Array; version: string } | undefined;
@@ -292,7 +294,10 @@ async function publish(
         }
       }
       seen.remote = remote;
-      if (attempt === 1 && current) await warnDroppedOutside(service, path, current, remote, delta);
+      if (current && !met.has(current.version)) {
+        met.add(current.version);
+        await warnDroppedOutside(service, path, current, remote, delta);
+      }
       // An entry another checkout changed since this change was made is left as theirs, and told of.
       const { change: applied, conflicts } = splitConflictingEntries(remote, delta);
       const entries = applyLockfileChange(remote, applied);
