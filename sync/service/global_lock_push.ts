@@ -116,7 +116,13 @@ export async function pushUnderGlobalLock(
       );
     }
     const result = await service.commitPush(prepared, { signal });
-    if (lock.lost) service.events.emit("warning", globalLockLostWarning(lock.key));
+    // Taken over faster than a heartbeat: one read of the lock tells (a failed read says nothing).
+    let lost = lock.lost === true;
+    if (!lost && lock.nonce !== undefined) {
+      const info = await lock.inspect().catch(() => undefined);
+      lost = info !== undefined && info?.nonce !== lock.nonce;
+    }
+    if (lost) service.events.emit("warning", globalLockLostWarning(lock.key));
     return result;
   } finally {
     await lock.release();
