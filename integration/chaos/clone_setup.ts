@@ -178,6 +178,7 @@ export function watchWarnings(
 ): void {
   events.on("warning", (w) => {
     o.warnings[w.code] = (o.warnings[w.code] ?? 0) + 1;
+    if (Deno.env.get("TRACE_WARN")) console.log(`    WARN ${w.code}: ${w.message}`);
     o.onWarning?.(w);
   });
 }

@@ -53,7 +53,11 @@ import { isSafeRelPath } from "../../sync/paths.ts";
 import { SyncService } from "../../sync/service/service.ts";
 import { migrateIndex } from "../../sync/service/migrate.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
-import { globalLockLostWarning, pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
+import {
+  globalLockLostNow,
+  globalLockLostWarning,
+  pushUnderGlobalLock,
+} from "../../sync/service/global_lock_push.ts";
 import type { DistributedLock } from "../../sync/ports.ts";
 import type {
   SwampControlPlaneStore,
@@ -416,11 +420,8 @@ async function warnIfGlobalLost(
   look: boolean,
 ): Promise<void> {
   if (!lock || r.uploaded.length + r.deleted.length === 0) return;
-  let lost = lock.lost === true;
   // The read only beside old clients, whose index rewrites the lock keeps out.
-  if (!lost && look && lock.nonce !== undefined) {
-    const info = await lock.inspect().catch(() => undefined);
-    lost = info !== undefined && info?.nonce !== lock.nonce;
+  if (await globalLockLostNow(lock, look)) {
+    svc.events.emit("warning", globalLockLostWarning(lock.key));
   }
-  if (lost) svc.events.emit("warning", globalLockLostWarning(lock.key));
 }

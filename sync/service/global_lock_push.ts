@@ -44,6 +44,19 @@ export function globalLockLostWarning(key: string): { code: "global_lock_lost"; 
 }
 
 /**
+ * True when `lock`, held around a commit, was lost by its end: its
+ * heartbeat saw it gone, or (with `look`) it was taken over faster than a
+ * heartbeat and the lock object names another holder now (one read; a
+ * failed read says nothing).
+ */
+export async function globalLockLostNow(lock: DistributedLock, look: boolean): Promise<boolean> {
+  if (lock.lost === true) return true;
+  if (!look || lock.nonce === undefined) return false;
+  const info = await lock.inspect().catch(() => undefined);
+  return info !== undefined && info?.nonce !== lock.nonce;
+}
+
+/**
  * Pushes as a two-phase push does in swamp core: the objects are written
  * outside the lock (`preparePush`, deletions included, as swamp's
  * extensions make theirs), then the commit (`commitPush`: the commit-step
@@ -116,13 +129,10 @@ export async function pushUnderGlobalLock(
       );
     }
     const result = await service.commitPush(prepared, { signal });
-    // Taken over faster than a heartbeat: one read of the lock tells (a failed read says nothing).
-    let lost = lock.lost === true;
-    if (!lost && lock.nonce !== undefined) {
-      const info = await lock.inspect().catch(() => undefined);
-      lost = info !== undefined && info?.nonce !== lock.nonce;
+    // Taken over faster than a heartbeat: one read of the lock tells.
+    if (await globalLockLostNow(lock, true)) {
+      service.events.emit("warning", globalLockLostWarning(lock.key));
     }
-    if (lost) service.events.emit("warning", globalLockLostWarning(lock.key));
     return result;
   } finally {
     await lock.release();

@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
-import { FakeClock, hookedStore, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import {
+  FakeClock,
+  hookedStore,
+  InMemoryStore,
+  writeCacheFile,
+} from "../../packages/testing/mod.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { globalLockKey } from "../locks/model_locks.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
@@ -47,7 +52,11 @@ Deno.test("a push under its own global lock, taken over during its commit before
   // Another client breaks the lock and takes it, between two heartbeats.
   takeOver = async () => {
     await inner.delete(key);
-    const theirs = other.lockBackend!.createLock(key, { holder: "old@host", hostname: "host", pid: 2 });
+    const theirs = other.lockBackend!.createLock(key, {
+      holder: "old@host",
+      hostname: "host",
+      pid: 2,
+    });
     await theirs.acquire();
   };
   const lock = a.lockBackend!.createLock(key, { holder: "a@host", hostname: "host", pid: 1 });

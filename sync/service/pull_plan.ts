@@ -15,7 +15,7 @@ import { CopyVanishedError } from "../transfer/cache_state.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
-import { isOwnUncommitted, readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
+import { isOwnUncommitted, readWriter, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { pullConflictWarning } from "./pull_warnings.ts";
 import type { HeldConflict, PullAsides } from "./pull_aside.ts";
@@ -100,26 +100,27 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
 
 /**
  * True when the store holds this cache's own write at `path`: uncommitted,
- * other than `e`'s, or `e`'s own version (a commit whose answer was lost, of
- * a path this cache recorded as attempted and never saw synced). Its writer id is read once per
- * pull; a failed look counts as no: the path is then a conflict.
+ * other than `e`'s, or `e`'s own version (a commit whose answer was lost,
+ * never seen synced here). Its writer id is read once per pull; a failed
+ * look counts as no: the path is then a conflict.
  */
 export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
   const { store, cache, config, signal } = deps;
-  let writer: Promise<string | null> | undefined;
+  let writer: ReturnType<typeof readWriter> | undefined;
   return async (path, e) => {
     if (isUnversioned(e)) return false;
-    const id = await (writer ??= readWriterId(cache));
+    const { id, bound } = await (writer ??= readWriter(cache));
     if (id === null) return false;
     const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
       .catch(() => null);
     return now !== null &&
       (isOwnUncommitted(now, e.v, id) ||
-        // At the entry's version: only where this cache recorded a write of
-        // the path whose commit it never saw come (a copy of the cache, where
-        // the system gives no identity to bind the id to, never did).
+        // At the entry's version: with the id bound to this state directory
+        // (no copy of the cache carries it), or else where this cache
+        // recorded a write of the path whose commit it never saw come (a
+        // copy, where the system gives no identity to bind the id to, never did).
         (now.version === e.v && now.metadata?.[WRITER_METADATA] === id &&
-          deps.state.attempted(path)));
+          (bound || deps.state.attempted(path))));
   };
 }
 

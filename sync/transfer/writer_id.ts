@@ -60,7 +60,28 @@ function idOf(kept: KeptWriter | null, home: string | null): string | null {
  * ```
  */
 export async function readWriterId(cache: WriterIdState): Promise<string | null> {
-  return idOf(await cache.readState<KeptWriter>(WRITER_STATE), cache.stateIdentity?.() ?? null);
+  return (await readWriter(cache)).id;
+}
+
+/**
+ * The cache's writer id (see {@link readWriterId}), and whether it is bound
+ * to this state directory: then no copy of the cache carries it, and an
+ * object carrying it is this cache's own write.
+ *
+ * @example
+ * ```ts
+ * import { readWriter } from "./writer_id.ts";
+ * const none = { readState: () => Promise.resolve(null), writeState: () => Promise.resolve() };
+ * await readWriter(none); // { id: null, bound: false }
+ * ```
+ */
+export async function readWriter(
+  cache: WriterIdState,
+): Promise<{ id: string | null; bound: boolean }> {
+  const kept = await cache.readState<KeptWriter>(WRITER_STATE);
+  const home = cache.stateIdentity?.() ?? null;
+  const id = idOf(kept, home);
+  return { id, bound: id !== null && home !== null && kept?.home === home };
 }
 
 /**
@@ -93,11 +114,23 @@ export async function ensureWriterId(cache: WriterIdState, dryRun: boolean): Pro
   const value = home === null ? { id } : { id, home };
   // Two processes sharing a new cache may make one each: the first kept is
   // the cache's, for both (the other's uploads would not be known as its own).
-  // One copied here (another directory's) is replaced.
   if (cache.createState && found === null) {
     if (await cache.createState(WRITER_STATE, value)) return id;
     const first = await readWriterId(cache);
     if (first) return first;
+  }
+  // One copied here (another directory's) is replaced: by the first id
+  // claimed for this state directory, should two processes open the copy at once.
+  if (cache.createState && found !== null && home !== null) {
+    const claim = `writer-${home.replace(/[^0-9A-Za-z]/g, "-")}.json`;
+    const claimed = (await cache.createState(claim, value))
+      ? value
+      : await cache.readState<KeptWriter>(claim);
+    const first = idOf(claimed, home);
+    if (first) {
+      await cache.writeState(WRITER_STATE, { id: first, home });
+      return first;
+    }
   }
   await cache.writeState(WRITER_STATE, value);
   return id;
