@@ -108,8 +108,16 @@ export type Op =
    * its cache dir. With `at: "commit"`, the crash is armed instead: it
    * happens when the clone's command next stops between a commit-step write
    * (a latest marker, or a deletion) and the index update that follows it.
+   * With `at: "answer"`, it happens as the clone's next write of an index
+   * object (the v1 index, a shard) lands, before its answer comes back: a
+   * commit made whose maker never learns it.
    */
-  | { readonly id: number; readonly kind: "crash"; readonly clone: number; readonly at?: "commit" }
+  | {
+    readonly id: number;
+    readonly kind: "crash";
+    readonly clone: number;
+    readonly at?: "commit" | "answer";
+  }
   /** A user edits one of {@link SHARED_FILES} (see {@link EditHow}). */
   | {
     readonly id: number;
@@ -623,7 +631,11 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
         });
         break;
       case "crash":
-        ops.push(rng.chance(0.35) ? { id, kind, clone, at: "commit" } : { id, kind, clone });
+        ops.push(
+          rng.chance(0.35)
+            ? { id, kind, clone, at: rng.chance(0.7) ? "commit" : "answer" }
+            : { id, kind, clone },
+        );
         // A peer takes the crashed clone for gone: it adopts its uncommitted writes.
         if (clones > 1 && rng.chance(0.3)) {
           planned.push({
@@ -1313,7 +1325,13 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "adopt":
       return `${head} c${op.clone} ${SHARED_FILES[op.file]}`;
     case "crash":
-      return `${head} c${op.clone}${op.at ? " (armed: between a commit write and the index)" : ""}`;
+      return `${head} c${op.clone}${
+        op.at === "commit"
+          ? " (armed: between a commit write and the index)"
+          : op.at === "answer"
+          ? " (armed: as its index write lands, before the answer)"
+          : ""
+      }`;
     case "reshape":
       return `${head} c${op.clone} ${SHARED_FILES[op.file]} file <-> directory (${op.how})`;
     case "edit":

@@ -103,6 +103,9 @@
  *   by the final sync, which runs in a process started afresh on that
  *   cache: another process's commit meanwhile never erases its marks
  *   (`sibling` moves).
+ * - I29: a pull never records a conflict whose datastore copy is the
+ *   clone's own write (an upload of its cache whose commit landed, its
+ *   answer lost or not): a conflict with itself (`own_conflicts.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -145,7 +148,8 @@ export type Invariant =
   | "I25"
   | "I26"
   | "I27"
-  | "I28";
+  | "I28"
+  | "I29";
 
 /** A broken invariant. */
 export interface Violation {

@@ -239,7 +239,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused}; output streamed ${s.streamedRuns})`,
     `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, stalls ${s.stalls} (after a v1 index write ${s.companionStalls}, in a move ${s.moveStalls}), crashes ${s.crashes}`,
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
-    `  edits ${s.edits}, deletes ${s.deletes} (by hand during the clone's own sync, at a download or look of the file: ${s.editsDuring}), marker writes ${s.markerWrites}, files and directories of one name replaced by each other ${s.reshapes}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}`,
+    `  edits ${s.edits}, deletes ${s.deletes} (by hand during the clone's own sync, at a download or look of the file: ${s.editsDuring}), marker writes ${s.markerWrites}, files and directories of one name replaced by each other ${s.reshapes}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}, as an index write landed (its answer lost) ${s.answerCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
     `  histories with a clone's clock off the store's ${s.skewedClocks}`,
     `  histories whose first pushes make the index first ${s.indexFirst}`,

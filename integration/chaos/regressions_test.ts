@@ -2175,3 +2175,49 @@ Deno.test("chaos regression: a file the pull keeps to publish again, its entry d
     '{"seed":108000392,"clones":3,"absentOnError":true,"kinds":["api","core","api"],"oldClients":true,"skewMs":[0,0,53254],"etag":true,"ops":[{"id":17,"kind":"oldpush","clone":0,"file":4},{"id":1,"kind":"tick","n":9,"pick":2103792799},{"id":2,"kind":"lockfile","clone":2,"set":"@chaos/ext-2"},{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":16,"kind":"oldpush","clone":0},{"id":4,"kind":"tick","n":15,"pick":601887514},{"id":20,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":21,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":6,"kind":"tick","n":29,"pick":730090463},{"id":8,"kind":"tick","n":16,"pick":1858252341},{"id":19,"kind":"oldpull","clone":2},{"id":18,"kind":"oldpush","clone":0,"file":3}]}',
   );
 });
+
+/**
+ * I29, I7, I8 (seed 110000482; found by the `answer` crash, taught after a
+ * review found a conflict of a cache with its own update): c1 adopted a
+ * peer's upload and crashed as its index write landed, before the answer;
+ * its user then deleted the file, and the push deleted c1's own write
+ * there (its delete's answer lost too, so it found the path gone) with the
+ * removal based on the version c1 had synced: the commit left the entry
+ * naming the write it had just deleted, and c1's pull took that entry for
+ * a peer's change, in conflict with its own deletion. A deletion of this
+ * cache's own write that the index names is based on that write
+ * (sync/service/push_delete.ts); and an entry naming this cache's own
+ * write is its own (sync/service/pull_plan.ts).
+ */
+Deno.test("chaos regression: a deletion of this clone's own committed write, whose answers were lost, removes the entry naming it (I29, I7, I8, seed 110000482)", async () => {
+  await clean(
+    '{"seed":110000482,"clones":5,"kinds":["core","api","api","api","core"],"ops":[{"id":40,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":13,"kind":"tick","n":2,"pick":456585365},{"id":16,"kind":"sync","clone":1},{"id":19,"kind":"adopt","clone":1,"file":5},{"id":20,"kind":"crash","clone":1,"at":"answer"},{"id":21,"kind":"delete","clone":1,"file":2,"how":"push"},{"id":23,"kind":"flaky","call":"delete","count":2,"afterEffect":true},{"id":25,"kind":"tick","n":20,"pick":1909618676}]}',
+  );
+});
+
+/**
+ * I29 (the `answer` crash, at the code before c091424): c0's update's
+ * index write landed and c0 crashed before the answer; its user edited the
+ * file again, and c0's next pull took the entry naming its own update for
+ * a peer's change: a conflict with itself.
+ */
+Deno.test("chaos regression: a clone's own update whose commit landed before a crash is no conflict with its next edit (I29)", async () => {
+  for (const v2 of [false, true]) {
+    await clean(
+      JSON.stringify({
+        seed: 1,
+        clones: 2,
+        v2,
+        ops: [
+          { id: 1, kind: "edit", clone: 0, file: 4, how: "push" },
+          { id: 9, kind: "tick", n: 60, pick: 1 },
+          { id: 2, kind: "crash", clone: 0, at: "answer" },
+          { id: 3, kind: "edit", clone: 0, file: 4, how: "push" },
+          { id: 8, kind: "tick", n: 60, pick: 2 },
+          { id: 4, kind: "edit", clone: 0, file: 4, how: "hand" },
+          { id: 5, kind: "sync", clone: 0 },
+        ],
+      }),
+    );
+  }
+});

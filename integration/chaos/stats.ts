@@ -147,6 +147,8 @@ export interface ChaosStats {
   theirsCopiedByHand: number;
   /** Crashes that hit between a commit-step write and the index update. */
   commitCrashes: number;
+  /** Crashes as an index write landed, before its answer came back (`crash` at `answer`). */
+  answerCrashes: number;
   /** Moves of the index to v2 started (`sluice index migrate`, or the extension's). */
   migrations: number;
   /** Of those, the ones that finished. */
@@ -225,6 +227,7 @@ export function emptyStats(): ChaosStats {
     resolved: 0,
     theirsCopiedByHand: 0,
     commitCrashes: 0,
+    answerCrashes: 0,
     migrations: 0,
     migrated: 0,
     storeCalls: 0,

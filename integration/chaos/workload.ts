@@ -16,7 +16,12 @@
 import { markerUnlistedReason } from "../../middleware/marker_after_version.ts";
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
-import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import {
+  type IndexEntry,
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+} from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
@@ -71,6 +76,7 @@ import {
 import { LocalChanges } from "./local_changes.ts";
 import { mulberry32 } from "./prng.ts";
 import { holdsOtherShape, ShapeWatch } from "./shapes.ts";
+import { OwnWrites } from "./own_conflicts.ts";
 import { NamedDeletions } from "./named_deletions.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { SimScheduler, StuckError, type Unit } from "./scheduler.ts";
@@ -114,6 +120,11 @@ interface CloneSlot {
 
 const MAX_QUEUE = 3;
 
+/** The index's objects: the v1 index, a shard, the meta (where an `answer` crash strikes). */
+function isIndexObject(key: string): boolean {
+  return key === MONOLITH_KEY || key.startsWith("_index/");
+}
+
 /** One history's world: scheduler, target, clones, operator, ground truth. */
 class World {
   readonly history: History;
@@ -125,6 +136,8 @@ class World {
     async (key) => (await indexEntriesOf(this.target.inspect))[key]?.h,
   );
   readonly shapes = new ShapeWatch();
+  /** I29: each clone's own writes (`own_conflicts.ts`). */
+  readonly ownWrites = new OwnWrites();
   /** I23: deletions on the datastore are named by a user (`named_deletions.ts`). */
   readonly namedDeletes = new NamedDeletions();
   /**
@@ -154,6 +167,10 @@ class World {
   readonly #stallArmed = new Map<CloneSlot, { at: "companions" | "move"; seen: boolean }>();
   /** Armed clones now parked at the index update, to crash after this decision. */
   readonly #due = new Set<CloneSlot>();
+  /** Clones armed to crash as their next index write lands (`crash` at `answer`). */
+  readonly #answerArmed = new Set<CloneSlot>();
+  /** Clones whose index write landed while armed so: they crash at the next decision. */
+  readonly #answerDue = new Set<CloneSlot>();
   /** Clones whose cache a second process shared (`sibling` moves). */
   readonly #shared = new Set<CloneSlot>();
 
@@ -211,7 +228,15 @@ class World {
         vanished: (path, e) => this.truth.namesVanished(path, e),
       }),
     );
-    const shaped = this.shapes.watch(this.#namedDeletions(checked), () => {
+    const owned = this.ownWrites.watch(
+      this.#namedDeletions(checked),
+      () => {
+        if (this.history.etag || isOldClientCommand(this.sched.label ?? "")) return undefined;
+        return this.clones.find((c) => c.owner === this.sched.owner)?.index;
+      },
+      (key) => this.target.direct.head(key),
+    );
+    const shaped = this.shapes.watch(this.#answerLoss(owned), () => {
       if (isOldClientCommand(this.sched.label ?? "")) return undefined;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };
@@ -290,6 +315,45 @@ class World {
         }
       },
     };
+  }
+
+  /**
+   * `store`, where the index write (the v1 index, a shard) of a clone armed
+   * to crash at `answer` lands and never answers: the clone crashes at the
+   * decision that made it, its command never knowing its commit was made.
+   */
+  #answerLoss(store: ObjectStore): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        // Who writes is known only now, before the first await.
+        const slot = isOldClientCommand(this.sched.label ?? "")
+          ? undefined
+          : this.clones.find((c) => c.owner === this.sched.owner && this.#answerArmed.has(c));
+        const info = await store.put(key, body, mode, o);
+        if (!slot || !isIndexObject(key) || key === META_KEY) return info;
+        this.#answerArmed.delete(slot);
+        // The command parks on a look at what it wrote, as its answer is
+        // on its way: the process dies there, at the decision that parks it.
+        this.#answerDue.add(slot);
+        await this.gated.head(key).catch(() => null);
+        return info;
+      },
+    };
+  }
+
+  /** The crashes of clones whose index write landed while armed to crash at `answer`. */
+  async #answerCrashes(): Promise<void> {
+    for (const slot of this.#answerDue) {
+      this.#answerDue.delete(slot);
+      this.stats.crashes++;
+      this.stats.answerCrashes++;
+      this.#note(
+        `c${slot.index} crashes as its index write lands, before the answer (${slot.busy?.unit.label})`,
+      );
+      await this.#crash(slot, "crashed");
+    }
   }
 
   #watched(store: ObjectStore): ObjectStore {
@@ -463,11 +527,17 @@ class World {
     for (const v of await this.changes.check(slot.index, slot.dir, this.#opId)) {
       this.truth.violate(v);
     }
+    // I29: no conflict with itself (`own_conflicts.ts`).
+    for (const v of this.ownWrites.check(slot.index, slot.svc.conflicts(), this.#opId)) {
+      this.truth.violate(v);
+    }
   }
 
   /** Crash and restart: the clone's process dies where it is parked. */
   async #crash(slot: CloneSlot, why: "crashed" | "hung"): Promise<void> {
     this.#armed.delete(slot);
+    this.#answerArmed.delete(slot);
+    this.#answerDue.delete(slot);
     this.#due.delete(slot);
     this.#stallArmed.delete(slot);
     this.sched.resume(slot.owner); // a stopped process can die too: its restart runs
@@ -602,6 +672,7 @@ class World {
       if (e.clone === slot.index) this.changes.replaced(slot.index, e.path);
     }
     this.truth.cacheReplaced(slot.index);
+    this.ownWrites.forget(slot.index);
     this.changes.asides.copied(slot.index, from.index);
     await Deno.remove(slot.dir, { recursive: true });
     await copyTree(from.dir, slot.dir);
@@ -798,6 +869,11 @@ class World {
         break;
       case "crash": {
         const slot = this.clones[op.clone];
+        if (op.at === "answer") {
+          this.#note(`c${op.clone} is armed to crash as its next index write lands`);
+          this.#answerArmed.add(slot);
+          break;
+        }
         if (op.at === "commit") {
           this.#note(`c${op.clone} is armed to crash between a commit write and the index update`);
           this.#armed.set(slot, this.#armed.get(slot) ?? false);
@@ -867,6 +943,7 @@ class World {
         afterOp: this.#opId,
       });
     }
+    await this.#answerCrashes();
     for (const slot of this.#due) {
       this.stats.crashes++;
       this.stats.commitCrashes++;
@@ -926,6 +1003,8 @@ class World {
     this.#opId = -1;
     this.stats.chaosDecisions = this.sched.stats.decisions;
     this.#armed.clear();
+    this.#answerArmed.clear();
+    this.#answerDue.clear();
     this.#due.clear();
     this.#stallArmed.clear();
     for (const slot of this.clones) this.sched.resume(slot.owner);

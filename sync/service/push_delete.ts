@@ -6,7 +6,9 @@
  * - nothing: both sides deleted it;
  * - this cache's own write that never reached the index (it carries this
  *   cache's writer id): deleted over that version, and the index entry
- *   removed, as the edit it replaces would have been committed;
+ *   removed, as the edit it replaces would have been committed; or one the
+ *   index names (its commit made, its answer lost): deleted, and the entry
+ *   naming it removed;
  * - another writer's object the index does not name while the index still
  *   names the synced version: that writer's push is in flight or stopped
  *   before its index update, no committed change; the deletion waits
@@ -35,10 +37,17 @@ import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
-  /** Deleted remotely: the index entry goes (conditional on the synced version). */
-  | { readonly kind: "deleted" }
-  /** Already gone remotely: the index entry goes too (while the store still holds nothing). */
-  | { readonly kind: "gone" }
+  /**
+   * Deleted remotely: the index entry goes (conditional on the synced
+   * version, or on `base`: this cache's own write deleted, which the index
+   * names, its commit made and its answer lost).
+   */
+  | { readonly kind: "deleted"; readonly base?: string }
+  /**
+   * Already gone remotely: the index entry goes too (while the store still
+   * holds nothing), conditional as a deletion's (`base`: see `deleted`).
+   */
+  | { readonly kind: "gone"; readonly base?: string }
   /** Another writer's uncommitted object holds the path: wait for its commit. */
   | { readonly kind: "waiting"; readonly now: ObjectInfo }
   /**
@@ -124,9 +133,16 @@ export async function deleteRemote(
   if (
     now.metadata?.[WRITER_METADATA] && isOwnUncommitted(now, entry.syncedVersion, await writer())
   ) {
-    if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted" };
+    // Its commit may have landed, its answer lost: the index then names it,
+    // and the deletion is based on it.
+    const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+    const committed = !!index && Object.hasOwn(index.entries, entry.path) &&
+      index.entries[entry.path].v === now.version;
+    const base = committed ? { base: now.version } : {};
+    if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted", ...base };
+    // Gone: deleted by this very call (its answer lost), or by a peer.
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
-    if (!now) return { kind: "gone" };
+    if (!now) return { kind: "gone", ...base };
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const named = index && Object.hasOwn(index.entries, entry.path)
@@ -333,7 +349,9 @@ export async function runDeletes(
     // object or found it gone: another writer may write the path again and
     // name it before this commit (an old client, which checks nothing), and
     // the commit must not remove that entry (see `apply` in index_apply.ts).
-    if (entry.syncedVersion !== undefined) {
+    if (outcome.base !== undefined) {
+      tally.indexBase[entry.path] = outcome.base;
+    } else if (entry.syncedVersion !== undefined) {
       tally.indexBase[entry.path] = entry.syncedVersion;
       if (entry.syncedHash) tally.indexBaseHash[entry.path] = entry.syncedHash;
       if (entry.syncedSize !== undefined) tally.indexBaseSize[entry.path] = entry.syncedSize;

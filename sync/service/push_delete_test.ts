@@ -7,6 +7,7 @@ import { createSluice } from "../../sluice.ts";
 import { ConditionalWrites } from "../transfer/conditional.ts";
 import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
+import { META_KEY, metaBody, MONOLITH_KEY } from "../transfer/bucket_layout.ts";
 import { UnreachableError } from "../errors.ts";
 import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 
@@ -81,3 +82,57 @@ Deno.test("a deletion over a peer's uncommitted edit waits for it; once committe
   assert.equal(store.peekText(PATH), "theirs");
   assert.ok(await indexed(store));
 });
+
+for (const layout of ["v1", "v2"] as const) {
+  Deno.test(`a deletion over this cache's own update whose commit landed, its answer lost, removes the entry naming it (${layout})`, async () => {
+    const store = new InMemoryStore();
+    if (layout === "v2") {
+      await store.put(META_KEY, metaBody({ version: 2, partitions: [], commitSeq: 0, raw: {} }), {
+        kind: "create",
+      });
+    }
+    const a = await clone(store, "a");
+    const b = await clone(store, "b");
+    await edit(a, "one");
+    await a.pushChanged();
+    // The update's commit lands (the index object written), its answer is lost.
+    await edit(a, "two");
+    const commit = layout === "v1" ? MONOLITH_KEY : "_index/_unpartitioned.json";
+    store.failNext("put", 1, () => new UnreachableError("cut off"), {
+      afterEffect: true,
+      match: (k) => k === commit,
+    });
+    await assert.rejects(a.pushChanged());
+    const two = (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+    assert.ok(two, "the update's entry is published");
+    // Deleted here, and the deletion pushed: its delete of that write lands, its answer lost too.
+    let deletes = 0;
+    store.failNext("delete", 1, () => new UnreachableError("cut off"), {
+      afterEffect: true,
+      match: (k) => k === PATH && ++deletes === 2,
+    });
+    await Deno.remove(`${a.cacheDir}/${PATH}`);
+    await a.markDirty({ relPath: PATH });
+    // The same cache in a process whose calls are retried once.
+    const again = await createSluice({
+      cacheDir: a.cacheDir,
+      store,
+      identity: { holder: "a@host", hostname: "host", pid: 2 },
+      clock: new FakeClock(),
+      config: { retry: { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+      conditional: new ConditionalWrites(),
+    });
+    const r = await again.pushChanged();
+    assert.equal(deletes, 2, "the delete of its own write (the second delete) was cut off");
+    assert.deepEqual(r.deleted, [PATH]);
+    assert.equal(store.peek(PATH), undefined, "the object is gone");
+    assert.equal(
+      (await readIndex(store, quick.retry))?.entries[PATH],
+      undefined,
+      "and no entry names it",
+    );
+    assert.deepEqual(again.conflicts(), []);
+    const pulled = await b.pullChanged();
+    assert.deepEqual(pulled.conflicts, []);
+  });
+}
