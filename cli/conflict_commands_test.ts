@@ -6,6 +6,7 @@ import { FsStore } from "../packages/fs/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { peerPush } from "../packages/testing/layout_peer.ts";
+import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 
 const CFG = "config/app.yaml";
 
@@ -519,7 +520,7 @@ Deno.test("a pull whose record of lost files cannot be read keeps a peer's delet
   const del = await sluice(["push", CFG, "--cache", b]);
   assert.equal(del.code, 0, del.out + del.err);
   const junk = new TextEncoder().encode("written by another tool");
-  await new FsStore({ root: w.root }).put(".sluice/vanished.json", junk, PutModes.overwrite);
+  await new FsStore({ root: w.root }).put(VANISHED_KEY, junk, PutModes.overwrite);
   const kept = await sluice(["pull", "--cache", a]);
   assert.equal(kept.code, 3, kept.err);
   assert.match(

@@ -87,7 +87,15 @@ Deno.test("index migrate of a datastore with nothing at all (a mistyped prefix) 
 });
 
 Deno.test("index migrate of a datastore holding only Sluice's own objects (a lock, a clock reading, a probe) is not_found too", async () => {
-  for (const key of [".sluice/clock", ".sluice/probe/abc", ".locks/ns.lock"]) {
+  for (
+    const key of [
+      "_control/.sluice/clock",
+      "_control/.sluice/probe/abc",
+      ".sluice/clock",
+      ".sluice/probe/abc",
+      ".locks/ns.lock",
+    ]
+  ) {
     const w = await world();
     const { r, left } = await migrateEmpty(w, key);
     assert.equal(r.code, 1, `${key}: ${r.out}`);

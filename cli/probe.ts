@@ -6,7 +6,11 @@
  * @module
  */
 import { Command } from "commander";
-import { type ConditionalSupport, probeConditionalWrites } from "../sync/transfer/conditional.ts";
+import {
+  type ConditionalSupport,
+  PROBE_PREFIX,
+  probeConditionalWrites,
+} from "../sync/transfer/conditional.ts";
 import {
   AbortedError,
   ConditionalWritesUnsupportedError,
@@ -184,7 +188,7 @@ export function probeFailure(e: unknown, given: string): unknown {
     return new AbortedError("The probe", {
       cause: e,
       kept:
-        `It gave no verdict; it deleted its own key under .sluice/probe/ on the way out (a key the endpoint did not let it delete stays there, harmless), and no cache was read or changed. Run \`sluice probe ${
+        `It gave no verdict; it deleted its own key under ${PROBE_PREFIX} on the way out (a key the endpoint did not let it delete stays there, harmless), and no cache was read or changed. Run \`sluice probe ${
           shellWord(given)
         }\` again for a verdict.`,
     });
@@ -192,7 +196,7 @@ export function probeFailure(e: unknown, given: string): unknown {
   if (!(e instanceof UnreachableError)) return e;
   return new SluiceError(
     "unreachable",
-    `The endpoint could not be reached: ${e.detail}. The probe gave no verdict; it wrote nothing but its own key under .sluice/probe/, deleted as the probe ends when the endpoint answers, and no cache was read or changed. Check the endpoint in the store URL, then run \`sluice probe ${
+    `The endpoint could not be reached: ${e.detail}. The probe gave no verdict; it wrote nothing but its own key under ${PROBE_PREFIX}, deleted as the probe ends when the endpoint answers, and no cache was read or changed. Check the endpoint in the store URL, then run \`sluice probe ${
       shellWord(given)
     }\` again.`,
     { cause: e },
@@ -214,7 +218,7 @@ export function probeCommand(io: CliIo, state: RunState): Command {
       )
       .addHelpText(
         "after",
-        "\nThe probe writes a random key under .sluice/probe/ twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe 's3://bucket/prefix?endpoint=http://127.0.0.1:9000'\n  sluice probe --json 'gs://bucket?endpoint=http://127.0.0.1:4443'",
+        `\nThe probe writes a random key under ${PROBE_PREFIX} twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe 's3://bucket/prefix?endpoint=http://127.0.0.1:9000'\n  sluice probe --json 'gs://bucket?endpoint=http://127.0.0.1:4443'`,
       ),
   ).action(action(io, state, "probe", async (out: Output, cmd, url?: string) => {
     const opts = cmd.opts<{ store?: string; require?: boolean }>();

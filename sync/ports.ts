@@ -131,6 +131,15 @@ export interface ObjectStore {
    * make one attempt per call and the service retries them.
    */
   readonly retriesInternally?: boolean;
+  /**
+   * True when a delete with `ifVersion` may remove a version written after
+   * its condition was checked (an endpoint that ignores the condition, so
+   * the version is compared first, then the object deleted: MinIO's
+   * community edition). A push then never takes such a delete's removal of
+   * an index entry naming another version for its own (see
+   * `IndexChange.foundGone`). Unset: the condition holds atomically.
+   */
+  readonly deletesChecked?: boolean;
   /** Reads an object; `NotFoundError` when absent. */
   get(key: string, options?: CallOptions): Promise<GetResult>;
   /** Reads an object's info; `null` when absent (a failed read throws). */

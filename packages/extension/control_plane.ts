@@ -108,7 +108,11 @@ export function controlPlane(
       await retried(async () => {
         keys.length = 0;
         for await (const page of store.list(`${at}${prefix}`)) {
-          for (const o of page) keys.push(o.key.slice(at.length));
+          for (const o of page) {
+            const key = o.key.slice(at.length);
+            // Sluice's own objects (`_control/.sluice/`) are no record of the control plane's.
+            if (!key.startsWith(".sluice/")) keys.push(key);
+          }
         }
       });
       return keys;

@@ -70,6 +70,7 @@ Deno.test("foreign reads refuse a name that is not a namespace and a path that l
       "_index/_meta.json",
       "data/t/m/.lock",
       ".sluice/vanished.json",
+      "_control/.sluice/vanished.json",
     ]
   ) {
     await assert.rejects(() => fetchForeignContent(store, "dev", p, RETRY), UnsafePathError, p);

@@ -90,7 +90,7 @@ Deno.test("registerNamespace: writes <ns>/.namespace.json create-only, pretty-pr
   assert.equal(store.peekText("prod/.namespace.json"), manifestBody("prod", "repo-a", clock.now()));
   const puts = store.log.filter((r) => r.op === "put" && r.key === "prod/.namespace.json");
   assert.deepEqual(puts.map((r) => [r.mode, r.outcome]), [["create", "ok"]]);
-  assert.deepEqual(store.keys("").filter((k) => !k.startsWith(".sluice/")), [
+  assert.deepEqual(store.keys("").filter((k) => !k.startsWith("_control/.sluice/")), [
     "prod/.namespace.json",
   ]);
 });

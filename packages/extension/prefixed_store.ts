@@ -42,6 +42,7 @@ export class PrefixedStore implements ObjectStore {
   readonly prefix: string;
   readonly endpoint: string;
   readonly retriesInternally?: boolean;
+  readonly deletesChecked?: boolean;
   readonly getStream?: (key: string, options?: CallOptions) => Promise<GetStreamResult>;
 
   constructor(inner: ObjectStore, prefix: string) {
@@ -50,6 +51,7 @@ export class PrefixedStore implements ObjectStore {
     this.prefix = prefix;
     this.endpoint = `${inner.endpoint}/${prefix}`;
     if (inner.retriesInternally !== undefined) this.retriesInternally = inner.retriesInternally;
+    if (inner.deletesChecked !== undefined) this.deletesChecked = inner.deletesChecked;
     const getStream = inner.getStream;
     if (getStream) {
       this.getStream = async (key, options) => {

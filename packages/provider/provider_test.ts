@@ -164,7 +164,7 @@ Deno.test("verifyStore: latency and conditional-write support, by setting", asyn
   assert.ok(r.latencyMs >= 0);
   assert.equal(r.conditionalWrites?.create, "honoured");
   assert.equal(r.conditionalWrites?.update, "honoured");
-  assert.deepEqual(store.keys(".sluice/"), [], "the probe cleaned up");
+  assert.deepEqual(store.keys("_control/.sluice/"), [], "the probe cleaned up");
 
   store.conditionalMode = "ignore";
   r = await verifyStore(store, "auto");

@@ -7,6 +7,7 @@
 import { SluiceError } from "../../sync/errors.ts";
 import { probeConditionalWrites, type ProbeResult } from "../../sync/transfer/conditional.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
+import { BUCKET_RECORDS_DIR } from "../../sync/transfer/bucket_layout.ts";
 import type { VerifyResult } from "./shapes.ts";
 
 /**
@@ -31,7 +32,7 @@ export async function verifyStore(
   const endpoint = store.endpoint;
   const t0 = performance.now();
   try {
-    await store.head(".sluice/verify", { signal: options.signal });
+    await store.head(`${BUCKET_RECORDS_DIR}/verify`, { signal: options.signal });
   } catch (e) {
     // What the store said, without the advice a sync gives (nothing is kept or pushed by a check).
     const why = (e instanceof Error ? e.message : String(e))

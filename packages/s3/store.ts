@@ -118,6 +118,11 @@ export class S3Store implements ObjectStore {
   readonly endpoint: string;
   /** This store retries transient failures itself; the sync service does not retry it again. */
   readonly retriesInternally = true;
+  /**
+   * True unless deletes are `native`: a conditional delete is then a check
+   * and a delete, which an endpoint ignoring `If-Match` (MinIO) makes a race.
+   */
+  readonly deletesChecked: boolean;
   /** The bucket. */
   readonly bucket: string;
   /** The normalised key prefix (`""` or ending in `/`). */
@@ -140,6 +145,7 @@ export class S3Store implements ObjectStore {
     this.#ownsClient = options.client === undefined;
     this.#runner = new AttemptRunner(options, (ms) => new S3AttemptTimeout(ms));
     this.#deleteStrategy = options.conditionalDelete ?? "verify";
+    this.deletesChecked = this.#deleteStrategy !== "native";
     this.#checkOwnWrites = options.checkOwnWrites ?? true;
     this.#wholeBelow = options.wholeBodyBelowBytes ?? 1024 * 1024;
     const c = options.credentials;

@@ -9,14 +9,16 @@
  */
 import { AbortedError, isRetryable } from "../errors.ts";
 import { type Clock, type ObjectStore, PutModes } from "../ports.ts";
+import { BUCKET_RECORDS_DIR } from "../transfer/bucket_layout.ts";
 
 /**
  * The clock probe's object: one per store, written over by every probe (one
  * request, and never more than this one object; concurrent probes each get
- * the stamp on their own write). `.sluice/` is Sluice's own prefix, which no
- * index names and no pull or index discovery takes for a file.
+ * the stamp on their own write). Under Sluice's own prefix, which no index
+ * names and no pull or index discovery (Sluice's or another client's) takes
+ * for a file.
  */
-export const CLOCK_PROBE_KEY = ".sluice/clock";
+export const CLOCK_PROBE_KEY = `${BUCKET_RECORDS_DIR}/clock`;
 
 const PROBE_BODY = new TextEncoder().encode("clock probe\n");
 

@@ -8,8 +8,17 @@
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { UnreachableError } from "../errors.ts";
-import { assertIndexCurrent, bothSynced, clone, put, read } from "./clone_kit.ts";
+import { PreconditionFailedError, UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import {
+  assertIndexCurrent,
+  bothSynced,
+  clone,
+  pastDanglingGrace,
+  put,
+  quick,
+  read,
+} from "./clone_kit.ts";
 
 const P = "notes/shared.txt";
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
@@ -146,4 +155,68 @@ Deno.test("two edits with equal bytes racing one deletion: the deletion stands, 
     assert.deepEqual([r1.conflicts, r2.conflicts], [[P], [P]], `${first} first`);
     await assertDeletionStands(store);
   }
+});
+
+/**
+ * `store` as an endpoint that ignores a delete's condition makes it (MinIO's
+ * community edition): the version is compared first, then the object is
+ * deleted whatever is there; `between` runs once in that window.
+ */
+function checkThenDelete(
+  store: InMemoryStore,
+): { store: InMemoryStore; arm: (between: () => Promise<void>) => void } {
+  let hook: (() => Promise<void>) | undefined;
+  const proxied = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "deletesChecked") return true;
+      if (typeof value !== "function") return value;
+      if (prop !== "delete") return value.bind(target);
+      return async (key: string, o: { ifVersion?: string; signal?: AbortSignal } = {}) => {
+        if (o.ifVersion !== undefined) {
+          const now = await target.head(key);
+          if (now?.version !== o.ifVersion) {
+            throw new PreconditionFailedError(key, `version ${now?.version}`);
+          }
+          const h = hook;
+          hook = undefined;
+          await h?.();
+        }
+        return await target.delete(key, { signal: o.signal });
+      };
+    },
+  }) as InMemoryStore;
+  return { store: proxied, arm: (between) => void (hook = between) };
+}
+
+Deno.test("a deletion whose check-then-delete removed a peer's edit committed in its window keeps the peer's entry: a conflict, never a silent loss", async () => {
+  const store = new InMemoryStore();
+  const racing = checkThenDelete(store);
+  const a = await clone(racing.store, "a");
+  const b = await clone(store, "b");
+  await put(a, P, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  // a deletes; b's edit is committed between a's check and its delete.
+  await put(b, P, "b's edit");
+  racing.arm(async () => void (await b.pushChanged()));
+  await Deno.remove(`${a.cacheDir}/${P}`);
+  await a.markDirty({ relPath: P });
+  const r = await a.pushChanged();
+  assert.equal(store.peekText(P), undefined, "the delete removed b's edit (the endpoint's race)");
+  assert.deepEqual(r.conflicts, [P], "a's deletion met b's committed edit: a conflict");
+  assert.ok(
+    (await readIndex(store, quick.retry))?.entries[P],
+    "the entry naming b's edit is kept, not removed as if a had deleted that version",
+  );
+  // The entry names a missing object: a pull past the grace records it as
+  // lost; b, holding the last copy of its edit, keeps it, as a conflict.
+  const c = await clone(store, "c");
+  await pastDanglingGrace(c);
+  await c.pullChanged(); // recorded as lost, the entry removed
+  const kept = await b.pullChanged();
+  assert.deepEqual(kept.conflicts, [P]);
+  assert.equal(await read(b, P), "b's edit", "b's copy is kept");
+  await b.resolveConflict(P, "mine");
+  assert.equal(store.peekText(P), "b's edit", "and published again");
 });

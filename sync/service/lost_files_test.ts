@@ -13,6 +13,7 @@ import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import type { SyncService } from "./service.ts";
 import {
   forgetVanished,
+  LEGACY_VANISHED_KEY,
   LOST_REASON,
   type LostFiles,
   readVanished,
@@ -358,4 +359,20 @@ Deno.test("a deletion that finds the object gone never takes out a peer's later 
   await pastDanglingGrace(b);
   await b.pullChanged();
   assert.equal(await read(b, F), "b's later edit\n", "b keeps the last copy of its edit");
+});
+
+Deno.test("the record of lost files lives under _control/ (no other client's listing names it); an earlier release's .sluice/ record is read, then moved there", async () => {
+  assert.ok(VANISHED_KEY.startsWith("_control/"));
+  const store = new InMemoryStore();
+  const old = { format: 1, paths: { [F]: { v: "v9", h: "", at: 1 } } };
+  await store.put(
+    LEGACY_VANISHED_KEY,
+    new TextEncoder().encode(JSON.stringify(old)),
+    PutModes.create,
+  );
+  assert.deepEqual([...(await recorded(store)).keys()], [F], "read where there is no other");
+  await recordVanished(store, [["notes/g.txt", { v: "v3", h: "", s: 1 }]], 2, quick.retry);
+  assert.deepEqual([...(await recorded(store)).keys()].sort(), [F, "notes/g.txt"], "kept, merged");
+  assert.ok(store.peek(VANISHED_KEY), "written under _control/");
+  assert.equal(store.peek(LEGACY_VANISHED_KEY), undefined, "the earlier record removed");
 });

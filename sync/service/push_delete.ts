@@ -344,7 +344,12 @@ export async function runDeletes(
     // Found gone (its deletion cut off before its commit): deleted all the same by this commit.
     tally.result.deleted.push(entry.path);
     tally.indexRemove.push(entry.path);
-    if (outcome.kind === "gone") tally.indexFoundGone.push(entry.path);
+    // A delete that checked the version, then deleted whatever was there,
+    // cannot tell it removed no peer's write made in between: its removal
+    // leaves an entry naming another version, as one found gone does.
+    if (outcome.kind === "gone" || ctx.store.deletesChecked) {
+      tally.indexFoundGone.push(entry.path);
+    }
     // Conditional on the version this cache synced, whether it deleted the
     // object or found it gone: another writer may write the path again and
     // name it before this commit (an old client, which checks nothing), and

@@ -1,6 +1,7 @@
 /**
- * The record of files the datastore lost: `.sluice/vanished.json` in the
- * bucket. A pull that removes index entries naming objects the store no
+ * The record of files the datastore lost: `_control/.sluice/vanished.json`
+ * in the bucket (an earlier release's `.sluice/vanished.json` is read where
+ * there is none, and removed once its content is written there). A pull that removes index entries naming objects the store no
  * longer holds (`dangling_entries.ts`) writes their versions here first.
  * Such an object went outside Sluice (another tool, a lifecycle rule, a
  * hand), and a clone that holds a synced copy (of that version or an older
@@ -32,12 +33,15 @@ import {
   PreconditionFailedError,
   SluiceError,
 } from "../errors.ts";
-import type { IndexEntry } from "../transfer/bucket_layout.ts";
+import { BUCKET_RECORDS_DIR, type IndexEntry } from "../transfer/bucket_layout.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 
 /** The record's key in the bucket (internal to Sluice: never pulled, indexed or pushed). */
-export const VANISHED_KEY = ".sluice/vanished.json";
+export const VANISHED_KEY = `${BUCKET_RECORDS_DIR}/vanished.json`;
+
+/** Where an earlier release kept the record (a key other clients' listings took for a file). */
+export const LEGACY_VANISHED_KEY = ".sluice/vanished.json";
 
 /**
  * Why a pull kept a synced file whose entry was removed while the record
@@ -104,10 +108,12 @@ async function current(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
-): Promise<{ files: Map<string, LostFile> | null; version: string | null }> {
+): Promise<{ files: Map<string, LostFile> | null; version: string | null; legacy?: boolean }> {
   const got = await getOrNull(store, VANISHED_KEY, { retry, signal });
-  return got
-    ? { files: parse(got.body), version: got.version }
+  if (got) return { files: parse(got.body), version: got.version };
+  const old = await getOrNull(store, LEGACY_VANISHED_KEY, { retry, signal });
+  return old
+    ? { files: parse(old.body), version: null, legacy: true }
     : { files: new Map(), version: null };
 }
 
@@ -165,7 +171,7 @@ async function rewrite(
   change: (files: Map<string, LostFile>) => boolean,
 ): Promise<void> {
   for (let attempt = 1;; attempt++) {
-    const { files, version } = await current(store, retry, signal);
+    const { files, version, legacy } = await current(store, retry, signal);
     // A record that cannot be read is never written over (what it names
     // would be forgotten); nothing to drop from it is no write either.
     if (files === null) {
@@ -179,6 +185,9 @@ async function rewrite(
       withRetry(() => store.put(VANISHED_KEY, body, mode, { signal }), retry, signal);
     try {
       await put(version === null ? PutModes.create : PutModes.update(version));
+      // The earlier release's record, written here now: removed (best
+      // effort; left, it is read no more).
+      if (legacy) await store.delete(LEGACY_VANISHED_KEY, { signal }).catch(() => {});
       return;
     } catch (e) {
       // An endpoint that refuses conditional writes: written as it is (two

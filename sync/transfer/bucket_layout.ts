@@ -31,6 +31,13 @@ export const MONOLITH_KEY = ".datastore-index.json";
 export const META_KEY = "_index/_meta.json";
 /** Shard of the paths that have no partition key. */
 export const UNPARTITIONED = "_unpartitioned";
+/**
+ * Where Sluice keeps its own objects in a bucket (the record of lost files,
+ * the clock and endpoint probes): under `_control/`, which the layout's
+ * other clients leave out of their listings, so that none names them in an
+ * index it writes. An earlier release kept them under `.sluice/`.
+ */
+export const BUCKET_RECORDS_DIR = "_control/.sluice";
 
 /** Store key of a shard. */
 export function shardKey(partition: string): string {

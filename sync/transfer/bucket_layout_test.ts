@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { CLOCK_PROBE_KEY } from "../locks/store_clock.ts";
+import { VANISHED_KEY } from "../service/vanished_record.ts";
+import { PROBE_PREFIX } from "./conditional.ts";
 import {
   entryJson,
   type IndexEntry,
@@ -273,4 +276,21 @@ Deno.test("index bodies written again reuse each entry's text only where it is t
     JSON.parse(new TextDecoder().decode(monolithBody(entries, "2026-02-02T00:00:00.000Z"))).entries,
     later,
   );
+});
+
+Deno.test("Sluice's own bucket objects sit where the layout's other clients' listings never look", () => {
+  // Their rule for what a listing leaves out (isInternalCacheFile): the index
+  // objects, `_index/`, `_control/`, and a few basenames. Anything else an
+  // old client's discovery names in the index it writes, and its next
+  // `migrate-index` refuses an entry it cannot partition.
+  const leftOut = (rel: string) => {
+    const base = rel.slice(rel.lastIndexOf("/") + 1);
+    return [".datastore-index.json", ".push-queue.json", ".datastore.lock"].includes(rel) ||
+      rel === ".datastore-sync-state.json" || /^(_index|_control)(\/|$)/.test(rel) ||
+      base === ".lock" || base === ".namespace.json" || base.startsWith("_catalog.db");
+  };
+  for (const key of [CLOCK_PROBE_KEY, VANISHED_KEY, `${PROBE_PREFIX}k`]) {
+    assert.ok(leftOut(key), key);
+    assert.ok(isLayoutInternal(key), key);
+  }
 });

@@ -30,6 +30,7 @@ import {
   PreconditionFailedError,
 } from "../errors.ts";
 import { randomId } from "../hash.ts";
+import { BUCKET_RECORDS_DIR } from "./bucket_layout.ts";
 import type { ConditionalWritesSetting } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import {
@@ -46,7 +47,7 @@ import {
 } from "../ports.ts";
 
 /** Reserved store prefix of probe objects (internal: never a cache file). */
-export const PROBE_PREFIX = ".sluice/probe/";
+export const PROBE_PREFIX = `${BUCKET_RECORDS_DIR}/probe/`;
 
 /** Name of the probe cache in the cache's internal state directory. */
 export const PROBE_STATE_FILE = "conditional-probe.json";
@@ -413,6 +414,7 @@ export function withConditionalFallback(
   return {
     endpoint: store.endpoint,
     ...(store.retriesInternally ? { retriesInternally: true } : {}),
+    ...(store.deletesChecked ? { deletesChecked: true } : {}),
     get: (key: string, o?: CallOptions): Promise<GetResult> => store.get(key, o),
     ...(store.getStream
       ? { getStream: (key: string, o?: CallOptions) => store.getStream!(key, o) }

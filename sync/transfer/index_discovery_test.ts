@@ -19,6 +19,8 @@ Deno.test("discoverEntries names another tool's objects, and leaves out the layo
       ".datastore.lock",
       ".locks/prod.lock",
       ".sluice/probe/abc",
+      "_control/.sluice/probe/abc",
+      "_control/.sluice/clock",
       "prod/.namespace.json",
       "prod/data/t/m/out/1/raw",
       // Another datastore's layout under a prefix of this one (no namespace

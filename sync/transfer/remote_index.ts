@@ -221,10 +221,12 @@ export interface IndexChange {
    */
   readonly baseGone?: readonly string[];
   /**
-   * Removals whose delete found nothing there (the object already gone).
+   * Removals whose delete found nothing there (the object already gone), or
+   * whose delete was a check then a delete (`ObjectStore.deletesChecked`).
    * Where the entry names another version than the removal's `base` (a
-   * peer's commit this cache never saw, whose object went outside Sluice),
-   * it is left, not taken out (see `apply`).
+   * peer's commit this cache never saw, whose object went outside Sluice,
+   * or that such a delete removed in its window), it is left, not taken out
+   * (see `apply`).
    */
   readonly foundGone?: readonly string[];
   /**
