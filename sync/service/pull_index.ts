@@ -2,7 +2,8 @@
  * The index a pull works from: the token's fast path (nothing changed since
  * the last whole pull, or since this cache's own checked commit), the read of
  * the v1 index object or the v2 shards, the discovery of a datastore with
- * objects and no index, and the refusal of an index naming unsafe keys.
+ * objects and no index, the refusal of an index naming unsafe keys, and a
+ * warning when an old client's push unlisted the unpartitioned shard.
  *
  * @module
  */
@@ -17,6 +18,8 @@ import {
   updateIndex,
 } from "../transfer/remote_index.ts";
 import { shardsMatch } from "../transfer/index_v2.ts";
+import { META_KEY, shardKey, shardOf, UNPARTITIONED } from "../transfer/bucket_layout.ts";
+import type { SluiceEmitter } from "../events.ts";
 import { UNCHECKED } from "./state.ts";
 import { indexDiscovery } from "./index_discovered.ts";
 import type { PullDeps } from "./pull.ts";
@@ -70,6 +73,7 @@ export async function indexForPull(
   if (!index && !prefixes && state.syncedCount === 0) {
     return "unchanged";
   }
+  if (index) warnUnlisted(index, events);
   const unsafe = Object.keys(index?.entries ?? {}).filter((p) => !isSafeRelPath(p));
   if (unsafe.length > 0) {
     throw new UnsafePathError(
@@ -78,6 +82,30 @@ export async function indexForPull(
     );
   }
   return { index };
+}
+
+/**
+ * Warns (`unpartitioned_unlisted`) when a v2 meta no longer lists the
+ * unpartitioned shard while it holds entries: an old client's push wrote
+ * the meta's shard list from the partitions it computes, and old clients
+ * do not see those files until a Sluice commit lists it again.
+ */
+function warnUnlisted(index: RemoteIndex, events: SluiceEmitter): void {
+  const meta = index.meta?.meta;
+  if (meta?.version !== 2 || meta.partitions.includes(UNPARTITIONED)) return;
+  if (index.shards?.[UNPARTITIONED] === undefined) return;
+  const paths = Object.keys(index.entries).filter((p) => shardOf(p) === UNPARTITIONED);
+  if (paths.length === 0) return;
+  events.emit("warning", {
+    code: "unpartitioned_unlisted",
+    message: `The datastore's index meta (${META_KEY}) no longer lists ${
+      shardKey(UNPARTITIONED)
+    }, which names ${paths.length} file(s) outside the tool's folders (${
+      paths.slice(0, 3).join(", ")
+    }${
+      paths.length > 3 ? ", …" : ""
+    }): an old client's push wrote the meta's shard list without it. Sluice clients still see them; old clients do not. Nothing was lost: the next Sluice push that commits anything lists it again (run \`sluice push\` once there is a change to publish).`,
+  });
 }
 
 /**

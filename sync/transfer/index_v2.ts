@@ -177,6 +177,18 @@ export async function updateV2(
         if (attempt > 0 && !partitions.has(p) && !await readShardOrNull(store, p, c)) continue;
         partitions.add(p);
       }
+      // The unpartitioned shard, dropped from the meta by an old client's
+      // push (it lists only the partitions it computes), is listed again
+      // while it holds entries, so that old clients see those files; a
+      // meta never lists a missing shard, so it is read first (this only
+      // when the last index this cache read under this meta held it).
+      if (
+        !partitions.has(UNPARTITIONED) && !emptied.has(UNPARTITIONED) &&
+        (await memo?.shardsAt(m.version))?.versions[UNPARTITIONED] !== undefined
+      ) {
+        const shard = await readShardOrNull(store, UNPARTITIONED, c);
+        if (shard && Object.keys(shard.entries).length > 0) partitions.add(UNPARTITIONED);
+      }
       const seq = nextCommitSeq(m.meta, (await memo?.highestSeq()) ?? 0, Date.parse(now));
       const next: Meta = {
         ...m.meta,
