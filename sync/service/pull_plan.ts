@@ -101,18 +101,26 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
 /**
  * True when the store holds this cache's own write at `path`: uncommitted,
  * other than `e`'s, or `e`'s own version (a commit whose answer was lost,
- * never seen synced here). Its writer id is read once per pull; a failed
- * look counts as no: the path is then a conflict.
+ * never seen synced here), or the object an entry of another client names
+ * by its size alone (an old client's listing of a bucket without an index
+ * named this cache's upload whose commit never came). Its writer id is read
+ * once per pull; a failed look counts as no: the path is then a conflict.
  */
 export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
   const { store, cache, config, signal } = deps;
   let writer: ReturnType<typeof readWriter> | undefined;
   return async (path, e) => {
-    if (isUnversioned(e)) return false;
+    // Another client's entry names no version: only one made from a listing
+    // (no hash) can name this cache's upload, by its size.
+    if (isUnversioned(e) && e.h !== "") return false;
     const { id, bound } = await (writer ??= readWriter(cache));
     if (id === null) return false;
     const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
       .catch(() => null);
+    if (isUnversioned(e)) {
+      return now !== null && now.size === e.s && now.metadata?.[WRITER_METADATA] === id &&
+        (bound || deps.state.attempted(path));
+    }
     return now !== null &&
       (isOwnUncommitted(now, e.v, id) ||
         // At the entry's version: with the id bound to this state directory
