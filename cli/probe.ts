@@ -248,6 +248,11 @@ export function probeCommand(io: CliIo, state: RunState): Command {
           : {}),
       });
       for (const line of describeProbe(report)) out.say(line);
+      if (opened.store.deletesChecked) {
+        out.say(
+          "Deletes were not probed: a delete checks the object's version, then deletes it, which an endpoint that ignores a delete's condition (MinIO) leaves open to a write in between; a push then keeps the entry such a delete may have emptied, as a conflict (see Conflicts in the README).",
+        );
+      }
       if (refusal) return refusal.exitCode;
     } finally {
       opened.close();

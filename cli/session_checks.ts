@@ -421,7 +421,9 @@ export async function checkFileStore(
       `The store directory ${spec.root} does not exist, so nothing was ever pushed to ${url} (is --store mistyped?). Nothing was pushed or pulled, and the cache was not tied to that store. Check the URL; ${
         again
           ? `to start a new datastore there, run the command again with --init: \`${again}\``
-          : "a new datastore is started by the first `sluice push --init` to it"
+          : `a new datastore is started by the first \`sluice push --init --store ${
+            shellWord(url)
+          }\` to it`
       }.`,
     );
   }

@@ -144,7 +144,7 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
   // A pull starts no datastore, --init or not: only a push does.
   assert.match(
     pull.err,
-    /a new datastore is started by the first `sluice push --init --cache \S+\/a`/,
+    /a new datastore is started by the first `sluice push --init --store \S+typo-store --cache \S+\/a`/,
   );
   const pullInit = await sluice(["pull", "--init", "--cache", `${w.base}/new`, "--store", typo]);
   assert.equal(pullInit.code, 66, pullInit.err);
@@ -158,7 +158,7 @@ Deno.test("a missing file:// store directory is refused (store_not_found, 66) an
   assert.doesNotMatch(status.err, /sluice status .*--init/);
   assert.match(
     status.err,
-    /a new datastore is started by the first `sluice push --init --cache \S+\/a`/,
+    /a new datastore is started by the first `sluice push --init --store \S+typo-store --cache \S+\/a`/,
   );
   assert.doesNotMatch(pull.out, /up to date/);
   assert.equal(await new LocalCache(a).readState(CLI_STORE_STATE), null);

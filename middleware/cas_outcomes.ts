@@ -37,7 +37,9 @@ export async function recordConflict(
   ctx.entry.keepDirty = true;
   // True whether or not this cache ever synced the path (it may have, and
   // deleted it since): its copy is not based on the datastore's version.
-  ctx.entry.reason = "changed remotely: this cache's copy is not based on the datastore's version";
+  ctx.entry.reason = remote
+    ? "changed remotely: this cache's copy is not based on the datastore's version"
+    : "deleted remotely: a peer deleted it, a change this cache's copy is not based on";
   ctx.entry.conflict = {
     theirs: remote
       ? { version: remote.version, hash: await sha256Hex(remote.body), size: remote.size }
