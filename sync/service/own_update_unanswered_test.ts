@@ -31,3 +31,26 @@ Deno.test("a pull meeting an entry naming this cache's own update, whose commit'
   assert.deepEqual(a.conflicts(), []);
   assert.equal(await read(a, path), "three");
 });
+
+Deno.test("a pull meeting an entry naming this cache's own update, deleted here since, keeps the deletion for the push, not as a conflict", async () => {
+  const store = await v2Store();
+  const a = await clone(store, "a");
+  const path = "notes/shared.txt";
+  await put(a, path, "one");
+  await a.pushChanged();
+  // The update's shard lands, its meta bump does not.
+  await put(a, path, "two");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  await assert.rejects(a.pushChanged());
+  // Deleted here since, before a pull.
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await a.markDirty({ relPath: path });
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [], "its own committed write is no peer's change");
+  const pushed = await a.pushChanged();
+  assert.deepEqual(pushed.deleted, [path]);
+  assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, path), undefined);
+});

@@ -270,7 +270,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // local (and dirty) for the push to commit. So too when the entry
       // names this cache's own write (its commit landed, the answer did
       // not): the change here was made over it, and nothing came after it.
-      if (local && await ownWriteOver(path, e)) continue;
+      // A deletion here too: the push deletes that write and its entry.
+      if (await ownWriteOver(path, e)) continue;
       conflict(
         path,
         local ? { location: path, ...local } : null,
