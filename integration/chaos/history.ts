@@ -406,6 +406,13 @@ export interface History {
    * {@link insertOldSame}).
    */
   readonly etag?: boolean;
+  /**
+   * When true, a delete conditional on a version checks the version, then
+   * deletes whatever is there (an endpoint that ignores a delete's
+   * condition, as MinIO's community edition does): a write landing between
+   * the two is deleted with it, and the store says so (`deletesChecked`).
+   */
+  readonly checkedDeletes?: boolean;
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }
@@ -450,6 +457,8 @@ export interface GenerateOptions {
   readonly copyShare?: number;
   /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */
   readonly etagShare?: number;
+  /** Chance that a history's store deletes by a check, then a delete (see {@link History.checkedDeletes}); default 0.15. */
+  readonly checkedDeleteShare?: number;
 }
 
 /**
@@ -794,6 +803,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const indexFirst = new Rng(mixSeed(seed, 0x69647866)).chance(options.indexFirstShare ?? 0.3);
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const checkedDeletes = new Rng(mixSeed(seed, 0x63686b64)).chance(
+    options.checkedDeleteShare ?? 0.15,
+  );
   return {
     seed,
     clones,
@@ -804,6 +817,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(skewMs ? { skewMs } : {}),
     ...(indexFirst ? { indexFirst } : {}),
     ...(etag ? { etag } : {}),
+    ...(checkedDeletes ? { checkedDeletes } : {}),
     ops,
   };
 }
@@ -1425,8 +1439,9 @@ export function formatHistory(h: History): string {
     : "";
   const first = h.indexFirst ? ", first pushes make the index first" : "";
   const etag = h.etag ? ", versions are the bytes' (ETags)" : "";
+  const checked = h.checkedDeletes ? ", deletes check the version, then delete (as on MinIO)" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}${checked}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -1460,6 +1475,9 @@ export function parseHistory(text: string): History {
   }
   if (j.etag !== undefined && typeof j.etag !== "boolean") {
     throw new Error("etag is true or false");
+  }
+  if (j.checkedDeletes !== undefined && typeof j.checkedDeletes !== "boolean") {
+    throw new Error("checkedDeletes is true or false");
   }
   const kinds = new Set([
     ...Object.keys(WEIGHTS),

@@ -78,6 +78,13 @@ export interface LostUpdateDeps {
   opId(): number;
   /** True when `e` names an object another tool deleted at `path` (`vanish` moves). */
   vanished?(path: string, e: IndexEntry): boolean;
+  /**
+   * A delete that checked `path`'s version, then deleted `version` (`bytes`),
+   * written in between (a store whose deletes check, then delete): the
+   * store's race, not the deleting writer's choice. Its bytes are then held
+   * to I19 as another tool's deletion's are, and the index writes to I9.
+   */
+  raced?(path: string, bytes: Uint8Array, version: string): Promise<void>;
 }
 
 /**
@@ -272,7 +279,19 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       isIndex(key) && mode.kind !== "overwrite" && deps.writer() && !deps.moving()
         ? indexWrite(key, () => store.put(key, body, mode, o))
         : watched(key, () => store.put(key, body, mode, o)),
-    delete: (key, o) => watched(key, () => store.delete(key, o)),
+    delete: async (key, o) => {
+      // The delete half of a check-then-delete (see `raced`): which version it deletes.
+      const checked = (o as { checkedVersion?: string } | undefined)?.checkedVersion;
+      const version = checked !== undefined && SHARED_FILES.includes(key)
+        ? await deps.held(key)
+        : undefined;
+      if (version === undefined || version === checked) {
+        return await watched(key, () => store.delete(key, o));
+      }
+      const bytes = await deps.read(key);
+      await store.delete(key, o);
+      if (bytes) await deps.raced?.(key, bytes, version);
+    },
   };
 }
 
@@ -298,6 +317,7 @@ export function harnessDeps(h: {
   readonly violate: (v: Violation) => void;
   readonly opId: () => number;
   readonly vanished?: (path: string, e: IndexEntry) => boolean;
+  readonly raced?: (path: string, bytes: Uint8Array, version: string) => Promise<void>;
 }): LostUpdateDeps {
   const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
   return {
@@ -306,6 +326,7 @@ export function harnessDeps(h: {
     violate: h.violate,
     opId: h.opId,
     vanished: h.vanished,
+    ...(h.raced ? { raced: h.raced } : {}),
     held: async (path) => (await h.direct.head(path))?.version,
     moving: () => isMoveCommand(h.label() ?? ""),
     indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,

@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--unwritten-share x`, `--streamed-share x`, `--shared-cache-share x`, `--copy-share x` and `--etag-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--unwritten-share x`, `--streamed-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x` and `--checked-delete-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -180,7 +180,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--streamed-share":
       case "--shared-cache-share":
       case "--copy-share":
-      case "--etag-share": {
+      case "--etag-share":
+      case "--checked-delete-share": {
         const v = value();
         const n = Number(v);
         if (!Number.isFinite(n) || n < 0 || n > 1) {
@@ -210,6 +211,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "copyShare"
           : flag === "--etag-share"
           ? "etagShare"
+          : flag === "--checked-delete-share"
+          ? "checkedDeleteShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;
@@ -248,6 +251,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  marks whose writes never came ${s.unwrittenMarks}`,
     `  second processes over a clone's cache ${s.siblings} (died before their push: ${s.siblingsDied})`,
     `  clones' caches replaced by a copy of another's ${s.copies}`,
+    `  histories whose deletes check the version, then delete ${s.checkedDeleteHistories} (deletes that removed a write landed in between: ${s.checkedDeleteRaces})`,
     `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2}); old-client pulls ${s.oldPulls} (entries dropped for a missing object, the index they read written back: ${s.oldPullDrops}); on a store whose versions are ETags ${s.etagHistories} (a refused run's bytes written by an old client as its erasure deletes them: ${s.oldSameWrites})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,

@@ -2221,3 +2221,17 @@ Deno.test("chaos regression: a clone's own update whose commit landed before a c
     );
   }
 });
+
+/**
+ * I29 (seed 112000329, `--checked-delete-share 1`): c1's update was
+ * committed and c1 crashed before the answer (its next call), its file
+ * already replaced by a directory by hand; its next pull met the entry
+ * naming its own update with the file deleted here, and took it for a
+ * peer's change: a conflict with itself. A deletion here over this cache's
+ * own write is kept for the push too (sync/service/pull_plan.ts).
+ */
+Deno.test("chaos regression: a deletion here over this clone's own committed update is no conflict with itself (I29, seed 112000329)", async () => {
+  await clean(
+    '{"seed":112000329,"clones":2,"kinds":["core","api"],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":31,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":5,"kind":"tick","n":38,"pick":272567826},{"id":33,"kind":"sync","clone":0},{"id":29,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":30,"kind":"reshape","clone":1,"file":4,"how":"push"},{"id":7,"kind":"tick","n":12,"pick":583515120},{"id":8,"kind":"crash","clone":1},{"id":9,"kind":"sync","clone":1},{"id":14,"kind":"crash","clone":1}]}',
+  );
+});

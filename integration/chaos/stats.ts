@@ -126,6 +126,12 @@ export interface ChaosStats {
   /** Histories on a store whose versions are the bytes' (ETags), and old clients' writes there of a refused run's bytes. */
   etagHistories: number;
   oldSameWrites: number;
+  /**
+   * Histories whose store deletes by a check, then a delete, and the
+   * deletes that removed a write landed in between (checked by I9 and I19).
+   */
+  checkedDeleteHistories: number;
+  checkedDeleteRaces: number;
   /** Old clients' pushes started (`oldpush` moves); those that returned are checked by I12. */
   oldPushes: number;
   /** Old clients' pulls (`oldpull` moves), and the entries they dropped (writing back the index they read). */
@@ -215,6 +221,8 @@ export function emptyStats(): ChaosStats {
     siblingsDied: 0,
     copies: 0,
     etagHistories: 0,
+    checkedDeleteHistories: 0,
+    checkedDeleteRaces: 0,
     oldSameWrites: 0,
     oldPushes: 0,
     oldPulls: 0,

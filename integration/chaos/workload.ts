@@ -27,6 +27,7 @@ import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { PreconditionFailedError } from "../../sync/errors.ts";
 import { peerPush, shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
@@ -119,6 +120,30 @@ interface CloneSlot {
 }
 
 const MAX_QUEUE = 3;
+
+/**
+ * `store` as an endpoint that ignores a delete's condition (MinIO): a
+ * delete conditional on a version reads the version (one call), then
+ * deletes (another, which names the version checked for the harness's
+ * checks): a write can land between the two, and is deleted.
+ */
+function checkThenDelete(store: ObjectStore): ObjectStore {
+  return {
+    ...store,
+    endpoint: store.endpoint,
+    deletesChecked: true,
+    delete: async (key, o = {}) => {
+      if (o.ifVersion === undefined) return await store.delete(key, o);
+      const now = await store.head(key, { signal: o.signal });
+      if (!now) throw new PreconditionFailedError(key, "it does not exist");
+      if (now.version !== o.ifVersion) {
+        throw new PreconditionFailedError(key, `version ${now.version}, expected ${o.ifVersion}`);
+      }
+      const checked = { signal: o.signal, checkedVersion: o.ifVersion };
+      return await store.delete(key, checked);
+    },
+  };
+}
 
 /** The index's objects: the v1 index, a shard, the meta (where an `answer` crash strikes). */
 function isIndexObject(key: string): boolean {
@@ -226,6 +251,7 @@ class World {
         violate: (v) => this.truth.violate(v),
         opId: () => this.#opId,
         vanished: (path, e) => this.truth.namesVanished(path, e),
+        raced: (path, bytes, version) => this.#raced(path, bytes, version),
       }),
     );
     const owned = this.ownWrites.watch(
@@ -241,7 +267,9 @@ class World {
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };
     }, () => this.#opId);
-    this.gated = this.sched.wrap(shaped);
+    this.gated = this.history.checkedDeletes
+      ? checkThenDelete(this.sched.wrap(shaped))
+      : this.sched.wrap(shaped);
     this.shapes.head = (key) => this.target.direct.head(key);
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
     await this.registry.probe(this.target.store);
@@ -641,6 +669,33 @@ class World {
       pending,
       indexed,
       op.rewrite === true,
+    );
+  }
+
+  /**
+   * A delete that checked the version of a shared file, then deleted a
+   * write landed in between (see {@link checkThenDelete}): its bytes are
+   * held to I19 as those of another tool's deletion are, from now on.
+   */
+  async #raced(path: string, bytes: Uint8Array, version: string): Promise<void> {
+    this.stats.checkedDeleteRaces++;
+    const indexed = (await indexEntriesOf(this.target.inspect))[path]?.v;
+    const holders: number[] = [];
+    let pending = false;
+    for (const slot of this.clones) {
+      const here = await Deno.readFile(`${slot.dir}/${path}`).catch(() => null);
+      if (here && sameBytes(here, bytes)) holders.push(slot.index);
+      else if (!here && slot.svc.state.synced(path)) pending = true;
+    }
+    await this.truth.vanished(
+      this.#opId,
+      path,
+      bytes,
+      version,
+      holders,
+      this.changes.touched.length,
+      pending,
+      indexed,
     );
   }
 
@@ -1466,6 +1521,7 @@ export async function runHistory(
   if (history.skewMs?.some((ms) => ms !== 0)) stats.skewedClocks = 1;
   if (history.indexFirst) stats.indexFirst = 1;
   if (history.etag) stats.etagHistories = 1;
+  if (history.checkedDeletes) stats.checkedDeleteHistories = 1;
   if (history.ops.some((o) => o.kind === "foreign")) stats.foreignHistories = 1;
   if (history.ops.some((o) => o.kind === "vanish")) stats.vanishHistories = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
