@@ -17,6 +17,8 @@ const DATA = "data/t/m/out/1/raw";
 /** The meta's shard list, rewritten as an old client's push leaves it (without `_unpartitioned`). */
 async function unlist(store: InMemoryStore): Promise<void> {
   const meta = parseMeta(store.peek(META_KEY)!)!;
+  assert.equal(meta.version, 2);
+  if (meta.version !== 2) return;
   const partitions = meta.partitions.filter((p) => p !== "_unpartitioned");
   const next = { ...meta, partitions, commitSeq: meta.commitSeq + 1, raw: {} };
   await store.put(META_KEY, metaBody(next), PutModes.overwrite);
