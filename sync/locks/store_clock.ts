@@ -22,6 +22,12 @@ export const CLOCK_PROBE_KEY = `${BUCKET_RECORDS_DIR}/clock`;
 
 const PROBE_BODY = new TextEncoder().encode("clock probe\n");
 
+/** Where an earlier release wrote the probe: a key other clients' listings took for a file. */
+export const LEGACY_CLOCK_PROBE_KEY = ".sluice/clock";
+
+/** Stores whose earlier probe object this process removed already (once each). */
+const legacyRemoved = new WeakSet<ObjectStore>();
+
 /** A stamp of the store's on a write, and when this machine's clock saw the answer. */
 export interface StoreStamp {
   /** The store's last-modified time of the write (ms since the epoch). */
@@ -68,6 +74,12 @@ export async function measureStoreClock(
   try {
     const written = await store.put(CLOCK_PROBE_KEY, PROBE_BODY, PutModes.overwrite, { signal });
     const stamp = { stamped: written.lastModified, answered: clock.now() };
+    if (!legacyRemoved.has(store)) {
+      // An earlier release's probe object, which an old client's listing of
+      // a bucket without an index would name: removed, once per process.
+      legacyRemoved.add(store);
+      await store.delete(LEGACY_CLOCK_PROBE_KEY, { signal }).catch(() => {});
+    }
     return stamp.stamped > 0 ? stamp : null;
   } catch (e) {
     if (signal?.aborted) throw new AbortedError("Reading the datastore's clock", { cause: e });

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
 import { AbortedError, PreconditionFailedError, UnreachableError } from "../errors.ts";
-import { CLOCK_PROBE_KEY, measureStoreClock, storeClockOffset, storeNow } from "./store_clock.ts";
+import {
+  CLOCK_PROBE_KEY,
+  LEGACY_CLOCK_PROBE_KEY,
+  measureStoreClock,
+  storeClockOffset,
+  storeNow,
+} from "./store_clock.ts";
 
 async function keys(store: InMemoryStore): Promise<string[]> {
   const out: string[] = [];
@@ -18,6 +24,7 @@ Deno.test("the store's clock is read from its stamp on a write over the one prob
   assert.equal(await storeNow(store, here), here.now() + 45_000);
   assert.deepEqual(store.log.map((r) => `${r.op} ${r.key} ${r.outcome}`), [
     `put ${CLOCK_PROBE_KEY} ok`,
+    `delete ${LEGACY_CLOCK_PROBE_KEY} ok`, // an earlier release's probe object, once
     `put ${CLOCK_PROBE_KEY} ok`,
   ]);
   assert.deepEqual(await keys(store), [CLOCK_PROBE_KEY], "one object, however many probes");
@@ -41,4 +48,14 @@ Deno.test("an aborted probe throws AbortedError", async () => {
   const abort = new AbortController();
   abort.abort();
   await assert.rejects(measureStoreClock(store, here, abort.signal), AbortedError);
+});
+
+Deno.test("the probe removes an earlier release's probe object (.sluice/clock), once per store", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  store.seed(LEGACY_CLOCK_PROBE_KEY, "clock probe\n");
+  await measureStoreClock(store, clock);
+  assert.deepEqual(store.keys(), [CLOCK_PROBE_KEY]);
+  await measureStoreClock(store, clock);
+  assert.equal(store.count("delete"), 1, "once");
 });

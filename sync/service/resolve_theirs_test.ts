@@ -18,7 +18,7 @@ const cutIndex = (store: InMemoryStore) =>
 const indexed = async (store: InMemoryStore) =>
   (await readIndex(store, quick.retry))?.entries[PATH]?.v;
 
-Deno.test("resolve --theirs with the local copy already theirs keeps the record of this cache's own uncommitted upload, which the next push settles", async () => {
+Deno.test("a deletion here over this cache's own uploads (one adopted by a peer, one uncommitted) is no conflict: the push deletes them, and no stranded upload is left", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
@@ -44,27 +44,20 @@ Deno.test("resolve --theirs with the local copy already theirs keeps the record 
   cutIndex(store);
   await assert.rejects(b.pushChanged());
   assert.equal(store.peekText(PATH), "B");
-  const vb = (await store.head(PATH))!.version;
-  assert.notEqual(vb, va);
 
-  // 4. b deletes its copy; a pull records a conflict (ownWriteOver is not asked without a local copy).
+  // 4. b deletes its copy: the entry names b's own write, the store holds b's own
+  // upload over it; nobody else changed the file, so no conflict.
   await Deno.remove(`${b.cacheDir}/${PATH}`);
+  await b.markDirty({ relPath: PATH });
   const pulled = await b.pullChanged();
-  assert.deepEqual(pulled.conflicts, [PATH]);
-
-  // 5. the user puts theirs ("A") in place by hand, then takes theirs.
-  await put(b, PATH, "A", false);
-  const r = await b.resolveConflict(PATH, "theirs");
-  assert.equal(r.resolved, true);
-  assert.equal(store.peekText(PATH), "B", "b's own upload is still there, named by no index");
-
-  // 6. next walk push of b: does anything settle b's stranded "B"?
-  await b.markDirty();
-  await b.pushChanged();
-  const stranded = (await store.head(PATH))!.version !== (await indexed(store));
-  assert.equal(stranded, false, "b's own uncommitted upload is left at PATH, no record settles it");
+  assert.deepEqual(pulled.conflicts, []);
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushed.deleted, [PATH]);
+  assert.equal(store.peekText(PATH), undefined, "b's own upload is gone");
+  assert.equal(await indexed(store), undefined, "and so is the entry naming its write");
   const fresh = await clone(store, "fresh");
   assert.deepEqual((await fresh.pullChanged()).uncommitted, [], "no peer waits on the path");
+  assert.equal(await read(fresh, PATH), undefined);
 });
 
 Deno.test("resolve --theirs over a peer that made a directory a file: the directory the set-aside copy leaves empty goes, and the next pull takes their file", async () => {
