@@ -108,12 +108,12 @@ async function current(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
-): Promise<{ files: Map<string, LostFile> | null; version: string | null; legacy?: boolean }> {
+): Promise<{ files: Map<string, LostFile> | null; version: string | null; legacy?: string }> {
   const got = await getOrNull(store, VANISHED_KEY, { retry, signal });
   if (got) return { files: parse(got.body), version: got.version };
   const old = await getOrNull(store, LEGACY_VANISHED_KEY, { retry, signal });
   return old
-    ? { files: parse(old.body), version: null, legacy: true }
+    ? { files: parse(old.body), version: null, legacy: old.version }
     : { files: new Map(), version: null };
 }
 
@@ -187,7 +187,10 @@ async function rewrite(
       await put(version === null ? PutModes.create : PutModes.update(version));
       // The earlier release's record, written here now: removed (best
       // effort; left, it is read no more).
-      if (legacy) await store.delete(LEGACY_VANISHED_KEY, { signal }).catch(() => {});
+      // Only the version read: one an earlier release wrote since is left.
+      if (legacy !== undefined) {
+        await store.delete(LEGACY_VANISHED_KEY, { ifVersion: legacy, signal }).catch(() => {});
+      }
       return;
     } catch (e) {
       // An endpoint that refuses conditional writes: written as it is (two
