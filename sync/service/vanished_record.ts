@@ -97,10 +97,10 @@ function parse(bytes: Uint8Array): Map<string, LostFile> | null {
 }
 
 /** Why the record is not written over when it cannot be read. */
-function unreadableError(): SluiceError {
+function unreadableError(key: string): SluiceError {
   return new SluiceError(
     "lost_record_unreadable",
-    `The record of files the datastore lost (${VANISHED_KEY} in the bucket) cannot be read (not JSON of format ${FORMAT}: another tool, or a newer Sluice, wrote it), so it was not written over: what it names would be forgotten, and a clone holding the last copy of such a file would remove it. Nothing was recorded and no index entry was removed. Meanwhile every pull keeps each synced copy whose entry was removed, as a conflict. Restore the object from the bucket's versioning or a backup; or, once every clone has pulled since it became unreadable (each copy at risk is then held by an open conflict), delete it.`,
+    `The record of files the datastore lost (${key} in the bucket) cannot be read (not JSON of format ${FORMAT}: another tool, or a newer Sluice, wrote it), so it was not written over: what it names would be forgotten, and a clone holding the last copy of such a file would remove it. Nothing was recorded and no index entry was removed. Meanwhile every pull keeps each synced copy whose entry was removed, as a conflict. Restore the object from the bucket's versioning or a backup; or, once every clone has pulled since it became unreadable (each copy at risk is then held by an open conflict), delete it.`,
   );
 }
 
@@ -175,7 +175,9 @@ async function rewrite(
     // A record that cannot be read is never written over (what it names
     // would be forgotten); nothing to drop from it is no write either.
     if (files === null) {
-      if (change(new Map())) throw unreadableError();
+      if (change(new Map())) {
+        throw unreadableError(legacy !== undefined ? LEGACY_VANISHED_KEY : VANISHED_KEY);
+      }
       return;
     }
     if (!change(files)) return;
