@@ -108,13 +108,27 @@ async function current(
   store: ObjectStore,
   retry: RetryPolicy,
   signal?: AbortSignal,
-): Promise<{ files: Map<string, LostFile> | null; version: string | null; legacy?: string }> {
+): Promise<
+  { files: Map<string, LostFile> | null; version: string | null; legacy?: string; bad?: string }
+> {
   const got = await getOrNull(store, VANISHED_KEY, { retry, signal });
-  if (got) return { files: parse(got.body), version: got.version };
+  // An earlier release may still record losses at its key (during an
+  // upgrade): read beside the record, and moved with its next write.
   const old = await getOrNull(store, LEGACY_VANISHED_KEY, { retry, signal });
-  return old
-    ? { files: parse(old.body), version: null, legacy: old.version }
-    : { files: new Map(), version: null };
+  if (!got) {
+    return old
+      ? { files: parse(old.body), version: null, legacy: old.version }
+      : { files: new Map(), version: null };
+  }
+  const files = parse(got.body);
+  if (!old) return { files, version: got.version };
+  const earlier = parse(old.body);
+  if (files === null || earlier === null) {
+    const bad = files === null ? VANISHED_KEY : LEGACY_VANISHED_KEY;
+    return { files: null, version: got.version, legacy: old.version, bad };
+  }
+  for (const [p, f] of earlier) if (!files.has(p)) files.set(p, f);
+  return { files, version: got.version, legacy: old.version };
 }
 
 /**
@@ -171,12 +185,14 @@ async function rewrite(
   change: (files: Map<string, LostFile>) => boolean,
 ): Promise<void> {
   for (let attempt = 1;; attempt++) {
-    const { files, version, legacy } = await current(store, retry, signal);
+    const { files, version, legacy, bad } = await current(store, retry, signal);
     // A record that cannot be read is never written over (what it names
     // would be forgotten); nothing to drop from it is no write either.
     if (files === null) {
       if (change(new Map())) {
-        throw unreadableError(legacy !== undefined ? LEGACY_VANISHED_KEY : VANISHED_KEY);
+        throw unreadableError(
+          bad ?? (legacy !== undefined && version === null ? LEGACY_VANISHED_KEY : VANISHED_KEY),
+        );
       }
       return;
     }
