@@ -104,7 +104,8 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
  * never seen synced here), or the object an entry of another client names
  * by its size alone (an old client's listing of a bucket without an index
  * named this cache's upload whose commit never came). Its writer id is read
- * once per pull; a failed look counts as no: the path is then a conflict.
+ * once per pull; a look that fails (after its retries) fails the pull, which
+ * never takes this cache's own write for a peer's change for want of a look.
  */
 export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
   const { store, cache, config, signal } = deps;
@@ -115,8 +116,7 @@ export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) =
     if (isUnversioned(e) && e.h !== "") return false;
     const { id, bound } = await (writer ??= readWriter(cache));
     if (id === null) return false;
-    const now = await withRetry(() => store.head(path, { signal }), config.retry, signal)
-      .catch(() => null);
+    const now = await withRetry(() => store.head(path, { signal }), config.retry, signal);
     if (isUnversioned(e)) {
       return now !== null && now.size === e.s && now.metadata?.[WRITER_METADATA] === id &&
         (bound || deps.state.attempted(path));

@@ -166,9 +166,10 @@ export async function deleteRemote(
  * store holds this cache's own upload of it that never reached the index
  * (its push crashed before the commit, and the file was deleted since), that
  * upload is deleted, conditional on its version, so no peer waits on it for
- * good. Anything else there (nothing, a peer's object, or one the index
- * names) is left alone. True when an upload was deleted. Transport errors
- * throw.
+ * good, and an entry naming it (its commit landed, its answer lost, or a
+ * peer adopted it) is taken out with it. Anything else there (nothing, a
+ * peer's object) is left alone. True when an upload was deleted. Transport
+ * errors throw.
  */
 export async function dropOwnStranded(
   ctx: PushContext,
@@ -185,8 +186,10 @@ export async function dropOwnStranded(
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const named = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
-  // Published meanwhile (adopted by a peer): a committed version, which a pull takes.
-  if (named?.v === now.version) return false;
+  // Named by the index (committed by this cache, its answer lost, or
+  // adopted by a peer): the deletion here came after that write, and goes
+  // with the entry (`unnameDeleted`; only paths recorded as attempted are
+  // checked so, see `PlanEntry.strandedCheck`).
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose
