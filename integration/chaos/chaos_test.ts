@@ -102,8 +102,8 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy` move came later).
-  const found = await firstBreaking("I1", options, 200, { copyShare: 0 });
+  // The histories this search was tuned on (the `copy` move and checked deletes came later).
+  const found = await firstBreaking("I1", options, 400, { copyShare: 0, checkedDeleteShare: 0 });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
   assert.ok(!on.violations.some((v) => v.invariant === "I1"), describe([on]));

@@ -121,13 +121,16 @@ interface CloneSlot {
 
 const MAX_QUEUE = 3;
 
+/** The fake time between a checked delete's look and its delete (a network round trip, widened). */
+const CHECKED_DELETE_WINDOW_MS = 300;
+
 /**
  * `store` as an endpoint that ignores a delete's condition (MinIO): a
  * delete conditional on a version reads the version (one call), then
  * deletes (another, which names the version checked for the harness's
  * checks): a write can land between the two, and is deleted.
  */
-function checkThenDelete(store: ObjectStore): ObjectStore {
+function checkThenDelete(store: ObjectStore, clock: Clock): ObjectStore {
   return {
     ...store,
     endpoint: store.endpoint,
@@ -139,6 +142,8 @@ function checkThenDelete(store: ObjectStore): ObjectStore {
       if (now.version !== o.ifVersion) {
         throw new PreconditionFailedError(key, `version ${now.version}, expected ${o.ifVersion}`);
       }
+      // The window between the two, in fake time: other commands go on in it.
+      await clock.sleep(CHECKED_DELETE_WINDOW_MS, o.signal);
       const checked = { signal: o.signal, checkedVersion: o.ifVersion };
       return await store.delete(key, checked);
     },
@@ -268,7 +273,7 @@ class World {
       return slot && { clone: slot.index, state: slot.svc.state };
     }, () => this.#opId);
     this.gated = this.history.checkedDeletes
-      ? checkThenDelete(this.sched.wrap(shaped))
+      ? checkThenDelete(this.sched.wrap(shaped), this.sched.clock)
       : this.sched.wrap(shaped);
     this.shapes.head = (key) => this.target.direct.head(key);
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
