@@ -2235,3 +2235,31 @@ Deno.test("chaos regression: a deletion here over this clone's own committed upd
     '{"seed":112000329,"clones":2,"kinds":["core","api"],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":31,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":5,"kind":"tick","n":38,"pick":272567826},{"id":33,"kind":"sync","clone":0},{"id":29,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":30,"kind":"reshape","clone":1,"file":4,"how":"push"},{"id":7,"kind":"tick","n":12,"pick":583515120},{"id":8,"kind":"crash","clone":1},{"id":9,"kind":"sync","clone":1},{"id":14,"kind":"crash","clone":1}]}',
   );
 });
+
+/**
+ * I9 (seed 114000494, `--checked-delete-share 1`; found by checked deletes,
+ * taught after a trial on MinIO lost an edit so): c1's deletion checked the
+ * version it had synced, and c2's edit landed and was committed before the
+ * delete, which removed it; c1's commit then took out the entry naming
+ * c2's edit as if its delete had removed the version it checked. Such a
+ * removal now leaves an entry naming another version, as one found gone
+ * does (sync/service/push_delete.ts, `deletesChecked`).
+ */
+Deno.test("chaos regression: a checked delete that removed a peer's edit landed in its window never takes out the entry naming it (I9, seed 114000494)", async () => {
+  await clean(
+    '{"seed":114000494,"clones":3,"absentOnError":true,"skewMs":[0,0,106385],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":4,"kind":"adopt","clone":1,"file":5},{"id":7,"kind":"tick","n":8,"pick":1137788778},{"id":16,"kind":"sync","clone":2},{"id":45,"kind":"delete","clone":1,"file":0,"how":"push"},{"id":26,"kind":"adopt","clone":2,"file":5}]}',
+  );
+});
+
+/**
+ * I7, I8 (seed 114000144; the checker's): c0's run uploaded its version
+ * and its `latest` marker over the version the index named, an outage cut
+ * off its commit, and c0's cache was then replaced by a copy of c2's: that
+ * upload waits for an adoption no history makes, and readers skip the
+ * marker as uncommitted. Spared as I11 spares such uploads.
+ */
+Deno.test("chaos regression: an abandoned copy's upload over an indexed version is spared as I11 spares it (I7, I8, seed 114000144)", async () => {
+  await clean(
+    '{"seed":114000144,"clones":5,"kinds":["core-single-phase","core","core-single-phase","api","api"],"indexFirst":true,"ops":[{"id":3,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":4,"kind":"tick","n":4,"pick":1887209110},{"id":7,"kind":"tick","n":37,"pick":664176173},{"id":9,"kind":"run","clone":0,"model":1,"data":1,"workMs":0,"same":true},{"id":10,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":11,"kind":"run","clone":3,"model":1,"data":1,"workMs":5000},{"id":12,"kind":"resolve","clone":4,"pick":1,"how":"theirs"},{"id":13,"kind":"bulk","clone":1},{"id":16,"kind":"tick","n":32,"pick":1778751015},{"id":17,"kind":"crash","clone":4},{"id":19,"kind":"tick","n":26,"pick":1644436117},{"id":44,"kind":"edit","clone":4,"file":4,"how":"push"},{"id":45,"kind":"reshape","clone":4,"file":4,"how":"push"},{"id":29,"kind":"tick","n":34,"pick":1980086480},{"id":32,"kind":"outage","on":true},{"id":33,"kind":"tick","n":4,"pick":2086795818},{"id":48,"kind":"copy","clone":0,"from":2}]}',
+  );
+});
