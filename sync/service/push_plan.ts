@@ -25,6 +25,10 @@ export interface PushPlanDeps {
   readonly rules?: readonly ClassifierRule[];
 }
 
+/** Why a walk left out a file another running process over the cache marked. */
+export const MARKED_ELSEWHERE_REASON =
+  "marked by another process over this cache that still runs: its own push publishes it (or, should it end without, the next process to open the cache)";
+
 /**
  * Plans a push of `paths` (or a walk): for the commit of `commit`, its plan
  * replayed; otherwise a new one. Reports the local deletions and the files
@@ -76,6 +80,25 @@ export async function planPush(
       o.full,
       deps.rules,
     );
+  if (!o.commit && o.walk) {
+    // A file a walk found that another process over this cache marked and
+    // has not pushed (it still runs) is that process's to push: its run
+    // may yet be refused (its lock lost), and its bytes never published.
+    const elsewhere = await state.markedElsewhere();
+    // A mark of a directory takes every file under it.
+    const theirs = (path: string) => {
+      if (elsewhere.has(path)) return true;
+      for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
+        if (elsewhere.has(path.slice(0, i))) return true;
+      }
+      return false;
+    };
+    for (const e of plan) {
+      if (e.source !== "walk" || e.action === "skip" || !theirs(e.path)) continue;
+      e.action = "skip";
+      e.reason = MARKED_ELSEWHERE_REASON;
+    }
+  }
   if (!o.commit) {
     // Held back; one a walk found keeps the whole cache marked for a walk
     // (the walk's mark goes with this push), never a mark of its name, which

@@ -17,7 +17,7 @@ import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
-import { journalLines, takeJournal } from "./dirty_journal.ts";
+import { journalLines, readJournalLine, takeJournal } from "./dirty_journal.ts";
 import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
 import { ownerRuns, StateLock } from "./state_lock.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
@@ -383,6 +383,26 @@ export class SyncState implements StateAccess {
         await this.#journal.append(text);
       });
     });
+  }
+
+  /**
+   * The paths other processes over this cache marked dirty by name and have
+   * not pushed, of those that still run (their owner lock held): theirs to
+   * push, never a walk's of this process (a run of theirs may be refused
+   * yet). Reads what they wrote since this process last looked.
+   */
+  async markedElsewhere(): Promise<Set<string>> {
+    const paths = new Set<string>();
+    if (!(await Deno.lstat(`${this.#dir}/${DIRTY_FILE}`).then(() => true, () => false))) {
+      return paths;
+    }
+    await this.#lock.exclusive(() => this.#catchUp());
+    for (const line of this.#journal.foreign) {
+      const read = readJournalLine(line);
+      if (read.kind !== "dirty" || !read.owner || !this.#ownerRuns(read.owner)) continue;
+      paths.add(read.path);
+    }
+    return paths;
   }
 
   /** Rewrites the journal from memory (call holding the lock, after {@link catchUp}). */
