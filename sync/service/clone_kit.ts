@@ -14,6 +14,7 @@ import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
 import { isUnversioned, META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
+import { UnreachableError } from "../errors.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 
@@ -180,4 +181,45 @@ export async function v2Store(): Promise<InMemoryStore> {
   const v2 = { version: 2 as const, partitions: [], commitSeq: 0, raw: {} };
   await store.put(META_KEY, metaBody(v2), { kind: "create" });
   return store;
+}
+
+/**
+ * `svc`'s update of `path` to `text` (a v2 store), whose shard lands and
+ * whose meta bump is cut off: the commit is made, its answer lost. Returns
+ * the version the index names now (this cache's own write).
+ *
+ * @example
+ * ```ts
+ * import { clone, put, updateAnswerLost, v2Store } from "./clone_kit.ts";
+ * const store = await v2Store();
+ * const a = await clone(store, "a");
+ * await put(a, "n.txt", "one");
+ * await a.pushChanged();
+ * const v = await updateAnswerLost(store, a, "n.txt", "two");
+ * ```
+ */
+export async function updateAnswerLost(
+  store: InMemoryStore,
+  svc: SyncService,
+  path: string,
+  text: string,
+): Promise<string> {
+  await put(svc, path, text);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  await svc.pushChanged().then(
+    () => Promise.reject(new Error("the push was to be cut off")),
+    () => {},
+  );
+  const v = (await readIndex(store, quick.retry))?.entries[path]?.v;
+  if (!v) throw new Error(`the update of ${path} was not published`);
+  return v;
+}
+
+/** Copies the directory `from` into `to`, files and directories (in process). */
+export async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
+    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
 }

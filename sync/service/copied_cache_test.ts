@@ -8,16 +8,7 @@
 import assert from "node:assert/strict";
 import { readWriterId } from "../transfer/writer_id.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, put, read, v2Store } from "./clone_kit.ts";
-
-/** Copies the directory `from` into `to`, files and directories (in process). */
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) {
-    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
-    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
-  }
-}
+import { clone, copyTree, put, read, v2Store } from "./clone_kit.ts";
 
 Deno.test("a copy of a cache meeting the other copy's committed write, with an edit of its own, keeps both (a conflict), never writes over it", async () => {
   const store = await v2Store();

@@ -5,15 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ensureWriterId, readWriterId } from "../transfer/writer_id.ts";
-import { clone, put, v2Store } from "./clone_kit.ts";
-
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) {
-    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
-    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
-  }
-}
+import { clone, copyTree, put, v2Store } from "./clone_kit.ts";
 
 Deno.test("two processes taking a copied cache's writer id at once take the same one", async () => {
   const store = await v2Store();

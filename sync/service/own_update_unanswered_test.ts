@@ -5,9 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
-import { META_KEY } from "../transfer/bucket_layout.ts";
-import { UnreachableError } from "../errors.ts";
-import { clone, put, quick, read, v2Store } from "./clone_kit.ts";
+import { clone, put, quick, read, updateAnswerLost, v2Store } from "./clone_kit.ts";
 
 Deno.test("a pull meeting an entry naming this cache's own update, whose commit's answer was lost, keeps the edit made since, not as a conflict", async () => {
   const store = await v2Store();
@@ -18,11 +16,8 @@ Deno.test("a pull meeting an entry naming this cache's own update, whose commit'
   const one = a.state.synced(path)?.version;
   assert.ok(one);
   // The update's shard lands, its meta bump does not.
-  await put(a, path, "two");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
-  await assert.rejects(a.pushChanged());
-  const two = (await readIndex(store, quick.retry))?.entries[path]?.v;
-  assert.ok(two && two !== one, "the update's entry is published");
+  const two = await updateAnswerLost(store, a, path, "two");
+  assert.ok(two !== one, "the update's entry is published");
   assert.equal(a.state.synced(path)?.version, one, "never recorded as synced");
   // An edit made since, pulled before it is pushed.
   await put(a, path, "three");
@@ -39,9 +34,7 @@ Deno.test("a pull meeting an entry naming this cache's own update, deleted here 
   await put(a, path, "one");
   await a.pushChanged();
   // The update's shard lands, its meta bump does not.
-  await put(a, path, "two");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
-  await assert.rejects(a.pushChanged());
+  await updateAnswerLost(store, a, path, "two");
   // Deleted here since, before a pull.
   await Deno.remove(`${a.cacheDir}/${path}`);
   await a.markDirty({ relPath: path });
