@@ -80,6 +80,7 @@ export async function planPush(
       o.full,
       deps.rules,
     );
+  let leftElsewhere = false;
   if (!o.commit && o.walk) {
     // A file a walk found that another process over this cache marked and
     // has not pushed (it still runs) is that process's to push: its run
@@ -97,6 +98,7 @@ export async function planPush(
       if (e.source !== "walk" || e.action === "skip" || !theirs(e.path)) continue;
       e.action = "skip";
       e.reason = MARKED_ELSEWHERE_REASON;
+      leftElsewhere = true;
     }
   }
   if (!o.commit) {
@@ -105,7 +107,9 @@ export async function planPush(
     // a directory of theirs may take later: a walk never deletes.
     const held = new Set(holdBackClashes(plan, state));
     for (const p of holdBackReshapes(plan, state, deletedHere)) held.add(p);
-    const walked = plan.some((e) => e.source === "walk" && held.has(e.path));
+    // So too one left to another process: should its push not take this
+    // file's bytes as they are now, the next walk here looks again.
+    const walked = leftElsewhere || plan.some((e) => e.source === "walk" && held.has(e.path));
     if (walked && !o.dryRun) await state.markDirty();
   }
   // A deletion here that met a change there is an open conflict, reported as one.
