@@ -189,7 +189,9 @@ export async function dropOwnStranded(
   // Named by the index (committed by this cache, its answer lost, or
   // adopted by a peer): the deletion here came after that write, and goes
   // with the entry (`unnameDeleted`; only paths recorded as attempted are
-  // checked so, see `PlanEntry.strandedCheck`).
+  // checked so, see `PlanEntry.strandedCheck`). A path this cache recorded
+  // no write of is another's (a cache sharing the writer id): left alone.
+  if (named?.v === now.version && !ctx.state.attempted(path)) return false;
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose
