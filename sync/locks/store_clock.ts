@@ -77,8 +77,14 @@ export async function measureStoreClock(
     if (!legacyRemoved.has(store)) {
       // An earlier release's probe object, which an old client's listing of
       // a bucket without an index would name: removed, once per process.
+      // Looked at first: a delete of an absent key leaves a delete marker
+      // in a versioned bucket.
       legacyRemoved.add(store);
-      await store.delete(LEGACY_CLOCK_PROBE_KEY, { signal }).catch(() => {});
+      const old = await store.head(LEGACY_CLOCK_PROBE_KEY, { signal }).catch(() => null);
+      if (old) {
+        await store.delete(LEGACY_CLOCK_PROBE_KEY, { signal, ifVersion: old.version })
+          .catch(() => {});
+      }
     }
     return stamp.stamped > 0 ? stamp : null;
   } catch (e) {

@@ -334,7 +334,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const phase = { committing, preparing: !!deps.prepare };
     await clashesFirst(ctx.plan, failures, deletes, async (first, strays, again) => {
       await runDeletes(ctx, first, tally, ownWriter);
-      await settleStrays(ctx, state.conflicts, tally, ownWriter, phase, strays);
+      await settleStrays(ctx, state, tally, ownWriter, phase, strays);
       if (failures.length > 0) return false;
       counts.again(again.length, again.reduce((n, e) => n + (e.size ?? 0), 0));
       await pMap(again, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal });
@@ -350,7 +350,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         remove: (gone) => runDeletes(ctx, gone, tally, ownWriter),
         deleted: () => tally.result.deleted,
       });
-      await settleStrays(ctx, state.conflicts, tally, ownWriter, phase);
+      await settleStrays(ctx, state, tally, ownWriter, phase);
     }
     for (const e of ctx.plan) {
       if (settledAfter(e, tally, state.conflicts)) continue;

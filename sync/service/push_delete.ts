@@ -175,6 +175,7 @@ export async function dropOwnStranded(
   ctx: PushContext,
   path: string,
   writer: () => Promise<string | null>,
+  attempted = true,
 ): Promise<boolean> {
   const now = await withRetry(
     () => ctx.store.head(path, { signal: ctx.signal }),
@@ -191,7 +192,7 @@ export async function dropOwnStranded(
   // with the entry (`unnameDeleted`; only paths recorded as attempted are
   // checked so, see `PlanEntry.strandedCheck`). A path this cache recorded
   // no write of is another's (a cache sharing the writer id): left alone.
-  if (named?.v === now.version && !ctx.state.attempted(path)) return false;
+  if (named?.v === now.version && !attempted) return false;
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose

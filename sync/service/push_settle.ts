@@ -13,6 +13,12 @@ import type { PushTally } from "./push_result.ts";
 /** The paths with an open conflict (never checked here: their resolution settles them). */
 type Conflicts = { has(path: string): boolean };
 
+/** The cache's state as the check needs it: its conflicts, and the paths it recorded writes of. */
+type StrayState = {
+  readonly conflicts: Conflicts;
+  attempted(path: string): boolean;
+};
+
 /**
  * Checks the stranded writes of paths absent here: a never-synced path's
  * upload of this cache's is deleted; a synced one's (an earlier push's
@@ -22,7 +28,7 @@ type Conflicts = { has(path: string): boolean };
  */
 export async function settleStrays(
   ctx: PushContext,
-  conflicts: Conflicts,
+  state: StrayState,
   tally: PushTally,
   ownWriter: () => Promise<string | null>,
   phase: { readonly committing: boolean; readonly preparing: boolean },
@@ -30,7 +36,7 @@ export async function settleStrays(
 ): Promise<void> {
   const publishes = (e: PlanEntry) => e.reason === STRANDED_REASON && e.syncedVersion !== undefined;
   const strays = ctx.plan.filter((e) =>
-    e.strandedCheck && e.action === "skip" && !conflicts.has(e.path) &&
+    e.strandedCheck && e.action === "skip" && !state.conflicts.has(e.path) &&
     !tally.settled.has(e.path) && (!only || only.has(e)) &&
     (phase.committing ? e.prepared && publishes(e) : !(phase.preparing && publishes(e)))
   );
@@ -38,7 +44,8 @@ export async function settleStrays(
     try {
       let outcome: "withdrawn" | "published" | "none" = "none";
       if (entry.syncedVersion === undefined) {
-        if (await dropOwnStranded(ctx, entry.path, ownWriter)) outcome = "withdrawn";
+        const attempted = state.attempted(entry.path);
+        if (await dropOwnStranded(ctx, entry.path, ownWriter, attempted)) outcome = "withdrawn";
       } else {
         const published = await publishOwnStranded(ctx, entry, ownWriter);
         if (published) {
