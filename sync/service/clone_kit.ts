@@ -12,9 +12,9 @@ import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
-import { isUnversioned, META_KEY, metaBody } from "../transfer/bucket_layout.ts";
+import { isUnversioned, META_KEY, metaBody, MONOLITH_KEY } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
-import { UnreachableError } from "../errors.ts";
+import { PreconditionFailedError, UnreachableError } from "../errors.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
 import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 
@@ -204,14 +204,34 @@ export async function updateAnswerLost(
   path: string,
   text: string,
 ): Promise<string> {
+  // The meta bump fails before its effect: the shard written before it stands.
+  return await pushCutOff(store, svc, path, text, META_KEY, false);
+}
+
+/**
+ * `svc` writes `text` at `path` and pushes; the put of `key` (an index
+ * object) fails, after its effect with `afterEffect`. Returns the version
+ * the index names at `path` then (the commit made, its answer lost).
+ */
+async function pushCutOff(
+  store: InMemoryStore,
+  svc: SyncService,
+  path: string,
+  text: string,
+  key: string,
+  afterEffect: boolean,
+): Promise<string> {
   await put(svc, path, text);
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: (k) => k === META_KEY });
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    afterEffect,
+    match: (k) => k === key,
+  });
   await svc.pushChanged().then(
     () => Promise.reject(new Error("the push was to be cut off")),
     () => {},
   );
   const v = (await readIndex(store, quick.retry))?.entries[path]?.v;
-  if (!v) throw new Error(`the update of ${path} was not published`);
+  if (!v) throw new Error(`the commit of ${path} did not land`);
   return v;
 }
 
@@ -222,4 +242,66 @@ export async function copyTree(from: string, to: string): Promise<void> {
     if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
     else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
   }
+}
+
+/**
+ * `svc`'s new file `path` (`text`, a v1 store), whose index commit lands
+ * and whose answer is lost. Returns the version the index names now.
+ *
+ * @example
+ * ```ts
+ * import { clone, createAnswerLost } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const store = new InMemoryStore();
+ * const v = await createAnswerLost(store, await clone(store, "a"), "n.txt", "one");
+ * ```
+ */
+export async function createAnswerLost(
+  store: InMemoryStore,
+  svc: SyncService,
+  path: string,
+  text: string,
+): Promise<string> {
+  return await pushCutOff(store, svc, path, text, MONOLITH_KEY, true);
+}
+
+/**
+ * `store` as an endpoint that ignores a delete's condition (MinIO's
+ * community edition): the version is compared first, then the object is
+ * deleted whatever is there (`deletesChecked`); the hook `arm` sets runs
+ * once in that window, at the next conditional delete.
+ *
+ * @example
+ * ```ts
+ * import { checkedDeleteStore } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const racing = checkedDeleteStore(new InMemoryStore());
+ * racing.arm(async () => {});
+ * ```
+ */
+export function checkedDeleteStore(
+  store: InMemoryStore,
+): { store: InMemoryStore; arm: (between: () => Promise<void>) => void } {
+  let hook: (() => Promise<void>) | undefined;
+  const proxied = new Proxy(store, {
+    get(target, prop) {
+      if (prop === "deletesChecked") return true;
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "delete") return value.bind(target);
+      return async (key: string, o: { ifVersion?: string; signal?: AbortSignal } = {}) => {
+        if (o.ifVersion !== undefined) {
+          const now = await target.head(key);
+          if (now?.version !== o.ifVersion) {
+            throw new PreconditionFailedError(key, `version ${now?.version}`);
+          }
+          const h = hook;
+          hook = undefined;
+          await h?.();
+        }
+        return await target.delete(key, { signal: o.signal });
+      };
+    },
+  }) as InMemoryStore;
+  return { store: proxied, arm: (between) => void (hook = between) };
 }

@@ -8,11 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { PreconditionFailedError, UnreachableError } from "../errors.ts";
+import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import {
   assertIndexCurrent,
   bothSynced,
+  checkedDeleteStore,
   clone,
   pastDanglingGrace,
   put,
@@ -157,41 +158,9 @@ Deno.test("two edits with equal bytes racing one deletion: the deletion stands, 
   }
 });
 
-/**
- * `store` as an endpoint that ignores a delete's condition makes it (MinIO's
- * community edition): the version is compared first, then the object is
- * deleted whatever is there; `between` runs once in that window.
- */
-function checkThenDelete(
-  store: InMemoryStore,
-): { store: InMemoryStore; arm: (between: () => Promise<void>) => void } {
-  let hook: (() => Promise<void>) | undefined;
-  const proxied = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (prop === "deletesChecked") return true;
-      if (typeof value !== "function") return value;
-      if (prop !== "delete") return value.bind(target);
-      return async (key: string, o: { ifVersion?: string; signal?: AbortSignal } = {}) => {
-        if (o.ifVersion !== undefined) {
-          const now = await target.head(key);
-          if (now?.version !== o.ifVersion) {
-            throw new PreconditionFailedError(key, `version ${now?.version}`);
-          }
-          const h = hook;
-          hook = undefined;
-          await h?.();
-        }
-        return await target.delete(key, { signal: o.signal });
-      };
-    },
-  }) as InMemoryStore;
-  return { store: proxied, arm: (between) => void (hook = between) };
-}
-
 Deno.test("a deletion whose check-then-delete removed a peer's edit committed in its window keeps the peer's entry: a conflict, never a silent loss", async () => {
   const store = new InMemoryStore();
-  const racing = checkThenDelete(store);
+  const racing = checkedDeleteStore(store);
   const a = await clone(racing.store, "a");
   const b = await clone(store, "b");
   await put(a, P, "1");
