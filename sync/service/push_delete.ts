@@ -167,15 +167,16 @@ export async function deleteRemote(
  * (its push crashed before the commit, and the file was deleted since), that
  * upload is deleted, conditional on its version, so no peer waits on it for
  * good, and an entry naming it (its commit landed, its answer lost, or a
- * peer adopted it) is taken out with it. Anything else there (nothing, a
- * peer's object) is left alone. True when an upload was deleted. Transport
+ * peer adopted it) is taken out with it, where this cache recorded a write
+ * of the path (`attempted`). Anything else there (nothing, a peer's object)
+ * is left alone. True when an upload was deleted. Transport
  * errors throw.
  */
 export async function dropOwnStranded(
   ctx: PushContext,
   path: string,
   writer: () => Promise<string | null>,
-  attempted = true,
+  attempted: boolean,
 ): Promise<boolean> {
   const now = await withRetry(
     () => ctx.store.head(path, { signal: ctx.signal }),
@@ -189,9 +190,9 @@ export async function dropOwnStranded(
   const named = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
   // Named by the index (committed by this cache, its answer lost, or
   // adopted by a peer): the deletion here came after that write, and goes
-  // with the entry (`unnameDeleted`; only paths recorded as attempted are
-  // checked so, see `PlanEntry.strandedCheck`). A path this cache recorded
-  // no write of is another's (a cache sharing the writer id): left alone.
+  // with the entry (`unnameDeleted`), where this cache recorded a write of
+  // the path (`attempted`); else it is another's (a cache sharing the
+  // writer id): left alone.
   if (named?.v === now.version && !attempted) return false;
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
