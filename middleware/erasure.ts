@@ -107,7 +107,7 @@ export async function completeErasure(
   const markers: MarkerOutcome[] = [];
   let writer: Promise<string | null> | undefined; // read once, and only when a marker needs it
   for (const marker of journal.markers) {
-    const m = await recomputeLatest(cache, state, marker);
+    const m = await recomputeLatest(cache, state, marker, deps.config?.unfinishedVersions);
     const synced = state.synced(marker);
     const own = !m.dirty && m.version !== null && synced && await (writer ??= readWriterId(cache));
     if (

@@ -107,8 +107,15 @@ export interface ErasureDeps {
   readonly state: StateAccess;
   readonly store: ObjectStore;
   readonly signal?: AbortSignal;
-  /** Parallel store reads (the remote index's shards); default 1. */
-  readonly config?: { readonly concurrency?: number };
+  /**
+   * Parallel store reads (the remote index's shards), default 1; and
+   * whether unfinished versions are held (a recomputed `latest` marker then
+   * never names one), default `push`.
+   */
+  readonly config?: {
+    readonly concurrency?: number;
+    readonly unfinishedVersions?: "push" | "hold";
+  };
 }
 
 /** A new, empty journal. */

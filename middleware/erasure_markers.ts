@@ -22,17 +22,34 @@ const enc = (s: string) => new TextEncoder().encode(s);
  * the marker names it and stays dirty. Otherwise it names the highest
  * version, is clean, and is forgotten unless it matches the synced copy, so
  * that the next pull refreshes it; it never pushes a refused version number.
+ *
+ * With `unfinishedVersions: "hold"` (the tool writes every version's
+ * `metadata.yaml` when it finalizes it), a version whose `raw` is here with
+ * no `metadata.yaml` is still being written, or its writer stopped before
+ * finalizing it: the marker never names it (its writer names it when it
+ * finalizes it), so the highest finished version is taken instead.
  */
 export async function recomputeLatest(
   cache: CacheAccess,
   state: StateAccess,
   marker: string,
+  unfinishedVersions: "push" | "hold" = "push",
 ): Promise<MarkerOutcome> {
   const parent = parentOf(marker);
   const versions = new Set<number>();
+  const withRaw = new Set<number>();
+  const finished = new Set<number>();
   for (const f of await cache.listFiles(parent)) {
     const segs = f.slice(parent.length + 1).split("/");
-    if (segs.length >= 2 && /^\d+$/.test(segs[0])) versions.add(Number(segs[0]));
+    if (segs.length >= 2 && /^\d+$/.test(segs[0])) {
+      const n = Number(segs[0]);
+      versions.add(n);
+      if (segs.length === 2 && segs[1] === "raw") withRaw.add(n);
+      if (segs.length === 2 && segs[1] === "metadata.yaml") finished.add(n);
+    }
+  }
+  if (unfinishedVersions === "hold") {
+    for (const n of withRaw) if (!finished.has(n)) versions.delete(n);
   }
   const max = Math.max(-1, ...versions);
   const dirty = state.dirtyPaths().includes(marker);

@@ -67,3 +67,30 @@ Deno.test("recomputeLatest reports a marker changed here without a mark (written
   const plain = await recomputeLatest(f.cache, f.state, `${D}/latest`);
   assert.equal(plain.was, undefined);
 });
+
+Deno.test("recomputeLatest never names a version still being written where unfinished versions are held (its raw here, no metadata.yaml)", async () => {
+  const setUp = async () => {
+    const f = await fresh();
+    await f.synced(`${D}/1/raw`, "a");
+    await f.synced(`${D}/1/metadata.yaml`, "m");
+    // Version 2: its writer stopped (a crash) before finalizing it.
+    await f.dirty(`${D}/2/raw`, "part 1");
+    // The refused run's version 3 is gone; its marker named it.
+    await f.dirty(`${D}/latest`, "3");
+    return f;
+  };
+  const held = await setUp();
+  const m = await recomputeLatest(held.cache, held.state, `${D}/latest`, "hold");
+  assert.equal(m.version, 1);
+  assert.equal(text(await held.cache.read(`${D}/latest`)), "1");
+  assert.ok(
+    !held.state.dirtyPaths().includes(`${D}/latest`),
+    "nothing to push: version 1 is synced",
+  );
+
+  // Where unfinished versions are pushed as they are, the highest version is taken.
+  const pushed = await setUp();
+  const p = await recomputeLatest(pushed.cache, pushed.state, `${D}/latest`);
+  assert.equal(p.version, 2);
+  assert.equal(text(await pushed.cache.read(`${D}/latest`)), "2");
+});

@@ -156,7 +156,12 @@ export async function dropOwn(push: PushContext, path: string, version: string):
  * was a change made here. Best effort: a failure leaves it as it was.
  */
 async function resetMarker(push: PushContext, dir: string): Promise<void> {
-  const m = await recomputeLatest(push.cache, push.state, markerOf(dir)).catch(() => undefined);
+  const m = await recomputeLatest(
+    push.cache,
+    push.state,
+    markerOf(dir),
+    push.config.unfinishedVersions,
+  ).catch(() => undefined);
   if (m?.was === undefined) return;
   push.events.emit(
     "warning",
