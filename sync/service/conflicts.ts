@@ -365,8 +365,8 @@ function reasonOf(location: string, path: string): string {
 
 /**
  * The record a pull's copy in set-aside directory `dir` names, from its
- * `REASON.json`, when the copy is there, the pull set it aside, and no
- * resolution released it.
+ * `REASON.json`, when the copy is there, a pull set it aside in a conflict
+ * (the file records it), and no resolution released it.
  */
 async function strayCopy(
   stateDir: string,
@@ -382,7 +382,10 @@ async function strayCopy(
     return undefined;
   }
   const c = why?.conflict;
-  if (why?.reason !== PULL_SET_ASIDE_REASON || why.released === true || !c) return undefined;
+  // Any copy a pull set aside in a conflict (a local copy never synced, a
+  // data version published again with other bytes): its REASON.json records
+  // the conflict, which no other set-aside does.
+  if (typeof why?.reason !== "string" || why.released === true || !c) return undefined;
   const path = why.path;
   const t = c.theirs;
   if (

@@ -6,7 +6,7 @@
  * version: it sets it aside, records a conflict and says so.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
+import { InMemoryStore, peerPush, waitFor } from "../../packages/testing/mod.ts";
 import { clone, put, read } from "./clone_kit.ts";
 import type { WarningEvent } from "../events.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
@@ -62,4 +62,27 @@ Deno.test("the same bytes published again at another version are no rewrite: tak
   const r = await b.pullChanged();
   assert.deepEqual([r.conflicts, r.setAside], [[], []]);
   assert.deepEqual(warnings.filter((w) => w.code === VERSION_REWRITTEN), []);
+});
+
+Deno.test("a copy of a rewritten data version set aside by a pull that stopped before recording its conflict is named again when the cache is next opened", async () => {
+  const { store, b } = await rewrittenVersion();
+  // b's pull sets its synced copy aside, then stops for good at the download.
+  const stops = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "get" && prop !== "getStream") return value.bind(target);
+      return (key: string, ...rest: unknown[]) =>
+        key === RAW ? new Promise(() => {}) : value.call(target, key, ...rest);
+    },
+  });
+  const stopped = await clone(stops, "b", b.cacheDir);
+  stopped.pullChanged().catch(() => {});
+  await waitFor(async () => (await read(b, RAW)) === undefined);
+  // The next command to open the cache: the copy, what was published first, is named.
+  const again = await clone(store, "b", b.cacheDir);
+  const rec = again.conflicts().find((c) => c.path === RAW);
+  assert.ok(rec, `no conflict names the set-aside copy: ${JSON.stringify(again.conflicts())}`);
+  assert.match(rec.mine?.location ?? "", /^\.sluice\/set-aside\//);
+  assert.equal(await read(again, rec.mine!.location), "sluice's version 2");
 });
