@@ -388,10 +388,12 @@ async function strayCopy(
   if (typeof why?.reason !== "string" || why.released === true || !c) return undefined;
   const path = why.path;
   const t = c.theirs;
+  // Theirs is a version, or null: a deletion (a `--theirs` of one stopped on its way).
   if (
     typeof path !== "string" || !isSafeRelPath(path) || typeof c.mine?.hash !== "string" ||
-    typeof c.mine.size !== "number" || typeof t?.version !== "string" ||
-    typeof t.hash !== "string" || typeof t.size !== "number"
+    typeof c.mine.size !== "number" ||
+    (t !== null &&
+      (typeof t?.version !== "string" || typeof t.hash !== "string" || typeof t.size !== "number"))
   ) return undefined;
   const location = `${STATE_DIR}/${SET_ASIDE}/${dir}/${path}`;
   try {
@@ -405,7 +407,7 @@ async function strayCopy(
     rec: {
       path,
       mine: side,
-      theirs: { version: t.version, hash: t.hash, size: t.size },
+      theirs: t === null ? null : { version: t.version, hash: t.hash, size: t.size },
       foundBy: "pull",
       at: typeof why.at === "number" ? why.at : 0,
       reason: `${

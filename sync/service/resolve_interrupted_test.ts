@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { AbortedError, UnreachableError } from "../errors.ts";
 import { bothSynced, clone, put, read } from "./clone_kit.ts";
+import { waitFor } from "../../packages/testing/mod.ts";
 
 const PATH = "notes/m.txt";
 
@@ -203,4 +204,40 @@ Deno.test("a --theirs cut off while it takes this cache's own upload keeps the c
   const again = await b.resolveConflict(PATH, "theirs");
   assert.equal(again.resolved, true);
   assert.equal(await read(b, PATH), uploaded);
+});
+
+Deno.test("a --theirs whose process stops for good at its pull's download leaves the conflict open, naming the copy it set aside; --mine never deletes theirs for it", async () => {
+  const { store, b } = await conflicted();
+  // The process stops for good as it downloads theirs (killed, the machine lost).
+  const stops = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "get" && prop !== "getStream") return value.bind(target);
+      return (key: string, ...rest: unknown[]) =>
+        key === PATH ? new Promise(() => {}) : value.call(target, key, ...rest);
+    },
+  });
+  const stopped = await clone(stops, "b", b.cacheDir);
+  stopped.resolveConflict(PATH, "theirs").catch(() => {});
+  await waitFor(async () => (await read(b, PATH)) === undefined);
+  // The next command to open the cache.
+  const again = await clone(store, "b", b.cacheDir);
+  await again.pullChanged();
+  const rec = again.conflicts().find((c) => c.path === PATH);
+  assert.ok(rec, "still open");
+  assert.ok(rec.mine, `b's copy is named, not taken for a deletion here: ${JSON.stringify(rec)}`);
+  assert.equal(await read(again, rec.mine.location), "b's edit");
+  await again.resolveConflict(PATH, "mine");
+  assert.equal(store.peekText(PATH), "b's edit", "mine is b's copy, never a deletion of theirs");
+});
+
+Deno.test("a --theirs that ends leaves no copy to be named again: the next process to open the cache finds no conflict", async () => {
+  const { store, b } = await conflicted();
+  const r = await b.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, true);
+  assert.equal(r.setAside.length, 1, "b's copy is kept aside");
+  const again = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(again.conflicts(), []);
+  assert.equal(await read(again, r.setAside[0]), "b's edit");
 });

@@ -15,7 +15,7 @@ import type { PullResult } from "./pull.ts";
 import type { SyncState } from "./state.ts";
 import { versionedTheirs } from "./resolve_reads.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
-import { keepAsideNamed, publishRebased } from "./resolve_publish.ts";
+import { keepAsideNamed, publishRebased, withCopies } from "./resolve_publish.ts";
 import type { ResolveDeps, ResolveResult } from "./resolve.ts";
 
 /** Resolves the conflict `rec` by taking theirs (see the module). */
@@ -29,12 +29,17 @@ export async function resolveTheirs(
   const setAside: string[] = [];
   const here = await cache.hashFile(path);
   if (here && here.hash !== rec.theirs?.hash) {
+    // The copy's REASON.json records the conflict, as a pull's does: should
+    // this process stop before the resolution ends (its record cleared
+    // below), the next one to open the cache names the copy again.
     setAside.push(
       await cache.setAside(
         path,
         rec.theirs === null
           ? "resolve --theirs: the local copy was set aside, theirs being a deletion"
           : "resolve --theirs: the local copy was replaced",
+        undefined,
+        { mine: { hash: here.hash, size: here.size }, theirs: rec.theirs, reason: rec.reason },
       ),
     );
   } else if (!here && cache.exists(path)) {
@@ -45,7 +50,16 @@ export async function resolveTheirs(
   if (setAside.length > 0) await cache.removeEmptyParents(path);
   // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
   const before = { synced: state.synced(path), dirty: state.dirtyPaths().includes(path) };
+  if (here && setAside.length > 0 && rec.mine?.location === path) {
+    // Named where it is now before anything else is written: a stop before
+    // the pull ends never leaves the record naming a path emptied here.
+    await state.conflicts.record([{
+      ...rec,
+      mine: { location: setAside[0], hash: here.hash, size: here.size },
+    }]);
+  }
   state.setSynced(path, undefined);
+  await state.saveManifest();
   await state.clean([path]);
   await state.conflicts.clear([path]);
   let pulled: PullResult;
@@ -102,7 +116,7 @@ export async function resolveTheirs(
   // conflict may have recorded one). A copy already equal to theirs is
   // taken without reading the store: its record stays for the next push.
   if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
-  if (resolved) await state.conflicts.release(rec);
+  if (resolved) await state.conflicts.release(withCopies(rec, setAside));
   // Theirs recorded as another client's entry (`~…`, no object version)
   // is the same copy when the bytes are (its hash).
   const got = state.synced(path);
