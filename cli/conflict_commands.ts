@@ -88,9 +88,11 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
             if (!r.resolved && r.conflicts.length === 0) {
               notTaken.push({
                 path: rel,
-                reason: resolution === "theirs"
-                  ? "the datastore's object is not the one its index names"
-                  : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
+                reason: resolution !== "theirs"
+                  ? r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet"
+                  : (r.pull?.vanished ?? []).includes(rel)
+                  ? "the datastore's index names a copy whose object is gone (deleted outside the sync, or a deletion not committed yet)"
+                  : "the datastore's object is not the one its index names",
               });
             }
             say(

@@ -241,3 +241,18 @@ Deno.test("a --theirs that ends leaves no copy to be named again: the next proce
   assert.deepEqual(again.conflicts(), []);
   assert.equal(await read(again, r.setAside[0]), "b's edit");
 });
+
+Deno.test("a --theirs whose pull finds theirs' object gone (the index still naming it) takes nothing: the conflict stays open, the copy back in place", async () => {
+  const { store, b } = await conflicted();
+  // Theirs' object is deleted outside Sluice (or by a deletion not committed yet).
+  await store.delete(PATH);
+  const r = await b.resolveConflict(PATH, "theirs");
+  assert.deepEqual(r.pull?.vanished, [PATH], "the pull left it behind: nothing was taken");
+  assert.equal(
+    r.resolved,
+    false,
+    "theirs was not taken: not reported resolved (tookNewer null, a deletion)",
+  );
+  assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
+  assert.equal(await read(b, PATH), "b's edit", "the copy it had set aside is back in place");
+});
