@@ -129,7 +129,10 @@ async function pullInto(
   }
   const { index } = read;
   const entries: Record<string, IndexEntry> = index?.entries ?? {};
-  const dirty = new Set(state.dirtyPaths());
+  // This process's marks, and those of the other processes over this cache
+  // that still run: a change of theirs is one made here, never overwritten,
+  // set aside or taken back by this pull.
+  const dirty = new Set([...state.dirtyPaths(), ...await state.markedElsewhere()]);
   const links = result.links ?? [];
   const { changedLocally, localCopy, leftOut, probeHere, planned } = localSide({
     cache,
