@@ -721,3 +721,20 @@ Deno.test("push --init of a cache whose sync state was lost: files the datastore
   assert.doesNotMatch(r.out, /Left out/);
   await w.cleanup();
 });
+
+Deno.test("status --no-walk with nothing marked says that files changed or deleted by hand are not seen", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/a.txt", "1");
+  await w.write(a, "notes/b.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await w.write(a, "notes/a.txt", "2"); // a hand edit and a deletion, never marked
+  await Deno.remove(`${a}/notes/b.txt`);
+  const r = await sluice(["status", "--no-walk", "--cache", a]);
+  assert.match(r.out, /^Nothing marked to push \(--no-walk skips the walk/m);
+  assert.doesNotMatch(r.out, /^Nothing to push\.$/m);
+  const walked = await sluice(["status", "--cache", a]);
+  assert.equal(walked.code, 2, walked.err);
+  assert.match(walked.out, /notes\/a\.txt/);
+  await w.cleanup();
+});

@@ -32,7 +32,7 @@ import type { DistributedLock, Identity, LockBackend, ObjectStore } from "../syn
 import { globalLockKey } from "../sync/locks/model_locks.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { type CliIo, type Output, shellWord } from "./output.ts";
-import { openStore, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
+import { openStore, parseStoreUrl, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import { STORE_DEFAULTS, type StoreRetryEvent } from "../packages/store_kit/attempts.ts";
 
 export {
@@ -285,6 +285,10 @@ export async function openSession(
       io.argv && `sluice ${io.argv.filter((a) => a !== "--init").map(shellWord).join(" ")}`,
     );
   }
+  // A store URL given is checked first: a mistyped one is told at once, not
+  // after the cache's own checks (whose next command would repeat it).
+  const given = options.store ?? (io.env?.[STORE_ENV] || undefined);
+  if (given !== undefined) parseStoreUrl(given, { cwd: io.cwd });
   const cacheDir = resolveCacheDir(options, io);
   const wasCache = await checkCacheDir(
     cacheDir,

@@ -803,3 +803,14 @@ Deno.test("a store retry notice says what to set to fail sooner, or what the sto
     /The store URL sets timeout=1000 and retries=1: lower them to fail sooner\.$/,
   );
 });
+
+Deno.test("a mistyped store URL is told first, before the cache's own checks (whose next command would repeat it)", async () => {
+  const { w, project } = await teamAndProject();
+  await w.write(project, "notes/team.txt", "mine\n");
+  for (const url of ["s4://bucket/p", "s3:/bucket/p", "s3://bucket/p?endpont=http://127.0.0.1:9"]) {
+    const r = await sluice(["push", "--cache", project, "--store", url]);
+    assert.equal(r.code, 78, `${url}: ${r.err}`);
+    assert.match(r.err, /^error\[invalid_config\]/, url);
+  }
+  assert.equal(await exists(`${project}/.sluice`), false, "nothing was written there");
+});

@@ -126,8 +126,13 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       // write is only checked by the next push: listed apart, not as one to push.
       const checks = dirty.filter((e) => e.check);
       const toPush = dirty.filter((e) => !e.check);
-      if (toPush.length === 0) out.say("Nothing to push.");
-      else {
+      if (toPush.length === 0) {
+        out.say(
+          walk
+            ? "Nothing to push."
+            : "Nothing marked to push (--no-walk skips the walk of the cache, so files changed or deleted by hand are not seen; `sluice status` without --no-walk lists them).",
+        );
+      } else {
         const dirty = toPush;
         out.say(`To push (${dirty.length}):`);
         const w = Math.max(...dirty.map((e) => e.path.length));
