@@ -12,7 +12,9 @@
  * the command that resolves it.
  *
  * A snapshot (a catalog export: see `snapshot_rebase.ts`) met by a
- * committed change is no conflict: it is written again over that version.
+ * committed change is no conflict: it is written again over that version;
+ * so is a `latest` marker naming a newer version than the datastore's
+ * marker (see `marker_rebase.ts`).
  *
  * When the remote already holds the same bytes, the write counts as done
  * (`identical`), so a cache that lost its sync state does not report
@@ -48,6 +50,7 @@ import {
   writerId,
 } from "./own_writes.ts";
 import { rebaseSnapshot } from "./snapshot_rebase.ts";
+import { namesNewerVersion, rebaseMarker } from "./marker_rebase.ts";
 import { recordConflict, waitFor } from "./cas_outcomes.ts";
 
 export {
@@ -178,6 +181,11 @@ export function configCasWriter(): Middleware<WriteContext> {
       }
     }
     if (ctx.entry.snapshot) return await rebaseSnapshot(ctx, remote, CONFIG_CAS_WRITER);
+    // A `latest` marker naming a newer version than the datastore's: no
+    // conflict, written over it (see `marker_rebase.ts`).
+    if (remote && namesNewerVersion(ctx, remote)) {
+      return await rebaseMarker(ctx, remote, CONFIG_CAS_WRITER);
+    }
     await recordConflict(ctx, remote, CONFIG_CAS_WRITER);
   };
 }

@@ -1,0 +1,85 @@
+/**
+ * `latest` markers: a pointer to the newest data version of a data name,
+ * never data of their own. When this cache's marker write is refused by a
+ * committed change of another writer (whose run published another version
+ * of the same data name meanwhile) and this cache's marker names a higher
+ * version than the datastore's, nothing is lost by writing it over theirs:
+ * both versions stay published, and the marker names the newer. The
+ * config-cas-writer hands such a write here instead of recording a conflict
+ * that every later run of the model would leave unpushed (each run's marker
+ * held back behind it until someone resolved it by hand). The write is made
+ * again over the version the datastore holds now, still as a
+ * compare-and-swap, so two writers racing still make one winner; the loser
+ * keeps its marker dirty and its next push does the same again. A
+ * datastore marker naming the same or a higher version (or one that names
+ * no version number) is a conflict as before.
+ *
+ * @module
+ */
+import type { WriteContext } from "../sync/context.ts";
+import { type GetResult, PutModes } from "../sync/ports.ts";
+import { replaceOwn } from "./own_writes.ts";
+
+/** Why a marker that lost the race to another writer's was left dirty. */
+export const MARKER_RACE_REASON =
+  "a latest marker naming a newer version than the datastore's: another writer replaced the datastore's marker while this push wrote over it; the marker stays dirty and the next push writes it again over the newer one";
+
+/** The version number a marker's bytes name; undefined when they name none. */
+function versionNamed(bytes: Uint8Array): number | undefined {
+  const text = new TextDecoder().decode(bytes).trim();
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * True when the write is a `latest` marker's whose bytes name a higher
+ * version number than `remote`'s (the datastore's committed marker).
+ */
+export function namesNewerVersion(ctx: WriteContext, remote: GetResult | null): boolean {
+  if (ctx.entry.class !== "latest-marker" || !remote || !(ctx.body instanceof Uint8Array)) {
+    return false;
+  }
+  const mine = versionNamed(ctx.body);
+  const theirs = versionNamed(remote.body);
+  return mine !== undefined && theirs !== undefined && mine > theirs;
+}
+
+/**
+ * Writes the marker over `remote`, the committed marker the datastore holds,
+ * with a compare-and-swap on its version; the write's mode is then that
+ * version, so the index commit checks against it. Refused (another writer
+ * got there first), the entry is left out and kept dirty, with no conflict;
+ * `gate` names the caller in the notes.
+ *
+ * @example
+ * ```ts
+ * import { namesNewerVersion, rebaseMarker } from "./marker_rebase.ts";
+ * import type { WriteContext } from "../sync/context.ts";
+ * import type { GetResult } from "../sync/ports.ts";
+ * declare const ctx: WriteContext;
+ * declare const remote: GetResult;
+ * if (namesNewerVersion(ctx, remote)) await rebaseMarker(ctx, remote, "config-cas-writer");
+ * ```
+ */
+export async function rebaseMarker(
+  ctx: WriteContext,
+  remote: GetResult,
+  gate: string,
+): Promise<void> {
+  const info = await replaceOwn(ctx, remote.version);
+  if (info) {
+    ctx.mode = PutModes.update(remote.version);
+    ctx.result = info;
+    ctx.outcome = "written";
+    ctx.push.note(
+      gate,
+      `${ctx.key}: names a newer version than the datastore's marker (version ${remote.version}), written over it`,
+      ctx.entry,
+    );
+    return;
+  }
+  ctx.entry.action = "skip";
+  ctx.entry.keepDirty = true;
+  ctx.entry.reason = MARKER_RACE_REASON;
+  if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
+  ctx.push.note(gate, `${ctx.key}: a marker, replaced meanwhile by another writer`, ctx.entry);
+}

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../packages/testing/mod.ts";
+import type { ObjectInfo, PutBody, PutMode, PutOptions } from "../sync/ports.ts";
+import { clone, put, read } from "../sync/service/clone_kit.ts";
+import { MARKER_RACE_REASON } from "./marker_rebase.ts";
+
+const D = "data/shell/cmd/m1/out";
+const MARKER = `${D}/latest`;
+
+/** `a` and `b` both synced version 1 and a marker naming it. */
+async function bothAtOne(store: InMemoryStore) {
+  const a = await clone(store, "a");
+  await put(a, `${D}/1/raw`, "a's 1");
+  await put(a, MARKER, "1");
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, MARKER), "1");
+  return { a, b };
+}
+
+Deno.test("a latest marker naming a newer version than the datastore's marker, which another writer changed, is written over it: no conflict, both versions published", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  // a publishes version 2 and its marker; b, not knowing it, versions 3 and 4.
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  await put(b, `${D}/3/raw`, "b's 3");
+  await put(b, `${D}/4/raw`, "b's 4");
+  await put(b, MARKER, "4");
+  const r = await b.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(store.peekText(MARKER), "4");
+  for (const [n, by] of [["2", "a's 2"], ["3", "b's 3"], ["4", "b's 4"]]) {
+    assert.equal(store.peekText(`${D}/${n}/raw`), by);
+  }
+  // The index names the marker b wrote; a takes it with its next pull.
+  await a.pullChanged();
+  assert.equal(await read(a, MARKER), "4");
+  assert.deepEqual(a.conflicts(), []);
+  // A later run of b's publishes its marker as any other (nothing held back behind a conflict).
+  await put(b, `${D}/5/raw`, "b's 5");
+  await put(b, MARKER, "5");
+  assert.deepEqual((await b.pushChanged()).conflicts, []);
+  assert.equal(store.peekText(MARKER), "5");
+});
+
+Deno.test("a latest marker naming the same or an older version than the datastore's changed marker is still a conflict, both copies kept", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, `${D}/3/raw`, "a's 3");
+  await put(a, MARKER, "3");
+  await a.pushChanged();
+  await put(b, `${D}/2b/raw`, "b's");
+  await put(b, MARKER, "2");
+  const r = await b.pushChanged();
+  assert.deepEqual(r.conflicts, [MARKER]);
+  assert.equal(store.peekText(MARKER), "3");
+  assert.equal(await read(b, MARKER), "2");
+});
+
+Deno.test("a marker that names no version number is a conflict as before", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  await put(b, MARKER, "by hand: 7");
+  assert.deepEqual((await b.pushChanged()).conflicts, [MARKER]);
+  assert.equal(store.peekText(MARKER), "2");
+});
+
+/** An in-memory store that runs `before` once, before the first update of `key`. */
+class RacingStore extends InMemoryStore {
+  before?: { key: string; n: number; run: () => Promise<void> };
+
+  override async put(
+    key: string,
+    body: PutBody,
+    mode: PutMode,
+    options?: PutOptions,
+  ): Promise<ObjectInfo> {
+    const hook = this.before;
+    if (hook && hook.key === key && mode.kind === "update" && --hook.n === 0) {
+      this.before = undefined;
+      await hook.run();
+    }
+    return await super.put(key, body, mode, options);
+  }
+}
+
+Deno.test("a marker written over the datastore's that another writer replaces meanwhile stays dirty, no conflict; the next push writes it again", async () => {
+  const store = new RacingStore();
+  const { a, b } = await bothAtOne(store);
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  await put(b, `${D}/4/raw`, "b's 4");
+  await put(b, MARKER, "4");
+  // b's first compare-and-swap (on version 1's marker) is refused; before its
+  // second (on a's), a publishes version 3 and its marker.
+  store.before = {
+    key: MARKER,
+    n: 2,
+    run: async () => {
+      await put(a, `${D}/3/raw`, "a's 3");
+      await put(a, MARKER, "3");
+      await a.pushChanged();
+    },
+  };
+  const r = await b.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.equal(r.skipped.find((s) => s.path === MARKER)?.reason, MARKER_RACE_REASON);
+  assert.equal(store.peekText(MARKER), "3");
+  assert.ok(b.state.dirtyPaths().includes(MARKER));
+  const again = await b.pushChanged();
+  assert.deepEqual(again.conflicts, []);
+  assert.equal(store.peekText(MARKER), "4");
+});
