@@ -30,8 +30,9 @@ import {
   type ErasureOutcome,
   type HeldRun,
   type MarkerOutcome,
-  readErasureJournal,
   type Unattributable,
+  updateErasureJournal,
+  withErasureJournal,
   writeErasureJournal,
 } from "./erasure_journal.ts";
 
@@ -44,8 +45,31 @@ import {
  * directory leaves the cache by one rename into the state dir, recorded in
  * the journal before it is made, so a directory found moved is never
  * touched again (what is at its path by then is the later run's).
+ *
+ * It works on the journal as it is on disk when it takes the journal's lock
+ * (see `withErasureJournal`), which it holds throughout: `journal`, the
+ * caller's copy (written before the call), is brought up to date with it.
  */
 export async function completeErasure(
+  deps: ErasureDeps,
+  journal: ErasureJournal,
+): Promise<ErasureOutcome> {
+  return await withErasureJournal(
+    deps.cache,
+    async (fresh) => {
+      try {
+        return await completeLocked(deps, fresh);
+      } finally {
+        Object.assign(journal, fresh);
+      }
+    },
+    deps.clock,
+    deps.signal,
+  );
+}
+
+/** {@link completeErasure}, holding the journal's lock. */
+async function completeLocked(
   deps: ErasureDeps,
   journal: ErasureJournal,
 ): Promise<ErasureOutcome> {
@@ -148,40 +172,45 @@ export async function resolveHeldVersions(
   dirs: readonly string[],
   decision: "discard" | "keep",
 ): Promise<string[]> {
-  const journal = await readErasureJournal(deps.cache);
   const wanted = new Set(dirs.map((d) => d.replace(/\/+$/, "")));
   const resolved: string[] = [];
-  const held: HeldRun[] = [];
-  for (const run of journal.held) {
-    const hit = run.dirs.filter((d) => wanted.has(d));
-    if (hit.length === 0) {
-      held.push(run);
-      continue;
-    }
-    resolved.push(...hit);
-    const rest = run.dirs.filter((d) => !wanted.has(d));
-    // A held run's journal from an earlier release may name the `latest`
-    // marker its push created (refusals now delete it at once): discarded
-    // with the versions, as the erasure of an attributable run does.
-    const markers = new Set(hit.map(markerOf));
-    const uploads = run.uploads.filter((u) =>
-      hit.some((d) => isUnder(u.path, d)) || markers.has(u.path)
-    );
-    if (decision === "discard") {
-      journal.erase.push(...hit.filter((d) => versionDir(d) !== null));
-      journal.uploads.push(...uploads);
-    }
-    if (rest.length > 0) {
-      held.push({
-        ...run,
-        dirs: rest,
-        problems: run.problems.filter((p) => rest.includes(p.dir)),
-        uploads: run.uploads.filter((u) => !uploads.includes(u)),
-      });
-    }
-  }
-  journal.held = held;
-  await writeErasureJournal(deps.cache, journal);
+  const journal = await updateErasureJournal(
+    deps.cache,
+    (journal) => {
+      const held: HeldRun[] = [];
+      for (const run of journal.held) {
+        const hit = run.dirs.filter((d) => wanted.has(d));
+        if (hit.length === 0) {
+          held.push(run);
+          continue;
+        }
+        resolved.push(...hit);
+        const rest = run.dirs.filter((d) => !wanted.has(d));
+        // A held run's journal from an earlier release may name the `latest`
+        // marker its push created (refusals now delete it at once): discarded
+        // with the versions, as the erasure of an attributable run does.
+        const markers = new Set(hit.map(markerOf));
+        const uploads = run.uploads.filter((u) =>
+          hit.some((d) => isUnder(u.path, d)) || markers.has(u.path)
+        );
+        if (decision === "discard") {
+          journal.erase.push(...hit.filter((d) => versionDir(d) !== null));
+          journal.uploads.push(...uploads);
+        }
+        if (rest.length > 0) {
+          held.push({
+            ...run,
+            dirs: rest,
+            problems: run.problems.filter((p) => rest.includes(p.dir)),
+            uploads: run.uploads.filter((u) => !uploads.includes(u)),
+          });
+        }
+      }
+      journal.held = held;
+    },
+    deps.clock,
+    deps.signal,
+  );
   if (decision === "discard") await completeErasure(deps, journal);
   return resolved;
 }

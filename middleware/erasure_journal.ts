@@ -116,6 +116,8 @@ export interface ErasureDeps {
     readonly concurrency?: number;
     readonly unfinishedVersions?: "push" | "hold";
   };
+  /** Waits while another process holds the journal's lock (default: real time). */
+  readonly clock?: { sleep(ms: number, signal?: AbortSignal): Promise<void> };
 }
 
 /** A new, empty journal. */
@@ -181,4 +183,86 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
 /** Writes the journal atomically and durably. */
 export async function writeErasureJournal(cache: CacheAccess, j: ErasureJournal): Promise<void> {
   await cache.writeState(ERASURE_JOURNAL, j);
+}
+
+/** File name of the lock every process takes around a change of the journal. */
+export const ERASURE_LOCK = "erasure.lock";
+
+/** How often a process waiting for the journal's lock looks again, in ms. */
+export const ERASURE_LOCK_POLL_MS = 50;
+
+const realSleep = {
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * Runs `fn` on the journal as it is on disk now, holding the journal's lock
+ * ({@link ERASURE_LOCK}, a file lock in the state directory) for as long as
+ * `fn` runs: two processes over one cache (a run refused in one while the
+ * other's push resumes the same erasure) each see what the other wrote,
+ * never a copy read before it, so neither writes the other's progress away
+ * (a directory moved aside and its kept bytes forgotten, an upload left
+ * undeleted). Where the filesystem has no such locks, `fn` runs without it.
+ * While another process holds it, this one looks again every
+ * {@link ERASURE_LOCK_POLL_MS} on `clock` (the other's erasure makes store
+ * calls, so it may hold it for as long as those take). Never nested: `fn`
+ * must not take it again.
+ */
+export async function withErasureJournal<T>(
+  cache: CacheAccess,
+  fn: (journal: ErasureJournal) => Promise<T>,
+  clock: Pick<NonNullable<ErasureDeps["clock"]>, "sleep"> = realSleep,
+  signal?: AbortSignal,
+): Promise<T> {
+  let lock: Deno.FsFile | undefined;
+  try {
+    await Deno.mkdir(cache.stateDir, { recursive: true });
+    lock = await Deno.open(`${cache.stateDir}/${ERASURE_LOCK}`, {
+      read: true,
+      write: true,
+      create: true,
+    });
+  } catch {
+    lock?.close();
+    lock = undefined;
+  }
+  try {
+    while (lock && !lock.tryLockSync(true)) await clock.sleep(ERASURE_LOCK_POLL_MS, signal);
+  } catch (e) {
+    lock?.close();
+    if (signal?.aborted) throw e;
+    lock = undefined; // no such locks here: as without them
+  }
+  try {
+    return await fn(await readErasureJournal(cache));
+  } finally {
+    if (lock) {
+      try {
+        await lock.unlock();
+      } catch { /* released by the close */ }
+      lock.close();
+    }
+  }
+}
+
+/**
+ * Changes the journal as it is on disk now (see {@link withErasureJournal}),
+ * writes it, and returns it.
+ */
+export async function updateErasureJournal(
+  cache: CacheAccess,
+  change: (journal: ErasureJournal) => void,
+  clock?: ErasureDeps["clock"],
+  signal?: AbortSignal,
+): Promise<ErasureJournal> {
+  return await withErasureJournal(
+    cache,
+    async (journal) => {
+      change(journal);
+      await writeErasureJournal(cache, journal);
+      return journal;
+    },
+    clock,
+    signal,
+  );
 }

@@ -9,6 +9,8 @@ import {
 } from "./erasure.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
+import { LocalCache } from "../sync/transfer/cache.ts";
+import { SyncState } from "../sync/service/state.ts";
 import { PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
@@ -32,7 +34,10 @@ Deno.test("completeErasure is idempotent", async () => {
   assert.deepEqual(first.erased, [`${D}/1`]);
   // The refused run's own marker (a local change naming the erased version).
   assert.deepEqual(first.markers, [{ path: `${D}/latest`, version: null, dirty: false, was: "1" }]);
-  const again = await completeErasure(f, { ...emptyJournal(), erase: [`${D}/1`] });
+  // Run again over a journal that still names the directory (a crash before it said so).
+  const stale = { ...emptyJournal(), erase: [`${D}/1`] };
+  await writeErasureJournal(f.cache, stale);
+  const again = await completeErasure(f, stale);
   assert.deepEqual(again.erased, [`${D}/1`]);
   assert.deepEqual(f.state.dirtyPaths(), []);
   assert.deepEqual(await readErasureJournal(f.cache), emptyJournal());
@@ -101,6 +106,7 @@ Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitte
     await f.dirty(`${D}/2/raw`, "refused");
     await f.dirty(`${D}/latest`, "2");
     const j = { ...emptyJournal(), erase: [`${D}/2`], prefixes: ["data/t/m"] };
+    await writeErasureJournal(f.cache, j);
     const out = await completeErasure(f, j);
     assert.deepEqual(
       out.markers,
@@ -191,4 +197,44 @@ Deno.test("an erasure cut off after its move, with a put-back still due, keeps t
   );
   const after = await readErasureJournal(f.cache);
   assert.deepEqual([after.trash, after.uploads, after.keep], [[], [], undefined], "nothing left");
+});
+
+Deno.test("two processes completing one erasure at once: neither writes the other's progress away (no copy left in the state, no upload left on the store)", async () => {
+  const f = await fresh();
+  await f.cache.writeState("writer.json", { id: "me" });
+  await f.dirty(`${D}/2/raw`, "refused");
+  const up = await f.store.put(`${D}/2/raw`, enc("refused"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "me" },
+  });
+  const j = {
+    ...emptyJournal(),
+    erase: [`${D}/2`],
+    uploads: [{ path: `${D}/2/raw`, version: up.version }],
+    prefixes: ["data/t/m"],
+  };
+  await writeErasureJournal(f.cache, j);
+  // A second process over the same cache (its push resumes the journal as the refused run erases).
+  const other = {
+    cache: new LocalCache(f.dir),
+    state: await SyncState.open(f.dir),
+    store: f.store,
+  };
+  // One of them cannot read the index: it leaves the upload pending, its bytes kept aside.
+  f.store.failNext("get", 1, () => new Error("injected"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await Promise.all([
+    completeErasure(f, structuredClone(j)).catch(() => undefined),
+    completeErasure(other, structuredClone(j)).catch(() => undefined),
+  ]);
+  // The next push of either completes what is left.
+  const left = await readErasureJournal(f.cache);
+  if (left.uploads.length > 0 || left.trash.length > 0) await completeErasure(f, left);
+  assert.equal(f.store.peekText(`${D}/2/raw`), undefined, "the refused upload is deleted");
+  const erasing: string[] = [];
+  try {
+    for await (const e of Deno.readDir(`${f.dir}/.sluice/erasing`)) erasing.push(e.name);
+  } catch { /* none */ }
+  assert.deepEqual(erasing, [], "no copy of the refused run is left in the state");
+  assert.deepEqual(await readErasureJournal(f.cache), emptyJournal());
 });

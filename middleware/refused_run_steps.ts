@@ -15,8 +15,8 @@ import {
   markerOf,
   modelPrefixes,
   refusedUploads,
+  updateErasureJournal,
   type UploadRef,
-  writeErasureJournal,
 } from "./erasure.ts";
 import type { PushContext } from "../sync/context.ts";
 import { REFUSED_RUN_ERASER, warnPending, warnRestored } from "./refused_run_hold.ts";
@@ -124,9 +124,20 @@ export async function refuse(
     const markers = new Set(dirs.map(markerOf));
     const created = uploads.filter((u) => markers.has(u.path));
     const left = uploads.filter((u) => !markers.has(u.path));
-    journal.held.push({ dirs, problems, uploads: left, at: ctx.clock.now() });
-    journal.uploads = [...journal.uploads, ...created];
-    await writeErasureJournal(ctx.cache, journal);
+    // Added to the journal as it is on disk now (another process may have
+    // changed it since this push read it).
+    Object.assign(
+      journal,
+      await updateErasureJournal(
+        ctx.cache,
+        (j) => {
+          j.held.push({ dirs, problems, uploads: left, at: ctx.clock.now() });
+          j.uploads = [...j.uploads, ...created];
+        },
+        ctx.clock,
+        ctx.signal,
+      ),
+    );
     if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
     await refresh(ctx, prefixes);
     throw new ErasureRefusedError(err.lost, dirs, problems, { cause: err });
@@ -140,10 +151,19 @@ export async function refuse(
     const files: string[] = await ctx.cache.listFiles(d).catch(() => []);
     if (files.includes(`${d}/raw`) && !files.includes(`${d}/metadata.yaml`)) unfinished.push(d);
   }
-  journal.erase = [...new Set([...journal.erase, ...dirs])];
-  journal.uploads = [...journal.uploads, ...uploads];
-  journal.prefixes = [...new Set([...journal.prefixes, ...prefixes])];
-  await writeErasureJournal(ctx.cache, journal);
+  Object.assign(
+    journal,
+    await updateErasureJournal(
+      ctx.cache,
+      (j) => {
+        j.erase = [...new Set([...j.erase, ...dirs])];
+        j.uploads = [...j.uploads, ...uploads];
+        j.prefixes = [...new Set([...j.prefixes, ...prefixes])];
+      },
+      ctx.clock,
+      ctx.signal,
+    ),
+  );
   err.discarded = dirs;
   const outcome = await completeOrJournaled(
     ctx,
