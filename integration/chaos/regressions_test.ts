@@ -2293,3 +2293,18 @@ Deno.test("chaos regression: a refused run's erasure never resets the latest mar
     '{"seed":105200577,"clones":4,"kinds":["api","core","core","core"],"indexFirst":true,"ops":[{"id":44,"kind":"foreign","what":"version","model":0,"data":1,"version":1,"marker":true},{"id":45,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"streamed":true},{"id":0,"kind":"breakglass","model":0},{"id":1,"kind":"tick","n":12,"pick":1713132326},{"id":2,"kind":"crash","clone":2,"at":"commit"},{"id":12,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"streamed":true},{"id":13,"kind":"resolve","clone":1,"pick":2,"how":"merged"},{"id":16,"kind":"breakglass","model":0},{"id":19,"kind":"latency","ms":3000},{"id":20,"kind":"tick","n":12,"pick":2025452265},{"id":39,"kind":"tick","n":24,"pick":274298148},{"id":40,"kind":"adopt","clone":3,"file":5},{"id":41,"kind":"tick","n":9,"pick":998091023},{"id":42,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I2 (seed 116000524, shrunk; third-party locks whose failed read looks
+ * absent): a second process's run over a clone's cache was refused while
+ * the clone's own sync resumed the same erasure; each completed it on its
+ * own copy of the journal, one of them left the upload pending (an index
+ * read failed) with its bytes kept aside, and the other's journal write
+ * forgot them: the refused run's bytes stayed in the state for good. The
+ * journal is now changed and completed under a lock every process takes.
+ */
+Deno.test("chaos regression: two processes completing one erasure never write each other's progress away (I2, seed 116000524)", async () => {
+  await clean(
+    '{"seed":116000524,"clones":4,"absentOnError":true,"kinds":["api","core","api","api"],"ops":[{"id":4,"kind":"resolve","clone":3,"pick":7,"how":"mine"},{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":10,"kind":"resolve","clone":0,"pick":4,"how":"mine"},{"id":11,"kind":"bulk","clone":3},{"id":12,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":14,"kind":"breakglass","model":0},{"id":15,"kind":"breakglass","model":0},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":41,"kind":"sibling","clone":2,"how":"push","workMs":15000},{"id":42,"kind":"sync","clone":2},{"id":43,"kind":"tick","n":76,"pick":168511372},{"id":22,"kind":"tick","n":27,"pick":1699854319},{"id":23,"kind":"breakglass","model":0},{"id":26,"kind":"flaky","call":"get","count":3,"afterEffect":true},{"id":28,"kind":"tick","n":7,"pick":1750557934}]}',
+  );
+});
