@@ -55,7 +55,7 @@ export async function completeErasure(
   journal: ErasureJournal,
 ): Promise<ErasureOutcome> {
   return await withErasureJournal(
-    deps.cache,
+    deps,
     async (fresh) => {
       try {
         return await completeLocked(deps, fresh);
@@ -63,8 +63,6 @@ export async function completeErasure(
         Object.assign(journal, fresh);
       }
     },
-    deps.clock,
-    deps.signal,
   );
 }
 
@@ -175,7 +173,7 @@ export async function resolveHeldVersions(
   const wanted = new Set(dirs.map((d) => d.replace(/\/+$/, "")));
   const resolved: string[] = [];
   const journal = await updateErasureJournal(
-    deps.cache,
+    deps,
     (journal) => {
       const held: HeldRun[] = [];
       for (const run of journal.held) {
@@ -208,8 +206,6 @@ export async function resolveHeldVersions(
       }
       journal.held = held;
     },
-    deps.clock,
-    deps.signal,
   );
   if (decision === "discard") await completeErasure(deps, journal);
   return resolved;

@@ -191,57 +191,37 @@ export const ERASURE_LOCK = "erasure.lock";
 /** How often a process waiting for the journal's lock looks again, in ms. */
 export const ERASURE_LOCK_POLL_MS = 50;
 
-const realSleep = {
-  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-};
-
 /**
  * Runs `fn` on the journal as it is on disk now, holding the journal's lock
- * ({@link ERASURE_LOCK}, a file lock in the state directory) for as long as
- * `fn` runs: two processes over one cache (a run refused in one while the
- * other's push resumes the same erasure) each see what the other wrote,
- * never a copy read before it, so neither writes the other's progress away
- * (a directory moved aside and its kept bytes forgotten, an upload left
- * undeleted). Where the filesystem has no such locks, `fn` runs without it.
- * While another process holds it, this one looks again every
- * {@link ERASURE_LOCK_POLL_MS} on `clock` (the other's erasure makes store
- * calls, so it may hold it for as long as those take). Never nested: `fn`
- * must not take it again.
+ * ({@link ERASURE_LOCK}, a file lock in the state directory: see
+ * `StateAccess.holdLock`) for as long as `fn` runs: two processes over one
+ * cache (a run refused in one while the other's push resumes the same
+ * erasure) each see what the other wrote, never a copy read before it, so
+ * neither writes the other's progress away (a directory moved aside and its
+ * kept bytes forgotten, an upload left undeleted). While another process
+ * holds it, this one looks again every {@link ERASURE_LOCK_POLL_MS} on
+ * `deps.clock` (the other's erasure makes store calls, so it may hold it
+ * for as long as those take). A state without such locks runs `fn`
+ * unlocked. Never nested: `fn` must not take it again.
  */
 export async function withErasureJournal<T>(
-  cache: CacheAccess,
+  deps: Pick<ErasureDeps, "cache" | "state" | "clock" | "signal">,
   fn: (journal: ErasureJournal) => Promise<T>,
-  clock: Pick<NonNullable<ErasureDeps["clock"]>, "sleep"> = realSleep,
-  signal?: AbortSignal,
 ): Promise<T> {
-  let lock: Deno.FsFile | undefined;
+  const sleep = (ms: number) =>
+    deps.clock
+      ? deps.clock.sleep(ms, deps.signal)
+      : new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const release = deps.state.holdLock
+    ? await deps.state.holdLock(ERASURE_LOCK, () => {
+      deps.signal?.throwIfAborted();
+      return sleep(ERASURE_LOCK_POLL_MS);
+    })
+    : () => {};
   try {
-    await Deno.mkdir(cache.stateDir, { recursive: true });
-    lock = await Deno.open(`${cache.stateDir}/${ERASURE_LOCK}`, {
-      read: true,
-      write: true,
-      create: true,
-    });
-  } catch {
-    lock?.close();
-    lock = undefined;
-  }
-  try {
-    while (lock && !lock.tryLockSync(true)) await clock.sleep(ERASURE_LOCK_POLL_MS, signal);
-  } catch (e) {
-    lock?.close();
-    if (signal?.aborted) throw e;
-    lock = undefined; // no such locks here: as without them
-  }
-  try {
-    return await fn(await readErasureJournal(cache));
+    return await fn(await readErasureJournal(deps.cache));
   } finally {
-    if (lock) {
-      try {
-        await lock.unlock();
-      } catch { /* released by the close */ }
-      lock.close();
-    }
+    release();
   }
 }
 
@@ -250,19 +230,12 @@ export async function withErasureJournal<T>(
  * writes it, and returns it.
  */
 export async function updateErasureJournal(
-  cache: CacheAccess,
+  deps: Pick<ErasureDeps, "cache" | "state" | "clock" | "signal">,
   change: (journal: ErasureJournal) => void,
-  clock?: ErasureDeps["clock"],
-  signal?: AbortSignal,
 ): Promise<ErasureJournal> {
-  return await withErasureJournal(
-    cache,
-    async (journal) => {
-      change(journal);
-      await writeErasureJournal(cache, journal);
-      return journal;
-    },
-    clock,
-    signal,
-  );
+  return await withErasureJournal(deps, async (journal) => {
+    change(journal);
+    await writeErasureJournal(deps.cache, journal);
+    return journal;
+  });
 }

@@ -129,13 +129,11 @@ export async function refuse(
     Object.assign(
       journal,
       await updateErasureJournal(
-        ctx.cache,
+        ctx,
         (j) => {
           j.held.push({ dirs, problems, uploads: left, at: ctx.clock.now() });
           j.uploads = [...j.uploads, ...created];
         },
-        ctx.clock,
-        ctx.signal,
       ),
     );
     if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
@@ -154,14 +152,12 @@ export async function refuse(
   Object.assign(
     journal,
     await updateErasureJournal(
-      ctx.cache,
+      ctx,
       (j) => {
         j.erase = [...new Set([...j.erase, ...dirs])];
         j.uploads = [...j.uploads, ...uploads];
         j.prefixes = [...new Set([...j.prefixes, ...prefixes])];
       },
-      ctx.clock,
-      ctx.signal,
     ),
   );
   err.discarded = dirs;

@@ -234,6 +234,13 @@ export interface CacheAccess {
 export interface StateAccess {
   /** Paths currently dirty. */
   dirtyPaths(): string[];
+  /**
+   * Takes the file lock `name` in the state directory, shared by every
+   * process over the cache, looking again after each `wait()` while another
+   * holds it; resolves to what lets it go (the process's exit lets go too).
+   * Optional: a state without it leaves its callers unlocked.
+   */
+  holdLock?(name: string, wait: () => Promise<void>): Promise<() => void>;
   /** True when a bulk (walk) mark is pending. */
   bulkPending(): boolean;
   /** Marks a path dirty, durably. */

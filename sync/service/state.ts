@@ -357,6 +357,11 @@ export class SyncState implements StateAccess {
     this.#lock.release();
   }
 
+  /** See {@link StateAccess.holdLock}. */
+  holdLock(name: string, wait: () => Promise<void>): Promise<() => void> {
+    return this.#lock.hold(name, wait);
+  }
+
   /** How many paths are recorded as synced (without listing them). */
   get syncedCount(): number {
     return this.#synced.size;

@@ -147,12 +147,62 @@ export class StateLock {
     } catch { /* no owner lock: as before */ }
   }
 
-  /** Releases this process's owner lock (what its exit does). */
+  /** Locks taken with {@link hold} and not let go yet. */
+  readonly #held = new Set<Deno.FsFile>();
+
+  /**
+   * Takes the file lock `name` in the state directory, which a process may
+   * hold across store calls (a change of the erasure journal): while another
+   * process holds it, looks again after each `wait()`. Returns what lets it
+   * go; the process's exit ({@link release}) lets go of any still held, as
+   * the system does for a process that dies. Where the filesystem has no
+   * such locks, returns at once, holding nothing.
+   */
+  async hold(name: string, wait: () => Promise<void>): Promise<() => void> {
+    let f: Deno.FsFile;
+    try {
+      await Deno.mkdir(this.#dir, { recursive: true });
+      f = await Deno.open(`${this.#dir}/${name}`, { read: true, write: true, create: true });
+    } catch {
+      return () => {};
+    }
+    try {
+      for (;;) {
+        let taken: boolean;
+        try {
+          taken = f.tryLockSync(true);
+        } catch {
+          f.close(); // no such locks here
+          return () => {};
+        }
+        if (taken) break;
+        await wait();
+      }
+    } catch (e) {
+      f.close();
+      throw e;
+    }
+    this.#held.add(f);
+    return () => {
+      if (!this.#held.delete(f)) return;
+      try {
+        f.close();
+      } catch { /* closed already */ }
+    };
+  }
+
+  /** Releases this process's owner lock and the locks it holds (what its exit does). */
   release(): void {
     try {
       this.#ownerLock?.close();
     } catch { /* closed already */ }
     this.#ownerLock = undefined;
+    for (const f of this.#held) {
+      try {
+        f.close();
+      } catch { /* closed already */ }
+    }
+    this.#held.clear();
   }
 
   /** Removes the owner locks no process holds (theirs ended). */

@@ -36,3 +36,30 @@ Deno.test("the state lock lets one holder at a time in, also two in one process"
   await Promise.all([first, second]);
   assert.deepEqual(order, ["a in", "a out", "b in"]);
 });
+
+Deno.test("a held lock keeps a second holder waiting until it is let go, or until its process exits", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-held-lock-" });
+  const a = new StateLock(dir, `${Deno.pid}.a`);
+  const b = new StateLock(dir, `${Deno.pid}.b`);
+  const letGo = await a.hold("x.lock", () => Promise.resolve());
+  let waits = 0;
+  let release: (() => void) | undefined;
+  const taking = b.hold("x.lock", async () => {
+    waits++;
+    if (waits === 3) letGo(); // the holder lets go after the third look
+    await Promise.resolve();
+  }).then((r) => release = r);
+  await taking;
+  assert.equal(waits, 3, "b waited while a held it");
+  // b holds it now; its process exits without letting go: the lock is free.
+  let looked = 0;
+  const after = a.hold("x.lock", async () => {
+    looked++;
+    if (looked === 2) b.release(); // b's exit
+    await Promise.resolve();
+  });
+  (await after)();
+  assert.equal(looked, 2);
+  assert.ok(release);
+  release!(); // letting go after the exit does nothing
+});
