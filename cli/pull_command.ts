@@ -13,7 +13,15 @@ import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { cacheRel, deletedHere, knownHere } from "./cache_paths.ts";
-import { capped, type CliIo, formatBytes, type Output, plural, shellWord } from "./output.ts";
+import {
+  capped,
+  type CliIo,
+  formatBytes,
+  type Output,
+  plural,
+  shellWord,
+  UsageError,
+} from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
@@ -100,6 +108,17 @@ function describePull(
       "They are marked dirty: run `sluice push` to publish them again (`sluice push --global-lock` while old swamp clients push to this bucket).",
     );
   }
+  if (r.adopted?.length) {
+    lines.push(
+      `Adopted ${
+        plural(r.adopted.length, "file")
+      } another writer's push left uncommitted (published as that writer's change, and taken):`,
+    );
+    lines.push(...capped(
+      r.adopted.map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`--json\` lists each)`,
+    ));
+  }
   if (r.conflicts.length) lines.push(RESOLVE_HINT);
   return lines;
 }
@@ -116,16 +135,31 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         "--restore-deleted",
         "also take back the datastore's copy of each synced file deleted here (a pull otherwise keeps a local deletion)",
       )
+      .option(
+        "--adopt-uncommitted <path>",
+        "for a writer gone for good: publish the object its push left uncommitted at this path (a file, or a directory for every such file under it) as its change, and take it (nothing is overwritten; never a data version file: a run that did not finish publishing one never publishes it); repeat the option for several paths",
+        (path: string, earlier?: string[]) => [...earlier ?? [], path],
+      )
       .addHelpText(
         "after",
-        "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/",
+        "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/\n  sluice pull --adopt-uncommitted notes/",
       ),
     { init: true },
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
-    const restoreDeleted = cmd.opts<{ restoreDeleted?: boolean }>().restoreDeleted === true;
+    const opts = cmd.opts<{ restoreDeleted?: boolean; adoptUncommitted?: string[] }>();
+    const restoreDeleted = opts.restoreDeleted === true;
+    const named = opts.adoptUncommitted ?? [];
+    // `--adopt-uncommitted --cache a` takes `--cache` for the path: an option, never a path.
+    const option = named.find((p) => p.startsWith("-"));
+    if (option !== undefined) {
+      throw new UsageError(
+        `--adopt-uncommitted takes the path of a file or directory, got the option ${option}: give the path right after it (\`sluice pull --adopt-uncommitted <path> ${option} …\`). Nothing was pulled.`,
+      );
+    }
     return await withSession(cmd, io, out, async (s) => {
       // Relative to the cache, or absolute inside it, as push and resolve take paths.
       const clean = prefixes.map((p) => cacheRel(s.service, p));
+      const adopt = named.map((p) => cacheRel(s.service, p).replace(/\/+$/, ""));
       // Prefixes with nothing under them here before the pull: a typo unless the pull finds them.
       const unknown = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel)
@@ -139,6 +173,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
             signal: io.signal,
             ...(clean.length ? { prefixes: clean } : {}),
             ...(restoreDeleted ? { restoreDeleted } : {}),
+            ...(adopt.length ? { adoptUncommitted: adopt } : {}),
           }),
       );
       // A prefix with nothing under it, here or in the datastore's index, is a typo.
@@ -170,10 +205,40 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       }
       // Synced files deleted here stay deleted (a local change): said, as a push says it.
       const localDeletions = deletedHere(s.service, clean);
-      const { outcome, exitCode } = outcomeOf(
+      // A path named to adopt under which nothing was adopted: told, and never exit 0.
+      const notAdopted = adopt.filter((n) =>
+        !(result.adopted ?? []).some((p) => p === n || p.startsWith(`${n}/`))
+      );
+      for (const n of notAdopted) {
+        const why = (result.notAdopted ?? []).filter((x) =>
+          x.path === n || x.path.startsWith(`${n}/`)
+        );
+        out.warn({
+          code: "nothing_to_adopt",
+          message: `--adopt-uncommitted ${n}: nothing was adopted${
+            why.length
+              ? `: ${why.map((x) => `${x.path}: ${x.why}`).join("; ")}`
+              : ", as this pull found no object another writer's push left uncommitted there (the datastore's object is the one its index names, or the index names nothing there)"
+          }. Nothing was published for it; check the path (a pull names each file it skips with \`pull_skipped_uncommitted\`).`,
+          path: n,
+        });
+      }
+      const done = outcomeOf(
         out,
         leftBehindError("pull", { ...pullLeftBehind(result), localDeletions }),
       );
+      const { outcome, exitCode } = done.exitCode === 0 && notAdopted.length
+        ? {
+          outcome: {
+            code: "nothing_to_adopt",
+            exitCode: 2,
+            message: `nothing was adopted at ${
+              notAdopted.join(", ")
+            }; whatever else there was to pull was pulled as usual.`,
+          },
+          exitCode: 2,
+        }
+        : done;
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
       const shown = (l: string) => shownLocation(s.service.cache, l);
       // A cache that synced nothing from a datastore with no index: a new

@@ -85,6 +85,14 @@ export interface PullResult {
    * be told from a loss (`vanished_record.ts`).
    */
   readonly undecided?: string[];
+  /**
+   * Paths this pull was asked to adopt (`adoptUncommitted` of
+   * `pullChanged`) whose uncommitted object it published in the index as
+   * its writer's change, then fetched (see `pull_adopt.ts`).
+   */
+  readonly adopted?: string[];
+  /** Paths this pull was asked to adopt and did not, with why (they stay in `uncommitted`). */
+  readonly notAdopted?: { readonly path: string; readonly why: string }[];
   /** True when the remote had not changed since the last pull. */
   unchanged: boolean;
   /** Bytes fetched. */
@@ -101,7 +109,8 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
     left: [
       ...r.uncommitted.map((path) => ({
         path,
-        reason: "another writer's push has not committed it yet",
+        reason:
+          "another writer's push has not committed it yet (if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the object it left as its change, and takes it)",
       })),
       ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
       ...(r.unreadable ?? []).map((path) => ({

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { shellWord } from "../shell_word.ts";
 import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
@@ -84,7 +85,9 @@ export function uncommittedWarning(
     message:
       `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}): a push has not committed it (another writer's, on its way, or one of this cache's cut off before its commit). ${
         here ? "The cached copy was kept" : "Nothing is at the path in the cache now"
-      }; a later pull fetches it once that push completes.`,
+      }; a later pull fetches it once that push completes. If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
+        shellWord(path)
+      }\` publishes the object it left as its change, and takes it.`,
     path,
   };
 }
@@ -94,6 +97,6 @@ export function moreUncommittedWarning(more: number): WarningEvent {
   return {
     code: "pull_skipped_uncommitted",
     message:
-      `${more} more file(s) were skipped for the same reason: the datastore's object is not the one the index lists, so another writer's push has not committed it (all are listed in the result's \`uncommitted\`). The cached copies were kept; a later pull fetches them once those pushes complete.`,
+      `${more} more file(s) were skipped for the same reason: the datastore's object is not the one the index lists, so another writer's push has not committed it (all are listed in the result's \`uncommitted\`). The cached copies were kept; a later pull fetches them once those pushes complete (\`sluice pull --adopt-uncommitted <path>\`, for a writer gone for good, publishes what it left and takes it).`,
   };
 }

@@ -40,6 +40,7 @@ import { pushLeftBehind, VERSION_WAITS } from "./push_result.ts";
 import { type LeftBehind, SyncIncompleteError } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import { pull, type PullResult } from "./pull.ts";
+import { adoptForPull, namedBy } from "./pull_adopt.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { forgetWaiting, noteWaiting, readWaiting, WAITED_HERE } from "./waiting_record.ts";
 import { resolveConflict, type ResolveResult, storeResolveDeps } from "./resolve.ts";
@@ -307,11 +308,60 @@ export class SyncService {
       prefixes?: readonly string[];
       restoreDeleted?: boolean;
       defer?: (path: string) => boolean;
+      adoptUncommitted?: readonly string[];
     } = {},
   ): Promise<PullResult> {
-    return this.#serial(() =>
-      this.#pull(options.signal, options.prefixes, options.restoreDeleted, options.defer)
-    );
+    return this.#serial(async () => {
+      const pulled = await this.#pull(
+        options.signal,
+        options.prefixes,
+        options.restoreDeleted,
+        options.defer,
+      );
+      const named = options.adoptUncommitted ?? [];
+      if (named.length === 0) return pulled;
+      return await this.#adoptAndPull(pulled, named, options.signal);
+    });
+  }
+
+  /**
+   * The paths `pulled` skipped as uncommitted that `named` names (files or
+   * directories), adopted (see `pull_adopt.ts`) and pulled again.
+   */
+  async #adoptAndPull(
+    pulled: PullResult,
+    named: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<PullResult> {
+    const wanted = pulled.uncommitted.filter((p) => namedBy(p, named));
+    const adoption = await adoptForPull({
+      store: this.store,
+      config: this.config,
+      events: this.events,
+      signal,
+      now: () => this.clock.now(),
+    }, wanted);
+    const again = adoption.adopted.length > 0
+      ? await this.#pull(signal, adoption.adopted)
+      : undefined;
+    const took = new Set(again?.fetched ?? []);
+    const merged = (a: readonly string[] = [], b: readonly string[] = []) => [
+      ...new Set([...a, ...b]),
+    ];
+    return {
+      ...pulled,
+      fetched: merged(pulled.fetched, again?.fetched),
+      conflicts: merged(pulled.conflicts, again?.conflicts),
+      setAside: merged(pulled.setAside, again?.setAside),
+      uncommitted: merged(
+        pulled.uncommitted.filter((p) => !took.has(p)),
+        again?.uncommitted,
+      ),
+      adopted: adoption.adopted.filter((p) => took.has(p)),
+      notAdopted: adoption.refused,
+      unchanged: pulled.unchanged && !again,
+      bytes: pulled.bytes + (again?.bytes ?? 0),
+    };
   }
 
   /** Every unresolved conflict, with both versions (see `conflicts.ts`). */

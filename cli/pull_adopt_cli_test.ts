@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { sluice, world } from "./cli_test_kit.ts";
+import { FsStore } from "../packages/fs/mod.ts";
+
+Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted; a path with nothing to adopt exits 2", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/x.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // A push replaced the object and died before its commit: the index still names the old one.
+  await new FsStore({ root: w.root }).put("notes/x.txt", new TextEncoder().encode("2"), {
+    kind: "overwrite",
+  });
+  const b = w.cache("b");
+  const skipped = await sluice(["pull", "--cache", b, "--store", w.url]);
+  assert.equal(skipped.code, 2, skipped.err);
+  assert.match(skipped.err, /sluice pull --adopt-uncommitted notes\/x\.txt/);
+  const typo = await sluice(["pull", "--cache", b, "--adopt-uncommitted", "notes/y.txt"]);
+  assert.equal(typo.code, 2, typo.err);
+  assert.match(typo.err, /nothing_to_adopt/);
+  const taken = await sluice(["pull", "--cache", b, "--adopt-uncommitted", "notes/x.txt"]);
+  assert.equal(taken.code, 0, taken.err);
+  assert.match(taken.out, /Adopted 1 file another writer's push left uncommitted/);
+  assert.equal(await Deno.readTextFile(`${b}/notes/x.txt`), "2");
+  const option = await sluice(["pull", "--adopt-uncommitted", "--cache", b]);
+  assert.equal(option.code, 64, option.err);
+  await w.cleanup();
+});

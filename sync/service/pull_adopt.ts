@@ -1,0 +1,143 @@
+/**
+ * `pull --adopt-uncommitted`: the way out for a cache that waits on another
+ * writer's push that will never complete. Such a push (killed, its machine
+ * lost) replaced an object the index names before it could commit: a
+ * bucket without object versions keeps only the new bytes, the index still
+ * names the old version, and every pull skips the path
+ * (`pull_skipped_uncommitted`), a fresh clone included, which has no copy at
+ * all. Told that the writer is gone for good, the pull publishes the
+ * object the store holds in the index as that writer's change (nothing is
+ * written over it: see `adopt.ts`), then fetches it as any committed file.
+ *
+ * A data version file is never adopted this way: a data version is never
+ * published from a run that did not finish publishing it (its run may have
+ * been refused). The managed lockfile is published only by its transaction,
+ * and an index file never. Those stay skipped, with the reason.
+ *
+ * @module
+ */
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
+import type { ClassifierRule } from "../context.ts";
+import type { SluiceEmitter } from "../events.ts";
+import { classifyPath } from "../path_class.ts";
+import { adoptStranded } from "../transfer/adopt.ts";
+import { getOrNull } from "../transfer/index_io.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { WRITER_METADATA } from "../transfer/writer_id.ts";
+import { ADOPTED_UNCOMMITTED, adoptedMessage } from "./conflicts.ts";
+import { recordVanished } from "./vanished_record.ts";
+
+/** What a pull's adoption did with each path it was asked to adopt. */
+export interface PullAdoption {
+  /** Published in the index as their writer's change (or committed meanwhile): to fetch. */
+  readonly adopted: string[];
+  /** Left as they were, with why. */
+  readonly refused: { readonly path: string; readonly why: string }[];
+}
+
+/** What {@link adoptForPull} needs. */
+export interface PullAdoptDeps {
+  readonly store: ObjectStore;
+  readonly config: {
+    readonly retry: RetryPolicy;
+    readonly concurrency: number;
+    readonly classifierRules: readonly ClassifierRule[];
+  };
+  readonly events: SluiceEmitter;
+  readonly signal?: AbortSignal;
+  readonly now: () => number;
+}
+
+/** True when `path` is `named`, or under it (a directory). */
+export function namedBy(path: string, named: readonly string[]): boolean {
+  return named.some((n) => {
+    const d = n.replace(/\/+$/, "");
+    return path === d || path.startsWith(`${d}/`);
+  });
+}
+
+/** Why a path of class `cls` is never adopted by a pull; undefined when it may be. */
+function neverAdopted(cls: string): string | undefined {
+  if (cls === "data-version") {
+    return "a data version another writer uploaded and never committed is never published as its writer's (its run never finished publishing it); it stays skipped until that writer pushes again, or is deleted from the datastore";
+  }
+  if (cls === "managed-lockfile") {
+    return "the managed lockfile is published only by its transaction (`sluice lockfile`)";
+  }
+  if (cls === "index" || cls === "internal") return "an index file is never adopted";
+  return undefined;
+}
+
+/**
+ * Adopts, one by one, the objects at `paths` (each skipped by a pull as
+ * uncommitted): publishes each in the index as its writer's change, where
+ * the index still names the version it named, and says so
+ * (`adopted_uncommitted`).
+ *
+ * @example
+ * ```ts
+ * import { adoptForPull } from "./pull_adopt.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * import { createEmitter } from "../events.ts";
+ * const store = new InMemoryStore();
+ * const config = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 }, concurrency: 1, classifierRules: [] };
+ * const r = await adoptForPull({ store, config, events: createEmitter(), now: Date.now }, []);
+ * console.log(r.adopted); // []
+ * ```
+ */
+export async function adoptForPull(
+  deps: PullAdoptDeps,
+  paths: readonly string[],
+): Promise<PullAdoption> {
+  const out: PullAdoption = { adopted: [], refused: [] };
+  if (paths.length === 0) return out;
+  const { store, config, signal } = deps;
+  const call = { retry: config.retry, signal, concurrency: config.concurrency };
+  for (const path of paths) {
+    const cls = classifyPath(path, config.classifierRules);
+    const never = neverAdopted(cls);
+    if (never) {
+      out.refused.push({ path, why: never });
+      continue;
+    }
+    const index = await readIndex(store, config.retry, signal, config.concurrency);
+    const entry = index?.entries[path];
+    if (!entry) {
+      out.refused.push({ path, why: "the index names nothing there now" });
+      continue;
+    }
+    const got = await getOrNull(store, path, call);
+    if (!got) {
+      out.refused.push({ path, why: "the datastore holds no object there now" });
+      continue;
+    }
+    if (got.version === entry.v) {
+      out.adopted.push(path); // committed meanwhile: fetched as any other
+      continue;
+    }
+    const adoption = await adoptStranded(
+      store,
+      path,
+      { version: got.version, size: got.body.length, body: got.body },
+      entry.v,
+      {
+        ...call,
+        clock: deps.now,
+        pathClass: cls,
+        recordLost: (p, e) => recordVanished(store, [[p, e]], deps.now(), config.retry, signal),
+      },
+    );
+    if (!adoption.adopted) {
+      out.refused.push({ path, why: adoption.why });
+      continue;
+    }
+    out.adopted.push(path);
+    deps.events.emit("warning", {
+      code: ADOPTED_UNCOMMITTED,
+      message: adoptedMessage(path, got.version, got.metadata?.[WRITER_METADATA]),
+      path,
+    });
+  }
+  return out;
+}
