@@ -194,6 +194,8 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     // The remote copy carries this cache's writer id: the version was
     // published from here, and the local file changed since.
     const ownEarlier = head.metadata?.[WRITER_METADATA] === writer;
+    // Another client's object that no index names: said so (a pull does not bring it yet).
+    const unindexed = by === undefined && await indexedEntry(ctx) === undefined;
     const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer);
     push.note(
       CREATE_ONLY_WRITER,
@@ -203,7 +205,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       ctx.entry,
     );
     const shown = aside.map((l) => shownStatePath(push.cache.dir, push.cache.stateDir, l));
-    throw new VersionConflictError([ctx.key], aside, ownEarlier, shown);
+    throw new VersionConflictError([ctx.key], aside, ownEarlier, shown, unindexed);
   };
 }
 

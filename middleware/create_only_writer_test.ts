@@ -145,7 +145,10 @@ Deno.test("different bytes: version_exists naming the key, local version dir set
   assert.equal(err.code, "version_exists");
   assert.equal(err.exitCode, 1);
   assert.deepEqual(err.keys, [RAW]);
-  assert.match(err.message, /another writer published that version first/);
+  // Another client's object (no writer id) that no index names: said so.
+  assert.match(err.message, /written by another client and named by no index yet/);
+  assert.match(err.message, /A pull brings it once an index names it/);
+  assert.equal(err.unindexed, true);
   assert.equal(err.setAsideTo.length, 2);
   for (const p of err.setAsideTo) assert.match(p, /^\.sluice\/set-aside\//);
   assert.equal(await m.cache.read(RAW), null);

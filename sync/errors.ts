@@ -344,17 +344,27 @@ export class VersionConflictError extends SluiceError {
    * writer's; undefined when some of each.
    */
   readonly ownEarlier: boolean | undefined;
+  /** The datastore's objects are another client's, named by no index yet. */
+  readonly unindexed: boolean;
   constructor(
     keys: readonly string[],
     setAsideTo: readonly string[] = [],
     ownEarlier: boolean | "mixed" = false,
     setAsideShown: readonly string[] = setAsideTo,
+    /**
+     * True when the datastore's object is named by no index and carries no
+     * Sluice writer id: another client's (an older client's push not
+     * committed yet, or stopped before its commit; another tool's object).
+     */
+    unindexed = false,
   ) {
     const aside = setAsideShown.length
       ? `; it was set aside in ${setAsideShown.join(", ")} (see \`sluice status\`)`
       : "";
     const what = ownEarlier === true
       ? "was uploaded from this cache before and its local copy changed since: a data version on the datastore is never rewritten. The datastore's copy was kept and the changed copy was not pushed"
+      : ownEarlier === false && unindexed
+      ? "already exists on the datastore, written by another client and named by no index yet (an older client's push not committed yet, or stopped before its commit; or another tool's object): it is taken as that writer's version. The remote copy was kept and the local copy was not pushed"
       : ownEarlier === false
       ? "already exists on the datastore: another writer published that version first. The remote copy was kept and the local copy was not pushed"
       : "already exists on the datastore with other bytes (some uploaded earlier from this cache, some by another writer). The datastore's copies were kept and the local copies were not pushed";
@@ -363,6 +373,8 @@ export class VersionConflictError extends SluiceError {
       `Data version ${keys.join(", ")} ${what}${aside}. ${
         ownEarlier === true
           ? "Pull to take the datastore's copy back (a pull brings it once its push is committed)"
+          : unindexed
+          ? "A pull brings it once an index names it (its writer's next push)"
           : "Pull to get the datastore's version"
       }, then run the method or workflow again to write a new version.`,
     );
@@ -370,6 +382,7 @@ export class VersionConflictError extends SluiceError {
     this.setAsideTo = setAsideTo;
     this.setAsideShown = setAsideShown;
     this.ownEarlier = ownEarlier === "mixed" ? undefined : ownEarlier;
+    this.unindexed = unindexed;
   }
 }
 

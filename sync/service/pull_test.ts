@@ -227,7 +227,11 @@ Deno.test("pullLeftBehind names the uncommitted and dropped paths with a reason"
     {
       conflicts: [],
       left: [
-        { path: "a", reason: "another writer's push has not committed it yet" },
+        {
+          path: "a",
+          reason:
+            "another writer's push has not committed it yet (if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the object it left as its change, and takes it)",
+        },
         { path: "b", reason: DROPPED_REASON },
       ],
     },

@@ -35,7 +35,8 @@ export function pushFailure(
     const kinds = new Set(conflicts.map((f) => (f.error as VersionConflictError).ownEarlier));
     const own = kinds.size === 1 ? [...kinds][0] ?? "mixed" : "mixed";
     const shown = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideShown);
-    const e = new VersionConflictError(keys, aside, own, shown);
+    const unindexed = conflicts.every((f) => (f.error as VersionConflictError).unindexed);
+    const e = new VersionConflictError(keys, aside, own, shown, unindexed);
     e.message += others;
     return e;
   }
