@@ -34,7 +34,11 @@ export function pullConflictWarning(
       theirs
         ? `changed on the datastore (${describeVersion(theirs.v)})`
         : "was deleted on the datastore"
-    } and is also ${mine ? "changed" : "deleted"} here`;
+    } and ${
+      // A copy set aside (one this cache never synced, say): the record's reason says why.
+      mine && mine.location !== path && reason
+        ? `differs here: ${reason}`
+        : `is also ${mine ? "changed" : "deleted"} here`}`;
   return {
     code: "pull_conflict",
     message: `${path} ${what}; ${
