@@ -183,7 +183,7 @@ export function configCasWriter(): Middleware<WriteContext> {
     if (ctx.entry.snapshot) return await rebaseSnapshot(ctx, remote, CONFIG_CAS_WRITER);
     // A `latest` marker naming a newer version than the datastore's: no
     // conflict, written over it (see `marker_rebase.ts`).
-    if (remote && namesNewerVersion(ctx, remote)) {
+    if (remote && await namesNewerVersion(ctx, remote)) {
       return await rebaseMarker(ctx, remote, CONFIG_CAS_WRITER);
     }
     await recordConflict(ctx, remote, CONFIG_CAS_WRITER);

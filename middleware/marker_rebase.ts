@@ -10,15 +10,24 @@
  * held back behind it until someone resolved it by hand). The write is made
  * again over the version the datastore holds now, still as a
  * compare-and-swap, so two writers racing still make one winner; the loser
- * keeps its marker dirty and its next push does the same again. A
- * datastore marker naming the same or a higher version (or one that names
- * no version number) is a conflict as before.
+ * keeps its marker dirty and its next push does the same again.
+ *
+ * Only a peer's marker that moved forward is written over this way, by a
+ * marker of this cache's that moved forward too, to a version the
+ * datastore's index lists: the version the marker was synced at (its base)
+ * is below both. A peer that moved the marker back (a rollback, say after
+ * deleting bad versions), a marker moved back here, a marker naming a
+ * version the index does not list, one naming the same or a lower version
+ * than the datastore's, or one that names no version number: a conflict as
+ * before.
  *
  * @module
  */
 import type { WriteContext } from "../sync/context.ts";
 import { type GetResult, PutModes } from "../sync/ports.ts";
 import { replaceOwn } from "./own_writes.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 
 /** Why a marker that lost the race to another writer's was left dirty. */
 export const MARKER_RACE_REASON =
@@ -31,16 +40,54 @@ function versionNamed(bytes: Uint8Array): number | undefined {
 }
 
 /**
- * True when the write is a `latest` marker's whose bytes name a higher
- * version number than `remote`'s (the datastore's committed marker).
+ * The version number the marker's synced bytes (`hash`, a SHA-256) named,
+ * looked for up to `upTo`; undefined when none of those.
  */
-export function namesNewerVersion(ctx: WriteContext, remote: GetResult | null): boolean {
+async function baseNamed(hash: string, upTo: number): Promise<number | undefined> {
+  for (let n = 0; n <= upTo; n++) {
+    if ((await sha256Hex(enc(`${n}`))) === hash || (await sha256Hex(enc(`${n}\n`))) === hash) {
+      return n;
+    }
+  }
+  return undefined;
+}
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/**
+ * True when the write is a `latest` marker's that may be written over
+ * `remote` (the datastore's committed marker): both moved forward from the
+ * version the marker was synced at, this one further, to a version the
+ * index lists (see the module).
+ */
+export async function namesNewerVersion(
+  ctx: WriteContext,
+  remote: GetResult | null,
+): Promise<boolean> {
   if (ctx.entry.class !== "latest-marker" || !remote || !(ctx.body instanceof Uint8Array)) {
     return false;
   }
   const mine = versionNamed(ctx.body);
   const theirs = versionNamed(remote.body);
-  return mine !== undefined && theirs !== undefined && mine > theirs;
+  if (mine === undefined || theirs === undefined || mine <= theirs) return false;
+  // Both forward from the base (none: a marker made here and there anew).
+  const synced = ctx.entry.syncedHash;
+  if (synced !== undefined) {
+    const base = await baseNamed(synced, mine);
+    if (base === undefined || theirs <= base || mine <= base) return false;
+  }
+  // The version it names is published by this push (its files uploaded
+  // before this commit step), or listed by the datastore's index.
+  const push = ctx.push;
+  const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`;
+  if (push.plan.some((e) => e.path.startsWith(dir) && e.action === "put")) return true;
+  const index = await readIndex(
+    push.store,
+    push.config.retry,
+    push.signal,
+    push.config.concurrency,
+  );
+  return Object.keys(index?.entries ?? {}).some((p) => p.startsWith(dir));
 }
 
 /**
@@ -57,7 +104,7 @@ export function namesNewerVersion(ctx: WriteContext, remote: GetResult | null): 
  * import type { GetResult } from "../sync/ports.ts";
  * declare const ctx: WriteContext;
  * declare const remote: GetResult;
- * if (namesNewerVersion(ctx, remote)) await rebaseMarker(ctx, remote, "config-cas-writer");
+ * if (await namesNewerVersion(ctx, remote)) await rebaseMarker(ctx, remote, "config-cas-writer");
  * ```
  */
 export async function rebaseMarker(

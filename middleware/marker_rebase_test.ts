@@ -120,3 +120,44 @@ Deno.test("a marker written over the datastore's that another writer replaces me
   assert.deepEqual(again.conflicts, []);
   assert.equal(store.peekText(MARKER), "4");
 });
+
+Deno.test("a marker naming a higher version that a peer deleted (and moved its marker back from) is not written over the peer's marker: the marker would name files the index no longer lists", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  for (const n of ["1", "2", "3", "4"]) await put(a, `${D}/${n}/raw`, `a's ${n}`);
+  await put(a, MARKER, "4");
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, `${D}/3/raw`), "a's 3");
+  // a finds versions 3 and 4 bad: deletes them, and sets its marker back to 2.
+  for (const n of ["3", "4"]) {
+    await Deno.remove(`${a.cacheDir}/${D}/${n}`, { recursive: true });
+    await a.markDirty({ relPath: `${D}/${n}/raw` });
+  }
+  await put(a, MARKER, "2");
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  assert.equal(store.peekText(`${D}/3/raw`), undefined);
+  assert.equal(store.peekText(MARKER), "2");
+  // b, which has not pulled since, sets its marker back from 4 to 3 by hand.
+  await put(b, MARKER, "3");
+  const r = await b.pushChanged();
+  // a's change of the marker is a peer's change b's copy is not based on.
+  assert.equal(store.peekText(MARKER), "2", "the datastore's marker names a deleted version");
+  assert.deepEqual(r.conflicts, [MARKER]);
+});
+
+Deno.test("a peer's marker moved back (a rollback) is never written over by a marker that moved forward here: a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  for (const n of ["1", "2", "3", "4", "5"]) await put(a, `${D}/${n}/raw`, `a's ${n}`);
+  await put(a, MARKER, "3");
+  await a.pushChanged();
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  await put(a, MARKER, "2"); // a moves it back, on purpose
+  await a.pushChanged();
+  await put(b, MARKER, "5"); // b moves it forward
+  assert.deepEqual((await b.pushChanged()).conflicts, [MARKER]);
+  assert.equal(store.peekText(MARKER), "2");
+});
