@@ -201,7 +201,7 @@ export class ConflictSet {
         }); they were dropped, local files were not touched. A push or pull finds each conflict again`;
       }
     }
-    await set.#nameStrayCopies();
+    await set.#nameStrayCopies(cacheDir);
     return set;
   }
 
@@ -210,7 +210,7 @@ export class ConflictSet {
    * set aside that no record names and no resolution released: its pull
    * stopped before saving the record (see the module).
    */
-  async #nameStrayCopies(): Promise<void> {
+  async #nameStrayCopies(cacheDir: string): Promise<void> {
     const area = `${this.#stateDir}/${SET_ASIDE}`;
     let dirs: string[];
     try {
@@ -227,9 +227,19 @@ export class ConflictSet {
       named.add(stray.side.location);
       const old = this.#records.get(stray.rec.path);
       this.#touched.add(stray.rec.path);
+      // A record naming the copy in place, whose file is gone from the path
+      // and is this very copy (by its bytes): moved aside by a resolution
+      // that stopped before saying so. The record names it as yours where
+      // it is now, never the empty path (which would read as a deletion).
+      const movedMine = old?.mine?.location === old?.path && old?.mine?.hash === stray.side.hash &&
+        !(await Deno.lstat(`${cacheDir}/${stray.rec.path}`).then(() => true, () => false));
       this.#records.set(
         stray.rec.path,
-        old ? { ...old, keptAside: [...keptCopies(old.keptAside), stray.side] } : stray.rec,
+        old && movedMine
+          ? { ...old, mine: stray.side }
+          : old
+          ? { ...old, keptAside: [...keptCopies(old.keptAside), stray.side] }
+          : stray.rec,
       );
     }
   }

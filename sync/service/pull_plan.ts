@@ -78,6 +78,13 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
       ),
     );
   return (path, mine, theirs, reason, later = false) => {
+    // A record that names your copy set aside (a resolution that moved it
+    // there and stopped before its synced version was forgotten), the path
+    // empty here: still that copy, never a deletion made here.
+    const before = state.conflicts.get(path)?.mine;
+    if (mine === null && before && before.location !== path && !deps.cache.exists(path)) {
+      mine = before;
+    }
     const rec: ConflictRecord = {
       path,
       mine,

@@ -209,18 +209,23 @@ Deno.test("a --theirs cut off while it takes this cache's own upload keeps the c
 Deno.test("a --theirs whose process stops for good at its pull's download leaves the conflict open, naming the copy it set aside; --mine never deletes theirs for it", async () => {
   const { store, b } = await conflicted();
   // The process stops for good as it downloads theirs (killed, the machine lost).
+  let downloading = false;
   const stops = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       if (prop !== "get" && prop !== "getStream") return value.bind(target);
-      return (key: string, ...rest: unknown[]) =>
-        key === PATH ? new Promise(() => {}) : value.call(target, key, ...rest);
+      return (key: string, ...rest: unknown[]) => {
+        if (key !== PATH) return value.call(target, key, ...rest);
+        downloading = true;
+        return new Promise(() => {});
+      };
     },
   });
   const stopped = await clone(stops, "b", b.cacheDir);
   stopped.resolveConflict(PATH, "theirs").catch(() => {});
-  await waitFor(async () => (await read(b, PATH)) === undefined);
+  await waitFor(() => downloading);
+  assert.equal(await read(b, PATH), undefined, "set aside before the download");
   // The next command to open the cache.
   const again = await clone(store, "b", b.cacheDir);
   await again.pullChanged();
@@ -255,4 +260,28 @@ Deno.test("a --theirs whose pull finds theirs' object gone (the index still nami
   );
   assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
   assert.equal(await read(b, PATH), "b's edit", "the copy it had set aside is back in place");
+});
+
+Deno.test("a --theirs stopped right after it moved the copy aside, before any record said so: the next process names the copy as yours", async () => {
+  const { store, b } = await conflicted();
+  const rec = b.conflicts().find((c) => c.path === PATH)!;
+  const here = (await b.cache.hashFile(PATH))!;
+  // What the resolution does first, and nothing after it (the process dies).
+  const at = await b.cache.setAside(
+    PATH,
+    "resolve --theirs: the local copy was replaced",
+    undefined,
+    {
+      mine: { hash: here.hash, size: here.size },
+      theirs: rec.theirs,
+      reason: rec.reason,
+    },
+  );
+  const again = await clone(store, "b", b.cacheDir);
+  const now = again.conflicts().find((c) => c.path === PATH);
+  assert.equal(now?.mine?.location, at, "the copy is yours, where it is now");
+  await again.pullChanged();
+  assert.equal(again.conflicts().find((c) => c.path === PATH)?.mine?.location, at);
+  await again.resolveConflict(PATH, "mine");
+  assert.equal(store.peekText(PATH), "b's edit", "mine is b's copy, never a deletion of theirs");
 });

@@ -67,18 +67,23 @@ Deno.test("the same bytes published again at another version are no rewrite: tak
 Deno.test("a copy of a rewritten data version set aside by a pull that stopped before recording its conflict is named again when the cache is next opened", async () => {
   const { store, b } = await rewrittenVersion();
   // b's pull sets its synced copy aside, then stops for good at the download.
+  let downloading = false;
   const stops = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       if (prop !== "get" && prop !== "getStream") return value.bind(target);
-      return (key: string, ...rest: unknown[]) =>
-        key === RAW ? new Promise(() => {}) : value.call(target, key, ...rest);
+      return (key: string, ...rest: unknown[]) => {
+        if (key !== RAW) return value.call(target, key, ...rest);
+        downloading = true;
+        return new Promise(() => {});
+      };
     },
   });
   const stopped = await clone(stops, "b", b.cacheDir);
   stopped.pullChanged().catch(() => {});
-  await waitFor(async () => (await read(b, RAW)) === undefined);
+  await waitFor(() => downloading);
+  assert.equal(await read(b, RAW), undefined, "set aside before the download");
   // The next command to open the cache: the copy, what was published first, is named.
   const again = await clone(store, "b", b.cacheDir);
   const rec = again.conflicts().find((c) => c.path === RAW);
