@@ -26,33 +26,12 @@
 import type { WriteContext } from "../sync/context.ts";
 import { type GetResult, PutModes } from "../sync/ports.ts";
 import { replaceOwn } from "./own_writes.ts";
-import { sha256Hex } from "../sync/hash.ts";
+import { markerNumber, markerNumberOfHash, movedFurther } from "../sync/marker_numbers.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 
 /** Why a marker that lost the race to another writer's was left dirty. */
 export const MARKER_RACE_REASON =
   "a latest marker naming a newer version than the datastore's: another writer replaced the datastore's marker while this push wrote over it; the marker stays dirty and the next push writes it again over the newer one";
-
-/** The version number a marker's bytes name; undefined when they name none. */
-function versionNamed(bytes: Uint8Array): number | undefined {
-  const text = new TextDecoder().decode(bytes).trim();
-  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
-}
-
-/**
- * The version number the marker's synced bytes (`hash`, a SHA-256) named,
- * looked for up to `upTo`; undefined when none of those.
- */
-async function baseNamed(hash: string, upTo: number): Promise<number | undefined> {
-  for (let n = 0; n <= upTo; n++) {
-    if ((await sha256Hex(enc(`${n}`))) === hash || (await sha256Hex(enc(`${n}\n`))) === hash) {
-      return n;
-    }
-  }
-  return undefined;
-}
-
-const enc = (s: string) => new TextEncoder().encode(s);
 
 /**
  * True when the write is a `latest` marker's that may be written over
@@ -67,14 +46,13 @@ export async function namesNewerVersion(
   if (ctx.entry.class !== "latest-marker" || !remote || !(ctx.body instanceof Uint8Array)) {
     return false;
   }
-  const mine = versionNamed(ctx.body);
-  const theirs = versionNamed(remote.body);
+  const mine = markerNumber(ctx.body);
+  const theirs = markerNumber(remote.body);
   if (mine === undefined || theirs === undefined || mine <= theirs) return false;
   // Both forward from the base (none: a marker made here and there anew).
   const synced = ctx.entry.syncedHash;
-  if (synced !== undefined) {
-    const base = await baseNamed(synced, mine);
-    if (base === undefined || theirs <= base || mine <= base) return false;
+  if (synced !== undefined && !movedFurther(await markerNumberOfHash(synced, mine), theirs, mine)) {
+    return false;
   }
   // The version it names is published by this push (its files uploaded
   // before this commit step), or listed by the datastore's index.

@@ -161,3 +161,43 @@ Deno.test("a peer's marker moved back (a rollback) is never written over by a ma
   assert.deepEqual((await b.pushChanged()).conflicts, [MARKER]);
   assert.equal(store.peekText(MARKER), "2");
 });
+
+Deno.test("a pull that meets a peer's marker moved forward less far than this cache's is no conflict: the marker stays here, based on the peer's, and the next push writes it over", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  // b's run wrote versions 3 and 4 and its marker; its process died before its push.
+  await put(b, `${D}/3/raw`, "b's 3");
+  await put(b, `${D}/4/raw`, "b's 4");
+  await put(b, MARKER, "4");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.conflicts, []);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, MARKER), "4");
+  assert.equal(await read(b, `${D}/2/raw`), "a's 2");
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushed.conflicts, []);
+  assert.equal(store.peekText(MARKER), "4");
+  await a.pullChanged();
+  assert.equal(await read(a, MARKER), "4");
+});
+
+Deno.test("a pull that meets a peer's marker moved back is a conflict, both copies kept", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  for (const n of ["1", "2", "3"]) await put(a, `${D}/${n}/raw`, `a's ${n}`);
+  await put(a, MARKER, "3");
+  await a.pushChanged();
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  await put(a, MARKER, "2"); // moved back on purpose
+  await a.pushChanged();
+  await put(b, `${D}/4/raw`, "b's 4");
+  await put(b, MARKER, "4");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.conflicts, [MARKER]);
+  assert.equal(await read(b, MARKER), "4");
+  assert.equal(store.peekText(MARKER), "2");
+});

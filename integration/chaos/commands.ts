@@ -773,6 +773,9 @@ export function moveCommand(
         if (!back && n < 1) return;
         const bytes = back ?? enc.encode(`${n}`);
         env.stats.markerWrites++;
+        if (op.back && !back) {
+          env.truth.markerRollbacks.add(`${base}/latest\0${await sha256Hex(bytes)}`);
+        }
         await recordEdit(
           env,
           svc,

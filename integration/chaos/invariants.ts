@@ -291,6 +291,8 @@ export class GroundTruth {
   readonly oldInside = new Set<number>();
   /** `<marker path>\0<hash>` of every marker a user wrote (a marker edit, a merge): not I14's. */
   readonly userMarkers = new Set<string>();
+  /** `<marker path>\0<hash>` of every marker a user moved back (`marker` moves with `back`): I9's. */
+  readonly markerRollbacks = new Set<string>();
   /** SHA-256 of the marker text `<n>` → n, for I14. */
   #markerNumbers: Map<string, number> | undefined;
   /** Old clients' pushes that were inside the global lock together with another (op ids). */

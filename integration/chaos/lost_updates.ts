@@ -85,6 +85,13 @@ export interface LostUpdateDeps {
    * to I19 as another tool's deletion's are, and the index writes to I9.
    */
   raced?(path: string, bytes: Uint8Array, version: string): Promise<void>;
+  /**
+   * True when `hash` at `path` (a `latest` marker) is a user's move of it
+   * back (`marker` moves with `back`): such a committed marker is held to I9
+   * as a shared file's edit is (a marker moved forward may be written over
+   * by one moved further forward, which loses nothing).
+   */
+  markerRollback?(path: string, hash: string): boolean;
 }
 
 /**
@@ -106,7 +113,8 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
   const replacedSeen = new Set<string>();
   const watched = <T>(key: string, call: () => Promise<T>): Promise<T> => {
     // Who writes is known only now, before the first await.
-    const who = SHARED_FILES.includes(key) ? deps.writer() : undefined;
+    const marker = key.endsWith("/latest") && deps.markerRollback !== undefined;
+    const who = SHARED_FILES.includes(key) || marker ? deps.writer() : undefined;
     if (!who) return call();
     return (async () => {
       const before = await hashOf(key);
@@ -120,6 +128,7 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
           who.syncedVersion(key) === beforeVersion)
       ) replacedSeen.add(`${key}\0${beforeVersion}`);
       if (!committed || after === before) return r;
+      if (marker && !deps.markerRollback!(key, before!)) return r;
       const edit = deps.changes.edits.find((e) => e.path === key && e.hash === before);
       if (!edit || edit.clone === who.clone) return r;
       if (who.synced(key) === before || who.theirs(key) === before) return r;
@@ -318,6 +327,7 @@ export function harnessDeps(h: {
   readonly opId: () => number;
   readonly vanished?: (path: string, e: IndexEntry) => boolean;
   readonly raced?: (path: string, bytes: Uint8Array, version: string) => Promise<void>;
+  readonly markerRollback?: (path: string, hash: string) => boolean;
 }): LostUpdateDeps {
   const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
   return {
@@ -327,6 +337,7 @@ export function harnessDeps(h: {
     opId: h.opId,
     vanished: h.vanished,
     ...(h.raced ? { raced: h.raced } : {}),
+    ...(h.markerRollback ? { markerRollback: h.markerRollback } : {}),
     held: async (path) => (await h.direct.head(path))?.version,
     moving: () => isMoveCommand(h.label() ?? ""),
     indexHash: async (path) => (await readIndex(h.direct, retry))?.entries[path]?.h,

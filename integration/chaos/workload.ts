@@ -257,6 +257,7 @@ class World {
         opId: () => this.#opId,
         vanished: (path, e) => this.truth.namesVanished(path, e),
         raced: (path, bytes, version) => this.#raced(path, bytes, version),
+        markerRollback: (path, hash) => this.truth.markerRollbacks.has(`${path}\0${hash}`),
       }),
     );
     const owned = this.ownWrites.watch(

@@ -8,6 +8,8 @@
  * @module
  */
 import { heldAsSynced } from "./dropped_entries.ts";
+import { classifyPath } from "../path_class.ts";
+import { markerNumber, markerNumberOfHash, movedFurther } from "../marker_numbers.ts";
 import { withRetry } from "../retry.ts";
 import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
@@ -103,6 +105,28 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
     if (!later) tell(true);
     return { rec, tell };
   };
+}
+
+/**
+ * True when `path` is a `latest` marker whose copy here and the datastore's
+ * (`theirs`, by hash) both moved forward from the one this cache synced
+ * (`syncedHash`), this one further (see `marker_numbers.ts`).
+ */
+async function markerFurther(
+  deps: PullDeps,
+  path: string,
+  syncedHash: string,
+  theirs: string,
+): Promise<boolean> {
+  if (classifyPath(path, deps.config.classifierRules) !== "latest-marker") return false;
+  const bytes = await deps.cache.read(path).catch(() => null);
+  const mine = bytes ? markerNumber(bytes) : undefined;
+  if (mine === undefined) return false;
+  return movedFurther(
+    await markerNumberOfHash(syncedHash, mine),
+    await markerNumberOfHash(theirs, mine),
+    mine,
+  );
 }
 
 /**
@@ -279,6 +303,14 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // not): the change here was made over it, and nothing came after it.
       // A deletion here too: the push deletes that write and its entry.
       if (await ownWriteOver(path, e)) continue;
+      // A `latest` marker moved forward here further than a peer moved it
+      // forward: no conflict (both versions stay published); kept here,
+      // based on the peer's, for the push to write over it.
+      if (local && synced && await markerFurther(deps, path, synced.hash, e.h)) {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        ownKept.push(path);
+        continue;
+      }
       conflict(
         path,
         local ? { location: path, ...local } : null,

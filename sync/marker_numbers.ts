@@ -1,0 +1,53 @@
+/**
+ * The version numbers `latest` markers name: a marker's bytes are the
+ * number of the newest data version of its data name (`3`, or `3` and a
+ * newline). Both the push (a marker written over a peer's older one) and
+ * the pull (a marker here moved further than a peer's) compare them.
+ *
+ * @module
+ */
+import { sha256Hex } from "./hash.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/** The version number a marker's bytes name; undefined when they name none. */
+export function markerNumber(bytes: Uint8Array): number | undefined {
+  const text = new TextDecoder().decode(bytes).trim();
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * The version number a marker whose bytes hash to `hash` (hex SHA-256)
+ * named, looked for from 0 up to `upTo`; undefined when none of those.
+ *
+ * @example
+ * ```ts
+ * import { markerNumberOfHash } from "./marker_numbers.ts";
+ * import { sha256Hex } from "./hash.ts";
+ * await markerNumberOfHash(await sha256Hex(new TextEncoder().encode("3")), 10); // 3
+ * ```
+ */
+export async function markerNumberOfHash(hash: string, upTo: number): Promise<number | undefined> {
+  for (let n = 0; n <= upTo; n++) {
+    if ((await sha256Hex(enc(`${n}`))) === hash || (await sha256Hex(enc(`${n}\n`))) === hash) {
+      return n;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * True when a marker here (`mine`) and a peer's (`theirs`) both moved
+ * forward from the one this cache synced (`base`), this one further: the
+ * peer's names an older version, and writing this one over it loses
+ * nothing (both versions stay published). A marker moved back on either
+ * side, or one that names no number, is false.
+ */
+export function movedFurther(
+  base: number | undefined,
+  theirs: number | undefined,
+  mine: number | undefined,
+): boolean {
+  return base !== undefined && theirs !== undefined && mine !== undefined &&
+    base < theirs && theirs < mine;
+}
