@@ -411,7 +411,27 @@ const INSERTS_OFF = {
   unwrittenShare: 0,
   sharedCacheShare: 0,
   copyShare: 0,
+  markerRaceShare: 0,
 } as const;
+
+Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
+  let raced = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, markerRaceShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    for (const [i, o] of h.ops.entries()) {
+      if (ids.has(o.id)) continue;
+      const before = h.ops[i - 1];
+      assert.ok(o.kind === "marker" && before.kind === "marker" && before.back);
+      assert.ok(!o.back && o.how === "push" && o.clone !== before.clone);
+      assert.deepEqual([o.model, o.data], [before.model, before.data]);
+      raced++;
+    }
+  }
+  assert.ok(raced > 5, `${raced} races in 300 histories`);
+});
 
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
@@ -708,8 +728,12 @@ Deno.test("chaos: the time a stopped process stood still is taken out of its com
 Deno.test("history: second processes over a clone's cache are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { sharedCacheShare: 0, copyShare: 0 });
-    const h = generateHistory(seed, { copyShare: 0 });
+    const without = generateHistory(seed, {
+      sharedCacheShare: 0,
+      copyShare: 0,
+      markerRaceShare: 0,
+    });
+    const h = generateHistory(seed, { copyShare: 0, markerRaceShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));

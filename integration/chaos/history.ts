@@ -455,6 +455,8 @@ export interface GenerateOptions {
   readonly sharedCacheShare?: number;
   /** Chance that a history has a clone's cache replaced by a copy of another's (see {@link insertCopies}); default 0.1. */
   readonly copyShare?: number;
+  /** Chance that a `latest` marker moved back and pushed is raced by another clone's, moved forward (default 0.5). */
+  readonly markerRaceShare?: number;
   /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */
   readonly etagShare?: number;
   /** Chance that a history's store deletes by a check, then a delete (see {@link History.checkedDeletes}); default 0.15. */
@@ -787,7 +789,12 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // From a generator of their own: the operations above stay as they were.
   insertCopies(ops, clones, new Rng(mixSeed(seed, 0x636f7079)), options.copyShare ?? 0.1);
   // From a generator of their own: the operations above stay as they were.
-  insertMarkerRaces(ops, clones, new Rng(mixSeed(seed, 0x6d6b7263)));
+  insertMarkerRaces(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x6d6b7263)),
+    options.markerRaceShare ?? 0.5,
+  );
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const kindRng = new Rng(mixSeed(seed, 0x636f7265));
   const share = options.coreShare ?? 0.4;
@@ -854,19 +861,19 @@ function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
 }
 
 /**
- * After each `latest` marker moved back and pushed, with chance one half,
+ * After each `latest` marker moved back and pushed, with chance `share`,
  * another clone's push of the same marker moved forward (its highest
  * version), right after, before any sync of that clone: the two race, and
  * the second is based on the marker as it was before the move back. A
  * marker moved back on purpose is a committed change like any edit (I9):
  * never written over by a writer that had not seen it.
  */
-function insertMarkerRaces(ops: Op[], clones: number, rng: Rng): void {
-  if (clones < 2) return;
+function insertMarkerRaces(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (clones < 2 || share <= 0) return;
   let id = Math.max(0, ...ops.map((o) => o.id)) + 1;
   for (let i = ops.length - 1; i >= 0; i--) {
     const m = ops[i];
-    if (m.kind !== "marker" || !m.back || m.how !== "push" || !rng.chance(0.5)) continue;
+    if (m.kind !== "marker" || !m.back || m.how !== "push" || !rng.chance(share)) continue;
     const clone = (m.clone + rng.range(1, clones - 1)) % clones;
     ops.splice(i + 1, 0, { ...m, id: id++, clone, back: false });
   }
