@@ -15,7 +15,7 @@
  * Only a peer's marker that moved forward is written over this way, by a
  * marker of this cache's that moved forward too, to a version the
  * datastore's index lists: the version the marker was synced at (its base)
- * is below both. A peer that moved the marker back (a rollback, say after
+ * is below both. A marker this cache never synced, a peer that moved the marker back (a rollback, say after
  * deleting bad versions), a marker moved back here, a marker naming a
  * version the index does not list, one naming the same or a lower version
  * than the datastore's, or one that names no version number: a conflict as
@@ -49,11 +49,11 @@ export async function namesNewerVersion(
   const mine = markerNumber(ctx.body);
   const theirs = markerNumber(remote.body);
   if (mine === undefined || theirs === undefined || mine <= theirs) return false;
-  // Both forward from the base (none: a marker made here and there anew).
+  // Both forward from the base. With none (a marker this cache never
+  // synced), whether the peer's moved back is not known: a conflict.
   const synced = ctx.entry.syncedHash;
-  if (synced !== undefined && !movedFurther(await markerNumberOfHash(synced, mine), theirs, mine)) {
-    return false;
-  }
+  if (synced === undefined) return false;
+  if (!movedFurther(await markerNumberOfHash(synced, mine), theirs, mine)) return false;
   // The version it names is published by this push (its files uploaded
   // before this commit step), or listed by the datastore's index.
   const push = ctx.push;

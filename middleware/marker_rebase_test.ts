@@ -201,3 +201,18 @@ Deno.test("a pull that meets a peer's marker moved back is a conflict, both copi
   assert.equal(await read(b, MARKER), "4");
   assert.equal(store.peekText(MARKER), "2");
 });
+
+Deno.test("a marker this cache never synced is a conflict with the datastore's, however far it moved: whether the peer's moved back is not known", async () => {
+  const store = new InMemoryStore();
+  const { a } = await bothAtOne(store);
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  await put(a, MARKER, "1\n"); // a moves it back
+  await a.pushChanged();
+  const c = await clone(store, "c"); // never synced the marker
+  await put(c, `${D}/3/raw`, "c's 3");
+  await put(c, MARKER, "3");
+  assert.deepEqual((await c.pushChanged()).conflicts, [MARKER]);
+  assert.equal(store.peekText(MARKER), "1\n");
+});
