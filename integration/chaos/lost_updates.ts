@@ -291,9 +291,9 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
     delete: async (key, o) => {
       // The delete half of a check-then-delete (see `raced`): which version it deletes.
       const checked = (o as { checkedVersion?: string } | undefined)?.checkedVersion;
-      const version = checked !== undefined && SHARED_FILES.includes(key)
-        ? await deps.held(key)
-        : undefined;
+      // A shared file, or a file under one's name (a reshape made it a directory).
+      const shared = SHARED_FILES.some((f) => key === f || key.startsWith(`${f}/`));
+      const version = checked !== undefined && shared ? await deps.held(key) : undefined;
       if (version === undefined || version === checked) {
         return await watched(key, () => store.delete(key, o));
       }
