@@ -88,11 +88,9 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
             if (!r.resolved && r.conflicts.length === 0) {
               notTaken.push({
                 path: rel,
-                reason: resolution !== "theirs"
-                  ? r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet"
-                  : (r.pull?.vanished ?? []).includes(rel)
-                  ? "the datastore's index names a copy whose object is gone (deleted outside the sync, or a deletion not committed yet)"
-                  : "the datastore's object is not the one its index names",
+                reason: resolution === "theirs"
+                  ? "the datastore's object is not the one its index names"
+                  : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
               });
             }
             say(
@@ -177,6 +175,12 @@ function say(
       `The datastore no longer held theirs of ${rel}: a resolution of this conflict, cut off before its commit, had written your copy over it (version ${r.ownUpload}). Took that copy into the cache and finished publishing it${
         r.published ? ` (version ${r.published})` : ""
       }: the datastore's index names it now.`,
+    );
+  } else if (r.resolved && resolution === "theirs" && (r.pull?.vanished ?? []).includes(rel)) {
+    out.say(
+      `Took the datastore's side of ${rel}: its index names a copy whose object is gone from the store (deleted outside the sync), so nothing was fetched and nothing is at ${rel} here now${
+        r.setAside.length ? `; your copy stays in ${r.setAside.map(shown).join(", ")}` : ""
+      }. \`sluice resolve\` cannot bring that copy back; a pull removes the entry once it has named nothing for 15 minutes.`,
     );
   } else if (r.resolved) {
     out.say(

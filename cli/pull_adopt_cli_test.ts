@@ -26,3 +26,22 @@ Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted
   assert.equal(option.code, 64, option.err);
   await w.cleanup();
 });
+
+Deno.test("resolve --theirs of a copy whose object is gone from the store says so, and keeps yours aside", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const b = w.cache("b");
+  await w.write(a, "notes/n.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  await w.write(a, "notes/n.txt", "a2");
+  assert.equal((await sluice(["push", "--cache", a])).code, 0);
+  await w.write(b, "notes/n.txt", "b2");
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3);
+  await new FsStore({ root: w.root }).delete("notes/n.txt"); // deleted outside the sync
+  const r = await sluice(["resolve", "notes/n.txt", "--theirs", "--cache", b]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /object is gone from the store \(deleted outside the sync\)/);
+  assert.match(r.out, /your copy stays in \S+set-aside/);
+  await w.cleanup();
+});

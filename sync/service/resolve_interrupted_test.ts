@@ -247,19 +247,17 @@ Deno.test("a --theirs that ends leaves no copy to be named again: the next proce
   assert.equal(await read(again, r.setAside[0]), "b's edit");
 });
 
-Deno.test("a --theirs whose pull finds theirs' object gone (the index still naming it) takes nothing: the conflict stays open, the copy back in place", async () => {
+Deno.test("a --theirs whose pull finds theirs' object gone (the index still naming it) takes the datastore's side, nothing there, and says so; the copy stays aside", async () => {
   const { store, b } = await conflicted();
-  // Theirs' object is deleted outside Sluice (or by a deletion not committed yet).
+  // Theirs' object is deleted outside Sluice.
   await store.delete(PATH);
   const r = await b.resolveConflict(PATH, "theirs");
-  assert.deepEqual(r.pull?.vanished, [PATH], "the pull left it behind: nothing was taken");
-  assert.equal(
-    r.resolved,
-    false,
-    "theirs was not taken: not reported resolved (tookNewer null, a deletion)",
-  );
-  assert.deepEqual(b.conflicts().map((c) => c.path), [PATH], "still open");
-  assert.equal(await read(b, PATH), "b's edit", "the copy it had set aside is back in place");
+  assert.deepEqual(r.pull?.vanished, [PATH], "told: the index names a gone object");
+  assert.equal(r.resolved, true);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, PATH), undefined);
+  assert.equal(r.setAside.length, 1);
+  assert.equal(await read(b, r.setAside[0]), "b's edit", "b's copy is kept aside");
 });
 
 Deno.test("a --theirs stopped right after it moved the copy aside, before any record said so: the next process names the copy as yours", async () => {

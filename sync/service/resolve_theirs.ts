@@ -84,12 +84,11 @@ export async function resolveTheirs(
     );
   }
   // Not taken when the store's object is not the one the index names
-  // (a push in flight, or a stopped one's upload over theirs), or is gone
-  // while the index names it (deleted outside the sync, or a deletion not
-  // committed yet): theirs a version, nothing was taken, so the conflict
-  // stays open (theirs a deletion: the path is gone there, as taken).
-  const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path) &&
-    !(rec.theirs !== null && (pulled.vanished ?? []).includes(path));
+  // (a push in flight, or a stopped one's upload over theirs). One gone
+  // while the index names it (deleted outside the sync) is the datastore's
+  // side now: nothing is there to take, and nothing is left here either
+  // (the copy stays aside); said so (`PullResult.vanished`).
+  const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
   if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
     let own: ResolveResult | null;
     try {
