@@ -14,6 +14,7 @@ import {
   type SyncServiceOptions,
   validateSyncServiceOptions,
 } from "./sync/service/service.ts";
+import { versionUnderMarkerEntry } from "./middleware/version_under_marker.ts";
 import { pathClassifierEntry } from "./middleware/path_classifier.ts";
 import { createOnlyWriterEntry } from "./middleware/create_only_writer.ts";
 import { endpointFallbackWarnerEntry } from "./middleware/endpoint_fallback_warner.ts";
@@ -56,6 +57,7 @@ function defaultGateEntries(registry: ConditionalWrites): {
       lockfileGuardEntry(),
       unsyncedWalkGuardEntry(),
       unfinishedVersionHolderEntry(),
+      versionUnderMarkerEntry(),
       overwriteCasEntry(),
       refusedRunEraserEntry(),
       lockFenceEntry(),

@@ -36,6 +36,12 @@ export {
   unfinishedVersionHolderEntry,
 } from "./unfinished_version_holder.ts";
 export {
+  underMarkerReason,
+  VERSION_UNDER_MARKER,
+  versionUnderMarker,
+  versionUnderMarkerEntry,
+} from "./version_under_marker.ts";
+export {
   MARKER_AFTER_VERSION,
   markerAfterVersion,
   markerAfterVersionEntry,

@@ -422,7 +422,7 @@ async function strayCopy(
       at: typeof why.at === "number" ? why.at : 0,
       reason: `${
         typeof c.reason === "string" ? c.reason : "a local copy differed from the datastore's"
-      } (named again from the copy's REASON.json: the pull that set it aside stopped before recording it)`,
+      } (named again from the copy's REASON.json: the command that set it aside, a pull or a resolution, stopped before recording it)`,
     },
   };
 }

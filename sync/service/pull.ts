@@ -58,6 +58,12 @@ export interface PullDeps {
   readonly restoreDeleted?: boolean;
   /** Paths not fetched while this cache has nothing at them: see `defer` of `pullChanged`. */
   readonly defer?: (path: string) => boolean;
+  /**
+   * Paths the caller adopts if this pull skips them as uncommitted (see
+   * `adoptUncommitted` of `pullChanged`): no warning of their own, the
+   * adoption says what it did.
+   */
+  readonly adopting?: (path: string) => boolean;
 }
 
 /** Pulls everything (or only `prefixes`). */
@@ -180,13 +186,15 @@ async function pullInto(
   // told of once the pull's removals had their turn (one of them may clear the way).
   const blockedBy = new Map<string, PathBlockedError>();
   const leftBlocked = (path: string, err: PathBlockedError) => void blockedBy.set(path, err);
+  let warnedUncommitted = 0;
   const skipUncommitted = (path: string, version: string, e: IndexEntry) => {
     // The object was replaced after the index was written: a writer's push
     // is in flight, or stopped between its uploads and its index commit
     // (possibly a refused run). Its bytes are not committed: never pull them.
     result.uncommitted.push(path);
+    if (deps.adopting?.(path)) return;
     // One warning each for the first few; the rest are told at the end.
-    if (result.uncommitted.length > UNCOMMITTED_WARNINGS) return;
+    if (++warnedUncommitted > UNCOMMITTED_WARNINGS) return;
     // A copy set aside by this pull goes back to its path (see `pull_aside.ts`).
     const here = deps.cache.exists(path) || asides.holds(path);
     events.emit("warning", uncommittedWarning(path, version, e.v, here));
@@ -357,7 +365,7 @@ async function pullInto(
     events.emit("warning", blockedWarning(path, err, both(path), inTheWay(cache, path)));
   }
   await keepDropped(state, events, result.dropped);
-  const more = result.uncommitted.length - UNCOMMITTED_WARNINGS;
+  const more = warnedUncommitted - UNCOMMITTED_WARNINGS;
   if (more > 0) events.emit("warning", moreUncommittedWarning(more));
   // A removal that failed is tried again by the next pull, and a file
   // skipped as uncommitted is looked at again: neither keeps the token (a

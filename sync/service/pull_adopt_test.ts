@@ -42,6 +42,10 @@ Deno.test("a fresh clone skips an object a dead push left uncommitted; asked to 
   assert.ok(r.fetched.includes(PATH));
   assert.equal(await read(c, PATH), "2");
   assert.ok(warnings.some((w) => w.code === "adopted_uncommitted" && w.path === PATH));
+  assert.ok(
+    !warnings.some((w) => w.code === "pull_skipped_uncommitted"),
+    "a path adopted is not also told as skipped",
+  );
   assert.equal(
     (await readIndex(store, quick.retry))?.entries[PATH]?.v,
     (await store.head(PATH))?.version,

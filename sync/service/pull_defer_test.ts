@@ -68,7 +68,11 @@ Deno.test("a deferring pull still fetches a deferred path this cache synced (kep
 });
 
 Deno.test("after a deferring pull, pushes delete nothing the pull left out: a walk, a marked directory, a deletion pushed beside it", async () => {
-  const { store } = await published();
+  const { store, a } = await published();
+  // The marker names version 2 (a version its marker names is never deleted: version-under-marker).
+  await put(a, "data/t/m/out/2/raw", "two");
+  await put(a, "data/t/m/out/latest", "2");
+  await a.pushChanged();
   const b = await clone(store, "b");
   await b.pullChanged({ defer: isRaw });
   await b.markDirty();

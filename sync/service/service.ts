@@ -311,14 +311,15 @@ export class SyncService {
       adoptUncommitted?: readonly string[];
     } = {},
   ): Promise<PullResult> {
+    const named = options.adoptUncommitted ?? [];
     return this.#serial(async () => {
       const pulled = await this.#pull(
         options.signal,
         options.prefixes,
         options.restoreDeleted,
         options.defer,
+        named.length ? (p) => namedBy(p, named) : undefined,
       );
-      const named = options.adoptUncommitted ?? [];
       if (named.length === 0) return pulled;
       return await this.#adoptAndPull(pulled, named, options.signal);
     });
@@ -468,11 +469,13 @@ export class SyncService {
     prefixes?: readonly string[],
     restoreDeleted?: boolean,
     defer?: (path: string) => boolean,
+    adopting?: (path: string) => boolean,
   ): Promise<PullResult> {
     try {
       const result = await pull({
         restoreDeleted,
         defer,
+        ...(adopting ? { adopting } : {}),
         store: this.store,
         cache: this.cache,
         state: this.state,

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { createSluice } from "../sluice.ts";
+import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { ConditionalWrites } from "../sync/transfer/conditional.ts";
+import type { SyncService } from "../sync/service/service.ts";
+import { VERSION_UNDER_MARKER } from "./version_under_marker.ts";
+
+const D = "data/shell/cmd/m1/out";
+const enc = new TextEncoder();
+
+async function service(store: InMemoryStore, disable?: string[]): Promise<SyncService> {
+  return await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-under-marker-" }),
+    store,
+    identity: { holder: "w@host", hostname: "host", pid: 1 },
+    clock: new FakeClock(),
+    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+    conditional: new ConditionalWrites(),
+    ...(disable ? { disable } : {}),
+  });
+}
+
+/** Versions 9 and 10 published, the marker naming 10; then version 10's directory removed here. */
+async function deletedHere(disable?: string[]) {
+  const store = new InMemoryStore();
+  const svc = await service(store, disable);
+  for (const n of ["9", "10"]) {
+    await svc.cache.write(`${D}/${n}/raw`, enc.encode(`version ${n}`));
+    await svc.cache.write(`${D}/${n}/metadata.yaml`, enc.encode(`version: ${n}\n`));
+  }
+  await svc.cache.write(`${D}/latest`, enc.encode("10"));
+  await svc.markDirty({ relPath: D });
+  await svc.pushChanged();
+  await Deno.remove(`${svc.cacheDir}/${D}/10`, { recursive: true });
+  return { store, svc };
+}
+
+Deno.test("a push deleting the version the latest marker names leaves the deletion out, dirty, with the reason", async () => {
+  const { store, svc } = await deletedHere();
+  const r = await svc.pushChanged({ only: [`${D}/10`] });
+  assert.deepEqual(r.deleted, []);
+  const kept = r.skipped.filter((s) => s.path.startsWith(`${D}/10/`));
+  assert.equal(kept.length, 2);
+  assert.ok(
+    kept.every((s) =>
+      s.keepDirty && /the latest marker .*latest names this version \(10\)/.test(s.reason)
+    ),
+  );
+  assert.equal(
+    store.peekText(`${D}/10/raw`),
+    "version 10",
+    "a reader following the marker finds its files",
+  );
+  assert.equal(store.peekText(`${D}/latest`), "10");
+});
+
+Deno.test("without the gate, the same push leaves the marker naming deleted files (the loss it prevents)", async () => {
+  const { store, svc } = await deletedHere([VERSION_UNDER_MARKER]);
+  const r = await svc.pushChanged({ only: [`${D}/10`] });
+  assert.equal(r.deleted.length, 2);
+  assert.equal(store.peekText(`${D}/latest`), "10");
+  assert.equal(store.peekText(`${D}/10/raw`), undefined, "the marker names a version that is gone");
+});
+
+Deno.test("with the marker set to another version here, the version is deleted and the marker published", async () => {
+  const { store, svc } = await deletedHere();
+  await svc.cache.write(`${D}/latest`, enc.encode("9"));
+  const r = await svc.pushChanged({ only: [`${D}/10`, `${D}/latest`] });
+  assert.equal(r.deleted.length, 2);
+  assert.equal(store.peekText(`${D}/10/raw`), undefined);
+  assert.equal(store.peekText(`${D}/latest`), "9");
+});
