@@ -10,6 +10,7 @@ Deno.test("the default pipeline order is pinned", () => {
     "lockfile-guard",
     "unsynced-walk-guard",
     "unfinished-version-holder",
+    "version-under-marker",
     "overwrite-cas",
     "refused-run-eraser",
     "lock-fence",

@@ -85,6 +85,10 @@ async function completeLocked(
     // Only an object carrying this cache's writer id is the run's own.
     await readWriterId(cache),
   );
+  // Settled uploads are no write of this cache's waiting for a commit any
+  // more (a peer's commit names those kept): their record goes, so that no
+  // later push takes them for this cache's own committed writes.
+  await state.settleAttempted?.([...remote.deleted, ...remote.kept, ...remote.restored]);
   const erased: string[] = [];
   // The bytes of an upload still pending stay (a peer's commit may name it,
   // and the next push then puts it back from them): recorded in the same

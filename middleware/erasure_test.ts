@@ -238,3 +238,30 @@ Deno.test("two processes completing one erasure at once: neither writes the othe
   assert.deepEqual(erasing, [], "no copy of the refused run is left in the state");
   assert.deepEqual(await readErasureJournal(f.cache), emptyJournal());
 });
+
+Deno.test("an upload the erasure keeps, a peer's commit naming the same bytes, is no write of this cache's waiting for its commit any more", async () => {
+  const f = await fresh();
+  await f.cache.writeState("writer.json", { id: "me" });
+  const RAW2 = `${D}/2/raw`;
+  await f.dirty(RAW2, "same");
+  await f.state.markAttempted([RAW2]); // the refused run's push was about to write it
+  const up = await f.store.put(RAW2, enc("same"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "me" },
+  });
+  // A peer's deterministic run met the upload with equal bytes and committed it as its own.
+  await updateIndex(f.store, {
+    set: { [RAW2]: { v: up.version, h: await sha256Hex(enc("same")), s: 4 } },
+    remove: [],
+    base: { [RAW2]: null },
+  }, NO_RETRY);
+  const j = {
+    ...emptyJournal(),
+    erase: [`${D}/2`],
+    uploads: [{ path: RAW2, version: up.version }],
+  };
+  await writeErasureJournal(f.cache, j);
+  const out = await completeErasure(f, j);
+  assert.deepEqual(out.kept, [RAW2]);
+  assert.equal(f.store.peekText(RAW2), "same", "the peer's committed version stays");
+  assert.equal(f.state.attempted(RAW2), false, "no later push takes it for this cache's own write");
+});

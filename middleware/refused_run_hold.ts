@@ -69,9 +69,15 @@ export async function resume(ctx: PushContext, journal: ErasureJournal): Promise
   const outcome = await completeErasure(ctx, journal);
   const stillDirty = new Set(outcome.markers.filter((m) => m.dirty).map((m) => m.path));
   const markers = new Set(outcome.markers.map((m) => m.path));
+  // The refused run's uploads the erasure settled (deleted, or kept and put
+  // back as a peer's commit names the same bytes): never this cache's to
+  // withdraw or delete now, though its writer id is on them.
+  const settled = new Set([...outcome.deleted, ...outcome.kept, ...outcome.restored]);
   for (const entry of ctx.plan) {
     if (outcome.erased.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, false);
-    else if (markers.has(entry.path) && !stillDirty.has(entry.path)) {
+    else if (settled.has(entry.path) && entry.action === "delete") {
+      skip(ctx, entry, ERASED, false);
+    } else if (markers.has(entry.path) && !stillDirty.has(entry.path)) {
       skip(ctx, entry, "latest marker recomputed after erasing a refused run", false);
     }
   }

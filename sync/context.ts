@@ -241,6 +241,12 @@ export interface StateAccess {
    * Optional: a state without it leaves its callers unlocked.
    */
   holdLock?(name: string, wait: () => Promise<void>): Promise<() => void>;
+  /**
+   * Drops the record of uploads this cache made at `paths` whose commit
+   * never came, once they are settled (deleted, or another writer's commit
+   * names them). Optional: a state without the record has nothing to drop.
+   */
+  settleAttempted?(paths: readonly string[]): Promise<void>;
   /** True when a bulk (walk) mark is pending. */
   bulkPending(): boolean;
   /** Marks a path dirty, durably. */

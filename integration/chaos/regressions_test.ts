@@ -2308,3 +2308,21 @@ Deno.test("chaos regression: two processes completing one erasure never write ea
     '{"seed":116000524,"clones":4,"absentOnError":true,"kinds":["api","core","api","api"],"ops":[{"id":4,"kind":"resolve","clone":3,"pick":7,"how":"mine"},{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":10,"kind":"resolve","clone":0,"pick":4,"how":"mine"},{"id":11,"kind":"bulk","clone":3},{"id":12,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":14,"kind":"breakglass","model":0},{"id":15,"kind":"breakglass","model":0},{"id":16,"kind":"breakglass","model":0},{"id":17,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":41,"kind":"sibling","clone":2,"how":"push","workMs":15000},{"id":42,"kind":"sync","clone":2},{"id":43,"kind":"tick","n":76,"pick":168511372},{"id":22,"kind":"tick","n":27,"pick":1699854319},{"id":23,"kind":"breakglass","model":0},{"id":26,"kind":"flaky","call":"get","count":3,"afterEffect":true},{"id":28,"kind":"tick","n":7,"pick":1750557934}]}',
   );
 });
+
+/**
+ * I1 (seed 120000111, shrunk; third-party locks whose failed read looks
+ * absent): a run refused for its lost lock had uploaded its version; a
+ * peer's deterministic run met the upload with equal bytes, took it as its
+ * own and committed it. The erasure kept the upload (a peer's commit names
+ * it), but the refused run's record of the write stayed: the clone's next
+ * push of the model's directory took the committed object, which carries
+ * its writer id, for its own committed write deleted here, and deleted it
+ * with its entry: the peer's acknowledged version was gone everywhere. The
+ * erasure now settles the record of every upload it settles, and a push
+ * that resumes it leaves their deletions out.
+ */
+Deno.test("chaos regression: a refused run's upload a peer committed as its own is never deleted by the refused clone's later push (I1, seed 120000111)", async () => {
+  await clean(
+    '{"seed":120000111,"clones":5,"absentOnError":true,"kinds":["core-single-phase","core","core-single-phase","core-single-phase","api"],"ops":[{"id":6,"kind":"run","clone":4,"model":0,"data":1,"workMs":45000,"same":true},{"id":8,"kind":"lockfile","clone":1,"set":"@chaos/ext-8"},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":15,"kind":"run","clone":3,"model":1,"data":1,"workMs":45000},{"id":16,"kind":"tick","n":33,"pick":511472717},{"id":17,"kind":"tick","n":15,"pick":1119522725},{"id":19,"kind":"bulk","clone":0},{"id":20,"kind":"breakglass","model":1},{"id":21,"kind":"breakglass","model":1},{"id":22,"kind":"wait","ms":65000},{"id":24,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"streamed":true},{"id":25,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":26,"kind":"tick","n":24,"pick":641963356},{"id":28,"kind":"outage","on":true},{"id":29,"kind":"tick","n":5,"pick":759395559},{"id":30,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true}]}',
+  );
+});
