@@ -24,8 +24,8 @@
  * @module
  */
 import type { WriteContext } from "../sync/context.ts";
-import { type GetResult, PutModes } from "../sync/ports.ts";
-import { replaceOwn } from "./own_writes.ts";
+import type { GetResult } from "../sync/ports.ts";
+import { writeOverCommitted } from "./own_writes.ts";
 import { markerNumber, markerNumberOfHash, movedFurther } from "../sync/marker_numbers.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 
@@ -90,21 +90,10 @@ export async function rebaseMarker(
   remote: GetResult,
   gate: string,
 ): Promise<void> {
-  const info = await replaceOwn(ctx, remote.version);
-  if (info) {
-    ctx.mode = PutModes.update(remote.version);
-    ctx.result = info;
-    ctx.outcome = "written";
-    ctx.push.note(
-      gate,
-      `${ctx.key}: names a newer version than the datastore's marker (version ${remote.version}), written over it`,
-      ctx.entry,
-    );
-    return;
-  }
-  ctx.entry.action = "skip";
-  ctx.entry.keepDirty = true;
-  ctx.entry.reason = MARKER_RACE_REASON;
-  if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
-  ctx.push.note(gate, `${ctx.key}: a marker, replaced meanwhile by another writer`, ctx.entry);
+  await writeOverCommitted(ctx, remote.version, gate, {
+    written:
+      `names a newer version than the datastore's marker (version ${remote.version}), written over it`,
+    lost: "a marker, replaced meanwhile by another writer",
+    reason: MARKER_RACE_REASON,
+  });
 }

@@ -62,6 +62,34 @@ export async function replaceOwn(
   }
 }
 
+/**
+ * Writes over `base`, the committed version the datastore holds (null:
+ * none), with a compare-and-swap on it; the write's mode is then that
+ * version, so the index commit checks against it. Noted as `said.written`.
+ * Refused (another writer got there first), the entry is left out and kept
+ * dirty for the next push, with `said.reason`, and noted as `said.lost`.
+ */
+export async function writeOverCommitted(
+  ctx: WriteContext,
+  base: string | null,
+  gate: string,
+  said: { readonly written: string; readonly lost: string; readonly reason: string },
+): Promise<void> {
+  const info = await replaceOwn(ctx, base);
+  if (info) {
+    ctx.mode = base === null ? PutModes.create : PutModes.update(base);
+    ctx.result = info;
+    ctx.outcome = "written";
+    ctx.push.note(gate, `${ctx.key}: ${said.written}`, ctx.entry);
+    return;
+  }
+  ctx.entry.action = "skip";
+  ctx.entry.keepDirty = true;
+  ctx.entry.reason = said.reason;
+  if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
+  ctx.push.note(gate, `${ctx.key}: ${said.lost}`, ctx.entry);
+}
+
 /** The entry the remote index names for the write's path (undefined when none). */
 export async function indexedEntry(ctx: WriteContext): Promise<IndexEntry | undefined> {
   const push = ctx.push;

@@ -15,8 +15,8 @@
  * @module
  */
 import type { PlanEntry, WriteContext } from "../sync/context.ts";
-import { type ObjectInfo, PutModes } from "../sync/ports.ts";
-import { replaceOwn } from "./own_writes.ts";
+import type { ObjectInfo } from "../sync/ports.ts";
+import { writeOverCommitted } from "./own_writes.ts";
 
 /** The file name of a catalog export. */
 export const CATALOG_EXPORT = ".catalog-export.json";
@@ -62,23 +62,11 @@ export async function rebaseSnapshot(
   gate: string,
 ): Promise<void> {
   const base = remote?.version ?? null;
-  const info = await replaceOwn(ctx, base);
-  if (info) {
-    ctx.mode = base === null ? PutModes.create : PutModes.update(base);
-    ctx.result = info;
-    ctx.outcome = "written";
-    ctx.push.note(
-      gate,
-      `${ctx.key}: a snapshot, written whole over ${
-        base === null ? "no copy" : `the datastore's version ${base}`
-      }`,
-      ctx.entry,
-    );
-    return;
-  }
-  ctx.entry.action = "skip";
-  ctx.entry.keepDirty = true;
-  ctx.entry.reason = SNAPSHOT_RACE_REASON;
-  if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
-  ctx.push.note(gate, `${ctx.key}: a snapshot, replaced meanwhile by another writer`, ctx.entry);
+  await writeOverCommitted(ctx, base, gate, {
+    written: `a snapshot, written whole over ${
+      base === null ? "no copy" : `the datastore's version ${base}`
+    }`,
+    lost: "a snapshot, replaced meanwhile by another writer",
+    reason: SNAPSHOT_RACE_REASON,
+  });
 }

@@ -305,3 +305,36 @@ export function checkedDeleteStore(
   }) as InMemoryStore;
   return { store: proxied, arm: (between) => void (hook = between) };
 }
+
+/**
+ * `store`, whose downloads of `key` never answer (its process stops for
+ * good there: killed, its machine lost); `downloading()` tells once one was
+ * asked for.
+ *
+ * @example
+ * ```ts
+ * import { stopsAtDownload } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const { store, downloading } = stopsAtDownload(new InMemoryStore(), "notes/n.txt");
+ * console.log(downloading()); // false
+ * ```
+ */
+export function stopsAtDownload(
+  store: InMemoryStore,
+  key: string,
+): { store: InMemoryStore; downloading: () => boolean } {
+  let asked = false;
+  const stops = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "get" && prop !== "getStream") return value.bind(target);
+      return (k: string, ...rest: unknown[]) => {
+        if (k !== key) return value.call(target, k, ...rest);
+        asked = true;
+        return new Promise(() => {});
+      };
+    },
+  });
+  return { store: stops, downloading: () => asked };
+}

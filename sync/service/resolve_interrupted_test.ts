@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { AbortedError, UnreachableError } from "../errors.ts";
-import { bothSynced, clone, put, read } from "./clone_kit.ts";
+import { bothSynced, clone, put, read, stopsAtDownload } from "./clone_kit.ts";
 import { waitFor } from "../../packages/testing/mod.ts";
 
 const PATH = "notes/m.txt";
@@ -209,22 +209,10 @@ Deno.test("a --theirs cut off while it takes this cache's own upload keeps the c
 Deno.test("a --theirs whose process stops for good at its pull's download leaves the conflict open, naming the copy it set aside; --mine never deletes theirs for it", async () => {
   const { store, b } = await conflicted();
   // The process stops for good as it downloads theirs (killed, the machine lost).
-  let downloading = false;
-  const stops = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "get" && prop !== "getStream") return value.bind(target);
-      return (key: string, ...rest: unknown[]) => {
-        if (key !== PATH) return value.call(target, key, ...rest);
-        downloading = true;
-        return new Promise(() => {});
-      };
-    },
-  });
+  const { store: stops, downloading } = stopsAtDownload(store, PATH);
   const stopped = await clone(stops, "b", b.cacheDir);
   stopped.resolveConflict(PATH, "theirs").catch(() => {});
-  await waitFor(() => downloading);
+  await waitFor(() => downloading());
   assert.equal(await read(b, PATH), undefined, "set aside before the download");
   // The next command to open the cache.
   const again = await clone(store, "b", b.cacheDir);

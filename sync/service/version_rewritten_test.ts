@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore, peerPush, waitFor } from "../../packages/testing/mod.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { clone, put, read, stopsAtDownload } from "./clone_kit.ts";
 import type { WarningEvent } from "../events.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
 
@@ -67,22 +67,10 @@ Deno.test("the same bytes published again at another version are no rewrite: tak
 Deno.test("a copy of a rewritten data version set aside by a pull that stopped before recording its conflict is named again when the cache is next opened", async () => {
   const { store, b } = await rewrittenVersion();
   // b's pull sets its synced copy aside, then stops for good at the download.
-  let downloading = false;
-  const stops = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "get" && prop !== "getStream") return value.bind(target);
-      return (key: string, ...rest: unknown[]) => {
-        if (key !== RAW) return value.call(target, key, ...rest);
-        downloading = true;
-        return new Promise(() => {});
-      };
-    },
-  });
+  const { store: stops, downloading } = stopsAtDownload(store, RAW);
   const stopped = await clone(stops, "b", b.cacheDir);
   stopped.pullChanged().catch(() => {});
-  await waitFor(() => downloading);
+  await waitFor(() => downloading());
   assert.equal(await read(b, RAW), undefined, "set aside before the download");
   // The next command to open the cache: the copy, what was published first, is named.
   const again = await clone(store, "b", b.cacheDir);
