@@ -2326,3 +2326,16 @@ Deno.test("chaos regression: a refused run's upload a peer committed as its own 
     '{"seed":120000111,"clones":5,"absentOnError":true,"kinds":["core-single-phase","core","core-single-phase","core-single-phase","api"],"ops":[{"id":6,"kind":"run","clone":4,"model":0,"data":1,"workMs":45000,"same":true},{"id":8,"kind":"lockfile","clone":1,"set":"@chaos/ext-8"},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":15,"kind":"run","clone":3,"model":1,"data":1,"workMs":45000},{"id":16,"kind":"tick","n":33,"pick":511472717},{"id":17,"kind":"tick","n":15,"pick":1119522725},{"id":19,"kind":"bulk","clone":0},{"id":20,"kind":"breakglass","model":1},{"id":21,"kind":"breakglass","model":1},{"id":22,"kind":"wait","ms":65000},{"id":24,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"streamed":true},{"id":25,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":26,"kind":"tick","n":24,"pick":641963356},{"id":28,"kind":"outage","on":true},{"id":29,"kind":"tick","n":5,"pick":759395559},{"id":30,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true}]}',
   );
 });
+
+/**
+ * I9 (seed 119500990, shrunk; found by the marker races): a clone that had
+ * never synced a `latest` marker pushed its run's marker, naming a newer
+ * version, over a peer's marker moved back by hand: the marker rebase took
+ * it for a marker moved further forward. A marker this cache never synced
+ * is now a conflict as before.
+ */
+Deno.test("chaos regression: a marker never synced here is never written over a peer's marker moved back (I9, seed 119500990)", async () => {
+  await clean(
+    '{"seed":119500990,"clones":5,"kinds":["core-single-phase","core","api","api","api"],"ops":[{"id":1,"kind":"run","clone":4,"model":0,"data":0,"workMs":0,"same":true},{"id":7,"kind":"tick","n":9,"pick":2009556033},{"id":8,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":25,"kind":"tick","n":35,"pick":2103217814},{"id":26,"kind":"marker","clone":4,"model":0,"data":0,"back":true,"how":"push"},{"id":28,"kind":"run","clone":2,"model":0,"data":0,"workMs":0}]}',
+  );
+});
