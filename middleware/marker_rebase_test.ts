@@ -216,3 +216,18 @@ Deno.test("a marker this cache never synced is a conflict with the datastore's, 
   assert.deepEqual((await c.pushChanged()).conflicts, [MARKER]);
   assert.equal(store.peekText(MARKER), "1\n");
 });
+
+Deno.test("a pull that meets a peer's marker naming the same version as this cache's (other bytes) is no conflict: the datastore's is taken", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  await put(a, `${D}/2/raw`, "a's 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  await put(b, MARKER, "2\n");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.conflicts, []);
+  assert.equal(await read(b, MARKER), "2");
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushed.conflicts, []);
+  assert.equal(store.peekText(MARKER), "2");
+});

@@ -108,25 +108,26 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
 }
 
 /**
- * True when `path` is a `latest` marker whose copy here and the datastore's
- * (`theirs`, by hash) both moved forward from the one this cache synced
- * (`syncedHash`), this one further (see `marker_numbers.ts`).
+ * For a `latest` marker changed here and on the datastore: `further` when
+ * both moved forward from the one this cache synced (`syncedHash`), this
+ * one further (see `marker_numbers.ts`); `same` when both name the same
+ * version (their bytes differ otherwise); undefined else (a conflict).
  */
-async function markerFurther(
+async function markerMoved(
   deps: PullDeps,
   path: string,
   syncedHash: string,
   theirs: string,
-): Promise<boolean> {
-  if (classifyPath(path, deps.config.classifierRules) !== "latest-marker") return false;
+): Promise<"further" | "same" | undefined> {
+  if (classifyPath(path, deps.config.classifierRules) !== "latest-marker") return undefined;
   const bytes = await deps.cache.read(path).catch(() => null);
   const mine = bytes ? markerNumber(bytes) : undefined;
-  if (mine === undefined) return false;
-  return movedFurther(
-    await markerNumberOfHash(syncedHash, mine),
-    await markerNumberOfHash(theirs, mine),
-    mine,
-  );
+  if (mine === undefined) return undefined;
+  const named = await markerNumberOfHash(theirs, mine);
+  if (named === mine) return "same";
+  return movedFurther(await markerNumberOfHash(syncedHash, mine), named, mine)
+    ? "further"
+    : undefined;
 }
 
 /**
@@ -306,9 +307,16 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // A `latest` marker moved forward here further than a peer moved it
       // forward: no conflict (both versions stay published); kept here,
       // based on the peer's, for the push to write over it.
-      if (local && synced && await markerFurther(deps, path, synced.hash, e.h)) {
+      const moved = local && synced ? await markerMoved(deps, path, synced.hash, e.h) : undefined;
+      if (moved === "further") {
         state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         ownKept.push(path);
+        continue;
+      }
+      // The same version named on both sides (other bytes: a newline, say):
+      // no conflict, the datastore's copy is taken (nothing of this one is lost).
+      if (moved === "same") {
+        todo.push([path, e, seen]);
         continue;
       }
       conflict(
