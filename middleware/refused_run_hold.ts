@@ -22,6 +22,8 @@ export const REFUSED_RUN_ERASER = "refused-run-eraser";
 const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
 const OTHER_RUN =
   "written by another run under a model lock lost since: left out of this push, for that run's own push (which is refused and erases it)";
+const SETTLED =
+  "uploaded by a run refused for losing its model lock, settled by its erasure (deleted, or another writer's commit of the same bytes names it): not this cache's to withdraw";
 const HELD =
   "written by a run refused for losing its model lock: held out of pushes (`sluice held` lists them, with the way out)";
 
@@ -70,13 +72,17 @@ export async function resume(ctx: PushContext, journal: ErasureJournal): Promise
   const stillDirty = new Set(outcome.markers.filter((m) => m.dirty).map((m) => m.path));
   const markers = new Set(outcome.markers.map((m) => m.path));
   // The refused run's uploads the erasure settled (deleted, or kept and put
-  // back as a peer's commit names the same bytes): never this cache's to
-  // withdraw or delete now, though its writer id is on them.
+  // back as a peer's commit names the same bytes), at paths this cache never
+  // synced: never this cache's to withdraw or delete now, though its writer
+  // id is on them. (One synced here since is a file like any other: its
+  // deletion here is the user's, pushed as usual.)
   const settled = new Set([...outcome.deleted, ...outcome.kept, ...outcome.restored]);
   for (const entry of ctx.plan) {
     if (outcome.erased.some((d) => isUnder(entry.path, d))) skip(ctx, entry, ERASED, false);
-    else if (settled.has(entry.path) && entry.action === "delete") {
-      skip(ctx, entry, ERASED, false);
+    else if (
+      settled.has(entry.path) && entry.action === "delete" && entry.syncedVersion === undefined
+    ) {
+      skip(ctx, entry, SETTLED, false);
     } else if (markers.has(entry.path) && !stillDirty.has(entry.path)) {
       skip(ctx, entry, "latest marker recomputed after erasing a refused run", false);
     }

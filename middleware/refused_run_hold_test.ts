@@ -49,3 +49,47 @@ Deno.test("hold leaves out another run's versions under a lost lock (holdBack), 
   assert.equal(other.action, "put");
   assert.deepEqual(m.warnings, []);
 });
+
+Deno.test("resume: a user's deletion of a marker a peer committed (the refused run's kept upload, synced here since) is not dropped silently", async () => {
+  const { WRITER_METADATA } = await import("../sync/transfer/writer_id.ts");
+  const { PutModes } = await import("../sync/ports.ts");
+  const { sha256Hex } = await import("../sync/hash.ts");
+  const { updateIndex } = await import("../sync/transfer/remote_index.ts");
+  const { writeErasureJournal } = await import("./erasure_journal.ts");
+  const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const MARKER = "data/t/m/d/latest";
+  const m = await mockPushContext({ written: [] });
+  await m.cache.writeState("writer.json", { id: "me" });
+  // The refused run created the marker on the datastore (its erasure pending).
+  const up = await m.store.put(MARKER, enc("1"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "me" },
+  });
+  // A peer's push met it with equal bytes and committed it as its own.
+  const h = await sha256Hex(enc("1"));
+  await updateIndex(m.store, {
+    set: { [MARKER]: { v: up.version, h, s: 1 } },
+    remove: [],
+    base: { [MARKER]: null },
+  }, NO_RETRY);
+  // A pull here synced the peer's committed marker; the user then deleted it.
+  m.state.setSynced(MARKER, { hash: h, version: up.version, size: 1 });
+  await m.state.markDirty(MARKER);
+  m.ctx.plan.push(
+    planEntry(MARKER, { action: "delete", class: "latest-marker", syncedVersion: up.version }),
+  );
+  const j = { ...emptyJournal(), uploads: [{ path: MARKER, version: up.version }] };
+  await writeErasureJournal(m.cache, j);
+  await resume(m.ctx, j);
+  const [e] = m.ctx.plan;
+  const held = await m.store.get(MARKER);
+  assert.equal(
+    new TextDecoder().decode(held.body),
+    "1",
+    "the erasure kept the peer's committed marker",
+  );
+  assert.ok(
+    e.action === "delete" || e.keepDirty === true,
+    `the user's deletion is neither done nor kept dirty: ${e.action}, keepDirty ${e.keepDirty}, ${e.reason}`,
+  );
+});

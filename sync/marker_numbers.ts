@@ -10,6 +10,9 @@ import { sha256Hex } from "./hash.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
+/** The highest version number {@link markerNumberOfHash} looks for. */
+export const MARKER_SEARCH_MAX = 10_000;
+
 /** The version number a marker's bytes name; undefined when they name none. */
 export function markerNumber(bytes: Uint8Array): number | undefined {
   const text = new TextDecoder().decode(bytes).trim();
@@ -18,7 +21,8 @@ export function markerNumber(bytes: Uint8Array): number | undefined {
 
 /**
  * The version number a marker whose bytes hash to `hash` (hex SHA-256)
- * named, looked for from 0 up to `upTo`; undefined when none of those.
+ * named, looked for from 0 up to `upTo` (at most {@link MARKER_SEARCH_MAX});
+ * undefined when none of those.
  *
  * @example
  * ```ts
@@ -28,6 +32,9 @@ export function markerNumber(bytes: Uint8Array): number | undefined {
  * ```
  */
 export async function markerNumberOfHash(hash: string, upTo: number): Promise<number | undefined> {
+  // Looked for one by one: a number past this many (a date used as a
+  // version, say) is not looked for, and the caller treats it as unknown.
+  if (upTo > MARKER_SEARCH_MAX) return undefined;
   for (let n = 0; n <= upTo; n++) {
     if ((await sha256Hex(enc(`${n}`))) === hash || (await sha256Hex(enc(`${n}\n`))) === hash) {
       return n;
