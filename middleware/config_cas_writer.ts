@@ -46,6 +46,7 @@ import {
   indexedEntry,
   replaceOwn,
   stillIndexed,
+  writeOverCommitted,
   WRITER_METADATA,
   writerId,
 } from "./own_writes.ts";
@@ -156,6 +157,24 @@ export function configCasWriter(): Middleware<WriteContext> {
     // A snapshot is written over the committed version (see `snapshot_rebase.ts`):
     // an object the index does not name is waited for as with any file.
     const named = remote ? await indexedEntry(ctx) : undefined;
+    // Synced from another client's entry (no object version: `~…`), so the
+    // store had no version to compare with and refused the write; the object
+    // it holds is the very copy this cache synced (its bytes), which the
+    // index still names: no uncommitted write, no change of a peer's. The
+    // write goes over it, conditional on that object's own version.
+    if (
+      remote && ctx.mode.kind === "update" && ctx.mode.version.startsWith("~") &&
+      named?.v === ctx.mode.version &&
+      (await sha256Hex(remote.body)) === push.state.synced(ctx.key)?.hash
+    ) {
+      return await writeOverCommitted(ctx, remote.version, CONFIG_CAS_WRITER, {
+        written:
+          `written over the copy this cache synced from another client's entry (version ${remote.version})`,
+        lost: "replaced meanwhile by another writer",
+        reason:
+          "another writer replaced the datastore's copy while this push wrote over the one this cache synced; the local copy stays dirty and the next push looks again",
+      });
+    }
     /** The index names the object met: that version, or (an old client's entry) its bytes. */
     const namesRemote = async () =>
       named !== undefined && remote !== null &&
