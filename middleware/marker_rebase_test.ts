@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../packages/testing/mod.ts";
-import type { ObjectInfo, PutBody, PutMode, PutOptions } from "../sync/ports.ts";
-import { clone, put, read } from "../sync/service/clone_kit.ts";
+import { clone, put, RacingStore, read } from "../sync/service/clone_kit.ts";
 import { MARKER_RACE_REASON } from "./marker_rebase.ts";
 
 const D = "data/shell/cmd/m1/out";
@@ -73,25 +72,6 @@ Deno.test("a marker that names no version number is a conflict as before", async
   assert.equal(store.peekText(MARKER), "2");
 });
 
-/** An in-memory store that runs `before` once, before the first update of `key`. */
-class RacingStore extends InMemoryStore {
-  before?: { key: string; n: number; run: () => Promise<void> };
-
-  override async put(
-    key: string,
-    body: PutBody,
-    mode: PutMode,
-    options?: PutOptions,
-  ): Promise<ObjectInfo> {
-    const hook = this.before;
-    if (hook && hook.key === key && mode.kind === "update" && --hook.n === 0) {
-      this.before = undefined;
-      await hook.run();
-    }
-    return await super.put(key, body, mode, options);
-  }
-}
-
 Deno.test("a marker written over the datastore's that another writer replaces meanwhile stays dirty, no conflict; the next push writes it again", async () => {
   const store = new RacingStore();
   const { a, b } = await bothAtOne(store);
@@ -102,9 +82,9 @@ Deno.test("a marker written over the datastore's that another writer replaces me
   await put(b, MARKER, "4");
   // b's first compare-and-swap (on version 1's marker) is refused; before its
   // second (on a's), a publishes version 3 and its marker.
-  store.before = {
-    key: MARKER,
-    n: 2,
+  let updates = 0;
+  store.beforePut = {
+    match: (key, mode) => key === MARKER && mode.kind === "update" && ++updates === 2,
     run: async () => {
       await put(a, `${D}/3/raw`, "a's 3");
       await put(a, MARKER, "3");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createSluice } from "../sluice.ts";
 import { FakeClock, InMemoryStore, planEntry } from "../packages/testing/mod.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
-import type { ObjectInfo, PutBody, PutMode, PutOptions } from "../sync/ports.ts";
+import { RacingStore } from "../sync/service/clone_kit.ts";
 import type { WarningEvent } from "../sync/events.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { CHANGED_REMOTELY } from "./config_cas_writer.ts";
@@ -14,25 +14,6 @@ import { updateIndex } from "../sync/transfer/remote_index.ts";
 const EXPORT = "prod/.catalog-export.json";
 const enc = new TextEncoder();
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
-
-/** An in-memory store that runs `beforePut` once, before the first put it matches. */
-class RacingStore extends InMemoryStore {
-  beforePut?: { match: (key: string, mode: PutMode) => boolean; run: () => Promise<void> };
-
-  override async put(
-    key: string,
-    body: PutBody,
-    mode: PutMode,
-    options?: PutOptions,
-  ): Promise<ObjectInfo> {
-    const hook = this.beforePut;
-    if (hook?.match(key, mode)) {
-      this.beforePut = undefined;
-      await hook.run();
-    }
-    return await super.put(key, body, mode, options);
-  }
-}
 
 interface Clone {
   readonly svc: SyncService;

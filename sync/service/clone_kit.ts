@@ -10,7 +10,7 @@ import { createSluice } from "../../sluice.ts";
 import { ConditionalWrites } from "../transfer/conditional.ts";
 import type { SyncService } from "./service.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import type { ObjectStore } from "../ports.ts";
+import type { ObjectInfo, ObjectStore, PutBody, PutMode, PutOptions } from "../ports.ts";
 import type { SyncConfig } from "../context.ts";
 import { isUnversioned, META_KEY, metaBody, MONOLITH_KEY } from "../transfer/bucket_layout.ts";
 import { sha256Hex } from "../hash.ts";
@@ -309,7 +309,7 @@ export function checkedDeleteStore(
 /**
  * `store`, whose downloads of `key` never answer (its process stops for
  * good there: killed, its machine lost); `downloading()` tells once one was
- * asked for.
+ * asked for, and `onAsked` runs then, before the download hangs.
  *
  * @example
  * ```ts
@@ -322,6 +322,7 @@ export function checkedDeleteStore(
 export function stopsAtDownload(
   store: InMemoryStore,
   key: string,
+  onAsked: () => void = () => {},
 ): { store: InMemoryStore; downloading: () => boolean } {
   let asked = false;
   const stops = new Proxy(store, {
@@ -332,9 +333,69 @@ export function stopsAtDownload(
       return (k: string, ...rest: unknown[]) => {
         if (k !== key) return value.call(target, k, ...rest);
         asked = true;
+        onAsked();
         return new Promise(() => {});
       };
     },
   });
   return { store: stops, downloading: () => asked };
+}
+
+/**
+ * A service of process `pid` over the cache `cacheDir` (several in one test
+ * are several processes over one cache: each with its owner lock, told
+ * apart by `ownersInProcess`).
+ *
+ * @example
+ * ```ts
+ * import { processOver } from "./clone_kit.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const store = new InMemoryStore();
+ * const [one, two] = [await processOver(store, dir, 1), await processOver(store, dir, 2)];
+ * ```
+ */
+export async function processOver(
+  store: ObjectStore,
+  cacheDir: string,
+  pid: number,
+): Promise<SyncService> {
+  return await createSluice({
+    cacheDir,
+    store,
+    ownersInProcess: true,
+    identity: { holder: `p${pid}@host`, hostname: "host", pid },
+    clock: new FakeClock(),
+    config: quick,
+    conditional: new ConditionalWrites(),
+  });
+}
+
+/**
+ * An in-memory store that runs `beforePut` once, before the first put it
+ * matches (another writer's push landing in a write's window, say).
+ *
+ * @example
+ * ```ts
+ * import { RacingStore } from "./clone_kit.ts";
+ * const store = new RacingStore();
+ * store.beforePut = { match: (key) => key === "notes/a.txt", run: async () => {} };
+ * ```
+ */
+export class RacingStore extends InMemoryStore {
+  beforePut?: { match: (key: string, mode: PutMode) => boolean; run: () => Promise<void> };
+
+  override async put(
+    key: string,
+    body: PutBody,
+    mode: PutMode,
+    options?: PutOptions,
+  ): Promise<ObjectInfo> {
+    const hook = this.beforePut;
+    if (hook?.match(key, mode)) {
+      this.beforePut = undefined;
+      await hook.run();
+    }
+    return await super.put(key, body, mode, options);
+  }
 }

@@ -246,11 +246,13 @@ export class ConflictSet {
 
   /**
    * A resolution resolved `rec`'s path: the copies it named in the
-   * set-aside area are the user's to keep or remove, never named again.
+   * set-aside area, and those the resolution set aside on its way (`made`),
+   * are the user's to keep or remove, never named again.
    */
-  async release(rec: ConflictRecord): Promise<void> {
-    for (const c of setAsideCopies(rec)) {
-      const reasonFile = statePath(this.#stateDir, reasonOf(c.location, rec.path));
+  async release(rec: ConflictRecord, made: readonly string[] = []): Promise<void> {
+    const locations = [...setAsideCopies(rec).map((c) => c.location), ...made];
+    for (const location of locations) {
+      const reasonFile = statePath(this.#stateDir, reasonOf(location, rec.path));
       try {
         const why = JSON.parse(await Deno.readTextFile(reasonFile));
         if (why?.released === true) continue;

@@ -27,6 +27,7 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ADOPTED_UNCOMMITTED, adoptedMessage } from "./conflicts.ts";
 import { recordVanished } from "./vanished_record.ts";
+import type { PullResult } from "./pull_result.ts";
 
 /** What a pull's adoption did with each path it was asked to adopt. */
 export interface PullAdoption {
@@ -140,4 +141,35 @@ export async function adoptForPull(
     });
   }
   return out;
+}
+
+/**
+ * The paths `pulled` skipped as uncommitted that `named` names (files or
+ * directories), adopted ({@link adoptForPull}) and pulled again with
+ * `pullAgain`; the two pulls' results as one, with what was adopted and
+ * taken (`adopted`) and what was not, with why (`notAdopted`).
+ */
+export async function adoptAndPullAgain(
+  deps: PullAdoptDeps,
+  pulled: PullResult,
+  named: readonly string[],
+  pullAgain: (paths: readonly string[]) => Promise<PullResult>,
+): Promise<PullResult> {
+  const adoption = await adoptForPull(deps, pulled.uncommitted.filter((p) => namedBy(p, named)));
+  const again = adoption.adopted.length > 0 ? await pullAgain(adoption.adopted) : undefined;
+  const took = new Set(again?.fetched ?? []);
+  const merged = (a: readonly string[] = [], b: readonly string[] = []) => [
+    ...new Set([...a, ...b]),
+  ];
+  return {
+    ...pulled,
+    fetched: merged(pulled.fetched, again?.fetched),
+    conflicts: merged(pulled.conflicts, again?.conflicts),
+    setAside: merged(pulled.setAside, again?.setAside),
+    uncommitted: merged(pulled.uncommitted.filter((p) => !took.has(p)), again?.uncommitted),
+    adopted: adoption.adopted.filter((p) => took.has(p)),
+    notAdopted: adoption.refused,
+    unchanged: pulled.unchanged && !again,
+    bytes: pulled.bytes + (again?.bytes ?? 0),
+  };
 }

@@ -6,30 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { type FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { clone, put, read, stopsAtDownload } from "./clone_kit.ts";
 import { LOCAL_DELETION_REASON, type SyncService } from "./service.ts";
 
 const FIRST = "notes/1.txt";
 const SECOND = "notes/2.txt";
-
-/**
- * `store` with its reads of `key` never answered once `dead` is set: the
- * process making them has died (its pull never returns).
- */
-function dyingAt(store: InMemoryStore, key: string, dying: () => void): InMemoryStore {
-  return new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "get" && prop !== "getStream") return value.bind(target);
-      return (k: string, ...rest: unknown[]) => {
-        if (k !== key) return value.call(target, k, ...rest);
-        dying();
-        return new Promise(() => {});
-      };
-    },
-  });
-}
 
 /** A pull into a new cache that fetches FIRST, then dies fetching SECOND after FIRST was deleted by hand. */
 async function diedAfterFirstFetch(
@@ -38,7 +19,7 @@ async function diedAfterFirstFetch(
   const dir = await Deno.makeTempDir({ prefix: "sluice-b-" });
   let died!: () => void;
   const death = new Promise<void>((resolve) => died = resolve);
-  const dying = dyingAt(store, SECOND, () => {
+  const { store: dying } = stopsAtDownload(store, SECOND, () => {
     // The user deletes the file the pull fetched, and the process dies.
     Deno.removeSync(`${dir}/${FIRST}`);
     died();

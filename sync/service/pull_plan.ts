@@ -11,8 +11,6 @@ import { heldAsSynced } from "./dropped_entries.ts";
 import { classifyPath } from "../path_class.ts";
 import { markerNumber, markerNumberOfHash, movedFurther } from "../marker_numbers.ts";
 import { withRetry } from "../retry.ts";
-import { NotFoundError } from "../errors.ts";
-import { sha256Hex } from "../hash.ts";
 import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
@@ -107,30 +105,6 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
     if (!later) tell(true);
     return { rec, tell };
   };
-}
-
-/**
- * The object version of what `e` names at `path`: its own, or, for another
- * client's entry (no object version), the version of the object the store
- * holds when its bytes are the entry's; undefined when not (a write in
- * flight, say). A marker is a few bytes: read whole.
- */
-async function objectVersionOf(
-  deps: PullDeps,
-  path: string,
-  e: IndexEntry,
-): Promise<string | undefined> {
-  if (!isUnversioned(e)) return e.v;
-  const { store, config, signal } = deps;
-  const got = await withRetry(() => store.get(path, { signal }), config.retry, signal).catch(
-    (err) => {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    },
-  );
-  if (!got) return undefined;
-  const same = e.h ? (await sha256Hex(got.body)) === e.h : got.body.length === e.s;
-  return same ? got.version : undefined;
 }
 
 /**
@@ -334,11 +308,10 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // forward: no conflict (both versions stay published); kept here,
       // based on the peer's, for the push to write over it.
       const moved = local && synced ? await markerMoved(deps, path, synced.hash, e.h) : undefined;
-      // Based on the peer's object itself (another client's entry names no
-      // object version: the object holding its bytes is looked up).
-      const base = moved === "further" ? await objectVersionOf(deps, path, e) : undefined;
-      if (base !== undefined) {
-        state.setSynced(path, { hash: e.h, version: base, size: e.s });
+      // Based on the peer's marker (another client's entry, with no object
+      // version, is written over by the copy it names: `config_cas_writer.ts`).
+      if (moved === "further") {
+        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
         ownKept.push(path);
         continue;
       }

@@ -22,6 +22,7 @@
  */
 import type { LocalCache } from "../transfer/cache.ts";
 import { type RemoteSide, type Resolution, resolveHint } from "./conflicts.ts";
+import { UnreachableError } from "../errors.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
@@ -247,3 +248,25 @@ export async function resolveConflict(
 }
 
 export { resolveHint };
+
+/**
+ * What a resolution cut off part way (the datastore unreachable) throws:
+ * where the conflict is still open (`open`), the same error, saying the
+ * conflict stays open and the resolution is what to run again (a plain sync
+ * leaves the path out while it is); any other error as it is.
+ */
+export function resolutionCutOff(
+  e: unknown,
+  path: string,
+  resolution: Resolution,
+  open: boolean,
+): unknown {
+  if (!(e instanceof UnreachableError) || !open) return e;
+  return new UnreachableError(e.detail, {
+    cause: e,
+    next:
+      `the conflict on ${path} stays open, and your copy stays in the cache; run \`sluice resolve ${
+        shellWord(path)
+      } --${resolution}\` again once the datastore is reachable`,
+  });
+}

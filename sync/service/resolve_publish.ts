@@ -61,16 +61,6 @@ export async function restoreMine(
 }
 
 /**
- * `rec`, naming `made` (copies the resolution set aside on the way) too, so
- * that its release releases them: none is named again by a later process.
- */
-export function withCopies(rec: ConflictRecord, made: readonly string[]): ConflictRecord {
-  const kept = Array.isArray(rec.keptAside) ? rec.keptAside : [];
-  const copies = made.map((location) => ({ location, hash: "", size: 0 }));
-  return { ...rec, keptAside: [...kept, ...copies] };
-}
-
-/**
  * Publishes what the cache holds at the conflict's path, rebased on
  * `theirs`: every compare-and-swap of the push is then on the version the
  * user saw. The conflict is released once it lands.
@@ -102,7 +92,7 @@ export async function publishRebased(
   const conflicts = pushed.conflicts.filter((p) => p === path);
   const resolved = conflicts.length === 0 &&
     !pushed.skipped.some((s) => s.path === path && s.keepDirty);
-  if (resolved) await state.conflicts.release(withCopies(rec, setAside));
+  if (resolved) await state.conflicts.release(rec, setAside);
   // A file the datastore had lost, published again: no longer lost. Best
   // effort: a record left makes at most a later deletion of it a conflict.
   if (resolved && rec.theirs === null && !pushed.deleted.includes(path)) {

@@ -15,7 +15,7 @@ import type { PullResult } from "./pull.ts";
 import type { SyncState } from "./state.ts";
 import { versionedTheirs } from "./resolve_reads.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
-import { keepAsideNamed, publishRebased, withCopies } from "./resolve_publish.ts";
+import { keepAsideNamed, publishRebased } from "./resolve_publish.ts";
 import type { ResolveDeps, ResolveResult } from "./resolve.ts";
 
 /** Resolves the conflict `rec` by taking theirs (see the module). */
@@ -119,7 +119,7 @@ export async function resolveTheirs(
   // conflict may have recorded one). A copy already equal to theirs is
   // taken without reading the store: its record stays for the next push.
   if (resolved && pulled.fetched.includes(path)) await state.settleAttempted([path]);
-  if (resolved) await state.conflicts.release(withCopies(rec, setAside));
+  if (resolved) await state.conflicts.release(rec, setAside);
   // Theirs recorded as another client's entry (`~…`, no object version)
   // is the same copy when the bytes are (its hash).
   const got = state.synced(path);

@@ -4,10 +4,8 @@
  * while it still runs, as it leaves its own marked deletions alone.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
-import { clone, put, quick } from "./clone_kit.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { clone, processOver, put } from "./clone_kit.ts";
 
 const PATH = "notes/gone.txt";
 
@@ -17,16 +15,7 @@ Deno.test("pull --restore-deleted leaves alone a deletion another running proces
   await put(peer, PATH, "to be deleted");
   await peer.pushChanged();
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-two-" });
-  const open = (pid: number) =>
-    createSluice({
-      cacheDir,
-      store,
-      ownersInProcess: true,
-      identity: { holder: `p${pid}@host`, hostname: "host", pid },
-      clock: new FakeClock(),
-      config: quick,
-      conditional: new ConditionalWrites(),
-    });
+  const open = (pid: number) => processOver(store, cacheDir, pid);
   const main = await open(1);
   await main.pullChanged();
   const other = await open(2);
@@ -49,16 +38,7 @@ Deno.test("pull --restore-deleted leaves alone a deletion another running proces
 Deno.test("a pull keeps in place a never-synced file another running process over the cache marked, as a conflict; that process's push never reports the peer's copy as its own published", async () => {
   const store = new InMemoryStore();
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-two-" });
-  const open = (pid: number) =>
-    createSluice({
-      cacheDir,
-      store,
-      ownersInProcess: true,
-      identity: { holder: `p${pid}@host`, hostname: "host", pid },
-      clock: new FakeClock(),
-      config: quick,
-      conditional: new ConditionalWrites(),
-    });
+  const open = (pid: number) => processOver(store, cacheDir, pid);
   const main = await open(1);
   const other = await open(2);
   const NEW = "notes/new.txt";

@@ -8,8 +8,7 @@
  *
  * @module
  */
-import { AbortedError, UnreachableError } from "../errors.ts";
-import { shellWord } from "../shell_word.ts";
+import { AbortedError } from "../errors.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
@@ -25,25 +24,29 @@ import {
   type UploadRecord,
   WRITE_PHASES,
   type WriteContext,
-  type WriteGateEntry,
 } from "../context.ts";
 import { ownerLockHeld, SyncState } from "./state.ts";
 import { makeCacheDir, refuseStateNotADirectory } from "./cache_dir.ts";
 
 export { refuseStateNotADirectory } from "./cache_dir.ts";
-import { cancelled } from "./cancelled.ts";
-import { statusEntries, type StatusEntry } from "./status.ts";
+import type { StatusEntry } from "./status.ts";
 
 export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
 import type { PendingCommit, PushResult } from "./push.ts";
-import { pushLeftBehind, VERSION_WAITS } from "./push_result.ts";
-import { type LeftBehind, SyncIncompleteError } from "../left_behind.ts";
+import type { LeftBehind } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
-import { pull, type PullResult } from "./pull.ts";
-import { adoptForPull, namedBy } from "./pull_adopt.ts";
+import type { PullResult } from "./pull.ts";
+import { type PullBase, runPull } from "./pull_run.ts";
+import { adoptAndPullAgain, namedBy } from "./pull_adopt.ts";
+import { statusReport } from "./status_report.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
-import { forgetWaiting, noteWaiting, readWaiting, WAITED_HERE } from "./waiting_record.ts";
-import { resolveConflict, type ResolveResult, storeResolveDeps } from "./resolve.ts";
+import { notedPush } from "./waiting_record.ts";
+import {
+  resolutionCutOff,
+  resolveConflict,
+  type ResolveResult,
+  storeResolveDeps,
+} from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
 import { isInternalPath } from "../paths.ts";
 import {
@@ -92,6 +95,7 @@ export class SyncService {
   readonly #indexMemo: IndexMemo;
   /** What a push runs over (`push_run.ts`). */
   readonly #runDeps: PushRunDeps;
+  readonly #pullBase: PullBase;
 
   /**
    * Use {@link createSyncService}, which checks the options and opens
@@ -128,6 +132,18 @@ export class SyncService {
     for (const w of state.loadWarnings) {
       this.events.emit("warning", { code: "state_unreadable", message: w });
     }
+    this.#pullBase = {
+      store: this.store,
+      cache: this.cache,
+      state,
+      config: this.config,
+      events: this.events,
+      // What a push never takes, a pull never brings (`isLocalOnlyPath`).
+      isInternal: (p) =>
+        p.startsWith(`${STATE_DIR}/`) || isInternalPath(p, this.config.classifierRules),
+      indexMemo: this.#indexMemo,
+      now: () => this.clock.now(),
+    };
     this.#runDeps = {
       store: this.store,
       cache: this.cache,
@@ -222,19 +238,11 @@ export class SyncService {
    * version of its own waiting so is not done: it fails (`sync_incomplete`,
    * the version kept dirty), so that the run is never taken as published.
    */
-  async #noted(
+  #noted(
     options: { dryRun?: boolean; locks?: readonly unknown[] },
     result: PushResult,
   ): Promise<PushResult> {
-    if (!options.dryRun) await noteWaiting(this.cache, result);
-    const waits = result.skipped.filter((s) => s.reason.startsWith(VERSION_WAITS));
-    if (!options.dryRun && options.locks?.length && waits.length) {
-      throw new SyncIncompleteError("push", {
-        conflicts: result.conflicts,
-        left: waits.map((s) => ({ path: s.path, reason: s.reason })),
-      });
-    }
-    return result;
+    return notedPush(this.cache, options, result);
   }
 
   /** The paths of `options.only`, marked dirty before their push (see `PushOptions.only`). */
@@ -321,48 +329,19 @@ export class SyncService {
         named.length ? (p) => namedBy(p, named) : undefined,
       );
       if (named.length === 0) return pulled;
-      return await this.#adoptAndPull(pulled, named, options.signal);
+      return await adoptAndPullAgain(
+        {
+          store: this.store,
+          config: this.config,
+          events: this.events,
+          signal: options.signal,
+          now: () => this.clock.now(),
+        },
+        pulled,
+        named,
+        (paths) => this.#pull(options.signal, paths),
+      );
     });
-  }
-
-  /**
-   * The paths `pulled` skipped as uncommitted that `named` names (files or
-   * directories), adopted (see `pull_adopt.ts`) and pulled again.
-   */
-  async #adoptAndPull(
-    pulled: PullResult,
-    named: readonly string[],
-    signal?: AbortSignal,
-  ): Promise<PullResult> {
-    const wanted = pulled.uncommitted.filter((p) => namedBy(p, named));
-    const adoption = await adoptForPull({
-      store: this.store,
-      config: this.config,
-      events: this.events,
-      signal,
-      now: () => this.clock.now(),
-    }, wanted);
-    const again = adoption.adopted.length > 0
-      ? await this.#pull(signal, adoption.adopted)
-      : undefined;
-    const took = new Set(again?.fetched ?? []);
-    const merged = (a: readonly string[] = [], b: readonly string[] = []) => [
-      ...new Set([...a, ...b]),
-    ];
-    return {
-      ...pulled,
-      fetched: merged(pulled.fetched, again?.fetched),
-      conflicts: merged(pulled.conflicts, again?.conflicts),
-      setAside: merged(pulled.setAside, again?.setAside),
-      uncommitted: merged(
-        pulled.uncommitted.filter((p) => !took.has(p)),
-        again?.uncommitted,
-      ),
-      adopted: adoption.adopted.filter((p) => took.has(p)),
-      notAdopted: adoption.refused,
-      unchanged: pulled.unchanged && !again,
-      bytes: pulled.bytes + (again?.bytes ?? 0),
-    };
   }
 
   /** Every unresolved conflict, with both versions (see `conflicts.ts`). */
@@ -395,16 +374,7 @@ export class SyncService {
         path,
         resolution,
       ).catch((e) => {
-        // Cut off part way: the conflict stays open, and the resolution is
-        // what to run again (a plain sync leaves the path out while it is).
-        if (!(e instanceof UnreachableError) || !this.state.conflicts.get(path)) throw e;
-        throw new UnreachableError(e.detail, {
-          cause: e,
-          next:
-            `the conflict on ${path} stays open, and your copy stays in the cache; run \`sluice resolve ${
-              shellWord(path)
-            } --${resolution}\` again once the datastore is reachable`,
-        });
+        throw resolutionCutOff(e, path, resolution, this.state.conflicts.get(path) !== undefined);
       })
     );
   }
@@ -423,39 +393,10 @@ export class SyncService {
    * (its conflicts, the files it would leave out and keep dirty, the local
    * deletions a walk keeps, the files no push can publish).
    */
-  async statusReport(
+  statusReport(
     options: { walk?: boolean } = {},
   ): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
-    const ctxRef: { plan?: PlanEntry[] } = {};
-    const dry = await runPush(this.#runDeps, { dryRun: true, walk: options.walk }, ctxRef);
-    const planned = statusEntries(
-      ctxRef.plan ?? [],
-      dry.localDeletions,
-      this.writePipeline.ordered() as WriteGateEntry[],
-      dry.localOnly,
-    );
-    const leftBehind = pushLeftBehind(dry);
-    // What the last push found holding a path (another writer's upload), which
-    // a dry run does not read: a push now would most likely wait there again.
-    const waiting = await readWaiting(this.cache);
-    const waits = (e: StatusEntry) =>
-      Object.hasOwn(waiting, e.path) && e.action !== "skip" && e.action !== "delete";
-    const entries = planned.map((e) =>
-      waits(e) ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` } : e
-    );
-    const held = entries.filter(waits);
-    return {
-      entries,
-      leftBehind: held.length
-        ? {
-          ...leftBehind,
-          left: [
-            ...leftBehind.left,
-            ...held.map((e) => ({ path: e.path, reason: e.reason! })),
-          ],
-        }
-        : leftBehind,
-    };
+    return statusReport(this.#runDeps, this.writePipeline, this.cache, options.walk);
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -464,43 +405,14 @@ export class SyncService {
     return run;
   }
 
-  async #pull(
+  #pull(
     signal?: AbortSignal,
     prefixes?: readonly string[],
     restoreDeleted?: boolean,
     defer?: (path: string) => boolean,
     adopting?: (path: string) => boolean,
   ): Promise<PullResult> {
-    try {
-      const result = await pull({
-        restoreDeleted,
-        defer,
-        ...(adopting ? { adopting } : {}),
-        store: this.store,
-        cache: this.cache,
-        state: this.state,
-        config: this.config,
-        events: this.events,
-        signal: signal ?? new AbortController().signal,
-        // What a push never takes, a pull never brings (`isLocalOnlyPath`).
-        isInternal: (p) =>
-          p.startsWith(`${STATE_DIR}/`) || isInternalPath(p, this.config.classifierRules),
-        indexMemo: this.#indexMemo,
-        now: () => this.clock.now(),
-      }, prefixes);
-      // Taken from the datastore, or found a conflict: no push waits there now.
-      if (!signal?.aborted) {
-        await forgetWaiting(this.cache, [...result.fetched, ...result.conflicts]);
-      }
-      return result;
-    } catch (e) {
-      throw cancelled(
-        e,
-        signal,
-        "The pull",
-        "Files already written stay in the cache; local changes were not touched. Run `sluice pull` again to take the rest.",
-      );
-    }
+    return runPull(this.#pullBase, { signal, restoreDeleted, defer, adopting }, prefixes);
   }
 }
 

@@ -10,6 +10,7 @@
  * @module
  */
 import type { LocalCache } from "../transfer/cache.ts";
+import { SyncIncompleteError } from "../left_behind.ts";
 import { MARKER_AHEAD, type PushResult, UNCOMMITTED_HOLDS, VERSION_WAITS } from "./push_result.ts";
 
 /** How `status` starts the reason of a path the last push left waiting. */
@@ -97,4 +98,27 @@ export async function forgetWaiting(cache: LocalCache, paths: readonly string[])
   for (const p of gone) delete before[p];
   await cache.writeState(WAITING_FILE, { format: 1, paths: before } satisfies WaitingFile)
     .catch(() => {});
+}
+
+/**
+ * Records the paths `result` left waiting on another writer's upload (see
+ * {@link noteWaiting}). A run's push (under model locks, `options.locks`)
+ * that left a data version of its own waiting so is not done: it fails
+ * (`sync_incomplete`, the version kept dirty), so that the run is never
+ * taken as published. Nothing of it for a dry run.
+ */
+export async function notedPush(
+  cache: LocalCache,
+  options: { dryRun?: boolean; locks?: readonly unknown[] },
+  result: PushResult,
+): Promise<PushResult> {
+  if (!options.dryRun) await noteWaiting(cache, result);
+  const waits = result.skipped.filter((s) => s.reason.startsWith(VERSION_WAITS));
+  if (!options.dryRun && options.locks?.length && waits.length) {
+    throw new SyncIncompleteError("push", {
+      conflicts: result.conflicts,
+      left: waits.map((s) => ({ path: s.path, reason: s.reason })),
+    });
+  }
+  return result;
 }

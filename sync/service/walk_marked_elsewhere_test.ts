@@ -5,27 +5,16 @@
  * back). The other's own push publishes them.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
-import { ConditionalWrites } from "../transfer/conditional.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { MARKED_ELSEWHERE_REASON } from "./push_plan.ts";
-import { quick } from "./clone_kit.ts";
+import { processOver } from "./clone_kit.ts";
 
 const V = "data/t/m/out/1";
 
 Deno.test("a walk push leaves out what another running process over the cache marked; that process's push publishes it", async () => {
   const store = new InMemoryStore();
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-two-" });
-  const open = (pid: number) =>
-    createSluice({
-      cacheDir,
-      store,
-      ownersInProcess: true,
-      identity: { holder: `p${pid}@host`, hostname: "host", pid },
-      clock: new FakeClock(),
-      config: quick,
-      conditional: new ConditionalWrites(),
-    });
+  const open = (pid: number) => processOver(store, cacheDir, pid);
   const main = await open(1);
   const other = await open(2);
   // The other process marks its version's directory, then writes it.

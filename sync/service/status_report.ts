@@ -1,0 +1,64 @@
+/**
+ * What `status` reports: a dry run of a push (nothing written, locally or
+ * remotely), its entries with their class and gates, and what a push now
+ * would leave behind, with the paths the last push waited on another
+ * writer's upload at (`waiting_record.ts`), which a dry run does not read.
+ *
+ * @module
+ */
+import type { PlanEntry, WriteContext, WriteGateEntry } from "../context.ts";
+import type { LeftBehind } from "../left_behind.ts";
+import type { Pipeline } from "../pipeline.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import { pushLeftBehind } from "./push_result.ts";
+import { type PushRunDeps, runPush } from "./push_run.ts";
+import { statusEntries, type StatusEntry } from "./status.ts";
+import { readWaiting, WAITED_HERE } from "./waiting_record.ts";
+
+/**
+ * The status of the cache `deps` push from: a dry run's entries (with
+ * `walk`, files changed but not marked dirty too) and what a push now would
+ * leave behind.
+ *
+ * @example
+ * ```ts
+ * import { createSyncService } from "./service.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * const svc = await createSyncService({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore() });
+ * console.log((await svc.statusReport()).entries); // []
+ * ```
+ */
+export async function statusReport(
+  deps: PushRunDeps,
+  write: Pipeline<WriteContext>,
+  cache: LocalCache,
+  walk?: boolean,
+): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
+  const ctxRef: { plan?: PlanEntry[] } = {};
+  const dry = await runPush(deps, { dryRun: true, walk }, ctxRef);
+  const planned = statusEntries(
+    ctxRef.plan ?? [],
+    dry.localDeletions,
+    write.ordered() as WriteGateEntry[],
+    dry.localOnly,
+  );
+  const leftBehind = pushLeftBehind(dry);
+  // What the last push found holding a path (another writer's upload), which
+  // a dry run does not read: a push now would most likely wait there again.
+  const waiting = await readWaiting(cache);
+  const waits = (e: StatusEntry) =>
+    Object.hasOwn(waiting, e.path) && e.action !== "skip" && e.action !== "delete";
+  const entries = planned.map((e) =>
+    waits(e) ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` } : e
+  );
+  const held = entries.filter(waits);
+  return {
+    entries,
+    leftBehind: held.length
+      ? {
+        ...leftBehind,
+        left: [...leftBehind.left, ...held.map((e) => ({ path: e.path, reason: e.reason! }))],
+      }
+      : leftBehind,
+  };
+}
