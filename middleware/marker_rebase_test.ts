@@ -2,9 +2,16 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { clone, put, RacingStore, read } from "../sync/service/clone_kit.ts";
 import { MARKER_RACE_REASON } from "./marker_rebase.ts";
+import type { SyncService } from "../sync/service/service.ts";
 
 const D = "data/shell/cmd/m1/out";
 const MARKER = `${D}/latest`;
+
+/** `svc` writes versions `ns` (a `raw` each) and its marker naming `marker`. */
+async function wrote(svc: SyncService, ns: readonly string[], marker: string, by: string) {
+  for (const n of ns) await put(svc, `${D}/${n}/raw`, `${by}'s ${n}`);
+  await put(svc, MARKER, marker);
+}
 
 /** `a` and `b` both synced version 1 and a marker naming it. */
 async function bothAtOne(store: InMemoryStore) {
@@ -22,12 +29,9 @@ Deno.test("a latest marker naming a newer version than the datastore's marker, w
   const store = new InMemoryStore();
   const { a, b } = await bothAtOne(store);
   // a publishes version 2 and its marker; b, not knowing it, versions 3 and 4.
-  await put(a, `${D}/2/raw`, "a's 2");
-  await put(a, MARKER, "2");
+  await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
-  await put(b, `${D}/3/raw`, "b's 3");
-  await put(b, `${D}/4/raw`, "b's 4");
-  await put(b, MARKER, "4");
+  await wrote(b, ["3", "4"], "4", "b");
   const r = await b.pushChanged();
   assert.deepEqual(r.conflicts, []);
   assert.deepEqual(b.conflicts(), []);
@@ -64,8 +68,7 @@ Deno.test("a latest marker naming the same or an older version than the datastor
 Deno.test("a marker that names no version number is a conflict as before", async () => {
   const store = new InMemoryStore();
   const { a, b } = await bothAtOne(store);
-  await put(a, `${D}/2/raw`, "a's 2");
-  await put(a, MARKER, "2");
+  await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
   await put(b, MARKER, "by hand: 7");
   assert.deepEqual((await b.pushChanged()).conflicts, [MARKER]);
@@ -75,8 +78,7 @@ Deno.test("a marker that names no version number is a conflict as before", async
 Deno.test("a marker written over the datastore's that another writer replaces meanwhile stays dirty, no conflict; the next push writes it again", async () => {
   const store = new RacingStore();
   const { a, b } = await bothAtOne(store);
-  await put(a, `${D}/2/raw`, "a's 2");
-  await put(a, MARKER, "2");
+  await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
   await put(b, `${D}/4/raw`, "b's 4");
   await put(b, MARKER, "4");
@@ -145,13 +147,10 @@ Deno.test("a peer's marker moved back (a rollback) is never written over by a ma
 Deno.test("a pull that meets a peer's marker moved forward less far than this cache's is no conflict: the marker stays here, based on the peer's, and the next push writes it over", async () => {
   const store = new InMemoryStore();
   const { a, b } = await bothAtOne(store);
-  await put(a, `${D}/2/raw`, "a's 2");
-  await put(a, MARKER, "2");
+  await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
   // b's run wrote versions 3 and 4 and its marker; its process died before its push.
-  await put(b, `${D}/3/raw`, "b's 3");
-  await put(b, `${D}/4/raw`, "b's 4");
-  await put(b, MARKER, "4");
+  await wrote(b, ["3", "4"], "4", "b");
   const pulled = await b.pullChanged();
   assert.deepEqual(pulled.conflicts, []);
   assert.deepEqual(b.conflicts(), []);
@@ -185,8 +184,7 @@ Deno.test("a pull that meets a peer's marker moved back is a conflict, both copi
 Deno.test("a marker this cache never synced is a conflict with the datastore's, however far it moved: whether the peer's moved back is not known", async () => {
   const store = new InMemoryStore();
   const { a } = await bothAtOne(store);
-  await put(a, `${D}/2/raw`, "a's 2");
-  await put(a, MARKER, "2");
+  await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
   await put(a, MARKER, "1\n"); // a moves it back
   await a.pushChanged();
@@ -200,8 +198,7 @@ Deno.test("a marker this cache never synced is a conflict with the datastore's, 
 Deno.test("a pull that meets a peer's marker naming the same version as this cache's (other bytes) is no conflict: the datastore's is taken", async () => {
   const store = new InMemoryStore();
   const { a, b } = await bothAtOne(store);
-  await put(a, `${D}/2/raw`, "a's 2");
-  await put(a, MARKER, "2");
+  await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
   await put(b, MARKER, "2\n");
   const pulled = await b.pullChanged();
