@@ -194,6 +194,13 @@ export async function dropOwnStranded(
   // the path (`attempted`); else it is another's (a cache sharing the
   // writer id): left alone.
   if (named?.v === now.version && !attempted) return false;
+  // The entry naming this very upload goes first, then the object: deleted
+  // first, a cut-off before the entry's removal would leave the index naming
+  // nothing, and the next push, finding nothing there to check, would never
+  // take it out (its own committed file then looked like a peer's change to
+  // this cache's pull). Cut off between the two, the upload stands unnamed,
+  // still recorded here, and the next push deletes it.
+  if (named?.v === now.version) await unnameOwn(ctx, path, now.version);
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose
@@ -203,6 +210,23 @@ export async function dropOwnStranded(
   const over = named && !isUnversioned(named) ? named.v : undefined;
   await unnameDeleted(ctx, path, now.version, over);
   return true;
+}
+
+/**
+ * Takes out the entry naming this cache's own upload `version` at `path`
+ * (its commit landed, its answer lost), before that upload is deleted:
+ * conditional on the entry naming that version still.
+ */
+async function unnameOwn(ctx: PushContext, path: string, version: string): Promise<void> {
+  await updateIndex(
+    ctx.store,
+    { set: {}, remove: [path], base: { [path]: version } },
+    ctx.config.retry,
+    ctx.signal,
+    undefined,
+    ctx.config.concurrency,
+    () => ctx.clock.now(),
+  );
 }
 
 /**

@@ -1,0 +1,49 @@
+/**
+ * A file created here whose push commit landed with its answer lost, then
+ * replaced here by a directory of its name: the push of that name deletes
+ * the file's object (this cache's own write, committed) and takes the index
+ * entry naming it out with it. When the index update that takes the entry
+ * out is cut off, the index must not be left naming the deleted object for
+ * good: the next push finishes the removal, and this cache's pull never
+ * takes its own committed write for a peer's change (a conflict with
+ * itself).
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, createAnswerLost, put, quick, read } from "./clone_kit.ts";
+
+const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+
+Deno.test("a created file whose commit answer was lost, replaced here by a directory, the removal of its entry cut off: the index never keeps naming the deleted object", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const path = "notes/n.md";
+  const v = await createAnswerLost(store, a, path, "a file at first");
+  assert.equal(a.state.synced(path), undefined, "the answer was lost: never synced here");
+  // The user replaces the file by a directory of its name and pushes that name.
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await put(a, `${path}/x.md`, "under a directory now", false);
+  await a.markDirty({ relPath: path });
+  // The push's index update that takes the file's entry out is cut off.
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  // The next push, the store reachable again.
+  await a.pushChanged();
+  const entries = (await readIndex(store, quick.retry))?.entries ?? {};
+  assert.ok(
+    !Object.hasOwn(entries, path) || store.peekText(path) !== undefined,
+    `the index names ${path} (version ${
+      entries[path]?.v
+    }, this cache's own write ${v}), which the store no longer holds`,
+  );
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [], "no conflict with its own write");
+  assert.deepEqual(a.conflicts(), []);
+  await a.pushChanged();
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, `${path}/x.md`), "under a directory now");
+  assert.equal(await read(b, path), undefined);
+});
