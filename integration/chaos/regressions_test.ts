@@ -2339,3 +2339,24 @@ Deno.test("chaos regression: a marker never synced here is never written over a 
     '{"seed":119500990,"clones":5,"kinds":["core-single-phase","core","api","api","api"],"ops":[{"id":1,"kind":"run","clone":4,"model":0,"data":0,"workMs":0,"same":true},{"id":7,"kind":"tick","n":9,"pick":2009556033},{"id":8,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":25,"kind":"tick","n":35,"pick":2103217814},{"id":26,"kind":"marker","clone":4,"model":0,"data":0,"back":true,"how":"push"},{"id":28,"kind":"run","clone":2,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I7, I8 (seed 121000113, shrunk by hand to its cause; the checker's): c0
+ * deleted a config file it had synced, its delete landed (conditional on the
+ * version it synced), and an outage cut its push off before the index
+ * update (at the read of the vanished record the commit makes first). c0's
+ * cache was then replaced by a copy of c1's, and with it the deletion its
+ * user had not seen through: the index names an object no longer there, as
+ * after another tool's deletion, until a pull that has seen the entry so for
+ * the dangling-entry grace (15 minutes) removes it (the history with a pull,
+ * a wait of 16 minutes and another pull appended passes; without the copy,
+ * c0's final push commits its deletion). To be spared by I7 and I8 as an
+ * abandoned copy's upload is. The history as the checker printed it follows
+ * (there c2's deletion, its cache then replaced by a copy of c3's).
+ */
+Deno.test("chaos regression: an abandoned copy's deletion whose commit never came is spared by I7 and I8 (seed 121000113)", async () => {
+  await clean(
+    '{"seed":121000113,"clones":2,"ops":[{"id":0,"kind":"config","clone":0,"file":2},{"id":1,"kind":"tick","n":40,"pick":1},{"id":2,"kind":"delete","clone":0,"file":2,"how":"push"},{"id":3,"kind":"tick","n":1,"pick":2},{"id":4,"kind":"outage","on":true},{"id":5,"kind":"tick","n":40,"pick":3},{"id":6,"kind":"outage","on":false},{"id":7,"kind":"copy","clone":0,"from":1}]}',
+    '{"seed":121000113,"clones":5,"ops":[{"id":48,"kind":"foreign","what":"file"},{"id":0,"kind":"sync","clone":4},{"id":1,"kind":"wait","ms":31000},{"id":2,"kind":"run","clone":3,"model":1,"data":0,"workMs":5000},{"id":3,"kind":"crash","clone":3},{"id":4,"kind":"bulk","clone":0},{"id":5,"kind":"resolve","clone":3,"pick":5,"how":"mine"},{"id":6,"kind":"edit","clone":3,"file":2,"how":"revert"},{"id":7,"kind":"adopt","clone":0,"file":5},{"id":8,"kind":"tick","n":14,"pick":1172596590},{"id":9,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":10,"kind":"crash","clone":4},{"id":41,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":40,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":11,"kind":"resolve","clone":0,"pick":1,"how":"theirs"},{"id":12,"kind":"sync","clone":3},{"id":13,"kind":"adopt","clone":0,"file":2},{"id":14,"kind":"tick","n":30,"pick":2146479861},{"id":15,"kind":"tick","n":32,"pick":565378892},{"id":16,"kind":"run","clone":4,"model":1,"data":0,"workMs":5000,"streamed":true},{"id":17,"kind":"resolve","clone":0,"pick":7,"how":"theirs"},{"id":18,"kind":"migrate","clone":0},{"id":44,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":45,"kind":"reshape","clone":1,"file":3,"how":"hand"},{"id":39,"kind":"migrate","clone":2},{"id":37,"kind":"sync","clone":2},{"id":38,"kind":"delete","clone":2,"file":0,"how":"push"},{"id":36,"kind":"tick","n":43,"pick":378333961},{"id":35,"kind":"stall","clone":1,"on":false},{"id":46,"kind":"sync","clone":3},{"id":47,"kind":"reshape","clone":3,"file":3,"how":"push"},{"id":19,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":42,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":43,"kind":"reshape","clone":2,"file":5,"how":"hand"},{"id":20,"kind":"outage","on":true},{"id":21,"kind":"run","clone":1,"model":1,"data":0,"workMs":45000,"streamed":true},{"id":22,"kind":"tick","n":10,"pick":678519326},{"id":23,"kind":"outage","on":false},{"id":24,"kind":"tick","n":32,"pick":1702494876},{"id":49,"kind":"copy","clone":2,"from":3},{"id":50,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":51,"kind":"edit","clone":2,"file":5,"how":"hand"},{"id":52,"kind":"sync","clone":2},{"id":53,"kind":"tick","n":65,"pick":1272458504},{"id":25,"kind":"tick","n":25,"pick":2020545384},{"id":26,"kind":"resolve","clone":1,"pick":6,"how":"mine"},{"id":27,"kind":"marker","clone":0,"model":1,"data":1,"back":false,"how":"revert"},{"id":28,"kind":"latency","ms":500},{"id":29,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":30,"kind":"breakglass","model":null},{"id":31,"kind":"delete","clone":2,"file":4,"how":"hand"},{"id":32,"kind":"breakglass","model":1},{"id":33,"kind":"run","clone":2,"model":1,"data":1,"workMs":5000,"streamed":true},{"id":34,"kind":"tick","n":32,"pick":446696155}]}',
+  );
+});

@@ -27,7 +27,7 @@ import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
-import { PreconditionFailedError } from "../../sync/errors.ts";
+import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
 import { peerPush, shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
@@ -178,6 +178,17 @@ class World {
   readonly #resolutionDeleted = new Map<string, { clone: number; version?: string }>();
   /** Writer ids of caches a `copy` move replaced: their uploads no commit named are left for good. */
   readonly #abandonedWriters = new Set<string>();
+  /**
+   * The objects each clone's present cache deleted on the store, by clone:
+   * path to the versions deleted (a deletion's commit may not have come).
+   */
+  readonly #deletedBy = new Map<number, Map<string, Set<string>>>();
+  /**
+   * The same of caches a `copy` move replaced: a deletion whose commit never
+   * came leaves the index naming the version deleted, until a pull past the
+   * dangling-entry grace removes the entry (I7's and I8's exception).
+   */
+  readonly #abandonedDeletes = new Map<string, Set<string>>();
   readonly stats: ChaosStats = emptyStats();
   readonly sched: SimScheduler;
   readonly registry = new ConditionalWrites();
@@ -343,12 +354,33 @@ class World {
             this.truth.violate({ invariant: "I23", message: why, afterOp: this.#opId });
           }
         }
-        await store.delete(key, o);
+        // The version deleted: the condition, or the one a checked delete checked.
+        const version = o?.ifVersion ??
+          (o as { checkedVersion?: string } | undefined)?.checkedVersion;
+        try {
+          await store.delete(key, o);
+        } catch (e) {
+          // A delete whose answer was lost after it took effect deleted it all the same.
+          if (slot && version && e instanceof UnreachableError) {
+            if ((await this.target.inspect.read(key)) === undefined) {
+              this.#deleted(slot.index, key, version);
+            }
+          }
+          throw e;
+        }
+        if (slot && version) this.#deleted(slot.index, key, version);
         if (slot && / resolve /.test(` ${this.sched.label ?? ""} `)) {
           this.#resolutionDeleted.set(key, { clone: slot.index, version: o?.ifVersion });
         }
       },
     };
+  }
+
+  /** Clone `clone`'s present cache deleted `version` of `key` on the store. */
+  #deleted(clone: number, key: string, version: string): void {
+    const byPath = this.#deletedBy.get(clone) ?? new Map<string, Set<string>>();
+    this.#deletedBy.set(clone, byPath);
+    byPath.set(key, (byPath.get(key) ?? new Set<string>()).add(version));
   }
 
   /**
@@ -727,6 +759,12 @@ class World {
     this.stats.copies++;
     const gone = await readWriterId(slot.svc.cache);
     if (gone) this.#abandonedWriters.add(gone);
+    for (const [path, versions] of this.#deletedBy.get(slot.index) ?? []) {
+      const all = this.#abandonedDeletes.get(path) ?? new Set<string>();
+      for (const v of versions) all.add(v);
+      this.#abandonedDeletes.set(path, all);
+    }
+    this.#deletedBy.delete(slot.index);
     for (const l of slot.locks) l.abandon();
     slot.svc.state.exit();
     for (const e of this.changes.edits) {
@@ -1229,11 +1267,27 @@ class World {
         if (writer && this.#abandonedWriters.has(writer)) overAbandoned.add(path);
       }
     }
+    // An entry naming the very version a cache its user replaced by a copy
+    // deleted, its deletion's commit cut off before, the store holding
+    // nothing there: the deletion went with the old directory, and a pull
+    // that has seen the entry so past the dangling-entry grace removes it,
+    // as after another tool's deletion (seed 121000113).
+    const deletedAbandoned = new Set<string>();
+    if (this.#abandonedDeletes.size > 0) {
+      const indexed = await indexEntriesOf(this.target.inspect);
+      for (const [path, versions] of this.#abandonedDeletes) {
+        const e = indexed[path];
+        if (!e || !versions.has(e.v)) continue;
+        if ((await this.target.direct.head(path).catch(() => null)) === null) {
+          deletedAbandoned.add(path);
+        }
+      }
+    }
     const { entries, violations } = await checkIndexNamesHeld(
       this.target.direct,
       (path, e) =>
         spared(path) || pendingOwn.has(path) || pendingGone(path, e) || gone(path, e) ||
-        overAbandoned.has(path),
+        overAbandoned.has(path) || deletedAbandoned.has(path),
     );
     for (const v of violations) this.truth.violate(v);
     const oldClientFile = (key: string) => key.startsWith("logs/old-") || spared(key);
@@ -1272,7 +1326,8 @@ class World {
     const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
     const freshSpared = (path: string) =>
       spared(path) || clashed.has(path) || pendingOwn.has(path) ||
-      pendingGone(path, entries[path]) || gone(path, entries[path]) || overAbandoned.has(path);
+      pendingGone(path, entries[path]) || gone(path, entries[path]) || overAbandoned.has(path) ||
+      deletedAbandoned.has(path);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldCommittedNow(this.target.inspect, -1);
     await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));

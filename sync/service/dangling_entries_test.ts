@@ -186,3 +186,26 @@ Deno.test("a pull that finds an entry's object gone lists it as vanished, left b
   assert.deepEqual(back.vanished, []);
   assert.deepEqual(pullLeftBehind(back).left, []);
 });
+
+Deno.test("a deletion cut off before its commit, its cache then given up, leaves an entry naming nothing that a pull removes past the grace", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "a");
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  // The delete lands; the commit's first read (the record of lost files) fails.
+  store.failNext("get", 1, () => new UnreachableError("injected"), {
+    match: (k) => k.endsWith("vanished.json"),
+  });
+  await assert.rejects(a.pushChanged(), UnreachableError);
+  assert.equal(store.peek(PATH), undefined, "the object is deleted");
+  // `a`'s cache is given up (replaced by a copy of another's, say): its deletion is never committed.
+  const { b, warnings, named } = await thirdClone(store);
+  await b.pullChanged();
+  assert.ok(await named(), "the entry names the deleted object until the grace is past");
+  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dangling"]);
+  (b.clock as FakeClock).set(b.clock.now() + DANGLING_GRACE_MS);
+  await b.pullChanged();
+  assert.equal(await named(), undefined, "removed once past the grace");
+});
