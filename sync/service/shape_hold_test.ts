@@ -10,7 +10,7 @@ import { peerPush } from "../../packages/testing/layout_peer.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { pushLeftBehind } from "./push_result.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const retry = quick.retry;
 
@@ -370,4 +370,55 @@ Deno.test("a synced file the datastore deleted while a directory of its name rep
   const r = await a.pushChanged();
   assert.deepEqual(r.uploaded, ["notes/a/b.txt"]);
   assert.deepEqual(r.localDeletions, []);
+});
+
+/**
+ * A commit that meets the other shape in the index leaves its own upload
+ * there, unnamed, while the path is held back; here that other shape is a
+ * file another tool deleted (its entry dangling, within this cache's grace,
+ * so the pull keeps the hold too). Once a pull finds the way clear (a peer
+ * past the grace removed the entry), the next push names that very upload:
+ * no object of this cache's is left that no index names. Until that push,
+ * the upload waits unnamed, the file still marked.
+ */
+Deno.test("an upload a commit left out beside a dangling file entry of its name is named by the first push after a pull finds the way clear", async () => {
+  const store = new InMemoryStore();
+  const alice = await clone(store, "alice");
+  await put(alice, "notes/shared.md", "alice's file");
+  await alice.pushChanged();
+  await store.delete("notes/shared.md"); // another tool; the index still names it
+  const bob = await clone(store, "bob");
+  await put(bob, "notes/shared.md/part.md", "bob's part");
+  const named = async () => Object.keys((await readIndex(store, retry))?.entries ?? {}).sort();
+  const first = await bob.pushChanged();
+  assert.deepEqual(first.uploaded, []);
+  assert.ok(first.skipped.some((s) => s.path === "notes/shared.md/part.md" && s.keepDirty));
+  assert.deepEqual(bob.state.blocked.paths(), ["notes/shared.md"]);
+  assert.deepEqual(
+    store.keys("notes/shared.md/"),
+    ["notes/shared.md/part.md"],
+    "its upload is left",
+  );
+  assert.deepEqual(await named(), ["notes/shared.md"]);
+  // The entry dangles, but within bob's grace: the hold stays, and so does the push's.
+  await bob.pullChanged();
+  assert.deepEqual(bob.state.blocked.paths(), ["notes/shared.md"]);
+  assert.deepEqual((await bob.pushChanged()).uploaded, []);
+  // carol, past the grace, removes the entry; bob's next pull finds the way clear.
+  const carol = await clone(store, "carol");
+  await pastDanglingGrace(carol);
+  await carol.pullChanged();
+  assert.deepEqual(await named(), []);
+  await bob.pullChanged();
+  assert.deepEqual(bob.state.blocked.paths(), []);
+  // Still unnamed until bob pushes again (the chaos checker's final sync ends here).
+  assert.deepEqual(store.keys("notes/shared.md/"), ["notes/shared.md/part.md"]);
+  const last = await bob.pushChanged();
+  assert.deepEqual(
+    [...last.uploaded, ...last.identical],
+    ["notes/shared.md/part.md"],
+    "the upload left is named",
+  );
+  assert.deepEqual(await named(), ["notes/shared.md/part.md"]);
+  await assertIndexCurrent(store, { held: true });
 });
