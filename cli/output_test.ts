@@ -94,7 +94,11 @@ Deno.test("warnings: the first few of each code are shown, the rest counted on o
     let err = "";
     const o = new Output({ stdout: () => {}, stderr: (s) => (err += s) }, options);
     for (let i = 0; i < WARNINGS_SHOWN_PER_CODE + 15; i++) {
-      o.warn({ code: "changed_remotely", message: `notes/f${i}.txt was not pushed` });
+      o.warn({
+        code: "changed_remotely",
+        message: `notes/f${i}.txt was not pushed`,
+        path: `notes/f${i}.txt`,
+      });
     }
     o.warn({ code: "conflicts_left", message: "25 conflicts are unresolved" });
     o.say("Pushed 0 files.");
@@ -108,9 +112,26 @@ Deno.test("warnings: the first few of each code are shown, the rest counted on o
   }
   let verbose = "";
   const v = new Output({ stdout: () => {}, stderr: (s) => (verbose += s) }, { verbose: true });
-  for (let i = 0; i < 30; i++) v.warn({ code: "changed_remotely", message: `f${i}` });
+  for (let i = 0; i < 30; i++) {
+    v.warn({ code: "changed_remotely", message: `f${i}`, path: `f${i}` });
+  }
   v.finish();
   assert.equal(verbose.trimEnd().split("\n").length, 30);
+});
+
+Deno.test('warnings: a summary of no path (a library\'s own "and N more") is shown past the first few, never counted as one more', () => {
+  let err = "";
+  const o = new Output({ stdout: () => {}, stderr: (s) => (err += s) }, {});
+  for (let i = 0; i < WARNINGS_SHOWN_PER_CODE; i++) {
+    o.warn({ code: "pull_skipped_uncommitted", message: `f${i} was skipped`, path: `f${i}` });
+  }
+  o.warn({ code: "pull_skipped_uncommitted", message: "422 more file(s) were skipped" });
+  o.finish();
+  assert.deepEqual(err.trimEnd().split("\n").slice(-2), [
+    `warning[pull_skipped_uncommitted]: f${WARNINGS_SHOWN_PER_CODE - 1} was skipped`,
+    "warning[pull_skipped_uncommitted]: 422 more file(s) were skipped",
+  ]);
+  assert.doesNotMatch(err, /and 1 more/);
 });
 
 Deno.test("a push and a resolve of many files changed on both sides print a bounded number of lines", async () => {

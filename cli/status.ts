@@ -13,6 +13,7 @@ import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockf
 import { SluiceError } from "../sync/errors.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
+import { markerOfVersionFile } from "../sync/transfer/bucket_layout.ts";
 import type { RetryPolicy } from "../sync/retry.ts";
 import { shellWord } from "../sync/shell_word.ts";
 
@@ -272,6 +273,12 @@ export function describeConflicts(
         `    (the managed lockfile, published only by its transaction: --mine and --merged are refused; take theirs with \`sluice resolve ${
           shellWord(c.path)
         } --theirs\` (yours is set aside), then apply your entries again with \`sluice lockfile add <name> '<entry JSON>'\`)`,
+      );
+    } else if (c.theirs && c.mine && markerOfVersionFile(c.path) !== undefined) {
+      lines.push(
+        `    (a data version, never written over: --mine and --merged are refused; \`sluice resolve ${
+          shellWord(c.path)
+        } --theirs\` takes theirs and keeps yours set aside; run the method or workflow again to publish yours as a new version)`,
       );
     }
   }

@@ -168,10 +168,17 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         // Where the last push waited on another writer's upload, a push now
         // most likely waits again: say the way out the push named.
         if (waited.length) {
+          const adopt = adoptPaths(waited);
+          // Only `latest` markers left waiting: the files of their versions
+          // no longer wait (published, or in a conflict listed here), so
+          // there is nothing of another writer's to adopt.
+          const wayOut = adopt.length
+            ? `if its writer is gone for good, \`sluice push ${
+              adopt.map((p) => `--adopt-uncommitted ${shellWord(p)}`).join(" ")
+            }\` ends the wait (see "Conflicts" in the README).`
+            : "only `latest` markers wait, each with its data version, whose files no longer wait (published, or in a conflict listed here to resolve first): nothing is left to adopt, and the next push settles them.";
           out.say(
-            `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; if its writer is gone for good, \`sluice push ${
-              adoptPaths(waited).map((p) => `--adopt-uncommitted ${shellWord(p)}`).join(" ")
-            }\` ends the wait (see "Conflicts" in the README).`,
+            `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; ${wayOut}`,
           );
         }
       }

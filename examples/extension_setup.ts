@@ -57,6 +57,8 @@ if (import.meta.main) {
     console.log(
       `health: ${health.ok ? "ok" : "NOT ok"} (${health.latencyMs} ms): ${health.message}`,
     );
+    // A datastore that is not healthy is no success: a script running this sees it.
+    if (!health.ok) Deno.exitCode = 69;
   } catch (e) {
     if (e instanceof SluiceError) {
       console.error(`error[${e.code}]: ${e.message}`);

@@ -14,6 +14,7 @@
  * @module
  */
 import type { PushContext } from "../sync/context.ts";
+import { shellWord } from "../sync/shell_word.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 
 /** The gate's registered name. */
@@ -21,7 +22,10 @@ export const VERSION_UNDER_MARKER = "version-under-marker";
 
 /** Why a version file's deletion was left out. */
 export function underMarkerReason(marker: string, n: string): string {
-  return `the latest marker ${marker} names this version (${n}): a version is never deleted while its marker names it, so that no reader is pointed at files the index no longer lists; set ${marker} to another version here, then push both (\`sluice push <version dir> ${marker}\`)`;
+  const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
+  return `the latest marker ${marker} names this version (${n}): a version is never deleted while its marker names it, so that no reader is pointed at files the index no longer lists; set ${marker} to another version here, then push both (\`sluice push ${
+    shellWord(version)
+  } ${shellWord(marker)}\`)`;
 }
 
 /**

@@ -43,8 +43,10 @@ Deno.test("a push deleting the version the latest marker names leaves the deleti
   assert.equal(kept.length, 2);
   assert.ok(
     kept.every((s) =>
-      s.keepDirty && /the latest marker .*latest names this version \(10\)/.test(s.reason)
+      s.keepDirty && /the latest marker .*latest names this version \(10\)/.test(s.reason) &&
+      s.reason.includes(`\`sluice push ${D}/10 ${D}/latest\``)
     ),
+    kept.map((s) => s.reason).join("\n"),
   );
   assert.equal(
     store.peekText(`${D}/10/raw`),
