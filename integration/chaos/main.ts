@@ -256,6 +256,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
     `  conflicts left open after the final sync, resolved --mine (I13): ${s.finalResolutions}`,
+    `  final syncs given a third round (a held-back path's way found clear by the second's pull): ${s.finalRoundsAfterRelease}`,
     `  out-of-turn store calls: ${s.strays}`,
     `  violations ${s.violations}`,
   ].join("\n");

@@ -165,6 +165,8 @@ export interface ChaosStats {
   decisions: number;
   /** Of those, decisions taken while faults were live (the rest drain and sync after healing). */
   chaosDecisions: number;
+  /** Final syncs given a third round: a pull of the second found the way clear for a held-back path. */
+  finalRoundsAfterRelease: number;
   /** Calls made outside a unit's turn (should stay 0). */
   strays: number;
   /** Fake milliseconds that passed. */
@@ -241,6 +243,7 @@ export function emptyStats(): ChaosStats {
     storeCalls: 0,
     decisions: 0,
     chaosDecisions: 0,
+    finalRoundsAfterRelease: 0,
     strays: 0,
     fakeMs: 0,
     violations: 0,
