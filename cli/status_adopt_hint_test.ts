@@ -27,7 +27,8 @@ Deno.test("status never names a `sluice push` with no --adopt-uncommitted as the
     metadata: { [WRITER_METADATA]: "racing-peer" },
   });
   await w.write(b, `${V}/raw`, "b's run");
-  await w.write(b, `${V}/metadata.yaml`, "version: 1\n");
+  // Other bytes than the other writer's, so the pull meets both files as conflicts.
+  await w.write(b, `${V}/metadata.yaml`, "version: 1\nby: b\n");
   await w.write(b, "data/shell/cmd/m1/out/latest", "1");
   const waiting = await sluice(["push", "--cache", b]);
   assert.equal(waiting.code, 2, waiting.err);
