@@ -135,6 +135,19 @@ function dirMaker(root: string): (rel: string) => Promise<void> {
   };
 }
 
+/**
+ * Requests a side sent over those of the bare loop (`total` each): where
+ * every request costs about the same, as small objects' do, a wall ratio
+ * cannot go below it. Undefined when either count is missing.
+ */
+export function requestRatio(
+  side: Record<string, number> | undefined,
+  bare: Record<string, number> | undefined,
+): number | undefined {
+  if (!side?.total || !bare?.total) return undefined;
+  return round(side.total / bare.total, 3);
+}
+
 /** Medians per side and the Sluice/bare ratios. */
 function summarise(
   runs: Record<Side, Run[]>,
@@ -170,6 +183,7 @@ function summarise(
         cpuRatio: round(ratios.cpu, 3),
         pairedWallRatio: round(ratios.pairedWall, 3),
         pairedCpuRatio: round(ratios.pairedCpu, 3),
+        requestRatio: requestRatio(runs[s].at(-1)?.requests, runs.bare.at(-1)?.requests),
         goal: GOALS,
         coldGoal: goalVerdict(COLD_GOAL, ratios),
         // At equal concurrency, at 1 000 files: the pipeline's own cost on the endpoint.
@@ -314,7 +328,7 @@ export async function benchCold(options: ColdBenchOptions = {}): Promise<Record<
         `at ${PIPELINE_GOAL_FILES} files and equal concurrency: ≤ ${PIPELINE_GOAL.wall}× wall, ≤ ${PIPELINE_GOAL.cpu}× CPU`,
     },
     note:
-      "push times pushChanged only (markDirty beforehand); pull times pullChanged into an empty cache",
+      "push times pushChanged only (markDirty beforehand); pull times pullChanged into an empty cache; requestRatio: Sluice's requests over the bare loop's, the floor of the wall ratio where every request costs about the same (a first push writes the index, its shards and meta beside the files)",
   };
   const byBackend = await onEachBackend(options.backends ?? ["minio", "gcs"], async (b, temps) => {
     const section: Record<string, unknown> = {};
