@@ -77,6 +77,7 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
         taken,
         reason,
         (l) => shownStatePath(cache.dir, cache.stateDir, l),
+        mine === null && cache.holdsDirectory(path),
       ),
     );
   return (path, mine, theirs, reason, later = false) => {

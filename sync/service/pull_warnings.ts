@@ -16,7 +16,8 @@ import { LOST_REASON, UNREADABLE_RECORD_REASON, VANISHED_KEY } from "./vanished_
  * (`taken`: theirs was written); `reason` {@link LOST_REASON}: the datastore
  * lost it, and this cache holds the copy it synced;
  * {@link UNREADABLE_RECORD_REASON}: its entry was removed while the record
- * of lost files could not be read.
+ * of lost files could not be read. `dirHere`: no file is here because a
+ * directory of its name replaced it (said so, not called a deletion).
  */
 export function pullConflictWarning(
   path: string,
@@ -25,6 +26,7 @@ export function pullConflictWarning(
   taken: boolean,
   reason?: string,
   shown: (location: string) => string = (l) => l,
+  dirHere = false,
 ): WarningEvent {
   const what = reason === LOST_REASON
     ? `is gone from the datastore (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing), and this cache holds the copy it synced, which may be the last one`
@@ -38,12 +40,14 @@ export function pullConflictWarning(
       // A copy set aside (one this cache never synced, say): the record's reason says why.
       mine && mine.location !== path && reason
         ? `differs here: ${reason}`
-        : `is also ${mine ? "changed" : "deleted"} here`}`;
+        : `is also ${mine ? "changed" : dirHere ? "replaced by a directory" : "deleted"} here`}`;
   return {
     code: "pull_conflict",
     message: `${path} ${what}; ${
       !mine
-        ? "its deletion here stands, and the datastore's copy was not written here"
+        ? dirHere
+          ? "the directory here stands, and the datastore's copy was not written here"
+          : "its deletion here stands, and the datastore's copy was not written here"
         : mine.location === path
         ? "the local copy was kept as it is and not overwritten"
         : taken

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { pullConflictWarning } from "./pull_warnings.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import type { WarningEvent } from "../events.ts";
+import { clone, put, read } from "./clone_kit.ts";
 
 const THEIRS = { v: "v7", h: "a".repeat(64), s: 3 };
 
@@ -30,4 +33,29 @@ Deno.test("pull_conflict of a copy kept in place, or a deletion here, says it ch
   assert.match(kept.message, /is also changed here/);
   const deleted = pullConflictWarning("notes/n.txt", null, THEIRS, false);
   assert.match(deleted.message, /is also deleted here/);
+  const dir = pullConflictWarning("notes/n.txt", null, THEIRS, false, undefined, (l) => l, true);
+  assert.match(dir.message, /is also replaced by a directory here; the directory here stands/);
+  assert.doesNotMatch(dir.message, /deleted here|deletion/);
+});
+
+Deno.test("a pull meeting theirs changed where a directory replaced the synced file here says so, not a deletion", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "cfg/y.txt", "one");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, "cfg/y.txt", "two");
+  await a.pushChanged();
+  // b replaces the file by a directory of its name, unpushed.
+  await Deno.remove(`${b.cacheDir}/cfg/y.txt`);
+  await put(b, "cfg/y.txt/z.txt", "under it", false);
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const r = await b.pullChanged();
+  assert.deepEqual(r.conflicts, ["cfg/y.txt"]);
+  const told = warnings.find((w) => w.code === "pull_conflict" && w.path === "cfg/y.txt");
+  assert.ok(told, JSON.stringify(warnings));
+  assert.match(told.message, /replaced by a directory here; the directory here stands/);
+  assert.equal(await read(b, "cfg/y.txt/z.txt"), "under it");
 });
