@@ -18,7 +18,10 @@
  * version publishes it. Files no push publishes (local-only, `internal`) are
  * no part of the version. A marker naming a version this cache does not
  * hold is written only where the datastore's index lists that version (one
- * index read, on that rare path); one it holds as synced, as it is.
+ * index read, on that rare path); one it holds as synced, as it is. A
+ * marker whose bytes are no version number (digits, surrounding whitespace
+ * aside: empty, a path, two lines) names nothing a reader could follow: it
+ * stays out too, dirty, with the reason.
  *
  * @module
  */
@@ -62,7 +65,12 @@ export function markerAfterVersion(): Middleware<WriteContext> {
   return async function markerAfterVersionGate(ctx, next) {
     if (ctx.entry.class !== "latest-marker") return await next();
     const dir = namedDir(ctx.key, ctx.body);
-    if (dir === undefined) return await next();
+    if (dir === undefined) {
+      // A streamed body (a marker larger than the stream threshold) is not read here.
+      if (!(ctx.body instanceof Uint8Array)) return await next();
+      await hold(ctx, "no version", markerNotANumberReason(ctx.key, ctx.body));
+      return;
+    }
     const push = ctx.push;
     const held = await push.cache.listFiles(dir).catch(() => [] as string[]);
     const files = held.filter((f) => !isInternalPath(f, push.config.classifierRules));
@@ -115,6 +123,14 @@ async function hold(ctx: WriteContext, dir: string, reason: string): Promise<voi
   // A file found by a walk is not in the dirty set: marked, so it stays dirty after this push.
   if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
   ctx.push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published: held`, ctx.entry);
+}
+
+/** Why a marker whose bytes are no version number was left out. */
+export function markerNotANumberReason(marker: string, body: Uint8Array): string {
+  const text = JSON.stringify(new TextDecoder().decode(body.subarray(0, 40)));
+  return `${MARKER_AHEAD}: it holds ${text}${
+    body.length > 40 ? "…" : ""
+  }, which is no version number, so no reader could follow it: write the number of an existing version in ${marker} (e.g. \`1\`), then push it`;
 }
 
 /** Why a marker naming a version neither held here nor listed by the datastore was left out. */

@@ -9,6 +9,7 @@ import { readIndex } from "../sync/transfer/remote_index.ts";
 import {
   MARKER_AFTER_VERSION,
   markerHeldReason,
+  markerNotANumberReason,
   markerUnlistedReason,
 } from "./marker_after_version.ts";
 
@@ -164,4 +165,35 @@ Deno.test("a version whose files are all kept local by a classifier rule holds n
   await write(svc, MARKER, "1");
   const r = await svc.pushChanged();
   assert.deepEqual(r.uploaded, [MARKER]);
+});
+
+Deno.test("a marker whose bytes are no version number (a path, empty, two lines, a word) is held, dirty; a number with a newline is pushed", async () => {
+  const store = new InMemoryStore();
+  const svc = await service(store);
+  await write(svc, `${OUT}/1/raw`, "first");
+  await write(svc, MARKER, "1\n");
+  assert.deepEqual((await svc.pushChanged()).uploaded.sort(), [`${OUT}/1/raw`, MARKER]);
+  for (const bad of ["../1", "", "1\n1", "latest", " 1 2"]) {
+    await write(svc, MARKER, bad);
+    const held = await svc.pushChanged({ only: [MARKER] });
+    assert.deepEqual(held.uploaded, [], JSON.stringify(bad));
+    assert.deepEqual(held.skipped, [{
+      path: MARKER,
+      reason: markerNotANumberReason(MARKER, enc.encode(bad)),
+      keepDirty: true,
+    }]);
+    assert.match(held.skipped[0].reason, /no version number/);
+    assert.equal(store.peekText(MARKER), "1\n", "readers keep following version 1");
+  }
+});
+
+Deno.test("without the gate, a marker holding a path is published for readers to follow", async () => {
+  const store = new InMemoryStore();
+  const svc = await service(store, [MARKER_AFTER_VERSION]);
+  await write(svc, `${OUT}/1/raw`, "first");
+  await write(svc, MARKER, "1");
+  await svc.pushChanged();
+  await write(svc, MARKER, "../1");
+  await svc.pushChanged({ only: [MARKER] });
+  assert.equal(store.peekText(MARKER), "../1");
 });
