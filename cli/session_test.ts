@@ -814,3 +814,38 @@ Deno.test("a mistyped store URL is told first, before the cache's own checks (wh
   }
   assert.equal(await exists(`${project}/.sluice`), false, "nothing was written there");
 });
+
+Deno.test("status over a datastore that does not answer asks it once, not once more for its dry run", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/one.md", "1\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // A new file, not marked: the walk's dry run reads the index for it.
+  await w.write(a, "notes/two.md", "2\n");
+  let calls = 0;
+  const status = await sluice(["status", "--cache", a], {
+    openStore: (spec, o) => {
+      const opened = openStore(spec, o);
+      const down = new Proxy(opened.store, {
+        get(target, key) {
+          const value = Reflect.get(target, key);
+          if (typeof value !== "function") return value;
+          if (!["get", "getStream", "head", "put", "delete"].includes(String(key))) {
+            return value.bind(target);
+          }
+          return () => {
+            calls++;
+            return Promise.reject(new UnreachableError("connection refused (injected)"));
+          };
+        },
+      });
+      return { ...opened, store: down };
+    },
+  });
+  assert.equal(status.code, 69, status.err);
+  assert.match(status.out, /notes\/two\.md/, "this cache's side is shown");
+  // The index token's read alone: the file store makes one attempt and the
+  // service retries it (3 retries by default), so 4 attempts, not 8.
+  assert.ok(calls <= 4, `${calls} requests to a datastore found unreachable at the first`);
+  await w.cleanup();
+});

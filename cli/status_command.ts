@@ -6,7 +6,7 @@
  * @module
  */
 import { Command } from "commander";
-import { EXIT_CODES } from "../sync/errors.ts";
+import { EXIT_CODES, UnreachableError } from "../sync/errors.ts";
 import { SyncIncompleteError } from "../sync/left_behind.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import type { CliIo, Output } from "./output.ts";
@@ -64,8 +64,15 @@ export function statusCommand(io: CliIo, state: RunState): Command {
   ).action(action(io, state, "status", async (out: Output, cmd) => {
     const walk = cmd.opts<{ walk: boolean }>().walk;
     return await withSession(cmd, io, out, async (s) => {
-      // With the walk, changed files not yet marked dirty are listed too; nothing is recorded.
-      const report = await s.service.statusReport({ walk });
+      // A missing bucket, missing credentials or a refused prefix fail the status here.
+      const remote = await remoteState(s.store, s.service.config.retry, io.signal);
+      // With the walk, changed files not yet marked dirty are listed too;
+      // nothing is recorded. Unreachable, its reads fail at once: the
+      // status waits out the time to fail once, not once more.
+      const report = await s.service.statusReport({
+        walk,
+        ...(remote.reachable ? {} : { offline: new UnreachableError(remote.error ?? "") }),
+      });
       const { leftBehind } = report;
       // What the push leaves out before its gates (a deletion here, a link)
       // still has the class the push's classifier gives its path.
@@ -80,8 +87,6 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         hashFile: (p) => s.service.cache.hashFile(p),
       });
       const pendingLockfile = await listPendingLockfile(s.service.cache);
-      // A missing bucket, missing credentials or a refused prefix fail the status here.
-      const remote = await remoteState(s.store, s.service.config.retry, io.signal);
       // An open conflict is work left behind: the status exits 3 until it is
       // resolved; so is what a push now would leave out (exit 2).
       const behind = { ...leftBehind, conflicts: conflicts.map((c) => c.path) };

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { AbortedError } from "../errors.ts";
+import { AbortedError, type UnreachableError } from "../errors.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
@@ -391,12 +391,20 @@ export class SyncService {
   /**
    * {@link SyncService.status}, with what a push now would leave behind
    * (its conflicts, the files it would leave out and keep dirty, the local
-   * deletions a walk keeps, the files no push can publish).
+   * deletions a walk keeps, the files no push can publish). `offline`: the
+   * datastore was just found unreachable; the dry run's reads fail at once
+   * with that error instead of waiting out their retries again.
    */
   statusReport(
-    options: { walk?: boolean } = {},
+    options: { walk?: boolean; offline?: UnreachableError } = {},
   ): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
-    return statusReport(this.#runDeps, this.writePipeline, this.cache, options.walk);
+    return statusReport(
+      this.#runDeps,
+      this.writePipeline,
+      this.cache,
+      options.walk,
+      options.offline,
+    );
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {

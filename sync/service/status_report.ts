@@ -10,15 +10,43 @@ import type { PlanEntry, WriteContext, WriteGateEntry } from "../context.ts";
 import type { LeftBehind } from "../left_behind.ts";
 import type { Pipeline } from "../pipeline.ts";
 import type { LocalCache } from "../transfer/cache.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { UnreachableError } from "../errors.ts";
 import { pushLeftBehind } from "./push_result.ts";
 import { type PushRunDeps, runPush } from "./push_run.ts";
 import { statusEntries, type StatusEntry } from "./status.ts";
 import { readWaiting, WAITED_HERE } from "./waiting_record.ts";
 
 /**
+ * `store` with every call failing at once with `error`: for a status that
+ * already found the datastore unreachable, whose dry run would otherwise
+ * wait out each read's retries again for the same answer.
+ */
+function offlineStore(store: ObjectStore, error: UnreachableError): ObjectStore {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function") return value;
+      if (key === "list") {
+        // deno-lint-ignore require-yield
+        return async function* () {
+          throw error;
+        };
+      }
+      if (["get", "getStream", "put", "head", "delete"].includes(String(key))) {
+        return () => Promise.reject(error);
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+/**
  * The status of the cache `deps` push from: a dry run's entries (with
  * `walk`, files changed but not marked dirty too) and what a push now would
- * leave behind.
+ * leave behind. `offline`: the datastore was found unreachable just before,
+ * so the dry run's reads fail at once with that error (as they would after
+ * their retries).
  *
  * @example
  * ```ts
@@ -33,9 +61,11 @@ export async function statusReport(
   write: Pipeline<WriteContext>,
   cache: LocalCache,
   walk?: boolean,
+  offline?: UnreachableError,
 ): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
   const ctxRef: { plan?: PlanEntry[] } = {};
-  const dry = await runPush(deps, { dryRun: true, walk }, ctxRef);
+  const run = offline ? { ...deps, store: offlineStore(deps.store, offline) } : deps;
+  const dry = await runPush(run, { dryRun: true, walk }, ctxRef);
   const planned = statusEntries(
     ctxRef.plan ?? [],
     dry.localDeletions,
