@@ -276,9 +276,9 @@ export function describeConflicts(
       );
     } else if (c.theirs && c.mine && markerOfVersionFile(c.path) !== undefined) {
       lines.push(
-        `    (a data version, never written over: --mine and --merged are refused; \`sluice resolve ${
+        `    (a data version, never written over: --mine and --merged end in version_exists, setting yours aside as \`sluice resolve ${
           shellWord(c.path)
-        } --theirs\` takes theirs and keeps yours set aside; run the method or workflow again to publish yours as a new version)`,
+        } --theirs\` does, which takes theirs; run the method or workflow again to publish yours as a new version)`,
       );
     }
   }

@@ -38,7 +38,6 @@ import { forgetVanished } from "./vanished_record.ts";
 import { publishRebased, restoreMine } from "./resolve_publish.ts";
 import { resolveTheirs } from "./resolve_theirs.ts";
 import { REWRITTEN_WHY } from "./pull_plan.ts";
-import { markerOfVersionFile } from "../transfer/bucket_layout.ts";
 import type { ObjectStore } from "../ports.ts";
 import { deleteAt } from "../transfer/object_ops.ts";
 import type { SyncConfig } from "../context.ts";
@@ -206,14 +205,7 @@ export async function resolveConflict(
     );
   }
   // A data version published again by another writer: never written over.
-  if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution, true);
-  // A data version another writer published first, which this cache wrote
-  // too: refused before any gate, which would refuse it only after setting
-  // the copy aside.
-  const writesOver = resolution === "merged" || rec.mine !== null;
-  if (rec.theirs && writesOver && markerOfVersionFile(path) !== undefined) {
-    throw rewrittenVersion(rec, resolution, false);
-  }
+  if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution);
   if (
     (resolution === "merged" || (resolution === "mine" && rec.mine?.location === path)) &&
     !cache.exists(path)

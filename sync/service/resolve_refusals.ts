@@ -95,20 +95,13 @@ export function mineGone(rec: ConflictRecord, ownUpload?: string): ResolveRefuse
 
 /**
  * Refuses `mine` and `merged` of a data version another writer published
- * with other bytes (`again`: after this cache synced it, `version_rewritten`;
- * else before this cache's own copy of it was pushed): a data version is
- * never written over, so only `theirs` settles it; the copy set aside stays.
+ * again with other bytes (`version_rewritten`): a data version is never
+ * written over, so only `theirs` settles it; the copy set aside stays.
  */
-export function rewrittenVersion(
-  rec: ConflictRecord,
-  resolution: string,
-  again = true,
-): ResolveRefusedError {
+export function rewrittenVersion(rec: ConflictRecord, resolution: string): ResolveRefusedError {
   return new ResolveRefusedError(
     "version_exists",
-    `${rec.path} is a data version another writer published ${
-      again ? "again " : ""
-    }with other bytes: a data version is never written over, so --${resolution} cannot publish yours over theirs; nothing was changed. Run \`sluice resolve ${
+    `${rec.path} is a data version another writer published again with other bytes: a data version is never written over, so --${resolution} cannot publish yours over theirs; nothing was changed. Run \`sluice resolve ${
       shellWord(rec.path)
     } --theirs\` to settle it (your copy stays in the set-aside area, which \`sluice status\` lists, until you delete it); to publish your bytes, run the method or workflow again, which writes a new version.`,
   );
