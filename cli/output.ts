@@ -367,11 +367,11 @@ export class Output {
     const w = { ...event, message: this.#naming(event.message) };
     this.warnings.push(w);
     const shown = this.#warningsShown.get(w.code) ?? 0;
-    // A warning of no path (a summary, as a library's "and N more files" of
-    // the warnings it gave one by one) is always shown: hidden, its count
-    // would be lost in a "1 more" of this line's own.
-    if (!this.verbose && shown >= WARNINGS_SHOWN_PER_CODE && w.path !== undefined) {
-      this.#warningsHidden.set(w.code, (this.#warningsHidden.get(w.code) ?? 0) + 1);
+    if (!this.verbose && shown >= WARNINGS_SHOWN_PER_CODE) {
+      // A summary (a library's "and N more files" of the warnings it gave
+      // one by one) counts as the warnings it stands for.
+      const n = w.count ?? 1;
+      this.#warningsHidden.set(w.code, (this.#warningsHidden.get(w.code) ?? 0) + n);
       return;
     }
     this.#warningsShown.set(w.code, shown + 1);

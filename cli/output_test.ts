@@ -119,19 +119,32 @@ Deno.test("warnings: the first few of each code are shown, the rest counted on o
   assert.equal(verbose.trimEnd().split("\n").length, 30);
 });
 
-Deno.test('warnings: a summary of no path (a library\'s own "and N more") is shown past the first few, never counted as one more', () => {
+Deno.test("warnings: a summary past the first few (a library's own and-N-more) counts as the warnings it stands for, never as one more", () => {
   let err = "";
   const o = new Output({ stdout: () => {}, stderr: (s) => (err += s) }, {});
   for (let i = 0; i < WARNINGS_SHOWN_PER_CODE; i++) {
     o.warn({ code: "pull_skipped_uncommitted", message: `f${i} was skipped`, path: `f${i}` });
   }
-  o.warn({ code: "pull_skipped_uncommitted", message: "422 more file(s) were skipped" });
+  o.warn({
+    code: "pull_skipped_uncommitted",
+    message: "422 more file(s) were skipped",
+    count: 422,
+  });
   o.finish();
   assert.deepEqual(err.trimEnd().split("\n").slice(-2), [
     `warning[pull_skipped_uncommitted]: f${WARNINGS_SHOWN_PER_CODE - 1} was skipped`,
-    "warning[pull_skipped_uncommitted]: 422 more file(s) were skipped",
+    "… and 422 more `pull_skipped_uncommitted` warnings like these (`--verbose` shows each; `--json` lists them)",
   ]);
   assert.doesNotMatch(err, /and 1 more/);
+});
+
+Deno.test("warnings: many of no path (a refusal per file of a resolve) are capped as any others", () => {
+  let err = "";
+  const o = new Output({ stdout: () => {}, stderr: (s) => (err += s) }, {});
+  for (let i = 0; i < 30; i++) o.warn({ code: "version_exists", message: `f${i} refused` });
+  o.finish();
+  assert.equal(err.trimEnd().split("\n").length, WARNINGS_SHOWN_PER_CODE + 1);
+  assert.match(err, /… and 20 more `version_exists` warnings/);
 });
 
 Deno.test("a push and a resolve of many files changed on both sides print a bounded number of lines", async () => {

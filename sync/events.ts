@@ -24,6 +24,12 @@ export interface WarningEvent {
   readonly code: string;
   readonly message: string;
   readonly path?: string;
+  /**
+   * How many warnings of its code this one stands for, when more than one:
+   * a summary of the ones not given one by one ("and 422 more files…"), so
+   * that a consumer that counts warnings counts those too.
+   */
+  readonly count?: number;
 }
 
 /** What a gate did (for `status`, the demo and audits). */

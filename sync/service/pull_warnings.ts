@@ -104,6 +104,7 @@ export function uncommittedWarning(
 export function moreUncommittedWarning(more: number): WarningEvent {
   return {
     code: "pull_skipped_uncommitted",
+    count: more,
     message:
       `${more} more file(s) were skipped for the same reason: the datastore's object is not the one the index lists, so another writer's push has not committed it (all are listed in the result's \`uncommitted\`). Cached copies of them, where this cache had any, were kept; a later pull fetches them once those pushes complete (\`sluice pull --adopt-uncommitted <path>\`, for a writer gone for good, publishes what it left and takes it).`,
   };
