@@ -575,3 +575,31 @@ Deno.test("a deletion whose object another writer's uncommitted create replaced,
   assert.equal(store.peek(path), undefined);
   await assertIndexCurrent(store, { held: true });
 });
+
+/**
+ * The conflict of the test above, settled by the resolution `sluice status`
+ * names for any conflict (`resolve --mine`) instead of a push: theirs holds
+ * the very bytes this cache wrote, so publishing them is a create-only
+ * write of equal bytes, which succeeds. The up-front refusal of a data
+ * version's --mine must not refuse it, and never says "other bytes" of a
+ * copy equal to this cache's.
+ */
+Deno.test("a data version an old client wrote with the same bytes before the commit: resolve --mine publishes it, never refused as other bytes", async () => {
+  const dv = "data/aws/ec2/m1/state/3/raw";
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, dv, "v3 bytes\n");
+  const prepared = await a.preparePush({ checkCreates: true });
+  await peerPush(store, { [dv]: "v3 bytes\n" });
+  assert.deepEqual((await a.commitPush(prepared)).overwritten, [dv]);
+  const rec = a.conflicts().find((c) => c.path === dv);
+  assert.ok(rec?.theirs && rec.mine, JSON.stringify(rec));
+  const r = await a.resolveConflict(dv, "mine").catch((e: Error) => e);
+  assert.ok(
+    !(r instanceof Error),
+    `refused: ${r instanceof Error ? r.message : ""}`,
+  );
+  assert.equal(r.resolved, true);
+  assert.deepEqual(a.conflicts(), []);
+  await assertIndexCurrent(store, { held: true });
+});

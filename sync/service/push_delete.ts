@@ -220,7 +220,7 @@ export async function dropOwnStranded(
 async function unnameOwn(ctx: PushContext, path: string, version: string): Promise<void> {
   await updateIndex(
     ctx.store,
-    { set: {}, remove: [path], base: { [path]: version } },
+    { set: {}, remove: [path], base: { [path]: version }, removeHeld: [path] },
     ctx.config.retry,
     ctx.signal,
     undefined,

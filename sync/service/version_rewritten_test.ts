@@ -79,3 +79,53 @@ Deno.test("a copy of a rewritten data version set aside by a pull that stopped b
   assert.match(rec.mine?.location ?? "", /^\.sluice\/set-aside\//);
   assert.equal(await read(again, rec.mine!.location), "sluice's version 2");
 });
+
+/**
+ * A conflict record is no reason to refuse by itself: once the writer that
+ * published the version first deleted it, nothing is left to write over,
+ * and --mine creates it.
+ */
+Deno.test("a data version whose other copy its writer deleted since the conflict: --mine publishes this cache's copy, never refused as written over", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const D = RAW.slice(0, RAW.lastIndexOf("/"));
+  await put(b, RAW, "b's version 2");
+  await put(b, `${D}/metadata.yaml`, "v: 2\n");
+  await put(a, RAW, "a's version 2");
+  await put(a, `${D}/metadata.yaml`, "v: 2\n");
+  await a.pushChanged();
+  assert.deepEqual((await b.pullChanged()).conflicts, [RAW]);
+  // a deletes its version; the datastore holds nothing there any more.
+  await Deno.remove(`${a.cacheDir}/${D}`, { recursive: true });
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  assert.equal(store.peekText(RAW), undefined);
+  const r = await b.resolveConflict(RAW, "mine").catch((e: Error) => e);
+  assert.ok(!(r instanceof Error), `refused: ${r instanceof Error ? r.message : ""}`);
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(RAW), "b's version 2");
+});
+
+/**
+ * A deployment's `classifierRules` may class a data path as `other` (last
+ * writer wins): the push's gates then publish --mine over theirs, never
+ * refused as a data version.
+ */
+Deno.test("resolve --mine of a path classifierRules class as `other` is not refused as a data version", async () => {
+  const store = new InMemoryStore();
+  const rules = { classifierRules: [{ pattern: "data/aws/**", class: "other" as const }] };
+  const a = await clone(store, "a", undefined, rules);
+  const b = await clone(store, "b", undefined, rules);
+  await put(a, RAW, "a's bytes");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, RAW, "a's bytes, again");
+  await a.pushChanged();
+  await put(b, RAW, "b's bytes");
+  assert.deepEqual((await b.pullChanged()).conflicts, [RAW]);
+  const r = await b.resolveConflict(RAW, "mine").catch((e: Error) => e);
+  assert.ok(!(r instanceof Error), `refused: ${r instanceof Error ? r.message : ""}`);
+  assert.equal(r.resolved, true);
+  assert.equal(store.peekText(RAW), "b's bytes");
+});

@@ -193,10 +193,19 @@ export async function apply(
     const hash = change.baseHash?.[p];
     return !!hash && cur.h === hash;
   };
+  // A removal made before its own delete (`removeHeld`): the entry and the
+  // store both still name the version it was based on.
+  const heldOwn = new Set(change.removeHeld ?? []);
+  const stillBase = (p: string, held: HeldObject) => {
+    const base = change.base?.[p];
+    const cur = current(p);
+    return heldOwn.has(p) && typeof base === "string" && held.version === base &&
+      cur !== undefined && !isUnversioned(cur) && cur.v === base;
+  };
   for (const p of change.remove) {
     const theirs = removeChecks.get(p);
     const held = removeHeads.get(p) ?? null;
-    if (theirs !== undefined && held !== null && !namesGoneBase(p, held)) {
+    if (theirs !== undefined && held !== null && !namesGoneBase(p, held) && !stillBase(p, held)) {
       all = false;
       if (theirs) foreign?.set(p, held);
       continue;

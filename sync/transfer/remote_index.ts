@@ -230,6 +230,15 @@ export interface IndexChange {
    */
   readonly foundGone?: readonly string[];
   /**
+   * Removals made before their delete: the object the entry names (the
+   * removal's `base`) is still in the store, and its writer deletes it once
+   * the entry is gone. Taken out while the entry and the store both still
+   * name that version, also where every conditional path is checked against
+   * the store (`checkCreates`, or beside old clients' entries), which would
+   * otherwise take the object standing there for another writer's.
+   */
+  readonly removeHeld?: readonly string[];
+  /**
    * Check every conditional path (`base` set: creates, writes and
    * deletions) against the store, as a path another client may have
    * overwritten (see `apply`): an old client may have replaced or deleted
