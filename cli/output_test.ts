@@ -313,35 +313,3 @@ Deno.test("a pull that finds a file's object deleted outside Sluice exits 2 nami
   assert.equal(await Deno.readTextFile(`${b}/notes/kept.txt`), "y\n");
   await w.cleanup();
 });
-
-Deno.test("a resolve --mine of many data versions, each refused (version_exists), prints a bounded number of warnings", async () => {
-  const w = await world();
-  try {
-    const [a, b] = [w.cache("a"), w.cache("b")];
-    await w.write(a, "notes/seed.txt", "seed\n");
-    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-    const n = WARNINGS_SHOWN_PER_CODE + 20;
-    const dir = (i: number) => `data/shell/cmd/m${i}/out/1`;
-    for (let i = 0; i < n; i++) {
-      await w.write(a, `${dir(i)}/raw`, `a's run ${i}`);
-      await w.write(a, `${dir(i)}/metadata.yaml`, "version: 1\n");
-      await w.write(b, `${dir(i)}/raw`, `b's run ${i}`);
-      await w.write(b, `${dir(i)}/metadata.yaml`, "version: 1\n");
-    }
-    const pushed = await sluice(["push", "--cache", a]);
-    assert.equal(pushed.code, 0, pushed.err);
-    const pulled = await sluice(["pull", "--cache", b]);
-    assert.equal(pulled.code, 3, pulled.err);
-    const resolved = await sluice(["resolve", "data", "--mine", "--cache", b]);
-    assert.notEqual(resolved.code, 0);
-    const shown = resolved.err.split("\n").filter((l) => l.startsWith("warning[version_exists]"));
-    assert.ok(shown.length > 0, resolved.err);
-    assert.ok(
-      shown.length <= WARNINGS_SHOWN_PER_CODE,
-      `${shown.length} version_exists warnings printed for ${n} refusals (cap ${WARNINGS_SHOWN_PER_CODE})`,
-    );
-  } finally {
-    await w.cleanup();
-  }
-});

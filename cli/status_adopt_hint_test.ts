@@ -45,7 +45,11 @@ Deno.test("status never names a `sluice push` with no --adopt-uncommitted as the
   }
   // Only the marker waits, with its version in conflict: nothing to adopt, and said so.
   assert.doesNotMatch(status.out, /`sluice push\s+`/, status.out);
-  assert.match(status.out, /nothing is left to adopt, and the next push settles them/, status.out);
+  assert.match(
+    status.out,
+    /nothing is left to adopt\. Where the version is in a conflict listed here, resolve it first/,
+    status.out,
+  );
   // The version's raw in conflict: --mine is not offered as a way to publish over theirs.
   assert.match(
     status.out,

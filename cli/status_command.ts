@@ -181,7 +181,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             ? `if its writer is gone for good, \`sluice push ${
               adopt.map((p) => `--adopt-uncommitted ${shellWord(p)}`).join(" ")
             }\` ends the wait (see "Conflicts" in the README).`
-            : "only `latest` markers wait, each with its data version, whose files no longer wait (published, or in a conflict listed here to resolve first): nothing is left to adopt, and the next push settles them.";
+            : "only `latest` markers wait, each with its data version, whose files no longer wait: nothing is left to adopt. Where the version is in a conflict listed here, resolve it first (`--theirs`; a push before that ends in version_exists, setting your version aside and moving the marker back); then a push settles the markers.";
           out.say(
             `${waited.length} of them the last push left waiting on another writer's upload, not committed: a push publishes them once that upload is committed or gone; ${wayOut}`,
           );

@@ -354,21 +354,26 @@ class World {
             this.truth.violate({ invariant: "I23", message: why, afterOp: this.#opId });
           }
         }
-        // The version deleted: the condition, or the one a checked delete checked.
+        // The version deleted: the condition, or the one a checked delete
+        // checked; recorded only where it is the version this cache synced
+        // (a deletion of a synced file, not a withdrawal of an upload of its
+        // own, which no commit may name).
         const version = o?.ifVersion ??
           (o as { checkedVersion?: string } | undefined)?.checkedVersion;
+        const ofSynced = slot !== undefined && version !== undefined &&
+          slot.svc.state.synced(key)?.version === version;
         try {
           await store.delete(key, o);
         } catch (e) {
           // A delete whose answer was lost after it took effect deleted it all the same.
-          if (slot && version && e instanceof UnreachableError) {
+          if (ofSynced && e instanceof UnreachableError) {
             if ((await this.target.inspect.read(key)) === undefined) {
               this.#deleted(slot.index, key, version);
             }
           }
           throw e;
         }
-        if (slot && version) this.#deleted(slot.index, key, version);
+        if (ofSynced) this.#deleted(slot.index, key, version);
         if (slot && / resolve /.test(` ${this.sched.label ?? ""} `)) {
           this.#resolutionDeleted.set(key, { clone: slot.index, version: o?.ifVersion });
         }
@@ -1160,12 +1165,15 @@ class World {
     // paths in the way, `blocked_record.ts`): that push's reason says the
     // next push publishes it, and its own upload, left by a commit that met
     // the other shape, waits unnamed until then (I11 spares it only while
-    // held back). The round after is that next push, checked by I11 too.
-    let released = false;
-    for (let round = 0; (round < 2 || (round === 2 && released)) && !this.#aborted; round++) {
+    // held back). The round after is that next push, checked by I11 too,
+    // for those clones alone (any other's failure to settle in two rounds
+    // stays a violation).
+    const released = new Set<number>();
+    for (let round = 0; (round < 2 || (round === 2 && released.size)) && !this.#aborted; round++) {
       if (round === 2) this.stats.finalRoundsAfterRelease++;
-      released = false;
-      for (const slot of this.clones) {
+      const these = round === 2 ? this.clones.filter((c) => released.has(c.index)) : this.clones;
+      released.clear();
+      for (const slot of these) {
         this.#enqueue(
           slot.index,
           lockfileCommand(this.#env, { id: -1 - round, clone: slot.index }),
@@ -1181,7 +1189,7 @@ class World {
         );
       }
       await this.drain();
-      for (const slot of this.clones) {
+      for (const slot of these) {
         this.#enqueue(
           slot.index,
           plainCommand(
@@ -1194,7 +1202,7 @@ class World {
               blocked.set(slot.index, r.blocked ?? []);
               kept.set(slot.index, new Set(r.dropped));
               const after = new Set(svc.state.blocked.paths());
-              if (before.some((p) => !after.has(p))) released = true;
+              if (before.some((p) => !after.has(p))) released.add(slot.index);
             },
           ),
         );
@@ -1294,7 +1302,8 @@ class World {
       for (const [path, versions] of this.#abandonedDeletes) {
         const e = indexed[path];
         if (!e || !versions.has(e.v)) continue;
-        if ((await this.target.direct.head(path).catch(() => null)) === null) {
+        // A failed look spares nothing.
+        if ((await this.target.direct.head(path).catch(() => "unknown")) === null) {
           deletedAbandoned.add(path);
         }
       }
