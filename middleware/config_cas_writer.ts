@@ -51,7 +51,12 @@ import {
   writerId,
 } from "./own_writes.ts";
 import { rebaseSnapshot } from "./snapshot_rebase.ts";
-import { namesNewerVersion, rebaseMarker } from "./marker_rebase.ts";
+import {
+  namesNewerVersion,
+  publishesOverDeletion,
+  rebaseMarker,
+  recreateMarker,
+} from "./marker_rebase.ts";
 import { recordConflict, waitFor } from "./cas_outcomes.ts";
 
 export {
@@ -204,6 +209,11 @@ export function configCasWriter(): Middleware<WriteContext> {
     // conflict, written over it (see `marker_rebase.ts`).
     if (remote && await namesNewerVersion(ctx, remote)) {
       return await rebaseMarker(ctx, remote, CONFIG_CAS_WRITER);
+    }
+    // One deleted by another writer, this push publishing the version it
+    // names: created again (see `marker_rebase.ts`).
+    if (!remote && await publishesOverDeletion(ctx)) {
+      return await recreateMarker(ctx, CONFIG_CAS_WRITER);
     }
     await recordConflict(ctx, remote, CONFIG_CAS_WRITER);
   };

@@ -21,6 +21,13 @@
  * than the datastore's, or one that names no version number: a conflict as
  * before.
  *
+ * A peer that deleted the marker (and with it, say, the whole data name) is
+ * no newer marker to keep: where this cache synced the marker, moved it
+ * forward, and this very push publishes the version it names (a run after
+ * the deletion wrote a new version), the marker is created again with that
+ * version, as a create, so that readers find the version just published;
+ * the deletion of the older versions stands. Otherwise a conflict as before.
+ *
  * @module
  */
 import type { WriteContext } from "../sync/context.ts";
@@ -66,6 +73,33 @@ export async function namesNewerVersion(
     push.config.concurrency,
   );
   return Object.keys(index?.entries ?? {}).some((p) => p.startsWith(dir));
+}
+
+/**
+ * True when the write is a `latest` marker's that may be created again over
+ * a peer's committed deletion of it: synced here, moved forward from that
+ * base, to a version this push publishes (see the module).
+ */
+export async function publishesOverDeletion(ctx: WriteContext): Promise<boolean> {
+  if (ctx.entry.class !== "latest-marker" || !(ctx.body instanceof Uint8Array)) return false;
+  const mine = markerNumber(ctx.body);
+  const synced = ctx.entry.syncedHash;
+  if (mine === undefined || synced === undefined) return false;
+  const base = await markerNumberOfHash(synced, mine);
+  if (base === undefined || mine <= base) return false;
+  const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`;
+  return ctx.push.plan.some((e) => e.path.startsWith(dir) && e.action === "put");
+}
+
+/** Creates the marker again over a peer's committed deletion of it (a create: one winner). */
+export async function recreateMarker(ctx: WriteContext, gate: string): Promise<void> {
+  await writeOverCommitted(ctx, null, gate, {
+    written:
+      "names the version this push publishes, created again over another writer's deletion of the marker",
+    lost: "a marker, created meanwhile by another writer",
+    reason:
+      "a latest marker naming the version this push publishes: another writer created the marker while this push created it again; the marker stays dirty and the next push looks again",
+  });
 }
 
 /**

@@ -65,13 +65,14 @@ Deno.test("a latest marker naming the same or an older version than the datastor
   assert.equal(await read(b, MARKER), "2");
 });
 
-Deno.test("a marker that names no version number is a conflict as before", async () => {
+Deno.test("a marker that names no version number is never written over another writer's: held, dirty", async () => {
   const store = new InMemoryStore();
   const { a, b } = await bothAtOne(store);
   await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
   await put(b, MARKER, "by hand: 7");
-  assert.deepEqual((await b.pushChanged()).conflicts, [MARKER]);
+  const r = await b.pushChanged();
+  assert.ok(r.skipped.some((s) => s.path === MARKER && s.keepDirty), JSON.stringify(r.skipped));
   assert.equal(store.peekText(MARKER), "2");
 });
 
@@ -207,4 +208,50 @@ Deno.test("a pull that meets a peer's marker naming the same version as this cac
   const pushed = await b.pushChanged();
   assert.deepEqual(pushed.conflicts, []);
   assert.equal(store.peekText(MARKER), "2");
+});
+
+/** a deletes the whole data name (its versions and marker) and pushes; b has not pulled. */
+async function deletedByA(store: InMemoryStore) {
+  const { a, b } = await bothAtOne(store);
+  await Deno.remove(`${a.cacheDir}/${D}`, { recursive: true });
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  assert.equal(store.peekText(MARKER), undefined);
+  assert.equal(store.peekText(`${D}/1/raw`), undefined);
+  return { a, b };
+}
+
+Deno.test("a latest marker another writer deleted, with the data name, is created again by a push that publishes the version it names: readers find that version", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await deletedByA(store);
+  // b's run after the deletion: version 2 and its marker.
+  await wrote(b, ["2"], "2", "b");
+  const r = await b.pushChanged();
+  assert.deepEqual(r.conflicts, []);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(store.peekText(`${D}/2/raw`), "b's 2");
+  assert.equal(store.peekText(MARKER), "2", "the marker names the version just published");
+  assert.equal(store.peekText(`${D}/1/raw`), undefined, "the deletion of version 1 stands");
+  await a.pullChanged();
+  assert.equal(await read(a, MARKER), "2");
+  // b's next run publishes its marker as any other.
+  await wrote(b, ["3"], "3", "b");
+  assert.deepEqual((await b.pushChanged()).conflicts, []);
+  assert.equal(store.peekText(MARKER), "3");
+});
+
+Deno.test("a latest marker another writer deleted stays a conflict where this push publishes no version of it (moved here alone, or back)", async () => {
+  const store = new InMemoryStore();
+  const { b } = await deletedByA(store);
+  // Version 2 pushed before, the marker moved alone now: not this push's version.
+  await put(b, `${D}/2/raw`, "b's 2");
+  await b.pushChanged({ only: [`${D}/2/raw`] });
+  await put(b, MARKER, "2");
+  const r = await b.pushChanged({ only: [MARKER] });
+  assert.deepEqual(r.conflicts, [MARKER]);
+  assert.equal(
+    store.peekText(MARKER),
+    undefined,
+    "the deletion is not undone without a new version",
+  );
 });
