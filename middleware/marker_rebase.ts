@@ -65,7 +65,7 @@ export async function namesNewerVersion(
   // before this commit step), or listed by the datastore's index.
   const push = ctx.push;
   const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`;
-  if (push.plan.some((e) => e.path.startsWith(dir) && e.action === "put")) return true;
+  if (publishes(ctx, dir)) return true;
   const index = await readIndex(
     push.store,
     push.config.retry,
@@ -87,8 +87,18 @@ export async function publishesOverDeletion(ctx: WriteContext): Promise<boolean>
   if (mine === undefined || synced === undefined) return false;
   const base = await markerNumberOfHash(synced, mine);
   if (base === undefined || mine <= base) return false;
-  const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`;
-  return ctx.push.plan.some((e) => e.path.startsWith(dir) && e.action === "put");
+  return publishes(ctx, `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`);
+}
+
+/**
+ * True when this push publishes files under `dir`: puts of its plan, or
+ * uploads its preparation made (the commit of a prepared push writes the
+ * marker after them, before any index names them).
+ */
+function publishes(ctx: WriteContext, dir: string): boolean {
+  const push = ctx.push;
+  return push.plan.some((e) => e.path.startsWith(dir) && e.action === "put") ||
+    push.uploaded.some((u) => u.path.startsWith(dir) && !push.withdrawn.has(u.path));
 }
 
 /** Creates the marker again over a peer's committed deletion of it (a create: one winner). */

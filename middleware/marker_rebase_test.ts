@@ -255,3 +255,30 @@ Deno.test("a latest marker another writer deleted stays a conflict where this pu
     "the deletion is not undone without a new version",
   );
 });
+
+Deno.test("in a prepared push too (its version uploaded by the preparation, the marker at the commit): a marker deleted meanwhile is created again, one moved forward by a peer meanwhile is written over", async () => {
+  const deleted = new InMemoryStore();
+  {
+    const { a, b } = await bothAtOne(deleted);
+    await wrote(b, ["2"], "2", "b");
+    const prepared = await b.preparePush();
+    await Deno.remove(`${a.cacheDir}/${D}`, { recursive: true });
+    await a.markDirty({ relPath: D });
+    await a.pushChanged();
+    const r = await b.commitPush(prepared);
+    assert.deepEqual(r.conflicts, []);
+    assert.equal(deleted.peekText(MARKER), "2");
+    assert.equal(deleted.peekText(`${D}/2/raw`), "b's 2");
+  }
+  const moved = new InMemoryStore();
+  {
+    const { a, b } = await bothAtOne(moved);
+    await wrote(b, ["3"], "3", "b");
+    const prepared = await b.preparePush();
+    await wrote(a, ["2"], "2", "a");
+    await a.pushChanged();
+    const r = await b.commitPush(prepared);
+    assert.deepEqual(r.conflicts, []);
+    assert.equal(moved.peekText(MARKER), "3");
+  }
+});
