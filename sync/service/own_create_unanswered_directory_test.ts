@@ -14,48 +14,65 @@ import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { clone, createAnswerLost, put, quick, read } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
+import type { SyncService } from "./service.ts";
 
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+const PATH = "notes/n.md";
+
+/** `a`'s user replaces the file at PATH by a directory of its name and marks the name. */
+async function toDirectory(a: SyncService): Promise<void> {
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await put(a, `${PATH}/x.md`, "under a directory now", false);
+  await a.markDirty({ relPath: PATH });
+}
+
+/**
+ * `a` creates PATH, its commit's answer lost, and its user replaces the
+ * file by a directory of its name; the push's first index write (the one
+ * that takes the file's entry out) is cut off, and the next push runs with
+ * the store reachable again. Returns the version of `a`'s own write.
+ */
+async function removalCutOff(store: InMemoryStore, a: SyncService): Promise<string> {
+  const v = await createAnswerLost(store, a, PATH, "a file at first");
+  assert.equal(a.state.synced(PATH), undefined, "the answer was lost: never synced here");
+  await toDirectory(a);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  await a.pushChanged();
+  return v;
+}
+
+/** Fails when the index names PATH while the store holds nothing there. */
+async function assertNotNamingGone(store: InMemoryStore, v: string): Promise<void> {
+  const entries = (await readIndex(store, quick.retry))?.entries ?? {};
+  assert.ok(
+    !Object.hasOwn(entries, PATH) || store.peekText(PATH) !== undefined,
+    `the index names ${PATH} (version ${
+      entries[PATH]?.v
+    }, this cache's own write ${v}), which the store no longer holds`,
+  );
+}
 
 Deno.test("a created file whose commit answer was lost, replaced here by a directory, the removal of its entry cut off: the index never keeps naming the deleted object", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
-  const path = "notes/n.md";
-  const v = await createAnswerLost(store, a, path, "a file at first");
-  assert.equal(a.state.synced(path), undefined, "the answer was lost: never synced here");
-  // The user replaces the file by a directory of its name and pushes that name.
-  await Deno.remove(`${a.cacheDir}/${path}`);
-  await put(a, `${path}/x.md`, "under a directory now", false);
-  await a.markDirty({ relPath: path });
-  // The push's index update that takes the file's entry out is cut off.
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  // The next push, the store reachable again.
-  await a.pushChanged();
-  const entries = (await readIndex(store, quick.retry))?.entries ?? {};
-  assert.ok(
-    !Object.hasOwn(entries, path) || store.peekText(path) !== undefined,
-    `the index names ${path} (version ${
-      entries[path]?.v
-    }, this cache's own write ${v}), which the store no longer holds`,
-  );
+  await assertNotNamingGone(store, await removalCutOff(store, a));
   const pulled = await a.pullChanged();
   assert.deepEqual(pulled.conflicts, [], "no conflict with its own write");
   assert.deepEqual(a.conflicts(), []);
   await a.pushChanged();
   const b = await clone(store, "b");
   await b.pullChanged();
-  assert.equal(await read(b, `${path}/x.md`), "under a directory now");
-  assert.equal(await read(b, path), undefined);
+  assert.equal(await read(b, `${PATH}/x.md`), "under a directory now");
+  assert.equal(await read(b, PATH), undefined);
 });
 
 /**
  * The same beside an old client's entry anywhere in the index: there every
  * conditional removal is checked against the store (`checkAll` in
- * `index_apply.ts`), and the removal that should go before the delete finds
- * this cache's upload still standing, so it is left out as another's and
- * the delete goes first after all; the removal after it, cut off, leaves
- * the entry naming nothing, as before the reordering.
+ * `index_apply.ts`), and the removal that goes before the delete found this
+ * cache's upload still standing and was left out as another writer's, so
+ * the delete went first after all (`removeHeld` takes it out now).
  */
 Deno.test("beside an old client's entry: a created file whose commit answer was lost, replaced here by a directory, the removal of its entry cut off: the index never keeps naming the deleted object", async () => {
   const store = new InMemoryStore();
@@ -63,23 +80,7 @@ Deno.test("beside an old client's entry: a created file whose commit answer was 
   await peerPush(store, { "notes/old-client.md": "an old client's note" });
   const a = await clone(store, "a");
   await a.pullChanged();
-  const path = "notes/n.md";
-  const v = await createAnswerLost(store, a, path, "a file at first");
-  assert.equal(a.state.synced(path), undefined, "the answer was lost: never synced here");
-  await Deno.remove(`${a.cacheDir}/${path}`);
-  await put(a, `${path}/x.md`, "under a directory now", false);
-  await a.markDirty({ relPath: path });
-  // The push's first index write (meant to take the file's entry out) is cut off.
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  await a.pushChanged();
-  const entries = (await readIndex(store, quick.retry))?.entries ?? {};
-  assert.ok(
-    !Object.hasOwn(entries, path) || store.peekText(path) !== undefined,
-    `the index names ${path} (version ${
-      entries[path]?.v
-    }, this cache's own write ${v}), which the store no longer holds`,
-  );
+  await assertNotNamingGone(store, await removalCutOff(store, a));
   const pulled = await a.pullChanged();
   assert.deepEqual(pulled.conflicts, [], "no conflict with its own write");
 });
@@ -87,31 +88,26 @@ Deno.test("beside an old client's entry: a created file whose commit answer was 
 /**
  * Beside an old client's entry, with no cut-off at all: the delete of this
  * cache's own committed upload lands and its answer is lost; its retry
- * finds nothing there (`deleteAt` takes that for "another version", false),
- * so `dropOwnStranded` skips the removal after it, and the removal before
- * it was left out (the store still held the upload then). The push reports
- * success and the index names the deleted object for good.
+ * finds nothing there (`deleteAt` takes that for "another version"), so
+ * nothing after it takes the entry out: the removal before it must have.
  */
 Deno.test("beside an old client's entry: the delete of this cache's own committed upload, its answer lost, never leaves the index naming the deleted object", async () => {
   const store = new InMemoryStore();
   await peerPush(store, { "notes/old-client.md": "an old client's note" });
   const first = await clone(store, "a");
   await first.pullChanged();
-  const path = "notes/n.md";
-  await createAnswerLost(store, first, path, "a file at first");
+  await createAnswerLost(store, first, PATH, "a file at first");
   // The same cache opened again, its requests retried as by default (here once, at once).
   const a = await clone(store, "a", first.cacheDir, {
     retry: { retries: 1, minTimeoutMs: 0, maxTimeoutMs: 0 },
   });
-  await Deno.remove(`${a.cacheDir}/${path}`);
-  await put(a, `${path}/x.md`, "under a directory now", false);
-  await a.markDirty({ relPath: path });
+  await toDirectory(a);
   store.failNext("delete", 1, () => new UnreachableError("answer lost"), {
     afterEffect: true,
-    match: (k) => k === path,
+    match: (k) => k === PATH,
   });
   await a.pushChanged();
-  assert.equal(store.peekText(path), undefined, "the upload is deleted");
+  assert.equal(store.peekText(PATH), undefined, "the upload is deleted");
   const entries = (await readIndex(store, quick.retry))?.entries ?? {};
-  assert.ok(!Object.hasOwn(entries, path), `the index still names ${path}, deleted`);
+  assert.ok(!Object.hasOwn(entries, PATH), `the index still names ${PATH}, deleted`);
 });
