@@ -412,6 +412,7 @@ const INSERTS_OFF = {
   sharedCacheShare: 0,
   copyShare: 0,
   markerRaceShare: 0,
+  ownLostShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -431,6 +432,26 @@ Deno.test("history: a marker moved back and pushed is raced by another clone's m
     }
   }
   assert.ok(raced > 5, `${raced} races in 300 histories`);
+});
+
+Deno.test("history: a file created with its commit's answer lost, then made a directory and its push cut off, is inserted from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, ownLostShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (added.length === 0) continue;
+    inserted++;
+    assert.deepEqual(added.map((o) => o.kind), ["crash", "edit", "crash", "reshape"]);
+    const [answer, edit, commit, reshape] = added;
+    assert.ok(answer.kind === "crash" && answer.at === "answer" && answer.queued);
+    assert.ok(commit.kind === "crash" && commit.at === "commit" && commit.queued);
+    assert.ok(edit.kind === "edit" && reshape.kind === "reshape" && edit.file === reshape.file);
+    assert.ok(new Set(added.map((o) => "clone" in o ? o.clone : -1)).size === 1, "one clone");
+  }
+  assert.equal(inserted, 200, "every history with ops gets the block");
 });
 
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {

@@ -117,6 +117,11 @@ export type Op =
     readonly kind: "crash";
     readonly clone: number;
     readonly at?: "commit" | "answer";
+    /**
+     * With `at`: armed when the clone's queue gets to it (its commands
+     * before it done), not at once: the crash then aims at the command after.
+     */
+    readonly queued?: boolean;
   }
   /** A user edits one of {@link SHARED_FILES} (see {@link EditHow}). */
   | {
@@ -455,6 +460,8 @@ export interface GenerateOptions {
   readonly sharedCacheShare?: number;
   /** Chance that a history has a clone's cache replaced by a copy of another's (see {@link insertCopies}); default 0.1. */
   readonly copyShare?: number;
+  /** Chance that a history has a file created with its commit's answer lost, then made a directory (see {@link insertOwnLost}); default 0.1. */
+  readonly ownLostShare?: number;
   /** Chance that a `latest` marker moved back and pushed is raced by another clone's, moved forward (default 0.5). */
   readonly markerRaceShare?: number;
   /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */
@@ -789,6 +796,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // From a generator of their own: the operations above stay as they were.
   insertCopies(ops, clones, new Rng(mixSeed(seed, 0x636f7079)), options.copyShare ?? 0.1);
   // From a generator of their own: the operations above stay as they were.
+  insertOwnLost(ops, clones, new Rng(mixSeed(seed, 0x6f776e6c)), options.ownLostShare ?? 0.1);
+  // From a generator of their own: the operations above stay as they were.
   insertMarkerRaces(
     ops,
     clones,
@@ -1080,6 +1089,33 @@ function insertForeign(ops: Op[], clones: number, rng: Rng, share: number): void
     );
   }
   ops.splice(0, 0, ...first, ...then);
+}
+
+/**
+ * Inserts, in a share of histories, a file a clone creates whose commit's
+ * answer is lost, then made a directory and pushed, that push cut off
+ * between its delete and the index update after it: the clone's crash
+ * armed at `answer`, its push of the file (its index write lands, the clone
+ * dies before the answer), a crash armed at `commit`, and the reshape
+ * pushed. The push that drops the clone's own committed upload at that
+ * name must take the index entry naming it out before the upload, beside
+ * old clients' entries too (a review found the removal left out there:
+ * every conditional removal is checked against the store, which still held
+ * the upload). From a generator of its own, with ids after every other
+ * operation's.
+ */
+function insertOwnLost(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const clone = rng.int(clones);
+  const file = rng.pick(RESHAPED_FILES);
+  const block: Op[] = [
+    { id: id++, kind: "crash", clone, at: "answer", queued: true },
+    { id: id++, kind: "edit", clone, file, how: "push" },
+    { id: id++, kind: "crash", clone, at: "commit", queued: true },
+    { id: id++, kind: "reshape", clone, file, how: "push" },
+  ];
+  ops.splice(rng.int(ops.length + 1), 0, ...block);
 }
 
 /**

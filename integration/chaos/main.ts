@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--unwritten-share x`, `--streamed-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x` and `--checked-delete-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--unwritten-share x`, `--streamed-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x` and `--own-lost-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -181,6 +181,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--shared-cache-share":
       case "--copy-share":
       case "--etag-share":
+      case "--own-lost-share":
       case "--checked-delete-share": {
         const v = value();
         const n = Number(v);
@@ -213,6 +214,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "etagShare"
           : flag === "--checked-delete-share"
           ? "checkedDeleteShare"
+          : flag === "--own-lost-share"
+          ? "ownLostShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;

@@ -973,6 +973,20 @@ class World {
         break;
       case "crash": {
         const slot = this.clones[op.clone];
+        if (op.at && op.queued) {
+          const at = op.at;
+          this.#enqueue(
+            op.clone,
+            plainCommand(this.#env, op.clone, `arm a crash at ${at}`, () => {
+              // Reached only in the final sync (its queue drained there): no crash then.
+              if (this.#opId === -1) return Promise.resolve();
+              if (at === "answer") this.#answerArmed.add(slot);
+              else this.#armed.set(slot, this.#armed.get(slot) ?? false);
+              return Promise.resolve();
+            }),
+          );
+          break;
+        }
         if (op.at === "answer") {
           this.#note(`c${op.clone} is armed to crash as its next index write lands`);
           this.#answerArmed.add(slot);
