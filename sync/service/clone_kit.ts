@@ -245,8 +245,10 @@ export async function copyTree(from: string, to: string): Promise<void> {
 }
 
 /**
- * `svc`'s new file `path` (`text`, a v1 store), whose index commit lands
- * and whose answer is lost. Returns the version the index names now.
+ * `svc`'s new file `path` (`text`), whose index commit lands and whose
+ * answer is lost: the answer of the write of `key` (the v1 index by
+ * default; a v2 bucket's last is its meta). Returns the version the index
+ * names now.
  *
  * @example
  * ```ts
@@ -261,8 +263,9 @@ export async function createAnswerLost(
   svc: SyncService,
   path: string,
   text: string,
+  key: string = MONOLITH_KEY,
 ): Promise<string> {
-  return await pushCutOff(store, svc, path, text, MONOLITH_KEY, true);
+  return await pushCutOff(store, svc, path, text, key, true);
 }
 
 /**

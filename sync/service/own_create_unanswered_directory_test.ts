@@ -15,6 +15,7 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { clone, createAnswerLost, put, quick, read } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "./service.ts";
+import { migrateIndex } from "./migrate.ts";
 
 const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 const PATH = "notes/n.md";
@@ -32,11 +33,26 @@ async function toDirectory(a: SyncService): Promise<void> {
  * that takes the file's entry out) is cut off, and the next push runs with
  * the store reachable again. Returns the version of `a`'s own write.
  */
-async function removalCutOff(store: InMemoryStore, a: SyncService): Promise<string> {
-  const v = await createAnswerLost(store, a, PATH, "a file at first");
+async function removalCutOff(
+  store: InMemoryStore,
+  a: SyncService,
+  v2 = false,
+): Promise<string> {
+  const v = await createAnswerLost(
+    store,
+    a,
+    PATH,
+    "a file at first",
+    v2 ? "_index/_meta.json" : undefined,
+  );
   assert.equal(a.state.synced(PATH), undefined, "the answer was lost: never synced here");
   await toDirectory(a);
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  // v1: the push's first index write; v2: the one after the shard and meta
+  // that take the entry out (before the delete), so that the cut-off comes
+  // after the delete whatever was taken out before it.
+  let seen = 0;
+  const cut = (k: string) => isIndexKey(k) && ++seen === (v2 ? 3 : 1);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: cut });
   await assert.rejects(a.pushChanged(), /could not be reached/);
   await a.pushChanged();
   return v;
@@ -110,4 +126,21 @@ Deno.test("beside an old client's entry: the delete of this cache's own committe
   assert.equal(store.peekText(PATH), undefined, "the upload is deleted");
   const entries = (await readIndex(store, quick.retry))?.entries ?? {};
   assert.ok(!Object.hasOwn(entries, PATH), `the index still names ${PATH}, deleted`);
+});
+
+/**
+ * The same on a v2 bucket, another client's entry in the shard of the
+ * path: each shard's change carries the mark of the removal made before
+ * its delete (a chaos history found it left out there, its shard's change
+ * built without it).
+ */
+Deno.test("v2, beside another client's entry in the path's shard: a created file whose commit answer was lost, replaced here by a directory, the removal of its entry cut off: the index never keeps naming the deleted object", async () => {
+  const store = new InMemoryStore();
+  await peerPush(store, { "notes/old-client.md": "an old client's note" });
+  const a = await clone(store, "a");
+  await migrateIndex(a);
+  await a.pullChanged();
+  await assertNotNamingGone(store, await removalCutOff(store, a, true));
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [], "no conflict with its own write");
 });

@@ -86,6 +86,7 @@ export async function updateV2(
       check: change.check,
       baseGone: change.baseGone,
       foundGone: change.foundGone,
+      removeHeld: change.removeHeld,
       checkCreates: change.checkCreates,
       clashing: change.clashing,
       besideElsewhere: change.besideElsewhere,
