@@ -35,6 +35,8 @@ import type { GetResult } from "../sync/ports.ts";
 import { writeOverCommitted } from "./own_writes.ts";
 import { markerNumber, markerNumberOfHash, movedFurther } from "../sync/marker_numbers.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { isInternalPath } from "../sync/paths.ts";
+import { shellWord } from "../sync/shell_word.ts";
 
 /** Why a marker that lost the race to another writer's was left dirty. */
 export const MARKER_RACE_REASON =
@@ -87,7 +89,14 @@ export async function publishesOverDeletion(ctx: WriteContext): Promise<boolean>
   if (mine === undefined || synced === undefined) return false;
   const base = await markerNumberOfHash(synced, mine);
   if (base === undefined || mine <= base) return false;
-  return publishes(ctx, `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`);
+  // Every file of the version here is published by this very push: one
+  // pushed before may have gone with the peer's deletion of the data name,
+  // and the marker would then name a version only partly there.
+  const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}`;
+  const push = ctx.push;
+  const files = (await push.cache.listFiles(dir).catch(() => [] as string[]))
+    .filter((f) => !isInternalPath(f, push.config.classifierRules));
+  return files.length > 0 && files.every((f) => publishesFile(ctx, f));
 }
 
 /**
@@ -101,7 +110,21 @@ function publishes(ctx: WriteContext, dir: string): boolean {
     push.uploaded.some((u) => u.path.startsWith(dir) && !push.withdrawn.has(u.path));
 }
 
-/** Creates the marker again over a peer's committed deletion of it (a create: one winner). */
+/** True when this push publishes the file `path` (see {@link publishes}). */
+function publishesFile(ctx: WriteContext, path: string): boolean {
+  const push = ctx.push;
+  return push.plan.some((e) => e.path === path && e.action === "put") ||
+    push.uploaded.some((u) => u.path === path && !push.withdrawn.has(u.path));
+}
+
+/** Why a marker another writer deleted was created again (the `marker_recreated` warning). */
+export const MARKER_RECREATED = "marker_recreated";
+
+/**
+ * Creates the marker again over a peer's committed deletion of it (a
+ * create: one winner), and says so: the peer's user may have meant the
+ * data name to stay deleted.
+ */
 export async function recreateMarker(ctx: WriteContext, gate: string): Promise<void> {
   await writeOverCommitted(ctx, null, gate, {
     written:
@@ -109,6 +132,18 @@ export async function recreateMarker(ctx: WriteContext, gate: string): Promise<v
     lost: "a marker, created meanwhile by another writer",
     reason:
       "a latest marker naming the version this push publishes: another writer created the marker while this push created it again; the marker stays dirty and the next push looks again",
+  });
+  if (ctx.outcome !== "written") return;
+  const dir = ctx.key.slice(0, ctx.key.lastIndexOf("/"));
+  ctx.push.events.emit("warning", {
+    code: MARKER_RECREATED,
+    message:
+      `${ctx.key} was deleted on the datastore by another writer (with ${dir}'s older versions, it may be), and this push published version ${
+        markerNumber(ctx.body as Uint8Array)
+      } of ${dir}: the marker was created again naming it, so that readers find it; the deletion of the older versions stands. If ${dir} was meant to stay deleted, delete it here too and push (\`sluice push ${
+        shellWord(dir)
+      }\`).`,
+    path: ctx.key,
   });
 }
 

@@ -282,3 +282,50 @@ Deno.test("in a prepared push too (its version uploaded by the preparation, the 
     assert.equal(moved.peekText(MARKER), "3");
   }
 });
+
+Deno.test("a latest marker another writer deleted is not created again naming a version whose files that writer deleted too (only one file of it in this push)", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  // b's run pushes part of version 2 first (its raw), the marker not yet moved.
+  await put(b, `${D}/2/raw`, "b's 2");
+  await b.pushChanged({ only: [`${D}/2/raw`] });
+  assert.equal(store.peekText(`${D}/2/raw`), "b's 2");
+  // a pulls it, then deletes the whole data name on purpose (version 2's raw included).
+  await a.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${D}`, { recursive: true });
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  assert.equal(store.peekText(MARKER), undefined);
+  assert.equal(store.peekText(`${D}/2/raw`), undefined);
+  // b, not having pulled, finishes version 2 (another file) and moves its marker to it.
+  await put(b, `${D}/2/metadata.yaml`, "b's 2 meta");
+  await put(b, MARKER, "2");
+  await b.pushChanged();
+  // The marker would point readers at a version whose raw the datastore no longer holds.
+  assert.ok(
+    store.peekText(MARKER) === undefined || store.peekText(`${D}/2/raw`) !== undefined,
+    `marker ${store.peekText(MARKER)} names ${D}/2, whose raw is gone`,
+  );
+});
+
+Deno.test("a latest marker another writer deleted on purpose, created again by this push, is said: a warning or a conflict, not only a gate note", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  // a's user deletes the whole data name on purpose while b's run is in flight.
+  await Deno.remove(`${a.cacheDir}/${D}`, { recursive: true });
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  assert.equal(store.peekText(MARKER), undefined);
+  await wrote(b, ["2"], "2", "b");
+  const warnings: string[] = [];
+  b.events.on("warning", (w) => warnings.push(`${w.code}: ${w.message}`));
+  const r = await b.pushChanged();
+  assert.equal(store.peekText(MARKER), "2", "the data name is readable again");
+  // Before f0f3285 this was a conflict b's user saw; now nothing tells either user.
+  assert.ok(
+    r.conflicts.includes(MARKER) || warnings.some((w) => w.includes(MARKER)),
+    `the deletion of ${D} by another writer was undone silently: conflicts ${
+      JSON.stringify(r.conflicts)
+    }, warnings ${JSON.stringify(warnings)}`,
+  );
+});
