@@ -34,6 +34,7 @@ import { ADOPT_HINT, ADOPTED_UNCOMMITTED, adoptedMessage, resolveHint } from "./
 import type { PushTally } from "./push_result.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
+import { putBackAndName } from "../transfer/put_back.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -201,6 +202,19 @@ export async function dropOwnStranded(
   // this cache's pull). Cut off between the two, the upload stands unnamed,
   // still recorded here, and the next push deletes it.
   if (named?.v === now.version) await unnameOwn(ctx, path, now.version);
+  // Beside old clients' entries on a store whose versions are the bytes'
+  // (ETags), an old client's rewrite of the same bytes, committed before the
+  // delete, carries this upload's version and goes with it: its bytes are
+  // kept to put back (see `unnameDeleted`).
+  const beside = index !== null && Object.values(index.entries).some(isUnversioned);
+  const held = beside
+    ? await getOrNull(ctx.store, path, {
+      retry: ctx.config.retry,
+      signal: ctx.signal,
+      concurrency: ctx.config.concurrency,
+    })
+    : null;
+  const bytes = held?.version === now.version ? held.body : undefined;
   if (!(await deleteOwn(ctx, path, now.version))) return false;
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose
@@ -208,7 +222,7 @@ export async function dropOwnStranded(
   // object had gone outside Sluice) names nothing once the upload is gone:
   // taken out with it, recorded as lost (see `unnameDeleted`).
   const over = named && !isUnversioned(named) ? named.v : undefined;
-  await unnameDeleted(ctx, path, now.version, over);
+  await unnameDeleted(ctx, path, now.version, over, bytes);
   return true;
 }
 
@@ -239,15 +253,32 @@ async function unnameOwn(ctx: PushContext, path: string, version: string): Promi
  * later (the adopter looks again after its commit, see `adoptStranded`).
  * So too an entry of `over`, the version the index named before the delete,
  * which the upload had replaced in the store. One index read more, on this
- * rare path alone.
+ * rare path alone. With `bytes` (the upload's, kept beside old clients'
+ * entries): an old client's entry naming those very bytes now is its
+ * rewrite of them, committed before the delete took it (the same version
+ * on a store whose versions are the bytes'): they are put back and named.
  */
 async function unnameDeleted(
   ctx: PushContext,
   path: string,
   version: string,
   over?: string,
+  bytes?: Uint8Array,
 ): Promise<void> {
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+  const e = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
+  if (bytes && e && isUnversioned(e)) {
+    const same = e.h ? e.h === await sha256Hex(bytes) : e.s === bytes.length;
+    if (same) {
+      await putBackAndName(ctx.store, path, bytes, e, {
+        retry: ctx.config.retry,
+        signal: ctx.signal,
+        concurrency: ctx.config.concurrency,
+        now: () => ctx.clock.now(),
+      });
+      return;
+    }
+  }
   const v = index && Object.hasOwn(index.entries, path) ? index.entries[path].v : undefined;
   if (v === undefined || (v !== version && v !== over)) return;
   // `over` may be a peer's commit whose object went outside Sluice before
