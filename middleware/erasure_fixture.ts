@@ -7,6 +7,7 @@
 import { LocalCache } from "../sync/transfer/cache.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { SyncState } from "../sync/service/state.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -40,4 +41,19 @@ export async function erasureFixture(prefix: string) {
     await state.markDirty(path);
   };
   return { dir, cache, state, synced, dirty };
+}
+
+/**
+ * {@link erasureFixture} with an in-memory store beside it: what the
+ * erasure's functions take as their dependencies.
+ *
+ * @example
+ * ```ts
+ * import { erasureWithStore } from "./erasure_fixture.ts";
+ * const f = await erasureWithStore();
+ * console.log(f.store.keys()); // []
+ * ```
+ */
+export async function erasureWithStore(prefix = "sluice-erasure-") {
+  return { ...await erasureFixture(prefix), store: new InMemoryStore() };
 }

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { erasureFixture } from "./erasure_fixture.ts";
+import { erasureFixture, erasureWithStore as fresh } from "./erasure_fixture.ts";
 import {
   completeErasure,
   emptyJournal,
   readErasureJournal,
-  resolveHeldVersions,
   writeErasureJournal,
 } from "./erasure.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
@@ -19,104 +18,6 @@ const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
-
-async function fresh() {
-  return { ...await erasureFixture("sluice-erasure-"), store: new InMemoryStore() };
-}
-
-Deno.test("completeErasure is idempotent", async () => {
-  const f = await fresh();
-  await f.dirty(`${D}/1/raw`, "a");
-  await f.dirty(`${D}/latest`, "1");
-  const j = { ...emptyJournal(), erase: [`${D}/1`], prefixes: ["data/t/m"] };
-  await writeErasureJournal(f.cache, j);
-  const first = await completeErasure(f, j);
-  assert.deepEqual(first.erased, [`${D}/1`]);
-  // The refused run's own marker (a local change naming the erased version).
-  assert.deepEqual(first.markers, [{ path: `${D}/latest`, version: null, dirty: false, was: "1" }]);
-  // Run again over a journal that still names the directory (a crash before it said so).
-  const stale = { ...emptyJournal(), erase: [`${D}/1`] };
-  await writeErasureJournal(f.cache, stale);
-  const again = await completeErasure(f, stale);
-  assert.deepEqual(again.erased, [`${D}/1`]);
-  assert.deepEqual(f.state.dirtyPaths(), []);
-  assert.deepEqual(await readErasureJournal(f.cache), emptyJournal());
-});
-
-Deno.test("resolveHeldVersions keep releases the hold and leaves the files dirty", async () => {
-  const f = await fresh();
-  await f.dirty(`${D}/2/raw`, "b");
-  await writeErasureJournal(f.cache, {
-    ...emptyJournal(),
-    held: [{
-      dirs: [`${D}/2`, `${D}/3`],
-      problems: [{ dir: `${D}/2`, reason: "it existed in the cache before the run started" }],
-      uploads: [],
-      at: 0,
-    }],
-  });
-  assert.deepEqual(await resolveHeldVersions(f, [`${D}/2/`], "keep"), [`${D}/2`]);
-  const j = await readErasureJournal(f.cache);
-  assert.deepEqual(j.held.map((h) => h.dirs), [[`${D}/3`]]);
-  assert.deepEqual(j.held[0].problems, []);
-  assert.deepEqual(f.state.dirtyPaths(), [`${D}/2/raw`]);
-});
-
-Deno.test("resolveHeldVersions discard deletes the latest marker a held run's push created (a journal of an earlier release names it); keep leaves it to the next push", async () => {
-  for (const decision of ["discard", "keep"] as const) {
-    const f = await fresh();
-    await f.dirty(`${D}/1/raw`, "a");
-    await f.dirty(`${D}/latest`, "1");
-    const raw = await f.store.put(`${D}/1/raw`, enc("a"), PutModes.create);
-    const marker = await f.store.put(`${D}/latest`, enc("1"), PutModes.create);
-    await writeErasureJournal(f.cache, {
-      ...emptyJournal(),
-      held: [{
-        dirs: [`${D}/1`],
-        problems: [{ dir: `${D}/1`, reason: "it existed in the cache before the run started" }],
-        uploads: [
-          { path: `${D}/1/raw`, version: raw.version },
-          { path: `${D}/latest`, version: marker.version },
-        ],
-        at: 0,
-      }],
-    });
-    assert.deepEqual(await resolveHeldVersions(f, [`${D}/1`], decision), [`${D}/1`]);
-    const j = await readErasureJournal(f.cache);
-    assert.deepEqual(j.held, [], decision);
-    assert.deepEqual(j.uploads, [], decision);
-    if (decision === "discard") {
-      assert.deepEqual(f.store.keys(), [], "nothing of the run is left on the store");
-      assert.deepEqual(f.state.dirtyPaths(), []);
-    } else {
-      assert.equal(f.store.peekText(`${D}/latest`), "1", "left for the next push to name");
-      assert.deepEqual(f.state.dirtyPaths(), [`${D}/1/raw`, `${D}/latest`]);
-    }
-  }
-});
-
-Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitted marker object, not a peer's", async () => {
-  for (const [writer, ownOrphan] of [["me", true], ["a-peer", false]] as const) {
-    const f = await fresh();
-    await f.cache.writeState("writer.json", { id: "me" });
-    await f.synced(`${D}/1/raw`, "a");
-    await f.synced(`${D}/latest`, "1"); // committed as version "r"
-    // An earlier marker write of this cache (or a peer's) landed and never reached the index.
-    f.store.seed(`${D}/latest`, "1", { [WRITER_METADATA]: writer });
-    await f.dirty(`${D}/2/raw`, "refused");
-    await f.dirty(`${D}/latest`, "2");
-    const j = { ...emptyJournal(), erase: [`${D}/2`], prefixes: ["data/t/m"] };
-    await writeErasureJournal(f.cache, j);
-    const out = await completeErasure(f, j);
-    assert.deepEqual(
-      out.markers,
-      [{ path: `${D}/latest`, version: 1, dirty: ownOrphan, was: "2" }],
-      writer,
-    );
-    assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
-    assert.deepEqual(f.state.dirtyPaths(), ownOrphan ? [`${D}/latest`] : [], writer);
-  }
-});
 
 Deno.test("completing an erasure a crash cut off after the move keeps a later run's same version", async () => {
   const f = await fresh();
