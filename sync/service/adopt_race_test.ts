@@ -13,11 +13,17 @@ import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { assertIndexCurrent, clone, pastDanglingGrace, put, quick } from "./clone_kit.ts";
+import {
+  assertIndexCurrent,
+  clone,
+  isIndexKey,
+  pastDanglingGrace,
+  put,
+  quick,
+} from "./clone_kit.ts";
 import type { SyncService } from "./service.ts";
 
 const P = "notes/n.md";
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
 /**
  * `a` (over `aStore`) pushes the new file `P`, its commit cut off, and then

@@ -12,7 +12,15 @@ import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import type { DistributedLock } from "../ports.ts";
-import { assertIndexCurrent, clone, fileMadeADirectory, put, quick, read } from "./clone_kit.ts";
+import {
+  assertIndexCurrent,
+  clone,
+  fileMadeADirectory,
+  isIndexKey,
+  put,
+  quick,
+  read,
+} from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 
 Deno.test("a file and a directory of the same name on the datastore: a pull places one, leaves the other out with path_blocked, and goes on", async () => {
@@ -219,7 +227,6 @@ Deno.test("a directory's push whose deletion of the file it replaced failed: not
 Deno.test("a directory's push cut off before its commit, then a file of its name again, pushed by that name: the directory's upload is deleted", async () => {
   const store = new InMemoryStore();
   const a = await fileReplacedByDirectory(store);
-  const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
   store.failNext("get", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
   await assert.rejects(a.pushChanged(), /could not be reached/);
   assert.equal(store.peekText("shape/part.txt"), "under a directory", "the upload landed");

@@ -235,6 +235,10 @@ async function pushCutOff(
   return v;
 }
 
+/** True for the key of an index object: the v1 index, a v2 shard or meta (to aim a fault at). */
+export const isIndexKey = (key: string): boolean =>
+  key === MONOLITH_KEY || key.startsWith("_index/");
+
 /** Copies the directory `from` into `to`, files and directories (in process). */
 export async function copyTree(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });

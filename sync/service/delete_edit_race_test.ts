@@ -15,6 +15,7 @@ import {
   bothSynced,
   checkedDeleteStore,
   clone,
+  isIndexKey,
   pastDanglingGrace,
   put,
   quick,
@@ -22,7 +23,6 @@ import {
 } from "./clone_kit.ts";
 
 const P = "notes/shared.txt";
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
 async function assertDeletionStands(store: InMemoryStore) {
   await assertIndexCurrent(store, { held: true });

@@ -12,12 +12,11 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, createAnswerLost, put, quick, read } from "./clone_kit.ts";
+import { clone, createAnswerLost, isIndexKey, put, quick, read } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 import type { SyncService } from "./service.ts";
 import { migrateIndex } from "./migrate.ts";
 
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 const PATH = "notes/n.md";
 
 /** `a`'s user replaces the file at PATH by a directory of its name and marks the name. */

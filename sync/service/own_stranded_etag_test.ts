@@ -8,11 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, createAnswerLost, put, quick, RacingStore } from "./clone_kit.ts";
+import { clone, createAnswerLost, isIndexKey, put, quick, RacingStore } from "./clone_kit.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 
 const PATH = "notes/n.md";
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
 Deno.test("ETag store: an old client's rewrite of the same bytes, committed while this cache drops its own stranded upload there, is not deleted from under its index entry", async () => {
   const store = new RacingStore({ versionFromBytes: true });

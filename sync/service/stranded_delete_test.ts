@@ -8,9 +8,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
-
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
 
 async function cutOffDeletion() {
   const store = new InMemoryStore();

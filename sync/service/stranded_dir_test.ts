@@ -13,9 +13,7 @@ import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { ObjectStore } from "../ports.ts";
 import type { SyncService } from "./service.ts";
-import { clone, put, quick, read } from "./clone_kit.ts";
-
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
+import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
 
 /** The next commit's index read of `store` is cut off (the upload before it lands). */
 const cutOffCommit = (store: InMemoryStore): void =>

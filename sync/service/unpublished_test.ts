@@ -11,10 +11,9 @@ import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import type { ProgressEvent } from "../events.ts";
 import { META_KEY, metaBody } from "../transfer/bucket_layout.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
-import { clone, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
+import { clone, isIndexKey, pastDanglingGrace, put, quick, read } from "./clone_kit.ts";
 
 const P = "notes/same.txt";
-const isIndexKey = (k: string) => k === ".datastore-index.json" || k.startsWith("_index/");
 
 /** `store`, running `fn` once, before or after the first index write through it. */
 function atFirstIndexWrite(
