@@ -23,10 +23,11 @@
  *
  * A peer that deleted the marker (and with it, say, the whole data name) is
  * no newer marker to keep: where this cache synced the marker, moved it
- * forward, and this very push publishes the version it names (a run after
- * the deletion wrote a new version), the marker is created again with that
- * version, as a create, so that readers find the version just published;
- * the deletion of the older versions stands. Otherwise a conflict as before.
+ * forward, and this very push publishes every file of the version it names
+ * (a run after the deletion wrote a new version), the marker is created
+ * again with that version, as a create, so that readers find the version
+ * just published, and a `marker_recreated` warning says so; the deletion of
+ * the older versions stands. Otherwise a conflict as before.
  *
  * @module
  */
@@ -67,7 +68,7 @@ export async function namesNewerVersion(
   // before this commit step), or listed by the datastore's index.
   const push = ctx.push;
   const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`;
-  if (publishes(ctx, dir)) return true;
+  if (publishes(ctx, (p) => p.startsWith(dir))) return true;
   const index = await readIndex(
     push.store,
     push.config.retry,
@@ -96,25 +97,18 @@ export async function publishesOverDeletion(ctx: WriteContext): Promise<boolean>
   const push = ctx.push;
   const files = (await push.cache.listFiles(dir).catch(() => [] as string[]))
     .filter((f) => !isInternalPath(f, push.config.classifierRules));
-  return files.length > 0 && files.every((f) => publishesFile(ctx, f));
+  return files.length > 0 && files.every((f) => publishes(ctx, (p) => p === f));
 }
 
 /**
- * True when this push publishes files under `dir`: puts of its plan, or
- * uploads its preparation made (the commit of a prepared push writes the
- * marker after them, before any index names them).
+ * True when this push publishes a path `match` takes: a put of its plan, or
+ * an upload its preparation made and did not withdraw (the commit of a
+ * prepared push writes the marker after them, before any index names them).
  */
-function publishes(ctx: WriteContext, dir: string): boolean {
+function publishes(ctx: WriteContext, match: (path: string) => boolean): boolean {
   const push = ctx.push;
-  return push.plan.some((e) => e.path.startsWith(dir) && e.action === "put") ||
-    push.uploaded.some((u) => u.path.startsWith(dir) && !push.withdrawn.has(u.path));
-}
-
-/** True when this push publishes the file `path` (see {@link publishes}). */
-function publishesFile(ctx: WriteContext, path: string): boolean {
-  const push = ctx.push;
-  return push.plan.some((e) => e.path === path && e.action === "put") ||
-    push.uploaded.some((u) => u.path === path && !push.withdrawn.has(u.path));
+  return push.plan.some((e) => e.action === "put" && match(e.path)) ||
+    push.uploaded.some((u) => match(u.path) && !push.withdrawn.has(u.path));
 }
 
 /** Why a marker another writer deleted was created again (the `marker_recreated` warning). */
