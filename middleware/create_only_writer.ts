@@ -36,6 +36,7 @@ import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
 import {
+  keepUnindexedAbove,
   lostVersion,
   setAsideVersion,
   unlessSiblingLost,
@@ -205,7 +206,11 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       ctx.entry,
     );
     const shown = aside.map((l) => shownStatePath(push.cache.dir, push.cache.stateDir, l));
-    throw new VersionConflictError([ctx.key], aside, ownEarlier, shown, unindexed);
+    // Other versions of this data above it that no index names (an older
+    // client's run stopped before its commit): kept, so the next run here
+    // is numbered above them all. Once, by the sibling that set it aside.
+    const ahead = !ownEarlier && aside.length > 0 ? await keepUnindexedAbove(push, dir) : [];
+    throw new VersionConflictError([ctx.key], aside, ownEarlier, shown, unindexed, ahead);
   };
 }
 

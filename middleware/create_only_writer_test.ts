@@ -456,3 +456,52 @@ Deno.test("a create made once more while a sibling loses the version leaves no o
   assert.ok((await rawDone) instanceof VersionConflictError);
   assert.equal(inner.peek(raw), undefined, "its create of a version it gave up is deleted again");
 });
+
+/** The version a run writes next, as swamp core numbers it: the highest directory in the cache plus one. */
+async function nextVersion(cacheDir: string, data: string): Promise<number> {
+  let n = 0;
+  for await (const e of Deno.readDir(`${cacheDir}/${data}`)) {
+    if (e.isDirectory && /^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
+  }
+  return n + 1;
+}
+
+Deno.test("an older client's uncommitted versions above a lost one: kept as empty directories, so one run fails, not one per version", async () => {
+  const store = new InMemoryStore();
+  const data = "data/t/m/state";
+  const a = await serviceClone(store, "a");
+  await cachePut(a, `${data}/1/raw`, "v1");
+  await cachePut(a, `${data}/1/metadata.yaml`, "version: 1");
+  await a.pushChanged();
+  // An older client's run (no writer id) uploaded versions 2 to 4, then
+  // died before its commit: no index names them.
+  for (const v of [2, 3, 4]) {
+    store.seed(`${data}/${v}/raw`, `old client v${v}`);
+    store.seed(`${data}/${v}/metadata.yaml`, `version: ${v}`);
+  }
+  const runs: string[] = [];
+  let first: unknown;
+  for (let run = 1; run <= 4; run++) {
+    const v = await nextVersion(a.cacheDir, data);
+    await cachePut(a, `${data}/${v}/raw`, `a run ${run}`);
+    await cachePut(a, `${data}/${v}/metadata.yaml`, `version: ${v}`);
+    const err = await a.pushChanged().then(() => undefined, (e) => e);
+    runs.push(err === undefined ? `v${v} ok` : `v${v} ${err.code}`);
+    first ??= err;
+    if (err === undefined) break;
+  }
+  // Without the kept directories, v2, v3 and v4 each fail a run.
+  assert.deepEqual(runs, ["v2 version_exists", "v5 ok"]);
+  assert.ok(first instanceof VersionConflictError);
+  assert.deepEqual(first.keptAhead, [`${data}/3`, `${data}/4`]);
+  assert.match(
+    first.message,
+    /also holds data\/t\/m\/state\/3, data\/t\/m\/state\/4, named by no index/,
+  );
+  assert.match(first.message, /next version written here is numbered above them/);
+  // The older client's uploads were never touched; the kept directories are empty.
+  for (const v of [2, 3, 4]) assert.equal(store.peekText(`${data}/${v}/raw`), `old client v${v}`);
+  for (const v of [3, 4]) assert.deepEqual([...Deno.readDirSync(`${a.cacheDir}/${data}/${v}`)], []);
+  assert.equal(store.peekText(`${data}/5/raw`), "a run 2");
+  await assertIndexCurrent(store, { held: true });
+});

@@ -199,6 +199,12 @@ export interface CacheAccess {
   /** Lists files under a directory, recursively, cache-relative; [] when absent. */
   listFiles(dir: string): Promise<string[]>;
   /**
+   * Makes an empty directory at `path` (and its parents) when nothing is
+   * there; true when nothing was there and a directory is now (false when
+   * something already was, or a link or a file is on the way).
+   */
+  keepDirectory(path: string): boolean;
+  /**
    * Moves a path into the set-aside area; returns where it went
    * (cache-relative). The reason is recorded beside the copy, with `code`
    * when given (the error code of what set it aside, e.g. `version_exists`).

@@ -346,6 +346,13 @@ export class VersionConflictError extends SluiceError {
   readonly ownEarlier: boolean | undefined;
   /** The datastore's objects are another client's, named by no index yet. */
   readonly unindexed: boolean;
+  /**
+   * Version directories of the same data above the lost one that the
+   * datastore holds and no index names (another client's uploads, not
+   * committed), each kept here as an empty directory so that the next
+   * version written here is numbered above them.
+   */
+  readonly keptAhead: readonly string[];
   constructor(
     keys: readonly string[],
     setAsideTo: readonly string[] = [],
@@ -357,6 +364,7 @@ export class VersionConflictError extends SluiceError {
      * committed yet, or stopped before its commit; another tool's object).
      */
     unindexed = false,
+    keptAhead: readonly string[] = [],
   ) {
     const aside = setAsideShown.length
       ? `; it was set aside in ${setAsideShown.join(", ")} (see \`sluice status\`)`
@@ -376,13 +384,20 @@ export class VersionConflictError extends SluiceError {
           : unindexed
           ? "A pull brings it once an index names it (its writer's next push)"
           : "Pull to get the datastore's version"
-      }, then run the method or workflow again to write a new version.`,
+      }, then run the method or workflow again to write a new version.${
+        keptAhead.length
+          ? ` The datastore also holds ${
+            keptAhead.join(", ")
+          }, named by no index (another client's uploads, not committed): this cache keeps an empty directory for each, so that the next version written here is numbered above them.`
+          : ""
+      }`,
     );
     this.keys = keys;
     this.setAsideTo = setAsideTo;
     this.setAsideShown = setAsideShown;
     this.ownEarlier = ownEarlier === "mixed" ? undefined : ownEarlier;
     this.unindexed = unindexed;
+    this.keptAhead = keptAhead;
   }
 }
 

@@ -36,7 +36,8 @@ export function pushFailure(
     const own = kinds.size === 1 ? [...kinds][0] ?? "mixed" : "mixed";
     const shown = conflicts.flatMap((f) => (f.error as VersionConflictError).setAsideShown);
     const unindexed = conflicts.every((f) => (f.error as VersionConflictError).unindexed);
-    const e = new VersionConflictError(keys, aside, own, shown, unindexed);
+    const ahead = conflicts.flatMap((f) => (f.error as VersionConflictError).keptAhead);
+    const e = new VersionConflictError(keys, aside, own, shown, unindexed, ahead);
     e.message += others;
     return e;
   }

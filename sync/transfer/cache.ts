@@ -167,6 +167,13 @@ export class LocalCache extends CacheReads implements CacheAccess {
     }
   }
 
+  /** {@link CacheAccess.keepDirectory}. */
+  keepDirectory(path: string): boolean {
+    if (this.exists(path)) return false;
+    this.makeParents(`${path}/keep`); // the parents of a name in it: the directory itself
+    return this.holdsDirectory(path);
+  }
+
   /**
    * Removes the file at `path` while it still holds what `expect` saw there
    * (else `LocalChangedError`, nothing removed; undefined: not checked), then each directory above

@@ -441,3 +441,22 @@ Deno.test("a write or a streamed write over a cache file keeps its permission bi
   assert.equal(await Deno.readTextFile(file("d/x")), "new bytes");
   assert.equal((await Deno.lstat(file("d/x"))).mode! & 0o777, 0o755);
 });
+
+Deno.test("keepDirectory makes an empty directory where nothing is, and nothing where a file, a directory or a link is", async () => {
+  await using t = await tempCache();
+  assert.equal(t.cache.keepDirectory("data/t/m/d/3"), true);
+  assert.deepEqual(await namesUnder(t.dir), [
+    "data",
+    "data/t",
+    "data/t/m",
+    "data/t/m/d",
+    "data/t/m/d/3",
+  ]);
+  assert.equal(t.cache.keepDirectory("data/t/m/d/3"), false, "a directory already there");
+  await t.cache.write("data/t/m/d/4", enc("a file"));
+  assert.equal(t.cache.keepDirectory("data/t/m/d/4"), false);
+  assert.equal(dec(await t.cache.read("data/t/m/d/4")), "a file");
+  await Deno.symlink("/tmp", `${t.dir}/data/t/m/link`);
+  assert.equal(t.cache.keepDirectory("data/t/m/link/5"), false, "never made under a link");
+  assert.throws(() => Deno.lstatSync("/tmp/5"));
+});
