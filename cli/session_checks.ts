@@ -10,11 +10,9 @@
 import { dirname, resolve } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
 import { findStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
-import { STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
-import { PROBE_STATE_FILE } from "../sync/transfer/conditional.ts";
+import { holdsNoSyncRecord, STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
-import { DIRTY_FILE } from "../sync/service/state.ts";
 import { type CliIo, shellWord, UsageError } from "./output.ts";
 import { parseStoreUrl, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
@@ -75,7 +73,10 @@ async function chosenStore(
   // A cache that recorded a store but never synced a file with it (a first
   // pull of a mistyped, empty prefix, say) holds no record to confuse: it
   // takes the store given now.
-  if (recorded?.format === 1 && recorded.url !== url && await holdsNoSyncRecord(cache.dir)) {
+  if (
+    recorded?.format === 1 && recorded.url !== url &&
+    await holdsNoSyncRecord(findStateDir(cache.dir))
+  ) {
     return { spec, url, record: true };
   }
   if (recorded?.format === 1 && recorded.identity !== id) {
@@ -128,27 +129,6 @@ function recordedStore(
       storeIdentity(spec)
     }. Nothing was changed. Pass --store with the URL of ${recorded.identity}.`,
   );
-}
-
-/**
- * True when the cache's state directory holds nothing but its record of a
- * store (and an empty dirty set, or a cached endpoint probe): no file was
- * ever synced, marked, set aside or left in conflict there.
- */
-async function holdsNoSyncRecord(cacheDir: string): Promise<boolean> {
-  const dir = findStateDir(cacheDir);
-  try {
-    for await (const e of Deno.readDir(dir)) {
-      if (e.name === CLI_STORE_STATE || e.name === PROBE_STATE_FILE) continue;
-      if (e.name === DIRTY_FILE && e.isFile && (await Deno.stat(`${dir}/${e.name}`)).size === 0) {
-        continue;
-      }
-      return false;
-    }
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { DIRTY_FILE } from "./service/state.ts";
+import { PROBE_STATE_FILE } from "./transfer/conditional.ts";
 
 /** The state file recording the store a cache mirrors. */
 export const STORE_RECORD = "cli-store.json";
@@ -24,4 +26,54 @@ export interface StoreRecord {
    * and every push on this cache (the command line's too) holds it.
    */
   unfinishedVersions?: "hold";
+}
+
+/**
+ * The endpoint a recorded store URL names, normalised (origin and path,
+ * without a trailing slash); "" for the service's own endpoint (none named,
+ * or a `file://` store); null when the URL does not parse.
+ *
+ * @example
+ * ```ts
+ * import { recordedEndpoint } from "./store_record.ts";
+ * console.log(recordedEndpoint("s3://b/p?endpoint=http://127.0.0.1:9000/")); // http://127.0.0.1:9000
+ * ```
+ */
+export function recordedEndpoint(url: string): string | null {
+  let endpoint: string | null;
+  try {
+    endpoint = new URL(url).searchParams.get("endpoint");
+  } catch {
+    return null;
+  }
+  if (!endpoint) return "";
+  try {
+    const u = new URL(endpoint);
+    return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return endpoint;
+  }
+}
+
+/**
+ * True when the state directory `stateDir` holds nothing but the cache's
+ * record of a store (and an empty dirty set, or a cached endpoint probe): no
+ * file was ever synced, marked, set aside or left in conflict there. Also
+ * true when there is no such directory.
+ */
+export async function holdsNoSyncRecord(stateDir: string): Promise<boolean> {
+  try {
+    for await (const e of Deno.readDir(stateDir)) {
+      if (e.name === STORE_RECORD || e.name === PROBE_STATE_FILE) continue;
+      if (
+        e.name === DIRTY_FILE && e.isFile && (await Deno.stat(`${stateDir}/${e.name}`)).size === 0
+      ) {
+        continue;
+      }
+      return false;
+    }
+    return true;
+  } catch (e) {
+    return e instanceof Deno.errors.NotFound;
+  }
 }

@@ -34,6 +34,7 @@ import type { EnvGetter } from "./env.ts";
 import { HeldLocks } from "./held_locks.ts";
 import { cliStoreUrl, type CliTarget, storeRecordOf } from "./left_behind.ts";
 import { STORE_RECORD, type StoreRecord } from "../../sync/store_record.ts";
+import { refuseOtherStore } from "./store_binding.ts";
 import { errorLine, warningPrinter } from "./warnings.ts";
 import { LOCKFILE_GUARDED } from "../../middleware/lockfile_guard.ts";
 import { PrefixedStore } from "./prefixed_store.ts";
@@ -266,6 +267,11 @@ export class DatastoreRuntime {
           }\`).`,
       });
     }
+    // The store this cache mirrors, for the command line run on it (which a
+    // warning may name): it takes that store and refuses another one, as
+    // does this extension when its configuration names another datastore.
+    const record = storeRecordOf(this.cliTarget(cachePath, namespace));
+    if (record) await refuseOtherStore(cacheDir, stateDir, record, cachePath);
     const svc = await this.#deps.createService({
       cacheDir,
       stateDir,
@@ -280,9 +286,6 @@ export class DatastoreRuntime {
       ...(this.#deps.conditional ? { conditional: this.#deps.conditional } : {}),
       ...(this.#deps.disableGatesForTesting ? { disable: this.#deps.disableGatesForTesting } : {}),
     });
-    // The store this cache mirrors, for the command line run on it (which a
-    // warning may name): it takes that store and refuses another one.
-    const record = storeRecordOf(this.cliTarget(cachePath, namespace));
     if (record) {
       const had = await svc.cache.readState<StoreRecord>(STORE_RECORD).catch(() => null);
       if (
