@@ -74,7 +74,7 @@ export async function setAsideVersion(
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.
     await push.state.forget(files);
-    await resetMarker(push, dir);
+    await resetMarker(push, dir, writer);
     return targets;
   })();
   byDir.set(dir, { done, own: ownEarlier });
@@ -204,16 +204,28 @@ export async function dropOwn(push: PushContext, path: string, version: string):
  * no longer holds: it is reset as a refused run's is (to the highest version
  * left here, or removed), so that no later push publishes it naming the
  * other writer's version, whose files may not be committed yet. Told when it
- * was a change made here. Best effort: a failure leaves it as it was.
+ * was a change made here. A change made here that the reset leaves nothing
+ * of to push takes back this cache's (`writer`) upload of the marker that no
+ * index names (a run's, its commit cut off), as for the version's own files:
+ * left, it would be named by no commit, and a peer's push of its own marker
+ * would wait on it. Best effort: a failed reset leaves the marker as it was,
+ * and a failed look or delete leaves that upload to a later push's check of
+ * the writes it left.
  */
-async function resetMarker(push: PushContext, dir: string): Promise<void> {
+async function resetMarker(push: PushContext, dir: string, writer: string): Promise<void> {
+  const marker = markerOf(dir);
   const m = await recomputeLatest(
     push.cache,
     push.state,
-    markerOf(dir),
+    marker,
     push.config.unfinishedVersions,
   ).catch(() => undefined);
   if (m?.was === undefined) return;
+  if (!m.dirty) {
+    await dropOwnSiblings(push, [marker], writer).catch((e) => {
+      if (push.signal?.aborted) throw e;
+    });
+  }
   push.events.emit(
     "warning",
     latestResetWarning(

@@ -67,3 +67,59 @@ Deno.test("keepUnindexedAbove keeps the versions above the lost one that no inde
   assert.deepEqual(await keepUnindexedAbove(m.ctx, `${data}/5`), []);
   assert.deepEqual(await keepUnindexedAbove(m.ctx, "data/t/m/out/latest"), []);
 });
+
+Deno.test("a lost version's marker reset here takes back this cache's unnamed upload of the marker, never a peer's or a named one", async () => {
+  // Chaos seed 118000955: a run's marker upload (naming version 2), its commit
+  // cut off; the marker then set one back here (to version 1), which another
+  // writer publishes first. The reset leaves nothing of the marker to push,
+  // and a peer's push of its own marker waits on that upload while it stays.
+  const store = new InMemoryStore();
+  const m = await mockPushContext({ store });
+  const mine = { metadata: { [WRITER_METADATA]: "me" } };
+  const setUp = async (data: string) => {
+    await m.cache.write(`${data}/1/raw`, bytes("mine 1"));
+    await m.cache.write(`${data}/2/raw`, bytes("mine 2"));
+    const two = await store.put(`${data}/2/raw`, bytes("mine 2"), PutModes.create, mine);
+    await updateIndex(store, {
+      set: { [`${data}/2/raw`]: { v: two.version, h: await sha256Hex(bytes("mine 2")), s: 6 } },
+      remove: [],
+    }, retry);
+    await m.state.recordSynced(`${data}/2/raw`, {
+      hash: await sha256Hex(bytes("mine 2")),
+      version: two.version,
+      size: 6,
+    });
+    await m.cache.write(`${data}/latest`, bytes("1"));
+    await m.state.markDirty(`${data}/latest`);
+    await store.put(`${data}/1/raw`, bytes("theirs"), PutModes.create, {
+      metadata: { [WRITER_METADATA]: "peer" },
+    });
+  };
+  const data = "data/t/m/out";
+  await setUp(data);
+  await store.put(`${data}/latest`, bytes("2"), PutModes.create, mine);
+
+  await setAsideVersion(m.ctx, `${data}/1`, `${data}/1/raw`, false, "me");
+  assert.equal(new TextDecoder().decode((await m.cache.read(`${data}/latest`))!), "2");
+  assert.ok(!m.state.dirtyPaths().includes(`${data}/latest`), "nothing of it left to push");
+  assert.deepEqual(m.warnings.map((w) => w.code), ["latest_reset"]);
+  assert.equal(store.peekText(`${data}/latest`), undefined, "own and unnamed: deleted");
+
+  // A peer's upload of the marker, and one of this cache's the index names, stay.
+  const peer = "data/t/m/peer";
+  await setUp(peer);
+  await store.put(`${peer}/latest`, bytes("2"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "peer" },
+  });
+  await setAsideVersion(m.ctx, `${peer}/1`, `${peer}/1/raw`, false, "me");
+  assert.equal(store.peekText(`${peer}/latest`), "2", "a peer's: kept");
+  const named = "data/t/m/named";
+  await setUp(named);
+  const marker = await store.put(`${named}/latest`, bytes("2"), PutModes.create, mine);
+  await updateIndex(store, {
+    set: { [`${named}/latest`]: { v: marker.version, h: await sha256Hex(bytes("2")), s: 1 } },
+    remove: [],
+  }, retry);
+  await setAsideVersion(m.ctx, `${named}/1`, `${named}/1/raw`, false, "me");
+  assert.equal(store.peekText(`${named}/latest`), "2", "own but named: kept");
+});
