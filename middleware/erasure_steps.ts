@@ -62,7 +62,12 @@ export interface DeleteOutcome {
  * while it still names the deleted one. The peer, for its part, looks again
  * after its commit (`commitPrepared`): between them, one of the two sees the
  * other. An upload the index names whose object is gone (this erasure cut
- * off after its delete) is put back the same way. Failures (store
+ * off after its delete) is put back the same way. Beside old clients'
+ * entries (which record no version), the index is read again right after
+ * each delete rather than once after the last: an old client's pull that
+ * meets an object gone drops its entry from the index it writes back (no
+ * lock), and an old client's write of the same bytes that a delete took
+ * is told by nothing else. Failures (store
  * unreachable, the index unreadable, no local copy to put back) are returned
  * as pending: the next push's erasure looks again.
  */
@@ -101,6 +106,15 @@ export async function deleteUploads(
   const deleted: UploadRef[] = [];
   // Named already: a peer's published version, kept; put back if it is gone.
   const toRestore: UploadRef[] = [];
+  // Beside old clients' entries, each delete is followed at once by a look
+  // at the index (see below): an old client's write of the same bytes it
+  // took is put back before the next delete, not after the last.
+  const beside = Object.values(named).some(isUnversioned);
+  const restore = async (u: UploadRef, entry: IndexEntry) => {
+    const restored = await putBack(store, u, entry, bytesOf, signal).catch(() => false);
+    if (restored) out.restored.push(u.path);
+    else out.pending.push(u);
+  };
   for (const u of uploads) {
     if (await namesIt(named, u)) {
       try {
@@ -140,10 +154,27 @@ export async function deleteUploads(
         if (now?.version !== u.version) throw new PreconditionFailedError(u.path);
         await store.delete(u.path, { signal });
       }
-      deleted.push(u);
     } catch (e) {
       if (e instanceof PreconditionFailedError || e instanceof NotFoundError) out.kept.push(u.path);
       else out.pending.push(u);
+      continue;
+    }
+    if (!beside) {
+      deleted.push(u);
+      continue;
+    }
+    // Where versions are the bytes' (an S3 ETag), an old client's write of
+    // these bytes, with its entry, landing between the look above and the
+    // delete, went with it; its entry is all that tells. An old client's
+    // pull that meets the object gone writes back its index without that
+    // entry (no lock): looked at before this erasure's next delete gives
+    // such a pull the window of one index read, not of every delete left.
+    try {
+      const now = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+      if (await namesIt(now, u)) await restore(u, now[u.path]);
+      else out.deleted.push(u.path);
+    } catch {
+      out.pending.push(u); // not known: looked at again by the next push
     }
   }
   if (deleted.length > 0) {
@@ -151,8 +182,9 @@ export async function deleteUploads(
     try {
       named = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
     } catch {
-      // Not known: looked at again by the next push (named: put back; not: done).
-      out.pending.push(...deleted);
+      // Not known: looked at again by the next push (named: put back; not:
+      // done), the named ones it was to put back with them.
+      out.pending.push(...deleted, ...toRestore);
       return out;
     }
     for (const u of deleted) {
@@ -160,11 +192,7 @@ export async function deleteUploads(
       else out.deleted.push(u.path);
     }
   }
-  for (const u of toRestore) {
-    const restored = await putBack(store, u, named[u.path], bytesOf, signal).catch(() => false);
-    if (restored) out.restored.push(u.path);
-    else out.pending.push(u);
-  }
+  for (const u of toRestore) await restore(u, named[u.path]);
   return out;
 }
 

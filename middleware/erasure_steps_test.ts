@@ -3,7 +3,13 @@ import { deleteUploads } from "./erasure_steps.ts";
 import { type ObjectStore, PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
-import { hookedStore, InMemoryStore } from "../packages/testing/mod.ts";
+import {
+  FakeClock,
+  hookedStore,
+  InMemoryStore,
+  peerPull,
+  peerPush,
+} from "../packages/testing/mod.ts";
 import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
 
 const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -301,4 +307,86 @@ Deno.test("deleteUploads deletes the run's upload by its version when the look a
   store.failNext("head", 1);
   const r = await eraseAsMe(store, RAW, mine.version, "out");
   assert.deepEqual(r, { deleted: [RAW], kept: [], pending: [], restored: [] });
+});
+
+Deno.test("ETag store: an old client's same-bytes write an erasure's delete took is put back before the erasure's next delete, so an old client's pull meanwhile finds it there", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const inner = new InMemoryStore({ versionFromBytes: true, clock });
+  const now = () => clock.now();
+  const META = `${D}/1/metadata.yaml`;
+  const RAW = `${D}/1/raw`;
+  await peerPush(inner, { "logs/old.log": "an old client's log" }, { now });
+  const meta = await uploadAsMe(inner, META, "same meta");
+  const raw = await uploadAsMe(inner, RAW, "same raw");
+  // An old client writes the run's metadata (the same bytes: the same
+  // version) with its entry between the erasure's look at the object and
+  // its delete; then, before the erasure's next delete, an old client's
+  // pull meets that object gone and writes back its index without the entry.
+  const store = hookedStore(inner, {
+    beforeDelete: async (key) => {
+      if (key === META) await peerPush(inner, { [META]: "same meta" }, { now });
+      if (key === RAW) await peerPull(inner);
+    },
+  });
+  const local: Record<string, string> = { [META]: "same meta", [RAW]: "same raw" };
+  await deleteUploads(
+    store,
+    [{ path: META, version: meta.version }, { path: RAW, version: raw.version }],
+    undefined,
+    1,
+    (path) => Promise.resolve(enc(local[path])),
+    "me",
+  );
+  const entry = (await readIndex(inner, NO_RETRY))?.entries[META];
+  assert.equal(
+    entry?.h,
+    await sha256Hex(enc("same meta")),
+    "the index names the old client's write",
+  );
+  assert.equal(inner.peekText(META), "same meta", "the store holds the old client's write");
+  assert.equal(await inner.head(RAW), null, "the run's own upload is gone");
+});
+
+Deno.test("deleteUploads leaves a named upload it was to put back pending when its look at the index after its deletes fails", async () => {
+  const inner = new InMemoryStore();
+  const GONE = `${D}/3/raw`;
+  const MINE = `${D}/4/raw`;
+  // A peer's committed version this erasure deleted before it was cut off: named, gone.
+  const named = await inner.put(GONE, enc("out"), PutModes.create);
+  await updateIndex(inner, {
+    set: { [GONE]: { v: named.version, h: await sha256Hex(enc("out")), s: 3 } },
+    remove: [],
+    base: { [GONE]: null },
+  }, NO_RETRY);
+  await inner.delete(GONE);
+  // And the run's own upload, named by nothing: deleted, then the index read after fails.
+  const mine = await uploadAsMe(inner, MINE, "out");
+  const store = hookedStore(inner, {
+    beforeDelete: (key) => {
+      if (key === MINE) inner.failNext("get", 1, () => new Error("cut off"));
+      return Promise.resolve();
+    },
+  });
+  const r = await deleteUploads(
+    store,
+    [{ path: GONE, version: named.version }, { path: MINE, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("out")),
+    "me",
+  );
+  assert.equal(await inner.head(MINE), null);
+  // Neither is settled: both are looked at again by the next push, whose
+  // erasure puts the named one back.
+  assert.deepEqual(r.pending.map((u) => u.path).sort(), [GONE, MINE]);
+  const again = await deleteUploads(
+    inner,
+    r.pending,
+    undefined,
+    1,
+    () => Promise.resolve(enc("out")),
+    "me",
+  );
+  assert.deepEqual(again.restored, [GONE]);
+  assert.equal(inner.peekText(GONE), "out");
 });
