@@ -51,7 +51,10 @@ export function withCommonOptions(cmd: Command, o: { init?: boolean } = {}): Com
       .option("--holder <user@host>", "who this process acts as (default: $USER@hostname)")
       .option("--hostname <name>", "host name recorded in locks (default: this host)")
       .option("--pid <n>", "process id recorded in locks (default: this process)")
-      .option("--namespace <ns>", "datastore namespace (one path segment)")
+      .option(
+        "--namespace <ns>",
+        "the namespace of the global lock (.locks/<ns>.lock) and of the lockfile (one path segment); files always sync the store's prefix",
+      )
       .addOption(o.init ? init : init.hideHelp())
       .addOption(
         new Option("--conditional-writes <mode>", "on endpoints without conditional writes")
@@ -278,4 +281,18 @@ export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string
 /** Throws a {@link UsageError} unless `flag` is set. */
 export function requireFlag(flag: boolean | undefined, message: string): void {
   if (!flag) throw new UsageError(message);
+}
+
+/**
+ * Refuses `--namespace` (`namespace`, as given) where it would change
+ * nothing: it names the namespace of the global lock (`.locks/<ns>.lock`)
+ * and of the managed lockfile, never where files sync, so `push` without
+ * `--global-lock`, `pull` and `status` would take it and sync the store's
+ * prefix all the same.
+ */
+export function refuseUnusedNamespace(namespace: string | undefined, command: string): void {
+  if (namespace === undefined) return;
+  throw new UsageError(
+    `--namespace has no effect on \`sluice ${command}\`: it names the namespace of the global lock (\`.locks/<ns>.lock\`, taken by \`push --global-lock\` and \`resolve --global-lock\`) and of the lock and lockfile commands, never where files sync: a cache syncs its store's prefix. Nothing was done. To sync a namespace's files, give its prefix in the store URL (e.g. --store s3://bucket/prefix/<ns>) with a cache of its own; or drop --namespace.`,
+  );
 }

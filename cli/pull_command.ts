@@ -11,7 +11,13 @@ import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
-import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import {
+  action,
+  refuseUnusedNamespace,
+  type RunState,
+  withCommonOptions,
+  withSession,
+} from "./command_kit.ts";
 import { cacheRel, deletedHere, knownHere } from "./cache_paths.ts";
 import {
   capped,
@@ -146,7 +152,10 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       ),
     { init: true },
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
-    const opts = cmd.opts<{ restoreDeleted?: boolean; adoptUncommitted?: string[] }>();
+    const opts = cmd.opts<
+      { restoreDeleted?: boolean; adoptUncommitted?: string[]; namespace?: string }
+    >();
+    refuseUnusedNamespace(opts.namespace, "pull");
     const restoreDeleted = opts.restoreDeleted === true;
     const named = opts.adoptUncommitted ?? [];
     // `--adopt-uncommitted --cache a` takes `--cache` for the path: an option, never a path.

@@ -11,7 +11,13 @@ import { leftBehindError } from "../sync/left_behind.ts";
 import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
 import { pushLeftBehind, type PushResult } from "../sync/service/push.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
-import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import {
+  action,
+  refuseUnusedNamespace,
+  type RunState,
+  withCommonOptions,
+  withSession,
+} from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { cachePaths, cacheRel } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
@@ -276,9 +282,10 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       ),
     { init: true },
   ).action(action(io, state, "push", async (out: Output, cmd, paths: string[] = []) => {
-    const { walk, adoptUncommitted: named = [], globalLock } = cmd.opts<
-      { walk: boolean; adoptUncommitted?: string[]; globalLock?: boolean }
+    const { walk, adoptUncommitted: named = [], globalLock, namespace } = cmd.opts<
+      { walk: boolean; adoptUncommitted?: string[]; globalLock?: boolean; namespace?: string }
     >();
+    if (!globalLock) refuseUnusedNamespace(namespace, "push");
     // `--adopt-uncommitted --cache a` takes `--cache` for the path: an option, never a path.
     const option = named.find((p) => p.startsWith("-"));
     if (option !== undefined) {

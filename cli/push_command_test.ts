@@ -26,3 +26,38 @@ Deno.test("push . is refused, saying that a plain push pushes the whole cache", 
     await w.cleanup();
   }
 });
+
+Deno.test("--namespace where it changes nothing (push without --global-lock, pull, status) is a usage error, and nothing is synced", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    await w.write(a, "notes/a.txt", "1\n");
+    for (const command of ["push", "pull", "status"]) {
+      const r = await sluice([command, "--cache", a, "--store", w.url, "--namespace", "team1"]);
+      assert.equal(r.code, 64, `${command}: ${r.err}`);
+      assert.match(
+        r.err,
+        new RegExp(
+          `^error\\[usage\\]: --namespace has no effect on \`sluice ${command}[^\`]*\`: .*--store s3://bucket/prefix/<ns>`,
+        ),
+      );
+    }
+    assert.deepEqual([...Deno.readDirSync(w.root)], [], "nothing pushed");
+    // With --global-lock it names the lock: the push runs under .locks/team1.lock.
+    const locked = await sluice([
+      "push",
+      "--cache",
+      a,
+      "--store",
+      w.url,
+      "--namespace",
+      "team1",
+      "--global-lock",
+      "--json",
+    ]);
+    assert.equal(locked.code, 0, locked.err);
+    assert.deepEqual(locked.json().uploaded, ["notes/a.txt"]);
+  } finally {
+    await w.cleanup();
+  }
+});

@@ -8,7 +8,13 @@
 import { Command } from "commander";
 import { EXIT_CODES, UnreachableError } from "../sync/errors.ts";
 import { SyncIncompleteError } from "../sync/left_behind.ts";
-import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
+import {
+  action,
+  refuseUnusedNamespace,
+  type RunState,
+  withCommonOptions,
+  withSession,
+} from "./command_kit.ts";
 import type { CliIo, Output } from "./output.ts";
 import { existsSync } from "node:fs";
 import { statePath } from "../sync/transfer/cache_paths.ts";
@@ -62,7 +68,8 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       )
       .option("--no-walk", "show only paths already marked dirty (skip the walk of the cache)"),
   ).action(action(io, state, "status", async (out: Output, cmd) => {
-    const walk = cmd.opts<{ walk: boolean }>().walk;
+    const { walk, namespace } = cmd.opts<{ walk: boolean; namespace?: string }>();
+    refuseUnusedNamespace(namespace, "status");
     return await withSession(cmd, io, out, async (s) => {
       // A missing bucket, missing credentials or a refused prefix fail the status here.
       const remote = await remoteState(s.store, s.service.config.retry, io.signal);
