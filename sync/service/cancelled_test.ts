@@ -17,3 +17,15 @@ Deno.test("a push failure that is no Sluice error becomes push_failed, saying th
   assert.equal(e.code, "push_failed");
   assert.match(e.message, /boom.*stay dirty/);
 });
+
+Deno.test("a cancelled push says that its uploads of edits leave those files unreadable to peers until it runs again", () => {
+  const ac = new AbortController();
+  ac.abort();
+  const e = pushError(new SluiceError("push_failed", "summary"), ac.signal);
+  assert.equal(e.code, "aborted");
+  assert.match(
+    e.message,
+    /leaves that file unreadable to their pulls, skipped as not committed, until this push runs again/,
+  );
+  assert.match(e.message, /Run `sluice push` again to finish\./);
+});
