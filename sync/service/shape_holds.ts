@@ -40,7 +40,7 @@ export function holdBackClashes(plan: PlanEntry[], state: SyncState): string[] {
     e.keepDirty = true;
     held.push(e.path);
     e.reason =
-      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked. ${move} (a pull then fetches theirs), or, to put it in their place, have them deleted on the datastore first (a push of their deletion, by name, from a cache that holds them); if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
+      `the datastore holds ${shape}; publishing ${e.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. No push publishes it while that lasts (an upload an earlier push made of it stays named by no index), and it stays marked. ${move} (a pull then fetches theirs), or, to put it in their place, have them deleted on the datastore first (a push of their deletion, by name, from a cache that holds them); if they were deleted meanwhile, \`sluice pull\` finds the way clear and the next push publishes it`;
   }
   return held;
 }
@@ -106,7 +106,7 @@ export function holdBackReshapes(
     e.keepDirty = true;
     held.push(e.path);
     e.reason =
-      `publishing it would leave ${old} beside it on the datastore (this push does not delete that): a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded. ${way}`;
+      `publishing it would leave ${old} beside it on the datastore (this push does not delete that): a file and files under a directory of one name, which no cache can pull whole. This push does not upload it. ${way}`;
   }
   return held;
 }
