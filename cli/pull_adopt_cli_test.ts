@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 
-Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted; a path with nothing to adopt exits 2", async () => {
+Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted; a path with nothing to adopt exits 2, a path with nothing at all 1", async () => {
   const w = await world();
   const a = w.cache("a");
   await w.write(a, "notes/x.txt", "1");
@@ -15,13 +15,20 @@ Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted
   const skipped = await sluice(["pull", "--cache", b, "--store", w.url]);
   assert.equal(skipped.code, 2, skipped.err);
   assert.match(skipped.err, /sluice pull --adopt-uncommitted notes\/x\.txt/);
-  const typo = await sluice(["pull", "--cache", b, "--adopt-uncommitted", "notes/y.txt"]);
-  assert.equal(typo.code, 2, typo.err);
-  assert.match(typo.err, /nothing_to_adopt/);
+  // A path with nothing at it anywhere is a typo, as push --adopt-uncommitted and a pull prefix say.
+  for (const typo of ["notes/y.txt", "nope/"]) {
+    const r = await sluice(["pull", "--cache", b, "--adopt-uncommitted", typo]);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /^error\[not_found\]: Nothing is under .* Check the path:/m);
+  }
   const taken = await sluice(["pull", "--cache", b, "--adopt-uncommitted", "notes/x.txt"]);
   assert.equal(taken.code, 0, taken.err);
   assert.match(taken.out, /Adopted 1 file another writer's push left uncommitted/);
   assert.equal(await Deno.readTextFile(`${b}/notes/x.txt`), "2");
+  // Once adopted, a path that holds nothing left to adopt: exit 2.
+  const again = await sluice(["pull", "--cache", b, "--adopt-uncommitted", "notes/x.txt"]);
+  assert.equal(again.code, 2, again.err);
+  assert.match(again.err, /nothing_to_adopt/);
   const option = await sluice(["pull", "--adopt-uncommitted", "--cache", b]);
   assert.equal(option.code, 64, option.err);
   await w.cleanup();

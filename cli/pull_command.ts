@@ -170,7 +170,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       const clean = prefixes.map((p) => cacheRel(s.service, p));
       const adopt = named.map((p) => cacheRel(s.service, p).replace(/\/+$/, ""));
       // Prefixes with nothing under them here before the pull: a typo unless the pull finds them.
-      const unknown = clean.map((p) => p.replace(/\/+$/, "")).filter((rel) =>
+      const unknown = [...clean.map((p) => p.replace(/\/+$/, "")), ...adopt].filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel)
       );
       const result: PullResult = await withProgressBar(
@@ -196,20 +196,24 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         ...result.vanished ?? [],
         ...result.deferred ?? [],
         ...result.dropped,
+        ...result.adopted ?? [],
+        ...(result.notAdopted ?? []).map((x) => x.path),
       ];
       const missing = unknown.filter((rel) =>
         !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
         !seen.some((p) => p === rel || p.startsWith(`${rel}/`))
       );
       if (missing.length > 0) {
-        const others = clean.length > missing.length
+        const others = clean.length + adopt.length > missing.length
           ? " The other prefixes were pulled; run the pull again to see what it did."
           : "";
         throw new SluiceError(
           "not_found",
           `Nothing is under ${
             missing.join(", ")
-          } in the index of ${s.store.endpoint}, nor in the cache ${s.cacheDir}; nothing was pulled there.${others} Check the prefix: paths are relative to the cache, as \`sluice status\` shows them.`,
+          } in the index of ${s.store.endpoint}, nor in the cache ${s.cacheDir}; nothing was pulled there.${others} Check the ${
+            adopt.some((a) => missing.includes(a)) ? "path" : "prefix"
+          }: paths are relative to the cache, as \`sluice status\` shows them.`,
         );
       }
       // Synced files deleted here stay deleted (a local change): said, as a push says it.
