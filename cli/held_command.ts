@@ -125,14 +125,18 @@ export function heldCommand(io: CliIo, state: RunState): Command {
         decision,
         resolved,
       });
+      // A run's `latest` marker is resolved with its versions: told apart.
+      const versions = resolved.filter((d) => !d.endsWith("/latest")).length;
+      const markers = resolved.length - versions;
+      const what = `${plural(versions, "held version")}${
+        markers ? ` and ${plural(markers, "latest marker")} naming them` : ""
+      }`;
       out.say(
         decision === "keep"
-          ? `Released ${plural(resolved.length, "held version")}: the next push publishes ${
+          ? `Released ${what}: the next push publishes ${
             resolved.length === 1 ? "it" : "them"
           } (run \`sluice push\`).`
-          : `Erased ${
-            plural(resolved.length, "held version")
-          }: the cache copies, and what that run uploaded of ${
+          : `Erased ${what}: the cache copies, and what that run uploaded of ${
             resolved.length === 1 ? "it" : "them"
           }.`,
       );

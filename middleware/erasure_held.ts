@@ -44,12 +44,19 @@ export async function resolveHeldVersions(
           held.push(run);
           continue;
         }
-        resolved.push(...hit);
-        const rest = run.dirs.filter((d) => !wanted.has(d));
         // A held run's journal from an earlier release may name the `latest`
         // marker its push created (refusals now delete it at once): discarded
-        // with the versions, as the erasure of an attributable run does.
+        // with the versions, as the erasure of an attributable run does. A
+        // marker the run's push named is resolved with them too, once none
+        // of its data's versions is left held.
         const markers = new Set(hit.map(markerOf));
+        const left = run.dirs.filter((d) => !wanted.has(d));
+        const ownMarkers = left.filter((d) =>
+          markers.has(d) && !left.some((r) => versionDir(r) !== null && markerOf(r) === d)
+        );
+        hit.push(...ownMarkers);
+        resolved.push(...hit);
+        const rest = left.filter((d) => !ownMarkers.includes(d));
         const uploads = run.uploads.filter((u) =>
           hit.some((d) => isUnder(u.path, d)) || markers.has(u.path)
         );

@@ -59,6 +59,36 @@ Deno.test("resolveHeldVersions discard deletes the latest marker a held run's pu
   }
 });
 
+Deno.test("a latest marker the held run's push named is resolved with its versions, once none of that data's versions is left held", async () => {
+  for (const decision of ["discard", "keep"] as const) {
+    const f = await fresh();
+    const E = "data/t/m/e";
+    await writeErasureJournal(f.cache, {
+      ...emptyJournal(),
+      held: [{
+        dirs: [`${D}/1`, `${D}/2`, `${D}/latest`, `${E}/1`, `${E}/latest`],
+        problems: [],
+        uploads: [],
+        at: 0,
+      }],
+    });
+    // D's marker stays held while D/2 is; E's goes with E/1.
+    assert.deepEqual(
+      await resolveHeldVersions(f, [`${D}/1`, `${E}/1`], decision),
+      [`${D}/1`, `${E}/1`, `${E}/latest`],
+      decision,
+    );
+    let j = await readErasureJournal(f.cache);
+    assert.deepEqual(j.held.map((h) => h.dirs), [[`${D}/2`, `${D}/latest`]], decision);
+    assert.deepEqual(await resolveHeldVersions(f, [`${D}/2`], decision), [
+      `${D}/2`,
+      `${D}/latest`,
+    ]);
+    j = await readErasureJournal(f.cache);
+    assert.deepEqual(j.held, [], decision);
+  }
+});
+
 Deno.test("ErasureRefusedError names the lost lock, the held directories, why, and both ways out; nothing deleted", () => {
   const e = new ErasureRefusedError(
     [{ key: "data/t/m/.lock", newHolder: "b@host" }],
