@@ -218,7 +218,10 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           const kept = describeResolvedCopy(e);
           if (kept) out.say(kept);
         }
-        const clashes = setAside.filter((e) => e.code === "version_exists").length;
+        const clashing = setAside.filter((e) => e.code === "version_exists");
+        const clashes = clashing.length;
+        // Once a pull brought the datastore's copies, pulling is no next step.
+        const pulled = clashing.every((e) => s.service.state.synced(e.path) !== undefined);
         if (clashes > 0) {
           const who = clashes === setAside.length
             ? clashes === 1
@@ -228,7 +231,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             ? "1 of them is a data version that already exists"
             : `${clashes} of them are data versions that already exist`;
           out.say(
-            `${who} on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which): run \`sluice pull\` to get the datastore's copies, and run the method or workflow again to write a new version.`,
+            `${who} on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which): ${
+              pulled
+                ? "the datastore's copies are in the cache now (a pull brought them); run the method or workflow again to write a new version, and delete the set-aside copies once you no longer need them."
+                : "run `sluice pull` to get the datastore's copies, and run the method or workflow again to write a new version."
+            }`,
           );
         }
         // A copy kept from a resolved conflict has its own line: copying it back is no next step.

@@ -173,3 +173,28 @@ Deno.test("status: with a copy set aside by an earlier resolution of the path, i
   assert.match(status.out, /kept from a conflict resolved since, which no open conflict names/);
   await w.cleanup();
 });
+
+Deno.test("status on a data version lost to another writer says to pull until a pull brought theirs, then only to run again", async () => {
+  const w = await world();
+  try {
+    const [a, b] = [w.cache("a"), w.cache("b")];
+    const V = "data/shell/cmd/m1/out/2";
+    await w.write(a, `${V}/raw`, "from a");
+    await w.write(a, `${V}/metadata.yaml`, "version: 2\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    await w.write(b, `${V}/raw`, "from b");
+    await w.write(b, `${V}/metadata.yaml`, "version: 2\nfrom: b\n");
+    const lost = await sluice(["push", "--cache", b, "--store", w.url]);
+    assert.equal(lost.code, 1, lost.err);
+    assert.match(lost.err, /version_exists/);
+    const before = await sluice(["status", "--cache", b]);
+    assert.match(before.out, /run `sluice pull[^`]*` to get the datastore's copies/);
+    assert.equal((await sluice(["pull", "--cache", b])).code, 0);
+    assert.equal(await Deno.readTextFile(`${b}/${V}/raw`), "from a");
+    const after = await sluice(["status", "--cache", b]);
+    assert.doesNotMatch(after.out, /run `sluice pull/);
+    assert.match(after.out, /the datastore's copies are in the cache now \(a pull brought them\)/);
+  } finally {
+    await w.cleanup();
+  }
+});
