@@ -7,7 +7,7 @@
 import { type Command, Option } from "commander";
 import { errorReport, Output, shellWord, UsageError } from "./output.ts";
 import type { CliIo } from "./output.ts";
-import { AbortedError, SluiceError, UnreachableError } from "../sync/errors.ts";
+import { AbortedError, ConfigError, SluiceError, UnreachableError } from "../sync/errors.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import {
   type CommonOptions,
@@ -260,6 +260,11 @@ const LEFT_BY: Record<string, string> = {
   "lock inspect": "Nothing was changed: lock inspect only reads.",
 };
 
+/** How a {@link ConfigError} of a configuration field ends, and how the command line says it. */
+const DATASTORE_CONFIG_FIX = "fix the datastore configuration and run the command again.";
+const CLI_CONFIG_FIX =
+  "fix the store URL (as given, or as the cache recorded it) and run the command again.";
+
 /**
  * `e` as the command `name` reports it: an unreachable datastore, or a
  * cancellation that gives a sync's account, met by a command that is no
@@ -269,6 +274,10 @@ const LEFT_BY: Record<string, string> = {
  * datastore names itself as typed too; any other error stands.
  */
 export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
+  // On the command line the datastore's configuration is the store URL.
+  if (e instanceof ConfigError && e.message.endsWith(DATASTORE_CONFIG_FIX)) {
+    e.message = `${e.message.slice(0, -DATASTORE_CONFIG_FIX.length)}${CLI_CONFIG_FIX}`;
+  }
   if (name === "push" || name === "pull") {
     // A sync's own account of a cancellation stands; an unreachable datastore
     // gets the command to run again as it was typed.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { commandFailure } from "./command_kit.ts";
-import { SluiceError, UnreachableError } from "../sync/errors.ts";
+import { ConfigError, SluiceError, UnreachableError } from "../sync/errors.ts";
 
 Deno.test("an unreachable datastore met by a push keeps what the push said it committed, with the command to run again", () => {
   const e = new UnreachableError("timed out after 1000 ms");
@@ -19,4 +19,20 @@ Deno.test("an unreachable datastore with nothing added says the command's accoun
   const told = commandFailure(new UnreachableError("refused"), { argv: ["pull"] }, "pull");
   assert.ok(told instanceof SluiceError);
   assert.match(told.message, /the rest are fetched by the next pull\)\. Check the endpoint/);
+});
+
+Deno.test("a configuration field's error names the store URL on the command line, not the datastore configuration", () => {
+  const told = commandFailure(
+    new ConfigError("store.endpoint", "an http:// URL"),
+    { argv: [] },
+    "pull",
+  );
+  assert.ok(told instanceof SluiceError);
+  assert.match(
+    told.message,
+    /fix the store URL \(as given, or as the cache recorded it\) and run the command again\.$/,
+  );
+  assert.doesNotMatch(told.message, /datastore configuration/);
+  const option = commandFailure(new ConfigError("--pid", "a number"), { argv: [] }, "pull");
+  assert.match((option as Error).message, /correct the option/);
 });

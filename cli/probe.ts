@@ -227,6 +227,8 @@ export function probeCommand(io: CliIo, state: RunState): Command {
       throw new ConfigError("store", `a store URL to probe, as an argument or in $${STORE_ENV}`);
     }
     const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
+    // A message naming `sluice bucket create <store-url>` names this store.
+    out.usingStore(given);
     try {
       const report = await probeWithLatency(opened.store, { signal: io.signal }).catch((e) => {
         throw probeFailure(e, given);
@@ -250,7 +252,7 @@ export function probeCommand(io: CliIo, state: RunState): Command {
       for (const line of describeProbe(report)) out.say(line);
       if (opened.store.deletesChecked) {
         out.say(
-          "Deletes were not probed: a delete checks the object's version, then deletes it, which an endpoint that ignores a delete's condition (MinIO) leaves open to a write in between; a push then keeps the entry such a delete may have emptied, as a conflict (see Conflicts in the README).",
+          "Deletes were not probed: a delete checks the object's version, then deletes it, which an endpoint that ignores a delete's condition (MinIO is one) leaves open to a write in between; a push then keeps the entry such a delete may have emptied, as a conflict (see Conflicts in the README).",
         );
       }
       if (refusal) return refusal.exitCode;

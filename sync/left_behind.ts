@@ -85,9 +85,12 @@ export class SyncIncompleteError extends SluiceError {
       parts.push(
         `${later.length} file(s) were left for a later run (${
           listed(later.map((l) => `${l.path}: ${l.reason}`))
-        }); nothing of them was lost. Run \`sluice status\`, then the ${
-          op === "pull" ? "pull" : "push"
-        } again`,
+        }); nothing of them was lost. ${
+          // What a pull leaves is told here only (a status plans the push):
+          // the reason beside each path says what to do.
+          op === "pull"
+            ? "Do what the reason beside each says, then run the pull again"
+            : "Run `sluice status`, then the push again"}`,
       );
     }
     if (lockfiles.length) {

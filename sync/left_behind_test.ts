@@ -7,7 +7,12 @@ Deno.test("leftBehindError is null when nothing was left; conflicts win over oth
   assert.ok(left instanceof SyncIncompleteError);
   assert.equal(left.code, "sync_incomplete");
   assert.equal(left.exitCode, 2);
-  assert.match(left.message, /a: busy.*then the pull again/);
+  assert.match(
+    left.message,
+    /a: busy.*Do what the reason beside each says, then run the pull again/,
+  );
+  // A status lists what a push would leave, not what a pull left: not named for a pull.
+  assert.doesNotMatch(left.message, /sluice status/);
   const both = leftBehindError("push", {
     conflicts: ["c1", "c2", "c3", "c4", "c5", "c6", "c7"],
     left: [{ path: "a", reason: "busy" }],
