@@ -231,7 +231,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
           message: `--adopt-uncommitted ${n}: nothing was adopted${
             why.length
               ? `: ${why.map((x) => `${x.path}: ${x.why}`).join("; ")}`
-              : ", as this pull found no object another writer's push left uncommitted there (the datastore's object is the one its index names, or the index names nothing there)"
+              : ", as this pull found no object another writer's push left uncommitted at a path the index names there (the datastore's object is the one its index names, or the index names nothing there: a pull sees only what an index names, and a data version a run never finished publishing is never adopted)"
           }. Nothing was published for it; check the path (a pull names each file it skips with \`pull_skipped_uncommitted\`).`,
           path: n,
         });

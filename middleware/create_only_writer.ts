@@ -197,7 +197,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     const ownEarlier = head.metadata?.[WRITER_METADATA] === writer;
     // Another client's object that no index names: said so (a pull does not bring it yet).
     const unindexed = by === undefined && await indexedEntry(ctx) === undefined;
-    const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer);
+    const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer, unindexed);
     push.note(
       CREATE_ONLY_WRITER,
       ownEarlier

@@ -158,6 +158,11 @@ Deno.test("different bytes: version_exists naming the key, local version dir set
   const dir = err.setAsideTo[1].slice(0, -RAW.length);
   const reason = JSON.parse(new TextDecoder().decode((await m.cache.read(`${dir}REASON.json`))!));
   assert.equal(reason.code, "version_exists");
+  // Named by no index: another client's upload, not said to be published.
+  assert.match(
+    JSON.stringify(reason),
+    /Another client's upload of data\/t\/m\/d\/2\/raw, with different bytes and named by no index yet/,
+  );
   assert.deepEqual(m.state.dirtyPaths(), []);
   assert.equal(store.peekText(RAW), "theirs");
   assert.ok(m.gates.some((g) => g.gate === CREATE_ONLY_WRITER && g.path === RAW));

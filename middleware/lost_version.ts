@@ -56,6 +56,8 @@ export async function setAsideVersion(
   key: string,
   ownEarlier: boolean,
   writer: string,
+  /** The datastore's object is another client's that no index names yet (said so, not "published"). */
+  unindexed = false,
 ): Promise<string[]> {
   const byDir = push.vars.get(LOST);
   const earlier = byDir.get(dir);
@@ -67,6 +69,8 @@ export async function setAsideVersion(
     await dropOwnSiblings(push, files.filter((f) => f !== key), writer);
     const reason = ownEarlier
       ? `${key} was uploaded from this cache before and changed here since; a data version on the datastore is never rewritten, so this local copy of ${dir} was not pushed.`
+      : unindexed
+      ? `Another client's upload of ${key}, with different bytes and named by no index yet (its push not committed, or stopped before its commit), holds this version: it is taken as that client's, and this local copy of ${dir} was not pushed.`
       : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
     const targets: string[] = [];
     for (const f of files) targets.push(await push.cache.setAside(f, reason, "version_exists"));
@@ -74,7 +78,7 @@ export async function setAsideVersion(
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.
     await push.state.forget(files);
-    await resetMarker(push, dir, writer);
+    await resetMarker(push, dir, writer, unindexed);
     return targets;
   })();
   byDir.set(dir, { done, own: ownEarlier });
@@ -212,7 +216,12 @@ export async function dropOwn(push: PushContext, path: string, version: string):
  * and a failed look or delete leaves that upload to a later push's check of
  * the writes it left.
  */
-async function resetMarker(push: PushContext, dir: string, writer: string): Promise<void> {
+async function resetMarker(
+  push: PushContext,
+  dir: string,
+  writer: string,
+  unindexed = false,
+): Promise<void> {
   const marker = markerOf(dir);
   const m = await recomputeLatest(
     push.cache,
@@ -230,7 +239,9 @@ async function resetMarker(push: PushContext, dir: string, writer: string): Prom
     "warning",
     latestResetWarning(
       m,
-      "which another writer published first (this cache's copy of it was set aside)",
+      unindexed
+        ? "which another client's upload holds, named by no index yet (this cache's copy of it was set aside)"
+        : "which another writer published first (this cache's copy of it was set aside)",
     ),
   );
 }

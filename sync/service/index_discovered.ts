@@ -61,7 +61,7 @@ export function indexDiscovery(
       events.emit("warning", {
         code: INDEX_DISCOVERED,
         message:
-          `The datastore ${store.endpoint} had no index: ${count} object(s) already there (written by another tool, or named by an index since lost) were found by a listing and named in the index written now, so that every client sees them. Check them with \`sluice status\` and \`sluice pull\`.`,
+          `The datastore ${store.endpoint} had no index: ${count} object(s) already there (written by another tool, named by an index since lost, or uploaded by another client's first push, not committed yet or stopped before its commit) were found by a listing and named in the index written now, so that every client sees them. Check them with \`sluice status\` and \`sluice pull\`.`,
       });
     },
   };

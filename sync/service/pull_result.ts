@@ -5,6 +5,7 @@
  */
 import type { LeftBehind } from "../left_behind.ts";
 import { DROPPED_REASON } from "./dropped_entries.ts";
+import { classifyPath } from "../path_class.ts";
 import { LINK_REFUSED } from "../transfer/cache_paths.ts";
 
 /** Files skipped as uncommitted that get a warning each (the rest get one together). */
@@ -107,11 +108,7 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
   return {
     conflicts: r.conflicts,
     left: [
-      ...r.uncommitted.map((path) => ({
-        path,
-        reason:
-          "another writer's push has not committed it yet (if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the object it left as its change, and takes it)",
-      })),
+      ...r.uncommitted.map((path) => ({ path, reason: uncommittedReason(path) })),
       ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
       ...(r.unreadable ?? []).map((path) => ({
         path,
@@ -122,6 +119,18 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
       ...(r.vanished ?? []).map((path) => ({ path, reason: VANISHED_REASON })),
     ],
   };
+}
+
+/** Why a pull left `path` out as uncommitted, with the way out by its class. */
+function uncommittedReason(path: string): string {
+  const cls = classifyPath(path);
+  return `another writer's push has not committed it yet (${
+    cls === "data-version"
+      ? "a data version a run never finished publishing is never adopted: it goes once that writer pushes again or its objects are deleted"
+      : cls === "latest-marker"
+      ? "if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the marker it left once the version it names is committed"
+      : "if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the object it left as its change, and takes it"
+  })`;
 }
 
 /** Why a pull fetched nothing for a path the index names and the store holds no object at. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { shellWord } from "../shell_word.ts";
+import { classifyPath } from "../path_class.ts";
 import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
@@ -93,11 +94,25 @@ export function uncommittedWarning(
     message:
       `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}): a push has not committed it (another writer's, on its way, or one of this cache's cut off before its commit). ${
         here ? "The cached copy was kept" : "Nothing is at the path in the cache now"
-      }; a later pull fetches it once that push completes. If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
-        shellWord(path)
-      }\` publishes the object it left as its change, and takes it.`,
+      }; a later pull fetches it once that push completes. ${goneForGood(path)}`,
     path,
   };
+}
+
+/** What to do about `path` skipped as uncommitted once its writer is gone for good, by its class. */
+function goneForGood(path: string): string {
+  const cls = classifyPath(path);
+  if (cls === "data-version") {
+    return "If that writer is gone for good, the version stays skipped: a data version a run never finished publishing is never published as its writer's (`--adopt-uncommitted` refuses it); it goes once that writer pushes again or its objects are deleted from the datastore, and a run here writes a version of its own meanwhile.";
+  }
+  if (cls === "latest-marker") {
+    return `If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
+      shellWord(path)
+    }\` publishes the marker it left once the version it names is committed; while that version is not, a run here that writes a newer version moves the marker past it.`;
+  }
+  return `If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
+    shellWord(path)
+  }\` publishes the object it left as its change, and takes it.`;
 }
 
 /** `pull_skipped_uncommitted` for the `more` files past the ones warned of one by one. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { pullConflictWarning } from "./pull_warnings.ts";
+import { pullConflictWarning, uncommittedWarning } from "./pull_warnings.ts";
+import { pullLeftBehind, type PullResult } from "./pull_result.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
 import { clone, put, read } from "./clone_kit.ts";
@@ -58,4 +59,25 @@ Deno.test("a pull meeting theirs changed where a directory replaced the synced f
   assert.ok(told, JSON.stringify(warnings));
   assert.match(told.message, /replaced by a directory here; the directory here stands/);
   assert.equal(await read(b, "cfg/y.txt/z.txt"), "under it");
+});
+
+Deno.test("a path skipped as uncommitted gets the way out its class has: adopt a file, wait on a marker's version, never adopt a data version", () => {
+  const file = uncommittedWarning("notes/n.txt", "v2", "v1", false).message;
+  assert.match(
+    file,
+    /`sluice pull --adopt-uncommitted notes\/n\.txt` publishes the object it left/,
+  );
+  const marker = uncommittedWarning("data/t/m/out/latest", "v2", "v1", false).message;
+  assert.match(marker, /publishes the marker it left once the version it names is committed/);
+  const version = uncommittedWarning("data/t/m/out/3/raw", "v2", "v1", false).message;
+  assert.doesNotMatch(version, /sluice pull --adopt-uncommitted/);
+  assert.match(version, /never published as its writer's/);
+  const left = pullLeftBehind({
+    uncommitted: ["notes/n.txt", "data/t/m/out/latest", "data/t/m/out/3/raw"],
+    conflicts: [],
+    dropped: [],
+  } as unknown as PullResult).left.map((l) => l.reason);
+  assert.match(left[0], /publishes the object it left/);
+  assert.match(left[1], /once the version it names is committed/);
+  assert.match(left[2], /never adopted/);
 });
