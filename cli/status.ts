@@ -236,6 +236,8 @@ export function describeConflicts(
   here?: (path: string) => boolean,
   dirHere: (path: string) => boolean = () => false,
   asideHere: (location: string) => boolean = () => true,
+  /** A `latest` marker conflict's version numbers, each side's, where read (see {@link markerNumbers}). */
+  names: ReadonlyMap<string, { mine?: string; theirs?: string }> = new Map(),
 ): string[] {
   if (conflicts.length === 0) return [];
   const lines = [`Unresolved conflicts (${conflicts.length}):`];
@@ -252,15 +254,21 @@ export function describeConflicts(
     const gone = place === undefined && c.mine && !asideHere(c.mine.location)
       ? " (gone: deleted since; put your copy back at the path for --mine, or take theirs)"
       : "";
+    const named = names.get(c.path);
+    const says = (n: string | undefined) => n === undefined ? "" : `, names version ${n}`;
     const mine = c.mine
-      ? `${place ?? shown(c.mine.location)}${gone} (${c.mine.size} B, ${short(c.mine.hash)})`
+      ? `${place ?? shown(c.mine.location)}${gone} (${c.mine.size} B, ${short(c.mine.hash)}${
+        says(named?.mine)
+      })`
       : dirHere(c.path)
       ? "replaced here by a directory of that name (--mine deletes the file on the datastore and publishes the directory's files)"
       : here?.(c.path)
       ? "deleted here, and written here again since (--mine publishes the file now in place; --theirs takes theirs and sets it aside)"
       : "deleted here";
     const theirs = c.theirs
-      ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)})`
+      ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)}${
+        says(named?.theirs)
+      })`
       : "deleted on the datastore";
     lines.push(`  ${c.path}: ${c.reason}`);
     lines.push(`    mine:   ${mine}`);
@@ -286,6 +294,38 @@ export function describeConflicts(
     "Resolve each with `sluice resolve <path> --mine` (publish yours over theirs), `--theirs` (take theirs; yours is set aside) or `--merged` (publish the merge now in the cache; `sluice theirs <path>` prints theirs to merge from).",
   );
   return lines;
+}
+
+/**
+ * The version numbers each side of a `latest` marker conflict names: yours
+ * read from your copy, theirs from the datastore's object (when it is still
+ * the version the conflict recorded); a side not read, or whose bytes are
+ * no version number, is left out.
+ */
+export async function markerNumbers(
+  conflicts: readonly ConflictRecord[],
+  readMine: (location: string) => Promise<Uint8Array | null>,
+  readTheirs: (path: string, version: string) => Promise<Uint8Array | null>,
+): Promise<Map<string, { mine?: string; theirs?: string }>> {
+  const out = new Map<string, { mine?: string; theirs?: string }>();
+  const number = (b: Uint8Array | null) => {
+    const t = b === null ? "" : new TextDecoder().decode(b).trim();
+    return /^\d+$/.test(t) ? t : undefined;
+  };
+  for (const c of conflicts) {
+    if (!/(^|\/)data\/.+\/latest$/.test(c.path)) continue;
+    const mine = c.mine && c.mine.size <= 32
+      ? number(await readMine(c.mine.location).catch(() => null))
+      : undefined;
+    const theirs = c.theirs && c.theirs.size <= 32
+      ? number(await readTheirs(c.path, c.theirs.version).catch(() => null))
+      : undefined;
+    out.set(c.path, {
+      ...(mine === undefined ? {} : { mine }),
+      ...(theirs === undefined ? {} : { theirs }),
+    });
+  }
+  return out;
 }
 
 /** What `sluice status` learnt from the datastore. */

@@ -24,6 +24,7 @@ import {
   describeResolvedCopy,
   listPendingLockfile,
   listSetAside,
+  markerNumbers,
   remoteState,
   shownLocation,
   shownRecord,
@@ -202,6 +203,16 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         );
         for (const e of checks) out.say(`  ${e.path}`);
       }
+      // A marker conflict says which version each side names (one small read each).
+      const names = await markerNumbers(
+        conflicts,
+        (l) => s.service.cache.read(l),
+        async (p, version) => {
+          if (!remote.reachable) return null;
+          const got = await s.store.get(p, { signal: io.signal });
+          return got.version === version ? got.body : null;
+        },
+      );
       for (
         const line of describeConflicts(
           conflicts,
@@ -209,6 +220,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
           (p) => s.service.cache.exists(p),
           (p) => s.service.cache.holdsDirectory(p),
           (l) => existsSync(statePath(s.service.cache.stateDir, l)),
+          names,
         )
       ) out.say(line);
       if (setAside.length) {

@@ -198,3 +198,30 @@ Deno.test("status on a data version lost to another writer says to pull until a 
     await w.cleanup();
   }
 });
+
+Deno.test("status on a latest marker conflict says which version each side names", async () => {
+  const w = await world();
+  try {
+    const [a, b] = [w.cache("a"), w.cache("b")];
+    const D = "data/shell/cmd/m1/out";
+    const version = async (c: string, n: number) => {
+      await w.write(c, `${D}/${n}/raw`, `v${n}`);
+      await w.write(c, `${D}/${n}/metadata.yaml`, `version: ${n}\n`);
+      await w.write(c, `${D}/latest`, `${n}\n`);
+    };
+    await version(a, 1);
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    await version(a, 3);
+    assert.equal((await sluice(["push", "--cache", a])).code, 0);
+    await version(b, 2);
+    // Moved forward on both sides, further there: a conflict.
+    assert.equal((await sluice(["push", "--cache", b])).code, 3);
+    const st = await sluice(["status", "--cache", b]);
+    assert.match(st.out, /data\/shell\/cmd\/m1\/out\/latest: /);
+    assert.match(st.out, /mine: {3}in place \(2 B, [0-9a-f]+…?, names version 2\)/);
+    assert.match(st.out, /theirs: .*\(2 B, [0-9a-f]+…?, names version 3\)/);
+  } finally {
+    await w.cleanup();
+  }
+});
