@@ -30,6 +30,12 @@ export interface SyncedEntry {
    * path names it again (see `dropped_entries.ts`).
    */
   readonly republish?: boolean;
+  /**
+   * A data version file this cache's push created (not one it pulled or
+   * found in place): a pull that finds it deleted on the datastore keeps it,
+   * a conflict, since this copy may be its only one (see `pull_removals.ts`).
+   */
+  readonly own?: boolean;
 }
 
 /** A manifest entry as stored. */
@@ -40,6 +46,7 @@ interface StoredEntry {
   m?: number;
   c?: number;
   r?: 1;
+  o?: 1;
 }
 
 interface ManifestFile {
@@ -66,6 +73,7 @@ function stored(e: SyncedEntry): StoredEntry {
     m: e.mtimeMs,
     ...(e.ctimeMs !== undefined ? { c: e.ctimeMs } : {}),
     ...(e.republish ? { r: 1 } : {}),
+    ...(e.own ? { o: 1 } : {}),
   };
 }
 
@@ -78,6 +86,7 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
     mtimeMs: e.m,
     ...(typeof e.c === "number" ? { ctimeMs: e.c } : {}),
     ...(e.r === 1 ? { republish: true } : {}),
+    ...(e.o === 1 ? { own: true } : {}),
   };
 }
 

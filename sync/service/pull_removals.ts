@@ -3,7 +3,8 @@
  * is unchanged here was deleted on the datastore (or its entry dropped by
  * another client: a file the store still holds at the synced version is
  * kept, and named again by the next push). A file changed here is a
- * conflict; one deleted here too agrees. Each is removed only while it is
+ * conflict; one deleted here too agrees; a data version this cache's push
+ * created is kept, a conflict (its copy here may be the only one). Each is removed only while it is
  * what the pull looked at: an edit saved in between is kept, a conflict.
  *
  * @module
@@ -17,8 +18,13 @@ import type { PullDeps } from "./pull.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
 import { LOST_REASON, readVanished, UNREADABLE_RECORD_REASON } from "./vanished_record.ts";
+import { classifyPath } from "../path_class.ts";
 
 type LocalSide = ReturnType<typeof localSide>;
+
+/** Why a pull keeps a data version this cache published that was deleted on the datastore. */
+export const OWN_VERSION_DELETED_REASON =
+  "a data version this cache published, deleted on the datastore since (by another client: a deliberate deletion, or an older client's push deleting versions it never had, as swamp's existing extensions do from a stale directory); this copy may be the only one left, so it was kept in place: resolve --mine to publish it again, --theirs to take the deletion";
 
 /** What {@link removeDeletedRemotely} needs of its pull. */
 export interface RemovalDeps {
@@ -86,6 +92,20 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     if (held.has(path)) {
       result.dropped.push(path);
       continue;
+    }
+    // A data version this cache's push created: its copy here may be the
+    // only one left (an older client's push can delete versions it never
+    // had, walking its own stale directory), and were it removed, the next
+    // run here would number a version of that number again. Kept in place,
+    // a conflict with the deletion.
+    if (
+      state.synced(path)?.own && classifyPath(path, config.classifierRules) === "data-version"
+    ) {
+      const local = await r.localCopy(path).catch(() => null);
+      if (local) {
+        r.conflict(path, { location: path, ...local }, OWN_VERSION_DELETED_REASON);
+        continue;
+      }
     }
     // A record that cannot be read cannot tell a peer's deletion from a loss: kept.
     if (lost === null || lost.has(path)) {

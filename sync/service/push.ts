@@ -134,7 +134,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const indexBaseSize: Record<string, number> = {};
     const indexSynced: Record<
       string,
-      { hash: string; version: string; size: number; mtimeMs?: number; ctimeMs?: number }
+      {
+        hash: string;
+        version: string;
+        size: number;
+        mtimeMs?: number;
+        ctimeMs?: number;
+        own?: boolean;
+      }
     > = {};
     const handled: string[] = [];
     const settled = new Set<string>();
@@ -259,7 +266,15 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           created: wctx.outcome === "written" && wctx.mode.kind === "create",
           outcome: wctx.outcome ?? "written",
         });
-        indexSynced[entry.path] = { hash, version: info.version, size, mtimeMs, ctimeMs };
+        indexSynced[entry.path] = {
+          hash,
+          version: info.version,
+          size,
+          mtimeMs,
+          ctimeMs,
+          // A data version this push created: a later deletion on the datastore is not followed blindly.
+          ...(entry.class === "data-version" && wctx.outcome === "written" ? { own: true } : {}),
+        };
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
