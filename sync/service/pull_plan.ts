@@ -132,15 +132,29 @@ async function markerMoved(
 }
 
 /**
+ * What {@link ownWriteChecker} found at a path: this cache's own write
+ * (`true`), another's or none of this cache's (`false`), or (`"gone"`)
+ * nothing at all where the entry names a version of this cache's making
+ * may be: the object was deleted (a peer's deletion whose index update has
+ * not come yet, or an entry left naming nothing), and its writer id went
+ * with it.
+ */
+export type OwnWrite = boolean | "gone";
+
+/**
  * True when the store holds this cache's own write at `path`: uncommitted,
  * other than `e`'s, or `e`'s own version (a commit whose answer was lost,
  * never seen synced here), or the object an entry of another client names
  * by its size alone (an old client's listing of a bucket without an index
- * named this cache's upload whose commit never came). Its writer id is read
- * once per pull; a look that fails (after its retries) fails the pull, which
- * never takes this cache's own write for a peer's change for want of a look.
+ * named this cache's upload whose commit never came). `"gone"` when the
+ * store holds nothing at `path` and the entry names a version (see
+ * {@link OwnWrite}). Its writer id is read once per pull; a look that fails
+ * (after its retries) fails the pull, which never takes this cache's own
+ * write for a peer's change for want of a look.
  */
-export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) => Promise<boolean> {
+export function ownWriteChecker(
+  deps: PullDeps,
+): (path: string, e: IndexEntry) => Promise<OwnWrite> {
   const { store, cache, config, signal } = deps;
   let writer: ReturnType<typeof readWriter> | undefined;
   return async (path, e) => {
@@ -154,14 +168,14 @@ export function ownWriteChecker(deps: PullDeps): (path: string, e: IndexEntry) =
       return now !== null && now.size === e.s && now.metadata?.[WRITER_METADATA] === id &&
         (bound || deps.state.attempted(path));
     }
-    return now !== null &&
-      (isOwnUncommitted(now, e.v, id) ||
-        // At the entry's version: with the id bound to this state directory
-        // (no copy of the cache carries it), or else where this cache
-        // recorded a write of the path whose commit it never saw come (a
-        // copy, where the system gives no identity to bind the id to, never did).
-        (now.version === e.v && now.metadata?.[WRITER_METADATA] === id &&
-          (bound || deps.state.attempted(path))));
+    if (now === null) return "gone";
+    return (isOwnUncommitted(now, e.v, id) ||
+      // At the entry's version: with the id bound to this state directory
+      // (no copy of the cache carries it), or else where this cache
+      // recorded a write of the path whose commit it never saw come (a
+      // copy, where the system gives no identity to bind the id to, never did).
+      (now.version === e.v && now.metadata?.[WRITER_METADATA] === id &&
+        (bound || deps.state.attempted(path))));
   };
 }
 
@@ -173,7 +187,7 @@ export interface PlanInput {
   readonly dirty: ReadonlySet<string>;
   readonly local: Pick<ReturnType<typeof localSide>, "probeHere" | "localCopy" | "leftOut">;
   readonly conflict: RecordConflict;
-  readonly ownWriteOver: (path: string, e: IndexEntry) => Promise<boolean>;
+  readonly ownWriteOver: (path: string, e: IndexEntry) => Promise<OwnWrite>;
   /** Paths found agreeing with the datastore (their conflicts settled). */
   readonly agreed: string[];
   readonly asides: PullAsides;
@@ -304,7 +318,18 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // names this cache's own write (its commit landed, the answer did
       // not): the change here was made over it, and nothing came after it.
       // A deletion here too: the push deletes that write and its entry.
-      if (await ownWriteOver(path, e)) continue;
+      const own = await ownWriteOver(path, e);
+      if (own === true) continue;
+      // The entry's object is gone (a peer's deletion of it, its index
+      // update not come yet; or an entry left naming nothing), and with it
+      // its writer id: where this cache may hold a write of the path whose
+      // commit it never saw (the path dirty, or recorded as attempted), the
+      // entry may name that very write, committed with its answer lost, and
+      // the change here made over it; no look tells now. The datastore holds
+      // nothing to take or to keep: no conflict now (one with its own write,
+      // maybe); the change stays local (and dirty) for the push, and a later
+      // pull meets the deletion once it is committed.
+      if (own === "gone" && (dirty.has(path) || state.attempted(path))) continue;
       // A `latest` marker moved forward here further than a peer moved it
       // forward: no conflict (both versions stay published); kept here,
       // based on the peer's, for the push to write over it.
@@ -368,7 +393,7 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // a path no dirty mark names (written under a marked directory): based
       // on the entry as above, so kept for the push, and named dirty so the
       // push takes it up.
-      if (local && await ownWriteOver(path, e)) {
+      if (local && await ownWriteOver(path, e) === true) {
         ownKept.push(path);
         continue;
       }
