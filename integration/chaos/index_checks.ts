@@ -119,8 +119,13 @@ export async function checkIndexNamesHeld(
  * change, which the conflict's resolution publishes or drops; or of a path
  * its push holds back (its own shape in the way of the other one the
  * datastore holds: `blocked_record.ts`), which waits there until the way is
- * clear; and an old client's own file (`oldClientFile`), whose failed push
- * leaves it so.
+ * clear; or the very object (path and version) a run of that clone's held
+ * for `erasure_refused` uploaded, as its erasure journal records it
+ * (`heldUploads`): the held version's files stay on the datastore by design
+ * until the user resolves the run (`sluice held --keep` publishes them,
+ * `--discard` deletes them; `middleware/erasure_held.ts`), and no history
+ * resolves one; and an old client's own file (`oldClientFile`), whose failed
+ * push leaves it so.
  */
 export async function checkNothingUnnamed(
   direct: ObjectStore,
@@ -129,6 +134,7 @@ export async function checkNothingUnnamed(
     writer: string | null;
     conflicts: { has(path: string): boolean };
     heldBack?: (path: string) => boolean;
+    heldUploads?: readonly { readonly path: string; readonly version: string }[];
   }[],
   oldClientFile: (key: string) => boolean = () => false,
 ): Promise<Violation[]> {
@@ -145,7 +151,8 @@ export async function checkNothingUnnamed(
       if (oldClientFile(o.key) && !meta?.[WRITER_METADATA]) continue;
       const writer = meta?.[WRITER_METADATA];
       const pending = clones.some((c) =>
-        c.writer === writer && (c.conflicts.has(o.key) || c.heldBack?.(o.key) === true)
+        c.writer === writer && (c.conflicts.has(o.key) || c.heldBack?.(o.key) === true ||
+          (c.heldUploads ?? []).some((u) => u.path === o.key && u.version === o.version))
       );
       if (pending) continue;
       violations.push({

@@ -35,7 +35,9 @@
  *   (no fault injected here corrupts bytes): no command fails with
  *   `corrupt_download` (the workload);
  * - I11: after the final sync, the store holds no object the index does not
- *   name, but a clone's own write of a path it has an open conflict on
+ *   name, but a clone's own write of a path it has an open conflict on, or
+ *   an upload of a run it holds for `erasure_refused` (its erasure journal
+ *   records it; the user's `--keep` publishes it, `--discard` deletes it)
  *   (`index_checks.ts`);
  * - I12: every push an old client made (histories with old clients) is
  *   named by the index after the final sync, with its bytes' hash, and is

@@ -2382,3 +2382,21 @@ Deno.test("chaos regression: an upload left out beside a dangling entry of the o
     '{"seed":124100329,"clones":5,"kinds":["core-single-phase","core","api","api","api"],"skewMs":[0,57584,0,0,0],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"tick","n":12,"pick":743531433},{"id":1,"kind":"tick","n":40,"pick":657702192},{"id":16,"kind":"stall","clone":3,"on":true},{"id":19,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":20,"kind":"tick","n":39,"pick":6637319},{"id":21,"kind":"vanish","file":4},{"id":22,"kind":"sync","clone":4},{"id":23,"kind":"tick","n":20,"pick":1574323193},{"id":24,"kind":"wait","ms":960000},{"id":45,"kind":"tick","n":20,"pick":506113386},{"id":47,"kind":"sync","clone":4},{"id":3,"kind":"tick","n":6,"pick":14076126},{"id":4,"kind":"outage","on":true},{"id":17,"kind":"edit","clone":3,"file":4,"how":"push"},{"id":18,"kind":"reshape","clone":3,"file":4,"how":"push"},{"id":15,"kind":"stall","clone":3,"on":false},{"id":13,"kind":"tick","n":35,"pick":1621335013},{"id":14,"kind":"tick","n":17,"pick":1275931547}]}',
   );
 });
+
+/**
+ * I11 (seed 130200227; the checker's): c1's same-output run lost its lock to
+ * a breakglass and uploaded version 1 anyway; c2's run of the same output
+ * found both files in place, its commit named `raw` and found
+ * `metadata.yaml` already erased by c1's refusal, so its second pass wrote
+ * it again; a second breakglass then refused that pass, and its version,
+ * holding the `raw` the first pass committed, was held (`erasure_refused`),
+ * its upload left on the datastore as the library documents, recorded in
+ * c2's erasure journal until its user keeps or discards the run. I11 now
+ * spares a held run's own upload that its clone's journal records
+ * (integration/chaos/index_checks_test.ts).
+ */
+Deno.test("chaos regression: a held run's upload waits for its user's keep or discard (I11, seed 130200227)", async () => {
+  await clean(
+    '{"seed":130200227,"clones":5,"absentOnError":true,"v2":true,"kinds":["core","api","core","api","api"],"ops":[{"id":4,"kind":"run","clone":1,"model":0,"data":0,"workMs":1000,"same":true},{"id":5,"kind":"tick","n":7,"pick":1601013714},{"id":9,"kind":"breakglass","model":0},{"id":11,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":12,"kind":"tick","n":31,"pick":883298946},{"id":16,"kind":"tick","n":2,"pick":1304785383},{"id":20,"kind":"breakglass","model":0},{"id":23,"kind":"tick","n":1,"pick":928960255}]}',
+  );
+});

@@ -1236,8 +1236,12 @@ class World {
     }
     const writers = await Promise.all(this.clones.map(async (slot) => {
       const state = slot.svc.state;
+      // A run held for `erasure_refused`: what its push uploaded stays on the
+      // datastore until its user keeps or discards it (I11's exception).
+      const journal = await readErasureJournal(slot.svc.cache).catch(() => undefined);
       return {
         writer: await readWriterId(slot.svc.cache),
+        heldUploads: journal?.held.flatMap((h) => h.uploads) ?? [],
         conflicts: state.conflicts,
         // A path its push holds back (in the way of the other shape, or of
         // the new shape of a name whose old shape's deletion met a conflict):
