@@ -525,6 +525,7 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   let runs = 0;
   let writers = 0;
   let rewrites = 0;
+  let blinds = 0;
   for (let seed = 1; seed <= 300; seed++) {
     const without = generateHistory(seed, INSERTS_OFF);
     const h = generateHistory(seed, { ...INSERTS_OFF, vanishShare: undefined });
@@ -568,8 +569,15 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
       formatOp(vanish as unknown as Op),
       gone.rewrite
         ? /another client publishes the raw output of run #\d+ again with other bytes/
+        : gone.blind
+        ? /an older client's push deletes the raw output of run #\d+, object and index entry/
         : /another tool deletes .* \(no lock, no index\)/,
     );
+    if (gone.blind) {
+      assert.notEqual(gone.run, undefined, "only a run's output is deleted blind");
+      assert.ok(!gone.rewrite);
+      blinds++;
+    }
     if (gone.rewrite) {
       assert.notEqual(gone.run, undefined, "only a run's output is published again");
       rewrites++;
@@ -590,6 +598,7 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   assert.ok(runs > 5 && runs < inserted * 0.7, `${runs} of ${inserted}`);
   assert.ok(writers > 3 && writers < inserted * 0.6, `${writers} of ${inserted}`);
   assert.ok(rewrites > 0 && rewrites < runs, `${rewrites} rewrites of ${runs} runs' outputs`);
+  assert.ok(blinds > 0 && blinds + rewrites < runs, `${blinds} blind deletions of ${runs}`);
 });
 
 Deno.test("history: what another tool puts, by path", () => {

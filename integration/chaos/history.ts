@@ -292,6 +292,10 @@ export type Op =
    * bytes by another client of the layout (an existing extension whose
    * fast path skipped the commit that published it numbers its own run's
    * version the same): a plain put and its index entry, written at once.
+   * With `run` and `blind`, that `raw` is deleted, object and index entry at
+   * once, by an older client's push that never had it (swamp's existing
+   * extensions walk a stale dirty directory of another model and delete
+   * every indexed file their cache lacks).
    */
   | {
     readonly id: number;
@@ -299,6 +303,7 @@ export type Op =
     readonly file: number;
     readonly run?: number;
     readonly rewrite?: boolean;
+    readonly blind?: boolean;
   }
   /**
    * A second process of the tool over the clone's cache directory (swamp
@@ -452,6 +457,8 @@ export interface GenerateOptions {
   readonly vanishShare?: number;
   /** Chance that such a deletion of a run's output is a rewrite of it instead (see the `vanish` {@link Op}); default 0.4. */
   readonly rewriteShare?: number;
+  /** Chance that a deletion of a run's output that is no rewrite is an older client's blind push (see the `vanish` {@link Op}); default 0.4. */
+  readonly blindShare?: number;
   /** Chance that a history has marks whose writes never came (see the `unwritten` {@link Op}); default 0.25. */
   readonly unwrittenShare?: number;
   /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
@@ -786,6 +793,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // From a generator of their own: the operations above stay as they were.
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
   markRewrites(ops, seed, options.rewriteShare ?? 0.4);
+  markBlinds(ops, seed, options.blindShare ?? 0.4);
   insertUnwritten(ops, clones, new Rng(mixSeed(seed, 0x756e7772)), options.unwrittenShare ?? 0.25);
   insertSiblings(
     ops,
@@ -1272,6 +1280,18 @@ function insertCopies(ops: Op[], clones: number, rng: Rng, share: number): void 
 }
 
 /**
+ * Marks each deletion of a run's output that is no rewrite as an older
+ * client's blind push (see the `vanish` {@link Op}) with chance `share`,
+ * drawn per operation (by its id) from a generator of its own.
+ */
+function markBlinds(ops: Op[], seed: number, share: number): void {
+  for (const [i, op] of ops.entries()) {
+    if (op.kind !== "vanish" || op.run === undefined || op.rewrite) continue;
+    if (new Rng(mixSeed(seed, 0x626c6e00 + op.id)).chance(share)) ops[i] = { ...op, blind: true };
+  }
+}
+
+/**
  * Marks each deletion of a run's output as a rewrite of it instead (see the
  * `vanish` {@link Op}) with chance `share`, drawn per operation (by its id).
  */
@@ -1470,6 +1490,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "vanish":
       return op.rewrite
         ? `${head} another client publishes the raw output of run #${op.run} again with other bytes (a plain put and its index entry)`
+        : op.blind
+        ? `${head} an older client's push deletes the raw output of run #${op.run}, object and index entry, never having had it`
         : `${head} another tool deletes ${
           op.run === undefined ? SHARED_FILES[op.file] : `the raw output of run #${op.run}`
         } (no lock, no index)`;

@@ -116,6 +116,8 @@ export interface ChaosStats {
   vanishesChecked: number;
   /** A run's raw output published again with other bytes by another client (`vanish` moves with `rewrite`); checked by I19. */
   rewrites: number;
+  /** A run's raw output deleted, object and entry, by an older client's push that never had it (`vanish` moves with `blind`); checked by I19. */
+  blindDeletes: number;
   /** Marks of a path with nothing there whose writes never came (`unwritten` moves). */
   unwrittenMarks: number;
   /** Second processes over a clone's cache (`sibling` moves), and those that died before their push. */
@@ -218,6 +220,7 @@ export function emptyStats(): ChaosStats {
     vanishedOutputs: 0,
     vanishesChecked: 0,
     rewrites: 0,
+    blindDeletes: 0,
     unwrittenMarks: 0,
     siblings: 0,
     siblingsDied: 0,

@@ -676,6 +676,17 @@ class World {
         peerPush(s, { [path]: text }, { now: () => this.sched.clock.now() })
       );
       this.stats.rewrites++;
+    } else if (op.blind) {
+      // An older client's push that never had it deletes it, object and
+      // entry, at once (between two scheduling decisions): a deletion every
+      // pull meets, told from no user's.
+      await this.target.unfaulted((s) =>
+        peerPush(s, {}, { now: () => this.sched.clock.now(), remove: [path] })
+      );
+      this.shapes.gone(path);
+      if (await this.target.inspect.read(path)) return;
+      this.stats.vanishes++;
+      this.stats.blindDeletes++;
     } else {
       await this.target.direct.delete(path).catch(() => {});
       this.shapes.gone(path);
