@@ -7,8 +7,9 @@
  * - this cache's own write that never reached the index (it carries this
  *   cache's writer id): deleted over that version, and the index entry
  *   removed, as the edit it replaces would have been committed; or one the
- *   index names (its commit made, its answer lost): deleted, and the entry
- *   naming it removed;
+ *   index names (its commit made, its answer lost): the entry naming it
+ *   removed first, then the object deleted (a cut-off between the delete and
+ *   the commit would otherwise leave the entry naming nothing);
  * - another writer's object the index does not name while the index still
  *   names the synced version: that writer's push is in flight or stopped
  *   before its index update, no committed change; the deletion waits
@@ -140,6 +141,14 @@ export async function deleteRemote(
     const committed = !!index && Object.hasOwn(index.entries, entry.path) &&
       index.entries[entry.path].v === now.version;
     const base = committed ? { base: now.version } : {};
+    // The entry naming it goes first, then the object (as `dropOwnStranded`
+    // does for a create): deleted first, a cut-off before this push's commit
+    // would leave the index naming nothing, and the next push, finding
+    // nothing there and an entry of a version it never synced, would take
+    // its own committed write for a peer's lost change (a conflict with
+    // itself, the entry left naming nothing). Cut off between the two, the
+    // upload stands unnamed, still this cache's, and the next push deletes it.
+    if (committed) await unnameOwn(ctx, entry.path, now.version);
     if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted", ...base };
     // Gone: deleted by this very call (its answer lost), or by a peer.
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);

@@ -136,3 +136,47 @@ for (const layout of ["v1", "v2"] as const) {
     assert.deepEqual(pulled.conflicts, []);
   });
 }
+
+for (const layout of ["v1", "v2"] as const) {
+  Deno.test(`a deletion over this cache's own update whose commit landed, its answer lost, cut off after its delete: the next push removes the entry, no conflict with itself (${layout})`, async () => {
+    const store = new InMemoryStore();
+    if (layout === "v2") {
+      await store.put(META_KEY, metaBody({ version: 2, partitions: [], commitSeq: 0, raw: {} }), {
+        kind: "create",
+      });
+    }
+    const a = await clone(store, "a");
+    await edit(a, "one");
+    await a.pushChanged();
+    // The update's commit lands (the index object written), its answer is lost.
+    await edit(a, "two");
+    const commit = layout === "v1" ? MONOLITH_KEY : "_index/_unpartitioned.json";
+    store.failNext("put", 1, () => new UnreachableError("cut off"), {
+      afterEffect: true,
+      match: (k) => k === commit,
+    });
+    await assert.rejects(a.pushChanged());
+    const two = (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+    assert.ok(two, "the update's entry is published");
+    // Deleted here, and the deletion pushed: cut off at its first index
+    // write once the delete of that write has landed (a crash, an outage).
+    await Deno.remove(`${a.cacheDir}/${PATH}`);
+    await a.markDirty({ relPath: PATH });
+    store.failNext("put", 1, () => new UnreachableError("cut off"), {
+      match: (k) =>
+        (k === MONOLITH_KEY || k.startsWith("_index/")) && store.peek(PATH) === undefined,
+    });
+    await assert.rejects(a.pushChanged());
+    // The next push finishes the deletion: its own committed write is no peer's change.
+    const r = await a.pushChanged();
+    assert.deepEqual(r.conflicts, [], "no conflict with its own write");
+    assert.deepEqual(a.conflicts(), []);
+    assert.deepEqual(r.deleted, [PATH]);
+    assert.equal(store.peek(PATH), undefined, "the object is gone");
+    assert.equal(
+      (await readIndex(store, quick.retry))?.entries[PATH],
+      undefined,
+      `the index still names ${PATH} (${two}), which the store no longer holds`,
+    );
+  });
+}
