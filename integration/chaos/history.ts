@@ -343,10 +343,11 @@ export type Op =
    * An old client on the clone's machine writes the bytes run `run` (a
    * deterministic run, whose model lock a breakglass broke) wrote at its
    * version's path, a plain put and its index entry at once, the moment
-   * that run's erasure, refused, is about to delete its upload there
-   * (aimed: the scheduler goes on, a few hundred decisions at most, with
-   * choices drawn from `pick`, until then; nothing happens when it never
-   * comes). On a store whose versions are the bytes' (`etag`), its object
+   * that run's erasure, refused, is about to delete its upload there while
+   * no other writer holds that model's lock, under which alone an old client
+   * writes a model's data (aimed: the scheduler goes on, a few hundred
+   * decisions at most, with choices drawn from `pick`, until then; nothing
+   * happens when it never comes). On a store whose versions are the bytes' (`etag`), its object
    * keeps the upload's version. Only in histories with `oldClients`.
    */
   | {

@@ -2400,3 +2400,21 @@ Deno.test("chaos regression: a held run's upload waits for its user's keep or di
     '{"seed":130200227,"clones":5,"absentOnError":true,"v2":true,"kinds":["core","api","core","api","api"],"ops":[{"id":4,"kind":"run","clone":1,"model":0,"data":0,"workMs":1000,"same":true},{"id":5,"kind":"tick","n":7,"pick":1601013714},{"id":9,"kind":"breakglass","model":0},{"id":11,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":12,"kind":"tick","n":31,"pick":883298946},{"id":16,"kind":"tick","n":2,"pick":1304785383},{"id":20,"kind":"breakglass","model":0},{"id":23,"kind":"tick","n":1,"pick":928960255}]}',
   );
 });
+
+/**
+ * I12 (seed 131100102; the checker's): c1's same-output run of m0 lost its
+ * model lock to a breakglass, and c4's run of m0 took that lock at once;
+ * the `oldsame` move then wrote c1's bytes of version 1's `metadata.yaml`
+ * (a plain put, the same ETag, and its index entry) as c1's erasure was
+ * about to delete it, while c4 held m0's lock. The delete took that object,
+ * c4's create-only write of its own version 1 filled the path before the
+ * erasure's put-back, and c4's commit named its version there. A real old
+ * client writes a model's data versions under that model's lock (old and
+ * new clients honour each other's locks), so it makes no such write while
+ * another writer holds it: the move now waits for a moment the lock is free.
+ */
+Deno.test("chaos regression: an old client writes no model's data version while another writer holds that model's lock (I12, seed 131100102)", async () => {
+  await clean(
+    '{"seed":131100102,"clones":5,"kinds":["core","api","core","api","api"],"oldClients":true,"skewMs":[72033,0,0,0,0],"etag":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":2,"kind":"run","clone":4,"model":0,"data":1,"workMs":1000},{"id":3,"kind":"tick","n":1,"pick":1170745261},{"id":4,"kind":"breakglass","model":0},{"id":40,"kind":"oldsame","clone":0,"run":0,"pick":849386151},{"id":5,"kind":"tick","n":9,"pick":673153685}]}',
+  );
+});

@@ -24,7 +24,7 @@ import {
 } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
-import { releaseLock } from "../../sync/locks/model_locks.ts";
+import { modelLockKey, releaseLock } from "../../sync/locks/model_locks.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
@@ -828,27 +828,39 @@ class World {
    * delete its upload: a plain put of the same bytes and its index entry,
    * at once (between two scheduling decisions, past faults). Recorded as an
    * old client's push (I12), which must never be gone from the store while
-   * the index names it.
+   * the index names it. Only at a moment no other writer holds the run's
+   * model lock (its object is absent): an old client writes a model's data
+   * versions under that model's lock, as Sluice's runs do (old and new
+   * clients honour each other's locks), so it makes no such write while
+   * another holds it (seed 131100102: the move wrote while the run that took
+   * the lock after the breakglass held it, and that run's own version 1
+   * filled the path the erasure's delete had emptied).
    */
   async #oldSame(op: Extract<Op, { kind: "oldsame" }>): Promise<void> {
-    const aimed = () => {
+    const aimed = async () => {
       const run = this.truth.runs.find((r) => r.op === op.run && r.same && r.files.length > 0);
       if (!run) return undefined;
       for (const u of this.sched.active()) {
         const on = /^delete (\S+)$/.exec(u.parkedOn)?.[1];
         const f = on === undefined ? undefined : run.files.find((f) => f.path === on);
-        if (f) return f;
+        if (!f) continue;
+        if (await this.target.direct.head(modelLockKey(run.model)) !== null) return undefined;
+        return f;
       }
       return undefined;
     };
     const next = mulberry32(op.pick);
-    for (let i = 0; i < OLD_SAME_DECISIONS && !aimed() && this.sched.active().length > 0; i++) {
+    for (
+      let i = 0;
+      i < OLD_SAME_DECISIONS && !(await aimed()) && this.sched.active().length > 0;
+      i++
+    ) {
       await this.sched.startReady();
       await this.sched.step(next(), next());
       await this.#afterDecision();
       if (this.#aborted) return;
     }
-    const f = aimed();
+    const f = await aimed();
     if (!f) return;
     const text = new TextDecoder().decode(f.bytes);
     await this.target.unfaulted((s) =>
