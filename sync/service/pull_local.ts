@@ -30,7 +30,8 @@ export function localSide(deps: LocalSideDeps) {
   const { cache, state, dirty, events } = deps;
   // A local change is anything that differs from what this cache last
   // synced (the manifest's hash), marked dirty or not: a hand edit, or the
-  // deletion of a synced file. The pull neither overwrites nor removes one.
+  // deletion of a synced file; so is the copy an open conflict names at its
+  // path. The pull neither overwrites nor removes one.
   // A file without a manifest entry (never synced, or the manifest was lost)
   // cannot be told from a stale copy: a dirty mark keeps it, otherwise it is
   // set aside before the datastore's copy is taken.
@@ -55,7 +56,16 @@ export function localSide(deps: LocalSideDeps) {
     // here, and an edit within the filesystem's timestamp tick after the last
     // sync keeps both size and mtime.
     const local = await hash();
-    return local === null || local.hash !== s.hash ? { changed: true, local } : UNCHANGED;
+    if (local === null || local.hash !== s.hash) return { changed: true, local };
+    // The copy an open conflict names here, as it was recorded: a change
+    // all the same, though it holds the synced bytes (a merge of theirs'
+    // bytes, rebased on theirs by its resolution, which then met a newer
+    // version of theirs). Written over, it would be neither here nor set
+    // aside, and the conflict would name a copy that is gone.
+    const open = state.conflicts.get(path)?.mine;
+    return open?.location === path && open.hash === local.hash
+      ? { changed: true, local }
+      : UNCHANGED;
   };
   const changedLocally = async (path: string) => {
     try {
