@@ -264,6 +264,8 @@ const LEFT_BY: Record<string, string> = {
 const DATASTORE_CONFIG_FIX = "fix the datastore configuration and run the command again.";
 const CLI_CONFIG_FIX =
   "fix the store URL (as given, or as the cache recorded it) and run the command again.";
+const CLI_CREDENTIALS_FIX =
+  "fix the credentials in the environment the command runs in and run the command again.";
 
 /**
  * `e` as the command `name` reports it: an unreachable datastore, or a
@@ -275,8 +277,11 @@ const CLI_CONFIG_FIX =
  */
 export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
   // On the command line the datastore's configuration is the store URL.
+  // Credentials are never in it: they come from the environment the command runs in.
   if (e instanceof ConfigError && e.message.endsWith(DATASTORE_CONFIG_FIX)) {
-    e.message = `${e.message.slice(0, -DATASTORE_CONFIG_FIX.length)}${CLI_CONFIG_FIX}`;
+    e.message = `${e.message.slice(0, -DATASTORE_CONFIG_FIX.length)}${
+      e.field === "credentials" ? CLI_CREDENTIALS_FIX : CLI_CONFIG_FIX
+    }`;
   }
   if (name === "push" || name === "pull") {
     // A sync's own account of a cancellation stands; an unreachable datastore

@@ -36,3 +36,22 @@ Deno.test("a configuration field's error names the store URL on the command line
   const option = commandFailure(new ConfigError("--pid", "a number"), { argv: [] }, "pull");
   assert.match((option as Error).message, /correct the option/);
 });
+
+Deno.test("a credentials error on the command line is not told to fix the store URL, which holds no credentials", () => {
+  for (
+    const e of [
+      // What the stores throw for missing or refused credentials (store_kit's failure_errors.ts).
+      new ConfigError(
+        "credentials",
+        "no credentials were found for the list of s3://b/p (no AWS credentials), so no request was sent and nothing was read or written; provide credentials to the store",
+      ),
+      new ConfigError(
+        "credentials",
+        "S3 refused the list of s3://b/p (AccessDenied); check the credentials and their permissions on the bucket",
+      ),
+    ]
+  ) {
+    const told = commandFailure(e, { argv: [] }, "pull") as Error;
+    assert.doesNotMatch(told.message, /fix the store URL/, told.message);
+  }
+});

@@ -136,9 +136,15 @@ export function heldCommand(io: CliIo, state: RunState): Command {
           ? `Released ${what}: the next push publishes ${
             resolved.length === 1 ? "it" : "them"
           } (run \`sluice push\`).`
-          : `Erased ${what}: the cache copies, and what that run uploaded of ${
-            resolved.length === 1 ? "it" : "them"
-          }.`,
+          : `Erased ${
+            plural(versions, "held version")
+          }: the cache copies, and what that run uploaded of ${versions === 1 ? "it" : "them"}${
+            // A marker is never erased here: recomputed from the versions left (or removed when none is).
+            markers
+              ? `; ${plural(markers, "latest marker")} naming ${
+                versions === 1 ? "it" : "them"
+              } no longer held, recomputed from the versions left here`
+              : ""}.`,
       );
       return 0;
     });

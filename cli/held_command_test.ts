@@ -88,3 +88,38 @@ Deno.test("held --json: ok false with its outcome (exit 2) while versions are he
     reason: "the model was written under another lock meanwhile",
   }]);
 });
+
+Deno.test("held --discard of a run's version and the latest marker its push named: never says the marker's cache copy was erased when it stays", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const D = "data/shell/cmd/m1/out";
+  await w.write(a, `${D}/1/raw`, "v1");
+  await w.write(a, `${D}/1/metadata.yaml`, "version: 1\n");
+  await w.write(a, `${D}/latest`, "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // The refused run wrote version 2 and moved the marker to it: both held.
+  await w.write(a, `${D}/2/raw`, "the refused run's output");
+  await w.write(a, `${D}/latest`, "2");
+  const journal = {
+    format: 1,
+    erase: [],
+    uploads: [],
+    prefixes: [],
+    held: [{ dirs: [`${D}/2`, `${D}/latest`], problems: [], uploads: [], at: 1 }],
+    moving: {},
+    trash: [],
+    markers: [],
+  };
+  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+  const gone = await sluice(["held", `${D}/2`, "--discard", "--cache", a]);
+  assert.equal(gone.code, 0, gone.err);
+  await assert.rejects(Deno.lstat(`${a}/${D}/2/raw`), Deno.errors.NotFound);
+  const marker = await Deno.readTextFile(`${a}/${D}/latest`).catch(() => null);
+  assert.equal(marker, "1", "the marker is reset to the version left, not erased");
+  assert.doesNotMatch(
+    gone.out,
+    /Erased [^:]*latest marker[^:]*: the cache copies/,
+    `the marker's cache copy was reset, not erased: ${gone.out}`,
+  );
+  await w.cleanup();
+});

@@ -52,3 +52,44 @@ Deno.test("resolve --theirs of a copy whose object is gone from the store says s
   assert.match(r.out, /your copy stays in \S+set-aside/);
   await w.cleanup();
 });
+
+Deno.test("pull --adopt-uncommitted of a path with nothing at it, on a pull of the whole cache: the error says the rest was pulled", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/x.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const b = w.cache("b");
+  const r = await sluice(["pull", "--cache", b, "--store", w.url, "--adopt-uncommitted", "nope/"]);
+  // The pull took the whole cache: it fetched notes/x.txt ...
+  assert.equal(await Deno.readTextFile(`${b}/notes/x.txt`), "1");
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /^error\[not_found\]: Nothing is under nope/m);
+  // ... which the error, the pull's only account, must not leave out
+  // ("nothing was pulled there" alone reads as a pull that did nothing).
+  assert.match(r.err, /pulled; run the pull again to see what it did/);
+  await w.cleanup();
+});
+
+Deno.test("pull --adopt-uncommitted of a path the store holds, named by no index: not a typo (not_found is for a path with nothing anywhere)", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/x.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // A push uploaded a new file and died before its commit: the store holds it, no index names it.
+  await new FsStore({ root: w.root }).put("notes/new.txt", new TextEncoder().encode("n"), {
+    kind: "create",
+  });
+  const b = w.cache("b");
+  const r = await sluice([
+    "pull",
+    "--cache",
+    b,
+    "--store",
+    w.url,
+    "--adopt-uncommitted",
+    "notes/new.txt",
+  ]);
+  assert.doesNotMatch(r.err, /Check the path/, r.err);
+  assert.equal(r.code, 2, r.err);
+  await w.cleanup();
+});

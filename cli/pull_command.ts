@@ -9,6 +9,7 @@ import { SluiceError } from "../sync/errors.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
+import type { ObjectStore } from "../sync/ports.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
 import {
@@ -203,8 +204,16 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         !s.service.cache.exists(rel) && !knownHere(s.service, rel) &&
         !seen.some((p) => p === rel || p.startsWith(`${rel}/`))
       );
+      // A path named to adopt that the store holds (an upload no index names)
+      // is no typo: nothing there is adopted, as told below (exit 2).
+      for (const rel of adopt.filter((a) => missing.includes(a))) {
+        if (await onStore(s.store, rel, io.signal)) missing.splice(missing.indexOf(rel), 1);
+      }
       if (missing.length > 0) {
-        const others = clean.length + adopt.length > missing.length
+        // A pull given no prefix pulled the whole cache, a path to adopt or not.
+        const others = clean.length === 0
+          ? " The rest of the cache was pulled; run the pull again to see what it did."
+          : clean.length + adopt.length > missing.length
           ? " The other prefixes were pulled; run the pull again to see what it did."
           : "";
         throw new SluiceError(
@@ -305,4 +314,21 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       return exitCode;
     });
   }));
+}
+
+/** True when the store holds an object at `rel` or under it (one request each, at most two). */
+async function onStore(
+  store: Pick<ObjectStore, "head" | "list">,
+  rel: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  try {
+    if (await store.head(rel, { signal })) return true;
+    for await (const page of store.list(`${rel}/`, { signal, pageSize: 1 })) {
+      return page.length > 0;
+    }
+  } catch {
+    // Not known: taken as nothing there, as before.
+  }
+  return false;
 }

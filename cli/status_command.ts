@@ -234,6 +234,8 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         const clashes = clashing.length;
         // Once a pull brought the datastore's copies, pulling is no next step.
         const pulled = clashing.every((e) => s.service.state.synced(e.path) !== undefined);
+        // Lost to another client's upload that no index names: no pull brings it (yet).
+        const unindexed = clashing.some((e) => /named by no index yet/.test(e.reason ?? ""));
         if (clashes > 0) {
           const who = clashes === setAside.length
             ? clashes === 1
@@ -246,6 +248,8 @@ export function statusCommand(io: CliIo, state: RunState): Command {
             `${who} on the datastore with other bytes (another writer's, or an earlier upload from this cache; the reason beside each says which): ${
               pulled
                 ? "the datastore's copies are in the cache now (a pull brought them); run the method or workflow again to write a new version, and delete the set-aside copies once you no longer need them."
+                : unindexed
+                ? "a pull brings the datastore's copies once an index names them (named by no index yet, no pull gets them now); run the method or workflow again to write a new version."
                 : "run `sluice pull` to get the datastore's copies, and run the method or workflow again to write a new version."
             }`,
           );

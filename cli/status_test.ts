@@ -225,3 +225,36 @@ Deno.test("status on a latest marker conflict says which version each side names
     await w.cleanup();
   }
 });
+
+Deno.test("status on a data version lost to an older client's upload no index names: never says a pull gets the datastore's copies", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const D = "data/shell/cmd/m1/out";
+    await w.write(a, `${D}/1/raw`, "v1");
+    await w.write(a, `${D}/1/metadata.yaml`, "version: 1\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    // An older client's run uploaded version 2 (no writer id) and died before its commit.
+    const fs = new FsStore({ root: w.root });
+    for (const [f, body] of [["raw", "old client"], ["metadata.yaml", "version: 2\n"]]) {
+      await fs.put(`${D}/2/${f}`, new TextEncoder().encode(body), { kind: "create" });
+    }
+    await w.write(a, `${D}/2/raw`, "from a");
+    await w.write(a, `${D}/2/metadata.yaml`, "version: 2\nfrom: a\n");
+    const lost = await sluice(["push", "--cache", a]);
+    assert.equal(lost.code, 1, lost.err);
+    assert.match(lost.err, /named by no index yet/);
+    // A pull brings nothing of it: no index names it.
+    await sluice(["pull", "--cache", a]);
+    assert.equal(await Deno.readTextFile(`${a}/${D}/2/raw`).catch(() => null), null);
+    const status = await sluice(["status", "--cache", a]);
+    assert.match(status.out, /data versions? that already exists?/);
+    assert.doesNotMatch(
+      status.out,
+      /run `sluice pull[^`]*` to get the datastore's copies/,
+      "a pull brings no copy an index does not name",
+    );
+  } finally {
+    await w.cleanup();
+  }
+});

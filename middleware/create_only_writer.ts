@@ -202,6 +202,8 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       CREATE_ONLY_WRITER,
       ownEarlier
         ? `${ctx.key}: this version was uploaded from this cache before and changed here since; the datastore's copy was kept and ${dir} was set aside`
+        : unindexed
+        ? `${ctx.key}: another client's upload, named by no index yet, holds this version; the remote copy was kept and ${dir} was set aside`
         : `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
       ctx.entry,
     );

@@ -510,3 +510,15 @@ Deno.test("an older client's uncommitted versions above a lost one: kept as empt
   assert.equal(store.peekText(`${data}/5/raw`), "a run 2");
   await assertIndexCurrent(store, { held: true });
 });
+
+Deno.test("an unindexed upload of another client's that holds the version: the gate's note does not call it published", async () => {
+  const { m, store, ctx, next } = await unit("mine");
+  await m.cache.write(RAW, new TextEncoder().encode("mine"));
+  await m.state.markDirty(RAW);
+  store.seed(RAW, "theirs"); // no writer id, named by no index
+  const err = await createOnlyWriter()(ctx, next).catch((e) => e);
+  assert.ok(err instanceof VersionConflictError && err.unindexed);
+  const note = m.gates.find((g) => g.gate === CREATE_ONLY_WRITER && g.path === RAW);
+  assert.ok(note);
+  assert.doesNotMatch(note.message, /published/, note.message);
+});

@@ -11,7 +11,11 @@ import { type PushContext, PushVar, type WriteContext } from "../sync/context.ts
 import { VersionConflictError } from "../sync/errors.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
+import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
+import { sha256Hex } from "../sync/hash.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
+import { getOrNull } from "../sync/transfer/index_io.ts";
+import { putBackAndName } from "../sync/transfer/put_back.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
@@ -231,7 +235,7 @@ async function resetMarker(
   ).catch(() => undefined);
   if (m?.was === undefined) return;
   if (!m.dirty) {
-    await dropOwnSiblings(push, [marker], writer).catch((e) => {
+    await takeBackMarker(push, marker, writer).catch((e) => {
       if (push.signal?.aborted) throw e;
     });
   }
@@ -244,6 +248,61 @@ async function resetMarker(
         : "which another writer published first (this cache's copy of it was set aside)",
     ),
   );
+}
+
+/**
+ * Takes back this cache's (`writer`) upload of `marker` that no index names
+ * (a run's, its commit cut off). Where the index names nothing there (a
+ * create), the upload is deleted. Where it names a marker this upload was
+ * written over (a bucket without object versions keeps only the upload),
+ * deleting it would leave the path a commit names with no object: the
+ * committed bytes are put back in its place instead, from the marker here
+ * (reset to them: its synced copy), and named in place of the version the
+ * index names, only while it still names it. A peer whose write of the same
+ * bytes took the upload as its own can commit it between the look at the
+ * index and the delete, its own look after its commit coming before the
+ * delete: so the index is read again after it, and an upload it now names
+ * is put back and named in place of the deleted one.
+ */
+async function takeBackMarker(push: PushContext, marker: string, writer: string): Promise<void> {
+  const call = {
+    retry: push.config.retry,
+    signal: push.signal,
+    concurrency: push.config.concurrency,
+  };
+  const got = await getOrNull(push.store, marker, call);
+  if (!got || got.metadata?.[WRITER_METADATA] !== writer) return;
+  const index = async () =>
+    (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
+      ?.entries ?? {};
+  const named = (await index())[marker];
+  if (named?.v === got.version) return;
+  let committed: Uint8Array | null = null;
+  if (named) {
+    // Only with the committed bytes at hand (the marker here, as synced), and never over an old client's entry.
+    const here = await push.cache.read(marker).catch(() => null);
+    if (
+      isUnversioned(named) || !here || named.h === "" || (await sha256Hex(here)) !== named.h
+    ) return;
+    committed = here;
+  }
+  if (!(await deleteAt(push.store, marker, got.version, call))) return;
+  if (committed) {
+    const done = await putBackAndName(push.store, marker, committed, named!, call);
+    const synced = push.state.synced(marker);
+    if (done.kind === "named" && synced?.version === named!.v) {
+      await push.state.recordSynced(marker, {
+        hash: synced.hash,
+        version: done.version,
+        size: synced.size,
+      });
+    }
+    return;
+  }
+  const now = (await index())[marker];
+  if (now?.v === got.version) {
+    await putBackAndName(push.store, marker, got.body, { v: now.v, h: now.h }, call);
+  }
 }
 
 /** Per push: version directories held back, another writer's uncommitted upload in the way. */

@@ -9,6 +9,7 @@
  */
 import { DIRTY_FILE } from "./service/state.ts";
 import { PROBE_STATE_FILE } from "./transfer/conditional.ts";
+import { OWNERS_DIR, STATE_LOCK_FILE } from "./service/state_lock.ts";
 
 /** The state file recording the store a cache mirrors. */
 export const STORE_RECORD = "cli-store.json";
@@ -31,7 +32,8 @@ export interface StoreRecord {
 /**
  * The endpoint a recorded store URL names, normalised (origin and path,
  * without a trailing slash); "" for the service's own endpoint (none named,
- * or a `file://` store); null when the URL does not parse.
+ * or a `file://` store, or the service's own spelled out); null when the URL
+ * does not parse.
  *
  * @example
  * ```ts
@@ -41,15 +43,22 @@ export interface StoreRecord {
  */
 export function recordedEndpoint(url: string): string | null {
   let endpoint: string | null;
+  let scheme: string;
   try {
-    endpoint = new URL(url).searchParams.get("endpoint");
+    const parsed = new URL(url);
+    endpoint = parsed.searchParams.get("endpoint");
+    scheme = parsed.protocol;
   } catch {
     return null;
   }
   if (!endpoint) return "";
   try {
     const u = new URL(endpoint);
-    return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+    const at = `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+    // The service's own endpoint, spelled out: the same datastore as none named.
+    if (scheme === "gs:" && at === "https://storage.googleapis.com") return "";
+    if (scheme === "s3:" && /^https:\/\/s3([.-][a-z0-9-]+)?\.amazonaws\.com$/.test(at)) return "";
+    return at;
   } catch {
     return endpoint;
   }
@@ -57,7 +66,8 @@ export function recordedEndpoint(url: string): string | null {
 
 /**
  * True when the state directory `stateDir` holds nothing but the cache's
- * record of a store (and an empty dirty set, or a cached endpoint probe): no
+ * record of a store (and an empty dirty set, a cached endpoint probe, or the
+ * locks of the processes sharing it): no
  * file was ever synced, marked, set aside or left in conflict there. Also
  * true when there is no such directory.
  */
@@ -65,6 +75,8 @@ export async function holdsNoSyncRecord(stateDir: string): Promise<boolean> {
   try {
     for await (const e of Deno.readDir(stateDir)) {
       if (e.name === STORE_RECORD || e.name === PROBE_STATE_FILE) continue;
+      // The locks of processes sharing the cache (any push or pull takes them): no record of a sync.
+      if (e.name === STATE_LOCK_FILE || e.name === OWNERS_DIR) continue;
       if (
         e.name === DIRTY_FILE && e.isFile && (await Deno.stat(`${stateDir}/${e.name}`)).size === 0
       ) {

@@ -109,3 +109,50 @@ Deno.test("through the extension: a configuration changed to another prefix is r
   // Set back, the cache syncs as before.
   assert.equal(await open(storeOne, "one").pullChanged(), 0);
 });
+
+Deno.test("the service's own endpoint spelled out in the configuration is the same datastore: not refused", async () => {
+  // GCS's own JSON API endpoint, which a configuration may name or leave out alike.
+  const synced = await stateWith({
+    [STORE_RECORD]: JSON.stringify(rec("gs://b/p")),
+    "manifest.json": "{}",
+  });
+  await refuseOtherStore("/c", synced, rec("gs://b/p?endpoint=https://storage.googleapis.com"));
+  await refuseOtherStore("/c", synced, rec("gs://b/p?endpoint=https://storage.googleapis.com/"));
+});
+
+Deno.test("through the extension: a cache that only ever pushed and pulled nothing takes a changed configuration", async () => {
+  const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
+  const ds = defineDatastore({
+    type: "@sluice/test-s3-datastore",
+    name: "test",
+    description: "S3-like, in memory",
+    configSchema: storeExtensionConfigSchema,
+    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
+    build: (json, deps) => {
+      const config = parseProviderConfig(
+        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
+        json,
+      );
+      return new StoreProvider({
+        scheme: "s3",
+        bucket: config.bucket,
+        config,
+        store: stores[config.bucket as keyof typeof stores],
+        createService: deps.createService,
+        deps,
+      });
+    },
+  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
+  const open = (prefix: string) =>
+    ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })
+      .createSyncService("/repo/a", cache);
+  // A mistyped, empty prefix: the tool's push and pull there sync nothing.
+  const first = open("one");
+  assert.equal(await first.pushChanged(), 0);
+  assert.equal(await first.pullChanged(), 0);
+  // The configuration fixed: the datastore it names is taken, its files pulled.
+  await stores["mem/two"].put("notes/n.txt", new TextEncoder().encode("n"), PutModes.overwrite);
+  assert.equal(await open("two").pullChanged(), 1);
+  assert.equal(await Deno.readTextFile(`${cache}/notes/n.txt`), "n");
+});

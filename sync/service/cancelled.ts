@@ -33,7 +33,7 @@ export function pushError(e: unknown, signal: AbortSignal | undefined): SluiceEr
     e,
     signal,
     "The push",
-    "Files already uploaded are not in the index yet, so peers do not see them, and an upload that replaced a published file (an edit, on a datastore that keeps no older object versions) leaves that file unreadable to their pulls, skipped as not committed, until this push runs again; every file not committed stays dirty. Run `sluice push` again to finish.",
+    "Files already uploaded are not in the index yet, so peers do not see them, and an upload that replaced a published file (an edit) leaves that file unreadable to their pulls, skipped as not committed, until this push runs again; every file not committed stays dirty. Run `sluice push` again to finish.",
   );
   if (c instanceof SluiceError) return c;
   return new SluiceError(

@@ -17,6 +17,7 @@ import type { ObjectStore } from "../ports.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import { LocalChangedError } from "../transfer/file_identity.ts";
 import type { SyncConfig } from "../context.ts";
+import { classifyPath } from "../path_class.ts";
 import type { SluiceEmitter } from "../events.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
@@ -192,12 +193,15 @@ async function pullInto(
     // is in flight, or stopped between its uploads and its index commit
     // (possibly a refused run). Its bytes are not committed: never pull them.
     result.uncommitted.push(path);
+    // Its way out follows its class, by the cache's rules (as the adoption's).
+    const cls = classifyPath(path, deps.config.classifierRules);
+    if (cls !== "other") (result.uncommittedClass ??= {})[path] = cls;
     if (deps.adopting?.(path)) return;
     // One warning each for the first few; the rest are told at the end.
     if (++warnedUncommitted > UNCOMMITTED_WARNINGS) return;
     // A copy set aside by this pull goes back to its path (see `pull_aside.ts`).
     const here = deps.cache.exists(path) || asides.holds(path);
-    events.emit("warning", uncommittedWarning(path, version, e.v, here));
+    events.emit("warning", uncommittedWarning(path, version, e.v, here, cls));
   };
   // A fetch that fails part way keeps what it did: the files written are
   // recorded as synced (a later deletion of one by hand is then a local

@@ -167,6 +167,9 @@ export async function adoptAndPullAgain(
     conflicts: merged(pulled.conflicts, again?.conflicts),
     setAside: merged(pulled.setAside, again?.setAside),
     uncommitted: merged(pulled.uncommitted.filter((p) => !took.has(p)), again?.uncommitted),
+    ...(pulled.uncommittedClass || again?.uncommittedClass
+      ? { uncommittedClass: { ...pulled.uncommittedClass, ...again?.uncommittedClass } }
+      : {}),
     adopted: adoption.adopted.filter((p) => took.has(p)),
     notAdopted: adoption.refused,
     unchanged: pulled.unchanged && !again,

@@ -6,6 +6,7 @@
 import type { LeftBehind } from "../left_behind.ts";
 import { DROPPED_REASON } from "./dropped_entries.ts";
 import { classifyPath } from "../path_class.ts";
+import type { PathClass } from "../context.ts";
 import { LINK_REFUSED } from "../transfer/cache_paths.ts";
 
 /** Files skipped as uncommitted that get a warning each (the rest get one together). */
@@ -33,6 +34,12 @@ export interface PullResult {
   readonly setAside: string[];
   /** Paths skipped because the object was replaced but its writer has not committed it. */
   readonly uncommitted: string[];
+  /**
+   * The class the cache's classifier rules give each of `uncommitted` that
+   * is no `other` (a data version is never adopted, a marker only once its
+   * version is committed): what the way out of each depends on.
+   */
+  uncommittedClass?: Record<string, PathClass>;
   /**
    * Paths the datastore changed that were neither compared nor fetched:
    * this process may not read the local copy (or a directory on its way).
@@ -108,7 +115,10 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
   return {
     conflicts: r.conflicts,
     left: [
-      ...r.uncommitted.map((path) => ({ path, reason: uncommittedReason(path) })),
+      ...r.uncommitted.map((path) => ({
+        path,
+        reason: uncommittedReason(path, r.uncommittedClass?.[path]),
+      })),
       ...r.dropped.map((path) => ({ path, reason: DROPPED_REASON })),
       ...(r.unreadable ?? []).map((path) => ({
         path,
@@ -122,8 +132,8 @@ export function pullLeftBehind(r: PullResult): LeftBehind {
 }
 
 /** Why a pull left `path` out as uncommitted, with the way out by its class. */
-function uncommittedReason(path: string): string {
-  const cls = classifyPath(path);
+function uncommittedReason(path: string, given?: PathClass): string {
+  const cls = given ?? classifyPath(path);
   return `another writer's push has not committed it yet (${
     cls === "data-version"
       ? "a data version a run never finished publishing is never adopted: it goes once that writer pushes again or its objects are deleted"

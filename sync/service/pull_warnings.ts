@@ -7,6 +7,7 @@
  */
 import { shellWord } from "../shell_word.ts";
 import { classifyPath } from "../path_class.ts";
+import type { PathClass } from "../context.ts";
 import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
@@ -88,27 +89,27 @@ export function uncommittedWarning(
   version: string,
   listed: string,
   here = true,
+  cls: PathClass = classifyPath(path),
 ): WarningEvent {
   return {
     code: "pull_skipped_uncommitted",
     message:
       `${path} was skipped: the datastore's object (version ${version}) is not the one its index lists (${listed}): a push has not committed it (another writer's, on its way, or one of this cache's cut off before its commit). ${
         here ? "The cached copy was kept" : "Nothing is at the path in the cache now"
-      }; a later pull fetches it once that push completes. ${goneForGood(path)}`,
+      }; a later pull fetches it once that push completes. ${goneForGood(path, cls)}`,
     path,
   };
 }
 
 /** What to do about `path` skipped as uncommitted once its writer is gone for good, by its class. */
-function goneForGood(path: string): string {
-  const cls = classifyPath(path);
+function goneForGood(path: string, cls: PathClass): string {
   if (cls === "data-version") {
     return "If that writer is gone for good, the version stays skipped: a data version a run never finished publishing is never published as its writer's (`--adopt-uncommitted` refuses it); it goes once that writer pushes again or its objects are deleted from the datastore, and a run here writes a version of its own meanwhile.";
   }
   if (cls === "latest-marker") {
     return `If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
       shellWord(path)
-    }\` publishes the marker it left once the version it names is committed; while that version is not, a run here that writes a newer version moves the marker past it.`;
+    }\` publishes the marker it left once the version it names is committed; while that version is not, no push here publishes a marker over it (a newer one waits on it, or meets it as a conflict).`;
   }
   return `If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
     shellWord(path)

@@ -81,3 +81,75 @@ Deno.test("a path skipped as uncommitted gets the way out its class has: adopt a
   assert.match(left[1], /once the version it names is committed/);
   assert.match(left[2], /never adopted/);
 });
+
+Deno.test("a marker skipped as uncommitted, its writer gone: a run here that writes a newer version moves the datastore's marker past it, as the pull says", async () => {
+  const store = new InMemoryStore();
+  const data = "data/t/m/state";
+  const a = await clone(store, "a");
+  await put(a, `${data}/1/raw`, "v1");
+  await put(a, `${data}/1/metadata.yaml`, "version: 1");
+  await put(a, `${data}/latest`, "1");
+  await a.pushChanged();
+  // An older client's run uploaded versions 2 to 4 and its marker, then died before its commit.
+  for (const v of [2, 3, 4]) {
+    store.seed(`${data}/${v}/raw`, `old client v${v}`);
+    store.seed(`${data}/${v}/metadata.yaml`, `version: ${v}`);
+  }
+  store.seed(`${data}/latest`, "4");
+  const b = await clone(store, "b");
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  await b.pullChanged().catch(() => undefined); // exit 2: the marker skipped
+  const told = warnings.find((w) => w.path === `${data}/latest`);
+  assert.ok(told, "the marker was skipped as uncommitted");
+  const claims = /a run here that writes a newer version moves the marker past it/.test(
+    told.message,
+  );
+  // Runs here, each numbered above the highest directory in the cache, as swamp numbers them.
+  let last = 0;
+  for (let run = 1; run <= 3; run++) {
+    let v = 0;
+    for await (const e of Deno.readDir(`${b.cacheDir}/${data}`)) {
+      if (e.isDirectory && /^\d+$/.test(e.name)) v = Math.max(v, Number(e.name));
+    }
+    last = v + 1;
+    await put(b, `${data}/${last}/raw`, `run ${run}`);
+    await put(b, `${data}/${last}/metadata.yaml`, `version: ${last}`);
+    await put(b, `${data}/latest`, `${last}`);
+    const r = await b.pushChanged().catch(() => undefined);
+    if (r) break;
+  }
+  assert.equal(store.peekText(`${data}/${last}/raw`), "run 2", "the newer version is published");
+  // What the warning says of a newer run holds: it moved the marker past, or the warning does not say so.
+  assert.ok(
+    !claims || store.peekText(`${data}/latest`) === `${last}`,
+    "the warning says a newer run moves the marker past it; the push records a conflict with the dead client's uncommitted marker instead",
+  );
+});
+
+Deno.test("a path skipped as uncommitted gets the way out of the class the cache's classifier rules give it, as the adoption does", async () => {
+  const store = new InMemoryStore();
+  const rules = { classifierRules: [{ pattern: "reports/**", class: "data-version" as const }] };
+  const a = await clone(store, "a", undefined, rules);
+  await put(a, "reports/r.txt", "1");
+  await a.pushChanged();
+  // Another writer's upload over it, its commit never made: the index still names the first.
+  store.seed("reports/r.txt", "2");
+  const b = await clone(store, "b", undefined, rules);
+  const warnings: WarningEvent[] = [];
+  b.events.on("warning", (w) => warnings.push(w));
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.uncommitted, ["reports/r.txt"]);
+  const adopted = await b.pullChanged({ adoptUncommitted: ["reports/r.txt"] });
+  // A data version by the rules: never adopted ...
+  assert.deepEqual(adopted.adopted ?? [], []);
+  assert.match(adopted.notAdopted?.[0]?.why ?? "", /never published as its writer's/);
+  // ... so neither the warning nor the pull's reason may offer it.
+  const told = warnings.find((w) => w.path === "reports/r.txt");
+  assert.ok(told);
+  assert.doesNotMatch(told.message, /sluice pull --adopt-uncommitted/, told.message);
+  assert.doesNotMatch(
+    pullLeftBehind(pulled).left[0].reason,
+    /sluice pull --adopt-uncommitted/,
+  );
+});
