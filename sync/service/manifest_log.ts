@@ -32,10 +32,12 @@ export interface SyncedEntry {
   readonly republish?: boolean;
   /**
    * A data version file this cache's push created (not one it pulled or
-   * found in place): a pull that finds it deleted on the datastore keeps it,
-   * a conflict, since this copy may be its only one (see `pull_removals.ts`).
+   * found in place): the writer id it was written with. A pull that finds it
+   * deleted on the datastore keeps it, a conflict, since this copy may be
+   * its only one, while the cache still has that id (a copy of the cache
+   * does not: see `pull_removals.ts`).
    */
-  readonly own?: boolean;
+  readonly own?: string;
 }
 
 /** A manifest entry as stored. */
@@ -46,7 +48,7 @@ interface StoredEntry {
   m?: number;
   c?: number;
   r?: 1;
-  o?: 1;
+  o?: string;
 }
 
 interface ManifestFile {
@@ -73,7 +75,7 @@ function stored(e: SyncedEntry): StoredEntry {
     m: e.mtimeMs,
     ...(e.ctimeMs !== undefined ? { c: e.ctimeMs } : {}),
     ...(e.republish ? { r: 1 } : {}),
-    ...(e.own ? { o: 1 } : {}),
+    ...(e.own ? { o: e.own } : {}),
   };
 }
 
@@ -86,7 +88,7 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
     mtimeMs: e.m,
     ...(typeof e.c === "number" ? { ctimeMs: e.c } : {}),
     ...(e.r === 1 ? { republish: true } : {}),
-    ...(e.o === 1 ? { own: true } : {}),
+    ...(typeof e.o === "string" ? { own: e.o } : {}),
   };
 }
 

@@ -62,8 +62,11 @@ export function localSide(deps: LocalSideDeps) {
     // bytes, rebased on theirs by its resolution, which then met a newer
     // version of theirs). Written over, it would be neither here nor set
     // aside, and the conflict would name a copy that is gone.
-    const open = state.conflicts.get(path)?.mine;
-    return open?.location === path && open.hash === local.hash
+    // (Not a conflict with the datastore's deletion: a copy kept over it
+    // holds the synced bytes as they were, and meets a later version there
+    // as any synced copy does.)
+    const open = state.conflicts.get(path);
+    return open?.theirs && open.mine?.location === path && open.mine.hash === local.hash
       ? { changed: true, local }
       : UNCHANGED;
   };

@@ -17,7 +17,12 @@ import { CopyVanishedError } from "../transfer/cache_state.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
-import { isOwnUncommitted, readWriter, WRITER_METADATA } from "../transfer/writer_id.ts";
+import {
+  isOwnUncommitted,
+  readWriter,
+  readWriterId,
+  WRITER_METADATA,
+} from "../transfer/writer_id.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { pullConflictWarning } from "./pull_warnings.ts";
 import type { HeldConflict, PullAsides } from "./pull_aside.ts";
@@ -270,6 +275,17 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     const at = { location: aside, hash: mine.hash, size: mine.size };
     asides.add(path, aside, conflict(path, at, e, why, true), rewritten);
   };
+  // The synced entry of a copy here that holds the bytes `e` names: a data
+  // version of this cache's own making (its push's commit landed, its answer
+  // lost: the path dirty or attempted here, the store's object its own) stays
+  // its own (see `pull_removals.ts`).
+  const agreeing = async (path: string, e: IndexEntry) => {
+    const own = !state.synced(path) && (dirty.has(path) || state.attempted(path)) &&
+      classifyPath(path, deps.config.classifierRules) === "data-version" &&
+      await ownWriteOver(path, e) === true;
+    const id = own ? await readWriterId(deps.cache) : null;
+    return { hash: e.h, version: e.v, size: e.s, ...(id ? { own: id } : {}) };
+  };
   for (const [path, e] of Object.entries(entries)) {
     if (!under(path, prefixes) || deps.isInternal(path)) continue;
     const synced = state.synced(path);
@@ -305,7 +321,7 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     let { local } = here;
     if (here.changed) {
       if (local && local.hash === e.h) {
-        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        state.setSynced(path, await agreeing(path, e));
         agreed.push(path);
         continue;
       }
@@ -375,7 +391,7 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
         throw err;
       }
       if (local && local.hash === e.h) {
-        state.setSynced(path, { hash: e.h, version: e.v, size: e.s });
+        state.setSynced(path, await agreeing(path, e));
         continue;
       }
       // Never deferred with a file here in the way of it: the fetch finds it

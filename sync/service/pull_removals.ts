@@ -19,6 +19,7 @@ import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
 import { LOST_REASON, readVanished, UNREADABLE_RECORD_REASON } from "./vanished_record.ts";
 import { classifyPath } from "../path_class.ts";
+import { readWriterId } from "../transfer/writer_id.ts";
 
 type LocalSide = ReturnType<typeof localSide>;
 
@@ -52,8 +53,17 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
   for (const path of state.syncedPaths()) {
     if (!r.inScope(path)) continue;
     // An open conflict keeps its copy until resolved (a file the datastore
-    // lost, say, whose record is gone since).
-    if (state.conflicts.get(path)) continue;
+    // lost, say, whose record is gone since); one with the datastore's
+    // deletion whose copy is gone here too (deleted by hand, or by the tool's
+    // own garbage collection) is settled: both sides deleted the file.
+    const open = state.conflicts.get(path);
+    if (open) {
+      if (!open.theirs && cache.fileGone(path)) {
+        state.setSynced(path, undefined);
+        agreed.push(path);
+      }
+      continue;
+    }
     seenAt.set(path, cache.identity(path));
     const here = await r.probeHere(path);
     if (!here) continue;
@@ -88,6 +98,8 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
   const lost = gone.length > held.size
     ? await keeping(readVanished(deps.store, config.retry, signal))
     : new Map();
+  // This cache's writer id (null in a copy of a cache, whose own writes are the original's).
+  let writer: Promise<string | null> | undefined;
   for (const path of gone) {
     if (held.has(path)) {
       result.dropped.push(path);
@@ -98,8 +110,10 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     // had, walking its own stale directory), and were it removed, the next
     // run here would number a version of that number again. Kept in place,
     // a conflict with the deletion.
+    const own = state.synced(path)?.own;
     if (
-      state.synced(path)?.own && classifyPath(path, config.classifierRules) === "data-version"
+      own !== undefined && own === await (writer ??= readWriterId(cache)) &&
+      classifyPath(path, config.classifierRules) === "data-version"
     ) {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {

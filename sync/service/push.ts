@@ -13,12 +13,12 @@ import {
   UnreadablePathError,
   VersionConflictError,
 } from "../errors.ts";
-import { PutModes } from "../ports.ts";
+import { type ObjectInfo, PutModes } from "../ports.ts";
 import { indexDiscovery } from "./index_discovered.ts";
 import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
-import { readWriterId } from "../transfer/writer_id.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
 import { runDeletes } from "./push_delete.ts";
@@ -140,7 +140,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         size: number;
         mtimeMs?: number;
         ctimeMs?: number;
-        own?: boolean;
+        own?: string;
       }
     > = {};
     const handled: string[] = [];
@@ -166,6 +166,17 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     };
     let writer: Promise<string | null> | undefined;
     const ownWriter = () => writer ??= readWriterId(deps.cache);
+    // Whose a data version's write is, for the synced entry: this cache's
+    // writer id where it created the object (or found in place its own
+    // upload: a push whose commit was cut off, run again).
+    const ownOf = async (wctx: WriteContext, info: ObjectInfo): Promise<{ own?: string }> => {
+      const id = await ownWriter();
+      if (id === null) return {};
+      const by = wctx.outcome === "identical"
+        ? info.metadata?.[WRITER_METADATA]
+        : wctx.metadata[WRITER_METADATA];
+      return by === id ? { own: id } : {};
+    };
     const writeOne = async (entry: PlanEntry) => {
       const size = entry.size ?? 0;
       let finished = false;
@@ -216,6 +227,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
             size,
             mtimeMs,
             ctimeMs,
+            // The same version as synced: a data version this cache created stays its own.
+            ...(state.synced(entry.path)?.own ? { own: state.synced(entry.path)!.own } : {}),
           };
           // An entry another client dropped from the index: named again,
           // while the store holds it.
@@ -272,8 +285,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           size,
           mtimeMs,
           ctimeMs,
-          // A data version this push created: a later deletion on the datastore is not followed blindly.
-          ...(entry.class === "data-version" && wctx.outcome === "written" ? { own: true } : {}),
+          // A data version this push created (or found in place as this
+          // cache's own upload: a push whose commit was cut off, run again):
+          // a later deletion on the datastore is not followed blindly.
+          ...(entry.class === "data-version" ? await ownOf(wctx, info) : {}),
         };
         indexSet[entry.path] = { v: info.version, h: hash, s: size };
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;

@@ -255,6 +255,13 @@ export async function commitPrepared(
   const settled = Object.keys(pending.synced ?? {}).filter((p) =>
     !theirs.has(p) && isOverwrittenConflict(deps.state.conflicts.get(p)?.reason)
   );
+  // A deletion committed over a conflict with the datastore's own deletion
+  // (a data version's, which a push does not hold back): both sides deleted
+  // the file, settled.
+  for (const p of pending.remove) {
+    const open = deps.state.conflicts.get(p);
+    if (!theirs.has(p) && open && !open.theirs) settled.push(p);
+  }
   if (settled.length > 0) await deps.state.conflicts.settle(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
