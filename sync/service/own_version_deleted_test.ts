@@ -49,7 +49,14 @@ Deno.test("a data version this cache published, deleted by an older client's bli
   // another model: its stale directory makes it write its latest back and
   // delete version 3 (object, then entry).
   await peerPush(store, { [`${DIR}/latest`]: "2" }, { remove: [`${DIR}/3/raw`] });
+  const warned: string[] = [];
+  x.events.on("warning", (w) => w.code === "pull_conflict" && warned.push(w.message));
   const pulled = await x.pullChanged();
+  assert.match(
+    warned[0],
+    /is a data version this cache published: the copy here may be the last one/,
+  );
+  assert.doesNotMatch(warned[0], /changed here/);
   assert.deepEqual(pulled.removed, []);
   assert.deepEqual(pulled.conflicts, [`${DIR}/3/raw`]);
   assert.equal(await read(x, `${DIR}/3/raw`), "X-m3-first", "kept in place");
