@@ -138,11 +138,12 @@ async function markerMoved(
 
 /**
  * What {@link ownWriteChecker} found at a path: this cache's own write
- * (`true`), another's or none of this cache's (`false`), or (`"gone"`)
- * nothing at all where the entry names a version of this cache's making
- * may be: the object was deleted (a peer's deletion whose index update has
- * not come yet, or an entry left naming nothing), and its writer id went
- * with it.
+ * (`true`), another's or none of this cache's (`false`), or (`"gone"`) no
+ * object at the version the entry names, where one of this cache's making
+ * may have been: it was deleted (a peer's deletion whose index update has
+ * not come yet, or an entry left naming nothing) or written over by
+ * another writer (a peer's update whose index update has not come yet),
+ * and its writer id went with it.
  */
 export type OwnWrite = boolean | "gone";
 
@@ -152,10 +153,11 @@ export type OwnWrite = boolean | "gone";
  * never seen synced here), or the object an entry of another client names
  * by its size alone (an old client's listing of a bucket without an index
  * named this cache's upload whose commit never came). `"gone"` when the
- * store holds nothing at `path` and the entry names a version (see
- * {@link OwnWrite}). Its writer id is read once per pull; a look that fails
- * (after its retries) fails the pull, which never takes this cache's own
- * write for a peer's change for want of a look.
+ * entry names a version and the store holds nothing at `path`, or another
+ * writer's object at another version (see {@link OwnWrite}). Its writer id
+ * is read once per pull; a look that fails (after its retries) fails the
+ * pull, which never takes this cache's own write for a peer's change for
+ * want of a look.
  */
 export function ownWriteChecker(
   deps: PullDeps,
@@ -174,13 +176,16 @@ export function ownWriteChecker(
         (bound || deps.state.attempted(path));
     }
     if (now === null) return "gone";
-    return (isOwnUncommitted(now, e.v, id) ||
-      // At the entry's version: with the id bound to this state directory
-      // (no copy of the cache carries it), or else where this cache
-      // recorded a write of the path whose commit it never saw come (a
-      // copy, where the system gives no identity to bind the id to, never did).
-      (now.version === e.v && now.metadata?.[WRITER_METADATA] === id &&
-        (bound || deps.state.attempted(path))));
+    if (isOwnUncommitted(now, e.v, id)) return true;
+    // Another writer's object over the entry's version (its commit not come
+    // yet, or come after the index this pull read): the object the entry
+    // names is gone, and its writer id with it.
+    if (now.version !== e.v) return "gone";
+    // At the entry's version: with the id bound to this state directory
+    // (no copy of the cache carries it), or else where this cache
+    // recorded a write of the path whose commit it never saw come (a
+    // copy, where the system gives no identity to bind the id to, never did).
+    return now.metadata?.[WRITER_METADATA] === id && (bound || deps.state.attempted(path));
   };
 }
 
@@ -336,15 +341,17 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // A deletion here too: the push deletes that write and its entry.
       const own = await ownWriteOver(path, e);
       if (own === true) continue;
-      // The entry's object is gone (a peer's deletion of it, its index
-      // update not come yet; or an entry left naming nothing), and with it
-      // its writer id: where this cache may hold a write of the path whose
-      // commit it never saw (the path dirty, or recorded as attempted), the
-      // entry may name that very write, committed with its answer lost, and
-      // the change here made over it; no look tells now. The datastore holds
-      // nothing to take or to keep: no conflict now (one with its own write,
-      // maybe); the change stays local (and dirty) for the push, and a later
-      // pull meets the deletion once it is committed.
+      // The entry's object is gone (a peer's deletion of it, or a peer's
+      // write over it, its index update not come yet; or an entry left
+      // naming nothing), and with it its writer id: where this cache may
+      // hold a write of the path whose commit it never saw (the path dirty,
+      // or recorded as attempted), the entry may name that very write,
+      // committed with its answer lost, and the change here made over it;
+      // no look tells now. The datastore holds nothing committed to take or
+      // to keep: no conflict now (one with its own write, maybe); the change
+      // stays local (and dirty) for the push (which meets a peer's write
+      // there as a conflict naming it), and a later pull meets the peer's
+      // change once it is committed.
       if (own === "gone" && (dirty.has(path) || state.attempted(path))) continue;
       // A `latest` marker moved forward here further than a peer moved it
       // forward: no conflict (both versions stay published); kept here,
