@@ -17,7 +17,7 @@ import { LockTimeoutError } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
 import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
 import type { DistributedLock } from "../ports.ts";
-import type { PushOptions } from "./push_options.ts";
+import { type PreparedPush, preparedRestOf, type PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncService } from "./service.ts";
 
@@ -92,7 +92,22 @@ export async function pushUnderGlobalLock(
     );
   }
   // Old clients push beside it: each create is checked at the commit.
-  const prepared = await service.preparePush({ ...options, checkCreates: true });
+  let prepared: PreparedPush;
+  // A data version lost to another writer's (version_exists): the rest of the
+  // push is committed all the same, then that failure thrown, as a plain push
+  // does (its uploads were left named by no index otherwise).
+  let lost: Error | undefined;
+  try {
+    prepared = await service.preparePush({ ...options, checkCreates: true });
+  } catch (e) {
+    const rest = preparedRestOf(e);
+    const p = rest?.pending;
+    if (!rest || !p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0) {
+      throw e;
+    }
+    prepared = rest;
+    lost = e as Error;
+  }
   const signal = options.signal;
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });
@@ -132,6 +147,13 @@ export async function pushUnderGlobalLock(
     // Taken over faster than a heartbeat: one read of the lock tells.
     if (await globalLockLostNow(lock, true)) {
       service.events.emit("warning", globalLockLostWarning(lock.key));
+    }
+    if (lost) {
+      const committed = result.uploaded.length + result.identical.length + result.deleted.length;
+      lost.message += committed > 0
+        ? ` The push's other ${committed} file(s) were pushed and committed.`
+        : " Nothing else of this push was committed.";
+      throw lost;
     }
     return result;
   } finally {

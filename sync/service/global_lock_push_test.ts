@@ -8,6 +8,7 @@ import {
   waitFor,
 } from "../../packages/testing/mod.ts";
 import { SluiceError } from "../errors.ts";
+import { sha256Hex } from "../hash.ts";
 import type { WarningEvent } from "../events.ts";
 import type { DistributedLock } from "../ports.ts";
 import type { SyncService } from "./service.ts";
@@ -293,4 +294,25 @@ Deno.test("global lock: a push whose lock cannot be had in time says the deletio
   );
   assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
   await s.oldClientLock.release();
+});
+
+Deno.test("global lock: a data version lost to another writer's (version_exists) leaves the push's other files committed, as a plain push does", async () => {
+  // Found by the chaos checker (I11, seed 133300211): a clone's final push
+  // under the global lock lost a data version and threw from its
+  // preparation, so its commit never ran: the other file it had uploaded
+  // (its own upload, found in place) stayed in the store, named by no index.
+  const s = await setup();
+  const raw = "data/shell/cmd/m1/out/1/raw";
+  await peerPush(s.store, { [raw]: "theirs\n" }, { now: () => s.clock.now() });
+  await edit(s.svc, "mine\n");
+  await s.svc.cache.write(raw, new TextEncoder().encode("mine\n"));
+  await s.svc.markDirty({ relPath: raw });
+  const error = await pushFailing(s, s.lock());
+  assert.equal((error as SluiceError).code, "version_exists");
+  const index = await peerReadIndex(s.store);
+  assert.equal(index[MINE]?.sha256, await sha256Hex(new TextEncoder().encode("mine\n")));
+  assert.equal(index[raw]?.sha256, await sha256Hex(new TextEncoder().encode("theirs\n")));
+  assert.match((error as Error).message, /other 1 file\(s\) were pushed and committed/);
+  assert.deepEqual(s.svc.state.dirtyPaths(), []);
+  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
 });

@@ -63,7 +63,7 @@ export interface TerminalDeps {
    * remote index and the local state alone, and stores what the commit needs
    * here (see {@link commitPrepared}).
    */
-  readonly prepare?: { pending?: PendingCommit };
+  readonly prepare?: { pending?: PendingCommit; lost?: unknown };
   /**
    * The commit of a prepared push: the terminal writes only the deferred
    * commit-step entries and commits them with this (`null`: a prepared push
@@ -504,7 +504,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         ? undefined
         : [...result.uploaded, ...result.identical, ...result.deleted]
           .filter((p) => !gone.has(p)).length;
-      throw pushFailure(failures, commits.length, committed);
+      const error = pushFailure(failures, commits.length, committed);
+      // A preparation whose only failures are data versions lost to another
+      // writer's (set aside, settled): its pending commit of the rest stands,
+      // for a caller that commits it as a plain push would have.
+      if (deps.prepare && failures.every((f) => f.error instanceof VersionConflictError)) {
+        deps.prepare.lost = error;
+      }
+      throw error;
     }
   };
 }

@@ -62,8 +62,10 @@ export type RunOptions = PushOptions & { walk?: boolean };
 /** What a caller takes out of one pass, or gives it: its plan, a preparation, a commit. */
 export interface PassOut {
   plan?: PlanEntry[];
-  prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+  prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
   commit?: PreparedPush;
+  /** The pass's result, also when it throws. */
+  result?: PushResult;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function runPush(
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw new AbortedError("The push");
   const result = emptyPushResult();
+  if (out) out.result = result;
   cache.resetChecks();
   const snapshot = state.snapshot();
   const walk = options.only === undefined &&

@@ -63,7 +63,7 @@ export {
 } from "./service_options.ts";
 
 export type { PreparedPush, PushOptions } from "./push_options.ts";
-import type { PreparedPush, PushOptions } from "./push_options.ts";
+import { attachPreparedRest, type PreparedPush, type PushOptions } from "./push_options.ts";
 
 /**
  * A sync service over one cache directory.
@@ -262,11 +262,35 @@ export class SyncService {
     return this.#serial(async () => {
       const out: {
         plan?: PlanEntry[];
-        prepare: { pending?: PendingCommit; uploaded?: UploadRecord[] };
+        prepare: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
+        result?: PushResult;
       } = { prepare: {} };
       await this.#markOnly(options);
-      const result = await runPush(this.#runDeps, options, out);
       const { signal: _signal, ...rest } = options;
+      let result: PushResult;
+      try {
+        result = await runPush(this.#runDeps, options, out);
+      } catch (e) {
+        // Failed only for data versions lost to another writer's (set aside):
+        // the rest of the push is ready to commit, as a plain push commits it
+        // (`pushUnderGlobalLock` does). Its deferred commit-step writes
+        // (markers) stay held, as a plain push holds them beside a failure.
+        const pending = out.prepare.pending;
+        if (e === out.prepare.lost && pending && out.result && typeof e === "object" && e) {
+          attachPreparedRest(e, {
+            result: out.result,
+            pending,
+            options: rest,
+            plan: (out.plan ?? []).map((entry) =>
+              entry.commit && entry.action === "put"
+                ? { ...entry, action: "skip" as const, keepDirty: true }
+                : entry
+            ),
+            uploaded: out.prepare.uploaded ?? [],
+          });
+        }
+        throw e;
+      }
       return {
         result,
         pending: out.prepare.pending,
