@@ -11,6 +11,7 @@ import {
   InMemoryStore,
   mockPushContext,
   mockWriteContext,
+  peerPush,
   planEntry,
   spyNext,
   writeAndMark,
@@ -32,6 +33,8 @@ import {
 import type { WarningEvent } from "../sync/events.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 import { terminalWrite } from "../sync/service/push.ts";
 import { createSyncService } from "../sync/service/service.ts";
 import {
@@ -521,4 +524,33 @@ Deno.test("an unindexed upload of another client's that holds the version: the g
   const note = m.gates.find((g) => g.gate === CREATE_ONLY_WRITER && g.path === RAW);
   assert.ok(note);
   assert.doesNotMatch(note.message, /published/, note.message);
+});
+
+Deno.test("ETag store: a version file the index names with nothing behind it, as this cache's pull saw, is not created over by a run's push with other bytes: the erasure that took it puts it back", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const store = new InMemoryStore({ versionFromBytes: true, clock });
+  const now = () => clock.now();
+  const data = "data/shell/cmd/m0/log";
+  const meta = `${data}/1/metadata.yaml`;
+  const theirs = "token: same run\nversion: 1\n";
+  // An old client wrote version 1's metadata (a refused run's same bytes:
+  // the same ETag) with its entry, under the model lock; the refused run's
+  // erasure then deleted it by that version, and is about to read the index
+  // again and put it back.
+  await peerPush(store, { [meta]: theirs }, { now });
+  await store.delete(meta);
+  // The next lock holder's pull meets the entry with nothing behind it (left
+  // as it is, young), and its run writes its own version 1.
+  const b = await serviceClone(store, "b");
+  await b.pullChanged();
+  await cachePut(b, `${data}/1/raw`, "b's raw");
+  await cachePut(b, meta, "token: b's run\nversion: 1\n");
+  const err = await b.pushChanged().then(() => undefined, (e) => e);
+  assert.equal(store.peekText(meta), undefined, "nothing was created over the entry");
+  // The erasure's put-back (the bytes the entry names, only where nothing is) lands.
+  await store.put(meta, new TextEncoder().encode(theirs), PutModes.create);
+  const entry = (await readIndex(store, quick.retry))?.entries[meta];
+  assert.equal(entry?.h, await sha256Hex(new TextEncoder().encode(theirs)));
+  assert.ok(err instanceof VersionConflictError, `version_exists, not ${err}`);
+  assert.equal(store.peekText(`${data}/1/raw`), undefined, "b left no upload of version 1");
 });

@@ -46,7 +46,9 @@ interface Sighting {
 type Sightings = Record<string, Sighting>;
 
 /** The sightings kept, or none when the file is absent or unreadable (the grace then starts again). */
-async function readSightings(cache: DanglingDeps["cache"]): Promise<Sightings> {
+async function readSightings(
+  cache: Pick<LocalCache, "hasState" | "readState">,
+): Promise<Sightings> {
   if (!cache.hasState(SIGHTINGS_FILE)) return {};
   const raw = await cache.readState<Sightings>(SIGHTINGS_FILE).catch(() => null);
   const out: Sightings = {};
@@ -55,6 +57,20 @@ async function readSightings(cache: DanglingDeps["cache"]): Promise<Sightings> {
     if (typeof s?.v === "string" && Number.isFinite(s.at)) out[p] = { v: s.v, at: s.at };
   }
   return out;
+}
+
+/**
+ * True when this cache's pulls saw the index name `path` with nothing behind
+ * it and kept that sighting (the entry was not removed since, and no pull
+ * covering it found it otherwise): a refused run's erasure may be about to
+ * put the object back for the writer whose commit named it. One look at the
+ * state file, only when it is there.
+ */
+export async function seenDangling(
+  cache: Pick<LocalCache, "hasState" | "readState">,
+  path: string,
+): Promise<boolean> {
+  return Object.hasOwn(await readSightings(cache), path);
 }
 
 /** What {@link removeDangling} needs. */
