@@ -32,7 +32,7 @@
  *
  * @module
  */
-import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
+import { PushVar, type WriteContext, type WriteGateEntry } from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
@@ -41,7 +41,7 @@ import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
 import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
-import { seenDangling } from "../sync/service/dangling_entries.ts";
+import { danglingSeen } from "../sync/service/dangling_entries.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
 import {
   keepUnindexedAbove,
@@ -53,6 +53,12 @@ import {
   versionWaits,
   waitVersion,
 } from "./lost_version.ts";
+
+/** Per push: the index entries this cache's pulls saw naming nothing, read once. */
+const DANGLING = new PushVar("create-only-writer/dangling", () => {
+  let seen: Promise<ReadonlySet<string>> | undefined;
+  return { seen: (cache: Parameters<typeof danglingSeen>[0]) => seen ??= danglingSeen(cache) };
+});
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -117,7 +123,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     // in that moment, this write would keep the put-back out and this push's
     // commit would name it over that entry: the version is the other
     // writer's while the index names other bytes there.
-    if (await seenDangling(push.cache, ctx.key)) {
+    if ((await push.vars.get(DANGLING).seen(push.cache)).has(ctx.key)) {
       const named = await indexedEntry(ctx);
       const other = named !== undefined &&
         (named.h !== "" ? named.h !== hash : named.s !== ctx.size);

@@ -60,17 +60,16 @@ async function readSightings(
 }
 
 /**
- * True when this cache's pulls saw the index name `path` with nothing behind
- * it and kept that sighting (the entry was not removed since, and no pull
+ * The paths this cache's pulls saw the index name with nothing behind them
+ * and kept that sighting of (the entry was not removed since, and no pull
  * covering it found it otherwise): a refused run's erasure may be about to
- * put the object back for the writer whose commit named it. One look at the
- * state file, only when it is there.
+ * put such an object back for the writer whose commit named it. One look at
+ * the state file, only when it is there (a push reads it once).
  */
-export async function seenDangling(
+export async function danglingSeen(
   cache: Pick<LocalCache, "hasState" | "readState">,
-  path: string,
-): Promise<boolean> {
-  return Object.hasOwn(await readSightings(cache), path);
+): Promise<ReadonlySet<string>> {
+  return new Set(Object.keys(await readSightings(cache)));
 }
 
 /** What {@link removeDangling} needs. */
