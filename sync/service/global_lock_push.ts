@@ -108,6 +108,24 @@ export async function pushUnderGlobalLock(
     prepared = rest;
     lost = e as Error;
   }
+  try {
+    return await commitUnderLock(service, lock, options, prepared, lost);
+  } catch (e) {
+    // The rest not committed (the lock not had, lost, or its commit failed):
+    // its failure tells of the data version lost all the same, which was set
+    // aside, not left dirty, and which no later push publishes.
+    if (lost && e !== lost && e instanceof Error) e.message += ` Besides: ${lost.message}`;
+    throw e;
+  }
+}
+
+async function commitUnderLock(
+  service: SyncService,
+  lock: DistributedLock,
+  options: PushOptions,
+  prepared: PreparedPush,
+  lost: Error | undefined,
+): Promise<PushResult> {
   const signal = options.signal;
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });

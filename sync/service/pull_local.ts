@@ -12,6 +12,7 @@ import type { SluiceEmitter } from "../events.ts";
 import { LINK_REFUSED, type LocalCache } from "../transfer/cache.ts";
 import type { SyncState } from "./state.ts";
 import { UNCOMMITTED_WARNINGS } from "./pull_result.ts";
+import { OWN_VERSION_DELETED_REASON } from "./pull_removals.ts";
 
 /** What the probes need: the cache, its state, the dirty set, and where to tell of paths left out. */
 export interface LocalSideDeps {
@@ -62,11 +63,13 @@ export function localSide(deps: LocalSideDeps) {
     // bytes, rebased on theirs by its resolution, which then met a newer
     // version of theirs). Written over, it would be neither here nor set
     // aside, and the conflict would name a copy that is gone.
-    // (Not a conflict with the datastore's deletion: a copy kept over it
-    // holds the synced bytes as they were, and meets a later version there
-    // as any synced copy does.)
+    // (Not a data version this cache published, kept over the datastore's
+    // deletion: it holds the synced bytes as they were, and meets a later
+    // version there as any synced copy of a data version does, set aside.
+    // A file the datastore lost, kept as the last copy, is such a change.)
     const open = state.conflicts.get(path);
-    return open?.theirs && open.mine?.location === path && open.mine.hash === local.hash
+    return open && open.reason !== OWN_VERSION_DELETED_REASON && open.mine?.location === path &&
+        open.mine.hash === local.hash
       ? { changed: true, local }
       : UNCHANGED;
   };

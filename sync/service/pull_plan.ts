@@ -284,10 +284,15 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   // version of this cache's own making (its push's commit landed, its answer
   // lost: the path dirty or attempted here, the store's object its own) stays
   // its own (see `pull_removals.ts`).
+  // Its object gone (an older client's blind deletion, its index update not
+  // come yet), over a path this cache recorded as attempted: the entry may
+  // name that very write, and kept as its own, the deletion is a conflict,
+  // never the removal of what may be the last copy.
   const agreeing = async (path: string, e: IndexEntry) => {
-    const own = !state.synced(path) && (dirty.has(path) || state.attempted(path)) &&
-      classifyPath(path, deps.config.classifierRules) === "data-version" &&
-      await ownWriteOver(path, e) === true;
+    const candidate = !state.synced(path) && (dirty.has(path) || state.attempted(path)) &&
+      classifyPath(path, deps.config.classifierRules) === "data-version";
+    const found = candidate ? await ownWriteOver(path, e) : false;
+    const own = found === true || (found === "gone" && state.attempted(path));
     const id = own ? await readWriterId(deps.cache) : null;
     return { hash: e.h, version: e.v, size: e.s, ...(id ? { own: id } : {}) };
   };
