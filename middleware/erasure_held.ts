@@ -82,21 +82,25 @@ export async function resolveHeldVersions(
 
 /**
  * The run was refused and its data could not be erased safely: nothing was
- * deleted, and the run's version directories are held out of every push.
+ * deleted, and the run's version directories are held out of every push
+ * (but those of its other models, each provably its own, which were erased).
  */
 export class ErasureRefusedError extends SluiceError {
   /** The locks the run lost. */
   readonly lost: readonly LostLock[];
-  /** Every version directory the run wrote (all held). */
+  /** The version directories held: each of a model one of whose versions could not be attributed. */
   readonly held: readonly string[];
   /** The directories that could not be attributed, and why. */
   readonly problems: readonly Unattributable[];
+  /** The run's versions of other models, provably its own: discarded, as on any refusal. */
+  readonly discarded: readonly string[];
   constructor(
     lost: readonly LostLock[],
     held: readonly string[],
     problems: readonly Unattributable[],
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; discarded?: readonly string[] } = {},
   ) {
+    const discarded = options.discarded ?? [];
     const locks = lost.map((l) =>
       `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
     );
@@ -107,13 +111,18 @@ export class ErasureRefusedError extends SluiceError {
         locks.join(", ")
       } before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed. This run's data could not be erased safely, because it cannot be told apart from another run's data (${
         preview(why, 600)
-      }), so nothing was deleted: ${
+      }), so nothing ${discarded.length ? "of it " : ""}was deleted: ${
         held.join(", ")
-      } stay in the cache and are held out of every push. Check those directories, then either discard them (\`sluice held <dir>… --discard\`; resolveHeldVersions with "discard") or release them for the next push (\`--keep\`), and run the method or workflow again.`,
-      options,
+      } stay in the cache and are held out of every push${
+        discarded.length
+          ? ` (${discarded.join(", ")}, of other models and provably this run's, were discarded)`
+          : ""
+      }. Check those directories, then either discard them (\`sluice held <dir>… --discard\`; resolveHeldVersions with "discard") or release them for the next push (\`--keep\`), and run the method or workflow again.`,
+      { cause: options.cause },
     );
     this.lost = lost;
     this.held = held;
     this.problems = problems;
+    this.discarded = discarded;
   }
 }

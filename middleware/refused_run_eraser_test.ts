@@ -175,6 +175,35 @@ Deno.test("a version that cannot be attributed is never deleted: erasure_refused
   }
 });
 
+Deno.test("a refusal of two steps' flush holds only the model whose version cannot be attributed: the lost lock's own version is erased", async () => {
+  // A workflow's step flushes its own model's version 1, which its first
+  // pass already committed, under its lock and the lock of a parallel
+  // step's model, broken meanwhile, whose version 3 is provably its own.
+  const other = "data/t/other/out";
+  const m0 = "data/t/m0/out";
+  const m = await mockPushContext({ written: [`${other}/1`, `${m0}/3`], preexisting: new Set() });
+  await m.cache.write(`${other}/1/raw`, enc("step's data"));
+  await m.state.recordSynced(`${other}/1/raw`, {
+    hash: await sha256Hex(enc("step's data")),
+    version: "r1",
+    size: 11,
+  });
+  await m.cache.write(`${m0}/3/raw`, enc("run's data"));
+  await m.state.markDirty(`${m0}/3/raw`);
+  m.ctx.plan.push(planEntry(`${m0}/3/raw`, { class: "data-version" }));
+  const err = await run(m, () => {
+    throw new ModelLockLostError([{ key: "data/t/m0/.lock", newHolder: null }]);
+  });
+  assert.ok(err instanceof ErasureRefusedError);
+  assert.deepEqual(err.held, [`${other}/1`]);
+  assert.equal(new TextDecoder().decode((await m.cache.read(`${other}/1/raw`))!), "step's data");
+  // The broken lock's run is erased, as its own refusal would have erased it.
+  assert.equal(await m.cache.read(`${m0}/3/raw`), null);
+  assert.deepEqual(m.state.dirtyPaths(), []);
+  const journal = await readErasureJournal(m.cache);
+  assert.deepEqual(journal.held.map((h) => h.dirs), [[`${other}/1`]]);
+});
+
 /**
  * A held run (version 1 holds a file its push's first pass committed) whose
  * second pass was refused, after the first had created the `latest` marker

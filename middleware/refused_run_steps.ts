@@ -15,10 +15,13 @@ import {
   markerOf,
   modelPrefixes,
   refusedUploads,
+  type Unattributable,
   updateErasureJournal,
   type UploadRef,
+  versionDir,
 } from "./erasure.ts";
-import type { PushContext } from "../sync/context.ts";
+import { parentOf } from "../sync/paths.ts";
+import type { PushContext, UploadRecord } from "../sync/context.ts";
 import { REFUSED_RUN_ERASER, warnPending, warnRestored } from "./refused_run_hold.ts";
 
 export { hold, REFUSED_RUN_ERASER, resume } from "./refused_run_hold.ts";
@@ -95,6 +98,48 @@ async function dropCreatedMarkers(
   warnPending(ctx, outcome.pending);
 }
 
+/**
+ * The directories a refusal holds: every version of a model one of whose
+ * versions cannot be attributed (the run's list of that model's versions
+ * is then in doubt), or all of them when one is no version directory.
+ */
+function heldDirs(dirs: readonly string[], problems: readonly Unattributable[]): string[] {
+  if (problems.length === 0) return [];
+  if (problems.some((p) => versionDir(p.dir) === null)) return [...dirs];
+  const modelOf = (d: string) => parentOf(parentOf(d));
+  const models = new Set(problems.map((p) => modelOf(p.dir)));
+  return dirs.filter((d) => models.has(modelOf(d)));
+}
+
+/**
+ * Erases the versions a refusal does not hold (another model's, beside a
+ * held one), with what the journal holds to delete; a failure is a warning
+ * and the journal keeps the rest for the next push. Never replaces the refusal.
+ */
+async function eraseBeside(
+  ctx: PushContext,
+  journal: ErasureJournal,
+  erase: readonly string[],
+): Promise<void> {
+  const outcome = await completeOrJournaled(
+    ctx,
+    journal,
+    (why) =>
+      `Could not finish discarding ${
+        erase.join(", ")
+      } (${why}). The erasure is journaled: the next push completes it before uploading anything, so none of this run's data is pushed.`,
+  );
+  if (!outcome) return;
+  ctx.note(
+    REFUSED_RUN_ERASER,
+    `discarded ${erase.join(", ")}${
+      outcome.deleted.length ? `; deleted ${outcome.deleted.join(", ")} from the datastore` : ""
+    }`,
+  );
+  warnRestored(ctx, outcome.restored);
+  warnPending(ctx, outcome.pending);
+}
+
 /** The refusal: journal, attribute, erase, recompute markers, refresh, rethrow. */
 export async function refuse(
   ctx: PushContext,
@@ -111,9 +156,23 @@ export async function refuse(
   };
   const problems = await findUnattributable(ctx.cache, dirs, ctx.preexisting, syncedBefore);
   // An object this push only found in place with equal bytes is someone else's: never delete it.
-  const uploads = refusedUploads(ctx.uploaded, dirs, (u) => u.outcome === "identical");
+  const identical = (u: UploadRecord) => u.outcome === "identical";
   const prefixes = [...new Set([...modelPrefixes(err.lost, dirs), ...resumed])];
-  if (problems.length > 0) {
+  const held = heldDirs(dirs, problems);
+  // The versions of the other models (a workflow's steps flushed together)
+  // are provably theirs: erased, as their own refusal would erase them.
+  const erase = dirs.filter((d) => !held.includes(d));
+  const uploads = refusedUploads(ctx.uploaded, erase, identical);
+  // A version still being written (its `raw` there, its `metadata.yaml`
+  // not yet): its writer may go on writing into the directory, so the
+  // refresh leaves it empty rather than put the datastore's copy of that
+  // version there for the writer to write into (a later pull fetches it).
+  const unfinished: string[] = [];
+  for (const d of erase) {
+    const files: string[] = await ctx.cache.listFiles(d).catch(() => []);
+    if (files.includes(`${d}/raw`) && !files.includes(`${d}/metadata.yaml`)) unfinished.push(d);
+  }
+  if (held.length > 0) {
     // The held versions' files stay where the push left them, but a `latest`
     // marker it created goes now (a first pass held it back with files it
     // found in place, and this, its second pass, was refused): no index names
@@ -121,9 +180,10 @@ export async function refuse(
     // marker as an uncommitted one for as long as the run stays held. The
     // cache keeps its copy, held and dirty: "keep" publishes it with the
     // version, "discard" recomputes it.
-    const markers = new Set(dirs.map(markerOf));
-    const created = uploads.filter((u) => markers.has(u.path));
-    const left = uploads.filter((u) => !markers.has(u.path));
+    const markers = new Set(held.map(markerOf));
+    const heldUploads = refusedUploads(ctx.uploaded, held, identical);
+    const created = heldUploads.filter((u) => markers.has(u.path));
+    const left = heldUploads.filter((u) => !markers.has(u.path));
     // Added to the journal as it is on disk now (another process may have
     // changed it since this push read it).
     Object.assign(
@@ -131,23 +191,19 @@ export async function refuse(
       await updateErasureJournal(
         ctx,
         (j) => {
-          j.held.push({ dirs, problems, uploads: left, at: ctx.clock.now() });
-          j.uploads = [...j.uploads, ...created];
+          j.held.push({ dirs: held, problems, uploads: left, at: ctx.clock.now() });
+          j.uploads = [...j.uploads, ...created, ...uploads];
+          if (erase.length > 0) {
+            j.erase = [...new Set([...j.erase, ...erase])];
+            j.prefixes = [...new Set([...j.prefixes, ...modelPrefixes(err.lost, erase)])];
+          }
         },
       ),
     );
-    if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
-    await refresh(ctx, prefixes);
-    throw new ErasureRefusedError(err.lost, dirs, problems, { cause: err });
-  }
-  // A version still being written (its `raw` there, its `metadata.yaml`
-  // not yet): its writer may go on writing into the directory, so the
-  // refresh leaves it empty rather than put the datastore's copy of that
-  // version there for the writer to write into (a later pull fetches it).
-  const unfinished: string[] = [];
-  for (const d of dirs) {
-    const files: string[] = await ctx.cache.listFiles(d).catch(() => []);
-    if (files.includes(`${d}/raw`) && !files.includes(`${d}/metadata.yaml`)) unfinished.push(d);
+    if (erase.length > 0) await eraseBeside(ctx, journal, erase);
+    else if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
+    await refresh(ctx, prefixes, unfinished);
+    throw new ErasureRefusedError(err.lost, held, problems, { cause: err, discarded: erase });
   }
   Object.assign(
     journal,
