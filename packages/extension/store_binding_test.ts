@@ -27,6 +27,31 @@ async function stateWith(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+/** An S3-like datastore over one in-memory store per bucket and prefix (`mem/<prefix>`). */
+function s3Like(stores: Record<string, InMemoryStore>) {
+  return defineDatastore({
+    type: "@sluice/test-s3-datastore",
+    name: "test",
+    description: "S3-like, in memory",
+    configSchema: storeExtensionConfigSchema,
+    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
+    build: (json, deps) => {
+      const config = parseProviderConfig(
+        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
+        json,
+      );
+      return new StoreProvider({
+        scheme: "s3",
+        bucket: config.bucket,
+        config,
+        store: stores[config.bucket],
+        createService: deps.createService,
+        deps,
+      });
+    },
+  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
+}
+
 Deno.test("a cache with sync records of another bucket, prefix or endpoint is refused; one without, or of the same, is not", async () => {
   const one = rec("s3://b/one?endpoint=http://127.0.0.1:9000");
   const synced = await stateWith({ [STORE_RECORD]: JSON.stringify(one), "manifest.json": "{}" });
@@ -61,30 +86,9 @@ Deno.test("a cache with sync records of another bucket, prefix or endpoint is re
 });
 
 Deno.test("through the extension: a configuration changed to another prefix is refused, and the cache keeps its files", async () => {
-  // An S3-like datastore over one in-memory store per bucket and prefix.
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
   const [storeOne, storeTwo] = [stores["mem/one"], stores["mem/two"]];
-  const ds = defineDatastore({
-    type: "@sluice/test-s3-datastore",
-    name: "test",
-    description: "S3-like, in memory",
-    configSchema: storeExtensionConfigSchema,
-    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
-    build: (json, deps) => {
-      const config = parseProviderConfig(
-        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
-        json,
-      );
-      return new StoreProvider({
-        scheme: "s3",
-        bucket: config.bucket,
-        config,
-        store: stores[config.bucket as keyof typeof stores],
-        createService: deps.createService,
-        deps,
-      });
-    },
-  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
+  const ds = s3Like(stores);
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
   const open = (_store: InMemoryStore, prefix: string) =>
     ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })
@@ -122,27 +126,7 @@ Deno.test("the service's own endpoint spelled out in the configuration is the sa
 
 Deno.test("through the extension: a cache that only ever pushed and pulled nothing takes a changed configuration", async () => {
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
-  const ds = defineDatastore({
-    type: "@sluice/test-s3-datastore",
-    name: "test",
-    description: "S3-like, in memory",
-    configSchema: storeExtensionConfigSchema,
-    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
-    build: (json, deps) => {
-      const config = parseProviderConfig(
-        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
-        json,
-      );
-      return new StoreProvider({
-        scheme: "s3",
-        bucket: config.bucket,
-        config,
-        store: stores[config.bucket as keyof typeof stores],
-        createService: deps.createService,
-        deps,
-      });
-    },
-  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
+  const ds = s3Like(stores);
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
   const open = (prefix: string) =>
     ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })

@@ -16,7 +16,12 @@ import { isUnversioned, META_KEY, metaBody, MONOLITH_KEY } from "../transfer/buc
 import { sha256Hex } from "../hash.ts";
 import { PreconditionFailedError, UnreachableError } from "../errors.ts";
 import { DANGLING_GRACE_MS } from "./dangling_entries.ts";
-import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  seedPeerBucket,
+  writeCacheFile,
+} from "../../packages/testing/mod.ts";
 
 /**
  * Lets `svc` see the dangling index entries there are now (one pull), then
@@ -405,4 +410,22 @@ export class RacingStore extends InMemoryStore {
     }
     return await super.put(key, body, mode, options);
   }
+}
+
+/**
+ * A v2 bucket where an older client published versions 1 and 2 of the data
+ * `dir` (and its `latest` marker naming 2), and a clone `x` that pulled them.
+ */
+export async function olderClientVersions(
+  dir: string,
+): Promise<{ store: InMemoryStore; x: SyncService }> {
+  const store = new InMemoryStore();
+  await seedPeerBucket(store, {
+    [`${dir}/1/raw`]: "R-m3-1",
+    [`${dir}/2/raw`]: "R-m3-2",
+    [`${dir}/latest`]: "2",
+  }, { v2: true });
+  const x = await clone(store, "x");
+  await x.pullChanged();
+  return { store, x };
 }

@@ -4,26 +4,16 @@
  * pull that finds it deleted on the datastore keeps it as a conflict.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore, peerPush, seedPeerBucket } from "../../packages/testing/mod.ts";
+import { type InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
-import { clone, copyTree, isIndexKey, put, read } from "./clone_kit.ts";
+import { clone, copyTree, isIndexKey, olderClientVersions, put, read } from "./clone_kit.ts";
 import { readWriterId } from "../transfer/writer_id.ts";
 import { OWN_VERSION_DELETED_REASON } from "./pull_removals.ts";
 
 const DIR = "data/acme/box/m3/state";
 const RAW = `${DIR}/3/raw`;
 
-async function scenario() {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, {
-    [`${DIR}/1/raw`]: "R-m3-1",
-    [`${DIR}/2/raw`]: "R-m3-2",
-    [`${DIR}/latest`]: "2",
-  }, { v2: true });
-  const x = await clone(store, "x");
-  await x.pullChanged();
-  return { store, x };
-}
+const scenario = () => olderClientVersions(DIR);
 
 async function blindDeleteThenPull(store: InMemoryStore, x: Awaited<ReturnType<typeof clone>>) {
   await peerPush(store, { [`${DIR}/latest`]: "2" }, { remove: [RAW] });

@@ -6,22 +6,15 @@
  * the version unflagged, and the pull after it removes the last copy.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore, peerPush, seedPeerBucket } from "../../packages/testing/mod.ts";
+import { peerPush } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { olderClientVersions, put, read } from "./clone_kit.ts";
 
 const DIR = "data/acme/box/m3/state";
 const RAW = `${DIR}/3/raw`;
 
 Deno.test("own gone review: a version created with its commit answer lost, its object blindly deleted before the next pull, is kept (a conflict) when the deletion's index update comes", async () => {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, {
-    [`${DIR}/1/raw`]: "R-m3-1",
-    [`${DIR}/2/raw`]: "R-m3-2",
-    [`${DIR}/latest`]: "2",
-  }, { v2: true });
-  const x = await clone(store, "x");
-  await x.pullChanged();
+  const { store, x } = await olderClientVersions(DIR);
   await put(x, RAW, "X-m3-first");
   await put(x, `${DIR}/latest`, "3");
   store.failNext("put", 1, () => new UnreachableError("cut off"), {

@@ -8,13 +8,8 @@
  * and the next run numbered the same version again.
  */
 import assert from "node:assert/strict";
-import {
-  InMemoryStore,
-  peerPush,
-  peerReadIndex,
-  seedPeerBucket,
-} from "../../packages/testing/mod.ts";
-import { clone, put, read } from "./clone_kit.ts";
+import { peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
+import { olderClientVersions, put, read } from "./clone_kit.ts";
 import { OWN_VERSION_DELETED_REASON } from "./pull_removals.ts";
 
 const DIR = "data/acme/box/m3/state";
@@ -28,17 +23,7 @@ async function nextVersion(cacheDir: string): Promise<number> {
   return n + 1;
 }
 
-async function scenario() {
-  const store = new InMemoryStore();
-  await seedPeerBucket(store, {
-    [`${DIR}/1/raw`]: "R-m3-1",
-    [`${DIR}/2/raw`]: "R-m3-2",
-    [`${DIR}/latest`]: "2",
-  }, { v2: true });
-  const x = await clone(store, "x");
-  await x.pullChanged();
-  return { store, x };
-}
+const scenario = () => olderClientVersions(DIR);
 
 Deno.test("a data version this cache published, deleted by an older client's blind push, is kept here as a conflict, and the next run numbers above it", async () => {
   const { store, x } = await scenario();
