@@ -1,9 +1,9 @@
 /**
- * Review of 7f2dee6 / cc9d143: a data version this cache created, its
- * commit landed with the answer lost, is recognised as its own by the next
- * pull only while the store still holds its object. An older client's
- * blind deletion (object first, then its index) crossing that pull leaves
- * the version unflagged, and the pull after it removes the last copy.
+ * A data version this cache created, its commit landed with the answer
+ * lost, stays its own even when an older client's blind deletion (object
+ * first, then its index) crosses the pull that would have recognised it: the
+ * deletion's index update is then a conflict, never the removal of its last
+ * copy.
  */
 import assert from "node:assert/strict";
 import { peerPush } from "../../packages/testing/mod.ts";
@@ -13,7 +13,7 @@ import { olderClientVersions, put, read } from "./clone_kit.ts";
 const DIR = "data/acme/box/m3/state";
 const RAW = `${DIR}/3/raw`;
 
-Deno.test("own gone review: a version created with its commit answer lost, its object blindly deleted before the next pull, is kept (a conflict) when the deletion's index update comes", async () => {
+Deno.test("a version created with its commit answer lost, its object blindly deleted before the next pull, is kept (a conflict) when the deletion's index update comes", async () => {
   const { store, x } = await olderClientVersions(DIR);
   await put(x, RAW, "X-m3-first");
   await put(x, `${DIR}/latest`, "3");

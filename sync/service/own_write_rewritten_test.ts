@@ -1,6 +1,6 @@
 /**
- * Review of cc9d143 (`ownWriteChecker` "gone" for another writer's object
- * over the entry's version): a peer's committed edit, then its next edit
+ * `ownWriteChecker` says "gone" for another writer's object
+ * over the entry's version: a peer's committed edit, then its next edit
  * uploaded with its commit cut off for good (its cache lost). This cache's
  * own edit, dirty here, must still meet the peer's committed edit as a
  * conflict somewhere, and the cache must not be stuck.
@@ -12,7 +12,7 @@ import { clone, isIndexKey, put, read } from "./clone_kit.ts";
 
 const PATH = "notes/n.md";
 
-Deno.test("gone rule review: a peer's committed edit whose object a later uncommitted upload replaced: this cache's dirty edit meets it as a conflict", async () => {
+Deno.test("an entry gone under a dirty path: a peer's committed edit whose object a later uncommitted upload replaced: this cache's dirty edit meets it as a conflict", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
@@ -50,7 +50,7 @@ Deno.test("gone rule review: a peer's committed edit whose object a later uncomm
   );
 });
 
-Deno.test("gone rule review (deleted here): a peer's committed edit whose object a later uncommitted upload replaced: this cache's dirty edit meets it as a conflict", async () => {
+Deno.test("an entry gone under a dirty path (deleted here): a peer's committed edit whose object a later uncommitted upload replaced: this cache's dirty edit meets it as a conflict", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");

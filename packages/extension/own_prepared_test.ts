@@ -1,5 +1,5 @@
 /**
- * Review of 8c5baaf through the extension: a data version a run published
+ * A data version a run published
  * with preparePush + commitPush is this cache's own, kept over an older
  * client's blind deletion as pushChanged's is.
  */

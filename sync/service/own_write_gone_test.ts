@@ -1,5 +1,5 @@
 /**
- * Review of 94480b6 (`ownWriteChecker` "gone"): an entry whose object is
+ * An entry whose object is
  * gone, over a path dirty here, records no conflict at the pull; a peer's
  * change the entry names must still meet this cache's change somewhere.
  */

@@ -1,5 +1,5 @@
 /**
- * Review of 8c5baaf (the `own` flag): a data version this cache's push
+ * A data version this cache's push
  * created keeps the flag however that push came to be committed, so a
  * pull that finds it deleted on the datastore keeps it as a conflict.
  */

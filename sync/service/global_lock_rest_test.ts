@@ -1,6 +1,6 @@
 /**
- * Review of 8bff7fa (the rest of a push under the global lock committed
- * beside a data version lost to another writer's): the same scenario pushed
+ * The rest of a push under the global lock is committed
+ * beside a data version lost to another writer's: the same scenario pushed
  * plainly and under the global lock ends the same way.
  */
 import assert from "node:assert/strict";
@@ -87,14 +87,14 @@ async function scenario(
   return { first, second, message: (error as Error)?.message };
 }
 
-Deno.test("global lock rest review: a lost data version beside a marker and a config file ends as a plain push does", async () => {
+Deno.test("under the global lock: a lost data version beside a marker and a config file ends as a plain push does", async () => {
   const plain = await scenario(false);
   const global = await scenario(true);
   assert.deepEqual(global.first, plain.first, `plain: ${plain.message}\nglobal: ${global.message}`);
   assert.deepEqual(global.second, plain.second);
 });
 
-Deno.test("global lock rest review: a lost data version, then a lock that cannot be had in time: the failure still tells of the lost version", async () => {
+Deno.test("under the global lock: a lost data version, then a lock that cannot be had in time: the failure still tells of the lost version", async () => {
   const clock = new FakeClock();
   const store = new InMemoryStore({ clock });
   const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
@@ -138,7 +138,7 @@ Deno.test("global lock rest review: a lost data version, then a lock that cannot
   );
 });
 
-Deno.test("global lock rest review: beside a lost data version, another model's version and marker deleted end as a plain push's do", async () => {
+Deno.test("under the global lock: beside a lost data version, another model's version and marker deleted end as a plain push's do", async () => {
   const M2 = "data/shell/cmd/m2/out";
   const pre = async (w: W) => {
     await w(`${M2}/1/raw`, "m2 v1\n");

@@ -1,7 +1,7 @@
 /**
- * Review of 7f2dee6 (pull_local: an open conflict with the datastore's
- * deletion is no longer a local change; pull_removals: such a conflict whose
- * copy is gone here settles).
+ * A copy an open conflict with the datastore's deletion keeps (a file the
+ * datastore lost, its last copy here) is a local change: never written over
+ * by a peer's new file at its path.
  */
 import assert from "node:assert/strict";
 import { type FakeClock, InMemoryStore } from "../../packages/testing/mod.ts";
@@ -11,7 +11,7 @@ import { LOST_REASON } from "./vanished_record.ts";
 
 const F = "notes/f.txt";
 
-Deno.test("deleted-conflict review: a lost file's last copy, kept as a conflict, is not written over by a peer's new file at its path", async () => {
+Deno.test("a lost file's last copy, kept as a conflict, is not written over by a peer's new file at its path", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   await put(a, F, "one");
