@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { waitFor } from "../packages/testing/mod.ts";
+import { FakeClock, waitFor } from "../packages/testing/mod.ts";
 import type { StateAccess } from "../sync/context.ts";
 import { LocalCache } from "../sync/transfer/cache.ts";
 import { SyncState } from "../sync/service/state.ts";
@@ -9,15 +9,16 @@ import { updateErasureJournal, withErasureJournal } from "./erasure_journal_lock
 
 Deno.test("two processes over one cache change the erasure journal one at a time, each on the other's last write", async () => {
   const f = await erasureFixture("sluice-erasure-lock-");
-  // A second process over the same cache; its waits for the lock counted.
+  // A second process over the same cache, on a fake clock; its waits for the lock counted.
   let waits = 0;
+  const clock = new FakeClock();
   const other = {
     cache: new LocalCache(f.dir),
     state: await SyncState.open(f.dir),
     clock: {
       sleep: (ms: number) => {
         waits++;
-        return new Promise<void>((resolve) => setTimeout(resolve, ms));
+        return clock.sleep(ms);
       },
     },
   };
@@ -39,7 +40,13 @@ Deno.test("two processes over one cache change the erasure journal one at a time
   await waitFor(() => waits > 0, { message: "the second process waits for the lock" });
   assert.equal(seen, undefined, "it does not read the journal while the first holds it");
   open();
-  await Promise.all([first, second]);
+  await first;
+  // Its next look, once its wait is over, finds the lock free.
+  for (let i = 0; seen === undefined; i++) {
+    assert.ok(i < 10_000, "the second process takes the lock once it is free");
+    await clock.advance(1_000);
+  }
+  await second;
   assert.deepEqual(seen, ["data/t/m/d/1"], "it reads what the first wrote");
   assert.deepEqual((await readErasureJournal(f.cache)).erase, ["data/t/m/d/1", "data/t/m/d/2"]);
   other.state.exit();
