@@ -43,8 +43,8 @@ import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
 import { danglingSeen } from "../sync/service/dangling_entries.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
+import { keepUnindexedAbove } from "./unindexed_ahead.ts";
 import {
-  keepUnindexedAbove,
   lostVersion,
   setAsideVersion,
   unlessSiblingLost,

@@ -11,15 +11,11 @@ import { type PushContext, PushVar, type WriteContext } from "../sync/context.ts
 import { VersionConflictError } from "../sync/errors.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
-import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
-import { sha256Hex } from "../sync/hash.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
-import { getOrNull } from "../sync/transfer/index_io.ts";
-import { putBackAndName } from "../sync/transfer/put_back.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
-import { latestResetWarning, recomputeLatest } from "./erasure_markers.ts";
+import { resetLostMarker } from "./lost_version_marker.ts";
 
 /** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
 export interface LostVersion {
@@ -82,62 +78,11 @@ export async function setAsideVersion(
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.
     await push.state.forget(files);
-    await resetMarker(push, dir, writer, unindexed);
+    await resetLostMarker(push, dir, writer, unindexed);
     return targets;
   })();
   byDir.set(dir, { done, own: ownEarlier });
   return await done;
-}
-
-/**
- * After this push lost the version directory `dir` (`data/…/<N>`) to
- * another writer: the versions of the same data above N that the datastore
- * holds and no index names (an older client's run stopped between its
- * uploads and its commit leaves them, one per run). Each gets an empty
- * directory here, as the lost one keeps, so that the next version made here
- * (numbered from the highest directory in the cache, as swamp core does) is
- * above them all: one failed run, not one for each such version. One
- * listing of the data's directory, on this path only; a listing that fails
- * keeps nothing (the conflict is told all the same). Returns the
- * directories made, lowest first.
- */
-export async function keepUnindexedAbove(push: PushContext, dir: string): Promise<string[]> {
-  const cut = dir.lastIndexOf("/");
-  const lost = dir.slice(cut + 1);
-  if (cut < 0 || !/^\d+$/.test(lost)) return [];
-  const data = dir.slice(0, cut + 1);
-  const byVersion = new Map<string, string[]>();
-  try {
-    const keys = await withRetry(
-      async () => {
-        const out: string[] = [];
-        for await (const page of push.store.list(data, { signal: push.signal })) {
-          for (const o of page) out.push(o.key);
-        }
-        return out;
-      },
-      push.config.retry,
-      push.signal,
-    );
-    for (const key of keys) {
-      const v = /^(\d+)\//.exec(key.slice(data.length))?.[1];
-      if (v === undefined || Number(v) <= Number(lost)) continue;
-      byVersion.set(v, [...byVersion.get(v) ?? [], key]);
-    }
-    if (byVersion.size === 0) return [];
-    const named =
-      (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
-        ?.entries ?? {};
-    const kept: string[] = [];
-    for (const [v, keys] of [...byVersion].sort((a, b) => Number(a[0]) - Number(b[0]))) {
-      if (keys.some((k) => Object.hasOwn(named, k))) continue;
-      if (push.cache.keepDirectory(`${data}${v}`)) kept.push(`${data}${v}`);
-    }
-    return kept;
-  } catch (e) {
-    if (push.signal?.aborted) throw e;
-    return [];
-  }
 }
 
 /**
@@ -205,104 +150,6 @@ export async function unlessSiblingWaits(
 /** Deletes `version` of `path` (this cache's own); nothing when the store holds another one. */
 export async function dropOwn(push: PushContext, path: string, version: string): Promise<void> {
   await deleteAt(push.store, path, version, { retry: push.config.retry, signal: push.signal });
-}
-
-/**
- * The `latest` marker of a version just set aside names a version this cache
- * no longer holds: it is reset as a refused run's is (to the highest version
- * left here, or removed), so that no later push publishes it naming the
- * other writer's version, whose files may not be committed yet. Told when it
- * was a change made here. A change made here that the reset leaves nothing
- * of to push takes back this cache's (`writer`) upload of the marker that no
- * index names (a run's, its commit cut off), as for the version's own files:
- * left, it would be named by no commit, and a peer's push of its own marker
- * would wait on it. Best effort: a failed reset leaves the marker as it was,
- * and a failed look or delete leaves that upload to a later push's check of
- * the writes it left.
- */
-async function resetMarker(
-  push: PushContext,
-  dir: string,
-  writer: string,
-  unindexed = false,
-): Promise<void> {
-  const marker = markerOf(dir);
-  const m = await recomputeLatest(
-    push.cache,
-    push.state,
-    marker,
-    push.config.unfinishedVersions,
-  ).catch(() => undefined);
-  if (m?.was === undefined) return;
-  if (!m.dirty) {
-    await takeBackMarker(push, marker, writer).catch((e) => {
-      if (push.signal?.aborted) throw e;
-    });
-  }
-  push.events.emit(
-    "warning",
-    latestResetWarning(
-      m,
-      unindexed
-        ? "which another client's upload holds, named by no index yet (this cache's copy of it was set aside)"
-        : "which another writer published first (this cache's copy of it was set aside)",
-    ),
-  );
-}
-
-/**
- * Takes back this cache's (`writer`) upload of `marker` that no index names
- * (a run's, its commit cut off). Where the index names nothing there (a
- * create), the upload is deleted. Where it names a marker this upload was
- * written over (a bucket without object versions keeps only the upload),
- * deleting it would leave the path a commit names with no object: the
- * committed bytes are put back in its place instead, from the marker here
- * (reset to them: its synced copy), and named in place of the version the
- * index names, only while it still names it. A peer whose write of the same
- * bytes took the upload as its own can commit it between the look at the
- * index and the delete, its own look after its commit coming before the
- * delete: so the index is read again after it, and an upload it now names
- * is put back and named in place of the deleted one.
- */
-async function takeBackMarker(push: PushContext, marker: string, writer: string): Promise<void> {
-  const call = {
-    retry: push.config.retry,
-    signal: push.signal,
-    concurrency: push.config.concurrency,
-  };
-  const got = await getOrNull(push.store, marker, call);
-  if (!got || got.metadata?.[WRITER_METADATA] !== writer) return;
-  const index = async () =>
-    (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
-      ?.entries ?? {};
-  const named = (await index())[marker];
-  if (named?.v === got.version) return;
-  let committed: Uint8Array | null = null;
-  if (named) {
-    // Only with the committed bytes at hand (the marker here, as synced), and never over an old client's entry.
-    const here = await push.cache.read(marker).catch(() => null);
-    if (
-      isUnversioned(named) || !here || named.h === "" || (await sha256Hex(here)) !== named.h
-    ) return;
-    committed = here;
-  }
-  if (!(await deleteAt(push.store, marker, got.version, call))) return;
-  if (committed) {
-    const done = await putBackAndName(push.store, marker, committed, named!, call);
-    const synced = push.state.synced(marker);
-    if (done.kind === "named" && synced?.version === named!.v) {
-      await push.state.recordSynced(marker, {
-        hash: synced.hash,
-        version: done.version,
-        size: synced.size,
-      });
-    }
-    return;
-  }
-  const now = (await index())[marker];
-  if (now?.v === got.version) {
-    await putBackAndName(push.store, marker, got.body, { v: now.v, h: now.h }, call);
-  }
 }
 
 /** Per push: version directories held back, another writer's uncommitted upload in the way. */

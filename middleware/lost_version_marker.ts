@@ -1,0 +1,115 @@
+/**
+ * The `latest` marker of a data version this push lost to another writer
+ * (`lost_version.ts`): reset as a refused run's is, told when it was a
+ * change made here, and this cache's unnamed upload of it taken back.
+ *
+ * @module
+ */
+import type { PushContext } from "../sync/context.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { deleteAt } from "../sync/transfer/object_ops.ts";
+import { getOrNull } from "../sync/transfer/index_io.ts";
+import { putBackAndName } from "../sync/transfer/put_back.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { markerOf } from "./erasure_attribution.ts";
+import { latestResetWarning, recomputeLatest } from "./erasure_markers.ts";
+
+/**
+ * The `latest` marker of a version just set aside names a version this cache
+ * no longer holds: it is reset as a refused run's is (to the highest version
+ * left here, or removed), so that no later push publishes it naming the
+ * other writer's version, whose files may not be committed yet. Told when it
+ * was a change made here. A change made here that the reset leaves nothing
+ * of to push takes back this cache's (`writer`) upload of the marker that no
+ * index names (a run's, its commit cut off), as for the version's own files:
+ * left, it would be named by no commit, and a peer's push of its own marker
+ * would wait on it. Best effort: a failed reset leaves the marker as it was,
+ * and a failed look or delete leaves that upload to a later push's check of
+ * the writes it left.
+ */
+export async function resetLostMarker(
+  push: PushContext,
+  dir: string,
+  writer: string,
+  unindexed = false,
+): Promise<void> {
+  const marker = markerOf(dir);
+  const m = await recomputeLatest(
+    push.cache,
+    push.state,
+    marker,
+    push.config.unfinishedVersions,
+  ).catch(() => undefined);
+  if (m?.was === undefined) return;
+  if (!m.dirty) {
+    await takeBackMarker(push, marker, writer).catch((e) => {
+      if (push.signal?.aborted) throw e;
+    });
+  }
+  push.events.emit(
+    "warning",
+    latestResetWarning(
+      m,
+      unindexed
+        ? "which another client's upload holds, named by no index yet (this cache's copy of it was set aside)"
+        : "which another writer published first (this cache's copy of it was set aside)",
+    ),
+  );
+}
+
+/**
+ * Takes back this cache's (`writer`) upload of `marker` that no index names
+ * (a run's, its commit cut off). Where the index names nothing there (a
+ * create), the upload is deleted. Where it names a marker this upload was
+ * written over (a bucket without object versions keeps only the upload),
+ * deleting it would leave the path a commit names with no object: the
+ * committed bytes are put back in its place instead, from the marker here
+ * (reset to them: its synced copy), and named in place of the version the
+ * index names, only while it still names it. A peer whose write of the same
+ * bytes took the upload as its own can commit it between the look at the
+ * index and the delete, its own look after its commit coming before the
+ * delete: so the index is read again after it, and an upload it now names
+ * is put back and named in place of the deleted one.
+ */
+async function takeBackMarker(push: PushContext, marker: string, writer: string): Promise<void> {
+  const call = {
+    retry: push.config.retry,
+    signal: push.signal,
+    concurrency: push.config.concurrency,
+  };
+  const got = await getOrNull(push.store, marker, call);
+  if (!got || got.metadata?.[WRITER_METADATA] !== writer) return;
+  const index = async () =>
+    (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
+      ?.entries ?? {};
+  const named = (await index())[marker];
+  if (named?.v === got.version) return;
+  let committed: Uint8Array | null = null;
+  if (named) {
+    // Only with the committed bytes at hand (the marker here, as synced), and never over an old client's entry.
+    const here = await push.cache.read(marker).catch(() => null);
+    if (
+      isUnversioned(named) || !here || named.h === "" || (await sha256Hex(here)) !== named.h
+    ) return;
+    committed = here;
+  }
+  if (!(await deleteAt(push.store, marker, got.version, call))) return;
+  if (committed) {
+    const done = await putBackAndName(push.store, marker, committed, named!, call);
+    const synced = push.state.synced(marker);
+    if (done.kind === "named" && synced?.version === named!.v) {
+      await push.state.recordSynced(marker, {
+        hash: synced.hash,
+        version: done.version,
+        size: synced.size,
+      });
+    }
+    return;
+  }
+  const now = (await index())[marker];
+  if (now?.v === got.version) {
+    await putBackAndName(push.store, marker, got.body, { v: now.v, h: now.h }, call);
+  }
+}

@@ -1,0 +1,217 @@
+import assert from "node:assert/strict";
+import { hookedStore, InMemoryStore, mockPushContext } from "../packages/testing/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { updateIndex } from "../sync/transfer/remote_index.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { assertIndexCurrent, clone, put } from "../sync/service/clone_kit.ts";
+import { VersionConflictError } from "../sync/errors.ts";
+import { setAsideVersion } from "./lost_version.ts";
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+
+Deno.test("a lost version's marker reset here takes back this cache's unnamed upload of the marker, never a peer's or a named one", async () => {
+  // Chaos seed 118000955: a run's marker upload (naming version 2), its commit
+  // cut off; the marker then set one back here (to version 1), which another
+  // writer publishes first. The reset leaves nothing of the marker to push,
+  // and a peer's push of its own marker waits on that upload while it stays.
+  const store = new InMemoryStore();
+  const m = await mockPushContext({ store });
+  const mine = { metadata: { [WRITER_METADATA]: "me" } };
+  const setUp = async (data: string) => {
+    await m.cache.write(`${data}/1/raw`, bytes("mine 1"));
+    await m.cache.write(`${data}/2/raw`, bytes("mine 2"));
+    const two = await store.put(`${data}/2/raw`, bytes("mine 2"), PutModes.create, mine);
+    await updateIndex(store, {
+      set: { [`${data}/2/raw`]: { v: two.version, h: await sha256Hex(bytes("mine 2")), s: 6 } },
+      remove: [],
+    }, retry);
+    await m.state.recordSynced(`${data}/2/raw`, {
+      hash: await sha256Hex(bytes("mine 2")),
+      version: two.version,
+      size: 6,
+    });
+    await m.cache.write(`${data}/latest`, bytes("1"));
+    await m.state.markDirty(`${data}/latest`);
+    await store.put(`${data}/1/raw`, bytes("theirs"), PutModes.create, {
+      metadata: { [WRITER_METADATA]: "peer" },
+    });
+  };
+  const data = "data/t/m/out";
+  await setUp(data);
+  await store.put(`${data}/latest`, bytes("2"), PutModes.create, mine);
+
+  await setAsideVersion(m.ctx, `${data}/1`, `${data}/1/raw`, false, "me");
+  assert.equal(new TextDecoder().decode((await m.cache.read(`${data}/latest`))!), "2");
+  assert.ok(!m.state.dirtyPaths().includes(`${data}/latest`), "nothing of it left to push");
+  assert.deepEqual(m.warnings.map((w) => w.code), ["latest_reset"]);
+  assert.equal(store.peekText(`${data}/latest`), undefined, "own and unnamed: deleted");
+
+  // A peer's upload of the marker, and one of this cache's the index names, stay.
+  const peer = "data/t/m/peer";
+  await setUp(peer);
+  await store.put(`${peer}/latest`, bytes("2"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "peer" },
+  });
+  await setAsideVersion(m.ctx, `${peer}/1`, `${peer}/1/raw`, false, "me");
+  assert.equal(store.peekText(`${peer}/latest`), "2", "a peer's: kept");
+  const named = "data/t/m/named";
+  await setUp(named);
+  const marker = await store.put(`${named}/latest`, bytes("2"), PutModes.create, mine);
+  await updateIndex(store, {
+    set: { [`${named}/latest`]: { v: marker.version, h: await sha256Hex(bytes("2")), s: 1 } },
+    remove: [],
+  }, retry);
+  await setAsideVersion(m.ctx, `${named}/1`, `${named}/1/raw`, false, "me");
+  assert.equal(store.peekText(`${named}/latest`), "2", "own but named: kept");
+});
+
+Deno.test("a marker take-back never deletes the upload a peer's commit names meanwhile (its same-bytes write took this cache's object)", async () => {
+  // This cache's run uploaded the marker naming version 2, its commit cut
+  // off. A peer that pulled version 2 pushes its own marker naming it: the
+  // same bytes, so its write counts as done (`identical`) and its commit
+  // names this cache's object. That commit lands between the take-back's
+  // look at the index and its delete.
+  const data = "data/t/m/race";
+  const marker = `${data}/latest`;
+  const inner = new InMemoryStore();
+  let peerCommitted = false;
+  const store = hookedStore(inner, {
+    beforeDelete: async (key) => {
+      if (key !== marker || peerCommitted) return;
+      peerCommitted = true;
+      const head = (await inner.head(marker))!;
+      await updateIndex(inner, {
+        set: { [marker]: { v: head.version, h: await sha256Hex(bytes("2")), s: 1 } },
+        remove: [],
+      }, retry);
+    },
+  });
+  const m = await mockPushContext({ store });
+  const mine = { metadata: { [WRITER_METADATA]: "me" } };
+  await m.cache.write(`${data}/1/raw`, bytes("mine 1"));
+  await m.cache.write(`${data}/2/raw`, bytes("mine 2"));
+  const two = await inner.put(`${data}/2/raw`, bytes("mine 2"), PutModes.create, mine);
+  await updateIndex(inner, {
+    set: { [`${data}/2/raw`]: { v: two.version, h: await sha256Hex(bytes("mine 2")), s: 6 } },
+    remove: [],
+  }, retry);
+  await m.state.recordSynced(`${data}/2/raw`, {
+    hash: await sha256Hex(bytes("mine 2")),
+    version: two.version,
+    size: 6,
+  });
+  await m.cache.write(marker, bytes("1"));
+  await m.state.markDirty(marker);
+  await inner.put(`${data}/1/raw`, bytes("theirs"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "peer" },
+  });
+  await inner.put(marker, bytes("2"), PutModes.create, mine);
+
+  await setAsideVersion(m.ctx, `${data}/1`, `${data}/1/raw`, false, "me");
+  assert.ok(peerCommitted, "the peer's commit landed before the take-back's delete");
+  assert.equal(
+    inner.peekText(marker),
+    "2",
+    "the marker a peer's commit names is on the store (put back, or never deleted)",
+  );
+});
+
+Deno.test("a marker take-back over a committed marker never leaves the path the index names with no object", async () => {
+  // The marker was committed naming version 1. A run here wrote version 2
+  // and moved the marker to it; its push uploaded both, the marker over the
+  // committed one (a bucket without object versions keeps only that
+  // upload), and its commit was cut off. Version 2 then changed here: lost
+  // (a data version is never rewritten), and the reset sets the marker back
+  // to 1, its synced copy.
+  const store = new InMemoryStore();
+  const m = await mockPushContext({ store });
+  const mine = { metadata: { [WRITER_METADATA]: "me" } };
+  const data = "data/t/m/over";
+  const marker = `${data}/latest`;
+  await m.cache.write(`${data}/1/raw`, bytes("mine 1"));
+  const one = await store.put(`${data}/1/raw`, bytes("mine 1"), PutModes.create, mine);
+  const committed = await store.put(marker, bytes("1"), PutModes.create, mine);
+  await updateIndex(store, {
+    set: {
+      [`${data}/1/raw`]: { v: one.version, h: await sha256Hex(bytes("mine 1")), s: 6 },
+      [marker]: { v: committed.version, h: await sha256Hex(bytes("1")), s: 1 },
+    },
+    remove: [],
+  }, retry);
+  await m.state.recordSynced(`${data}/1/raw`, {
+    hash: await sha256Hex(bytes("mine 1")),
+    version: one.version,
+    size: 6,
+  });
+  await m.state.recordSynced(marker, {
+    hash: await sha256Hex(bytes("1")),
+    version: committed.version,
+    size: 1,
+  });
+  await m.cache.write(`${data}/2/raw`, bytes("mine 2, changed since"));
+  await store.put(`${data}/2/raw`, bytes("mine 2"), PutModes.create, mine); // commit cut off
+  await m.cache.write(marker, bytes("2"));
+  await m.state.markDirty(marker);
+  await store.put(marker, bytes("2"), PutModes.update(committed.version), mine); // commit cut off
+
+  await setAsideVersion(m.ctx, `${data}/2`, `${data}/2/raw`, true, "me");
+  assert.equal(
+    new TextDecoder().decode((await m.cache.read(marker))!),
+    "1",
+    "reset to its synced copy",
+  );
+  assert.ok(!m.state.dirtyPaths().includes(marker), "nothing of it left to push");
+  assert.notEqual(
+    store.peekText(marker),
+    undefined,
+    "the index names the marker: the take-back must not leave no object there (put back the synced bytes, or keep the upload)",
+  );
+  // Best: the committed bytes put back, and named in place of the version they had.
+  assert.equal(store.peekText(marker), "1");
+  await assertIndexCurrent(store, { held: true });
+  assert.equal(
+    m.state.synced(marker)?.version,
+    (await store.head(marker))?.version,
+    "synced as named",
+  );
+});
+
+for (const versionFromBytes of [false, true]) {
+  Deno.test(
+    `a push cut off before its commit, then its version changed here: the committed marker stays readable to a fresh clone (${
+      versionFromBytes ? "ETag" : "generation"
+    } versions)`,
+    async () => {
+      const store = new InMemoryStore({ versionFromBytes });
+      const D = "data/t/m/out";
+      const a = await clone(store, "a");
+      await put(a, `${D}/1/raw`, "v1");
+      await put(a, `${D}/1/metadata.yaml`, "version: 1");
+      await put(a, `${D}/latest`, "1");
+      await a.pushChanged();
+      // A run wrote version 2 and moved the marker to it; the push uploaded
+      // both (the marker over the committed one), and its commit was cut off.
+      await put(a, `${D}/2/raw`, "v2");
+      await put(a, `${D}/2/metadata.yaml`, "version: 2");
+      await put(a, `${D}/latest`, "2");
+      store.failNext("put", 50, undefined, {
+        match: (k) => k.startsWith("_") || k.startsWith("."),
+      });
+      await assert.rejects(a.pushChanged());
+      store.heal();
+      assert.equal(store.peekText(`${D}/latest`), "2", "the marker upload landed");
+      // Version 2 changed here since: lost (never rewritten); the marker reset to 1.
+      await put(a, `${D}/2/raw`, "v2 changed");
+      await assert.rejects(a.pushChanged(), VersionConflictError);
+      assert.equal(await Deno.readTextFile(`${a.cacheDir}/${D}/latest`), "1");
+      // The index names the marker: the store holds it, and a fresh clone gets it.
+      await assertIndexCurrent(store, { held: true });
+      const b = await clone(store, "b");
+      const pulled = await b.pullChanged();
+      assert.deepEqual(pulled.vanished, []);
+      assert.equal(await Deno.readTextFile(`${b.cacheDir}/${D}/latest`), "1");
+    },
+  );
+}
