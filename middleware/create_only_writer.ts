@@ -17,13 +17,9 @@
  *   refused one, or in an earlier push whose commit never came) are deleted,
  *   each over the version found: the version is the other writer's, and an
  *   object of this cache's beside it would be named by no commit;
- * - where nothing is, but this cache's pull saw the index name the key with
- *   nothing behind it (an entry whose object a refused run's erasure, its
- *   version the same as an ETag is, took and is about to put back), and the
- *   index still names other bytes there: that version is the other
- *   writer's, published, and nothing is created in its object's place (which
- *   would keep the put-back out and have this push's commit name its own
- *   bytes over that entry); the version is set aside the same way;
+ * - where another writer's object may be gone for a moment only (an
+ *   erasure's put-back on its way, `put_back_pending.ts`): nothing is
+ *   created, and the version is set aside the same way;
  * - unless it is another Sluice writer's upload that no index names (a run
  *   refused for its lost lock, whose erasure deletes it; a commit on its
  *   way): the whole version then waits, dirty (`lost_version.ts`), or, told
@@ -32,33 +28,25 @@
  *
  * @module
  */
-import { PushVar, type WriteContext, type WriteGateEntry } from "../sync/context.ts";
+import type { WriteContext, WriteGateEntry } from "../sync/context.ts";
 import { AlreadyExistsError, SluiceError, VersionConflictError } from "../sync/errors.ts";
 import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { type ObjectInfo, PutModes } from "../sync/ports.ts";
 import { withRetry } from "../sync/retry.ts";
 import { hashObject } from "../sync/transfer/object_ops.ts";
-import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
-import { danglingSeen } from "../sync/service/dangling_entries.ts";
+import { putBackPending } from "./put_back_pending.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
-import { keepUnindexedAbove } from "./unindexed_ahead.ts";
 import {
+  loseVersion,
   lostVersion,
-  setAsideVersion,
   unlessSiblingLost,
   unlessSiblingWaits,
   versionDir,
   versionWaits,
   waitVersion,
 } from "./lost_version.ts";
-
-/** Per push: the index entries this cache's pulls saw naming nothing, read once. */
-const DANGLING = new PushVar("create-only-writer/dangling", () => {
-  let seen: Promise<ReadonlySet<string>> | undefined;
-  return { seen: (cache: Parameters<typeof danglingSeen>[0]) => seen ??= danglingSeen(cache) };
-});
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -117,26 +105,17 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     ctx.metadata[CONTENT_HASH_METADATA] = hash;
     const writer = await writerId(ctx);
     ctx.metadata[WRITER_METADATA] = writer;
-    // An entry this cache's pull saw with nothing behind it: its object may
-    // be gone for a moment only (a refused run's erasure deleted it by its
-    // version, the same as an ETag is, and is about to put it back). Created
-    // in that moment, this write would keep the put-back out and this push's
-    // commit would name it over that entry: the version is the other
-    // writer's while the index names other bytes there.
-    if ((await push.vars.get(DANGLING).seen(push.cache)).has(ctx.key)) {
-      const named = await indexedEntry(ctx);
-      const other = named !== undefined &&
-        (named.h !== "" ? named.h !== hash : named.s !== ctx.size);
-      if (other) {
-        return await lose(
-          ctx,
-          dir,
-          writer,
-          false,
-          false,
-          `${ctx.key}: the datastore's index names other bytes at this version, whose object is gone for now (its writer's put-back may be on its way); nothing was written and ${dir} was set aside`,
-        );
-      }
+    // Nothing created where another writer's object may be gone for a moment only.
+    if (await putBackPending(ctx)) {
+      return await loseVersion(
+        ctx,
+        CREATE_ONLY_WRITER,
+        dir,
+        writer,
+        false,
+        false,
+        `${ctx.key}: the datastore's index names other bytes at this version, whose object is gone for now (its writer's put-back may be on its way); nothing was written and ${dir} was set aside`,
+      );
     }
     let exists: AlreadyExistsError | undefined;
     try {
@@ -232,8 +211,9 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     const ownEarlier = head.metadata?.[WRITER_METADATA] === writer;
     // Another client's object that no index names: said so (a pull does not bring it yet).
     const unindexed = by === undefined && await indexedEntry(ctx) === undefined;
-    return await lose(
+    return await loseVersion(
       ctx,
+      CREATE_ONLY_WRITER,
       dir,
       writer,
       ownEarlier,
@@ -245,29 +225,6 @@ export function createOnlyWriter(): Middleware<WriteContext> {
         : `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
     );
   };
-}
-
-/**
- * The version directory `dir` is lost to another writer: set aside, said
- * (`note`), and thrown as `version_exists`.
- */
-async function lose(
-  ctx: WriteContext,
-  dir: string,
-  writer: string,
-  ownEarlier: boolean,
-  unindexed: boolean,
-  note: string,
-): Promise<never> {
-  const push = ctx.push;
-  const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer, unindexed);
-  push.note(CREATE_ONLY_WRITER, note, ctx.entry);
-  const shown = aside.map((l) => shownStatePath(push.cache.dir, push.cache.stateDir, l));
-  // Other versions of this data above it that no index names (an older
-  // client's run stopped before its commit): kept, so the next run here
-  // is numbered above them all. Once, by the sibling that set it aside.
-  const ahead = !ownEarlier && aside.length > 0 ? await keepUnindexedAbove(push, dir) : [];
-  throw new VersionConflictError([ctx.key], aside, ownEarlier, shown, unindexed, ahead);
 }
 
 /**

@@ -16,6 +16,8 @@ import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
 import { resetLostMarker } from "./lost_version_marker.ts";
+import { keepUnindexedAbove } from "./unindexed_ahead.ts";
+import { shownStatePath } from "../sync/transfer/cache_paths.ts";
 
 /** A version directory this push lost: its set-aside, and whether the remote copy was this cache's. */
 export interface LostVersion {
@@ -83,6 +85,31 @@ export async function setAsideVersion(
   })();
   byDir.set(dir, { done, own: ownEarlier });
   return await done;
+}
+
+/**
+ * The version directory `dir` is lost to another writer: set aside, said
+ * (`note`, as `gate`'s), and thrown as `version_exists`, naming the versions
+ * of the data above it kept ahead (`unindexed_ahead.ts`).
+ */
+export async function loseVersion(
+  ctx: WriteContext,
+  gate: string,
+  dir: string,
+  writer: string,
+  ownEarlier: boolean,
+  unindexed: boolean,
+  note: string,
+): Promise<never> {
+  const push = ctx.push;
+  const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer, unindexed);
+  push.note(gate, note, ctx.entry);
+  const shown = aside.map((l) => shownStatePath(push.cache.dir, push.cache.stateDir, l));
+  // Other versions of this data above it that no index names (an older
+  // client's run stopped before its commit): kept, so the next run here
+  // is numbered above them all. Once, by the sibling that set it aside.
+  const ahead = !ownEarlier && aside.length > 0 ? await keepUnindexedAbove(push, dir) : [];
+  throw new VersionConflictError([ctx.key], aside, ownEarlier, shown, unindexed, ahead);
 }
 
 /**
