@@ -14,22 +14,16 @@ import {
   VersionConflictError,
 } from "../errors.ts";
 import { type ObjectInfo, PutModes } from "../ports.ts";
-import { indexDiscovery } from "./index_discovered.ts";
 import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
-import { commitPrepared, type PendingCommit } from "./push_commit.ts";
+import type { PendingCommit } from "./push_commit.ts";
+import { commitNow, mergePending } from "./push_commit_now.ts";
 import { runDeletes } from "./push_delete.ts";
 import { pushFailure } from "./push_failure.ts";
-import {
-  noteClashing,
-  noteOverwritten,
-  noteUnpublished,
-  type PushResult,
-  type PushTally,
-} from "./push_result.ts";
+import type { PushResult, PushTally } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
 import { commitStep, MARKER_WITH_REFUSED_DELETION } from "./push_commit_step.ts";
 import { holdConflicted, reportDryRun } from "./push_holds.ts";
@@ -440,62 +434,33 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         list.splice(0, list.length, ...list.filter(kept));
       }
     }
-    const prior = deps.commitOnly ?? undefined;
-    // Merged with what a prepared push left; otherwise taken as they are (no
-    // copies: at 20,000 files they cost more than the index's serialisation).
-    const pending: PendingCommit = {
-      set: prior ? { ...prior.set, ...indexSet } : indexSet,
-      remove: prior ? [...prior.remove, ...indexRemove] : indexRemove,
-      base: prior ? { ...prior.base, ...indexBase } : indexBase,
-      baseHash: prior ? { ...prior.baseHash, ...indexBaseHash } : indexBaseHash,
-      baseSize: prior ? { ...prior.baseSize, ...indexBaseSize } : indexBaseSize,
-      check: prior ? [...prior.check ?? [], ...indexCheck] : indexCheck,
-      baseGone: prior ? [...prior.baseGone ?? [], ...baseGone] : baseGone,
-      foundGone: prior ? [...prior.foundGone ?? [], ...foundGone] : foundGone,
-      synced: prior ? { ...prior.synced, ...indexSynced } : indexSynced,
-      handled: prior ? [...prior.handled, ...handled] : handled,
+    const pending = mergePending(deps.commitOnly ?? undefined, {
+      set: indexSet,
+      remove: indexRemove,
+      base: indexBase,
+      baseHash: indexBaseHash,
+      baseSize: indexBaseSize,
+      check: indexCheck,
+      baseGone,
+      foundGone,
+      synced: indexSynced,
+      handled,
       deferredDirs,
-      snapshot: prior?.snapshot ??
-        { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
-      walkDone: prior
-        ? prior.walkDone && failures.length === 0
-        : ctx.kind === "walk" && failures.length === 0,
-    };
+      snapshot: { paths: new Map(ctx.snapshot.paths), bulkSeq: ctx.snapshot.bulkSeq },
+      walkDone: ctx.kind === "walk" && failures.length === 0,
+    }, failures.length === 0);
     if (deps.prepare) deps.prepare.pending = pending;
     else {
-      const { overwritten, unpublished, clashing } = await commitPrepared(pending, {
-        store: ctx.store,
+      await commitNow(ctx, pending, {
         state,
-        retry: ctx.config.retry,
-        signal: ctx.signal,
-        indexMemo: deps.indexMemo,
-        concurrency: ctx.config.concurrency,
-        now: () => ctx.clock.now(),
-        checkCreates: deps.checkCreates,
-        writerId: await ownWriter(),
         cache,
-        discovery: indexDiscovery(
-          ctx.store,
-          ctx.config.retry,
-          ctx.events,
-          ctx.signal,
-          ctx.config.concurrency,
-        ),
+        result,
+        indexMemo: deps.indexMemo,
+        checkCreates: deps.checkCreates,
+        unpublishedWarning: deps.unpublishedWarning,
+        writerId: await ownWriter(),
+        writtenNow: indexSynced,
       });
-      // A snapshot published settles a conflict recorded on it before.
-      const kept = new Set([...overwritten.map((o) => o.path), ...unpublished, ...clashing.keys()]);
-      const republished = ctx.plan.filter((e) =>
-        e.snapshot && Object.hasOwn(indexSynced, e.path) && !kept.has(e.path) &&
-        state.conflicts.has(e.path)
-      ).map((e) => e.path);
-      if (republished.length > 0) await state.conflicts.settle(republished);
-      const warning = noteOverwritten(result, overwritten.map((o) => o.path));
-      if (warning) ctx.events.emit("warning", warning);
-      const clash = noteClashing(result, clashing);
-      if (clash) ctx.events.emit("warning", clash);
-      const gone = noteUnpublished(result, unpublished);
-      if (gone && deps.unpublishedWarning) deps.unpublishedWarning.warning = gone;
-      else if (gone) ctx.events.emit("warning", gone);
     }
     if (failures.length > 0) {
       // Committed by now unless a prepared push leaves its commit for later.
