@@ -11,7 +11,7 @@
  */
 import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
-import { SluiceError } from "../sync/errors.ts";
+import { EXIT_CODES, SluiceError } from "../sync/errors.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { SyncService } from "../sync/service/service.ts";
 
@@ -57,8 +57,9 @@ if (import.meta.main) {
     console.log(
       `health: ${health.ok ? "ok" : "NOT ok"} (${health.latencyMs} ms): ${health.message}`,
     );
-    // A datastore that is not healthy is no success: a script running this sees it.
-    if (!health.ok) Deno.exitCode = 69;
+    // A datastore that is not healthy is no success: a script running this
+    // sees it, with the exit code of what failed (78 for a missing bucket).
+    if (!health.ok) Deno.exitCode = EXIT_CODES[health.code ?? "unreachable"];
   } catch (e) {
     if (e instanceof SluiceError) {
       console.error(`error[${e.code}]: ${e.message}`);

@@ -48,6 +48,8 @@ export function extensionVerifier(target: VerifierTarget): SwampVerifier {
         const r = await target.check();
         return {
           ...base,
+          // What failed, as Sluice's error code (its exit code in the error table).
+          ...(r.code ? { details: { ...base.details, code: r.code } } : {}),
           healthy: r.ok,
           message: r.message,
           latencyMs: Math.max(0, Math.round(now() - t0)),

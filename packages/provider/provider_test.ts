@@ -174,6 +174,7 @@ Deno.test("verifyStore: latency and conditional-write support, by setting", asyn
   r = await verifyStore(store, "required");
   assert.equal(r.ok, false);
   assert.match(r.message, /requires conditional writes/);
+  assert.equal(r.code, "conditional_writes_unsupported");
 
   store.conditionalMode = "refuse";
   r = await verifyStore(store, "required");
@@ -183,12 +184,14 @@ Deno.test("verifyStore: latency and conditional-write support, by setting", asyn
   r = await verifyStore(store, "off");
   assert.equal(r.ok, true);
   assert.equal(r.conditionalWrites, null);
+  assert.equal(r.code, undefined, "no code when ok");
 
   store.unreachable = true;
   r = await verifyStore(store, "auto");
   assert.equal(r.ok, false);
   assert.equal(r.latencyMs, -1);
   assert.match(r.message, /did not answer/);
+  assert.equal(r.code, "unreachable");
   assert.doesNotMatch(r.message, /\.\./, "no double period");
   assert.doesNotMatch(
     r.message,
@@ -205,6 +208,7 @@ Deno.test("verifyStore: latency and conditional-write support, by setting", asyn
   r = await verifyStore(store, "auto");
   assert.equal(r.ok, false);
   assert.match(r.message, /refused the check \(invalid_config\)/);
+  assert.equal(r.code, "invalid_config", "the code a command exits with");
   assert.doesNotMatch(r.message, /did not answer/);
 });
 
@@ -214,10 +218,12 @@ Deno.test("verifyStore: a probe that fails with Sluice's own error gives its adv
   const r = await verifyStore(missing, "auto");
   assert.equal(r.ok, false);
   assert.match(r.message, /conditional-write probe failed: .*bucket/);
+  assert.equal(r.code, "invalid_config");
   assert.doesNotMatch(r.message, /\.\./);
   assert.doesNotMatch(r.message, /write permission/);
   const denied = new InMemoryStore();
   denied.failNext("put", 1, () => new Error("AccessDenied."));
   const d = await verifyStore(denied, "auto");
   assert.match(d.message, /AccessDenied\. Check write permission on the bucket/);
+  assert.equal(d.code, "internal");
 });

@@ -7,6 +7,7 @@
  */
 import type { CallOptions, Identity, LockOptions } from "../../sync/ports.ts";
 import type { ProbeResult } from "../../sync/transfer/conditional.ts";
+import type { ErrorCode } from "../../sync/errors.ts";
 
 /** The lock shape datastore extensions implement (what `createLock` returns). */
 export interface LockShape {
@@ -66,6 +67,14 @@ export interface VerifyResult {
   readonly message: string;
   /** The store's endpoint description. */
   readonly endpoint: string;
+  /**
+   * When not ok, what failed as a Sluice error code (`unreachable` when the
+   * store did not answer, the store's own code when it refused, such as
+   * `invalid_config` for a missing bucket, `conditional_writes_unsupported`
+   * when the config requires conditional writes the store does not honour):
+   * `EXIT_CODES[code]` is the exit code a command reporting it ends with.
+   */
+  readonly code?: ErrorCode;
 }
 
 /** A datastore health check. */

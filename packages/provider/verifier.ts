@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { SluiceError } from "../../sync/errors.ts";
+import { type ErrorCode, SluiceError } from "../../sync/errors.ts";
 import { probeConditionalWrites, type ProbeResult } from "../../sync/transfer/conditional.ts";
 import type { ObjectStore } from "../../sync/ports.ts";
 import { BUCKET_RECORDS_DIR } from "../../sync/transfer/bucket_layout.ts";
@@ -46,6 +46,7 @@ export async function verifyStore(
       latencyMs: -1,
       conditionalWrites: null,
       endpoint,
+      code: failureCode(e, "unreachable"),
       message: answered
         ? `${endpoint} refused the check (${code}): ${why}.`
         : `${endpoint} did not answer: ${why}. Check the endpoint (its host and port) and that the service runs, then run the check again.`,
@@ -71,6 +72,8 @@ export async function verifyStore(
       latencyMs,
       conditionalWrites: null,
       endpoint,
+      // Another error than Sluice's own is none an adapter maps: `internal`.
+      code: failureCode(e, "internal"),
       // A Sluice error says itself what to do (a missing bucket, refused credentials).
       message: `${endpoint} answered in ${latencyMs} ms but the conditional-write probe failed: ${
         (e instanceof Error ? e.message : String(e)).replace(/\.\s*$/, "")
@@ -98,8 +101,14 @@ export async function verifyStore(
     latencyMs,
     conditionalWrites: probe,
     endpoint,
+    ...(ok ? {} : { code: "conditional_writes_unsupported" as const }),
     message: ok
       ? `${endpoint} answered in ${latencyMs} ms; ${found}: Sluice falls back to check-then-write, which narrows but cannot close races between writers.`
       : `${endpoint} answered in ${latencyMs} ms; ${found}, but the config requires conditional writes: pushes will be refused. Use an endpoint that honours them, or set conditionalWrites to "auto".`,
   };
+}
+
+/** The code of a failed check: a Sluice error's own, else `otherwise`. */
+function failureCode(e: unknown, otherwise: ErrorCode): ErrorCode {
+  return e instanceof SluiceError ? e.code : otherwise;
 }

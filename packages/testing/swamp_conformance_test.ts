@@ -39,7 +39,7 @@ Deno.test("swamp conformance: the extension's verifier passes, healthy and not",
   const down = await p.createVerifier().verify();
   await assertSwampVerifierConformance({ verify: () => Promise.resolve(down) });
   assert.equal(down.healthy, false);
-  assert.deepEqual(down.details, { bucket: "mem" });
+  assert.deepEqual(down.details, { bucket: "mem", code: "unreachable" });
   assert.equal(down.datastoreType, "@sluice/store-datastore");
 });
 
