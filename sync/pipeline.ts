@@ -71,19 +71,24 @@ export function compose<C>(
 ): (ctx: C, terminal?: (ctx: C) => Promise<void>) => Promise<void> {
   return (ctx, terminal) => {
     let index = -1;
-    const dispatch = async (i: number): Promise<void> => {
+    // Not an async function: each level hands on the promise of the one it
+    // calls (no promise or await of its own, once per gate per file).
+    const dispatch = (i: number): Promise<void> => {
       if (i <= index) {
-        throw new SluiceError(
-          "internal",
-          `Middleware ${names[i - 1] ?? `#${i - 1}`} called next() more than once.`,
+        return Promise.reject(
+          new SluiceError(
+            "internal",
+            `Middleware ${names[i - 1] ?? `#${i - 1}`} called next() more than once.`,
+          ),
         );
       }
       index = i;
-      if (i === middlewares.length) {
-        if (terminal) await terminal(ctx);
-        return;
+      try {
+        if (i === middlewares.length) return terminal ? terminal(ctx) : Promise.resolve();
+        return middlewares[i](ctx, () => dispatch(i + 1));
+      } catch (e) {
+        return Promise.reject(e); // a gate that throws before its first await
       }
-      await middlewares[i](ctx, () => dispatch(i + 1));
     };
     return dispatch(0);
   };
