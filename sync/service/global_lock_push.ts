@@ -17,7 +17,7 @@ import { LockTimeoutError } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
 import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
 import type { DistributedLock } from "../ports.ts";
-import { type PreparedPush, preparedRestOf, type PushOptions } from "./push_options.ts";
+import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncService } from "./service.ts";
 
@@ -92,21 +92,16 @@ export async function pushUnderGlobalLock(
     );
   }
   // Old clients push beside it: each create is checked at the commit.
-  let prepared: PreparedPush;
   // A data version lost to another writer's (version_exists): the rest of the
   // push is committed all the same, then that failure thrown, as a plain push
   // does (its uploads were left named by no index otherwise).
-  let lost: Error | undefined;
-  try {
-    prepared = await service.preparePush({ ...options, checkCreates: true });
-  } catch (e) {
-    const rest = preparedRestOf(e);
-    const p = rest?.pending;
-    if (!rest || !p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0) {
-      throw e;
-    }
-    prepared = rest;
-    lost = e as Error;
+  const prepared = await service.preparePush({ ...options, checkCreates: true }, {
+    keepRestOnLoss: true,
+  });
+  const lost = prepared.lost;
+  const p = prepared.pending;
+  if (lost && (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0)) {
+    throw lost; // nothing else to commit
   }
   try {
     return await commitUnderLock(service, lock, options, prepared, lost);

@@ -20,8 +20,9 @@ const OUT = "data/shell/cmd/m1/out";
 const MINE = "config/mine.yaml";
 
 type W = (p: string, t: string) => Promise<void>;
-async function scenario(
-  global: boolean,
+
+/** A cache whose next push loses its data version 2 to a peer's, beside a marker and a config file. */
+async function setup(
   pre: (w: W) => Promise<void> = async () => {},
   extra: (w: W, svc: SyncService) => Promise<void> = async () => {},
 ) {
@@ -51,6 +52,15 @@ async function scenario(
   await w(`${OUT}/latest`, "2");
   await w(MINE, "mine\n");
   await extra(w, svc);
+  return { clock, store, identity, svc };
+}
+
+async function scenario(
+  global: boolean,
+  pre: (w: W) => Promise<void> = async () => {},
+  extra: (w: W, svc: SyncService) => Promise<void> = async () => {},
+) {
+  const { clock, store, identity, svc } = await setup(pre, extra);
   const warnings: string[] = [];
   svc.events.on("warning", (x) => warnings.push(`${x.code}: ${x.message}`));
   let error: unknown;
@@ -86,6 +96,25 @@ async function scenario(
   };
   return { first, second, message: (error as Error)?.message };
 }
+
+Deno.test("preparePush: the rest beside a lost data version is returned only when asked for, with the loss", async () => {
+  const thrown = (await setup()).svc;
+  await assert.rejects(
+    thrown.preparePush(),
+    (e: unknown) => (e as { code?: string }).code === "version_exists",
+  );
+  const kept = (await setup()).svc;
+  const prepared = await kept.preparePush({}, { keepRestOnLoss: true });
+  assert.equal((prepared.lost as { code?: string } | undefined)?.code, "version_exists");
+  assert.ok(MINE in (prepared.pending?.set ?? {}), "the config file is in the rest to commit");
+  assert.ok(!(`${OUT}/2/raw` in (prepared.pending?.set ?? {})), "the lost version is not");
+  // Committing the rest publishes the config file; the lost version stays theirs.
+  await kept.commitPush(prepared);
+  assert.ok(kept.store instanceof InMemoryStore);
+  const index = await peerReadIndex(kept.store);
+  assert.ok(index[MINE]);
+  assert.equal(kept.store.peekText(`${OUT}/2/raw`), "theirs\n");
+});
 
 Deno.test("under the global lock: a lost data version beside a marker and a config file ends as a plain push does", async () => {
   const plain = await scenario(false);

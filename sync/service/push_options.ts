@@ -67,32 +67,12 @@ export interface PreparedPush {
   readonly uploaded: readonly UploadRecord[];
   /** Its plan, as the gates left it. */
   readonly plan: readonly PlanEntry[];
-}
-
-/** Where a preparation's error carries the commit of the rest of that push (see {@link preparedRestOf}). */
-const PREPARED_REST: unique symbol = Symbol("sluice.preparedRest");
-
-/**
- * Attaches to `error`, thrown by a preparation whose only failures are
- * data versions lost to another writer's (`version_exists`, set aside), the
- * commit of the rest of that push: what a plain push commits beside such a
- * failure before it throws.
- */
-export function attachPreparedRest(error: object, rest: PreparedPush): void {
-  Object.defineProperty(error, PREPARED_REST, { value: rest, enumerable: false });
-}
-
-/**
- * The commit of the rest of a push whose preparation threw `error`, when it
- * failed only for data versions lost to another writer's; else undefined.
- *
- * @example
- * ```ts
- * import { preparedRestOf } from "./push_options.ts";
- * console.log(preparedRestOf(new Error("x"))); // undefined
- * ```
- */
-export function preparedRestOf(error: unknown): PreparedPush | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  return (error as { [PREPARED_REST]?: PreparedPush })[PREPARED_REST];
+  /**
+   * Set only for a preparation asked to keep the rest of a push beside such
+   * a failure (`keepRestOnLoss` of {@link SyncService.preparePush}): the
+   * error of data versions lost to another writer's (`version_exists`, each
+   * set aside), which a plain push throws after committing the rest. The
+   * rest is what this prepared push commits; the caller throws `lost` after.
+   */
+  readonly lost?: Error;
 }

@@ -63,7 +63,7 @@ export {
 } from "./service_options.ts";
 
 export type { PreparedPush, PushOptions } from "./push_options.ts";
-import { attachPreparedRest, type PreparedPush, type PushOptions } from "./push_options.ts";
+import type { PreparedPush, PushOptions } from "./push_options.ts";
 
 /**
  * A sync service over one cache directory.
@@ -257,8 +257,15 @@ export class SyncService {
    * objects, but leaves the remote index and the dirty set alone. Peers see
    * nothing of it until {@link SyncService.commitPush}; the paths stay dirty
    * until then (a crash in between loses nothing: the next push redoes it).
+   * With `keepRestOnLoss`, a preparation that failed only for data versions
+   * lost to another writer's (set aside) resolves with the rest of the push,
+   * ready to commit, and that failure as `lost` (see `pushUnderGlobalLock`);
+   * without it, that failure is thrown.
    */
-  preparePush(options: PushOptions = {}): Promise<PreparedPush> {
+  preparePush(
+    options: PushOptions = {},
+    how: { readonly keepRestOnLoss?: boolean } = {},
+  ): Promise<PreparedPush> {
     return this.#serial(async () => {
       const out: {
         plan?: PlanEntry[];
@@ -276,20 +283,24 @@ export class SyncService {
         // (`pushUnderGlobalLock` does). Its deferred commit-step writes
         // (markers) stay held, as a plain push holds them beside a failure.
         const pending = out.prepare.pending;
-        if (e === out.prepare.lost && pending && out.result && typeof e === "object" && e) {
-          attachPreparedRest(e, {
-            result: out.result,
-            pending,
-            options: rest,
-            plan: (out.plan ?? []).map((entry) =>
-              entry.commit && entry.action === "put"
-                ? { ...entry, action: "skip" as const, keepDirty: true }
-                : entry
-            ),
-            uploaded: out.prepare.uploaded ?? [],
-          });
+        if (
+          !how.keepRestOnLoss || e !== out.prepare.lost || !pending || !out.result ||
+          !(e instanceof Error)
+        ) {
+          throw e;
         }
-        throw e;
+        return {
+          result: out.result,
+          pending,
+          options: rest,
+          plan: (out.plan ?? []).map((entry) =>
+            entry.commit && entry.action === "put"
+              ? { ...entry, action: "skip" as const, keepDirty: true }
+              : entry
+          ),
+          uploaded: out.prepare.uploaded ?? [],
+          lost: e,
+        };
       }
       return {
         result,
