@@ -262,6 +262,18 @@ export async function commitPrepared(
     const open = deps.state.conflicts.get(p);
     if (!theirs.has(p) && open && !open.theirs) settled.push(p);
   }
+  // A copy kept over the datastore's deletion (a data version, which a push
+  // does not hold back: pushed again by name rather than resolved), its
+  // very bytes committed now: the datastore holds it again, settled as
+  // `resolve --mine` settles it.
+  for (const [p, entry] of Object.entries(pending.synced ?? {})) {
+    const open = deps.state.conflicts.get(p);
+    if (
+      !theirs.has(p) && Object.hasOwn(pending.set, p) && open && !open.theirs &&
+      open.mine?.location === p &&
+      open.mine.hash === entry.hash && !settled.includes(p)
+    ) settled.push(p);
+  }
   if (settled.length > 0) await deps.state.conflicts.settle(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
