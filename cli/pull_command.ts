@@ -55,7 +55,10 @@ function describePull(
   for (const at of r.setAside) asideOf.set(setAsideSource(at), at);
   const lost = new Set(r.lost ?? []);
   const undecided = new Set(r.undecided ?? []);
-  const inPlace = r.conflicts.filter((p) => !asideOf.has(p) && !lost.has(p) && !undecided.has(p));
+  const ownKept = new Set(r.ownKept ?? []);
+  const inPlace = r.conflicts.filter((p) =>
+    !asideOf.has(p) && !lost.has(p) && !undecided.has(p) && !ownKept.has(p)
+  );
   const moved = r.conflicts.filter((p) => asideOf.has(p));
   if (inPlace.length) {
     lines.push(
@@ -76,6 +79,17 @@ function describePull(
     );
     lines.push(...capped(
       [...lost].sort().map((p) => `  ${p}`),
+      (n) => `  … and ${n} more (\`sluice status\` lists each)`,
+    ));
+  }
+  if (ownKept.size) {
+    lines.push(
+      `Kept ${
+        plural(ownKept.size, "data version")
+      } this cache published, deleted on the datastore since (by another client): the copy here may be the last, and kept, the next run here numbers above it. \`sluice resolve <path> --mine\` publishes it again, \`--theirs\` takes the deletion:`,
+    );
+    lines.push(...capped(
+      [...ownKept].sort().map((p) => `  ${p}`),
       (n) => `  … and ${n} more (\`sluice status\` lists each)`,
     ));
   }

@@ -123,6 +123,7 @@ async function pullInto(
     vanished: [],
     lost: [],
     undecided: [],
+    ownKept: [],
     unchanged: false,
     bytes: 0,
   };

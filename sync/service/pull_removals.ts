@@ -118,6 +118,7 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {
         r.conflict(path, { location: path, ...local }, OWN_VERSION_DELETED_REASON);
+        result.ownKept?.push(path);
         continue;
       }
     }

@@ -94,6 +94,12 @@ export interface PullResult {
    */
   readonly undecided?: string[];
   /**
+   * Of `conflicts`, data versions this cache's push created that were
+   * deleted on the datastore, kept in place: this copy may be the only one
+   * (`pull_removals.ts`).
+   */
+  readonly ownKept?: string[];
+  /**
    * Paths this pull was asked to adopt (`adoptUncommitted` of
    * `pullChanged`) whose uncommitted object it published in the index as
    * its writer's change, then fetched (see `pull_adopt.ts`).
