@@ -13,11 +13,13 @@ import {
   NOT_REGULAR_REFUSED,
   walkFiles,
 } from "../transfer/cache.ts";
+import type { WalkedFile } from "../transfer/cache_walk.ts";
 import { isLayoutInternal, markerOfVersionFile } from "../transfer/bucket_layout.ts";
 import { settledAt, type SyncState } from "./state.ts";
 import { unchangedSince } from "./synced_time.ts";
 import type { ClassifierRule, PlanEntry } from "../context.ts";
 import type { ProgressEvent } from "../events.ts";
+import { isLeftTempPath } from "./left_temps.ts";
 
 /** What a hash of a file this process may not read gives. */
 const UNREADABLE = Symbol("unreadable");
@@ -54,6 +56,8 @@ export const NOTHING_HERE_REASON =
  * each, against their count and bytes. `full`: a push of everything
  * pending (not of some paths only), which settles every record of an
  * earlier push's write to a never-synced path that nothing else covers.
+ * The temporary files of Sluice's a walk meets are added to `leftTemps`
+ * (see `left_temps.ts`), when given.
  */
 export async function buildPlan(
   cache: LocalCache,
@@ -66,6 +70,7 @@ export async function buildPlan(
   onProgress?: (p: ProgressEvent) => void,
   full = false,
   rules: readonly ClassifierRule[] = [],
+  leftTemps?: WalkedFile[],
 ): Promise<PlanEntry[]> {
   // The layout's own files, also under a namespace or another prefix
   // (`<ns>/.push-queue.json`), as the classifier and the pull take them
@@ -243,7 +248,11 @@ export async function buildPlan(
     const changed: { path: string; size: number; mtimeMs: number; ctimeMs?: number }[] = [];
     for await (const f of walkFiles(cache.dir, "", onSkip)) {
       if (state.synced(f.path)) met.add(f.path);
-      if (plan.has(f.path) || internal(f.path)) continue;
+      if (plan.has(f.path) || internal(f.path)) {
+        // One of Sluice's temporary files, left by a transfer cut off (or still running).
+        if (leftTemps && isLeftTempPath(f.path)) leftTemps.push(f);
+        continue;
+      }
       if (!isSafeRelPath(f.path)) {
         // A local name no store key may carry (a control character, a
         // backslash, too long) must not fail the whole walk: skip it.

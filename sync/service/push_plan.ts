@@ -15,6 +15,8 @@ import type { PreparedPush } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncState } from "./state.ts";
 import { holdBackClashes, holdBackReshapes } from "./shape_holds.ts";
+import type { WalkedFile } from "../transfer/cache_walk.ts";
+import { clearLeftTemps } from "./left_temps.ts";
 
 /** What {@link planPush} needs. */
 export interface PushPlanDeps {
@@ -52,6 +54,7 @@ export async function planPush(
   const expandedDirs: string[] = [];
   const deletedHere: string[] = [];
   const skippedHere: { path: string; reason: string }[] = [];
+  const leftTemps: WalkedFile[] = [];
   // The commit of a prepared push comes back with its plan: the entries its
   // preparation wrote are done (skipped, so the gates still see them), and
   // the commit-step writes it deferred (markers, index files) are still to do.
@@ -79,7 +82,12 @@ export async function planPush(
       (p) => events.listenerCount("progress") > 0 && events.emit("progress", p),
       o.full,
       deps.rules,
+      leftTemps,
     );
+  // Temporary files cut-off transfers left: removed once an hour untouched.
+  if (leftTemps.length > 0) {
+    await clearLeftTemps(cache, leftTemps, Date.now(), events, o.dryRun ?? false);
+  }
   let leftElsewhere = false;
   if (!o.commit && o.walk) {
     // A file a walk found that another process over this cache marked and

@@ -154,9 +154,25 @@ export function isTempFileName(base: string): boolean {
   return TEMP_NAME.test(base);
 }
 
+/**
+ * True for the name of Sluice's own temporary files only
+ * (`<name>.sluice-<hex id>.tmp`), not the tool's (`.<uuid>.tmp`).
+ *
+ * @example
+ * ```ts
+ * import { isOwnTempFileName } from "./atomic_write.ts";
+ * isOwnTempFileName("raw.sluice-9f86d0811.tmp"); // true
+ * isOwnTempFileName(".0b6f2c1e-1d2a-4c3b-9e8f-123456789abc.tmp"); // false
+ * ```
+ */
+export function isOwnTempFileName(base: string): boolean {
+  return OWN_TEMP_NAME.test(base);
+}
+
 /** The infix of Sluice's temporary file names (see {@link isTempFileName}). */
 export const TEMP_INFIX = ".sluice-";
 
+const OWN_TEMP_NAME = /\.sluice-[0-9a-f]{8,}[0-9a-z]*\.tmp$/;
 const TEMP_NAME =
   /\.sluice-[0-9a-f]{8,}[0-9a-z]*\.tmp$|^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
 

@@ -1,0 +1,117 @@
+/**
+ * Temporary files a transfer left in the cache (`<name>.sluice-<id>.tmp`,
+ * written before their rename into place): a pull or write cut off between
+ * the two (killed, interrupted, the machine down) leaves one behind, which
+ * no push or pull takes (they are internal). The walk of a push finds them:
+ * one untouched for {@link LEFT_TEMP_AGE_MS} is no transfer's any more
+ * (a download writes its file as its bytes come, and gives up long before)
+ * and is removed; a younger one may still be written (another process over
+ * the cache) and is left, told of, for a later push.
+ *
+ * @module
+ */
+import type { SluiceEmitter } from "../events.ts";
+import type { LocalCache } from "../transfer/cache.ts";
+import type { WalkedFile } from "../transfer/cache_walk.ts";
+import { isOwnTempFileName } from "../transfer/atomic_write.ts";
+import { LocalChangedError } from "../transfer/file_identity.ts";
+
+/** How long a temporary file must be untouched to be taken as left behind: one hour. */
+export const LEFT_TEMP_AGE_MS = 60 * 60 * 1000;
+
+/** True for a path whose name is one of Sluice's own temporary files. */
+export function isLeftTempPath(path: string): boolean {
+  return isOwnTempFileName(path.slice(path.lastIndexOf("/") + 1));
+}
+
+/** What {@link clearLeftTemps} did. */
+export interface LeftTemps {
+  /** Removed: untouched for an hour or more. */
+  readonly removed: string[];
+  /** Left: younger (a transfer may still write them). */
+  readonly young: string[];
+}
+
+/**
+ * Removes the temporary files of `temps` (found by a walk) untouched for
+ * {@link LEFT_TEMP_AGE_MS} at `now` (ms since the epoch, as file times are),
+ * each only while it is still the file the walk saw; tells of them, and of
+ * those left, in one `temp_files_left` warning. A dry run removes nothing
+ * and tells what a push would do.
+ *
+ * @example
+ * ```ts
+ * import { clearLeftTemps } from "./left_temps.ts";
+ * import { LocalCache } from "../transfer/cache.ts";
+ * import { createEmitter } from "../events.ts";
+ * const cache = new LocalCache(await Deno.makeTempDir());
+ * console.log(await clearLeftTemps(cache, [], Date.now(), createEmitter(), false)); // { removed: [], young: [] }
+ * ```
+ */
+export async function clearLeftTemps(
+  cache: LocalCache,
+  temps: readonly WalkedFile[],
+  now: number,
+  events: SluiceEmitter,
+  dryRun: boolean,
+): Promise<LeftTemps> {
+  const removed: string[] = [];
+  const young: string[] = [];
+  let bytes = 0;
+  for (const f of temps) {
+    if (now - f.mtimeMs < LEFT_TEMP_AGE_MS) {
+      young.push(f.path);
+      continue;
+    }
+    const seen = cache.identity(f.path);
+    // Written to since the walk saw it: a transfer's still.
+    if (!seen || seen.kind !== "file" || seen.mtimeMs !== f.mtimeMs) {
+      young.push(f.path);
+      continue;
+    }
+    if (!dryRun) {
+      try {
+        await cache.removeFile(f.path, seen);
+      } catch (e) {
+        if (e instanceof LocalChangedError) {
+          young.push(f.path);
+          continue;
+        }
+        throw e;
+      }
+    }
+    removed.push(f.path);
+    bytes += f.size;
+  }
+  if (removed.length + young.length > 0) {
+    const parts: string[] = [];
+    if (removed.length > 0) {
+      parts.push(
+        `${dryRun ? "A push would remove" : "Removed"} ${removed.length} temporary ${
+          removed.length === 1 ? "file" : "files"
+        } (${
+          (bytes / 1048576).toFixed(1)
+        } MiB) that interrupted transfers left in the cache, untouched for an hour or more (${
+          named(removed)
+        }); no synced file is among them`,
+      );
+    }
+    if (young.length > 0) {
+      parts.push(
+        `Left ${young.length} temporary ${
+          young.length === 1 ? "file" : "files"
+        } written to within the hour (${named(young)}): a transfer may still be writing ${
+          young.length === 1 ? "it" : "them"
+        }, and a push after that hour removes ${young.length === 1 ? "it" : "them"} if none is`,
+      );
+    }
+    events.emit("warning", { code: "temp_files_left", message: `${parts.join(". ")}.` });
+  }
+  return { removed, young };
+}
+
+/** Up to three paths, then how many more. */
+function named(paths: readonly string[]): string {
+  const shown = paths.slice(0, 3).join(", ");
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+}

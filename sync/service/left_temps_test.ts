@@ -1,0 +1,81 @@
+/**
+ * Temporary files interrupted transfers left in the cache: a push's walk
+ * removes Sluice's own once untouched for an hour, leaves younger ones and
+ * every other name, and tells of both.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { clearLeftTemps, isLeftTempPath, LEFT_TEMP_AGE_MS } from "./left_temps.ts";
+import { createEmitter } from "../events.ts";
+import { LocalCache } from "../transfer/cache.ts";
+
+const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
+const OLD = "data/big/m1/blob.bin.sluice-d1911a984514.tmp";
+const YOUNG = "data/big/m1/other.bin.sluice-0a1b2c3d4e.tmp";
+const TOOLS = "data/big/m1/.0b6f2c1e-1d2a-4c3b-9e8f-123456789abc.tmp";
+const USERS = "notes/notes.tmp";
+
+async function cacheWithTemps() {
+  const store = new InMemoryStore();
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-temps-" });
+  const svc = await createSluice({ cacheDir, store, identity });
+  const enc = new TextEncoder();
+  await svc.cache.write("data/big/m1/blob.bin", enc.encode("whole\n"));
+  for (const p of [OLD, YOUNG, TOOLS, USERS]) {
+    await Deno.mkdir(`${cacheDir}/${p.slice(0, p.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeFile(`${cacheDir}/${p}`, enc.encode("half a dow"));
+  }
+  const hoursAgo = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  for (const p of [OLD, TOOLS, USERS]) await Deno.utime(`${cacheDir}/${p}`, hoursAgo, hoursAgo);
+  const warnings: { code: string; message: string }[] = [];
+  svc.events.on("warning", (w) => warnings.push(w));
+  return { store, cacheDir, svc, warnings };
+}
+
+const present = (dir: string, p: string) => Deno.lstat(`${dir}/${p}`).then(() => true, () => false);
+
+Deno.test("a push's walk removes Sluice's temporary files untouched for an hour, and says so; younger ones and other names stay", async () => {
+  const { store, cacheDir, svc, warnings } = await cacheWithTemps();
+  await svc.markDirty();
+  const r = await svc.pushChanged();
+  assert.deepEqual(r.uploaded.slice().sort(), ["data/big/m1/blob.bin", USERS]);
+  assert.equal(await present(cacheDir, OLD), false, "left by a cut-off transfer: removed");
+  assert.equal(await present(cacheDir, YOUNG), true, "a transfer may still write it");
+  assert.equal(await present(cacheDir, TOOLS), true, "the tool's own temporary file");
+  assert.equal(await present(cacheDir, USERS), true, "a user's file named .tmp");
+  assert.equal(store.peekText(USERS), "half a dow", "a user's .tmp file is pushed as any file");
+  const told = warnings.filter((w) => w.code === "temp_files_left");
+  assert.equal(told.length, 1);
+  assert.match(told[0].message, /Removed 1 temporary file .*blob\.bin\.sluice-d1911a984514\.tmp/);
+  assert.match(told[0].message, /Left 1 temporary file written to within the hour .*other\.bin/);
+  assert.equal(store.peekText(OLD), undefined, "never pushed");
+});
+
+Deno.test("a dry run of a push removes no temporary file, and says what a push would do", async () => {
+  const { cacheDir, svc, warnings } = await cacheWithTemps();
+  await svc.markDirty();
+  await svc.pushChanged({ dryRun: true });
+  assert.equal(await present(cacheDir, OLD), true);
+  assert.match(
+    warnings.find((w) => w.code === "temp_files_left")?.message ?? "",
+    /A push would remove 1 temporary file/,
+  );
+});
+
+Deno.test("clearLeftTemps: a temporary file written to since the walk saw it is left", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-temps-" });
+  const cache = new LocalCache(dir);
+  const name = "a.sluice-0123456789.tmp";
+  await Deno.writeTextFile(`${dir}/${name}`, "x");
+  const old = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  await Deno.utime(`${dir}/${name}`, old, old);
+  const seen = { path: name, size: 1, mtimeMs: old.getTime() };
+  // Written to again after the walk.
+  await Deno.writeTextFile(`${dir}/${name}`, "xy");
+  const r = await clearLeftTemps(cache, [seen], Date.now(), createEmitter(), false);
+  assert.deepEqual(r, { removed: [], young: [name] });
+  assert.equal(await present(dir, name), true);
+  assert.equal(isLeftTempPath(`d/${name}`), true);
+  assert.equal(isLeftTempPath("d/report.20241231.tmp"), false);
+});
