@@ -13,6 +13,10 @@
  *   mark would only stop the next pull from refreshing the copy) and a
  *   `lockfile_guarded` warning points to the transaction; a change whose
  *   publish failed is already kept as a pending delta by the transaction.
+ *   A copy this cache never synced (its sync state lost, a copy of a cache)
+ *   that holds the datastore's very bytes is nothing stale: it is recorded
+ *   as synced at the datastore's version, with no warning (one read of the
+ *   datastore's lockfile).
  * - A config file (class `config`) is uploaded only with a compare-and-swap
  *   on the version this cache last synced (create-only when it never synced
  *   one). The config-cas-writer write gate turns a failed swap into a skip
@@ -26,6 +30,7 @@ import { isManagedLockfilePath, readPendingLockfileDeltas } from "../sync/locks/
 import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
+import { hashObject } from "../sync/transfer/object_ops.ts";
 
 /** The gate's registered name. */
 export const LOCKFILE_GUARD = "lockfile-guard";
@@ -65,6 +70,29 @@ async function namedAgain(ctx: PushContext, entry: PlanEntry): Promise<boolean> 
   if (await changedLocally(ctx, entry)) return false;
   const now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
   return now?.version === entry.syncedVersion;
+}
+
+/**
+ * The datastore's lockfile, when a copy this cache never synced holds its
+ * very bytes (read whole: the lockfile is small); null otherwise, and when
+ * it cannot be read (the copy is then guarded as any other).
+ */
+async function sameOnDatastore(
+  ctx: PushContext,
+  entry: PlanEntry,
+): Promise<{ hash: string; version: string; size: number } | null> {
+  if (entry.action !== "put" || entry.syncedHash !== undefined) return null;
+  const local = entry.hash ?? await ctx.cache.read(entry.path).then(
+    (b) => b ? sha256Hex(b) : undefined,
+    () => undefined,
+  );
+  if (local === undefined) return null;
+  const there = await hashObject(ctx.store, entry.path, {
+    retry: ctx.config.retry,
+    signal: ctx.signal,
+  }).catch(() => null);
+  if (there?.hash !== local || there.info.version === undefined) return null;
+  return { hash: local, version: there.info.version, size: there.info.size };
 }
 
 async function pendingDeltas(ctx: PushContext): Promise<Record<string, LockfileChange>> {
@@ -114,7 +142,9 @@ export function lockfileGuard(): Middleware<PushContext> {
         entry.nameOnly = true;
         ctx.note(LOCKFILE_GUARD, `${entry.path}: named again as synced, nothing uploaded`, entry);
       } else if (isLockfile(entry)) {
-        const changed = await changedLocally(ctx, entry);
+        const there = await sameOnDatastore(ctx, entry);
+        const changed = there ? false : await changedLocally(ctx, entry);
+        if (there && !ctx.dryRun) ctx.state.setSynced(entry.path, there);
         const deleted = entry.action === "delete";
         entry.action = "skip";
         entry.keepDirty = false;

@@ -185,6 +185,34 @@ async function modelCreate(a: SyncService, store: InMemoryStore): Promise<number
   return lockfilePuts(store);
 }
 
+Deno.test("a lockfile never synced here that holds the datastore's very bytes is recorded as synced, with no warning", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  let a = await clone(store, clock, "a", true);
+  await updateManagedLockfile(a.svc, { set: { X: { version: "1" } } });
+  // A's sync state is lost; its copy of the lockfile is the datastore's.
+  await Deno.remove(`${a.svc.cacheDir}/.sluice/manifest.json`);
+  a = await clone(store, clock, "a", true, a.svc.cacheDir);
+  assert.equal(a.svc.state.synced(LOCKFILE), undefined);
+  await writeFile(a.svc.cacheDir, "models/command/shell/m1.yaml", "type: command/shell\n");
+  await a.svc.markDirty();
+  store.resetLog();
+  const r = await a.svc.pushChanged();
+  assert.equal(lockfilePuts(store), 0);
+  assert.deepEqual(a.warnings.filter((w) => w.code === "lockfile_guarded"), []);
+  assert.ok(
+    !r.skipped.some((x) => x.path === LOCKFILE && x.unpublished),
+    "nothing left out: the datastore holds it",
+  );
+  assert.equal(a.svc.state.synced(LOCKFILE)?.version, (await store.head(LOCKFILE))?.version);
+  // A stale copy (other bytes) is still guarded and told of.
+  await writeFile(a.svc.cacheDir, LOCKFILE, JSON.stringify({ W: 1 }));
+  await a.svc.markDirty();
+  await a.svc.pushChanged();
+  assert.ok(a.warnings.some((w) => w.code === "lockfile_guarded"));
+  assert.deepEqual(remoteNames(store), ["X"]);
+});
+
 for (const guarded of [true, false]) {
   const label = guarded ? "gate on" : "gate off";
 
