@@ -14,7 +14,7 @@ import { classifyS3Error, toSluiceError as s3Error } from "../packages/s3/errors
 import { GcsStore } from "../packages/gcs/store.ts";
 import { classifyGcsError, toSluiceError as gcsError } from "../packages/gcs/errors.ts";
 import { action, type RunState, withOutputOptions } from "./command_kit.ts";
-import { type CliIo, type Output, shellWord } from "./output.ts";
+import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
 import { STORE_ENV } from "./session.ts";
 import { endpointFields, openStore, parseStoreUrl, type StoreSpec } from "./store_url.ts";
 
@@ -116,9 +116,8 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
     ).action(action(io, state, "bucket create", async (out: Output, _cmd, url?: string) => {
       const given = url ?? (io.env?.[STORE_ENV] || undefined);
       if (!given) {
-        throw new ConfigError(
-          "store",
-          `a store URL is needed: pass it as the argument (e.g. sluice bucket create 's3://my-bucket?endpoint=http://127.0.0.1:9000') or set $${STORE_ENV}`,
+        throw new UsageError(
+          `sluice bucket create needs a store URL: pass it as the argument (e.g. sluice bucket create 's3://my-bucket?endpoint=http://127.0.0.1:9000') or set $${STORE_ENV}. Nothing was created.`,
         );
       }
       const spec = parseStoreUrl(given, { cwd: io.cwd });

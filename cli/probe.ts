@@ -14,12 +14,11 @@ import {
 import {
   AbortedError,
   ConditionalWritesUnsupportedError,
-  ConfigError,
   SluiceError,
   UnreachableError,
 } from "../sync/errors.ts";
 import { action, type RunState, withOutputOptions } from "./command_kit.ts";
-import { type CliIo, type Output, shellWord } from "./output.ts";
+import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
 import { STORE_ENV } from "./session.ts";
 import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
 import type {
@@ -224,7 +223,9 @@ export function probeCommand(io: CliIo, state: RunState): Command {
     const opts = cmd.opts<{ store?: string; require?: boolean }>();
     const given = url ?? opts.store ?? (io.env?.[STORE_ENV] || undefined);
     if (!given) {
-      throw new ConfigError("store", `a store URL to probe, as an argument or in $${STORE_ENV}`);
+      throw new UsageError(
+        `sluice probe needs a store URL to probe, as its argument (e.g. sluice probe 's3://my-bucket?endpoint=http://127.0.0.1:9000') or in $${STORE_ENV}. Nothing was probed.`,
+      );
     }
     const opened = openStore(parseStoreUrl(given, { cwd: io.cwd }), { env: io.env });
     // A message naming `sluice bucket create <store-url>` names this store.

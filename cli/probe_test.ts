@@ -81,3 +81,13 @@ Deno.test("probe: a cancelled probe says what it did, not what a sync keeps", ()
   assert.doesNotMatch(e.message, /pushed|dirty|sync/);
   assert.ok(e.message.includes(`\`sluice probe '${url}'\` again`), e.message);
 });
+
+Deno.test("probe and bucket create with no store URL, given nor in the environment, are usage errors (64) saying how to give one", async () => {
+  for (const args of [["probe"], ["bucket", "create"]]) {
+    const r = await sluice(args);
+    assert.equal(r.code, 64, `${args.join(" ")}: ${r.err}`);
+    assert.match(r.err, /error\[usage\]: sluice (probe|bucket create) needs a store URL/);
+    assert.match(r.err, /SLUICE_STORE/);
+    assert.match(r.err, /Nothing was (probed|created)/);
+  }
+});
