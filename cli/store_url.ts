@@ -195,7 +195,7 @@ function params(u: URL, allowed: readonly string[]): Map<string, string> {
           : `no query parameters for this kind of store; "${k}" is not one`,
       );
     }
-    if (out.has(k)) throw bad(k, "given once");
+    if (out.has(k)) throw bad(k, `one value, given once ("${k}" is given more than once)`);
     out.set(k, v);
   }
   return out;

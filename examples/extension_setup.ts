@@ -11,7 +11,7 @@
  */
 import { createSluice } from "../sluice.ts";
 import { createS3Provider } from "../packages/s3/provider.ts";
-import { EXIT_CODES, SluiceError } from "../sync/errors.ts";
+import { ConfigError, EXIT_CODES, SluiceError } from "../sync/errors.ts";
 import type { StoreProvider } from "../packages/provider/mod.ts";
 import type { SyncService } from "../sync/service/service.ts";
 
@@ -48,7 +48,13 @@ export async function configureDatastore(
 if (import.meta.main) {
   const json = Deno.args[0] ?? '{"bucket":"example","region":"us-east-1"}';
   try {
-    const ds = await configureDatastore(Deno.cwd(), JSON.parse(json));
+    let config: unknown;
+    try {
+      config = JSON.parse(json);
+    } catch (e) {
+      throw new ConfigError("(root)", `a JSON object of settings (${(e as Error).message})`);
+    }
+    const ds = await configureDatastore(Deno.cwd(), config);
     console.log(`datastore ${ds.datastorePath}, cache ${ds.cachePath}`);
     for (const line of [...ds.service.describe().push, ...ds.service.describe().write]) {
       console.log(`  ${line}`);

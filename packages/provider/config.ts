@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { ConfigError } from "../../sync/errors.ts";
 import { isSafeRelPath } from "../../sync/paths.ts";
+import { closest } from "../../sync/closest.ts";
 import type { ClassifierRule, SyncConfig } from "../../sync/context.ts";
 import {
   classifierRuleSchema,
@@ -101,14 +102,48 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-function describeIssue(input: unknown, issue: z.core.$ZodIssue): { field: string; text: string } {
+/** The settings an object of `schema` at `path` knows (none where it is no object). */
+function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  type Def = {
+    type: string;
+    shape?: Record<string, unknown>;
+    innerType?: unknown;
+    element?: unknown;
+    in?: unknown;
+  };
+  const defOf = (s: unknown): Def | undefined => (s as { _zod?: { def?: Def } })?._zod?.def;
+  const unwrap = (s: unknown): unknown => {
+    for (let d = defOf(s); d; d = defOf(s)) {
+      if (d.innerType !== undefined) s = d.innerType; // optional, default, nullable…
+      else if (d.type === "pipe") s = d.in;
+      else break;
+    }
+    return s;
+  };
+  let s = unwrap(schema);
+  for (const p of path) {
+    const d = defOf(s);
+    if (d?.type === "object" && d.shape) s = unwrap(d.shape[String(p)]);
+    else if (d?.type === "array") s = unwrap(d.element);
+    else return [];
+  }
+  const d = defOf(s);
+  return d?.type === "object" && d.shape ? Object.keys(d.shape) : [];
+}
+
+function describeIssue(
+  schema: z.ZodType,
+  input: unknown,
+  issue: z.core.$ZodIssue,
+): { field: string; text: string } {
   if (issue.code === "unrecognized_keys") {
     const field = fieldPath([...issue.path, issue.keys[0]]);
+    const near = closest(issue.keys[0], knownKeysAt(schema, issue.path));
     return {
       field,
       text: `no such setting (unknown key${issue.keys.length > 1 ? "s" : ""} ${
         issue.keys.map((k) => `"${k}"`).join(", ")
-      }); check the spelling`,
+      }); ${near ? `did you mean "${near}"?` : "check the spelling"}`,
     };
   }
   const got = valueAt(input, issue.path);
@@ -135,7 +170,7 @@ export function parseProviderConfig<S extends z.ZodType>(schema: S, input: unkno
   }
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const [first, ...rest] = r.error.issues.map((i) => describeIssue(input, i));
+  const [first, ...rest] = r.error.issues.map((i) => describeIssue(schema, input, i));
   const more = rest.length ? `; also ${rest.map((i) => `"${i.field}": ${i.text}`).join("; ")}` : "";
   throw new ConfigError(first.field, `${first.text}${more}`, { cause: r.error });
 }

@@ -88,7 +88,10 @@ Deno.test("createS3Provider: bad config names the field and what is expected", (
       /one of "data-version"/,
     ],
     [{ bucket: "b-1", classifierRules: "a" }, "classifierRules", /list of \{pattern, class\}/],
-    [{ bucket: "b-1", buckt: "x" }, "buckt", /no such setting/],
+    [{ bucket: "b-1", buckt: "x" }, "buckt", /no such setting .*did you mean "bucket"\?/],
+    [{ bucket: "b-1", concurency: 8 }, "concurency", /did you mean "concurrency"\?/],
+    [{ bucket: "b-1", retry: { retires: 1 } }, "retry.retires", /did you mean "retries"\?/],
+    [{ bucket: "b-1", zzz: 1 }, "zzz", /no such setting .*check the spelling/],
     [null, "(root)", /JSON object/],
   ];
   for (const [config, field, expected] of cases) {
