@@ -278,10 +278,12 @@ const CLI_CREDENTIALS_FIX =
 export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
   // On the command line the datastore's configuration is the store URL.
   // Credentials are never in it: they come from the environment the command runs in.
-  if (e instanceof ConfigError && e.message.endsWith(DATASTORE_CONFIG_FIX)) {
-    e.message = `${e.message.slice(0, -DATASTORE_CONFIG_FIX.length)}${
-      e.field === "credentials" ? CLI_CREDENTIALS_FIX : CLI_CONFIG_FIX
-    }`;
+  // (A push that failed so says after it what it did not commit.)
+  if (e instanceof ConfigError && e.message.includes(DATASTORE_CONFIG_FIX)) {
+    e.message = e.message.replace(
+      DATASTORE_CONFIG_FIX,
+      e.field === "credentials" ? CLI_CREDENTIALS_FIX : CLI_CONFIG_FIX,
+    );
   }
   if (name === "push" || name === "pull") {
     // A sync's own account of a cancellation stands; an unreachable datastore

@@ -55,3 +55,12 @@ Deno.test("a credentials error on the command line is not told to fix the store 
     assert.doesNotMatch(told.message, /fix the store URL/, told.message);
   }
 });
+
+Deno.test("a credentials error a push told more of after it still names the environment, not the datastore configuration", () => {
+  const e = new ConfigError("credentials", "credentials the endpoint accepts");
+  e.message += " Nothing else of this push was committed.";
+  const told = commandFailure(e, { argv: ["push", "b.txt"] }, "push") as Error;
+  assert.match(told.message, /fix the credentials in the environment the command runs in/);
+  assert.match(told.message, /Nothing else of this push was committed\.$/);
+  assert.doesNotMatch(told.message, /datastore configuration/);
+});
