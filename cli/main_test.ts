@@ -491,7 +491,7 @@ Deno.test("probe reports honoured conditional writes with latency and cleans up"
   assert.deepEqual(left, [], "the probe key was deleted");
 
   const none = await sluice(["probe"]);
-  assert.equal(none.code, 78);
+  assert.equal(none.code, 64, "no store URL: a usage error");
   await w.cleanup();
 });
 
