@@ -2418,3 +2418,21 @@ Deno.test("chaos regression: an old client writes no model's data version while 
     '{"seed":131100102,"clones":5,"kinds":["core","api","core","api","api"],"oldClients":true,"skewMs":[72033,0,0,0,0],"etag":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":2,"kind":"run","clone":4,"model":0,"data":1,"workMs":1000},{"id":3,"kind":"tick","n":1,"pick":1170745261},{"id":4,"kind":"breakglass","model":0},{"id":40,"kind":"oldsame","clone":0,"run":0,"pick":849386151},{"id":5,"kind":"tick","n":9,"pick":673153685}]}',
   );
 });
+
+/**
+ * I11 (seed 139201324, shrunk; `--copy-share 1`): c0's lockfile transaction
+ * put its lockfile, and an outage failed its index update (the bucket's
+ * first index, whose discovery met the outage); the change stayed pending in
+ * c0's cache, which its user then replaced by a copy of c2's. The object
+ * stood unnamed for good, as every upload of a replaced cache whose commit
+ * never came does (the next lockfile change of any cache takes it in), but
+ * it was the one Sluice write that carried no writer id, so neither I11's
+ * exception for such uploads nor index discovery could tell it from another
+ * tool's object. The transaction's put now carries the cache's writer id
+ * (`sync/locks/lockfile_publish.ts`).
+ */
+Deno.test("chaos regression: a lockfile transaction's copy cut off before its index update is its cache's upload (I11, seed 139201324)", async () => {
+  await clean(
+    '{"seed":139201324,"clones":4,"kinds":["core","api","core","core"],"ops":[{"id":2,"kind":"lockfile","clone":0,"set":"@chaos/ext-2"},{"id":3,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":4,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":5,"kind":"flaky","call":"put","count":1,"afterEffect":true},{"id":8,"kind":"adopt","clone":2,"file":2},{"id":9,"kind":"tick","n":20,"pick":87509954},{"id":10,"kind":"outage","on":true},{"id":11,"kind":"tick","n":6,"pick":1162745610},{"id":31,"kind":"copy","clone":0,"from":2}]}',
+  );
+});

@@ -16,6 +16,7 @@ import {
 } from "../service/service.ts";
 import { storeLockBackend } from "./lock_engine.ts";
 import { INDEX_KEY } from "../transfer/remote_index.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { globalLockKey } from "./model_locks.ts";
 import { PreconditionFailedError, SluiceError } from "../errors.ts";
 import type { DistributedLock, LockBackend, PutMode, PutOptions } from "../ports.ts";
@@ -418,4 +419,33 @@ Deno.test("a publish recorded in the index after a peer's later publish leaves t
   );
   const index = JSON.parse(store.peekText(INDEX_KEY)!);
   assert.equal(index.entries[LOCKFILE].sluice.v, theirs, "the index names the peer's publish");
+});
+
+Deno.test("a transaction's copy whose index update failed carries this cache's writer id, and no peer's first index names it", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const a = await clone(store, "a", clock);
+  // The bucket's first index write fails: the lockfile object has landed, no index names it.
+  store.failNext("put", 1, undefined, { match: (k) => k === INDEX_KEY });
+  const err = await updateManagedLockfile(a, { set: { X: 1 } }).catch((e) => e);
+  assert.equal(err?.code, "lockfile_publish_failed");
+  assert.equal(store.peek(INDEX_KEY), undefined);
+  const landed = await store.head(LOCKFILE);
+  assert.ok(landed, "the transaction's copy is on the store");
+  // A Sluice write whose commit has not come, told apart by its writer, as
+  // every object a push writes is (a copy of this cache that drops the
+  // pending change leaves it as such an upload).
+  const writer = await readWriterId(a.cache);
+  assert.ok(writer);
+  assert.equal(landed.metadata?.[WRITER_METADATA], writer);
+  // A peer's first pull makes no index naming it as another tool's object.
+  const c = await clone(store, "c", clock);
+  const pulled = await c.pullChanged();
+  assert.deepEqual(pulled.fetched, []);
+  assert.equal(c.state.synced(LOCKFILE), undefined);
+  // The retry names it.
+  const r = await retryPendingLockfile(a);
+  assert.equal(r?.version, landed.version);
+  assert.equal(JSON.parse(store.peekText(INDEX_KEY)!).entries[LOCKFILE].sluice.v, landed.version);
+  assert.equal(await pendingLockfileDelta(a), null);
 });
