@@ -1,6 +1,7 @@
 /**
  * The writes of a lockfile transaction (`lockfile_txn.ts`): the conditional
- * put of the lockfile (marked in its metadata as the transaction's copy),
+ * put of the lockfile (marked in its metadata as the transaction's copy, and
+ * with this cache's writer id, as every Sluice write is),
  * the record of a publish (the remote index, the cache copy, the synced
  * manifest, the pending delta cleared), and the warnings a transaction
  * gives of entries it did not publish or that another client dropped.
@@ -19,6 +20,7 @@ import { sha256Hex } from "../hash.ts";
 import { type ObjectInfo, type PutMode, PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import { updateIndex } from "../transfer/remote_index.ts";
+import { ensureWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { indexDiscovery } from "../service/index_discovered.ts";
 import { type LockfileChange, type LockfileEntries, parseLockfile } from "./lockfile_change.ts";
 import { writePendingLockfileDelta } from "./lockfile_pending.ts";
@@ -67,7 +69,14 @@ export async function recordPublishedLockfile(
   await writePendingLockfileDelta(service.cache, path, null);
 }
 
-/** A conditional put of the lockfile; null when the remote changed since it was fetched. */
+/**
+ * A conditional put of the lockfile; null when the remote changed since it
+ * was fetched. The copy carries this cache's writer id, as every object a
+ * push writes does: until an index update names it (one cut off leaves it
+ * so, its change pending here), it is a Sluice write whose commit has not
+ * come, which no index discovery names as another tool's object, and which
+ * is told to be this cache's.
+ */
 export async function putLockfileConditional(
   service: LockfileService,
   path: string,
@@ -77,7 +86,11 @@ export async function putLockfileConditional(
 ): Promise<ObjectInfo | null> {
   const { store, config, events } = service;
   // Marked as the transaction's copy: a pull tells a plain write by another client from it.
-  const o = { signal, metadata: { [LOCKFILE_TXN_METADATA]: "txn" } };
+  const metadata = {
+    [LOCKFILE_TXN_METADATA]: "txn",
+    [WRITER_METADATA]: await ensureWriterId(service.cache, false),
+  };
+  const o = { signal, metadata };
   try {
     return await withRetry(() => store.put(path, body, mode, o), config.retry, signal);
   } catch (e) {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { PutModes } from "../ports.ts";
 import { LOCKFILE_TXN_METADATA } from "../service/pull_lockfile.ts";
+import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import {
   entryConflictWarning,
   LOCKFILE_ENTRY_CONFLICT,
@@ -12,16 +13,26 @@ import type { LockfileService } from "./lockfile_txn.ts";
 const PATH = "config/upstream_extensions.json";
 const body = (s: string) => new TextEncoder().encode(s);
 
-Deno.test("the transaction's put is conditional, and marks its copy as the transaction's", async () => {
+Deno.test("the transaction's put is conditional, and marks its copy as the transaction's and this cache's", async () => {
   const store = new InMemoryStore();
+  const states = new Map<string, unknown>();
+  const cache = {
+    readState: <T>(name: string) => Promise.resolve((states.get(name) ?? null) as T | null),
+    writeState: (name: string, value: unknown) => Promise.resolve(void states.set(name, value)),
+  };
   const service = {
     store,
+    cache,
     config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
     events: { emit: () => true },
   } as unknown as LockfileService;
   const made = await putLockfileConditional(service, PATH, body("{}"), PutModes.create, undefined);
   assert.ok(made);
-  assert.equal((await store.head(PATH))?.metadata?.[LOCKFILE_TXN_METADATA], "txn");
+  const meta = (await store.head(PATH))?.metadata;
+  assert.equal(meta?.[LOCKFILE_TXN_METADATA], "txn");
+  // Its writer id, made at its first write, as a push's is.
+  assert.ok(meta?.[WRITER_METADATA]);
+  assert.equal(meta?.[WRITER_METADATA], await readWriterId(cache));
   // A copy changed since it was fetched: no write, null.
   assert.equal(
     await putLockfileConditional(service, PATH, body('{"a":1}'), PutModes.create, undefined),
