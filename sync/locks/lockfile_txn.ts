@@ -175,7 +175,7 @@ export async function updateManagedLockfile(
             : String(e)
         } This checkout's change (${
           describeLockfileChange(delta)
-        }) is kept as a pending delta in the cache; no local copy of the lockfile was uploaded. Run \`sluice lockfile retry\` once the datastore is reachable (the next lockfile change also replays it); if the datastore's copy itself is damaged, \`sluice lockfile repair\` republishes it.`,
+        }) is kept as a pending delta in the cache; the cache's own copy of the lockfile was not uploaded over the datastore's (a merged copy the transaction wrote before the failure, if it landed, is named by no index until the retry names it). Run \`sluice lockfile retry\` once the datastore is reachable (the next lockfile change also replays it); if the datastore's copy itself is damaged, \`sluice lockfile repair\` republishes it.`,
         { cause: e, retryable: isRetryable(e) },
       );
     }
