@@ -204,6 +204,10 @@ function withoutNewCache(
   const kept = removed === "dir"
     ? `No cache was made: the new directory ${dir} was removed again.`
     : `No cache was made: ${dir} is no cache, as before, and its files were not touched.`;
+  // A first pull of a datastore that holds nothing says what it left too.
+  if (e instanceof SluiceError && e.code === "store_not_found") {
+    return new SluiceError(e.code, `${e.message} ${kept}`, { cause: e });
+  }
   return telling(e, io, name, kept, e instanceof AbortedError);
 }
 

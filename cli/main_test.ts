@@ -677,14 +677,17 @@ Deno.test("a first pull from a datastore with no index says it holds none (a new
   const w = await world();
   const empty = `${w.base}/empty-store`;
   await Deno.mkdir(empty);
-  const first = await sluice([
-    "pull",
-    "--init",
-    "--cache",
-    w.cache("n"),
-    "--store",
-    `file://${empty}`,
-  ]);
+  // Making the cache (--init): refused, and the new cache removed again.
+  const fresh = `${w.base}/fresh-cache`;
+  const init = await sluice(["pull", "--init", "--cache", fresh, "--store", `file://${empty}`]);
+  assert.equal(init.code, 66, init.err);
+  assert.match(
+    init.err,
+    /^error\[store_not_found\]: Nothing was pulled: the datastore at .* holds no index, so nothing was ever pushed there .*Check the bucket and prefix in --store; a new datastore starts with its first push .* No cache was made: the new directory \S+ was removed again\./,
+  );
+  assert.equal(await Deno.lstat(fresh).then(() => true, () => false), false);
+  // A cache that synced nothing (an empty directory is one): said, as a warning.
+  const first = await sluice(["pull", "--cache", w.cache("n"), "--store", `file://${empty}`]);
   assert.equal(first.code, 0, first.err);
   assert.match(first.out, /^Already up to date with file:\/\//);
   assert.match(

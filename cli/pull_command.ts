@@ -278,11 +278,20 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).
       const shown = (l: string) => shownLocation(s.service.cache, l);
       // A cache that synced nothing from a datastore with no index: a new
-      // datastore, or a mistyped bucket or prefix, which reads the same. Said.
+      // datastore, or a mistyped bucket or prefix, which reads the same. A
+      // first pull that makes the cache (`--init`) was meant to take a
+      // datastore's files: refused, so a typo never passes as "Already up to
+      // date" (the cache it made goes again); a later pull says it.
       if (
         result.fetched.length === 0 && s.service.state.syncedCount === 0 &&
         await headIndex(s.store, s.service.config.retry, io.signal) === null
       ) {
+        if (cmd.opts<{ init?: boolean }>().init) {
+          throw new SluiceError(
+            "store_not_found",
+            `Nothing was pulled: the datastore at ${s.store.endpoint} holds no index, so nothing was ever pushed there (a mistyped bucket or prefix reads the same as a new datastore). Check the bucket and prefix in --store; a new datastore starts with its first push (\`sluice push --init --cache <dir> --store <url>\`), after which this pull takes its files.`,
+          );
+        }
         out.warn({
           code: "datastore_empty",
           message:

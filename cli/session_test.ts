@@ -589,8 +589,14 @@ Deno.test("a cache that recorded a store but never synced a file takes another -
   const b = `${w.base}/b`;
   const typo = `file://${w.base}/empty-store`;
   await Deno.mkdir(`${w.base}/empty-store`); // as a bucket's mistyped, empty prefix
-  const first = await sluice(["pull", "--init", "--cache", b, "--store", typo]);
+  // A first pull that would make the cache is refused there, and makes none.
+  const init = await sluice(["pull", "--init", "--cache", b, "--store", typo]);
+  assert.equal(init.code, 66, init.err);
+  // An empty directory is a cache: its pull records the store, and warns.
+  await Deno.mkdir(b);
+  const first = await sluice(["pull", "--cache", b, "--store", typo]);
   assert.equal(first.code, 0, first.err);
+  assert.match(first.err, /datastore_empty/);
   const right = await sluice(["pull", "--cache", b, "--store", w.url]);
   assert.equal(right.code, 0, right.err);
   assert.equal(await Deno.readTextFile(`${b}/notes/n.txt`), "n\n");
