@@ -104,13 +104,19 @@ Deno.test({
       await Deno.mkdir(`${dir}/c1/notes`, { recursive: true });
       await Deno.writeTextFile(`${dir}/c1/notes/a.txt`, "a");
       const create = await missingBucketFails(url("no-such-bucket-16"), keys, dir);
+      // A first pull of a datastore that holds nothing is refused, and makes no cache.
       const empty = await cli(
         ["pull", "--init", "--cache", "c2", "--store", url(bucket)],
         keys,
         dir,
       );
-      assert.equal(empty.code, 0, empty.err);
-      const nothing = await cli(["push", "--cache", "c2"], keys, dir);
+      assert.equal(empty.code, 66, empty.err);
+      assert.match(empty.err, /^error\[store_not_found\]: Nothing was pulled: .* holds no index/);
+      const nothing = await cli(
+        ["push", "--init", "--cache", "c2", "--store", url(bucket)],
+        keys,
+        dir,
+      );
       assert.equal(nothing.code, 0, nothing.err);
       assert.match(nothing.out, /^Nothing to push: the cache holds no file to publish yet/);
       // The failed commands did not tie c1 to the mistyped bucket: the right one is taken.
@@ -141,8 +147,11 @@ Deno.test({
       // The command the missing-bucket error named, run as printed, creates it.
       const created = await cli(["bucket", "create", create], keys, dir);
       assert.equal(created.code, 0, `${created.out}${created.err}`);
-      const into = await cli(["pull", "--init", "--cache", "c5", "--store", create], keys, dir);
+      await Deno.mkdir(`${dir}/c5`);
+      await Deno.writeTextFile(`${dir}/c5/e.txt`, "e");
+      const into = await cli(["push", "--init", "--cache", "c5", "--store", create], keys, dir);
       assert.equal(into.code, 0, `${into.out}${into.err}`);
+      assert.match(into.out, /^Pushed 1 file/m);
 
       const store = new S3Store({ ...minio.clientOptions, bucket, prefix: "team" });
       try {
