@@ -12,7 +12,7 @@ import type { SluiceEmitter } from "../events.ts";
 import { LINK_REFUSED, type LocalCache } from "../transfer/cache.ts";
 import type { SyncState } from "./state.ts";
 import { UNCOMMITTED_WARNINGS } from "./pull_result.ts";
-import { OWN_VERSION_DELETED_REASON } from "./pull_removals.ts";
+import { isOwnVersionKept } from "./pull_removals.ts";
 
 /** What the probes need: the cache, its state, the dirty set, and where to tell of paths left out. */
 export interface LocalSideDeps {
@@ -68,7 +68,7 @@ export function localSide(deps: LocalSideDeps) {
     // version there as any synced copy of a data version does, set aside.
     // A file the datastore lost, kept as the last copy, is such a change.)
     const open = state.conflicts.get(path);
-    return open && open.reason !== OWN_VERSION_DELETED_REASON && open.mine?.location === path &&
+    return open && !isOwnVersionKept(open.reason) && open.mine?.location === path &&
         open.mine.hash === local.hash
       ? { changed: true, local }
       : UNCHANGED;

@@ -27,6 +27,19 @@ type LocalSide = ReturnType<typeof localSide>;
 export const OWN_VERSION_DELETED_REASON =
   "a data version this cache published, deleted on the datastore since (by another client: a deliberate deletion, or an older client's push deleting versions it never had, as swamp's existing extensions do from a stale directory); this copy may be the only one left, so it was kept in place: resolve --mine to publish it again, --theirs to take the deletion";
 
+/**
+ * {@link OWN_VERSION_DELETED_REASON}, for such a version the datastore lost
+ * (its object deleted outside Sluice, its entry then removed as naming
+ * nothing: recorded in the record of lost files).
+ */
+export const OWN_VERSION_LOST_REASON =
+  "a data version this cache published, gone from the datastore since (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing); this copy may be the only one left, so it was kept in place: resolve --mine to publish it again, --theirs to take the deletion";
+
+/** True for the reason of a data version this cache published, kept over the datastore's deletion or loss. */
+export function isOwnVersionKept(reason: string | undefined): boolean {
+  return reason === OWN_VERSION_DELETED_REASON || reason === OWN_VERSION_LOST_REASON;
+}
+
 /** What {@link removeDeletedRemotely} needs of its pull. */
 export interface RemovalDeps {
   readonly deps: PullDeps;
@@ -117,8 +130,14 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     ) {
       const local = await r.localCopy(path).catch(() => null);
       if (local) {
-        r.conflict(path, { location: path, ...local }, OWN_VERSION_DELETED_REASON);
-        result.ownKept?.push(path);
+        // Told as lost where the record of lost files names it (kept all the same).
+        const gone = lost !== null && lost.has(path);
+        r.conflict(
+          path,
+          { location: path, ...local },
+          gone ? OWN_VERSION_LOST_REASON : OWN_VERSION_DELETED_REASON,
+        );
+        (gone ? result.lost : result.ownKept)?.push(path);
         continue;
       }
     }

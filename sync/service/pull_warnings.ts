@@ -12,7 +12,7 @@ import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
 import { LOST_REASON, UNREADABLE_RECORD_REASON, VANISHED_KEY } from "./vanished_record.ts";
-import { OWN_VERSION_DELETED_REASON } from "./pull_removals.ts";
+import { OWN_VERSION_DELETED_REASON, OWN_VERSION_LOST_REASON } from "./pull_removals.ts";
 
 /**
  * `pull_conflict`: `path` changed (or was deleted) on the datastore and here
@@ -33,6 +33,8 @@ export function pullConflictWarning(
 ): WarningEvent {
   const what = reason === LOST_REASON
     ? `is gone from the datastore (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing), and this cache holds the copy it synced, which may be the last one`
+    : reason === OWN_VERSION_LOST_REASON
+    ? `is gone from the datastore (its object deleted outside Sluice, or by a peer's deletion that crossed this cache's commit of it, and its index entry then removed as naming nothing), and it is a data version this cache published: the copy here may be the last one, and kept, the next run here numbers above it`
     : reason === OWN_VERSION_DELETED_REASON
     ? `was deleted on the datastore (by another client: a deliberate deletion, or an older client's push deleting a version it never had), and it is a data version this cache published: the copy here may be the last one, and kept, the next run here numbers above it`
     : reason === UNREADABLE_RECORD_REASON
