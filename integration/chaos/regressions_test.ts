@@ -2436,3 +2436,21 @@ Deno.test("chaos regression: a lockfile transaction's copy cut off before its in
     '{"seed":139201324,"clones":4,"kinds":["core","api","core","core"],"ops":[{"id":2,"kind":"lockfile","clone":0,"set":"@chaos/ext-2"},{"id":3,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":4,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":5,"kind":"flaky","call":"put","count":1,"afterEffect":true},{"id":8,"kind":"adopt","clone":2,"file":2},{"id":9,"kind":"tick","n":20,"pick":87509954},{"id":10,"kind":"outage","on":true},{"id":11,"kind":"tick","n":6,"pick":1162745610},{"id":31,"kind":"copy","clone":0,"from":2}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 140000226, shrunk): while c0 moved the bucket to v2, c1's
+ * first v1 commit of a new file landed with its answer lost (c1 crashed),
+ * after the move had read no index object. c1's user made the file a
+ * directory of its name; c1's push found its upload named by no index (the
+ * v2 meta had landed, the move's catch-up not yet) and deleted it as its own
+ * stranded upload, then crashed before its index update. The catch-up had
+ * checked the object just before that delete, and its shard write named it
+ * after: the index named a deleted object, and held back c1's file under the
+ * directory. Fixed in sync/transfer/migrate_index.ts (the catch-up looks at
+ * what it set again after its commit, as an adoption does).
+ */
+Deno.test("chaos regression: a move's catch-up never names a racing v1 commit's object its writer deleted after the check (I7, I8, seed 140000226)", async () => {
+  await clean(
+    '{"seed":140000226,"clones":4,"kinds":["api","api","core-single-phase","api"],"skewMs":[0,0,0,40533],"ops":[{"id":29,"kind":"migrate","clone":0},{"id":39,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":40,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":41,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":42,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":31,"kind":"tick","n":30,"pick":1603617500}]}',
+  );
+});

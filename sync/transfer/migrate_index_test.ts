@@ -356,6 +356,60 @@ Deno.test("racing v1 commits carried into v2 by the move's catch-up: one whose o
 });
 
 /**
+ * A store where a v1 commit of LATE (its object, then the index object)
+ * lands after the move read the index object, its writer gone before its
+ * answer, and LATE's object is deleted right after the catch-up checked
+ * that the store holds it, before the catch-up's shard write: its writer,
+ * back, read the v2 index (which names nothing there until the catch-up
+ * lands) and deleted its upload as its own, unnamed (a file made a
+ * directory of its name since).
+ */
+class DeletedInCatchUp extends InMemoryStore {
+  armed = true;
+  #checked = false;
+  override async put(...args: Parameters<InMemoryStore["put"]>) {
+    if (!this.armed || !isV2Meta(args)) return await super.put(...args);
+    this.armed = false;
+    const late = await super.put(LATE, new TextEncoder().encode("late"), { kind: "create" });
+    const entries = (await readIndex(this, retry))?.entries ?? {};
+    entries[LATE] = entry(late.version);
+    await super.put(MONOLITH_KEY, monolithBody(entries, new Date(0).toISOString()), {
+      kind: "overwrite",
+    });
+    this.#checked = true;
+    return await super.put(...args);
+  }
+  override async head(...args: Parameters<InMemoryStore["head"]>) {
+    const held = await super.head(...args);
+    if (this.#checked && args[0] === LATE && held) {
+      this.#checked = false;
+      await super.delete(LATE);
+    }
+    return held;
+  }
+}
+
+Deno.test("the move's catch-up never leaves an entry naming a racing v1 commit's object deleted after its check", async () => {
+  const store = new DeletedInCatchUp();
+  await seedPeerBucket(store, FILES, { v2: false });
+  const told: string[] = [];
+  await migrateToShards(store, {
+    retry,
+    onUnnamed: (lost) => {
+      told.push(...lost.map(([p]) => p));
+      return Promise.resolve();
+    },
+  });
+  assert.equal(store.armed, false, "the commit raced the move");
+  assert.equal(await store.head(LATE), null, "deleted after the catch-up's check");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"));
+  assert.equal(index!.entries[LATE], undefined, "the deleted object is not named");
+  assert.deepEqual(told, [LATE], "its writer may have taken it for published: recorded as lost");
+  assert.ok(index!.entries["outputs/aws/create/def-1.yaml"], "the rest is there");
+});
+
+/**
  * Seeds a v1 bucket in `store`, uploads MINE, arms the store and commits
  * MINE (create-only); returns what the commit told its caller.
  */
