@@ -46,7 +46,7 @@
  */
 import { SluiceError } from "../errors.ts";
 import type { GetResult, ObjectStore } from "../ports.ts";
-import type { RetryPolicy } from "../retry.ts";
+import { type RetryPolicy, withRetry } from "../retry.ts";
 import {
   type IndexEntry,
   isUnversioned,
@@ -100,9 +100,11 @@ export interface MigrateOptions {
   /**
    * Told, after the catch-up's commit, of the paths a v1 commit that raced
    * the move set whose objects the store no longer holds (deleted outside
-   * Sluice since): the v2 index does not name them, their writers took them
-   * for published, and a copy of theirs may be the last (the caller records
-   * them as lost). Its failure fails the move, which has finished.
+   * Sluice since, or by their writer as its own unnamed upload, even between
+   * the catch-up's check and its commit, whose entry is then taken out
+   * again): the v2 index does not name them, their writers took them for
+   * published, and a copy of theirs may be the last (the caller records them
+   * as lost). Its failure fails the move, which has finished.
    */
   readonly onUnnamed?: (lost: readonly (readonly [string, IndexEntry])[]) => Promise<void>;
   /**
@@ -425,8 +427,61 @@ async function catchUp(
       gone = [...unpublished];
     },
   );
-  if (gone.length > 0) await options.onUnnamed?.(gone.map((p) => [p, set[p]]));
+  // The check of a set's object comes before the shard write that names it:
+  // the object may go in between, deleted by its writer back from a crash
+  // (its commit landed, its answer lost), which found its upload named by no
+  // v2 index, as none names it before this commit, and deleted it as its own
+  // unnamed upload (see `dropOwnStranded` in service/push_delete.ts), or by
+  // another tool. So each is looked at again after the commit, as an
+  // adoption does (see `adoptStranded`): an entry naming an object gone now
+  // is told with the others, then taken out while it still names that
+  // version and the store holds nothing there.
+  const late = await goneAfter(
+    store,
+    Object.keys(set).filter((p) => !gone.includes(p)),
+    options,
+  );
+  const unnamed = [...gone, ...late];
+  try {
+    if (unnamed.length > 0) await options.onUnnamed?.(unnamed.map((p) => [p, set[p]]));
+  } finally {
+    // Taken out even when telling failed: the index never names an object that is gone.
+    if (late.length > 0) {
+      await updateIndex(
+        store,
+        {
+          set: {},
+          remove: late,
+          base: Object.fromEntries(late.map((p) => [p, set[p].v])),
+          verify: true,
+        },
+        options.retry,
+        options.signal,
+        undefined,
+        options.concurrency,
+        options.clock,
+      );
+    }
+  }
   return got;
+}
+
+/** The paths of `paths` at which the store holds nothing now. */
+async function goneAfter(
+  store: ObjectStore,
+  paths: readonly string[],
+  options: MigrateOptions,
+): Promise<string[]> {
+  const out: string[] = [];
+  await eachLimit(paths, options.concurrency ?? 4, async (p) => {
+    const held = await withRetry(
+      () => store.head(p, { signal: options.signal }),
+      options.retry,
+      options.signal,
+    );
+    if (!held) out.push(p);
+  });
+  return out.sort();
 }
 
 /** The same JSON with a final newline added, or taken off when it has one. */
