@@ -143,6 +143,8 @@ function uncommittedReason(path: string, given?: PathClass): string {
   return `another writer's push has not committed it yet (${
     cls === "data-version"
       ? "a data version a run never finished publishing is never adopted: it goes once that writer pushes again or its objects are deleted"
+      : cls === "managed-lockfile"
+      ? "if that writer is gone for good, the next lockfile change of any cache (`sluice lockfile add` or `remove`) takes its entries in (the lockfile is published only by its transaction, never adopted)"
       : cls === "latest-marker"
       ? "if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the marker it left once the version it names is committed"
       : "if that writer is gone for good, `sluice pull --adopt-uncommitted <path>` publishes the object it left as its change, and takes it"

@@ -111,6 +111,9 @@ function goneForGood(path: string, cls: PathClass): string {
   if (cls === "data-version") {
     return "If that writer is gone for good, the version stays skipped: a data version a run never finished publishing is never published as its writer's (`--adopt-uncommitted` refuses it); it goes once that writer pushes again or its objects are deleted from the datastore, and a run here writes a version of its own meanwhile.";
   }
+  if (cls === "managed-lockfile") {
+    return "If that writer is gone for good, the managed lockfile is published only by its transaction (`--adopt-uncommitted` does not take it): the next lockfile change of any cache (`sluice lockfile add` or `remove`) reads the datastore's object as it is, with that writer's entries, and names what it publishes.";
+  }
   if (cls === "latest-marker") {
     return `If that writer is gone for good (its push killed, its machine lost), \`sluice pull --adopt-uncommitted ${
       shellWord(path)

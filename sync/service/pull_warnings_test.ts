@@ -72,14 +72,24 @@ Deno.test("a path skipped as uncommitted gets the way out its class has: adopt a
   const version = uncommittedWarning("data/t/m/out/3/raw", "v2", "v1", false).message;
   assert.doesNotMatch(version, /sluice pull --adopt-uncommitted/);
   assert.match(version, /never published as its writer's/);
+  const lockfile = uncommittedWarning("config/upstream_extensions.json", "v2", "v1", false)
+    .message;
+  assert.doesNotMatch(lockfile, /sluice pull --adopt-uncommitted/);
+  assert.match(lockfile, /the next lockfile change of any cache .* reads the datastore's object/);
   const left = pullLeftBehind({
-    uncommitted: ["notes/n.txt", "data/t/m/out/latest", "data/t/m/out/3/raw"],
+    uncommitted: [
+      "notes/n.txt",
+      "data/t/m/out/latest",
+      "data/t/m/out/3/raw",
+      "config/upstream_extensions.json",
+    ],
     conflicts: [],
     dropped: [],
   } as unknown as PullResult).left.map((l) => l.reason);
   assert.match(left[0], /publishes the object it left/);
   assert.match(left[1], /once the version it names is committed/);
   assert.match(left[2], /never adopted/);
+  assert.match(left[3], /next lockfile change of any cache .* never adopted/);
 });
 
 Deno.test("a marker skipped as uncommitted, its writer gone: a run here that writes a newer version moves the datastore's marker past it, as the pull says", async () => {
