@@ -2454,3 +2454,22 @@ Deno.test("chaos regression: a move's catch-up never names a racing v1 commit's 
     '{"seed":140000226,"clones":4,"kinds":["api","api","core-single-phase","api"],"skewMs":[0,0,0,40533],"ops":[{"id":29,"kind":"migrate","clone":0},{"id":39,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":40,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":41,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":42,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":31,"kind":"tick","n":30,"pick":1603617500}]}',
   );
 });
+
+/**
+ * I8 (seed 141500553, shrunk; `--old-share 1 --etag-share 1`), the
+ * checker's own: an old client's pull read the v1 index naming an earlier
+ * old client's edit of config/settings-0.yaml (#29), then another old
+ * client's push of that file (#30) put its object and committed it under
+ * the global lock, and the pull (no lock, another object missing) wrote back
+ * the index it read: the entry named #29's bytes again while the store held
+ * #30's, and fresh clones skipped the file as uncommitted. No Sluice client
+ * wrote that file; the old clients' design drops such a commit, as the
+ * checker spares a push whose entry the pull left out. It now spares one the
+ * pull rolled back to other bytes too (the same with versions of their own,
+ * not ETags: not the ETag window of I12).
+ */
+Deno.test("chaos regression: an old client's commit rolled back by another old client's pull is theirs, spared (I8, seed 141500553)", async () => {
+  await clean(
+    '{"seed":141500553,"clones":2,"absentOnError":true,"kinds":["core","api"],"oldClients":true,"etag":true,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000,"same":true},{"id":3,"kind":"tick","n":12,"pick":428542662},{"id":29,"kind":"oldpush","clone":0,"file":0},{"id":4,"kind":"tick","n":25,"pick":314319856},{"id":8,"kind":"tick","n":6,"pick":2147131406},{"id":31,"kind":"oldpush","clone":1},{"id":9,"kind":"adopt","clone":0,"file":3},{"id":10,"kind":"breakglass","model":0},{"id":13,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":14,"kind":"tick","n":20,"pick":541289935},{"id":33,"kind":"sibling","clone":0,"how":"push","workMs":15000},{"id":34,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":35,"kind":"tick","n":57,"pick":1712673688},{"id":30,"kind":"oldpush","clone":0,"file":0},{"id":15,"kind":"delete","clone":0,"file":4,"how":"dir"},{"id":32,"kind":"oldpull","clone":1},{"id":16,"kind":"tick","n":25,"pick":1743207589}]}',
+  );
+});
