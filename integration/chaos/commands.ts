@@ -512,28 +512,42 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
   return plainCommand(env, op.clone, `old client pull #${op.id}`, async (svc) => {
     env.stats.oldPulls++;
     const startedBefore = env.truth.oldStarted.length;
-    const pathOf = (o: { clone: number; id: number; file?: number }) =>
-      o.file === undefined ? `logs/old-c${o.clone}-op${o.id}.log` : SHARED_FILES[o.file];
     // Under way as it starts: their index write may land after its read.
-    const inFlight = [...env.truth.oldUnfinished.values()].map(pathOf);
+    const inFlight = [...env.truth.oldUnfinished.values()];
     const dropped = await peerPull(svc.store, {
       // An entry another old client committed since this pull's read is
-      // dropped by its write, by their design: no Sluice clone names it
-      // again (I12 spares it: those in flight, or done, since the pull
-      // began, that it did not write). Sluice's own are named again by
-      // their writers.
-      afterWrite: (wrote) => {
+      // dropped by its write, by their design, or rolled back to the entry
+      // it read (an earlier write of that path, other bytes): no Sluice
+      // clone names it again (I7, I8, I11 and I12 spare it: those in
+      // flight, or done, since the pull began, whose entry it did not write
+      // with their bytes). Sluice's own are named again by their writers.
+      afterWrite: async (wrote) => {
         const since = [
           ...inFlight,
           ...env.truth.oldStarted.slice(startedBefore),
-          ...[...env.truth.oldUnfinished.values()].map(pathOf),
+          ...env.truth.oldUnfinished.values(),
         ];
-        for (const p of since) if (!Object.hasOwn(wrote, p)) env.truth.oldPullDropped.add(p);
-        return Promise.resolve();
+        for (const o of since) {
+          const p = oldPushPath(o);
+          const e = wrote[p];
+          const kept = e !== undefined &&
+            (o.del || e.sha256 === await sha256Hex(enc.encode(oldPushText(o))));
+          if (!kept) env.truth.oldPullDropped.add(p);
+        }
       },
     });
     env.stats.oldPullDrops += dropped.length;
   });
+}
+
+/** The path an old client's push (an `oldpush` move) writes or deletes. */
+function oldPushPath(o: { readonly id: number; readonly clone: number; readonly file?: number }) {
+  return o.file === undefined ? `logs/old-c${o.clone}-op${o.id}.log` : SHARED_FILES[o.file];
+}
+
+/** The text an old client's push (an `oldpush` move) writes. */
+function oldPushText(o: { readonly id: number; readonly clone: number }): string {
+  return `old client of c${o.clone}, op ${o.id}\n`;
 }
 
 export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush" }>): Command {
@@ -541,15 +555,15 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
   const cmd = plainCommand(env, op.clone, `${OLD_CLIENT_LABEL} #${op.id}`, async (svc) => {
     if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
     const shared = op.file === undefined ? undefined : SHARED_FILES[op.file];
-    const path = shared ?? `logs/old-c${op.clone}-op${op.id}.log`;
-    const text = `old client of c${op.clone}, op ${op.id}\n`;
+    const path = oldPushPath(op);
+    const text = oldPushText(op);
     const lock = svc.lockBackend.createLock(
       globalLockKey(),
       { holder: `old-client-c${op.clone}@chaos`, hostname: `old-c${op.clone}`, pid: 1 },
       CHAOS_LOCK,
     );
     env.stats.oldPushes++;
-    env.truth.oldStarted.push(path);
+    env.truth.oldStarted.push(op);
     const again = env.truth.oldUnfinished.has(op.id);
     env.truth.oldUnfinished.set(op.id, op);
     const files = op.del ? {} : { [path]: text };

@@ -288,8 +288,13 @@ export class GroundTruth {
   readonly oldStranded = new Set<string>();
   /** Marks whose writes never came (`unwritten` moves), for I25. */
   readonly unwritten: { op: number; clone: number; path: string; touchedBefore: number }[] = [];
-  /** The path of every old client's push, in the order they started. */
-  readonly oldStarted: string[] = [];
+  /** Every old client's push, in the order they started. */
+  readonly oldStarted: {
+    readonly id: number;
+    readonly clone: number;
+    readonly file?: number;
+    readonly del?: boolean;
+  }[] = [];
   /** Paths an old client's pull wrote an index over that no longer named them (`oldpull` moves). */
   readonly oldPullDropped = new Set<string>();
   /** Old clients' pushes inside the global lock now (op ids). */
