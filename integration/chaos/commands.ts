@@ -69,6 +69,11 @@ export interface CommandEnv {
   outcome(o: string, what?: string, error?: unknown): void;
   /** The history operation running now (for violations seen by a command). */
   opId(): number;
+  /**
+   * Runs `body` as a unit of clone `clone`'s process beside the command
+   * that calls it (another step of a workflow: `parallel` runs).
+   */
+  spawn?(clone: number, label: string, body: () => Promise<void>): void;
 }
 
 const enc = new TextEncoder();

@@ -315,10 +315,23 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         env.outcome(rec.outcome, who, e);
         return;
       }
+      // Another step of the workflow beside it: the two units' sync calls
+      // take turns (see `oneAtATime`), and the run ends with its step.
+      let stepDone = true;
+      const sync = <T>(fn: () => Promise<T>) => stepDone ? fn() : oneAtATime(host, fn);
+      if (op.parallel && !op.streamed && env.spawn) {
+        env.stats.parallelRuns++;
+        stepDone = false;
+        env.spawn(
+          op.clone,
+          `parallel step of core run #${op.id}`,
+          () => parallelStep(env, host, service, op).finally(() => (stepDone = true)),
+        );
+      }
       let version = 0;
       try {
         const caps = service.capabilities();
-        await service.pullChanged({ context });
+        await sync(() => service.pullChanged({ context }));
         const base = `data/${model}/${dataName}`;
         await service.markDirty({ relPath: base });
         const n = version = await allocateVersion(host.cachePath, base);
@@ -370,10 +383,10 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         env.changes.replaced(op.clone, `${base}/latest`);
         if (op.workMs > 0) await host.clock.sleep(op.workMs);
         if (host.flush === "two-phase" && caps.twoPhaseSync) {
-          const manifest = await service.preparePush({ context });
-          await globalLock(host).withLock(() => service.commitPush(manifest));
+          const manifest = await sync(() => service.preparePush({ context }));
+          await globalLock(host).withLock(() => sync(() => service.commitPush(manifest)));
         } else {
-          await globalLock(host).withLock(() => service.pushChanged({ context }));
+          await globalLock(host).withLock(() => sync(() => service.pushChanged({ context })));
         }
         rec.outcome = "success";
         env.stats.coreAcknowledged++;
@@ -382,12 +395,39 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         rec.outcome = codeOf(e);
         rec.refusedKeys = (e as { keys?: readonly string[] }).keys;
         if (rec.outcome === "model_lock_lost") env.stats.coreRefused++;
+        refusedForOthers(env, e, `data/${model}/.lock`, who);
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {
         await lock.release();
+        while (!stepDone) await host.clock.sleep(STEP_POLL_MS);
       }
     },
   };
+}
+
+/** How often a unit of a process with parallel steps looks whether the other's sync call ended. */
+const STEP_POLL_MS = 100;
+
+/** Per process (a clone incarnation's host): whether a parallel step's sync call is under way. */
+const syncCalls = new WeakMap<CoreHost, { busy: boolean }>();
+
+/**
+ * Runs `fn`, a sync call of one of two units of a process (a `parallel`
+ * run and its step), once the other's is over. The service serialises its
+ * pulls and pushes itself: a call that waits for another unit's there waits
+ * on nothing the scheduler sees (it is neither parked nor ended), so the
+ * units take turns here instead, looking again after a clock wait.
+ */
+async function oneAtATime<T>(host: CoreHost, fn: () => Promise<T>): Promise<T> {
+  let gate = syncCalls.get(host);
+  if (!gate) syncCalls.set(host, gate = { busy: false });
+  while (gate.busy) await host.clock.sleep(STEP_POLL_MS);
+  gate.busy = true;
+  try {
+    return await fn();
+  } finally {
+    gate.busy = false;
+  }
 }
 
 /**
@@ -530,6 +570,92 @@ async function otherStep(
         afterOp: env.opId(),
       });
     }
+  } finally {
+    await lock.release().catch(() => {});
+  }
+}
+
+/**
+ * I26 for a core-driven run refused (`model_lock_lost`, `erasure_refused`)
+ * though none of the locks it lost is its own (`ownKey`): another run's
+ * lock refused its flush.
+ */
+function refusedForOthers(env: CommandEnv, e: unknown, ownKey: string, who: string): void {
+  const lost = (e as { lost?: readonly { key: string }[] }).lost;
+  const code = codeOf(e);
+  if (code !== "model_lock_lost" && code !== "erasure_refused") return;
+  if (!lost || lost.length === 0 || lost.some((l) => l.key === ownKey)) return;
+  env.truth.violate({
+    invariant: "I26",
+    message: `${who} was refused with ${code} for ${
+      lost.map((l) => l.key).join(", ")
+    }, none of them its own lock (${ownKey}): another run's lock refused its flush`,
+    afterOp: env.opId(),
+  });
+}
+
+/**
+ * Another step of the workflow of a `parallel` run, in the same process and
+ * on the same service, as a unit of its own beside the run: it waits while
+ * the global lock is held, takes its own model's lock, pulls, writes version
+ * 1 of its model, and after the run's `workMs` flushes the other way from
+ * the run (single-phase beside a two-phase run, two-phase beside a
+ * single-phase one), then releases its lock, whichever of the run's flush
+ * steps is under way. Its version, acknowledged, is held to I1 as any run's;
+ * refused for a lock not its own, I26.
+ */
+async function parallelStep(
+  env: CommandEnv,
+  host: CoreHost,
+  service: ReturnType<ExtensionProvider["createSyncService"]>,
+  op: Extract<Op, { kind: "run" }>,
+): Promise<void> {
+  const ref = { modelType: "chaos/other", modelId: `par-of-op${op.id}` };
+  const model = `${ref.modelType}/${ref.modelId}`;
+  const by = `[chaos-par s${env.seed} op${op.id}] of c${op.clone}`;
+  const dir = `data/${model}/out/1`;
+  const who = `c${op.clone} parallel step of core run #${op.id} ${model}`;
+  const rec: RunRecord = {
+    op: op.id,
+    clone: op.clone,
+    model,
+    token: by,
+    files: [],
+    outcome: "pending",
+  };
+  const context = { models: [ref] };
+  const lock = host.provider().createLock(host.datastorePath, {
+    lockKey: `data/${model}/.lock`,
+    maxWaitMs: CHAOS_LOCK.maxWaitMs,
+  });
+  try {
+    await waitForGlobalLock(host);
+    await lock.acquire();
+  } catch {
+    return; // its failure is its own (an outage)
+  }
+  const sync = <T>(fn: () => Promise<T>) => oneAtATime(host, fn);
+  try {
+    await sync(() => service.pullChanged({ context }));
+    await service.markDirty({ relPath: `data/${model}/out` });
+    rec.files = runFiles(by, dir, 1);
+    env.truth.runs.push(rec);
+    for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
+    await service.markDirty({ relPath: dir });
+    await atomicWrite(host.cachePath, `data/${model}/out/latest`, enc.encode("1"));
+    if (op.workMs > 0) await host.clock.sleep(op.workMs);
+    if (host.flush === "single-phase" && service.capabilities().twoPhaseSync) {
+      const manifest = await sync(() => service.preparePush({ context }));
+      await globalLock(host).withLock(() => sync(() => service.commitPush(manifest)));
+    } else {
+      await globalLock(host).withLock(() => sync(() => service.pushChanged({ context })));
+    }
+    rec.outcome = "success";
+    env.outcome(rec.outcome, who);
+  } catch (e) {
+    rec.outcome = codeOf(e);
+    env.outcome(rec.outcome, who, e);
+    refusedForOthers(env, e, `data/${model}/.lock`, who);
   } finally {
     await lock.release().catch(() => {});
   }

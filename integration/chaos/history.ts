@@ -72,6 +72,14 @@ export type Op =
      * run's own flush pushes it.
      */
     readonly streamed?: boolean;
+    /**
+     * Another step of its workflow runs beside it in the same process (a
+     * core-driven clone only): a unit of its own over the same service, with
+     * its own model's lock, version and flush (single-phase where the run's
+     * is two-phase, and the other way round), released when that flush ends,
+     * whichever of the two flushes is under way then.
+     */
+    readonly parallel?: boolean;
   }
   /** A periodic sync: pull, then push. */
   | { readonly id: number; readonly kind: "sync"; readonly clone: number }
@@ -464,6 +472,8 @@ export interface GenerateOptions {
   readonly unwrittenShare?: number;
   /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
   readonly streamedShare?: number;
+  /** Chance that a history runs another step beside half its runs (see {@link markParallel}); default 0.3. */
+  readonly parallelShare?: number;
   /** Chance that a history has a second process over a clone's cache (see {@link insertSiblings}); default 0.1. */
   readonly sharedCacheShare?: number;
   /** Chance that a history has a clone's cache replaced by a copy of another's (see {@link insertCopies}); default 0.1. */
@@ -793,6 +803,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   }
   // From a generator of their own: the operations above stay as they were.
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
+  markParallel(ops, seed, options.parallelShare ?? 0.3);
   markRewrites(ops, seed, options.rewriteShare ?? 0.4);
   markBlinds(ops, seed, options.blindShare ?? 0.4);
   insertUnwritten(ops, clones, new Rng(mixSeed(seed, 0x756e7772)), options.unwrittenShare ?? 0.25);
@@ -1317,6 +1328,20 @@ function markStreamed(ops: Op[], seed: number, share: number): void {
   }
 }
 
+/**
+ * In a share of histories, marks about half the runs (not the deterministic
+ * nor the streamed ones), each by its id, as having another step of their workflow run beside
+ * them in the same process (see the `run` {@link Op}'s `parallel`); a run of
+ * an API clone ignores it.
+ */
+function markParallel(ops: Op[], seed: number, share: number): void {
+  if (!new Rng(mixSeed(seed, 0x70617261)).chance(share)) return;
+  for (const [i, op] of ops.entries()) {
+    if (op.kind !== "run" || op.same || op.streamed) continue;
+    if (new Rng(mixSeed(seed, 0x70610000 + op.id)).chance(0.5)) ops[i] = { ...op, parallel: true };
+  }
+}
+
 /** What a `foreign` operation puts into the bucket: each object's path and text. */
 export function foreignObjects(
   op: Extract<Op, { kind: "foreign" }>,
@@ -1415,7 +1440,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         DATA_NAMES[op.data]
       } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}${
         op.streamed ? " streamed" : ""
-      }`;
+      }${op.parallel ? " parallel" : ""}`;
     case "sync":
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;

@@ -245,7 +245,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     }/s)`,
     `  operations ${s.operations}, commands ${s.commands}, store calls ${s.storeCalls}, scheduling decisions ${s.decisions} (${s.chaosDecisions} before healing)`,
     `  model runs ${s.runs}: acknowledged ${s.acknowledged}, refused (model_lock_lost) ${s.refused}, frozen by a crash ${s.crashedRuns}`,
-    `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused}; output streamed ${s.streamedRuns})`,
+    `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused}; output streamed ${s.streamedRuns}; with a parallel step ${s.parallelRuns})`,
     `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, stalls ${s.stalls} (after a v1 index write ${s.companionStalls}, in a move ${s.moveStalls}), crashes ${s.crashes}`,
     `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
     `  edits ${s.edits}, deletes ${s.deletes} (by hand during the clone's own sync, at a download or look of the file: ${s.editsDuring}), marker writes ${s.markerWrites}, files and directories of one name replaced by each other ${s.reshapes}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}, as an index write landed (its answer lost) ${s.answerCrashes}`,

@@ -2473,3 +2473,33 @@ Deno.test("chaos regression: an old client's commit rolled back by another old c
     '{"seed":141500553,"clones":2,"absentOnError":true,"kinds":["core","api"],"oldClients":true,"etag":true,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000,"same":true},{"id":3,"kind":"tick","n":12,"pick":428542662},{"id":29,"kind":"oldpush","clone":0,"file":0},{"id":4,"kind":"tick","n":25,"pick":314319856},{"id":8,"kind":"tick","n":6,"pick":2147131406},{"id":31,"kind":"oldpush","clone":1},{"id":9,"kind":"adopt","clone":0,"file":3},{"id":10,"kind":"breakglass","model":0},{"id":13,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":14,"kind":"tick","n":20,"pick":541289935},{"id":33,"kind":"sibling","clone":0,"how":"push","workMs":15000},{"id":34,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":35,"kind":"tick","n":57,"pick":1712673688},{"id":30,"kind":"oldpush","clone":0,"file":0},{"id":15,"kind":"delete","clone":0,"file":4,"how":"dir"},{"id":32,"kind":"oldpull","clone":1},{"id":16,"kind":"tick","n":25,"pick":1743207589}]}',
   );
 });
+
+/**
+ * I26 (seed 75000037, shrunk; found by the `parallel` move once it was
+ * taught, after a newcomer driving the extension met it: two model runs of
+ * one process, one flushing single-phase, the other two-phase): the run
+ * committed its push and released its lock while its parallel step, on
+ * another model, stood between its preparation and its commit. The step's
+ * push had been given every model lock held as it was prepared, the run's
+ * among them, and its preparation had cleared the mark that the run's lock
+ * was settled by a commit; its commit found that lock released and was
+ * refused (`erasure_refused`), its own version held.
+ */
+Deno.test("chaos regression: a step's commit is not refused for another run's lock released after that run's push (I26, seed 75000037)", async () => {
+  await clean(
+    '{"seed":75000037,"clones":5,"absentOnError":true,"kinds":["api","core-single-phase","core","core-single-phase","core-single-phase"],"checkedDeletes":true,"ops":[{"id":30,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"parallel":true}]}',
+  );
+});
+
+/**
+ * I1 (seed 75000034, shrunk; the same move): a run's lock was broken
+ * (breakglass) while its parallel step, on another model, held its own;
+ * the run's push, given every model lock held as it started, was refused
+ * for its own lost lock and erased every version written under those locks,
+ * the step's too, whose own push then acknowledged a version that was gone.
+ */
+Deno.test("chaos regression: a run refused for its own lost lock never erases its parallel step's version (I1, seed 75000034)", async () => {
+  await clean(
+    '{"seed":75000034,"clones":4,"kinds":["api","core","core-single-phase","core-single-phase"],"ops":[{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000,"parallel":true},{"id":11,"kind":"tick","n":1,"pick":2022244139},{"id":17,"kind":"breakglass","model":0}]}',
+  );
+});

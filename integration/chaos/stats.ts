@@ -66,6 +66,8 @@ export interface ChaosStats {
   coreRefused: number;
   /** Of those, the ones whose output was streamed, with another step's flush meanwhile. */
   streamedRuns: number;
+  /** Of those, the ones with another step of their workflow run beside them in the same process. */
+  parallelRuns: number;
   /** Breakglass operations. */
   breakglasses: number;
   /** Breakglasses that deleted a lock. */
@@ -195,6 +197,7 @@ export function emptyStats(): ChaosStats {
     coreAcknowledged: 0,
     coreRefused: 0,
     streamedRuns: 0,
+    parallelRuns: 0,
     breakglasses: 0,
     locksBroken: 0,
     outages: 0,

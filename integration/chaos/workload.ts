@@ -241,6 +241,16 @@ class World {
       stats: this.stats,
       outcome: (o, what, error) => this.#outcome(o, what, error),
       opId: () => this.#opId,
+      spawn: (clone, label, body) => {
+        const slot = this.clones[clone];
+        this.sched.spawn(`c${clone} ${label}`, slot.owner, async () => {
+          try {
+            await body();
+          } finally {
+            if (!slot.busy) await this.#checkLocal(slot);
+          }
+        });
+      },
     };
   }
 
