@@ -2,7 +2,8 @@
  * A workflow's steps run in parallel in one process over one sync service,
  * as the tool runs them: each step takes its model's lock, writes, and
  * flushes (preparePush, the global lock, commitPush), then releases its
- * model's lock. A step's prepared push is given every model lock held when
+ * model's lock. A step's flush names its model and is fenced by that
+ * model's lock only; a push naming none is given every model lock held when
  * it is prepared, so another step may release one of them before it commits.
  */
 import assert from "node:assert/strict";
@@ -92,18 +93,34 @@ Deno.test("parallel steps: the later-prepared step committing first does not ref
   }
 });
 
-Deno.test("parallel steps: a lock released without its push committing still fences the other step's commit", async () => {
+Deno.test("parallel steps: a lock released without its push committing does not refuse another step's commit; that step's version stays out of it, in the cache", async () => {
+  const { store, w, lock1, lock2 } = await twoSteps();
+  await w.method("m1");
+  await w.method("m2");
+  const prepared2 = await w.prepare("m2"); // fenced by m2's lock only
+  await w.prepare("m1"); // its commit never comes (say, the global lock timed out)
+  await lock1.release();
+  await w.commit(prepared2, lock2);
+  // m1's preparation uploaded its objects; no commit names them.
+  const peer = await workflow(store, "b");
+  await peer.svc.pullChanged();
+  assert.equal(await peer.read("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(await peer.read("data/shell/cmd/m1/out/1/raw"), null, "not published by it");
+  assert.equal(await w.read("data/shell/cmd/m1/out/1/raw"), "from m1", "kept in the cache");
+});
+
+Deno.test("parallel steps: a push naming no model is still fenced by every lock held as it was prepared, one released without its push committing included", async () => {
   const { w, lock1, lock2 } = await twoSteps();
   await w.method("m1");
   await w.method("m2");
-  const prepared2 = await w.prepare("m2"); // m1's lock is held: it is in this push's fence
-  await w.prepare("m1"); // its commit never comes (say, the global lock timed out)
+  const prepared = await w.svc.preparePush(); // m1's and m2's locks are held: both fence it
+  await w.prepare("m1"); // its commit never comes
   await lock1.release();
   // Prepared with m1's version in it, which no commit fenced by m1's lock published.
   const global = w.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
   await global.acquire();
   await assert.rejects(
-    w.svc.commitPush(prepared2),
+    w.svc.commitPush(prepared),
     (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost",
   );
   await global.release();
@@ -140,20 +157,50 @@ Deno.test("parallel steps: a step's flush is not refused for another step's mode
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
 });
 
-Deno.test("parallel steps: another step's lock that cannot be read fails a step's flush retryably (lock_read_failed), nothing refused or erased", async () => {
+Deno.test("parallel steps: another step's lock that cannot be read does not fail a step's flush; its own lock that cannot be read fails it retryably (lock_read_failed), nothing refused or erased", async () => {
   const { store, w, lock1, lock2 } = await twoSteps();
   await w.method("m1");
   await w.method("m2");
   store.failNext("get", 20, () => new Error("read refused"), {
     match: (k) => k === "data/shell/cmd/m1/.lock",
   });
+  const preparedM2 = await w.prepare("m2"); // fenced by m2's lock only
+  store.heal();
+  await w.commit(preparedM2, lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  store.failNext("get", 20, () => new Error("read refused"), {
+    match: (k) => k === "data/shell/cmd/m1/.lock",
+  });
   await assert.rejects(
-    w.prepare("m2"),
+    w.prepare("m1"),
     (e: unknown) => e instanceof SluiceError && e.code === "lock_read_failed",
   );
   store.heal();
-  assert.equal(await w.read("data/shell/cmd/m2/out/1/raw"), "from m2", "nothing erased");
-  await w.commit(await w.prepare("m2"), lock2);
+  assert.equal(await w.read("data/shell/cmd/m1/out/1/raw"), "from m1", "nothing erased");
+  await w.commit(await w.prepare("m1"), lock1);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
+});
+
+Deno.test("parallel steps: a run prepared after another run's one-phase push committed is not refused when that run then releases its lock", async () => {
+  // Two model runs of one process, as the tool runs them: A on m2 flushes
+  // single-phase (`pushChanged` under the global lock), B on s1 two-phase.
+  const { store, w, lock1: lockA, lock2: lockB } = await (async () => {
+    const store = new InMemoryStore();
+    const w = await workflow(store);
+    return { store, w, lock1: await w.start("m2"), lock2: await w.start("s1") };
+  })();
+  await w.method("m2");
+  await w.method("s1");
+  // A's flush: its push commits under the global lock.
+  const global = w.provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await global.acquire();
+  await w.svc.pushChanged({ context: { models: [model("m2")] } });
+  await global.release();
+  // B prepares while A still holds m2's lock, which B's run never took.
+  const preparedB = await w.prepare("s1");
+  await lockA.release(); // A's run ends: its lock released after its push committed
+  await w.commit(preparedB, lockB);
+  assert.equal(store.peekText("data/shell/cmd/s1/out/1/raw"), "from s1");
+  assert.equal(await w.read("data/shell/cmd/s1/out/1/raw"), "from s1", "B's version kept");
   assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
-  await lock1.release();
 });

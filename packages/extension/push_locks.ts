@@ -5,6 +5,9 @@
  * since each was acquired and those not written by this run, so that the
  * lock fence and the refused-run eraser run as through Sluice's own API.
  *
+ * - A push for some models (a run's flush) is fenced by their locks only;
+ *   what other runs of this process wrote under theirs stays out of it,
+ *   for their own pushes (see `fenceOf`).
  * - A prepared push commits without the locks this process settled since
  *   its preparation (see {@link commitView}).
  * - A push refused for a lost lock tells the held locks that no version
@@ -71,19 +74,11 @@ export async function pushLockOptions(
 ): Promise<PushLocks> {
   const all = await locks.pushOptions(cachePath, ns);
   if (all.locks.length === 0) return { options: {}, held: [] };
-  // A push for some models (a step's flush) is not refused for another
-  // model's lock this process lost since (a parallel step's, broken by an
-  // operator): that lock leaves the fence, and the versions written under
-  // it stay out of this push, dirty, for that step's own flush, which is
-  // refused and erases them.
-  const lost = new Set<DistributedLock>();
-  if (scope?.models.length) {
-    for (const l of all.locks) {
-      if (!scope.models.includes(l.model) && await scope.lost(l.lock)) lost.add(l.lock);
-    }
-  }
-  const h = lost.size ? await locks.pushOptions(cachePath, ns, (l) => !lost.has(l.lock)) : all;
-  const holdBack = lost.size ? all.written.filter((d) => !h.written.includes(d)) : [];
+  const fence = await fenceOf(all.locks, scope);
+  const h = fence ? await locks.pushOptions(cachePath, ns, fence) : all;
+  // Versions written under a lock left out of the fence stay out of this
+  // push, dirty, for the push of the run that holds it (fenced by it).
+  const holdBack = fence ? all.written.filter((d) => !h.written.includes(d)) : [];
   if (h.locks.length === 0 && holdBack.length === 0) return { options: {}, held: [] };
   const held = h.locks.map((l: HeldModelLock) => l.lock);
   locks.pushing(held);
@@ -98,6 +93,34 @@ export async function pushLockOptions(
     },
     held,
   };
+}
+
+/**
+ * Which held locks fence a push for `scope` (null: all of them).
+ *
+ * - A push for some models (a run's flush names them, `context.models`) is
+ *   fenced by those models' locks only: another model's lock held by this
+ *   process is another run's (a workflow's parallel step, or another
+ *   command of the process), which that run's own push is fenced by. Its
+ *   release (after its run's push committed, or otherwise) or its loss
+ *   never refuses this push, nor does this push's refusal erase what was
+ *   written under it.
+ * - Where none of the held locks is of the push's models, every held lock
+ *   fences it, but one found lost as it starts (another run's, broken by
+ *   an operator): this push is not refused for it, and that run's own push
+ *   is; the versions written under it stay out of this push as above.
+ * - A push naming no model is fenced by every held lock.
+ */
+async function fenceOf(
+  held: readonly HeldModelLock[],
+  scope: PushScope | undefined,
+): Promise<((l: HeldModelLock) => boolean) | null> {
+  if (!scope?.models.length) return null;
+  const ours = (l: HeldModelLock) => scope.models.includes(l.model);
+  if (held.some(ours)) return held.every(ours) ? null : ours;
+  const lost = new Set<DistributedLock>();
+  for (const l of held) if (await scope.lost(l.lock)) lost.add(l.lock);
+  return lost.size ? (l) => !lost.has(l.lock) : null;
 }
 
 /** The models a push is for (`type…/id`, as the tool's context names them), and how a held lock is found lost. */

@@ -15,12 +15,16 @@
  *   locks this process holds on the namespace, their models, the versions
  *   written since each was acquired and those not written by this run, so
  *   the lock fence and the refused-run eraser run as through Sluice's own
- *   API (`push_locks.ts`).
+ *   API (`push_locks.ts`). A push naming its models (`context.models`: a
+ *   model run's flush) is given only their locks: the other runs of this
+ *   process (a workflow's parallel steps) are fenced by their own pushes,
+ *   and what they wrote stays out of this one, dirty, for those pushes.
  * - The tool runs a workflow's steps in parallel over one service: a
- *   push prepared by one step may commit after another step released its
- *   lock. A lock released after a push under it committed, and no push
- *   under it begun since, is left out of that commit's lock set (its
- *   writes were published under it); one released otherwise still counts.
+ *   push naming no model, prepared while a step held its lock, may commit
+ *   after that step released it. A lock released after a push under it
+ *   committed, and no push under it begun since, is left out of that
+ *   commit's lock set (its writes were published under it); one released
+ *   otherwise still counts.
  * - `commitPush` hands the prepared push back to Sluice's `commitPush`,
  *   which runs it through the pipeline again under the locks it was
  *   prepared with: a run that lost one is refused with `model_lock_lost`,
