@@ -2503,3 +2503,23 @@ Deno.test("chaos regression: a run refused for its own lost lock never erases it
     '{"seed":75000034,"clones":4,"kinds":["api","core","core-single-phase","core-single-phase"],"ops":[{"id":9,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000,"parallel":true},{"id":11,"kind":"tick","n":1,"pick":2022244139},{"id":17,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I2 (seed 142200997, shrunk; `--copy-share 1`, third-party locks): a run
+ * lost its lock (its refresh failed in an outage) and was refused; the
+ * store unreachable, the deletion of its uploads stayed pending in its
+ * cache's erasure journal (`erasure_pending`), never named by the index.
+ * Its user then replaced that cache by a copy of another clone's (a `copy`
+ * move), the journal with it: those uploads are left for good, named by
+ * no index, held by no clone, as every upload of a replaced cache whose
+ * commit never came (I11 spares those). The final I2 scan of the store
+ * found their bytes and blamed the library.
+ */
+Deno.test("chaos regression: a refused run's uploads whose erasure went with a cache replaced by a copy are left for good, unpublished (I2, seed 142200997)", async () => {
+  const json =
+    '{"seed":142200997,"clones":3,"absentOnError":true,"ops":[{"id":14,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":17,"kind":"delete","clone":2,"file":1,"how":"during","pick":1656216813},{"id":19,"kind":"run","clone":1,"model":1,"data":1,"workMs":45000},{"id":21,"kind":"tick","n":12,"pick":1239878760},{"id":22,"kind":"outage","on":true},{"id":23,"kind":"tick","n":5,"pick":966462544},{"id":64,"kind":"copy","clone":1,"from":0}]}';
+  await clean(json);
+  // Both of the run's objects are still on the store, spared as such.
+  const r = await runHistory(parseHistory(json));
+  assert.equal(r.stats.refusedLeftByCopy, 2);
+});
