@@ -256,7 +256,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  histories where another tool deletes a shared file's or a run's object ${s.vanishHistories} (deletions ${s.vanishes}: of a run's raw output ${s.vanishedOutputs}; checked by I19, held by a clone and no unpushed deletion there ${s.vanishesChecked}); a run's raw output published again with other bytes ${s.rewrites}, deleted by an older client's blind push ${s.blindDeletes}`,
     `  marks whose writes never came ${s.unwrittenMarks}`,
     `  second processes over a clone's cache ${s.siblings} (died before their push: ${s.siblingsDied})`,
-    `  clones' caches replaced by a copy of another's ${s.copies}`,
+    `  clones' caches replaced by a copy of another's ${s.copies} (a refused run's uploads left on the store with one, their erasure pending there: ${s.refusedLeftByCopy})`,
     `  histories whose deletes check the version, then delete ${s.checkedDeleteHistories} (deletes that removed a write landed in between: ${s.checkedDeleteRaces})`,
     `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2}); old-client pulls ${s.oldPulls} (entries dropped for a missing object, the index they read written back: ${s.oldPullDrops}); on a store whose versions are ETags ${s.etagHistories} (a refused run's bytes written by an old client as its erasure deletes them: ${s.oldSameWrites})`,
     `  command outcomes: ${codes(s.outcomes)}`,

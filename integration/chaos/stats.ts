@@ -127,6 +127,12 @@ export interface ChaosStats {
   siblingsDied: number;
   /** Clones' caches replaced by a copy of another's (`copy` moves made). */
   copies: number;
+  /**
+   * Objects of a refused run on the store after the final sync whose
+   * deletion was pending in a cache a `copy` move replaced, named by no
+   * index (left for good, spared by I2's final store scan).
+   */
+  refusedLeftByCopy: number;
   /** Histories on a store whose versions are the bytes' (ETags), and old clients' writes there of a refused run's bytes. */
   etagHistories: number;
   oldSameWrites: number;
@@ -228,6 +234,7 @@ export function emptyStats(): ChaosStats {
     siblings: 0,
     siblingsDied: 0,
     copies: 0,
+    refusedLeftByCopy: 0,
     etagHistories: 0,
     checkedDeleteHistories: 0,
     checkedDeleteRaces: 0,
