@@ -10,6 +10,7 @@ import {
   MARKER_AFTER_VERSION,
   markerHeldReason,
   markerNotANumberReason,
+  markerUnfinishedReason,
   markerUnlistedReason,
 } from "./marker_after_version.ts";
 
@@ -196,4 +197,63 @@ Deno.test("without the gate, a marker holding a path is published for readers to
   await write(svc, MARKER, "../1");
   await svc.pushChanged({ only: [MARKER] });
   assert.equal(store.peekText(MARKER), "../1");
+});
+
+/**
+ * Chaos seed 143500042 (I13): a core run crashed with its version's `raw`
+ * written and no `metadata.yaml` (held back for good by
+ * unfinished-version-holder), then the marker was moved back one, onto that
+ * version, while a peer moved it forward. The marker's reason told the user
+ * to push the version or the whole cache, which never publishes it: it must
+ * name the unfinished version and the way out (a finished version, or
+ * `--theirs` while the conflict is open).
+ */
+Deno.test("a marker naming a version whose writer stopped before its metadata.yaml says so, and the way out it gives publishes", async () => {
+  const store = new InMemoryStore();
+  const hold = async () =>
+    await createSluice({
+      cacheDir: await Deno.makeTempDir({ prefix: "sluice-marker-" }),
+      store,
+      identity: { holder: "w@host", hostname: "host", pid: 1 },
+      clock: new FakeClock(),
+      config: { retry, unfinishedVersions: "hold" },
+      conditional: new ConditionalWrites(),
+    });
+  const svc = await hold();
+  await write(svc, `${OUT}/1/raw`, "line 1\n"); // its writer stopped here
+  await write(svc, `${OUT}/2/raw`, "two");
+  await write(svc, `${OUT}/2/metadata.yaml`, "version: 2\n");
+  await write(svc, MARKER, "2");
+  await svc.pushChanged();
+  assert.equal(store.peekText(MARKER), "2");
+  // A peer moves the marker forward; this cache moves it back one.
+  const peer = await hold();
+  await peer.pullChanged();
+  await write(peer, `${OUT}/3/raw`, "three");
+  await write(peer, `${OUT}/3/metadata.yaml`, "version: 3\n");
+  await write(peer, MARKER, "3");
+  await peer.pushChanged();
+  await write(svc, MARKER, "1");
+  const whole = await svc.pushChanged();
+  const left = whole.skipped.find((s) => s.path === MARKER);
+  assert.ok(left, JSON.stringify(whole.skipped));
+  assert.match(left.reason, /still being written/);
+  assert.doesNotMatch(left.reason, /push the version, or the whole cache/);
+  await svc.pullChanged();
+  assert.ok(svc.conflicts().some((c) => c.path === MARKER));
+  // --mine rebases the marker on theirs and pushes it: left out, dirty, with
+  // the way out in its reason (the conflict is settled into that local change).
+  const mine = await svc.resolveConflict(MARKER, "mine");
+  assert.equal(mine.resolved, false);
+  const why = mine.push?.skipped.find((s) => s.path === MARKER)?.reason ?? "";
+  assert.equal(why, markerUnfinishedReason(MARKER, `${OUT}/1`));
+  assert.match(why, /set the marker to a finished version/);
+  assert.equal(store.peekText(MARKER), "3", "readers never pointed at the unfinished version");
+  assert.ok(!svc.conflicts().some((c) => c.path === MARKER));
+  // The way out it gives: the marker set to a finished version, pushed.
+  await write(svc, MARKER, "2");
+  const out = await svc.pushChanged();
+  assert.ok(out.uploaded.includes(MARKER), JSON.stringify(out));
+  assert.equal(store.peekText(MARKER), "2");
+  assert.ok(!svc.state.dirtyPaths().includes(MARKER));
 });

@@ -2523,3 +2523,19 @@ Deno.test("chaos regression: a refused run's uploads whose erasure went with a c
   const r = await runHistory(parseHistory(json));
   assert.equal(r.stats.refusedLeftByCopy, 2);
 });
+
+/**
+ * I13 (seed 143500042, shrunk; `--old-share 1 --etag-share 1`): c1's core
+ * run crashed with its version 1's `raw` written and no `metadata.yaml`
+ * (held back for good by unfinished-version-holder); after its next run
+ * (version 2) c1 moved the marker back one, onto version 1, while c0's run
+ * moved it to version 3. `--mine` can never publish that marker (no reader
+ * could follow it), and its reason told the user to push the version, which
+ * never publishes it: the reason now names the unfinished version and the
+ * way out, `--theirs`, which the checker takes.
+ */
+Deno.test("chaos regression: a marker moved back onto a version its crashed writer never finalized is left by --theirs (I13, seed 143500042)", async () => {
+  await clean(
+    '{"seed":143500042,"clones":3,"kinds":["api","core","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":13,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":22,"kind":"crash","clone":1,"at":"commit"},{"id":23,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":27,"kind":"marker","clone":1,"model":0,"data":1,"back":true,"how":"push"},{"id":31,"kind":"tick","n":25,"pick":1219823634},{"id":32,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"streamed":true}]}',
+  );
+});
