@@ -98,7 +98,13 @@ export function markerAfterVersion(): Middleware<WriteContext> {
       (!written.has(f) || push.withdrawn.has(f)) && push.state.synced(f) === undefined
     );
     if (behind.length === 0) return await next();
-    await hold(ctx, dir, markerHeldReason(dir));
+    // A version whose raw unfinished-version-holder keeps back (no
+    // metadata.yaml here yet) is published only once it is finalized: if its
+    // writer stopped for good (a crashed run), never, and "push the version"
+    // would send the user round in circles (chaos seed 143500042).
+    const unfinished = push.config.unfinishedVersions === "hold" &&
+      !files.includes(`${dir}/metadata.yaml`) && behind.includes(`${dir}/raw`);
+    await hold(ctx, dir, unfinished ? markerUnfinishedReason(ctx.key, dir) : markerHeldReason(dir));
   };
 }
 
@@ -131,6 +137,15 @@ export function markerNotANumberReason(marker: string, body: Uint8Array): string
   return `${MARKER_AHEAD}: it holds ${text}${
     body.length > 40 ? "…" : ""
   }, which is no version number, so no reader could follow it: write the number of an existing version in ${marker} (e.g. \`1\`), then push it`;
+}
+
+/**
+ * Why a marker naming a version still being written here (its `raw` with no
+ * `metadata.yaml` beside it, held back by unfinished-version-holder) was
+ * left out.
+ */
+export function markerUnfinishedReason(marker: string, dir: string): string {
+  return `${MARKER_AHEAD}: it names ${dir}, a version still being written here (its directory holds no metadata.yaml yet), so nothing of it is published: the marker is pushed once that version is finalized; if its writer stopped for good it never will be: set the marker to a finished version (in a conflict, \`sluice resolve ${marker} --theirs\` takes the datastore's) and delete the version's directory`;
 }
 
 /** Why a marker naming a version neither held here nor listed by the datastore was left out. */

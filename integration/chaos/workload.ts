@@ -13,7 +13,10 @@
  *
  * @module
  */
-import { markerUnlistedReason } from "../../middleware/marker_after_version.ts";
+import {
+  markerUnfinishedReason,
+  markerUnlistedReason,
+} from "../../middleware/marker_after_version.ts";
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import {
@@ -1575,9 +1578,12 @@ class World {
                 if (!now || taken?.resolved) continue;
               }
               // A marker naming a version that exists nowhere (a hand move
-              // "one back" past the first version) is never published
-              // (marker-after-version): theirs, as its reason says.
-              if (r && !r.resolved && left && isMarkerUnlisted(left.reason)) {
+              // "one back" past the first version), or one still being
+              // written here whose writer stopped for good (a crashed run's
+              // raw with no metadata.yaml, moved "one back" onto: seed
+              // 143500042), is never published (marker-after-version):
+              // theirs, as its reason says.
+              if (r && !r.resolved && left && isMarkerUnlisted(left.reason, c.path)) {
                 const now = svc.conflicts().find((x) => x.path === c.path);
                 const taken = now && await resolveAsUser(this.#env, svc, slot.index, now, "theirs");
                 if (!now || taken?.resolved) continue;
@@ -1725,10 +1731,15 @@ export async function runHistory(
   };
 }
 
-/** True for the reason `marker-after-version` gives a marker naming a version that exists nowhere. */
-function isMarkerUnlisted(reason: string): boolean {
+/**
+ * True for the reasons `marker-after-version` gives a marker no push will
+ * publish: one naming a version that exists nowhere, or one still being
+ * written here (no reader could follow either).
+ */
+function isMarkerUnlisted(reason: string, marker: string): boolean {
   const m = /: it names (\S+), /.exec(reason);
-  return m !== null && reason === markerUnlistedReason(m[1]);
+  return m !== null &&
+    (reason === markerUnlistedReason(m[1]) || reason === markerUnfinishedReason(marker, m[1]));
 }
 
 /** Copies the directory `from` into `to` (made), files and directories, in process. */
