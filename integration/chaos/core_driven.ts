@@ -210,6 +210,14 @@ function globalLock(host: CoreHost) {
   return host.provider().createLock(host.datastorePath, { maxWaitMs: CHAOS_LOCK.maxWaitMs });
 }
 
+/** A model's lock as the tool creates it for a run of `model` (`type…/id`). */
+function modelLock(host: CoreHost, model: string) {
+  return host.provider().createLock(host.datastorePath, {
+    lockKey: `data/${model}/.lock`,
+    maxWaitMs: CHAOS_LOCK.maxWaitMs,
+  });
+}
+
 /**
  * Step 1 of the tool's per-model command: poll while the global lock is
  * held; force-release it once `now - acquiredAt > ttlMs` (when it has a
@@ -298,10 +306,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
       try {
         for (;;) {
           await waitForGlobalLock(host);
-          lock = host.provider().createLock(host.datastorePath, {
-            lockKey: `data/${model}/.lock`,
-            maxWaitMs: CHAOS_LOCK.maxWaitMs,
-          });
+          lock = modelLock(host, model);
           await lock.acquire();
           const held = await globalLock(host).inspect().catch(async (e) => {
             await lock.release(); // the command fails: its model lock is let go
@@ -454,10 +459,7 @@ export function coreSiblingCommand(
       runStarted(env, rec, true);
       const service = host.provider().createSyncService(host.repoDir, host.cachePath);
       const context = { models: [ref] };
-      const lock = host.provider().createLock(host.datastorePath, {
-        lockKey: `data/${model}/.lock`,
-        maxWaitMs: CHAOS_LOCK.maxWaitMs,
-      });
+      const lock = modelLock(host, model);
       try {
         await waitForGlobalLock(host);
         await lock.acquire();
@@ -530,10 +532,7 @@ async function otherStep(
     files: [],
     outcome: "pending",
   };
-  const lock = host.provider().createLock(host.datastorePath, {
-    lockKey: `data/${model}/.lock`,
-    maxWaitMs: CHAOS_LOCK.maxWaitMs,
-  });
+  const lock = modelLock(host, model);
   try {
     await lock.acquire();
   } catch {
@@ -624,10 +623,7 @@ async function parallelStep(
     outcome: "pending",
   };
   const context = { models: [ref] };
-  const lock = host.provider().createLock(host.datastorePath, {
-    lockKey: `data/${model}/.lock`,
-    maxWaitMs: CHAOS_LOCK.maxWaitMs,
-  });
+  const lock = modelLock(host, model);
   try {
     await waitForGlobalLock(host);
     await lock.acquire();
