@@ -31,7 +31,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import type { ConflictRecord, Resolution } from "../../sync/service/conflicts.ts";
 import type { ResolveResult } from "../../sync/service/resolve.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
-import type { GroundTruth, RunRecord, TxnRecord } from "./invariants.ts";
+import { type GroundTruth, pendingRun, type RunRecord, type TxnRecord } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
 import type { ShapeWatch } from "./shapes.ts";
 import type { ChaosStats } from "./stats.ts";
@@ -137,15 +137,7 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
   const model = MODELS[op.model];
   const dataName = DATA_NAMES[op.data];
   const token = `[chaos-run s${env.seed} op${op.id}]`;
-  const rec: RunRecord = {
-    op: op.id,
-    clone: op.clone,
-    model,
-    token,
-    files: [],
-    outcome: "pending",
-    ...(op.same ? { same: true } : {}),
-  };
+  const rec: RunRecord = { ...pendingRun(op, model, token), ...(op.same ? { same: true } : {}) };
   const label = `run #${op.id} ${model}/${dataName}${op.same ? " (same output)" : ""}`;
   const who = `c${op.clone} ${label}`;
   return {
@@ -267,14 +259,7 @@ async function runLock(
  */
 export function siblingRun(env: CommandEnv, op: Extract<Op, { kind: "sibling" }>, model: string) {
   const by = `[chaos-sibling s${env.seed} op${op.id}] of c${op.clone}`;
-  const rec: RunRecord = {
-    op: op.id,
-    clone: op.clone,
-    model,
-    token: by,
-    files: [],
-    outcome: "pending",
-  };
+  const rec = pendingRun(op, model, by);
   const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
   const who = `c${op.clone} ${label}`;
   return { by, rec, label, who, onFreeze: freezeRun(env, rec, who) };

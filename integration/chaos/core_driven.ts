@@ -61,7 +61,7 @@ import {
   siblingRun,
 } from "./commands.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history.ts";
-import type { RunRecord } from "./invariants.ts";
+import { pendingRun, type RunRecord } from "./invariants.ts";
 import { mixSeed, mulberry32 } from "./prng.ts";
 
 /** How the tool flushes a per-model command: two-phase, or single-phase (an older core). */
@@ -283,15 +283,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
     modelId: model.slice(model.lastIndexOf("/") + 1),
   };
   const token = `[chaos-run s${env.seed} op${op.id}]`;
-  const rec: RunRecord = {
-    op: op.id,
-    clone: op.clone,
-    model,
-    token,
-    files: [],
-    outcome: "pending",
-    ...(op.same ? { same: true } : {}),
-  };
+  const rec: RunRecord = { ...pendingRun(op, model, token), ...(op.same ? { same: true } : {}) };
   const label = `core run #${op.id} ${model}/${dataName}${op.same ? " (same output)" : ""}`;
   const who = `c${op.clone} ${label}`;
   return {
@@ -524,14 +516,7 @@ async function otherStep(
   // A token of its own: none of the streamed run's bytes.
   const by = `[chaos-step s${env.seed} op${op.id}] of c${op.clone}`;
   const dir = `data/${model}/out/1`;
-  const rec: RunRecord = {
-    op: op.id,
-    clone: op.clone,
-    model,
-    token: by,
-    files: [],
-    outcome: "pending",
-  };
+  const rec = pendingRun(op, model, by);
   const lock = modelLock(host, model);
   try {
     await lock.acquire();
@@ -614,14 +599,7 @@ async function parallelStep(
   const by = `[chaos-par s${env.seed} op${op.id}] of c${op.clone}`;
   const dir = `data/${model}/out/1`;
   const who = `c${op.clone} parallel step of core run #${op.id} ${model}`;
-  const rec: RunRecord = {
-    op: op.id,
-    clone: op.clone,
-    model,
-    token: by,
-    files: [],
-    outcome: "pending",
-  };
+  const rec = pendingRun(op, model, by);
   const context = { models: [ref] };
   const lock = modelLock(host, model);
   try {

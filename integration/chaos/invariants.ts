@@ -193,6 +193,15 @@ export interface RunRecord {
   refusedKeys?: readonly string[];
 }
 
+/** The record of a run not ended yet, of `op` on its clone, for `model`, its bytes carrying `token`. */
+export function pendingRun(
+  op: { readonly id: number; readonly clone: number },
+  model: string,
+  token: string,
+): RunRecord {
+  return { op: op.id, clone: op.clone, model, token, files: [], outcome: "pending" };
+}
+
 /** What happened to a lockfile transaction. */
 export interface TxnRecord {
   readonly op: number;

@@ -21,11 +21,8 @@ const MINE = "config/mine.yaml";
 
 type W = (p: string, t: string) => Promise<void>;
 
-/** A cache whose next push loses its data version 2 to a peer's, beside a marker and a config file. */
-async function setup(
-  pre: (w: W) => Promise<void> = async () => {},
-  extra: (w: W, svc: SyncService) => Promise<void> = async () => {},
-) {
+/** A cache over a fresh store on a fake clock, and `w`, which writes a file there and marks it. */
+async function cache() {
   const clock = new FakeClock();
   const store = new InMemoryStore({ clock });
   const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
@@ -36,10 +33,19 @@ async function setup(
     clock,
     config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
   });
-  const w = async (p: string, t: string) => {
+  const w: W = async (p, t) => {
     await svc.cache.write(p, new TextEncoder().encode(t));
     await svc.markDirty({ relPath: p });
   };
+  return { clock, store, identity, svc, w };
+}
+
+/** A cache whose next push loses its data version 2 to a peer's, beside a marker and a config file. */
+async function setup(
+  pre: (w: W) => Promise<void> = async () => {},
+  extra: (w: W, svc: SyncService) => Promise<void> = async () => {},
+) {
+  const { clock, store, identity, svc, w } = await cache();
   await w(`${OUT}/1/raw`, "v1\n");
   await w(`${OUT}/latest`, "1");
   await pre(w);
@@ -124,20 +130,7 @@ Deno.test("under the global lock: a lost data version beside a marker and a conf
 });
 
 Deno.test("under the global lock: a lost data version, then a lock that cannot be had in time: the failure still tells of the lost version", async () => {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
-  const svc: SyncService = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-glr-" }),
-    store,
-    identity,
-    clock,
-    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
-  });
-  const w = async (p: string, t: string) => {
-    await svc.cache.write(p, new TextEncoder().encode(t));
-    await svc.markDirty({ relPath: p });
-  };
+  const { clock, store, identity, svc, w } = await cache();
   await peerPush(store, { [`${OUT}/1/raw`]: "theirs\n" }, { now: () => clock.now() });
   await w(`${OUT}/1/raw`, "mine\n");
   await w(MINE, "mine\n");
