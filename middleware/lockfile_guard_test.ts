@@ -13,6 +13,7 @@ import {
 } from "../sync/locks/lockfile_txn.ts";
 import { Pipeline } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
+import { INDEX_KEY, readIndexAround } from "../sync/transfer/remote_index.ts";
 import { createSyncService, type SyncService } from "../sync/service/service.ts";
 import {
   FakeClock,
@@ -307,4 +308,35 @@ for (const guarded of [true, false]) {
       guarded ? "X lands beside Y and Z" : "the retry replays only X: Z stays lost",
     );
   });
+}
+
+Deno.test("a lockfile never synced here that holds the bytes of a transaction's copy no index names is guarded, its pending change told, not recorded as synced", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const a = await clone(store, clock, "a", true);
+  // The datastore's first lockfile: the transaction's copy lands, the index update fails.
+  store.failNext("put", 1, undefined, { match: (k) => k === INDEX_KEY });
+  const err = await updateManagedLockfile(a.svc, { set: { X: { version: "1" } } }).catch((e) => e);
+  assert.equal(err?.code, "lockfile_publish_failed");
+  assert.ok(await store.head(LOCKFILE), "the transaction's copy is on the store");
+  assert.equal(await readIndexEntry(store, LOCKFILE), undefined, "no index names it");
+  assert.equal(a.svc.state.synced(LOCKFILE), undefined);
+  await writeFile(a.svc.cacheDir, "models/command/shell/m1.yaml", "type: command/shell\n");
+  await a.svc.markDirty();
+  const r = await a.svc.pushChanged();
+  // Not published: the push says so (exit 2) and points to the pending change.
+  assert.ok(r.skipped.some((x) => x.path === LOCKFILE && x.unpublished), "left out");
+  const told = a.warnings.filter((w) => w.code === "lockfile_guarded");
+  assert.equal(told.length, 1);
+  assert.match(told[0].message, /pending lockfile change \(set X\)/);
+  assert.equal(a.svc.state.synced(LOCKFILE), undefined, "nothing the index names was synced");
+  // The retry publishes it; the copy is then the one synced.
+  await retryPendingLockfile(a.svc);
+  assert.ok(await readIndexEntry(store, LOCKFILE));
+});
+
+async function readIndexEntry(store: InMemoryStore, path: string) {
+  return (await readIndexAround(store, "config", { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 }))[
+    path
+  ];
 }
