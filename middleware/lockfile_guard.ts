@@ -15,8 +15,8 @@
  *   publish failed is already kept as a pending delta by the transaction.
  *   A copy this cache never synced (its sync state lost, a copy of a cache)
  *   that holds the datastore's very bytes is nothing stale: it is recorded
- *   as synced at the datastore's version, with no warning (one read of the
- *   datastore's lockfile).
+ *   as synced at the version the datastore's index names, with no warning
+ *   (one index read); an object no index names is not the datastore's.
  * - A config file (class `config`) is uploaded only with a compare-and-swap
  *   on the version this cache last synced (create-only when it never synced
  *   one). The config-cas-writer write gate turns a failed swap into a skip
@@ -30,7 +30,7 @@ import { isManagedLockfilePath, readPendingLockfileDeltas } from "../sync/locks/
 import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
-import { hashObject } from "../sync/transfer/object_ops.ts";
+import { readIndexAround } from "../sync/transfer/remote_index.ts";
 
 /** The gate's registered name. */
 export const LOCKFILE_GUARD = "lockfile-guard";
@@ -73,9 +73,13 @@ async function namedAgain(ctx: PushContext, entry: PlanEntry): Promise<boolean> 
 }
 
 /**
- * The datastore's lockfile, when a copy this cache never synced holds its
- * very bytes (read whole: the lockfile is small); null otherwise, and when
- * it cannot be read (the copy is then guarded as any other).
+ * The datastore's lockfile as its index names it, when a copy this cache
+ * never synced holds its very bytes (one index read, as a pull that finds
+ * the same bytes here records them as synced); null otherwise, and when the
+ * index cannot be read (the copy is then guarded as any other). An object
+ * no index names (a transaction's copy whose index update failed, its
+ * change still pending here) is not the datastore's lockfile: the copy is
+ * guarded, and its pending change told.
  */
 async function sameOnDatastore(
   ctx: PushContext,
@@ -87,12 +91,19 @@ async function sameOnDatastore(
     () => undefined,
   );
   if (local === undefined) return null;
-  const there = await hashObject(ctx.store, entry.path, {
-    retry: ctx.config.retry,
-    signal: ctx.signal,
-  }).catch(() => null);
-  if (there?.hash !== local || there.info.version === undefined) return null;
-  return { hash: local, version: there.info.version, size: there.info.size };
+  const dir = entry.path.includes("/") ? entry.path.slice(0, entry.path.lastIndexOf("/")) : "";
+  const named = await readIndexAround(
+    ctx.store,
+    dir,
+    ctx.config.retry,
+    ctx.signal,
+    ctx.config.concurrency,
+  ).then(
+    (entries) => Object.hasOwn(entries, entry.path) ? entries[entry.path] : undefined,
+    () => undefined,
+  );
+  if (!named || named.h !== local) return null;
+  return { hash: local, version: named.v, size: named.s };
 }
 
 async function pendingDeltas(ctx: PushContext): Promise<Record<string, LockfileChange>> {
