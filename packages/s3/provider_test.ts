@@ -103,6 +103,16 @@ Deno.test("createS3Provider: bad config names the field and what is expected", (
   }
 });
 
+Deno.test("createS3Provider: each unknown setting is named with the one it most likely means, in one sentence", () => {
+  const e = configError({ bucket: "b-1", regoin: "x" });
+  assert.match(e.message, /\(unknown key "regoin"; did you mean "region"\?\)/);
+  assert.doesNotMatch(e.message, /\?\./, "no stray period after the question");
+  // Two unknown keys: each its own likely meaning, a suggestion for the second too.
+  const two = configError({ bucket: "b-1", zzz: 1, regon: "x" });
+  assert.match(two.message, /\(unknown keys "zzz", "regon"; did you mean "region" for "regon"\?\)/);
+  assert.doesNotMatch(two.message, /\?\./);
+});
+
 Deno.test("createS3Provider: config never carries credentials, and errors do not echo them", () => {
   const e = configError({ bucket: "b-1", secretAccessKey: "hunter2" });
   assert.equal(e.field, "secretAccessKey");
