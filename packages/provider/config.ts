@@ -138,12 +138,19 @@ function describeIssue(
 ): { field: string; text: string } {
   if (issue.code === "unrecognized_keys") {
     const field = fieldPath([...issue.path, issue.keys[0]]);
-    const near = closest(issue.keys[0], knownKeysAt(schema, issue.path));
+    const known = knownKeysAt(schema, issue.path);
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    // The setting each key most likely means, inside the parentheses: the
+    // error's own sentence goes on after them.
+    const near = issue.keys.flatMap((k) => {
+      const n = closest(k, known);
+      return n ? [issue.keys.length > 1 ? `"${n}" for "${k}"` : `"${n}"`] : [];
+    });
     return {
       field,
-      text: `no such setting (unknown key${issue.keys.length > 1 ? "s" : ""} ${
-        issue.keys.map((k) => `"${k}"`).join(", ")
-      }); ${near ? `did you mean "${near}"?` : "check the spelling"}`,
+      text: `no such setting (unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}${
+        near.length ? `; did you mean ${near.join(", ")}?)` : "); check the spelling"
+      }`,
     };
   }
   const got = valueAt(input, issue.path);
