@@ -12,6 +12,7 @@ import { headIndex } from "../sync/transfer/remote_index.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
+import { UNINDEXED_WRITES_LEFT } from "../sync/service/index_discovered.ts";
 import {
   action,
   refuseUnusedNamespace,
@@ -282,8 +283,12 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       // first pull that makes the cache (`--init`) was meant to take a
       // datastore's files: refused, so a typo never passes as "Already up to
       // date" (the cache it made goes again); a later pull says it.
+      // A datastore whose listing found Sluice's uploads no commit named yet
+      // (a first push still under way, or stopped before its commit) is no
+      // typo: its warning says what is there.
+      const unindexed = out.warnings.some((w) => w.code === UNINDEXED_WRITES_LEFT);
       if (
-        result.fetched.length === 0 && s.service.state.syncedCount === 0 &&
+        result.fetched.length === 0 && s.service.state.syncedCount === 0 && !unindexed &&
         await headIndex(s.store, s.service.config.retry, io.signal) === null
       ) {
         if (cmd.opts<{ init?: boolean }>().init) {
