@@ -79,3 +79,26 @@ Deno.test("clearLeftTemps: a temporary file written to since the walk saw it is 
   assert.equal(isLeftTempPath(`d/${name}`), true);
   assert.equal(isLeftTempPath("d/report.20241231.tmp"), false);
 });
+
+Deno.test("clearLeftTemps: a temporary file beside a file whose path is near the longest a cache path may be is removed once an hour untouched, not told as written to within the hour", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-temps-" });
+  const cache = new LocalCache(dir);
+  const parent = Array.from({ length: 12 }, () => "d".repeat(80)).join("/");
+  // The file itself is a path the cache takes (1020 characters); its temp name is longer.
+  const file = `${parent}/${"f".repeat(1020 - parent.length - 1)}`;
+  const name = `${file}.sluice-0123456789ab1.tmp`;
+  assert.ok(name.length > 1024);
+  await Deno.mkdir(`${dir}/${parent}`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/${name}`, "half");
+  const old = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  await Deno.utime(`${dir}/${name}`, old, old);
+  const events = createEmitter();
+  const warnings: string[] = [];
+  events.on("warning", (w) => warnings.push(w.message));
+  const seen = { path: name, size: 4, mtimeMs: old.getTime() };
+  const r = await clearLeftTemps(cache, [seen], Date.now(), events, false);
+  assert.deepEqual(r, { removed: [name], young: [] });
+  assert.equal(await present(dir, name), false);
+  assert.equal(await present(dir, "d"), false, "its emptied directories go with it");
+  assert.doesNotMatch(warnings.join("\n"), /within the hour/);
+});
