@@ -13,8 +13,15 @@
 import type { SluiceEmitter } from "../events.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import type { WalkedFile } from "../transfer/cache_walk.ts";
-import { isOwnTempFileName } from "../transfer/atomic_write.ts";
-import { LocalChangedError } from "../transfer/file_identity.ts";
+import { isOwnTempFileName, TEMP_INFIX } from "../transfer/atomic_write.ts";
+import {
+  type FileIdentity,
+  identityOf,
+  LocalChangedError,
+  sameIdentity,
+} from "../transfer/file_identity.ts";
+import { lstatOrNull } from "../transfer/cache_paths.ts";
+import { isSafeRelPath } from "../paths.ts";
 
 /** How long a temporary file must be untouched to be taken as left behind: one hour. */
 export const LEFT_TEMP_AGE_MS = 60 * 60 * 1000;
@@ -63,7 +70,9 @@ export async function clearLeftTemps(
       young.push(f.path);
       continue;
     }
-    const seen = cache.identity(f.path);
+    // A path the cache takes as it is; else (see `longTempFile`) one beside such a file.
+    const long = isSafeRelPath(f.path) ? undefined : longTempFile(cache, f.path);
+    const seen = long ? identityOf(lstatOrNull(long.file)) : cache.identity(f.path);
     // Written to since the walk saw it: a transfer's still.
     if (!seen || seen.kind !== "file" || seen.mtimeMs !== f.mtimeMs) {
       young.push(f.path);
@@ -71,7 +80,8 @@ export async function clearLeftTemps(
     }
     if (!dryRun) {
       try {
-        await cache.removeFile(f.path, seen);
+        if (long) await removeLong(cache, long, seen);
+        else await cache.removeFile(f.path, seen);
       } catch (e) {
         if (e instanceof LocalChangedError) {
           young.push(f.path);
@@ -108,6 +118,46 @@ export async function clearLeftTemps(
     events.emit("warning", { code: "temp_files_left", message: `${parts.join(". ")}.` });
   }
   return { removed, young };
+}
+
+/**
+ * A temporary file written beside a file whose path is near the longest a
+ * cache path may be has a longer path than that, which the cache does not
+ * resolve: its directory is resolved instead (refusing a link on the way;
+ * the walk met the file itself as a file), with the path of the file it was
+ * written for (its name without the temporary suffix), above which emptied
+ * directories are removed. Undefined where neither is a cache path.
+ */
+function longTempFile(
+  cache: LocalCache,
+  path: string,
+): { file: string; target: string; path: string } | undefined {
+  const at = path.lastIndexOf("/");
+  const suffix = path.lastIndexOf(TEMP_INFIX);
+  if (at <= 0 || suffix <= at) return undefined;
+  const target = path.slice(0, suffix);
+  if (!isSafeRelPath(target)) return undefined;
+  try {
+    return { file: `${cache.resolveSync(path.slice(0, at))}${path.slice(at)}`, target, path };
+  } catch {
+    return undefined;
+  }
+}
+
+/** {@link LocalCache.removeFile} of such a file (see {@link longTempFile}). */
+async function removeLong(
+  cache: LocalCache,
+  long: { file: string; target: string; path: string },
+  seen: FileIdentity,
+): Promise<void> {
+  if (!sameIdentity(seen, lstatOrNull(long.file))) throw new LocalChangedError(long.path);
+  try {
+    await Deno.remove(long.file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  await cache.removeEmptyParents(long.target);
 }
 
 /** Up to three paths, then how many more. */
