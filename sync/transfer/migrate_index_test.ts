@@ -886,3 +886,39 @@ Deno.test("the move's rewrite of the v1 index object never writes over a v1 comm
   assert.equal(armed, false, "the other writer wrote first");
   assert.deepEqual((await store.get(MONOLITH_KEY)).body, late, "left as the other writer wrote it");
 });
+
+/**
+ * {@link DeletedBeforeCatchUp} (outside), whose look at OTHER once the v2
+ * index names it fails: the store is unreachable after the catch-up's commit.
+ */
+class UnreachableAfterCatchUp extends DeletedBeforeCatchUp {
+  constructor() {
+    super(true);
+  }
+  override async head(...args: Parameters<InMemoryStore["head"]>) {
+    if (args[0] === OTHER && !this.armed) {
+      const named = (await readIndex(this, retry))?.entries[OTHER];
+      if (named) throw new UnreachableError("injected failure after the catch-up's commit");
+    }
+    return await super.head(...args);
+  }
+}
+
+Deno.test("the move's catch-up tells the racing commits' objects it found gone before its commit even when its look after the commit fails", async () => {
+  const store = new UnreachableAfterCatchUp();
+  await seedPeerBucket(store, FILES, { v2: false });
+  const told: string[] = [];
+  const moved = migrateToShards(store, {
+    retry,
+    onUnnamed: (lost) => {
+      told.push(...lost.map(([p]) => p));
+      return Promise.resolve();
+    },
+  });
+  await assert.rejects(moved, /injected failure after the catch-up's commit/);
+  assert.equal(store.armed, false, "the commits and the deletion raced the move");
+  const index = await readIndex(store, retry);
+  assert.ok(index?.version.startsWith("v2:"), "the move has finished");
+  assert.equal(index!.entries[LATE], undefined, "a gone object is not named");
+  assert.deepEqual(told, [LATE], "its writer took it for published: recorded as lost all the same");
+});
