@@ -436,11 +436,19 @@ async function catchUp(
   // adoption does (see `adoptStranded`): an entry naming an object gone now
   // is told with the others, then taken out while it still names that
   // version and the store holds nothing there.
-  const late = await goneAfter(
-    store,
-    Object.keys(set).filter((p) => !gone.includes(p)),
-    options,
-  );
+  // Those found gone before the commit are told all the same when this
+  // look fails (the move has finished: its failure is the move's).
+  let late: string[] = [];
+  try {
+    late = await goneAfter(
+      store,
+      Object.keys(set).filter((p) => !gone.includes(p)),
+      options,
+    );
+  } catch (e) {
+    if (gone.length > 0) await options.onUnnamed?.(gone.map((p) => [p, set[p]]));
+    throw e;
+  }
   const unnamed = [...gone, ...late];
   try {
     if (unnamed.length > 0) await options.onUnnamed?.(unnamed.map((p) => [p, set[p]]));
