@@ -15,7 +15,7 @@ import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.t
 const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
 
 async function workflow(store: InMemoryStore, name = "a") {
-  const { ds } = watchedDatastore(store, { createService: createSluice, name });
+  const { ds, warnings, lines } = watchedDatastore(store, { createService: createSluice, name });
   const cache = await Deno.makeTempDir({ prefix: `sluice-ext-${name}-` });
   const provider = () => ds.createProvider(CHECKOUT_CONFIG);
   const svc = provider().createSyncService(`/repo/${name}`, cache);
@@ -53,7 +53,7 @@ async function workflow(store: InMemoryStore, name = "a") {
     }
   };
   const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
-  return { svc, provider, start, method, prepare, commit, read };
+  return { svc, provider, start, method, prepare, commit, read, warnings, lines };
 }
 
 /** A workflow whose two steps (models m1 and m2) have each taken their model lock. */
@@ -203,4 +203,23 @@ Deno.test("parallel steps: a run prepared after another run's one-phase push com
   assert.equal(store.peekText("data/shell/cmd/s1/out/1/raw"), "from s1");
   assert.equal(await w.read("data/shell/cmd/s1/out/1/raw"), "from s1", "B's version kept");
   assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+});
+
+Deno.test("parallel steps: a step's flush while another step still writes under its lock tells nothing of that step's version as left behind", async () => {
+  const { store, w, lock1, lock2 } = await twoSteps();
+  await w.method("m1");
+  await w.method("m2");
+  // m2's flush while m1's step runs on, its lock held: m1's version is m1's flush's.
+  await w.commit(await w.prepare("m2"), lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined, "left for m1's flush");
+  assert.deepEqual(
+    w.warnings.map((x) => `${x.code}: ${x.message}`),
+    [],
+    "no work left behind: m1's own flush publishes its version",
+  );
+  assert.deepEqual(w.lines, []);
+  await w.commit(await w.prepare("m1"), lock1);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
+  assert.deepEqual(w.warnings, []);
 });
