@@ -20,8 +20,14 @@ import type { PlanEntry, PushContext } from "../sync/context.ts";
 export const REFUSED_RUN_ERASER = "refused-run-eraser";
 
 const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
-const OTHER_RUN =
-  "written by another run under a model lock lost since: left out of this push, for that run's own push (which is refused and erases it)";
+/**
+ * Why a version another run of this process wrote under its model lock
+ * (`PushContext.holdBack`) was left out of a push: that run's own push
+ * publishes it (or, its lock lost, is refused and erases it). No work is
+ * left behind by the push that left it out.
+ */
+export const OTHER_RUN_REASON =
+  "written by another run of this process under its model lock: left out of this push, for that run's own push (which publishes it, or, that lock lost, is refused and erases it)";
 const SETTLED =
   "uploaded by a run refused for losing its model lock, settled by its erasure (deleted, or another writer's commit of the same bytes names it): not this cache's to withdraw";
 const HELD =
@@ -110,12 +116,12 @@ export async function resume(ctx: PushContext, journal: ErasureJournal): Promise
 
 /** Leaves held runs' versions (and markers naming them) and pending erasures out of this push. */
 export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
-  // Another run's, under a model lock this process lost since: left for its own push.
+  // Another run's, under its model lock (held by this process, or lost since): left for its own push.
   const others = ctx.holdBack;
   for (const entry of others.length ? ctx.plan : []) {
-    if (others.some((d) => isUnder(entry.path, d))) skip(ctx, entry, OTHER_RUN, true);
+    if (others.some((d) => isUnder(entry.path, d))) skip(ctx, entry, OTHER_RUN_REASON, true);
     else if (entry.action === "put" && await markerNamesHeld(ctx.cache, entry.path, others)) {
-      skip(ctx, entry, `${OTHER_RUN} (the marker names such a version)`, true);
+      skip(ctx, entry, `${OTHER_RUN_REASON} (the marker names such a version)`, true);
     }
   }
   const held = journal.held.flatMap((r) => r.dirs);

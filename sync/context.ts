@@ -322,7 +322,8 @@ export interface PushContext {
   readonly models: readonly string[];
   /**
    * Version directories left out of this push, dirty (another run's, under
-   * a model lock this process lost since: see `PushOptions.holdBack`).
+   * its model lock, held by this process or lost since: see
+   * `PushOptions.holdBack`).
    */
   readonly holdBack: readonly string[];
   /**

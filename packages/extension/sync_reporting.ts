@@ -11,6 +11,7 @@
  * @module
  */
 import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts";
+import { OTHER_RUN_REASON } from "../../middleware/refused_run_hold.ts";
 import type { PullResult } from "../../sync/service/pull.ts";
 import type { PushResult } from "../../sync/service/push.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
@@ -58,13 +59,16 @@ export function reportPush(
   // The managed lockfile a push leaves out is the lockfile bridge's: it
   // publishes the change through the transaction, or warns why not
   // (`lockfile_change_unpublished`).
-  // A data version another step of the workflow is still writing is held
-  // for that step's own flush: no work left behind (its writer's flush
-  // publishes it), so nothing to warn of.
+  // A data version another step of the workflow is still writing, or one
+  // another run of this process wrote under its own model lock (left out of
+  // a push fenced by this run's locks only), is held for that step's or
+  // run's own flush: no work left behind (its writer's flush publishes it),
+  // so nothing to warn of.
   const bridged = {
     ...r,
     skipped: r.skipped.filter((s) =>
-      !(s.unpublished && isManagedLockfilePath(s.path)) && s.reason !== UNFINISHED_REASON
+      !(s.unpublished && isManagedLockfilePath(s.path)) && s.reason !== UNFINISHED_REASON &&
+      !s.reason.startsWith(OTHER_RUN_REASON)
     ),
   };
   for (const w of pushOutcome(bridged, rt.cliTarget(cachePath, ns))) {

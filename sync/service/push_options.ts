@@ -48,9 +48,10 @@ export interface PushOptions {
   readonly checkCreates?: boolean;
   /**
    * Data version directories left out of this push, dirty as they are:
-   * written under a model lock of another run this process lost since,
-   * whose own push is refused and erases them (with any `latest` marker
-   * naming one of them).
+   * written under the model lock of another run of this process (a push
+   * for some models is fenced by their locks only, or one held lock was
+   * found lost), whose own push publishes them (or, its lock lost, is
+   * refused and erases them), with any `latest` marker naming one of them.
    */
   readonly holdBack?: readonly string[];
 }
