@@ -2539,3 +2539,19 @@ Deno.test("chaos regression: a marker moved back onto a version its crashed writ
     '{"seed":143500042,"clones":3,"kinds":["api","core","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":13,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":22,"kind":"crash","clone":1,"at":"commit"},{"id":23,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":27,"kind":"marker","clone":1,"model":0,"data":1,"back":true,"how":"push"},{"id":31,"kind":"tick","n":25,"pick":1219823634},{"id":32,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"streamed":true}]}',
   );
 });
+
+/**
+ * I7/I8 (seed 148001728, shrunk): c1's `resolve --mine` of its conflict on a
+ * shared file crashed between its commit's upload and its index update: its
+ * copy replaced theirs on the store, the index still naming theirs. c1 then
+ * copied theirs into place by hand and ran `resolve --theirs`, which took
+ * the copy as theirs without looking at the store and cleared the path's
+ * dirty mark: reported resolved, it left the index naming a version the
+ * store no longer held, for good (a fresh clone's pull skipped the file as
+ * not yet committed).
+ */
+Deno.test("chaos regression: a --theirs whose copy is theirs already writes theirs back over its own cut-off upload (I7, I8, seed 148001728)", async () => {
+  await clean(
+    '{"seed":148001728,"clones":2,"absentOnError":true,"ops":[{"id":40,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":41,"kind":"edit","clone":1,"file":5,"how":"hand"},{"id":12,"kind":"resolve","clone":1,"pick":7,"how":"mine"},{"id":13,"kind":"resolve","clone":1,"pick":7,"how":"theirs"},{"id":15,"kind":"breakglass","model":0},{"id":17,"kind":"crash","clone":1,"at":"commit"},{"id":18,"kind":"tick","n":17,"pick":792728085}]}',
+  );
+});

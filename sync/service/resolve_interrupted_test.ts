@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { AbortedError, UnreachableError } from "../errors.ts";
-import { bothSynced, clone, put, read, stopsAtDownload } from "./clone_kit.ts";
+import { assertIndexCurrent, bothSynced, clone, put, read, stopsAtDownload } from "./clone_kit.ts";
 import { waitFor } from "../../packages/testing/mod.ts";
 
 const PATH = "notes/m.txt";
@@ -109,6 +109,26 @@ Deno.test("a --theirs that meets this cache's own upload over theirs takes it an
   const pulled = await a.pullChanged();
   assert.deepEqual(pulled.uncommitted, []);
   assert.equal(await read(a, PATH), uploaded);
+});
+
+Deno.test("a --theirs over this cache's own upload, the copy here theirs already (copied by hand), writes theirs back over that upload and commits it", async () => {
+  const { store, b } = await cutAfterUpload("mine");
+  // The user copies theirs into place by hand (from a peer's checkout), then takes theirs.
+  await put(b, PATH, "a's edit", false);
+  const r = await b.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, true);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, PATH), "a's edit");
+  // Theirs is what the datastore holds again, under a version the index names.
+  assert.equal(store.peekText(PATH), "a's edit", "theirs, not the cut-off upload of mine");
+  await assertIndexCurrent(store);
+  assert.ok(r.published, "written again and committed");
+  assert.equal(b.state.synced(PATH)?.version, (await store.head(PATH))!.version);
+  assert.deepEqual(b.state.dirtyPaths(), [], "nothing left to push");
+  const a = await clone(store, "a2");
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.uncommitted, [], "a peer's pull takes it, never skips it as uncommitted");
+  assert.equal(await read(a, PATH), "a's edit");
 });
 
 Deno.test("a --merged cut off after its upload, its file then deleted by hand: --mine says theirs is gone too, and --theirs finishes the merge", async () => {
