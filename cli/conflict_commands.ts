@@ -176,6 +176,12 @@ function say(
         r.published ? ` (version ${r.published})` : ""
       }: the datastore's index names it now.`,
     );
+  } else if (r.resolved && r.ownUploadReplaced !== undefined) {
+    out.say(
+      `The datastore no longer held theirs of ${rel}: a resolution of this conflict, cut off before its commit, had written your copy over it (version ${r.ownUploadReplaced}). The copy here was theirs already: wrote it back over that upload${
+        r.published ? ` (version ${r.published})` : ""
+      }: the datastore's index names it now.`,
+    );
   } else if (r.resolved && resolution === "theirs" && (r.pull?.vanished ?? []).includes(rel)) {
     out.say(
       `Took the datastore's side of ${rel}: its index names a copy whose object is gone from the store (deleted outside the sync), so nothing was fetched and nothing is at ${rel} here now${

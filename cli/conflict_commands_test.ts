@@ -768,6 +768,30 @@ Deno.test("a resolution cut off after its upload over theirs, its file deleted h
   await w.cleanup();
 });
 
+Deno.test("a resolution cut off after its upload over theirs, theirs then copied here by hand: --theirs writes theirs back over the upload and says so", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["pull", "--cache", b])).code, 3, "the conflict is recorded");
+  // b's --mine uploaded over theirs and was cut off before its index update.
+  const store = new FsStore({ root: w.root });
+  const theirs = (await store.head(CFG))!.version;
+  const theirsText = new TextDecoder().decode((await store.get(CFG)).body);
+  const own = "b-writer"; // made by the push of that resolution, as its first
+  await Deno.writeTextFile(`${b}/.sluice/writer.json`, JSON.stringify({ id: own }));
+  await store.put(CFG, new TextEncoder().encode("x: 2\ny: 1\n"), PutModes.update(theirs), {
+    metadata: { [WRITER_METADATA]: own },
+  });
+  await Deno.writeTextFile(`${b}/${CFG}`, theirsText); // theirs, copied by hand
+  const taken = await sluice(["resolve", CFG, "--theirs", "--cache", b]);
+  assert.equal(taken.code, 0, taken.err);
+  assert.match(taken.out, /The datastore no longer held theirs of config\/app\.yaml/);
+  assert.match(taken.out, /The copy here was theirs already: wrote it back over that upload/);
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), theirsText);
+  const c = w.cache("c");
+  assert.equal((await sluice(["pull", "--cache", c, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${c}/${CFG}`), theirsText, "a peer takes theirs");
+  await w.cleanup();
+});
+
 Deno.test("status names one --adopt-uncommitted per path to end the waits it lists: a data version by its directory, its marker left out", async () => {
   const { w, b } = await bothSynced();
   const V = "data/shell/cmd/m1/out/1";

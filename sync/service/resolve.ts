@@ -30,6 +30,7 @@ import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
 import {
   indexedShapeReader,
+  ownUploadLooker,
   ownUploadTaker,
   theirsReader,
   versionedTheirs,
@@ -77,6 +78,13 @@ export interface ResolveResult {
    * version (`published`, `push`): theirs was no longer there to take.
    */
   readonly ownUpload?: string;
+  /**
+   * `theirs`: the version of this cache's own upload the datastore held over
+   * theirs (a resolution cut off before its commit had written it there)
+   * where the copy here was theirs already (copied into place by hand, say):
+   * that copy was written back over the upload and committed (`published`).
+   */
+  readonly ownUploadReplaced?: string;
   /** True when the resolution deleted theirs on the datastore. */
   readonly deleted?: boolean;
   /** Where a local copy was set aside (cache-relative), if one was. */
@@ -121,6 +129,12 @@ export interface ResolveDeps {
    * very version (this cache's own upload, named by no index).
    */
   withdrawOwn?(path: string, version: string): Promise<void>;
+  /**
+   * The version of the datastore's object at `path` when it is this cache's
+   * own upload (its writer id) and not `version`; null otherwise (one look,
+   * nothing read or written: see {@link ownUploadLooker}).
+   */
+  ownUploadOver?(path: string, version: string): Promise<string | null>;
   /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
   forgetLost?(path: string): Promise<void>;
   /**
@@ -166,6 +180,7 @@ export function storeResolveDeps(
     ...run,
     readTheirs: theirsReader(store, cache, config.retry, signal),
     takeBackOwn: ownUploadTaker(store, cache, config.retry, signal),
+    ownUploadOver: ownUploadLooker(store, cache, config.retry, signal),
     withdrawOwn: async (p, version) => {
       await deleteAt(store, p, version, { retry: config.retry, signal });
     },

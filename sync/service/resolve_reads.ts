@@ -13,7 +13,7 @@ import type { RetryPolicy } from "../retry.ts";
 import { hashObject } from "../transfer/object_ops.ts";
 import { openObject } from "../transfer/body.ts";
 import { withRetry } from "../retry.ts";
-import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
+import { isOwnUncommitted, readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ancestorWhere } from "../paths.ts";
 import { readIndexAround } from "../transfer/remote_index.ts";
 import type { ResolveDeps } from "./resolve.ts";
@@ -110,6 +110,27 @@ export function ownUploadTaker(
       retry,
       signal,
     );
+  };
+}
+
+/**
+ * {@link ResolveDeps.ownUploadOver} over `store`: one HEAD (retried), the
+ * object's version when it carries this cache's writer id and is not
+ * `version` (this cache's own upload, named by no index); null otherwise.
+ * A look that fails after its retries fails the resolution, which never
+ * takes the store for unchanged for want of a look.
+ */
+export function ownUploadLooker(
+  store: ObjectStore,
+  cache: LocalCache,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["ownUploadOver"]> {
+  return async (path, version) => {
+    const own = await readWriterId(cache);
+    if (own === null) return null;
+    const now = await withRetry(() => store.head(path, { signal }), retry, signal);
+    return now && isOwnUncommitted(now, version, own) ? now.version : null;
   };
 }
 

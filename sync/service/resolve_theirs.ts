@@ -6,7 +6,8 @@
  * copy put back where nothing took its place. Where what the store holds is
  * this cache's own upload over theirs (a `mine` or `merged` cut off before
  * its commit), theirs is gone: that upload is taken and its publishing
- * finished.
+ * finished; unless the copy here is theirs already (copied into place by
+ * hand), which is then written back over that upload and committed.
  *
  * @module
  */
@@ -28,6 +29,17 @@ export async function resolveTheirs(
   const resolution = "theirs";
   const setAside: string[] = [];
   const here = await cache.hashFile(path);
+  // The copy here is theirs already (copied into place by hand, say), while
+  // the store holds this cache's own upload over theirs (a `mine` or
+  // `merged` of this conflict cut off before its commit). The pull would
+  // take the copy as theirs without a look at the store, and its dirty mark
+  // gone, no push would ever write it back: the index would name theirs, an
+  // object the store no longer holds. Theirs is written back over that
+  // upload and committed, as the push of a copy rebased on theirs does.
+  if (here && rec.theirs && here.hash === rec.theirs.hash && deps.ownUploadOver) {
+    const own = await deps.ownUploadOver(path, rec.theirs.version);
+    if (own !== null) return await theirsOverOwn(deps, rec, own);
+  }
   if (here && here.hash !== rec.theirs?.hash) {
     // The copy's REASON.json records the conflict, as a pull's does: should
     // this process stop before the resolution ends (its record cleared
@@ -137,6 +149,32 @@ export async function resolveTheirs(
     conflicts: pulled.conflicts.filter((p) => p === path),
     pull: pulled,
   };
+}
+
+/**
+ * A `--theirs` whose copy here is theirs already, over this cache's own
+ * upload (version `own`) of a resolution cut off before its commit: the
+ * copy, rebased on theirs, is pushed, which writes it over that upload and
+ * commits it. Theirs changed on the datastore since (another client's
+ * entry no longer holding its bytes) makes it a new conflict, never a loss.
+ */
+async function theirsOverOwn(
+  deps: ResolveDeps,
+  rec: ConflictRecord,
+  own: string,
+): Promise<ResolveResult> {
+  const theirs = await versionedTheirs(deps, rec);
+  if (theirs === undefined) {
+    return {
+      path: rec.path,
+      resolution: "theirs",
+      resolved: false,
+      setAside: [],
+      conflicts: [rec.path],
+    };
+  }
+  const r = await publishRebased(deps, rec, "theirs", theirs, []);
+  return { ...r, ownUploadReplaced: own };
 }
 
 /**
