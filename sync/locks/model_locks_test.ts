@@ -65,6 +65,37 @@ Deno.test("a lock set waits while the global datastore lock is held", async () =
   await (await p).release();
 });
 
+Deno.test("a lock set waits while a global lock held in a lock backend of its own is held", async () => {
+  // A third-party backend keeps its locks outside the datastore (here: a
+  // store of its own), so the datastore holds no object at the lock's key.
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const locks = storeLockBackend(new InMemoryStore({ clock }), { clock });
+  const open = async (name: string) =>
+    await createSyncService({
+      cacheDir: await Deno.makeTempDir({ prefix: `sluice-${name}-` }),
+      store,
+      clock,
+      identity: { holder: `${name}@host`, hostname: "host", pid: name.length },
+      lockBackend: locks,
+      config: quick,
+    });
+  const a = await open("a");
+  const b = await open("bb");
+  const global = b.lockBackend!.createLock(globalLockKey(), b.identity);
+  await global.acquire();
+  let done = false;
+  const p = acquireModelLocks(a, ["t/m"], { globalPollMs: 100 }).then((s) => {
+    done = true;
+    return s;
+  });
+  await clock.advance(1_000);
+  assert.equal(done, false, "model locks taken while the global lock was held");
+  await global.release();
+  await waitFor(() => done, { clock });
+  await (await p).release();
+});
+
 Deno.test("the breakglass force-releases by nonce and reports whose lock it broke", async () => {
   const clock = new FakeClock();
   const store = new InMemoryStore({ clock });
