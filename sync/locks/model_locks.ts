@@ -166,9 +166,12 @@ async function waitForGlobal(service: SyncService, ns: string, options: ModelLoc
   for (;;) {
     const info = await global.inspect({ signal: options.signal });
     if (!info) return;
-    // A global lock nobody renews (its holder died, or could not delete it) holds no one off.
+    // A global lock nobody renews (its holder died, or could not delete it) holds no one off,
+    // judged by the datastore's time on its object. A backend that keeps its locks elsewhere
+    // (a third party's) leaves no object here: its lock is held while it says so (its own
+    // acquire takes over a stale one), never free for want of an object in the datastore.
     const head = await service.store.head(global.key, { signal: options.signal });
-    if (!head || head.lastModified + info.ttlMs + TIMESTAMP_SLACK_MS < service.clock.now()) return;
+    if (head && head.lastModified + info.ttlMs + TIMESTAMP_SLACK_MS < service.clock.now()) return;
     if (service.clock.now() - start >= waitMs) {
       throw new LockTimeoutError(global.key, waitMs, `${info.holder} (pid ${info.pid})`);
     }
