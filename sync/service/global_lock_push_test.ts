@@ -190,6 +190,33 @@ Deno.test("global lock: a lock lost before the commit refuses it; one lost durin
   assert.equal(s.store.peek(GLOBAL), undefined);
 });
 
+Deno.test("global lock: a lock that exposes no nonce nor loss flag (a third party's) taken over before the commit refuses it", async () => {
+  const s = await setup();
+  await edit(s.svc, "one\n");
+  const real = s.lock();
+  // The members a lock must have, and no more (ports.ts: nonce, lost and loss are optional).
+  const bare: DistributedLock = {
+    key: real.key,
+    acquire: async (o) => {
+      await real.acquire(o);
+      // Broken and taken over by another client right after it was had.
+      assert.ok(await real.forceRelease(real.nonce!));
+      await s.oldClientLock.acquire();
+    },
+    release: () => real.release(),
+    withLock: (fn, o) => real.withLock(fn, o),
+    inspect: (o) => real.inspect(o),
+    forceRelease: (n) => real.forceRelease(n),
+  };
+  await assert.rejects(
+    pushUnderGlobalLock(s.svc, bare),
+    (e) => e instanceof SluiceError && e.code === "global_lock_lost",
+  );
+  assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), []);
+  await s.oldClientLock.release();
+});
+
 Deno.test("global lock: a model run's push commits under it when given one", async () => {
   const s = await setup();
   const set = await acquireModelLocks(s.svc, ["aws/ec2/m1"], { lock: lockOptions });
