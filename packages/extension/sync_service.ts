@@ -425,7 +425,7 @@ async function warnIfGlobalLost(
 ): Promise<void> {
   if (!lock || r.uploaded.length + r.deleted.length === 0) return;
   // The read only beside old clients, whose index rewrites the lock keeps out.
-  if (await globalLockLostNow(lock, look)) {
+  if (await globalLockLostNow(lock, look, svc.identity)) {
     svc.events.emit("warning", globalLockLostWarning(lock.key));
   }
 }

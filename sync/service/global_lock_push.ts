@@ -16,7 +16,7 @@ import { SluiceError } from "../errors.ts";
 import { LockTimeoutError } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
 import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
-import type { DistributedLock } from "../ports.ts";
+import type { DistributedLock, Identity } from "../ports.ts";
 import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncService } from "./service.ts";
@@ -47,13 +47,29 @@ export function globalLockLostWarning(key: string): { code: "global_lock_lost"; 
  * True when `lock`, held around a commit, was lost by its end: its
  * heartbeat saw it gone, or (with `look`) it was taken over faster than a
  * heartbeat and the lock object names another holder now (one read; a
- * failed read says nothing).
+ * failed read says nothing). A lock that knows no nonce (a third party's
+ * may not) is judged by the holder it names, against `identity`, as the
+ * lock fence judges one; without `identity` it is not read.
  */
-export async function globalLockLostNow(lock: DistributedLock, look: boolean): Promise<boolean> {
+export async function globalLockLostNow(
+  lock: DistributedLock,
+  look: boolean,
+  identity?: Identity,
+): Promise<boolean> {
   if (lock.lost === true) return true;
-  if (!look || lock.nonce === undefined) return false;
+  if (!look || (lock.nonce === undefined && identity === undefined)) return false;
+  return await namesAnotherHolder(lock, identity);
+}
+
+/** One read of `lock`: true when it is gone or names another holder (a failed read says nothing). */
+async function namesAnotherHolder(lock: DistributedLock, identity?: Identity): Promise<boolean> {
   const info = await lock.inspect().catch(() => undefined);
-  return info !== undefined && info?.nonce !== lock.nonce;
+  if (info === undefined) return false;
+  if (info === null) return true;
+  if (lock.nonce !== undefined) return info.nonce !== lock.nonce;
+  return identity !== undefined &&
+    (info.holder !== identity.holder || info.hostname !== identity.hostname ||
+      info.pid !== identity.pid);
 }
 
 /**
@@ -147,7 +163,10 @@ async function commitUnderLock(
     );
   }
   try {
-    if (lock.lost) {
+    // A lock that reports no loss of its own (a third party's may not) is read once.
+    if (
+      lock.lost || (lock.lost === undefined && await namesAnotherHolder(lock, service.identity))
+    ) {
       throw new SluiceError(
         "global_lock_lost",
         `The global lock ${lock.key} was lost before this push's commit (taken over or deleted while it was held). ${
@@ -158,7 +177,7 @@ async function commitUnderLock(
     }
     const result = await service.commitPush(prepared, { signal });
     // Taken over faster than a heartbeat: one read of the lock tells.
-    if (await globalLockLostNow(lock, true)) {
+    if (await globalLockLostNow(lock, true, service.identity)) {
       service.events.emit("warning", globalLockLostWarning(lock.key));
     }
     if (lost) {
