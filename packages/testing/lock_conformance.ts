@@ -295,6 +295,12 @@ const CASES: Record<string, Case> = {
     const after = await a.inspect();
     holderIs(after, "a", "after three TTLs");
     check(after?.nonce === before?.nonce, "the live lock was replaced (its nonce changed)");
+    // Swamp core and the layout's other clients take a lock whose acquiredAt
+    // is older than its ttlMs for stale, and break it.
+    check(
+      Date.parse(after?.acquiredAt ?? "") > Date.parse(before?.acquiredAt ?? ""),
+      `the heartbeat did not renew acquiredAt (${before?.acquiredAt} before, ${after?.acquiredAt} after three TTLs): a live lock whose acquiredAt is older than its ttlMs is taken for stale by swamp core`,
+    );
     if (a.lost !== undefined) check(a.lost === false, "a live lock reports lost");
   },
 
