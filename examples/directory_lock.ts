@@ -240,7 +240,14 @@ class DirectoryLock implements DistributedLock {
           };
           return;
         }
-        const renewed: Body = { ...current, renewedAt: this.#clock.now() };
+        // acquiredAt is the last renewal too: swamp core and the layout's
+        // other clients take a lock whose acquiredAt is older than its TTL for stale.
+        const now = this.#clock.now();
+        const renewed: Body = {
+          ...current,
+          acquiredAt: new Date(now).toISOString(),
+          renewedAt: now,
+        };
         const tmp = `${this.#file}.${nonce}.tmp`;
         await Deno.writeTextFile(tmp, JSON.stringify(renewed));
         await Deno.rename(tmp, this.#file);
