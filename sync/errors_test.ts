@@ -63,6 +63,13 @@ Deno.test("the typed store errors carry their code, key and retryability, and sa
   assert.equal(new ConfigError("bucket", "x").field, "bucket");
 });
 
+Deno.test("a config error whose expectation ends in a question mark adds no full stop after it", () => {
+  const e = new ConfigError("endpiont", 'no such setting; did you mean "endpoint"?');
+  assert.match(e.message, /did you mean "endpoint"\? Nothing was changed/);
+  const o = new ConfigError("--model", "a model, or did you mean --global?");
+  assert.match(o.message, /--global\? Nothing was changed/);
+});
+
 Deno.test("hasCode and isRetryable are false for anything but a SluiceError", () => {
   const plain = Object.assign(new Error("x"), { code: "unreachable", retryable: true });
   assert.equal(hasCode(plain, "unreachable"), false);
