@@ -232,11 +232,13 @@ export class ConfigError extends SluiceError {
   readonly field: string;
   constructor(field: string, expected: string, options: { cause?: unknown } = {}) {
     const option = field.startsWith("-");
+    // "did you mean …?" ends its own sentence.
+    const stop = /[.?!]$/.test(expected) ? "" : ".";
     super(
       "invalid_config",
       option
-        ? `Invalid value for ${field}: ${expected}. Nothing was changed; correct the option and run the command again.`
-        : `Invalid configuration at "${field}": ${expected}. Nothing was changed; fix the datastore configuration and run the command again.`,
+        ? `Invalid value for ${field}: ${expected}${stop} Nothing was changed; correct the option and run the command again.`
+        : `Invalid configuration at "${field}": ${expected}${stop} Nothing was changed; fix the datastore configuration and run the command again.`,
       options,
     );
     this.field = field;
