@@ -17,7 +17,7 @@ import { createSluice } from "../../sluice.ts";
 import { envFrom } from "./env.ts";
 import type { ExtensionProvider } from "./provider.ts";
 import type { ExtensionSyncService } from "./sync_service.ts";
-import { SwampLockTimeoutError } from "./lock.ts";
+import { ExtensionLock, SwampLockTimeoutError } from "./lock.ts";
 
 const CONFIG = { bucket: "mem", lock: { backend: "store", ttlMs: 30_000 } };
 const MODEL = { modelType: "shell/cmd", modelId: "m1" };
@@ -214,6 +214,33 @@ Deno.test("lock: a second holder times out with LockTimeoutError naming key, hol
   assert.equal(await lb.withLock(() => "done"), "done");
 });
 
+Deno.test("lock: a third-party backend's timeout (an error with the code lock_timeout only) reaches the tool as its LockTimeoutError", async () => {
+  // The lock conformance suite matches lock errors by their code, not their class.
+  const timeout = Object.assign(new Error("busy"), { code: "lock_timeout" });
+  const other = {
+    holder: "b@host-b",
+    hostname: "host-b",
+    pid: 2,
+    acquiredAt: new Date(0).toISOString(),
+    ttlMs: 30_000,
+    nonce: "n",
+  };
+  const lock = new ExtensionLock({
+    key: LOCK_KEY,
+    acquire: () => Promise.reject(timeout),
+    release: () => Promise.resolve(),
+    withLock: (fn) => fn(),
+    inspect: () => Promise.resolve(other),
+    forceRelease: () => Promise.resolve(false),
+  });
+  await assert.rejects(lock.acquire(), (e: unknown) => {
+    assert.ok(e instanceof SwampLockTimeoutError);
+    assert.equal(e.lockKey, LOCK_KEY);
+    assert.match(e.holder, /b@host-b/);
+    assert.equal(e.cause, timeout);
+    return true;
+  });
+});
 Deno.test("sync: migrateMonolithToShards moves a namespace's index to v2 once; old clients' reader and a peer see every file", async () => {
   const store = new InMemoryStore();
   const a = await proc(store, "a");

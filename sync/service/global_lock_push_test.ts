@@ -217,6 +217,29 @@ Deno.test("global lock: a lock that exposes no nonce nor loss flag (a third part
   await s.oldClientLock.release();
 });
 
+Deno.test("global lock: a third party's lock timeout, an error with the code lock_timeout only, is told as the push's lock_timeout", async () => {
+  const s = await setup();
+  await edit(s.svc, "one\n");
+  const real = s.lock();
+  // The lock conformance suite matches lock errors by their code, not their class.
+  const timeout = Object.assign(new Error("busy: held by someone else"), { code: "lock_timeout" });
+  const theirs: DistributedLock = {
+    key: real.key,
+    acquire: () => Promise.reject(timeout),
+    release: () => real.release(),
+    withLock: (fn, o) => real.withLock(fn, o),
+    inspect: (o) => real.inspect(o),
+    forceRelease: (n) => real.forceRelease(n),
+  };
+  await assert.rejects(
+    pushUnderGlobalLock(s.svc, theirs),
+    (e) =>
+      e instanceof SluiceError && e.code === "lock_timeout" && e.cause === timeout &&
+      /uploaded but not published/.test(e.message),
+  );
+  assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
+});
+
 Deno.test("global lock: a model run's push commits under it when given one", async () => {
   const s = await setup();
   const set = await acquireModelLocks(s.svc, ["aws/ec2/m1"], { lock: lockOptions });
