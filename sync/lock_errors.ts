@@ -26,6 +26,22 @@ export class LockTimeoutError extends SluiceError {
   }
 }
 
+/**
+ * True for a lock's timeout: Sluice's {@link LockTimeoutError}, or any error
+ * whose `code` is `lock_timeout` (a third-party lock need not throw Sluice's
+ * classes: the lock conformance suite matches its errors by their code).
+ *
+ * @example
+ * ```ts
+ * import { isLockTimeout } from "./lock_errors.ts";
+ * isLockTimeout(Object.assign(new Error("busy"), { code: "lock_timeout" })); // true
+ * ```
+ */
+export function isLockTimeout(e: unknown): boolean {
+  return e instanceof LockTimeoutError ||
+    (typeof e === "object" && e !== null && (e as { code?: unknown }).code === "lock_timeout");
+}
+
 /** A lock object could not be read (transport, timeout, malformed body). Never means "released". */
 export class LockReadError extends SluiceError {
   /** The lock key. */

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { LockTimeoutError } from "../../sync/lock_errors.ts";
+import { isLockTimeout, LockTimeoutError } from "../../sync/lock_errors.ts";
 import { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { describeHolder } from "../../sync/locks/lock_body.ts";
 import type { SluiceEmitter } from "../../sync/events.ts";
@@ -122,7 +122,7 @@ export class ExtensionLock implements SwampDistributedLock {
     try {
       await this.inner.acquire();
     } catch (e) {
-      if (!(e instanceof LockTimeoutError)) throw e;
+      if (!isLockTimeout(e)) throw e;
       // A lock object that is no lock is described by what is wrong with it.
       const holder = await this.inspect().then(holderOf, () => "unknown");
       throw new SwampLockTimeoutError(this.key, this.#now() - start, holder, { cause: e });

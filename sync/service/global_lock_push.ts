@@ -13,7 +13,7 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
-import { LockTimeoutError } from "../lock_errors.ts";
+import { isLockTimeout } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
 import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
 import type { DistributedLock, Identity } from "../ports.ts";
@@ -150,8 +150,11 @@ async function commitUnderLock(
   try {
     await lock.acquire({ signal });
   } catch (e) {
-    if (!(e instanceof LockTimeoutError)) throw e;
-    const what = e.message.replace(/\.? Nothing was changed\..*$/, "");
+    if (!isLockTimeout(e)) throw e;
+    const what = (e instanceof Error ? e.message : String(e)).replace(
+      /\.? Nothing was changed\..*$/,
+      "",
+    );
     throw new SluiceError(
       "lock_timeout",
       `${what}. ${
