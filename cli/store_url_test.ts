@@ -36,6 +36,11 @@ Deno.test("bad file:// URLs are refused with a ConfigError naming the store", ()
   refused("file://", "store");
 });
 
+Deno.test("a file: URL with one slash or none is refused with the file:// URL it likely means", () => {
+  refused("file:/srv/ds", "store", /got "file:\/srv\/ds".*file:\/\/\/srv\/ds/);
+  refused("file:store", "store", /got "file:store".*file:\/\/\.\/store/);
+});
+
 Deno.test("s3:// URLs carry bucket, prefix, endpoint, region and options", () => {
   assert.deepEqual(
     parseStoreUrl("s3://my-bucket/team/ds/?endpoint=http://127.0.0.1:9000&region=eu-west-1"),
