@@ -311,7 +311,19 @@ export function parseStoreUrl(url: string, options: ParseStoreUrlOptions = {}): 
   if (s === "") throw bad("", `a store URL such as ${FORMS}`);
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(s)?.[1]?.toLowerCase();
   if (scheme === "file") {
-    if (!s.toLowerCase().startsWith("file://")) throw bad("", "file:// followed by a directory");
+    if (!s.toLowerCase().startsWith("file://")) {
+      // file:/abs/dir or file:rel/dir: the slashes a file:// URL needs are missing.
+      const path = s.slice(5);
+      const meant = path.startsWith("/")
+        ? `file://${path.replace(/^\/+/, "/")}`
+        : `file://./${path}`;
+      throw bad(
+        "",
+        `file:// followed by a directory (file:///abs/dir or file://./rel/dir), got ${
+          JSON.stringify(s)
+        }: did you mean ${meant}?`,
+      );
+    }
     return parseFile(`file://${s.slice(7)}`, options);
   }
   if (
