@@ -232,7 +232,9 @@ export interface LockOptions {
  * `inspect()` returns `null` only when the lock object is absent; a failed
  * read throws. Locks made by Sluice's engine also expose `nonce`, `lost` and
  * `loss`, so the lock fence can refuse without another read; third-party
- * locks may leave them undefined.
+ * locks may leave them undefined (the fence then reads the lock, and a push
+ * under the global lock reads it once before its commit, judging it by the
+ * holder, hostname and pid it names).
  */
 export interface DistributedLock {
   /** Store key of the lock object. */
