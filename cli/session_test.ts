@@ -611,6 +611,29 @@ Deno.test("a cache that recorded a store but never synced a file takes another -
   await w.cleanup();
 });
 
+Deno.test("a cache whose record of its store is unreadable, and that synced with it, refuses another store; its files stay", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/n.txt", "n\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const other = `file://${w.base}/other-store`;
+  const o = w.cache("o");
+  await w.write(o, "notes/o.txt", "o\n");
+  assert.equal((await sluice(["push", "--init", "--cache", o, "--store", other])).code, 0);
+  const record = `${new LocalCache(a).stateDir}/${CLI_STORE_STATE}`;
+  for (const broken of ["{bad", '{"format":2,"url":"s3://b/p"}']) {
+    await Deno.writeTextFile(record, broken);
+    const pull = await sluice(["pull", "--cache", a, "--store", other]);
+    assert.equal(pull.code, 78, `${broken}: ${pull.err}`);
+    assert.match(pull.err, /invalid_config/);
+    assert.match(pull.err, new RegExp(CLI_STORE_STATE.replace(".", "\\.")));
+    assert.equal(await Deno.readTextFile(`${a}/notes/n.txt`), "n\n", "the synced file stays");
+    assert.equal(await exists(`${a}/notes/o.txt`), false, "nothing of the other store is pulled");
+    assert.equal(await Deno.readTextFile(record), broken, "the record is left as it is");
+  }
+  await w.cleanup();
+});
+
 Deno.test("a local-only path named to push is refused (local_only, 1): never 'Nothing to push'", async () => {
   const w = await world();
   const a = w.cache("a");
