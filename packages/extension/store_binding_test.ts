@@ -85,6 +85,23 @@ Deno.test("a cache with sync records of another bucket, prefix or endpoint is re
   await refuseOtherStore("/c", "/nonexistent/state", rec("s3://b/two"));
 });
 
+Deno.test("a cache with sync records whose record of its store cannot be read is refused, whatever the datastore; one that synced nothing is not", async () => {
+  for (const broken of ["{bad", JSON.stringify({ format: 2, url: "s3://b/one" })]) {
+    const synced = await stateWith({ [STORE_RECORD]: broken, "manifest.json": "{}" });
+    const err = await refuseOtherStore("/c", synced, rec("s3://b/two"), "/repo").then(
+      () => undefined,
+      (e) => e,
+    );
+    assert.ok(err instanceof SluiceError, broken);
+    assert.equal(err.code, "invalid_config");
+    assert.match(err.message, new RegExp(`${STORE_RECORD.replace(".", "\\.")}\\) cannot be read`));
+    assert.match(err.message, /Nothing was changed/);
+    assert.equal(await Deno.readTextFile(`${synced}/${STORE_RECORD}`), broken, "left as it is");
+    const fresh = await stateWith({ [STORE_RECORD]: broken, "dirty.log": "" });
+    await refuseOtherStore("/c", fresh, rec("s3://b/two"));
+  }
+});
+
 Deno.test("through the extension: a configuration changed to another prefix is refused, and the cache keeps its files", async () => {
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
   const [storeOne, storeTwo] = [stores["mem/one"], stores["mem/two"]];
