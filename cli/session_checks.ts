@@ -10,7 +10,13 @@
 import { dirname, resolve } from "node:path";
 import type { LocalCache } from "../sync/transfer/cache.ts";
 import { findStateDir, STATE_DIR } from "../sync/transfer/cache.ts";
-import { holdsNoSyncRecord, STORE_RECORD, type StoreRecord } from "../sync/store_record.ts";
+import {
+  holdsNoSyncRecord,
+  readStoreRecord,
+  STORE_RECORD,
+  type StoreRecord,
+  unreadableStoreRecordError,
+} from "../sync/store_record.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { refuseStateNotADirectory } from "../sync/service/service.ts";
 import { type CliIo, shellWord, UsageError } from "./output.ts";
@@ -34,7 +40,17 @@ export async function chooseStore(
   io: CliIo,
   cache: LocalCache,
 ): Promise<{ spec: StoreSpec; url: string; record: boolean; recorded: StoreRecord | null }> {
-  const recorded = await cache.readState<StoreRecord>(CLI_STORE_STATE).catch(() => null);
+  const read = await readStoreRecord(cache.stateDir);
+  // A record that cannot be read is no record only where nothing was synced.
+  if (read.unreadable !== undefined && !await holdsNoSyncRecord(findStateDir(cache.dir))) {
+    throw unreadableStoreRecordError(
+      cache.dir,
+      `${cache.stateDir}/${CLI_STORE_STATE}`,
+      read.unreadable,
+      options.store ?? (io.env?.[STORE_ENV] || undefined),
+    );
+  }
+  const recorded = read.record;
   return { ...await chosenStore(options, io, cache, recorded), recorded };
 }
 

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { SluiceError } from "./errors.ts";
+import { shellWord } from "./shell_word.ts";
 import { DIRTY_FILE } from "./service/state.ts";
 import { PROBE_STATE_FILE } from "./transfer/conditional.ts";
 import { OWNERS_DIR, STATE_LOCK_FILE } from "./service/state_lock.ts";
@@ -88,4 +90,83 @@ export async function holdsNoSyncRecord(stateDir: string): Promise<boolean> {
   } catch (e) {
     return e instanceof Deno.errors.NotFound;
   }
+}
+
+/**
+ * What a state directory holds of a store record: the record, none
+ * (`record` null, no `unreadable`), or a file there that is no record this
+ * release reads (`unreadable` says why: not JSON, another format, a failed
+ * read).
+ */
+export interface StoreRecordRead {
+  /** The record, when it is one. */
+  readonly record: StoreRecord | null;
+  /** Why the file there is no readable record; absent when there is no file or it is one. */
+  readonly unreadable?: string;
+}
+
+/**
+ * Reads the store record of the state directory `stateDir`, telling a
+ * missing one from one that cannot be read (never taken for none: a cache
+ * that synced with a store it can no longer name must not take another).
+ *
+ * @example
+ * ```ts
+ * import { readStoreRecord } from "./store_record.ts";
+ * const dir = await Deno.makeTempDir();
+ * console.log(await readStoreRecord(dir)); // { record: null }
+ * ```
+ */
+export async function readStoreRecord(stateDir: string): Promise<StoreRecordRead> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(`${stateDir}/${STORE_RECORD}`);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { record: null };
+    return { record: null, unreadable: e instanceof Error ? e.message : String(e) };
+  }
+  let had: unknown;
+  try {
+    had = JSON.parse(text);
+  } catch (e) {
+    return { record: null, unreadable: `not JSON: ${(e as Error).message}` };
+  }
+  const r = had as Partial<StoreRecord> | null;
+  if (
+    typeof r === "object" && r !== null && r.format === 1 && typeof r.url === "string" &&
+    (r.identity === undefined || typeof r.identity === "string")
+  ) {
+    return { record: r as StoreRecord };
+  }
+  return {
+    record: null,
+    unreadable: "not a record of a store this release reads (format 1, with its url)",
+  };
+}
+
+/**
+ * The refusal of a cache that synced with a store its record no longer
+ * names (`file` is the record, `why` what is wrong with it): taken for any
+ * other store's, its sync records would remove every synced file that store
+ * lacks. `now` is the store the command or configuration names now.
+ */
+export function unreadableStoreRecordError(
+  cacheDir: string,
+  file: string,
+  why: string,
+  now: string | undefined,
+): SluiceError {
+  const mine = now
+    ? `If ${now} is the datastore this cache mirrors, delete ${
+      shellWord(file)
+    } and run the command again: the store is recorded anew.`
+    : `If you know the datastore this cache mirrors, delete ${
+      shellWord(file)
+    } and run the command again naming it: the store is recorded anew.`;
+  return new SluiceError(
+    "invalid_config",
+    `The cache ${cacheDir} has synced with a datastore, but its record of which one (${file}) cannot be read (${why}), so it cannot tell whose sync records it holds: a sync with another datastore would take them for its own, and remove here every synced file that one lacks. Nothing was changed. ${mine} Otherwise move the cache aside (\`mv ${
+      shellWord(cacheDir)
+    } ${shellWord(`${cacheDir}.old`)}\`) and start a new one from the datastore.`,
+  );
 }

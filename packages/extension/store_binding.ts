@@ -12,22 +12,36 @@
 import { SluiceError } from "../../sync/errors.ts";
 import {
   holdsNoSyncRecord,
+  readStoreRecord,
   recordedEndpoint,
   STORE_RECORD,
   type StoreRecord,
+  unreadableStoreRecordError,
 } from "../../sync/store_record.ts";
 import { shellWord } from "../../sync/shell_word.ts";
 
-/** The record a state directory holds; null when none (or unreadable as one). */
-async function recordIn(stateDir: string): Promise<StoreRecord | null> {
-  try {
-    const had = JSON.parse(await Deno.readTextFile(`${stateDir}/${STORE_RECORD}`));
-    return had?.format === 1 && typeof had.url === "string" && typeof had.identity === "string"
-      ? had
-      : null;
-  } catch {
-    return null;
+/**
+ * The record a state directory holds; null when none. One that cannot be
+ * read is refused where the cache synced something (`now`: the datastore
+ * configured now), and is none where it synced nothing.
+ */
+async function recordIn(
+  cacheDir: string,
+  stateDir: string,
+  now: StoreRecord,
+): Promise<StoreRecord | null> {
+  const read = await readStoreRecord(stateDir);
+  if (read.unreadable !== undefined) {
+    if (await holdsNoSyncRecord(stateDir)) return null;
+    throw unreadableStoreRecordError(
+      cacheDir,
+      `${stateDir}/${STORE_RECORD}`,
+      read.unreadable,
+      now.identity,
+    );
   }
+  // A record without the store's identity (an earlier release's) names none to refuse.
+  return typeof read.record?.identity === "string" ? read.record : null;
 }
 
 /**
@@ -52,7 +66,7 @@ export async function refuseOtherStore(
   now: StoreRecord,
   root = cacheDir,
 ): Promise<void> {
-  const had = await recordIn(stateDir);
+  const had = await recordIn(cacheDir, stateDir, now);
   if (!had) return;
   const [was, is] = [recordedEndpoint(had.url), recordedEndpoint(now.url)];
   const otherEndpoint = was !== null && is !== null && was !== is;
