@@ -123,3 +123,52 @@ Deno.test("held --discard of a run's version and the latest marker its push name
   );
   await w.cleanup();
 });
+
+/** A cache whose version V was published by a push, then held (its run refused, its files synced before the flush). */
+async function publishedHeldCache() {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, `${V}/raw`, "published output");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  const journal = {
+    format: 1,
+    erase: [],
+    uploads: [],
+    prefixes: [],
+    held: [{
+      dirs: [V],
+      problems: [{ dir: V, reason: `it holds ${V}/raw, already synced with the datastore` }],
+      uploads: [],
+      at: 1,
+    }],
+    moving: {},
+    trash: [],
+    markers: [],
+  };
+  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+  return { w, a };
+}
+
+Deno.test("held --discard of a version already published says its published files stay on the datastore, and the next push deletes nothing", async () => {
+  const { w, a } = await publishedHeldCache();
+  const gone = await sluice(["held", V, "--discard", "--cache", a]);
+  assert.equal(gone.code, 0, gone.err);
+  assert.match(gone.out, new RegExp(`${V}/raw`), gone.out);
+  assert.match(gone.out, /published on the datastore/, gone.out);
+  assert.doesNotMatch(gone.out, /Erased 1 held version: the cache copies, and what/, gone.out);
+  const pushed = await sluice(["push", "--cache", a]);
+  assert.equal(pushed.code, 0, pushed.err);
+  const b = w.cache("b");
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  assert.equal(await Deno.readTextFile(`${b}/${V}/raw`), "published output");
+  await w.cleanup();
+});
+
+Deno.test("held --keep of a version already published says which of its files are published already", async () => {
+  const { w, a } = await publishedHeldCache();
+  const kept = await sluice(["held", V, "--keep", "--cache", a]);
+  assert.equal(kept.code, 0, kept.err);
+  assert.match(kept.out, /Released 1 held version/);
+  assert.match(kept.out, new RegExp(`${V}/raw[^\\n]*published on the datastore already`), kept.out);
+  await w.cleanup();
+});
