@@ -4,13 +4,15 @@
  * told apart from another run's (`erasure_refused`): listed, or resolved.
  * `--keep` releases them for the next push (they are this cache's run's
  * after all); `--discard` erases them as the refusal would have (the cache
- * copies, the objects that run uploaded, its `latest` markers recomputed).
+ * copies, the objects that run uploaded, its `latest` markers recomputed),
+ * but for their files published on the datastore already, which stay there
+ * and in the cache (a version published is the datastore's).
  * Nothing else resolves them: until then every push leaves them out.
  *
  * @module
  */
 import { Command } from "commander";
-import { readErasureJournal, resolveHeldVersions } from "../middleware/erasure.ts";
+import { publishedFiles, readErasureJournal, resolveHeldVersions } from "../middleware/erasure.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { type CliIo, type Output, plural, shellWord, UsageError } from "./output.ts";
@@ -32,7 +34,10 @@ export function heldCommand(io: CliIo, state: RunState): Command {
       )
       .argument("[dirs...]", "held version directories, as `sluice held` lists them")
       .option("--keep", "release them: the next push publishes them")
-      .option("--discard", "erase them: the cache copies and what that run uploaded")
+      .option(
+        "--discard",
+        "erase them: the cache copies and what that run uploaded (files of theirs published on the datastore already stay)",
+      )
       .addHelpText(
         "after",
         "\nA run refused for losing its model lock has its versions erased, but where one cannot be told apart from another run's (the same model written under another lock meanwhile) nothing is deleted: it is held out of every push until resolved here.\n\nExamples:\n  sluice held\n  sluice held data/shell/cmd/m1/out/2 --discard\n  sluice held data/shell/cmd/m1/out/2 --keep",
@@ -108,6 +113,7 @@ export function heldCommand(io: CliIo, state: RunState): Command {
           }`,
         );
       }
+      const files = (await Promise.all(wanted.map((d) => s.service.cache.listFiles(d)))).flat();
       const resolved = await resolveHeldVersions(
         {
           cache: s.service.cache,
@@ -119,11 +125,17 @@ export function heldCommand(io: CliIo, state: RunState): Command {
         wanted,
         decision,
       );
+      // Files of theirs published on the datastore already stay, whichever
+      // way (a discard keeps them in the cache too, a change of the run's put
+      // back): said, so that no one takes a discard for their deletion.
+      const published = await publishedFiles(s.service.cache, s.service.state, wanted);
+      const unpublished = files.some((f) => !published.includes(f));
       out.result("held", {
         ...endpointFields(s.spec, s.store),
         cacheDir: s.cacheDir,
         decision,
         resolved,
+        published,
       });
       // A run's `latest` marker is resolved with its versions: told apart.
       const versions = resolved.filter((d) => !d.endsWith("/latest")).length;
@@ -131,20 +143,48 @@ export function heldCommand(io: CliIo, state: RunState): Command {
       const what = `${plural(versions, "held version")}${
         markers ? ` and ${plural(markers, "latest marker")} naming them` : ""
       }`;
+      const it = versions === 1 ? "it" : "them";
+      const pub = published.length === 1;
+      const publishedNote = `${published.join(", ")} ${
+        pub ? "is" : "are"
+      } published on the datastore already`;
+      if (decision === "keep") {
+        const left = unpublished || markers > 0 || published.length === 0;
+        out.say(
+          left
+            ? `Released ${what}: the next push publishes ${
+              resolved.length === 1 ? "it" : "them"
+            } (run \`sluice push\`)${
+              published.length
+                ? `; ${publishedNote}, and stay${pub ? "s" : ""} as ${pub ? "it is" : "they are"}`
+                : ""
+            }.`
+            : `Released ${what}: ${publishedNote}; nothing of ${it} is left for a push to publish.`,
+        );
+        return 0;
+      }
+      // A marker is never erased here: recomputed from the versions left (or removed when none is).
+      const markerNote = markers
+        ? `; ${
+          plural(markers, "latest marker")
+        } naming ${it} no longer held, recomputed from the versions left here`
+        : "";
       out.say(
-        decision === "keep"
-          ? `Released ${what}: the next push publishes ${
-            resolved.length === 1 ? "it" : "them"
-          } (run \`sluice push\`).`
-          : `Erased ${
+        published.length === 0
+          ? `Erased ${
             plural(versions, "held version")
-          }: the cache copies, and what that run uploaded of ${versions === 1 ? "it" : "them"}${
-            // A marker is never erased here: recomputed from the versions left (or removed when none is).
-            markers
-              ? `; ${plural(markers, "latest marker")} naming ${
-                versions === 1 ? "it" : "them"
-              } no longer held, recomputed from the versions left here`
-              : ""}.`,
+          }: the cache copies, and what that run uploaded of ${it}${markerNote}.`
+          : `Discarded ${plural(versions, "held version")}: ${publishedNote}, the datastore's ${
+            pub ? "copy" : "copies"
+          }, and stay${
+            pub ? "s" : ""
+          } there and in the cache (nothing published is deleted; to take ${
+            pub ? "it" : "them"
+          } off the datastore, remove ${pub ? "it" : "them"} from the cache and push)${
+            unpublished
+              ? `; the rest of ${it} was erased: the cache copies, and what that run uploaded`
+              : ""
+          }${markerNote}.`,
       );
       return 0;
     });

@@ -114,7 +114,8 @@ export async function findUnattributable(
       if (synced) {
         out.push({
           dir,
-          reason: `it holds ${synced}, already synced with the datastore before this run`,
+          reason:
+            `it holds ${synced}, already synced with the datastore (published by a push before this one was refused, during this run or before it)`,
         });
       }
     }

@@ -10,6 +10,7 @@ import { randomId } from "../sync/hash.ts";
 import { deleteUploads } from "./erasure_steps.ts";
 import { recomputeLatest } from "./erasure_markers.ts";
 import { isUnder, markerOf } from "./erasure_attribution.ts";
+import { keptAsPublished } from "./erasure_published.ts";
 import {
   type ErasureDeps,
   type ErasureJournal,
@@ -86,9 +87,32 @@ async function completeLocked(
     if (Object.keys(keep).length > 0) journal.keep = keep;
     else delete journal.keep;
   };
+  const published: string[] = [];
   for (const dir of [...journal.erase]) {
     let to = journal.moving[dir];
-    if (!to || !cache.hasState(to)) {
+    // A file of the directory published on the datastore already (synced;
+    // its bytes, changed here by the run, put back) is the datastore's copy,
+    // never the run's to erase: it stays in the cache, synced, and only the
+    // rest of the directory goes, file by file. Taken out of the cache, it would be a
+    // local deletion to any process over the cache whose manifest still
+    // records it, whose next push would delete it from the datastore.
+    // (Its other files are moved into the state dir one by one, there kept
+    // as the moved directory's are: see `keepUnder`.)
+    const datastores = to ? [] : await keptAsPublished(deps, dir);
+    if (datastores.length > 0) {
+      to = `erasing/${randomId(6)}`;
+      journal.trash = [...new Set([...journal.trash, to])];
+      await writeErasureJournal(cache, journal);
+      await state.clean([`${dir}/`]);
+      for (const path of await cache.listFiles(dir)) {
+        if (datastores.includes(path)) continue;
+        await state.forget([path]);
+        await cache.moveToState(path, `${to}${path.slice(dir.length)}`);
+      }
+      published.push(...datastores);
+      erased.push(dir);
+      journal.keptPublished = [...new Set([...journal.keptPublished ?? [], dir])];
+    } else if (!to || !cache.hasState(to)) {
       if (!to) {
         to = journal.moving[dir] = `erasing/${randomId(6)}`;
         await writeErasureJournal(cache, journal);
@@ -98,7 +122,7 @@ async function completeLocked(
       await cache.moveToState(dir, to);
       erased.push(dir);
     }
-    // Moved (now, or before a crash): the directory is done.
+    // Moved (now, or before a crash), or all but its published files: the directory is done.
     keepUnder(dir, to);
     journal.erase = journal.erase.filter((d) => d !== dir);
     delete journal.moving[dir];
@@ -116,7 +140,19 @@ async function completeLocked(
   const markers: MarkerOutcome[] = [];
   let writer: Promise<string | null> | undefined; // read once, and only when a marker needs it
   for (const marker of journal.markers) {
-    const m = await recomputeLatest(cache, state, marker, deps.config?.unfinishedVersions);
+    // Versions erased but for their published files: never named for the run.
+    const discarded = new Set(
+      (journal.keptPublished ?? []).filter((d) => markerOf(d) === marker).map((d) =>
+        Number(d.slice(d.lastIndexOf("/") + 1))
+      ),
+    );
+    const m = await recomputeLatest(
+      cache,
+      state,
+      marker,
+      deps.config?.unfinishedVersions,
+      discarded,
+    );
     const synced = state.synced(marker);
     const own = !m.dirty && m.version !== null && synced && await (writer ??= readWriterId(cache));
     if (
@@ -131,8 +167,9 @@ async function completeLocked(
     } else markers.push(m);
   }
   journal.markers = [];
+  delete journal.keptPublished;
   journal.uploads = remote.pending;
   if (remote.pending.length === 0) journal.prefixes = [];
   await writeErasureJournal(cache, journal);
-  return { erased, ...remote, markers };
+  return { erased, ...remote, markers, published };
 }

@@ -15,7 +15,10 @@ import { updateErasureJournal } from "./erasure_journal_lock.ts";
 /**
  * Resolves held runs by directory: `discard` erases them (and deletes the
  * objects their push uploaded, a `latest` marker it created included, when
- * still theirs and named by no index); `keep` releases the hold,
+ * still theirs and named by no index), but for their files published on the
+ * datastore already (`publishedFiles`: synced, their bytes unchanged),
+ * which stay in the cache as the datastore's copies, so that no push ever
+ * takes them for a deletion; `keep` releases the hold,
  * so the next push uploads them (a create-only write still refuses to
  * overwrite another writer's version). Returns the directories resolved.
  *
@@ -94,13 +97,35 @@ export class ErasureRefusedError extends SluiceError {
   readonly problems: readonly Unattributable[];
   /** The run's versions of other models, provably its own: discarded, as on any refusal. */
   readonly discarded: readonly string[];
+  /**
+   * Files of the held versions published on the datastore already (synced
+   * with it by a push before this one was refused): they stay published,
+   * whichever way out is taken.
+   */
+  readonly published: readonly string[];
   constructor(
     lost: readonly LostLock[],
     held: readonly string[],
     problems: readonly Unattributable[],
-    options: { cause?: unknown; discarded?: readonly string[] } = {},
+    options: {
+      cause?: unknown;
+      discarded?: readonly string[];
+      published?: readonly string[];
+    } = {},
   ) {
     const discarded = options.discarded ?? [];
+    const published = options.published ?? [];
+    const one = published.length === 1;
+    // What an earlier push published of the held versions stays: said, never denied.
+    const pushed = published.length === 0
+      ? "Nothing was pushed."
+      : `${preview(published.join(", "), 400)} of the held version${held.length === 1 ? "" : "s"} ${
+        one ? "was" : "were"
+      } published on the datastore already (synced with it by a push before this one was refused) and stay${
+        one ? "s" : ""
+      } there: the datastore's ${
+        one ? "copy" : "copies"
+      }, kept on the datastore and in the cache whichever way out is taken. Nothing else of this run was pushed.`;
     const locks = lost.map((l) =>
       `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
     );
@@ -109,7 +134,7 @@ export class ErasureRefusedError extends SluiceError {
       "erasure_refused",
       `This run lost its lock on ${
         locks.join(", ")
-      } before pushing: the lock was force-released or taken over by another process, which may have written the same data version. Nothing was pushed. This run's data could not be erased safely, because it cannot be told apart from another run's data (${
+      } before pushing: the lock was force-released or taken over by another process, which may have written the same data version. ${pushed} This run's data could not be erased safely, because it cannot be told apart from another run's data (${
         preview(why, 600)
       }), so nothing ${discarded.length ? "of it " : ""}was deleted: ${
         held.join(", ")
@@ -124,5 +149,6 @@ export class ErasureRefusedError extends SluiceError {
     this.held = held;
     this.problems = problems;
     this.discarded = discarded;
+    this.published = published;
   }
 }

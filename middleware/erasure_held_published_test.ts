@@ -35,7 +35,7 @@ async function writeVersion(svc: SyncService, n: number, text: string): Promise<
  * The lock is broken, b builds version 3 on it, and a's flush is refused:
  * version 2 is held.
  */
-async function publishedThenHeld() {
+async function publishedThenHeld(afterPublished?: (a: SyncService) => Promise<void>) {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const seed = await acquireModelLocks(a, [MODEL]);
@@ -46,6 +46,7 @@ async function publishedThenHeld() {
   await writeVersion(a, 2, "a's v2");
   const structural = await a.pushChanged();
   assert.ok(structural.uploaded.includes(`${V2}/raw`), "published by the push naming no model");
+  await afterPublished?.(a);
   const b = await clone(store, "b");
   await releaseLock(b, { model: MODEL, force: true }); // the breakglass
   const peer = await acquireModelLocks(b, [MODEL]);
@@ -122,4 +123,16 @@ Deno.test("the refusal of a version published before its flush says so: which fi
     `${V2}/metadata.yaml`,
     `${V2}/raw`,
   ]);
+});
+
+Deno.test("a held version the index names, a file of which the run changed after it was published, discarded from another process: the datastore's bytes are put back and no later push deletes or overwrites it", async () => {
+  const { store, a } = await publishedThenHeld(async (svc) => {
+    await put(svc, `${V2}/metadata.yaml`, "version: 2\nchanged by the run after its publication\n");
+  });
+  const cli = await clone(store, "a", a.cacheDir);
+  assert.deepEqual(await resolveHeldVersions(cli, [V2], "discard"), [V2]);
+  assert.equal(await read(a, `${V2}/metadata.yaml`), "version: 2\n", "the datastore's copy");
+  await nextRun(a);
+  await a.pushChanged();
+  await assertV2Published(store, "the run's change discarded, the published file kept");
 });

@@ -60,6 +60,13 @@ export interface ErasureJournal {
   /** `latest` markers still to recompute after their versions were erased. */
   markers: string[];
   /**
+   * Erased version directories whose files published on the datastore
+   * already were kept (see `erasure_published.ts`), while their markers are
+   * still to recompute: a marker changed here naming one is recomputed as
+   * if it were gone (it never names it for the discarded run).
+   */
+  keptPublished?: string[];
+  /**
    * For a pending upload whose directory was moved away already: where its
    * bytes are kept in the state dir (under a moved-away directory of
    * `trash`, not deleted while named here), so that the next push can still
@@ -84,7 +91,7 @@ export interface MarkerOutcome {
 
 /** What {@link completeErasure} did. */
 export interface ErasureOutcome {
-  /** Directories removed from the cache, the dirty set and the manifest. */
+  /** Directories removed from the cache, the dirty set and the manifest (but their `published` files). */
   readonly erased: readonly string[];
   /** Remote objects deleted. */
   readonly deleted: readonly string[];
@@ -99,6 +106,12 @@ export interface ErasureOutcome {
   readonly restored: readonly string[];
   /** The recomputed markers. */
   readonly markers: readonly MarkerOutcome[];
+  /**
+   * Files of the erased directories published on the datastore already
+   * (synced, their bytes unchanged): the datastore's copies, kept in the
+   * cache and on the datastore (see `erasure_published.ts`).
+   */
+  readonly published: readonly string[];
 }
 
 /** Collaborators of an erasure. */
@@ -160,7 +173,7 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
     !Array.isArray(raw.held) || !strings(raw.trash ?? []) || !strings(raw.markers ?? []) ||
     typeof moving !== "object" || Array.isArray(moving) ||
     !strings(Object.values(moving)) || typeof keep !== "object" || Array.isArray(keep) ||
-    !strings(Object.values(keep))
+    !strings(Object.values(keep)) || !strings(raw.keptPublished ?? [])
   ) {
     throw new SluiceError(
       "internal",
@@ -177,6 +190,7 @@ export async function readErasureJournal(cache: CacheAccess): Promise<ErasureJou
     trash: raw.trash ?? [],
     markers: raw.markers ?? [],
     ...(Object.keys(keep).length > 0 ? { keep: { ...keep } } : {}),
+    ...(raw.keptPublished?.length ? { keptPublished: [...raw.keptPublished] } : {}),
   };
 }
 

@@ -28,12 +28,17 @@ const enc = (s: string) => new TextEncoder().encode(s);
  * no `metadata.yaml` is still being written, or its writer stopped before
  * finalizing it: the marker never names it (its writer names it when it
  * finalizes it), so the highest finished version is taken instead.
+ *
+ * `discarded`: versions the erasure took out but for their files published
+ * on the datastore already (kept in the cache): a marker changed here is
+ * never left naming one, nor recomputed to name one.
  */
 export async function recomputeLatest(
   cache: CacheAccess,
   state: StateAccess,
   marker: string,
   unfinishedVersions: "push" | "hold" = "push",
+  discarded: ReadonlySet<number> = new Set(),
 ): Promise<MarkerOutcome> {
   const parent = parentOf(marker);
   const versions = new Set<number>();
@@ -51,10 +56,19 @@ export async function recomputeLatest(
   if (unfinishedVersions === "hold") {
     for (const n of withRaw) if (!finished.has(n)) versions.delete(n);
   }
-  const max = Math.max(-1, ...versions);
   const dirty = state.dirtyPaths().includes(marker);
   const bytes = await cache.read(marker).catch(() => null);
   const text = bytes === null ? null : new TextDecoder().decode(bytes).trim();
+  // A local change of the marker that the recomputation replaces (reported):
+  // marked, or not its synced copy (written by hand, with no mark).
+  const synced = state.synced(marker);
+  const changedHere = bytes !== null &&
+    (dirty || !synced || synced.hash !== (await sha256Hex(bytes)));
+  // A version erased but for its files published already (`discarded`) is
+  // the datastore's: a marker changed here naming it is recomputed, and
+  // none is made to name it (the datastore's marker, synced, is left).
+  for (const n of changedHere ? discarded : []) versions.delete(n);
+  const max = Math.max(-1, ...versions);
   // A marker naming a version still here (one set by hand, e.g. one back,
   // after the refused run) is left as it is: only a marker naming an erased
   // version is recomputed.
@@ -64,10 +78,6 @@ export async function recomputeLatest(
   // No marker here (the refused run wrote none): none is made up; the next
   // pull brings the datastore's, if it has one.
   if (text === null) return { path: marker, version: null, dirty };
-  // A local change of the marker that the recomputation replaces (reported):
-  // marked, or not its synced copy (written by hand, with no mark).
-  const synced = state.synced(marker);
-  const changedHere = dirty || !synced || synced.hash !== (await sha256Hex(bytes!));
   const was = changedHere ? { was: text } : {};
   if (max < 0) {
     await cache.remove(marker);

@@ -74,11 +74,13 @@ Deno.test("an erasure cut off after its move, with a put-back still due, keeps t
   await writeErasureJournal(f.cache, j);
   // The process dies after the move, in the marker step.
   let alive = true;
+  let moved = false;
   const dying = new Proxy(f.cache, {
     get(t, p) {
       const v = Reflect.get(t, p, t);
       if (typeof v !== "function") return v;
-      if (p === "listFiles" && alive) {
+      if (p === "moveToState") moved = true;
+      if (p === "listFiles" && alive && moved) {
         return () => {
           alive = false;
           throw new Error("the process died");

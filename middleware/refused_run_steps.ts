@@ -14,6 +14,7 @@ import {
   findUnattributable,
   markerOf,
   modelPrefixes,
+  publishedFiles,
   refusedUploads,
   type Unattributable,
   updateErasureJournal,
@@ -180,6 +181,9 @@ export async function refuse(
     // marker as an uncommitted one for as long as the run stays held. The
     // cache keeps its copy, held and dirty: "keep" publishes it with the
     // version, "discard" recomputes it.
+    // Published already (synced before this push, unchanged since): the
+    // refusal says so, and no way out takes them off the datastore.
+    const published = await publishedFiles(ctx.cache, ctx.state, held);
     const markers = new Set(held.map(markerOf));
     const heldUploads = refusedUploads(ctx.uploaded, held, identical);
     const created = heldUploads.filter((u) => markers.has(u.path));
@@ -203,7 +207,11 @@ export async function refuse(
     if (erase.length > 0) await eraseBeside(ctx, journal, erase);
     else if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
     await refresh(ctx, prefixes, unfinished);
-    throw new ErasureRefusedError(err.lost, held, problems, { cause: err, discarded: erase });
+    throw new ErasureRefusedError(err.lost, held, problems, {
+      cause: err,
+      discarded: erase,
+      published,
+    });
   }
   Object.assign(
     journal,
