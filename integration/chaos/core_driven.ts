@@ -22,7 +22,11 @@
  *   directory, the `latest` marker), then the flush: two-phase (`preparePush`
  *   under the model lock only, then `commitPush` under a fresh global lock)
  *   or single-phase (`pushChanged` with the context under the global lock);
- *   the model lock is released in a finally.
+ *   the model lock is released in a finally. A `parallel` run has another
+ *   step of its workflow beside it on the same service (`parallelStep`),
+ *   and a `structural` one also a structural command of the process on the
+ *   same extension instance (`structuralCommand`): the global lock, a pull
+ *   and a push naming no model, while both runs hold their model locks.
  * - {@link coreSyncCommand}: `swamp datastore sync`: the global lock, a new
  *   sync service, pull then push, release.
  *
@@ -312,18 +316,28 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         env.outcome(rec.outcome, who, e);
         return;
       }
-      // Another step of the workflow beside it: the two units' sync calls
-      // take turns (see `oneAtATime`), and the run ends with its step.
-      let stepDone = true;
-      const sync = <T>(fn: () => Promise<T>) => stepDone ? fn() : oneAtATime(host, fn);
+      // Another step of the workflow beside it (and a structural command of
+      // the process, beside both): the units' sync calls take turns (see
+      // `oneAtATime`), and the run ends with the last of them.
+      let beside = 0;
+      const sync = <T>(fn: () => Promise<T>) => beside === 0 ? fn() : oneAtATime(host, fn);
       if (op.parallel && !op.streamed && env.spawn) {
         env.stats.parallelRuns++;
-        stepDone = false;
+        beside++;
         env.spawn(
           op.clone,
           `parallel step of core run #${op.id}`,
-          () => parallelStep(env, host, service, op).finally(() => (stepDone = true)),
+          () => parallelStep(env, host, service, op).finally(() => beside--),
         );
+        if (op.structural) {
+          env.stats.structuralCommands++;
+          beside++;
+          env.spawn(
+            op.clone,
+            `structural command beside core run #${op.id}`,
+            () => structuralCommand(env, host, op).finally(() => beside--),
+          );
+        }
       }
       let version = 0;
       try {
@@ -396,7 +410,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {
         await lock.release();
-        while (!stepDone) await host.clock.sleep(STEP_POLL_MS);
+        while (beside > 0) await host.clock.sleep(STEP_POLL_MS);
       }
     },
   };
@@ -632,6 +646,47 @@ async function parallelStep(
     refusedForOthers(env, e, `data/${model}/.lock`, who);
   } finally {
     await lock.release().catch(() => {});
+  }
+}
+
+/**
+ * A structural command of the tool (a global-lock command such as `model
+ * evaluate` or `data gc`, §3.2) in the process of a `structural` run, on the
+ * same extension instance, while the run and its parallel step hold their
+ * model locks: after half the run's `workMs`, a sync service of its own (as
+ * the tool makes one per command), the global lock, a pull naming no model,
+ * a file of its own marked and written, and its flush, a push naming no
+ * model (no `context`), then the global lock released. The tool takes a
+ * failed push of such a command for a warning: its file stays dirty, for a
+ * later push. No run's acknowledged version may be lost by it (I1), nor a
+ * refused run's version published (I2).
+ */
+async function structuralCommand(
+  env: CommandEnv,
+  host: CoreHost,
+  op: Extract<Op, { kind: "run" }>,
+): Promise<void> {
+  const who = `c${op.clone} structural command beside core run #${op.id}`;
+  if (op.workMs > 0) await host.clock.sleep(op.workMs / 2);
+  const service = host.provider().createSyncService(host.repoDir, host.cachePath);
+  const global = globalLock(host);
+  try {
+    await global.acquire();
+  } catch (e) {
+    env.outcome(codeOf(e), who, e);
+    return;
+  }
+  try {
+    await oneAtATime(host, () => service.pullChanged({}));
+    const rel = `workflow-runs/chaos-structural/workflow-run-op${op.id}.yaml`;
+    await service.markDirty({ relPath: rel });
+    await atomicWrite(host.cachePath, rel, enc.encode(`structural command of op ${op.id}\n`));
+    await oneAtATime(host, () => service.pushChanged({}));
+    env.outcome("success", who);
+  } catch (e) {
+    env.outcome(codeOf(e), who, e);
+  } finally {
+    await global.release().catch(() => {});
   }
 }
 

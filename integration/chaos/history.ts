@@ -80,6 +80,15 @@ export type Op =
      * whichever of the two flushes is under way then.
      */
     readonly parallel?: boolean;
+    /**
+     * A structural command of the tool (a global-lock command: `model
+     * evaluate`, `data gc`…) runs in the same process beside a `parallel`
+     * run and its step while both hold their model locks, on the same
+     * extension instance: the global lock, a pull and a push naming no
+     * model (no `context`, as the tool's flush of such a command), a file
+     * of its own written between them.
+     */
+    readonly structural?: boolean;
   }
   /** A periodic sync: pull, then push. */
   | { readonly id: number; readonly kind: "sync"; readonly clone: number }
@@ -474,6 +483,8 @@ export interface GenerateOptions {
   readonly streamedShare?: number;
   /** Chance that a history runs another step beside half its runs (see {@link markParallel}); default 0.3. */
   readonly parallelShare?: number;
+  /** Chance that a history runs a structural command beside half its `parallel` runs (see {@link markStructural}); default 0.3. */
+  readonly structuralShare?: number;
   /** Chance that a history has a second process over a clone's cache (see {@link insertSiblings}); default 0.1. */
   readonly sharedCacheShare?: number;
   /** Chance that a history has a clone's cache replaced by a copy of another's (see {@link insertCopies}); default 0.1. */
@@ -804,6 +815,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // From a generator of their own: the operations above stay as they were.
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
   markParallel(ops, seed, options.parallelShare ?? 0.3);
+  markStructural(ops, seed, options.structuralShare ?? 0.3);
   markRewrites(ops, seed, options.rewriteShare ?? 0.4);
   markBlinds(ops, seed, options.blindShare ?? 0.4);
   insertUnwritten(ops, clones, new Rng(mixSeed(seed, 0x756e7772)), options.unwrittenShare ?? 0.25);
@@ -1342,6 +1354,21 @@ function markParallel(ops: Op[], seed: number, share: number): void {
   }
 }
 
+/**
+ * In a share of histories, marks about half the `parallel` runs, each by its
+ * id, as having a structural command of their process run beside them (see
+ * the `run` {@link Op}'s `structural`).
+ */
+function markStructural(ops: Op[], seed: number, share: number): void {
+  if (!new Rng(mixSeed(seed, 0x73747275)).chance(share)) return;
+  for (const [i, op] of ops.entries()) {
+    if (op.kind !== "run" || !op.parallel) continue;
+    if (new Rng(mixSeed(seed, 0x73750000 + op.id)).chance(0.5)) {
+      ops[i] = { ...op, structural: true };
+    }
+  }
+}
+
 /** What a `foreign` operation puts into the bucket: each object's path and text. */
 export function foreignObjects(
   op: Extract<Op, { kind: "foreign" }>,
@@ -1440,7 +1467,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         DATA_NAMES[op.data]
       } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}${
         op.streamed ? " streamed" : ""
-      }${op.parallel ? " parallel" : ""}`;
+      }${op.parallel ? " parallel" : ""}${op.structural ? " structural" : ""}`;
     case "sync":
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;

@@ -2555,3 +2555,19 @@ Deno.test("chaos regression: a --theirs whose copy is theirs already writes thei
     '{"seed":148001728,"clones":2,"absentOnError":true,"ops":[{"id":40,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":41,"kind":"edit","clone":1,"file":5,"how":"hand"},{"id":12,"kind":"resolve","clone":1,"pick":7,"how":"mine"},{"id":13,"kind":"resolve","clone":1,"pick":7,"how":"theirs"},{"id":15,"kind":"breakglass","model":0},{"id":17,"kind":"crash","clone":1,"at":"commit"},{"id":18,"kind":"tick","n":17,"pick":792728085}]}',
   );
 });
+
+/**
+ * I1 (seed 76000088, shrunk; found by the `structural` move once it was
+ * taught): a structural command of the tool (the global lock, a pull and a
+ * push naming no model) ran in the process of a core-driven run and its
+ * parallel step while both held their model locks, the run's broken by an
+ * operator. The structural push was fenced by every held lock, refused for
+ * the run's, and erased every version written under those locks, the
+ * step's too, whose lock was never lost; the step's own flush then found
+ * nothing to push and acknowledged a version that was gone.
+ */
+Deno.test("chaos regression: a structural command's push beside a run whose lock was broken never erases its parallel step's version (I1, seed 76000088)", async () => {
+  await clean(
+    '{"seed":76000088,"clones":4,"v2":true,"kinds":["core","api","api","api"],"indexFirst":true,"ops":[{"id":0,"kind":"sync","clone":2},{"id":1,"kind":"lockfile","clone":2,"set":"@chaos/ext-1"},{"id":2,"kind":"sync","clone":1},{"id":9,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000,"parallel":true,"structural":true},{"id":11,"kind":"tick","n":21,"pick":451301517},{"id":13,"kind":"breakglass","model":0}]}',
+  );
+});

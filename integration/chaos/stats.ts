@@ -68,6 +68,8 @@ export interface ChaosStats {
   streamedRuns: number;
   /** Of those, the ones with another step of their workflow run beside them in the same process. */
   parallelRuns: number;
+  /** Structural commands run beside such a run and its step, on the same extension instance. */
+  structuralCommands: number;
   /** Breakglass operations. */
   breakglasses: number;
   /** Breakglasses that deleted a lock. */
@@ -204,6 +206,7 @@ export function emptyStats(): ChaosStats {
     coreRefused: 0,
     streamedRuns: 0,
     parallelRuns: 0,
+    structuralCommands: 0,
     breakglasses: 0,
     locksBroken: 0,
     outages: 0,
