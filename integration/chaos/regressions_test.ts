@@ -2571,3 +2571,16 @@ Deno.test("chaos regression: a structural command's push beside a run whose lock
     '{"seed":76000088,"clones":4,"v2":true,"kinds":["core","api","api","api"],"indexFirst":true,"ops":[{"id":0,"kind":"sync","clone":2},{"id":1,"kind":"lockfile","clone":2,"set":"@chaos/ext-1"},{"id":2,"kind":"sync","clone":1},{"id":9,"kind":"run","clone":0,"model":0,"data":0,"workMs":45000,"parallel":true,"structural":true},{"id":11,"kind":"tick","n":21,"pick":451301517},{"id":13,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I2 (seed 76000364, shrunk; the `structural` move): the structural push of
+ * the process of a core-driven run and its parallel step, fenced by every
+ * held lock, published the run's version under the run's lock, which an
+ * operator broke right after; the run's own flush was then refused for it,
+ * its version already committed for every clone to pull.
+ */
+Deno.test("chaos regression: a structural command's push never publishes a run's version under that run's lock, broken before the run's flush (I2, seed 76000364)", async () => {
+  await clean(
+    '{"seed":76000364,"clones":5,"kinds":["core-single-phase","core","core","api","api"],"ops":[{"id":31,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"parallel":true,"structural":true},{"id":35,"kind":"tick","n":39,"pick":1069419965},{"id":18,"kind":"breakglass","model":0}]}',
+  );
+});
