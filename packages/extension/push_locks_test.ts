@@ -1,0 +1,158 @@
+/**
+ * The model locks a push is given beside other runs of one process, each
+ * holding its own model's lock on the same extension instance: a push
+ * naming no model (the tool's flush of a structural command, made with no
+ * `context`) and a run's flush naming its model.
+ */
+import assert from "node:assert/strict";
+import { SluiceError } from "../../sync/errors.ts";
+import { ModelLockLostError } from "../../sync/lock_errors.ts";
+import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { createSluice } from "../../sluice.ts";
+import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
+import { pushLockOptions } from "./push_locks.ts";
+
+const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
+
+/** One process of the tool over `store`: its runs on the models `m…`, over one sync service. */
+async function process(store: InMemoryStore) {
+  const { ds, warnings } = watchedDatastore(store, { createService: createSluice, name: "a" });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-push-locks-" });
+  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
+  const svc = provider().createSyncService("/repo/a", cache);
+  /** A run's start: its model's lock, then its scoped pull. */
+  const start = async (id: string) => {
+    const lock = provider().createLock("/repo/.swamp", {
+      lockKey: `data/shell/cmd/${id}/.lock`,
+      maxWaitMs: 1000,
+    });
+    await lock.acquire();
+    await svc.pullChanged({ context: { models: [model(id)] } });
+    return lock;
+  };
+  /** A run's method: version 1 of its model's `out`, and the marker naming it. */
+  const method = async (id: string) => {
+    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out` });
+    await writeAsTool(cache, `data/shell/cmd/${id}/out/1/raw`, `from ${id}`);
+    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out/1` });
+    await writeAsTool(cache, `data/shell/cmd/${id}/out/latest`, "1");
+  };
+  /** Runs `fn` under the global lock, as the tool's flushes and structural commands do. */
+  const underGlobal = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+    await global.acquire();
+    try {
+      return await fn();
+    } finally {
+      await global.release();
+    }
+  };
+  /** A run's flush (single-phase, its model named), then its model lock released. */
+  const flush = async (id: string, lock: Awaited<ReturnType<typeof start>>) => {
+    try {
+      return await underGlobal(() => svc.pushChanged({ context: { models: [model(id)] } }));
+    } finally {
+      await lock.release().catch(() => {});
+    }
+  };
+  /** A structural command's write and its flush: a push naming no model. */
+  const structural = async (name: string) => {
+    const rel = `workflow-runs/w1/workflow-run-${name}.yaml`;
+    await svc.markDirty({ relPath: rel });
+    await writeAsTool(cache, rel, `run ${name}`);
+    return await underGlobal(() => svc.pushChanged());
+  };
+  /** An operator breaks the lock of model `id` (`swamp datastore lock release --force`). */
+  const breakLock = async (id: string) => {
+    const breaker = provider().createLock("/repo/.swamp", {
+      lockKey: `data/shell/cmd/${id}/.lock`,
+    });
+    const info = await breaker.inspect();
+    assert.ok(info?.nonce);
+    assert.equal(await breaker.forceRelease(info.nonce), true);
+  };
+  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
+  return { provider, svc, cache, start, method, flush, structural, breakLock, read, warnings };
+}
+
+Deno.test("push locks: a push naming no model beside two runs, one run's lock broken, is refused for that lock only and erases only that run's version; the other run's flush publishes its own", async () => {
+  const store = new InMemoryStore();
+  const p = await process(store);
+  const lock1 = await p.start("m1");
+  const lock2 = await p.start("m2");
+  await p.method("m1");
+  await p.method("m2");
+  await p.breakLock("m2");
+  await assert.rejects(p.structural("gc"), (e: unknown) => {
+    assert.ok(e instanceof ModelLockLostError, String(e));
+    assert.deepEqual(e.lost.map((l) => l.key), ["data/shell/cmd/m2/.lock"]);
+    return true;
+  });
+  assert.equal(await p.read("data/shell/cmd/m2/out/1/raw"), null, "the refused run's, erased");
+  assert.equal(await p.read("data/shell/cmd/m1/out/1/raw"), "from m1", "m1's lock was never lost");
+  // m1's run flushes: its version is published.
+  await p.flush("m1", lock1);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
+  assert.equal(store.peekText("data/shell/cmd/m1/out/latest"), "1");
+  // m2's run flushes: refused, nothing of it ever published.
+  await assert.rejects(
+    p.flush("m2", lock2),
+    (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost",
+  );
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), undefined);
+  await p.svc.pushChanged();
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), undefined);
+  assert.equal(store.peekText("workflow-runs/w1/workflow-run-gc.yaml"), "run gc");
+});
+
+Deno.test("push locks: a push naming no model beside runs whose locks are held publishes its own files and nothing under their locks, for their own flushes", async () => {
+  const store = new InMemoryStore();
+  const p = await process(store);
+  const lock1 = await p.start("m1");
+  const lock2 = await p.start("m2");
+  await p.method("m1");
+  await p.method("m2");
+  await p.structural("eval");
+  assert.equal(store.peekText("workflow-runs/w1/workflow-run-eval.yaml"), "run eval");
+  for (const id of ["m1", "m2"]) {
+    assert.equal(store.peekText(`data/shell/cmd/${id}/out/1/raw`), undefined, `${id}: its run's`);
+    assert.equal(store.peekText(`data/shell/cmd/${id}/out/latest`), undefined);
+  }
+  assert.deepEqual(p.warnings.map((w) => w.code), [], "no work left behind: each run's flush is");
+  // m1's lock broken now: its run's flush is refused and erases its version;
+  // m2's publishes its own.
+  await p.breakLock("m1");
+  await assert.rejects(
+    p.flush("m1", lock1),
+    (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost",
+  );
+  assert.equal(await p.read("data/shell/cmd/m1/out/1/raw"), null);
+  await p.flush("m2", lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined);
+});
+
+Deno.test("push locks: a version another run writes after a run's flush took its lock options, before that push plans, stays out of it, for its own run's flush", async () => {
+  const store = new InMemoryStore();
+  const p = await process(store);
+  const lock1 = await p.start("m1");
+  const lock2 = await p.start("m2");
+  await p.method("m1");
+  // m1's flush, in its steps: its lock options first (m2 has written nothing yet)…
+  const rt = p.provider().runtime;
+  const scope = { models: ["shell/cmd/m1"], lost: () => Promise.resolve(false) };
+  const { options } = await pushLockOptions(rt.held, p.cache, "", scope);
+  // …then m2's run writes its version…
+  await p.method("m2");
+  // …and m1's push plans and commits.
+  const svc = await rt.service(p.cache, "");
+  await svc.pushChanged(options);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), undefined, "outside m2's lock");
+  await lock1.release();
+  assert.equal(store.peekText("data/shell/cmd/m2/out/latest"), undefined);
+  // m2's run flushes its version.
+  await p.flush("m2", lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(store.peekText("data/shell/cmd/m2/out/latest"), "1");
+});
