@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { mockPushContext, planEntry } from "../packages/testing/mod.ts";
 import { emptyJournal } from "./erasure_journal.ts";
+import type { DistributedLock } from "../sync/ports.ts";
 import { hold, REFUSED_RUN_ERASER, resume } from "./refused_run_hold.ts";
 
 const V2 = "data/t/m/d/2";
@@ -92,4 +93,26 @@ Deno.test("resume: a user's deletion of a marker a peer committed (the refused r
     e.action === "delete" || e.keepDirty === true,
     `the user's deletion is neither done nor kept dirty: ${e.action}, keepDirty ${e.keepDirty}, ${e.reason}`,
   );
+});
+
+Deno.test("hold leaves out everything under another run's model directory (holdBack), a version written after the list was made and the markers included, but a model directory of this push's own locks inside it", async () => {
+  const lock = { key: "data/t/m/x/.lock" } as unknown as DistributedLock; // the model t/m/x
+  const m = await mockPushContext({ written: [], holdBack: ["data/t/m"], locks: [lock] });
+  m.ctx.plan.push(
+    planEntry("data/t/m/d/7/raw", { class: "data-version" }),
+    planEntry("data/t/m/d/7/metadata.yaml", { class: "data-version" }),
+    planEntry("data/t/m/d/latest", { class: "latest-marker" }),
+    planEntry("data/t/m/x/d/1/raw", { class: "data-version" }),
+    planEntry("data/t/mm/d/1/raw", { class: "data-version" }),
+    planEntry(OTHER),
+  );
+  await hold(m.ctx, emptyJournal());
+  const [raw, meta, marker, own, near, other] = m.ctx.plan;
+  for (const e of [raw, meta, marker]) {
+    assert.equal(e.action, "skip", e.path);
+    assert.equal(e.keepDirty, true);
+    assert.match(e.reason!, /under the model lock of another run of this process/);
+  }
+  for (const e of [own, near, other]) assert.equal(e.action, "put", e.path);
+  assert.deepEqual(m.warnings, []);
 });
