@@ -21,13 +21,14 @@ export const REFUSED_RUN_ERASER = "refused-run-eraser";
 
 const ERASED = "written by a run refused for losing its model lock: erased, never pushed";
 /**
- * Why a version another run of this process wrote under its model lock
- * (`PushContext.holdBack`) was left out of a push: that run's own push
- * publishes it (or, its lock lost, is refused and erases it). No work is
+ * Why a path under another run's model lock (`PushContext.holdBack`: that
+ * model's data directory, or a version directory the run wrote) was left
+ * out of a push: that run's own push, fenced by that lock, publishes it
+ * (or, the lock lost, is refused and erases what the run wrote). No work is
  * left behind by the push that left it out.
  */
 export const OTHER_RUN_REASON =
-  "written by another run of this process under its model lock: left out of this push, for that run's own push (which publishes it, or, that lock lost, is refused and erases it)";
+  "under the model lock of another run of this process: left out of this push, for that run's own push (which publishes it, or, that lock lost, is refused and erases what that run wrote)";
 const SETTLED =
   "uploaded by a run refused for losing its model lock, settled by its erasure (deleted, or another writer's commit of the same bytes names it): not this cache's to withdraw";
 const HELD =
@@ -118,8 +119,15 @@ export async function resume(ctx: PushContext, journal: ErasureJournal): Promise
 export async function hold(ctx: PushContext, journal: ErasureJournal): Promise<void> {
   // Another run's, under its model lock (held by this process, or lost since): left for its own push.
   const others = ctx.holdBack;
+  // A model directory of this push's own locks inside a held-back one is this push's.
+  const own = ctx.locks.map((l) => l.key).filter((k) => k.endsWith("/.lock"))
+    .map((k) => k.slice(0, -"/.lock".length));
+  const heldBack = (path: string) =>
+    others.some((d) =>
+      isUnder(path, d) && !own.some((o) => o.length > d.length && isUnder(o, d) && isUnder(path, o))
+    );
   for (const entry of others.length ? ctx.plan : []) {
-    if (others.some((d) => isUnder(entry.path, d))) skip(ctx, entry, OTHER_RUN_REASON, true);
+    if (heldBack(entry.path)) skip(ctx, entry, OTHER_RUN_REASON, true);
     else if (entry.action === "put" && await markerNamesHeld(ctx.cache, entry.path, others)) {
       skip(ctx, entry, `${OTHER_RUN_REASON} (the marker names such a version)`, true);
     }

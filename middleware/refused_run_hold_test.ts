@@ -45,7 +45,7 @@ Deno.test("hold leaves out another run's versions under a lost lock (holdBack), 
   for (const e of [raw, marker]) {
     assert.equal(e.action, "skip");
     assert.equal(e.keepDirty, true);
-    assert.match(e.reason!, /another run of this process under its model lock/);
+    assert.match(e.reason!, /under the model lock of another run of this process/);
   }
   assert.equal(other.action, "put");
   assert.deepEqual(m.warnings, []);

@@ -321,9 +321,9 @@ export interface PushContext {
   /** Models (`type…/modelId`) this push is made for, when under model locks. */
   readonly models: readonly string[];
   /**
-   * Version directories left out of this push, dirty (another run's, under
-   * its model lock, held by this process or lost since: see
-   * `PushOptions.holdBack`).
+   * Directories (model data directories, or version directories) left out
+   * of this push, dirty (another run's, under its model lock, held by this
+   * process or lost since: see `PushOptions.holdBack`).
    */
   readonly holdBack: readonly string[];
   /**

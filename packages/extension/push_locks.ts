@@ -6,8 +6,8 @@
  * lock fence and the refused-run eraser run as through Sluice's own API.
  *
  * - A push for some models (a run's flush) is fenced by their locks only;
- *   what other runs of this process wrote under theirs stays out of it,
- *   for their own pushes (see `fenceOf`).
+ *   what is under other runs' locks (their models' data directories) stays
+ *   out of it, for their own pushes (see `fenceOf`).
  * - A prepared push commits without the locks this process settled since
  *   its preparation (see {@link commitView}).
  * - A push refused for a lost lock tells the held locks that no version
@@ -48,7 +48,7 @@ function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
 
 /** The lock options of a push and the held locks under them. */
 export interface PushLocks {
-  /** The held model locks (seen by the namespace), their models and versions. */
+  /** The held model locks (seen by the namespace), their models and versions; the model directories held back. */
   readonly options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models" | "holdBack">;
   /** The held locks under `options.locks`, in the same order. */
   readonly held: DistributedLock[];
@@ -72,13 +72,15 @@ export async function pushLockOptions(
   ns: string,
   scope?: PushScope,
 ): Promise<PushLocks> {
-  const all = await locks.pushOptions(cachePath, ns);
-  if (all.locks.length === 0) return { options: {}, held: [] };
-  const fence = await fenceOf(all.locks, scope);
-  const h = fence ? await locks.pushOptions(cachePath, ns, fence) : all;
-  // Versions written under a lock left out of the fence stay out of this
-  // push, dirty, for the push of the run that holds it (fenced by it).
-  const holdBack = fence ? all.written.filter((d) => !h.written.includes(d)) : [];
+  const all = locks.models(ns);
+  if (all.length === 0) return { options: {}, held: [] };
+  const fence = await fenceOf(all, scope);
+  const h = await locks.pushOptions(cachePath, ns, fence ?? (() => true));
+  // What is under a lock left out of the fence stays out of this push,
+  // dirty, for the push of the run that holds it (fenced by it): the whole
+  // model directory, so that a version that run writes once this push has
+  // looked (before it plans, or while it runs) stays out of it too.
+  const holdBack = fence ? all.filter((l) => !fence(l)).map((l) => l.prefix) : [];
   if (h.locks.length === 0 && holdBack.length === 0) return { options: {}, held: [] };
   const held = h.locks.map((l: HeldModelLock) => l.lock);
   locks.pushing(held);
@@ -104,7 +106,7 @@ export async function pushLockOptions(
  *   command of the process), which that run's own push is fenced by. Its
  *   release (after its run's push committed, or otherwise) or its loss
  *   never refuses this push, nor does this push's refusal erase what was
- *   written under it.
+ *   written under it: its model's directory is held back from this push.
  * - Where none of the held locks is of the push's models, every held lock
  *   fences it, but one found lost as it starts (another run's, broken by
  *   an operator): this push is not refused for it, and that run's own push

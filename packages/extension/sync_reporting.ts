@@ -59,11 +59,11 @@ export function reportPush(
   // The managed lockfile a push leaves out is the lockfile bridge's: it
   // publishes the change through the transaction, or warns why not
   // (`lockfile_change_unpublished`).
-  // A data version another step of the workflow is still writing, or one
-  // another run of this process wrote under its own model lock (left out of
-  // a push fenced by this run's locks only), is held for that step's or
-  // run's own flush: no work left behind (its writer's flush publishes it),
-  // so nothing to warn of.
+  // A data version another step of the workflow is still writing, or what
+  // is under another run's model lock held by this process (its model's
+  // directory, left out of a push not fenced by that lock), is held for
+  // that step's or run's own flush: no work left behind (that flush
+  // publishes it), so nothing to warn of.
   const bridged = {
     ...r,
     skipped: r.skipped.filter((s) =>

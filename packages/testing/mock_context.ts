@@ -76,7 +76,7 @@ export interface MockPushOptions {
   readonly written?: readonly string[];
   readonly preexisting?: ReadonlySet<string>;
   readonly models?: readonly string[];
-  /** Version directories left out of the push (see `PushContext.holdBack`). */
+  /** Directories left out of the push (see `PushContext.holdBack`). */
   readonly holdBack?: readonly string[];
   readonly identity?: Identity;
   readonly clock?: FakeClock;

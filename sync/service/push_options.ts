@@ -47,11 +47,14 @@ export interface PushOptions {
    */
   readonly checkCreates?: boolean;
   /**
-   * Data version directories left out of this push, dirty as they are:
-   * written under the model lock of another run of this process (a push
-   * for some models is fenced by their locks only, or one held lock was
-   * found lost), whose own push publishes them (or, its lock lost, is
-   * refused and erases them), with any `latest` marker naming one of them.
+   * Directories left out of this push, dirty as they are: under the model
+   * lock of another run of this process (a push for some models is fenced
+   * by their locks only, or one held lock was found lost), whose own push
+   * publishes them (or, its lock lost, is refused and erases what that run
+   * wrote). Each is a model's data directory (`data/<type…>/<id>`, its
+   * versions and markers, those written after the list was made included)
+   * or a data version directory (with any `latest` marker naming it). A
+   * model directory of this push's own `locks` inside one stays in it.
    */
   readonly holdBack?: readonly string[];
 }
