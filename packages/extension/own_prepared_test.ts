@@ -39,7 +39,7 @@ for (const prepared of [false, true]) {
       const manifest = await svc.preparePush({ context: { models: [MODEL] } });
       await svc.commitPush(manifest);
     } else {
-      await svc.pushChanged();
+      await svc.pushChanged({ context: { models: [MODEL] } });
     }
     await lock.release();
     assert.equal(store.peekText(`${OUT}/1/raw`), "from a");

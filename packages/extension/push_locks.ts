@@ -7,7 +7,9 @@
  *
  * - A push for some models (a run's flush) is fenced by their locks only;
  *   what is under other runs' locks (their models' data directories) stays
- *   out of it, for their own pushes (see `fenceOf`).
+ *   out of it, for their own pushes. A push naming no model (no run's
+ *   flush) is fenced only by the held locks found lost as it starts, and
+ *   leaves out what is under the others (see `fenceOf`).
  * - A prepared push commits without the locks this process settled since
  *   its preparation (see {@link commitView}).
  * - A push refused for a lost lock tells the held locks that no version
@@ -81,10 +83,12 @@ export async function pushLockOptions(
   // model directory, so that a version that run writes once this push has
   // looked (before it plans, or while it runs) stays out of it too.
   const holdBack = fence ? all.filter((l) => !fence(l)).map((l) => l.prefix) : [];
-  if (h.locks.length === 0 && holdBack.length === 0) return { options: {}, held: [] };
+  const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
+  // Fenced by none of them (a push naming no model, no held lock lost):
+  // a plain sync, which leaves out what is under them.
+  if (h.locks.length === 0) return { options: { holdBack: holdBack.map(strip) }, held: [] };
   const held = h.locks.map((l: HeldModelLock) => l.lock);
   locks.pushing(held);
-  const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
   return {
     options: {
       locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
@@ -98,7 +102,8 @@ export async function pushLockOptions(
 }
 
 /**
- * Which held locks fence a push for `scope` (null: all of them).
+ * Which held locks fence a push for `scope` (null: all of them); what is
+ * under the others is held back from it.
  *
  * - A push for some models (a run's flush names them, `context.models`) is
  *   fenced by those models' locks only: another model's lock held by this
@@ -110,23 +115,36 @@ export async function pushLockOptions(
  * - Where none of the held locks is of the push's models, every held lock
  *   fences it, but one found lost as it starts (another run's, broken by
  *   an operator): this push is not refused for it, and that run's own push
- *   is; the versions written under it stay out of this push as above.
- * - A push naming no model is fenced by every held lock.
+ *   is; what is under it stays out of this push as above.
+ * - A push naming no model is no run's flush (the tool's flush of a
+ *   structural command: the tool flushes a run naming its models, as the
+ *   extension syncs scoped). It is fenced by the held locks found lost as
+ *   it starts only: it is refused for them, and its refusal erases only
+ *   what was written under them, so that a driver whose run's flush names
+ *   no model never publishes a refused run's versions later either. What
+ *   is under every other held lock is held back, for its run's own flush:
+ *   such a lock lost while this push runs refuses nothing of it, nor of
+ *   any run (nothing under it is in this push).
+ * - With no scope (no way to tell a lost lock), every held lock fences it.
  */
 async function fenceOf(
   held: readonly HeldModelLock[],
   scope: PushScope | undefined,
 ): Promise<((l: HeldModelLock) => boolean) | null> {
-  if (!scope?.models.length) return null;
-  const ours = (l: HeldModelLock) => scope.models.includes(l.model);
-  if (held.some(ours)) return held.every(ours) ? null : ours;
+  if (!scope) return null;
+  if (scope.models.length) {
+    const ours = (l: HeldModelLock) => scope.models.includes(l.model);
+    if (held.some(ours)) return held.every(ours) ? null : ours;
+  }
   const lost = new Set<DistributedLock>();
   for (const l of held) if (await scope.lost(l.lock)) lost.add(l.lock);
+  if (scope.models.length === 0) return (l) => lost.has(l.lock);
   return lost.size ? (l) => !lost.has(l.lock) : null;
 }
 
 /** The models a push is for (`type…/id`, as the tool's context names them), and how a held lock is found lost. */
 export interface PushScope {
+  /** None: a push naming no model (no run's flush). */
   readonly models: readonly string[];
   /** True when the lock no longer names this process; throws when it cannot be read. */
   lost(lock: DistributedLock): Promise<boolean>;

@@ -18,13 +18,17 @@
  *   API (`push_locks.ts`). A push naming its models (`context.models`: a
  *   model run's flush) is given only their locks: the other runs of this
  *   process (a workflow's parallel steps) are fenced by their own pushes,
- *   and what they wrote stays out of this one, dirty, for those pushes.
+ *   and what is under their locks (their models' directories) stays out of
+ *   this one, dirty, for those pushes. A push naming no model (the tool's
+ *   flush of a structural command; the extension syncs scoped, so no run's
+ *   flush) is given only the held locks found lost as it starts, and is
+ *   refused for them, erasing only what was written under them; what is
+ *   under the other held locks stays out of it, for their runs' flushes.
  * - The tool runs a workflow's steps in parallel over one service: a
- *   push naming no model, prepared while a step held its lock, may commit
- *   after that step released it. A lock released after a push under it
- *   committed, and no push under it begun since, is left out of that
- *   commit's lock set (its writes were published under it); one released
- *   otherwise still counts.
+ *   push prepared while a step held its lock may commit after that step
+ *   released it. A lock released after a push under it committed, and no
+ *   push under it begun since, is left out of that commit's lock set (its
+ *   writes were published under it); one released otherwise still counts.
  * - `commitPush` hands the prepared push back to Sluice's `commitPush`,
  *   which runs it through the pipeline again under the locks it was
  *   prepared with: a run that lost one is refused with `model_lock_lost`,
@@ -229,10 +233,12 @@ export class ExtensionSyncService implements SwampSyncService {
     return r.uploaded.length + r.deleted.length + lockfile;
   }
 
-  /** The models a push is for (a step's flush names them), and how a held lock is found lost. */
-  #scope(options: SwampSyncOptions): PushScope | undefined {
+  /**
+   * The models a push is for (a step's flush names them; none for a push
+   * naming no model), and how a held lock is found lost.
+   */
+  #scope(options: SwampSyncOptions): PushScope {
     const models = (options.context?.models ?? []).map((m) => `${m.modelType}/${m.modelId}`);
-    if (models.length === 0) return undefined;
     const identity = this.#rt.provider.identity;
     return {
       models,

@@ -70,6 +70,9 @@ async function breakglass(p: Proc) {
   assert.equal(await lock.forceRelease(info.nonce), true);
 }
 
+/** A run's flush, naming its model as the tool does (the extension syncs scoped). */
+const FLUSH = { context: { models: [MODEL] } };
+
 const isLockLost = (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost";
 
 Deno.test("sync: a run whose model lock was broken is refused and its version erased; the new holder's bytes stay", async () => {
@@ -82,21 +85,21 @@ Deno.test("sync: a run whose model lock was broken is refused and its version er
     const lockA = await run(a, 1, "from a");
     await breakglass(op);
     const lockB = await run(b, 1, "from b");
-    assert.equal(await b.svc.pushChanged(), 3); // raw, metadata.yaml, latest
+    assert.equal(await b.svc.pushChanged(FLUSH), 3); // raw, metadata.yaml, latest
     await lockB.release();
     if (gatesOn) {
-      await assert.rejects(a.svc.pushChanged(), isLockLost);
+      await assert.rejects(a.svc.pushChanged(FLUSH), isLockLost);
       // The refused run's bytes are gone; the refresh brought the datastore's copy.
       assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
       // Pushing again under the lost lock is refused again: the refreshed
       // version is the datastore's, not taken for this run's (no erasure_refused).
-      await assert.rejects(a.svc.pushChanged(), isLockLost);
+      await assert.rejects(a.svc.pushChanged(FLUSH), isLockLost);
       assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
       await lockA.release(); // the tool releases the model locks in a finally
       assert.equal(await a.svc.pushChanged(), 0); // nothing of the refused run is left to push
       assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
     } else {
-      await a.svc.pushChanged();
+      await a.svc.pushChanged(FLUSH);
       await lockA.release();
       assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from a"); // the loss
     }
@@ -281,9 +284,13 @@ Deno.test("sync: the model-lock fence holds in a namespace named data as in any 
     assert.ok(info?.nonce);
     assert.equal(await broken.forceRelease(info.nonce), true);
     const lockB = await nsRun(b, "from b");
-    assert.equal(await b.svc.pushChanged({ namespace: ns }), 3); // raw, metadata.yaml, latest
+    assert.equal(await b.svc.pushChanged({ namespace: ns, ...FLUSH }), 3); // raw, metadata.yaml, latest
     await lockB.release();
-    await assert.rejects(a.svc.pushChanged({ namespace: ns }), isLockLost, `namespace "${ns}"`);
+    await assert.rejects(
+      a.svc.pushChanged({ namespace: ns, ...FLUSH }),
+      isLockLost,
+      `namespace "${ns}"`,
+    );
     assert.equal(store.peekText(`${ns}/data/shell/cmd/m1/out/1/raw`), "from b");
     assert.equal(await a.read(`${ns}/data/shell/cmd/m1/out/1/raw`), "from b");
     await lockA.release();
