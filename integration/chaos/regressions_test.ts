@@ -2584,3 +2584,23 @@ Deno.test("chaos regression: a structural command's push never publishes a run's
     '{"seed":76000364,"clones":5,"kinds":["core-single-phase","core","core","api","api"],"ops":[{"id":31,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"parallel":true,"structural":true},{"id":35,"kind":"tick","n":39,"pick":1069419965},{"id":18,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I19, the checker's own gap (seed 148300278, shrunk; `--checked-delete-share
+ * 1`): c4 pushed its edit of a shared file, and crashed after the commit
+ * landed, before recording the file synced; back up, its user replaced the
+ * file by a directory and pushed. c0 pulled the edit meanwhile, and another
+ * tool deleted its object between c4's look at its own upload and c4's
+ * commit. c4's push withdrew its own write (a file this cache never synced,
+ * its upload named by the index, removed here since), entry with it, and
+ * c0's pull then removed its copy: a user's deletion, made before the
+ * object went and pushed after it. I19 now spares a path whose clone's own
+ * write of the bytes deleted its user had removed (here: replaced by a
+ * directory) and not pushed yet when the object went, as it spares a
+ * synced file deleted so.
+ */
+Deno.test("chaos regression: a clone's own write, committed with its answer lost and removed by its user before another tool's deletion, is a user's deletion (I19, seed 148300278)", async () => {
+  await clean(
+    '{"seed":148300278,"clones":5,"kinds":["api","core-single-phase","api","core-single-phase","core-single-phase"],"checkedDeletes":true,"ops":[{"id":78,"kind":"migrate","clone":2},{"id":79,"kind":"tick","n":16,"pick":297645408},{"id":0,"kind":"bulk","clone":4},{"id":5,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":44,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":45,"kind":"reshape","clone":4,"file":3,"how":"push"},{"id":11,"kind":"crash","clone":4,"at":"commit"},{"id":12,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000,"streamed":true},{"id":14,"kind":"tick","n":38,"pick":1630577545},{"id":15,"kind":"tick","n":2,"pick":1854241640},{"id":16,"kind":"wait","ms":11000},{"id":17,"kind":"wait","ms":31000},{"id":18,"kind":"tick","n":15,"pick":1853183462},{"id":25,"kind":"resolve","clone":0,"pick":2,"how":"mine"},{"id":47,"kind":"tick","n":16,"pick":263556529},{"id":48,"kind":"vanish","file":3}]}',
+  );
+});
