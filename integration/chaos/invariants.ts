@@ -68,7 +68,9 @@
  *   deleted from the store (`vanish` moves) where a clone held them are, after the final sync,
  *   on the store or on a clone, unless a user changed, deleted or took
  *   theirs for that path since (or had deleted the file a clone synced
- *   there before, and not pushed the deletion yet): an entry a pull removed for naming nothing
+ *   there before, or the clone's own write of those bytes it never recorded
+ *   as synced, its push's answer lost, and not pushed the deletion yet): an
+ *   entry a pull removed for naming nothing
  *   is not a deletion for the clones holding the last copies. Until such
  *   an entry is removed it names a missing object, which I7 and I8 allow.
  *   A run's `raw` another client published again with other bytes (a

@@ -166,6 +166,17 @@ export class LocalChanges {
   }
 
   /**
+   * True when clone `clone` wrote the bytes `hash` at `path` and itself
+   * replaced that write since (a later edit, a deletion, a directory made in
+   * its place): the bytes are no longer its user's choice there.
+   */
+  replacedOwn(clone: number, path: string, hash: string): boolean {
+    return this.edits.some((e) =>
+      e.clone === clone && e.path === path && e.hash === hash && e.state === "replaced"
+    );
+  }
+
+  /**
    * The library discarded clone `clone`'s change at `path` and said so by a
    * warning naming it (a marker naming a refused run's erased version).
    */

@@ -18,6 +18,7 @@ import {
   markerUnlistedReason,
 } from "../../middleware/marker_after_version.ts";
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
+import { sha256Hex } from "../../sync/hash.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import {
   type IndexEntry,
@@ -729,7 +730,7 @@ class World {
       // needs no sparing: pushed, the store holds it; else it is a conflict,
       // and the holder must keep its copy.)
       if (here !== "directory" && here !== null) continue;
-      if (slot.svc.state.synced(path)) pending = true;
+      if (await this.#removedHere(slot, path, got.body)) pending = true;
     }
     if (op.run !== undefined && !op.rewrite) this.stats.vanishedOutputs++;
     if (holders.length > 0 && !pending) this.stats.vanishesChecked++;
@@ -747,6 +748,19 @@ class World {
   }
 
   /**
+   * Whether clone `slot`'s user removed what it had at `path` (nothing, or a
+   * directory, is there now): the file it synced there, or its own write of
+   * `bytes` (the bytes another tool's deletion took), which its state never
+   * recorded as synced (the push's commit landed, its answer lost to a
+   * crash). Its push, a user's deletion, may yet remove the path everywhere:
+   * it withdraws such a write of its own, entry with it.
+   */
+  async #removedHere(slot: CloneSlot, path: string, bytes: Uint8Array): Promise<boolean> {
+    if (slot.svc.state.synced(path)) return true;
+    return this.changes.replacedOwn(slot.index, path, await sha256Hex(bytes));
+  }
+
+  /**
    * A delete that checked the version of a shared file, then deleted a
    * write landed in between (see {@link checkThenDelete}): its bytes are
    * held to I19 as those of another tool's deletion are, from now on.
@@ -759,7 +773,7 @@ class World {
     for (const slot of this.clones) {
       const here = await Deno.readFile(`${slot.dir}/${path}`).catch(() => null);
       if (here && sameBytes(here, bytes)) holders.push(slot.index);
-      else if (!here && slot.svc.state.synced(path)) pending = true;
+      else if (!here && await this.#removedHere(slot, path, bytes)) pending = true;
     }
     await this.truth.vanished(
       this.#opId,
