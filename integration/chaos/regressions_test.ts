@@ -2604,3 +2604,24 @@ Deno.test("chaos regression: a clone's own write, committed with its answer lost
     '{"seed":148300278,"clones":5,"kinds":["api","core-single-phase","api","core-single-phase","core-single-phase"],"checkedDeletes":true,"ops":[{"id":78,"kind":"migrate","clone":2},{"id":79,"kind":"tick","n":16,"pick":297645408},{"id":0,"kind":"bulk","clone":4},{"id":5,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":44,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":45,"kind":"reshape","clone":4,"file":3,"how":"push"},{"id":11,"kind":"crash","clone":4,"at":"commit"},{"id":12,"kind":"run","clone":1,"model":0,"data":1,"workMs":15000,"streamed":true},{"id":14,"kind":"tick","n":38,"pick":1630577545},{"id":15,"kind":"tick","n":2,"pick":1854241640},{"id":16,"kind":"wait","ms":11000},{"id":17,"kind":"wait","ms":31000},{"id":18,"kind":"tick","n":15,"pick":1853183462},{"id":25,"kind":"resolve","clone":0,"pick":2,"how":"mine"},{"id":47,"kind":"tick","n":16,"pick":263556529},{"id":48,"kind":"vanish","file":3}]}',
   );
 });
+
+/**
+ * I12 (seed 149100103, shrunk; `--old-share 1 --etag-share 1`), the
+ * checker's own: c3's old client pull (#39) read the v1 index, met an object
+ * missing (c0's file made a directory of its name, its deletion on its way
+ * to the index) and wrote back the index it read, while c4's old client push
+ * (#38) committed its log in between: their design drops that commit. The
+ * pull's write landed with its answer lost (a flaky put after effect), so
+ * the pull failed and the checker never learned what its write dropped, and
+ * blamed the library for the missing entry. A pull's write whose answer is
+ * lost is now taken as landed (not the ETag window of I12: no erasure). The
+ * second history is the same with c3 armed to crash as its pull's write
+ * lands (`at: "answer"`) in place of the flaky put: an old client's pull is
+ * now spared that crash (a crash there is its return).
+ */
+Deno.test("chaos regression: an old client's commit dropped by another old client's pull whose write's answer was lost is theirs, spared (I12, seed 149100103)", async () => {
+  await clean(
+    '{"seed":149100103,"clones":5,"kinds":["core","api","api","core","api"],"oldClients":true,"etag":true,"ops":[{"id":37,"kind":"oldpush","clone":3},{"id":8,"kind":"tick","n":5,"pick":324786824},{"id":10,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":11,"kind":"lockfile","clone":0,"set":"@chaos/ext-11"},{"id":13,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":15,"kind":"flaky","call":"delete","count":1,"afterEffect":true},{"id":16,"kind":"crash","clone":3},{"id":41,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":42,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":45,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":20,"kind":"wait","ms":5000},{"id":38,"kind":"oldpush","clone":4},{"id":43,"kind":"sync","clone":1},{"id":21,"kind":"tick","n":2,"pick":1473928274},{"id":23,"kind":"latency","ms":500},{"id":24,"kind":"tick","n":30,"pick":856547655},{"id":25,"kind":"tick","n":32,"pick":136718617},{"id":47,"kind":"sibling","clone":4,"how":"dies","workMs":15000},{"id":49,"kind":"tick","n":48,"pick":2126576185},{"id":26,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"parallel":true},{"id":39,"kind":"oldpull","clone":3},{"id":28,"kind":"tick","n":24,"pick":537275659},{"id":29,"kind":"flaky","call":"put","count":2,"afterEffect":true},{"id":30,"kind":"tick","n":2,"pick":1845818108}]}',
+    '{"seed":149100103,"clones":5,"kinds":["core","api","api","core","api"],"oldClients":true,"etag":true,"ops":[{"id":37,"kind":"oldpush","clone":3},{"id":8,"kind":"tick","n":5,"pick":324786824},{"id":10,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":11,"kind":"lockfile","clone":0,"set":"@chaos/ext-11"},{"id":13,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":15,"kind":"flaky","call":"delete","count":1,"afterEffect":true},{"id":16,"kind":"crash","clone":3},{"id":41,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":42,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":45,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":20,"kind":"wait","ms":5000},{"id":38,"kind":"oldpush","clone":4},{"id":43,"kind":"sync","clone":1},{"id":21,"kind":"tick","n":2,"pick":1473928274},{"id":23,"kind":"latency","ms":500},{"id":24,"kind":"tick","n":30,"pick":856547655},{"id":25,"kind":"tick","n":32,"pick":136718617},{"id":47,"kind":"sibling","clone":4,"how":"dies","workMs":15000},{"id":49,"kind":"tick","n":48,"pick":2126576185},{"id":26,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"parallel":true},{"id":29,"kind":"crash","clone":3,"at":"answer"},{"id":39,"kind":"oldpull","clone":3},{"id":28,"kind":"tick","n":24,"pick":537275659},{"id":30,"kind":"tick","n":2,"pick":1845818108}]}',
+  );
+});
