@@ -499,7 +499,7 @@ export function unwrittenCommand(
  * next pull); counted, nothing recorded.
  */
 export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull" }>): Command {
-  return plainCommand(env, op.clone, `old client pull #${op.id}`, async (svc) => {
+  return plainCommand(env, op.clone, `${OLD_PULL_LABEL} #${op.id}`, async (svc) => {
     env.stats.oldPulls++;
     const startedBefore = env.truth.oldStarted.length;
     // Under way as it starts: their index write may land after its read.
@@ -511,6 +511,8 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
       // clone names it again (I7, I8, I11 and I12 spare it: those in
       // flight, or done, since the pull began, whose entry it did not write
       // with their bytes). Sluice's own are named again by their writers.
+      // Also run when its write failed: one whose answer was lost (a flaky
+      // put after effect) landed all the same.
       afterWrite: async (wrote) => {
         const since = [
           ...inFlight,
@@ -625,6 +627,14 @@ export const OLD_CLIENT_LABEL = "old client push";
 /** True for the label of an old client's push (a unit's label starts with its clone). */
 export function isOldClientCommand(label: string): boolean {
   return label.includes(OLD_CLIENT_LABEL);
+}
+
+/** The label of an old client's pull. */
+export const OLD_PULL_LABEL = "old client pull";
+
+/** True for the label of an old client's pull (a unit's label starts with its clone). */
+export function isOldPullCommand(label: string): boolean {
+  return label.includes(OLD_PULL_LABEL);
 }
 
 /** The writer number an old client on clone `clone`'s machine has in the edit records. */

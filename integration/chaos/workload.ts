@@ -44,6 +44,7 @@ import {
   GLOBAL_LOCK_COMMITS,
   isMoveCommand,
   isOldClientCommand,
+  isOldPullCommand,
   lockfileCommand,
   moveCommand,
   oldPullCommand,
@@ -413,6 +414,9 @@ class World {
    * `store`, where the index write (the v1 index, a shard) of a clone armed
    * to crash at `answer` lands and never answers: the clone crashes at the
    * decision that made it, its command never knowing its commit was made.
+   * Not an old client's: its push is no Sluice commit, and its pull does
+   * nothing after its write (a crash there is its return), while the
+   * checker learns what that write dropped only from its return.
    */
   #answerLoss(store: ObjectStore): ObjectStore {
     return {
@@ -420,7 +424,8 @@ class World {
       endpoint: store.endpoint,
       put: async (key, body, mode, o) => {
         // Who writes is known only now, before the first await.
-        const slot = isOldClientCommand(this.sched.label ?? "")
+        const label = this.sched.label ?? "";
+        const slot = isOldClientCommand(label) || isOldPullCommand(label)
           ? undefined
           : this.clones.find((c) => c.owner === this.sched.owner && this.#answerArmed.has(c));
         const info = await store.put(key, body, mode, o);

@@ -232,7 +232,9 @@ export async function peerPush(
  * write is dropped (or rolled back to the entry it read). On a v2 bucket
  * its pull writes nothing. `afterRead` runs between its read of the index
  * and its write, `afterWrite` once its write landed, with the entries it
- * wrote. Returns the paths whose entries it dropped.
+ * wrote; also when its write failed, before the failure is thrown: a write
+ * whose answer was lost may have landed all the same. Returns the paths
+ * whose entries it dropped.
  */
 export async function peerPull(
   store: ObjectStore,
@@ -253,7 +255,12 @@ export async function peerPull(
   }
   await options.afterRead?.();
   if (dropped.length) {
-    await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
+    try {
+      await store.put(".datastore-index.json", enc(JSON.stringify(mono)), PutModes.overwrite);
+    } catch (e) {
+      await options.afterWrite?.(entries);
+      throw e;
+    }
     await options.afterWrite?.(entries);
   }
   return dropped;
