@@ -3,6 +3,21 @@ import { sluice, world } from "./cli_test_kit.ts";
 
 const V = "data/shell/cmd/m1/out/2";
 
+/** Records `dirs` in the cache `a` as a refused run's versions held (as `erasure_refused` leaves them), for `problems`. */
+async function hold(a: string, dirs: string[], problems: { dir: string; reason: string }[]) {
+  const journal = {
+    format: 1,
+    erase: [],
+    uploads: [],
+    prefixes: [],
+    held: [{ dirs, problems, uploads: [], at: 1 }],
+    moving: {},
+    trash: [],
+    markers: [],
+  };
+  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+}
+
 /** A cache whose refused run's version V could not be erased, so it is held (as `erasure_refused` leaves it). */
 async function heldCache() {
   const w = await world();
@@ -10,22 +25,7 @@ async function heldCache() {
   await w.write(a, "notes/seed.txt", "seed");
   assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
   await w.write(a, `${V}/raw`, "the refused run's output");
-  const journal = {
-    format: 1,
-    erase: [],
-    uploads: [],
-    prefixes: [],
-    held: [{
-      dirs: [V],
-      problems: [{ dir: V, reason: "the model was written under another lock meanwhile" }],
-      uploads: [],
-      at: 1,
-    }],
-    moving: {},
-    trash: [],
-    markers: [],
-  };
-  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+  await hold(a, [V], [{ dir: V, reason: "the model was written under another lock meanwhile" }]);
   return { w, a };
 }
 
@@ -100,17 +100,7 @@ Deno.test("held --discard of a run's version and the latest marker its push name
   // The refused run wrote version 2 and moved the marker to it: both held.
   await w.write(a, `${D}/2/raw`, "the refused run's output");
   await w.write(a, `${D}/latest`, "2");
-  const journal = {
-    format: 1,
-    erase: [],
-    uploads: [],
-    prefixes: [],
-    held: [{ dirs: [`${D}/2`, `${D}/latest`], problems: [], uploads: [], at: 1 }],
-    moving: {},
-    trash: [],
-    markers: [],
-  };
-  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+  await hold(a, [`${D}/2`, `${D}/latest`], []);
   const gone = await sluice(["held", `${D}/2`, "--discard", "--cache", a]);
   assert.equal(gone.code, 0, gone.err);
   await assert.rejects(Deno.lstat(`${a}/${D}/2/raw`), Deno.errors.NotFound);
@@ -130,22 +120,7 @@ async function publishedHeldCache() {
   const a = w.cache("a");
   await w.write(a, `${V}/raw`, "published output");
   assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  const journal = {
-    format: 1,
-    erase: [],
-    uploads: [],
-    prefixes: [],
-    held: [{
-      dirs: [V],
-      problems: [{ dir: V, reason: `it holds ${V}/raw, already synced with the datastore` }],
-      uploads: [],
-      at: 1,
-    }],
-    moving: {},
-    trash: [],
-    markers: [],
-  };
-  await Deno.writeTextFile(`${a}/.sluice/erasure.json`, JSON.stringify(journal));
+  await hold(a, [V], [{ dir: V, reason: `it holds ${V}/raw, already synced with the datastore` }]);
   return { w, a };
 }
 
