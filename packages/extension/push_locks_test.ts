@@ -156,3 +156,42 @@ Deno.test("push locks: a version another run writes after a run's flush took its
   assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
   assert.equal(store.peekText("data/shell/cmd/m2/out/latest"), "1");
 });
+
+Deno.test("push locks: a run that takes its model lock and writes a version after a run's flush took its lock options, before that push plans, has it left out too, for its own flush", async () => {
+  const store = new InMemoryStore();
+  const p = await process(store);
+  const lock1 = await p.start("m1");
+  await p.method("m1");
+  // m1's flush, in its steps: its lock options first (no other run yet)…
+  const rt = p.provider().runtime;
+  const scope = { models: ["shell/cmd/m1"], lost: () => Promise.resolve(false) };
+  const { options } = await pushLockOptions(rt.held, p.cache, "", scope);
+  // …then another run (a parallel step) takes m2's lock and writes its version…
+  const lock2 = await p.start("m2");
+  await p.method("m2");
+  // …and m1's push plans and commits.
+  const svc = await rt.service(p.cache, "");
+  await svc.pushChanged(options);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), undefined, "outside m2's lock");
+  assert.equal(store.peekText("data/shell/cmd/m2/out/latest"), undefined);
+  await lock1.release();
+  await p.flush("m2", lock2);
+  assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
+  assert.equal(store.peekText("data/shell/cmd/m2/out/latest"), "1");
+});
+
+Deno.test("push locks: a push naming no model leaves out a version written under a model lock taken after it took its lock options", async () => {
+  const store = new InMemoryStore();
+  const p = await process(store);
+  const rt = p.provider().runtime;
+  const scope = { models: [], lost: () => Promise.resolve(false) };
+  const { options } = await pushLockOptions(rt.held, p.cache, "", scope);
+  const lock = await p.start("m1");
+  await p.method("m1");
+  const svc = await rt.service(p.cache, "");
+  await svc.pushChanged(options);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined, "outside m1's lock");
+  await p.flush("m1", lock);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
+});
