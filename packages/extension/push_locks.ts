@@ -51,7 +51,10 @@ function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
 /** The lock options of a push and the held locks under them. */
 export interface PushLocks {
   /** The held model locks (seen by the namespace), their models and versions; the model directories held back. */
-  readonly options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models" | "holdBack">;
+  readonly options: Pick<PushOptions, "locks" | "written" | "preexisting" | "models"> & {
+    /** What is under the held locks not fencing the push, as the push plans (see `PushOptions.holdBack`). */
+    readonly holdBack?: () => readonly string[];
+  };
   /** The held locks under `options.locks`, in the same order. */
   readonly held: DistributedLock[];
 }
@@ -65,7 +68,8 @@ export interface PushLocks {
  * ```ts
  * import { pushLockOptions } from "./push_locks.ts";
  * import { HeldLocks } from "./held_locks.ts";
- * await pushLockOptions(new HeldLocks(), "/tmp/cache", ""); // { options: {}, held: [] }
+ * const { options } = await pushLockOptions(new HeldLocks(), "/tmp/cache", "");
+ * options.holdBack?.(); // [] (no model lock held: nothing to leave out)
  * ```
  */
 export async function pushLockOptions(
@@ -75,18 +79,23 @@ export async function pushLockOptions(
   scope?: PushScope,
 ): Promise<PushLocks> {
   const all = locks.models(ns);
-  if (all.length === 0) return { options: {}, held: [] };
-  const fence = await fenceOf(all, scope);
-  const h = await locks.pushOptions(cachePath, ns, fence ?? (() => true));
-  // What is under a lock left out of the fence stays out of this push,
-  // dirty, for the push of the run that holds it (fenced by it): the whole
-  // model directory, so that a version that run writes once this push has
-  // looked (before it plans, or while it runs) stays out of it too.
-  const holdBack = fence ? all.filter((l) => !fence(l)).map((l) => l.prefix) : [];
+  const fence = all.length ? await fenceOf(all, scope) : null;
+  const h = all.length
+    ? await locks.pushOptions(cachePath, ns, fence ?? (() => true))
+    : { locks: [], written: [], preexisting: new Set<string>() };
   const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
-  // Fenced by none of them (a push naming no model, no held lock lost):
-  // a plain sync, which leaves out what is under them.
-  if (h.locks.length === 0) return { options: { holdBack: holdBack.map(strip) }, held: [] };
+  // What is under a held lock not fencing this push stays out of it, dirty,
+  // for the push of the run that holds it (fenced by it): the whole model
+  // directory, so that a version that run writes once this push has looked
+  // stays out of it too; and the locks are those held as the push plans,
+  // so that a run which takes its lock after this look has its versions
+  // left out as well.
+  const fencing = new Set(h.locks.map((l: HeldModelLock) => l.lock));
+  const holdBack = () =>
+    locks.models(ns).filter((l) => !fencing.has(l.lock)).map((l) => strip(l.prefix));
+  // Fenced by none of them (no lock held, or a push naming no model with
+  // no held lock lost): a plain sync, which leaves out what is under them.
+  if (h.locks.length === 0) return { options: { holdBack }, held: [] };
   const held = h.locks.map((l: HeldModelLock) => l.lock);
   locks.pushing(held);
   return {
@@ -95,7 +104,7 @@ export async function pushLockOptions(
       models: h.locks.map((l) => l.model),
       written: h.written.map(strip),
       preexisting: new Set([...h.preexisting].map(strip)),
-      ...(holdBack.length ? { holdBack: holdBack.map(strip) } : {}),
+      holdBack,
     },
     held,
   };

@@ -55,8 +55,11 @@ export interface PushOptions {
    * versions and markers, those written after the list was made included)
    * or a data version directory (with any `latest` marker naming it). A
    * model directory of this push's own `locks` inside one stays in it.
+   * A function is called as the push has planned (a prepared push's
+   * commit calls it again), so that the list can name the model locks
+   * other runs took after these options were made.
    */
-  readonly holdBack?: readonly string[];
+  readonly holdBack?: readonly string[] | (() => readonly string[]);
 }
 
 /** A push whose objects are written and whose commit is still to come (see {@link SyncService.preparePush}). */

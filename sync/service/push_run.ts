@@ -125,7 +125,7 @@ export async function runPush(
     written: options.written,
     preexisting: options.preexisting,
     models: options.models,
-    holdBack: options.holdBack,
+    holdBack: typeof options.holdBack === "function" ? options.holdBack() : options.holdBack,
     adoptUncommitted: new Set(options.adoptUncommitted ?? []),
     identity: deps.identity,
     clock: deps.clock,
