@@ -17,6 +17,7 @@ import { type StoreLock, storeLockBackend } from "../../sync/locks/lock_engine.t
 import type { Clock, LockBackend, ObjectStore } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
+import { MONOLITH_KEY } from "../../sync/transfer/bucket_layout.ts";
 import { SHARED_FILES } from "./history.ts";
 import type { GroundTruth, StoreInspector } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
@@ -147,17 +148,26 @@ export function watchedStore(
 /**
  * Where a store call `what` (as the scheduler names it) stands for a crash
  * between a commit-step write and the index update: `write` for a latest
- * marker's put or a shared file's delete, `index` for the first read of the
- * index update, else undefined.
+ * marker's put or a shared file's put or delete, `index` for the index
+ * update's first call, else undefined. That first call is a call on any
+ * index object (the v1 index, the meta, a shard), whichever the commit makes
+ * first: a v1 index's read, a v2 meta's read, or, when the cache holds the
+ * meta it saw last, a shard's read (its meta is read, or written, only after
+ * the shards). The clone crashes while parked on it, before it is made, so
+ * that no index write of the commit has landed (a crash as one lands is the
+ * `answer` move's).
  */
 export function commitCrashPoint(what: string): "write" | "index" | undefined {
-  const key = what.replace(/^(put|delete|get|head) /, "").replace(/ \(.*$/, "");
+  const key = what.replace(/^(put|delete|get|head|list) /, "").replace(/ \(.*$/, "");
   if (/^(put|delete) /.test(what) && (key.endsWith("/latest") || SHARED_FILES.includes(key))) {
     return "write";
   }
-  return /^(get|head) (_index\/_meta\.json|\.datastore-index\.json)/.test(what)
-    ? "index"
-    : undefined;
+  return /^(put|delete|get|head|list) /.test(what) && isIndexObject(key) ? "index" : undefined;
+}
+
+/** The index's objects: the v1 index, the meta, a shard. */
+export function isIndexObject(key: string): boolean {
+  return key === MONOLITH_KEY || key.startsWith("_index/");
 }
 
 /** Every run's and transaction's outcome and a digest of the store's objects (locks left out). */

@@ -124,7 +124,10 @@ export type Op =
    * The clone's process dies at its current await point and restarts from
    * its cache dir. With `at: "commit"`, the crash is armed instead: it
    * happens when the clone's command next stops between a commit-step write
-   * (a latest marker, or a deletion) and the index update that follows it.
+   * (a latest marker, a shared file's write or deletion) and the index update
+   * that follows it: on that update's first call on an index object (the v1
+   * index, the meta, or a shard, read first when the clone holds the v2 meta
+   * it saw last), before any index write of the commit lands.
    * With `at: "answer"`, it happens as the clone's next write of an index
    * object (the v1 index, a shard) lands, before its answer comes back: a
    * commit made whose maker never learns it.

@@ -20,12 +20,7 @@ import {
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
-import {
-  type IndexEntry,
-  META_KEY,
-  metaBody,
-  MONOLITH_KEY,
-} from "../../sync/transfer/bucket_layout.ts";
+import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { modelLockKey, releaseLock } from "../../sync/locks/model_locks.ts";
@@ -34,7 +29,7 @@ import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
 import { peerPush, shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
-import { commitCrashPoint, fingerprintOf, watchedStore } from "./clone_setup.ts";
+import { commitCrashPoint, fingerprintOf, isIndexObject, watchedStore } from "./clone_setup.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
 import {
   codeOf,
@@ -155,11 +150,6 @@ function checkThenDelete(store: ObjectStore, clock: Clock): ObjectStore {
   };
 }
 
-/** The index's objects: the v1 index, a shard, the meta (where an `answer` crash strikes). */
-function isIndexObject(key: string): boolean {
-  return key === MONOLITH_KEY || key.startsWith("_index/");
-}
-
 /** One history's world: scheduler, target, clones, operator, ground truth. */
 class World {
   readonly history: History;
@@ -218,8 +208,8 @@ class World {
    * after their move's read of the v1 index (`move`): `seen` once it was.
    */
   readonly #stallArmed = new Map<CloneSlot, { at: "companions" | "move"; seen: boolean }>();
-  /** Armed clones now parked at the index update, to crash after this decision. */
-  readonly #due = new Set<CloneSlot>();
+  /** Armed clones now parked at the index update (on the call named), to crash after this decision. */
+  readonly #due = new Map<CloneSlot, string>();
   /** Clones armed to crash as their next index write lands (`crash` at `answer`). */
   readonly #answerArmed = new Set<CloneSlot>();
   /** Clones whose index write landed while armed so: they crash at the next decision. */
@@ -483,7 +473,7 @@ class World {
     const slot = this.clones.find((s) => s.owner === unit.owner && this.#armed.has(s));
     const point = slot && commitCrashPoint(what);
     if (point === "write") this.#armed.set(slot!, true);
-    else if (point === "index" && this.#armed.get(slot!)) this.#due.add(slot!);
+    else if (point === "index" && this.#armed.get(slot!)) this.#due.set(slot!, what);
   }
 
   #service(dir: string, name: string, index: number, incarnation: number) {
@@ -1130,11 +1120,11 @@ class World {
       });
     }
     await this.#answerCrashes();
-    for (const slot of this.#due) {
+    for (const [slot, on] of this.#due) {
       this.stats.crashes++;
       this.stats.commitCrashes++;
       this.#note(
-        `c${slot.index} crashes between a commit write and the index update (${slot.busy?.unit.label})`,
+        `c${slot.index} crashes between a commit write and the index update (${slot.busy?.unit.label} on ${on})`,
       );
       await this.#crash(slot, "crashed");
     }
