@@ -2625,3 +2625,20 @@ Deno.test("chaos regression: an old client's commit dropped by another old clien
     '{"seed":149100103,"clones":5,"kinds":["core","api","api","core","api"],"oldClients":true,"etag":true,"ops":[{"id":37,"kind":"oldpush","clone":3},{"id":8,"kind":"tick","n":5,"pick":324786824},{"id":10,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":11,"kind":"lockfile","clone":0,"set":"@chaos/ext-11"},{"id":13,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":15,"kind":"flaky","call":"delete","count":1,"afterEffect":true},{"id":16,"kind":"crash","clone":3},{"id":41,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":42,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":45,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":20,"kind":"wait","ms":5000},{"id":38,"kind":"oldpush","clone":4},{"id":43,"kind":"sync","clone":1},{"id":21,"kind":"tick","n":2,"pick":1473928274},{"id":23,"kind":"latency","ms":500},{"id":24,"kind":"tick","n":30,"pick":856547655},{"id":25,"kind":"tick","n":32,"pick":136718617},{"id":47,"kind":"sibling","clone":4,"how":"dies","workMs":15000},{"id":49,"kind":"tick","n":48,"pick":2126576185},{"id":26,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"parallel":true},{"id":29,"kind":"crash","clone":3,"at":"answer"},{"id":39,"kind":"oldpull","clone":3},{"id":28,"kind":"tick","n":24,"pick":537275659},{"id":30,"kind":"tick","n":2,"pick":1845818108}]}',
   );
 });
+
+/**
+ * I9 (seed 155100395, `--checked-delete-share 1`, old clients): c0 synced
+ * an old client's (c4's) file and deleted it; its delete checked the
+ * version it had synced, and another old client's (c1's) edit landed, index
+ * and all, before the delete, which removed it. c0's commit then took out
+ * the entry naming c1's edit: that entry names no object version (an old
+ * client's), so it was never taken for another version than the one
+ * deleted. A removal found gone (or by a checked delete) now leaves
+ * another client's entry naming other bytes than the copy deleted, as it
+ * leaves a Sluice entry of another version (sync/transfer/index_apply.ts).
+ */
+Deno.test("chaos regression: a checked delete that removed an old client's edit landed in its window never takes out the old client's entry (I9, seed 155100395)", async () => {
+  await clean(
+    '{"seed":155100395,"clones":5,"kinds":["core-single-phase","api","api","core","api"],"oldClients":true,"checkedDeletes":true,"ops":[{"id":43,"kind":"oldpush","clone":4,"file":2},{"id":5,"kind":"lockfile","clone":2,"set":"@chaos/ext-5"},{"id":6,"kind":"tick","n":29,"pick":391482516},{"id":8,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":9,"kind":"sync","clone":0},{"id":10,"kind":"edit","clone":0,"file":3,"how":"during","pick":228006816},{"id":13,"kind":"delete","clone":0,"file":0,"how":"push"},{"id":44,"kind":"oldpush","clone":1,"file":2},{"id":16,"kind":"tick","n":12,"pick":860981439}]}',
+  );
+});

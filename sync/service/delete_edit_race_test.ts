@@ -7,7 +7,8 @@
  * deletion.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { hookedStore, InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
+import { sha256Hex } from "../hash.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import {
@@ -188,4 +189,32 @@ Deno.test("a deletion whose check-then-delete removed a peer's edit committed in
   assert.equal(await read(b, P), "b's edit", "b's copy is kept");
   await b.resolveConflict(P, "mine");
   assert.equal(store.peekText(P), "b's edit", "and published again");
+});
+
+Deno.test("a deletion whose check-then-delete removed an old client's edit pushed in its window keeps the old client's entry: a conflict, never a silent loss", async () => {
+  const store = new InMemoryStore();
+  const racing = checkedDeleteStore(store);
+  // An old client's file, synced by a.
+  await peerPush(store, { [P]: "old client's first\n" });
+  const a = await clone(racing.store, "a");
+  await a.pullChanged();
+  assert.equal(await read(a, P), "old client's first\n");
+  // a deletes; another old client's edit lands (object and index) between
+  // a's check and its delete.
+  racing.arm(async () => void (await peerPush(store, { [P]: "old client's edit\n" })));
+  await Deno.remove(`${a.cacheDir}/${P}`);
+  await a.markDirty({ relPath: P });
+  const r = await a.pushChanged();
+  assert.equal(store.peekText(P), undefined, "the delete removed the edit (the endpoint's race)");
+  assert.deepEqual(
+    r.conflicts,
+    [P],
+    "a's deletion met the old client's committed edit: a conflict",
+  );
+  const entry = (await readIndex(store, quick.retry))?.entries[P];
+  assert.equal(
+    entry?.h,
+    await sha256Hex(new TextEncoder().encode("old client's edit\n")),
+    "the entry naming the old client's edit is kept, not removed as if a had deleted it",
+  );
 });

@@ -101,3 +101,60 @@ Deno.test("a deletion based on another client's entry that records no hash (a li
     }
   }
 });
+
+/**
+ * A deletion of `a.txt` based on another client's entry of `base` (its
+ * bytes' hash and size), applied with nothing at the path now and the
+ * delete found gone (`foundGone`: the store deletes by a check, then a
+ * delete), over `entry`: the entries and the paths taken for another
+ * writer's.
+ */
+async function removeFoundGone(
+  entry: IndexEntry,
+  base: Pick<IndexChange, "baseHash" | "baseSize">,
+) {
+  const store = new InMemoryStore();
+  const entries: Record<string, IndexEntry> = { "a.txt": entry };
+  const foreign = new Map();
+  const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+  await apply(
+    store,
+    c,
+    entries,
+    {
+      set: {},
+      remove: ["a.txt"],
+      base: { "a.txt": "deleted-version" },
+      foundGone: ["a.txt"],
+      checkCreates: true,
+      ...base,
+    },
+    false,
+    foreign,
+  );
+  return { entries, foreign };
+}
+
+Deno.test("a deletion found gone over another client's entry naming other bytes than the copy it deleted (an old client's edit its checked delete removed) keeps that entry, told as another writer's", async () => {
+  const synced = "b".repeat(64);
+  const theirs = "d".repeat(64);
+  // An old client's edit, committed since this cache synced the path.
+  const edit = { v: `~${theirs}`, h: theirs, s: 5 };
+  const kept = await removeFoundGone(edit, { baseHash: { "a.txt": synced } });
+  assert.deepEqual(kept.entries["a.txt"], edit, "an edit never seen: kept, never taken out");
+  assert.equal(kept.foreign.get("a.txt"), null, "told as another writer's, nothing there");
+  // The entry this deletion was based on (the bytes it synced): removed.
+  const same = { v: `~${synced}`, h: synced, s: 5 };
+  const removed = await removeFoundGone(same, { baseHash: { "a.txt": synced } });
+  assert.equal(removed.entries["a.txt"], undefined, "the entry of the bytes deleted: removed");
+  assert.equal(removed.foreign.size, 0);
+  // An entry recording no hash: told by its size.
+  const listed = { v: "~6@2026-01-01T00:00:00.000Z", h: "", s: 6 };
+  const bySize = await removeFoundGone(listed, {
+    baseHash: { "a.txt": synced },
+    baseSize: { "a.txt": 5 },
+  });
+  assert.deepEqual(bySize.entries["a.txt"], listed, "another size than the copy deleted: kept");
+  const sameSize = await removeFoundGone(listed, { baseSize: { "a.txt": 6 } });
+  assert.equal(sameSize.entries["a.txt"], undefined, "the size of the copy deleted: removed");
+});
