@@ -107,6 +107,22 @@ export async function apply(
       cur.v !== own?.v;
   };
   /**
+   * Another client's entry (no object version) that names other bytes than
+   * the copy this removal was based on: by their hash, else by their size
+   * (an entry that records no hash, or a base whose hash is unknown). An old
+   * client's edit written since, which this change never saw.
+   */
+  const otherBytes = (p: string) => {
+    const cur = current(p);
+    if (typeof change.base?.[p] !== "string" || cur === undefined || !isUnversioned(cur)) {
+      return false;
+    }
+    const hash = change.baseHash?.[p];
+    if (cur.h !== "" && hash) return cur.h !== hash;
+    const size = change.baseSize?.[p];
+    return size !== undefined && cur.s !== size;
+  };
+  /**
    * Another client's entry, or none though the change was based on one (or
    * created the path, with `checkCreates`).
    */
@@ -212,10 +228,13 @@ export async function apply(
     }
     // Nothing there, and the entry names a version this removal was not
     // based on: a peer's commit it never saw, whose object went outside
-    // Sluice (this deletion, conditional on its base, cannot have removed
-    // it). Taken out here, its holders would read a deletion; left, it names
-    // a missing object, which a pull records as lost before it removes it.
-    if (held === null && foundGone.has(p) && suspect(p)) {
+    // Sluice or by this very delete (one that checked the version, then
+    // deleted whatever stood there); so too another client's entry naming
+    // other bytes than the copy deleted (an old client's edit, written in
+    // that window or since). Taken out here, its holders would read a
+    // deletion; left, it names a missing object, which a pull records as
+    // lost before it removes it.
+    if (held === null && foundGone.has(p) && (suspect(p) || otherBytes(p))) {
       all = false;
       foreign?.set(p, null);
       continue;
