@@ -136,3 +136,16 @@ Deno.test("a held version the index names, a file of which the run changed after
   await a.pushChanged();
   await assertV2Published(store, "the run's change discarded, the published file kept");
 });
+
+Deno.test("a held version the index names, a file of which the run deleted after it was published, discarded from another process: the datastore's copy is put back and no later push deletes it", async () => {
+  const { store, a } = await publishedThenHeld(async (svc) => {
+    await Deno.remove(`${svc.cacheDir}/${V2}/raw`);
+    await svc.markDirty({ relPath: `${V2}/raw` });
+  });
+  const cli = await clone(store, "a", a.cacheDir);
+  assert.deepEqual(await resolveHeldVersions(cli, [V2], "discard"), [V2]);
+  assert.equal(await read(a, `${V2}/raw`), "a's v2", "the datastore's copy");
+  await nextRun(a);
+  await a.pushChanged();
+  await assertV2Published(store, "the run's deletion discarded, the published file kept");
+});
