@@ -51,7 +51,7 @@ export async function publishedFiles(
 /**
  * The files under `dir` an erasure keeps, as the datastore's copies: those
  * {@link publishedFiles} finds, and those synced with the datastore whose
- * bytes a run changed here since, put back with the datastore's bytes
+ * bytes a run changed (or that it deleted) here since, put back with the datastore's bytes
  * while the datastore still holds the version synced (the run's change is
  * what is discarded, never the published file). One whose synced version
  * the datastore no longer holds is left to the erasure: a deletion of it
@@ -69,7 +69,12 @@ export async function keptAsPublished(
 ): Promise<string[]> {
   const { cache, state } = deps;
   const out: string[] = [];
-  for (const path of await cache.listFiles(dir)) {
+  // The synced files the run deleted here too: a deletion is a change of
+  // the run's, discarded as any other (the datastore's copy put back), never
+  // left for a push to take for a local deletion of the published file.
+  const paths = new Set(await cache.listFiles(dir));
+  for (const p of state.syncedPaths?.() ?? []) if (p.startsWith(`${dir}/`)) paths.add(p);
+  for (const path of paths) {
     const synced = state.synced(path);
     if (!synced) continue;
     const bytes = await cache.read(path);

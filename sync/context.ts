@@ -263,6 +263,11 @@ export interface StateAccess {
   synced(
     path: string,
   ): { hash: string; version: string; size: number; republish?: boolean } | undefined;
+  /**
+   * Every path the synced manifest records. Optional: a state without it
+   * tells its entries only by path (`synced`).
+   */
+  syncedPaths?(): string[];
   /** Forgets manifest entries (e.g. for erased files), durably. */
   forget(paths: readonly string[]): Promise<void>;
   /** Records a path as synced at a remote version. */
