@@ -147,3 +147,24 @@ Deno.test("held --keep of a version already published says which of its files ar
   assert.match(kept.out, new RegExp(`${V}/raw[^\\n]*published on the datastore already`), kept.out);
   await w.cleanup();
 });
+
+Deno.test("held --keep of a version already published, a file of which the run deleted since: never says nothing is left for a push, whose next push deletes that file", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, `${V}/raw`, "published output");
+  await w.write(a, `${V}/metadata.yaml`, "version: 2\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  // The run deleted one of the version's published files: a change of its own.
+  await Deno.remove(`${a}/${V}/raw`);
+  await hold(a, [V], [{ dir: V, reason: `it holds ${V}/metadata.yaml, already synced` }]);
+  const kept = await sluice(["held", V, "--keep", "--cache", a]);
+  assert.equal(kept.code, 0, kept.err);
+  assert.doesNotMatch(kept.out, /nothing of it is left for a push to publish/, kept.out);
+  // The version's push (its run's, or one naming it) publishes the run's deletion.
+  const pushed = await sluice(["push", V, "--cache", a]);
+  assert.equal(pushed.code, 0, pushed.err);
+  const b = w.cache("b");
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+  await assert.rejects(Deno.lstat(`${b}/${V}/raw`), Deno.errors.NotFound);
+  await w.cleanup();
+});
