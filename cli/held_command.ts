@@ -114,6 +114,11 @@ export function heldCommand(io: CliIo, state: RunState): Command {
         );
       }
       const files = (await Promise.all(wanted.map((d) => s.service.cache.listFiles(d)))).flat();
+      // Files of theirs synced with the datastore that the run deleted here:
+      // a change of the run's, which a release leaves for the next push.
+      const deletedHere = s.service.state.syncedPaths().filter((p) =>
+        wanted.some((d) => p.startsWith(`${d}/`)) && !files.includes(p)
+      );
       const resolved = await resolveHeldVersions(
         {
           cache: s.service.cache,
@@ -149,12 +154,23 @@ export function heldCommand(io: CliIo, state: RunState): Command {
         pub ? "is" : "are"
       } published on the datastore already`;
       if (decision === "keep") {
-        const left = unpublished || markers > 0 || published.length === 0;
+        const left = unpublished || deletedHere.length > 0 || markers > 0 ||
+          published.length === 0;
         out.say(
           left
             ? `Released ${what}: the next push publishes ${
               resolved.length === 1 ? "it" : "them"
             } (run \`sluice push\`)${
+              deletedHere.length
+                ? `, with ${it} the deletion of ${
+                  deletedHere.join(", ")
+                }, deleted here by that run (a push naming ${it} deletes ${
+                  deletedHere.length === 1 ? "it" : "them"
+                } on the datastore: \`sluice push ${
+                  wanted.map(shellWord).join(" ")
+                }\`; a push of the whole cache never deletes)`
+                : ""
+            }${
               published.length
                 ? `; ${publishedNote}, and stay${pub ? "s" : ""} as ${pub ? "it is" : "they are"}`
                 : ""

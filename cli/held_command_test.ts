@@ -160,6 +160,7 @@ Deno.test("held --keep of a version already published, a file of which the run d
   const kept = await sluice(["held", V, "--keep", "--cache", a]);
   assert.equal(kept.code, 0, kept.err);
   assert.doesNotMatch(kept.out, /nothing of it is left for a push to publish/, kept.out);
+  assert.match(kept.out, new RegExp(`the deletion of ${V}/raw`), kept.out);
   // The version's push (its run's, or one naming it) publishes the run's deletion.
   const pushed = await sluice(["push", V, "--cache", a]);
   assert.equal(pushed.code, 0, pushed.err);
