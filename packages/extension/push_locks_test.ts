@@ -195,3 +195,24 @@ Deno.test("push locks: a push naming no model leaves out a version written under
   await p.flush("m1", lock);
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
 });
+
+Deno.test("push locks: a push naming no model refused for a run's broken model lock erases that run's version only, never one another run of this process wrote under the same model's lock taken since", async () => {
+  const store = new InMemoryStore();
+  const p = await process(store);
+  await p.start("m1");
+  await p.method("m1"); // the first run's version 1
+  await p.breakLock("m1");
+  // Another run of this process takes m1's lock, free since, and writes version 2.
+  const lock3 = await p.start("m1");
+  await p.svc.markDirty({ relPath: "data/shell/cmd/m1/out/2" });
+  await writeAsTool(p.cache, "data/shell/cmd/m1/out/2/raw", "from the next run");
+  await assert.rejects(p.structural("gc"), (e: unknown) => e instanceof ModelLockLostError);
+  assert.equal(await p.read("data/shell/cmd/m1/out/1/raw"), null, "the broken run's, erased");
+  assert.equal(
+    await p.read("data/shell/cmd/m1/out/2/raw"),
+    "from the next run",
+    "the next run's, whose lock was never lost: left for its own flush",
+  );
+  assert.equal(store.peekText("data/shell/cmd/m1/out/2/raw"), undefined);
+  await lock3.release();
+});
