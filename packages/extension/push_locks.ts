@@ -93,6 +93,16 @@ export async function pushLockOptions(
   const fencing = new Set(h.locks.map((l: HeldModelLock) => l.lock));
   const holdBack = () =>
     locks.models(ns).filter((l) => !fencing.has(l.lock)).map((l) => strip(l.prefix));
+  // A version written under a held lock not fencing this push since it was
+  // taken is that lock's run's, even where a lock fencing it covers the
+  // same directory (the same model's lock, broken, then taken again by
+  // another run of this process): never this push's to erase on a refusal.
+  const others = all.filter((l) => !fencing.has(l.lock));
+  const othersRun = (d: string) =>
+    others.some((o) =>
+      d.startsWith(`${o.prefix}/`) && !(o.preexisting.get(cachePath) ?? new Set()).has(d)
+    );
+  const written = h.written.filter((d) => !othersRun(d));
   // Fenced by none of them (no lock held, or a push naming no model with
   // no held lock lost): a plain sync, which leaves out what is under them.
   if (h.locks.length === 0) return { options: { holdBack }, held: [] };
@@ -102,7 +112,7 @@ export async function pushLockOptions(
     options: {
       locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
       models: h.locks.map((l) => l.model),
-      written: h.written.map(strip),
+      written: written.map(strip),
       preexisting: new Set([...h.preexisting].map(strip)),
       holdBack,
     },

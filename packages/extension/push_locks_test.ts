@@ -214,5 +214,7 @@ Deno.test("push locks: a push naming no model refused for a run's broken model l
     "the next run's, whose lock was never lost: left for its own flush",
   );
   assert.equal(store.peekText("data/shell/cmd/m1/out/2/raw"), undefined);
+  const journal = await Deno.readTextFile(`${p.cache}/.sluice/erasure.json`).catch(() => "{}");
+  assert.deepEqual(JSON.parse(journal).held ?? [], [], "nothing held out of every push");
   await lock3.release();
 });
