@@ -1,0 +1,90 @@
+/**
+ * A pull naming no model (a structural command's) beside a run of the same
+ * process that holds its model's lock: what is under that lock is the run's
+ * until its own flush, and the pull leaves it as it is.
+ */
+import assert from "node:assert/strict";
+import { SluiceError } from "../../sync/errors.ts";
+import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { createSluice } from "../../sluice.ts";
+import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
+
+const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
+
+/** One process of the tool over `store`, named `name`, over one sync service of its own cache. */
+async function process(store: InMemoryStore, name: string) {
+  const { ds } = watchedDatastore(store, { createService: createSluice, name });
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-pull-locks-" });
+  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
+  const svc = provider().createSyncService(`/repo/${name}`, cache);
+  const lockOf = (id: string) =>
+    provider().createLock("/repo/.swamp", {
+      lockKey: `data/shell/cmd/${id}/.lock`,
+      maxWaitMs: 1000,
+    });
+  /** Runs `fn` under the global lock, as the tool's flushes and structural commands do. */
+  const underGlobal = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
+    await global.acquire();
+    try {
+      return await fn();
+    } finally {
+      await global.release();
+    }
+  };
+  /** A run's method: version 1 of model `id`'s `out` with `text`, and the marker naming it. */
+  const method = async (id: string, text: string) => {
+    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out` });
+    await writeAsTool(cache, `data/shell/cmd/${id}/out/1/raw`, text);
+    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out/1` });
+    await writeAsTool(cache, `data/shell/cmd/${id}/out/latest`, "1");
+  };
+  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
+  return { svc, cache, lockOf, underGlobal, method, read };
+}
+
+Deno.test("pull locks: a pull naming no model beside a run holding its model lock leaves the run's unpublished version as it is, and the run's flush is refused for the version another writer published first, never acknowledged over it", async () => {
+  const store = new InMemoryStore();
+  const a = await process(store, "a");
+  const b = await process(store, "b");
+  // a's run: its model lock, its scoped pull, version 1 written.
+  const lock = a.lockOf("m1");
+  await lock.acquire();
+  await a.svc.pullChanged({ context: { models: [model("m1")] } });
+  await a.method("m1", "from a");
+  // Another writer publishes its own version 1 of that model meanwhile (a
+  // crashed run's, say, published by its clone's later push).
+  await b.method("m1", "from b");
+  await b.svc.pushChanged();
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+  // A structural command of a's process: the global lock, a pull naming no model.
+  await a.underGlobal(() => a.svc.pullChanged());
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from a", "the run's, left as it is");
+  // The run's flush: refused, the datastore's version 1 being another's.
+  try {
+    await assert.rejects(
+      a.underGlobal(() => a.svc.pushChanged({ context: { models: [model("m1")] } })),
+      (e: unknown) => e instanceof SluiceError && e.code === "version_exists",
+    );
+  } finally {
+    await lock.release();
+  }
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+});
+
+Deno.test("pull locks: a pull naming no model takes what another writer published under a model lock the process does not hold, and a later pull takes what it left under a lock since released", async () => {
+  const store = new InMemoryStore();
+  const a = await process(store, "a");
+  const b = await process(store, "b");
+  const lock = a.lockOf("m1");
+  await lock.acquire();
+  await b.method("m1", "from b");
+  await b.method("m2", "from b");
+  await b.svc.pushChanged();
+  await a.underGlobal(() => a.svc.pullChanged());
+  assert.equal(await a.read("data/shell/cmd/m2/out/1/raw"), "from b", "no lock held there");
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), null, "under the held lock: left");
+  await lock.release();
+  await a.underGlobal(() => a.svc.pullChanged());
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
+});
