@@ -2642,3 +2642,23 @@ Deno.test("chaos regression: a checked delete that removed an old client's edit 
     '{"seed":155100395,"clones":5,"kinds":["core-single-phase","api","api","core","api"],"oldClients":true,"checkedDeletes":true,"ops":[{"id":43,"kind":"oldpush","clone":4,"file":2},{"id":5,"kind":"lockfile","clone":2,"set":"@chaos/ext-5"},{"id":6,"kind":"tick","n":29,"pick":391482516},{"id":8,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":9,"kind":"sync","clone":0},{"id":10,"kind":"edit","clone":0,"file":3,"how":"during","pick":228006816},{"id":13,"kind":"delete","clone":0,"file":0,"how":"push"},{"id":44,"kind":"oldpush","clone":1,"file":2},{"id":16,"kind":"tick","n":12,"pick":860981439}]}',
   );
 });
+
+/**
+ * I1 (seeds 155200758 and 155200206, shrunk; the `structural` move, with
+ * `--copy-share 1`): another writer published its own version 1 of a model
+ * (a crashed run's leftover, pushed by its clone's later push; an
+ * unacknowledged run's, pushed by its clone's bulk push) while a run of
+ * that model held its lock and had written its version 1, unpublished. The
+ * structural command of the run's process pulled naming no model: it set
+ * the run's version aside as a never-synced copy differing from the
+ * datastore's and took the other writer's, so the run's flush found
+ * nothing of its own to push and acknowledged a version that was not its.
+ * A pull naming no model now leaves what is under another held model lock
+ * of the process as it is, and the run's flush is refused (version_exists).
+ */
+Deno.test("chaos regression: a structural command's pull leaves a held run's unpublished version as it is, never acknowledged over another writer's (I1, seeds 155200758, 155200206)", async () => {
+  await clean(
+    '{"seed":155200758,"clones":4,"kinds":["core-single-phase","core","core-single-phase","core"],"oldClients":true,"skewMs":[100820,0,0,0],"etag":true,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":1000,"parallel":true},{"id":20,"kind":"crash","clone":1,"at":"commit"},{"id":22,"kind":"tick","n":12,"pick":1286300931},{"id":31,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000,"parallel":true,"structural":true},{"id":33,"kind":"tick","n":24,"pick":754045177},{"id":34,"kind":"sync","clone":1}]}',
+    '{"seed":155200206,"clones":3,"kinds":["core","core","core"],"checkedDeletes":true,"ops":[{"id":49,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":6,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"parallel":true},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"adopt","clone":2,"file":4},{"id":13,"kind":"tick","n":31,"pick":379481716},{"id":14,"kind":"tick","n":23,"pick":336086947},{"id":16,"kind":"crash","clone":1},{"id":18,"kind":"outage","on":true},{"id":19,"kind":"tick","n":9,"pick":848279975},{"id":29,"kind":"breakglass","model":0},{"id":30,"kind":"outage","on":false},{"id":37,"kind":"tick","n":3,"pick":1059344986},{"id":38,"kind":"bulk","clone":2},{"id":40,"kind":"sync","clone":1},{"id":41,"kind":"tick","n":10,"pick":1857742495},{"id":42,"kind":"run","clone":1,"model":0,"data":1,"workMs":1000,"parallel":true,"structural":true},{"id":43,"kind":"tick","n":32,"pick":1593370903}]}',
+  );
+});
