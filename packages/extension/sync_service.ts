@@ -24,6 +24,10 @@
  *   flush) is given only the held locks found lost as it starts, and is
  *   refused for them, erasing only what was written under them; what is
  *   under the other held locks stays out of it, for their runs' flushes.
+ *   A pull leaves what is under the held locks of other models than it
+ *   names (all of them, for a pull naming no model) as it is: a run's
+ *   unpublished version there is never set aside for a peer's, which its
+ *   flush would then take for its own and acknowledge.
  * - The tool runs a workflow's steps in parallel over one service: a
  *   push prepared while a step held its lock may commit after that step
  *   released it. A lock released after a push under it committed, and no
@@ -180,15 +184,34 @@ export class ExtensionSyncService implements SwampSyncService {
     const svc = await this.#service(ns);
     await this.#adoptUnboundMarks(svc, ns);
     const models = options.context?.models ?? [];
+    const holdBack = this.#heldBack(ns, models.map((m) => `${m.modelType}/${m.modelId}`));
     const r = await svc.pullChanged({
       signal: options.signal,
       ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
+      ...(holdBack.length > 0 ? { holdBack } : {}),
       // Lazy hydration: the data versions' bytes are fetched when read (`hydrateFile`).
       ...(options.metadataOnly ? { defer: isLazySkippable } : {}),
     });
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
     reportPull(this.#rt, this.#cachePath, r, ns);
     return r.fetched.length;
+  }
+
+  /**
+   * The model directories a pull for `models` (none: a pull naming no
+   * model, a structural command's) leaves as they are: those of the other
+   * model locks this process holds on namespace `ns`, each that run's until
+   * its own flush (a peer's version taken there would set aside the run's
+   * unpublished one, which its flush would then never push, nor be refused
+   * for), but one holding a directory of the pull's own models.
+   */
+  #heldBack(ns: string, models: readonly string[]): string[] {
+    const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
+    const held = this.#rt.held.models(ns);
+    const own = held.filter((l) => models.includes(l.model)).map((l) => strip(l.prefix));
+    const ownDirs = [...own, ...models.map((m) => `data/${m}`)];
+    return held.filter((l) => !models.includes(l.model)).map((l) => strip(l.prefix))
+      .filter((d) => !ownDirs.some((o) => o === d || o.startsWith(`${d}/`)));
   }
 
   async #pushChanged(options: SwampSyncOptions = {}): Promise<number> {

@@ -65,6 +65,11 @@ export interface PullDeps {
    * adoption says what it did.
    */
   readonly adopting?: (path: string) => boolean;
+  /**
+   * Paths left as they are (see `holdBack` of `pullChanged`): nothing
+   * fetched, set aside or removed there, and no index token kept.
+   */
+  readonly holdBack?: (path: string) => boolean;
 }
 
 /** Pulls everything (or only `prefixes`). */
@@ -331,7 +336,8 @@ async function pullInto(
   if (index) {
     await removeDeletedRemotely({
       deps,
-      inScope: (path) => under(path, prefixes) && !Object.hasOwn(entries, path),
+      inScope: (path) =>
+        under(path, prefixes) && !Object.hasOwn(entries, path) && !deps.holdBack?.(path),
       probeHere,
       localCopy,
       conflict: (path, mine, reason) => void conflict(path, mine, null, reason),
@@ -379,7 +385,7 @@ async function pullInto(
   const repaired = await removeDangling(
     deps,
     vanished,
-    (path) => under(path, prefixes),
+    (path) => under(path, prefixes) && !deps.holdBack?.(path),
     unnamed,
   );
   // Their entries removed: nothing left behind there (as a peer's deletion).
@@ -387,7 +393,9 @@ async function pullInto(
   if (!prefixes) {
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
       links.length + result.deferred!.length + result.vanished!.length;
-    state.indexVersion = repaired && skipped === 0 ? index?.version : undefined;
+    // What was held back is looked at again by the next pull.
+    const whole = skipped === 0 && !deps.holdBack;
+    state.indexVersion = repaired && whole ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);
   await deps.indexMemo?.persist();

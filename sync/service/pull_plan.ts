@@ -297,7 +297,7 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     return { hash: e.h, version: e.v, size: e.s, ...(id ? { own: id } : {}) };
   };
   for (const [path, e] of Object.entries(entries)) {
-    if (!under(path, prefixes) || deps.isInternal(path)) continue;
+    if (!under(path, prefixes) || deps.isInternal(path) || deps.holdBack?.(path)) continue;
     const synced = state.synced(path);
     if (
       deps.restoreDeleted && synced && !dirty.has(path) &&

@@ -10,10 +10,13 @@ import { pull, type PullDeps, type PullResult } from "./pull.ts";
 import { forgetWaiting } from "./waiting_record.ts";
 
 /** What stays the same from one pull of a service to the next. */
-export type PullBase = Omit<PullDeps, "signal" | "restoreDeleted" | "defer" | "adopting">;
+export type PullBase = Omit<
+  PullDeps,
+  "signal" | "restoreDeleted" | "defer" | "adopting" | "holdBack"
+>;
 
 /** What a single pull is told (see `pullChanged` of the service). */
-export type PullCall = Pick<PullDeps, "restoreDeleted" | "defer" | "adopting"> & {
+export type PullCall = Pick<PullDeps, "restoreDeleted" | "defer" | "adopting" | "holdBack"> & {
   readonly signal?: AbortSignal;
 };
 

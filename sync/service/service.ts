@@ -38,6 +38,7 @@ import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import type { PullResult } from "./pull.ts";
 import { type PullBase, runPull } from "./pull_run.ts";
 import { adoptAndPullAgain, namedBy } from "./pull_adopt.ts";
+import { under } from "./pull_plan.ts";
 import { statusReport } from "./status_report.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { notedPush } from "./waiting_record.ts";
@@ -344,6 +345,12 @@ export class SyncService {
    * `defer`) fetches it; the pull keeps no index token, so a later pull
    * without `defer` reads the index again. swamp's lazy hydration
    * (`metadataOnly`) defers the `data/…/raw` files this way.
+   *
+   * With `holdBack`, what lies under those directories is left as it is
+   * (nothing fetched, set aside or removed there; its conflicts stand), and
+   * the pull keeps no index token, so a later pull looks at it again: the
+   * extension holds back what is under another run's held model lock, that
+   * run's until its own flush.
    */
   pullChanged(
     options: {
@@ -352,6 +359,7 @@ export class SyncService {
       restoreDeleted?: boolean;
       defer?: (path: string) => boolean;
       adoptUncommitted?: readonly string[];
+      holdBack?: readonly string[];
     } = {},
   ): Promise<PullResult> {
     const named = options.adoptUncommitted ?? [];
@@ -362,6 +370,7 @@ export class SyncService {
         options.restoreDeleted,
         options.defer,
         named.length ? (p) => namedBy(p, named) : undefined,
+        options.holdBack,
       );
       if (named.length === 0) return pulled;
       return await adoptAndPullAgain(
@@ -374,7 +383,8 @@ export class SyncService {
         },
         pulled,
         named,
-        (paths) => this.#pull(options.signal, paths),
+        (paths) =>
+          this.#pull(options.signal, paths, undefined, undefined, undefined, options.holdBack),
       );
     });
   }
@@ -454,8 +464,14 @@ export class SyncService {
     restoreDeleted?: boolean,
     defer?: (path: string) => boolean,
     adopting?: (path: string) => boolean,
+    holdBack?: readonly string[],
   ): Promise<PullResult> {
-    return runPull(this.#pullBase, { signal, restoreDeleted, defer, adopting }, prefixes);
+    const held = holdBack?.length ? (p: string) => holdBack.some((d) => under(p, [d])) : undefined;
+    return runPull(
+      this.#pullBase,
+      { signal, restoreDeleted, defer, adopting, ...(held ? { holdBack: held } : {}) },
+      prefixes,
+    );
   }
 }
 
