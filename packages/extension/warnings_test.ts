@@ -78,3 +78,14 @@ Deno.test("warnings: each Sluice command a warning names is given the cache and 
     "[t] warning[c]: Run `sluice push`.",
   ]);
 });
+
+Deno.test("warnings: what a sync left behind is written for every sync, the same line again and past the cap", () => {
+  const lines: string[] = [];
+  const print = warningPrinter("t", (l) => lines.push(l));
+  for (let i = 0; i < WARNINGS_SHOWN_PER_CODE + 2; i++) {
+    print({ code: "conflicts_left", message: "1 conflict(s) are unresolved (a)." });
+    print({ code: "sync_incomplete", message: "1 file(s) were left (b)." });
+  }
+  assert.equal(lines.length, 2 * (WARNINGS_SHOWN_PER_CODE + 2));
+  assert.ok(lines.every((l) => !l.includes("not shown")));
+});
