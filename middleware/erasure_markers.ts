@@ -9,6 +9,7 @@
 import { sha256Hex } from "../sync/hash.ts";
 import { parentOf } from "../sync/paths.ts";
 import type { CacheAccess, StateAccess } from "../sync/context.ts";
+import { markerNumber } from "../sync/marker_numbers.ts";
 import { isUnder } from "./erasure_attribution.ts";
 import type { MarkerOutcome } from "./erasure_journal.ts";
 
@@ -122,4 +123,50 @@ export function latestResetWarning(
     }. If you meant another version, set ${m.path} again and push.`,
     path: m.path,
   };
+}
+
+/**
+ * The `latest` markers under `prefixes` (the models of a refused run's lost
+ * locks) that a pull left in conflict while naming a version whose copy here
+ * the pull set aside: a peer published that version number meanwhile, the
+ * datastore's copy of it is here now, and this cache's own (the run's) waits
+ * in the set-aside area. The marker's local change named this cache's copy of
+ * the version, which the refusal leaves unpublished: nothing here is left for
+ * it to name, and kept in conflict it would hold back the marker of every
+ * later run of the model. Each is settled on the datastore's marker: removed
+ * here, cleaned, forgotten and its conflict cleared, so that the refusal's
+ * refresh (or the next pull) brings the datastore's. A marker whose local
+ * copy was set aside itself, or that names a version this cache still holds
+ * as its own, is left in conflict. Returns the markers settled, with the
+ * version each named.
+ */
+export async function settleSetAsideMarkers(
+  cache: CacheAccess,
+  state: StateAccess,
+  prefixes: readonly string[],
+): Promise<{ path: string; was: number }[]> {
+  const conflicts = state.conflicts;
+  if (!conflicts || prefixes.length === 0) return [];
+  const records = conflicts.list();
+  const setAside = (dir: string) =>
+    records.some((r) =>
+      isUnder(r.path, dir) && r.path !== dir && r.mine !== null && r.mine.location !== r.path
+    );
+  const settled: { path: string; was: number }[] = [];
+  for (const rec of records) {
+    const path = rec.path;
+    if (!path.endsWith("/latest") || !prefixes.some((p) => isUnder(path, p) && path !== p)) {
+      continue;
+    }
+    if (rec.mine?.location !== path || (rec.keptAside?.length ?? 0) > 0) continue;
+    const bytes = await cache.read(path).catch(() => null);
+    const n = bytes === null ? undefined : markerNumber(bytes);
+    if (n === undefined || !setAside(`${parentOf(path)}/${n}`)) continue;
+    await cache.remove(path);
+    await state.clean([path]);
+    await state.forget([path]);
+    await conflicts.clear([path]);
+    settled.push({ path, was: n });
+  }
+  return settled;
 }

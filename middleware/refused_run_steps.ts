@@ -16,6 +16,7 @@ import {
   modelPrefixes,
   publishedFiles,
   refusedUploads,
+  settleSetAsideMarkers,
   type Unattributable,
   updateErasureJournal,
   type UploadRef,
@@ -206,6 +207,7 @@ export async function refuse(
     );
     if (erase.length > 0) await eraseBeside(ctx, journal, erase);
     else if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
+    await settleMarkers(ctx, modelPrefixes(err.lost, []));
     await refresh(ctx, prefixes, unfinished);
     throw new ErasureRefusedError(err.lost, held, problems, {
       cause: err,
@@ -242,6 +244,26 @@ export async function refuse(
   );
   warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
+  await settleMarkers(ctx, modelPrefixes(err.lost, []));
   await refresh(ctx, prefixes, unfinished);
   throw err;
+}
+
+/**
+ * Settles on the datastore's marker each `latest` marker of the lost locks'
+ * models that a pull during the run left in conflict, naming a version whose
+ * copy here it set aside (see `settleSetAsideMarkers`), and says so
+ * (`latest_reset`): the refresh that follows brings the datastore's marker.
+ */
+async function settleMarkers(ctx: PushContext, prefixes: readonly string[]): Promise<void> {
+  for (const m of await settleSetAsideMarkers(ctx.cache, ctx.state, prefixes)) {
+    const dir = parentOf(m.path);
+    ctx.note(REFUSED_RUN_ERASER, `settled ${m.path} on the datastore's marker`);
+    ctx.events.emit("warning", {
+      code: "latest_reset",
+      message:
+        `${m.path} was changed here and named version ${m.was}, in conflict with the datastore's marker: another writer published version ${m.was} of ${dir} while this run held the lock it lost, and this cache's copy of it was set aside and is not published. The conflict is settled: the marker is the datastore's again (this refusal's refresh, or the next pull, brings it), so that later runs publish theirs.`,
+      path: m.path,
+    });
+  }
 }

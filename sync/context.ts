@@ -274,6 +274,25 @@ export interface StateAccess {
   recordSynced(path: string, entry: { hash: string; version: string; size: number }): Promise<void>;
   /** Records a path as synced without persisting (the push's commit persists the manifest). */
   setSynced(path: string, entry: { hash: string; version: string; size: number } | undefined): void;
+  /**
+   * The cache's unresolved conflicts (see `service/conflicts.ts`): listed,
+   * and cleared where a gate settled one. Optional: a state without the
+   * records has none.
+   */
+  readonly conflicts?: {
+    list(): readonly ConflictView[];
+    clear(paths: readonly string[]): Promise<void>;
+  };
+}
+
+/** What a gate reads of an unresolved conflict: its path and where this cache's copy is. */
+export interface ConflictView {
+  /** Cache-relative path. */
+  readonly path: string;
+  /** This cache's copy: the path itself, or a set-aside location; null for a local deletion. */
+  readonly mine: { readonly location: string } | null;
+  /** Copies of the path set aside by earlier conflicts of it, if any. */
+  readonly keptAside?: readonly { readonly location: string }[];
 }
 
 /** The dirty set as a push found it when it started (path → mark sequence; the pending bulk mark's sequence or -1). */

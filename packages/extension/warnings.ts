@@ -8,7 +8,10 @@
  * written once, and at most {@link WARNINGS_SHOWN_PER_CODE} of one code,
  * then one line saying the rest are not shown (a push of thousands of files
  * must not bury the command's own output); a new window starts afresh, so a
- * long-running process (a server) goes on saying what is still open.
+ * long-running process (a server) goes on saying what is still open. What a
+ * sync left behind ({@link LEFT_BEHIND_CODES}, one line per sync at most) is
+ * its outcome, not noise: written for every sync, the same line again too,
+ * so that no run is reported as a success in silence while its work is left.
  *
  * @module
  */
@@ -18,6 +21,15 @@ import type { CliTarget } from "./left_behind.ts";
 
 /** Lines written per warning code and window before the rest are only counted. */
 export const WARNINGS_SHOWN_PER_CODE = 20;
+
+/**
+ * The codes of what a sync left behind (see `left_behind.ts`): written for
+ * every sync that leaves it, never deduplicated nor capped.
+ */
+export const LEFT_BEHIND_CODES: ReadonlySet<string> = new Set([
+  "conflicts_left",
+  "sync_incomplete",
+]);
 
 /** How long one window of {@link warningPrinter} lasts: 10 minutes. */
 export const WARNING_WINDOW_MS = 10 * 60_000;
@@ -80,6 +92,7 @@ export function warningPrinter(
     const target = targetOf(w);
     const said = (message: string) => target ? withCliTarget(message, target) : message;
     const line = `[${type}] warning[${w.code}]: ${said(w.message)}`;
+    if (LEFT_BEHIND_CODES.has(w.code)) return write(line);
     if (written.has(line)) return;
     const n = shown.get(w.code) ?? 0;
     shown.set(w.code, n + 1);
