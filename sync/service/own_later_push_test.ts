@@ -1,0 +1,81 @@
+/**
+ * A prepared push whose write of a path is replaced, before its commit, by
+ * a later push of this same cache (a structural command's, say, between a
+ * run's two phases): the commit finds the store holding that later push's
+ * committed write, which is this cache's own newer change, already
+ * published. It is not another writer's: no `overwritten_before_commit`
+ * warning, no conflict, and every later edit of the path is published.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import type { WarningEvent } from "../events.ts";
+import type { SyncService } from "./service.ts";
+import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+
+const PATH = "definitions/ss.yaml";
+
+function warningsOf(svc: SyncService): WarningEvent[] {
+  const out: WarningEvent[] = [];
+  svc.events.on("warning", (w) => out.push(w));
+  return out;
+}
+
+async function storeText(store: InMemoryStore, path: string): Promise<string | undefined> {
+  const got = await store.get(path);
+  return got ? new TextDecoder().decode(got.body) : undefined;
+}
+
+/** What a fresh clone of the store reads at `path`. */
+async function published(store: InMemoryStore, path: string): Promise<string | undefined> {
+  const fresh = await clone(store, "fresh");
+  await fresh.pullChanged();
+  return await read(fresh, path);
+}
+
+for (const first of ["synced before", "new"]) {
+  Deno.test(`a prepared write replaced before its commit by a later push of the same cache is no conflict, and later edits are published (path ${first})`, async () => {
+    const store = new InMemoryStore();
+    const a = await clone(store, "a");
+    if (first === "synced before") {
+      await put(a, PATH, "X0");
+      await a.pushChanged();
+    }
+    const warnings = warningsOf(a);
+    // A run's preparation uploads the dirty edit X1.
+    await put(a, PATH, "X1");
+    const prepared = await a.preparePush();
+    assert.deepEqual(prepared.result.uploaded, [PATH]);
+    // A later push of this cache writes and commits X2 over it.
+    await put(a, PATH, "X2");
+    const later = await a.pushChanged();
+    assert.deepEqual(later.uploaded, [PATH]);
+    assert.equal(await storeText(store, PATH), "X2");
+    // The run's commit: X1 is superseded by this cache's own X2.
+    const done = await a.commitPush(prepared);
+    assert.deepEqual(done.overwritten, []);
+    assert.deepEqual(done.conflicts, []);
+    assert.ok(!done.uploaded.includes(PATH), "X1 is not reported published");
+    assert.deepEqual(warnings.filter((w) => w.code === "overwritten_before_commit"), []);
+    assert.deepEqual(a.conflicts(), []);
+    assert.equal(
+      (await readIndex(store, quick.retry))?.entries[PATH]?.v,
+      (await store.head(PATH))?.version,
+    );
+    assert.equal(await published(store, PATH), "X2");
+    // Every later edit is published.
+    for (const v of ["X3", "X4"]) {
+      await put(a, PATH, v);
+      const r = await a.pushChanged();
+      assert.deepEqual(r.uploaded, [PATH], `${v} is pushed`);
+      assert.equal(await published(store, PATH), v);
+    }
+    await assertIndexCurrent(store, { held: true });
+    // A service reopened over the cache has nothing left over.
+    const again = await clone(store, "a", a.cacheDir);
+    await put(again, PATH, "X5");
+    assert.deepEqual((await again.pushChanged()).uploaded, [PATH]);
+    assert.equal(await published(store, PATH), "X5");
+    assert.deepEqual(warnings.filter((w) => w.code === "conflicts_left"), []);
+  });
+}
