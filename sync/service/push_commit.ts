@@ -117,7 +117,12 @@ export async function commitPrepared(
     /** On a datastore with no index: what the index this commit creates names besides. */
     readonly discovery?: IndexDiscovery;
   },
-): Promise<{ overwritten: Overwritten[]; unpublished: string[]; clashing: Map<string, string> }> {
+): Promise<{
+  overwritten: Overwritten[];
+  unpublished: string[];
+  clashing: Map<string, string>;
+  superseded: string[];
+}> {
   // The index this cache reflects, as of its last pull: when the commit lands
   // on exactly that index and applies all of its change, the cache reflects
   // the new index too, and the next pull need not read it.
@@ -172,6 +177,20 @@ export async function commitPrepared(
     },
     deps.discovery,
   );
+  // A write replaced before this commit by a later push of this same cache
+  // (a structural command's, between a run's preparation and its commit),
+  // which committed it: the store holds exactly the version this cache
+  // records as synced, its own newer change, already published. Not another
+  // writer's and no conflict: this commit's older write is left out, the
+  // synced record stays at the newer one, and a mark set on the path stays
+  // (the next push compares the copy with that record).
+  const superseded = overwritten.filter((o) =>
+    o.theirs !== null && deps.state.synced(o.path)?.version === o.theirs.version
+  ).map((o) => o.path);
+  if (superseded.length > 0) {
+    const newer = new Set(superseded);
+    overwritten = overwritten.filter((o) => !newer.has(o.path));
+  }
   // Bytes found in place and named by this commit can be deleted just after
   // its check by their writer's erasure (a refused run's), which read the
   // index before this commit landed: looked at again now. The erasure reads
@@ -210,6 +229,7 @@ export async function commitPrepared(
   if (version) deps.state.indexVersion = current ? token : undefined;
   // Recorded before the manifest moves on: the base is the version synced before.
   const theirs = new Set(overwritten.map((o) => o.path));
+  for (const path of superseded) theirs.add(path);
   if (overwritten.length > 0) {
     const at = (deps.now ?? Date.now)();
     await deps.state.conflicts.record(overwritten.map((o) => {
@@ -277,7 +297,7 @@ export async function commitPrepared(
   if (settled.length > 0) await deps.state.conflicts.settle(settled);
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
-  return { overwritten, unpublished, clashing };
+  return { overwritten, unpublished, clashing, superseded };
 }
 
 /**

@@ -10,7 +10,13 @@ import type { LocalCache } from "../transfer/cache.ts";
 import type { IndexMemo } from "../transfer/remote_index.ts";
 import { indexDiscovery } from "./index_discovered.ts";
 import { commitPrepared, type PendingCommit } from "./push_commit.ts";
-import { noteClashing, noteOverwritten, noteUnpublished, type PushResult } from "./push_result.ts";
+import {
+  noteClashing,
+  noteOverwritten,
+  noteSuperseded,
+  noteUnpublished,
+  type PushResult,
+} from "./push_result.ts";
 import type { SyncState } from "./state.ts";
 
 /**
@@ -83,7 +89,7 @@ export async function commitNow(
   deps: CommitNowDeps,
 ): Promise<void> {
   const { state, result } = deps;
-  const { overwritten, unpublished, clashing } = await commitPrepared(pending, {
+  const { overwritten, unpublished, clashing, superseded } = await commitPrepared(pending, {
     store: ctx.store,
     state,
     retry: ctx.config.retry,
@@ -103,12 +109,18 @@ export async function commitNow(
     ),
   });
   // A snapshot published settles a conflict recorded on it before.
-  const kept = new Set([...overwritten.map((o) => o.path), ...unpublished, ...clashing.keys()]);
+  const kept = new Set([
+    ...overwritten.map((o) => o.path),
+    ...unpublished,
+    ...clashing.keys(),
+    ...superseded,
+  ]);
   const republished = ctx.plan.filter((e) =>
     e.snapshot && Object.hasOwn(deps.writtenNow, e.path) && !kept.has(e.path) &&
     state.conflicts.has(e.path)
   ).map((e) => e.path);
   if (republished.length > 0) await state.conflicts.settle(republished);
+  noteSuperseded(result, superseded);
   const warning = noteOverwritten(result, overwritten.map((o) => o.path));
   if (warning) ctx.events.emit("warning", warning);
   const clash = noteClashing(result, clashing);

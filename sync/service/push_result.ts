@@ -150,7 +150,7 @@ export function mergeCommitResult(r: PushResult, done: PushResult): PushResult {
   // What the commit left unpublished (overwritten, or gone before it) is not what the preparation wrote.
   const over = new Set([
     ...done.overwritten,
-    ...done.skipped.filter((s) => s.keepDirty).map((s) => s.path),
+    ...done.skipped.filter((s) => s.keepDirty || s.reason === SUPERSEDED_REASON).map((s) => s.path),
   ]);
   const kept = (paths: readonly string[]) => paths.filter((p) => !over.has(p));
   return {
@@ -249,6 +249,29 @@ export function noteOverwritten(
       } --mine\` to publish yours over theirs or \`--theirs\` to take theirs (yours is set aside).`,
     path: paths[0],
   };
+}
+
+/** Why a prepared write was left out of its commit (see {@link noteSuperseded}). */
+export const SUPERSEDED_REASON =
+  "a later push of this cache replaced this write and committed its own newer change before this push's commit: that change is the one published, and this older write was left out (not a conflict); a mark set on the path since stays, for the next push";
+
+/**
+ * Moves `paths` (writes a later push of this same cache replaced and
+ * committed before this commit: see `commitPrepared`) out of what `result`
+ * says was written or deleted, into `skipped` with
+ * {@link SUPERSEDED_REASON}: nothing is left behind, the newer change is
+ * published, and no warning is due.
+ */
+export function noteSuperseded(result: PushResult, paths: readonly string[]): void {
+  if (paths.length === 0) return;
+  const them = new Set(paths);
+  for (const list of [result.uploaded, result.identical, result.deleted]) {
+    const kept = list.filter((p) => !them.has(p));
+    list.splice(0, list.length, ...kept);
+  }
+  for (const path of paths) {
+    result.skipped.push({ path, reason: SUPERSEDED_REASON, keepDirty: false });
+  }
 }
 
 /** Why a path found in place was not published (see {@link noteUnpublished}). */
