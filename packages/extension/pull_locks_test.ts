@@ -7,41 +7,10 @@ import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
-
-const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
+import { toolModel as model, toolProcess } from "./tool_process_kit.ts";
 
 /** One process of the tool over `store`, named `name`, over one sync service of its own cache. */
-async function process(store: InMemoryStore, name: string) {
-  const { ds } = watchedDatastore(store, { createService: createSluice, name });
-  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-pull-locks-" });
-  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
-  const svc = provider().createSyncService(`/repo/${name}`, cache);
-  const lockOf = (id: string) =>
-    provider().createLock("/repo/.swamp", {
-      lockKey: `data/shell/cmd/${id}/.lock`,
-      maxWaitMs: 1000,
-    });
-  /** Runs `fn` under the global lock, as the tool's flushes and structural commands do. */
-  const underGlobal = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
-    await global.acquire();
-    try {
-      return await fn();
-    } finally {
-      await global.release();
-    }
-  };
-  /** A run's method: version 1 of model `id`'s `out` with `text`, and the marker naming it. */
-  const method = async (id: string, text: string) => {
-    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out` });
-    await writeAsTool(cache, `data/shell/cmd/${id}/out/1/raw`, text);
-    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out/1` });
-    await writeAsTool(cache, `data/shell/cmd/${id}/out/latest`, "1");
-  };
-  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
-  return { svc, cache, lockOf, underGlobal, method, read };
-}
+const process = (store: InMemoryStore, name: string) => toolProcess(store, createSluice, name);
 
 Deno.test("pull locks: a pull naming no model beside a run holding its model lock leaves the run's unpublished version as it is, and the run's flush is refused for the version another writer published first, never acknowledged over it", async () => {
   const store = new InMemoryStore();

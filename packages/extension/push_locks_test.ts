@@ -9,70 +9,16 @@ import { SluiceError } from "../../sync/errors.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
+import { writeAsTool } from "./checkout_kit.ts";
+import { toolProcess } from "./tool_process_kit.ts";
 import { pushLockOptions } from "./push_locks.ts";
 
-const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
-
-/** One process of the tool over `store`: its runs on the models `m…`, over one sync service. */
+/** One process of the tool over `store`; its structural command `name` writes a workflow run's file. */
 async function process(store: InMemoryStore) {
-  const { ds, warnings } = watchedDatastore(store, { createService: createSluice, name: "a" });
-  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-push-locks-" });
-  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
-  const svc = provider().createSyncService("/repo/a", cache);
-  /** A run's start: its model's lock, then its scoped pull. */
-  const start = async (id: string) => {
-    const lock = provider().createLock("/repo/.swamp", {
-      lockKey: `data/shell/cmd/${id}/.lock`,
-      maxWaitMs: 1000,
-    });
-    await lock.acquire();
-    await svc.pullChanged({ context: { models: [model(id)] } });
-    return lock;
-  };
-  /** A run's method: version 1 of its model's `out`, and the marker naming it. */
-  const method = async (id: string) => {
-    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out` });
-    await writeAsTool(cache, `data/shell/cmd/${id}/out/1/raw`, `from ${id}`);
-    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out/1` });
-    await writeAsTool(cache, `data/shell/cmd/${id}/out/latest`, "1");
-  };
-  /** Runs `fn` under the global lock, as the tool's flushes and structural commands do. */
-  const underGlobal = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
-    await global.acquire();
-    try {
-      return await fn();
-    } finally {
-      await global.release();
-    }
-  };
-  /** A run's flush (single-phase, its model named), then its model lock released. */
-  const flush = async (id: string, lock: Awaited<ReturnType<typeof start>>) => {
-    try {
-      return await underGlobal(() => svc.pushChanged({ context: { models: [model(id)] } }));
-    } finally {
-      await lock.release().catch(() => {});
-    }
-  };
-  /** A structural command's write and its flush: a push naming no model. */
-  const structural = async (name: string) => {
-    const rel = `workflow-runs/w1/workflow-run-${name}.yaml`;
-    await svc.markDirty({ relPath: rel });
-    await writeAsTool(cache, rel, `run ${name}`);
-    return await underGlobal(() => svc.pushChanged());
-  };
-  /** An operator breaks the lock of model `id` (`swamp datastore lock release --force`). */
-  const breakLock = async (id: string) => {
-    const breaker = provider().createLock("/repo/.swamp", {
-      lockKey: `data/shell/cmd/${id}/.lock`,
-    });
-    const info = await breaker.inspect();
-    assert.ok(info?.nonce);
-    assert.equal(await breaker.forceRelease(info.nonce), true);
-  };
-  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
-  return { provider, svc, cache, start, method, flush, structural, breakLock, read, warnings };
+  const p = await toolProcess(store, createSluice);
+  const structural = (name: string) =>
+    p.structural(`workflow-runs/w1/workflow-run-${name}.yaml`, `run ${name}`);
+  return { ...p, structural };
 }
 
 Deno.test("push locks: a push naming no model beside two runs, one run's lock broken, is refused for that lock only and erases only that run's version; the other run's flush publishes its own", async () => {

@@ -9,80 +9,24 @@ import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
+import { writeAsTool } from "./checkout_kit.ts";
+import { outDir as dir, toolProcess } from "./tool_process_kit.ts";
 
-const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
-const dir = (id: string) => `data/shell/cmd/${id}/out`;
-
-/** One process of the tool over `store`, as checkout `name`. */
+/** One process of the tool over `store`, as checkout `name`: two-phase flushes, structural commands that pull first. */
 async function process(store: InMemoryStore, name: string) {
-  const { ds, warnings, lines } = watchedDatastore(store, { createService: createSluice, name });
-  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-marker-${name}-` });
-  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
-  const svc = provider().createSyncService(`/repo/${name}`, cache);
-  const start = async (id: string) => {
-    const lock = provider().createLock("/repo/.swamp", {
-      lockKey: `data/shell/cmd/${id}/.lock`,
-      maxWaitMs: 1000,
-    });
-    await lock.acquire();
-    await svc.pullChanged({ context: { models: [model(id)] } });
-    return lock;
-  };
-  /** A run's method: the next version of its model's `out`, and the marker naming it. */
-  const method = async (id: string, text: string) => {
-    let n = 1;
-    while (await Deno.stat(`${cache}/${dir(id)}/${n}`).then(() => true, () => false)) n++;
-    await svc.markDirty({ relPath: dir(id) });
-    await writeAsTool(cache, `${dir(id)}/${n}/raw`, text);
-    await svc.markDirty({ relPath: `${dir(id)}/${n}` });
-    await writeAsTool(cache, `${dir(id)}/latest`, `${n}`);
-    return n;
-  };
-  const underGlobal = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
-    await global.acquire();
-    try {
-      return await fn();
-    } finally {
-      await global.release();
-    }
-  };
-  /** A run's flush in two phases (prepare, then commit under the global lock), then its lock released. */
-  const flush = async (id: string, lock: Awaited<ReturnType<typeof start>>) => {
-    try {
-      const manifest = await svc.preparePush!({ context: { models: [model(id)] } });
-      return await underGlobal(() => svc.commitPush!(manifest, {}));
-    } finally {
-      await lock.release().catch(() => {});
-    }
-  };
+  const p = await toolProcess(store, createSluice, name);
+  const flush = (id: string, lock: Awaited<ReturnType<typeof p.start>>) =>
+    p.flush(id, lock, { twoPhase: true });
   /** A whole run of model `id`: its lock, pull, method and flush. */
   const run = async (id: string, text: string) => {
-    const lock = await start(id);
-    const n = await method(id, text);
+    const lock = await p.start(id);
+    const n = await p.method(id, text);
     await flush(id, lock);
     return n;
   };
-  /** A structural command under the global lock: its pull, its write, its push (naming no model). */
-  const structural = async (file: string) =>
-    await underGlobal(async () => {
-      await svc.pullChanged({});
-      const rel = `definitions/${file}.yaml`;
-      await svc.markDirty({ relPath: rel });
-      await writeAsTool(cache, rel, file);
-      return await svc.pushChanged({});
-    });
-  const breakLock = async (id: string) => {
-    const breaker = provider().createLock("/repo/.swamp", {
-      lockKey: `data/shell/cmd/${id}/.lock`,
-    });
-    const info = await breaker.inspect();
-    assert.ok(info?.nonce);
-    assert.equal(await breaker.forceRelease(info.nonce), true);
-  };
-  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
-  return { lines, svc, cache, start, method, flush, run, structural, breakLock, read, warnings };
+  const structural = (file: string) =>
+    p.structural(`definitions/${file}.yaml`, file, { pull: true });
+  return { ...p, flush, run, structural };
 }
 
 Deno.test("refused run: a marker conflict a structural pull left on the refused run's version is settled by its erasure; the next runs publish their marker", async () => {
