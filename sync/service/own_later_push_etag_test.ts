@@ -1,0 +1,36 @@
+/**
+ * On a store whose versions are ETags (the same bytes carry one version), a
+ * peer's write between a prepared push's upload and its commit can carry
+ * exactly the version this cache records as synced: the peer put the synced
+ * bytes back. That is another writer's overwrite, never a later push of this
+ * cache (which moved no synced record): a conflict, the push's write not
+ * reported as superseded by a newer change of its own.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { peerPush } from "../../packages/testing/layout_peer.ts";
+import { SUPERSEDED_REASON } from "./push_result.ts";
+import { clone, put } from "./clone_kit.ts";
+
+const PATH = "definitions/ss.yaml";
+
+Deno.test("ETag store: a peer's write of the synced bytes over a prepared write before its commit is a conflict, not this cache's later push", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const a = await clone(store, "a");
+  await put(a, PATH, "X0");
+  await a.pushChanged();
+  const syncedBefore = a.state.synced(PATH)?.version;
+  await put(a, PATH, "X1");
+  const prepared = await a.preparePush();
+  assert.deepEqual(prepared.result.uploaded, [PATH]);
+  // An old client writes X0 there (its own edit, bytes equal to a's base).
+  await peerPush(store, { [PATH]: "X0" });
+  assert.equal((await store.head(PATH))?.version, syncedBefore);
+  const done = await a.commitPush(prepared);
+  assert.ok(
+    !done.skipped.some((s) => s.path === PATH && s.reason === SUPERSEDED_REASON),
+    "the peer's write is not this cache's newer change",
+  );
+  assert.deepEqual(done.overwritten, [PATH]);
+  assert.ok(a.conflicts().some((c) => c.path === PATH), "a conflict is recorded");
+});
