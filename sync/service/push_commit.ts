@@ -184,9 +184,15 @@ export async function commitPrepared(
   // writer's and no conflict: this commit's older write is left out, the
   // synced record stays at the newer one, and a mark set on the path stays
   // (the next push compares the copy with that record).
-  const superseded = overwritten.filter((o) =>
-    o.theirs !== null && deps.state.synced(o.path)?.version === o.theirs.version
-  ).map((o) => o.path);
+  // Only where that record moved since the preparation (away from the base
+  // its write was conditional on): on a store whose versions are ETags, a
+  // peer's write of the bytes synced before carries the very version the
+  // record names, and is another writer's overwrite, a conflict.
+  const superseded = overwritten.filter((o) => {
+    if (o.theirs === null || !Object.hasOwn(pending.base ?? {}, o.path)) return false;
+    const synced = deps.state.synced(o.path)?.version;
+    return synced === o.theirs.version && synced !== pending.base![o.path];
+  }).map((o) => o.path);
   if (superseded.length > 0) {
     const newer = new Set(superseded);
     overwritten = overwritten.filter((o) => !newer.has(o.path));
