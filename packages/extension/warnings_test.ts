@@ -5,6 +5,8 @@ import {
   WARNINGS_SHOWN_PER_CODE,
   withCliTarget,
 } from "./warnings.ts";
+import { emptyPushResult } from "../../sync/service/push.ts";
+import { pushOutcome } from "./left_behind.ts";
 
 Deno.test("warnings: one line per warning, labelled with the extension type and the code", () => {
   const lines: string[] = [];
@@ -88,4 +90,14 @@ Deno.test("warnings: what a sync left behind is written for every sync, the same
   }
   assert.equal(lines.length, 2 * (WARNINGS_SHOWN_PER_CODE + 2));
   assert.ok(lines.every((l) => !l.includes("not shown")));
+});
+
+Deno.test("warnings: synced files deleted here that a push left undeleted are written for every push, as what it left behind", () => {
+  const lines: string[] = [];
+  const print = warningPrinter("t", (l) => lines.push(l));
+  const r = { ...emptyPushResult(), localDeletions: ["a/deleted.yaml"] };
+  const target = { cacheDir: "/c", storeUrl: "s3://b/p" };
+  for (let i = 0; i < 3; i++) for (const w of pushOutcome(r, target)) print(w);
+  assert.deepEqual(pushOutcome(r, target).map((w) => w.code), ["local_deletions_kept"]);
+  assert.equal(lines.length, 3, "each push leaving them says so");
 });
