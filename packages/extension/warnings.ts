@@ -9,7 +9,7 @@
  * then one line saying the rest are not shown (a push of thousands of files
  * must not bury the command's own output); a new window starts afresh, so a
  * long-running process (a server) goes on saying what is still open. What a
- * sync left behind ({@link LEFT_BEHIND_CODES}, one line per sync at most) is
+ * sync left behind ({@link LEFT_BEHIND_CODES}, one line of each per sync at most) is
  * its outcome, not noise: written for every sync, the same line again too,
  * so that no run is reported as a success in silence while its work is left.
  *
@@ -23,12 +23,14 @@ import type { CliTarget } from "./left_behind.ts";
 export const WARNINGS_SHOWN_PER_CODE = 20;
 
 /**
- * The codes of what a sync left behind (see `left_behind.ts`): written for
+ * The codes of what a sync left behind (see `left_behind.ts`: a push's
+ * synced files deleted here and not deleted remotely too): written for
  * every sync that leaves it, never deduplicated nor capped.
  */
 export const LEFT_BEHIND_CODES: ReadonlySet<string> = new Set([
   "conflicts_left",
   "sync_incomplete",
+  "local_deletions_kept",
 ]);
 
 /** How long one window of {@link warningPrinter} lasts: 10 minutes. */
