@@ -79,3 +79,35 @@ for (const first of ["synced before", "new"]) {
     assert.deepEqual(warnings.filter((w) => w.code === "conflicts_left"), []);
   });
 }
+
+Deno.test("a prepared write replaced before its commit by a later push of the same cache deleting the path is no conflict, and later edits are published", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "X0");
+  await a.pushChanged();
+  const warnings = warningsOf(a);
+  // A run's preparation uploads the dirty edit X1.
+  await put(a, PATH, "X1");
+  const prepared = await a.preparePush();
+  assert.deepEqual(prepared.result.uploaded, [PATH]);
+  // A later push of this cache deletes the path and commits the deletion.
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  const later = await a.pushChanged();
+  assert.deepEqual(later.deleted, [PATH]);
+  assert.equal(store.peekText(PATH), undefined);
+  // The run's commit: X1 is superseded by this cache's own deletion.
+  const done = await a.commitPush(prepared);
+  assert.deepEqual(done.overwritten, []);
+  assert.deepEqual(done.conflicts, []);
+  assert.ok(!done.uploaded.includes(PATH), "X1 is not reported published");
+  assert.deepEqual(warnings.filter((w) => w.code === "overwritten_before_commit"), []);
+  assert.deepEqual(a.conflicts(), []);
+  assert.equal((await readIndex(store, quick.retry))?.entries[PATH], undefined);
+  assert.equal(await published(store, PATH), undefined);
+  // A later edit is published.
+  await put(a, PATH, "X3");
+  assert.deepEqual((await a.pushChanged()).uploaded, [PATH]);
+  assert.equal(await published(store, PATH), "X3");
+  await assertIndexCurrent(store, { held: true });
+});
