@@ -7,7 +7,7 @@
  * warning, no conflict, and every later edit of the path is published.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import type { WarningEvent } from "../events.ts";
 import type { SyncService } from "./service.ts";
@@ -110,4 +110,18 @@ Deno.test("a prepared write replaced before its commit by a later push of the sa
   assert.deepEqual((await a.pushChanged()).uploaded, [PATH]);
   assert.equal(await published(store, PATH), "X3");
   await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("a prepared write whose path an old client deleted before its commit is still a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, PATH, "X0");
+  await a.pushChanged();
+  await put(a, PATH, "X1");
+  const prepared = await a.preparePush();
+  // An old client deletes the path (object and entry), unconditionally.
+  await peerPush(store, {}, { remove: [PATH] });
+  const done = await a.commitPush(prepared);
+  assert.deepEqual(done.conflicts, [PATH]);
+  assert.deepEqual(a.conflicts().map((c) => c.path), [PATH]);
 });

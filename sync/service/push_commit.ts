@@ -188,10 +188,14 @@ export async function commitPrepared(
   // its write was conditional on): on a store whose versions are ETags, a
   // peer's write of the bytes synced before carries the very version the
   // record names, and is another writer's overwrite, a conflict.
+  // So too a committed deletion of the path by that later push: nothing
+  // there, and the record the write's base named is gone since.
   const superseded = overwritten.filter((o) => {
-    if (o.theirs === null || !Object.hasOwn(pending.base ?? {}, o.path)) return false;
+    if (!Object.hasOwn(pending.base ?? {}, o.path)) return false;
+    const base = pending.base![o.path];
     const synced = deps.state.synced(o.path)?.version;
-    return synced === o.theirs.version && synced !== pending.base![o.path];
+    if (o.theirs === null) return typeof base === "string" && synced === undefined;
+    return synced === o.theirs.version && synced !== base;
   }).map((o) => o.path);
   if (superseded.length > 0) {
     const newer = new Set(superseded);
