@@ -11,50 +11,25 @@ import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
-import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
+import { writeAsTool } from "./checkout_kit.ts";
+import { toolModel as model, toolProcess } from "./tool_process_kit.ts";
 
-const model = (id: string) => ({ modelType: "shell/cmd", modelId: id });
-
+/** One process of the tool whose workflow steps run in parallel; a step's flush in two parts. */
 async function workflow(store: InMemoryStore, name = "a") {
-  const { ds, warnings, lines } = watchedDatastore(store, { createService: createSluice, name });
-  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-${name}-` });
-  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
-  const svc = provider().createSyncService(`/repo/${name}`, cache);
-  const write = (rel: string, text: string) => writeAsTool(cache, rel, text);
-  /** A step's start: its model's lock, then its scoped pull. */
-  const start = async (id: string) => {
-    const lock = provider().createLock("/repo/.swamp", {
-      lockKey: `data/shell/cmd/${id}/.lock`,
-      maxWaitMs: 1000,
-    });
-    await lock.acquire();
-    await svc.pullChanged({ context: { models: [model(id)] } });
-    return lock;
-  };
-  /** A step's method: version 1 of its model's `out`. */
-  const method = async (id: string, text = `from ${id}`) => {
-    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out` });
-    await write(`data/shell/cmd/${id}/out/1/raw`, text);
-    await write(`data/shell/cmd/${id}/out/latest`, "1");
-    await svc.markDirty({ relPath: `data/shell/cmd/${id}/out/1` });
-  };
-  const prepare = (id: string) => svc.preparePush({ context: { models: [model(id)] } });
+  const p = await toolProcess(store, createSluice, name);
+  const prepare = (id: string) => p.svc.preparePush({ context: { models: [model(id)] } });
   /** The rest of a step's flush: commit under the global lock, then its model lock released. */
   const commit = async (
     manifest: Awaited<ReturnType<typeof prepare>>,
-    lock: Awaited<ReturnType<typeof start>>,
+    lock: Awaited<ReturnType<typeof p.start>>,
   ) => {
-    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
-    await global.acquire();
     try {
-      return await svc.commitPush(manifest);
+      return await p.underGlobal(() => p.svc.commitPush(manifest));
     } finally {
-      await global.release();
       await lock.release();
     }
   };
-  const read = (rel: string) => Deno.readTextFile(`${cache}/${rel}`).catch(() => null);
-  return { svc, cache, provider, start, method, prepare, commit, read, warnings, lines };
+  return { ...p, prepare, commit };
 }
 
 /** A workflow whose two steps (models m1 and m2) have each taken their model lock. */

@@ -11,42 +11,25 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
 import { CHECKOUT_CONFIG, watchedDatastore, writeAsTool } from "./checkout_kit.ts";
+import { toolProcess } from "./tool_process_kit.ts";
 
 const MODEL = { modelType: "shell/cmd", modelId: "m1" };
 const DEF = "definitions/ss.yaml";
 
 Deno.test("prepared superseded: a run's prepared upload of a definitions file, edited and pushed again by a structural command before the run's commit, is no conflict, and later edits are published", async () => {
   const store = new InMemoryStore();
-  const { ds, warnings } = watchedDatastore(store, { createService: createSluice, name: "a" });
-  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-superseded-" });
-  const provider = () => ds.createProvider(CHECKOUT_CONFIG);
-  const svc = provider().createSyncService("/repo/a", cache);
-  const underGlobal = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const global = provider().createLock("/repo/.swamp", { maxWaitMs: 1000 });
-    await global.acquire();
-    try {
-      return await fn();
-    } finally {
-      await global.release();
-    }
-  };
+  const { svc, cache, warnings, underGlobal, lockOf, ...p } = await toolProcess(
+    store,
+    createSluice,
+  );
   /** A structural command: global lock, pull, the edit, a push naming no model. */
-  const structural = (text: string) =>
-    underGlobal(async () => {
-      await svc.pullChanged();
-      await svc.markDirty({ relPath: DEF });
-      await writeAsTool(cache, DEF, text);
-      return await svc.pushChanged();
-    });
+  const structural = (text: string) => p.structural(DEF, text, { pull: true });
   await structural("X0");
   // An edit of the file left unpushed in the cache.
   await svc.markDirty({ relPath: DEF });
   await writeAsTool(cache, DEF, "X1");
   // A run on m1: its lock, its scoped pull, a version, its preparation.
-  const lock = provider().createLock("/repo/.swamp", {
-    lockKey: "data/shell/cmd/m1/.lock",
-    maxWaitMs: 1000,
-  });
+  const lock = lockOf("m1");
   await lock.acquire();
   await svc.pullChanged({ context: { models: [MODEL] } });
   await svc.markDirty({ relPath: "data/shell/cmd/m1/out/1" });
