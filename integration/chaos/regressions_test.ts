@@ -2662,3 +2662,18 @@ Deno.test("chaos regression: a structural command's pull leaves a held run's unp
     '{"seed":155200206,"clones":3,"kinds":["core","core","core"],"checkedDeletes":true,"ops":[{"id":49,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":6,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"parallel":true},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"adopt","clone":2,"file":4},{"id":13,"kind":"tick","n":31,"pick":379481716},{"id":14,"kind":"tick","n":23,"pick":336086947},{"id":16,"kind":"crash","clone":1},{"id":18,"kind":"outage","on":true},{"id":19,"kind":"tick","n":9,"pick":848279975},{"id":29,"kind":"breakglass","model":0},{"id":30,"kind":"outage","on":false},{"id":37,"kind":"tick","n":3,"pick":1059344986},{"id":38,"kind":"bulk","clone":2},{"id":40,"kind":"sync","clone":1},{"id":41,"kind":"tick","n":10,"pick":1857742495},{"id":42,"kind":"run","clone":1,"model":0,"data":1,"workMs":1000,"parallel":true,"structural":true},{"id":43,"kind":"tick","n":32,"pick":1593370903}]}',
   );
 });
+
+/**
+ * I6 (seed 156000258, shrunk): a clone's pull met a conflict on a shared
+ * file; its user copied theirs into place by hand and ran resolve --theirs,
+ * and deleted the file by hand while the resolution was looking at the
+ * datastore. The resolution had looked at the copy (theirs already) before
+ * that, then forgot the path and pulled it: the pull, finding nothing here
+ * and no synced record, took the datastore's copy, and the deletion was
+ * silently undone.
+ */
+Deno.test("chaos regression: a deletion made while resolve --theirs runs over a copy already theirs is never undone (I6, seed 156000258)", async () => {
+  await clean(
+    '{"seed":156000258,"clones":2,"absentOnError":true,"ops":[{"id":74,"kind":"foreign","what":"version","model":1,"data":1,"version":1,"marker":true},{"id":3,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":7,"kind":"adopt","clone":1,"file":2},{"id":8,"kind":"lockfile","clone":1,"set":"@chaos/ext-8"},{"id":9,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":80,"kind":"tick","n":43,"pick":1304196347},{"id":13,"kind":"sync","clone":0},{"id":14,"kind":"edit","clone":0,"file":2,"how":"during","pick":628541383},{"id":15,"kind":"tick","n":34,"pick":1616491455},{"id":16,"kind":"resolve","clone":0,"pick":5,"how":"theirs"},{"id":18,"kind":"delete","clone":0,"file":0,"how":"during","pick":1893294007}]}',
+  );
+});

@@ -149,3 +149,39 @@ Deno.test("--mine with the copy deleted here, over a deletion, points at --their
   await b.pushChanged();
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}`), "merged by hand");
 });
+
+Deno.test("resolve --theirs never undoes a deletion made while it runs: the copy here theirs already, deleted by hand after its look, stays deleted and the next push publishes the deletion", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, PATH, "base\n");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(a, PATH, "a's edit\n");
+  await a.pushChanged();
+  await put(b, PATH, "b's edit\n", false);
+  assert.deepEqual((await b.pullChanged()).conflicts, [PATH]);
+  // The user copies theirs into place by hand first (from a peer's checkout).
+  await Deno.writeTextFile(`${b.cacheDir}/${PATH}`, "a's edit\n");
+  // The user deletes the file as the resolution makes its first datastore call.
+  let deleted = false;
+  for (const call of ["get", "head", "getStream"] as const) {
+    const orig = store[call].bind(store) as (...args: unknown[]) => Promise<unknown>;
+    (store as unknown as Record<string, unknown>)[call] = async (...args: unknown[]) => {
+      if (!deleted) {
+        deleted = true;
+        await Deno.remove(`${b.cacheDir}/${PATH}`);
+      }
+      return await orig(...args);
+    };
+  }
+  await b.resolveConflict(PATH, "theirs");
+  assert.ok(deleted, "the deletion came while the resolution ran");
+  assert.equal(await read(b, PATH), undefined, "the user's deletion is not undone");
+  await b.pullChanged();
+  assert.equal(await read(b, PATH), undefined, "nor by the next pull");
+  await b.markDirty({ relPath: PATH }); // a deletion by hand is pushed by its name
+  const pushed = await b.pushChanged();
+  assert.deepEqual(pushed.deleted, [PATH], "the deletion is published");
+  assert.equal(store.peekText(PATH), undefined);
+});
