@@ -1,13 +1,16 @@
 /**
  * `theirs` of a resolution (see `resolve.ts`): the local copy set aside
- * (never deleted), the path forgotten and pulled. Where the pull does not
- * take theirs (it failed, something here is in its way, the store's object
- * is not the one the index names), the conflict stays open as it was, the
- * copy put back where nothing took its place. Where what the store holds is
- * this cache's own upload over theirs (a `mine` or `merged` cut off before
- * its commit), theirs is gone: that upload is taken and its publishing
- * finished; unless the copy here is theirs already (copied into place by
- * hand), which is then written back over that upload and committed.
+ * (never deleted), the path forgotten and pulled (a copy here that is
+ * theirs already is recorded as synced at theirs instead, so that a
+ * deletion of it by hand while the resolution runs is a local change, never
+ * undone). Where the pull does not take theirs (it failed, something here
+ * is in its way, the store's object is not the one the index names), the
+ * conflict stays open as it was, the copy put back where nothing took its
+ * place. Where what the store holds is this cache's own upload over theirs
+ * (a `mine` or `merged` cut off before its commit), theirs is gone: that
+ * upload is taken and its publishing finished; unless the copy here is
+ * theirs already (copied into place by hand), which is then written back
+ * over that upload and committed.
  *
  * @module
  */
@@ -70,7 +73,21 @@ export async function resolveTheirs(
       mine: { location: setAside[0], hash: here.hash, size: here.size },
     }]);
   }
-  state.setSynced(path, undefined);
+  // A copy here that is theirs already (copied into place by hand, say) is
+  // recorded as synced at theirs, not forgotten: the user may delete it by
+  // hand while the resolution runs, and the pull, finding nothing here and
+  // no record, would take the datastore's copy over that deletion. Recorded,
+  // a deletion is one of theirs, for the push to publish (or a conflict,
+  // theirs changed since). Another client's entry (`~…`, no object version)
+  // is left to the pull, as before.
+  const already = !!here && setAside.length === 0 && !!rec.theirs &&
+    here.hash === rec.theirs.hash && !rec.theirs.version.startsWith("~");
+  state.setSynced(
+    path,
+    already && rec.theirs
+      ? { hash: rec.theirs.hash, version: rec.theirs.version, size: rec.theirs.size }
+      : undefined,
+  );
   await state.saveManifest();
   await state.clean([path]);
   await state.conflicts.clear([path]);
