@@ -2677,3 +2677,20 @@ Deno.test("chaos regression: a deletion made while resolve --theirs runs over a 
     '{"seed":156000258,"clones":2,"absentOnError":true,"ops":[{"id":74,"kind":"foreign","what":"version","model":1,"data":1,"version":1,"marker":true},{"id":3,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":7,"kind":"adopt","clone":1,"file":2},{"id":8,"kind":"lockfile","clone":1,"set":"@chaos/ext-8"},{"id":9,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":80,"kind":"tick","n":43,"pick":1304196347},{"id":13,"kind":"sync","clone":0},{"id":14,"kind":"edit","clone":0,"file":2,"how":"during","pick":628541383},{"id":15,"kind":"tick","n":34,"pick":1616491455},{"id":16,"kind":"resolve","clone":0,"pick":5,"how":"theirs"},{"id":18,"kind":"delete","clone":0,"file":0,"how":"during","pick":1893294007}]}',
   );
 });
+
+/**
+ * I29 (seed 76000058, `--parallel-share 1 --structural-share 1`): c0
+ * wrote a file it had never synced and pushed it, the commit landing as
+ * the push failed (flaky gets); its user deleted the file, and the push of that
+ * deletion failed too. c0's next sync pulled first: the entry named c0's
+ * own write at a path it had never synced and no longer held, so the pull
+ * fetched it back over the deletion, and a file saved there during that
+ * download met it as a conflict with itself. A deletion here of a path
+ * never synced, over this cache's own write, is kept for the push
+ * (sync/service/pull_plan.ts).
+ */
+Deno.test("chaos regression: a pull never fetches back this clone's own committed creation deleted here since (I29, seed 76000058)", async () => {
+  await clean(
+    '{"seed":76000058,"clones":3,"kinds":["api","core-single-phase","api"],"skewMs":[0,109141,0],"ops":[{"id":70,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":71,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":72,"kind":"delete","clone":0,"file":3,"how":"push"},{"id":45,"kind":"tick","n":3,"pick":1088936379},{"id":21,"kind":"adopt","clone":2,"file":3},{"id":22,"kind":"adopt","clone":2,"file":1},{"id":23,"kind":"tick","n":12,"pick":101781189},{"id":28,"kind":"sync","clone":0},{"id":29,"kind":"edit","clone":0,"file":0,"how":"during","pick":81830864}]}',
+  );
+});
