@@ -406,6 +406,19 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
         state.setSynced(path, await agreeing(path, e));
         continue;
       }
+      // Nothing here where this cache wrote the path (dirty, or recorded as
+      // attempted) and the entry names that very write (its commit landed,
+      // its answer lost): deleted here since, over its own write. The
+      // deletion stays local (and dirty) for the push, which deletes that
+      // write and its entry; fetched back, it would undo the deletion, and
+      // a file saved there meanwhile would meet it as a conflict with itself.
+      if (
+        !local && (dirty.has(path) || state.attempted(path)) &&
+        await ownWriteOver(path, e) === true
+      ) {
+        ownKept.push(path);
+        continue;
+      }
       // Never deferred with a file here in the way of it: the fetch finds it
       // blocked, tells of it and records it, so that no push publishes that
       // file beside it (see `blocked_record.ts`).
