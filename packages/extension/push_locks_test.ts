@@ -21,13 +21,19 @@ async function process(store: InMemoryStore) {
   return { ...p, structural };
 }
 
-Deno.test("push locks: a push naming no model beside two runs, one run's lock broken, is refused for that lock only and erases only that run's version; the other run's flush publishes its own", async () => {
+/** One process with two runs (models m1 and m2) that took their locks and wrote version 1 each. */
+async function twoRuns() {
   const store = new InMemoryStore();
   const p = await process(store);
   const lock1 = await p.start("m1");
   const lock2 = await p.start("m2");
   await p.method("m1");
   await p.method("m2");
+  return { store, p, lock1, lock2 };
+}
+
+Deno.test("push locks: a push naming no model beside two runs, one run's lock broken, is refused for that lock only and erases only that run's version; the other run's flush publishes its own", async () => {
+  const { store, p, lock1, lock2 } = await twoRuns();
   await p.breakLock("m2");
   await assert.rejects(p.structural("gc"), (e: unknown) => {
     assert.ok(e instanceof ModelLockLostError, String(e));
@@ -52,12 +58,7 @@ Deno.test("push locks: a push naming no model beside two runs, one run's lock br
 });
 
 Deno.test("push locks: a push naming no model beside runs whose locks are held publishes its own files and nothing under their locks, for their own flushes", async () => {
-  const store = new InMemoryStore();
-  const p = await process(store);
-  const lock1 = await p.start("m1");
-  const lock2 = await p.start("m2");
-  await p.method("m1");
-  await p.method("m2");
+  const { store, p, lock1, lock2 } = await twoRuns();
   await p.structural("eval");
   assert.equal(store.peekText("workflow-runs/w1/workflow-run-eval.yaml"), "run eval");
   for (const id of ["m1", "m2"]) {

@@ -33,18 +33,24 @@ async function published(store: InMemoryStore, path: string): Promise<string | u
   return await read(fresh, path);
 }
 
+/** Clone `a` with `X0` pushed first (when `synced`), then the dirty edit `X1` prepared (a run's preparation uploads it). */
+async function preparedX1(store: InMemoryStore, synced = true) {
+  const a = await clone(store, "a");
+  if (synced) {
+    await put(a, PATH, "X0");
+    await a.pushChanged();
+  }
+  const warnings = warningsOf(a);
+  await put(a, PATH, "X1");
+  const prepared = await a.preparePush();
+  return { a, warnings, prepared };
+}
+
 for (const first of ["synced before", "new"]) {
   Deno.test(`a prepared write replaced before its commit by a later push of the same cache is no conflict, and later edits are published (path ${first})`, async () => {
     const store = new InMemoryStore();
-    const a = await clone(store, "a");
-    if (first === "synced before") {
-      await put(a, PATH, "X0");
-      await a.pushChanged();
-    }
-    const warnings = warningsOf(a);
     // A run's preparation uploads the dirty edit X1.
-    await put(a, PATH, "X1");
-    const prepared = await a.preparePush();
+    const { a, warnings, prepared } = await preparedX1(store, first === "synced before");
     assert.deepEqual(prepared.result.uploaded, [PATH]);
     // A later push of this cache writes and commits X2 over it.
     await put(a, PATH, "X2");
@@ -82,13 +88,8 @@ for (const first of ["synced before", "new"]) {
 
 Deno.test("a prepared write replaced before its commit by a later push of the same cache deleting the path is no conflict, and later edits are published", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "X0");
-  await a.pushChanged();
-  const warnings = warningsOf(a);
   // A run's preparation uploads the dirty edit X1.
-  await put(a, PATH, "X1");
-  const prepared = await a.preparePush();
+  const { a, warnings, prepared } = await preparedX1(store);
   assert.deepEqual(prepared.result.uploaded, [PATH]);
   // A later push of this cache deletes the path and commits the deletion.
   await Deno.remove(`${a.cacheDir}/${PATH}`);
@@ -114,11 +115,7 @@ Deno.test("a prepared write replaced before its commit by a later push of the sa
 
 Deno.test("a prepared write whose path an old client deleted before its commit is still a conflict", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, PATH, "X0");
-  await a.pushChanged();
-  await put(a, PATH, "X1");
-  const prepared = await a.preparePush();
+  const { a, prepared } = await preparedX1(store);
   // An old client deletes the path (object and entry), unconditionally.
   await peerPush(store, {}, { remove: [PATH] });
   const done = await a.commitPush(prepared);
