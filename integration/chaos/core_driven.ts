@@ -511,6 +511,27 @@ export function coreSiblingCommand(
 }
 
 /**
+ * A step's version 1 of `data/<model>/out`, as the tool's data writer makes
+ * it: the directory marked, the run recorded (before its bytes, which a
+ * crash may cut off), its files written, the version marked, its marker.
+ */
+async function writeStepVersion(
+  env: CommandEnv,
+  host: CoreHost,
+  service: ReturnType<ExtensionProvider["createSyncService"]>,
+  model: string,
+  rec: RunRecord,
+): Promise<void> {
+  const dir = `data/${model}/out/1`;
+  await service.markDirty({ relPath: `data/${model}/out` });
+  rec.files = runFiles(rec.token, dir, 1);
+  env.truth.runs.push(rec);
+  for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
+  await service.markDirty({ relPath: dir });
+  await atomicWrite(host.cachePath, `data/${model}/out/latest`, enc.encode("1"));
+}
+
+/**
  * Another step of the streamed run's workflow, on the same service: its own
  * model's lock (which no breakglass ever breaks), a version of its own, and
  * its flush, scoped to its model, while the streamed run's `raw` is part
@@ -529,7 +550,6 @@ async function otherStep(
   const model = `${ref.modelType}/${ref.modelId}`;
   // A token of its own: none of the streamed run's bytes.
   const by = `[chaos-step s${env.seed} op${op.id}] of c${op.clone}`;
-  const dir = `data/${model}/out/1`;
   const rec = pendingRun(op, model, by);
   const lock = modelLock(host, model);
   try {
@@ -539,12 +559,7 @@ async function otherStep(
   }
   let lostBefore = false;
   try {
-    await service.markDirty({ relPath: `data/${model}/out` });
-    rec.files = runFiles(by, dir, 1);
-    env.truth.runs.push(rec);
-    for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
-    await service.markDirty({ relPath: dir });
-    await atomicWrite(host.cachePath, `data/${model}/out/latest`, enc.encode("1"));
+    await writeStepVersion(env, host, service, model, rec);
     // Whether the streamed run's lock was already lost when this flush began
     // (one broken while the flush is under way may still refuse it: the
     // flush looks at the other locks once, as it starts).
@@ -611,7 +626,6 @@ async function parallelStep(
   const ref = { modelType: "chaos/other", modelId: `par-of-op${op.id}` };
   const model = `${ref.modelType}/${ref.modelId}`;
   const by = `[chaos-par s${env.seed} op${op.id}] of c${op.clone}`;
-  const dir = `data/${model}/out/1`;
   const who = `c${op.clone} parallel step of core run #${op.id} ${model}`;
   const rec = pendingRun(op, model, by);
   const context = { models: [ref] };
@@ -625,12 +639,7 @@ async function parallelStep(
   const sync = <T>(fn: () => Promise<T>) => oneAtATime(host, fn);
   try {
     await sync(() => service.pullChanged({ context }));
-    await service.markDirty({ relPath: `data/${model}/out` });
-    rec.files = runFiles(by, dir, 1);
-    env.truth.runs.push(rec);
-    for (const f of rec.files) await atomicWrite(host.cachePath, f.path, f.bytes);
-    await service.markDirty({ relPath: dir });
-    await atomicWrite(host.cachePath, `data/${model}/out/latest`, enc.encode("1"));
+    await writeStepVersion(env, host, service, model, rec);
     if (op.workMs > 0) await host.clock.sleep(op.workMs);
     if (host.flush === "single-phase" && service.capabilities().twoPhaseSync) {
       const manifest = await sync(() => service.preparePush({ context }));
