@@ -23,12 +23,24 @@ import type { DistributedLock } from "../../sync/ports.ts";
 import type { PreparedPush, PushOptions } from "../../sync/service/service.ts";
 import type { HeldLocks, HeldModelLock } from "./held_locks.ts";
 
+/**
+ * `path` as the service of namespace `ns` sees it: relative to the
+ * namespace's directory when under it, as it is otherwise.
+ *
+ * @example
+ * ```ts
+ * import { inNamespace } from "./push_locks.ts";
+ * inNamespace("team", "team/data/t/m"); // "data/t/m"
+ * ```
+ */
+export function inNamespace(ns: string, path: string): string {
+  return ns && path.startsWith(`${ns}/`) ? path.slice(ns.length + 1) : path;
+}
+
 /** A lock seen by a namespace's service: the same lock, its key relative to the namespace. */
 function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
   if (!namespace) return lock;
-  const key = lock.key.startsWith(`${namespace}/`)
-    ? lock.key.slice(namespace.length + 1)
-    : lock.key;
+  const key = inNamespace(namespace, lock.key);
   return {
     key,
     get nonce() {
@@ -83,7 +95,7 @@ export async function pushLockOptions(
   const h = all.length
     ? await locks.pushOptions(cachePath, ns, fence ?? (() => true))
     : { locks: [], written: [], preexisting: new Set<string>() };
-  const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
+  const strip = (p: string) => inNamespace(ns, p);
   // What is under a held lock not fencing this push stays out of it, dirty,
   // for the push of the run that holds it (fenced by it): the whole model
   // directory, so that a version that run writes once this push has looked

@@ -89,7 +89,7 @@ import type { DatastoreRuntime } from "./runtime.ts";
 import { isInternalCacheFile, modelPullPrefixes } from "./cache_paths.ts";
 import { NamespaceBinding } from "./namespace_binding.ts";
 import { walkUntouched } from "./untouched_cache.ts";
-import { commitView, fenced, pushLockOptions, type PushScope } from "./push_locks.ts";
+import { commitView, fenced, inNamespace, pushLockOptions, type PushScope } from "./push_locks.ts";
 import { verifyLocks } from "../../middleware/lock_fence.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
@@ -206,7 +206,7 @@ export class ExtensionSyncService implements SwampSyncService {
    * for), but one holding a directory of the pull's own models.
    */
   #heldBack(ns: string, models: readonly string[]): string[] {
-    const strip = (p: string) => ns && p.startsWith(`${ns}/`) ? p.slice(ns.length + 1) : p;
+    const strip = (p: string) => inNamespace(ns, p);
     const held = this.#rt.held.models(ns);
     const own = held.filter((l) => models.includes(l.model)).map((l) => strip(l.prefix));
     const ownDirs = [...own, ...models.map((m) => `data/${m}`)];
