@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../sync/errors.ts";
-import { FsStore } from "../packages/fs/mod.ts";
-import { S3Store } from "../packages/s3/store.ts";
-import { GcsStore } from "../packages/gcs/store.ts";
-import { openStore, parseStoreUrl, storeIdentity, storeUrl } from "./store_url.ts";
+import { parseStoreUrl, storeIdentity, storeUrl } from "./store_url.ts";
 
 function refused(url: string, field: string, mentions?: RegExp) {
   assert.throws(() => parseStoreUrl(url, { cwd: "/work" }), (e: unknown) => {
@@ -155,30 +152,6 @@ Deno.test("storeIdentity names the datastore whatever endpoint reaches it", () =
     storeIdentity(parseStoreUrl("s3://b-1/p")),
     storeIdentity(parseStoreUrl("gs://b-1/p")),
   );
-});
-
-Deno.test("openStore makes the store a spec describes, without a request", async () => {
-  const root = await Deno.makeTempDir();
-  const file = openStore(parseStoreUrl(`file://${root}`));
-  assert.ok(file.store instanceof FsStore);
-  assert.equal(file.store.endpoint, `file://${root}`);
-  file.close();
-
-  const s3 = openStore(parseStoreUrl("s3://bkt/pre?endpoint=http://127.0.0.1:9"), {
-    env: { AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "secret" },
-  });
-  assert.ok(s3.store instanceof S3Store);
-  assert.equal(s3.store.bucket, "bkt");
-  assert.equal(s3.store.prefix, "pre/");
-  assert.match(s3.store.endpoint, /^s3:\/\/bkt\/pre at http:\/\/127\.0\.0\.1:9/);
-  s3.close();
-  s3.close();
-
-  const gcs = openStore(parseStoreUrl("gs://bkt/pre?endpoint=http://127.0.0.1:9&project=p"));
-  assert.ok(gcs.store instanceof GcsStore);
-  assert.match(gcs.store.endpoint, /^gs:\/\/bkt\/pre/);
-  gcs.close();
-  await Deno.remove(root, { recursive: true });
 });
 
 Deno.test("storeUrl gives a URL that parses back to the same place", () => {
