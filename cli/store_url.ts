@@ -3,12 +3,12 @@
  * as an {@link ObjectStore}:
  *
  * - `file:///abs/dir` or `file://./rel/dir`: the embedded default, a local
- *   directory ({@link FsStore});
+ *   directory (`FsStore`);
  * - `s3://bucket/prefix?endpoint=…&region=…&path-style=…&checksums=…&conditional-delete=…`
- *   ({@link S3Store}); credentials come from `AWS_ACCESS_KEY_ID` /
+ *   (`S3Store`); credentials come from `AWS_ACCESS_KEY_ID` /
  *   `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` in the given environment,
  *   else the SDK's default chain;
- * - `gs://bucket/prefix?endpoint=…&project=…&anonymous=…` ({@link GcsStore});
+ * - `gs://bucket/prefix?endpoint=…&project=…&anonymous=…` (`GcsStore`);
  *   credentials come from Application Default Credentials.
  *
  * A bad URL is a `ConfigError` (`invalid_config`, exit 78) that names the

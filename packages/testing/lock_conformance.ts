@@ -1,5 +1,5 @@
 /**
- * The lock conformance suite: what every {@link LockBackend} must do, as
+ * The lock conformance suite: what every `LockBackend` must do, as
  * `Deno.test` cases a lock author registers with one call. It runs against the
  * engine locks here and against real S3 and GCS in the integration tests, and
  * third-party lock authors run it against theirs.
