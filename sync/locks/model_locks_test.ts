@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { acquireModelLocks, globalLockKey, modelLockKey, releaseLock } from "./model_locks.ts";
-import { createSyncService } from "../service/service.ts";
+import { createSyncService, type SyncService } from "../service/service.ts";
 import { storeLockBackend } from "./lock_engine.ts";
 import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
 import type { Identity } from "../ports.ts";
@@ -46,11 +46,16 @@ Deno.test("a lock set takes sorted, de-duplicated locks, pushes under them and a
   assert.deepEqual(store.keys().filter((k) => k.endsWith(".lock")), []);
 });
 
-Deno.test("a lock set waits while the global datastore lock is held", async () => {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const a = await clone(store, clock, "a");
-  const b = await clone(store, clock, "b");
+/**
+ * `b` holds the global lock while `a` asks for a lock set: the set is still
+ * waiting a second later (`assertWaiting`), and taken once `b` releases it.
+ */
+async function waitsForGlobal(
+  a: SyncService,
+  b: SyncService,
+  clock: FakeClock,
+  assertWaiting: (done: boolean) => void,
+) {
   const global = b.lockBackend!.createLock(globalLockKey(), b.identity);
   await global.acquire();
   let done = false;
@@ -59,10 +64,18 @@ Deno.test("a lock set waits while the global datastore lock is held", async () =
     return s;
   });
   await clock.advance(1_000);
-  assert.equal(done, false);
+  assertWaiting(done);
   await global.release();
   await waitFor(() => done, { clock });
   await (await p).release();
+}
+
+Deno.test("a lock set waits while the global datastore lock is held", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const a = await clone(store, clock, "a");
+  const b = await clone(store, clock, "b");
+  await waitsForGlobal(a, b, clock, (done) => assert.equal(done, false));
 });
 
 Deno.test("a lock set waits while a global lock held in a lock backend of its own is held", async () => {
@@ -82,18 +95,12 @@ Deno.test("a lock set waits while a global lock held in a lock backend of its ow
     });
   const a = await open("a");
   const b = await open("bb");
-  const global = b.lockBackend!.createLock(globalLockKey(), b.identity);
-  await global.acquire();
-  let done = false;
-  const p = acquireModelLocks(a, ["t/m"], { globalPollMs: 100 }).then((s) => {
-    done = true;
-    return s;
-  });
-  await clock.advance(1_000);
-  assert.equal(done, false, "model locks taken while the global lock was held");
-  await global.release();
-  await waitFor(() => done, { clock });
-  await (await p).release();
+  await waitsForGlobal(
+    a,
+    b,
+    clock,
+    (done) => assert.equal(done, false, "model locks taken while the global lock was held"),
+  );
 });
 
 Deno.test("the breakglass force-releases by nonce and reports whose lock it broke", async () => {
