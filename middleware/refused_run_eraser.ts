@@ -16,7 +16,8 @@ import { ModelLockLostError } from "../sync/lock_errors.ts";
 import { journalPending, readErasureJournal } from "./erasure.ts";
 import type { PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
-import { hold, refresh, refuse, REFUSED_RUN_ERASER, resume } from "./refused_run_steps.ts";
+import { hold, refuse, REFUSED_RUN_ERASER, resume } from "./refused_run_steps.ts";
+import { refresh } from "./refused_run_cleanup.ts";
 
 export { REFUSED_RUN_ERASER } from "./refused_run_steps.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { mockPushContext } from "../packages/testing/mod.ts";
-import { refresh } from "./refused_run_steps.ts";
+import { refresh } from "./refused_run_cleanup.ts";
 
 Deno.test("refresh pulls the refused models' prefixes; none, no pull", async () => {
   const m = await mockPushContext({ written: [] });
