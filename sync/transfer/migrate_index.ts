@@ -42,11 +42,14 @@
  * move of such a bucket that was cut off), they are named in the shards it
  * writes, as any first index names them (`index_discovery.ts`).
  *
+ * The shard writes are in `migrate_shards.ts`, the catch-up of racing v1
+ * commits in `migrate_catch_up.ts`.
+ *
  * @module
  */
 import { SluiceError } from "../errors.ts";
-import type { GetResult, ObjectStore } from "../ports.ts";
-import { type RetryPolicy, withRetry } from "../retry.ts";
+import type { ObjectStore } from "../ports.ts";
+import type { RetryPolicy } from "../retry.ts";
 import {
   type IndexEntry,
   isUnversioned,
@@ -54,24 +57,21 @@ import {
   metaBody,
   MONOLITH_KEY,
   parseMonolith,
-  parseShard,
-  shardBody,
-  shardKey,
   shardOf,
 } from "./bucket_layout.ts";
 import {
   busy,
-  casDelete,
   casPut,
   CONFLICT_LIMIT,
-  eachLimit,
   getOrNull,
   listShards,
   parsed,
   readMeta,
 } from "./index_io.ts";
-import { type IndexDiscovery, updateIndex } from "./remote_index.ts";
+import type { IndexDiscovery } from "./remote_index.ts";
 import { discoverEntries } from "./index_discovery.ts";
+import { dropCreated, shardEntries, writeShards } from "./migrate_shards.ts";
+import { catchUp } from "./migrate_catch_up.ts";
 
 /** What the move left: the v2 meta's fields (as swamp's `migrateMonolithToShards` returns them). */
 export interface MigratedIndex {
@@ -262,234 +262,11 @@ async function discover(
 }
 
 /**
- * Every entry of the shards `listed` (partition to version), or null when
- * one of them is gone or changed since it was listed (the move starts over).
- */
-async function shardEntries(
-  store: ObjectStore,
-  listed: ReadonlyMap<string, string>,
-  c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
-): Promise<Record<string, IndexEntry> | null> {
-  const out: Record<string, IndexEntry> = {};
-  let changed = false;
-  await eachLimit([...listed], c.concurrency ?? 4, async ([s, v]) => {
-    const key = shardKey(s);
-    const got = await getOrNull(store, key, c);
-    if (!got || got.version !== v) {
-      changed = true;
-      return;
-    }
-    // One no reader can read fails the move as it fails them (never a retry).
-    const entries = parsed(key, () => parseShard(got.body) ?? unknownShard());
-    Object.assign(out, entries);
-  });
-  return changed ? null : out;
-}
-
-function unknownShard(): never {
-  throw new Error("not a shard of a known version");
-}
-
-/**
  * A mark no earlier meta carried (a store whose version is a hash of the
  * body, such as an S3 ETag, would otherwise see the same version again).
  */
 function moveId(): string {
   return crypto.randomUUID();
-}
-
-/**
- * Writes the shards of `groups` over the versions `listed` (a shard listed
- * there and not in `groups`, one an earlier attempt wrote from an older
- * read, is deleted: v2 readers read `_unpartitioned` whether listed or not,
- * and a v2 commit builds on any shard it finds). Returns the shards it
- * created (key to version), or null when a write was refused: someone
- * changed the shards since they were listed (another move or a v1 commit),
- * and the attempt starts over.
- *
- * Writes and deletions over listed versions go first. Shards none was
- * listed for are created last, each only while the meta still carries this
- * attempt's mark (a create cannot be fenced by a version), and those created
- * are deleted again (if unchanged) when a later write is refused.
- */
-async function writeShards(
-  store: ObjectStore,
-  groups: ReadonlyMap<string, Record<string, IndexEntry>>,
-  listed: ReadonlyMap<string, string>,
-  marked: string,
-  moveMark: string,
-  at: string,
-  c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
-): Promise<Map<string, string> | null> {
-  const limit = c.concurrency ?? 4;
-  let refused = false;
-  const step = async (fn: () => Promise<unknown>) => {
-    if (!refused && !await fn()) refused = true;
-  };
-  await eachLimit(
-    [...groups].filter(([s]) => listed.has(s)),
-    limit,
-    ([s, g]) => step(() => casPut(store, shardKey(s), shardBody(g, at), listed.get(s)!, c)),
-  );
-  await eachLimit(
-    [...listed].filter(([s]) => !groups.has(s)),
-    limit,
-    ([s, v]) => step(() => casDelete(store, shardKey(s), v, c)),
-  );
-  const created = new Map<string, string>();
-  await eachLimit(
-    [...groups].filter(([s]) => !listed.has(s)),
-    limit,
-    ([s, g]) =>
-      step(async () => {
-        if ((await readMeta(store, c))?.version !== marked) return false;
-        const v = await casPut(store, shardKey(s), shardBody(g, at), null, c);
-        if (v !== null) created.set(s, v);
-        return v !== null;
-      }),
-  );
-  if (!refused) return created;
-  await dropCreated(store, created, created.size ? await readMeta(store, c) : null, moveMark, c);
-  return null;
-}
-
-/**
- * Deletes the shards an attempt created, each only while unchanged: one of
- * its older read, left under the meta of a move that replaced it, would be
- * built on by the next v2 commit of its partition. (When the attempt was
- * refused by a v1 commit instead, the next attempt writes them again.)
- */
-async function dropCreated(
-  store: ObjectStore,
-  created: ReadonlyMap<string, string>,
-  meta: Awaited<ReturnType<typeof readMeta>>,
-  moveMark: string,
-  c: { retry: RetryPolicy; signal?: AbortSignal; concurrency?: number },
-): Promise<void> {
-  // Another move marked the meta since: it may have written one of these
-  // shards again with the same bytes, which a store whose versions are
-  // content hashes (S3's ETags) gives the same version, so a conditional
-  // delete could remove that move's shard. They are left to it: it rewrites
-  // or deletes every shard it lists, and no reader reads one no meta lists.
-  if (
-    meta?.meta.version === 1 && meta.meta.movingToV2 !== undefined &&
-    meta.meta.movingToV2 !== moveMark
-  ) {
-    return;
-  }
-  // Never one a v2 meta (`meta`, read after the refusal) lists: another
-  // move writes every shard it lists, so a listed shard still at the version
-  // created here is this attempt's own, under its own meta (a write that
-  // landed with its answer lost).
-  const listed = new Set(meta?.meta.version === 2 ? meta.meta.partitions : []);
-  await eachLimit(created, c.concurrency ?? 4, async ([s, v]) => {
-    if (!listed.has(s)) await casDelete(store, shardKey(s), v, c);
-  });
-}
-
-/**
- * Applies to the shards what changed in the v1 index since version `read`
- * was migrated (`null`: there was none, so all of it); returns the v1 index
- * object as it read it (null when there is none).
- */
-async function catchUp(
-  store: ObjectStore,
-  migrated: Record<string, IndexEntry>,
-  read: string | null,
-  options: MigrateOptions,
-): Promise<GetResult | null> {
-  const c = { retry: options.retry, signal: options.signal };
-  const got = await getOrNull(store, MONOLITH_KEY, c);
-  if (!got || got.version === read) return got;
-  const now = parsed(MONOLITH_KEY, () => parseMonolith(got.body));
-  const set: Record<string, IndexEntry> = {};
-  for (const [p, e] of Object.entries(now)) {
-    const was = migrated[p];
-    if (!was || was.v !== e.v || was.h !== e.h || was.s !== e.s) set[p] = e;
-  }
-  const remove = Object.keys(migrated).filter((p) => !Object.hasOwn(now, p));
-  // Replayed after the move: a v2 commit may have overtaken any of these
-  // since. A set is applied only while its object is in the store, and a
-  // removal only while the entry still names what the v1 commit removed.
-  const base = Object.fromEntries(remove.map((p) => [p, migrated[p].v]));
-  // Sets whose objects are gone by the commit are told after it (the v2
-  // index has never named them: the commit names what is still there first).
-  let gone: string[] = [];
-  await updateIndex(
-    store,
-    { set, remove, base, verify: true },
-    options.retry,
-    options.signal,
-    undefined,
-    options.concurrency,
-    options.clock,
-    (_base, _complete, _foreign, unpublished) => {
-      gone = [...unpublished];
-    },
-  );
-  // The check of a set's object comes before the shard write that names it:
-  // the object may go in between, deleted by its writer back from a crash
-  // (its commit landed, its answer lost), which found its upload named by no
-  // v2 index, as none names it before this commit, and deleted it as its own
-  // unnamed upload (see `dropOwnStranded` in service/push_delete.ts), or by
-  // another tool. So each is looked at again after the commit, as an
-  // adoption does (see `adoptStranded`): an entry naming an object gone now
-  // is told with the others, then taken out while it still names that
-  // version and the store holds nothing there.
-  // Those found gone before the commit are told all the same when this
-  // look fails (the move has finished: its failure is the move's).
-  let late: string[] = [];
-  try {
-    late = await goneAfter(
-      store,
-      Object.keys(set).filter((p) => !gone.includes(p)),
-      options,
-    );
-  } catch (e) {
-    if (gone.length > 0) await options.onUnnamed?.(gone.map((p) => [p, set[p]]));
-    throw e;
-  }
-  const unnamed = [...gone, ...late];
-  try {
-    if (unnamed.length > 0) await options.onUnnamed?.(unnamed.map((p) => [p, set[p]]));
-  } finally {
-    // Taken out even when telling failed: the index never names an object that is gone.
-    if (late.length > 0) {
-      await updateIndex(
-        store,
-        {
-          set: {},
-          remove: late,
-          base: Object.fromEntries(late.map((p) => [p, set[p].v])),
-          verify: true,
-        },
-        options.retry,
-        options.signal,
-        undefined,
-        options.concurrency,
-        options.clock,
-      );
-    }
-  }
-  return got;
-}
-
-/** The paths of `paths` at which the store holds nothing now. */
-async function goneAfter(
-  store: ObjectStore,
-  paths: readonly string[],
-  options: MigrateOptions,
-): Promise<string[]> {
-  const out: string[] = [];
-  await eachLimit(paths, options.concurrency ?? 4, async (p) => {
-    const held = await withRetry(
-      () => store.head(p, { signal: options.signal }),
-      options.retry,
-      options.signal,
-    );
-    if (!held) out.push(p);
-  });
-  return out.sort();
 }
 
 /** The same JSON with a final newline added, or taken off when it has one. */
