@@ -8,37 +8,28 @@
  *
  * @module
  */
-import { AbortedError, type UnreachableError } from "../errors.ts";
+import type { UnreachableError } from "../errors.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
-import { DEFAULT_RETRY } from "../retry.ts";
-import { defaultStateDir, LocalCache, STATE_DIR } from "../transfer/cache.ts";
+import { defaultStateDir, LocalCache } from "../transfer/cache.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { Pipeline } from "../pipeline.ts";
 import {
-  type PlanEntry,
   PUSH_PHASES,
   type PushContext,
   type SyncConfig,
-  type UploadRecord,
   WRITE_PHASES,
   type WriteContext,
 } from "../context.ts";
-import { ownerLockHeld, SyncState } from "./state.ts";
-import { makeCacheDir, refuseStateNotADirectory } from "./cache_dir.ts";
-
-export { refuseStateNotADirectory } from "./cache_dir.ts";
+import type { SyncState } from "./state.ts";
 import type { StatusEntry } from "./status.ts";
-
-export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
-import type { PendingCommit, PushResult } from "./push.ts";
+import type { PushResult } from "./push.ts";
 import type { LeftBehind } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import type { PullResult } from "./pull.ts";
-import { type PullBase, runPull } from "./pull_run.ts";
-import { adoptAndPullAgain, namedBy } from "./pull_adopt.ts";
-import { under } from "./pull_plan.ts";
+import type { PullBase } from "./pull_run.ts";
+import { pullChangedRun, pullHolding } from "./pull_changed.ts";
 import { statusReport } from "./status_report.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
 import { notedPush } from "./waiting_record.ts";
@@ -49,22 +40,23 @@ import {
   storeResolveDeps,
 } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
-import { isInternalPath } from "../paths.ts";
-import {
-  DEFAULT_CONFIG,
-  type SyncServiceOptions,
-  validateSyncServiceOptions,
-} from "./service_options.ts";
+import { type SyncServiceOptions, validateSyncServiceOptions } from "./service_options.ts";
+import type { PreparedPush, PushOptions } from "./push_options.ts";
+import type { PullOptions } from "./pull_options.ts";
+import { preparePushRun } from "./push_prepare.ts";
+import { markDirtyPaths } from "./mark_dirty.ts";
+import { openServiceState, pullBaseOf, serviceConfig } from "./service_parts.ts";
 
+export { refuseStateNotADirectory } from "./cache_dir.ts";
+export { LOCAL_DELETION_REASON, type StatusEntry } from "./status.ts";
 export {
   DEFAULT_CONFIG,
   type SluicePlugin,
   type SyncServiceOptions,
   validateSyncServiceOptions,
 } from "./service_options.ts";
-
 export type { PreparedPush, PushOptions } from "./push_options.ts";
-import type { PreparedPush, PushOptions } from "./push_options.ts";
+export type { PullOptions } from "./pull_options.ts";
 
 /**
  * A sync service over one cache directory.
@@ -113,15 +105,7 @@ export class SyncService {
     this.identity = options.identity ?? processIdentity();
     this.clock = options.clock ?? systemClock;
     this.events = options.events ?? createEmitter();
-    // A partial retry policy is completed from the defaults (never left with holes).
-    const retry = { ...DEFAULT_RETRY, ...(options.config?.retry ?? {}) };
-    this.config = {
-      ...DEFAULT_CONFIG,
-      ...(options.config ?? {}),
-      // Retries live in one layer: a store that retries itself is called once
-      // per operation here, so a dead endpoint costs `retries + 1` attempts.
-      retry: options.store.retriesInternally ? { ...retry, retries: 0 } : retry,
-    };
+    this.config = serviceConfig(options);
     this.cache = new LocalCache(this.cacheDir, () => this.clock.now(), {}, stateDir);
     this.state = state;
     this.lockBackend = options.lockBackend;
@@ -133,19 +117,7 @@ export class SyncService {
     for (const w of state.loadWarnings) {
       this.events.emit("warning", { code: "state_unreadable", message: w });
     }
-    this.#pullBase = {
-      store: this.store,
-      cache: this.cache,
-      state,
-      config: this.config,
-      events: this.events,
-      // What a push never takes, a pull never brings (`isLocalOnlyPath`).
-      isInternal: (p) =>
-        p.startsWith(`${STATE_DIR}/`) || isInternalPath(p, this.config.classifierRules),
-      indexMemo: this.#indexMemo,
-      now: () => this.clock.now(),
-    };
-    this.#runDeps = {
+    const parts = {
       store: this.store,
       cache: this.cache,
       state,
@@ -156,6 +128,10 @@ export class SyncService {
       pushPipeline: this.pushPipeline,
       writePipeline: this.writePipeline,
       indexMemo: this.#indexMemo,
+    };
+    this.#pullBase = pullBaseOf(parts);
+    this.#runDeps = {
+      ...parts,
       refresh: (signal, prefixes, leave) =>
         this.#pull(
           signal,
@@ -193,57 +169,18 @@ export class SyncService {
    * walks the cache and uploads only files whose content changed. Durable on
    * return.
    */
-  async markDirty(
+  markDirty(
     options: { relPath?: string; relPaths?: readonly string[]; signal?: AbortSignal } = {},
   ): Promise<void> {
-    if (options.signal?.aborted) throw new AbortedError("markDirty");
-    if (options.relPaths !== undefined) {
-      for (const p of options.relPaths) assertSafeRelPath(p);
-      await this.state.markDirtyMany(
-        options.relPaths,
-        options.relPaths.filter((p) => this.#newFile(p)),
-      );
-      if (options.relPath === undefined) return;
-    }
-    if (options.relPath !== undefined) assertSafeRelPath(options.relPath);
-    const p = options.relPath;
-    await this.state.markDirty(p, p !== undefined && this.#newFile(p));
-  }
-
-  /**
-   * A regular file this cache never synced: its push will write it unnamed
-   * by any index until its commit, so it is recorded as such with its mark
-   * (one append for both; the push need not append again, see
-   * `SyncState.markAttempted`).
-   */
-  #newFile(path: string): boolean {
-    if (this.state.synced(path)) return false;
-    try {
-      return this.cache.isRegularFileSync(path);
-    } catch {
-      return false; // a link, or unreadable: the push decides, and records it then if it writes
-    }
+    return markDirtyPaths(this.state, this.cache, options);
   }
 
   /** Pushes dirty paths through the pipeline. Serialised with other pushes and pulls of this service. */
   pushChanged(options: PushOptions = {}): Promise<PushResult> {
     return this.#serial(async () => {
       await this.#markOnly(options);
-      return await this.#noted(options, await pushTwice(this.#runDeps, options));
+      return await notedPush(this.cache, options, await pushTwice(this.#runDeps, options));
     });
-  }
-
-  /**
-   * Records the paths `result` left waiting on another writer's upload (see
-   * `waiting_record.ts`). A run's push (under model locks) that left a data
-   * version of its own waiting so is not done: it fails (`sync_incomplete`,
-   * the version kept dirty), so that the run is never taken as published.
-   */
-  #noted(
-    options: { dryRun?: boolean; locks?: readonly unknown[] },
-    result: PushResult,
-  ): Promise<PushResult> {
-    return notedPush(this.cache, options, result);
   }
 
   /** The paths of `options.only`, marked dirty before their push (see `PushOptions.only`). */
@@ -268,48 +205,8 @@ export class SyncService {
     how: { readonly keepRestOnLoss?: boolean } = {},
   ): Promise<PreparedPush> {
     return this.#serial(async () => {
-      const out: {
-        plan?: PlanEntry[];
-        prepare: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
-        result?: PushResult;
-      } = { prepare: {} };
       await this.#markOnly(options);
-      const { signal: _signal, ...rest } = options;
-      let result: PushResult;
-      try {
-        result = await runPush(this.#runDeps, options, out);
-      } catch (e) {
-        // Failed only for data versions lost to another writer's (set aside):
-        // the rest of the push is ready to commit, as a plain push commits it
-        // (`pushUnderGlobalLock` does). Its deferred commit-step writes
-        // (markers) stay held, as a plain push holds them beside a failure.
-        const pending = out.prepare.pending;
-        if (
-          !how.keepRestOnLoss || e !== out.prepare.lost || !pending || !out.result ||
-          !(e instanceof Error)
-        ) {
-          throw e;
-        }
-        return {
-          result: out.result,
-          pending,
-          options: rest,
-          plan: (out.plan ?? []).map((entry) =>
-            entry.commit && entry.action === "put"
-              ? { ...entry, action: "skip" as const, keepDirty: true }
-              : entry
-          ),
-          uploaded: out.prepare.uploaded ?? [],
-          lost: e,
-        };
-      }
-      return {
-        result,
-        pending: out.prepare.pending,
-        options: rest,
-        plan: out.plan ?? [],
-        uploaded: out.prepare.uploaded ?? [],
-      };
+      return await preparePushRun(this.#runDeps, options, how);
     });
   }
 
@@ -324,69 +221,22 @@ export class SyncService {
     // uploads included) before its deferred markers are written or anything
     // is committed.
     return this.#serial(async () =>
-      await this.#noted(
+      await notedPush(
+        this.cache,
         prepared.options,
         await pushTwice(this.#runDeps, { ...prepared.options, signal: options.signal }, prepared),
       )
     );
   }
 
-  /**
-   * Pulls what changed remotely (or only under `prefixes`). A file deleted
-   * here is a local change, so a pull keeps it deleted; with
-   * `restoreDeleted`, each synced file deleted here whose datastore copy is
-   * still the one this cache synced is taken back (one the datastore changed
-   * meanwhile is a conflict, as without it). A deletion marked dirty, to be
-   * pushed, is left as it is.
-   *
-   * With `defer`, a path it answers true for that this cache has nothing
-   * at (no file, never synced) is not fetched: it is listed in `deferred`,
-   * its directory is made, and a later pull of it (by its prefix, or without
-   * `defer`) fetches it; the pull keeps no index token, so a later pull
-   * without `defer` reads the index again. swamp's lazy hydration
-   * (`metadataOnly`) defers the `data/…/raw` files this way.
-   *
-   * With `holdBack`, what lies under those directories is left as it is
-   * (nothing fetched, set aside or removed there; its conflicts stand), and
-   * the pull keeps no index token, so a later pull looks at it again: the
-   * extension holds back what is under another run's held model lock, that
-   * run's until its own flush.
-   */
+  /** Pulls what changed remotely (or only under `prefixes`): see {@link PullOptions}. */
   pullChanged(
-    options: {
-      signal?: AbortSignal;
-      prefixes?: readonly string[];
-      restoreDeleted?: boolean;
-      defer?: (path: string) => boolean;
-      adoptUncommitted?: readonly string[];
-      holdBack?: readonly string[];
-    } = {},
+    options: PullOptions = {},
   ): Promise<PullResult> {
     const named = options.adoptUncommitted ?? [];
-    return this.#serial(async () => {
-      const pulled = await this.#pull(
-        options.signal,
-        options.prefixes,
-        options.restoreDeleted,
-        options.defer,
-        named.length ? (p) => namedBy(p, named) : undefined,
-        options.holdBack,
-      );
-      if (named.length === 0) return pulled;
-      return await adoptAndPullAgain(
-        {
-          store: this.store,
-          config: this.config,
-          events: this.events,
-          signal: options.signal,
-          now: () => this.clock.now(),
-        },
-        pulled,
-        named,
-        (paths) =>
-          this.#pull(options.signal, paths, undefined, undefined, undefined, options.holdBack),
-      );
-    });
+    return this.#serial(() =>
+      pullChangedRun(this.#pullBase, options, named, () => this.clock.now())
+    );
   }
 
   /** Every unresolved conflict, with both versions (see `conflicts.ts`). */
@@ -413,7 +263,7 @@ export class SyncService {
       resolveConflict(
         storeResolveDeps(this, {
           pushOnly: async (paths) =>
-            await this.#noted({}, await runPush(this.#runDeps, { signal, only: paths })),
+            await notedPush(this.cache, {}, await runPush(this.#runDeps, { signal, only: paths })),
           pull: (prefixes) => this.#pull(signal, prefixes),
         }, signal),
         path,
@@ -463,15 +313,8 @@ export class SyncService {
     prefixes?: readonly string[],
     restoreDeleted?: boolean,
     defer?: (path: string) => boolean,
-    adopting?: (path: string) => boolean,
-    holdBack?: readonly string[],
   ): Promise<PullResult> {
-    const held = holdBack?.length ? (p: string) => holdBack.some((d) => under(p, [d])) : undefined;
-    return runPull(
-      this.#pullBase,
-      { signal, restoreDeleted, defer, adopting, ...(held ? { holdBack: held } : {}) },
-      prefixes,
-    );
+    return pullHolding(this.#pullBase, signal, prefixes, restoreDeleted, defer);
   }
 }
 
@@ -499,13 +342,5 @@ export async function createSyncService(options: SyncServiceOptions): Promise<Sy
  * ```
  */
 export async function openSyncService(options: SyncServiceOptions): Promise<SyncService> {
-  await makeCacheDir(options.cacheDir);
-  const stateDir = options.stateDir ?? defaultStateDir(options.cacheDir);
-  await refuseStateNotADirectory(options.cacheDir, stateDir);
-  const state = await SyncState.open(
-    options.cacheDir,
-    stateDir,
-    options.ownersInProcess ? { ownerRuns: (owner) => ownerLockHeld(stateDir, owner) } : {},
-  );
-  return new SyncService(options, state);
+  return new SyncService(options, await openServiceState(options));
 }
