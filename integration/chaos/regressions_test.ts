@@ -2694,3 +2694,21 @@ Deno.test("chaos regression: a pull never fetches back this clone's own committe
     '{"seed":76000058,"clones":3,"kinds":["api","core-single-phase","api"],"skewMs":[0,109141,0],"ops":[{"id":70,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":71,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":72,"kind":"delete","clone":0,"file":3,"how":"push"},{"id":45,"kind":"tick","n":3,"pick":1088936379},{"id":21,"kind":"adopt","clone":2,"file":3},{"id":22,"kind":"adopt","clone":2,"file":1},{"id":23,"kind":"tick","n":12,"pick":101781189},{"id":28,"kind":"sync","clone":0},{"id":29,"kind":"edit","clone":0,"file":0,"how":"during","pick":81830864}]}',
   );
 });
+
+/**
+ * I1 (seed 161000015, shrunk): c3's run wrote its version and marked it
+ * (its never-synced files recorded as writes of its push) and crashed
+ * before the commit, its lock broken. Two processes then opened c3's cache
+ * at once (c3 again, and a second process of the tool), and each took the
+ * dead process's record of those writes over. c3's next run numbered its
+ * version 1 again and published it. The second process's push of
+ * everything pending, whose manifest never saw that sync, settled the
+ * record it had taken over: the write it found was this cache's own, named
+ * by the index, so it withdrew entry and objects of the acknowledged run,
+ * though the files were here still (no local deletion to publish).
+ */
+Deno.test("chaos regression: a push of everything pending never withdraws this cache's committed write of a path still here, whose record it took over (I1, seed 161000015)", async () => {
+  await clean(
+    '{"seed":161000015,"clones":4,"absentOnError":true,"kinds":["api","api","core","api"],"skewMs":[0,0,83598,0],"ops":[{"id":0,"kind":"breakglass","model":0},{"id":1,"kind":"run","clone":3,"model":0,"data":1,"workMs":0,"streamed":true},{"id":3,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":4,"kind":"tick","n":1,"pick":1151774519},{"id":5,"kind":"tick","n":16,"pick":832409898},{"id":9,"kind":"crash","clone":3},{"id":45,"kind":"sibling","clone":3,"how":"push","workMs":15000},{"id":46,"kind":"run","clone":3,"model":0,"data":1,"workMs":0}]}',
+  );
+});

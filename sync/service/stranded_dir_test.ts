@@ -231,3 +231,30 @@ Deno.test("a push of everything pending settles an earlier push's upload of a ne
   assert.deepEqual(a.state.attemptedPaths(), []);
   assert.equal(await read(a, "notes/n.md"), "a file", "the local file is left as it is");
 });
+
+Deno.test("a push of everything pending leaves an earlier push's committed write of a never-synced path still here, whose answer was lost and whose mark was cleaned elsewhere, published (chaos seed 161000015, I1)", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/n.md", "a file");
+  // The commit lands, its answer lost: the index names the upload, this cache never records it.
+  store.failNext("put", 1, () => new UnreachableError("answer lost"), {
+    match: isIndexKey,
+    afterEffect: true,
+  });
+  await assert.rejects(a.pushChanged(), /could not be reached|answer lost/);
+  const named = (await readIndex(store, quick.retry))?.entries["notes/n.md"];
+  assert.ok(named, "the commit landed");
+  // Its mark is cleaned by something other than a push (another process
+  // over the cache that took the record over pushed the path since, say).
+  await a.state.clean(["notes/n.md"]);
+  const r = await a.pushChanged();
+  assert.deepEqual(r.strandedChecks.filter((c) => c.outcome === "withdrawn"), []);
+  assert.equal(await read(a, "notes/n.md"), "a file", "the local file is left as it is");
+  assert.ok(store.peek("notes/n.md"), "the committed write stays on the store");
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries["notes/n.md"]?.v,
+    named.v,
+    "the index names it still",
+  );
+  assert.deepEqual(a.state.attemptedPaths(), [], "its record is settled");
+});
