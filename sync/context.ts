@@ -140,6 +140,15 @@ export interface PlanEntry {
    */
   strandedCheck?: boolean;
   /**
+   * With a `strandedCheck` of a never-synced path that no mark names any
+   * more (a push of everything pending settling its record): a file is here
+   * still, so no local deletion came after this cache's write there. An
+   * upload of this cache's that the index names (its commit landed, or
+   * another process over this cache published the path since) stays
+   * published; only one no index names is deleted.
+   */
+  heldHere?: boolean;
+  /**
    * Planned without a dirty mark of its own: a data version's `latest`
    * marker that a deletion of the version took along (see `buildPlan`). A
    * push that fails on it or leaves it dirty marks it, so that the next

@@ -324,10 +324,17 @@ export async function buildPlan(
       // A push of everything pending also settles a never-synced path's
       // record that no mark names any more (its mark cleaned elsewhere: a
       // refused run's marker reset, say): this cache's upload there is
-      // deleted, as for a file gone from here (see `strandedCheck`).
+      // deleted, as for a file gone from here (see `strandedCheck`). A file
+      // here still leaves a committed write of this cache's there published
+      // (see `heldHere`): another process over this cache that took the
+      // record over too may have published the path since.
       if (full && !state.synced(p)) {
         add(p, "skip");
-        Object.assign(plan.get(p)!, { strandedCheck: true, reason: STRANDED_REASON });
+        Object.assign(plan.get(p)!, {
+          strandedCheck: true,
+          reason: STRANDED_REASON,
+          ...(cache.fileGone(p) ? {} : { heldHere: true }),
+        });
       }
       continue;
     }

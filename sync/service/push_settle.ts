@@ -44,7 +44,9 @@ export async function settleStrays(
     try {
       let outcome: "withdrawn" | "published" | "none" = "none";
       if (entry.syncedVersion === undefined) {
-        const attempted = state.attempted(entry.path);
+        // A file here still: no local deletion came after a committed write
+        // of this cache's there, which stays (see `PlanEntry.heldHere`).
+        const attempted = state.attempted(entry.path) && !entry.heldHere;
         if (await dropOwnStranded(ctx, entry.path, ownWriter, attempted)) outcome = "withdrawn";
       } else {
         const published = await publishOwnStranded(ctx, entry, ownWriter);
