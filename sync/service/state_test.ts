@@ -505,3 +505,26 @@ Deno.test("a process holds its owner lock from its first write of the journal un
   one.exit();
   assert.equal(ownerLockHeld(`${dir}/.sluice`, owner), false);
 });
+
+Deno.test("the marks of a process that ended are taken over by one process alone: a second process opening the cache at once carries them as the first's", async () => {
+  const { dir } = await fresh();
+  await Deno.mkdir(`${dir}/.sluice`, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/.sluice/dirty.log`,
+    '@9.dead "run/1/raw"\n@9.dead ?"notes/n.md"\n',
+  );
+  // Every process but the one that wrote those lines still runs.
+  const runs = (owner: string) => owner !== "9.dead";
+  const first = await SyncState.open(dir, undefined, { ownerRuns: runs });
+  const second = await SyncState.open(dir, undefined, { ownerRuns: runs });
+  assert.deepEqual(first.dirtyPaths(), ["run/1/raw"]);
+  assert.deepEqual(first.attemptedPaths(), ["notes/n.md"]);
+  assert.deepEqual(second.dirtyPaths(), [], "the first process's to push");
+  assert.deepEqual(second.attemptedPaths(), [], "the first process's to settle");
+  assert.deepEqual([...await second.markedElsewhere()], ["run/1/raw"]);
+  first.exit();
+  // Once the first ends too, the next process takes them over.
+  const third = await SyncState.open(dir, undefined, { ownerRuns: () => false });
+  assert.deepEqual(third.dirtyPaths(), ["run/1/raw"]);
+  assert.deepEqual(third.attemptedPaths(), ["notes/n.md"]);
+});
