@@ -94,6 +94,8 @@ export interface TakenJournal {
     readonly at: number;
     readonly kind: "dirty" | "attempted" | "bulk" | "unreadable";
     readonly path?: string;
+    /** The process that wrote it, where its line names one. */
+    readonly owner?: string;
   }[];
   /** Lines of processes that still run: carried, never this process's to push or clear. */
   readonly foreign: readonly string[];
@@ -117,6 +119,7 @@ export function takeJournal(text: string, runs: (owner: string) => boolean): Tak
     at: number;
     kind: "dirty" | "attempted" | "bulk" | "unreadable";
     path?: string;
+    owner?: string;
   }[] = [];
   const foreign: string[] = [];
   const live = new Map<string, boolean>();
@@ -134,10 +137,11 @@ export function takeJournal(text: string, runs: (owner: string) => boolean): Tak
         continue;
       }
     }
+    const owner = read.kind === "unreadable" ? undefined : read.owner;
     marks.push(
       read.kind === "dirty" || read.kind === "attempted"
-        ? { at, kind: read.kind, path: read.path }
-        : { at, kind: read.kind },
+        ? { at, kind: read.kind, path: read.path, ...(owner !== undefined ? { owner } : {}) }
+        : { at, kind: read.kind, ...(owner !== undefined ? { owner } : {}) },
     );
   }
   return { count, marks, foreign };

@@ -53,8 +53,8 @@ Deno.test("takeJournal takes the marks of processes gone, carries those of proce
   assert.deepEqual(asked, ["1.a", "2.b"], "each owner asked once");
   assert.deepEqual(taken.foreign, ['@2.b "b.txt"', "@2.b *"]);
   assert.deepEqual(taken.marks, [
-    { at: 2, kind: "dirty", path: "a.txt" },
-    { at: 4, kind: "attempted", path: "c.txt" },
+    { at: 2, kind: "dirty", path: "a.txt", owner: "1.a" },
+    { at: 4, kind: "attempted", path: "c.txt", owner: "1.a" },
     { at: 6, kind: "unreadable" },
     { at: 7, kind: "dirty", path: "d.txt" },
   ]);

@@ -72,6 +72,12 @@ export class SyncState implements StateAccess {
   /** Whether the process that wrote journal lines as an owner still runs (see {@link ownerRuns}). */
   readonly #ownerRuns: (owner: string) => boolean;
   /**
+   * Whether an owner of journal lines is another process than this one: any
+   * owner where `ownerRuns` was given (services of one process told apart by
+   * their owner locks), else one of another process id.
+   */
+  readonly #otherProcess: (owner: string) => boolean;
+  /**
    * A rewrite by another process left out marks of this one (a process that
    * took them over at its start handled them): the next write of the
    * journal writes them all again, so that what this process holds is on
@@ -91,6 +97,9 @@ export class SyncState implements StateAccess {
     this.#dir = stateDir.replace(/\/+$/, "");
     this.#synced = new SyncedManifest(this.#dir);
     this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
+    this.#otherProcess = runs
+      ? () => true
+      : (owner) => Number(owner.slice(0, owner.indexOf("."))) !== Deno.pid;
     this.#lock = new StateLock(this.#dir, this.#owner);
     this.#journal = new SharedJournal(`${this.#dir}/${DIRTY_FILE}`, this.#owner);
   }
@@ -445,6 +454,22 @@ export class SyncState implements StateAccess {
     }
   }
 
+  /**
+   * Writes the marks this process took over at its load from a process that
+   * ended under its own name at once (its load holds the state lock), so
+   * that another process opening the cache while this one runs carries them
+   * as this one's instead of taking them over too: two processes settling
+   * one ended process's record of uploads each would take the other's
+   * upload for a stray of its own. Where the journal cannot be written (a
+   * read-only cache), both take them, as before.
+   */
+  async #takeOver(): Promise<void> {
+    this.#journalStale = true;
+    try {
+      await this.#compact();
+    } catch { /* left for the next write of the journal */ }
+  }
+
   async #load(): Promise<void> {
     let text: string | null = null;
     try {
@@ -480,6 +505,9 @@ export class SyncState implements StateAccess {
         }
       }
       this.#seq = base + taken.count;
+      if (taken.marks.some((m) => m.owner !== undefined && this.#otherProcess(m.owner))) {
+        await this.#takeOver();
+      }
     }
     const loaded = await this.#synced.load();
     if (loaded.kind === "read") {
