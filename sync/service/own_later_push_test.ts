@@ -122,3 +122,38 @@ Deno.test("a prepared write whose path an old client deleted before its commit i
   assert.deepEqual(done.conflicts, [PATH]);
   assert.deepEqual(a.conflicts().map((c) => c.path), [PATH]);
 });
+
+Deno.test("a prepared write of a new path that a later push of the same cache withdrew (the file deleted here) is left out: the index never names the gone upload", async () => {
+  const store = new InMemoryStore();
+  // A run's preparation uploads the new file X1.
+  const { a, warnings, prepared } = await preparedX1(store, false);
+  assert.deepEqual(prepared.result.uploaded, [PATH]);
+  // The file is deleted here, and a later push of this cache withdraws the upload.
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  const later = await a.pushChanged();
+  assert.deepEqual(later.strandedChecks, [{ path: PATH, outcome: "withdrawn" }]);
+  assert.equal(store.peekText(PATH), undefined);
+  // The run's commit: X1 is gone, withdrawn by this cache's own later push.
+  const done = await a.commitPush(prepared);
+  assert.ok(!done.uploaded.includes(PATH), "X1 is not reported published");
+  assert.deepEqual(done.conflicts, []);
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries[PATH],
+    undefined,
+    "the index names no object that is gone",
+  );
+  assert.equal(a.state.synced(PATH), undefined, "nothing recorded as synced");
+  assert.deepEqual(a.conflicts(), []);
+  // A peer reads no file the datastore lost.
+  const b = await clone(store, "b");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.vanished, []);
+  assert.deepEqual(pulled.lost, []);
+  // A later edit is published.
+  await put(a, PATH, "X3");
+  assert.deepEqual((await a.pushChanged()).uploaded, [PATH]);
+  assert.equal(await published(store, PATH), "X3");
+  assert.deepEqual(warnings.filter((w) => w.code === "overwritten_before_commit"), []);
+  await assertIndexCurrent(store, { held: true });
+});
