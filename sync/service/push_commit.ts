@@ -149,17 +149,31 @@ export async function commitPrepared(
     const entries = await around.get(dir)!;
     return Object.keys(entries).some((k) => k.startsWith(`${dir}/`) && !removed.has(k));
   };
+  // A new path's upload withdrawn before this commit by a later push of this
+  // same cache (the file deleted here: that push settled this cache's record
+  // of the write and deleted the upload): never named, since nothing of it
+  // is there; left out as superseded, as a later push's committed deletion
+  // of a synced path is (see below).
+  const withdrawn = await withdrawnSince(pending, deps);
+  const left = new Set(withdrawn);
+  const set = left.size > 0
+    ? Object.fromEntries(Object.entries(pending.set).filter(([p]) => !left.has(p)))
+    : pending.set;
+  const base = left.size > 0 && pending.base
+    ? Object.fromEntries(Object.entries(pending.base).filter(([p]) => !left.has(p)))
+    : pending.base;
+  const check = left.size > 0 ? pending.check?.filter((p) => !left.has(p)) : pending.check;
   const version = await updateIndex(
     deps.store,
     {
       clashing,
       besideElsewhere,
-      set: pending.set,
+      set,
       remove: pending.remove,
-      base: pending.base,
+      base,
       baseHash: pending.baseHash,
       baseSize: pending.baseSize,
-      check: pending.check,
+      check,
       baseGone: pending.baseGone,
       foundGone: pending.foundGone,
       checkCreates: deps.checkCreates,
@@ -197,6 +211,7 @@ export async function commitPrepared(
     if (o.theirs === null) return typeof base === "string" && synced === undefined;
     return synced === o.theirs.version && synced !== base;
   }).map((o) => o.path);
+  superseded.push(...withdrawn);
   if (superseded.length > 0) {
     const newer = new Set(superseded);
     overwritten = overwritten.filter((o) => !newer.has(o.path));
@@ -308,6 +323,37 @@ export async function commitPrepared(
   const handled = theirs.size > 0 ? pending.handled.filter((p) => !theirs.has(p)) : pending.handled;
   await deps.state.commit(handled, pending.snapshot, pending.walkDone && theirs.size === 0);
   return { overwritten, unpublished, clashing, superseded };
+}
+
+/**
+ * The new paths this commit would create whose record of this cache's
+ * write (see `SyncState.markAttempted`) is gone since the preparation made
+ * it, and whose upload the store no longer holds: a later push of this
+ * cache settled that record and withdrew the upload (the file deleted
+ * here). One HEAD each, only for such paths: a commit whose record stands
+ * pays nothing.
+ */
+async function withdrawnSince(
+  pending: PendingCommit,
+  deps: {
+    readonly store: PushContext["store"];
+    readonly state: SyncState;
+    readonly retry: PushContext["config"]["retry"];
+    readonly signal?: AbortSignal;
+  },
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const [path, entry] of Object.entries(pending.set)) {
+    if (pending.base?.[path] !== null || deps.state.attempted(path)) continue;
+    if (deps.state.synced(path) !== undefined) continue;
+    const now = await withRetry(
+      () => deps.store.head(path, { signal: deps.signal }),
+      deps.retry,
+      deps.signal,
+    );
+    if (now?.version !== entry.v) out.push(path);
+  }
+  return out;
 }
 
 /**
