@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { SluiceError } from "../../sync/errors.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { createSluice } from "../../sluice.ts";
+import { CHECKOUT_CONFIG, watchedDatastore } from "./checkout_kit.ts";
 import { toolModel as model, toolProcess } from "./tool_process_kit.ts";
 
 /** One process of the tool over `store`, named `name`, over one sync service of its own cache. */
@@ -56,4 +57,35 @@ Deno.test("pull locks: a pull naming no model takes what another writer publishe
   await lock.release();
   await a.underGlobal(() => a.svc.pullChanged());
   assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from b");
+});
+
+Deno.test("pull locks: a pull naming no model in another process over the same cache leaves a run's unpublished version as it is, and the run's flush is refused for the version another writer published first, never acknowledged over it", async () => {
+  const store = new InMemoryStore();
+  // Processes told apart in this one (each of its own, as the tool's are).
+  const createService: typeof createSluice = (o) => createSluice({ ...o, ownersInProcess: true });
+  const a = await toolProcess(store, createService, "a");
+  const b = await process(store, "b");
+  // A second process of the tool over a's cache (swamp runs each command
+  // as a process of its own over the repository's cache).
+  const { ds } = watchedDatastore(store, { createService, name: "a2" });
+  const other = ds.createProvider(CHECKOUT_CONFIG).createSyncService("/repo/a", a.cache);
+  // a's run: its model lock, its scoped pull, version 1 written.
+  const lock = await a.start("m1");
+  await a.method("m1", "from a");
+  // Another writer publishes its own version 1 of that model meanwhile.
+  await b.method("m1", "from b");
+  await b.svc.pushChanged();
+  // A structural command in the other process: the global lock, a pull naming no model.
+  await a.underGlobal(() => other.pullChanged());
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from a", "the run's, left as it is");
+  // The run's flush: refused, the datastore's version 1 being another's.
+  try {
+    await assert.rejects(
+      a.underGlobal(() => a.svc.pushChanged({ context: { models: [model("m1")] } })),
+      (e: unknown) => e instanceof SluiceError && e.code === "version_exists",
+    );
+  } finally {
+    await lock.release();
+  }
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
 });
