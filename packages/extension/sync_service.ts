@@ -184,7 +184,8 @@ export class ExtensionSyncService implements SwampSyncService {
     const svc = await this.#service(ns);
     await this.#adoptUnboundMarks(svc, ns);
     const models = options.context?.models ?? [];
-    const holdBack = this.#heldBack(ns, models.map((m) => `${m.modelType}/${m.modelId}`));
+    const named = models.map((m) => `${m.modelType}/${m.modelId}`);
+    const holdBack = [...this.#heldBack(ns, named), ...await runsElsewhere(svc, named)];
     const r = await svc.pullChanged({
       signal: options.signal,
       ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
@@ -457,4 +458,21 @@ async function warnIfGlobalLost(
   if (await globalLockLostNow(lock, look, svc.identity)) {
     svc.events.emit("warning", globalLockLostWarning(lock.key));
   }
+}
+
+/**
+ * The data paths that other processes of the tool over the same cache
+ * marked and have not pushed, while they still run (a run of theirs under
+ * its model lock, whose version is that run's until its own flush), outside
+ * the directories of `models` (a pull's own): a pull in this process leaves
+ * them as they are, as it leaves what is under this process's other held
+ * model locks (see `#heldBack`). A peer's version of that number taken there
+ * would set the run's unpublished one aside, and the run's flush, finding
+ * nothing of it to push, would acknowledge it.
+ */
+async function runsElsewhere(svc: SyncService, models: readonly string[]): Promise<string[]> {
+  const own = models.map((m) => `data/${m}`);
+  return [...await svc.state.markedElsewhere()].filter((p) =>
+    p.startsWith("data/") && !own.some((o) => p === o || p.startsWith(`${o}/`))
+  ).sort();
 }
