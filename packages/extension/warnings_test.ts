@@ -101,3 +101,21 @@ Deno.test("warnings: synced files deleted here that a push left undeleted are wr
   assert.deepEqual(pushOutcome(r, target).map((w) => w.code), ["local_deletions_kept"]);
   assert.equal(lines.length, 3, "each push leaving them says so");
 });
+
+Deno.test("warnings: a managed lockfile change a push left unpublished, and a cache a solo push did not walk, are written for every push, as what it left behind", () => {
+  const lines: string[] = [];
+  const print = warningPrinter("t", (l) => lines.push(l));
+  for (let i = 0; i < 3; i++) {
+    print({
+      code: "lockfile_change_unpublished",
+      message: "The local .swamp/lockfile.json differs (...): nothing of it was published.",
+      path: ".swamp/lockfile.json",
+    });
+    print({
+      code: "unsynced_cache_not_walked",
+      message: "The cache /c was never synced (...): no unmarked file was pushed.",
+      path: "a.yaml",
+    });
+  }
+  assert.equal(lines.length, 6, "each push leaving them says so");
+});
