@@ -24,13 +24,17 @@ export const WARNINGS_SHOWN_PER_CODE = 20;
 
 /**
  * The codes of what a sync left behind (see `left_behind.ts`: a push's
- * synced files deleted here and not deleted remotely too): written for
+ * synced files deleted here and not deleted remotely too; a managed
+ * lockfile change a push could not publish, see `lockfile_bridge.ts`; a
+ * cache a solo push did not walk, see `untouched_cache.ts`): written for
  * every sync that leaves it, never deduplicated nor capped.
  */
 export const LEFT_BEHIND_CODES: ReadonlySet<string> = new Set([
   "conflicts_left",
   "sync_incomplete",
   "local_deletions_kept",
+  "lockfile_change_unpublished",
+  "unsynced_cache_not_walked",
 ]);
 
 /** How long one window of {@link warningPrinter} lasts: 10 minutes. */
