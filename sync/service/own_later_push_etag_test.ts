@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { peerPush } from "../../packages/testing/layout_peer.ts";
 import { SUPERSEDED_REASON } from "./push_result.ts";
-import { clone, put } from "./clone_kit.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, put, quick, read } from "./clone_kit.ts";
 
 const PATH = "definitions/ss.yaml";
 
@@ -33,4 +34,35 @@ Deno.test("ETag store: a peer's write of the synced bytes over a prepared write 
   );
   assert.deepEqual(done.overwritten, [PATH]);
   assert.ok(a.conflicts().some((c) => c.path === PATH), "a conflict is recorded");
+});
+
+Deno.test("ETag store: a prepared write replaced before its commit by a later push of the same cache putting the synced bytes back is left out: the index never names the prepared version the store no longer holds", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const a = await clone(store, "a");
+  await put(a, PATH, "X0");
+  await a.pushChanged();
+  await put(a, PATH, "X1");
+  const prepared = await a.preparePush();
+  assert.deepEqual(prepared.result.uploaded, [PATH]);
+  // The edit is undone here, and a later push of this cache writes X0 back
+  // over the prepared upload and commits it (its version is the one synced
+  // before: the store's versions are the bytes').
+  await put(a, PATH, "X0");
+  const later = await a.pushChanged();
+  assert.deepEqual(later.uploaded, [PATH]);
+  assert.equal(store.peekText(PATH), "X0");
+  const done = await a.commitPush(prepared);
+  assert.ok(!done.uploaded.includes(PATH), "X1 is not reported published");
+  assert.deepEqual(done.conflicts, []);
+  const held = (await store.head(PATH))?.version;
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries[PATH]?.v,
+    held,
+    "the index names the version the store holds",
+  );
+  assert.equal(a.state.synced(PATH)?.version, held, "the synced record is the store's version");
+  // A peer gets the file.
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await read(b, PATH), "X0");
 });
