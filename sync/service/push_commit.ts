@@ -149,11 +149,12 @@ export async function commitPrepared(
     const entries = await around.get(dir)!;
     return Object.keys(entries).some((k) => k.startsWith(`${dir}/`) && !removed.has(k));
   };
-  // A new path's upload withdrawn before this commit by a later push of this
-  // same cache (the file deleted here: that push settled this cache's record
-  // of the write and deleted the upload): never named, since nothing of it
-  // is there; left out as superseded, as a later push's committed deletion
-  // of a synced path is (see below).
+  // A write a later push of this same cache replaced before this commit
+  // without moving its synced record (a new path's upload withdrawn, the
+  // file deleted here; the synced bytes put back over it, on a store whose
+  // versions are the bytes'): never named, since nothing of it is there;
+  // left out as superseded, as a later push's committed write or deletion
+  // that moved the record is (see below).
   const withdrawn = await withdrawnSince(pending, deps);
   const left = new Set(withdrawn);
   const set = left.size > 0
@@ -326,12 +327,17 @@ export async function commitPrepared(
 }
 
 /**
- * The new paths this commit would create whose record of this cache's
- * write (see `SyncState.markAttempted`) is gone since the preparation made
- * it, and whose upload the store no longer holds: a later push of this
- * cache settled that record and withdrew the upload (the file deleted
- * here). One HEAD each, only for such paths: a commit whose record stands
- * pays nothing.
+ * The paths of this commit's writes that a later push of this same cache
+ * replaced before it, whose upload the store no longer holds:
+ * - a new path whose record of this cache's write (see
+ *   `SyncState.markAttempted`) is gone since the preparation made it: that
+ *   push settled the record and withdrew the upload (the file deleted here);
+ * - a path whose mark the preparation saw and that push handled since, the
+ *   synced record still at this write's base, the store holding that very
+ *   version: that push put the synced bytes back over the upload (on a store
+ *   whose versions are the bytes', the version synced before).
+ * One HEAD each, only for such paths: a commit whose records and marks
+ * stand pays nothing.
  */
 async function withdrawnSince(
   pending: PendingCommit,
@@ -342,16 +348,28 @@ async function withdrawnSince(
     readonly signal?: AbortSignal;
   },
 ): Promise<string[]> {
+  const covered = (path: string, marks: Iterable<string>) => {
+    for (const m of marks) {
+      if (m === path || path.startsWith(`${m.replace(/\/+$/, "")}/`)) return true;
+    }
+    return false;
+  };
+  const now = deps.state.dirtyPaths();
   const out: string[] = [];
   for (const [path, entry] of Object.entries(pending.set)) {
-    if (pending.base?.[path] !== null || deps.state.attempted(path)) continue;
-    if (deps.state.synced(path) !== undefined) continue;
-    const now = await withRetry(
+    const base = pending.base?.[path];
+    const synced = deps.state.synced(path)?.version;
+    const created = base === null && !deps.state.attempted(path) && synced === undefined;
+    const putBack = typeof base === "string" && synced === base &&
+      covered(path, pending.snapshot.paths.keys()) && !covered(path, now);
+    if (!created && !putBack) continue;
+    const held = await withRetry(
       () => deps.store.head(path, { signal: deps.signal }),
       deps.retry,
       deps.signal,
     );
-    if (now?.version !== entry.v) out.push(path);
+    if (held?.version === entry.v) continue;
+    if (created || held?.version === synced) out.push(path);
   }
   return out;
 }
