@@ -260,7 +260,7 @@ async function runLock(
 export function siblingRun(env: CommandEnv, op: Extract<Op, { kind: "sibling" }>, model: string) {
   const by = `[chaos-sibling s${env.seed} op${op.id}] of c${op.clone}`;
   const rec = pendingRun(op, model, by);
-  const label = `second process #${op.id} ${model}/out (${op.how === "push" ? "pushes" : "dies"})`;
+  const label = `second process #${op.id} ${model}/out (${op.how === "dies" ? "dies" : "pushes"})`;
   const who = `c${op.clone} ${label}`;
   return { by, rec, label, who, onFreeze: freezeRun(env, rec, who) };
 }

@@ -330,12 +330,18 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
           () => parallelStep(env, host, service, op).finally(() => beside--),
         );
         if (op.structural) {
-          env.stats.structuralCommands++;
           beside++;
           env.spawn(
             op.clone,
             `structural command beside core run #${op.id}`,
-            () => structuralCommand(env, host, op).finally(() => beside--),
+            () =>
+              structuralCommand(
+                env,
+                host,
+                op,
+                `c${op.clone} structural command beside core run #${op.id}`,
+                op.workMs / 2,
+              ).finally(() => beside--),
           );
         }
       }
@@ -454,6 +460,19 @@ export function coreSiblingCommand(
   op: Extract<Op, { kind: "sibling" }>,
   die: () => void,
 ): Command {
+  if (op.how === "structural") {
+    const label = `second process #${op.id} (structural command)`;
+    const who = `c${op.clone} ${label}`;
+    let done = false;
+    return {
+      label,
+      onFreeze: (why) => {
+        if (!done) env.outcome(why, who);
+      },
+      body: (svc) =>
+        structuralCommand(env, hostFor(svc), op, who, op.workMs).finally(() => done = true),
+    };
+  }
   const ref = { modelType: "chaos/sibling", modelId: `op${op.id}` };
   const model = `${ref.modelType}/${ref.modelId}`;
   const { by, rec, label, who, onFreeze } = siblingRun(env, op, model);
@@ -662,7 +681,8 @@ async function parallelStep(
  * A structural command of the tool (a global-lock command such as `model
  * evaluate` or `data gc`, §3.2) in the process of a `structural` run, on the
  * same extension instance, while the run and its parallel step hold their
- * model locks: after half the run's `workMs`, a sync service of its own (as
+ * model locks (or in a second process over the cache, beside the runs of
+ * the clone's own: a `structural` sibling): after `waitMs`, a sync service of its own (as
  * the tool makes one per command), the global lock, a pull naming no model,
  * a file of its own marked and written, and its flush, a push naming no
  * model (no `context`), then the global lock released. The tool takes a
@@ -673,10 +693,12 @@ async function parallelStep(
 async function structuralCommand(
   env: CommandEnv,
   host: CoreHost,
-  op: Extract<Op, { kind: "run" }>,
+  op: { readonly id: number; readonly clone: number },
+  who: string,
+  waitMs: number,
 ): Promise<void> {
-  const who = `c${op.clone} structural command beside core run #${op.id}`;
-  if (op.workMs > 0) await host.clock.sleep(op.workMs / 2);
+  env.stats.structuralCommands++;
+  if (waitMs > 0) await host.clock.sleep(waitMs);
   const service = host.provider().createSyncService(host.repoDir, host.cachePath);
   const global = globalLock(host);
   try {

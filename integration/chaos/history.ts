@@ -332,7 +332,11 @@ export type Op =
    * writes version 1 of that model's data, marks it dirty and, `workMs`
    * later (the clone's own commands going on meanwhile), pushes it
    * (`push`) or dies before its push (`dies`: its service dropped, its
-   * lock left to expire). Either way the clone's final sync runs in a
+   * lock left to expire). Or, on a core-driven clone (`structural`: see
+   * {@link markSiblingStructural}), it runs a structural command instead,
+   * `workMs` after it starts: the global lock, a pull naming no model and a
+   * push naming none, beside the runs of the clone's own process, whose held
+   * locks are not its own. Either way the clone's final sync runs in a
    * process started afresh on that cache. Inserted from a generator of its
    * own (see {@link insertSiblings}).
    */
@@ -340,7 +344,7 @@ export type Op =
     readonly id: number;
     readonly kind: "sibling";
     readonly clone: number;
-    readonly how: "push" | "dies";
+    readonly how: "push" | "dies" | "structural";
     readonly workMs: number;
   }
   /**
@@ -846,6 +850,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     const r = kindRng.next();
     return r >= share ? "api" : r < share / 3 ? "core-single-phase" : "core";
   });
+  // From a generator of their own: the operations above stay as they were.
+  markSiblingStructural(ops, seed, kinds, options.structuralShare ?? 0.3);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const skewRng = new Rng(mixSeed(seed, 0x736b6577));
   let skewMs: number[] | undefined;
@@ -1362,6 +1368,46 @@ function markParallel(ops: Op[], seed: number, share: number): void {
  * id, as having a structural command of their process run beside them (see
  * the `run` {@link Op}'s `structural`).
  */
+/**
+ * Makes, in a share of histories, half the second processes that push over
+ * a core-driven clone's cache run a structural command instead (see the
+ * `sibling` {@link Op}): a pull naming no model in another process than the
+ * clone's runs, which hold their locks there. The clone's run that follows
+ * it works 30 s, and the command starts within it, while the run's version
+ * is written and not yet flushed; in half of them that run's lock is broken
+ * soon after it starts and another clone runs the same model, publishing a
+ * version of the number the run wrote, for the command's pull to find.
+ */
+function markSiblingStructural(
+  ops: Op[],
+  seed: number,
+  kinds: readonly ClientKind[],
+  share: number,
+): void {
+  if (!new Rng(mixSeed(seed, 0x73696273 ^ 0x5354)).chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (op.kind !== "sibling" || op.how !== "push" || kinds[op.clone] === "api") continue;
+    const rng = new Rng(mixSeed(seed, 0x73690000 + op.id));
+    if (!rng.chance(0.5)) continue;
+    ops[i] = { ...op, how: "structural", workMs: rng.pick([2_000, 8_000, 20_000]) };
+    const next = ops[i + 1];
+    if (next?.kind !== "run" || next.clone !== op.clone) continue;
+    ops[i + 1] = { ...next, workMs: 30_000 };
+    if (kinds.length < 2 || !rng.chance(0.5)) continue;
+    const peer = (op.clone + 1 + rng.int(kinds.length - 1)) % kinds.length;
+    ops.splice(
+      i + 2,
+      0,
+      { id: id++, kind: "tick", n: rng.range(4, 16), pick: rng.int(2 ** 31) },
+      { id: id++, kind: "breakglass", model: next.model },
+      { id: id++, kind: "run", clone: peer, model: next.model, data: next.data, workMs: 0 },
+    );
+    i += 4;
+  }
+}
+
 function markStructural(ops: Op[], seed: number, share: number): void {
   if (!new Rng(mixSeed(seed, 0x73747275)).chance(share)) return;
   for (const [i, op] of ops.entries()) {
@@ -1526,9 +1572,13 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "copy":
       return `${head} c${op.clone} takes a copy of c${op.from}'s cache, state and all, in place of its own`;
     case "sibling":
-      return `${head} c${op.clone} a second process over its cache runs a model of its own, marks its version, and ${
-        op.how === "push" ? "pushes it" : "dies before its push"
-      } ${seconds(op.workMs)} later`;
+      return op.how === "structural"
+        ? `${head} c${op.clone} a second process over its cache runs a structural command (pull and push naming no model) ${
+          seconds(op.workMs)
+        } after it starts`
+        : `${head} c${op.clone} a second process over its cache runs a model of its own, marks its version, and ${
+          op.how === "push" ? "pushes it" : "dies before its push"
+        } ${seconds(op.workMs)} later`;
     case "oldsame":
       return `${head} c${op.clone} (old client: writes run #${op.run}'s bytes at its version's path as its erasure deletes them, a plain put and its index entry)`;
     case "oldpull":
