@@ -17,6 +17,7 @@ import {
   generateHistory,
   type GenerateOptions,
   type History,
+  locklessObjects,
   type Op,
   parseHistory,
 } from "./history.ts";
@@ -462,6 +463,7 @@ Deno.test("scheduler: a sleeping unit wakes only when fake time reaches it; a cr
 
 /** The shares of the moves inserted after the drawn ones (reshapes aside), all off. */
 const INSERTS_OFF = {
+  locklessShare: 0,
   foreignShare: 0,
   vanishShare: 0,
   unwrittenShare: 0,
@@ -818,8 +820,9 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       sharedCacheShare: 0,
       copyShare: 0,
       markerRaceShare: 0,
+      locklessShare: 0,
     });
-    const h = generateHistory(seed, { copyShare: 0, markerRaceShare: 0 });
+    const h = generateHistory(seed, { copyShare: 0, markerRaceShare: 0, locklessShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -858,4 +861,86 @@ Deno.test("history: old clients' writes of a refused run's bytes come after a br
   }
   assert.ok(etag > 100 && etag < 200, `${etag} of 300`);
   assert.ok(writes > 10, `${writes} writes`);
+});
+
+Deno.test("history: another tool's publications at a run's number, honouring no lock, follow runs, from a generator of their own, the other operations as they were", () => {
+  let inserted = 0;
+  let writes = 0;
+  let structural = 0;
+  let unindexed = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, locklessShare: undefined });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (added.length === 0) continue;
+    inserted++;
+    assert.ok(!h.oldClients, "not beside old clients");
+    for (const [i, o] of h.ops.entries()) {
+      if (ids.has(o.id)) continue;
+      if (o.kind === "sibling") {
+        // Right after the publication, over the cache of that run's clone, a core-driven one.
+        const before = h.ops[i - 1] as Extract<Op, { kind: "lockless" }>;
+        assert.equal(before.kind, "lockless");
+        const run = h.ops.find((r) => r.id === before.run) as Extract<Op, { kind: "run" }>;
+        assert.equal(o.how, "structural");
+        assert.equal(o.clone, run.clone);
+        assert.notEqual(h.kinds?.[run.clone] ?? "api", "api");
+        assert.ok(run.workMs >= 15_000);
+        structural++;
+        continue;
+      }
+      assert.equal(o.kind, "lockless");
+      writes++;
+      // Right after the run it aims at.
+      const run = h.ops[i - 1];
+      assert.ok(run.kind === "run" && run.id === o.run);
+      if (!o.indexed) unindexed++;
+      assert.ok(o.indexed || !o.marker, "a marker only with index entries");
+      assert.match(
+        formatOp(o),
+        /another tool publishes its own version at run #\d+'s number while the run holds its lock/,
+      );
+    }
+    assert.deepEqual(parseHistory(JSON.stringify(h)), h);
+  }
+  assert.ok(inserted > 10 && inserted < 50, `${inserted} of 300`);
+  assert.ok(writes >= inserted && unindexed > 0 && unindexed < writes, `${unindexed} of ${writes}`);
+  assert.ok(structural > 0, `${structural} structural commands`);
+  assert.deepEqual(
+    locklessObjects(
+      { id: 9, kind: "lockless", run: 3, pick: 0, indexed: true, marker: true },
+      "data/shell/cmd/m0/out",
+      2,
+    ).map((o) => o.path),
+    [
+      "data/shell/cmd/m0/out/2/raw",
+      "data/shell/cmd/m0/out/2/metadata.yaml",
+      "data/shell/cmd/m0/out/latest",
+    ],
+  );
+});
+
+Deno.test("chaos: another tool's version published at a run's number while the run holds its lock, written and not flushed, lands; the run is refused (version_exists), never acknowledged over it", async () => {
+  const ops = (indexed: boolean, kinds: string) =>
+    `{"seed":172000001,"clones":2,"kinds":${kinds},"ops":[{"id":20,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":39,"kind":"lockless","run":20,"pick":857984399,"indexed":${indexed}${
+      indexed ? ',"marker":true' : ""
+    }},{"id":40,"kind":"sibling","clone":1,"how":"structural","workMs":3000},{"id":41,"kind":"run","clone":0,"model":0,"data":0,"workMs":0}]}`;
+  for (const indexed of [true, false]) {
+    for (const kinds of ['["core","core"]', '["api","core-single-phase"]']) {
+      const r = await runHistory(parseHistory(ops(indexed, kinds)));
+      assert.deepEqual(r.violations.map((v) => `${v.invariant}: ${v.message}`), [], kinds);
+      assert.equal(r.stats.locklessWrites, 1, `indexed ${indexed}, ${kinds}`);
+      assert.equal(r.stats.locklessIndexed, indexed ? 1 : 0);
+      assert.equal(r.stats.outcomes.version_exists, 1, "the run whose number the other tool took");
+    }
+  }
+  // In generated histories too.
+  const generated = await runHistory(
+    generateHistory(172000001, { locklessShare: 1, sharedCacheShare: 1, structuralShare: 1 }),
+  );
+  assert.deepEqual(generated.violations, []);
+  assert.ok(generated.stats.locklessWrites > 0);
+  assert.equal(generated.stats.locklessHistories, 1);
 });

@@ -381,6 +381,32 @@ export type Op =
     readonly run: number;
     readonly pick: number;
   }
+  /**
+   * Another tool (a script, a restore, an old or misconfigured client)
+   * publishes a version of a model's data in the middle of the history,
+   * honouring no lock: `raw` and `metadata.yaml` of its own (see
+   * {@link locklessObjects}), with `marker` that data's `latest` marker too
+   * (only with `indexed`),
+   * at the version number run `run` (an operation's id) is writing. Aimed,
+   * as the `oldsame` move: the scheduler goes on (a few hundred decisions
+   * at most, with choices drawn from `pick`) until that run holds its model
+   * lock with its version written here in full and none of it on the store
+   * (not flushed yet), and no move of the index runs; then it writes at
+   * once, past faults, between two scheduling decisions (nothing happens
+   * when that moment never comes). With `indexed`, its index entries too,
+   * as another client of the layout writes them (a plain put and an
+   * unconditional read-modify-write of the index: `peerPush`); without, the
+   * objects alone. Inserted from a generator of its own (see
+   * {@link insertLockless}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "lockless";
+    readonly run: number;
+    readonly pick: number;
+    readonly indexed: boolean;
+    readonly marker?: boolean;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -504,6 +530,8 @@ export interface GenerateOptions {
   readonly etagShare?: number;
   /** Chance that a history's store deletes by a check, then a delete (see {@link History.checkedDeletes}); default 0.15. */
   readonly checkedDeleteShare?: number;
+  /** Chance that a history without old clients has another tool publish versions of a run's data at its number, honouring no lock (see {@link insertLockless}); default 0.1. */
+  readonly locklessShare?: number;
 }
 
 /**
@@ -526,6 +554,7 @@ export type DrawnKind = Exclude<
   | "sibling"
   | "oldsame"
   | "copy"
+  | "lockless"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -852,6 +881,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   });
   // From a generator of their own: the operations above stay as they were.
   markSiblingStructural(ops, seed, kinds, options.structuralShare ?? 0.3);
+  // From a generator of its own: the operations above stay as they were.
+  if (!oldClients) {
+    insertLockless(ops, kinds, new Rng(mixSeed(seed, 0x6c6b6c73)), options.locklessShare ?? 0.1);
+  }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const skewRng = new Rng(mixSeed(seed, 0x736b6577));
   let skewMs: number[] | undefined;
@@ -1408,6 +1441,81 @@ function markSiblingStructural(
   }
 }
 
+/**
+ * Inserts, in a share of histories, another tool's publication of a
+ * version at a run's number (see the `lockless` {@link Op}) right after
+ * model runs: after most runs that a second process's structural command
+ * over the same cache precedes (its pull then meets the other tool's
+ * version while the run holds its own unpublished one), and after one or
+ * two runs drawn at random; after a drawn run of a core-driven clone that
+ * works 15 s or more, most often such a structural command too, started at
+ * once. Three quarters of them write their index entries, and half of
+ * those the `latest` marker too. Ids after every other operation's,
+ * like {@link insertStalls}.
+ */
+function insertLockless(
+  ops: Op[],
+  kinds: readonly ClientKind[],
+  rng: Rng,
+  share: number,
+): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  const runs = ops.flatMap((o, i) => o.kind === "run" ? [i] : []);
+  if (runs.length === 0) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const after = new Set<number>();
+  for (const i of runs) {
+    const before = ops[i - 1];
+    const structural = before?.kind === "sibling" && before.how === "structural" &&
+      before.clone === (ops[i] as Extract<Op, { kind: "run" }>).clone;
+    if (structural && rng.chance(0.8)) after.add(i);
+  }
+  const drawn = new Set<number>();
+  for (let n = rng.range(1, 2); n > 0; n--) drawn.add(rng.pick(runs));
+  // Later positions first, so that the earlier ones still point where they did.
+  for (const i of [...new Set([...after, ...drawn])].sort((a, b) => b - a)) {
+    const run = ops[i] as Extract<Op, { kind: "run" }>;
+    // A marker only with index entries: written alone, it would leave the
+    // index naming a marker version the store no longer holds.
+    const indexed = rng.chance(0.75);
+    const marker = indexed && rng.chance(0.5);
+    const block: Op[] = [{
+      id: id++,
+      kind: "lockless",
+      run: run.id,
+      pick: rng.int(2 ** 31),
+      indexed,
+      ...(marker ? { marker } : {}),
+    }];
+    // After a drawn run of a core-driven clone that works long enough, most
+    // often a second process over its cache runs a structural command at
+    // once: its pull meets the other tool's version beside the run's own,
+    // written and not flushed.
+    if (!after.has(i) && kinds[run.clone] !== "api" && run.workMs >= 15_000 && rng.chance(0.7)) {
+      const workMs = rng.pick([500, 1_000, 3_000]);
+      block.push({ id: id++, kind: "sibling", clone: run.clone, how: "structural", workMs });
+    }
+    ops.splice(i + 1, 0, ...block);
+  }
+}
+
+/**
+ * What a `lockless` operation publishes at version `n` of the data under
+ * `base` (`data/<model>/<data>`): each object's path and text.
+ */
+export function locklessObjects(
+  op: Extract<Op, { kind: "lockless" }>,
+  base: string,
+  n: number,
+): { path: string; text: string }[] {
+  const by = `another tool without the lock, op ${op.id}`;
+  return [
+    { path: `${base}/${n}/raw`, text: `[${by}] raw output\n` },
+    { path: `${base}/${n}/metadata.yaml`, text: `token: "[${by}]"\nversion: ${n}\n` },
+    ...(op.marker ? [{ path: `${base}/latest`, text: `${n}` }] : []),
+  ];
+}
+
 function markStructural(ops: Op[], seed: number, share: number): void {
   if (!new Rng(mixSeed(seed, 0x73747275)).chance(share)) return;
   for (const [i, op] of ops.entries()) {
@@ -1581,6 +1689,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         } ${seconds(op.workMs)} later`;
     case "oldsame":
       return `${head} c${op.clone} (old client: writes run #${op.run}'s bytes at its version's path as its erasure deletes them, a plain put and its index entry)`;
+    case "lockless":
+      return `${head} another tool publishes its own version at run #${op.run}'s number while the run holds its lock, written and not flushed (no lock; raw, metadata.yaml${
+        op.marker ? ", latest" : ""
+      }; ${op.indexed ? "with its index entries" : "no index entry"})`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
@@ -1683,6 +1795,7 @@ export function parseHistory(text: string): History {
     "sibling",
     "oldsame",
     "copy",
+    "lockless",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {

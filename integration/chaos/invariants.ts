@@ -37,8 +37,9 @@
  * - I11: after the final sync, the store holds no object the index does not
  *   name, but a clone's own write of a path it has an open conflict on, or
  *   an upload of a run it holds for `erasure_refused` (its erasure journal
- *   records it; the user's `--keep` publishes it, `--discard` deletes it)
- *   (`index_checks.ts`);
+ *   records it; the user's `--keep` publishes it, `--discard` deletes it),
+ *   or an object another tool wrote mid-history with no index entry
+ *   (`lockless` moves) (`index_checks.ts`);
  * - I12: every push an old client made (histories with old clients) is
  *   named by the index after the final sync, with its bytes' hash, and is
  *   on every clone;
@@ -64,6 +65,14 @@
  *   after the final sync, named by the index with them; a file of that
  *   tool's own is also on every clone. The rule a first index is made by:
  *   what is there when an index is made is named by it.
+ *   So too a data version another tool published mid-history honouring no
+ *   lock, at a run's number while the run held its lock with its version
+ *   written (`lockless` moves): its `raw` and `metadata.yaml` are held by
+ *   the store with their bytes after the final sync (Sluice never deletes
+ *   nor writes over another writer's data version), and each of its
+ *   objects written with its index entry that the store still holds is
+ *   named by the index with its bytes (its `latest` marker may be moved on
+ *   since by a later run).
  * - I19: the bytes of a shared file (or a run's raw output) another tool
  *   deleted from the store (`vanish` moves) where a clone held them are, after the final sync,
  *   on the store or on a clone, unless a user changed, deleted or took
@@ -94,7 +103,9 @@
  * - I27: a run refused with `version_exists` lost its version to a version
  *   another writer published: after the final sync the index names that
  *   version's `raw`, with bytes no refused run wrote (a refused run's upload,
- *   erased since, is no version to lose to), unless another tool deleted it;
+ *   erased since, is no version to lose to), unless another tool deleted it,
+ *   or put its own there with no index entry, which the store holds
+ *   (`lockless` moves);
  * - I26: a step of a workflow whose model lock nobody broke is never
  *   refused (`model_lock_lost`, `erasure_refused`) for another step's lock
  *   lost meanwhile (the streamed run's other step, `core_driven.ts`), nor
@@ -326,6 +337,18 @@ export class GroundTruth {
   >();
   /** The objects another tool put into the bucket (`foreign` moves); `own`: a path of its own. */
   readonly foreign: { op: number; path: string; text: string; own: boolean }[] = [];
+  /**
+   * The objects another tool published mid-history honouring no lock
+   * (`lockless` moves): `indexed`, written with its index entry; `marker`,
+   * a `latest` marker (not a version's file).
+   */
+  readonly lockless: {
+    op: number;
+    path: string;
+    text: string;
+    indexed: boolean;
+    marker: boolean;
+  }[] = [];
   /** Objects another tool deleted (`vanish` moves): their bytes, version, and the clones holding them then. */
   readonly #vanished: {
     /** Published again with other bytes by another client (not deleted): see `checkVanished`. */
@@ -494,6 +517,35 @@ export class GroundTruth {
         afterOp: -1,
       }));
     }
+    for (const f of this.lockless) {
+      const hash = await sha256Hex(new TextEncoder().encode(f.text));
+      const held = await read(f.path);
+      const kept = held !== undefined && (await sha256Hex(held)) === hash;
+      // A version's file another tool deleted since (`vanish` moves) is I19's.
+      if (!kept && !f.marker && !this.#vanished.some((v) => v.path === f.path)) {
+        this.violate({
+          invariant: "I18",
+          message:
+            `another tool published ${f.path} honouring no lock (op #${f.op}), but after the final sync the store ${
+              held ? "holds other bytes there" : "no longer holds it"
+            }: a data version of another writer's was ${held ? "written over" : "deleted"}`,
+          afterOp: -1,
+        });
+        continue;
+      }
+      if (!kept || !f.indexed) continue;
+      const e = entries[f.path];
+      if (!e || (e.h && e.h !== hash)) {
+        this.violate({
+          invariant: "I18",
+          message:
+            `another tool published ${f.path} with its index entry (op #${f.op}), and the store still holds it, but the remote index ${
+              e ? "names other bytes there" : "does not name it"
+            } after the final sync: no reader sees it`,
+          afterOp: -1,
+        });
+      }
+    }
   }
 
   /**
@@ -586,6 +638,9 @@ export class GroundTruth {
       const bytes = named ? new TextDecoder().decode(await read(shown) ?? new Uint8Array()) : "";
       const to = refused.find((x) => bytes.includes(x.token));
       if (named && !to) continue;
+      // Lost to another tool's version put there with no index entry (a
+      // `lockless` move), which the store holds: a version, named or not.
+      if (!named && await this.#heldUnindexed(raw.path, read)) continue;
       this.violate({
         invariant: "I27",
         message: `run #${r.op} (c${r.clone}) was refused with version_exists for ${raw.path}, ${
@@ -596,6 +651,18 @@ export class GroundTruth {
         afterOp: -1,
       });
     }
+  }
+
+  /** True when the store (`read`) holds at `path` what another tool wrote there with no index entry. */
+  async #heldUnindexed(
+    path: string,
+    read: (key: string) => Promise<Uint8Array | undefined>,
+  ): Promise<boolean> {
+    const held = await read(path);
+    return held !== undefined &&
+      this.lockless.some((l) =>
+        !l.indexed && l.path === path && sameBytes(held, new TextEncoder().encode(l.text))
+      );
   }
 
   /**

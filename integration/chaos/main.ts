@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x` and `--own-lost-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x` and `--lockless-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -185,6 +185,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--copy-share":
       case "--etag-share":
       case "--own-lost-share":
+      case "--lockless-share":
       case "--checked-delete-share": {
         const v = value();
         const n = Number(v);
@@ -225,6 +226,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "checkedDeleteShare"
           : flag === "--own-lost-share"
           ? "ownLostShare"
+          : flag === "--lockless-share"
+          ? "locklessShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;
@@ -260,6 +263,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  histories whose first pushes make the index first ${s.indexFirst}`,
     `  histories that start with another tool's objects in the bucket ${s.foreignHistories} (objects ${s.foreignWrites})`,
     `  histories where another tool deletes a shared file's or a run's object ${s.vanishHistories} (deletions ${s.vanishes}: of a run's raw output ${s.vanishedOutputs}; checked by I19, held by a clone and no unpushed deletion there ${s.vanishesChecked}); a run's raw output published again with other bytes ${s.rewrites}, deleted by an older client's blind push ${s.blindDeletes}`,
+    `  histories where another tool publishes a version at a run's number, honouring no lock ${s.locklessHistories} (published while the run held its lock, its version written and not flushed: ${s.locklessWrites}; with their index entries ${s.locklessIndexed})`,
     `  marks whose writes never came ${s.unwrittenMarks}`,
     `  second processes over a clone's cache ${s.siblings} (died before their push: ${s.siblingsDied})`,
     `  clones' caches replaced by a copy of another's ${s.copies} (a refused run's uploads left on the store with one, their erasure pending there: ${s.refusedLeftByCopy})`,

@@ -2712,3 +2712,24 @@ Deno.test("chaos regression: a push of everything pending never withdraws this c
     '{"seed":161000015,"clones":4,"absentOnError":true,"kinds":["api","api","core","api"],"skewMs":[0,0,83598,0],"ops":[{"id":0,"kind":"breakglass","model":0},{"id":1,"kind":"run","clone":3,"model":0,"data":1,"workMs":0,"streamed":true},{"id":3,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":4,"kind":"tick","n":1,"pick":1151774519},{"id":5,"kind":"tick","n":16,"pick":832409898},{"id":9,"kind":"crash","clone":3},{"id":45,"kind":"sibling","clone":3,"how":"push","workMs":15000},{"id":46,"kind":"run","clone":3,"model":0,"data":1,"workMs":0}]}',
   );
 });
+
+/**
+ * I1 and I2 (seeds 172000001 and 172000224, `--lockless-share 1`, shrunk;
+ * found by the `lockless` move at the code before bbfe32f): a core-driven
+ * run held its model lock with version 1 written and marked, not flushed;
+ * another tool, honouring no lock, published its own version 1 of that
+ * data with its index entries; a second process of the tool over the same
+ * cache ran a structural command, whose pull naming no model took the
+ * other tool's version and set the run's aside. The run's flush then found
+ * nothing of its own to push and acknowledged version 1 (I1); with the
+ * run's lock broken meanwhile, its refusal's erasure left its bytes in the
+ * cache, at the path and set aside (I2). A pull now leaves as it is what
+ * other running processes over the same cache marked under data/, and the
+ * run's flush is refused with version_exists.
+ */
+Deno.test("chaos regression: a structural command's pull in another process leaves a run's unpublished version as it is beside another tool's version of that number published with no lock (I1, I2, seeds 172000001, 172000224)", async () => {
+  await clean(
+    '{"seed":172000001,"clones":2,"kinds":["core","core"],"skewMs":[0,117132],"ops":[{"id":20,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":39,"kind":"lockless","run":20,"pick":857984399,"indexed":true},{"id":40,"kind":"sibling","clone":1,"how":"structural","workMs":3000}]}',
+    '{"seed":172000224,"clones":3,"absentOnError":true,"kinds":["api","api","core"],"indexFirst":true,"ops":[{"id":13,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000},{"id":23,"kind":"lockless","run":13,"pick":735073440,"indexed":true,"marker":true},{"id":24,"kind":"sibling","clone":2,"how":"structural","workMs":500},{"id":14,"kind":"breakglass","model":0}]}',
+  );
+});

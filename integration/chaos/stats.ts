@@ -135,6 +135,15 @@ export interface ChaosStats {
    * index (left for good, spared by I2's final store scan).
    */
   refusedLeftByCopy: number;
+  /**
+   * Histories in which another tool publishes versions at a run's number
+   * honouring no lock (`lockless` moves), and its publications made (each
+   * while the run held its lock with its version written and not flushed;
+   * checked by I1, I18 and I27), of them with their index entries.
+   */
+  locklessHistories: number;
+  locklessWrites: number;
+  locklessIndexed: number;
   /** Histories on a store whose versions are the bytes' (ETags), and old clients' writes there of a refused run's bytes. */
   etagHistories: number;
   oldSameWrites: number;
@@ -238,6 +247,9 @@ export function emptyStats(): ChaosStats {
     siblingsDied: 0,
     copies: 0,
     refusedLeftByCopy: 0,
+    locklessHistories: 0,
+    locklessWrites: 0,
+    locklessIndexed: 0,
     etagHistories: 0,
     checkedDeleteHistories: 0,
     checkedDeleteRaces: 0,

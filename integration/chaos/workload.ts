@@ -56,6 +56,7 @@ import {
   formatOp,
   type History,
   kindOf,
+  locklessObjects,
   MODELS,
   type Op,
   SHARED_FILES,
@@ -102,6 +103,9 @@ const DURING_DECISIONS = 40;
 
 /** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
 const OLD_SAME_DECISIONS = 300;
+
+/** Scheduler decisions another tool's lockless publication waits at most for its moment. */
+const LOCKLESS_DECISIONS = 300;
 
 interface Busy {
   readonly unit: Unit;
@@ -909,6 +913,85 @@ class World {
     this.truth.oldCommitted.push({ op: op.id, path: f.path, bytes: f.bytes });
   }
 
+  /**
+   * Another tool's publication of a version at run `op.run`'s number (see
+   * the `lockless` move), aimed at the moment that run holds its model lock
+   * with its version written in its clone's cache in full and none of it on
+   * the store (not flushed), while no move of the index runs (a tool
+   * honouring no lock would lose its index write to a move's, by design):
+   * its objects, with its index entries as another client of the layout
+   * writes them (`peerPush`) or without, at once (between two scheduling
+   * decisions, past faults). I18 holds Sluice never to delete nor write
+   * over them (a data version is never rewritten) and the index to name
+   * those it indexed; I1 holds the run to be refused (`version_exists`) or
+   * to publish another number, never acknowledged over them; I27 counts a
+   * version of theirs the index does not name, on the store, as the one the
+   * run lost to.
+   */
+  async #lockless(op: Extract<Op, { kind: "lockless" }>): Promise<void> {
+    const aimed = async () => {
+      const run = this.truth.runs.find((r) =>
+        r.op === op.run && r.outcome === "pending" && r.files.length > 0
+      );
+      if (!run || this.sched.active().some((u) => isMoveCommand(u.label))) return undefined;
+      if (!(await this.target.inspect.read(modelLockKey(run.model)))) return undefined;
+      const dir = this.clones[run.clone].dir;
+      for (const f of run.files) {
+        const here = await Deno.readFile(`${dir}/${f.path}`).catch(() => undefined);
+        if (!sameBytes(here, f.bytes) || await this.target.inspect.read(f.path)) return undefined;
+      }
+      return run;
+    };
+    const over = () => {
+      const r = this.truth.runs.find((r) => r.op === op.run);
+      return r !== undefined && r.outcome !== "pending";
+    };
+    const next = mulberry32(op.pick);
+    for (
+      let i = 0;
+      i < LOCKLESS_DECISIONS && !over() && !(await aimed()) && this.sched.active().length > 0;
+      i++
+    ) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.#afterDecision();
+      if (this.#aborted) return;
+    }
+    const run = await aimed();
+    if (!run) return;
+    const raw = run.files.find((f) => f.path.endsWith("/raw"))!.path;
+    const dir = raw.slice(0, -"/raw".length);
+    const base = dir.slice(0, dir.lastIndexOf("/"));
+    const n = Number(dir.slice(dir.lastIndexOf("/") + 1));
+    const objects = locklessObjects(op, base, n);
+    const now = () => this.sched.clock.now();
+    await this.target.unfaulted(async (s) => {
+      if (op.indexed) {
+        await peerPush(s, Object.fromEntries(objects.map((o) => [o.path, o.text])), { now });
+        return;
+      }
+      for (const o of objects) {
+        await s.put(o.path, new TextEncoder().encode(o.text), PutModes.overwrite);
+      }
+    });
+    this.stats.locklessWrites++;
+    if (op.indexed) this.stats.locklessIndexed++;
+    this.#note(
+      `another tool published ${dir} (run #${op.run}'s number) honouring no lock${
+        op.indexed ? ", with its index entries" : ", no index entry"
+      }`,
+    );
+    for (const o of objects) {
+      this.truth.lockless.push({
+        op: op.id,
+        path: o.path,
+        text: o.text,
+        indexed: op.indexed,
+        marker: o.path.endsWith("/latest"),
+      });
+    }
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -1000,6 +1083,9 @@ class World {
         break;
       case "oldsame":
         await this.#oldSame(op);
+        break;
+      case "lockless":
+        await this.#lockless(op);
         break;
       case "breakglass":
         this.#breakglass(op);
@@ -1411,7 +1497,13 @@ class World {
         overAbandoned.has(path) || deletedAbandoned.has(path),
     );
     for (const v of violations) this.truth.violate(v);
-    const oldClientFile = (key: string) => key.startsWith("logs/old-") || spared(key);
+    // Another tool's objects written with no index entry (`lockless` moves):
+    // no index is bound to name them once one was made (I18's rule holds
+    // only for what is there when an index is made).
+    const unindexed = (key: string) =>
+      this.truth.lockless.some((l) => !l.indexed && l.path === key);
+    const oldClientFile = (key: string) =>
+      key.startsWith("logs/old-") || spared(key) || unindexed(key);
     for (
       const v of await checkNothingUnnamed(
         this.target.direct,
@@ -1723,6 +1815,7 @@ export async function runHistory(
   if (history.checkedDeletes) stats.checkedDeleteHistories = 1;
   if (history.ops.some((o) => o.kind === "foreign")) stats.foreignHistories = 1;
   if (history.ops.some((o) => o.kind === "vanish")) stats.vanishHistories = 1;
+  if (history.ops.some((o) => o.kind === "lockless")) stats.locklessHistories = 1;
   stats.acknowledged = world.truth.runs.filter((r) => r.outcome === "success").length;
   stats.refused = world.truth.runs.filter((r) => r.outcome === "model_lock_lost").length;
   stats.crashedRuns = world.truth.runs.filter((r) => r.outcome === "crashed").length;
