@@ -485,12 +485,16 @@ export class GroundTruth {
    * I18 after the final sync: each object another tool put into the
    * bucket whose bytes the store (`read`, past faults) still holds is named
    * by the remote index (`entries`) with its hash; one at a path of the
-   * tool's own is also on every clone.
+   * tool's own is also on every clone, but a clone whose user changed that
+   * path (`changedBy`: an edit, a merge of a conflict there), whose copy is
+   * its user's choice (published, the store would no longer hold the
+   * tool's bytes; else it is held here, dirty or in conflict: I6's).
    */
   async checkForeign(
     entries: Readonly<Record<string, { h?: string }>>,
     read: (key: string) => Promise<Uint8Array | undefined>,
     cloneDirs: readonly string[],
+    changedBy: (clone: number, path: string) => boolean = () => false,
   ): Promise<void> {
     for (const f of this.foreign) {
       const hash = await sha256Hex(new TextEncoder().encode(f.text));
@@ -510,7 +514,8 @@ export class GroundTruth {
         continue;
       }
       if (!f.own) continue;
-      await this.#onEveryClone(cloneDirs, f.path, f.text, (dir) => ({
+      const unchanged = cloneDirs.filter((_, i) => !changedBy(i, f.path));
+      await this.#onEveryClone(unchanged, f.path, f.text, (dir) => ({
         invariant: "I18",
         message:
           `${dir} does not hold ${f.path}, which another tool put into the bucket (op #${f.op}), after the final sync`,

@@ -2733,3 +2733,20 @@ Deno.test("chaos regression: a structural command's pull in another process leav
     '{"seed":172000224,"clones":3,"absentOnError":true,"kinds":["api","api","core"],"indexFirst":true,"ops":[{"id":13,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000},{"id":23,"kind":"lockless","run":13,"pick":735073440,"indexed":true,"marker":true},{"id":24,"kind":"sibling","clone":2,"how":"structural","workMs":500},{"id":14,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I18 (seed 172000164, `--lockless-share 1 --shared-cache-share 1
+ * --structural-share 1`, shrunk; the checker's): another tool's own file,
+ * named by the first index (discovered, no hash), met a second process's
+ * pull over a clone's cache as a local copy never synced (the clone's own
+ * process had pulled it), and the clone's next pull recorded a conflict
+ * there; its user resolved it `--merged`, which left the merged copy in
+ * place, the conflict open. I18 held every clone to hold the tool's bytes
+ * there, its user's change of the path included; a clone whose user
+ * changed the path is now spared (its copy is I6's).
+ */
+Deno.test("chaos regression: another tool's own file changed by a clone's user is that user's choice, not a loss of the tool's file (I18, seed 172000164)", async () => {
+  await clean(
+    '{"seed":172000164,"clones":2,"kinds":["core-single-phase","api"],"indexFirst":true,"ops":[{"id":20,"kind":"foreign","what":"file"},{"id":21,"kind":"foreign","what":"shared","file":2},{"id":22,"kind":"foreign","what":"version","model":0,"data":1,"version":2},{"id":23,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":24,"kind":"sibling","clone":0,"how":"structural","workMs":20000},{"id":25,"kind":"sync","clone":0},{"id":26,"kind":"tick","n":21,"pick":553216310},{"id":15,"kind":"resolve","clone":0,"pick":7,"how":"merged"}]}',
+  );
+});

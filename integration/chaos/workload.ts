@@ -1554,6 +1554,7 @@ class World {
       entries,
       (key) => this.target.inspect.read(key),
       this.clones.map((c) => c.dir),
+      (clone, path) => this.changes.edits.some((e) => e.clone === clone && e.path === path),
     );
     await this.truth.checkVanished(
       (key) => this.target.inspect.read(key),
