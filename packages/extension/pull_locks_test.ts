@@ -89,3 +89,55 @@ Deno.test("pull locks: a pull naming no model in another process over the same c
   }
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
 });
+
+Deno.test("pull locks: a pull naming no model in another process over the same cache leaves as it is a run's version marked and written while the pull is under way, and the run's flush is refused for the version another writer published first, never acknowledged over it", async () => {
+  const store = new InMemoryStore();
+  // Processes told apart in this one (each of its own, as the tool's are).
+  const createService: typeof createSluice = (o) => createSluice({ ...o, ownersInProcess: true });
+  const a = await toolProcess(store, createService, "a");
+  const b = await process(store, "b");
+  // The other process's store: once armed, its first read of an index
+  // object (its pull under way, what it leaves as it is decided) waits for
+  // `during`.
+  let during: (() => Promise<void>) | undefined;
+  const index = (key: string) => key === ".datastore-index.json" || key.startsWith("_index/");
+  const hooked = new Proxy(store, {
+    get(target, prop) {
+      if (prop === "get") {
+        return async (key: string, o?: Parameters<InMemoryStore["get"]>[1]) => {
+          const now = during && index(key) ? during : undefined;
+          if (now) {
+            during = undefined;
+            await now();
+          }
+          return await target.get(key, o);
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const { ds } = watchedDatastore(hooked, { createService, name: "a2" });
+  const other = ds.createProvider(CHECKOUT_CONFIG).createSyncService("/repo/a", a.cache);
+  // a's run: its model lock, its scoped pull.
+  const lock = await a.start("m1");
+  // While the other process's structural pull is under way, a's run writes
+  // and marks version 1, and another writer publishes its own version 1.
+  during = async () => {
+    await a.method("m1", "from a");
+    await b.method("m1", "from b");
+    await b.svc.pushChanged();
+  };
+  await a.underGlobal(() => other.pullChanged());
+  assert.equal(during, undefined, "the run wrote during the pull");
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from a", "the run's, left as it is");
+  try {
+    await assert.rejects(
+      a.underGlobal(() => a.svc.pushChanged({ context: { models: [model("m1")] } })),
+      (e: unknown) => e instanceof SluiceError && e.code === "version_exists",
+    );
+  } finally {
+    await lock.release();
+  }
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+});
