@@ -2750,3 +2750,27 @@ Deno.test("chaos regression: another tool's own file changed by a clone's user i
     '{"seed":172000164,"clones":2,"kinds":["core-single-phase","api"],"indexFirst":true,"ops":[{"id":20,"kind":"foreign","what":"file"},{"id":21,"kind":"foreign","what":"shared","file":2},{"id":22,"kind":"foreign","what":"version","model":0,"data":1,"version":2},{"id":23,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":24,"kind":"sibling","clone":0,"how":"structural","workMs":20000},{"id":25,"kind":"sync","clone":0},{"id":26,"kind":"tick","n":21,"pick":553216310},{"id":15,"kind":"resolve","clone":0,"pick":7,"how":"merged"}]}',
   );
 });
+
+/**
+ * I1 (seeds 172300261, shrunk, and 172100033, `--lockless-share 1
+ * --shared-cache-share 1 --structural-share 1`), open: a second process
+ * over c0's cache started a structural command (the global lock, a pull
+ * naming no model), which looked at what other processes had marked once,
+ * at its start, finding nothing; c0's run then marked and wrote version 1
+ * under its model lock, and another tool published its own version 1 with
+ * its index entries, honouring no lock, while that pull was under way. The
+ * pull set the run's version aside and took the other's, and the run's
+ * flush, finding nothing of its own to push, acknowledged it. The unit test
+ * in `packages/extension/pull_locks_test.ts` ("…marked and written while
+ * the pull is under way…") fails the same way. Ignored until the fix.
+ */
+Deno.test({
+  name:
+    "chaos regression: a structural command's pull in another process leaves as it is a run's version marked and written while that pull is under way (I1, seed 172300261)",
+  ignore: true,
+  fn: async () => {
+    await clean(
+      '{"seed":172300261,"clones":2,"v2":true,"kinds":["core","api"],"skewMs":[116791,0],"ops":[{"id":25,"kind":"sibling","clone":0,"how":"structural","workMs":2000},{"id":26,"kind":"run","clone":0,"model":1,"data":0,"workMs":30000},{"id":29,"kind":"lockless","run":26,"pick":822292590,"indexed":true,"marker":true}]}',
+    );
+  },
+});
