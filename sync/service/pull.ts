@@ -37,6 +37,7 @@ import { conflictRecorder, inTheWay, ownWriteChecker, planFetches, under } from 
 import { directoriesOf } from "../paths.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { indexForPull } from "./pull_index.ts";
+import { marksElsewhere, underMarkedDirectory, underMarks } from "./pull_elsewhere.ts";
 
 /** Dependencies of a pull. */
 export interface PullDeps {
@@ -144,8 +145,16 @@ async function pullInto(
   const entries: Record<string, IndexEntry> = index?.entries ?? {};
   // This process's marks, and those of the other processes over this cache
   // that still run: a change of theirs is one made here, never overwritten,
-  // set aside or taken back by this pull.
-  const dirty = new Set([...state.dirtyPaths(), ...await state.markedElsewhere()]);
+  // set aside or taken back by this pull; what lies under a directory one of
+  // them marked is left as it is (see `pull_elsewhere.ts`).
+  const elsewhere = await marksElsewhere(state);
+  const dirty = new Set([...state.dirtyPaths(), ...elsewhere]);
+  if (elsewhere.size > 0) {
+    const held = deps.holdBack;
+    deps = { ...deps, holdBack: (p) => underMarkedDirectory(elsewhere, p) || !!held?.(p) };
+  }
+  // Paths left as they are for another process's mark made after the plan.
+  let heldLate = false;
   const links = result.links ?? [];
   const { changedLocally, localCopy, leftOut, probeHere, planned } = localSide({
     cache,
@@ -229,6 +238,12 @@ async function pullInto(
     } catch (err) {
       if (leftOut(path, err)) return;
       throw err;
+    }
+    if (underMarks(await marksElsewhere(state), path)) {
+      // Another process that still runs marked it since the plan, and wrote
+      // it: its change, left as it is (no conflict recorded here).
+      heldLate = true;
+      return;
     }
     if (local && local.hash === e.h) {
       // The same bytes as the datastore's: they agree.
@@ -394,7 +409,7 @@ async function pullInto(
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
       links.length + result.deferred!.length + result.vanished!.length;
     // What was held back is looked at again by the next pull.
-    const whole = skipped === 0 && !deps.holdBack;
+    const whole = skipped === 0 && !deps.holdBack && !heldLate;
     state.indexVersion = repaired && whole ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);
