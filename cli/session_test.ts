@@ -529,6 +529,35 @@ Deno.test("a cache whose state directory is a file is refused (73), whatever the
   await w.cleanup();
 });
 
+Deno.test("following the advice for a state directory that is a file publishes nothing of it, and the next command it names works", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/todo.txt", "x\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await Deno.rename(`${a}/.sluice`, `${w.root}/../state-kept`);
+  await Deno.writeTextFile(`${a}/.sluice`, "a file");
+  const refused = await sluice(["push", "--cache", a, "--store", w.url]);
+  assert.equal(refused.code, 73, refused.err);
+  // The operator runs the command the message gives, as given.
+  const mv = /`mv (\S+) (\S+)`/.exec(refused.err);
+  assert.ok(mv, refused.err);
+  await Deno.rename(mv[1], mv[2]);
+  // "then run the command again"
+  const again = await sluice(["push", "--cache", a, "--store", w.url]);
+  if (again.code !== 0) {
+    // A cache without its state is started again with --init, as that refusal says.
+    assert.equal(again.code, 66, again.err);
+    assert.equal((await sluice(["push", "--init", "--cache", a, "--store", w.url])).code, 0);
+  }
+  const b = `${w.base}/b`;
+  const pulled = await sluice(["pull", "--init", "--cache", b, "--store", w.url, "--json"]);
+  assert.equal(pulled.code, 0, pulled.err);
+  // The moved state is no file of the datastore: no peer ever pulls it.
+  assert.deepEqual(pulled.json().fetched, ["notes/todo.txt"]);
+  assert.equal(await exists(`${b}/.sluice.moved`), false);
+  await w.cleanup();
+});
+
 Deno.test("a file:// store that is the cache, lies inside it or holds it is refused (78) before anything is written", async () => {
   const w = await world();
   const a = `${w.base}/a`;
