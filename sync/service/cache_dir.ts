@@ -7,6 +7,7 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
+import { shellWord } from "../shell_word.ts";
 import { isPermissionDenied, isWriteRefused } from "../transfer/cache_paths.ts";
 import { defaultStateDir } from "../transfer/cache.ts";
 
@@ -101,8 +102,17 @@ export async function refuseStateNotADirectory(
     await refuseUnreadableStateFiles(dir);
     return;
   }
+  // Moved out of the cache, never beside the state inside it: a file there
+  // (`.sluice.moved`) is a file of the cache like any other, which the next
+  // push would publish to every peer.
+  const cache = cacheDir.replace(/\/+$/, "");
+  const aside = dir.startsWith(`${cache}/`) ? `${cache}.sluice-moved` : `${dir}.moved`;
   throw new SluiceError(
     "cache_unwritable",
-    `${dir} is not a directory, but Sluice keeps this cache's sync state there (what is synced, dirty and in conflict). Nothing was read, pushed or pulled, and nothing in the cache was changed. Move it out of the way (\`mv ${dir} ${dir}.moved\`), then run the command again: the cache then has no sync state, so the next pull sets aside each local file that differs from the datastore's copy before taking it.`,
+    `${dir} is not a directory, but Sluice keeps this cache's sync state there (what is synced, dirty and in conflict). Nothing was read, pushed or pulled, and nothing in the cache was changed. Move it out of the cache (\`mv ${
+      shellWord(dir)
+    } ${
+      shellWord(aside)
+    }\`), then run the command again (on the command line with --init and the store: the cache then has no sync state and is started anew), so the next pull sets aside each local file that differs from the datastore's copy before taking it.`,
   );
 }
