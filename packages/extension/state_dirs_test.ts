@@ -199,6 +199,18 @@ Deno.test("adoptEarlierState: an earlier .sluice that is a file or a link is ref
   }
 });
 
+Deno.test("adoptEarlierState: the advice for an earlier .sluice that is a file moves it out of the cache, never beside the state inside it, where the next push would publish it", async () => {
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-state-aside-" });
+  await Deno.writeTextFile(`${cache}/.sluice`, "x");
+  const e = await adoptEarlierState(cache, sharedStateDir(cache, "")).then(
+    () => assert.fail("refused"),
+    (e: Error) => e,
+  );
+  assert.match(e.message, /mv /);
+  assert.ok(e.message.includes(`${cache}.sluice-moved`), e.message);
+  assert.ok(!e.message.includes(`${cache}/.sluice.moved`), e.message);
+});
+
 Deno.test("extension state: a _control that is a link out of the cache is refused (unsafe_path); nothing is written through it", async () => {
   const store = new InMemoryStore();
   const ds = defineStoreDatastore({
