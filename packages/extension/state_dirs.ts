@@ -71,9 +71,11 @@ export async function adoptEarlierState(
       "cache_unwritable",
       `${earlier} is ${
         st.isSymlink ? "a symbolic link" : "not a directory"
-      }, but earlier releases kept this cache's sync state there, and it is moved from there to ${stateDir}. Nothing was moved, read, pushed or pulled. Move it out of the way (\`mv ${
+      }, but earlier releases kept this cache's sync state there, and it is moved from there to ${stateDir}. Nothing was moved, read, pushed or pulled. Move it out of the cache (\`mv ${
         shellWord(earlier)
-      } ${shellWord(`${earlier}.moved`)}\`), then run the command again.`,
+      } ${
+        shellWord(`${syncRoot.replace(/\/+$/, "")}.sluice-moved`)
+      }\`; beside the state, inside the cache, it would be a file of the cache, which the next push publishes), then run the command again.`,
     );
   }
   const there = () =>
