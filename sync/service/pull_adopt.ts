@@ -21,8 +21,9 @@ import type { RetryPolicy } from "../retry.ts";
 import type { ClassifierRule } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import { classifyPath } from "../path_class.ts";
-import { adoptStranded } from "../transfer/adopt.ts";
-import { getOrNull } from "../transfer/index_io.ts";
+import { type Adoption, adoptStrandedMany, type Stranded } from "../transfer/adopt.ts";
+import { eachLimit, getOrNull } from "../transfer/index_io.ts";
+import { sha256Hex } from "../hash.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ADOPTED_UNCOMMITTED, adoptedMessage } from "./conflicts.ts";
@@ -71,10 +72,11 @@ function neverAdopted(cls: string): string | undefined {
 }
 
 /**
- * Adopts, one by one, the objects at `paths` (each skipped by a pull as
- * uncommitted): publishes each in the index as its writer's change, where
- * the index still names the version it named, and says so
- * (`adopted_uncommitted`).
+ * Adopts the objects at `paths` (each skipped by a pull as uncommitted):
+ * publishes them in the index as their writers' changes, each where the
+ * index still names the version it named, in one commit (a crashed push's
+ * thousands of files read and write the index a few times, not once per
+ * file), and says so for each (`adopted_uncommitted`).
  *
  * @example
  * ```ts
@@ -95,50 +97,63 @@ export async function adoptForPull(
   if (paths.length === 0) return out;
   const { store, config, signal } = deps;
   const call = { retry: config.retry, signal, concurrency: config.concurrency };
-  for (const path of paths) {
+  // Each path's outcome, told in the order of `paths`.
+  const done = new Map<string, Adoption | "committed">();
+  const found = new Map<string, { version: string; writer?: string }>();
+  const stranded: Stranded[] = [];
+  const index = await readIndex(store, config.retry, signal, config.concurrency);
+  await eachLimit(paths, config.concurrency, async (path) => {
     const cls = classifyPath(path, config.classifierRules);
     const never = neverAdopted(cls);
-    if (never) {
-      out.refused.push({ path, why: never });
-      continue;
-    }
-    const index = await readIndex(store, config.retry, signal, config.concurrency);
+    if (never) return void done.set(path, { adopted: false, why: never });
     const entry = index?.entries[path];
     if (!entry) {
-      out.refused.push({ path, why: "the index names nothing there now" });
-      continue;
+      return void done.set(path, { adopted: false, why: "the index names nothing there now" });
     }
     const got = await getOrNull(store, path, call);
     if (!got) {
-      out.refused.push({ path, why: "the datastore holds no object there now" });
-      continue;
+      return void done.set(path, {
+        adopted: false,
+        why: "the datastore holds no object there now",
+      });
     }
-    if (got.version === entry.v) {
-      out.adopted.push(path); // committed meanwhile: fetched as any other
-      continue;
-    }
-    const adoption = await adoptStranded(
-      store,
+    // Committed meanwhile: fetched as any other.
+    if (got.version === entry.v) return void done.set(path, "committed");
+    found.set(path, { version: got.version, writer: got.metadata?.[WRITER_METADATA] });
+    stranded.push({
       path,
-      { version: got.version, size: got.body.length, body: got.body },
-      entry.v,
-      {
-        ...call,
-        clock: deps.now,
-        pathClass: cls,
-        recordLost: (p, e) => recordVanished(store, [[p, e]], deps.now(), config.retry, signal),
+      object: {
+        version: got.version,
+        size: got.body.length,
+        hash: await sha256Hex(got.body),
+        // A marker's bytes name the version it points at (see `adopt.ts`).
+        ...(cls === "latest-marker" ? { body: got.body } : {}),
       },
-    );
-    if (!adoption.adopted) {
-      out.refused.push({ path, why: adoption.why });
-      continue;
-    }
-    out.adopted.push(path);
-    deps.events.emit("warning", {
-      code: ADOPTED_UNCOMMITTED,
-      message: adoptedMessage(path, got.version, got.metadata?.[WRITER_METADATA]),
-      path,
+      base: entry.v,
+      pathClass: cls,
     });
+  });
+  const adoptions = await adoptStrandedMany(store, stranded, {
+    ...call,
+    clock: deps.now,
+    recordLost: (p, e) => recordVanished(store, [[p, e]], deps.now(), config.retry, signal),
+  });
+  for (const [path, a] of adoptions) done.set(path, a);
+  for (const path of paths) {
+    const a = done.get(path)!;
+    if (a === "committed") {
+      out.adopted.push(path);
+    } else if (!a.adopted) {
+      out.refused.push({ path, why: a.why });
+    } else {
+      out.adopted.push(path);
+      const f = found.get(path)!;
+      deps.events.emit("warning", {
+        code: ADOPTED_UNCOMMITTED,
+        message: adoptedMessage(path, f.version, f.writer),
+        path,
+      });
+    }
   }
   return out;
 }

@@ -16,6 +16,7 @@ import type { ObjectStore } from "../ports.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 import { sha256Hex } from "../hash.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
+import { eachLimit } from "./index_io.ts";
 import type { IndexEntry } from "./bucket_layout.ts";
 
 /** Whether {@link adoptStranded} published the object, and why not. */
@@ -45,19 +46,34 @@ export interface AdoptOptions {
 
 /** Why a marker or index file is not adopted; undefined when it may be. */
 async function notAdoptable(
-  store: ObjectStore,
   path: string,
   body: Uint8Array | undefined,
-  o: AdoptOptions,
+  pathClass: string | undefined,
+  entries: () => Promise<Record<string, IndexEntry>>,
 ): Promise<string | undefined> {
-  if (o.pathClass === "index") return "an index file is never adopted";
-  if (o.pathClass !== "latest-marker") return undefined;
+  if (pathClass === "index") return "an index file is never adopted";
+  if (pathClass !== "latest-marker") return undefined;
   if (!body) return "its bytes were not read";
   const n = new TextDecoder().decode(body).trim();
   const dir = `${path.slice(0, path.lastIndexOf("/"))}/${n}/`;
-  const index = await readIndex(store, o.retry, o.signal, o.concurrency);
-  const named = /^\d+$/.test(n) && Object.keys(index?.entries ?? {}).some((p) => p.startsWith(dir));
+  const named = /^\d+$/.test(n) && Object.keys(await entries()).some((p) => p.startsWith(dir));
   return named ? undefined : `the version it names (${n}) is not in the index`;
+}
+
+/** One object to adopt (see {@link adoptStrandedMany}). */
+export interface Stranded {
+  readonly path: string;
+  /** The store's current object there, with its bytes or its SHA-256 (a marker needs its bytes). */
+  readonly object: {
+    readonly version: string;
+    readonly size: number;
+    readonly body?: Uint8Array;
+    readonly hash?: string;
+  };
+  /** The version the index named there when it was read (null: none). */
+  readonly base: string | null;
+  /** The path's class (`latest-marker` and `index` are checked, see the module doc). */
+  readonly pathClass?: string;
 }
 
 /**
@@ -81,23 +97,52 @@ async function notAdoptable(
 export async function adoptStranded(
   store: ObjectStore,
   path: string,
-  object: {
-    readonly version: string;
-    readonly size: number;
-    readonly body?: Uint8Array;
-    readonly hash?: string;
-  },
+  object: Stranded["object"],
   base: string | null,
   o: AdoptOptions,
 ): Promise<Adoption> {
-  const why = await notAdoptable(store, path, object.body, o);
-  if (why) return { adopted: false, why };
-  const hash = object.hash ?? (object.body ? await sha256Hex(object.body) : undefined);
-  if (hash === undefined) return { adopted: false, why: "its bytes were not read" };
-  const entry = { v: object.version, h: hash, s: object.size };
+  const r = await adoptStrandedMany(store, [{ path, object, base, pathClass: o.pathClass }], o);
+  return r.get(path)!;
+}
+
+/**
+ * {@link adoptStranded} for many objects at once, in one index commit (each
+ * path's change applied only where the index still names its `base` and
+ * the store still holds its object), one read of the index after it, and a
+ * HEAD of each path published: adopting a crashed push's thousands of files
+ * reads and writes the index a few times, not once per file. Returns each
+ * path's adoption.
+ */
+export async function adoptStrandedMany(
+  store: ObjectStore,
+  items: readonly Stranded[],
+  o: AdoptOptions,
+): Promise<Map<string, Adoption>> {
+  const out = new Map<string, Adoption>();
+  let read: Promise<Record<string, IndexEntry>> | undefined;
+  const entries = () =>
+    read ??= readIndex(store, o.retry, o.signal, o.concurrency).then((i) => i?.entries ?? {});
+  const set: Record<string, IndexEntry> = {};
+  const base: Record<string, string | null> = {};
+  for (const it of items) {
+    const why = await notAdoptable(it.path, it.object.body, it.pathClass, entries);
+    if (why) {
+      out.set(it.path, { adopted: false, why });
+      continue;
+    }
+    const hash = it.object.hash ?? (it.object.body ? await sha256Hex(it.object.body) : undefined);
+    if (hash === undefined) {
+      out.set(it.path, { adopted: false, why: "its bytes were not read" });
+      continue;
+    }
+    set[it.path] = { v: it.object.version, h: hash, s: it.object.size };
+    base[it.path] = it.base;
+  }
+  const paths = Object.keys(set);
+  if (paths.length === 0) return out;
   await updateIndex(
     store,
-    { set: { [path]: entry }, remove: [], base: { [path]: base }, verify: true },
+    { set, remove: [], base, verify: true },
     o.retry,
     o.signal,
     undefined,
@@ -105,30 +150,44 @@ export async function adoptStranded(
     o.clock,
   );
   const index = await readIndex(store, o.retry, o.signal, o.concurrency);
-  if (index?.entries[path]?.v !== object.version) {
-    return { adopted: false, why: "it changed meanwhile" };
+  const named = paths.filter((p) => index?.entries[p]?.v === set[p].v);
+  for (const p of paths) {
+    if (!named.includes(p)) out.set(p, { adopted: false, why: "it changed meanwhile" });
   }
   // Its writer was not gone after all: it may have deleted its upload as its
   // own between the check made by this commit and the commit's write (the
   // writer reads the index again after such a delete, see `dropOwnStranded`).
   // The entry then names nothing: taken out, while the store holds nothing there.
-  const held = await withRetry(() => store.head(path, { signal: o.signal }), o.retry, o.signal);
-  if (held) return { adopted: true };
+  const gone: string[] = [];
+  await eachLimit(named, o.concurrency ?? 4, async (p) => {
+    const held = await withRetry(() => store.head(p, { signal: o.signal }), o.retry, o.signal);
+    if (held) out.set(p, { adopted: true });
+    else gone.push(p);
+  });
+  if (gone.length === 0) return out;
   // A record that cannot be written (unreadable: its owner restores it)
   // keeps every copy whose entry was removed already, as a conflict: the
   // removal goes on, so that the index never names an object that is gone.
-  await o.recordLost?.(path, index.entries[path]).catch(() => {});
+  for (const p of gone) await o.recordLost?.(p, index!.entries[p]).catch(() => {});
   await updateIndex(
     store,
-    { set: {}, remove: [path], base: { [path]: object.version }, verify: true },
+    {
+      set: {},
+      remove: gone,
+      base: Object.fromEntries(gone.map((p) => [p, set[p].v])),
+      verify: true,
+    },
     o.retry,
     o.signal,
     undefined,
     o.concurrency,
     o.clock,
   );
-  return {
-    adopted: false,
-    why: "its writer deleted it as the adoption was committed, so the index names it no more",
-  };
+  for (const p of gone) {
+    out.set(p, {
+      adopted: false,
+      why: "its writer deleted it as the adoption was committed, so the index names it no more",
+    });
+  }
+  return out;
 }

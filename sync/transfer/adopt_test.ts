@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { adoptStranded } from "./adopt.ts";
+import { adoptStranded, adoptStrandedMany } from "./adopt.ts";
 import { recordVanished, VANISHED_KEY } from "../service/vanished_record.ts";
-import { readIndex } from "./remote_index.ts";
+import { readIndex, updateIndex } from "./remote_index.ts";
+import { sha256Hex } from "../hash.ts";
 import { PutModes } from "../ports.ts";
 
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -55,4 +56,33 @@ Deno.test("with the lost-files record unreadable, the entry still goes: the inde
   assert.equal(result.adopted, false);
   assert.ok(!Object.hasOwn((await readIndex(store, retry))?.entries ?? {}, PATH));
   assert.equal(store.peekText(VANISHED_KEY), "not json", "never written over");
+});
+
+Deno.test("adoptStrandedMany: one commit publishes each path whose base the index still names; one a peer committed over since is left, its entry kept, and said to have changed meanwhile", async () => {
+  const store = new InMemoryStore();
+  await store.put(
+    ".datastore-index.json",
+    enc(JSON.stringify({ version: 1, lastPulled: "", entries: {} })),
+    PutModes.overwrite,
+  );
+  const a = await store.put("notes/a.txt", enc("stranded a"), PutModes.overwrite);
+  const b = await store.put("notes/b.txt", enc("stranded b"), PutModes.overwrite);
+  // A peer committed its own b since the adoption read the index (none there then).
+  const peer = await store.put("notes/b.txt", enc("peer's b"), PutModes.overwrite);
+  await updateIndex(store, {
+    set: { "notes/b.txt": { v: peer.version, h: await sha256Hex(enc("peer's b")), s: 8 } },
+    remove: [],
+  }, retry);
+  const writes = () => store.log.filter((x) => x.op === "put" && x.key === ".datastore-index.json");
+  const before = writes().length;
+  const r = await adoptStrandedMany(store, [
+    { path: "notes/a.txt", object: { ...a, body: enc("stranded a") }, base: null },
+    { path: "notes/b.txt", object: { ...b, body: enc("stranded b") }, base: null },
+  ], { retry });
+  assert.deepEqual(r.get("notes/a.txt"), { adopted: true });
+  assert.deepEqual(r.get("notes/b.txt"), { adopted: false, why: "it changed meanwhile" });
+  const entries = (await readIndex(store, retry))?.entries ?? {};
+  assert.equal(entries["notes/a.txt"]?.v, a.version);
+  assert.equal(entries["notes/b.txt"]?.v, peer.version, "the peer's entry kept");
+  assert.equal(writes().length - before, 1, "one commit for both");
 });
