@@ -175,6 +175,8 @@ export class ConflictSet {
   readonly #locked: <T>(fn: () => Promise<T>) => Promise<T>;
   /** A problem found while loading, if any. */
   loadWarning?: string;
+  /** The file as this process last read or wrote it (see {@link refresh}). */
+  #seen = "";
 
   private constructor(stateDir: string, locked?: <T>(fn: () => Promise<T>) => Promise<T>) {
     this.#stateDir = stateDir.replace(/\/+$/, "");
@@ -328,9 +330,47 @@ export class ConflictSet {
     if (changed) await this.#save();
   }
 
+  /**
+   * Takes in what another process sharing the cache recorded or resolved
+   * since this one last read or wrote the records (a `sluice resolve` run
+   * beside a long-lived process, say), with this process's own unsaved
+   * changes over it: called as each push, pull or resolution of this
+   * process begins, so that it never warns of a conflict resolved
+   * elsewhere, nor misses one recorded there. One `stat` when nothing
+   * changed; a file that cannot be read leaves the records as they are.
+   */
+  async refresh(): Promise<void> {
+    if (await this.#signature() === this.#seen) return;
+    let disk: Map<string, ConflictRecord>;
+    try {
+      disk = await this.#read();
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) return;
+      disk = new Map();
+      this.#seen = "";
+    }
+    for (const p of this.#touched) {
+      const mine = this.#records.get(p);
+      if (mine) disk.set(p, mine);
+      else disk.delete(p);
+    }
+    this.#records = disk;
+  }
+
+  /** The file's identity and change time ("" when there is none). */
+  async #signature(): Promise<string> {
+    try {
+      const st = await Deno.stat(this.#file);
+      return `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`;
+    } catch {
+      return "";
+    }
+  }
+
   /** The records on disk; throws when the file is absent or unreadable. */
   async #read(): Promise<Map<string, ConflictRecord>> {
     const out = new Map<string, ConflictRecord>();
+    const seen = await this.#signature();
     const j = JSON.parse(await Deno.readTextFile(this.#file)) as ConflictFile;
     if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
       throw new Error("unknown format");
@@ -342,6 +382,7 @@ export class ConflictSet {
       const kept = keptCopies(keptAside);
       out.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
     }
+    this.#seen = seen;
     return out;
   }
 
@@ -363,6 +404,7 @@ export class ConflictSet {
       }
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
       await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
+      this.#seen = await this.#signature();
       this.#touched.clear();
     });
   }

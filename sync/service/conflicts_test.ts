@@ -143,3 +143,24 @@ Deno.test("the resolve hint quotes a path a shell would split", () => {
     "sluice resolve 'notes/sp ace.txt' --mine|--theirs|--merged",
   );
 });
+
+Deno.test("refresh takes in what another process sharing the cache recorded or resolved since, with this one's own unsaved changes over it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    await one.record([record("x"), record("y")]);
+    await two.refresh();
+    assert.deepEqual(two.list().map((r) => r.path), ["x", "y"], "recorded elsewhere");
+    await one.clear(["x"]);
+    await two.refresh();
+    assert.deepEqual(two.list().map((r) => r.path), ["y"], "resolved elsewhere");
+    await two.refresh(); // nothing changed: kept as it is
+    assert.deepEqual(two.list().map((r) => r.path), ["y"]);
+    await one.clear(["y"]);
+    await two.refresh();
+    assert.deepEqual(two.list(), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

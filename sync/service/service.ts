@@ -303,7 +303,12 @@ export class SyncService {
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn, fn);
+    // What other processes over the cache recorded or resolved since, first.
+    const go = async () => {
+      await this.state.conflicts.refresh();
+      return await fn();
+    };
+    const run = this.#queue.then(go, go);
     this.#queue = run.catch(() => {});
     return run;
   }
