@@ -227,7 +227,7 @@ Deno.test("state: a file where the state directory belongs is refused before any
     clone(store, sb.cacheDir),
     "cache_unwritable",
     /\.sluice is not a directory.*Nothing was read, pushed or pulled/,
-    /mv .*\.sluice .*\.sluice\.moved/,
+    /mv .*\.sluice\b.* .*\.sluice-moved/,
   );
   assert.equal(e.exitCode, 73);
   assert.equal(store.count(), calls, "no store call");
