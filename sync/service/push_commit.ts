@@ -332,10 +332,11 @@ export async function commitPrepared(
  * - a new path whose record of this cache's write (see
  *   `SyncState.markAttempted`) is gone since the preparation made it: that
  *   push settled the record and withdrew the upload (the file deleted here);
- * - a path whose mark the preparation saw and that push handled since, the
- *   synced record still at this write's base, the store holding that very
- *   version: that push put the synced bytes back over the upload (on a store
- *   whose versions are the bytes', the version synced before).
+ * - a path whose mark (or the bulk mark of a walk) the preparation saw and
+ *   that push handled since, the synced record still at this write's base,
+ *   the store holding that very version: that push put the synced bytes
+ *   back over the upload (on a store whose versions are the bytes', the
+ *   version synced before).
  * One HEAD each, only for such paths: a commit whose records and marks
  * stand pays nothing.
  */
@@ -355,13 +356,16 @@ async function withdrawnSince(
     return false;
   };
   const now = deps.state.dirtyPaths();
+  // A walk's preparation saw the bulk mark: a later walk of this cache
+  // cleared it since (its commit), having handled every path.
+  const walkedSince = pending.snapshot.bulkSeq >= 0 && !deps.state.bulkPending();
   const out: string[] = [];
   for (const [path, entry] of Object.entries(pending.set)) {
     const base = pending.base?.[path];
     const synced = deps.state.synced(path)?.version;
     const created = base === null && !deps.state.attempted(path) && synced === undefined;
     const putBack = typeof base === "string" && synced === base &&
-      covered(path, pending.snapshot.paths.keys()) && !covered(path, now);
+      (covered(path, pending.snapshot.paths.keys()) || walkedSince) && !covered(path, now);
     if (!created && !putBack) continue;
     const held = await withRetry(
       () => deps.store.head(path, { signal: deps.signal }),
