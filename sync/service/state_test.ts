@@ -528,3 +528,23 @@ Deno.test("the marks of a process that ended are taken over by one process alone
   assert.deepEqual(third.dirtyPaths(), ["run/1/raw"]);
   assert.deepEqual(third.attemptedPaths(), ["notes/n.md"]);
 });
+
+Deno.test("the marks of an ended process whose id this process has again (a container's process ids) are taken over by one process alone", async () => {
+  const { dir } = await fresh();
+  await Deno.mkdir(`${dir}/.sluice`, { recursive: true });
+  // An earlier process of this very id ended with marks, its upload among them.
+  const dead = `${Deno.pid}.dead`;
+  await Deno.writeTextFile(
+    `${dir}/.sluice/dirty.log`,
+    `@${dead} "run/1/raw"\n@${dead} ?"notes/n.md"\n`,
+  );
+  const first = await SyncState.open(dir);
+  assert.deepEqual(first.dirtyPaths(), ["run/1/raw"]);
+  assert.deepEqual(first.attemptedPaths(), ["notes/n.md"]);
+  // Another process opening the cache while the first runs.
+  const second = await SyncState.open(dir, undefined, { ownerRuns: (o) => o !== dead });
+  assert.deepEqual(second.dirtyPaths(), [], "the first process's to push");
+  assert.deepEqual(second.attemptedPaths(), [], "the first process's to settle");
+  first.exit();
+  second.exit();
+});
