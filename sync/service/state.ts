@@ -19,7 +19,7 @@ import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { journalLines, readJournalLine, takeJournal } from "./dirty_journal.ts";
 import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
-import { ownerRuns, StateLock } from "./state_lock.ts";
+import { ownerLockHeld, ownerRuns, StateLock } from "./state_lock.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
 import { SyncedManifest } from "./synced_manifest.ts";
 import { writingState } from "./state_files.ts";
@@ -74,7 +74,9 @@ export class SyncState implements StateAccess {
   /**
    * Whether an owner of journal lines is another process than this one: any
    * owner where `ownerRuns` was given (services of one process told apart by
-   * their owner locks), else one of another process id.
+   * their owner locks), else one of another process id, or of this one's
+   * whose owner lock nobody holds (an ended process whose id this one has
+   * again, as a container's processes do).
    */
   readonly #otherProcess: (owner: string) => boolean;
   /**
@@ -99,7 +101,9 @@ export class SyncState implements StateAccess {
     this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
     this.#otherProcess = runs
       ? () => true
-      : (owner) => Number(owner.slice(0, owner.indexOf("."))) !== Deno.pid;
+      : (owner) =>
+        Number(owner.slice(0, owner.indexOf("."))) !== Deno.pid ||
+        (owner !== this.#owner && !ownerLockHeld(this.#dir, owner));
     this.#lock = new StateLock(this.#dir, this.#owner);
     this.#journal = new SharedJournal(`${this.#dir}/${DIRTY_FILE}`, this.#owner);
   }
