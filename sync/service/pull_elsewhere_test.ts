@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { VersionConflictError } from "../errors.ts";
 import { underMarkedDirectory, underMarks } from "./pull_elsewhere.ts";
+import { clone, processOver, put, read } from "./clone_kit.ts";
 
 Deno.test("underMarks: a path marked by name, or under a marked directory; never a sibling sharing a prefix of its name", () => {
   const marks = new Set(["data/m/out", "notes/a.md"]);
@@ -17,4 +20,42 @@ Deno.test("underMarkedDirectory: only under a marked directory, not the marked p
   assert.equal(underMarkedDirectory(marks, "data/m/out"), false);
   assert.equal(underMarkedDirectory(marks, "notes/a.md"), false);
   assert.equal(underMarkedDirectory(marks, "data/m/out-2/raw"), false);
+});
+
+Deno.test("a pull leaves as it is a version another process over the cache marks and writes after the pull read the marks and before it planned: never set aside for another writer's version of that number", async () => {
+  const store = new InMemoryStore();
+  const dir = "data/shell/cmd/m1/out";
+  const raw = `${dir}/1/raw`;
+  // Another writer publishes its version 1.
+  const b = await clone(store, "b");
+  await put(b, raw, "from b");
+  await b.pushChanged();
+  // Two processes over one cache: a run in the first, a pull in the second.
+  const cacheDir = await Deno.makeTempDir();
+  const run = await processOver(store, cacheDir, 1);
+  const pulling = await processOver(store, cacheDir, 2);
+  // Just after the pull looks at what other processes marked, the run marks
+  // its version's directory and writes its version 1 (the tool marks, then writes).
+  const marked = pulling.state.markedElsewhere.bind(pulling.state);
+  let during: (() => Promise<void>) | undefined = async () => {
+    await run.markDirty({ relPath: dir });
+    await Deno.mkdir(`${cacheDir}/${dir}/1`, { recursive: true });
+    await Deno.writeTextFile(`${cacheDir}/${raw}`, "from a");
+  };
+  pulling.state.markedElsewhere = async () => {
+    const seen = await marked();
+    const now = during;
+    during = undefined;
+    await now?.();
+    return seen;
+  };
+  const pulled = await pulling.pullChanged();
+  assert.equal(during, undefined, "the run wrote during the pull");
+  assert.equal(await read(run, raw), "from a", "the run's, left as it is");
+  assert.deepEqual(pulled.setAside, []);
+  assert.deepEqual(pulled.conflicts, []);
+  // The run's push is refused, the datastore's version 1 being another's:
+  // never left with nothing of its own to push, as if published.
+  await assert.rejects(run.pushChanged(), VersionConflictError);
+  assert.equal(store.peekText(raw), "from b");
 });
