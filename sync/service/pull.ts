@@ -165,7 +165,7 @@ async function pullInto(
     links,
   });
   const conflict = conflictRecorder(deps, found);
-  const { todo, ownKept } = await planFetches({
+  const { todo, ownKept, heldLate: heldInPlan } = await planFetches({
     deps,
     prefixes,
     entries,
@@ -179,6 +179,7 @@ async function pullInto(
     dropped: result.dropped,
   });
   planned();
+  if (heldInPlan) heldLate = true;
   await state.markDirtyMany(ownKept);
   const bytesTotal = todo.reduce((n, [, e]) => n + e.s, 0);
   let done = 0;

@@ -14,6 +14,7 @@ import { withRetry } from "../retry.ts";
 import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
+import { marksElsewhere, underMarks } from "./pull_elsewhere.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
@@ -215,6 +216,11 @@ export interface FetchPlan {
   /** Each path, its entry, and what was at it here when the pull decided (checked again at the write). */
   readonly todo: [string, IndexEntry, FileIdentity | undefined][];
   readonly ownKept: string[];
+  /**
+   * A copy was left as it is for a mark another process made since the
+   * pull read the marks (see `pull_elsewhere.ts`): the index token is not kept.
+   */
+  readonly heldLate: boolean;
 }
 
 /** The reason of the conflict a pull records for a data version published again with other bytes. */
@@ -251,6 +257,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   const todo: [string, IndexEntry, FileIdentity | undefined][] = [];
   // Never-synced paths holding this cache's own uncommitted write (see below).
   const ownKept: string[] = [];
+  // Paths left as they are for another process's mark made since the pull read them.
+  let heldLate = false;
   /**
    * Sets the copy at `path` (`mine`) aside before the datastore's is
    * fetched, with the conflict that names it kept beside it until its
@@ -439,11 +447,17 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
         continue;
       }
       if (local) {
+        // Another process that still runs marked it since the pull looked
+        // (the tool marks, then writes): its change, left as it is.
+        if (underMarks(await marksElsewhere(state), path)) {
+          heldLate = true;
+          continue;
+        }
         const why = "a local copy this cache never synced differed from the datastore's";
         await setAsideInConflict(path, local, e, why, PULL_SET_ASIDE_REASON);
       }
     }
     todo.push([path, e, seen]);
   }
-  return { todo, ownKept };
+  return { todo, ownKept, heldLate };
 }
