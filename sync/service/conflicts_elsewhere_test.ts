@@ -27,3 +27,37 @@ Deno.test("a conflict another process over the cache resolved is not reported ag
   assert.deepEqual((await b.pushChanged()).conflicts, []);
   assert.deepEqual(b.conflicts(), []);
 });
+
+Deno.test("a conflict named again at load from a copy a stopped pull set aside, and resolved by another process over the cache since, is neither reported again by this process nor written back by its next save", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/todo.txt", "a1");
+  await a.pushChanged();
+  // b's pull sets its own copy aside, and stops before it saves the record.
+  const b = await clone(store, "b");
+  await put(b, "notes/todo.txt", "b's own", false);
+  assert.equal((await b.pullChanged()).setAside.length, 1);
+  await Deno.writeTextFile(
+    `${b.cacheDir}/.sluice/conflicts.json`,
+    JSON.stringify({ format: 1, conflicts: {} }),
+  );
+  // A long-lived process over b's cache names the conflict again from the copy.
+  const longLived = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(longLived.conflicts().map((c) => c.path), ["notes/todo.txt"]);
+  // Another process over the cache resolves it.
+  const other = await clone(store, "b", b.cacheDir);
+  assert.ok((await other.resolveConflict("notes/todo.txt", "theirs")).resolved);
+  // The long-lived process goes on: the conflict is gone for it too.
+  assert.deepEqual((await longLived.pullChanged()).conflicts, []);
+  assert.deepEqual(longLived.conflicts(), []);
+  // Its next save of the records (a conflict of another path) writes no record of it back.
+  await put(a, "notes/other.txt", "x1");
+  await a.pushChanged();
+  await longLived.pullChanged();
+  await put(a, "notes/other.txt", "x2");
+  await a.pushChanged();
+  await put(longLived, "notes/other.txt", "mine", false);
+  assert.deepEqual((await longLived.pullChanged()).conflicts, ["notes/other.txt"]);
+  const next = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(next.conflicts().map((c) => c.path), ["notes/other.txt"]);
+});
