@@ -171,6 +171,14 @@ export class ConflictSet {
    * saved meanwhile (the rest of the file is taken as it is on disk).
    */
   readonly #touched = new Set<string>();
+  /**
+   * Paths among those whose record this process named again at its load
+   * from a copy set aside (see {@link nameStrayCopies}), by the set-aside
+   * directory of that copy, and changed by nothing of this process's since:
+   * a resolution by another process that released the copy drops the
+   * record here too.
+   */
+  readonly #named = new Map<string, string>();
   /** Runs a save under the state directory's lock (see `SyncState`). */
   readonly #locked: <T>(fn: () => Promise<T>) => Promise<T>;
   /** A problem found while loading, if any. */
@@ -229,6 +237,7 @@ export class ConflictSet {
       named.add(stray.side.location);
       const old = this.#records.get(stray.rec.path);
       this.#touched.add(stray.rec.path);
+      this.#named.set(stray.rec.path, dir);
       // A record naming the copy in place, whose file is gone from the path
       // and is this very copy (by its bytes): moved aside by a resolution
       // that stopped before saying so. The record names it as yours where
@@ -290,6 +299,7 @@ export class ConflictSet {
     for (const r of records) {
       this.#records.set(r.path, carryAside(this.#records.get(r.path), r));
       this.#touched.add(r.path);
+      this.#named.delete(r.path);
     }
     await this.#save();
   }
@@ -308,6 +318,7 @@ export class ConflictSet {
     if (named === rec) return;
     this.#records.set(path, named);
     this.#touched.add(path);
+    this.#named.delete(path);
     await this.#save();
   }
 
@@ -326,6 +337,7 @@ export class ConflictSet {
       if (!this.#records.delete(p)) continue;
       changed = true;
       this.#touched.add(p);
+      this.#named.delete(p);
     }
     if (changed) await this.#save();
   }
@@ -349,7 +361,24 @@ export class ConflictSet {
       disk = new Map();
       this.#seen = "";
     }
-    for (const p of this.#touched) {
+    await this.#merge(disk);
+  }
+
+  /**
+   * `disk` (the records as another process sharing the cache saved them)
+   * with this process's own changes over it, as the records now. A record
+   * named again at load ({@link nameStrayCopies}) that is not on disk and
+   * whose copy a resolution released since (or that is gone) is dropped.
+   */
+  async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
+    for (const p of [...this.#touched]) {
+      const dir = this.#named.get(p);
+      if (dir !== undefined && !disk.has(p) && !(await strayCopy(this.#stateDir, dir))) {
+        this.#records.delete(p);
+        this.#touched.delete(p);
+        this.#named.delete(p);
+        continue;
+      }
       const mine = this.#records.get(p);
       if (mine) disk.set(p, mine);
       else disk.delete(p);
@@ -394,18 +423,12 @@ export class ConflictSet {
   async #save(): Promise<void> {
     await this.#locked(async () => {
       const disk = await this.#read().catch(() => undefined);
-      if (disk) {
-        for (const p of this.#touched) {
-          const mine = this.#records.get(p);
-          if (mine) disk.set(p, mine);
-          else disk.delete(p);
-        }
-        this.#records = disk;
-      }
+      if (disk) await this.#merge(disk);
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
       await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
       this.#seen = await this.#signature();
       this.#touched.clear();
+      this.#named.clear();
     });
   }
 }
