@@ -152,7 +152,9 @@ export async function adoptStrandedMany(
   const index = await readIndex(store, o.retry, o.signal, o.concurrency);
   const named = paths.filter((p) => index?.entries[p]?.v === set[p].v);
   for (const p of paths) {
-    if (!named.includes(p)) out.set(p, { adopted: false, why: "it changed meanwhile" });
+    if (index?.entries[p]?.v !== set[p].v) {
+      out.set(p, { adopted: false, why: "it changed meanwhile" });
+    }
   }
   // Its writer was not gone after all: it may have deleted its upload as its
   // own between the check made by this commit and the commit's write (the
