@@ -67,7 +67,13 @@ export function cacheRel(service: SyncService, p: string): string {
   let rel = p;
   if (isAbsolute(p)) {
     rel = relative(service.cacheDir, p);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+    if (rel === "") {
+      throw new UnsafePathError(
+        p,
+        "it is the cache itself: name paths inside it, or none (a command with no path covers the whole cache)",
+      );
+    }
+    if (rel.startsWith("..") || isAbsolute(rel)) {
       throw new UnsafePathError(p, `it is not inside the cache ${service.cacheDir}`);
     }
   }

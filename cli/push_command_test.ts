@@ -14,6 +14,10 @@ Deno.test("push . is refused, saying that a plain push pushes the whole cache", 
         /^error\[unsafe_path\]: Refused the path "\.\/?": it has a '\.' or '\.\.' segment \(a plain `sluice push --cache \S+`, with no path, pushes the whole cache\)\. Nothing was written for it\.$/m,
       );
     }
+    // The cache's own absolute path is no path inside it: said so.
+    const root = await sluice(["push", a, "--cache", a, "--store", w.url]);
+    assert.equal(root.code, 65, root.err);
+    assert.match(root.err, /it is the cache itself: name paths inside it, or none/);
     // Any other path with such a segment is refused as before, without it.
     const inner = await sluice(["push", "notes/./a.txt", "--cache", a, "--store", w.url]);
     assert.equal(inner.code, 65, inner.err);
