@@ -21,6 +21,7 @@ import {
   isWebPageAnswer,
   NOT_SENT_NET_CODES,
   redactCredentials,
+  STORE_TIMEOUT_CODE,
   StoreAttemptTimeout,
   type StoreFailure,
   type StoreFailureKind,
@@ -315,7 +316,10 @@ export function classifyGcsError(err: unknown, ctx: GcsRequestContext): GcsFailu
   }
   const code = netCodeOf(bag);
   if (code !== undefined) {
-    const detail = detailOf({ code, requestId, text });
+    // The store's own deadline reads as S3's does, never by its internal code.
+    const detail = code === STORE_TIMEOUT_CODE
+      ? `timed out: ${redactSecrets(text)}`
+      : detailOf({ code, requestId, text });
     return {
       kind: "transient",
       code,
