@@ -13,6 +13,28 @@ import { toolModel as model, toolProcess } from "./tool_process_kit.ts";
 /** One process of the tool over `store`, named `name`, over one sync service of its own cache. */
 const process = (store: InMemoryStore, name: string) => toolProcess(store, createSluice, name);
 
+/**
+ * The run of `a` (its lock `lock`) kept its version 1 as it was, its flush
+ * is refused with `version_exists` (the datastore's version 1 being b's),
+ * and the datastore holds b's still; the lock is released either way.
+ */
+async function flushRefusedOverB(
+  a: Awaited<ReturnType<typeof toolProcess>>,
+  lock: { release(): Promise<void> },
+  store: InMemoryStore,
+): Promise<void> {
+  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from a", "the run's, left as it is");
+  try {
+    await assert.rejects(
+      a.underGlobal(() => a.svc.pushChanged({ context: { models: [model("m1")] } })),
+      (e: unknown) => e instanceof SluiceError && e.code === "version_exists",
+    );
+  } finally {
+    await lock.release();
+  }
+  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+}
+
 Deno.test("pull locks: a pull naming no model beside a run holding its model lock leaves the run's unpublished version as it is, and the run's flush is refused for the version another writer published first, never acknowledged over it", async () => {
   const store = new InMemoryStore();
   const a = await process(store, "a");
@@ -29,17 +51,7 @@ Deno.test("pull locks: a pull naming no model beside a run holding its model loc
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
   // A structural command of a's process: the global lock, a pull naming no model.
   await a.underGlobal(() => a.svc.pullChanged());
-  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from a", "the run's, left as it is");
-  // The run's flush: refused, the datastore's version 1 being another's.
-  try {
-    await assert.rejects(
-      a.underGlobal(() => a.svc.pushChanged({ context: { models: [model("m1")] } })),
-      (e: unknown) => e instanceof SluiceError && e.code === "version_exists",
-    );
-  } finally {
-    await lock.release();
-  }
-  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+  await flushRefusedOverB(a, lock, store);
 });
 
 Deno.test("pull locks: a pull naming no model takes what another writer published under a model lock the process does not hold, and a later pull takes what it left under a lock since released", async () => {
@@ -77,17 +89,7 @@ Deno.test("pull locks: a pull naming no model in another process over the same c
   await b.svc.pushChanged();
   // A structural command in the other process: the global lock, a pull naming no model.
   await a.underGlobal(() => other.pullChanged());
-  assert.equal(await a.read("data/shell/cmd/m1/out/1/raw"), "from a", "the run's, left as it is");
-  // The run's flush: refused, the datastore's version 1 being another's.
-  try {
-    await assert.rejects(
-      a.underGlobal(() => a.svc.pushChanged({ context: { models: [model("m1")] } })),
-      (e: unknown) => e instanceof SluiceError && e.code === "version_exists",
-    );
-  } finally {
-    await lock.release();
-  }
-  assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from b");
+  await flushRefusedOverB(a, lock, store);
 });
 
 Deno.test("pull locks: a pull naming no model in another process over the same cache leaves as it is a run's version marked and written while the pull is under way, and the run's flush is refused for the version another writer published first, never acknowledged over it", async () => {

@@ -12,6 +12,7 @@ import { peerPush } from "../../packages/testing/layout_peer.ts";
 import { SUPERSEDED_REASON } from "./push_result.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { clone, put, quick, read } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
 
 const PATH = "definitions/ss.yaml";
 
@@ -54,17 +55,7 @@ Deno.test("ETag store: a prepared write replaced before its commit by a later pu
   const done = await a.commitPush(prepared);
   assert.ok(!done.uploaded.includes(PATH), "X1 is not reported published");
   assert.deepEqual(done.conflicts, []);
-  const held = (await store.head(PATH))?.version;
-  assert.equal(
-    (await readIndex(store, quick.retry))?.entries[PATH]?.v,
-    held,
-    "the index names the version the store holds",
-  );
-  assert.equal(a.state.synced(PATH)?.version, held, "the synced record is the store's version");
-  // A peer gets the file.
-  const b = await clone(store, "b");
-  await b.pullChanged();
-  assert.equal(await read(b, PATH), "X0");
+  await storeHoldsX0(store, a);
 });
 
 Deno.test("ETag store: a prepared walk's write replaced before its commit by a later walk of the same cache putting the synced bytes back is left out: the index never names the prepared version the store no longer holds", async () => {
@@ -86,6 +77,14 @@ Deno.test("ETag store: a prepared walk's write replaced before its commit by a l
   assert.equal(store.peekText(PATH), "X0");
   const done = await a.commitPush(prepared);
   assert.ok(!done.uploaded.includes(PATH), "X1 is not reported published");
+  await storeHoldsX0(store, a);
+});
+
+/**
+ * The index names the version the store holds at PATH, `a` records it as
+ * synced, and a peer's pull gets the file (X0).
+ */
+async function storeHoldsX0(store: InMemoryStore, a: SyncService): Promise<void> {
   const held = (await store.head(PATH))?.version;
   assert.equal(
     (await readIndex(store, quick.retry))?.entries[PATH]?.v,
@@ -95,5 +94,5 @@ Deno.test("ETag store: a prepared walk's write replaced before its commit by a l
   assert.equal(a.state.synced(PATH)?.version, held, "the synced record is the store's version");
   const b = await clone(store, "b");
   await b.pullChanged();
-  assert.equal(await read(b, PATH), "X0");
-});
+  assert.equal(await read(b, PATH), "X0", "a peer gets the file");
+}

@@ -342,12 +342,7 @@ export async function commitPrepared(
  */
 async function withdrawnSince(
   pending: PendingCommit,
-  deps: {
-    readonly store: PushContext["store"];
-    readonly state: SyncState;
-    readonly retry: PushContext["config"]["retry"];
-    readonly signal?: AbortSignal;
-  },
+  deps: Pick<Parameters<typeof commitPrepared>[1], "store" | "state" | "retry" | "signal">,
 ): Promise<string[]> {
   const covered = (path: string, marks: Iterable<string>) => {
     for (const m of marks) {
