@@ -57,6 +57,7 @@ import {
   STORE_ENV,
   type StoreRecord,
 } from "./session_checks.ts";
+import { recordedClassifierRules } from "../sync/store_record.ts";
 
 /** Options every store-using command accepts. */
 export interface CommonOptions {
@@ -326,6 +327,8 @@ export async function openSession(
   );
   // A cache the swamp extension made holds unfinished data versions (its record says so).
   const hold = chosen.recorded?.unfinishedVersions === "hold";
+  // The extension's classifier rules, which keep its `internal` paths local.
+  const rules = recordedClassifierRules(chosen.recorded);
   const opened = (io.openStore ?? openStore)(chosen.spec, {
     env: io.env,
     onRetry: retryNotice(chosen.spec, out),
@@ -346,6 +349,7 @@ export async function openSession(
         url: chosen.url,
         identity: storeIdentity(chosen.spec),
         ...(hold ? { unfinishedVersions: "hold" as const } : {}),
+        ...(rules.length ? { classifierRules: rules } : {}),
       } satisfies StoreRecord,
     ).catch((e) => {
       recording = undefined;
@@ -373,7 +377,11 @@ export async function openSession(
       conditional: new ConditionalWrites(),
       identity,
       events,
-      config: { conditionalWrites: setting, ...(hold ? { unfinishedVersions: "hold" } : {}) },
+      config: {
+        conditionalWrites: setting,
+        ...(hold ? { unfinishedVersions: "hold" } : {}),
+        ...(rules.length ? { classifierRules: rules } : {}),
+      },
     });
     return {
       get reached() {

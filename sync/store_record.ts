@@ -7,7 +7,10 @@
  *
  * @module
  */
-import { SluiceError } from "./errors.ts";
+import { ConfigError, SluiceError } from "./errors.ts";
+import { z } from "zod";
+import { classifierRuleSchema } from "./config_schema.ts";
+import type { ClassifierRule } from "./context.ts";
 import { shellWord } from "./shell_word.ts";
 import { DIRTY_FILE } from "./service/state.ts";
 import { PROBE_STATE_FILE } from "./transfer/conditional.ts";
@@ -29,6 +32,36 @@ export interface StoreRecord {
    * and every push on this cache (the command line's too) holds it.
    */
   unfinishedVersions?: "hold";
+  /**
+   * The datastore configuration's extra classifier rules, where the swamp
+   * extension made the cache with some: the command line run on this cache
+   * follows them too (a path they class `internal` is never pushed nor pulled).
+   */
+  classifierRules?: ClassifierRule[];
+}
+
+/**
+ * The classifier rules a store record holds (none: `[]`). A record whose
+ * rules are no list of `{pattern, class}` rules is refused (`invalid_config`):
+ * taken for none, the command line would push what they keep local.
+ *
+ * @example
+ * ```ts
+ * import { recordedClassifierRules } from "./store_record.ts";
+ * const rules = [{ pattern: "scratch/**", class: "internal" as const }];
+ * console.log(recordedClassifierRules({ format: 1, url: "s3://b/p", identity: "s3://b/p", classifierRules: rules }));
+ * ```
+ */
+export function recordedClassifierRules(record: StoreRecord | null): ClassifierRule[] {
+  if (record?.classifierRules === undefined) return [];
+  const r = z.array(classifierRuleSchema).safeParse(record.classifierRules);
+  if (!r.success) {
+    throw new ConfigError(
+      `${STORE_RECORD}: classifierRules`,
+      "a list of {pattern, class} rules, as the datastore configuration recorded them",
+    );
+  }
+  return r.data;
 }
 
 /**

@@ -270,7 +270,11 @@ export class DatastoreRuntime {
     // The store this cache mirrors, for the command line run on it (which a
     // warning may name): it takes that store and refuses another one, as
     // does this extension when its configuration names another datastore.
-    const record = storeRecordOf(this.cliTarget(cachePath, namespace));
+    const found = storeRecordOf(this.cliTarget(cachePath, namespace));
+    // The command line run on this cache follows the configuration's classifier rules too.
+    const record = found && p.config.classifierRules.length > 0
+      ? { ...found, classifierRules: [...p.config.classifierRules] }
+      : found;
     if (record) await refuseOtherStore(cacheDir, stateDir, record, cachePath);
     const svc = await this.#deps.createService({
       cacheDir,
@@ -290,7 +294,8 @@ export class DatastoreRuntime {
       const had = await svc.cache.readState<StoreRecord>(STORE_RECORD).catch(() => null);
       if (
         had?.url !== record.url || had?.identity !== record.identity ||
-        had?.unfinishedVersions !== record.unfinishedVersions
+        had?.unfinishedVersions !== record.unfinishedVersions ||
+        JSON.stringify(had?.classifierRules) !== JSON.stringify(record.classifierRules)
       ) {
         // Best effort: a cache this process may not write fails its sync with its own error.
         await svc.cache.writeState(STORE_RECORD, record).catch(() => {});
