@@ -103,7 +103,7 @@ async function completeLocked(
       to = `erasing/${randomId(6)}`;
       journal.trash = [...new Set([...journal.trash, to])];
       await writeErasureJournal(cache, journal);
-      await state.clean([`${dir}/`]);
+      await state.clean([`${dir}/`, dir]);
       for (const path of await cache.listFiles(dir)) {
         if (datastores.includes(path)) continue;
         await state.forget([path]);
@@ -117,7 +117,7 @@ async function completeLocked(
         to = journal.moving[dir] = `erasing/${randomId(6)}`;
         await writeErasureJournal(cache, journal);
       }
-      await state.clean([`${dir}/`]);
+      await state.clean([`${dir}/`, dir]);
       await state.forget([`${dir}/`]);
       await cache.moveToState(dir, to);
       erased.push(dir);
