@@ -34,6 +34,8 @@ import {
   StoreProvider,
 } from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
+import { createEmitter } from "../../sync/events.ts";
+import { storeRetryWarner } from "../provider/retry_notice.ts";
 import { GcsStore } from "./store.ts";
 
 /** The validated GCS provider config. */
@@ -78,6 +80,12 @@ export type GcsProviderDeps = BackendProviderDeps;
 export function createGcsProvider(config: unknown, deps: GcsProviderDeps): StoreProvider {
   const c = parseProviderConfig(gcsProviderConfigSchema, config);
   const retry = { ...DEFAULT_RETRY, ...c.retry };
+  // A retry is told (store_retry) on the provider's events: the extension writes it for the tool's user.
+  const events = deps.events ?? createEmitter();
+  const onRetry = storeRetryWarner(events, () => store.endpoint, {
+    requestTimeoutMs: c.requestTimeoutMs,
+    retries: retry.retries,
+  });
   const store = new GcsStore({
     bucket: c.bucket,
     prefix: c.prefix,
@@ -88,6 +96,7 @@ export function createGcsProvider(config: unknown, deps: GcsProviderDeps): Store
     retryBaseDelayMs: retry.minTimeoutMs,
     retryMaxDelayMs: retry.maxTimeoutMs,
     ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+    onRetry,
   });
   return new StoreProvider({
     scheme: "gs",
@@ -95,6 +104,6 @@ export function createGcsProvider(config: unknown, deps: GcsProviderDeps): Store
     config: c,
     store,
     createService: deps.createService,
-    deps,
+    deps: { ...deps, events },
   });
 }

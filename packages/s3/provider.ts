@@ -35,6 +35,8 @@ import {
   StoreProvider,
 } from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
+import { createEmitter } from "../../sync/events.ts";
+import { storeRetryWarner } from "../provider/retry_notice.ts";
 import { S3Store } from "./store.ts";
 import type { S3Credentials } from "./client.ts";
 
@@ -85,6 +87,12 @@ export interface S3ProviderDeps extends BackendProviderDeps {
 export function createS3Provider(config: unknown, deps: S3ProviderDeps): StoreProvider {
   const c = parseProviderConfig(s3ProviderConfigSchema, config);
   const retry = { ...DEFAULT_RETRY, ...c.retry };
+  // A retry is told (store_retry) on the provider's events: the extension writes it for the tool's user.
+  const events = deps.events ?? createEmitter();
+  const onRetry = storeRetryWarner(events, () => store.endpoint, {
+    requestTimeoutMs: c.requestTimeoutMs,
+    retries: retry.retries,
+  });
   const store = new S3Store({
     bucket: c.bucket,
     prefix: c.prefix,
@@ -97,6 +105,7 @@ export function createS3Provider(config: unknown, deps: S3ProviderDeps): StorePr
     retryBaseDelayMs: retry.minTimeoutMs,
     retryMaxDelayMs: retry.maxTimeoutMs,
     ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+    onRetry,
   });
   try {
     return new StoreProvider({
@@ -105,7 +114,7 @@ export function createS3Provider(config: unknown, deps: S3ProviderDeps): StorePr
       config: c,
       store,
       createService: deps.createService,
-      deps,
+      deps: { ...deps, events },
       close: () => store.close(),
     });
   } catch (e) {
