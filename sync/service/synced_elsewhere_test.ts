@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, isIndexKey, processOver, put, quick, read } from "./clone_kit.ts";
+
+Deno.test("a file another process over the cache pulled, replaced here by a directory of its name and pushed by name from a process that was open before that pull: the push deletes the file and publishes the directory's file, leaving no upload named by no index", async () => {
+  const store = new InMemoryStore();
+  const peer = await clone(store, "peer");
+  await put(peer, "notes/n.md", "a file");
+  await peer.pushChanged();
+  // Two processes over one cache, both open before the second one's pull.
+  const cacheDir = await Deno.makeTempDir();
+  const first = await processOver(store, cacheDir, 1);
+  const second = await processOver(store, cacheDir, 2);
+  await second.pullChanged();
+  assert.equal(await read(first, "notes/n.md"), "a file");
+  // The user replaces the file by a directory of its name and pushes it by
+  // name through the first process.
+  await Deno.remove(`${cacheDir}/notes/n.md`);
+  await put(first, "notes/n.md/part.md", "under a directory", false);
+  const warnings: string[] = [];
+  first.events.on("warning", (w) => warnings.push(w.code));
+  const r = await first.pushChanged({ only: ["notes/n.md"] });
+  assert.deepEqual(r.skipped, []);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(r.uploaded, ["notes/n.md/part.md"]);
+  assert.deepEqual(r.deleted, ["notes/n.md"]);
+  const index = await readIndex(store, quick.retry);
+  assert.deepEqual(Object.keys(index?.entries ?? {}).sort(), ["notes/n.md/part.md"]);
+  // Nothing on the store the index does not name.
+  const keys = store.keys().filter((k) => !isIndexKey(k) && !k.startsWith("."));
+  assert.deepEqual(keys, ["notes/n.md/part.md"]);
+});
