@@ -77,6 +77,8 @@ export class ManifestFiles {
   #queue: Promise<void> = Promise.resolve();
   /** The base on disk records nothing (no entry, no index version). */
   #emptyBase = false;
+  /** The files' identities and sizes as this process last read them (see {@link refresh}). */
+  #seen: string | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -260,11 +262,52 @@ export class ManifestFiles {
   }
 
   /**
+   * True when the base or the log differ from what this process last read
+   * ({@link load}, {@link refresh}): written since, by another process over
+   * the cache or by this one. Two `stat`s.
+   */
+  async changedOnDisk(): Promise<boolean> {
+    return this.#rewrite ? false : await this.#signature() !== this.#seen;
+  }
+
+  /**
+   * Takes in what another process over the cache recorded since this one
+   * last read the files (its pull's records of the files it fetched, say),
+   * with this process's own unsaved records of `unsaved` over it, as a save
+   * does (see {@link save}): a process open for long (swamp's extension)
+   * then plans its push over what the cache's other processes synced, not
+   * over what it read at its start. Nothing is taken in from files that
+   * cannot be read (the next save replaces them). Call holding the lock.
+   */
+  async refresh(manifest: Map<string, SyncedEntry>, unsaved: Iterable<string>): Promise<void> {
+    await this.#serial(async () => {
+      if (this.#rewrite) return;
+      const seen = await this.#signature();
+      if (seen === this.#seen) return;
+      if (await this.#takeIn(manifest, new Set(unsaved))) this.#seen = seen;
+    });
+  }
+
+  /** The base's and the log's identities, sizes and change times ("-" for one absent). */
+  async #signature(): Promise<string> {
+    const one = async (name: string) => {
+      try {
+        const st = await Deno.lstat(`${this.#dir}/${name}`);
+        return `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`;
+      } catch {
+        return "-";
+      }
+    };
+    return `${await one(MANIFEST_FILE)}/${await one(MANIFEST_LOG)}`;
+  }
+
+  /**
    * Reads the base and applies its generation's log lines into `manifest`.
    * Unreadable files clear it and make the next save write a base numbered
    * past every log line.
    */
   async load(manifest: Map<string, SyncedEntry>): Promise<ManifestLoad> {
+    this.#seen = await this.#signature();
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       const base = readBase(raw, manifest);

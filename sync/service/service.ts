@@ -306,6 +306,7 @@ export class SyncService {
     // What other processes over the cache recorded or resolved since, first.
     const go = async () => {
       await this.state.conflicts.refresh();
+      await this.state.refreshSynced();
       return await fn();
     };
     const run = this.#queue.then(go, go);

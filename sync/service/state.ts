@@ -331,6 +331,19 @@ export class SyncState implements StateAccess {
     await this.saveManifest();
   }
 
+  /**
+   * Takes in the synced records other processes over the cache wrote since
+   * this one last read the manifest (a pull of another process fetched a
+   * file, say), with this process's own unsaved records over them: called
+   * as each push, pull or resolution of this process begins, so that it
+   * plans over what the cache's processes synced, not what it read at its
+   * start. Two `stat`s when nothing changed.
+   */
+  async refreshSynced(): Promise<void> {
+    if (!(await this.#synced.changedOnDisk())) return;
+    await this.#lock.exclusive(() => this.#synced.refresh());
+  }
+
   /** Records without persisting (the caller persists once with {@link saveManifest}). */
   setSynced(path: string, entry: SyncedEntry | undefined): void {
     this.#synced.set(path, entry);

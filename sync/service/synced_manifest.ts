@@ -72,6 +72,20 @@ export class SyncedManifest {
     return this.#files.ensureBase(this.#entries, this.#savedIndexVersion, this.#changed);
   }
 
+  /** True when the files on disk changed since this process last read them (see `ManifestFiles.changedOnDisk`). */
+  changedOnDisk(): Promise<boolean> {
+    return this.#files.changedOnDisk();
+  }
+
+  /**
+   * Takes in what other processes over the cache recorded since this one
+   * last read the files, this process's unsaved records over it (see
+   * `ManifestFiles.refresh`). Call holding the lock.
+   */
+  refresh(): Promise<void> {
+    return this.#files.refresh(this.#entries, this.#changed);
+  }
+
   /** Closes the files held open for records written ahead, without saving. */
   release(): void {
     this.#files.release();
