@@ -2772,3 +2772,26 @@ Deno.test("chaos regression: a structural command's pull in another process leav
     '{"seed":172300261,"clones":2,"v2":true,"kinds":["core","api"],"skewMs":[116791,0],"ops":[{"id":25,"kind":"sibling","clone":0,"how":"structural","workMs":2000},{"id":26,"kind":"run","clone":0,"model":1,"data":0,"workMs":30000},{"id":29,"kind":"lockless","run":26,"pick":822292590,"indexed":true,"marker":true}]}',
   );
 });
+
+/**
+ * I11 (seed 168300297, `--shared-cache-share 1 --structural-share 1
+ * --reshape-share 1`, shrunk): a second process over c0's cache ran a
+ * structural command, whose pull found no index, named another tool's
+ * `notes/shared-1.md` in the first one and fetched it into the cache; c0's
+ * own process, open since before that pull, then had the file replaced by
+ * a directory of its name and pushed it by name. That process planned over
+ * the synced records it had read at its start, so it took the file for one
+ * never synced: it uploaded the directory's file and deleted nothing, and
+ * its commit left the upload out beside the file the index named
+ * (`path_blocked`, telling of a file published by another writer since this
+ * cache last pulled). Every later push held it back, and the upload stayed
+ * on the store, named by no index. Each push, pull and resolution now takes
+ * in first the synced records other processes over the cache wrote since
+ * (`SyncState.refreshSynced`): the push deletes the file and publishes the
+ * directory's (`sync/service/synced_elsewhere_test.ts`).
+ */
+Deno.test("chaos regression: a file another process over the cache pulled, replaced by a directory and pushed by name from the clone's own process, is deleted and the directory published (I11, seed 168300297)", async () => {
+  await clean(
+    '{"seed":168300297,"clones":2,"kinds":["core","api"],"ops":[{"id":73,"kind":"foreign","what":"shared","file":4},{"id":78,"kind":"sibling","clone":0,"how":"structural","workMs":2000},{"id":52,"kind":"tick","n":18,"pick":2124521859},{"id":84,"kind":"reshape","clone":0,"file":4,"how":"push"}]}',
+  );
+});
