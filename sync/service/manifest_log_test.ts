@@ -27,3 +27,14 @@ Deno.test("manifest: a base and its log read back as written; a torn last line i
   assert.throws(() => replayLog(`${lines[0]}\n`, 1, read), /newer than its base/);
   assert.throws(() => readBase('{"format":2,"entries":{}}', read), /unknown format/);
 });
+
+Deno.test("manifest: a record made without an mtime (a racy one) reads back without one, as it was made", () => {
+  const m = new Map<string, SyncedEntry>([["a", { hash: "h", version: "1", size: 1 }]]);
+  const read = new Map<string, SyncedEntry>();
+  readBase(baseText(m, 1, undefined), read);
+  assert.deepEqual(read, m);
+  assert.ok(!Object.hasOwn(read.get("a")!, "mtimeMs"));
+  const log = new Map<string, SyncedEntry>();
+  replayLog(`${logLines(m, 1, ["a"]).join("\n")}\n`, 1, log);
+  assert.ok(!Object.hasOwn(log.get("a")!, "mtimeMs"));
+});
