@@ -85,7 +85,8 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
     hash: e.h,
     version: e.v,
     size: e.s as number,
-    mtimeMs: e.m,
+    // Left out when none was recorded (a racy mtime), as the record was made.
+    ...(typeof e.m === "number" ? { mtimeMs: e.m } : {}),
     ...(typeof e.c === "number" ? { ctimeMs: e.c } : {}),
     ...(e.r === 1 ? { republish: true } : {}),
     ...(typeof e.o === "string" ? { own: e.o } : {}),
