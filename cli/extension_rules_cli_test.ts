@@ -5,50 +5,15 @@
  * `sluice status` / `sluice push` the extension's warnings name.
  */
 import assert from "node:assert/strict";
-import { z } from "zod";
 import { sluice } from "./cli_test_kit.ts";
 import type { StoreSpec } from "./store_spec.ts";
 import { InMemoryStore } from "../packages/testing/in_memory_store.ts";
-import { createSluice } from "../sluice.ts";
-import {
-  commonProviderShape,
-  parseProviderConfig,
-  StoreProvider,
-} from "../packages/provider/mod.ts";
 import { writeAsTool } from "../packages/extension/checkout_kit.ts";
-import { defineDatastore } from "../packages/extension/provider.ts";
-import { envFrom } from "../packages/extension/env.ts";
-import { sluiceCommon } from "../packages/extension/config.ts";
-import { storeExtensionConfigSchema } from "../packages/extension/store_datastore.ts";
-
-/** An S3-like datastore over one in-memory store (its record names `s3://mem`). */
-function s3Like(store: InMemoryStore) {
-  return defineDatastore({
-    type: "@sluice/test-s3-datastore",
-    name: "test",
-    description: "S3-like, in memory",
-    configSchema: storeExtensionConfigSchema,
-    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
-    build: (json, deps) => {
-      const config = parseProviderConfig(
-        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
-        json,
-      );
-      return new StoreProvider({
-        scheme: "s3",
-        bucket: config.bucket,
-        config,
-        store,
-        createService: deps.createService,
-        deps,
-      });
-    },
-  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
-}
+import { memoryS3Datastore } from "../packages/extension/memory_datastore_kit.ts";
 
 Deno.test("the command line run on an extension's cache never publishes a path the datastore's classifierRules class internal", async () => {
   const store = new InMemoryStore();
-  const ds = s3Like(store);
+  const ds = memoryS3Datastore({ mem: store });
   const provider = ds.createProvider({
     bucket: "mem",
     lock: { backend: "store" },

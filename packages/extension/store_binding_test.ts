@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
-import { createSluice } from "../../sluice.ts";
 import { SluiceError } from "../../sync/errors.ts";
 import { STORE_RECORD } from "../../sync/store_record.ts";
 import { PutModes } from "../../sync/ports.ts";
-import { z } from "zod";
-import { commonProviderShape, parseProviderConfig, StoreProvider } from "../provider/mod.ts";
 import { writeAsTool } from "./checkout_kit.ts";
-import { defineDatastore } from "./provider.ts";
-import { envFrom } from "./env.ts";
-import { sluiceCommon } from "./config.ts";
-import { storeExtensionConfigSchema } from "./store_datastore.ts";
+import { memoryS3Datastore } from "./memory_datastore_kit.ts";
 import { refuseOtherStore } from "./store_binding.ts";
 
 const rec = (url: string, identity = url.replace(/\?.*$/, "")) => ({
@@ -25,31 +19,6 @@ async function stateWith(files: Record<string, string>): Promise<string> {
     await Deno.writeTextFile(`${dir}/${name}`, text);
   }
   return dir;
-}
-
-/** An S3-like datastore over one in-memory store per bucket and prefix (`mem/<prefix>`). */
-function s3Like(stores: Record<string, InMemoryStore>) {
-  return defineDatastore({
-    type: "@sluice/test-s3-datastore",
-    name: "test",
-    description: "S3-like, in memory",
-    configSchema: storeExtensionConfigSchema,
-    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
-    build: (json, deps) => {
-      const config = parseProviderConfig(
-        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
-        json,
-      );
-      return new StoreProvider({
-        scheme: "s3",
-        bucket: config.bucket,
-        config,
-        store: stores[config.bucket],
-        createService: deps.createService,
-        deps,
-      });
-    },
-  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
 }
 
 Deno.test("a cache with sync records of another bucket, prefix or endpoint is refused; one without, or of the same, is not", async () => {
@@ -105,7 +74,7 @@ Deno.test("a cache with sync records whose record of its store cannot be read is
 Deno.test("through the extension: a configuration changed to another prefix is refused, and the cache keeps its files", async () => {
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
   const [storeOne, storeTwo] = [stores["mem/one"], stores["mem/two"]];
-  const ds = s3Like(stores);
+  const ds = memoryS3Datastore(stores);
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
   const open = (_store: InMemoryStore, prefix: string) =>
     ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })
@@ -143,7 +112,7 @@ Deno.test("the service's own endpoint spelled out in the configuration is the sa
 
 Deno.test("through the extension: a cache that only ever pushed and pulled nothing takes a changed configuration", async () => {
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
-  const ds = s3Like(stores);
+  const ds = memoryS3Datastore(stores);
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
   const open = (prefix: string) =>
     ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })

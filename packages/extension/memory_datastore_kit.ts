@@ -1,0 +1,51 @@
+/**
+ * A test kit: an S3-like datastore extension over in-memory stores, one per
+ * bucket (`s3://<bucket>`), loaded as swamp loads an extension, for tests
+ * of what the extension records in a cache and what the command line then
+ * does there.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { createSluice } from "../../sluice.ts";
+import type { InMemoryStore } from "../testing/in_memory_store.ts";
+import { commonProviderShape, parseProviderConfig, StoreProvider } from "../provider/mod.ts";
+import { defineDatastore } from "./provider.ts";
+import { envFrom } from "./env.ts";
+import { sluiceCommon } from "./config.ts";
+import { storeExtensionConfigSchema } from "./store_datastore.ts";
+
+/**
+ * An S3-like datastore over one in-memory store per bucket (`stores`, by
+ * bucket name).
+ *
+ * @example
+ * ```ts
+ * import { memoryS3Datastore } from "./memory_datastore_kit.ts";
+ * import { InMemoryStore } from "../testing/in_memory_store.ts";
+ * const ds = memoryS3Datastore({ mem: new InMemoryStore() });
+ * ```
+ */
+export function memoryS3Datastore(stores: Record<string, InMemoryStore>) {
+  return defineDatastore({
+    type: "@sluice/test-s3-datastore",
+    name: "test",
+    description: "S3-like, in memory",
+    configSchema: storeExtensionConfigSchema,
+    toSluiceConfig: (c, env) => ({ bucket: c.bucket, ...sluiceCommon(c, env, "SLUICE_T_MS") }),
+    build: (json, deps) => {
+      const config = parseProviderConfig(
+        z.strictObject({ bucket: z.string(), ...commonProviderShape }),
+        json,
+      );
+      return new StoreProvider({
+        scheme: "s3",
+        bucket: config.bucket,
+        config,
+        store: stores[config.bucket],
+        createService: deps.createService,
+        deps,
+      });
+    },
+  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
+}
