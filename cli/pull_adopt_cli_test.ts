@@ -93,3 +93,33 @@ Deno.test("pull --adopt-uncommitted of a path the store holds, named by no index
   assert.equal(r.code, 2, r.err);
   await w.cleanup();
 });
+
+Deno.test("pull --adopt-uncommitted --global-lock adopts under the datastore's global lock (old swamp clients write the index under it) and leaves no lock behind; --namespace names that lock only with --global-lock", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  await w.write(a, "notes/x.txt", "1");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  await new FsStore({ root: w.root }).put("notes/x.txt", new TextEncoder().encode("2"), {
+    kind: "overwrite",
+  });
+  const b = w.cache("b");
+  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 2);
+  const refused = await sluice(["pull", "--cache", b, "--namespace", "team"]);
+  assert.equal(refused.code, 64, refused.err);
+  const taken = await sluice([
+    "pull",
+    "--cache",
+    b,
+    "--adopt-uncommitted",
+    "notes/x.txt",
+    "--global-lock",
+  ]);
+  assert.equal(taken.code, 0, taken.err);
+  assert.match(taken.out, /Adopted 1 file another writer's push left uncommitted/);
+  assert.equal(await Deno.readTextFile(`${b}/notes/x.txt`), "2");
+  await assert.rejects(Deno.lstat(`${w.root}/.datastore.lock`), Deno.errors.NotFound);
+  const ns = await sluice(["pull", "--cache", b, "--global-lock", "--namespace", "team"]);
+  assert.equal(ns.code, 0, ns.err);
+  await assert.rejects(Deno.lstat(`${w.root}/.locks/team.lock`), Deno.errors.NotFound);
+  await w.cleanup();
+});

@@ -31,6 +31,7 @@ import {
   UsageError,
 } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
+import { globalLockOf } from "./session.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 import { shownLocation } from "./status.ts";
@@ -162,16 +163,25 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         "for a writer gone for good: publish the object its push left uncommitted at this path (a file, or a directory for every such file under it) as its change, and take it (nothing is overwritten; never a data version file: a run that did not finish publishing one never publishes it); repeat the option for several paths",
         (path: string, earlier?: string[]) => [...earlier ?? [], path],
       )
+      .option(
+        "--global-lock",
+        "hold the datastore's global lock while the pull runs: an adoption's index commit (--adopt-uncommitted) is then never undone by an old swamp client, which writes the index under that lock without a compare-and-swap",
+      )
       .addHelpText(
         "after",
-        "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/\n  sluice pull --adopt-uncommitted notes/",
+        "\nExamples:\n  sluice pull\n  sluice pull data/aws/ec2/ --json\n  sluice pull --restore-deleted notes/\n  sluice pull --adopt-uncommitted notes/ --global-lock",
       ),
     { init: true },
   ).action(action(io, state, "pull", async (out: Output, cmd, prefixes: string[] = []) => {
     const opts = cmd.opts<
-      { restoreDeleted?: boolean; adoptUncommitted?: string[]; namespace?: string }
+      {
+        restoreDeleted?: boolean;
+        adoptUncommitted?: string[];
+        namespace?: string;
+        globalLock?: boolean;
+      }
     >();
-    refuseUnusedNamespace(opts.namespace, "pull");
+    if (!opts.globalLock) refuseUnusedNamespace(opts.namespace, "pull");
     const restoreDeleted = opts.restoreDeleted === true;
     const named = opts.adoptUncommitted ?? [];
     // `--adopt-uncommitted --cache a` takes `--cache` for the path: an option, never a path.
@@ -193,13 +203,16 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         io,
         out,
         s.events,
-        () =>
-          s.service.pullChanged({
-            signal: io.signal,
-            ...(clean.length ? { prefixes: clean } : {}),
-            ...(restoreDeleted ? { restoreDeleted } : {}),
-            ...(adopt.length ? { adoptUncommitted: adopt } : {}),
-          }),
+        () => {
+          const pull = () =>
+            s.service.pullChanged({
+              signal: io.signal,
+              ...(clean.length ? { prefixes: clean } : {}),
+              ...(restoreDeleted ? { restoreDeleted } : {}),
+              ...(adopt.length ? { adoptUncommitted: adopt } : {}),
+            });
+          return opts.globalLock ? globalLockOf(s).withLock(pull, { signal: io.signal }) : pull();
+        },
       );
       // A prefix with nothing under it, here or in the datastore's index, is a typo.
       // (A path the pull named but left out, for whatever reason, is not one.)
