@@ -264,10 +264,11 @@ export class ManifestFiles {
   /**
    * True when the base or the log differ from what this process last read
    * ({@link load}, {@link refresh}): written since, by another process over
-   * the cache or by this one. Two `stat`s.
+   * the cache or by this one. Two `stat`s. Files this process found
+   * damaged count too: another process may have replaced them since.
    */
   async changedOnDisk(): Promise<boolean> {
-    return this.#rewrite ? false : await this.#signature() !== this.#seen;
+    return await this.#signature() !== this.#seen;
   }
 
   /**
@@ -277,11 +278,13 @@ export class ManifestFiles {
    * does (see {@link save}): a process open for long (swamp's extension)
    * then plans its push over what the cache's other processes synced, not
    * over what it read at its start. Nothing is taken in from files that
-   * cannot be read (the next save replaces them). Call holding the lock.
+   * cannot be read (the next save replaces them); files this process found
+   * damaged (a torn log) are read again once they changed, since another
+   * process may have written a base over them (the next save of this one
+   * still writes a base). Call holding the lock.
    */
   async refresh(manifest: Map<string, SyncedEntry>, unsaved: Iterable<string>): Promise<void> {
     await this.#serial(async () => {
-      if (this.#rewrite) return;
       const seen = await this.#signature();
       if (seen === this.#seen) return;
       if (await this.#takeIn(manifest, new Set(unsaved))) this.#seen = seen;
