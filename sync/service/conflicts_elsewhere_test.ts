@@ -61,3 +61,32 @@ Deno.test("a conflict named again at load from a copy a stopped pull set aside, 
   const next = await clone(store, "b", b.cacheDir);
   assert.deepEqual(next.conflicts().map((c) => c.path), ["notes/other.txt"]);
 });
+
+Deno.test("a conflict named again at load from a copy a stopped pull set aside, resolved by another process over the cache and then found again there (a later version of theirs), is taken as the other process recorded it: the copy-named record of the load is not written back over it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/todo.txt", "a1");
+  await a.pushChanged();
+  const b = await clone(store, "b");
+  await put(b, "notes/todo.txt", "b's own", false);
+  assert.equal((await b.pullChanged()).setAside.length, 1);
+  await Deno.writeTextFile(
+    `${b.cacheDir}/.sluice/conflicts.json`,
+    JSON.stringify({ format: 1, conflicts: {} }),
+  );
+  const longLived = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(longLived.conflicts().map((c) => c.path), ["notes/todo.txt"]);
+  const other = await clone(store, "b", b.cacheDir);
+  assert.ok((await other.resolveConflict("notes/todo.txt", "theirs")).resolved);
+  // A later version of theirs, and an edit here: another conflict of the path, recorded by the other process.
+  await put(a, "notes/todo.txt", "a2");
+  await a.pushChanged();
+  await put(other, "notes/todo.txt", "b's edit", false);
+  assert.deepEqual((await other.pullChanged()).conflicts, ["notes/todo.txt"]);
+  const recorded = other.conflicts()[0];
+  // The long-lived process goes on: it reports the conflict as recorded, not the one it named at its load.
+  await longLived.pushChanged();
+  assert.deepEqual(longLived.conflicts(), [recorded]);
+  const next = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(next.conflicts(), [recorded]);
+});
