@@ -312,14 +312,15 @@ export class ConflictSet {
   /**
    * `disk` (the records as another process sharing the cache saved them)
    * with this process's own changes over it, as the records now. A record
-   * named again at load ({@link nameStrayCopies}) that is not on disk and
-   * whose copy a resolution released since (or that is gone) is dropped.
+   * named again at load ({@link nameStrayCopies}) whose copy a resolution
+   * released since (or that is gone) is no change of this process's: the
+   * records on disk stand for its path (none, once resolved; another
+   * process's, once that one found a conflict of the path again).
    */
   async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
     for (const p of [...this.#touched]) {
       const dir = this.#named.get(p);
-      if (dir !== undefined && !disk.has(p) && !(await strayCopy(this.#stateDir, dir))) {
-        this.#records.delete(p);
+      if (dir !== undefined && !(await strayCopy(this.#stateDir, dir))) {
         this.#touched.delete(p);
         this.#named.delete(p);
         continue;
