@@ -8,12 +8,13 @@ import assert from "node:assert/strict";
 import { sluice } from "./cli_test_kit.ts";
 import type { StoreSpec } from "./store_spec.ts";
 import { InMemoryStore } from "../packages/testing/in_memory_store.ts";
+import { createSluice } from "../sluice.ts";
 import { writeAsTool } from "../packages/extension/checkout_kit.ts";
 import { memoryS3Datastore } from "../packages/extension/memory_datastore_kit.ts";
 
 Deno.test("the command line run on an extension's cache never publishes a path the datastore's classifierRules class internal", async () => {
   const store = new InMemoryStore();
-  const ds = memoryS3Datastore({ mem: store });
+  const ds = memoryS3Datastore({ mem: store }, createSluice);
   const provider = ds.createProvider({
     bucket: "mem",
     lock: { backend: "store" },

@@ -7,7 +7,6 @@
  * @module
  */
 import { z } from "zod";
-import { createSluice } from "../../sluice.ts";
 import type { InMemoryStore } from "../testing/in_memory_store.ts";
 import { commonProviderShape, parseProviderConfig, StoreProvider } from "../provider/mod.ts";
 import { defineDatastore } from "./provider.ts";
@@ -17,16 +16,21 @@ import { storeExtensionConfigSchema } from "./store_datastore.ts";
 
 /**
  * An S3-like datastore over one in-memory store per bucket (`stores`, by
- * bucket name).
+ * bucket name), its services made by `createService` (the composition
+ * root's `createSluice`, passed in).
  *
  * @example
  * ```ts
  * import { memoryS3Datastore } from "./memory_datastore_kit.ts";
  * import { InMemoryStore } from "../testing/in_memory_store.ts";
- * const ds = memoryS3Datastore({ mem: new InMemoryStore() });
+ * import { createSluice } from "../../sluice.ts";
+ * const ds = memoryS3Datastore({ mem: new InMemoryStore() }, createSluice);
  * ```
  */
-export function memoryS3Datastore(stores: Record<string, InMemoryStore>) {
+export function memoryS3Datastore(
+  stores: Record<string, InMemoryStore>,
+  createService: Parameters<typeof defineDatastore>[1]["createService"],
+) {
   return defineDatastore({
     type: "@sluice/test-s3-datastore",
     name: "test",
@@ -47,5 +51,5 @@ export function memoryS3Datastore(stores: Record<string, InMemoryStore>) {
         deps,
       });
     },
-  }, { createService: createSluice, env: envFrom({}), warn: () => {} });
+  }, { createService, env: envFrom({}), warn: () => {} });
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
+import { createSluice } from "../../sluice.ts";
 import { SluiceError } from "../../sync/errors.ts";
 import { STORE_RECORD } from "../../sync/store_record.ts";
 import { PutModes } from "../../sync/ports.ts";
@@ -74,7 +75,7 @@ Deno.test("a cache with sync records whose record of its store cannot be read is
 Deno.test("through the extension: a configuration changed to another prefix is refused, and the cache keeps its files", async () => {
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
   const [storeOne, storeTwo] = [stores["mem/one"], stores["mem/two"]];
-  const ds = memoryS3Datastore(stores);
+  const ds = memoryS3Datastore(stores, createSluice);
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
   const open = (_store: InMemoryStore, prefix: string) =>
     ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })
@@ -112,7 +113,7 @@ Deno.test("the service's own endpoint spelled out in the configuration is the sa
 
 Deno.test("through the extension: a cache that only ever pushed and pulled nothing takes a changed configuration", async () => {
   const stores = { "mem/one": new InMemoryStore(), "mem/two": new InMemoryStore() };
-  const ds = memoryS3Datastore(stores);
+  const ds = memoryS3Datastore(stores, createSluice);
   const cache = await Deno.makeTempDir({ prefix: "sluice-ext-binding-" });
   const open = (prefix: string) =>
     ds.createProvider({ bucket: `mem/${prefix}`, lock: { backend: "store", ttlMs: 30_000 } })
