@@ -18,14 +18,6 @@ import { storeExtensionConfigSchema } from "./store_datastore.ts";
  * An S3-like datastore over one in-memory store per bucket (`stores`, by
  * bucket name), its services made by `createService` (the composition
  * root's `createSluice`, passed in).
- *
- * @example
- * ```ts
- * import { memoryS3Datastore } from "./memory_datastore_kit.ts";
- * import { InMemoryStore } from "../testing/in_memory_store.ts";
- * import { createSluice } from "../../sluice.ts";
- * const ds = memoryS3Datastore({ mem: new InMemoryStore() }, createSluice);
- * ```
  */
 export function memoryS3Datastore(
   stores: Record<string, InMemoryStore>,
