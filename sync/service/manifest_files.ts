@@ -16,19 +16,18 @@
  * @module
  */
 import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
-import {
-  baseText,
-  logLines,
-  maxLogGen,
-  readBase,
-  replayLog,
-  type SyncedEntry,
-} from "./manifest_log.ts";
+import { baseText, logLines, readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
+import {
+  filesSignature,
+  logMaxGen,
+  logTorn,
+  MANIFEST_FILE,
+  MANIFEST_LOG,
+  readLog,
+} from "./manifest_disk.ts";
 import { lstatOrNull } from "../transfer/cache_paths.ts";
 
-const MANIFEST_FILE = "manifest.json";
-const MANIFEST_LOG = "manifest.log";
 /** The log is never compacted below this many lines (a base rewrite costs the whole manifest). */
 const LOG_MIN_LINES = 1024;
 const ENCODER = new TextEncoder();
@@ -268,7 +267,7 @@ export class ManifestFiles {
    * damaged count too: another process may have replaced them since.
    */
   async changedOnDisk(): Promise<boolean> {
-    return await this.#signature() !== this.#seen;
+    return await filesSignature(this.#dir) !== this.#seen;
   }
 
   /**
@@ -285,23 +284,10 @@ export class ManifestFiles {
    */
   async refresh(manifest: Map<string, SyncedEntry>, unsaved: Iterable<string>): Promise<void> {
     await this.#serial(async () => {
-      const seen = await this.#signature();
+      const seen = await filesSignature(this.#dir);
       if (seen === this.#seen) return;
       if (await this.#takeIn(manifest, new Set(unsaved))) this.#seen = seen;
     });
-  }
-
-  /** The base's and the log's identities, sizes and change times ("-" for one absent). */
-  async #signature(): Promise<string> {
-    const one = async (name: string) => {
-      try {
-        const st = await Deno.lstat(`${this.#dir}/${name}`);
-        return `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`;
-      } catch {
-        return "-";
-      }
-    };
-    return `${await one(MANIFEST_FILE)}/${await one(MANIFEST_LOG)}`;
   }
 
   /**
@@ -310,7 +296,7 @@ export class ManifestFiles {
    * past every log line.
    */
   async load(manifest: Map<string, SyncedEntry>): Promise<ManifestLoad> {
-    this.#seen = await this.#signature();
+    this.#seen = await filesSignature(this.#dir);
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       const base = readBase(raw, manifest);
@@ -324,7 +310,7 @@ export class ManifestFiles {
     } catch (e) {
       // Without a readable base, the log's lines are void: the next base is
       // numbered past every one of them so that none can ever apply to it.
-      this.#gen = Math.max(this.#gen, await this.#logMaxGen());
+      this.#gen = Math.max(this.#gen, await logMaxGen(this.#dir));
       if (e instanceof Deno.errors.NotFound) return { kind: "none" };
       manifest.clear();
       // The damaged files are replaced at the next save, even by an empty manifest.
@@ -351,7 +337,7 @@ export class ManifestFiles {
       }
       // Another process's write ahead cut off part way: no line may follow
       // it, so a new base replaces the log.
-      if (this.#hasBase && !this.#rewrite && await this.#logTorn()) this.#rewrite = true;
+      if (this.#hasBase && !this.#rewrite && await logTorn(this.#dir)) this.#rewrite = true;
       const lines = changed.length + (index.changed ? 1 : 0);
       if (
         this.#rewrite || !this.#hasBase ||
@@ -400,7 +386,7 @@ export class ManifestFiles {
   ): Promise<void> {
     // Past every generation on disk (another process's base, or lines of a
     // base no longer readable): a number no other base ever had.
-    const gen = Math.max(this.#gen, (await this.#diskGen()) ?? -1, await this.#logMaxGen()) + 1;
+    const gen = Math.max(this.#gen, (await this.#diskGen()) ?? -1, await logMaxGen(this.#dir)) + 1;
     const text = baseText(manifest, gen, indexVersion);
     await writingState(
       this.#dir,
@@ -456,35 +442,6 @@ export class ManifestFiles {
   }
 
   /**
-   * True when the log's last byte ends no line (a write cut off part way,
-   * another process's); false when it does, or there is no log.
-   */
-  async #logTorn(): Promise<boolean> {
-    let f: Deno.FsFile;
-    try {
-      f = await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, { read: true });
-    } catch {
-      return false;
-    }
-    try {
-      const size = (await f.stat()).size;
-      if (size === 0) return false;
-      await f.seek(size - 1, Deno.SeekMode.Start);
-      const last = new Uint8Array(1);
-      return (await f.read(last)) === 1 && last[0] !== 10;
-    } catch {
-      return false;
-    } finally {
-      f.close();
-    }
-  }
-
-  /** The highest generation among the log's readable lines; -1 when none. */
-  async #logMaxGen(): Promise<number> {
-    return maxLogGen(await Deno.readTextFile(`${this.#dir}/${MANIFEST_LOG}`).catch(() => ""));
-  }
-
-  /**
    * Applies the log lines of the base's generation; returns the last index
    * version they record. A last line cut short (a crash during an append
    * that was never acknowledged) is dropped, and the next save rewrites the
@@ -494,18 +451,8 @@ export class ManifestFiles {
   async #replayLog(
     manifest: Map<string, SyncedEntry>,
   ): Promise<{ version: string | undefined } | undefined> {
-    const file = `${this.#dir}/${MANIFEST_LOG}`;
-    let text: string;
-    try {
-      if ((await Deno.lstat(file)).isSymlink) {
-        // Never read or appended through: the next save replaces it.
-        throw new Error("the manifest log is a symbolic link");
-      }
-      text = await Deno.readTextFile(file);
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return undefined;
-      throw e;
-    }
+    const text = await readLog(this.#dir);
+    if (text === undefined) return undefined;
     const r = replayLog(text, this.#gen, manifest);
     if (r.torn) this.#rewrite = true;
     this.#logLines += r.applied;
