@@ -146,3 +146,26 @@ export function takeJournal(text: string, runs: (owner: string) => boolean): Tak
   }
   return { count, marks, foreign };
 }
+
+/**
+ * The paths marked dirty by name in `lines` (other processes' journal
+ * lines) by an owner that still runs (`runs`): theirs to push.
+ *
+ * @example
+ * ```ts
+ * import { liveDirtyPaths } from "./dirty_journal.ts";
+ * liveDirtyPaths(['@1.a "a.txt"', '@2.b "b.txt"'], (o) => o === "1.a"); // Set { "a.txt" }
+ * ```
+ */
+export function liveDirtyPaths(
+  lines: Iterable<string>,
+  runs: (owner: string) => boolean,
+): Set<string> {
+  const paths = new Set<string>();
+  for (const line of lines) {
+    const read = readJournalLine(line);
+    if (read.kind !== "dirty" || !read.owner || !runs(read.owner)) continue;
+    paths.add(read.path);
+  }
+  return paths;
+}

@@ -17,11 +17,10 @@ import { UnsafePathError } from "../errors.ts";
 import type { StateAccess } from "../context.ts";
 import { BlockedRecord } from "./blocked_record.ts";
 import { ConflictSet } from "./conflicts.ts";
-import { journalLines, readJournalLine, takeJournal } from "./dirty_journal.ts";
+import { journalLines, liveDirtyPaths, takeJournal } from "./dirty_journal.ts";
 import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
-import { ownerLockHeld, ownerRuns, StateLock } from "./state_lock.ts";
-import type { SyncedEntry } from "./manifest_log.ts";
-import { SyncedManifest } from "./synced_manifest.ts";
+import { otherProcess, ownerRuns } from "./state_lock.ts";
+import { SyncedRecords } from "./state_synced.ts";
 import { writingState } from "./state_files.ts";
 
 export type { SyncedEntry } from "./manifest_log.ts";
@@ -41,7 +40,7 @@ export { ownerLockHeld, ownerRuns, OWNERS_DIR, STATE_LOCK_FILE } from "./state_l
  * await state.markDirty("a.txt");
  * ```
  */
-export class SyncState implements StateAccess {
+export class SyncState extends SyncedRecords implements StateAccess {
   readonly #dir: string;
   readonly #dirty = new Map<string, number>();
   #bulk = false;
@@ -54,8 +53,6 @@ export class SyncState implements StateAccess {
    */
   readonly #attempted = new Set<string>();
   #seq = 0;
-  /** The synced manifest, and what of it differs from its files (see `synced_manifest.ts`). */
-  readonly #synced: SyncedManifest;
   /**
    * Whether the dirty journal differs from memory (a push or pull with
    * nothing to do writes no state file).
@@ -64,9 +61,7 @@ export class SyncState implements StateAccess {
   /** Whether a dirty journal was on disk when loaded, or has been written since. */
   #journalSeen = false;
   /** This process's id in the journal's lines (see `dirty_journal.ts`): `<pid>.<random>`. */
-  readonly #owner = `${Deno.pid}.${randomId(6)}`;
-  /** The state directory's locks this process takes (see `state_lock.ts`). */
-  readonly #lock: StateLock;
+  readonly #owner: string;
   /** The journal's file, shared with other processes (see `shared_journal.ts`). */
   readonly #journal: SharedJournal;
   /** Whether the process that wrote journal lines as an owner still runs (see {@link ownerRuns}). */
@@ -86,8 +81,6 @@ export class SyncState implements StateAccess {
    * disk.
    */
   #ownDropped = false;
-  /** Remote index version as of the last sync. */
-  indexVersion: string | undefined;
   /** Problems found while loading (a corrupted file turns into a walk). */
   readonly loadWarnings: string[] = [];
   /** Unresolved conflicts (see `conflicts.ts`). */
@@ -96,15 +89,13 @@ export class SyncState implements StateAccess {
   blocked!: BlockedRecord;
 
   private constructor(stateDir: string, runs?: (owner: string) => boolean) {
-    this.#dir = stateDir.replace(/\/+$/, "");
-    this.#synced = new SyncedManifest(this.#dir);
+    const dir = stateDir.replace(/\/+$/, "");
+    const owner = `${Deno.pid}.${randomId(6)}`;
+    super(dir, owner);
+    this.#dir = dir;
+    this.#owner = owner;
     this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
-    this.#otherProcess = runs
-      ? () => true
-      : (owner) =>
-        Number(owner.slice(0, owner.indexOf("."))) !== Deno.pid ||
-        (owner !== this.#owner && !ownerLockHeld(this.#dir, owner));
-    this.#lock = new StateLock(this.#dir, this.#owner);
+    this.#otherProcess = runs ? () => true : (owner) => otherProcess(this.#dir, this.#owner, owner);
     this.#journal = new SharedJournal(`${this.#dir}/${DIRTY_FILE}`, this.#owner);
   }
 
@@ -133,9 +124,9 @@ export class SyncState implements StateAccess {
     // Read under the lock other processes write these files under (when
     // there is state to read): a base and its log read between another
     // process's writes of the two would not agree.
-    if (st?.isDirectory) await s.#lock.exclusive(() => s.#load());
+    if (st?.isDirectory) await s.stateLock.exclusive(() => s.#load());
     else await s.#load();
-    s.conflicts = await ConflictSet.open(cacheDir, stateDir, (fn) => s.#lock.exclusive(fn));
+    s.conflicts = await ConflictSet.open(cacheDir, stateDir, (fn) => s.stateLock.exclusive(fn));
     if (s.conflicts.loadWarning) s.loadWarnings.push(s.conflicts.loadWarning);
     s.blocked = await BlockedRecord.open(stateDir);
     return s;
@@ -154,8 +145,8 @@ export class SyncState implements StateAccess {
    * pushed with something to record, or marked, it is never true again.
    */
   get untouched(): boolean {
-    return !this.#journalSeen && this.#seq === 0 && !this.#synced.seen &&
-      this.#synced.size === 0 && this.indexVersion === undefined && !this.#bulk &&
+    return !this.#journalSeen && this.#seq === 0 && !this.syncedManifest.seen &&
+      this.syncedManifest.size === 0 && this.indexVersion === undefined && !this.#bulk &&
       this.#dirty.size === 0 && this.#attempted.size === 0 && this.#journal.foreign.size === 0 &&
       this.conflicts.list().length === 0 && this.loadWarnings.length === 0;
   }
@@ -228,7 +219,7 @@ export class SyncState implements StateAccess {
     if (fresh.length === 0) {
       // Recorded here already: on disk too, unless another process's
       // rewrite left them out since (see `#ownDropped`).
-      await this.#lock.exclusive(async () => {
+      await this.stateLock.exclusive(async () => {
         await this.#catchUp();
         if (this.#ownDropped) await this.#compact();
       });
@@ -240,7 +231,7 @@ export class SyncState implements StateAccess {
   }
 
   async clean(paths: readonly string[]): Promise<void> {
-    await this.#lock.exclusive(async () => {
+    await this.stateLock.exclusive(async () => {
       await this.#catchUp();
       for (const p of paths) {
         if (p.endsWith("/")) {
@@ -261,7 +252,7 @@ export class SyncState implements StateAccess {
    */
   async settleAttempted(paths: readonly string[]): Promise<void> {
     if (!paths.some((p) => this.#attempted.has(p))) return;
-    await this.#lock.exclusive(async () => {
+    await this.stateLock.exclusive(async () => {
       await this.#catchUp();
       let any = false;
       for (const p of paths) if (this.#attempted.delete(p)) any = true;
@@ -284,7 +275,7 @@ export class SyncState implements StateAccess {
   ): Promise<void> {
     // Another process's marks since this one last looked are taken in first:
     // a path it marked again since the snapshot stays dirty.
-    await this.#lock.exclusive(async () => {
+    await this.stateLock.exclusive(async () => {
       await this.#catchUp();
       for (const p of handled) {
         const seen = snapshot.paths.get(p);
@@ -299,116 +290,16 @@ export class SyncState implements StateAccess {
         this.#bulk = false;
         this.#journalStale = true;
       }
-      await this.#synced.save(this.indexVersion);
+      await this.syncedManifest.save(this.indexVersion);
       await this.#compact();
     });
-  }
-
-  synced(path: string): SyncedEntry | undefined {
-    return this.#synced.get(path);
-  }
-
-  /** All manifest paths. */
-  syncedPaths(): string[] {
-    return this.#synced.paths();
-  }
-
-  async forget(paths: readonly string[]): Promise<void> {
-    for (const p of paths) {
-      if (p.endsWith("/")) {
-        for (const k of this.#synced.paths()) {
-          if (k.startsWith(p)) this.setSynced(k, undefined);
-        }
-      } else {
-        this.setSynced(p, undefined);
-      }
-    }
-    await this.saveManifest();
-  }
-
-  async recordSynced(path: string, entry: SyncedEntry): Promise<void> {
-    this.setSynced(path, entry);
-    await this.saveManifest();
-  }
-
-  /**
-   * Takes in the synced records other processes over the cache wrote since
-   * this one last read the manifest (a pull of another process fetched a
-   * file, say), with this process's own unsaved records over them: called
-   * as each push, pull or resolution of this process begins, so that it
-   * plans over what the cache's processes synced, not what it read at its
-   * start. Two `stat`s when nothing changed.
-   */
-  async refreshSynced(): Promise<void> {
-    if (!(await this.#synced.changedOnDisk())) return;
-    await this.#lock.exclusive(() => this.#synced.refresh());
-  }
-
-  /** Records without persisting (the caller persists once with {@link saveManifest}). */
-  setSynced(path: string, entry: SyncedEntry | undefined): void {
-    this.#synced.set(path, entry);
-  }
-
-  /**
-   * {@link setSynced}, its record written to the manifest's log at once,
-   * without an fsync (the next {@link saveManifest} makes it durable): a
-   * process that dies before that save still leaves it on disk. Once
-   * {@link readyToNote} has run; otherwise left to the next save.
-   */
-  noteSynced(path: string, entry: SyncedEntry): void {
-    this.#synced.note(path, entry);
-  }
-
-  /** Makes {@link noteSynced} write ahead: a manifest base on disk (written now if none). */
-  async readyToNote(): Promise<void> {
-    await this.#lock.exclusive(() => this.#synced.ensureBase());
-  }
-
-  /**
-   * Closes the files held open for records written ahead, without saving
-   * (what a process's exit does): for a service dropped in the middle of a
-   * pull that will never return, as a test of a crash drops it.
-   */
-  release(): void {
-    this.#synced.release();
-  }
-
-  /**
-   * Ends this process's hold on the cache (what its exit does): the files it
-   * held open are closed and its owner lock released, so that the next
-   * process to open the cache takes its marks over.
-   */
-  exit(): void {
-    this.release();
-    this.#lock.release();
-  }
-
-  /** See {@link StateAccess.holdLock}. */
-  holdLock(name: string, wait: () => Promise<void>): Promise<() => void> {
-    return this.#lock.hold(name, wait);
-  }
-
-  /** How many paths are recorded as synced (without listing them). */
-  get syncedCount(): number {
-    return this.#synced.size;
-  }
-
-  /**
-   * Persists the manifest durably: the changes since the last save are
-   * appended to the log (one fsync), or, when the log has grown as large as
-   * the manifest, a new base is written atomically. Nothing is written when
-   * nothing changed.
-   */
-  async saveManifest(): Promise<void> {
-    if (this.#synced.nothingToSave(this.indexVersion)) return;
-    await this.#lock.exclusive(() => this.#synced.save(this.indexVersion));
   }
 
   async #append(text: string): Promise<void> {
     this.#journalSeen = true;
     await writingState(this.#dir, DIRTY_FILE, async () => {
-      await this.#lock.exclusive(async () => {
-        this.#lock.holdOwner();
+      await this.stateLock.exclusive(async () => {
+        this.stateLock.holdOwner();
         await this.#catchUp();
         if (this.#ownDropped) await this.#compact();
         await this.#journal.append(text);
@@ -423,24 +314,18 @@ export class SyncState implements StateAccess {
    * yet). Reads what they wrote since this process last looked.
    */
   async markedElsewhere(): Promise<Set<string>> {
-    const paths = new Set<string>();
     if (!(await Deno.lstat(`${this.#dir}/${DIRTY_FILE}`).then(() => true, () => false))) {
-      return paths;
+      return new Set();
     }
-    await this.#lock.exclusive(() => this.#catchUp());
-    for (const line of this.#journal.foreign) {
-      const read = readJournalLine(line);
-      if (read.kind !== "dirty" || !read.owner || !this.#ownerRuns(read.owner)) continue;
-      paths.add(read.path);
-    }
-    return paths;
+    await this.stateLock.exclusive(() => this.#catchUp());
+    return liveDirtyPaths(this.#journal.foreign, this.#ownerRuns);
   }
 
   /** Rewrites the journal from memory (call holding the lock, after {@link catchUp}). */
   async #compact(): Promise<void> {
     if (!this.#journalStale) return;
     this.#journalSeen = true;
-    this.#lock.holdOwner();
+    this.stateLock.holdOwner();
     await writingState(this.#dir, DIRTY_FILE, () => this.#journal.rewrite(this.#ownMarks()));
     this.#ownDropped = false;
     this.#journalStale = false;
@@ -505,7 +390,7 @@ export class SyncState implements StateAccess {
     if (text !== null) this.#journal.loaded(text);
     if (text !== null) this.#journalSeen = true;
     if (text !== null) {
-      this.#lock.sweepOwners();
+      this.stateLock.sweepOwners();
       const taken = takeJournal(text, this.#ownerRuns);
       for (const line of taken.foreign) this.#journal.foreign.add(line);
       const base = this.#seq;
@@ -526,7 +411,7 @@ export class SyncState implements StateAccess {
         await this.#takeOver();
       }
     }
-    const loaded = await this.#synced.load();
+    const loaded = await this.syncedManifest.load();
     if (loaded.kind === "read") {
       this.indexVersion = loaded.indexVersion;
     } else if (loaded.kind === "unreadable") {

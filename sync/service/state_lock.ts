@@ -47,6 +47,23 @@ export function ownerRuns(stateDir: string, owner: string): boolean {
 }
 
 /**
+ * Whether `owner` (`<pid>.<id>`) of journal lines is another process than
+ * `self` (this one's owner): one of another process id, or of this one's
+ * whose owner lock nobody holds (an ended process whose id this one has
+ * again, as a container's processes do).
+ *
+ * @example
+ * ```ts
+ * import { otherProcess } from "./state_lock.ts";
+ * otherProcess(await Deno.makeTempDir(), `${Deno.pid}.me`, "1.x"); // true unless this is pid 1
+ * ```
+ */
+export function otherProcess(stateDir: string, self: string, owner: string): boolean {
+  return Number(owner.slice(0, owner.indexOf("."))) !== Deno.pid ||
+    (owner !== self && !ownerLockHeld(stateDir, owner));
+}
+
+/**
  * True when some process holds the owner lock of `owner` (see
  * {@link OWNERS_DIR}); a lock file nobody holds is removed.
  */
