@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
 import { FsStore } from "../packages/fs/mod.ts";
 
-Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted; a path with nothing to adopt exits 2, a path with nothing at all 1", async () => {
+/**
+ * A store where notes/x.txt was pushed ("1"), then replaced ("2") by a
+ * push that died before its commit: the index still names the old object.
+ */
+async function strandedX() {
   const w = await world();
   const a = w.cache("a");
   await w.write(a, "notes/x.txt", "1");
@@ -11,6 +15,11 @@ Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted
   await new FsStore({ root: w.root }).put("notes/x.txt", new TextEncoder().encode("2"), {
     kind: "overwrite",
   });
+  return w;
+}
+
+Deno.test("pull --adopt-uncommitted takes an object a dead push left uncommitted; a path with nothing to adopt exits 2, a path with nothing at all 1", async () => {
+  const w = await strandedX();
   const b = w.cache("b");
   const skipped = await sluice(["pull", "--cache", b, "--store", w.url]);
   assert.equal(skipped.code, 2, skipped.err);
@@ -95,13 +104,7 @@ Deno.test("pull --adopt-uncommitted of a path the store holds, named by no index
 });
 
 Deno.test("pull --adopt-uncommitted --global-lock adopts under the datastore's global lock (old swamp clients write the index under it) and leaves no lock behind; --namespace names that lock only with --global-lock", async () => {
-  const w = await world();
-  const a = w.cache("a");
-  await w.write(a, "notes/x.txt", "1");
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  await new FsStore({ root: w.root }).put("notes/x.txt", new TextEncoder().encode("2"), {
-    kind: "overwrite",
-  });
+  const w = await strandedX();
   const b = w.cache("b");
   assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 2);
   const refused = await sluice(["pull", "--cache", b, "--namespace", "team"]);

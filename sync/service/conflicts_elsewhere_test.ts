@@ -7,6 +7,34 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, put, read } from "./clone_kit.ts";
 
+/**
+ * b's pull set its own copy of notes/todo.txt aside and stopped before it
+ * saved the record; a long-lived process over b's cache named the conflict
+ * again from the copy at its load; another process over the cache then
+ * resolved it (theirs).
+ */
+async function namedAtLoadResolvedElsewhere() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, "notes/todo.txt", "a1");
+  await a.pushChanged();
+  // b's pull sets its own copy aside, and stops before it saves the record.
+  const b = await clone(store, "b");
+  await put(b, "notes/todo.txt", "b's own", false);
+  assert.equal((await b.pullChanged()).setAside.length, 1);
+  await Deno.writeTextFile(
+    `${b.cacheDir}/.sluice/conflicts.json`,
+    JSON.stringify({ format: 1, conflicts: {} }),
+  );
+  // A long-lived process over b's cache names the conflict again from the copy.
+  const longLived = await clone(store, "b", b.cacheDir);
+  assert.deepEqual(longLived.conflicts().map((c) => c.path), ["notes/todo.txt"]);
+  // Another process over the cache resolves it.
+  const other = await clone(store, "b", b.cacheDir);
+  assert.ok((await other.resolveConflict("notes/todo.txt", "theirs")).resolved);
+  return { store, a, b, longLived, other };
+}
+
 Deno.test("a conflict another process over the cache resolved is not reported again by this process's next pull and push", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
@@ -29,24 +57,7 @@ Deno.test("a conflict another process over the cache resolved is not reported ag
 });
 
 Deno.test("a conflict named again at load from a copy a stopped pull set aside, and resolved by another process over the cache since, is neither reported again by this process nor written back by its next save", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, "notes/todo.txt", "a1");
-  await a.pushChanged();
-  // b's pull sets its own copy aside, and stops before it saves the record.
-  const b = await clone(store, "b");
-  await put(b, "notes/todo.txt", "b's own", false);
-  assert.equal((await b.pullChanged()).setAside.length, 1);
-  await Deno.writeTextFile(
-    `${b.cacheDir}/.sluice/conflicts.json`,
-    JSON.stringify({ format: 1, conflicts: {} }),
-  );
-  // A long-lived process over b's cache names the conflict again from the copy.
-  const longLived = await clone(store, "b", b.cacheDir);
-  assert.deepEqual(longLived.conflicts().map((c) => c.path), ["notes/todo.txt"]);
-  // Another process over the cache resolves it.
-  const other = await clone(store, "b", b.cacheDir);
-  assert.ok((await other.resolveConflict("notes/todo.txt", "theirs")).resolved);
+  const { store, a, b, longLived } = await namedAtLoadResolvedElsewhere();
   // The long-lived process goes on: the conflict is gone for it too.
   assert.deepEqual((await longLived.pullChanged()).conflicts, []);
   assert.deepEqual(longLived.conflicts(), []);
@@ -63,21 +74,7 @@ Deno.test("a conflict named again at load from a copy a stopped pull set aside, 
 });
 
 Deno.test("a conflict named again at load from a copy a stopped pull set aside, resolved by another process over the cache and then found again there (a later version of theirs), is taken as the other process recorded it: the copy-named record of the load is not written back over it", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await put(a, "notes/todo.txt", "a1");
-  await a.pushChanged();
-  const b = await clone(store, "b");
-  await put(b, "notes/todo.txt", "b's own", false);
-  assert.equal((await b.pullChanged()).setAside.length, 1);
-  await Deno.writeTextFile(
-    `${b.cacheDir}/.sluice/conflicts.json`,
-    JSON.stringify({ format: 1, conflicts: {} }),
-  );
-  const longLived = await clone(store, "b", b.cacheDir);
-  assert.deepEqual(longLived.conflicts().map((c) => c.path), ["notes/todo.txt"]);
-  const other = await clone(store, "b", b.cacheDir);
-  assert.ok((await other.resolveConflict("notes/todo.txt", "theirs")).resolved);
+  const { store, a, b, longLived, other } = await namedAtLoadResolvedElsewhere();
   // A later version of theirs, and an edit here: another conflict of the path, recorded by the other process.
   await put(a, "notes/todo.txt", "a2");
   await a.pushChanged();
