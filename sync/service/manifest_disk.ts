@@ -1,6 +1,6 @@
 /**
  * Reads of the synced manifest's files on disk (`manifest.json`, the base,
- * and `manifest.log`, its log) that change nothing: their identity, whether
+ * and `manifest.log`, its log) that change nothing: their identity and what this process saw of it, whether
  * the log ends in a torn line, its highest generation, its text. Writes are
  * `ManifestFiles`'.
  *
@@ -13,26 +13,86 @@ export const MANIFEST_FILE = "manifest.json";
 /** The log of changes since the base, in the state directory. */
 export const MANIFEST_LOG = "manifest.log";
 
+/** The base's signature and the log's inode and size, as {@link filesSnapshot} read them. */
+export interface FilesSnapshot {
+  /** The base's identity, size and change times ("-" when absent). */
+  readonly base: string;
+  /** The log's inode and size; null when there is none. */
+  readonly log: { readonly ino: number | null; readonly size: number } | null;
+}
+
 /**
- * The base's and the log's identities, sizes and change times in `dir`
- * ("-" for one absent): two `lstat`s, which tell a file written since.
+ * The base's and the log's identities and sizes in `dir`: two `lstat`s.
+ * The log only ever grows by appends or is replaced (another inode), so its
+ * inode and size tell what was added to it since.
  *
  * @example
  * ```ts
- * import { filesSignature } from "./manifest_disk.ts";
- * console.log(await filesSignature(await Deno.makeTempDir())); // "-/-"
+ * import { filesSnapshot } from "./manifest_disk.ts";
+ * console.log((await filesSnapshot(await Deno.makeTempDir())).log); // null
  * ```
  */
-export async function filesSignature(dir: string): Promise<string> {
-  const one = async (name: string) => {
-    try {
-      const st = await Deno.lstat(`${dir}/${name}`);
-      return `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`;
-    } catch {
-      return "-";
-    }
-  };
-  return `${await one(MANIFEST_FILE)}/${await one(MANIFEST_LOG)}`;
+export async function filesSnapshot(dir: string): Promise<FilesSnapshot> {
+  const base = await Deno.lstat(`${dir}/${MANIFEST_FILE}`).then(
+    (st) => `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`,
+    () => "-",
+  );
+  const log = await Deno.lstat(`${dir}/${MANIFEST_LOG}`).then(
+    (st) => ({ ino: st.ino, size: st.size }),
+    () => null,
+  );
+  return { base, log };
+}
+
+/**
+ * What a process last read of the manifest's files, with the bytes it
+ * appended to the log since: the files differ from it only once another
+ * process wrote them, so that a process's own saves do not make it read
+ * the whole manifest again.
+ *
+ * @example
+ * ```ts
+ * import { filesSnapshot, SeenFiles } from "./manifest_disk.ts";
+ * const dir = await Deno.makeTempDir();
+ * const seen = new SeenFiles();
+ * seen.take(await filesSnapshot(dir));
+ * console.log(seen.matches(await filesSnapshot(dir))); // true
+ * ```
+ */
+export class SeenFiles {
+  #seen: FilesSnapshot | undefined;
+  /** Bytes this process appended to the seen log since it was taken. */
+  #own = 0;
+
+  /** The files are now as `snap` found them, and this process holds what they record. */
+  take(snap: FilesSnapshot): void {
+    this.#seen = snap;
+    this.#own = 0;
+  }
+
+  /** Nothing is known of the files: the next look finds them changed. */
+  forget(): void {
+    this.#seen = undefined;
+  }
+
+  /**
+   * This process appended `bytes` to the log of inode `ino`, records it
+   * holds; appended to another log than the one seen, the files are
+   * forgotten (read again at the next look).
+   */
+  appended(ino: number | null | undefined, bytes: number): void {
+    const log = this.#seen?.log;
+    if (log && ino !== null && ino !== undefined && ino === log.ino) this.#own += bytes;
+    else this.forget();
+  }
+
+  /** True when `snap` holds only what was seen and this process's own appends since. */
+  matches(snap: FilesSnapshot): boolean {
+    const seen = this.#seen;
+    if (!seen || seen.base !== snap.base) return false;
+    if (seen.log === null || snap.log === null) return seen.log === snap.log && this.#own === 0;
+    return seen.log.ino === snap.log.ino && snap.log.size === seen.log.size + this.#own;
+  }
 }
 
 /**

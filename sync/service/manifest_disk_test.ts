@@ -1,19 +1,27 @@
 import assert from "node:assert/strict";
-import { filesSignature, logMaxGen, logTorn, MANIFEST_LOG, readLog } from "./manifest_disk.ts";
+import {
+  filesSnapshot,
+  logMaxGen,
+  logTorn,
+  MANIFEST_FILE,
+  MANIFEST_LOG,
+  readLog,
+  SeenFiles,
+} from "./manifest_disk.ts";
 
-Deno.test("manifest disk: no files read as absent; an append moves the signature; a last line without its newline is torn", async () => {
+Deno.test("manifest disk: no files read as absent; an append grows the log; a last line without its newline is torn", async () => {
   const dir = await Deno.makeTempDir();
-  assert.equal(await filesSignature(dir), "-/-");
+  assert.deepEqual(await filesSnapshot(dir), { base: "-", log: null });
   assert.equal(await readLog(dir), undefined);
   assert.equal(await logTorn(dir), false);
   assert.equal(await logMaxGen(dir), -1);
   await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, '{"g":3,"p":"a","e":null}\n');
-  const once = await filesSignature(dir);
-  assert.notEqual(once, "-/-");
+  const once = await filesSnapshot(dir);
+  assert.equal(once.log?.size, 25);
   assert.equal(await logTorn(dir), false);
   assert.equal(await logMaxGen(dir), 3);
   await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, '{"g":4,"p":"b', { append: true });
-  assert.notEqual(await filesSignature(dir), once, "an append is seen");
+  assert.equal((await filesSnapshot(dir)).log?.size, 25 + 13, "an append is seen");
   assert.equal(await logTorn(dir), true);
 });
 
@@ -22,4 +30,36 @@ Deno.test("manifest disk: a log that is a symbolic link is never read", async ()
   const elsewhere = await Deno.makeTempFile();
   await Deno.symlink(elsewhere, `${dir}/${MANIFEST_LOG}`);
   await assert.rejects(readLog(dir), /symbolic link/);
+});
+
+Deno.test("manifest disk: what was seen matches the files with this process's appends since, and no other change", async () => {
+  const dir = await Deno.makeTempDir();
+  const log = `${dir}/${MANIFEST_LOG}`;
+  const seen = new SeenFiles();
+  assert.equal(seen.matches(await filesSnapshot(dir)), false, "nothing seen yet");
+  seen.take(await filesSnapshot(dir));
+  assert.equal(seen.matches(await filesSnapshot(dir)), true);
+  await Deno.writeTextFile(log, "x\n");
+  assert.equal(seen.matches(await filesSnapshot(dir)), false, "a log made since");
+  seen.take(await filesSnapshot(dir));
+  const ino = (await filesSnapshot(dir)).log?.ino;
+  await Deno.writeTextFile(log, "yy\n", { append: true });
+  seen.appended(ino, 3);
+  assert.equal(seen.matches(await filesSnapshot(dir)), true, "its own append");
+  await Deno.writeTextFile(log, "z\n", { append: true });
+  assert.equal(seen.matches(await filesSnapshot(dir)), false, "another's append");
+  seen.take(await filesSnapshot(dir));
+  await Deno.writeTextFile(`${log}.new`, "x\nyy\nz\n");
+  await Deno.rename(`${log}.new`, log);
+  assert.equal(seen.matches(await filesSnapshot(dir)), false, "a log replaced, of the same size");
+  seen.take(await filesSnapshot(dir));
+  await Deno.writeTextFile(`${dir}/${MANIFEST_FILE}`, "{}");
+  assert.equal(seen.matches(await filesSnapshot(dir)), false, "a base written");
+  seen.take(await filesSnapshot(dir));
+  seen.appended(12345, 1);
+  assert.equal(
+    seen.matches(await filesSnapshot(dir)),
+    false,
+    "an append to another log: forgotten",
+  );
 });

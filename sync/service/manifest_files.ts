@@ -19,12 +19,13 @@ import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
 import { baseText, logLines, readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
 import {
-  filesSignature,
+  filesSnapshot,
   logMaxGen,
   logTorn,
   MANIFEST_FILE,
   MANIFEST_LOG,
   readLog,
+  SeenFiles,
 } from "./manifest_disk.ts";
 import { lstatOrNull } from "../transfer/cache_paths.ts";
 
@@ -76,8 +77,8 @@ export class ManifestFiles {
   #queue: Promise<void> = Promise.resolve();
   /** The base on disk records nothing (no entry, no index version). */
   #emptyBase = false;
-  /** The files' identities and sizes as this process last read them (see {@link refresh}). */
-  #seen: string | undefined;
+  /** The files as this process last read them, with its own appends since (see {@link refresh}). */
+  readonly #seen = new SeenFiles();
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -240,6 +241,7 @@ export class ManifestFiles {
       }
       let off = 0;
       while (off < bytes.length) off += this.#ahead.writeSync(bytes.subarray(off));
+      this.#seen.appended(this.#aheadIno, bytes.length);
     } catch {
       // Part of a line may be in the log: no line may follow it there.
       this.#rewrite = true;
@@ -262,12 +264,12 @@ export class ManifestFiles {
 
   /**
    * True when the base or the log differ from what this process last read
-   * ({@link load}, {@link refresh}): written since, by another process over
-   * the cache or by this one. Two `stat`s. Files this process found
-   * damaged count too: another process may have replaced them since.
+   * ({@link load}, {@link refresh}) and wrote since: another process over
+   * the cache wrote them. Two `stat`s. Files this process found damaged
+   * count too: another process may have replaced them since.
    */
   async changedOnDisk(): Promise<boolean> {
-    return await filesSignature(this.#dir) !== this.#seen;
+    return !this.#seen.matches(await filesSnapshot(this.#dir));
   }
 
   /**
@@ -284,9 +286,9 @@ export class ManifestFiles {
    */
   async refresh(manifest: Map<string, SyncedEntry>, unsaved: Iterable<string>): Promise<void> {
     await this.#serial(async () => {
-      const seen = await filesSignature(this.#dir);
-      if (seen === this.#seen) return;
-      if (await this.#takeIn(manifest, new Set(unsaved))) this.#seen = seen;
+      const seen = await filesSnapshot(this.#dir);
+      if (this.#seen.matches(seen)) return this.#seen.take(seen);
+      if (await this.#takeIn(manifest, new Set(unsaved))) this.#seen.take(seen);
     });
   }
 
@@ -296,7 +298,7 @@ export class ManifestFiles {
    * past every log line.
    */
   async load(manifest: Map<string, SyncedEntry>): Promise<ManifestLoad> {
-    this.#seen = await filesSignature(this.#dir);
+    this.#seen.take(await filesSnapshot(this.#dir));
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       const base = readBase(raw, manifest);
@@ -403,6 +405,11 @@ export class ManifestFiles {
     // Lines of an older generation are ignored when loading, so this may fail
     // harmlessly. Replaced, not truncated: a link in its place is never followed.
     await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
+    // What the files hold is this process's manifest, unless a line was
+    // appended to the new log since (read again at the next look).
+    const now = await filesSnapshot(this.#dir);
+    if (now.log?.size === 0) this.#seen.take(now);
+    else this.#seen.forget();
   }
 
   async #appendLog(
@@ -431,6 +438,7 @@ export class ManifestFiles {
         const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
         let off = 0;
         while (off < bytes.length) off += await f.write(bytes.subarray(off));
+        this.#seen.appended((await f.stat()).ino, bytes.length);
         await f.sync(); // lines written ahead to this file are made durable too
       } finally {
         f.close();

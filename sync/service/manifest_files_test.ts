@@ -58,3 +58,52 @@ Deno.test("ManifestFiles: a base that records nothing, with no line after it, is
   assert.equal(again.writeAhead(manifest, ["a"]), true);
   assert.equal(again.seen, true);
 });
+
+Deno.test("ManifestFiles: this process's own writes (a base, a log append, a line written ahead) are not taken for another's; another process's are, and a refresh takes them in", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const one = new ManifestFiles(dir);
+  const mine = new Map([["a", entry(1)]]);
+  await one.load(new Map());
+  await one.ensureBase(mine, undefined);
+  assert.equal(await one.changedOnDisk(), false, "its own base");
+  mine.set("b", entry(2));
+  await one.save(mine, ["b"], { changed: true, version: "t1" });
+  assert.equal(await one.changedOnDisk(), false, "its own append");
+  mine.set("c", entry(3));
+  assert.equal(one.writeAhead(mine, ["c"]), true);
+  assert.equal(await one.changedOnDisk(), false, "its own line written ahead");
+  await one.save(mine, [], { changed: false, version: undefined });
+  assert.equal(await one.changedOnDisk(), false, "its own sync of that line");
+
+  const two = new ManifestFiles(dir);
+  const theirs = new Map<string, SyncedEntry>();
+  await two.load(theirs);
+  theirs.set("d", entry(4));
+  assert.equal(two.writeAhead(theirs, ["d"]), true);
+  assert.equal(await one.changedOnDisk(), true, "another's line written ahead");
+  mine.set("e", entry(5));
+  assert.equal(one.writeAhead(mine, ["e"]), true, "a line of its own after the other's");
+  assert.equal(await one.changedOnDisk(), true, "still another's line among them");
+  await one.refresh(mine, ["e"]);
+  assert.deepEqual(mine.get("d"), entry(4), "taken in");
+  assert.deepEqual(mine.get("e"), entry(5), "its own kept");
+  assert.equal(await one.changedOnDisk(), false);
+
+  theirs.set("f", entry(6));
+  await two.save(theirs, ["f"], { changed: false, version: undefined });
+  assert.equal(await one.changedOnDisk(), true, "another's append");
+  await one.refresh(mine, []);
+  assert.deepEqual(mine.get("f"), entry(6));
+  // Twice as many lines as entries: the second save writes a base.
+  for (const round of [1, 2]) {
+    for (let i = 0; i < 1100; i++) theirs.set(`g${i}`, entry(i + round));
+    await two.save(theirs, [...theirs.keys()].filter((p) => p.startsWith("g")), {
+      changed: false,
+      version: undefined,
+    });
+  }
+  assert.equal(await one.changedOnDisk(), true, "another's base");
+  await one.refresh(mine, []);
+  assert.deepEqual(mine, theirs, "the other's base taken in (with this one's lines it took in)");
+  assert.equal(await one.changedOnDisk(), false);
+});
