@@ -126,3 +126,34 @@ Deno.test("pull --adopt-uncommitted --global-lock adopts under the datastore's g
   await assert.rejects(Deno.lstat(`${w.root}/.locks/team.lock`), Deno.errors.NotFound);
   await w.cleanup();
 });
+
+Deno.test("pull --global-lock says so before it waits for another holder of the lock (global_lock_wait), then pulls once it has it", async () => {
+  const w = await strandedX();
+  const b = w.cache("b");
+  // Left by a holder that is gone: taken over once it is older than its time to live.
+  await new FsStore({ root: w.root }).put(
+    ".datastore.lock",
+    new TextEncoder().encode(JSON.stringify({
+      holder: "old-client@other",
+      hostname: "other",
+      pid: 4242,
+      acquiredAt: "2026-01-01T00:00:00.000Z",
+      ttlMs: 300,
+      nonce: "gone",
+    })),
+    { kind: "create" },
+  );
+  const r = await sluice([
+    ...["pull", "--cache", b, "--store", w.url],
+    ...["--adopt-uncommitted", "notes/x.txt", "--global-lock"],
+  ]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.err,
+    /warning\[global_lock_wait\]: Waiting for the global lock \.datastore\.lock, held by old-client@other .*this pull waits for it/,
+  );
+  assert.match(r.out, /Adopted 1 file/);
+  assert.equal(await Deno.readTextFile(`${b}/notes/x.txt`), "2");
+  await assert.rejects(Deno.lstat(`${w.root}/.datastore.lock`), Deno.errors.NotFound);
+  await w.cleanup();
+});

@@ -32,6 +32,7 @@ import {
 } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { globalLockOf } from "./session.ts";
+import { pullUnderGlobalLock } from "../sync/service/global_lock_pull.ts";
 import { endpointFields } from "./store_url.ts";
 import { outcomeOf, RESOLVE_HINT } from "./sync_outcome.ts";
 import { shownLocation } from "./status.ts";
@@ -204,14 +205,15 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         out,
         s.events,
         () => {
-          const pull = () =>
-            s.service.pullChanged({
-              signal: io.signal,
-              ...(clean.length ? { prefixes: clean } : {}),
-              ...(restoreDeleted ? { restoreDeleted } : {}),
-              ...(adopt.length ? { adoptUncommitted: adopt } : {}),
-            });
-          return opts.globalLock ? globalLockOf(s).withLock(pull, { signal: io.signal }) : pull();
+          const options = {
+            signal: io.signal,
+            ...(clean.length ? { prefixes: clean } : {}),
+            ...(restoreDeleted ? { restoreDeleted } : {}),
+            ...(adopt.length ? { adoptUncommitted: adopt } : {}),
+          };
+          return opts.globalLock
+            ? pullUnderGlobalLock(s.service, globalLockOf(s), options)
+            : s.service.pullChanged(options);
         },
       );
       // A prefix with nothing under it, here or in the datastore's index, is a typo.

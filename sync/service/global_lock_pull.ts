@@ -1,0 +1,61 @@
+/**
+ * A pull that holds the datastore's global lock while it runs, for an
+ * adoption (`pull --adopt-uncommitted`) on a bucket old swamp clients push
+ * to as well ({@link pullUnderGlobalLock}).
+ *
+ * An old client rewrites the index without a compare-and-swap, under the
+ * global lock: an adoption's index commit made while such a client holds
+ * it is put back by that client's write. Holding the lock around the pull
+ * keeps them out; a lock lost while held is reported, as a push under the
+ * lock reports it.
+ *
+ * @module
+ */
+import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
+import type { DistributedLock } from "../ports.ts";
+import { globalLockLostNow } from "./global_lock_push.ts";
+import type { PullOptions } from "./pull_options.ts";
+import type { PullResult } from "./pull_result.ts";
+import type { SyncService } from "./service.ts";
+
+/**
+ * Pulls (`service.pullChanged(options)`) holding `lock`, which is acquired
+ * (waiting as the lock's `maxWaitMs` says, with a `global_lock_wait`
+ * warning first when another holds it) and released here: give it a lock
+ * of its own, not one held already. When the pull adopted files and the
+ * lock was lost by its end (taken over or deleted while held), a
+ * `global_lock_lost` warning says a client that took it may have put the
+ * old index back, and what to run.
+ *
+ * @example
+ * ```ts
+ * import { createSluice } from "../../sluice.ts";
+ * import { InMemoryStore } from "../../packages/testing/mod.ts";
+ * import { pullUnderGlobalLock } from "./global_lock_pull.ts";
+ * const identity = { holder: "me@host", hostname: "host", pid: 1 };
+ * const svc = await createSluice({ cacheDir: await Deno.makeTempDir(), store: new InMemoryStore(), identity });
+ * const lock = svc.lockBackend!.createLock(".datastore.lock", identity);
+ * await pullUnderGlobalLock(svc, lock);
+ * ```
+ */
+export async function pullUnderGlobalLock(
+  service: SyncService,
+  lock: DistributedLock,
+  options: PullOptions = {},
+): Promise<PullResult> {
+  const signal = options.signal;
+  await sayGlobalLockWait(lock, service.events, "this pull waits for it", signal);
+  return await lock.withLock(async () => {
+    const result = await service.pullChanged(options);
+    const adopted = result.adopted?.length ?? 0;
+    if (adopted > 0 && await globalLockLostNow(lock, true, service.identity)) {
+      service.events.emit("warning", {
+        code: "global_lock_lost",
+        message:
+          `The global lock ${lock.key} was lost by the end of this pull (taken over or deleted while held): a client that took it over may have rewritten the index without the ${adopted} file(s) this pull adopted. Run \`sluice pull\`: it finds any entry dropped so (\`index_entry_dropped\`), and the push after it names them again.`,
+        path: lock.key,
+      });
+    }
+    return result;
+  }, { signal });
+}
