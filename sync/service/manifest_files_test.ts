@@ -107,3 +107,46 @@ Deno.test("ManifestFiles: this process's own writes (a base, a log append, a lin
   assert.deepEqual(mine, theirs, "the other's base taken in (with this one's lines it took in)");
   assert.equal(await one.changedOnDisk(), false);
 });
+
+Deno.test("ManifestFiles: a line another process writes ahead while this one writes a base (after its take-in read the log) is in the files after, and in both processes' records", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const one = new ManifestFiles(dir);
+  const mine = new Map([["a", entry(1)]]);
+  await one.load(new Map());
+  await one.ensureBase(mine, undefined);
+  const two = new ManifestFiles(dir);
+  const theirs = new Map<string, SyncedEntry>();
+  await two.load(theirs);
+  // As many lines as entries and more: the second save writes a base.
+  const many = () => [...mine.keys()].filter((p) => p.startsWith("g"));
+  for (let i = 0; i < 1100; i++) mine.set(`g${i}`, entry(i));
+  await one.save(mine, many(), { changed: false, version: undefined });
+  await two.refresh(theirs, []);
+  for (let i = 0; i < 1100; i++) mine.set(`g${i}`, entry(i + 1));
+  // The other process (its pull) writes a record ahead, without the lock,
+  // just before this one's base replaces the files.
+  const rename = Deno.rename;
+  let wroteAhead = false;
+  Deno.rename = (from: string | URL, to: string | URL) => {
+    if (!wroteAhead && String(to).endsWith("/manifest.json")) {
+      theirs.set("p", entry(99));
+      wroteAhead = two.writeAhead(theirs, ["p"]);
+    }
+    return rename(from, to);
+  };
+  try {
+    await one.save(mine, many(), { changed: false, version: undefined });
+  } finally {
+    Deno.rename = rename;
+  }
+  assert.equal(wroteAhead, true);
+  await two.save(theirs, [], { changed: false, version: undefined });
+  await two.refresh(theirs, []);
+  await one.refresh(mine, []);
+  const disk = new Map<string, SyncedEntry>();
+  await new ManifestFiles(dir).load(disk);
+  assert.deepEqual(disk.get("p"), entry(99), "on disk");
+  assert.deepEqual(mine.get("p"), entry(99), "in the base writer's records");
+  assert.deepEqual(theirs.get("p"), entry(99), "in the writer's own records");
+  assert.deepEqual(disk, mine);
+});
