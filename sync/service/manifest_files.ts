@@ -79,6 +79,12 @@ export class ManifestFiles {
   #emptyBase = false;
   /** The files as this process last read them, with its own appends since (see {@link refresh}). */
   readonly #seen = new SeenFiles();
+  /**
+   * The log the last take-in (`#takeIn`) read (its inode, null when there was
+   * none) and how many of its bytes: a base written over what it read takes
+   * in the lines another process wrote ahead to that log since.
+   */
+  #readThrough: { readonly ino: number | null; readonly size: number } | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -113,9 +119,10 @@ export class ManifestFiles {
   ): Promise<void> {
     await this.#serial(async () => {
       if (this.#hasBase && !this.#rewrite && await this.#diskGen() === this.#gen) return;
-      await this.#takeIn(manifest, new Set(unsaved));
+      const own = new Set(unsaved);
+      await this.#takeIn(manifest, own);
       if (this.#hasBase && !this.#rewrite) return; // another process's base, taken in
-      await this.#writeBase(manifest, indexVersion);
+      await this.#writeBase(manifest, indexVersion, own);
     });
   }
 
@@ -161,16 +168,19 @@ export class ManifestFiles {
     let gen: number;
     let applied = 0;
     let torn = false;
+    let read: { ino: number | null; size: number };
+    this.#readThrough = undefined;
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       gen = readBase(raw, fresh).gen;
       const logFile = `${this.#dir}/${MANIFEST_LOG}`;
       const st = await Deno.lstat(logFile).catch(() => null);
       if (st?.isSymlink) return undefined; // never read through: the next base replaces it
-      const log = st ? await Deno.readTextFile(logFile) : "";
-      const r = replayLog(log, gen, fresh);
+      const bytes = st ? await Deno.readFile(logFile) : new Uint8Array();
+      const r = replayLog(new TextDecoder().decode(bytes), gen, fresh);
       applied = r.applied;
       torn = r.torn;
+      read = { ino: st ? st.ino : null, size: bytes.length };
     } catch {
       return undefined;
     }
@@ -196,6 +206,7 @@ export class ManifestFiles {
     this.#emptyBase = false;
     this.#logLines = applied;
     this.#rewrite ||= torn;
+    if (!torn) this.#readThrough = read;
     return [...own];
   }
 
@@ -348,8 +359,9 @@ export class ManifestFiles {
         // A new base holds what the files hold now (another process's log
         // lines among them), with this process's own records over it;
         // files that cannot be read are replaced by what this process holds.
-        await this.#takeIn(manifest, new Set(changed));
-        await this.#writeBase(manifest, index.version);
+        const own = new Set(changed);
+        await this.#takeIn(manifest, own);
+        await this.#writeBase(manifest, index.version, own);
       } else if (lines > 0) {
         await this.#appendLog(manifest, changed, index);
       } else {
@@ -381,35 +393,108 @@ export class ManifestFiles {
     this.release();
   }
 
-  /** Writes a new base of the next generation, then empties the log (whose lines it supersedes). */
+  /**
+   * Writes a new base of the next generation, then empties the log (whose
+   * lines it supersedes). Lines another process wrote ahead to that log
+   * after the take-in before it read it (none holds the lock to write
+   * ahead) are taken into `manifest`, except those of `own` paths (this
+   * process's records stand over them, as at a take-in), and appended to
+   * the new log under the new base.
+   */
   async #writeBase(
-    manifest: ReadonlyMap<string, SyncedEntry>,
+    manifest: Map<string, SyncedEntry>,
     indexVersion: string | undefined,
+    own: ReadonlySet<string> = new Set(),
   ): Promise<void> {
-    // Past every generation on disk (another process's base, or lines of a
-    // base no longer readable): a number no other base ever had.
-    const gen = Math.max(this.#gen, (await this.#diskGen()) ?? -1, await logMaxGen(this.#dir)) + 1;
-    const text = baseText(manifest, gen, indexVersion);
-    await writingState(
-      this.#dir,
-      MANIFEST_FILE,
-      () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
-    );
-    // Every line written ahead so far is in this base (none is written while it is).
-    this.#aheadSettled();
-    this.#gen = gen;
-    this.#hasBase = true;
-    this.#emptyBase = manifest.size === 0 && indexVersion === undefined;
-    this.#logLines = 0;
-    this.#rewrite = false;
-    // Lines of an older generation are ignored when loading, so this may fail
-    // harmlessly. Replaced, not truncated: a link in its place is never followed.
-    await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
-    // What the files hold is this process's manifest, unless a line was
-    // appended to the new log since (read again at the next look).
-    const now = await filesSnapshot(this.#dir);
-    if (now.log?.size === 0) this.#seen.take(now);
-    else this.#seen.forget();
+    const before = this.#gen;
+    const readThrough = this.#readThrough;
+    this.#readThrough = undefined;
+    const old = readThrough ? await this.#openLog(readThrough.ino) : undefined;
+    try {
+      // Past every generation on disk (another process's base, or lines of a
+      // base no longer readable): a number no other base ever had.
+      const gen = Math.max(this.#gen, (await this.#diskGen()) ?? -1, await logMaxGen(this.#dir)) +
+        1;
+      const text = baseText(manifest, gen, indexVersion);
+      await writingState(
+        this.#dir,
+        MANIFEST_FILE,
+        () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
+      );
+      // Every line this process wrote ahead so far is in this base (none is written while it is).
+      this.#aheadSettled();
+      this.#gen = gen;
+      this.#hasBase = true;
+      this.#emptyBase = manifest.size === 0 && indexVersion === undefined;
+      this.#logLines = 0;
+      this.#rewrite = false;
+      // Lines of an older generation are ignored when loading, so this may fail
+      // harmlessly. Replaced, not truncated: a link in its place is never followed.
+      await atomicWrite(`${this.#dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
+      // Lines another process wrote ahead to the replaced log since it was
+      // read: no longer written there (its writer finds the log replaced),
+      // they are taken in and written again under this base.
+      const late = old && readThrough
+        ? await lateLines(old, readThrough.size, before, manifest, own)
+        : [];
+      let appended = 0;
+      if (late.length > 0) {
+        try {
+          appended = await this.#appendNow(logLines(manifest, gen, late));
+          this.#logLines = late.length;
+        } catch {
+          // Part of a line may be in the log: the next save writes a base,
+          // which holds these records (they are in `manifest`).
+          this.#rewrite = true;
+          this.#seen.forget();
+          return;
+        }
+      }
+      // What the files hold is this process's manifest, unless a line was
+      // appended to the new log since (read again at the next look).
+      const now = await filesSnapshot(this.#dir);
+      if (now.log?.size === appended) this.#seen.take(now);
+      else this.#seen.forget();
+    } finally {
+      old?.close();
+    }
+  }
+
+  /**
+   * The log open for reading when it is the one of inode `ino` (`null`: none
+   * was there, and one created since is read from its start); undefined
+   * otherwise, or when it is a symbolic link.
+   */
+  async #openLog(ino: number | null): Promise<Deno.FsFile | undefined> {
+    const file = `${this.#dir}/${MANIFEST_LOG}`;
+    const st = await Deno.lstat(file).catch(() => null);
+    if (!st || st.isSymlink || (ino !== null && st.ino !== ino)) return undefined;
+    const f = await Deno.open(file, { read: true }).catch(() => undefined);
+    if (!f) return undefined;
+    // The file opened is the one looked at (not one put in its place since).
+    if ((await f.stat().catch(() => null))?.ino !== st.ino) {
+      f.close();
+      return undefined;
+    }
+    return f;
+  }
+
+  /** Appends `lines` to the log durably (one fsync); returns the bytes written. */
+  async #appendNow(lines: readonly string[]): Promise<number> {
+    const bytes = ENCODER.encode(`${lines.join("\n")}\n`);
+    const f = await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, {
+      append: true,
+      create: true,
+      write: true,
+    });
+    try {
+      let off = 0;
+      while (off < bytes.length) off += await f.write(bytes.subarray(off));
+      await f.sync();
+    } finally {
+      f.close();
+    }
+    return bytes.length;
   }
 
   async #appendLog(
@@ -466,4 +551,56 @@ export class ManifestFiles {
     this.#logLines += r.applied;
     return r.index;
   }
+}
+
+/**
+ * The paths of the whole lines of generation `gen` in `log` past its first
+ * `from` bytes (lines another process wrote ahead after they were read),
+ * their records taken into `manifest` except for `own` paths. Lines that
+ * cannot be read, or of another generation, are left out.
+ */
+async function lateLines(
+  log: Deno.FsFile,
+  from: number,
+  gen: number,
+  manifest: Map<string, SyncedEntry>,
+  own: ReadonlySet<string>,
+): Promise<string[]> {
+  let text: string;
+  try {
+    await log.seek(from, Deno.SeekMode.Start);
+    const chunks: Uint8Array[] = [];
+    const buf = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await log.read(buf);
+      if (n === null || n === 0) break;
+      chunks.push(buf.slice(0, n));
+    }
+    const all = new Uint8Array(chunks.reduce((t, c) => t + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    text = new TextDecoder().decode(all);
+  } catch {
+    return [];
+  }
+  const lines = text.split("\n");
+  lines.pop(); // a last piece without a newline is no whole line
+  const paths = new Set<string>();
+  for (const line of lines) {
+    let p: unknown;
+    try {
+      const r = JSON.parse(line);
+      if (r?.g !== gen || typeof r.p !== "string") continue;
+      p = r.p;
+      if (own.has(r.p)) continue;
+      replayLog(`${line}\n`, gen, manifest);
+    } catch {
+      continue;
+    }
+    paths.add(p as string);
+  }
+  return [...paths];
 }
