@@ -61,3 +61,20 @@ Deno.test("a process that found the manifest's log torn at its start (a write cu
   const index = await readIndex(store, quick.retry);
   assert.deepEqual(Object.keys(index?.entries ?? {}).sort(), ["notes/a.md", "notes/n.md/part.md"]);
 });
+
+Deno.test("the status of a process open before another process's pull over the cache plans over that pull's records, as a push now would: a file it fetched, edited here since, is to be uploaded, not left out as never synced", async () => {
+  const store = new InMemoryStore();
+  const peer = await clone(store, "peer");
+  await put(peer, "notes/n.md", "a file");
+  await peer.pushChanged();
+  const cacheDir = await Deno.makeTempDir();
+  const first = await processOver(store, cacheDir, 1);
+  const second = await processOver(store, cacheDir, 2);
+  await second.pullChanged();
+  await Deno.writeTextFile(`${cacheDir}/notes/n.md`, "edited here");
+  const report = await first.statusReport({ walk: true });
+  assert.deepEqual(report.entries.map((e) => [e.path, e.action]), [["notes/n.md", "put"]]);
+  assert.deepEqual(report.leftBehind.left, []);
+  const r = await first.pushChanged({ only: ["notes/n.md"] });
+  assert.deepEqual(r.uploaded, ["notes/n.md"]);
+});
