@@ -290,10 +290,14 @@ export class SyncService {
    * datastore was just found unreachable; the dry run's reads fail at once
    * with that error instead of waiting out their retries again.
    */
-  statusReport(
+  async statusReport(
     options: { walk?: boolean; offline?: UnreachableError } = {},
   ): Promise<{ entries: StatusEntry[]; leftBehind: LeftBehind }> {
-    return statusReport(
+    // What other processes over the cache synced or resolved since, first,
+    // as a push now would take it in (in turn with this service's pushes and
+    // pulls, whose conflict records a take-in beside them could undo).
+    await this.#serial(() => Promise.resolve());
+    return await statusReport(
       this.#runDeps,
       this.writePipeline,
       this.cache,
