@@ -25,3 +25,24 @@ Deno.test("the synced manifest saves only what changed, and reads back what it s
   assert.equal(again.nothingToSave("v1:idx"), true, "the index version read counts as saved");
   assert.equal(again.size, 2);
 });
+
+Deno.test("a record written ahead after another process's write ahead was cut off part way (its last line torn) leaves the manifest readable, with every record, to the next process that reads it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-synced-manifest-" });
+  const m = new SyncedManifest(dir);
+  await m.load();
+  m.set("a.txt", { hash: "ha", version: "v1", size: 1, mtimeMs: past });
+  await m.save(undefined);
+  await m.ensureBase();
+  m.note("b.txt", { hash: "hb", version: "v2", size: 2, mtimeMs: past });
+  // Another process over the cache, its disk full, wrote part of a line.
+  await Deno.writeTextFile(`${dir}/manifest.log`, '{"g":0,"p":"c.txt","e":{"h', {
+    append: true,
+  });
+  m.note("d.txt", { hash: "hd", version: "v4", size: 4, mtimeMs: past });
+  await m.save(undefined);
+
+  const again = new SyncedManifest(dir);
+  assert.equal((await again.load()).kind, "read");
+  assert.deepEqual(again.paths().sort(), ["a.txt", "b.txt", "d.txt"]);
+  assert.equal(again.get("d.txt")?.hash, "hd");
+});
