@@ -170,9 +170,11 @@ export class ManifestFiles {
     let torn = false;
     let read: { ino: number | null; size: number };
     this.#readThrough = undefined;
+    let baseRead = false;
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       gen = readBase(raw, fresh).gen;
+      baseRead = true;
       const logFile = `${this.#dir}/${MANIFEST_LOG}`;
       const st = await Deno.lstat(logFile).catch(() => null);
       if (st?.isSymlink) return undefined; // never read through: the next base replaces it
@@ -182,6 +184,9 @@ export class ManifestFiles {
       torn = r.torn;
       read = { ino: st ? st.ino : null, size: bytes.length };
     } catch {
+      // A readable base whose log is not (a line after a torn one, say):
+      // the next save replaces them with this process's records.
+      if (baseRead) this.#rewrite = true;
       return undefined;
     }
     // This process's unsaved records only: one it wrote ahead is in the log
@@ -237,7 +242,8 @@ export class ManifestFiles {
     try {
       const file = `${this.#dir}/${MANIFEST_LOG}`;
       // One lstat per write: the held log's inode was taken at its open.
-      if (this.#ahead && this.#aheadIno !== lstatOrNull(file)?.ino) {
+      const st = lstatOrNull(file);
+      if (this.#ahead && this.#aheadIno !== st?.ino) {
         // Another process replaced the log (with a base of its own): lines
         // of this base's generation would be lost there. Left to the save,
         // which takes that base in first.
@@ -245,11 +251,14 @@ export class ManifestFiles {
         return false;
       }
       if (!this.#ahead) {
-        const created = lstatOrNull(file) === null;
-        this.#ahead = Deno.openSync(file, { append: true, create: true, write: true });
+        this.#ahead = Deno.openSync(file, { append: true, create: true, read: true, write: true });
         this.#aheadIno = this.#ahead.statSync().ino;
-        this.#aheadCreated ||= created;
+        this.#aheadCreated ||= st === null;
       }
+      // Another process's line cut off part way (its disk full) ends the
+      // log: a line after it would make the log unreadable. Left to the
+      // save, which replaces the log with a base.
+      if (st && st.size > 0 && !endsLine(this.#ahead, st.size)) return false;
       let off = 0;
       while (off < bytes.length) off += this.#ahead.writeSync(bytes.subarray(off));
       this.#seen.appended(this.#aheadIno, bytes.length);
@@ -551,6 +560,13 @@ export class ManifestFiles {
     this.#logLines += r.applied;
     return r.index;
   }
+}
+
+/** True when the byte of `log` before `size` ends a line (read through its own offset, which appends ignore). */
+function endsLine(log: Deno.FsFile, size: number): boolean {
+  const last = new Uint8Array(1);
+  log.seekSync(size - 1, Deno.SeekMode.Start);
+  return log.readSync(last) === 1 && last[0] === 10;
 }
 
 /**
