@@ -1,12 +1,13 @@
 /**
  * Reads of the synced manifest's files on disk (`manifest.json`, the base,
- * and `manifest.log`, its log) that change nothing: their identity and what this process saw of it, whether
- * the log ends in a torn line, its highest generation, its text. Writes are
- * `ManifestFiles`'.
+ * and `manifest.log`, its log) that change nothing there: their identity
+ * and what this process saw of it, whether the log ends in a torn line,
+ * its highest generation, its text, the base's generation, the lines
+ * written to a log past what was read. Writes are `ManifestFiles`'.
  *
  * @module
  */
-import { maxLogGen } from "./manifest_log.ts";
+import { maxLogGen, replayLog, type SyncedEntry } from "./manifest_log.ts";
 
 /** The base file of the synced manifest, in the state directory. */
 export const MANIFEST_FILE = "manifest.json";
@@ -140,4 +141,110 @@ export async function readLog(dir: string): Promise<string | undefined> {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;
   }
+}
+
+/**
+ * The generation of the base on disk, from its first bytes (its JSON
+ * begins with its format and generation); undefined when there is none,
+ * or it cannot be read.
+ */
+export async function diskGen(dir: string): Promise<number | undefined> {
+  let f: Deno.FsFile;
+  try {
+    f = await Deno.open(`${dir}/${MANIFEST_FILE}`, { read: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    const head = new Uint8Array(96);
+    const n = (await f.read(head)) ?? 0;
+    if (n === 0) return undefined;
+    const m = /"gen":(\d+)/.exec(new TextDecoder().decode(head.subarray(0, n)));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return undefined;
+  } finally {
+    f.close();
+  }
+}
+
+/**
+ * The log open for reading when it is the one of inode `ino` (`null`: none
+ * was there, and one created since is read from its start); undefined
+ * otherwise, or when it is a symbolic link.
+ */
+export async function openLogIfSame(
+  dir: string,
+  ino: number | null,
+): Promise<Deno.FsFile | undefined> {
+  const file = `${dir}/${MANIFEST_LOG}`;
+  const st = await Deno.lstat(file).catch(() => null);
+  if (!st || st.isSymlink || (ino !== null && st.ino !== ino)) return undefined;
+  const f = await Deno.open(file, { read: true }).catch(() => undefined);
+  if (!f) return undefined;
+  // The file opened is the one looked at (not one put in its place since).
+  if ((await f.stat().catch(() => null))?.ino !== st.ino) {
+    f.close();
+    return undefined;
+  }
+  return f;
+}
+
+/** True when the byte of `log` before `size` ends a line (read through its own offset, which appends ignore). */
+export function endsLine(log: Deno.FsFile, size: number): boolean {
+  const last = new Uint8Array(1);
+  log.seekSync(size - 1, Deno.SeekMode.Start);
+  return log.readSync(last) === 1 && last[0] === 10;
+}
+
+/**
+ * The paths of the whole lines of generation `gen` in `log` past its first
+ * `from` bytes (lines another process wrote ahead after they were read),
+ * their records taken into `manifest` except for `own` paths. Lines that
+ * cannot be read, or of another generation, are left out.
+ */
+export async function lateLines(
+  log: Deno.FsFile,
+  from: number,
+  gen: number,
+  manifest: Map<string, SyncedEntry>,
+  own: ReadonlySet<string>,
+): Promise<string[]> {
+  let text: string;
+  try {
+    await log.seek(from, Deno.SeekMode.Start);
+    const chunks: Uint8Array[] = [];
+    const buf = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await log.read(buf);
+      if (n === null || n === 0) break;
+      chunks.push(buf.slice(0, n));
+    }
+    const all = new Uint8Array(chunks.reduce((t, c) => t + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    text = new TextDecoder().decode(all);
+  } catch {
+    return [];
+  }
+  const lines = text.split("\n");
+  lines.pop(); // a last piece without a newline is no whole line
+  const paths = new Set<string>();
+  for (const line of lines) {
+    let p: unknown;
+    try {
+      const r = JSON.parse(line);
+      if (r?.g !== gen || typeof r.p !== "string") continue;
+      p = r.p;
+      if (own.has(r.p)) continue;
+      replayLog(`${line}\n`, gen, manifest);
+    } catch {
+      continue;
+    }
+    paths.add(p as string);
+  }
+  return [...paths];
 }

@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
+import { logLines, type SyncedEntry } from "./manifest_log.ts";
 import {
+  diskGen,
+  endsLine,
   filesSnapshot,
+  lateLines,
   logMaxGen,
   logTorn,
   MANIFEST_FILE,
   MANIFEST_LOG,
+  openLogIfSame,
   readLog,
   SeenFiles,
 } from "./manifest_disk.ts";
@@ -62,4 +67,43 @@ Deno.test("manifest disk: what was seen matches the files with this process's ap
     false,
     "an append to another log: forgotten",
   );
+});
+
+Deno.test("manifest disk: a log opened only while it is the one read; the lines written past what was read, of its generation, taken in but this process's own", async () => {
+  const dir = await Deno.makeTempDir();
+  const log = `${dir}/${MANIFEST_LOG}`;
+  assert.equal(await diskGen(dir), undefined);
+  await Deno.writeTextFile(`${dir}/${MANIFEST_FILE}`, '{"format":1,"gen":7,"entries":{}}');
+  assert.equal(await diskGen(dir), 7);
+  const e = (n: number): SyncedEntry => ({ hash: `h${n}`, version: `v${n}`, size: n });
+  const line = (p: string, n: number, gen = 7) =>
+    `${logLines(new Map([[p, e(n)]]), gen, [p])[0]}\n`;
+  await Deno.writeTextFile(log, line("a", 1));
+  const read = (await Deno.stat(log)).size;
+  const ino = (await Deno.stat(log)).ino;
+  assert.equal(await openLogIfSame(dir, 12345), undefined, "another log than the one read");
+  const f = await openLogIfSame(dir, ino);
+  assert.ok(f);
+  try {
+    assert.equal(endsLine(f, read), true);
+    await Deno.writeTextFile(
+      log,
+      line("b", 2) + line("mine", 3) + line("c", 4, 6) + '{"g":7,"p":"d"',
+      {
+        append: true,
+      },
+    );
+    assert.equal(endsLine(f, (await Deno.stat(log)).size), false, "a torn last line");
+    const manifest = new Map<string, SyncedEntry>([["mine", e(9)]]);
+    const late = await lateLines(f, read, 7, manifest, new Set(["mine"]));
+    assert.deepEqual(
+      late,
+      ["b"],
+      "another generation's line, this process's own path and a torn line left out",
+    );
+    assert.deepEqual(manifest.get("b"), e(2));
+    assert.deepEqual(manifest.get("mine"), e(9), "this process's record stands");
+  } finally {
+    f.close();
+  }
 });

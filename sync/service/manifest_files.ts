@@ -15,15 +15,19 @@
  *
  * @module
  */
-import { atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
+import { appendSynced, atomicWrite, fsyncDir } from "../transfer/atomic_write.ts";
 import { baseText, logLines, readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
 import {
+  diskGen,
+  endsLine,
   filesSnapshot,
+  lateLines,
   logMaxGen,
   logTorn,
   MANIFEST_FILE,
   MANIFEST_LOG,
+  openLogIfSame,
   readLog,
   SeenFiles,
 } from "./manifest_disk.ts";
@@ -79,11 +83,7 @@ export class ManifestFiles {
   #emptyBase = false;
   /** The files as this process last read them, with its own appends since (see {@link refresh}). */
   readonly #seen = new SeenFiles();
-  /**
-   * The log the last take-in (`#takeIn`) read (its inode, null when there was
-   * none) and how many of its bytes: a base written over what it read takes
-   * in the lines another process wrote ahead to that log since.
-   */
+  /** The log the last take-in read (inode, null for none; bytes read): see {@link #writeBase}. */
   #readThrough: { readonly ino: number | null; readonly size: number } | undefined;
 
   constructor(dir: string) {
@@ -118,37 +118,12 @@ export class ManifestFiles {
     unsaved: Iterable<string> = [],
   ): Promise<void> {
     await this.#serial(async () => {
-      if (this.#hasBase && !this.#rewrite && await this.#diskGen() === this.#gen) return;
+      if (this.#hasBase && !this.#rewrite && await diskGen(this.#dir) === this.#gen) return;
       const own = new Set(unsaved);
       await this.#takeIn(manifest, own);
       if (this.#hasBase && !this.#rewrite) return; // another process's base, taken in
       await this.#writeBase(manifest, indexVersion, own);
     });
-  }
-
-  /**
-   * The generation of the base on disk, from its first bytes (its JSON
-   * begins with its format and generation); undefined when there is none,
-   * or it cannot be read.
-   */
-  async #diskGen(): Promise<number | undefined> {
-    let f: Deno.FsFile;
-    try {
-      f = await Deno.open(`${this.#dir}/${MANIFEST_FILE}`, { read: true });
-    } catch {
-      return undefined;
-    }
-    try {
-      const head = new Uint8Array(96);
-      const n = (await f.read(head)) ?? 0;
-      if (n === 0) return undefined;
-      const m = /"gen":(\d+)/.exec(new TextDecoder().decode(head.subarray(0, n)));
-      return m ? Number(m[1]) : 0;
-    } catch {
-      return undefined;
-    } finally {
-      f.close();
-    }
   }
 
   /**
@@ -351,7 +326,7 @@ export class ManifestFiles {
     index: { readonly changed: boolean; readonly version: string | undefined },
   ): Promise<void> {
     await this.#serial(async () => {
-      if (this.#hasBase && !this.#rewrite && await this.#diskGen() !== this.#gen) {
+      if (this.#hasBase && !this.#rewrite && await diskGen(this.#dir) !== this.#gen) {
         // Another process wrote a base since: taken in, this process's own
         // records written again under it.
         const again = await this.#takeIn(manifest, new Set(changed));
@@ -418,11 +393,12 @@ export class ManifestFiles {
     const before = this.#gen;
     const readThrough = this.#readThrough;
     this.#readThrough = undefined;
-    const old = readThrough ? await this.#openLog(readThrough.ino) : undefined;
+    const old = readThrough ? await openLogIfSame(this.#dir, readThrough.ino) : undefined;
     try {
       // Past every generation on disk (another process's base, or lines of a
       // base no longer readable): a number no other base ever had.
-      const gen = Math.max(this.#gen, (await this.#diskGen()) ?? -1, await logMaxGen(this.#dir)) +
+      const gen =
+        Math.max(this.#gen, (await diskGen(this.#dir)) ?? -1, await logMaxGen(this.#dir)) +
         1;
       const text = baseText(manifest, gen, indexVersion);
       await writingState(
@@ -449,7 +425,9 @@ export class ManifestFiles {
       let appended = 0;
       if (late.length > 0) {
         try {
-          appended = await this.#appendNow(logLines(manifest, gen, late));
+          const bytes = ENCODER.encode(`${logLines(manifest, gen, late).join("\n")}\n`);
+          await appendSynced(`${this.#dir}/${MANIFEST_LOG}`, bytes);
+          appended = bytes.length;
           this.#logLines = late.length;
         } catch {
           // Part of a line may be in the log: the next save writes a base,
@@ -467,43 +445,6 @@ export class ManifestFiles {
     } finally {
       old?.close();
     }
-  }
-
-  /**
-   * The log open for reading when it is the one of inode `ino` (`null`: none
-   * was there, and one created since is read from its start); undefined
-   * otherwise, or when it is a symbolic link.
-   */
-  async #openLog(ino: number | null): Promise<Deno.FsFile | undefined> {
-    const file = `${this.#dir}/${MANIFEST_LOG}`;
-    const st = await Deno.lstat(file).catch(() => null);
-    if (!st || st.isSymlink || (ino !== null && st.ino !== ino)) return undefined;
-    const f = await Deno.open(file, { read: true }).catch(() => undefined);
-    if (!f) return undefined;
-    // The file opened is the one looked at (not one put in its place since).
-    if ((await f.stat().catch(() => null))?.ino !== st.ino) {
-      f.close();
-      return undefined;
-    }
-    return f;
-  }
-
-  /** Appends `lines` to the log durably (one fsync); returns the bytes written. */
-  async #appendNow(lines: readonly string[]): Promise<number> {
-    const bytes = ENCODER.encode(`${lines.join("\n")}\n`);
-    const f = await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, {
-      append: true,
-      create: true,
-      write: true,
-    });
-    try {
-      let off = 0;
-      while (off < bytes.length) off += await f.write(bytes.subarray(off));
-      await f.sync();
-    } finally {
-      f.close();
-    }
-    return bytes.length;
   }
 
   async #appendLog(
@@ -527,16 +468,9 @@ export class ManifestFiles {
       const file = `${this.#dir}/${MANIFEST_LOG}`;
       const created = this.#logLines === 0 &&
         !(await Deno.lstat(file).then(() => true, () => false));
-      const f = await Deno.open(file, { append: true, create: true, write: true });
-      try {
-        const bytes = new TextEncoder().encode(`${out.join("\n")}\n`);
-        let off = 0;
-        while (off < bytes.length) off += await f.write(bytes.subarray(off));
-        this.#seen.appended((await f.stat()).ino, bytes.length);
-        await f.sync(); // lines written ahead to this file are made durable too
-      } finally {
-        f.close();
-      }
+      const bytes = ENCODER.encode(`${out.join("\n")}\n`);
+      // Lines written ahead to this file are made durable too.
+      this.#seen.appended(await appendSynced(file, bytes), bytes.length);
       if (created || this.#aheadCreated) await fsyncDir(this.#dir);
     }).catch(torn);
     this.#logLines += out.length;
@@ -560,63 +494,4 @@ export class ManifestFiles {
     this.#logLines += r.applied;
     return r.index;
   }
-}
-
-/** True when the byte of `log` before `size` ends a line (read through its own offset, which appends ignore). */
-function endsLine(log: Deno.FsFile, size: number): boolean {
-  const last = new Uint8Array(1);
-  log.seekSync(size - 1, Deno.SeekMode.Start);
-  return log.readSync(last) === 1 && last[0] === 10;
-}
-
-/**
- * The paths of the whole lines of generation `gen` in `log` past its first
- * `from` bytes (lines another process wrote ahead after they were read),
- * their records taken into `manifest` except for `own` paths. Lines that
- * cannot be read, or of another generation, are left out.
- */
-async function lateLines(
-  log: Deno.FsFile,
-  from: number,
-  gen: number,
-  manifest: Map<string, SyncedEntry>,
-  own: ReadonlySet<string>,
-): Promise<string[]> {
-  let text: string;
-  try {
-    await log.seek(from, Deno.SeekMode.Start);
-    const chunks: Uint8Array[] = [];
-    const buf = new Uint8Array(64 * 1024);
-    for (;;) {
-      const n = await log.read(buf);
-      if (n === null || n === 0) break;
-      chunks.push(buf.slice(0, n));
-    }
-    const all = new Uint8Array(chunks.reduce((t, c) => t + c.length, 0));
-    let at = 0;
-    for (const c of chunks) {
-      all.set(c, at);
-      at += c.length;
-    }
-    text = new TextDecoder().decode(all);
-  } catch {
-    return [];
-  }
-  const lines = text.split("\n");
-  lines.pop(); // a last piece without a newline is no whole line
-  const paths = new Set<string>();
-  for (const line of lines) {
-    let p: unknown;
-    try {
-      const r = JSON.parse(line);
-      if (r?.g !== gen || typeof r.p !== "string") continue;
-      p = r.p;
-      if (own.has(r.p)) continue;
-      replayLog(`${line}\n`, gen, manifest);
-    } catch {
-      continue;
-    }
-    paths.add(p as string);
-  }
-  return [...paths];
 }

@@ -283,3 +283,21 @@ export async function fsyncDir(dir: string): Promise<void> {
     }
   } catch { /* some filesystems refuse fsync on directories */ }
 }
+
+/**
+ * Appends `bytes` to the file at `path` (made when absent) and syncs it to
+ * disk; returns the inode written to. A failure may leave part of them
+ * there.
+ */
+export async function appendSynced(path: string, bytes: Uint8Array): Promise<number | null> {
+  const f = await Deno.open(path, { append: true, create: true, write: true });
+  try {
+    let off = 0;
+    while (off < bytes.length) off += await f.write(bytes.subarray(off));
+    const ino = (await f.stat()).ino;
+    await f.sync();
+    return ino;
+  } finally {
+    f.close();
+  }
+}

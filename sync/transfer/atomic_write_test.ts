@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  appendSynced,
   atomicWrite,
   atomicWriteAsync,
   atomicWriteSync,
@@ -189,4 +190,13 @@ Deno.test("the temp files writes leave between their write and their rename are 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("appendSynced makes the file, appends after what is there, and names the inode written to", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/log`;
+  const ino = await appendSynced(file, new TextEncoder().encode("a\n"));
+  assert.equal(ino, (await Deno.stat(file)).ino);
+  assert.equal(await appendSynced(file, new TextEncoder().encode("b\n")), ino);
+  assert.equal(await Deno.readTextFile(file), "a\nb\n");
 });
