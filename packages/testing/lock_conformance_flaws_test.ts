@@ -17,7 +17,7 @@ import type {
 } from "../../sync/ports.ts";
 import { LockReadError, LockTimeoutError } from "../../sync/lock_errors.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { runLockConformanceCase } from "./lock_conformance.ts";
+import { LOCK_CONFORMANCE_CASES, runLockConformanceCase } from "./lock_conformance.ts";
 
 /** What the lock gets wrong. */
 interface Flaws {
@@ -25,6 +25,8 @@ interface Flaws {
   observerNullOnReadError?: boolean;
   /** `acquire()` takes a failed read for "absent", and takes the lock. */
   stealOnReadError?: boolean;
+  /** The `nonce` the lock exposes is not the one its body names (the lock fence then refuses every push). */
+  nonceOffBody?: boolean;
 }
 
 interface Held {
@@ -63,7 +65,7 @@ class MapLock implements DistributedLock {
     this.#retry = o.retryDelayMs ?? 500;
   }
   get nonce(): string | undefined {
-    return this.#nonce;
+    return this.flaws.nonceOffBody && this.#nonce ? `${this.#nonce}-local` : this.#nonce;
   }
   get lost(): boolean {
     return this.#loss !== undefined;
@@ -202,5 +204,32 @@ Deno.test("conformance: an acquire that takes a failed read for 'absent' fails",
   await assert.rejects(
     runLockConformanceCase(STEAL, make({ stealOnReadError: true })),
     /took the lock a holds while reads of it failed/,
+  );
+});
+
+const NONCE = "the nonce a held lock exposes is the one its body names, new at each acquisition";
+
+/** The failures of `flaws` over the whole suite, one message per failing case. */
+async function suiteFailures(flaws: Flaws): Promise<string[]> {
+  const failures: string[] = [];
+  for (const title of LOCK_CONFORMANCE_CASES) {
+    await runLockConformanceCase(title, make(flaws)).catch((e) =>
+      failures.push(`${title}: ${e instanceof Error ? e.message : e}`)
+    );
+  }
+  return failures;
+}
+
+Deno.test("conformance: the flawless map lock passes the nonce case", async () => {
+  await runLockConformanceCase(NONCE, make({}));
+});
+
+Deno.test("conformance: a lock whose nonce is not its body's fails the suite", async () => {
+  // The lock fence compares the two before every push: such a lock has every
+  // push refused as model_lock_lost, and its run's versions discarded.
+  const failures = await suiteFailures({ nonceOffBody: true });
+  assert.ok(
+    failures.some((f) => /the lock's nonce .* is not the nonce its body names/.test(f)),
+    `the suite passed a lock whose nonce is not its body's: ${JSON.stringify(failures)}`,
   );
 });
