@@ -10,6 +10,7 @@ import { type Case, Harness } from "./lock_conformance_harness.ts";
 import type { LockConformanceOptions, LockConformanceSetup } from "./lock_conformance_setup.ts";
 import {
   mutualExclusion,
+  nonceNamesTheBody,
   releaseIsIdempotent,
   withLockReleases,
 } from "./lock_conformance_acquire.ts";
@@ -35,6 +36,8 @@ const CASES: Record<string, Case> = {
   "mutual exclusion between two identities": mutualExclusion,
   "release is idempotent": releaseIsIdempotent,
   "withLock releases on return and on throw": withLockReleases,
+  "the nonce a held lock exposes is the one its body names, new at each acquisition":
+    nonceNamesTheBody,
   "a stale lock is stolen after its TTL": staleLockIsStolen,
   "a heartbeat keeps a live lock alive past its TTL": heartbeatKeepsAlive,
   "loss is detected after a takeover": lossIsDetected,

@@ -1,6 +1,7 @@
 /**
  * Lock conformance cases on acquiring: mutual exclusion between two
- * identities, idempotent release, and withLock releasing on return and throw.
+ * identities, idempotent release, withLock releasing on return and throw, and
+ * the nonce a held lock exposes.
  *
  * @module
  */
@@ -64,4 +65,38 @@ export const withLockReleases: Case = async (h) => {
   );
   check(err === boom, `withLock should rethrow fn's error, got ${err}`);
   holderIs(await h.inspect(), null, "after withLock threw");
+};
+
+/** The case "the nonce a held lock exposes is the one its body names, new at each acquisition". */
+export const nonceNamesTheBody: Case = async (h) => {
+  const a = h.lock("a");
+  const seen: string[] = [];
+  for (const round of ["first", "second"]) {
+    await h.settle(a.acquire(), `a.acquire() (${round})`);
+    const body = await h.inspect();
+    holderIs(body, "a", `after the ${round} acquire`);
+    const nonce = body!.nonce;
+    check(
+      typeof nonce === "string" && nonce !== "",
+      `the lock body names no nonce (${
+        JSON.stringify(nonce)
+      }): the breakglass and the lock fence tell acquisitions apart by it`,
+    );
+    // The lock fence refuses a push whose lock exposes a nonce its body does
+    // not name (taken for another acquisition): every push would be refused.
+    check(
+      a.nonce === undefined || a.nonce === nonce,
+      `the lock's nonce ${JSON.stringify(a.nonce)} is not the nonce its body names (${
+        JSON.stringify(nonce)
+      }) after the ${round} acquire: the lock fence would refuse every push under it as model_lock_lost`,
+    );
+    seen.push(nonce);
+    await a.release();
+  }
+  check(
+    seen[0] !== seen[1],
+    `a second acquisition wrote the first one's nonce (${
+      JSON.stringify(seen[0])
+    }): the nonce must be new at each acquisition`,
+  );
 };
