@@ -3,7 +3,9 @@ import { acquireModelLocks, globalLockKey, modelLockKey, releaseLock } from "./m
 import { createSyncService, type SyncService } from "../service/service.ts";
 import { storeLockBackend } from "./lock_engine.ts";
 import { FakeClock, InMemoryStore, waitFor } from "../../packages/testing/mod.ts";
-import type { Identity } from "../ports.ts";
+import type { DistributedLock, Identity, LockBackend } from "../ports.ts";
+import type { WarningEvent } from "../events.ts";
+import { LockReadError } from "../lock_errors.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
 
@@ -130,4 +132,81 @@ Deno.test("the preexisting snapshot names the version dirs present before the ru
   const set = await acquireModelLocks(a, ["t/m"]);
   assert.deepEqual([...set.preexisting], ["data/t/m/d/3"]);
   await set.release();
+});
+
+/** A backend over `inner` whose locks have `over` in place of their own methods. */
+function flawedBackend(
+  inner: LockBackend,
+  over: (lock: DistributedLock) => Partial<DistributedLock>,
+): LockBackend {
+  return {
+    name: "flawed",
+    createLock: (key, identity, options) => {
+      const lock = inner.createLock(key, identity, options);
+      // A lock of its own (no engine class): what it has not overridden goes to `lock`.
+      const own: DistributedLock = {
+        key: lock.key,
+        acquire: (o) => lock.acquire(o),
+        release: () => lock.release(),
+        withLock: (fn, o) => lock.withLock(fn, o),
+        inspect: (o) => lock.inspect(o),
+        forceRelease: (nonce) => lock.forceRelease(nonce),
+        get nonce() {
+          return lock.nonce;
+        },
+        get lost() {
+          return lock.lost;
+        },
+        get loss() {
+          return lock.loss;
+        },
+      };
+      return Object.defineProperties(own, Object.getOwnPropertyDescriptors(over(lock)));
+    },
+  };
+}
+
+async function cloneWith(store: InMemoryStore, clock: FakeClock, lockBackend: LockBackend) {
+  return await createSyncService({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-flawed-" }),
+    store,
+    clock,
+    identity: { holder: "a@host", hostname: "host", pid: 1 },
+    lockBackend,
+    config: quick,
+  });
+}
+
+Deno.test("a third-party lock whose release fails is named in a lock_release_failed warning", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const backend = flawedBackend(
+    storeLockBackend(store, { clock }),
+    () => ({ release: () => Promise.reject(new Error("kv service answered 500")) }),
+  );
+  const a = await cloneWith(store, clock, backend);
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const set = await acquireModelLocks(a, ["t/m"]);
+  await set.release(); // never throws: the run's outcome stands
+  assert.deepEqual(warnings.map((w) => w.code), ["lock_release_failed"]);
+  assert.equal(warnings[0].path, "data/t/m/.lock");
+  assert.match(warnings[0].message, /data\/t\/m\/\.lock.*kv service answered 500/);
+});
+
+Deno.test("a global lock whose inspect throws a bare error fails the lock set with lock_read_failed naming it", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const backend = flawedBackend(storeLockBackend(store, { clock }), () => ({
+    inspect: () => Promise.reject(new TypeError("Cannot read properties of undefined")),
+  }));
+  const a = await cloneWith(store, clock, backend);
+  await assert.rejects(acquireModelLocks(a, ["t/m"]), (e: unknown) => {
+    assert.ok(e instanceof LockReadError, `expected a LockReadError, got ${e}`);
+    assert.equal(e.code, "lock_read_failed");
+    assert.equal(e.key, globalLockKey());
+    assert.match(e.message, /Cannot read properties of undefined/);
+    return true;
+  });
+  assert.deepEqual(store.keys().filter((k) => k.endsWith(".lock")), [], "no model lock taken");
 });

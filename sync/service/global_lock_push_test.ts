@@ -366,3 +366,34 @@ Deno.test("global lock: a data version lost to another writer's (version_exists)
   assert.deepEqual(s.svc.state.dirtyPaths(), []);
   assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
 });
+
+Deno.test("global lock: a third party's release that fails after the commit keeps the push's result and warns lock_release_failed", async () => {
+  const s = await setup();
+  await edit(s.svc, "one\n");
+  const real = s.lock();
+  const theirs: DistributedLock = {
+    key: real.key,
+    acquire: (o) => real.acquire(o),
+    // The lock is left in place (it goes stale after its TTL), and says so.
+    release: () => Promise.reject(new Error("kv service answered 500")),
+    withLock: (fn, o) => real.withLock(fn, o),
+    inspect: (o) => real.inspect(o),
+    forceRelease: (n) => real.forceRelease(n),
+    get nonce() {
+      return real.nonce;
+    },
+    get lost() {
+      return real.lost;
+    },
+  };
+  const warnings: WarningEvent[] = [];
+  s.svc.events.on("warning", (w) => warnings.push(w));
+  // The commit went through: the caller is told so, not the release's error.
+  const r = await pushUnderGlobalLock(s.svc, theirs);
+  assert.deepEqual(r.uploaded, [MINE]);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [MINE]);
+  assert.deepEqual(s.svc.state.dirtyPaths(), []);
+  assert.deepEqual(warnings.map((w) => w.code), ["lock_release_failed"]);
+  assert.match(warnings[0].message, /\.datastore\.lock.*kv service answered 500/);
+  await real.release();
+});
