@@ -13,6 +13,7 @@ import type { DistributedLock, LockInfo, LockOptions } from "../ports.ts";
 import type { PushResult } from "../service/push.ts";
 import { pushUnderGlobalLock } from "../service/global_lock_push.ts";
 import { StoreLock, TIMESTAMP_SLACK_MS } from "./lock_engine.ts";
+import { releaseOrWarn } from "./lock_release.ts";
 import type { SyncService } from "../service/service.ts";
 
 /** Key of a model's lock: `[<ns>/]data/<type…>/<modelId>/.lock`. */
@@ -93,13 +94,15 @@ export class ModelLockSet {
       : this.#service.pushChanged(push);
   }
 
-  /** Releases every lock (safe to call twice; never throws on an already-gone lock). */
+  /**
+   * Releases every lock (safe to call twice; never throws: a lock whose
+   * release fails is named in a `lock_release_failed` warning).
+   */
   async release(): Promise<void> {
     if (this.#released) return;
     this.#released = true;
-    for (const l of [...this.locks].reverse()) {
-      await l.release().catch(() => {});
-    }
+    // A release that fails is a warning (lock_release_failed): the run's outcome stands.
+    for (const l of [...this.locks].reverse()) await releaseOrWarn(l, this.#service.events);
   }
 }
 
@@ -152,7 +155,7 @@ export async function acquireModelLocks(
     }
     return new ModelLockSet(service, sorted, held, preexisting, ns);
   } catch (e) {
-    for (const l of held.reverse()) await l.release().catch(() => {});
+    for (const l of held.reverse()) await releaseOrWarn(l, service.events);
     throw e;
   }
 }

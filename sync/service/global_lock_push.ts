@@ -16,6 +16,7 @@ import { SluiceError } from "../errors.ts";
 import { isLockTimeout } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
 import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
+import { releaseOrWarn } from "../locks/lock_release.ts";
 import type { DistributedLock, Identity } from "../ports.ts";
 import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
@@ -192,6 +193,7 @@ async function commitUnderLock(
     }
     return result;
   } finally {
-    await lock.release();
+    // A release that fails is a warning: the commit's outcome stands.
+    await releaseOrWarn(lock, service.events);
   }
 }
