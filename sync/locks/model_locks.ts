@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import { LockTimeoutError } from "../lock_errors.ts";
+import { AbortedError, ConfigError } from "../errors.ts";
+import { LockReadError, LockTimeoutError } from "../lock_errors.ts";
+import { errorDetail } from "./lock_object.ts";
 import { assertSafeRelPath, joinKey } from "../paths.ts";
 import type { DistributedLock, LockInfo, LockOptions } from "../ports.ts";
 import type { PushResult } from "../service/push.ts";
@@ -160,6 +161,20 @@ export async function acquireModelLocks(
   }
 }
 
+/**
+ * The global lock's body; any failure but an abort is a `LockReadError`
+ * naming the lock (a third party's lock may throw bare errors), as the lock
+ * fence says a model lock's.
+ */
+async function readGlobal(lock: DistributedLock, signal?: AbortSignal): Promise<LockInfo | null> {
+  try {
+    return await lock.inspect({ signal });
+  } catch (e) {
+    if (e instanceof AbortedError || e instanceof LockReadError) throw e;
+    throw new LockReadError(lock.key, errorDetail(e), { cause: e });
+  }
+}
+
 async function waitForGlobal(service: SyncService, ns: string, options: ModelLockSetOptions) {
   const backend = service.lockBackend!;
   const global = backend.createLock(globalLockKey(ns), service.identity);
@@ -167,7 +182,7 @@ async function waitForGlobal(service: SyncService, ns: string, options: ModelLoc
   const pollMs = options.globalPollMs ?? 500;
   const start = service.clock.now();
   for (;;) {
-    const info = await global.inspect({ signal: options.signal });
+    const info = await readGlobal(global, options.signal);
     if (!info) return;
     // A global lock nobody renews (its holder died, or could not delete it) holds no one off,
     // judged by the datastore's time on its object. A backend that keeps its locks elsewhere
