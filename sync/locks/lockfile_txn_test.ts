@@ -449,3 +449,34 @@ Deno.test("a transaction's copy whose index update failed carries this cache's w
   assert.equal(JSON.parse(store.peekText(INDEX_KEY)!).entries[LOCKFILE].sluice.v, landed.version);
   assert.equal(await pendingLockfileDelta(a), null);
 });
+
+Deno.test("a published change whose third-party global lock fails its release is reported published, with a lock_release_failed warning", async () => {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const engine = storeLockBackend(store, { clock });
+  const failingRelease: LockBackend = {
+    name: "failing-release",
+    createLock: (key, identity, options) => {
+      const lock = engine.createLock(key, identity, options);
+      const theirs: DistributedLock = {
+        key,
+        acquire: (o) => lock.acquire(o),
+        // It frees the lock, then answers with an error (a lost reply, say).
+        release: () => lock.release().then(() => Promise.reject(new Error("kv answered 500"))),
+        withLock: (fn, o) => lock.withLock(fn, o),
+        inspect: (o) => lock.inspect(o),
+        forceRelease: (n) => lock.forceRelease(n),
+      };
+      return theirs;
+    },
+  };
+  const a = await clone(store, "a", clock, { lockBackend: failingRelease });
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const r = await updateManagedLockfile(a, { set: { X: { version: "1.0.0" } } });
+  assert.equal(r.published, true);
+  assert.deepEqual(remoteEntries(store), { X: { version: "1.0.0" } });
+  assert.equal(await pendingLockfileDelta(a), null, "a published change is not kept pending");
+  assert.deepEqual(warnings.map((w) => w.code), ["lock_release_failed"]);
+  assert.match(warnings[0].message, /\.datastore\.lock.*kv answered 500/);
+});
