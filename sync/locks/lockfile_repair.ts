@@ -22,6 +22,7 @@ import { STATE_DIR } from "../transfer/cache.ts";
 import { globalLockKey } from "./model_locks.ts";
 import { PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
+import { releaseOrWarn } from "./lock_release.ts";
 import {
   DEFAULT_LOCKFILE_ATTEMPTS,
   type LockfileService,
@@ -214,7 +215,8 @@ export async function repairManagedLockfile(
         if (lock.lost) throw new Error(`the global lock ${lockKey} was lost during the repair.`);
       });
     } finally {
-      await lock.release();
+      // A release that fails is a warning: what the repair published stands.
+      await releaseOrWarn(lock, service.events);
     }
   });
 }

@@ -32,6 +32,7 @@ import { statePath } from "../transfer/cache_paths.ts";
 import type { SyncService } from "../service/service.ts";
 import { sayGlobalLockWait } from "./global_lock_wait.ts";
 import { globalLockKey } from "./model_locks.ts";
+import { releaseOrWarn } from "./lock_release.ts";
 import {
   applyLockfileChange,
   describeLockfileChange,
@@ -341,6 +342,7 @@ async function publish(
       { retryable: true },
     );
   } finally {
-    await lock.release();
+    // A release that fails is a warning: what the transaction published stands.
+    await releaseOrWarn(lock, service.events);
   }
 }
