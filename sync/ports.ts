@@ -258,8 +258,9 @@ export interface DistributedLock {
 }
 
 /**
- * A lock plugin: creates locks for keys. S3, GCS, the local directory and the
- * in-memory store each provide one; third parties register their own by name.
+ * A lock plugin: creates locks for keys. Over S3, GCS, the local directory and
+ * the in-memory store, one engine backend keeps each lock as an object in the
+ * store itself (`storeLockBackend`); third parties register their own by name.
  */
 export interface LockBackend {
   /** Registry name, chosen in the datastore setup config (`lock.backend`). */
