@@ -20,7 +20,6 @@ import { baseText, logLines, readBase, replayLog, type SyncedEntry } from "./man
 import { writingState } from "./state_files.ts";
 import {
   diskGen,
-  endsLine,
   filesSnapshot,
   lateLines,
   logMaxGen,
@@ -31,7 +30,7 @@ import {
   readLog,
   SeenFiles,
 } from "./manifest_disk.ts";
-import { lstatOrNull } from "../transfer/cache_paths.ts";
+import { AheadLog } from "./manifest_ahead.ts";
 
 /** The log is never compacted below this many lines (a base rewrite costs the whole manifest). */
 const LOG_MIN_LINES = 1024;
@@ -42,6 +41,17 @@ export type ManifestLoad =
   | { readonly kind: "none" }
   | { readonly kind: "read"; readonly indexVersion: string | undefined }
   | { readonly kind: "unreadable"; readonly error: Error };
+
+/**
+ * Points inside a write where a test puts another process's write (two
+ * processes' writes interleave there, one thread's cannot).
+ */
+export interface ManifestHooks {
+  /** A base's take-in read the files; the base is about to be written. */
+  readonly beforeBase?: () => void;
+  /** A line written ahead found the log it holds in place; its bytes are about to be written. */
+  readonly beforeAheadWrite?: () => void;
+}
 
 /**
  * The manifest's files in the state directory `dir`.
@@ -64,14 +74,8 @@ export class ManifestFiles {
   #logLines = 0;
   /** The next save writes a base (the files were damaged, or the log's last line torn). */
   #rewrite = false;
-  /** The log, held open while lines are written ahead of a save (see {@link writeAhead}). */
-  #ahead: Deno.FsFile | undefined;
-  /** The inode of the log `#ahead` holds open, taken once at its open. */
-  #aheadIno: number | null | undefined;
-  /** Lines were written ahead since the last save: the next one makes them durable. */
-  #aheadUnsynced = false;
-  /** The log was created by a write ahead: the next save makes its directory entry durable. */
-  #aheadCreated = false;
+  /** The log as lines are written ahead of a save (see {@link writeAhead}). */
+  readonly #ahead: AheadLog;
   /**
    * Writes queued or under way ({@link save}, {@link ensureBase}: one at a
    * time, in call order). No line is written ahead meanwhile: it could land
@@ -86,8 +90,12 @@ export class ManifestFiles {
   /** The log the last take-in read (inode, null for none; bytes read): see {@link #writeBase}. */
   #readThrough: { readonly ino: number | null; readonly size: number } | undefined;
 
-  constructor(dir: string) {
+  readonly #hooks: ManifestHooks;
+
+  constructor(dir: string, hooks: ManifestHooks = {}) {
     this.#dir = dir;
+    this.#hooks = hooks;
+    this.#ahead = new AheadLog(dir);
   }
 
   /**
@@ -105,7 +113,7 @@ export class ManifestFiles {
 
   /** True when lines were written ahead that no save has made durable yet. */
   get aheadUnsynced(): boolean {
-    return this.#aheadUnsynced;
+    return this.#ahead.unsynced;
   }
 
   /**
@@ -177,9 +185,7 @@ export class ManifestFiles {
     if (gen !== this.#gen) {
       // Lines written ahead under the older base were in the log that base's
       // writer took in (or superseded by a newer record there).
-      this.release();
-      this.#aheadUnsynced = false;
-      this.#aheadCreated = false;
+      this.#ahead.settled();
     }
     this.#gen = gen;
     this.#hasBase = true;
@@ -215,46 +221,24 @@ export class ManifestFiles {
     const out = logLines(manifest, this.#gen, paths);
     const bytes = ENCODER.encode(`${out.join("\n")}\n`);
     try {
-      const file = `${this.#dir}/${MANIFEST_LOG}`;
-      // One lstat per write: the held log's inode was taken at its open.
-      const st = lstatOrNull(file);
-      if (this.#ahead && this.#aheadIno !== st?.ino) {
-        // Another process replaced the log (with a base of its own): lines
-        // of this base's generation would be lost there. Left to the save,
-        // which takes that base in first.
-        this.release();
+      // Replaced by another process's base, or cut off part way by its write:
+      // left to the save, which takes that base in first, or writes a base.
+      if (this.#ahead.write(bytes, this.#seen, this.#hooks.beforeAheadWrite) !== "written") {
         return false;
       }
-      if (!this.#ahead) {
-        this.#ahead = Deno.openSync(file, { append: true, create: true, read: true, write: true });
-        this.#aheadIno = this.#ahead.statSync().ino;
-        this.#aheadCreated ||= st === null;
-      }
-      // Another process's line cut off part way (its disk full) ends the
-      // log: a line after it would make the log unreadable. Left to the
-      // save, which replaces the log with a base.
-      if (st && st.size > 0 && !endsLine(this.#ahead, st.size)) return false;
-      let off = 0;
-      while (off < bytes.length) off += this.#ahead.writeSync(bytes.subarray(off));
-      this.#seen.appended(this.#aheadIno, bytes.length);
     } catch {
       // Part of a line may be in the log: no line may follow it there.
       this.#rewrite = true;
-      this.release();
+      this.#ahead.release();
       return false;
     }
     this.#logLines += out.length;
-    this.#aheadUnsynced = true;
     return true;
   }
 
   /** Closes the log held open for lines written ahead, without an fsync (as a process's exit does). */
   release(): void {
-    try {
-      this.#ahead?.close();
-    } catch { /* closed already */ }
-    this.#ahead = undefined;
-    this.#aheadIno = undefined;
+    this.#ahead.release();
   }
 
   /**
@@ -349,32 +333,9 @@ export class ManifestFiles {
       } else if (lines > 0) {
         await this.#appendLog(manifest, changed, index);
       } else {
-        await this.#syncAhead();
+        await this.#ahead.sync();
       }
     });
-  }
-
-  /** Makes the lines written ahead durable (an fsync of the log, and of its directory if they created it). */
-  async #syncAhead(): Promise<void> {
-    if (!this.#aheadUnsynced) return;
-    await writingState(this.#dir, MANIFEST_LOG, async () => {
-      const f = this.#ahead ??
-        await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, { append: true, write: true });
-      try {
-        await f.sync();
-      } finally {
-        if (f !== this.#ahead) f.close();
-      }
-      if (this.#aheadCreated) await fsyncDir(this.#dir);
-    });
-    this.#aheadSettled();
-  }
-
-  /** The lines written ahead are durable (synced, or in a base): the log is closed until the next. */
-  #aheadSettled(): void {
-    this.#aheadUnsynced = false;
-    this.#aheadCreated = false;
-    this.release();
   }
 
   /**
@@ -401,13 +362,14 @@ export class ManifestFiles {
         Math.max(this.#gen, (await diskGen(this.#dir)) ?? -1, await logMaxGen(this.#dir)) +
         1;
       const text = baseText(manifest, gen, indexVersion);
+      this.#hooks.beforeBase?.();
       await writingState(
         this.#dir,
         MANIFEST_FILE,
         () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
       );
       // Every line this process wrote ahead so far is in this base (none is written while it is).
-      this.#aheadSettled();
+      this.#ahead.settled();
       this.#gen = gen;
       this.#hasBase = true;
       this.#emptyBase = manifest.size === 0 && indexVersion === undefined;
@@ -471,10 +433,10 @@ export class ManifestFiles {
       const bytes = ENCODER.encode(`${out.join("\n")}\n`);
       // Lines written ahead to this file are made durable too.
       this.#seen.appended(await appendSynced(file, bytes), bytes.length);
-      if (created || this.#aheadCreated) await fsyncDir(this.#dir);
+      if (created || this.#ahead.created) await fsyncDir(this.#dir);
     }).catch(torn);
     this.#logLines += out.length;
-    this.#aheadSettled();
+    this.#ahead.settled();
   }
 
   /**

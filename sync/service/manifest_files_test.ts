@@ -110,7 +110,17 @@ Deno.test("ManifestFiles: this process's own writes (a base, a log append, a lin
 
 Deno.test("ManifestFiles: a line another process writes ahead while this one writes a base (after its take-in read the log) is in the files after, and in both processes' records", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
-  const one = new ManifestFiles(dir);
+  // The other process (its pull) writes a record ahead, without the lock,
+  // just before this one's base replaces the files.
+  let wroteAhead = false;
+  let armed = false;
+  const one = new ManifestFiles(dir, {
+    beforeBase: () => {
+      if (!armed || wroteAhead) return;
+      theirs.set("p", entry(99));
+      wroteAhead = two.writeAhead(theirs, ["p"]);
+    },
+  });
   const mine = new Map([["a", entry(1)]]);
   await one.load(new Map());
   await one.ensureBase(mine, undefined);
@@ -123,22 +133,8 @@ Deno.test("ManifestFiles: a line another process writes ahead while this one wri
   await one.save(mine, many(), { changed: false, version: undefined });
   await two.refresh(theirs, []);
   for (let i = 0; i < 1100; i++) mine.set(`g${i}`, entry(i + 1));
-  // The other process (its pull) writes a record ahead, without the lock,
-  // just before this one's base replaces the files.
-  const rename = Deno.rename;
-  let wroteAhead = false;
-  Deno.rename = (from: string | URL, to: string | URL) => {
-    if (!wroteAhead && String(to).endsWith("/manifest.json")) {
-      theirs.set("p", entry(99));
-      wroteAhead = two.writeAhead(theirs, ["p"]);
-    }
-    return rename(from, to);
-  };
-  try {
-    await one.save(mine, many(), { changed: false, version: undefined });
-  } finally {
-    Deno.rename = rename;
-  }
+  armed = true;
+  await one.save(mine, many(), { changed: false, version: undefined });
   assert.equal(wroteAhead, true);
   await two.save(theirs, [], { changed: false, version: undefined });
   await two.refresh(theirs, []);
@@ -149,4 +145,37 @@ Deno.test("ManifestFiles: a line another process writes ahead while this one wri
   assert.deepEqual(mine.get("p"), entry(99), "in the base writer's records");
   assert.deepEqual(theirs.get("p"), entry(99), "in the writer's own records");
   assert.deepEqual(disk, mine);
+});
+
+Deno.test("ManifestFiles: a line written ahead to a log another process's base replaced between the look and the write (after that process read its last lines) is left to the save, which writes it under that base", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const log = `${dir}/manifest.log`;
+  let replaceNow = false;
+  const two = new ManifestFiles(dir, {
+    // Another process's base lands here: a new log in place, the old one's
+    // last lines read before this write (none of them is this one).
+    beforeAheadWrite: () => {
+      if (!replaceNow) return;
+      replaceNow = false;
+      Deno.writeTextFileSync(
+        `${dir}/manifest.json`,
+        '{"format":1,"gen":5,"entries":{},"indexVersion":null}',
+      );
+      Deno.writeTextFileSync(`${log}.new`, "");
+      Deno.renameSync(`${log}.new`, log);
+    },
+  });
+  const theirs = new Map([["a", entry(1)]]);
+  await two.load(new Map());
+  await two.ensureBase(theirs, undefined);
+  theirs.set("b", entry(2));
+  assert.equal(two.writeAhead(theirs, ["b"]), true, "the log held open");
+  replaceNow = true;
+  theirs.set("c", entry(3));
+  assert.equal(two.writeAhead(theirs, ["c"]), false, "its line went to the replaced log");
+  // The caller leaves c to its save, which takes the other base in first.
+  await two.save(theirs, ["c"], { changed: false, version: undefined });
+  const disk = new Map<string, SyncedEntry>();
+  await new ManifestFiles(dir).load(disk);
+  assert.deepEqual(disk.get("c"), entry(3), "written under the other process's base");
 });

@@ -1,0 +1,127 @@
+/**
+ * The synced manifest's log as lines are written ahead of a save: held open
+ * between writes, each line appended at once without an fsync (the next
+ * save makes them durable), so that a process that dies before that save
+ * still leaves them on disk. `ManifestFiles` decides when a line may be
+ * written ahead; this module writes it, and tells when the log it holds is
+ * no longer the one in place.
+ *
+ * @module
+ */
+import { fsyncDir } from "../transfer/atomic_write.ts";
+import { lstatOrNull } from "../transfer/cache_paths.ts";
+import { endsLine, MANIFEST_LOG, type SeenFiles } from "./manifest_disk.ts";
+import { writingState } from "./state_files.ts";
+
+/** What {@link AheadLog.write} did. */
+export type AheadWrite =
+  /** The bytes are in the log in place. */
+  | "written"
+  /** The log was replaced by another process's base (before the write, or since): the bytes may be in neither log. */
+  | "replaced"
+  /** The log's last line was cut off part way (another process's): nothing written. */
+  | "torn";
+
+/**
+ * The log in the state directory `dir`, held open for lines written ahead.
+ *
+ * @example
+ * ```ts
+ * import { AheadLog } from "./manifest_ahead.ts";
+ * import { SeenFiles } from "./manifest_disk.ts";
+ * const log = new AheadLog(await Deno.makeTempDir());
+ * console.log(log.write(new TextEncoder().encode("{}\n"), new SeenFiles())); // "written"
+ * log.release();
+ * ```
+ */
+export class AheadLog {
+  readonly #dir: string;
+  #file: Deno.FsFile | undefined;
+  /** The inode of the log held open, taken once at its open. */
+  #ino: number | null | undefined;
+  #unsynced = false;
+  #created = false;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /** Lines were written ahead since the last save: the next one makes them durable. */
+  get unsynced(): boolean {
+    return this.#unsynced;
+  }
+
+  /** The log was created by a write ahead: the next save makes its directory entry durable. */
+  get created(): boolean {
+    return this.#created;
+  }
+
+  /**
+   * Appends `bytes` to the log in one synchronous write, told to `seen` as
+   * this process's own; `before` runs just before the write. Throws when a
+   * write fails (part of a line may be in the log then).
+   */
+  write(bytes: Uint8Array, seen: SeenFiles, before?: () => void): AheadWrite {
+    const path = `${this.#dir}/${MANIFEST_LOG}`;
+    // One lstat per write: the held log's inode was taken at its open.
+    const st = lstatOrNull(path);
+    if (this.#file && this.#ino !== st?.ino) {
+      // Another process replaced the log (with a base of its own): lines of
+      // the older base's generation would be lost there.
+      this.release();
+      return "replaced";
+    }
+    if (!this.#file) {
+      this.#file = Deno.openSync(path, { append: true, create: true, read: true, write: true });
+      this.#ino = this.#file.statSync().ino;
+      this.#created ||= st === null;
+    }
+    // Another process's line cut off part way (its disk full) ends the log:
+    // a line after it would make the log unreadable.
+    if (st && st.size > 0 && !endsLine(this.#file, st.size)) return "torn";
+    before?.();
+    let off = 0;
+    while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
+    seen.appended(this.#ino, bytes.length);
+    // Replaced by another process's base since the look above, after that
+    // process read the replaced log's last lines: these may be in neither.
+    if (lstatOrNull(path)?.ino !== this.#ino) {
+      this.release();
+      return "replaced";
+    }
+    this.#unsynced = true;
+    return "written";
+  }
+
+  /** Makes the lines written ahead durable (an fsync of the log, and of its directory if they created it). */
+  async sync(): Promise<void> {
+    if (!this.#unsynced) return;
+    await writingState(this.#dir, MANIFEST_LOG, async () => {
+      const f = this.#file ??
+        await Deno.open(`${this.#dir}/${MANIFEST_LOG}`, { append: true, write: true });
+      try {
+        await f.sync();
+      } finally {
+        if (f !== this.#file) f.close();
+      }
+      if (this.#created) await fsyncDir(this.#dir);
+    });
+    this.settled();
+  }
+
+  /** The lines written ahead are durable (synced, or in a base), or void: the log is closed until the next. */
+  settled(): void {
+    this.#unsynced = false;
+    this.#created = false;
+    this.release();
+  }
+
+  /** Closes the log held open, without an fsync (as a process's exit does). */
+  release(): void {
+    try {
+      this.#file?.close();
+    } catch { /* closed already */ }
+    this.#file = undefined;
+    this.#ino = undefined;
+  }
+}
