@@ -390,3 +390,48 @@ Deno.test("deleteUploads leaves a named upload it was to put back pending when i
   assert.deepEqual(again.restored, [GONE]);
   assert.equal(inner.peekText(GONE), "out");
 });
+
+/** `store`, counting its calls in flight; `most` is the largest number seen at once, `side` names the calls made beside another. */
+function inFlight(store: ObjectStore) {
+  const seen = { now: new Set<string>(), most: 0, side: [] as string[] };
+  const counted = <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    if (seen.now.size > 0) seen.side.push(`${what} beside ${[...seen.now].join(", ")}`);
+    seen.now.add(what);
+    seen.most = Math.max(seen.most, seen.now.size);
+    return call().finally(() => seen.now.delete(what));
+  };
+  const wrapped: ObjectStore = {
+    ...store,
+    endpoint: store.endpoint,
+    get: (k, o) => counted(`get ${k}`, () => store.get(k, o)),
+    head: (k, o) => counted(`head ${k}`, () => store.head(k, o)),
+    put: (k, b, m, o) => counted(`put ${k}`, () => store.put(k, b, m, o)),
+    delete: (k, o) => counted(`delete ${k}`, () => store.delete(k, o)),
+    list: (p, o) => store.list(p, o),
+  };
+  return { store: wrapped, seen };
+}
+
+Deno.test("deleteUploads with concurrency 1 puts back and names an upload one request at a time: no shard read runs beside its index write", async () => {
+  const inner = new InMemoryStore();
+  const RAW = `${D}/3/raw`;
+  const mine = await inner.put(RAW, enc("out"), PutModes.create);
+  await updateIndex(inner, {
+    set: { [RAW]: { v: mine.version, h: await sha256Hex(enc("out")), s: 3 } },
+    remove: [],
+    base: { [RAW]: null },
+  }, NO_RETRY);
+  await inner.delete(RAW);
+  const { store, seen } = inFlight(inner);
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: mine.version }],
+    undefined,
+    1,
+    () => Promise.resolve(enc("out")),
+  );
+  assert.deepEqual(r.restored, [RAW]);
+  assert.deepEqual(seen.side, [], "no store call of the erasure runs beside another");
+  assert.equal(seen.most, 1);
+  assert.equal(seen.now.size, 0, "nothing of the erasure is left running after it returned");
+});
