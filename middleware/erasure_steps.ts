@@ -111,7 +111,8 @@ export async function deleteUploads(
   // took is put back before the next delete, not after the last.
   const beside = Object.values(named).some(isUnversioned);
   const restore = async (u: UploadRef, entry: IndexEntry) => {
-    const restored = await putBack(store, u, entry, bytesOf, signal).catch(() => false);
+    const restored = await putBack(store, u, entry, bytesOf, signal, concurrency)
+      .catch(() => false);
     if (restored) out.restored.push(u.path);
     else out.pending.push(u);
   };
@@ -202,14 +203,17 @@ export async function deleteUploads(
  * nothing is, and named in place of the gone version only while the entry
  * still names it. True when the entry names the new object, or names
  * something else by now (a later writer's, left as it is), or is gone (a
- * deletion committed since, which stands).
+ * deletion committed since, which stands). Its index update makes at most
+ * `concurrency` requests at once, as the erasure's reads do: with 1, the
+ * touched shards are read before the index write, not beside it.
  */
 async function putBack(
   store: ObjectStore,
   u: UploadRef,
   entry: IndexEntry,
   bytesOf: (path: string) => Promise<Uint8Array | null>,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  concurrency: number,
 ): Promise<boolean> {
   const bytes = await bytesOf(u.path);
   if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
@@ -226,6 +230,7 @@ async function putBack(
   const done = await putBackAndName(store, u.path, bytes, { v: u.version, h: entry.h }, {
     retry: ONE_TRY,
     signal,
+    concurrency,
   });
   // Named, or left to another writer's object or to a commit since: done;
   // what refused it gone before it could be read: looked at again.
