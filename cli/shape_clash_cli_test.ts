@@ -145,3 +145,26 @@ Deno.test("status of a conflict whose copy in place was replaced here by a direc
     await w.cleanup();
   }
 });
+
+Deno.test("resolve --theirs of an edit under a directory the datastore replaced by a file takes that file and says so, not 'a deletion: nothing is here'", async () => {
+  const w = await world();
+  try {
+    const { a, b } = await bothSynced(w, "foo/x", "v1");
+    await Deno.remove(`${a}/foo`, { recursive: true });
+    await w.write(a, "foo", "a's file in the directory's place");
+    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 0);
+    await w.write(b, "foo/x", "b's edit");
+    assert.equal((await sluice(["push", "--cache", b])).code, 3, "b's edit meets the deletion");
+    const r = await sluice(["resolve", "foo/x", "--theirs", "--cache", b]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      /^Took the datastore's side of foo\/x, a deletion: a file foo replaced its directory there, fetched in its place; nothing is at foo\/x here now\.$/m,
+    );
+    assert.equal(await Deno.readTextFile(`${b}/foo`), "a's file in the directory's place");
+    const st = await sluice(["status", "--cache", b]);
+    assert.equal(st.code, 0, st.out + st.err);
+  } finally {
+    await w.cleanup();
+  }
+});

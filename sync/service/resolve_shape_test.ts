@@ -85,3 +85,25 @@ Deno.test("resolve of an edit under a directory a peer replaced by a file, that 
   assert.equal(await read(b, "s3/f.txt"), undefined);
   assert.equal(await read(b, theirs.setAside[0]), "b's edit");
 });
+
+Deno.test("resolve --theirs of an edit under a directory a peer replaced by a file: the peer's file is taken in its place, not left for a later pull", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, "s3/f.txt", "the directory's file");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/s3`, { recursive: true });
+  await put(a, "s3", "a's file");
+  const replaced = await a.pushChanged();
+  assert.deepEqual([replaced.uploaded, replaced.deleted], [["s3"], ["s3/f.txt"]]);
+  await put(b, "s3/f.txt", "b's edit");
+  const met = await b.pushChanged();
+  assert.deepEqual(met.conflicts, ["s3/f.txt"]);
+  const theirs = await b.resolveConflict("s3/f.txt", "theirs");
+  assert.equal(theirs.resolved, true);
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, "s3"), "a's file", "the datastore's side: a file s3");
+  assert.equal(await read(b, theirs.setAside[0]), "b's edit");
+  assert.deepEqual(b.state.dirtyPaths(), []);
+});
