@@ -162,6 +162,10 @@ function cancelledAmong(
 const underIt = (paths: readonly string[], rel: string) =>
   paths.filter((p) => p.startsWith(`${rel}/`));
 
+/** The path of `fetched` that is a directory above `rel` (a file that replaced it). */
+const fetchedAbove = (fetched: readonly string[], rel: string) =>
+  fetched.find((p) => rel.startsWith(`${p}/`));
+
 function say(
   out: Output,
   endpoint: string,
@@ -197,6 +201,10 @@ function say(
             ? `Took the datastore's side of ${rel}, a directory of that name now: ${
               plural(underIt(r.pull.fetched, rel).length, "file")
             } under ${rel}/ fetched, and no file ${rel} here now.`
+            : fetchedAbove(r.pull.fetched, rel) !== undefined
+            ? `Took the datastore's side of ${rel}, a deletion: a file ${
+              fetchedAbove(r.pull.fetched, rel)
+            } replaced its directory there, fetched in its place; nothing is at ${rel} here now.`
             : `Took the datastore's side of ${rel}, a deletion: nothing is at ${rel} here now.`
           : `Took the datastore's copy of ${rel}${
             r.tookNewer

@@ -93,7 +93,18 @@ export async function resolveTheirs(
   await state.conflicts.clear([path]);
   let pulled: PullResult;
   try {
-    pulled = await deps.pull([path]);
+    // Theirs a deletion of a file under a directory a peer replaced by a
+    // file of its name: with the directory emptied here, that file is the
+    // datastore's side too, pulled with it (else it waited for a later pull,
+    // the resolution saying only that nothing is here).
+    let above: string | undefined;
+    if (rec.theirs === null && setAside.length > 0 && deps.indexedOtherShape) {
+      const other = await deps.indexedOtherShape(path);
+      if (other !== undefined && path.startsWith(`${other}/`) && !cache.exists(other)) {
+        above = other;
+      }
+    }
+    pulled = await deps.pull(above === undefined ? [path] : [path, above]);
   } catch (e) {
     await reopenTheirs(deps, rec, setAside, before).catch(() => {});
     throw e;
