@@ -907,3 +907,29 @@ Deno.test("status over a datastore that does not answer asks it once, not once m
   assert.ok(calls <= 4, `${calls} requests to a datastore found unreachable at the first`);
   await w.cleanup();
 });
+
+Deno.test("a cache whose sync state was removed: status, push and pull name the way out of a lost sync state, not only --init, whose push would undo a peer's deletion", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    await w.write(a, "notes/old.txt", "one\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
+    await Deno.remove(`${b}/.sluice`, { recursive: true });
+    const runs = [
+      await sluice(["status", "--cache", b]),
+      await sluice(["push", "--cache", b, "--store", w.url]),
+      await sluice(["pull", "--cache", b, "--store", w.url]),
+    ];
+    for (const r of runs) {
+      assert.equal(r.code, 66, r.err);
+      assert.match(r.err, /^error\[cache_not_found\]/);
+      assert.match(r.err, /sync state was removed/);
+      assert.match(r.err, /sluice pull --init --cache <new dir>/, r.err);
+      assert.match(r.err, /copy into it the files you changed/);
+    }
+  } finally {
+    await w.cleanup();
+  }
+});
