@@ -23,6 +23,14 @@ import { type CliIo, shellWord, UsageError } from "./output.ts";
 import { parseStoreUrl, storeIdentity, type StoreSpec, storeUrl } from "./store_url.ts";
 import type { CommonOptions } from "./session.ts";
 
+/**
+ * The way out for a cache that lost its sync state (its `.sluice/` removed),
+ * which `--init` is not: that cache cannot tell a file a peer deleted from a
+ * new one of its own, so its push would publish the file again.
+ */
+const LOST_STATE_WAY =
+  "If it was a cache whose sync state was removed, do not make it a cache again with --init: it cannot tell a file a peer deleted since from a new one of its own, and its push would publish such a file again, undoing that deletion. Start a new cache instead (`sluice pull --init --cache <new dir>`), copy into it the files you changed, and push from there.";
+
 /** Environment variable naming the default store URL. */
 export const STORE_ENV = "SLUICE_STORE";
 
@@ -72,7 +80,7 @@ async function chosenStore(
     if (stateless && !options.init && await holdsAnything(cache.dir)) {
       throw new SluiceError(
         "cache_not_found",
-        `No store was given, and the directory ${cache.dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's, so it recorded no store): is --cache mistyped? Nothing was read or changed. Check the path, or pass --store (or set ${STORE_ENV}); a new cache is started by \`sluice push --init --store <store-url>\` or \`sluice pull --init --store <store-url>\`.`,
+        `No store was given, and the directory ${cache.dir} holds files but is no cache (it has no ${STATE_DIR}/ of Sluice's, so it recorded no store: never synced, or its sync state was removed): is --cache mistyped? Nothing was read or changed. Check the path, or pass --store (or set ${STORE_ENV}); a new cache is started by \`sluice push --init --store <store-url>\` or \`sluice pull --init --store <store-url>\`. ${LOST_STATE_WAY}`,
       );
     }
     throw new SluiceError(
@@ -294,7 +302,7 @@ export async function checkCacheDir(
         defaulted
           ? `no --cache was given, and ${DEFAULT_CACHE_DIR} of the working directory is the default.`
           : "is --cache mistyped?"
-      } Nothing was created, pushed or pulled. Check the path; to make this directory a new cache, run the command again with --init: \`${again}\` (a push then publishes the files in it; a pull keeps a file of it that the datastore also holds, set aside as a conflict).`,
+      } Nothing was created, pushed or pulled. Check the path; to make this directory a new cache, run the command again with --init: \`${again}\` (a push then publishes the files in it; a pull keeps a file of it that the datastore also holds, set aside as a conflict). ${LOST_STATE_WAY}`,
     );
   }
   if (kind === "missing" && !init) {
