@@ -870,3 +870,15 @@ Deno.test("pull --restore-deleted that cannot take a file back (a directory of i
   assert.match(restored.out, /or do what the line beside each says\./);
   await w.cleanup();
 });
+
+Deno.test("resolve of an absolute path outside the cache says how paths are named and where to find the open conflicts", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["push", "--cache", b])).code, 3);
+  const r = await sluice(["resolve", `${w.base}/a/${CFG}`, "--mine", "--cache", b]);
+  assert.equal(r.code, 65, r.err);
+  assert.match(r.err, /^error\[unsafe_path\]: Refused the path .*: it is not inside the cache /);
+  assert.match(r.err, /paths are relative to the cache, or absolute inside it/);
+  assert.match(r.err, new RegExp(`\`sluice status --cache ${b}\``));
+  assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "y: 1\n", "nothing changed");
+  await w.cleanup();
+});
