@@ -74,7 +74,10 @@ export function cacheRel(service: SyncService, p: string): string {
       );
     }
     if (rel.startsWith("..") || isAbsolute(rel)) {
-      throw new UnsafePathError(p, `it is not inside the cache ${service.cacheDir}`);
+      throw new UnsafePathError(
+        p,
+        `it is not inside the cache ${service.cacheDir}: paths are relative to the cache, or absolute inside it (as \`sluice status\` shows them, relative)`,
+      );
     }
   }
   rel = rel.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
