@@ -882,3 +882,15 @@ Deno.test("resolve of an absolute path outside the cache says how paths are name
   assert.equal(await Deno.readTextFile(`${b}/${CFG}`), "y: 1\n", "nothing changed");
   await w.cleanup();
 });
+
+Deno.test("resolve --merged of an unmerged copy: every `sluice theirs` the refusal names can be run as it is (it names the path)", async () => {
+  const { w, b } = await conflicted();
+  assert.equal((await sluice(["push", "--cache", b])).code, 3);
+  const r = await sluice(["resolve", CFG, "--merged", "--cache", b]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /^error\[not_merged\]/);
+  const named = [...r.err.matchAll(/`(sluice theirs[^`]*)`/g)].map((m) => m[1]);
+  assert.ok(named.length > 0, r.err);
+  for (const c of named) assert.equal(c, `sluice theirs ${CFG} --cache ${b}`, r.err);
+  await w.cleanup();
+});
