@@ -135,7 +135,9 @@ export async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Pr
       shellWord(rec.path)
     }\` prints theirs) and run this again, or take theirs (\`sluice resolve ${
       shellWord(rec.path)
-    } --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is (as when it is already your merge of the newer copy \`sluice theirs\` showed, which an earlier --merged met as this conflict), run \`sluice resolve ${
+    } --theirs\`: your copy is set aside in the cache's set-aside area, which \`sluice status\` lists, never deleted), bring your changes into it, and push; to publish your copy over theirs as it is (as when it is already your merge of the newer copy \`sluice theirs ${
+      shellWord(rec.path)
+    }\` showed, which an earlier --merged met as this conflict), run \`sluice resolve ${
       shellWord(rec.path)
     } --mine\`.`,
   );
