@@ -894,3 +894,24 @@ Deno.test("resolve --merged of an unmerged copy: every `sluice theirs` the refus
   for (const c of named) assert.equal(c, `sluice theirs ${CFG} --cache ${b}`, r.err);
   await w.cleanup();
 });
+
+Deno.test("resolve --theirs or --merged of a conflict whose copy a pull set aside says where that copy stays", async () => {
+  const w = await world();
+  const a = w.cache("a");
+  const c = w.cache("c");
+  const files = ["notes/t.txt", "notes/m.txt"];
+  for (const f of files) await w.write(a, f, "from a\n");
+  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+  for (const f of files) await w.write(c, f, "from c, never synced\n");
+  const pulled = await sluice(["pull", "--cache", c, "--store", w.url]);
+  assert.equal(pulled.code, 3, pulled.err);
+  for (const [f, how] of [["notes/t.txt", "--theirs"], ["notes/m.txt", "--merged"]]) {
+    const aside = pulled.out.match(new RegExp(`^ {2}${f} → (\\.sluice/set-aside/\\S+)$`, "m"));
+    assert.ok(aside, pulled.out);
+    const r = await sluice(["resolve", f, how, "--cache", c]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, new RegExp(`^Your copy stays set aside in ${aside[1]}\\.$`, "m"), r.out);
+    assert.equal(await Deno.readTextFile(`${c}/${aside[1]}`), "from c, never synced\n");
+  }
+  await w.cleanup();
+});
