@@ -69,6 +69,8 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
         out.together(async () => {
           for (const rel of rels) {
             let r: ResolveResult;
+            // Where the conflict's copy of yours is, when a pull set it aside.
+            const mineAt = s.service.conflicts().find((c) => c.path === rel)?.mine?.location;
             try {
               r = await s.service.resolveConflict(rel, resolution, { signal: io.signal });
             } catch (e) {
@@ -101,6 +103,14 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
               r,
               (l) => shownLocation(s.service.cache, l),
             );
+            // Set aside before (by the pull that met the conflict) and still
+            // there: a --theirs or --merged leaves it, and says where.
+            if (
+              r.resolved && resolution !== "mine" && mineAt !== undefined && mineAt !== rel &&
+              !r.setAside.includes(mineAt) && s.service.cache.exists(mineAt)
+            ) {
+              out.say(`Your copy stays set aside in ${shownLocation(s.service.cache, mineAt)}.`);
+            }
           }
         });
       // One hold of the global lock around them all.
