@@ -258,3 +258,19 @@ Deno.test("status on a data version lost to an older client's upload no index na
     await w.cleanup();
   }
 });
+
+Deno.test("status, with a store given, of a cache whose sync state was removed names the way out of a lost sync state beside push --init", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    await w.write(a, "notes/old.txt", "one\n");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    await Deno.remove(`${a}/.sluice`, { recursive: true });
+    const r = await sluice(["status", "--cache", a, "--store", w.url]);
+    assert.match(r.out, /is no cache yet/);
+    assert.match(r.out, /sync state was removed/);
+    assert.match(r.out, /sluice pull --init --cache <new dir>/);
+  } finally {
+    await w.cleanup();
+  }
+});
