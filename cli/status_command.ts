@@ -33,6 +33,7 @@ import { endpointFields, storeUrl } from "./store_url.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
 import { shellWord } from "./output.ts";
 import { outcomeOf } from "./sync_outcome.ts";
+import { LOST_STATE_WAY } from "./session_checks.ts";
 import { setAsideCopies } from "../sync/service/conflicts.ts";
 import { WAITED_HERE } from "../sync/service/waiting_record.ts";
 import { MARKER_AHEAD, MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
@@ -129,7 +130,7 @@ export function statusCommand(io: CliIo, state: RunState): Command {
         out.say(
           `${s.cacheDir} is no cache yet (it has no ${STATE_DIR}/ of Sluice's): this is what a first push would do; \`sluice push --init --store ${
             shellWord(storeUrl(s.spec))
-          }\` makes it a cache and publishes what it lists.`,
+          }\` makes it a cache and publishes what it lists. ${LOST_STATE_WAY}`,
         );
       }
       if (!remote.reachable) {
