@@ -926,7 +926,7 @@ Deno.test("a cache whose sync state was removed: status, push and pull name the 
       assert.equal(r.code, 66, r.err);
       assert.match(r.err, /^error\[cache_not_found\]/);
       assert.match(r.err, /sync state was removed/);
-      assert.match(r.err, /sluice pull --init --cache <new dir>/, r.err);
+      assert.match(r.err, /sluice pull --init --store \S+ --cache <new dir>/, r.err);
       assert.match(r.err, /copy into it the files you changed/);
     }
   } finally {

@@ -269,7 +269,7 @@ Deno.test("status, with a store given, of a cache whose sync state was removed n
     const r = await sluice(["status", "--cache", a, "--store", w.url]);
     assert.match(r.out, /is no cache yet/);
     assert.match(r.out, /sync state was removed/);
-    assert.match(r.out, /sluice pull --init --cache <new dir>/);
+    assert.match(r.out, /sluice pull --init --store \S+ --cache <new dir>/);
   } finally {
     await w.cleanup();
   }
