@@ -29,7 +29,7 @@ import type { CommonOptions } from "./session.ts";
  * new one of its own, so its push would publish the file again.
  */
 export const LOST_STATE_WAY =
-  "If it was a cache whose sync state was removed, do not make it a cache again with --init: it cannot tell a file a peer deleted since from a new one of its own, and its push would publish such a file again, undoing that deletion. Start a new cache instead (`sluice pull --init --cache <new dir>`), copy into it the files you changed, and push from there.";
+  "If it was a cache whose sync state was removed, do not make it a cache again with --init: it cannot tell a file a peer deleted since from a new one of its own, and its push would publish such a file again, undoing that deletion. Start a new cache instead (`sluice pull --init --store <store-url> --cache <new dir>`), copy into it the files you changed, and push from there.";
 
 /** Environment variable naming the default store URL. */
 export const STORE_ENV = "SLUICE_STORE";
