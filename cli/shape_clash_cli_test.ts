@@ -168,3 +168,24 @@ Deno.test("resolve --theirs of an edit under a directory the datastore replaced 
     await w.cleanup();
   }
 });
+
+Deno.test("resolve --mine of a file replaced here by a directory, a peer's edit of it met: says the directory's files were published with the deletion", async () => {
+  const w = await world();
+  try {
+    const { a, b } = await bothSynced(w, "foo", "v1");
+    await fooToDirectory(w, a);
+    await w.write(b, "foo", "v2 from b");
+    assert.equal((await sluice(["push", "--cache", b])).code, 0);
+    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    const r = await sluice(["resolve", "foo", "--mine", "--cache", a]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      /^Deleted foo on \S+ \(your deletion\), and published the 1 file under foo\/ that replaced it here\.$/m,
+    );
+    assert.equal((await sluice(["pull", "--cache", b])).code, 0);
+    assert.equal(await Deno.readTextFile(`${b}/foo/x`), "a file under a directory of its name");
+  } finally {
+    await w.cleanup();
+  }
+});
