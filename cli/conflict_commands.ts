@@ -222,7 +222,13 @@ function say(
               : ""
           }.`
         : r.deleted
-        ? `Deleted ${rel} on ${endpoint} (your deletion).`
+        ? `Deleted ${rel} on ${endpoint} (your deletion)${
+          underIt(r.push?.uploaded ?? [], rel).length
+            ? `, and published the ${
+              plural(underIt(r.push?.uploaded ?? [], rel).length, "file")
+            } under ${rel}/ that replaced it here`
+            : ""
+        }.`
         : r.published === undefined
         ? `Your ${
           resolution === "mine" ? "copy" : "merge"
