@@ -13,7 +13,7 @@ import { AbortedError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
 import { type CliIo, type Output, plural, shellWord, UsageError } from "./output.ts";
-import { sayGlobalLockWait } from "../sync/locks/global_lock_wait.ts";
+import { sayingGlobalLockWait } from "../sync/locks/global_lock_wait.ts";
 import { conflictPaths } from "./cache_paths.ts";
 import { outcomeOf } from "./sync_outcome.ts";
 import { endpointFields } from "./store_url.ts";
@@ -116,8 +116,10 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       // One hold of the global lock around them all.
       if (o.globalLock) {
         const lock = globalLockOf(s);
-        await sayGlobalLockWait(lock, s.events, "the resolution waits for it", io.signal);
-        await lock.withLock(resolveAll, { signal: io.signal });
+        await lock.withLock(
+          resolveAll,
+          await sayingGlobalLockWait(lock, s.events, "the resolution waits for it", io.signal),
+        );
       } else await resolveAll();
       const left = leftBehindError("resolve", {
         conflicts: [...refused.map((r) => r.path), ...done.flatMap((r) => r.conflicts)],

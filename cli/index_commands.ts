@@ -14,7 +14,7 @@ import { endpointFields, storeUrl } from "./store_url.ts";
 import { SluiceError } from "../sync/errors.ts";
 import { headIndex } from "../sync/transfer/remote_index.ts";
 import { isLocalOnly } from "../sync/transfer/bucket_layout.ts";
-import { sayGlobalLockWait } from "../sync/locks/global_lock_wait.ts";
+import { sayingGlobalLockWait } from "../sync/locks/global_lock_wait.ts";
 
 /** Registers `index` and its subcommand `migrate`. */
 export function indexCommand(io: CliIo, state: RunState): Command {
@@ -53,10 +53,9 @@ export function indexCommand(io: CliIo, state: RunState): Command {
           }
         }
         const lock = globalLockOf(s);
-        await sayGlobalLockWait(lock, s.events, "the index move waits for it", io.signal);
         const r = await lock.withLock(
           () => migrateIndex(s.service, io.signal, lock),
-          { signal: io.signal },
+          await sayingGlobalLockWait(lock, s.events, "the index move waits for it", io.signal),
         );
         out.result("index migrate", {
           ...endpointFields(s.spec, s.store),

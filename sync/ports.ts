@@ -226,6 +226,17 @@ export interface LockOptions {
   readonly retryDelayMs?: number;
 }
 
+/** Options of {@link DistributedLock.acquire}. */
+export interface AcquireOptions extends CallOptions {
+  /**
+   * Called once when an attempt finds the lock held by another, with the
+   * holder its object names, before the wait for it: Sluice says
+   * `global_lock_wait` there. A lock that cannot tell may never call it
+   * (Sluice's look before the acquisition is then all that is said).
+   */
+  readonly onWait?: (holder: LockInfo) => void;
+}
+
 /**
  * A lock over a shared store, the shape datastore extensions implement.
  *
@@ -240,11 +251,11 @@ export interface DistributedLock {
   /** Store key of the lock object. */
   readonly key: string;
   /** Waits until the lock is ours; throws `LockTimeoutError` after `maxWaitMs`. */
-  acquire(options?: CallOptions): Promise<void>;
+  acquire(options?: AcquireOptions): Promise<void>;
   /** Releases the lock if still ours; safe to call twice. */
   release(): Promise<void>;
   /** Runs `fn` under the lock and always releases, also on throw. */
-  withLock<T>(fn: () => Promise<T>, options?: CallOptions): Promise<T>;
+  withLock<T>(fn: () => Promise<T>, options?: AcquireOptions): Promise<T>;
   /** The lock object's body, or `null` when absent. A failed read throws. */
   inspect(options?: CallOptions): Promise<LockInfo | null>;
   /** Breakglass: deletes the lock if it carries `nonce`; true only if it did. */

@@ -78,6 +78,7 @@ import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { systemClock } from "../clock.ts";
 import { randomId } from "../hash.ts";
 import {
+  type AcquireOptions,
   type CallOptions,
   type Clock,
   type DistributedLock,
@@ -206,7 +207,7 @@ export class StoreLock implements DistributedLock {
   }
 
   /** Waits until the lock is ours; `LockTimeoutError` after `maxWaitMs`, `AbortedError` on abort. */
-  async acquire(options: CallOptions = {}): Promise<void> {
+  async acquire(options: AcquireOptions = {}): Promise<void> {
     if (this.held) return;
     if (this.#releasing) await this.#releasing;
     const { signal } = options;
@@ -214,6 +215,7 @@ export class StoreLock implements DistributedLock {
     const deadline = start + this.maxWaitMs;
     const nonce = randomId();
     let holder: string | undefined;
+    let told = false;
     for (;;) {
       if (signal?.aborted) throw new AbortedError(`Waiting for lock ${this.key}`);
       const info: LockInfo = {
@@ -245,6 +247,10 @@ export class StoreLock implements DistributedLock {
           );
           continue;
         }
+        if (!told && options.onWait) {
+          told = true;
+          options.onWait(describeLockObject(current, this.ttlMs));
+        }
       }
       const now = this.#clock.now();
       if (now >= deadline) throw new LockTimeoutError(this.key, now - start, holder);
@@ -260,7 +266,7 @@ export class StoreLock implements DistributedLock {
   }
 
   /** Runs `fn` under the lock and always releases, also on throw. */
-  async withLock<T>(fn: () => Promise<T>, options?: CallOptions): Promise<T> {
+  async withLock<T>(fn: () => Promise<T>, options?: AcquireOptions): Promise<T> {
     await this.acquire(options);
     try {
       return await fn();

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { sayingGlobalLockWait } from "./global_lock_wait.ts";
 import { ConfigError, NotFoundError, preview, SluiceError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import { STATE_DIR } from "../transfer/cache.ts";
@@ -209,7 +210,15 @@ export async function repairManagedLockfile(
     await setAsideMalformedLocal(service, path);
     const lockKey = globalLockKey(options.namespace);
     const lock = service.lockBackend!.createLock(lockKey, service.identity, options.lockOptions);
-    await lock.acquire({ signal: options.signal });
+    await lock.acquire(
+      await sayingGlobalLockWait(
+        lock,
+        service.events,
+        "the lockfile repair waits for it",
+        options.signal,
+        service.identity,
+      ),
+    );
     try {
       return await repairRounds(service, path, options, () => {
         if (lock.lost) throw new Error(`the global lock ${lockKey} was lost during the repair.`);

@@ -30,7 +30,7 @@ import { type LockOptions, type ObjectInfo, PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import { statePath } from "../transfer/cache_paths.ts";
 import type { SyncService } from "../service/service.ts";
-import { sayGlobalLockWait } from "./global_lock_wait.ts";
+import { sayingGlobalLockWait } from "./global_lock_wait.ts";
 import { globalLockKey } from "./model_locks.ts";
 import { releaseOrWarn } from "./lock_release.ts";
 import {
@@ -264,14 +264,15 @@ async function publish(
   const signal = options.signal;
   const lockKey = globalLockKey(options.namespace);
   const lock = service.lockBackend!.createLock(lockKey, service.identity, options.lockOptions);
-  await sayGlobalLockWait(
-    lock,
-    service.events,
-    "the lockfile change waits for it, and is published once it is free",
-    signal,
-    service.identity,
+  await lock.acquire(
+    await sayingGlobalLockWait(
+      lock,
+      service.events,
+      "the lockfile change waits for it, and is published once it is free",
+      signal,
+      service.identity,
+    ),
   );
-  await lock.acquire({ signal });
   try {
     const max = Math.max(1, options.maxAttempts ?? DEFAULT_LOCKFILE_ATTEMPTS);
     // Each datastore copy met is checked once (a retry may meet a plain copy written meanwhile).

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
+import { sayingGlobalLockWait } from "../locks/global_lock_wait.ts";
 import type { DistributedLock } from "../ports.ts";
 import { globalLockLostNow } from "./global_lock_push.ts";
 import type { PullOptions } from "./pull_options.ts";
@@ -44,7 +44,12 @@ export async function pullUnderGlobalLock(
   options: PullOptions = {},
 ): Promise<PullResult> {
   const signal = options.signal;
-  await sayGlobalLockWait(lock, service.events, "this pull waits for it", signal);
+  const acquire = await sayingGlobalLockWait(
+    lock,
+    service.events,
+    "this pull waits for it",
+    signal,
+  );
   return await lock.withLock(async () => {
     const result = await service.pullChanged(options);
     const adopted = result.adopted?.length ?? 0;
@@ -57,5 +62,5 @@ export async function pullUnderGlobalLock(
       });
     }
     return result;
-  }, { signal });
+  }, acquire);
 }

@@ -15,7 +15,7 @@
 import { SluiceError } from "../errors.ts";
 import { isLockTimeout } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
-import { sayGlobalLockWait } from "../locks/global_lock_wait.ts";
+import { sayingGlobalLockWait } from "../locks/global_lock_wait.ts";
 import { releaseOrWarn } from "../locks/lock_release.ts";
 import type { DistributedLock, Identity } from "../ports.ts";
 import type { PreparedPush, PushOptions } from "./push_options.ts";
@@ -142,14 +142,14 @@ async function commitUnderLock(
   // Nothing planned: no index write to guard (the commit still clears a bulk mark).
   if (prepared.plan.length === 0) return await service.commitPush(prepared, { signal });
   const deleted = prepared.plan.filter((e) => e.action === "delete").length;
-  await sayGlobalLockWait(
+  const acquire = await sayingGlobalLockWait(
     lock,
     service.events,
     "this push's files are uploaded, and its commit waits for the lock",
     signal,
   );
   try {
-    await lock.acquire({ signal });
+    await lock.acquire(acquire);
   } catch (e) {
     if (!isLockTimeout(e)) throw e;
     const what = (e instanceof Error ? e.message : String(e)).replace(
