@@ -471,6 +471,7 @@ const INSERTS_OFF = {
   copyShare: 0,
   markerRaceShare: 0,
   ownLostShare: 0,
+  tornLogShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -510,6 +511,31 @@ Deno.test("history: a file created with its commit's answer lost, then made a di
     assert.ok(new Set(added.map((o) => "clone" in o ? o.clone : -1)).size === 1, "one clone");
   }
   assert.equal(inserted, 200, "every history with ops gets the block");
+});
+
+Deno.test("history: another process's write ahead cut off part way is aimed after a peer's edit and the clone's sync, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, tornLogShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const at = h.ops.findIndex((o) => o.kind === "torn");
+    assert.ok(at > 0);
+    inserted++;
+    const torn = h.ops[at] as Extract<Op, { kind: "torn" }>;
+    // Right after the clone's sync (whose download it is aimed at), a peer's edit pushed before.
+    assert.deepEqual(h.ops[at - 1], { id: torn.id - 1, kind: "sync", clone: torn.clone });
+    if (h.clones > 1) {
+      const edit = h.ops[at - 3];
+      assert.equal(edit.kind, "edit");
+      assert.notEqual((edit as { clone: number }).clone, torn.clone);
+    }
+    assert.match(formatOp(torn), /another process over its cache, its disk full/);
+    assert.equal(h.ops.filter((o) => !ids.has(o.id)).every((o) => o.id > Math.max(...ids)), true);
+  }
+  assert.equal(inserted, 200);
+  assert.ok(generateHistory(1, INSERTS_OFF).ops.every((o) => o.kind !== "torn"));
 });
 
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
@@ -821,8 +847,14 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       copyShare: 0,
       markerRaceShare: 0,
       locklessShare: 0,
+      tornLogShare: 0,
     });
-    const h = generateHistory(seed, { copyShare: 0, markerRaceShare: 0, locklessShare: 0 });
+    const h = generateHistory(seed, {
+      copyShare: 0,
+      markerRaceShare: 0,
+      locklessShare: 0,
+      tornLogShare: 0,
+    });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));

@@ -407,6 +407,26 @@ export type Op =
     readonly indexed: boolean;
     readonly marker?: boolean;
   }
+  /**
+   * Another process over the clone's cache, its disk full, dies part way
+   * through a line it writes ahead to the synced manifest's log: the
+   * clone's `.sluice/manifest.log` gains a prefix (cut at a length drawn
+   * from `pick`) of a well-formed line of the base's generation recording
+   * `file`, with no newline. Aimed: the scheduler goes on (a few decisions
+   * at most, with choices drawn from `pick`) until the clone's command is
+   * parked on a download (its pull's, which writes its record ahead right
+   * after), or ends. Nothing happens when the cache has no base (no process
+   * writes ahead then). The clone's final sync then runs in a
+   * process started afresh on that cache, as with a `sibling`. Inserted from
+   * a generator of its own (see {@link insertTornLogs}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "torn";
+    readonly clone: number;
+    readonly file: number;
+    readonly pick: number;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -532,6 +552,8 @@ export interface GenerateOptions {
   readonly checkedDeleteShare?: number;
   /** Chance that a history without old clients has another tool publish versions of a run's data at its number, honouring no lock (see {@link insertLockless}); default 0.1. */
   readonly locklessShare?: number;
+  /** Chance that a history has another process's write ahead to a clone's manifest log cut off part way (see {@link insertTornLogs}); default 0.1. */
+  readonly tornLogShare?: number;
 }
 
 /**
@@ -555,6 +577,7 @@ export type DrawnKind = Exclude<
   | "oldsame"
   | "copy"
   | "lockless"
+  | "torn"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -885,6 +908,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   if (!oldClients) {
     insertLockless(ops, kinds, new Rng(mixSeed(seed, 0x6c6b6c73)), options.locklessShare ?? 0.1);
   }
+  // From a generator of its own: the operations above stay as they were.
+  insertTornLogs(ops, clones, new Rng(mixSeed(seed, 0x746f726e)), options.tornLogShare ?? 0.1);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const skewRng = new Rng(mixSeed(seed, 0x736b6577));
   let skewMs: number[] | undefined;
@@ -1442,6 +1467,55 @@ function markSiblingStructural(
 }
 
 /**
+ * Inserts, in a share of histories, another process's write ahead to a
+ * clone's manifest log cut off part way (see the `torn` {@link Op}) at a
+ * random place, often on a clone a second process shares: a peer first
+ * pushes an edit of a shared file, then the clone syncs, and the torn line
+ * is aimed at that sync's download of it (whose record it writes ahead to
+ * that log right after); in half of them
+ * the clone's process then dies and a new one opens the cache, and in half
+ * a peer pushes the deletion of a shared file, which the clone syncs (a
+ * cache that lost its records takes the file for its own, never synced,
+ * and publishes it again). Ids after every other operation's, like
+ * {@link insertStalls}.
+ */
+function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
+  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
+  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
+  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(20, 60), pick: rng.int(2 ** 31) });
+  const block: Op[] = [];
+  if (peer !== undefined) {
+    block.push({
+      id: id++,
+      kind: "edit",
+      clone: peer,
+      file: rng.int(SHARED_FILES.length),
+      how: "push",
+    }, tick());
+  }
+  block.push(
+    { id: id++, kind: "sync", clone },
+    { id: id++, kind: "torn", clone, file: rng.int(SHARED_FILES.length), pick: rng.int(2 ** 31) },
+    tick(),
+  );
+  if (rng.chance(0.5)) block.push({ id: id++, kind: "crash", clone });
+  if (peer !== undefined && rng.chance(0.5)) {
+    block.push(
+      { id: id++, kind: "delete", clone: peer, file: rng.int(SHARED_FILES.length), how: "push" },
+      tick(),
+      { id: id++, kind: "sync", clone },
+    );
+  }
+  // After another tool's first writes, which come before any index is made
+  // (another move may have been inserted before them).
+  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
+  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+}
+
+/**
  * Inserts, in a share of histories, another tool's publication of a
  * version at a run's number (see the `lockless` {@link Op}) right after
  * model runs: after most runs that a second process's structural command
@@ -1693,6 +1767,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} another tool publishes its own version at run #${op.run}'s number while the run holds its lock, written and not flushed (no lock; raw, metadata.yaml${
         op.marker ? ", latest" : ""
       }; ${op.indexed ? "with its index entries" : "no index entry"})`;
+    case "torn":
+      return `${head} c${op.clone} another process over its cache, its disk full, writes ahead part of a manifest log line (${
+        SHARED_FILES[op.file]
+      }), no newline`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
@@ -1796,6 +1874,7 @@ export function parseHistory(text: string): History {
     "oldsame",
     "copy",
     "lockless",
+    "torn",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {

@@ -126,6 +126,12 @@
  * - I29: a pull never records a conflict whose datastore copy is the
  *   clone's own write (an upload of its cache whose commit landed, its
  *   answer lost or not): a conflict with itself (`own_conflicts.ts`).
+ * - I30: a process opening a clone's cache reads its synced manifest: what
+ *   the cache's processes synced is never lost to another process's write
+ *   ahead cut off part way (`torn` moves leave a torn last line, which a
+ *   reader drops; a line written after it is not) nor otherwise, since the
+ *   checker never damages the manifest beyond that; a process that finds
+ *   it unreadable takes every file for one never synced (`workload.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -169,7 +175,8 @@ export type Invariant =
   | "I26"
   | "I27"
   | "I28"
-  | "I29";
+  | "I29"
+  | "I30";
 
 /** A broken invariant. */
 export interface Violation {

@@ -66,6 +66,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       foreignShare: 0,
       unwrittenShare: 0,
       sharedCacheShare: 0,
+      tornLogShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -73,6 +74,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       foreignShare: 0,
       unwrittenShare: 0,
       sharedCacheShare: 0,
+      tornLogShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

@@ -130,6 +130,16 @@ export interface ChaosStats {
   /** Clones' caches replaced by a copy of another's (`copy` moves made). */
   copies: number;
   /**
+   * Lines another process wrote ahead to a clone's manifest log cut off part
+   * way (`torn` moves made), of them those made while the clone's command
+   * was parked on a download (a pull's, which writes its record ahead right
+   * after), and the processes started on such a cache after one (a
+   * restart, the final sync's), each reading its manifest (checked by I30).
+   */
+  tornLogs: number;
+  tornLogsAimed: number;
+  tornLogsReopened: number;
+  /**
    * Objects of a refused run on the store after the final sync whose
    * deletion was pending in a cache a `copy` move replaced, named by no
    * index (left for good, spared by I2's final store scan).
@@ -246,6 +256,9 @@ export function emptyStats(): ChaosStats {
     siblings: 0,
     siblingsDied: 0,
     copies: 0,
+    tornLogs: 0,
+    tornLogsAimed: 0,
+    tornLogsReopened: 0,
     refusedLeftByCopy: 0,
     locklessHistories: 0,
     locklessWrites: 0,

@@ -21,6 +21,9 @@ import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import { findStateDir } from "../../sync/transfer/cache_paths.ts";
+import { MANIFEST_FILE, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
+import { logLines } from "../../sync/service/manifest_log.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { modelLockKey, releaseLock } from "../../sync/locks/model_locks.ts";
@@ -103,6 +106,9 @@ const DURING_DECISIONS = 40;
 
 /** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
 const OLD_SAME_DECISIONS = 300;
+
+/** Scheduler decisions a torn line of another process's waits at most for a download of the clone's pull. */
+const TORN_DECISIONS = 60;
 
 /** Scheduler decisions another tool's lockless publication waits at most for its moment. */
 const LOCKLESS_DECISIONS = 300;
@@ -220,6 +226,8 @@ class World {
   readonly #answerDue = new Set<CloneSlot>();
   /** Clones whose cache a second process shared (`sibling` moves). */
   readonly #shared = new Set<CloneSlot>();
+  /** Clones whose manifest log another process's write ahead left torn (`torn` moves). */
+  readonly #torn = new Set<CloneSlot>();
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -499,6 +507,20 @@ class World {
           this.changes.reported(index, w.path);
         }
         if (w.code === "lock_stale_stolen") this.#checkTakeover(name, w.message);
+        // I30: the checker never leaves a manifest unreadable (a torn last
+        // line, a `torn` move's, is read past): a process that finds it so
+        // starts with every record its cache's processes synced lost.
+        if (
+          w.code === "state_unreadable" && name !== "operator" &&
+          /^synced manifest unreadable/.test(w.message)
+        ) {
+          this.truth.violate({
+            invariant: "I30",
+            message:
+              `a process opening ${name}'s cache found its synced manifest unreadable, every record of what its processes synced lost (${w.message})`,
+            afterOp: this.#opId,
+          });
+        }
         // Told that its own file or directory (not a clash the datastore holds) is in the way.
         if (
           w.code === "path_blocked" && w.path && name !== "operator" &&
@@ -514,6 +536,7 @@ class World {
   }
 
   async #boot(slot: CloneSlot): Promise<void> {
+    if (this.#torn.has(slot)) this.stats.tornLogsReopened++;
     const { svc, locks } = await this.#service(
       slot.dir,
       `c${slot.index}`,
@@ -992,6 +1015,52 @@ class World {
     }
   }
 
+  /**
+   * Another process's write ahead to clone `op.clone`'s manifest log cut off
+   * part way (see the `torn` move): a prefix of a well-formed line of the
+   * base's generation (the record of `op.file` this clone holds, or one of
+   * its own), no newline, appended between two scheduling decisions (a
+   * process of its own wrote it), aimed at the clone's command parked on a
+   * download (a pull's, which writes its record ahead right after) or else
+   * made once that command ends. Only where a base is on disk (no process
+   * writes ahead before). That cache is then synced at the end by a process started
+   * afresh on it, which reads the manifest (I30).
+   */
+  async #tornLog(op: Extract<Op, { kind: "torn" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const downloading = () => {
+      const key = /^get (\S+)/.exec(slot.busy?.unit.parkedOn ?? "")?.[1];
+      return key !== undefined && !isIndexObject(key) && !key.endsWith(".lock");
+    };
+    const next = mulberry32(op.pick);
+    for (let i = 0; i < TORN_DECISIONS && slot.busy && !downloading(); i++) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.#afterDecision();
+      if (this.#aborted) return;
+    }
+    const aimed = downloading();
+    const dir = findStateDir(slot.dir);
+    const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => undefined);
+    if (base === undefined) return;
+    const gen = Number(/"gen":(\d+)/.exec(base)?.[1] ?? 0);
+    const path = SHARED_FILES[op.file];
+    const entry = slot.svc.state.synced(path) ??
+      { hash: await sha256Hex(new TextEncoder().encode(path)), version: "1", size: path.length };
+    const line = logLines(new Map([[path, entry]]), gen, [path])[0];
+    const cut = line.slice(0, 1 + (op.pick % (line.length - 1)));
+    await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, cut, { append: true });
+    this.#torn.add(slot);
+    this.#shared.add(slot);
+    this.stats.tornLogs++;
+    if (aimed) this.stats.tornLogsAimed++;
+    this.#note(
+      `c${op.clone}'s manifest log gains a torn line of another process's${
+        aimed ? ` (its ${slot.busy?.unit.parkedOn})` : ""
+      }: ${cut}`,
+    );
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -1086,6 +1155,9 @@ class World {
         break;
       case "lockless":
         await this.#lockless(op);
+        break;
+      case "torn":
+        await this.#tornLog(op);
         break;
       case "breakglass":
         this.#breakglass(op);
