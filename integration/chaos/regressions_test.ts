@@ -2795,3 +2795,38 @@ Deno.test("chaos regression: a file another process over the cache pulled, repla
     '{"seed":168300297,"clones":2,"kinds":["core","api"],"ops":[{"id":73,"kind":"foreign","what":"shared","file":4},{"id":78,"kind":"sibling","clone":0,"how":"structural","workMs":2000},{"id":52,"kind":"tick","n":18,"pick":2124521859},{"id":84,"kind":"reshape","clone":0,"file":4,"how":"push"}]}',
   );
 });
+
+/**
+ * I30 (seed 180000000, `--torn-log-share 1`, shrunk to 4 operations): c0
+ * pushed an edit of `config/settings-2.yaml`; c2 synced, and as its pull
+ * fetched the file another process over c2's cache, its disk full, left
+ * part of a line it wrote ahead at the end of the synced manifest's log.
+ * The pull wrote its own record ahead right after that fragment, so the log
+ * had an unreadable line before its last, and the process started on the
+ * cache for its final sync found the manifest unreadable and began with no
+ * synced record. No line is now written ahead after a log whose last line
+ * is cut off (the save writes a base instead: 669f615,
+ * `sync/service/synced_manifest_test.ts`).
+ */
+Deno.test("chaos regression: a record written ahead after another process's torn line in the manifest log leaves the manifest readable to the next process (I30, seed 180000000)", async () => {
+  await clean(
+    '{"seed":180000000,"clones":3,"v2":true,"kinds":["api","api","core"],"oldClients":true,"ops":[{"id":37,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":38,"kind":"tick","n":2,"pick":1568319241},{"id":39,"kind":"sync","clone":2},{"id":40,"kind":"torn","clone":2,"file":0,"pick":1862375211}]}',
+  );
+});
+
+/**
+ * I6 and I30 (seed 180000020, `--torn-log-share 1`, shrunk to 7
+ * operations): c0's user wrote `config/settings-2.yaml` and synced
+ * (publishing it), then deleted it by hand; c1 pushed an edit of another
+ * file, and as c0's next sync fetched it another process over c0's cache
+ * left part of a line at the end of the synced manifest's log, after which
+ * the pull wrote its own record. The process started on the cache for its
+ * final sync found the manifest unreadable, took every file for one never
+ * synced, and its pull fetched the deleted file again: the user's deletion
+ * undone. Fixed as the one above (669f615).
+ */
+Deno.test("chaos regression: a deletion by hand stays deleted after another process's torn line in the manifest log (I6, I30, seed 180000020)", async () => {
+  await clean(
+    '{"seed":180000020,"clones":3,"kinds":["core-single-phase","api","api"],"ops":[{"id":17,"kind":"edit","clone":0,"file":2,"how":"hand"},{"id":18,"kind":"sync","clone":0},{"id":13,"kind":"delete","clone":0,"file":2,"how":"during","pick":893410854},{"id":20,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":21,"kind":"tick","n":1,"pick":1637462418},{"id":22,"kind":"sync","clone":0},{"id":23,"kind":"torn","clone":0,"file":1,"pick":2080629098}]}',
+  );
+});
