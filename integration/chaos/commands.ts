@@ -423,6 +423,17 @@ async function directoryAt(svc: SyncService, path: string): Promise<boolean> {
   return (await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null))?.isDirectory === true;
 }
 
+/** True when a file (or anything but a directory) is where a directory above `path` must be. */
+async function fileAbove(svc: SyncService, path: string): Promise<boolean> {
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const st = await Deno.lstat(`${svc.cacheDir}/${parts.slice(0, i).join("/")}`).catch(() => null);
+    if (st === null) return false;
+    if (!st.isDirectory) return true;
+  }
+  return false;
+}
+
 /** The files under directory `rel` of the cache at `cacheDir`, at any depth (cache-relative). */
 async function filesIn(cacheDir: string, rel: string): Promise<string[]> {
   const out: string[] = [];
@@ -859,10 +870,11 @@ export function moveCommand(
         if (list.length === 0) return;
         const picked = list[op.pick % list.length];
         const path = picked.path;
-        // A directory of that name here (a reshape) is no file to merge: mine, as it is.
+        // A directory of that name here (a reshape), or a file where one of
+        // its directories must be, is no file to merge: mine, as it is.
         const how = path === MANAGED_LOCKFILE_PATH
           ? "theirs"
-          : op.how === "merged" && await directoryAt(svc, path)
+          : op.how === "merged" && (await directoryAt(svc, path) || await fileAbove(svc, path))
           ? "mine"
           : op.how;
         env.stats.resolutions++;

@@ -2830,3 +2830,20 @@ Deno.test("chaos regression: a deletion by hand stays deleted after another proc
     '{"seed":180000020,"clones":3,"kinds":["core-single-phase","api","api"],"ops":[{"id":17,"kind":"edit","clone":0,"file":2,"how":"hand"},{"id":18,"kind":"sync","clone":0},{"id":13,"kind":"delete","clone":0,"file":2,"how":"during","pick":893410854},{"id":20,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":21,"kind":"tick","n":1,"pick":1637462418},{"id":22,"kind":"sync","clone":0},{"id":23,"kind":"torn","clone":0,"file":1,"pick":2080629098}]}',
   );
 });
+
+/**
+ * The checker's (seed 174100236, `--reshape-share 1 --shared-cache-share 1
+ * --structural-share 1`, shrunk to 8 operations): c2 replaced
+ * `notes/shared-2.lock` by a directory and pushed, then made it a file again
+ * by hand; c1 pulled the directory and edited a file in it. c2's "merged"
+ * resolution of that file was recorded as its user's edit before its write,
+ * which the file standing where the directory must be refused
+ * (`unsafe_path`, nothing written): I6 then held the merge lost. A merge
+ * where a file stands above the path is now no merge (mine, as it is), as
+ * a directory at the path is not.
+ */
+Deno.test("chaos regression: a merge where a file stands in place of the conflict's directory is no edit of the user's (I6, seed 174100236)", async () => {
+  await clean(
+    '{"seed":174100236,"clones":3,"v2":true,"kinds":["core","api","api"],"indexFirst":true,"ops":[{"id":26,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":27,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":29,"kind":"reshape","clone":2,"file":5,"how":"hand"},{"id":9,"kind":"tick","n":10,"pick":368211617},{"id":24,"kind":"sync","clone":1},{"id":15,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":38,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":20,"kind":"resolve","clone":2,"pick":0,"how":"merged"}]}',
+  );
+});
