@@ -2847,3 +2847,23 @@ Deno.test("chaos regression: a merge where a file stands in place of the conflic
     '{"seed":174100236,"clones":3,"v2":true,"kinds":["core","api","api"],"indexFirst":true,"ops":[{"id":26,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":27,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":29,"kind":"reshape","clone":2,"file":5,"how":"hand"},{"id":9,"kind":"tick","n":10,"pick":368211617},{"id":24,"kind":"sync","clone":1},{"id":15,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":38,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":20,"kind":"resolve","clone":2,"pick":0,"how":"merged"}]}',
   );
 });
+
+/**
+ * I9 (seed 174100154, `--reshape-share 1 --shared-cache-share 1
+ * --structural-share 1`, shrunk, then by hand): c0 deleted
+ * config/settings-0.yaml, which c1 had synced; c2, whose first commit of
+ * the path had lost its answer (and whose object another tool deleted
+ * since), pushed it again between c0's delete and c0's index commit. c1,
+ * editing the path with `--adopt-uncommitted`, met c2's upload while the
+ * index still named the version it synced, and its adoption's commit,
+ * landing after c0's, named c2's object again over c0's deletion: the
+ * adoption's commit checked only that the store still held the object.
+ * Fixed in `sync/transfer/adopt.ts`: an entry of the adoption's base gone
+ * by its commit (a deletion committed since) is never named again
+ * (`sync/service/adopt_over_deletion_test.ts`).
+ */
+Deno.test("chaos regression: an adoption crossed by a peer's committed deletion never names the path again (I9, seed 174100154)", async () => {
+  await clean(
+    '{"seed":174100154,"clones":5,"kinds":["core-single-phase","api","core","core-single-phase","api"],"skewMs":[0,59105,0,0,0],"ops":[{"id":7,"kind":"config","clone":0,"file":2},{"id":10,"kind":"crash","clone":2,"at":"answer"},{"id":51,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":52,"kind":"tick","n":13,"pick":1598665622},{"id":53,"kind":"vanish","file":0},{"id":54,"kind":"sync","clone":0},{"id":55,"kind":"tick","n":20,"pick":1516609847},{"id":56,"kind":"wait","ms":80000},{"id":58,"kind":"wait","ms":80000},{"id":60,"kind":"wait","ms":80000},{"id":84,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":64,"kind":"wait","ms":80000},{"id":66,"kind":"wait","ms":80000},{"id":67,"kind":"tick","n":20,"pick":1177185410},{"id":68,"kind":"wait","ms":80000},{"id":70,"kind":"wait","ms":80000},{"id":72,"kind":"wait","ms":80000},{"id":74,"kind":"wait","ms":80000},{"id":76,"kind":"wait","ms":80000},{"id":78,"kind":"wait","ms":80000},{"id":79,"kind":"sync","clone":0},{"id":11,"kind":"tick","n":25,"pick":189418152},{"id":12,"kind":"adopt","clone":0,"file":0},{"id":15,"kind":"resolve","clone":2,"pick":0,"how":"mine"},{"id":18,"kind":"tick","n":20,"pick":1936177928},{"id":23,"kind":"crash","clone":3,"at":"answer"},{"id":81,"kind":"sync","clone":1},{"id":82,"kind":"tick","n":36,"pick":1919997740},{"id":30,"kind":"adopt","clone":4,"file":2},{"id":31,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":32,"kind":"adopt","clone":3,"file":3},{"id":33,"kind":"adopt","clone":1,"file":0},{"id":37,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":41,"kind":"tick","n":20,"pick":155137027}]}',
+  );
+});
