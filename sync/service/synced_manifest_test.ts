@@ -46,3 +46,31 @@ Deno.test("a record written ahead after another process's write ahead was cut of
   assert.deepEqual(again.paths().sort(), ["a.txt", "b.txt", "d.txt"]);
   assert.equal(again.get("d.txt")?.hash, "hd");
 });
+
+Deno.test("a record written ahead after another process's base replaced the manifest since this process's last write is kept, on disk and here, by the save after it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-synced-manifest-" });
+  const m = new SyncedManifest(dir);
+  await m.load();
+  m.set("a.txt", { hash: "ha", version: "v1", size: 1, mtimeMs: past });
+  await m.save(undefined);
+  await m.ensureBase();
+  // Another process over the cache: its second save of as many records as
+  // the manifest holds writes a base of the next generation.
+  const other = new SyncedManifest(dir);
+  await other.load();
+  for (const round of [1, 2]) {
+    for (let i = 0; i < 1100; i++) {
+      other.set(`g${i}`, { hash: `h${round}`, version: `v${round}`, size: 1, mtimeMs: past });
+    }
+    await other.save(undefined);
+  }
+  // This process's pull records a file it fetched, written ahead.
+  m.note("b.txt", { hash: "hb", version: "v2", size: 2, mtimeMs: past });
+  await m.save(undefined);
+  assert.equal(m.get("b.txt")?.hash, "hb", "in this process's records");
+
+  const again = new SyncedManifest(dir);
+  assert.equal((await again.load()).kind, "read");
+  assert.equal(again.get("b.txt")?.hash, "hb", "on disk");
+  assert.equal(again.get("g0")?.hash, "h2", "the other process's records");
+});
