@@ -58,10 +58,19 @@ export class AheadLog {
 
   /**
    * Appends `bytes` to the log in one synchronous write, told to `seen` as
-   * this process's own; `before` runs just before the write. Throws when a
-   * write fails (part of a line may be in the log then).
+   * this process's own; `before` runs just before the write. `current`
+   * runs once a log is opened (not for a write to the log held open): false
+   * when the base in place is no longer the one of the generation the lines
+   * are written for (another process's base, written since this process
+   * last read or wrote the files), which makes the write `replaced`. Throws
+   * when a write fails (part of a line may be in the log then).
    */
-  write(bytes: Uint8Array, seen: SeenFiles, before?: () => void): AheadWrite {
+  write(
+    bytes: Uint8Array,
+    seen: SeenFiles,
+    before?: () => void,
+    current?: () => boolean,
+  ): AheadWrite {
     const path = `${this.#dir}/${MANIFEST_LOG}`;
     // One lstat per write: the held log's inode was taken at its open.
     const st = lstatOrNull(path);
@@ -75,6 +84,14 @@ export class AheadLog {
       this.#file = Deno.openSync(path, { append: true, create: true, read: true, write: true });
       this.#ino = this.#file.statSync().ino;
       this.#created ||= st === null;
+      // Looked at once the log is open: a base written before the log in
+      // place (a base's writer replaces the log after it) is found here, so
+      // no line of an older generation goes to that base's log, where no
+      // load would ever apply it.
+      if (current && !current()) {
+        this.release();
+        return "replaced";
+      }
     }
     // Another process's line cut off part way (its disk full) ends the log:
     // a line after it would make the log unreadable.

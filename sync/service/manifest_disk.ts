@@ -34,15 +34,31 @@ export interface FilesSnapshot {
  * ```
  */
 export async function filesSnapshot(dir: string): Promise<FilesSnapshot> {
-  const base = await Deno.lstat(`${dir}/${MANIFEST_FILE}`).then(
-    (st) => `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`,
-    () => "-",
-  );
+  const base = await baseStamp(dir);
   const log = await Deno.lstat(`${dir}/${MANIFEST_LOG}`).then(
     (st) => ({ ino: st.ino, size: st.size }),
     () => null,
   );
   return { base, log };
+}
+
+/** The base's identity, size and change times, as {@link FilesSnapshot.base} holds them. */
+function stampOf(st: Deno.FileInfo): string {
+  return `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime() ?? ""}`;
+}
+
+/** The base's identity in `dir` (one `lstat`), as {@link FilesSnapshot.base} holds it; "-" when absent. */
+export async function baseStamp(dir: string): Promise<string> {
+  return await Deno.lstat(`${dir}/${MANIFEST_FILE}`).then(stampOf, () => "-");
+}
+
+/** {@link baseStamp}, synchronously. */
+export function baseStampSync(dir: string): string {
+  try {
+    return stampOf(Deno.lstatSync(`${dir}/${MANIFEST_FILE}`));
+  } catch {
+    return "-";
+  }
 }
 
 /**

@@ -19,6 +19,8 @@ import { appendSynced, atomicWrite, fsyncDir } from "../transfer/atomic_write.ts
 import { baseText, logLines, readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
 import {
+  baseStamp,
+  baseStampSync,
   diskGen,
   filesSnapshot,
   lateLines,
@@ -68,6 +70,12 @@ export class ManifestFiles {
   readonly #dir: string;
   /** Generation of the base on disk (-1 before the first); the next base takes a higher one. */
   #gen = -1;
+  /**
+   * The base of generation {@link #gen} as found before this process read
+   * it, or once it wrote it (see `baseStamp`): lines are written ahead only
+   * while it is in place.
+   */
+  #baseStamp: string | undefined;
   /** Whether a readable base is on disk: until then every save writes one. */
   #hasBase = false;
   /** Lines of this generation in the log. */
@@ -154,6 +162,8 @@ export class ManifestFiles {
     let read: { ino: number | null; size: number };
     this.#readThrough = undefined;
     let baseRead = false;
+    // Before the read: a base replaced in between is found changed at the next write ahead.
+    const stamp = await baseStamp(this.#dir);
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       gen = readBase(raw, fresh).gen;
@@ -188,6 +198,7 @@ export class ManifestFiles {
       this.#ahead.settled();
     }
     this.#gen = gen;
+    this.#baseStamp = stamp;
     this.#hasBase = true;
     this.#emptyBase = false;
     this.#logLines = applied;
@@ -223,7 +234,13 @@ export class ManifestFiles {
     try {
       // Replaced by another process's base, or cut off part way by its write:
       // left to the save, which takes that base in first, or writes a base.
-      if (this.#ahead.write(bytes, this.#seen, this.#hooks.beforeAheadWrite) !== "written") {
+      const written = this.#ahead.write(
+        bytes,
+        this.#seen,
+        this.#hooks.beforeAheadWrite,
+        () => baseStampSync(this.#dir) === this.#baseStamp,
+      );
+      if (written !== "written") {
         return false;
       }
     } catch {
@@ -277,11 +294,13 @@ export class ManifestFiles {
    * past every log line.
    */
   async load(manifest: Map<string, SyncedEntry>): Promise<ManifestLoad> {
-    this.#seen.take(await filesSnapshot(this.#dir));
+    const snap = await filesSnapshot(this.#dir);
+    this.#seen.take(snap);
     try {
       const raw = await Deno.readTextFile(`${this.#dir}/${MANIFEST_FILE}`);
       const base = readBase(raw, manifest);
       this.#gen = base.gen;
+      this.#baseStamp = snap.base;
       this.#emptyBase = manifest.size === 0 && base.indexVersion === undefined;
       let indexVersion = base.indexVersion;
       const index = await this.#replayLog(manifest);
@@ -371,6 +390,8 @@ export class ManifestFiles {
       // Every line this process wrote ahead so far is in this base (none is written while it is).
       this.#ahead.settled();
       this.#gen = gen;
+      // Under the state directory's lock, which every base's writer holds.
+      this.#baseStamp = await baseStamp(this.#dir);
       this.#hasBase = true;
       this.#emptyBase = manifest.size === 0 && indexVersion === undefined;
       this.#logLines = 0;
