@@ -953,9 +953,17 @@ export async function resolveAsUser(
   // The copy this cache had before the resolution (none: deleted by hand since).
   const had = !!picked.mine &&
     (await svc.cache.hashFile(picked.mine.location).catch(() => null)) !== null;
+  // Nor is a copy the user removed by hand while the resolution ran (a
+  // deletion aimed at the look of the path, the merge's upload landed) the
+  // library's to keep: the conflict rightly names it at its path, where a
+  // later --mine is refused (not_found, naming this cache's own upload when
+  // it holds theirs' place) and --theirs takes that upload (seed 177300182).
+  const touchedBefore = env.changes.touchedIn.length;
+  const removedHere = (location: string) =>
+    env.changes.touchedIn.slice(touchedBefore).some((t) => t.clone === c && t.path === location);
   const stillOpen = async (what: string) => {
     const open = svc.conflicts().find((x) => x.path === path);
-    const mineGone = had && open?.mine &&
+    const mineGone = had && open?.mine && !removedHere(open.mine.location) &&
       !(await svc.cache.hashFile(open.mine.location).catch(() => null));
     if (open && !mineGone) return;
     env.truth.violate({

@@ -156,10 +156,13 @@ export class LocalChanges {
 
   /** Every path a clone's user or run replaced, edited or deleted, in order (each edit recorded included). */
   readonly touched: string[] = [];
+  /** The same, each with the clone whose cache it was in (`touched` names no clone). */
+  readonly touchedIn: { readonly clone: number; readonly path: string }[] = [];
 
   /** Clone `clone` itself replaced whatever it had at `path` (a run's marker, a merge). */
   replaced(clone: number, path: string): void {
     this.touched.push(path);
+    this.touchedIn.push({ clone, path });
     for (const e of this.edits) {
       if (e.clone === clone && e.path === path && e.state === "live") e.state = "replaced";
     }

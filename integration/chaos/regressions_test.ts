@@ -2867,3 +2867,21 @@ Deno.test("chaos regression: an adoption crossed by a peer's committed deletion 
     '{"seed":174100154,"clones":5,"kinds":["core-single-phase","api","core","core-single-phase","api"],"skewMs":[0,59105,0,0,0],"ops":[{"id":7,"kind":"config","clone":0,"file":2},{"id":10,"kind":"crash","clone":2,"at":"answer"},{"id":51,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":52,"kind":"tick","n":13,"pick":1598665622},{"id":53,"kind":"vanish","file":0},{"id":54,"kind":"sync","clone":0},{"id":55,"kind":"tick","n":20,"pick":1516609847},{"id":56,"kind":"wait","ms":80000},{"id":58,"kind":"wait","ms":80000},{"id":60,"kind":"wait","ms":80000},{"id":84,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":64,"kind":"wait","ms":80000},{"id":66,"kind":"wait","ms":80000},{"id":67,"kind":"tick","n":20,"pick":1177185410},{"id":68,"kind":"wait","ms":80000},{"id":70,"kind":"wait","ms":80000},{"id":72,"kind":"wait","ms":80000},{"id":74,"kind":"wait","ms":80000},{"id":76,"kind":"wait","ms":80000},{"id":78,"kind":"wait","ms":80000},{"id":79,"kind":"sync","clone":0},{"id":11,"kind":"tick","n":25,"pick":189418152},{"id":12,"kind":"adopt","clone":0,"file":0},{"id":15,"kind":"resolve","clone":2,"pick":0,"how":"mine"},{"id":18,"kind":"tick","n":20,"pick":1936177928},{"id":23,"kind":"crash","clone":3,"at":"answer"},{"id":81,"kind":"sync","clone":1},{"id":82,"kind":"tick","n":36,"pick":1919997740},{"id":30,"kind":"adopt","clone":4,"file":2},{"id":31,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":32,"kind":"adopt","clone":3,"file":3},{"id":33,"kind":"adopt","clone":1,"file":0},{"id":37,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":41,"kind":"tick","n":20,"pick":155137027}]}',
   );
 });
+
+/**
+ * The checker's (seed 177300182, `--copy-share 1 --shared-cache-share 1`,
+ * shrunk to 8 operations): c0's `--merged` of `notes/shared-2.lock`
+ * uploaded the merge over theirs; as its commit looked at the path, c0's
+ * user deleted the merged file by hand, and an outage cut the commit off.
+ * The conflict, put back, named the copy at its path, where the user had
+ * removed it: a later `--mine` is refused there (`not_found`, naming this
+ * cache's own upload) and `--theirs` takes that upload (seed 80600338).
+ * I22 held the library to a copy it had at the resolution's start; a copy
+ * the clone's own user removed while the resolution ran is no longer the
+ * library's to keep.
+ */
+Deno.test("chaos regression: a merge deleted by hand while its cut-off resolution ran is no copy the conflict lost (I22, seed 177300182)", async () => {
+  await clean(
+    '{"seed":177300182,"clones":3,"absentOnError":true,"kinds":["core","core-single-phase","api"],"skewMs":[0,0,69269],"checkedDeletes":true,"ops":[{"id":55,"kind":"foreign","what":"shared","file":5},{"id":56,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":58,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":0,"kind":"tick","n":25,"pick":511137858},{"id":1,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":5,"kind":"delete","clone":0,"file":1,"how":"during","pick":2061571794},{"id":6,"kind":"outage","on":true},{"id":40,"kind":"tick","n":2,"pick":1922657059}]}',
+  );
+});
