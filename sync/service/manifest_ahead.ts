@@ -19,7 +19,11 @@ export type AheadWrite =
   | "written"
   /** The log was replaced by another process's base (before the write, or since): the bytes may be in neither log. */
   | "replaced"
-  /** The log's last line was cut off part way (another process's): nothing written. */
+  /**
+   * Another process's line cut off part way (its disk full) ended the log:
+   * nothing written, or the bytes glued to it (the log unreadable until a
+   * base replaces it).
+   */
   | "torn";
 
 /**
@@ -97,8 +101,24 @@ export class AheadLog {
     // a line after it would make the log unreadable.
     if (st && st.size > 0 && !endsLine(this.#file, st.size)) return "torn";
     before?.();
+    // Another process's line cut off part way since that look (or between
+    // two pieces of this one): this line is glued to it, and the log no
+    // longer readable. Told by where each piece landed (the offset after an
+    // append is its end): the first after a whole line, each next piece
+    // where the one before ended.
+    let glued = false;
+    let expected: number | undefined;
     let off = 0;
-    while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
+    while (off < bytes.length) {
+      const n = this.#file.writeSync(bytes.subarray(off));
+      const end = this.#file.seekSync(0, Deno.SeekMode.Current);
+      const start = end - n;
+      if (expected === undefined ? start > 0 && !endsLine(this.#file, start) : start !== expected) {
+        glued = true;
+      }
+      expected = end;
+      off += n;
+    }
     seen.appended(this.#ino, bytes.length);
     // Replaced by another process's base since the look above, after that
     // process read the replaced log's last lines: these may be in neither.
@@ -106,6 +126,7 @@ export class AheadLog {
       this.release();
       return "replaced";
     }
+    if (glued) return "torn";
     this.#unsynced = true;
     return "written";
   }

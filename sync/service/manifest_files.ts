@@ -241,6 +241,8 @@ export class ManifestFiles {
         () => baseStampSync(this.#dir) === this.#baseStamp,
       );
       if (written !== "written") {
+        // After a torn line no line may be appended: the save writes a base.
+        if (written === "torn") this.#rewrite = true;
         return false;
       }
     } catch {

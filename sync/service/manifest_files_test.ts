@@ -179,3 +179,32 @@ Deno.test("ManifestFiles: a line written ahead to a log another process's base r
   await new ManifestFiles(dir).load(disk);
   assert.deepEqual(disk.get("c"), entry(3), "written under the other process's base");
 });
+
+Deno.test("ManifestFiles: a line written ahead right after another process's line cut off part way between the look and the write is told torn: the save replaces the log with a base, and every record reads back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  let tearNow = false;
+  const files = new ManifestFiles(dir, {
+    // Another process's write ahead, its disk full: part of a line, no newline.
+    beforeAheadWrite: () => {
+      if (!tearNow) return;
+      tearNow = false;
+      Deno.writeTextFileSync(`${dir}/manifest.log`, '{"g":0,"p":"theirs","e":{"h', {
+        append: true,
+      });
+    },
+  });
+  const mine = new Map([["a", entry(1)]]);
+  await files.load(new Map());
+  await files.ensureBase(mine, undefined);
+  mine.set("b", entry(2));
+  assert.equal(files.writeAhead(mine, ["b"]), true);
+  tearNow = true;
+  mine.set("c", entry(3));
+  assert.equal(files.writeAhead(mine, ["c"]), false, "glued to the torn line");
+  assert.equal(files.mustRewrite, true);
+  // The caller leaves c to its save.
+  await files.save(mine, ["c"], { changed: false, version: undefined });
+  const read = new Map<string, SyncedEntry>();
+  assert.equal((await new ManifestFiles(dir).load(read)).kind, "read");
+  assert.deepEqual(read, mine);
+});
