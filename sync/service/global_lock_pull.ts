@@ -25,7 +25,8 @@ import type { SyncService } from "./service.ts";
  * of its own, not one held already. When the pull adopted files and the
  * lock was lost by its end (taken over or deleted while held), a
  * `global_lock_lost` warning says a client that took it may have put the
- * old index back, and what to run.
+ * old index back, and what to run; so too when a pull asked to adopt
+ * failed with the lock lost (its adoption may have been committed).
  *
  * @example
  * ```ts
@@ -50,17 +51,26 @@ export async function pullUnderGlobalLock(
     "this pull waits for it",
     signal,
   );
+  const lost = async (what: string) => {
+    if (!(await globalLockLostNow(lock, true, service.identity).catch(() => false))) return;
+    service.events.emit("warning", {
+      code: "global_lock_lost",
+      message:
+        `The global lock ${lock.key} was lost by the end of this pull (taken over or deleted while held): a client that took it over may have rewritten the index without ${what}. Run \`sluice pull\`: it finds any entry dropped so (\`index_entry_dropped\`), and the push after it names them again.`,
+      path: lock.key,
+    });
+  };
   return await lock.withLock(async () => {
-    const result = await service.pullChanged(options);
-    const adopted = result.adopted?.length ?? 0;
-    if (adopted > 0 && await globalLockLostNow(lock, true, service.identity)) {
-      service.events.emit("warning", {
-        code: "global_lock_lost",
-        message:
-          `The global lock ${lock.key} was lost by the end of this pull (taken over or deleted while held): a client that took it over may have rewritten the index without the ${adopted} file(s) this pull adopted. Run \`sluice pull\`: it finds any entry dropped so (\`index_entry_dropped\`), and the push after it names them again.`,
-        path: lock.key,
-      });
+    let result: PullResult;
+    try {
+      result = await service.pullChanged(options);
+    } catch (e) {
+      // A pull that failed after its adoption's commit: it may have adopted.
+      if (options.adoptUncommitted?.length) await lost("what this pull adopted, if it did");
+      throw e;
     }
+    const adopted = result.adopted?.length ?? 0;
+    if (adopted > 0) await lost(`the ${adopted} file(s) this pull adopted`);
     return result;
   }, acquire);
 }

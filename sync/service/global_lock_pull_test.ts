@@ -96,3 +96,28 @@ Deno.test("pull under the global lock: a lock lost while the pull adopted warns 
   assert.match(lost[0].message, /without the 1 file\(s\) this pull adopted\. Run `sluice pull`/);
   assert.equal(s.store.peek(GLOBAL), undefined);
 });
+
+Deno.test("pull under the global lock: a pull asked to adopt that fails with the lock lost still warns global_lock_lost (its adoption may have been committed), and fails as it did", async () => {
+  const s = await stranded();
+  const real = s.lock();
+  const lostLock: DistributedLock = {
+    key: real.key,
+    acquire: (o) => real.acquire(o),
+    release: () => real.release(),
+    withLock: (fn, o) => real.withLock(fn, o),
+    inspect: (o) => real.inspect(o),
+    forceRelease: (n) => real.forceRelease(n),
+    lost: true,
+  };
+  s.store.failNext("get", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === ".datastore-index.json",
+  });
+  await assert.rejects(
+    pullUnderGlobalLock(s.c, lostLock, { adoptUncommitted: [PATH] }),
+    (e) => e instanceof UnreachableError,
+  );
+  const lost = s.warnings.filter((w) => w.code === "global_lock_lost");
+  assert.equal(lost.length, 1);
+  assert.match(lost[0].message, /without what this pull adopted, if it did/);
+  assert.equal(s.store.peek(GLOBAL), undefined, "released");
+});
