@@ -35,6 +35,8 @@ import type { Middleware } from "../sync/pipeline.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { readIndexAround } from "../sync/transfer/remote_index.ts";
 import { MARKER_AHEAD } from "../sync/service/push_result.ts";
+import { dropOwnStranded } from "../sync/service/push_delete.ts";
+import { pushWriterId } from "../sync/service/push_write.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";
@@ -121,13 +123,33 @@ function writtenBy(push: PushContext): ReadonlySet<string> {
   return w.paths;
 }
 
-/** Leaves the marker's write out, dirty, with `reason`. */
+/**
+ * Leaves the marker's write out, dirty, with `reason`. A marker this cache
+ * never synced that an earlier push of its wrote and stopped before the
+ * index update (a crash between a commit write and the index): that upload,
+ * named by no index, is taken back (see `dropOwnStranded`), as the check of
+ * such a write does for a path no push writes now. Left, no later push
+ * would settle it while the marker stays held (this push plans the marker,
+ * so no such check runs, and the marker's bytes here may name a version
+ * that is never published: another tool's), and a peer's marker write would
+ * wait on it. One committed (its answer lost) stays. Best effort: a failed
+ * look or delete leaves it, still recorded, to the next push.
+ */
 async function hold(ctx: WriteContext, dir: string, reason: string): Promise<void> {
   ctx.entry.action = "skip";
   ctx.entry.keepDirty = true;
   ctx.entry.reason = reason;
   // A file found by a walk is not in the dirty set: marked, so it stays dirty after this push.
   if (!ctx.push.dryRun) await ctx.push.state.markDirty(ctx.key);
+  const push = ctx.push;
+  if (
+    !push.dryRun && push.state.synced(ctx.key) === undefined &&
+    push.state.attempted?.(ctx.key) === true
+  ) {
+    await dropOwnStranded(push, ctx.key, () => pushWriterId(push), false).catch((e) => {
+      if (push.signal?.aborted) throw e;
+    });
+  }
   ctx.push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published: held`, ctx.entry);
 }
 

@@ -262,6 +262,12 @@ export interface StateAccess {
    * names them). Optional: a state without the record has nothing to drop.
    */
   settleAttempted?(paths: readonly string[]): Promise<void>;
+  /**
+   * True when an earlier push of this cache wrote `path` and no commit of
+   * it followed (see `settleAttempted`). Optional: a state without the
+   * record tells none.
+   */
+  attempted?(path: string): boolean;
   /** True when a bulk (walk) mark is pending. */
   bulkPending(): boolean;
   /** Marks a path dirty, durably. */
