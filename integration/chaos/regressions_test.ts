@@ -2885,3 +2885,20 @@ Deno.test("chaos regression: a merge deleted by hand while its cut-off resolutio
     '{"seed":177300182,"clones":3,"absentOnError":true,"kinds":["core","core-single-phase","api"],"skewMs":[0,0,69269],"checkedDeletes":true,"ops":[{"id":55,"kind":"foreign","what":"shared","file":5},{"id":56,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":58,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":0,"kind":"tick","n":25,"pick":511137858},{"id":1,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":5,"kind":"delete","clone":0,"file":1,"how":"during","pick":2061571794},{"id":6,"kind":"outage","on":true},{"id":40,"kind":"tick","n":2,"pick":1922657059}]}',
   );
 });
+
+/**
+ * I11 (seed 178300230, `--copy-share 1 --shared-cache-share 1`, shrunk to 7
+ * operations): c0's run lost its version 1 to another tool's, published with
+ * no lock and no index entry; its next run wrote version 2 and its `latest`
+ * marker, then crashed before the index update. The user moved the marker
+ * one back, onto the other tool's version 1, which no index lists:
+ * marker-after-version held it, and the push, planning the marker, made no
+ * check of the marker the crashed run had written, which stayed on the
+ * store named by no index. A held marker now takes that upload back
+ * (`middleware/marker_after_version.ts`).
+ */
+Deno.test("chaos regression: a marker held back for naming an unlisted version leaves no upload of it a crashed run wrote (I11, seed 178300230)", async () => {
+  await clean(
+    '{"seed":178300230,"clones":2,"v2":true,"kinds":["core","core"],"checkedDeletes":true,"ops":[{"id":19,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"streamed":true},{"id":62,"kind":"lockless","run":19,"pick":284662223,"indexed":false},{"id":20,"kind":"crash","clone":0,"at":"commit"},{"id":50,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":51,"kind":"tick","n":13,"pick":1460223636},{"id":36,"kind":"tick","n":20,"pick":839758877},{"id":40,"kind":"marker","clone":0,"model":1,"data":0,"back":true,"how":"push"}]}',
+  );
+});
