@@ -268,6 +268,13 @@ export interface StateAccess {
    * record tells none.
    */
   attempted?(path: string): boolean;
+  /**
+   * Records, durably, paths where the store may hold an upload of this
+   * cache's that no commit names (see `SyncState.markAttempted`), so that a
+   * later push covering them checks them. Optional: a state without the
+   * record leaves that check to the dirty marks.
+   */
+  markAttempted?(paths: readonly string[]): Promise<void>;
   /** True when a bulk (walk) mark is pending. */
   bulkPending(): boolean;
   /** Marks a path dirty, durably. */

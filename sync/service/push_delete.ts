@@ -147,8 +147,15 @@ export async function deleteRemote(
     // nothing there and an entry of a version it never synced, would take
     // its own committed write for a peer's lost change (a conflict with
     // itself, the entry left naming nothing). Cut off between the two, the
-    // upload stands unnamed, still this cache's, and the next push deletes it.
-    if (committed) await unnameOwn(ctx, entry.path, now.version);
+    // upload stands unnamed, still this cache's, and the next push deletes it:
+    // the path is recorded as written first (`markAttempted`), as a pull
+    // that finds the entry gone forgets the file as synced, and a directory
+    // of its name here is then no deletion the next push would plan, while
+    // the record makes it check the name (`buildPlan`; chaos seed 178300155).
+    if (committed) {
+      await ctx.state.markAttempted?.([entry.path]);
+      await unnameOwn(ctx, entry.path, now.version);
+    }
     if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted", ...base };
     // Gone: deleted by this very call (its answer lost), or by a peer.
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
