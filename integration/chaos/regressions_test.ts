@@ -2902,3 +2902,22 @@ Deno.test("chaos regression: a marker held back for naming an unlisted version l
     '{"seed":178300230,"clones":2,"v2":true,"kinds":["core","core"],"checkedDeletes":true,"ops":[{"id":19,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"streamed":true},{"id":62,"kind":"lockless","run":19,"pick":284662223,"indexed":false},{"id":20,"kind":"crash","clone":0,"at":"commit"},{"id":50,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":51,"kind":"tick","n":13,"pick":1460223636},{"id":36,"kind":"tick","n":20,"pick":839758877},{"id":40,"kind":"marker","clone":0,"model":1,"data":0,"back":true,"how":"push"}]}',
   );
 });
+
+/**
+ * I11 (seed 178300155, `--copy-share 1 --shared-cache-share 1`, shrunk to
+ * 14 operations; failing at 338df09): c2's edit of
+ * `notes/shared-1.md` committed, its answer lost (a crash); c2's user then
+ * replaced the file by a directory of its name and pushed that name. The
+ * push took out the entry naming c2's own write, then an outage cut it off
+ * before the object's delete; c2's next sync pulled, found the entry gone
+ * and forgot the file as synced, and its push of the directory checked
+ * nothing at the file's name: the upload stayed, named by no index, for
+ * good. Fixed in `sync/service/push_delete.ts`: the path is recorded as
+ * written before the entry goes, and the push of the directory checks it
+ * (`sync/service/own_update_unanswered_directory_test.ts`).
+ */
+Deno.test("chaos regression: an own committed write's delete cut off after its entry went leaves no upload when a directory replaced the file (I11, seed 178300155)", async () => {
+  await clean(
+    '{"seed":178300155,"clones":3,"kinds":["core-single-phase","api","api"],"checkedDeletes":true,"ops":[{"id":12,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":16,"kind":"tick","n":8,"pick":1704333861},{"id":19,"kind":"flaky","call":"get","count":3,"afterEffect":false},{"id":21,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":70,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":71,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":73,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":23,"kind":"breakglass","model":0},{"id":25,"kind":"breakglass","model":0},{"id":26,"kind":"adopt","clone":1,"file":4},{"id":27,"kind":"tick","n":36,"pick":277069222},{"id":29,"kind":"outage","on":true},{"id":59,"kind":"tick","n":5,"pick":1143713742},{"id":61,"kind":"sync","clone":2}]}',
+  );
+});
