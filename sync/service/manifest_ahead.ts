@@ -107,15 +107,20 @@ export class AheadLog {
     // append is its end): the first after a whole line, each next piece
     // where the one before ended.
     let glued = false;
+    // Where the log ended at the look, a whole line (checked above): a first
+    // piece landing there needs no read.
     let expected: number | undefined;
+    const looked = st?.size ?? 0;
     let off = 0;
     while (off < bytes.length) {
       const n = this.#file.writeSync(bytes.subarray(off));
       const end = this.#file.seekSync(0, Deno.SeekMode.Current);
       const start = end - n;
-      if (expected === undefined ? start > 0 && !endsLine(this.#file, start) : start !== expected) {
-        glued = true;
-      }
+      if (
+        expected === undefined
+          ? start !== looked && start > 0 && !endsLine(this.#file, start)
+          : start !== expected
+      ) glued = true;
       expected = end;
       off += n;
     }
