@@ -4,16 +4,24 @@ import { readIndex } from "../transfer/remote_index.ts";
 import { findStateDir } from "../transfer/cache_paths.ts";
 import { clone, isIndexKey, processOver, put, quick, read } from "./clone_kit.ts";
 
-Deno.test("a file another process over the cache pulled, replaced here by a directory of its name and pushed by name from a process that was open before that pull: the push deletes the file and publishes the directory's file, leaving no upload named by no index", async () => {
+/**
+ * A peer published notes/n.md; two processes over one cache, both open
+ * before the second one's pull of it.
+ */
+async function pulledElsewhere() {
   const store = new InMemoryStore();
   const peer = await clone(store, "peer");
   await put(peer, "notes/n.md", "a file");
   await peer.pushChanged();
-  // Two processes over one cache, both open before the second one's pull.
   const cacheDir = await Deno.makeTempDir();
   const first = await processOver(store, cacheDir, 1);
   const second = await processOver(store, cacheDir, 2);
   await second.pullChanged();
+  return { store, cacheDir, first };
+}
+
+Deno.test("a file another process over the cache pulled, replaced here by a directory of its name and pushed by name from a process that was open before that pull: the push deletes the file and publishes the directory's file, leaving no upload named by no index", async () => {
+  const { store, cacheDir, first } = await pulledElsewhere();
   assert.equal(await read(first, "notes/n.md"), "a file");
   // The user replaces the file by a directory of its name and pushes it by
   // name through the first process.
@@ -63,14 +71,7 @@ Deno.test("a process that found the manifest's log torn at its start (a write cu
 });
 
 Deno.test("the status of a process open before another process's pull over the cache plans over that pull's records, as a push now would: a file it fetched, edited here since, is to be uploaded, not left out as never synced", async () => {
-  const store = new InMemoryStore();
-  const peer = await clone(store, "peer");
-  await put(peer, "notes/n.md", "a file");
-  await peer.pushChanged();
-  const cacheDir = await Deno.makeTempDir();
-  const first = await processOver(store, cacheDir, 1);
-  const second = await processOver(store, cacheDir, 2);
-  await second.pullChanged();
+  const { cacheDir, first } = await pulledElsewhere();
   await Deno.writeTextFile(`${cacheDir}/notes/n.md`, "edited here");
   const report = await first.statusReport({ walk: true });
   assert.deepEqual(report.entries.map((e) => [e.path, e.action]), [["notes/n.md", "put"]]);
