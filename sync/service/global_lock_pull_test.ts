@@ -38,6 +38,19 @@ async function stranded() {
   return { clock, store, c, warnings, lock };
 }
 
+/** `real`, reporting itself lost (taken over or deleted while held). */
+function lostOf(real: DistributedLock): DistributedLock {
+  return {
+    key: real.key,
+    acquire: (o) => real.acquire(o),
+    release: () => real.release(),
+    withLock: (fn, o) => real.withLock(fn, o),
+    inspect: (o) => real.inspect(o),
+    forceRelease: (n) => real.forceRelease(n),
+    lost: true,
+  };
+}
+
 Deno.test("pull under the global lock: waits for another holder (said first: global_lock_wait), adopts only once it holds the lock, and releases it", async () => {
   const s = await stranded();
   const old = s.c.lockBackend!.createLock(
@@ -74,18 +87,7 @@ Deno.test("pull under the global lock: waits for another holder (said first: glo
 
 Deno.test("pull under the global lock: a lock lost while the pull adopted warns global_lock_lost, with what to run; a pull that adopted nothing does not", async () => {
   const s = await stranded();
-  const lostLock = (): DistributedLock => {
-    const real = s.lock();
-    return {
-      key: real.key,
-      acquire: (o) => real.acquire(o),
-      release: () => real.release(),
-      withLock: (fn, o) => real.withLock(fn, o),
-      inspect: (o) => real.inspect(o),
-      forceRelease: (n) => real.forceRelease(n),
-      lost: true,
-    };
-  };
+  const lostLock = () => lostOf(s.lock());
   const nothing = await pullUnderGlobalLock(s.c, lostLock());
   assert.deepEqual(nothing.adopted ?? [], []);
   assert.ok(!s.warnings.some((w) => w.code === "global_lock_lost"), "nothing adopted");
@@ -99,16 +101,7 @@ Deno.test("pull under the global lock: a lock lost while the pull adopted warns 
 
 Deno.test("pull under the global lock: a pull asked to adopt that fails with the lock lost still warns global_lock_lost (its adoption may have been committed), and fails as it did", async () => {
   const s = await stranded();
-  const real = s.lock();
-  const lostLock: DistributedLock = {
-    key: real.key,
-    acquire: (o) => real.acquire(o),
-    release: () => real.release(),
-    withLock: (fn, o) => real.withLock(fn, o),
-    inspect: (o) => real.inspect(o),
-    forceRelease: (n) => real.forceRelease(n),
-    lost: true,
-  };
+  const lostLock = lostOf(s.lock());
   s.store.failNext("get", 1, () => new UnreachableError("cut off"), {
     match: (k) => k === ".datastore-index.json",
   });
