@@ -1,0 +1,85 @@
+/**
+ * A synced `latest` marker that an earlier push of this cache rewrote, cut
+ * off before its index update, then held back by marker-after-version (the
+ * marker moved here onto a version no index lists): the upload stands in
+ * place of the synced object, which the index still names. Held, the
+ * marker is no write of any push, so nothing settles that upload: the
+ * index names an object that is gone, a peer reads no marker, and its
+ * marker write meets a change it cannot see. Once the version the upload
+ * names is listed, a push publishes the upload, as its commit would have.
+ */
+import assert from "node:assert/strict";
+import { hookedStore, InMemoryStore } from "../packages/testing/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import {
+  assertIndexCurrent,
+  clone,
+  isIndexKey,
+  put,
+  quick,
+  read,
+} from "../sync/service/clone_kit.ts";
+
+const DATA = "data/shell/cmd/m1/out";
+const MARKER = `${DATA}/latest`;
+
+Deno.test("a synced marker held back publishes this cache's own upload of it that a cut-off push left once the version it names is listed", async () => {
+  const store = new InMemoryStore();
+  const peer = await clone(store, "peer");
+  await put(peer, "notes/readme.md", "hello");
+  await peer.pushChanged();
+  // Another tool's version 1: no index entry, no writer id.
+  const enc = new TextEncoder();
+  await store.put(`${DATA}/1/raw`, enc.encode("their raw"), PutModes.create);
+  await store.put(`${DATA}/1/metadata.yaml`, enc.encode("version: 1\n"), PutModes.create);
+  let cut = false;
+  let markerWritten = false;
+  const a = await clone(
+    hookedStore(store, {
+      before: (key) => {
+        if (cut && markerWritten && isIndexKey(key)) throw new Error("cut off before the index");
+        return Promise.resolve();
+      },
+      after: (key) => {
+        if (key === MARKER) markerWritten = true;
+        return Promise.resolve();
+      },
+    }),
+    "a",
+  );
+  // Version 2 and its marker, published and synced.
+  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
+  await put(a, `${DATA}/2/raw`, "a's raw 2");
+  await put(a, MARKER, "2");
+  await a.pushChanged();
+  // Version 3 and the marker moved onto it: cut off once the marker is
+  // written, before the index update.
+  await put(a, `${DATA}/3/metadata.yaml`, "version: 3\n");
+  await put(a, `${DATA}/3/raw`, "a's raw 3");
+  await put(a, MARKER, "3");
+  cut = true;
+  await assert.rejects(a.pushChanged(), /cut off before the index/);
+  cut = false;
+  assert.equal(store.peekText(MARKER), "3", "the marker was written before the cut");
+  // The marker moved here onto the other tool's version: held back, dirty.
+  await put(a, MARKER, "1");
+  await a.pushChanged();
+  assert.ok(a.state.dirtyPaths().includes(MARKER));
+  const named = (await readIndex(store, quick.retry))?.entries ?? {};
+  assert.ok(Object.hasOwn(named, `${DATA}/3/raw`), "version 3 is published");
+  // The next push, the marker still held: version 3 is listed now, and the
+  // upload naming it is published.
+  await a.pushChanged();
+  assert.equal(await read(a, MARKER), "1");
+  assert.ok(a.state.dirtyPaths().includes(MARKER));
+  await assertIndexCurrent(store, { held: true });
+  // A peer reads the marker the datastore holds, and moves it on.
+  await peer.pullChanged();
+  assert.equal(await read(peer, MARKER), "3");
+  await put(peer, MARKER, "2");
+  const moved = await peer.pushChanged();
+  assert.deepEqual(moved.conflicts, []);
+  assert.ok(moved.uploaded.includes(MARKER));
+  await assertIndexCurrent(store, { held: true });
+});
