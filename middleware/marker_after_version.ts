@@ -35,8 +35,10 @@ import type { Middleware } from "../sync/pipeline.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { readIndexAround } from "../sync/transfer/remote_index.ts";
 import { MARKER_AHEAD } from "../sync/service/push_result.ts";
-import { dropOwnStranded } from "../sync/service/push_delete.ts";
+import { dropOwnStranded, publishOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
+import { getOrNull } from "../sync/transfer/index_io.ts";
+import { isOwnUncommitted } from "../sync/transfer/writer_id.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";
@@ -149,8 +151,44 @@ async function hold(ctx: WriteContext, dir: string, reason: string): Promise<voi
     await dropOwnStranded(push, ctx.key, () => pushWriterId(push), false).catch((e) => {
       if (push.signal?.aborted) throw e;
     });
+  } else if (!push.dryRun && ctx.entry.syncedVersion !== undefined) {
+    await publishOwnMarker(push, ctx.entry).catch((e) => {
+      if (push.signal?.aborted) throw e;
+    });
   }
   ctx.push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published: held`, ctx.entry);
+}
+
+/**
+ * A synced marker held back, where an earlier push of this cache rewrote it
+ * and stopped before the index update: that upload stands in place of the
+ * synced object the index still names (a reader finds no marker, and a
+ * peer's marker write meets a change it cannot see), and no push writes the
+ * marker while it is held. It is published as its commit would have done
+ * (`publishOwnStranded`: only while the index names the synced version),
+ * once the version its own bytes name is listed, so that no marker is
+ * published ahead of its version; until then it is left, to a later push.
+ */
+async function publishOwnMarker(push: PushContext, entry: WriteContext["entry"]): Promise<void> {
+  const writer = await pushWriterId(push);
+  const now = await push.store.head(entry.path, { signal: push.signal });
+  if (!now || !isOwnUncommitted(now, entry.syncedVersion, writer)) return;
+  const got = await getOrNull(push.store, entry.path, {
+    retry: push.config.retry,
+    signal: push.signal,
+  });
+  if (got?.version !== now.version) return;
+  const dir = namedDir(entry.path, got.body);
+  if (dir === undefined) return;
+  const near = await readIndexAround(
+    push.store,
+    dir,
+    push.config.retry,
+    push.signal,
+    push.config.concurrency,
+  );
+  if (!Object.keys(near).some((k) => k.startsWith(`${dir}/`))) return;
+  await publishOwnStranded(push, entry, () => Promise.resolve(writer));
 }
 
 /** Why a marker whose bytes are no version number was left out. */
