@@ -114,3 +114,39 @@ Deno.test("pull under the global lock: a pull asked to adopt that fails with the
   assert.match(lost[0].message, /without what this pull adopted, if it did/);
   assert.equal(s.store.peek(GLOBAL), undefined, "released");
 });
+
+Deno.test("pull under the global lock: a third party's release that fails after the adoption keeps the pull's result and warns lock_release_failed", async () => {
+  const s = await stranded();
+  const real = s.lock();
+  const release = () => Promise.reject(new Error("kv service answered 500"));
+  const theirs: DistributedLock = {
+    key: real.key,
+    acquire: (o) => real.acquire(o),
+    // The lock is left in place (it goes stale after its TTL), and says so.
+    release,
+    // Its own hold: acquired, run, released through its own release.
+    withLock: async (fn, o) => {
+      await real.acquire(o);
+      try {
+        return await fn();
+      } finally {
+        await release();
+      }
+    },
+    inspect: (o) => real.inspect(o),
+    forceRelease: (n) => real.forceRelease(n),
+    get nonce() {
+      return real.nonce;
+    },
+    get lost() {
+      return real.lost;
+    },
+  };
+  // The adoption was committed: the caller is told so, not the release's error.
+  const r = await pullUnderGlobalLock(s.c, theirs, { adoptUncommitted: [PATH] });
+  assert.deepEqual(r.adopted, [PATH]);
+  assert.equal(await Deno.readTextFile(`${s.c.cacheDir}/${PATH}`), "2");
+  assert.deepEqual(s.warnings.map((w) => w.code), ["adopted_uncommitted", "lock_release_failed"]);
+  assert.match(s.warnings[1].message, /\.datastore\.lock.*kv service answered 500/);
+  await real.release();
+});
