@@ -12,6 +12,7 @@
  * @module
  */
 import { sayingGlobalLockWait } from "../locks/global_lock_wait.ts";
+import { releaseOrWarn } from "../locks/lock_release.ts";
 import type { DistributedLock } from "../ports.ts";
 import { globalLockLostNow } from "./global_lock_push.ts";
 import type { PullOptions } from "./pull_options.ts";
@@ -26,7 +27,9 @@ import type { SyncService } from "./service.ts";
  * lock was lost by its end (taken over or deleted while held), a
  * `global_lock_lost` warning says a client that took it may have put the
  * old index back, and what to run; so too when a pull asked to adopt
- * failed with the lock lost (its adoption may have been committed).
+ * failed with the lock lost (its adoption may have been committed). A
+ * release that rejects is a `lock_release_failed` warning: the pull's
+ * outcome stands.
  *
  * @example
  * ```ts
@@ -60,7 +63,12 @@ export async function pullUnderGlobalLock(
       path: lock.key,
     });
   };
-  return await lock.withLock(async () => {
+  // Acquired and released here, not through the lock's own `withLock`: a
+  // third party's release that rejects is a warning (`releaseOrWarn`), as
+  // after a push under the lock, never an error in place of the pull's
+  // result (its adoption committed).
+  await lock.acquire(acquire);
+  try {
     let result: PullResult;
     try {
       result = await service.pullChanged(options);
@@ -72,5 +80,7 @@ export async function pullUnderGlobalLock(
     const adopted = result.adopted?.length ?? 0;
     if (adopted > 0) await lost(`the ${adopted} file(s) this pull adopted`);
     return result;
-  }, acquire);
+  } finally {
+    await releaseOrWarn(lock, service.events);
+  }
 }
