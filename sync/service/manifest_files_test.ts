@@ -208,3 +208,74 @@ Deno.test("ManifestFiles: a line written ahead right after another process's lin
   assert.equal((await new ManifestFiles(dir).load(read)).kind, "read");
   assert.deepEqual(read, mine);
 });
+
+Deno.test("ManifestFiles: a line written ahead glued to another process's torn line, its writer gone before its save, leaves the manifest readable to the next process, with every whole record", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  let tearNow = false;
+  const files = new ManifestFiles(dir, {
+    // Another process's write ahead, its disk full: part of a line, no newline.
+    beforeAheadWrite: () => {
+      if (!tearNow) return;
+      tearNow = false;
+      Deno.writeTextFileSync(`${dir}/manifest.log`, '{"g":0,"p":"theirs","e":{"h', {
+        append: true,
+      });
+    },
+  });
+  const mine = new Map([["a", entry(1)]]);
+  await files.load(new Map());
+  await files.ensureBase(mine, undefined);
+  mine.set("b", entry(2));
+  assert.equal(files.writeAhead(mine, ["b"]), true);
+  tearNow = true;
+  mine.set("c", entry(3));
+  assert.equal(files.writeAhead(mine, ["c"]), false, "glued to the torn line");
+  // The process ends before its save.
+  files.release();
+  const read = new Map<string, SyncedEntry>();
+  assert.equal((await new ManifestFiles(dir).load(read)).kind, "read");
+  assert.deepEqual(
+    read,
+    mine,
+    "the base's record, the line before the torn one and the one glued to it",
+  );
+});
+
+Deno.test("ManifestFiles: the base written after a line glued to a torn one keeps what other processes saved or wrote ahead to that log since its writer last read it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  let tearNow = false;
+  const two = new ManifestFiles(dir, {
+    // A third process's write ahead, its disk full: part of a line, no newline.
+    beforeAheadWrite: () => {
+      if (!tearNow) return;
+      tearNow = false;
+      Deno.writeTextFileSync(`${dir}/manifest.log`, '{"g":0,"p":"third","e":{"h', {
+        append: true,
+      });
+    },
+  });
+  const one = new ManifestFiles(dir);
+  const mine = new Map([["a", entry(1)]]);
+  await one.load(new Map());
+  await one.ensureBase(mine, undefined);
+  const theirs = new Map<string, SyncedEntry>();
+  await two.load(theirs);
+  // One's save, acknowledged, after two read the files.
+  mine.set("p", entry(2));
+  await one.save(mine, ["p"], { changed: false, version: undefined });
+  tearNow = true;
+  theirs.set("q", entry(3));
+  assert.equal(two.writeAhead(theirs, ["q"]), false, "glued to the torn line");
+  assert.equal(two.mustRewrite, true);
+  // The log ends in a whole line again: one writes ahead after it.
+  mine.set("r", entry(4));
+  assert.equal(one.writeAhead(mine, ["r"]), true);
+  // Two's save replaces the log with a base.
+  await two.save(theirs, ["q"], { changed: false, version: undefined });
+  const read = new Map<string, SyncedEntry>();
+  assert.equal((await new ManifestFiles(dir).load(read)).kind, "read");
+  assert.deepEqual(read.get("p"), entry(2), "one's save");
+  assert.deepEqual(read.get("r"), entry(4), "one's line written ahead");
+  assert.deepEqual(read.get("q"), entry(3), "two's own");
+  assert.deepEqual(read.get("a"), entry(1));
+});
