@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { maxLogGen, replayLog, type SyncedEntry } from "./manifest_log.ts";
+import { maxLogGen, readLogLine, replayLog, type SyncedEntry } from "./manifest_log.ts";
 
 /** The base file of the synced manifest, in the state directory. */
 export const MANIFEST_FILE = "manifest.json";
@@ -250,17 +250,16 @@ export async function lateLines(
   lines.pop(); // a last piece without a newline is no whole line
   const paths = new Set<string>();
   for (const line of lines) {
-    let p: unknown;
+    // A line glued to another cut off part way reads as itself.
+    const r = readLogLine(line)?.line;
+    if (r?.g !== gen || typeof r.p !== "string") continue;
+    if (own.has(r.p)) continue;
     try {
-      const r = JSON.parse(line);
-      if (r?.g !== gen || typeof r.p !== "string") continue;
-      p = r.p;
-      if (own.has(r.p)) continue;
-      replayLog(`${line}\n`, gen, manifest);
+      replayLog(`${JSON.stringify(r)}\n`, gen, manifest);
     } catch {
       continue;
     }
-    paths.add(p as string);
+    paths.add(r.p);
   }
   return [...paths];
 }

@@ -159,6 +159,7 @@ export class ManifestFiles {
     let gen: number;
     let applied = 0;
     let torn = false;
+    let glued = false;
     let read: { ino: number | null; size: number };
     this.#readThrough = undefined;
     let baseRead = false;
@@ -175,6 +176,7 @@ export class ManifestFiles {
       const r = replayLog(new TextDecoder().decode(bytes), gen, fresh);
       applied = r.applied;
       torn = r.torn;
+      glued = r.glued;
       read = { ino: st ? st.ino : null, size: bytes.length };
     } catch {
       // A readable base whose log is not (a line after a torn one, say):
@@ -202,7 +204,8 @@ export class ManifestFiles {
     this.#hasBase = true;
     this.#emptyBase = false;
     this.#logLines = applied;
-    this.#rewrite ||= torn;
+    // A line glued to a torn one is read, the log replaced by the next save.
+    this.#rewrite ||= torn || glued;
     if (!torn) this.#readThrough = read;
     return [...own];
   }
@@ -466,8 +469,9 @@ export class ManifestFiles {
    * Applies the log lines of the base's generation; returns the last index
    * version they record. A last line cut short (a crash during an append
    * that was never acknowledged) is dropped, and the next save rewrites the
-   * base so that no line is ever appended to it; an unreadable line before
-   * the last makes the whole manifest unreadable.
+   * base so that no line is ever appended to it; so is one cut short with a
+   * whole line glued on after it (that line is applied). Any other
+   * unreadable line before the last makes the whole manifest unreadable.
    */
   async #replayLog(
     manifest: Map<string, SyncedEntry>,
@@ -475,7 +479,7 @@ export class ManifestFiles {
     const text = await readLog(this.#dir);
     if (text === undefined) return undefined;
     const r = replayLog(text, this.#gen, manifest);
-    if (r.torn) this.#rewrite = true;
+    if (r.torn || r.glued) this.#rewrite = true;
     this.#logLines += r.applied;
     return r.index;
   }

@@ -146,31 +146,63 @@ export function logLines(
   return out;
 }
 
+/** The start of every log line (its generation first): never found inside one, where quotes are escaped. */
+const LINE_START = '{"g":';
+
+function parsedLine(text: string): LogLine | undefined {
+  try {
+    const r = JSON.parse(text);
+    return typeof r === "object" && r !== null && Number.isSafeInteger(r.g) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One log line, read; undefined when it cannot be. A line another process
+ * cut off part way (its disk full, or its end), with a whole line written
+ * right after it glued on, reads as that whole line (`glued`): the cut-off
+ * part was never acknowledged to its writer.
+ */
+export function readLogLine(line: string): { line: LogLine; glued: boolean } | undefined {
+  const r = parsedLine(line);
+  if (r) return { line: r, glued: false };
+  const at = line.lastIndexOf(LINE_START);
+  if (at <= 0 || !line.startsWith("{")) return undefined;
+  const whole = parsedLine(line.slice(at));
+  return whole ? { line: whole, glued: true } : undefined;
+}
+
 /**
  * Applies the log lines of generation `gen` to `manifest`. A last line cut
  * short (a crash during an append never acknowledged) is dropped and
- * reported as `torn` (the next save then rewrites the base); an unreadable
- * line before the last, or a line newer than the base, throws. Returns the
- * lines applied and, when a line set it, the index version.
+ * reported as `torn` (the next save then rewrites the base); so is a line
+ * cut short with another glued on after it (see {@link readLogLine}),
+ * reported as `glued`, the line after it applied. Any other unreadable line
+ * before the last, or a line newer than the base, throws. Returns the lines
+ * applied and, when a line set it, the index version.
  */
 export function replayLog(
   text: string,
   gen: number,
   manifest: Map<string, SyncedEntry>,
-): { applied: number; torn: boolean; index?: { version: string | undefined } } {
+): {
+  applied: number;
+  torn: boolean;
+  glued: boolean;
+  index?: { version: string | undefined };
+} {
   const lines = text.split("\n");
   // Complete lines end in a newline, so the last piece is "" unless an append was cut short.
   const torn = lines.pop() !== "";
   let applied = 0;
+  let glued = false;
   let index: { version: string | undefined } | undefined;
   for (const [n, line] of lines.entries()) {
-    let r: LogLine;
-    try {
-      r = JSON.parse(line);
-      if (typeof r !== "object" || r === null || !Number.isSafeInteger(r.g)) throw new Error();
-    } catch {
-      throw new Error(`the manifest log's line ${n + 1} is unreadable`);
-    }
+    const read = readLogLine(line);
+    if (!read) throw new Error(`the manifest log's line ${n + 1} is unreadable`);
+    const r = read.line;
+    glued ||= read.glued;
     if (r.g < gen) continue; // written before the base: already in it
     if (r.g > gen) throw new Error("the manifest log is newer than its base");
     if ("i" in r) {
@@ -181,17 +213,16 @@ export function replayLog(
     } else throw new Error(`the manifest log's line ${n + 1} names no path`);
     applied++;
   }
-  return { applied, torn, index };
+  return { applied, torn, glued, index };
 }
 
 /** The highest generation among a log's readable lines; -1 when none. */
 export function maxLogGen(text: string): number {
   let max = -1;
   for (const line of text.split("\n")) {
-    try {
-      const g = JSON.parse(line)?.g;
-      if (Number.isSafeInteger(g)) max = Math.max(max, g);
-    } catch { /* a damaged line carries no generation */ }
+    // A damaged line carries no generation.
+    const g = readLogLine(line)?.line.g;
+    if (g !== undefined) max = Math.max(max, g);
   }
   return max;
 }
