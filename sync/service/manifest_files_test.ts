@@ -279,3 +279,33 @@ Deno.test("ManifestFiles: the base written after a line glued to a torn one keep
   assert.deepEqual(read.get("q"), entry(3), "two's own");
   assert.deepEqual(read.get("a"), entry(1));
 });
+
+Deno.test("ManifestFiles: a line written ahead to the log held open after another process's base, whose writer ended before it replaced the log, is left to the save, which writes it under that base", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const files = new ManifestFiles(dir);
+  const mine = new Map([["a", entry(1)]]);
+  await files.load(new Map());
+  await files.ensureBase(mine, undefined);
+  mine.set("b", entry(2));
+  assert.equal(files.writeAhead(mine, ["b"]), true, "the log held open");
+  // Another process's base, over the log it read (b's line in it); that
+  // process ends before it replaces the log.
+  Deno.writeTextFileSync(
+    `${dir}/manifest.json.new`,
+    JSON.stringify({
+      format: 1,
+      gen: 5,
+      entries: { a: { h: "h1", v: "v1", s: 1, m: 1 }, b: { h: "h2", v: "v2", s: 2, m: 2 } },
+    }),
+  );
+  Deno.renameSync(`${dir}/manifest.json.new`, `${dir}/manifest.json`);
+  mine.set("c", entry(3));
+  const wrote = files.writeAhead(mine, ["c"]);
+  // The caller leaves c to its save unless it was written ahead.
+  await files.save(mine, wrote ? [] : ["c"], { changed: false, version: undefined });
+  const read = new Map<string, SyncedEntry>();
+  assert.equal((await new ManifestFiles(dir).load(read)).kind, "read");
+  assert.deepEqual(read.get("c"), entry(3), "on disk");
+  assert.deepEqual(mine.get("c"), entry(3), "in the writer's records");
+  assert.deepEqual(read, mine);
+});
