@@ -63,11 +63,11 @@ export class AheadLog {
   /**
    * Appends `bytes` to the log in one synchronous write, told to `seen` as
    * this process's own; `before` runs just before the write. `current`
-   * runs once a log is opened (not for a write to the log held open): false
-   * when the base in place is no longer the one of the generation the lines
-   * are written for (another process's base, written since this process
-   * last read or wrote the files), which makes the write `replaced`. Throws
-   * when a write fails (part of a line may be in the log then).
+   * runs once a log is opened, and after each write: false when the base in
+   * place is no longer the one of the generation the lines are written for
+   * (another process's base, written since this process last read or wrote
+   * the files), which makes the write `replaced`. Throws when a write fails
+   * (part of a line may be in the log then).
    */
   write(
     bytes: Uint8Array,
@@ -127,7 +127,10 @@ export class AheadLog {
     seen.appended(this.#ino, bytes.length);
     // Replaced by another process's base since the look above, after that
     // process read the replaced log's last lines: these may be in neither.
-    if (lstatOrNull(path)?.ino !== this.#ino) {
+    // A base written over the log held open, which its writer did not
+    // replace (it ended first, or its disk was full), is looked at too:
+    // lines of the older generation there are void.
+    if (lstatOrNull(path)?.ino !== this.#ino || (current && !current())) {
       this.release();
       return "replaced";
     }
