@@ -309,3 +309,34 @@ Deno.test("ManifestFiles: a line written ahead to the log held open after anothe
   assert.deepEqual(mine.get("c"), entry(3), "in the writer's records");
   assert.deepEqual(read, mine);
 });
+
+Deno.test("ManifestFiles: a line another process was writing ahead as a base's take-in read the log (its first part there, its end not yet) is in the files after, and in the base writer's records", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const log = `${dir}/manifest.log`;
+  const line = `${JSON.stringify({ g: 0, p: "p", e: { h: "h9", v: "v9", s: 9, m: 9 } })}\n`;
+  const cut = 20;
+  // The other process's write ends after the take-in read its first part.
+  let armed = false;
+  const one = new ManifestFiles(dir, {
+    beforeBase: () => {
+      if (!armed) return;
+      armed = false;
+      Deno.writeTextFileSync(log, line.slice(cut), { append: true });
+    },
+  });
+  const mine = new Map([["a", entry(1)]]);
+  await one.load(new Map());
+  await one.ensureBase(mine, undefined);
+  // The other process's line, written ahead after a whole line (none here):
+  // the take-in reads while only its first part is in the log.
+  Deno.writeTextFileSync(log, line.slice(0, cut), { append: true });
+  armed = true;
+  mine.set("b", entry(2));
+  await one.save(mine, ["b"], { changed: false, version: undefined });
+  assert.equal(armed, false, "a base was written");
+  const read = new Map<string, SyncedEntry>();
+  assert.equal((await new ManifestFiles(dir).load(read)).kind, "read");
+  assert.deepEqual(read.get("p"), entry(9), "on disk");
+  assert.deepEqual(mine.get("p"), entry(9), "in the base writer's records");
+  assert.deepEqual(read, mine);
+});
