@@ -95,7 +95,7 @@ export class ManifestFiles {
   #emptyBase = false;
   /** The files as this process last read them, with its own appends since (see {@link refresh}). */
   readonly #seen = new SeenFiles();
-  /** The log the last take-in read (inode, null for none; bytes read): see {@link #writeBase}. */
+  /** The log the last take-in read (inode, null for none; bytes of its whole lines read): see {@link #writeBase}. */
   #readThrough: { readonly ino: number | null; readonly size: number } | undefined;
 
   readonly #hooks: ManifestHooks;
@@ -177,7 +177,10 @@ export class ManifestFiles {
       applied = r.applied;
       torn = r.torn;
       glued = r.glued;
-      read = { ino: st ? st.ino : null, size: bytes.length };
+      // Read on from the end of the last whole line: a last line that looks
+      // torn may be another process's write ahead still under way.
+      const whole = bytes.lastIndexOf(10) + 1;
+      read = { ino: st ? st.ino : null, size: whole };
     } catch {
       // A readable base whose log is not (a line after a torn one, say):
       // the next save replaces them with this process's records.
@@ -206,7 +209,7 @@ export class ManifestFiles {
     this.#logLines = applied;
     // A line glued to a torn one is read, the log replaced by the next save.
     this.#rewrite ||= torn || glued;
-    if (!torn) this.#readThrough = read;
+    this.#readThrough = read;
     return [...own];
   }
 
