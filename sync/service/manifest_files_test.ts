@@ -340,3 +340,57 @@ Deno.test("ManifestFiles: a line another process was writing ahead as a base's t
   assert.deepEqual(mine.get("p"), entry(9), "in the base writer's records");
   assert.deepEqual(read, mine);
 });
+
+Deno.test("ManifestFiles: a line another process wrote ahead while this one wrote a base, whose append under that base failed (its disk full), is in the files after this process's next save", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const log = `${dir}/manifest.log`;
+  const open = Deno.open;
+  // The append of the lines taken in under the new base fails: no space left.
+  const fullDisk = () => {
+    Deno.open = ((path: string | URL, options?: Deno.OpenOptions) => {
+      if (String(path) === log && options?.append && !options.read) {
+        return Promise.reject(new Error("No space left on device (os error 28)"));
+      }
+      return open(path, options);
+    }) as typeof Deno.open;
+  };
+  let armed = false;
+  const one = new ManifestFiles(dir, {
+    beforeBase: () => {
+      if (!armed) return;
+      armed = false;
+      theirs.set("p", entry(99));
+      assert.equal(two.writeAhead(theirs, ["p"]), true);
+      fullDisk();
+    },
+  });
+  const mine = new Map([["a", entry(1)]]);
+  await one.load(new Map());
+  await one.ensureBase(mine, undefined);
+  const two = new ManifestFiles(dir);
+  const theirs = new Map<string, SyncedEntry>();
+  await two.load(theirs);
+  // As many lines as entries and more: the second save writes a base.
+  const many = () => [...mine.keys()].filter((k) => k.startsWith("g"));
+  for (let i = 0; i < 1100; i++) mine.set(`g${i}`, entry(i));
+  await one.save(mine, many(), { changed: false, version: undefined });
+  await two.refresh(theirs, []);
+  for (let i = 0; i < 1100; i++) mine.set(`g${i}`, entry(i + 1));
+  armed = true;
+  try {
+    await one.save(mine, many(), { changed: false, version: undefined });
+  } catch {
+    // The disk was full: the caller saves again.
+  } finally {
+    Deno.open = open;
+  }
+  assert.equal(armed, false, "a base was written");
+  await one.save(mine, [], { changed: false, version: undefined });
+  const disk = new Map<string, SyncedEntry>();
+  await new ManifestFiles(dir).load(disk);
+  assert.deepEqual(disk.get("p"), entry(99), "on disk");
+  assert.deepEqual(mine.get("p"), entry(99), "in the base writer's records");
+  await two.save(theirs, [], { changed: false, version: undefined });
+  await two.refresh(theirs, []);
+  assert.deepEqual(theirs.get("p"), entry(99), "in the writer's own records");
+});
