@@ -98,6 +98,14 @@ export class ManifestFiles {
   /** The log the last take-in read (inode, null for none; bytes of its whole lines read): see {@link #writeBase}. */
   #readThrough: { readonly ino: number | null; readonly size: number } | undefined;
 
+  /**
+   * Paths whose lines another process wrote ahead to a log this process's
+   * base replaced, taken into its records but not yet written again under a
+   * base (the append failed): its own records until its next base or
+   * append holds them, as no file does.
+   */
+  readonly #lateUnsaved = new Set<string>();
+
   readonly #hooks: ManifestHooks;
 
   constructor(dir: string, hooks: ManifestHooks = {}) {
@@ -189,7 +197,7 @@ export class ManifestFiles {
     }
     // This process's unsaved records only: one it wrote ahead is in the log
     // taken in, where another process may have recorded the path since.
-    const own = new Set(unsaved);
+    const own = new Set([...unsaved, ...this.#lateUnsaved]);
     for (const p of own) {
       const e = manifest.get(p);
       if (e) fresh.set(p, e);
@@ -371,7 +379,9 @@ export class ManifestFiles {
    * after the take-in before it read it (none holds the lock to write
    * ahead) are taken into `manifest`, except those of `own` paths (this
    * process's records stand over them, as at a take-in), and appended to
-   * the new log under the new base.
+   * the new log under the new base; an append of them that fails throws,
+   * as a failed append of a save does, and they are this process's own
+   * records until its next save writes them.
    */
   async #writeBase(
     manifest: Map<string, SyncedEntry>,
@@ -395,8 +405,10 @@ export class ManifestFiles {
         MANIFEST_FILE,
         () => atomicWrite(`${this.#dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
       );
-      // Every line this process wrote ahead so far is in this base (none is written while it is).
+      // Every line this process wrote ahead so far is in this base (none is
+      // written while it is), and every record taken in from a replaced log.
       this.#ahead.settled();
+      this.#lateUnsaved.clear();
       this.#gen = gen;
       // Under the state directory's lock, which every base's writer holds.
       this.#baseStamp = await baseStamp(this.#dir);
@@ -415,18 +427,20 @@ export class ManifestFiles {
         : [];
       let appended = 0;
       if (late.length > 0) {
-        try {
-          const bytes = ENCODER.encode(`${logLines(manifest, gen, late).join("\n")}\n`);
+        const bytes = ENCODER.encode(`${logLines(manifest, gen, late).join("\n")}\n`);
+        await writingState(this.#dir, MANIFEST_LOG, async () => {
           await appendSynced(`${this.#dir}/${MANIFEST_LOG}`, bytes);
-          appended = bytes.length;
-          this.#logLines = late.length;
-        } catch {
+        }).catch((e) => {
           // Part of a line may be in the log: the next save writes a base,
-          // which holds these records (they are in `manifest`).
+          // which holds these records (in `manifest`, kept there as this
+          // process's own until then: no file holds them now).
+          for (const p of late) this.#lateUnsaved.add(p);
           this.#rewrite = true;
           this.#seen.forget();
-          return;
-        }
+          throw e;
+        });
+        appended = bytes.length;
+        this.#logLines = late.length;
       }
       // What the files hold is this process's manifest, unless a line was
       // appended to the new log since (read again at the next look).
@@ -466,6 +480,7 @@ export class ManifestFiles {
     }).catch(torn);
     this.#logLines += out.length;
     this.#ahead.settled();
+    for (const p of changed) this.#lateUnsaved.delete(p);
   }
 
   /**
