@@ -84,14 +84,9 @@ Deno.test("state: a corrupted manifest turns into a walk; no local change is los
       "manifest.json",
       JSON.stringify({ format: 1, entries: { "o.txt": { h: 1, v: "v" } } }),
     ],
-    // The log of changes since the base: a damaged line that is not the last.
-    ["a garbage log line", "manifest.log", 'garbage\n{"g":0,"p":"o.txt"}\n'],
+    // The log of changes since the base, of a generation past it (a damaged
+    // line of it is passed over: the next test).
     ["a log line newer than its base", "manifest.log", '{"g":7,"p":"o.txt"}\n'],
-    [
-      "a log entry with a numeric hash",
-      "manifest.log",
-      '{"g":0,"p":"o.txt","e":{"h":1,"v":"v"}}\n',
-    ],
   ];
   for (const [what, file, text] of manifests) {
     const sb = await sandbox();
@@ -141,6 +136,55 @@ Deno.test("state: a corrupted manifest turns into a walk; no local change is los
     assert.equal(store.peekText("q.txt"), "peer's q", what);
     assert.deepEqual(a2.state.dirtyPaths(), [], what);
     assert.equal(JSON.parse(await read(sb.cacheDir, ".sluice/manifest.json")).format, 1, what);
+    await sb.unchanged();
+  }
+});
+
+Deno.test("state: a damaged line in the synced manifest's log loses that line's record only: the open says so, and no change of this cache's or of a peer's is lost", async () => {
+  for (const damage of ["garbage", '{"g":0,"p":"p.txt","e":{"h":1,"v":"v"}}']) {
+    const sb = await sandbox();
+    const store = new InMemoryStore();
+    const a = await clone(store, sb.cacheDir);
+    const peer = await clone(store, `${sb.root}/peer`, { name: "peer" });
+    for (const f of ["o.txt", "p.txt", "q.txt"]) {
+      await put(sb.cacheDir, f, f[0]);
+      await pushPaths(a, f);
+    }
+    await put(sb.cacheDir, "o.txt", "o edited");
+    await a.markDirty({ relPath: "o.txt" });
+    await peer.pullChanged();
+    await put(peer.cacheDir, "q.txt", "peer's q");
+    await pushPaths(peer, "q.txt");
+    // p.txt's record, written to the log by its push, is damaged on disk.
+    const log = `${sb.cacheDir}/.sluice/manifest.log`;
+    const lines = (await Deno.readTextFile(log)).split("\n");
+    const at = lines.findIndex((l) => l.includes('"p":"p.txt"'));
+    assert.ok(at >= 0 && at < lines.length - 2, "p.txt's record is a log line, not the last");
+    lines[at] = damage;
+    await Deno.writeTextFile(log, lines.join("\n"));
+
+    const w = warnings();
+    const a2 = await clone(store, sb.cacheDir, { events: w.events });
+    assert.deepEqual(w.codes(), ["state_unreadable"], damage);
+    assert.match(w.list[0].message, new RegExp(`line ${at + 1} of its log .* damaged`), damage);
+    assert.equal(a2.state.bulkPending(), false, "no walk: the other records are kept");
+    const pulled = await a2.pullChanged();
+    // q.txt, synced here and unchanged, takes the peer's copy; p.txt, its
+    // record lost, holds the datastore's bytes: recorded as synced again.
+    assert.deepEqual(pulled.conflicts, [], damage);
+    assert.deepEqual(pulled.fetched, ["q.txt"], damage);
+    assert.equal(await read(sb.cacheDir, "q.txt"), "peer's q", damage);
+    assert.equal(a2.state.synced("p.txt")?.version, (await store.head("p.txt"))?.version, damage);
+    const pushed = await a2.pushChanged();
+    assert.deepEqual(pushed.uploaded, ["o.txt"], damage);
+    assert.equal(store.peekText("o.txt"), "o edited", damage);
+    assert.equal(store.peekText("p.txt"), "p", damage);
+    assert.equal(store.peekText("q.txt"), "peer's q", damage);
+    // A base was written over the damaged log: the next open reads it whole.
+    const w3 = warnings();
+    const a3 = await clone(store, sb.cacheDir, { events: w3.events });
+    assert.deepEqual(w3.codes(), [], damage);
+    assert.deepEqual(a3.state.syncedPaths().sort(), ["o.txt", "p.txt", "q.txt"], damage);
     await sb.unchanged();
   }
 });

@@ -255,7 +255,8 @@ export async function lateLines(
     if (r?.g !== gen || typeof r.p !== "string") continue;
     if (own.has(r.p)) continue;
     try {
-      replayLog(`${JSON.stringify(r)}\n`, gen, manifest);
+      // A line whose record cannot be read (a malformed entry) is passed over.
+      if (replayLog(`${JSON.stringify(r)}\n`, gen, manifest).damaged.length > 0) continue;
     } catch {
       continue;
     }

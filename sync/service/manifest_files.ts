@@ -41,7 +41,12 @@ const ENCODER = new TextEncoder();
 /** What {@link ManifestFiles.load} found. */
 export type ManifestLoad =
   | { readonly kind: "none" }
-  | { readonly kind: "read"; readonly indexVersion: string | undefined }
+  | {
+    readonly kind: "read";
+    readonly indexVersion: string | undefined;
+    /** Numbers of the log lines passed over as unreadable (their records lost); absent when none. */
+    readonly damaged?: readonly number[];
+  }
   | { readonly kind: "unreadable"; readonly error: Error };
 
 /**
@@ -168,6 +173,7 @@ export class ManifestFiles {
     let applied = 0;
     let torn = false;
     let glued = false;
+    let damaged = false;
     let read: { ino: number | null; size: number };
     this.#readThrough = undefined;
     let baseRead = false;
@@ -185,13 +191,15 @@ export class ManifestFiles {
       applied = r.applied;
       torn = r.torn;
       glued = r.glued;
+      damaged = r.damaged.length > 0;
       // Read on from the end of the last whole line: a last line that looks
       // torn may be another process's write ahead still under way.
       const whole = bytes.lastIndexOf(10) + 1;
       read = { ino: st ? st.ino : null, size: whole };
     } catch {
-      // A readable base whose log is not (a line after a torn one, say):
-      // the next save replaces them with this process's records.
+      // A readable base whose log is not (a line newer than that base, of
+      // one never written whole): the next save replaces them with this
+      // process's records.
       if (baseRead) this.#rewrite = true;
       return undefined;
     }
@@ -215,8 +223,9 @@ export class ManifestFiles {
     this.#hasBase = true;
     this.#emptyBase = false;
     this.#logLines = applied;
-    // A line glued to a torn one is read, the log replaced by the next save.
-    this.#rewrite ||= torn || glued;
+    // A line glued to a torn one is read, the log replaced by the next save;
+    // so is a log with a damaged line, every other line of it taken in.
+    this.#rewrite ||= torn || glued || damaged;
     this.#readThrough = read;
     return [...own];
   }
@@ -319,10 +328,14 @@ export class ManifestFiles {
       this.#baseStamp = snap.base;
       this.#emptyBase = manifest.size === 0 && base.indexVersion === undefined;
       let indexVersion = base.indexVersion;
-      const index = await this.#replayLog(manifest);
-      if (index) indexVersion = index.version;
+      const log = await this.#replayLog(manifest);
+      if (log?.index) indexVersion = log.index.version;
       this.#hasBase = true;
-      return { kind: "read", indexVersion };
+      return {
+        kind: "read",
+        indexVersion,
+        ...(log?.damaged.length ? { damaged: log.damaged } : {}),
+      };
     } catch (e) {
       // Without a readable base, the log's lines are void: the next base is
       // numbered past every one of them so that none can ever apply to it.
@@ -488,17 +501,18 @@ export class ManifestFiles {
    * version they record. A last line cut short (a crash during an append
    * that was never acknowledged) is dropped, and the next save rewrites the
    * base so that no line is ever appended to it; so is one cut short with a
-   * whole line glued on after it (that line is applied). Any other
-   * unreadable line before the last makes the whole manifest unreadable.
+   * whole line glued on after it (that line is applied), and so is any
+   * other unreadable line before the last (passed over, its record lost,
+   * every other kept; its number in `damaged`).
    */
   async #replayLog(
     manifest: Map<string, SyncedEntry>,
-  ): Promise<{ version: string | undefined } | undefined> {
+  ): Promise<{ index?: { version: string | undefined }; damaged: number[] } | undefined> {
     const text = await readLog(this.#dir);
     if (text === undefined) return undefined;
     const r = replayLog(text, this.#gen, manifest);
-    if (r.torn || r.glued) this.#rewrite = true;
+    if (r.torn || r.glued || r.damaged.length > 0) this.#rewrite = true;
     this.#logLines += r.applied;
-    return r.index;
+    return { index: r.index, damaged: r.damaged };
   }
 }

@@ -178,9 +178,12 @@ export function readLogLine(line: string): { line: LogLine; glued: boolean } | u
  * short (a crash during an append never acknowledged) is dropped and
  * reported as `torn` (the next save then rewrites the base); so is a line
  * cut short with another glued on after it (see {@link readLogLine}),
- * reported as `glued`, the line after it applied. Any other unreadable line
- * before the last, or a line newer than the base, throws. Returns the lines
- * applied and, when a line set it, the index version.
+ * reported as `glued`, the line after it applied. Any other line before the
+ * last that cannot be read (damaged on disk: not JSON, no path, a malformed
+ * entry) is passed over and its number reported in `damaged`: the record it
+ * held is lost, every other kept (the record it replaced, if any, stays). A
+ * line newer than the base throws. Returns the lines applied and, when a
+ * line set it, the index version.
  */
 export function replayLog(
   text: string,
@@ -190,6 +193,8 @@ export function replayLog(
   applied: number;
   torn: boolean;
   glued: boolean;
+  /** Numbers (from 1) of the lines passed over as unreadable. */
+  damaged: number[];
   index?: { version: string | undefined };
 } {
   const lines = text.split("\n");
@@ -197,10 +202,14 @@ export function replayLog(
   const torn = lines.pop() !== "";
   let applied = 0;
   let glued = false;
+  const damaged: number[] = [];
   let index: { version: string | undefined } | undefined;
   for (const [n, line] of lines.entries()) {
     const read = readLogLine(line);
-    if (!read) throw new Error(`the manifest log's line ${n + 1} is unreadable`);
+    if (!read) {
+      damaged.push(n + 1);
+      continue;
+    }
     const r = read.line;
     glued ||= read.glued;
     if (r.g < gen) continue; // written before the base: already in it
@@ -208,12 +217,23 @@ export function replayLog(
     if ("i" in r) {
       index = { version: typeof r.i === "string" ? r.i : undefined };
     } else if (typeof r.p === "string") {
-      if (r.e) manifest.set(r.p, checkedEntry(r.p, r.e));
-      else manifest.delete(r.p);
-    } else throw new Error(`the manifest log's line ${n + 1} names no path`);
+      if (r.e) {
+        let entry: SyncedEntry;
+        try {
+          entry = checkedEntry(r.p, r.e);
+        } catch {
+          damaged.push(n + 1);
+          continue;
+        }
+        manifest.set(r.p, entry);
+      } else manifest.delete(r.p);
+    } else {
+      damaged.push(n + 1);
+      continue;
+    }
     applied++;
   }
-  return { applied, torn, glued, index };
+  return { applied, torn, glued, damaged, index };
 }
 
 /** The highest generation among a log's readable lines; -1 when none. */

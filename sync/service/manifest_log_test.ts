@@ -20,15 +20,35 @@ Deno.test("manifest: a base and its log read back as written; a torn last line i
   const old = logLines(new Map([["c", e("9")]]), 1, ["c"]).join("\n");
   const lines = logLines(m, 2, ["a", "b"], { version: "t2" });
   const r = replayLog(`${old}\n${lines.join("\n")}\n{"g":2,"p":"x"`, 2, read);
-  assert.deepEqual(r, { applied: 3, torn: true, glued: false, index: { version: "t2" } });
+  assert.deepEqual(r, {
+    applied: 3,
+    torn: true,
+    glued: false,
+    damaged: [],
+    index: { version: "t2" },
+  });
   assert.deepEqual(read, m);
   // A line cut off part way, a whole line glued on after it: that line is read.
   const glued = replayLog(`${lines[0]}\n{"g":2,"p":"x","e":{"h${lines[1]}\n`, 2, read);
-  assert.deepEqual(glued, { applied: 2, torn: false, glued: true, index: undefined });
+  assert.deepEqual(glued, {
+    applied: 2,
+    torn: false,
+    glued: true,
+    damaged: [],
+    index: undefined,
+  });
   assert.deepEqual(read, m);
-  assert.throws(() => replayLog(`{"g":2,"p":"x"}garbage\n`, 2, read), /line 1 is unreadable/);
+  // A damaged line (not the last) is passed over, its number reported.
+  assert.deepEqual(replayLog(`{"g":2,"p":"x"}garbage\n`, 2, read).damaged, [1]);
   assert.equal(maxLogGen(`${old}\n${lines[0]}\nnot json`), 2);
-  assert.throws(() => replayLog(`${lines[0]}\nnot json\n`, 2, read), /line 2 is unreadable/);
+  const damaged = replayLog(
+    `not json\n${lines[0]}\n{"g":2}\n{"g":2,"p":"a","e":{"h":1}}\n`,
+    2,
+    read,
+  );
+  assert.deepEqual(damaged.damaged, [1, 3, 4]);
+  assert.equal(damaged.applied, 1);
+  assert.deepEqual(read, m);
   assert.throws(() => replayLog(`${lines[0]}\n`, 1, read), /newer than its base/);
   assert.throws(() => readBase('{"format":2,"entries":{}}', read), /unknown format/);
 });
