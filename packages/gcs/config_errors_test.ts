@@ -146,6 +146,16 @@ Deno.test("GcsStore: a read in a missing bucket is a bucket error naming it, not
   assert.deepEqual(calls, ["object", "bucket"]);
 });
 
+Deno.test("GcsStore: a missing bucket stays a bucket error on every later read, never a missing object", async () => {
+  const calls: string[] = [];
+  const store = new GcsStore({ bucket: "no-such-bucket", storage: fakeStorage(false, calls) });
+  for (const key of ["_index/_meta.json", ".datastore.lock"]) {
+    const err = await store.get(key).then(() => null, (e) => e);
+    assert.ok(err instanceof ConfigError, `${key}: ${err}`);
+    assert.equal(err.field, "bucket");
+  }
+});
+
 Deno.test("GcsStore: in an existing bucket a missing object stays NotFound, and the bucket is read once", async () => {
   const calls: string[] = [];
   const store = new GcsStore({ bucket: "b-1", storage: fakeStorage(true, calls) });
