@@ -134,7 +134,7 @@ export class GcsStore implements ObjectStore {
   readonly #runner: AttemptRunner;
   readonly #pinDeleteGeneration: boolean;
   readonly #fetch: typeof fetch;
-  /** True once a request on the bucket succeeded (so a 404 on a read is the object's). */
+  /** True once a request on the bucket succeeded, or a read of the bucket was refused (403). */
   #bucketSeen = false;
   /** Where to look for credentials before the first request; unset once looked (or not needed). */
   #adcLookup: AdcLookup | undefined;
@@ -425,7 +425,9 @@ export class GcsStore implements ObjectStore {
             : undefined,
         ),
     );
-    this.#bucketSeen = true;
+    // A bucket that could not be read (403) is not asked about again; a
+    // missing one is, at the next read that finds no object.
+    if (!missing) this.#bucketSeen = true;
     if (missing) {
       throw toSluiceError(
         { ...missing, kind: "bucket_missing" },
@@ -472,14 +474,19 @@ export class GcsStore implements ObjectStore {
         this.prefix,
       ));
     }
-    return this.#runner.run(ctx, signal, fn, {
+    // Only a request that succeeded shows the bucket exists: a failure a
+    // `recover` turned into a value (a 404 read as an absent object, or as
+    // the missing bucket itself) shows nothing about it.
+    const seen: AttemptFn<T> = async (attemptSignal, progress) => {
+      const value = await fn(attemptSignal, progress);
+      this.#bucketSeen = true;
+      return value;
+    };
+    return this.#runner.run(ctx, signal, seen, {
       classify: (e) => classifyGcsError(e, ctx),
       toError: (failure, cause, attempts) =>
         toSluiceError(failure, ctx, this.endpoint, cause, attempts, this.prefix),
       recover,
-    }).then((value) => {
-      this.#bucketSeen = true;
-      return value;
     });
   }
 
