@@ -155,6 +155,22 @@ Deno.test("inspect is null only when absent; failed or malformed reads throw Loc
   await assert.rejects(a.inspect(), /missing or invalid hostname, acquiredAt, nonce, pid, ttlMs/);
 });
 
+Deno.test("a lock read refused for the datastore's configuration says to fix it, never to wait for the datastore", async () => {
+  const t = setup();
+  const a = t.lock(ALICE);
+  t.store.failNext("get", 1, () =>
+    new ConfigError(
+      "credentials",
+      "the S3 endpoint refused the get of .datastore.lock at s3://b/p at http://127.0.0.1:9000 (HTTP 403 SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided.; Key p/.datastore.lock, BucketName b); check the credentials and their permissions on the bucket",
+    ));
+  const err = await a.inspect().catch((e) => e);
+  assert.ok(err instanceof LockReadError && err.code === "lock_read_failed", String(err));
+  assert.doesNotMatch(err.message, /once the datastore is reachable/);
+  assert.match(err.message, /fix "credentials" in the datastore configuration/i);
+  // Trying again cannot help until the configuration is fixed.
+  assert.equal(err.retryable, false);
+});
+
 Deno.test("a malformed lock is neither force-released nor stolen before the waiter's TTL", async () => {
   const t = setup();
   t.store.seed(KEY, "garbage");
