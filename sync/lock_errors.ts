@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { preview, SluiceError } from "./errors.ts";
+import { ConfigError, preview, SluiceError } from "./errors.ts";
 import { lockReleaseCommand } from "./locks/lock_object.ts";
 
 /** `acquire` gave up waiting for a lock another process holds. */
@@ -51,13 +51,19 @@ export class LockReadError extends SluiceError {
     detail: string,
     options: { cause?: unknown; malformed?: boolean } = {},
   ) {
+    // A read refused for the datastore's configuration (a missing bucket,
+    // refused credentials, another server at the endpoint) fails the same
+    // way at every attempt: the way out is the configuration, not a wait.
+    const config = options.cause instanceof ConfigError ? options.cause : undefined;
     const next = options.malformed
       ? `The object is no lock; to remove it, run \`sluice lock release --force\` (with \`--model\` for a model lock), which deletes that very object, or wait until it is stale (its last write plus the lock's TTL)`
+      : config
+      ? `Running the command again cannot help: fix "${config.field}" in the datastore configuration, then run the command again`
       : "Run the command again once the datastore is reachable";
     super(
       "lock_read_failed",
       `Could not read lock ${key}: ${detail}. The lock's state is unknown, so it was treated as neither held nor released, and nothing that needed it went ahead (no commit under it, no release of it). ${next}.`,
-      { cause: options.cause, retryable: true },
+      { cause: options.cause, retryable: config === undefined },
     );
     this.key = key;
   }
