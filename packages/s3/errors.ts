@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { preview, SluiceError } from "../../sync/errors.ts";
+import { ConfigError, preview, SluiceError } from "../../sync/errors.ts";
 import {
   conditionFailureKind,
   type ErrorFields,
@@ -453,7 +453,23 @@ export function toSluiceError(
   attempts: number,
   where: { readonly endpoint?: string; readonly prefix?: string } = {},
 ): SluiceError {
-  if (failure.kind === "failed") return new S3RequestError(ctx, failure, { cause });
+  if (failure.kind === "failed") {
+    // Signed for another region than the bucket's: the same refusal at every
+    // attempt, whose way out is the configured region.
+    const region = bucketRegionOf(failure, cause);
+    if (region !== undefined) {
+      return new ConfigError(
+        "region",
+        `the bucket ${
+          ctx.bucket ?? "(unknown)"
+        } is in region ${region}, not the one this store signs its requests for: ${
+          where.endpoint ?? "the S3 endpoint"
+        } refused the ${ctx.op} of ${ctx.key} (${failure.detail}), so nothing was read or written; set the region to "${region}" (the datastore configuration's "region", or the store URL's region=)`,
+        { cause },
+      );
+    }
+    return new S3RequestError(ctx, failure, { cause });
+  }
   return storeFailureToError(failure, ctx, {
     cause,
     attempts,
@@ -461,4 +477,32 @@ export function toSluiceError(
     credentialsHint: S3_CREDENTIALS_HINT,
     ...where,
   });
+}
+
+/** S3 error codes of a request signed for, or sent to, another region than the bucket's. */
+const WRONG_REGION_CODES = new Set([
+  "AuthorizationHeaderMalformed",
+  "PermanentRedirect",
+  "IllegalLocationConstraintException",
+]);
+
+/**
+ * The bucket's region when a refusal says the request went to (or was signed
+ * for) another one: the `x-amz-bucket-region` header S3 and MinIO send with
+ * such a 301 or 400 (a HEAD has no body), else the `Region` of the error
+ * body, else the region its message expects. Undefined for any other failure.
+ */
+function bucketRegionOf(failure: S3Failure, cause: unknown): string | undefined {
+  if (failure.status !== 301 && failure.status !== 400) return undefined;
+  // Another refusal (a bad argument, say) may carry the header too: only one
+  // with no code (a HEAD) or a code of the wrong region counts.
+  if (failure.code !== undefined && !WRONG_REGION_CODES.has(failure.code)) return undefined;
+  const e = fieldsOf(cause);
+  const headers = fieldsOf(fieldsOf(e.$response).headers);
+  const header = textField(headers["x-amz-bucket-region"]) ??
+    textField(headers["X-Amz-Bucket-Region"]);
+  if (header !== undefined && /^[a-z0-9-]+$/.test(header)) return header;
+  const body = textField(e.Region);
+  if (body !== undefined && /^[a-z0-9-]+$/.test(body)) return body;
+  return /expecting '([a-z0-9-]+)'/.exec(textField(e.message) ?? "")?.[1];
 }
