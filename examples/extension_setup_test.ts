@@ -50,3 +50,21 @@ Deno.test("bad datastore config names the field and what is expected", async () 
     (e: unknown) => e instanceof ConfigError && e.field === "bucket",
   );
 });
+
+Deno.test("the configs the example's own documentation shows are accepted as written", async () => {
+  const source = await Deno.readTextFile(new URL("./extension_setup.ts", import.meta.url));
+  // The command line its header gives, and the object its @example passes.
+  const usage = /deno run -A examples\/extension_setup\.ts '([^']+)'/.exec(source);
+  assert.ok(usage, "the header shows how to run it");
+  const example = /configureDatastore\(await Deno\.makeTempDir\(\), (\{[^}]*\})\)/.exec(source);
+  assert.ok(example, "the @example calls configureDatastore");
+  const shown = [
+    JSON.parse(usage[1]),
+    JSON.parse(example[1].replace(/(\w+):/g, '"$1":')),
+  ];
+  for (const config of shown) {
+    const repo = await Deno.makeTempDir({ prefix: "sluice-ext-" });
+    const ds = await configureDatastore(repo, config).catch((e) => e);
+    assert.ok(!(ds instanceof Error), `${JSON.stringify(config)}: ${ds}`);
+  }
+});
