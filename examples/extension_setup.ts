@@ -2,7 +2,7 @@
  * Datastore extension setup: an S3 datastore configured from the JSON a
  * datastore setup passes, the way an extension author wires Sluice in.
  *
- *   deno run -A examples/extension_setup.ts '{"bucket":"b","prefix":"p","endpoint":"http://127.0.0.1:9000","region":"us-east-1"}'
+ *   deno run -A examples/extension_setup.ts '{"bucket":"my-bucket","prefix":"p","endpoint":"http://127.0.0.1:9000","region":"us-east-1"}'
  *
  * Credentials come from the default AWS chain (environment, profile, …),
  * never from the config JSON.
@@ -31,7 +31,7 @@ export interface ConfiguredDatastore {
  * @example
  * ```ts
  * import { configureDatastore } from "./extension_setup.ts";
- * const ds = await configureDatastore(await Deno.makeTempDir(), { bucket: "b", region: "us-east-1" });
+ * const ds = await configureDatastore(await Deno.makeTempDir(), { bucket: "my-bucket", region: "us-east-1" });
  * console.log(ds.datastorePath, ds.service.describe().push);
  * ```
  */
