@@ -256,3 +256,27 @@ Deno.test("entries: an unknown config key is ignored, as the existing extensions
   });
   assert.deepEqual(quiet, []);
 });
+
+Deno.test("entries: a mistyped key of the store lock backend's section is said, with the timing it most resembles, not taken silently", () => {
+  for (const make of [createSluiceS3Datastore, createSluiceGcsDatastore]) {
+    const lines: string[] = [];
+    make({ env: envFrom({}), warn: (l) => lines.push(l) }).createProvider({
+      bucket: "my-bucket",
+      lock: { ttl: 5_000 },
+    });
+    const said = lines.filter((l) => l.includes("warning[config_key_unknown]"));
+    assert.equal(said.length, 1, lines.join("\n"));
+    assert.match(
+      said[0],
+      /key "lock\.ttl" is not one this extension knows \(did you mean "lock\.ttlMs"\?\)/,
+    );
+  }
+  // Another backend's section may hold keys of its own: nothing said.
+  const quiet: string[] = [];
+  createSluiceS3Datastore({
+    env: envFrom({}),
+    warn: (l) => quiet.push(l),
+    lockRegistry: new LockBackendRegistry().register("mine", storeLockFactory),
+  }).createProvider({ bucket: "my-bucket", lock: { backend: "mine", url: "http://kv" } });
+  assert.deepEqual(quiet, []);
+});
