@@ -13,7 +13,11 @@
  */
 import type { z } from "zod";
 import { parseProviderConfig } from "../provider/mod.ts";
-import { defaultLockRegistry, lockTimingsFromConfig } from "../../sync/locks/lock_registry.ts";
+import {
+  defaultLockRegistry,
+  LOCK_TIMING_KEYS,
+  lockTimingsFromConfig,
+} from "../../sync/locks/lock_registry.ts";
 import type {
   SwampDatastoreExport,
   SwampDatastoreProvider,
@@ -184,9 +188,34 @@ export function defineDatastore<S extends z.ZodType>(
       for (const w of unknownKeyWarnings(definition.configSchema, config)) {
         runtime.events.emit("warning", w);
       }
+      for (const w of unknownLockKeyWarnings(lock)) runtime.events.emit("warning", w);
       return new ExtensionProvider(runtime, definition.type, String(sluiceConfig.bucket));
     },
   };
+}
+
+/**
+ * A warning for each key of the `lock` section the `store` backend (the
+ * default) does not read: it takes only the engine's timings, so any other
+ * key there (a mistyped `ttl`) would leave the lock at its default silently.
+ * Another backend's section may hold keys of its own, and is left to it.
+ */
+export function unknownLockKeyWarnings(
+  lock: Record<string, unknown>,
+): { code: string; message: string }[] {
+  if ((lock.backend ?? "store") !== "store") return [];
+  const known = ["backend", ...LOCK_TIMING_KEYS];
+  return Object.keys(lock).filter((k) => !known.includes(k)).map((k) => {
+    const near = closest(k, known);
+    return {
+      code: "config_key_unknown",
+      message: `The datastore config's key "lock.${k}" is not one this extension knows${
+        near ? ` (did you mean "lock.${near}"?)` : ""
+      }: it was ignored, and the lock keeps its default for what it meant. Known keys of "lock" with the store backend: ${
+        known.join(", ")
+      }. Fix it in the datastore config (.swamp.yaml, or SWAMP_DATASTORE).`,
+    };
+  });
 }
 
 /**

@@ -37,7 +37,9 @@ export interface LockBackendContext {
 /** Creates a {@link LockBackend}; throws `ConfigError` on bad config. */
 export type LockBackendFactory = (ctx: LockBackendContext) => LockBackend;
 
-const TIMINGS = ["ttlMs", "heartbeatMs", "maxWaitMs", "retryDelayMs"] as const;
+/** The keys of the `lock` section the `store` backend reads: the engine's timings. */
+export const LOCK_TIMING_KEYS = ["ttlMs", "heartbeatMs", "maxWaitMs", "retryDelayMs"] as const;
+const TIMINGS = LOCK_TIMING_KEYS;
 
 /**
  * Reads the engine's timing options (`ttlMs`, `heartbeatMs`, `maxWaitMs`,
