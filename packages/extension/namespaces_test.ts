@@ -337,3 +337,27 @@ Deno.test("namespace set, then an unbound service of another cache hydrates from
     assert.deepEqual([setA, setB], [true, true]);
   });
 });
+
+Deno.test("a sync naming a namespace that is no slug is refused before any request, as its registration is", async () => {
+  for (const ns of ["Bad Slug", "team-a/data"]) {
+    const store = new InMemoryStore();
+    const { ds } = watchedDatastore(store, { createService: createSluice });
+    const cache = await Deno.makeTempDir({ prefix: "sluice-ext-ns-" });
+    try {
+      const svc = ds.createProvider({ bucket: "mem" }).createSyncService("/repo", cache);
+      for (
+        const call of [
+          () => svc.pullChanged({ namespace: ns }),
+          () => svc.pushChanged({ namespace: ns }),
+        ]
+      ) {
+        const err = await call().then(() => undefined, (e) => e);
+        assert.ok(err instanceof SluiceError && err.code === "invalid_config", `${ns}: ${err}`);
+        assert.match(err.message, /is not a valid namespace/);
+      }
+      assert.equal(store.count(), 0, `${ns}: no request was sent`);
+    } finally {
+      await Deno.remove(cache, { recursive: true });
+    }
+  }
+});
