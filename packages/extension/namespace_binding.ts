@@ -21,7 +21,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import { STATE_DIR } from "../../sync/transfer/cache.ts";
 import { sharedStateDir } from "../../sync/transfer/cache.ts";
 import { DIRTY_FILE } from "../../sync/service/state.ts";
-import { isNamespaceSlug, namespaceManifestKey } from "./namespaces.ts";
+import { isNamespaceSlug, NAMESPACE_MAX_LENGTH, namespaceManifestKey } from "./namespaces.ts";
 import { isInternalCacheFile } from "./cache_paths.ts";
 
 /**
@@ -66,6 +66,16 @@ export class NamespaceBinding {
     // the tool's token commands push so on the service a namespaced pull bound.
     if (namespace === undefined && this.#namespace !== undefined) return this.#namespace;
     const ns = namespace ?? "";
+    // Never bound to a name `registerNamespace` refuses: its keys would be
+    // a prefix no manifest names (a `/` in it one nested in another's).
+    if (ns !== "" && !isNamespaceSlug(ns)) {
+      throw new SluiceError(
+        "invalid_config",
+        `Namespace ${
+          JSON.stringify(ns)
+        } is not a valid namespace: it must be 1 to ${NAMESPACE_MAX_LENGTH} lower-case letters, digits or "-", starting and ending with a letter or digit. Nothing was synced; fix the repository's namespace (its .swamp.yaml, or "swamp datastore namespace set <name>") and run the command again.`,
+      );
+    }
     if (this.#namespace === undefined) this.#namespace = ns;
     else if (this.#namespace !== ns) {
       throw new SluiceError(
