@@ -124,3 +124,13 @@ Deno.test("shiftedClock reads its base off by a fixed amount and fires on the ba
   assert.ok(fired);
   assert.equal(ahead.now(), 61_100);
 });
+
+Deno.test("waitFor: with a fake clock, waits on in real time for work that is not the clock's (slow I/O on a busy machine) once the fake time is spent", async () => {
+  const clock = new FakeClock();
+  let ready = false;
+  // Real work that takes longer than the fake budget's few turns of the event loop.
+  const io = new Promise<void>((resolve) => setTimeout(resolve, 200)).then(() => (ready = true));
+  await waitFor(() => ready, { clock, timeoutMs: 20, stepMs: 10 });
+  await io;
+  assert.equal(ready, true);
+});
