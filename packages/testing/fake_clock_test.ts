@@ -102,7 +102,7 @@ Deno.test("waitFor: accepts an async predicate", async () => {
 Deno.test("waitFor: times out on the fake clock with the message", async () => {
   const clock = new FakeClock(0);
   await assert.rejects(
-    waitFor(() => false, { clock, timeoutMs: 50, message: "never ready" }),
+    waitFor(() => false, { clock, timeoutMs: 50, realTimeoutMs: 0, message: "never ready" }),
     /timed out after 50 ms: never ready/,
   );
   assert.equal(clock.now(), 50);
