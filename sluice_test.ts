@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createSluice, DEFAULT_GATES, defaultPipelines } from "./sluice.ts";
 import { FakeClock, InMemoryStore } from "./packages/testing/mod.ts";
+import { SluiceError } from "./sync/errors.ts";
 
 Deno.test("the default pipeline order is pinned", () => {
   const { push, write } = defaultPipelines();
@@ -30,6 +31,25 @@ Deno.test("disable leaves a gate out (replays only)", () => {
   const { push, write } = defaultPipelines({ disable: ["lock-fence", "create-only-writer"] });
   assert.ok(!push.has("lock-fence"));
   assert.ok(!write.has("create-only-writer"));
+});
+
+Deno.test("disable naming no gate (a misspelt name) is refused, not taken as a replay with every gate on", async () => {
+  assert.throws(
+    () => defaultPipelines({ disable: ["create-only-writter"] }),
+    (e: unknown) =>
+      e instanceof SluiceError && e.code === "invalid_config" &&
+      e.message.includes('"create-only-writter"') && e.message.includes("create-only-writer"),
+  );
+  const clock = new FakeClock();
+  await assert.rejects(
+    createSluice({
+      cacheDir: await Deno.makeTempDir(),
+      store: new InMemoryStore({ clock }),
+      clock,
+      disable: ["lock-fense"],
+    }),
+    (e: unknown) => e instanceof SluiceError && e.code === "invalid_config",
+  );
 });
 
 Deno.test("status lists each dirty path with its class and every gate that will handle it, writing nothing", async () => {
