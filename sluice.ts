@@ -7,6 +7,7 @@
  * @module
  */
 import { Pipeline } from "./sync/pipeline.ts";
+import { SluiceError } from "./sync/errors.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
 import {
   openSyncService,
@@ -35,7 +36,10 @@ import type { MiddlewareEntry } from "./sync/pipeline.ts";
 
 /** Options of {@link defaultPipelines}. */
 export interface DefaultPipelineOptions {
-  /** Gate names to leave out (for replays with a gate off; never in production). */
+  /**
+   * Gate names to leave out (for replays with a gate off; never in
+   * production). A name that is no default gate is refused (`invalid_config`).
+   */
   readonly disable?: readonly string[];
   /** Probe results and the once-per-endpoint warning; default the process-wide registry. */
   readonly conditional?: ConditionalWrites;
@@ -86,6 +90,17 @@ export function defaultPipelines(
 ): { push: Pipeline<PushContext>; write: Pipeline<WriteContext> } {
   const off = new Set(options.disable ?? []);
   const entries = defaultGateEntries(options.conditional ?? defaultConditionalWrites);
+  const known = [...entries.push, ...entries.write].map((e) => e.name);
+  const unknown = [...off].filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    // A misspelt name would otherwise leave every gate on: a replay "with
+    // the gate off" that never turned it off.
+    throw new SluiceError(
+      "invalid_config",
+      `disable names no gate: ${unknown.map((n) => `"${n}"`).join(", ")}; nothing was built. ` +
+        `The gates are ${known.join(", ")}.`,
+    );
+  }
   const push = new Pipeline<PushContext>(PUSH_PHASES);
   const write = new Pipeline<WriteContext>(WRITE_PHASES);
   for (const e of entries.push) if (!off.has(e.name)) push.add(e);
@@ -104,7 +119,7 @@ export const DEFAULT_GATES: {
 
 /** Options of {@link createSluice}: the sync service options plus gate selection. */
 export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"> {
-  /** Gate names to leave out (replays only). */
+  /** Gate names to leave out (replays only); a name that is no default gate is refused (`invalid_config`). */
   readonly disable?: readonly string[];
   /** Probe results and warnings shared by the gates and the lock engine; default process-wide. */
   readonly conditional?: ConditionalWrites;
