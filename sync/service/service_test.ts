@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createSyncService, type SyncServiceOptions } from "./service.ts";
+import { createSyncService, type SluicePlugin, type SyncServiceOptions } from "./service.ts";
 import { FakeClock, InMemoryStore, writeAndMark } from "../../packages/testing/mod.ts";
-import { UnsafePathError } from "../errors.ts";
+import { SluiceError, UnsafePathError } from "../errors.ts";
 import { INDEX_KEY } from "../transfer/remote_index.ts";
 import type { CallOptions, ObjectStore } from "../ports.ts";
 
@@ -422,4 +422,25 @@ Deno.test("a directory checked by one push and swapped for a link before the nex
   } finally {
     await Deno.remove(outside, { recursive: true });
   }
+});
+
+Deno.test("a plugin's gate placed before a gate that is not there (a misspelt anchor) is refused when the service is created, not at its first push", async () => {
+  const store = new InMemoryStore();
+  const plugin: SluicePlugin = {
+    name: "audit-plugin",
+    setup({ push }) {
+      push.add({
+        name: "audit",
+        before: "lock-fense",
+        middleware: async (_ctx, next) => await next(),
+      });
+    },
+  };
+  await assert.rejects(
+    clone(store, "a", { plugins: [plugin] }),
+    (e: unknown) =>
+      e instanceof SluiceError && e.code === "invalid_config" &&
+      e.message.includes('"lock-fense"') &&
+      e.message.includes("audit-plugin"),
+  );
 });
