@@ -206,7 +206,9 @@ export class Pipeline<C> {
               `"${e.name}" (${e.before ? "before" : "after"} "${e.before ?? e.after}")`
             )
               .join(", ")
-          }: the anchor is not registered.`,
+          }: the anchor is not registered; registered: ${
+            this.#entries.map((e) => e.name).join(", ")
+          }.`,
         );
       }
       pending = rest;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { UnreachableError } from "../errors.ts";
+import { SluiceError, type UnreachableError } from "../errors.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
 import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
@@ -40,7 +40,11 @@ import {
   storeResolveDeps,
 } from "./resolve.ts";
 import { IndexMemo } from "../transfer/remote_index.ts";
-import { type SyncServiceOptions, validateSyncServiceOptions } from "./service_options.ts";
+import {
+  type SluicePlugin,
+  type SyncServiceOptions,
+  validateSyncServiceOptions,
+} from "./service_options.ts";
 import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PullOptions } from "./pull_options.ts";
 import { preparePushRun } from "./push_prepare.ts";
@@ -114,6 +118,7 @@ export class SyncService {
     for (const p of options.plugins ?? []) {
       p.setup({ push: this.pushPipeline, write: this.writePipeline });
     }
+    checkPlacements(this.pushPipeline, this.writePipeline, options.plugins ?? []);
     for (const w of state.loadWarnings) {
       this.events.emit("warning", { code: "state_unreadable", message: w });
     }
@@ -353,4 +358,31 @@ export async function createSyncService(options: SyncServiceOptions): Promise<Sy
  */
 export async function openSyncService(options: SyncServiceOptions): Promise<SyncService> {
   return new SyncService(options, await openServiceState(options));
+}
+
+/**
+ * Orders both pipelines once, so that an entry placed before or after a
+ * name no entry has (a misspelt anchor) is refused when the service is
+ * created rather than at its first push; the error names the plugins.
+ */
+function checkPlacements(
+  push: Pipeline<PushContext>,
+  write: Pipeline<WriteContext>,
+  plugins: readonly SluicePlugin[],
+): void {
+  for (const [which, pipeline] of [["push", push], ["write", write]] as const) {
+    try {
+      pipeline.ordered();
+    } catch (e) {
+      if (!(e instanceof SluiceError)) throw e;
+      const names = plugins.map((p) => `"${p.name}"`).join(", ");
+      throw new SluiceError(
+        e.code,
+        `In the ${which} pipeline${
+          names ? ` (after the setup of plugin(s) ${names})` : ""
+        }: ${e.message} ` +
+          "The service was not created.",
+      );
+    }
+  }
 }
