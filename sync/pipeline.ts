@@ -52,7 +52,9 @@ export interface MiddlewareFields<C> {
 
 /**
  * Composes middlewares into one function (koa-compose semantics): each gets a
- * `next` that runs the rest, and `next()` called twice rejects.
+ * `next` that runs the rest, and `next()` called twice rejects. `onStop`,
+ * when given, is told the name of the gate that returned without calling
+ * `next()` (the terminal never ran).
  *
  * @example
  * ```ts
@@ -68,8 +70,12 @@ export interface MiddlewareFields<C> {
 export function compose<C>(
   middlewares: readonly Middleware<C>[],
   names: readonly string[] = [],
-): (ctx: C, terminal?: (ctx: C) => Promise<void>) => Promise<void> {
-  return (ctx, terminal) => {
+): (
+  ctx: C,
+  terminal?: (ctx: C) => Promise<void>,
+  onStop?: (gate: string) => void,
+) => Promise<void> {
+  return (ctx, terminal, onStop) => {
     let index = -1;
     // Not an async function: each level hands on the promise of the one it
     // calls (no promise or await of its own, once per gate per file).
@@ -90,7 +96,13 @@ export function compose<C>(
         return Promise.reject(e); // a gate that throws before its first await
       }
     };
-    return dispatch(0);
+    const run = dispatch(0);
+    // The deepest gate entered is the one that returned without next().
+    return onStop
+      ? run.then(() => {
+        if (index < middlewares.length) onStop(names[index] ?? `#${index}`);
+      })
+      : run;
   };
 }
 
@@ -229,11 +241,20 @@ export class Pipeline<C> {
     );
   }
 
-  /** Composes the current entries with `terminal` as the innermost handler. */
-  build(terminal: (ctx: C) => Promise<void>): (ctx: C) => Promise<void> {
+  /**
+   * Composes the current entries with `terminal` as the innermost handler.
+   * `onStop` is told the name of a gate that returned without calling
+   * `next()`, so that the terminal never ran.
+   */
+  build(
+    terminal: (ctx: C) => Promise<void>,
+    onStop?: (gate: string, ctx: C) => void,
+  ): (ctx: C) => Promise<void> {
     const entries = this.ordered();
     const run = compose(entries.map((e) => e.middleware), entries.map((e) => e.name));
-    return (ctx) => run(ctx, terminal);
+    return onStop
+      ? (ctx) => run(ctx, terminal, (gate) => onStop(gate, ctx))
+      : (ctx) => run(ctx, terminal);
   }
 
   /** A copy with the same entries (plugins may then change the copy). */

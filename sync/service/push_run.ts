@@ -143,6 +143,7 @@ export async function runPush(
   });
   if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
   if (carry) carry.uploaded = ctx.uploaded;
+  let stoppedBy: string | undefined;
   const run = deps.pushPipeline.build(
     pushTerminal({
       cache,
@@ -157,13 +158,33 @@ export async function runPush(
       unpublishedWarning: carry?.emit ? undefined : carry,
       progressSoFar: carry?.progress,
     }),
+    (gate) => (stoppedBy = gate),
   );
   try {
     await run(ctx);
   } catch (e) {
     throw pushError(e, signal);
   }
+  if (stoppedBy !== undefined) leftByStoppedGate(result, plan, stoppedBy);
   return result;
+}
+
+/**
+ * A push gate returned without calling `next()`: nothing of the plan was
+ * written nor committed, and every path stays dirty. Says so in the result,
+ * naming the gate, rather than a success that did nothing.
+ */
+function leftByStoppedGate(result: PushResult, plan: readonly PlanEntry[], gate: string): void {
+  const listed = new Set(result.skipped.map((s) => s.path));
+  for (const e of plan) {
+    if (listed.has(e.path)) continue;
+    result.skipped.push({
+      path: e.path,
+      reason:
+        `the push stopped at gate "${gate}", which returned without calling next(): nothing was written; kept dirty`,
+      keepDirty: true,
+    });
+  }
 }
 
 /**
