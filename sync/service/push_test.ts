@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { createSyncService, type SyncService } from "./service.ts";
 import { FakeClock, InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
+import { SluiceError } from "../errors.ts";
 import { clone as gatedClone, put } from "./clone_kit.ts";
 
 const quick = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
@@ -201,4 +202,29 @@ Deno.test("pushChanged({ only }) marks its paths first: one held back stays mark
   const r = await a.pushChanged({ only: ["a/x"] });
   assert.ok(r.skipped.some((s) => s.path === "a/x" && s.keepDirty), JSON.stringify(r.skipped));
   assert.ok(a.state.dirtyPaths().includes("a/x"), "still marked");
+});
+
+Deno.test("a write gate that returns without calling next() nor leaving its entry out is named in the push's error", async () => {
+  const store = new InMemoryStore();
+  const svc = await createSyncService({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-wstop-" }),
+    store,
+    clock: new FakeClock(),
+    config: quick,
+    plugins: [{
+      name: "write-sink-plugin",
+      setup({ write }) {
+        write.add({ name: "write-sink", phase: "prepare", middleware: async () => {} });
+      },
+    }],
+  });
+  await write(svc.cacheDir, "logs/a.log", "a");
+  await svc.markDirty({ relPath: "logs/a.log" });
+  await assert.rejects(
+    svc.pushChanged(),
+    (e: unknown) =>
+      e instanceof SluiceError && /"write-sink"/.test(e.message) && /next\(\)/.test(e.message) &&
+      /logs\/a\.log/.test(e.message),
+  );
+  assert.deepEqual(store.keys(), []);
 });
