@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { AbortedError } from "../errors.ts";
+import { AbortedError, SluiceError } from "../errors.ts";
 import { randomId } from "../hash.ts";
 import type { Clock, Identity, ObjectStore } from "../ports.ts";
 import type { LocalCache } from "../transfer/cache.ts";
@@ -112,7 +112,7 @@ export async function runPush(
   // An empty plan still runs the pipeline: a gate may have durable work left
   // (the refused-run eraser completes a journaled erasure before anything else).
   if (plan.length === 0 && options.dryRun) return result;
-  const writeRun = deps.writePipeline.build(terminalWrite);
+  const writeRun = deps.writePipeline.build(terminalWrite, writeStopped);
   const ctx = createPushContext({
     id: randomId(8),
     kind: walk ? "walk" : "paths",
@@ -167,6 +167,20 @@ export async function runPush(
   }
   if (stoppedBy !== undefined) leftByStoppedGate(result, plan, stoppedBy);
   return result;
+}
+
+/**
+ * A write gate returned without calling `next()`: right when it left the
+ * entry out (`action = "skip"`) or gave the write's result itself; else
+ * nothing was written for the path, and the gate is named.
+ */
+function writeStopped(gate: string, w: WriteContext): void {
+  if (w.entry.action === "skip" || w.result !== undefined) return;
+  throw new SluiceError(
+    "internal",
+    `Write gate "${gate}" returned without calling next(), without a result and without leaving ` +
+      `${w.entry.path} out (entry.action = "skip"): nothing was written for it.`,
+  );
 }
 
 /**
