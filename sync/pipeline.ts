@@ -24,7 +24,11 @@ export type Next = () => Promise<void>;
 
 /**
  * A gate. Do work before and/or after `await next()`; skip `next()` to stop
- * the pipeline; throw to fail it.
+ * the pipeline; throw to fail it. A push stopped so writes nothing and keeps
+ * every path of its plan dirty, listed in the result's `skipped` with the
+ * gate's name; a write gate that stops must leave its entry out
+ * (`entry.action = "skip"`) or give the write's result, or the push fails
+ * naming it.
  */
 export type Middleware<C> = (ctx: C, next: Next) => Promise<void>;
 
