@@ -472,6 +472,7 @@ const INSERTS_OFF = {
   markerRaceShare: 0,
   ownLostShare: 0,
   tornLogShare: 0,
+  damagedLogShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -536,6 +537,42 @@ Deno.test("history: another process's write ahead cut off part way is aimed afte
   }
   assert.equal(inserted, 200);
   assert.ok(generateHistory(1, INSERTS_OFF).ops.every((o) => o.kind !== "torn"));
+});
+
+Deno.test("history: a line of a clone's manifest log damaged on disk follows the clone's sync, aimed at the record of a file edited before it, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, damagedLogShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const at = h.ops.findIndex((o) => o.kind === "damaged");
+    assert.ok(at > 0);
+    inserted++;
+    const damaged = h.ops[at] as Extract<Op, { kind: "damaged" }>;
+    // After the clone's sync (and its tick), or its user's deletion by hand of the aimed file.
+    const before = h.ops[at - 1];
+    if (before.kind === "delete") {
+      assert.deepEqual(before, {
+        id: damaged.id - 1,
+        kind: "delete",
+        clone: damaged.clone,
+        file: damaged.file,
+        how: "hand",
+      });
+    }
+    const sync = h.ops[at - (before.kind === "delete" ? 3 : 2)];
+    assert.deepEqual(sync, { id: sync.id, kind: "sync", clone: damaged.clone });
+    // The file aimed at was edited before the sync, by the clone or a peer.
+    const edits = h.ops.slice(0, at).filter((o) => !ids.has(o.id) && o.kind === "edit");
+    assert.ok(edits.some((o) => (o as { file: number }).file === damaged.file));
+    // Then the restarted process syncs.
+    assert.deepEqual(h.ops[at + 1], { id: damaged.id + 1, kind: "sync", clone: damaged.clone });
+    assert.match(formatOp(damaged), /a damaged disk block/);
+    assert.equal(h.ops.filter((o) => !ids.has(o.id)).every((o) => o.id > Math.max(...ids)), true);
+  }
+  assert.equal(inserted, 200);
+  assert.ok(generateHistory(1, INSERTS_OFF).ops.every((o) => o.kind !== "damaged"));
 });
 
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
@@ -848,12 +885,14 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       markerRaceShare: 0,
       locklessShare: 0,
       tornLogShare: 0,
+      damagedLogShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
       markerRaceShare: 0,
       locklessShare: 0,
       tornLogShare: 0,
+      damagedLogShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);

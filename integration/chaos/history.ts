@@ -427,6 +427,26 @@ export type Op =
     readonly file: number;
     readonly pick: number;
   }
+  /**
+   * A damaged disk block under the clone's cache: one whole line of its
+   * `.sluice/manifest.log` that is not the last is replaced by garbage bytes
+   * of the same length (zeros or noise, never a newline; the line's newline
+   * kept): the line holding the latest record of `file` when there is one
+   * before the last, else one drawn from `pick`. The scheduler first goes on (a few
+   * decisions at most, with choices drawn from `pick`) until the clone's
+   * command ends. Then the clone's process restarts, as a `crash` does: the
+   * process started afresh on the cache reads the manifest, the damaged
+   * line's record alone lost (I30). Nothing happens when the log has no
+   * line before its last. Inserted from a generator of its own (see
+   * {@link insertDamagedLogs}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "damaged";
+    readonly clone: number;
+    readonly file: number;
+    readonly pick: number;
+  }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }
   /** Fake time passes (timers fire: heartbeats, lock waits, TTLs). */
@@ -554,6 +574,8 @@ export interface GenerateOptions {
   readonly locklessShare?: number;
   /** Chance that a history has another process's write ahead to a clone's manifest log cut off part way (see {@link insertTornLogs}); default 0.1. */
   readonly tornLogShare?: number;
+  /** Chance that a history has a line in the middle of a clone's manifest log damaged on disk (see {@link insertDamagedLogs}); default 0.1. */
+  readonly damagedLogShare?: number;
 }
 
 /**
@@ -578,6 +600,7 @@ export type DrawnKind = Exclude<
   | "copy"
   | "lockless"
   | "torn"
+  | "damaged"
 >;
 
 /** The default weight of each drawn kind (`--weights` replaces some). */
@@ -910,6 +933,13 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   }
   // From a generator of its own: the operations above stay as they were.
   insertTornLogs(ops, clones, new Rng(mixSeed(seed, 0x746f726e)), options.tornLogShare ?? 0.1);
+  // From a generator of its own: the operations above stay as they were.
+  insertDamagedLogs(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x646d6764)),
+    options.damagedLogShare ?? 0.1,
+  );
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const skewRng = new Rng(mixSeed(seed, 0x736b6577));
   let skewMs: number[] | undefined;
@@ -1516,6 +1546,68 @@ function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: number): voi
 }
 
 /**
+ * Inserts, in a share of histories, a line in the middle of a clone's
+ * manifest log damaged on disk (see the `damaged` {@link Op}) at a random
+ * place, often on a clone a second process shares: a peer first pushes
+ * edits of two shared files and the clone its own of a third, then the
+ * clone syncs (its records of the three written ahead to its log); in half
+ * of them its user then deletes one of the three by hand (left to a walk);
+ * then the line holding that file's record is damaged (the clone's own
+ * edit's in half, a peer's it fetched in half), the clone's process
+ * restarts, and the clone syncs (a cache that lost its records fetches the
+ * deleted file again); in half a peer then pushes an edit or the deletion
+ * of a shared file, which the clone syncs. Ids after every other
+ * operation's, like {@link insertStalls}.
+ */
+function insertDamagedLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
+  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
+  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
+  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(20, 60), pick: rng.int(2 ** 31) });
+  const file = () => rng.int(SHARED_FILES.length);
+  const aimed = file();
+  // The clone's own edit of the file aimed at, or a peer's it fetches.
+  const own = peer === undefined || rng.chance(0.5);
+  const block: Op[] = [];
+  if (peer !== undefined) {
+    block.push(
+      { id: id++, kind: "edit", clone: peer, file: own ? file() : aimed, how: "push" },
+      tick(),
+      { id: id++, kind: "edit", clone: peer, file: file(), how: "push" },
+      tick(),
+    );
+  }
+  block.push(
+    { id: id++, kind: "edit", clone, file: own ? aimed : file(), how: "push" },
+    tick(),
+    { id: id++, kind: "sync", clone },
+    tick(),
+  );
+  if (rng.chance(0.5)) block.push({ id: id++, kind: "delete", clone, file: aimed, how: "hand" });
+  block.push(
+    { id: id++, kind: "damaged", clone, file: aimed, pick: rng.int(2 ** 31) },
+    { id: id++, kind: "sync", clone },
+    tick(),
+  );
+  if (peer !== undefined && rng.chance(0.5)) {
+    block.push(
+      rng.chance(0.5)
+        ? { id: id++, kind: "delete", clone: peer, file: file(), how: "push" }
+        : { id: id++, kind: "edit", clone: peer, file: file(), how: "push" },
+      tick(),
+      { id: id++, kind: "sync", clone },
+      tick(),
+    );
+  }
+  // After another tool's first writes, which come before any index is made
+  // (another move may have been inserted before them).
+  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
+  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+}
+
+/**
  * Inserts, in a share of histories, another tool's publication of a
  * version at a run's number (see the `lockless` {@link Op}) right after
  * model runs: after most runs that a second process's structural command
@@ -1771,6 +1863,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone} another process over its cache, its disk full, writes ahead part of a manifest log line (${
         SHARED_FILES[op.file]
       }), no newline`;
+    case "damaged":
+      return `${head} c${op.clone} a damaged disk block: a line of its manifest log (not the last; ${
+        SHARED_FILES[op.file]
+      }'s record if there is one) turns to garbage, and its process restarts`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":
@@ -1875,6 +1971,7 @@ export function parseHistory(text: string): History {
     "copy",
     "lockless",
     "torn",
+    "damaged",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {

@@ -129,9 +129,15 @@
  * - I30: a process opening a clone's cache reads its synced manifest: what
  *   the cache's processes synced is never lost to another process's write
  *   ahead cut off part way (`torn` moves leave a torn last line, which a
- *   reader drops; a line written after it is not) nor otherwise, since the
- *   checker never damages the manifest beyond that; a process that finds
- *   it unreadable takes every file for one never synced (`workload.ts`).
+ *   reader drops; a line written after it is not) nor to a line in the
+ *   middle of the log damaged on disk (`damaged` moves: the process started
+ *   afresh after one holds every record the files held before the damage
+ *   but the damaged line's, whose path counts as synced at its record
+ *   before or as never synced; I6 and I29 spare what that leads to at that
+ *   path alone, a deletion there fetched again or a conflict with the
+ *   clone's own write), nor otherwise, since the checker never damages the
+ *   manifest beyond that; a process that finds it unreadable takes every
+ *   file for one never synced (`workload.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

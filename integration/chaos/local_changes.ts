@@ -221,9 +221,17 @@ export class LocalChanges {
 
   /**
    * I6 for clone `clone` (cache `cacheDir`): every live edit is kept (see
-   * the module doc). Returns the violations.
+   * the module doc), but a deletion at a path `recordLost` names (its latest
+   * synced record lost with a damaged line of the clone's manifest log: a
+   * file with no record left may be fetched again by a pull, as documented).
+   * Returns the violations.
    */
-  async check(clone: number, cacheDir: string, afterOp: number): Promise<Violation[]> {
+  async check(
+    clone: number,
+    cacheDir: string,
+    afterOp: number,
+    recordLost: (path: string) => boolean = () => false,
+  ): Promise<Violation[]> {
     const out: Violation[] = [];
     for (const e of this.edits) {
       if (e.clone !== clone || e.state !== "live") continue;
@@ -232,6 +240,7 @@ export class LocalChanges {
         // A directory at the path (the file replaced by a directory of its
         // name) is no copy of the deleted file.
         if (here === null || here === DIRECTORY || (this.#gone.get(e.path) ?? 0) > e.seq) continue;
+        if (recordLost(e.path)) continue;
         out.push({
           invariant: "I6",
           message:

@@ -29,3 +29,24 @@ Deno.test("replacedOwn: a clone's own write it replaced since (a directory in it
   assert.equal(other.replacedOwn(2, path, h), true);
   assert.equal(other.replacedOwn(2, path, await sha256Hex(enc("op 2"))), false);
 });
+
+Deno.test("I6: a deletion undone at a path whose latest synced record a damaged manifest log line held is spared, at that path alone; an edit lost there is not", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const changes = new LocalChanges();
+    await changes.record({ op: 1, clone: 0, path: "notes/a.md", how: "hand" }, null);
+    await changes.record({ op: 2, clone: 0, path: "notes/b.md", how: "hand" }, null);
+    await changes.record({ op: 3, clone: 0, path: "notes/c.md", how: "hand" }, enc("mine"));
+    // A pull fetched all three again (c with a peer's bytes).
+    await Deno.mkdir(`${dir}/notes`);
+    for (const p of ["a", "b", "c"]) await Deno.writeTextFile(`${dir}/notes/${p}.md`, "theirs");
+    const lost = (path: string) => path === "notes/a.md" || path === "notes/c.md";
+    const found = await changes.check(0, dir, 4, lost);
+    assert.deepEqual(found.map((v) => v.invariant), ["I6", "I6"]);
+    assert.match(found[0].message, /notes\/b\.md \(op #2, hand\) was undone/);
+    assert.match(found[1].message, /notes\/c\.md \(op #3, hand\) was lost/);
+    assert.equal((await changes.check(0, dir, 4)).length, 3, "without it, none is spared");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -65,12 +65,23 @@ export class OwnWrites {
     for (const [k, c] of this.#by) if (c === clone) this.#by.delete(k);
   }
 
-  /** I29 over clone `clone`'s open conflicts (each told once). */
-  check(clone: number, conflicts: readonly ConflictRecord[], afterOp: number): Violation[] {
+  /**
+   * I29 over clone `clone`'s open conflicts (each told once), but at a path
+   * `recordLost` names (its latest synced record, of that write, lost with a
+   * damaged line of the clone's manifest log: the file counts as synced at
+   * its record before, so a change to it meets the datastore's copy as a
+   * conflict, as documented).
+   */
+  check(
+    clone: number,
+    conflicts: readonly ConflictRecord[],
+    afterOp: number,
+    recordLost: (path: string) => boolean = () => false,
+  ): Violation[] {
     const out: Violation[] = [];
     for (const c of conflicts) {
       const v = c.theirs?.version;
-      if (c.foundBy !== "pull" || v === undefined) continue;
+      if (c.foundBy !== "pull" || v === undefined || recordLost(c.path)) continue;
       if (this.#by.get(`${c.path}\0${v}`) !== clone) continue;
       const told = `${clone}\0${c.path}\0${v}`;
       if (this.#told.has(told)) continue;

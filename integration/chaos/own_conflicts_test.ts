@@ -46,3 +46,20 @@ Deno.test("I29: a clone whose cache was replaced by a copy has no own writes fro
   own.forget(1);
   assert.deepEqual(own.check(1, [conflict("n.md", w.version)], 3), []);
 });
+
+Deno.test("I29: a conflict at a path whose latest synced record a damaged manifest log line held is spared, at that path alone", async () => {
+  const inner = new InMemoryStore();
+  const own = new OwnWrites();
+  const store = own.watch(inner, () => 2, (k) => inner.head(k));
+  const meta = { metadata: { [WRITER_METADATA]: "c2-id" } };
+  const n = await store.put("n.md", enc("a"), PutModes.overwrite, meta);
+  const m = await store.put("m.md", enc("b"), PutModes.overwrite, meta);
+  const v = own.check(
+    2,
+    [conflict("n.md", n.version), conflict("m.md", m.version)],
+    5,
+    (path) => path === "n.md",
+  );
+  assert.deepEqual(v.map((x) => x.invariant), ["I29"]);
+  assert.match(v[0].message, /m\.md/);
+});

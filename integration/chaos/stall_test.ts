@@ -67,6 +67,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       unwrittenShare: 0,
       sharedCacheShare: 0,
       tornLogShare: 0,
+      damagedLogShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -75,6 +76,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       unwrittenShare: 0,
       sharedCacheShare: 0,
       tornLogShare: 0,
+      damagedLogShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

@@ -140,6 +140,17 @@ export interface ChaosStats {
   tornLogsAimed: number;
   tornLogsReopened: number;
   /**
+   * Lines in the middle of a clone's manifest log damaged on disk (`damaged`
+   * moves made; each followed by a restart of the clone's process, whose
+   * reading of the manifest I30 checks), of them those that held a path's
+   * latest record (lost), and the moves that found no line before the log's
+   * last to damage.
+   */
+  damagedLogs: number;
+  damagedLogsLost: number;
+  damagedLogsReopened: number;
+  damagedLogsShort: number;
+  /**
    * Objects of a refused run on the store after the final sync whose
    * deletion was pending in a cache a `copy` move replaced, named by no
    * index (left for good, spared by I2's final store scan).
@@ -259,6 +270,10 @@ export function emptyStats(): ChaosStats {
     tornLogs: 0,
     tornLogsAimed: 0,
     tornLogsReopened: 0,
+    damagedLogs: 0,
+    damagedLogsLost: 0,
+    damagedLogsReopened: 0,
+    damagedLogsShort: 0,
     refusedLeftByCopy: 0,
     locklessHistories: 0,
     locklessWrites: 0,

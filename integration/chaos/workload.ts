@@ -17,13 +17,19 @@ import {
   markerUnfinishedReason,
   markerUnlistedReason,
 } from "../../middleware/marker_after_version.ts";
+import { isDeepStrictEqual } from "node:util";
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
 import { type IndexEntry, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
 import { MANIFEST_FILE, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
-import { logLines } from "../../sync/service/manifest_log.ts";
+import {
+  logLines,
+  readBase,
+  replayLog,
+  type SyncedEntry,
+} from "../../sync/service/manifest_log.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { modelLockKey, releaseLock } from "../../sync/locks/model_locks.ts";
@@ -109,6 +115,9 @@ const OLD_SAME_DECISIONS = 300;
 
 /** Scheduler decisions a torn line of another process's waits at most for a download of the clone's pull. */
 const TORN_DECISIONS = 60;
+
+/** Scheduler decisions a damaged line of a clone's manifest log waits at most for the clone's command to end. */
+const DAMAGED_DECISIONS = 60;
 
 /** Scheduler decisions another tool's lockless publication waits at most for its moment. */
 const LOCKLESS_DECISIONS = 300;
@@ -228,6 +237,13 @@ class World {
   readonly #shared = new Set<CloneSlot>();
   /** Clones whose manifest log another process's write ahead left torn (`torn` moves). */
   readonly #torn = new Set<CloneSlot>();
+  /**
+   * The paths, clone by clone, whose latest record a damaged line of the
+   * clone's manifest log held (`damaged` moves): each counts as synced at
+   * its record before, or as never synced (I30 checks no other record is
+   * lost; the other invariants spare what that leads to at that path alone).
+   */
+  readonly #damagedPaths = new Map<number, Set<string>>();
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -638,11 +654,18 @@ class World {
 
   /** I6 for one clone. */
   async #checkLocal(slot: CloneSlot): Promise<void> {
-    for (const v of await this.changes.check(slot.index, slot.dir, this.#opId)) {
+    // A path whose latest record a damaged line of the manifest log held
+    // counts as synced at its record before, or as never synced (`damaged`
+    // moves): what the README says that leads to is spared there alone.
+    const lost = this.#damagedPaths.get(slot.index);
+    const recordLost = (path: string) => lost?.has(path) ?? false;
+    for (const v of await this.changes.check(slot.index, slot.dir, this.#opId, recordLost)) {
       this.truth.violate(v);
     }
     // I29: no conflict with itself (`own_conflicts.ts`).
-    for (const v of this.ownWrites.check(slot.index, slot.svc.conflicts(), this.#opId)) {
+    for (
+      const v of this.ownWrites.check(slot.index, slot.svc.conflicts(), this.#opId, recordLost)
+    ) {
       this.truth.violate(v);
     }
   }
@@ -1061,6 +1084,125 @@ class World {
     );
   }
 
+  /**
+   * A damaged disk block under clone `op.clone`'s cache (see the `damaged`
+   * move): once its command ended (or after a few decisions), one whole line
+   * of its manifest log that is not the last, drawn from `op.pick`, is
+   * replaced by garbage bytes of its length, its newline kept; then its
+   * process restarts. I30: the process started afresh reads the manifest,
+   * every record what the files held before the damage kept but the damaged
+   * line's, whose path counts as synced at its record before or as never
+   * synced (that path alone is then spared by the other invariants).
+   */
+  async #damagedLog(op: Extract<Op, { kind: "damaged" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const next = mulberry32(op.pick);
+    for (let i = 0; i < DAMAGED_DECISIONS && slot.busy; i++) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.#afterDecision();
+      if (this.#aborted) return;
+    }
+    const dir = findStateDir(slot.dir);
+    const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => undefined);
+    const log = await Deno.readTextFile(`${dir}/${MANIFEST_LOG}`).catch(() => undefined);
+    if (base === undefined || log === undefined) return;
+    const lines = log.split("\n");
+    // Every whole line but the last one (a torn line after them is the last).
+    const candidates = lines.length - (log.endsWith("\n") ? 2 : 1);
+    if (candidates < 1) {
+      this.stats.damagedLogsShort++;
+      return;
+    }
+    // What a reader made of the files before the damage, and without the line.
+    const read = (text: string) => {
+      try {
+        const m = new Map<string, SyncedEntry>();
+        const gen = readBase(base, m).gen;
+        replayLog(text, gen, m);
+        return { m, gen };
+      } catch {
+        return undefined;
+      }
+    };
+    const whole = read(log);
+    const recordOf = (line: string): string | undefined => {
+      try {
+        const r = JSON.parse(line);
+        return typeof r?.p === "string" && r.g === whole?.gen ? r.p : undefined;
+      } catch {
+        return undefined; // not a line of the manifest's: nothing of it to lose
+      }
+    };
+    // The line of the latest record of `op.file`, when it is not the last.
+    const latest = lines.findLastIndex((l, k) =>
+      k < lines.length - 1 && recordOf(l) === SHARED_FILES[op.file]
+    );
+    const at = latest >= 0 && latest < candidates ? latest : Math.floor(next() * candidates);
+    const without = read(lines.filter((_, k) => k !== at).join("\n"));
+    const path = recordOf(lines[at]);
+    const size = new TextEncoder().encode(lines[at]).length;
+    const zeros = next() < 0.5;
+    // Any byte but a newline (10).
+    const noise = () => {
+      const b = Math.floor(next() * 255);
+      return b >= 10 ? b + 1 : b;
+    };
+    const garbage = Uint8Array.from({ length: Math.max(1, size) }, () => zeros ? 0 : noise());
+    const enc = new TextEncoder();
+    const parts = lines.map((l, k) => k === at ? garbage : enc.encode(l));
+    const bytes = new Uint8Array(parts.reduce((n, b) => n + b.length, 0) + parts.length - 1);
+    let o = 0;
+    for (const [k, b] of parts.entries()) {
+      bytes.set(b, o);
+      o += b.length;
+      if (k < parts.length - 1) bytes[o++] = 10;
+    }
+    await Deno.writeFile(`${dir}/${MANIFEST_LOG}`, bytes);
+    this.stats.damagedLogs++;
+    // Its latest record was there (no later line records it again).
+    if (path !== undefined && !isDeepStrictEqual(whole?.m.get(path), without?.m.get(path))) {
+      const set = this.#damagedPaths.get(op.clone) ?? new Set<string>();
+      set.add(path);
+      this.#damagedPaths.set(op.clone, set);
+      this.stats.damagedLogsLost++;
+    }
+    this.#note(
+      `c${op.clone}'s manifest log line ${at + 1} of ${candidates + 1} is damaged on disk (${
+        path === undefined ? "no record of a path" : `the record of ${path}`
+      }: ${lines[at]}), and its process restarts`,
+    );
+    await this.#crash(slot, "crashed");
+    this.stats.damagedLogsReopened++;
+    if (!whole || !without) return; // unreadable before the damage: no record to keep
+    const state = slot.svc.state;
+    const paths = new Set([...whole.m.keys(), ...without.m.keys(), ...state.syncedPaths()]);
+    const lost: string[] = [];
+    for (const p of [...paths].sort()) {
+      const now = state.synced(p);
+      if (isDeepStrictEqual(now, whole.m.get(p))) continue;
+      if (p === path && isDeepStrictEqual(now, without.m.get(p))) continue;
+      lost.push(p);
+    }
+    if (lost.length > 0) {
+      this.truth.violate({
+        invariant: "I30",
+        message: `the process started on c${op.clone}'s cache after line ${
+          at + 1
+        } of its manifest log was damaged (${
+          path === undefined ? "no record of a path" : `the record of ${path}`
+        }) holds other records than the files did but for that line: ${
+          lost.slice(0, 8).map((p) =>
+            `${p} ${JSON.stringify(state.synced(p) ?? null)} (was ${
+              JSON.stringify(whole.m.get(p) ?? null)
+            })`
+          ).join(", ")
+        }${lost.length > 8 ? `, and ${lost.length - 8} more` : ""}`,
+        afterOp: this.#opId,
+      });
+    }
+  }
+
   #breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
     this.stats.breakglasses++;
     this.stats.commands++;
@@ -1158,6 +1300,9 @@ class World {
         break;
       case "torn":
         await this.#tornLog(op);
+        break;
+      case "damaged":
+        await this.#damagedLog(op);
         break;
       case "breakglass":
         this.#breakglass(op);
