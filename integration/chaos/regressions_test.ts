@@ -2832,6 +2832,40 @@ Deno.test("chaos regression: a deletion by hand stays deleted after another proc
 });
 
 /**
+ * I30 (seed 181900001, `--damaged-log-share 1`, shrunk to 4 operations): c1
+ * pushed an edit of `config/settings-1.yaml`; c0 synced, writing the record
+ * of the file it fetched ahead to its synced manifest's log, and that line,
+ * not the log's last, was then damaged on disk (garbage bytes, its newline
+ * kept). The process started afresh on c0's cache found the whole manifest
+ * unreadable and began with no synced record. A damaged line in the middle
+ * of the log is now passed over, its record alone lost (88cee24,
+ * `sync/service/manifest_damaged_test.ts`).
+ */
+Deno.test("chaos regression: a damaged line in the middle of the manifest log leaves the manifest readable to the next process (I30, seed 181900001)", async () => {
+  await clean(
+    '{"seed":181900001,"clones":3,"v2":true,"kinds":["api","api","core"],"skewMs":[-90103,0,0],"ops":[{"id":78,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":79,"kind":"tick","n":2,"pick":1446775269},{"id":82,"kind":"sync","clone":0},{"id":84,"kind":"damaged","clone":0,"file":1,"pick":1317921513}]}',
+  );
+});
+
+/**
+ * I6 and I30 (seed 181900024, `--damaged-log-share 1`, shrunk by hand to 9
+ * operations): c0 pushed an edit of `config/settings-0.yaml` and c1 one of
+ * `notes/shared-0.md`; c1 synced (its log then held the records of both),
+ * and its user deleted `notes/shared-0.md` by hand. The log's first line
+ * (the record of `config/settings-0.yaml`) was damaged on disk, and the
+ * process started afresh on c1's cache found the whole manifest unreadable,
+ * took every file for one never synced, and its sync fetched the deleted
+ * file again: the user's deletion undone, though its record was on another
+ * line. Fixed as the one above (88cee24): only the damaged line's record is
+ * lost, and the deletion is published.
+ */
+Deno.test("chaos regression: a deletion by hand stays deleted after a damaged line in the middle of the manifest log holding another file's record (I6, I30, seed 181900024)", async () => {
+  await clean(
+    '{"seed":181900024,"clones":4,"v2":true,"kinds":["core-single-phase","api","core","api"],"oldClients":true,"etag":true,"ops":[{"id":32,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":33,"kind":"tick","n":53,"pick":766818365},{"id":34,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":35,"kind":"tick","n":37,"pick":272475439},{"id":36,"kind":"sync","clone":1},{"id":37,"kind":"tick","n":49,"pick":1079316979},{"id":38,"kind":"delete","clone":1,"file":3,"how":"hand"},{"id":39,"kind":"damaged","clone":1,"file":3,"pick":1521521013},{"id":40,"kind":"sync","clone":1}]}',
+  );
+});
+
+/**
  * The checker's (seed 174100236, `--reshape-share 1 --shared-cache-share 1
  * --structural-share 1`, shrunk to 8 operations): c2 replaced
  * `notes/shared-2.lock` by a directory and pushed, then made it a file again
