@@ -35,6 +35,7 @@ import { settleMarkedDirs } from "./push_marked_dirs.ts";
 import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
 import { settledAt, type SyncState } from "./state.ts";
+import { isLeftoverLoss, leaveLeftover, leftoverWarning } from "./push_leftover.ts";
 import type { ConflictRecord } from "./conflicts.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
@@ -115,6 +116,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const commits = deps.prepare ? [] : active.filter((e) => e.action === "put" && e.commit);
     const deletes = committing ? [] : active.filter((e) => e.action === "delete");
     const failures: { entry: PlanEntry; error: unknown }[] = [];
+    // Data versions of an earlier run a run's push lost to another writer's:
+    // set aside, said, and no failure of this run (see `push_leftover.ts`).
+    const leftovers: VersionConflictError[] = [];
     const indexSet: Record<string, IndexEntry> = {};
     const indexRemove: string[] = [];
     // Writes that found their bytes already in the store: committed only while it holds them.
@@ -306,6 +310,9 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           entry.action = "skip";
           entry.keepDirty = true;
           entry.reason = UNREADABLE_REASON;
+        } else if (isLeftoverLoss(ctx, entry, error)) {
+          leaveLeftover(entry);
+          leftovers.push(error as VersionConflictError);
         } else {
           failures.push({ entry, error });
           failed = true;
@@ -409,11 +416,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // create-only writer (version_exists): theirs stands, so a conflict a pull
     // recorded for it is settled (a record naming a copy set aside earlier
     // stays until resolved), and the next pull reads the index to take it.
-    const lost = failures.flatMap((f) =>
-      f.error instanceof VersionConflictError
-        ? [...f.error.keys, ...f.error.setAsideTo.map(setAsideSource)]
-        : []
+    const lost = [...failures.map((f) => f.error), ...leftovers].flatMap((e) =>
+      e instanceof VersionConflictError ? [...e.keys, ...e.setAsideTo.map(setAsideSource)] : []
     );
+    const leftover = leftoverWarning(leftovers);
+    if (leftover) ctx.events.emit("warning", leftover);
     if (lost.length > 0) {
       await state.conflicts.settle(lost);
       state.indexVersion = undefined;

@@ -14,7 +14,13 @@ export interface PushOptions {
   readonly locks?: readonly DistributedLock[];
   /** Data version directories the run wrote (`data/…/<N>`). */
   readonly written?: readonly string[];
-  /** Version directories that existed before the run. */
+  /**
+   * Version directories that existed before the run. Under `locks`, one of
+   * them (not in `written`) lost to another writer's version
+   * (`version_exists`: an earlier run's leftover) is set aside and warned
+   * of, and the push goes on: the run is refused only for its own versions
+   * (see `push_leftover.ts`).
+   */
   readonly preexisting?: ReadonlySet<string>;
   /** Models (`type…/modelId`) the push is made for. */
   readonly models?: readonly string[];
