@@ -2955,3 +2955,25 @@ Deno.test("chaos regression: an own committed write's delete cut off after its e
     '{"seed":178300155,"clones":3,"kinds":["core-single-phase","api","api"],"checkedDeletes":true,"ops":[{"id":12,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":16,"kind":"tick","n":8,"pick":1704333861},{"id":19,"kind":"flaky","call":"get","count":3,"afterEffect":false},{"id":21,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":70,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":71,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":73,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":23,"kind":"breakglass","model":0},{"id":25,"kind":"breakglass","model":0},{"id":26,"kind":"adopt","clone":1,"file":4},{"id":27,"kind":"tick","n":36,"pick":277069222},{"id":29,"kind":"outage","on":true},{"id":59,"kind":"tick","n":5,"pick":1143713742},{"id":61,"kind":"sync","clone":2}]}',
   );
 });
+
+/**
+ * I7 and I8 (seed 182700371, `--torn-log-share 1 --shared-cache-share 1`,
+ * shrunk to 15 operations; failing at 76aab93 and 84695fc too): c3's new
+ * `notes/shared-0.md` committed, its answer lost (a crash); c3's next
+ * process replaced the file by a directory of its name and pushed that
+ * name. The push took out the entry naming c3's own write, and before the
+ * object's delete c2, which had synced that version, pulled: it found the
+ * entry gone while the store still held the version and named it again, as
+ * an entry another client dropped. c3 then deleted the object and crashed
+ * before it read the index again: the index named an object the store no
+ * longer held, and c3's next push, with no record of that version, never
+ * took it out. Fixed in `sync/service/push_delete.ts`: the own write is
+ * recorded as synced before its entry goes, so a cut-off after the delete
+ * leaves a deletion the next push finishes
+ * (`sync/service/own_write_named_again_test.ts`).
+ */
+Deno.test("chaos regression: an own committed write named again by a peer before its delete, the process crashed after the delete, leaves no entry naming nothing (I7, I8, seed 182700371)", async () => {
+  await clean(
+    '{"seed":182700371,"clones":4,"kinds":["core","api","api","api"],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":76,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":77,"kind":"tick","n":11,"pick":1978624841},{"id":72,"kind":"crash","clone":3,"at":"answer","queued":true},{"id":73,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":74,"kind":"crash","clone":3,"at":"commit","queued":true},{"id":75,"kind":"reshape","clone":3,"file":3,"how":"push"},{"id":18,"kind":"breakglass","model":0},{"id":21,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000},{"id":33,"kind":"tick","n":12,"pick":116231526},{"id":62,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":51,"kind":"wait","ms":625},{"id":60,"kind":"sync","clone":2},{"id":30,"kind":"sync","clone":2},{"id":24,"kind":"breakglass","model":0},{"id":68,"kind":"tick","n":34,"pick":1025040451}]}',
+  );
+});

@@ -2,7 +2,10 @@
  * Index entries another client dropped: a path this cache synced that the
  * index no longer names, while the store still holds the very version this
  * cache synced. A deletion removes the object before the index entry (Sluice
- * and the existing clients alike), so such a path was not deleted: an index
+ * and the existing clients alike; a cache deleting its own write whose
+ * commit answer was lost takes the entry out first, and its commit, or its
+ * next push, takes out an entry named again so: see `recordOwnNamed` in
+ * `push_delete.ts`), so such a path was not deleted: an index
  * rewritten without a compare-and-swap (an old client outside the global
  * lock) dropped it. A pull keeps the file instead of taking it for a remote
  * deletion, and marks it to be published again ({@link keepDropped}).

@@ -28,7 +28,7 @@ import type { PlanEntry, PushContext } from "../context.ts";
 import { readIndex, updateIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
-import { isUnversioned } from "../transfer/bucket_layout.ts";
+import { type IndexEntry, isUnversioned } from "../transfer/bucket_layout.ts";
 import { recordVanished } from "./vanished_record.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { ADOPT_HINT, ADOPTED_UNCOMMITTED, adoptedMessage, resolveHint } from "./conflicts.ts";
@@ -152,14 +152,20 @@ export async function deleteRemote(
     // that finds the entry gone forgets the file as synced, and a directory
     // of its name here is then no deletion the next push would plan, while
     // the record makes it check the name (`buildPlan`; chaos seed 178300155).
+    // The write is recorded as synced first too (`recordOwnNamed`): a peer
+    // may name it again before the delete, and a cut-off after the delete
+    // then leaves the next push a deletion to finish.
+    const before = ctx.state.synced(entry.path);
     if (committed) {
       await ctx.state.markAttempted?.([entry.path]);
+      await recordOwnNamed(ctx, entry.path, index!.entries[entry.path]);
       await unnameOwn(ctx, entry.path, now.version);
     }
     if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted", ...base };
     // Gone: deleted by this very call (its answer lost), or by a peer.
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
     if (!now) return { kind: "gone", ...base };
+    if (committed) ctx.state.setSynced(entry.path, before);
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const named = index && Object.hasOwn(index.entries, entry.path)
@@ -217,7 +223,13 @@ export async function dropOwnStranded(
   // take it out (its own committed file then looked like a peer's change to
   // this cache's pull). Cut off between the two, the upload stands unnamed,
   // still recorded here, and the next push deletes it.
-  if (named?.v === now.version) await unnameOwn(ctx, path, now.version);
+  // Recorded as synced at that version first (`recordOwnNamed`), durably:
+  // cut off after the delete, the next push finishes the deletion.
+  const own = named?.v === now.version;
+  if (own) {
+    await recordOwnNamed(ctx, path, named!);
+    await unnameOwn(ctx, path, now.version);
+  }
   // Beside old clients' entries on a store whose versions are the bytes'
   // (ETags), an old client's rewrite of the same bytes, committed before the
   // delete, carries this upload's version and goes with it: its bytes are
@@ -231,7 +243,10 @@ export async function dropOwnStranded(
     })
     : null;
   const bytes = held?.version === now.version ? held.body : undefined;
-  if (!(await deleteOwn(ctx, path, now.version))) return false;
+  if (!(await deleteOwn(ctx, path, now.version))) {
+    if (own) ctx.state.setSynced(path, undefined);
+    return false;
+  }
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose
   // answer never came back, a crash; or created where a peer's committed
@@ -239,7 +254,26 @@ export async function dropOwnStranded(
   // taken out with it, recorded as lost (see `unnameDeleted`).
   const over = named && !isUnversioned(named) ? named.v : undefined;
   await unnameDeleted(ctx, path, now.version, over, bytes);
+  // Never synced here: the record goes with the upload (the push persists it).
+  if (own) ctx.state.setSynced(path, undefined);
   return true;
+}
+
+/**
+ * Records `path` as synced, durably, at the version `named` (this cache's
+ * own upload, whose commit landed with its answer lost), before the entry
+ * naming it is taken out and the object deleted. Between the two, a peer
+ * that synced that version finds the entry gone while the store still holds
+ * it, and names it again as an entry another client dropped (see
+ * `dropped_entries.ts`); a process cut off after its delete, before it reads
+ * the index again, would leave that entry naming nothing, and its next push,
+ * finding nothing there and no record of the version, would never take it
+ * out (chaos seed 182700371, I7). With the record, the path gone here is a
+ * deletion whose commit never came: the next push that covers it finds the
+ * object gone and takes out the entry naming that version.
+ */
+async function recordOwnNamed(ctx: PushContext, path: string, named: IndexEntry): Promise<void> {
+  await ctx.state.recordSynced(path, { hash: named.h, version: named.v, size: named.s });
 }
 
 /**
