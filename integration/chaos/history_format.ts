@@ -1,0 +1,241 @@
+/**
+ * Chaos histories as text and back: an operation or a history printed as
+ * short lines, and a history parsed from the JSON a failing run prints
+ * (`--replay`).
+ *
+ * @module
+ */
+import {
+  CLIENT_KINDS,
+  type ClientKind,
+  DATA_NAMES,
+  type History,
+  kindOf,
+  MODELS,
+  type Op,
+  SHARED_FILES,
+} from "./history_ops.ts";
+import { WEIGHTS } from "./history_options.ts";
+import { foreignObjects } from "./moves_bucket.ts";
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+/**
+ * One operation as a short line, e.g. `#4 run c1 shell/cmd/m0/out work=15s`;
+ * with the clones' `kinds`, a run or sync of a core-driven clone says so
+ * (`#4 run c1 (core) …`).
+ *
+ * @example
+ * ```ts
+ * import { formatOp } from "./history.ts";
+ * formatOp({ id: 3, kind: "crash", clone: 1 }); // "#3 crash c1"
+ * ```
+ */
+export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
+  const head = `#${op.id} ${op.kind}`;
+  const via = (c: number) => {
+    const k = kindOf({ kinds }, c);
+    return k === "api" ? "" : k === "core" ? " (core)" : " (core, single-phase)";
+  };
+  switch (op.kind) {
+    case "run":
+      return `${head} c${op.clone}${via(op.clone)} ${MODELS[op.model]}/${
+        DATA_NAMES[op.data]
+      } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}${
+        op.streamed ? " streamed" : ""
+      }${op.parallel ? " parallel" : ""}${op.structural ? " structural" : ""}`;
+    case "sync":
+    case "migrate":
+      return `${head} c${op.clone}${via(op.clone)}`;
+    case "bulk":
+      return `${head} c${op.clone}`;
+    case "adopt":
+      return `${head} c${op.clone} ${SHARED_FILES[op.file]}`;
+    case "crash":
+      return `${head} c${op.clone}${
+        op.at === "commit"
+          ? " (armed: between a commit write and the index)"
+          : op.at === "answer"
+          ? " (armed: as its index write lands, before the answer)"
+          : ""
+      }`;
+    case "reshape":
+      return `${head} c${op.clone} ${SHARED_FILES[op.file]} file <-> directory (${op.how})`;
+    case "edit":
+    case "delete":
+      return `${head} c${op.clone} ${
+        op.how === "dir" ? "notes/" : SHARED_FILES[op.file]
+      } (${op.how})`;
+    case "marker":
+      return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]}/latest${
+        op.back ? " (one back)" : ""
+      }${op.how && op.how !== "push" ? ` (${op.how})` : ""}`;
+    case "resolve":
+      return `${head} c${op.clone} conflict ${op.pick} --${op.how}`;
+    case "config":
+      return `${head} c${op.clone} config/settings-${op.file}.yaml`;
+    case "lockfile":
+      return `${head} c${op.clone} ${
+        op.set ? `set ${op.set}` : op.remove ? `remove ${op.remove}` : "retry"
+      }`;
+    case "breakglass":
+      return `${head} ${op.model === null ? "global lock" : MODELS[op.model]}`;
+    case "outage":
+      return `${head} ${op.on ? "on" : "off"}`;
+    case "stall":
+      return `${head} c${op.clone} ${
+        op.on
+          ? op.at === "companions"
+            ? "stops after its next v1 index write"
+            : op.at === "move"
+            ? "stops after its move reads the v1 index"
+            : "stops"
+          : "goes on"
+      }`;
+    case "unwritten":
+      return `${head} c${op.clone} marks ${
+        SHARED_FILES[op.file]
+      } dirty, and the write never comes (nothing there)`;
+    case "copy":
+      return `${head} c${op.clone} takes a copy of c${op.from}'s cache, state and all, in place of its own`;
+    case "sibling":
+      return op.how === "structural"
+        ? `${head} c${op.clone} a second process over its cache runs a structural command (pull and push naming no model) ${
+          seconds(op.workMs)
+        } after it starts`
+        : `${head} c${op.clone} a second process over its cache runs a model of its own, marks its version, and ${
+          op.how === "push" ? "pushes it" : "dies before its push"
+        } ${seconds(op.workMs)} later`;
+    case "oldsame":
+      return `${head} c${op.clone} (old client: writes run #${op.run}'s bytes at its version's path as its erasure deletes them, a plain put and its index entry)`;
+    case "lockless":
+      return `${head} another tool publishes its own version at run #${op.run}'s number while the run holds its lock, written and not flushed (no lock; raw, metadata.yaml${
+        op.marker ? ", latest" : ""
+      }; ${op.indexed ? "with its index entries" : "no index entry"})`;
+    case "torn":
+      return `${head} c${op.clone} another process over its cache, its disk full, writes ahead part of a manifest log line (${
+        SHARED_FILES[op.file]
+      }), no newline`;
+    case "damaged":
+      return `${head} c${op.clone} a damaged disk block: a line of its manifest log (not the last; ${
+        SHARED_FILES[op.file]
+      }'s record if there is one) turns to garbage, and its process restarts`;
+    case "oldpull":
+      return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
+    case "oldpush":
+      return `${head} c${op.clone} ${
+        op.file === undefined
+          ? `logs/old-c${op.clone}-op${op.id}.log`
+          : `${op.del ? "deletes" : "edits"} ${SHARED_FILES[op.file]}`
+      } (old client, global lock)`;
+    case "foreign":
+      return `${head} another tool puts ${
+        foreignObjects(op).map((o) => o.path).join(", ")
+      } (no lock, no index)`;
+    case "vanish":
+      return op.rewrite
+        ? `${head} another client publishes the raw output of run #${op.run} again with other bytes (a plain put and its index entry)`
+        : op.blind
+        ? `${head} an older client's push deletes the raw output of run #${op.run}, object and index entry, never having had it`
+        : `${head} another tool deletes ${
+          op.run === undefined ? SHARED_FILES[op.file] : `the raw output of run #${op.run}`
+        } (no lock, no index)`;
+    case "latency":
+      return `${head} ${seconds(op.ms)}`;
+    case "flaky":
+      return `${head} ${op.count}x ${op.call}${op.afterEffect ? " (after effect)" : ""}`;
+    case "tick":
+      return `${head} ${op.n} @${op.pick}`;
+    case "wait":
+      return `${head} ${seconds(op.ms)}`;
+  }
+}
+
+/**
+ * The history as text: a header line, then one operation per line.
+ *
+ * @example
+ * ```ts
+ * import { formatHistory, generateHistory } from "./history.ts";
+ * console.log(formatHistory(generateHistory(1)));
+ * ```
+ */
+export function formatHistory(h: History): string {
+  const locks = h.absentOnError ? ", third-party locks (a failed read looks absent)" : "";
+  const layout = h.v2 ? ", v2 (sharded) index" : "";
+  const clients = h.kinds ? `, clients ${h.kinds.map((k, i) => `c${i} ${k}`).join(" ")}` : "";
+  const old = h.oldClients ? ", old clients push too (Sluice commits under the global lock)" : "";
+  const skew = h.skewMs?.some((ms) => ms !== 0)
+    ? `, clocks off the store's by ${h.skewMs.map((ms, i) => `c${i} ${ms / 1000} s`).join(" ")}`
+    : "";
+  const first = h.indexFirst ? ", first pushes make the index first" : "";
+  const etag = h.etag ? ", versions are the bytes' (ETags)" : "";
+  const checked = h.checkedDeletes ? ", deletes check the version, then delete (as on MinIO)" : "";
+  return [
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}${checked}, ${h.ops.length} ops:`,
+    ...h.ops.map((op) => formatOp(op, h.kinds)),
+  ]
+    .join("\n");
+}
+
+/** Parses a history printed as JSON (`--replay`); throws a plain Error naming what is wrong. */
+export function parseHistory(text: string): History {
+  const j = JSON.parse(text);
+  if (
+    typeof j?.seed !== "number" || typeof j?.clones !== "number" || !Array.isArray(j?.ops) ||
+    j.clones < 1 || j.clones > 9
+  ) {
+    throw new Error("a history is a JSON object {seed, clones, ops: [...]}");
+  }
+  if (
+    j.kinds !== undefined &&
+    (!Array.isArray(j.kinds) || j.kinds.length !== j.clones ||
+      !j.kinds.every((k: unknown) => CLIENT_KINDS.includes(k as ClientKind)))
+  ) {
+    throw new Error(`kinds is a list of ${j.clones} client kinds (${CLIENT_KINDS.join(", ")})`);
+  }
+  if (
+    j.skewMs !== undefined &&
+    (!Array.isArray(j.skewMs) || j.skewMs.length !== j.clones ||
+      !j.skewMs.every((ms: unknown) => typeof ms === "number" && Number.isFinite(ms)))
+  ) {
+    throw new Error(`skewMs is a list of ${j.clones} numbers of milliseconds`);
+  }
+  if (j.indexFirst !== undefined && typeof j.indexFirst !== "boolean") {
+    throw new Error("indexFirst is true or false");
+  }
+  if (j.etag !== undefined && typeof j.etag !== "boolean") {
+    throw new Error("etag is true or false");
+  }
+  if (j.checkedDeletes !== undefined && typeof j.checkedDeletes !== "boolean") {
+    throw new Error("checkedDeletes is true or false");
+  }
+  const kinds = new Set([
+    ...Object.keys(WEIGHTS),
+    "stall",
+    "oldpush",
+    "oldpull",
+    "unwritten",
+    "reshape",
+    "foreign",
+    "vanish",
+    "sibling",
+    "oldsame",
+    "copy",
+    "lockless",
+    "torn",
+    "damaged",
+  ]);
+  for (const op of j.ops) {
+    if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {
+      throw new Error(`not an operation: ${JSON.stringify(op)}`);
+    }
+    if ("clone" in op && (op.clone < 0 || op.clone >= j.clones)) {
+      throw new Error(`operation #${op.id} names clone ${op.clone} of ${j.clones}`);
+    }
+    if (op.kind === "copy" && !(op.from >= 0 && op.from < j.clones && op.from !== op.clone)) {
+      throw new Error(`operation #${op.id} copies from clone ${op.from} of ${j.clones}`);
+    }
+  }
+  return j as History;
+}

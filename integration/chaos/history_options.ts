@@ -1,0 +1,115 @@
+/**
+ * The options of the history generator: how many clones and operations,
+ * the weights of the kinds drawn by weight, and the share of histories each
+ * move inserted from a generator of its own is given to.
+ *
+ * @module
+ */
+import type { OpKind } from "./history_ops.ts";
+
+/** Options of {@link generateHistory}. */
+export interface GenerateOptions {
+  /** Fewest operations; default 15. */
+  readonly minOps?: number;
+  /** Most operations; default 45. */
+  readonly maxOps?: number;
+  /** Fewest clones; default 2. */
+  readonly minClones?: number;
+  /** Most clones; default 5. */
+  readonly maxClones?: number;
+  /** Weights that replace the defaults of some operation kinds (to aim at one kind of loss). */
+  readonly weights?: Partial<Record<DrawnKind, number>>;
+  /** Chance that a history has stalls inserted; default 0.35. */
+  readonly stallShare?: number;
+  /** Chance that a clone is core-driven (a third of those single-phase); default 0.4. */
+  readonly coreShare?: number;
+  /** Chance that a history has old clients pushing (see {@link History.oldClients}); default 0.25. */
+  readonly oldShare?: number;
+  /** Chance that a history has reshapes inserted (see {@link insertReshapes}); default 0.2. */
+  readonly reshapeShare?: number;
+  /** Chance that a history has one clone whose clock is off the store's (see {@link History.skewMs}); default 0.2. */
+  readonly skewShare?: number;
+  /** Chance that a history's first pushes make the index first (see {@link History.indexFirst}); default 0.3. */
+  readonly indexFirstShare?: number;
+  /** Chance that a v1 history without old clients starts with another tool's objects in the bucket (see {@link insertForeign}); default 0.25. */
+  readonly foreignShare?: number;
+  /** Chance that a history without old clients has another tool delete a shared file's object (see {@link insertVanish}); default 0.2. */
+  readonly vanishShare?: number;
+  /** Chance that such a deletion of a run's output is a rewrite of it instead (see the `vanish` {@link Op}); default 0.4. */
+  readonly rewriteShare?: number;
+  /** Chance that a deletion of a run's output that is no rewrite is an older client's blind push (see the `vanish` {@link Op}); default 0.4. */
+  readonly blindShare?: number;
+  /** Chance that a history has marks whose writes never came (see the `unwritten` {@link Op}); default 0.25. */
+  readonly unwrittenShare?: number;
+  /** Chance that a history streams the output of half its runs (see {@link markStreamed}); default 0.3. */
+  readonly streamedShare?: number;
+  /** Chance that a history runs another step beside half its runs (see {@link markParallel}); default 0.3. */
+  readonly parallelShare?: number;
+  /** Chance that a history runs a structural command beside half its `parallel` runs (see {@link markStructural}); default 0.3. */
+  readonly structuralShare?: number;
+  /** Chance that a history has a second process over a clone's cache (see {@link insertSiblings}); default 0.1. */
+  readonly sharedCacheShare?: number;
+  /** Chance that a history has a clone's cache replaced by a copy of another's (see {@link insertCopies}); default 0.1. */
+  readonly copyShare?: number;
+  /** Chance that a history has a file created with its commit's answer lost, then made a directory (see {@link insertOwnLost}); default 0.1. */
+  readonly ownLostShare?: number;
+  /** Chance that a `latest` marker moved back and pushed is raced by another clone's, moved forward (default 0.5). */
+  readonly markerRaceShare?: number;
+  /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */
+  readonly etagShare?: number;
+  /** Chance that a history's store deletes by a check, then a delete (see {@link History.checkedDeletes}); default 0.15. */
+  readonly checkedDeleteShare?: number;
+  /** Chance that a history without old clients has another tool publish versions of a run's data at its number, honouring no lock (see {@link insertLockless}); default 0.1. */
+  readonly locklessShare?: number;
+  /** Chance that a history has another process's write ahead to a clone's manifest log cut off part way (see {@link insertTornLogs}); default 0.1. */
+  readonly tornLogShare?: number;
+  /** Chance that a history has a line in the middle of a clone's manifest log damaged on disk (see {@link insertDamagedLogs}); default 0.1. */
+  readonly damagedLogShare?: number;
+}
+
+/**
+ * How far a skewed clock runs off, at least and at most: beyond two thirds of
+ * the default lock TTL (30 s), where a lock judged by this clock against the
+ * store's stamps would be broken while its holder renews it.
+ */
+export const SKEW_RANGE_MS = [40_000, 120_000] as const;
+
+/** The kinds drawn by weight (stalls and the others are inserted afterwards, from generators of their own). */
+export type DrawnKind = Exclude<
+  OpKind,
+  | "stall"
+  | "oldpush"
+  | "oldpull"
+  | "reshape"
+  | "foreign"
+  | "vanish"
+  | "unwritten"
+  | "sibling"
+  | "oldsame"
+  | "copy"
+  | "lockless"
+  | "torn"
+  | "damaged"
+>;
+
+/** The default weight of each drawn kind (`--weights` replaces some). */
+export const WEIGHTS: Readonly<Record<DrawnKind, number>> = {
+  run: 20,
+  tick: 34,
+  wait: 5,
+  breakglass: 6,
+  outage: 4,
+  latency: 2,
+  flaky: 4,
+  crash: 6,
+  lockfile: 6,
+  bulk: 3,
+  config: 2,
+  sync: 6,
+  edit: 6,
+  delete: 4,
+  marker: 4,
+  resolve: 6,
+  adopt: 2,
+  migrate: 1,
+};

@@ -1,0 +1,186 @@
+/**
+ * Moves of a clone's cache on disk, inserted into a generated history from
+ * generators of their own: a second process over the cache, a cache copied
+ * from another clone's, and a manifest log torn or damaged.
+ *
+ * @module
+ */
+import type { Rng } from "./prng.ts";
+import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history_ops.ts";
+
+/**
+ * Inserts, in a share of histories, one or two second processes over a
+ * clone's cache (see the `sibling` {@link Op}) at random places, each
+ * followed at once by a model run or a sync of that clone's own process,
+ * whose commit then lands while the second one's marks stand unpushed. Ids
+ * after every other operation's, like {@link insertStalls}.
+ */
+export function insertSiblings(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  for (let n = rng.range(1, 2); n > 0; n--) {
+    const clone = rng.int(clones);
+    const block: Op[] = [{
+      id: id++,
+      kind: "sibling",
+      clone,
+      how: rng.chance(0.6) ? "dies" : "push",
+      workMs: rng.pick([5_000, 15_000, 45_000]),
+    }];
+    block.push(
+      rng.chance(0.6)
+        ? {
+          id: id++,
+          kind: "run",
+          clone,
+          model: rng.int(MODELS.length),
+          data: rng.int(DATA_NAMES.length),
+          workMs: 0,
+        }
+        : { id: id++, kind: "sync", clone },
+      { id: id++, kind: "tick", n: rng.range(20, 80), pick: rng.int(2 ** 31) },
+    );
+    // After another tool's first writes, which come first of all.
+    const first = ops.findIndex((o) => o.kind !== "foreign");
+    const from = first < 0 ? ops.length : first;
+    ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+  }
+}
+
+/**
+ * Inserts, in a share of histories with two clones or more, one copy of a
+ * clone's cache over another's (see the `copy` {@link Op}) at a random
+ * place, followed by an edit of one shared file by both (the one copied
+ * from pushing first, the copy syncing after: the copy must take the
+ * other's committed edit for a peer's, never for its own) and a tick. Ids
+ * after every other operation's, like {@link insertStalls}.
+ */
+export function insertCopies(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const clone = rng.int(clones);
+  const from = (clone + rng.range(1, clones - 1)) % clones;
+  const file = rng.int(SHARED_FILES.length);
+  const block: Op[] = [
+    { id: id++, kind: "copy", clone, from },
+    { id: id++, kind: "edit", clone: from, file, how: "push" },
+    { id: id++, kind: "edit", clone, file, how: "hand" },
+    { id: id++, kind: "sync", clone },
+    { id: id++, kind: "tick", n: rng.range(20, 80), pick: rng.int(2 ** 31) },
+  ];
+  // After another tool's first writes, which come first of all.
+  const first = ops.findIndex((o) => o.kind !== "foreign");
+  const at = first < 0 ? ops.length : first;
+  ops.splice(at + rng.int(ops.length - at + 1), 0, ...block);
+}
+
+/**
+ * Inserts, in a share of histories, another process's write ahead to a
+ * clone's manifest log cut off part way (see the `torn` {@link Op}) at a
+ * random place, often on a clone a second process shares: a peer first
+ * pushes an edit of a shared file, then the clone syncs, and the torn line
+ * is aimed at that sync's download of it (whose record it writes ahead to
+ * that log right after); in half of them
+ * the clone's process then dies and a new one opens the cache, and in half
+ * a peer pushes the deletion of a shared file, which the clone syncs (a
+ * cache that lost its records takes the file for its own, never synced,
+ * and publishes it again). Ids after every other operation's, like
+ * {@link insertStalls}.
+ */
+export function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
+  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
+  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
+  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(20, 60), pick: rng.int(2 ** 31) });
+  const block: Op[] = [];
+  if (peer !== undefined) {
+    block.push({
+      id: id++,
+      kind: "edit",
+      clone: peer,
+      file: rng.int(SHARED_FILES.length),
+      how: "push",
+    }, tick());
+  }
+  block.push(
+    { id: id++, kind: "sync", clone },
+    { id: id++, kind: "torn", clone, file: rng.int(SHARED_FILES.length), pick: rng.int(2 ** 31) },
+    tick(),
+  );
+  if (rng.chance(0.5)) block.push({ id: id++, kind: "crash", clone });
+  if (peer !== undefined && rng.chance(0.5)) {
+    block.push(
+      { id: id++, kind: "delete", clone: peer, file: rng.int(SHARED_FILES.length), how: "push" },
+      tick(),
+      { id: id++, kind: "sync", clone },
+    );
+  }
+  // After another tool's first writes, which come before any index is made
+  // (another move may have been inserted before them).
+  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
+  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+}
+
+/**
+ * Inserts, in a share of histories, a line in the middle of a clone's
+ * manifest log damaged on disk (see the `damaged` {@link Op}) at a random
+ * place, often on a clone a second process shares: a peer first pushes
+ * edits of two shared files and the clone its own of a third, then the
+ * clone syncs (its records of the three written ahead to its log); in half
+ * of them its user then deletes one of the three by hand (left to a walk);
+ * then the line holding that file's record is damaged (the clone's own
+ * edit's in half, a peer's it fetched in half), the clone's process
+ * restarts, and the clone syncs (a cache that lost its records fetches the
+ * deleted file again); in half a peer then pushes an edit or the deletion
+ * of a shared file, which the clone syncs. Ids after every other
+ * operation's, like {@link insertStalls}.
+ */
+export function insertDamagedLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
+  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
+  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
+  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(20, 60), pick: rng.int(2 ** 31) });
+  const file = () => rng.int(SHARED_FILES.length);
+  const aimed = file();
+  // The clone's own edit of the file aimed at, or a peer's it fetches.
+  const own = peer === undefined || rng.chance(0.5);
+  const block: Op[] = [];
+  if (peer !== undefined) {
+    block.push(
+      { id: id++, kind: "edit", clone: peer, file: own ? file() : aimed, how: "push" },
+      tick(),
+      { id: id++, kind: "edit", clone: peer, file: file(), how: "push" },
+      tick(),
+    );
+  }
+  block.push(
+    { id: id++, kind: "edit", clone, file: own ? aimed : file(), how: "push" },
+    tick(),
+    { id: id++, kind: "sync", clone },
+    tick(),
+  );
+  if (rng.chance(0.5)) block.push({ id: id++, kind: "delete", clone, file: aimed, how: "hand" });
+  block.push(
+    { id: id++, kind: "damaged", clone, file: aimed, pick: rng.int(2 ** 31) },
+    { id: id++, kind: "sync", clone },
+    tick(),
+  );
+  if (peer !== undefined && rng.chance(0.5)) {
+    block.push(
+      rng.chance(0.5)
+        ? { id: id++, kind: "delete", clone: peer, file: file(), how: "push" }
+        : { id: id++, kind: "edit", clone: peer, file: file(), how: "push" },
+      tick(),
+      { id: id++, kind: "sync", clone },
+      tick(),
+    );
+  }
+  // After another tool's first writes, which come before any index is made
+  // (another move may have been inserted before them).
+  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
+  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+}
