@@ -1,0 +1,565 @@
+/**
+ * The end of a chaos history: everything healed and drained, every clone
+ * synced (push all, pull all, a third time where a pull found the way
+ * clear), conflicts left resolved, and the invariants checked over the
+ * store and every clone.
+ *
+ * @module
+ */
+import {
+  markerUnfinishedReason,
+  markerUnlistedReason,
+} from "../../middleware/marker_after_version.ts";
+import { readErasureJournal } from "../../middleware/erasure_journal.ts";
+import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
+import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
+import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
+import { fingerprintOf } from "./clone_setup.ts";
+import {
+  codeOf,
+  lockfileCommand,
+  oldPushCommand,
+  plainCommand,
+  pushOf,
+  resolveAsUser,
+} from "./commands.ts";
+import { SHARED_FILES } from "./history.ts";
+import {
+  checkFreshClone,
+  checkIndexNamesHeld,
+  checkNothingUnnamed,
+  indexEntriesOf,
+} from "./index_checks.ts";
+import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
+import { checkOutside, type Violation } from "./invariants.ts";
+import { holdsOtherShape } from "./shapes.ts";
+import { checkSwitchBack } from "./switch_back.ts";
+import { WorldCommands } from "./world_commands.ts";
+
+/** The start of the reason a push gives for a refused run's file or marker it holds out. */
+const REFUSED_RUN_HELD = "written by a run refused for losing its model lock";
+
+/** One history's world: scheduler, target, clones, operator, ground truth. */
+export class World extends WorldCommands {
+  /**
+   * Heals, drains, syncs every clone (twice: push all, pull all; a third
+   * time when a pull of the second found the way clear for a held-back
+   * path), and checks.
+   */
+  async finish(): Promise<void> {
+    this.currentOpId = -1;
+    this.stats.chaosDecisions = this.sched.stats.decisions;
+    this.armed.clear();
+    this.answerArmed.clear();
+    this.answerDue.clear();
+    this.due.clear();
+    this.stallArmed.clear();
+    for (const slot of this.clones) this.sched.resume(slot.owner);
+    await this.target.faults.heal();
+    await this.drain();
+    // A cache a second process shared is synced by a process started afresh
+    // on it, as the next command on that checkout is: it loads the marks
+    // every process left there.
+    for (const slot of this.shared) {
+      for (const l of slot.locks) l.abandon();
+      slot.svc.state.exit();
+      slot.incarnation++;
+      await this.boot(slot);
+    }
+    // Old clients whose push stopped push again, as they do when they come back.
+    for (const op of this.truth.oldUnfinished.values()) {
+      this.stats.oldPushesRetried++;
+      this.enqueue(op.clone, oldPushCommand(this.env, { kind: "oldpush", ...op }));
+    }
+    await this.drain();
+    // A reshape left for a walk: the walk's exit (2) names the synced paths
+    // it did not delete, and the user pushes them by name, and the path too.
+    for (const slot of this.clones) {
+      const left = this.shapes.leftByHand(slot.index);
+      if (left.length === 0) continue;
+      this.enqueue(
+        slot.index,
+        plainCommand(this.env, slot.index, "mark reshaped paths by name", async (svc) => {
+          const isFile = (p: string) => {
+            try {
+              return Deno.lstatSync(`${svc.cacheDir}/${p}`).isFile;
+            } catch {
+              return false;
+            }
+          };
+          const gone = svc.state.syncedPaths().filter((p) =>
+            left.some((l) => p.startsWith(`${l}/`)) && !isFile(p)
+          );
+          await svc.markDirty({ relPaths: [...left, ...gone] });
+        }),
+      );
+    }
+    await this.drain();
+    /** Each clone's last final pull's paths left out as blocked. */
+    const blocked = new Map<number, string[]>();
+    /** Each clone's last final pull's files kept to publish again (their entries dropped). */
+    const kept = new Map<number, Set<string>>();
+    // Twice, and once more when the second round's pulls found the way clear
+    // for a path a push held back (a path dropped from a clone's record of
+    // paths in the way, `blocked_record.ts`): that push's reason says the
+    // next push publishes it, and its own upload, left by a commit that met
+    // the other shape, waits unnamed until then (I11 spares it only while
+    // held back). The round after is that next push, checked by I11 too,
+    // for those clones alone (any other's failure to settle in two rounds
+    // stays a violation).
+    const released = new Set<number>();
+    for (let round = 0; (round < 2 || (round === 2 && released.size)) && !this.aborted; round++) {
+      if (round === 2) this.stats.finalRoundsAfterRelease++;
+      const these = round === 2 ? this.clones.filter((c) => released.has(c.index)) : this.clones;
+      released.clear();
+      for (const slot of these) {
+        this.enqueue(
+          slot.index,
+          lockfileCommand(this.env, { id: -1 - round, clone: slot.index }),
+        );
+        this.enqueue(
+          slot.index,
+          plainCommand(
+            this.env,
+            slot.index,
+            "final push",
+            (svc) => pushOf(this.env, svc).then(() => {}),
+          ),
+        );
+      }
+      await this.drain();
+      for (const slot of these) {
+        this.enqueue(
+          slot.index,
+          plainCommand(
+            this.env,
+            slot.index,
+            "final pull",
+            async (svc) => {
+              const before = svc.state.blocked.paths();
+              const r = await svc.pullChanged();
+              blocked.set(slot.index, r.blocked ?? []);
+              kept.set(slot.index, new Set(r.dropped));
+              const after = new Set(svc.state.blocked.paths());
+              if (before.some((p) => !after.has(p))) released.add(slot.index);
+            },
+          ),
+        );
+      }
+      await this.drain();
+    }
+    if (this.aborted) return;
+    // A refused run's upload whose deletion was pending in a cache its user
+    // replaced by a copy: the journal naming it went with the old directory,
+    // so it is left for good, as that cache's other uploads whose commit
+    // never came (I11's exception). Spared by I2's final store scan only
+    // while the store holds that very version there and no index entry
+    // names it (no clone can pull it; I2's scan of the clones still runs).
+    const leftByCopy = new Set<string>();
+    if (this.abandonedErasures.size > 0) {
+      const indexed = await indexEntriesOf(this.target.inspect);
+      for (const [path, versions] of this.abandonedErasures) {
+        // A failed look spares nothing.
+        const head = await this.target.direct.head(path).catch(() => null);
+        if (!head || !versions.has(head.version) || indexed[path]?.v === head.version) continue;
+        leftByCopy.add(path);
+      }
+    }
+    this.stats.refusedLeftByCopy += await this.truth.checkFinal(
+      this.target.inspect,
+      this.clones.map((c) => c.dir),
+      (key) => leftByCopy.has(key),
+    );
+    for (const slot of this.clones) {
+      await this.checkLocal(slot);
+      const named = this.changes.asides.check(slot.index, slot.dir, slot.svc.conflicts(), -1);
+      for (const v of await named) this.truth.violate(v);
+      // I21: only where the extension keeps the state (a library user chooses where).
+      if ((this.history.kinds?.[slot.index] ?? "api") !== "api") {
+        for (const v of checkSwitchBack(slot.index, slot.dir)) this.truth.violate(v);
+      }
+    }
+    const writers = await Promise.all(this.clones.map(async (slot) => {
+      const state = slot.svc.state;
+      // A run held for `erasure_refused`: what its push uploaded stays on the
+      // datastore until its user keeps or discards it (I11's exception).
+      const journal = await readErasureJournal(slot.svc.cache).catch(() => undefined);
+      return {
+        writer: await readWriterId(slot.svc.cache),
+        heldUploads: journal?.held.flatMap((h) => h.uploads) ?? [],
+        conflicts: state.conflicts,
+        // A path its push holds back (in the way of the other shape, or of
+        // the new shape of a name whose old shape's deletion met a conflict):
+        // its own upload waits there until the way is clear or the conflict
+        // resolved (I11's exception).
+        heldBack: (path: string) =>
+          state.blocked.clashOf(path, (p) => state.synced(p) !== undefined) !== undefined ||
+          state.conflicts.list().some((c) =>
+            c.mine === null && (path.startsWith(`${c.path}/`) || c.path.startsWith(`${path}/`))
+          ),
+      };
+    }));
+    // The uploads of a cache its user replaced by a copy of another's (a
+    // `copy` move), whose commit never came (a crash before it): left for
+    // good, waiting for an adoption no history makes (I11's exception).
+    const abandoned = [...this.abandonedWriters].map((writer) => ({
+      writer,
+      conflicts: { has: () => false },
+      heldBack: () => true,
+    }));
+    // A clone's own write over the version the index names, at a path that
+    // clone has an open conflict on (a resolution cut off before its index
+    // update): its pending change, which the resolution publishes or drops
+    // (I11's exception, seen from the index; I13 then resolves it).
+    const pendingOwn = new Set<string>();
+    for (const w of writers) {
+      for (const c of w.conflicts.list()) {
+        const head = await this.target.direct.head(c.path).catch(() => null);
+        if (w.writer && head?.metadata?.[WRITER_METADATA] === w.writer) pendingOwn.add(c.path);
+      }
+    }
+    // So too the other shape of a name a clone's resolution deleted, at the
+    // version the index names, before an outage cut it off ahead of its own
+    // shape's writes and its index update, while that clone's conflict there
+    // is still open: the resolution, made again, commits the deletion.
+    const near = (a: string, b: string) =>
+      a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+    const resolvedAway = new Map<string, string | undefined>();
+    for (const [path, d] of this.resolutionDeleted) {
+      const open = writers[d.clone]?.conflicts.list().some((c) => near(c.path, path));
+      if (open && !(await this.target.direct.head(path).catch(() => null))) {
+        resolvedAway.set(path, d.version);
+      }
+    }
+    const pendingGone = (path: string, e: IndexEntry | undefined) =>
+      !!e && resolvedAway.has(path) &&
+      (resolvedAway.get(path) === undefined || resolvedAway.get(path) === e.v);
+    // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`),
+    // or an old client's write another old client's pull dropped from the index.
+    const spared = (path: string) =>
+      this.truth.oldStranded.has(path) || this.truth.oldPullDropped.has(path);
+    // An entry naming an object another tool deleted, not yet past the grace
+    // after which a pull removes it (I19 checks that object's bytes instead).
+    const gone = (path: string, e: IndexEntry | undefined) =>
+      !!e && this.truth.namesVanished(path, e);
+    // A path where the store holds an upload of a cache its user replaced
+    // by a copy (a `copy` move) over the version the index names, its commit
+    // cut off before: waiting for an adoption no history makes, as I11's
+    // exception above; readers skip it as uncommitted until one is made.
+    const overAbandoned = new Set<string>();
+    if (this.abandonedWriters.size > 0) {
+      for (const path of Object.keys(await indexEntriesOf(this.target.inspect))) {
+        const head = await this.target.direct.head(path).catch(() => null);
+        const writer = head?.metadata?.[WRITER_METADATA];
+        if (writer && this.abandonedWriters.has(writer)) overAbandoned.add(path);
+      }
+    }
+    // An entry naming the very version a cache its user replaced by a copy
+    // deleted, its deletion's commit cut off before, the store holding
+    // nothing there: the deletion went with the old directory, and a pull
+    // that has seen the entry so past the dangling-entry grace removes it,
+    // as after another tool's deletion (seed 121000113).
+    const deletedAbandoned = new Set<string>();
+    if (this.abandonedDeletes.size > 0) {
+      const indexed = await indexEntriesOf(this.target.inspect);
+      for (const [path, versions] of this.abandonedDeletes) {
+        const e = indexed[path];
+        if (!e || !versions.has(e.v)) continue;
+        // A failed look spares nothing.
+        if ((await this.target.direct.head(path).catch(() => "unknown")) === null) {
+          deletedAbandoned.add(path);
+        }
+      }
+    }
+    const { entries, violations } = await checkIndexNamesHeld(
+      this.target.direct,
+      (path, e) =>
+        spared(path) || pendingOwn.has(path) || pendingGone(path, e) || gone(path, e) ||
+        overAbandoned.has(path) || deletedAbandoned.has(path),
+    );
+    for (const v of violations) this.truth.violate(v);
+    // Another tool's objects written with no index entry (`lockless` moves):
+    // no index is bound to name them once one was made (I18's rule holds
+    // only for what is there when an index is made).
+    const unindexed = (key: string) =>
+      this.truth.lockless.some((l) => !l.indexed && l.path === key);
+    const oldClientFile = (key: string) =>
+      key.startsWith("logs/old-") || spared(key) || unindexed(key);
+    for (
+      const v of await checkNothingUnnamed(
+        this.target.direct,
+        entries,
+        [...writers, ...abandoned],
+        oldClientFile,
+      )
+    ) {
+      this.truth.violate(v);
+    }
+    // I15: one shape per path (see `shapes.ts`).
+    const oldWrote = (path: string) =>
+      this.history.ops.some((o) =>
+        o.kind === "oldpush" && o.file !== undefined && SHARED_FILES[o.file] === path
+      );
+    const conflicts = this.clones.map((c) => c.svc.conflicts());
+    const { violations: clashes, clashed } = this.shapes.checkClashes(entries, conflicts, oldWrote);
+    for (const v of clashes) this.truth.violate(v);
+    for (const slot of this.clones) {
+      for (
+        const v of await this.shapes.checkBlocked(
+          slot.index,
+          slot.dir,
+          slot.svc.state,
+          slot.svc.conflicts(),
+          blocked.get(slot.index) ?? [],
+          clashed,
+          kept.get(slot.index),
+        )
+      ) this.truth.violate(v);
+    }
+    // A fresh clone can hold only one shape of a path the datastore holds both of (I15's).
+    const fresh = { root: this.root, store: this.target.direct, clock: this.sched.clock };
+    const freshSpared = (path: string) =>
+      spared(path) || clashed.has(path) || pendingOwn.has(path) ||
+      pendingGone(path, entries[path]) || gone(path, entries[path]) || overAbandoned.has(path) ||
+      deletedAbandoned.has(path);
+    for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
+    await this.truth.checkOldCommittedNow(this.target.inspect, -1);
+    await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
+    await this.truth.checkMarked(
+      entries,
+      (key) => this.target.inspect.read(key),
+      this.clones.map((c) => c.dir),
+    );
+    await this.truth.checkLostVersions(entries, (key) => this.target.inspect.read(key));
+    await this.truth.checkForeign(
+      entries,
+      (key) => this.target.inspect.read(key),
+      this.clones.map((c) => c.dir),
+      (clone, path) => this.changes.edits.some((e) => e.clone === clone && e.path === path),
+    );
+    await this.truth.checkVanished(
+      (key) => this.target.inspect.read(key),
+      this.clones.map((c) => c.dir),
+      this.changes.touched,
+    );
+    this.truth.checkUnwritten((c) => this.clones[c].svc.conflicts(), this.changes.touched);
+    const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
+    for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
+    await this.resolveLeft();
+  }
+
+  /**
+   * I13, last (it publishes): each clone in turn resolves every conflict it
+   * has left with `--mine`, which must publish, or meet a version a
+   * resolution of another clone published before it as a new conflict. A
+   * data version is never written over: there `--mine` is refused
+   * (`version_exists`) and `--theirs` must settle it, as it must a copy
+   * deleted by hand since its conflict recorded it (`not_found`). A resolution that is
+   * refused otherwise, or waits on nothing, is a conflict its user cannot
+   * get out of. The managed lockfile is resolved only by taking theirs (its
+   * entries go through its transaction), so it is left out. A resolution
+   * held back by another writer's uncommitted write does what its warning
+   * says when that writer is gone for good (`push --adopt-uncommitted`,
+   * which makes it a conflict with this copy), then resolves again, once.
+   * Nor is a copy published beside another shape of its name that the
+   * datastore holds (`unsafe_path`: theirs, as told; see I15), its object or
+   * just its index entry (a file another tool deleted since: the index still
+   * names it).
+   */
+  protected async resolveLeft(): Promise<void> {
+    // Twice: a --theirs held by another clone's upload in flight goes
+    // through once that clone's own resolution withdrew or published it,
+    // which may come after this clone's turn.
+    for (const last of [false, true]) await this.resolveLeftOnce(last);
+  }
+
+  protected async resolveLeftOnce(last: boolean): Promise<void> {
+    for (const slot of this.clones) {
+      if (this.aborted) return;
+      if (last && !slot.svc.conflicts().some((x) => !isManagedLockfilePath(x.path))) continue;
+      this.enqueue(
+        slot.index,
+        plainCommand(this.env, slot.index, "final resolve --mine", async (svc) => {
+          const tried = new Set<string>();
+          const adopted = new Set<string>();
+          // Held back until another open conflict of the other shape is
+          // resolved, as its reason says: tried again once the rest were.
+          const waiting = new Set<string>();
+          const retried = new Set<string>();
+          for (;;) {
+            // Read again each time: one resolution can settle others (a data version's files).
+            let c = svc.conflicts().find((x) =>
+              !tried.has(x.path) && !isManagedLockfilePath(x.path)
+            );
+            if (!c && waiting.size > 0) {
+              for (const p of waiting) {
+                tried.delete(p);
+                retried.add(p);
+              }
+              waiting.clear();
+              c = svc.conflicts().find((x) => !tried.has(x.path) && !isManagedLockfilePath(x.path));
+            }
+            if (!c) return;
+            tried.add(c.path);
+            this.stats.finalResolutions++;
+            let why: string | undefined;
+            try {
+              // Refused on what the last pull recorded in the way, which may be
+              // gone since (another clone's resolution): pulled, then tried
+              // again, as the refusal says.
+              const mine = () => resolveAsUser(this.env, svc, slot.index, c, "mine");
+              const r = await mine().catch(async (e) => {
+                if (
+                  codeOf(e) !== "unsafe_path" ||
+                  !/run `sluice pull` and then this again/.test((e as Error).message)
+                ) throw e;
+                await svc.pullChanged();
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                if (!now) return null;
+                return await resolveAsUser(this.env, svc, slot.index, now, "mine");
+              }).catch(
+                async (e) => {
+                  // A data version is never written over; a copy deleted here by hand
+                  // since the conflict is not published as a deletion, nor a directory
+                  // that replaced the file (a reshape) as a file: theirs, as told.
+                  const dirHere = codeOf(e) === "unsafe_path" &&
+                    (await Deno.lstat(`${svc.cacheDir}/${c.path}`).catch(() => null))
+                      ?.isDirectory;
+                  // Nor beside another shape of its name the datastore holds (I15):
+                  // an object, or an entry of the index, which Sluice reads for it
+                  // (one whose object another tool deleted since included).
+                  const otherShape = codeOf(e) === "unsafe_path" &&
+                    holdsOtherShape(
+                      c.path,
+                      await this.target.inspect.keys(),
+                      Object.keys(await indexEntriesOf(this.target.inspect)),
+                    );
+                  if (
+                    codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" && !dirHere &&
+                    !otherShape
+                  ) {
+                    throw e;
+                  }
+                  const now = svc.conflicts().find((x) => x.path === c.path);
+                  return now ? await resolveAsUser(this.env, svc, slot.index, now, "theirs") : null;
+                },
+              );
+              const left = r?.push?.skipped.find((s) => s.path === c.path);
+              // Left out beside the other shape of its name that the datastore
+              // holds (published since): theirs, as its reason says (see I15),
+              // as for the refusal of the same before any upload.
+              if (
+                r && !r.resolved &&
+                /would leave a file and files under a directory of one name/.test(
+                  left?.reason ?? "",
+                )
+              ) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
+                if (!now || taken?.resolved) continue;
+              }
+              // A marker naming a version that exists nowhere (a hand move
+              // "one back" past the first version), or one still being
+              // written here whose writer stopped for good (a crashed run's
+              // raw with no metadata.yaml, moved "one back" onto: seed
+              // 143500042), is never published (marker-after-version):
+              // theirs, as its reason says.
+              if (r && !r.resolved && left && isMarkerUnlisted(left.reason, c.path)) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
+                if (!now || taken?.resolved) continue;
+              }
+              // A copy written by a run refused for losing its model lock is never
+              // published: its conflict is left by taking theirs.
+              if (r && !r.resolved && left?.reason.startsWith(REFUSED_RUN_HELD)) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
+                if (!taken || taken.resolved) continue;
+                why = `--mine left it out (${left.reason}) and --theirs did not resolve it`;
+              } else if (
+                r && !r.resolved && !retried.has(c.path) &&
+                /has an open conflict \(changed on the datastore meanwhile\): resolve it first/
+                  .test(left?.reason ?? "")
+              ) {
+                waiting.add(c.path);
+                continue;
+              } else if (
+                r && !r.resolved && left?.reason === UNCOMMITTED_HOLDS && !adopted.has(c.path)
+              ) {
+                adopted.add(c.path);
+                await svc.pushChanged({ adoptUncommitted: [c.path] });
+                tried.delete(c.path);
+                continue;
+              } else if (
+                r && !r.resolved && r.resolution === "theirs" && !retried.has(c.path) &&
+                r.pull?.uncommitted.includes(c.path)
+              ) {
+                // Theirs not taken while another writer's upload there waits
+                // for its commit (or its withdrawal, by that clone's own
+                // resolution): tried again once the rest were, as a user
+                // does after the pull's note that it was skipped.
+                waiting.add(c.path);
+                continue;
+              }
+              if (
+                !last && r && !r.resolved && r.resolution === "theirs" &&
+                r.pull?.uncommitted.includes(c.path)
+              ) {
+                // Still held by another clone's upload: its turn may withdraw it.
+                continue;
+              }
+              if (r && !r.resolved && r.conflicts.length === 0) {
+                why = left ? `its push left it out: ${left.reason}` : "it was not published";
+              } else if (r && !r.resolved) {
+                // A new conflict is another writer's doing: never this clone's own write.
+                const held = await this.target.direct.head(c.path);
+                const own = await readWriterId(svc.cache);
+                if (own !== null && held?.metadata?.[WRITER_METADATA] === own) {
+                  why =
+                    `it met its own uncommitted write (version ${held.version}) as theirs, a new conflict it cannot get out of`;
+                }
+              }
+            } catch (e) {
+              why = `it failed: ${codeOf(e)}: ${e instanceof Error ? e.message : String(e)}`;
+            }
+            if (why) {
+              this.truth.violate({
+                invariant: "I13",
+                message:
+                  `c${slot.index} cannot resolve its conflict on ${c.path} (${c.reason}; theirs ${
+                    c.theirs ? `version ${c.theirs.version}` : "deleted"
+                  }) with --mine: ${why}`,
+                afterOp: -1,
+              });
+            }
+          }
+        }),
+      );
+      await this.drain();
+    }
+  }
+
+  abort(v: Violation): void {
+    this.aborted = true;
+    this.truth.violate(v);
+  }
+
+  get opId(): number {
+    return this.currentOpId;
+  }
+
+  fingerprint(): Promise<string> {
+    return fingerprintOf(this.truth, this.target.inspect);
+  }
+}
+
+/**
+ * True for the reasons `marker-after-version` gives a marker no push will
+ * publish: one naming a version that exists nowhere, or one still being
+ * written here (no reader could follow either).
+ */
+function isMarkerUnlisted(reason: string, marker: string): boolean {
+  const m = /: it names (\S+), /.exec(reason);
+  return m !== null &&
+    (reason === markerUnlistedReason(m[1]) || reason === markerUnfinishedReason(marker, m[1]));
+}

@@ -1,0 +1,596 @@
+/**
+ * The moves of a chaos history that are not a clone's own commands: another
+ * tool's writes, deletions and lockless publications, old clients' writes,
+ * a cache copied or shared by a second process, a manifest log torn or
+ * damaged, and the operator's breakglasses.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util";
+import { readErasureJournal } from "../../middleware/erasure_journal.ts";
+import { sha256Hex } from "../../sync/hash.ts";
+import { findStateDir } from "../../sync/transfer/cache_paths.ts";
+import { MANIFEST_FILE, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
+import {
+  logLines,
+  readBase,
+  replayLog,
+  type SyncedEntry,
+} from "../../sync/service/manifest_log.ts";
+import { modelLockKey, releaseLock } from "../../sync/locks/model_locks.ts";
+import { PutModes } from "../../sync/ports.ts";
+import { peerPush } from "../../packages/testing/mod.ts";
+import { isIndexObject } from "./clone_setup.ts";
+import { codeOf, FOREIGN_WRITER, isMoveCommand, siblingCommand } from "./commands.ts";
+import { coreSiblingCommand } from "./core_driven.ts";
+import {
+  foreignObjects,
+  kindOf,
+  locklessObjects,
+  MODELS,
+  type Op,
+  SHARED_FILES,
+} from "./history.ts";
+import { indexEntriesOf } from "./index_checks.ts";
+import { readWriterId } from "../../sync/transfer/writer_id.ts";
+import { sameBytes } from "./invariants.ts";
+import { mulberry32 } from "./prng.ts";
+import { type CloneSlot, WorldSlots } from "./world_slots.ts";
+
+/** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
+const OLD_SAME_DECISIONS = 300;
+
+/** Scheduler decisions a torn line of another process's waits at most for a download of the clone's pull. */
+const TORN_DECISIONS = 60;
+
+/** Scheduler decisions a damaged line of a clone's manifest log waits at most for the clone's command to end. */
+const DAMAGED_DECISIONS = 60;
+
+/** Scheduler decisions another tool's lockless publication waits at most for its moment. */
+const LOCKLESS_DECISIONS = 300;
+
+/** The moves of a history's world: what other tools and processes do beside the clones. */
+export abstract class WorldMoves extends WorldSlots {
+  /**
+   * Another tool's writes, straight to the store (past faults and
+   * scheduling: no clone's call waits on them). A shared file it writes is
+   * a committed change of a writer of its own (`FOREIGN_WRITER`) once an
+   * index names it: I9 holds Sluice's writers to have seen it before they
+   * replace it. I18 checks the rest at the end.
+   */
+  protected async foreign(op: Extract<Op, { kind: "foreign" }>): Promise<void> {
+    for (const o of foreignObjects(op)) {
+      const bytes = new TextEncoder().encode(o.text);
+      await this.target.direct.put(o.path, bytes, PutModes.overwrite);
+      this.stats.foreignWrites++;
+      this.truth.foreign.push({ op: op.id, path: o.path, text: o.text, own: op.what === "file" });
+      if (SHARED_FILES.includes(o.path)) {
+        await this.changes.record(
+          { op: op.id, clone: FOREIGN_WRITER, path: o.path, how: "another tool" },
+          bytes,
+        );
+      }
+    }
+  }
+
+  /**
+   * Another tool's deletion of a shared file's object (or of a run's raw
+   * output), straight from the store (past the scheduling). I19 checks at the end that the
+   * bytes it deleted are not lost where a clone held them.
+   */
+  protected async vanish(op: Extract<Op, { kind: "vanish" }>): Promise<void> {
+    let path = SHARED_FILES[op.file];
+    if (op.run !== undefined) {
+      // The raw output of a run that succeeded (a run still under way, or
+      // failed, leaves nothing to delete).
+      const run = this.truth.runs.find((r) => r.op === op.run && r.outcome === "success");
+      const raw = run?.files.find((f) => f.path.endsWith("/raw"));
+      if (!raw) return;
+      path = raw.path;
+    }
+    // Its calls meet the outages and flaky calls the clones meet: one that
+    // fails deletes nothing (or, failing after taking effect, deletes).
+    const got = await this.target.direct.get(path).catch(() => null);
+    if (!got) return;
+    // Read past faults and scheduling: the checker's look, not a client's.
+    const indexed = (await indexEntriesOf(this.target.inspect))[path]?.v;
+    if (op.rewrite) {
+      // Another client of the layout publishes the version again, its own
+      // bytes over them, at once (between two scheduling decisions).
+      const text = `another client's run, numbered as run #${op.run}'s (op #${op.id})\n`;
+      await this.target.unfaulted((s) =>
+        peerPush(s, { [path]: text }, { now: () => this.sched.clock.now() })
+      );
+      this.stats.rewrites++;
+    } else if (op.blind) {
+      // An older client's push that never had it deletes it, object and
+      // entry, at once (between two scheduling decisions): a deletion every
+      // pull meets, told from no user's.
+      await this.target.unfaulted((s) =>
+        peerPush(s, {}, { now: () => this.sched.clock.now(), remove: [path] })
+      );
+      this.shapes.gone(path);
+      if (await this.target.inspect.read(path)) return;
+      this.stats.vanishes++;
+      this.stats.blindDeletes++;
+    } else {
+      await this.target.direct.delete(path).catch(() => {});
+      this.shapes.gone(path);
+      if (await this.target.inspect.read(path)) return;
+      this.stats.vanishes++;
+    }
+    const holders: number[] = [];
+    let pending = false;
+    for (const slot of this.clones) {
+      const here = await Deno.readFile(`${slot.dir}/${path}`).catch((e) =>
+        e instanceof Deno.errors.IsADirectory ? "directory" : null
+      );
+      if (here instanceof Uint8Array && sameBytes(here, got.body)) {
+        holders.push(slot.index);
+        continue;
+      }
+      // A user's deletion of the file its clone synced there (by hand, or
+      // a directory made in its place) not pushed yet: its push, a user's
+      // deletion, may yet remove the path everywhere. (An unpushed edit
+      // needs no sparing: pushed, the store holds it; else it is a conflict,
+      // and the holder must keep its copy.)
+      if (here !== "directory" && here !== null) continue;
+      if (await this.removedHere(slot, path, got.body)) pending = true;
+    }
+    if (op.run !== undefined && !op.rewrite) this.stats.vanishedOutputs++;
+    if (holders.length > 0 && !pending) this.stats.vanishesChecked++;
+    await this.truth.vanished(
+      op.id,
+      path,
+      got.body,
+      got.version,
+      holders,
+      this.changes.touched.length,
+      pending,
+      indexed,
+      op.rewrite === true,
+    );
+  }
+
+  /**
+   * Whether clone `slot`'s user removed what it had at `path` (nothing, or a
+   * directory, is there now): the file it synced there, or its own write of
+   * `bytes` (the bytes another tool's deletion took), which its state never
+   * recorded as synced (the push's commit landed, its answer lost to a
+   * crash). Its push, a user's deletion, may yet remove the path everywhere:
+   * it withdraws such a write of its own, entry with it.
+   */
+  protected async removedHere(slot: CloneSlot, path: string, bytes: Uint8Array): Promise<boolean> {
+    if (slot.svc.state.synced(path)) return true;
+    return this.changes.replacedOwn(slot.index, path, await sha256Hex(bytes));
+  }
+
+  /**
+   * A delete that checked the version of a shared file, then deleted a
+   * write landed in between (see {@link checkThenDelete}): its bytes are
+   * held to I19 as those of another tool's deletion are, from now on.
+   */
+  protected async raced(path: string, bytes: Uint8Array, version: string): Promise<void> {
+    this.stats.checkedDeleteRaces++;
+    const indexed = (await indexEntriesOf(this.target.inspect))[path]?.v;
+    const holders: number[] = [];
+    let pending = false;
+    for (const slot of this.clones) {
+      const here = await Deno.readFile(`${slot.dir}/${path}`).catch(() => null);
+      if (here && sameBytes(here, bytes)) holders.push(slot.index);
+      else if (!here && await this.removedHere(slot, path, bytes)) pending = true;
+    }
+    await this.truth.vanished(
+      this.currentOpId,
+      path,
+      bytes,
+      version,
+      holders,
+      this.changes.touched.length,
+      pending,
+      indexed,
+    );
+  }
+
+  /**
+   * A second process over a clone's cache (see the `sibling` move): a
+   * service of its own over the clone's directory, as the tool's, running
+   * beside the clone's own commands (a unit of its own), its service
+   * dropped when its command ends. The clone's final sync then runs in a
+   * process started afresh on that cache (see {@link finish}).
+   */
+  /**
+   * A clone's cache replaced by a copy of another's (see the `copy` Op):
+   * only while neither runs a command, between clones of one kind. The
+   * clone's process stops, its own changes not pushed are given up with its
+   * old directory (its user chose the copy), and it starts again on the copy.
+   */
+  protected async copy(op: Extract<Op, { kind: "copy" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const from = this.clones[op.from];
+    const kind = (i: number) => this.history.kinds?.[i] ?? "api";
+    if (slot.busy || from.busy || kind(op.clone) !== kind(op.from)) return;
+    if (this.shared.has(slot) || this.shared.has(from)) return; // another process over either
+    this.stats.copies++;
+    const gone = await readWriterId(slot.svc.cache);
+    if (gone) this.abandonedWriters.add(gone);
+    const journal = await readErasureJournal(slot.svc.cache).catch(() => undefined);
+    for (const u of journal?.uploads ?? []) {
+      const all = this.abandonedErasures.get(u.path) ?? new Set<string>();
+      all.add(u.version);
+      this.abandonedErasures.set(u.path, all);
+    }
+    for (const [path, versions] of this.deletedBy.get(slot.index) ?? []) {
+      const all = this.abandonedDeletes.get(path) ?? new Set<string>();
+      for (const v of versions) all.add(v);
+      this.abandonedDeletes.set(path, all);
+    }
+    this.deletedBy.delete(slot.index);
+    for (const l of slot.locks) l.abandon();
+    slot.svc.state.exit();
+    for (const e of this.changes.edits) {
+      if (e.clone === slot.index) this.changes.replaced(slot.index, e.path);
+    }
+    this.truth.cacheReplaced(slot.index);
+    this.ownWrites.forget(slot.index);
+    this.changes.asides.copied(slot.index, from.index);
+    await Deno.remove(slot.dir, { recursive: true });
+    await copyTree(from.dir, slot.dir);
+    slot.incarnation++;
+    await this.boot(slot);
+    this.startNext(slot);
+  }
+
+  protected async sibling(op: Extract<Op, { kind: "sibling" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    this.shared.add(slot);
+    this.stats.siblings++;
+    this.stats.commands++;
+    const { svc, locks } = await this.service(
+      slot.dir,
+      `c${slot.index}`,
+      slot.index,
+      1000 + op.id,
+    );
+    const die = () => {
+      for (const l of locks) l.abandon();
+    };
+    const cmd = kindOf(this.history, op.clone) === "api"
+      ? siblingCommand(this.env, op, die)
+      : coreSiblingCommand(this.env, op, die);
+    this.sched.spawn(`c${slot.index} ${cmd.label}`, `c${slot.index}.s${op.id}`, async () => {
+      try {
+        await cmd.body(svc);
+      } finally {
+        svc.state.exit(); // the process ends: its files closed, its owner lock released
+      }
+    });
+  }
+
+  /**
+   * An old client's write of a refused deterministic run's bytes (see the
+   * `oldsame` move), aimed at the moment that run's erasure is about to
+   * delete its upload: a plain put of the same bytes and its index entry,
+   * at once (between two scheduling decisions, past faults). Recorded as an
+   * old client's push (I12), which must never be gone from the store while
+   * the index names it. Only at a moment no other writer holds the run's
+   * model lock (its object is absent): an old client writes a model's data
+   * versions under that model's lock, as Sluice's runs do (old and new
+   * clients honour each other's locks), so it makes no such write while
+   * another holds it (seed 131100102: the move wrote while the run that took
+   * the lock after the breakglass held it, and that run's own version 1
+   * filled the path the erasure's delete had emptied).
+   */
+  protected async oldSame(op: Extract<Op, { kind: "oldsame" }>): Promise<void> {
+    const aimed = async () => {
+      const run = this.truth.runs.find((r) => r.op === op.run && r.same && r.files.length > 0);
+      if (!run) return undefined;
+      for (const u of this.sched.active()) {
+        const on = /^delete (\S+)$/.exec(u.parkedOn)?.[1];
+        const f = on === undefined ? undefined : run.files.find((f) => f.path === on);
+        if (!f) continue;
+        if (await this.target.direct.head(modelLockKey(run.model)) !== null) return undefined;
+        return f;
+      }
+      return undefined;
+    };
+    const next = mulberry32(op.pick);
+    for (
+      let i = 0;
+      i < OLD_SAME_DECISIONS && !(await aimed()) && this.sched.active().length > 0;
+      i++
+    ) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.afterDecision();
+      if (this.aborted) return;
+    }
+    const f = await aimed();
+    if (!f) return;
+    const text = new TextDecoder().decode(f.bytes);
+    await this.target.unfaulted((s) =>
+      peerPush(s, { [f.path]: text }, { now: () => this.sched.clock.now() })
+    );
+    this.stats.oldSameWrites++;
+    this.note(
+      `c${op.clone}'s old client wrote run #${op.run}'s ${f.path} as its erasure deletes it`,
+    );
+    this.truth.oldPushes.push({ op: op.id, path: f.path, text });
+    this.truth.oldCommitted.push({ op: op.id, path: f.path, bytes: f.bytes });
+  }
+
+  /**
+   * Another tool's publication of a version at run `op.run`'s number (see
+   * the `lockless` move), aimed at the moment that run holds its model lock
+   * with its version written in its clone's cache in full and none of it on
+   * the store (not flushed), while no move of the index runs (a tool
+   * honouring no lock would lose its index write to a move's, by design):
+   * its objects, with its index entries as another client of the layout
+   * writes them (`peerPush`) or without, at once (between two scheduling
+   * decisions, past faults). I18 holds Sluice never to delete nor write
+   * over them (a data version is never rewritten) and the index to name
+   * those it indexed; I1 holds the run to be refused (`version_exists`) or
+   * to publish another number, never acknowledged over them; I27 counts a
+   * version of theirs the index does not name, on the store, as the one the
+   * run lost to.
+   */
+  protected async lockless(op: Extract<Op, { kind: "lockless" }>): Promise<void> {
+    const aimed = async () => {
+      const run = this.truth.runs.find((r) =>
+        r.op === op.run && r.outcome === "pending" && r.files.length > 0
+      );
+      if (!run || this.sched.active().some((u) => isMoveCommand(u.label))) return undefined;
+      if (!(await this.target.inspect.read(modelLockKey(run.model)))) return undefined;
+      const dir = this.clones[run.clone].dir;
+      for (const f of run.files) {
+        const here = await Deno.readFile(`${dir}/${f.path}`).catch(() => undefined);
+        if (!sameBytes(here, f.bytes) || await this.target.inspect.read(f.path)) return undefined;
+      }
+      return run;
+    };
+    const over = () => {
+      const r = this.truth.runs.find((r) => r.op === op.run);
+      return r !== undefined && r.outcome !== "pending";
+    };
+    const next = mulberry32(op.pick);
+    for (
+      let i = 0;
+      i < LOCKLESS_DECISIONS && !over() && !(await aimed()) && this.sched.active().length > 0;
+      i++
+    ) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.afterDecision();
+      if (this.aborted) return;
+    }
+    const run = await aimed();
+    if (!run) return;
+    const raw = run.files.find((f) => f.path.endsWith("/raw"))!.path;
+    const dir = raw.slice(0, -"/raw".length);
+    const base = dir.slice(0, dir.lastIndexOf("/"));
+    const n = Number(dir.slice(dir.lastIndexOf("/") + 1));
+    const objects = locklessObjects(op, base, n);
+    const now = () => this.sched.clock.now();
+    await this.target.unfaulted(async (s) => {
+      if (op.indexed) {
+        await peerPush(s, Object.fromEntries(objects.map((o) => [o.path, o.text])), { now });
+        return;
+      }
+      for (const o of objects) {
+        await s.put(o.path, new TextEncoder().encode(o.text), PutModes.overwrite);
+      }
+    });
+    this.stats.locklessWrites++;
+    if (op.indexed) this.stats.locklessIndexed++;
+    this.note(
+      `another tool published ${dir} (run #${op.run}'s number) honouring no lock${
+        op.indexed ? ", with its index entries" : ", no index entry"
+      }`,
+    );
+    for (const o of objects) {
+      this.truth.lockless.push({
+        op: op.id,
+        path: o.path,
+        text: o.text,
+        indexed: op.indexed,
+        marker: o.path.endsWith("/latest"),
+      });
+    }
+  }
+
+  /**
+   * Another process's write ahead to clone `op.clone`'s manifest log cut off
+   * part way (see the `torn` move): a prefix of a well-formed line of the
+   * base's generation (the record of `op.file` this clone holds, or one of
+   * its own), no newline, appended between two scheduling decisions (a
+   * process of its own wrote it), aimed at the clone's command parked on a
+   * download (a pull's, which writes its record ahead right after) or else
+   * made once that command ends. Only where a base is on disk (no process
+   * writes ahead before). That cache is then synced at the end by a process started
+   * afresh on it, which reads the manifest (I30).
+   */
+  protected async tornLog(op: Extract<Op, { kind: "torn" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const downloading = () => {
+      const key = /^get (\S+)/.exec(slot.busy?.unit.parkedOn ?? "")?.[1];
+      return key !== undefined && !isIndexObject(key) && !key.endsWith(".lock");
+    };
+    const next = mulberry32(op.pick);
+    for (let i = 0; i < TORN_DECISIONS && slot.busy && !downloading(); i++) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.afterDecision();
+      if (this.aborted) return;
+    }
+    const aimed = downloading();
+    const dir = findStateDir(slot.dir);
+    const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => undefined);
+    if (base === undefined) return;
+    const gen = Number(/"gen":(\d+)/.exec(base)?.[1] ?? 0);
+    const path = SHARED_FILES[op.file];
+    const entry = slot.svc.state.synced(path) ??
+      { hash: await sha256Hex(new TextEncoder().encode(path)), version: "1", size: path.length };
+    const line = logLines(new Map([[path, entry]]), gen, [path])[0];
+    const cut = line.slice(0, 1 + (op.pick % (line.length - 1)));
+    await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, cut, { append: true });
+    this.torn.add(slot);
+    this.shared.add(slot);
+    this.stats.tornLogs++;
+    if (aimed) this.stats.tornLogsAimed++;
+    this.note(
+      `c${op.clone}'s manifest log gains a torn line of another process's${
+        aimed ? ` (its ${slot.busy?.unit.parkedOn})` : ""
+      }: ${cut}`,
+    );
+  }
+
+  /**
+   * A damaged disk block under clone `op.clone`'s cache (see the `damaged`
+   * move): once its command ended (or after a few decisions), one whole line
+   * of its manifest log that is not the last, drawn from `op.pick`, is
+   * replaced by garbage bytes of its length, its newline kept; then its
+   * process restarts. I30: the process started afresh reads the manifest,
+   * every record what the files held before the damage kept but the damaged
+   * line's, whose path counts as synced at its record before or as never
+   * synced (that path alone is then spared by the other invariants).
+   */
+  protected async damagedLog(op: Extract<Op, { kind: "damaged" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const next = mulberry32(op.pick);
+    for (let i = 0; i < DAMAGED_DECISIONS && slot.busy; i++) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.afterDecision();
+      if (this.aborted) return;
+    }
+    const dir = findStateDir(slot.dir);
+    const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => undefined);
+    const log = await Deno.readTextFile(`${dir}/${MANIFEST_LOG}`).catch(() => undefined);
+    if (base === undefined || log === undefined) return;
+    const lines = log.split("\n");
+    // Every whole line but the last one (a torn line after them is the last).
+    const candidates = lines.length - (log.endsWith("\n") ? 2 : 1);
+    if (candidates < 1) {
+      this.stats.damagedLogsShort++;
+      return;
+    }
+    // What a reader made of the files before the damage, and without the line.
+    const read = (text: string) => {
+      try {
+        const m = new Map<string, SyncedEntry>();
+        const gen = readBase(base, m).gen;
+        replayLog(text, gen, m);
+        return { m, gen };
+      } catch {
+        return undefined;
+      }
+    };
+    const whole = read(log);
+    const recordOf = (line: string): string | undefined => {
+      try {
+        const r = JSON.parse(line);
+        return typeof r?.p === "string" && r.g === whole?.gen ? r.p : undefined;
+      } catch {
+        return undefined; // not a line of the manifest's: nothing of it to lose
+      }
+    };
+    // The line of the latest record of `op.file`, when it is not the last.
+    const latest = lines.findLastIndex((l, k) =>
+      k < lines.length - 1 && recordOf(l) === SHARED_FILES[op.file]
+    );
+    const at = latest >= 0 && latest < candidates ? latest : Math.floor(next() * candidates);
+    const without = read(lines.filter((_, k) => k !== at).join("\n"));
+    const path = recordOf(lines[at]);
+    const size = new TextEncoder().encode(lines[at]).length;
+    const zeros = next() < 0.5;
+    // Any byte but a newline (10).
+    const noise = () => {
+      const b = Math.floor(next() * 255);
+      return b >= 10 ? b + 1 : b;
+    };
+    const garbage = Uint8Array.from({ length: Math.max(1, size) }, () => zeros ? 0 : noise());
+    const enc = new TextEncoder();
+    const parts = lines.map((l, k) => k === at ? garbage : enc.encode(l));
+    const bytes = new Uint8Array(parts.reduce((n, b) => n + b.length, 0) + parts.length - 1);
+    let o = 0;
+    for (const [k, b] of parts.entries()) {
+      bytes.set(b, o);
+      o += b.length;
+      if (k < parts.length - 1) bytes[o++] = 10;
+    }
+    await Deno.writeFile(`${dir}/${MANIFEST_LOG}`, bytes);
+    this.stats.damagedLogs++;
+    // Its latest record was there (no later line records it again).
+    if (path !== undefined && !isDeepStrictEqual(whole?.m.get(path), without?.m.get(path))) {
+      const set = this.damagedPaths.get(op.clone) ?? new Set<string>();
+      set.add(path);
+      this.damagedPaths.set(op.clone, set);
+      this.stats.damagedLogsLost++;
+    }
+    this.note(
+      `c${op.clone}'s manifest log line ${at + 1} of ${candidates + 1} is damaged on disk (${
+        path === undefined ? "no record of a path" : `the record of ${path}`
+      }: ${lines[at]}), and its process restarts`,
+    );
+    await this.crash(slot, "crashed");
+    this.stats.damagedLogsReopened++;
+    if (!whole || !without) return; // unreadable before the damage: no record to keep
+    const state = slot.svc.state;
+    const paths = new Set([...whole.m.keys(), ...without.m.keys(), ...state.syncedPaths()]);
+    const lost: string[] = [];
+    for (const p of [...paths].sort()) {
+      const now = state.synced(p);
+      if (isDeepStrictEqual(now, whole.m.get(p))) continue;
+      if (p === path && isDeepStrictEqual(now, without.m.get(p))) continue;
+      lost.push(p);
+    }
+    if (lost.length > 0) {
+      this.truth.violate({
+        invariant: "I30",
+        message: `the process started on c${op.clone}'s cache after line ${
+          at + 1
+        } of its manifest log was damaged (${
+          path === undefined ? "no record of a path" : `the record of ${path}`
+        }) holds other records than the files did but for that line: ${
+          lost.slice(0, 8).map((p) =>
+            `${p} ${JSON.stringify(state.synced(p) ?? null)} (was ${
+              JSON.stringify(whole.m.get(p) ?? null)
+            })`
+          ).join(", ")
+        }${lost.length > 8 ? `, and ${lost.length - 8} more` : ""}`,
+        afterOp: this.currentOpId,
+      });
+    }
+  }
+
+  protected breakglass(op: Extract<Op, { kind: "breakglass" }>): void {
+    this.stats.breakglasses++;
+    this.stats.commands++;
+    const model = op.model === null ? undefined : MODELS[op.model];
+    const who = `operator breakglass #${op.id} ${model ?? "global lock"}`;
+    this.sched.spawn(who, "operator", async () => {
+      try {
+        const r = await releaseLock(this.operator, { model, force: true });
+        if (r.released) this.stats.locksBroken++;
+        this.outcome(
+          "success",
+          `${who} (${r.released ? `broke ${r.broken?.holder}'s lock` : "no lock"})`,
+        );
+      } catch (e) {
+        this.outcome(codeOf(e), who, e);
+      }
+    });
+  }
+
+  /** The checks after each scheduling decision (see `WorldCommands`). */
+  protected abstract afterDecision(): Promise<void>;
+}
+
+/** Copies the directory `from` into `to` (made), files and directories, in process. */
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
+    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+}
