@@ -25,6 +25,8 @@ export interface WatchedOptions {
   readonly name?: string;
   readonly clock?: Clock;
   readonly conditional?: ConditionalWrites;
+  /** The lock backends (`lock.backend` of the config names one); default the process-wide registry. */
+  readonly lockRegistry?: StoreDatastoreOptions["lockRegistry"];
 }
 
 /**
@@ -56,6 +58,7 @@ export function watchedDatastore(store: ObjectStore, o: WatchedOptions) {
     identity: { holder: `${name}@host-${name}`, hostname: `host-${name}`, pid: name.charCodeAt(0) },
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.conditional ? { conditional: o.conditional } : {}),
+    ...(o.lockRegistry ? { lockRegistry: o.lockRegistry } : {}),
   });
   return { ds, warnings, lines };
 }

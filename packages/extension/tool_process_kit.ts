@@ -43,8 +43,9 @@ export async function toolProcess(
   store: InMemoryStore,
   createService: WatchedOptions["createService"],
   name = "a",
+  o: Pick<WatchedOptions, "lockRegistry"> = {},
 ) {
-  const { ds, warnings, lines } = watchedDatastore(store, { createService, name });
+  const { ds, warnings, lines } = watchedDatastore(store, { ...o, createService, name });
   const cache = await Deno.makeTempDir({ prefix: `sluice-ext-process-${name}-` });
   const provider = () => ds.createProvider(CHECKOUT_CONFIG);
   const svc = provider().createSyncService(`/repo/${name}`, cache);
