@@ -155,6 +155,8 @@ export class HeldLocks {
   readonly #committed = new WeakSet<DistributedLock>();
   /** Model locks released while committed and not lost. */
   readonly #settled = new WeakSet<DistributedLock>();
+  /** Model locks a refused push was fenced by: their runs' versions were erased. */
+  readonly #spent = new WeakSet<DistributedLock>();
 
   /** Records a lock this process now holds; snapshots each known cache for a model lock. */
   async acquired(lock: DistributedLock): Promise<void> {
@@ -240,7 +242,8 @@ export class HeldLocks {
    * may have pulled the datastore's copies, which are not this run's. Every
    * version directory in the cache under those locks now counts as not
    * written by this run, so that a further push under a lost lock is
-   * refused again without taking a peer's version for this run's.
+   * refused again without taking a peer's version for this run's. And each
+   * of those locks is spent (see {@link HeldLocks.spent}).
    */
   async refused(
     cachePath: string,
@@ -251,8 +254,24 @@ export class HeldLocks {
       // A lock left out of the refused push (another step's, lost: its run's
       // versions were held back, not erased) keeps its own: its run's push erases them.
       if (only && !only.includes(held.lock)) continue;
+      this.#spent.add(held.lock);
       held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix));
     }
+  }
+
+  /**
+   * True when a push fenced by `lock` was refused (see
+   * {@link HeldLocks.refused}): the run holding it counts as having lost it
+   * from then on, whatever the lock object says now. That push erased what
+   * the run had written under it, so the run's own flush must be refused
+   * too, never acknowledged with its version gone. A push naming no model
+   * is fenced by the held locks found lost as it starts, and a lock that
+   * reports a failed read as absent is found lost by a read that failed
+   * while its run still holds it; refused for another of those locks, that
+   * push still erases this run's version.
+   */
+  spent(lock: DistributedLock): boolean {
+    return this.#spent.has(lock);
   }
 
   /** The held model locks of `namespace` (`""`: solo), their keys read in it. */

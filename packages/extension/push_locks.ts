@@ -13,7 +13,8 @@
  * - A prepared push commits without the locks this process settled since
  *   its preparation (see {@link commitView}).
  * - A push refused for a lost lock tells the held locks that no version
- *   left in the cache is this run's (see {@link fenced}).
+ *   left in the cache is this run's, and that each lock it was fenced by is
+ *   lost to its run from then on (see {@link fenced}).
  *
  * @module
  */
@@ -37,9 +38,16 @@ export function inNamespace(ns: string, path: string): string {
   return ns && path.startsWith(`${ns}/`) ? path.slice(ns.length + 1) : path;
 }
 
-/** A lock seen by a namespace's service: the same lock, its key relative to the namespace. */
-function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
-  if (!namespace) return lock;
+/**
+ * A lock seen by a namespace's service: the same lock, its key relative to
+ * the namespace, and lost once `spent` (a push it fenced was refused, see
+ * `HeldLocks.spent`), so that the lock fence refuses its run's push.
+ */
+function viewOf(
+  lock: DistributedLock,
+  namespace: string,
+  spent: (lock: DistributedLock) => boolean,
+): DistributedLock {
   const key = inNamespace(namespace, lock.key);
   return {
     key,
@@ -47,7 +55,7 @@ function viewOf(lock: DistributedLock, namespace: string): DistributedLock {
       return lock.nonce;
     },
     get lost() {
-      return lock.lost;
+      return lock.lost || spent(lock);
     },
     get loss() {
       return lock.loss;
@@ -91,7 +99,7 @@ export async function pushLockOptions(
   scope?: PushScope,
 ): Promise<PushLocks> {
   const all = locks.models(ns);
-  const fence = all.length ? await fenceOf(all, scope) : null;
+  const fence = all.length ? await fenceOf(all, scope, (l) => locks.spent(l)) : null;
   const h = all.length
     ? await locks.pushOptions(cachePath, ns, fence ?? (() => true))
     : { locks: [], written: [], preexisting: new Set<string>() };
@@ -122,7 +130,7 @@ export async function pushLockOptions(
   locks.pushing(held);
   return {
     options: {
-      locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns)),
+      locks: h.locks.map((l: HeldModelLock) => viewOf(l.lock, ns, (x) => locks.spent(x))),
       models: h.locks.map((l) => l.model),
       written: written.map(strip),
       preexisting: new Set([...h.preexisting].map(strip)),
@@ -157,19 +165,25 @@ export async function pushLockOptions(
  *   such a lock lost while this push runs refuses nothing of it, nor of
  *   any run (nothing under it is in this push).
  * - With no scope (no way to tell a lost lock), every held lock fences it.
+ * - A spent lock (a push it fenced was refused: `HeldLocks.spent`) counts
+ *   as found lost, but never fences a push naming no model: its run's own
+ *   push is refused for it (its view reports it lost), not that one again.
  */
 async function fenceOf(
   held: readonly HeldModelLock[],
   scope: PushScope | undefined,
+  spent: (lock: DistributedLock) => boolean,
 ): Promise<((l: HeldModelLock) => boolean) | null> {
   if (!scope) return null;
   if (scope.models.length) {
     const ours = (l: HeldModelLock) => scope.models.includes(l.model);
     if (held.some(ours)) return held.every(ours) ? null : ours;
   }
+  // A spent lock (a push it fenced was refused) is lost to its run, whose
+  // own push it refuses; a push naming no model is not refused for it again.
   const lost = new Set<DistributedLock>();
-  for (const l of held) if (await scope.lost(l.lock)) lost.add(l.lock);
-  if (scope.models.length === 0) return (l) => lost.has(l.lock);
+  for (const l of held) if (spent(l.lock) || await scope.lost(l.lock)) lost.add(l.lock);
+  if (scope.models.length === 0) return (l) => lost.has(l.lock) && !spent(l.lock);
   return lost.size ? (l) => !lost.has(l.lock) : null;
 }
 
@@ -229,7 +243,8 @@ export function commitView(
  * Runs `push`, a push of namespace `ns` from the cache `cachePath` under
  * the held locks `fence` (all, when not given); when the pipeline refuses
  * it for a lost model lock, `locks` learns that no version left in the cache
- * under those locks is this run's (see `HeldLocks.refused`).
+ * under those locks is this run's, and that those locks are spent: each
+ * later push fenced by one is refused (see `HeldLocks.refused`).
  *
  * @example
  * ```ts

@@ -42,7 +42,10 @@
  *   locks counts as not this run's: the eraser's refresh may have pulled a
  *   peer's copy of the refused version, and a further push under the lost
  *   lock must be refused again, not take that copy for this run's
- *   (`erasure_refused`).
+ *   (`erasure_refused`). Each lock the refused push was fenced by stays lost
+ *   to its run, whatever the lock object says later: that run's versions
+ *   were erased, so its own flush is refused too (`model_lock_lost`), never
+ *   acknowledged with nothing of them left to push.
  * - A push from a cache the service holds no sync state for walks the whole
  *   cache (a bulk mark first), as the existing extensions do without their
  *   sidecar: the tool's setup copies files in unmarked, then pushes
