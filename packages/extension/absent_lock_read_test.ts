@@ -46,15 +46,25 @@ Deno.test("absent lock read: a run whose held lock a push naming no model read a
   );
   store.heal();
   // m2's run flushes: acknowledged, its version is published; refused, none of it is.
+  let message = "";
   const outcome = await p.flush("m2", lock2).then(
     () => "acknowledged",
-    (e: unknown) => e instanceof SluiceError ? e.code : String(e),
+    (e: unknown) => {
+      message = e instanceof Error ? e.message : String(e);
+      return e instanceof SluiceError ? e.code : String(e);
+    },
   );
   const published = store.peekText("data/shell/cmd/m2/out/1/raw");
   if (outcome === "acknowledged") {
     assert.equal(published, "from m2", "an acknowledged run's version is on the store");
   } else {
     assert.equal(outcome, "model_lock_lost");
+    // The lock still names this run: the refusal says why it counts as lost, not "released".
+    assert.doesNotMatch(message, /now released/);
+    assert.match(
+      message,
+      /data\/shell\/cmd\/m2\/\.lock \(lost to this run when a push of this process was refused/,
+    );
     assert.equal(published, undefined, "a refused run's version is on no store");
     assert.equal(await p.read("data/shell/cmd/m2/out/1/raw"), null, "nor in the cache");
   }
