@@ -6,7 +6,7 @@
  * @module
  */
 import { preview, SluiceError } from "../sync/errors.ts";
-import type { LostLock } from "../sync/lock_errors.ts";
+import { type LostLock, lostLockText } from "../sync/lock_errors.ts";
 import { isUnder, markerOf, versionDir } from "./erasure_attribution.ts";
 import { completeErasure } from "./erasure_complete.ts";
 import type { ErasureDeps, HeldRun, Unattributable } from "./erasure_journal.ts";
@@ -126,9 +126,7 @@ export class ErasureRefusedError extends SluiceError {
       } there: the datastore's ${
         one ? "copy" : "copies"
       }, kept on the datastore and in the cache whichever way out is taken. Nothing else of this run was pushed.`;
-    const locks = lost.map((l) =>
-      `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
-    );
+    const locks = lost.map(lostLockText);
     const why = problems.map((p) => `${p.dir}: ${p.reason}`).join("; ");
     super(
       "erasure_refused",

@@ -36,7 +36,7 @@ async function checkLock(
       : loss?.kind === "taken"
       ? "another process"
       : null;
-    return { key: lock.key, newHolder };
+    return { key: lock.key, newHolder, ...(loss?.state ? { state: loss.state } : {}) };
   }
   let info;
   try {

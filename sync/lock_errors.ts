@@ -111,6 +111,13 @@ export interface LostLock {
   readonly key: string;
   /** Who holds it now, when known (`null`: released). */
   readonly newHolder: string | null;
+  /** What is true of it, said in place of its holder (see `LockLoss.state`). */
+  readonly state?: string;
+}
+
+/** How a lost lock is named in a message: its key, and who holds it now or what is true of it. */
+export function lostLockText(l: LostLock): string {
+  return `${l.key} (${l.state ?? (l.newHolder ? `now held by ${l.newHolder}` : "now released")})`;
 }
 
 /**
@@ -123,9 +130,7 @@ export class ModelLockLostError extends SluiceError {
   /** Data version directories this run wrote and that were discarded (set by the eraser). */
   discarded: readonly string[] = [];
   constructor(lost: readonly LostLock[], message?: string) {
-    const names = lost.map((l) =>
-      `${l.key} (${l.newHolder ? `now held by ${l.newHolder}` : "now released"})`
-    ).join(", ");
+    const names = lost.map(lostLockText).join(", ");
     super(
       "model_lock_lost",
       message ??

@@ -212,6 +212,12 @@ export interface LockLoss {
   readonly newHolder?: LockInfo;
   /** When the loss was detected (clock ms). */
   readonly detectedAt: number;
+  /**
+   * What is true of the lock now, said in place of its holder where the
+   * loss is this process's finding rather than the lock's (it may still
+   * name this run).
+   */
+  readonly state?: string;
 }
 
 /** Options for creating a lock. */

@@ -20,7 +20,7 @@
  */
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
-import type { DistributedLock } from "../../sync/ports.ts";
+import type { DistributedLock, LockLoss } from "../../sync/ports.ts";
 import type { PreparedPush, PushOptions } from "../../sync/service/service.ts";
 import type { HeldLocks, HeldModelLock } from "./held_locks.ts";
 
@@ -37,6 +37,14 @@ import type { HeldLocks, HeldModelLock } from "./held_locks.ts";
 export function inNamespace(ns: string, path: string): string {
   return ns && path.startsWith(`${ns}/`) ? path.slice(ns.length + 1) : path;
 }
+
+/** Why a spent lock counts as lost (see `HeldLocks.spent`): it may still name the run. */
+const SPENT: LockLoss = {
+  kind: "absent",
+  detectedAt: 0,
+  state:
+    "lost to this run when a push of this process was refused for it, a read of it having found it gone or failed: that refusal discarded this run's data versions under it",
+};
 
 /**
  * A lock seen by a namespace's service: the same lock, its key relative to
@@ -58,7 +66,7 @@ function viewOf(
       return lock.lost || spent(lock);
     },
     get loss() {
-      return lock.loss;
+      return !lock.lost && spent(lock) ? SPENT : lock.loss;
     },
     acquire: (o) => lock.acquire(o),
     release: () => lock.release(),
