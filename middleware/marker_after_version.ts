@@ -86,14 +86,7 @@ export function markerAfterVersion(): Middleware<WriteContext> {
       // cache never pulled it), or none at all (a marker set by hand, its
       // version deleted here before it was pushed). One index read, on this
       // rare path alone.
-      const near = await readIndexAround(
-        push.store,
-        dir,
-        push.config.retry,
-        push.signal,
-        push.config.concurrency,
-      );
-      if (Object.keys(near).some((k) => k.startsWith(`${dir}/`))) return await next();
+      if (await indexListsDir(push, dir)) return await next();
       await hold(ctx, dir, markerUnlistedReason(dir));
       return;
     }
@@ -180,6 +173,12 @@ async function publishOwnMarker(push: PushContext, entry: WriteContext["entry"])
   if (got?.version !== now.version) return;
   const dir = namedDir(entry.path, got.body);
   if (dir === undefined) return;
+  if (!await indexListsDir(push, dir)) return;
+  await publishOwnStranded(push, entry, () => Promise.resolve(writer));
+}
+
+/** True when the datastore's index lists a file under the version directory `dir` (one index read). */
+async function indexListsDir(push: PushContext, dir: string): Promise<boolean> {
   const near = await readIndexAround(
     push.store,
     dir,
@@ -187,8 +186,7 @@ async function publishOwnMarker(push: PushContext, entry: WriteContext["entry"])
     push.signal,
     push.config.concurrency,
   );
-  if (!Object.keys(near).some((k) => k.startsWith(`${dir}/`))) return;
-  await publishOwnStranded(push, entry, () => Promise.resolve(writer));
+  return Object.keys(near).some((k) => k.startsWith(`${dir}/`));
 }
 
 /** Why a marker whose bytes are no version number was left out. */
