@@ -9,6 +9,46 @@ const entry = (n: number): SyncedEntry => ({
   mtimeMs: n,
 });
 
+/**
+ * ManifestFiles over `dir` whose next write ahead, once `tear()` is called,
+ * follows another process's line cut off part way (its disk full: part of a
+ * line naming `who`, no newline).
+ */
+function tearing(dir: string, who: string): { files: ManifestFiles; tear: () => void } {
+  let armed = false;
+  const files = new ManifestFiles(dir, {
+    beforeAheadWrite: () => {
+      if (!armed) return;
+      armed = false;
+      Deno.writeTextFileSync(`${dir}/manifest.log`, `{"g":0,"p":"${who}","e":{"h`, {
+        append: true,
+      });
+    },
+  });
+  return { files, tear: () => (armed = true) };
+}
+
+/**
+ * A process with a base (a) and a line written ahead (b), whose next line
+ * (c) is written ahead right after another process's torn one: glued to it,
+ * refused, left to its save.
+ */
+async function gluedToTorn(): Promise<
+  { dir: string; files: ManifestFiles; mine: Map<string, SyncedEntry> }
+> {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const { files, tear } = tearing(dir, "theirs");
+  const mine = new Map([["a", entry(1)]]);
+  await files.load(new Map());
+  await files.ensureBase(mine, undefined);
+  mine.set("b", entry(2));
+  assert.equal(files.writeAhead(mine, ["b"]), true);
+  tear();
+  mine.set("c", entry(3));
+  assert.equal(files.writeAhead(mine, ["c"]), false, "glued to the torn line");
+  return { dir, files, mine };
+}
+
 Deno.test("ManifestFiles: no line is written ahead while a write is queued or under way; the caller's next save writes it, after the older lines", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
   const files = new ManifestFiles(dir);
@@ -181,26 +221,7 @@ Deno.test("ManifestFiles: a line written ahead to a log another process's base r
 });
 
 Deno.test("ManifestFiles: a line written ahead right after another process's line cut off part way between the look and the write is told torn: the save replaces the log with a base, and every record reads back", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
-  let tearNow = false;
-  const files = new ManifestFiles(dir, {
-    // Another process's write ahead, its disk full: part of a line, no newline.
-    beforeAheadWrite: () => {
-      if (!tearNow) return;
-      tearNow = false;
-      Deno.writeTextFileSync(`${dir}/manifest.log`, '{"g":0,"p":"theirs","e":{"h', {
-        append: true,
-      });
-    },
-  });
-  const mine = new Map([["a", entry(1)]]);
-  await files.load(new Map());
-  await files.ensureBase(mine, undefined);
-  mine.set("b", entry(2));
-  assert.equal(files.writeAhead(mine, ["b"]), true);
-  tearNow = true;
-  mine.set("c", entry(3));
-  assert.equal(files.writeAhead(mine, ["c"]), false, "glued to the torn line");
+  const { dir, files, mine } = await gluedToTorn();
   assert.equal(files.mustRewrite, true);
   // The caller leaves c to its save.
   await files.save(mine, ["c"], { changed: false, version: undefined });
@@ -210,26 +231,7 @@ Deno.test("ManifestFiles: a line written ahead right after another process's lin
 });
 
 Deno.test("ManifestFiles: a line written ahead glued to another process's torn line, its writer gone before its save, leaves the manifest readable to the next process, with every whole record", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
-  let tearNow = false;
-  const files = new ManifestFiles(dir, {
-    // Another process's write ahead, its disk full: part of a line, no newline.
-    beforeAheadWrite: () => {
-      if (!tearNow) return;
-      tearNow = false;
-      Deno.writeTextFileSync(`${dir}/manifest.log`, '{"g":0,"p":"theirs","e":{"h', {
-        append: true,
-      });
-    },
-  });
-  const mine = new Map([["a", entry(1)]]);
-  await files.load(new Map());
-  await files.ensureBase(mine, undefined);
-  mine.set("b", entry(2));
-  assert.equal(files.writeAhead(mine, ["b"]), true);
-  tearNow = true;
-  mine.set("c", entry(3));
-  assert.equal(files.writeAhead(mine, ["c"]), false, "glued to the torn line");
+  const { dir, files, mine } = await gluedToTorn();
   // The process ends before its save.
   files.release();
   const read = new Map<string, SyncedEntry>();
@@ -243,17 +245,8 @@ Deno.test("ManifestFiles: a line written ahead glued to another process's torn l
 
 Deno.test("ManifestFiles: the base written after a line glued to a torn one keeps what other processes saved or wrote ahead to that log since its writer last read it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
-  let tearNow = false;
-  const two = new ManifestFiles(dir, {
-    // A third process's write ahead, its disk full: part of a line, no newline.
-    beforeAheadWrite: () => {
-      if (!tearNow) return;
-      tearNow = false;
-      Deno.writeTextFileSync(`${dir}/manifest.log`, '{"g":0,"p":"third","e":{"h', {
-        append: true,
-      });
-    },
-  });
+  // A third process's write ahead tears before two's.
+  const { files: two, tear } = tearing(dir, "third");
   const one = new ManifestFiles(dir);
   const mine = new Map([["a", entry(1)]]);
   await one.load(new Map());
@@ -263,7 +256,7 @@ Deno.test("ManifestFiles: the base written after a line glued to a torn one keep
   // One's save, acknowledged, after two read the files.
   mine.set("p", entry(2));
   await one.save(mine, ["p"], { changed: false, version: undefined });
-  tearNow = true;
+  tear();
   theirs.set("q", entry(3));
   assert.equal(two.writeAhead(theirs, ["q"]), false, "glued to the torn line");
   assert.equal(two.mustRewrite, true);
