@@ -1,0 +1,44 @@
+/**
+ * This cache's upload of a data version, never committed here (its push cut
+ * off before its commit, or a run refused for losing its lock whose erasure
+ * could not run), is committed by a peer whose run wrote the same bytes: its
+ * create met them and its commit names that object as its published
+ * version. A later run here writes that version number again, with other
+ * bytes: its create is refused (`version_exists`) and its copy set aside.
+ * That refused create left no write of this cache's at the path, and the
+ * version is the peer's, published: the next push here must not take the
+ * path for this cache's stranded upload and delete it with its entry (chaos
+ * seed 185100234, I1: the peer's acknowledged run lost to no version).
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
+
+const RAW = "data/acme/box/m3/state/1/raw";
+
+Deno.test("a peer's published version over this cache's uncommitted upload of the same bytes survives this cache's refused rewrite of it and its next push", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  // a's upload lands; its commit is cut off.
+  await put(a, RAW, "same output");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  const uploaded = (await store.head(RAW))?.version;
+  assert.ok(uploaded !== undefined, "a's upload stands, named by no index");
+  // b's run wrote the same bytes: its create meets a's object, and its commit names it.
+  await put(b, RAW, "same output");
+  await b.pushChanged();
+  assert.equal((await readIndex(store, quick.retry))?.entries[RAW]?.v, uploaded);
+  // A later run here writes version 1 again, other bytes: refused, set aside.
+  await put(a, RAW, "a later run");
+  await assert.rejects(a.pushChanged(), /never rewritten/);
+  // The next push here leaves b's published version alone.
+  await a.pushChanged();
+  assert.equal(store.peekText(RAW), "same output", "b's version is still on the datastore");
+  assert.equal((await readIndex(store, quick.retry))?.entries[RAW]?.v, uploaded, "and named");
+  await a.pullChanged();
+  assert.equal(await read(a, RAW), "same output");
+});
