@@ -8,7 +8,7 @@
  * @module
  */
 import { type PushContext, PushVar, type WriteContext } from "../sync/context.ts";
-import { VersionConflictError } from "../sync/errors.ts";
+import { AbortedError, VersionConflictError } from "../sync/errors.ts";
 import { withRetry } from "../sync/retry.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
@@ -80,11 +80,47 @@ export async function setAsideVersion(
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.
     await push.state.forget(files);
+    await settlePublished(push, files);
     await resetLostMarker(push, dir, writer, unindexed);
     return targets;
   })();
   byDir.set(dir, { done, own: ownEarlier });
   return await done;
+}
+
+/**
+ * The lost version's files recorded as this cache's writes (`markAttempted`:
+ * this push's, about to create them) that the index names at the object the
+ * store holds: published versions (a peer's whose create met this cache's
+ * earlier upload of the same bytes and committed it, or this cache's own
+ * commit whose answer was lost). The refused create left nothing of this
+ * cache's there, and the set-aside is no local deletion: the record goes, so
+ * that no later push takes the path for this cache's stranded upload and
+ * deletes that published version with its entry (chaos seed 185100234).
+ * A failed look leaves the records as they are.
+ */
+async function settlePublished(push: PushContext, files: readonly string[]): Promise<void> {
+  const recorded = files.filter((f) => push.state.attempted?.(f));
+  if (recorded.length === 0 || !push.state.settleAttempted) return;
+  const settled: string[] = [];
+  try {
+    const named =
+      (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
+        ?.entries ?? {};
+    for (const path of recorded) {
+      if (!Object.hasOwn(named, path)) continue;
+      const head = await withRetry(
+        () => push.store.head(path, { signal: push.signal }),
+        push.config.retry,
+        push.signal,
+      );
+      if (head && head.version === named[path].v) settled.push(path);
+    }
+  } catch (e) {
+    if (e instanceof AbortedError) throw e;
+    return;
+  }
+  await push.state.settleAttempted(settled);
 }
 
 /**

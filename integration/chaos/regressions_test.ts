@@ -2998,3 +2998,24 @@ Deno.test("chaos regression: a parallel step whose held lock a refused push nami
     '{"seed":184000232,"clones":2,"absentOnError":true,"kinds":["core","core"],"skewMs":[0,-47812],"ops":[{"id":69,"kind":"sync","clone":0},{"id":18,"kind":"run","clone":0,"model":1,"data":0,"workMs":5000,"parallel":true},{"id":21,"kind":"tick","n":38,"pick":2084664997},{"id":22,"kind":"lockfile","clone":1,"set":"@chaos/ext-22"},{"id":25,"kind":"lockfile","clone":1,"set":"@chaos/ext-25"},{"id":26,"kind":"run","clone":1,"model":1,"data":1,"workMs":45000},{"id":27,"kind":"run","clone":0,"model":1,"data":1,"workMs":45000,"parallel":true,"structural":true},{"id":81,"kind":"lockless","run":27,"pick":426028910,"indexed":false},{"id":30,"kind":"tick","n":6,"pick":1847929391},{"id":31,"kind":"breakglass","model":1},{"id":32,"kind":"tick","n":21,"pick":963072711},{"id":33,"kind":"flaky","call":"get","count":3,"afterEffect":true},{"id":34,"kind":"tick","n":2,"pick":886678216}]}',
   );
 });
+
+/**
+ * I1, I27 (seed 185100234, `--reshape-share 1 --shared-cache-share 1
+ * --structural-share 1`, old clients, shrunk to 30 operations; failing at
+ * 84695fc too): c3's run #5 uploaded version 1 of m0's `log` (same output as
+ * every run of it writes) and lost its lock to a breakglass; an outage cut
+ * off its erasure, left pending. c0's run #11 wrote the same bytes: its
+ * creates met c3's objects and its commit named them, acknowledged. c3's run
+ * #16 wrote version 1 again with other bytes: its creates were refused
+ * (`version_exists`, the objects carrying c3's writer id) and its copies set
+ * aside, but the record of that push's writes stayed, so c3's next push took
+ * the absent paths for its own stranded uploads, took their entries out and
+ * deleted c0's published version. Fixed in `middleware/lost_version.ts`: a
+ * lost version's files the index names at the object the store holds lose
+ * that record (`sync/service/own_upload_published_by_peer_test.ts`).
+ */
+Deno.test("chaos regression: a peer's version committed over this cache's uncommitted upload of the same bytes is not deleted by this cache's push after its rewrite of it was refused (I1, I27, seed 185100234)", async () => {
+  await clean(
+    '{"seed":185100234,"clones":4,"oldClients":true,"indexFirst":true,"ops":[{"id":47,"kind":"oldpush","clone":3},{"id":0,"kind":"delete","clone":3,"file":3,"how":"dir"},{"id":44,"kind":"oldpush","clone":0,"file":1},{"id":1,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":2,"kind":"tick","n":1,"pick":1607134917},{"id":3,"kind":"bulk","clone":0},{"id":5,"kind":"run","clone":3,"model":0,"data":1,"workMs":5000,"same":true},{"id":6,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000},{"id":7,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":54,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":61,"kind":"sibling","clone":0,"how":"dies","workMs":5000},{"id":63,"kind":"tick","n":55,"pick":2062401764},{"id":8,"kind":"tick","n":16,"pick":2128412169},{"id":10,"kind":"breakglass","model":0},{"id":11,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":13,"kind":"breakglass","model":0},{"id":15,"kind":"run","clone":2,"model":0,"data":0,"workMs":15000},{"id":16,"kind":"run","clone":3,"model":0,"data":1,"workMs":45000},{"id":17,"kind":"tick","n":34,"pick":501198674},{"id":18,"kind":"tick","n":25,"pick":1329837200},{"id":19,"kind":"tick","n":25,"pick":339149870},{"id":20,"kind":"breakglass","model":0},{"id":24,"kind":"tick","n":12,"pick":1218941812},{"id":27,"kind":"outage","on":true},{"id":28,"kind":"tick","n":6,"pick":1731400450},{"id":29,"kind":"outage","on":false},{"id":31,"kind":"breakglass","model":0},{"id":35,"kind":"tick","n":4,"pick":911374776},{"id":36,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":60,"kind":"tick","n":73,"pick":1561930248}]}',
+  );
+});
