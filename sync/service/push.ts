@@ -437,7 +437,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         delete indexSynced[p];
       }
       const kept = (p: string) => !ctx.withdrawn.has(p);
-      for (const list of [indexCheck, baseGone, result.uploaded, result.identical]) {
+      // Nor handled: a withdrawn path keeps its mark and this cache's record
+      // of its write, so that an upload of it whose deletion failed (an
+      // outage) is still this cache's to publish or delete.
+      for (const list of [indexCheck, baseGone, result.uploaded, result.identical, handled]) {
         list.splice(0, list.length, ...list.filter(kept));
       }
     }
