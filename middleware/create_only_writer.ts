@@ -38,15 +38,8 @@ import { hashObject } from "../sync/transfer/object_ops.ts";
 import { indexedEntry, replaceOwn, WRITER_METADATA, writerId } from "./own_writes.ts";
 import { putBackPending } from "./put_back_pending.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
-import {
-  loseVersion,
-  lostVersion,
-  unlessSiblingLost,
-  unlessSiblingWaits,
-  versionDir,
-  versionWaits,
-  waitVersion,
-} from "./lost_version.ts";
+import { loseVersion, lostVersion, unlessSiblingLost, versionDir } from "./lost_version.ts";
+import { unlessSiblingWaits, versionWaits, waitVersion } from "./waiting_version.ts";
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
