@@ -6,21 +6,11 @@
  * stays dirty with the reason.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../packages/testing/mod.ts";
-import { PutModes } from "../sync/ports.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { isLayoutInternal } from "../sync/transfer/bucket_layout.ts";
-import {
-  assertIndexCurrent,
-  clone,
-  isIndexKey,
-  put,
-  quick,
-  read,
-} from "../sync/service/clone_kit.ts";
-
-const DATA = "data/shell/cmd/m1/out";
-const MARKER = `${DATA}/latest`;
+import { assertIndexCurrent, put, quick, read } from "../sync/service/clone_kit.ts";
+import { DATA, MARKER, markerBucket } from "./marker_stranded_kit.ts";
 
 /** Objects of the store (locks and the index aside) that the index does not name. */
 async function unnamed(store: InMemoryStore): Promise<string[]> {
@@ -32,36 +22,14 @@ async function unnamed(store: InMemoryStore): Promise<string[]> {
 
 Deno.test("a marker held back for naming a version no index lists takes back this cache's own upload of it whose commit never came", async () => {
   const store = new InMemoryStore();
-  // A bucket with an index already (a peer's push)...
-  const peer = await clone(store, "peer");
-  await put(peer, "notes/readme.md", "hello");
-  await peer.pushChanged();
-  // ...then another tool's version 1, written with no index entry and no writer id.
-  const enc = new TextEncoder();
-  await store.put(`${DATA}/1/raw`, enc.encode("their raw"), PutModes.create);
-  await store.put(`${DATA}/1/metadata.yaml`, enc.encode("version: 1\n"), PutModes.create);
-  // The push is cut off once its marker is written, before the index update.
-  let cut = false;
-  let markerWritten = false;
-  const a = await clone(
-    hookedStore(store, {
-      before: (key) => {
-        if (cut && markerWritten && isIndexKey(key)) throw new Error("cut off before the index");
-        return Promise.resolve();
-      },
-      after: (key) => {
-        if (key === MARKER) markerWritten = true;
-        return Promise.resolve();
-      },
-    }),
-    "a",
-  );
+  // A bucket with an index already (a peer's push), then another tool's
+  // version 1, written with no index entry and no writer id.
+  const { a, pushCutOff } = await markerBucket(store);
   await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
   await put(a, `${DATA}/2/raw`, "a's raw");
   await put(a, MARKER, "2");
-  cut = true;
-  await assert.rejects(a.pushChanged(), /cut off before the index/);
-  cut = false;
+  // The push is cut off once its marker is written, before the index update.
+  await pushCutOff();
   assert.deepEqual(await unnamed(store), [
     `${DATA}/1/metadata.yaml`,
     `${DATA}/1/raw`,

@@ -9,45 +9,15 @@
  * names is listed, a push publishes the upload, as its commit would have.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../packages/testing/mod.ts";
-import { PutModes } from "../sync/ports.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
-import {
-  assertIndexCurrent,
-  clone,
-  isIndexKey,
-  put,
-  quick,
-  read,
-} from "../sync/service/clone_kit.ts";
-
-const DATA = "data/shell/cmd/m1/out";
-const MARKER = `${DATA}/latest`;
+import { assertIndexCurrent, put, quick, read } from "../sync/service/clone_kit.ts";
+import { DATA, MARKER, markerBucket } from "./marker_stranded_kit.ts";
 
 Deno.test("a synced marker held back publishes this cache's own upload of it that a cut-off push left once the version it names is listed", async () => {
   const store = new InMemoryStore();
-  const peer = await clone(store, "peer");
-  await put(peer, "notes/readme.md", "hello");
-  await peer.pushChanged();
   // Another tool's version 1: no index entry, no writer id.
-  const enc = new TextEncoder();
-  await store.put(`${DATA}/1/raw`, enc.encode("their raw"), PutModes.create);
-  await store.put(`${DATA}/1/metadata.yaml`, enc.encode("version: 1\n"), PutModes.create);
-  let cut = false;
-  let markerWritten = false;
-  const a = await clone(
-    hookedStore(store, {
-      before: (key) => {
-        if (cut && markerWritten && isIndexKey(key)) throw new Error("cut off before the index");
-        return Promise.resolve();
-      },
-      after: (key) => {
-        if (key === MARKER) markerWritten = true;
-        return Promise.resolve();
-      },
-    }),
-    "a",
-  );
+  const { peer, a, pushCutOff } = await markerBucket(store);
   // Version 2 and its marker, published and synced.
   await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
   await put(a, `${DATA}/2/raw`, "a's raw 2");
@@ -58,9 +28,7 @@ Deno.test("a synced marker held back publishes this cache's own upload of it tha
   await put(a, `${DATA}/3/metadata.yaml`, "version: 3\n");
   await put(a, `${DATA}/3/raw`, "a's raw 3");
   await put(a, MARKER, "3");
-  cut = true;
-  await assert.rejects(a.pushChanged(), /cut off before the index/);
-  cut = false;
+  await pushCutOff();
   assert.equal(store.peekText(MARKER), "3", "the marker was written before the cut");
   // The marker moved here onto the other tool's version: held back, dirty.
   await put(a, MARKER, "1");

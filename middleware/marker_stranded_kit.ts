@@ -1,0 +1,57 @@
+/**
+ * The setting of the marker-after-version tests of a held marker's stranded
+ * upload: a bucket with an index (a peer's push) and another tool's version
+ * 1 of `DATA` (no index entry, no writer id), and a clone whose next push can
+ * be cut off once its `latest` marker is written, before the index update.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { hookedStore, type InMemoryStore } from "../packages/testing/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import type { SyncService } from "../sync/service/service.ts";
+import { clone, isIndexKey, put } from "../sync/service/clone_kit.ts";
+
+/** The data the tests write versions of. */
+export const DATA = "data/shell/cmd/m1/out";
+/** Its `latest` marker. */
+export const MARKER = `${DATA}/latest`;
+
+/**
+ * The peer, and the clone `a` with `pushCutOff`, which runs a push that is
+ * cut off once the marker is written, before the index update.
+ */
+export async function markerBucket(
+  store: InMemoryStore,
+): Promise<{ peer: SyncService; a: SyncService; pushCutOff: () => Promise<void> }> {
+  const peer = await clone(store, "peer");
+  await put(peer, "notes/readme.md", "hello");
+  await peer.pushChanged();
+  const enc = new TextEncoder();
+  await store.put(`${DATA}/1/raw`, enc.encode("their raw"), PutModes.create);
+  await store.put(`${DATA}/1/metadata.yaml`, enc.encode("version: 1\n"), PutModes.create);
+  let cut = false;
+  let markerWritten = false;
+  const a = await clone(
+    hookedStore(store, {
+      before: (key) => {
+        if (cut && markerWritten && isIndexKey(key)) throw new Error("cut off before the index");
+        return Promise.resolve();
+      },
+      after: (key) => {
+        if (key === MARKER) markerWritten = true;
+        return Promise.resolve();
+      },
+    }),
+    "a",
+  );
+  const pushCutOff = async () => {
+    cut = true;
+    try {
+      await assert.rejects(a.pushChanged(), /cut off before the index/);
+    } finally {
+      cut = false;
+    }
+  };
+  return { peer, a, pushCutOff };
+}
