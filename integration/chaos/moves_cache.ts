@@ -75,6 +75,40 @@ export function insertCopies(ops: Op[], clones: number, rng: Rng, share: number)
 }
 
 /**
+ * The start of a move on a clone's cache: the clone (one a second process
+ * shares, in half the histories that have one), a peer when there is one,
+ * ids after every other operation's, and a tick of 20 to 60 steps.
+ */
+function cacheMoveStart(
+  ops: Op[],
+  clones: number,
+  rng: Rng,
+): { clone: number; peer: number | undefined; next: () => number; tick: () => Op } {
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
+  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
+  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
+  const next = () => id++;
+  const tick = (): Op => ({
+    id: next(),
+    kind: "tick",
+    n: rng.range(20, 60),
+    pick: rng.int(2 ** 31),
+  });
+  return { clone, peer, next, tick };
+}
+
+/**
+ * Inserts `block` at a random place after another tool's first writes,
+ * which come before any index is made (another move may have been inserted
+ * before them).
+ */
+function insertAfterForeign(ops: Op[], block: Op[], rng: Rng): void {
+  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
+  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+}
+
+/**
  * Inserts, in a share of histories, another process's write ahead to a
  * clone's manifest log cut off part way (see the `torn` {@link Op}) at a
  * random place, often on a clone a second process shares: a peer first
@@ -89,15 +123,11 @@ export function insertCopies(ops: Op[], clones: number, rng: Rng, share: number)
  */
 export function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
   if (ops.length === 0 || !rng.chance(share)) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
-  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
-  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
-  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(20, 60), pick: rng.int(2 ** 31) });
+  const { clone, peer, next, tick } = cacheMoveStart(ops, clones, rng);
   const block: Op[] = [];
   if (peer !== undefined) {
     block.push({
-      id: id++,
+      id: next(),
       kind: "edit",
       clone: peer,
       file: rng.int(SHARED_FILES.length),
@@ -105,22 +135,19 @@ export function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: numbe
     }, tick());
   }
   block.push(
-    { id: id++, kind: "sync", clone },
-    { id: id++, kind: "torn", clone, file: rng.int(SHARED_FILES.length), pick: rng.int(2 ** 31) },
+    { id: next(), kind: "sync", clone },
+    { id: next(), kind: "torn", clone, file: rng.int(SHARED_FILES.length), pick: rng.int(2 ** 31) },
     tick(),
   );
-  if (rng.chance(0.5)) block.push({ id: id++, kind: "crash", clone });
+  if (rng.chance(0.5)) block.push({ id: next(), kind: "crash", clone });
   if (peer !== undefined && rng.chance(0.5)) {
     block.push(
-      { id: id++, kind: "delete", clone: peer, file: rng.int(SHARED_FILES.length), how: "push" },
+      { id: next(), kind: "delete", clone: peer, file: rng.int(SHARED_FILES.length), how: "push" },
       tick(),
-      { id: id++, kind: "sync", clone },
+      { id: next(), kind: "sync", clone },
     );
   }
-  // After another tool's first writes, which come before any index is made
-  // (another move may have been inserted before them).
-  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
-  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+  insertAfterForeign(ops, block, rng);
 }
 
 /**
@@ -139,11 +166,7 @@ export function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: numbe
  */
 export function insertDamagedLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
   if (ops.length === 0 || !rng.chance(share)) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const shared = ops.filter((o) => o.kind === "sibling").map((o) => (o as { clone: number }).clone);
-  const clone = shared.length > 0 && rng.chance(0.5) ? rng.pick(shared) : rng.int(clones);
-  const peer = clones > 1 ? (clone + 1 + rng.int(clones - 1)) % clones : undefined;
-  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(20, 60), pick: rng.int(2 ** 31) });
+  const { clone, peer, next, tick } = cacheMoveStart(ops, clones, rng);
   const file = () => rng.int(SHARED_FILES.length);
   const aimed = file();
   // The clone's own edit of the file aimed at, or a peer's it fetches.
@@ -151,36 +174,33 @@ export function insertDamagedLogs(ops: Op[], clones: number, rng: Rng, share: nu
   const block: Op[] = [];
   if (peer !== undefined) {
     block.push(
-      { id: id++, kind: "edit", clone: peer, file: own ? file() : aimed, how: "push" },
+      { id: next(), kind: "edit", clone: peer, file: own ? file() : aimed, how: "push" },
       tick(),
-      { id: id++, kind: "edit", clone: peer, file: file(), how: "push" },
+      { id: next(), kind: "edit", clone: peer, file: file(), how: "push" },
       tick(),
     );
   }
   block.push(
-    { id: id++, kind: "edit", clone, file: own ? aimed : file(), how: "push" },
+    { id: next(), kind: "edit", clone, file: own ? aimed : file(), how: "push" },
     tick(),
-    { id: id++, kind: "sync", clone },
+    { id: next(), kind: "sync", clone },
     tick(),
   );
-  if (rng.chance(0.5)) block.push({ id: id++, kind: "delete", clone, file: aimed, how: "hand" });
+  if (rng.chance(0.5)) block.push({ id: next(), kind: "delete", clone, file: aimed, how: "hand" });
   block.push(
-    { id: id++, kind: "damaged", clone, file: aimed, pick: rng.int(2 ** 31) },
-    { id: id++, kind: "sync", clone },
+    { id: next(), kind: "damaged", clone, file: aimed, pick: rng.int(2 ** 31) },
+    { id: next(), kind: "sync", clone },
     tick(),
   );
   if (peer !== undefined && rng.chance(0.5)) {
     block.push(
       rng.chance(0.5)
-        ? { id: id++, kind: "delete", clone: peer, file: file(), how: "push" }
-        : { id: id++, kind: "edit", clone: peer, file: file(), how: "push" },
+        ? { id: next(), kind: "delete", clone: peer, file: file(), how: "push" }
+        : { id: next(), kind: "edit", clone: peer, file: file(), how: "push" },
       tick(),
-      { id: id++, kind: "sync", clone },
+      { id: next(), kind: "sync", clone },
       tick(),
     );
   }
-  // After another tool's first writes, which come before any index is made
-  // (another move may have been inserted before them).
-  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
-  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+  insertAfterForeign(ops, block, rng);
 }
