@@ -3,7 +3,9 @@
  * and `manifest.log`, its log) that change nothing there: their identity
  * and what this process saw of it, whether the log ends in a torn line,
  * its highest generation, its text, the base's generation, the lines
- * written to a log past what was read. Writes are `ManifestFiles`'.
+ * written to a log past what was read. Writes are `ManifestFiles`' (a
+ * base, with the late lines it takes in: `manifest_base.ts`; a line written
+ * ahead: `manifest_ahead.ts`).
  *
  * @module
  */
