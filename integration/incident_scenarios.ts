@@ -287,8 +287,9 @@ const SCENARIOS: readonly { title: string; gates: readonly string[]; run: Scenar
  * ```ts
  * import { incidentScenarios } from "./incident_scenarios.ts";
  * import type { ScenarioBackend } from "./scenario_world.ts";
- * declare const backend: ScenarioBackend;
- * incidentScenarios(backend);
+ * async function _example(backend: ScenarioBackend) {
+ *   incidentScenarios(backend);
+ * }
  * ```
  */
 export function incidentScenarios(backend: ScenarioBackend): void {

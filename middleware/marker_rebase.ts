@@ -153,9 +153,9 @@ export async function recreateMarker(ctx: WriteContext, gate: string): Promise<v
  * import { namesNewerVersion, rebaseMarker } from "./marker_rebase.ts";
  * import type { WriteContext } from "../sync/context.ts";
  * import type { GetResult } from "../sync/ports.ts";
- * declare const ctx: WriteContext;
- * declare const remote: GetResult;
- * if (await namesNewerVersion(ctx, remote)) await rebaseMarker(ctx, remote, "config-cas-writer");
+ * async function _example(ctx: WriteContext, remote: GetResult) {
+ *   if (await namesNewerVersion(ctx, remote)) await rebaseMarker(ctx, remote, "config-cas-writer");
+ * }
  * ```
  */
 export async function rebaseMarker(

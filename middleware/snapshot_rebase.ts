@@ -52,8 +52,9 @@ export function isSnapshot(entry: Pick<PlanEntry, "path" | "class">): boolean {
  * ```ts
  * import { rebaseSnapshot } from "./snapshot_rebase.ts";
  * import type { WriteContext } from "../sync/context.ts";
- * declare const ctx: WriteContext;
- * await rebaseSnapshot(ctx, null, "config-cas-writer");
+ * async function _example(ctx: WriteContext) {
+ *   await rebaseSnapshot(ctx, null, "config-cas-writer");
+ * }
  * ```
  */
 export async function rebaseSnapshot(

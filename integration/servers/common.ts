@@ -399,9 +399,10 @@ export interface S3TestCredentials {
  * @example
  * ```ts
  * import { s3TestServer, type StartedServer } from "./common.ts";
- * declare const started: StartedServer;
- * const s3 = s3TestServer(started, { accessKey: "S3RVER", secretKey: "S3RVER", region: "us-east-1" });
- * console.log(await s3.createBucket());
+ * async function _example(started: StartedServer) {
+ *   const s3 = s3TestServer(started, { accessKey: "S3RVER", secretKey: "S3RVER", region: "us-east-1" });
+ *   console.log(await s3.createBucket());
+ * }
  * ```
  */
 export function s3TestServer(

@@ -56,8 +56,12 @@ const CASES: Record<string, Case> = {
  * Lock errors are matched by their `code` (`lock_timeout`), so third-party
  * locks need not throw Sluice's classes.
  *
+ * Call it at the top level of a test module, not inside a test (the example
+ * is the first suite of `lock_conformance_test.ts`, so it is not run as a
+ * documentation test, which would register tests inside a test).
+ *
  * @example
- * ```ts
+ * ```ts ignore
  * import { FakeClock, InMemoryStore, lockConformance } from "./mod.ts";
  * import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
  * lockConformance("in-memory engine lock", () => {

@@ -26,9 +26,10 @@ import type { DistributedLock } from "../ports.ts";
  * import { migrateIndex } from "./migrate.ts";
  * import type { SyncService } from "./service.ts";
 import type { DistributedLock } from "../ports.ts";
- * declare const svc: SyncService;
- * const r = await migrateIndex(svc);
- * console.log(r.migrated, r.entries);
+ * async function _example(svc: SyncService) {
+ *   const r = await migrateIndex(svc);
+ *   console.log(r.migrated, r.entries);
+ * }
  * ```
  */
 export function migrateIndex(

@@ -20,9 +20,10 @@ import type { PullOptions } from "./pull_options.ts";
  * ```ts
  * import { pullHolding } from "./pull_changed.ts";
  * import type { PullBase } from "./pull_run.ts";
- * declare const base: PullBase;
- * const result = await pullHolding(base, undefined, ["data/"], false, undefined, undefined, ["data/m1"]);
- * console.log(result.fetched);
+ * async function _example(base: PullBase) {
+ *   const result = await pullHolding(base, undefined, ["data/"], false, undefined, undefined, ["data/m1"]);
+ *   console.log(result.fetched);
+ * }
  * ```
  */
 export function pullHolding(
@@ -51,9 +52,10 @@ export function pullHolding(
  * ```ts
  * import { pullChangedRun } from "./pull_changed.ts";
  * import type { PullBase } from "./pull_run.ts";
- * declare const base: PullBase;
- * const result = await pullChangedRun(base, { prefixes: ["data/"] }, [], Date.now);
- * console.log(result.fetched);
+ * async function _example(base: PullBase) {
+ *   const result = await pullChangedRun(base, { prefixes: ["data/"] }, [], Date.now);
+ *   console.log(result.fetched);
+ * }
  * ```
  */
 export async function pullChangedRun(

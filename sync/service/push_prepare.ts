@@ -22,9 +22,10 @@ import type { PreparedPush, PushOptions } from "./push_options.ts";
  * ```ts
  * import { preparePushRun } from "./push_prepare.ts";
  * import type { PushRunDeps } from "./push_run.ts";
- * declare const deps: PushRunDeps;
- * const prepared = await preparePushRun(deps, { only: ["a.txt"] }, {});
- * console.log(prepared.plan.length);
+ * async function _example(deps: PushRunDeps) {
+ *   const prepared = await preparePushRun(deps, { only: ["a.txt"] }, {});
+ *   console.log(prepared.plan.length);
+ * }
  * ```
  */
 export async function preparePushRun(

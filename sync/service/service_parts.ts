@@ -48,9 +48,10 @@ export function serviceConfig(options: SyncServiceOptions): SyncConfig {
  * ```ts
  * import { pullBaseOf } from "./service_parts.ts";
  * import type { PushRunDeps } from "./push_run.ts";
- * declare const deps: PushRunDeps;
- * const base = pullBaseOf(deps);
- * console.log(base.isInternal(".sluice/state.json"));
+ * async function _example(deps: PushRunDeps) {
+ *   const base = pullBaseOf(deps);
+ *   console.log(base.isInternal(".sluice/state.json"));
+ * }
  * ```
  */
 export function pullBaseOf(parts: Omit<PushRunDeps, "refresh">): PullBase {
