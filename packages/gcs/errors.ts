@@ -172,7 +172,8 @@ function answerStart(err: ErrorFields): string | undefined {
 /** What an XML refusal is, for the message: most often an S3 endpoint named in a gs:// URL. */
 const S3_LIKE = {
   what: "an XML error, as S3-compatible servers answer",
-  hint: "for an S3 endpoint such as MinIO, use an s3:// store URL",
+  hint:
+    "for an S3 endpoint such as MinIO, use an s3:// store URL (through swamp, the @sluice/s3-datastore type)",
 };
 
 /**

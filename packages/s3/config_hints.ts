@@ -13,11 +13,13 @@ export const S3_CREDENTIALS_HINT =
 /** What a plain-text refusal is, for the message: a web server, or a GCS emulator named in an s3:// URL. */
 export const PLAIN_TEXT = {
   what: "a plain-text answer (a web server's, or fake-gcs-server's to an S3 path)",
-  hint: "for GCS or fake-gcs-server, use a gs:// store URL",
+  hint:
+    "for GCS or fake-gcs-server, use a gs:// store URL (through swamp, the @sluice/gcs-datastore type)",
 };
 
 /** What a JSON refusal is, for the message: most often a GCS endpoint named in an s3:// URL. */
 export const GCS_LIKE = {
   what: "a JSON error, as the Google Cloud Storage JSON API answers",
-  hint: "for GCS or fake-gcs-server, use a gs:// store URL",
+  hint:
+    "for GCS or fake-gcs-server, use a gs:// store URL (through swamp, the @sluice/gcs-datastore type)",
 };

@@ -195,10 +195,10 @@ export function storeFailureToError(
  */
 function noServerHint(code: string | undefined): string {
   if (code === "ECONNREFUSED") {
-    return " (nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port in the store URL)";
+    return " (nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port: the store URL's endpoint=, or the datastore configuration's \"endpoint\")";
   }
   if (code === "ENOTFOUND") {
-    return " (the host name does not resolve: check the endpoint's host in the store URL)";
+    return " (the host name does not resolve: check the endpoint's host: the store URL's endpoint=, or the datastore configuration's \"endpoint\")";
   }
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER") {
     return " (the server at that host and port does not answer TLS: if it serves plain HTTP, write the endpoint with http://, not https://)";

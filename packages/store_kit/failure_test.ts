@@ -99,7 +99,7 @@ Deno.test("a refused connection or an unknown host points at the endpoint's host
   assert.equal(refused.code, "unreachable");
   assert.match(
     refused.message,
-    /ECONNREFUSED 127\.0\.0\.1:9399 \(nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port in the store URL\)\. Nothing was lost/,
+    /ECONNREFUSED 127\.0\.0\.1:9399 \(nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port: the store URL's endpoint=, or the datastore configuration's "endpoint"\)\. Nothing was lost/,
   );
   const plain = storeFailureToError(
     failure("transient", { code: "ERR_SSL_WRONG_VERSION_NUMBER" }),
@@ -112,7 +112,7 @@ Deno.test("a refused connection or an unknown host points at the endpoint's host
   const unknown = storeFailureToError(failure("transient", { code: "ENOTFOUND" }), PUT);
   assert.match(
     unknown.message,
-    /the host name does not resolve: check the endpoint's host in the store URL/,
+    /the host name does not resolve: check the endpoint's host: the store URL's endpoint=, or the datastore configuration's "endpoint"\)/,
   );
   for (const code of ["ECONNRESET", "ETIMEDOUT", STORE_TIMEOUT_CODE, undefined]) {
     const e = storeFailureToError(failure("transient", { code }), PUT);
