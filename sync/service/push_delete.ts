@@ -193,13 +193,17 @@ export async function deleteRemote(
  * peer adopted it) is taken out with it, where this cache recorded a write
  * of the path (`attempted`). Anything else there (nothing, a peer's object)
  * is left alone. True when an upload was deleted. Transport
- * errors throw.
+ * errors throw. `namedAgain` is told of the entry another writer committed
+ * at the path after this cache took out the entry naming its upload (a
+ * peer's, naming the path again or putting its copy back over the delete):
+ * the index shows no withdrawal then.
  */
 export async function dropOwnStranded(
   ctx: PushContext,
   path: string,
   writer: () => Promise<string | null>,
   attempted: boolean,
+  namedAgain?: (theirs: IndexEntry) => void,
 ): Promise<boolean> {
   const now = await withRetry(
     () => ctx.store.head(path, { signal: ctx.signal }),
@@ -244,7 +248,17 @@ export async function dropOwnStranded(
     : null;
   const bytes = held?.version === now.version ? held.body : undefined;
   if (!(await deleteOwn(ctx, path, now.version))) {
-    if (own) ctx.state.setSynced(path, undefined);
+    if (own) {
+      ctx.state.setSynced(path, undefined);
+      const after = await readIndex(
+        ctx.store,
+        ctx.config.retry,
+        ctx.signal,
+        ctx.config.concurrency,
+      );
+      const e = after && Object.hasOwn(after.entries, path) ? after.entries[path] : undefined;
+      if (e && !isUnversioned(e) && e.v !== now.version) namedAgain?.(e);
+    }
     return false;
   }
   // An entry of a version the store no longer held before this delete (this
@@ -253,9 +267,15 @@ export async function dropOwnStranded(
   // object had gone outside Sluice) names nothing once the upload is gone:
   // taken out with it, recorded as lost (see `unnameDeleted`).
   const over = named && !isUnversioned(named) ? named.v : undefined;
-  await unnameDeleted(ctx, path, now.version, over, bytes);
+  const left = await unnameDeleted(ctx, path, now.version, over, bytes);
   // Never synced here: the record goes with the upload (the push persists it).
   if (own) ctx.state.setSynced(path, undefined);
+  // The entry naming this upload was taken out first: one naming another
+  // version now was committed since, by a peer (one that synced this upload
+  // named it again as a dropped entry, and put its copy back over the
+  // delete; or it wrote the path). That is no withdrawal the index shows:
+  // told to the caller, which keeps the local deletion as a conflict with it.
+  if (own && left) namedAgain?.(left);
   return true;
 }
 
@@ -307,6 +327,8 @@ async function unnameOwn(ctx: PushContext, path: string, version: string): Promi
  * entries): an old client's entry naming those very bytes now is its
  * rewrite of them, committed before the delete took it (the same version
  * on a store whose versions are the bytes'): they are put back and named.
+ * Returns the entry the index names there now when it names another
+ * version (another writer's, left as it is), else undefined.
  */
 async function unnameDeleted(
   ctx: PushContext,
@@ -314,7 +336,7 @@ async function unnameDeleted(
   version: string,
   over?: string,
   bytes?: Uint8Array,
-): Promise<void> {
+): Promise<IndexEntry | undefined> {
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const e = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
   if (bytes && e && isUnversioned(e)) {
@@ -326,11 +348,12 @@ async function unnameDeleted(
         concurrency: ctx.config.concurrency,
         now: () => ctx.clock.now(),
       });
-      return;
+      return undefined;
     }
   }
   const v = index && Object.hasOwn(index.entries, path) ? index.entries[path].v : undefined;
-  if (v === undefined || (v !== version && v !== over)) return;
+  if (v === undefined) return undefined;
+  if (v !== version && v !== over) return isUnversioned(e!) ? undefined : e;
   // `over` may be a peer's commit whose object went outside Sluice before
   // this cache's upload stood there: recorded as lost first (as a pull does
   // for an entry naming nothing), so that a cache holding that copy keeps
@@ -353,6 +376,7 @@ async function unnameDeleted(
     ctx.config.concurrency,
     () => ctx.clock.now(),
   );
+  return undefined;
 }
 
 /**

@@ -9,6 +9,8 @@ import type { PlanEntry, PushContext } from "../context.ts";
 import { STRANDED_REASON } from "./plan.ts";
 import { dropOwnStranded, publishOwnStranded } from "./push_delete.ts";
 import type { PushTally } from "./push_result.ts";
+import type { IndexEntry } from "../transfer/bucket_layout.ts";
+import { resolveHint } from "./conflicts.ts";
 
 /** The paths with an open conflict (never checked here: their resolution settles them). */
 type Conflicts = { has(path: string): boolean };
@@ -47,7 +49,16 @@ export async function settleStrays(
         // A file here still: no local deletion came after a committed write
         // of this cache's there, which stays (see `PlanEntry.heldHere`).
         const attempted = state.attempted(entry.path) && !entry.heldHere;
-        if (await dropOwnStranded(ctx, entry.path, ownWriter, attempted)) outcome = "withdrawn";
+        let theirs: IndexEntry | undefined;
+        const named = (e: IndexEntry) => void (theirs = e);
+        if (await dropOwnStranded(ctx, entry.path, ownWriter, attempted, named)) {
+          outcome = "withdrawn";
+        }
+        if (theirs) {
+          tally.result.strandedChecks.push({ path: entry.path, outcome });
+          namedAgain(ctx, tally, entry, theirs);
+          continue;
+        }
       } else {
         const published = await publishOwnStranded(ctx, entry, ownWriter);
         if (published) {
@@ -63,6 +74,36 @@ export async function settleStrays(
       tally.failures.push({ entry, error: e });
     }
   }
+}
+
+/** Why a path whose own committed upload this push took back is a conflict (see {@link namedAgain}). */
+export const NAMED_AGAIN_REASON =
+  "this cache took back its own write of it (its commit landed, its answer lost, and the file was deleted here since), and a peer named the path again meanwhile (its copy put back, or a write of its own): its object and index entry were kept, and the local deletion stands as a conflict";
+
+/**
+ * The entry naming this cache's own committed upload was taken out to
+ * withdraw it (the file is gone here), but a peer committed the path again
+ * before the withdrawal ended (`theirs`: its copy put back over the delete,
+ * or its write there): the local deletion did not take effect, so
+ * it is kept as a conflict with the peer's version, dirty, as a deletion
+ * that meets a peer's change is (`delete_skipped`), never reported done.
+ */
+function namedAgain(
+  ctx: PushContext,
+  tally: PushTally,
+  entry: PlanEntry,
+  theirs: IndexEntry,
+): void {
+  entry.reason = NAMED_AGAIN_REASON;
+  ctx.events.emit("warning", {
+    code: "delete_skipped",
+    message:
+      `Did not delete ${entry.path} remotely: ${NAMED_AGAIN_REASON}. Run \`sluice status\` to see the peer's version, then \`${
+        resolveHint(entry.path)
+      }\` (--mine deletes it over that version, --theirs brings it back).`,
+    path: entry.path,
+  });
+  tally.conflictOf(entry, null, { version: theirs.v, hash: theirs.h, size: theirs.s });
 }
 
 /**
