@@ -42,3 +42,39 @@ Deno.test("a peer's published version over this cache's uncommitted upload of th
   await a.pullChanged();
   assert.equal(await read(a, RAW), "same output");
 });
+
+Deno.test("a peer's published version over this cache's uncommitted upload of the same bytes survives this cache's refused rewrite of it whose look at the index failed, and its next push", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, RAW, "same output");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  const uploaded = (await store.head(RAW))?.version;
+  assert.ok(uploaded !== undefined, "a's upload stands, named by no index");
+  await put(b, RAW, "same output");
+  await b.pushChanged();
+  assert.equal((await readIndex(store, quick.retry))?.entries[RAW]?.v, uploaded);
+  // A later run here writes version 1 again, other bytes: refused, set
+  // aside; the first read of the index once its copy is gone here fails.
+  await put(a, RAW, "a later run");
+  const gone = () => {
+    try {
+      Deno.statSync(`${a.cacheDir}/${RAW}`);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  store.failNext("get", 1, () => new UnreachableError("flaky"), {
+    match: (k) => isIndexKey(k) && gone(),
+  });
+  await assert.rejects(a.pushChanged());
+  assert.ok(gone(), "the copy here was set aside");
+  // The next push here leaves b's published version alone.
+  await a.pushChanged().catch(() => {});
+  assert.equal(store.peekText(RAW), "same output", "b's version is still on the datastore");
+  assert.equal((await readIndex(store, quick.retry))?.entries[RAW]?.v, uploaded, "and named");
+  await a.pullChanged();
+  assert.equal(await read(a, RAW), "same output");
+});
