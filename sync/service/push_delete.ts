@@ -221,6 +221,12 @@ export async function dropOwnStranded(
   // the path (`attempted`); else it is another's (a cache sharing the
   // writer id): left alone.
   if (named?.v === now.version && !attempted) return false;
+  // Its copy here set aside as a lost version's (`version_exists`), not
+  // deleted: the refused create left nothing of this cache's there, and the
+  // index names a published version (a peer's, whose create met this
+  // upload's bytes and committed it), which stays. The record of the write
+  // stands when the look that settles it at the set-aside failed.
+  if (named?.v === now.version && await setAsideAsLost(ctx.cache.stateDir, path)) return false;
   // The entry naming this very upload goes first, then the object: deleted
   // first, a cut-off before the entry's removal would leave the index naming
   // nothing, and the next push, finding nothing there to check, would never
@@ -277,6 +283,31 @@ export async function dropOwnStranded(
   // told to the caller, which keeps the local deletion as a conflict with it.
   if (own && left) namedAgain?.(left);
   return true;
+}
+
+/**
+ * True when the set-aside area of the state directory `stateDir` holds a
+ * copy of `path` a lost data version's set-aside moved there (its
+ * `REASON.json` names the path with the code `version_exists`): the file is
+ * gone from the cache for that, not deleted here. Read only where a push is
+ * about to take back an upload of this cache's that the index names.
+ */
+async function setAsideAsLost(stateDir: string, path: string): Promise<boolean> {
+  const area = `${stateDir}/set-aside`;
+  try {
+    for await (const d of Deno.readDir(area)) {
+      if (!d.isDirectory) continue;
+      try {
+        const why = JSON.parse(await Deno.readTextFile(`${area}/${d.name}/REASON.json`));
+        if (why?.path === path && why.code === "version_exists") return true;
+      } catch {
+        // Not a set-aside's reason (or being written): not this one.
+      }
+    }
+  } catch {
+    // No set-aside area.
+  }
+  return false;
 }
 
 /**
