@@ -165,6 +165,9 @@ export class HeldLocks {
       return;
     }
     if (!isModelLockKey(lock.key)) return;
+    // A lock object taken again (its `acquire` after `release`, as `withLock`
+    // does) is a new run's: a refusal of the run before it spends it no more.
+    this.#spent.delete(lock);
     // The data directory is the key's, whichever namespace reads it.
     const held: HeldEntry = {
       lock,
@@ -262,7 +265,8 @@ export class HeldLocks {
   /**
    * True when a push fenced by `lock` was refused (see
    * {@link HeldLocks.refused}): the run holding it counts as having lost it
-   * from then on, whatever the lock object says now. That push erased what
+   * from then on, whatever the lock object says now, until the lock is
+   * acquired again (a new run's: see {@link HeldLocks.acquired}). That push erased what
    * the run had written under it, so the run's own flush must be refused
    * too, never acknowledged with its version gone. A push naming no model
    * is fenced by the held locks found lost as it starts, and a lock that
