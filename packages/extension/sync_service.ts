@@ -219,16 +219,7 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   async #pushChanged(options: SwampSyncOptions = {}): Promise<number> {
-    const ns = this.#binding.bind(options.namespace);
-    const svc = await this.#service(ns);
-    await this.#walkUntouched(svc, ns, options.signal);
-    await this.#adoptUnboundMarks(svc, ns);
-    const { options: lockOptions, held } = await pushLockOptions(
-      this.#rt.held,
-      this.#cachePath,
-      ns,
-      this.#scope(options),
-    );
+    const { ns, svc, lockOptions, held } = await this.#beforePush(options);
     const p = this.#rt.provider;
     // Beside old clients, each create is checked at the commit (they delete
     // without a compare-and-swap).
@@ -283,7 +274,12 @@ export class ExtensionSyncService implements SwampSyncService {
     };
   }
 
-  async #preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
+  /**
+   * What a push and a prepared push do first: the namespace's service, the
+   * untouched files walked, unbound marks adopted, and the run locks the push
+   * is fenced by.
+   */
+  async #beforePush(options: SwampSyncOptions) {
     const ns = this.#binding.bind(options.namespace);
     const svc = await this.#service(ns);
     await this.#walkUntouched(svc, ns, options.signal);
@@ -294,6 +290,11 @@ export class ExtensionSyncService implements SwampSyncService {
       ns,
       this.#scope(options),
     );
+    return { ns, svc, lockOptions, held };
+  }
+
+  async #preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
+    const { ns, svc, lockOptions, held } = await this.#beforePush(options);
     const checkCreates = !!this.#rt.provider.config.oldClients;
     const prepared = await fenced(
       this.#rt.held,
