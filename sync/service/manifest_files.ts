@@ -153,6 +153,15 @@ export class ManifestFiles {
     return true;
   }
 
+  /**
+   * The numbers of the log lines a take-in ({@link refresh}, {@link save})
+   * passed over as damaged since the last call, their records lost (a load
+   * reports its own in {@link ManifestLoad}); each line once.
+   */
+  takeDamaged(): number[] {
+    return this.#s.damagedUntold.splice(0);
+  }
+
   /** Closes the log held open for lines written ahead, without an fsync (as a process's exit does). */
   release(): void {
     this.#s.ahead.release();
@@ -203,7 +212,7 @@ export class ManifestFiles {
       this.#s.baseStamp = snap.base;
       this.#s.emptyBase = manifest.size === 0 && base.indexVersion === undefined;
       let indexVersion = base.indexVersion;
-      const log = await this.#replayLog(manifest);
+      const log = await this.#replayLog(manifest, snap.log?.ino);
       if (log?.index) indexVersion = log.index.version;
       this.#s.hasBase = true;
       return {
@@ -303,10 +312,13 @@ export class ManifestFiles {
    */
   async #replayLog(
     manifest: Map<string, SyncedEntry>,
+    ino: number | null | undefined,
   ): Promise<{ index?: { version: string | undefined }; damaged: number[] } | undefined> {
     const text = await readLog(this.#s.dir);
     if (text === undefined) return undefined;
     const r = replayLog(text, this.#s.gen, manifest);
+    // Told by the load: a take-in of the same log does not tell them again.
+    for (const n of r.damaged) this.#s.damagedFound.add(`${ino ?? ""}:${n}`);
     if (r.torn || r.glued || r.damaged.length > 0) this.#s.rewrite = true;
     this.#s.logLines += r.applied;
     return { index: r.index, damaged: r.damaged };

@@ -65,6 +65,13 @@ export interface ManifestState {
    * append holds them, as no file does.
    */
   readonly lateUnsaved: Set<string>;
+  /**
+   * Numbers of the log lines a take-in passed over as damaged (their
+   * records lost) not yet told (see `ManifestFiles.takeDamaged`).
+   */
+  readonly damagedUntold: number[];
+  /** The damaged log lines found so far, by the log's inode and line number: each is told once. */
+  readonly damagedFound: Set<string>;
   readonly hooks: ManifestHooks;
 }
 
@@ -91,6 +98,8 @@ export function newManifestState(dir: string, hooks: ManifestHooks = {}): Manife
     seen: new SeenFiles(),
     readThrough: undefined,
     lateUnsaved: new Set<string>(),
+    damagedUntold: [],
+    damagedFound: new Set<string>(),
     hooks,
   };
 }

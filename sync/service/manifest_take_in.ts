@@ -49,6 +49,13 @@ export async function takeIn(
     torn = r.torn;
     glued = r.glued;
     damaged = r.damaged.length > 0;
+    // Their records are lost: told (once for each line), as at a load.
+    for (const n of r.damaged) {
+      const key = `${st?.ino ?? ""}:${n}`;
+      if (s.damagedFound.has(key)) continue;
+      s.damagedFound.add(key);
+      s.damagedUntold.push(n);
+    }
     // Read on from the end of the last whole line: a last line that looks
     // torn may be another process's write ahead still under way.
     const whole = bytes.lastIndexOf(10) + 1;

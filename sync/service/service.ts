@@ -314,9 +314,17 @@ export class SyncService {
   #serial<T>(fn: () => Promise<T>): Promise<T> {
     // What other processes over the cache recorded or resolved since, first.
     const go = async () => {
-      await this.state.conflicts.refresh();
-      await this.state.refreshSynced();
-      return await fn();
+      try {
+        await this.state.conflicts.refresh();
+        await this.state.refreshSynced();
+        return await fn();
+      } finally {
+        // Damaged lines of the manifest's log another process wrote, taken
+        // in since the open: their records are lost, told as at an open.
+        for (const message of this.state.manifestWarnings()) {
+          this.events.emit("warning", { code: "state_unreadable", message });
+        }
+      }
     };
     const run = this.#queue.then(go, go);
     this.#queue = run.catch(() => {});

@@ -20,7 +20,7 @@ import { ConflictSet } from "./conflicts.ts";
 import { journalLines, liveDirtyPaths, takeJournal } from "./dirty_journal.ts";
 import { type OwnMarks, SharedJournal } from "./shared_journal.ts";
 import { otherProcess, ownerRuns } from "./state_lock.ts";
-import { SyncedRecords } from "./state_synced.ts";
+import { damagedLinesWarning, SyncedRecords } from "./state_synced.ts";
 import { writingState } from "./state_files.ts";
 
 export type { SyncedEntry } from "./manifest_log.ts";
@@ -414,18 +414,7 @@ export class SyncState extends SyncedRecords implements StateAccess {
     const loaded = await this.syncedManifest.load();
     if (loaded.kind === "read") {
       this.indexVersion = loaded.indexVersion;
-      if (loaded.damaged) {
-        const n = loaded.damaged.length;
-        this.loadWarnings.push(
-          `synced manifest: ${n === 1 ? "line" : "lines"} ${
-            loaded.damaged.join(", ")
-          } of its log (.sluice/manifest.log) ${
-            n === 1 ? "is" : "are"
-          } damaged and unreadable: the ${n === 1 ? "record" : "records"} written there ${
-            n === 1 ? "is" : "are"
-          } lost, every other record kept (the manifest is written again whole at the next save). A file whose latest record was there counts as synced at its record before, or as never synced: a change to it meets the datastore's copy as a conflict, not a loss; a file deleted here whose only record was there may be fetched again by a pull`,
-        );
-      }
+      if (loaded.damaged) this.loadWarnings.push(damagedLinesWarning(loaded.damaged));
     } else if (loaded.kind === "unreadable") {
       this.indexVersion = undefined;
       this.#bulk = true;

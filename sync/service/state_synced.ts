@@ -12,6 +12,21 @@ import type { SyncedEntry } from "./manifest_log.ts";
 import { StateLock } from "./state_lock.ts";
 import { SyncedManifest } from "./synced_manifest.ts";
 
+/**
+ * The warning for damaged lines `lines` (numbers from 1) of the manifest's
+ * log, passed over when it was read: their records are lost.
+ */
+export function damagedLinesWarning(lines: readonly number[]): string {
+  const n = lines.length;
+  return `synced manifest: ${n === 1 ? "line" : "lines"} ${
+    lines.join(", ")
+  } of its log (.sluice/manifest.log) ${n === 1 ? "is" : "are"} damaged and unreadable: the ${
+    n === 1 ? "record" : "records"
+  } written there ${
+    n === 1 ? "is" : "are"
+  } lost, every other record kept (the manifest is written again whole at the next save). A file whose latest record was there counts as synced at its record before, or as never synced: a change to it meets the datastore's copy as a conflict, not a loss; a file deleted here whose only record was there may be fetched again by a pull`;
+}
+
 /** The synced records of one cache, in one process (see the module). */
 export class SyncedRecords {
   /** The synced manifest, and what of it differs from its files (see `synced_manifest.ts`). */
@@ -65,6 +80,16 @@ export class SyncedRecords {
   async refreshSynced(): Promise<void> {
     if (!(await this.syncedManifest.changedOnDisk())) return;
     await this.stateLock.exclusive(() => this.syncedManifest.refresh());
+  }
+
+  /**
+   * Warnings for what this process found damaged in the manifest's files
+   * since the last call, once it was open (another process's records it
+   * took in, lost): what the open found is in `loadWarnings`.
+   */
+  manifestWarnings(): string[] {
+    const damaged = this.syncedManifest.takeDamaged();
+    return damaged.length > 0 ? [damagedLinesWarning(damaged)] : [];
   }
 
   /** Records without persisting (the caller persists once with {@link saveManifest}). */

@@ -86,6 +86,11 @@ export class SyncedManifest {
     return this.#files.refresh(this.#entries, this.#changed);
   }
 
+  /** Numbers of the damaged log lines a take-in passed over since the last call (see `ManifestFiles.takeDamaged`). */
+  takeDamaged(): number[] {
+    return this.#files.takeDamaged();
+  }
+
   /** Closes the files held open for records written ahead, without saving. */
   release(): void {
     this.#files.release();
