@@ -1,12 +1,13 @@
 /**
  * The base writer of the synced manifest: a new base of the next
- * generation written atomically, the log emptied after it, and the lines
- * another process wrote ahead to the replaced log since the take-in read
- * it taken in and written again under the new base.
+ * generation written atomically, naming the log its take-in read, then
+ * that log replaced by one holding the lines another process wrote ahead
+ * to it since the take-in read it, taken in and written again under the
+ * new base.
  *
  * @module
  */
-import { appendSynced, atomicWrite } from "../transfer/atomic_write.ts";
+import { atomicWrite } from "../transfer/atomic_write.ts";
 import { baseText, logLines, type SyncedEntry } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
 import {
@@ -24,14 +25,16 @@ import type { ManifestState } from "./manifest_state.ts";
 const ENCODER = new TextEncoder();
 
 /**
- * Writes a new base of the next generation, then empties the log (whose
+ * Writes a new base of the next generation, then replaces the log (whose
  * lines it supersedes). Lines another process wrote ahead to that log
  * after the take-in before it read it (none holds the lock to write
  * ahead) are taken into `manifest`, except those of `own` paths (this
- * process's records stand over them, as at a take-in), and appended to
- * the new log under the new base; an append of them that fails throws,
- * as a failed append of a save does, and they are this process's own
- * records until its next save writes them.
+ * process's records stand over them, as at a take-in), and written to the
+ * new log under the new base; a write of them that fails throws, as a
+ * failed append of a save does, and they are this process's own records
+ * until its next save writes them. The base names the log read (see
+ * `BaseCarry`): a process that ends before that log is replaced leaves
+ * those lines to whoever reads the base next.
  */
 export async function writeBase(
   s: ManifestState,
@@ -42,19 +45,30 @@ export async function writeBase(
   const before = s.gen;
   const readThrough = s.readThrough;
   s.readThrough = undefined;
-  const old = readThrough ? await openLogIfSame(s.dir, readThrough.ino) : undefined;
+  let old: Deno.FsFile | undefined;
   try {
     // Past every generation on disk (another process's base, or lines of a
     // base no longer readable): a number no other base ever had.
     const gen = Math.max(s.gen, (await diskGen(s.dir)) ?? -1, await logMaxGen(s.dir)) +
       1;
-    const text = baseText(manifest, gen, indexVersion);
+    // The log read, named in the base: were this process to end before it
+    // replaced that log, whoever reads the base takes in the lines written
+    // ahead there since.
+    const carry = readThrough
+      ? { g: before, ino: readThrough.ino, at: readThrough.size }
+      : undefined;
+    const text = baseText(manifest, gen, indexVersion, carry);
     s.hooks.beforeBase?.();
     await writingState(
       s.dir,
       MANIFEST_FILE,
       () => atomicWrite(`${s.dir}/${MANIFEST_FILE}`, new TextEncoder().encode(text)),
     );
+    // The log read (or, none read, one a line written ahead created since),
+    // opened once the base is in place: every line written ahead to it
+    // before then is in it (one written after is found replaced by its
+    // writer), and no other base's writer replaces it (the lock).
+    old = readThrough ? await openLogIfSame(s.dir, readThrough.ino) : undefined;
     // Every line this process wrote ahead so far is in this base (none is
     // written while it is), and every record taken in from a replaced log.
     s.ahead.settled();
@@ -66,36 +80,39 @@ export async function writeBase(
     s.emptyBase = manifest.size === 0 && indexVersion === undefined;
     s.logLines = 0;
     s.rewrite = false;
-    // Lines of an older generation are ignored when loading, so this may fail
-    // harmlessly. Replaced, not truncated: a link in its place is never followed.
-    await atomicWrite(`${s.dir}/${MANIFEST_LOG}`, new Uint8Array()).catch(() => {});
     // Lines another process wrote ahead to the replaced log since it was
     // read: no longer written there (its writer finds the log replaced),
-    // they are taken in and written again under this base.
+    // they are taken in and written again under this base, in the log that
+    // replaces that one (one write: the replaced log stays in place, and
+    // names them, until the new one holds them).
     const late = old && readThrough
       ? await lateLines(old, readThrough.size, before, manifest, own)
       : [];
-    let appended = 0;
-    if (late.length > 0) {
-      const bytes = ENCODER.encode(`${logLines(manifest, gen, late).join("\n")}\n`);
-      await writingState(s.dir, MANIFEST_LOG, async () => {
-        await appendSynced(`${s.dir}/${MANIFEST_LOG}`, bytes);
-      }).catch((e) => {
-        // Part of a line may be in the log: the next save writes a base,
-        // which holds these records (in `manifest`, kept there as this
-        // process's own until then: no file holds them now).
-        for (const p of late) s.lateUnsaved.add(p);
-        s.rewrite = true;
-        s.seen.forget();
-        throw e;
-      });
-      appended = bytes.length;
-      s.logLines = late.length;
-    }
+    const bytes = late.length > 0
+      ? ENCODER.encode(`${logLines(manifest, gen, late).join("\n")}\n`)
+      : new Uint8Array();
+    // Replaced, not truncated: a link in its place is never followed.
+    const replaced = await writingState(
+      s.dir,
+      MANIFEST_LOG,
+      () => atomicWrite(`${s.dir}/${MANIFEST_LOG}`, bytes),
+    ).then(() => true, (e) => {
+      // Lines of an older generation are ignored when loading, so with none
+      // taken in this may fail harmlessly.
+      if (late.length === 0) return false;
+      // The next save writes a base, which holds these records (in
+      // `manifest`, kept there as this process's own until then: no log
+      // that applies holds them now).
+      for (const p of late) s.lateUnsaved.add(p);
+      s.rewrite = true;
+      s.seen.forget();
+      throw e;
+    });
+    if (replaced) s.logLines = late.length;
     // What the files hold is this process's manifest, unless a line was
-    // appended to the new log since (read again at the next look).
+    // written to the new log since (read again at the next look).
     const now = await filesSnapshot(s.dir);
-    if (now.log?.size === appended) s.seen.take(now);
+    if (replaced && now.log?.size === bytes.length) s.seen.take(now);
     else s.seen.forget();
   } finally {
     old?.close();

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { maxLogGen, readLogLine, replayLog, type SyncedEntry } from "./manifest_log.ts";
+import { type BaseCarry, carriedLines, maxLogGen, type SyncedEntry } from "./manifest_log.ts";
 
 /** The base file of the synced manifest, in the state directory. */
 export const MANIFEST_FILE = "manifest.json";
@@ -144,17 +144,18 @@ export async function logMaxGen(dir: string): Promise<number> {
 }
 
 /**
- * The log's text; undefined when there is none. A log that is a symbolic
- * link is never read (nor appended through): an error, and the next save
- * replaces it.
+ * The log's bytes and inode; undefined when there is none. A log that is a
+ * symbolic link is never read (nor appended through): an error, and the
+ * next save replaces it.
  */
-export async function readLog(dir: string): Promise<string | undefined> {
+export async function readLog(
+  dir: string,
+): Promise<{ bytes: Uint8Array; ino: number | null } | undefined> {
   const file = `${dir}/${MANIFEST_LOG}`;
   try {
-    if ((await Deno.lstat(file)).isSymlink) {
-      throw new Error("the manifest log is a symbolic link");
-    }
-    return await Deno.readTextFile(file);
+    const st = await Deno.lstat(file);
+    if (st.isSymlink) throw new Error("the manifest log is a symbolic link");
+    return { bytes: await Deno.readFile(file), ino: st.ino };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;
@@ -248,21 +249,25 @@ export async function lateLines(
   } catch {
     return [];
   }
-  const lines = text.split("\n");
-  lines.pop(); // a last piece without a newline is no whole line
-  const paths = new Set<string>();
-  for (const line of lines) {
-    // A line glued to another cut off part way reads as itself.
-    const r = readLogLine(line)?.line;
-    if (r?.g !== gen || typeof r.p !== "string") continue;
-    if (own.has(r.p)) continue;
-    try {
-      // A line whose record cannot be read (a malformed entry) is passed over.
-      if (replayLog(`${JSON.stringify(r)}\n`, gen, manifest).damaged.length > 0) continue;
-    } catch {
-      continue;
-    }
-    paths.add(r.p);
-  }
-  return [...paths];
+  return carriedLines(text, gen, manifest, own);
+}
+
+/**
+ * The paths of the lines a base's writer that ended before it replaced the
+ * log it read left there (see `BaseCarry`), their records taken into
+ * `manifest`: read from `log` (its bytes, of inode `ino`) when it is still
+ * that log; none otherwise.
+ */
+export function leftByBase(
+  carry: BaseCarry | undefined,
+  log: { readonly bytes: Uint8Array; readonly ino: number | null } | undefined,
+  manifest: Map<string, SyncedEntry>,
+): string[] {
+  if (!carry || !log || carry.at > log.bytes.length) return [];
+  if (carry.ino !== null && carry.ino !== log.ino) return [];
+  return carriedLines(
+    new TextDecoder().decode(log.bytes.subarray(carry.at)),
+    carry.g,
+    manifest,
+  );
 }

@@ -16,12 +16,13 @@
  * @module
  */
 import { appendSynced, fsyncDir } from "../transfer/atomic_write.ts";
-import { logLines, readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
+import { type BaseCarry, logLines, readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
 import { writingState } from "./state_files.ts";
 import {
   baseStampSync,
   diskGen,
   filesSnapshot,
+  leftByBase,
   logMaxGen,
   logTorn,
   MANIFEST_FILE,
@@ -212,7 +213,7 @@ export class ManifestFiles {
       this.#s.baseStamp = snap.base;
       this.#s.emptyBase = manifest.size === 0 && base.indexVersion === undefined;
       let indexVersion = base.indexVersion;
-      const log = await this.#replayLog(manifest, snap.log?.ino);
+      const log = await this.#replayLog(manifest, base.carry);
       if (log?.index) indexVersion = log.index.version;
       this.#s.hasBase = true;
       return {
@@ -312,13 +313,16 @@ export class ManifestFiles {
    */
   async #replayLog(
     manifest: Map<string, SyncedEntry>,
-    ino: number | null | undefined,
+    carry: BaseCarry | undefined,
   ): Promise<{ index?: { version: string | undefined }; damaged: number[] } | undefined> {
-    const text = await readLog(this.#s.dir);
-    if (text === undefined) return undefined;
-    const r = replayLog(text, this.#s.gen, manifest);
+    const log = await readLog(this.#s.dir);
+    if (log === undefined) return undefined;
+    // Lines the base's writer left in the log it read, ending before it
+    // replaced it: before this base's own, the next save writes a base.
+    if (leftByBase(carry, log, manifest).length > 0) this.#s.rewrite = true;
+    const r = replayLog(new TextDecoder().decode(log.bytes), this.#s.gen, manifest);
     // Told by the load: a take-in of the same log does not tell them again.
-    for (const n of r.damaged) this.#s.damagedFound.add(`${ino ?? ""}:${n}`);
+    for (const n of r.damaged) this.#s.damagedFound.add(`${log.ino ?? ""}:${n}`);
     if (r.torn || r.glued || r.damaged.length > 0) this.#s.rewrite = true;
     this.#s.logLines += r.applied;
     return { index: r.index, damaged: r.damaged };

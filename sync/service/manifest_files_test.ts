@@ -338,10 +338,13 @@ Deno.test("ManifestFiles: a line another process wrote ahead while this one wrot
   const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
   const log = `${dir}/manifest.log`;
   const open = Deno.open;
-  // The append of the lines taken in under the new base fails: no space left.
+  // The write of the lines taken in under the new base (the log that
+  // replaces the one read) fails: no space left.
+  let failed = false;
   const fullDisk = () => {
     Deno.open = ((path: string | URL, options?: Deno.OpenOptions) => {
-      if (String(path) === log && options?.append && !options.read) {
+      if (String(path).startsWith(log) && (options?.append || options?.createNew)) {
+        failed = true;
         return Promise.reject(new Error("No space left on device (os error 28)"));
       }
       return open(path, options);
@@ -378,6 +381,7 @@ Deno.test("ManifestFiles: a line another process wrote ahead while this one wrot
     Deno.open = open;
   }
   assert.equal(armed, false, "a base was written");
+  assert.equal(failed, true, "the write of the lines taken in failed");
   await one.save(mine, [], { changed: false, version: undefined });
   const disk = new Map<string, SyncedEntry>();
   await new ManifestFiles(dir).load(disk);

@@ -57,6 +57,25 @@ interface ManifestFile {
   gen?: number;
   indexVersion?: string;
   entries: Record<string, StoredEntry>;
+  /** See {@link BaseCarry}. */
+  carry?: BaseCarry;
+}
+
+/**
+ * The log a base's writer read before it wrote the base: its inode (null:
+ * there was none), the bytes of its whole lines read (`at`) and the
+ * generation of its lines (`g`). Lines of that generation another process
+ * wrote ahead there past those bytes (without the lock) were not read:
+ * the writer takes them in once its base is in place and writes them to
+ * the log that replaces that one. A writer that ended before it replaced
+ * the log left them there, in a log of an older generation: whoever reads
+ * the base while that log is still in place takes them in from it (over
+ * the base's records of their paths: that writer's save never ended).
+ */
+export interface BaseCarry {
+  readonly g: number;
+  readonly ino: number | null;
+  readonly at: number;
 }
 
 /** One line of the manifest log: a path set (`e`) or removed (no `e`), or the index version (`i`). */
@@ -93,15 +112,26 @@ function checkedEntry(path: string, e: Partial<StoredEntry> | undefined): Synced
   };
 }
 
-/** A base's text for `manifest` at generation `gen`. */
+/** A base's text for `manifest` at generation `gen`, with the log its writer read (see {@link BaseCarry}). */
 export function baseText(
   manifest: ReadonlyMap<string, SyncedEntry>,
   gen: number,
   indexVersion: string | undefined,
+  carry?: BaseCarry,
 ): string {
   const file: ManifestFile = { format: 1, gen, indexVersion, entries: {} };
   for (const [p, e] of manifest) file.entries[p] = stored(e);
+  // Last: the generation stays among the first bytes (see `diskGen`).
+  if (carry) file.carry = { g: carry.g, ino: carry.ino, at: carry.at };
   return JSON.stringify(file);
+}
+
+function readCarry(c: Partial<BaseCarry> | undefined): BaseCarry | undefined {
+  if (typeof c !== "object" || c === null) return undefined;
+  const { g, ino, at } = c;
+  if (!Number.isSafeInteger(g) || !Number.isSafeInteger(at) || (at as number) < 0) return undefined;
+  if (ino !== null && !Number.isSafeInteger(ino)) return undefined;
+  return { g: g as number, ino: ino as number | null, at: at as number };
 }
 
 /**
@@ -118,7 +148,7 @@ export function baseText(
 export function readBase(
   raw: string,
   manifest: Map<string, SyncedEntry>,
-): { gen: number; indexVersion: string | undefined } {
+): { gen: number; indexVersion: string | undefined; carry?: BaseCarry } {
   const m = JSON.parse(raw) as ManifestFile;
   if (m.format !== 1 || typeof m.entries !== "object" || m.entries === null) {
     throw new Error("unknown format");
@@ -126,7 +156,45 @@ export function readBase(
   const gen = m.gen ?? 0;
   if (!Number.isSafeInteger(gen) || gen < 0) throw new Error("bad generation");
   for (const [p, e] of Object.entries(m.entries)) manifest.set(p, checkedEntry(p, e));
-  return { gen, indexVersion: typeof m.indexVersion === "string" ? m.indexVersion : undefined };
+  const carry = readCarry(m.carry);
+  return {
+    gen,
+    indexVersion: typeof m.indexVersion === "string" ? m.indexVersion : undefined,
+    ...(carry ? { carry } : {}),
+  };
+}
+
+/**
+ * The paths of the whole lines of generation `gen` in `text` (lines
+ * written ahead to a log past what a base's writer read of it), their
+ * records taken into `manifest` except for `own` paths. Lines that cannot
+ * be read, or of another generation, are left out; a line glued to
+ * another cut off part way reads as itself (see {@link readLogLine}).
+ */
+export function carriedLines(
+  text: string,
+  gen: number,
+  manifest: Map<string, SyncedEntry>,
+  own: ReadonlySet<string> = new Set(),
+): string[] {
+  const lines = text.split("\n");
+  lines.pop(); // a last piece without a newline is no whole line
+  const paths = new Set<string>();
+  for (const line of lines) {
+    const r = readLogLine(line)?.line;
+    if (r?.g !== gen || typeof r.p !== "string") continue;
+    if (own.has(r.p)) continue;
+    if (r.e) {
+      try {
+        // A line whose record cannot be read (a malformed entry) is passed over.
+        manifest.set(r.p, checkedEntry(r.p, r.e));
+      } catch {
+        continue;
+      }
+    } else manifest.delete(r.p);
+    paths.add(r.p);
+  }
+  return [...paths];
 }
 
 /** Log lines (without newlines) for the `changed` paths of `manifest`, and the index version when it changed. */

@@ -8,7 +8,7 @@
  * @module
  */
 import { readBase, replayLog, type SyncedEntry } from "./manifest_log.ts";
-import { baseStamp, MANIFEST_FILE, MANIFEST_LOG } from "./manifest_disk.ts";
+import { baseStamp, leftByBase, MANIFEST_FILE, MANIFEST_LOG } from "./manifest_disk.ts";
 import type { ManifestState } from "./manifest_state.ts";
 
 /**
@@ -31,6 +31,7 @@ export async function takeIn(
   let torn = false;
   let glued = false;
   let damaged = false;
+  let left = false;
   let read: { ino: number | null; size: number };
   s.readThrough = undefined;
   let baseRead = false;
@@ -38,12 +39,17 @@ export async function takeIn(
   const stamp = await baseStamp(s.dir);
   try {
     const raw = await Deno.readTextFile(`${s.dir}/${MANIFEST_FILE}`);
-    gen = readBase(raw, fresh).gen;
+    const base = readBase(raw, fresh);
+    gen = base.gen;
     baseRead = true;
     const logFile = `${s.dir}/${MANIFEST_LOG}`;
     const st = await Deno.lstat(logFile).catch(() => null);
     if (st?.isSymlink) return undefined; // never read through: the next base replaces it
     const bytes = st ? await Deno.readFile(logFile) : new Uint8Array();
+    // Lines the base's writer left in the log it read, ending before it
+    // replaced it: taken in before the base's own lines, the next save
+    // writes them under a base.
+    left = leftByBase(base.carry, st ? { bytes, ino: st.ino } : undefined, fresh).length > 0;
     const r = replayLog(new TextDecoder().decode(bytes), gen, fresh);
     applied = r.applied;
     torn = r.torn;
@@ -89,7 +95,7 @@ export async function takeIn(
   s.logLines = applied;
   // A line glued to a torn one is read, the log replaced by the next save;
   // so is a log with a damaged line, every other line of it taken in.
-  s.rewrite ||= torn || glued || damaged;
+  s.rewrite ||= torn || glued || damaged || left;
   s.readThrough = read;
   return [...own];
 }
