@@ -7,11 +7,14 @@
  * @module
  */
 import {
+  markerHeldReason,
   markerUnfinishedReason,
   markerUnlistedReason,
 } from "../../middleware/marker_after_version.ts";
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
-import { UNCOMMITTED_HOLDS } from "../../sync/service/push_result.ts";
+import { ADOPT_VERSION_AFTER_MS } from "../../middleware/version_adoption.ts";
+import { UNCOMMITTED_HOLDS, VERSION_WAITS } from "../../sync/service/push_result.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { fingerprintOf } from "./clone_setup.ts";
@@ -361,10 +364,15 @@ export class World extends WorldCommands {
    * held back by another writer's uncommitted write does what its warning
    * says when that writer is gone for good (`push --adopt-uncommitted`,
    * which makes it a conflict with this copy), then resolves again, once.
-   * Nor is a copy published beside another shape of its name that the
-   * datastore holds (`unsafe_path`: theirs, as told; see I15), its object or
-   * just its index entry (a file another tool deleted since: the index still
-   * names it).
+   * So too a `latest` marker held back ahead of its version (whose files
+   * here are not published): the version is pushed, as the reason says, and
+   * where that push leaves it waiting on the upload of a writer gone for
+   * good (a cache its user replaced by a copy), its warning's way out is
+   * taken (`push --adopt-uncommitted` of the version, once that upload is 15
+   * minutes old); then the marker is resolved again, once. Nor is a copy
+   * published beside another shape of its name that the datastore holds
+   * (`unsafe_path`: theirs, as told; see I15), its object or just its index
+   * entry (a file another tool deleted since: the index still names it).
    */
   protected async resolveLeft(): Promise<void> {
     // Twice: a --theirs held by another clone's upload in flight goes
@@ -386,6 +394,8 @@ export class World extends WorldCommands {
           // resolved, as its reason says: tried again once the rest were.
           const waiting = new Set<string>();
           const retried = new Set<string>();
+          // Markers whose held-back version was pushed (see `pushHeldVersion`).
+          const versionPushed = new Set<string>();
           for (;;) {
             // Read again each time: one resolution can settle others (a data version's files).
             let c = svc.conflicts().find((x) =>
@@ -501,6 +511,15 @@ export class World extends WorldCommands {
                 waiting.add(c.path);
                 continue;
               }
+              const heldDir = r && !r.resolved && left
+                ? markerHeldDir(left.reason, c.path)
+                : undefined;
+              if (heldDir !== undefined && !versionPushed.has(c.path)) {
+                versionPushed.add(c.path);
+                await this.pushHeldVersion(svc, heldDir);
+                tried.delete(c.path);
+                continue;
+              }
               if (
                 !last && r && !r.resolved && r.resolution === "theirs" &&
                 r.pull?.uncommitted.includes(c.path)
@@ -539,6 +558,41 @@ export class World extends WorldCommands {
     }
   }
 
+  /**
+   * What a user does for a `latest` marker `resolve --mine` held back ahead
+   * of the version directory `dir` it names: pushes that version, as the
+   * reason says. Where that push leaves the version waiting on another
+   * writer's uncommitted upload (`push_waiting_uncommitted`), and every such
+   * upload there is of a writer gone for good (a cache its user replaced by
+   * a copy, its run's commit cut off before: nothing will erase or commit
+   * it), the warning's way out: `push --adopt-uncommitted` of the version,
+   * once the youngest of those uploads is 15 minutes old by this clone's
+   * clock (the adoption's own measure), the time let pass first. An upload
+   * of any other writer is waited for as it is, and I13 says so.
+   */
+  protected async pushHeldVersion(svc: SyncService, dir: string): Promise<void> {
+    const files = await svc.cache.listFiles(dir);
+    if (files.length === 0) return;
+    const pushed = await pushOf(this.env, svc, { only: files });
+    if (!pushed.skipped.some((s) => s.reason.startsWith(VERSION_WAITS))) return;
+    const own = await readWriterId(svc.cache);
+    let youngest: number | undefined;
+    for (const key of await this.target.inspect.keys()) {
+      if (!key.startsWith(`${dir}/`)) continue;
+      // A failed look adopts nothing.
+      const head = await this.target.direct.head(key).catch(() => "unknown" as const);
+      if (head === "unknown") return;
+      const writer = head?.metadata?.[WRITER_METADATA];
+      if (!head || writer === undefined || writer === own) continue;
+      if (!this.abandonedWriters.has(writer)) return;
+      youngest = Math.max(youngest ?? head.lastModified, head.lastModified);
+    }
+    if (youngest === undefined) return;
+    const wait = ADOPT_VERSION_AFTER_MS - (svc.clock.now() - youngest);
+    if (wait > 0) await svc.clock.sleep(wait);
+    await pushOf(this.env, svc, { only: files, adoptUncommitted: files });
+  }
+
   abort(v: Violation): void {
     this.aborted = true;
     this.truth.violate(v);
@@ -562,4 +616,14 @@ function isMarkerUnlisted(reason: string, marker: string): boolean {
   const m = /: it names (\S+), /.exec(reason);
   return m !== null &&
     (reason === markerUnlistedReason(m[1]) || reason === markerUnfinishedReason(marker, m[1]));
+}
+
+/**
+ * The version directory a `latest` marker was held back ahead of, its files
+ * here not published (see `markerHeldReason`), when that is `reason`.
+ */
+function markerHeldDir(reason: string, marker: string): string | undefined {
+  const m = /: it names (\S+), /.exec(reason);
+  if (m === null || reason !== markerHeldReason(m[1])) return undefined;
+  return m[1].startsWith(`${marker.slice(0, marker.lastIndexOf("/") + 1)}`) ? m[1] : undefined;
 }
