@@ -204,3 +204,12 @@ Deno.test("?timeout= and ?retries= set a bucket store's attempts; out of range o
     storeIdentity(parseStoreUrl("s3://bkt/p")),
   );
 });
+
+Deno.test("a prefix refused for a backslash or a control character says so, and a second '?' in the URL says to write a '?' of the prefix as %3F", () => {
+  refused("s3://bucket/a%5Cb", "store.prefix", /backslash/);
+  refused("s3://bucket/a%00b", "store.prefix", /control character/);
+  refused("gs://bucket/a%5Cb", "store.prefix", /backslash/);
+  // `s3://bucket/a?b?endpoint=…`: the query starts at the first '?', so the
+  // parameter read is `b?endpoint`; the message says how to keep it in the prefix.
+  refused("s3://bucket/a?b?endpoint=http://x", "store.b?endpoint", /%3F/);
+});
