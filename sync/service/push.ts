@@ -175,7 +175,13 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         : wctx.metadata[WRITER_METADATA];
       return by === id ? { own: id } : {};
     };
+    // A write that could not reach the store (its attempts spent): the
+    // store is gone for now, so no further write is started (each would
+    // spend its own attempts, a time to fail growing with the files left).
+    // The writes not started stay dirty, as the failed one does.
+    let unreachable = false;
     const writeOne = async (entry: PlanEntry) => {
+      if (unreachable) return;
       const size = entry.size ?? 0;
       let finished = false;
       let failed = false;
@@ -316,6 +322,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         } else {
           failures.push({ entry, error });
           failed = true;
+          if (error instanceof SluiceError && error.code === "unreachable") unreachable = true;
         }
       } finally {
         finished = true;
