@@ -89,7 +89,9 @@ function checkPrefix(raw: string): string {
   if (prefix !== "" && !isSafeRelPath(prefix)) {
     throw bad(
       "prefix",
-      `a plain key prefix without '.', '..' or empty segments, got ${JSON.stringify(prefix)}`,
+      `a plain key prefix without '.', '..' or empty segments, backslashes or control characters, got ${
+        JSON.stringify(prefix)
+      }`,
     );
   }
   return prefix;
@@ -105,6 +107,10 @@ function params(u: URL, allowed: readonly string[]): Map<string, string> {
         allowed.length
           ? `a known query parameter (${allowed.join(", ")}); "${k}" is not one${
             near ? ` (did you mean \`${near}\`?)` : ""
+          }${
+            k.includes("?")
+              ? ` (the query starts at the URL's first '?': write a '?' of the bucket's prefix as %3F)`
+              : ""
           }`
           : `no query parameters for this kind of store; "${k}" is not one`,
       );
