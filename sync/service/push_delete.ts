@@ -21,7 +21,7 @@
  * @module
  */
 import { UNCOMMITTED_HOLDS } from "./push_result.ts";
-import { NotFoundError } from "../errors.ts";
+import { NotFoundError, SluiceError } from "../errors.ts";
 import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
@@ -459,6 +459,10 @@ export async function runDeletes(
     } catch (e) {
       tally.failures.push({ entry, error: e });
       tally.done(true);
+      // The store could not be reached (its attempts spent): it is gone for
+      // now, so the deletions left are not tried (each would spend its own
+      // attempts); they stay dirty, as this one does.
+      if (e instanceof SluiceError && e.code === "unreachable") break;
       continue;
     }
     tally.done();
