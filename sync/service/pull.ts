@@ -327,19 +327,34 @@ async function pullInto(
     done++;
     progress();
   };
+  // The fetches under way: a cancelled pull waits for them to end (each is
+  // cancelled too, and a cancelled download removes its temporary file)
+  // before it answers, so that a process ending on that answer leaves none
+  // behind.
+  const running = new Set<Promise<void>>();
   const fetchAll = (items: typeof todo) =>
-    pMap(items, async (item) => {
-      const path = item[0];
-      asides.fetching(path);
-      try {
-        await fetchOne(item);
-      } catch (err) {
-        asides.notTaken(path, () => `the fetch failed: ${(err as Error)?.message ?? String(err)}`);
-        throw err;
-      }
-      // A copy set aside for it, and nothing written there: put back, or told of.
-      asides.notTaken(path, () => notWritten(path));
+    pMap(items, (item) => {
+      const fetching = (async () => {
+        const path = item[0];
+        asides.fetching(path);
+        try {
+          await fetchOne(item);
+        } catch (err) {
+          asides.notTaken(
+            path,
+            () => `the fetch failed: ${(err as Error)?.message ?? String(err)}`,
+          );
+          throw err;
+        }
+        // A copy set aside for it, and nothing written there: put back, or told of.
+        asides.notTaken(path, () => notWritten(path));
+      })();
+      running.add(fetching);
+      const ended = () => void running.delete(fetching);
+      fetching.then(ended, ended);
+      return fetching;
     }, { concurrency: config.concurrency, signal }).catch(async (err) => {
+      if (signal.aborted) await Promise.allSettled([...running]);
       failed = true;
       asides.failing(() => stoppedBy(err));
       await keepProgress().catch(() => {}); // the fetch's own error is the one to report

@@ -85,10 +85,17 @@ export function fetchers(
         }
         try {
           const expect = { size: e.s, sha256: e.h || undefined };
-          hash = await cache.writeStream(path, got.body, expect, (written) => {
-            moving.set(path, written);
-            progress();
-          }, seen);
+          hash = await cache.writeStream(
+            path,
+            got.body,
+            expect,
+            (written) => {
+              moving.set(path, written);
+              progress();
+            },
+            seen,
+            signal,
+          );
         } catch (err) {
           // Reported like a corrupt whole read: not retried here.
           if (!hasCode(err, "corrupt_download")) throw err;

@@ -225,10 +225,19 @@ export class LocalCache extends CacheReads implements CacheAccess {
     expect: { size: number; sha256?: string },
     onBytes?: (written: number) => void,
     seen?: FileIdentity,
+    signal?: AbortSignal,
   ): Promise<string> {
     const check = seen === undefined ? undefined : targetCheck(path, seen);
     try {
-      return await streamToFile(path, () => this.resolve(path), stream, expect, onBytes, check);
+      return await streamToFile(
+        path,
+        () => this.resolve(path),
+        stream,
+        expect,
+        onBytes,
+        check,
+        signal,
+      );
     } catch (e) {
       throw e instanceof LocalChangedError ? e : unwritable(this.dir, path, e);
     }

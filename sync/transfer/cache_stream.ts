@@ -53,7 +53,9 @@ export async function hashChecked(
  * as it goes; returns the hex SHA-256. A size or hash other than `expect`
  * throws `corrupt_download`, a stream that breaks off a retryable
  * `unreachable` error; either way the temp file is removed and the cached
- * copy left as it was. `onBytes` hears the bytes written so far.
+ * copy left as it was. `onBytes` hears the bytes written so far. Aborting
+ * `signal` cancels the stream (also one whose source does not stop by
+ * itself) and throws its reason, the temp file removed first.
  */
 export async function streamToFile(
   path: string,
@@ -62,10 +64,14 @@ export async function streamToFile(
   expect: { size: number; sha256?: string },
   onBytes?: (written: number) => void,
   check?: TargetCheck,
+  signal?: AbortSignal,
 ): Promise<string> {
   // The stream is taken at once, so that every failure below, also one
   // before the first read, cancels it (a store's file or connection).
   const reader = stream.getReader();
+  // Cancelled: a read waiting on the stream ends at once (as done).
+  const stop = () => void reader.cancel().catch(() => {});
+  signal?.addEventListener("abort", stop, { once: true });
   const hash = createHash("sha256");
   let size = 0;
   let tmp: string | undefined;
@@ -97,6 +103,7 @@ export async function streamToFile(
             { cause: e },
           );
         }
+        signal?.throwIfAborted();
         if (chunk.done) break;
         size += chunk.value.length;
         if (size > expect.size) break;
@@ -124,6 +131,7 @@ export async function streamToFile(
     placed = true;
     return got;
   } finally {
+    signal?.removeEventListener("abort", stop);
     await reader.cancel().catch(() => {});
     if (!placed && tmp) await Deno.remove(tmp).catch(() => {});
   }
