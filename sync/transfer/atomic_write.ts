@@ -137,8 +137,9 @@ let tempSeq = 0;
 
 /**
  * True for the name of a temporary file caught between its write and its
- * rename: Sluice's (`<name>.sluice-<hex id>.tmp`, from this module and from
- * a streamed download; `.sluice-<hex id>.tmp` for a long name) and the
+ * rename: Sluice's (`<name>.sluice-<id>.tmp`, from this module and from
+ * a streamed download; `.sluice-<id>.tmp` for a long name; the id is
+ * eight hex digits of the process's tag and a base-36 count) and the
  * tool's own (`.<uuid>.tmp`). Never pushed or pulled as a file of the
  * datastore's; any other name is (a `yarn.lock`, a `notes.tmp`, a
  * `report.20241231.tmp`).
@@ -156,7 +157,7 @@ export function isTempFileName(base: string): boolean {
 
 /**
  * True for the name of Sluice's own temporary files only
- * (`<name>.sluice-<hex id>.tmp`), not the tool's (`.<uuid>.tmp`).
+ * (`<name>.sluice-<id>.tmp`), not the tool's (`.<uuid>.tmp`).
  *
  * @example
  * ```ts
