@@ -3052,3 +3052,21 @@ Deno.test("chaos regression: a marker held back ahead of a version waiting on a 
     '{"seed":188200467,"clones":4,"v2":true,"indexFirst":true,"ops":[{"id":0,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":2,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":4,"kind":"crash","clone":2,"at":"commit"},{"id":6,"kind":"crash","clone":3,"at":"commit"},{"id":7,"kind":"tick","n":10,"pick":1644917583},{"id":8,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":9,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":10,"kind":"sync","clone":1},{"id":11,"kind":"adopt","clone":1,"file":4},{"id":12,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"streamed":true},{"id":13,"kind":"breakglass","model":0},{"id":14,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":15,"kind":"flaky","call":"put","count":2,"afterEffect":true},{"id":18,"kind":"tick","n":36,"pick":108943270},{"id":19,"kind":"wait","ms":31000},{"id":20,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":21,"kind":"tick","n":4,"pick":1584072783},{"id":40,"kind":"tick","n":20,"pick":1998721241},{"id":41,"kind":"wait","ms":40000},{"id":59,"kind":"copy","clone":2,"from":0}]}',
   );
 });
+
+/**
+ * I11, I12 (seed 190300201, versions are ETags, old clients): c3's run of
+ * m0's `out` was refused (its lock broken); its erasure looked at its
+ * upload of version 1's `metadata.yaml` (its own writer id), then an old
+ * client wrote the same bytes there with its index entry (the same ETag),
+ * and the erasure's conditional delete took that write. An old client's
+ * pull then met the object gone and wrote back the index it had read
+ * without the entry (no lock, their design), while the erasure, which had
+ * read the index naming it, put the bytes back. The store holds the old
+ * client's bytes unnamed: the old client's pull's loss, spared by the
+ * checker while the store holds those bytes (`GroundTruth.oldPullMissed`).
+ */
+Deno.test("chaos regression: an old client's write taken by an erasure and put back, dropped by an old client's pull in between, is theirs to lose (I11, I12, seed 190300201)", async () => {
+  await clean(
+    '{"seed":190300201,"clones":4,"absentOnError":true,"kinds":["core","core-single-phase","api","api"],"oldClients":true,"etag":true,"ops":[{"id":44,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":12,"kind":"tick","n":15,"pick":1547356576},{"id":19,"kind":"run","clone":3,"model":0,"data":0,"workMs":0,"same":true},{"id":20,"kind":"breakglass","model":0},{"id":35,"kind":"oldsame","clone":2,"run":19,"pick":248976092},{"id":34,"kind":"oldpull","clone":0}]}',
+  );
+});
