@@ -537,6 +537,11 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
             (o.del || e.sha256 === await sha256Hex(enc.encode(oldPushText(o))));
           if (!kept) env.truth.oldPullDropped.add(p);
         }
+        // An old client's write of a refused run's bytes it wrote over
+        // without their entry (see `GroundTruth.oldPullMissed`).
+        for (const w of env.truth.oldCommitted) {
+          if (!Object.hasOwn(wrote, w.path)) env.truth.oldPullMissed.add(w.path);
+        }
       },
     });
     env.stats.oldPullDrops += dropped.length;

@@ -240,7 +240,8 @@ export class World extends WorldCommands {
     // An old client's stopped push left as it left it (see `GroundTruth.oldStranded`),
     // or an old client's write another old client's pull dropped from the index.
     const spared = (path: string) =>
-      this.truth.oldStranded.has(path) || this.truth.oldPullDropped.has(path);
+      this.truth.oldStranded.has(path) || this.truth.oldPullDropped.has(path) ||
+      this.truth.oldPullMissed.has(path);
     // An entry naming an object another tool deleted, not yet past the grace
     // after which a pull removes it (I19 checks that object's bytes instead).
     const gone = (path: string, e: IndexEntry | undefined) =>
@@ -327,7 +328,11 @@ export class World extends WorldCommands {
       deletedAbandoned.has(path);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldCommittedNow(this.target.inspect, -1);
-    await this.truth.checkOldPushes(entries, this.clones.map((c) => c.dir));
+    await this.truth.checkOldPushes(
+      entries,
+      this.clones.map((c) => c.dir),
+      (key) => this.target.inspect.read(key),
+    );
     await this.truth.checkMarked(
       entries,
       (key) => this.target.inspect.read(key),
