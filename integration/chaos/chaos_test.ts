@@ -473,6 +473,8 @@ const INSERTS_OFF = {
   ownLostShare: 0,
   tornLogShare: 0,
   damagedLogShare: 0,
+  damagedOpenShare: 0,
+  saveCrashShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -573,6 +575,48 @@ Deno.test("history: a line of a clone's manifest log damaged on disk follows the
   }
   assert.equal(inserted, 200);
   assert.ok(generateHistory(1, INSERTS_OFF).ops.every((o) => o.kind !== "damaged"));
+});
+
+Deno.test("history: a line of a clone's manifest log damaged while its process stays open comes from a share of its own, followed by that process's next sync, the other operations as they were", () => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, damagedOpenShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const damaged = h.ops.filter((o) => o.kind === "damaged");
+    assert.equal(damaged.length, 1);
+    const op = damaged[0] as Extract<Op, { kind: "damaged" }>;
+    assert.equal(op.open, true);
+    const at = h.ops.indexOf(op);
+    assert.deepEqual(h.ops[at + 1], { id: op.id + 1, kind: "sync", clone: op.clone });
+    assert.match(formatOp(op), /another process writes a line ahead after it/);
+    // The restarting move is drawn apart: its histories stay as they were.
+    const restart = generateHistory(seed, { ...INSERTS_OFF, damagedLogShare: 1 });
+    const both = generateHistory(seed, { ...INSERTS_OFF, damagedLogShare: 1, damagedOpenShare: 1 });
+    const restartIds = new Set(restart.ops.map((o) => o.id));
+    assert.deepEqual(both.ops.filter((o) => restartIds.has(o.id)), restart.ops);
+  }
+  assert.ok(generateHistory(1, INSERTS_OFF).ops.every((o) => o.kind !== "damaged"));
+});
+
+Deno.test("history: a process restarted on a damaged manifest log armed to die inside its next base's save comes from a share of its own, followed by its sync, the other operations as they were", () => {
+  const how = new Set<string>();
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, saveCrashShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const damaged = h.ops.filter((o) => o.kind === "damaged") as Extract<Op, { kind: "damaged" }>[];
+    assert.equal(damaged.length, 1);
+    const op = damaged[0];
+    assert.ok(op.dies === "log" || op.dies === "nolog");
+    assert.equal(op.open, undefined);
+    how.add(op.dies);
+    const at = h.ops.indexOf(op);
+    assert.deepEqual(h.ops[at + 1], { id: op.id + 1, kind: "sync", clone: op.clone });
+    assert.match(formatOp(op), /dies inside the save its next sync makes/);
+  }
+  assert.deepEqual([...how].sort(), ["log", "nolog"]);
 });
 
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
@@ -886,6 +930,8 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       locklessShare: 0,
       tornLogShare: 0,
       damagedLogShare: 0,
+      damagedOpenShare: 0,
+      saveCrashShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -893,6 +939,8 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       locklessShare: 0,
       tornLogShare: 0,
       damagedLogShare: 0,
+      damagedOpenShare: 0,
+      saveCrashShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);

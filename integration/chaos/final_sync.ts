@@ -38,6 +38,8 @@ import { checkOutside, type Violation } from "./invariants.ts";
 import { holdsOtherShape } from "./shapes.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { WorldCommands } from "./world_commands.ts";
+import { disarmBaseRename } from "./save_crash.ts";
+import { findStateDir } from "../../sync/transfer/cache_paths.ts";
 
 /** The start of the reason a push gives for a refused run's file or marker it holds out. */
 const REFUSED_RUN_HELD = "written by a run refused for losing its model lock";
@@ -55,6 +57,8 @@ export class World extends WorldCommands {
     this.armed.clear();
     this.answerArmed.clear();
     this.answerDue.clear();
+    for (const slot of this.clones) disarmBaseRename(findStateDir(slot.dir));
+    await this.saveCrashes();
     this.due.clear();
     this.stallArmed.clear();
     for (const slot of this.clones) this.sched.resume(slot.owner);

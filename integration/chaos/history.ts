@@ -375,6 +375,22 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x646d6764)),
     options.damagedLogShare ?? 0.1,
   );
+  // From a generator of its own: the operations above stay as they were.
+  insertDamagedLogs(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x646d6f70)),
+    options.damagedOpenShare ?? 0.1,
+    "open",
+  );
+  // From a generator of its own: the operations above stay as they were.
+  insertDamagedLogs(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x73766372)),
+    options.saveCrashShare ?? 0.1,
+    "dies",
+  );
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const skewRng = new Rng(mixSeed(seed, 0x736b6577));
   let skewMs: number[] | undefined;

@@ -119,7 +119,17 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "damaged":
       return `${head} c${op.clone} a damaged disk block: a line of its manifest log (not the last; ${
         SHARED_FILES[op.file]
-      }'s record if there is one) turns to garbage, and its process restarts`;
+      }'s record if there is one) turns to garbage, and ${
+        op.open
+          ? "another process writes a line ahead after it, the clone's process open since before"
+          : "its process restarts"
+      }${
+        op.dies === undefined
+          ? ""
+          : `, then dies inside the save its next sync makes, once its base is in place, before the log is replaced (another process's line written ahead since its take-in, ${
+            op.dies === "log" ? "to the log in place" : "to a log it creates, none there"
+          })`
+      }`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
     case "oldpush":

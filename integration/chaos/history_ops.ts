@@ -435,7 +435,19 @@ export type Op =
    * command ends. Then the clone's process restarts, as a `crash` does: the
    * process started afresh on the cache reads the manifest, the damaged
    * line's record alone lost (I30). Nothing happens when the log has no
-   * line before its last. Inserted from a generator of its own (see
+   * line before its last. With `open`, the clone's process stays open
+   * instead, and another process over the cache writes a whole line ahead
+   * after the damage (the record of another path the files hold, as it
+   * synced it too): the clone's next command takes the log in, and must
+   * tell the damaged line as an open does (I30). With `dies`, the process
+   * started afresh (whose open found the damaged line, so its next save
+   * writes a base) dies inside that save, once the base is renamed into
+   * place and before the log is replaced, after another process wrote a
+   * whole line ahead (the dying one's record of a path, its mtime another)
+   * since the save's take-in read the log: to the log in place (`log`), or
+   * to one it creates, the log having gone from beside the base before
+   * (`nolog`). I30: the process started afresh after that death holds the
+   * line's record. Inserted from a generator of its own (see
    * {@link insertDamagedLogs}).
    */
   | {
@@ -444,6 +456,8 @@ export type Op =
     readonly clone: number;
     readonly file: number;
     readonly pick: number;
+    readonly open?: boolean;
+    readonly dies?: "log" | "nolog";
   }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }

@@ -65,6 +65,10 @@ export interface GenerateOptions {
   readonly tornLogShare?: number;
   /** Chance that a history has a line in the middle of a clone's manifest log damaged on disk (see {@link insertDamagedLogs}); default 0.1. */
   readonly damagedLogShare?: number;
+  /** Chance that a history has a line of a clone's manifest log damaged on disk while its process stays open, another process writing a line ahead after it (see {@link insertDamagedLogs}); default 0.1. */
+  readonly damagedOpenShare?: number;
+  /** Chance that a history has a damaged line of a clone's manifest log whose restarted process dies inside the save of its next base, after the rename (see {@link insertDamagedLogs}); default 0.1. */
+  readonly saveCrashShare?: number;
 }
 
 /**

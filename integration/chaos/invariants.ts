@@ -137,7 +137,14 @@
  *   path alone, a deletion there fetched again or a conflict with the
  *   clone's own write), nor otherwise, since the checker never damages the
  *   manifest beyond that; a process that finds it unreadable takes every
- *   file for one never synced (`workload.ts`).
+ *   file for one never synced (`workload.ts`). A damaged line a process
+ *   open since before it takes in (`damaged` moves with `open`) is told by
+ *   the first of its commands since that succeeds, a `state_unreadable`
+ *   warning naming it, as an open tells it (`world_slots.ts`). A line
+ *   another process wrote ahead after a base's take-in read the log is held
+ *   by the process started afresh after that base's writer died once its
+ *   base was in place, before it replaced the log (`damaged` moves with
+ *   `dies`, `save_crash.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

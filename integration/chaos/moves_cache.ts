@@ -161,10 +161,21 @@ export function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: numbe
  * edit's in half, a peer's it fetched in half), the clone's process
  * restarts, and the clone syncs (a cache that lost its records fetches the
  * deleted file again); in half a peer then pushes an edit or the deletion
- * of a shared file, which the clone syncs. Ids after every other
- * operation's, like {@link insertStalls}.
+ * of a shared file, which the clone syncs. With `open` (a share of its
+ * own), the clone's process stays open over the damage instead, another
+ * process writing a line ahead after it, and the clone's next sync takes
+ * the log in (see the `damaged` {@link Op}); with `dies` (a share of its
+ * own), the restarted process dies inside the save of the base its next
+ * sync writes, the log in place or gone (see the `damaged` {@link Op}).
+ * Ids after every other operation's, like {@link insertStalls}.
  */
-export function insertDamagedLogs(ops: Op[], clones: number, rng: Rng, share: number): void {
+export function insertDamagedLogs(
+  ops: Op[],
+  clones: number,
+  rng: Rng,
+  share: number,
+  mode: "restart" | "open" | "dies" = "restart",
+): void {
   if (ops.length === 0 || !rng.chance(share)) return;
   const { clone, peer, next, tick } = cacheMoveStart(ops, clones, rng);
   const file = () => rng.int(SHARED_FILES.length);
@@ -188,7 +199,15 @@ export function insertDamagedLogs(ops: Op[], clones: number, rng: Rng, share: nu
   );
   if (rng.chance(0.5)) block.push({ id: next(), kind: "delete", clone, file: aimed, how: "hand" });
   block.push(
-    { id: next(), kind: "damaged", clone, file: aimed, pick: rng.int(2 ** 31) },
+    {
+      id: next(),
+      kind: "damaged",
+      clone,
+      file: aimed,
+      pick: rng.int(2 ** 31),
+      ...(mode === "open" ? { open: true } : {}),
+      ...(mode === "dies" ? { dies: rng.chance(0.5) ? "log" : "nolog" } : {}),
+    },
     { id: next(), kind: "sync", clone },
     tick(),
   );

@@ -68,6 +68,8 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       sharedCacheShare: 0,
       tornLogShare: 0,
       damagedLogShare: 0,
+      damagedOpenShare: 0,
+      saveCrashShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -77,6 +79,8 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       sharedCacheShare: 0,
       tornLogShare: 0,
       damagedLogShare: 0,
+      damagedOpenShare: 0,
+      saveCrashShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

@@ -151,6 +151,26 @@ export interface ChaosStats {
   damagedLogsReopened: number;
   damagedLogsShort: number;
   /**
+   * Of those, the ones made while the clone's process stayed open (a
+   * `damaged` move with `open`: another process wrote a line ahead after
+   * the damage), and those whose line that process told at the next
+   * command it began after (checked by I30).
+   */
+  damagedOpen: number;
+  damagedOpenTold: number;
+  /**
+   * Of those, the ones whose restarted process was armed to die inside the
+   * save of its next base, once the base is renamed into place (a `damaged`
+   * move with `dies`), those that so died, those where the line another
+   * process wrote ahead meanwhile went to a log it created (none beside the
+   * base), and those whose line's record I30 checked in the process
+   * started afresh after the death.
+   */
+  saveCrashesArmed: number;
+  saveCrashes: number;
+  saveCrashesNoLog: number;
+  saveCrashesChecked: number;
+  /**
    * Objects of a refused run on the store after the final sync whose
    * deletion was pending in a cache a `copy` move replaced, named by no
    * index (left for good, spared by I2's final store scan).
@@ -274,6 +294,12 @@ export function emptyStats(): ChaosStats {
     damagedLogsLost: 0,
     damagedLogsReopened: 0,
     damagedLogsShort: 0,
+    damagedOpen: 0,
+    damagedOpenTold: 0,
+    saveCrashesArmed: 0,
+    saveCrashes: 0,
+    saveCrashesNoLog: 0,
+    saveCrashesChecked: 0,
     refusedLeftByCopy: 0,
     locklessHistories: 0,
     locklessWrites: 0,

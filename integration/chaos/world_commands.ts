@@ -226,6 +226,7 @@ export abstract class WorldCommands extends WorldMoves {
       });
     }
     await this.answerCrashes();
+    await this.saveCrashes();
     for (const [slot, on] of this.due) {
       this.stats.crashes++;
       this.stats.commitCrashes++;

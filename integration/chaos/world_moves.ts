@@ -35,6 +35,7 @@ import { indexEntriesOf } from "./index_checks.ts";
 import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { sameBytes } from "./invariants.ts";
 import { mulberry32 } from "./prng.ts";
+import { armBaseRename, disarmBaseRename } from "./save_crash.ts";
 import { type CloneSlot, WorldSlots } from "./world_slots.ts";
 
 /** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
@@ -467,6 +468,8 @@ export abstract class WorldMoves extends WorldSlots {
     const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => undefined);
     const log = await Deno.readTextFile(`${dir}/${MANIFEST_LOG}`).catch(() => undefined);
     if (base === undefined || log === undefined) return;
+    // Another process's line written ahead after a torn one is glued to it.
+    if (op.open && !log.endsWith("\n")) return;
     const lines = log.split("\n");
     // Every whole line but the last one (a torn line after them is the last).
     const candidates = lines.length - (log.endsWith("\n") ? 2 : 1);
@@ -527,6 +530,31 @@ export abstract class WorldMoves extends WorldSlots {
       this.damagedPaths.set(op.clone, set);
       this.stats.damagedLogsLost++;
     }
+    if (op.open) {
+      // Another process writes a whole line ahead after the damage: the
+      // record the files hold of another path (it synced that too). The
+      // clone's process, open since before, takes the log in at its next
+      // command (its files changed), and must tell the damaged line.
+      const other = without && [...without.m.keys()].sort().find((p) => p !== path);
+      if (other === undefined || !without) return;
+      const ahead = logLines(new Map([[other, without.m.get(other)!]]), without.gen, [other])[0];
+      await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, `${ahead}\n`, { append: true });
+      this.stats.damagedOpen++;
+      this.shared.add(slot);
+      this.damagedOpen.set(slot, {
+        line: at + 1,
+        incarnation: slot.incarnation,
+        started: false,
+        told: false,
+        ...(path === undefined ? {} : { path }),
+      });
+      this.note(
+        `c${op.clone}'s manifest log line ${at + 1} of ${candidates + 1} is damaged on disk (${
+          path === undefined ? "no record of a path" : `the record of ${path}`
+        }: ${lines[at]}), and another process writes a line ahead after it: ${ahead}`,
+      );
+      return;
+    }
     this.note(
       `c${op.clone}'s manifest log line ${at + 1} of ${candidates + 1} is damaged on disk (${
         path === undefined ? "no record of a path" : `the record of ${path}`
@@ -534,6 +562,7 @@ export abstract class WorldMoves extends WorldSlots {
     );
     await this.crash(slot, "crashed");
     this.stats.damagedLogsReopened++;
+    if (op.dies) await this.armSaveCrash(slot, op.dies);
     if (!whole || !without) return; // unreadable before the damage: no record to keep
     const state = slot.svc.state;
     const paths = new Set([...whole.m.keys(), ...without.m.keys(), ...state.syncedPaths()]);
@@ -558,6 +587,78 @@ export abstract class WorldMoves extends WorldSlots {
             })`
           ).join(", ")
         }${lost.length > 8 ? `, and ${lost.length - 8} more` : ""}`,
+        afterOp: this.currentOpId,
+      });
+    }
+  }
+
+  /**
+   * Arms clone `slot`'s process (started afresh on a damaged log, so its
+   * next save writes a base) to die inside that save, once its base is
+   * renamed into place, before the log is replaced (see the `damaged` move
+   * with `dies`); with `nolog`, the log goes from beside the base first.
+   * Just before the rename, another process writes a whole line ahead (the
+   * dying process's record of a path, its mtime another) to the log in
+   * place, or to one it creates; the process dies at the next decision.
+   */
+  protected async armSaveCrash(slot: CloneSlot, how: "log" | "nolog"): Promise<void> {
+    const dir = findStateDir(slot.dir);
+    const logFile = `${dir}/${MANIFEST_LOG}`;
+    if (how === "nolog") await Deno.remove(logFile).catch(() => {});
+    this.stats.saveCrashesArmed++;
+    const incarnation = slot.incarnation;
+    armBaseRename(dir, async () => {
+      if (slot.incarnation !== incarnation) return false;
+      const state = slot.svc.state;
+      const paths = state.syncedPaths().sort();
+      const path = paths.find((p) => SHARED_FILES.includes(p)) ?? paths[0];
+      const held = path === undefined ? undefined : state.synced(path);
+      // The base about to be replaced: the generation of lines written ahead under it.
+      const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => "");
+      const log = await Deno.readTextFile(logFile).catch(() => undefined);
+      const gen = /"gen":(\d+)/.exec(base)?.[1];
+      // A line written after a torn one is glued to it: none then.
+      if (!held || gen === undefined || (log !== undefined && log !== "" && !log.endsWith("\n"))) {
+        this.saveDue.set(slot, undefined);
+        return true;
+      }
+      const entry = { ...held, mtimeMs: (held.mtimeMs ?? 0) + 1 };
+      const line = logLines(new Map([[path!, entry]]), Number(gen), [path!])[0];
+      await Deno.writeTextFile(logFile, `${line}\n`, { append: true });
+      this.saveDue.set(slot, { path: path!, entry, held, nolog: log === undefined });
+      this.note(
+        `c${slot.index}'s process dies inside its save, its base renamed into place, before the log is replaced; another process wrote ahead since its take-in, to ${
+          log === undefined ? "a log it created" : "the log in place"
+        }: ${line}`,
+      );
+      return true;
+    });
+  }
+
+  /** The deaths inside a save armed by {@link armSaveCrash}, due at this decision (I30 after). */
+  protected async saveCrashes(): Promise<void> {
+    for (const [slot, ahead] of this.saveDue) {
+      this.saveDue.delete(slot);
+      this.stats.crashes++;
+      this.stats.saveCrashes++;
+      const now = ahead && slot.svc.state.synced(ahead.path);
+      disarmBaseRename(findStateDir(slot.dir));
+      await this.crash(slot, "crashed");
+      if (!ahead) continue;
+      if (ahead.nolog) this.stats.saveCrashesNoLog++;
+      // Recorded again by the dying process since: the line is superseded.
+      if (!isDeepStrictEqual(now, ahead.held) && !isDeepStrictEqual(now, ahead.entry)) continue;
+      this.stats.saveCrashesChecked++;
+      const read = slot.svc.state.synced(ahead.path);
+      if (isDeepStrictEqual(read, ahead.entry)) continue;
+      this.truth.violate({
+        invariant: "I30",
+        message:
+          `the process started on c${slot.index}'s cache after its process died inside its save (its base renamed into place, the log not yet replaced) lost the line another process wrote ahead since that save's take-in read the log (${
+            ahead.nolog ? "to a log it created, none there" : "to the log in place"
+          }): ${ahead.path} ${JSON.stringify(read ?? null)}, the line ${
+            JSON.stringify(ahead.entry)
+          }`,
         afterOp: this.currentOpId,
       });
     }

@@ -14,6 +14,7 @@ import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
 import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
+import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
 import { commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
 import {
@@ -165,6 +166,39 @@ export abstract class WorldSlots {
    * lost; the other invariants spare what that leads to at that path alone).
    */
   protected readonly damagedPaths = new Map<number, Set<string>>();
+  /**
+   * Damaged lines of a clone's manifest log made while its process stayed
+   * open (`damaged` moves with `open`), by clone: the line's number, the
+   * process's incarnation, whether a command of that process began since
+   * (it takes the log in first), whether that command succeeded, and
+   * whether the process told the line (I30: by the end of that command, as
+   * an open tells it; a command that failed may have failed before it took
+   * the log in, such as a sync that found the datastore unreachable, and
+   * the next one is awaited).
+   */
+  /**
+   * Clones whose process died inside its save, after its base's rename
+   * (`damaged` moves with `dies`), to crash at the next decision: the line
+   * another process wrote ahead since that save's take-in (its path and
+   * record), and the dying process's record of that path then (I30: the
+   * process started afresh holds the line's record, unless the dying one
+   * recorded the path again before its crash).
+   */
+  protected readonly saveDue = new Map<
+    CloneSlot,
+    { path: string; entry: SyncedEntry; held: SyncedEntry; nolog: boolean } | undefined
+  >();
+  protected readonly damagedOpen = new Map<
+    CloneSlot,
+    {
+      line: number;
+      incarnation: number;
+      started: boolean;
+      told: boolean;
+      succeeded?: boolean;
+      path?: string;
+    }
+  >();
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -447,6 +481,15 @@ export abstract class WorldSlots {
         // I30: the checker never leaves a manifest unreadable (a torn last
         // line, a `torn` move's, is read past): a process that finds it so
         // starts with every record its cache's processes synced lost.
+        // A damaged line of its log told (see `damagedOpen`).
+        const lines = /^synced manifest: lines? ([\d, ]+) of its log/.exec(w.message)?.[1];
+        const open = name === "operator" ? undefined : this.damagedOpen.get(this.clones[index]);
+        if (
+          w.code === "state_unreadable" && lines !== undefined && open &&
+          open.incarnation === incarnation && lines.split(", ").map(Number).includes(open.line)
+        ) {
+          open.told = true;
+        }
         if (
           w.code === "state_unreadable" && name !== "operator" &&
           /^synced manifest unreadable/.test(w.message)
@@ -518,6 +561,10 @@ export abstract class WorldSlots {
 
   protected outcome(o: string, what?: string, error?: unknown): void {
     this.stats.outcomes[o] = (this.stats.outcomes[o] ?? 0) + 1;
+    // The clone's own command's (not a second process's), for `damagedOpen`.
+    const own = /^c(\d+) (?!second process)/.exec(what ?? "")?.[1];
+    const open = own === undefined ? undefined : this.damagedOpen.get(this.clones[Number(own)]);
+    if (open?.started) open.succeeded = o === "success";
     if (what) this.note(`${what}: ${o}${error instanceof Error ? `: ${error.message}` : ""}`);
     // I10: no fault here corrupts bytes, so an unreadable index or a download unlike its entry is a bug.
     const message = `${what ?? "a command"} failed with corrupt_download: ${
@@ -556,6 +603,8 @@ export abstract class WorldSlots {
     const cmd = slot.queue.shift()!;
     const svc = slot.svc;
     this.stats.commands++;
+    const open = this.damagedOpen.get(slot);
+    if (open?.incarnation === slot.incarnation) open.started = true;
     const unit = this.sched.spawn(`c${slot.index} ${cmd.label}`, slot.owner, async () => {
       try {
         await cmd.body(svc);
@@ -575,6 +624,27 @@ export abstract class WorldSlots {
 
   /** I6 for one clone. */
   protected async checkLocal(slot: CloneSlot): Promise<void> {
+    // I30: a damaged line of the manifest's log taken in by a process open
+    // since before it (at the first command it began since) is told, as at
+    // an open: its record is lost.
+    const open = this.damagedOpen.get(slot);
+    if (open?.started && open.incarnation === slot.incarnation) {
+      if (!open.told && !open.succeeded) open.started = false; // the next command's, then
+      else if (open.told) {
+        this.damagedOpen.delete(slot);
+        this.stats.damagedOpenTold++;
+      } else {
+        this.damagedOpen.delete(slot);
+        this.truth.violate({
+          invariant: "I30",
+          message:
+            `c${slot.index}'s process, open since before line ${open.line} of its manifest log was damaged (${
+              open.path === undefined ? "no record of a path" : `the record of ${open.path}`
+            }) and another process wrote a line ahead after it, took the log in at a command that succeeded without telling the line (no state_unreadable warning): its record lost unsaid`,
+          afterOp: this.currentOpId,
+        });
+      }
+    }
     // A path whose latest record a damaged line of the manifest log held
     // counts as synced at its record before, or as never synced (`damaged`
     // moves): what the README says that leads to is spared there alone.
@@ -603,6 +673,8 @@ export abstract class WorldSlots {
     this.answerDue.delete(slot);
     this.due.delete(slot);
     this.stallArmed.delete(slot);
+    // The process started afresh tells a damaged line at its open.
+    this.damagedOpen.delete(slot);
     this.sched.resume(slot.owner); // a stopped process can die too: its restart runs
     this.sched.freeze(slot.owner);
     for (const l of slot.locks) l.abandon();
