@@ -85,8 +85,12 @@ export async function writeBase(
     // they are taken in and written again under this base, in the log that
     // replaces that one (one write: the replaced log stays in place, and
     // names them, until the new one holds them).
+    // Lines of `own` paths written there since are passed over (this
+    // process's records stand over them), yet the base names that log: a
+    // reader takes them in from it as long as it is in place.
+    const passed = new Set<string>();
     const late = old && readThrough
-      ? await lateLines(old, readThrough.size, before, manifest, own)
+      ? await lateLines(old, readThrough.size, before, manifest, own, passed)
       : [];
     const bytes = late.length > 0
       ? ENCODER.encode(`${logLines(manifest, gen, late).join("\n")}\n`)
@@ -97,13 +101,16 @@ export async function writeBase(
       MANIFEST_LOG,
       () => atomicWrite(`${s.dir}/${MANIFEST_LOG}`, bytes),
     ).then(() => true, (e) => {
-      // Lines of an older generation are ignored when loading, so with none
-      // taken in this may fail harmlessly.
-      if (late.length === 0) return false;
+      // With no line written ahead to the log read since the take-in, this
+      // fails harmlessly: the base holds every record that log holds.
+      if (late.length === 0 && passed.size === 0) return false;
       // The next save writes a base, which holds these records (in
       // `manifest`, kept there as this process's own until then: no log
-      // that applies holds them now).
-      for (const p of late) s.lateUnsaved.add(p);
+      // that applies holds them now), and this process's own records of
+      // the paths passed over (the log left in place, which the base names,
+      // holds another process's records of them, which any reader takes in
+      // over the base's until then).
+      for (const p of [...late, ...passed]) s.lateUnsaved.add(p);
       s.rewrite = true;
       s.seen.forget();
       throw e;

@@ -219,8 +219,9 @@ export function endsLine(log: Deno.FsFile, size: number): boolean {
 /**
  * The paths of the whole lines of generation `gen` in `log` past its first
  * `from` bytes (lines another process wrote ahead after they were read),
- * their records taken into `manifest` except for `own` paths. Lines that
- * cannot be read, or of another generation, are left out.
+ * their records taken into `manifest` except for `own` paths (those found
+ * are added to `passed`). Lines that cannot be read, or of another
+ * generation, are left out.
  */
 export async function lateLines(
   log: Deno.FsFile,
@@ -228,6 +229,7 @@ export async function lateLines(
   gen: number,
   manifest: Map<string, SyncedEntry>,
   own: ReadonlySet<string>,
+  passed?: Set<string>,
 ): Promise<string[]> {
   let text: string;
   try {
@@ -249,7 +251,7 @@ export async function lateLines(
   } catch {
     return [];
   }
-  return carriedLines(text, gen, manifest, own);
+  return carriedLines(text, gen, manifest, own, passed);
 }
 
 /**

@@ -167,15 +167,17 @@ export function readBase(
 /**
  * The paths of the whole lines of generation `gen` in `text` (lines
  * written ahead to a log past what a base's writer read of it), their
- * records taken into `manifest` except for `own` paths. Lines that cannot
- * be read, or of another generation, are left out; a line glued to
- * another cut off part way reads as itself (see {@link readLogLine}).
+ * records taken into `manifest` except for `own` paths (those found are
+ * added to `passed`). Lines that cannot be read, or of another
+ * generation, are left out; a line glued to another cut off part way
+ * reads as itself (see {@link readLogLine}).
  */
 export function carriedLines(
   text: string,
   gen: number,
   manifest: Map<string, SyncedEntry>,
   own: ReadonlySet<string> = new Set(),
+  passed?: Set<string>,
 ): string[] {
   const lines = text.split("\n");
   lines.pop(); // a last piece without a newline is no whole line
@@ -183,7 +185,10 @@ export function carriedLines(
   for (const line of lines) {
     const r = readLogLine(line)?.line;
     if (r?.g !== gen || typeof r.p !== "string") continue;
-    if (own.has(r.p)) continue;
+    if (own.has(r.p)) {
+      passed?.add(r.p);
+      continue;
+    }
     if (r.e) {
       try {
         // A line whose record cannot be read (a malformed entry) is passed over.
