@@ -8,6 +8,11 @@
  * and is removed; a younger one may still be written (another process over
  * the cache) and is left, told of, for a later push.
  *
+ * A pull walks no cache: it finds the temporary files of streamed downloads
+ * (the large ones, written as their bytes come) by the records those
+ * downloads keep in the state directory (`temp_records.ts`), and clears them
+ * as a push's walk does ({@link clearRecordedTemps}).
+ *
  * @module
  */
 import type { SluiceEmitter } from "../events.ts";
@@ -22,6 +27,7 @@ import {
 } from "../transfer/file_identity.ts";
 import { lstatOrNull } from "../transfer/cache_paths.ts";
 import { isSafeRelPath } from "../paths.ts";
+import { STATE_DIR } from "../transfer/cache_paths.ts";
 
 /** How long a temporary file must be untouched to be taken as left behind: one hour. */
 export const LEFT_TEMP_AGE_MS = 60 * 60 * 1000;
@@ -61,6 +67,7 @@ export async function clearLeftTemps(
   now: number,
   events: SluiceEmitter,
   dryRun: boolean,
+  later = "a push",
 ): Promise<LeftTemps> {
   const removed: string[] = [];
   const young: string[] = [];
@@ -112,12 +119,94 @@ export async function clearLeftTemps(
           young.length === 1 ? "file" : "files"
         } written to within the hour (${named(young)}): a transfer may still be writing ${
           young.length === 1 ? "it" : "them"
-        }, and a push after that hour removes ${young.length === 1 ? "it" : "them"} if none is`,
+        }, and ${later} after that hour removes ${young.length === 1 ? "it" : "them"} if none is`,
       );
     }
     events.emit("warning", { code: "temp_files_left", message: `${parts.join(". ")}.` });
   }
   return { removed, young };
+}
+
+/**
+ * How long a record whose temporary file is not there is kept: its download
+ * may be about to make it (the record is written first).
+ */
+const RECORD_AHEAD_MS = 60 * 1000;
+
+/**
+ * Clears the temporary files streamed downloads recorded (see
+ * `temp_records.ts`) and left: one read of the records' directory, nothing
+ * more when it is empty or missing. A file gone drops its record; one
+ * untouched for {@link LEFT_TEMP_AGE_MS} is removed with its record, while
+ * it is still the file looked at; a younger one (another process's download
+ * may still write it) is left with its record; both are told of in one
+ * `temp_files_left` warning ({@link clearLeftTemps}). A record naming no
+ * temporary file of the cache (damaged, or a path not one of Sluice's
+ * temporary names) is dropped and nothing else touched. The records of this
+ * process's downloads under way are not read. After a push's walk
+ * (`walked`), which found and cleared the files themselves, only the
+ * records of files gone are dropped.
+ *
+ * @example
+ * ```ts
+ * import { clearRecordedTemps } from "./left_temps.ts";
+ * import { LocalCache } from "../transfer/cache.ts";
+ * import { createEmitter } from "../events.ts";
+ * const cache = new LocalCache(await Deno.makeTempDir());
+ * console.log(await clearRecordedTemps(cache, Date.now(), createEmitter())); // { removed: [], young: [] }
+ * ```
+ */
+export async function clearRecordedTemps(
+  cache: LocalCache,
+  now: number,
+  events: SluiceEmitter,
+  dryRun = false,
+  later = "a pull or push",
+  walked = false,
+): Promise<LeftTemps> {
+  const records = await cache.tempRecords.list();
+  if (records.length === 0) return { removed: [], young: [] };
+  const temps: WalkedFile[] = [];
+  const recordOf = new Map<string, string[]>();
+  const drop: string[] = [];
+  for (const r of records) {
+    const path = r.path;
+    if (path === null || !isRecordedTemp(path)) {
+      // Cut short by its writer's end, or never one of ours: names nothing to clear.
+      if (path !== null || now - r.mtimeMs >= RECORD_AHEAD_MS) drop.push(r.name);
+      continue;
+    }
+    const long = isSafeRelPath(path) ? undefined : longTempFile(cache, path);
+    const seen = long ? identityOf(lstatOrNull(long.file)) : cache.identity(path);
+    if (!seen || seen.kind !== "file") {
+      if (seen === null && now - r.mtimeMs < RECORD_AHEAD_MS) continue;
+      drop.push(r.name); // gone (renamed into place, removed), or not a file: nothing to clear
+      continue;
+    }
+    const names = recordOf.get(path);
+    if (names) {
+      names.push(r.name);
+      continue;
+    }
+    recordOf.set(path, [r.name]);
+    temps.push({ path, size: seen.size, mtimeMs: seen.mtimeMs ?? now });
+  }
+  const left = walked
+    ? { removed: [], young: [] }
+    : await clearLeftTemps(cache, temps, now, events, dryRun, later);
+  if (dryRun) return left;
+  for (const p of left.removed) drop.push(...recordOf.get(p) ?? []);
+  for (const name of drop) await cache.tempRecords.drop(name);
+  return left;
+}
+
+/**
+ * True for a path a record may name: one of Sluice's temporary names, not
+ * in the state directory (a path the cache refuses, `..` or a link on the
+ * way, is looked at as nothing there).
+ */
+function isRecordedTemp(path: string): boolean {
+  return isLeftTempPath(path) && path !== STATE_DIR && !path.startsWith(`${STATE_DIR}/`);
 }
 
 /**

@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { clearLeftTemps, isLeftTempPath, LEFT_TEMP_AGE_MS } from "./left_temps.ts";
+import {
+  clearLeftTemps,
+  clearRecordedTemps,
+  isLeftTempPath,
+  LEFT_TEMP_AGE_MS,
+} from "./left_temps.ts";
+import { TEMP_RECORDS_DIR, TempRecords } from "../transfer/temp_records.ts";
 import { createEmitter } from "../events.ts";
 import { LocalCache } from "../transfer/cache.ts";
 
@@ -101,4 +107,99 @@ Deno.test("clearLeftTemps: a temporary file beside a file whose path is near the
   assert.equal(await present(dir, name), false);
   assert.equal(await present(dir, "d"), false, "its emptied directories go with it");
   assert.doesNotMatch(warnings.join("\n"), /within the hour/);
+});
+
+Deno.test("the temporary files downloads recorded: an old one removed with its record, a young one told of and kept, a gone one's record dropped, a record naming no temporary file touches nothing", async () => {
+  const root = await Deno.makeTempDir({ prefix: "sluice-recorded-" });
+  const cacheDir = `${root}/cache`;
+  const cache = new LocalCache(cacheDir);
+  const killed = new TempRecords(cache.stateDir); // the records of a process killed part way
+  const enc = new TextEncoder();
+  for (const p of [OLD, YOUNG, "notes/a.txt", "../outside.bin.sluice-0a1b2c3d4e.tmp"]) {
+    await Deno.mkdir(`${cacheDir}/${p.slice(0, p.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeFile(`${cacheDir}/${p}`, enc.encode("half a dow"));
+  }
+  const hoursAgo = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  for (const p of [OLD, "notes/a.txt", "../outside.bin.sluice-0a1b2c3d4e.tmp"]) {
+    await Deno.utime(`${cacheDir}/${p}`, hoursAgo, hoursAgo);
+  }
+  for (
+    const p of [
+      OLD,
+      YOUNG,
+      "gone/x.bin.sluice-0a1b2c3d4e.tmp",
+      "notes/a.txt",
+      "../outside.bin.sluice-0a1b2c3d4e.tmp",
+      ".sluice/manifest.json.sluice-0a1b2c3d4e.tmp",
+    ]
+  ) await killed.record(p);
+  const warnings: { code: string; message: string }[] = [];
+  const events = createEmitter();
+  events.on("warning", (w) => void warnings.push(w));
+  // An hour and more after the records were written (a record whose file is not there yet is kept a minute).
+  const later = Date.now() + 2 * 60 * 1000;
+  const r = await clearRecordedTemps(cache, later, events);
+  assert.deepEqual(r, { removed: [OLD], young: [YOUNG] });
+  assert.equal(await present(cacheDir, OLD), false);
+  assert.equal(await present(cacheDir, YOUNG), true);
+  assert.equal(await present(cacheDir, "notes/a.txt"), true, "not a temporary file: never removed");
+  assert.equal(await present(root, "outside.bin.sluice-0a1b2c3d4e.tmp"), true, "outside the cache");
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0].code, "temp_files_left");
+  assert.match(
+    warnings[0].message,
+    /Removed 1 temporary file .*blob\.bin\.sluice-d1911a984514\.tmp/,
+  );
+  assert.match(warnings[0].message, /Left 1 temporary file .*a pull or push after that hour/);
+  const left = await new TempRecords(cache.stateDir).list();
+  assert.deepEqual(left.map((x) => x.path), [YOUNG], "only the young file's record is kept");
+});
+
+Deno.test("a dry run of the recorded temporary files removes nothing, neither file nor record; none recorded: nothing read, nothing told", async () => {
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-recorded-" });
+  const cache = new LocalCache(cacheDir);
+  const events = createEmitter();
+  const warnings: string[] = [];
+  events.on("warning", (w) => void warnings.push(w.code));
+  assert.deepEqual(await clearRecordedTemps(cache, Date.now(), events), { removed: [], young: [] });
+  assert.deepEqual(warnings, []);
+  await Deno.mkdir(`${cacheDir}/data/big/m1`, { recursive: true });
+  await Deno.writeTextFile(`${cacheDir}/${OLD}`, "half a dow");
+  const hoursAgo = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  await Deno.utime(`${cacheDir}/${OLD}`, hoursAgo, hoursAgo);
+  await new TempRecords(cache.stateDir).record(OLD);
+  const r = await clearRecordedTemps(cache, Date.now(), events, true);
+  assert.deepEqual(r, { removed: [OLD], young: [] });
+  assert.equal(await present(cacheDir, OLD), true);
+  assert.equal((await new TempRecords(cache.stateDir).list()).length, 1);
+});
+
+Deno.test("a push clears the temporary files downloads recorded; after its walk, which clears them itself, it tells of them once and drops the records of those gone", async () => {
+  const { cacheDir, svc, warnings } = await cacheWithTemps();
+  const stateDir = svc.cache.stateDir;
+  const killed = new TempRecords(stateDir);
+  await killed.record(OLD);
+  await killed.record(YOUNG);
+  const hoursAgo = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  for (const e of Deno.readDirSync(`${stateDir}/${TEMP_RECORDS_DIR}`)) {
+    await Deno.utime(`${stateDir}/${TEMP_RECORDS_DIR}/${e.name}`, hoursAgo, hoursAgo);
+  }
+  await svc.markDirty();
+  await svc.pushChanged();
+  assert.equal(await present(cacheDir, OLD), false);
+  assert.equal(warnings.filter((w) => w.code === "temp_files_left").length, 1);
+  assert.deepEqual((await new TempRecords(stateDir).list()).map((r) => r.path), [YOUNG]);
+
+  // A push of marked paths only (no walk): the records find what is left.
+  const later = new Date(Date.now() - 2 * LEFT_TEMP_AGE_MS);
+  await Deno.utime(`${cacheDir}/${YOUNG}`, later, later);
+  await svc.cache.write("notes/new.txt", new TextEncoder().encode("new"));
+  await svc.markDirty({ relPath: "notes/new.txt" });
+  warnings.length = 0;
+  await svc.pushChanged();
+  assert.equal(await present(cacheDir, YOUNG), false);
+  const told = warnings.filter((w) => w.code === "temp_files_left");
+  assert.equal(told.length, 1);
+  assert.match(told[0].message, /Removed 1 temporary file .*other\.bin/);
+  assert.deepEqual(await new TempRecords(stateDir).list(), []);
 });

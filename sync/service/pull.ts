@@ -36,6 +36,7 @@ export { under } from "./pull_plan.ts";
 import { conflictRecorder, inTheWay, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
 import { directoriesOf } from "../paths.ts";
 import { removeDangling } from "./dangling_entries.ts";
+import { clearRecordedTemps } from "./left_temps.ts";
 import { indexForPull } from "./pull_index.ts";
 import { marksElsewhere, underMarkedDirectory, underMarks } from "./pull_elsewhere.ts";
 
@@ -135,6 +136,9 @@ async function pullInto(
   };
   // Directories checked (not links) or made count for this pull only.
   cache.resetChecks();
+  // Temporary files of streamed downloads a pull killed part way left (by
+  // their records: no walk of the cache), removed once an hour untouched.
+  await clearRecordedTemps(cache, Date.now(), events);
   const read = await indexForPull(deps, prefixes);
   if (read === "unchanged") {
     result.unchanged = true;

@@ -16,7 +16,7 @@ import type { PushResult } from "./push_result.ts";
 import type { SyncState } from "./state.ts";
 import { holdBackClashes, holdBackReshapes } from "./shape_holds.ts";
 import type { WalkedFile } from "../transfer/cache_walk.ts";
-import { clearLeftTemps } from "./left_temps.ts";
+import { clearLeftTemps, clearRecordedTemps } from "./left_temps.ts";
 
 /** What {@link planPush} needs. */
 export interface PushPlanDeps {
@@ -87,6 +87,17 @@ export async function planPush(
   // Temporary files cut-off transfers left: removed once an hour untouched.
   if (leftTemps.length > 0) {
     await clearLeftTemps(cache, leftTemps, Date.now(), events, o.dryRun ?? false);
+  }
+  // Those of streamed downloads, by their records (a walk found them itself).
+  if (!o.commit) {
+    await clearRecordedTemps(
+      cache,
+      Date.now(),
+      events,
+      o.dryRun ?? false,
+      "a pull or push",
+      o.walk ?? false,
+    );
   }
   let leftElsewhere = false;
   if (!o.commit && o.walk) {

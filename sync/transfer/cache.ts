@@ -32,6 +32,7 @@ import { ParentDirs } from "./cache_dirs.ts";
 import { abs, exists, isNotFound, lstatOrNull } from "./cache_paths.ts";
 import { walkFiles } from "./cache_walk.ts";
 import { MetadataPace, type MetadataPaceOptions } from "./metadata_pace.ts";
+import { TempRecords } from "./temp_records.ts";
 
 export {
   defaultStateDir,
@@ -63,6 +64,8 @@ export class LocalCache extends CacheReads implements CacheAccess {
   readonly #clockNow: () => number;
   readonly #parents: ParentDirs;
   readonly #pace: MetadataPace;
+  /** The records of the temporary files of streamed downloads (see `temp_records.ts`). */
+  readonly tempRecords: TempRecords;
 
   /**
    * `now` stamps set-aside copies; `metadata` says how directories and small
@@ -80,6 +83,7 @@ export class LocalCache extends CacheReads implements CacheAccess {
     this.#clockNow = now;
     this.#parents = new ParentDirs(this.dir, this.checked);
     this.#pace = new MetadataPace(metadata);
+    this.tempRecords = new TempRecords(this.stateDir);
   }
 
   /**
@@ -217,7 +221,9 @@ export class LocalCache extends CacheReads implements CacheAccess {
   /**
    * Writes a stream to a cache file atomically, hashing as it goes, never
    * holding the whole body; a size or hash other than `expect` leaves the
-   * cached copy as it was (see `streamToFile` in `cache_stream.ts`).
+   * cached copy as it was (see `streamToFile` in `cache_stream.ts`). Its
+   * temporary file is recorded in the state directory while it is written
+   * (see `temp_records.ts`).
    */
   async writeStream(
     path: string,
@@ -237,6 +243,7 @@ export class LocalCache extends CacheReads implements CacheAccess {
         onBytes,
         check,
         signal,
+        this.tempRecords,
       );
     } catch (e) {
       throw e instanceof LocalChangedError ? e : unwritable(this.dir, path, e);

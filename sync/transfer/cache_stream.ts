@@ -12,6 +12,7 @@ import { keepModeAsync, type TargetCheck, TEMP_INFIX } from "./atomic_write.ts";
 import { CHUNK_BYTES } from "./body.ts";
 import { notADirectory } from "./cache_dirs.ts";
 import { isNotFound } from "./cache_paths.ts";
+import type { TempRecords } from "./temp_records.ts";
 
 /**
  * Hex SHA-256 and size of a file already checked to be a regular file,
@@ -55,7 +56,10 @@ export async function hashChecked(
  * `unreachable` error; either way the temp file is removed and the cached
  * copy left as it was. `onBytes` hears the bytes written so far. Aborting
  * `signal` cancels the stream (also one whose source does not stop by
- * itself) and throws its reason, the temp file removed first.
+ * itself) and throws its reason, the temp file removed first. With
+ * `records`, the temp file is recorded (cache-relative) before it is made,
+ * and the record removed once it is in place or removed: a download killed
+ * part way leaves the record, by which a later pull finds the file.
  */
 export async function streamToFile(
   path: string,
@@ -65,6 +69,7 @@ export async function streamToFile(
   onBytes?: (written: number) => void,
   check?: TargetCheck,
   signal?: AbortSignal,
+  records?: TempRecords,
 ): Promise<string> {
   // The stream is taken at once, so that every failure below, also one
   // before the first read, cancels it (a store's file or connection).
@@ -76,6 +81,7 @@ export async function streamToFile(
   let size = 0;
   let tmp: string | undefined;
   let placed = false;
+  let unrecord: (() => Promise<void>) | undefined;
   try {
     const file = await resolve();
     const dir = file.slice(0, file.lastIndexOf("/")) || "/";
@@ -87,7 +93,9 @@ export async function streamToFile(
     const name = file.slice(dir.length + 1);
     const stem = new TextEncoder().encode(name).length > 200 ? "" : name;
     // A name `isTempFileName` (atomic_write.ts) knows: never pushed nor pulled if left behind.
-    tmp = `${dir}/${stem}${TEMP_INFIX}${randomId(6)}.tmp`;
+    const tmpName = `${stem}${TEMP_INFIX}${randomId(6)}.tmp`;
+    unrecord = await records?.record(`${path.slice(0, path.lastIndexOf("/") + 1)}${tmpName}`);
+    tmp = `${dir}/${tmpName}`;
     {
       using out = await Deno.open(tmp, { write: true, createNew: true });
       for (;;) {
@@ -134,5 +142,7 @@ export async function streamToFile(
     signal?.removeEventListener("abort", stop);
     await reader.cancel().catch(() => {});
     if (!placed && tmp) await Deno.remove(tmp).catch(() => {});
+    // Best effort: a record left names a file gone, which the next pull drops.
+    await unrecord?.().catch(() => {});
   }
 }
