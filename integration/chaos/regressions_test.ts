@@ -3070,3 +3070,23 @@ Deno.test("chaos regression: an old client's write taken by an erasure and put b
     '{"seed":190300201,"clones":4,"absentOnError":true,"kinds":["core","core-single-phase","api","api"],"oldClients":true,"etag":true,"ops":[{"id":44,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":12,"kind":"tick","n":15,"pick":1547356576},{"id":19,"kind":"run","clone":3,"model":0,"data":0,"workMs":0,"same":true},{"id":20,"kind":"breakglass","model":0},{"id":35,"kind":"oldsame","clone":2,"run":19,"pick":248976092},{"id":34,"kind":"oldpull","clone":0}]}',
   );
 });
+
+/**
+ * I6 (seed 189700364, a false report; failing at 76aab93, 84695fc and
+ * d503f79 too): c1 deleted notes/shared-0.md, its deletion committed, then
+ * adopted a new file at that path: its upload landed before its commit.
+ * c3's core-driven sync read the index without the path, and its user
+ * deleted the file by hand while that pull looked at the store for the
+ * object (found at another version: deleted on the datastore), so both
+ * sides agreed it was deleted. c1's commit of the new file came after, and
+ * c3's final pull fetched it: a creation published after the deletion, not
+ * the deletion undone. The checker counted the deletion as in effect only
+ * where the store held no object at the path when it was made; the index
+ * naming no entry there, while the store held other bytes than the clone
+ * synced (a peer's upload whose commit had not come), counts too.
+ */
+Deno.test("chaos regression: a deletion made while the index named no entry, a peer's new upload there not yet committed, is not undone by that creation (I6, seed 189700364)", async () => {
+  await clean(
+    '{"seed":189700364,"clones":5,"kinds":["core","core-single-phase","api","core","api"],"ops":[{"id":31,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":39,"kind":"sync","clone":3},{"id":9,"kind":"tick","n":11,"pick":1064660884},{"id":30,"kind":"migrate","clone":1},{"id":28,"kind":"sync","clone":1},{"id":29,"kind":"delete","clone":1,"file":3,"how":"push"},{"id":27,"kind":"tick","n":15,"pick":117210236},{"id":19,"kind":"adopt","clone":1,"file":3},{"id":22,"kind":"sync","clone":3},{"id":23,"kind":"delete","clone":3,"file":3,"how":"during","pick":257777102}]}',
+  );
+});
