@@ -761,8 +761,13 @@ export function moveCommand(
           const held = await filesIn(svc.cacheDir, dir);
           env.stats.deletes++;
           for (const path of held) {
-            if (svc.state.synced(path)) {
-              await env.changes.record({ op: op.id, clone: c, path, how: op.how }, null);
+            const synced = svc.state.synced(path);
+            if (synced) {
+              await env.changes.record(
+                { op: op.id, clone: c, path, how: op.how },
+                null,
+                synced.hash,
+              );
             } else env.changes.replaced(c, path);
           }
           await Deno.remove(`${svc.cacheDir}/${dir}`, { recursive: true }).catch(() => {});
@@ -781,8 +786,9 @@ export function moveCommand(
         env.stats.deletes++;
         // Deleting a copy this cache never synced goes back to what it synced
         // (nothing): not a local change, and the next pull may fetch the path.
-        if (svc.state.synced(path)) {
-          await env.changes.record({ op: op.id, clone: c, path, how: op.how }, null);
+        const synced = svc.state.synced(path);
+        if (synced) {
+          await env.changes.record({ op: op.id, clone: c, path, how: op.how }, null, synced.hash);
         } else env.changes.replaced(c, path);
         await Deno.remove(`${svc.cacheDir}/${path}`);
         if (op.how === "hand") return;
@@ -841,8 +847,13 @@ export function moveCommand(
         // Whatever the user removes here: a deletion when synced, else its own
         // unpublished change, replaced by choice.
         const removing = async (p: string) => {
-          if (svc.state.synced(p)) {
-            await env.changes.record({ op: op.id, clone: c, path: p, how: "reshape" }, null);
+          const synced = svc.state.synced(p);
+          if (synced) {
+            await env.changes.record(
+              { op: op.id, clone: c, path: p, how: "reshape" },
+              null,
+              synced.hash,
+            );
           } else env.changes.replaced(c, p);
         };
         if (st?.isDirectory) {

@@ -60,10 +60,17 @@ function inspectorStore(inspect: StoreInspector): ObjectStore {
 export async function indexEntriesOf(
   inspect: StoreInspector,
 ): Promise<Record<string, IndexEntry>> {
+  return (await readIndexEntriesOf(inspect)) ?? {};
+}
+
+/** {@link indexEntriesOf}, but null when the bucket has no index or it is unreadable. */
+export async function readIndexEntriesOf(
+  inspect: StoreInspector,
+): Promise<Record<string, IndexEntry> | null> {
   try {
-    return (await readIndex(inspectorStore(inspect), NO_RETRY))?.entries ?? {};
+    return (await readIndex(inspectorStore(inspect), NO_RETRY))?.entries ?? null;
   } catch {
-    return {};
+    return null;
   }
 }
 

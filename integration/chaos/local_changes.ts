@@ -14,8 +14,10 @@
  *   after a delete) at some point after the edit, or already held them when
  *   the edit was made, as its object or as what the index names (a marker
  *   can repeat a number a peer published; a peer may have deleted the file
- *   first): it was published, and a peer that then changed P based its
- *   change on it; or
+ *   first: no object there, or the index naming no entry while the object
+ *   there holds other bytes than the clone synced, a peer's upload whose
+ *   commit has not come): it was published, and a peer that then changed P
+ *   based its change on it; or
  * - X itself replaced it (a later edit, a run's own marker, a merge), or,
  *   for a deletion, X took theirs in a resolution.
  *
@@ -105,18 +107,21 @@ export class LocalChanges {
   /** The bytes of every edit recorded, by hash (a revert writes some back). */
   readonly #bytes = new Map<string, Uint8Array>();
   readonly #read?: (key: string) => Promise<Uint8Array | undefined>;
-  readonly #committed?: (key: string) => Promise<string | undefined>;
+  readonly #committed?: (key: string) => Promise<string | null | undefined>;
 
   /**
    * `read` (optional) reads what the store holds at a key, and `committed`
-   * the hash the remote index names for it, both past faults and
-   * scheduling: an edit whose bytes the store already holds, or that the
-   * index already names (while another writer's object waits uncommitted
-   * there), counts as held.
+   * the hash the remote index names for it (undefined when a readable index
+   * names no entry there, null when no index could be read), both past
+   * faults and scheduling: an edit whose bytes the store already holds, or
+   * that the index already names (while another writer's object waits
+   * uncommitted there), counts as held; so does a deletion where the store
+   * holds no object, or the index names none while the store holds other
+   * bytes than the clone synced (see {@link record}).
    */
   constructor(
     read?: (key: string) => Promise<Uint8Array | undefined>,
-    committed?: (key: string) => Promise<string | undefined>,
+    committed?: (key: string) => Promise<string | null | undefined>,
   ) {
     this.#read = read;
     this.#committed = committed;
@@ -132,11 +137,20 @@ export class LocalChanges {
     return this.#paths.has(path);
   }
 
-  /** Records an edit (`bytes`) or a deletion (`null`) of `path` in clone `clone`'s cache. */
-
+  /**
+   * Records an edit (`bytes`) or a deletion (`null`) of `path` in clone
+   * `clone`'s cache. `syncedHash`, for a deletion, is the hash of what the
+   * clone had synced there: where the index names no entry and the store
+   * holds other bytes (a peer deleted the file, its deletion committed, and
+   * a creation's upload landed whose commit has not come), the deletion is
+   * in effect already, as where the store holds no object; the creation,
+   * once committed, is published after it. The same bytes with no entry
+   * are no deletion (an entry dropped by another client, its object left).
+   */
   async record(
     e: { op: number; clone: number; path: string; how: string },
     bytes: Uint8Array | null,
+    syncedHash?: string,
   ): Promise<void> {
     this.replaced(e.clone, e.path);
     this.#paths.add(e.path);
@@ -148,9 +162,16 @@ export class LocalChanges {
       const held = (now && await sha256Hex(now) === hash) ||
         (this.#committed && await this.#committed(e.path) === hash);
       if (held) this.#held.set(`${e.path}\0${hash}`, ++this.#seq);
-    } else if (this.#read && await this.#read(e.path) === undefined) {
-      // A deletion of what the store no longer holds (a peer deleted it first).
-      this.#gone.set(e.path, ++this.#seq);
+    } else if (this.#read) {
+      const now = await this.#read(e.path);
+      // A deletion of what the store no longer holds (a peer deleted it
+      // first), or of what the index no longer names while the store holds
+      // a peer's new upload there, not yet committed.
+      const gone = now === undefined || (
+        syncedHash !== undefined && this.#committed !== undefined &&
+        await this.#committed(e.path) === undefined && await sha256Hex(now) !== syncedHash
+      );
+      if (gone) this.#gone.set(e.path, ++this.#seq);
     }
   }
 

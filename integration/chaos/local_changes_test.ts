@@ -50,3 +50,47 @@ Deno.test("I6: a deletion undone at a path whose latest synced record a damaged 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("I6: a deletion made while the index named no entry and the store held a peer's new upload there is in effect; the synced bytes with no entry, or no index read, are not", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = "notes/shared-0.md";
+    const synced = enc("op 31: edited by c0");
+    const upload = enc("op 19: edited by c1");
+    // What the store holds at the path, and what the index names there
+    // (undefined: no entry; null: no index could be read).
+    let object: Uint8Array | undefined = upload;
+    let named: string | null | undefined = undefined;
+    const changes = () =>
+      new LocalChanges(
+        () => Promise.resolve(object),
+        () => Promise.resolve(named),
+      );
+    // The file comes back with the peer's bytes once its commit came.
+    await Deno.mkdir(`${dir}/notes`);
+    await Deno.writeFile(`${dir}/${path}`, upload);
+    const hash = await sha256Hex(synced);
+    // A peer's deletion committed, another's creation uploaded, not yet committed.
+    const inEffect = changes();
+    await inEffect.record({ op: 23, clone: 3, path, how: "hand" }, null, hash);
+    assert.deepEqual(await inEffect.check(3, dir, 24), []);
+    // The store still holds the bytes the clone synced (an entry dropped by another client).
+    object = synced;
+    const dropped = changes();
+    await dropped.record({ op: 23, clone: 3, path, how: "hand" }, null, hash);
+    assert.equal((await dropped.check(3, dir, 24)).length, 1);
+    // No index could be read.
+    object = upload;
+    named = null;
+    const unread = changes();
+    await unread.record({ op: 23, clone: 3, path, how: "hand" }, null, hash);
+    assert.equal((await unread.check(3, dir, 24)).length, 1);
+    // The index names the synced version still (the peer's deletion not committed).
+    named = hash;
+    const stillNamed = changes();
+    await stillNamed.record({ op: 23, clone: 3, path, how: "hand" }, null, hash);
+    assert.match((await stillNamed.check(3, dir, 24))[0]?.message ?? "", /was undone/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

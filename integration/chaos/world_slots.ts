@@ -27,7 +27,7 @@ import {
 } from "./commands.ts";
 import { clientService } from "./core_driven.ts";
 import { type History, kindOf } from "./history.ts";
-import { indexEntriesOf } from "./index_checks.ts";
+import { readIndexEntriesOf } from "./index_checks.ts";
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { GroundTruth, plantSentinel } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
@@ -96,7 +96,10 @@ export abstract class WorldSlots {
   readonly truth = new GroundTruth();
   readonly changes = new LocalChanges(
     (key) => this.target.inspect.read(key),
-    async (key) => (await indexEntriesOf(this.target.inspect))[key]?.h,
+    async (key) => {
+      const entries = await readIndexEntriesOf(this.target.inspect);
+      return entries === null ? null : entries[key]?.h;
+    },
   );
   readonly shapes = new ShapeWatch();
   /** I29: each clone's own writes (`own_conflicts.ts`). */
@@ -206,9 +209,9 @@ export abstract class WorldSlots {
     this.options = options;
     // Each copy a user removes here is told of to I23.
     const record = this.changes.record.bind(this.changes);
-    this.changes.record = (e, bytes) => {
+    this.changes.record = (e, bytes, syncedHash) => {
       if (bytes === null) this.namedDeletes.removed(e.clone, e.path);
-      return record(e, bytes);
+      return record(e, bytes, syncedHash);
     };
     this.sched = new SimScheduler({
       realTimeoutMs: options.realTimeoutMs,
