@@ -1063,3 +1063,19 @@ Deno.test("chaos: another tool's version published at a run's number while the r
   assert.ok(generated.stats.locklessWrites > 0);
   assert.equal(generated.stats.locklessHistories, 1);
 });
+
+Deno.test("history: core-driven processes take one lock object per model again in a share of the histories with a core-driven clone, drawn from a generator of its own", () => {
+  let reused = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, { reusedLockShare: 0 });
+    const h = generateHistory(seed, { reusedLockShare: 1 });
+    assert.deepEqual(h.ops, without.ops);
+    assert.equal(without.reusedLocks, undefined);
+    assert.equal(h.reusedLocks, h.kinds ? true : undefined, "only with a core-driven clone");
+    if (!h.reusedLocks) continue;
+    reused++;
+    assert.equal(parseHistory(JSON.stringify(h)).reusedLocks, true);
+    assert.match(formatHistory(h), /take one lock object per model again/);
+  }
+  assert.ok(reused > 50, `${reused} histories`);
+});

@@ -60,6 +60,8 @@ export interface CloneServiceOptions {
   readonly oldClients?: boolean;
   /** Every first push makes the index first (`firstIndexAtUploads` 1: see `History.indexFirst`). */
   readonly indexFirst?: boolean;
+  /** A core-driven process takes one lock object per model again for each run (`History.reusedLocks`). */
+  readonly reusedLocks?: boolean;
 }
 
 /**

@@ -97,6 +97,24 @@ export interface CoreHost {
   readonly clock: Clock;
   /** How this clone's tool flushes a per-model command. */
   readonly flush: CoreFlush;
+  /**
+   * The model lock objects this process takes again for each run of their
+   * model (`History.reusedLocks`), with whether a run holds one now and
+   * whether the last run under it was refused; absent: each run creates its
+   * own.
+   */
+  readonly modelLocks?: Map<string, ReusedLock>;
+}
+
+/** A model lock object a process takes again for each run (see {@link CoreHost.modelLocks}). */
+interface ReusedLock {
+  readonly lock: ReturnType<ExtensionProvider["createLock"]>;
+  /** A run of the process holds it now (another, beside it, gets a lock object of its own). */
+  busy: boolean;
+  /** Runs that took it so far. */
+  runs: number;
+  /** The last run that took it was refused with `model_lock_lost`. */
+  refused: boolean;
 }
 
 const hosts = new WeakMap<SyncService, CoreHost>();
@@ -172,6 +190,7 @@ export async function coreCloneService(
     cachePath: o.dir,
     clock: o.clock,
     flush,
+    ...(o.reusedLocks ? { modelLocks: new Map() } : {}),
   };
   const svc = await provider().runtime.service(o.dir, "");
   hosts.set(svc, host);
@@ -219,6 +238,64 @@ function modelLock(host: CoreHost, model: string) {
   return host.provider().createLock(host.datastorePath, {
     lockKey: `data/${model}/.lock`,
     maxWaitMs: CHAOS_LOCK.maxWaitMs,
+  });
+}
+
+/**
+ * The lock object a run of `model` takes: the one the process keeps for the
+ * model when it takes them again (counted; made on first use; one of its
+ * own when another run of the process holds it), else a new one.
+ */
+function runLock(
+  env: CommandEnv,
+  host: CoreHost,
+  model: string,
+): { lock: ReturnType<ExtensionProvider["createLock"]>; done: (outcome: string) => void } {
+  if (!host.modelLocks) return { lock: modelLock(host, model), done: () => {} };
+  let kept = host.modelLocks.get(model);
+  if (kept?.busy) return { lock: modelLock(host, model), done: () => {} };
+  if (!kept) {
+    host.modelLocks.set(
+      model,
+      kept = { lock: modelLock(host, model), busy: false, runs: 0, refused: false },
+    );
+  }
+  if (kept.runs > 0) env.stats.reusedLockRuns++;
+  if (kept.refused) env.stats.reusedAfterRefusal++;
+  kept.busy = true;
+  kept.runs++;
+  const k = kept;
+  return {
+    lock: kept.lock,
+    done: (outcome) => {
+      k.busy = false;
+      k.refused = outcome === "model_lock_lost";
+    },
+  };
+}
+
+/**
+ * I31: a core-driven run refused with `model_lock_lost` lost its lock: the
+ * lock object says so (a heartbeat found it gone or taken), or its record on
+ * the store no longer names this acquisition (broken, taken over). A lock
+ * whose record still names its nonce, never found lost, refused no flush
+ * rightly. Locks that expose no nonce (third-party) are spared; so is a
+ * record that cannot be read.
+ */
+async function refusedUnlost(
+  env: CommandEnv,
+  lock: ReturnType<ExtensionProvider["createLock"]>,
+  who: string,
+): Promise<void> {
+  const nonce = lock.inner.nonce;
+  if (nonce === undefined || lock.inner.lost !== false) return;
+  const info = await lock.inspect().catch(() => undefined);
+  if (!info || info.nonce !== nonce) return;
+  env.truth.violate({
+    invariant: "I31",
+    message:
+      `${who} was refused with model_lock_lost, though its lock ${lock.key} was never lost: its record still names this acquisition and no heartbeat found it gone`,
+    afterOp: env.opId(),
   });
 }
 
@@ -298,11 +375,11 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
       runStarted(env, rec, true);
       const service = host.provider().createSyncService(host.repoDir, host.cachePath);
       const context = { models: [ref] };
-      let lock: ReturnType<ExtensionProvider["createLock"]>;
+      const taken = runLock(env, host, model);
+      const lock = taken.lock;
       try {
         for (;;) {
           await waitForGlobalLock(host);
-          lock = modelLock(host, model);
           await lock.acquire();
           const held = await globalLock(host).inspect().catch(async (e) => {
             await lock.release(); // the command fails: its model lock is let go
@@ -313,6 +390,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         }
       } catch (e) {
         rec.outcome = codeOf(e);
+        taken.done(rec.outcome);
         env.outcome(rec.outcome, who, e);
         return;
       }
@@ -411,11 +489,15 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
       } catch (e) {
         rec.outcome = codeOf(e);
         rec.refusedKeys = (e as { keys?: readonly string[] }).keys;
-        if (rec.outcome === "model_lock_lost") env.stats.coreRefused++;
+        if (rec.outcome === "model_lock_lost") {
+          env.stats.coreRefused++;
+          await refusedUnlost(env, lock, who);
+        }
         refusedForOthers(env, e, `data/${model}/.lock`, who);
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {
         await lock.release();
+        taken.done(rec.outcome);
         while (beside > 0) await host.clock.sleep(STEP_POLL_MS);
       }
     },

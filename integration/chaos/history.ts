@@ -405,6 +405,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   const checkedDeletes = new Rng(mixSeed(seed, 0x63686b64)).chance(
     options.checkedDeleteShare ?? 0.15,
   );
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const reusedLocks = new Rng(mixSeed(seed, 0x72756c6b)).chance(options.reusedLockShare ?? 0.3);
   return {
     seed,
     clones,
@@ -416,6 +418,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(indexFirst ? { indexFirst } : {}),
     ...(etag ? { etag } : {}),
     ...(checkedDeletes ? { checkedDeletes } : {}),
+    ...(reusedLocks && kinds.some((k) => k !== "api") ? { reusedLocks } : {}),
     ops,
   };
 }

@@ -181,8 +181,9 @@ export function formatHistory(h: History): string {
   const first = h.indexFirst ? ", first pushes make the index first" : "";
   const etag = h.etag ? ", versions are the bytes' (ETags)" : "";
   const checked = h.checkedDeletes ? ", deletes check the version, then delete (as on MinIO)" : "";
+  const reused = h.reusedLocks ? ", core processes take one lock object per model again" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}${checked}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}${checked}${reused}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -219,6 +220,9 @@ export function parseHistory(text: string): History {
   }
   if (j.checkedDeletes !== undefined && typeof j.checkedDeletes !== "boolean") {
     throw new Error("checkedDeletes is true or false");
+  }
+  if (j.reusedLocks !== undefined && typeof j.reusedLocks !== "boolean") {
+    throw new Error("reusedLocks is true or false");
   }
   const kinds = new Set([
     ...Object.keys(WEIGHTS),

@@ -526,6 +526,13 @@ export interface History {
    * the two is deleted with it, and the store says so (`deletesChecked`).
    */
   readonly checkedDeletes?: boolean;
+  /**
+   * When true, each process of a core-driven clone keeps one lock object per
+   * model and takes it again for each run of that model (its `acquire`
+   * after its `release`, as swamp core's `withLock` does), where otherwise
+   * each run creates its own.
+   */
+  readonly reusedLocks?: boolean;
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }

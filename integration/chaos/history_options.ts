@@ -69,6 +69,8 @@ export interface GenerateOptions {
   readonly damagedOpenShare?: number;
   /** Chance that a history has a damaged line of a clone's manifest log whose restarted process dies inside the save of its next base, after the rename (see {@link insertDamagedLogs}); default 0.1. */
   readonly saveCrashShare?: number;
+  /** Chance that a history's core-driven processes take one lock object per model again for each run of it (see {@link History.reusedLocks}); default 0.3. */
+  readonly reusedLockShare?: number;
 }
 
 /**

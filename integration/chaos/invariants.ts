@@ -145,6 +145,12 @@
  *   by the process started afresh after that base's writer died once its
  *   base was in place, before it replaced the log (`damaged` moves with
  *   `dies`, `save_crash.ts`).
+ * - I31: a core-driven run refused with `model_lock_lost` lost its model
+ *   lock: a heartbeat found it gone or taken, or its record on the store no
+ *   longer names the run's acquisition (`core_driven.ts`; with third-party
+ *   locks, which expose no nonce, unchecked). A lock object a process takes
+ *   again for a later run (`reusedLocks` histories) is that run's, whatever
+ *   became of the run before.
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -189,7 +195,8 @@ export type Invariant =
   | "I27"
   | "I28"
   | "I29"
-  | "I30";
+  | "I30"
+  | "I31";
 
 /** A broken invariant. */
 export interface Violation {

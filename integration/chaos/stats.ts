@@ -70,6 +70,12 @@ export interface ChaosStats {
   parallelRuns: number;
   /** Structural commands run beside such a run and its step, on the same extension instance. */
   structuralCommands: number;
+  /** Histories whose core-driven processes take one lock object per model again (`History.reusedLocks`). */
+  reusedLockHistories: number;
+  /** Core-driven runs that took a lock object an earlier run of their process took. */
+  reusedLockRuns: number;
+  /** Of those, the ones whose lock object's run before was refused with `model_lock_lost`. */
+  reusedAfterRefusal: number;
   /** Breakglass operations. */
   breakglasses: number;
   /** Breakglasses that deleted a lock. */
@@ -257,6 +263,9 @@ export function emptyStats(): ChaosStats {
     streamedRuns: 0,
     parallelRuns: 0,
     structuralCommands: 0,
+    reusedLockHistories: 0,
+    reusedLockRuns: 0,
+    reusedAfterRefusal: 0,
     breakglasses: 0,
     locksBroken: 0,
     outages: 0,

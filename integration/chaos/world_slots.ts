@@ -515,6 +515,7 @@ export abstract class WorldSlots {
       disable: this.options.disable?.filter((g) => g !== GLOBAL_LOCK_COMMITS),
       oldClients: this.env.globalLockCommits,
       indexFirst: this.history.indexFirst,
+      reusedLocks: this.history.reusedLocks,
     }, kindOf(this.history, index));
   }
 
