@@ -103,8 +103,12 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy` move and checked deletes came later).
-  const found = await firstBreaking("I1", options, 400, { copyShare: 0, checkedDeleteShare: 0 });
+  // The histories this search was tuned on (the `copy`, checked-delete and own-withdrawn moves came later).
+  const found = await firstBreaking("I1", options, 400, {
+    copyShare: 0,
+    checkedDeleteShare: 0,
+    ownWithdrawnShare: 0,
+  });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
   assert.ok(!on.violations.some((v) => v.invariant === "I1"), describe([on]));
@@ -471,6 +475,7 @@ const INSERTS_OFF = {
   copyShare: 0,
   markerRaceShare: 0,
   ownLostShare: 0,
+  ownWithdrawnShare: 0,
   tornLogShare: 0,
   damagedLogShare: 0,
   damagedOpenShare: 0,
@@ -932,6 +937,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      ownWithdrawnShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -941,6 +947,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      ownWithdrawnShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1078,4 +1085,31 @@ Deno.test("history: core-driven processes take one lock object per model again i
     assert.match(formatHistory(h), /take one lock object per model again/);
   }
   assert.ok(reused > 50, `${reused} histories`);
+});
+
+Deno.test("history: a new file whose commit answer was lost, deleted and withdrawn while a peer names it again, is inserted at the start from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, ownWithdrawnShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (h.clones < 2) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const kinds = added.filter((o) => o.kind !== "tick").map((o) => o.kind);
+    assert.deepEqual(kinds.slice(0, 6), ["crash", "edit", "sync", "stall", "delete", "sync"]);
+    assert.equal(kinds.at(-1), "stall");
+    assert.equal(added.at(-1)!.kind, "tick");
+    const [answer, edit, , stall, del] = added.filter((o) => o.kind !== "tick");
+    assert.ok(answer.kind === "crash" && answer.at === "answer");
+    assert.ok(stall.kind === "stall" && stall.on && stall.at === "withdraw");
+    assert.ok(edit.kind === "edit" && del.kind === "delete" && edit.file === del.file);
+    assert.ok(del.how === "push" && del.clone === edit.clone);
+  }
+  assert.ok(inserted > 100, `${inserted} histories`);
 });

@@ -74,6 +74,11 @@ export interface CommandEnv {
    * that calls it (another step of a workflow: `parallel` runs).
    */
   spawn?(clone: number, label: string, body: () => Promise<void>): void;
+  /**
+   * Whether the remote index names `path` now, read past faults and
+   * scheduling (no other unit runs meanwhile); absent: not checked.
+   */
+  indexNames?(path: string): Promise<boolean>;
 }
 
 const enc = new TextEncoder();
@@ -102,6 +107,7 @@ export async function pushOf(
   const r = env.globalLockCommits
     ? await pushUnderGlobalLock(svc, globalLockOf(svc), options)
     : await svc.pushChanged(options);
+  await withdrawnNamed(env, svc, r);
   for (const path of await unaccounted(svc, before, r)) {
     env.truth.violate({
       invariant: "I20",
@@ -111,6 +117,28 @@ export async function pushOf(
     });
   }
   return r;
+}
+
+/**
+ * I32: a push that reports an upload of its cache taken back as a deleted
+ * file's (`withdrawn`), with no conflict at that path, leaves no index entry
+ * naming the path as it ends: one a peer committed while the withdrawal was
+ * under way (naming the path again between the entry's removal and the
+ * object's deletion) would bring the deleted file back at the next pull
+ * with no conflict ever shown.
+ */
+async function withdrawnNamed(env: CommandEnv, svc: SyncService, r: PushResult): Promise<void> {
+  if (!env.indexNames) return;
+  for (const s of r.strandedChecks) {
+    if (s.outcome !== "withdrawn" || r.conflicts.includes(s.path)) continue;
+    if (!(await env.indexNames(s.path))) continue;
+    env.truth.violate({
+      invariant: "I32",
+      message:
+        `a push of ${svc.identity.holder} reported its upload of ${s.path} withdrawn (a deleted file's) with no conflict, while the index names ${s.path}: its next pull brings the deleted file back`,
+      afterOp: env.opId(),
+    });
+  }
 }
 
 /** The error code of `e` (or `exception:<name>`). */

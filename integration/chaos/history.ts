@@ -28,6 +28,7 @@ import {
   insertForeign,
   insertLockless,
   insertOwnLost,
+  insertOwnWithdrawn,
   insertReshapes,
   insertUnwritten,
   insertVanish,
@@ -346,6 +347,13 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertCopies(ops, clones, new Rng(mixSeed(seed, 0x636f7079)), options.copyShare ?? 0.1);
   // From a generator of their own: the operations above stay as they were.
   insertOwnLost(ops, clones, new Rng(mixSeed(seed, 0x6f776e6c)), options.ownLostShare ?? 0.1);
+  // From a generator of their own: the operations above stay as they were.
+  insertOwnWithdrawn(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x6f776477)),
+    options.ownWithdrawnShare ?? 0.1,
+  );
   // From a generator of their own: the operations above stay as they were.
   insertMarkerRaces(
     ops,

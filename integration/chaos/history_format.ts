@@ -89,6 +89,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
             ? "stops after its next v1 index write"
             : op.at === "move"
             ? "stops after its move reads the v1 index"
+            : op.at === "withdraw"
+            ? "stops before its push deletes an object after an index write"
             : "stops"
           : "goes on"
       }`;

@@ -216,14 +216,17 @@ export type Op =
    * bucket may turn v2 under a v1 commit). With `at: "move"`, it happens
    * when the clone's move to v2 next stops after reading the v1 index
    * object, before its shard writes (the window in which its global lock
-   * may be taken over and another move run).
+   * may be taken over and another move run). With `at: "withdraw"`, it
+   * happens when the clone's push, after an index write, next deletes an
+   * object that is no index object (its own upload, whose entry that write
+   * took out: the window in which a peer may name the path again).
    */
   | {
     readonly id: number;
     readonly kind: "stall";
     readonly clone: number;
     readonly on: boolean;
-    readonly at?: "companions" | "move";
+    readonly at?: "companions" | "move" | "withdraw";
   }
   /**
    * An old client on the clone's machine (swamp's existing S3/GCS extension

@@ -53,6 +53,8 @@ export interface GenerateOptions {
   readonly copyShare?: number;
   /** Chance that a history has a file created with its commit's answer lost, then made a directory (see {@link insertOwnLost}); default 0.1. */
   readonly ownLostShare?: number;
+  /** Chance that a history has a clone's new file, its commit's answer lost, deleted and withdrawn while a peer names it again (see {@link insertOwnWithdrawn}); default 0.1. */
+  readonly ownWithdrawnShare?: number;
   /** Chance that a `latest` marker moved back and pushed is raced by another clone's, moved forward (default 0.5). */
   readonly markerRaceShare?: number;
   /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */

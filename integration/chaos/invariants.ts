@@ -151,6 +151,10 @@
  *   locks, which expose no nonce, unchecked). A lock object a process takes
  *   again for a later run (`reusedLocks` histories) is that run's, whatever
  *   became of the run before.
+ * - I32: a push that reports an upload of its cache withdrawn (taken back as
+ *   a deleted file's), with no conflict at that path, leaves no index entry
+ *   naming the path as it ends (`commands.ts`: a peer's commit naming it
+ *   again mid-withdrawal is a conflict, never a deletion done).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -196,7 +200,8 @@ export type Invariant =
   | "I28"
   | "I29"
   | "I30"
-  | "I31";
+  | "I31"
+  | "I32";
 
 /** A broken invariant. */
 export interface Violation {

@@ -140,6 +140,49 @@ export function insertOwnLost(ops: Op[], clones: number, rng: Rng, share: number
 }
 
 /**
+ * Inserts, in a share of histories with two clones or more, a clone's new
+ * file whose commit lands with its answer lost (armed to crash at
+ * `answer`), which a peer then pulls; the clone deletes it and pushes,
+ * armed to stop after that push's index write, before its delete of an
+ * object (its withdrawal of its own upload: the entry out first, then the
+ * object), and while it is stopped the peer syncs (its pull finds the entry
+ * gone with the object there, and names the path again), in half of them
+ * editing the file and pushing too, before the clone goes on. At the start
+ * of the history (after another tool's first writes), so that the file is
+ * new to every clone. From a generator of its own, with ids after every
+ * other operation's, like {@link insertStalls}.
+ */
+export function insertOwnWithdrawn(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const clone = rng.int(clones);
+  const peer = (clone + rng.range(1, clones - 1)) % clones;
+  const file = rng.int(SHARED_FILES.length);
+  const tick = (lo: number, hi: number): Op => ({
+    id: id++,
+    kind: "tick",
+    n: rng.range(lo, hi),
+    pick: rng.int(2 ** 31),
+  });
+  const block: Op[] = [
+    { id: id++, kind: "crash", clone, at: "answer", queued: true },
+    { id: id++, kind: "edit", clone, file, how: "push" },
+    tick(20, 40),
+    { id: id++, kind: "sync", clone: peer },
+    tick(20, 40),
+    { id: id++, kind: "stall", clone, on: true, at: "withdraw" },
+    { id: id++, kind: "delete", clone, file, how: "push" },
+    tick(20, 40),
+    { id: id++, kind: "sync", clone: peer },
+  ];
+  if (rng.chance(0.5)) block.push({ id: id++, kind: "edit", clone: peer, file, how: "push" });
+  // The clone's push goes on and ends before the history does.
+  block.push(tick(20, 40), { id: id++, kind: "stall", clone, on: false }, tick(20, 40));
+  const start = ops.findIndex((o) => o.kind !== "foreign");
+  ops.splice(start < 0 ? ops.length : start, 0, ...block);
+}
+
+/**
  * Inserts, in a share of histories, another tool's deletion of a shared
  * file's object (see the `vanish` {@link Op}) at a random place: a clone
  * edits and pushes the file first (in two fifths of them, runs a model

@@ -88,6 +88,8 @@ export interface ChaosStats {
   companionStalls: number;
   /** Of them, moves to v2 stopped after reading the v1 index (armed, `at: "move"`). */
   moveStalls: number;
+  /** Stalls of a clone's push after an index write, before it deleted an object (`stall` at `withdraw`). */
+  withdrawStalls: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -272,6 +274,7 @@ export function emptyStats(): ChaosStats {
     stalls: 0,
     companionStalls: 0,
     moveStalls: 0,
+    withdrawStalls: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,
