@@ -103,11 +103,12 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy`, checked-delete and own-withdrawn moves came later).
+  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn and set-aside moves came later).
   const found = await firstBreaking("I1", options, 400, {
     copyShare: 0,
     checkedDeleteShare: 0,
     ownWithdrawnShare: 0,
+    setAsideFlakyShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -476,6 +477,7 @@ const INSERTS_OFF = {
   markerRaceShare: 0,
   ownLostShare: 0,
   ownWithdrawnShare: 0,
+  setAsideFlakyShare: 0,
   tornLogShare: 0,
   damagedLogShare: 0,
   damagedOpenShare: 0,
@@ -938,6 +940,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       damagedOpenShare: 0,
       saveCrashShare: 0,
       ownWithdrawnShare: 0,
+      setAsideFlakyShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -948,6 +951,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       damagedOpenShare: 0,
       saveCrashShare: 0,
       ownWithdrawnShare: 0,
+      setAsideFlakyShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1112,4 +1116,25 @@ Deno.test("history: a new file whose commit answer was lost, deleted and withdra
     assert.ok(del.how === "push" && del.clone === edit.clone);
   }
   assert.ok(inserted > 100, `${inserted} histories`);
+});
+
+Deno.test("history: index reads fail right after a lost version's set-aside in a share of the histories, drawn from a generator of its own", () => {
+  let flaky = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, { setAsideFlakyShare: 0 });
+    const h = generateHistory(seed, { setAsideFlakyShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id)).filter((o) => o.kind !== "tick");
+    assert.deepEqual(
+      added.map((o) => o.kind),
+      h.clones < 2 ? [] : ["run", "stall", "breakglass", "run", "stall", "run", "sync", "sync"],
+    );
+    assert.equal(without.setAsideFlaky, undefined);
+    assert.equal(h.setAsideFlaky, true);
+    assert.equal(parseHistory(JSON.stringify(h)).setAsideFlaky, true);
+    assert.match(formatHistory(h), /index reads fail right after a lost version's set-aside/);
+    if (generateHistory(seed).setAsideFlaky) flaky++;
+  }
+  assert.ok(flaky > 10 && flaky < 80, `${flaky} of 200 by default`);
 });

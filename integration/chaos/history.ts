@@ -30,6 +30,7 @@ import {
   insertOwnLost,
   insertOwnWithdrawn,
   insertReshapes,
+  insertSetAsideRerun,
   insertUnwritten,
   insertVanish,
 } from "./moves_bucket.ts";
@@ -415,6 +416,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   );
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const reusedLocks = new Rng(mixSeed(seed, 0x72756c6b)).chance(options.reusedLockShare ?? 0.3);
+  // Drawn from a generator of their own, so that the operations of a seed stay as they were.
+  const setAsideRng = new Rng(mixSeed(seed, 0x73616664));
+  const setAsideFlaky = setAsideRng.chance(options.setAsideFlakyShare ?? 0.2);
+  if (setAsideFlaky) insertSetAsideRerun(ops, clones, setAsideRng);
   return {
     seed,
     clones,
@@ -427,6 +432,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ...(etag ? { etag } : {}),
     ...(checkedDeletes ? { checkedDeletes } : {}),
     ...(reusedLocks && kinds.some((k) => k !== "api") ? { reusedLocks } : {}),
+    ...(setAsideFlaky ? { setAsideFlaky } : {}),
     ops,
   };
 }

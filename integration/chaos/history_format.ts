@@ -184,8 +184,9 @@ export function formatHistory(h: History): string {
   const etag = h.etag ? ", versions are the bytes' (ETags)" : "";
   const checked = h.checkedDeletes ? ", deletes check the version, then delete (as on MinIO)" : "";
   const reused = h.reusedLocks ? ", core processes take one lock object per model again" : "";
+  const flaky = h.setAsideFlaky ? ", index reads fail right after a lost version's set-aside" : "";
   return [
-    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}${checked}${reused}, ${h.ops.length} ops:`,
+    `seed ${h.seed}, ${h.clones} clones${locks}${layout}${clients}${old}${skew}${first}${etag}${checked}${reused}${flaky}, ${h.ops.length} ops:`,
     ...h.ops.map((op) => formatOp(op, h.kinds)),
   ]
     .join("\n");
@@ -225,6 +226,9 @@ export function parseHistory(text: string): History {
   }
   if (j.reusedLocks !== undefined && typeof j.reusedLocks !== "boolean") {
     throw new Error("reusedLocks is true or false");
+  }
+  if (j.setAsideFlaky !== undefined && typeof j.setAsideFlaky !== "boolean") {
+    throw new Error("setAsideFlaky is true or false");
   }
   const kinds = new Set([
     ...Object.keys(WEIGHTS),

@@ -536,6 +536,13 @@ export interface History {
    * each run creates its own.
    */
   readonly reusedLocks?: boolean;
+  /**
+   * When true, a clone's first reads of the index after a copy of its was
+   * set aside as a lost version's (`version_exists`: a new reason in its
+   * state's set-aside area) fail as unreachable, as many as its retries
+   * allow: the look that settles the record of its write there fails.
+   */
+  readonly setAsideFlaky?: boolean;
   /** The operations, in order. */
   readonly ops: readonly Op[];
 }

@@ -73,6 +73,8 @@ export interface GenerateOptions {
   readonly saveCrashShare?: number;
   /** Chance that a history's core-driven processes take one lock object per model again for each run of it (see {@link History.reusedLocks}); default 0.3. */
   readonly reusedLockShare?: number;
+  /** Chance that a history fails a clone's index reads right after a set-aside of a lost version's (see {@link History.setAsideFlaky}); default 0.2. */
+  readonly setAsideFlakyShare?: number;
 }
 
 /**

@@ -359,3 +359,45 @@ export function foreignObjects(
     ...(op.marker ? [{ path: `${base}/latest`, text: `${n}` }] : []),
   ];
 }
+
+/**
+ * Inserts a clone's deterministic run (see the `run` {@link Op}'s `same`)
+ * whose process stops, its upload on its way, while a breakglass hands its
+ * lock to another clone running the same method (which publishes the same
+ * bytes, meeting the stopped run's upload); the stopped clone goes on
+ * (refused), then runs that model's data again, other bytes at the number
+ * its erasure freed here (refused with `version_exists`, its copy set
+ * aside), and syncs twice. For `setAsideFlaky` histories (see
+ * `History.setAsideFlaky`), with two clones or more; from a generator of its
+ * own, with ids after every other operation's.
+ */
+export function insertSetAsideRerun(ops: Op[], clones: number, rng: Rng): void {
+  if (ops.length === 0 || clones < 2) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const clone = rng.int(clones);
+  const peer = (clone + rng.range(1, clones - 1)) % clones;
+  const model = rng.int(MODELS.length);
+  const data = rng.int(DATA_NAMES.length);
+  const tick = (lo: number, hi: number): Op => ({
+    id: id++,
+    kind: "tick",
+    n: rng.range(lo, hi),
+    pick: rng.int(2 ** 31),
+  });
+  const block: Op[] = [
+    { id: id++, kind: "run", clone, model, data, workMs: 15_000, same: true },
+    tick(3, 12),
+    { id: id++, kind: "stall", clone, on: true },
+    { id: id++, kind: "breakglass", model },
+    { id: id++, kind: "run", clone: peer, model, data, workMs: 0, same: true },
+    tick(20, 40),
+    { id: id++, kind: "stall", clone, on: false },
+    tick(20, 40),
+    { id: id++, kind: "run", clone, model, data, workMs: 0 },
+    tick(20, 40),
+    { id: id++, kind: "sync", clone },
+    tick(20, 40),
+    { id: id++, kind: "sync", clone },
+  ];
+  ops.splice(rng.int(ops.length + 1), 0, ...block);
+}

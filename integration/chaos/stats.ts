@@ -90,6 +90,10 @@ export interface ChaosStats {
   moveStalls: number;
   /** Stalls of a clone's push after an index write, before it deleted an object (`stall` at `withdraw`). */
   withdrawStalls: number;
+  /** Histories whose index reads fail right after a lost version's set-aside (`History.setAsideFlaky`). */
+  setAsideFlakyHistories: number;
+  /** Index reads failed so, right after a clone's lost version's set-aside. */
+  setAsideFlakyLooks: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -275,6 +279,8 @@ export function emptyStats(): ChaosStats {
     companionStalls: 0,
     moveStalls: 0,
     withdrawStalls: 0,
+    setAsideFlakyHistories: 0,
+    setAsideFlakyLooks: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,

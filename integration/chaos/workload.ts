@@ -70,6 +70,7 @@ export async function runHistory(
   if (history.etag) stats.etagHistories = 1;
   if (history.checkedDeletes) stats.checkedDeleteHistories = 1;
   if (history.reusedLocks) stats.reusedLockHistories = 1;
+  if (history.setAsideFlaky) stats.setAsideFlakyHistories = 1;
   if (history.ops.some((o) => o.kind === "foreign")) stats.foreignHistories = 1;
   if (history.ops.some((o) => o.kind === "vanish")) stats.vanishHistories = 1;
   if (history.ops.some((o) => o.kind === "lockless")) stats.locklessHistories = 1;

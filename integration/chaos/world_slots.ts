@@ -15,7 +15,8 @@ import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts"
 import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
-import { commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
+import { CHAOS_CONFIG, commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
+import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
 import {
   type Command,
@@ -278,7 +279,7 @@ export abstract class WorldSlots {
       },
       (key) => this.target.direct.head(key),
     );
-    const shaped = this.shapes.watch(this.answerLoss(owned), () => {
+    const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(owned)), () => {
       if (isOldClientCommand(this.sched.label ?? "")) return undefined;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };
@@ -413,6 +414,44 @@ export abstract class WorldSlots {
         this.answerDue.add(slot);
         await this.gated.head(key).catch(() => null);
         return info;
+      },
+    };
+  }
+
+  /** Per clone slot: the lost versions' set-asides seen, and the index reads still to fail. */
+  protected readonly setAsides = new Map<CloneSlot, { seen: number; failing: number }>();
+
+  /**
+   * `store`, where in `setAsideFlaky` histories a clone's first reads of an
+   * index object after a copy of its was set aside as a lost version's (a
+   * new `version_exists` reason in its state's set-aside area) fail as
+   * unreachable, as many as its retries allow (one more than them): the
+   * look that settles the record of its write there fails.
+   */
+  protected setAsideLooks(store: ObjectStore): ObjectStore {
+    if (!this.history.setAsideFlaky) return store;
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      get: (key, o) => {
+        // Who reads is known only now, before the first await.
+        const slot = isIndexObject(key)
+          ? this.clones.find((c) => c.owner === this.sched.owner)
+          : undefined;
+        if (slot) {
+          const n = lostSetAsides(slot.dir);
+          const s = this.setAsides.get(slot) ?? { seen: 0, failing: 0 };
+          this.setAsides.set(slot, s);
+          if (n > s.seen) [s.seen, s.failing] = [n, CHAOS_CONFIG.retry.retries + 1];
+          if (s.failing > 0) {
+            s.failing--;
+            this.stats.setAsideFlakyLooks++;
+            return Promise.reject(
+              new UnreachableError("injected flaky look right after a set-aside"),
+            );
+          }
+        }
+        return store.get(key, o);
       },
     };
   }
@@ -707,4 +746,23 @@ export abstract class WorldSlots {
 
   /** Another tool's deletion raced a clone's write (see `WorldMoves`). */
   protected abstract raced(path: string, bytes: Uint8Array, version: string): Promise<void>;
+}
+
+/** How many copies the state of the cache `dir` set aside as lost versions' (`version_exists`). */
+function lostSetAsides(dir: string): number {
+  const area = `${stateDirOf(dir)}/set-aside`;
+  let n = 0;
+  try {
+    for (const d of Deno.readDirSync(area)) {
+      try {
+        const why = JSON.parse(Deno.readTextFileSync(`${area}/${d.name}/REASON.json`));
+        if (why?.code === "version_exists") n++;
+      } catch {
+        // Not a set-aside's reason (or being written).
+      }
+    }
+  } catch {
+    // No set-aside area.
+  }
+  return n;
 }
