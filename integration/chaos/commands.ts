@@ -75,10 +75,12 @@ export interface CommandEnv {
    */
   spawn?(clone: number, label: string, body: () => Promise<void>): void;
   /**
-   * Whether the remote index names `path` now, read past faults and
-   * scheduling (no other unit runs meanwhile); absent: not checked.
+   * Whether the remote index names `path` now (read past faults and
+   * scheduling, no other unit running meanwhile) with an entry the push of
+   * `holder` that reports its upload there withdrawn is answerable for (see
+   * `withdrawals.ts`); absent: not checked.
    */
-  indexNames?(path: string): Promise<boolean>;
+  withdrawnNamed?(path: string, holder: string): Promise<boolean>;
 }
 
 const enc = new TextEncoder();
@@ -125,13 +127,16 @@ export async function pushOf(
  * naming the path as it ends: one a peer committed while the withdrawal was
  * under way (naming the path again between the entry's removal and the
  * object's deletion) would bring the deleted file back at the next pull
- * with no conflict ever shown.
+ * with no conflict ever shown. Spared (`withdrawals.ts`): an entry committed
+ * after the push's last read of the index (a later change, shown by the
+ * next pull as any is), and any entry beside an upload the index never named
+ * (a peer's file of its own, no entry of this cache's named again).
  */
 async function withdrawnNamed(env: CommandEnv, svc: SyncService, r: PushResult): Promise<void> {
-  if (!env.indexNames) return;
+  if (!env.withdrawnNamed) return;
   for (const s of r.strandedChecks) {
     if (s.outcome !== "withdrawn" || r.conflicts.includes(s.path)) continue;
-    if (!(await env.indexNames(s.path))) continue;
+    if (!(await env.withdrawnNamed(s.path, svc.identity.holder))) continue;
     env.truth.violate({
       invariant: "I32",
       message:

@@ -154,7 +154,9 @@
  * - I32: a push that reports an upload of its cache withdrawn (taken back as
  *   a deleted file's), with no conflict at that path, leaves no index entry
  *   naming the path as it ends (`commands.ts`: a peer's commit naming it
- *   again mid-withdrawal is a conflict, never a deletion done).
+ *   again mid-withdrawal is a conflict, never a deletion done). Spared
+ *   (`withdrawals.ts`): an entry committed after the push's last read of the
+ *   index, and any beside an upload no index ever named.
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

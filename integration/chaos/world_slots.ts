@@ -35,6 +35,7 @@ import { LocalChanges } from "./local_changes.ts";
 import { ShapeWatch } from "./shapes.ts";
 import { OwnWrites } from "./own_conflicts.ts";
 import { NamedDeletions } from "./named_deletions.ts";
+import { Withdrawals } from "./withdrawals.ts";
 import { SimScheduler, type Unit } from "./scheduler.ts";
 import { type ChaosStats, emptyStats, type WorkloadOptions } from "./stats.ts";
 import { type ChaosTarget, memoryTarget } from "./target.ts";
@@ -203,6 +204,8 @@ export abstract class WorldSlots {
       path?: string;
     }
   >();
+  /** The index's history as clones' calls meet it, for I32 (see `withdrawals.ts`). */
+  protected readonly withdrawals = new Withdrawals();
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -230,7 +233,12 @@ export abstract class WorldSlots {
       stats: this.stats,
       outcome: (o, what, error) => this.outcome(o, what, error),
       opId: () => this.currentOpId,
-      indexNames: async (path) => Object.hasOwn(await indexEntriesOf(this.target.inspect), path),
+      withdrawnNamed: async (path, holder) => {
+        const entries = await indexEntriesOf(this.target.inspect);
+        const slot = this.clones.find((c) => c.svc.identity.holder === holder);
+        if (!slot) return Object.hasOwn(entries, path);
+        return this.withdrawals.answerable(slot.index, path, entries);
+      },
       spawn: (clone, label, body) => {
         const slot = this.clones[clone];
         this.sched.spawn(`c${clone} ${label}`, slot.owner, async () => {
@@ -279,7 +287,16 @@ export abstract class WorldSlots {
       },
       (key) => this.target.direct.head(key),
     );
-    const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(owned)), () => {
+    const withdrawing = this.withdrawals.watch(
+      owned,
+      () => {
+        const label = this.sched.label ?? "";
+        if (isOldClientCommand(label) || isOldPullCommand(label)) return undefined;
+        return this.clones.find((c) => c.owner === this.sched.owner)?.index;
+      },
+      () => indexEntriesOf(this.target.inspect),
+    );
+    const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(withdrawing)), () => {
       if (isOldClientCommand(this.sched.label ?? "")) return undefined;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };

@@ -1,0 +1,103 @@
+/**
+ * I32's ground truth: which index entry at a path a push that reports its
+ * upload there `withdrawn` is answerable for. It is one naming the path
+ * again over this clone's own committed upload (the index named that very
+ * upload once: its commit landed, its answer lost), committed before the
+ * push's last read of the index, which it saw or could have seen.
+ *
+ * Two entries are no such thing. One committed after the push's last read
+ * of the index is a later change (a peer's resolution of the deletion it
+ * met as a conflict, an old client's or another tool's write) that the
+ * push, its withdrawal done, never looks at again: the next pull shows it
+ * as any change. And beside an upload no index ever named (its push failed
+ * before its commit), an entry at that path is a peer's file of its own, no
+ * entry of this clone's taken out and named again: the next pull shows it.
+ *
+ * The harness hands it every store call clones make ({@link Withdrawals.watch}),
+ * and asks at a push's end ({@link Withdrawals.answerable}).
+ *
+ * @module
+ */
+import type { ObjectStore } from "../../sync/ports.ts";
+import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
+import { isIndexObject } from "./clone_setup.ts";
+
+/**
+ * The index's history as clones' calls meet it.
+ *
+ * @example
+ * ```ts ignore
+ * const w = new Withdrawals();
+ * const store = w.watch(inner, () => cloneOfTheCaller, readIndexEntries);
+ * w.answerable(0, "notes/shared-0.md", entriesNow); // true: I32 holds the push to it
+ * ```
+ */
+export class Withdrawals {
+  /** A counter of the calls noted, in the order they ended. */
+  private seq = 0;
+  /** Per clone and path, the version of its last upload there. */
+  private readonly uploads = new Map<string, string>();
+  /** Per path, every version an index entry has named there. */
+  private readonly named = new Map<string, Set<string>>();
+  /** Per path, the version the index names there and since when (`seq`). */
+  private readonly since = new Map<string, { v: string; at: number }>();
+  /** Per clone, when its last read of an index object ended. */
+  private readonly reads = new Map<number, number>();
+
+  /**
+   * `store`, noting each upload of a clone (`clone()` names it, undefined
+   * for another writer), each read of an index object, and after each write
+   * of one what the index names (`entries`, read past faults and scheduling).
+   */
+  watch(
+    store: ObjectStore,
+    clone: () => number | undefined,
+    entries: () => Promise<Record<string, IndexEntry>>,
+  ): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      get: async (key, o) => {
+        // Who reads is known only now, before the first await.
+        const c = isIndexObject(key) ? clone() : undefined;
+        const r = await store.get(key, o);
+        if (c !== undefined) this.reads.set(c, ++this.seq);
+        return r;
+      },
+      put: async (key, body, mode, o) => {
+        const c = clone();
+        const info = await store.put(key, body, mode, o);
+        if (isIndexObject(key)) this.indexed(await entries());
+        else if (c !== undefined) this.uploads.set(`${c}\0${key}`, info.version);
+        return info;
+      },
+    };
+  }
+
+  /** What the index names after a write of one of its objects. */
+  private indexed(entries: Record<string, IndexEntry>): void {
+    const at = ++this.seq;
+    for (const [path, e] of Object.entries(entries)) {
+      const seen = this.named.get(path) ?? new Set<string>();
+      this.named.set(path, seen.add(e.v));
+      if (this.since.get(path)?.v !== e.v) this.since.set(path, { v: e.v, at });
+    }
+    for (const path of this.since.keys()) {
+      if (!Object.hasOwn(entries, path)) this.since.delete(path);
+    }
+  }
+
+  /**
+   * Whether `entries`' entry at `path` (the index as clone `clone`'s push
+   * reporting its upload there withdrawn ends) is one I32 holds that push
+   * to: its own upload there named once, and this entry committed before
+   * the push's last read of the index.
+   */
+  answerable(clone: number, path: string, entries: Record<string, IndexEntry>): boolean {
+    if (!Object.hasOwn(entries, path)) return false;
+    const upload = this.uploads.get(`${clone}\0${path}`);
+    if (upload === undefined || !this.named.get(path)?.has(upload)) return false;
+    const since = this.since.get(path);
+    return since === undefined || since.at <= (this.reads.get(clone) ?? 0);
+  }
+}
