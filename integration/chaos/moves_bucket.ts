@@ -361,13 +361,24 @@ export function foreignObjects(
 }
 
 /**
+ * Inserts `block` at a random place after another tool's first writes,
+ * which come before any index is made (another move may have been inserted
+ * before them).
+ */
+export function insertAfterForeign(ops: Op[], block: Op[], rng: Rng): void {
+  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
+  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+}
+
+/**
  * Inserts a clone's deterministic run (see the `run` {@link Op}'s `same`)
  * whose process stops, its upload on its way, while a breakglass hands its
  * lock to another clone running the same method (which publishes the same
  * bytes, meeting the stopped run's upload); the stopped clone goes on
  * (refused), then runs that model's data again, other bytes at the number
  * its erasure freed here (refused with `version_exists`, its copy set
- * aside), and syncs twice. For `setAsideFlaky` histories (see
+ * aside), and syncs twice; after another tool's first writes (see
+ * {@link insertAfterForeign}). For `setAsideFlaky` histories (see
  * `History.setAsideFlaky`), with two clones or more; from a generator of its
  * own, with ids after every other operation's.
  */
@@ -399,5 +410,7 @@ export function insertSetAsideRerun(ops: Op[], clones: number, rng: Rng): void {
     tick(20, 40),
     { id: id++, kind: "sync", clone },
   ];
-  ops.splice(rng.int(ops.length + 1), 0, ...block);
+  // After another tool's first writes: its run makes an index, and what
+  // that tool puts into the bucket must come before any index (I18).
+  insertAfterForeign(ops, block, rng);
 }

@@ -7,6 +7,7 @@
  */
 import type { Rng } from "./prng.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history_ops.ts";
+import { insertAfterForeign } from "./moves_bucket.ts";
 
 /**
  * Inserts, in a share of histories, one or two second processes over a
@@ -96,16 +97,6 @@ function cacheMoveStart(
     pick: rng.int(2 ** 31),
   });
   return { clone, peer, next, tick };
-}
-
-/**
- * Inserts `block` at a random place after another tool's first writes,
- * which come before any index is made (another move may have been inserted
- * before them).
- */
-function insertAfterForeign(ops: Op[], block: Op[], rng: Rng): void {
-  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
-  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
 }
 
 /**
