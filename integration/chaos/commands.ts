@@ -526,6 +526,10 @@ export function unwrittenCommand(
     if (await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null)) return;
     // Nor where it synced the path (a file deleted here: a mark of that is a deletion's).
     if (svc.state.synced(path)) return;
+    // Nor where a conflict here records a deletion of the path already: a
+    // user's deletion kept as a conflict with a peer's version that named
+    // the path again (`delete_skipped`), not a mark's.
+    if (svc.conflicts().some((c) => c.path === path && c.mine === null)) return;
     env.stats.unwrittenMarks++;
     env.truth.unwritten.push({
       op: op.id,

@@ -3090,3 +3090,19 @@ Deno.test("chaos regression: a deletion made while the index named no entry, a p
     '{"seed":189700364,"clones":5,"kinds":["core","core-single-phase","api","core","api"],"ops":[{"id":31,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":39,"kind":"sync","clone":3},{"id":9,"kind":"tick","n":11,"pick":1064660884},{"id":30,"kind":"migrate","clone":1},{"id":28,"kind":"sync","clone":1},{"id":29,"kind":"delete","clone":1,"file":3,"how":"push"},{"id":27,"kind":"tick","n":15,"pick":117210236},{"id":19,"kind":"adopt","clone":1,"file":3},{"id":22,"kind":"sync","clone":3},{"id":23,"kind":"delete","clone":3,"file":3,"how":"during","pick":257777102}]}',
   );
 });
+
+/**
+ * I25 (seed 220000131, `--own-withdrawn-share 1 --reused-lock-share 0`, cut
+ * to its own-withdrawn block and the mark; the checker's): c1's push of its
+ * deletion of a file whose commit answer it lost took the entry out, then
+ * met c0's edit of the file at the object's deletion, and kept the
+ * deletion as a conflict (`delete_skipped`). c1's later mark of the path,
+ * with nothing there and nothing synced, was taken for a write that never
+ * came, and I25 blamed it for that conflict's deletion, its user's. A mark
+ * where a conflict records a deletion already is no longer such a mark.
+ */
+Deno.test("chaos regression: a deletion kept as a conflict (delete_skipped) is its user's, not a later mark's with nothing there (I25, seed 220000131)", async () => {
+  await clean(
+    '{"seed":220000131,"clones":2,"kinds":["api","core-single-phase"],"ops":[{"id":27,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":28,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":29,"kind":"tick","n":36,"pick":590735144},{"id":30,"kind":"sync","clone":0},{"id":31,"kind":"tick","n":37,"pick":1226943661},{"id":32,"kind":"stall","clone":1,"on":true,"at":"withdraw"},{"id":33,"kind":"delete","clone":1,"file":3,"how":"push"},{"id":34,"kind":"tick","n":25,"pick":625607945},{"id":35,"kind":"sync","clone":0},{"id":36,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":37,"kind":"tick","n":21,"pick":266772663},{"id":38,"kind":"stall","clone":1,"on":false},{"id":39,"kind":"tick","n":21,"pick":1418587769},{"id":26,"kind":"unwritten","clone":1,"file":3}]}',
+  );
+});
