@@ -28,7 +28,7 @@ import {
 } from "./commands.ts";
 import { clientService } from "./core_driven.ts";
 import { type History, kindOf } from "./history.ts";
-import { readIndexEntriesOf } from "./index_checks.ts";
+import { indexEntriesOf, readIndexEntriesOf } from "./index_checks.ts";
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { GroundTruth, plantSentinel } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
