@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
-import { MANIFEST_FILE, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
+import { leftByBase, MANIFEST_FILE, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
 import { ManifestFiles } from "../../sync/service/manifest_files.ts";
 import {
   baseText,
@@ -479,11 +479,19 @@ export abstract class WorldMoves extends WorldSlots {
       this.stats.damagedLogsShort++;
       return;
     }
-    // What a reader made of the files before the damage, and without the line.
+    // What a reader made of the files before the damage, and without the
+    // line: as a load does, the base, then the lines its writer left in the
+    // log it read when it ended before replacing it (the base's `carry`:
+    // a process that died inside its save), then the base's own lines.
+    const ino = (await Deno.lstat(`${dir}/${MANIFEST_LOG}`).catch(() => null))?.ino ?? null;
+    const encoder = new TextEncoder();
+    let carriedGen: number | undefined;
     const read = (text: string) => {
       try {
         const m = new Map<string, SyncedEntry>();
-        const gen = readBase(base, m).gen;
+        const { gen, carry } = readBase(base, m);
+        carriedGen = carry?.g;
+        leftByBase(carry, { bytes: encoder.encode(text), ino }, m);
         replayLog(text, gen, m);
         return { m, gen };
       } catch {
@@ -494,7 +502,9 @@ export abstract class WorldMoves extends WorldSlots {
     const recordOf = (line: string): string | undefined => {
       try {
         const r = JSON.parse(line);
-        return typeof r?.p === "string" && r.g === whole?.gen ? r.p : undefined;
+        return typeof r?.p === "string" && (r.g === whole?.gen || r.g === carriedGen)
+          ? r.p
+          : undefined;
       } catch {
         return undefined; // not a line of the manifest's: nothing of it to lose
       }
@@ -504,7 +514,10 @@ export abstract class WorldMoves extends WorldSlots {
       k < lines.length - 1 && recordOf(l) === SHARED_FILES[op.file]
     );
     const at = latest >= 0 && latest < candidates ? latest : Math.floor(next() * candidates);
-    const without = read(lines.filter((_, k) => k !== at).join("\n"));
+    // The line blanked, its bytes kept (a carry names offsets in the log).
+    const without = read(
+      lines.map((l, k) => k === at ? " ".repeat(encoder.encode(l).length) : l).join("\n"),
+    );
     const path = recordOf(lines[at]);
     const size = new TextEncoder().encode(lines[at]).length;
     const zeros = next() < 0.5;
