@@ -927,6 +927,27 @@ Deno.test("chaos: the time a stopped process stood still is taken out of its com
   assert.equal(own, 3_000);
 });
 
+Deno.test("chaos: time passing while the scheduler holds a command's store call back is not the command's, its own waits are", async () => {
+  const sched = new SimScheduler({ start: 0 });
+  sched.latencyMs = 1_000;
+  const store = sched.wrap(new InMemoryStore({ clock: sched.clock }));
+  let own = -1;
+  const unit = sched.spawn("held", "c0.0", async () => {
+    await store.head("a");
+    await sched.clock.sleep(5_000);
+    await store.head("b");
+    own = sched.ownTime(unit);
+  });
+  await sched.startReady();
+  // A `wait` of the history while its first call is parked: 80 s pass, the call still held.
+  await sched.advanceBy(80_000);
+  assert.equal(sched.ownTime(unit), 0);
+  while (await sched.stepInOrder());
+  // Its two calls' latency and its own 5 s sleep.
+  assert.equal(sched.now(), 87_000);
+  assert.equal(own, 7_000);
+});
+
 Deno.test("history: second processes over a clone's cache are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {

@@ -3106,3 +3106,20 @@ Deno.test("chaos regression: a deletion kept as a conflict (delete_skipped) is i
     '{"seed":220000131,"clones":2,"kinds":["api","core-single-phase"],"ops":[{"id":27,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":28,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":29,"kind":"tick","n":36,"pick":590735144},{"id":30,"kind":"sync","clone":0},{"id":31,"kind":"tick","n":37,"pick":1226943661},{"id":32,"kind":"stall","clone":1,"on":true,"at":"withdraw"},{"id":33,"kind":"delete","clone":1,"file":3,"how":"push"},{"id":34,"kind":"tick","n":25,"pick":625607945},{"id":35,"kind":"sync","clone":0},{"id":36,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":37,"kind":"tick","n":21,"pick":266772663},{"id":38,"kind":"stall","clone":1,"on":false},{"id":39,"kind":"tick","n":21,"pick":1418587769},{"id":26,"kind":"unwritten","clone":1,"file":3}]}',
   );
 });
+
+/**
+ * I4, the checker's (seed 191100123, shrunk): c1's core run made about 80
+ * store calls while four other clones' commands and a deleted file's
+ * 16 minutes of `tick 20` / `wait 80s` steps went on. It never slept on
+ * its own clock: each of its 920 s of fake time passed while one of its
+ * store calls sat parked, held back by the scheduler through the waits and
+ * the other units' turns, and the budget counted that time as the run's.
+ * Released in the final drain, the run ended 8 calls later. Time a call is
+ * held back is no longer a command's own (the latency of its own calls and
+ * its own waits still are).
+ */
+Deno.test("chaos regression: a run whose store calls the scheduler held back through a deleted file's waits is not a hang (I4, seed 191100123)", async () => {
+  await clean(
+    '{"seed":191100123,"clones":4,"kinds":["api","core","api","core"],"ops":[{"id":56,"kind":"foreign","what":"version","model":0,"data":1,"version":1},{"id":58,"kind":"foreign","what":"version","model":0,"data":0,"version":1,"marker":true},{"id":60,"kind":"foreign","what":"version","model":1,"data":1,"version":1,"marker":true},{"id":57,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"streamed":true},{"id":61,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":1,"kind":"tick","n":4,"pick":564340650},{"id":62,"kind":"sibling","clone":0,"how":"dies","workMs":5000},{"id":63,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":64,"kind":"tick","n":51,"pick":1873436718},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":11,"kind":"sync","clone":2},{"id":23,"kind":"edit","clone":3,"file":5,"how":"push"},{"id":24,"kind":"reshape","clone":3,"file":5,"how":"push"},{"id":12,"kind":"breakglass","model":0},{"id":25,"kind":"sync","clone":3},{"id":26,"kind":"reshape","clone":3,"file":5,"how":"push"},{"id":13,"kind":"tick","n":36,"pick":305064528},{"id":14,"kind":"delete","clone":2,"file":4,"how":"hand"},{"id":28,"kind":"tick","n":4,"pick":1845242743},{"id":29,"kind":"vanish","file":1},{"id":30,"kind":"sync","clone":1},{"id":31,"kind":"tick","n":20,"pick":303510003},{"id":32,"kind":"wait","ms":80000},{"id":33,"kind":"tick","n":20,"pick":2145243215},{"id":34,"kind":"wait","ms":80000},{"id":35,"kind":"tick","n":20,"pick":527831477},{"id":36,"kind":"wait","ms":80000},{"id":37,"kind":"tick","n":20,"pick":1907464814},{"id":38,"kind":"wait","ms":80000},{"id":39,"kind":"tick","n":20,"pick":1201361949},{"id":40,"kind":"wait","ms":80000},{"id":41,"kind":"tick","n":20,"pick":2142774661},{"id":42,"kind":"wait","ms":80000},{"id":43,"kind":"tick","n":20,"pick":1030783041},{"id":44,"kind":"wait","ms":80000}]}',
+  );
+});

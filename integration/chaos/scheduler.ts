@@ -63,6 +63,15 @@ export interface Unit {
    * by side, so that time is not its own.
    */
   othersLatency: number;
+  /**
+   * Fake time it spent parked on its own store calls before the scheduler
+   * released them, less the latency of other commands' calls released
+   * meanwhile (in {@link Unit.othersLatency} already): a store answers a
+   * call at once (or after its latency), so time the scheduler lets pass
+   * while holding one back (a `wait`, a step to the next timer, other
+   * units' turns) is not the command's own either.
+   */
+  withheld: number;
   /** Where it is. */
   state: UnitState;
   /** The store call or wait it is parked on. */
@@ -170,6 +179,8 @@ export class SimScheduler {
   readonly #stopped = new Map<string, number>();
   /** {@link SimScheduler.#latencySpent} when each stopped process stopped. */
   readonly #latencyAtStop = new Map<string, number>();
+  /** Units parked on a store call: the fake time it parked and {@link SimScheduler.#latencySpent} then. */
+  readonly #callSince = new Map<Unit, { at: number; latency: number }>();
   #current: Current;
   #backgroundCalls = 0;
   #waiter?: { unit: Unit; resolve: () => void };
@@ -221,6 +232,7 @@ export class SimScheduler {
       owner,
       startedAt: this.#now,
       othersLatency: -this.#latencySpent,
+      withheld: 0,
       state: "ready",
       parkedOn: "",
     };
@@ -331,16 +343,30 @@ export class SimScheduler {
       if (u.owner !== owner) continue;
       u.startedAt += this.#now - since;
       u.othersLatency -= latency;
+      // A call it is parked on was held back while it stood still: that time is out already.
+      const call = this.#callSince.get(u);
+      if (call) {
+        call.at += this.#now - since;
+        call.latency += latency;
+      }
     }
   }
 
   /**
    * Fake time `unit` has run, less the latency of other commands' calls
-   * released meanwhile (see {@link Unit.othersLatency}): what its command
+   * released meanwhile (see {@link Unit.othersLatency}) and the time its
+   * own calls were held back (see {@link Unit.withheld}): what its command
    * budget counts.
    */
   ownTime(unit: Unit): number {
-    return this.#now - unit.startedAt - (unit.othersLatency + this.#latencySpent);
+    return this.#now - unit.startedAt - (unit.othersLatency + this.#latencySpent) -
+      unit.withheld - this.#heldBack(unit);
+  }
+
+  /** Time the call `unit` is parked on has been held back so far (0 when none). */
+  #heldBack(unit: Unit): number {
+    const call = this.#callSince.get(unit);
+    return call ? (this.#now - call.at) - (this.#latencySpent - call.latency) : 0;
   }
 
   /** True while `owner` is stopped. */
@@ -360,6 +386,7 @@ export class SimScheduler {
   freezeUnit(unit: Unit): void {
     unit.state = "frozen";
     this.#units.delete(unit);
+    this.#callSince.delete(unit);
     this.#pending = this.#pending.filter((p) => p.unit !== unit);
     this.#ready = this.#ready.filter((r) => r.unit !== unit);
     for (const [id, t] of this.#timers) if (t.unit === unit) this.#timers.delete(id);
@@ -439,6 +466,7 @@ export class SimScheduler {
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({ unit: u, what, release: () => void invoke().then(resolve, reject) });
       this.#park(u, what);
+      this.#callSince.set(u, { at: this.#now, latency: this.#latencySpent });
     });
   }
 
@@ -487,6 +515,9 @@ export class SimScheduler {
   }
 
   async #release(p: PendingCall): Promise<void> {
+    // Held back until now; its latency from here is its own.
+    p.unit.withheld += this.#heldBack(p.unit);
+    this.#callSince.delete(p.unit);
     if (this.latencyMs > 0) {
       this.#latencySpent += this.latencyMs;
       p.unit.othersLatency -= this.latencyMs;
