@@ -60,7 +60,7 @@ Deno.test("scheduler: a stopped owner's timers wait while time passes; overdue, 
 Deno.test("history: stalls are inserted from a generator of their own; a seed's other operations stay as they were", () => {
   let withStalls = 0;
   for (let seed = 1; seed <= 40; seed++) {
-    // Reshapes and another tool's writes, inserted from generators of their own too, are left out here.
+    // Reshapes, another tool's writes and the other inserted blocks, from generators of their own too, are left out here.
     const h = generateHistory(seed, {
       reshapeShare: 0,
       foreignShare: 0,
@@ -70,6 +70,8 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      ownWithdrawnShare: 0,
+      setAsideFlakyShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -81,6 +83,8 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      ownWithdrawnShare: 0,
+      setAsideFlakyShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.
