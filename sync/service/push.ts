@@ -21,7 +21,7 @@ import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import type { PendingCommit } from "./push_commit.ts";
 import { commitNow, mergePending } from "./push_commit_now.ts";
-import { runDeletes } from "./push_delete.ts";
+import { runDeletes } from "./push_delete_run.ts";
 import { pushFailure } from "./push_failure.ts";
 import type { PushResult, PushTally } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
