@@ -46,6 +46,14 @@ export interface Command {
   readonly body: (svc: SyncService) => Promise<void>;
   /** Marks the command's record when a crash or a timeout freezes it. */
   readonly onFreeze: (why: "crashed" | "hung") => void;
+  /**
+   * False when the command does not begin by taking in what the cache's
+   * other processes wrote to the synced manifest (a lockfile change: it
+   * saves its own row with no refresh first, a line appended to the log
+   * that reads none of it), so that I30 waits for the process's next
+   * command to tell a damaged line.
+   */
+  readonly takesIn?: false;
 }
 
 /** What the commands record into. */
@@ -388,6 +396,7 @@ export function lockfileCommand(
   const who = `c${o.clone} ${label}`;
   return {
     label,
+    takesIn: false,
     onFreeze: (why) => {
       if (!rec || rec.outcome !== "pending") return;
       rec.outcome = why;

@@ -676,7 +676,8 @@ export abstract class WorldSlots {
     const svc = slot.svc;
     this.stats.commands++;
     const open = this.damagedOpen.get(slot);
-    if (open?.incarnation === slot.incarnation) open.started = true;
+    // A command that reads no line of the manifest's log (see `Command.takesIn`) tells nothing.
+    if (open?.incarnation === slot.incarnation && cmd.takesIn !== false) open.started = true;
     const unit = this.sched.spawn(`c${slot.index} ${cmd.label}`, slot.owner, async () => {
       try {
         await cmd.body(svc);
