@@ -170,6 +170,8 @@ export interface ChaosStats {
    */
   damagedOpen: number;
   damagedOpenTold: number;
+  /** Of `damagedOpen`, those whose process's next command was a lockfile change. */
+  damagedOpenLockfile: number;
   /**
    * Of those, the ones whose restarted process was armed to die inside the
    * save of its next base, once the base is renamed into place (a `damaged`
@@ -314,6 +316,7 @@ export function emptyStats(): ChaosStats {
     damagedLogsShort: 0,
     damagedOpen: 0,
     damagedOpenTold: 0,
+    damagedOpenLockfile: 0,
     saveCrashesArmed: 0,
     saveCrashes: 0,
     saveCrashesNoLog: 0,

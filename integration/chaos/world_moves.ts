@@ -23,7 +23,13 @@ import { modelLockKey, releaseLock } from "../../sync/locks/model_locks.ts";
 import { PutModes } from "../../sync/ports.ts";
 import { peerPush } from "../../packages/testing/mod.ts";
 import { isIndexObject } from "./clone_setup.ts";
-import { codeOf, FOREIGN_WRITER, isMoveCommand, siblingCommand } from "./commands.ts";
+import {
+  codeOf,
+  FOREIGN_WRITER,
+  isMoveCommand,
+  lockfileCommand,
+  siblingCommand,
+} from "./commands.ts";
 import { coreSiblingCommand } from "./core_driven.ts";
 import {
   foreignObjects,
@@ -457,6 +463,47 @@ export abstract class WorldMoves extends WorldSlots {
    * line's, whose path counts as synced at its record before or as never
    * synced (that path alone is then spared by the other invariants).
    */
+  /**
+   * A lockfile change set first in the queue of `slot`'s process, after a
+   * base of the next generation holding what `base` and the log in `dir`
+   * did (another process's: the process's save takes it in) when `base`
+   * carries no lines of an older log.
+   */
+  private async damagedLockfileNext(
+    slot: CloneSlot,
+    id: number,
+    dir: string,
+    base: string,
+  ): Promise<void> {
+    const m = JSON.parse(base) as { gen?: number; carry?: unknown };
+    const open = this.damagedOpen.get(slot);
+    if (m.carry === undefined && open) {
+      const gen = m.gen ?? 0;
+      const log = await Deno.readTextFile(`${dir}/${MANIFEST_LOG}`);
+      const lines = log.split("\n").map((l) => {
+        if (!l.startsWith(`{"g":${gen},`)) return l;
+        try {
+          return JSON.stringify({ ...JSON.parse(l), g: gen + 1 });
+        } catch {
+          return l;
+        }
+      });
+      await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, lines.join("\n"));
+      await Deno.writeTextFile(`${dir}/${MANIFEST_FILE}`, JSON.stringify({ ...m, gen: gen + 1 }));
+      open.baseAhead = true;
+    }
+    this.stats.damagedOpenLockfile++;
+    slot.queue.unshift(
+      lockfileCommand(this.env, {
+        id,
+        kind: "lockfile",
+        clone: slot.index,
+        set: `@chaos/ext-${id}`,
+      }),
+    );
+    this.startNext(slot);
+  }
+
   protected async damagedLog(op: Extract<Op, { kind: "damaged" }>): Promise<void> {
     const slot = this.clones[op.clone];
     const next = mulberry32(op.pick);
@@ -568,6 +615,11 @@ export abstract class WorldMoves extends WorldSlots {
           path === undefined ? "no record of a path" : `the record of ${path}`
         }: ${lines[at]}), and another process writes a line ahead after it: ${ahead}`,
       );
+      // Half the time the process's next command is a lockfile change, whose
+      // save takes the log in only when it writes a base or finds another
+      // process's: the files' base is then made another process's (its
+      // generation and its log's lines one on, the same records).
+      if (next() < 0.5) await this.damagedLockfileNext(slot, op.id, dir, base);
       return;
     }
     this.note(

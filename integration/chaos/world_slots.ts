@@ -15,6 +15,7 @@ import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts"
 import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
+import { diskGen } from "../../sync/service/manifest_disk.ts";
 import { CHAOS_CONFIG, commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
 import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
@@ -202,6 +203,10 @@ export abstract class WorldSlots {
       told: boolean;
       succeeded?: boolean;
       path?: string;
+      /** The base's generation on disk before a command that may take nothing in (see `Command.takesIn`). */
+      genBefore?: number;
+      /** Another process wrote a base after the damage: any save takes the log in. */
+      baseAhead?: boolean;
     }
   >();
   /** The index's history as clones' calls meet it, for I32 (see `withdrawals.ts`). */
@@ -676,10 +681,15 @@ export abstract class WorldSlots {
     const svc = slot.svc;
     this.stats.commands++;
     const open = this.damagedOpen.get(slot);
-    // A command that reads no line of the manifest's log (see `Command.takesIn`) tells nothing.
-    if (open?.incarnation === slot.incarnation && cmd.takesIn !== false) open.started = true;
+    // A command that reads no line of the manifest's log (see `Command.takesIn`)
+    // tells nothing, unless its save took the log in: another process's base
+    // was on disk, or it wrote one (the base's generation moved under it).
+    const maybe = open?.incarnation === slot.incarnation && cmd.takesIn === false &&
+      !open.baseAhead;
+    if (open?.incarnation === slot.incarnation) open.started = true;
     const unit = this.sched.spawn(`c${slot.index} ${cmd.label}`, slot.owner, async () => {
       try {
+        if (maybe && open) open.genBefore = await diskGen(stateDirOf(slot.dir)) ?? -1;
         await cmd.body(svc);
       } finally {
         await this.checkLocal(slot);
@@ -701,6 +711,14 @@ export abstract class WorldSlots {
     // since before it (at the first command it began since) is told, as at
     // an open: its record is lost.
     const open = this.damagedOpen.get(slot);
+    if (open?.genBefore !== undefined && open.incarnation === slot.incarnation) {
+      const before = open.genBefore;
+      open.genBefore = undefined;
+      if (!open.told && (await diskGen(stateDirOf(slot.dir)) ?? -1) === before) {
+        open.started = false; // no base written: the log appended to, none of it read
+        open.succeeded = undefined;
+      }
+    }
     if (open?.started && open.incarnation === slot.incarnation) {
       if (!open.told && !open.succeeded) open.started = false; // the next command's, then
       else if (open.told) {
