@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { ManifestFiles } from "./manifest_files.ts";
 import type { SyncedEntry } from "./manifest_log.ts";
-
-const entry = (n: number): SyncedEntry => ({
-  hash: `h${n}`,
-  version: `v${n}`,
-  size: n,
-  mtimeMs: n,
-});
-const none = { changed: false, version: undefined };
+import { baseDue, entry, NO_INDEX, writeAheadP } from "./manifest_race_kit.ts";
 
 /**
  * Two processes over one cache: `one` saves enough lines at once that its
@@ -18,33 +11,11 @@ const none = { changed: false, version: undefined };
  * left); the base is in place either way.
  */
 async function ownRace(failLog: boolean) {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-manifest-" });
+  const race = await baseDue();
+  const { dir, one, two, mine, theirs, many } = race;
   const log = `${dir}/manifest.log`;
-  let armed = false;
-  const one = new ManifestFiles(dir, {
-    beforeBase: () => {
-      if (!armed) return;
-      armed = false;
-      theirs.set("p", entry(99));
-      assert.equal(two.writeAhead(theirs, ["p"]), true, "written ahead to the log in place");
-    },
-  });
-  const mine = new Map([["a", entry(1)]]);
-  await one.load(new Map());
-  await one.ensureBase(mine, undefined);
-  const two = new ManifestFiles(dir);
-  const theirs = new Map<string, SyncedEntry>();
-  await two.load(theirs);
-  const many: string[] = [];
-  for (let i = 0; i < 1100; i++) {
-    mine.set(`g${i}`, entry(i));
-    many.push(`g${i}`);
-  }
-  await one.save(mine, many, none);
-  await two.refresh(theirs, []);
-  for (const p of many) mine.set(p, entry(Number(p.slice(1)) + 1));
   mine.set("p", entry(1));
-  armed = true;
+  race.arm(() => writeAheadP(race, "written ahead to the log in place"));
   const open = Deno.open;
   let failed = false;
   if (failLog) {
@@ -57,11 +28,11 @@ async function ownRace(failLog: boolean) {
     }) as typeof Deno.open;
   }
   try {
-    await one.save(mine, [...many, "p"], none).catch(() => {});
+    await one.save(mine, [...many, "p"], NO_INDEX).catch(() => {});
   } finally {
     Deno.open = open;
   }
-  assert.equal(armed, false, "a base's take-in read the log");
+  assert.equal(race.ran, true, "a base's take-in read the log");
   assert.equal(failed, failLog);
   return { dir, one, two, mine, theirs };
 }
@@ -87,7 +58,7 @@ Deno.test("ManifestFiles: a base writer whose replacement of the log fails keeps
   await one.refresh(mine, []);
   assert.deepEqual(mine.get("p"), entry(1), "in the writer's records");
   // The writer's next save, nothing new to record.
-  await one.save(mine, [], none);
+  await one.save(mine, [], NO_INDEX);
   await one.refresh(mine, []);
   assert.deepEqual(mine.get("p"), entry(1), "in the writer's records after its next save");
   assert.deepEqual((await loaded(dir)).get("p"), entry(1), "on disk after that save");
