@@ -1,26 +1,8 @@
 /** A refusal naming the bucket's region is a configuration error naming that region. */
 import assert from "node:assert/strict";
+import { sdkError } from "./sdk_error_fakes.ts";
 import { ConfigError } from "../../sync/errors.ts";
 import { classifyS3Error, type S3RequestContext, toSluiceError } from "./errors.ts";
-
-// ---------------------------------------------------------------------------
-// Synthetic SDK errors, shaped as @aws-sdk/client-s3 3.x throws them.
-
-function sdkError(
-  status: number,
-  code: string | undefined,
-  fields: Record<string, string> = {},
-  message = "UnknownError",
-): Error {
-  const e = new Error(message);
-  e.name = code ?? "Unknown";
-  return Object.assign(e, {
-    $fault: status >= 500 ? "server" : "client",
-    $metadata: { httpStatusCode: status, requestId: "REQ-123", extendedRequestId: "HOST-9" },
-    ...(code ? { Code: code } : {}),
-    ...fields,
-  });
-}
 
 const PLAIN_PUT: S3RequestContext = { op: "put", key: "a", bucket: "bkt" };
 

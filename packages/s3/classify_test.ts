@@ -5,6 +5,7 @@
  * `toSluiceError` then throws them.
  */
 import assert from "node:assert/strict";
+import { netError, sdkError } from "./sdk_error_fakes.ts";
 import {
   AbortedError,
   AlreadyExistsError,
@@ -22,32 +23,6 @@ import {
   S3RequestError,
   toSluiceError,
 } from "./errors.ts";
-
-// ---------------------------------------------------------------------------
-// Synthetic SDK errors, shaped as @aws-sdk/client-s3 3.x throws them.
-
-function sdkError(
-  status: number,
-  code: string | undefined,
-  fields: Record<string, string> = {},
-  message = "UnknownError",
-): Error {
-  const e = new Error(message);
-  e.name = code ?? "Unknown";
-  return Object.assign(e, {
-    $fault: status >= 500 ? "server" : "client",
-    $metadata: { httpStatusCode: status, requestId: "REQ-123", extendedRequestId: "HOST-9" },
-    ...(code ? { Code: code } : {}),
-    ...fields,
-  });
-}
-
-function netError(code: string): Error {
-  return Object.assign(new Error(`connect ${code} 127.0.0.1:9`), {
-    code,
-    $metadata: { attempts: 1 },
-  });
-}
 
 const CREATE: S3RequestContext = { op: "put", key: "data/m/1/raw", condition: "create" };
 const UPDATE: S3RequestContext = { op: "put", key: "data/m/latest", condition: "update" };

@@ -1,25 +1,7 @@
 /** The safe line describing an SDK error: its ids and a body preview, never secrets or signatures. */
 import assert from "node:assert/strict";
+import { sdkError } from "./sdk_error_fakes.ts";
 import { describeS3Error, redact } from "./error_detail.ts";
-
-// ---------------------------------------------------------------------------
-// Synthetic SDK errors, shaped as @aws-sdk/client-s3 3.x throws them.
-
-function sdkError(
-  status: number,
-  code: string | undefined,
-  fields: Record<string, string> = {},
-  message = "UnknownError",
-): Error {
-  const e = new Error(message);
-  e.name = code ?? "Unknown";
-  return Object.assign(e, {
-    $fault: status >= 500 ? "server" : "client",
-    $metadata: { httpStatusCode: status, requestId: "REQ-123", extendedRequestId: "HOST-9" },
-    ...(code ? { Code: code } : {}),
-    ...fields,
-  });
-}
 
 Deno.test("errors: details carry the request id and a body preview, never secrets or signatures", () => {
   const e = sdkError(403, "SignatureDoesNotMatch", {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { netError } from "./sdk_error_fakes.ts";
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { S3Client } from "@aws-sdk/client-s3";
@@ -15,16 +16,6 @@ import { FakeClock, generatedBytes, generatedSource, waitFor } from "../testing/
 import { normaliseEtag } from "./errors.ts";
 import { S3Store } from "./store.ts";
 import type { S3RetryEvent } from "./client.ts";
-
-// ---------------------------------------------------------------------------
-// Synthetic SDK errors, shaped as @aws-sdk/client-s3 3.x throws them.
-
-function netError(code: string): Error {
-  return Object.assign(new Error(`connect ${code} 127.0.0.1:9`), {
-    code,
-    $metadata: { attempts: 1 },
-  });
-}
 
 Deno.test("errors: ETags are normalised", () => {
   assert.equal(normaliseEtag('"abc"'), "abc");
