@@ -14,26 +14,31 @@ import { TEMP_RECORDS_DIR, TempRecords } from "../transfer/temp_records.ts";
 
 const LEFT = "notes/big.bin.sluice-d1911a984514.tmp";
 
+/** A writer that pushed notes/big.bin (v1), and a reader cache that pulled it. */
+async function writerAndReader() {
+  const store = new InMemoryStore();
+  const writer = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-writer-" }),
+    store,
+    identity: { holder: "w@host", hostname: "host", pid: 1 },
+  });
+  await writeAndMark(writer, "notes/big.bin", "v1");
+  await writer.pushChanged();
+  const readerDir = await Deno.makeTempDir({ prefix: "sluice-reader-" });
+  const reader = await createSluice({
+    cacheDir: readerDir,
+    store,
+    identity: { holder: "r@host", hostname: "host", pid: 2 },
+  });
+  await reader.pullChanged();
+  return { store, writer, reader, readerDir };
+}
+
 Deno.test({
   name:
     "a pull-only cache: a temporary file a killed pull left, hours old, is removed (or told of) by a later pull",
   fn: async () => {
-    const store = new InMemoryStore();
-    const writer = await createSluice({
-      cacheDir: await Deno.makeTempDir({ prefix: "sluice-writer-" }),
-      store,
-      identity: { holder: "w@host", hostname: "host", pid: 1 },
-    });
-    await writeAndMark(writer, "notes/big.bin", "v1");
-    await writer.pushChanged();
-
-    const readerDir = await Deno.makeTempDir({ prefix: "sluice-reader-" });
-    const reader = await createSluice({
-      cacheDir: readerDir,
-      store,
-      identity: { holder: "r@host", hostname: "host", pid: 2 },
-    });
-    await reader.pullChanged();
+    const { writer, reader, readerDir } = await writerAndReader();
     // A pull of the next version killed part way left its download there,
     // two hours ago, with the record its download wrote first (another
     // process's: that pull's).
@@ -60,21 +65,7 @@ Deno.test({
 });
 
 Deno.test("a pull with nothing new clears an hour-old temporary file a killed download recorded; with none recorded it reads one directory and makes none", async () => {
-  const store = new InMemoryStore();
-  const writer = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-writer-" }),
-    store,
-    identity: { holder: "w@host", hostname: "host", pid: 1 },
-  });
-  await writeAndMark(writer, "notes/big.bin", "v1");
-  await writer.pushChanged();
-  const readerDir = await Deno.makeTempDir({ prefix: "sluice-reader-" });
-  const reader = await createSluice({
-    cacheDir: readerDir,
-    store,
-    identity: { holder: "r@host", hostname: "host", pid: 2 },
-  });
-  await reader.pullChanged();
+  const { reader, readerDir } = await writerAndReader();
   assert.ok((await reader.pullChanged()).unchanged);
   const records = `${reader.cache.stateDir}/${TEMP_RECORDS_DIR}`;
   assert.equal(await Deno.lstat(records).then(() => true, () => false), false);
