@@ -7,13 +7,56 @@
  */
 import type { GetStreamResult, ObjectStore, PutBody } from "../../sync/ports.ts";
 
+/** Every flag `deno task bench` takes (`main.ts`'s usage); `child` and `arg` start a section's child. */
+export const BENCH_FLAGS: readonly string[] = [
+  "only",
+  "rounds",
+  "files",
+  "walk",
+  "large-mb",
+  "ext-files",
+  "pipeline-files",
+  "pipeline-small",
+  "onefile-sizes",
+  "onefile-per-model",
+  "onefile-rounds",
+  "cold-files",
+  "cold-rounds",
+  "cold-large-rounds",
+  "cold-large-backends",
+  "bare-concurrency",
+  "backends",
+  "writers",
+  "writer-ms",
+  "layout",
+  "settings",
+  "sweep-files",
+  "sweep-rounds",
+  "child",
+  "arg",
+];
+
 /** The arguments of `deno task bench`, as `--name value` pairs. */
 export class BenchArgs {
   readonly #values = new Map<string, string>();
 
+  /**
+   * Refuses a flag not in {@link BENCH_FLAGS} (a mistyped `--round 3` would
+   * otherwise run every section at its defaults, a quarter of an hour) and a
+   * flag without its value.
+   */
   constructor(argv: readonly string[]) {
     for (let i = 0; i < argv.length; i += 2) {
-      this.#values.set(argv[i].replace(/^--/, ""), argv[i + 1]);
+      const name = argv[i].replace(/^--/, "");
+      if (!argv[i].startsWith("--") || !BENCH_FLAGS.includes(name)) {
+        throw new Error(
+          `No bench flag ${JSON.stringify(argv[i])}; known: ${
+            BENCH_FLAGS.map((f) => `--${f}`).join(", ")
+          }.`,
+        );
+      }
+      if (argv[i + 1] === undefined) throw new Error(`--${name} wants a value.`);
+      this.#values.set(name, argv[i + 1]);
     }
   }
 

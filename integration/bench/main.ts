@@ -10,6 +10,8 @@
  *                   [--writers 1,4,16,32] [--writer-ms 10000] [--layout v1|v2]
  *                   [--settings 1,4,8,16,32,64] [--sweep-files 1000] [--sweep-rounds 3]
  *                   [--backends minio,gcs] (cold and concurrency) [--cold-large-backends minio]
+ *                   [--cold-rounds 5] [--cold-large-rounds 3]
+ *   deno task bench --help
  *
  * Sections (`--only`; every one, in this order, without it):
  *
@@ -81,7 +83,30 @@ function named(name: string): Name {
   );
 }
 
-const args = new BenchArgs(Deno.args);
+const USAGE = `usage: deno task bench [--only <section>[,<section>…]] [--rounds 5] [--files 10000]
+                       [--walk 100000] [--large-mb 200] [--ext-files 1000]
+                       [--pipeline-files 2000] [--pipeline-small 200]
+                       [--onefile-sizes 10000,100000] [--onefile-per-model 100]
+                       [--onefile-rounds 3] [--cold-files 1000,10000] [--bare-concurrency 32]
+                       [--cold-rounds 5] [--cold-large-rounds 3] [--cold-large-backends minio]
+                       [--writers 1,4,16,32] [--writer-ms 10000] [--layout v1|v2]
+                       [--settings 1,4,8,16,32,64] [--sweep-files 1000] [--sweep-rounds 3]
+                       [--backends minio,gcs]
+sections, in the order they run without --only: ${Object.keys(SECTIONS).join(", ")}
+(what each measures: integration/bench/main.ts and the README's performance section)`;
+
+if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+  console.log(USAGE);
+  Deno.exit(0);
+}
+let args: BenchArgs;
+try {
+  args = new BenchArgs(Deno.args);
+} catch (e) {
+  // A mistyped flag is a usage error, said before anything is measured.
+  console.error(`${(e as Error).message}\n${USAGE}`);
+  Deno.exit(64);
+}
 const childOf = args.get("child");
 if (childOf !== undefined) {
   const { section } = await SECTIONS[named(childOf)]();
