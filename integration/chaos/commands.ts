@@ -54,7 +54,23 @@ export interface Command {
    * command to tell a damaged line.
    */
   readonly takesIn?: false;
+  /**
+   * True once a run of the command ended having called nothing of the
+   * library that takes in the synced manifest (its body returned
+   * {@link NOTHING_TAKEN_IN}): it read no line of the log, so that I30
+   * waits for the process's next command to tell a damaged line.
+   */
+  readonly tookNothingIn?: () => boolean;
 }
+
+/**
+ * What a command's body returns when this run of it called nothing of the
+ * library that takes in the synced manifest (no push, pull, resolution or
+ * status): a user's edit, deletion or reshape by hand, an edit marked dirty
+ * and not pushed (marking writes the dirty journal alone), or one that
+ * found no file to act on (see {@link Command.tookNothingIn}).
+ */
+export const NOTHING_TAKEN_IN = Symbol("nothing taken in");
 
 /** What the commands record into. */
 export interface CommandEnv {
@@ -356,18 +372,19 @@ export function plainCommand(
   env: CommandEnv,
   clone: number,
   label: string,
-  body: (svc: SyncService) => Promise<void>,
+  body: (svc: SyncService) => Promise<void | typeof NOTHING_TAKEN_IN>,
 ): Command {
-  const state = { done: false };
+  const state = { done: false, nothingTakenIn: false };
   const who = `c${clone} ${label}`;
   return {
     label,
     onFreeze: (why) => {
       if (!state.done) env.outcome(why, who);
     },
+    tookNothingIn: () => state.nothingTakenIn,
     body: async (svc) => {
       try {
-        await body(svc);
+        state.nothingTakenIn = (await body(svc)) === NOTHING_TAKEN_IN;
         env.outcome("success", who);
       } catch (e) {
         env.outcome(codeOf(e), who, e);
@@ -743,8 +760,10 @@ export function moveCommand(
   >,
 ): Command {
   const c = op.clone;
-  const plain = (what: string, body: (svc: SyncService) => Promise<void>) =>
-    plainCommand(env, c, `${what} #${op.id}`, body);
+  const plain = (
+    what: string,
+    body: (svc: SyncService) => Promise<void | typeof NOTHING_TAKEN_IN>,
+  ) => plainCommand(env, c, `${what} #${op.id}`, body);
   switch (op.kind) {
     case "sync":
       return plain("sync", async (svc) => {
@@ -775,9 +794,9 @@ export function moveCommand(
         if (await directoryAt(svc, path)) {
           // A directory of that name is there (a reshape): the user edits the
           // first file in it instead (a revert or a same-size edit: none).
-          if (op.how === "revert" || tick) return;
+          if (op.how === "revert" || tick) return NOTHING_TAKEN_IN;
           const [inside] = (await filesIn(svc.cacheDir, path)).sort();
-          if (!inside) return;
+          if (!inside) return NOTHING_TAKEN_IN;
           path = inside;
         }
         const file = `${svc.cacheDir}/${path}`;
@@ -788,15 +807,16 @@ export function moveCommand(
           // The bytes this cache last synced, by hand: no local change (see recordEdit).
           await recordEdit(env, svc, { op: op.id, clone: c, path, how: op.how }, back);
           await handWrite(file, back, false);
-          return;
+          return NOTHING_TAKEN_IN;
         }
         const size = tick ? (await Deno.stat(file).catch(() => null))?.size : undefined;
         const bytes = editBytes(`op ${op.id}: ${path} edited by c${c}`, size);
         await env.changes.record({ op: op.id, clone: c, path, how: op.how }, bytes);
         await handWrite(file, bytes, tick);
-        if (op.how === "hand" || op.how === "revert" || tick) return;
+        if (op.how === "hand" || op.how === "revert" || tick) return NOTHING_TAKEN_IN;
         await svc.markDirty({ relPath: path });
-        if (op.how === "push") await pushOf(env, svc);
+        if (op.how !== "push") return NOTHING_TAKEN_IN;
+        await pushOf(env, svc);
       });
     case "delete":
       if (op.how === "dir") {
@@ -828,7 +848,7 @@ export function moveCommand(
           const p = SHARED_FILES[(op.file + i) % SHARED_FILES.length];
           if ((await Deno.stat(`${svc.cacheDir}/${p}`).catch(() => null))?.isFile) path = p;
         }
-        if (!path) return;
+        if (!path) return NOTHING_TAKEN_IN;
         env.stats.deletes++;
         // Deleting a copy this cache never synced goes back to what it synced
         // (nothing): not a local change, and the next pull may fetch the path.
@@ -837,7 +857,7 @@ export function moveCommand(
           await env.changes.record({ op: op.id, clone: c, path, how: op.how }, null, synced.hash);
         } else env.changes.replaced(c, path);
         await Deno.remove(`${svc.cacheDir}/${path}`);
-        if (op.how === "hand") return;
+        if (op.how === "hand") return NOTHING_TAKEN_IN;
         await svc.markDirty({ relPath: path });
         await pushOf(env, svc);
       });
@@ -851,8 +871,8 @@ export function moveCommand(
         const back = op.how === "revert" && synced
           ? await markerBytes(synced.hash, highest + 1)
           : undefined;
-        if (op.how === "revert" && !back) return;
-        if (!back && n < 1) return;
+        if (op.how === "revert" && !back) return NOTHING_TAKEN_IN;
+        if (!back && n < 1) return NOTHING_TAKEN_IN;
         const bytes = back ?? enc.encode(`${n}`);
         env.stats.markerWrites++;
         if (op.back && !back) {
@@ -866,7 +886,7 @@ export function moveCommand(
         );
         if (op.how === "hand" || op.how === "revert") {
           await handWrite(`${svc.cacheDir}/${base}/latest`, bytes, false);
-          return;
+          return NOTHING_TAKEN_IN;
         }
         await svc.cache.write(`${base}/latest`, bytes);
         await svc.markDirty({ relPath: `${base}/latest` });
@@ -877,7 +897,7 @@ export function moveCommand(
         const path = SHARED_FILES[op.file];
         const bytes = editBytes(`op ${op.id}: ${path} edited by c${c}`);
         // A directory of that name is there (a reshape): no file to edit.
-        if (await directoryAt(svc, path)) return;
+        if (await directoryAt(svc, path)) return NOTHING_TAKEN_IN;
         env.stats.adoptions++;
         await env.changes.record({ op: op.id, clone: c, path, how: "adopt" }, bytes);
         await svc.cache.write(path, bytes);
@@ -917,10 +937,10 @@ export function moveCommand(
           await env.changes.record({ op: op.id, clone: c, path: part, how: "reshape" }, bytes);
           await Deno.remove(at);
           await handWrite(`${svc.cacheDir}/${part}`, bytes, false);
-        } else return;
+        } else return NOTHING_TAKEN_IN;
         env.stats.reshapes++;
         env.shapes.reshaped(c, path, op.how === "push");
-        if (op.how === "hand") return;
+        if (op.how === "hand") return NOTHING_TAKEN_IN;
         await svc.markDirty({ relPath: path });
         await pushOf(env, svc);
       });

@@ -140,7 +140,9 @@
  *   file for one never synced (`workload.ts`). A damaged line a process
  *   open since before it takes in (`damaged` moves with `open`) is told by
  *   the first of its commands since that succeeds, a `state_unreadable`
- *   warning naming it, as an open tells it (`world_slots.ts`). A line
+ *   warning naming it, as an open tells it (`world_slots.ts`); a command
+ *   that calls nothing of the library taking the manifest in (a user's
+ *   edit or deletion by hand) reads no line and is passed over. A line
  *   another process wrote ahead after a base's take-in read the log is held
  *   by the process started afresh after that base's writer died once its
  *   base was in place, before it replaced the log (`damaged` moves with

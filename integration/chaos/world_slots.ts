@@ -176,7 +176,8 @@ export abstract class WorldSlots {
    * Damaged lines of a clone's manifest log made while its process stayed
    * open (`damaged` moves with `open`), by clone: the line's number, the
    * process's incarnation, whether a command of that process began since
-   * (it takes the log in first), whether that command succeeded, and
+   * (it takes the log in first, unless it calls nothing of the library that
+   * does: see `Command.tookNothingIn`), whether that command succeeded, and
    * whether the process told the line (I30: by the end of that command, as
    * an open tells it; a command that failed may have failed before it took
    * the log in, such as a sync that found the datastore unreachable, and
@@ -691,6 +692,13 @@ export abstract class WorldSlots {
       try {
         if (maybe && open) open.genBefore = await diskGen(stateDirOf(slot.dir)) ?? -1;
         await cmd.body(svc);
+        // One that called nothing of the library taking the manifest in (a
+        // user's edit or deletion by hand: see `Command.tookNothingIn`) read
+        // no line of the log and has none to tell: the next command's, then.
+        if (open?.incarnation === slot.incarnation && !open.told && cmd.tookNothingIn?.()) {
+          open.started = false;
+          open.succeeded = undefined;
+        }
       } finally {
         await this.checkLocal(slot);
       }
