@@ -64,13 +64,10 @@ export async function recordPublishedLockfile(
   await service.cache.write(path, body);
   const st = await service.cache.stat(path);
   const entry = { hash, version, size: body.length, mtimeMs: st?.mtimeMs, ctimeMs: st?.ctimeMs };
-  await service.state.recordSynced(path, entry);
   // Saved outside a push, pull or resolution: a damaged line of the log
-  // that save took in (another process's record, lost) is told now, as
-  // their take-in tells it, not left for a command that may never come.
-  for (const message of service.state.manifestWarnings()) {
-    service.events.emit("warning", { code: "state_unreadable", message });
-  }
+  // that save takes in (another process's record, lost) is told by the
+  // state as it takes it in, as a command's take-in is.
+  await service.state.recordSynced(path, entry);
   await service.state.clean([path]);
   await writePendingLockfileDelta(service.cache, path, null);
 }

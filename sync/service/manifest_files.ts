@@ -65,6 +65,8 @@ export class ManifestFiles {
    */
   #busy = 0;
   #queue: Promise<void> = Promise.resolve();
+  /** Tells the damaged log lines a take-in passed over (see {@link tellDamaged}). */
+  #tell: ((lines: number[]) => void) | undefined;
 
   constructor(dir: string, hooks: ManifestHooks = {}) {
     this.#s = newManifestState(dir, hooks);
@@ -106,7 +108,11 @@ export class ManifestFiles {
     });
   }
 
-  /** Runs `write` after every write called before it. */
+  /**
+   * Runs `write` after every write called before it. Every take-in runs in
+   * one ({@link refresh}, {@link save}, {@link ensureBase}): the damaged
+   * lines it passed over are told as it ends, whether or not it succeeded.
+   */
   async #serial(write: () => Promise<void>): Promise<void> {
     this.#busy++;
     const run = this.#queue.then(write);
@@ -115,6 +121,7 @@ export class ManifestFiles {
       await run;
     } finally {
       this.#busy--;
+      this.#tellUntold();
     }
   }
 
@@ -155,12 +162,20 @@ export class ManifestFiles {
   }
 
   /**
-   * The numbers of the log lines a take-in ({@link refresh}, {@link save})
-   * passed over as damaged since the last call, their records lost (a load
-   * reports its own in {@link ManifestLoad}); each line once.
+   * Has `tell` told the numbers of the log lines a take-in ({@link refresh},
+   * {@link save}, {@link ensureBase}) passes over as damaged, their records
+   * lost, as that take-in ends: each line once (one a load found is
+   * reported by the load, in {@link ManifestLoad}, and never told again).
+   * Lines passed over before, untold yet, are told at once.
    */
-  takeDamaged(): number[] {
-    return this.#s.damagedUntold.splice(0);
+  tellDamaged(tell: (lines: number[]) => void): void {
+    this.#tell = tell;
+    this.#tellUntold();
+  }
+
+  #tellUntold(): void {
+    if (this.#tell === undefined || this.#s.damagedUntold.length === 0) return;
+    this.#tell(this.#s.damagedUntold.splice(0));
   }
 
   /** Closes the log held open for lines written ahead, without an fsync (as a process's exit does). */

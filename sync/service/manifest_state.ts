@@ -67,7 +67,7 @@ export interface ManifestState {
   readonly lateUnsaved: Set<string>;
   /**
    * Numbers of the log lines a take-in passed over as damaged (their
-   * records lost) not yet told (see `ManifestFiles.takeDamaged`).
+   * records lost) not yet told (see `ManifestFiles.tellDamaged`).
    */
   readonly damagedUntold: number[];
   /** The damaged log lines found so far, by the log's inode and line number: each is told once. */

@@ -122,6 +122,12 @@ export class SyncService {
     for (const w of state.loadWarnings) {
       this.events.emit("warning", { code: "state_unreadable", message: w });
     }
+    // Damaged lines of the manifest's log another process wrote, taken in
+    // since the open (by a command, or by a save made outside any): their
+    // records are lost, told as at an open, by the state as it takes them in.
+    state.tellManifestDamage((message) =>
+      this.events.emit("warning", { code: "state_unreadable", message })
+    );
     const parts = {
       store: this.store,
       cache: this.cache,
@@ -314,17 +320,9 @@ export class SyncService {
   #serial<T>(fn: () => Promise<T>): Promise<T> {
     // What other processes over the cache recorded or resolved since, first.
     const go = async () => {
-      try {
-        await this.state.conflicts.refresh();
-        await this.state.refreshSynced();
-        return await fn();
-      } finally {
-        // Damaged lines of the manifest's log another process wrote, taken
-        // in since the open: their records are lost, told as at an open.
-        for (const message of this.state.manifestWarnings()) {
-          this.events.emit("warning", { code: "state_unreadable", message });
-        }
-      }
+      await this.state.conflicts.refresh();
+      await this.state.refreshSynced();
+      return await fn();
     };
     const run = this.#queue.then(go, go);
     this.#queue = run.catch(() => {});

@@ -3,7 +3,9 @@
  * directory's locks around it: the records of what this cache synced (each
  * path's version, hash, size and times), read, recorded, written ahead and
  * saved under the lock other processes sharing the cache write them under,
- * and taken in again from disk as each push, pull and resolution begins.
+ * and taken in again from disk as each push, pull and resolution begins; a
+ * damaged line of another process's a take-in passes over is told by the
+ * state itself ({@link SyncedRecords.tellManifestDamage}), whoever took it in.
  * `SyncState` (`state.ts`) adds the dirty marks and the conflict records.
  *
  * @module
@@ -83,13 +85,16 @@ export class SyncedRecords {
   }
 
   /**
-   * Warnings for what this process found damaged in the manifest's files
-   * since the last call, once it was open (another process's records it
-   * took in, lost): what the open found is in `loadWarnings`.
+   * Has `tell` told, with its warning ({@link damagedLinesWarning}), what
+   * this process finds damaged in the manifest's files once it is open
+   * (another process's records taken in, lost), as each take-in that finds
+   * it ends, whatever took the files in (a push's, pull's or resolution's
+   * refresh, any save, the base a pull writes to note its records on): once
+   * for each line. What the open found is in `loadWarnings`; what was found
+   * before `tell` was given is told at once.
    */
-  manifestWarnings(): string[] {
-    const damaged = this.syncedManifest.takeDamaged();
-    return damaged.length > 0 ? [damagedLinesWarning(damaged)] : [];
+  tellManifestDamage(tell: (message: string) => void): void {
+    this.syncedManifest.tellDamaged((lines) => tell(damagedLinesWarning(lines)));
   }
 
   /** Records without persisting (the caller persists once with {@link saveManifest}). */

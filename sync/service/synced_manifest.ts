@@ -86,9 +86,9 @@ export class SyncedManifest {
     return this.#files.refresh(this.#entries, this.#changed);
   }
 
-  /** Numbers of the damaged log lines a take-in passed over since the last call (see `ManifestFiles.takeDamaged`). */
-  takeDamaged(): number[] {
-    return this.#files.takeDamaged();
+  /** Has `tell` told the damaged log lines each take-in passes over (see `ManifestFiles.tellDamaged`). */
+  tellDamaged(tell: (lines: number[]) => void): void {
+    this.#files.tellDamaged(tell);
   }
 
   /** Closes the files held open for records written ahead, without saving. */
