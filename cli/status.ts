@@ -6,6 +6,7 @@
  * @module
  */
 import { findStateDir, shownStatePath, STATE_DIR, statePath } from "../sync/transfer/cache.ts";
+import { readSetAsideReason, SET_ASIDE_REASON_FILE } from "../sync/transfer/cache_state.ts";
 import { type ConflictRecord, describeVersion } from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import { isManagedLockfilePath, readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
@@ -137,26 +138,18 @@ export async function listSetAside(
   }
   const out: SetAsideEntry[] = [];
   for (const d of dirs.sort()) {
-    let reason: {
-      path?: unknown;
-      reason?: unknown;
-      code?: unknown;
-      at?: unknown;
-      released?: unknown;
-    } = {};
-    try {
-      reason = JSON.parse(await Deno.readTextFile(`${root}/${d}/REASON.json`));
-    } catch { /* missing or unreadable: list the files with an unknown reason */ }
-    const files = (await filesUnder(`${root}/${d}`)).filter((f) => f !== "REASON.json");
+    // Missing or unreadable: the files are listed with an unknown reason.
+    const reason = (await readSetAsideReason(stateDir, d)) ?? {};
+    const files = (await filesUnder(`${root}/${d}`)).filter((f) => f !== SET_ASIDE_REASON_FILE);
     for (const f of files) {
       const location = `${SET_ASIDE_DIR}/${d}/${f}`;
       const resolved = reason.released === true && !look.named?.has(location);
       out.push({
         path: f,
         location: shownLocation(cache, location),
-        reason: typeof reason.reason === "string" ? reason.reason : "reason not recorded",
-        ...(typeof reason.code === "string" ? { code: reason.code } : {}),
-        ...(typeof reason.at === "number" ? { at: new Date(reason.at).toISOString() } : {}),
+        reason: reason.reason ?? "reason not recorded",
+        ...(reason.code !== undefined ? { code: reason.code } : {}),
+        ...(reason.at !== undefined ? { at: new Date(reason.at).toISOString() } : {}),
         ...(resolved ? { resolved } : {}),
         ...(resolved && look.hashFile
           ? { sameAsPath: await sameBytes(look.hashFile, location, f) }

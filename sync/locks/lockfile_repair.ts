@@ -20,6 +20,7 @@ import { sayingGlobalLockWait } from "./global_lock_wait.ts";
 import { ConfigError, NotFoundError, preview, SluiceError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import { STATE_DIR } from "../transfer/cache.ts";
+import { SET_ASIDE_REASON_FILE, setAsideReasonBytes } from "../transfer/cache_state.ts";
 import { globalLockKey } from "./model_locks.ts";
 import { PutModes } from "../ports.ts";
 import { withRetry } from "../retry.ts";
@@ -164,8 +165,8 @@ async function setAsideRemoteCopy(
   const reason =
     `the datastore's copy of ${path} (version ${problem.version}) was malformed (${problem.problem}); \`sluice lockfile repair\` kept it here before replacing it`;
   await service.cache.writeStateBytes(
-    `${dir}/REASON.json`,
-    new TextEncoder().encode(JSON.stringify({ path, reason, at: now }, null, 2)),
+    `${dir}/${SET_ASIDE_REASON_FILE}`,
+    setAsideReasonBytes(path, { reason, at: now }),
   );
   await service.cache.writeStateBytes(`${dir}/${path}`, body);
   return `${STATE_DIR}/${dir}/${path}`;

@@ -32,8 +32,15 @@ export {
   describeVersion,
   resolveHint,
 } from "./conflict_messages.ts";
-import { defaultStateDir, STATE_DIR, statePath } from "../transfer/cache.ts";
+import { defaultStateDir, statePath } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
+import {
+  readSetAsideReason,
+  releaseSetAside,
+  setAsideLocation,
+  setAsideReasons,
+  type StoredSetAsideReason,
+} from "../transfer/cache_state.ts";
 import { isSafeRelPath } from "../paths.ts";
 
 /** Why a pull sets a copy aside, as its `REASON.json` in the set-aside area says. */
@@ -166,18 +173,13 @@ export class ConflictSet {
    * stopped before saving the record (see the module).
    */
   async #nameStrayCopies(cacheDir: string): Promise<void> {
-    const area = `${this.#stateDir}/${SET_ASIDE}`;
-    let dirs: string[];
-    try {
-      dirs = [...Deno.readDirSync(area)].filter((d) => d.isDirectory).map((d) => d.name).sort();
-    } catch {
-      return; // none set aside
-    }
+    const asides = await setAsideReasons(this.#stateDir);
+    if (asides.length === 0) return; // none set aside
     const named = new Set(
       [...this.#records.values()].flatMap(setAsideCopies).map((c) => c.location),
     );
-    for (const dir of dirs) {
-      const stray = await strayCopy(this.#stateDir, dir);
+    for (const { dir, why } of asides) {
+      const stray = await strayCopy(this.#stateDir, dir, why);
       if (!stray || named.has(stray.side.location)) continue;
       named.add(stray.side.location);
       const old = this.#records.get(stray.rec.path);
@@ -207,17 +209,7 @@ export class ConflictSet {
    */
   async release(rec: ConflictRecord, made: readonly string[] = []): Promise<void> {
     const locations = [...setAsideCopies(rec).map((c) => c.location), ...made];
-    for (const location of locations) {
-      const reasonFile = statePath(this.#stateDir, reasonOf(location, rec.path));
-      try {
-        const why = JSON.parse(await Deno.readTextFile(reasonFile));
-        if (why?.released === true) continue;
-        await atomicWrite(
-          reasonFile,
-          new TextEncoder().encode(JSON.stringify({ ...why, released: true }, null, 2)),
-        );
-      } catch { /* gone, or no reason: nothing names it again */ }
-    }
+    for (const location of locations) await releaseSetAside(this.#stateDir, location, rec.path);
   }
 
   /** Every unresolved conflict, by path. */
@@ -320,7 +312,10 @@ export class ConflictSet {
   async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
     for (const p of [...this.#touched]) {
       const dir = this.#named.get(p);
-      if (dir !== undefined && !(await strayCopy(this.#stateDir, dir))) {
+      if (
+        dir !== undefined &&
+        !(await strayCopy(this.#stateDir, dir, await readSetAsideReason(this.#stateDir, dir)))
+      ) {
         this.#touched.delete(p);
         this.#named.delete(p);
         continue;
@@ -379,36 +374,23 @@ export class ConflictSet {
   }
 }
 
-const SET_ASIDE = "set-aside";
-
-/** The cache-relative `REASON.json` of the copy of `path` set aside at `location`. */
-function reasonOf(location: string, path: string): string {
-  return `${location.slice(0, location.length - path.length)}REASON.json`;
-}
-
 /**
  * The record a pull's copy in set-aside directory `dir` names, from its
- * `REASON.json`, when the copy is there, a pull set it aside in a conflict
- * (the file records it), and no resolution released it.
+ * reason `why` (its `REASON.json`, as `readSetAsideReason` reads it), when
+ * the copy is there, a pull set it aside in a conflict (the file records
+ * it), and no resolution released it.
  */
 async function strayCopy(
   stateDir: string,
   dir: string,
+  why: StoredSetAsideReason | undefined,
 ): Promise<{ rec: ConflictRecord; side: LocalSide } | undefined> {
   // deno-lint-ignore no-explicit-any
-  let why: any;
-  try {
-    why = JSON.parse(
-      await Deno.readTextFile(`${stateDir}/${SET_ASIDE}/${dir}/REASON.json`),
-    );
-  } catch {
-    return undefined;
-  }
-  const c = why?.conflict;
+  const c: any = why?.conflict;
   // Any copy a pull set aside in a conflict (a local copy never synced, a
   // data version published again with other bytes): its REASON.json records
   // the conflict, which no other set-aside does.
-  if (typeof why?.reason !== "string" || why.released === true || !c) return undefined;
+  if (why?.reason === undefined || why.released === true || !c) return undefined;
   const path = why.path;
   const t = c.theirs;
   // Theirs is a version, or null: a deletion (a `--theirs` of one stopped on its way).
@@ -418,7 +400,7 @@ async function strayCopy(
     (t !== null &&
       (typeof t?.version !== "string" || typeof t.hash !== "string" || typeof t.size !== "number"))
   ) return undefined;
-  const location = `${STATE_DIR}/${SET_ASIDE}/${dir}/${path}`;
+  const location = setAsideLocation(dir, path);
   try {
     await Deno.lstat(statePath(stateDir, location));
   } catch {
@@ -432,7 +414,7 @@ async function strayCopy(
       mine: side,
       theirs: t === null ? null : { version: t.version, hash: t.hash, size: t.size },
       foundBy: "pull",
-      at: typeof why.at === "number" ? why.at : 0,
+      at: why.at ?? 0,
       reason: `${
         typeof c.reason === "string" ? c.reason : "a local copy differed from the datastore's"
       } (named again from the copy's REASON.json: the command that set it aside, a pull or a resolution, stopped before recording it)`,

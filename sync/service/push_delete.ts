@@ -33,6 +33,7 @@ import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 import { putBackAndName } from "../transfer/put_back.ts";
+import { setAsideReasons } from "../transfer/cache_state.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -284,27 +285,16 @@ export async function dropOwnStranded(
 
 /**
  * True when the set-aside area of the state directory `stateDir` holds a
- * copy of `path` a lost data version's set-aside moved there (its
- * `REASON.json` names the path with the code `version_exists`): the file is
- * gone from the cache for that, not deleted here. Read only where a push is
- * about to take back an upload of this cache's that the index names.
+ * copy of `path` a lost data version's set-aside moved there (its reason,
+ * as `readSetAsideReason` reads it back, names the path with the code
+ * `version_exists`): the file is gone from the cache for that, not deleted
+ * here. A reason that cannot be read names nothing. Read only where a push
+ * is about to take back an upload of this cache's that the index names.
  */
-async function setAsideAsLost(stateDir: string, path: string): Promise<boolean> {
-  const area = `${stateDir}/set-aside`;
-  try {
-    for await (const d of Deno.readDir(area)) {
-      if (!d.isDirectory) continue;
-      try {
-        const why = JSON.parse(await Deno.readTextFile(`${area}/${d.name}/REASON.json`));
-        if (why?.path === path && why.code === "version_exists") return true;
-      } catch {
-        // Not a set-aside's reason (or being written): not this one.
-      }
-    }
-  } catch {
-    // No set-aside area.
-  }
-  return false;
+export async function setAsideAsLost(stateDir: string, path: string): Promise<boolean> {
+  return (await setAsideReasons(stateDir)).some(({ why }) =>
+    why?.path === path && why.code === "version_exists"
+  );
 }
 
 /**

@@ -1,7 +1,10 @@
 /**
  * The cache's state directory (`.sluice/`): its JSON state files, the
  * directories moved into it, and the set-aside area, where a local copy
- * that must not be overwritten is kept with a `REASON.json` beside it.
+ * that must not be overwritten is kept with a `REASON.json` beside it. That
+ * file's format is this module's: written by {@link setAsideIn}, read back
+ * by {@link readSetAsideReason} (every set-aside: {@link setAsideReasons}),
+ * marked released by {@link releaseSetAside}.
  *
  * @module
  */
@@ -22,6 +25,164 @@ export interface SetAsideReason {
    * was saved (the process stopped) can be made again from it.
    */
   readonly conflict?: Record<string, unknown>;
+}
+
+/** The set-aside area in the state directory. */
+const SET_ASIDE = "set-aside";
+/** The name of the file beside each set-aside copy saying why it was set aside. */
+export const SET_ASIDE_REASON_FILE = "REASON.json";
+
+/**
+ * A set-aside's `REASON.json` as read back: each field {@link setAsideIn}
+ * writes (and `released`, which {@link releaseSetAside} adds) that holds a
+ * value of its kind; one that does not is left out, as if absent.
+ */
+export interface StoredSetAsideReason {
+  /** The cache path the copy was set aside from. */
+  readonly path?: string;
+  readonly reason?: string;
+  /** The stable code of what set it aside (e.g. `version_exists`). */
+  readonly code?: string;
+  readonly at?: number;
+  /** The conflict it was set aside for (see {@link SetAsideReason.conflict}), unchecked. */
+  readonly conflict?: Record<string, unknown>;
+  /** True once a resolution released the copy (it names no conflict any more). */
+  readonly released?: boolean;
+}
+
+/**
+ * The location, as records name it (see {@link setAsideIn}), of the copy of
+ * `path` in the set-aside directory `dir`.
+ *
+ * @example
+ * ```ts
+ * import { setAsideLocation } from "./cache_state.ts";
+ * setAsideLocation("2026-01-01T00-00-00-000Z-a1b2c3", "n.txt"); // ".sluice/set-aside/2026-01-01T00-00-00-000Z-a1b2c3/n.txt"
+ * ```
+ */
+export function setAsideLocation(dir: string, path: string): string {
+  return `${STATE_DIR}/${SET_ASIDE}/${dir}/${path}`;
+}
+
+/** The reason file of the set-aside directory `dir` in the state directory `stateDir`. */
+function reasonFile(stateDir: string, dir: string): string {
+  return `${stateDir}/${SET_ASIDE}/${dir}/${SET_ASIDE_REASON_FILE}`;
+}
+
+/**
+ * The `REASON.json` of the set-aside directory `dir` (a name in the
+ * set-aside area of the state directory `stateDir`), as
+ * {@link StoredSetAsideReason}; undefined when there is none, or it is no
+ * JSON object (damaged, or being written).
+ *
+ * @example
+ * ```ts
+ * import { readSetAsideReason } from "./cache_state.ts";
+ * console.log(await readSetAsideReason(await Deno.makeTempDir(), "none")); // undefined
+ * ```
+ */
+export async function readSetAsideReason(
+  stateDir: string,
+  dir: string,
+): Promise<StoredSetAsideReason | undefined> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await Deno.readTextFile(reasonFile(stateDir, dir)));
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  const why = raw as Record<string, unknown>;
+  const c = why.conflict;
+  return {
+    ...(typeof why.path === "string" ? { path: why.path } : {}),
+    ...(typeof why.reason === "string" ? { reason: why.reason } : {}),
+    ...(typeof why.code === "string" ? { code: why.code } : {}),
+    ...(typeof why.at === "number" ? { at: why.at } : {}),
+    ...(typeof c === "object" && c !== null && !Array.isArray(c)
+      ? { conflict: c as Record<string, unknown> }
+      : {}),
+    ...(typeof why.released === "boolean" ? { released: why.released } : {}),
+  };
+}
+
+/**
+ * The directories of the set-aside area of the state directory `stateDir`,
+ * oldest first (by name: each begins with its time), each with its
+ * `REASON.json` as {@link readSetAsideReason} reads it; none when there is
+ * no area.
+ *
+ * @example
+ * ```ts
+ * import { setAsideReasons } from "./cache_state.ts";
+ * console.log(await setAsideReasons(await Deno.makeTempDir())); // []
+ * ```
+ */
+export async function setAsideReasons(
+  stateDir: string,
+): Promise<{ readonly dir: string; readonly why: StoredSetAsideReason | undefined }[]> {
+  const dirs: string[] = [];
+  try {
+    for await (const d of Deno.readDir(`${stateDir}/${SET_ASIDE}`)) {
+      if (d.isDirectory) dirs.push(d.name);
+    }
+  } catch {
+    return []; // no set-aside area
+  }
+  dirs.sort();
+  return await Promise.all(
+    dirs.map(async (dir) => ({ dir, why: await readSetAsideReason(stateDir, dir) })),
+  );
+}
+
+/**
+ * Marks the `REASON.json` of the copy of `path` set aside at `location`
+ * (as {@link setAsideIn} returns it) released, every other field kept;
+ * nothing when it is gone, cannot be read, or says so already.
+ */
+export async function releaseSetAside(
+  stateDir: string,
+  location: string,
+  path: string,
+): Promise<void> {
+  const file = statePath(
+    stateDir,
+    `${location.slice(0, location.length - path.length)}${SET_ASIDE_REASON_FILE}`,
+  );
+  try {
+    const why = JSON.parse(await Deno.readTextFile(file));
+    if (why?.released === true) return;
+    await atomicWrite(
+      file,
+      new TextEncoder().encode(JSON.stringify({ ...why, released: true }, null, 2)),
+    );
+  } catch { /* gone, or no reason: nothing names it again */ }
+}
+
+/**
+ * The bytes of the `REASON.json` of a copy of `path` set aside for `why`
+ * (read back by {@link readSetAsideReason}).
+ *
+ * @example
+ * ```ts
+ * import { setAsideReasonBytes } from "./cache_state.ts";
+ * setAsideReasonBytes("n.txt", { reason: "kept", at: 0 });
+ * ```
+ */
+export function setAsideReasonBytes(path: string, why: SetAsideReason): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify(
+      {
+        path,
+        reason: why.reason,
+        ...(why.code ? { code: why.code } : {}),
+        at: why.at,
+        ...(why.conflict ? { conflict: why.conflict } : {}),
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 /**
@@ -55,25 +216,13 @@ export async function setAsideIn(
   why: SetAsideReason,
 ): Promise<string> {
   const stamp = new Date(why.at).toISOString().replace(/[:.]/g, "-");
-  const target = `${STATE_DIR}/set-aside/${stamp}-${randomId(3)}/${path}`;
+  const target = setAsideLocation(`${stamp}-${randomId(3)}`, path);
   const to = statePath(stateDir, target);
   await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
   // The reason first: a copy is never in the area without it.
   await atomicWrite(
-    statePath(stateDir, `${target.slice(0, target.length - path.length)}REASON.json`),
-    new TextEncoder().encode(
-      JSON.stringify(
-        {
-          path,
-          reason: why.reason,
-          ...(why.code ? { code: why.code } : {}),
-          at: why.at,
-          ...(why.conflict ? { conflict: why.conflict } : {}),
-        },
-        null,
-        2,
-      ),
-    ),
+    statePath(stateDir, `${target.slice(0, target.length - path.length)}${SET_ASIDE_REASON_FILE}`),
+    setAsideReasonBytes(path, why),
   );
   try {
     await Deno.rename(from, to);
