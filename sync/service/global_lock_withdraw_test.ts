@@ -1,0 +1,124 @@
+/**
+ * A push under the global lock that takes back this cache's own committed
+ * upload (its commit landed, its answer lost, and the file was deleted here
+ * since) while an old client holds the lock and rewrites the index from a
+ * read made before: the index write of the withdrawal waits for the lock as
+ * the commit does, so neither the withdrawal nor the old client's entries
+ * are lost.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  peerPush,
+  peerReadIndex,
+  waitFor,
+} from "../../packages/testing/mod.ts";
+import type { DistributedLock } from "../ports.ts";
+import type { SyncService } from "./service.ts";
+import { pushUnderGlobalLock } from "./global_lock_push.ts";
+import { assertIndexCurrent, createAnswerLost, put } from "./clone_kit.ts";
+
+const GLOBAL = ".datastore.lock";
+const MINE = "config/mine.yaml";
+const THEIRS = "config/theirs.yaml";
+const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
+
+async function setup(): Promise<{
+  store: InMemoryStore;
+  clock: FakeClock;
+  svc: SyncService;
+  lock: () => DistributedLock;
+  oldClientLock: DistributedLock;
+}> {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
+  const svc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-withdraw-" }),
+    store,
+    identity,
+    clock,
+    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+  });
+  const backend = svc.lockBackend!;
+  return {
+    store,
+    clock,
+    svc,
+    lock: () => backend.createLock(GLOBAL, identity, lockOptions),
+    oldClientLock: backend.createLock(
+      GLOBAL,
+      { holder: "old-client@other", hostname: "other", pid: 2 },
+      lockOptions,
+    ),
+  };
+}
+
+/** True once a write of the global lock was refused (a waiter met the holder's lock). */
+function lockRefused(store: InMemoryStore): boolean {
+  return store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+}
+
+/**
+ * A push under the global lock, started inside an old client's push made
+ * under that lock, between its read of the index and its write of it; the
+ * old client writes once this push waits for the lock. Returns the push's
+ * result.
+ */
+async function pushInsideOldClientPush(
+  s: Awaited<ReturnType<typeof setup>>,
+): Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> {
+  let done = false;
+  let run: Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> | undefined;
+  s.store.resetLog();
+  await s.oldClientLock.withLock(() =>
+    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+      now: () => s.clock.now(),
+      afterRead: async () => {
+        run = pushUnderGlobalLock(s.svc, s.lock()).finally(() => (done = true));
+        await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
+        assert.equal(done, false, "the push waits while the old client holds the lock");
+      },
+    })
+  );
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  return await run!;
+}
+
+Deno.test("global lock: a withdrawal of this cache's own committed create waits for the lock an old client holds, and neither side's index change is lost", async () => {
+  const s = await setup();
+  // The create's commit landed, its answer lost; then the file was deleted here.
+  await createAnswerLost(s.store, s.svc, MINE, "mine\n");
+  assert.equal(s.svc.state.synced(MINE), undefined);
+  await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
+  await s.svc.markDirty({ relPath: MINE });
+  const r = await pushInsideOldClientPush(s);
+  assert.deepEqual(r.strandedChecks, [{ path: MINE, outcome: "withdrawn" }]);
+  assert.equal(s.store.peek(MINE), undefined, "the upload is taken back");
+  assert.deepEqual(
+    Object.keys(await peerReadIndex(s.store)).sort(),
+    [THEIRS],
+    "the old client's entry stays, and no entry names the withdrawn upload",
+  );
+  await assertIndexCurrent(s.store, { held: true });
+  assert.deepEqual(s.svc.state.dirtyPaths(), []);
+  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
+});
+
+Deno.test("global lock: a deletion of this cache's own committed update waits for the lock an old client holds, and neither side's index change is lost", async () => {
+  const s = await setup();
+  await put(s.svc, MINE, "one\n");
+  await s.svc.pushChanged();
+  // The update's commit landed, its answer lost; then the file was deleted here.
+  await createAnswerLost(s.store, s.svc, MINE, "two\n");
+  await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
+  await s.svc.markDirty({ relPath: MINE });
+  const r = await pushInsideOldClientPush(s);
+  assert.deepEqual(r.deleted, [MINE]);
+  assert.equal(s.store.peek(MINE), undefined);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)).sort(), [THEIRS]);
+  await assertIndexCurrent(s.store, { held: true });
+  assert.deepEqual(s.svc.state.dirtyPaths(), []);
+});
