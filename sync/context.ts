@@ -152,6 +152,15 @@ export interface PlanEntry {
    */
   heldHere?: boolean;
   /**
+   * With a `strandedCheck` of a never-synced path: left by a two-phase
+   * push's preparation to its commit, which makes it as a plain push makes
+   * it (see `settleStrays`): taking back an upload of this cache's that the
+   * index names writes the index, which an old client rewrites under the
+   * global lock without a compare-and-swap, and only the commit holds that
+   * lock.
+   */
+  atCommit?: boolean;
+  /**
    * Planned without a dirty mark of its own: a data version's `latest`
    * marker that a deletion of the version took along (see `buildPlan`). A
    * push that fails on it or leaves it dirty marks it, so that the next

@@ -77,7 +77,8 @@ async function namesAnotherHolder(lock: DistributedLock, identity?: Identity): P
  * Pushes as a two-phase push does in swamp core: the objects are written
  * outside the lock (`preparePush`, deletions included, as swamp's
  * extensions make theirs), then the commit (`commitPush`: the commit-step
- * writes and the index update) runs under `lock`,
+ * writes, the take-back of this cache's own uploads an earlier push left,
+ * whose index entry it takes out, and the index update) runs under `lock`,
  * which is acquired (waiting as the lock's `maxWaitMs` says) and released
  * here: give it a lock of its own, not one held already (refused with
  * `invalid_config`). A push with nothing planned takes no lock. A lock found lost before

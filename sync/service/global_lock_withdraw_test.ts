@@ -122,3 +122,36 @@ Deno.test("global lock: a deletion of this cache's own committed update waits fo
   await assertIndexCurrent(s.store, { held: true });
   assert.deepEqual(s.svc.state.dirtyPaths(), []);
 });
+
+Deno.test("global lock: a withdrawal left to the commit is not made when the lock cannot be had, and the next push makes it", async () => {
+  const s = await setup();
+  await createAnswerLost(s.store, s.svc, MINE, "mine\n");
+  await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
+  await s.svc.markDirty({ relPath: MINE });
+  await s.oldClientLock.acquire();
+  const short = s.svc.lockBackend!.createLock(GLOBAL, s.svc.identity, {
+    retryDelayMs: 50,
+    maxWaitMs: 200,
+  });
+  let error: unknown;
+  const run = pushUnderGlobalLock(s.svc, short).catch((e) => (error = e));
+  await waitFor(() => error !== undefined, { clock: s.clock, stepMs: 50 });
+  await run;
+  assert.equal((error as { code?: string }).code, "lock_timeout");
+  // Nothing of it was made outside the lock: the entry names the upload, which stays.
+  assert.ok(s.store.peek(MINE));
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), [MINE]);
+  assert.deepEqual(s.svc.state.dirtyPaths(), [MINE]);
+  await s.oldClientLock.release();
+  s.store.resetLog();
+  const r = await pushUnderGlobalLock(s.svc, s.lock());
+  assert.deepEqual(r.strandedChecks, [{ path: MINE, outcome: "withdrawn" }]);
+  assert.equal(s.store.peek(MINE), undefined);
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)), []);
+  assert.deepEqual(s.svc.state.dirtyPaths(), []);
+  // The index written only while the lock is held.
+  const puts = s.store.log.filter((l) => l.op === "put" || l.op === "delete").map((l) => l.key);
+  const firstIndex = puts.indexOf(".datastore-index.json");
+  assert.ok(firstIndex > puts.indexOf(GLOBAL), puts.join(", "));
+  assert.ok(firstIndex < puts.lastIndexOf(GLOBAL), puts.join(", "));
+});

@@ -391,7 +391,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       await settleStrays(ctx, state, tally, ownWriter, phase);
     }
     for (const e of ctx.plan) {
-      if (settledAfter(e, tally, state.conflicts)) continue;
+      if (settledAfter(e, tally, state.conflicts, phase.preparing)) continue;
       if (e.action === "skip" && !e.prepared) {
         result.skipped.push({
           path: e.path,

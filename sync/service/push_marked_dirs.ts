@@ -29,8 +29,9 @@ export interface MarkedDirs {
 /**
  * Adds each clean directory to `handled`; a directory waiting for a write
  * this run did not make stays marked: a commit-step write or a deletion held
- * back by a failure, or a commit-step write deferred by a preparation, whose
- * commit cleans it (returned, when nothing failed). A name whose mark stays
+ * back by a failure, or a commit-step write or a check of a stranded upload
+ * (`atCommit`) deferred by a preparation, whose commit cleans it (returned,
+ * when nothing failed). A name whose mark stays
  * is also taken out of `handled` where the file of that name, handled
  * itself, put it: that mark stands for what is under the name too.
  *
@@ -67,6 +68,8 @@ export function settleMarkedDirs(o: MarkedDirs): string[] {
     for (const e of o.plan) {
       if (!under(e.path)) continue;
       if (e.action === "skip" && e.keepDirty && !e.prepared) open = true;
+      // A check of an earlier push's write a preparation left to its commit.
+      else if (o.preparing && e.atCommit) waiting = true;
       // A check of an earlier push's write that did not run (a failure came first).
       else if (e.strandedCheck && e.reason === STRANDED_REASON && !o.settled.has(e.path)) {
         open = true;

@@ -57,10 +57,12 @@ export async function planPush(
   const leftTemps: WalkedFile[] = [];
   // The commit of a prepared push comes back with its plan: the entries its
   // preparation wrote are done (skipped, so the gates still see them), and
-  // the commit-step writes it deferred (markers, index files) are still to do.
+  // the commit-step writes it deferred (markers, index files) are still to
+  // do, as are the checks of this cache's stranded uploads it left to the
+  // commit (`atCommit`), which run as a plain push's.
   const plan = o.commit
     ? o.commit.plan.map((e) =>
-      e.commit && e.action === "put"
+      (e.commit && e.action === "put") || e.atCommit
         ? { ...e, handledBy: [] }
         : { ...e, action: "skip" as const, keepDirty: true, prepared: true, handledBy: [] }
     )

@@ -24,9 +24,17 @@ type StrayState = {
 /**
  * Checks the stranded writes of paths absent here: a never-synced path's
  * upload of this cache's is deleted; a synced one's (an earlier push's
- * write) is published, an index write, so in the commit of a two-phase
- * push, never in its preparation. Each is checked once (`only`: these
- * alone, when they must go before the writes).
+ * write) is published. Both may write the index (the deletion takes out
+ * the entry naming an upload whose commit landed, its answer lost), so a
+ * two-phase push makes them in its commit, never in its preparation: the
+ * commit is what holds the global lock beside old clients, which rewrite
+ * the index from a read made under it without a compare-and-swap, and would
+ * put back an entry taken out in their window, naming the deleted upload. A
+ * deletion of a never-synced path's upload is left so with `atCommit` (its
+ * commit plans it as a plain push does); a publication is found again in
+ * the commit's replayed plan. Each is checked once (`only`: these alone,
+ * when they must go before the writes: on a store that refuses key clashes,
+ * where no old client rewrites the index, even in a preparation).
  */
 export async function settleStrays(
   ctx: PushContext,
@@ -39,9 +47,15 @@ export async function settleStrays(
   const publishes = (e: PlanEntry) => e.reason === STRANDED_REASON && e.syncedVersion !== undefined;
   const strays = ctx.plan.filter((e) =>
     e.strandedCheck && e.action === "skip" && !state.conflicts.has(e.path) &&
-    !tally.settled.has(e.path) && (!only || only.has(e)) &&
-    (phase.committing ? e.prepared && publishes(e) : !(phase.preparing && publishes(e)))
-  );
+    !tally.settled.has(e.path) && (!only || only.has(e))
+  ).filter((e) => {
+    if (phase.committing) return e.prepared ? publishes(e) : e.atCommit === true;
+    if (!phase.preparing) return true;
+    if (publishes(e)) return false;
+    if (only) return true;
+    e.atCommit = true;
+    return false;
+  });
   for (const entry of strays) {
     try {
       let outcome: "withdrawn" | "published" | "none" = "none";
@@ -111,9 +125,17 @@ function namedAgain(
  * reported as one, or a path no longer here) leaves nothing out, and its
  * record goes only once the check was made (true: the entry is dealt with).
  * A path named dirty whose check did not run (a write of this push failed
- * first) stays dirty for the next push to check.
+ * first) stays dirty for the next push to check. One a preparation left
+ * to its commit (`preparing`, `atCommit`) is dealt with there.
  */
-export function settledAfter(e: PlanEntry, tally: PushTally, conflicts: Conflicts): boolean {
+export function settledAfter(
+  e: PlanEntry,
+  tally: PushTally,
+  conflicts: Conflicts,
+  preparing = false,
+): boolean {
+  // Left to the commit: reported, and its mark cleaned, there.
+  if (preparing && e.atCommit) return true;
   if (e.strandedCheck && e.reason === STRANDED_REASON) {
     if (tally.settled.has(e.path)) tally.handled.push(e.path);
     return true;
