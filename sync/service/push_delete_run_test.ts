@@ -5,8 +5,14 @@
  * push deletes them all.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore, writeAndMark } from "../../packages/testing/mod.ts";
+import {
+  hookedStore,
+  InMemoryStore,
+  writeAndMark,
+  writeCacheFile,
+} from "../../packages/testing/mod.ts";
 import { clone } from "./clone_kit.ts";
+import { UnreachableError } from "../errors.ts";
 
 Deno.test("a store gone part way through a push's deletions: it fails at the first unreachable one, not after trying each; the next push deletes the rest", async () => {
   const base = new InMemoryStore();
@@ -36,5 +42,50 @@ Deno.test("a store gone part way through a push's deletions: it fails at the fir
   base.heal();
   await a.pushChanged();
   for (const f of files) assert.equal(base.peekText(f), undefined, f);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
+
+Deno.test("a store gone at the first of the markers a push's version deletions took along: the markers not tried stay dirty, and the next push deletes them", async () => {
+  const base = new InMemoryStore();
+  const models = ["m1", "m2", "m3"].map((m) => `data/shell/cmd/${m}/out`);
+  let failAt: string | undefined;
+  const store = hookedStore(base, {
+    beforeDelete: (k) => {
+      // The store is out of reach for the push's first marker deletion
+      // alone (an outage that ends before the commit).
+      if (failAt === undefined && k.endsWith("/latest")) {
+        failAt = k;
+        throw new UnreachableError(`delete ${k}`);
+      }
+    },
+  });
+  const a = await clone(store, "a");
+  for (const dir of models) {
+    await a.markDirty({ relPath: dir });
+    await writeCacheFile(a.cacheDir, `${dir}/1/metadata.yaml`, "version: 1\n");
+    await writeCacheFile(a.cacheDir, `${dir}/1/raw`, "v1");
+    await writeCacheFile(a.cacheDir, `${dir}/latest`, "1");
+  }
+  await a.pushChanged();
+  // Each model's only version deleted, its files marked, its data directory
+  // removed with its marker.
+  for (const dir of models) {
+    await a.markDirty({ relPath: `${dir}/1/raw` });
+    await a.markDirty({ relPath: `${dir}/1/metadata.yaml` });
+    await Deno.remove(`${a.cacheDir}/${dir}`, { recursive: true });
+  }
+
+  await assert.rejects(
+    a.pushChanged(),
+    (e: Error & { code?: string }) => e.code === "unreachable",
+  );
+  assert.ok(failAt !== undefined, "a marker's deletion was tried");
+
+  base.heal();
+  await a.pushChanged();
+  for (const dir of models) {
+    assert.equal(base.peekText(`${dir}/1/raw`), undefined, dir);
+    assert.equal(base.peekText(`${dir}/latest`), undefined, `${dir}/latest left on the datastore`);
+  }
   assert.deepEqual(a.state.dirtyPaths(), []);
 });
