@@ -107,6 +107,13 @@ export interface PlanEntry {
   /** With `skip`: keep the path dirty for a later push (default: clean it). */
   keepDirty?: boolean;
   /**
+   * Never tried: a write or deletion before it could not reach the store,
+   * which stopped the push's further ones. It stays dirty as a failed one
+   * does (its mark, or its marked directory's, is kept; one planned
+   * without a mark gets one).
+   */
+  notTried?: boolean;
+  /**
    * With `skip` and no `keepDirty`: the local copy differs from the
    * datastore's and stays unpublished, so the push left work behind (its
    * result lists it as `unpublished`; the command line exits 2).

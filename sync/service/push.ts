@@ -181,7 +181,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // The writes not started stay dirty, as the failed one does.
     let unreachable = false;
     const writeOne = async (entry: PlanEntry) => {
-      if (unreachable) return;
+      if (unreachable) {
+        entry.notTried = true;
+        return;
+      }
       const size = entry.size ?? 0;
       let finished = false;
       let failed = false;
@@ -406,7 +409,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // that failed or stays dirty is marked, or no later push would take it.
     const failedHere = new Set(failures.map((f) => f.entry));
     const toMark = ctx.plan.filter((e) =>
-      e.unmarked && !e.prepared && (failedHere.has(e) || (e.action === "skip" && e.keepDirty))
+      e.unmarked && !e.prepared &&
+      (failedHere.has(e) || e.notTried || (e.action === "skip" && e.keepDirty))
     ).map((e) => e.path);
     if (toMark.length > 0 && !ctx.dryRun) await state.markDirtyMany(toMark);
     const deferredDirs = settleMarkedDirs({

@@ -27,7 +27,12 @@ export async function runDeletes(
   tally: PushTally,
   ownWriter: () => Promise<string | null>,
 ): Promise<void> {
+  let stopped = false;
   for (const entry of deletes) {
+    if (stopped) {
+      entry.notTried = true;
+      continue;
+    }
     let outcome: DeleteOutcome;
     try {
       outcome = await deleteRemote(ctx, entry, ownWriter);
@@ -36,8 +41,8 @@ export async function runDeletes(
       tally.done(true);
       // The store could not be reached (its attempts spent): it is gone for
       // now, so the deletions left are not tried (each would spend its own
-      // attempts); they stay dirty, as this one does.
-      if (e instanceof SluiceError && e.code === "unreachable") break;
+      // attempts); they stay dirty, as this one does (see `PlanEntry.notTried`).
+      if (e instanceof SluiceError && e.code === "unreachable") stopped = true;
       continue;
     }
     tally.done();

@@ -68,6 +68,8 @@ export function settleMarkedDirs(o: MarkedDirs): string[] {
     for (const e of o.plan) {
       if (!under(e.path)) continue;
       if (e.action === "skip" && e.keepDirty && !e.prepared) open = true;
+      // Never tried (the store out of reach first): it stays to push.
+      else if (e.notTried) open = true;
       // A check of an earlier push's write a preparation left to its commit.
       else if (o.preparing && e.atCommit) waiting = true;
       // A check of an earlier push's write that did not run (a failure came first).
