@@ -70,3 +70,49 @@ Deno.test("a pull cancelled part way through a streamed download leaves no tempo
   assert.deepEqual(await tempsUnder(b.cacheDir), []);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/notes/big.bin`), "v1".repeat(40));
 });
+
+Deno.test("a pull cancelled while its store opens a streamed download, which then sends nothing, still answers aborted and leaves no temporary file", async () => {
+  const store = new InMemoryStore();
+  const config = { streamThresholdBytes: 16 };
+  const a = await clone(store, "a", undefined, config);
+  await writeAndMark(a, "notes/big.bin", "v1".repeat(40));
+  await a.pushChanged();
+  // The reader's store opens a download whatever the signal, and answers
+  // only once `release` is called; its stream then sends nothing, and stops
+  // only when cancelled.
+  let opening = false;
+  let release = () => {};
+  const released = new Promise<void>((r) => release = r);
+  const stalling = new Proxy(store, {
+    get(target, prop) {
+      if (prop !== "getStream") {
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return async (key: string): Promise<GetStreamResult> => {
+        const got = await target.getStream(key);
+        await got.body.cancel();
+        opening = true;
+        await released;
+        return {
+          ...got,
+          body: new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => {}) }),
+        };
+      };
+    },
+  });
+  const b = await clone(stalling, "b", undefined, config);
+  const ctl = new AbortController();
+  let answer: { code?: string } | null | undefined;
+  const pulling = b.pullChanged({ signal: ctl.signal }).then(
+    () => answer = null,
+    (e) => answer = e,
+  );
+  await waitFor(() => opening);
+  ctl.abort();
+  release();
+  await waitFor(() => answer !== undefined, { message: "the cancelled pull never answered" });
+  await pulling;
+  assert.equal(answer?.code, "aborted", String(answer));
+  assert.deepEqual(await tempsUnder(b.cacheDir), []);
+});
