@@ -83,6 +83,10 @@ export async function streamToFile(
   let placed = false;
   let unrecord: (() => Promise<void>) | undefined;
   try {
+    // Cancelled before this download began (its store's open does not stop
+    // at the signal): the listener above never hears an abort that came
+    // first, and a stream that sends nothing would be waited on for good.
+    signal?.throwIfAborted();
     const file = await resolve();
     const dir = file.slice(0, file.lastIndexOf("/")) || "/";
     // A file at the parent itself fails as "already exists": told as the
