@@ -33,3 +33,30 @@ Deno.test("a model lock object taken again after a run under it was refused fenc
   assert.equal(store.peekText(`data/shell/cmd/m1/out/${n}/raw`), "second run");
   assert.equal(store.peekText("data/shell/cmd/m1/out/latest"), `${n}`);
 });
+
+Deno.test("a model lock object taken again after a run under it committed and released it fences the new run's prepared flush at its commit: lost since the preparation, the commit is refused", async () => {
+  const store = new InMemoryStore();
+  const p = await toolProcess(store, createSluice);
+  const lock = p.lockOf("m1");
+  // A first run, its flush committed, its lock released.
+  await lock.acquire();
+  await p.svc.pullChanged({ context: { models: [toolModel("m1")] } });
+  const first = await p.method("m1", "first run");
+  await p.flush("m1", lock, { twoPhase: true });
+  assert.equal(store.peekText(`data/shell/cmd/m1/out/${first}/raw`), "first run");
+  // A later run takes the same lock object again; its flush is prepared,
+  // then its lock is broken by an operator before the commit.
+  await lock.acquire();
+  await p.svc.pullChanged({ context: { models: [toolModel("m1")] } });
+  const n = await p.method("m1", "second run");
+  const context = { models: [toolModel("m1")] };
+  const manifest = await p.svc.preparePush!({ context });
+  await p.breakLock("m1");
+  await assert.rejects(
+    p.underGlobal(() => p.svc.commitPush!(manifest, {})),
+    (e: unknown) => e instanceof SluiceError && e.code === "model_lock_lost",
+  );
+  await lock.release().catch(() => {});
+  assert.equal(store.peekText(`data/shell/cmd/m1/out/${n}/raw`), undefined);
+  assert.equal(store.peekText("data/shell/cmd/m1/out/latest"), `${first}`);
+});
