@@ -166,8 +166,12 @@ export class HeldLocks {
     }
     if (!isModelLockKey(lock.key)) return;
     // A lock object taken again (its `acquire` after `release`, as `withLock`
-    // does) is a new run's: a refusal of the run before it spends it no more.
+    // does) is a new run's: a refusal of the run before it spends it no more,
+    // nor does a commit of that run settle it (the new run's pushes are
+    // fenced by it as it is now, their commits too).
     this.#spent.delete(lock);
+    this.#settled.delete(lock);
+    this.#committed.delete(lock);
     // The data directory is the key's, whichever namespace reads it.
     const held: HeldEntry = {
       lock,
