@@ -89,3 +89,45 @@ Deno.test("a store gone at the first of the markers a push's version deletions t
   }
   assert.deepEqual(a.state.dirtyPaths(), []);
 });
+
+Deno.test("a store out of reach at the first of the deletions that clear the way for files replaced here by directories: a deletion not tried holds back the writes under it too, so the datastore never holds a file and files under a directory of one name", async () => {
+  const base = new InMemoryStore();
+  let armed = false;
+  let failAt: string | undefined;
+  const store = hookedStore(base, {
+    beforeDelete: (k) => {
+      // The store is out of reach for the push's first deletion alone (an
+      // outage that ends before the writes).
+      if (armed && failAt === undefined) {
+        failAt = k;
+        throw new UnreachableError(`delete ${k}`);
+      }
+    },
+  });
+  const a = await clone(store, "a");
+  const shapes = ["s1", "s2", "s3"];
+  for (const s of shapes) await writeAndMark(a, s, "a file");
+  await a.pushChanged();
+  // Each synced file replaced here by a directory of its name, pushed by that name.
+  for (const s of shapes) {
+    await Deno.remove(`${a.cacheDir}/${s}`);
+    await writeCacheFile(a.cacheDir, `${s}/part.txt`, "under a directory");
+    await a.markDirty({ relPath: s });
+  }
+  armed = true;
+  await assert.rejects(
+    a.pushChanged(),
+    (e: Error & { code?: string }) => e.code === "unreachable",
+  );
+  assert.ok(failAt !== undefined);
+  for (const s of shapes) {
+    assert.ok(
+      base.keys(s).length <= 1,
+      `the datastore holds both shapes of ${s}: ${base.keys(s).join(", ")}`,
+    );
+  }
+
+  await a.pushChanged();
+  for (const s of shapes) assert.deepEqual(base.keys(s), [`${s}/part.txt`]);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
