@@ -63,7 +63,8 @@ export async function clashesFirst(
  * first, through `run`, and are taken out of `deletes`; the writes of the
  * new shape (in `uploads` and the commit-step `commits`) wait for them. A
  * deletion that is not made (it meets a peer's change as a conflict, or
- * another writer's upload not committed yet, or fails) holds back the
+ * another writer's upload not committed yet, or fails, or is not tried:
+ * see `PlanEntry.notTried`) holds back the
  * writes beside it, skipped and kept dirty with the way on in their reason:
  * published beside the shape that stays, they would leave the datastore
  * holding a file and files under a directory of one name, which no cache
@@ -89,9 +90,8 @@ export async function replacedFirst(
   for (const d of first) deletes.splice(deletes.indexOf(d), 1);
   await run(first);
   const failed = new Set(failures.map((f) => f.entry));
-  const standing = new Map(
-    first.filter((d) => d.action !== "delete" || failed.has(d)).map((d) => [d.path, d]),
-  );
+  const notMade = (d: PlanEntry) => d.action !== "delete" || failed.has(d) || !!d.notTried;
+  const standing = new Map(first.filter(notMade).map((d) => [d.path, d]));
   if (standing.size === 0) return none;
   const standingPaths = new Set(standing.keys());
   const standingDirs = directoriesOf([...standingPaths]);
@@ -112,7 +112,10 @@ export async function replacedFirst(
         ? `the file ${stays.path}, replaced here by a directory of its name,`
         : `${stays.path}, under the directory ${u.path} that this file replaces here,`
     } was not deleted on the datastore (${
-      stays.reason ?? "its deletion failed"
+      stays.reason ??
+        (stays.notTried
+          ? "its deletion was not tried: one before it could not reach the datastore"
+          : "its deletion failed")
     }); published beside it, ${u.path} would leave the datastore holding a file and files under a directory of one name, which no cache can pull whole. Nothing of it was uploaded, and it stays marked: once ${stays.path} is settled (\`sluice resolve ${
       shellWord(stays.path)
     } --mine\` deletes it over the peer's version), push again`;
