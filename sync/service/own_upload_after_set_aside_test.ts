@@ -1,0 +1,57 @@
+/**
+ * A copy of a data version set aside here as a lost version's
+ * (`version_exists`: a peer published that version number first) stays in
+ * the set-aside area until it is resolved. Should the peer's version be
+ * deleted later and this cache write that version number again, its own
+ * upload, committed with its answer lost, is this cache's to take back once
+ * the file is deleted here: the earlier set-aside does not make it a
+ * peer's published version.
+ */
+import assert from "node:assert/strict";
+import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
+
+const RAW = "data/acme/box/m3/state/1/raw";
+
+Deno.test("an own upload committed with its answer lost, at a path where a lost version's copy was set aside earlier, is taken back once the file is deleted here", async () => {
+  const base = new InMemoryStore();
+  // Once armed, the index write of a's push lands and its answer is lost.
+  let cutAnswer = false;
+  const store = hookedStore(base, {
+    after: (k) => {
+      if (cutAnswer && isIndexKey(k)) {
+        cutAnswer = false;
+        throw new UnreachableError("the answer was lost");
+      }
+    },
+  });
+  const a = await clone(store, "a");
+  const b = await clone(base, "b");
+  // b publishes version 1 first; a's run of version 1 is refused, its copy set aside.
+  await put(b, RAW, "b's output");
+  await b.pushChanged();
+  await put(a, RAW, "a's first output");
+  await assert.rejects(a.pushChanged(), /already exists on the datastore/);
+  assert.equal(await read(a, RAW), undefined, "a's copy was set aside");
+  // b's version is deleted; a pulls, then writes version 1 again.
+  await Deno.remove(`${b.cacheDir}/${RAW}`);
+  await b.markDirty({ relPath: RAW });
+  await b.pushChanged();
+  assert.equal(base.peekText(RAW), undefined);
+  await a.pullChanged();
+  await put(a, RAW, "a's second output");
+  cutAnswer = true;
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.equal(base.peekText(RAW), "a's second output");
+  assert.ok((await readIndex(base, quick.retry))?.entries[RAW], "its commit landed");
+  // Deleted here: the push takes its own upload back.
+  await Deno.remove(`${a.cacheDir}/${RAW}`);
+  await a.markDirty({ relPath: RAW });
+  await a.pushChanged();
+  assert.equal(base.peekText(RAW), undefined, "a's own upload is still on the datastore");
+  assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "and named");
+  await a.pullChanged();
+  assert.equal(await read(a, RAW), undefined, "the deletion here was undone by a pull");
+});
