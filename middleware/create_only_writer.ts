@@ -216,6 +216,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
         : unindexed
         ? `${ctx.key}: another client's upload, named by no index yet, holds this version; the remote copy was kept and ${dir} was set aside`
         : `${ctx.key}: another writer published this version first; the remote copy was kept and ${dir} was set aside`,
+      head.version,
     );
   };
 }

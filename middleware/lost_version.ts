@@ -55,6 +55,8 @@ export async function setAsideVersion(
   writer: string,
   /** The datastore's object is another client's that no index names yet (said so, not "published"). */
   unindexed = false,
+  /** The datastore's version the create met, when read (kept in each copy's `REASON.json`). */
+  lostTo?: string,
 ): Promise<string[]> {
   const byDir = push.vars.get(LOST);
   const earlier = byDir.get(dir);
@@ -70,7 +72,13 @@ export async function setAsideVersion(
       ? `Another client's upload of ${key}, with different bytes and named by no index yet (its push not committed, or stopped before its commit), holds this version: it is taken as that client's, and this local copy of ${dir} was not pushed.`
       : `Another writer published ${key} first with different bytes; this local copy of ${dir} was not pushed.`;
     const targets: string[] = [];
-    for (const f of files) targets.push(await push.cache.setAside(f, reason, "version_exists"));
+    for (const f of files) {
+      // Each copy names the datastore's version it lost to (none there: ""),
+      // so that its set-aside never speaks for a version written at its path
+      // later (see `setAsideAsLost` in push_delete.ts); a sibling's is read.
+      const met = f === key ? lostTo : await siblingVersion(push, f);
+      targets.push(await push.cache.setAside(f, reason, "version_exists", undefined, met));
+    }
     await push.state.clean([...files, `${dir}/`]);
     // The local copies are gone: no manifest entry may claim them synced (a
     // resolution rebases one on theirs), or the next pull would skip theirs.
@@ -81,6 +89,15 @@ export async function setAsideVersion(
   })();
   byDir.set(dir, { done, own: ownEarlier });
   return await done;
+}
+
+/** The datastore's version of a lost version's sibling file ("": none); undefined when it could not be read. */
+async function siblingVersion(push: PushContext, path: string): Promise<string | undefined> {
+  try {
+    return (await push.store.head(path, { signal: push.signal }))?.version ?? "";
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -96,9 +113,11 @@ export async function loseVersion(
   ownEarlier: boolean,
   unindexed: boolean,
   note: string,
+  /** The datastore's version the create met, when read. */
+  lostTo?: string,
 ): Promise<never> {
   const push = ctx.push;
-  const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer, unindexed);
+  const aside = await setAsideVersion(push, dir, ctx.key, ownEarlier, writer, unindexed, lostTo);
   push.note(gate, note, ctx.entry);
   const shown = aside.map((l) => shownStatePath(push.cache.dir, push.cache.stateDir, l));
   // Other versions of this data above it that no index names (an older

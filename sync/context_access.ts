@@ -28,9 +28,17 @@ export interface CacheAccess {
   /**
    * Moves a path into the set-aside area; returns where it went
    * (cache-relative). The reason is recorded beside the copy, with `code`
-   * when given (the error code of what set it aside, e.g. `version_exists`).
+   * when given (the error code of what set it aside, e.g. `version_exists`),
+   * `conflict` (a pull's conflict record of it) and `lostTo` (the
+   * datastore's version a lost data version's copy lost to).
    */
-  setAside(path: string, reason: string, code?: string): Promise<string>;
+  setAside(
+    path: string,
+    reason: string,
+    code?: string,
+    conflict?: Record<string, unknown>,
+    lostTo?: string,
+  ): Promise<string>;
   /**
    * Moves `path` (nothing when absent) out of the cache to `name` in the
    * internal state dir, which exists afterwards either way (an empty

@@ -224,7 +224,9 @@ export async function dropOwnStranded(
   // index names a published version (a peer's, whose create met this
   // upload's bytes and committed it), which stays. The record of the write
   // stands when the look that settles it at the set-aside failed.
-  if (named?.v === now.version && await setAsideAsLost(ctx.cache.stateDir, path)) return false;
+  if (
+    named?.v === now.version && await setAsideAsLost(ctx.cache.stateDir, path, now.version)
+  ) return false;
   // The entry naming this very upload goes first, then the object: deleted
   // first, a cut-off before the entry's removal would leave the index naming
   // nothing, and the next push, finding nothing there to check, would never
@@ -287,13 +289,21 @@ export async function dropOwnStranded(
  * True when the set-aside area of the state directory `stateDir` holds a
  * copy of `path` a lost data version's set-aside moved there (its reason,
  * as `readSetAsideReason` reads it back, names the path with the code
- * `version_exists`): the file is gone from the cache for that, not deleted
- * here. A reason that cannot be read names nothing. Read only where a push
- * is about to take back an upload of this cache's that the index names.
+ * `version_exists`), lost to `version` (a copy that names none, set aside
+ * before copies named it, is taken for one): the file is gone from the cache
+ * for that, not deleted here. A copy lost to another version (one deleted
+ * since, the path written again here later) says nothing of this one. A
+ * reason that cannot be read names nothing. Read only where a push is about
+ * to take back an upload of this cache's that the index names.
  */
-export async function setAsideAsLost(stateDir: string, path: string): Promise<boolean> {
+export async function setAsideAsLost(
+  stateDir: string,
+  path: string,
+  version: string,
+): Promise<boolean> {
   return (await setAsideReasons(stateDir)).some(({ why }) =>
-    why?.path === path && why.code === "version_exists"
+    why?.path === path && why.code === "version_exists" &&
+    (why.lostTo === undefined || why.lostTo === version)
   );
 }
 

@@ -14,10 +14,19 @@ import { setAsideAsLost } from "./push_delete.ts";
 const RAW = "data/acme/box/m3/state/1/raw";
 
 /** A cache with `RAW` written, and the set-aside directory its copy goes to with `code`. */
-async function setAside(code?: string): Promise<{ cache: LocalCache; dir: string }> {
+async function setAside(
+  code?: string,
+  lostTo?: string,
+): Promise<{ cache: LocalCache; dir: string }> {
   const cache = new LocalCache(await Deno.makeTempDir({ prefix: "sluice-push-delete-aside-" }));
   await cache.write(RAW, new TextEncoder().encode("a later run"));
-  const location = await cache.setAside(RAW, "lost to another writer's version", code);
+  const location = await cache.setAside(
+    RAW,
+    "lost to another writer's version",
+    code,
+    undefined,
+    lostTo,
+  );
   return { cache, dir: location.split("/")[2] };
 }
 
@@ -26,8 +35,8 @@ Deno.test("a copy set aside as a lost version's (version_exists) is read back as
   const why = await readSetAsideReason(cache.stateDir, dir);
   assert.equal(why?.path, RAW);
   assert.equal(why?.code, "version_exists");
-  assert.equal(await setAsideAsLost(cache.stateDir, RAW), true);
-  assert.equal(await setAsideAsLost(cache.stateDir, "data/acme/box/m3/state/2/raw"), false);
+  assert.equal(await setAsideAsLost(cache.stateDir, RAW, "v1"), true);
+  assert.equal(await setAsideAsLost(cache.stateDir, "data/acme/box/m3/state/2/raw", "v1"), false);
   // Released by a resolution (the file rewritten with `released`): still the lost version's copy.
   await (await ConflictSet.open(cache.dir)).release({
     path: RAW,
@@ -38,13 +47,22 @@ Deno.test("a copy set aside as a lost version's (version_exists) is read back as
     reason: "r",
   });
   assert.equal((await readSetAsideReason(cache.stateDir, dir))?.released, true);
-  assert.equal(await setAsideAsLost(cache.stateDir, RAW), true);
+  assert.equal(await setAsideAsLost(cache.stateDir, RAW, "v1"), true);
+});
+
+Deno.test("a lost version's copy that names the version it lost to speaks for that version only; one set aside before copies named it, for any", async () => {
+  const { cache, dir } = await setAside("version_exists", "v1");
+  assert.equal((await readSetAsideReason(cache.stateDir, dir))?.lostTo, "v1");
+  assert.equal(await setAsideAsLost(cache.stateDir, RAW, "v1"), true);
+  assert.equal(await setAsideAsLost(cache.stateDir, RAW, "v2"), false);
+  const older = await setAside("version_exists");
+  assert.equal(await setAsideAsLost(older.cache.stateDir, RAW, "v2"), true);
 });
 
 Deno.test("a copy set aside for another reason (no code, another code) is no lost version's to the push's look", async () => {
   for (const code of [undefined, "lockfile_malformed"]) {
     const { cache } = await setAside(code);
-    assert.equal(await setAsideAsLost(cache.stateDir, RAW), false, String(code));
+    assert.equal(await setAsideAsLost(cache.stateDir, RAW, "v1"), false, String(code));
   }
 });
 
@@ -67,6 +85,6 @@ Deno.test("a damaged REASON.json gives the push's look the answer its writer's m
       [why],
       damage,
     );
-    assert.equal(await setAsideAsLost(cache.stateDir, RAW), false, damage);
+    assert.equal(await setAsideAsLost(cache.stateDir, RAW, "v1"), false, damage);
   }
 });

@@ -267,14 +267,15 @@ export class LocalCache extends CacheReads implements CacheAccess {
   }
 
   /**
-   * {@link CacheAccess.setAside}; `conflict`, when given, is kept in the
-   * copy's `REASON.json` (see `SetAsideReason`).
+   * {@link CacheAccess.setAside}; `conflict` and `lostTo`, when given, are
+   * kept in the copy's `REASON.json` (see `SetAsideReason`).
    */
   async setAside(
     path: string,
     reason: string,
     code?: string,
     conflict?: Record<string, unknown>,
+    lostTo?: string,
   ): Promise<string> {
     const from = await this.resolve(path);
     return await setAsideIn(this.stateDir, from, path, {
@@ -282,6 +283,7 @@ export class LocalCache extends CacheReads implements CacheAccess {
       code,
       at: this.#clockNow(),
       ...(conflict ? { conflict } : {}),
+      ...(lostTo !== undefined ? { lostTo } : {}),
     });
   }
 

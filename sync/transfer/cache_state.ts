@@ -25,6 +25,12 @@ export interface SetAsideReason {
    * was saved (the process stopped) can be made again from it.
    */
   readonly conflict?: Record<string, unknown>;
+  /**
+   * The datastore's version a lost data version's copy (`version_exists`)
+   * lost to: the set-aside speaks for that version only, not for a later
+   * one written at the path (the version deleted, and written again).
+   */
+  readonly lostTo?: string;
 }
 
 /** The set-aside area in the state directory. */
@@ -48,6 +54,8 @@ export interface StoredSetAsideReason {
   readonly conflict?: Record<string, unknown>;
   /** True once a resolution released the copy (it names no conflict any more). */
   readonly released?: boolean;
+  /** The datastore's version a lost data version's copy lost to (see {@link SetAsideReason.lostTo}). */
+  readonly lostTo?: string;
 }
 
 /**
@@ -103,6 +111,7 @@ export async function readSetAsideReason(
       ? { conflict: c as Record<string, unknown> }
       : {}),
     ...(typeof why.released === "boolean" ? { released: why.released } : {}),
+    ...(typeof why.lostTo === "string" ? { lostTo: why.lostTo } : {}),
   };
 }
 
@@ -178,6 +187,7 @@ export function setAsideReasonBytes(path: string, why: SetAsideReason): Uint8Arr
         ...(why.code ? { code: why.code } : {}),
         at: why.at,
         ...(why.conflict ? { conflict: why.conflict } : {}),
+        ...(why.lostTo !== undefined ? { lostTo: why.lostTo } : {}),
       },
       null,
       2,
