@@ -1,55 +1,22 @@
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import {
-  FakeClock,
-  InMemoryStore,
-  peerPush,
-  peerReadIndex,
-  waitFor,
-} from "../../packages/testing/mod.ts";
+import { type FakeClock, peerPush, peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
 import { SluiceError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import type { WarningEvent } from "../events.ts";
 import type { DistributedLock } from "../ports.ts";
 import type { SyncService } from "./service.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
+import {
+  GLOBAL,
+  globalLockSetup,
+  lockOptions,
+  lockRefused,
+  MINE,
+  THEIRS,
+} from "./global_lock_kit.ts";
 import { acquireModelLocks } from "../locks/model_locks.ts";
 
-const GLOBAL = ".datastore.lock";
-const MINE = "config/mine.yaml";
-const THEIRS = "config/theirs.yaml";
-const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
-
-async function setup(): Promise<{
-  store: InMemoryStore;
-  clock: FakeClock;
-  svc: SyncService;
-  lock: () => DistributedLock;
-  oldClientLock: DistributedLock;
-}> {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
-  const svc = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-lock-" }),
-    store,
-    identity,
-    clock,
-    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
-  });
-  const backend = svc.lockBackend!;
-  return {
-    store,
-    clock,
-    svc,
-    lock: () => backend.createLock(GLOBAL, identity, lockOptions),
-    oldClientLock: backend.createLock(
-      GLOBAL,
-      { holder: "old-client@other", hostname: "other", pid: 2 },
-      lockOptions,
-    ),
-  };
-}
+const setup = () => globalLockSetup("sluice-global-lock-");
 
 /** An old client's push (unconditional index rewrite) under the global lock, with `during` run in its window. */
 async function oldClientPush(
@@ -59,11 +26,6 @@ async function oldClientPush(
   await s.oldClientLock.withLock(() =>
     peerPush(s.store, { [THEIRS]: "theirs\n" }, { afterRead: during })
   );
-}
-
-/** True once a write of the global lock was refused (a waiter met the holder's lock). */
-function lockRefused(store: InMemoryStore): boolean {
-  return store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
 }
 
 /** The error of a push under `lock` that fails (the clock moved on until it does). */

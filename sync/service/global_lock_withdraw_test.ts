@@ -7,59 +7,12 @@
  * are lost.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import {
-  FakeClock,
-  InMemoryStore,
-  peerPush,
-  peerReadIndex,
-  waitFor,
-} from "../../packages/testing/mod.ts";
-import type { DistributedLock } from "../ports.ts";
-import type { SyncService } from "./service.ts";
+import { peerPush, peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
+import { GLOBAL, globalLockSetup, lockRefused, MINE, THEIRS } from "./global_lock_kit.ts";
 import { assertIndexCurrent, createAnswerLost, put } from "./clone_kit.ts";
 
-const GLOBAL = ".datastore.lock";
-const MINE = "config/mine.yaml";
-const THEIRS = "config/theirs.yaml";
-const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
-
-async function setup(): Promise<{
-  store: InMemoryStore;
-  clock: FakeClock;
-  svc: SyncService;
-  lock: () => DistributedLock;
-  oldClientLock: DistributedLock;
-}> {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
-  const svc = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-withdraw-" }),
-    store,
-    identity,
-    clock,
-    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
-  });
-  const backend = svc.lockBackend!;
-  return {
-    store,
-    clock,
-    svc,
-    lock: () => backend.createLock(GLOBAL, identity, lockOptions),
-    oldClientLock: backend.createLock(
-      GLOBAL,
-      { holder: "old-client@other", hostname: "other", pid: 2 },
-      lockOptions,
-    ),
-  };
-}
-
-/** True once a write of the global lock was refused (a waiter met the holder's lock). */
-function lockRefused(store: InMemoryStore): boolean {
-  return store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
-}
+const setup = () => globalLockSetup("sluice-global-withdraw-");
 
 /**
  * A push under the global lock, started inside an old client's push made
