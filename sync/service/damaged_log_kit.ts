@@ -45,10 +45,18 @@ export async function pushThreeDamageMiddle(other: SyncService, cacheDir: string
     await other.markDirty({ relPath: f });
     await other.pushChanged();
   }
+  return await damageLogLineOf(cacheDir, "p.txt");
+}
+
+/**
+ * Damages on disk the line of the manifest's log in `cacheDir` that records
+ * `path` (one, not the last); returns that line's index (0-based).
+ */
+export async function damageLogLineOf(cacheDir: string, path: string): Promise<number> {
   const log = `${cacheDir}/.sluice/manifest.log`;
   const lines = (await Deno.readTextFile(log)).split("\n");
-  const at = lines.findIndex((l) => l.includes('"p":"p.txt"'));
-  assert.ok(at >= 0 && at < lines.length - 2, "p.txt's record is a log line, not the last");
+  const at = lines.findIndex((l) => l.includes(`"p":${JSON.stringify(path)}`));
+  assert.ok(at >= 0 && at < lines.length - 2, `${path}'s record is a log line, not the last`);
   lines[at] = "#%garbage";
   await Deno.writeTextFile(log, lines.join("\n"));
   return at;

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { openWatched, pushThreeDamageMiddle } from "./damaged_log_kit.ts";
+import { damageLogLineOf, openWatched, pushThreeDamageMiddle } from "./damaged_log_kit.ts";
 import type { SyncService } from "./service.ts";
 import type { WarningEvent } from "../events.ts";
 import { sha256Hex } from "../hash.ts";
@@ -126,12 +126,7 @@ Deno.test("a damaged manifest line taken in by a held run's discard (another pro
     await Deno.writeTextFile(`${cacheDir}/${f}`, f);
     await other.service.state.recordSynced(f, { hash: "1".repeat(64), version: f, size: 5 });
   }
-  const log = `${cacheDir}/.sluice/manifest.log`;
-  const lines = (await Deno.readTextFile(log)).split("\n");
-  const at = lines.findIndex((l) => l.includes('"p":"p.txt"'));
-  assert.ok(at >= 0 && at < lines.length - 2, "p.txt's record is a log line, not the last");
-  lines[at] = "#%garbage";
-  await Deno.writeTextFile(log, lines.join("\n"));
+  const at = await damageLogLineOf(cacheDir, "p.txt");
 
   await writeErasureJournal(long.service.cache, {
     ...emptyJournal(),
