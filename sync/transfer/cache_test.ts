@@ -430,6 +430,40 @@ Deno.test("a write the filesystem refuses is cache_unwritable, saying what was k
   assert.equal(unwritable("/c", "x", other), other);
 });
 
+Deno.test("a write that finds the disk full is cache_unwritable, saying so and that space must be freed, and leaves no temp file", async () => {
+  await using t = await tempCache("sync");
+  const full = () =>
+    Object.assign(new Error("No space left on device (os error 28): writefile 'x'"), {
+      code: "ENOSPC",
+    });
+  const write = Deno.writeFileSync;
+  Deno.writeFileSync = (() => {
+    throw full();
+  }) as typeof Deno.writeFileSync;
+  let thrown: unknown;
+  try {
+    await t.cache.write("data/x", enc("bytes"));
+  } catch (e) {
+    thrown = e;
+  } finally {
+    Deno.writeFileSync = write;
+  }
+  assert.ok(thrown instanceof SluiceError, String(thrown));
+  assert.equal(thrown.code, "cache_unwritable");
+  assert.equal(thrown.exitCode, 73);
+  assert.match(thrown.message, /Could not write data\/x into the cache at .*: no space is left/);
+  assert.match(thrown.message, /Files written before it were kept/);
+  assert.match(thrown.message, /[Ff]ree space on the disk/);
+  assert.doesNotMatch(thrown.message, /permission denied/);
+  const left = [];
+  for await (const e of Deno.readDir(`${t.dir}/data`)) left.push(e.name);
+  assert.deepEqual(left, []);
+  const quota = unwritable("/c", "x", Object.assign(new Error("quota"), { code: "EDQUOT" }));
+  assert.ok(quota instanceof SluiceError);
+  assert.equal(quota.code, "cache_unwritable");
+  assert.match(quota.message, /quota/);
+});
+
 Deno.test("a write or a streamed write over a cache file keeps its permission bits (read-only, executable)", async () => {
   await using t = await tempCache();
   const file = (p: string) => `${t.dir}/${p}`;
