@@ -6,7 +6,13 @@
  * @module
  */
 import { PathBlockedError, SluiceError, UnreadablePathError, UnsafePathError } from "../errors.ts";
-import { isPermissionDenied, isWriteRefused, LINK_REFUSED } from "./cache_paths.ts";
+import {
+  diskFullWords,
+  isDiskFull,
+  isPermissionDenied,
+  isWriteRefused,
+  LINK_REFUSED,
+} from "./cache_paths.ts";
 
 /** Throws `UnsafePathError` for `path` when `link` (a directory on its way) is a link. */
 export function refuseLink(path: string, link: string | undefined): void {
@@ -22,7 +28,7 @@ export function unreadable(path: string, e: unknown): unknown {
 
 /**
  * `cache_unwritable` for a write the filesystem refused (permission denied,
- * a read-only filesystem); {@link PathBlockedError} for a write that a file
+ * a read-only filesystem, a full disk or quota); {@link PathBlockedError} for a write that a file
  * or directory in the cache is in the way of; any other error as it is.
  */
 export function unwritable(dir: string, path: string, e: unknown): unknown {
@@ -36,12 +42,16 @@ export function unwritable(dir: string, path: string, e: unknown): unknown {
     );
   }
   if (!isWriteRefused(e)) return e;
-  const why = (e as { code?: unknown }).code === "EROFS"
-    ? "the filesystem is read-only"
-    : "permission denied";
+  const full = isDiskFull(e) ? diskFullWords(e) : undefined;
+  const why = full?.why ??
+    ((e as { code?: unknown }).code === "EROFS"
+      ? "the filesystem is read-only"
+      : "permission denied");
+  const todo = full?.todo ??
+    "Make the cache directory writable by this user (or run as its owner)";
   return new SluiceError(
     "cache_unwritable",
-    `Could not write ${path} into the cache at ${dir}: ${why}. Files written before it were kept, and nothing was removed; what was not written is fetched by the next run. Make the cache directory writable by this user (or run as its owner), then run the command again.`,
+    `Could not write ${path} into the cache at ${dir}: ${why}. Files written before it were kept, and nothing was removed; what was not written is fetched by the next run. ${todo}, then run the command again.`,
     { cause: e },
   );
 }

@@ -118,10 +118,33 @@ export function isPermissionDenied(e: unknown): boolean {
   return e instanceof Deno.errors.PermissionDenied;
 }
 
-/** True for a write the filesystem refused: permission denied, or a read-only filesystem. */
+/**
+ * True for a write the filesystem refused: permission denied, a read-only
+ * filesystem, or a full disk or quota ({@link isDiskFull}).
+ */
 export function isWriteRefused(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return isPermissionDenied(e) || code === "EACCES" || code === "EPERM" || code === "EROFS";
+  return isPermissionDenied(e) || code === "EACCES" || code === "EPERM" || code === "EROFS" ||
+    isDiskFull(e);
+}
+
+/** True for a write that found no space left: the disk (`ENOSPC`) or the user's quota (`EDQUOT`) full. */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
+
+/** Why a write of the cache that found no space left failed, and the way on, in words. */
+export function diskFullWords(e: unknown): { why: string; todo: string } {
+  const quota = (e as { code?: unknown } | null)?.code === "EDQUOT";
+  return {
+    why: quota
+      ? "no space is left in this user's disk quota"
+      : "no space is left on the disk that holds it",
+    todo: quota
+      ? "Free space on the disk within this user's quota (or raise the quota)"
+      : "Free space on the disk that holds the cache",
+  };
 }
 
 /** Why a link is refused: said once, for reads, writes and walks alike. */
