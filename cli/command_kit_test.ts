@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { commandFailure } from "./command_kit.ts";
 import { ConfigError, SluiceError, UnreachableError } from "../sync/errors.ts";
+import { ioError } from "../packages/fs/fs_helpers.ts";
 
 Deno.test("an unreachable datastore met by a push keeps what the push said it committed, with the command to run again", () => {
   const e = new UnreachableError("timed out after 1000 ms");
@@ -63,4 +64,23 @@ Deno.test("a credentials error a push told more of after it still names the envi
   assert.match(told.message, /fix the credentials in the environment the command runs in/);
   assert.match(told.message, /Nothing else of this push was committed\.$/);
   assert.doesNotMatch(told.message, /datastore configuration/);
+});
+
+Deno.test("a file:// store whose disk is full, or which this user may not write, is told to free space or fix the directory, not to check the network", () => {
+  const full = ioError(
+    "writing",
+    "/srv/store/tmp/1.tmp",
+    Object.assign(new Error("No space left on device (os error 28)"), { code: "ENOSPC" }),
+  );
+  const told = commandFailure(full, { argv: ["push", "--cache", "c"] }, "push") as SluiceError;
+  assert.equal(told.code, "unreachable");
+  assert.match(told.message, /writing \/srv\/store\/tmp\/1\.tmp failed \(No space left on device/);
+  assert.match(told.message, /stays published\./);
+  assert.match(told.message, /Free space on the disk that holds the store's directory/);
+  assert.doesNotMatch(told.message, /the network/);
+  assert.match(told.message, /run `sluice push --cache c` again\.$/);
+  const denied = ioError("writing", "/srv/store/a", new Deno.errors.PermissionDenied("EACCES"));
+  const deniedTold = commandFailure(denied, { argv: ["push"] }, "push") as SluiceError;
+  assert.match(deniedTold.message, /Make the store's directory writable by this user/);
+  assert.doesNotMatch(deniedTold.message, /the network/);
 });
