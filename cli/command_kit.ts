@@ -9,6 +9,7 @@ import { errorReport, Output, shellWord, UsageError } from "./output.ts";
 import type { CliIo } from "./output.ts";
 import { AbortedError, ConfigError, SluiceError, UnreachableError } from "../sync/errors.ts";
 import { STATE_DIR } from "../sync/transfer/cache.ts";
+import { isDiskFull } from "../sync/transfer/cache_paths.ts";
 import {
   type CommonOptions,
   DEFAULT_CACHE_DIR,
@@ -237,9 +238,28 @@ function telling(
   const added = e.message.startsWith(plain) ? e.message.slice(plain.length) : "";
   return new SluiceError(
     "unreachable",
-    `The datastore could not be reached: ${e.detail}. ${left}${added} Check the endpoint and the network, then run \`${again}\` again.`,
+    `The datastore could not be reached: ${e.detail}. ${left}${added} ${
+      storeDirectoryAdvice(e) ?? "Check the endpoint and the network"
+    }, then run \`${again}\` again.`,
     { cause: e, retryable: true },
   );
+}
+
+/**
+ * What to do about a `file://` store's directory when the filesystem under
+ * it failed `e` (its cause chain: a full disk or quota, a write refused),
+ * where no endpoint or network is in question; undefined otherwise.
+ */
+function storeDirectoryAdvice(e: unknown): string | undefined {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) {
+    if (isDiskFull(c)) return "Free space on the disk that holds the store's directory";
+    // The runtime's own filesystem errors only: a socket's EACCES or EPERM
+    // (a firewall) is the network's.
+    if (c instanceof Deno.errors.PermissionDenied || (c as { code?: unknown }).code === "EROFS") {
+      return "Make the store's directory writable by this user (or run as its owner)";
+    }
+  }
+  return undefined;
 }
 
 /** What a push or a pull says it left when the datastore could not be reached. */
