@@ -7,6 +7,7 @@
  */
 import { run } from "./commands.ts";
 import { streamWriter } from "./output.ts";
+import { INTERRUPT_SIGNALS, interruptHandler } from "./interrupt.ts";
 
 export { run } from "./commands.ts";
 export type { CliIo } from "./commands.ts";
@@ -16,18 +17,11 @@ const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
 if (import.meta.main) {
   const abort = new AbortController();
-  // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command cleanly, which
-  // then ends with \`aborted\` (130), never 0; a second one of the same kind
-  // exits at once. A signal of another kind does not: \`bin/sluice.cjs\` passes
-  // a SIGINT on as a SIGTERM, and a Ctrl-C reaches this process directly too.
-  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  const seen = new Set<string>();
-  const listeners = signals.map((s) => {
-    const onInterrupt = () => {
-      if (seen.has(s)) Deno.exit(130);
-      seen.add(s);
-      abort.abort();
-    };
+  // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command cleanly; a
+  // second one of the same kind exits at once (see interrupt.ts).
+  const onSignal = interruptHandler({ abort, exit: (code) => Deno.exit(code) });
+  const listeners = INTERRUPT_SIGNALS.map((s) => {
+    const onInterrupt = () => onSignal(s);
     Deno.addSignalListener(s, onInterrupt);
     return [s, onInterrupt] as const;
   });
