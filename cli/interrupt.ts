@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { shellWord } from "../sync/shell_word.ts";
 
 /** The signals the command line answers. */
 export const INTERRUPT_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -18,6 +19,10 @@ export type InterruptSignal = typeof INTERRUPT_SIGNALS[number];
 export interface InterruptIo {
   /** Cancelled at the first signal. */
   abort: AbortController;
+  /** The command's arguments, as typed (named in the way on). */
+  argv: readonly string[];
+  /** Writes to the standard error at once (before an exit). */
+  stderr: (text: string) => void;
   /** Ends the process at once with `code`. */
   exit: (code: number) => void;
 }
@@ -30,7 +35,12 @@ export interface InterruptIo {
  * ```ts
  * import { interruptHandler } from "./interrupt.ts";
  * const abort = new AbortController();
- * const onSignal = interruptHandler({ abort, exit: (code) => Deno.exit(code) });
+ * const onSignal = interruptHandler({
+ *   abort,
+ *   argv: ["push"],
+ *   stderr: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
+ *   exit: (code) => Deno.exit(code),
+ * });
  * onSignal("SIGINT"); // abort.signal.aborted is now true
  * ```
  */
@@ -38,6 +48,12 @@ export function interruptHandler(io: InterruptIo): (signal: InterruptSignal) => 
   const seen = new Set<InterruptSignal>();
   return (signal) => {
     if (seen.has(signal)) {
+      const again = `sluice ${io.argv.map(shellWord).join(" ")}`;
+      try {
+        io.stderr(
+          `error[aborted]: Stopped at once by a second interrupt, without the clean-up the first one began. What the command committed stays committed; the rest is left as a crash leaves it, which the next run takes up: run \`${again}\` again (\`sluice status\` shows where the cache stands).\n`,
+        );
+      } catch { /* a closed standard error: exit all the same */ }
       io.exit(130);
       return;
     }

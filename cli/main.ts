@@ -19,7 +19,15 @@ if (import.meta.main) {
   const abort = new AbortController();
   // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the command cleanly; a
   // second one of the same kind exits at once (see interrupt.ts).
-  const onSignal = interruptHandler({ abort, exit: (code) => Deno.exit(code) });
+  const onSignal = interruptHandler({
+    abort,
+    argv: Deno.args,
+    stderr: (text) => {
+      const bytes = new TextEncoder().encode(text);
+      for (let n = 0; n < bytes.length;) n += Deno.stderr.writeSync(bytes.subarray(n));
+    },
+    exit: (code) => Deno.exit(code),
+  });
   const listeners = INTERRUPT_SIGNALS.map((s) => {
     const onInterrupt = () => onSignal(s);
     Deno.addSignalListener(s, onInterrupt);
