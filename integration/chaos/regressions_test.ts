@@ -3151,3 +3151,24 @@ Deno.test("chaos regression: a model lock object taken again after a run under i
     '{"seed":194500441,"clones":2,"kinds":["core","api"],"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":4,"kind":"adopt","clone":0,"file":0},{"id":5,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":6,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000},{"id":7,"kind":"lockfile","clone":0,"set":"@chaos/ext-7"},{"id":10,"kind":"tick","n":31,"pick":1798026681},{"id":14,"kind":"flaky","call":"get","count":3,"afterEffect":true},{"id":20,"kind":"tick","n":20,"pick":871005402},{"id":23,"kind":"lockfile","clone":1,"set":"@chaos/ext-23"},{"id":24,"kind":"tick","n":31,"pick":1464216263},{"id":26,"kind":"resolve","clone":0,"pick":1,"how":"theirs"},{"id":49,"kind":"sync","clone":1},{"id":27,"kind":"tick","n":31,"pick":1607696976},{"id":39,"kind":"outage","on":true},{"id":55,"kind":"tick","n":4,"pick":1452249414},{"id":41,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"parallel":true}]}',
   );
 });
+
+/**
+ * I23, the checker's (seed 194000379, `--lockless-share 1
+ * --shared-cache-share 1 --structural-share 1`, shrunk to 12 operations): c2's
+ * edit of a shared file crashed as its index write landed; its user then
+ * deleted the file and pushed it by name, and the push, meeting a peer's
+ * edit there, kept that mark dirty with a conflict. The peer replaced the
+ * file by a directory, which c2's sync pulled; that sync's push held its
+ * check of the crashed write's upload for the conflict and kept the
+ * directory's mark (the user's mark of the file's name) dirty, naming it
+ * nowhere in its result. c2's user replaced the directory by a file by hand,
+ * and a run's push took the standing mark and deleted the peer's file
+ * under it on the datastore. I23 took every mark a push did not name as
+ * settled; a mark of the user's the clone still holds, that very mark, now
+ * stays standing.
+ */
+Deno.test("chaos regression: a mark of the user's that a push keeps without naming it still names the path (I23, seed 194000379)", async () => {
+  await clean(
+    '{"seed":194000379,"clones":3,"ops":[{"id":41,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":42,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":44,"kind":"sync","clone":0},{"id":47,"kind":"delete","clone":2,"file":4,"how":"push"},{"id":49,"kind":"sync","clone":0},{"id":50,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":51,"kind":"tick","n":16,"pick":1994980734},{"id":26,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":0,"kind":"tick","n":22,"pick":487719189},{"id":27,"kind":"sync","clone":2},{"id":28,"kind":"reshape","clone":2,"file":4,"how":"hand"},{"id":9,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true}]}',
+  );
+});
