@@ -15,6 +15,12 @@
  * checked ({@link NamedDeletions.check}). A clone's own uncommitted write
  * (its writer id on the object) is its to withdraw, named or not.
  *
+ * A mark stands until a push ends that neither names it in its result nor
+ * keeps that very mark (the one the user made, not one the library made
+ * again since) in the clone's dirty set: a push may keep a mark without
+ * naming it (a directory's mark whose check of an earlier push's upload at
+ * its name waits on an open conflict there).
+ *
  * @module
  */
 import { SHARED_FILES } from "./history.ts";
@@ -37,28 +43,38 @@ export function inSharedFiles(key: string): boolean {
  * ```
  */
 export class NamedDeletions {
-  /** Per clone, the paths its users marked by name (or resolved) whose push has not ended yet. */
-  readonly #pending = new Map<number, Set<string>>();
+  /**
+   * Per clone, the paths its users marked by name (or resolved) whose push
+   * has not ended yet, each with whether the clone still holds that mark
+   * (none for a resolution).
+   */
+  readonly #pending = new Map<number, Map<string, (() => boolean) | undefined>>();
   /** `<clone>\0<path>`: copies its users removed here. */
   readonly #removed = new Set<string>();
 
-  /** Clone `clone`'s user marked (or resolved) `paths` by name. */
-  named(clone: number, paths: readonly string[]): void {
+  /**
+   * Clone `clone`'s user marked (or resolved) `paths` by name; `held`, for
+   * a mark, tells whether the clone's dirty set still holds that very mark
+   * of a path.
+   */
+  named(clone: number, paths: readonly string[], held?: (path: string) => boolean): void {
     let set = this.#pending.get(clone);
-    if (!set) this.#pending.set(clone, set = new Set());
-    for (const p of paths) set.add(p.replace(/\/+$/, ""));
+    if (!set) this.#pending.set(clone, set = new Map());
+    for (const p of paths) set.set(p.replace(/\/+$/, ""), held && (() => held(p)));
   }
 
   /**
    * A push of clone `clone` ended (succeeded): each mark it settled is
    * done; one it left (`left`: kept dirty, or a conflict, at the path or
-   * under it) stays.
+   * under it) stays, and so does one the clone still holds, named in the
+   * result or not.
    */
   pushed(clone: number, left: readonly string[]): void {
     const set = this.#pending.get(clone);
     if (!set) return;
-    for (const p of [...set]) {
-      if (!left.some((l) => l === p || l.startsWith(`${p}/`))) set.delete(p);
+    for (const [p, held] of [...set]) {
+      if (left.some((l) => l === p || l.startsWith(`${p}/`)) || held?.()) continue;
+      set.delete(p);
     }
   }
 

@@ -330,10 +330,25 @@ export abstract class WorldSlots {
    */
   protected named(svc: SyncService, index: number): void {
     const mark = svc.markDirty.bind(svc);
-    svc.markDirty = (o = {}) => {
+    svc.markDirty = async (o = {}) => {
       const paths = [...(o.relPath !== undefined ? [o.relPath] : []), ...(o.relPaths ?? [])];
-      if (paths.length > 0) this.namedDeletes.named(index, paths);
-      return mark(o);
+      // Each mark's sequence in this process's dirty set, once made: while
+      // this process runs the clone and holds the path at that sequence,
+      // the user's mark stands (a push may keep it without naming it); a
+      // mark the library cleaned and made again has another.
+      const made = new Map<string, number>();
+      const held = (p: string) => {
+        const seq = made.get(p);
+        return seq !== undefined && this.clones.find((c) => c.index === index)?.svc === svc &&
+          svc.state.snapshot().paths.get(p) === seq;
+      };
+      if (paths.length > 0) this.namedDeletes.named(index, paths, held);
+      await mark(o);
+      const now = svc.state.snapshot().paths;
+      for (const p of paths) {
+        const seq = now.get(p);
+        if (seq !== undefined) made.set(p, seq);
+      }
     };
     const resolve = svc.resolveConflict.bind(svc);
     svc.resolveConflict = (path, how, ...rest) => {
