@@ -482,6 +482,7 @@ const INSERTS_OFF = {
   damagedLogShare: 0,
   damagedOpenShare: 0,
   saveCrashShare: 0,
+  oldWindowShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -1161,4 +1162,31 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
     if (generateHistory(seed).setAsideFlaky) flaky++;
   }
   assert.ok(flaky > 10 && flaky < 80, `${flaky} of 200 by default`);
+});
+
+Deno.test("history: an old client's push stopped inside its read-modify-write while a clone withdraws or deletes its own committed write is inserted at the start of histories with old clients, from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, oldWindowShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (!h.oldClients || h.clones < 2) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const kinds = added.filter((o) => o.kind !== "tick").map((o) => o.kind);
+    assert.deepEqual(kinds.slice(-5), ["crash", "edit", "wait", "oldpush", "delete"]);
+    const [answer, edit, , old, del] = added.filter((o) => o.kind !== "tick").slice(-5);
+    assert.ok(answer.kind === "crash" && answer.at === "answer" && answer.queued);
+    assert.ok(edit.kind === "edit" && del.kind === "delete" && edit.file === del.file);
+    assert.ok(del.how === "push" && del.clone === edit.clone && answer.clone === edit.clone);
+    assert.ok(old.kind === "oldpush" && old.window === del.clone && old.clone !== del.clone);
+    assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpush");
+    assert.match(formatHistory(h), /stops between its read of the index and its write/);
+  }
+  assert.ok(inserted > 40, `${inserted} histories`);
 });

@@ -105,7 +105,22 @@ export interface CommandEnv {
    * `withdrawals.ts`); absent: not checked.
    */
   withdrawnNamed?(path: string, holder: string): Promise<boolean>;
+  /**
+   * For an old client's push (operation `op`) stopping inside its
+   * read-modify-write (an `oldpush` with `window`), called once it read the
+   * index: true, asked later, once a command of clone `clone` begun after
+   * this call ended (or its process died) or attempted the global lock;
+   * absent: it does not stop.
+   */
+  windowOf?(clone: number, op: number): () => boolean;
 }
+
+/**
+ * How long an old client's push stops inside its read-modify-write at most
+ * (an `oldpush` with `window`), in fake time: short of a Sluice push's wait
+ * for the global lock it holds meanwhile (`CHAOS_LOCK.maxWaitMs`).
+ */
+export const OLD_WINDOW_MS = 50_000;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -154,7 +169,10 @@ export async function pushOf(
  * with no conflict ever shown. Spared (`withdrawals.ts`): an entry committed
  * after the push's last read of the index (a later change, shown by the
  * next pull as any is), and any entry beside an upload the index never named
- * (a peer's file of its own, no entry of this cache's named again).
+ * (a peer's file of its own, no entry of this cache's named again). An
+ * entry naming the withdrawn upload itself, gone from the store, is never
+ * spared: an index write from a read made before the withdrawal (an old
+ * client's read-modify-write) put it back, naming nothing.
  */
 async function withdrawnNamed(env: CommandEnv, svc: SyncService, r: PushResult): Promise<void> {
   if (!env.withdrawnNamed) return;
@@ -639,6 +657,16 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
     env.truth.oldUnfinished.set(op.id, op);
     const files = op.del ? {} : { [path]: text };
     const remove = op.del ? [path] : [];
+    // Stopped between its read of the index and its write (`window`): its
+    // lock held and renewed, while that clone's push runs.
+    const window = op.window;
+    const afterRead = window === undefined || !env.windowOf ? undefined : async () => {
+      const done = env.windowOf!(window, op.id);
+      env.stats.oldWindows++;
+      const until = svc.clock.now() + OLD_WINDOW_MS;
+      while (!done() && svc.clock.now() < until) await svc.clock.sleep(1_000);
+      if (done()) env.stats.oldWindowsMet++;
+    };
     let skipped = false;
     await lock.withLock(async () => {
       // Two old clients inside the global lock at once (a hold taken over
@@ -658,7 +686,11 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
           skipped = true;
           return;
         }
-        await peerPush(svc.store, files, { now: () => svc.clock.now(), remove });
+        await peerPush(svc.store, files, {
+          now: () => svc.clock.now(),
+          remove,
+          ...(afterRead ? { afterRead } : {}),
+        });
         // Its edit of a shared file, as a committed change of a writer of
         // its own (`oldClientOf`): I9 holds Sluice's writers to have seen it
         // before they replace it, and I7 at each commit to not name a

@@ -76,7 +76,11 @@ export class World extends WorldCommands {
     // Old clients whose push stopped push again, as they do when they come back.
     for (const op of this.truth.oldUnfinished.values()) {
       this.stats.oldPushesRetried++;
-      this.enqueue(op.clone, oldPushCommand(this.env, { kind: "oldpush", ...op }));
+      // Not stopped inside its read-modify-write again (`window`).
+      this.enqueue(
+        op.clone,
+        oldPushCommand(this.env, { ...op, kind: "oldpush", window: undefined }),
+      );
     }
     await this.drain();
     // A reshape left for a walk: the walk's exit (2) names the synced paths

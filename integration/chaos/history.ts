@@ -22,6 +22,7 @@ import {
   insertOldPulls,
   insertOldPushes,
   insertOldSame,
+  insertOldWindow,
   insertStalls,
 } from "./moves_fleet.ts";
 import {
@@ -355,6 +356,15 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x6f776477)),
     options.ownWithdrawnShare ?? 0.1,
   );
+  // From a generator of its own: the operations above stay as they were.
+  if (oldClients) {
+    insertOldWindow(
+      ops,
+      clones,
+      new Rng(mixSeed(seed, 0x6f6c6477)),
+      options.oldWindowShare ?? 0.2,
+    );
+  }
   // From a generator of their own: the operations above stay as they were.
   insertMarkerRaces(
     ops,

@@ -139,7 +139,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.file === undefined
           ? `logs/old-c${op.clone}-op${op.id}.log`
           : `${op.del ? "deletes" : "edits"} ${SHARED_FILES[op.file]}`
-      } (old client, global lock)`;
+      } (old client, global lock${
+        op.window === undefined
+          ? ""
+          : `; stops between its read of the index and its write while c${op.window}'s next command runs`
+      })`;
     case "foreign":
       return `${head} another tool puts ${
         foreignObjects(op).map((o) => o.path).join(", ")

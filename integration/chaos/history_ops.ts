@@ -264,6 +264,15 @@ export type Op =
     readonly clone: number;
     readonly file?: number;
     readonly del?: boolean;
+    /**
+     * Its push stops between its read of the index and its write of it
+     * (its global lock held, and renewed, meanwhile) until a command of
+     * clone `window` begun after this push began ends, or makes its attempt
+     * at the global lock (its preparation done), or 50 s of fake time pass:
+     * that clone's push runs inside the old client's read-modify-write (see
+     * `insertOldWindow`).
+     */
+    readonly window?: number;
   }
   /**
    * A user replaces one of the `notes/` files of {@link SHARED_FILES} by a

@@ -55,6 +55,8 @@ export interface GenerateOptions {
   readonly ownLostShare?: number;
   /** Chance that a history has a clone's new file, its commit's answer lost, deleted and withdrawn while a peer names it again (see {@link insertOwnWithdrawn}); default 0.1. */
   readonly ownWithdrawnShare?: number;
+  /** Chance that a history with old clients starts with an old client's push stopped inside its read-modify-write of the index while a clone's push runs (see {@link insertOldWindow}); default 0.2. */
+  readonly oldWindowShare?: number;
   /** Chance that a `latest` marker moved back and pushed is raced by another clone's, moved forward (default 0.5). */
   readonly markerRaceShare?: number;
   /** Chance that a history with old clients runs on a store whose versions are ETags, with old clients writing a refused run's bytes (see {@link insertOldSame}); default 0.5. */

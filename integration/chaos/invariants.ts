@@ -158,7 +158,10 @@
  *   naming the path as it ends (`commands.ts`: a peer's commit naming it
  *   again mid-withdrawal is a conflict, never a deletion done). Spared
  *   (`withdrawals.ts`): an entry committed after the push's last read of the
- *   index, and any beside an upload no index ever named.
+ *   index, and any beside an upload no index ever named; but one naming the
+ *   withdrawn upload itself, which the store no longer holds, whenever
+ *   committed, is never spared (an old client's read-modify-write from a
+ *   read made before the withdrawal put it back).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

@@ -220,3 +220,49 @@ export function insertMoveStall(
   inserted.push(tick(40, 80), { id: id++, kind: "stall", clone: stopped, on: false }, tick(20, 60));
   ops.splice(rng.int(ops.length + 1), 0, ...inserted);
 }
+
+/**
+ * Inserts, in a share of histories with old clients and two clones or
+ * more, at their start (so that the file is new to every clone), a clone's
+ * push that runs inside an old client's read-modify-write of the index: the
+ * clone writes a shared file and pushes, its commit landing with its answer
+ * lost (armed to crash at `answer`; in half of them an update of the file
+ * it pushed before, else its create); once the global lock its dead
+ * process left is stale, an old client on another clone's machine pushes a
+ * file of its own, stopping between its read of the index and its write
+ * (`window`), while the clone deletes the file and pushes: its withdrawal
+ * of its own committed upload (or deletion of its own committed update)
+ * must not be undone by the old client's write of the index it read
+ * before. From a generator of its own, with ids after every other
+ * operation's, like {@link insertStalls}.
+ */
+export function insertOldWindow(ops: Op[], clones: number, rng: Rng, share: number): void {
+  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const clone = rng.int(clones);
+  const machine = (clone + rng.range(1, clones - 1)) % clones;
+  const file = rng.int(SHARED_FILES.length);
+  const tick = (lo: number, hi: number): Op => ({
+    id: id++,
+    kind: "tick",
+    n: rng.range(lo, hi),
+    pick: rng.int(2 ** 31),
+  });
+  const block: Op[] = [];
+  if (rng.chance(0.5)) {
+    block.push({ id: id++, kind: "edit", clone, file, how: "push" }, tick(20, 40));
+  }
+  block.push(
+    { id: id++, kind: "crash", clone, at: "answer", queued: true },
+    { id: id++, kind: "edit", clone, file, how: "push" },
+    tick(20, 40),
+    // Past the TTL of the global lock the dead process held.
+    { id: id++, kind: "wait", ms: 31_000 },
+    tick(5, 20),
+    // Aimed: the scheduler goes on until the old client read the index.
+    { id: id++, kind: "oldpush", clone: machine, window: clone },
+    { id: id++, kind: "delete", clone, file, how: "push" },
+    tick(40, 80),
+  );
+  ops.splice(0, 0, ...block);
+}

@@ -3172,3 +3172,28 @@ Deno.test("chaos regression: a mark of the user's that a push keeps without nami
     '{"seed":194000379,"clones":3,"ops":[{"id":41,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":42,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":44,"kind":"sync","clone":0},{"id":47,"kind":"delete","clone":2,"file":4,"how":"push"},{"id":49,"kind":"sync","clone":0},{"id":50,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":51,"kind":"tick","n":16,"pick":1994980734},{"id":26,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":0,"kind":"tick","n":22,"pick":487719189},{"id":27,"kind":"sync","clone":2},{"id":28,"kind":"reshape","clone":2,"file":4,"how":"hand"},{"id":9,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true}]}',
   );
 });
+
+/**
+ * I32, I7, I8 (seed 194800002, `--old-share 1 --old-window-share 1`,
+ * shrunk): c3's create of a shared file under the global lock landed, its
+ * answer lost (a crash); an old client on c4's machine, holding the global
+ * lock, read the index (naming c3's upload) and stopped before its write,
+ * while c3 deleted the file and pushed. The push's preparation took back
+ * its own upload (the entry out, then the object) outside the lock, and
+ * its commit waited for the lock; the old client's write put back the
+ * entry it had read, naming the deleted object, and the push reported the
+ * upload withdrawn. Fixed in 50c6752: the preparation leaves that
+ * take-back to the commit, under the lock (`atCommit`;
+ * `sync/service/global_lock_withdraw_test.ts`).
+ */
+Deno.test("chaos regression: a withdrawal of a clone's own committed create inside an old client's read-modify-write of the index is not undone (I32, I7, I8, seed 194800002)", async () => {
+  const r = await runHistory(parseHistory(
+    '{"seed":194800002,"clones":5,"kinds":["core","api","api","core","api"],"oldClients":true,"etag":true,"setAsideFlaky":true,"ops":[{"id":38,"kind":"crash","clone":3,"at":"answer","queued":true},{"id":39,"kind":"edit","clone":3,"file":0,"how":"push"},{"id":42,"kind":"tick","n":2,"pick":1516841239},{"id":43,"kind":"oldpush","clone":4,"window":3},{"id":44,"kind":"delete","clone":3,"file":0,"how":"push"}]}',
+  ));
+  assert.deepEqual(
+    r.violations.map((v) => `${v.invariant}: ${v.message}`),
+    [],
+    formatHistory(r.history),
+  );
+  assert.equal(r.stats.oldWindowsMet, 1, "the push ran inside the old client's read-modify-write");
+});

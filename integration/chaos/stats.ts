@@ -217,6 +217,13 @@ export interface ChaosStats {
   oldPushesLockLost: number;
   /** Old clients' pushes that stopped (a crash, an outage) and were pushed again before the final sync. */
   oldPushesRetried: number;
+  /**
+   * Old clients' pushes stopped between their read of the index and their
+   * write (`oldpush` with `window`), and those of them inside which the
+   * clone's command they waited for ended or attempted the global lock.
+   */
+  oldWindows: number;
+  oldWindowsMet: number;
   /** Old clients' edits or deletions of shared files not made: the bucket was v2, where they index no such file. */
   oldEditsOnV2: number;
   /** Conflicts left open after the final sync, resolved with --mine for I13. */
@@ -334,6 +341,8 @@ export function emptyStats(): ChaosStats {
     oldPullDrops: 0,
     oldPushesLockLost: 0,
     oldPushesRetried: 0,
+    oldWindows: 0,
+    oldWindowsMet: 0,
     oldEditsOnV2: 0,
     finalResolutions: 0,
     resolutions: 0,

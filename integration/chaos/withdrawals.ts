@@ -5,7 +5,12 @@
  * upload once: its commit landed, its answer lost), committed before the
  * push's last read of the index, which it saw or could have seen.
  *
- * Two entries are no such thing. One committed after the push's last read
+ * So is one naming that very upload, which the store no longer holds,
+ * whenever it was committed: no change of anyone's, but an index write
+ * from a read made before the withdrawal (an old client's read-modify-write
+ * of the index) putting the entry back, naming nothing.
+ *
+ * Two other entries are no such thing. One committed after the push's last read
  * of the index is a later change (a peer's resolution of the deletion it
  * met as a conflict, an old client's or another tool's write) that the
  * push, its withdrawal done, never looks at again: the next pull shows it
@@ -91,12 +96,24 @@ export class Withdrawals {
    * Whether `entries`' entry at `path` (the index as clone `clone`'s push
    * reporting its upload there withdrawn ends) is one I32 holds that push
    * to: its own upload there named once, and this entry committed before
-   * the push's last read of the index.
+   * the push's last read of the index, or (`held`: the version the store
+   * holds at `path`, null for none) naming that very upload, which the store
+   * no longer holds, whenever it was committed.
    */
-  answerable(clone: number, path: string, entries: Record<string, IndexEntry>): boolean {
+  answerable(
+    clone: number,
+    path: string,
+    entries: Record<string, IndexEntry>,
+    held?: string | null,
+  ): boolean {
     if (!Object.hasOwn(entries, path)) return false;
     const upload = this.uploads.get(`${clone}\0${path}`);
     if (upload === undefined || !this.named.get(path)?.has(upload)) return false;
+    // The withdrawn upload itself named again, the object gone: no later
+    // change, but an index write from a read made before the withdrawal (an
+    // old client's read-modify-write under the global lock) putting the
+    // entry back, naming nothing.
+    if (held !== undefined && entries[path].v === upload && held !== upload) return true;
     const since = this.since.get(path);
     return since === undefined || since.at <= (this.reads.get(clone) ?? 0);
   }

@@ -64,3 +64,18 @@ Deno.test("I32: beside an upload no index ever named, a peer's entry there is it
   await commit({ ...world.entries, "m.md": entry(theirs.version) });
   assert.equal(w.answerable(0, "m.md", world.entries), false);
 });
+
+Deno.test("I32: an entry naming the withdrawn upload itself, put back after the push's last index read, is the push's to answer", async () => {
+  const { w, world, store, commit } = setup();
+  const mine = await store.put("n.md", enc("a"), PutModes.create);
+  await commit({ "n.md": entry(mine.version) });
+  await commit({});
+  await store.get(INDEX);
+  // The upload deleted; an old client that read the index before the withdrawal writes it back.
+  world.who = undefined;
+  await commit({ "n.md": entry(mine.version) });
+  assert.equal(w.answerable(0, "n.md", world.entries, null), true);
+  // Held by the store still (no withdrawal made): a later change, spared.
+  assert.equal(w.answerable(0, "n.md", world.entries, mine.version), false);
+  assert.equal(w.answerable(0, "n.md", world.entries), false);
+});

@@ -23,6 +23,9 @@ import { WorldMoves } from "./world_moves.ts";
 /** Scheduler decisions an edit made during a command waits at most for its moment. */
 const DURING_DECISIONS = 40;
 
+/** Decisions at most until an old client stopping inside its read-modify-write read the index (`window`). */
+const OLD_WINDOW_DECISIONS = 300;
+
 /** How a history's world applies each operation and runs the clones' commands. */
 export abstract class WorldCommands extends WorldMoves {
   async apply(op: Op): Promise<void> {
@@ -82,6 +85,19 @@ export abstract class WorldCommands extends WorldMoves {
         break;
       case "oldpush":
         this.enqueue(op.clone, oldPushCommand(this.env, op));
+        // Aimed: the scheduler goes on (in arrival order, a few hundred
+        // decisions at most) until the old client read the index and stopped
+        // (`window`), so that the operations after it run in that window.
+        for (
+          let i = 0;
+          op.window !== undefined && i < OLD_WINDOW_DECISIONS && !this.aborted &&
+          !this.oldWindowsOpen.has(op.id) && this.sched.active().length > 0;
+          i++
+        ) {
+          await this.sched.startReady();
+          await this.sched.stepInOrder();
+          await this.afterDecision();
+        }
         break;
       case "oldpull":
         this.enqueue(op.clone, oldPullCommand(this.env, op));

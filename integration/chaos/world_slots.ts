@@ -17,6 +17,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
 import { diskGen } from "../../sync/service/manifest_disk.ts";
 import { CHAOS_CONFIG, commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
+import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
 import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
 import {
@@ -44,6 +45,8 @@ import { type ChaosTarget, memoryTarget } from "./target.ts";
 interface Busy {
   readonly unit: Unit;
   readonly onFreeze: (why: "crashed" | "hung") => void;
+  /** Its number among the commands its clone began (see `WorldSlots.commandSeq`). */
+  readonly seq: number;
 }
 
 export interface CloneSlot {
@@ -212,6 +215,25 @@ export abstract class WorldSlots {
   >();
   /** The index's history as clones' calls meet it, for I32 (see `withdrawals.ts`). */
   protected readonly withdrawals = new Withdrawals();
+  /**
+   * Per clone: how many commands it began and the last of them that ended
+   * (or was frozen by its process's death) and that attempted the global
+   * lock, by their numbers: what an old client's push stopped inside its
+   * read-modify-write waits for (`oldpush` with `window`).
+   */
+  protected readonly commandSeq = new Map<
+    number,
+    { begun: number; ended: number; atLock: number }
+  >();
+
+  /** The old clients' pushes (op ids) that read the index and stopped before their write (`window`). */
+  protected readonly oldWindowsOpen = new Set<number>();
+
+  protected seqOf(clone: number): { begun: number; ended: number; atLock: number } {
+    let s = this.commandSeq.get(clone);
+    if (!s) this.commandSeq.set(clone, s = { begun: 0, ended: 0, atLock: 0 });
+    return s;
+  }
 
   constructor(history: History, root: string, options: WorkloadOptions) {
     this.history = history;
@@ -243,7 +265,14 @@ export abstract class WorldSlots {
         const entries = await indexEntriesOf(this.target.inspect);
         const slot = this.clones.find((c) => c.svc.identity.holder === holder);
         if (!slot) return Object.hasOwn(entries, path);
-        return this.withdrawals.answerable(slot.index, path, entries);
+        const held = (await this.target.direct.head(path).catch(() => null))?.version ?? null;
+        return this.withdrawals.answerable(slot.index, path, entries, held);
+      },
+      windowOf: (clone, op) => {
+        this.oldWindowsOpen.add(op);
+        const s = this.seqOf(clone);
+        const from = s.begun;
+        return () => s.ended > from || s.atLock > from;
       },
       spawn: (clone, label, body) => {
         const slot = this.clones[clone];
@@ -513,6 +542,16 @@ export abstract class WorldSlots {
 
   /** The scheduler parked `unit` on `what`: a commit crash of an armed clone may be due. */
   protected parked(unit: Unit, what: string): void {
+    // A clone's command attempts the global lock (a push's commit, its
+    // preparation done): an old client stopped inside its read-modify-write
+    // for it goes on (`oldpush` with `window`).
+    if (what.startsWith(`put ${globalLockKey()} `) && !isOldClientCommand(unit.label)) {
+      const busy = this.clones.find((c) => c.busy?.unit === unit);
+      if (busy) {
+        const seq = this.seqOf(busy.index);
+        seq.atLock = Math.max(seq.atLock, busy.busy!.seq);
+      }
+    }
     const stalling = this.clones.find((s) => s.owner === unit.owner && this.stallArmed.has(s));
     const armed = stalling && this.stallArmed.get(stalling)!;
     // `<call> <key>` (a put's mode after it).
@@ -687,6 +726,8 @@ export abstract class WorldSlots {
   protected settled(unit: Unit): void {
     const slot = this.clones.find((s) => s.busy?.unit === unit);
     if (!slot) return;
+    const seq = this.seqOf(slot.index);
+    seq.ended = Math.max(seq.ended, slot.busy!.seq);
     slot.busy = undefined;
     this.startNext(slot);
   }
@@ -718,7 +759,7 @@ export abstract class WorldSlots {
         await this.checkLocal(slot);
       }
     });
-    slot.busy = { unit, onFreeze: cmd.onFreeze };
+    slot.busy = { unit, onFreeze: cmd.onFreeze, seq: ++this.seqOf(slot.index).begun };
   }
 
   protected enqueue(clone: number, cmd: Command): void {
@@ -797,6 +838,8 @@ export abstract class WorldSlots {
       slot.busy.onFreeze(why);
       slot.busy = undefined;
     }
+    const seq = this.seqOf(slot.index);
+    seq.ended = seq.begun;
     await this.checkLocal(slot);
     slot.incarnation++;
     await this.boot(slot);
