@@ -1,0 +1,112 @@
+/**
+ * A push under the global lock that deletes a file another writer's
+ * uncommitted upload holds on the store, told to adopt it (its writer taken
+ * for gone), while an old client holds the lock and rewrites the index from
+ * a read made before: the adoption (an index write naming that upload) is
+ * made where the commit is, under the lock, so that the old client's write
+ * does not put back the entry naming the version the upload replaced.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  peerPush,
+  peerReadIndex,
+  waitFor,
+} from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
+import type { DistributedLock } from "../ports.ts";
+import type { PushOptions } from "./push_options.ts";
+import type { SyncService } from "./service.ts";
+import { pushUnderGlobalLock } from "./global_lock_push.ts";
+import { assertIndexCurrent, isIndexKey, put, quick } from "./clone_kit.ts";
+
+const GLOBAL = ".datastore.lock";
+const P = "config/app.yaml";
+const THEIRS = "config/theirs.yaml";
+const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
+
+async function setup(): Promise<{
+  store: InMemoryStore;
+  clock: FakeClock;
+  svc: SyncService;
+  writer: SyncService;
+  lock: () => DistributedLock;
+  oldClientLock: DistributedLock;
+}> {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const service = async (name: string) =>
+    await createSluice({
+      cacheDir: await Deno.makeTempDir({ prefix: `sluice-global-adopt-${name}-` }),
+      store,
+      identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
+      clock,
+      config: quick,
+    });
+  const svc = await service("sluice");
+  const backend = svc.lockBackend!;
+  return {
+    store,
+    clock,
+    svc,
+    writer: await service("writer"),
+    lock: () => backend.createLock(GLOBAL, svc.identity, lockOptions),
+    oldClientLock: backend.createLock(
+      GLOBAL,
+      { holder: "old-client@other", hostname: "other", pid: 2 },
+      lockOptions,
+    ),
+  };
+}
+
+/**
+ * A push under the global lock with `options`, started inside an old
+ * client's push made under that lock, between its read of the index and its
+ * write of it; the old client writes once this push waits for the lock (or
+ * ends). Returns the push's result.
+ */
+async function pushInsideOldClientPush(
+  s: Awaited<ReturnType<typeof setup>>,
+  options: PushOptions,
+): Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> {
+  let done = false;
+  let run: Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> | undefined;
+  const refused = () =>
+    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
+  s.store.resetLog();
+  await s.oldClientLock.withLock(() =>
+    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+      now: () => s.clock.now(),
+      afterRead: async () => {
+        run = pushUnderGlobalLock(s.svc, s.lock(), options).finally(() => (done = true));
+        await waitFor(() => refused() || done, { clock: s.clock, stepMs: 50 });
+      },
+    })
+  );
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  return await run!;
+}
+
+Deno.test("global lock: a deletion that adopts another writer's uncommitted upload, inside an old client's read-modify-write of the index, leaves the index naming that upload", async () => {
+  const s = await setup();
+  await put(s.svc, P, "one\n");
+  await s.svc.pushChanged();
+  await s.writer.pullChanged();
+  // The writer's edit: its upload lands, its commit is cut off (the writer taken for gone).
+  await put(s.writer, P, "writer's edit\n");
+  s.store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(s.writer.pushChanged());
+  const upload = (await s.store.head(P))!.version;
+  // Deleted here, pushed told to adopt it: its deletion meets it as a committed change.
+  await Deno.remove(`${s.svc.cacheDir}/${P}`);
+  await s.svc.markDirty({ relPath: P });
+  const r = await pushInsideOldClientPush(s, { adoptUncommitted: [P] });
+  assert.deepEqual(r.conflicts, [P]);
+  assert.equal((await s.store.head(P))?.version, upload, "the writer's upload stays");
+  const index = await peerReadIndex(s.store);
+  assert.deepEqual(Object.keys(index).sort(), [P, THEIRS], "the old client's entry stays");
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
+});
