@@ -164,7 +164,9 @@ export interface PlanEntry {
    * it (see `settleStrays`): taking back an upload of this cache's that the
    * index names writes the index, which an old client rewrites under the
    * global lock without a compare-and-swap, and only the commit holds that
-   * lock.
+   * lock. So too a deletion that meets another writer's uncommitted object
+   * it was told to adopt (`deleteRemote`'s `deferred`): the adoption names
+   * that object in the index.
    */
   atCommit?: boolean;
   /**

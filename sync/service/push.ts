@@ -114,7 +114,10 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const active = ctx.plan.filter((e) => e.action !== "skip");
     const uploads = committing ? [] : active.filter((e) => e.action === "put" && !e.commit);
     const commits = deps.prepare ? [] : active.filter((e) => e.action === "put" && e.commit);
-    const deletes = committing ? [] : active.filter((e) => e.action === "delete");
+    // A deletion a preparation left to the commit (`atCommit`: its adoption
+    // of another writer's object writes the index) is made by the commit.
+    const deletes = active.filter((e) => e.action === "delete" && (!committing || e.atCommit));
+    const preparing = deps.prepare !== undefined;
     const failures: { entry: PlanEntry; error: unknown }[] = [];
     // Data versions of an earlier run a run's push lost to another writer's:
     // set aside, said, and no failure of this run (see `push_leftover.ts`).
@@ -361,7 +364,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // new shape's writes held back when one is not made.
     const replaced = await replacedFirst(uploads, commits, deletes, async (first) => {
       for (const hook of ctx.beforeCommit) await hook();
-      await runDeletes(ctx, first, tally, ownWriter);
+      await runDeletes(ctx, first, tally, ownWriter, preparing);
     }, failures);
     // One a walk found: the whole cache stays marked for a walk (as a
     // plan's hold-back keeps it), never a mark of its name.
@@ -374,7 +377,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     }
     const phase = { committing, preparing: !!deps.prepare };
     await clashesFirst(ctx.plan, failures, deletes, async (first, strays, again) => {
-      await runDeletes(ctx, first, tally, ownWriter);
+      await runDeletes(ctx, first, tally, ownWriter, preparing);
       await settleStrays(ctx, state, tally, ownWriter, phase, strays);
       if (failures.length > 0) return false;
       counts.again(again.length, again.reduce((n, e) => n + (e.size ?? 0), 0));
@@ -388,7 +391,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       await commitStep(replaced.commits.filter((e) => e.action !== "skip"), deletes, {
         write: (due) =>
           pMap(due, writeOne, { concurrency: ctx.config.concurrency, signal: ctx.signal }),
-        remove: (gone) => runDeletes(ctx, gone, tally, ownWriter),
+        remove: (gone) => runDeletes(ctx, gone, tally, ownWriter, preparing),
         deleted: () => tally.result.deleted,
       });
       await settleStrays(ctx, state, tally, ownWriter, phase);

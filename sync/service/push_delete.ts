@@ -60,7 +60,16 @@ export type DeleteOutcome =
     readonly adopted?: boolean;
     /** The SHA-256 the index records for `now`'s version, when it names that version. */
     readonly hash?: string;
-  };
+  }
+  /**
+   * Another writer's uncommitted object holds the path, which the push was
+   * told to adopt, in a two-phase push's preparation (`deferIndexWrites`):
+   * the adoption writes the index, which an old client rewrites under the
+   * global lock without a compare-and-swap, and only the commit holds that
+   * lock; the deletion is left to the commit (`atCommit`), which makes it
+   * as a plain push does.
+   */
+  | { readonly kind: "deferred" };
 
 /** Deletes `version` of `path`; false when the store holds another one. */
 function deleteOwn(ctx: PushContext, path: string, version: string | undefined) {
@@ -120,12 +129,15 @@ async function readHashed(
 /**
  * Deletes the entry's path remotely (see the module doc); `writer` gives this
  * cache's writer id (null: it never wrote one), asked only when the delete
- * is refused. Transport errors throw.
+ * is refused. With `deferIndexWrites` (a two-phase push's preparation), an
+ * adoption it is told to make is not made (`deferred`). Transport errors
+ * throw.
  */
 export async function deleteRemote(
   ctx: PushContext,
   entry: PlanEntry,
   writer: () => Promise<string | null>,
+  deferIndexWrites = false,
 ): Promise<DeleteOutcome> {
   if (await deleteOwn(ctx, entry.path, entry.syncedVersion)) return { kind: "deleted" };
   let now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
@@ -171,7 +183,9 @@ export async function deleteRemote(
     : undefined;
   if (entry.syncedVersion !== undefined && named === entry.syncedVersion) {
     // Told to adopt it (its writer is gone for good): published as that
-    // writer's change, the deletion meets it as a committed one.
+    // writer's change, the deletion meets it as a committed one. Not in a
+    // preparation: the adoption writes the index (see `deferred`).
+    if (ctx.adoptUncommitted.has(entry.path) && deferIndexWrites) return { kind: "deferred" };
     if (ctx.adoptUncommitted.has(entry.path) && await adoptAt(ctx, entry, now) !== null) {
       return { kind: "conflict", now, adopted: true };
     }

@@ -19,13 +19,16 @@ import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
  * Deletes each entry remotely ({@link deleteRemote}) and records what came
  * of it: deleted (the index entry goes), waiting on another writer's
  * uncommitted object (the path stays dirty, with a warning), or a conflict
- * with a peer's committed change.
+ * with a peer's committed change. In a two-phase push's preparation
+ * (`preparing`), a deletion whose adoption of another writer's object would
+ * write the index is left to the commit (`atCommit`).
  */
 export async function runDeletes(
   ctx: PushContext,
   deletes: readonly PlanEntry[],
   tally: PushTally,
   ownWriter: () => Promise<string | null>,
+  preparing = false,
 ): Promise<void> {
   let stopped = false;
   for (const entry of deletes) {
@@ -35,7 +38,7 @@ export async function runDeletes(
     }
     let outcome: DeleteOutcome;
     try {
-      outcome = await deleteRemote(ctx, entry, ownWriter);
+      outcome = await deleteRemote(ctx, entry, ownWriter, preparing);
     } catch (e) {
       tally.failures.push({ entry, error: e });
       tally.done(true);
@@ -46,6 +49,11 @@ export async function runDeletes(
       continue;
     }
     tally.done();
+    if (outcome.kind === "deferred") {
+      // Made by the commit, under the global lock (see `planPush`).
+      entry.atCommit = true;
+      continue;
+    }
     if (outcome.kind === "waiting") {
       entry.action = "skip";
       entry.keepDirty = true;
