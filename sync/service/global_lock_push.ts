@@ -118,7 +118,10 @@ export async function pushUnderGlobalLock(
   });
   const lost = prepared.lost;
   const p = prepared.pending;
-  if (lost && (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0)) {
+  if (
+    lost && (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0) &&
+    !prepared.atCommit?.length
+  ) {
     throw lost; // nothing else to commit
   }
   try {
