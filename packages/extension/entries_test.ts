@@ -15,7 +15,12 @@ import {
 } from "../../extensions/gcs/extensions/datastores/sluice_gcs.ts";
 import { envFrom } from "./env.ts";
 import { SluiceError } from "../../sync/errors.ts";
-import { LockBackendRegistry, storeLockFactory } from "../../sync/locks/lock_registry.ts";
+import {
+  defaultLockRegistry,
+  LockBackendRegistry,
+  registerLockBackend,
+  storeLockFactory,
+} from "../../sync/locks/lock_registry.ts";
 import { gcsExtensionConfigSchema, s3ExtensionConfigSchema } from "./config.ts";
 
 const s3Valid = [
@@ -110,6 +115,48 @@ Deno.test("entries: an unknown lock backend is refused by createProvider, not at
     const registry = new LockBackendRegistry().register("mine", storeLockFactory);
     const mine = make({ env: envFrom({}), lockRegistry: registry });
     mine.createProvider({ bucket: "my-bucket", lock: { backend: "mine" } });
+  }
+});
+
+Deno.test("entries: an unknown lock backend fails the config schema's safeParse, which the tool runs before createProvider", () => {
+  // The tool checks a datastore config with `configSchema.safeParse` and
+  // reports a failure as an invalid config; a config it passes goes to
+  // `createProvider`, whose throw it does not expect there.
+  for (const ds of [s3, gcs]) {
+    const r = ds.configSchema.safeParse({ bucket: "my-bucket", lock: { backend: "nope" } });
+    assert.equal(r.success, false);
+    assert.deepEqual(r.error?.issues.map((i) => i.path.join(".")), ["lock.backend"]);
+    assert.match(
+      r.error?.issues[0]?.message ?? "",
+      /one of the registered lock backends \("store"/,
+    );
+    assert.equal(ds.configSchema.safeParse({ bucket: "my-bucket", lock: {} }).success, true);
+    assert.equal(
+      ds.configSchema.safeParse({ bucket: "my-bucket", lock: { backend: "store" } }).success,
+      true,
+    );
+  }
+  // A backend registered after the entry was loaded, before the config is checked, is taken.
+  registerLockBackend("entries-late", storeLockFactory);
+  try {
+    for (const ds of [s3, gcs]) {
+      const config = { bucket: "my-bucket", lock: { backend: "entries-late" } };
+      assert.equal(ds.configSchema.safeParse(config).success, true);
+      ds.createProvider(config);
+    }
+  } finally {
+    defaultLockRegistry.unregister("entries-late");
+  }
+  // The registry the extension was given decides.
+  for (const make of [createSluiceS3Datastore, createSluiceGcsDatastore]) {
+    const registry = new LockBackendRegistry().register("mine", storeLockFactory);
+    const mine = make({ env: envFrom({}), lockRegistry: registry });
+    const ok = { bucket: "my-bucket", lock: { backend: "mine" } };
+    assert.equal(mine.configSchema.safeParse(ok).success, true);
+    assert.equal(
+      mine.configSchema.safeParse({ bucket: "my-bucket", lock: { backend: "nope" } }).success,
+      false,
+    );
   }
 });
 
