@@ -16,6 +16,7 @@ import { parseProviderConfig } from "../provider/mod.ts";
 import {
   defaultLockRegistry,
   LOCK_TIMING_KEYS,
+  type LockBackendRegistry,
   lockTimingsFromConfig,
 } from "../../sync/locks/lock_registry.ts";
 import type {
@@ -171,18 +172,21 @@ export function defineDatastore<S extends z.ZodType>(
 ): DefinedDatastore<S> {
   const runtimes = new RuntimeRegistry(definition.build, deps, definition.type);
   const env = deps.env ?? processEnv;
+  const registry = deps.lockRegistry ?? defaultLockRegistry;
   return {
     type: definition.type,
     name: definition.name,
     description: definition.description,
-    configSchema: definition.configSchema,
+    // The tool checks a config with `safeParse` before `createProvider`, and
+    // reports only that check's failure as an invalid config.
+    configSchema: withKnownLockBackend(definition.configSchema, registry),
     createProvider(config: Record<string, unknown>): ExtensionProvider {
       const parsed = parseProviderConfig(definition.configSchema, config);
       const sluiceConfig = definition.toSluiceConfig(parsed, env);
       // No I/O, but no deferred surprise either: an unknown lock backend or a
       // bad timing is refused here, not at the first lock or sync.
       const lock = (sluiceConfig.lock ?? {}) as Record<string, unknown>;
-      (deps.lockRegistry ?? defaultLockRegistry).assertKnown(lock.backend ?? "store");
+      registry.assertKnown(lock.backend ?? "store");
       lockTimingsFromConfig(lock);
       const runtime = runtimes.get(sluiceConfig);
       for (const w of unknownKeyWarnings(definition.configSchema, config)) {
@@ -192,6 +196,45 @@ export function defineDatastore<S extends z.ZodType>(
       return new ExtensionProvider(runtime, definition.type, String(sluiceConfig.bucket));
     },
   };
+}
+
+/**
+ * `schema` refusing, at `lock.backend`, a lock backend `registry` does not
+ * hold when the config is checked (a backend registered after the entry was
+ * loaded is taken), as `createProvider` refuses it.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { withKnownLockBackend } from "./provider.ts";
+ * import { defaultLockRegistry } from "../../sync/locks/lock_registry.ts";
+ * const schema = withKnownLockBackend(
+ *   z.object({ lock: z.object({ backend: z.string() }).optional() }),
+ *   defaultLockRegistry,
+ * );
+ * console.log(schema.safeParse({ lock: { backend: "nope" } }).success); // false
+ * ```
+ */
+export function withKnownLockBackend<S extends z.ZodType>(
+  schema: S,
+  registry: LockBackendRegistry,
+): S {
+  return schema.superRefine((value, ctx) => {
+    const lock = (value as { lock?: unknown } | null)?.lock;
+    const backend = lock !== null && typeof lock === "object"
+      ? (lock as { backend?: unknown }).backend ?? "store"
+      : "store";
+    if (typeof backend === "string" && registry.has(backend)) return;
+    const known = registry.names().map((n) => `"${n}"`).join(", ") || "none registered";
+    ctx.addIssue({
+      code: "custom",
+      path: ["lock", "backend"],
+      input: backend,
+      message: `one of the registered lock backends (${known}), got ${
+        JSON.stringify(backend)
+      }; register a third-party backend with registerLockBackend() before setting up the datastore`,
+    });
+  });
 }
 
 /**

@@ -59,7 +59,7 @@ export const datastore = {
   type: "@sluice/gcs-datastore",
   name: "Google Cloud Storage (Sluice)",
   description: DESCRIPTION,
-  configSchema: gcsExtensionConfigSchema,
+  configSchema: defaults.configSchema,
   createProvider: (config: Record<string, unknown>): ExtensionProvider =>
     defaults.createProvider(config),
 };

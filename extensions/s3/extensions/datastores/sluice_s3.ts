@@ -67,7 +67,7 @@ export const datastore = {
   type: "@sluice/s3-datastore",
   name: "Amazon S3 (Sluice)",
   description: DESCRIPTION,
-  configSchema: s3ExtensionConfigSchema,
+  configSchema: defaults.configSchema,
   createProvider: (config: Record<string, unknown>): ExtensionProvider =>
     defaults.createProvider(config),
 };
