@@ -3197,3 +3197,24 @@ Deno.test("chaos regression: a withdrawal of a clone's own committed create insi
   );
   assert.equal(r.stats.oldWindowsMet, 1, "the push ran inside the old client's read-modify-write");
 });
+
+/**
+ * I32, the checker's (seed 194600492, `--parallel-share 1
+ * --structural-share 1 --shared-cache-share 1`, shrunk to 14 operations;
+ * failing at 0848a7c too): c3's new `notes/shared-1.md` committed, its
+ * answer lost (a crash); c3's next process replaced the file by a directory
+ * of its name and pushed. That push took its upload back: the entry out,
+ * then the object deleted, the index naming nothing there, and its read
+ * after the delete found nothing there either (`withdrawn`). c1, which
+ * never saw that upload, then created a file of its own at the path and
+ * committed it; c3's push, going on with its directory, read the index
+ * again and held the directory back (`path_blocked`). I32 took c1's entry,
+ * committed before that later read, for c3's own named again. An entry
+ * first committed after a withdrawal ended so (and never naming the upload
+ * again) is a peer's file of its own, which the next pull shows as any.
+ */
+Deno.test("chaos regression: a peer's new file at a path after this cache's withdrawal there ended is not the withdrawn upload named again (I32, seed 194600492)", async () => {
+  await clean(
+    '{"seed":194600492,"clones":5,"absentOnError":true,"kinds":["core","api","api","api","core-single-phase"],"ops":[{"id":44,"kind":"crash","clone":3,"at":"answer","queued":true},{"id":47,"kind":"sync","clone":0},{"id":12,"kind":"lockfile","clone":3,"set":"@chaos/ext-12"},{"id":13,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":18,"kind":"edit","clone":2,"file":2,"how":"push"},{"id":19,"kind":"tick","n":12,"pick":1143706088},{"id":23,"kind":"lockfile","clone":1,"set":"@chaos/ext-23"},{"id":24,"kind":"adopt","clone":1,"file":4},{"id":25,"kind":"adopt","clone":0,"file":0},{"id":30,"kind":"edit","clone":3,"file":4,"how":"push"},{"id":31,"kind":"reshape","clone":3,"file":4,"how":"push"},{"id":41,"kind":"sibling","clone":2,"how":"dies","workMs":15000},{"id":43,"kind":"tick","n":21,"pick":1961344086},{"id":40,"kind":"tick","n":18,"pick":1005624012}]}',
+  );
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { PutModes } from "../../sync/ports.ts";
+import { type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
 import { Withdrawals } from "./withdrawals.ts";
 
@@ -10,7 +10,16 @@ const entry = (v: string): IndexEntry => ({ v, h: "", s: 1 });
 
 /** A store watched for clone `who`, its index the record `entries` stands for. */
 function setup() {
-  const inner = new InMemoryStore();
+  // Its calls as own properties, as the harness's wrapped stores have them.
+  const mem = new InMemoryStore();
+  const inner: ObjectStore = {
+    endpoint: mem.endpoint,
+    get: (key, o) => mem.get(key, o),
+    head: (key, o) => mem.head(key, o),
+    put: (key, body, mode, o) => mem.put(key, body, mode, o),
+    delete: (key, o) => mem.delete(key, o),
+    list: (prefix, o) => mem.list(prefix, o),
+  };
   const w = new Withdrawals();
   const world = { who: 0 as number | undefined, entries: {} as Record<string, IndexEntry> };
   const store = w.watch(inner, () => world.who, () => Promise.resolve({ ...world.entries }));
@@ -78,4 +87,54 @@ Deno.test("I32: an entry naming the withdrawn upload itself, put back after the 
   // Held by the store still (no withdrawal made): a later change, spared.
   assert.equal(w.answerable(0, "n.md", world.entries, mine.version), false);
   assert.equal(w.answerable(0, "n.md", world.entries), false);
+});
+Deno.test("I32: a peer's new file at the path after the withdrawal ended (entry out, then the upload deleted) is its own, spared", async () => {
+  const { w, world, store, commit } = setup();
+  const mine = await store.put("n.md", enc("a"), PutModes.create);
+  await commit({ "n.md": entry(mine.version) });
+  // The withdrawal: the entry out, then the upload deleted, the index naming
+  // nothing there; its read after the delete finds nothing there either.
+  await commit({});
+  await store.delete("n.md", { ifVersion: mine.version });
+  await store.get(INDEX);
+  // A peer that never saw the upload creates a file of its own there.
+  world.who = 1;
+  const theirs = await store.put("n.md", enc("b"), PutModes.create);
+  await commit({ "n.md": entry(theirs.version) });
+  // The push reads the index again for a change of its own elsewhere.
+  world.who = 0;
+  await store.get(INDEX);
+  assert.equal(w.answerable(0, "n.md", world.entries), false);
+});
+
+Deno.test("I32: the upload named again after its delete, or a peer's entry there as it is deleted, is the push's to answer", async () => {
+  // A peer that synced the upload names it again (an entry another client
+  // dropped) as the delete lands, then puts its copy back.
+  {
+    const { w, world, store, commit } = setup();
+    const mine = await store.put("n.md", enc("a"), PutModes.create);
+    await commit({ "n.md": entry(mine.version) });
+    await commit({});
+    await store.delete("n.md", { ifVersion: mine.version });
+    world.who = 1;
+    await commit({ "n.md": entry(mine.version) });
+    const back = await store.put("n.md", enc("a"), PutModes.create);
+    await commit({ "n.md": entry(back.version) });
+    world.who = 0;
+    await store.get(INDEX);
+    assert.equal(w.answerable(0, "n.md", world.entries), true);
+  }
+  // A peer's entry committed between the entry's removal and the delete.
+  {
+    const { w, world, store, commit } = setup();
+    const mine = await store.put("n.md", enc("a"), PutModes.create);
+    await commit({ "n.md": entry(mine.version) });
+    await commit({});
+    world.who = 1;
+    await commit({ "n.md": entry("peer") });
+    world.who = 0;
+    await store.delete("n.md", { ifVersion: mine.version });
+    await store.get(INDEX);
+    assert.equal(w.answerable(0, "n.md", world.entries), true);
+  }
 });
