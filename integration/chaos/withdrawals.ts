@@ -17,6 +17,11 @@
  * as any change. And beside an upload no index ever named (its push failed
  * before its commit), an entry at that path is a peer's file of its own, no
  * entry of this clone's taken out and named again: the next pull shows it.
+ * So is one first committed after the withdrawal ended: the entry naming the
+ * upload taken out, then the upload deleted by this clone while the index
+ * named nothing there, and no index naming that upload since (a peer that
+ * never saw it creating a file of its own on a path nothing held, which the
+ * push may meet later on, reading the index for another change of its own).
  *
  * The harness hands it every store call clones make ({@link Withdrawals.watch}),
  * and asks at a push's end ({@link Withdrawals.answerable}).
@@ -48,6 +53,10 @@ export class Withdrawals {
   private readonly since = new Map<string, { v: string; at: number }>();
   /** Per clone, when its last read of an index object ended. */
   private readonly reads = new Map<number, number>();
+  /** Per path, what each write of an index object left it naming (`v` undefined: nothing). */
+  private readonly writes = new Map<string, { v?: string; at: number }[]>();
+  /** Per clone and path, when its delete of its last upload there (conditional on it) landed. */
+  private readonly deletes = new Map<string, { v: string; at: number }>();
 
   /**
    * `store`, noting each upload of a clone (`clone()` names it, undefined
@@ -73,8 +82,20 @@ export class Withdrawals {
         const c = clone();
         const info = await store.put(key, body, mode, o);
         if (isIndexObject(key)) this.indexed(await entries());
-        else if (c !== undefined) this.uploads.set(`${c}\0${key}`, info.version);
+        else if (c !== undefined) {
+          this.uploads.set(`${c}\0${key}`, info.version);
+          this.deletes.delete(`${c}\0${key}`);
+        }
         return info;
+      },
+      delete: async (key, o) => {
+        const c = clone();
+        await store.delete(key, o);
+        if (c === undefined || isIndexObject(key) || o?.ifVersion === undefined) return;
+        const k = `${c}\0${key}`;
+        if (this.uploads.get(k) === o.ifVersion) {
+          this.deletes.set(k, { v: o.ifVersion, at: ++this.seq });
+        }
       },
     };
   }
@@ -90,15 +111,41 @@ export class Withdrawals {
     for (const path of this.since.keys()) {
       if (!Object.hasOwn(entries, path)) this.since.delete(path);
     }
+    for (const path of new Set([...Object.keys(entries), ...this.writes.keys()])) {
+      const v = Object.hasOwn(entries, path) ? entries[path].v : undefined;
+      const seen = this.writes.get(path) ?? [];
+      this.writes.set(path, seen);
+      seen.push({ v, at });
+    }
+  }
+
+  /**
+   * Whether clone `clone`'s withdrawal of its upload `upload` at `path`
+   * ended before any entry there now: the last index write naming the
+   * upload followed by writes naming nothing there up to the clone's delete
+   * of it (the entry taken out first, nothing named meanwhile), and none
+   * naming the upload again since. Any entry there since is a peer's file
+   * of its own or a later change.
+   */
+  private withdrawnBefore(clone: number, path: string, upload: string): boolean {
+    const deleted = this.deletes.get(`${clone}\0${path}`);
+    if (deleted?.v !== upload) return false;
+    const writes = this.writes.get(path) ?? [];
+    const before = writes.filter((w) => w.at < deleted.at);
+    const named = before.findLastIndex((w) => w.v === upload);
+    if (named < 0 || named === before.length - 1) return false;
+    if (before.slice(named + 1).some((w) => w.v !== undefined)) return false;
+    return !writes.some((w) => w.at > deleted.at && w.v === upload);
   }
 
   /**
    * Whether `entries`' entry at `path` (the index as clone `clone`'s push
    * reporting its upload there withdrawn ends) is one I32 holds that push
    * to: its own upload there named once, and this entry committed before
-   * the push's last read of the index, or (`held`: the version the store
-   * holds at `path`, null for none) naming that very upload, which the store
-   * no longer holds, whenever it was committed.
+   * the push's last read of the index and not after that upload's
+   * withdrawal ended (see `withdrawnBefore`), or (`held`: the version the
+   * store holds at `path`, null for none) naming that very upload, which the
+   * store no longer holds, whenever it was committed.
    */
   answerable(
     clone: number,
@@ -114,6 +161,7 @@ export class Withdrawals {
     // old client's read-modify-write under the global lock) putting the
     // entry back, naming nothing.
     if (held !== undefined && entries[path].v === upload && held !== upload) return true;
+    if (this.withdrawnBefore(clone, path, upload)) return false;
     const since = this.since.get(path);
     return since === undefined || since.at <= (this.reads.get(clone) ?? 0);
   }
