@@ -483,6 +483,7 @@ const INSERTS_OFF = {
   damagedOpenShare: 0,
   saveCrashShare: 0,
   oldWindowShare: 0,
+  logFailShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -625,6 +626,31 @@ Deno.test("history: a process restarted on a damaged manifest log armed to die i
     assert.match(formatOp(op), /dies inside the save its next sync makes/);
   }
   assert.deepEqual([...how].sort(), ["log", "nolog"]);
+});
+
+Deno.test("history: a process restarted on a damaged manifest log whose replacement of the log after its next base fails comes from a share of its own, followed by its own edit's push and its sync, the other operations as they were", () => {
+  let armed = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, logFailShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const damaged = h.ops.filter((o) => o.kind === "damaged") as Extract<Op, { kind: "damaged" }>[];
+    assert.equal(damaged.length, 1);
+    const op = damaged[0];
+    assert.equal(op.replaceFails, true);
+    assert.equal(op.dies, undefined);
+    assert.equal(op.open, undefined);
+    const at = h.ops.indexOf(op);
+    const edit = h.ops[at + 1];
+    assert.ok(edit.kind === "edit" && edit.clone === op.clone && edit.how === "push");
+    assert.equal(h.ops[at + 2].kind, "tick");
+    assert.deepEqual(h.ops[at + 3], { id: h.ops[at + 3].id, kind: "sync", clone: op.clone });
+    assert.match(formatOp(op), /its replacement of the log after a base its save writes fails/);
+    armed++;
+  }
+  assert.equal(armed, 200);
+  assert.ok(generateHistory(1, INSERTS_OFF).ops.every((o) => o.kind !== "damaged"));
 });
 
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
@@ -961,6 +987,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
     });
@@ -972,6 +999,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
     });

@@ -160,6 +160,7 @@ export class World extends WorldCommands {
       await this.drain();
     }
     if (this.aborted) return;
+    await this.logFailChecks();
     // A refused run's upload whose deletion was pending in a cache its user
     // replaced by a copy: the journal naming it went with the old directory,
     // so it is left for good, as that cache's other uploads whose commit

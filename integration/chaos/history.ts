@@ -410,6 +410,14 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     options.saveCrashShare ?? 0.1,
     "dies",
   );
+  // From a generator of its own: the operations above stay as they were.
+  insertDamagedLogs(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x6c676673)),
+    options.logFailShare ?? 0.1,
+    "fails",
+  );
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
   const skewRng = new Rng(mixSeed(seed, 0x736b6577));
   let skewMs: number[] | undefined;

@@ -131,6 +131,10 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           : `, then dies inside the save its next sync makes, once its base is in place, before the log is replaced (another process's line written ahead since its take-in, ${
             op.dies === "log" ? "to the log in place" : "to a log it creates, none there"
           })`
+      }${
+        op.replaceFails
+          ? ", then its replacement of the log after a base its save writes fails (no space left), another process's line of a path that save records written ahead since its take-in"
+          : ""
       }`;
     case "oldpull":
       return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;

@@ -459,7 +459,14 @@ export type Op =
    * since the save's take-in read the log: to the log in place (`log`), or
    * to one it creates, the log having gone from beside the base before
    * (`nolog`). I30: the process started afresh after that death holds the
-   * line's record. Inserted from a generator of its own (see
+   * line's record. With `replaceFails`, the process started afresh lives
+   * on, and the replacement of the log after the rename of a base its save
+   * writes fails (no space left on the device), another process having
+   * written a whole line ahead to the log in place since that save's
+   * take-in read it: a line of a path the save records anew (its record,
+   * its mtime another), which the save's own record stands over. I30: that
+   * record stays the process's, and is what the files hold once it has
+   * saved again (the final sync). Inserted from a generator of its own (see
    * {@link insertDamagedLogs}).
    */
   | {
@@ -470,6 +477,7 @@ export type Op =
     readonly pick: number;
     readonly open?: boolean;
     readonly dies?: "log" | "nolog";
+    readonly replaceFails?: boolean;
   }
   /** `n` scheduling decisions, their choices drawn from a generator seeded with `pick`. */
   | { readonly id: number; readonly kind: "tick"; readonly n: number; readonly pick: number }

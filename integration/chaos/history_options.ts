@@ -73,6 +73,8 @@ export interface GenerateOptions {
   readonly damagedOpenShare?: number;
   /** Chance that a history has a damaged line of a clone's manifest log whose restarted process dies inside the save of its next base, after the rename (see {@link insertDamagedLogs}); default 0.1. */
   readonly saveCrashShare?: number;
+  /** Chance that a history has a damaged line of a clone's manifest log whose restarted process's replacement of the log after its next base fails, another process having written a line of a path that save records ahead since its take-in (see {@link insertDamagedLogs}); default 0.1. */
+  readonly logFailShare?: number;
   /** Chance that a history's core-driven processes take one lock object per model again for each run of it (see {@link History.reusedLocks}); default 0.3. */
   readonly reusedLockShare?: number;
   /** Chance that a history fails a clone's index reads right after a set-aside of a lost version's (see {@link History.setAsideFlaky}); default 0.2. */

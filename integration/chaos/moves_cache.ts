@@ -157,7 +157,10 @@ export function insertTornLogs(ops: Op[], clones: number, rng: Rng, share: numbe
  * process writing a line ahead after it, and the clone's next sync takes
  * the log in (see the `damaged` {@link Op}); with `dies` (a share of its
  * own), the restarted process dies inside the save of the base its next
- * sync writes, the log in place or gone (see the `damaged` {@link Op}).
+ * sync writes, the log in place or gone (see the `damaged` {@link Op});
+ * with `fails` (a share of its own), the restarted process first pushes an
+ * edit of its own, and the replacement of the log after the base its save
+ * writes fails, the process living on (`replaceFails`).
  * Ids after every other operation's, like {@link insertStalls}.
  */
 export function insertDamagedLogs(
@@ -165,7 +168,7 @@ export function insertDamagedLogs(
   clones: number,
   rng: Rng,
   share: number,
-  mode: "restart" | "open" | "dies" = "restart",
+  mode: "restart" | "open" | "dies" | "fails" = "restart",
 ): void {
   if (ops.length === 0 || !rng.chance(share)) return;
   const { clone, peer, next, tick } = cacheMoveStart(ops, clones, rng);
@@ -198,7 +201,15 @@ export function insertDamagedLogs(
       pick: rng.int(2 ** 31),
       ...(mode === "open" ? { open: true } : {}),
       ...(mode === "dies" ? { dies: rng.chance(0.5) ? "log" : "nolog" } : {}),
+      ...(mode === "fails" ? { replaceFails: true } : {}),
     },
+  );
+  // A push of the clone's own edit first: the save after it, the first
+  // since the restart, writes a base recording that file anew.
+  if (mode === "fails") {
+    block.push({ id: next(), kind: "edit", clone, file: file(), how: "push" }, tick());
+  }
+  block.push(
     { id: next(), kind: "sync", clone },
     tick(),
   );

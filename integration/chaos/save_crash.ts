@@ -7,13 +7,22 @@
  * checker crashes the process (at the next decision), no other rename of
  * the manifest's files in that directory is made (the process is dead: it
  * writes nothing more). Processes share the Deno process, so one wrapper of
- * `Deno.rename` serves every armed directory.
+ * `Deno.rename` serves every armed directory. Armed the other way
+ * ({@link armLogReplaceFail}), the process lives on past that rename, and
+ * the replacement of the log after it fails.
  *
  * @module
  */
 
-/** The armed state directories: what runs just before the base's rename, and whether it ran. */
-const armed = new Map<string, { step: () => Promise<boolean>; fired: boolean }>();
+/**
+ * The armed state directories: what runs just before the base's rename,
+ * and whether it ran; with `fails`, the process lives on and the log's
+ * replacement after that rename fails instead (see {@link armLogReplaceFail}).
+ */
+const armed = new Map<
+  string,
+  { step: () => Promise<boolean | undefined>; fired: boolean; fails?: boolean }
+>();
 let installed = false;
 
 const FILES = new Set(["manifest.json", "manifest.log"]);
@@ -24,6 +33,12 @@ const FILES = new Set(["manifest.json", "manifest.log"]);
  * process it was armed for is gone).
  */
 export function armBaseRename(dir: string, before: () => Promise<boolean>): void {
+  install();
+  armed.set(dir, { step: before, fired: false });
+}
+
+/** Wraps `Deno.rename` once (see the module's note). */
+function install(): void {
   if (!installed) {
     installed = true;
     const rename = Deno.rename;
@@ -33,6 +48,18 @@ export function armBaseRename(dir: string, before: () => Promise<boolean>): void
       const a = armed.get(target.slice(0, at));
       const name = target.slice(at + 1);
       if (!a || !FILES.has(name)) return await rename(from, to);
+      if (a.fails) {
+        if (name === "manifest.log" && a.fired) {
+          armed.delete(target.slice(0, at));
+          throw new Error("No space left on device (os error 28)");
+        }
+        if (name !== "manifest.json") return await rename(from, to);
+        const fired = await a.step();
+        // No: gone; undefined: not this base (armed still).
+        if (fired === false) armed.delete(target.slice(0, at));
+        if (fired) a.fired = true;
+        return await rename(from, to);
+      }
       if (a.fired) throw new Error("the process ended (chaos)");
       if (name !== "manifest.json") return await rename(from, to);
       const dies = await a.step();
@@ -45,7 +72,21 @@ export function armBaseRename(dir: string, before: () => Promise<boolean>): void
       throw new Error("the process ended after its base's rename (chaos)");
     };
   }
-  armed.set(dir, { step: before, fired: false });
+}
+
+/**
+ * Arms the next rename of a base into state directory `dir` whose `before`
+ * says yes (it wrote another process's line ahead): the base is renamed,
+ * and the replacement of the log that follows fails (no space left on the
+ * device), the process living on. `before` saying no disarms (the process
+ * it was armed for is gone); undefined leaves the next base to it.
+ */
+export function armLogReplaceFail(
+  dir: string,
+  before: () => Promise<boolean | undefined>,
+): void {
+  install();
+  armed.set(dir, { step: before, fired: false, fails: true });
 }
 
 /** Disarms state directory `dir` (its dying process crashed, or the history ends). */

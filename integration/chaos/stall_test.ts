@@ -70,6 +70,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
     });
@@ -83,6 +84,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       damagedLogShare: 0,
       damagedOpenShare: 0,
       saveCrashShare: 0,
+      logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
     }).ops;

@@ -185,6 +185,16 @@ export interface ChaosStats {
   saveCrashesNoLog: number;
   saveCrashesChecked: number;
   /**
+   * Restarted processes armed for the replacement of the log after their
+   * next base to fail (`damaged` moves with `replaceFails`), those whose
+   * replacement so failed (another's line of a path the save recorded
+   * written ahead since its take-in), and those whose record of that path
+   * was checked after the final sync.
+   */
+  logFailsArmed: number;
+  logFails: number;
+  logFailsChecked: number;
+  /**
    * Objects of a refused run on the store after the final sync whose
    * deletion was pending in a cache a `copy` move replaced, named by no
    * index (left for good, spared by I2's final store scan).
@@ -328,6 +338,9 @@ export function emptyStats(): ChaosStats {
     saveCrashes: 0,
     saveCrashesNoLog: 0,
     saveCrashesChecked: 0,
+    logFailsArmed: 0,
+    logFails: 0,
+    logFailsChecked: 0,
     refusedLeftByCopy: 0,
     locklessHistories: 0,
     locklessWrites: 0,

@@ -43,7 +43,7 @@ import { indexEntriesOf } from "./index_checks.ts";
 import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { sameBytes } from "./invariants.ts";
 import { mulberry32 } from "./prng.ts";
-import { armBaseRename, disarmBaseRename } from "./save_crash.ts";
+import { armBaseRename, armLogReplaceFail, disarmBaseRename } from "./save_crash.ts";
 import { type CloneSlot, WorldSlots } from "./world_slots.ts";
 
 /** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
@@ -630,6 +630,7 @@ export abstract class WorldMoves extends WorldSlots {
     await this.crash(slot, "crashed");
     this.stats.damagedLogsReopened++;
     if (op.dies) await this.armSaveCrash(slot, op.dies);
+    if (op.replaceFails) this.armLogFail(slot);
     if (!whole || !without) return; // unreadable before the damage: no record to keep
     const state = slot.svc.state;
     const paths = new Set([...whole.m.keys(), ...without.m.keys(), ...state.syncedPaths()]);
@@ -723,6 +724,87 @@ export abstract class WorldMoves extends WorldSlots {
       );
       return true;
     });
+  }
+
+  /**
+   * Arms clone `slot`'s process (started afresh on a damaged log, so its
+   * next save writes a base) for the replacement of the log after a base
+   * its save writes to fail, the process living on (see the `damaged` move
+   * with `replaceFails`): just before that base's rename, another process
+   * writes a whole line ahead to the log in place, after the take-in read
+   * it, of a path the save records anew (its record on disk is not the
+   * process's), that record with its mtime another; a base recording no
+   * such path is left alone, the next one armed still.
+   */
+  protected armLogFail(slot: CloneSlot): void {
+    const dir = findStateDir(slot.dir);
+    const logFile = `${dir}/${MANIFEST_LOG}`;
+    this.stats.logFailsArmed++;
+    const incarnation = slot.incarnation;
+    armLogReplaceFail(dir, async () => {
+      if (slot.incarnation !== incarnation) return false;
+      const state = slot.svc.state;
+      const base = await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`).catch(() => "");
+      const log = await Deno.readTextFile(logFile).catch(() => undefined);
+      const gen = /"gen":(\d+)/.exec(base)?.[1];
+      // No log in place, or a torn line at its end (a line after it is glued to it).
+      if (gen === undefined || log === undefined || (log !== "" && !log.endsWith("\n"))) {
+        return undefined;
+      }
+      // What the files hold: a path the process records otherwise is its own in this save.
+      const disk = new Map<string, SyncedEntry>();
+      const files = new ManifestFiles(dir);
+      const loaded = await files.load(disk);
+      files.release();
+      if (loaded.kind !== "read") return undefined;
+      const paths = state.syncedPaths().filter((p) =>
+        !isDeepStrictEqual(state.synced(p), disk.get(p))
+      ).sort();
+      const path = paths.find((p) => SHARED_FILES.includes(p)) ?? paths[0];
+      const held = path === undefined ? undefined : state.synced(path);
+      if (path === undefined || !held) return undefined;
+      const entry = { ...held, mtimeMs: (held.mtimeMs ?? 0) + 1 };
+      const line = logLines(new Map([[path, entry]]), Number(gen), [path])[0];
+      await Deno.writeTextFile(logFile, `${line}\n`, { append: true });
+      this.logFailed.set(slot, { path, entry, held, incarnation });
+      this.stats.logFails++;
+      this.note(
+        `c${slot.index}'s replacement of its manifest log after its base's rename fails (no space left); another process wrote a line of ${path}, which the save records, ahead to the log in place since its take-in: ${line}`,
+      );
+      return true;
+    });
+  }
+
+  /**
+   * I30 after the final sync for each process whose replacement of the log
+   * failed (see {@link armLogFail}) and that lives on: its own record of the
+   * path stands over the line written ahead, in the process and in what the
+   * files hold, unless it recorded the path again since.
+   */
+  protected async logFailChecks(): Promise<void> {
+    for (const [slot, ahead] of this.logFailed) {
+      this.logFailed.delete(slot);
+      if (slot.incarnation !== ahead.incarnation) continue; // its unsaved records died with it
+      const now = slot.svc.state.synced(ahead.path);
+      if (!isDeepStrictEqual(now, ahead.held) && !isDeepStrictEqual(now, ahead.entry)) continue;
+      this.stats.logFailsChecked++;
+      const disk = new Map<string, SyncedEntry>();
+      const files = new ManifestFiles(findStateDir(slot.dir));
+      await files.load(disk);
+      files.release();
+      const read = disk.get(ahead.path);
+      if (isDeepStrictEqual(now, ahead.held) && isDeepStrictEqual(read, ahead.held)) continue;
+      this.truth.violate({
+        invariant: "I30",
+        message:
+          `c${slot.index}'s process, whose replacement of its manifest log after its base failed once another process wrote a line of ${ahead.path} ahead there since its take-in (a path its save recorded), lost its own record of it to that line: it holds ${
+            JSON.stringify(now ?? null)
+          }, the files hold ${JSON.stringify(read ?? null)} after the final sync, its record was ${
+            JSON.stringify(ahead.held)
+          }, the line's ${JSON.stringify(ahead.entry)}`,
+        afterOp: this.currentOpId,
+      });
+    }
   }
 
   /** The deaths inside a save armed by {@link armSaveCrash}, due at this decision (I30 after). */

@@ -198,6 +198,17 @@ export abstract class WorldSlots {
     CloneSlot,
     { path: string; entry: SyncedEntry; held: SyncedEntry; nolog: boolean } | undefined
   >();
+  /**
+   * Clones whose replacement of the manifest's log after a base failed
+   * (`damaged` moves with `replaceFails`), their process living on: the
+   * path another process wrote a line of ahead since that save's take-in,
+   * the line's record, the process's own then, and its incarnation (I30
+   * after the final sync).
+   */
+  protected readonly logFailed = new Map<
+    CloneSlot,
+    { path: string; entry: SyncedEntry; held: SyncedEntry; incarnation: number }
+  >();
   protected readonly damagedOpen = new Map<
     CloneSlot,
     {
