@@ -1178,7 +1178,19 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
     const added = h.ops.filter((o) => !ids.has(o.id)).filter((o) => o.kind !== "tick");
     assert.deepEqual(
       added.map((o) => o.kind),
-      h.clones < 2 ? [] : ["run", "stall", "breakglass", "run", "stall", "run", "sync", "sync"],
+      h.clones < 2 ? [] : [
+        "sync",
+        "sync",
+        "run",
+        "stall",
+        "breakglass",
+        "flaky",
+        "stall",
+        "run",
+        "run",
+        "sync",
+        "sync",
+      ],
     );
     // After another tool's first writes, which come before any index.
     const firstAdded = h.ops.findIndex((o) => !ids.has(o.id));

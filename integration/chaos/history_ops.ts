@@ -219,14 +219,25 @@ export type Op =
    * may be taken over and another move run). With `at: "withdraw"`, it
    * happens when the clone's push, after an index write, next deletes an
    * object that is no index object (its own upload, whose entry that write
-   * took out: the window in which a peer may name the path again).
+   * took out: the window in which a peer may name the path again). With
+   * `at: "commit"`, it happens once the clone's run `run` (its operation's
+   * id) put a file of a data version, at its next call on a lock or a latest
+   * marker: its push stops once its version's uploads landed, before the
+   * check of its lock that precedes its commit (the window in which a peer's
+   * create of the same bytes may meet those uploads and publish them).
+   * Aimed: the scheduler goes on (a few hundred decisions at most, with
+   * choices drawn from `pick`) until it stops there, or the run is neither
+   * under way nor queued.
    */
   | {
     readonly id: number;
     readonly kind: "stall";
     readonly clone: number;
     readonly on: boolean;
-    readonly at?: "companions" | "move" | "withdraw";
+    readonly at?: "companions" | "move" | "withdraw" | "commit";
+    /** With `at: "commit"`: the run aimed at, and the choices of the decisions taken meanwhile. */
+    readonly run?: number;
+    readonly pick?: number;
   }
   /**
    * An old client on the clone's machine (swamp's existing S3/GCS extension

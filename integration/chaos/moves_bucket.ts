@@ -371,16 +371,20 @@ export function insertAfterForeign(ops: Op[], block: Op[], rng: Rng): void {
 }
 
 /**
- * Inserts a clone's deterministic run (see the `run` {@link Op}'s `same`)
- * whose process stops, its upload on its way, while a breakglass hands its
- * lock to another clone running the same method (which publishes the same
- * bytes, meeting the stopped run's upload); the stopped clone goes on
- * (refused), then runs that model's data again, other bytes at the number
- * its erasure freed here (refused with `version_exists`, its copy set
- * aside), and syncs twice; after another tool's first writes (see
- * {@link insertAfterForeign}). For `setAsideFlaky` histories (see
- * `History.setAsideFlaky`), with two clones or more; from a generator of its
- * own, with ids after every other operation's.
+ * Inserts, after both clones synced (so that their runs write one version
+ * number), a clone's deterministic run (see the `run` {@link Op}'s `same`)
+ * whose process stops once its version's uploads landed, before its
+ * commit (a `stall` at `commit`), while a breakglass takes its lock; it
+ * goes on, refused (`model_lock_lost`), its erasure's deletes of those
+ * uploads cut off (left pending, as an outage leaves them). Another clone
+ * then runs the same method: its creates meet those uploads, the same
+ * bytes, and its commit publishes them. The first clone runs that model's
+ * data again, other bytes at the number its erasure freed here (refused
+ * with `version_exists`, its copy set aside), and syncs twice; after
+ * another tool's first writes (see {@link insertAfterForeign}). For
+ * `setAsideFlaky` histories (see `History.setAsideFlaky`), with two clones
+ * or more; from a generator of its own, with ids after every other
+ * operation's.
  */
 export function insertSetAsideRerun(ops: Op[], clones: number, rng: Rng): void {
   if (ops.length === 0 || clones < 2) return;
@@ -396,20 +400,29 @@ export function insertSetAsideRerun(ops: Op[], clones: number, rng: Rng): void {
     pick: rng.int(2 ** 31),
   });
   const block: Op[] = [
-    { id: id++, kind: "run", clone, model, data, workMs: 15_000, same: true },
-    tick(3, 12),
-    { id: id++, kind: "stall", clone, on: true },
-    { id: id++, kind: "breakglass", model },
-    { id: id++, kind: "run", clone: peer, model, data, workMs: 0, same: true },
+    { id: id++, kind: "sync", clone },
+    { id: id++, kind: "sync", clone: peer },
     tick(20, 40),
+    { id: id, kind: "run", clone, model, data, workMs: 0, same: true },
+    { id: id + 1, kind: "stall", clone, on: true, at: "commit", run: id, pick: rng.int(2 ** 31) },
+  ];
+  id += 2;
+  block.push(
+    { id: id++, kind: "breakglass", model },
+    tick(20, 40),
+    // Its erasure's deletes of its uploads cut off: left pending.
+    { id: id++, kind: "flaky", call: "delete", count: 2, afterEffect: false },
     { id: id++, kind: "stall", clone, on: false },
     tick(20, 40),
+    { id: id++, kind: "run", clone: peer, model, data, workMs: 0, same: true },
+    tick(40, 80),
+    tick(40, 80),
     { id: id++, kind: "run", clone, model, data, workMs: 0 },
     tick(20, 40),
     { id: id++, kind: "sync", clone },
     tick(20, 40),
     { id: id++, kind: "sync", clone },
-  ];
+  );
   // After another tool's first writes: its run makes an index, and what
   // that tool puts into the bucket must come before any index (I18).
   insertAfterForeign(ops, block, rng);

@@ -90,6 +90,8 @@ export interface ChaosStats {
   moveStalls: number;
   /** Stalls of a clone's push after an index write, before it deleted an object (`stall` at `withdraw`). */
   withdrawStalls: number;
+  /** Stalls armed `at: "commit"`: a push stopped once its uploads landed, before its commit. */
+  commitStalls: number;
   /** Histories whose index reads fail right after a lost version's set-aside (`History.setAsideFlaky`). */
   setAsideFlakyHistories: number;
   /** Index reads failed so, right after a clone's lost version's set-aside. */
@@ -298,6 +300,7 @@ export function emptyStats(): ChaosStats {
     companionStalls: 0,
     moveStalls: 0,
     withdrawStalls: 0,
+    commitStalls: 0,
     setAsideFlakyHistories: 0,
     setAsideFlakyLooks: 0,
     crashes: 0,

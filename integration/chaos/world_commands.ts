@@ -20,6 +20,9 @@ import { formatOp, kindOf, type Op, SHARED_FILES } from "./history.ts";
 import { mulberry32 } from "./prng.ts";
 import { WorldMoves } from "./world_moves.ts";
 
+/** Scheduler decisions a `stall` at `commit` waits at most for its run to stop there. */
+const COMMIT_STOP_DECISIONS = 400;
+
 /** Scheduler decisions an edit made during a command waits at most for its moment. */
 const DURING_DECISIONS = 40;
 
@@ -136,7 +139,9 @@ export abstract class WorldCommands extends WorldMoves {
         break;
       case "stall": {
         const owner = this.clones[op.clone].owner;
-        if (op.on && op.at) {
+        if (op.on && op.at === "commit") {
+          await this.stopBeforeCommit(op);
+        } else if (op.on && op.at) {
           this.note(`c${op.clone} is armed to stop (${op.at})`);
           this.stallArmed.set(this.clones[op.clone], { at: op.at, seen: false });
         } else if (op.on && !this.sched.isStopped(owner)) {
@@ -226,6 +231,29 @@ export abstract class WorldCommands extends WorldMoves {
   protected get checksMarkers(): boolean {
     return !this.history.oldClients &&
       !this.history.ops.some((o) => o.kind === "adopt" || o.kind === "migrate");
+  }
+
+  /**
+   * A `stall` at `commit`: armed for the clone's run `op.run`, the
+   * scheduler goes on (at most {@link COMMIT_STOP_DECISIONS} decisions, with
+   * choices drawn from `op.pick`) until that run stops there, or is neither
+   * under way nor queued.
+   */
+  private async stopBeforeCommit(op: Extract<Op, { kind: "stall" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    const run = new RegExp(`\\brun #${op.run} `);
+    this.note(`c${op.clone} is armed to stop (commit, run #${op.run})`);
+    this.stallArmed.set(slot, { at: "commit", seen: false, run: op.run });
+    const next = mulberry32(op.pick ?? 0);
+    const pending = () =>
+      run.test(slot.busy?.unit.label ?? "") || slot.queue.some((c) => run.test(c.label));
+    for (let i = 0; i < COMMIT_STOP_DECISIONS && this.stallArmed.has(slot) && pending(); i++) {
+      await this.sched.startReady();
+      await this.sched.step(next(), next());
+      await this.afterDecision();
+      if (this.aborted) return;
+    }
+    if (this.stallArmed.get(slot)?.at === "commit") this.stallArmed.delete(slot);
   }
 
   protected async afterDecision(): Promise<void> {

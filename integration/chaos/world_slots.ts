@@ -156,7 +156,7 @@ export abstract class WorldSlots {
    */
   protected readonly stallArmed = new Map<
     CloneSlot,
-    { at: "companions" | "move" | "withdraw"; seen: boolean }
+    { at: "companions" | "move" | "withdraw" | "commit"; seen: boolean; run?: number }
   >();
   /** Armed clones now parked at the index update (on the call named), to crash after this decision. */
   protected readonly due = new Map<CloneSlot, string>();
@@ -567,6 +567,19 @@ export abstract class WorldSlots {
     const armed = stalling && this.stallArmed.get(stalling)!;
     // `<call> <key>` (a put's mode after it).
     const [call, key = ""] = what.split(" ");
+    // Once a data version's file was put, at the next call on a lock or a
+    // latest marker: the uploads landed, the check of the run's lock before
+    // its commit (or that commit) not made.
+    if (armed?.at === "commit") {
+      const lockOrMarker = key.endsWith("/.lock") || key.endsWith("/latest");
+      if (!new RegExp(`\\brun #${armed.run} `).test(unit.label)) {
+        return this.commitPoint(unit, what);
+      }
+      if (!armed.seen || !lockOrMarker) {
+        armed.seen ||= call === "put" && key.startsWith("data/") && /\/\d+\//.test(key);
+        return this.commitPoint(unit, what);
+      }
+    }
     if (armed && !armed.seen) {
       armed.seen = armed.at === "companions"
         ? /^put \.datastore-index\.json/.test(what)
@@ -583,6 +596,7 @@ export abstract class WorldSlots {
       this.stats.stalls++;
       if (armed.at === "companions") this.stats.companionStalls++;
       else if (armed.at === "withdraw") this.stats.withdrawStalls++;
+      else if (armed.at === "commit") this.stats.commitStalls++;
       else this.stats.moveStalls++;
       this.note(
         `c${stalling!.index} stops after ${
@@ -590,11 +604,18 @@ export abstract class WorldSlots {
             ? "its v1 index write"
             : armed.at === "withdraw"
             ? "an index write, before its delete"
+            : armed.at === "commit"
+            ? "its uploads, before its commit (its lock's check, or its marker)"
             : "its move read the v1 index"
         } (${unit.label} on ${what})`,
       );
       this.sched.stop(unit.owner);
     }
+    this.commitPoint(unit, what);
+  }
+
+  /** A commit crash of an armed clone parked on `what` may be due. */
+  private commitPoint(unit: Unit, what: string): void {
     const slot = this.clones.find((s) => s.owner === unit.owner && this.armed.has(s));
     const point = slot && commitCrashPoint(what);
     if (point === "write") this.armed.set(slot!, true);
