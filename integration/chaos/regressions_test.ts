@@ -3240,3 +3240,24 @@ Deno.test("chaos regression: a base writer whose replacement of the log fails ke
     '{"seed":194700001,"clones":3,"v2":true,"kinds":["api","core","core"],"oldClients":true,"ops":[{"id":69,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":70,"kind":"tick","n":3,"pick":1212130912},{"id":75,"kind":"sync","clone":2},{"id":78,"kind":"damaged","clone":2,"file":0,"pick":778903165,"replaceFails":true},{"id":79,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":80,"kind":"tick","n":8,"pick":16214326}]}',
   );
 });
+
+/**
+ * I1, I27 (seed 194700000, `--set-aside-flaky-share 1`, shrunk to 9
+ * operations; with 804feb4's change to `sync/` taken back): c1's run #43 of
+ * m1's `out` (same output as every run of it writes) uploaded version 1 and
+ * stopped before the check of its lock that precedes its commit; a
+ * breakglass took its lock, and it went on, refused (`model_lock_lost`),
+ * its erasure's deletes of those uploads cut off. c0's run #50 wrote the
+ * same bytes: its creates met c1's uploads and its commit named them,
+ * acknowledged. c1's run #53 wrote version 1 again with other bytes: refused
+ * (`version_exists`), its copy set aside, and the first read of the index
+ * after that failed, so the record of its write stayed; c1's next push took
+ * the path for its own stranded upload and deleted c0's published version
+ * with its entry. Fixed in 804feb4
+ * (`sync/service/own_upload_published_by_peer_test.ts`).
+ */
+Deno.test("chaos regression: a peer's version committed over this cache's uncommitted upload of the same bytes is not deleted by this cache's push after its rewrite was refused and the look at the index after it failed (I1, I27, seed 194700000)", async () => {
+  await clean(
+    '{"seed":194700000,"clones":2,"kinds":["core","api"],"skewMs":[83484,0],"setAsideFlaky":true,"ops":[{"id":43,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"same":true},{"id":44,"kind":"stall","clone":1,"on":true,"at":"commit","run":43,"pick":450416518},{"id":45,"kind":"breakglass","model":1},{"id":46,"kind":"tick","n":3,"pick":490136748},{"id":47,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":48,"kind":"stall","clone":1,"on":false},{"id":50,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"same":true},{"id":53,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":54,"kind":"tick","n":10,"pick":1731326269}]}',
+  );
+});
