@@ -78,3 +78,34 @@ Deno.test("a peer's published version over this cache's uncommitted upload of th
   await a.pullChanged();
   assert.equal(await read(a, RAW), "same output");
 });
+
+Deno.test("a peer's published version over this cache's uncommitted upload of the same bytes is pulled here after this cache's refused rewrite of it whose look at the index failed, by a sync whose pull comes first", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, RAW, "same output");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  await put(b, RAW, "same output");
+  await b.pushChanged();
+  await put(a, RAW, "a later run");
+  const gone = () => {
+    try {
+      Deno.statSync(`${a.cacheDir}/${RAW}`);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  store.failNext("get", 1, () => new UnreachableError("flaky"), {
+    match: (k) => isIndexKey(k) && gone(),
+  });
+  await assert.rejects(a.pushChanged());
+  assert.ok(gone(), "the copy here was set aside");
+  // A sync here (its pull, then its push), then a pull.
+  await a.pullChanged();
+  await a.pushChanged().catch(() => {});
+  await a.pullChanged();
+  assert.equal(store.peekText(RAW), "same output", "b's version is still on the datastore");
+  assert.equal(await read(a, RAW), "same output", "and pulled here");
+});
