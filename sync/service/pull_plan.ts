@@ -26,6 +26,7 @@ import {
 } from "../transfer/writer_id.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { pullConflictWarning } from "./pull_warnings.ts";
+import { setAsideAsLost } from "./set_aside_lost.ts";
 import type { HeldConflict, PullAsides } from "./pull_aside.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullDeps } from "./pull.ts";
@@ -420,9 +421,16 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // deletion stays local (and dirty) for the push, which deletes that
       // write and its entry; fetched back, it would undo the deletion, and
       // a file saved there meanwhile would meet it as a conflict with itself.
+      // Unless its copy here was set aside as a lost version's
+      // (`version_exists`), not deleted: the entry then names a published
+      // version (a peer's, whose create met this upload's bytes and committed
+      // it), which no push here takes back (`dropOwnStranded`), so it is
+      // fetched, and the record of the write settled with it, even where the
+      // look that settles that record at the set-aside failed.
       if (
         !local && (dirty.has(path) || state.attempted(path)) &&
-        await ownWriteOver(path, e) === true
+        await ownWriteOver(path, e) === true &&
+        !(await setAsideAsLost(cache.stateDir, path, e.v))
       ) {
         ownKept.push(path);
         continue;

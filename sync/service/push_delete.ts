@@ -33,7 +33,7 @@ import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 import { putBackAndName } from "../transfer/put_back.ts";
-import { setAsideReasons } from "../transfer/cache_state.ts";
+import { setAsideAsLost } from "./set_aside_lost.ts";
 
 /** What became of one deletion. */
 export type DeleteOutcome =
@@ -297,28 +297,6 @@ export async function dropOwnStranded(
   // told to the caller, which keeps the local deletion as a conflict with it.
   if (own && left) namedAgain?.(left);
   return true;
-}
-
-/**
- * True when the set-aside area of the state directory `stateDir` holds a
- * copy of `path` a lost data version's set-aside moved there (its reason,
- * as `readSetAsideReason` reads it back, names the path with the code
- * `version_exists`), lost to `version` (a copy that names none, set aside
- * before copies named it, is taken for one): the file is gone from the cache
- * for that, not deleted here. A copy lost to another version (one deleted
- * since, the path written again here later) says nothing of this one. A
- * reason that cannot be read names nothing. Read only where a push is about
- * to take back an upload of this cache's that the index names.
- */
-export async function setAsideAsLost(
-  stateDir: string,
-  path: string,
-  version: string,
-): Promise<boolean> {
-  return (await setAsideReasons(stateDir)).some(({ why }) =>
-    why?.path === path && why.code === "version_exists" &&
-    (why.lostTo === undefined || why.lostTo === version)
-  );
 }
 
 /**

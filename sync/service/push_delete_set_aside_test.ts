@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { LocalCache } from "../transfer/cache.ts";
 import { readSetAsideReason, setAsideReasons } from "../transfer/cache_state.ts";
 import { ConflictSet } from "./conflicts.ts";
-import { setAsideAsLost } from "./push_delete.ts";
+import { setAsideAsLost } from "./set_aside_lost.ts";
 
 const RAW = "data/acme/box/m3/state/1/raw";
 
