@@ -103,12 +103,13 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn and set-aside moves came later).
+  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside and log-fail moves came later).
   const found = await firstBreaking("I1", options, 400, {
     copyShare: 0,
     checkedDeleteShare: 0,
     ownWithdrawnShare: 0,
     setAsideFlakyShare: 0,
+    logFailShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
