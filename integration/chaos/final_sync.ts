@@ -271,7 +271,9 @@ export class World extends WorldCommands {
     // deleted, its deletion's commit cut off before, the store holding
     // nothing there: the deletion went with the old directory, and a pull
     // that has seen the entry so past the dangling-entry grace removes it,
-    // as after another tool's deletion (seed 121000113).
+    // as after another tool's deletion (seed 121000113). So too a deletion
+    // whose record a damaged line of the manifest log took (seeds 194400002,
+    // 194800308).
     const deletedAbandoned = new Set<string>();
     if (this.abandonedDeletes.size > 0) {
       const indexed = await indexEntriesOf(this.target.inspect);

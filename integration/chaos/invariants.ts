@@ -25,8 +25,9 @@
  *   (a resolution cut off before its index update: the conflict's
  *   resolution publishes or drops it, as in I11, and I13 resolves it),
  *   and where a cache a `copy` move replaced deleted the version named,
- *   its deletion's commit cut off (a pull past the dangling-entry grace
- *   removes the entry; `workload.ts`);
+ *   its deletion's commit cut off, or a clone did whose record of that
+ *   version a damaged line of its manifest log then held (a pull past the
+ *   dangling-entry grace removes the entry; `workload.ts`);
  * - I8: a fresh clone gets every committed file, markers included
  *   (`index_checks.ts`), with the same exception;
  * - I9: a committed edit is replaced only by a writer that had seen it

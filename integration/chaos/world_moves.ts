@@ -633,6 +633,22 @@ export abstract class WorldMoves extends WorldSlots {
     if (op.replaceFails) this.armLogFail(slot);
     if (!whole || !without) return; // unreadable before the damage: no record to keep
     const state = slot.svc.state;
+    // The line held the record of a version this cache deleted on the store,
+    // the deletion's commit not come (cut off, or its push's wait for the
+    // global lock timed out): the process started afresh counts the path as
+    // never synced there (or synced at an older record), so none of its
+    // pushes commits that deletion, and the index names the object deleted
+    // until a pull that has seen the entry so past the dangling-entry grace
+    // removes it, as after a `copy` move (I7's and I8's exception).
+    const record = path === undefined ? undefined : whole.m.get(path);
+    if (
+      path !== undefined && record !== undefined &&
+      this.deletedBy.get(op.clone)?.get(path)?.has(record.version) &&
+      state.synced(path)?.version !== record.version
+    ) {
+      const all = this.abandonedDeletes.get(path) ?? new Set<string>();
+      this.abandonedDeletes.set(path, all.add(record.version));
+    }
     const paths = new Set([...whole.m.keys(), ...without.m.keys(), ...state.syncedPaths()]);
     const lost: string[] = [];
     for (const p of [...paths].sort()) {

@@ -126,9 +126,12 @@ export abstract class WorldSlots {
    */
   protected readonly deletedBy = new Map<number, Map<string, Set<string>>>();
   /**
-   * The same of caches a `copy` move replaced: a deletion whose commit never
-   * came leaves the index naming the version deleted, until a pull past the
-   * dangling-entry grace removes the entry (I7's and I8's exception).
+   * The same of caches a `copy` move replaced, and of a clone whose record of
+   * the version deleted a damaged line of its manifest log held, its process
+   * restarted (a `damaged` move): a deletion whose commit never came, which
+   * its cache no longer knows of, leaves the index naming the version
+   * deleted, until a pull past the dangling-entry grace removes the entry
+   * (I7's and I8's exception).
    */
   protected readonly abandonedDeletes = new Map<string, Set<string>>();
   /**
