@@ -8,7 +8,10 @@
  * conflict, overwritten, kept as a local deletion, left local, or skipped
  * while kept dirty or said to be unpublished). A change the push drops
  * (a skip that neither keeps it dirty nor says it is unpublished) is never
- * pushed by a later one either.
+ * pushed by a later one either. So too a push that fails as unreachable
+ * (the store out of reach part way, perhaps only for one call: a `blip`
+ * move), which has no result to name a change in: each change is published,
+ * still marked dirty, or at a path with an open conflict.
  *
  * @module
  */
@@ -92,24 +95,31 @@ function stillMarked(svc: SyncService, dirty: ReadonlySet<string>, path: string)
   return false;
 }
 
-/** The changes of `before` the push `r` of `svc` left unaccounted for (see the module). */
+/**
+ * The changes of `before` the push `r` of `svc` left unaccounted for (see
+ * the module); without `r`, those a push that failed left so.
+ */
 export async function unaccounted(
   svc: SyncService,
   before: ReadonlyMap<string, string | null>,
-  r: PushResult,
+  r?: PushResult,
 ): Promise<string[]> {
-  const named = new Set<string>([
-    ...r.uploaded,
-    ...r.identical,
-    ...r.deleted,
-    ...r.conflicts,
-    ...r.overwritten,
-    ...r.localDeletions,
-    // Left out for a later push (kept dirty), or said to be unpublished: a
-    // skip that does neither drops the change.
-    ...r.skipped.filter((s) => s.keepDirty || s.unpublished).map((s) => s.path),
-    ...r.localOnly.map((s) => s.path),
-  ]);
+  const named = new Set<string>(
+    r
+      ? [
+        ...r.uploaded,
+        ...r.identical,
+        ...r.deleted,
+        ...r.conflicts,
+        ...r.overwritten,
+        ...r.localDeletions,
+        // Left out for a later push (kept dirty), or said to be unpublished: a
+        // skip that does neither drops the change.
+        ...r.skipped.filter((s) => s.keepDirty || s.unpublished).map((s) => s.path),
+        ...r.localOnly.map((s) => s.path),
+      ]
+      : svc.conflicts().map((c) => c.path),
+  );
   const dirty = new Set(svc.state.dirtyPaths());
   const out: string[] = [];
   for (const [path, hash] of before) {

@@ -110,6 +110,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     ownWithdrawnShare: 0,
     setAsideFlakyShare: 0,
     logFailShare: 0,
+    blipShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -479,6 +480,7 @@ const INSERTS_OFF = {
   ownLostShare: 0,
   ownWithdrawnShare: 0,
   setAsideFlakyShare: 0,
+  blipShare: 0,
   tornLogShare: 0,
   damagedLogShare: 0,
   damagedOpenShare: 0,
@@ -991,6 +993,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
+      blipShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1003,6 +1006,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
+      blipShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1169,11 +1173,33 @@ Deno.test("history: a new file whose commit answer was lost, deleted and withdra
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
+Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
+  let blips = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, { blipShare: 0 });
+    const h = generateHistory(seed, { blipShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    assert.ok(added.some((o) => o.kind === "blip"), `seed ${seed}`);
+    // Its marked directories (two reshapes marked by name) come in pairs.
+    const marks = added.filter((o) => o.kind === "reshape" && o.how === "mark").length;
+    assert.equal(marks % 2, 0, `seed ${seed}`);
+    // After another tool's first writes, which come before any index.
+    const firstAdded = h.ops.findIndex((o) => !ids.has(o.id));
+    assert.ok(h.ops.slice(firstAdded).every((o) => o.kind !== "foreign"), `seed ${seed}`);
+    assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
+    assert.match(formatHistory(h), /fails as unreachable, once/);
+    if (generateHistory(seed).ops.some((o) => o.kind === "blip")) blips++;
+  }
+  assert.ok(blips > 5 && blips < 50, `${blips} of 200 by default`);
+});
+
 Deno.test("history: index reads fail right after a lost version's set-aside in a share of the histories, drawn from a generator of its own", () => {
   let flaky = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { setAsideFlakyShare: 0 });
-    const h = generateHistory(seed, { setAsideFlakyShare: 1 });
+    const without = generateHistory(seed, { setAsideFlakyShare: 0, blipShare: 0 });
+    const h = generateHistory(seed, { setAsideFlakyShare: 1, blipShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id)).filter((o) => o.kind !== "tick");

@@ -137,7 +137,8 @@ function globalLockOf(svc: SyncService): DistributedLock {
 /**
  * A Sluice API push: under the global lock when old clients push too (see
  * {@link CommandEnv}). One that succeeds must account for every local
- * change it was asked to publish (I20, `accounted.ts`).
+ * change it was asked to publish, and so must one that fails as unreachable
+ * (I20, `accounted.ts`).
  */
 export async function pushOf(
   env: CommandEnv,
@@ -145,9 +146,34 @@ export async function pushOf(
   options: PushOptions = {},
 ): Promise<PushResult> {
   const before = options.dryRun ? new Map() : await pendingChanges(svc);
-  const r = env.globalLockCommits
-    ? await pushUnderGlobalLock(svc, globalLockOf(svc), options)
-    : await svc.pushChanged(options);
+  // I15 as the push ends (`shapes.ts`): the clone's own puts, told by its name.
+  const clone = /^c(\d+)@/.exec(svc.identity.holder)?.[1];
+  const from = env.shapes.puts;
+  const shapes = async () => {
+    if (clone === undefined || options.dryRun) return;
+    for (const v of await env.shapes.checkPush(Number(clone), from, env.opId())) {
+      env.truth.violate(v);
+    }
+  };
+  let r: PushResult;
+  try {
+    r = env.globalLockCommits
+      ? await pushUnderGlobalLock(svc, globalLockOf(svc), options)
+      : await svc.pushChanged(options);
+  } catch (e) {
+    if (codeOf(e) !== "unreachable") throw e;
+    await shapes();
+    for (const path of await unaccounted(svc, before)) {
+      env.truth.violate({
+        invariant: "I20",
+        message:
+          `a push of ${svc.identity.holder} failed as unreachable, and dropped its local change of ${path}: not published, not kept dirty, no conflict; no later push takes it`,
+        afterOp: env.opId(),
+      });
+    }
+    throw e;
+  }
+  await shapes();
   await withdrawnNamed(env, svc, r);
   for (const path of await unaccounted(svc, before, r)) {
     env.truth.violate({
@@ -971,9 +997,10 @@ export function moveCommand(
           await handWrite(`${svc.cacheDir}/${part}`, bytes, false);
         } else return NOTHING_TAKEN_IN;
         env.stats.reshapes++;
-        env.shapes.reshaped(c, path, op.how === "push");
+        env.shapes.reshaped(c, path, op.how !== "hand");
         if (op.how === "hand") return NOTHING_TAKEN_IN;
         await svc.markDirty({ relPath: path });
+        if (op.how === "mark") return NOTHING_TAKEN_IN;
         await pushOf(env, svc);
       });
     case "resolve":

@@ -57,6 +57,7 @@ export class World extends WorldCommands {
     this.armed.clear();
     this.answerArmed.clear();
     this.answerDue.clear();
+    this.blipArmed.clear();
     for (const slot of this.clones) disarmBaseRename(findStateDir(slot.dir));
     await this.saveCrashes();
     this.due.clear();

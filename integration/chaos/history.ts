@@ -36,6 +36,7 @@ import {
   insertVanish,
 } from "./moves_bucket.ts";
 import { insertCopies, insertDamagedLogs, insertSiblings, insertTornLogs } from "./moves_cache.ts";
+import { insertBlips } from "./moves_blip.ts";
 import {
   markBlinds,
   markParallel,
@@ -66,7 +67,8 @@ export { formatHistory, formatOp, parseHistory } from "./history_format.ts";
 /**
  * Generates the history of `seed`: 2 to 5 clones and a mix of model runs,
  * syncs, bulk pushes, config edits, lockfile transactions, breakglasses,
- * outages, latency, flaky calls, crashes, waits and scheduling ticks.
+ * outages, latency, flaky calls, brief outages, crashes, waits and
+ * scheduling ticks.
  *
  * @example
  * ```ts
@@ -438,6 +440,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   const setAsideRng = new Rng(mixSeed(seed, 0x73616664));
   const setAsideFlaky = setAsideRng.chance(options.setAsideFlakyShare ?? 0.2);
   if (setAsideFlaky) insertSetAsideRerun(ops, clones, setAsideRng);
+  // From a generator of its own: the operations above stay as they were.
+  insertBlips(ops, clones, new Rng(mixSeed(seed, 0x626c6970)), options.blipShare ?? 0.1);
   return {
     seed,
     clones,

@@ -166,6 +166,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} ${seconds(op.ms)}`;
     case "flaky":
       return `${head} ${op.count}x ${op.call}${op.afterEffect ? " (after effect)" : ""}`;
+    case "blip":
+      return `${head} c${op.clone} (armed: its next ${op.call} of a file fails as unreachable, once)`;
     case "tick":
       return `${head} ${op.n} @${op.pick}`;
     case "wait":
@@ -255,6 +257,7 @@ export function parseHistory(text: string): History {
     "lockless",
     "torn",
     "damaged",
+    "blip",
   ]);
   for (const op of j.ops) {
     if (typeof op?.id !== "number" || !kinds.has(op?.kind)) {

@@ -290,16 +290,35 @@ export type Op =
    * directory of that name holding a new file (`<path>/part-<id>.md`, bytes
    * of its own), or such a directory by a plain file again, by hand (`rm`,
    * `mkdir`, write); then, with `how: "push"`, marks the path by its name
-   * and pushes, or (`hand`) leaves it for a later walk. Nothing happens when
-   * the clone has neither a file nor a directory there. Inserted into some
-   * histories from a generator of their own (see {@link insertReshapes}).
+   * and pushes, or (`hand`) leaves it for a later walk, or (`mark`) marks
+   * it by its name and leaves it for the clone's next push. Nothing happens
+   * when the clone has neither a file nor a directory there. Inserted into
+   * some histories from a generator of their own (see {@link insertReshapes}
+   * and {@link insertBlips}).
    */
   | {
     readonly id: number;
     readonly kind: "reshape";
     readonly clone: number;
     readonly file: number;
-    readonly how: "hand" | "push";
+    readonly how: "hand" | "push" | "mark";
+  }
+  /**
+   * A brief outage, armed when the clone's queue gets to it (its commands
+   * before it done): the clone's next write (`put`) or deletion
+   * (`delete`) of a file's object (no index, lock or lockfile object: a
+   * push's transfer, its uploads, deletions and commit-step writes) fails
+   * as unreachable, with each retry of that call (one more than the
+   * retries), and the store answers every other call, before and after:
+   * the push stops its further writes and deletions there, and its commit
+   * meets the store back. Disarmed once it struck, and for the final sync.
+   * Inserted from a generator of its own (see {@link insertBlips}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "blip";
+    readonly clone: number;
+    readonly call: "put" | "delete";
   }
   /**
    * Another tool (a copy by hand, a script, a restore from a backup) puts

@@ -141,7 +141,43 @@ export class ShapeWatch {
    * synced and that still stands at that version: the walk would have left
    * a file and files under a directory of one name on the datastore.
    */
-  async checkWalk(clone: number, from: number, op: number): Promise<Violation[]> {
+  checkWalk(clone: number, from: number, op: number): Promise<Violation[]> {
+    return this.#standingBeside(
+      clone,
+      from,
+      (w, k) =>
+        `c${clone}'s walk push (op #${op}) published ${w} while it had synced ${k}, which still stands beside it: a walk never deletes, so it left a file and files under a directory of one name`,
+      op,
+    );
+  }
+
+  /**
+   * I15 at the end of any push of clone `clone`, one that failed too (a
+   * write or deletion out of reach part way: a `blip` move): none of its
+   * puts since `from` (a {@link puts} mark) stands beside a shape of the
+   * other kind that it had synced and that still stands at that version. A
+   * push that replaces a shape deletes the old one first, and holds back the
+   * new one's writes where a deletion is not made (failed, refused, or never
+   * tried), so it never leaves a file and files under a directory of one
+   * name on the datastore, even for a while.
+   */
+  checkPush(clone: number, from: number, op: number): Promise<Violation[]> {
+    return this.#standingBeside(
+      clone,
+      from,
+      (w, k) =>
+        `c${clone}'s push (op #${op}) wrote ${w} while it had synced ${k}, which still stands beside it as the push ends: a file and files under a directory of one name on the datastore, its deletion never made first`,
+      op,
+    );
+  }
+
+  /** The puts of `clone` since `from` that still stand beside a shape of the other kind it had synced, still standing. */
+  async #standingBeside(
+    clone: number,
+    from: number,
+    message: (write: string, knew: string) => string,
+    op: number,
+  ): Promise<Violation[]> {
     const out: Violation[] = [];
     if (!this.head) return out;
     for (const w of this.#puts.slice(from)) {
@@ -151,8 +187,7 @@ export class ShapeWatch {
         if ((await this.head(k.path))?.version !== k.version) continue;
         out.push({
           invariant: "I15",
-          message:
-            `c${clone}'s walk push (op #${op}) published ${w.key} while it had synced ${k.path} (version ${k.version}), which still stands beside it: a walk never deletes, so it left a file and files under a directory of one name`,
+          message: message(w.key, `${k.path} (version ${k.version})`),
           afterOp: op,
         });
         break;

@@ -73,6 +73,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
+      blipShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -87,6 +88,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       logFailShare: 0,
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
+      blipShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

@@ -96,6 +96,8 @@ export interface ChaosStats {
   setAsideFlakyHistories: number;
   /** Index reads failed so, right after a clone's lost version's set-aside. */
   setAsideFlakyLooks: number;
+  /** Brief outages met (`blip` moves): a push's write or deletion failed as unreachable, once. */
+  blips: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -303,6 +305,7 @@ export function emptyStats(): ChaosStats {
     commitStalls: 0,
     setAsideFlakyHistories: 0,
     setAsideFlakyLooks: 0,
+    blips: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,

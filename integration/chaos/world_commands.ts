@@ -156,6 +156,19 @@ export abstract class WorldCommands extends WorldMoves {
       case "flaky":
         this.target.faults.flaky(op.call, op.count, op.afterEffect);
         break;
+      case "blip": {
+        // Armed when the clone's queue gets to it: it strikes the command after.
+        const slot = this.clones[op.clone];
+        this.enqueue(
+          op.clone,
+          plainCommand(this.env, op.clone, `arm a brief outage (${op.call})`, () => {
+            // Reached only in the final sync (its queue drained there): none then.
+            if (this.currentOpId !== -1) this.blipArmed.set(slot, { call: op.call, left: 0 });
+            return Promise.resolve();
+          }),
+        );
+        break;
+      }
       case "crash": {
         const slot = this.clones[op.clone];
         if (op.at && op.queued) {

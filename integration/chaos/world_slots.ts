@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import { isLayoutInternal, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
@@ -350,9 +351,10 @@ export abstract class WorldSlots {
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };
     }, () => this.currentOpId);
+    const blipped = this.blips(shaped);
     this.gated = this.history.checkedDeletes
-      ? checkThenDelete(this.sched.wrap(shaped), this.sched.clock)
-      : this.sched.wrap(shaped);
+      ? checkThenDelete(this.sched.wrap(blipped), this.sched.clock)
+      : this.sched.wrap(blipped);
     this.shapes.head = (key) => this.target.direct.head(key);
     // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
     await this.registry.probe(this.target.store);
@@ -534,6 +536,51 @@ export abstract class WorldSlots {
         }
         return store.get(key, o);
       },
+    };
+  }
+
+  /**
+   * Clones armed by a `blip` move: the key of the call failing (once the
+   * first eligible call met it) and how many of its calls are still to fail.
+   */
+  readonly blipArmed = new Map<CloneSlot, { key?: string; call: "put" | "delete"; left: number }>();
+
+  /**
+   * `store`, where a clone armed by a `blip` move meets a brief outage: its
+   * next write (or deletion) of a file's object, no index, lock or lockfile
+   * object, fails as unreachable, and so does each retry of that very call
+   * (one more than the retries: its attempts spent), while every other call
+   * goes through. Disarmed once the last of them failed.
+   */
+  protected blips(store: ObjectStore): ObjectStore {
+    const strike = (call: "put" | "delete", key: string): boolean => {
+      // Who calls is known only now, before the first await.
+      const label = this.sched.label ?? "";
+      if (isOldClientCommand(label) || isOldPullCommand(label)) return false;
+      const slot = this.clones.find((c) => c.owner === this.sched.owner);
+      const armed = slot && this.blipArmed.get(slot);
+      if (!slot || !armed || armed.call !== call) return false;
+      if (armed.key === undefined) {
+        if (!blippable(key)) return false;
+        armed.key = key;
+        armed.left = CHAOS_CONFIG.retry.retries + 1;
+        this.stats.blips++;
+        this.note(`c${slot.index} meets a brief outage at its ${call} of ${key}`);
+      } else if (armed.key !== key) return false;
+      if (--armed.left <= 0) this.blipArmed.delete(slot);
+      return true;
+    };
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: (key, body, mode, o) =>
+        strike("put", key)
+          ? Promise.reject(new UnreachableError(`put ${key}: injected brief outage`))
+          : store.put(key, body, mode, o),
+      delete: (key, o) =>
+        strike("delete", key)
+          ? Promise.reject(new UnreachableError(`delete ${key}: injected brief outage`))
+          : store.delete(key, o),
     };
   }
 
@@ -902,4 +949,14 @@ function lostSetAsides(dir: string): number {
     // No set-aside area.
   }
   return n;
+}
+
+/**
+ * Whether a `blip` move strikes a call on `key`: a file's object a push
+ * transfers (an upload, a deletion, a commit-step write), not the layout's
+ * own (the index, locks) nor the managed lockfile, which a lockfile
+ * transaction writes, not a push's transfer.
+ */
+function blippable(key: string): boolean {
+  return !isLayoutInternal(key) && !key.startsWith(".locks/") && key !== MANAGED_LOCKFILE_PATH;
 }
