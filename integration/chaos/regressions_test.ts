@@ -3287,3 +3287,36 @@ Deno.test("chaos regression: a deletion whose commit never came, its record lost
     '{"seed":194800308,"clones":3,"absentOnError":true,"v2":true,"indexFirst":true,"ops":[{"id":6,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":7,"kind":"tick","n":18,"pick":1521847797},{"id":8,"kind":"flaky","call":"put","count":2,"afterEffect":true},{"id":38,"kind":"stall","clone":2,"on":true},{"id":48,"kind":"sibling","clone":2,"how":"dies","workMs":5000},{"id":49,"kind":"sync","clone":2},{"id":50,"kind":"tick","n":2,"pick":1153565031},{"id":17,"kind":"adopt","clone":0,"file":4},{"id":18,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":42,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":43,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":37,"kind":"stall","clone":2,"on":false},{"id":24,"kind":"resolve","clone":0,"pick":1,"how":"mine"},{"id":25,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":26,"kind":"breakglass","model":0},{"id":29,"kind":"tick","n":19,"pick":1672427922},{"id":30,"kind":"tick","n":15,"pick":1629475216},{"id":34,"kind":"outage","on":true},{"id":58,"kind":"tick","n":7,"pick":1896988074},{"id":59,"kind":"damaged","clone":2,"file":4,"pick":1569390185}]}',
   );
 });
+
+/**
+ * I20 (seed 194900100, `--blip-share 1`, shrunk; the checker's, once taught
+ * the `blip` move): c2 replaced a file it never pushed by a directory of its
+ * name and marked it by that name, then pushed a config edit, whose upload
+ * alone met a brief outage (failed as unreachable, the store answering
+ * again at once). The push stopped its further writes there, so the
+ * directory's file was never tried, and its commit, the store back,
+ * cleared the directory's mark: the file was neither published nor kept
+ * dirty, and no later push took it. A write a push never tried now keeps
+ * its marked directory's mark (f574b5f).
+ */
+Deno.test("chaos regression: a push stopped by a brief outage at its first write keeps the mark of a directory whose writes it never tried (I20, seed 194900100)", async () => {
+  await clean(
+    '{"seed":194900100,"clones":4,"absentOnError":true,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":32,"kind":"edit","clone":2,"file":5,"how":"hand"},{"id":35,"kind":"reshape","clone":2,"file":5,"how":"mark"},{"id":36,"kind":"blip","clone":2,"call":"put"},{"id":37,"kind":"config","clone":2,"file":1},{"id":38,"kind":"tick","n":8,"pick":354626433}]}',
+  );
+});
+
+/**
+ * I15 (seed 194900102, `--blip-share 1`, shrunk; the checker's, once taught
+ * the `blip` move): c1 replaced two synced files by directories of their
+ * names, marked each by its name, and pushed a config edit. The first
+ * deletion clearing the way met a brief outage; the push stopped its
+ * deletions there and never tried the second, yet published the files of
+ * that second directory beside the file still standing: a file and files
+ * under a directory of one name on the datastore. A deletion never tried
+ * now holds back the writes beside it, as a failed one does (837565e).
+ */
+Deno.test("chaos regression: a deletion clearing the way for a directory, never tried after a brief outage, holds back that directory's files (I15, seed 194900102)", async () => {
+  await clean(
+    '{"seed":194900102,"clones":4,"kinds":["api","core","core","api"],"ops":[{"id":54,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":55,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":56,"kind":"tick","n":13,"pick":925852619},{"id":57,"kind":"reshape","clone":1,"file":5,"how":"mark"},{"id":58,"kind":"reshape","clone":1,"file":4,"how":"mark"},{"id":59,"kind":"blip","clone":1,"call":"delete"},{"id":60,"kind":"config","clone":1,"file":2},{"id":61,"kind":"tick","n":2,"pick":1971445256}]}',
+  );
+});
