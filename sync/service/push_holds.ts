@@ -16,6 +16,14 @@ import type { PushResult } from "./push_result.ts";
  * pull takes the published version. So are snapshots: their writer makes
  * them whole, and publishing one settles its conflict.
  *
+ * An entry left out already (planned so: a check of an earlier push's
+ * upload at a path gone from here, which waits on the resolution too; or
+ * left out by a gate), whatever its class, is held the same way, its
+ * reason the conflict's: a push that leaves a path with an open conflict
+ * behind always names it, never answering as a clean push while that
+ * conflict stays open. An entry a two-phase push's preparation made
+ * (`prepared`) was reported by that preparation.
+ *
  * @example
  * ```ts
  * import { holdConflicted } from "./push_holds.ts";
@@ -30,8 +38,8 @@ export function holdConflicted(
   result: PushResult,
 ): void {
   for (const e of plan) {
-    if (e.action === "skip" || !conflicts.has(e.path)) continue;
-    if (e.class === "data-version" || e.snapshot) continue;
+    if (e.prepared || !conflicts.has(e.path)) continue;
+    if (e.action !== "skip" && (e.class === "data-version" || e.snapshot)) continue;
     e.action = "skip";
     e.keepDirty = true;
     e.reason = `unresolved conflict: run \`${resolveHint(e.path)}\``;

@@ -41,3 +41,24 @@ Deno.test("a dry run reports what a push now would leave out, but not an open co
     { path: "notes/c.md", reason: "skipped", keepDirty: false, unpublished: true },
   ]);
 });
+
+Deno.test("an entry left out already at a path with an open conflict is held for it too, and named; one a preparation made is not named again", async () => {
+  const set = await conflictsOn(["notes/a.md", "notes/b.md", "data/t/m/d/1/raw", "notes/c.md"]);
+  const plan = [
+    planEntry("notes/a.md", { action: "skip", strandedCheck: true, reason: "a check" }),
+    planEntry("notes/b.md", { action: "skip", reason: "left out by a gate" }),
+    planEntry("data/t/m/d/1/raw", { class: "data-version", action: "skip", keepDirty: true }),
+    planEntry("notes/c.md", { action: "skip", keepDirty: true, prepared: true, reason: "done" }),
+    planEntry("notes/d.md", { action: "skip", reason: "no conflict" }),
+  ];
+  const result = emptyPushResult();
+  holdConflicted(plan, set, result);
+  assert.deepEqual(result.conflicts, ["notes/a.md", "notes/b.md", "data/t/m/d/1/raw"]);
+  for (const e of plan.slice(0, 3)) {
+    assert.equal(e.keepDirty, true, e.path);
+    assert.match(e.reason!, /^unresolved conflict: run `sluice resolve/);
+  }
+  assert.equal(plan[3].reason, "done");
+  assert.equal(plan[4].reason, "no conflict");
+  assert.equal(plan[4].keepDirty, undefined);
+});
