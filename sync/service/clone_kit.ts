@@ -22,6 +22,7 @@ import {
   seedPeerBucket,
   writeCacheFile,
 } from "../../packages/testing/mod.ts";
+import type { PushResult } from "./push_result.ts";
 
 /**
  * Lets `svc` see the dangling index entries there are now (one pull), then
@@ -428,4 +429,61 @@ export async function olderClientVersions(
   const x = await clone(store, "x");
   await x.pullChanged();
   return { store, x };
+}
+
+/**
+ * A check of an earlier push's upload that waits on an open conflict at its
+ * path, a mark of the user's by name standing for it: `a`'s new file `path`,
+ * whose commit landed with its answer lost, deleted here and pushed by name
+ * while `b` commits an edit of it (the deletion kept as a conflict with that
+ * edit: `deleted`, the push's result); then `b` replaced the file by a
+ * directory of its name holding `path/under`, and `a` pulled it. `a`'s next
+ * push plans only the check at `path`, which the conflict holds.
+ *
+ * @example
+ * ```ts
+ * import { checkHeldByConflict } from "./clone_kit.ts";
+ * const { a } = await checkHeldByConflict();
+ * console.log(a.conflicts().length); // 1
+ * ```
+ */
+export async function checkHeldByConflict(
+  path = "notes/shared-1.md",
+  under = "part-26.md",
+): Promise<{ store: InMemoryStore; a: SyncService; b: SyncService; deleted: PushResult }> {
+  const store = new InMemoryStore();
+  const b = await clone(store, "b");
+  // The peer's edit lands in the window of `a`'s deletion of its own upload.
+  let own = "";
+  let armed = false;
+  const racing = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "delete") return value.bind(target);
+      return async (...args: unknown[]) => {
+        const o = args[1] as { ifVersion?: string } | undefined;
+        if (armed && args[0] === path && o?.ifVersion === own) {
+          armed = false;
+          await b.pullChanged();
+          await put(b, path, "the peer's edit");
+          await b.pushChanged();
+        }
+        return await value.apply(target, args);
+      };
+    },
+  }) as InMemoryStore;
+  const a = await clone(racing, "a");
+  own = await createAnswerLost(store, a, path, "a's file");
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  armed = true;
+  const deleted = await a.pushChanged({ only: [path] });
+  if (armed) throw new Error("the peer's edit did not land during the deletion");
+  await Deno.remove(`${b.cacheDir}/${path}`);
+  await writeCacheFile(b.cacheDir, `${path}/${under}`, "a part");
+  await b.markDirty({ relPath: path });
+  await b.pushChanged();
+  await a.pullChanged();
+  return { store, a, b, deleted };
 }
