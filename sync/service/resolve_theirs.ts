@@ -10,7 +10,9 @@
  * (a `mine` or `merged` cut off before its commit), theirs is gone: that
  * upload is taken and its publishing finished; unless the copy here is
  * theirs already (copied into place by hand), which is then written back
- * over that upload and committed.
+ * over that upload and committed. A directory at the path that is the
+ * datastore's side (a peer replaced the file by it, and a pull brought it)
+ * is no copy of this cache's: it stays, and the pull goes on from it.
  *
  * @module
  */
@@ -57,7 +59,7 @@ export async function resolveTheirs(
         { mine: { hash: here.hash, size: here.size }, theirs: rec.theirs, reason: rec.reason },
       ),
     );
-  } else if (!here && cache.exists(path)) {
+  } else if (!here && cache.exists(path) && !(await theirsDirectory(deps, path))) {
     setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
   }
   // A directory the copy leaves empty would be in the way of a file of its
@@ -177,6 +179,24 @@ export async function resolveTheirs(
     conflicts: pulled.conflicts.filter((p) => p === path),
     pull: pulled,
   };
+}
+
+/**
+ * True when the directory at `path` is the datastore's side, not a change of
+ * this cache's: it holds a file this cache synced (a pull brought the
+ * directory a peer replaced the file by), and the datastore's index still
+ * names a file under it. `--theirs` keeps it, and its pull takes what
+ * changed under it, as any pull does: set aside, its files were gone here
+ * while recorded as synced, local deletions that no pull brings back. A
+ * directory that replaced the file here (nothing under it synced), or one
+ * the datastore no longer holds, is set aside whole.
+ */
+async function theirsDirectory(deps: ResolveDeps, path: string): Promise<boolean> {
+  const { cache, state } = deps;
+  if (!deps.indexedOtherShape || !cache.holdsDirectory(path)) return false;
+  const under = `${path}/`;
+  if (!state.syncedPaths().some((p) => p.startsWith(under))) return false;
+  return (await deps.indexedOtherShape(path))?.startsWith(under) ?? false;
 }
 
 /**
