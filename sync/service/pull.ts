@@ -169,7 +169,7 @@ async function pullInto(
     links,
   });
   const conflict = conflictRecorder(deps, found);
-  const { todo, ownKept, heldLate: heldInPlan } = await planFetches({
+  const { todo, ownKept, heldLate: heldInPlan, leftToPush } = await planFetches({
     deps,
     prefixes,
     entries,
@@ -429,7 +429,7 @@ async function pullInto(
     const skipped = result.uncommitted.length + result.unreadable.length + blocked.length +
       links.length + result.deferred!.length + result.vanished!.length;
     // What was held back is looked at again by the next pull.
-    const whole = skipped === 0 && !deps.holdBack && !heldLate;
+    const whole = skipped === 0 && !deps.holdBack && !heldLate && !leftToPush;
     state.indexVersion = repaired && whole ? index?.version : undefined;
   }
   deps.indexMemo?.remember(index);

@@ -222,6 +222,13 @@ export interface FetchPlan {
    * pull read the marks (see `pull_elsewhere.ts`): the index token is not kept.
    */
   readonly heldLate: boolean;
+  /**
+   * A path with nothing here was left to the push as this cache's own
+   * write deleted here since (see {@link planFetches}): the push may find
+   * the upload a peer's published version by then and leave it alone, so
+   * the index token is not kept, and the next pull looks at the path again.
+   */
+  readonly leftToPush: boolean;
 }
 
 /** The reason of the conflict a pull records for a data version published again with other bytes. */
@@ -260,6 +267,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   const ownKept: string[] = [];
   // Paths left as they are for another process's mark made since the pull read them.
   let heldLate = false;
+  // Paths with nothing here left to the push (see `FetchPlan.leftToPush`).
+  let leftToPush = false;
   /**
    * Sets the copy at `path` (`mine`) aside before the datastore's is
    * fetched, with the conflict that names it kept beside it until its
@@ -426,13 +435,18 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // version (a peer's, whose create met this upload's bytes and committed
       // it), which no push here takes back (`dropOwnStranded`), so it is
       // fetched, and the record of the write settled with it, even where the
-      // look that settles that record at the set-aside failed.
+      // look that settles that record at the set-aside failed. The push may
+      // still leave the upload alone (a refused run's erasure took the copy
+      // out, not a user, and found the upload named by a peer's commit by
+      // then, settling the record): no index token is kept, so that the
+      // next pull looks at the path again and fetches what the push left.
       if (
         !local && (dirty.has(path) || state.attempted(path)) &&
         await ownWriteOver(path, e) === true &&
         !(await setAsideAsLost(cache.stateDir, path, e.v))
       ) {
         ownKept.push(path);
+        leftToPush = true;
         continue;
       }
       // Never deferred with a file here in the way of it: the fetch finds it
@@ -467,5 +481,5 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     }
     todo.push([path, e, seen]);
   }
-  return { todo, ownKept, heldLate };
+  return { todo, ownKept, heldLate, leftToPush };
 }
