@@ -3320,3 +3320,9 @@ Deno.test("chaos regression: a deletion clearing the way for a directory, never 
     '{"seed":194900102,"clones":4,"kinds":["api","core","core","api"],"ops":[{"id":54,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":55,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":56,"kind":"tick","n":13,"pick":925852619},{"id":57,"kind":"reshape","clone":1,"file":5,"how":"mark"},{"id":58,"kind":"reshape","clone":1,"file":4,"how":"mark"},{"id":59,"kind":"blip","clone":1,"call":"delete"},{"id":60,"kind":"config","clone":1,"file":2},{"id":61,"kind":"tick","n":2,"pick":1971445256}]}',
   );
 });
+
+Deno.test("chaos regression: a pull leaving a path with nothing here to the push, as this cache's own write deleted here, reads the index again next time, so a peer's published version over this cache's erased upload comes here (I1, seed 194700021)", async () => {
+  await clean(
+    '{"seed":194700021,"clones":4,"kinds":["api","core","core","api"],"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":18,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":33,"kind":"breakglass","model":0},{"id":34,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":35,"kind":"run","clone":3,"model":0,"data":1,"workMs":5000},{"id":52,"kind":"sync","clone":1},{"id":53,"kind":"tick","n":5,"pick":1002127714},{"id":54,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":55,"kind":"stall","clone":2,"on":true,"at":"commit","run":54,"pick":1278231948},{"id":56,"kind":"breakglass","model":0},{"id":57,"kind":"tick","n":6,"pick":255843695},{"id":58,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":59,"kind":"stall","clone":2,"on":false},{"id":60,"kind":"tick","n":19,"pick":1040139973},{"id":61,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":64,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":66,"kind":"sync","clone":2}]}',
+  );
+});
