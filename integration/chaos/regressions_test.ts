@@ -3326,3 +3326,9 @@ Deno.test("chaos regression: a pull leaving a path with nothing here to the push
     '{"seed":194700021,"clones":4,"kinds":["api","core","core","api"],"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":18,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":33,"kind":"breakglass","model":0},{"id":34,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":35,"kind":"run","clone":3,"model":0,"data":1,"workMs":5000},{"id":52,"kind":"sync","clone":1},{"id":53,"kind":"tick","n":5,"pick":1002127714},{"id":54,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":55,"kind":"stall","clone":2,"on":true,"at":"commit","run":54,"pick":1278231948},{"id":56,"kind":"breakglass","model":0},{"id":57,"kind":"tick","n":6,"pick":255843695},{"id":58,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":59,"kind":"stall","clone":2,"on":false},{"id":60,"kind":"tick","n":19,"pick":1040139973},{"id":61,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":64,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":66,"kind":"sync","clone":2}]}',
   );
 });
+
+Deno.test("chaos regression: a mark whose write never comes, after a damaged line of the manifest log with the process open since before, reads no line and has none to tell (I30, seed 196100481)", async () => {
+  await clean(
+    '{"seed":196100481,"clones":2,"absentOnError":true,"kinds":["core","core"],"skewMs":[0,-54252],"setAsideFlaky":true,"ops":[{"id":60,"kind":"run","clone":0,"model":1,"data":0,"workMs":0,"same":true},{"id":29,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":30,"kind":"tick","n":28,"pick":159637662},{"id":43,"kind":"damaged","clone":0,"file":1,"pick":1334900535,"open":true},{"id":23,"kind":"unwritten","clone":0,"file":1}]}',
+  );
+});
