@@ -593,13 +593,13 @@ export function unwrittenCommand(
 ): Command {
   return plainCommand(env, op.clone, `mark, never written #${op.id}`, async (svc) => {
     const path = SHARED_FILES[op.file];
-    if (await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null)) return;
+    if (await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null)) return NOTHING_TAKEN_IN;
     // Nor where it synced the path (a file deleted here: a mark of that is a deletion's).
-    if (svc.state.synced(path)) return;
+    if (svc.state.synced(path)) return NOTHING_TAKEN_IN;
     // Nor where a conflict here records a deletion of the path already: a
     // user's deletion kept as a conflict with a peer's version that named
     // the path again (`delete_skipped`), not a mark's.
-    if (svc.conflicts().some((c) => c.path === path && c.mine === null)) return;
+    if (svc.conflicts().some((c) => c.path === path && c.mine === null)) return NOTHING_TAKEN_IN;
     env.stats.unwrittenMarks++;
     env.truth.unwritten.push({
       op: op.id,
@@ -607,7 +607,9 @@ export function unwrittenCommand(
       path,
       touchedBefore: env.changes.touched.length,
     });
+    // A mark appends to the dirty journal: it reads no line of the manifest's log.
     await svc.markDirty({ relPath: path });
+    return NOTHING_TAKEN_IN;
   });
 }
 
