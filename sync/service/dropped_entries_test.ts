@@ -328,3 +328,33 @@ Deno.test("an old client's pull that writes back an entry it read before a Sluic
   assert.deepEqual(got.uncommitted, [], "a fresh clone skips nothing");
   assert.equal(await Deno.readTextFile(`${fresh.cacheDir}/notes/x.md`), "a's edit, committed\n");
 });
+
+/**
+ * Clone `a`'s committed edit of `config/app.yaml`, dropped from the index by
+ * an old client's write-back, deleted here by hand before `a`'s next pull
+ * (`marked`: marked dirty too). An entry gone while the store still holds
+ * the synced version is no deletion on the datastore (a deletion removes the
+ * object first): the deletion here is still to be published, or the object,
+ * named by no index, is left on the store for good.
+ */
+Deno.test("a file deleted here whose index entry another client dropped: the pull leaves the deletion for the push, which deletes the object", async (t) => {
+  for (const marked of [false, true]) {
+    await t.step(marked ? "the deletion marked dirty" : "the deletion not marked", async () => {
+      const { store, a, path } = await lost("dropped");
+      assert.equal((await peerReadIndex(store))[path], undefined, "the entry dropped");
+      await Deno.remove(`${a.cacheDir}/${path}`);
+      if (marked) await a.markDirty({ relPath: path });
+      const pulled = await a.pullChanged();
+      assert.deepEqual(pulled.removed, []);
+      await a.pushChanged();
+      assert.equal(store.peek(path), undefined, "nothing left on the store that no index names");
+      assert.equal((await peerReadIndex(store))[path], undefined);
+      assert.deepEqual(a.state.dirtyPaths(), []);
+      assert.equal(a.state.synced(path), undefined);
+      const b = await clone(store, "b");
+      const fresh = await b.pullChanged();
+      assert.deepEqual(fresh.uncommitted, []);
+      await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+    });
+  }
+});
