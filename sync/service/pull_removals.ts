@@ -3,7 +3,9 @@
  * is unchanged here was deleted on the datastore (or its entry dropped by
  * another client: a file the store still holds at the synced version is
  * kept, and named again by the next push). A file changed here is a
- * conflict; one deleted here too agrees; a data version this cache's push
+ * conflict; one deleted here too agrees (unless its entry was dropped: the
+ * store still holds the synced version, and the deletion here is left for
+ * the next push); a data version this cache's push
  * created is kept, a conflict (its copy here may be the only one). Each is removed only while it is
  * what the pull looked at: an edit saved in between is kept, a conflict.
  *
@@ -61,6 +63,8 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
   const { deps, agreed, result } = r;
   const { cache, state, config, signal } = deps;
   const gone: string[] = [];
+  // Synced files deleted here that the index no longer names.
+  const bothGone: string[] = [];
   // What was at each when it was found unchanged, checked again at its removal.
   const seenAt = new Map<string, FileIdentity | undefined>();
   for (const path of state.syncedPaths()) {
@@ -83,9 +87,9 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     const { local } = here;
     if (here.changed) {
       if (!local && cache.fileGone(path)) {
-        // Deleted on both sides (here, or replaced by a directory of its name): they agree.
-        state.setSynced(path, undefined);
-        agreed.push(path);
+        // Deleted here too (or replaced by a directory of its name): they
+        // agree, unless the datastore's entry was dropped (below).
+        bothGone.push(path);
       } else if (local) {
         r.conflict(path, { location: path, ...local }, "changed here, deleted on the datastore");
       }
@@ -102,13 +106,25 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
   // A deletion removes the object first: one still here at the synced
   // version had its entry dropped, not its file deleted (one HEAD each).
   const held = new Set<string>();
-  await keeping(pMap(gone, async (path) => {
+  await keeping(pMap([...gone, ...bothGone], async (path) => {
     const synced = state.synced(path);
     if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
   }, { concurrency: config.concurrency, signal }));
+  // Deleted here, its entry dropped: the datastore did not delete it, and
+  // taken for a deletion on both sides, the object would stand there for
+  // good, named by no index, its record forgotten here. The deletion here
+  // is left for the next push (synced still, marked dirty), which deletes
+  // the object over the synced version.
+  const keptDeleted = bothGone.filter((p) => held.has(p));
+  for (const path of bothGone) {
+    if (held.has(path)) continue;
+    state.setSynced(path, undefined);
+    agreed.push(path);
+  }
+  if (keptDeleted.length > 0) await state.markDirtyMany(keptDeleted);
   // Files the datastore lost (their objects deleted outside Sluice, their
   // entries then removed as dangling): this copy may be the last one.
-  const lost = gone.length > held.size
+  const lost = gone.some((p) => !held.has(p))
     ? await keeping(readVanished(deps.store, config.retry, signal))
     : new Map();
   // This cache's writer id (null in a copy of a cache, whose own writes are the original's).
