@@ -113,6 +113,13 @@ export interface CommandEnv {
    * absent: it does not stop.
    */
   windowOf?(clone: number, op: number): () => boolean;
+  /**
+   * The shared paths whose object the store holds now, written by a Sluice
+   * writer (its writer id on it), that the index `entries` an old client's
+   * pull just wrote back does not name (read past faults and scheduling);
+   * absent: not looked at.
+   */
+  sluiceUnnamed?(entries: Readonly<Record<string, unknown>>): Promise<string[]>;
 }
 
 /**
@@ -651,6 +658,8 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
         for (const w of env.truth.oldCommitted) {
           if (!Object.hasOwn(wrote, w.path)) env.truth.oldPullMissed.add(w.path);
         }
+        // A Sluice write its index leaves out (a commit it dropped).
+        for (const p of await env.sluiceUnnamed?.(wrote) ?? []) env.truth.oldPullUnnamed.add(p);
       },
     });
     env.stats.oldPullDrops += dropped.length;

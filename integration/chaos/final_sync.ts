@@ -210,6 +210,12 @@ export class World extends WorldCommands {
           state.conflicts.list().some((c) =>
             c.mine === null && (path.startsWith(`${c.path}/`) || c.path.startsWith(`${path}/`))
           ),
+        // Its record lost to a damaged line of its manifest log (`damaged`
+        // moves), the entry naming its write dropped by an old client's pull
+        // (`oldpull`): no pull of its names that write again (I11's exception).
+        recordLost: (path: string) =>
+          (this.damagedPaths.get(slot.index)?.has(path) ?? false) &&
+          this.truth.oldPullUnnamed.has(path),
       };
     }));
     // The uploads of a cache its user replaced by a copy of another's (a

@@ -132,7 +132,13 @@ export async function checkIndexNamesHeld(
  * until the user resolves the run (`sluice held --keep` publishes them,
  * `--discard` deletes them; `middleware/erasure_held.ts`), and no history
  * resolves one; and an old client's own file (`oldClientFile`), whose failed
- * push leaves it so.
+ * push leaves it so; and a clone's own write at a path whose record that
+ * clone lost (`recordLost`: a damaged line of its manifest log held it) and
+ * whose index entry an old client's pull dropped since: the clone counts
+ * the path as never synced (or synced at its record before), so no pull of
+ * its names it again, and a deletion of it made here by hand goes
+ * unpushed. The lost record leads to that, as it leads to a deletion
+ * fetched again when the entry stands.
  */
 export async function checkNothingUnnamed(
   direct: ObjectStore,
@@ -142,6 +148,7 @@ export async function checkNothingUnnamed(
     conflicts: { has(path: string): boolean };
     heldBack?: (path: string) => boolean;
     heldUploads?: readonly { readonly path: string; readonly version: string }[];
+    recordLost?: (path: string) => boolean;
   }[],
   oldClientFile: (key: string) => boolean = () => false,
 ): Promise<Violation[]> {
@@ -159,6 +166,7 @@ export async function checkNothingUnnamed(
       const writer = meta?.[WRITER_METADATA];
       const pending = clones.some((c) =>
         c.writer === writer && (c.conflicts.has(o.key) || c.heldBack?.(o.key) === true ||
+          c.recordLost?.(o.key) === true ||
           (c.heldUploads ?? []).some((u) => u.path === o.key && u.version === o.version))
       );
       if (pending) continue;

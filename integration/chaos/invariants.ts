@@ -362,6 +362,13 @@ export class GroundTruth {
   /** Paths an old client's pull wrote an index over that no longer named them (`oldpull` moves). */
   readonly oldPullDropped = new Set<string>();
   /**
+   * Paths of Sluice writes (their object written by a clone, its writer id
+   * on it) an old client's pull wrote an index over without (`oldpull`
+   * moves): a commit it dropped, named again by its writer's next pull
+   * unless that writer lost its record of the path (see I11).
+   */
+  readonly oldPullUnnamed = new Set<string>();
+  /**
    * Paths of old clients' writes of a refused run's bytes (`oldsame` moves)
    * that an old client's pull wrote an index over without their entry: on a
    * store whose versions are ETags, the run's erasure deletes such a write

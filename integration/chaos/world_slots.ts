@@ -30,7 +30,7 @@ import {
   isOldPullCommand,
 } from "./commands.ts";
 import { clientService } from "./core_driven.ts";
-import { type History, kindOf } from "./history.ts";
+import { type History, kindOf, SHARED_FILES } from "./history.ts";
 import { indexEntriesOf, readIndexEntriesOf } from "./index_checks.ts";
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { GroundTruth, plantSentinel } from "./invariants.ts";
@@ -282,6 +282,17 @@ export abstract class WorldSlots {
         if (!slot) return Object.hasOwn(entries, path);
         const held = (await this.target.direct.head(path).catch(() => null))?.version ?? null;
         return this.withdrawals.answerable(slot.index, path, entries, held);
+      },
+      sluiceUnnamed: async (entries) => {
+        const keys = (await this.target.inspect.keys()).filter((k) =>
+          SHARED_FILES.includes(k) && !Object.hasOwn(entries, k)
+        );
+        const out: string[] = [];
+        for (const k of keys) {
+          const head = await this.target.unfaulted((s) => s.head(k)).catch(() => null);
+          if (head?.metadata?.[WRITER_METADATA]) out.push(k);
+        }
+        return out;
       },
       windowOf: (clone, op) => {
         this.oldWindowsOpen.add(op);
