@@ -16,7 +16,7 @@ import {
   planEntry,
   spyNext,
 } from "../packages/testing/mod.ts";
-import { SluiceError } from "../sync/errors.ts";
+import { SluiceError, UnreachableError } from "../sync/errors.ts";
 import { LockReadError, ModelLockLostError } from "../sync/lock_errors.ts";
 import {
   emptyJournal,
@@ -999,4 +999,48 @@ Deno.test("two-phase, the erasure's second look at the index fails once after a 
   assert.equal((await cacheFiles(fresh))[`${V2}/raw`], "same output", "B's version 2 is whole");
   assert.equal((await cacheFiles(fresh))[`${V2}/metadata.yaml`], "version: 2\n");
   assert.equal(await readErasureJournal(w.a.cache).then((j) => j.trash.length), 0, "nothing kept");
+});
+
+Deno.test("a refused run's upload its erasure could not delete yet holds the next run of that version back, never losing it to that leftover", async () => {
+  const other: { b?: SyncService } = {};
+  // The store fails two deletes of one upload, answering every other call.
+  let fails = 2;
+  const w = await world({ fence: true, eraser: true }, {
+    createOnly: true,
+    onWrite: async (ctx) => {
+      if (!other.b || !ctx.key.startsWith(`${V2}/`)) return;
+      await releaseLock(other.b, { model: "t/m", force: true });
+      other.b = undefined;
+    },
+    beforeDelete: (key) =>
+      key === `${V2}/metadata.yaml` && fails-- > 0
+        ? Promise.reject(new UnreachableError(`delete ${key}: unreachable`))
+        : Promise.resolve(),
+  });
+  // A's run is refused for its lost lock once its uploads landed; its
+  // erasure cannot delete one of them (left pending).
+  other.b = w.b;
+  const first = await acquireModelLocks(w.a, ["t/m"]);
+  const error = await first.push([await writeVersion(w.a, 2, "A's data")])
+    .then(() => undefined, (e) => e);
+  await first.release();
+  assert.ok(error instanceof ModelLockLostError);
+  assert.ok(w.warnings.includes("a:erasure_pending"));
+  assert.equal(w.store.peekText(`${V2}/metadata.yaml`), "version: 2\n");
+  // A runs again and writes version 2 anew, other bytes; its push's erasure
+  // still cannot delete the refused run's upload in the way.
+  const again = await acquireModelLocks(w.a, ["t/m"]);
+  const dirA = await writeVersion(w.a, 2, "A's second data");
+  await Deno.writeTextFile(`${w.a.cacheDir}/${V2}/metadata.yaml`, "version: 2\nrun: second\n");
+  const second = await again.push([dirA]).then(() => undefined, (e) => e);
+  await again.release();
+  assert.notEqual(second?.code, "version_exists", String(second));
+  assert.equal(await Deno.readTextFile(`${w.a.cacheDir}/${V2}/raw`), "A's second data");
+  assert.ok(w.a.state.dirtyPaths().includes(`${V2}/raw`));
+  // The next push erases the leftover and publishes the second run's version.
+  await w.a.pushChanged();
+  assert.equal(w.store.peekText(`${V2}/raw`), "A's second data");
+  assert.equal(journalPending(await readErasureJournal(w.a.cache)), false);
+  await w.b.pullChanged();
+  assert.equal(await Deno.readTextFile(`${w.b.cacheDir}/${V2}/raw`), "A's second data");
 });
