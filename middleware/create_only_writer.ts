@@ -24,7 +24,10 @@
  *   refused for its lost lock, whose erasure deletes it; a commit on its
  *   way): the whole version then waits, dirty (`lost_version.ts`), or, told
  *   that writer is gone for good, replaces that upload
- *   (`version_adoption.ts`).
+ *   (`version_adoption.ts`);
+ * - or this cache's own such upload, whose erasure is still pending in its
+ *   journal (its delete failed): the version waits the same way, until the
+ *   next push's erasure deletes it; it was never published from here.
  *
  * @module
  */
@@ -40,6 +43,7 @@ import { putBackPending } from "./put_back_pending.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
 import { loseVersion, lostVersion, unlessSiblingLost, versionDir } from "./lost_version.ts";
 import { unlessSiblingWaits, versionWaits, waitVersion } from "./waiting_version.ts";
+import { readErasureJournal } from "./erasure_journal.ts";
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -60,6 +64,17 @@ async function remoteHash(
   // Streamed and hashed in chunks: the remote may be a large file.
   const push = ctx.push;
   return await hashObject(push.store, ctx.key, { retry: push.config.retry, signal: push.signal });
+}
+
+/**
+ * True when `version` of the write's path is an upload of a refused run that
+ * this cache's erasure journal still has to delete (see
+ * `refused_run_eraser.ts`), and no index names the path.
+ */
+async function erasurePending(ctx: WriteContext, version: string): Promise<boolean> {
+  const journal = await readErasureJournal(ctx.push.cache);
+  return journal.uploads.some((u) => u.path === ctx.key && u.version === version) &&
+    await indexedEntry(ctx) === undefined;
 }
 
 /**
@@ -195,6 +210,20 @@ export function createOnlyWriter(): Middleware<WriteContext> {
       push.note(
         CREATE_ONLY_WRITER,
         `${ctx.key}: another writer's upload, not committed, holds this version; ${dir} waits`,
+        ctx.entry,
+      );
+      return;
+    }
+    // This cache's own upload that no index names, of a run refused for its
+    // lost lock whose erasure could not delete it yet (pending in its
+    // journal): never published, so the version is not lost to it. Held back
+    // whole, dirty, as another writer's would be: the next push's erasure
+    // deletes it, then publishes this copy.
+    if (by === writer && await erasurePending(ctx, head.version)) {
+      await waitVersion(push, dir, ctx.key, head.version, writer, true);
+      push.note(
+        CREATE_ONLY_WRITER,
+        `${ctx.key}: a refused run's upload from this cache, its erasure pending, holds this version; ${dir} waits`,
         ctx.entry,
       );
       return;

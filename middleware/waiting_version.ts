@@ -32,6 +32,8 @@ export function waitVersion(
   key: string,
   found: string,
   writer: string,
+  /** The upload in the way is this cache's own refused run's, its erasure pending. */
+  ownErasure = false,
 ): Promise<void> {
   const byDir = push.vars.get(WAITING);
   const earlier = byDir.get(dir);
@@ -56,8 +58,9 @@ export function waitVersion(
     }
     push.events.emit("warning", {
       code: "push_waiting_uncommitted",
-      message:
-        `${dir} was not pushed: the datastore holds another writer's upload of ${key} (version ${found}) that its index does not list (a run refused for losing its model lock, whose erasure deletes it, or a commit on its way). Nothing was overwritten; the local copy stays dirty, and the next push publishes it once that upload is gone, or meets it published (version_exists). If that writer is gone for good (a crashed run, whose upload nothing will erase), \`sluice push --adopt-uncommitted ${dir}\` replaces its upload with this copy once that upload is 15 minutes old; \`sluice status\` lists what waits.`,
+      message: ownErasure
+        ? `${dir} was not pushed: the datastore still holds this cache's upload of ${key} (version ${found}) from a run refused for losing its model lock, whose erasure could not delete it yet (erasure_pending); no index lists it. Nothing was overwritten; the local copy stays dirty, and the next push deletes that upload, then publishes this copy; \`sluice status\` lists what waits.`
+        : `${dir} was not pushed: the datastore holds another writer's upload of ${key} (version ${found}) that its index does not list (a run refused for losing its model lock, whose erasure deletes it, or a commit on its way). Nothing was overwritten; the local copy stays dirty, and the next push publishes it once that upload is gone, or meets it published (version_exists). If that writer is gone for good (a crashed run, whose upload nothing will erase), \`sluice push --adopt-uncommitted ${dir}\` replaces its upload with this copy once that upload is 15 minutes old; \`sluice status\` lists what waits.`,
       path: key,
     });
   })();
