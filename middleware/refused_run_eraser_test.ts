@@ -326,6 +326,25 @@ Deno.test("a remote deletion that fails stays journaled and the next push comple
   assert.equal(journalPending(await readErasureJournal(m.cache)), false);
 });
 
+Deno.test("a refusal whose erasure could not delete an upload names it as left on the datastore, never saying nothing was pushed", async () => {
+  const m = await arranged();
+  const store = m.store as InMemoryStore;
+  const ours = await store.put(`${V2}/raw`, enc("A's data"), PutModes.overwrite);
+  m.ctx.uploaded.push({ path: `${V2}/raw`, info: ours, created: true, outcome: "written" });
+  store.unreachable = true;
+  const error = await run(m, () => {
+    throw lost();
+  });
+  assert.ok(error instanceof ModelLockLostError);
+  assert.equal(store.peekText(`${V2}/raw`), "A's data");
+  assert.doesNotMatch(error.message, /Nothing was pushed/);
+  assert.match(
+    error.message,
+    /data\/t\/m\/d\/2\/raw .*could not be deleted from the datastore yet/,
+  );
+  assert.match(error.message, /Nothing was published/);
+});
+
 Deno.test("a journaled erasure interrupted by a crash is completed before the next push", async () => {
   const m = await arranged();
   // A journal as written before it recorded moves, trash and markers.
