@@ -148,7 +148,26 @@ export async function refuse(
   );
   warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
+  leftOnStore(err, outcome.pending.filter((u) => uploads.some((v) => v.path === u.path)));
   await settleMarkers(ctx, modelPrefixes(err.lost, []));
   await refresh(ctx, prefixes, unfinished);
   throw err;
+}
+
+/**
+ * The refusal's "Nothing was pushed" is not so while uploads of the run its
+ * erasure could not delete yet stay on the datastore (named by no index, so
+ * published nowhere): it names them instead, and that the next push deletes
+ * them.
+ */
+function leftOnStore(err: ModelLockLostError, left: readonly { path: string }[]): void {
+  if (left.length === 0 || !err.message.includes("Nothing was pushed;")) return;
+  const one = left.length === 1;
+  const paths = left.map((u) => u.path).join(", ");
+  err.message = err.message.replace(
+    "Nothing was pushed;",
+    `Nothing was published, but ${paths} (uploaded by this push, named by no index) could not be deleted from the datastore yet (erasure_pending): ${
+      one ? "it stays" : "they stay"
+    } there, unpublished, until the next push deletes ${one ? "it" : "them"};`,
+  );
 }

@@ -271,6 +271,7 @@ function firstPassKept(e: unknown, first: PushResult): unknown {
   const shown = published.slice(0, 5).join(", ") + (published.length > 5 ? ", …" : "");
   e.message = `${
     e.message.replace("Nothing was pushed", "Nothing more was pushed")
+      .replace("Nothing was published,", "Nothing more was published,")
   } Before the lock was lost, this push had published ${published.length} file(s), its lock checked at that commit (${shown}); they stay published.`;
   return e;
 }
