@@ -51,7 +51,10 @@ function install(): void {
       if (a.fails) {
         if (name === "manifest.log" && a.fired) {
           armed.delete(target.slice(0, at));
-          throw new Error("No space left on device (os error 28)");
+          // As the runtime's error of a full disk is: its `code` says so.
+          throw Object.assign(new Error("No space left on device (os error 28)"), {
+            code: "ENOSPC",
+          });
         }
         if (name !== "manifest.json") return await rename(from, to);
         const fired = await a.step();
