@@ -293,12 +293,15 @@ export async function commitPrepared(
   // push whose index update failed keeps it synced, so the next push deletes
   // it again (finding it gone) and removes its index entry.
   for (const path of pending.remove) if (!theirs.has(path)) deps.state.setSynced(path, undefined);
-  for (const [path, entry] of Object.entries(pending.synced ?? {})) {
-    if (!theirs.has(path)) deps.state.setSynced(path, entry);
+  // The written paths, listed once for the passes below.
+  const synced = pending.synced ?? {};
+  const written = Object.keys(synced);
+  for (const path of written) {
+    if (!theirs.has(path)) deps.state.setSynced(path, synced[path]);
   }
   // A data version's write goes on despite such a conflict (create-only, it
   // never replaces theirs): once it is committed, the conflict is settled.
-  const settled = Object.keys(pending.synced ?? {}).filter((p) =>
+  const settled = written.filter((p) =>
     !theirs.has(p) && isOverwrittenConflict(deps.state.conflicts.get(p)?.reason)
   );
   // A deletion committed over a conflict with the datastore's own deletion
@@ -312,7 +315,8 @@ export async function commitPrepared(
   // does not hold back: pushed again by name rather than resolved), its
   // very bytes committed now: the datastore holds it again, settled as
   // `resolve --mine` settles it.
-  for (const [p, entry] of Object.entries(pending.synced ?? {})) {
+  for (const p of written) {
+    const entry = synced[p];
     const open = deps.state.conflicts.get(p);
     if (
       !theirs.has(p) && Object.hasOwn(pending.set, p) && open && !open.theirs &&
@@ -355,7 +359,8 @@ async function withdrawnSince(
   // cleared it since (its commit), having handled every path.
   const walkedSince = pending.snapshot.bulkSeq >= 0 && !deps.state.bulkPending();
   const out: string[] = [];
-  for (const [path, entry] of Object.entries(pending.set)) {
+  for (const path of Object.keys(pending.set)) {
+    const entry = pending.set[path];
     const base = pending.base?.[path];
     const synced = deps.state.synced(path)?.version;
     const created = base === null && !deps.state.attempted(path) && synced === undefined;

@@ -77,6 +77,9 @@ export async function apply(
   unpublished?: Set<string>,
 ): Promise<boolean> {
   let all = true;
+  // The paths this change sets, listed once: each pass below goes over them
+  // (listing a large object's keys again, or its entries, costs per path).
+  const setPaths = Object.keys(change.set);
   const checked = new Set(change.check ?? []);
   const foundGone = new Set(change.foundGone ?? []);
   const current = (p: string) => Object.hasOwn(entries, p) ? entries[p] : undefined;
@@ -153,9 +156,9 @@ export async function apply(
   };
   if (foreign?.size) {
     for (const p of change.remove) foreign.delete(p);
-    for (const p in change.set) foreign.delete(p);
+    for (const p of setPaths) foreign.delete(p);
   }
-  if (unpublished?.size) { for (const p in change.set) unpublished.delete(p); }
+  if (unpublished?.size) { for (const p of setPaths) unpublished.delete(p); }
   // What the store holds at each path to check, asked at once (`concurrency`
   // at a time); each path's decision depends on its own entry alone. Only
   // the paths to check are gathered: a commit of thousands of plain writes
@@ -243,8 +246,9 @@ export async function apply(
     if (tally) tally.applied++;
   }
   const setChecks = new Map<string, boolean>();
-  for (const [p, e] of Object.entries(change.set)) {
+  for (const p of setPaths) {
     if (deletedSince.has(p)) continue;
+    const e = change.set[p];
     const gone = retried && !Object.hasOwn(entries, p);
     const theirs = foreignOver(p) || suspect(p, e);
     if (change.verify || checked.has(p) || gone || theirs) setChecks.set(p, theirs);
@@ -301,7 +305,7 @@ export async function apply(
   // Paths new to the index beside the other shape of their name there (see below).
   const clash = new Map<string, string>();
   if (change.clashing) {
-    for (const p of Object.keys(change.set)) {
+    for (const p of setPaths) {
       if (current(p) !== undefined) continue;
       let other: string | undefined;
       // Files beside one above may lie in another shard (v2): asked there,
@@ -319,13 +323,17 @@ export async function apply(
   const heldMarkers = new Set<string>();
   // A marker whose version files are left out beside the other shape: left out with them.
   const clashMarkers = new Map<string, string>();
-  for (const [p, e] of Object.entries(change.set)) {
+  // Only a change that sets a marker (`…/latest`) has one to hold back.
+  const setsMarker = setPaths.some((p) => p.endsWith("/latest"));
+  for (const p of setsMarker ? setPaths : []) {
+    const e = change.set[p];
     const marker = markerOfVersionFile(p);
     if (!marker || !Object.hasOwn(change.set, marker) || deletedSince.has(p)) continue;
     if (clash.has(p)) clashMarkers.set(marker, clash.get(p)!);
     else if ((checked.has(p) && lost(p, e)) || ownGone(p, e)) heldMarkers.add(marker);
   }
-  for (const [p, e] of Object.entries(change.set)) {
+  for (const p of setPaths) {
+    const e = change.set[p];
     change.clashing?.delete(p);
     const held = clashMarkers.get(p);
     if (change.clashing && held !== undefined && !heldMarkers.has(p)) {

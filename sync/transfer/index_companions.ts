@@ -84,9 +84,14 @@ async function replayIntoV2(
 
 /** The partitions a change touches that have a shard of their own. */
 export function touchedShards(change: IndexChange): Set<string> {
-  return new Set(
-    [...change.remove, ...Object.keys(change.set)].map(shardOf).filter((s) => s !== UNPARTITIONED),
-  );
+  const touched = new Set<string>();
+  const add = (p: string) => {
+    const s = shardOf(p);
+    if (s !== UNPARTITIONED) touched.add(s);
+  };
+  for (const p of change.remove) add(p);
+  for (const p of Object.keys(change.set)) add(p);
+  return touched;
 }
 
 /** Companion writes are a convenience: one attempt each, no retries. */

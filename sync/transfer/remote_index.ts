@@ -422,7 +422,9 @@ export async function updateIndex(
     // index), has no shards to read: each is written only where none is,
     // and one there after all (left behind by hand, or a move's) refuses
     // that write and is refreshed from the index.
-    const touched = touchedShards({ set: { ...found, ...change.set }, remove: change.remove });
+    const touched = touchedShards(
+      discovered > 0 ? { set: { ...found, ...change.set }, remove: change.remove } : change,
+    );
     const reading = cur && !cur.noShards
       ? shardVersions(store, touched, c)
       : Promise.resolve(new Map([...touched].map((s) => [s, null])));
