@@ -306,10 +306,24 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   // come yet), over a path this cache recorded as attempted: the entry may
   // name that very write, and kept as its own, the deletion is a conflict,
   // never the removal of what may be the last copy.
+  // So too a data version never synced here, neither marked nor attempted,
+  // in a cache whose writer id is bound to it: its record may have been lost
+  // (a damaged line of the manifest's log), and the store's object tells
+  // whether this cache wrote it (one HEAD). Its object gone, no look tells:
+  // the copy is left unrecorded (undefined), as a pull a moment later finds
+  // it (no entry), and kept as any file this cache never synced; recorded as
+  // synced, the next pull would follow the deletion and remove what may be
+  // the last copy. (Where the path is dirty, as `here.changed` requires of a
+  // path never synced, the result is always a record.)
+  let bound: Promise<boolean> | undefined;
   const agreeing = async (path: string, e: IndexEntry) => {
-    const candidate = !state.synced(path) && (dirty.has(path) || state.attempted(path)) &&
+    const version = !state.synced(path) &&
       classifyPath(path, deps.config.classifierRules) === "data-version";
+    const marked = dirty.has(path) || state.attempted(path);
+    const candidate = version &&
+      (marked || await (bound ??= readWriter(deps.cache).then((w) => w.bound)));
     const found = candidate ? await ownWriteOver(path, e) : false;
+    if (found === "gone" && !marked) return undefined;
     const own = found === true || (found === "gone" && state.attempted(path));
     const id = own ? await readWriterId(deps.cache) : null;
     return { hash: e.h, version: e.v, size: e.s, ...(id ? { own: id } : {}) };
@@ -421,7 +435,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
         throw err;
       }
       if (local && local.hash === e.h) {
-        state.setSynced(path, await agreeing(path, e));
+        const record = await agreeing(path, e);
+        if (record) state.setSynced(path, record);
         continue;
       }
       // Nothing here where this cache wrote the path (dirty, or recorded as
