@@ -3374,3 +3374,9 @@ Deno.test("chaos regression: a refused run's upload left by its erasure's failed
     '{"seed":194900118,"clones":2,"kinds":["core","api"],"oldClients":true,"indexFirst":true,"ops":[{"id":9,"kind":"resolve","clone":0,"pick":1,"how":"merged"},{"id":56,"kind":"blip","clone":1,"call":"delete"},{"id":19,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":20,"kind":"tick","n":15,"pick":793903432},{"id":21,"kind":"tick","n":10,"pick":1710526217},{"id":22,"kind":"breakglass","model":0},{"id":23,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":54,"kind":"config","clone":0,"file":0},{"id":55,"kind":"tick","n":38,"pick":945349150}]}',
   );
 });
+
+Deno.test("chaos regression: a data version this cache published, its record lost to a damaged line of the manifest log, is told for its own by the pull that finds it again, so a blind deletion of it is kept as a conflict and its last copy stays (I19, seed 196500029)", async () => {
+  await clean(
+    '{"seed":196500029,"clones":4,"kinds":["api","api","core","api"],"checkedDeletes":true,"ops":[{"id":2,"kind":"run","clone":2,"model":1,"data":0,"workMs":15000,"parallel":true},{"id":6,"kind":"tick","n":2,"pick":1569433463},{"id":38,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":39,"kind":"tick","n":40,"pick":518533736},{"id":82,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":84,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":86,"kind":"sync","clone":2},{"id":87,"kind":"tick","n":56,"pick":2010193254},{"id":88,"kind":"damaged","clone":2,"file":0,"pick":971529078},{"id":91,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":93,"kind":"sync","clone":2},{"id":94,"kind":"tick","n":10,"pick":366778650},{"id":40,"kind":"vanish","file":4,"run":38,"blind":true}]}',
+  );
+});
