@@ -3380,3 +3380,22 @@ Deno.test("chaos regression: a data version this cache published, its record los
     '{"seed":196500029,"clones":4,"kinds":["api","api","core","api"],"checkedDeletes":true,"ops":[{"id":2,"kind":"run","clone":2,"model":1,"data":0,"workMs":15000,"parallel":true},{"id":6,"kind":"tick","n":2,"pick":1569433463},{"id":38,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":39,"kind":"tick","n":40,"pick":518533736},{"id":82,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":84,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":86,"kind":"sync","clone":2},{"id":87,"kind":"tick","n":56,"pick":2010193254},{"id":88,"kind":"damaged","clone":2,"file":0,"pick":971529078},{"id":91,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":93,"kind":"sync","clone":2},{"id":94,"kind":"tick","n":10,"pick":366778650},{"id":40,"kind":"vanish","file":4,"run":38,"blind":true}]}',
   );
 });
+
+/**
+ * I30, the checker's (seed 196700111, `--torn-log-share 1
+ * --shared-cache-share 1`, shrunk to 44 operations): a line of c0's synced
+ * manifest log (an index version's) was damaged on disk while c0's process
+ * stayed open, another process writing a line ahead after it, and c0's next
+ * command a lockfile change. A second process over c0's cache (a `sibling`
+ * move's, pushing) saved first: its take-in passed over the line, told it
+ * (`state_unreadable`, line 2) and wrote a base over the log. c0's lockfile
+ * change then took in that base, with no damaged line left to tell. I30
+ * counted only a warning of c0's own process, and held the line's record
+ * lost unsaid. A second process's warning naming the line, the line gone
+ * from the log on disk when it is told, now counts as told.
+ */
+Deno.test("chaos regression: a damaged line of the manifest log told by a second process over the cache, which wrote a base over it, leaves the clone's process open since before no line to tell (I30, seed 196700111)", async () => {
+  await clean(
+    '{"seed":196700111,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","api","core","api","core-single-phase"],"skewMs":[0,0,70289,0,0],"indexFirst":true,"ops":[{"id":1,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000},{"id":3,"kind":"sync","clone":4},{"id":4,"kind":"run","clone":4,"model":0,"data":1,"workMs":15000},{"id":27,"kind":"sibling","clone":0,"how":"push","workMs":15000},{"id":28,"kind":"sync","clone":0},{"id":5,"kind":"breakglass","model":0},{"id":8,"kind":"flaky","call":"head","count":1,"afterEffect":false},{"id":9,"kind":"latency","ms":500},{"id":10,"kind":"run","clone":4,"model":1,"data":1,"workMs":1000,"same":true},{"id":11,"kind":"resolve","clone":2,"pick":2,"how":"mine"},{"id":30,"kind":"sibling","clone":2,"how":"dies","workMs":5000},{"id":42,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":43,"kind":"tick","n":23,"pick":1135132848},{"id":44,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":45,"kind":"tick","n":26,"pick":354218206},{"id":46,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":47,"kind":"tick","n":23,"pick":1933887376},{"id":48,"kind":"sync","clone":0},{"id":49,"kind":"tick","n":23,"pick":1205353681},{"id":50,"kind":"damaged","clone":0,"file":1,"pick":2122196573,"open":true},{"id":51,"kind":"sync","clone":0},{"id":52,"kind":"tick","n":41,"pick":1069522675},{"id":31,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":32,"kind":"tick","n":30,"pick":1444633540},{"id":12,"kind":"breakglass","model":1},{"id":13,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":14,"kind":"run","clone":3,"model":1,"data":1,"workMs":0},{"id":15,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":16,"kind":"sync","clone":4},{"id":17,"kind":"edit","clone":4,"file":1,"how":"during","pick":1618567405},{"id":18,"kind":"run","clone":2,"model":1,"data":1,"workMs":5000},{"id":19,"kind":"edit","clone":4,"file":4,"how":"revert"},{"id":20,"kind":"run","clone":1,"model":1,"data":0,"workMs":1000},{"id":21,"kind":"run","clone":0,"model":1,"data":0,"workMs":15000},{"id":22,"kind":"tick","n":37,"pick":456792560},{"id":33,"kind":"edit","clone":3,"file":4,"how":"push"},{"id":34,"kind":"tick","n":20,"pick":514904490},{"id":35,"kind":"sync","clone":0},{"id":36,"kind":"torn","clone":0,"file":5,"pick":708027610},{"id":37,"kind":"tick","n":49,"pick":2120142771},{"id":38,"kind":"crash","clone":0},{"id":39,"kind":"delete","clone":3,"file":5,"how":"push"},{"id":40,"kind":"tick","n":30,"pick":432605668},{"id":41,"kind":"sync","clone":0}]}',
+  );
+});
