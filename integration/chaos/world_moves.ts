@@ -44,7 +44,7 @@ import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { sameBytes } from "./invariants.ts";
 import { mulberry32 } from "./prng.ts";
 import { armBaseRename, armLogReplaceFail, disarmBaseRename } from "./save_crash.ts";
-import { type CloneSlot, WorldSlots } from "./world_slots.ts";
+import { type CloneSlot, SIBLING_INCARNATION, WorldSlots } from "./world_slots.ts";
 
 /** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
 const OLD_SAME_DECISIONS = 300;
@@ -259,7 +259,7 @@ export abstract class WorldMoves extends WorldSlots {
       slot.dir,
       `c${slot.index}`,
       slot.index,
-      1000 + op.id,
+      SIBLING_INCARNATION + op.id,
     );
     const die = () => {
       for (const l of locks) l.abandon();

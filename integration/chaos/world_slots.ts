@@ -16,7 +16,7 @@ import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts"
 import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
-import { diskGen } from "../../sync/service/manifest_disk.ts";
+import { diskGen, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
 import { CHAOS_CONFIG, commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
@@ -708,11 +708,16 @@ export abstract class WorldSlots {
         // A damaged line of its log told (see `damagedOpen`).
         const lines = /^synced manifest: lines? ([\d, ]+) of its log/.exec(w.message)?.[1];
         const open = name === "operator" ? undefined : this.damagedOpen.get(this.clones[index]);
-        if (
-          w.code === "state_unreadable" && lines !== undefined && open &&
-          open.incarnation === incarnation && lines.split(", ").map(Number).includes(open.line)
-        ) {
-          open.told = true;
+        const named = lines?.split(", ").map(Number).includes(open?.line ?? -1) ?? false;
+        if (w.code === "state_unreadable" && named && open) {
+          if (open.incarnation === incarnation) open.told = true;
+          // Told by a second process over the cache (a `sibling` move's),
+          // which took the log in first and wrote a base over it: the line is
+          // gone from the files, its record lost and told there, and the
+          // clone's own process has no line left to read and tell.
+          else if (incarnation >= SIBLING_INCARNATION && !damagedLineOnDisk(dir, open.line)) {
+            open.told = true;
+          }
         }
         if (
           w.code === "state_unreadable" && name !== "operator" &&
@@ -970,4 +975,28 @@ function lostSetAsides(dir: string): number {
  */
 function blippable(key: string): boolean {
   return !isLayoutInternal(key) && !key.startsWith(".locks/") && key !== MANAGED_LOCKFILE_PATH;
+}
+
+/**
+ * The incarnations of the second processes over a clone's cache (`sibling`
+ * moves): this plus the move's id, past any of the clone's own process.
+ */
+export const SIBLING_INCARNATION = 1000;
+
+/** True when line `line` (from 1) of the manifest log of the cache at `dir` is on disk and unreadable. */
+function damagedLineOnDisk(dir: string, line: number): boolean {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${stateDirOf(dir)}/${MANIFEST_LOG}`);
+  } catch {
+    return false;
+  }
+  const l = text.split("\n")[line - 1];
+  if (l === undefined) return false;
+  try {
+    JSON.parse(l);
+    return false;
+  } catch {
+    return true;
+  }
 }
