@@ -722,6 +722,64 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
   assert.ok(followed > 0);
 });
 
+/** Every move inserted into a generated history, by the share that brings it in. */
+const MOVE_SHARES = [
+  "stallShare",
+  "reshapeShare",
+  "vanishShare",
+  "unwrittenShare",
+  "sharedCacheShare",
+  "copyShare",
+  "ownLostShare",
+  "ownWithdrawnShare",
+  "markerRaceShare",
+  "locklessShare",
+  "tornLogShare",
+  "damagedLogShare",
+  "damagedOpenShare",
+  "saveCrashShare",
+  "logFailShare",
+  "setAsideFlakyShare",
+  "blipShare",
+] as const;
+
+/** The place of the first operation that is not another tool's write before which one comes. */
+function misplacedBeforeForeign(h: History): number | undefined {
+  const last = h.ops.findLastIndex((o) => o.kind === "foreign");
+  const at = h.ops.slice(0, last + 1).findIndex((o) => o.kind !== "foreign");
+  return at < 0 ? undefined : at;
+}
+
+Deno.test("history: no move's block comes before another tool's first writes, which come before any index, for every move alone and all together", () => {
+  const all = Object.fromEntries(MOVE_SHARES.map((k) => [k, 1]));
+  const cases: [string, GenerateOptions][] = [
+    ...MOVE_SHARES.map((k): [string, GenerateOptions] => [k, { [k]: 1 }]),
+    ["every move", all],
+    // Seed 196300468's own-lost block went first, and the own-withdrawn
+    // block after it, both before the other tool's writes.
+    ["every move, a first index from the first push", { ...all, indexFirstShare: 1 }],
+    ["copies and second processes", { copyShare: 1, sharedCacheShare: 1 }],
+  ];
+  for (const [name, options] of cases) {
+    let foreign = 0;
+    for (let seed = 1; seed <= 150; seed++) {
+      const h = generateHistory(seed, { ...options, foreignShare: 1, oldShare: 0 });
+      if (!h.ops.some((o) => o.kind === "foreign")) continue;
+      foreign++;
+      const at = misplacedBeforeForeign(h);
+      assert.equal(
+        at,
+        undefined,
+        `${name}, seed ${seed}: ${at === undefined ? "" : formatOp(h.ops[at])}`,
+      );
+    }
+    assert.ok(foreign > 50, `${name}: ${foreign} of 150 histories with another tool's writes`);
+  }
+  const found = generateHistory(196300468, { copyShare: 1, sharedCacheShare: 1 });
+  assert.ok(found.ops.some((o) => o.kind === "foreign"));
+  assert.equal(misplacedBeforeForeign(found), undefined, formatHistory(found));
+});
+
 Deno.test("history: another tool's deletion of a shared file (or a run's raw output) is inserted into some histories without old clients, the other operations as they were", () => {
   let inserted = 0;
   let runs = 0;
