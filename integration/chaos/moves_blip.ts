@@ -12,7 +12,7 @@
  */
 import type { Rng } from "./prng.ts";
 import type { Op } from "./history_ops.ts";
-import { RESHAPED_FILES } from "./moves_bucket.ts";
+import { afterForeign, RESHAPED_FILES } from "./moves_bucket.ts";
 
 /**
  * Inserts, in a share of histories, one or two `blip` moves (see the `blip`
@@ -39,7 +39,7 @@ export function insertBlips(ops: Op[], clones: number, rng: Rng, share: number):
     // writes, which come before any index.
     const clear: number[] = [];
     let down = false;
-    const after = ops.findLastIndex((o) => o.kind === "foreign") + 1;
+    const after = afterForeign(ops);
     for (let i = 0; i <= ops.length; i++) {
       const quiet = !ops.slice(i, i + 3).some((o) => o.kind === "outage");
       if (!down && quiet && i >= after) clear.push(i);

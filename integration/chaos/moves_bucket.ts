@@ -32,7 +32,7 @@ export function insertReshapes(ops: Op[], clones: number, rng: Rng, share: numbe
   for (let n = rng.range(1, 2); n > 0; n--) {
     const file = rng.pick(RESHAPED_FILES);
     const clone = rng.int(clones);
-    const at = rng.int(ops.length + 1);
+    const at = placeAfterForeign(ops, rng);
     const first: Op[] = [];
     if (rng.chance(0.6)) first.push({ id: id++, kind: "edit", clone, file, how: "push" });
     first.push({ id: id++, kind: "reshape", clone, file, how: how() });
@@ -122,8 +122,9 @@ export function insertForeign(ops: Op[], clones: number, rng: Rng, share: number
  * name must take the index entry naming it out before the upload, beside
  * old clients' entries too (a review found the removal left out there:
  * every conditional removal is checked against the store, which still held
- * the upload). From a generator of its own, with ids after every other
- * operation's.
+ * the upload). At a random place after another tool's first writes (see
+ * {@link insertAfterForeign}); from a generator of its own, with ids after
+ * every other operation's.
  */
 export function insertOwnLost(ops: Op[], clones: number, rng: Rng, share: number): void {
   if (ops.length === 0 || !rng.chance(share)) return;
@@ -136,7 +137,9 @@ export function insertOwnLost(ops: Op[], clones: number, rng: Rng, share: number
     { id: id++, kind: "crash", clone, at: "commit", queued: true },
     { id: id++, kind: "reshape", clone, file, how: "push" },
   ];
-  ops.splice(rng.int(ops.length + 1), 0, ...block);
+  // After another tool's first writes: its push may make the index, and
+  // what that tool puts into the bucket must come before any index (I18).
+  insertAfterForeign(ops, block, rng);
 }
 
 /**
@@ -178,8 +181,7 @@ export function insertOwnWithdrawn(ops: Op[], clones: number, rng: Rng, share: n
   if (rng.chance(0.5)) block.push({ id: id++, kind: "edit", clone: peer, file, how: "push" });
   // The clone's push goes on and ends before the history does.
   block.push(tick(20, 40), { id: id++, kind: "stall", clone, on: false }, tick(20, 40));
-  const start = ops.findIndex((o) => o.kind !== "foreign");
-  ops.splice(start < 0 ? ops.length : start, 0, ...block);
+  insertAtStart(ops, block);
 }
 
 /**
@@ -232,7 +234,7 @@ export function insertVanish(ops: Op[], clones: number, rng: Rng, share: number)
     );
     block.push({ id: id++, kind: "sync", clone: writer });
   }
-  const at = rng.int(ops.length + 1);
+  const at = placeAfterForeign(ops, rng);
   // Drawn last, so that the shared-file blocks stay as they were drawn before.
   if (rng.chance(0.4)) {
     const run = block[0].id;
@@ -262,10 +264,7 @@ export function insertUnwritten(ops: Op[], clones: number, rng: Rng, share: numb
       clone: rng.int(clones),
       file: rng.int(SHARED_FILES.length),
     };
-    // After another tool's first writes, which come first of all.
-    const first = ops.findIndex((o) => o.kind !== "foreign");
-    const from = first < 0 ? ops.length : first;
-    ops.splice(from + rng.int(ops.length - from + 1), 0, op);
+    insertAfterForeign(ops, [op], rng);
   }
 }
 
@@ -361,13 +360,40 @@ export function foreignObjects(
 }
 
 /**
+ * The first place in `ops` where a move's operations may go: after another
+ * tool's first writes (the `foreign` operations), which come before any
+ * index is made, and so before every other operation (I18: what is there
+ * when an index is made is named by it). The one rule every move's
+ * insertion follows, whatever was inserted before it: 0 while there are
+ * none, so that a move inserted before them draws what it drew before.
+ */
+export function afterForeign(ops: readonly Op[]): number {
+  return ops.findLastIndex((o) => o.kind === "foreign") + 1;
+}
+
+/**
+ * A random place in `ops` for a move's block, drawn with one `rng.int`, at
+ * or after {@link afterForeign} (`end` false: before the last operation).
+ */
+export function placeAfterForeign(ops: readonly Op[], rng: Rng, end = true): number {
+  const from = afterForeign(ops);
+  return from + rng.int(Math.max(1, ops.length - from + (end ? 1 : 0)));
+}
+
+/**
  * Inserts `block` at a random place after another tool's first writes,
- * which come before any index is made (another move may have been inserted
- * before them).
+ * which come before any index is made (see {@link afterForeign}).
  */
 export function insertAfterForeign(ops: Op[], block: Op[], rng: Rng): void {
-  const from = ops.reduce((at, o, k) => o.kind === "foreign" ? k + 1 : at, 0);
-  ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+  ops.splice(placeAfterForeign(ops, rng), 0, ...block);
+}
+
+/**
+ * Inserts `block` at the start of the history, after another tool's first
+ * writes (see {@link afterForeign}).
+ */
+export function insertAtStart(ops: Op[], block: Op[]): void {
+  ops.splice(afterForeign(ops), 0, ...block);
 }
 
 /**

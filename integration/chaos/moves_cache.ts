@@ -41,10 +41,7 @@ export function insertSiblings(ops: Op[], clones: number, rng: Rng, share: numbe
         : { id: id++, kind: "sync", clone },
       { id: id++, kind: "tick", n: rng.range(20, 80), pick: rng.int(2 ** 31) },
     );
-    // After another tool's first writes, which come first of all.
-    const first = ops.findIndex((o) => o.kind !== "foreign");
-    const from = first < 0 ? ops.length : first;
-    ops.splice(from + rng.int(ops.length - from + 1), 0, ...block);
+    insertAfterForeign(ops, block, rng);
   }
 }
 
@@ -69,10 +66,7 @@ export function insertCopies(ops: Op[], clones: number, rng: Rng, share: number)
     { id: id++, kind: "sync", clone },
     { id: id++, kind: "tick", n: rng.range(20, 80), pick: rng.int(2 ** 31) },
   ];
-  // After another tool's first writes, which come first of all.
-  const first = ops.findIndex((o) => o.kind !== "foreign");
-  const at = first < 0 ? ops.length : first;
-  ops.splice(at + rng.int(ops.length - at + 1), 0, ...block);
+  insertAfterForeign(ops, block, rng);
 }
 
 /**

@@ -7,6 +7,12 @@
  */
 import type { Rng } from "./prng.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history_ops.ts";
+import {
+  afterForeign,
+  insertAfterForeign,
+  insertAtStart,
+  placeAfterForeign,
+} from "./moves_bucket.ts";
 
 /**
  * Makes `ops` a mixed fleet's: a breakglass of the global lock becomes one
@@ -23,7 +29,7 @@ export function insertOldPushes(ops: Op[], clones: number, rng: Rng): void {
   }
   let id = Math.max(0, ...ops.map((o) => o.id)) + 1;
   for (let n = rng.range(2, 6); n > 0; n--) {
-    const at = rng.int(ops.length + 1);
+    const at = placeAfterForeign(ops, rng);
     const clone = rng.int(clones);
     const what = rng.int(6);
     const file = what >= 3 ? { file: rng.int(SHARED_FILES.length) } : {};
@@ -95,7 +101,9 @@ export function insertOldPulls(ops: Op[], clones: number, rng: Rng): void {
     const clone = by === undefined || clones < 2
       ? rng.int(clones)
       : (by + rng.range(1, clones - 1)) % clones;
-    const at = after === undefined ? rng.int(ops.length + 1) : after + 1;
+    const at = after === undefined
+      ? placeAfterForeign(ops, rng)
+      : Math.max(after + 1, afterForeign(ops));
     ops.splice(at, 0, { id: id++, kind: "oldpull", clone });
   }
 }
@@ -120,7 +128,7 @@ export function insertStalls(
   let id = Math.max(...ops.map((o) => o.id)) + 1;
   for (let n = rng.range(1, 2); n > 0; n--) {
     const clone = rng.int(clones);
-    const at = rng.int(ops.length);
+    const at = placeAfterForeign(ops, rng, false);
     const off = at + rng.range(2, 12);
     const armed = rng.chance(0.4);
     // Later positions first, so that `at` still points where it did.
@@ -218,7 +226,7 @@ export function insertMoveStall(
     );
   }
   inserted.push(tick(40, 80), { id: id++, kind: "stall", clone: stopped, on: false }, tick(20, 60));
-  ops.splice(rng.int(ops.length + 1), 0, ...inserted);
+  insertAfterForeign(ops, inserted, rng);
 }
 
 /**
@@ -264,5 +272,5 @@ export function insertOldWindow(ops: Op[], clones: number, rng: Rng, share: numb
     { id: id++, kind: "delete", clone, file, how: "push" },
     tick(40, 80),
   );
-  ops.splice(0, 0, ...block);
+  insertAtStart(ops, block);
 }
