@@ -298,7 +298,14 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
         return await watched(key, () => store.delete(key, o));
       }
       const bytes = await deps.read(key);
-      await store.delete(key, o);
+      try {
+        await store.delete(key, o);
+      } catch (e) {
+        // A delete whose answer was lost after it took effect (the version
+        // gone all the same) deleted the write landed in between as well.
+        if (bytes && (await deps.held(key)) !== version) await deps.raced?.(key, bytes, version);
+        throw e;
+      }
       if (bytes) await deps.raced?.(key, bytes, version);
     },
   };
