@@ -20,6 +20,7 @@ import {
   locklessObjects,
   type Op,
   parseHistory,
+  SHARED_FILES,
 } from "./history.ts";
 import { checkOutside, type Invariant, plantSentinel } from "./invariants.ts";
 import { parseChaosArgs } from "./main.ts";
@@ -103,7 +104,7 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside and log-fail moves came later).
+  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip and theirs-shape moves came later).
   const found = await firstBreaking("I1", options, 400, {
     copyShare: 0,
     checkedDeleteShare: 0,
@@ -111,6 +112,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     setAsideFlakyShare: 0,
     logFailShare: 0,
     blipShare: 0,
+    theirsShapeShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -487,6 +489,7 @@ const INSERTS_OFF = {
   saveCrashShare: 0,
   oldWindowShare: 0,
   logFailShare: 0,
+  theirsShapeShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -1052,6 +1055,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
       blipShare: 0,
+      theirsShapeShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1065,6 +1069,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
       blipShare: 0,
+      theirsShapeShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1231,11 +1236,51 @@ Deno.test("history: a new file whose commit answer was lost, deleted and withdra
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
+Deno.test("history: a resolution --theirs of a clone's deletion whose file a peer made a directory, pulled here, is inserted at the start from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, theirsShapeShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (h.clones < 2) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const steps = added.filter((o) => o.kind !== "tick");
+    assert.deepEqual(
+      steps.map((o) => o.kind),
+      ["edit", "sync", "edit", "delete", "reshape", "sync", "resolve"],
+    );
+    const [edit, pulled, peerEdit, del, reshape, sync, resolve] = steps;
+    assert.ok(edit.kind === "edit" && peerEdit.kind === "edit" && del.kind === "delete");
+    assert.ok(reshape.kind === "reshape" && resolve.kind === "resolve");
+    assert.ok(pulled.kind === "sync" && sync.kind === "sync");
+    const clone = edit.clone;
+    const peer = peerEdit.clone;
+    assert.notEqual(clone, peer);
+    assert.deepEqual([pulled.clone, del.clone, reshape.clone, sync.clone], [
+      peer,
+      clone,
+      peer,
+      clone,
+    ]);
+    assert.ok([peerEdit.file, del.file, reshape.file].every((f) => f === edit.file));
+    assert.ok(SHARED_FILES[edit.file].startsWith("notes/"));
+    assert.deepEqual([del.how, reshape.how, resolve.how], ["push", "push", "theirs"]);
+    assert.ok(resolve.clone === clone && resolve.pick < 4, "theirs not copied by hand first");
+  }
+  assert.ok(inserted > 100, `${inserted} histories`);
+});
+
 Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
   let blips = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { blipShare: 0 });
-    const h = generateHistory(seed, { blipShare: 1 });
+    const without = generateHistory(seed, { blipShare: 0, theirsShapeShare: 0 });
+    const h = generateHistory(seed, { blipShare: 1, theirsShapeShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -1256,8 +1301,9 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
 Deno.test("history: index reads fail right after a lost version's set-aside in a share of the histories, drawn from a generator of its own", () => {
   let flaky = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { setAsideFlakyShare: 0, blipShare: 0 });
-    const h = generateHistory(seed, { setAsideFlakyShare: 1, blipShare: 0 });
+    const off = { blipShare: 0, theirsShapeShare: 0 };
+    const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
+    const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id)).filter((o) => o.kind !== "tick");

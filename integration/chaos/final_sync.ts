@@ -36,6 +36,7 @@ import {
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { checkOutside, type Violation } from "./invariants.ts";
 import { holdsOtherShape } from "./shapes.ts";
+import { checkNamedHeld } from "./named_held.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { WorldCommands } from "./world_commands.ts";
 import { disarmBaseRename } from "./save_crash.ts";
@@ -345,6 +346,16 @@ export class World extends WorldCommands {
       pendingGone(path, entries[path]) || gone(path, entries[path]) || overAbandoned.has(path) ||
       deletedAbandoned.has(path);
     for (const v of await checkFreshClone(fresh, entries, freshSpared)) this.truth.violate(v);
+    // I33: every clone holds what the index names (`named_held.ts`).
+    const held = this.clones.map((slot) => ({
+      index: slot.index,
+      dir: slot.dir,
+      conflicts: slot.svc.conflicts().map((c) => c.path),
+      blocked: blocked.get(slot.index) ?? [],
+      touched: (path: string) =>
+        this.changes.touchedIn.some((t) => t.clone === slot.index && t.path === path),
+    }));
+    for (const v of await checkNamedHeld(entries, held, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldCommittedNow(this.target.inspect, -1);
     await this.truth.checkOldPushes(
       entries,

@@ -37,6 +37,7 @@ import {
 } from "./moves_bucket.ts";
 import { insertCopies, insertDamagedLogs, insertSiblings, insertTornLogs } from "./moves_cache.ts";
 import { insertBlips } from "./moves_blip.ts";
+import { insertTheirsShape } from "./moves_theirs.ts";
 import {
   markBlinds,
   markParallel,
@@ -442,6 +443,13 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   if (setAsideFlaky) insertSetAsideRerun(ops, clones, setAsideRng);
   // From a generator of its own: the operations above stay as they were.
   insertBlips(ops, clones, new Rng(mixSeed(seed, 0x626c6970)), options.blipShare ?? 0.1);
+  // From a generator of its own: the operations above stay as they were.
+  insertTheirsShape(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x74687368)),
+    options.theirsShapeShare ?? 0.1,
+  );
   return {
     seed,
     clones,

@@ -79,6 +79,8 @@ export interface GenerateOptions {
   readonly reusedLockShare?: number;
   /** Chance that a history fails a clone's index reads right after a set-aside of a lost version's (see {@link History.setAsideFlaky}); default 0.2. */
   readonly setAsideFlakyShare?: number;
+  /** Chance that a history with two clones or more starts with a resolution `--theirs` of a clone's deletion whose file a peer replaced by a directory, pulled here (see {@link insertTheirsShape}); default 0.1. */
+  readonly theirsShapeShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

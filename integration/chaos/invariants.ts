@@ -163,6 +163,11 @@
  *   withdrawn upload itself, which the store no longer holds, whenever
  *   committed, is never spared (an old client's read-modify-write from a
  *   read made before the withdrawal put it back).
+ * - I33: a file the index names at a shared file's path or under its name
+ *   is on every clone after the final sync, unless that clone's user
+ *   changed or deleted that very path, a conflict of its is open at or
+ *   around it, or something of its own of the other shape is in the way
+ *   (`named_held.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -209,7 +214,8 @@ export type Invariant =
   | "I29"
   | "I30"
   | "I31"
-  | "I32";
+  | "I32"
+  | "I33";
 
 /** A broken invariant. */
 export interface Violation {
