@@ -3451,3 +3451,21 @@ Deno.test("chaos regression: a checked delete that takes a write landed in its w
   );
   assert.equal(r.stats.checkedDeleteRaces, 1, "the delete took the write landed in its window");
 });
+
+/**
+ * I33 (seed 197000000, `--theirs-shape-share 1`, shrunk; the checker's, once
+ * taught the `--theirs-shape-share` move): c0 pushed notes/shared-1.md, c2
+ * pulled it, edited it and pushed; c0 deleted it and pushed it by name, its
+ * deletion kept as an open conflict with c2's edit (`delete_skipped`); c2
+ * replaced the file by a directory of its name holding a new file and
+ * pushed; c0's sync pulled that directory, and c0 resolved the conflict with
+ * `--theirs`, which set the peer's directory aside whole: the peer's file
+ * was gone from c0 for good, recorded as synced (no pull brought it back, a
+ * walk offered its deletion). A directory at the path that is the
+ * datastore's side now stays (bc1afc7).
+ */
+Deno.test("chaos regression: resolve --theirs of a deletion here keeps the peer's directory of that name a pull brought (I33, seed 197000000)", async () => {
+  await clean(
+    '{"seed":197000000,"clones":3,"kinds":["api","core","api"],"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":40,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":41,"kind":"tick","n":8,"pick":1123814060},{"id":42,"kind":"sync","clone":2},{"id":44,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":46,"kind":"delete","clone":0,"file":4,"how":"push"},{"id":47,"kind":"tick","n":4,"pick":1068703807},{"id":48,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":49,"kind":"tick","n":13,"pick":1025850134},{"id":50,"kind":"sync","clone":0},{"id":52,"kind":"resolve","clone":0,"pick":0,"how":"theirs"}]}',
+  );
+});
