@@ -3469,3 +3469,9 @@ Deno.test("chaos regression: resolve --theirs of a deletion here keeps the peer'
     '{"seed":197000000,"clones":3,"kinds":["api","core","api"],"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":40,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":41,"kind":"tick","n":8,"pick":1123814060},{"id":42,"kind":"sync","clone":2},{"id":44,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":46,"kind":"delete","clone":0,"file":4,"how":"push"},{"id":47,"kind":"tick","n":4,"pick":1068703807},{"id":48,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":49,"kind":"tick","n":13,"pick":1025850134},{"id":50,"kind":"sync","clone":0},{"id":52,"kind":"resolve","clone":0,"pick":0,"how":"theirs"}]}',
   );
 });
+
+Deno.test("chaos regression: resolve --theirs where an old client's file stands beside a peer's directory of its name on the datastore sets the directory here aside, so theirs (the file) can be taken (I13, seed 197000127)", async () => {
+  await clean(
+    '{"seed":197000127,"clones":4,"kinds":["core-single-phase","core","api","api"],"oldClients":true,"reusedLocks":true,"ops":[{"id":70,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":74,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":42,"kind":"oldpush","clone":2,"file":4},{"id":48,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":49,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":36,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":37,"kind":"tick","n":8,"pick":958029389}]}',
+  );
+});
