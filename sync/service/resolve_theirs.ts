@@ -188,15 +188,21 @@ export async function resolveTheirs(
  * names a file under it. `--theirs` keeps it, and its pull takes what
  * changed under it, as any pull does: set aside, its files were gone here
  * while recorded as synced, local deletions that no pull brings back. A
- * directory that replaced the file here (nothing under it synced), or one
- * the datastore no longer holds, is set aside whole.
+ * directory that replaced the file here (nothing under it synced), one the
+ * datastore no longer holds, or one beside a file of its name the datastore
+ * holds too (another client wrote both shapes: theirs is that file), is set
+ * aside whole.
  */
 async function theirsDirectory(deps: ResolveDeps, path: string): Promise<boolean> {
   const { cache, state } = deps;
   if (!deps.indexedOtherShape || !cache.holdsDirectory(path)) return false;
   const under = `${path}/`;
   if (!state.syncedPaths().some((p) => p.startsWith(under))) return false;
-  return (await deps.indexedOtherShape(path))?.startsWith(under) ?? false;
+  if (!((await deps.indexedOtherShape(path))?.startsWith(under) ?? false)) return false;
+  // A file of its name there too (another client wrote one beside the
+  // directory): theirs is that file, which the directory here would keep
+  // out; set aside whole, as a directory of this cache's own is.
+  return (await deps.readTheirs?.(path)) == null;
 }
 
 /**
