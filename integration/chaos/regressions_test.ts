@@ -3475,3 +3475,9 @@ Deno.test("chaos regression: resolve --theirs where an old client's file stands 
     '{"seed":197000127,"clones":4,"kinds":["core-single-phase","core","api","api"],"oldClients":true,"reusedLocks":true,"ops":[{"id":70,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":74,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":42,"kind":"oldpush","clone":2,"file":4},{"id":48,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":49,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":36,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":37,"kind":"tick","n":8,"pick":958029389}]}',
   );
 });
+
+Deno.test("chaos regression: the final sync's resolutions meet no index read failed right after a set-aside: every fault is healed by then (I13, seed 197000038)", async () => {
+  await clean(
+    '{"seed":197000038,"clones":2,"v2":true,"kinds":["core","api"],"setAsideFlaky":true,"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":66,"kind":"lockless","run":3,"pick":1003469765,"indexed":true},{"id":4,"kind":"resolve","clone":1,"pick":0,"how":"theirs"},{"id":22,"kind":"sync","clone":0},{"id":6,"kind":"breakglass","model":0},{"id":8,"kind":"breakglass","model":0},{"id":55,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":78,"kind":"tick","n":2,"pick":246369391}]}',
+  );
+});
