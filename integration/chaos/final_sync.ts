@@ -59,6 +59,7 @@ export class World extends WorldCommands {
     this.answerArmed.clear();
     this.answerDue.clear();
     this.blipArmed.clear();
+    this.setAsideLooksHealed = true;
     for (const slot of this.clones) disarmBaseRename(findStateDir(slot.dir));
     await this.saveCrashes();
     this.due.clear();

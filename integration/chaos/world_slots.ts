@@ -514,6 +514,8 @@ export abstract class WorldSlots {
 
   /** Per clone slot: the lost versions' set-asides seen, and the index reads still to fail. */
   protected readonly setAsides = new Map<CloneSlot, { seen: number; failing: number }>();
+  /** True once the final sync healed every fault: no index read fails after a set-aside then. */
+  protected setAsideLooksHealed = false;
 
   /**
    * `store`, where in `setAsideFlaky` histories a clone's first reads of an
@@ -529,7 +531,7 @@ export abstract class WorldSlots {
       endpoint: store.endpoint,
       get: (key, o) => {
         // Who reads is known only now, before the first await.
-        const slot = isIndexObject(key)
+        const slot = isIndexObject(key) && !this.setAsideLooksHealed
           ? this.clones.find((c) => c.owner === this.sched.owner)
           : undefined;
         if (slot) {
