@@ -13,11 +13,10 @@ import {
   UnreadablePathError,
   VersionConflictError,
 } from "../errors.ts";
-import { type ObjectInfo, PutModes } from "../ports.ts";
+import { PutModes } from "../ports.ts";
 import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
-import { readWriterId, WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
 import type { PendingCommit } from "./push_commit.ts";
 import { commitNow, mergePending } from "./push_commit_now.ts";
@@ -32,6 +31,7 @@ export { MARKER_WITH_REFUSED_DELETION };
 import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
 import { clashesFirst, replacedFirst } from "./push_clash.ts";
 import { settleMarkedDirs } from "./push_marked_dirs.ts";
+import { pushOwnership } from "./push_own.ts";
 import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
 import { settledAt, type SyncState } from "./state.ts";
@@ -165,19 +165,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       conflictOf,
       done: (failed = false) => counts.step(0, undefined, failed),
     };
-    let writer: Promise<string | null> | undefined;
-    const ownWriter = () => writer ??= readWriterId(deps.cache);
-    // Whose a data version's write is, for the synced entry: this cache's
-    // writer id where it created the object (or found in place its own
-    // upload: a push whose commit was cut off, run again).
-    const ownOf = async (wctx: WriteContext, info: ObjectInfo): Promise<{ own?: string }> => {
-      const id = await ownWriter();
-      if (id === null) return {};
-      const by = wctx.outcome === "identical"
-        ? info.metadata?.[WRITER_METADATA]
-        : wctx.metadata[WRITER_METADATA];
-      return by === id ? { own: id } : {};
-    };
+    const { ownWriter, ownOf } = pushOwnership(deps.cache);
     // A write that could not reach the store (its attempts spent): the
     // store is gone for now, so no further write is started (each would
     // spend its own attempts, a time to fail growing with the files left).
