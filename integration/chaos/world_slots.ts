@@ -16,7 +16,7 @@ import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts"
 import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
-import { diskGen, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
+import { diskGen } from "../../sync/service/manifest_disk.ts";
 import { CHAOS_CONFIG, commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
@@ -35,6 +35,7 @@ import { indexEntriesOf, readIndexEntriesOf } from "./index_checks.ts";
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { GroundTruth, plantSentinel } from "./invariants.ts";
 import { LocalChanges } from "./local_changes.ts";
+import { checkDamagedOpen, damagedLineOnDisk, type DamagedOpen } from "./damaged_open.ts";
 import { ShapeWatch } from "./shapes.ts";
 import { OwnWrites } from "./own_conflicts.ts";
 import { NamedDeletions } from "./named_deletions.ts";
@@ -180,17 +181,6 @@ export abstract class WorldSlots {
    */
   protected readonly damagedPaths = new Map<number, Set<string>>();
   /**
-   * Damaged lines of a clone's manifest log made while its process stayed
-   * open (`damaged` moves with `open`), by clone: the line's number, the
-   * process's incarnation, whether a command of that process began since
-   * (it takes the log in first, unless it calls nothing of the library that
-   * does: see `Command.tookNothingIn`), whether that command succeeded, and
-   * whether the process told the line (I30: by the end of that command, as
-   * an open tells it; a command that failed may have failed before it took
-   * the log in, such as a sync that found the datastore unreachable, and
-   * the next one is awaited).
-   */
-  /**
    * Clones whose process died inside its save, after its base's rename
    * (`damaged` moves with `dies`), to crash at the next decision: the line
    * another process wrote ahead since that save's take-in (its path and
@@ -213,21 +203,11 @@ export abstract class WorldSlots {
     CloneSlot,
     { path: string; entry: SyncedEntry; held: SyncedEntry; incarnation: number }
   >();
-  protected readonly damagedOpen = new Map<
-    CloneSlot,
-    {
-      line: number;
-      incarnation: number;
-      started: boolean;
-      told: boolean;
-      succeeded?: boolean;
-      path?: string;
-      /** The base's generation on disk before a command that may take nothing in (see `Command.takesIn`). */
-      genBefore?: number;
-      /** Another process wrote a base after the damage: any save takes the log in. */
-      baseAhead?: boolean;
-    }
-  >();
+  /**
+   * Damaged lines of a clone's manifest log made while its process stayed
+   * open (`damaged` moves with `open`), by clone (see `damaged_open.ts`).
+   */
+  protected readonly damagedOpen = new Map<CloneSlot, DamagedOpen>();
   /** The index's history as clones' calls meet it, for I32 (see `withdrawals.ts`). */
   protected readonly withdrawals = new Withdrawals();
   /**
@@ -872,34 +852,13 @@ export abstract class WorldSlots {
   /** I6 for one clone. */
   protected async checkLocal(slot: CloneSlot): Promise<void> {
     // I30: a damaged line of the manifest's log taken in by a process open
-    // since before it (at the first command it began since) is told, as at
-    // an open: its record is lost.
-    const open = this.damagedOpen.get(slot);
-    if (open?.genBefore !== undefined && open.incarnation === slot.incarnation) {
-      const before = open.genBefore;
-      open.genBefore = undefined;
-      if (!open.told && (await diskGen(stateDirOf(slot.dir)) ?? -1) === before) {
-        open.started = false; // no base written: the log appended to, none of it read
-        open.succeeded = undefined;
-      }
-    }
-    if (open?.started && open.incarnation === slot.incarnation) {
-      if (!open.told && !open.succeeded) open.started = false; // the next command's, then
-      else if (open.told) {
-        this.damagedOpen.delete(slot);
-        this.stats.damagedOpenTold++;
-      } else {
-        this.damagedOpen.delete(slot);
-        this.truth.violate({
-          invariant: "I30",
-          message:
-            `c${slot.index}'s process, open since before line ${open.line} of its manifest log was damaged (${
-              open.path === undefined ? "no record of a path" : `the record of ${open.path}`
-            }) and another process wrote a line ahead after it, took the log in at a command that succeeded without telling the line (no state_unreadable warning): its record lost unsaid`,
-          afterOp: this.currentOpId,
-        });
-      }
-    }
+    // since before it (see `damaged_open.ts`).
+    await checkDamagedOpen(slot, {
+      damagedOpen: this.damagedOpen,
+      stats: this.stats,
+      truth: this.truth,
+      currentOpId: () => this.currentOpId,
+    });
     // A path whose latest record a damaged line of the manifest log held
     // counts as synced at its record before, or as never synced (`damaged`
     // moves): what the README says that leads to is spared there alone.
@@ -984,21 +943,3 @@ function blippable(key: string): boolean {
  * moves): this plus the move's id, past any of the clone's own process.
  */
 export const SIBLING_INCARNATION = 1000;
-
-/** True when line `line` (from 1) of the manifest log of the cache at `dir` is on disk and unreadable. */
-function damagedLineOnDisk(dir: string, line: number): boolean {
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(`${stateDirOf(dir)}/${MANIFEST_LOG}`);
-  } catch {
-    return false;
-  }
-  const l = text.split("\n")[line - 1];
-  if (l === undefined) return false;
-  try {
-    JSON.parse(l);
-    return false;
-  } catch {
-    return true;
-  }
-}
