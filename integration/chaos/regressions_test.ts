@@ -3481,3 +3481,9 @@ Deno.test("chaos regression: the final sync's resolutions meet no index read fai
     '{"seed":197000038,"clones":2,"v2":true,"kinds":["core","api"],"setAsideFlaky":true,"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":66,"kind":"lockless","run":3,"pick":1003469765,"indexed":true},{"id":4,"kind":"resolve","clone":1,"pick":0,"how":"theirs"},{"id":22,"kind":"sync","clone":0},{"id":6,"kind":"breakglass","model":0},{"id":8,"kind":"breakglass","model":0},{"id":55,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":78,"kind":"tick","n":2,"pick":246369391}]}',
   );
 });
+
+Deno.test("chaos regression: an old client's edit beside a peer's directory of the file's name leaves a clone's conflict there resolvable, the directory here set aside (I13, seed 197100413)", async () => {
+  await clean(
+    '{"seed":197100413,"clones":3,"absentOnError":true,"kinds":["api","core","core-single-phase"],"oldClients":true,"skewMs":[0,0,119527],"etag":true,"reusedLocks":true,"ops":[{"id":10,"kind":"resolve","clone":0,"pick":2,"how":"theirs"},{"id":47,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":48,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":45,"kind":"oldpush","clone":0,"file":5},{"id":33,"kind":"edit","clone":0,"file":5,"how":"hand-tick"}]}',
+  );
+});
