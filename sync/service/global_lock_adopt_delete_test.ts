@@ -7,58 +7,34 @@
  * does not put back the entry naming the version the upload replaced.
  */
 import assert from "node:assert/strict";
+import { peerPush, peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
 import { createSluice } from "../../sluice.ts";
-import {
-  FakeClock,
-  InMemoryStore,
-  peerPush,
-  peerReadIndex,
-  waitFor,
-} from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
-import type { DistributedLock } from "../ports.ts";
 import type { PushOptions } from "./push_options.ts";
 import type { SyncService } from "./service.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
 import { assertIndexCurrent, isIndexKey, put, quick } from "./clone_kit.ts";
+import {
+  GLOBAL,
+  type GlobalLockSetup,
+  globalLockSetup,
+  lockRefused,
+  THEIRS,
+} from "./global_lock_kit.ts";
 
-const GLOBAL = ".datastore.lock";
 const P = "config/app.yaml";
-const THEIRS = "config/theirs.yaml";
-const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
 
-async function setup(): Promise<{
-  store: InMemoryStore;
-  clock: FakeClock;
-  svc: SyncService;
-  writer: SyncService;
-  lock: () => DistributedLock;
-  oldClientLock: DistributedLock;
-}> {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const service = async (name: string) =>
-    await createSluice({
-      cacheDir: await Deno.makeTempDir({ prefix: `sluice-global-adopt-${name}-` }),
-      store,
-      identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-      clock,
-      config: quick,
-    });
-  const svc = await service("sluice");
-  const backend = svc.lockBackend!;
-  return {
-    store,
-    clock,
-    svc,
-    writer: await service("writer"),
-    lock: () => backend.createLock(GLOBAL, svc.identity, lockOptions),
-    oldClientLock: backend.createLock(
-      GLOBAL,
-      { holder: "old-client@other", hostname: "other", pid: 2 },
-      lockOptions,
-    ),
-  };
+/** The kit's setup, and another writer on its store and clock. */
+async function setup(): Promise<GlobalLockSetup & { writer: SyncService }> {
+  const s = await globalLockSetup("sluice-global-adopt-sluice-");
+  const writer = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-adopt-writer-" }),
+    store: s.store,
+    identity: { holder: "writer@host", hostname: "host", pid: 1 },
+    clock: s.clock,
+    config: quick,
+  });
+  return { ...s, writer };
 }
 
 /**
@@ -73,15 +49,13 @@ async function pushInsideOldClientPush(
 ): Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> {
   let done = false;
   let run: Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> | undefined;
-  const refused = () =>
-    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
   s.store.resetLog();
   await s.oldClientLock.withLock(() =>
     peerPush(s.store, { [THEIRS]: "theirs\n" }, {
       now: () => s.clock.now(),
       afterRead: async () => {
         run = pushUnderGlobalLock(s.svc, s.lock(), options).finally(() => (done = true));
-        await waitFor(() => refused() || done, { clock: s.clock, stepMs: 50 });
+        await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
       },
     })
   );

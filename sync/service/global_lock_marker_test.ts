@@ -10,56 +10,14 @@
  * replaced, which the store no longer holds.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import {
-  FakeClock,
-  InMemoryStore,
-  peerPush,
-  peerReadIndex,
-  waitFor,
-} from "../../packages/testing/mod.ts";
+import { peerPush, peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
 import { VersionConflictError } from "../errors.ts";
-import type { DistributedLock } from "../ports.ts";
-import type { SyncService } from "./service.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
-import { assertIndexCurrent, clone, put, quick } from "./clone_kit.ts";
+import { assertIndexCurrent, clone, put } from "./clone_kit.ts";
+import { type GlobalLockSetup, globalLockSetup, lockRefused, THEIRS } from "./global_lock_kit.ts";
 
-const GLOBAL = ".datastore.lock";
 const D = "data/t/m/out";
 const MARKER = `${D}/latest`;
-const THEIRS = "config/theirs.yaml";
-const lockOptions = { retryDelayMs: 50, maxWaitMs: 10_000 };
-
-async function setup(): Promise<{
-  store: InMemoryStore;
-  clock: FakeClock;
-  svc: SyncService;
-  lock: () => DistributedLock;
-  oldClientLock: DistributedLock;
-}> {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const identity = { holder: "sluice@host", hostname: "host", pid: 1 };
-  const svc = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-marker-" }),
-    store,
-    identity,
-    clock,
-    config: quick,
-  });
-  const backend = svc.lockBackend!;
-  return {
-    store,
-    clock,
-    svc,
-    lock: () => backend.createLock(GLOBAL, identity, lockOptions),
-    oldClientLock: backend.createLock(
-      GLOBAL,
-      { holder: "old-client@other", hostname: "other", pid: 2 },
-      lockOptions,
-    ),
-  };
-}
 
 /**
  * A push under the global lock, started inside an old client's push made
@@ -68,12 +26,10 @@ async function setup(): Promise<{
  * what the push threw.
  */
 async function failingInsideOldClientPush(
-  s: Awaited<ReturnType<typeof setup>>,
+  s: GlobalLockSetup,
 ): Promise<unknown> {
   let done = false;
   let run: Promise<unknown> | undefined;
-  const refused = () =>
-    s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error");
   s.store.resetLog();
   await s.oldClientLock.withLock(() =>
     peerPush(s.store, { [THEIRS]: "theirs\n" }, {
@@ -83,7 +39,7 @@ async function failingInsideOldClientPush(
           () => undefined,
           (e) => e,
         ).finally(() => (done = true));
-        await waitFor(() => refused() || done, { clock: s.clock, stepMs: 50 });
+        await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
       },
     })
   );
@@ -92,7 +48,7 @@ async function failingInsideOldClientPush(
 }
 
 Deno.test("global lock: a lost version's marker take-back, inside an old client's read-modify-write of the index, leaves the index naming the marker the store holds", async () => {
-  const s = await setup();
+  const s = await globalLockSetup("sluice-global-marker-");
   const a = s.svc;
   await put(a, `${D}/1/raw`, "v1");
   await put(a, `${D}/1/metadata.yaml`, "version: 1");
