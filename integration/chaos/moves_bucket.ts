@@ -156,31 +156,23 @@ export function insertOwnLost(ops: Op[], clones: number, rng: Rng, share: number
  * other operation's, like {@link insertStalls}.
  */
 export function insertOwnWithdrawn(ops: Op[], clones: number, rng: Rng, share: number): void {
-  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const clone = rng.int(clones);
-  const peer = (clone + rng.range(1, clones - 1)) % clones;
-  const file = rng.int(SHARED_FILES.length);
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
+  const drawn = sharedFilePair(ops, clones, rng, share);
+  if (!drawn) return;
+  const { clone, other: peer, file, id, tick } = drawn;
   const block: Op[] = [
-    { id: id++, kind: "crash", clone, at: "answer", queued: true },
-    { id: id++, kind: "edit", clone, file, how: "push" },
+    { id: id(), kind: "crash", clone, at: "answer", queued: true },
+    { id: id(), kind: "edit", clone, file, how: "push" },
     tick(20, 40),
-    { id: id++, kind: "sync", clone: peer },
+    { id: id(), kind: "sync", clone: peer },
     tick(20, 40),
-    { id: id++, kind: "stall", clone, on: true, at: "withdraw" },
-    { id: id++, kind: "delete", clone, file, how: "push" },
+    { id: id(), kind: "stall", clone, on: true, at: "withdraw" },
+    { id: id(), kind: "delete", clone, file, how: "push" },
     tick(20, 40),
-    { id: id++, kind: "sync", clone: peer },
+    { id: id(), kind: "sync", clone: peer },
   ];
-  if (rng.chance(0.5)) block.push({ id: id++, kind: "edit", clone: peer, file, how: "push" });
+  if (rng.chance(0.5)) block.push({ id: id(), kind: "edit", clone: peer, file, how: "push" });
   // The clone's push goes on and ends before the history does.
-  block.push(tick(20, 40), { id: id++, kind: "stall", clone, on: false }, tick(20, 40));
+  block.push(tick(20, 40), { id: id(), kind: "stall", clone, on: false }, tick(20, 40));
   insertAtStart(ops, block);
 }
 
@@ -394,6 +386,45 @@ export function insertAfterForeign(ops: Op[], block: Op[], rng: Rng): void {
  */
 export function insertAtStart(ops: Op[], block: Op[]): void {
   ops.splice(afterForeign(ops), 0, ...block);
+}
+
+/** What {@link sharedFilePair} drew: a clone, another one, a shared file, and the next ids. */
+export interface SharedFilePair {
+  clone: number;
+  other: number;
+  file: number;
+  /** The next operation's id. */
+  id: () => number;
+  /** A `tick` of `lo` to `hi` steps, with the next id. */
+  tick: (lo: number, hi: number) => Op;
+}
+
+/**
+ * The start of a generator of a clone's moves at a shared file beside
+ * another clone's, in a share of histories with two clones or more:
+ * undefined where it draws none (nothing drawn past `rng.chance(share)`),
+ * else the clone, another one and the file, drawn in that order, with ids
+ * after every other operation's, like {@link insertStalls}.
+ */
+export function sharedFilePair(
+  ops: readonly Op[],
+  clones: number,
+  rng: Rng,
+  share: number,
+): SharedFilePair | undefined {
+  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return undefined;
+  let next = Math.max(...ops.map((o) => o.id)) + 1;
+  const id = () => next++;
+  const clone = rng.int(clones);
+  const other = (clone + rng.range(1, clones - 1)) % clones;
+  const file = rng.int(SHARED_FILES.length);
+  const tick = (lo: number, hi: number): Op => ({
+    id: id(),
+    kind: "tick",
+    n: rng.range(lo, hi),
+    pick: rng.int(2 ** 31),
+  });
+  return { clone, other, file, id, tick };
 }
 
 /**

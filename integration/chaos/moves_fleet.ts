@@ -12,6 +12,7 @@ import {
   insertAfterForeign,
   insertAtStart,
   placeAfterForeign,
+  sharedFilePair,
 } from "./moves_bucket.ts";
 
 /**
@@ -245,31 +246,23 @@ export function insertMoveStall(
  * operation's, like {@link insertStalls}.
  */
 export function insertOldWindow(ops: Op[], clones: number, rng: Rng, share: number): void {
-  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const clone = rng.int(clones);
-  const machine = (clone + rng.range(1, clones - 1)) % clones;
-  const file = rng.int(SHARED_FILES.length);
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
+  const drawn = sharedFilePair(ops, clones, rng, share);
+  if (!drawn) return;
+  const { clone, other: machine, file, id, tick } = drawn;
   const block: Op[] = [];
   if (rng.chance(0.5)) {
-    block.push({ id: id++, kind: "edit", clone, file, how: "push" }, tick(20, 40));
+    block.push({ id: id(), kind: "edit", clone, file, how: "push" }, tick(20, 40));
   }
   block.push(
-    { id: id++, kind: "crash", clone, at: "answer", queued: true },
-    { id: id++, kind: "edit", clone, file, how: "push" },
+    { id: id(), kind: "crash", clone, at: "answer", queued: true },
+    { id: id(), kind: "edit", clone, file, how: "push" },
     tick(20, 40),
     // Past the TTL of the global lock the dead process held.
-    { id: id++, kind: "wait", ms: 31_000 },
+    { id: id(), kind: "wait", ms: 31_000 },
     tick(5, 20),
     // Aimed: the scheduler goes on until the old client read the index.
-    { id: id++, kind: "oldpush", clone: machine, window: clone },
-    { id: id++, kind: "delete", clone, file, how: "push" },
+    { id: id(), kind: "oldpush", clone: machine, window: clone },
+    { id: id(), kind: "delete", clone, file, how: "push" },
     tick(40, 80),
   );
   insertAtStart(ops, block);
