@@ -142,6 +142,26 @@ export async function fileMadeADirectory(
   return { store, a, c };
 }
 
+/**
+ * Clones `a` and `b` of a new store, and `a`'s upload of `text` at `path`,
+ * its commit cut off: the upload's version, which the store holds and no
+ * index names.
+ */
+export async function uploadCommitCutOff(
+  path: string,
+  text: string,
+): Promise<{ store: InMemoryStore; a: SyncService; b: SyncService; uploaded: string }> {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, path, text);
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  const uploaded = (await store.head(path))?.version;
+  assert.ok(uploaded !== undefined, "a's upload stands, named by no index");
+  return { store, a, b, uploaded };
+}
+
 /** Writes `text` at `path` in the service's cache and, unless `mark` is false, marks it dirty. */
 export async function put(svc: SyncService, path: string, text: string, mark = true) {
   await writeCacheFile(svc.cacheDir, path, text);

@@ -12,23 +12,14 @@
  * its final sync).
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
+import { put, quick, read, uploadCommitCutOff } from "./clone_kit.ts";
 
 const RAW = "data/acme/box/m3/state/1/raw";
 
 Deno.test("a peer's published version of this cache's erased, uncommitted upload of the same bytes is pulled here once the erasure keeps it as the peer's", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
   // a's upload lands; its commit is cut off.
-  await put(a, RAW, "same output");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  const uploaded = (await store.head(RAW))?.version;
-  assert.ok(uploaded !== undefined, "a's upload stands, named by no index");
+  const { store, a, b, uploaded } = await uploadCommitCutOff(RAW, "same output");
   assert.ok(a.state.attempted(RAW), "its write is recorded");
   // The run is refused: its erasure takes the copy out of the cache and its
   // mark away, and its delete of the upload fails (the record stays).

@@ -14,20 +14,36 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
+import { clone, isIndexKey, put, quick, read, uploadCommitCutOff } from "./clone_kit.ts";
 
 const RAW = "data/acme/box/m3/state/1/raw";
 
+/**
+ * A later run in `a` writes version 1 again, other bytes, and pushes:
+ * refused, its copy set aside; the first read of the index once that copy
+ * is gone here fails.
+ */
+async function refusedRewriteIndexReadFailed(store: InMemoryStore, a: SyncService): Promise<void> {
+  await put(a, RAW, "a later run");
+  const gone = () => {
+    try {
+      Deno.statSync(`${a.cacheDir}/${RAW}`);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  store.failNext("get", 1, () => new UnreachableError("flaky"), {
+    match: (k) => isIndexKey(k) && gone(),
+  });
+  await assert.rejects(a.pushChanged());
+  assert.ok(gone(), "the copy here was set aside");
+}
+
 Deno.test("a peer's published version over this cache's uncommitted upload of the same bytes survives this cache's refused rewrite of it and its next push", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
   // a's upload lands; its commit is cut off.
-  await put(a, RAW, "same output");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  const uploaded = (await store.head(RAW))?.version;
-  assert.ok(uploaded !== undefined, "a's upload stands, named by no index");
+  const { store, a, b, uploaded } = await uploadCommitCutOff(RAW, "same output");
   // b's run wrote the same bytes: its create meets a's object, and its commit names it.
   await put(b, RAW, "same output");
   await b.pushChanged();
@@ -44,33 +60,13 @@ Deno.test("a peer's published version over this cache's uncommitted upload of th
 });
 
 Deno.test("a peer's published version over this cache's uncommitted upload of the same bytes survives this cache's refused rewrite of it whose look at the index failed, and its next push", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, RAW, "same output");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  const uploaded = (await store.head(RAW))?.version;
-  assert.ok(uploaded !== undefined, "a's upload stands, named by no index");
+  const { store, a, b, uploaded } = await uploadCommitCutOff(RAW, "same output");
   await put(b, RAW, "same output");
   await b.pushChanged();
   assert.equal((await readIndex(store, quick.retry))?.entries[RAW]?.v, uploaded);
   // A later run here writes version 1 again, other bytes: refused, set
   // aside; the first read of the index once its copy is gone here fails.
-  await put(a, RAW, "a later run");
-  const gone = () => {
-    try {
-      Deno.statSync(`${a.cacheDir}/${RAW}`);
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  store.failNext("get", 1, () => new UnreachableError("flaky"), {
-    match: (k) => isIndexKey(k) && gone(),
-  });
-  await assert.rejects(a.pushChanged());
-  assert.ok(gone(), "the copy here was set aside");
+  await refusedRewriteIndexReadFailed(store, a);
   // The next push here leaves b's published version alone.
   await a.pushChanged().catch(() => {});
   assert.equal(store.peekText(RAW), "same output", "b's version is still on the datastore");
@@ -88,20 +84,7 @@ Deno.test("a peer's published version over this cache's uncommitted upload of th
   await assert.rejects(a.pushChanged(), /could not be reached/);
   await put(b, RAW, "same output");
   await b.pushChanged();
-  await put(a, RAW, "a later run");
-  const gone = () => {
-    try {
-      Deno.statSync(`${a.cacheDir}/${RAW}`);
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  store.failNext("get", 1, () => new UnreachableError("flaky"), {
-    match: (k) => isIndexKey(k) && gone(),
-  });
-  await assert.rejects(a.pushChanged());
-  assert.ok(gone(), "the copy here was set aside");
+  await refusedRewriteIndexReadFailed(store, a);
   // A sync here (its pull, then its push), then a pull.
   await a.pullChanged();
   await a.pushChanged().catch(() => {});
