@@ -3487,3 +3487,9 @@ Deno.test("chaos regression: an old client's edit beside a peer's directory of t
     '{"seed":197100413,"clones":3,"absentOnError":true,"kinds":["api","core","core-single-phase"],"oldClients":true,"skewMs":[0,0,119527],"etag":true,"reusedLocks":true,"ops":[{"id":10,"kind":"resolve","clone":0,"pick":2,"how":"theirs"},{"id":47,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":48,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":45,"kind":"oldpush","clone":0,"file":5},{"id":33,"kind":"edit","clone":0,"file":5,"how":"hand-tick"}]}',
   );
 });
+
+Deno.test("chaos regression: an old client's push or pull on a clone's machine, after a damaged line of its manifest log with its process open since before, takes nothing of the log in and has nothing to tell (I30, seed 197600424)", async () => {
+  await clean(
+    '{"seed":197600424,"clones":4,"absentOnError":true,"kinds":["core-single-phase","core-single-phase","api","api"],"oldClients":true,"etag":true,"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":17,"kind":"oldpush","clone":3,"file":0,"del":true},{"id":5,"kind":"run","clone":0,"model":1,"data":0,"workMs":15000,"same":true},{"id":18,"kind":"oldpush","clone":3,"file":3},{"id":7,"kind":"tick","n":20,"pick":1002596829},{"id":8,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":10,"kind":"sync","clone":3},{"id":11,"kind":"breakglass","model":1},{"id":22,"kind":"oldpull","clone":2},{"id":20,"kind":"oldpush","clone":2},{"id":23,"kind":"sibling","clone":1,"how":"push","workMs":5000},{"id":24,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":30,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":31,"kind":"tick","n":22,"pick":605145449},{"id":32,"kind":"edit","clone":3,"file":2,"how":"push"},{"id":33,"kind":"tick","n":46,"pick":993573639},{"id":35,"kind":"tick","n":21,"pick":1051913130},{"id":37,"kind":"tick","n":51,"pick":51552890},{"id":39,"kind":"damaged","clone":2,"file":2,"pick":1014616257,"open":true}]}',
+  );
+});
