@@ -418,12 +418,18 @@ export function siblingCommand(
   };
 }
 
-/** A command whose outcome is its body's: success, or the error code it threw. */
+/**
+ * A command whose outcome is its body's: success, or the error code it
+ * threw. `notSluice`: the body is another tool's (an old client's push or
+ * pull on the clone's machine), which calls nothing of the library and
+ * takes no line of the clone's manifest in, whatever it returns.
+ */
 export function plainCommand(
   env: CommandEnv,
   clone: number,
   label: string,
   body: (svc: SyncService) => Promise<void | typeof NOTHING_TAKEN_IN>,
+  notSluice = false,
 ): Command {
   const state = { done: false, nothingTakenIn: false };
   const who = `c${clone} ${label}`;
@@ -435,7 +441,7 @@ export function plainCommand(
     tookNothingIn: () => state.nothingTakenIn,
     body: async (svc) => {
       try {
-        state.nothingTakenIn = (await body(svc)) === NOTHING_TAKEN_IN;
+        state.nothingTakenIn = (await body(svc)) === NOTHING_TAKEN_IN || notSluice;
         env.outcome("success", who);
       } catch (e) {
         env.outcome(codeOf(e), who, e);
@@ -663,7 +669,7 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
       },
     });
     env.stats.oldPullDrops += dropped.length;
-  });
+  }, true);
 }
 
 /** The path an old client's push (an `oldpush` move) writes or deletes. */
@@ -758,7 +764,7 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
       return;
     }
     env.truth.oldPushes.push({ op: op.id, path, text });
-  });
+  }, true);
   // A push frozen by its clone's crash is inside no lock any more.
   return {
     ...cmd,
