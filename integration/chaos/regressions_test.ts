@@ -3493,3 +3493,23 @@ Deno.test("chaos regression: an old client's push or pull on a clone's machine, 
     '{"seed":197600424,"clones":4,"absentOnError":true,"kinds":["core-single-phase","core-single-phase","api","api"],"oldClients":true,"etag":true,"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":17,"kind":"oldpush","clone":3,"file":0,"del":true},{"id":5,"kind":"run","clone":0,"model":1,"data":0,"workMs":15000,"same":true},{"id":18,"kind":"oldpush","clone":3,"file":3},{"id":7,"kind":"tick","n":20,"pick":1002596829},{"id":8,"kind":"run","clone":2,"model":1,"data":0,"workMs":0},{"id":10,"kind":"sync","clone":3},{"id":11,"kind":"breakglass","model":1},{"id":22,"kind":"oldpull","clone":2},{"id":20,"kind":"oldpush","clone":2},{"id":23,"kind":"sibling","clone":1,"how":"push","workMs":5000},{"id":24,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":30,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":31,"kind":"tick","n":22,"pick":605145449},{"id":32,"kind":"edit","clone":3,"file":2,"how":"push"},{"id":33,"kind":"tick","n":46,"pick":993573639},{"id":35,"kind":"tick","n":21,"pick":1051913130},{"id":37,"kind":"tick","n":51,"pick":51552890},{"id":39,"kind":"damaged","clone":2,"file":2,"pick":1014616257,"open":true}]}',
   );
 });
+
+/**
+ * I12 (seed 197300051, versions are ETags, checked deletes, old clients;
+ * the checker's): c4's deterministic run of m0's `log` was refused (its lock
+ * broken); an old client wrote its version 1 `metadata.yaml` bytes there
+ * with its index entry as the run's erasure looked at its upload (the same
+ * ETag), and the erasure's checked delete took that write. An old client's
+ * pull then met the object gone and wrote back the index it had read
+ * without the entry (no lock, their design); the erasure, reading the index
+ * after that write, had nothing to put back. c1's run, taking the lock
+ * next, found version 1 free (no entry, no object), wrote it with its own
+ * bytes (create-only puts) and committed it. The old client's loss is its
+ * pull's, as in seed 190300201; the path filled afterwards by a writer that
+ * met it empty is no write over it (`GroundTruth.oldPullMetGone`).
+ */
+Deno.test("chaos regression: an old client's write an old client's pull dropped while an erasure had deleted it, the version then made by another run, is theirs to lose (I12, seed 197300051)", async () => {
+  await clean(
+    '{"seed":197300051,"clones":5,"kinds":["api","core","api","api","api"],"oldClients":true,"etag":true,"checkedDeletes":true,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":3,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":5,"kind":"tick","n":1,"pick":2027185945},{"id":6,"kind":"breakglass","model":0},{"id":38,"kind":"oldsame","clone":1,"run":3,"pick":405982744},{"id":36,"kind":"oldpull","clone":0}]}',
+  );
+});
