@@ -31,7 +31,13 @@ import type { SyncService } from "../../sync/service/service.ts";
 import type { ConflictRecord, Resolution } from "../../sync/service/conflicts.ts";
 import type { ResolveResult } from "../../sync/service/resolve.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
-import { type GroundTruth, pendingRun, type RunRecord, type TxnRecord } from "./invariants.ts";
+import {
+  type GroundTruth,
+  pendingRun,
+  type RunRecord,
+  sameBytes,
+  type TxnRecord,
+} from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
 import type { ShapeWatch } from "./shapes.ts";
 import type { ChaosStats } from "./stats.ts";
@@ -120,6 +126,11 @@ export interface CommandEnv {
    * absent: not looked at.
    */
   sluiceUnnamed?(entries: Readonly<Record<string, unknown>>): Promise<string[]>;
+  /**
+   * The bytes the store holds at `path` now (read past faults and
+   * scheduling); absent: not looked at.
+   */
+  storeRead?(path: string): Promise<Uint8Array | undefined>;
 }
 
 /**
@@ -662,7 +673,11 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
         // An old client's write of a refused run's bytes it wrote over
         // without their entry (see `GroundTruth.oldPullMissed`).
         for (const w of env.truth.oldCommitted) {
-          if (!Object.hasOwn(wrote, w.path)) env.truth.oldPullMissed.add(w.path);
+          if (Object.hasOwn(wrote, w.path)) continue;
+          env.truth.oldPullMissed.add(w.path);
+          // Gone from the store as it wrote (see `GroundTruth.oldPullMetGone`).
+          const held = await env.storeRead?.(w.path);
+          if (env.storeRead && !sameBytes(held, w.bytes)) env.truth.oldPullMetGone.add(w.path);
         }
         // A Sluice write its index leaves out (a commit it dropped).
         for (const p of await env.sluiceUnnamed?.(wrote) ?? []) env.truth.oldPullUnnamed.add(p);

@@ -385,6 +385,29 @@ export class GroundTruth {
    * holds the write's bytes (put back); gone, it is I12's.
    */
   readonly oldPullMissed = new Set<string>();
+  /**
+   * Of `oldPullMissed`, those the store did not hold as that pull wrote
+   * (the erasure's delete had taken them, and nothing had put them back):
+   * with the index naming no entry there, the erasure puts nothing back,
+   * and the version's path stands empty, so a later writer that holds the
+   * model's lock may make that version with bytes of its own (a create-only
+   * put, an object it met absent). I12 spares the write then when the index
+   * names other bytes there that the store holds (seed 197300051), unless
+   * the store held the old client's bytes again since (`seeOldPutBack`).
+   */
+  readonly oldPullMetGone = new Set<string>();
+
+  /**
+   * At each scheduling decision: a path of `oldPullMetGone` whose object
+   * the store holds with the old client's bytes again (put back) leaves
+   * it, so that a write over that object after is still I12's.
+   */
+  async seeOldPutBack(store: StoreInspector): Promise<void> {
+    for (const w of this.oldCommitted) {
+      if (!this.oldPullMetGone.has(w.path)) continue;
+      if (sameBytes(await store.read(w.path), w.bytes)) this.oldPullMetGone.delete(w.path);
+    }
+  }
   /** Old clients' pushes inside the global lock now (op ids). */
   readonly oldInside = new Set<number>();
   /** `<marker path>\0<hash>` of every marker a user wrote (a marker edit, a merge): not I14's. */
@@ -464,6 +487,15 @@ export class GroundTruth {
         !e && this.oldPullMissed.has(p.path) &&
         sameBytes(await read(p.path), new TextEncoder().encode(p.text))
       ) continue;
+      // Dropped so while the store held none of it (see `oldPullMetGone`),
+      // the path then filled by another writer whose bytes the index names
+      // and the store holds: no write over the old client's object.
+      if (
+        e?.h !== undefined && e.h !== hash && this.oldPullMetGone.has(p.path)
+      ) {
+        const held = await read(p.path);
+        if (held && await sha256Hex(held) === e.h) continue;
+      }
       if (!e || (e.h !== undefined && e.h !== hash)) {
         this.violate({
           invariant: "I12",

@@ -284,6 +284,7 @@ export abstract class WorldCommands extends WorldMoves {
     }
     await this.answerCrashes();
     await this.saveCrashes();
+    await this.truth.seeOldPutBack(this.target.inspect);
     for (const [slot, on] of this.due) {
       this.stats.crashes++;
       this.stats.commitCrashes++;

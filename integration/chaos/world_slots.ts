@@ -274,6 +274,7 @@ export abstract class WorldSlots {
         }
         return out;
       },
+      storeRead: (path) => this.target.inspect.read(path),
       windowOf: (clone, op) => {
         this.oldWindowsOpen.add(op);
         const s = this.seqOf(clone);
