@@ -44,16 +44,9 @@ export async function resetLostMarker(
   ).catch(() => undefined);
   if (m?.was === undefined) return;
   if (!m.dirty) {
-    const takeBack = () =>
-      takeBackMarker(push, marker, writer).catch((e) => {
-        if (push.signal?.aborted) throw e;
-      });
-    // It may write the index (the committed marker put back and named): in
-    // a two-phase push, the commit makes it, under the global lock it holds
-    // beside old clients, whose read-modify-write of the index would put
-    // back the entry naming the upload it deletes.
-    if (push.preparing) push.atCommit.push(takeBack);
-    else await takeBack();
+    await takeBackMarker(push, marker, writer).catch((e) => {
+      if (push.signal?.aborted) throw e;
+    });
   }
   push.events.emit(
     "warning",

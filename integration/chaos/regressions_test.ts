@@ -3513,3 +3513,9 @@ Deno.test("chaos regression: an old client's write an old client's pull dropped 
     '{"seed":197300051,"clones":5,"kinds":["api","core","api","api","api"],"oldClients":true,"etag":true,"checkedDeletes":true,"ops":[{"id":2,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":3,"kind":"run","clone":4,"model":0,"data":1,"workMs":0,"same":true},{"id":5,"kind":"tick","n":1,"pick":2027185945},{"id":6,"kind":"breakglass","model":0},{"id":38,"kind":"oldsame","clone":1,"run":3,"pick":405982744},{"id":36,"kind":"oldpull","clone":0}]}',
   );
 });
+
+Deno.test("chaos regression: a run refused for its lost lock in a push under the global lock keeps no copy of its lost version set aside (I2, seed 198400035)", async () => {
+  await clean(
+    '{"seed":198400035,"clones":5,"kinds":["api","core","core","api","api"],"oldClients":true,"etag":true,"reusedLocks":true,"ops":[{"id":74,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":75,"kind":"tick","n":15,"pick":133736938},{"id":1,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":3,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":4,"kind":"tick","n":37,"pick":782912326},{"id":6,"kind":"breakglass","model":0},{"id":12,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":13,"kind":"tick","n":6,"pick":404162283},{"id":24,"kind":"breakglass","model":0}]}',
+  );
+});

@@ -118,10 +118,7 @@ export async function pushUnderGlobalLock(
   });
   const lost = prepared.lost;
   const p = prepared.pending;
-  if (
-    lost && (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0) &&
-    !prepared.atCommit?.length
-  ) {
+  if (lost && (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0)) {
     throw lost; // nothing else to commit
   }
   try {

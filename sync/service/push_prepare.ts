@@ -35,12 +35,7 @@ export async function preparePushRun(
 ): Promise<PreparedPush> {
   const out: {
     plan?: PlanEntry[];
-    prepare: {
-      pending?: PendingCommit;
-      uploaded?: UploadRecord[];
-      lost?: unknown;
-      atCommit?: Array<() => Promise<void>>;
-    };
+    prepare: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
     result?: PushResult;
   } = { prepare: {} };
   const { signal: _signal, ...rest } = options;
@@ -69,7 +64,6 @@ export async function preparePushRun(
           : entry
       ),
       uploaded: out.prepare.uploaded ?? [],
-      ...(out.prepare.atCommit?.length ? { atCommit: out.prepare.atCommit } : {}),
       lost: e,
     };
   }
@@ -79,6 +73,5 @@ export async function preparePushRun(
     options: rest,
     plan: out.plan ?? [],
     uploaded: out.prepare.uploaded ?? [],
-    ...(out.prepare.atCommit?.length ? { atCommit: out.prepare.atCommit } : {}),
   };
 }

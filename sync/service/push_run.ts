@@ -62,12 +62,7 @@ export type RunOptions = PushOptions & { walk?: boolean };
 /** What a caller takes out of one pass, or gives it: its plan, a preparation, a commit. */
 export interface PassOut {
   plan?: PlanEntry[];
-  prepare?: {
-    pending?: PendingCommit;
-    uploaded?: UploadRecord[];
-    lost?: unknown;
-    atCommit?: Array<() => Promise<void>>;
-  };
+  prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
   commit?: PreparedPush;
   /** The pass's result, also when it throws. */
   result?: PushResult;
@@ -122,7 +117,6 @@ export async function runPush(
     id: randomId(8),
     kind: walk ? "walk" : "paths",
     dryRun: options.dryRun ?? false,
-    ...(out?.prepare ? { preparing: true } : {}),
     store: deps.store,
     cache,
     state,
@@ -147,10 +141,7 @@ export async function runPush(
     writePipeline: deps.writePipeline,
     snapshot,
   });
-  if (out?.prepare) {
-    out.prepare.uploaded = ctx.uploaded;
-    out.prepare.atCommit = ctx.atCommit;
-  }
+  if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
   if (carry) carry.uploaded = ctx.uploaded;
   let stoppedBy: string | undefined;
   const run = deps.pushPipeline.build(

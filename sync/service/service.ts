@@ -231,15 +231,13 @@ export class SyncService {
     // once more, and a run that lost one is refused and erased (its prepared
     // uploads included) before its deferred markers are written or anything
     // is committed.
-    return this.#serial(async () => {
-      // What the preparation's gates left to the commit (it may write the index).
-      for (const work of prepared.atCommit ?? []) await work();
-      return await notedPush(
+    return this.#serial(async () =>
+      await notedPush(
         this.cache,
         prepared.options,
         await pushTwice(this.#runDeps, { ...prepared.options, signal: options.signal }, prepared),
-      );
-    });
+      )
+    );
   }
 
   /** Pulls what changed remotely (or only under `prefixes`): see {@link PullOptions}. */
