@@ -122,8 +122,16 @@ export class World extends WorldCommands {
     // for those clones alone (any other's failure to settle in two rounds
     // stays a violation).
     const released = new Set<number>();
+    // The index as the third round starts, and the clones that run it: the
+    // others' last pull came before it (I33 holds them to what it named).
+    let beforeThird: Record<string, IndexEntry> | undefined;
+    const third = new Set<number>();
     for (let round = 0; (round < 2 || (round === 2 && released.size)) && !this.aborted; round++) {
-      if (round === 2) this.stats.finalRoundsAfterRelease++;
+      if (round === 2) {
+        this.stats.finalRoundsAfterRelease++;
+        beforeThird = await indexEntriesOf(this.target.inspect);
+        for (const i of released) third.add(i);
+      }
       const these = round === 2 ? this.clones.filter((c) => released.has(c.index)) : this.clones;
       released.clear();
       for (const slot of these) {
@@ -355,6 +363,9 @@ export class World extends WorldCommands {
       blocked: blocked.get(slot.index) ?? [],
       touched: (path: string) =>
         this.changes.touchedIn.some((t) => t.clone === slot.index && t.path === path),
+      namedAfterItsPull: (path: string) =>
+        beforeThird !== undefined && !third.has(slot.index) &&
+        entries[path]?.v !== beforeThird[path]?.v,
     }));
     for (const v of await checkNamedHeld(entries, held, freshSpared)) this.truth.violate(v);
     await this.truth.checkOldCommittedNow(this.target.inspect, -1);

@@ -32,6 +32,12 @@ export interface HeldClone {
   readonly blocked: readonly string[];
   /** True when its user replaced, edited or deleted exactly `path` here. */
   readonly touched: (path: string) => boolean;
+  /**
+   * True when the index came to name `path` as it does only after this
+   * clone's last final pull (a third round's push, which only the clones
+   * whose pull found the way clear run): no pull of its has met it yet.
+   */
+  readonly namedAfterItsPull?: (path: string) => boolean;
 }
 
 const near = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
@@ -71,6 +77,7 @@ export async function checkNamedHeld(
     for (const c of clones) {
       if (await kindAt(c.dir, path) === "file") continue;
       if (c.touched(path)) continue;
+      if (c.namedAfterItsPull?.(path)) continue;
       if (c.conflicts.some((p) => near(p, path)) || c.blocked.some((p) => near(p, path))) continue;
       if (await otherShapeHere(c.dir, path)) continue;
       out.push({
