@@ -7,18 +7,16 @@
  * does not put back the entry naming the version the upload replaced.
  */
 import assert from "node:assert/strict";
-import { peerPush, peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
+import { peerReadIndex } from "../../packages/testing/mod.ts";
 import { createSluice } from "../../sluice.ts";
 import { UnreachableError } from "../errors.ts";
-import type { PushOptions } from "./push_options.ts";
 import type { SyncService } from "./service.ts";
-import { pushUnderGlobalLock } from "./global_lock_push.ts";
 import { assertIndexCurrent, isIndexKey, put, quick } from "./clone_kit.ts";
 import {
   GLOBAL,
   type GlobalLockSetup,
   globalLockSetup,
-  lockRefused,
+  pushInsideOldClientPush,
   THEIRS,
 } from "./global_lock_kit.ts";
 
@@ -35,32 +33,6 @@ async function setup(): Promise<GlobalLockSetup & { writer: SyncService }> {
     config: quick,
   });
   return { ...s, writer };
-}
-
-/**
- * A push under the global lock with `options`, started inside an old
- * client's push made under that lock, between its read of the index and its
- * write of it; the old client writes once this push waits for the lock (or
- * ends). Returns the push's result.
- */
-async function pushInsideOldClientPush(
-  s: Awaited<ReturnType<typeof setup>>,
-  options: PushOptions,
-): Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> {
-  let done = false;
-  let run: Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> | undefined;
-  s.store.resetLog();
-  await s.oldClientLock.withLock(() =>
-    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
-      now: () => s.clock.now(),
-      afterRead: async () => {
-        run = pushUnderGlobalLock(s.svc, s.lock(), options).finally(() => (done = true));
-        await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
-      },
-    })
-  );
-  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
-  return await run!;
 }
 
 Deno.test("global lock: a deletion that adopts another writer's uncommitted upload, inside an old client's read-modify-write of the index, leaves the index naming that upload", async () => {

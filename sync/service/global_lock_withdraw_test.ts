@@ -7,38 +7,18 @@
  * are lost.
  */
 import assert from "node:assert/strict";
-import { peerPush, peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
+import { peerReadIndex, waitFor } from "../../packages/testing/mod.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
-import { GLOBAL, globalLockSetup, lockRefused, MINE, THEIRS } from "./global_lock_kit.ts";
+import {
+  GLOBAL,
+  globalLockSetup,
+  MINE,
+  pushInsideOldClientPush,
+  THEIRS,
+} from "./global_lock_kit.ts";
 import { assertIndexCurrent, createAnswerLost, put } from "./clone_kit.ts";
 
 const setup = () => globalLockSetup("sluice-global-withdraw-");
-
-/**
- * A push under the global lock, started inside an old client's push made
- * under that lock, between its read of the index and its write of it; the
- * old client writes once this push waits for the lock. Returns the push's
- * result.
- */
-async function pushInsideOldClientPush(
-  s: Awaited<ReturnType<typeof setup>>,
-): Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> {
-  let done = false;
-  let run: Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> | undefined;
-  s.store.resetLog();
-  await s.oldClientLock.withLock(() =>
-    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
-      now: () => s.clock.now(),
-      afterRead: async () => {
-        run = pushUnderGlobalLock(s.svc, s.lock()).finally(() => (done = true));
-        await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
-        assert.equal(done, false, "the push waits while the old client holds the lock");
-      },
-    })
-  );
-  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
-  return await run!;
-}
 
 Deno.test("global lock: a withdrawal of this cache's own committed create waits for the lock an old client holds, and neither side's index change is lost", async () => {
   const s = await setup();
@@ -47,7 +27,7 @@ Deno.test("global lock: a withdrawal of this cache's own committed create waits 
   assert.equal(s.svc.state.synced(MINE), undefined);
   await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
   await s.svc.markDirty({ relPath: MINE });
-  const r = await pushInsideOldClientPush(s);
+  const r = await pushInsideOldClientPush(s, {}, { mustWait: true });
   assert.deepEqual(r.strandedChecks, [{ path: MINE, outcome: "withdrawn" }]);
   assert.equal(s.store.peek(MINE), undefined, "the upload is taken back");
   assert.deepEqual(
@@ -68,7 +48,7 @@ Deno.test("global lock: a deletion of this cache's own committed update waits fo
   await createAnswerLost(s.store, s.svc, MINE, "two\n");
   await Deno.remove(`${s.svc.cacheDir}/${MINE}`);
   await s.svc.markDirty({ relPath: MINE });
-  const r = await pushInsideOldClientPush(s);
+  const r = await pushInsideOldClientPush(s, {}, { mustWait: true });
   assert.deepEqual(r.deleted, [MINE]);
   assert.equal(s.store.peek(MINE), undefined);
   assert.deepEqual(Object.keys(await peerReadIndex(s.store)).sort(), [THEIRS]);
