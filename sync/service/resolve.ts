@@ -29,6 +29,7 @@ import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
 import {
+  indexedPathReader,
   indexedShapeReader,
   ownUploadLooker,
   ownUploadTaker,
@@ -54,7 +55,12 @@ import {
   shapeClash,
 } from "./resolve_refusals.ts";
 
-export { indexedShapeReader, ownUploadTaker, theirsReader } from "./resolve_reads.ts";
+export {
+  indexedPathReader,
+  indexedShapeReader,
+  ownUploadTaker,
+  theirsReader,
+} from "./resolve_reads.ts";
 export { ResolveRefusedError } from "./resolve_refusals.ts";
 
 /** What a resolution did. */
@@ -143,6 +149,11 @@ export interface ResolveDeps {
    * if any: see {@link indexedShapeReader}.
    */
   indexedOtherShape?(path: string): Promise<string | undefined>;
+  /**
+   * True when the datastore's index names `path` itself now (an upload at
+   * it that no index names is no published file): see {@link indexedPathReader}.
+   */
+  indexedAt?(path: string): Promise<boolean>;
 }
 
 /**
@@ -186,6 +197,7 @@ export function storeResolveDeps(
     },
     forgetLost: (p) => forgetVanished(store, [p], config.retry, signal),
     indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
+    indexedAt: indexedPathReader(store, config.retry, config.concurrency, signal),
   };
 }
 

@@ -41,6 +41,20 @@ export function indexedShapeReader(
 }
 
 /**
+ * {@link ResolveDeps.indexedAt} over `store`: whether the index entries
+ * around the path (the shards that can hold it) name the path itself.
+ */
+export function indexedPathReader(
+  store: ObjectStore,
+  retry: RetryPolicy,
+  concurrency: number,
+  signal?: AbortSignal,
+): NonNullable<ResolveDeps["indexedAt"]> {
+  return async (path) =>
+    Object.hasOwn(await readIndexAround(store, path, retry, signal, concurrency), path);
+}
+
+/**
  * {@link ResolveDeps.readTheirs} over `store`: the object streamed and
  * hashed, and whether it carries this cache's writer id (its own write).
  */

@@ -189,8 +189,8 @@ export async function resolveTheirs(
  * changed under it, as any pull does: set aside, its files were gone here
  * while recorded as synced, local deletions that no pull brings back. A
  * directory that replaced the file here (nothing under it synced), one the
- * datastore no longer holds, or one beside a file of its name the datastore
- * holds too (another client wrote both shapes: theirs is that file), is set
+ * datastore no longer holds, or one beside a file of its name the index
+ * names too (another client wrote both shapes: theirs is that file), is set
  * aside whole.
  */
 async function theirsDirectory(deps: ResolveDeps, path: string): Promise<boolean> {
@@ -199,9 +199,14 @@ async function theirsDirectory(deps: ResolveDeps, path: string): Promise<boolean
   const under = `${path}/`;
   if (!state.syncedPaths().some((p) => p.startsWith(under))) return false;
   if (!((await deps.indexedOtherShape(path))?.startsWith(under) ?? false)) return false;
-  // A file of its name there too (another client wrote one beside the
+  // A file of its name there too (another client published one beside the
   // directory): theirs is that file, which the directory here would keep
-  // out; set aside whole, as a directory of this cache's own is.
+  // out; set aside whole, as a directory of this cache's own is. Told by
+  // the index: an upload at the path that no index names (another clone's
+  // push of a file of that name, left out at its commit as `path_blocked`)
+  // is no published file, and taken for one, the directory's synced files
+  // were left here as local deletions that no pull brings back.
+  if (deps.indexedAt) return !(await deps.indexedAt(path));
   return (await deps.readTheirs?.(path)) == null;
 }
 
