@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
 import { type InMemoryStore, writeCacheFile } from "../../packages/testing/mod.ts";
 import { checkHeldByConflict, clone, quick, read } from "./clone_kit.ts";
+import { migrateIndex } from "./migrate.ts";
 import type { SyncService } from "./service.ts";
 
 const PATH = "notes/shared-1.md";
@@ -93,21 +94,29 @@ Deno.test("resolve --mine of that deletion: the file stays deleted on the datast
  * standing. Theirs is what the index names, the directory; that upload is
  * no published file, and the directory's synced files stay.
  */
-Deno.test("resolve --theirs of that deletion, a blocked push's upload of a file at the path beside the peer's directory: the directory stays whole", async () => {
-  const { store, a } = await checkHeldByConflict(PATH, "part-26.md");
-  const c = await clone(store, "c");
-  await writeCacheFile(c.cacheDir, PATH, "c's file of that name");
-  await c.markDirty({ relPath: PATH });
-  const blocked = await c.pushChanged();
-  assert.deepEqual(blocked.skipped.map((s) => s.path), [PATH], JSON.stringify(blocked));
-  assert.ok(store.peek(PATH), "c's upload stands, named by no index");
-  assert.deepEqual(await named(store), [UNDER]);
-  const r = await a.resolveConflict(PATH, "theirs");
-  assert.equal(r.resolved, true, JSON.stringify(r));
-  assert.deepEqual(r.setAside, [], "nothing of this cache's own was at the path to set aside");
-  assert.equal(await read(a, UNDER), "a part", "the peer's file under the directory stays");
-  await a.pullChanged();
-  assert.equal(await read(a, UNDER), "a part", "and a pull keeps it");
-  const { leftBehind } = await a.statusReport({ walk: true });
-  assert.deepEqual(leftBehind.localDeletions, [], "no deletion of the peer's file to push");
+Deno.test("resolve --theirs of that deletion, a blocked push's upload of a file at the path beside the peer's directory: the directory stays whole", async (t) => {
+  for (const v2 of [false, true]) {
+    await t.step(v2 ? "v2 index" : "v1 index", async () => {
+      const { store, a } = await checkHeldByConflict(PATH, "part-26.md");
+      if (v2) {
+        await migrateIndex(a);
+        assert.match(store.peekText("_index/_meta.json") ?? "", /"version":\s*2/);
+      }
+      const c = await clone(store, "c");
+      await writeCacheFile(c.cacheDir, PATH, "c's file of that name");
+      await c.markDirty({ relPath: PATH });
+      const blocked = await c.pushChanged();
+      assert.deepEqual(blocked.skipped.map((s) => s.path), [PATH], JSON.stringify(blocked));
+      assert.ok(store.peek(PATH), "c's upload stands, named by no index");
+      assert.deepEqual(await named(store), [UNDER]);
+      const r = await a.resolveConflict(PATH, "theirs");
+      assert.equal(r.resolved, true, JSON.stringify(r));
+      assert.deepEqual(r.setAside, [], "nothing of this cache's own was at the path to set aside");
+      assert.equal(await read(a, UNDER), "a part", "the peer's file under the directory stays");
+      await a.pullChanged();
+      assert.equal(await read(a, UNDER), "a part", "and a pull keeps it");
+      const { leftBehind } = await a.statusReport({ walk: true });
+      assert.deepEqual(leftBehind.localDeletions, [], "no deletion of the peer's file to push");
+    });
+  }
 });
