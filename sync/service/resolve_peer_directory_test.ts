@@ -120,3 +120,19 @@ Deno.test("resolve --theirs of that deletion, a blocked push's upload of a file 
     });
   }
 });
+
+Deno.test("resolve --theirs of that deletion, a file of this cache's added under the peer's directory and marked by the directory's name: the mark stays, and a push publishes the new file", async () => {
+  const { store, a } = await checkHeldByConflict(PATH, "part-26.md");
+  const mine = `${PATH}/part-27.md`;
+  await writeCacheFile(a.cacheDir, mine, "a's own part");
+  await a.markDirty({ relPath: PATH });
+  const r = await a.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, true, JSON.stringify(r));
+  assert.deepEqual(r.setAside, []);
+  assert.equal(await read(a, mine), "a's own part");
+  const pushed = await a.pushChanged();
+  assert.deepEqual([pushed.uploaded, pushed.conflicts], [[mine], []], JSON.stringify(pushed));
+  assert.deepEqual(pushed.localDeletions, []);
+  assert.deepEqual(await named(store), [UNDER, mine]);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
