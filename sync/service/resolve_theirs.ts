@@ -59,7 +59,10 @@ export async function resolveTheirs(
         { mine: { hash: here.hash, size: here.size }, theirs: rec.theirs, reason: rec.reason },
       ),
     );
-  } else if (!here && cache.exists(path) && !(await theirsDirectory(deps, path))) {
+  }
+  // The datastore's directory kept at the path (see `theirsDirectory`).
+  const keptDirectory = !here && cache.exists(path) && await theirsDirectory(deps, path);
+  if (!here && cache.exists(path) && !keptDirectory) {
     setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
   }
   // A directory the copy leaves empty would be in the way of a file of its
@@ -91,7 +94,10 @@ export async function resolveTheirs(
       : undefined,
   );
   await state.saveManifest();
-  await state.clean([path]);
+  // A mark of the name of a directory kept here stands for what is under it
+  // too (a file of this cache's written there since, marked so): it stays
+  // for the next push, which publishes what changed under the directory.
+  if (!keptDirectory) await state.clean([path]);
   await state.conflicts.clear([path]);
   let pulled: PullResult;
   try {
