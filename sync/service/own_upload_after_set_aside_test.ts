@@ -8,7 +8,7 @@
  * peer's published version.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { type FakeClock, hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { UnreachableError } from "../errors.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
@@ -41,6 +41,51 @@ Deno.test("an own upload committed with its answer lost, at a path where a lost 
   await b.pushChanged();
   assert.equal(base.peekText(RAW), undefined);
   await a.pullChanged();
+  await put(a, RAW, "a's second output");
+  cutAnswer = true;
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.equal(base.peekText(RAW), "a's second output");
+  assert.ok((await readIndex(base, quick.retry))?.entries[RAW], "its commit landed");
+  // Deleted here: the push takes its own upload back.
+  await Deno.remove(`${a.cacheDir}/${RAW}`);
+  await a.markDirty({ relPath: RAW });
+  await a.pushChanged();
+  assert.equal(base.peekText(RAW), undefined, "a's own upload is still on the datastore");
+  assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "and named");
+  await a.pullChanged();
+  assert.equal(await read(a, RAW), undefined, "the deletion here was undone by a pull");
+});
+
+Deno.test("an own upload committed with its answer lost, at a path whose earlier copy was set aside for an entry naming nothing (a put-back that might come), is taken back once the file is deleted here", async () => {
+  const base = new InMemoryStore();
+  let cutAnswer = false;
+  const store = hookedStore(base, {
+    after: (k) => {
+      if (cutAnswer && isIndexKey(k)) {
+        cutAnswer = false;
+        throw new UnreachableError("the answer was lost");
+      }
+    },
+  });
+  const a = await clone(store, "a");
+  const b = await clone(base, "b");
+  // b publishes version 1; its object is then deleted outside Sluice, the
+  // entry left naming nothing, which a's pull sees.
+  await put(b, RAW, "b's output");
+  await b.pushChanged();
+  await base.delete(RAW);
+  await a.pullChanged();
+  // a's run of version 1: nothing created where a put-back may come, its copy set aside.
+  await put(a, RAW, "a's first output");
+  await assert.rejects(
+    a.pushChanged(),
+    (e: Error & { code?: string }) => e.code === "version_exists",
+  );
+  assert.equal(await read(a, RAW), undefined, "a's copy was set aside");
+  // Past the grace, a's pull takes the entry out; a writes version 1 again.
+  await (a.clock as FakeClock).advance(16 * 60_000);
+  await a.pullChanged();
+  assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "the entry removed");
   await put(a, RAW, "a's second output");
   cutAnswer = true;
   await assert.rejects(a.pushChanged(), /could not be reached/);
