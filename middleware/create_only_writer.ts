@@ -37,7 +37,7 @@ import { randomId } from "../sync/hash.ts";
 import type { Middleware } from "../sync/pipeline.ts";
 import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA, writerId } from "./own_writes.ts";
-import { putBackPending } from "./put_back_pending.ts";
+import { pendingPutBack } from "./put_back_pending.ts";
 import { loseVersion, lostVersion, unlessSiblingLost, versionDir } from "./lost_version.ts";
 import { unlessSiblingWaits, versionWaits } from "./waiting_version.ts";
 import {
@@ -86,7 +86,10 @@ export function createOnlyWriter(): Middleware<WriteContext> {
     const writer = await writerId(ctx);
     ctx.metadata[WRITER_METADATA] = writer;
     // Nothing created where another writer's object may be gone for a moment only.
-    if (await putBackPending(ctx)) {
+    const pending = await pendingPutBack(ctx);
+    if (pending) {
+      // The copy names the entry's version as the one it lost to: its
+      // set-aside speaks for no later upload of the path (see `setAsideAsLost`).
       return await loseVersion(
         ctx,
         CREATE_ONLY_WRITER,
@@ -95,6 +98,7 @@ export function createOnlyWriter(): Middleware<WriteContext> {
         false,
         false,
         `${ctx.key}: the datastore's index names other bytes at this version, whose object is gone for now (its writer's put-back may be on its way); nothing was written and ${dir} was set aside`,
+        pending.v,
       );
     }
     let exists: AlreadyExistsError | undefined;

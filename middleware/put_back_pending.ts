@@ -12,6 +12,7 @@
 import { PushVar, type WriteContext } from "../sync/context.ts";
 import { danglingSeen } from "../sync/service/dangling_entries.ts";
 import { indexedEntry } from "./own_writes.ts";
+import type { IndexEntry } from "../sync/transfer/bucket_layout.ts";
 
 /** Per push: the index entries this cache's pulls saw naming nothing, read once. */
 const DANGLING = new PushVar("create-only-writer/dangling", () => {
@@ -33,7 +34,23 @@ const DANGLING = new PushVar("create-only-writer/dangling", () => {
  * ```
  */
 export async function putBackPending(ctx: WriteContext): Promise<boolean> {
-  if (!(await ctx.push.vars.get(DANGLING).seen(ctx.push.cache)).has(ctx.key)) return false;
+  return (await pendingPutBack(ctx)) !== undefined;
+}
+
+/**
+ * The index entry of {@link putBackPending} (its version is the one a copy
+ * held back for it lost to), or undefined where the create goes on.
+ *
+ * @example
+ * ```ts ignore
+ * import { pendingPutBack } from "./put_back_pending.ts";
+ * declare const ctx: import("../sync/context.ts").WriteContext;
+ * console.log((await pendingPutBack(ctx))?.v);
+ * ```
+ */
+export async function pendingPutBack(ctx: WriteContext): Promise<IndexEntry | undefined> {
+  if (!(await ctx.push.vars.get(DANGLING).seen(ctx.push.cache)).has(ctx.key)) return undefined;
   const named = await indexedEntry(ctx);
-  return named !== undefined && (named.h !== "" ? named.h !== ctx.hash : named.s !== ctx.size);
+  if (named === undefined) return undefined;
+  return (named.h !== "" ? named.h !== ctx.hash : named.s !== ctx.size) ? named : undefined;
 }
