@@ -7,12 +7,15 @@
  *   pull is first put back in place (whatever is there is set aside when it
  *   is neither side). A deletion deletes theirs, conditional on its version,
  *   only when the conflict recorded mine as one: a file recorded and gone
- *   since is refused (`not_found`).
+ *   since is refused (`not_found`), but where a file of this cache's own
+ *   replaced its directory (this cache's shape: the deletion is published,
+ *   and that file with it where nothing else synced is under it).
  * - `merged`: publish what the cache holds at the path now (a merge made by
  *   hand), over theirs. With nothing at the path it is refused (`not_found`):
  *   a deletion is published only by `mine`, when mine is one.
  * - `theirs`: take the datastore's copy. The local copy is set aside first
- *   (never deleted), then the path is pulled.
+ *   (never deleted), or a file of this cache's own that replaced its
+ *   directory, then the path is pulled.
  *
  * Publishing rebases the path on theirs (the synced manifest then names
  * theirs, so every gate's compare-and-swap is on theirs) and runs the push
@@ -31,6 +34,7 @@ import { shellWord } from "../shell_word.ts";
 import {
   indexedPathReader,
   indexedShapeReader,
+  ownFileAbove,
   ownUploadLooker,
   ownUploadTaker,
   theirsReader,
@@ -233,9 +237,15 @@ export async function resolveConflict(
   }
   // A data version published again by another writer: never written over.
   if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution);
+  // Your copy gone with its directory, a file of that name made here in its
+  // place (never synced): mine is this cache's shape, the deletion of the
+  // path there with that file published.
+  const above = resolution === "mine" && rec.mine?.location === path && !cache.exists(path)
+    ? await ownFileAbove(deps, path)
+    : undefined;
   if (
     (resolution === "merged" || (resolution === "mine" && rec.mine?.location === path)) &&
-    !cache.exists(path)
+    !cache.exists(path) && above === undefined
   ) {
     // Said when theirs is no longer on the datastore either: this cache's
     // own upload replaced it (a resolution cut off before its commit).
@@ -245,7 +255,7 @@ export async function resolveConflict(
     throw mineGone(rec, ownUpload);
   }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
-  if (resolution === "merged" || !rec.mine || rec.mine.location === path) {
+  if (above === undefined && (resolution === "merged" || !rec.mine || rec.mine.location === path)) {
     // A deletion of yours with a directory of its name here (the file
     // replaced by one): the push of the name deletes the file on the
     // datastore and publishes the directory's files, as a push of it does.
@@ -264,14 +274,24 @@ export async function resolveConflict(
   // name, or a file above it), which no pull of this cache has met yet. The
   // push would upload the file and its commit leave it out, an object no
   // index names; refused first, with the conflict open.
-  if (theirs === null && (rec.mine || resolution === "merged") && deps.indexedOtherShape) {
+  if (
+    theirs === null && above === undefined && (rec.mine || resolution === "merged") &&
+    deps.indexedOtherShape
+  ) {
     const other = await deps.indexedOtherShape(path);
     if (other !== undefined) {
       throw shapeClash(path, resolution, other, "published since this cache last pulled");
     }
   }
   if (resolution === "mine") await restoreMine(deps, rec, setAside);
-  return await publishRebased(deps, rec, resolution, theirs, setAside);
+  // The file above published with the deletion, where no other synced file
+  // under its directory is left for that push to delete (else a push of its
+  // name, as the push's hold of it says, is the user's to make).
+  const also = above !== undefined &&
+      state.syncedPaths().every((p) => p === path || !p.startsWith(`${above}/`))
+    ? [above]
+    : [];
+  return await publishRebased(deps, rec, resolution, theirs, setAside, also);
 }
 
 export { resolveHint };

@@ -63,7 +63,9 @@ export async function restoreMine(
 /**
  * Publishes what the cache holds at the conflict's path, rebased on
  * `theirs`: every compare-and-swap of the push is then on the version the
- * user saw. The conflict is released once it lands.
+ * user saw. The conflict is released once it lands. `also` are pushed in
+ * the same push (a file of this cache's that replaced the path's directory,
+ * published with the path's deletion).
  */
 export async function publishRebased(
   deps: ResolveDeps,
@@ -71,6 +73,7 @@ export async function publishRebased(
   resolution: Resolution,
   theirs: RemoteSide | null,
   setAside: string[],
+  also: readonly string[] = [],
 ): Promise<ResolveResult> {
   const { state } = deps;
   const path = rec.path;
@@ -86,7 +89,7 @@ export async function publishRebased(
     rec,
     resolution,
     setAside,
-    () => deps.pushOnly([path]),
+    () => deps.pushOnly([path, ...also]),
   );
   await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);

@@ -181,3 +181,18 @@ export async function versionedTheirs(
   }]);
   return undefined;
 }
+
+/**
+ * The file above `path` in the cache that replaced the directory `path`
+ * lies in: a regular file this cache never synced (the other shape of that
+ * name, made here), if there is one.
+ */
+export async function ownFileAbove(
+  deps: Pick<ResolveDeps, "cache" | "state">,
+  path: string,
+): Promise<string | undefined> {
+  const { cache, state } = deps;
+  const at = ancestorWhere(path, (d) => cache.exists(d) && !cache.holdsDirectory(d));
+  if (at === undefined || state.synced(at)) return undefined;
+  return (await cache.hashFile(at).catch(() => null)) ? at : undefined;
+}

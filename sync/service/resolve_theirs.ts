@@ -19,7 +19,7 @@
 import type { ConflictRecord } from "./conflicts.ts";
 import type { PullResult } from "./pull.ts";
 import type { SyncState } from "./state.ts";
-import { versionedTheirs } from "./resolve_reads.ts";
+import { ownFileAbove, versionedTheirs } from "./resolve_reads.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
 import { keepAsideNamed, publishRebased } from "./resolve_publish.ts";
 import type { ResolveDeps, ResolveResult } from "./resolve.ts";
@@ -64,6 +64,19 @@ export async function resolveTheirs(
   const keptDirectory = !here && cache.exists(path) && await theirsDirectory(deps, path);
   if (!here && cache.exists(path) && !keptDirectory) {
     setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
+  } else if (!here && rec.theirs && !cache.exists(path)) {
+    // A file of this cache's own that replaced the path's directory here
+    // (never synced) is in the way of theirs: set aside, as a directory
+    // that replaced a file here is.
+    const above = await ownFileAbove(deps, path);
+    if (above !== undefined) {
+      setAside.push(
+        await cache.setAside(
+          above,
+          `resolve --theirs of ${path}: a file of this cache's in the way of theirs, under a directory of its name`,
+        ),
+      );
+    }
   }
   // A directory the copy leaves empty would be in the way of a file of its
   // name that theirs may be (a peer made a directory a file).

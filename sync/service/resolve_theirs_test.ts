@@ -80,7 +80,7 @@ Deno.test("resolve --theirs over a peer that made a directory a file: the direct
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${r.setAside[0]}`), "b's edit\n");
 });
 
-Deno.test("resolve --theirs of a path a file here is in the way of is refused (unsafe_path), never reported resolved; the conflict stays open", async () => {
+Deno.test("resolve --theirs of a path a file here is in the way of (made in place of its directory, never synced): the file is set aside and theirs taken", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const c = await clone(store, "c");
@@ -95,13 +95,15 @@ Deno.test("resolve --theirs of a path a file here is in the way of is refused (u
   await c.markDirty({ relPath: "s/a/x" });
   const pushed = await c.pushChanged();
   assert.ok(pushed.conflicts.includes("s/a/x"), JSON.stringify(pushed));
-  await assert.rejects(
-    () => c.resolveConflict("s/a/x", "theirs"),
-    (e: Error & { code?: string }) => e.code === "unsafe_path" && /in the way/.test(e.message),
-  );
-  assert.ok(c.conflicts().some((x) => x.path === "s/a/x"), "the conflict stays open");
-  assert.equal(await read(c, "s/a"), "c's file\n");
+  const r = await c.resolveConflict("s/a/x", "theirs");
+  assert.equal(r.resolved, true, JSON.stringify(r));
+  assert.deepEqual(c.conflicts(), []);
+  assert.equal(await read(c, "s/a/x"), "a's edit\n");
+  assert.equal(await read(c, r.setAside[0]), "c's file\n", "c's file is set aside, never deleted");
+  const after = await c.pushChanged();
+  assert.deepEqual([after.uploaded, after.deleted, after.conflicts], [[], [], []]);
   assert.equal(store.peekText("s/a/x"), "a's edit\n");
+  assert.equal(store.peekText("s/a"), undefined);
 });
 
 /** `b`'s `--mine` over a's deletion of PATH was cut off after its upload, before its commit. */
