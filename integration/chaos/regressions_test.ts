@@ -3519,3 +3519,18 @@ Deno.test("chaos regression: a run refused for its lost lock in a push under the
     '{"seed":198400035,"clones":5,"kinds":["api","core","core","api","api"],"oldClients":true,"etag":true,"reusedLocks":true,"ops":[{"id":74,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":75,"kind":"tick","n":15,"pick":133736938},{"id":1,"kind":"run","clone":4,"model":0,"data":0,"workMs":0},{"id":3,"kind":"run","clone":3,"model":0,"data":0,"workMs":15000},{"id":4,"kind":"tick","n":37,"pick":782912326},{"id":6,"kind":"breakglass","model":0},{"id":12,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"same":true},{"id":13,"kind":"tick","n":6,"pick":404162283},{"id":24,"kind":"breakglass","model":0}]}',
   );
 });
+
+/**
+ * I13 (seed 199300092, v2 index): c2 edited notes/shared-1.md/part-43.md
+ * under the directory c0 had made of notes/shared-1.md, c0's edit of it
+ * committed first (c2's conflict), then replaced the directory by a file
+ * of its name, held back by its push. --mine was refused as a copy deleted
+ * by hand, --theirs as blocked by that file: now --mine deletes theirs and
+ * publishes the file, and --theirs sets the file aside and takes theirs
+ * (`sync/service/resolve_file_above_test.ts`).
+ */
+Deno.test("chaos regression: an edit under a directory a file of its name replaced here, in conflict with a peer's edit, is resolved by --mine, which publishes the file (I13, seed 199300092)", async () => {
+  await clean(
+    '{"seed":199300092,"clones":3,"v2":true,"kinds":["api","core","core"],"setAsideFlaky":true,"ops":[{"id":1,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":43,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":70,"kind":"sync","clone":2},{"id":46,"kind":"sync","clone":2},{"id":47,"kind":"tick","n":13,"pick":1577624726},{"id":49,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":36,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":37,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":34,"kind":"resolve","clone":2,"pick":1,"how":"mine"}]}',
+  );
+});
