@@ -44,9 +44,17 @@ export async function resetLostMarker(
   ).catch(() => undefined);
   if (m?.was === undefined) return;
   if (!m.dirty) {
-    await takeBackMarker(push, marker, writer).catch((e) => {
-      if (push.signal?.aborted) throw e;
-    });
+    const takeBack = () =>
+      takeBackMarker(push, marker, writer).catch((e) => {
+        if (push.signal?.aborted) throw e;
+      });
+    // It may write the index (the committed marker put back and named): in
+    // a two-phase push, the commit makes it, under the global lock it holds
+    // beside old clients, whose read-modify-write of the index would put
+    // back the entry naming the upload it deletes. Left to it only when
+    // there is such an upload to take back (a failed look leaves it too).
+    if (!push.preparing) await takeBack();
+    else if (await hasOwnUpload(push, marker, writer)) push.atCommit.push(takeBack);
   }
   push.events.emit(
     "warning",
@@ -74,13 +82,9 @@ export async function resetLostMarker(
  * is put back and named in place of the deleted one.
  */
 async function takeBackMarker(push: PushContext, marker: string, writer: string): Promise<void> {
-  const call = {
-    retry: push.config.retry,
-    signal: push.signal,
-    concurrency: push.config.concurrency,
-  };
-  const got = await getOrNull(push.store, marker, call);
-  if (!got || got.metadata?.[WRITER_METADATA] !== writer) return;
+  const call = storeCall(push);
+  const got = await ownUpload(push, marker, writer);
+  if (!got) return;
   const index = async () =>
     (await readIndex(push.store, push.config.retry, push.signal, push.config.concurrency))
       ?.entries ?? {};
@@ -111,5 +115,29 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
   const now = (await index())[marker];
   if (now?.v === got.version) {
     await putBackAndName(push.store, marker, got.body, { v: now.v, h: now.h }, call);
+  }
+}
+
+/** The retries, signal and concurrency of `push`'s store calls. */
+function storeCall(push: PushContext) {
+  return { retry: push.config.retry, signal: push.signal, concurrency: push.config.concurrency };
+}
+
+/** The object at `marker` when it is this cache's (`writer`) upload, or null. */
+async function ownUpload(push: PushContext, marker: string, writer: string) {
+  const got = await getOrNull(push.store, marker, storeCall(push));
+  return got?.metadata?.[WRITER_METADATA] === writer ? got : null;
+}
+
+/**
+ * True when the store holds this cache's (`writer`) upload of `marker`, or
+ * when the look failed (then the take-back looks again); an abort is thrown.
+ */
+async function hasOwnUpload(push: PushContext, marker: string, writer: string): Promise<boolean> {
+  try {
+    return (await ownUpload(push, marker, writer)) !== null;
+  } catch (e) {
+    if (push.signal?.aborted) throw e;
+    return true;
   }
 }

@@ -278,6 +278,17 @@ export interface PushContext {
   readonly config: SyncConfig;
   /** Hooks run right before the commit writes (markers, indexes); the fence registers here. */
   readonly beforeCommit: Array<() => Promise<void>>;
+  /**
+   * True in the preparation of a two-phase push: it writes no index, as
+   * old clients rewrite the index under the global lock (without a
+   * compare-and-swap) that only the commit holds.
+   */
+  readonly preparing?: boolean;
+  /**
+   * Work of a gate that may write the index, left by a preparation
+   * (`preparing`) to its commit, which runs it first (`commitPush`).
+   */
+  readonly atCommit: Array<() => Promise<void>>;
   /** Objects this push wrote so far. */
   readonly uploaded: UploadRecord[];
   /**
@@ -306,6 +317,7 @@ export type PushContextInit =
   & Omit<
     PushContext,
     | "beforeCommit"
+    | "atCommit"
     | "withdrawn"
     | "vars"
     | "note"
@@ -348,6 +360,7 @@ export function createPushContext(init: PushContextInit): PushContext {
     uploaded: init.uploaded ?? [],
     withdrawn: new Set(),
     beforeCommit: [],
+    atCommit: [],
     vars: {
       get<T>(key: PushVar<T>): T {
         if (!vars.has(key as PushVar<unknown>)) vars.set(key as PushVar<unknown>, key.init());

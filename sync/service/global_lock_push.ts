@@ -118,10 +118,17 @@ export async function pushUnderGlobalLock(
   });
   const lost = prepared.lost;
   const p = prepared.pending;
-  if (lost && (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0)) {
-    throw lost; // nothing else to commit
-  }
+  // Nothing else to commit: the loss is thrown, as a plain push whose writes
+  // lost their versions ends. What the preparation's gates left to the
+  // commit (a lost version's marker take-back, which may write the index) is
+  // made first under the lock, and alone: no commit pass, whose fence would
+  // refuse a run whose model lock was lost meanwhile, though the copies of
+  // its lost version stay set aside (a refusal leaves none of its bytes).
+  const leftOnly = lost !== undefined &&
+    (!p || Object.keys(p.set).length + p.remove.length + p.handled.length === 0);
+  if (leftOnly && !prepared.atCommit?.length) throw lost;
   try {
+    if (leftOnly) return await leftWorkUnderLock(service, lock, prepared, lost, options.signal);
     return await commitUnderLock(service, lock, options, prepared, lost);
   } catch (e) {
     // The rest not committed (the lock not had, lost, or its commit failed):
@@ -130,6 +137,44 @@ export async function pushUnderGlobalLock(
     if (lost && e !== lost && e instanceof Error) e.message += ` Besides: ${lost.message}`;
     throw e;
   }
+}
+
+/**
+ * A preparation whose data versions were all lost (`lost`), with nothing
+ * else to commit: only what its gates left to the commit (a lost version's
+ * marker take-back, which may write the index) is made, under `lock`, then
+ * `lost` is thrown. That work is best effort, as it is in a plain push: a
+ * lock that cannot be had in time, or is found lost, leaves it to a later
+ * push's check of the writes this cache left, and the loss is thrown all
+ * the same.
+ */
+async function leftWorkUnderLock(
+  service: SyncService,
+  lock: DistributedLock,
+  prepared: PreparedPush,
+  lost: Error,
+  signal?: AbortSignal,
+): Promise<never> {
+  const acquire = await sayingGlobalLockWait(
+    lock,
+    service.events,
+    "this push lost its data versions to another writer's, and the take-back of its marker upload waits for the lock",
+    signal,
+  );
+  try {
+    await lock.acquire(acquire);
+  } catch (e) {
+    if (!isLockTimeout(e)) throw e;
+    throw lost;
+  }
+  try {
+    const held = !(lock.lost ||
+      (lock.lost === undefined && await namesAnotherHolder(lock, service.identity)));
+    if (held) await service.commitLeftWork(prepared);
+  } finally {
+    await releaseOrWarn(lock, service.events);
+  }
+  throw lost;
 }
 
 async function commitUnderLock(

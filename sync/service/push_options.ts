@@ -81,6 +81,12 @@ export interface PreparedPush {
   /** Its plan, as the gates left it. */
   readonly plan: readonly PlanEntry[];
   /**
+   * Work its gates left to the commit, which runs it first, under the
+   * global lock where the commit holds it: a lost data version's marker
+   * take-back, which may write the index (see `PushContext.atCommit`).
+   */
+  readonly atCommit?: readonly (() => Promise<void>)[];
+  /**
    * Set only for a preparation asked to keep the rest of a push beside such
    * a failure (`keepRestOnLoss` of {@link SyncService.preparePush}): the
    * error of data versions lost to another writer's (`version_exists`, each

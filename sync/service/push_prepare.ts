@@ -35,7 +35,12 @@ export async function preparePushRun(
 ): Promise<PreparedPush> {
   const out: {
     plan?: PlanEntry[];
-    prepare: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
+    prepare: {
+      pending?: PendingCommit;
+      uploaded?: UploadRecord[];
+      lost?: unknown;
+      atCommit?: Array<() => Promise<void>>;
+    };
     result?: PushResult;
   } = { prepare: {} };
   const { signal: _signal, ...rest } = options;
@@ -64,6 +69,7 @@ export async function preparePushRun(
           : entry
       ),
       uploaded: out.prepare.uploaded ?? [],
+      ...(out.prepare.atCommit?.length ? { atCommit: out.prepare.atCommit } : {}),
       lost: e,
     };
   }
@@ -73,5 +79,6 @@ export async function preparePushRun(
     options: rest,
     plan: out.plan ?? [],
     uploaded: out.prepare.uploaded ?? [],
+    ...(out.prepare.atCommit?.length ? { atCommit: out.prepare.atCommit } : {}),
   };
 }

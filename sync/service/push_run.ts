@@ -62,7 +62,12 @@ export type RunOptions = PushOptions & { walk?: boolean };
 /** What a caller takes out of one pass, or gives it: its plan, a preparation, a commit. */
 export interface PassOut {
   plan?: PlanEntry[];
-  prepare?: { pending?: PendingCommit; uploaded?: UploadRecord[]; lost?: unknown };
+  prepare?: {
+    pending?: PendingCommit;
+    uploaded?: UploadRecord[];
+    lost?: unknown;
+    atCommit?: Array<() => Promise<void>>;
+  };
   commit?: PreparedPush;
   /** The pass's result, also when it throws. */
   result?: PushResult;
@@ -117,6 +122,7 @@ export async function runPush(
     id: randomId(8),
     kind: walk ? "walk" : "paths",
     dryRun: options.dryRun ?? false,
+    ...(out?.prepare ? { preparing: true } : {}),
     store: deps.store,
     cache,
     state,
@@ -141,7 +147,10 @@ export async function runPush(
     writePipeline: deps.writePipeline,
     snapshot,
   });
-  if (out?.prepare) out.prepare.uploaded = ctx.uploaded;
+  if (out?.prepare) {
+    out.prepare.uploaded = ctx.uploaded;
+    out.prepare.atCommit = ctx.atCommit;
+  }
   if (carry) carry.uploaded = ctx.uploaded;
   let stoppedBy: string | undefined;
   const run = deps.pushPipeline.build(

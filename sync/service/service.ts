@@ -231,13 +231,30 @@ export class SyncService {
     // once more, and a run that lost one is refused and erased (its prepared
     // uploads included) before its deferred markers are written or anything
     // is committed.
-    return this.#serial(async () =>
-      await notedPush(
+    return this.#serial(async () => {
+      // What the preparation's gates left to the commit (it may write the index).
+      for (const work of prepared.atCommit ?? []) await work();
+      return await notedPush(
         this.cache,
         prepared.options,
         await pushTwice(this.#runDeps, { ...prepared.options, signal: options.signal }, prepared),
-      )
-    );
+      );
+    });
+  }
+
+  /**
+   * Only what a preparation's gates left to its commit (`atCommit` of a
+   * prepared push: a lost data version's marker take-back, which may write
+   * the index), made as {@link SyncService.commitPush} makes it first, and
+   * nothing else: for a preparation whose data versions were all lost, with
+   * nothing else to commit (see `pushUnderGlobalLock`, which holds the
+   * global lock around it). No commit pass runs, as a plain push whose
+   * writes lost their versions reaches no commit.
+   */
+  commitLeftWork(prepared: PreparedPush): Promise<void> {
+    return this.#serial(async () => {
+      for (const work of prepared.atCommit ?? []) await work();
+    });
   }
 
   /** Pulls what changed remotely (or only under `prefixes`): see {@link PullOptions}. */
