@@ -1,0 +1,57 @@
+/**
+ * A push under the global lock that writes a file another writer's
+ * uncommitted upload holds on the store, told to adopt it (its writer taken
+ * for gone), while an old client holds the lock and rewrites the index from
+ * a read made before: the adoption (an index write naming that upload) is
+ * made where the commit is, under the lock, so that the old client's write
+ * does not put back the entry naming the version the upload replaced.
+ */
+import assert from "node:assert/strict";
+import { peerReadIndex } from "../../packages/testing/mod.ts";
+import { createSluice } from "../../sluice.ts";
+import { UnreachableError } from "../errors.ts";
+import type { SyncService } from "./service.ts";
+import { assertIndexCurrent, isIndexKey, put, quick } from "./clone_kit.ts";
+import {
+  GLOBAL,
+  type GlobalLockSetup,
+  globalLockSetup,
+  pushInsideOldClientPush,
+  THEIRS,
+} from "./global_lock_kit.ts";
+
+const P = "config/app.yaml";
+
+/** The kit's setup, and another writer on its store and clock. */
+async function setup(): Promise<GlobalLockSetup & { writer: SyncService }> {
+  const s = await globalLockSetup("sluice-global-adopt-write-sluice-");
+  const writer = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-adopt-write-writer-" }),
+    store: s.store,
+    identity: { holder: "writer@host", hostname: "host", pid: 1 },
+    clock: s.clock,
+    config: quick,
+  });
+  return { ...s, writer };
+}
+
+Deno.test("global lock: a write that adopts another writer's uncommitted upload, inside an old client's read-modify-write of the index, leaves the index naming that upload", async () => {
+  const s = await setup();
+  await put(s.svc, P, "one\n");
+  await s.svc.pushChanged();
+  await s.writer.pullChanged();
+  // The writer's edit: its upload lands, its commit is cut off (the writer taken for gone).
+  await put(s.writer, P, "writer's edit\n");
+  s.store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(s.writer.pushChanged());
+  const upload = (await s.store.head(P))!.version;
+  // Edited here, pushed told to adopt it: the write meets it as a committed change.
+  await put(s.svc, P, "mine\n");
+  const r = await pushInsideOldClientPush(s, { adoptUncommitted: [P] });
+  assert.deepEqual(r.conflicts, [P]);
+  assert.equal((await s.store.head(P))?.version, upload, "the writer's upload stays");
+  const index = await peerReadIndex(s.store);
+  assert.deepEqual(Object.keys(index).sort(), [P, THEIRS], "the old client's entry stays");
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
+});
