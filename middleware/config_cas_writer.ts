@@ -44,6 +44,7 @@ import {
   adopt,
   fetchRemote,
   indexedEntry,
+  leaveAdoptionToCommit,
   replaceOwn,
   stillIndexed,
   writeOverCommitted,
@@ -196,6 +197,12 @@ export function configCasWriter(): Middleware<WriteContext> {
       // take the object from under a push about to commit it: wait for it,
       // unless told to adopt it (its writer is gone for good): it is then
       // published as that writer's change, and met below as a committed one.
+      // Not in a two-phase push's preparation: the adoption writes the
+      // index, which old clients rewrite under the global lock only its
+      // commit holds; the write is left to the commit (`atCommit`).
+      if (push.adoptUncommitted.has(ctx.key) && push.preparing) {
+        return leaveAdoptionToCommit(ctx, CONFIG_CAS_WRITER);
+      }
       const adoption = push.adoptUncommitted.has(ctx.key)
         ? await adopt(ctx, remote, CONFIG_CAS_WRITER)
         : undefined;

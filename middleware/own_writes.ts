@@ -130,6 +130,23 @@ export async function fetchRemote(ctx: WriteContext): Promise<GetResult | null> 
 }
 
 /**
+ * In a two-phase push's preparation, a write told to adopt another writer's
+ * uncommitted object at its path is not made: the adoption writes the
+ * index, which old clients rewrite under the global lock without a
+ * compare-and-swap, and only the commit holds that lock. The write is left
+ * to the commit (`atCommit`), which makes it as a plain push does; noted as
+ * `gate`.
+ */
+export function leaveAdoptionToCommit(ctx: WriteContext, gate: string): void {
+  ctx.entry.atCommit = true;
+  ctx.push.note(
+    gate,
+    `${ctx.key}: its adoption of another writer's object left to the commit`,
+    ctx.entry,
+  );
+}
+
+/**
  * Publishes another writer's uncommitted object at the write's path as that
  * writer's committed change (the push was told to adopt it: its writer is
  * gone for good), noted as `gate`; nothing is written over it. Adopted when

@@ -166,7 +166,8 @@ export interface PlanEntry {
    * global lock without a compare-and-swap, and only the commit holds that
    * lock. So too a deletion that meets another writer's uncommitted object
    * it was told to adopt (`deleteRemote`'s `deferred`): the adoption names
-   * that object in the index.
+   * that object in the index; and a write that meets one
+   * (`leaveAdoptionToCommit` in `own_writes.ts`).
    */
   atCommit?: boolean;
   /**

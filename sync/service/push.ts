@@ -112,7 +112,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       });
     };
     const active = ctx.plan.filter((e) => e.action !== "skip");
-    const uploads = committing ? [] : active.filter((e) => e.action === "put" && !e.commit);
+    // A write a preparation left to the commit (`atCommit`: its adoption of
+    // another writer's object writes the index) is made by the commit.
+    const uploads = active.filter((e) =>
+      e.action === "put" && !e.commit && (!committing || e.atCommit)
+    );
     const commits = deps.prepare ? [] : active.filter((e) => e.action === "put" && e.commit);
     // A deletion a preparation left to the commit (`atCommit`: its adoption
     // of another writer's object writes the index) is made by the commit.
@@ -262,6 +266,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
           metadata: {},
         };
         await deps.runWrite(wctx);
+        // Left to the commit by a gate (see `uploads`): nothing written here.
+        if (preparing && entry.atCommit) return;
         if (entry.action === "skip") {
           // A write gate left it out; a conflict is recorded with both versions.
           if (entry.conflict) {
