@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { SluiceError } from "../errors.ts";
+import { SluiceError, VersionConflictError } from "../errors.ts";
 import { isLockTimeout } from "../lock_errors.ts";
 import { lockReleaseCommand } from "../locks/lock_object.ts";
 import { sayingGlobalLockWait } from "../locks/global_lock_wait.ts";
@@ -21,6 +21,7 @@ import type { DistributedLock, Identity } from "../ports.ts";
 import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncService } from "./service.ts";
+import { dropRefusedCopies, lostAndDiscarded } from "./refused_lost_copies.ts";
 
 /** What a push whose commit did not run left: its uploads, and the deletions its preparation made. */
 function notPublished(deleted: number): string {
@@ -134,7 +135,14 @@ export async function pushUnderGlobalLock(
     // The rest not committed (the lock not had, lost, or its commit failed):
     // its failure tells of the data version lost all the same, which was set
     // aside, not left dirty, and which no later push publishes.
-    if (lost && e !== lost && e instanceof Error) e.message += ` Besides: ${lost.message}`;
+    if (lost && e !== lost && e instanceof Error) {
+      // A run refused at the commit for its lost model lock: its lost
+      // versions' copies go with its discarded versions.
+      const dropped = await dropRefusedCopies(service.cache.stateDir, lost, e).catch(() => []);
+      const all = lost instanceof VersionConflictError && dropped.length > 0 &&
+        dropped.length === lost.setAsideTo.length;
+      e.message += ` Besides: ${all ? lostAndDiscarded(lost) : lost.message}`;
+    }
     throw e;
   }
 }

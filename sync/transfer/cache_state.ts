@@ -247,6 +247,25 @@ export async function setAsideIn(
 }
 
 /**
+ * Removes the copy {@link setAsideIn} moved to `location` (in the state
+ * directory `stateDir`), its set-aside directory with it (`REASON.json`
+ * included); nothing when it is gone. Only for a copy whose bytes may be
+ * kept nowhere: a refused run's (see `refused_lost_copies.ts`).
+ */
+export async function removeSetAside(stateDir: string, location: string): Promise<void> {
+  const area = `${STATE_DIR}/${SET_ASIDE}/`;
+  const name = location.startsWith(area) ? location.slice(area.length).split("/")[0] : "";
+  if (name === "" || name === "." || name === ".." || !location.startsWith(`${area}${name}/`)) {
+    throw new Error(`${JSON.stringify(location)} names no set-aside copy`);
+  }
+  try {
+    await Deno.remove(statePath(stateDir, `${area}${name}`), { recursive: true });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+}
+
+/**
  * Moves the copy {@link setAsideIn} moved to `location` (in the state
  * directory `stateDir`) back to its path in the cache `root`, only while nothing is there: each
  * directory on its way is looked at again (one may have been replaced since:
