@@ -78,3 +78,25 @@ Deno.test("global lock: a lost version's marker take-back, inside an old client'
   assert.deepEqual(pulled.vanished, []);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${MARKER}`), "1");
 });
+
+Deno.test("a preparation that throws its lost version (no commit to come: not asked to keep the rest) still takes the marker back", async () => {
+  const s = await globalLockSetup("sluice-prepare-marker-");
+  const a = s.svc;
+  await put(a, `${D}/1/raw`, "v1");
+  await put(a, `${D}/1/metadata.yaml`, "version: 1");
+  await put(a, MARKER, "1");
+  await a.pushChanged();
+  await put(a, `${D}/2/raw`, "v2");
+  await put(a, `${D}/2/metadata.yaml`, "version: 2");
+  await put(a, MARKER, "2");
+  s.store.failNext("put", 50, undefined, {
+    match: (k) => k.startsWith("_") || k.startsWith("."),
+  });
+  await assert.rejects(a.pushChanged());
+  s.store.heal();
+  assert.equal(s.store.peekText(MARKER), "2", "the marker upload landed");
+  await put(a, `${D}/2/raw`, "v2 changed");
+  await assert.rejects(a.preparePush(), VersionConflictError);
+  assert.equal(s.store.peekText(MARKER), "1", "the committed marker is put back");
+  await assertIndexCurrent(s.store, { held: true });
+});

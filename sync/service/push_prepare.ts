@@ -57,6 +57,9 @@ export async function preparePushRun(
       !how.keepRestOnLoss || e !== out.prepare.lost || !pending || !out.result ||
       !(e instanceof Error)
     ) {
+      // No commit comes: what the gates left to it (a lost version's marker
+      // take-back) is made now, as a plain push makes it; best effort.
+      for (const work of out.prepare.atCommit ?? []) await work().catch(() => undefined);
       throw e;
     }
     return {
