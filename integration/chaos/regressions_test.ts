@@ -3534,3 +3534,23 @@ Deno.test("chaos regression: an edit under a directory a file of its name replac
     '{"seed":199300092,"clones":3,"v2":true,"kinds":["api","core","core"],"setAsideFlaky":true,"ops":[{"id":1,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":43,"kind":"reshape","clone":0,"file":4,"how":"push"},{"id":70,"kind":"sync","clone":2},{"id":46,"kind":"sync","clone":2},{"id":47,"kind":"tick","n":13,"pick":1577624726},{"id":49,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":36,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":37,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":34,"kind":"resolve","clone":2,"pick":1,"how":"mine"}]}',
   );
 });
+
+/**
+ * I30, the checker's (seed 199700096, `--shared-cache-share 1
+ * --damaged-log-share 1`, shrunk to 9 operations): a line of c1's synced
+ * manifest log (an index version's) was damaged on disk while c1's process
+ * stayed open, another process writing a line ahead after it. A second
+ * process over c1's cache (a `sibling` move's, running a model) opened it
+ * next and told the line at its open (`state_unreadable`, line 2), the line
+ * still on disk then; its first save wrote a base over the log, and c1's
+ * run then took in that base, with no damaged line left to tell. I30
+ * counted a second process's warning only when the line was already gone
+ * as it was told, and held the line's record lost unsaid. A second
+ * process's warning naming the line now counts once the line is gone from
+ * the log on disk.
+ */
+Deno.test("chaos regression: a damaged line of the manifest log told at a second process's open, which then wrote a base over it, leaves the clone's process open since before no line to tell (I30, seed 199700096)", async () => {
+  await clean(
+    '{"seed":199700096,"clones":2,"kinds":["core","core-single-phase"],"indexFirst":true,"reusedLocks":true,"ops":[{"id":39,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":37,"kind":"stall","clone":1,"on":true},{"id":23,"kind":"tick","n":10,"pick":1401807135},{"id":47,"kind":"sibling","clone":1,"how":"structural","workMs":8000},{"id":72,"kind":"tick","n":15,"pick":1068586029},{"id":74,"kind":"damaged","clone":1,"file":4,"pick":609732584,"open":true},{"id":50,"kind":"sibling","clone":1,"how":"dies","workMs":45000},{"id":51,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":52,"kind":"tick","n":3,"pick":921159906}]}',
+  );
+});
