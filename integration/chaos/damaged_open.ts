@@ -32,6 +32,13 @@ export interface DamagedOpen {
   genBefore?: number;
   /** Another process wrote a base after the damage: any save takes the log in. */
   baseAhead?: boolean;
+  /**
+   * A second process over the cache told the line while it was still on
+   * disk (at its open, say): told, once the line is gone from the log (that
+   * process's next save writes a base over it, and the clone's process,
+   * taking that base in, has no line left to read).
+   */
+  toldBySecond?: boolean;
 }
 
 /** What {@link checkDamagedOpen} needs of the world: a clone slot's process and cache. */
@@ -80,6 +87,9 @@ export async function checkDamagedOpen<S extends DamagedOpenSlot>(
     }
   }
   if (open?.started && open.incarnation === slot.incarnation) {
+    if (!open.told && open.toldBySecond && !damagedLineOnDisk(slot.dir, open.line)) {
+      open.told = true;
+    }
     if (!open.told && !open.succeeded) open.started = false; // the next command's, then
     else if (open.told) {
       world.damagedOpen.delete(slot);

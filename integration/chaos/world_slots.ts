@@ -697,9 +697,12 @@ export abstract class WorldSlots {
           // Told by a second process over the cache (a `sibling` move's),
           // which took the log in first and wrote a base over it: the line is
           // gone from the files, its record lost and told there, and the
-          // clone's own process has no line left to read and tell.
-          else if (incarnation >= SIBLING_INCARNATION && !damagedLineOnDisk(dir, open.line)) {
-            open.told = true;
+          // clone's own process has no line left to read and tell. Told at
+          // its open, the line still on disk, it writes that base at its
+          // next save: told, once the line is gone (see `damaged_open.ts`).
+          else if (incarnation >= SIBLING_INCARNATION) {
+            if (damagedLineOnDisk(dir, open.line)) open.toldBySecond = true;
+            else open.told = true;
           }
         }
         if (
