@@ -20,3 +20,17 @@ Deno.test("a damaged line of the synced manifest's log that a process open since
   assert.deepEqual(long.warnings.map((w) => w.code), ["state_unreadable"]);
   assert.match(long.warnings[0].message, new RegExp(`line ${at + 1} of its log .* damaged`));
 });
+
+Deno.test("a damaged line of the synced manifest's log is told with the command to run next, at an open and at a later take-in alike", async () => {
+  const store = new InMemoryStore();
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-damaged-" });
+  const long = await openWatched(store, cacheDir, "long", 1);
+  const other = await openWatched(store, cacheDir, "other", 2);
+  await pushThreeDamageMiddle(other.service, cacheDir);
+  await long.service.status();
+  // A process opened after the damage tells it at its open.
+  const late = await openWatched(store, cacheDir, "late", 3);
+  const told = [...long.warnings, ...late.warnings];
+  assert.deepEqual(told.map((w) => w.code), ["state_unreadable", "state_unreadable"]);
+  for (const w of told) assert.match(w.message, /Run `sluice status`/, w.message);
+});
