@@ -26,7 +26,7 @@ export function damagedLinesWarning(lines: readonly number[]): string {
     n === 1 ? "record" : "records"
   } written there ${
     n === 1 ? "is" : "are"
-  } lost, every other record kept (the manifest is written again whole at the next save). A file whose latest record was there counts as synced at its record before, or as never synced: a change to it meets the datastore's copy as a conflict, not a loss; a file deleted here whose only record was there may be fetched again by a pull`;
+  } lost, every other record kept (the manifest is written again whole at the next save). A file whose latest record was there counts as synced at its record before, or as never synced: a change to it meets the datastore's copy as a conflict, not a loss; a file deleted here whose only record was there may be fetched again by a pull. Run \`sluice status\` before the next push to see which files it would publish and which meet the datastore's copies as conflicts (\`sluice resolve\` settles them)`;
 }
 
 /** The synced records of one cache, in one process (see the module). */
