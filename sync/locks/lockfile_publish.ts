@@ -69,6 +69,9 @@ export async function recordPublishedLockfile(
   // state as it takes it in, as a command's take-in is.
   await service.state.recordSynced(path, entry);
   await service.state.clean([path]);
+  // The local copy is now the datastore's, which holds this change: a
+  // conflict a pull recorded at the path (changed here and there) is over.
+  await service.state.conflicts.settle([path]);
   await writePendingLockfileDelta(service.cache, path, null);
 }
 
