@@ -56,7 +56,7 @@ export interface GcsClientOptions {
  */
 export function createGcsStorage(options: GcsClientOptions = {}): Storage {
   const anonymous = options.anonymous ?? options.apiEndpoint !== undefined;
-  return new Storage({
+  const storage = new Storage({
     ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
     ...(options.apiEndpoint !== undefined ? { apiEndpoint: options.apiEndpoint } : {}),
     ...(options.keyFilename !== undefined ? { keyFilename: options.keyFilename } : {}),
@@ -65,6 +65,13 @@ export function createGcsStorage(options: GcsClientOptions = {}): Storage {
     timeout: options.requestTimeoutMs ?? STORE_DEFAULTS.requestTimeoutMs,
     retryOptions: { autoRetry: false, maxRetries: 0 },
   });
+  if (options.apiEndpoint !== undefined) {
+    // With STORAGE_EMULATOR_HOST set, the SDK takes that variable, verbatim,
+    // as the base of its JSON API requests over the endpoint it is given (the
+    // store's media requests follow the endpoint): the configured one decides.
+    storage.baseUrl = `${storage.apiEndpoint}/storage/v1`;
+  }
+  return storage;
 }
 
 /** What the store reports before sleeping for a retry. */
