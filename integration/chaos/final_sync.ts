@@ -40,6 +40,7 @@ import { checkNamedHeld } from "./named_held.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { WorldCommands } from "./world_commands.ts";
 import { disarmBaseRename } from "./save_crash.ts";
+import { underMarks } from "../../sync/service/pull_elsewhere.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
 
 /** The start of the reason a push gives for a refused run's file or marker it holds out. */
@@ -207,6 +208,8 @@ export class World extends WorldCommands {
       // A run held for `erasure_refused`: what its push uploaded stays on the
       // datastore until its user keeps or discards it (I11's exception).
       const journal = await readErasureJournal(slot.svc.cache).catch(() => undefined);
+      // Its marks, by name or by a directory above (a bulk mark deletes nothing).
+      const marks = new Set(state.dirtyPaths().map((p) => p.replace(/\/+$/, "")));
       return {
         writer: await readWriterId(slot.svc.cache),
         heldUploads: journal?.held.flatMap((h) => h.uploads) ?? [],
@@ -226,6 +229,11 @@ export class World extends WorldCommands {
         recordLost: (path: string) =>
           (this.damagedPaths.get(slot.index)?.has(path) ?? false) &&
           this.truth.oldPullUnnamed.has(path),
+        // Synced at that very version, deleted here with no mark of it: a
+        // local deletion its user has not pushed by name (I11's exception).
+        deletedHere: (path: string, version: string) =>
+          state.synced(path)?.version === version && slot.svc.cache.fileGone(path) &&
+          !underMarks(marks, path),
       };
     }));
     // The uploads of a cache its user replaced by a copy of another's (a

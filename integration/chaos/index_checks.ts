@@ -138,7 +138,14 @@ export async function checkIndexNamesHeld(
  * the path as never synced (or synced at its record before), so no pull of
  * its names it again, and a deletion of it made here by hand goes
  * unpushed. The lost record leads to that, as it leads to a deletion
- * fetched again when the entry stands.
+ * fetched again when the entry stands. So too, whoever wrote it, the very
+ * object (path and version) a clone holds synced, its file deleted there
+ * (or replaced by a directory of its name) with no mark of the path
+ * (`deletedHere`): a local deletion waiting for its user's decision, which
+ * only a push of the path's name makes on the datastore, and which a pull
+ * with `restoreDeleted` takes back. Its entry gone (an old client's
+ * write-back dropped it), the object stays unnamed meanwhile, by design: a
+ * push of everything pending never deletes (`pull_removals.ts`).
  */
 export async function checkNothingUnnamed(
   direct: ObjectStore,
@@ -149,6 +156,7 @@ export async function checkNothingUnnamed(
     heldBack?: (path: string) => boolean;
     heldUploads?: readonly { readonly path: string; readonly version: string }[];
     recordLost?: (path: string) => boolean;
+    deletedHere?: (path: string, version: string) => boolean;
   }[],
   oldClientFile: (key: string) => boolean = () => false,
 ): Promise<Violation[]> {
@@ -165,9 +173,10 @@ export async function checkNothingUnnamed(
       if (oldClientFile(o.key) && !meta?.[WRITER_METADATA]) continue;
       const writer = meta?.[WRITER_METADATA];
       const pending = clones.some((c) =>
+        c.deletedHere?.(o.key, o.version) === true ||
         c.writer === writer && (c.conflicts.has(o.key) || c.heldBack?.(o.key) === true ||
-          c.recordLost?.(o.key) === true ||
-          (c.heldUploads ?? []).some((u) => u.path === o.key && u.version === o.version))
+            c.recordLost?.(o.key) === true ||
+            (c.heldUploads ?? []).some((u) => u.path === o.key && u.version === o.version))
       );
       if (pending) continue;
       violations.push({

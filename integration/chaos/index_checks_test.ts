@@ -30,6 +30,25 @@ Deno.test("I11: an object the index does not name is reported, unless it is its 
 });
 
 /**
+ * A file a clone deleted by hand, unmarked, whose entry an old client's
+ * write-back dropped: the pull keeps its record, synced at that version, and
+ * the object stays unnamed until the user pushes the path by name or takes
+ * it back. Spared for that very version alone, whoever wrote it.
+ */
+Deno.test("I11: the object a clone holds synced, its file deleted there unmarked, is that clone's pending deletion", async () => {
+  const store = new InMemoryStore();
+  const info = await store.put("notes/kept.md", bytes("a"), PutModes.overwrite, {
+    metadata: { [WRITER_METADATA]: "w1" },
+  });
+  const deletedHere = (path: string, version: string) =>
+    path === "notes/kept.md" && version === info.version;
+  const clone = { writer: "w2", conflicts: new Set<string>(), deletedHere };
+  assert.deepEqual(await checkNothingUnnamed(store, {}, [clone]), []);
+  const other = { ...clone, deletedHere: (p: string, v: string) => deletedHere(p, `${v}x`) };
+  assert.equal((await checkNothingUnnamed(store, {}, [other])).length, 1);
+});
+
+/**
  * Seed 130200227: a same-output run's second pass (its first pass's commit
  * named its `raw`, found in place; its `metadata.yaml`, erased by the other
  * run meanwhile, was written again) was refused for its lock broken, and its
