@@ -8,11 +8,15 @@
  * `push_delete.ts`), so such a path was not deleted: an index
  * rewritten without a compare-and-swap (an old client outside the global
  * lock) dropped it. A pull keeps the file instead of taking it for a remote
- * deletion, and marks it to be published again ({@link keepDropped}).
+ * deletion, and marks it to be published again ({@link keepDropped}); one
+ * deleted here, the deletion not marked, keeps its record as a local
+ * deletion, which only a push of its name makes on the datastore
+ * ({@link warnDroppedHere}).
  *
  * @module
  */
 import { listPaths } from "../left_behind.ts";
+import { shellWord } from "../shell_word.ts";
 import type { ObjectStore } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { SyncConfig } from "../context.ts";
@@ -68,6 +72,40 @@ export async function keepDropped(
       } (an old client pushing outside the global lock). Kept here and marked dirty: run \`sluice push\` to publish ${
         paths.length === 1 ? "it" : "them"
       } again, and \`sluice push --global-lock\` while old clients push.`,
+    path: paths[0],
+  });
+}
+
+/**
+ * Warns of `paths` (synced files deleted here, the deletion not marked,
+ * whose index entry another client dropped while the store still holds the
+ * version this cache synced): the datastore did not delete them, and the
+ * pull kept their records, as local deletions, without marking them. A push
+ * of everything pending leaves them so; the way out is either command named.
+ */
+export function warnDroppedHere(events: SluiceEmitter, paths: readonly string[]): void {
+  if (paths.length === 0) return;
+  const one = paths.length === 1;
+  const names = paths.slice(0, 3).map(shellWord).join(" ");
+  events.emit("warning", {
+    code: "index_entry_dropped",
+    message: `The datastore's index no longer names ${
+      listPaths(paths, 3)
+    }, though the store still holds the version this cache synced: another client rewrote the index without ${
+      one ? "it" : "them"
+    } (an old client pushing outside the global lock), so the datastore did not delete ${
+      one ? "it" : "them"
+    }. ${
+      one ? "It was" : "They were"
+    } deleted here (or replaced by a directory of the same name), and that deletion was never marked: it stays a local deletion (\`sluice status\` lists it), which no push of everything pending makes on the datastore. Run \`sluice push ${names}${
+      paths.length > 3 ? " …" : ""
+    }\` naming ${one ? "it" : "them"} to delete ${
+      one ? "it" : "them"
+    } on the datastore too, or \`sluice pull --restore-deleted\` to take the store's ${
+      one ? "copy" : "copies"
+    } back (a directory in the way moved off first); a peer that still holds ${
+      one ? "it" : "them"
+    } names ${one ? "it" : "them"} again with its next pull and push.`,
     path: paths[0],
   });
 }

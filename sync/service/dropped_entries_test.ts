@@ -331,30 +331,165 @@ Deno.test("an old client's pull that writes back an entry it read before a Sluic
 
 /**
  * Clone `a`'s committed edit of `config/app.yaml`, dropped from the index by
- * an old client's write-back, deleted here by hand before `a`'s next pull
- * (`marked`: marked dirty too). An entry gone while the store still holds
- * the synced version is no deletion on the datastore (a deletion removes the
- * object first): the deletion here is still to be published, or the object,
- * named by no index, is left on the store for good.
+ * an old client's write-back, deleted here by hand before `a`'s next pull.
+ * An entry gone while the store still holds the synced version is no
+ * deletion on the datastore (a deletion removes the object first), so the
+ * pull keeps the record: forgotten, the object would stand on the store for
+ * good, named by no index. Not marked, the deletion stays a local one, which
+ * only a push of its name makes on the datastore (a push of everything
+ * pending, or a walk, never deletes); marked, the next push makes it.
  */
-Deno.test("a file deleted here whose index entry another client dropped: the pull leaves the deletion for the push, which deletes the object", async (t) => {
-  for (const marked of [false, true]) {
-    await t.step(marked ? "the deletion marked dirty" : "the deletion not marked", async () => {
-      const { store, a, path } = await lost("dropped");
+Deno.test("a file deleted here whose index entry another client dropped: the pull keeps its record, and only a push of its name deletes the object", async (t) => {
+  await t.step("the deletion not marked", async () => {
+    const { store, a, path } = await lost("dropped");
+    assert.equal((await peerReadIndex(store))[path], undefined, "the entry dropped");
+    const version = a.state.synced(path)?.version;
+    await Deno.remove(`${a.cacheDir}/${path}`);
+    const warnings: WarningEvent[] = [];
+    a.events.on("warning", (w) => warnings.push(w));
+    const pulled = await a.pullChanged();
+    assert.deepEqual(pulled.removed, []);
+    assert.deepEqual(pulled.dropped, []);
+    assert.deepEqual(pulled.droppedHere, [path]);
+    assert.equal(a.state.synced(path)?.version, version, "the record kept at the synced version");
+    assert.deepEqual(a.state.dirtyPaths(), [], "the deletion not marked");
+    assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dropped"]);
+    assert.equal(warnings[0].path, path);
+    assert.match(warnings[0].message, /did not delete it/);
+    assert.match(warnings[0].message, /deleted here/);
+    assert.match(warnings[0].message, /`sluice push config\/app\.yaml`/);
+    assert.match(warnings[0].message, /`sluice pull --restore-deleted`/);
+    assert.deepEqual((await a.pushChanged()).deleted, [], "a push of everything pending");
+    await a.markDirty();
+    const walked = await a.pushChanged();
+    assert.deepEqual(walked.deleted, [], "a walk");
+    assert.deepEqual(walked.localDeletions, [path]);
+    assert.equal(store.peekText(path), "two\n", "the object kept");
+    assert.deepEqual((await a.pullChanged()).removed, []);
+    assert.equal(a.state.synced(path)?.version, version, "kept by the next pull");
+    await a.markDirty({ relPath: path });
+    assert.deepEqual((await a.pushChanged()).deleted, [path], "a push of its name");
+    assert.equal(store.peek(path), undefined, "nothing left on the store that no index names");
+    assert.equal((await peerReadIndex(store))[path], undefined);
+    assert.deepEqual(a.state.dirtyPaths(), []);
+    assert.equal(a.state.synced(path), undefined);
+    const b = await clone(store, "b");
+    const fresh = await b.pullChanged();
+    assert.deepEqual(fresh.uncommitted, []);
+    await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+  });
+  await t.step("the deletion marked dirty", async () => {
+    const { store, a, path } = await lost("dropped");
+    assert.equal((await peerReadIndex(store))[path], undefined, "the entry dropped");
+    await Deno.remove(`${a.cacheDir}/${path}`);
+    await a.markDirty({ relPath: path });
+    const pulled = await a.pullChanged();
+    assert.deepEqual(pulled.removed, []);
+    assert.deepEqual(pulled.droppedHere, []);
+    await a.pushChanged();
+    assert.equal(store.peek(path), undefined, "nothing left on the store that no index names");
+    assert.equal((await peerReadIndex(store))[path], undefined);
+    assert.deepEqual(a.state.dirtyPaths(), []);
+    assert.equal(a.state.synced(path), undefined);
+    const b = await clone(store, "b");
+    const fresh = await b.pullChanged();
+    assert.deepEqual(fresh.uncommitted, []);
+    await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+  });
+});
+
+/**
+ * As above, the file replaced here by a directory of its name, nothing
+ * marked: a walk publishes neither the directory's files nor the deletion
+ * (both wait for a push of the path's name, as for any synced file a
+ * directory replaced here), and the object stays.
+ */
+Deno.test("a file replaced here by a directory, whose index entry another client dropped: a walk deletes nothing and holds the directory back", async () => {
+  const { store, a, path } = await lost("dropped");
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await a.cache.write(`${path}/x.txt`, enc("x\n"));
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.droppedHere, [path]);
+  assert.deepEqual(a.state.dirtyPaths(), [], "nothing marked");
+  await a.markDirty();
+  const walked = await a.pushChanged();
+  assert.deepEqual(walked.deleted, []);
+  assert.deepEqual(walked.uploaded, []);
+  assert.equal(store.peekText(path), "two\n", "the object kept");
+  assert.equal(store.peek(`${path}/x.txt`), undefined, "the directory held back");
+  await a.markDirty({ relPath: path });
+  const named = await a.pushChanged();
+  assert.deepEqual(named.deleted, [path]);
+  assert.deepEqual(named.uploaded, [`${path}/x.txt`]);
+  assert.equal(store.peek(path), undefined);
+});
+
+/**
+ * As above, the deletion here taken back: a pull with `restoreDeleted`
+ * fetches the version the store still holds, and keeps it as a dropped
+ * entry, for the next push to name again.
+ */
+Deno.test("a file deleted here whose index entry another client dropped is taken back by a pull with restoreDeleted, and named again by the next push", async () => {
+  const { store, a, path } = await lost("dropped");
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  assert.deepEqual((await a.pullChanged()).droppedHere, [path]);
+  const restored = await a.pullChanged({ restoreDeleted: true });
+  assert.deepEqual(restored.droppedHere, []);
+  assert.deepEqual(restored.fetched, [path]);
+  assert.deepEqual(restored.dropped, [path]);
+  assert.equal(await Deno.readTextFile(`${a.cacheDir}/${path}`), "two\n");
+  assert.deepEqual(a.state.dirtyPaths(), [path]);
+  const pushed = await a.pushChanged();
+  assert.deepEqual([...pushed.uploaded, ...pushed.identical], [path]);
+  assert.ok((await peerReadIndex(store))[path], "named again");
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "two\n");
+});
+
+/**
+ * Clones `a` and `b` both synced `config/app.yaml`, committed by `a` while
+ * an old client's push read the index, whose write-back then dropped the
+ * entry. `a`'s user deletes the file by hand, never naming the deletion (a
+ * partly wiped cache). A deletion nobody pushed by name never deletes on the
+ * datastore: `b`'s copy, named again by its push, stays on every side,
+ * whichever of `a`'s pull and push and `b`'s pull and push comes first.
+ */
+Deno.test("a file deleted here, unnamed, whose entry another client dropped is never deleted on the datastore by a push of everything pending, while a peer names it again", async (t) => {
+  const path = "config/app.yaml";
+  for (const order of ["peer first", "peer last"] as const) {
+    await t.step(order, async () => {
+      const store = new InMemoryStore();
+      const a = await clone(store, "a");
+      const b = await clone(store, "b");
+      await peerPush(store, { [THEIRS]: "theirs\n" }, {
+        afterRead: async () => {
+          await a.cache.write(path, enc("a: 1\n"));
+          await a.markDirty({ relPath: path });
+          assert.deepEqual((await a.pushChanged()).uploaded, [path]);
+          assert.ok((await b.pullChanged()).fetched.includes(path));
+        },
+      });
       assert.equal((await peerReadIndex(store))[path], undefined, "the entry dropped");
       await Deno.remove(`${a.cacheDir}/${path}`);
-      if (marked) await a.markDirty({ relPath: path });
-      const pulled = await a.pullChanged();
-      assert.deepEqual(pulled.removed, []);
-      await a.pushChanged();
-      assert.equal(store.peek(path), undefined, "nothing left on the store that no index names");
-      assert.equal((await peerReadIndex(store))[path], undefined);
-      assert.deepEqual(a.state.dirtyPaths(), []);
-      assert.equal(a.state.synced(path), undefined);
-      const b = await clone(store, "b");
-      const fresh = await b.pullChanged();
-      assert.deepEqual(fresh.uncommitted, []);
-      await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+      const peer = async () => {
+        await b.pullChanged();
+        await b.pushChanged();
+      };
+      if (order === "peer first") await peer();
+      await a.pullChanged();
+      const pushed = await a.pushChanged();
+      if (order === "peer last") await peer();
+      const deletedByA = pushed.deleted;
+      await b.pullChanged();
+      assert.equal(
+        await Deno.readTextFile(`${b.cacheDir}/${path}`).catch(() => null),
+        "a: 1\n",
+        "the peer's copy removed",
+      );
+      assert.equal(store.peekText(path), "a: 1\n", "the object deleted");
+      assert.ok((await peerReadIndex(store))[path], "named again by the peer");
+      assert.deepEqual(deletedByA, [], "a deletion nobody named, pushed");
     });
   }
 });

@@ -23,7 +23,7 @@ import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import { isUnversioned } from "../transfer/bucket_layout.ts";
 import type { SyncState } from "./state.ts";
 import type { ConflictRecord } from "./conflicts.ts";
-import { keepDropped } from "./dropped_entries.ts";
+import { keepDropped, warnDroppedHere } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { removeDeletedRemotely } from "./pull_removals.ts";
 import { blockedWarning, moreUncommittedWarning, uncommittedWarning } from "./pull_warnings.ts";
@@ -126,6 +126,7 @@ async function pullInto(
     links: [],
     blocked: [],
     dropped: [],
+    droppedHere: [],
     deferred: [],
     vanished: [],
     lost: [],
@@ -368,18 +369,31 @@ async function pullInto(
   // The managed lockfile alone (no await per file of a large pull).
   for (const [path] of todo) if (isManagedLockfilePath(path)) await lockfiles.before(path);
   await fetchAll(todo);
-  if (index) {
-    await removeDeletedRemotely({
-      deps,
-      inScope: (path) =>
-        under(path, prefixes) && !Object.hasOwn(entries, path) && !deps.holdBack?.(path),
-      probeHere,
-      localCopy,
-      conflict: (path, mine, reason) => void conflict(path, mine, null, reason),
-      agreed,
-      result,
-      keepProgress,
-    });
+  // Marks by name or by a directory above (a bulk mark is none).
+  const marks = new Set([...dirty].map((p) => p.replace(/\/+$/, "")));
+  const restore = !index ? [] : await removeDeletedRemotely({
+    deps,
+    inScope: (path) =>
+      under(path, prefixes) && !Object.hasOwn(entries, path) && !deps.holdBack?.(path),
+    probeHere,
+    localCopy,
+    marked: (path) => underMarks(marks, path),
+    conflict: (path, mine, reason) => void conflict(path, mine, null, reason),
+    agreed,
+    result,
+    keepProgress,
+  });
+  // Deleted here, their entries dropped, taken back (`restoreDeleted`) at
+  // the version synced: kept then as a dropped entry is, for the next push
+  // to name again.
+  if (restore.length > 0) {
+    await state.readyToNote();
+    for (const p of restore) if (isManagedLockfilePath(p)) await lockfiles.before(p);
+    await fetchAll(restore.map((path) => {
+      const { version: v, hash: h, size: s } = state.synced(path)!;
+      return [path, { v, h, s }, null];
+    }));
+    result.dropped.push(...restore.filter((p) => result.fetched.includes(p)));
   }
   // A file blocked by one this pull removed (a synced file `a` deleted on the
   // datastore, which now holds `a/b`, or the other way round): fetched now.
@@ -411,6 +425,7 @@ async function pullInto(
     events.emit("warning", blockedWarning(path, err, both(path), inTheWay(cache, path)));
   }
   await keepDropped(state, events, result.dropped);
+  warnDroppedHere(events, result.droppedHere ?? []);
   const more = warnedUncommitted - UNCOMMITTED_WARNINGS;
   if (more > 0) events.emit("warning", moreUncommittedWarning(more));
   // A removal that failed is tried again by the next pull, and a file

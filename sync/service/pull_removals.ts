@@ -4,10 +4,11 @@
  * another client: a file the store still holds at the synced version is
  * kept, and named again by the next push). A file changed here is a
  * conflict; one deleted here too agrees (unless its entry was dropped: the
- * store still holds the synced version, and the deletion here is left for
- * the next push); a data version this cache's push
- * created is kept, a conflict (its copy here may be the only one). Each is removed only while it is
- * what the pull looked at: an edit saved in between is kept, a conflict.
+ * store still holds the synced version, and the deletion here stays a local
+ * one, its record kept, deleted on the datastore only by a push of its name);
+ * a data version this cache's push created is kept, a conflict (its copy here
+ * may be the only one). Each is removed only while it is what the pull
+ * looked at: an edit saved in between is kept, a conflict.
  *
  * @module
  */
@@ -51,6 +52,11 @@ export interface RemovalDeps {
   readonly localCopy: LocalSide["localCopy"];
   /** Records a conflict with the datastore's deletion. */
   readonly conflict: (path: string, mine: ConflictRecord["mine"], reason: string) => void;
+  /**
+   * True for a path marked dirty here or by another process over the cache
+   * (by its name, or by a directory above it; a bulk mark does not count).
+   */
+  readonly marked: (path: string) => boolean;
   /** Paths found deleted on both sides (their records settled). */
   readonly agreed: string[];
   readonly result: PullResult;
@@ -58,8 +64,13 @@ export interface RemovalDeps {
   readonly keepProgress: () => Promise<void>;
 }
 
-/** Removes the files deleted on the datastore (see the module). */
-export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
+/**
+ * Removes the files deleted on the datastore (see the module). Returns the
+ * synced files deleted here, unmarked, whose entry another client dropped,
+ * that the pull was asked to take back (`restoreDeleted`): the store still
+ * holds the version synced.
+ */
+export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
   const { deps, agreed, result } = r;
   const { cache, state, config, signal } = deps;
   const gone: string[] = [];
@@ -110,18 +121,28 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     const synced = state.synced(path);
     if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
   }, { concurrency: config.concurrency, signal }));
-  // Deleted here, its entry dropped: the datastore did not delete it, and
-  // taken for a deletion on both sides, the object would stand there for
-  // good, named by no index, its record forgotten here. The deletion here
-  // is left for the next push (synced still, marked dirty), which deletes
-  // the object over the synced version.
-  const keptDeleted = bothGone.filter((p) => held.has(p));
+  // Deleted here (or replaced by a directory of its name), its entry
+  // dropped: the datastore did not delete it, and taken for a deletion on
+  // both sides, the object would stand there for good, named by no index,
+  // its record forgotten here (chaos seed 194510114). The record is kept,
+  // synced at that version, and nothing is marked: the deletion here is a
+  // local one as any other, which a push of everything pending never
+  // publishes (a wiped or partly restored cache never empties the bucket);
+  // a push of its name deletes the object, a marked one the next push. A
+  // peer that still holds the file names it again meanwhile.
+  const restore: string[] = [];
   for (const path of bothGone) {
-    if (held.has(path)) continue;
-    state.setSynced(path, undefined);
-    agreed.push(path);
+    if (!held.has(path)) {
+      state.setSynced(path, undefined);
+      agreed.push(path);
+    } else if (r.marked(path)) {
+      continue;
+    } else if (deps.restoreDeleted && !cache.exists(path)) {
+      restore.push(path);
+    } else {
+      result.droppedHere?.push(path);
+    }
   }
-  if (keptDeleted.length > 0) await state.markDirtyMany(keptDeleted);
   // Files the datastore lost (their objects deleted outside Sluice, their
   // entries then removed as dangling): this copy may be the last one.
   const lost = gone.some((p) => !held.has(p))
@@ -191,4 +212,5 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<void> {
     state.setSynced(path, undefined);
     result.removed.push(path);
   }
+  return restore;
 }

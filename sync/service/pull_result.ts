@@ -68,6 +68,15 @@ export interface PullResult {
    */
   readonly dropped: string[];
   /**
+   * Synced paths deleted here (or replaced by a directory of their name),
+   * the deletion not marked, whose index entry another client dropped while
+   * the store still holds the version this cache synced: the datastore did
+   * not delete them. Their records are kept, as local deletions (nothing is
+   * marked): a push of their names deletes them on the datastore, and a pull
+   * with `restoreDeleted` takes them back (see `dropped_entries.ts`).
+   */
+  readonly droppedHere?: string[];
+  /**
    * Paths the datastore holds and this cache has nothing at, not fetched
    * because the pull was asked to defer them (`defer` of `pullChanged`):
    * not left behind, fetched by a later pull of them.
