@@ -9,8 +9,10 @@
  * file deleted here is a local change, so a pull keeps it deleted; with
  * `restoreDeleted`, each synced file deleted here whose datastore copy is
  * still the one this cache synced is taken back (one the datastore changed
- * meanwhile is a conflict, as without it). A deletion marked dirty, to be
- * pushed, is left as it is.
+ * meanwhile is a conflict, as without it), also one whose index entry
+ * another client dropped while the store still holds that version (then
+ * kept as a dropped entry, for the next push to name again). A deletion
+ * marked dirty, to be pushed, is left as it is.
  *
  * With `defer`, a path it answers true for that this cache has nothing
  * at (no file, never synced) is not fetched: it is listed in `deferred`,
