@@ -1,0 +1,105 @@
+/**
+ * The extension beside old clients (`oldClients: true`): the tool's
+ * two-phase push whose preparation loses its data version (changed here
+ * since its upload, whose commit was cut off: a data version is never
+ * rewritten) throws `version_exists` with no commit to come. The version's
+ * `latest` marker is reset here, and this cache's upload of it, written over
+ * the committed one, is taken back: the committed bytes put back and named
+ * in the index. That index write is made under the global lock (the tool
+ * holds none during a preparation), so that an old client's read-modify-write
+ * of the index, from a read made before, does not put back the entry naming
+ * the version the upload replaced, which the store no longer holds.
+ */
+import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
+import { FakeClock, InMemoryStore, peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
+import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
+import { VersionConflictError } from "../../sync/errors.ts";
+import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
+import { envFrom } from "./env.ts";
+
+const GLOBAL = ".datastore.lock";
+const THEIRS = "files/theirs.txt";
+const D = "data/t/m/out";
+const MARKER = `${D}/latest`;
+
+async function setup() {
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    clock,
+    identity: { holder: "core@host", hostname: "host", pid: 1 },
+    warn: () => {},
+  });
+  const config = {
+    bucket: "mem",
+    oldClients: true,
+    lock: { backend: "store", ttlMs: 30_000, retryDelayMs: 50, maxWaitMs: 10_000 },
+  };
+  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-lost-marker-" });
+  const svc = ds.createProvider(config).createSyncService("/repo", cache);
+  const oldClientLock = storeLockBackend(store, { clock }).createLock(
+    GLOBAL,
+    { holder: "old-client@other", hostname: "other", pid: 2 },
+    { retryDelayMs: 50, maxWaitMs: 10_000 },
+  );
+  const write = async (rel: string, text: string) => {
+    await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeTextFile(`${cache}/${rel}`, text);
+    await svc.markDirty({ relPath: rel });
+  };
+  return { store, clock, svc, oldClientLock, cache, write };
+}
+
+Deno.test("extension, oldClients: a preparation that throws its lost version takes its marker upload back under the global lock, outside an old client's index rewrite", async () => {
+  const s = await setup();
+  await s.write(`${D}/1/raw`, "v1");
+  await s.write(`${D}/1/metadata.yaml`, "version: 1");
+  await s.write(MARKER, "1");
+  await s.svc.pushChanged();
+  // A run wrote version 2 and moved the marker to it; the push uploaded both
+  // (the marker over the committed one), and its commit was cut off.
+  await s.write(`${D}/2/raw`, "v2");
+  await s.write(`${D}/2/metadata.yaml`, "version: 2");
+  await s.write(MARKER, "2");
+  s.store.failNext("put", 50, undefined, {
+    match: (k) => k === ".datastore-index.json" || k.startsWith("_index/"),
+  });
+  await assert.rejects(s.svc.pushChanged());
+  s.store.heal();
+  assert.equal(s.store.peekText(MARKER), "2", "the marker upload landed");
+  // Version 2 changed here since: lost (never rewritten); the marker is reset to 1.
+  await s.write(`${D}/2/raw`, "v2 changed");
+  // The tool's flush prepares under its model lock only, while an old client
+  // holds the global lock, between its read of the index and its write.
+  let done = false;
+  let run: Promise<unknown> = Promise.resolve();
+  s.store.resetLog();
+  await s.oldClientLock.withLock(() =>
+    peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+      now: () => s.clock.now(),
+      afterRead: async () => {
+        run = s.svc.preparePush({ context: { models: [{ modelType: "t", modelId: "m" }] } })
+          .then(() => undefined, (e) => e).finally(() => (done = true));
+        await waitFor(
+          () =>
+            done ||
+            s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
+          { clock: s.clock, stepMs: 50 },
+        );
+      },
+    })
+  );
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  const error = await run;
+  assert.ok(error instanceof VersionConflictError, String(error));
+  assert.equal(await Deno.readTextFile(`${s.cache}/${MARKER}`), "1");
+  assert.ok(Object.hasOwn(await peerReadIndex(s.store), THEIRS), "the old client's entry stays");
+  assert.equal(s.store.peekText(MARKER), "1", "the committed marker is put back");
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the global lock is released");
+});
