@@ -55,14 +55,16 @@ async function setup() {
   return { store, clock, svc, oldClientLock, cache, write };
 }
 
-Deno.test("extension, oldClients: a preparation that throws its lost version takes its marker upload back under the global lock, outside an old client's index rewrite", async () => {
-  const s = await setup();
+/**
+ * Version 1 pushed; version 2 and the marker naming it uploaded (the marker
+ * over the committed one), the commit cut off; version 2 changed here since:
+ * its next push loses it (a data version is never rewritten).
+ */
+async function loseVersion2(s: Awaited<ReturnType<typeof setup>>) {
   await s.write(`${D}/1/raw`, "v1");
   await s.write(`${D}/1/metadata.yaml`, "version: 1");
   await s.write(MARKER, "1");
   await s.svc.pushChanged();
-  // A run wrote version 2 and moved the marker to it; the push uploaded both
-  // (the marker over the committed one), and its commit was cut off.
   await s.write(`${D}/2/raw`, "v2");
   await s.write(`${D}/2/metadata.yaml`, "version: 2");
   await s.write(MARKER, "2");
@@ -72,8 +74,12 @@ Deno.test("extension, oldClients: a preparation that throws its lost version tak
   await assert.rejects(s.svc.pushChanged());
   s.store.heal();
   assert.equal(s.store.peekText(MARKER), "2", "the marker upload landed");
-  // Version 2 changed here since: lost (never rewritten); the marker is reset to 1.
   await s.write(`${D}/2/raw`, "v2 changed");
+}
+
+Deno.test("extension, oldClients: a preparation that throws its lost version takes its marker upload back under the global lock, outside an old client's index rewrite", async () => {
+  const s = await setup();
+  await loseVersion2(s);
   // The tool's flush prepares under its model lock only, while an old client
   // holds the global lock, between its read of the index and its write.
   let done = false;
@@ -91,6 +97,7 @@ Deno.test("extension, oldClients: a preparation that throws its lost version tak
             s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
           { clock: s.clock, stepMs: 50 },
         );
+        assert.equal(done, false, "the take-back waits for the old client's lock");
       },
     })
   );
@@ -102,4 +109,23 @@ Deno.test("extension, oldClients: a preparation that throws its lost version tak
   assert.equal(s.store.peekText(MARKER), "1", "the committed marker is put back");
   await assertIndexCurrent(s.store, { held: true });
   assert.equal(s.store.peek(GLOBAL), undefined, "the global lock is released");
+});
+
+Deno.test("extension, oldClients: a preparation that throws its lost version while the global lock stays held past its wait leaves the take-back undone and throws its loss", async () => {
+  const s = await setup();
+  await loseVersion2(s);
+  const index = JSON.stringify(await peerReadIndex(s.store));
+  await s.oldClientLock.acquire();
+  let done = false;
+  const run = s.svc.preparePush({ context: { models: [{ modelType: "t", modelId: "m" }] } })
+    .then(() => undefined, (e) => e).finally(() => (done = true));
+  await waitFor(() => done, { clock: s.clock, stepMs: 100, timeoutMs: 20_000 });
+  const error = await run;
+  await s.oldClientLock.release();
+  assert.ok(error instanceof VersionConflictError, String(error));
+  assert.equal(await Deno.readTextFile(`${s.cache}/${MARKER}`), "1");
+  // Nothing written outside the lock: the upload and the index as they were.
+  assert.equal(s.store.peekText(MARKER), "2");
+  assert.equal(JSON.stringify(await peerReadIndex(s.store)), index);
+  assert.equal(s.store.peek(GLOBAL), undefined);
 });

@@ -295,12 +295,24 @@ export class ExtensionSyncService implements SwampSyncService {
 
   async #preparePush(options: SwampSyncOptions = {}): Promise<SwampPushManifest> {
     const { ns, svc, lockOptions, held } = await this.#beforePush(options);
-    const checkCreates = !!this.#rt.provider.config.oldClients;
+    const p = this.#rt.provider;
+    const checkCreates = !!p.config.oldClients;
+    // Beside old clients, a preparation that throws its lost data version
+    // (no commit comes) makes its marker take-back, an index write, under
+    // the global lock, which the tool does not hold while it prepares.
+    const global = globalLockKey(ns);
+    const leftWorkLock = p.config.oldClients && !this.#rt.held.global(global)
+      ? p.lockBackend.createLock(global, p.identity)
+      : undefined;
     const prepared = await fenced(
       this.#rt.held,
       this.#cachePath,
       ns,
-      () => svc.preparePush({ signal: options.signal, ...lockOptions, checkCreates }),
+      () =>
+        svc.preparePush(
+          { signal: options.signal, ...lockOptions, checkCreates },
+          leftWorkLock ? { leftWorkLock } : {},
+        ),
       held,
     );
     return carryPrepared({ namespace: ns, prepared, held });

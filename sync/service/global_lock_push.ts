@@ -22,6 +22,7 @@ import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PushResult } from "./push_result.ts";
 import type { SyncService } from "./service.ts";
 import { dropRefusedCopies, lostAndDiscarded } from "./refused_lost_copies.ts";
+import { namesAnotherHolder, underGlobalLockOrLeft } from "./left_work_lock.ts";
 
 /** What a push whose commit did not run left: its uploads, and the deletions its preparation made. */
 function notPublished(deleted: number): string {
@@ -61,17 +62,6 @@ export async function globalLockLostNow(
   if (lock.lost === true) return true;
   if (!look || (lock.nonce === undefined && identity === undefined)) return false;
   return await namesAnotherHolder(lock, identity);
-}
-
-/** One read of `lock`: true when it is gone or names another holder (a failed read says nothing). */
-async function namesAnotherHolder(lock: DistributedLock, identity?: Identity): Promise<boolean> {
-  const info = await lock.inspect().catch(() => undefined);
-  if (info === undefined) return false;
-  if (info === null) return true;
-  if (lock.nonce !== undefined) return info.nonce !== lock.nonce;
-  return identity !== undefined &&
-    (info.holder !== identity.holder || info.hostname !== identity.hostname ||
-      info.pid !== identity.pid);
 }
 
 /**
@@ -114,8 +104,12 @@ export async function pushUnderGlobalLock(
   // A data version lost to another writer's (version_exists): the rest of the
   // push is committed all the same, then that failure thrown, as a plain push
   // does (its uploads were left named by no index otherwise).
+  // A preparation that fails all the same (not only for lost versions)
+  // makes what its gates left to the commit under this lock, acquired and
+  // released there.
   const prepared = await service.preparePush({ ...options, checkCreates: true }, {
     keepRestOnLoss: true,
+    leftWorkLock: lock,
   });
   const lost = prepared.lost;
   const p = prepared.pending;
@@ -163,25 +157,13 @@ async function leftWorkUnderLock(
   lost: Error,
   signal?: AbortSignal,
 ): Promise<never> {
-  const acquire = await sayingGlobalLockWait(
+  await underGlobalLockOrLeft(
     lock,
-    service.events,
+    service,
     "this push lost its data versions to another writer's, and the take-back of its marker upload waits for the lock",
+    () => service.commitLeftWork(prepared),
     signal,
   );
-  try {
-    await lock.acquire(acquire);
-  } catch (e) {
-    if (!isLockTimeout(e)) throw e;
-    throw lost;
-  }
-  try {
-    const held = !(lock.lost ||
-      (lock.lost === undefined && await namesAnotherHolder(lock, service.identity)));
-    if (held) await service.commitLeftWork(prepared);
-  } finally {
-    await releaseOrWarn(lock, service.events);
-  }
   throw lost;
 }
 

@@ -16,7 +16,11 @@ import type { PreparedPush, PushOptions } from "./push_options.ts";
  * ready to commit. With `how.keepRestOnLoss`, a preparation that failed only
  * for data versions lost to another writer's (set aside) resolves with the
  * rest of the push and that failure as `lost`; without it, that failure is
- * thrown. The paths of `options.only` are expected marked dirty already.
+ * thrown. A preparation that throws reaches no commit: what its gates left
+ * to the commit (a lost version's marker take-back) is made before it
+ * throws, best effort, or, given `how.leave`, put there for the caller to
+ * make (under the global lock: it may write the index). The paths of
+ * `options.only` are expected marked dirty already.
  *
  * @example
  * ```ts
@@ -31,7 +35,7 @@ import type { PreparedPush, PushOptions } from "./push_options.ts";
 export async function preparePushRun(
   deps: PushRunDeps,
   options: PushOptions,
-  how: { readonly keepRestOnLoss?: boolean },
+  how: { readonly keepRestOnLoss?: boolean; readonly leave?: Array<() => Promise<void>> },
 ): Promise<PreparedPush> {
   const out: {
     plan?: PlanEntry[];
@@ -58,8 +62,10 @@ export async function preparePushRun(
       !(e instanceof Error)
     ) {
       // No commit comes: what the gates left to it (a lost version's marker
-      // take-back) is made now, as a plain push makes it; best effort.
-      for (const work of out.prepare.atCommit ?? []) await work().catch(() => undefined);
+      // take-back) is made now, as a plain push makes it, best effort; or by
+      // the caller, which holds the global lock around it.
+      if (how.leave) how.leave.push(...out.prepare.atCommit ?? []);
+      else for (const work of out.prepare.atCommit ?? []) await work().catch(() => undefined);
       throw e;
     }
     return {

@@ -11,7 +11,7 @@
 import { SluiceError, type UnreachableError } from "../errors.ts";
 import { assertSafeRelPath } from "../paths.ts";
 import { processIdentity, systemClock } from "../clock.ts";
-import type { Clock, Identity, LockBackend, ObjectStore } from "../ports.ts";
+import type { Clock, DistributedLock, Identity, LockBackend, ObjectStore } from "../ports.ts";
 import { defaultStateDir, LocalCache } from "../transfer/cache.ts";
 import { createEmitter, type SluiceEmitter } from "../events.ts";
 import { Pipeline } from "../pipeline.ts";
@@ -48,6 +48,7 @@ import {
 import type { PreparedPush, PushOptions } from "./push_options.ts";
 import type { PullOptions } from "./pull_options.ts";
 import { preparePushRun } from "./push_prepare.ts";
+import { underGlobalLockOrLeft } from "./left_work_lock.ts";
 import { markDirtyPaths } from "./mark_dirty.ts";
 import { openServiceState, pullBaseOf, serviceConfig } from "./service_parts.ts";
 
@@ -209,16 +210,42 @@ export class SyncService {
    * With `keepRestOnLoss`, a preparation that failed only for data versions
    * lost to another writer's (set aside) resolves with the rest of the push,
    * ready to commit, and that failure as `lost` (see `pushUnderGlobalLock`);
-   * without it, that failure is thrown.
+   * without it, that failure is thrown. A preparation that throws reaches no
+   * commit: what its gates left to the commit (a lost data version's marker
+   * take-back, which may write the index) is made before the failure is
+   * thrown, best effort: given `leftWorkLock` (the global lock, not held:
+   * old clients rewrite the index under it without a compare-and-swap), under
+   * it, acquired and released here; a lock not had in time, or found lost,
+   * leaves that work to a later push. Give none when the caller holds that
+   * lock around the preparation (the work is made under its hold).
    */
-  preparePush(
+  async preparePush(
     options: PushOptions = {},
-    how: { readonly keepRestOnLoss?: boolean } = {},
+    how: { readonly keepRestOnLoss?: boolean; readonly leftWorkLock?: DistributedLock } = {},
   ): Promise<PreparedPush> {
-    return this.#serial(async () => {
-      await this.#markOnly(options);
-      return await preparePushRun(this.#runDeps, options, how);
-    });
+    const leave: Array<() => Promise<void>> = [];
+    try {
+      return await this.#serial(async () => {
+        await this.#markOnly(options);
+        return await preparePushRun(this.#runDeps, options, {
+          keepRestOnLoss: how.keepRestOnLoss,
+          ...(how.leftWorkLock ? { leave } : {}),
+        });
+      });
+    } catch (e) {
+      // Waited for outside the queue of this service's runs: a commit of
+      // this process's that holds the lock goes on meanwhile.
+      if (how.leftWorkLock && leave.length > 0) {
+        await underGlobalLockOrLeft(
+          how.leftWorkLock,
+          this,
+          "this push lost its data versions to another writer's, and the take-back of its marker upload waits for the lock",
+          () => this.commitLeftWork({ atCommit: leave }),
+          options.signal,
+        ).catch(() => false);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -251,7 +278,7 @@ export class SyncService {
    * global lock around it). No commit pass runs, as a plain push whose
    * writes lost their versions reaches no commit.
    */
-  commitLeftWork(prepared: PreparedPush): Promise<void> {
+  commitLeftWork(prepared: Pick<PreparedPush, "atCommit">): Promise<void> {
     return this.#serial(async () => {
       for (const work of prepared.atCommit ?? []) await work();
     });
