@@ -104,7 +104,7 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip and theirs-shape moves came later).
+  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip, theirs-shape and dropped-deletion moves came later).
   const found = await firstBreaking("I1", options, 400, {
     copyShare: 0,
     checkedDeleteShare: 0,
@@ -113,6 +113,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     logFailShare: 0,
     blipShare: 0,
     theirsShapeShare: 0,
+    droppedDeletionShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -490,6 +491,7 @@ const INSERTS_OFF = {
   oldWindowShare: 0,
   logFailShare: 0,
   theirsShapeShare: 0,
+  droppedDeletionShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -1056,6 +1058,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       setAsideFlakyShare: 0,
       blipShare: 0,
       theirsShapeShare: 0,
+      droppedDeletionShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1070,6 +1073,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       setAsideFlakyShare: 0,
       blipShare: 0,
       theirsShapeShare: 0,
+      droppedDeletionShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1279,8 +1283,12 @@ Deno.test("history: a resolution --theirs of a clone's deletion whose file a pee
 Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
   let blips = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { blipShare: 0, theirsShapeShare: 0 });
-    const h = generateHistory(seed, { blipShare: 1, theirsShapeShare: 0 });
+    const without = generateHistory(seed, {
+      blipShare: 0,
+      theirsShapeShare: 0,
+      droppedDeletionShare: 0,
+    });
+    const h = generateHistory(seed, { blipShare: 1, theirsShapeShare: 0, droppedDeletionShare: 0 });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -1301,7 +1309,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
 Deno.test("history: index reads fail right after a lost version's set-aside in a share of the histories, drawn from a generator of its own", () => {
   let flaky = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const off = { blipShare: 0, theirsShapeShare: 0 };
+    const off = { blipShare: 0, theirsShapeShare: 0, droppedDeletionShare: 0 };
     const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
     const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });
     const ids = new Set(without.ops.map((o) => o.id));
@@ -1360,4 +1368,55 @@ Deno.test("history: an old client's push stopped inside its read-modify-write wh
     assert.match(formatHistory(h), /stops between its read of the index and its write/);
   }
   assert.ok(inserted > 40, `${inserted} histories`);
+});
+
+Deno.test("history: a clone's unmarked hand deletion of a file whose entry an old client's pull dropped, pulled and pushed before its peer's pull, is inserted at the start of v1 histories with old clients and three clones or more, from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, { ...INSERTS_OFF, oldShare: 1 });
+    const h = generateHistory(seed, { ...INSERTS_OFF, oldShare: 1, droppedDeletionShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (h.v2 || h.clones < 3) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const steps = added.filter((o) => o.kind !== "tick");
+    const kinds = steps.map((o) => o.kind);
+    const walk = kinds.includes("bulk");
+    assert.deepEqual(kinds, [
+      "edit",
+      "crash",
+      "delete",
+      "wait",
+      "oldpull",
+      "edit",
+      "sync",
+      "delete",
+      "sync",
+      ...(walk ? ["bulk"] : []),
+      "sync",
+    ]);
+    const [made, crash, gone, , old, edit, fetched, hand, sync] = steps;
+    assert.ok(made.kind === "edit" && crash.kind === "crash" && gone.kind === "delete");
+    assert.ok(crash.at === "commit" && crash.queued && gone.how === "push");
+    assert.ok(made.file === gone.file && made.clone === crash.clone && gone.clone === crash.clone);
+    assert.ok(old.kind === "oldpull" && old.clone === crash.clone);
+    assert.ok(edit.kind === "edit" && edit.how === "push" && edit.file !== gone.file);
+    assert.ok(hand.kind === "delete" && hand.how === "hand" && hand.file === edit.file);
+    assert.ok(fetched.kind === "sync" && old.window === fetched.clone);
+    const last = steps.at(-1)!;
+    assert.ok(last.kind === "sync" && last.clone === fetched.clone);
+    const clone = edit.clone;
+    assert.ok(sync.kind === "sync" && sync.clone === clone && hand.clone === clone);
+    assert.equal(new Set([clone, fetched.clone, old.clone]).size, 3);
+    // A core-driven clone's sync with an even id, beside old clients, pulls nothing.
+    assert.ok(steps.every((o) => o.kind !== "sync" || o.id % 2 === 1));
+    assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpull");
+    assert.match(formatHistory(h), /stops between its read of the index and its write/);
+  }
+  assert.ok(inserted > 60, `${inserted} histories`);
 });

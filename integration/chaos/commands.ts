@@ -113,12 +113,20 @@ export interface CommandEnv {
   withdrawnNamed?(path: string, holder: string): Promise<boolean>;
   /**
    * For an old client's push (operation `op`) stopping inside its
-   * read-modify-write (an `oldpush` with `window`), called once it read the
-   * index: true, asked later, once a command of clone `clone` begun after
+   * read-modify-write (an `oldpush` with `window`), or its pull between its
+   * read of the index and its write-back (an `oldpull` with `window`),
+   * called once it read the index: true, asked later, once a command of clone `clone` begun after
    * this call ended (or its process died) or attempted the global lock;
    * absent: it does not stop.
    */
   windowOf?(clone: number, op: number): () => boolean;
+  /**
+   * A push of `svc` under the global lock (`globalLockCommits`), which its
+   * service's `pushChanged` does not see, succeeded with `r`: I23 settles
+   * the marks it did not leave, as at the end of a plain push
+   * (`named_deletions.ts`); absent: not told.
+   */
+  pushedUnderGlobalLock?(svc: SyncService, r: PushResult): void;
   /**
    * The shared paths whose object the store holds now, written by a Sluice
    * writer (its writer id on it), that the index `entries` an old client's
@@ -135,7 +143,7 @@ export interface CommandEnv {
 
 /**
  * How long an old client's push stops inside its read-modify-write at most
- * (an `oldpush` with `window`), in fake time: short of a Sluice push's wait
+ * (an `oldpush` with `window`; an `oldpull` with `window` as long), in fake time: short of a Sluice push's wait
  * for the global lock it holds meanwhile (`CHAOS_LOCK.maxWaitMs`).
  */
 export const OLD_WINDOW_MS = 50_000;
@@ -192,6 +200,7 @@ export async function pushOf(
     throw e;
   }
   await shapes();
+  if (env.globalLockCommits && !options.dryRun) env.pushedUnderGlobalLock?.(svc, r);
   await withdrawnNamed(env, svc, r);
   for (const path of await unaccounted(svc, before, r)) {
     env.truth.violate({
@@ -648,7 +657,18 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
     const startedBefore = env.truth.oldStarted.length;
     // Under way as it starts: their index write may land after its read.
     const inFlight = [...env.truth.oldUnfinished.values()];
+    // Stopped between its read and its write-back (`window`): what that
+    // clone's command commits meanwhile, its write drops.
+    const window = op.window;
+    const afterRead = window === undefined || !env.windowOf ? undefined : async () => {
+      const done = env.windowOf!(window, op.id);
+      env.stats.oldPullWindows++;
+      const until = svc.clock.now() + OLD_WINDOW_MS;
+      while (!done() && svc.clock.now() < until) await svc.clock.sleep(1_000);
+      if (done()) env.stats.oldPullWindowsMet++;
+    };
     const dropped = await peerPull(svc.store, {
+      ...(afterRead ? { afterRead } : {}),
       // An entry another old client committed since this pull's read is
       // dropped by its write, by their design, or rolled back to the entry
       // it read (an earlier write of that path, other bytes): no Sluice
@@ -680,7 +700,9 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
           if (env.storeRead && !sameBytes(held, w.bytes)) env.truth.oldPullMetGone.add(w.path);
         }
         // A Sluice write its index leaves out (a commit it dropped).
-        for (const p of await env.sluiceUnnamed?.(wrote) ?? []) env.truth.oldPullUnnamed.add(p);
+        const unnamed = await env.sluiceUnnamed?.(wrote) ?? [];
+        for (const p of unnamed) env.truth.oldPullUnnamed.add(p);
+        if (window !== undefined) env.stats.oldPullWindowUnnamed += unnamed.length;
       },
     });
     env.stats.oldPullDrops += dropped.length;

@@ -38,6 +38,7 @@ import {
 import { insertCopies, insertDamagedLogs, insertSiblings, insertTornLogs } from "./moves_cache.ts";
 import { insertBlips } from "./moves_blip.ts";
 import { insertTheirsShape } from "./moves_theirs.ts";
+import { insertDroppedDeletion } from "./moves_dropped.ts";
 import {
   markBlinds,
   markParallel,
@@ -450,6 +451,15 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x74687368)),
     options.theirsShapeShare ?? 0.1,
   );
+  // From a generator of its own: the operations above stay as they were.
+  if (oldClients && !v2) {
+    insertDroppedDeletion(
+      ops,
+      clones,
+      new Rng(mixSeed(seed, 0x64726f70)),
+      options.droppedDeletionShare ?? 0.05,
+    );
+  }
   return {
     seed,
     clones,

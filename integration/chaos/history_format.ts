@@ -139,7 +139,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           : ""
       }`;
     case "oldpull":
-      return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock)`;
+      return `${head} c${op.clone} (old client: writes back the v1 index it read where an object is missing, no lock${
+        op.window === undefined
+          ? ""
+          : `; stops between its read of the index and its write while c${op.window}'s next command runs`
+      })`;
     case "oldpush":
       return `${head} c${op.clone} ${
         op.file === undefined

@@ -268,7 +268,19 @@ export type Op =
    * a commit landing meanwhile is dropped, and its writer's next pull names
    * it again (`index_entry_dropped`). Only in histories with `oldClients`.
    */
-  | { readonly id: number; readonly kind: "oldpull"; readonly clone: number }
+  | {
+    readonly id: number;
+    readonly kind: "oldpull";
+    readonly clone: number;
+    /**
+     * It stops between its read of the index (and its looks at the objects
+     * named) and its write-back until a command of clone `window` begun
+     * after its read ends, or attempts the global lock, or 50 s of fake
+     * time pass: what other clones commit meanwhile, its write drops (see
+     * `insertDroppedDeletion`).
+     */
+    readonly window?: number;
+  }
   | {
     readonly id: number;
     readonly kind: "oldpush";

@@ -81,6 +81,8 @@ export interface GenerateOptions {
   readonly setAsideFlakyShare?: number;
   /** Chance that a history with two clones or more starts with a resolution `--theirs` of a clone's deletion whose file a peer replaced by a directory, pulled here (see {@link insertTheirsShape}); default 0.1. */
   readonly theirsShapeShare?: number;
+  /** Chance that a v1 history with old clients and three clones or more starts with a clone's hand deletion, never marked, of a file whose entry an old client's pull dropped, pulled and pushed before a peer holding it pulls (see {@link insertDroppedDeletion}); default 0.05. */
+  readonly droppedDeletionShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

@@ -100,7 +100,13 @@
  *   (or under one) only where a mark of its user's still names it, or a
  *   directory above it, once its user removed the copy here: a copy
  *   removed by hand and left to a walk is never deleted on the datastore
- *   (`named_deletions.ts`);
+ *   (`named_deletions.ts`). So too its own write that it holds synced at
+ *   that very version (a committed one, which peers may hold: an entry an
+ *   old client's pull dropped leaves it named by no index, and a deletion
+ *   of it nobody asked for is gone from every clone); only its own
+ *   uncommitted write is its to withdraw. The marks a push under the
+ *   global lock settles count as a plain push's do (histories with old
+ *   clients);
  * - I27: a run refused with `version_exists` lost its version to a version
  *   another writer published: after the final sync the index names that
  *   version's `raw`, with bytes no refused run wrote (a refused run's upload,

@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x`, `--lockless-share x`, `--torn-log-share x`, `--damaged-log-share x`, `--damaged-open-share x`, `--save-crash-share x`, `--log-fail-share x`, `--reused-lock-share x`, `--own-withdrawn-share x`, `--set-aside-flaky-share x`, `--old-window-share x`, `--blip-share x` and `--theirs-shape-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x`, `--lockless-share x`, `--torn-log-share x`, `--damaged-log-share x`, `--damaged-open-share x`, `--save-crash-share x`, `--log-fail-share x`, `--reused-lock-share x`, `--own-withdrawn-share x`, `--set-aside-flaky-share x`, `--old-window-share x`, `--blip-share x`, `--theirs-shape-share x` and `--dropped-deletion-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -197,6 +197,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--old-window-share":
       case "--blip-share":
       case "--theirs-shape-share":
+      case "--dropped-deletion-share":
       case "--checked-delete-share": {
         const v = value();
         const n = Number(v);
@@ -261,6 +262,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "blipShare"
           : flag === "--theirs-shape-share"
           ? "theirsShapeShare"
+          : flag === "--dropped-deletion-share"
+          ? "droppedDeletionShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;
@@ -305,7 +308,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  lines in the middle of a clone's manifest log damaged on disk ${s.damagedLogs} (holding a path's latest record: ${s.damagedLogsLost}; its process restarted on the cache after one: ${s.damagedLogsReopened}; logs with no line before their last to damage: ${s.damagedLogsShort}; its process left open, another's line written ahead after it: ${s.damagedOpen}, told at that process's next command: ${s.damagedOpenTold}, that command a lockfile change: ${s.damagedOpenLockfile}; its restarted process armed to die inside the save of its next base, after the rename: ${s.saveCrashesArmed}, so dead: ${s.saveCrashes}, another's line written ahead meanwhile to a log it created: ${s.saveCrashesNoLog}, its record checked after: ${s.saveCrashesChecked}; its restarted process armed for its replacement of the log after its next base to fail: ${s.logFailsArmed}, so failed, another's line of a path the save recorded written ahead since its take-in: ${s.logFails}, its record checked after the final sync: ${s.logFailsChecked})`,
     `  clones' caches replaced by a copy of another's ${s.copies} (a refused run's uploads left on the store with one, their erasure pending there: ${s.refusedLeftByCopy})`,
     `  histories whose deletes check the version, then delete ${s.checkedDeleteHistories} (deletes that removed a write landed in between: ${s.checkedDeleteRaces})`,
-    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; stopped inside their read-modify-write for a clone's push: ${s.oldWindows}, met by it: ${s.oldWindowsMet}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2}); old-client pulls ${s.oldPulls} (entries dropped for a missing object, the index they read written back: ${s.oldPullDrops}); on a store whose versions are ETags ${s.etagHistories} (a refused run's bytes written by an old client as its erasure deletes them: ${s.oldSameWrites})`,
+    `  histories with old clients pushing too ${s.mixedFleets}: old-client pushes ${s.oldPushes} (inside the global lock with another old client: ${s.oldPushesLockLost}; stopped and pushed again: ${s.oldPushesRetried}; stopped inside their read-modify-write for a clone's push: ${s.oldWindows}, met by it: ${s.oldWindowsMet}; edits of shared files not made on v2 buckets: ${s.oldEditsOnV2}); old-client pulls ${s.oldPulls} (entries dropped for a missing object, the index they read written back: ${s.oldPullDrops}; stopped between their read and their write-back for a clone's commands: ${s.oldPullWindows}, met by them: ${s.oldPullWindowsMet}, Sluice writes of shared files left unnamed so: ${s.oldPullWindowUnnamed}); on a store whose versions are ETags ${s.etagHistories} (a refused run's bytes written by an old client as its erasure deletes them: ${s.oldSameWrites})`,
     `  command outcomes: ${codes(s.outcomes)}`,
     `  library warnings: ${codes(s.warnings)}`,
     `  conflicts left open after the final sync, resolved --mine (I13): ${s.finalResolutions}`,

@@ -13,13 +13,17 @@
  * ({@link NamedDeletions.named}) and of each copy they remove
  * ({@link NamedDeletions.removed}); each delete call a clone makes is then
  * checked ({@link NamedDeletions.check}). A clone's own uncommitted write
- * (its writer id on the object) is its to withdraw, named or not.
+ * (its writer id on the object) is its to withdraw, named or not; its own
+ * write it holds synced at that very version is a committed one, checked
+ * as another writer's is (peers may hold it: where an old client's pull
+ * dropped its entry, a walk that deleted it took it from every clone).
  *
- * A mark stands until a push ends that neither names it in its result nor
- * keeps that very mark (the one the user made, not one the library made
- * again since) in the clone's dirty set: a push may keep a mark without
- * naming it (a directory's mark whose check of an earlier push's upload at
- * its name waits on an open conflict there).
+ * A mark stands until a push ends (a plain push, or one under the global
+ * lock, as in histories with old clients) that neither names it in its
+ * result nor keeps that very mark (the one the user made, not one the
+ * library made again since) in the clone's dirty set: a push may keep a
+ * mark without naming it (a directory's mark whose check of an earlier
+ * push's upload at its name waits on an open conflict there).
  *
  * @module
  */

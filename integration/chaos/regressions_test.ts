@@ -3559,3 +3559,22 @@ Deno.test("chaos regression: a damaged line of the manifest log told at a second
     '{"seed":199700096,"clones":2,"kinds":["core","core-single-phase"],"indexFirst":true,"reusedLocks":true,"ops":[{"id":39,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":37,"kind":"stall","clone":1,"on":true},{"id":23,"kind":"tick","n":10,"pick":1401807135},{"id":47,"kind":"sibling","clone":1,"how":"structural","workMs":8000},{"id":72,"kind":"tick","n":15,"pick":1068586029},{"id":74,"kind":"damaged","clone":1,"file":4,"pick":609732584,"open":true},{"id":50,"kind":"sibling","clone":1,"how":"dies","workMs":45000},{"id":51,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":52,"kind":"tick","n":3,"pick":921159906}]}',
   );
 });
+
+/**
+ * I23 (seed 199960002, `--old-share 1 --dropped-deletion-share 1`, shrunk
+ * to 6 operations): c3 deleted a file by push, its object gone and its
+ * commit cut off by a crash; an old client's pull met the object missing and
+ * wrote back the index it read after c1's commit of notes/shared-2.lock,
+ * dropping that entry while the store kept the object. c1's user deleted
+ * the file by hand, never marking it; c1's next pull (the final sync's)
+ * marked the deletion dirty (50297ff) and its push deleted the object, every
+ * peer's pull then removing its copy: a deletion nobody asked for. The pull
+ * now keeps the record as a local deletion, unmarked, which no push of
+ * everything pending makes (`sync/service/dropped_entries_test.ts`). With
+ * 9f01cba taken back, this history fails I23 again.
+ */
+Deno.test("chaos regression: a file deleted by hand, unmarked, whose entry an old client's pull dropped is not deleted on the datastore by the clone's next push (I23, seed 199960002)", async () => {
+  await clean(
+    '{"seed":199960002,"clones":4,"kinds":["core-single-phase","api","api","api"],"oldClients":true,"skewMs":[0,0,0,-60936],"etag":true,"reusedLocks":true,"ops":[{"id":57,"kind":"edit","clone":3,"file":2,"how":"push"},{"id":59,"kind":"crash","clone":3,"at":"commit","queued":true},{"id":60,"kind":"delete","clone":3,"file":2,"how":"push"},{"id":64,"kind":"oldpull","clone":3,"window":2},{"id":65,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":69,"kind":"delete","clone":1,"file":5,"how":"hand"}]}',
+  );
+});

@@ -238,6 +238,15 @@ export interface ChaosStats {
    */
   oldWindows: number;
   oldWindowsMet: number;
+  /**
+   * Old clients' pulls stopped between their read of the index and their
+   * write-back (`oldpull` with `window`), those inside which the clone's
+   * command they waited for ended or attempted the global lock, and the
+   * Sluice writes of shared files their write-back left unnamed.
+   */
+  oldPullWindows: number;
+  oldPullWindowsMet: number;
+  oldPullWindowUnnamed: number;
   /** Old clients' edits or deletions of shared files not made: the bucket was v2, where they index no such file. */
   oldEditsOnV2: number;
   /** Conflicts left open after the final sync, resolved with --mine for I13. */
@@ -362,6 +371,9 @@ export function emptyStats(): ChaosStats {
     oldPushesRetried: 0,
     oldWindows: 0,
     oldWindowsMet: 0,
+    oldPullWindows: 0,
+    oldPullWindowsMet: 0,
+    oldPullWindowUnnamed: 0,
     oldEditsOnV2: 0,
     finalResolutions: 0,
     resolutions: 0,

@@ -87,7 +87,11 @@ export abstract class WorldCommands extends WorldMoves {
         await this.vanish(op);
         break;
       case "oldpush":
-        this.enqueue(op.clone, oldPushCommand(this.env, op));
+      case "oldpull":
+        this.enqueue(
+          op.clone,
+          op.kind === "oldpush" ? oldPushCommand(this.env, op) : oldPullCommand(this.env, op),
+        );
         // Aimed: the scheduler goes on (in arrival order, a few hundred
         // decisions at most) until the old client read the index and stopped
         // (`window`), so that the operations after it run in that window.
@@ -101,9 +105,6 @@ export abstract class WorldCommands extends WorldMoves {
           await this.sched.stepInOrder();
           await this.afterDecision();
         }
-        break;
-      case "oldpull":
-        this.enqueue(op.clone, oldPullCommand(this.env, op));
         break;
       case "unwritten":
         this.enqueue(op.clone, unwrittenCommand(this.env, op));

@@ -15,6 +15,7 @@ import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
 import { shiftedClock } from "../../packages/testing/mod.ts";
 import type { SyncService } from "../../sync/service/service.ts";
+import type { PushResult } from "../../sync/service/push_result.ts";
 import type { SyncedEntry } from "../../sync/service/manifest_log.ts";
 import { diskGen } from "../../sync/service/manifest_disk.ts";
 import { CHAOS_CONFIG, commitCrashPoint, isIndexObject, watchedStore } from "./clone_setup.ts";
@@ -275,6 +276,10 @@ export abstract class WorldSlots {
         return out;
       },
       storeRead: (path) => this.target.inspect.read(path),
+      pushedUnderGlobalLock: (svc, r) => {
+        const slot = this.clones.find((c) => c.svc === svc);
+        if (slot) this.settleNamed(slot.index, r);
+      },
       windowOf: (clone, op) => {
         this.oldWindowsOpen.add(op);
         const s = this.seqOf(clone);
@@ -395,14 +400,17 @@ export abstract class WorldSlots {
     const push = svc.pushChanged.bind(svc);
     svc.pushChanged = async (o) => {
       const r = await push(o);
-      if (!o?.dryRun) {
-        this.namedDeletes.pushed(index, [
-          ...r.skipped.filter((s) => s.keepDirty).map((s) => s.path),
-          ...r.conflicts,
-        ]);
-      }
+      if (!o?.dryRun) this.settleNamed(index, r);
       return r;
     };
+  }
+
+  /** I23: a push of clone `index` ended, settling the marks it did not leave. */
+  protected settleNamed(index: number, r: PushResult): void {
+    this.namedDeletes.pushed(index, [
+      ...r.skipped.filter((s) => s.keepDirty).map((s) => s.path),
+      ...r.conflicts,
+    ]);
   }
 
   /** `store`, checking each deletion a clone makes against I23 (`named_deletions.ts`). */
@@ -422,10 +430,13 @@ export abstract class WorldSlots {
           : this.clones.find((c) => c.owner === this.sched.owner);
         const why = slot && this.namedDeletes.check(slot.index, key);
         if (slot && why) {
-          // A clone's own uncommitted write is its to withdraw.
+          // A clone's own uncommitted write is its to withdraw; one it holds
+          // synced at that very version was committed (peers may hold it
+          // too), and is held to its user's names as another writer's is.
           const held = await this.target.direct.head(key);
           const own = await readWriterId(slot.svc.cache);
-          if (held && held.metadata?.[WRITER_METADATA] !== own) {
+          const committed = held?.version === slot.svc.state.synced(key)?.version;
+          if (held && (held.metadata?.[WRITER_METADATA] !== own || committed)) {
             this.truth.violate({ invariant: "I23", message: why, afterOp: this.currentOpId });
           }
         }
