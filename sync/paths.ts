@@ -130,6 +130,33 @@ export function directoriesOf(paths: Iterable<string>): Set<string> {
 }
 
 /**
+ * True when some path of `sorted` (sorted by code unit, as `Array.prototype.sort`
+ * sorts strings) lies under the directory `dir`: the same answer as
+ * `directoriesOf(sorted).has(dir)` for a non-empty `dir`, found by one binary
+ * search instead of a set of every directory (the paths under a directory
+ * sort together, right after `dir/`).
+ *
+ * @example
+ * ```ts
+ * import { sortedHasUnder } from "./paths.ts";
+ * sortedHasUnder(["a/b/c", "d"], "a/b"); // true
+ * sortedHasUnder(["a/b/c", "d"], "d"); // false
+ * ```
+ */
+export function sortedHasUnder(sorted: readonly string[], dir: string): boolean {
+  if (dir === "") return false;
+  const prefix = `${dir}/`;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo].startsWith(prefix);
+}
+
+/**
  * The first directory above `path` (from the top down) that `holds` says
  * yes to; undefined when none does.
  *

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { assertSafeRelPath, isSafeRelPath, joinKey, MAX_PATH_LENGTH, parentOf } from "./paths.ts";
+import {
+  assertSafeRelPath,
+  directoriesOf,
+  isSafeRelPath,
+  joinKey,
+  MAX_PATH_LENGTH,
+  parentOf,
+  sortedHasUnder,
+} from "./paths.ts";
 import { UnsafePathError } from "./errors.ts";
 
 Deno.test("assertSafeRelPath accepts cache-relative paths with forward slashes", () => {
@@ -123,4 +131,27 @@ Deno.test("assertSafeRelPath agrees with its plain reading on random paths built
   }
   assert.equal(isSafeRelPath("1:x"), true, "only a letter before ':' makes a drive");
   assert.equal(isSafeRelPath("C:x"), false);
+});
+
+Deno.test("sortedHasUnder answers as directoriesOf does, for every directory and near name", () => {
+  const pieces = ["a", "b", "a.b", "a-", "a0", "ä", "~", "a b", "🙂", "A"];
+  let seed = 7;
+  const pick = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return pieces[seed % pieces.length];
+  };
+  for (let round = 0; round < 50; round++) {
+    const paths = Array.from(
+      { length: 1 + (round % 9) },
+      () => Array.from({ length: 1 + (seed % 4) }, pick).join("/"),
+    );
+    const sorted = [...paths].sort();
+    const dirs = directoriesOf(paths);
+    const asked = new Set([...dirs, ...paths, "", "a/", "a/b", "a-", "a.b/a"]);
+    for (const p of paths) for (const q of pieces) asked.add(`${p}${q}`);
+    for (const d of asked) {
+      assert.equal(sortedHasUnder(sorted, d), d !== "" && dirs.has(d), `${d} in ${paths}`);
+    }
+  }
+  assert.equal(sortedHasUnder([], "a"), false);
 });

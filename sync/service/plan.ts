@@ -6,7 +6,7 @@
  */
 import { directoriesOf } from "../paths.ts";
 import { UNREADABLE_REASON, UnreadablePathError, UnsafePathError } from "../errors.ts";
-import { isInternalPath, isSafeRelPath } from "../paths.ts";
+import { isInternalPath, isSafeRelPath, sortedHasUnder } from "../paths.ts";
 import {
   LINK_REFUSED,
   type LocalCache,
@@ -117,15 +117,18 @@ export async function buildPlan(
     }
   };
   // Directories the synced paths lie in, and those the paths an earlier push
-  // wrote without its commit lie in (each built on first need, so that a
+  // wrote without its commit lie in (each found on first need, so that a
   // check per path costs one lookup, not a pass over every path): a dirty
-  // file at such a name replaced a directory here.
+  // file at such a name replaced a directory here. The attempted paths come
+  // sorted, so a binary search finds a path under a name without a set of
+  // their directories (a never-synced path is recorded as attempted when
+  // marked: a first push of many files has as many).
   let syncedDirs: Set<string> | undefined;
   const wasSyncedDir = (path: string): boolean =>
     (syncedDirs ??= directoriesOf(state.syncedPaths())).has(path);
-  let attemptedDirs: Set<string> | undefined;
+  let attempted: string[] | undefined;
   const attemptedUnder = (path: string): boolean =>
-    (attemptedDirs ??= directoriesOf(state.attemptedPaths())).has(path);
+    sortedHasUnder(attempted ??= state.attemptedPaths(), path);
   for (const path of dirty) {
     if (!isSafeRelPath(path)) {
       onSkip(path, "unsafe path");
