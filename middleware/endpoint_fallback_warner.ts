@@ -79,14 +79,16 @@ export function endpointFallbackWarner(
     const push = ctx.push;
     const { store, config, signal } = push;
     const setting = config.conditionalWrites;
-    const env = envOf(push);
     // The probe is a store operation like any other: retried as the writes are
     // (over a store that makes one attempt; stores that retry themselves get none here).
-    const decided = await withRetry(
-      () => registry.decide(store, mode.kind, setting, env),
-      config.retry,
-      signal,
-    );
+    // Once it has said the endpoint honours the mode, the answer is known at once.
+    const decided = registry.honoursNow(store.endpoint, mode.kind, setting)
+      ? "native"
+      : await withRetry(
+        () => registry.decide(store, mode.kind, setting, envOf(push)),
+        config.retry,
+        signal,
+      );
     if (decided === "native") {
       try {
         return await next();
@@ -94,7 +96,7 @@ export function endpointFallbackWarner(
         if (!(e instanceof NotImplementedError)) throw e;
       }
       // The probe said yes, the endpoint said no: fall back from now on (or refuse under `required`).
-      await registry.demote(store, mode.kind, setting, env);
+      await registry.demote(store, mode.kind, setting, envOf(push));
       registry.stats.fallbackWrites++;
       ctx.result = await withRetry(
         () => checkThenPut(store, ctx.key, ctx.body, mode, { signal, metadata: ctx.metadata }),

@@ -254,6 +254,8 @@ export class ConditionalWrites {
     warnings: 0,
   };
   readonly #results = new Map<string, Promise<ProbeResult>>();
+  /** The settled value of each promise `#results` holds now (none while it is pending). */
+  readonly #known = new Map<string, ProbeResult>();
   readonly #warned = new Set<string>();
 
   /** The endpoint's probe result: memoised, else a fresh cached one, else a new probe (then cached). */
@@ -264,7 +266,9 @@ export class ConditionalWrites {
       p = this.#load(store, env);
       this.#results.set(endpoint, p);
       const mine = p;
-      mine.catch(() => {
+      mine.then((result) => {
+        if (this.#results.get(endpoint) === mine) this.#known.set(endpoint, result);
+      }, () => {
         // A failed probe (e.g. unreachable) is not remembered: the next write probes again.
         if (this.#results.get(endpoint) === mine) this.#results.delete(endpoint);
       });
@@ -292,6 +296,17 @@ export class ConditionalWrites {
   }
 
   /**
+   * True when {@link decide} would answer `native` for `form` writes to
+   * `endpoint` under `setting` without asking anything: the endpoint's
+   * probe result is settled and honours them. False tells nothing (not
+   * probed yet, or the fallback): ask {@link decide}. A push asks this before
+   * each write, so that the common answer costs one lookup.
+   */
+  honoursNow(endpoint: string, form: ConditionalForm, setting: ConditionalWritesSetting): boolean {
+    return setting !== "off" && this.#known.get(endpoint)?.[form] === "honoured";
+  }
+
+  /**
    * Records that the endpoint refused a `form` write the probe said it
    * honours (e.g. a changed endpoint), so later writes fall back; then warns
    * once, or throws under `required`.
@@ -312,6 +327,7 @@ export class ConditionalWrites {
         [form]: "refused",
       };
       this.#results.set(store.endpoint, Promise.resolve(next));
+      this.#known.set(store.endpoint, next);
       await this.#save(store.endpoint, next, env).catch(() => {});
     }
     this.refuseOrWarn(store.endpoint, "refused", setting, env);

@@ -196,6 +196,34 @@ Deno.test("demote switches an endpoint the probe trusted to the fallback and upd
   );
 });
 
+Deno.test("honoursNow answers native only once the probe settled on honoured, and follows a demote", async () => {
+  const clock = new FakeClock();
+  const store = memStore("honour", clock);
+  const { env: e } = await env(clock);
+  const registry = new ConditionalWrites();
+  assert.equal(registry.honoursNow(store.endpoint, "create", "auto"), false);
+  assert.equal(await registry.decide(store, "create", "auto", e), "native");
+  assert.equal(registry.honoursNow(store.endpoint, "create", "auto"), true);
+  assert.equal(registry.honoursNow(store.endpoint, "update", "required"), true);
+  assert.equal(registry.honoursNow(store.endpoint, "create", "off"), false);
+  assert.equal(registry.honoursNow("memory://elsewhere", "create", "auto"), false);
+  await registry.demote(store, "create", "auto", e);
+  assert.equal(registry.honoursNow(store.endpoint, "create", "auto"), false);
+  assert.equal(registry.honoursNow(store.endpoint, "update", "auto"), true);
+  for (const mode of ["ignore", "refuse"] as const) {
+    const other = memStore(mode, clock);
+    const r = new ConditionalWrites();
+    assert.equal(await r.decide(other, "create", "auto", e), "fallback");
+    assert.equal(r.honoursNow(other.endpoint, "create", "auto"), false, mode);
+  }
+  // A failed probe leaves nothing known.
+  const down = memStore("honour", clock);
+  const r = new ConditionalWrites();
+  down.unreachable = true;
+  await assert.rejects(r.decide(down, "create", "auto", e), UnreachableError);
+  assert.equal(r.honoursNow(down.endpoint, "create", "auto"), false);
+});
+
 Deno.test("check-then-write keeps create-only and compare-and-swap semantics on an ignoring store", async () => {
   const store = memStore("ignore");
   const a = await checkThenPut(store, "k", enc("a"), PutModes.create);
