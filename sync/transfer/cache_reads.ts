@@ -19,7 +19,6 @@ import {
   regularFileAt,
 } from "./cache_read.ts";
 import {
-  abs,
   defaultStateDir,
   exists,
   isNotFound,
@@ -78,16 +77,15 @@ export class CacheReads {
     }
     // A directory is marked checked only once every directory above it is:
     // a checked parent (or none) leaves nothing to check. (`dir` has no
-    // trailing slash: this is `abs(this.dir, path)`.)
+    // trailing slash: `${this.dir}/${rel}` is `abs(this.dir, rel)`.)
     const slash = path.lastIndexOf("/");
     if (slash < 0 || this.checked.has(path.slice(0, slash))) return `${this.dir}/${path}`;
-    const parts = path.split("/");
-    let rel = "";
-    for (let i = 0; i < parts.length - 1; i++) {
-      rel = rel ? `${rel}/${parts[i]}` : parts[i];
+    // Each directory above, from the top, sliced off the path.
+    for (let at = path.indexOf("/"); at >= 0; at = path.indexOf("/", at + 1)) {
+      const rel = path.slice(0, at);
       if (this.checked.has(rel)) continue;
       try {
-        const st = Deno.lstatSync(abs(this.dir, rel));
+        const st = Deno.lstatSync(`${this.dir}/${rel}`);
         if (st.isSymlink) {
           throw new UnsafePathError(path, `${rel} is a symbolic link; ${LINK_REFUSED}`);
         }
@@ -99,7 +97,7 @@ export class CacheReads {
         throw unreadable(path, e);
       }
     }
-    return abs(this.dir, path);
+    return `${this.dir}/${path}`;
   }
 
   async read(path: string): Promise<Uint8Array | null> {
