@@ -247,10 +247,13 @@ export function serialiseEntry(path: string, e: IndexEntry, nowIso: string): Raw
  * as long.
  */
 export function entryJson(path: string, e: IndexEntry, nowIso: string): string {
+  return entryText(JSON.stringify(path), e, JSON.stringify(nowIso));
+}
+
+/** {@link entryJson} of the path and time given as JSON text already (`key`, `at`). */
+function entryText(key: string, e: IndexEntry, at: string): string {
   if (e.raw) return JSON.stringify(e.raw);
-  let out = `{"key":${JSON.stringify(path)},"size":${JSON.stringify(e.s)},"lastModified":${
-    JSON.stringify(nowIso)
-  }`;
+  let out = `{"key":${key},"size":${JSON.stringify(e.s)},"lastModified":${at}`;
   if (e.h) {
     const h = JSON.stringify(e.h);
     out += `,"sha256":${h}`;
@@ -269,6 +272,8 @@ const entryTexts = new WeakMap<IndexEntry, { path: string; at: string; text: str
 /** The JSON text of a map of entries (`{"<path>":<entry>,…}`, in the map's key order). */
 function entriesJson(entries: Record<string, IndexEntry>, nowIso: string): string {
   const parts: string[] = [];
+  // Each path's JSON text serves as its key and its entry's `key`; the time, every entry's.
+  const at = JSON.stringify(nowIso);
   for (const p of Object.keys(entries)) {
     const e = entries[p];
     const known = entryTexts.get(e);
@@ -276,7 +281,8 @@ function entriesJson(entries: Record<string, IndexEntry>, nowIso: string): strin
       parts.push(known.text);
       continue;
     }
-    const text = `${JSON.stringify(p)}:${entryJson(p, e, nowIso)}`;
+    const key = JSON.stringify(p);
+    const text = `${key}:${entryText(key, e, at)}`;
     entryTexts.set(e, { path: p, at: nowIso, text });
     parts.push(text);
   }
